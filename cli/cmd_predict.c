@@ -1,0 +1,121 @@
+/*
+ * cmd_predict.c -- `stepcast predict [SCENARIO.json] [options]`.
+ *
+ * Options become key-path overrides applied to the scenario JSON before
+ * it is checked, so `--tp 8` and `--set plan.tp=8` are the same thing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "io/report.h"
+#include "stepcast.h"
+
+/* Short flags and the key path each one sets. */
+typedef struct flag { const char *flag; const char *path; } flag;
+static const flag flags[] = {
+    {"-m", "model"},           {"--model", "model"},
+    {"-g", "cluster.gpu"},     {"--gpu", "cluster.gpu"},
+    {"-n", "cluster.gpus"},    {"--gpus", "cluster.gpus"},
+    {"--nodes", "cluster.nodes"},
+    {"--nic-gbps", "cluster.nic_Gbps"},
+    {"--tp", "plan.tp"},       {"--pp", "plan.pp"},   {"--dp", "plan.dp"},
+    {"--cp", "plan.cp"},       {"--ep", "plan.ep"},   {"--vpp", "plan.vpp"},
+    {"--sp", "plan.sp"},       {"--zero", "plan.zero"},
+    {"--mb", "plan.micro_batch"}, {"--gb", "plan.global_batch"},
+    {"--schedule", "plan.schedule"}, {"--recompute", "plan.recompute"},
+    {"--dtype", "plan.dtype"}, {"--seq", "model.seq"},
+};
+#define N_FLAGS (sizeof flags / sizeof flags[0])
+
+static void help(void) {
+  printf("usage: stepcast predict [SCENARIO.json] [options]\n\n"
+         "Predict one training step. Without a scenario file the built-in default\n"
+         "(GPT-3 175B on 1,024 A100 80 GB) is used; options override any key.\n\n"
+         "  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
+  for (size_t i = 0; i < N_FLAGS; i++)
+    printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
+  printf("  --format table|json|csv   output format (default table)\n"
+         "  --require-fit         exit 1 when the plan does not fit in memory\n\n"
+         "Exit codes: 0 ok, 1 does not fit (with --require-fit), 2 bad input, 3 I/O error.\n");
+}
+
+int cmd_predict(int argc, char **argv) {
+  const char *file = NULL;
+  rep_format fmt = REP_TABLE;
+  int require_fit = 0;
+  char **ov = calloc((size_t)argc + 1, sizeof *ov); /* owned strings */
+  size_t n_ov = 0;
+  int rc = 0;
+  for (int i = 1; i < argc && !rc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
+    if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
+    int need = i + 1 < argc;
+    if (!strcmp(a, "--format")) {
+      int f = need ? rep_format_from(argv[i + 1]) : -1;
+      if (f < 0) {
+        fprintf(stderr, "stepcast predict: --format expects table, json or csv\n");
+        rc = 2;
+        break;
+      }
+      fmt = (rep_format)f;
+      i++;
+      continue;
+    }
+    if (!strcmp(a, "--set")) {
+      if (!need || !strchr(argv[i + 1], '=')) {
+        fprintf(stderr, "stepcast predict: --set expects KEY=VALUE, e.g. --set plan.tp=8\n");
+        rc = 2;
+        break;
+      }
+      ov[n_ov++] = strdup(argv[++i]);
+      continue;
+    }
+    size_t k;
+    for (k = 0; k < N_FLAGS; k++)
+      if (!strcmp(a, flags[k].flag)) break;
+    if (k < N_FLAGS) {
+      if (!need) {
+        fprintf(stderr, "stepcast predict: %s expects a value (sets %s)\n", a, flags[k].path);
+        rc = 2;
+        break;
+      }
+      size_t len = strlen(flags[k].path) + strlen(argv[i + 1]) + 2;
+      ov[n_ov] = malloc(len);
+      snprintf(ov[n_ov++], len, "%s=%s", flags[k].path, argv[++i]);
+      continue;
+    }
+    if (a[0] == '-') {
+      fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
+      rc = 2;
+      break;
+    }
+    if (file) {
+      fprintf(stderr, "stepcast predict: one scenario file only (got '%s' and '%s')\n", file, a);
+      rc = 2;
+      break;
+    }
+    file = a;
+  }
+  if (!rc) {
+    sc_scenario s;
+    sc_result r;
+    sc_error err = {0};
+    int lrc = file ? sc_scenario_load_file(&s, file, (const char *const *)ov, n_ov, &err)
+                   : sc_scenario_load_string(&s, "{}", "<default scenario>",
+                                             (const char *const *)ov, n_ov, &err);
+    if (lrc == SC_OK) lrc = sc_predict(&s, &r, &err);
+    if (lrc != SC_OK) {
+      fprintf(stderr, "stepcast predict: %s\n", err.msg);
+      rc = lrc == SC_EIO ? 3 : 2;
+    } else {
+      rep_prediction(stdout, fmt, &s, &r);
+      if (require_fit && !r.mem.fits) rc = 1;
+    }
+  }
+  for (size_t i = 0; i < n_ov; i++) free(ov[i]);
+  free(ov);
+  return rc < 0 ? 0 : rc;
+}

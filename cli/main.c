@@ -1,0 +1,53 @@
+/*
+ * main.c -- the stepcast command-line tool: dispatch to a subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stepcast.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *help;
+} command;
+
+static const command commands[] = {
+    {"predict", cmd_predict, "predict step time, throughput, MFU and memory of a scenario"},
+    {"validate", cmd_validate, "predict published measurements (CSV) and report the error"},
+    {"collective", cmd_collective, "nccl-tests-like table of a collective on a topology"},
+    {"topo", cmd_topo, "describe, check or export (DOT) a topology"},
+    {"presets", cmd_presets, "list the GPU, model and cluster presets"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: stepcast COMMAND [ARGS]   (stepcast COMMAND --help for details)\n\n");
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].help);
+  fprintf(out, "\nWith no command, `stepcast` runs `stepcast predict` on the built-in default\n"
+               "(GPT-3 175B on 1,024 A100 80 GB).\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    char *args[] = {"predict", NULL};
+    return cmd_predict(1, args);
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("stepcast %s\n", SC_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  /* a scenario file as the first argument means predict */
+  if (argv[1][0] != '-' && strstr(argv[1], ".json")) return cmd_predict(argc, argv);
+  fprintf(stderr, "stepcast: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

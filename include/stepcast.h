@@ -1,0 +1,269 @@
+/*
+ * stepcast.h -- the public API of the stepcast library.
+ *
+ * stepcast predicts the performance of distributed deep-learning training:
+ * time per step, throughput, MFU, memory per GPU and where the time goes,
+ * from a description of the model, the cluster and the parallel plan.
+ *
+ * Data flows one way:
+ *
+ *   sc_scenario (model + cluster + plan)  --sc_predict-->  sc_result
+ *
+ * Units, everywhere in this header unless a field says otherwise:
+ *   time in seconds, sizes in bytes, bandwidth in bytes per second per
+ *   direction, compute in FLOP/s (dense, no sparsity).
+ *
+ * Errors: functions that can fail on user input return an int code
+ * (SC_OK or one of sc_code) and fill an sc_error with a message that names
+ * the place (file:line:column or key path) and what would be valid.
+ * The library holds no global mutable state; every function is reentrant.
+ */
+#ifndef STEPCAST_H
+#define STEPCAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SC_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- errors */
+
+typedef enum sc_code {
+  SC_OK = 0,
+  SC_EINPUT = 2,   /* bad user input: malformed, unknown key, impossible plan */
+  SC_EIO = 3,      /* a file could not be read or written */
+  SC_ENOMEM = 4,   /* allocation failed */
+  SC_EMODEL = 5    /* valid input the model cannot handle (yet) */
+} sc_code;
+
+typedef struct sc_error {
+  int code;        /* sc_code; SC_OK when nothing went wrong */
+  char msg[768];   /* one or more lines, no trailing newline */
+} sc_error;
+
+/* Set err (if not NULL) to code and a printf-style message; returns code. */
+int sc_error_set(sc_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ----------------------------------------------------------- data types */
+
+typedef enum sc_dtype {
+  SC_FP32 = 0,
+  SC_TF32,
+  SC_FP16,
+  SC_BF16,
+  SC_FP8,
+  SC_FP4,
+  SC_DTYPE_COUNT
+} sc_dtype;
+
+const char *sc_dtype_name(sc_dtype d);
+/* Bytes of one element of d (fp4: 0.5). */
+double sc_dtype_bytes(sc_dtype d);
+
+/* ------------------------------------------------------------------ GPU */
+
+/* One GPU type. Each preset names the source of each constant in
+ * src/hw/gpu_presets.c. */
+typedef struct sc_gpu {
+  char name[32];                        /* preset id, e.g. "a100-sxm4-80gb" */
+  int arch;                             /* SM version: 70, 80, 90, 100; 0 = not NVIDIA */
+  int sm_count;                         /* streaming multiprocessors (CUs on AMD) */
+  double peak_flops[SC_DTYPE_COUNT];    /* dense tensor FLOP/s; 0 = unsupported */
+  double vector_flops;                  /* non-tensor fp32 FLOP/s */
+  double hbm_bytes;                     /* memory capacity, bytes */
+  double hbm_bw;                        /* datasheet HBM bandwidth, bytes/s */
+  double hbm_eff;                       /* achievable fraction of hbm_bw (STREAM) */
+  double gemm_eff;                      /* fraction of peak reached by large GEMMs */
+  double gemm_half_n;                   /* GEMM size (cube root of m*n*k) at which
+                                           efficiency is half of gemm_eff */
+  double attn_eff;                      /* flash-attention fraction of peak */
+  double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
+  double launch_s;                      /* host time to issue one kernel in an
+                                           eager framework, seconds */
+} sc_gpu;
+
+/* Look up a GPU preset by id (case-insensitive). NULL when unknown. */
+const sc_gpu *sc_gpu_preset(const char *name);
+/* Number of GPU presets and the i-th one (0 <= i < count). */
+size_t sc_gpu_preset_count(void);
+const sc_gpu *sc_gpu_preset_at(size_t i);
+
+/* ---------------------------------------------------------------- model */
+
+typedef enum sc_act { SC_ACT_GELU = 0, SC_ACT_SWIGLU, SC_ACT_RELU } sc_act;
+typedef enum sc_norm { SC_NORM_LAYERNORM = 0, SC_NORM_RMSNORM } sc_norm;
+typedef enum sc_pos { SC_POS_LEARNED = 0, SC_POS_ROPE, SC_POS_ALIBI } sc_pos;
+
+/* A decoder-only transformer. */
+typedef struct sc_model {
+  char name[64];
+  int layers;          /* transformer blocks */
+  int hidden;          /* model width h */
+  int heads;           /* attention heads */
+  int kv_heads;        /* key/value heads (GQA); == heads for MHA */
+  int head_dim;        /* hidden / heads unless set */
+  int ffn;             /* MLP inner size (per expert for MoE) */
+  int vocab;           /* vocabulary size */
+  int seq;             /* training sequence length */
+  int experts;         /* MoE experts per layer; 0 or 1 = dense */
+  int topk;            /* experts per token */
+  sc_act act;
+  sc_norm norm;
+  sc_pos pos;
+  int tied_embeddings; /* 1 = output projection shares the input embedding */
+  int bias;            /* 1 = linear layers have biases */
+} sc_model;
+
+const sc_model *sc_model_preset(const char *name);
+size_t sc_model_preset_count(void);
+const sc_model *sc_model_preset_at(size_t i);
+
+/* Parameters of the whole model (all experts), and those a token uses. */
+double sc_model_params(const sc_model *m);
+double sc_model_active_params(const sc_model *m);
+
+/* -------------------------------------------------------------- cluster */
+
+typedef struct sc_cluster {
+  char name[64];        /* preset id or free text */
+  sc_gpu gpu;           /* the GPU type (copied from a preset, maybe edited) */
+  int gpus;             /* total GPUs */
+  int gpus_per_node;    /* GPUs per server */
+  int nvlink_domain;    /* GPUs reachable over NVLink/NVSwitch */
+  double nvlink_bw;     /* per GPU per direction, bytes/s (0 = gpu.nvlink_bw) */
+  double nic_bw;        /* scale-out per GPU per direction, bytes/s */
+  double nvlink_lat;    /* one NVLink hop, seconds */
+  double nic_lat;       /* one network traversal, seconds */
+  char topology[256];   /* optional topology spec (preset, generator or file) */
+} sc_cluster;
+
+const sc_cluster *sc_cluster_preset(const char *name);
+size_t sc_cluster_preset_count(void);
+const sc_cluster *sc_cluster_preset_at(size_t i);
+
+/* ----------------------------------------------------------------- plan */
+
+typedef enum sc_schedule {
+  SC_SCHED_1F1B = 0,
+  SC_SCHED_GPIPE,
+  SC_SCHED_INTERLEAVED
+} sc_schedule;
+
+typedef enum sc_recompute {
+  SC_RECOMP_NONE = 0,
+  SC_RECOMP_SELECTIVE,
+  SC_RECOMP_FULL
+} sc_recompute;
+
+/* The parallel plan. A value of 0 in an int field means "pick what the
+ * framework would" (sc_plan_resolve fills it in). */
+typedef struct sc_plan {
+  int tp;                    /* tensor parallel */
+  int pp;                    /* pipeline parallel */
+  int dp;                    /* data parallel (0 = gpus / (tp*pp*cp)) */
+  int cp;                    /* context parallel */
+  int ep;                    /* expert parallel (within dp*cp) */
+  int vpp;                   /* model chunks per pipeline rank (interleaved) */
+  int sp;                    /* 1 = sequence parallelism with tp */
+  int zero;                  /* 0..3; 3 = FSDP full shard */
+  sc_schedule schedule;
+  sc_recompute recompute;
+  long global_batch;         /* sequences per optimizer step */
+  long micro_batch;          /* sequences per micro-batch (0 = pick) */
+  sc_dtype dtype;            /* compute type of the GEMMs */
+  int distributed_optimizer; /* Megatron distributed optimizer (== zero 1) */
+  int overlap_grad_reduce;   /* gradient reduce overlapped with backward */
+  int overlap_param_gather;  /* ZeRO-3 gather overlapped with compute */
+  int overlap_tp;            /* TP communication overlapped with GEMMs */
+  int flash_attention;       /* 1 = fused flash attention */
+  int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
+  int framework_eager;       /* 1 = eager framework: host launch overhead counts */
+} sc_plan;
+
+/* Plan defaults: everything 1, 1F1B, no recompute, bf16, overlaps on. */
+void sc_plan_default(sc_plan *p);
+
+/* -------------------------------------------------------------- scenario */
+
+typedef struct sc_scenario {
+  sc_model model;
+  sc_cluster cluster;
+  sc_plan plan;
+} sc_scenario;
+
+/* GPT-3 175B on 1,024 A100 80 GB (128 DGX A100, 200 Gb/s per GPU). */
+void sc_scenario_default(sc_scenario *s);
+
+/* Check the scenario and fill the "pick" fields of its plan (dp, micro
+ * batch, vpp). Returns SC_OK or SC_EINPUT with a message naming the key
+ * path (e.g. "plan.tp") and what would be valid. */
+int sc_scenario_resolve(sc_scenario *s, sc_error *err);
+
+/* Load a scenario from a JSON file (path) or string. Later overrides
+ * ("plan.tp=8", key path = JSON value) are applied before checking.
+ * On error the message names the file, line and column or the key path. */
+int sc_scenario_load_file(sc_scenario *s, const char *path,
+                          const char *const *overrides, size_t n_overrides,
+                          sc_error *err);
+int sc_scenario_load_string(sc_scenario *s, const char *json,
+                            const char *origin,
+                            const char *const *overrides, size_t n_overrides,
+                            sc_error *err);
+
+/* --------------------------------------------------------------- result */
+
+/* Memory per GPU (the most loaded GPU: first pipeline stage), bytes. */
+typedef struct sc_memory {
+  double weights;      /* parameters held in compute dtype (+ master copy) */
+  double gradients;
+  double optimizer;    /* Adam moments and fp32 master weights */
+  double activations;  /* stored for backward, all in-flight micro-batches */
+  double buffers;      /* communication buffers, workspace, fragmentation */
+  double total;
+  double capacity;     /* HBM of the GPU */
+  int fits;            /* total <= capacity */
+} sc_memory;
+
+/* Where one step's time goes on the critical path; the parts add up to
+ * step_s. */
+typedef struct sc_breakdown {
+  double compute;      /* GPU kernels of forward, backward, recompute */
+  double host;         /* host (launch) time not hidden behind GPU work */
+  double tp_comm;      /* exposed tensor/sequence/context/expert parallel comm */
+  double pp_comm;      /* exposed pipeline send/recv */
+  double bubble;       /* pipeline fill and drain */
+  double dp_comm;      /* exposed data-parallel reduce and ZeRO gathers */
+  double optimizer;    /* optimizer step */
+} sc_breakdown;
+
+typedef struct sc_result {
+  double step_s;          /* seconds per optimizer step */
+  double tokens_per_s;    /* whole cluster */
+  double seq_per_s;
+  double model_flops;     /* per step, 6*N*T + attention (no recompute) */
+  double hw_flops;        /* per step, including recompute */
+  double tflops_per_gpu;  /* model FLOP/s per GPU / 1e12 */
+  double mfu;             /* model FLOP/s / peak */
+  int micro_batches;      /* per pipeline per step */
+  long micro_batch;       /* resolved micro-batch size */
+  sc_breakdown time;
+  sc_memory mem;
+  double params;          /* total parameters */
+} sc_result;
+
+/* Predict one step. s must have been resolved (sc_scenario_resolve) or be
+ * resolvable; returns SC_OK or an error code. Costs well under 1 ms. */
+int sc_predict(const sc_scenario *s, sc_result *r, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* STEPCAST_H */

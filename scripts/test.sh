@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Run every test: the Criterion suites and CLI checks under CTest in a
+# normal build and in an AddressSanitizer + UndefinedBehaviorSanitizer
+# build, the fuzzers for a bounded time, and the validation summary.
+# Environment: FUZZ_SECONDS (default 60 per target).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+jobs=$(nproc)
+
+echo "== build (Release, -Wall -Wextra -Werror)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Werror >/dev/null
+ninja -C build
+echo "== tests"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== sanitizer build (ASan + UBSan, debug invariant checks)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_SANITIZE=ON -DSC_DEBUG_CHECKS=ON >/dev/null
+ninja -C build-asan
+echo "== tests under sanitizers"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+if command -v clang >/dev/null; then
+  echo "== fuzzing (bounded)"
+  CC=clang cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_FUZZ=ON -DSC_TESTS=OFF >/dev/null
+  ninja -C build-fuzz
+  for f in build-fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f")
+    corpus=fuzz/corpus/${name#fuzz_}
+    work=$(mktemp -d)
+    [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
+    echo "-- $name for ${FUZZ_SECONDS:-60} s"
+    "$f" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 "$work" 2>&1 | tail -n 3
+    rm -rf "$work"
+  done
+fi
+
+shared=../shared/validation
+if [ -d "$shared" ]; then
+  echo "== validation summary"
+  ./build/stepcast validate --summary "$shared"/training/*.csv "$shared"/collectives/*.csv
+fi
+echo "== all tests passed"

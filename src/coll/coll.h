@@ -1,0 +1,105 @@
+/*
+ * coll.h -- cost of collective communication (module prefix: coll_).
+ *
+ * The closed forms of NCCL's collective algorithms and protocols, used by
+ * the analytic engine (sc_predict) for every communication of a step, and
+ * by `stepcast collective` beside the flow engine of src/net/.
+ *
+ * Sizes follow nccl-tests: `bytes` is the size of the whole buffer
+ * (all_reduce: the buffer; all_gather: the gathered output; reduce_scatter:
+ * the input; all_to_all: what one rank sends in all; broadcast/reduce: the
+ * buffer; send_recv: the message). Times in seconds.
+ */
+#ifndef SC_COLL_H
+#define SC_COLL_H
+
+typedef enum coll_op {
+  COLL_ALL_REDUCE = 0,
+  COLL_ALL_GATHER,
+  COLL_REDUCE_SCATTER,
+  COLL_ALL_TO_ALL,
+  COLL_BROADCAST,
+  COLL_REDUCE,
+  COLL_SEND_RECV,
+  COLL_OP_COUNT
+} coll_op;
+
+/* A group of GPUs taking part in one collective, as the closed forms see
+ * it: `ranks` GPUs, `ranks_per_node` of them in each NVLink domain. */
+typedef struct coll_group {
+  int ranks;           /* participants, >= 1 */
+  int ranks_per_node;  /* participants per NVLink domain, divides ranks */
+  int arch;            /* GPU SM version (70, 80, 90, 100): NCCL tables */
+  double intra_bw;     /* NVLink per GPU per direction, bytes/s */
+  double inter_bw;     /* scale-out NIC per GPU per direction, bytes/s */
+  double intra_lat;    /* one NVLink hop, s */
+  double inter_lat;    /* one network traversal, s */
+} coll_group;
+
+typedef struct coll_cost {
+  double time;         /* seconds */
+  const char *algo;    /* static string: "ring", "tree", "nvls", ... */
+  const char *proto;   /* static string: "LL", "LL128", "Simple" */
+} coll_cost;
+
+/* Time of one collective with NCCL's automatic choice of algorithm and
+ * protocol. ranks == 1 costs 0. */
+coll_cost coll_nccl_time(coll_op op, double bytes, const coll_group *g);
+
+/* Name of an op ("all_reduce", ...) and the op for a name (-1 if none). */
+const char *coll_op_name(coll_op op);
+int coll_op_from_name(const char *name);
+
+/* ------------------------------------------------------------------------
+ * Extensions (issue 3). Everything above is the interface the predictor
+ * was written against and keeps its meaning.
+ */
+
+/* How the GPUs of one node are wired, which decides how many NCCL rings
+ * (channels) fit on NVLink. COLL_INTRA_AUTO guesses from the group: SM70
+ * with <= 150 GB/s and <= 8 ranks per node is a DGX-1 hybrid cube-mesh,
+ * anything else with NVLink is an NVSwitch node. */
+typedef enum coll_intra {
+  COLL_INTRA_AUTO = 0,
+  COLL_INTRA_NVSWITCH,  /* every GPU has all its links to NVSwitches */
+  COLL_INTRA_CUBEMESH,  /* DGX-1 (V100/P100) hybrid cube-mesh, GPUs 0..k-1 */
+  COLL_INTRA_PCIE       /* no NVLink: PCIe through the host */
+} coll_intra;
+
+/* NCCL's algorithms and protocols as the tuner knows them. */
+typedef enum coll_algo {
+  COLL_ALGO_RING = 0,
+  COLL_ALGO_TREE,
+  COLL_ALGO_NVLS,
+  COLL_ALGO_COUNT
+} coll_algo;
+
+typedef enum coll_proto {
+  COLL_PROTO_LL = 0,
+  COLL_PROTO_LL128,
+  COLL_PROTO_SIMPLE,
+  COLL_PROTO_COUNT
+} coll_proto;
+
+const char *coll_algo_name(coll_algo a);
+const char *coll_proto_name(coll_proto p);
+
+/* Time of one collective with a given algorithm and protocol, seconds;
+ * a negative value when NCCL would not run that combination (NVLS on a
+ * GPU without NVLink SHARP, tree for a broadcast, ...). */
+double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
+                           coll_intra intra, coll_algo a, coll_proto p);
+
+/* coll_nccl_time with the node wiring given instead of guessed. */
+coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
+                            coll_intra intra);
+
+/* nccl-tests' bus-bandwidth factor of an op over n ranks: busbw =
+ * algbw * factor (all_reduce 2(n-1)/n, all_gather (n-1)/n, ...). */
+double coll_busbw_factor(coll_op op, int n);
+
+/* Rings (NCCL channels, before duplication) that fit on the NVLinks of
+ * the first k GPUs of a DGX-1 hybrid cube-mesh, k in 1..8; 0 if none. */
+int coll_cubemesh_rings(int k);
+
+#endif /* SC_COLL_H */

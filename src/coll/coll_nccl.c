@@ -1,0 +1,345 @@
+/*
+ * coll_nccl.c -- NCCL's own cost model of a collective (ncclTopoTuneModel
+ * and ncclTopoGetAlgoTime in src/graph/tuning.cc), and its choice of the
+ * fastest algorithm and protocol.
+ *
+ * For each (algorithm, protocol) NCCL estimates
+ *
+ *   time = latency + bytes / algbw
+ *   latency = baseLat[a][p] + steps * hwLat[hw][a][p]      (ring)
+ *           = baseLat + 2 ((ppn-1) intraLat + log2(nodes) interLat) (tree)
+ *   busBw   = nChannels * bw per channel, capped per protocol
+ *   algbw   = busBw * ratio  (ring n/nsteps, tree 1/2, NVLS 5/6)
+ *
+ * and runs the fastest. We evaluate the same formulas, add the launch
+ * overhead that nccl-tests sees around every collective (COLL_LAUNCH_S),
+ * and derive the channels and their bandwidth from the coll_group rather
+ * than from a probed topology:
+ *
+ *  - NVSwitch node: one channel per NVLink, each at NCCL's SMxx_NVLINK_BW
+ *    (what NCCL's ring search reaches through a switch).
+ *  - DGX-1 hybrid cube-mesh (V100): the rings that fit on the direct
+ *    NVLinks of the first k GPUs (coll_cubemesh_rings), each at the wire
+ *    rate of one link: datasheet 25 GB/s per direction times the NVLink
+ *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
+ *    header flit plus eight 16-byte data flits).
+ *  - Across nodes: rpn NIC rails, each at nic * NET_BW/line-rate (0.96).
+ *
+ * All constants are NCCL 2.30.7 values from
+ * ../shared/calibration/nccl_tuning_constants.csv; the row id is next to
+ * each. The one constant not from NCCL is COLL_LAUNCH_S (see below).
+ */
+#include <assert.h>
+#include <math.h>
+
+#include "coll/coll.h"
+
+/* ------------------------------------------------------------ constants */
+
+/* Overhead around one collective as nccl-tests times it, seconds: kernel
+ * launch, the group's completion and the stream event, which NCCL's tuner
+ * leaves out because it is the same for every algorithm. FITTED: the one
+ * scalar scanned (0..40 us in 5 us steps) against the three sets of
+ * ../shared/validation/collectives; 20 us balanced them. See
+ * docs/network.md "Accuracy". */
+#define COLL_LAUNCH_S 20e-6
+
+#define US 1e-6 /* tables are in microseconds */
+#define GBS 1e9 /* and GB/s */
+
+enum { HW_NVLINK = 0, HW_PCI, HW_NET, HW_COUNT };
+
+/* baseLat[algo][proto], us. Rows 1-3 (Tree), 4-6 (Ring), 13-15 (NVLS). */
+static const double base_lat[COLL_ALGO_COUNT][COLL_PROTO_COUNT] = {
+    {6.6, 14.0, 8.4}, /* ring: rows 4, 5, 6 */
+    {6.8, 14.0, 8.4}, /* tree: rows 1, 2, 3 */
+    {0.0, 0.0, 0.0},  /* nvls: rows 13, 14, 15 */
+};
+
+/* hwLat[hw][algo][proto], us, per step. */
+static const double hw_lat[HW_COUNT][COLL_ALGO_COUNT][COLL_PROTO_COUNT] = {
+    {{0.6, 1.9, 3.4},   /* NVLINK ring: rows 61-63 */
+     {0.6, 1.25, 4.0},  /* NVLINK tree: rows 58-60 */
+     {0.0, 0.0, 25.0}}, /* NVLINK nvls: rows 70-72 */
+    {{1.0, 2.5, 5.7},   /* PCI ring: rows 82-84 */
+     {1.0, 1.9, 4.0},   /* PCI tree: rows 79-81 */
+     {0.0, 0.0, 0.0}},  /* PCI nvls: rows 91-93 */
+    {{2.7, 4.0, 14.0},  /* NET ring: rows 103-105 */
+     {5.0, 8.5, 14.0},  /* NET tree: rows 100-102 */
+     {0.0, 0.0, 18.0}}, /* NET nvls: rows 112-114 */
+};
+
+/* Architecture index of NCCL's tables: Volta, Ampere, Hopper, Blackwell. */
+enum { CC_VOLTA = 0, CC_AMPERE, CC_HOPPER, CC_BLACKWELL, CC_COUNT };
+
+/* [cc][nodes: 1, 2, >2], GB/s. llMaxBw rows 229-240 (for several nodes
+ * NCCL indexes by CPU vendor; we assume Intel, the first line). */
+static const double ll_max_bw[CC_COUNT][3] = {
+    {39.0, 39.0, 20.4},   /* rows 229-231 */
+    {87.7, 22.5, 19.0},   /* rows 232-234 */
+    {141.0, 45.0, 35.0},  /* rows 235-237 */
+    {282.0, 90.0, 70.0},  /* rows 238-240 */
+};
+static const double per_ch_ring_ll128[CC_COUNT][3] = {
+    {20.0, 20.0, 20.0}, /* rows 313-315 */
+    {20.0, 20.0, 20.0}, /* rows 316-318 */
+    {36.7, 36.7, 36.7}, /* rows 319-321 */
+    {40.0, 40.0, 40.0}, /* rows 322-324 */
+};
+static const double per_ch_tree_ll128[CC_COUNT][3] = {
+    {20.0, 20.0, 20.0},  /* rows 325-327 */
+    {20.0, 20.0, 20.0},  /* rows 328-330 */
+    {36.7, 36.7, 29.0},  /* rows 331-333 */
+    {55.6, 31.67, 20.0}, /* rows 334-336 */
+};
+static const double per_ch_tree[CC_COUNT][3] = {
+    {26.5, 18.5, 10.0}, /* rows 337-339 */
+    {24.0, 23.6, 17.8}, /* rows 340-342 */
+    {38.7, 41.4, 36.0}, /* rows 343-345 */
+    {70.0, 42.8, 24.0}, /* rows 346-348 */
+};
+/* nvlsEfficiency, rows 361-364. */
+static const double nvls_eff[CC_COUNT] = {0.0, 0.0, 0.85, 0.74};
+/* SMxx_NVLINK_BW per link, GB/s: rows 378 (SM70), 379 (SM80), 381 (SM90),
+ * 382 (SM100). */
+static const double nccl_nvlink_bw[CC_COUNT] = {20.0, 20.0, 20.6, 40.1};
+/* Datasheet NVLink bandwidth per link per direction, GB/s: NVLink 2, 3
+ * and 4 run 25 GB/s per link (V100 6 links = 150, A100 12 = 300, H100
+ * 18 = 450), NVLink 5 runs 50 (B200 18 = 900). */
+static const double datasheet_link_bw[CC_COUNT] = {25.0, 25.0, 25.0, 50.0};
+
+#define NVLINK_PAYLOAD_EFF (128.0 / 144.0) /* see the file comment */
+#define PCI_BW 12.0                        /* GB/s, row 383 */
+#define NET_EFF (12.0 / 12.5)     /* row 393: NET_BW 12 GB/s per 100 Gbit/s */
+#define NET_OVERHEAD_US 1.0       /* row 373, Intel CPU; x3 for Simple */
+#define RING_LL_FACTOR 0.5        /* row 365 */
+#define RING_LL128_FACTOR 0.92    /* row 366 */
+#define TREE_FACTOR 0.92          /* row 367 */
+#define TREE_LL_DIVISOR 3.8       /* row 368 */
+#define TREE_LL128_1NODE (7.0 / 9.0)      /* row 369 */
+#define TREE_LL128_MULTI (120.0 / 128.0)  /* row 370 */
+#define NVLS_RATIO (5.0 / 6.0)    /* tuning.cc: algbw = busBw * 5/6 */
+
+/* -------------------------------------------------------- the node */
+
+/* What the model needs to know of a group, derived once per call. */
+typedef struct nccl_sys {
+  int n;          /* ranks */
+  int ppn;        /* ranks per node */
+  int nodes;      /* n / ppn */
+  int cc;         /* CC_* */
+  int hw_intra;   /* HW_NVLINK or HW_PCI */
+  int nch;        /* channels */
+  double bus_bw;  /* NCCL busBw of all channels, GB/s */
+  int nvls;       /* NVLink SHARP usable */
+} nccl_sys;
+
+static int cc_index(int arch) {
+  if (arch >= 100) return CC_BLACKWELL;
+  if (arch >= 90) return CC_HOPPER;
+  if (arch >= 80) return CC_AMPERE;
+  return CC_VOLTA;
+}
+
+/* Rings on the NVLinks of GPUs 0..k-1 of a DGX-1V. Found by exhaustive
+ * search for edge-disjoint directed Hamiltonian cycles on the cube-mesh
+ * (one link: 0-1 0-2 1-3 2-6 3-7 4-5 4-6 5-7; two links: 0-3 0-4 1-2
+ * 1-5 2-3 4-7 5-6 6-7, as net/topo_gen.c builds it) with the links as
+ * capacities; k = 5 has no NVLink ring and NCCL routes one hop through a
+ * peer GPU (PATH_NVB), which also gives 2. */
+int coll_cubemesh_rings(int k) {
+  static const int rings[9] = {0, 0, 1, 2, 4, 2, 2, 4, 6};
+  if (k < 1) return 0;
+  if (k > 8) k = 8;
+  return rings[k];
+}
+
+static int guess_intra(const coll_group *g) {
+  if (g->intra_bw <= 0) return COLL_INTRA_PCIE;
+  if (g->arch < 80 && g->intra_bw <= 150e9 * 1.001 && g->ranks_per_node <= 8)
+    return COLL_INTRA_CUBEMESH;
+  return COLL_INTRA_NVSWITCH;
+}
+
+static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
+  nccl_sys s;
+  s.n = g->ranks;
+  s.ppn = g->ranks_per_node >= 1 && g->ranks_per_node <= g->ranks
+              ? g->ranks_per_node : g->ranks;
+  s.nodes = (s.n + s.ppn - 1) / s.ppn;
+  s.cc = cc_index(g->arch);
+  if (intra == COLL_INTRA_AUTO) intra = guess_intra(g);
+  s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
+  double intra_bw; /* GB/s of all channels inside a node */
+  if (intra == COLL_INTRA_PCIE) {
+    s.nch = 2;
+    intra_bw = PCI_BW;
+  } else if (intra == COLL_INTRA_CUBEMESH) {
+    double link = g->intra_bw / GBS / 6.0; /* DGX-1: 6 links per GPU */
+    s.nch = coll_cubemesh_rings(s.ppn);
+    if (s.nch < 1) s.nch = 1;
+    intra_bw = s.nch * link * NVLINK_PAYLOAD_EFF;
+  } else {
+    int links = (int)floor(g->intra_bw / GBS / datasheet_link_bw[s.cc] + 0.5);
+    if (links < 1) links = 1;
+    s.nch = links;
+    intra_bw = links * nccl_nvlink_bw[s.cc];
+  }
+  if (s.ppn == 1) intra_bw = 1e30; /* nothing crosses NVLink */
+  s.bus_bw = intra_bw;
+  if (s.nodes > 1) {
+    double net = s.ppn * g->inter_bw / GBS * NET_EFF;
+    if (net < s.bus_bw) s.bus_bw = net;
+    if (s.ppn == 1) s.nch = 2; /* NCCL: two channels per NIC */
+  }
+  s.nvls = intra == COLL_INTRA_NVSWITCH && s.nodes == 1 && s.ppn > 2 &&
+           nvls_eff[s.cc] > 0;
+  return s;
+}
+
+/* ------------------------------------------------------- the formulas */
+
+static int log2i(int x) {
+  int l = 0;
+  while (x > 1) x >>= 1, l++;
+  return l;
+}
+
+/* Index of nodes in NCCL's 3-column tables: 1, 2, more. */
+static int node_col(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
+
+/* busBw of (a, p) after NCCL's refinements, GB/s; 0 = not available. */
+static double bus_bw(const nccl_sys *s, coll_algo a, coll_proto p) {
+  int c = node_col(s->nodes);
+  double ll_max = ll_max_bw[s->nodes == 1 ? s->cc : 0][c];
+  double bw = s->bus_bw;
+  switch (a) {
+  case COLL_ALGO_RING:
+    if (p == COLL_PROTO_LL) bw = fmin(ll_max, bw * RING_LL_FACTOR);
+    if (p == COLL_PROTO_LL128)
+      bw = fmin(bw * RING_LL128_FACTOR, s->nch * per_ch_ring_ll128[s->cc][c]);
+    return bw;
+  case COLL_ALGO_TREE:
+    bw = fmin(bw * TREE_FACTOR, s->nch * per_ch_tree[s->cc][c]);
+    if (p == COLL_PROTO_LL) bw = fmin(bw / TREE_LL_DIVISOR, ll_max);
+    if (p == COLL_PROTO_LL128)
+      bw = fmin(bw * (s->nodes == 1 ? TREE_LL128_1NODE : TREE_LL128_MULTI),
+                s->nch * per_ch_tree_ll128[s->cc][c]);
+    return bw;
+  case COLL_ALGO_NVLS:
+    return p == COLL_PROTO_SIMPLE && s->nvls ? bw * nvls_eff[s->cc] : 0.0;
+  default:
+    return 0.0;
+  }
+}
+
+/* Ring steps of an op (tuning.cc: nsteps). */
+static int ring_steps(coll_op op, int n) {
+  switch (op) {
+  case COLL_ALL_REDUCE: return 2 * (n - 1);
+  case COLL_ALL_GATHER:
+  case COLL_REDUCE_SCATTER: return n - 1;
+  default: return n;
+  }
+}
+
+/* Latency of (a, p) for op, seconds. */
+static double latency(const nccl_sys *s, coll_op op, coll_algo a,
+                      coll_proto p) {
+  double lat = base_lat[a][p];
+  double intra = hw_lat[s->hw_intra][a][p];
+  double inter = hw_lat[HW_NET][s->ppn == 1 ? COLL_ALGO_TREE : a][p];
+  if (a == COLL_ALGO_RING) {
+    if (s->nodes > 1) {
+      double over = NET_OVERHEAD_US * (p == COLL_PROTO_SIMPLE ? 3 : 1);
+      if (over > intra) intra = over;
+    }
+    int steps = ring_steps(op, s->n);
+    if (op == COLL_BROADCAST || op == COLL_REDUCE) steps = s->n - 1;
+    int inter_steps = s->nodes == 1 ? 0
+                      : op == COLL_ALL_REDUCE ? 2 * (s->nodes - 1)
+                                              : s->nodes - 1;
+    lat += (steps - inter_steps) * intra + inter_steps * inter;
+  } else if (a == COLL_ALGO_TREE) {
+    lat += 2 * ((s->ppn - 1) * intra + log2i(s->nodes) * inter);
+  } else {
+    lat += intra;
+  }
+  return lat * US;
+}
+
+/* Ring and tree of the tuner: seconds, or -1 when not run. */
+static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
+                         coll_algo a, coll_proto p) {
+  if (a == COLL_ALGO_TREE && (op != COLL_ALL_REDUCE || s->nodes == 1))
+    return -1; /* NCCL's tree is an all-reduce across nodes */
+  if (a == COLL_ALGO_NVLS && op != COLL_ALL_REDUCE) return -1;
+  double bw = bus_bw(s, a, p);
+  if (bw <= 0) return -1;
+  double ratio = a == COLL_ALGO_RING ? (double)s->n / ring_steps(op, s->n)
+                 : a == COLL_ALGO_NVLS ? NVLS_RATIO
+                                       : 0.5;
+  return COLL_LAUNCH_S + latency(s, op, a, p) + bytes / (bw * ratio * GBS);
+}
+
+/* Point-to-point ops (all_to_all, send_recv) are not tuned by NCCL: they
+ * run the Simple protocol on p2p channels over NVLink and the NICs at
+ * once; the slower of the two decides. */
+static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
+                       double bytes) {
+  double intra_b, inter_b;
+  if (op == COLL_SEND_RECV) {
+    intra_b = s->ppn > 1 ? bytes : 0;
+    inter_b = s->ppn > 1 ? 0 : bytes;
+  } else {
+    intra_b = bytes * (s->ppn - 1) / s->n;
+    inter_b = bytes * (s->n - s->ppn) / s->n;
+  }
+  double lat = base_lat[COLL_ALGO_RING][COLL_PROTO_SIMPLE];
+  lat += inter_b > 0 ? hw_lat[HW_NET][COLL_ALGO_RING][COLL_PROTO_SIMPLE]
+                     : hw_lat[s->hw_intra][COLL_ALGO_RING][COLL_PROTO_SIMPLE];
+  double t_intra = intra_b > 0 ? intra_b / (s->ppn > 1 ? s->bus_bw : 1) / GBS : 0;
+  if (s->nodes > 1 && s->ppn > 1) {
+    /* bus_bw was capped by the NICs; NVLink traffic is not */
+    coll_group gg = *g;
+    gg.ranks = s->ppn;
+    nccl_sys one = sys_of(&gg, COLL_INTRA_AUTO);
+    t_intra = intra_b / one.bus_bw / GBS;
+  }
+  double t_inter = inter_b > 0 ? inter_b / (g->inter_bw * NET_EFF) : 0;
+  return COLL_LAUNCH_S + lat * US + fmax(t_intra, t_inter);
+}
+
+double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
+                           coll_intra intra, coll_algo a, coll_proto p) {
+  assert(g && op >= 0 && op < COLL_OP_COUNT);
+  if (g->ranks <= 1 || bytes <= 0) return 0;
+  nccl_sys s = sys_of(g, intra);
+  if (op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV)
+    return a == COLL_ALGO_RING && p == COLL_PROTO_SIMPLE
+               ? p2p_time(&s, g, op, bytes) : -1;
+  return tuned_time(&s, op, bytes, a, p);
+}
+
+coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
+                            coll_intra intra) {
+  coll_cost best = {0.0, "ring", "Simple"};
+  if (g->ranks <= 1 || bytes <= 0) return best;
+  best.time = -1;
+  /* fixed order, strict '<': ties go to the earlier (ring, LL first) */
+  for (int a = 0; a < COLL_ALGO_COUNT; a++)
+    for (int p = 0; p < COLL_PROTO_COUNT; p++) {
+      double t = coll_nccl_algo_time(op, bytes, g, intra, a, p);
+      if (t >= 0 && (best.time < 0 || t < best.time)) {
+        best.time = t;
+        best.algo = coll_algo_name(a);
+        best.proto = coll_proto_name(p);
+      }
+    }
+  assert(best.time >= 0);
+  return best;
+}
+
+coll_cost coll_nccl_time(coll_op op, double bytes, const coll_group *g) {
+  return coll_nccl_time_ex(op, bytes, g, COLL_INTRA_AUTO);
+}

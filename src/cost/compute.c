@@ -1,0 +1,111 @@
+/*
+ * compute.c -- kernel time model. See compute.h for the equations.
+ */
+#include <math.h>
+
+#include "cost/compute.h"
+
+/* Candidate output tiles of a tensor-core GEMM and the fraction of the
+ * large-GEMM efficiency each reaches in steady state (a smaller tile has
+ * less data reuse per byte loaded from shared memory). The ratios follow
+ * the arithmetic intensity of the tile, tm*tn/(tm+tn), normalised to the
+ * 256x128 tile; see docs/calibration.md. */
+typedef struct tile { double tm, tn, eff; } tile;
+static const tile tiles[] = {
+    {256, 128, 1.00}, {128, 256, 1.00}, {128, 128, 0.90},
+    {128, 64, 0.80}, {64, 128, 0.80}, {64, 64, 0.65},
+};
+#define N_TILES (sizeof tiles / sizeof tiles[0])
+
+/* K-loop prologue/epilogue in units of k: a tile with depth k runs at
+ * k / (k + K0) of its steady rate (fitted with gemm_eff, docs/calibration.md). */
+#define K0 96.0
+
+double cost_peak(const sc_gpu *g, sc_dtype dt) {
+  double p = g->peak_flops[dt];
+  if (p > 0) return p;
+  /* fall back: fp4 -> fp8 -> bf16 -> fp16 -> tf32 -> fp32 */
+  static const sc_dtype order[] = {SC_FP4, SC_FP8, SC_BF16, SC_FP16, SC_TF32, SC_FP32};
+  int start = 0;
+  for (int i = 0; i < 6; i++)
+    if (order[i] == dt) start = i;
+  for (int i = start; i < 6; i++)
+    if (g->peak_flops[order[i]] > 0) return g->peak_flops[order[i]];
+  return g->vector_flops > 0 ? g->vector_flops : 1e12;
+}
+
+/* Wave quantization: the last, partial wave of CTAs leaves SMs idle, but
+ * its CTAs run faster (less contention for HBM and L2), so an idle slot
+ * costs WAVE_TAIL of a busy one. Chosen with K0 and gemm_eff to fit the
+ * A100 cuBLASLt rows [AZ 1-8] (docs/calibration.md). */
+#define WAVE_TAIL 0.5
+static double wave_eff(double ctas, double slots) {
+  double waves = ceil(ctas / slots);
+  double idle = waves * slots - ctas;
+  return ctas / (ctas + WAVE_TAIL * idle);
+}
+
+/* Best efficiency over tiles and split-K factors. */
+double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
+                     double k, double batch) {
+  double best = 0;
+  double slots = g->sm_count > 0 ? g->sm_count : 108;
+  for (size_t i = 0; i < N_TILES; i++) {
+    const tile *t = &tiles[i];
+    double fill_m = m / (ceil(m / t->tm) * t->tm);
+    double fill_n = n / (ceil(n / t->tn) * t->tn);
+    double ctas = ceil(m / t->tm) * ceil(n / t->tn) * batch;
+    for (int split = 1; split <= 8; split *= 2) {
+      double ks = k / split;
+      if (split > 1 && (ks < 256 || ctas >= slots)) break;
+      double e = t->eff * fill_m * fill_n * wave_eff(ctas * split, slots) *
+                 ks / (ks + K0);
+      if (split > 1) e *= 0.9; /* the extra reduction pass */
+      if (e > best) best = e;
+    }
+  }
+  (void)dt;
+  return g->gemm_eff * best;
+}
+
+double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                 double batch) {
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
+  double flops = 2.0 * m * n * k * batch;
+  double eff = cost_gemm_eff(g, dt, m, n, k, batch);
+  double t_c = flops / (cost_peak(g, dt) * eff);
+  /* inputs in the compute type, output in 16 bits (fp32 for fp32) */
+  double eb = sc_dtype_bytes(dt), ec = eb < 2 ? 2 : eb;
+  double bytes = ((m * k + k * n) * eb + m * n * ec) * batch;
+  double t_m = bytes / (g->hbm_bw * g->hbm_eff);
+  return (t_c > t_m ? t_c : t_m) + COST_KERNEL_T0;
+}
+
+/* Flash attention reaches attn_eff (measured at seq 8192) on long
+ * sequences; shorter query blocks amortise less of the softmax rescaling
+ * and the K/V loads: efficiency * s/(s + S0) normalised at 8192. Head dims
+ * below 128 halve the work per loaded byte (FA2 paper, Fig. 5-6). */
+#define ATTN_S0 512.0
+double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
+                       double d) {
+  if (flops <= 0) return 0;
+  double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
+  double eff = g->attn_eff * se;
+  if (eff <= 0.01) eff = 0.01;
+  (void)d;
+  return flops / (cost_peak(g, dt) * eff) + COST_KERNEL_T0;
+}
+
+double cost_mem(const sc_gpu *g, double bytes) {
+  if (bytes <= 0) return 0;
+  return bytes / (g->hbm_bw * g->hbm_eff) + COST_KERNEL_T0;
+}
+
+/* Host time per kernel of PyTorch eager training: the median interval
+ * between kernel launches in the real A100-SXM4-80GB training trace
+ * ../shared/traces/hta/negative_queue_length_values_check/rank0.json.gz
+ * (20 us; tools/calib/kineto_launch.py, docs/calibration.md). */
+#define LAUNCH_DEFAULT_S 20e-6
+double cost_launch(const sc_gpu *g) {
+  return g->launch_s > 0 ? g->launch_s : LAUNCH_DEFAULT_S;
+}

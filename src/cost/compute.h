@@ -1,0 +1,48 @@
+/*
+ * compute.h -- time of one GPU kernel (module prefix: cost_).
+ *
+ * Roofline with shape-dependent efficiency:
+ *   GEMM:  max(FLOPs / (peak * eff(shape)), bytes / achievable HBM) + t0,
+ *          eff(shape) = gemm_eff * tile efficiency * wave quantization
+ *          * k-loop efficiency, with the tile that cuBLAS would pick
+ *          (the fastest of a few candidates, split-K when the grid is small).
+ *   flash attention: FLOPs / (peak * attn_eff * seq efficiency).
+ *   memory-bound: bytes / (hbm_bw * hbm_eff) + t0.
+ * All times in seconds.
+ */
+#ifndef SC_COST_COMPUTE_H
+#define SC_COST_COMPUTE_H
+
+#include "stepcast.h"
+
+/* Fixed cost of one kernel on the GPU (ramp-up and tail), seconds. */
+#define COST_KERNEL_T0 3.0e-6
+
+/* Host time to launch one kernel from an eager framework when the GPU
+ * preset does not set one (see docs/calibration.md). */
+#define COST_LAUNCH_DEFAULT 0
+
+/* Time of C[m,n] = A[m,k] B[k,n] in dtype dt, `batch` copies. */
+double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                 double batch);
+
+/* Efficiency (fraction of peak) the GEMM model gives that shape. */
+double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
+                     double k, double batch);
+
+/* Forward time of a flash-attention kernel doing `flops` with query
+ * length sq and head dim d. */
+double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
+                       double d);
+
+/* Time of a memory-bound kernel moving `bytes`. */
+double cost_mem(const sc_gpu *g, double bytes);
+
+/* Peak tensor FLOP/s of g in dt, falling back to the nearest supported
+ * wider type (fp8 on a GPU without fp8 runs as fp16/bf16). */
+double cost_peak(const sc_gpu *g, sc_dtype dt);
+
+/* Host seconds per kernel launch of an eager framework on g. */
+double cost_launch(const sc_gpu *g);
+
+#endif /* SC_COST_COMPUTE_H */

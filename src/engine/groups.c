@@ -1,0 +1,39 @@
+/*
+ * groups.c -- map parallel groups onto NVLink domains and NICs.
+ */
+#include "engine/groups.h"
+
+/* A group of n ranks whose members are `stride` ranks apart. */
+static coll_group make(const sc_cluster *c, int n, int stride) {
+  coll_group g;
+  int domain = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+  int per = domain / stride;
+  if (per < 1) per = 1;
+  if (per > n) per = n;
+  while (per > 1 && n % per) per--; /* members per domain must divide n */
+  g.ranks = n;
+  g.ranks_per_node = per;
+  g.arch = c->gpu.arch;
+  g.intra_bw = c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw;
+  g.inter_bw = c->nic_bw;
+  g.intra_lat = c->nvlink_lat;
+  g.inter_lat = c->nic_lat;
+  return g;
+}
+
+void grp_build(const sc_scenario *s, grp_set *out) {
+  const sc_plan *p = &s->plan;
+  const sc_cluster *c = &s->cluster;
+  out->tp = make(c, p->tp, 1);
+  out->cp = make(c, p->cp, p->tp);
+  out->dp = make(c, p->dp * p->cp, p->tp); /* gradients reduce over dp x cp */
+  out->ep = make(c, p->ep > 0 ? p->ep : 1, p->tp);
+  /* neighbouring pipeline stages are tp*cp*dp ranks apart */
+  int stride = p->tp * p->cp * p->dp;
+  out->pp = make(c, p->pp > 1 ? 2 : 1, stride);
+}
+
+double grp_time(coll_op op, double bytes, const coll_group *g) {
+  if (g->ranks <= 1 || bytes <= 0) return 0;
+  return coll_nccl_time(op, bytes, g).time;
+}

@@ -1,0 +1,115 @@
+/*
+ * cluster_presets.c -- the GPU servers stepcast knows by name (module
+ * prefix: clus_).
+ *
+ * A preset describes ONE server (or one rack for rack-scale NVLink):
+ * `gpus` is its GPU count, and a scenario multiplies it with "nodes".
+ * nvlink_bw is 0 in every preset: it then follows the GPU preset
+ * (sc_gpu.nvlink_bw), so swapping the GPU of a preset keeps the NVLink
+ * figure consistent; the comment gives the value it resolves to.
+ *
+ * Units: bandwidth per GPU per direction in bytes/s; latency in seconds.
+ *
+ * Sources:
+ *   [DGXA100]  NVIDIA DGX A100 datasheet (2020): 8x A100 80GB, 6 NVSwitch,
+ *              NVLink 3 600 GB/s bidirectional per GPU, 8x single-port
+ *              ConnectX-6 200 Gb/s HDR InfiniBand for compute (one rail
+ *              per GPU) + 2 for storage.
+ *   [DGXH100]  NVIDIA DGX H100 datasheet (2023): 8x H100 SXM5, 4 NVSwitch,
+ *              NVLink 4 900 GB/s bidirectional per GPU, 4 OSFP ports
+ *              serving 8x single-port ConnectX-7, 400 Gb/s each.
+ *   [HGXH100]  NVIDIA HGX H100 8-GPU baseboard: the DGX H100 GPU complex;
+ *              reference designs pair each GPU with one 400 Gb/s NIC.
+ *   [DGXB200]  NVIDIA DGX B200 datasheet (2024): 8x B200, NVLink 5 1.8 TB/s
+ *              bidirectional per GPU, 8x single-port ConnectX-7 400 Gb/s.
+ *   [NVL72]    NVIDIA DGX GB200 / GB200 NVL72 datasheet (2024): 72 Blackwell
+ *              GPUs in one NVLink 5 domain (130 TB/s = 72 x 1.8 TB/s), 18
+ *              compute trays of 4 GPUs, one 400 Gb/s ConnectX-7 InfiniBand
+ *              port per GPU. (800 Gb/s ConnectX-8 is the GB300 NVL72:
+ *              override cluster.nic_Gbps.)
+ *   [DGX2]     NVIDIA DGX-2 datasheet (2018): 16x V100 SXM3 32GB on 12
+ *              NVSwitch (300 GB/s bidirectional per GPU), 8x 100 Gb/s
+ *              EDR InfiniBand for compute: 800 Gb/s per 16 GPUs = 50 Gb/s
+ *              per GPU. Shoeybi et al. 2019 (Megatron-LM) quote the same
+ *              "100 GB/sec ... using 8 InfiniBand adapters per server".
+ *   [DGX1]     NVIDIA DGX-1 with Tesla V100 datasheet (2017): 8x V100 SXM2
+ *              in a hybrid cube-mesh (6 NVLink 2 links of 25 GB/s per
+ *              direction per GPU, not all pairs directly linked), 4x EDR
+ *              100 Gb/s InfiniBand: 50 Gb/s per GPU.
+ *   [NCCL-LAT] typical per-hop latencies from NCCL's hwLatency table
+ *              (src/graph/tuning.cc, ../shared/calibration/
+ *              nccl_tuning_constants.csv): NVLINK Ring LL 0.6 us (rows 61,
+ *              124, 178: NCCL 2.30.7, 2.21.5, 2.18.3), NET Ring LL 2.7 us
+ *              (rows 103, 160, 214).
+ */
+#include <stddef.h>
+#include <strings.h>
+
+#include "hw/cluster_presets.h"
+#include "stepcast.h"
+
+#define GBIT (1e9 / 8)  /* one Gb/s in bytes/s */
+#define US 1e-6         /* one microsecond in seconds */
+
+/* One server of `n` GPUs of type `gpu_id`, all in one NVLink domain, one
+ * NIC rail of `nic_gbit` Gb/s per GPU. */
+#define SERVER(id, gpu_id, n, nic_gbit)                                  \
+  {.name = id, .gpu = {.name = gpu_id}, .gpus = n, .gpus_per_node = n,   \
+   .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,      \
+   .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = ""}
+
+static const sc_cluster cluster_presets[] = {
+    /* [DGXA100] NVLink 300 GB/s per direction (from a100-sxm4-80gb),
+     * 200 Gb/s HDR per GPU; latencies [NCCL-LAT]. */
+    SERVER("dgx-a100", "a100-sxm4-80gb", 8, 200),
+    /* [DGXH100] NVLink 450 GB/s per direction, 400 Gb/s NDR per GPU. */
+    SERVER("dgx-h100", "h100-sxm5-80gb", 8, 400),
+    /* [HGXH100] as dgx-h100. */
+    SERVER("hgx-h100", "h100-sxm5-80gb", 8, 400),
+    /* [DGXB200] NVLink 900 GB/s per direction, 400 Gb/s per GPU. */
+    SERVER("dgx-b200", "b200", 8, 400),
+    /* [NVL72] one rack: 72 GPUs in one NVLink domain, 4 per tray (node),
+     * NVLink 900 GB/s per direction, 400 Gb/s per GPU. */
+    {.name = "gb200-nvl72", .gpu = {.name = "gb200"}, .gpus = 72,
+     .gpus_per_node = 4, .nvlink_domain = 72, .nvlink_bw = 0,
+     .nic_bw = 400 * GBIT, .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US,
+     .topology = ""},
+    /* [DGX2] NVLink 150 GB/s per direction through NVSwitch, 50 Gb/s per
+     * GPU (8 x 100 Gb/s for 16 GPUs). */
+    SERVER("dgx2-v100", "v100-sxm3-32gb", 16, 50),
+    /* [DGX1] hybrid cube-mesh NVLink (150 GB/s per direction per GPU over
+     * 6 links), 50 Gb/s per GPU (4 x 100 Gb/s for 8 GPUs). */
+    SERVER("dgx1-v100", "v100-sxm2-32gb", 8, 50),
+};
+
+#define N_CLUSTER (sizeof cluster_presets / sizeof cluster_presets[0])
+
+/* Look up a cluster preset by id, ignoring case. The result is static
+ * read-only data whose gpu member carries only the GPU preset id (see
+ * cluster_presets.h); NULL when name is NULL or unknown. */
+const sc_cluster *sc_cluster_preset(const char *name) {
+  if (!name) return NULL;
+  for (size_t i = 0; i < N_CLUSTER; i++)
+    if (strcasecmp(cluster_presets[i].name, name) == 0)
+      return &cluster_presets[i];
+  return NULL;
+}
+
+/* Number of cluster presets. */
+size_t sc_cluster_preset_count(void) { return N_CLUSTER; }
+
+/* The i-th cluster preset in table order, or NULL when out of range. */
+const sc_cluster *sc_cluster_preset_at(size_t i) {
+  return i < N_CLUSTER ? &cluster_presets[i] : NULL;
+}
+
+/* Copy preset `name` into *out with its GPU filled from the GPU presets.
+ * Returns 1, or 0 (leaving *out unchanged) when either id is unknown. */
+int clus_preset_fill(sc_cluster *out, const char *name) {
+  const sc_cluster *c = sc_cluster_preset(name);
+  const sc_gpu *g = c ? sc_gpu_preset(c->gpu.name) : NULL;
+  if (!g) return 0;
+  *out = *c;
+  out->gpu = *g;
+  return 1;
+}

@@ -1,0 +1,164 @@
+/*
+ * gpu_presets.c -- the GPU types stepcast knows by name.
+ *
+ * Every constant names its source beside it. Abbreviations:
+ *   [DS]    the vendor datasheet of that GPU (dense, no-sparsity figures)
+ *   [AZ n]  /work/shared/calibration/azure_gpu_microbenchmarks.csv row n
+ *           (cuBLASLt GEMM, GPU STREAM, FlashAttention 2 measurements)
+ *   [FIT-GEMM] gemm_eff and gemm_half_n were fitted by
+ *           tools/calib/fit_gemm.c to the [AZ] cuBLASLt rows of that GPU
+ *           (calibration data, not validation data); see docs/calibration.md
+ *   [KINETO] launch_s: median host time per launched kernel of PyTorch
+ *           eager training, measured by tools/calib/kineto_launch.py on
+ *           the real traces in ../shared/traces (see docs/calibration.md)
+ *
+ * GPUs without a calibration row take the efficiencies of the closest
+ * measured generation, and the comment says so.
+ */
+#include <stddef.h>
+#include <strings.h>
+
+#include "stepcast.h"
+
+#define T 1e12  /* TFLOP/s */
+#define GB 1e9  /* bytes (decimal, as datasheets use) */
+#define GIB 1073741824.0
+
+/* peak_flops order: fp32 (tensor path; fp32 FMA on pre-Ampere), tf32,
+ * fp16, bf16, fp8, fp4 */
+static const sc_gpu gpu_presets[] = {
+    {
+        .name = "v100-sxm2-32gb",
+        .arch = 70,
+        .sm_count = 80,                                   /* [DS] */
+        .peak_flops = {15.7 * T, 0, 125 * T, 0, 0, 0},    /* [DS] V100 SXM2: 125 fp16 tensor */
+        .vector_flops = 15.7 * T,                         /* [DS] */
+        .hbm_bytes = 32 * GIB,                            /* [DS] */
+        .hbm_bw = 900 * GB,                               /* [DS] */
+        .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] 1.61/2.039 rounded */
+        .gemm_eff = 0.82,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .gemm_half_n = 0,    /* 0 = derive from the tile/wave model only */
+        .attn_eff = 0.45,    /* no FA row (FA2 needs sm80): unfused attention used */
+        .nvlink_bw = 150 * GB,                            /* [DS] 6 links x 25 GB/s per dir */
+        .launch_s = 0,       /* 0 = library default (see cost/compute.c) */
+    },
+    {
+        .name = "v100-sxm3-32gb",
+        .arch = 70,
+        .sm_count = 80,                                   /* [DS] DGX-2 V100 SXM3 */
+        .peak_flops = {15.7 * T, 0, 125 * T, 0, 0, 0},    /* [DS] DGX-2: 2 PFLOPS / 16 GPUs */
+        .vector_flops = 15.7 * T,
+        .hbm_bytes = 32 * GIB,
+        .hbm_bw = 900 * GB,                               /* [DS] */
+        .hbm_eff = 0.80,     /* as v100-sxm2 */
+        .gemm_eff = 0.82,    /* as v100-sxm2 */
+        .attn_eff = 0.45,
+        .nvlink_bw = 150 * GB,                            /* [DS] 6 NVLink2 to NVSwitch, 25 GB/s each per dir */
+    },
+    {
+        .name = "a100-sxm4-40gb",
+        .arch = 80,
+        .sm_count = 108,                                  /* [DS] */
+        .peak_flops = {19.5 * T, 156 * T, 312 * T, 312 * T, 0, 0}, /* [DS] */
+        .vector_flops = 19.5 * T,
+        .hbm_bytes = 40 * GIB,
+        .hbm_bw = 1555 * GB,                              /* [DS] */
+        .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s on the 80 GB part / 2.039 */
+        .gemm_eff = 0.82,    /* [FIT-GEMM] on the 80 GB part's rows [AZ 1-8] */
+        .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
+        .nvlink_bw = 300 * GB,                            /* [DS] 12 links x 25 GB/s per dir */
+    },
+    {
+        .name = "a100-sxm4-80gb",
+        .arch = 80,
+        .sm_count = 108,                                  /* [DS] */
+        .peak_flops = {19.5 * T, 156 * T, 312 * T, 312 * T, 0, 0}, /* [DS] */
+        .vector_flops = 19.5 * T,
+        .hbm_bytes = 80 * GIB,
+        .hbm_bw = 2039 * GB,                              /* [DS] */
+        .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s / 2.039 */
+        .gemm_eff = 0.82,    /* [FIT-GEMM] [AZ 1-8] */
+        .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
+        .nvlink_bw = 300 * GB,                            /* [DS] */
+    },
+    {
+        .name = "h100-sxm5-80gb",
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] */
+        .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] */
+        .vector_flops = 66.9 * T,
+        .hbm_bytes = 80 * GIB,
+        .hbm_bw = 3350 * GB,                              /* [DS] */
+        .hbm_eff = 0.866,    /* [AZ 49] STREAM copy 2.9 TB/s / 3.35 */
+        .gemm_eff = 0.70,    /* [FIT-GEMM] fp8 rows [AZ 9-17] (1382/1979); bf16 assumed alike */
+        .attn_eff = 0.33,    /* [AZ 62] FA2 327.9 TFLOP/s / 989 */
+        .nvlink_bw = 450 * GB,                            /* [DS] 18 links x 25 GB/s per dir */
+    },
+    {
+        .name = "h200",
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] */
+        .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] */
+        .vector_flops = 66.9 * T,
+        .hbm_bytes = 141 * GB,                            /* [DS] 141 GB */
+        .hbm_bw = 4800 * GB,                              /* [DS] */
+        .hbm_eff = 0.835,    /* [AZ 54] STREAM copy 4.01 TB/s / 4.8 */
+        .gemm_eff = 0.70,    /* [FIT-GEMM] fp8 rows [AZ 18-26] */
+        .attn_eff = 0.33,    /* [AZ 64] FA2 329.3 TFLOP/s / 989 */
+        .nvlink_bw = 450 * GB,                            /* [DS] */
+    },
+    {
+        .name = "b200",
+        .arch = 100,
+        .sm_count = 148,                                  /* [DS] */
+        .peak_flops = {80 * T, 1100 * T, 2250 * T, 2250 * T, 4500 * T, 9000 * T}, /* [DS] HGX B200 per GPU, dense */
+        .vector_flops = 80 * T,
+        .hbm_bytes = 180 * GB,                            /* [DS] DGX B200: 1,440 GB / 8 */
+        .hbm_bw = 7700 * GB,                              /* [DS] DGX B200: 64 TB/s / 8 = 8; HGX: 7.7 */
+        .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
+        .gemm_eff = 0.60,    /* no B200 row: GB200 fp8 [AZ 30-31] 2907/5000 */
+        .attn_eff = 0.15,    /* no row: GB200 FA2 [AZ 66] 373.9/2500 */
+        .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5: 1.8 TB/s bidirectional */
+    },
+    {
+        .name = "gb200",
+        .arch = 100,
+        .sm_count = 148,                                  /* [DS] */
+        .peak_flops = {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 10000 * T}, /* [DS] GB200 NVL72: 180 PF fp16 / 72 */
+        .vector_flops = 80 * T,
+        .hbm_bytes = 186 * GB,                            /* [DS] NVL72: 13.4 TB / 72 */
+        .hbm_bw = 8000 * GB,                              /* [DS] */
+        .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
+        .gemm_eff = 0.58,    /* [FIT-GEMM] fp8 rows [AZ 27-35] (2907/5000) */
+        .attn_eff = 0.15,    /* [AZ 66] FA2 373.9 TFLOP/s / 2500 */
+        .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5 */
+    },
+    {
+        .name = "mi300x",
+        .arch = 0,
+        .sm_count = 304,                                  /* [DS] compute units */
+        .peak_flops = {163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 0}, /* [DS] */
+        .vector_flops = 163.4 * T,
+        .hbm_bytes = 192 * GB,                            /* [DS] */
+        .hbm_bw = 5300 * GB,                              /* [DS] */
+        .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
+        .gemm_eff = 0.50,    /* no row; public MI300X hipBLASLt bf16 ~650 TF: assumption */
+        .attn_eff = 0.30,    /* no row: assumption, H100-like */
+        .nvlink_bw = 448 * GB,                            /* [DS] 7 x 64 GB/s Infinity Fabric per dir */
+    },
+};
+
+#define N_GPU (sizeof gpu_presets / sizeof gpu_presets[0])
+
+const sc_gpu *sc_gpu_preset(const char *name) {
+  if (!name) return NULL;
+  for (size_t i = 0; i < N_GPU; i++)
+    if (strcasecmp(gpu_presets[i].name, name) == 0) return &gpu_presets[i];
+  return NULL;
+}
+
+size_t sc_gpu_preset_count(void) { return N_GPU; }
+
+const sc_gpu *sc_gpu_preset_at(size_t i) {
+  return i < N_GPU ? &gpu_presets[i] : NULL;
+}

@@ -1,0 +1,121 @@
+/*
+ * csv.c -- RFC 4180 CSV reader; see csv.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/csv.h"
+
+/* Read a whole file into a NUL-terminated buffer the caller frees. */
+static char *slurp(const char *path, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n, fp);
+    n += got;
+    if (n < cap) break;
+    char *nb = realloc(buf, 2 * cap + 1);
+    if (!nb) { free(buf); buf = NULL; break; }
+    buf = nb;
+    cap *= 2;
+  }
+  fclose(fp);
+  if (!buf) return NULL;
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+/* Split one record starting at f->pos into fields, in place. */
+static int split(csv_file *f, const char *path, sc_error *err) {
+  char *p = f->buf + f->pos, *end = f->buf + f->len;
+  f->n_fields = 0;
+  f->record_line = f->line;
+  if (p >= end) return 0;
+  for (;;) {
+    if (f->n_fields >= CSV_MAX_FIELDS)
+      return -sc_error_set(err, SC_EINPUT, "%s:%d: more than %d fields in a row",
+                           path, f->record_line, CSV_MAX_FIELDS);
+    char *out = p, *start = p;
+    if (*p == '"') {
+      p++;
+      for (;;) {
+        if (p >= end)
+          return -sc_error_set(err, SC_EINPUT,
+                               "%s:%d: unterminated quoted field (a field that "
+                               "starts with \" must end with \")",
+                               path, f->record_line);
+        if (*p == '"' && p[1] == '"') { *out++ = '"'; p += 2; continue; }
+        if (*p == '"') { p++; break; }
+        if (*p == '\n') f->line++;
+        *out++ = *p++;
+      }
+    } else {
+      while (p < end && *p != ',' && *p != '\n' && *p != '\r') *out++ = *p++;
+    }
+    f->field[f->n_fields++] = start;
+    if (p < end && *p == ',') { *out = '\0'; p++; continue; }
+    if (p < end && *p == '\r') { *out = '\0'; p++; }
+    if (p < end && *p == '\n') { *out = '\0'; p++; }
+    else if (p < end) {
+      *out = '\0';
+      return -sc_error_set(err, SC_EINPUT,
+                           "%s:%d: unexpected text after a quoted field "
+                           "(expected a comma or the end of the line)",
+                           path, f->record_line);
+    }
+    *out = '\0';
+    f->line++;
+    f->pos = (size_t)(p - f->buf);
+    return 1;
+  }
+}
+
+int csv_open(csv_file *f, const char *path, sc_error *err) {
+  memset(f, 0, sizeof *f);
+  f->buf = slurp(path, &f->len);
+  if (!f->buf)
+    return sc_error_set(err, SC_EIO, "%s: cannot read: %s", path, strerror(errno));
+  f->line = 1;
+  /* skip a UTF-8 byte-order mark */
+  if (f->len >= 3 && (unsigned char)f->buf[0] == 0xEF &&
+      (unsigned char)f->buf[1] == 0xBB && (unsigned char)f->buf[2] == 0xBF)
+    f->pos = 3;
+  int rc = split(f, path, err);
+  if (rc <= 0) {
+    csv_close(f);
+    if (rc == 0) return sc_error_set(err, SC_EINPUT, "%s: empty file (expected a header row)", path);
+    return -rc;
+  }
+  f->n_cols = f->n_fields;
+  for (int i = 0; i < f->n_cols; i++) f->header[i] = f->field[i];
+  return SC_OK;
+}
+
+int csv_next(csv_file *f, const char *path, sc_error *err) {
+  int rc;
+  do {
+    rc = split(f, path, err);
+  } while (rc == 1 && f->n_fields == 1 && f->field[0][0] == '\0'); /* blank line */
+  return rc;
+}
+
+int csv_col(const csv_file *f, const char *name) {
+  for (int i = 0; i < f->n_cols; i++)
+    if (strcmp(f->header[i], name) == 0) return i;
+  return -1;
+}
+
+const char *csv_get(const csv_file *f, int col) {
+  if (col < 0 || col >= f->n_fields) return "";
+  return f->field[col];
+}
+
+void csv_close(csv_file *f) {
+  free(f->buf);
+  memset(f, 0, sizeof *f);
+}

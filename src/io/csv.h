@@ -1,0 +1,46 @@
+/*
+ * csv.h -- a small RFC 4180 CSV reader (module prefix: csv_).
+ *
+ * Reads the whole file into memory once; each record is split into
+ * fields in place. Quoted fields may hold commas, doubled quotes and line
+ * breaks. A header row names the columns.
+ */
+#ifndef SC_IO_CSV_H
+#define SC_IO_CSV_H
+
+#include <stddef.h>
+
+#include "stepcast.h"
+
+#define CSV_MAX_FIELDS 64
+
+typedef struct csv_file {
+  char *buf;                       /* owned: file contents, split in place */
+  size_t len;
+  size_t pos;                      /* read cursor in buf */
+  int line;                        /* 1-based line of the next record */
+  int n_cols;                      /* columns named by the header */
+  char *header[CSV_MAX_FIELDS];    /* point into buf */
+  char *field[CSV_MAX_FIELDS];     /* the current record, into buf */
+  int n_fields;                    /* fields in the current record */
+  int record_line;                 /* line where the current record starts */
+} csv_file;
+
+/* Open path and read its header. On failure returns SC_EIO or SC_EINPUT
+ * with a message naming the file; nothing needs freeing then. */
+int csv_open(csv_file *f, const char *path, sc_error *err);
+
+/* Read the next record into f->field. Returns 1 when a record was read,
+ * 0 at end of file, or -SC_EINPUT on a malformed record (unterminated
+ * quote, too many fields) with err naming file:line. */
+int csv_next(csv_file *f, const char *path, sc_error *err);
+
+/* Index of the column named `name`, or -1. */
+int csv_col(const csv_file *f, const char *name);
+
+/* Field of the current record in column `col`, "" when absent. */
+const char *csv_get(const csv_file *f, int col);
+
+void csv_close(csv_file *f);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * report.c -- tables, JSON and CSV for predictions and validations.
+ */
+#include <string.h>
+
+#include "io/report.h"
+
+#define GIB 1073741824.0
+
+int rep_format_from(const char *s) {
+  if (!strcmp(s, "table")) return REP_TABLE;
+  if (!strcmp(s, "json")) return REP_JSON;
+  if (!strcmp(s, "csv")) return REP_CSV;
+  return -1;
+}
+
+/* Write s as a JSON string literal. */
+static void json_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+    else if (ch == '\n') fputs("\\n", out);
+    else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+    else fputc(ch, out);
+  }
+  fputc('"', out);
+}
+
+static const char *sched_name(sc_schedule s) {
+  return s == SC_SCHED_GPIPE ? "gpipe" : s == SC_SCHED_INTERLEAVED ? "interleaved" : "1f1b";
+}
+
+static const char *recomp_name(sc_recompute r) {
+  return r == SC_RECOMP_FULL ? "full" : r == SC_RECOMP_SELECTIVE ? "selective" : "none";
+}
+
+/* The time breakdown as (name, seconds) pairs, in report order. */
+typedef struct part { const char *name; double s; } part;
+static int parts(const sc_result *r, part *p) {
+  int n = 0;
+  p[n++] = (part){"compute", r->time.compute};
+  p[n++] = (part){"host_overhead", r->time.host};
+  p[n++] = (part){"tp_comm_exposed", r->time.tp_comm};
+  p[n++] = (part){"pp_comm_exposed", r->time.pp_comm};
+  p[n++] = (part){"pipeline_bubble", r->time.bubble};
+  p[n++] = (part){"dp_comm_exposed", r->time.dp_comm};
+  p[n++] = (part){"optimizer", r->time.optimizer};
+  return n;
+}
+
+static void mem_parts(const sc_memory *m, part *p) {
+  p[0] = (part){"weights", m->weights};
+  p[1] = (part){"gradients", m->gradients};
+  p[2] = (part){"optimizer_states", m->optimizer};
+  p[3] = (part){"activations", m->activations};
+  p[4] = (part){"buffers", m->buffers};
+  p[5] = (part){"total", m->total};
+}
+
+static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r) {
+  const sc_plan *p = &s->plan;
+  const sc_cluster *c = &s->cluster;
+  fprintf(out, "stepcast %s prediction\n\n", SC_VERSION);
+  fprintf(out, "  model     %s: %.1fB parameters, %d layers, hidden %d, seq %d\n",
+          s->model.name, r->params / 1e9, s->model.layers, s->model.hidden, s->model.seq);
+  fprintf(out, "  cluster   %d x %s, %d per node, NVLink %.0f GB/s, NIC %.0f Gb/s per GPU\n",
+          c->gpus, c->gpu.name, c->gpus_per_node,
+          (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
+  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s\n",
+          p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
+          sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype));
+  fprintf(out, "  batch     %ld sequences = %d micro-batches of %ld per pipeline\n\n",
+          p->global_batch, r->micro_batches, r->micro_batch);
+  fprintf(out, "  step time          %10.3f s\n", r->step_s);
+  fprintf(out, "  throughput         %10.0f tokens/s  (%.2f sequences/s)\n", r->tokens_per_s, r->seq_per_s);
+  fprintf(out, "  model TFLOP/s/GPU  %10.1f\n", r->tflops_per_gpu);
+  fprintf(out, "  MFU                %10.1f %%\n\n", r->mfu * 100);
+  part pt[8];
+  int n = parts(r, pt);
+  fprintf(out, "  where the time goes          seconds   share\n");
+  for (int i = 0; i < n; i++)
+    fprintf(out, "    %-22s %12.4f  %5.1f %%\n", pt[i].name, pt[i].s,
+            r->step_s > 0 ? 100 * pt[i].s / r->step_s : 0);
+  part mp[6];
+  mem_parts(&r->mem, mp);
+  fprintf(out, "\n  memory per GPU (most loaded stage)   GiB\n");
+  for (int i = 0; i < 6; i++)
+    fprintf(out, "    %-22s %12.2f\n", mp[i].name, mp[i].s / GIB);
+  fprintf(out, "    %-22s %12.2f\n", "capacity", r->mem.capacity / GIB);
+  if (r->mem.fits)
+    fprintf(out, "\n  fits: yes (%.1f GiB free)\n", (r->mem.capacity - r->mem.total) / GIB);
+  else
+    fprintf(out, "\n  fits: NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB over)\n",
+            r->mem.total / GIB, r->mem.capacity / GIB, (r->mem.total - r->mem.capacity) / GIB);
+}
+
+static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r) {
+  const sc_plan *p = &s->plan;
+  fprintf(out, "{\"model\": ");
+  json_str(out, s->model.name);
+  fprintf(out, ", \"gpu\": ");
+  json_str(out, s->cluster.gpu.name);
+  fprintf(out, ", \"gpus\": %d, \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
+               "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
+               "\"recompute\": \"%s\", \"dtype\": \"%s\", \"global_batch\": %ld, "
+               "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
+          s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
+          p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
+          p->global_batch, r->micro_batch, r->micro_batches);
+  fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
+               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
+          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu,
+          r->model_flops, r->params);
+  part pt[8];
+  int n = parts(r, pt);
+  fprintf(out, " \"time_s\": {");
+  for (int i = 0; i < n; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", pt[i].name, pt[i].s);
+  part mp[6];
+  mem_parts(&r->mem, mp);
+  fprintf(out, "},\n \"memory_bytes\": {");
+  for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", mp[i].name, mp[i].s);
+  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s}\n", r->mem.capacity,
+          r->mem.fits ? "true" : "false");
+}
+
+static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
+  part pt[8], mp[6];
+  int n = parts(r, pt);
+  mem_parts(&r->mem, mp);
+  fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
+  for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
+  for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
+  fprintf(out, ",fits\n");
+  const sc_plan *p = &s->plan;
+  fprintf(out, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->model.name,
+          s->cluster.gpu.name, s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
+          r->micro_batch, p->global_batch, r->step_s, r->tokens_per_s, r->tflops_per_gpu, r->mfu);
+  for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
+  for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
+  fprintf(out, ",%d\n", r->mem.fits);
+}
+
+void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
+                    const sc_result *r) {
+  if (fmt == REP_JSON) pred_json(out, s, r);
+  else if (fmt == REP_CSV) pred_csv(out, s, r);
+  else pred_table(out, s, r);
+}
+
+/* ------------------------------------------------------------ validation */
+
+static void val_json(FILE *out, const val_file *f, int n) {
+  fprintf(out, "{\"files\": [");
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "%s\n  {\"file\": ", i ? "," : "");
+    json_str(out, f[i].path);
+    fprintf(out, ", \"rows\": %d, \"predicted\": %d, \"skipped\": %d, \"mape\": %.6g, "
+                 "\"median_ape\": %.6g, \"max_ape\": %.6g, \"within_10pct\": %d, \"seconds\": %.6g",
+            f[i].n, f[i].predicted, f[i].skipped, f[i].mape, f[i].median_ape, f[i].max_ape,
+            f[i].within_10pct, f[i].seconds);
+    if (f[i].kind == VAL_COLLECTIVE)
+      fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
+              f[i].mape_large);
+    fputc('}', out);
+  }
+  fprintf(out, "],\n \"rows\": [");
+  int first = 1;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < f[i].n; j++) {
+      const val_row *r = &f[i].rows[j];
+      fprintf(out, "%s\n  {\"file\": ", first ? "" : ",");
+      first = 0;
+      json_str(out, f[i].path);
+      fprintf(out, ", \"id\": ");
+      json_str(out, r->id);
+      fprintf(out, ", \"measured\": %.6g, ", r->measured);
+      if (r->skipped[0]) {
+        fprintf(out, "\"predicted\": null, \"ape\": null, \"skipped\": ");
+        json_str(out, r->skipped);
+      } else {
+        fprintf(out, "\"predicted\": %.6g, \"ape\": %.6g, \"skipped\": null", r->predicted, r->ape);
+      }
+      fputc('}', out);
+    }
+  fprintf(out, "]}\n");
+}
+
+static void val_csv(FILE *out, const val_file *f, int n) {
+  fprintf(out, "file,id,measured,predicted,ape,skipped\n");
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < f[i].n; j++) {
+      const val_row *r = &f[i].rows[j];
+      if (r->skipped[0])
+        fprintf(out, "%s,%s,%.6g,,,\"%s\"\n", f[i].path, r->id, r->measured, r->skipped);
+      else
+        fprintf(out, "%s,%s,%.6g,%.6g,%.6g,\n", f[i].path, r->id, r->measured, r->predicted, r->ape);
+    }
+}
+
+static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
+  for (int i = 0; i < n; i++) {
+    const char *unit = f[i].kind == VAL_TRAINING ? "s/step" : "us";
+    if (show_rows) {
+      fprintf(out, "%s\n  %-28s %12s %12s %8s\n", f[i].path, "id", "measured", "predicted", "error");
+      for (int j = 0; j < f[i].n; j++) {
+        const val_row *r = &f[i].rows[j];
+        if (r->skipped[0])
+          fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
+        else
+          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%\n", r->id, r->measured, r->predicted,
+                  100 * (r->predicted - r->measured) / r->measured);
+      }
+      fprintf(out, "  (%s)\n\n", unit);
+    }
+  }
+  fprintf(out, "%-48s %5s %5s %5s %7s %7s %7s %7s\n", "file", "rows", "pred", "skip", "MAPE",
+          "median", "max", "<=10%");
+  for (int i = 0; i < n; i++) {
+    const char *name = f[i].path;
+    size_t len = strlen(name);
+    if (len > 48) name += len - 48;
+    fprintf(out, "%-48s %5d %5d %5d %6.1f%% %6.1f%% %6.1f%% %7d\n", name, f[i].n, f[i].predicted,
+            f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape, 100 * f[i].max_ape,
+            f[i].within_10pct);
+    if (f[i].kind == VAL_COLLECTIVE)
+      fprintf(out, "%-48s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", "",
+              100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
+  }
+}
+
+void rep_validation(FILE *out, rep_format fmt, const val_file *files, int n,
+                    int show_rows) {
+  if (fmt == REP_JSON) val_json(out, files, n);
+  else if (fmt == REP_CSV) val_csv(out, files, n);
+  else val_table(out, files, n, show_rows);
+}

@@ -1,0 +1,26 @@
+/*
+ * report.h -- print predictions and validation results (module prefix:
+ * rep_): a readable table for people, JSON and CSV for programs.
+ * Output is deterministic: fixed formats, fixed order.
+ */
+#ifndef SC_IO_REPORT_H
+#define SC_IO_REPORT_H
+
+#include <stdio.h>
+
+#include "io/validate.h"
+#include "stepcast.h"
+
+typedef enum rep_format { REP_TABLE = 0, REP_JSON, REP_CSV } rep_format;
+
+/* Parse "table", "json", "csv"; -1 when unknown. */
+int rep_format_from(const char *s);
+
+void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
+                    const sc_result *r);
+
+/* Validation: rows of every file, then the per-file summary. */
+void rep_validation(FILE *out, rep_format fmt, const val_file *files, int n,
+                    int show_rows);
+
+#endif

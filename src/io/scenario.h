@@ -1,0 +1,40 @@
+/*
+ * scenario.h -- the JSON scenario loader, internals (module prefix: scn_).
+ *
+ * The public entry points are sc_scenario_load_file() and
+ * sc_scenario_load_string() in stepcast.h. This header exposes the pieces
+ * the CLI and other readers (CSV, flags) reuse: applying one "key.path=
+ * value" override to a JSON document, and "did you mean" suggestions.
+ * The format itself is documented in docs/input.md.
+ */
+#ifndef SC_SCENARIO_H
+#define SC_SCENARIO_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "stepcast.h"
+
+/* Apply one override "a.b.c=VALUE" to the scenario document `root` (a JSON
+ * object, modified in place; the caller keeps ownership). VALUE is parsed
+ * as JSON and taken as a string when it is not valid JSON ("cluster.gpu=
+ * h100-sxm5-80gb"). The key path is checked against the scenario schema
+ * (unknown keys get a suggestion); sections written as a preset id string
+ * ("model": "llama3-70b") become {"preset": id} so that one key can be
+ * changed, and missing sections are created. Returns SC_OK, SC_EINPUT
+ * (message names the override text) or SC_ENOMEM; on failure root may
+ * hold the sections created so far but no value has been changed. */
+int scn_apply_override(json_t *root, const char *assignment, sc_error *err);
+
+/* Optimal-string-alignment edit distance between a and b, ignoring ASCII
+ * case; only the first 63 bytes of each string are compared. */
+int scn_edit_distance(const char *a, const char *b);
+
+/* The candidate closest to `word` (edit distance, a common synonym such as
+ * "hidden_size" -> "hidden", or a prefix such as "h100" ->
+ * "h100-sxm5-80gb"), or NULL when none is close. cands[0..n) are not
+ * copied; the result points into them. */
+const char *scn_suggest(const char *word, const char *const *cands, size_t n);
+
+#endif /* SC_SCENARIO_H */

@@ -1,0 +1,326 @@
+/*
+ * validate.c -- run the predictor over measurement CSVs; see validate.h.
+ *
+ * How a training row becomes a scenario (blank cells are "not published";
+ * the choice is what the row's framework would have used):
+ *   - activation GELU, LayerNorm, learned positions, tied embeddings and
+ *     biases (GPT/Megatron/MPT rows); `kv_heads` blank = heads, `ffn`
+ *     blank = 4 x hidden;
+ *   - flash attention when the row's notes say "flash attention" (MPT),
+ *     else the unfused attention of Megatron/Megatron-DeepSpeed;
+ *   - recompute blank = none; micro_batch blank = picked by
+ *     sc_scenario_resolve; vpp blank = 1, vpp > 1 = interleaved 1F1B;
+ *   - an eager PyTorch framework (host launch overhead counts), gradient
+ *     reduction overlapped with the last backward.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll/coll.h"
+#include "io/csv.h"
+#include "io/validate.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Column lookup and typed parsing of the current record. */
+typedef struct row_ctx {
+  const csv_file *f;
+  const char *path;
+  sc_error *err;
+  int bad;              /* set when a field failed to parse */
+} row_ctx;
+
+static const char *cell(row_ctx *c, const char *col) {
+  return csv_get(c->f, csv_col(c->f, col));
+}
+
+/* A number in column col; `dflt` when blank; sets c->bad on garbage. */
+static double num(row_ctx *c, const char *col, double dflt, double min) {
+  const char *s = cell(c, col);
+  while (isspace((unsigned char)*s)) s++;
+  if (!*s) return dflt;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  while (isspace((unsigned char)*end)) end++;
+  if (*end || errno || !isfinite(v) || v < min) {
+    if (!c->bad)
+      sc_error_set(c->err, SC_EINPUT,
+                   "%s:%d: column '%s': expected a number >= %g, got '%s'",
+                   c->path, c->f->record_line, col, min, s);
+    c->bad = 1;
+    return dflt;
+  }
+  return v;
+}
+
+static int integer(row_ctx *c, const char *col, int dflt, int min) {
+  double v = num(c, col, dflt, min);
+  if (!c->bad && v != floor(v)) {
+    sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected an integer, got '%s'",
+                 c->path, c->f->record_line, col, cell(c, col));
+    c->bad = 1;
+  }
+  return (int)v;
+}
+
+static void add_row(val_file *vf, const val_row *r) {
+  if (vf->n == vf->cap) {
+    int cap = vf->cap ? vf->cap * 2 : 64;
+    val_row *nr = realloc(vf->rows, (size_t)cap * sizeof *nr);
+    if (!nr) return; /* out of memory: the row is dropped from the report */
+    vf->rows = nr;
+    vf->cap = cap;
+  }
+  vf->rows[vf->n++] = *r;
+}
+
+static int dtype_from(const char *s, sc_dtype *d) {
+  for (int i = 0; i < SC_DTYPE_COUNT; i++)
+    if (strcmp(s, sc_dtype_name((sc_dtype)i)) == 0) { *d = (sc_dtype)i; return 1; }
+  return 0;
+}
+
+/* Fill scenario from a training row. Returns SC_OK, SC_EINPUT (malformed
+ * row: err set) or SC_EMODEL (cannot model: reason in `why`). */
+static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
+  sc_scenario_default(s);
+  sc_model *m = &s->model;
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "%s", cell(c, "model"));
+  m->layers = integer(c, "layers", 0, 1);
+  m->hidden = integer(c, "hidden", 0, 1);
+  m->heads = integer(c, "heads", 0, 1);
+  m->kv_heads = integer(c, "kv_heads", m->heads, 1);
+  m->ffn = integer(c, "ffn", 4 * m->hidden, 1);
+  m->vocab = integer(c, "vocab", 0, 1);
+  m->seq = integer(c, "seq", 0, 1);
+  m->experts = integer(c, "experts", 0, 0);
+  m->topk = integer(c, "topk", m->experts > 1 ? 2 : 0, 0);
+  m->act = SC_ACT_GELU;
+  m->norm = SC_NORM_LAYERNORM;
+  m->pos = SC_POS_LEARNED;
+  m->tied_embeddings = 1;
+  m->bias = 1;
+
+  sc_plan *p = &s->plan;
+  sc_plan_default(p);
+  p->global_batch = (long)num(c, "global_batch", 0, 1);
+  p->micro_batch = (long)num(c, "micro_batch", 0, 1);
+  p->tp = integer(c, "tp", 1, 1);
+  p->pp = integer(c, "pp", 1, 1);
+  p->dp = integer(c, "dp", 1, 1);
+  p->cp = integer(c, "cp", 1, 1);
+  p->ep = integer(c, "ep", 1, 1);
+  p->vpp = integer(c, "vpp", 0, 1);
+  p->schedule = p->vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
+  p->sp = integer(c, "sp", 0, 0);
+  p->zero = integer(c, "zero", 0, 0);
+  const char *rc = cell(c, "recompute");
+  if (!*rc || !strcmp(rc, "none")) p->recompute = SC_RECOMP_NONE;
+  else if (!strcmp(rc, "selective")) p->recompute = SC_RECOMP_SELECTIVE;
+  else if (!strcmp(rc, "full")) p->recompute = SC_RECOMP_FULL;
+  else if (!c->bad) {
+    sc_error_set(c->err, SC_EINPUT,
+                 "%s:%d: column 'recompute': expected none, selective, full or "
+                 "blank, got '%s'", c->path, c->f->record_line, rc);
+    c->bad = 1;
+  }
+  const char *dt = cell(c, "dtype");
+  if (!dtype_from(dt, &p->dtype) && !c->bad) {
+    sc_error_set(c->err, SC_EINPUT,
+                 "%s:%d: column 'dtype': expected fp32, tf32, fp16, bf16, fp8 "
+                 "or fp4, got '%s'", c->path, c->f->record_line, dt);
+    c->bad = 1;
+  }
+  const char *notes = cell(c, "notes");
+  p->flash_attention = strstr(notes, "flash attention") != NULL;
+  p->fused_kernels = 1;
+  p->framework_eager = 1;
+  p->overlap_grad_reduce = 1;
+  p->overlap_param_gather = 1;
+  p->overlap_tp = 0;
+  p->distributed_optimizer = 0;
+
+  sc_cluster *cl = &s->cluster;
+  const char *gname = cell(c, "gpu");
+  const sc_gpu *g = sc_gpu_preset(gname);
+  if (!g) {
+    snprintf(why, wn, "unknown GPU '%s' (no preset)", gname);
+    return c->bad ? SC_EINPUT : SC_EMODEL;
+  }
+  cl->gpu = *g;
+  snprintf(cl->name, sizeof cl->name, "validation row");
+  cl->gpus = integer(c, "gpus", 1, 1);
+  cl->gpus_per_node = integer(c, "gpus_per_node", 8, 1);
+  cl->nvlink_domain = integer(c, "nvlink_domain", cl->gpus_per_node, 1);
+  cl->nvlink_bw = num(c, "nvlink_GBps", g->nvlink_bw / 1e9, 0) * 1e9;
+  cl->nic_bw = num(c, "nic_Gbps", 0, 0) * 1e9 / 8;
+  cl->topology[0] = '\0';
+  if (c->bad) return SC_EINPUT;
+  return SC_OK;
+}
+
+static void predict_training(row_ctx *c, val_file *vf, val_row *r) {
+  sc_scenario s;
+  char why[160] = "";
+  int rc = training_scenario(c, &s, why, sizeof why);
+  if (rc == SC_EMODEL) {
+    snprintf(r->skipped, sizeof r->skipped, "%s", why);
+    return;
+  }
+  if (rc != SC_OK) return;
+  sc_result res;
+  sc_error e = {0};
+  rc = sc_predict(&s, &res, &e);
+  if (rc != SC_OK) {
+    /* the row's own plan is inconsistent: report it as skipped with the
+     * checker's reason rather than guess */
+    snprintf(r->skipped, sizeof r->skipped, "%.180s", e.msg);
+    return;
+  }
+  r->predicted = res.step_s;
+  (void)vf;
+}
+
+static void predict_collective(row_ctx *c, val_row *r) {
+  const char *opn = cell(c, "op");
+  int op = coll_op_from_name(opn);
+  double bytes = num(c, "bytes", 0, 1);
+  int ranks = integer(c, "ranks", 1, 1);
+  int gpn = integer(c, "gpus_per_node", 8, 1);
+  const char *gname = cell(c, "gpu");
+  double nvl = num(c, "nvlink_GBps", 0, 0);
+  double nic = num(c, "nic_Gbps", 0, 0);
+  if (c->bad) return;
+  r->bytes = bytes;
+  if (op < 0) {
+    snprintf(r->skipped, sizeof r->skipped, "unknown collective '%s'", opn);
+    return;
+  }
+  const sc_gpu *g = sc_gpu_preset(gname);
+  if (!g) {
+    snprintf(r->skipped, sizeof r->skipped, "unknown GPU '%s' (no preset)", gname);
+    return;
+  }
+  sc_scenario def;
+  sc_scenario_default(&def);
+  coll_group grp;
+  grp.ranks = ranks;
+  grp.ranks_per_node = ranks < gpn ? ranks : gpn;
+  grp.arch = g->arch;
+  grp.intra_bw = (nvl > 0 ? nvl * 1e9 : g->nvlink_bw);
+  grp.inter_bw = nic * 1e9 / 8;
+  grp.intra_lat = def.cluster.nvlink_lat;
+  grp.inter_lat = def.cluster.nic_lat;
+  if (ranks > grp.ranks_per_node && grp.inter_bw <= 0) {
+    snprintf(r->skipped, sizeof r->skipped,
+             "spans %d nodes but nic_Gbps is blank", ranks / grp.ranks_per_node);
+    return;
+  }
+  r->predicted = coll_nccl_time((coll_op)op, bytes, &grp).time * 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void summarize(val_file *vf) {
+  double *apes = malloc(sizeof(double) * (vf->n > 0 ? vf->n : 1));
+  int k = 0;
+  double sum = 0, ss = 0, sl = 0;
+  for (int i = 0; i < vf->n; i++) {
+    val_row *r = &vf->rows[i];
+    if (r->skipped[0]) { vf->skipped++; continue; }
+    vf->predicted++;
+    if (apes) apes[k] = r->ape;
+    k++;
+    sum += r->ape;
+    if (r->ape > vf->max_ape) vf->max_ape = r->ape;
+    if (r->ape <= 0.10) vf->within_10pct++;
+    if (vf->kind == VAL_COLLECTIVE) {
+      if (r->bytes < 1048576) { ss += r->ape; vf->n_small++; }
+      else { sl += r->ape; vf->n_large++; }
+    }
+  }
+  if (k > 0) {
+    vf->mape = sum / k;
+    if (apes) {
+      qsort(apes, (size_t)k, sizeof *apes, cmp_double);
+      vf->median_ape = k % 2 ? apes[k / 2] : 0.5 * (apes[k / 2 - 1] + apes[k / 2]);
+    }
+  }
+  if (vf->n_small) vf->mape_small = ss / vf->n_small;
+  if (vf->n_large) vf->mape_large = sl / vf->n_large;
+  free(apes);
+}
+
+int val_run(const char *path, val_file *vf, sc_error *err) {
+  memset(vf, 0, sizeof *vf);
+  snprintf(vf->path, sizeof vf->path, "%s", path);
+  csv_file f;
+  int rc = csv_open(&f, path, err);
+  if (rc != SC_OK) return rc;
+  int c_train = csv_col(&f, "measured_iter_s");
+  int c_coll = csv_col(&f, "measured_time_us");
+  if (c_train < 0 && c_coll < 0) {
+    csv_close(&f);
+    return sc_error_set(err, SC_EINPUT,
+                        "%s:1: header has neither 'measured_iter_s' (training "
+                        "set) nor 'measured_time_us' (collective set)", path);
+  }
+  vf->kind = c_train >= 0 ? VAL_TRAINING : VAL_COLLECTIVE;
+  double t0 = now_s();
+  row_ctx c = {&f, path, err, 0};
+  while ((rc = csv_next(&f, path, err)) == 1) {
+    if (f.n_fields != f.n_cols) {
+      rc = -sc_error_set(err, SC_EINPUT,
+                         "%s:%d: %d fields, but the header names %d columns",
+                         path, f.record_line, f.n_fields, f.n_cols);
+      break;
+    }
+    val_row r;
+    memset(&r, 0, sizeof r);
+    r.predicted = -1;
+    snprintf(r.id, sizeof r.id, "%s", cell(&c, "id"));
+    r.measured = num(&c, vf->kind == VAL_TRAINING ? "measured_iter_s"
+                                                  : "measured_time_us", 0, 0);
+    if (!c.bad && r.measured <= 0) {
+      sc_error_set(err, SC_EINPUT, "%s:%d: the measured value must be > 0",
+                   path, f.record_line);
+      c.bad = 1;
+    }
+    if (!c.bad) {
+      if (vf->kind == VAL_TRAINING) predict_training(&c, vf, &r);
+      else predict_collective(&c, &r);
+    }
+    if (c.bad) { rc = -SC_EINPUT; break; }
+    if (!r.skipped[0]) r.ape = fabs(r.predicted - r.measured) / r.measured;
+    else r.predicted = -1;
+    add_row(vf, &r);
+  }
+  csv_close(&f);
+  vf->seconds = now_s() - t0;
+  if (rc < 0) {
+    val_free(vf);
+    return -rc;
+  }
+  summarize(vf);
+  return SC_OK;
+}
+
+void val_free(val_file *f) {
+  free(f->rows);
+  f->rows = NULL;
+  f->n = f->cap = 0;
+}

@@ -1,0 +1,559 @@
+/*
+ * plan.c -- default scenario, and the checks and picks that turn a
+ * scenario as written into one the engines can run (module prefix: plan_).
+ *
+ * sc_scenario_resolve() is the single gate between user input (JSON, CLI
+ * flags, CSV rows, API callers) and the cost model: every relation the
+ * engines rely on (tp divides heads, gpus = tp*pp*dp*cp, micro-batches
+ * divide the batch, ...) is checked here, and every "0 = pick" field is
+ * filled in the way the framework would. Each failure is SC_EINPUT with a
+ * message that starts with the key path (e.g. "plan.tp") and says which
+ * values would be valid. Checks run in dependency order: model, cluster,
+ * plan basics, then the relations between them.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hw/cluster_presets.h"
+#include "plan/plan.h"
+#include "stepcast.h"
+
+/* ------------------------------------------------------------ defaults */
+
+/* Fill *p with the neutral plan: every degree 1 (dp and micro_batch 0 =
+ * pick), plain 1F1B, no recompute, no ZeRO, bf16, gradient reduce and
+ * parameter gather overlapped, flash attention and fused kernels on, an
+ * eager framework. global_batch is 0 and must be set before resolving. */
+void sc_plan_default(sc_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->tp = p->pp = p->cp = p->ep = p->vpp = 1;
+  p->dp = 0;
+  p->schedule = SC_SCHED_1F1B;
+  p->recompute = SC_RECOMP_NONE;
+  p->global_batch = 0;
+  p->micro_batch = 0;
+  p->dtype = SC_BF16;
+  p->overlap_grad_reduce = 1;
+  p->overlap_param_gather = 1;
+  p->overlap_tp = 0;
+  p->flash_attention = 1;
+  p->fused_kernels = 1;
+  p->framework_eager = 1;
+}
+
+/* Fill *s with the default scenario: GPT-3 175B on 128 DGX A100 (1,024
+ * A100 80GB, NVLink 300 GB/s per direction, 200 Gb/s per GPU), Megatron
+ * style: tp 8 inside the node, pp 16 with plain 1F1B, dp derived (8),
+ * sequence parallelism, distributed optimizer (ZeRO 1), selective
+ * recompute, global batch 1536 of micro-batch 1 (picked), bf16.
+ * Cannot fail: the presets are compiled in (asserted by the tests). */
+void sc_scenario_default(sc_scenario *s) {
+  memset(s, 0, sizeof *s);
+  const sc_model *m = sc_model_preset("gpt3-175b");
+  if (m) s->model = *m;
+  if (clus_preset_fill(&s->cluster, "dgx-a100"))
+    s->cluster.gpus = 128 * s->cluster.gpus_per_node;
+  sc_plan *p = &s->plan;
+  sc_plan_default(p);
+  p->tp = 8;
+  p->pp = 16;
+  p->dp = 0;          /* 1024 / (8 * 16) = 8 */
+  p->sp = 1;
+  p->zero = 1;
+  p->distributed_optimizer = 1;
+  p->recompute = SC_RECOMP_SELECTIVE;
+  p->global_batch = 1536;
+  p->micro_batch = 0; /* pp > 1: 1 */
+}
+
+/* ------------------------------------------------------ message helpers */
+
+/* Saturating product of two non-negative integers (saturates at 2^62). */
+static long long plan_mul(long long a, long long b) {
+  const long long cap = 1LL << 62;
+  if (a <= 0 || b <= 0) return 0;
+  return a > cap / b ? cap : a * b;
+}
+
+static long long plan_gcd(long long a, long long b) {
+  while (b) {
+    long long t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+/* Write the divisors of n (n >= 1) into buf as "1, 2, 3, ...", keeping at
+ * most about 24 of them ("1, 2, ..., 512, 1024" when there are more).
+ * Costs O(sqrt n) steps; n <= 2^40 by the limits above. */
+static void plan_divisors(long long n, char *buf, size_t cap) {
+  enum { KEEP = 24 };
+  long long lo[KEEP], hi[KEEP];
+  int nlo = 0, nhi = 0, more = 0;
+  for (long long i = 1; i <= n / i; i++) {
+    if (n % i) continue;
+    if (nlo < KEEP) lo[nlo++] = i;
+    else more = 1;
+    if (i != n / i) {
+      if (nhi < KEEP) hi[nhi++] = n / i;
+      else more = 1;
+    }
+  }
+  /* hi holds the largest divisors in decreasing order, but only the first
+   * KEEP of them: those pair with lo[]. */
+  size_t len = 0;
+  buf[0] = '\0';
+  int shown_lo = more ? KEEP / 2 : nlo;
+  int shown_hi = more ? 4 : nhi;
+  for (int i = 0; i < shown_lo && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "", lo[i]);
+  if (more && len < cap) len += (size_t)snprintf(buf + len, cap - len, ", ...");
+  for (int i = shown_hi - 1; i >= 0 && len < cap; i--)
+    len += (size_t)snprintf(buf + len, cap - len, ", %lld", hi[i]);
+}
+
+/* Divisors of n that are at most `max`, as text ("none" if n < 1). */
+static void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = '\0';
+  if (n < 1) {
+    snprintf(buf, cap, "none");
+    return;
+  }
+  int count = 0;
+  for (long long d = 1; d <= max && d <= n && len < cap; d++) {
+    if (n % d) continue;
+    if (++count > 24) {
+      snprintf(buf + len, cap - len, ", ...");
+      return;
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "%s%lld", count > 1 ? ", " : "", d);
+  }
+}
+
+/* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
+static int plan_range(long long v, long long lo, long long hi, const char *path,
+                      sc_error *err) {
+  if (v >= lo && v <= hi) return SC_OK;
+  return sc_error_set(err, SC_EINPUT, "%s: %lld is out of range (valid: %lld..%lld)",
+                      path, v, lo, hi);
+}
+
+/* SC_EINPUT unless v is finite and lo <= v (or lo < v when strict). */
+static int plan_positive(double v, double lo, int strict, double unit,
+                         const char *path, const char *unit_name, sc_error *err) {
+  int ok = isfinite(v) && (strict ? v > lo : v >= lo);
+  if (ok) return SC_OK;
+  return sc_error_set(err, SC_EINPUT, "%s: %g %s is invalid (valid: a finite number %s %g)",
+                      path, v / unit, unit_name, strict ? ">" : ">=", lo / unit);
+}
+
+/* ---------------------------------------------------------------- model */
+
+/* Check the shape integers of m against their limits. */
+static int plan_model_ranges(const sc_model *m, sc_error *err) {
+  int rc;
+  if ((rc = plan_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
+      (rc = plan_range(m->hidden, 1, PLAN_MAX_WIDTH, "model.hidden", err)) ||
+      (rc = plan_range(m->heads, 1, PLAN_MAX_HEADS, "model.heads", err)) ||
+      (rc = plan_range(m->kv_heads, 0, m->heads, "model.kv_heads", err)) ||
+      (rc = plan_range(m->head_dim, 0, PLAN_MAX_HEADS, "model.head_dim", err)) ||
+      (rc = plan_range(m->ffn, 0, PLAN_MAX_WIDTH, "model.ffn", err)) ||
+      (rc = plan_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
+      (rc = plan_range(m->seq, 1, PLAN_MAX_SEQ, "model.seq", err)) ||
+      (rc = plan_range(m->experts, 0, PLAN_MAX_HEADS, "model.experts", err)) ||
+      (rc = plan_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)))
+    return rc;
+  if ((unsigned)m->act > SC_ACT_RELU)
+    return sc_error_set(err, SC_EINPUT, "model.activation: %d is not valid (gelu, swiglu, relu)", (int)m->act);
+  if ((unsigned)m->norm > SC_NORM_RMSNORM)
+    return sc_error_set(err, SC_EINPUT, "model.norm: %d is not valid (layernorm, rmsnorm)", (int)m->norm);
+  if ((unsigned)m->pos > SC_POS_ALIBI)
+    return sc_error_set(err, SC_EINPUT, "model.position: %d is not valid (learned, rope, alibi)", (int)m->pos);
+  return SC_OK;
+}
+
+/* Check the attention shape of m and fill kv_heads, head_dim and ffn when
+ * they are 0 (MHA, hidden / heads, 4 * hidden). */
+static int plan_model_attention(sc_model *m, sc_error *err) {
+  char valid[256];
+  if (m->kv_heads == 0) m->kv_heads = m->heads;
+  if (m->heads % m->kv_heads) {
+    plan_divisors(m->heads, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "model.kv_heads: %d does not divide model.heads %d "
+                        "(each KV head serves a whole group of query heads); valid: %s",
+                        m->kv_heads, m->heads, valid);
+  }
+  if (m->head_dim == 0) {
+    if (m->hidden % m->heads) {
+      plan_divisors_upto(m->hidden, PLAN_MAX_HEADS, valid, sizeof valid);
+      return sc_error_set(err, SC_EINPUT,
+                          "model.hidden: %d is not divisible by model.heads %d, so the "
+                          "head size is undefined; set model.head_dim, or use heads among "
+                          "the divisors of hidden: %s",
+                          m->hidden, m->heads, valid);
+    }
+    m->head_dim = m->hidden / m->heads;
+  }
+  if (m->ffn == 0) {
+    if (4L * m->hidden > PLAN_MAX_WIDTH)
+      return sc_error_set(err, SC_EINPUT, "model.ffn: 4 x hidden = %ld exceeds %ld; set model.ffn",
+                          4L * m->hidden, PLAN_MAX_WIDTH);
+    m->ffn = 4 * m->hidden;
+  }
+  return SC_OK;
+}
+
+/* Check the mixture-of-experts fields: dense (experts 0 or 1, topk 0 or
+ * 1) or 1 <= topk <= experts. */
+static int plan_model_moe(sc_model *m, sc_error *err) {
+  if (m->experts <= 1) {
+    if (m->topk > 1)
+      return sc_error_set(err, SC_EINPUT,
+                          "model.topk: %d needs an MoE model, but model.experts is %d "
+                          "(dense); set model.experts >= %d or drop model.topk",
+                          m->topk, m->experts, m->topk);
+    return SC_OK;
+  }
+  if (m->topk < 1 || m->topk > m->experts)
+    return sc_error_set(err, SC_EINPUT,
+                        "model.topk: %d is not valid for model.experts %d (valid: 1..%d "
+                        "experts per token; Mixtral and GShard use 2)",
+                        m->topk, m->experts, m->experts);
+  return SC_OK;
+}
+
+static int plan_model(sc_model *m, sc_error *err) {
+  int rc;
+  m->name[sizeof m->name - 1] = '\0';
+  if ((rc = plan_model_ranges(m, err))) return rc;
+  if ((rc = plan_model_attention(m, err))) return rc;
+  return plan_model_moe(m, err);
+}
+
+/* -------------------------------------------------------------- cluster */
+
+/* Check the GPU constants that every prediction divides by. */
+static int plan_gpu(const sc_gpu *g, sc_error *err) {
+  int rc;
+  if ((rc = plan_positive(g->hbm_bytes, 0, 1, 1e9, "cluster.gpu.hbm_GB", "GB", err)) ||
+      (rc = plan_positive(g->hbm_bw, 0, 1, 1e12, "cluster.gpu.hbm_TBps", "TB/s", err)) ||
+      (rc = plan_positive(g->vector_flops, 0, 0, 1e12, "cluster.gpu.vector_tflops", "TFLOP/s", err)) ||
+      (rc = plan_positive(g->nvlink_bw, 0, 0, 1e9, "cluster.gpu.nvlink_GBps", "GB/s", err)) ||
+      (rc = plan_positive(g->gemm_half_n, 0, 0, 1, "cluster.gpu.gemm_half_n", "", err)) ||
+      (rc = plan_positive(g->launch_s, 0, 0, 1e-6, "cluster.gpu.launch_us", "us", err)))
+    return rc;
+  const double eff[3] = {g->hbm_eff, g->gemm_eff, g->attn_eff};
+  const char *name[3] = {"hbm_eff", "gemm_eff", "attn_eff"};
+  for (int i = 0; i < 3; i++)
+    if (!(eff[i] > 0 && eff[i] <= 1))
+      return sc_error_set(err, SC_EINPUT, "cluster.gpu.%s: %g is not valid (a fraction in (0, 1])",
+                          name[i], eff[i]);
+  for (int d = 0; d < SC_DTYPE_COUNT; d++)
+    if (!(isfinite(g->peak_flops[d]) && g->peak_flops[d] >= 0))
+      return sc_error_set(err, SC_EINPUT, "cluster.gpu.peak_tflops.%s: %g is not valid (>= 0; 0 = unsupported)",
+                          sc_dtype_name((sc_dtype)d), g->peak_flops[d] / 1e12);
+  return SC_OK;
+}
+
+/* Check the sizes of the cluster and fill nvlink_domain (0: one node) and
+ * nvlink_bw (0: the GPU's). */
+static int plan_cluster_sizes(sc_cluster *c, sc_error *err) {
+  int rc;
+  if ((rc = plan_range(c->gpus, 1, PLAN_MAX_GPUS, "cluster.gpus", err)) ||
+      (rc = plan_range(c->gpus_per_node, 1, PLAN_MAX_DEGREE, "cluster.gpus_per_node", err)) ||
+      (rc = plan_range(c->nvlink_domain, 0, PLAN_MAX_GPUS, "cluster.nvlink_domain", err)))
+    return rc;
+  if (c->nvlink_domain == 0) c->nvlink_domain = c->gpus_per_node;
+  if (c->gpus > c->gpus_per_node && c->gpus % c->gpus_per_node) {
+    int lo = c->gpus / c->gpus_per_node * c->gpus_per_node;
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.gpus: %d is not a whole number of nodes of "
+                        "cluster.gpus_per_node %d; valid nearby: %d or %d",
+                        c->gpus, c->gpus_per_node, lo, lo + c->gpus_per_node);
+  }
+  if (c->nvlink_domain % c->gpus_per_node && c->gpus_per_node % c->nvlink_domain)
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.nvlink_domain: %d must be a multiple of cluster.gpus_per_node %d "
+                        "(rack-scale NVLink) or divide it",
+                        c->nvlink_domain, c->gpus_per_node);
+  return SC_OK;
+}
+
+/* Check the links of the cluster. */
+static int plan_cluster_links(sc_cluster *c, sc_error *err) {
+  int rc;
+  if (c->nvlink_bw == 0) c->nvlink_bw = c->gpu.nvlink_bw;
+  if ((rc = plan_positive(c->nvlink_bw, 0, 0, 1e9, "cluster.nvlink_GBps", "GB/s", err)) ||
+      (rc = plan_positive(c->nic_bw, 0, 0, 1e9 / 8, "cluster.nic_Gbps", "Gb/s", err)) ||
+      (rc = plan_positive(c->nvlink_lat, 0, 0, 1e-6, "cluster.nvlink_latency_us", "us", err)) ||
+      (rc = plan_positive(c->nic_lat, 0, 0, 1e-6, "cluster.nic_latency_us", "us", err)))
+    return rc;
+  if (c->nvlink_domain > 1 && c->gpus > 1 && c->nvlink_bw <= 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.nvlink_GBps: required (> 0) for an NVLink domain of %d GPUs "
+                        "(GPU %s has none); or set cluster.nvlink_domain 1",
+                        c->nvlink_domain, c->gpu.name);
+  if (c->gpus > c->nvlink_domain && c->nic_bw <= 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.nic_Gbps: required (> 0) when the cluster spans more than one "
+                        "NVLink domain (cluster.gpus %d > nvlink_domain %d), e.g. 200 or 400",
+                        c->gpus, c->nvlink_domain);
+  return SC_OK;
+}
+
+static int plan_cluster(sc_cluster *c, sc_error *err) {
+  int rc;
+  c->name[sizeof c->name - 1] = '\0';
+  c->topology[sizeof c->topology - 1] = '\0';
+  c->gpu.name[sizeof c->gpu.name - 1] = '\0';
+  if ((rc = plan_gpu(&c->gpu, err))) return rc;
+  if ((rc = plan_cluster_sizes(c, err))) return rc;
+  return plan_cluster_links(c, err);
+}
+
+/* ------------------------------------------------------------ the plan */
+
+/* Check the ranges and enums of the plan on its own. */
+static int plan_basics(sc_plan *p, sc_error *err) {
+  int rc;
+  if ((rc = plan_range(p->tp, 1, PLAN_MAX_DEGREE, "plan.tp", err)) ||
+      (rc = plan_range(p->pp, 1, PLAN_MAX_DEGREE, "plan.pp", err)) ||
+      (rc = plan_range(p->dp, 0, PLAN_MAX_GPUS, "plan.dp", err)) ||
+      (rc = plan_range(p->cp, 1, PLAN_MAX_DEGREE, "plan.cp", err)) ||
+      (rc = plan_range(p->ep, 1, PLAN_MAX_DEGREE, "plan.ep", err)) ||
+      (rc = plan_range(p->vpp, 0, PLAN_MAX_VPP, "plan.vpp", err)) ||
+      (rc = plan_range(p->zero, 0, 3, "plan.zero", err)))
+    return rc;
+  if (p->global_batch == 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.global_batch: required (sequences per optimizer step, e.g. 1536)");
+  if ((rc = plan_range(p->global_batch, 1, PLAN_MAX_BATCH, "plan.global_batch", err)) ||
+      (rc = plan_range(p->micro_batch, 0, p->global_batch, "plan.micro_batch", err)))
+    return rc;
+  if ((unsigned)p->schedule > SC_SCHED_INTERLEAVED)
+    return sc_error_set(err, SC_EINPUT, "plan.schedule: %d is not valid (1f1b, gpipe, interleaved)",
+                        (int)p->schedule);
+  if ((unsigned)p->recompute > SC_RECOMP_FULL)
+    return sc_error_set(err, SC_EINPUT, "plan.recompute: %d is not valid (none, selective, full)",
+                        (int)p->recompute);
+  if ((unsigned)p->dtype >= SC_DTYPE_COUNT)
+    return sc_error_set(err, SC_EINPUT, "plan.dtype: %d is not valid (fp32, tf32, fp16, bf16, fp8, fp4)",
+                        (int)p->dtype);
+  return SC_OK;
+}
+
+/* The GPU must compute in the plan's dtype. */
+static int plan_dtype(const sc_scenario *s, sc_error *err) {
+  const sc_gpu *g = &s->cluster.gpu;
+  if (g->peak_flops[s->plan.dtype] > 0) return SC_OK;
+  char valid[96] = "";
+  size_t len = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT && len < sizeof valid; d++)
+    if (g->peak_flops[d] > 0)
+      len += (size_t)snprintf(valid + len, sizeof valid - len, "%s%s", len ? ", " : "",
+                              sc_dtype_name((sc_dtype)d));
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.dtype: %s is not supported by cluster.gpu %s (peak_tflops.%s is 0); "
+                      "valid: %s",
+                      sc_dtype_name(s->plan.dtype), g->name, sc_dtype_name(s->plan.dtype),
+                      len ? valid : "none (set cluster.gpu.peak_tflops)");
+}
+
+/* Tensor parallelism splits heads, KV heads and the MLP: tp must divide
+ * each (Megatron-LM asserts the same); with sequence parallelism it also
+ * splits the sequence (per context-parallel rank). */
+static int plan_tensor(sc_scenario *s, sc_error *err) {
+  const sc_model *m = &s->model;
+  sc_plan *p = &s->plan;
+  char valid[256];
+  long long g = plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn);
+  plan_divisors(g, valid, sizeof valid);
+  const char *what = NULL;
+  int of = 0;
+  if (m->heads % p->tp) what = "model.heads", of = m->heads;
+  else if (m->kv_heads % p->tp) what = "model.kv_heads", of = m->kv_heads;
+  else if (m->ffn % p->tp) what = "model.ffn", of = m->ffn;
+  if (what)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.tp: %d does not divide %s %d (tensor parallelism splits "
+                        "heads, KV heads and the MLP evenly); valid tp: %s",
+                        p->tp, what, of, valid);
+  if (p->tp == 1) p->sp = 0; /* sequence parallelism is a no-op without tp */
+  p->sp = !!p->sp;
+  if (p->sp && (m->seq % p->cp == 0) && (m->seq / p->cp) % p->tp)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.sp: sequence parallelism splits model.seq / cp = %d tokens over "
+                        "tp %d, which does not divide them; set plan.sp false or a tp that divides %d",
+                        m->seq / p->cp, p->tp, m->seq / p->cp);
+  return SC_OK;
+}
+
+/* Context parallelism splits each sequence into cp equal chunks. */
+static int plan_context(const sc_scenario *s, sc_error *err) {
+  char valid[256];
+  if (s->model.seq % s->plan.cp == 0) return SC_OK;
+  plan_divisors(s->model.seq, valid, sizeof valid);
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.cp: %d does not divide model.seq %d; valid cp: %s",
+                      s->plan.cp, s->model.seq, valid);
+}
+
+/* Data parallelism: derive dp = gpus / (tp*pp*cp) when 0, else require
+ * tp*pp*dp*cp == gpus. */
+static int plan_data(sc_scenario *s, sc_error *err) {
+  sc_plan *p = &s->plan;
+  long long gpus = s->cluster.gpus;
+  long long mp = plan_mul(plan_mul(p->tp, p->pp), p->cp);
+  if (mp > gpus)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan: tp*pp*cp = %d*%d*%d = %lld exceeds cluster.gpus %lld; "
+                        "lower plan.tp/pp/cp or add GPUs",
+                        p->tp, p->pp, p->cp, mp, gpus);
+  if (p->dp == 0) {
+    if (gpus % mp)
+      return sc_error_set(err, SC_EINPUT,
+                          "plan.dp: cannot derive dp: cluster.gpus %lld is not divisible by "
+                          "tp*pp*cp = %d*%d*%d = %lld; use a multiple of %lld GPUs or change tp/pp/cp",
+                          gpus, p->tp, p->pp, p->cp, mp, mp);
+    p->dp = (int)(gpus / mp);
+    return SC_OK;
+  }
+  long long all = plan_mul(mp, p->dp);
+  if (all == gpus) return SC_OK;
+  if (gpus % mp == 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.dp: tp*pp*dp*cp = %d*%d*%d*%d = %lld but cluster.gpus = %lld; "
+                        "use dp %lld (or omit plan.dp to derive it)",
+                        p->tp, p->pp, p->dp, p->cp, all, gpus, gpus / mp);
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.dp: tp*pp*dp*cp = %d*%d*%d*%d = %lld but cluster.gpus = %lld, "
+                      "which tp*pp*cp = %lld does not divide; change tp/pp/cp or cluster.gpus",
+                      p->tp, p->pp, p->dp, p->cp, all, gpus, mp);
+}
+
+/* Expert parallelism distributes the experts over ep ranks taken from the
+ * data (x context) parallel group. */
+static int plan_expert(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  int experts = s->model.experts;
+  if (p->ep == 1) return SC_OK;
+  if (experts <= 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.ep: %d needs an MoE model, but model.experts is %d; valid ep: 1",
+                        p->ep, experts);
+  long long dpcp = plan_mul(p->dp, p->cp);
+  if (experts % p->ep == 0 && dpcp % p->ep == 0) return SC_OK;
+  char valid[256];
+  plan_divisors(plan_gcd(experts, dpcp), valid, sizeof valid);
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.ep: %d must divide model.experts %d and dp*cp %lld "
+                      "(experts are spread over data-parallel ranks); valid ep: %s",
+                      p->ep, experts, dpcp, valid);
+}
+
+/* Pick vpp and check the schedule against pp and vpp. 1F1B with vpp >= 2
+ * is interleaved 1F1B (Megatron-LM's virtual pipeline). */
+static int plan_schedule(sc_plan *p, sc_error *err) {
+  if (p->vpp == 0) p->vpp = p->schedule == SC_SCHED_INTERLEAVED ? 2 : 1;
+  if (p->vpp >= 2 && p->schedule == SC_SCHED_1F1B) p->schedule = SC_SCHED_INTERLEAVED;
+  if (p->vpp >= 2 && p->schedule == SC_SCHED_GPIPE)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.vpp: %d model chunks per rank need plan.schedule \"interleaved\" "
+                        "(or \"1f1b\"); gpipe runs one chunk per rank, valid vpp: 1",
+                        p->vpp);
+  if (p->schedule == SC_SCHED_INTERLEAVED && p->pp == 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.schedule: \"interleaved\" needs plan.pp > 1 (pp is 1); "
+                        "use \"1f1b\" or raise plan.pp");
+  if (p->schedule == SC_SCHED_INTERLEAVED && p->vpp < 2)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.vpp: the interleaved schedule needs vpp >= 2 model chunks per "
+                        "pipeline rank (vpp is %d); set plan.vpp or use schedule \"1f1b\"",
+                        p->vpp);
+  return SC_OK;
+}
+
+/* Pipeline parallelism: pp*vpp chunks of whole layers. */
+static int plan_pipeline(sc_scenario *s, sc_error *err) {
+  sc_plan *p = &s->plan;
+  int layers = s->model.layers;
+  char valid[256];
+  int rc = plan_schedule(p, err);
+  if (rc) return rc;
+  if (layers % p->pp) {
+    plan_divisors(layers, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp: %d does not divide model.layers %d (each stage holds whole "
+                        "layers); valid pp: %s",
+                        p->pp, layers, valid);
+  }
+  int per_stage = layers / p->pp;
+  if (per_stage % p->vpp) {
+    plan_divisors(per_stage, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.vpp: %d does not divide the %d layers per pipeline stage "
+                        "(model.layers %d / pp %d); valid vpp: %s",
+                        p->vpp, per_stage, layers, p->pp, valid);
+  }
+  return SC_OK;
+}
+
+/* Batch: each of the dp replicas takes global_batch / dp sequences in
+ * micro-batches of micro_batch. Pick micro_batch when 0: the whole local
+ * batch without pipelining (DDP/FSDP: no gradient accumulation), else 1. */
+static int plan_batch(sc_plan *p, sc_error *err) {
+  char valid[256];
+  if (p->global_batch % p->dp) {
+    long lo = p->global_batch / p->dp * p->dp;
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.global_batch: %ld is not divisible by dp %d (every data-parallel "
+                        "replica takes the same number of sequences); valid nearby: %ld or %ld",
+                        p->global_batch, p->dp, lo > 0 ? lo : p->dp, lo + p->dp);
+  }
+  long local = p->global_batch / p->dp;
+  if (p->micro_batch == 0) p->micro_batch = p->pp == 1 ? local : 1;
+  if (local % p->micro_batch == 0) return SC_OK;
+  plan_divisors(local, valid, sizeof valid);
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.micro_batch: %ld x dp %d does not divide plan.global_batch %ld "
+                      "(%ld sequences per replica); valid micro_batch: %s",
+                      p->micro_batch, p->dp, p->global_batch, local, valid);
+}
+
+/* Normalize the switches to 0/1 and apply their implications. */
+static void plan_switches(sc_plan *p) {
+  p->distributed_optimizer = !!p->distributed_optimizer;
+  if (p->distributed_optimizer && p->zero < 1) p->zero = 1;
+  p->overlap_grad_reduce = !!p->overlap_grad_reduce;
+  p->overlap_param_gather = !!p->overlap_param_gather;
+  p->overlap_tp = !!p->overlap_tp;
+  p->flash_attention = !!p->flash_attention;
+  p->fused_kernels = !!p->fused_kernels;
+  p->framework_eager = !!p->framework_eager;
+}
+
+/* Check every relation of the scenario and fill the fields left 0 for the
+ * framework to pick. Works on a copy: on failure *s is unchanged and err
+ * holds SC_EINPUT with the key path and the valid values. Idempotent. */
+int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
+  sc_scenario t = *s;
+  int rc;
+  if ((rc = plan_model(&t.model, err)) || (rc = plan_cluster(&t.cluster, err)) ||
+      (rc = plan_basics(&t.plan, err)) || (rc = plan_dtype(&t, err)) ||
+      (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
+      (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
+      (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)))
+    return rc;
+  plan_switches(&t.plan);
+  *s = t;
+  if (err) {
+    err->code = SC_OK;
+    err->msg[0] = '\0';
+  }
+  return SC_OK;
+}

@@ -1,0 +1,24 @@
+/*
+ * plan.h -- limits of the scenario fields (module prefix: plan_).
+ *
+ * sc_plan_default, sc_scenario_default and sc_scenario_resolve (declared
+ * in stepcast.h) live in plan.c. This header gives the JSON loader
+ * (src/io/scenario.c) the same ranges that sc_scenario_resolve enforces,
+ * so that a value out of range is reported with its key path once, by
+ * whichever sees it first. The limits are far beyond any real job; they
+ * exist so that products of them cannot overflow 64-bit integers.
+ */
+#ifndef SC_PLAN_H
+#define SC_PLAN_H
+
+#define PLAN_MAX_LAYERS 100000L
+#define PLAN_MAX_WIDTH (1L << 22)     /* hidden, ffn: elements */
+#define PLAN_MAX_HEADS (1L << 16)     /* heads, kv_heads, head_dim, experts */
+#define PLAN_MAX_VOCAB (1L << 24)     /* tokens */
+#define PLAN_MAX_SEQ (1L << 26)       /* tokens per sequence */
+#define PLAN_MAX_GPUS (1L << 24)      /* gpus, dp, nvlink_domain */
+#define PLAN_MAX_DEGREE (1L << 20)    /* tp, pp, cp, ep, gpus_per_node */
+#define PLAN_MAX_VPP 1024L            /* model chunks per pipeline rank */
+#define PLAN_MAX_BATCH (1L << 40)     /* sequences per step */
+
+#endif /* SC_PLAN_H */

@@ -1,0 +1,95 @@
+/*
+ * test_compute.c -- the kernel time model against calibration data and
+ * its basic laws (monotone in size, roofline bounds).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost/compute.h"
+#include "io/csv.h"
+
+static const sc_gpu *gpu(const char *name) {
+  const sc_gpu *g = sc_gpu_preset(name);
+  cr_assert_not_null(g, "GPU preset %s missing", name);
+  return g;
+}
+
+static double tflops(const sc_gpu *g, sc_dtype d, double m, double n, double k) {
+  return 2 * m * n * k / cost_gemm(g, d, m, n, k, 1) / 1e12;
+}
+
+Test(compute, gemm_never_beats_peak_or_hbm) {
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    for (double n = 64; n <= 16384; n *= 4) {
+      double t = cost_gemm(g, SC_FP16, n, n, n, 1);
+      double flops = 2 * n * n * n;
+      cr_assert(flops / t <= cost_peak(g, SC_FP16) * 1.0001,
+                "%s n=%g: %g FLOP/s above peak %g", g->name, n, flops / t, cost_peak(g, SC_FP16));
+      double bytes = 3 * n * n * 2;
+      cr_assert(t >= bytes / g->hbm_bw, "%s n=%g: faster than HBM", g->name, n);
+    }
+  }
+}
+
+Test(compute, gemm_time_grows_with_work) {
+  const sc_gpu *g = gpu("a100-sxm4-80gb");
+  double prev = 0;
+  for (double m = 128; m <= 65536; m *= 2) {
+    double t = cost_gemm(g, SC_BF16, m, 4096, 4096, 1);
+    cr_assert(t > prev, "m=%g: time %g not above %g", m, t, prev);
+    prev = t;
+  }
+}
+
+/* The model reproduces the cuBLASLt rows it was calibrated on: large
+ * GEMMs (all dims >= 4096) within 8 %, every A100/H100/H200 row within
+ * 55 % (small shapes are launch-dominated). */
+Test(compute, gemm_matches_calibration_rows) {
+  const char *path = SC_SHARED_DIR "/calibration/azure_gpu_microbenchmarks.csv";
+  csv_file f;
+  sc_error err;
+  if (csv_open(&f, path, &err) != SC_OK) {
+    cr_skip_test("calibration data not found: %s", err.msg);
+  }
+  int cb = csv_col(&f, "benchmark"), cp = csv_col(&f, "parameters"),
+      cv = csv_col(&f, "measured_value"), cg = csv_col(&f, "gpu_type");
+  int checked = 0;
+  while (csv_next(&f, path, &err) == 1) {
+    if (strcmp(csv_get(&f, cb), "cuBLASLt GEMM")) continue;
+    const char *gt = csv_get(&f, cg), *pn = NULL;
+    if (!strcmp(gt, "A100-SXM4-80GB")) pn = "a100-sxm4-80gb";
+    else if (!strcmp(gt, "H100-SXM5-80GB")) pn = "h100-sxm5-80gb";
+    else if (!strcmp(gt, "H200-141GB")) pn = "h200";
+    if (!pn) continue;
+    char dt[16];
+    double m, n, k;
+    if (sscanf(csv_get(&f, cp), "dtype=%15[^;];m=%lf;n=%lf;k=%lf", dt, &m, &n, &k) != 4) continue;
+    sc_dtype d = !strcmp(dt, "FP8") ? SC_FP8 : SC_FP16;
+    double pred = tflops(gpu(pn), d, m, n, k), meas = atof(csv_get(&f, cv));
+    double err_rel = fabs(pred - meas) / meas;
+    double tol = (m >= 4096 && n >= 4096 && k >= 4096) ? 0.08 : 0.55;
+    cr_expect(err_rel <= tol, "%s %s %gx%gx%g: model %.1f vs measured %.1f TFLOP/s (%.1f%% > %.0f%%)",
+              pn, dt, m, n, k, pred, meas, 100 * err_rel, 100 * tol);
+    checked++;
+  }
+  csv_close(&f);
+  cr_assert(checked >= 20, "only %d GEMM rows checked", checked);
+}
+
+Test(compute, memory_bound_kernel_runs_at_stream_bandwidth) {
+  const sc_gpu *g = gpu("a100-sxm4-80gb");
+  double bytes = 8e9;
+  double t = cost_mem(g, bytes);
+  /* [AZ 44]: STREAM copy 1.61 TB/s */
+  cr_assert_float_eq(bytes / t / 1e12, 1.61, 0.02, "got %g TB/s", bytes / t / 1e12);
+}
+
+Test(compute, fp8_falls_back_on_gpus_without_it) {
+  const sc_gpu *g = gpu("a100-sxm4-80gb");
+  cr_assert_float_eq(cost_peak(g, SC_FP8), 312e12, 1);
+  const sc_gpu *v = gpu("v100-sxm2-32gb");
+  cr_assert_float_eq(cost_peak(v, SC_BF16), 125e12, 1);
+}

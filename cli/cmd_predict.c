@@ -37,14 +37,15 @@ static void help(void) {
   for (size_t i = 0; i < N_FLAGS; i++)
     printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
   printf("  --format table|json|csv   output format (default table)\n"
-         "  --require-fit         exit 1 when the plan does not fit in memory\n\n"
+         "  --require-fit         exit 1 when the plan does not fit in memory\n"
+         "  --ops                 also list the operators of one layer with their times\n\n"
          "Exit codes: 0 ok, 1 does not fit (with --require-fit), 2 bad input, 3 I/O error.\n");
 }
 
 int cmd_predict(int argc, char **argv) {
   const char *file = NULL;
   rep_format fmt = REP_TABLE;
-  int require_fit = 0;
+  int require_fit = 0, show_ops = 0;
   char **ov = calloc((size_t)argc + 1, sizeof *ov); /* owned strings */
   size_t n_ov = 0;
   int rc = 0;
@@ -52,6 +53,7 @@ int cmd_predict(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
     if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
+    if (!strcmp(a, "--ops")) { show_ops = 1; continue; }
     int need = i + 1 < argc;
     if (!strcmp(a, "--format")) {
       int f = need ? rep_format_from(argv[i + 1]) : -1;
@@ -112,6 +114,11 @@ int cmd_predict(int argc, char **argv) {
       rc = lrc == SC_EIO ? 3 : 2;
     } else {
       rep_prediction(stdout, fmt, &s, &r);
+      if (show_ops) {
+        sc_op_time ops[64];
+        int n = sc_explain_layer(&s, ops, 64, &err);
+        if (n > 0) rep_layer_ops(stdout, fmt, ops, n);
+      }
       if (require_fit && !r.mem.fits) rc = 1;
     }
   }

@@ -263,6 +263,23 @@ typedef struct sc_result {
  * resolvable; returns SC_OK or an error code. Costs well under 1 ms. */
 int sc_predict(const sc_scenario *s, sc_result *r, sc_error *err);
 
+/* One operator of a transformer layer as the engine costs it, for one
+ * micro-batch on one GPU. */
+typedef struct sc_op_time {
+  char name[32];
+  char kind[8];        /* "gemm", "attn", "mem", "comm" */
+  double fwd_s;        /* forward time (comm: time of the collective) */
+  double bwd_s;        /* backward time */
+  double flops;        /* forward FLOPs */
+  double bytes;        /* forward bytes moved (mem) or sent (comm) */
+  double eff;          /* gemm: fraction of peak in forward */
+} sc_op_time;
+
+/* The operators of one transformer layer of s with their costs; fills at
+ * most `max` entries and returns how many (or -code on error). */
+int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
+                     sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

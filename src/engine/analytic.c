@@ -17,6 +17,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cost/compute.h"
@@ -100,19 +101,13 @@ static pass_cost pass(const sc_scenario *s, const grp_set *gs,
         t -= hidden;
       }
       c.comm += t;
-      if (eager) c.host += launch * 2; /* NCCL launch + stream sync */
+      if (eager) c.host += launch * (k == PASS_BWD ? o->host_bwd : o->host_ops);
       continue;
     }
     double t = op_compute(s, o, k);
     c.compute += t;
     prev_compute = t;
-    if (eager) {
-      int kern = o->kernels;
-      /* backward: data and weight gradient GEMMs plus the gradient
-       * accumulation (and bias reduction) kernel; others twice */
-      if (k == PASS_BWD) kern = o->kind == OPS_GEMM ? 3 : kern * 2;
-      c.host += launch * kern;
-    }
+    if (eager) c.host += launch * (k == PASS_BWD ? o->host_bwd : o->host_ops);
   }
   return c;
 }
@@ -302,4 +297,37 @@ int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
   r->params = sc_model_params(&s.model);
   step_memory(&s, mbs, &r->mem);
   return SC_OK;
+}
+
+int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
+                     sc_error *err) {
+  sc_scenario s = *in;
+  int rc = sc_scenario_resolve(&s, err);
+  if (rc != SC_OK) return -rc;
+  grp_set gs;
+  grp_build(&s, &gs);
+  ops_list l;
+  ops_layer(&s, s.plan.micro_batch, &l);
+  static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
+  int n = 0;
+  for (int i = 0; i < l.n && n < max; i++, n++) {
+    const ops_op *o = &l.op[i];
+    sc_op_time *t = &out[n];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", o->name);
+    snprintf(t->kind, sizeof t->kind, "%s", kinds[o->kind]);
+    t->flops = o->flops;
+    t->bytes = o->bytes;
+    if (o->kind == OPS_COMM) {
+      const coll_group *g = op_group(&gs, o->group);
+      t->fwd_s = grp_time(o->coll, o->bytes, g);
+      t->bwd_s = grp_time(conjugate(o->coll), o->bytes, g);
+      continue;
+    }
+    t->fwd_s = op_compute(&s, o, PASS_FWD);
+    t->bwd_s = op_compute(&s, o, PASS_BWD);
+    if (o->kind == OPS_GEMM)
+      t->eff = cost_gemm_eff(&s.cluster.gpu, s.plan.dtype, o->m, o->n, o->k, o->batch);
+  }
+  return n;
 }

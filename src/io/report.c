@@ -148,6 +148,37 @@ void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
   else pred_table(out, s, r);
 }
 
+void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n) {
+  if (fmt == REP_JSON) {
+    fprintf(out, "{\"layer_ops\": [");
+    for (int i = 0; i < n; i++)
+      fprintf(out, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"fwd_s\": %.6g, \"bwd_s\": %.6g, "
+                   "\"flops\": %.6g, \"bytes\": %.6g, \"efficiency\": %.4g}",
+              i ? "," : "", ops[i].name, ops[i].kind, ops[i].fwd_s, ops[i].bwd_s, ops[i].flops,
+              ops[i].bytes, ops[i].eff);
+    fprintf(out, "]}\n");
+    return;
+  }
+  if (fmt == REP_CSV) {
+    fprintf(out, "name,kind,fwd_s,bwd_s,flops,bytes,efficiency\n");
+    for (int i = 0; i < n; i++)
+      fprintf(out, "%s,%s,%.6g,%.6g,%.6g,%.6g,%.4g\n", ops[i].name, ops[i].kind, ops[i].fwd_s,
+              ops[i].bwd_s, ops[i].flops, ops[i].bytes, ops[i].eff);
+    return;
+  }
+  double tf = 0, tb = 0;
+  for (int i = 0; i < n; i++) { tf += ops[i].fwd_s; tb += ops[i].bwd_s; }
+  fprintf(out, "\n  one layer, one micro-batch, one GPU     fwd ms    bwd ms   share  GEMM eff\n");
+  for (int i = 0; i < n; i++) {
+    fprintf(out, "    %-20s %-5s %10.3f %9.3f  %5.1f %%", ops[i].name, ops[i].kind,
+            ops[i].fwd_s * 1e3, ops[i].bwd_s * 1e3,
+            tf + tb > 0 ? 100 * (ops[i].fwd_s + ops[i].bwd_s) / (tf + tb) : 0);
+    if (ops[i].eff > 0) fprintf(out, "  %7.1f %%", 100 * ops[i].eff);
+    fputc('\n', out);
+  }
+  fprintf(out, "    %-26s %10.3f %9.3f\n", "sum", tf * 1e3, tb * 1e3);
+}
+
 /* ------------------------------------------------------------ validation */
 
 static void val_json(FILE *out, const val_file *f, int n) {

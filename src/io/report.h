@@ -19,6 +19,9 @@ int rep_format_from(const char *s);
 void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
                     const sc_result *r);
 
+/* The operators of one layer (sc_explain_layer). */
+void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n);
+
 /* Validation: rows of every file, then the per-file summary. */
 void rep_validation(FILE *out, rep_format fmt, const val_file *files, int n,
                     int show_rows);

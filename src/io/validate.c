@@ -10,8 +10,13 @@
  *     else the unfused attention of Megatron/Megatron-DeepSpeed;
  *   - recompute blank = none; micro_batch blank = picked by
  *     sc_scenario_resolve; vpp blank = 1, vpp > 1 = interleaved 1F1B;
- *   - an eager PyTorch framework (host launch overhead counts), gradient
- *     reduction overlapped with the last backward.
+ *   - an eager PyTorch framework (host launch overhead counts);
+ *   - zero = 3 is FSDP (FULL_SHARD): gathers and reduce-scatters are
+ *     prefetched and overlapped with the layers' compute, as FSDP always
+ *     does; zero < 3 is Megatron-LM / Megatron-DeepSpeed, whose default
+ *     reduces gradients after the backward pass (Megatron-LM's
+ *     --overlap-grad-reduce is opt-in; Megatron-DeepSpeed rows say "no
+ *     gradient buckets").
  */
 #include <ctype.h>
 #include <errno.h>
@@ -146,8 +151,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
   p->flash_attention = strstr(notes, "flash attention") != NULL;
   p->fused_kernels = 1;
   p->framework_eager = 1;
-  p->overlap_grad_reduce = 1;
-  p->overlap_param_gather = 1;
+  p->overlap_grad_reduce = p->zero >= 3;
+  p->overlap_param_gather = p->zero >= 3;
   p->overlap_tp = 0;
   p->distributed_optimizer = 0;
 
@@ -189,6 +194,8 @@ static void predict_training(row_ctx *c, val_file *vf, val_row *r) {
     return;
   }
   r->predicted = res.step_s;
+  r->time = res.time;
+  r->mfu = res.mfu;
   (void)vf;
 }
 

@@ -19,6 +19,8 @@ typedef struct val_row {
   double ape;           /* |predicted - measured| / measured */
   double bytes;         /* collective message size; 0 for training */
   char skipped[192];    /* reason, "" when predicted */
+  sc_breakdown time;    /* training: where the predicted time goes */
+  double mfu;           /* training: predicted MFU */
 } val_row;
 
 typedef enum val_kind { VAL_TRAINING = 0, VAL_COLLECTIVE } val_kind;

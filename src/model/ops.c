@@ -9,6 +9,29 @@
  * parallelism splits the norm/dropout region over the TP group and turns
  * each all-reduce into a reduce-scatter + all-gather pair; context
  * parallelism splits the sequence (keys/values travel around a ring).
+ *
+ * Host cost. An eager framework spends host time on every operator call,
+ * views and autograd functions included, whether or not it launches a
+ * kernel. Each op carries the number of framework calls its forward and
+ * backward make (host_ops, host_bwd), counted from Megatron-LM's
+ * ParallelTransformerLayer (megatron/model/transformer.py, 2021-2023):
+ *
+ *   op                 fwd  bwd  what the calls are
+ *   norm                 2    3  FusedLayerNorm autograd fn + kernel
+ *   linear (GEMM)        2    4  TP region fn + addmm; 2 mm + bias sum + grad acc
+ *   qkv layout          13    6  view, split, 3 views, 2 transposes, empty, ...
+ *     (flash)            5    3  view, split, rearrange
+ *   baddbmm (QK^T)       2    3  baddbmm + view
+ *   scale-mask-softmax   3    2  module checks + fused kernel
+ *   attention dropout    4    2  RNG tracker fork (get/set state) + dropout
+ *   bmm (AV)             4    3  views + bmm
+ *   flash attention      3    3  autograd fn + kernel
+ *   context layout       3    2  permute, contiguous, view
+ *   bias-dropout-add     3    4  TorchScript fused fn
+ *   activation           2    2  fused bias-GELU / SwiGLU
+ *   collective           2    2  autograd fn + NCCL call
+ *
+ * The host time per call is sc_gpu.launch_s (cost/compute.c).
  */
 #include <assert.h>
 #include <string.h>
@@ -29,9 +52,16 @@ static ops_op *push(ops_list *l, const char *name, ops_kind kind) {
   o->name = name;
   o->kind = kind;
   o->batch = 1;
-  o->kernels = 1;
+  o->host_ops = 2;
+  o->host_bwd = 4;
   o->bwd_scale = 2.0;
   return o;
+}
+
+/* Set the framework calls of the last op pushed. */
+static void host(ops_list *l, int fwd, int bwd) {
+  l->op[l->n - 1].host_ops = fwd;
+  l->op[l->n - 1].host_bwd = bwd;
 }
 
 static void gemm(ops_list *l, const char *name, double m, double n, double k,
@@ -44,11 +74,12 @@ static void gemm(ops_list *l, const char *name, double m, double n, double k,
   o->flops = 2.0 * m * n * k * batch;
 }
 
-static ops_op *mem(ops_list *l, const char *name, double bytes, int kernels,
+static ops_op *mem(ops_list *l, const char *name, double bytes, int fwd_calls,
                    double bwd_scale) {
   ops_op *o = push(l, name, OPS_MEM);
   o->bytes = bytes;
-  o->kernels = kernels;
+  o->host_ops = fwd_calls;
+  o->host_bwd = fwd_calls;
   o->bwd_scale = bwd_scale;
   return o;
 }
@@ -60,6 +91,8 @@ static void comm(ops_list *l, const char *name, coll_op c, ops_group g,
   o->group = g;
   o->bytes = bytes;
   o->bwd_comm = 1;
+  o->host_ops = 2;
+  o->host_bwd = 2;
 }
 
 /* Collective that closes a tensor-parallel region: all-reduce, or
@@ -103,18 +136,24 @@ static void attention(ops_list *l, const sc_scenario *s, double b, double sl) {
     o->flops = 4.0 * o->batch * sl * skv * d * 0.5;
     o->bwd_scale = 2.5;  /* FA2 backward: 5 matmuls against 2 forward */
     o->recompute_sel = 1;
+    o->host_ops = 3;
+    o->host_bwd = 3;
     return;
   }
   double scores = b * hq * sl * skv; /* elements of the score matrix */
   gemm(l, "attn_qk", sl, skv, d, b * hq);
   l->op[l->n - 1].recompute_sel = 1;
+  host(l, 2, 3);
   /* fused scale-mask-softmax: read scores, write probabilities;
    * backward reads y and dy, writes dx */
-  mem(l, "softmax", scores * e * 2, 1, 1.5)->recompute_sel = 1;
+  mem(l, "softmax", scores * e * 2, 3, 1.5)->recompute_sel = 1;
+  host(l, 3, 2);
   /* dropout: read, write, 1-byte mask; backward reads dy and mask */
-  mem(l, "attn_dropout", scores * (2 * e + 1), 2, 1.0)->recompute_sel = 1;
+  mem(l, "attn_dropout", scores * (2 * e + 1), 4, 1.0)->recompute_sel = 1;
+  host(l, 4, 2);
   gemm(l, "attn_av", sl, d, skv, b * hq);
   l->op[l->n - 1].recompute_sel = 1;
+  host(l, 4, 3);
 }
 
 /* MLP: dense or routed experts. T = tokens on this GPU in the TP region. */
@@ -140,7 +179,7 @@ static void mlp(ops_list *l, const sc_scenario *s, double T, double Tn) {
   }
   gemm(l, "fc1", rows, up, h, batch);
   mem(l, m->act == SC_ACT_SWIGLU ? "swiglu" : "bias_gelu",
-      rows * batch * f * e * act_rw, 1, 2.0);
+      rows * batch * f * e * act_rw, 2, 2.0);
   gemm(l, "fc2", rows, h, f, batch);
   if (m->experts > 1) {
     double k = m->topk > 0 ? m->topk : 1;
@@ -162,27 +201,32 @@ void ops_layer(const sc_scenario *s, long mb, ops_list *out) {
   double h = m->hidden, d = m->head_dim;
   double hq = (double)m->heads / p->tp;
   double hkv = m->kv_heads >= p->tp ? (double)m->kv_heads / p->tp : 1.0;
-  double norm_k = m->norm == SC_NORM_RMSNORM ? 1 : 1;
 
   out->n = 0;
-  mem(out, "norm1", 2 * Tn * h * e, (int)norm_k, 2.0);
+  mem(out, "norm1", 2 * Tn * h * e, 2, 2.0);
+  host(out, 2, 3);
   tp_open(out, p, "ag_attn", T * h * e);
   gemm(out, "qkv", T, (hq + 2 * hkv) * d, h, 1);
   if (m->pos == SC_POS_ROPE)
-    mem(out, "rope", 2 * T * (hq + hkv) * d * e, 2, 1.0);
+    mem(out, "rope", 2 * T * (hq + hkv) * d * e, 4, 1.0);
   /* split heads into the layout the attention kernels want */
-  mem(out, "qkv_layout", 2 * T * (hq + 2 * hkv) * d * e,
-      p->flash_attention ? 1 : 3, 1.0);
+  mem(out, "qkv_layout", 2 * T * (hq + 2 * hkv) * d * e, 5, 1.0);
+  if (p->flash_attention) host(out, 5, 3);
+  else host(out, 13, 6);
   attention(out, s, b, sl);
-  mem(out, "ctx_layout", 2 * T * hq * d * e, 2, 1.0);
+  mem(out, "ctx_layout", 2 * T * hq * d * e, 3, 1.0);
+  host(out, 3, 2);
   gemm(out, "proj", T, h, hq * d, 1);
   tp_close(out, p, "ar_attn", "rs_attn", T * h * e);
-  mem(out, "bias_dropout_add1", Tn * h * (3 * e + 1), 1, 1.0);
-  mem(out, "norm2", 2 * Tn * h * e, 1, 2.0);
+  mem(out, "bias_dropout_add1", Tn * h * (3 * e + 1), 3, 1.0);
+  host(out, 3, 4);
+  mem(out, "norm2", 2 * Tn * h * e, 2, 2.0);
+  host(out, 2, 3);
   tp_open(out, p, "ag_mlp", T * h * e);
   mlp(out, s, T, Tn);
   tp_close(out, p, "ar_mlp", "rs_mlp", T * h * e);
-  mem(out, "bias_dropout_add2", Tn * h * (3 * e + 1), 1, 1.0);
+  mem(out, "bias_dropout_add2", Tn * h * (3 * e + 1), 3, 1.0);
+  host(out, 3, 4);
 }
 
 void ops_embedding(const sc_scenario *s, long mb, ops_list *out) {
@@ -207,7 +251,7 @@ void ops_head(const sc_scenario *s, long mb, ops_list *out) {
   double Tn = p->sp && p->tp > 1 ? T / p->tp : T;
   double h = m->hidden, v = (double)m->vocab / p->tp;
   out->n = 0;
-  mem(out, "final_norm", 2 * Tn * h * e, 1, 2.0);
+  mem(out, "final_norm", 2 * Tn * h * e, 2, 2.0);
   tp_open(out, p, "ag_head", T * h * e);
   gemm(out, "logits", T, v, h, 1);
   /* vocab-parallel cross entropy: max, exp, sum, gather in fp32 over the

@@ -38,7 +38,8 @@ typedef struct ops_op {
   int causal;          /* ATTN: causal mask (kernel skips masked blocks) */
   double bytes;        /* MEM: bytes moved; COMM: bytes (nccl-tests size) */
   double flops;        /* FLOPs of this op (GEMM, ATTN); 0 for MEM/COMM */
-  int kernels;         /* kernel launches the op costs on the host */
+  int host_ops;        /* framework operator calls in forward (host cost) */
+  int host_bwd;        /* framework operator calls in backward */
   coll_op coll;        /* COMM: the collective */
   ops_group group;     /* COMM: on which group */
   double bwd_scale;    /* backward cost relative to forward (MEM, ATTN) */

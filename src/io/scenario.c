@@ -1,0 +1,913 @@
+/*
+ * scenario.c -- read a scenario (model + cluster + plan) from JSON (module
+ * prefix: scn_).
+ *
+ * The format is documented in docs/input.md. In short: three optional
+ * sections; each one is the default scenario's section (or the preset it
+ * names with "preset") with the keys it gives changed. JSON keys carry
+ * human units in their names (GBps, Gbps, TBps, GB, tflops, us); the
+ * structs hold SI units (bytes, bytes/s, FLOP/s, seconds).
+ *
+ * The decoder is table driven: each section is a list of scn_field rows
+ * (key, kind, offset of the struct member, valid range, unit scale, what a
+ * valid value looks like). The same tables check the key paths of
+ * overrides, list the valid keys in "unknown key" messages and feed the
+ * suggestions. Every user error is SC_EINPUT with a message that starts
+ * with the origin (file name) and the key path; JSON syntax errors carry
+ * line and column instead. The relations between values (tp divides
+ * heads, ...) are checked afterwards by sc_scenario_resolve (plan.c).
+ *
+ * Ownership: the loader owns every json_t it creates and frees it before
+ * returning; *s is written only on success.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "hw/cluster_presets.h"
+#include "io/scenario.h"
+#include "plan/plan.h"
+#include "stepcast.h"
+
+#define SCN_PATH 160     /* bytes kept of a key path */
+#define SCN_LIST 480     /* bytes kept of a "valid: a, b, c" list */
+#define SCN_MAX_NAMES 64 /* presets or keys listed at most */
+
+_Static_assert(sizeof(sc_act) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(sc_schedule) == sizeof(int), "enums are stored as int");
+_Static_assert(sizeof(sc_dtype) == sizeof(int), "enums are stored as int");
+
+/* ------------------------------------------------------------ the schema */
+
+typedef enum scn_kind {
+  SCN_INT,     /* JSON integer -> int */
+  SCN_LONG,    /* JSON integer -> long */
+  SCN_BOOL,    /* true/false (or 0/1) -> int 0/1 */
+  SCN_NUM,     /* JSON number x human unit -> double in SI units */
+  SCN_ENUM,    /* one of `names` (any case) -> int index */
+  SCN_STR,     /* string -> char[size] */
+  SCN_SUB,     /* object whose keys are the fields of `sub`, same target */
+  SCN_SPECIAL  /* decoded by code (preset, gpu, nodes, sections) */
+} scn_kind;
+
+typedef struct scn_section scn_section;
+
+/* One JSON key of a section and where its value goes. */
+typedef struct scn_field {
+  const char *key;            /* JSON key */
+  scn_kind kind;
+  size_t off;                 /* offset of the member in the target struct */
+  size_t size;                /* SCN_STR: capacity of the char array */
+  double lo, hi;              /* valid range in JSON units */
+  int lo_open;                /* SCN_NUM: 1 = must be > lo */
+  double scale;               /* SCN_NUM: SI units per JSON unit */
+  const char *const *names;   /* SCN_ENUM: names, index = enum value */
+  int n_names;
+  const scn_section *sub;     /* SCN_SUB / SCN_SPECIAL: keys below this one */
+  const char *what;           /* a valid value, in words, for messages */
+} scn_field;
+
+/* A JSON object of the format: its key path and its keys. */
+struct scn_section {
+  const char *path;           /* "model", "cluster.gpu", ... ("" = root) */
+  const scn_field *fields;
+  size_t n;
+};
+
+#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+#define F_INT(T, k, m, l, h, w) \
+  {.key = k, .kind = SCN_INT, .off = offsetof(T, m), .lo = l, .hi = h, .what = w}
+#define F_LONG(T, k, m, l, h, w) \
+  {.key = k, .kind = SCN_LONG, .off = offsetof(T, m), .lo = l, .hi = h, .what = w}
+#define F_BOOL(T, k, m) \
+  {.key = k, .kind = SCN_BOOL, .off = offsetof(T, m), .what = "true or false"}
+#define F_NUM(T, k, m, l, open, h, sc, w)                                     \
+  {.key = k, .kind = SCN_NUM, .off = offsetof(T, m), .lo = l, .lo_open = open, \
+   .hi = h, .scale = sc, .what = w}
+#define F_ENUM(T, k, m, nm) \
+  {.key = k, .kind = SCN_ENUM, .off = offsetof(T, m), .names = nm, .n_names = NFIELDS(nm)}
+#define F_STR(T, k, m) \
+  {.key = k, .kind = SCN_STR, .off = offsetof(T, m), .size = sizeof(((T *)0)->m), .what = "a string"}
+#define F_SPECIAL(k, sb, w) {.key = k, .kind = SCN_SPECIAL, .sub = sb, .what = w}
+
+static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
+static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
+static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
+static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
+static const char *const scn_recomp_names[] = {"none", "selective", "full"};
+static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
+_Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
+
+#define TFLOPS 1e12
+#define PEAK(d) \
+  {.key = #d, .kind = SCN_NUM, .off = offsetof(sc_gpu, peak_flops) + SC_##d * sizeof(double), \
+   .lo = 0, .hi = 1e6, .scale = TFLOPS, .what = "dense TFLOP/s >= 0 (0 = unsupported)"}
+#define SC_fp32 SC_FP32
+#define SC_tf32 SC_TF32
+#define SC_fp16 SC_FP16
+#define SC_bf16 SC_BF16
+#define SC_fp8 SC_FP8
+#define SC_fp4 SC_FP4
+
+static const scn_field scn_peak_fields[] = {PEAK(fp32), PEAK(tf32), PEAK(fp16),
+                                            PEAK(bf16), PEAK(fp8), PEAK(fp4)};
+static const scn_section scn_peak_sec = {"cluster.gpu.peak_tflops", scn_peak_fields,
+                                         NFIELDS(scn_peak_fields)};
+
+static const scn_field scn_gpu_fields[] = {
+    F_SPECIAL("preset", NULL, "a GPU preset id"),
+    F_STR(sc_gpu, "name", name),
+    F_INT(sc_gpu, "arch", arch, 0, 1000, "an SM version such as 80 or 90 (0 = not NVIDIA)"),
+    F_INT(sc_gpu, "sm_count", sm_count, 0, 100000, "an integer >= 0"),
+    {.key = "peak_tflops", .kind = SCN_SUB, .sub = &scn_peak_sec,
+     .what = "an object of dense TFLOP/s per dtype, e.g. {\"bf16\": 989}"},
+    F_NUM(sc_gpu, "vector_tflops", vector_flops, 0, 0, 1e6, TFLOPS, "TFLOP/s >= 0"),
+    F_NUM(sc_gpu, "hbm_GB", hbm_bytes, 0, 1, 1e6, 1e9, "GB (10^9 bytes) > 0"),
+    F_NUM(sc_gpu, "hbm_GiB", hbm_bytes, 0, 1, 1e6, 1073741824.0, "GiB (2^30 bytes) > 0"),
+    F_NUM(sc_gpu, "hbm_TBps", hbm_bw, 0, 1, 1e4, 1e12, "TB/s > 0"),
+    F_NUM(sc_gpu, "hbm_eff", hbm_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
+    F_NUM(sc_gpu, "gemm_eff", gemm_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
+    F_NUM(sc_gpu, "gemm_half_n", gemm_half_n, 0, 0, 1e6, 1, "a GEMM size >= 0 (0 = derive)"),
+    F_NUM(sc_gpu, "attn_eff", attn_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
+    F_NUM(sc_gpu, "nvlink_GBps", nvlink_bw, 0, 0, 1e6, 1e9, "GB/s per direction >= 0"),
+    F_NUM(sc_gpu, "launch_us", launch_s, 0, 0, 1e6, 1e-6, "microseconds >= 0 (0 = default)"),
+};
+static const scn_section scn_gpu_sec = {"cluster.gpu", scn_gpu_fields, NFIELDS(scn_gpu_fields)};
+
+static const scn_field scn_cluster_fields[] = {
+    F_SPECIAL("preset", NULL, "a cluster preset id"),
+    F_STR(sc_cluster, "name", name),
+    F_SPECIAL("gpu", &scn_gpu_sec, "a GPU preset id or an object"),
+    {.key = "gpus", .kind = SCN_SPECIAL, .lo = 1, .hi = PLAN_MAX_GPUS, .what = "a positive integer"},
+    {.key = "nodes", .kind = SCN_SPECIAL, .lo = 1, .hi = PLAN_MAX_GPUS, .what = "a positive integer"},
+    F_INT(sc_cluster, "gpus_per_node", gpus_per_node, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_cluster, "nvlink_domain", nvlink_domain, 0, PLAN_MAX_GPUS,
+          "a positive integer (0 = gpus_per_node)"),
+    F_NUM(sc_cluster, "nvlink_GBps", nvlink_bw, 0, 0, 1e6, 1e9,
+          "GB/s per GPU per direction >= 0 (0 = the GPU's)"),
+    F_NUM(sc_cluster, "nic_Gbps", nic_bw, 0, 0, 1e7, 1e9 / 8, "Gb/s per GPU per direction >= 0"),
+    F_NUM(sc_cluster, "nvlink_latency_us", nvlink_lat, 0, 0, 1e6, 1e-6, "microseconds >= 0"),
+    F_NUM(sc_cluster, "nic_latency_us", nic_lat, 0, 0, 1e6, 1e-6, "microseconds >= 0"),
+    F_STR(sc_cluster, "topology", topology),
+};
+static const scn_section scn_cluster_sec = {"cluster", scn_cluster_fields,
+                                            NFIELDS(scn_cluster_fields)};
+
+static const scn_field scn_model_fields[] = {
+    F_SPECIAL("preset", NULL, "a model preset id"),
+    F_STR(sc_model, "name", name),
+    F_INT(sc_model, "layers", layers, 1, PLAN_MAX_LAYERS, "a positive integer"),
+    F_INT(sc_model, "hidden", hidden, 1, PLAN_MAX_WIDTH, "a positive integer"),
+    F_INT(sc_model, "heads", heads, 1, PLAN_MAX_HEADS, "a positive integer"),
+    F_INT(sc_model, "kv_heads", kv_heads, 0, PLAN_MAX_HEADS, "a positive integer (0 = heads)"),
+    F_INT(sc_model, "head_dim", head_dim, 0, PLAN_MAX_HEADS,
+          "a positive integer (0 = hidden / heads)"),
+    F_INT(sc_model, "ffn", ffn, 0, PLAN_MAX_WIDTH, "a positive integer (0 = 4 x hidden)"),
+    F_INT(sc_model, "vocab", vocab, 1, PLAN_MAX_VOCAB, "a positive integer"),
+    F_INT(sc_model, "seq", seq, 1, PLAN_MAX_SEQ, "a positive integer (tokens)"),
+    F_INT(sc_model, "experts", experts, 0, PLAN_MAX_HEADS, "an integer >= 0 (0 or 1 = dense)"),
+    F_INT(sc_model, "topk", topk, 0, PLAN_MAX_HEADS, "an integer >= 0 (experts per token)"),
+    F_ENUM(sc_model, "activation", act, scn_act_names),
+    F_ENUM(sc_model, "norm", norm, scn_norm_names),
+    F_ENUM(sc_model, "position", pos, scn_pos_names),
+    F_BOOL(sc_model, "tied_embeddings", tied_embeddings),
+    F_BOOL(sc_model, "bias", bias),
+};
+static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
+
+static const scn_field scn_plan_fields[] = {
+    F_INT(sc_plan, "tp", tp, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_plan, "pp", pp, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_plan, "dp", dp, 0, PLAN_MAX_GPUS, "a positive integer (0 = gpus / (tp*pp*cp))"),
+    F_INT(sc_plan, "cp", cp, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_plan, "ep", ep, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_plan, "vpp", vpp, 0, PLAN_MAX_VPP, "a positive integer (0 = pick)"),
+    F_BOOL(sc_plan, "sp", sp),
+    F_INT(sc_plan, "zero", zero, 0, 3, "an integer 0..3"),
+    F_ENUM(sc_plan, "schedule", schedule, scn_sched_names),
+    F_ENUM(sc_plan, "recompute", recompute, scn_recomp_names),
+    F_LONG(sc_plan, "global_batch", global_batch, 1, PLAN_MAX_BATCH,
+           "a positive integer (sequences per step)"),
+    F_LONG(sc_plan, "micro_batch", micro_batch, 0, PLAN_MAX_BATCH,
+           "a positive integer (0 = pick)"),
+    F_ENUM(sc_plan, "dtype", dtype, scn_dtype_names),
+    F_BOOL(sc_plan, "distributed_optimizer", distributed_optimizer),
+    F_BOOL(sc_plan, "overlap_grad_reduce", overlap_grad_reduce),
+    F_BOOL(sc_plan, "overlap_param_gather", overlap_param_gather),
+    F_BOOL(sc_plan, "overlap_tp", overlap_tp),
+    F_BOOL(sc_plan, "flash_attention", flash_attention),
+    F_BOOL(sc_plan, "fused_kernels", fused_kernels),
+    F_BOOL(sc_plan, "framework_eager", framework_eager),
+};
+static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
+
+static const scn_field scn_root_fields[] = {
+    F_SPECIAL("model", &scn_model_sec, "a model preset id or an object"),
+    F_SPECIAL("cluster", &scn_cluster_sec, "a cluster preset id or an object"),
+    F_SPECIAL("plan", &scn_plan_sec, "an object"),
+    F_SPECIAL("description", NULL, "a string"),
+};
+static const scn_section scn_root_sec = {"", scn_root_fields, NFIELDS(scn_root_fields)};
+
+/* -------------------------------------------------------- suggestions */
+
+int scn_edit_distance(const char *a, const char *b) {
+  enum { N = 64 };
+  int la = (int)strnlen(a, N - 1), lb = (int)strnlen(b, N - 1);
+  int d[3][N]; /* rows i-2, i-1, i of the table, rolling */
+  for (int j = 0; j <= lb; j++) d[1][j] = j;
+  d[0][0] = 0;
+  for (int i = 1; i <= la; i++) {
+    int *cur = d[(i + 1) % 3], *prev = d[i % 3], *pp = d[(i + 2) % 3];
+    cur[0] = i;
+    for (int j = 1; j <= lb; j++) {
+      int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+      int v = prev[j] + 1;
+      if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+      if (prev[j - 1] + cost < v) v = prev[j - 1] + cost;
+      if (i > 1 && j > 1 &&
+          tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 2]) &&
+          tolower((unsigned char)a[i - 2]) == tolower((unsigned char)b[j - 1]) &&
+          pp[j - 2] + 1 < v)
+        v = pp[j - 2] + 1;
+      cur[j] = v;
+    }
+  }
+  return d[(la + 1) % 3][lb];
+}
+
+/* Names other tools use for our keys: suggested, never accepted. */
+static const char *const scn_aliases[][2] = {
+    {"hidden_size", "hidden"}, {"d_model", "hidden"}, {"n_embd", "hidden"},
+    {"num_layers", "layers"}, {"n_layers", "layers"}, {"num_hidden_layers", "layers"},
+    {"n_layer", "layers"}, {"num_attention_heads", "heads"}, {"n_heads", "heads"},
+    {"n_head", "heads"}, {"num_key_value_heads", "kv_heads"}, {"num_query_groups", "kv_heads"},
+    {"n_kv_heads", "kv_heads"}, {"kv_channels", "head_dim"}, {"intermediate_size", "ffn"},
+    {"ffn_hidden_size", "ffn"}, {"vocab_size", "vocab"}, {"padded_vocab_size", "vocab"},
+    {"seq_length", "seq"}, {"seq_len", "seq"}, {"max_seq_len", "seq"},
+    {"sequence_length", "seq"}, {"num_experts", "experts"}, {"num_local_experts", "experts"},
+    {"moe_router_topk", "topk"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
+    {"tensor_model_parallel_size", "tp"}, {"tensor_parallel", "tp"},
+    {"pipeline_model_parallel_size", "pp"}, {"pipeline_parallel", "pp"},
+    {"data_parallel", "dp"}, {"context_parallel_size", "cp"},
+    {"expert_model_parallel_size", "ep"}, {"virtual_pipeline_model_parallel_size", "vpp"},
+    {"sequence_parallel", "sp"}, {"global_batch_size", "global_batch"},
+    {"gbs", "global_batch"}, {"micro_batch_size", "micro_batch"}, {"mbs", "micro_batch"},
+    {"zero_stage", "zero"}, {"precision", "dtype"},
+    {"use_distributed_optimizer", "distributed_optimizer"},
+    {"recompute_granularity", "recompute"}, {"activation_checkpointing", "recompute"},
+    {"num_gpus", "gpus"}, {"world_size", "gpus"}, {"num_nodes", "nodes"},
+    {"gpu_type", "gpu"}, {"memory_GB", "hbm_GB"}, {"hbm", "hbm_GB"},
+};
+
+/* The candidate that `word` names by a known synonym, or NULL. */
+static const char *scn_alias(const char *word, const char *const *cands, size_t n) {
+  for (size_t a = 0; a < NFIELDS(scn_aliases); a++) {
+    if (strcasecmp(word, scn_aliases[a][0]) != 0) continue;
+    for (size_t i = 0; i < n; i++)
+      if (strcmp(cands[i], scn_aliases[a][1]) == 0) return cands[i];
+  }
+  return NULL;
+}
+
+/* Length of the common prefix of a and b, ignoring case. */
+static size_t scn_common(const char *a, const char *b) {
+  size_t i = 0;
+  while (a[i] && tolower((unsigned char)a[i]) == tolower((unsigned char)b[i])) i++;
+  return i;
+}
+
+/* Candidates are ranked: a candidate that starts with `word` first ("h100"
+ * -> "h100-sxm5-80gb"), then the smallest edit distance within a limit
+ * that grows with the length of word, ties broken by the longest common
+ * prefix ("tpp" -> "tp", not "pp"); last, a candidate that `word` starts
+ * with ("micro_batch_size" -> "micro_batch"). */
+const char *scn_suggest(const char *word, const char *const *cands, size_t n) {
+  const char *best = scn_alias(word, cands, n);
+  size_t len = strlen(word);
+  if (best) return best;
+  for (size_t i = 0; i < n && len >= 2; i++)
+    if (strncasecmp(cands[i], word, len) == 0) return cands[i];
+  int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3, best_d = limit + 1;
+  size_t best_c = 0;
+  for (size_t i = 0; i < n; i++) {
+    int d = scn_edit_distance(word, cands[i]);
+    size_t common = scn_common(word, cands[i]);
+    if (d < best_d || (d == best_d && best && common > best_c))
+      best_d = d, best = cands[i], best_c = common;
+  }
+  if (best) return best;
+  for (size_t i = 0; i < n && len >= 2; i++) {
+    size_t lc = strlen(cands[i]);
+    if (lc >= 3 && strncasecmp(word, cands[i], lc) == 0) return cands[i];
+  }
+  return NULL;
+}
+
+/* Join names[0..n) as "a, b, c" into buf, ending in ", ..." when the
+ * list does not fit. */
+static void scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < n; i++) {
+    size_t need = strlen(names[i]) + 2;
+    if (len + need + 6 >= cap) {
+      snprintf(buf + len, cap - len, "%s...", len ? ", " : "");
+      return;
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", names[i]);
+  }
+}
+
+/* " Did you mean \"x\"?" or "" into buf. */
+static void scn_did_you_mean(const char *word, const char *const *cands, size_t n,
+                             char *buf, size_t cap) {
+  const char *s = scn_suggest(word, cands, n);
+  if (s) snprintf(buf, cap, " did you mean \"%s\"?", s);
+  else buf[0] = '\0';
+}
+
+/* ------------------------------------------------------------- errors */
+
+/* Decoder state: where errors go and the key path of the first one. */
+typedef struct scn_ctx {
+  sc_error *err;
+  char bad[SCN_PATH];   /* key path that failed (for override notes) */
+} scn_ctx;
+
+/* Fail with SC_EINPUT and "PATH: message"; remember PATH. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int scn_fail(scn_ctx *c, const char *path, const char *fmt, ...) {
+  char text[sizeof c->err->msg];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  snprintf(c->bad, sizeof c->bad, "%s", path);
+  return sc_error_set(c->err, SC_EINPUT, "%s: %s", *path ? path : "(top level)", text);
+}
+
+/* Describe a JSON value for a message: `string "abc"`, `integer 8`, ... */
+static void scn_describe(const json_t *v, char *buf, size_t cap) {
+  switch (json_typeof(v)) {
+  case JSON_OBJECT: snprintf(buf, cap, "an object"); return;
+  case JSON_ARRAY: snprintf(buf, cap, "an array"); return;
+  case JSON_INTEGER:
+    snprintf(buf, cap, "integer %" JSON_INTEGER_FORMAT, json_integer_value(v));
+    return;
+  case JSON_REAL: snprintf(buf, cap, "number %g", json_real_value(v)); return;
+  case JSON_TRUE: snprintf(buf, cap, "true"); return;
+  case JSON_FALSE: snprintf(buf, cap, "false"); return;
+  case JSON_NULL: snprintf(buf, cap, "null"); return;
+  case JSON_STRING: break;
+  }
+  const char *s = json_string_value(v);
+  char shown[48];
+  size_t i = 0;
+  for (; s[i] && i < 40; i++) shown[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+  shown[i] = '\0';
+  snprintf(buf, cap, "string \"%s\"%s", shown, s[i] ? "..." : "");
+}
+
+/* Fail with "PATH: expected WHAT, got <value>". */
+static int scn_type(scn_ctx *c, const char *path, const char *what, const json_t *v) {
+  char got[96];
+  scn_describe(v, got, sizeof got);
+  return scn_fail(c, path, "expected %s, got %s", what, got);
+}
+
+/* "parent.key" into buf. */
+static void scn_path(char *buf, size_t cap, const char *parent, const char *key) {
+  snprintf(buf, cap, "%s%s%s", parent, *parent ? "." : "", key);
+}
+
+/* ------------------------------------------------------ field decoding */
+
+/* Read a JSON integer in [f->lo, f->hi] into *out. */
+static int scn_integer(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
+                       long long *out) {
+  if (!json_is_integer(v)) return scn_type(c, path, f->what, v);
+  long long x = json_integer_value(v);
+  if (x < (long long)f->lo || x > (long long)f->hi)
+    return scn_fail(c, path, "%lld is out of range (valid: %lld..%lld)", x,
+                    (long long)f->lo, (long long)f->hi);
+  *out = x;
+  return SC_OK;
+}
+
+/* Read a JSON number in the field's range, scaled to SI units. */
+static int scn_number(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
+                      double *out) {
+  if (!json_is_number(v)) return scn_type(c, path, f->what, v);
+  double x = json_number_value(v);
+  int low = f->lo_open ? !(x > f->lo) : !(x >= f->lo);
+  if (!isfinite(x) || low || x > f->hi)
+    return scn_fail(c, path, "%g is out of range (valid: %s, at most %g)", x, f->what, f->hi);
+  *out = x * f->scale;
+  return SC_OK;
+}
+
+/* Read one of f->names (any case) as its index. */
+static int scn_enum(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
+                    int *out) {
+  char valid[SCN_LIST], hint[96];
+  scn_join(f->names, (size_t)f->n_names, valid, sizeof valid);
+  if (!json_is_string(v)) {
+    char what[SCN_LIST + 16];
+    snprintf(what, sizeof what, "one of %s", valid);
+    return scn_type(c, path, what, v);
+  }
+  const char *s = json_string_value(v);
+  for (int i = 0; i < f->n_names; i++)
+    if (strcasecmp(s, f->names[i]) == 0) return *out = i, SC_OK;
+  scn_did_you_mean(s, f->names, (size_t)f->n_names, hint, sizeof hint);
+  char got[96];
+  scn_describe(v, got, sizeof got);
+  return scn_fail(c, path, "unknown value %s;%s valid: %s", got, hint, valid);
+}
+
+/* Read a boolean (true/false, or the integers 0 and 1). */
+static int scn_bool(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
+                    int *out) {
+  if (json_is_boolean(v)) return *out = json_is_true(v), SC_OK;
+  if (json_is_integer(v) && (json_integer_value(v) == 0 || json_integer_value(v) == 1))
+    return *out = (int)json_integer_value(v), SC_OK;
+  return scn_type(c, path, f->what, v);
+}
+
+/* Read a string that fits in f->size bytes (NUL included). */
+static int scn_string(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
+                      char *dst) {
+  if (!json_is_string(v)) return scn_type(c, path, f->what, v);
+  size_t len = json_string_length(v);
+  if (len >= f->size)
+    return scn_fail(c, path, "is %zu bytes long; at most %zu allowed", len, f->size - 1);
+  if (strlen(json_string_value(v)) != len)
+    return scn_fail(c, path, "contains a NUL character");
+  memcpy(dst, json_string_value(v), len + 1);
+  return SC_OK;
+}
+
+static int scn_fields(scn_ctx *c, const scn_section *sec, const json_t *obj, void *target);
+
+/* Decode value v of field f into the struct at target. */
+static int scn_field_set(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
+                         void *target) {
+  char *dst = (char *)target + f->off;
+  int rc = SC_OK, i = 0;
+  long long x = 0;
+  double d = 0;
+  switch (f->kind) {
+  case SCN_INT:
+    if (!(rc = scn_integer(c, f, v, path, &x))) i = (int)x, memcpy(dst, &i, sizeof i);
+    return rc;
+  case SCN_LONG:
+    if (!(rc = scn_integer(c, f, v, path, &x))) {
+      long l = (long)x;
+      memcpy(dst, &l, sizeof l);
+    }
+    return rc;
+  case SCN_BOOL:
+  case SCN_ENUM:
+    rc = f->kind == SCN_BOOL ? scn_bool(c, f, v, path, &i) : scn_enum(c, f, v, path, &i);
+    if (!rc) memcpy(dst, &i, sizeof i);
+    return rc;
+  case SCN_NUM:
+    if (!(rc = scn_number(c, f, v, path, &d))) memcpy(dst, &d, sizeof d);
+    return rc;
+  case SCN_STR: return scn_string(c, f, v, path, dst);
+  case SCN_SUB:
+    if (!json_is_object(v)) return scn_type(c, path, f->what, v);
+    return scn_fields(c, f->sub, v, target);
+  case SCN_SPECIAL: return SC_OK; /* decoded by the section's own code */
+  }
+  return rc;
+}
+
+/* The field of sec named key, or NULL. */
+static const scn_field *scn_find(const scn_section *sec, const char *key) {
+  for (size_t i = 0; i < sec->n; i++)
+    if (strcmp(sec->fields[i].key, key) == 0) return &sec->fields[i];
+  return NULL;
+}
+
+/* The keys of sec, for messages and suggestions; returns the count. */
+static size_t scn_keys(const scn_section *sec, const char **names) {
+  size_t n = 0;
+  for (size_t i = 0; i < sec->n && n < SCN_MAX_NAMES; i++) names[n++] = sec->fields[i].key;
+  return n;
+}
+
+/* Fail on an unknown key of sec, with a suggestion and the valid keys. */
+static int scn_unknown(scn_ctx *c, const scn_section *sec, const char *key) {
+  const char *names[SCN_MAX_NAMES];
+  size_t n = scn_keys(sec, names);
+  char path[SCN_PATH], hint[96], valid[SCN_LIST];
+  scn_path(path, sizeof path, sec->path, key);
+  scn_did_you_mean(key, names, n, hint, sizeof hint);
+  scn_join(names, n, valid, sizeof valid);
+  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s", hint,
+                  *sec->path ? sec->path : "the top level", valid);
+}
+
+/* Every key of obj must be a field of sec (checked before any value, so
+ * that a typo is reported first). */
+static int scn_known(scn_ctx *c, const scn_section *sec, const json_t *obj) {
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)obj, key, v) {
+    if (!scn_find(sec, key)) return scn_unknown(c, sec, key);
+  }
+  return SC_OK;
+}
+
+/* Check the keys of obj and decode every non-special one into target. */
+static int scn_fields(scn_ctx *c, const scn_section *sec, const json_t *obj, void *target) {
+  const char *key;
+  json_t *v;
+  int rc = scn_known(c, sec, obj);
+  if (rc) return rc;
+  json_object_foreach((json_t *)obj, key, v) {
+    char path[SCN_PATH];
+    scn_path(path, sizeof path, sec->path, key);
+    if ((rc = scn_field_set(c, scn_find(sec, key), v, path, target))) return rc;
+  }
+  return SC_OK;
+}
+
+/* ------------------------------------------------------------ presets */
+
+typedef const char *(*scn_name_at)(size_t i);
+
+static const char *scn_model_id(size_t i) { return sc_model_preset_at(i)->name; }
+static const char *scn_cluster_id(size_t i) { return sc_cluster_preset_at(i)->name; }
+static const char *scn_gpu_id(size_t i) { return sc_gpu_preset_at(i)->name; }
+
+/* Fail on an unknown preset id: suggestion plus every valid id. */
+static int scn_unknown_preset(scn_ctx *c, const char *path, const char *kind, const char *id,
+                              scn_name_at at, size_t count) {
+  const char *names[SCN_MAX_NAMES];
+  size_t n = 0;
+  for (size_t i = 0; i < count && n < SCN_MAX_NAMES; i++) names[n++] = at(i);
+  char hint[96], valid[SCN_LIST], shown[48];
+  scn_did_you_mean(id, names, n, hint, sizeof hint);
+  scn_join(names, n, valid, sizeof valid);
+  snprintf(shown, sizeof shown, "%s", id);
+  return scn_fail(c, path, "unknown %s preset \"%s\";%s valid: %s", kind, shown, hint, valid);
+}
+
+/* The string value of a "preset" key, or fail with its type. */
+static int scn_preset_id(scn_ctx *c, const char *path, const json_t *v, const char **id) {
+  if (!json_is_string(v)) return scn_type(c, path, "a preset id (string)", v);
+  *id = json_string_value(v);
+  return SC_OK;
+}
+
+/* --------------------------------------------------------------- model */
+
+/* Forget the derived shape fields of a preset (kv_heads == heads, head_dim
+ * == hidden / heads, ffn == 4 hidden) so that they follow edits of
+ * hidden and heads; sc_scenario_resolve derives them again. */
+static void scn_model_relax(sc_model *m) {
+  if (m->kv_heads == m->heads) m->kv_heads = 0;
+  if ((long)m->head_dim * m->heads == m->hidden) m->head_dim = 0;
+  if (m->ffn == 4L * m->hidden) m->ffn = 0;
+}
+
+static int scn_model_preset(scn_ctx *c, const char *path, const char *id, sc_model *m) {
+  const sc_model *p = sc_model_preset(id);
+  if (!p)
+    return scn_unknown_preset(c, path, "model", id, scn_model_id, sc_model_preset_count());
+  *m = *p;
+  return SC_OK;
+}
+
+/* True when obj changes the shape of the model (not only name or seq). */
+static int scn_model_shaped(const json_t *obj) {
+  static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "head_dim",
+                                      "ffn", "vocab", "experts", "topk", "activation",
+                                      "norm", "position", "tied_embeddings", "bias"};
+  for (size_t i = 0; i < NFIELDS(shape); i++)
+    if (json_object_get(obj, shape[i])) return 1;
+  return 0;
+}
+
+/* Decode the "model" section: a preset id, or an object (the preset it
+ * names, else *m, with the keys given changed). */
+static int scn_model(scn_ctx *c, const json_t *v, sc_model *m) {
+  const char *id = NULL;
+  int rc;
+  if (json_is_string(v)) return scn_model_preset(c, "model", json_string_value(v), m);
+  if (!json_is_object(v))
+    return scn_type(c, "model", "a model preset id (string) or an object", v);
+  if ((rc = scn_known(c, &scn_model_sec, v))) return rc;
+  const json_t *p = json_object_get(v, "preset");
+  if (p && ((rc = scn_preset_id(c, "model.preset", p, &id)) ||
+            (rc = scn_model_preset(c, "model.preset", id, m))))
+    return rc;
+  scn_model_relax(m);
+  if (!p && scn_model_shaped(v)) snprintf(m->name, sizeof m->name, "custom");
+  return scn_fields(c, &scn_model_sec, v, m);
+}
+
+/* ----------------------------------------------------------------- GPU */
+
+static int scn_gpu_preset(scn_ctx *c, const char *path, const char *id, sc_gpu *g) {
+  const sc_gpu *p = sc_gpu_preset(id);
+  if (!p) return scn_unknown_preset(c, path, "GPU", id, scn_gpu_id, sc_gpu_preset_count());
+  *g = *p;
+  return SC_OK;
+}
+
+/* Decode "cluster.gpu": a GPU preset id, or an object (its preset, else
+ * the cluster's current GPU, with the keys given changed). */
+static int scn_gpu(scn_ctx *c, const json_t *v, sc_gpu *g) {
+  const char *id = NULL;
+  int rc;
+  if (json_is_string(v)) return scn_gpu_preset(c, "cluster.gpu", json_string_value(v), g);
+  if (!json_is_object(v))
+    return scn_type(c, "cluster.gpu", "a GPU preset id (string) or an object", v);
+  if ((rc = scn_known(c, &scn_gpu_sec, v))) return rc;
+  if (json_object_get(v, "hbm_GB") && json_object_get(v, "hbm_GiB"))
+    return scn_fail(c, "cluster.gpu.hbm_GiB", "give hbm_GB or hbm_GiB, not both");
+  const json_t *p = json_object_get(v, "preset");
+  if (p && ((rc = scn_preset_id(c, "cluster.gpu.preset", p, &id)) ||
+            (rc = scn_gpu_preset(c, "cluster.gpu.preset", id, g))))
+    return rc;
+  if (!p && json_object_size(v) > (json_object_get(v, "name") ? 1u : 0u))
+    snprintf(g->name, sizeof g->name, "custom");
+  return scn_fields(c, &scn_gpu_sec, v, g);
+}
+
+/* ------------------------------------------------------------- cluster */
+
+static int scn_cluster_preset(scn_ctx *c, const char *path, const char *id, sc_cluster *cl) {
+  if (clus_preset_fill(cl, id)) return SC_OK;
+  if (sc_cluster_preset(id))  /* known cluster whose GPU preset is missing */
+    return scn_fail(c, path, "preset \"%s\" names GPU \"%s\", which is not a GPU preset", id,
+                    sc_cluster_preset(id)->gpu.name);
+  return scn_unknown_preset(c, path, "cluster", id, scn_cluster_id, sc_cluster_preset_count());
+}
+
+/* Set cluster.gpus from "gpus" or "nodes" x gpus_per_node (both: they
+ * must agree). */
+static int scn_cluster_size(scn_ctx *c, const json_t *v, sc_cluster *cl) {
+  const json_t *jn = json_object_get(v, "nodes"), *jg = json_object_get(v, "gpus");
+  long long nodes = 0, gpus = 0;
+  int rc;
+  if ((jn && (rc = scn_integer(c, scn_find(&scn_cluster_sec, "nodes"), jn, "cluster.nodes", &nodes))) ||
+      (jg && (rc = scn_integer(c, scn_find(&scn_cluster_sec, "gpus"), jg, "cluster.gpus", &gpus))))
+    return rc;
+  if (!jn) {
+    if (jg) cl->gpus = (int)gpus;
+    return SC_OK;
+  }
+  long long total = nodes * cl->gpus_per_node;
+  if (total > PLAN_MAX_GPUS)
+    return scn_fail(c, "cluster.nodes", "%lld nodes x gpus_per_node %d = %lld GPUs exceeds %ld",
+                    nodes, cl->gpus_per_node, total, PLAN_MAX_GPUS);
+  if (jg && gpus != total)
+    return scn_fail(c, "cluster.gpus",
+                    "%lld disagrees with cluster.nodes %lld x gpus_per_node %d = %lld; "
+                    "give one of the two",
+                    gpus, nodes, cl->gpus_per_node, total);
+  cl->gpus = (int)total;
+  return SC_OK;
+}
+
+/* True when obj changes more than the size or name of the cluster. */
+static int scn_cluster_shaped(const json_t *obj) {
+  const char *key;
+  json_t *v;
+  json_object_foreach((json_t *)obj, key, v) {
+    if (strcmp(key, "nodes") && strcmp(key, "gpus") && strcmp(key, "name")) return 1;
+  }
+  return 0;
+}
+
+/* Decode the "cluster" section: a preset id (one node), or an object (its
+ * preset, else *cl, with the keys given changed). */
+static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
+  const char *id = NULL;
+  int rc;
+  if (json_is_string(v)) return scn_cluster_preset(c, "cluster", json_string_value(v), cl);
+  if (!json_is_object(v))
+    return scn_type(c, "cluster", "a cluster preset id (string) or an object", v);
+  if ((rc = scn_known(c, &scn_cluster_sec, v))) return rc;
+  const json_t *p = json_object_get(v, "preset");
+  if (p && ((rc = scn_preset_id(c, "cluster.preset", p, &id)) ||
+            (rc = scn_cluster_preset(c, "cluster.preset", id, cl))))
+    return rc;
+  if (!p && scn_cluster_shaped(v)) snprintf(cl->name, sizeof cl->name, "custom");
+  const json_t *g = json_object_get(v, "gpu");
+  if (g && (rc = scn_gpu(c, g, &cl->gpu))) return rc;
+  if ((rc = scn_fields(c, &scn_cluster_sec, v, cl))) return rc;
+  return scn_cluster_size(c, v, cl);
+}
+
+/* ------------------------------------------------------------ document */
+
+/* Decode a whole document into *s, starting from the default scenario. */
+static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
+  int rc;
+  if (!json_is_object(root))
+    return scn_type(c, "", "an object with keys model, cluster, plan", root);
+  if ((rc = scn_known(c, &scn_root_sec, root))) return rc;
+  sc_scenario_default(s);
+  const json_t *d = json_object_get(root, "description");
+  const json_t *m = json_object_get(root, "model");
+  const json_t *cl = json_object_get(root, "cluster");
+  const json_t *p = json_object_get(root, "plan");
+  if (d && !json_is_string(d)) return scn_type(c, "description", "a string", d);
+  if (m && (rc = scn_model(c, m, &s->model))) return rc;
+  if (cl && (rc = scn_cluster(c, cl, &s->cluster))) return rc;
+  if (p && !json_is_object(p)) return scn_type(c, "plan", "an object", p);
+  if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
+  return SC_OK;
+}
+
+/* ----------------------------------------------------------- overrides */
+
+/* Fail with SC_EINPUT and 'override "TEXT": message'. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int scn_ov_fail(sc_error *err, const char *text, const char *fmt, ...) {
+  char msg[sizeof err->msg], shown[SCN_PATH];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  snprintf(shown, sizeof shown, "%s", text ? text : "(null)");
+  return sc_error_set(err, SC_EINPUT, "override \"%s\": %s", shown, msg);
+}
+
+/* Split the key path of an override (in place) into at most 4 segments,
+ * checking each against the schema. Returns the segment count, or 0 after
+ * failing with SC_EINPUT in *err. */
+static int scn_override_path(const char *text, char *path, char **seg, sc_error *err) {
+  const scn_section *sec = &scn_root_sec;
+  char done[SCN_PATH] = "";
+  int n = 0;
+  for (char *s = path, *next; s; s = next) {
+    next = strchr(s, '.');
+    if (next) *next++ = '\0';
+    if (n == 4 || !sec) {
+      scn_ov_fail(err, text, "%s takes a value, not keys below it", done);
+      return 0;
+    }
+    const scn_field *f = scn_find(sec, s);
+    if (!f) {
+      sc_error inner = {0};
+      scn_ctx c = {.err = &inner};
+      scn_unknown(&c, sec, s);
+      scn_ov_fail(err, text, "%s", inner.msg);
+      return 0;
+    }
+    scn_path(done, sizeof done, sec->path, s);
+    seg[n++] = s;
+    sec = f->sub;
+  }
+  return n;
+}
+
+/* The JSON value of an override's text: parsed JSON, else the string. */
+static json_t *scn_override_value(const char *text) {
+  json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
+  return v ? v : json_string(text);
+}
+
+int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
+  char path[SCN_PATH], *seg[4];
+  const char *eq = assignment ? strchr(assignment, '=') : NULL;
+  if (!eq || eq == assignment || !json_is_object(root))
+    return scn_ov_fail(err, assignment, "expected KEY=VALUE with a key path, e.g. plan.tp=8");
+  size_t len = (size_t)(eq - assignment);
+  if (len >= sizeof path) return scn_ov_fail(err, assignment, "the key path is too long");
+  memcpy(path, assignment, len);
+  path[len] = '\0';
+  if (path[0] == '.' || path[len - 1] == '.' || strstr(path, ".."))
+    return scn_ov_fail(err, assignment, "empty key in the key path");
+  int n = scn_override_path(assignment, path, seg, err);
+  if (n == 0) return SC_EINPUT;
+  json_t *val = scn_override_value(eq + 1);
+  if (!val) return scn_ov_fail(err, assignment, "the value is not valid UTF-8");
+  json_t *obj = root;
+  for (int i = 0; i < n - 1; i++) {
+    json_t *child = json_object_get(obj, seg[i]);
+    if (!child || json_is_string(child)) { /* create, or preset id -> {"preset": id} */
+      json_t *o = json_object();
+      if (!o || (child && json_object_set(o, "preset", child)) ||
+          json_object_set_new(obj, seg[i], o)) {
+        json_decref(val);
+        return sc_error_set(err, SC_ENOMEM, "override \"%s\": out of memory", assignment);
+      }
+      child = o;
+    } else if (!json_is_object(child)) {
+      char got[96];
+      scn_describe(child, got, sizeof got);
+      json_decref(val);
+      return scn_ov_fail(err, assignment, "%s is %s, not an object", seg[i], got);
+    }
+    obj = child;
+  }
+  if (json_object_set_new(obj, seg[n - 1], val))
+    return sc_error_set(err, SC_ENOMEM, "override \"%s\": out of memory", assignment);
+  return SC_OK;
+}
+
+/* --------------------------------------------------------------- loading */
+
+/* The override (if any) that set the key path `bad` or an object holding
+ * it: the last one whose key path equals bad or is a prefix of it. */
+static const char *scn_blame(const char *bad, const char *const *ov, size_t n) {
+  for (size_t i = n; i-- > 0;) {
+    const char *eq = ov[i] ? strchr(ov[i], '=') : NULL;
+    if (!eq) continue;
+    size_t len = (size_t)(eq - ov[i]);
+    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.')) return ov[i];
+  }
+  return NULL;
+}
+
+/* The key path at the start of a resolve message ("plan.tp: ..."). */
+static void scn_msg_path(const char *msg, char *path, size_t cap) {
+  size_t len = strcspn(msg, ": ");
+  if (msg[len] != ':' || len >= cap) len = 0;
+  memcpy(path, msg, len);
+  path[len] = '\0';
+}
+
+/* Apply overrides to root, decode and resolve. On failure err holds the
+ * message prefixed with origin and followed by the override to blame. */
+static int scn_load(sc_scenario *s, json_t *root, const char *origin,
+                    const char *const *ov, size_t n_ov, sc_error *err) {
+  sc_error local = {0};
+  scn_ctx c = {.err = &local};
+  sc_scenario t;
+  int rc = SC_OK;
+  if (n_ov && !ov) return sc_error_set(err, SC_EINPUT, "overrides: NULL list of %zu", n_ov);
+  for (size_t i = 0; i < n_ov; i++)
+    if ((rc = scn_apply_override(root, ov[i], err))) return rc;
+  rc = scn_decode(&c, root, &t);
+  if (!rc && (rc = sc_scenario_resolve(&t, &local)))
+    scn_msg_path(local.msg, c.bad, sizeof c.bad);
+  if (!rc) {
+    *s = t;
+    return sc_error_set(err, SC_OK, "%s", "");
+  }
+  const char *who = c.bad[0] ? scn_blame(c.bad, ov, n_ov) : NULL;
+  char note[sizeof local.msg / 2] = "";
+  if (who) snprintf(note, sizeof note, " (set by override \"%s\")", who);
+  return sc_error_set(err, rc, "%s: %s%s", origin, local.msg, note);
+}
+
+/* Fail with a jansson parse error as "origin:line:column: text". */
+static int scn_syntax(const json_error_t *je, const char *origin, sc_error *err) {
+  return sc_error_set(err, SC_EINPUT, "%s:%d:%d: invalid JSON: %s", origin, je->line,
+                      je->column, je->text);
+}
+
+int sc_scenario_load_string(sc_scenario *s, const char *json, const char *origin,
+                            const char *const *overrides, size_t n_overrides, sc_error *err) {
+  json_error_t je;
+  const char *where = origin ? origin : "<string>";
+  if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
+  json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
+  if (!root) {
+    if (json_error_code(&je) == json_error_out_of_memory)
+      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
+    return scn_syntax(&je, where, err);
+  }
+  int rc = scn_load(s, root, where, overrides, n_overrides, err);
+  json_decref(root);
+  return rc;
+}
+
+int sc_scenario_load_file(sc_scenario *s, const char *path, const char *const *overrides,
+                          size_t n_overrides, sc_error *err) {
+  json_error_t je;
+  if (!path) return sc_error_set(err, SC_EIO, "scenario file: no path (NULL)");
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  if (!root) {
+    switch (json_error_code(&je)) {
+    case json_error_cannot_open_file:
+      return sc_error_set(err, SC_EIO, "%s: cannot read the scenario file (%s)", path, je.text);
+    case json_error_out_of_memory:
+      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+    default: return scn_syntax(&je, path, err);
+    }
+  }
+  int rc = scn_load(s, root, path, overrides, n_overrides, err);
+  json_decref(root);
+  return rc;
+}

@@ -1,0 +1,255 @@
+/*
+ * topo.c -- the topology graph: building, adjacency, checks, DOT export.
+ */
+#include "net/topo.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[TOPO_KIND_COUNT] = {"gpu", "nvswitch", "nic",
+                                                        "switch"};
+
+const char *topo_kind_name(topo_kind k) {
+  assert(k >= 0 && k < TOPO_KIND_COUNT);
+  return kind_names[k];
+}
+
+int topo_kind_from_name(const char *s) {
+  for (int i = 0; i < TOPO_KIND_COUNT; i++)
+    if (s && !strcmp(s, kind_names[i])) return i;
+  return -1;
+}
+
+topo *topo_new(const char *name) {
+  topo *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  snprintf(t->name, sizeof t->name, "%s", name ? name : "");
+  return t;
+}
+
+void topo_free(topo *t) {
+  if (!t) return;
+  free(t->nodes);
+  free(t->links);
+  free(t->out_start);
+  free(t->out_link);
+  free(t->in_start);
+  free(t->in_link);
+  free(t->gpus);
+  free(t);
+}
+
+/* Grow *p (of *cap elements of size sz) to hold need; 0 or -1. */
+static int grow(void **p, int *cap, int need, size_t sz) {
+  if (need <= *cap) return 0;
+  int nc = *cap ? *cap * 2 : 64;
+  while (nc < need) nc *= 2;
+  void *q = realloc(*p, (size_t)nc * sz);
+  if (!q) return -1;
+  *p = q;
+  *cap = nc;
+  return 0;
+}
+
+int topo_add_node(topo *t, const char *name, topo_kind kind) {
+  assert(t && kind >= 0 && kind < TOPO_KIND_COUNT);
+  if (grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 1, sizeof *t->nodes))
+    return -1;
+  topo_node *n = &t->nodes[t->n_nodes];
+  snprintf(n->name, sizeof n->name, "%s", name);
+  n->kind = kind;
+  return t->n_nodes++;
+}
+
+int topo_add_link(topo *t, int src, int dst, double bw, double lat) {
+  assert(t && src >= 0 && src < t->n_nodes && dst >= 0 && dst < t->n_nodes);
+  if (grow((void **)&t->links, &t->cap_links, t->n_links + 1, sizeof *t->links))
+    return -1;
+  topo_link *l = &t->links[t->n_links];
+  l->src = src, l->dst = dst, l->bw = bw, l->lat = lat, l->dim = -1;
+  return t->n_links++;
+}
+
+int topo_add_duplex(topo *t, int a, int b, double bw, double lat) {
+  int id = topo_add_link(t, a, b, bw, lat);
+  if (id < 0 || topo_add_link(t, b, a, bw, lat) < 0) return -1;
+  return id;
+}
+
+/* Counting sort of link ids by key (src or dst) into start/list. */
+static int csr(const topo *t, int by_dst, int **start, int **list) {
+  int *s = calloc((size_t)t->n_nodes + 1, sizeof *s);
+  int *l = malloc(sizeof *l * (size_t)(t->n_links ? t->n_links : 1));
+  if (!s || !l) {
+    free(s), free(l);
+    return -1;
+  }
+  for (int i = 0; i < t->n_links; i++)
+    s[(by_dst ? t->links[i].dst : t->links[i].src) + 1]++;
+  for (int v = 0; v < t->n_nodes; v++) s[v + 1] += s[v];
+  int *fill = malloc(sizeof *fill * (size_t)(t->n_nodes ? t->n_nodes : 1));
+  if (!fill) {
+    free(s), free(l);
+    return -1;
+  }
+  memcpy(fill, s, sizeof *fill * (size_t)t->n_nodes);
+  for (int i = 0; i < t->n_links; i++)
+    l[fill[by_dst ? t->links[i].dst : t->links[i].src]++] = i;
+  free(fill);
+  *start = s, *list = l;
+  return 0;
+}
+
+int topo_finalize(topo *t, sc_error *err) {
+  free(t->out_start), free(t->out_link), free(t->in_start), free(t->in_link);
+  free(t->gpus);
+  t->out_start = t->out_link = t->in_start = t->in_link = t->gpus = NULL;
+  if (csr(t, 0, &t->out_start, &t->out_link) || csr(t, 1, &t->in_start, &t->in_link))
+    return sc_error_set(err, SC_ENOMEM, "topology %s: out of memory", t->name);
+  t->gpus = malloc(sizeof *t->gpus * (size_t)(t->n_nodes ? t->n_nodes : 1));
+  if (!t->gpus) return sc_error_set(err, SC_ENOMEM, "topology %s: out of memory", t->name);
+  t->n_gpus = 0;
+  for (int v = 0; v < t->n_nodes; v++)
+    if (t->nodes[v].kind == TOPO_GPU) t->gpus[t->n_gpus++] = v;
+  return SC_OK;
+}
+
+int topo_find(const topo *t, const char *name) {
+  for (int v = 0; v < t->n_nodes; v++)
+    if (!strcmp(t->nodes[v].name, name)) return v;
+  return -1;
+}
+
+/* Duplicate names: sort pointers to the names. */
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Reachability of every GPU from the first GPU and back, by BFS over
+ * out-links and in-links. Returns -1 or the id of an unreachable GPU. */
+static int unreachable_gpu(const topo *t, int *queue, char *seen) {
+  for (int dir = 0; dir < 2; dir++) {
+    memset(seen, 0, (size_t)t->n_nodes);
+    int head = 0, tail = 0;
+    queue[tail++] = t->gpus[0];
+    seen[t->gpus[0]] = 1;
+    while (head < tail) {
+      int v = queue[head++];
+      const int *st = dir ? t->in_start : t->out_start;
+      const int *ls = dir ? t->in_link : t->out_link;
+      for (int k = st[v]; k < st[v + 1]; k++) {
+        const topo_link *l = &t->links[ls[k]];
+        int w = dir ? l->src : l->dst;
+        if (!seen[w]) seen[w] = 1, queue[tail++] = w;
+      }
+    }
+    for (int i = 0; i < t->n_gpus; i++)
+      if (!seen[t->gpus[i]]) return t->gpus[i];
+  }
+  return -1;
+}
+
+int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size) {
+  if (warn && warn_size) warn[0] = 0;
+  assert(t->out_start && "topo_finalize first");
+  if (t->n_gpus == 0)
+    return sc_error_set(err, SC_EINPUT, "topology %s: no GPU (a node of kind \"gpu\")",
+                        t->name);
+  for (int i = 0; i < t->n_links; i++) {
+    const topo_link *l = &t->links[i];
+    if (!(l->bw > 0) || !isfinite(l->bw))
+      return sc_error_set(err, SC_EINPUT,
+                          "topology %s: link %d (%s -> %s): bandwidth %g is not a "
+                          "positive number of bytes/s",
+                          t->name, i, t->nodes[l->src].name, t->nodes[l->dst].name, l->bw);
+    if (!(l->lat >= 0) || !isfinite(l->lat))
+      return sc_error_set(err, SC_EINPUT,
+                          "topology %s: link %d (%s -> %s): latency %g must be >= 0 s",
+                          t->name, i, t->nodes[l->src].name, t->nodes[l->dst].name, l->lat);
+    if (l->src == l->dst)
+      return sc_error_set(err, SC_EINPUT, "topology %s: link %d: %s links to itself",
+                          t->name, i, t->nodes[l->src].name);
+  }
+  int *ids = malloc(sizeof *ids * (size_t)t->n_nodes);
+  const char **names = malloc(sizeof *names * (size_t)t->n_nodes);
+  char *seen = malloc((size_t)t->n_nodes);
+  if (!ids || !seen || !names) {
+    free(ids), free(seen), free(names);
+    return sc_error_set(err, SC_ENOMEM, "topology %s: out of memory", t->name);
+  }
+  for (int v = 0; v < t->n_nodes; v++) names[v] = t->nodes[v].name;
+  qsort(names, (size_t)t->n_nodes, sizeof *names, cmp_names);
+  int rc = SC_OK;
+  for (int v = 1; v < t->n_nodes && rc == SC_OK; v++)
+    if (!strcmp(names[v], names[v - 1]))
+      rc = sc_error_set(err, SC_EINPUT, "topology %s: two nodes are named \"%s\"", t->name,
+                        names[v]);
+  free(names);
+  if (rc == SC_OK) {
+    int bad = unreachable_gpu(t, ids, seen);
+    if (bad >= 0)
+      rc = sc_error_set(err, SC_EINPUT,
+                        "topology %s: disconnected: GPU %s and GPU %s cannot reach "
+                        "each other",
+                        t->name, t->nodes[t->gpus[0]].name, t->nodes[bad].name);
+  }
+  free(ids), free(seen);
+  if (rc != SC_OK || !warn) return rc;
+  /* asymmetric links: a->b with no b->a of the same bandwidth */
+  int nwarn = 0;
+  for (int i = 0; i < t->n_links; i++) {
+    const topo_link *l = &t->links[i];
+    int back = 0;
+    for (int k = t->out_start[l->dst]; k < t->out_start[l->dst + 1]; k++) {
+      const topo_link *m = &t->links[t->out_link[k]];
+      if (m->dst == l->src && m->bw == l->bw) back = 1;
+    }
+    if (!back && nwarn++ < 4) {
+      size_t used = strlen(warn);
+      snprintf(warn + used, warn_size - used,
+               "%sasymmetric link %s -> %s (%.3g GB/s) has no reverse link of the "
+               "same bandwidth",
+               used ? "\n" : "", t->nodes[l->src].name, t->nodes[l->dst].name, l->bw / 1e9);
+    }
+  }
+  return SC_OK;
+}
+
+void topo_describe(const topo *t, FILE *out) {
+  int count[TOPO_KIND_COUNT] = {0};
+  for (int v = 0; v < t->n_nodes; v++) count[t->nodes[v].kind]++;
+  double lo = INFINITY, hi = 0, llo = INFINITY, lhi = 0;
+  for (int i = 0; i < t->n_links; i++) {
+    lo = fmin(lo, t->links[i].bw), hi = fmax(hi, t->links[i].bw);
+    llo = fmin(llo, t->links[i].lat), lhi = fmax(lhi, t->links[i].lat);
+  }
+  fprintf(out, "topology     %s\n", t->name);
+  fprintf(out, "nodes        %d (gpu %d, nvswitch %d, nic %d, switch %d)\n", t->n_nodes,
+          count[TOPO_GPU], count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH]);
+  fprintf(out, "links        %d directed\n", t->n_links);
+  if (t->n_links)
+    fprintf(out, "bandwidth    %.3f .. %.3f GB/s per direction\nlatency      %.3f .. %.3f us\n",
+            lo / 1e9, hi / 1e9, llo * 1e6, lhi * 1e6);
+}
+
+void topo_write_dot(const topo *t, FILE *out) {
+  static const char *const shape[TOPO_KIND_COUNT] = {"box", "diamond", "ellipse",
+                                                     "hexagon"};
+  fprintf(out, "digraph \"%s\" {\n", t->name);
+  for (int v = 0; v < t->n_nodes; v++)
+    fprintf(out, "  \"%s\" [shape=%s];\n", t->nodes[v].name, shape[t->nodes[v].kind]);
+  for (int i = 0; i < t->n_links; i++) {
+    const topo_link *l = &t->links[i];
+    int twin = -1; /* a reverse link of equal bandwidth: print once */
+    for (int k = t->out_start[l->dst]; k < t->out_start[l->dst + 1]; k++) {
+      const topo_link *m = &t->links[t->out_link[k]];
+      if (m->dst == l->src && m->bw == l->bw) twin = t->out_link[k];
+    }
+    if (twin >= 0 && twin < i) continue;
+    fprintf(out, "  \"%s\" -> \"%s\" [label=\"%.4g GB/s\"%s];\n", t->nodes[l->src].name,
+            t->nodes[l->dst].name, l->bw / 1e9, twin >= 0 ? ", dir=both" : "");
+  }
+  fprintf(out, "}\n");
+}

@@ -1,0 +1,88 @@
+/*
+ * topo.h -- a cluster network as a directed graph (module prefix: topo_).
+ *
+ * Nodes are GPUs, NVSwitches, NICs and network switches. Links are
+ * directed: a cable is two links, one per direction, each with its own
+ * bandwidth (bytes/s) and latency (s). After topo_finalize the out- and
+ * in-links of each node are stored compressed (CSR) for routing.
+ *
+ * Ownership: a topo owns its arrays; topo_free releases everything.
+ * Errors on user input (unknown node, bad bandwidth, disconnected graph)
+ * are sc_error values naming the element; misuse of the API is assert()ed.
+ */
+#ifndef SC_NET_TOPO_H
+#define SC_NET_TOPO_H
+
+#include <stdio.h>
+
+#include "stepcast.h"
+
+typedef enum topo_kind {
+  TOPO_GPU = 0,
+  TOPO_NVSWITCH,
+  TOPO_NIC,
+  TOPO_SWITCH,
+  TOPO_KIND_COUNT
+} topo_kind;
+
+typedef struct topo_node {
+  char name[32];   /* unique, e.g. "n3.gpu5", "leaf12" */
+  topo_kind kind;
+} topo_node;
+
+typedef struct topo_link {
+  int src, dst;    /* node ids */
+  double bw;       /* bytes/s, this direction */
+  double lat;      /* seconds */
+  int dim;         /* routing tag: torus dimension (0, 1, 2) or -1 */
+} topo_link;
+
+typedef struct topo {
+  char name[64];
+  topo_node *nodes;
+  topo_link *links;
+  int n_nodes, cap_nodes;
+  int n_links, cap_links;
+  /* built by topo_finalize: */
+  int *out_start;  /* n_nodes + 1 offsets into out_link */
+  int *out_link;   /* link ids grouped by source */
+  int *in_start;   /* n_nodes + 1 offsets into in_link */
+  int *in_link;    /* link ids grouped by destination */
+  int *gpus;       /* node ids of the GPUs, in insertion order */
+  int n_gpus;
+} topo;
+
+const char *topo_kind_name(topo_kind k);
+int topo_kind_from_name(const char *s); /* -1 if unknown */
+
+/* New empty topology; NULL when out of memory. */
+topo *topo_new(const char *name);
+void topo_free(topo *t);
+
+/* Add a node; returns its id, or -1 when out of memory. Names are not
+ * checked for uniqueness here (topo_check does). */
+int topo_add_node(topo *t, const char *name, topo_kind kind);
+/* Add one directed link, or both directions; returns the (first) link
+ * id or -1 when out of memory. */
+int topo_add_link(topo *t, int src, int dst, double bw, double lat);
+int topo_add_duplex(topo *t, int a, int b, double bw, double lat);
+
+/* Build the adjacency and the GPU list. SC_OK or SC_ENOMEM. */
+int topo_finalize(topo *t, sc_error *err);
+
+/* Node id of a name, -1 if none (linear; for loaders and the CLI). */
+int topo_find(const topo *t, const char *name);
+
+/* Check for user errors: no GPU, duplicate names, zero/negative/NaN
+ * bandwidth or negative latency (naming the link), a GPU that cannot
+ * reach another GPU (naming both). Asymmetric links (a->b without b->a,
+ * or different bandwidths) are reported in `warn` (may be NULL) but are
+ * not errors. Needs topo_finalize. */
+int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size);
+
+/* Human summary: counts per kind, links, bandwidth range. */
+void topo_describe(const topo *t, FILE *out);
+/* Graphviz DOT; duplex pairs of equal bandwidth become one edge. */
+void topo_write_dot(const topo *t, FILE *out);
+
+#endif /* SC_NET_TOPO_H */

@@ -1,0 +1,25 @@
+/*
+ * topo_gen.h -- topology generators (module prefix: topo_gen).
+ *
+ * A generator spec is "name" or "name:key=value,key=value", e.g.
+ *   "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=50"
+ *   "torus:x=4,y=4,z=4,bw=50"   "dgx1"   "rail:nodes=16,gpus=8,nic=400"
+ * Units of the keys: bw and nvlink in GB/s per direction, nic in Gb/s per
+ * direction, lat in microseconds. `stepcast topo --list` prints them all.
+ */
+#ifndef SC_NET_TOPO_GEN_H
+#define SC_NET_TOPO_GEN_H
+
+#include <stdio.h>
+
+#include "net/topo.h"
+
+/* Build (and finalize) the topology of a spec. On success *out owns a new
+ * topo (topo_free); on error *out is NULL and err names the key or value
+ * and what would be valid (SC_EINPUT), or SC_ENOMEM. */
+int topo_gen(const char *spec, topo **out, sc_error *err);
+
+/* One line per generator: its name, keys and defaults. */
+void topo_gen_help(FILE *out);
+
+#endif /* SC_NET_TOPO_GEN_H */

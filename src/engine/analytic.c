@@ -25,14 +25,29 @@
 #include "engine/step.h"
 #include "model/ops.h"
 
-/* Time of one pass (forward, backward or recompute) over an op list. */
-typedef struct pass_cost {
-  double compute;  /* GPU kernel time, s */
-  double comm;     /* exposed collective time on the compute stream, s */
-  double host;     /* host launch time, s */
-} pass_cost;
-
 typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_SEL } pass_kind;
+
+/* One operator as the host/GPU queue model sees it: the host spends
+ * `host` seconds issuing it, then the GPU stream runs it for `gpu`. */
+typedef struct qop {
+  double host, gpu;  /* seconds */
+  int comm;          /* 1 = a collective on the compute stream */
+} qop;
+
+/* The operators of one pass over one layer (or embedding, head), in the
+ * order the framework issues them. Fixed size: no allocation. */
+typedef struct queue {
+  qop q[2 * OPS_MAX];
+  int n;
+} queue;
+
+/* The two clocks of the queue model: when the host has issued everything
+ * so far, and when the GPU stream will have run it. */
+typedef struct qclock {
+  double h, g;       /* seconds */
+  double compute;    /* GPU time of compute kernels run so far */
+  double comm;       /* GPU time of collectives run so far */
+} qclock;
 
 static const coll_group *op_group(const grp_set *g, ops_group which) {
   switch (which) {
@@ -76,51 +91,101 @@ static double op_compute(const sc_scenario *s, const ops_op *o, pass_kind k) {
   return 0;
 }
 
-/* Cost of running list l once in pass k. */
-static pass_cost pass(const sc_scenario *s, const grp_set *gs,
-                      const ops_list *l, pass_kind k) {
-  pass_cost c = {0, 0, 0};
-  double launch = cost_launch(&s->cluster.gpu);
-  int eager = s->plan.framework_eager;
-  double prev_compute = 0; /* GPU time of the op before, for overlap */
-  for (int i = 0; i < l->n; i++) {
-    const ops_op *o = &l->op[i];
-    if (k == PASS_RECOMP_SEL && !o->recompute_sel) continue;
-    if (o->kind == OPS_COMM) {
-      coll_op op = k == PASS_BWD ? conjugate(o->coll) : o->coll;
-      double t = grp_time(op, o->bytes, op_group(gs, o->group));
-      if (o->group == OPS_GROUP_CP) {
-        /* ring exchange hidden under the attention that follows */
-        const ops_op *nx = i + 1 < l->n ? &l->op[i + 1] : NULL;
-        double hide = nx ? op_compute(s, nx, k) : 0;
-        t = t > hide ? t - hide : 0;
-      } else if (o->group == OPS_GROUP_TP && s->plan.overlap_tp) {
-        /* chunked GEMM/collective overlap hides it behind the GEMM
-         * next to it, never completely */
-        double hidden = prev_compute < 0.9 * t ? prev_compute : 0.9 * t;
-        t -= hidden;
-      }
-      c.comm += t;
-      if (eager) c.host += launch * (k == PASS_BWD ? o->host_bwd : o->host_ops);
-      continue;
-    }
-    double t = op_compute(s, o, k);
-    c.compute += t;
-    prev_compute = t;
-    if (eager) c.host += launch * (k == PASS_BWD ? o->host_bwd : o->host_ops);
+/* GPU time of op i of l in pass k, collectives included (exposed part). */
+static double op_gpu(const sc_scenario *s, const grp_set *gs, const ops_list *l,
+                     int i, pass_kind k, double prev_compute) {
+  const ops_op *o = &l->op[i];
+  if (o->kind != OPS_COMM) return op_compute(s, o, k);
+  coll_op op = k == PASS_BWD ? conjugate(o->coll) : o->coll;
+  double t = grp_time(op, o->bytes, op_group(gs, o->group));
+  if (o->group == OPS_GROUP_CP) {
+    /* ring exchange hidden under the attention that follows */
+    double hide = i + 1 < l->n ? op_compute(s, &l->op[i + 1], k) : 0;
+    t = t > hide ? t - hide : 0;
+  } else if (o->group == OPS_GROUP_TP && s->plan.overlap_tp) {
+    /* chunked GEMM/collective overlap hides it behind the GEMM next to
+     * it, never completely */
+    double hidden = prev_compute < 0.9 * t ? prev_compute : 0.9 * t;
+    t -= hidden;
   }
-  return c;
+  return t;
 }
 
-/* GPU time of a pass, raised to the host time when host-bound. Returns
- * the wall time and adds the parts to the breakdown counters. */
-static double wall(pass_cost c, double *compute, double *comm, double *host) {
-  double gpu = c.compute + c.comm;
-  double w = gpu > c.host ? gpu : c.host;
-  *compute += c.compute;
-  *comm += c.comm;
-  *host += w - gpu;
-  return w;
+/* Append the ops of l in pass k to q (backward: in reverse order). */
+static void enqueue(const sc_scenario *s, const grp_set *gs, const ops_list *l,
+                    pass_kind k, queue *q) {
+  double launch = s->plan.framework_eager ? cost_launch(&s->cluster.gpu) : 0;
+  double prev = 0;
+  for (int j = 0; j < l->n; j++) {
+    int i = k == PASS_BWD ? l->n - 1 - j : j;
+    const ops_op *o = &l->op[i];
+    if (k == PASS_RECOMP_SEL && !o->recompute_sel) continue;
+    assert(q->n < 2 * OPS_MAX);
+    qop *e = &q->q[q->n++];
+    e->gpu = op_gpu(s, gs, l, i, k, prev);
+    e->host = launch * (k == PASS_BWD ? o->host_bwd : o->host_ops);
+    e->comm = o->kind == OPS_COMM;
+    if (!e->comm) prev = e->gpu;
+  }
+}
+
+/* Run q `reps` times through the clocks: the host issues each op after
+ * its host time; the GPU starts it when issued and when the op before has
+ * finished. */
+static void run(const queue *q, double reps, qclock *c) {
+  int whole = (int)reps;
+  double frac = reps - whole;
+  for (int r = 0; r <= whole; r++) {
+    double scale = r < whole ? 1.0 : frac; /* a fraction of a layer */
+    if (scale <= 0) break;
+    for (int i = 0; i < q->n; i++) {
+      const qop *e = &q->q[i];
+      c->h += scale * e->host;
+      double start = c->h > c->g ? c->h : c->g;
+      c->g = start + scale * e->gpu;
+      if (e->comm) c->comm += scale * e->gpu;
+      else c->compute += scale * e->gpu;
+    }
+  }
+}
+
+/* Queues of one stage: layers forward and backward (with recomputation),
+ * and the embedding/head when the stage holds them. */
+typedef struct stage_queues {
+  queue lf, lb;            /* one layer */
+  queue ef, eb, hf, hb;    /* embedding and head (empty when absent) */
+} stage_queues;
+
+static void build_queues(const sc_scenario *s, const grp_set *gs, int st,
+                         const ops_list *layer, const ops_list *emb,
+                         const ops_list *head, stage_queues *sq) {
+  const sc_plan *p = &s->plan;
+  memset(sq, 0, sizeof *sq);
+  enqueue(s, gs, layer, PASS_FWD, &sq->lf);
+  if (p->recompute == SC_RECOMP_FULL) enqueue(s, gs, layer, PASS_FWD, &sq->lb);
+  else if (p->recompute == SC_RECOMP_SELECTIVE)
+    enqueue(s, gs, layer, PASS_RECOMP_SEL, &sq->lb);
+  enqueue(s, gs, layer, PASS_BWD, &sq->lb);
+  if (st == 0) {
+    enqueue(s, gs, emb, PASS_FWD, &sq->ef);
+    enqueue(s, gs, emb, PASS_BWD, &sq->eb);
+  }
+  if (st == p->pp - 1) {
+    enqueue(s, gs, head, PASS_FWD, &sq->hf);
+    enqueue(s, gs, head, PASS_BWD, &sq->hb);
+  }
+}
+
+static void run_fwd(const stage_queues *sq, double L, qclock *c) {
+  run(&sq->ef, 1, c);
+  run(&sq->lf, L, c);
+  run(&sq->hf, 1, c);
+}
+
+static void run_bwd(const stage_queues *sq, double L, qclock *c) {
+  run(&sq->hb, 1, c);
+  run(&sq->lb, L, c);
+  run(&sq->eb, 1, c);
 }
 
 /* Per-micro-batch time of one stage and its parts. */
@@ -130,6 +195,19 @@ typedef struct stage_cost {
   double layer_f, layer_b;      /* one layer's compute, for FSDP overlap */
 } stage_cost;
 
+static double queue_compute(const queue *q) {
+  double t = 0;
+  for (int i = 0; i < q->n; i++)
+    if (!q->q[i].comm) t += q->q[i].gpu;
+  return t;
+}
+
+/* With pipeline parallelism every micro-batch boundary synchronises the
+ * host with the GPU (Megatron's blocking send/recv), so forward and
+ * backward each start with both clocks level. Without it nothing
+ * synchronises inside a step, and the host's lead carries from one
+ * micro-batch to the next: the steady state is taken from the second of
+ * two micro-batches run back to back. */
 static stage_cost stage(const sc_scenario *s, const grp_set *gs, int st,
                         const ops_list *layer, const ops_list *emb,
                         const ops_list *head) {
@@ -137,37 +215,35 @@ static stage_cost stage(const sc_scenario *s, const grp_set *gs, int st,
   memset(&r, 0, sizeof r);
   const sc_plan *p = &s->plan;
   double L = (double)s->model.layers / p->pp;
-  pass_cost lf = pass(s, gs, layer, PASS_FWD);
-  pass_cost lb = pass(s, gs, layer, PASS_BWD);
-  if (p->recompute == SC_RECOMP_FULL) {
-    lb.compute += lf.compute;
-    lb.comm += lf.comm;
-    lb.host += lf.host;
-  } else if (p->recompute == SC_RECOMP_SELECTIVE) {
-    pass_cost rs = pass(s, gs, layer, PASS_RECOMP_SEL);
-    lb.compute += rs.compute;
-    lb.comm += rs.comm;
-    lb.host += rs.host;
+  stage_queues sq;
+  build_queues(s, gs, st, layer, emb, head, &sq);
+  r.layer_f = queue_compute(&sq.lf);
+  r.layer_b = queue_compute(&sq.lb);
+  qclock c = {0, 0, 0, 0};
+  if (p->pp > 1) {
+    run_fwd(&sq, L, &c);
+    r.f = c.g;
+    qclock cb = {0, 0, 0, 0};
+    run_bwd(&sq, L, &cb);
+    r.b = cb.g;
+    c.compute += cb.compute;
+    c.comm += cb.comm;
+  } else {
+    run_fwd(&sq, L, &c);
+    run_bwd(&sq, L, &c);
+    qclock warm = c;
+    run_fwd(&sq, L, &c);
+    double fwd_end = c.g;
+    run_bwd(&sq, L, &c);
+    r.f = fwd_end - warm.g;
+    r.b = c.g - fwd_end;
+    c.compute -= warm.compute;
+    c.comm -= warm.comm;
   }
-  r.layer_f = lf.compute;
-  r.layer_b = lb.compute;
-  double c = 0, m = 0, h = 0;
-  r.f = L * wall(lf, &c, &m, &h);
-  r.b = L * wall(lb, &c, &m, &h);
-  r.compute = L * c;
-  r.comm = L * m;
-  r.host = L * h;
-  const ops_list *extra[2] = {st == 0 ? emb : NULL,
-                              st == p->pp - 1 ? head : NULL};
-  for (int i = 0; i < 2; i++) {
-    if (!extra[i]) continue;
-    double c2 = 0, m2 = 0, h2 = 0;
-    r.f += wall(pass(s, gs, extra[i], PASS_FWD), &c2, &m2, &h2);
-    r.b += wall(pass(s, gs, extra[i], PASS_BWD), &c2, &m2, &h2);
-    r.compute += c2;
-    r.comm += m2;
-    r.host += h2;
-  }
+  r.compute = c.compute;
+  r.comm = c.comm;
+  r.host = r.f + r.b - c.compute - c.comm;
+  if (r.host < 0) r.host = 0;
   return r;
 }
 

@@ -1,0 +1,40 @@
+/*
+ * route.h -- routes between nodes of a topology (module prefix: route_).
+ *
+ * Shortest paths (fewest links). Where several next hops are equally
+ * short the policy decides: ECMP picks one by a hash of (src, dst, node),
+ * which on a fat-tree gives the usual up/down routes spread over the
+ * spines; DOR (dimension order, for tori and meshes) corrects dimension 0
+ * first, then 1, then 2, using the links' `dim` tags.
+ *
+ * Each path is computed once, on first request, and stored compactly: the
+ * link ids of all paths in one int pool, found through an open-addressing
+ * hash of (src, dst). Breadth-first search runs lazily from the most
+ * recent source, so asking for all paths from one source costs one BFS.
+ *
+ * Ownership: route_new borrows the topo (it must outlive the table).
+ */
+#ifndef SC_NET_ROUTE_H
+#define SC_NET_ROUTE_H
+
+#include <stddef.h>
+
+#include "net/topo.h"
+
+typedef enum route_policy { ROUTE_ECMP = 0, ROUTE_DOR } route_policy;
+
+typedef struct route_table route_table;
+
+/* New table over a finalized topo; NULL when out of memory. */
+route_table *route_new(const topo *t, route_policy policy);
+void route_free(route_table *r);
+
+/* The links of the path src -> dst in order: *links points into the
+ * table (valid until route_free), *n is their count (0 when src == dst).
+ * Returns 0, or -1 when dst is unreachable or memory ran out. */
+int route_path(route_table *r, int src, int dst, const int **links, int *n);
+
+/* Bytes the table holds (paths, hash, BFS state). */
+size_t route_bytes(const route_table *r);
+
+#endif /* SC_NET_ROUTE_H */

@@ -1,0 +1,214 @@
+/*
+ * topo_json.c -- read a topology from JSON (jansson), with errors that
+ * name the place: origin:line:column for syntax, a key path for content.
+ */
+#include "net/topo_json.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/topo_gen.h"
+
+/* Reject keys of obj not in the space-separated list `valid`. */
+static int only_keys(json_t *obj, const char *valid, const char *origin, const char *path,
+                     sc_error *err) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(obj, key, v) {
+    const char *p = valid;
+    size_t n = strlen(key);
+    int ok = 0;
+    while (*p && !ok) {
+      size_t m = strcspn(p, " ");
+      ok = m == n && !strncmp(p, key, n);
+      p += m + (p[m] == ' ');
+    }
+    if (!ok)
+      return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key (valid: %s)", origin, path,
+                          *path ? "." : "", key, valid);
+  }
+  return SC_OK;
+}
+
+static int load_nodes(topo *t, json_t *nodes, const char *origin, sc_error *err) {
+  if (!json_is_array(nodes))
+    return sc_error_set(err, SC_EINPUT, "%s: nodes: must be an array of {\"name\", \"kind\"}",
+                        origin);
+  size_t i;
+  json_t *n;
+  json_array_foreach(nodes, i, n) {
+    char path[32];
+    snprintf(path, sizeof path, "nodes[%zu]", i);
+    if (!json_is_object(n))
+      return sc_error_set(err, SC_EINPUT, "%s: %s: must be an object", origin, path);
+    int rc = only_keys(n, "name kind", origin, path, err);
+    if (rc) return rc;
+    const char *name = json_string_value(json_object_get(n, "name"));
+    const char *kind = json_string_value(json_object_get(n, "kind"));
+    if (!name || !*name || strlen(name) >= sizeof t->nodes[0].name)
+      return sc_error_set(err, SC_EINPUT, "%s: %s.name: must be a string of 1 to %zu characters",
+                          origin, path, sizeof t->nodes[0].name - 1);
+    int k = kind ? topo_kind_from_name(kind) : TOPO_GPU;
+    if (k < 0)
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: %s.kind: '%s' is not a kind (valid: gpu, nvswitch, nic, switch)",
+                          origin, path, kind);
+    if (topo_add_node(t, name, (topo_kind)k) < 0)
+      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
+  }
+  return SC_OK;
+}
+
+/* A number field of a link: required (def < 0) or defaulted. */
+static int num_field(json_t *l, const char *key, double def, double *out, const char *origin,
+                     const char *path, sc_error *err) {
+  json_t *v = json_object_get(l, key);
+  if (!v) {
+    if (def < 0) return sc_error_set(err, SC_EINPUT, "%s: %s.%s: missing", origin, path, key);
+    *out = def;
+    return SC_OK;
+  }
+  if (!json_is_number(v))
+    return sc_error_set(err, SC_EINPUT, "%s: %s.%s: must be a number", origin, path, key);
+  *out = json_number_value(v);
+  return SC_OK;
+}
+
+static int node_ref(const topo *t, json_t *l, const char *key, const char *origin,
+                    const char *path, int *id, sc_error *err) {
+  const char *s = json_string_value(json_object_get(l, key));
+  if (!s) return sc_error_set(err, SC_EINPUT, "%s: %s.%s: missing node name", origin, path, key);
+  *id = topo_find(t, s);
+  if (*id < 0)
+    return sc_error_set(err, SC_EINPUT, "%s: %s.%s: unknown node '%s' (declare it in nodes)",
+                        origin, path, key, s);
+  return SC_OK;
+}
+
+static int load_links(topo *t, json_t *links, const char *origin, sc_error *err) {
+  if (!json_is_array(links))
+    return sc_error_set(err, SC_EINPUT, "%s: links: must be an array", origin);
+  size_t i;
+  json_t *l;
+  json_array_foreach(links, i, l) {
+    char path[32];
+    snprintf(path, sizeof path, "links[%zu]", i);
+    if (!json_is_object(l))
+      return sc_error_set(err, SC_EINPUT, "%s: %s: must be an object", origin, path);
+    int rc = only_keys(l, "from to bw_GBps lat_us duplex", origin, path, err);
+    int a = -1, b = -1;
+    double bw = 0, lat = 0;
+    if (!rc) rc = node_ref(t, l, "from", origin, path, &a, err);
+    if (!rc) rc = node_ref(t, l, "to", origin, path, &b, err);
+    if (!rc) rc = num_field(l, "bw_GBps", -1, &bw, origin, path, err);
+    if (!rc) rc = num_field(l, "lat_us", 1.0, &lat, origin, path, err);
+    if (rc) return rc;
+    if (!(bw > 0) || !isfinite(bw))
+      return sc_error_set(err, SC_EINPUT, "%s: %s.bw_GBps: %g must be > 0 (GB/s per direction)",
+                          origin, path, bw);
+    if (!(lat >= 0) || !isfinite(lat))
+      return sc_error_set(err, SC_EINPUT, "%s: %s.lat_us: %g must be >= 0", origin, path, lat);
+    if (a == b)
+      return sc_error_set(err, SC_EINPUT, "%s: %s: links node '%s' to itself", origin, path,
+                          t->nodes[a].name);
+    json_t *dup = json_object_get(l, "duplex");
+    if (dup && !json_is_boolean(dup))
+      return sc_error_set(err, SC_EINPUT, "%s: %s.duplex: must be true or false", origin, path);
+    int id = dup && json_is_false(dup) ? topo_add_link(t, a, b, bw * 1e9, lat * 1e-6)
+                                       : topo_add_duplex(t, a, b, bw * 1e9, lat * 1e-6);
+    if (id < 0) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
+  }
+  return SC_OK;
+}
+
+static int load_root(json_t *root, const char *origin, topo **out, sc_error *err) {
+  if (!json_is_object(root))
+    return sc_error_set(err, SC_EINPUT, "%s: the topology must be a JSON object", origin);
+  int rc = only_keys(root, "name generator nodes links", origin, "", err);
+  if (rc) return rc;
+  json_t *gen = json_object_get(root, "generator");
+  if (gen) {
+    if (!json_is_string(gen))
+      return sc_error_set(err, SC_EINPUT, "%s: generator: must be a string such as \"ring:n=8\"",
+                          origin);
+    if (json_object_get(root, "nodes") || json_object_get(root, "links"))
+      return sc_error_set(err, SC_EINPUT, "%s: give either generator or nodes/links, not both",
+                          origin);
+    rc = topo_gen(json_string_value(gen), out, err);
+  } else {
+    const char *name = json_string_value(json_object_get(root, "name"));
+    topo *t = topo_new(name ? name : origin);
+    if (!t) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
+    json_t *nodes = json_object_get(root, "nodes"), *links = json_object_get(root, "links");
+    rc = nodes ? load_nodes(t, nodes, origin, err)
+               : sc_error_set(err, SC_EINPUT, "%s: nodes: missing (or give a generator)", origin);
+    if (!rc)
+      rc = links ? load_links(t, links, origin, err)
+                 : sc_error_set(err, SC_EINPUT, "%s: links: missing", origin);
+    if (!rc) rc = topo_finalize(t, err);
+    if (rc) topo_free(t);
+    else *out = t;
+  }
+  if (rc) return rc;
+  rc = topo_check(*out, err, NULL, 0);
+  if (rc) {
+    topo_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int topo_json_load_buffer(const char *buf, size_t len, const char *origin, topo **out,
+                          sc_error *err) {
+  *out = NULL;
+  json_error_t je;
+  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+  if (!root)
+    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
+  int rc = load_root(root, origin, out, err);
+  json_decref(root);
+  return rc;
+}
+
+int topo_json_load_file(const char *path, topo **out, sc_error *err) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot open", path);
+  char *buf = NULL;
+  size_t len = 0, cap = 0, n;
+  char chunk[65536];
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (len + n > cap) {
+      cap = (len + n) * 2;
+      char *nb = realloc(buf, cap);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+      }
+      buf = nb;
+    }
+    memcpy(buf + len, chunk, n);
+    len += n;
+  }
+  fclose(f);
+  int rc = topo_json_load_buffer(buf ? buf : "", len, path, out, err);
+  free(buf);
+  return rc;
+}
+
+int topo_load_spec(const char *spec, topo **out, sc_error *err) {
+  size_t n = strlen(spec);
+  if (n > 5 && !strcmp(spec + n - 5, ".json")) return topo_json_load_file(spec, out, err);
+  int rc = topo_gen(spec, out, err);
+  if (rc) return rc;
+  rc = topo_check(*out, err, NULL, 0);
+  if (rc) {
+    topo_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}

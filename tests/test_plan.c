@@ -132,7 +132,7 @@ Test(defaults, plan_default_is_neutral) {
   sc_plan p;
   memset(&p, 0x5a, sizeof p);
   sc_plan_default(&p);
-  cr_assert(p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1 && p.vpp == 1 && p.dp == 0);
+  cr_assert(p.tp == 1 && p.pp == 1 && p.cp == 1 && p.ep == 1 && p.vpp == 0 && p.dp == 0);
   cr_assert(p.schedule == SC_SCHED_1F1B && p.recompute == SC_RECOMP_NONE && p.dtype == SC_BF16);
   cr_assert(p.overlap_grad_reduce && p.overlap_param_gather && !p.overlap_tp && !p.sp);
   cr_assert(p.zero == 0 && p.micro_batch == 0 && p.global_batch == 0);

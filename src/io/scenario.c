@@ -629,7 +629,9 @@ static int scn_gpu_preset(scn_ctx *c, const char *path, const char *id, sc_gpu *
 }
 
 /* Decode "cluster.gpu": a GPU preset id, or an object (its preset, else
- * the cluster's current GPU, with the keys given changed). */
+ * the cluster's current GPU, with the keys given changed). Without a
+ * preset the GPU keeps its name (a variant: more HBM, ...) unless the
+ * object sets peak_tflops, which makes it "custom" (unless named). */
 static int scn_gpu(scn_ctx *c, const json_t *v, sc_gpu *g) {
   const char *id = NULL;
   int rc;
@@ -643,7 +645,7 @@ static int scn_gpu(scn_ctx *c, const json_t *v, sc_gpu *g) {
   if (p && ((rc = scn_preset_id(c, "cluster.gpu.preset", p, &id)) ||
             (rc = scn_gpu_preset(c, "cluster.gpu.preset", id, g))))
     return rc;
-  if (!p && json_object_size(v) > (json_object_get(v, "name") ? 1u : 0u))
+  if (!p && json_object_get(v, "peak_tflops")) /* another chip, not a variant */
     snprintf(g->name, sizeof g->name, "custom");
   return scn_fields(c, &scn_gpu_sec, v, g);
 }
@@ -684,6 +686,12 @@ static int scn_cluster_size(scn_ctx *c, const json_t *v, sc_cluster *cl) {
   return SC_OK;
 }
 
+/* Let the NVLink domain of a single-server preset follow edits of
+ * gpus_per_node (nvlink_domain 0 = gpus_per_node for resolve). */
+static void scn_cluster_relax(sc_cluster *cl) {
+  if (cl->nvlink_domain == cl->gpus_per_node) cl->nvlink_domain = 0;
+}
+
 /* True when obj changes more than the size or name of the cluster. */
 static int scn_cluster_shaped(const json_t *obj) {
   const char *key;
@@ -707,6 +715,7 @@ static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
   if (p && ((rc = scn_preset_id(c, "cluster.preset", p, &id)) ||
             (rc = scn_cluster_preset(c, "cluster.preset", id, cl))))
     return rc;
+  scn_cluster_relax(cl);
   if (!p && scn_cluster_shaped(v)) snprintf(cl->name, sizeof cl->name, "custom");
   const json_t *g = json_object_get(v, "gpu");
   if (g && (rc = scn_gpu(c, g, &cl->gpu))) return rc;

@@ -22,14 +22,15 @@
 
 /* ------------------------------------------------------------ defaults */
 
-/* Fill *p with the neutral plan: every degree 1 (dp and micro_batch 0 =
- * pick), plain 1F1B, no recompute, no ZeRO, bf16, gradient reduce and
+/* Fill *p with the neutral plan: every degree 1 (dp, vpp and micro_batch
+ * 0 = pick), plain 1F1B, no recompute, no ZeRO, bf16, gradient reduce and
  * parameter gather overlapped, flash attention and fused kernels on, an
  * eager framework. global_batch is 0 and must be set before resolving. */
 void sc_plan_default(sc_plan *p) {
   memset(p, 0, sizeof *p);
-  p->tp = p->pp = p->cp = p->ep = p->vpp = 1;
-  p->dp = 0;
+  p->tp = p->pp = p->cp = p->ep = 1;
+  p->dp = 0;  /* gpus / (tp*pp*cp) */
+  p->vpp = 0; /* 1, or 2 for the interleaved schedule */
   p->schedule = SC_SCHED_1F1B;
   p->recompute = SC_RECOMP_NONE;
   p->global_batch = 0;

@@ -1,0 +1,45 @@
+/*
+ * fuzz_scenario.c -- libFuzzer target for the scenario loader.
+ *
+ * Input: a JSON document, optionally followed by a NUL byte and overrides
+ * separated by newlines ("plan.tp=8\ncluster.gpu=h100"). Every input must
+ * either load and resolve, or fail with SC_EINPUT (never crash, leak or
+ * trip a sanitizer), and a loaded scenario must resolve again unchanged.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepcast.h"
+
+#define MAX_OVERRIDES 8
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char *buf = malloc(size + 1);
+  if (!buf) return 0;
+  memcpy(buf, data, size);
+  buf[size] = '\0';
+  size_t json_len = strlen(buf);
+  const char *ov[MAX_OVERRIDES];
+  size_t n_ov = 0;
+  for (char *p = json_len < size ? buf + json_len + 1 : NULL; p && n_ov < MAX_OVERRIDES;) {
+    char *nl = strchr(p, '\n');
+    if (nl) *nl = '\0';
+    if (*p) ov[n_ov++] = p;
+    p = nl ? nl + 1 : NULL;
+  }
+  sc_scenario s;
+  sc_error err;
+  int rc = sc_scenario_load_string(&s, buf, "fuzz", ov, n_ov, &err);
+  if (rc != SC_OK && rc != SC_EINPUT && rc != SC_ENOMEM) abort();
+  if (rc != err.code || (rc != SC_OK && err.msg[0] == '\0')) abort();
+  if (rc == SC_OK) {
+    sc_scenario again = s;
+    if (sc_scenario_resolve(&again, &err) != SC_OK) abort();
+    if (memcmp(&again, &s, sizeof s) != 0) abort();
+  }
+  free(buf);
+  return 0;
+}

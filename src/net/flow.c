@@ -1,0 +1,303 @@
+/*
+ * flow.c -- max-min fair flow simulation of a collective schedule.
+ *
+ * Per step: flows are built from the step's transfers (same node pair =
+ * one flow of weight w), each becomes active after its path latency, and
+ * the event loop advances to the next start or finish. Rates are the
+ * max-min fair allocation by progressive filling: repeatedly take the
+ * link with the smallest fair share rem/cnt (a binary heap with lazy
+ * deletion: shares only grow as flows are frozen), freeze its flows at
+ * that share, and charge their other links.
+ */
+#include "net/flow.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct heap_ent {
+  double key;  /* fair share rem/cnt when pushed, bytes/s */
+  int link;
+} heap_ent;
+
+/* Working memory of one run, sized before the first step. */
+typedef struct run {
+  const topo *t;
+  int max_flows, max_entries;
+  /* flows of the current step */
+  const int **path;
+  int *len, *w, *state, *frozen;
+  double *left, *rate, *start, *total;
+  int *src, *dst;
+  int n;
+  /* links */
+  double *rem;
+  int *cnt, *stamp, *touched, *off, *fill;
+  int *lflows;      /* flows per touched link, CSR by off */
+  unsigned epoch;
+  int ntouched;
+  heap_ent *heap;
+  int nheap;
+  size_t bytes;
+} run;
+
+/* ------------------------------------------------------------- heap */
+
+static void heap_push(run *r, double key, int link) {
+  int i = r->nheap++;
+  while (i > 0) {
+    int p = (i - 1) / 2;
+    if (r->heap[p].key <= key) break;
+    r->heap[i] = r->heap[p];
+    i = p;
+  }
+  r->heap[i] = (heap_ent){key, link};
+}
+
+static heap_ent heap_pop(run *r) {
+  heap_ent top = r->heap[0], last = r->heap[--r->nheap];
+  int i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= r->nheap) break;
+    if (c + 1 < r->nheap && r->heap[c + 1].key < r->heap[c].key) c++;
+    if (r->heap[c].key >= last.key) break;
+    r->heap[i] = r->heap[c];
+    i = c;
+  }
+  if (r->nheap > 0) r->heap[i] = last;
+  return top;
+}
+
+/* ----------------------------------------------------- max-min solve */
+
+static void solve(run *r) {
+  const topo *t = r->t;
+  r->epoch++;
+  r->ntouched = 0;
+  for (int f = 0; f < r->n; f++) {
+    if (r->state[f] != 1) continue;
+    r->frozen[f] = 0;
+    for (int k = 0; k < r->len[f]; k++) {
+      int l = r->path[f][k];
+      if (r->stamp[l] != (int)r->epoch) {
+        r->stamp[l] = (int)r->epoch;
+        r->rem[l] = t->links[l].bw;
+        r->cnt[l] = 0;
+        r->off[l] = 0;
+        r->touched[r->ntouched++] = l;
+      }
+      r->cnt[l] += r->w[f];
+      r->off[l]++;
+    }
+  }
+  /* CSR of active flows per touched link: off[l] becomes the start */
+  int pos = 0;
+  for (int i = 0; i < r->ntouched; i++) {
+    int l = r->touched[i], c = r->off[l];
+    r->off[l] = r->fill[l] = pos;
+    pos += c;
+  }
+  for (int f = 0; f < r->n; f++)
+    if (r->state[f] == 1)
+      for (int k = 0; k < r->len[f]; k++) r->lflows[r->fill[r->path[f][k]]++] = f;
+  r->nheap = 0;
+  for (int i = 0; i < r->ntouched; i++) {
+    int l = r->touched[i];
+    heap_push(r, r->rem[l] / r->cnt[l], l);
+  }
+  while (r->nheap > 0) {
+    heap_ent e = heap_pop(r);
+    int l = e.link;
+    if (r->cnt[l] <= 0) continue;
+    double share = fmax(r->rem[l], 0) / r->cnt[l];
+    if (share > e.key * (1 + 1e-12) + 1e-300) continue; /* stale entry */
+    for (int k = r->off[l]; k < r->fill[l]; k++) {
+      int f = r->lflows[k];
+      if (r->frozen[f]) continue;
+      r->frozen[f] = 1;
+      r->rate[f] = share;
+      for (int j = 0; j < r->len[f]; j++) {
+        int m = r->path[f][j];
+        r->rem[m] -= share * r->w[f];
+        r->cnt[m] -= r->w[f];
+        if (m != l && r->cnt[m] > 0) heap_push(r, fmax(r->rem[m], 0) / r->cnt[m], m);
+      }
+    }
+  }
+#ifdef SC_DEBUG_CHECKS
+  for (int i = 0; i < r->ntouched; i++) r->rem[r->touched[i]] = 0;
+  for (int f = 0; f < r->n; f++)
+    if (r->state[f] == 1)
+      for (int k = 0; k < r->len[f]; k++) r->rem[r->path[f][k]] += r->rate[f] * r->w[f];
+  for (int i = 0; i < r->ntouched; i++) {
+    int l = r->touched[i];
+    assert(r->rem[l] <= t->links[l].bw * (1 + 1e-9) && "link over capacity");
+  }
+#endif
+}
+
+/* ------------------------------------------------------------ steps */
+
+/* Node of a transfer endpoint; -1 when a switch endpoint has none. */
+static int endpoint(const topo *t, const int *rank_node, int rank, int via) {
+  if (rank != SCHED_SWITCH) return rank_node[rank];
+  int g = rank_node[via];
+  for (int k = t->out_start[g]; k < t->out_start[g + 1]; k++) {
+    int d = t->links[t->out_link[k]].dst;
+    if (t->nodes[d].kind == TOPO_NVSWITCH) return d;
+  }
+  return -1;
+}
+
+/* Batching: the (src, dst) node pair packed into one 64-bit key per
+ * transfer, sorted (ties by index, so the order is deterministic). */
+typedef struct pair_key {
+  long long key;
+  int idx;
+} pair_key;
+static int cmp_key(const void *a, const void *b) {
+  const pair_key *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Load the flows of one step (batched by node pair). */
+static int load_step(run *r, route_table *rt, const sched *s, int si, const int *rank_node,
+                     pair_key *keys, sc_error *err) {
+  const sched_step *st = &s->s[si];
+  const topo *t = r->t;
+  for (int k = 0; k < st->count; k++) {
+    const sched_xfer *x = &s->x[st->first + k];
+    int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
+    if (a < 0 || b < 0)
+      return sc_error_set(err, SC_EINPUT,
+                          "in-switch reduction: GPU %s has no link to an NVSwitch",
+                          t->nodes[rank_node[x->via]].name);
+    keys[k] = (pair_key){(long long)a * t->n_nodes + b, k};
+  }
+  qsort(keys, (size_t)st->count, sizeof *keys, cmp_key);
+  r->n = 0;
+  for (int k = 0; k < st->count; k++) {
+    const sched_xfer *x = &s->x[st->first + keys[k].idx];
+    int a = (int)(keys[k].key / t->n_nodes), b = (int)(keys[k].key % t->n_nodes);
+    if (r->n > 0 && r->src[r->n - 1] == a && r->dst[r->n - 1] == b &&
+        r->total[r->n - 1] == x->bytes) {
+      r->w[r->n - 1]++;
+      continue;
+    }
+    int f = r->n++;
+    r->src[f] = a, r->dst[f] = b;
+    if (a == b) {
+      r->path[f] = NULL, r->len[f] = 0;
+    } else if (route_path(rt, a, b, &r->path[f], &r->len[f]) < 0) {
+      return sc_error_set(err, SC_EINPUT, "no route from %s to %s", t->nodes[a].name,
+                          t->nodes[b].name);
+    }
+    r->w[f] = 1;
+    r->total[f] = r->left[f] = x->bytes;
+    double lat = 0;
+    for (int j = 0; j < r->len[f]; j++) lat += t->links[r->path[f][j]].lat;
+    r->start[f] = lat;
+    r->state[f] = 0;
+    r->rate[f] = 0;
+  }
+  return SC_OK;
+}
+
+/* Event loop of one loaded step; returns its duration (s). */
+static double run_step(run *r, flow_stats *st) {
+  double now = 0;
+  int pending = r->n, active = 0;
+  for (;;) {
+    /* start flows whose latency has elapsed; finish empty ones */
+    for (int f = 0; f < r->n; f++)
+      if (r->state[f] == 0 && r->start[f] <= now * (1 + 1e-12) + 1e-18) {
+        pending--, st->events++;
+        if (r->left[f] <= 0 || r->len[f] == 0) r->state[f] = 2;
+        else r->state[f] = 1, active++;
+      }
+    if (!active && !pending) break;
+    if (active) solve(r), st->solves++;
+    double next = INFINITY;
+    int who = -1;
+    for (int f = 0; f < r->n; f++) {
+      if (r->state[f] == 0 && r->start[f] < next) next = r->start[f], who = -1;
+      if (r->state[f] == 1 && now + r->left[f] / r->rate[f] < next)
+        next = now + r->left[f] / r->rate[f], who = f;
+    }
+    assert(isfinite(next));
+    double dt = next - now;
+    for (int f = 0; f < r->n; f++)
+      if (r->state[f] == 1) {
+        r->left[f] -= r->rate[f] * dt;
+        if (f == who || r->left[f] <= r->total[f] * 1e-12) {
+          r->left[f] = 0, r->state[f] = 2, active--, st->events++;
+        }
+      }
+    now = next;
+  }
+#ifdef SC_DEBUG_CHECKS
+  for (int f = 0; f < r->n; f++) assert(r->state[f] == 2 && r->left[f] == 0 && "bytes lost");
+#endif
+  return now;
+}
+
+#define ALLOC(p, n)                                                     \
+  do {                                                                  \
+    size_t sz_ = sizeof *(p) * (size_t)((n) > 0 ? (n) : 1);             \
+    (p) = malloc(sz_);                                                  \
+    r.bytes += sz_;                                                     \
+    if (!(p)) ok = 0;                                                   \
+  } while (0)
+
+int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+             flow_stats *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  run r;
+  memset(&r, 0, sizeof r);
+  r.t = t;
+  /* pre-pass: the largest step and its path entries (routes get cached) */
+  long max_entries = 0;
+  for (int i = 0; i < s->ns; i++) {
+    if (s->s[i].count > r.max_flows) r.max_flows = s->s[i].count;
+    long e = 0;
+    for (int k = 0; k < s->s[i].count; k++) {
+      const sched_xfer *x = &s->x[s->s[i].first + k];
+      int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
+      const int *p;
+      int n = 0;
+      if (a >= 0 && b >= 0 && a != b && route_path(rt, a, b, &p, &n) == 0) e += n;
+    }
+    if (e > max_entries) max_entries = e;
+  }
+  int ok = 1;
+  int nf = r.max_flows, nl = t->n_links;
+  ALLOC(r.path, nf); ALLOC(r.len, nf); ALLOC(r.w, nf); ALLOC(r.state, nf);
+  ALLOC(r.frozen, nf); ALLOC(r.left, nf); ALLOC(r.rate, nf); ALLOC(r.start, nf);
+  ALLOC(r.total, nf); ALLOC(r.src, nf); ALLOC(r.dst, nf);
+  ALLOC(r.rem, nl); ALLOC(r.cnt, nl); ALLOC(r.touched, nl); ALLOC(r.off, nl); ALLOC(r.fill, nl);
+  ALLOC(r.lflows, max_entries);
+  ALLOC(r.heap, max_entries + nl);
+  r.stamp = calloc((size_t)(nl > 0 ? nl : 1), sizeof *r.stamp);
+  r.bytes += sizeof *r.stamp * (size_t)nl;
+  pair_key *keys;
+  ALLOC(keys, nf);
+  int rc = SC_OK;
+  if (!ok || !r.stamp) rc = sc_error_set(err, SC_ENOMEM, "flow engine: out of memory");
+  for (int i = 0; i < s->ns && rc == SC_OK; i++) {
+    rc = load_step(&r, rt, s, i, rank_node, keys, err);
+    if (rc) break;
+    double dt = run_step(&r, out);
+    out->time += dt * s->s[i].repeat;
+    for (int f = 0; f < r.n; f++) out->bytes += r.total[f] * r.w[f] * s->s[i].repeat;
+  }
+  out->max_flows = r.max_flows;
+  out->mem_bytes = r.bytes;
+  free(r.path), free(r.len), free(r.w), free(r.state), free(r.frozen), free(r.left);
+  free(r.rate), free(r.start), free(r.total), free(r.src), free(r.dst), free(r.rem);
+  free(r.cnt), free(r.touched), free(r.off), free(r.fill), free(r.lflows), free(r.heap);
+  free(r.stamp), free(keys);
+  return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * flow.h -- flow-level network simulation with max-min fair sharing
+ * (module prefix: flow_).
+ *
+ * Runs a collective schedule (coll/sched.h) on a topology: each step's
+ * transfers become flows along their routes; link bandwidth is shared
+ * max-min fairly (progressive filling), re-solved only when a flow starts
+ * (after its path latency, the sum of its links' latencies) or finishes.
+ * Transfers of one step between the same pair are one flow (batched);
+ * a step that repeats k times is simulated once and counted k times.
+ * All arrays are sized once per run: the event loop does not allocate.
+ * Built with SC_DEBUG_CHECKS, every solve asserts that no link carries
+ * more than its capacity and every step that all bytes were delivered.
+ */
+#ifndef SC_NET_FLOW_H
+#define SC_NET_FLOW_H
+
+#include <stddef.h>
+
+#include "coll/sched.h"
+#include "net/route.h"
+#include "net/topo.h"
+
+typedef struct flow_stats {
+  double time;        /* seconds for the whole schedule */
+  long solves;        /* bandwidth re-computations */
+  long events;        /* flow starts and finishes simulated */
+  int max_flows;      /* largest step, in flows */
+  double bytes;       /* bytes delivered (repeats counted) */
+  size_t mem_bytes;   /* working memory of the run (routes excluded) */
+} flow_stats;
+
+/* Simulate s with rank i on node rank_node[i] (a GPU of t). Routes come
+ * from (and are cached in) rt. Returns SC_OK, SC_EINPUT when a transfer
+ * has no route or a switch endpoint has no NVSwitch (message names it),
+ * or SC_ENOMEM. */
+int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+             flow_stats *out, sc_error *err);
+
+#endif /* SC_NET_FLOW_H */

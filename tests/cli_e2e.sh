@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# cli_e2e.sh -- end-to-end checks of the stepcast CLI: exit codes and
+# messages. Usage: tests/cli_e2e.sh PATH/TO/stepcast
+# Prints one line per failure and a final "N passed, N failed"; exits 1
+# when anything failed.
+set -u
+CLI=${1:?usage: cli_e2e.sh PATH/TO/stepcast}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+# expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE and NEEDLE
+# (a fixed string) in stdout+stderr.
+expect() {
+  local code=$1 needle=$2
+  shift 3
+  local out rc
+  out=$("$CLI" "$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $code ]]; then
+    echo "FAIL: stepcast $* -> exit $rc, expected $code"; echo "$out" | head -5 | sed 's/^/    /'
+    fail=$((fail + 1))
+  elif [[ $out != *"$needle"* ]]; then
+    echo "FAIL: stepcast $* -> output lacks: $needle"; echo "$out" | head -5 | sed 's/^/    /'
+    fail=$((fail + 1))
+  elif [[ $rc -ge 128 ]]; then
+    echo "FAIL: stepcast $* -> killed by signal $((rc - 128))"
+    fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+# ---------------------------------------------------------------- input errors
+printf '{\n  "plan": {"tp": 8,\n    "pp" 4}\n}\n' > "$TMP/syntax.json"
+expect 2 "$TMP/syntax.json:3:" -- predict "$TMP/syntax.json"
+printf '{"plan": {"tp": 8, "tp": 4}}' > "$TMP/dup.json"
+expect 2 "duplicate" -- predict "$TMP/dup.json"
+printf '{"plan": {"tpp": 8}}' > "$TMP/unknown.json"
+expect 2 'plan.tpp: unknown key; did you mean "tp"?' -- predict "$TMP/unknown.json"
+expect 2 'valid keys in plan: tp, pp, dp' -- predict "$TMP/unknown.json"
+printf '{"plan": {"tp": "8"}}' > "$TMP/type.json"
+expect 2 'plan.tp: expected a positive integer, got string "8"' -- predict "$TMP/type.json"
+printf '{"plan": {"zero": 5}}' > "$TMP/range.json"
+expect 2 'plan.zero: 5 is out of range (valid: 0..3)' -- predict "$TMP/range.json"
+printf '{"model": "llama3-7b"}' > "$TMP/preset.json"
+expect 2 'unknown model preset "llama3-7b"; did you mean' -- predict "$TMP/preset.json"
+expect 2 'unknown GPU preset "h100"; did you mean "h100-sxm5-80gb"?' -- predict --gpu h100
+expect 2 'unknown cluster preset' -- predict --set cluster.preset=dgx-z100
+expect 2 'plan.tp: 5 does not divide model.heads 96; valid tp: 1, 2, 3, 4, 6, 8' -- predict --tp 5
+expect 2 'plan.tp: 16 does not divide model.kv_heads 8' -- predict -m llama3-70b --tp 16 --pp 8
+expect 2 'tp*pp*dp*cp = 8*16*4*1 = 512 but cluster.gpus = 1024; use dp 8' -- predict --dp 4
+expect 2 'cannot derive dp: cluster.gpus 1000' -- predict --gpus 1000
+expect 2 'plan.micro_batch: 5 x dp 8 does not divide plan.global_batch 1536; ' -- predict --mb 5
+expect 2 'valid micro_batch: 1, 2, 3, 4, 6, 8' -- predict --mb 5
+expect 2 'plan.pp: 64 does not divide model.layers 96' -- predict --pp 64 --dp 2
+expect 2 'plan.vpp: 4 does not divide the 6 layers per pipeline stage' -- predict --vpp 4
+expect 2 'plan.ep: 16 must divide model.experts 8' -- predict -m mixtral-8x7b --pp 4 --ep 16
+expect 2 'plan.cp: 3 does not divide model.seq 2000' -- predict --seq 2000 --cp 3 --pp 4
+expect 2 'the interleaved schedule needs vpp >= 2' -- predict --schedule interleaved --vpp 1
+expect 2 'plan.schedule: "interleaved" needs plan.pp > 1' -- predict --pp 1 --vpp 2
+expect 2 'model.hidden: 1000 is not divisible by model.heads 96; set model.head_dim' -- predict --set model.hidden=1000
+expect 2 'override "plan.tpp=8": plan.tpp: unknown key' -- predict --set plan.tpp=8
+expect 2 '(set by override "plan.tp=abc")' -- predict --set plan.tp=abc
+expect 3 'cannot read' -- predict "$TMP/does-not-exist.json"
+printf '\xff\xfe garbage' > "$TMP/binary.json"
+expect 2 "$TMP/binary.json:1:" -- predict "$TMP/binary.json"
+
+# ------------------------------------------------------------------- examples
+for f in "$ROOT"/examples/*.json; do
+  expect 0 "step time" -- predict "$f"
+done
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

@@ -1,0 +1,167 @@
+/*
+ * test_engine.c -- laws the step-time and memory model must obey.
+ * Each test states the expectation and prints the numbers on failure.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "model/ops.h"
+#include "stepcast.h"
+
+static sc_result predict(const sc_scenario *s) {
+  sc_result r;
+  sc_error err = {0};
+  int rc = sc_predict(s, &r, &err);
+  cr_assert_eq(rc, SC_OK, "sc_predict failed: %s", err.msg);
+  return r;
+}
+
+/* GPT-1.7B of the SC'21 table on 32 A100s, a plan without pipeline. */
+static sc_scenario small(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model.layers = 24;
+  s.model.hidden = 2304;
+  s.model.heads = 24;
+  s.model.kv_heads = 24;
+  s.model.head_dim = 96;
+  s.model.ffn = 9216;
+  s.model.vocab = 51200;
+  s.model.seq = 2048;
+  s.cluster.gpus = 32;
+  sc_plan_default(&s.plan);
+  s.plan.tp = 1;
+  s.plan.pp = 1;
+  s.plan.dp = 32;
+  s.plan.global_batch = 512;
+  s.plan.micro_batch = 4;
+  s.plan.dtype = SC_FP16;
+  return s;
+}
+
+Test(engine, parts_add_up_to_the_step) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_result r = predict(&s);
+  const sc_breakdown *t = &r.time;
+  double sum = t->compute + t->host + t->tp_comm + t->pp_comm + t->bubble + t->dp_comm + t->optimizer;
+  cr_assert_float_eq(sum, r.step_s, 1e-9 * r.step_s, "parts %g != step %g", sum, r.step_s);
+  cr_assert(r.mfu > 0.2 && r.mfu < 0.75, "default MFU %g outside (0.2, 0.75)", r.mfu);
+  cr_assert(r.mem.fits, "default scenario should fit: %g GiB", r.mem.total / 1073741824.0);
+}
+
+Test(engine, more_micro_batches_cost_proportionally_more) {
+  sc_scenario s = small();
+  sc_result a = predict(&s);
+  s.plan.global_batch *= 2;
+  sc_result b = predict(&s);
+  double ratio = b.time.compute / a.time.compute;
+  cr_assert_float_eq(ratio, 2.0, 0.01, "compute ratio %g", ratio);
+  cr_assert(b.step_s > 1.8 * a.step_s && b.step_s < 2.05 * a.step_s,
+            "step %g vs %g", b.step_s, a.step_s);
+}
+
+Test(engine, bubble_follows_the_schedule) {
+  sc_scenario s = small();
+  s.plan.pp = 4;
+  s.plan.dp = 8;
+  s.plan.micro_batch = 1;
+  s.plan.global_batch = 64; /* 8 micro-batches per pipeline */
+  sc_result r = predict(&s);
+  double per_mb = (r.time.compute + r.time.host + r.time.tp_comm) / r.micro_batches;
+  /* 1F1B: (pp - 1) micro-batch slots of fill and drain */
+  cr_assert_float_eq(r.time.bubble / per_mb, 3.0, 0.35, "bubble %g = %g micro-batches",
+                     r.time.bubble, r.time.bubble / per_mb);
+  s.plan.schedule = SC_SCHED_INTERLEAVED;
+  s.plan.vpp = 3;
+  sc_result ri = predict(&s);
+  cr_assert_float_eq(ri.time.bubble / r.time.bubble, 1.0 / 3.0, 0.05,
+                     "interleaving by 3 should divide the bubble by 3: %g vs %g",
+                     ri.time.bubble, r.time.bubble);
+}
+
+Test(engine, recomputation_trades_time_for_memory) {
+  sc_scenario s = small();
+  s.plan.flash_attention = 0; /* with flash attention selective saves nothing */
+  sc_result none = predict(&s);
+  s.plan.recompute = SC_RECOMP_SELECTIVE;
+  sc_result sel = predict(&s);
+  s.plan.recompute = SC_RECOMP_FULL;
+  sc_result full = predict(&s);
+  cr_assert(none.mem.activations > sel.mem.activations, "selective saves memory");
+  cr_assert(sel.mem.activations > full.mem.activations, "full saves more");
+  cr_assert(none.step_s < sel.step_s && sel.step_s < full.step_s,
+            "time none %g < selective %g < full %g", none.step_s, sel.step_s, full.step_s);
+  /* full recompute re-runs the forward: about 4/3 of the compute */
+  cr_assert_float_eq(full.time.compute / none.time.compute, 4.0 / 3.0, 0.05, "ratio %g",
+                     full.time.compute / none.time.compute);
+}
+
+Test(engine, zero_stages_shard_state) {
+  sc_scenario s = small();
+  sc_result z0 = predict(&s);
+  s.plan.zero = 1;
+  sc_result z1 = predict(&s);
+  s.plan.zero = 2;
+  sc_result z2 = predict(&s);
+  s.plan.zero = 3;
+  sc_result z3 = predict(&s);
+  cr_assert_float_eq(z1.mem.optimizer, z0.mem.optimizer / 32, 1, "ZeRO-1 shards optimizer");
+  cr_assert_float_eq(z2.mem.gradients, z1.mem.gradients / 32, 1, "ZeRO-2 shards gradients");
+  cr_assert(z3.mem.weights < z2.mem.weights / 4, "ZeRO-3 shards weights: %g vs %g",
+            z3.mem.weights, z2.mem.weights);
+}
+
+Test(engine, a_model_too_big_does_not_fit) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.cluster.gpus = 8;
+  s.plan.tp = 8;
+  s.plan.pp = 1;
+  s.plan.dp = 1;
+  s.plan.zero = 0;
+  s.plan.distributed_optimizer = 0;
+  s.plan.global_batch = 8;
+  sc_result r = predict(&s);
+  cr_assert(!r.mem.fits, "GPT-3 175B on 8 GPUs cannot fit: %g GiB", r.mem.total / 1073741824.0);
+  cr_assert(r.mem.total > 2 * r.mem.capacity);
+}
+
+/* Model FLOPs equal Megatron's 72 B s l h^2 (1 + s/6h + V/12lh) for a GPT
+ * (tied embeddings) up to the bias and norm parameters. */
+Test(engine, model_flops_match_the_megatron_formula) {
+  sc_scenario s = small();
+  double B = 512, sq = 2048, l = 24, h = 2304, V = 51200;
+  double megatron = 72 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (12 * l * h));
+  double ours = ops_model_flops(&s.model, B * sq);
+  cr_assert_float_eq(ours / megatron, 1.0, 0.01, "ours %g vs Megatron %g", ours, megatron);
+}
+
+Test(engine, faster_network_never_slows_the_step) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_result slow = predict(&s);
+  s.cluster.nic_bw *= 2;
+  sc_result fast = predict(&s);
+  cr_assert(fast.step_s <= slow.step_s, "doubling NIC: %g > %g", fast.step_s, slow.step_s);
+}
+
+Test(engine, host_bound_small_model) {
+  /* a tiny model issues kernels faster than the host can: the eager
+   * framework's host time shows up, and vanishes for a compiled one */
+  sc_scenario s = small();
+  s.model.hidden = 512;
+  s.model.heads = 8;
+  s.model.kv_heads = 8;
+  s.model.head_dim = 64;
+  s.model.ffn = 2048;
+  s.model.seq = 256;
+  s.plan.micro_batch = 1;
+  s.plan.global_batch = 32;
+  sc_result eager = predict(&s);
+  cr_assert(eager.time.host > 0.3 * eager.step_s, "host share %g of %g", eager.time.host, eager.step_s);
+  s.plan.framework_eager = 0;
+  sc_result graph = predict(&s);
+  cr_assert(graph.time.host == 0 && graph.step_s < eager.step_s);
+}

@@ -1,0 +1,132 @@
+/*
+ * test_validate.c -- the validation reader: malformed CSVs are errors
+ * naming file:line and the column; rows it cannot model are skipped with
+ * a reason; the published sets predict within the accuracy targets.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/validate.h"
+
+static const char *HEADER =
+    "id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,"
+    "micro_batch,tp,pp,dp,cp,ep,vpp,sp,zero,recompute,dtype,gpu,gpus,gpus_per_node,"
+    "nvlink_domain,nvlink_GBps,nic_Gbps,measured_iter_s,measured_from,notes\n";
+static const char *GOOD =
+    "r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,"
+    "a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,\n";
+
+static char *write_tmp(const char *body) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/sc_val_%d.csv", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(body, f);
+  fclose(f);
+  return path;
+}
+
+static int run_csv(const char *body, val_file *vf, sc_error *err) {
+  char *p = write_tmp(body);
+  int rc = val_run(p, vf, err);
+  unlink(p);
+  return rc;
+}
+
+Test(validate, good_row_is_predicted) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s%s", HEADER, GOOD);
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.n, 1);
+  cr_assert_eq(vf.predicted, 1);
+  cr_assert(vf.rows[0].predicted > 0);
+  val_free(&vf);
+}
+
+Test(validate, garbage_number_names_line_and_column) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s%s%s", HEADER, GOOD,
+           "r2,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,x1,1,32,1,1,1,0,0,full,fp16,"
+           "a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,\n");
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, ":3:") && strstr(err.msg, "'tp'") && strstr(err.msg, "x1"),
+            "message: %s", err.msg);
+}
+
+Test(validate, wrong_field_count_is_an_error) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s%s", HEADER, "r1,test,GPT,24\n");
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, ":2:") && strstr(err.msg, "fields"), "message: %s", err.msg);
+}
+
+Test(validate, unterminated_quote_is_an_error) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s%s", HEADER, "r1,\"test,GPT,24\n");
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "unterminated"), "message: %s", err.msg);
+}
+
+Test(validate, unknown_gpu_is_skipped_with_reason) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s%s", HEADER,
+           "r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,"
+           "tpu-v9,32,8,8,300,200,3.5,iteration_time,\n");
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 1);
+  cr_assert(strstr(vf.rows[0].skipped, "tpu-v9"), "reason: %s", vf.rows[0].skipped);
+  val_free(&vf);
+}
+
+Test(validate, impossible_plan_is_skipped_with_the_checker_reason) {
+  char buf[2048];
+  /* tp 5 does not divide 24 heads */
+  snprintf(buf, sizeof buf, "%s%s", HEADER,
+           "r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,5,1,32,1,1,1,0,0,full,fp16,"
+           "a100-sxm4-80gb,160,8,8,300,200,3.5,iteration_time,\n");
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 1);
+  cr_assert(strstr(vf.rows[0].skipped, "tp"), "reason: %s", vf.rows[0].skipped);
+  val_free(&vf);
+}
+
+Test(validate, missing_file_is_an_io_error) {
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(val_run("/nonexistent/x.csv", &vf, &err), SC_EIO);
+  cr_assert(strstr(err.msg, "/nonexistent/x.csv"), "message: %s", err.msg);
+}
+
+/* The published sets: every row predicted, none skipped. Accuracy
+ * targets are checked per set; the constants were not fitted to them. */
+static void check_set(const char *name, double max_mape) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/validation/training/%s", SC_SHARED_DIR, name);
+  if (access(path, R_OK) != 0) cr_skip_test("%s not found", path);
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(val_run(path, &vf, &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(vf.skipped, 0, "%s: %d rows skipped", name, vf.skipped);
+  cr_expect(vf.mape <= max_mape, "%s: MAPE %.1f%% above %.1f%%", name, 100 * vf.mape,
+            100 * max_mape);
+  val_free(&vf);
+}
+
+Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
+Test(validate, megatron_2020) { check_set("megatron_2020_scaling.csv", 0.10); }
+Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.30); }
+Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.15); }

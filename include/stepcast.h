@@ -179,7 +179,8 @@ typedef struct sc_plan {
   long global_batch;         /* sequences per optimizer step */
   long micro_batch;          /* sequences per micro-batch (0 = pick) */
   sc_dtype dtype;            /* compute type of the GEMMs */
-  int distributed_optimizer; /* Megatron distributed optimizer (== zero 1) */
+  int distributed_optimizer; /* Megatron distributed optimizer: resolving
+                                sets zero to at least 1 */
   int overlap_grad_reduce;   /* gradient reduce overlapped with backward */
   int overlap_param_gather;  /* ZeRO-3 gather overlapped with compute */
   int overlap_tp;            /* TP communication overlapped with GEMMs */
@@ -188,7 +189,10 @@ typedef struct sc_plan {
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
 } sc_plan;
 
-/* Plan defaults: everything 1, 1F1B, no recompute, bf16, overlaps on. */
+/* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);
+ * global_batch 0 (must be set); 1F1B, no recompute, no ZeRO, bf16;
+ * gradient reduce and parameter gather overlapped, flash attention, fused
+ * kernels, an eager framework. */
 void sc_plan_default(sc_plan *p);
 
 /* -------------------------------------------------------------- scenario */

@@ -31,8 +31,14 @@ if command -v clang >/dev/null; then
     corpus=fuzz/corpus/${name#fuzz_}
     work=$(mktemp -d)
     [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
+    dict=fuzz/${name#fuzz_}.dict
+    dict_arg=()
+    [ -f "$dict" ] && dict_arg=(-dict="$dict")
     echo "-- $name for ${FUZZ_SECONDS:-60} s"
-    "$f" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 "$work" 2>&1 | tail -n 3
+    "$f" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+      "${dict_arg[@]}" "$work" > "$work.log" 2>&1 || { tail -n 40 "$work.log"; exit 1; }
+    tail -n 2 "$work.log"
+    rm -f "$work.log"
     rm -rf "$work"
   done
 fi

@@ -49,11 +49,12 @@ printf '{"model": "llama3-7b"}' > "$TMP/preset.json"
 expect 2 'unknown model preset "llama3-7b"; did you mean' -- predict "$TMP/preset.json"
 expect 2 'unknown GPU preset "h100"; did you mean "h100-sxm5-80gb"?' -- predict --gpu h100
 expect 2 'unknown cluster preset' -- predict --set cluster.preset=dgx-z100
-expect 2 'plan.tp: 5 does not divide model.heads 96; valid tp: 1, 2, 3, 4, 6, 8' -- predict --tp 5
+expect 2 'plan.tp: 5 does not divide model.heads 96' -- predict --tp 5
+expect 2 'valid tp: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96' -- predict --tp 5
 expect 2 'plan.tp: 16 does not divide model.kv_heads 8' -- predict -m llama3-70b --tp 16 --pp 8
 expect 2 'tp*pp*dp*cp = 8*16*4*1 = 512 but cluster.gpus = 1024; use dp 8' -- predict --dp 4
 expect 2 'cannot derive dp: cluster.gpus 1000' -- predict --gpus 1000
-expect 2 'plan.micro_batch: 5 x dp 8 does not divide plan.global_batch 1536; ' -- predict --mb 5
+expect 2 'plan.micro_batch: 5 x dp 8 does not divide plan.global_batch 1536' -- predict --mb 5
 expect 2 'valid micro_batch: 1, 2, 3, 4, 6, 8' -- predict --mb 5
 expect 2 'plan.pp: 64 does not divide model.layers 96' -- predict --pp 64 --dp 2
 expect 2 'plan.vpp: 4 does not divide the 6 layers per pipeline stage' -- predict --vpp 4
@@ -61,7 +62,8 @@ expect 2 'plan.ep: 16 must divide model.experts 8' -- predict -m mixtral-8x7b --
 expect 2 'plan.cp: 3 does not divide model.seq 2000' -- predict --seq 2000 --cp 3 --pp 4
 expect 2 'the interleaved schedule needs vpp >= 2' -- predict --schedule interleaved --vpp 1
 expect 2 'plan.schedule: "interleaved" needs plan.pp > 1' -- predict --pp 1 --vpp 2
-expect 2 'model.hidden: 1000 is not divisible by model.heads 96; set model.head_dim' -- predict --set model.hidden=1000
+expect 2 'model.hidden: 1000 is not divisible by model.heads 96' -- predict --set model.hidden=1000
+expect 2 'set model.head_dim' -- predict --set model.hidden=1000
 expect 2 'override "plan.tpp=8": plan.tpp: unknown key' -- predict --set plan.tpp=8
 expect 2 '(set by override "plan.tp=abc")' -- predict --set plan.tp=abc
 expect 3 'cannot read' -- predict "$TMP/does-not-exist.json"
@@ -72,6 +74,33 @@ expect 2 "$TMP/binary.json:1:" -- predict "$TMP/binary.json"
 for f in "$ROOT"/examples/*.json; do
   expect 0 "step time" -- predict "$f"
 done
+
+# ----------------------------------------------------------- predict/validate
+expect 0 "step time" -- predict
+expect 0 "step time" -- predict --tp 4 --pp 32 --mb 2
+expect 0 '"step_s":' -- predict --format json
+expect 0 "step_s,tokens_per_s" -- predict --format csv
+expect 0 "flash_attn" -- predict --ops
+expect 0 '"layer_ops"' -- predict --ops --format json
+expect 1 "fits: NO" -- predict -n 8 --tp 8 --pp 1 --gb 8 --set plan.zero=0 --require-fit
+expect 2 "--format expects" -- predict --format xml
+expect 2 "unknown option '--bogus'" -- predict --bogus
+expect 2 "unknown command 'frobnicate'" -- frobnicate
+expect 0 "usage: stepcast" -- --help
+expect 0 "a100-sxm4-80gb" -- presets
+cat > "$TMP/rows.csv" <<'CSV'
+id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,micro_batch,tp,pp,dp,cp,ep,vpp,sp,zero,recompute,dtype,gpu,gpus,gpus_per_node,nvlink_domain,nvlink_GBps,nic_Gbps,measured_iter_s,measured_from,notes
+a,t,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,
+b,t,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,tpu-v9,32,8,8,300,200,3.5,iteration_time,
+CSV
+expect 0 "skipped: unknown GPU 'tpu-v9'" -- validate "$TMP/rows.csv"
+expect 0 '"skipped": "unknown GPU' -- validate --format json "$TMP/rows.csv"
+printf 'id,measured_iter_s,tp\nx,abc,1\n' > "$TMP/bad.csv"
+expect 2 "$TMP/bad.csv:2: column 'measured_iter_s'" -- validate "$TMP/bad.csv"
+printf 'id,foo\nx,1\n' > "$TMP/nohdr.csv"
+expect 2 "header has neither" -- validate "$TMP/nohdr.csv"
+expect 3 "cannot read" -- validate "$TMP/none.csv"
+expect 2 "no CSV file given" -- validate
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -274,7 +274,7 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
   }
   double bytes = params * e;
   double t;
-  if (p->zero >= 1 || p->distributed_optimizer) {
+  if (p->zero >= 1) {
     double rs = grp_time(COLL_REDUCE_SCATTER, bytes, g);
     double ag = grp_time(COLL_ALL_GATHER, bytes, g);
     t = rs + (p->overlap_param_gather ? 0.1 * ag : ag);
@@ -301,7 +301,7 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
 static double optimizer_time(const sc_scenario *s, double params) {
   const sc_plan *p = &s->plan;
   double n = params;
-  if (p->zero >= 1 || p->distributed_optimizer) n /= (double)p->dp * p->cp;
+  if (p->zero >= 1) n /= (double)p->dp * p->cp;
   return cost_mem(&s->cluster.gpu, n * ADAM_BYTES_PER_PARAM);
 }
 

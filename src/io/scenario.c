@@ -385,9 +385,14 @@ static int scn_type(scn_ctx *c, const char *path, const char *what, const json_t
   return scn_fail(c, path, "expected %s, got %s", what, got);
 }
 
-/* "parent.key" into buf. */
+/* "parent.key" (or "key" when parent is "") into buf, truncated to cap. */
 static void scn_path(char *buf, size_t cap, const char *parent, const char *key) {
-  snprintf(buf, cap, "%s%s%s", parent, *parent ? "." : "", key);
+  size_t n = strnlen(parent, cap - 1);
+  memcpy(buf, parent, n);
+  if (n && n + 1 < cap) buf[n++] = '.';
+  size_t k = strnlen(key, cap - 1 - n);
+  memcpy(buf + n, key, k);
+  buf[n + k] = '\0';
 }
 
 /* ------------------------------------------------------ field decoding */

@@ -66,9 +66,10 @@ static const sc_model model_presets[] = {
     GPT("gpt3-125m", 12, 768, 12, 64, 50257),    /* Small */
     GPT("gpt3-350m", 24, 1024, 16, 64, 50257),   /* Medium */
     GPT("gpt3-760m", 24, 1536, 16, 96, 50257),   /* Large */
-    /* XL: the table gives 24 heads of 128 with d_model 2048, so the
-     * attention width (3072) differs from d_model; kept as published. */
-    GPT("gpt3-1.3b", 24, 2048, 24, 128, 50257),
+    /* XL: the table prints 24 heads of d_head 128 with d_model 2048; that
+     * attention width (3072) would make 1.5B parameters, not 1.3B. 16
+     * heads of 128 keep the width at d_model and the published total. */
+    GPT("gpt3-1.3b", 24, 2048, 16, 128, 50257),
     GPT("gpt3-2.7b", 32, 2560, 32, 80, 50257),
     GPT("gpt3-6.7b", 32, 4096, 32, 128, 50257),
     /* 13B: the table prints d_model 5140, which 40 heads x 128 contradict;

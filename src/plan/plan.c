@@ -63,7 +63,7 @@ void sc_scenario_default(sc_scenario *s) {
   p->dp = 0;          /* 1024 / (8 * 16) = 8 */
   p->sp = 1;
   p->zero = 1;
-  p->distributed_optimizer = 1;
+  p->distributed_optimizer = 0; /* zero 1 is the distributed optimizer */
   p->recompute = SC_RECOMP_SELECTIVE;
   p->global_batch = 1536;
   p->micro_batch = 0; /* pp > 1: 1 */

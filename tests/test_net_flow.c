@@ -1,0 +1,95 @@
+/*
+ * test_net_flow.c -- the flow engine against the closed forms where they
+ * are exact (within 2 %), plus max-min sharing basics.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "coll/sched.h"
+#include "net/flow.h"
+#include "net/route.h"
+#include "net/topo_gen.h"
+
+/* Run alg over the GPUs of spec; return flow time and closed form. */
+static void both(const char *spec, coll_op op, const char *alg, double bytes, double alpha,
+                 double bw, double *flow_t, double *closed_t) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen(spec, &t, &e), SC_OK, "%s: %s", spec, e.msg);
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  const coll_alg *a = coll_alg_find(op, alg);
+  cr_assert(a, "no algorithm %s", alg);
+  sched s;
+  sched_init(&s);
+  sched_params p = {.n = t->n_gpus, .ppn = t->n_gpus, .chunks = 1, .bytes = bytes,
+                    .alpha = alpha, .bw = bw};
+  cr_assert_eq(a->build(&s, &p), 0);
+  flow_stats st;
+  cr_assert_eq(flow_run(t, rt, &s, t->gpus, &st, &e), SC_OK, "%s", e.msg);
+  *flow_t = st.time;
+  *closed_t = a->closed(&p);
+  cr_expect(fabs(st.bytes - sched_bytes(&s)) <= 1e-9 * st.bytes, "bytes %g vs %g", st.bytes,
+            sched_bytes(&s));
+  sched_free(&s);
+  route_free(rt);
+  topo_free(t);
+}
+
+Test(net_flow, ring_allreduce_on_idle_ring_matches_closed_form) {
+  double sizes[] = {1e3, 1e6, 1e9};
+  for (int i = 0; i < 3; i++) {
+    double f, c;
+    /* ring of 8 GPUs, 25 GB/s and 1 us per link */
+    both("ring:n=8,bw=25,lat=1", COLL_ALL_REDUCE, "ring", sizes[i], 1e-6, 25e9, &f, &c);
+    cr_expect(fabs(f - c) <= 0.02 * c, "ring all-reduce %g B: flow %.9g s, closed %.9g s",
+              sizes[i], f, c);
+  }
+}
+
+Test(net_flow, allgather_on_nonblocking_switch_matches_closed_form) {
+  double f, c;
+  /* star = one non-blocking switch; path = 2 links of 1 us */
+  both("star:n=16,bw=50,lat=1", COLL_ALL_GATHER, "ring", 64e6, 2e-6, 50e9, &f, &c);
+  cr_expect(fabs(f - c) <= 0.02 * c, "ring all-gather: flow %.9g, closed %.9g", f, c);
+  both("star:n=16,bw=50,lat=1", COLL_ALL_GATHER, "direct", 64e6, 2e-6, 50e9, &f, &c);
+  cr_expect(fabs(f - c) <= 0.02 * c, "direct all-gather: flow %.9g, closed %.9g", f, c);
+  both("star:n=16,bw=50,lat=1", COLL_ALL_TO_ALL, "pairwise", 64e6, 2e-6, 50e9, &f, &c);
+  cr_expect(fabs(f - c) <= 0.02 * c, "pairwise all-to-all: flow %.9g, closed %.9g", f, c);
+}
+
+Test(net_flow, every_plugin_delivers_its_bytes_on_a_fat_tree) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen("fat_tree:hosts=16,radix=4,levels=3", &t, &e), SC_OK, "%s", e.msg);
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  for (int i = 0; i < coll_alg_count(); i++) {
+    const coll_alg *a = coll_alg_at(i);
+    if (!strcmp(a->name, "nvls")) continue; /* needs an NVSwitch */
+    sched s;
+    sched_init(&s);
+    sched_params p = {.n = 16, .ppn = 4, .chunks = 4, .bytes = 1 << 20, .alpha = 1e-6, .bw = 50e9};
+    cr_assert_eq(a->build(&s, &p), 0);
+    flow_stats st;
+    cr_assert_eq(flow_run(t, rt, &s, t->gpus, &st, &e), SC_OK, "%s: %s", a->name, e.msg);
+    cr_expect(st.time > 0 && fabs(st.bytes - sched_bytes(&s)) <= 1e-9 * st.bytes,
+              "%s %s: time %g bytes %g", coll_op_name(a->op), a->name, st.time, st.bytes);
+    sched_free(&s);
+  }
+  route_free(rt);
+  topo_free(t);
+}
+
+Test(net_flow, nvls_on_an_nvswitch_node) {
+  double f, c;
+  both("hier:nodes=1,gpus=8,nvlink=450,nic=400", COLL_ALL_REDUCE, "nvls", 1e8, 1e-6, 450e9, &f, &c);
+  cr_expect(fabs(f - c) <= 0.02 * c, "nvls: flow %.9g, closed %.9g", f, c);
+}
+
+Test(net_flow, oversubscribed_uplinks_slow_cross_leaf_traffic) {
+  double f1, f2, c;
+  both("fat_tree:hosts=16,radix=8,levels=2,oversub=1", COLL_ALL_TO_ALL, "direct", 1e8, 1e-6, 50e9,
+       &f1, &c);
+  both("fat_tree:hosts=16,radix=8,levels=2,oversub=4", COLL_ALL_TO_ALL, "direct", 1e8, 1e-6, 50e9,
+       &f2, &c);
+  cr_expect(f2 > 2 * f1, "4:1 oversubscription: %g s vs %g s non-blocking", f2, f1);
+}

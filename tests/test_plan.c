@@ -148,7 +148,7 @@ Test(defaults, scenario_default_is_gpt3_on_1024_a100) {
   sc_scenario r = resolved(s);
   cr_assert(r.plan.tp == 8 && r.plan.pp == 16 && r.plan.dp == 8 && r.plan.vpp == 1);
   cr_assert(r.plan.micro_batch == 1 && r.plan.global_batch == 1536);
-  cr_assert(r.plan.sp && r.plan.zero == 1 && r.plan.distributed_optimizer);
+  cr_assert(r.plan.sp && r.plan.zero == 1 && !r.plan.distributed_optimizer);
   cr_assert_eq(r.plan.recompute, SC_RECOMP_SELECTIVE);
   cr_assert_float_eq(r.cluster.nvlink_bw, 300e9, 1);
   cr_assert_float_eq(r.cluster.nic_bw, 25e9, 1);

@@ -81,19 +81,33 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
   return (t_c > t_m ? t_c : t_m) + COST_KERNEL_T0;
 }
 
-/* Flash attention reaches attn_eff (measured at seq 8192) on long
- * sequences; shorter query blocks amortise less of the softmax rescaling
- * and the K/V loads: efficiency * s/(s + S0) normalised at 8192. Head dims
- * below 128 halve the work per loaded byte (FA2 paper, Fig. 5-6). */
+/* Flash attention reaches attn_eff (the forward pass, non-causal, at seq
+ * 8192: the calibration rows match FlashAttention-2's published forward
+ * throughput, Dao 2023 Fig. 4-6) on long sequences; shorter query blocks
+ * amortise less of the softmax rescaling and the K/V loads: efficiency *
+ * s/(s + S0) normalised at 8192. A causal mask costs ATTN_CAUSAL of the
+ * efficiency (blocks on the diagonal are partly masked; FA2 paper: causal
+ * forward 0.9x non-causal TFLOP/s). The backward pass (see
+ * cost_flash_attn_bwd) runs at ATTN_BWD of the forward efficiency (FA2
+ * paper: backward about 0.8x forward TFLOP/s on A100 and H100). */
 #define ATTN_S0 512.0
+#define ATTN_CAUSAL 0.9
+#define ATTN_BWD 0.8
 double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
                        double d) {
   if (flops <= 0) return 0;
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
-  double eff = g->attn_eff * se;
+  double eff = g->attn_eff * se * ATTN_CAUSAL;
   if (eff <= 0.01) eff = 0.01;
   (void)d;
   return flops / (cost_peak(g, dt) * eff) + COST_KERNEL_T0;
+}
+
+double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, double flops,
+                           double sq, double d) {
+  if (flops <= 0) return 0;
+  return (cost_flash_attn(g, dt, flops, sq, d) - COST_KERNEL_T0) / ATTN_BWD +
+         COST_KERNEL_T0;
 }
 
 double cost_mem(const sc_gpu *g, double bytes) {

@@ -79,8 +79,8 @@ static double op_compute(const sc_scenario *s, const ops_op *o, pass_kind k) {
            cost_gemm(g, dt, o->k, o->n, o->m, o->batch);
   }
   case OPS_ATTN: {
-    double t = cost_flash_attn(g, dt, o->flops, o->sq, o->d);
-    return bwd ? t * o->bwd_scale : t;
+    if (bwd) return cost_flash_attn_bwd(g, dt, o->flops * o->bwd_scale, o->sq, o->d);
+    return cost_flash_attn(g, dt, o->flops, o->sq, o->d);
   }
   case OPS_MEM: {
     double t = cost_mem(g, o->bytes);

@@ -38,7 +38,8 @@ static void help(void) {
     printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
   printf("  --format table|json|csv   output format (default table)\n"
          "  --require-fit         exit 1 when the plan does not fit in memory\n"
-         "  --ops                 also list the operators of one layer with their times\n\n"
+         "  --ops                 also list the operators of one layer with their times\n"
+         "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n\n"
          "Exit codes: 0 ok, 1 does not fit (with --require-fit), 2 bad input, 3 I/O error.\n");
 }
 
@@ -46,6 +47,7 @@ int cmd_predict(int argc, char **argv) {
   const char *file = NULL;
   rep_format fmt = REP_TABLE;
   int require_fit = 0, show_ops = 0;
+  double train_tokens = 0;
   char **ov = calloc((size_t)argc + 1, sizeof *ov); /* owned strings */
   size_t n_ov = 0;
   int rc = 0;
@@ -63,6 +65,17 @@ int cmd_predict(int argc, char **argv) {
         break;
       }
       fmt = (rep_format)f;
+      i++;
+      continue;
+    }
+    if (!strcmp(a, "--train-tokens")) {
+      char *end = NULL;
+      train_tokens = need ? strtod(argv[i + 1], &end) : 0;
+      if (!need || !end || *end || !(train_tokens > 0)) {
+        fprintf(stderr, "stepcast predict: --train-tokens expects a positive number, e.g. 15e12\n");
+        rc = 2;
+        break;
+      }
       i++;
       continue;
     }
@@ -113,7 +126,7 @@ int cmd_predict(int argc, char **argv) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
       rc = lrc == SC_EIO ? 3 : 2;
     } else {
-      rep_prediction(stdout, fmt, &s, &r);
+      rep_prediction(stdout, fmt, &s, &r, train_tokens);
       if (show_ops) {
         sc_op_time ops[64];
         int n = sc_explain_layer(&s, ops, 64, &err);

@@ -58,7 +58,8 @@ static void mem_parts(const sc_memory *m, part *p) {
   p[5] = (part){"total", m->total};
 }
 
-static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r) {
+static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
+                       double train_tokens) {
   const sc_plan *p = &s->plan;
   const sc_cluster *c = &s->cluster;
   fprintf(out, "stepcast %s prediction\n\n", SC_VERSION);
@@ -75,7 +76,12 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r) {
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
   fprintf(out, "  throughput         %10.0f tokens/s  (%.2f sequences/s)\n", r->tokens_per_s, r->seq_per_s);
   fprintf(out, "  model TFLOP/s/GPU  %10.1f\n", r->tflops_per_gpu);
-  fprintf(out, "  MFU                %10.1f %%\n\n", r->mfu * 100);
+  fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
+  if (train_tokens > 0)
+    fprintf(out, "  time to train      %10.1f days for %.3g tokens (%.0f GPU-hours)\n",
+            train_tokens / r->tokens_per_s / 86400, train_tokens,
+            train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
+  fputc('\n', out);
   part pt[8];
   int n = parts(r, pt);
   fprintf(out, "  where the time goes          seconds   share\n");
@@ -95,7 +101,8 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r) {
             r->mem.total / GIB, r->mem.capacity / GIB, (r->mem.total - r->mem.capacity) / GIB);
 }
 
-static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r) {
+static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
+                      double train_tokens) {
   const sc_plan *p = &s->plan;
   fprintf(out, "{\"model\": ");
   json_str(out, s->model.name);
@@ -112,6 +119,9 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r) {
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu,
           r->model_flops, r->params);
+  if (train_tokens > 0)
+    fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
+            train_tokens / r->tokens_per_s / 86400);
   part pt[8];
   int n = parts(r, pt);
   fprintf(out, " \"time_s\": {");
@@ -142,10 +152,10 @@ static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
 }
 
 void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
-                    const sc_result *r) {
-  if (fmt == REP_JSON) pred_json(out, s, r);
+                    const sc_result *r, double train_tokens) {
+  if (fmt == REP_JSON) pred_json(out, s, r, train_tokens);
   else if (fmt == REP_CSV) pred_csv(out, s, r);
-  else pred_table(out, s, r);
+  else pred_table(out, s, r, train_tokens);
 }
 
 void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n) {

@@ -16,8 +16,9 @@ typedef enum rep_format { REP_TABLE = 0, REP_JSON, REP_CSV } rep_format;
 /* Parse "table", "json", "csv"; -1 when unknown. */
 int rep_format_from(const char *s);
 
+/* train_tokens > 0 adds the days needed to train on that many tokens. */
 void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
-                    const sc_result *r);
+                    const sc_result *r, double train_tokens);
 
 /* The operators of one layer (sc_explain_layer). */
 void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n);

@@ -92,7 +92,7 @@ int cmd_collective(int argc, char **argv) {
     return 0;
   }
   if (rc) return rc;
-  coll_group g = {o.ranks, o.ppn, o.arch, o.nvlink * 1e9, o.nic * 1e9 / 8, 0, 0};
+  coll_group g = {o.ranks, o.ppn, o.arch, o.nvlink * 1e9, o.nic * 1e9 / 8, 0, 0, 0};
   topo *t = NULL;
   route_table *rt = NULL;
   const coll_alg *alg = NULL;

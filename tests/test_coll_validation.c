@@ -77,6 +77,7 @@ static set_err set_mape(const char *file) {
     g.ranks = atoi(c[ir]);
     int gpn = atoi(c[ig]);
     g.ranks_per_node = g.ranks < gpn ? g.ranks : gpn;
+    g.node_gpus = gpn;
     g.arch = arch_of(c[igpu]);
     g.intra_bw = atof(c[inv]) * 1e9;
     g.inter_bw = atof(c[inic]) * 1e9 / 8;

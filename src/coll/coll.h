@@ -34,12 +34,17 @@ typedef struct coll_group {
   double inter_bw;     /* scale-out NIC per GPU per direction, bytes/s */
   double intra_lat;    /* one NVLink hop, s */
   double inter_lat;    /* one network traversal, s */
+  int node_gpus;       /* GPUs wired together in one node's NVLink fabric
+                          (8 on DGX-1/DGX A100, 16 on DGX-2); 0 = unknown,
+                          taken as ranks_per_node */
 } coll_group;
 
 typedef struct coll_cost {
   double time;         /* seconds */
   const char *algo;    /* static string: "ring", "tree", "nvls", ... */
   const char *proto;   /* static string: "LL", "LL128", "Simple" */
+  double launch;       /* part of `time` that is the per-call overhead
+                          nccl-tests sees around the kernel, seconds */
 } coll_cost;
 
 /* Time of one collective with NCCL's automatic choice of algorithm and

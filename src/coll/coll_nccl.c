@@ -156,7 +156,8 @@ int coll_cubemesh_rings(int k) {
 
 static int guess_intra(const coll_group *g) {
   if (g->intra_bw <= 0) return COLL_INTRA_PCIE;
-  if (g->arch < 80 && g->intra_bw <= 150e9 * 1.001 && g->ranks_per_node <= 8)
+  int node = g->node_gpus > 0 ? g->node_gpus : g->ranks_per_node;
+  if (g->arch < 80 && g->intra_bw <= 150e9 * 1.001 && node <= 8)
     return COLL_INTRA_CUBEMESH;
   return COLL_INTRA_NVSWITCH;
 }
@@ -323,7 +324,7 @@ double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
 
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra) {
-  coll_cost best = {0.0, "ring", "Simple"};
+  coll_cost best = {0.0, "ring", "Simple", 0.0};
   if (g->ranks <= 1 || bytes <= 0) return best;
   best.time = -1;
   /* fixed order, strict '<': ties go to the earlier (ring, LL first) */
@@ -337,6 +338,7 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
       }
     }
   assert(best.time >= 0);
+  best.launch = COLL_LAUNCH_S;
   return best;
 }
 

@@ -229,6 +229,7 @@ static void predict_collective(row_ctx *c, val_row *r) {
   grp.inter_bw = nic * 1e9 / 8;
   grp.intra_lat = def.cluster.nvlink_lat;
   grp.inter_lat = def.cluster.nic_lat;
+  grp.node_gpus = gpn;
   if (ranks > grp.ranks_per_node && grp.inter_bw <= 0) {
     snprintf(r->skipped, sizeof r->skipped,
              "spans %d nodes but nic_Gbps is blank", ranks / grp.ranks_per_node);

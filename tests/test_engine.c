@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/ops.h"
@@ -164,4 +165,40 @@ Test(engine, host_bound_small_model) {
   s.plan.framework_eager = 0;
   sc_result graph = predict(&s);
   cr_assert(graph.time.host == 0 && graph.step_s < eager.step_s);
+}
+
+/* A named topology feeds the flow engine: a rail-optimized fabric that
+ * matches the cluster changes nothing, a 4:1 oversubscribed fat-tree
+ * slows the data-parallel reduction, a too-small one is an input error. */
+static sc_result with_topology(const char *spec, int *rc, sc_error *err) {
+  sc_scenario s = small();
+  s.cluster.gpus = 64;
+  s.plan.dp = 64;
+  s.plan.global_batch = 256;
+  s.plan.overlap_grad_reduce = 0;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s", spec);
+  sc_result r;
+  memset(&r, 0, sizeof r);
+  *rc = sc_predict(&s, &r, err);
+  return r;
+}
+
+Test(engine, topology_changes_what_it_should) {
+  int rc;
+  sc_error err = {0};
+  sc_result none = with_topology("", &rc, &err);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  sc_result rail = with_topology("rail:nodes=8,gpus=8,nvlink=300,nic=200", &rc, &err);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_float_eq(rail.step_s, none.step_s, 1e-3 * none.step_s,
+                     "matching rail fabric: %g vs %g", rail.step_s, none.step_s);
+  sc_result full = with_topology("fat_tree:hosts=64,radix=16,levels=2,oversub=1,bw=25", &rc, &err);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  sc_result over = with_topology("fat_tree:hosts=64,radix=16,levels=2,oversub=4,bw=25", &rc, &err);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert(over.time.dp_comm > 2.0 * full.time.dp_comm,
+            "4:1 oversubscription: dp %g vs %g", over.time.dp_comm, full.time.dp_comm);
+  with_topology("ring:n=8", &rc, &err);
+  cr_assert_eq(rc, SC_EINPUT);
+  cr_assert(strstr(err.msg, "8 GPUs") && strstr(err.msg, "64"), "message: %s", err.msg);
 }

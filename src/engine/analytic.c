@@ -49,7 +49,7 @@ typedef struct qclock {
   double comm;       /* GPU time of collectives run so far */
 } qclock;
 
-static const coll_group *op_group(const grp_set *g, ops_group which) {
+static const grp *op_group(const grp_set *g, ops_group which) {
   switch (which) {
   case OPS_GROUP_TP: return &g->tp;
   case OPS_GROUP_CP: return &g->cp;
@@ -97,7 +97,7 @@ static double op_gpu(const sc_scenario *s, const grp_set *gs, const ops_list *l,
   const ops_op *o = &l->op[i];
   if (o->kind != OPS_COMM) return op_compute(s, o, k);
   coll_op op = k == PASS_BWD ? conjugate(o->coll) : o->coll;
-  double t = grp_time(op, o->bytes, op_group(gs, o->group));
+  double t = grp_time(gs, op_group(gs, o->group), op, o->bytes);
   if (o->group == OPS_GROUP_CP) {
     /* ring exchange hidden under the attention that follows */
     double hide = i + 1 < l->n ? op_compute(s, &l->op[i + 1], k) : 0;
@@ -251,15 +251,15 @@ static stage_cost stage(const sc_scenario *s, const grp_set *gs, int st,
 static double dp_exposed(const sc_scenario *s, const grp_set *gs,
                          const stage_cost *sc, int mbs, double params) {
   const sc_plan *p = &s->plan;
-  const coll_group *g = &gs->dp;
-  if (g->ranks <= 1) return 0;
+  const grp *g = &gs->dp;
+  if (g->g.ranks <= 1) return 0;
   double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
   if (p->zero >= 3) {
     /* per layer and micro-batch: gather before forward, gather and
      * reduce-scatter in backward, prefetched under the layer's compute */
     double lp = ops_layer_params(&s->model) / p->tp;
-    double ag = grp_time(COLL_ALL_GATHER, lp * e, g);
-    double rs = grp_time(COLL_REDUCE_SCATTER, lp * e, g);
+    double ag = grp_time(gs, g, COLL_ALL_GATHER, lp * e);
+    double rs = grp_time(gs, g, COLL_REDUCE_SCATTER, lp * e);
     double L = (double)s->model.layers / p->pp;
     double ef = ag > sc->layer_f ? ag - sc->layer_f : 0;
     double eb = ag + rs > sc->layer_b ? ag + rs - sc->layer_b : 0;
@@ -267,16 +267,16 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
     double first = ag;
     /* embeddings and head are gathered and reduced once per micro-batch */
     double rest = params - L * lp;
-    double rest_t = rest > 0 ? 2 * grp_time(COLL_ALL_GATHER, rest * e, g) +
-                                   grp_time(COLL_REDUCE_SCATTER, rest * e, g)
+    double rest_t = rest > 0 ? 2 * grp_time(gs, g, COLL_ALL_GATHER, rest * e) +
+                                   grp_time(gs, g, COLL_REDUCE_SCATTER, rest * e)
                              : 0;
     return mbs * (L * (ef + eb) + first + rest_t);
   }
   double bytes = params * e;
   double t;
   if (p->zero >= 1) {
-    double rs = grp_time(COLL_REDUCE_SCATTER, bytes, g);
-    double ag = grp_time(COLL_ALL_GATHER, bytes, g);
+    double rs = grp_time(gs, g, COLL_REDUCE_SCATTER, bytes);
+    double ag = grp_time(gs, g, COLL_ALL_GATHER, bytes);
     t = rs + (p->overlap_param_gather ? 0.1 * ag : ag);
     if (p->overlap_grad_reduce) {
       double hide = 0.9 * sc->b;
@@ -284,7 +284,7 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
       t = rs_exp + (p->overlap_param_gather ? 0.1 * ag : ag);
     }
   } else {
-    t = grp_time(COLL_ALL_REDUCE, bytes, g);
+    t = grp_time(gs, g, COLL_ALL_REDUCE, bytes);
     if (p->overlap_grad_reduce) {
       /* bucketed all-reduce hidden under the last micro-batch's backward;
        * the last bucket is always exposed */
@@ -316,7 +316,8 @@ int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
   assert(mbs >= 1);
 
   grp_set gs;
-  grp_build(&s, &gs);
+  rc = grp_build(&s, &gs, err);
+  if (rc != SC_OK) return rc;
   ops_list layer, emb, head;
   ops_layer(&s, mb, &layer);
   ops_embedding(&s, mb, &emb);
@@ -340,7 +341,7 @@ int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
     double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
     double act = (double)mb * s.model.seq / p->cp * s.model.hidden * e;
     if (p->sp && p->tp > 1) act /= p->tp;
-    double t = grp_time(COLL_SEND_RECV, act, &gs.pp);
+    double t = grp_time(&gs, &gs.pp, COLL_SEND_RECV, act);
     pp_comm = 2.0 * t * (mbs + p->pp - 1) * vpp;
   }
   double params = step_stage_params(&s, 0);
@@ -372,6 +373,7 @@ int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
            (s.cluster.gpus * cost_peak(&s.cluster.gpu, p->dtype));
   r->params = sc_model_params(&s.model);
   step_memory(&s, mbs, &r->mem);
+  grp_free(&gs);
   return SC_OK;
 }
 
@@ -381,7 +383,8 @@ int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
   int rc = sc_scenario_resolve(&s, err);
   if (rc != SC_OK) return -rc;
   grp_set gs;
-  grp_build(&s, &gs);
+  rc = grp_build(&s, &gs, err);
+  if (rc != SC_OK) return -rc;
   ops_list l;
   ops_layer(&s, s.plan.micro_batch, &l);
   static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
@@ -395,9 +398,9 @@ int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
     t->flops = o->flops;
     t->bytes = o->bytes;
     if (o->kind == OPS_COMM) {
-      const coll_group *g = op_group(&gs, o->group);
-      t->fwd_s = grp_time(o->coll, o->bytes, g);
-      t->bwd_s = grp_time(conjugate(o->coll), o->bytes, g);
+      const grp *g = op_group(&gs, o->group);
+      t->fwd_s = grp_time(&gs, g, o->coll, o->bytes);
+      t->bwd_s = grp_time(&gs, g, conjugate(o->coll), o->bytes);
       continue;
     }
     t->fwd_s = op_compute(&s, o, PASS_FWD);
@@ -405,5 +408,6 @@ int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
     if (o->kind == OPS_GEMM)
       t->eff = cost_gemm_eff(&s.cluster.gpu, s.plan.dtype, o->m, o->n, o->k, o->batch);
   }
+  grp_free(&gs);
   return n;
 }

@@ -10,16 +10,25 @@
 #define SC_ENGINE_GROUPS_H
 
 #include "coll/coll.h"
+#include "engine/netcost.h"
 #include "stepcast.h"
 
+typedef struct grp {
+  coll_group g;    /* what NCCL's closed forms see */
+  int stride;      /* job ranks between consecutive members */
+} grp;
+
 typedef struct grp_set {
-  coll_group tp, cp, ep, dp, pp; /* pp: a 2-rank group between stages */
+  grp tp, cp, ep, dp, pp; /* pp: a 2-rank group between stages */
+  ncost *net;             /* owned: the named topology, or NULL */
 } grp_set;
 
-/* Fill the collective groups of a resolved scenario. */
-void grp_build(const sc_scenario *s, grp_set *out);
+/* Fill the collective groups of a resolved scenario and load its
+ * topology, if it names one. On error nothing needs freeing. */
+int grp_build(const sc_scenario *s, grp_set *out, sc_error *err);
+void grp_free(grp_set *gs);
 
-/* Time of `op` over group g (0 for a one-rank group). */
-double grp_time(coll_op op, double bytes, const coll_group *g);
+/* GPU-stream seconds of `op` over group g (0 for a one-rank group). */
+double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes);
 
 #endif

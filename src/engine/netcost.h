@@ -1,0 +1,41 @@
+/*
+ * netcost.h -- collective times on a named topology, for the step model
+ * (module prefix: ncost_).
+ *
+ * When a scenario names a topology (cluster.topology: a generator spec or
+ * a .json file, docs/network.md), each collective of a parallel group is
+ * also run through the flow engine on that topology: the group's ranks
+ * are GPUs base, base+stride, ... of the topology in its GPU order (rank r
+ * of the job is the topology's r-th GPU), the algorithm is the one NCCL
+ * would run (rings for all-reduce, reduce-scatter and all-gather, one per
+ * member of an NVLink domain so that each leaves through its own NIC;
+ * pairwise for all-to-all; a direct transfer for send/recv). The time is
+ *   max(NCCL model on the group's link bandwidths,
+ *       flow-engine time on the topology),
+ * so a non-blocking fabric changes nothing and an oversubscribed,
+ * tapered or torus network slows what it should. Results are memoised per
+ * (op, size, ranks, stride): a prediction runs each distinct collective
+ * once.
+ */
+#ifndef SC_ENGINE_NETCOST_H
+#define SC_ENGINE_NETCOST_H
+
+#include "coll/coll.h"
+#include "stepcast.h"
+
+typedef struct ncost ncost;
+
+/* Load the topology the cluster names. *out is NULL (and SC_OK returned)
+ * when it names none. Errors: the topology's own (file:line:column or the
+ * element), or SC_EINPUT when it has fewer GPUs than the cluster. */
+int ncost_open(const sc_cluster *c, ncost **out, sc_error *err);
+void ncost_close(ncost *n);
+
+/* Seconds of op over `ranks` GPUs `stride` apart (starting at GPU 0),
+ * `per` of them in each NVLink domain, given NCCL's closed-form time
+ * `nccl` (without the per-call overhead).
+ * Falls back to `nccl` if the flow engine cannot run (out of memory). */
+double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
+                  int per, double nccl);
+
+#endif

@@ -82,8 +82,6 @@ typedef struct sc_gpu {
   double hbm_bw;                        /* datasheet HBM bandwidth, bytes/s */
   double hbm_eff;                       /* achievable fraction of hbm_bw (STREAM) */
   double gemm_eff;                      /* fraction of peak reached by large GEMMs */
-  double gemm_half_n;                   /* GEMM size (cube root of m*n*k) at which
-                                           efficiency is half of gemm_eff */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
   double launch_s;                      /* host time to issue one kernel in an

@@ -17,9 +17,18 @@ static const tile tiles[] = {
 };
 #define N_TILES (sizeof tiles / sizeof tiles[0])
 
-/* K-loop prologue/epilogue in units of k: a tile with depth k runs at
- * k / (k + K0) of its steady rate (fitted with gemm_eff, docs/calibration.md). */
-#define K0 96.0
+/* The shape parameters of the GEMM model, fitted together with each
+ * GPU's gemm_eff to the cuBLASLt rows of
+ * ../shared/calibration/azure_gpu_microbenchmarks.csv (A100 fp16, H100,
+ * H200 and GB200 fp8) by `tools/calib/gemm_check --fit` (least mean
+ * absolute log error; docs/calibration.md):
+ *   k0         k-loop prologue/epilogue in units of k: a tile of depth k
+ *              runs at k / (k + k0) of its steady rate;
+ *   wave_tail  what an idle SM slot of the last, partial wave of CTAs
+ *              costs relative to a busy one (its CTAs run faster with less
+ *              contention for HBM and L2);
+ *   t0         fixed seconds of every GEMM kernel (launch, ramp-up, tail). */
+const cost_gemm_shape COST_GEMM_DEFAULT = {256.0, 0.7, 3.0e-6};
 
 double cost_peak(const sc_gpu *g, sc_dtype dt) {
   double p = g->peak_flops[dt];
@@ -34,20 +43,16 @@ double cost_peak(const sc_gpu *g, sc_dtype dt) {
   return g->vector_flops > 0 ? g->vector_flops : 1e12;
 }
 
-/* Wave quantization: the last, partial wave of CTAs leaves SMs idle, but
- * its CTAs run faster (less contention for HBM and L2), so an idle slot
- * costs WAVE_TAIL of a busy one. Chosen with K0 and gemm_eff to fit the
- * A100 cuBLASLt rows [AZ 1-8] (docs/calibration.md). */
-#define WAVE_TAIL 0.5
-static double wave_eff(double ctas, double slots) {
+/* Wave quantization of `ctas` over `slots` SMs. */
+static double wave_eff(double ctas, double slots, double tail) {
   double waves = ceil(ctas / slots);
   double idle = waves * slots - ctas;
-  return ctas / (ctas + WAVE_TAIL * idle);
+  return ctas / (ctas + tail * idle);
 }
 
 /* Best efficiency over tiles and split-K factors. */
-double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
-                     double k, double batch) {
+double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
+                        double m, double n, double k, double batch) {
   double best = 0;
   double slots = g->sm_count > 0 ? g->sm_count : 108;
   for (size_t i = 0; i < N_TILES; i++) {
@@ -58,27 +63,37 @@ double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
     for (int split = 1; split <= 8; split *= 2) {
       double ks = k / split;
       if (split > 1 && (ks < 256 || ctas >= slots)) break;
-      double e = t->eff * fill_m * fill_n * wave_eff(ctas * split, slots) *
-                 ks / (ks + K0);
+      double e = t->eff * fill_m * fill_n *
+                 wave_eff(ctas * split, slots, sh->wave_tail) * ks / (ks + sh->k0);
       if (split > 1) e *= 0.9; /* the extra reduction pass */
       if (e > best) best = e;
     }
   }
-  (void)dt;
-  return g->gemm_eff * best;
+  return eff * best;
 }
 
-double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
-                 double batch) {
+double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
+                     double k, double batch) {
+  (void)dt;
+  return cost_gemm_eff_ex(g, &COST_GEMM_DEFAULT, g->gemm_eff, m, n, k, batch);
+}
+
+double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
+                    sc_dtype dt, double m, double n, double k, double batch) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
   double flops = 2.0 * m * n * k * batch;
-  double eff = cost_gemm_eff(g, dt, m, n, k, batch);
+  double eff = cost_gemm_eff_ex(g, sh, geff, m, n, k, batch);
   double t_c = flops / (cost_peak(g, dt) * eff);
   /* inputs in the compute type, output in 16 bits (fp32 for fp32) */
   double eb = sc_dtype_bytes(dt), ec = eb < 2 ? 2 : eb;
   double bytes = ((m * k + k * n) * eb + m * n * ec) * batch;
   double t_m = bytes / (g->hbm_bw * g->hbm_eff);
-  return (t_c > t_m ? t_c : t_m) + COST_KERNEL_T0;
+  return (t_c > t_m ? t_c : t_m) + sh->t0;
+}
+
+double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                 double batch) {
+  return cost_gemm_ex(g, &COST_GEMM_DEFAULT, g->gemm_eff, dt, m, n, k, batch);
 }
 
 /* Flash attention reaches attn_eff (the forward pass, non-causal, at seq

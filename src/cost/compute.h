@@ -22,6 +22,23 @@
  * preset does not set one (see docs/calibration.md). */
 #define COST_LAUNCH_DEFAULT 0
 
+/* Shape parameters of the GEMM model (see compute.c for their fit). */
+typedef struct cost_gemm_shape {
+  double k0;         /* k-loop prologue/epilogue, in units of k */
+  double wave_tail;  /* cost of an idle SM slot in the last wave, 0..1 */
+  double t0;         /* fixed seconds per GEMM kernel */
+} cost_gemm_shape;
+
+extern const cost_gemm_shape COST_GEMM_DEFAULT;
+
+/* The GEMM model with explicit shape parameters and large-GEMM efficiency
+ * (what the calibration tool searches over); cost_gemm and cost_gemm_eff
+ * use COST_GEMM_DEFAULT and the GPU's gemm_eff. */
+double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
+                    sc_dtype dt, double m, double n, double k, double batch);
+double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
+                        double m, double n, double k, double batch);
+
 /* Time of C[m,n] = A[m,k] B[k,n] in dtype dt, `batch` copies. */
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch);

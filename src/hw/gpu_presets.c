@@ -5,9 +5,10 @@
  *   [DS]    the vendor datasheet of that GPU (dense, no-sparsity figures)
  *   [AZ n]  /work/shared/calibration/azure_gpu_microbenchmarks.csv row n
  *           (cuBLASLt GEMM, GPU STREAM, FlashAttention 2 measurements)
- *   [FIT-GEMM] gemm_eff and gemm_half_n were fitted by
- *           tools/calib/fit_gemm.c to the [AZ] cuBLASLt rows of that GPU
- *           (calibration data, not validation data); see docs/calibration.md
+ *   [FIT-GEMM] gemm_eff was fitted with the shared shape parameters of
+ *           cost/compute.c by `tools/calib/gemm_check --fit` to the [AZ]
+ *           cuBLASLt rows of that GPU (calibration data, not validation
+ *           data); see docs/calibration.md
  *   [KINETO] launch_s: median host time per launched kernel of PyTorch
  *           eager training, measured by tools/calib/kineto_launch.py on
  *           the real traces in ../shared/traces (see docs/calibration.md)
@@ -36,8 +37,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 32 * GIB,                            /* [DS] */
         .hbm_bw = 900 * GB,                               /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] 1.61/2.039 rounded */
-        .gemm_eff = 0.82,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .gemm_half_n = 0,    /* 0 = derive from the tile/wave model only */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
         .attn_eff = 0.45,    /* no FA row (FA2 needs sm80): unfused attention used */
         .nvlink_bw = 150 * GB,                            /* [DS] 6 links x 25 GB/s per dir */
         .launch_s = 0,       /* 0 = library default (see cost/compute.c) */
@@ -51,7 +51,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 32 * GIB,
         .hbm_bw = 900 * GB,                               /* [DS] */
         .hbm_eff = 0.80,     /* as v100-sxm2 */
-        .gemm_eff = 0.82,    /* as v100-sxm2 */
+        .gemm_eff = 0.84,    /* as v100-sxm2 */
         .attn_eff = 0.45,
         .nvlink_bw = 150 * GB,                            /* [DS] 6 NVLink2 to NVSwitch, 25 GB/s each per dir */
     },
@@ -64,7 +64,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 40 * GIB,
         .hbm_bw = 1555 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s on the 80 GB part / 2.039 */
-        .gemm_eff = 0.82,    /* [FIT-GEMM] on the 80 GB part's rows [AZ 1-8] */
+        .gemm_eff = 0.84,    /* [FIT-GEMM] on the 80 GB part's rows [AZ 1-8] */
         .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
         .nvlink_bw = 300 * GB,                            /* [DS] 12 links x 25 GB/s per dir */
     },
@@ -77,7 +77,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,
         .hbm_bw = 2039 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s / 2.039 */
-        .gemm_eff = 0.82,    /* [FIT-GEMM] [AZ 1-8] */
+        .gemm_eff = 0.84,    /* [FIT-GEMM] [AZ 1-8] */
         .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
         .nvlink_bw = 300 * GB,                            /* [DS] */
     },
@@ -90,7 +90,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,
         .hbm_bw = 3350 * GB,                              /* [DS] */
         .hbm_eff = 0.866,    /* [AZ 49] STREAM copy 2.9 TB/s / 3.35 */
-        .gemm_eff = 0.70,    /* [FIT-GEMM] fp8 rows [AZ 9-17] (1382/1979); bf16 assumed alike */
+        .gemm_eff = 0.70,    /* [FIT-GEMM] fp8 rows [AZ 9-17]; bf16 assumed alike */
         .attn_eff = 0.33,    /* [AZ 62] FA2 327.9 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] 18 links x 25 GB/s per dir */
     },
@@ -103,7 +103,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 141 * GB,                            /* [DS] 141 GB */
         .hbm_bw = 4800 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* [AZ 54] STREAM copy 4.01 TB/s / 4.8 */
-        .gemm_eff = 0.70,    /* [FIT-GEMM] fp8 rows [AZ 18-26] */
+        .gemm_eff = 0.69,    /* [FIT-GEMM] fp8 rows [AZ 18-26] */
         .attn_eff = 0.33,    /* [AZ 64] FA2 329.3 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] */
     },
@@ -129,7 +129,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 186 * GB,                            /* [DS] NVL72: 13.4 TB / 72 */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
-        .gemm_eff = 0.58,    /* [FIT-GEMM] fp8 rows [AZ 27-35] (2907/5000) */
+        .gemm_eff = 0.60,    /* [FIT-GEMM] fp8 rows [AZ 27-35] */
         .attn_eff = 0.15,    /* [AZ 66] FA2 373.9 TFLOP/s / 2500 */
         .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5 */
     },

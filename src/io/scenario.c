@@ -134,7 +134,6 @@ static const scn_field scn_gpu_fields[] = {
     F_NUM(sc_gpu, "hbm_TBps", hbm_bw, 0, 1, 1e4, 1e12, "TB/s > 0"),
     F_NUM(sc_gpu, "hbm_eff", hbm_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
     F_NUM(sc_gpu, "gemm_eff", gemm_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
-    F_NUM(sc_gpu, "gemm_half_n", gemm_half_n, 0, 0, 1e6, 1, "a GEMM size >= 0 (0 = derive)"),
     F_NUM(sc_gpu, "attn_eff", attn_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
     F_NUM(sc_gpu, "nvlink_GBps", nvlink_bw, 0, 0, 1e6, 1e9, "GB/s per direction >= 0"),
     F_NUM(sc_gpu, "launch_us", launch_s, 0, 0, 1e6, 1e-6, "microseconds >= 0 (0 = default)"),

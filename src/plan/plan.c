@@ -245,7 +245,6 @@ static int plan_gpu(const sc_gpu *g, sc_error *err) {
       (rc = plan_positive(g->hbm_bw, 0, 1, 1e12, "cluster.gpu.hbm_TBps", "TB/s", err)) ||
       (rc = plan_positive(g->vector_flops, 0, 0, 1e12, "cluster.gpu.vector_tflops", "TFLOP/s", err)) ||
       (rc = plan_positive(g->nvlink_bw, 0, 0, 1e9, "cluster.gpu.nvlink_GBps", "GB/s", err)) ||
-      (rc = plan_positive(g->gemm_half_n, 0, 0, 1, "cluster.gpu.gemm_half_n", "", err)) ||
       (rc = plan_positive(g->launch_s, 0, 0, 1e-6, "cluster.gpu.launch_us", "us", err)))
     return rc;
   const double eff[3] = {g->hbm_eff, g->gemm_eff, g->attn_eff};

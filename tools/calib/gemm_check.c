@@ -1,10 +1,16 @@
 /*
- * gemm_check.c -- compare the GEMM model with the cuBLASLt measurements of
- * ../shared/calibration/azure_gpu_microbenchmarks.csv, and (with --fit)
- * grid-search the large-GEMM efficiency of each GPU that has rows.
+ * gemm_check.c -- the GEMM model against the cuBLASLt measurements of
+ * ../shared/calibration/azure_gpu_microbenchmarks.csv.
+ *
+ *   gemm_check [CSV]         model vs measurement for every GEMM row
+ *   gemm_check --fit [CSV]   grid-search the shape parameters (k0,
+ *                            wave_tail, t0; shared by all GPUs) and each
+ *                            GPU's large-GEMM efficiency, minimising the
+ *                            mean absolute log error over the fp16/fp8
+ *                            rows (fp4 rows excluded: GB200 reaches a
+ *                            different fraction of peak in fp4)
  *
  * Build: cc -O2 -Iinclude -Isrc tools/calib/gemm_check.c build/libstepcast.a -ljansson -lm
- * Run:   ./a.out ../shared/calibration/azure_gpu_microbenchmarks.csv
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,41 +21,119 @@
 #include "cost/compute.h"
 #include "io/csv.h"
 
-static const char *preset_for(const char *gpu_type) {
-  if (!strcasecmp(gpu_type, "A100-SXM4-80GB")) return "a100-sxm4-80gb";
-  if (!strcasecmp(gpu_type, "H100-SXM5-80GB")) return "h100-sxm5-80gb";
-  if (!strcasecmp(gpu_type, "H200-141GB")) return "h200";
-  if (!strcasecmp(gpu_type, "GB200")) return "gb200";
-  return NULL;
+typedef struct row {
+  const sc_gpu *g;
+  int gi;            /* index into the fitted GPUs */
+  sc_dtype dt;
+  double m, n, k, tflops;
+  char id[8];
+} row;
+
+static const char *const fitted[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "h200", "gb200"};
+#define N_FIT 4
+
+static int gpu_index(const char *gpu_type) {
+  static const char *const types[] = {"A100-SXM4-80GB", "H100-SXM5-80GB", "H200-141GB", "GB200"};
+  for (int i = 0; i < N_FIT; i++)
+    if (!strcasecmp(gpu_type, types[i])) return i;
+  return -1;
+}
+
+static int load(const char *path, row *rows, int max) {
+  csv_file f;
+  sc_error err;
+  if (csv_open(&f, path, &err)) {
+    fprintf(stderr, "%s\n", err.msg);
+    exit(2);
+  }
+  int cb = csv_col(&f, "benchmark"), cp = csv_col(&f, "parameters"),
+      cv = csv_col(&f, "measured_value"), cg = csv_col(&f, "gpu_type"), ci = csv_col(&f, "row_id");
+  int n = 0;
+  while (csv_next(&f, path, &err) == 1 && n < max) {
+    if (strcmp(csv_get(&f, cb), "cuBLASLt GEMM")) continue;
+    int gi = gpu_index(csv_get(&f, cg));
+    if (gi < 0) continue;
+    row *r = &rows[n];
+    char dt[16];
+    if (sscanf(csv_get(&f, cp), "dtype=%15[^;];m=%lf;n=%lf;k=%lf", dt, &r->m, &r->n, &r->k) != 4)
+      continue;
+    r->dt = !strcasecmp(dt, "FP8") ? SC_FP8 : !strcasecmp(dt, "FP4") ? SC_FP4 : SC_FP16;
+    r->gi = gi;
+    r->g = sc_gpu_preset(fitted[gi]);
+    r->tflops = atof(csv_get(&f, cv));
+    snprintf(r->id, sizeof r->id, "%s", csv_get(&f, ci));
+    n++;
+  }
+  csv_close(&f);
+  return n;
+}
+
+static double model_tflops(const row *r, const cost_gemm_shape *sh, double eff) {
+  double t = cost_gemm_ex(r->g, sh, eff, r->dt, r->m, r->n, r->k, 1);
+  return 2 * r->m * r->n * r->k / t / 1e12;
+}
+
+/* Mean absolute log error of GPU gi's rows (fp4 excluded). */
+static double loss(const row *rows, int n, int gi, const cost_gemm_shape *sh, double eff) {
+  double s = 0;
+  int c = 0;
+  for (int i = 0; i < n; i++) {
+    if (rows[i].gi != gi || rows[i].dt == SC_FP4) continue;
+    s += fabs(log(model_tflops(&rows[i], sh, eff) / rows[i].tflops));
+    c++;
+  }
+  return c ? s / c : 0;
+}
+
+static void fit(const row *rows, int n) {
+  cost_gemm_shape best = COST_GEMM_DEFAULT;
+  double best_eff[N_FIT], best_loss = 1e9;
+  for (double k0 = 16; k0 <= 256; k0 += 16) /* a CTA pipeline holds <= 256 of k */
+    for (double tail = 0.0; tail <= 1.0001; tail += 0.1)
+      for (double t0 = 1e-6; t0 <= 10e-6; t0 += 1e-6) {
+        cost_gemm_shape sh = {k0, tail, t0};
+        double total = 0, effs[N_FIT];
+        for (int gi = 0; gi < N_FIT; gi++) {
+          double bl = 1e9;
+          for (double e = 0.40; e <= 0.95; e += 0.01) {
+            double l = loss(rows, n, gi, &sh, e);
+            if (l < bl) { bl = l; effs[gi] = e; }
+          }
+          total += bl;
+        }
+        if (total < best_loss) {
+          best_loss = total;
+          best = (cost_gemm_shape){k0, tail, t0};
+          memcpy(best_eff, effs, sizeof effs);
+        }
+      }
+  printf("fit: k0 %.0f  wave_tail %.1f  t0 %.0f us  (mean |log error| per GPU %.3f)\n", best.k0,
+         best.wave_tail, best.t0 * 1e6, best_loss / N_FIT);
+  for (int gi = 0; gi < N_FIT; gi++)
+    printf("  %-16s gemm_eff %.2f  (mean |log error| %.3f)\n", fitted[gi], best_eff[gi],
+           loss(rows, n, gi, &best, best_eff[gi]));
 }
 
 int main(int argc, char **argv) {
-  const char *path = argc > 1 ? argv[1] : "../shared/calibration/azure_gpu_microbenchmarks.csv";
-  csv_file f;
-  sc_error err;
-  if (csv_open(&f, path, &err)) { fprintf(stderr, "%s\n", err.msg); return 2; }
-  int cb = csv_col(&f, "benchmark"), cp = csv_col(&f, "parameters"),
-      cv = csv_col(&f, "measured_value"), cg = csv_col(&f, "gpu_type"), ci = csv_col(&f, "row_id");
+  int do_fit = argc > 1 && !strcmp(argv[1], "--fit");
+  const char *path = argc > 1 + do_fit ? argv[1 + do_fit]
+                                        : "../shared/calibration/azure_gpu_microbenchmarks.csv";
+  row rows[128];
+  int n = load(path, rows, 128);
+  if (do_fit) {
+    fit(rows, n);
+    return 0;
+  }
   double sum = 0;
-  int n = 0;
-  while (csv_next(&f, path, &err) == 1) {
-    if (strcmp(csv_get(&f, cb), "cuBLASLt GEMM")) continue;
-    const char *pn = preset_for(csv_get(&f, cg));
-    if (!pn) continue;
-    const sc_gpu *g = sc_gpu_preset(pn);
-    char dt[16];
-    double m, nn, k;
-    if (sscanf(csv_get(&f, cp), "dtype=%15[^;];m=%lf;n=%lf;k=%lf", dt, &m, &nn, &k) != 4) continue;
-    sc_dtype d = !strcasecmp(dt, "FP8") ? SC_FP8 : !strcasecmp(dt, "FP4") ? SC_FP4 : SC_FP16;
-    double t = cost_gemm(g, d, m, nn, k, 1);
-    double pred = 2 * m * nn * k / t / 1e12, meas = atof(csv_get(&f, cv));
-    double ape = fabs(pred - meas) / meas;
+  for (int i = 0; i < n; i++) {
+    const row *r = &rows[i];
+    double pred = model_tflops(r, &COST_GEMM_DEFAULT, r->g->gemm_eff);
+    double ape = fabs(pred - r->tflops) / r->tflops;
     sum += ape;
-    n++;
     printf("row %3s %-14s %-4s %7.0f %6.0f %6.0f  measured %7.1f  model %7.1f TFLOP/s  %+6.1f%%\n",
-           csv_get(&f, ci), pn, dt, m, nn, k, meas, pred, 100 * (pred - meas) / meas);
+           r->id, r->g->name, sc_dtype_name(r->dt), r->m, r->n, r->k, r->tflops, pred,
+           100 * (pred - r->tflops) / r->tflops);
   }
   printf("GEMM MAPE over %d rows: %.1f%%\n", n, 100 * sum / (n ? n : 1));
-  csv_close(&f);
   return 0;
 }

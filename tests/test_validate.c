@@ -113,8 +113,8 @@ Test(validate, missing_file_is_an_io_error) {
 
 /* The published sets: every row predicted, none skipped. The constants
  * were not fitted to them. Issue 2 asks for MAPE <= 10 % on every set; the
- * Megatron sets are there, the others are guarded at their current level
- * (docs/accuracy.md) so that a change that makes them worse fails. */
+ * Megatron and vTrain sets are there, Mosaic is guarded at its current
+ * level (docs/accuracy.md) so that a change that makes it worse fails. */
 static void check_set(const char *name, double max_mape) {
   char path[512];
   snprintf(path, sizeof path, "%s/validation/training/%s", SC_SHARED_DIR, name);
@@ -131,4 +131,4 @@ static void check_set(const char *name, double max_mape) {
 Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
 Test(validate, megatron_2020) { check_set("megatron_2020_scaling.csv", 0.10); }
 Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.195); }
-Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.12); }
+Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.10); }

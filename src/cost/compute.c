@@ -135,6 +135,17 @@ double cost_mem(const sc_gpu *g, double bytes) {
  * ../shared/traces/hta/negative_queue_length_values_check/rank0.json.gz
  * (20 us; tools/calib/kineto_launch.py, docs/calibration.md). */
 #define LAUNCH_DEFAULT_S 20e-6
+/* Host time of one collective call through torch.distributed: the median
+ * CPU duration of c10d::allreduce_ in the A100 training trace
+ * ../shared/traces/hta/trace_diff/control.json.gz (81 us; the same trace's
+ * c10d::alltoall_base_ takes 83 us, reduce_scatter 98 us in the other A100
+ * trace, allreduce 92 us on V100). tools/calib/kineto_comm.py. */
+#define COLL_HOST_S 81e-6
+double cost_coll_host(const sc_gpu *g) {
+  (void)g;
+  return COLL_HOST_S;
+}
+
 double cost_launch(const sc_gpu *g) {
   return g->launch_s > 0 ? g->launch_s : LAUNCH_DEFAULT_S;
 }

@@ -63,6 +63,9 @@ double cost_mem(const sc_gpu *g, double bytes);
  * wider type (fp8 on a GPU without fp8 runs as fp16/bf16). */
 double cost_peak(const sc_gpu *g, sc_dtype dt);
 
+/* Host seconds of one collective call (torch.distributed + NCCL launch). */
+double cost_coll_host(const sc_gpu *g);
+
 /* Host seconds per kernel launch of an eager framework on g. */
 double cost_launch(const sc_gpu *g);
 

@@ -125,6 +125,8 @@ static void enqueue(const sc_scenario *s, const grp_set *gs, const ops_list *l,
     e->gpu = op_gpu(s, gs, l, i, k, prev);
     e->host = launch * (k == PASS_BWD ? o->host_bwd : o->host_ops);
     e->comm = o->kind == OPS_COMM;
+    /* a collective: its autograd function, then the torch.distributed call */
+    if (e->comm && launch > 0) e->host = launch + cost_coll_host(&s->cluster.gpu);
     if (!e->comm) prev = e->gpu;
   }
 }

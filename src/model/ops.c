@@ -29,9 +29,10 @@
  *   context layout       3    2  permute, contiguous, view
  *   bias-dropout-add     3    4  TorchScript fused fn
  *   activation           2    2  fused bias-GELU / SwiGLU
- *   collective           2    2  autograd fn + NCCL call
+ *   collective           -    -  autograd fn + a torch.distributed call
  *
- * The host time per call is sc_gpu.launch_s (cost/compute.c).
+ * The host time per call is sc_gpu.launch_s; a collective costs one call
+ * plus the measured host time of a c10d collective (cost/compute.c).
  */
 #include <assert.h>
 #include <string.h>

@@ -11,10 +11,15 @@
  *   busBw   = nChannels * bw per channel, capped per protocol
  *   algbw   = busBw * ratio  (ring n/nsteps, tree 1/2, NVLS 5/6)
  *
- * and runs the fastest. We evaluate the same formulas, add the launch
- * overhead that nccl-tests sees around every collective (COLL_LAUNCH_S),
- * and derive the channels and their bandwidth from the coll_group rather
- * than from a probed topology:
+ * and runs the fastest. We evaluate the same formulas to make NCCL's
+ * choice, then time the chosen pair the way NCCL's kernels execute it
+ * (exec_time below: ring Simple moves each channel's data in chunks and
+ * slices through 2(n-1) steps with a flag wait / barrier / post per
+ * slice; LL and LL128 synchronize per line, which the tuner's
+ * latency + size/bandwidth form describes), add the launch overhead that
+ * nccl-tests sees around every collective (COLL_LAUNCH_S), and derive the
+ * channels and their bandwidth from the coll_group rather than from a
+ * probed topology:
  *
  *  - NVSwitch node: one channel per NVLink, each at NCCL's SMxx_NVLINK_BW
  *    (what NCCL's ring search reaches through a switch).
@@ -25,9 +30,12 @@
  *    header flit plus eight 16-byte data flits).
  *  - Across nodes: rpn NIC rails, each at nic * NET_BW/line-rate (0.96).
  *
- * All constants are NCCL 2.30.7 values from
+ * The tuner constants are NCCL 2.30.7 values from
  * ../shared/calibration/nccl_tuning_constants.csv; the row id is next to
- * each. The one constant not from NCCL is COLL_LAUNCH_S (see below).
+ * each. The execution constants (buffer sizes, steps, threads, channels)
+ * are NCCL source defaults, cited as "NCCL src/FILE (version)" beside
+ * each; they have not changed from 2.12 to 2.2x. The one constant not
+ * from NCCL is COLL_LAUNCH_S (see below).
  */
 #include <assert.h>
 #include <math.h>

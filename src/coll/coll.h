@@ -89,11 +89,19 @@ typedef enum coll_proto {
 const char *coll_algo_name(coll_algo a);
 const char *coll_proto_name(coll_proto p);
 
-/* Time of one collective with a given algorithm and protocol, seconds;
+/* Time of one collective with a given algorithm and protocol as NCCL
+ * executes it (chunks, slices, channels: coll_nccl.c), seconds;
  * a negative value when NCCL would not run that combination (NVLS on a
  * GPU without NVLink SHARP, tree for a broadcast, ...). */
 double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
                            coll_intra intra, coll_algo a, coll_proto p);
+
+/* NCCL's own estimate of (a, p) (its tuner's latency + size/bandwidth),
+ * the number NCCL compares to choose; coll_nccl_algo_time is the time of
+ * the pair as NCCL's kernels execute it, which is what coll_nccl_time
+ * returns for the chosen pair. Seconds, negative when not run. */
+double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
+                            coll_intra intra, coll_algo a, coll_proto p);
 
 /* coll_nccl_time with the node wiring given instead of guessed. */
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# cli_e2e_net.sh -- end-to-end checks of `stepcast collective` and
+# `stepcast topo`: exit codes, output shape, and error messages that name
+# the bad element of a topology. Usage: tests/cli_e2e_net.sh PATH/TO/stepcast
+# Prints one line per failure and a final "N passed, N failed"; exits 1
+# when anything failed.
+set -u
+CLI=${1:?usage: cli_e2e_net.sh PATH/TO/stepcast}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+# expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE and NEEDLE
+# (a fixed string) in stdout+stderr.
+expect() {
+  local code=$1 needle=$2
+  shift 3
+  local out rc
+  out=$("$CLI" "$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $code ]]; then
+    echo "FAIL: stepcast $* -> exit $rc, expected $code"; echo "$out" | head -5 | sed 's/^/    /'
+    fail=$((fail + 1))
+  elif [[ $out != *"$needle"* ]]; then
+    echo "FAIL: stepcast $* -> output lacks: $needle"; echo "$out" | head -5 | sed 's/^/    /'
+    fail=$((fail + 1))
+  elif [[ $rc -ge 128 ]]; then
+    echo "FAIL: stepcast $* -> killed by signal $((rc - 128))"
+    fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}
+
+# ------------------------------------------------------------- topo: good
+expect 0 "ring" -- topo --list
+expect 0 "fat_tree" -- topo --list
+expect 0 "check        ok" -- topo ring:n=8 --check
+expect 0 'digraph "ring:n=4"' -- topo ring:n=4 --dot
+expect 0 "check        ok" -- topo dgx1 --check
+expect 0 "check        ok" -- topo rail:nodes=2,gpus=8 --check
+printf '{"name": "pair", "nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "g0", "to": "g1", "bw_GBps": 25}]}\n' > "$TMP/ok.json"
+expect 0 "check        ok" -- topo "$TMP/ok.json" --check
+
+# -------------------------------------------------------------- topo: bad
+printf '{"nodes": [{"name": "g0"}, {"name": "g1"}, {"name": "g2"}],\n "links": [{"from": "g0", "to": "g1", "bw_GBps": 25}]}\n' > "$TMP/disc.json"
+expect 2 "disconnected" -- topo "$TMP/disc.json"
+expect 2 "g2" -- topo "$TMP/disc.json"
+printf '{"nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "g0", "to": "g1", "bw_GBps": 0}]}\n' > "$TMP/zero.json"
+expect 2 "links[0].bw_GBps: 0 must be > 0" -- topo "$TMP/zero.json"
+printf '{"nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "g0", "to": "g1", "bw_GBps": 25},\n  {"from": "g1", "to": "g0", "bw_GBps": -5}]}\n' > "$TMP/neg.json"
+expect 2 "links[1].bw_GBps: -5 must be > 0" -- topo "$TMP/neg.json"
+printf '{"nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "g0", "to": "g9", "bw_GBps": 25}]}\n' > "$TMP/unknown.json"
+expect 2 "links[0].to: unknown node 'g9'" -- topo "$TMP/unknown.json"
+printf '{"nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "gx", "to": "g1", "bw_GBps": 25}]}\n' > "$TMP/unknown_from.json"
+expect 2 "links[0].from: unknown node 'gx'" -- topo "$TMP/unknown_from.json"
+printf '{"nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "g0", "to": "g1", "bw_GBps": 25}\n' > "$TMP/syntax.json"
+expect 2 "$TMP/syntax.json:" -- topo "$TMP/syntax.json"
+expect 2 "n=0 must be >= 2" -- topo ring:n=0
+expect 2 "unknown topology generator 'nosuch'" -- topo nosuch:n=3
+expect 3 "cannot open" -- topo "$TMP/absent.json"
+expect 2 "unexpected argument" -- topo ring:n=4 --bogus
+
+# ------------------------------------------------------ collective: good
+expect 0 "busbw" -- collective --op all_reduce --ranks 8 --arch 80 --nvlink 300 --min 1K --max 1G
+expect 0 "ring" -- collective --op all_gather --ranks 16 --ppn 8 --nic 200 --min 1M --max 64M
+expect 0 "bytes,nccl_us" -- collective --ranks 8 --format csv --min 1M --max 1M
+expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M
+expect 0 "busbw" -- collective --ranks 8 --topo ring:n=8 --algo ring --min 1M --max 4M
+# the 8 x A100 table reaches at least 200 GB/s bus bandwidth at 1 GiB
+out=$("$CLI" collective --ranks 8 --arch 80 --nvlink 300 --format csv --min 1G --max 1G 2>&1)
+bus=$(echo "$out" | awk -F, 'NR == 2 {print int($4)}')
+if [[ ${bus:-0} -ge 200 && ${bus:-0} -le 240 ]]; then pass=$((pass + 1))
+else echo "FAIL: 8 x A100 all_reduce 1 GiB busbw '${bus:-}' not in 200..240 GB/s"; fail=$((fail + 1)); fi
+
+# ------------------------------------------------------- collective: bad
+expect 2 "is larger than the 8 GPUs of ring:n=8" -- collective --ranks 16 --topo ring:n=8 --algo ring --min 1M --max 1M
+expect 2 "unknown op" -- collective --op nosuch
+expect 2 "no algorithm 'nosuch'" -- collective --ranks 8 --topo ring:n=8 --algo nosuch
+expect 2 "--ranks must be" -- collective --ranks 0
+expect 2 "disconnected" -- collective --ranks 3 --topo "$TMP/disc.json" --algo ring --min 1M --max 1M
+expect 2 "unknown node 'g9'" -- collective --ranks 2 --topo "$TMP/unknown.json" --algo ring --min 1M --max 1M
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

@@ -111,18 +111,24 @@ Test(validate, missing_file_is_an_io_error) {
   cr_assert(strstr(err.msg, "/nonexistent/x.csv"), "message: %s", err.msg);
 }
 
-/* The published sets: every row predicted, none skipped. The constants
+/* Load a published set (dir: "training" or "collectives"); skips the test
+ * when ../shared is not beside the checkout. */
+static void load_set(const char *dir, const char *name, val_file *vf) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/validation/%s/%s", SC_SHARED_DIR, dir, name);
+  if (access(path, R_OK) != 0) cr_skip_test("%s not found", path);
+  sc_error err = {0};
+  cr_assert_eq(val_run(path, vf, &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(vf->skipped, 0, "%s: %d rows skipped", name, vf->skipped);
+}
+
+/* The training sets: every row predicted, none skipped. The constants
  * were not fitted to them. Issue 2 asks for MAPE <= 10 % on every set; the
  * Megatron and vTrain sets are there, Mosaic is guarded at its current
  * level (docs/accuracy.md) so that a change that makes it worse fails. */
 static void check_set(const char *name, double max_mape) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/validation/training/%s", SC_SHARED_DIR, name);
-  if (access(path, R_OK) != 0) cr_skip_test("%s not found", path);
   val_file vf;
-  sc_error err = {0};
-  cr_assert_eq(val_run(path, &vf, &err), SC_OK, "%s", err.msg);
-  cr_expect_eq(vf.skipped, 0, "%s: %d rows skipped", name, vf.skipped);
+  load_set("training", name, &vf);
   cr_expect(vf.mape <= max_mape, "%s: MAPE %.1f%% above %.1f%%", name, 100 * vf.mape,
             100 * max_mape);
   val_free(&vf);
@@ -130,5 +136,23 @@ static void check_set(const char *name, double max_mape) {
 
 Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
 Test(validate, megatron_2020) { check_set("megatron_2020_scaling.csv", 0.10); }
-Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.195); }
+Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.19); }
 Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.10); }
+
+/* The collective sets (nccl-tests times). Issue 3 asks for MAPE <= 10 %
+ * from 1 MiB and <= 25 % below on every set; the bounds are regression
+ * guards at the current level (docs/network.md). COLL_LAUNCH_S was fitted
+ * to these sets (src/coll/coll_nccl.c): they are not an independent check. */
+static void check_coll(const char *name, double max_large, double max_small) {
+  val_file vf;
+  load_set("collectives", name, &vf);
+  cr_expect(vf.mape_large <= max_large, "%s: MAPE from 1 MiB %.1f %% > %.1f %%", name,
+            100 * vf.mape_large, 100 * max_large);
+  cr_expect(vf.mape_small <= max_small, "%s: MAPE below 1 MiB %.1f %% > %.1f %%", name,
+            100 * vf.mape_small, 100 * max_small);
+  val_free(&vf);
+}
+
+Test(validate, azure_allreduce_a100_h100) { check_coll("azure_allreduce_a100_h100.csv", 0.092, 0.185); }
+Test(validate, vtrain_allreduce_a100) { check_coll("vtrain_allreduce_a100.csv", 0.091, 0.25); }
+Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 0.11, 0.25); }

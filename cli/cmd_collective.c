@@ -27,7 +27,8 @@ typedef struct opts {
 } opts;
 
 static int bad(const char *what, const char *val) {
-  fprintf(stderr, "stepcast collective: %s '%s'\n", what, val ? val : "(missing)");
+  if (val && !*val) fprintf(stderr, "stepcast collective: %s\n", what);
+  else fprintf(stderr, "stepcast collective: %s '%s'\n", what, val ? val : "(missing)");
   return 2;
 }
 
@@ -74,7 +75,11 @@ static int parse(int argc, char **argv, opts *o) {
     if (end && *end) return bad("not a number:", v);
   }
   if (!ppn_set && o->ppn > o->ranks) o->ppn = o->ranks;
-  if (o->ranks < 1 || o->ranks > 1 << 24) return bad("--ranks must be 1..16777216, got", "");
+  if (o->ranks < 1 || o->ranks > 1 << 24) {
+    char got[32];
+    snprintf(got, sizeof got, "%d", o->ranks);
+    return bad("--ranks must be 1..16777216, got", got);
+  }
   if (o->ppn < 1 || o->ranks % o->ppn) return bad("--ppn must divide --ranks", "");
   if (!(o->factor > 1)) return bad("--factor must be > 1", "");
   if (o->min > o->max) return bad("--min is larger than --max", "");

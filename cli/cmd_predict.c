@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "io/report.h"
@@ -39,8 +40,37 @@ static void help(void) {
   printf("  --format table|json|csv   output format (default table)\n"
          "  --require-fit         exit 1 when the plan does not fit in memory\n"
          "  --ops                 also list the operators of one layer with their times\n"
-         "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n\n"
+         "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
+         "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto)\n\n"
          "Exit codes: 0 ok, 1 does not fit (with --require-fit), 2 bad input, 3 I/O error.\n");
+}
+
+/* Lay out the step and write it to path; returns the exit code. */
+static int write_trace(const char *path, const sc_scenario *s) {
+  sc_span *spans = NULL;
+  size_t n = 0;
+  double step = 0;
+  sc_error err = {0};
+  if (sc_timeline(s, &spans, &n, &step, &err) != SC_OK) {
+    fprintf(stderr, "stepcast predict: %s\n", err.msg);
+    return 2;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "stepcast predict: cannot write %s\n", path);
+    free(spans);
+    return 3;
+  }
+  rep_chrome_trace(f, s, spans, n);
+  int bad = fclose(f) != 0;
+  free(spans);
+  if (bad) {
+    fprintf(stderr, "stepcast predict: cannot write %s\n", path);
+    return 3;
+  }
+  if (isatty(fileno(stderr)))
+    fprintf(stderr, "stepcast: wrote %zu spans of a %.3f s step to %s\n", n, step, path);
+  return 0;
 }
 
 int cmd_predict(int argc, char **argv) {
@@ -48,6 +78,7 @@ int cmd_predict(int argc, char **argv) {
   rep_format fmt = REP_TABLE;
   int require_fit = 0, show_ops = 0;
   double train_tokens = 0;
+  const char *trace = NULL;
   char **ov = calloc((size_t)argc + 1, sizeof *ov); /* owned strings */
   size_t n_ov = 0;
   int rc = 0;
@@ -77,6 +108,15 @@ int cmd_predict(int argc, char **argv) {
         break;
       }
       i++;
+      continue;
+    }
+    if (!strcmp(a, "--trace")) {
+      if (!need) {
+        fprintf(stderr, "stepcast predict: --trace expects a file name (Chrome trace JSON)\n");
+        rc = 2;
+        break;
+      }
+      trace = argv[++i];
       continue;
     }
     if (!strcmp(a, "--set")) {
@@ -132,7 +172,8 @@ int cmd_predict(int argc, char **argv) {
         int n = sc_explain_layer(&s, ops, 64, &err);
         if (n > 0) rep_layer_ops(stdout, fmt, ops, n);
       }
-      if (require_fit && !r.mem.fits) rc = 1;
+      if (trace) rc = write_trace(trace, &s);
+      if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }
   for (size_t i = 0; i < n_ov; i++) free(ov[i]);

@@ -282,6 +282,29 @@ typedef struct sc_op_time {
 int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
                      sc_error *err);
 
+/* ------------------------------------------------------------ timeline */
+
+/* One span of a step's timeline: a forward or backward pass of one
+ * micro-batch (and model chunk) on one pipeline stage, or what follows the
+ * pipeline flush. Times in seconds from the start of the step. */
+typedef struct sc_span {
+  int stage;           /* pipeline stage; one GPU stands for its stage */
+  int lane;            /* 0 = compute stream, 1 = communication */
+  char kind;           /* 'F' forward, 'B' backward (with recompute),
+                          'D' data-parallel reduction, 'O' optimizer */
+  int micro_batch;     /* F, B: micro-batch index; else -1 */
+  int chunk;           /* F, B: model chunk (interleaved); else 0 */
+  double start, dur;   /* seconds */
+} sc_span;
+
+/* Lay out one step: the pipeline schedule of the plan (GPipe, 1F1B or
+ * Megatron's interleaved 1F1B) run as a discrete-event simulation over the
+ * stages, with send/recv between stages, then the exposed data-parallel
+ * reduction and the optimizer. On success *spans is a malloc'd array of
+ * *n spans (the caller frees it) and *step_s the timeline's step time. */
+int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n,
+                double *step_s, sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,6 +84,9 @@ expect 0 "flash_attn" -- predict --ops
 expect 0 "days for 1.5e+13 tokens" -- predict --train-tokens 15e12
 expect 0 '"train_days":' -- predict --train-tokens 15e12 --format json
 expect 2 "--train-tokens expects" -- predict --train-tokens -3
+expect 0 "step time" -- predict --pp 4 --gb 64 --trace "$TMP/trace.json"
+if grep -q '"traceEvents"' "$TMP/trace.json" 2>/dev/null; then pass=$((pass + 1)); else echo "FAIL: --trace wrote no trace"; fail=$((fail + 1)); fi
+expect 3 "cannot write" -- predict --trace "$TMP/no/such/dir/t.json"
 expect 0 '"layer_ops"' -- predict --ops --format json
 expect 1 "fits: NO" -- predict -n 8 --tp 8 --pp 1 --gb 8 --set plan.zero=0 --require-fit
 expect 2 "--format expects" -- predict --format xml

@@ -413,3 +413,44 @@ int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
   grp_free(&gs);
   return n;
 }
+
+int step_costs_of(const sc_scenario *in, step_costs *c, sc_error *err) {
+  sc_scenario s = *in;
+  int rc = sc_scenario_resolve(&s, err);
+  if (rc != SC_OK) return rc;
+  const sc_plan *p = &s.plan;
+  long mb = p->micro_batch;
+  memset(c, 0, sizeof *c);
+  c->stages = p->pp;
+  c->vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
+  c->gpipe = p->schedule == SC_SCHED_GPIPE;
+  c->micro_batches = (int)(p->global_batch / (mb * p->dp));
+  grp_set gs;
+  rc = grp_build(&s, &gs, err);
+  if (rc != SC_OK) return rc;
+  ops_list layer, emb, head;
+  ops_layer(&s, mb, &layer);
+  ops_embedding(&s, mb, &emb);
+  ops_head(&s, mb, &head);
+  int which[3] = {0, p->pp > 2 ? 1 : 0, p->pp - 1};
+  stage_cost worst = {0};
+  for (int i = 0; i < 3; i++) {
+    stage_cost sc = stage(&s, &gs, which[i], &layer, &emb, &head);
+    c->f[i] = sc.f;
+    c->b[i] = sc.b;
+    if (sc.f + sc.b > worst.f + worst.b) worst = sc;
+  }
+  if (p->pp > 1) {
+    double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
+    double act = (double)mb * s.model.seq / p->cp * s.model.hidden * e;
+    if (p->sp && p->tp > 1) act /= p->tp;
+    c->p2p = grp_time(&gs, &gs.pp, COLL_SEND_RECV, act);
+  }
+  double params = step_stage_params(&s, 0);
+  double plast = step_stage_params(&s, p->pp - 1);
+  if (plast > params) params = plast;
+  c->dp = dp_exposed(&s, &gs, &worst, c->micro_batches, params);
+  c->opt = optimizer_time(&s, params);
+  grp_free(&gs);
+  return SC_OK;
+}

@@ -189,6 +189,53 @@ void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n) {
   fprintf(out, "    %-26s %10.3f %9.3f\n", "sum", tf * 1e3, tb * 1e3);
 }
 
+void rep_chrome_trace(FILE *out, const sc_scenario *s, const sc_span *spans,
+                      size_t n) {
+  int stages = 0;
+  for (size_t i = 0; i < n; i++)
+    if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
+  int per_stage = stages > 0 ? s->cluster.gpus / stages : 0;
+  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ");
+  json_str(out, s->model.name);
+  fprintf(out, ", \"gpu\": ");
+  json_str(out, s->cluster.gpu.name);
+  fprintf(out, ", \"gpus\": %d},\n \"traceEvents\": [", s->cluster.gpus);
+  for (int st = 0; st < stages; st++) {
+    fprintf(out, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
+                 "\"args\": {\"name\": \"stage %d (%d GPUs)\"}},",
+            st ? "," : "", st, st, per_stage);
+    fprintf(out, "\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": 0, "
+                 "\"args\": {\"name\": \"compute\"}},", st);
+    fprintf(out, "\n  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": 1, "
+                 "\"args\": {\"name\": \"communication\"}}", st);
+  }
+  for (size_t i = 0; i < n; i++) {
+    const sc_span *sp = &spans[i];
+    char name[32];
+    const char *cat;
+    switch (sp->kind) {
+    case 'F': cat = "forward"; break;
+    case 'B': cat = "backward"; break;
+    case 'D': cat = "data-parallel"; break;
+    default: cat = "optimizer"; break;
+    }
+    if (sp->micro_batch >= 0 && sp->chunk > 0)
+      snprintf(name, sizeof name, "%c%d.%d", sp->kind, sp->micro_batch, sp->chunk);
+    else if (sp->micro_batch >= 0)
+      snprintf(name, sizeof name, "%c%d", sp->kind, sp->micro_batch);
+    else
+      snprintf(name, sizeof name, "%s", sp->kind == 'D' ? "gradient reduction" : "optimizer step");
+    fprintf(out, ",\n  {\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, "
+                 "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f",
+            name, cat, sp->stage, sp->lane, sp->start * 1e6, sp->dur * 1e6);
+    if (sp->micro_batch >= 0)
+      fprintf(out, ", \"args\": {\"micro_batch\": %d, \"chunk\": %d}", sp->micro_batch,
+              sp->chunk);
+    fputc('}', out);
+  }
+  fprintf(out, "\n]}\n");
+}
+
 /* ------------------------------------------------------------ validation */
 
 static void val_json(FILE *out, const val_file *f, int n) {

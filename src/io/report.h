@@ -23,6 +23,12 @@ void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
 /* The operators of one layer (sc_explain_layer). */
 void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n);
 
+/* A step's timeline as Chrome trace JSON (chrome://tracing, Perfetto):
+ * one process per pipeline stage, a compute and a communication thread,
+ * times in microseconds. */
+void rep_chrome_trace(FILE *out, const sc_scenario *s, const sc_span *spans,
+                      size_t n);
+
 /* Validation: rows of every file, then the per-file summary. */
 void rep_validation(FILE *out, rep_format fmt, const val_file *files, int n,
                     int show_rows);

@@ -6,32 +6,7 @@
 # when anything failed.
 set -u
 CLI=${1:?usage: cli_e2e_net.sh PATH/TO/stepcast}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-# expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE and NEEDLE
-# (a fixed string) in stdout+stderr.
-expect() {
-  local code=$1 needle=$2
-  shift 3
-  local out rc
-  out=$("$CLI" "$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL: stepcast $* -> exit $rc, expected $code"; echo "$out" | head -5 | sed 's/^/    /'
-    fail=$((fail + 1))
-  elif [[ $out != *"$needle"* ]]; then
-    echo "FAIL: stepcast $* -> output lacks: $needle"; echo "$out" | head -5 | sed 's/^/    /'
-    fail=$((fail + 1))
-  elif [[ $rc -ge 128 ]]; then
-    echo "FAIL: stepcast $* -> killed by signal $((rc - 128))"
-    fail=$((fail + 1))
-  else
-    pass=$((pass + 1))
-  fi
-}
+. "$(dirname "$0")/e2e_lib.sh"
 
 # ------------------------------------------------------------- topo: good
 expect 0 "ring" -- topo --list

@@ -435,26 +435,27 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
   return COLL_LAUNCH_S + lat * US + fmax(t_intra, t_inter);
 }
 
-double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
-                           coll_intra intra, coll_algo a, coll_proto p) {
+/* Time of (a, p) for op: as the kernels run it (tuner = 0) or as NCCL's
+ * tuner estimates it (tuner = 1); -1 when the pair does not run op. */
+static double algo_time(coll_op op, double bytes, const coll_group *g,
+                        coll_intra intra, coll_algo a, coll_proto p, int tuner) {
   assert(g && op >= 0 && op < COLL_OP_COUNT);
   if (g->ranks <= 1 || bytes <= 0) return 0;
   nccl_sys s = sys_of(g, intra);
   if (op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV)
     return a == COLL_ALGO_RING && p == COLL_PROTO_SIMPLE
                ? p2p_time(&s, g, op, bytes) : -1;
-  return exec_time(&s, op, bytes, a, p);
+  return tuner ? tuned_time(&s, op, bytes, a, p) : exec_time(&s, op, bytes, a, p);
+}
+
+double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
+                           coll_intra intra, coll_algo a, coll_proto p) {
+  return algo_time(op, bytes, g, intra, a, p, 0);
 }
 
 double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra, coll_algo a, coll_proto p) {
-  assert(g && op >= 0 && op < COLL_OP_COUNT);
-  if (g->ranks <= 1 || bytes <= 0) return 0;
-  nccl_sys s = sys_of(g, intra);
-  if (op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV)
-    return a == COLL_ALGO_RING && p == COLL_PROTO_SIMPLE
-               ? p2p_time(&s, g, op, bytes) : -1;
-  return tuned_time(&s, op, bytes, a, p);
+  return algo_time(op, bytes, g, intra, a, p, 1);
 }
 
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,

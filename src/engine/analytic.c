@@ -307,50 +307,75 @@ static double optimizer_time(const sc_scenario *s, double params) {
   return cost_mem(&s->cluster.gpu, n * ADAM_BYTES_PER_PARAM);
 }
 
+/* What every entry point needs: the resolved scenario, its groups and
+ * the operator lists of one micro-batch. */
+typedef struct step_ctx {
+  sc_scenario s;            /* resolved copy */
+  grp_set gs;               /* owns the topology, if any */
+  ops_list layer, emb, head;
+  int mbs;                  /* micro-batches per pipeline per step */
+} step_ctx;
+
+static int ctx_open(const sc_scenario *in, step_ctx *x, sc_error *err) {
+  x->s = *in;
+  int rc = sc_scenario_resolve(&x->s, err);
+  if (rc != SC_OK) return rc;
+  const sc_plan *p = &x->s.plan;
+  x->mbs = (int)(p->global_batch / ((long)p->micro_batch * p->dp));
+  assert(x->mbs >= 1);
+  rc = grp_build(&x->s, &x->gs, err);
+  if (rc != SC_OK) return rc;
+  ops_layer(&x->s, p->micro_batch, &x->layer);
+  ops_embedding(&x->s, p->micro_batch, &x->emb);
+  ops_head(&x->s, p->micro_batch, &x->head);
+  return SC_OK;
+}
+
+static stage_cost ctx_stage(step_ctx *x, int st) {
+  return stage(&x->s, &x->gs, st, &x->layer, &x->emb, &x->head);
+}
+
+/* One activation send/recv between neighbouring stages. */
+static double ctx_p2p(step_ctx *x) {
+  const sc_plan *p = &x->s.plan;
+  if (p->pp <= 1) return 0;
+  double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
+  double act = (double)p->micro_batch * x->s.model.seq / p->cp * x->s.model.hidden * e;
+  if (p->sp && p->tp > 1) act /= p->tp;
+  return grp_time(&x->gs, &x->gs.pp, COLL_SEND_RECV, act);
+}
+
+/* Parameters of the most loaded stage's GPU. */
+static double ctx_params(const step_ctx *x) {
+  double first = step_stage_params(&x->s, 0);
+  double last = step_stage_params(&x->s, x->s.plan.pp - 1);
+  return first > last ? first : last;
+}
+
 int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
-  sc_scenario s = *in;
-  int rc = sc_scenario_resolve(&s, err);
+  step_ctx x;
+  int rc = ctx_open(in, &x, err);
   if (rc != SC_OK) return rc;
   memset(r, 0, sizeof *r);
-  const sc_plan *p = &s.plan;
-  long mb = p->micro_batch;
-  int mbs = (int)(p->global_batch / ((long)mb * p->dp));
-  assert(mbs >= 1);
-
-  grp_set gs;
-  rc = grp_build(&s, &gs, err);
-  if (rc != SC_OK) return rc;
-  ops_list layer, emb, head;
-  ops_layer(&s, mb, &layer);
-  ops_embedding(&s, mb, &emb);
-  ops_head(&s, mb, &head);
+  const sc_plan *p = &x.s.plan;
+  int mbs = x.mbs;
 
   /* the slowest stage sets the pace (first has the embedding, last the
    * head; middle stages have neither) */
-  stage_cost worst = stage(&s, &gs, 0, &layer, &emb, &head);
+  stage_cost worst = ctx_stage(&x, 0);
   if (p->pp > 1) {
-    stage_cost last = stage(&s, &gs, p->pp - 1, &layer, &emb, &head);
+    stage_cost last = ctx_stage(&x, p->pp - 1);
     if (last.f + last.b > worst.f + worst.b) worst = last;
   }
   double per_mb = worst.f + worst.b;
   double vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
   double bubble = p->pp > 1 ? (p->pp - 1) / vpp * per_mb : 0;
-
   /* pipeline send/recv: activations of one micro-batch cross each stage
    * boundary forward and gradients come back; Megatron's p2p is blocking */
-  double pp_comm = 0;
-  if (p->pp > 1) {
-    double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
-    double act = (double)mb * s.model.seq / p->cp * s.model.hidden * e;
-    if (p->sp && p->tp > 1) act /= p->tp;
-    double t = grp_time(&gs, &gs.pp, COLL_SEND_RECV, act);
-    pp_comm = 2.0 * t * (mbs + p->pp - 1) * vpp;
-  }
-  double params = step_stage_params(&s, 0);
-  double plast = step_stage_params(&s, p->pp - 1);
-  if (plast > params) params = plast;
-  double dp = dp_exposed(&s, &gs, &worst, mbs, params);
-  double opt = optimizer_time(&s, params);
+  double pp_comm = 2.0 * ctx_p2p(&x) * (mbs + p->pp - 1) * vpp;
+  double params = ctx_params(&x);
+  double dp = dp_exposed(&x.s, &x.gs, &worst, mbs, params);
+  double opt = optimizer_time(&x.s, params);
 
   r->time.compute = mbs * worst.compute;
   r->time.host = mbs * worst.host;
@@ -362,37 +387,33 @@ int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
   r->step_s = r->time.compute + r->time.host + r->time.tp_comm + bubble +
               pp_comm + dp + opt;
 
-  double tokens = (double)p->global_batch * s.model.seq;
+  double tokens = (double)p->global_batch * x.s.model.seq;
   r->micro_batches = mbs;
-  r->micro_batch = mb;
+  r->micro_batch = p->micro_batch;
   r->tokens_per_s = tokens / r->step_s;
   r->seq_per_s = p->global_batch / r->step_s;
-  r->model_flops = ops_model_flops(&s.model, tokens);
+  r->model_flops = ops_model_flops(&x.s.model, tokens);
   r->hw_flops = r->model_flops *
                 (p->recompute == SC_RECOMP_FULL ? 4.0 / 3.0 : 1.0);
-  r->tflops_per_gpu = r->model_flops / r->step_s / s.cluster.gpus / 1e12;
+  r->tflops_per_gpu = r->model_flops / r->step_s / x.s.cluster.gpus / 1e12;
   r->mfu = r->model_flops / r->step_s /
-           (s.cluster.gpus * cost_peak(&s.cluster.gpu, p->dtype));
-  r->params = sc_model_params(&s.model);
-  step_memory(&s, mbs, &r->mem);
-  grp_free(&gs);
+           (x.s.cluster.gpus * cost_peak(&x.s.cluster.gpu, p->dtype));
+  r->params = sc_model_params(&x.s.model);
+  step_memory(&x.s, mbs, &r->mem);
+  grp_free(&x.gs);
   return SC_OK;
 }
 
 int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
                      sc_error *err) {
-  sc_scenario s = *in;
-  int rc = sc_scenario_resolve(&s, err);
+  step_ctx x;
+  int rc = ctx_open(in, &x, err);
   if (rc != SC_OK) return -rc;
-  grp_set gs;
-  rc = grp_build(&s, &gs, err);
-  if (rc != SC_OK) return -rc;
-  ops_list l;
-  ops_layer(&s, s.plan.micro_batch, &l);
   static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
+  const ops_list *l = &x.layer;
   int n = 0;
-  for (int i = 0; i < l.n && n < max; i++, n++) {
-    const ops_op *o = &l.op[i];
+  for (int i = 0; i < l->n && n < max; i++, n++) {
+    const ops_op *o = &l->op[i];
     sc_op_time *t = &out[n];
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", o->name);
@@ -400,57 +421,42 @@ int sc_explain_layer(const sc_scenario *in, sc_op_time *out, int max,
     t->flops = o->flops;
     t->bytes = o->bytes;
     if (o->kind == OPS_COMM) {
-      const grp *g = op_group(&gs, o->group);
-      t->fwd_s = grp_time(&gs, g, o->coll, o->bytes);
-      t->bwd_s = grp_time(&gs, g, conjugate(o->coll), o->bytes);
+      const grp *g = op_group(&x.gs, o->group);
+      t->fwd_s = grp_time(&x.gs, g, o->coll, o->bytes);
+      t->bwd_s = grp_time(&x.gs, g, conjugate(o->coll), o->bytes);
       continue;
     }
-    t->fwd_s = op_compute(&s, o, PASS_FWD);
-    t->bwd_s = op_compute(&s, o, PASS_BWD);
+    t->fwd_s = op_compute(&x.s, o, PASS_FWD);
+    t->bwd_s = op_compute(&x.s, o, PASS_BWD);
     if (o->kind == OPS_GEMM)
-      t->eff = cost_gemm_eff(&s.cluster.gpu, s.plan.dtype, o->m, o->n, o->k, o->batch);
+      t->eff = cost_gemm_eff(&x.s.cluster.gpu, x.s.plan.dtype, o->m, o->n, o->k, o->batch);
   }
-  grp_free(&gs);
+  grp_free(&x.gs);
   return n;
 }
 
 int step_costs_of(const sc_scenario *in, step_costs *c, sc_error *err) {
-  sc_scenario s = *in;
-  int rc = sc_scenario_resolve(&s, err);
+  step_ctx x;
+  int rc = ctx_open(in, &x, err);
   if (rc != SC_OK) return rc;
-  const sc_plan *p = &s.plan;
-  long mb = p->micro_batch;
+  const sc_plan *p = &x.s.plan;
   memset(c, 0, sizeof *c);
   c->stages = p->pp;
   c->vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
   c->gpipe = p->schedule == SC_SCHED_GPIPE;
-  c->micro_batches = (int)(p->global_batch / (mb * p->dp));
-  grp_set gs;
-  rc = grp_build(&s, &gs, err);
-  if (rc != SC_OK) return rc;
-  ops_list layer, emb, head;
-  ops_layer(&s, mb, &layer);
-  ops_embedding(&s, mb, &emb);
-  ops_head(&s, mb, &head);
+  c->micro_batches = x.mbs;
   int which[3] = {0, p->pp > 2 ? 1 : 0, p->pp - 1};
   stage_cost worst = {0};
   for (int i = 0; i < 3; i++) {
-    stage_cost sc = stage(&s, &gs, which[i], &layer, &emb, &head);
+    stage_cost sc = ctx_stage(&x, which[i]);
     c->f[i] = sc.f;
     c->b[i] = sc.b;
     if (sc.f + sc.b > worst.f + worst.b) worst = sc;
   }
-  if (p->pp > 1) {
-    double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
-    double act = (double)mb * s.model.seq / p->cp * s.model.hidden * e;
-    if (p->sp && p->tp > 1) act /= p->tp;
-    c->p2p = grp_time(&gs, &gs.pp, COLL_SEND_RECV, act);
-  }
-  double params = step_stage_params(&s, 0);
-  double plast = step_stage_params(&s, p->pp - 1);
-  if (plast > params) params = plast;
-  c->dp = dp_exposed(&s, &gs, &worst, c->micro_batches, params);
-  c->opt = optimizer_time(&s, params);
-  grp_free(&gs);
+  c->p2p = ctx_p2p(&x);
+  double params = ctx_params(&x);
+  c->dp = dp_exposed(&x.s, &x.gs, &worst, x.mbs, params);
+  c->opt = optimizer_time(&x.s, params);
+  grp_free(&x.gs);
   return SC_OK;
 }

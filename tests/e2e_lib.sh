@@ -1,0 +1,28 @@
+# e2e_lib.sh -- shared by the CLI end-to-end scripts (source it after
+# setting CLI). Provides TMP (removed on exit), the pass/fail counters and
+# expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE and NEEDLE
+# (a fixed string) in stdout+stderr, and no death by signal.
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+expect() {
+  local code=$1 needle=$2
+  shift 3
+  local out rc
+  out=$("$CLI" "$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $code ]]; then
+    echo "FAIL: stepcast $* -> exit $rc, expected $code"; echo "$out" | head -5 | sed 's/^/    /'
+    fail=$((fail + 1))
+  elif [[ $out != *"$needle"* ]]; then
+    echo "FAIL: stepcast $* -> output lacks: $needle"; echo "$out" | head -5 | sed 's/^/    /'
+    fail=$((fail + 1))
+  elif [[ $rc -ge 128 ]]; then
+    echo "FAIL: stepcast $* -> killed by signal $((rc - 128))"
+    fail=$((fail + 1))
+  else
+    pass=$((pass + 1))
+  fi
+}

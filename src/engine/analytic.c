@@ -135,6 +135,9 @@ static void enqueue(const sc_scenario *s, const grp_set *gs, const ops_list *l,
  * its host time; the GPU starts it when issued and when the op before has
  * finished. */
 static void run(const queue *q, double reps, qclock *c) {
+#ifdef SC_DEBUG_CHECKS
+  double g0 = c->g, h0 = c->h;
+#endif
   int whole = (int)reps;
   double frac = reps - whole;
   for (int r = 0; r <= whole; r++) {
@@ -149,6 +152,10 @@ static void run(const queue *q, double reps, qclock *c) {
       else c->compute += scale * e->gpu;
     }
   }
+#ifdef SC_DEBUG_CHECKS
+  /* time never goes back, and the GPU never runs ahead of what was issued */
+  assert(c->g >= g0 && c->h >= h0 && c->g >= c->h - 1e-12);
+#endif
 }
 
 /* Queues of one stage: layers forward and backward (with recomputation),
@@ -401,6 +408,15 @@ int sc_predict(const sc_scenario *in, sc_result *r, sc_error *err) {
   r->params = sc_model_params(&x.s.model);
   step_memory(&x.s, mbs, &r->mem);
   grp_free(&x.gs);
+#ifdef SC_DEBUG_CHECKS
+  /* every part is a finite, non-negative time and the step is their sum */
+  const double parts[] = {r->time.compute, r->time.host, r->time.tp_comm, r->time.bubble,
+                          r->time.pp_comm, r->time.dp_comm, r->time.optimizer};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    assert(isfinite(parts[i]) && parts[i] >= 0);
+  assert(r->step_s > 0 && isfinite(r->step_s));
+  assert(r->mem.total >= r->mem.weights + r->mem.activations);
+#endif
   return SC_OK;
 }
 

@@ -5,7 +5,10 @@
  * separated by newlines ("plan.tp=8\ncluster.gpu=h100"). Every input must
  * either load and resolve, or fail with SC_EINPUT (never crash, leak or
  * trip a sanitizer), and a loaded scenario must resolve again unchanged.
+ * A loaded scenario is then predicted (without its topology, which
+ * fuzz_topo covers): the step time must be finite and positive.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sc_scenario again = s;
     if (sc_scenario_resolve(&again, &err) != SC_OK) abort();
     if (memcmp(&again, &s, sizeof s) != 0) abort();
+    /* the step model walks layers one by one: keep each run short */
+    if (s.model.layers / s.plan.pp <= 2000) {
+      sc_result r;
+      s.cluster.topology[0] = '\0';
+      rc = sc_predict(&s, &r, &err);
+      if (rc == SC_OK && !(r.step_s > 0 && isfinite(r.step_s))) abort();
+      if (rc != SC_OK && rc != SC_EINPUT) abort();
+    }
   }
   free(buf);
   return 0;

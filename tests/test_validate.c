@@ -136,7 +136,7 @@ static void check_set(const char *name, double max_mape) {
 
 Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
 Test(validate, megatron_2020) { check_set("megatron_2020_scaling.csv", 0.10); }
-Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.19); }
+Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.185); }
 Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.10); }
 
 /* The collective sets (nccl-tests times). Issue 3 asks for MAPE <= 10 %

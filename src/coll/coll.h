@@ -45,6 +45,9 @@ typedef struct coll_cost {
   const char *proto;   /* static string: "LL", "LL128", "Simple" */
   double launch;       /* part of `time` that is the per-call overhead
                           nccl-tests sees around the kernel, seconds */
+  int channels;        /* CTAs the kernel occupies on each GPU (one per
+                          channel, NCCL's design): SMs compute loses while
+                          the collective overlaps it */
 } coll_cost;
 
 /* Time of one collective with NCCL's automatic choice of algorithm and

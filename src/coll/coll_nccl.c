@@ -460,7 +460,7 @@ double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
 
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra) {
-  coll_cost best = {0.0, "ring", "Simple", 0.0};
+  coll_cost best = {0.0, "ring", "Simple", 0.0, 0};
   if (g->ranks <= 1 || bytes <= 0) return best;
   /* NCCL picks by its tuner's estimate; the pair then runs as it runs.
    * Fixed order, strict '<': ties go to the earlier (ring, LL first). */
@@ -481,6 +481,7 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
   best.proto = coll_proto_name(bp);
   assert(best.time >= 0);
   best.launch = COLL_LAUNCH_S;
+  best.channels = sys_of(g, intra).nch_run;
   return best;
 }
 

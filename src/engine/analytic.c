@@ -92,21 +92,31 @@ static double op_compute(const sc_scenario *s, const ops_op *o, pass_kind k) {
 }
 
 /* GPU time of op i of l in pass k, collectives included (exposed part). */
+/* Cost on the critical path of a collective of `comm` seconds overlapped
+ * with `window` seconds of compute: the part the window does not cover,
+ * plus the slowdown of the covered compute, which runs on the SMs NCCL's
+ * CTAs leave (`share` of them taken). */
+static double overlapped(double comm, double window, double share) {
+  double hidden = comm < window ? comm : window;
+  return comm - hidden + share * hidden;
+}
+
 static double op_gpu(const sc_scenario *s, const grp_set *gs, const ops_list *l,
                      int i, pass_kind k, double prev_compute) {
   const ops_op *o = &l->op[i];
   if (o->kind != OPS_COMM) return op_compute(s, o, k);
   coll_op op = k == PASS_BWD ? conjugate(o->coll) : o->coll;
-  double t = grp_time(gs, op_group(gs, o->group), op, o->bytes);
+  const grp *g = op_group(gs, o->group);
+  double t = grp_time(gs, g, op, o->bytes);
+  double share = grp_sm_share(g, op, o->bytes, s->cluster.gpu.sm_count);
   if (o->group == OPS_GROUP_CP) {
     /* ring exchange hidden under the attention that follows */
     double hide = i + 1 < l->n ? op_compute(s, &l->op[i + 1], k) : 0;
-    t = t > hide ? t - hide : 0;
+    t = overlapped(t, hide, share);
   } else if (o->group == OPS_GROUP_TP && s->plan.overlap_tp) {
     /* chunked GEMM/collective overlap hides it behind the GEMM next to
      * it, never completely */
-    double hidden = prev_compute < 0.9 * t ? prev_compute : 0.9 * t;
-    t -= hidden;
+    t = overlapped(t, prev_compute < 0.9 * t ? prev_compute : 0.9 * t, share);
   }
   return t;
 }
@@ -256,22 +266,28 @@ static stage_cost stage(const sc_scenario *s, const grp_set *gs, int st,
   return r;
 }
 
-/* Exposed data-parallel communication per step (and ZeRO-3 gathers). */
+/* Exposed data-parallel communication per step (and ZeRO-3 gathers).
+ * Assumptions without a measurement: a gradient reduction overlapped with
+ * the last backward can hide under 90 % of it (the first buckets fill
+ * only after the last layers' gradients), and at least its last bucket
+ * (10 %) stays exposed; an overlapped parameter gather exposes 10 %. */
 static double dp_exposed(const sc_scenario *s, const grp_set *gs,
                          const stage_cost *sc, int mbs, double params) {
   const sc_plan *p = &s->plan;
   const grp *g = &gs->dp;
   if (g->g.ranks <= 1) return 0;
   double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
+  int sms = s->cluster.gpu.sm_count;
   if (p->zero >= 3) {
     /* per layer and micro-batch: gather before forward, gather and
      * reduce-scatter in backward, prefetched under the layer's compute */
     double lp = ops_layer_params(&s->model) / p->tp;
     double ag = grp_time(gs, g, COLL_ALL_GATHER, lp * e);
     double rs = grp_time(gs, g, COLL_REDUCE_SCATTER, lp * e);
+    double share = grp_sm_share(g, COLL_ALL_GATHER, lp * e, sms);
     double L = (double)s->model.layers / p->pp;
-    double ef = ag > sc->layer_f ? ag - sc->layer_f : 0;
-    double eb = ag + rs > sc->layer_b ? ag + rs - sc->layer_b : 0;
+    double fwd = overlapped(ag, sc->layer_f, share);
+    double bwd = overlapped(ag + rs, sc->layer_b, share);
     /* the first gather of each pass is never hidden */
     double first = ag;
     /* embeddings and head are gathered and reduced once per micro-batch */
@@ -279,27 +295,21 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
     double rest_t = rest > 0 ? 2 * grp_time(gs, g, COLL_ALL_GATHER, rest * e) +
                                    grp_time(gs, g, COLL_REDUCE_SCATTER, rest * e)
                              : 0;
-    return mbs * (L * (ef + eb) + first + rest_t);
+    return mbs * (L * (fwd + bwd) + first + rest_t);
   }
   double bytes = params * e;
-  double t;
+  coll_op op = p->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
+  double red = grp_time(gs, g, op, bytes);
+  double t = red;
+  if (p->overlap_grad_reduce) {
+    double share = grp_sm_share(g, op, bytes, sms);
+    double window = 0.9 * sc->b < 0.9 * red ? 0.9 * sc->b : 0.9 * red;
+    t = overlapped(red, window, share);
+  }
   if (p->zero >= 1) {
-    double rs = grp_time(gs, g, COLL_REDUCE_SCATTER, bytes);
+    /* the distributed optimizer gathers the updated parameters */
     double ag = grp_time(gs, g, COLL_ALL_GATHER, bytes);
-    t = rs + (p->overlap_param_gather ? 0.1 * ag : ag);
-    if (p->overlap_grad_reduce) {
-      double hide = 0.9 * sc->b;
-      double rs_exp = rs > hide ? rs - hide : 0.1 * rs;
-      t = rs_exp + (p->overlap_param_gather ? 0.1 * ag : ag);
-    }
-  } else {
-    t = grp_time(gs, g, COLL_ALL_REDUCE, bytes);
-    if (p->overlap_grad_reduce) {
-      /* bucketed all-reduce hidden under the last micro-batch's backward;
-       * the last bucket is always exposed */
-      double hide = 0.9 * sc->b;
-      t = t > hide ? t - hide : 0.1 * t;
-    }
+    t += p->overlap_param_gather ? 0.1 * ag : ag;
   }
   return t;
 }

@@ -54,3 +54,9 @@ double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes) {
     t = ncost_time(gs->net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
   return t;
 }
+
+double grp_sm_share(const grp *g, coll_op op, double bytes, int sm_count) {
+  if (g->g.ranks <= 1 || bytes <= 0 || sm_count <= 0) return 0;
+  double share = (double)coll_nccl_time(op, bytes, &g->g).channels / sm_count;
+  return share < 0.5 ? share : 0.5;
+}

@@ -31,4 +31,8 @@ void grp_free(grp_set *gs);
 /* GPU-stream seconds of `op` over group g (0 for a one-rank group). */
 double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes);
 
+/* Fraction of a GPU's compute throughput lost while `op` over g runs
+ * beside it: NCCL runs one CTA per channel, each holding an SM. */
+double grp_sm_share(const grp *g, coll_op op, double bytes, int sm_count);
+
 #endif

@@ -155,6 +155,14 @@ typedef enum sc_schedule {
   SC_SCHED_INTERLEAVED
 } sc_schedule;
 
+/* The attention kernel when plan.flash_attention is on. */
+typedef enum sc_attention {
+  SC_ATTN_FLASH2 = 0,  /* FlashAttention-2 (the calibration measurements) */
+  SC_ATTN_FLASH1,      /* FlashAttention (v1) */
+  SC_ATTN_FLASH3,      /* FlashAttention-3 (Hopper and newer) */
+  SC_ATTN_UNFUSED      /* baddbmm + softmax + dropout + bmm (= flash off) */
+} sc_attention;
+
 typedef enum sc_recompute {
   SC_RECOMP_NONE = 0,
   SC_RECOMP_SELECTIVE,
@@ -183,6 +191,7 @@ typedef struct sc_plan {
   int overlap_param_gather;  /* ZeRO-3 gather overlapped with compute */
   int overlap_tp;            /* TP communication overlapped with GEMMs */
   int flash_attention;       /* 1 = fused flash attention */
+  sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
 } sc_plan;

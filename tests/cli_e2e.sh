@@ -59,6 +59,8 @@ expect 0 "flash_attn" -- predict --ops
 expect 0 "days for 1.5e+13 tokens" -- predict --train-tokens 15e12
 expect 0 '"train_days":' -- predict --train-tokens 15e12 --format json
 expect 2 "--train-tokens expects" -- predict --train-tokens -3
+expect 2 'plan.attention: "flash3" needs a Hopper' -- predict --set plan.attention=flash3
+expect 0 "attention flash3" -- predict -g h100-sxm5-80gb --set plan.attention=flash3
 expect 0 "step time" -- predict --pp 4 --gb 64 --trace "$TMP/trace.json"
 if grep -q '"traceEvents"' "$TMP/trace.json" 2>/dev/null; then pass=$((pass + 1)); else echo "FAIL: --trace wrote no trace"; fail=$((fail + 1)); fi
 expect 3 "cannot write" -- predict --trace "$TMP/no/such/dir/t.json"

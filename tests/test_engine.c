@@ -202,3 +202,29 @@ Test(engine, topology_changes_what_it_should) {
   cr_assert_eq(rc, SC_EINPUT);
   cr_assert(strstr(err.msg, "8 GPUs") && strstr(err.msg, "64"), "message: %s", err.msg);
 }
+
+/* The attention kernel: FA1 < FA2 < FA3 in speed at long sequences, and
+ * the unfused kernels slowest; flash_attention off means unfused. */
+Test(engine, attention_kernels_order_by_generation) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  const sc_gpu *h100 = sc_gpu_preset("h100-sxm5-80gb");
+  cr_assert_not_null(h100);
+  s.cluster.gpu = *h100;
+  s.cluster.nvlink_bw = 0;
+  s.model.seq = 8192;
+  s.plan.recompute = SC_RECOMP_FULL;
+  double t[4];
+  const sc_attention order[4] = {SC_ATTN_FLASH3, SC_ATTN_FLASH2, SC_ATTN_FLASH1, SC_ATTN_UNFUSED};
+  for (int i = 0; i < 4; i++) {
+    s.plan.attention = order[i];
+    s.plan.flash_attention = order[i] != SC_ATTN_UNFUSED;
+    t[i] = predict(&s).step_s;
+  }
+  for (int i = 0; i < 3; i++)
+    cr_assert(t[i] < t[i + 1], "kernel %d (%g s) not faster than kernel %d (%g s)", order[i],
+              t[i], order[i + 1], t[i + 1]);
+  s.plan.attention = SC_ATTN_FLASH1;
+  s.plan.flash_attention = 0;
+  cr_assert_float_eq(predict(&s).step_s, t[3], 1e-9 * t[3], "flash off = unfused");
+}

@@ -108,6 +108,24 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
 #define ATTN_S0 512.0
 #define ATTN_CAUSAL 0.9
 #define ATTN_BWD 0.8
+/* Throughput of the other flash-attention generations relative to FA2:
+ * FA1 about half (Dao 2023, "FlashAttention-2", Fig. 4-6: FA2 is 1.7-3x
+ * faster forward+backward on A100), FA3 about 1.8x on Hopper in 16-bit
+ * (Shah et al. 2024, "FlashAttention-3", Fig. 5-7: 1.5-2.0x). Never
+ * above the GPU's large-GEMM efficiency. */
+static double attn_version(const sc_gpu *g, sc_attention a) {
+  double f = a == SC_ATTN_FLASH1 ? 0.5 : a == SC_ATTN_FLASH3 ? 1.8 : 1.0;
+  double cap = g->gemm_eff / (g->attn_eff > 0 ? g->attn_eff : 1);
+  return f < cap ? f : cap;
+}
+
+double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
+                         double sq, double d) {
+  if (flops <= 0) return 0;
+  double t = cost_flash_attn(g, dt, flops, sq, d) - COST_KERNEL_T0;
+  return t / attn_version(g, a) + COST_KERNEL_T0;
+}
+
 double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
                        double d) {
   if (flops <= 0) return 0;
@@ -118,10 +136,10 @@ double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
   return flops / (cost_peak(g, dt) * eff) + COST_KERNEL_T0;
 }
 
-double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, double flops,
-                           double sq, double d) {
+double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
+                           double flops, double sq, double d) {
   if (flops <= 0) return 0;
-  return (cost_flash_attn(g, dt, flops, sq, d) - COST_KERNEL_T0) / ATTN_BWD +
+  return (cost_flash_attn_k(g, dt, a, flops, sq, d) - COST_KERNEL_T0) / ATTN_BWD +
          COST_KERNEL_T0;
 }
 

@@ -52,9 +52,12 @@ double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
 double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
                        double d);
 
-/* Backward time of the same kernel given its backward FLOPs. */
-double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, double flops,
-                           double sq, double d);
+/* The same for a given flash-attention generation, and the backward time
+ * given the backward FLOPs. */
+double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
+                         double sq, double d);
+double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
+                           double flops, double sq, double d);
 
 /* Time of a memory-bound kernel moving `bytes`. */
 double cost_mem(const sc_gpu *g, double bytes);

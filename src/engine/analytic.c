@@ -79,8 +79,9 @@ static double op_compute(const sc_scenario *s, const ops_op *o, pass_kind k) {
            cost_gemm(g, dt, o->k, o->n, o->m, o->batch);
   }
   case OPS_ATTN: {
-    if (bwd) return cost_flash_attn_bwd(g, dt, o->flops * o->bwd_scale, o->sq, o->d);
-    return cost_flash_attn(g, dt, o->flops, o->sq, o->d);
+    sc_attention a = s->plan.attention;
+    if (bwd) return cost_flash_attn_bwd(g, dt, a, o->flops * o->bwd_scale, o->sq, o->d);
+    return cost_flash_attn_k(g, dt, a, o->flops, o->sq, o->d);
   }
   case OPS_MEM: {
     double t = cost_mem(g, o->bytes);

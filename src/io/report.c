@@ -31,6 +31,11 @@ static const char *sched_name(sc_schedule s) {
   return s == SC_SCHED_GPIPE ? "gpipe" : s == SC_SCHED_INTERLEAVED ? "interleaved" : "1f1b";
 }
 
+static const char *attn_name(const sc_plan *p) {
+  static const char *const names[] = {"flash2", "flash1", "flash3", "unfused"};
+  return p->flash_attention ? names[p->attention] : "unfused";
+}
+
 static const char *recomp_name(sc_recompute r) {
   return r == SC_RECOMP_FULL ? "full" : r == SC_RECOMP_SELECTIVE ? "selective" : "none";
 }
@@ -68,9 +73,10 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  cluster   %d x %s, %d per node, NVLink %.0f GB/s, NIC %.0f Gb/s per GPU\n",
           c->gpus, c->gpu.name, c->gpus_per_node,
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
-  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s\n",
+  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
-          sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype));
+          sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
+          attn_name(p));
   fprintf(out, "  batch     %ld sequences = %d micro-batches of %ld per pipeline\n\n",
           p->global_batch, r->micro_batches, r->micro_batch);
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
@@ -110,11 +116,11 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
   json_str(out, s->cluster.gpu.name);
   fprintf(out, ", \"gpus\": %d, \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
-               "\"recompute\": \"%s\", \"dtype\": \"%s\", \"global_batch\": %ld, "
+               "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
                "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
           s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          p->global_batch, r->micro_batch, r->micro_batches);
+          attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu,

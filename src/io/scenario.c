@@ -102,6 +102,7 @@ static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
 static const char *const scn_recomp_names[] = {"none", "selective", "full"};
+static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
@@ -202,6 +203,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "overlap_param_gather", overlap_param_gather),
     F_BOOL(sc_plan, "overlap_tp", overlap_tp),
     F_BOOL(sc_plan, "flash_attention", flash_attention),
+    F_ENUM(sc_plan, "attention", attention, scn_attn_names),
     F_BOOL(sc_plan, "fused_kernels", fused_kernels),
     F_BOOL(sc_plan, "framework_eager", framework_eager),
 };

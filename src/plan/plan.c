@@ -533,6 +533,10 @@ static void plan_switches(sc_plan *p) {
   p->overlap_param_gather = !!p->overlap_param_gather;
   p->overlap_tp = !!p->overlap_tp;
   p->flash_attention = !!p->flash_attention;
+  /* flash_attention off means the unfused kernels, and naming them turns
+   * flash attention off */
+  if (!p->flash_attention) p->attention = SC_ATTN_UNFUSED;
+  if (p->attention == SC_ATTN_UNFUSED) p->flash_attention = 0;
   p->fused_kernels = !!p->fused_kernels;
   p->framework_eager = !!p->framework_eager;
 }
@@ -540,6 +544,16 @@ static void plan_switches(sc_plan *p) {
 /* Check every relation of the scenario and fill the fields left 0 for the
  * framework to pick. Works on a copy: on failure *s is unchanged and err
  * holds SC_EINPUT with the key path and the valid values. Idempotent. */
+/* FlashAttention-3 uses Hopper's wgmma and TMA. */
+static int plan_attention(const sc_scenario *s, sc_error *err) {
+  if (s->plan.attention != SC_ATTN_FLASH3 || !s->plan.flash_attention) return SC_OK;
+  if (s->cluster.gpu.arch >= 90) return SC_OK;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.attention: \"flash3\" needs a Hopper or newer NVIDIA GPU (sm90+), "
+                      "and cluster.gpu is %s; valid: flash2, flash1, unfused",
+                      s->cluster.gpu.name);
+}
+
 int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
   sc_scenario t = *s;
   int rc;
@@ -547,7 +561,8 @@ int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
       (rc = plan_basics(&t.plan, err)) || (rc = plan_dtype(&t, err)) ||
       (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
       (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
-      (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)))
+      (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
+      (rc = plan_attention(&t, err)))
     return rc;
   plan_switches(&t.plan);
   *s = t;

@@ -48,5 +48,24 @@ int main(int argc, char **argv) {
   double b = bench("gpt3-175b 1024 a100 tp8 fsdp", &s, n);
   double worst = a > b ? a : b;
   printf("worst %.1f us: %s the 1 ms target\n", worst, worst < 1000 ? "within" : "ABOVE");
+
+  /* the timeline: a discrete-event simulation of every pass of the step */
+  sc_scenario_default(&s);
+  int reps = n / 100 > 0 ? n / 100 : 1;
+  sc_span *spans = NULL;
+  size_t count = 0;
+  double step = 0, t0 = now();
+  sc_error err = {0};
+  for (int i = 0; i < reps; i++) {
+    free(spans);
+    spans = NULL;
+    if (sc_timeline(&s, &spans, &count, &step, &err) != SC_OK) {
+      fprintf(stderr, "timeline: %s\n", err.msg);
+      return 2;
+    }
+  }
+  printf("%-40s %9.1f us per timeline   (%zu spans, step %.3f s)\n",
+         "gpt3-175b 1024 a100 timeline", (now() - t0) / reps * 1e6, count, step);
+  free(spans);
   return 0;
 }

@@ -9,6 +9,7 @@
 
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_search(int argc, char **argv);
 int cmd_collective(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_presets(int argc, char **argv);

@@ -11,34 +11,15 @@
 
 #include "cli.h"
 #include "io/report.h"
+#include "scenario_args.h"
 #include "stepcast.h"
-
-/* Short flags and the key path each one sets. */
-typedef struct flag { const char *flag; const char *path; } flag;
-static const flag flags[] = {
-    {"-m", "model"},           {"--model", "model"},
-    {"-g", "cluster.gpu"},     {"--gpu", "cluster.gpu"},
-    {"-n", "cluster.gpus"},    {"--gpus", "cluster.gpus"},
-    {"--nodes", "cluster.nodes"},
-    {"--nic-gbps", "cluster.nic_Gbps"},
-    {"--tp", "plan.tp"},       {"--pp", "plan.pp"},   {"--dp", "plan.dp"},
-    {"--cp", "plan.cp"},       {"--ep", "plan.ep"},   {"--vpp", "plan.vpp"},
-    {"--sp", "plan.sp"},       {"--zero", "plan.zero"},
-    {"--mb", "plan.micro_batch"}, {"--gb", "plan.global_batch"},
-    {"--schedule", "plan.schedule"}, {"--recompute", "plan.recompute"},
-    {"--dtype", "plan.dtype"}, {"--seq", "model.seq"},
-};
-#define N_FLAGS (sizeof flags / sizeof flags[0])
 
 static void help(void) {
   printf("usage: stepcast predict [SCENARIO.json] [options]\n\n"
          "Predict one training step. Without a scenario file the built-in default\n"
-         "(GPT-3 175B on 1,024 A100 80 GB) is used; options override any key.\n\n"
-         "  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
-  for (size_t i = 0; i < N_FLAGS; i++)
-    printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
-  printf("  --format table|json|csv   output format (default table)\n"
-         "  --require-fit         exit 1 when the plan does not fit in memory\n"
+         "(GPT-3 175B on 1,024 A100 80 GB) is used; options override any key.\n\n");
+  scen_args_help();
+  printf("  --require-fit         exit 1 when the plan does not fit in memory\n"
          "  --ops                 also list the operators of one layer with their times\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
          "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto)\n\n"
@@ -74,31 +55,17 @@ static int write_trace(const char *path, const sc_scenario *s) {
 }
 
 int cmd_predict(int argc, char **argv) {
-  const char *file = NULL;
-  rep_format fmt = REP_TABLE;
-  int require_fit = 0, show_ops = 0;
+  scen_args sa;
+  if (scen_args_init(&sa, argc)) return 3;
+  int require_fit = 0, show_ops = 0, rc = 0;
   double train_tokens = 0;
   const char *trace = NULL;
-  char **ov = calloc((size_t)argc + 1, sizeof *ov); /* owned strings */
-  size_t n_ov = 0;
-  int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
+    int need = i + 1 < argc;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
     if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
     if (!strcmp(a, "--ops")) { show_ops = 1; continue; }
-    int need = i + 1 < argc;
-    if (!strcmp(a, "--format")) {
-      int f = need ? rep_format_from(argv[i + 1]) : -1;
-      if (f < 0) {
-        fprintf(stderr, "stepcast predict: --format expects table, json or csv\n");
-        rc = 2;
-        break;
-      }
-      fmt = (rep_format)f;
-      i++;
-      continue;
-    }
     if (!strcmp(a, "--train-tokens")) {
       char *end = NULL;
       train_tokens = need ? strtod(argv[i + 1], &end) : 0;
@@ -119,64 +86,31 @@ int cmd_predict(int argc, char **argv) {
       trace = argv[++i];
       continue;
     }
-    if (!strcmp(a, "--set")) {
-      if (!need || !strchr(argv[i + 1], '=')) {
-        fprintf(stderr, "stepcast predict: --set expects KEY=VALUE, e.g. --set plan.tp=8\n");
-        rc = 2;
-        break;
-      }
-      ov[n_ov++] = strdup(argv[++i]);
-      continue;
-    }
-    size_t k;
-    for (k = 0; k < N_FLAGS; k++)
-      if (!strcmp(a, flags[k].flag)) break;
-    if (k < N_FLAGS) {
-      if (!need) {
-        fprintf(stderr, "stepcast predict: %s expects a value (sets %s)\n", a, flags[k].path);
-        rc = 2;
-        break;
-      }
-      size_t len = strlen(flags[k].path) + strlen(argv[i + 1]) + 2;
-      ov[n_ov] = malloc(len);
-      snprintf(ov[n_ov++], len, "%s=%s", flags[k].path, argv[++i]);
-      continue;
-    }
-    if (a[0] == '-') {
-      fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
-      rc = 2;
-      break;
-    }
-    if (file) {
-      fprintf(stderr, "stepcast predict: one scenario file only (got '%s' and '%s')\n", file, a);
-      rc = 2;
-      break;
-    }
-    file = a;
+    int took = scen_args_take(&sa, "predict", argc, argv, &i);
+    if (took == 1) continue;
+    if (took == 2) { rc = 2; break; }
+    fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
+    rc = 2;
   }
+  sc_scenario s;
+  if (!rc) rc = scen_args_load(&sa, "predict", &s);
   if (!rc) {
-    sc_scenario s;
     sc_result r;
     sc_error err = {0};
-    int lrc = file ? sc_scenario_load_file(&s, file, (const char *const *)ov, n_ov, &err)
-                   : sc_scenario_load_string(&s, "{}", "<default scenario>",
-                                             (const char *const *)ov, n_ov, &err);
-    if (lrc == SC_OK) lrc = sc_predict(&s, &r, &err);
-    if (lrc != SC_OK) {
+    if (sc_predict(&s, &r, &err) != SC_OK) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
-      rc = lrc == SC_EIO ? 3 : 2;
+      rc = err.code == SC_EIO ? 3 : 2;
     } else {
-      rep_prediction(stdout, fmt, &s, &r, train_tokens);
+      rep_prediction(stdout, sa.fmt, &s, &r, train_tokens);
       if (show_ops) {
         sc_op_time ops[64];
         int n = sc_explain_layer(&s, ops, 64, &err);
-        if (n > 0) rep_layer_ops(stdout, fmt, ops, n);
+        if (n > 0) rep_layer_ops(stdout, sa.fmt, ops, n);
       }
       if (trace) rc = write_trace(trace, &s);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }
-  for (size_t i = 0; i < n_ov; i++) free(ov[i]);
-  free(ov);
+  scen_args_free(&sa);
   return rc < 0 ? 0 : rc;
 }

@@ -291,6 +291,37 @@ typedef struct sc_op_time {
 int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
                      sc_error *err);
 
+/* -------------------------------------------------------------- search */
+
+/* Bounds of the plan space sc_search walks; 0 = the default in brackets. */
+typedef struct sc_search_opts {
+  int max_tp;            /* tensor parallel, powers of two [NVLink domain] */
+  int max_pp;            /* pipeline stages, divisors of layers [64] */
+  int max_micro_batch;   /* sequences per micro-batch [16] */
+  int max_vpp;           /* interleaving chunks tried [4] */
+  int require_fit;       /* 1 = keep only plans that fit in memory */
+} sc_search_opts;
+
+typedef struct sc_candidate {
+  sc_plan plan;          /* resolved */
+  sc_result result;
+} sc_candidate;
+
+typedef struct sc_search_stats {
+  long tried;            /* plans generated */
+  long valid;            /* plans the checks accepted */
+  long fit;              /* valid plans that fit in memory */
+  double seconds;        /* wall time of the search */
+} sc_search_stats;
+
+/* Search the plans of base's model, cluster, global batch and dtype:
+ * tp, pp, dp (derived), cp for long sequences, ep for MoE, micro-batch,
+ * 1F1B or interleaved, ZeRO 1 or 3, each recompute mode. Keeps the
+ * `max_best` fastest in best[] (fastest first), *n_best of them. */
+int sc_search(const sc_scenario *base, const sc_search_opts *opts,
+              sc_candidate *best, int max_best, int *n_best,
+              sc_search_stats *stats, sc_error *err);
+
 /* ------------------------------------------------------------ timeline */
 
 /* One span of a step's timeline: a forward or backward pass of one

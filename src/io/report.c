@@ -242,6 +242,54 @@ void rep_chrome_trace(FILE *out, const sc_scenario *s, const sc_span *spans,
   fprintf(out, "\n]}\n");
 }
 
+void rep_search(FILE *out, rep_format fmt, const sc_scenario *s, const sc_candidate *c,
+                int n, const sc_search_stats *st) {
+  if (fmt == REP_JSON) {
+    fprintf(out, "{\"tried\": %ld, \"valid\": %ld, \"fit\": %ld, \"seconds\": %.6g, \"plans\": [",
+            st->tried, st->valid, st->fit, st->seconds);
+    for (int i = 0; i < n; i++) {
+      const sc_plan *p = &c[i].plan;
+      const sc_result *r = &c[i].result;
+      fprintf(out, "%s\n  {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"ep\": %d, "
+                   "\"vpp\": %d, \"micro_batch\": %ld, \"zero\": %d, \"recompute\": \"%s\", "
+                   "\"step_s\": %.6g, \"tokens_per_s\": %.6g, \"mfu\": %.6g, "
+                   "\"memory_bytes\": %.6g, \"fits\": %s}",
+              i ? "," : "", p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
+              recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
+              r->mem.fits ? "true" : "false");
+    }
+    fprintf(out, "]}\n");
+    return;
+  }
+  if (fmt == REP_CSV) {
+    fprintf(out, "rank,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
+    for (int i = 0; i < n; i++) {
+      const sc_plan *p = &c[i].plan;
+      const sc_result *r = &c[i].result;
+      fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1, p->tp, p->pp,
+              p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero, recomp_name(p->recompute),
+              r->step_s, r->tokens_per_s, r->mfu, r->mem.total, r->mem.fits);
+    }
+    return;
+  }
+  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s\n", SC_VERSION,
+          s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
+          sc_dtype_name(s->plan.dtype));
+  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %.3f s (%.0f plans/s)\n\n",
+          st->tried, st->valid, st->fit, st->seconds,
+          st->seconds > 0 ? st->tried / st->seconds : 0);
+  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU\n");
+  for (int i = 0; i < n; i++) {
+    const sc_plan *p = &c[i].plan;
+    const sc_result *r = &c[i].result;
+    fprintf(out, "  %4d %3d %3d %4d %3d %3d %3d %3ld %4d %-9s %8.3f %10.0f %4.1f%% %7.1f%s\n", i + 1,
+            p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
+            recomp_name(p->recompute), r->step_s, r->tokens_per_s, 100 * r->mfu,
+            r->mem.total / GIB, r->mem.fits ? "" : "  does not fit");
+  }
+  if (n == 0) fprintf(out, "  no plan fits\n");
+}
+
 /* ------------------------------------------------------------ validation */
 
 static void val_json(FILE *out, const val_file *f, int n) {

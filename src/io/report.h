@@ -23,6 +23,10 @@ void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
 /* The operators of one layer (sc_explain_layer). */
 void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n);
 
+/* The fastest plans of a search, fastest first. */
+void rep_search(FILE *out, rep_format fmt, const sc_scenario *s, const sc_candidate *c,
+                int n, const sc_search_stats *st);
+
 /* A step's timeline as Chrome trace JSON (chrome://tracing, Perfetto):
  * one process per pipeline stage, a compute and a communication thread,
  * times in microseconds. */

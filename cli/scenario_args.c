@@ -1,0 +1,103 @@
+/*
+ * scenario_args.c -- scenario arguments shared by predict and search.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario_args.h"
+
+/* Short flags and the key path each one sets. */
+typedef struct flag { const char *flag; const char *path; } flag;
+static const flag flags[] = {
+    {"-m", "model"},           {"--model", "model"},
+    {"-g", "cluster.gpu"},     {"--gpu", "cluster.gpu"},
+    {"-n", "cluster.gpus"},    {"--gpus", "cluster.gpus"},
+    {"--nodes", "cluster.nodes"},
+    {"--nic-gbps", "cluster.nic_Gbps"},
+    {"--tp", "plan.tp"},       {"--pp", "plan.pp"},   {"--dp", "plan.dp"},
+    {"--cp", "plan.cp"},       {"--ep", "plan.ep"},   {"--vpp", "plan.vpp"},
+    {"--sp", "plan.sp"},       {"--zero", "plan.zero"},
+    {"--mb", "plan.micro_batch"}, {"--gb", "plan.global_batch"},
+    {"--schedule", "plan.schedule"}, {"--recompute", "plan.recompute"},
+    {"--dtype", "plan.dtype"}, {"--seq", "model.seq"},
+};
+#define N_FLAGS (sizeof flags / sizeof flags[0])
+
+int scen_args_init(scen_args *a, int argc) {
+  memset(a, 0, sizeof *a);
+  a->fmt = REP_TABLE;
+  a->ov = calloc((size_t)argc + 1, sizeof *a->ov);
+  return a->ov ? 0 : 3;
+}
+
+void scen_args_free(scen_args *a) {
+  for (size_t i = 0; i < a->n_ov; i++) free(a->ov[i]);
+  free(a->ov);
+  a->ov = NULL;
+  a->n_ov = 0;
+}
+
+int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
+  if (!strcmp(arg, "--format")) {
+    int f = val ? rep_format_from(val) : -1;
+    if (f < 0) {
+      fprintf(stderr, "stepcast %s: --format expects table, json or csv\n", cmd);
+      return 2;
+    }
+    a->fmt = (rep_format)f;
+    (*i)++;
+    return 1;
+  }
+  if (!strcmp(arg, "--set")) {
+    if (!val || !strchr(val, '=')) {
+      fprintf(stderr, "stepcast %s: --set expects KEY=VALUE, e.g. --set plan.tp=8\n", cmd);
+      return 2;
+    }
+    a->ov[a->n_ov++] = strdup(val);
+    (*i)++;
+    return 1;
+  }
+  for (size_t k = 0; k < N_FLAGS; k++) {
+    if (strcmp(arg, flags[k].flag)) continue;
+    if (!val) {
+      fprintf(stderr, "stepcast %s: %s expects a value (sets %s)\n", cmd, arg, flags[k].path);
+      return 2;
+    }
+    size_t len = strlen(flags[k].path) + strlen(val) + 2;
+    char *o = malloc(len);
+    if (!o) return 2;
+    snprintf(o, len, "%s=%s", flags[k].path, val);
+    a->ov[a->n_ov++] = o;
+    (*i)++;
+    return 1;
+  }
+  if (arg[0] == '-') return 0;
+  if (a->file) {
+    fprintf(stderr, "stepcast %s: one scenario file only (got '%s' and '%s')\n", cmd, a->file,
+            arg);
+    return 2;
+  }
+  a->file = arg;
+  return 1;
+}
+
+int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
+  sc_error err = {0};
+  const char *const *ov = (const char *const *)a->ov;
+  int rc = a->file ? sc_scenario_load_file(s, a->file, ov, a->n_ov, &err)
+                   : sc_scenario_load_string(s, "{}", "<default scenario>", ov, a->n_ov, &err);
+  if (rc == SC_OK) return 0;
+  fprintf(stderr, "stepcast %s: %s\n", cmd, err.msg);
+  return rc == SC_EIO ? 3 : 2;
+}
+
+void scen_args_help(void) {
+  printf("  SCENARIO.json         the scenario (default: GPT-3 175B on 1,024 A100 80 GB)\n"
+         "  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
+  for (size_t i = 0; i < N_FLAGS; i++)
+    printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
+  printf("  --format table|json|csv   output format (default table)\n");
+}

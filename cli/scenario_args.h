@@ -1,0 +1,38 @@
+/*
+ * scenario_args.h -- the scenario arguments `predict` and `search` share:
+ * a scenario file, --set KEY=VALUE, short flags for common keys, --format.
+ * Every flag becomes a key-path override applied to the JSON before it is
+ * checked, so `--tp 8` and `--set plan.tp=8` are the same thing.
+ */
+#ifndef SC_CLI_SCENARIO_ARGS_H
+#define SC_CLI_SCENARIO_ARGS_H
+
+#include <stddef.h>
+
+#include "io/report.h"
+#include "stepcast.h"
+
+typedef struct scen_args {
+  const char *file;   /* scenario JSON, or NULL for the default */
+  char **ov;          /* owned override strings "key.path=value" */
+  size_t n_ov;
+  rep_format fmt;
+} scen_args;
+
+/* Prepare for at most argc overrides; 0, or 3 when out of memory. */
+int scen_args_init(scen_args *a, int argc);
+void scen_args_free(scen_args *a);
+
+/* Consume argv[*i] (and its value, advancing *i) if it is a scenario
+ * argument. Returns 1 when consumed, 0 when it is not one, or 2 after
+ * printing a message naming `cmd` for a bad one. */
+int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i);
+
+/* Load the scenario the arguments describe; returns the exit code (0, 2
+ * bad input, 3 unreadable) after printing any error. */
+int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s);
+
+/* Print the help lines of the shared arguments. */
+void scen_args_help(void);
+
+#endif

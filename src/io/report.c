@@ -63,6 +63,28 @@ static void mem_parts(const sc_memory *m, part *p) {
   p[5] = (part){"total", m->total};
 }
 
+/* What the validation says about predictions like this one
+ * (docs/accuracy.md): printed under the table so that nobody reads more
+ * into a number than the model has earned. */
+static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
+  const char *gpu = s->cluster.gpu.name;
+  int calibrated = !strncmp(gpu, "a100", 4) || !strncmp(gpu, "h100", 4) ||
+                   !strcmp(gpu, "h200") || !strcmp(gpu, "gb200");
+  if (r->mfu > 0.60)
+    fprintf(out, "\n  note: MFU above 60 %% -- on published runs the model was 10-20 %% optimistic\n"
+                 "        for GPU-bound FSDP/bf16 plans (docs/accuracy.md)");
+  if (r->step_s > 0 && r->time.host > 0.3 * r->step_s)
+    fprintf(out, "\n  note: host-bound (%.0f %% of the step waits for the framework to issue\n"
+                 "        kernels): errors up to 30 %% on published runs; a compiled or graph-captured\n"
+                 "        framework would not pay it (plan.framework_eager false)",
+            100 * r->time.host / r->step_s);
+  if (!calibrated)
+    fprintf(out, "\n  note: %s has no GEMM/attention calibration measurements; its\n"
+                 "        efficiencies are borrowed from another generation (src/hw/gpu_presets.c)",
+            gpu);
+  fputc('\n', out);
+}
+
 static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
                        double train_tokens) {
   const sc_plan *p = &s->plan;
@@ -105,6 +127,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   else
     fprintf(out, "\n  fits: NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB over)\n",
             r->mem.total / GIB, r->mem.capacity / GIB, (r->mem.total - r->mem.capacity) / GIB);
+  pred_caveats(out, s, r);
 }
 
 static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,

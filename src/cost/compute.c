@@ -119,28 +119,27 @@ static double attn_version(const sc_gpu *g, sc_attention a) {
   return f < cap ? f : cap;
 }
 
-double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
-                         double sq, double d) {
-  if (flops <= 0) return 0;
-  double t = cost_flash_attn(g, dt, flops, sq, d) - COST_KERNEL_T0;
-  return t / attn_version(g, a) + COST_KERNEL_T0;
-}
-
-double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
-                       double d) {
-  if (flops <= 0) return 0;
+/* Forward seconds of the kernel without its fixed cost. */
+static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
+                           double sq) {
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
   double eff = g->attn_eff * se * ATTN_CAUSAL;
   if (eff <= 0.01) eff = 0.01;
+  return flops / (cost_peak(g, dt) * eff) / attn_version(g, a);
+}
+
+double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
+                         double sq, double d) {
   (void)d;
-  return flops / (cost_peak(g, dt) * eff) + COST_KERNEL_T0;
+  if (flops <= 0) return 0;
+  return attn_seconds(g, dt, a, flops, sq) + COST_KERNEL_T0;
 }
 
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
                            double flops, double sq, double d) {
+  (void)d;
   if (flops <= 0) return 0;
-  return (cost_flash_attn_k(g, dt, a, flops, sq, d) - COST_KERNEL_T0) / ATTN_BWD +
-         COST_KERNEL_T0;
+  return attn_seconds(g, dt, a, flops, sq) / ATTN_BWD + COST_KERNEL_T0;
 }
 
 double cost_mem(const sc_gpu *g, double bytes) {

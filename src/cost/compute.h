@@ -18,10 +18,6 @@
 /* Fixed cost of one kernel on the GPU (ramp-up and tail), seconds. */
 #define COST_KERNEL_T0 3.0e-6
 
-/* Host time to launch one kernel from an eager framework when the GPU
- * preset does not set one (see docs/calibration.md). */
-#define COST_LAUNCH_DEFAULT 0
-
 /* Shape parameters of the GEMM model (see compute.c for their fit). */
 typedef struct cost_gemm_shape {
   double k0;         /* k-loop prologue/epilogue, in units of k */
@@ -47,13 +43,9 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch);
 
-/* Forward time of a flash-attention kernel doing `flops` with query
- * length sq and head dim d. */
-double cost_flash_attn(const sc_gpu *g, sc_dtype dt, double flops, double sq,
-                       double d);
-
-/* The same for a given flash-attention generation, and the backward time
- * given the backward FLOPs. */
+/* Forward time of a flash-attention kernel of generation a doing `flops`
+ * with query length sq and head dim d, and the backward time given the
+ * backward FLOPs. */
 double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
                          double sq, double d);
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,

@@ -108,8 +108,8 @@ static double op_gpu(const sc_scenario *s, const grp_set *gs, const ops_list *l,
   if (o->kind != OPS_COMM) return op_compute(s, o, k);
   coll_op op = k == PASS_BWD ? conjugate(o->coll) : o->coll;
   const grp *g = op_group(gs, o->group);
-  double t = grp_time(gs, g, op, o->bytes);
-  double share = grp_sm_share(g, op, o->bytes, s->cluster.gpu.sm_count);
+  double share;
+  double t = grp_cost(gs, g, op, o->bytes, &share);
   if (o->group == OPS_GROUP_CP) {
     /* ring exchange hidden under the attention that follows */
     double hide = i + 1 < l->n ? op_compute(s, &l->op[i + 1], k) : 0;
@@ -278,14 +278,13 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
   const grp *g = &gs->dp;
   if (g->g.ranks <= 1) return 0;
   double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
-  int sms = s->cluster.gpu.sm_count;
   if (p->zero >= 3) {
     /* per layer and micro-batch: gather before forward, gather and
      * reduce-scatter in backward, prefetched under the layer's compute */
     double lp = ops_layer_params(&s->model) / p->tp;
-    double ag = grp_time(gs, g, COLL_ALL_GATHER, lp * e);
+    double share;
+    double ag = grp_cost(gs, g, COLL_ALL_GATHER, lp * e, &share);
     double rs = grp_time(gs, g, COLL_REDUCE_SCATTER, lp * e);
-    double share = grp_sm_share(g, COLL_ALL_GATHER, lp * e, sms);
     double L = (double)s->model.layers / p->pp;
     double fwd = overlapped(ag, sc->layer_f, share);
     double bwd = overlapped(ag + rs, sc->layer_b, share);
@@ -300,10 +299,10 @@ static double dp_exposed(const sc_scenario *s, const grp_set *gs,
   }
   double bytes = params * e;
   coll_op op = p->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE;
-  double red = grp_time(gs, g, op, bytes);
+  double share;
+  double red = grp_cost(gs, g, op, bytes, &share);
   double t = red;
   if (p->overlap_grad_reduce) {
-    double share = grp_sm_share(g, op, bytes, sms);
     double window = 0.9 * sc->b < 0.9 * red ? 0.9 * sc->b : 0.9 * red;
     t = overlapped(red, window, share);
   }

@@ -34,6 +34,7 @@ int grp_build(const sc_scenario *s, grp_set *out, sc_error *err) {
   /* neighbouring pipeline stages are tp*cp*dp ranks apart */
   int stride = p->tp * p->cp * p->dp;
   out->pp = make(c, p->pp > 1 ? 2 : 1, stride);
+  out->sm_count = c->gpu.sm_count;
   return ncost_open(c, &out->net, err);
 }
 
@@ -46,17 +47,21 @@ void grp_free(grp_set *gs) {
  * model without the per-call overhead nccl-tests adds (the engine charges
  * the host side of every call separately), raised to the flow engine's
  * time when a topology is named. */
-double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes) {
+double grp_cost(const grp_set *gs, const grp *g, coll_op op, double bytes,
+                double *sm_share) {
+  if (sm_share) *sm_share = 0;
   if (g->g.ranks <= 1 || bytes <= 0) return 0;
   coll_cost c = coll_nccl_time(op, bytes, &g->g);
   double t = c.time - c.launch;
   if (gs->net)
     t = ncost_time(gs->net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
+  if (sm_share && gs->sm_count > 0) {
+    double share = (double)c.channels / gs->sm_count;
+    *sm_share = share < 0.5 ? share : 0.5;
+  }
   return t;
 }
 
-double grp_sm_share(const grp *g, coll_op op, double bytes, int sm_count) {
-  if (g->g.ranks <= 1 || bytes <= 0 || sm_count <= 0) return 0;
-  double share = (double)coll_nccl_time(op, bytes, &g->g).channels / sm_count;
-  return share < 0.5 ? share : 0.5;
+double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes) {
+  return grp_cost(gs, g, op, bytes, NULL);
 }

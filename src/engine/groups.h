@@ -21,6 +21,7 @@ typedef struct grp {
 typedef struct grp_set {
   grp tp, cp, ep, dp, pp; /* pp: a 2-rank group between stages */
   ncost *net;             /* owned: the named topology, or NULL */
+  int sm_count;           /* SMs of the GPU, for the share NCCL takes */
 } grp_set;
 
 /* Fill the collective groups of a resolved scenario and load its
@@ -28,11 +29,14 @@ typedef struct grp_set {
 int grp_build(const sc_scenario *s, grp_set *out, sc_error *err);
 void grp_free(grp_set *gs);
 
-/* GPU-stream seconds of `op` over group g (0 for a one-rank group). */
-double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes);
+/* GPU-stream seconds of `op` over group g (0 for a one-rank group). If
+ * sm_share is not NULL it receives the fraction of the GPU's compute lost
+ * while the collective runs beside it: NCCL runs one CTA per channel, each
+ * holding an SM (at most half). */
+double grp_cost(const grp_set *gs, const grp *g, coll_op op, double bytes,
+                double *sm_share);
 
-/* Fraction of a GPU's compute throughput lost while `op` over g runs
- * beside it: NCCL runs one CTA per channel, each holding an SM. */
-double grp_sm_share(const grp *g, coll_op op, double bytes, int sm_count);
+/* grp_cost without the share. */
+double grp_time(const grp_set *gs, const grp *g, coll_op op, double bytes);
 
 #endif

@@ -175,7 +175,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
   return SC_OK;
 }
 
-static void predict_training(row_ctx *c, val_file *vf, val_row *r) {
+static void predict_training(row_ctx *c, val_row *r) {
   sc_scenario s;
   char why[160] = "";
   int rc = training_scenario(c, &s, why, sizeof why);
@@ -196,7 +196,6 @@ static void predict_training(row_ctx *c, val_file *vf, val_row *r) {
   r->predicted = res.step_s;
   r->time = res.time;
   r->mfu = res.mfu;
-  (void)vf;
 }
 
 static void predict_collective(row_ctx *c, val_row *r) {
@@ -309,7 +308,7 @@ int val_run(const char *path, val_file *vf, sc_error *err) {
       c.bad = 1;
     }
     if (!c.bad) {
-      if (vf->kind == VAL_TRAINING) predict_training(&c, vf, &r);
+      if (vf->kind == VAL_TRAINING) predict_training(&c, &r);
       else predict_collective(&c, &r);
     }
     if (c.bad) { rc = -SC_EINPUT; break; }

@@ -91,7 +91,6 @@ static void comm(ops_list *l, const char *name, coll_op c, ops_group g,
   o->coll = c;
   o->group = g;
   o->bytes = bytes;
-  o->bwd_comm = 1;
   o->host_ops = 2;
   o->host_bwd = 2;
 }

@@ -44,7 +44,6 @@ typedef struct ops_op {
   ops_group group;     /* COMM: on which group */
   double bwd_scale;    /* backward cost relative to forward (MEM, ATTN) */
   int recompute_sel;   /* 1 = recomputed by selective recomputation */
-  int bwd_comm;        /* COMM: 1 = the backward pass runs the conjugate */
 } ops_op;
 
 #define OPS_MAX 48

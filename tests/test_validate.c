@@ -104,6 +104,40 @@ Test(validate, impossible_plan_is_skipped_with_the_checker_reason) {
   val_free(&vf);
 }
 
+/* Predicted step time of one MPT-1B row (seq 16384, attention-heavy)
+ * with the given source and notes. */
+static double flash_row(const char *source, const char *notes) {
+  char buf[4096];
+  snprintf(buf, sizeof buf,
+           "%sr1,%s,MPT-1b,24,2048,16,,8192,50368,16384,,,64,2,1,1,8,1,1,1,0,3,none,bf16,"
+           "a100-sxm4-80gb,8,8,8,300,200,16,iteration_time,\"%s\"\n",
+           HEADER, source, notes);
+  val_file vf;
+  sc_error err = {0};
+  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.predicted, 1);
+  double t = vf.rows[0].predicted;
+  val_free(&vf);
+  return t;
+}
+
+/* "flash attention" runs the generation the notes name, else the one the
+ * source's framework shipped (llm-foundry's tables: flash-attn 1.0), else
+ * FlashAttention-2; "flash attention" off means the unfused kernels. */
+Test(validate, flash_attention_generation_follows_notes_and_source) {
+  double fa2 = flash_row("test", "FSDP, flash attention");
+  double fa2_named = flash_row("test", "FSDP, FlashAttention-2");
+  double fa1_named = flash_row("test", "FSDP, flash attention 1");
+  double foundry = flash_row("MosaicML llm-foundry benchmarks", "FSDP, flash attention");
+  double foundry_fa2 = flash_row("MosaicML llm-foundry benchmarks", "FSDP, FlashAttention-2");
+  double unfused = flash_row("test", "FSDP");
+  cr_expect_float_eq(fa2, fa2_named, 1e-12 * fa2);
+  cr_expect_float_eq(foundry, fa1_named, 1e-12 * fa2);
+  cr_expect_float_eq(foundry_fa2, fa2, 1e-12 * fa2);
+  cr_expect(fa1_named > 1.2 * fa2, "FA1 %.3f s vs FA2 %.3f s", fa1_named, fa2);
+  cr_expect(unfused > fa2, "unfused %.3f s vs FA2 %.3f s", unfused, fa2);
+}
+
 Test(validate, missing_file_is_an_io_error) {
   val_file vf;
   sc_error err = {0};
@@ -124,8 +158,8 @@ static void load_set(const char *dir, const char *name, val_file *vf) {
 
 /* The training sets: every row predicted, none skipped. The constants
  * were not fitted to them. Issue 2 asks for MAPE <= 10 % on every set; the
- * Megatron and vTrain sets are there, Mosaic is guarded at its current
- * level (docs/accuracy.md) so that a change that makes it worse fails. */
+ * sets are there; the guards sit at 10 % or just above today's figure
+ * (docs/accuracy.md), so that a change that makes a set worse fails. */
 static void check_set(const char *name, double max_mape) {
   val_file vf;
   load_set("training", name, &vf);
@@ -136,7 +170,7 @@ static void check_set(const char *name, double max_mape) {
 
 Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
 Test(validate, megatron_2020) { check_set("megatron_2020_scaling.csv", 0.10); }
-Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.185); }
+Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.08); }
 Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.10); }
 
 /* The collective sets (nccl-tests times). Issue 3 asks for MAPE <= 10 %

@@ -71,8 +71,8 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   int calibrated = !strncmp(gpu, "a100", 4) || !strncmp(gpu, "h100", 4) ||
                    !strcmp(gpu, "h200") || !strcmp(gpu, "gb200");
   if (r->mfu > 0.60)
-    fprintf(out, "\n  note: MFU above 60 %% -- on published runs the model was 10-20 %% optimistic\n"
-                 "        for GPU-bound FSDP/bf16 plans (docs/accuracy.md)");
+    fprintf(out, "\n  note: MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
+                 "        the model was 4 %% optimistic on average, up to 20 %% (docs/accuracy.md)");
   if (r->step_s > 0 && r->time.host > 0.3 * r->step_s)
     fprintf(out, "\n  note: host-bound (%.0f %% of the step waits for the framework to issue\n"
                  "        kernels): errors up to 30 %% on published runs; a compiled or graph-captured\n"

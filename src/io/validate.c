@@ -7,7 +7,10 @@
  *     biases (GPT/Megatron/MPT rows); `kv_heads` blank = heads, `ffn`
  *     blank = 4 x hidden;
  *   - flash attention when the row's notes say "flash attention" (MPT),
- *     else the unfused attention of Megatron/Megatron-DeepSpeed;
+ *     else the unfused attention of Megatron/Megatron-DeepSpeed; the
+ *     generation is the one the notes name ("FlashAttention-2", "FA3"),
+ *     else the one the row's framework shipped when the source was
+ *     published (flash_generation below), else FlashAttention-2;
  *   - recompute blank = none; micro_batch blank = picked by
  *     sc_scenario_resolve; vpp blank = 1, vpp > 1 = interleaved 1F1B;
  *   - an eager PyTorch framework (host launch overhead counts);
@@ -24,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "coll/coll.h"
@@ -95,6 +99,36 @@ static int dtype_from(const char *s, sc_dtype *d) {
   return 0;
 }
 
+/* Contains `needle`, ignoring case. */
+static int has(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (strncasecmp(hay, needle, n) == 0) return 1;
+  return 0;
+}
+
+/* Which flash-attention kernel a row ran when its notes say only "flash
+ * attention". Sources whose framework pinned a generation at the time of
+ * publication; everything else gets FlashAttention-2 (the calibration).
+ *
+ *  - "llm-foundry": the MosaicML llm-foundry benchmark tables were
+ *    published with MPT-7B and MPT-30B (May-June 2023). llm-foundry's
+ *    `attn_impl: flash` then called flash-attn 1.0 (the version its
+ *    setup.py pinned; FlashAttention-2 was released on 17 July 2023, Dao,
+ *    arXiv 2307.08691, and reached llm-foundry later). */
+static sc_attention flash_generation(const char *source, const char *notes) {
+  if (has(notes, "flashattention-3") || has(notes, "flash attention 3") ||
+      has(notes, "fa3"))
+    return SC_ATTN_FLASH3;
+  if (has(notes, "flashattention-2") || has(notes, "flash attention 2") ||
+      has(notes, "fa2"))
+    return SC_ATTN_FLASH2;
+  if (has(notes, "flashattention-1") || has(notes, "flash attention 1") ||
+      has(notes, "fa1") || has(source, "llm-foundry"))
+    return SC_ATTN_FLASH1;
+  return SC_ATTN_FLASH2;
+}
+
 /* Fill scenario from a training row. Returns SC_OK, SC_EINPUT (malformed
  * row: err set) or SC_EMODEL (cannot model: reason in `why`). */
 static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
@@ -148,7 +182,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
     c->bad = 1;
   }
   const char *notes = cell(c, "notes");
-  p->flash_attention = strstr(notes, "flash attention") != NULL;
+  p->flash_attention = has(notes, "flash attention") || has(notes, "flashattention");
+  if (p->flash_attention) p->attention = flash_generation(cell(c, "source"), notes);
   p->fused_kernels = 1;
   p->framework_eager = 1;
   p->overlap_grad_reduce = p->zero >= 3;

@@ -78,6 +78,26 @@ Test(coll_nccl, simple_bandwidth_ramp) {
   cr_expect(busbw > 216 && busbw < 240, "busbw %.1f GB/s", busbw);
 }
 
+/* Push (P2P write: everything but Ampere NVLink) pays the per-step
+ * latency once per primitive and loop iteration, pull (P2P read, Ampere)
+ * once per slice: with the arch as the only difference the pull kernel is
+ * slower by exactly the extra waits. 2 ranks of a DGX-1 cube-mesh (1 ring,
+ * 2 channels), 4 MiB: 1 MiB per rank and channel, one iteration (the chunk
+ * is 2 MiB), 2 slices of 512 KiB, 3 primitives: pull waits 6 times, push
+ * 3. Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
+Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
+  coll_group v = {2, 2, 70, 150e9, 25e9, 1e-6, 5e-6, 8};
+  coll_group a = v;
+  a.arch = 80;
+  double b = 4.0 * (1 << 20);
+  double push = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH,
+                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  double pull = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &a, COLL_INTRA_CUBEMESH,
+                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  cr_expect(fabs(pull - push - 3 * 3.4e-6) < 1e-9, "push %g us, pull %g us", push * 1e6,
+            pull * 1e6);
+}
+
 Test(coll_nccl, other_ops_run) {
   coll_group g = a100(8);
   coll_op ops[] = {COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_BROADCAST, COLL_REDUCE,

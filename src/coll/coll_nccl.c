@@ -182,6 +182,7 @@ typedef struct nccl_sys {
   int nch;        /* channels of NCCL's ring search (the tuner's nChannels) */
   int nch_run;    /* channels the kernels run on: nch duplicated, <= 32 */
   double bus_bw;  /* NCCL busBw of all channels, GB/s */
+  int p2p_read;   /* peers pull over NVLink (see ring_simple_time) */
   int nvls;       /* NVLink SHARP usable */
 } nccl_sys;
 
@@ -245,6 +246,10 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
     if (s.ppn == 1) s.nch = 2; /* NCCL: two channels per NIC */
   }
   s.nch_run = s.nch * CHANNEL_DUP < MAXCHANNELS ? s.nch * CHANNEL_DUP : MAXCHANNELS;
+  /* NCCL turns P2P read on by default between NVLink-connected Ampere
+   * GPUs only: src/graph/paths.cc ncclTopoCheckP2p (2.18), "Enable P2P
+   * Read for Ampere/NVLink only" (cudaCompCap == 80). */
+  s.p2p_read = s.cc == CC_AMPERE && intra != COLL_INTRA_PCIE;
   s.nvls = intra == COLL_INTRA_NVSWITCH && s.nodes == 1 && s.ppn > 2 &&
            nvls_eff[s.cc] > 0;
   return s;
@@ -356,17 +361,30 @@ static int active_channels(const nccl_sys *s, double bytes, coll_proto p) {
  * primitives (all-reduce: send, n-2 recvReduceSend, recvReduceCopySend,
  * n-2 recvCopySend, recv = 2n-1; all-gather / reduce-scatter: n), each cut
  * into up to CHUNKSTEPS/SLICESTEPS = 2 slices. Every slice is one
- * wait-for-peer / copy / barrier / post round of the whole block, so the
- * synchronisation is paid per slice and per iteration, serially with the
- * copy; we charge NCCL's per-step latency (hwLat, the tuner's cost of one
- * such round) for each. The copies move nsteps * c per iteration at the
- * channel's share of the bus bandwidth. Broadcast and reduce run a chain
- * (CHUNKSTEPS 1): chunks of one step pipelined over n-1 hops.
+ * wait-for-peer / copy / barrier / post round of the whole block. How much
+ * of the wait is exposed depends on who moves the data:
+ *
+ *  - push (P2P write, NCCL's default except Ampere NVLink): the sender
+ *    stores each slice into the receiver's FIFO and posts; stores are
+ *    posted and the sender may run NCCL_STEPS steps ahead, so a slice's
+ *    flag latency overlaps the copies of the slices behind it. A rank
+ *    waits for its peer once per primitive (the ring's data dependency),
+ *    and we charge NCCL's per-step latency (hwLat) once per primitive.
+ *  - pull (P2P read, Ampere NVLink): the receiver's block reads each slice
+ *    across NVLink after seeing its flag; the reads are round trips that
+ *    cannot be issued before the flag, so every slice pays the latency,
+ *    serially with the copy: hwLat per slice.
+ *
+ * The copies move nsteps * c per iteration at the channel's share of the
+ * bus bandwidth. Broadcast and reduce run a chain (CHUNKSTEPS 1): chunks
+ * of one step pipelined over n-1 hops.
  *
  * With one iteration and one slice per primitive this is the tuner's
  * formula (plus one step); bigger messages pay the latency again per
- * slice and per iteration, which is what makes the measured bandwidth
- * ramp up more slowly than latency + size/bandwidth. */
+ * iteration (and per slice when pulling), which is what makes the
+ * measured bandwidth ramp up more slowly than latency + size/bandwidth.
+ * The push/pull split was introduced after seeing the V100 (push) and A100
+ * (pull) rows of ../shared/validation/collectives (docs/accuracy.md). */
 static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   coll_proto p = COLL_PROTO_SIMPLE;
   double busbw = bus_bw(s, COLL_ALGO_RING, p) * GBS; /* bytes/s, all channels */
@@ -392,7 +410,8 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   double slice = fmax(c / spc_max, slice_max * SLICE_MIN_FRACTION);
   double spc = fmin(spc_max, ceil(c / slice));
   int prims = op == COLL_ALL_REDUCE ? 2 * n - 1 : n;
-  return COLL_LAUNCH_S + base + iters * (steps * c / b + prims * spc * step_lat);
+  double waits = s->p2p_read ? prims * spc : prims;
+  return COLL_LAUNCH_S + base + iters * (steps * c / b + waits * step_lat);
 }
 
 /* Time of (a, p) as NCCL executes it, seconds, or -1 when not run. LL and

@@ -5,9 +5,12 @@
  * one flow of weight w), each becomes active after its path latency, and
  * the event loop advances to the next start or finish. Rates are the
  * max-min fair allocation by progressive filling: repeatedly take the
- * link with the smallest fair share rem/cnt (a binary heap with lazy
- * deletion: shares only grow as flows are frozen), freeze its flows at
- * that share, and charge their other links.
+ * link with the smallest fair share rem/cnt, freeze its flows at that
+ * share, and charge their other links. The heap holds one entry per link
+ * keyed by its share when pushed: shares only grow as flows are frozen
+ * (a frozen flow takes at most the share of every link it crosses), so a
+ * popped entry whose link's share has grown is pushed back with the new
+ * key, and the first entry popped with a current key is the minimum.
  */
 #include "net/flow.h"
 
@@ -15,6 +18,15 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Time precision of the event loop: flows due within a relative
+ * FLOW_PRECISION of the next event finish with it (their last bytes are
+ * counted as delivered then), so flows that differ only by rounding or by
+ * a hair of contention do not each cost a re-solve. The simulated time is
+ * then exact to about that fraction (SimGrid's surf/precision plays the
+ * same role). 1e-3 cuts the solves of a direct all-to-all over 128 GPUs
+ * 16x (2,999 -> 181) and moves its time by 0.01 %. */
+#define FLOW_PRECISION 1e-3
 
 typedef struct heap_ent {
   double key;  /* fair share rem/cnt when pushed, bytes/s */
@@ -112,7 +124,10 @@ static void solve(run *r) {
     int l = e.link;
     if (r->cnt[l] <= 0) continue;
     double share = fmax(r->rem[l], 0) / r->cnt[l];
-    if (share > e.key * (1 + 1e-12) + 1e-300) continue; /* stale entry */
+    if (share > e.key * (1 + 1e-12) + 1e-300) { /* grew since pushed */
+      heap_push(r, share, l);
+      continue;
+    }
     for (int k = r->off[l]; k < r->fill[l]; k++) {
       int f = r->lflows[k];
       if (r->frozen[f]) continue;
@@ -122,7 +137,6 @@ static void solve(run *r) {
         int m = r->path[f][j];
         r->rem[m] -= share * r->w[f];
         r->cnt[m] -= r->w[f];
-        if (m != l && r->cnt[m] > 0) heap_push(r, fmax(r->rem[m], 0) / r->cnt[m], m);
       }
     }
   }
@@ -229,9 +243,8 @@ static double run_step(run *r, flow_stats *st) {
     }
     assert(isfinite(next));
     double dt = next - now;
-    /* flows due within a relative 1e-9 of `next` finish together, so
-     * equal flows do not trickle out one event each through rounding */
-    double horizon = next + 1e-9 * next;
+    /* flows due within FLOW_PRECISION of `next` finish together */
+    double horizon = next + FLOW_PRECISION * next;
     for (int f = 0; f < r->n; f++)
       if (r->state[f] == 1) {
         double due = now + r->left[f] / r->rate[f];
@@ -283,7 +296,7 @@ int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_nod
   ALLOC(r.total, nf); ALLOC(r.src, nf); ALLOC(r.dst, nf);
   ALLOC(r.rem, nl); ALLOC(r.cnt, nl); ALLOC(r.touched, nl); ALLOC(r.off, nl); ALLOC(r.fill, nl);
   ALLOC(r.lflows, max_entries);
-  ALLOC(r.heap, max_entries + nl);
+  ALLOC(r.heap, nl); /* one entry per link at any time */
   r.stamp = calloc((size_t)(nl > 0 ? nl : 1), sizeof *r.stamp);
   r.bytes += sizeof *r.stamp * (size_t)nl;
   pair_key *keys;

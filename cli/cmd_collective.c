@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "coll/coll.h"
@@ -25,6 +27,35 @@ typedef struct opts {
   double nvlink, nic, min, max, factor;
   const char *topo, *algo, *format;
 } opts;
+
+/* Progress of a flow-engine run on a terminal's stderr: after the first
+ * second, at most every 0.2 s. */
+typedef struct progress {
+  double t0, last;
+  double bytes;
+  int shown;
+} progress;
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void show_progress(void *ud, double done) {
+  progress *p = ud;
+  double now = mono();
+  if (now - p->t0 < 1.0 || now - p->last < 0.2) return;
+  p->last = now;
+  p->shown = 1;
+  fprintf(stderr, "\rstepcast collective: flow engine, %.0f B: %3.0f %% of the transfers "
+                  "(%.0f s)", p->bytes, 100 * done, now - p->t0);
+}
+
+static void end_progress(progress *p) {
+  if (p->shown) fprintf(stderr, "\r%78s\r", "");
+  p->shown = 0;
+}
 
 static int bad(const char *what, const char *val) {
   if (val && !*val) fprintf(stderr, "stepcast collective: %s\n", what);
@@ -147,7 +178,13 @@ int cmd_collective(int argc, char **argv) {
       sched_clear(&s);
       sched_params p = {.n = o.ranks, .ppn = o.ppn, .chunks = 8, .bytes = bytes};
       flow_stats st;
-      if (alg->build(&s, &p) || (rc = flow_run(t, rt, &s, t->gpus, &st, &err))) {
+      progress pg = {mono(), 0, bytes, 0};
+      int tty = isatty(fileno(stderr));
+      int failed = alg->build(&s, &p) ||
+                   (rc = flow_run_ex(t, rt, &s, t->gpus, &st, tty ? show_progress : NULL,
+                                     &pg, &err));
+      end_progress(&pg);
+      if (failed) {
         fprintf(stderr, "stepcast collective: %s\n", rc ? err.msg : "out of memory");
         rc = rc ? 2 : 4;
         break;

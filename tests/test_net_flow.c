@@ -93,3 +93,37 @@ Test(net_flow, oversubscribed_uplinks_slow_cross_leaf_traffic) {
        &f2, &c);
   cr_expect(f2 > 2 * f1, "4:1 oversubscription: %g s vs %g s non-blocking", f2, f1);
 }
+
+/* The progress callback sees the fraction of transfers done grow to 1,
+ * and does not change the result. */
+typedef struct seen {
+  double last;
+  int calls, backwards;
+} seen;
+static void on_progress(void *ud, double done) {
+  seen *s = ud;
+  if (done < s->last) s->backwards++;
+  s->last = done;
+  s->calls++;
+}
+
+Test(net_flow, progress_reaches_one_and_changes_nothing) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen("fat_tree:hosts=8,radix=4,levels=2,bw=50", &t, &e), SC_OK, "%s", e.msg);
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  sched s;
+  sched_init(&s);
+  sched_params p = {.n = t->n_gpus, .ppn = 1, .chunks = 1, .bytes = 1e8};
+  cr_assert_eq(coll_alg_find(COLL_ALL_TO_ALL, "pairwise")->build(&s, &p), 0);
+  flow_stats a, b;
+  seen sn = {0, 0, 0};
+  cr_assert_eq(flow_run(t, rt, &s, t->gpus, &a, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(flow_run_ex(t, rt, &s, t->gpus, &b, on_progress, &sn, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(a.time, b.time);
+  cr_expect(sn.calls > 0 && sn.backwards == 0, "%d calls, %d backwards", sn.calls, sn.backwards);
+  cr_expect(fabs(sn.last - 1.0) < 1e-12, "last report %g", sn.last);
+  sched_free(&s);
+  route_free(rt);
+  topo_free(t);
+}

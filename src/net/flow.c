@@ -52,6 +52,10 @@ typedef struct run {
   heap_ent *heap;
   int nheap;
   size_t bytes;
+  /* progress: transfers of the schedule, of the steps done, callback */
+  long xfers, xfers_done, step_done; /* step_done: finished flows' weight */
+  flow_progress_fn progress;
+  void *progress_ud;
 } run;
 
 /* ------------------------------------------------------------- heap */
@@ -220,16 +224,24 @@ static int load_step(run *r, route_table *rt, const sched *s, int si, const int 
   return SC_OK;
 }
 
+/* Tell the progress callback how many transfers are done: those of the
+ * steps before, and the finished flows of this one (by weight). */
+static void report(run *r) {
+  long done = r->xfers_done + r->step_done;
+  r->progress(r->progress_ud, r->xfers > 0 ? (double)done / r->xfers : 1.0);
+}
+
 /* Event loop of one loaded step; returns its duration (s). */
 static double run_step(run *r, flow_stats *st) {
   double now = 0;
+  r->step_done = 0;
   int pending = r->n, active = 0;
   for (;;) {
     /* start flows whose latency has elapsed; finish empty ones */
     for (int f = 0; f < r->n; f++)
       if (r->state[f] == 0 && r->start[f] <= now * (1 + 1e-12) + 1e-18) {
         pending--, st->events++;
-        if (r->left[f] <= 0 || r->len[f] == 0) r->state[f] = 2;
+        if (r->left[f] <= 0 || r->len[f] == 0) r->state[f] = 2, r->step_done += r->w[f];
         else r->state[f] = 1, active++;
       }
     if (!active && !pending) break;
@@ -251,9 +263,11 @@ static double run_step(run *r, flow_stats *st) {
         r->left[f] -= r->rate[f] * dt;
         if (f == who || due <= horizon || r->left[f] <= r->total[f] * 1e-12) {
           r->left[f] = 0, r->state[f] = 2, active--, st->events++;
+          r->step_done += r->w[f];
         }
       }
     now = next;
+    if (r->progress) report(r);
   }
 #ifdef SC_DEBUG_CHECKS
   for (int f = 0; f < r->n; f++) assert(r->state[f] == 2 && r->left[f] == 0 && "bytes lost");
@@ -271,10 +285,18 @@ static double run_step(run *r, flow_stats *st) {
 
 int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_node,
              flow_stats *out, sc_error *err) {
+  return flow_run_ex(t, rt, s, rank_node, out, NULL, NULL, err);
+}
+
+int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+                flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err) {
   memset(out, 0, sizeof *out);
   run r;
   memset(&r, 0, sizeof r);
   r.t = t;
+  r.progress = fn;
+  r.progress_ud = ud;
+  for (int i = 0; i < s->ns; i++) r.xfers += s->s[i].count;
   /* pre-pass: the largest step and its path entries (routes get cached) */
   long max_entries = 0;
   for (int i = 0; i < s->ns; i++) {
@@ -307,6 +329,7 @@ int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_nod
     rc = load_step(&r, rt, s, i, rank_node, keys, err);
     if (rc) break;
     double dt = run_step(&r, out);
+    r.xfers_done += s->s[i].count;
     out->time += dt * s->s[i].repeat;
     for (int f = 0; f < r.n; f++) out->bytes += r.total[f] * r.w[f] * s->s[i].repeat;
   }

@@ -37,4 +37,14 @@ typedef struct flow_stats {
 int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_node,
              flow_stats *out, sc_error *err);
 
+/* Progress of a run: `done` is the fraction of the schedule's transfers
+ * (each step counted once) simulated so far, 0..1, reported after every
+ * event. The callback decides how often to show it; it must not call the
+ * engine. */
+typedef void (*flow_progress_fn)(void *ud, double done);
+
+/* flow_run with a progress callback (fn may be NULL). */
+int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+                flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err);
+
 #endif /* SC_NET_FLOW_H */

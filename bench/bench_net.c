@@ -6,21 +6,15 @@
  */
 #include <stdio.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "coll/sched.h"
+#include "core/clock.h"
 #include "net/flow.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int bench(const char *spec, coll_op op, const char *alg_name, double bytes) {
-  double t0 = now();
+  double t0 = clock_now_s();
   topo *t;
   sc_error e = {0};
   if (topo_gen(spec, &t, &e)) {
@@ -38,7 +32,7 @@ static int bench(const char *spec, coll_op op, const char *alg_name, double byte
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  double wall = now() - t0;
+  double wall = clock_now_s() - t0;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("%-8s %-8s %6d GPUs on %-40s  %.0f B: simulated %.6f s | wall %.3f s, %ld solves, "

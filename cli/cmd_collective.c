@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "coll/coll.h"
 #include "coll/sched.h"
+#include "core/clock.h"
 #include "net/flow.h"
 #include "net/route.h"
 #include "net/topo_json.h"
@@ -36,15 +36,9 @@ typedef struct progress {
   int shown;
 } progress;
 
-static double mono(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void show_progress(void *ud, double done) {
   progress *p = ud;
-  double now = mono();
+  double now = clock_now_s();
   if (now - p->t0 < 1.0 || now - p->last < 0.2) return;
   p->last = now;
   p->shown = 1;
@@ -168,7 +162,7 @@ int cmd_collective(int argc, char **argv) {
               "algbw", "busbw", "nccl-algo", t ? "   flow(us)  flow-busbw" : "");
   sched s;
   sched_init(&s);
-  int first = 1;
+  int first = 1, tty = isatty(fileno(stderr));
   for (double b = o.min; b <= o.max * 1.0000001 && rc == 0; b *= o.factor) {
     double bytes = floor(b);
     coll_cost c = coll_nccl_time((coll_op)o.op, bytes, &g);
@@ -178,8 +172,7 @@ int cmd_collective(int argc, char **argv) {
       sched_clear(&s);
       sched_params p = {.n = o.ranks, .ppn = o.ppn, .chunks = 8, .bytes = bytes};
       flow_stats st;
-      progress pg = {mono(), 0, bytes, 0};
-      int tty = isatty(fileno(stderr));
+      progress pg = {clock_now_s(), 0, bytes, 0};
       int failed = alg->build(&s, &p) ||
                    (rc = flow_run_ex(t, rt, &s, t->gpus, &st, tty ? show_progress : NULL,
                                      &pg, &err));

@@ -28,17 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "coll/coll.h"
+#include "core/clock.h"
 #include "io/csv.h"
 #include "io/validate.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Column lookup and typed parsing of the current record. */
 typedef struct row_ctx {
@@ -322,7 +316,7 @@ int val_run(const char *path, val_file *vf, sc_error *err) {
                         "set) nor 'measured_time_us' (collective set)", path);
   }
   vf->kind = c_train >= 0 ? VAL_TRAINING : VAL_COLLECTIVE;
-  double t0 = now_s();
+  double t0 = clock_now_s();
   row_ctx c = {&f, path, err, 0};
   while ((rc = csv_next(&f, path, err)) == 1) {
     if (f.n_fields != f.n_cols) {
@@ -352,7 +346,7 @@ int val_run(const char *path, val_file *vf, sc_error *err) {
     add_row(vf, &r);
   }
   csv_close(&f);
-  vf->seconds = now_s() - t0;
+  vf->seconds = clock_now_s() - t0;
   if (rc < 0) {
     val_free(vf);
     return -rc;

@@ -296,10 +296,11 @@ int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_
   r.t = t;
   r.progress = fn;
   r.progress_ud = ud;
-  for (int i = 0; i < s->ns; i++) r.xfers += s->s[i].count;
-  /* pre-pass: the largest step and its path entries (routes get cached) */
+  /* pre-pass: the largest step and its path entries (routes get cached),
+   * and the transfers the progress is counted in */
   long max_entries = 0;
   for (int i = 0; i < s->ns; i++) {
+    r.xfers += s->s[i].count;
     if (s->s[i].count > r.max_flows) r.max_flows = s->s[i].count;
     long e = 0;
     for (int k = 0; k < s->s[i].count; k++) {

@@ -8,15 +8,9 @@
  * skipped; the best are kept in a small sorted array (insertion).
  */
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "stepcast.h"
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 /* Keep the fastest max plans in best[0..*n), fastest first. */
 static void keep(sc_candidate *best, int max, int *n, const sc_candidate *c) {
@@ -103,7 +97,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (o.max_micro_batch <= 0) o.max_micro_batch = 16;
   if (o.max_vpp <= 0) o.max_vpp = 4;
   walk w = {&b, &o, best, max_best, 0, {0, 0, 0, 0}};
-  double t0 = now_s();
+  double t0 = clock_now_s();
   const sc_model *m = &b.model;
   int gpus = b.cluster.gpus;
   for (int tp = 1; tp <= o.max_tp && tp <= gpus; tp *= 2)
@@ -125,7 +119,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
           walk_plan(&w, p, b.plan.global_batch / dp);
         }
       }
-  w.st.seconds = now_s() - t0;
+  w.st.seconds = clock_now_s() - t0;
   if (stats) *stats = w.st;
   *n_best = w.n;
   return SC_OK;

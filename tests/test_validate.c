@@ -77,31 +77,29 @@ Test(validate, unterminated_quote_is_an_error) {
   cr_assert(strstr(err.msg, "unterminated"), "message: %s", err.msg);
 }
 
-Test(validate, unknown_gpu_is_skipped_with_reason) {
+/* One row alone in a file is skipped, and the reason names `what`. */
+static void expect_skipped(const char *row, const char *what) {
   char buf[2048];
-  snprintf(buf, sizeof buf, "%s%s", HEADER,
-           "r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,"
-           "tpu-v9,32,8,8,300,200,3.5,iteration_time,\n");
+  snprintf(buf, sizeof buf, "%s%s", HEADER, row);
   val_file vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(vf.skipped, 1);
-  cr_assert(strstr(vf.rows[0].skipped, "tpu-v9"), "reason: %s", vf.rows[0].skipped);
+  cr_assert(strstr(vf.rows[0].skipped, what), "reason: %s", vf.rows[0].skipped);
   val_free(&vf);
 }
 
+Test(validate, unknown_gpu_is_skipped_with_reason) {
+  expect_skipped("r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,"
+                 "tpu-v9,32,8,8,300,200,3.5,iteration_time,\n",
+                 "tpu-v9");
+}
+
 Test(validate, impossible_plan_is_skipped_with_the_checker_reason) {
-  char buf[2048];
   /* tp 5 does not divide 24 heads */
-  snprintf(buf, sizeof buf, "%s%s", HEADER,
-           "r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,5,1,32,1,1,1,0,0,full,fp16,"
-           "a100-sxm4-80gb,160,8,8,300,200,3.5,iteration_time,\n");
-  val_file vf;
-  sc_error err = {0};
-  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(vf.skipped, 1);
-  cr_assert(strstr(vf.rows[0].skipped, "tp"), "reason: %s", vf.rows[0].skipped);
-  val_free(&vf);
+  expect_skipped("r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,5,1,32,1,1,1,0,0,full,fp16,"
+                 "a100-sxm4-80gb,160,8,8,300,200,3.5,iteration_time,\n",
+                 "tp");
 }
 
 /* Predicted step time of one MPT-1B row (seq 16384, attention-heavy)

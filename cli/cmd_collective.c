@@ -20,7 +20,7 @@
 #include "core/clock.h"
 #include "net/flow.h"
 #include "net/route.h"
-#include "net/topo_json.h"
+#include "load/topo_json.h"
 
 typedef struct opts {
   int op, ranks, ppn, arch;

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "scenario_args.h"
 #include "stepcast.h"
 

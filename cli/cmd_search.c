@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "scenario_args.h"
 #include "stepcast.h"
 

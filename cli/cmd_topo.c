@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "net/topo_gen.h"
-#include "net/topo_json.h"
+#include "load/topo_json.h"
 
 static int usage(void) {
   fprintf(stderr,

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "io/report.h"
-#include "io/validate.h"
+#include "report/report.h"
+#include "validate/validate.h"
 
 static void help(void) {
   printf("usage: stepcast validate [--format table|json|csv] [--summary] FILE.csv...\n\n"

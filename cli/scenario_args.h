@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "io/report.h"
+#include "report/report.h"
 #include "stepcast.h"
 
 typedef struct scen_args {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "net/topo_json.h"
+#include "load/topo_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   topo *t = NULL;

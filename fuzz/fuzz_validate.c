@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "io/validate.h"
+#include "validate/validate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char path[64];

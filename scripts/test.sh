@@ -15,7 +15,7 @@ echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== sanitizer build (ASan + UBSan, debug invariant checks)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_SANITIZE=ON -DSC_DEBUG_CHECKS=ON >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_SANITIZE=ON -DSC_DEBUG_CHECKS=ON -DSC_ALLOC_FAULTS=ON >/dev/null
 ninja -C build-asan
 echo "== tests under sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

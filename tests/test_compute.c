@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cost/compute.h"
-#include "io/csv.h"
+#include "load/csv.h"
 
 static const sc_gpu *gpu(const char *name) {
   const sc_gpu *g = sc_gpu_preset(name);

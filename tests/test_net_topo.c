@@ -6,7 +6,7 @@
 
 #include "net/route.h"
 #include "net/topo_gen.h"
-#include "net/topo_json.h"
+#include "load/topo_json.h"
 
 static const char *const specs[] = {
     "ring:n=8", "torus:x=4,y=4,z=4", "mesh:x=3,y=5", "star:n=8,ps=1", "tree:k=3,depth=3",

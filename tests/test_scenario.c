@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/scenario.h"
+#include "load/scenario.h"
 #include "stepcast.h"
 
 /* Load json (+ overrides) and require success. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "io/report.h"
+#include "report/report.h"
 #include "stepcast.h"
 
 static sc_scenario plan(int pp, sc_schedule sched, int vpp, long gb) {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/validate.h"
+#include "validate/validate.h"
 
 static const char *HEADER =
     "id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,"

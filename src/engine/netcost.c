@@ -9,7 +9,7 @@
 #include "engine/netcost.h"
 #include "net/flow.h"
 #include "net/route.h"
-#include "net/topo_json.h"
+#include "load/topo_json.h"
 
 #define NCOST_MEMO 32
 

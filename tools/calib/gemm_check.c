@@ -19,7 +19,7 @@
 #include <strings.h>
 
 #include "cost/compute.h"
-#include "io/csv.h"
+#include "load/csv.h"
 
 typedef struct row {
   const sc_gpu *g;

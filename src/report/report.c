@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "io/report.h"
+#include "report/report.h"
 
 #define GIB 1073741824.0
 

@@ -3,12 +3,12 @@
  * rep_): a readable table for people, JSON and CSV for programs.
  * Output is deterministic: fixed formats, fixed order.
  */
-#ifndef SC_IO_REPORT_H
-#define SC_IO_REPORT_H
+#ifndef SC_REPORT_H
+#define SC_REPORT_H
 
 #include <stdio.h>
 
-#include "io/validate.h"
+#include "validate/validate.h"
 #include "stepcast.h"
 
 typedef enum rep_format { REP_TABLE = 0, REP_JSON, REP_CSV } rep_format;

@@ -11,8 +11,8 @@
  * same bandwidth) unless "duplex": false. Instead of nodes and links a
  * file may name a generator: {"generator": "fat_tree:hosts=64,radix=8"}.
  */
-#ifndef SC_NET_TOPO_JSON_H
-#define SC_NET_TOPO_JSON_H
+#ifndef SC_LOAD_TOPO_JSON_H
+#define SC_LOAD_TOPO_JSON_H
 
 #include <stddef.h>
 
@@ -30,4 +30,4 @@ int topo_json_load_file(const char *path, topo **out, sc_error *err);
  * .json file. */
 int topo_load_spec(const char *spec, topo **out, sc_error *err);
 
-#endif /* SC_NET_TOPO_JSON_H */
+#endif /* SC_LOAD_TOPO_JSON_H */

@@ -31,7 +31,7 @@
 #include <jansson.h>
 
 #include "hw/cluster_presets.h"
-#include "io/scenario.h"
+#include "load/scenario.h"
 #include "plan/plan.h"
 #include "stepcast.h"
 

@@ -5,8 +5,8 @@
  * fields in place. Quoted fields may hold commas, doubled quotes and line
  * breaks. A header row names the columns.
  */
-#ifndef SC_IO_CSV_H
-#define SC_IO_CSV_H
+#ifndef SC_LOAD_CSV_H
+#define SC_LOAD_CSV_H
 
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
  * topo_json.c -- read a topology from JSON (jansson), with errors that
  * name the place: origin:line:column for syntax, a key path for content.
  */
-#include "net/topo_json.h"
+#include "load/topo_json.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -31,8 +31,8 @@
 
 #include "coll/coll.h"
 #include "core/clock.h"
-#include "io/csv.h"
-#include "io/validate.h"
+#include "load/csv.h"
+#include "validate/validate.h"
 
 /* Column lookup and typed parsing of the current record. */
 typedef struct row_ctx {

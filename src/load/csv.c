@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/csv.h"
+#include "load/csv.h"
 
 /* Read a whole file into a NUL-terminated buffer the caller frees. */
 static char *slurp(const char *path, size_t *len) {

@@ -7,8 +7,8 @@
  * collective rows (one nccl-tests measurement, microseconds). The kind is
  * told by the header (`measured_iter_s` or `measured_time_us`).
  */
-#ifndef SC_IO_VALIDATE_H
-#define SC_IO_VALIDATE_H
+#ifndef SC_VALIDATE_H
+#define SC_VALIDATE_H
 
 #include "stepcast.h"
 

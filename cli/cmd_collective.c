@@ -1,8 +1,9 @@
 /*
  * cmd_collective.c -- `stepcast collective`: an nccl-tests-like table of
- * one collective over a size range: NCCL's model (coll_nccl_time, the
+ * one collective over a size range: NCCL's model (sc_coll_nccl_time, the
  * algorithm and protocol NCCL would pick) and, with --topo, the flow
- * engine running a schedule on that topology, side by side.
+ * engine running a schedule on that topology (sc_coll_simulate), side by
+ * side.
  *
  *   stepcast collective --op all_reduce --ranks 16 --ppn 8 --arch 80
  *       --nvlink 300 --nic 200 --min 1K --max 1G [--topo SPEC --algo ring]
@@ -12,21 +13,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "coll/coll.h"
-#include "coll/sched.h"
-#include "core/clock.h"
-#include "net/flow.h"
-#include "net/route.h"
-#include "load/topo_json.h"
+#include "stepcast.h"
 
 typedef struct opts {
   int op, ranks, ppn, arch;
   double nvlink, nic, min, max, factor;
   const char *topo, *algo, *format;
 } opts;
+
+/* Seconds since a fixed point (CLOCK_MONOTONIC), for the progress display
+ * only: the CLI sees the public header alone, and the library's clock
+ * (src/core/clock.h) is not part of it. */
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 /* Progress of a flow-engine run on a terminal's stderr: after the first
  * second, at most every 0.2 s. */
@@ -38,7 +44,7 @@ typedef struct progress {
 
 static void show_progress(void *ud, double done) {
   progress *p = ud;
-  double now = clock_now_s();
+  double now = now_s();
   if (now - p->t0 < 1.0 || now - p->last < 0.2) return;
   p->last = now;
   p->shown = 1;
@@ -70,7 +76,7 @@ static double parse_size(const char *s) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
-  *o = (opts){COLL_ALL_REDUCE, 8, 8, 80, 300, 200, 1024, 1 << 30, 2, NULL, "ring", "text"};
+  *o = (opts){SC_COLL_ALL_REDUCE, 8, 8, 80, 300, 200, 1024, 1 << 30, 2, NULL, "ring", "text"};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -79,7 +85,7 @@ static int parse(int argc, char **argv, opts *o) {
     i++;
     char *end = NULL;
     if (!strcmp(k, "--op")) {
-      if ((o->op = coll_op_from_name(v)) < 0)
+      if ((o->op = sc_coll_op_from_name(v)) < 0)
         return bad("unknown op (valid: all_reduce all_gather reduce_scatter all_to_all "
                    "broadcast reduce send_recv)", v);
     } else if (!strcmp(k, "--ranks")) o->ranks = (int)strtol(v, &end, 10);
@@ -112,6 +118,30 @@ static int parse(int argc, char **argv, opts *o) {
   return 0;
 }
 
+/* Load --topo into *t and check that --ranks and --algo fit it, before
+ * any output; returns the exit code (0, 2, 3) after printing any error. */
+static int load_topo(const opts *o, sc_topo **t) {
+  sc_error err = {0};
+  int rc = sc_topo_load(o->topo, t, &err);
+  if (rc) {
+    fprintf(stderr, "stepcast collective: %s\n", err.msg);
+    return rc == SC_EIO ? 3 : 2;
+  }
+  if (sc_topo_gpus(*t) < o->ranks) {
+    fprintf(stderr, "stepcast collective: --ranks %d is larger than the %d GPUs of %s\n",
+            o->ranks, sc_topo_gpus(*t), o->topo);
+    rc = 2;
+  } else if (sc_coll_algo_find((sc_coll_op)o->op, o->algo, &err) < 0) {
+    fprintf(stderr, "stepcast collective: %s\n", err.msg);
+    rc = 2;
+  }
+  if (rc) {
+    sc_topo_free(*t);
+    *t = NULL;
+  }
+  return rc;
+}
+
 int cmd_collective(int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
@@ -122,67 +152,37 @@ int cmd_collective(int argc, char **argv) {
     return 0;
   }
   if (rc) return rc;
-  coll_group g = {o.ranks, o.ppn, o.arch, o.nvlink * 1e9, o.nic * 1e9 / 8, 0, 0, 0};
-  topo *t = NULL;
-  route_table *rt = NULL;
-  const coll_alg *alg = NULL;
-  sc_error err = {0};
-  if (o.topo) {
-    if ((rc = topo_load_spec(o.topo, &t, &err))) {
-      fprintf(stderr, "stepcast collective: %s\n", err.msg);
-      return rc == SC_EIO ? 3 : 2;
-    }
-    if (t->n_gpus < o.ranks) {
-      fprintf(stderr, "stepcast collective: --ranks %d is larger than the %d GPUs of %s\n",
-              o.ranks, t->n_gpus, o.topo);
-      topo_free(t);
-      return 2;
-    }
-    alg = coll_alg_find((coll_op)o.op, o.algo);
-    if (!alg) {
-      fprintf(stderr, "stepcast collective: no algorithm '%s' for %s (valid:", o.algo,
-              coll_op_name((coll_op)o.op));
-      for (int i = 0; i < coll_alg_count(); i++)
-        if ((int)coll_alg_at(i)->op == o.op) fprintf(stderr, " %s", coll_alg_at(i)->name);
-      fprintf(stderr, ")\n");
-      topo_free(t);
-      return 2;
-    }
-    rt = route_new(t, ROUTE_ECMP);
-  }
+  sc_coll_op op = (sc_coll_op)o.op;
+  sc_coll_group g = {o.ranks, o.ppn, o.arch, o.nvlink * 1e9, o.nic * 1e9 / 8, 0, 0, 0};
+  sc_topo *t = NULL;
+  if (o.topo && (rc = load_topo(&o, &t))) return rc;
   int json = !strcmp(o.format, "json"), csv = !strcmp(o.format, "csv");
-  double fac = coll_busbw_factor((coll_op)o.op, o.ranks);
-  if (json) printf("{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", coll_op_name((coll_op)o.op), o.ranks);
+  double fac = sc_coll_busbw_factor(op, o.ranks);
+  if (json) printf("{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", sc_coll_op_name(op), o.ranks);
   else if (csv) printf("bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
                        t ? ",flow_us,flow_busbw_GBps" : "");
   else printf("# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s\n"
               "%12s %12s %10s %10s %-12s%s\n",
-              coll_op_name((coll_op)o.op), o.ranks, o.ppn, o.arch, o.nvlink, o.nic,
+              sc_coll_op_name(op), o.ranks, o.ppn, o.arch, o.nvlink, o.nic,
               t ? ", flow engine: " : "", t ? o.topo : "", "size(B)", "time(us)",
               "algbw", "busbw", "nccl-algo", t ? "   flow(us)  flow-busbw" : "");
-  sched s;
-  sched_init(&s);
   int first = 1, tty = isatty(fileno(stderr));
   for (double b = o.min; b <= o.max * 1.0000001 && rc == 0; b *= o.factor) {
     double bytes = floor(b);
-    coll_cost c = coll_nccl_time((coll_op)o.op, bytes, &g);
+    sc_coll_cost c = sc_coll_nccl_time(op, bytes, &g);
     double algbw = c.time > 0 ? bytes / c.time / 1e9 : 0;
     double ft = -1;
     if (t) {
-      sched_clear(&s);
-      sched_params p = {.n = o.ranks, .ppn = o.ppn, .chunks = 8, .bytes = bytes};
-      flow_stats st;
-      progress pg = {clock_now_s(), 0, bytes, 0};
-      int failed = alg->build(&s, &p) ||
-                   (rc = flow_run_ex(t, rt, &s, t->gpus, &st, tty ? show_progress : NULL,
-                                     &pg, &err));
+      sc_error err = {0};
+      progress pg = {now_s(), 0, bytes, 0};
+      rc = sc_coll_simulate(t, op, o.algo, bytes, o.ranks, o.ppn, 8, tty ? show_progress : NULL,
+                            &pg, &ft, &err);
       end_progress(&pg);
-      if (failed) {
-        fprintf(stderr, "stepcast collective: %s\n", rc ? err.msg : "out of memory");
-        rc = rc ? 2 : 4;
+      if (rc) {
+        fprintf(stderr, "stepcast collective: %s\n", err.msg);
+        rc = rc == SC_ENOMEM ? 4 : 2;
         break;
       }
-      ft = st.time;
     }
     double fbus = ft > 0 ? bytes / ft / 1e9 * fac : 0;
     if (json)
@@ -203,8 +203,6 @@ int cmd_collective(int argc, char **argv) {
     first = 0;
   }
   if (json) printf("]}\n");
-  sched_free(&s);
-  route_free(rt);
-  topo_free(t);
+  sc_topo_free(t);
   return rc;
 }

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "report/report.h"
 #include "scenario_args.h"
 #include "stepcast.h"
 
@@ -42,7 +41,7 @@ static int write_trace(const char *path, const sc_scenario *s) {
     free(spans);
     return 3;
   }
-  rep_chrome_trace(f, s, spans, n);
+  sc_report_trace(f, s, spans, n);
   int bad = fclose(f) != 0;
   free(spans);
   if (bad) {
@@ -101,11 +100,11 @@ int cmd_predict(int argc, char **argv) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
       rc = err.code == SC_EIO ? 3 : 2;
     } else {
-      rep_prediction(stdout, sa.fmt, &s, &r, train_tokens);
+      sc_report_prediction(stdout, sa.fmt, &s, &r, train_tokens);
       if (show_ops) {
         sc_op_time ops[64];
         int n = sc_explain_layer(&s, ops, 64, &err);
-        if (n > 0) rep_layer_ops(stdout, sa.fmt, ops, n);
+        if (n > 0) sc_report_layer_ops(stdout, sa.fmt, ops, n);
       }
       if (trace) rc = write_trace(trace, &s);
       if (!rc && require_fit && !r.mem.fits) rc = 1;

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report/report.h"
 #include "scenario_args.h"
 #include "stepcast.h"
 
@@ -80,7 +79,7 @@ int cmd_search(int argc, char **argv) {
       fprintf(stderr, "stepcast search: %s\n", err.msg);
       rc = 2;
     } else {
-      rep_search(stdout, sa.fmt, &s, best, n, &st);
+      sc_report_search(stdout, sa.fmt, &s, best, n, &st);
       if (n == 0) rc = 1;
     }
     free(best);

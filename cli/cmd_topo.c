@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "net/topo_gen.h"
-#include "load/topo_json.h"
+#include "stepcast.h"
 
 static int usage(void) {
   fprintf(stderr,
@@ -29,7 +28,7 @@ int cmd_topo(int argc, char **argv) {
     else if (!strcmp(argv[i], "--check")) check = 1;
     else if (!strcmp(argv[i], "--list")) {
       printf("topology generators (bw, nvlink: GB/s per direction; nic: Gb/s; lat: us):\n");
-      topo_gen_help(stdout);
+      sc_topo_generators_help(stdout);
       return 0;
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage();
@@ -40,24 +39,24 @@ int cmd_topo(int argc, char **argv) {
     } else spec = argv[i];
   }
   if (!spec) return usage();
-  topo *t;
+  sc_topo *t;
   sc_error err = {0};
-  int rc = topo_load_spec(spec, &t, &err);
+  int rc = sc_topo_load(spec, &t, &err);
   if (rc) {
     fprintf(stderr, "stepcast topo: %s\n", err.msg);
     return rc == SC_EIO ? 3 : 2;
   }
   if (dot) {
-    topo_write_dot(t, stdout);
+    sc_topo_write_dot(t, stdout);
   } else {
-    topo_describe(t, stdout);
+    sc_topo_describe(t, stdout);
     if (check) {
       char warn[1024];
-      topo_check(t, &err, warn, sizeof warn);
+      sc_topo_check(t, &err, warn, sizeof warn);
       printf("check        ok (connected, all bandwidths > 0)\n");
       if (warn[0]) printf("warnings\n%s\n", warn);
     }
   }
-  topo_free(t);
+  sc_topo_free(t);
   return 0;
 }

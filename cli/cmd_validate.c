@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report/report.h"
-#include "validate/validate.h"
+#include "stepcast.h"
 
 static void help(void) {
   printf("usage: stepcast validate [--format table|json|csv] [--summary] FILE.csv...\n\n"
@@ -21,22 +20,22 @@ static void help(void) {
 }
 
 int cmd_validate(int argc, char **argv) {
-  rep_format fmt = REP_TABLE;
+  sc_format fmt = SC_FORMAT_TABLE;
   int rows = 1, n = 0, rc = 0;
-  val_file *files = calloc((size_t)argc, sizeof *files);
+  sc_validation *files = calloc((size_t)argc, sizeof *files);
   if (!files) return 3;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); goto done; }
     if (!strcmp(a, "--summary")) { rows = 0; continue; }
     if (!strcmp(a, "--format")) {
-      int f = i + 1 < argc ? rep_format_from(argv[++i]) : -1;
+      int f = i + 1 < argc ? sc_format_from_name(argv[++i]) : -1;
       if (f < 0) {
         fprintf(stderr, "stepcast validate: --format expects table, json or csv\n");
         rc = 2;
         goto done;
       }
-      fmt = (rep_format)f;
+      fmt = (sc_format)f;
       continue;
     }
     if (a[0] == '-') {
@@ -45,7 +44,7 @@ int cmd_validate(int argc, char **argv) {
       goto done;
     }
     sc_error err = {0};
-    int vrc = val_run(a, &files[n], &err);
+    int vrc = sc_validate_file(a, &files[n], &err);
     if (vrc != SC_OK) {
       fprintf(stderr, "stepcast validate: %s\n", err.msg);
       rc = vrc == SC_EIO ? 3 : 2;
@@ -59,9 +58,9 @@ int cmd_validate(int argc, char **argv) {
     rc = 2;
     goto done;
   }
-  rep_validation(stdout, fmt, files, n, rows);
+  sc_report_validation(stdout, fmt, files, n, rows);
 done:
-  for (int i = 0; i < n; i++) val_free(&files[i]);
+  for (int i = 0; i < n; i++) sc_validation_free(&files[i]);
   free(files);
   return rc;
 }

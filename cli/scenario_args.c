@@ -26,7 +26,7 @@ static const flag flags[] = {
 
 int scen_args_init(scen_args *a, int argc) {
   memset(a, 0, sizeof *a);
-  a->fmt = REP_TABLE;
+  a->fmt = SC_FORMAT_TABLE;
   a->ov = calloc((size_t)argc + 1, sizeof *a->ov);
   return a->ov ? 0 : 3;
 }
@@ -42,12 +42,12 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
   const char *arg = argv[*i];
   const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
   if (!strcmp(arg, "--format")) {
-    int f = val ? rep_format_from(val) : -1;
+    int f = val ? sc_format_from_name(val) : -1;
     if (f < 0) {
       fprintf(stderr, "stepcast %s: --format expects table, json or csv\n", cmd);
       return 2;
     }
-    a->fmt = (rep_format)f;
+    a->fmt = (sc_format)f;
     (*i)++;
     return 1;
   }

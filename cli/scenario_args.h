@@ -9,14 +9,13 @@
 
 #include <stddef.h>
 
-#include "report/report.h"
 #include "stepcast.h"
 
 typedef struct scen_args {
   const char *file;   /* scenario JSON, or NULL for the default */
   char **ov;          /* owned override strings "key.path=value" */
   size_t n_ov;
-  rep_format fmt;
+  sc_format fmt;      /* --format */
 } scen_args;
 
 /* Prepare for at most argc overrides; 0, or 3 when out of memory. */

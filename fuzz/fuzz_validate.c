@@ -2,15 +2,15 @@
  * fuzz_validate.c -- libFuzzer target for the measurement CSV reader and
  * the row-to-scenario mapping of `stepcast validate`: any bytes must give
  * SC_OK or an error value, never a crash, a leak or undefined behaviour.
- * The input is written to a private temporary file because val_run reads
- * a path, as the CLI does.
+ * The input is written to a private temporary file because
+ * sc_validate_file reads a path, as the CLI does.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "validate/validate.h"
+#include "stepcast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static char path[64];
@@ -19,8 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!f) return 0;
   fwrite(data, 1, size, f);
   fclose(f);
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
-  if (val_run(path, &vf, &err) == SC_OK) val_free(&vf);
+  if (sc_validate_file(path, &vf, &err) == SC_OK) sc_validation_free(&vf);
   return 0;
 }

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -344,6 +345,210 @@ typedef struct sc_span {
  * *n spans (the caller frees it) and *step_s the timeline's step time. */
 int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n,
                 double *step_s, sc_error *err);
+
+/* ----------------------------------------------------------- collectives */
+
+/* Collective operations. Sizes follow nccl-tests: `bytes` is the size of
+ * the whole buffer (all_reduce: the buffer; all_gather: the gathered
+ * output; reduce_scatter: the input; all_to_all: what one rank sends in
+ * all; broadcast, reduce: the buffer; send_recv: the message). */
+typedef enum sc_coll_op {
+  SC_COLL_ALL_REDUCE = 0,
+  SC_COLL_ALL_GATHER,
+  SC_COLL_REDUCE_SCATTER,
+  SC_COLL_ALL_TO_ALL,
+  SC_COLL_BROADCAST,
+  SC_COLL_REDUCE,
+  SC_COLL_SEND_RECV,
+  SC_COLL_OP_COUNT
+} sc_coll_op;
+
+/* The GPUs of one collective as NCCL's cost model sees them: `ranks`
+ * GPUs, `ranks_per_node` of them in each NVLink domain. */
+typedef struct sc_coll_group {
+  int ranks;           /* participants, >= 1 */
+  int ranks_per_node;  /* participants per NVLink domain, divides ranks */
+  int arch;            /* GPU SM version (70, 80, 90, 100): NCCL's tables */
+  double intra_bw;     /* NVLink per GPU per direction, bytes/s */
+  double inter_bw;     /* scale-out NIC per GPU per direction, bytes/s */
+  double intra_lat;    /* one NVLink hop, seconds */
+  double inter_lat;    /* one network traversal, seconds */
+  int node_gpus;       /* GPUs wired together in one node's NVLink fabric
+                          (8 on DGX-1 and DGX A100, 16 on DGX-2); 0 =
+                          unknown, taken as ranks_per_node */
+} sc_coll_group;
+
+/* Cost of one collective as NCCL would run it. */
+typedef struct sc_coll_cost {
+  double time;         /* seconds */
+  const char *algo;    /* static string: "ring", "tree", "nvls", ... */
+  const char *proto;   /* static string: "LL", "LL128", "Simple" */
+  double launch;       /* part of `time` that is the per-call overhead
+                          nccl-tests sees around the kernel, seconds */
+  int channels;        /* CTAs the kernel occupies on each GPU */
+} sc_coll_cost;
+
+/* Time of one collective of `bytes` over g with the algorithm and protocol
+ * NCCL's tuner would choose (docs/network.md). ranks == 1 costs 0. */
+sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g);
+
+/* nccl-tests' bus-bandwidth factor of op over `ranks` ranks: busbw =
+ * algbw * factor (all_reduce 2(n-1)/n, all_gather (n-1)/n, ...). */
+double sc_coll_busbw_factor(sc_coll_op op, int ranks);
+
+/* Name of an op ("all_reduce", ...; a static string), and the op of a
+ * name (nccl-tests spellings such as "allreduce" too); -1 when unknown. */
+const char *sc_coll_op_name(sc_coll_op op);
+int sc_coll_op_from_name(const char *name);
+
+/* The algorithm plug-ins the flow engine can run (src/coll/, one file
+ * each): how many there are, and the name (static string: "ring",
+ * "tree", "rhd", "hier", "nvls", "direct", ...) and op of the i-th,
+ * 0 <= i < count. */
+int sc_coll_algo_count(void);
+const char *sc_coll_algo_name(int i);
+sc_coll_op sc_coll_algo_op(int i);
+
+/* Index of the plug-in of op called name (NULL: the first one for op).
+ * When there is none, returns -1 and sets err (if not NULL) to SC_EINPUT
+ * with a message listing the valid names for op. */
+int sc_coll_algo_find(sc_coll_op op, const char *name, sc_error *err);
+
+/* ------------------------------------------------------------ topologies */
+
+/* A cluster network: GPUs, NVSwitches, NICs and switches joined by
+ * directed links (docs/network.md). Opaque; it owns its graph and, built
+ * on first use by sc_coll_simulate, its table of routes (ECMP). */
+typedef struct sc_topo sc_topo;
+
+/* Load a topology from a generator spec ("fat_tree:hosts=64,radix=8",
+ * "rail:nodes=2,gpus=8"; sc_topo_generators_help lists them) or from the
+ * path of a .json file, and check it (connected, bandwidths > 0). On
+ * success *out owns a new topology (free it with sc_topo_free); on error
+ * *out is NULL and err names the file:line:column, the key path or the
+ * generator key and what would be valid. Returns SC_OK, SC_EINPUT, SC_EIO
+ * (unreadable file) or SC_ENOMEM. */
+int sc_topo_load(const char *spec, sc_topo **out, sc_error *err);
+/* Free t and everything it owns; NULL is allowed. */
+void sc_topo_free(sc_topo *t);
+
+/* Number of GPUs of t; rank i of sc_coll_simulate runs on the i-th. */
+int sc_topo_gpus(const sc_topo *t);
+
+/* Human summary to out: counts per kind of node, links, bandwidth range. */
+void sc_topo_describe(const sc_topo *t, FILE *out);
+
+/* Check t again: SC_OK, or SC_EINPUT with err naming the element at fault
+ * (sc_topo_load has already done this). Asymmetric links (a->b without
+ * b->a, or a different bandwidth back) are not errors: they are written to
+ * warn (warn_size bytes, one per line; "" when none; may be NULL). */
+int sc_topo_check(const sc_topo *t, sc_error *err, char *warn, size_t warn_size);
+
+/* Graphviz DOT of t to out; a duplex pair of equal bandwidth is one edge. */
+void sc_topo_write_dot(const sc_topo *t, FILE *out);
+
+/* One line per topology generator to out: its name, keys and defaults
+ * (bw, nvlink: GB/s per direction; nic: Gb/s; lat: microseconds). */
+void sc_topo_generators_help(FILE *out);
+
+/* --------------------------------------------- collectives on a topology */
+
+/* Progress of a long run: done_fraction (0..1) of the schedule's transfers
+ * simulated so far, reported after every event of the flow engine. The
+ * callback decides how often to show it and must not call the library. */
+typedef void (*sc_progress_fn)(void *ud, double done_fraction);
+
+/* Run one collective through the flow engine: plug-in `algo` of op (NULL:
+ * the first for op) builds the schedule of `bytes` (nccl-tests size) over
+ * `ranks` ranks, `ranks_per_node` per node (hierarchical algorithms;
+ * divides ranks), `chunks` pipelining chunks (broadcast, reduce; >= 1),
+ * root rank 0; rank i runs on the i-th GPU of t. Link bandwidth is shared
+ * max-min fairly. fn (may be NULL) gets progress with ud.
+ * On success *seconds is the simulated time of the collective. Errors:
+ * SC_EINPUT for an unknown algorithm (the message lists the valid ones),
+ * more ranks than t has GPUs, bad counts or a transfer with no route;
+ * SC_ENOMEM. The routes found are kept in t for later runs, so t is not
+ * const; do not run two collectives on one t at the same time. */
+int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, int ranks,
+                     int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
+                     double *seconds, sc_error *err);
+
+/* ------------------------------------------------------------ validation */
+
+/* Predictions of published measurements (../shared/validation, format in
+ * its README): a training set (one measured configuration a row, seconds
+ * per step; header has `measured_iter_s`) or a collective set (one
+ * nccl-tests measurement a row, microseconds; `measured_time_us`). */
+typedef enum sc_validation_kind {
+  SC_VALIDATION_TRAINING = 0,
+  SC_VALIDATION_COLLECTIVE
+} sc_validation_kind;
+
+/* One row of a set. */
+typedef struct sc_validation_row {
+  char id[64];          /* the row's id column */
+  double measured;      /* s per step (training) or us (collective) */
+  double predicted;     /* same unit; < 0 when skipped */
+  double ape;           /* |predicted - measured| / measured */
+  double bytes;         /* collective message size, bytes; 0 for training */
+  char skipped[192];    /* why the row was not predicted; "" when it was */
+  sc_breakdown time;    /* training: where the predicted time goes */
+  double mfu;           /* training: predicted MFU */
+} sc_validation_row;
+
+/* One set: its rows and the summary of their errors (fractions). */
+typedef struct sc_validation {
+  char path[512];       /* the CSV, as given */
+  sc_validation_kind kind;
+  sc_validation_row *rows;  /* owned: n rows (cap allocated) */
+  int n, cap;
+  int predicted, skipped, within_10pct;  /* rows of each kind */
+  double mape, median_ape, max_ape;      /* over predicted rows */
+  double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
+  int n_small, n_large;           /* rows in each of those */
+  double seconds;       /* wall time spent predicting */
+} sc_validation;
+
+/* Predict every row of the CSV at path. On success fills *out (release it
+ * with sc_validation_free) and returns SC_OK; a row the model cannot
+ * handle is kept, skipped, with the reason. On error out owns nothing and
+ * the return is SC_EIO (unreadable) or SC_EINPUT with file:line and the
+ * column of a malformed row. */
+int sc_validate_file(const char *path, sc_validation *out, sc_error *err);
+/* Free the rows of v (not v itself); v is left empty. */
+void sc_validation_free(sc_validation *v);
+
+/* --------------------------------------------------------------- reports */
+
+/* Output formats: an aligned table for people, JSON and CSV for programs.
+ * Every report is deterministic (fixed formats, fixed order) and is
+ * written to a FILE the caller owns; docs/output.md describes each. */
+typedef enum sc_format { SC_FORMAT_TABLE = 0, SC_FORMAT_JSON, SC_FORMAT_CSV } sc_format;
+
+/* The format called "table", "json" or "csv"; -1 when unknown. */
+int sc_format_from_name(const char *name);
+
+/* A prediction of s (sc_predict's r). train_tokens > 0 adds the days
+ * needed to train on that many tokens. */
+void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
+                          const sc_result *r, double train_tokens);
+
+/* The n operators of one layer (sc_explain_layer). */
+void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n);
+
+/* The n plans c of a search of s (sc_search), fastest first, with st. */
+void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
+                      const sc_candidate *c, int n, const sc_search_stats *st);
+
+/* A step's timeline (sc_timeline's n spans) as Chrome trace JSON
+ * (chrome://tracing, Perfetto): one process per pipeline stage, a compute
+ * and a communication thread, times in microseconds. */
+void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n);
+
+/* n validated sets: with show_rows, each set's rows (the table; JSON and
+ * CSV always list them), then the summary per set. */
+void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
+                          int show_rows);
 
 #ifdef __cplusplus
 }

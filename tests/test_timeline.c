@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report/report.h"
 #include "stepcast.h"
 
 static sc_scenario plan(int pp, sc_schedule sched, int vpp, long gb) {
@@ -77,7 +76,7 @@ Test(timeline, chrome_trace_is_valid_json) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  rep_chrome_trace(f, &s, sp, n);
+  sc_report_trace(f, &s, sp, n);
   fclose(f);
   json_error_t je;
   json_t *root = json_loads(buf, 0, &je);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "validate/validate.h"
+#include "stepcast.h"
 
 static const char *HEADER =
     "id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,"
@@ -28,9 +28,9 @@ static char *write_tmp(const char *body) {
   return path;
 }
 
-static int run_csv(const char *body, val_file *vf, sc_error *err) {
+static int run_csv(const char *body, sc_validation *vf, sc_error *err) {
   char *p = write_tmp(body);
-  int rc = val_run(p, vf, err);
+  int rc = sc_validate_file(p, vf, err);
   unlink(p);
   return rc;
 }
@@ -38,13 +38,13 @@ static int run_csv(const char *body, val_file *vf, sc_error *err) {
 Test(validate, good_row_is_predicted) {
   char buf[2048];
   snprintf(buf, sizeof buf, "%s%s", HEADER, GOOD);
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(vf.n, 1);
   cr_assert_eq(vf.predicted, 1);
   cr_assert(vf.rows[0].predicted > 0);
-  val_free(&vf);
+  sc_validation_free(&vf);
 }
 
 Test(validate, garbage_number_names_line_and_column) {
@@ -52,7 +52,7 @@ Test(validate, garbage_number_names_line_and_column) {
   snprintf(buf, sizeof buf, "%s%s%s", HEADER, GOOD,
            "r2,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,x1,1,32,1,1,1,0,0,full,fp16,"
            "a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,\n");
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, ":3:") && strstr(err.msg, "'tp'") && strstr(err.msg, "x1"),
@@ -62,7 +62,7 @@ Test(validate, garbage_number_names_line_and_column) {
 Test(validate, wrong_field_count_is_an_error) {
   char buf[2048];
   snprintf(buf, sizeof buf, "%s%s", HEADER, "r1,test,GPT,24\n");
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, ":2:") && strstr(err.msg, "fields"), "message: %s", err.msg);
@@ -71,7 +71,7 @@ Test(validate, wrong_field_count_is_an_error) {
 Test(validate, unterminated_quote_is_an_error) {
   char buf[2048];
   snprintf(buf, sizeof buf, "%s%s", HEADER, "r1,\"test,GPT,24\n");
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "unterminated"), "message: %s", err.msg);
@@ -81,12 +81,12 @@ Test(validate, unterminated_quote_is_an_error) {
 static void expect_skipped(const char *row, const char *what) {
   char buf[2048];
   snprintf(buf, sizeof buf, "%s%s", HEADER, row);
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(vf.skipped, 1);
   cr_assert(strstr(vf.rows[0].skipped, what), "reason: %s", vf.rows[0].skipped);
-  val_free(&vf);
+  sc_validation_free(&vf);
 }
 
 Test(validate, unknown_gpu_is_skipped_with_reason) {
@@ -110,12 +110,12 @@ static double flash_row(const char *source, const char *notes) {
            "%sr1,%s,MPT-1b,24,2048,16,,8192,50368,16384,,,64,2,1,1,8,1,1,1,0,3,none,bf16,"
            "a100-sxm4-80gb,8,8,8,300,200,16,iteration_time,\"%s\"\n",
            HEADER, source, notes);
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(vf.predicted, 1);
   double t = vf.rows[0].predicted;
-  val_free(&vf);
+  sc_validation_free(&vf);
   return t;
 }
 
@@ -137,20 +137,20 @@ Test(validate, flash_attention_generation_follows_notes_and_source) {
 }
 
 Test(validate, missing_file_is_an_io_error) {
-  val_file vf;
+  sc_validation vf;
   sc_error err = {0};
-  cr_assert_eq(val_run("/nonexistent/x.csv", &vf, &err), SC_EIO);
+  cr_assert_eq(sc_validate_file("/nonexistent/x.csv", &vf, &err), SC_EIO);
   cr_assert(strstr(err.msg, "/nonexistent/x.csv"), "message: %s", err.msg);
 }
 
 /* Load a published set (dir: "training" or "collectives"); skips the test
  * when ../shared is not beside the checkout. */
-static void load_set(const char *dir, const char *name, val_file *vf) {
+static void load_set(const char *dir, const char *name, sc_validation *vf) {
   char path[512];
   snprintf(path, sizeof path, "%s/validation/%s/%s", SC_SHARED_DIR, dir, name);
   if (access(path, R_OK) != 0) cr_skip_test("%s not found", path);
   sc_error err = {0};
-  cr_assert_eq(val_run(path, vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_validate_file(path, vf, &err), SC_OK, "%s", err.msg);
   cr_expect_eq(vf->skipped, 0, "%s: %d rows skipped", name, vf->skipped);
 }
 
@@ -159,11 +159,11 @@ static void load_set(const char *dir, const char *name, val_file *vf) {
  * sets are there; the guards sit at 10 % or just above today's figure
  * (docs/accuracy.md), so that a change that makes a set worse fails. */
 static void check_set(const char *name, double max_mape) {
-  val_file vf;
+  sc_validation vf;
   load_set("training", name, &vf);
   cr_expect(vf.mape <= max_mape, "%s: MAPE %.1f%% above %.1f%%", name, 100 * vf.mape,
             100 * max_mape);
-  val_free(&vf);
+  sc_validation_free(&vf);
 }
 
 Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
@@ -176,13 +176,13 @@ Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.10); 
  * guards at the current level (docs/network.md). COLL_LAUNCH_S was fitted
  * to these sets (src/coll/coll_nccl.c): they are not an independent check. */
 static void check_coll(const char *name, double max_large, double max_small) {
-  val_file vf;
+  sc_validation vf;
   load_set("collectives", name, &vf);
   cr_expect(vf.mape_large <= max_large, "%s: MAPE from 1 MiB %.1f %% > %.1f %%", name,
             100 * vf.mape_large, 100 * max_large);
   cr_expect(vf.mape_small <= max_small, "%s: MAPE below 1 MiB %.1f %% > %.1f %%", name,
             100 * vf.mape_small, 100 * max_small);
-  val_free(&vf);
+  sc_validation_free(&vf);
 }
 
 Test(validate, azure_allreduce_a100_h100) { check_coll("azure_allreduce_a100_h100.csv", 0.092, 0.185); }

@@ -1,16 +1,18 @@
 /*
- * report.c -- tables, JSON and CSV for predictions and validations.
+ * report.c -- tables, JSON and CSV for predictions and validations: the
+ * reports of stepcast.h (sc_format, sc_report_*).
  */
 #include <string.h>
 
-#include "report/report.h"
+#include "stepcast.h"
+#include "validate/validate.h"
 
 #define GIB 1073741824.0
 
-int rep_format_from(const char *s) {
-  if (!strcmp(s, "table")) return REP_TABLE;
-  if (!strcmp(s, "json")) return REP_JSON;
-  if (!strcmp(s, "csv")) return REP_CSV;
+int sc_format_from_name(const char *s) {
+  if (!strcmp(s, "table")) return SC_FORMAT_TABLE;
+  if (!strcmp(s, "json")) return SC_FORMAT_JSON;
+  if (!strcmp(s, "csv")) return SC_FORMAT_CSV;
   return -1;
 }
 
@@ -180,15 +182,15 @@ static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
   fprintf(out, ",%d\n", r->mem.fits);
 }
 
-void rep_prediction(FILE *out, rep_format fmt, const sc_scenario *s,
-                    const sc_result *r, double train_tokens) {
-  if (fmt == REP_JSON) pred_json(out, s, r, train_tokens);
-  else if (fmt == REP_CSV) pred_csv(out, s, r);
+void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
+                          const sc_result *r, double train_tokens) {
+  if (fmt == SC_FORMAT_JSON) pred_json(out, s, r, train_tokens);
+  else if (fmt == SC_FORMAT_CSV) pred_csv(out, s, r);
   else pred_table(out, s, r, train_tokens);
 }
 
-void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n) {
-  if (fmt == REP_JSON) {
+void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n) {
+  if (fmt == SC_FORMAT_JSON) {
     fprintf(out, "{\"layer_ops\": [");
     for (int i = 0; i < n; i++)
       fprintf(out, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"fwd_s\": %.6g, \"bwd_s\": %.6g, "
@@ -198,7 +200,7 @@ void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n) {
     fprintf(out, "]}\n");
     return;
   }
-  if (fmt == REP_CSV) {
+  if (fmt == SC_FORMAT_CSV) {
     fprintf(out, "name,kind,fwd_s,bwd_s,flops,bytes,efficiency\n");
     for (int i = 0; i < n; i++)
       fprintf(out, "%s,%s,%.6g,%.6g,%.6g,%.6g,%.4g\n", ops[i].name, ops[i].kind, ops[i].fwd_s,
@@ -218,8 +220,7 @@ void rep_layer_ops(FILE *out, rep_format fmt, const sc_op_time *ops, int n) {
   fprintf(out, "    %-26s %10.3f %9.3f\n", "sum", tf * 1e3, tb * 1e3);
 }
 
-void rep_chrome_trace(FILE *out, const sc_scenario *s, const sc_span *spans,
-                      size_t n) {
+void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n) {
   int stages = 0;
   for (size_t i = 0; i < n; i++)
     if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
@@ -265,9 +266,9 @@ void rep_chrome_trace(FILE *out, const sc_scenario *s, const sc_span *spans,
   fprintf(out, "\n]}\n");
 }
 
-void rep_search(FILE *out, rep_format fmt, const sc_scenario *s, const sc_candidate *c,
-                int n, const sc_search_stats *st) {
-  if (fmt == REP_JSON) {
+void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
+                      const sc_candidate *c, int n, const sc_search_stats *st) {
+  if (fmt == SC_FORMAT_JSON) {
     fprintf(out, "{\"tried\": %ld, \"valid\": %ld, \"fit\": %ld, \"seconds\": %.6g, \"plans\": [",
             st->tried, st->valid, st->fit, st->seconds);
     for (int i = 0; i < n; i++) {
@@ -284,7 +285,7 @@ void rep_search(FILE *out, rep_format fmt, const sc_scenario *s, const sc_candid
     fprintf(out, "]}\n");
     return;
   }
-  if (fmt == REP_CSV) {
+  if (fmt == SC_FORMAT_CSV) {
     fprintf(out, "rank,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
     for (int i = 0; i < n; i++) {
       const sc_plan *p = &c[i].plan;
@@ -394,9 +395,9 @@ static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
   }
 }
 
-void rep_validation(FILE *out, rep_format fmt, const val_file *files, int n,
-                    int show_rows) {
-  if (fmt == REP_JSON) val_json(out, files, n);
-  else if (fmt == REP_CSV) val_csv(out, files, n);
+void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *files, int n,
+                          int show_rows) {
+  if (fmt == SC_FORMAT_JSON) val_json(out, files, n);
+  else if (fmt == SC_FORMAT_CSV) val_csv(out, files, n);
   else val_table(out, files, n, show_rows);
 }

@@ -301,7 +301,7 @@ static void summarize(val_file *vf) {
   free(apes);
 }
 
-int val_run(const char *path, val_file *vf, sc_error *err) {
+int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
   memset(vf, 0, sizeof *vf);
   snprintf(vf->path, sizeof vf->path, "%s", path);
   csv_file f;
@@ -348,14 +348,14 @@ int val_run(const char *path, val_file *vf, sc_error *err) {
   csv_close(&f);
   vf->seconds = clock_now_s() - t0;
   if (rc < 0) {
-    val_free(vf);
+    sc_validation_free(vf);
     return -rc;
   }
   summarize(vf);
   return SC_OK;
 }
 
-void val_free(val_file *f) {
+void sc_validation_free(val_file *f) {
   free(f->rows);
   f->rows = NULL;
   f->n = f->cap = 0;

@@ -1,0 +1,91 @@
+/*
+ * topo_api.c -- the topologies of the public header (stepcast.h), and
+ * collectives run on them by the flow engine.
+ *
+ * An sc_topo is the internal topo plus its ECMP route table, which is
+ * built by the first sc_coll_simulate and kept: routes found for one
+ * collective serve every later one on the same topology (a sweep over
+ * message sizes asks for the same paths at each size).
+ */
+#include "coll/sched.h"
+#include "core/mem.h"
+#include "load/topo_json.h"
+#include "net/flow.h"
+#include "net/route.h"
+#include "net/topo_gen.h"
+#include "stepcast.h"
+
+struct sc_topo {
+  topo *t;              /* owned; finalized and checked */
+  route_table *routes;  /* owned, ECMP over t; NULL until the first run */
+};
+
+int sc_topo_load(const char *spec, sc_topo **out, sc_error *err) {
+  *out = NULL;
+  sc_topo *st = mem_calloc(1, sizeof *st);
+  if (!st) return sc_error_set(err, SC_ENOMEM, "out of memory loading topology %s", spec);
+  int rc = topo_load_spec(spec, &st->t, err);
+  if (rc) {
+    mem_free(st);
+    return rc;
+  }
+  *out = st;
+  return SC_OK;
+}
+
+void sc_topo_free(sc_topo *t) {
+  if (!t) return;
+  route_free(t->routes);
+  topo_free(t->t);
+  mem_free(t);
+}
+
+int sc_topo_gpus(const sc_topo *t) { return t->t->n_gpus; }
+
+void sc_topo_describe(const sc_topo *t, FILE *out) { topo_describe(t->t, out); }
+
+int sc_topo_check(const sc_topo *t, sc_error *err, char *warn, size_t warn_size) {
+  return topo_check(t->t, err, warn, warn_size);
+}
+
+void sc_topo_write_dot(const sc_topo *t, FILE *out) { topo_write_dot(t->t, out); }
+
+void sc_topo_generators_help(FILE *out) { topo_gen_help(out); }
+
+/* The checks of sc_coll_simulate's counts; SC_OK or SC_EINPUT. */
+static int check_counts(const sc_topo *t, double bytes, int ranks, int ranks_per_node,
+                        int chunks, sc_error *err) {
+  if (ranks < 1 || ranks > t->t->n_gpus)
+    return sc_error_set(err, SC_EINPUT, "ranks %d: topology %s has %d GPUs (valid: 1..%d)",
+                        ranks, t->t->name, t->t->n_gpus, t->t->n_gpus);
+  if (ranks_per_node < 1 || ranks % ranks_per_node)
+    return sc_error_set(err, SC_EINPUT, "ranks_per_node %d must divide ranks %d",
+                        ranks_per_node, ranks);
+  if (chunks < 1) return sc_error_set(err, SC_EINPUT, "chunks %d must be >= 1", chunks);
+  if (!(bytes >= 0))
+    return sc_error_set(err, SC_EINPUT, "bytes %g must be >= 0", bytes);
+  return SC_OK;
+}
+
+int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, int ranks,
+                     int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
+                     double *seconds, sc_error *err) {
+  int i = sc_coll_algo_find(op, algo, err);
+  if (i < 0) return SC_EINPUT;
+  int rc = check_counts(t, bytes, ranks, ranks_per_node, chunks, err);
+  if (rc) return rc;
+  if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
+    return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
+  sched s;
+  sched_init(&s);
+  sched_params p = {.n = ranks, .ppn = ranks_per_node, .chunks = chunks, .bytes = bytes};
+  flow_stats st;
+  if (coll_alg_at(i)->build(&s, &p))
+    rc = sc_error_set(err, SC_ENOMEM, "out of memory building the %s schedule of %s",
+                      coll_alg_at(i)->name, coll_op_name((coll_op)op));
+  else
+    rc = flow_run_ex(t->t, t->routes, &s, t->t->gpus, &st, fn, ud, err);
+  sched_free(&s);
+  if (rc == SC_OK) *seconds = st.time;
+  return rc;
+}

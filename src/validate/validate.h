@@ -39,7 +39,8 @@ typedef struct val_file {
 
 /* Predict every row of the CSV at path. On success fills out (free with
  * val_free). Returns SC_EIO if unreadable, SC_EINPUT with file:line and
- * the column if a row is malformed. */
+ * the column if a row is malformed, SC_ENOMEM when out of memory; on
+ * failure out holds nothing to free. */
 int val_run(const char *path, val_file *out, sc_error *err);
 void val_free(val_file *f);
 

@@ -513,7 +513,8 @@ typedef struct sc_validation {
  * with sc_validation_free) and returns SC_OK; a row the model cannot
  * handle is kept, skipped, with the reason. On error out owns nothing and
  * the return is SC_EIO (unreadable) or SC_EINPUT with file:line and the
- * column of a malformed row. */
+ * column of a malformed row, or SC_ENOMEM; on failure out holds nothing
+ * to free. */
 int sc_validate_file(const char *path, sc_validation *out, sc_error *err);
 /* Free the rows of v (not v itself); v is left empty. */
 void sc_validation_free(sc_validation *v);

@@ -4,38 +4,30 @@
 #include "coll/sched.h"
 
 #include <assert.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
 
 void sched_init(sched *s) { memset(s, 0, sizeof *s); }
 
 void sched_free(sched *s) {
-  free(s->x), free(s->s);
+  mem_free(s->x), mem_free(s->s);
   sched_init(s);
 }
 
 void sched_clear(sched *s) { s->nx = s->ns = 0; }
 
-static int grow(void **p, int *cap, int need, size_t sz) {
-  if (need <= *cap) return 0;
-  int nc = *cap ? *cap * 2 : 16;
-  while (nc < need) nc *= 2;
-  void *q = realloc(*p, (size_t)nc * sz);
-  if (!q) return -1;
-  *p = q, *cap = nc;
-  return 0;
-}
-
 int sched_begin(sched *s, int repeat) {
   assert(repeat >= 1);
-  if (grow((void **)&s->s, &s->caps, s->ns + 1, sizeof *s->s)) return -1;
+  if (vec_grow((void **)&s->s, &s->caps, s->ns + 1L, sizeof *s->s)) return -1;
   s->s[s->ns++] = (sched_step){s->nx, 0, repeat};
   return 0;
 }
 
 int sched_add_switch(sched *s, int src, int dst, int via, double bytes) {
   assert(s->ns > 0 && "sched_begin first");
-  if (grow((void **)&s->x, &s->capx, s->nx + 1, sizeof *s->x)) return -1;
+  if (vec_grow((void **)&s->x, &s->capx, s->nx + 1L, sizeof *s->x)) return -1;
   s->x[s->nx++] = (sched_xfer){src, dst, via, bytes};
   s->s[s->ns - 1].count++;
   return 0;

@@ -28,5 +28,7 @@ void heap_push(heap *h, double key, int id);
 /* Remove and return the smallest entry; h must not be empty. */
 heap_ent heap_pop(heap *h);
 static inline int heap_empty(const heap *h) { return h->n == 0; }
+/* Remove every entry (the capacity stays). */
+static inline void heap_clear(heap *h) { h->n = 0; }
 
 #endif /* SC_CORE_HEAP_H */

@@ -2,33 +2,11 @@
  * csv.c -- RFC 4180 CSV reader; see csv.h.
  */
 #include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
+#include "core/mem.h"
 #include "load/csv.h"
-
-/* Read a whole file into a NUL-terminated buffer the caller frees. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, fp);
-    n += got;
-    if (n < cap) break;
-    char *nb = realloc(buf, 2 * cap + 1);
-    if (!nb) { free(buf); buf = NULL; break; }
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(fp);
-  if (!buf) return NULL;
-  buf[n] = '\0';
-  *len = n;
-  return buf;
-}
 
 /* Split one record starting at f->pos into fields, in place. */
 static int split(csv_file *f, const char *path, sc_error *err) {
@@ -77,15 +55,15 @@ static int split(csv_file *f, const char *path, sc_error *err) {
 
 int csv_open(csv_file *f, const char *path, sc_error *err) {
   memset(f, 0, sizeof *f);
-  f->buf = slurp(path, &f->len);
-  if (!f->buf)
-    return sc_error_set(err, SC_EIO, "%s: cannot read: %s", path, strerror(errno));
+  int rc = file_read_all(path, &f->buf, &f->len);
+  if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", path);
+  if (rc) return sc_error_set(err, rc, "%s: cannot read: %s", path, strerror(errno));
   f->line = 1;
   /* skip a UTF-8 byte-order mark */
   if (f->len >= 3 && (unsigned char)f->buf[0] == 0xEF &&
       (unsigned char)f->buf[1] == 0xBB && (unsigned char)f->buf[2] == 0xBF)
     f->pos = 3;
-  int rc = split(f, path, err);
+  rc = split(f, path, err);
   if (rc <= 0) {
     csv_close(f);
     if (rc == 0) return sc_error_set(err, SC_EINPUT, "%s: empty file (expected a header row)", path);
@@ -116,6 +94,6 @@ const char *csv_get(const csv_file *f, int col) {
 }
 
 void csv_close(csv_file *f) {
-  free(f->buf);
+  mem_free(f->buf);
   memset(f, 0, sizeof *f);
 }

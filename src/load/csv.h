@@ -26,8 +26,9 @@ typedef struct csv_file {
   int record_line;                 /* line where the current record starts */
 } csv_file;
 
-/* Open path and read its header. On failure returns SC_EIO or SC_EINPUT
- * with a message naming the file; nothing needs freeing then. */
+/* Open path and read its header. On failure returns SC_EIO, SC_EINPUT
+ * or SC_ENOMEM with a message naming the file; nothing needs freeing
+ * then. */
 int csv_open(csv_file *f, const char *path, sc_error *err);
 
 /* Read the next record into f->field. Returns 1 when a record was read,

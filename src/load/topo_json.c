@@ -7,9 +7,10 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
+#include "core/mem.h"
 #include "net/topo_gen.h"
 
 /* Reject keys of obj not in the space-separated list `valid`. */
@@ -161,42 +162,48 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
   return rc;
 }
 
+/* json_loadb into *root; SC_OK, SC_EINPUT (syntax: je says where) or
+ * SC_ENOMEM. jansson (2.14, load.c) reports a failed allocation either
+ * with an empty message or, where the lexer cannot copy a string, as a
+ * syntax error ("invalid token", "string or '}' expected"). A syntax
+ * error is a property of the text and repeats when the text is parsed
+ * again; one that does not repeat was a failed allocation. */
+static int parse(const char *buf, size_t len, json_t **root, json_error_t *je) {
+  json_error_t again;
+  memset(je, 0, sizeof *je); /* jansson leaves the code unset on some failures */
+  memset(&again, 0, sizeof again);
+  *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
+  if (*root) return SC_OK;
+  if (!je->text[0] || json_error_code(je) == json_error_out_of_memory) return SC_ENOMEM;
+  *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &again);
+  if (*root) return SC_OK;
+  if (again.line == je->line && again.column == je->column && !strcmp(again.text, je->text))
+    return SC_EINPUT;
+  return SC_ENOMEM;
+}
+
 int topo_json_load_buffer(const char *buf, size_t len, const char *origin, topo **out,
                           sc_error *err) {
   *out = NULL;
   json_error_t je;
-  json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
-  if (!root)
-    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
-  int rc = load_root(root, origin, out, err);
+  json_t *root;
+  int rc = parse(buf, len, &root, &je);
+  if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", origin);
+  if (rc) return sc_error_set(err, rc, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
+  rc = load_root(root, origin, out, err);
   json_decref(root);
   return rc;
 }
 
 int topo_json_load_file(const char *path, topo **out, sc_error *err) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot open", path);
-  char *buf = NULL;
-  size_t len = 0, cap = 0, n;
-  char chunk[65536];
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-    if (len + n > cap) {
-      cap = (len + n) * 2;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
-      }
-      buf = nb;
-    }
-    memcpy(buf + len, chunk, n);
-    len += n;
-  }
-  fclose(f);
-  int rc = topo_json_load_buffer(buf ? buf : "", len, path, out, err);
-  free(buf);
+  char *buf;
+  size_t len;
+  int rc = file_read_all(path, &buf, &len);
+  if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", path);
+  if (rc) return sc_error_set(err, rc, "%s: cannot open", path);
+  rc = topo_json_load_buffer(buf, len, path, out, err);
+  mem_free(buf);
   return rc;
 }
 

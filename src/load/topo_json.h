@@ -21,7 +21,8 @@
 /* Load and check a topology from JSON text (origin names it in messages)
  * or a file. On success *out owns a finalized, checked topo; on error
  * *out is NULL and err says where (origin:line:column for syntax, the key
- * path such as links[3].to for content) and what would be valid. */
+ * path such as links[3].to for content) and what would be valid, or
+ * SC_ENOMEM when memory (jansson's included) ran out. */
 int topo_json_load_buffer(const char *buf, size_t len, const char *origin, topo **out,
                           sc_error *err);
 int topo_json_load_file(const char *path, topo **out, sc_error *err);

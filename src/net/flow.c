@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/heap.h"
+#include "core/mem.h"
+
 /* Time precision of the event loop: flows due within a relative
  * FLOW_PRECISION of the next event finish with it (their last bytes are
  * counted as delivered then), so flows that differ only by rounding or by
@@ -28,10 +31,12 @@
  * 16x (2,999 -> 181) and moves its time by 0.01 %. */
 #define FLOW_PRECISION 1e-3
 
-typedef struct heap_ent {
-  double key;  /* fair share rem/cnt when pushed, bytes/s */
-  int link;
-} heap_ent;
+/* Batching: the (src, dst) node pair packed into one 64-bit key per
+ * transfer, sorted (ties by index, so the order is deterministic). */
+typedef struct pair_key {
+  long long key;
+  int idx;
+} pair_key;
 
 /* Working memory of one run, sized before the first step. */
 typedef struct run {
@@ -49,42 +54,15 @@ typedef struct run {
   int *lflows;      /* flows per touched link, CSR by off */
   unsigned epoch;
   int ntouched;
-  heap_ent *heap;
-  int nheap;
-  size_t bytes;
+  heap heap;        /* links keyed by fair share rem/cnt when pushed,
+                       bytes/s; at most one entry per link */
+  pair_key *keys;   /* max_flows, for batching a step's transfers */
+  size_t bytes;     /* working memory allocated for the run */
   /* progress: transfers of the schedule, of the steps done, callback */
   long xfers, xfers_done, step_done; /* step_done: finished flows' weight */
   flow_progress_fn progress;
   void *progress_ud;
 } run;
-
-/* ------------------------------------------------------------- heap */
-
-static void heap_push(run *r, double key, int link) {
-  int i = r->nheap++;
-  while (i > 0) {
-    int p = (i - 1) / 2;
-    if (r->heap[p].key <= key) break;
-    r->heap[i] = r->heap[p];
-    i = p;
-  }
-  r->heap[i] = (heap_ent){key, link};
-}
-
-static heap_ent heap_pop(run *r) {
-  heap_ent top = r->heap[0], last = r->heap[--r->nheap];
-  int i = 0;
-  for (;;) {
-    int c = 2 * i + 1;
-    if (c >= r->nheap) break;
-    if (c + 1 < r->nheap && r->heap[c + 1].key < r->heap[c].key) c++;
-    if (r->heap[c].key >= last.key) break;
-    r->heap[i] = r->heap[c];
-    i = c;
-  }
-  if (r->nheap > 0) r->heap[i] = last;
-  return top;
-}
 
 /* ----------------------------------------------------- max-min solve */
 
@@ -95,8 +73,11 @@ static void solve(run *r) {
   for (int f = 0; f < r->n; f++) {
     if (r->state[f] != 1) continue;
     r->frozen[f] = 0;
-    for (int k = 0; k < r->len[f]; k++) {
-      int l = r->path[f][k];
+    /* in locals: the int stores below could alias them for the compiler */
+    const int *path = r->path[f];
+    int len = r->len[f], w = r->w[f];
+    for (int k = 0; k < len; k++) {
+      int l = path[k];
       if (r->stamp[l] != (int)r->epoch) {
         r->stamp[l] = (int)r->epoch;
         r->rem[l] = t->links[l].bw;
@@ -104,7 +85,7 @@ static void solve(run *r) {
         r->off[l] = 0;
         r->touched[r->ntouched++] = l;
       }
-      r->cnt[l] += r->w[f];
+      r->cnt[l] += w;
       r->off[l]++;
     }
   }
@@ -118,18 +99,18 @@ static void solve(run *r) {
   for (int f = 0; f < r->n; f++)
     if (r->state[f] == 1)
       for (int k = 0; k < r->len[f]; k++) r->lflows[r->fill[r->path[f][k]]++] = f;
-  r->nheap = 0;
+  heap_clear(&r->heap);
   for (int i = 0; i < r->ntouched; i++) {
     int l = r->touched[i];
-    heap_push(r, r->rem[l] / r->cnt[l], l);
+    heap_push(&r->heap, r->rem[l] / r->cnt[l], l);
   }
-  while (r->nheap > 0) {
-    heap_ent e = heap_pop(r);
-    int l = e.link;
+  while (!heap_empty(&r->heap)) {
+    heap_ent e = heap_pop(&r->heap);
+    int l = e.id;
     if (r->cnt[l] <= 0) continue;
     double share = fmax(r->rem[l], 0) / r->cnt[l];
     if (share > e.key * (1 + 1e-12) + 1e-300) { /* grew since pushed */
-      heap_push(r, share, l);
+      heap_push(&r->heap, share, l);
       continue;
     }
     for (int k = r->off[l]; k < r->fill[l]; k++) {
@@ -137,10 +118,12 @@ static void solve(run *r) {
       if (r->frozen[f]) continue;
       r->frozen[f] = 1;
       r->rate[f] = share;
-      for (int j = 0; j < r->len[f]; j++) {
-        int m = r->path[f][j];
-        r->rem[m] -= share * r->w[f];
-        r->cnt[m] -= r->w[f];
+      const int *path = r->path[f];
+      int len = r->len[f], w = r->w[f];
+      double take = share * w; /* what the flow takes on each of its links */
+      for (int j = 0; j < len; j++) {
+        r->rem[path[j]] -= take;
+        r->cnt[path[j]] -= w;
       }
     }
   }
@@ -169,23 +152,22 @@ static int endpoint(const topo *t, const int *rank_node, int rank, int via) {
   return -1;
 }
 
-/* Batching: the (src, dst) node pair packed into one 64-bit key per
- * transfer, sorted (ties by index, so the order is deterministic). */
-typedef struct pair_key {
-  long long key;
-  int idx;
-} pair_key;
 static int cmp_key(const void *a, const void *b) {
   const pair_key *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+static int nomem(sc_error *err) {
+  return sc_error_set(err, SC_ENOMEM, "flow engine: out of memory");
+}
+
 /* Load the flows of one step (batched by node pair). */
 static int load_step(run *r, route_table *rt, const sched *s, int si, const int *rank_node,
-                     pair_key *keys, sc_error *err) {
+                     sc_error *err) {
   const sched_step *st = &s->s[si];
   const topo *t = r->t;
+  pair_key *keys = r->keys;
   for (int k = 0; k < st->count; k++) {
     const sched_xfer *x = &s->x[st->first + k];
     int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
@@ -207,12 +189,12 @@ static int load_step(run *r, route_table *rt, const sched *s, int si, const int 
     }
     int f = r->n++;
     r->src[f] = a, r->dst[f] = b;
-    if (a == b) {
-      r->path[f] = NULL, r->len[f] = 0;
-    } else if (route_path(rt, a, b, &r->path[f], &r->len[f]) < 0) {
+    r->path[f] = NULL, r->len[f] = 0;
+    int rc = a == b ? 0 : route_path(rt, a, b, &r->path[f], &r->len[f]);
+    if (rc == ROUTE_NOMEM) return nomem(err); /* never: size_run cached the routes */
+    if (rc)
       return sc_error_set(err, SC_EINPUT, "no route from %s to %s", t->nodes[a].name,
                           t->nodes[b].name);
-    }
     r->w[f] = 1;
     r->total[f] = r->left[f] = x->bytes;
     double lat = 0;
@@ -275,13 +257,69 @@ static double run_step(run *r, flow_stats *st) {
   return now;
 }
 
+/* Pre-pass: size the run (its largest step, in flows and in path
+ * entries) and count the transfers progress is measured in. Every route
+ * is computed here, so that load_step only looks routes up and the path
+ * pointers it keeps stay valid (route.h). SC_OK or SC_ENOMEM. */
+static int size_run(run *r, route_table *rt, const sched *s, const int *rank_node,
+                    long *max_entries, sc_error *err) {
+  const topo *t = r->t;
+  *max_entries = 0;
+  for (int i = 0; i < s->ns; i++) {
+    r->xfers += s->s[i].count;
+    if (s->s[i].count > r->max_flows) r->max_flows = s->s[i].count;
+    long e = 0;
+    for (int k = 0; k < s->s[i].count; k++) {
+      const sched_xfer *x = &s->x[s->s[i].first + k];
+      int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
+      const int *p;
+      int n = 0;
+      if (a < 0 || b < 0 || a == b) continue; /* load_step reports a missing switch */
+      int rc = route_path(rt, a, b, &p, &n);
+      if (rc == ROUTE_NOMEM) return nomem(err);
+      if (rc == 0) e += n; /* load_step reports a missing route */
+    }
+    if (e > *max_entries) *max_entries = e;
+  }
+  return SC_OK;
+}
+
 #define ALLOC(p, n)                                                     \
   do {                                                                  \
     size_t sz_ = sizeof *(p) * (size_t)((n) > 0 ? (n) : 1);             \
-    (p) = malloc(sz_);                                                  \
-    r.bytes += sz_;                                                     \
+    (p) = mem_alloc(sz_);                                               \
+    r->bytes += sz_;                                                    \
     if (!(p)) ok = 0;                                                   \
   } while (0)
+
+/* The working memory of a run, allocated once before its first step and
+ * counted in r->bytes. SC_OK or SC_ENOMEM; run_free releases whatever
+ * was allocated either way. */
+static int run_alloc(run *r, long max_entries, sc_error *err) {
+  int ok = 1;
+  int nf = r->max_flows, nl = r->t->n_links;
+  ALLOC(r->path, nf); ALLOC(r->len, nf); ALLOC(r->w, nf); ALLOC(r->state, nf);
+  ALLOC(r->frozen, nf); ALLOC(r->left, nf); ALLOC(r->rate, nf); ALLOC(r->start, nf);
+  ALLOC(r->total, nf); ALLOC(r->src, nf); ALLOC(r->dst, nf); ALLOC(r->keys, nf);
+  ALLOC(r->rem, nl); ALLOC(r->cnt, nl); ALLOC(r->touched, nl); ALLOC(r->off, nl);
+  ALLOC(r->fill, nl);
+  ALLOC(r->lflows, max_entries);
+  if (heap_init(&r->heap, nl)) ok = 0; /* one entry per link at any time */
+  r->bytes += sizeof(heap_ent) * (size_t)(nl > 0 ? nl : 1);
+  r->stamp = mem_calloc((size_t)nl, sizeof *r->stamp);
+  r->bytes += sizeof *r->stamp * (size_t)nl;
+  if (!r->stamp) ok = 0;
+  return ok ? SC_OK : nomem(err);
+}
+
+static void run_free(run *r) {
+  mem_free(r->path), mem_free(r->len), mem_free(r->w), mem_free(r->state);
+  mem_free(r->frozen), mem_free(r->left), mem_free(r->rate), mem_free(r->start);
+  mem_free(r->total), mem_free(r->src), mem_free(r->dst), mem_free(r->keys);
+  mem_free(r->rem), mem_free(r->cnt), mem_free(r->touched), mem_free(r->off);
+  mem_free(r->fill), mem_free(r->lflows), mem_free(r->stamp);
+  heap_free(&r->heap);
+}
 
 int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_node,
              flow_stats *out, sc_error *err) {
@@ -296,38 +334,11 @@ int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_
   r.t = t;
   r.progress = fn;
   r.progress_ud = ud;
-  /* pre-pass: the largest step and its path entries (routes get cached),
-   * and the transfers the progress is counted in */
   long max_entries = 0;
-  for (int i = 0; i < s->ns; i++) {
-    r.xfers += s->s[i].count;
-    if (s->s[i].count > r.max_flows) r.max_flows = s->s[i].count;
-    long e = 0;
-    for (int k = 0; k < s->s[i].count; k++) {
-      const sched_xfer *x = &s->x[s->s[i].first + k];
-      int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
-      const int *p;
-      int n = 0;
-      if (a >= 0 && b >= 0 && a != b && route_path(rt, a, b, &p, &n) == 0) e += n;
-    }
-    if (e > max_entries) max_entries = e;
-  }
-  int ok = 1;
-  int nf = r.max_flows, nl = t->n_links;
-  ALLOC(r.path, nf); ALLOC(r.len, nf); ALLOC(r.w, nf); ALLOC(r.state, nf);
-  ALLOC(r.frozen, nf); ALLOC(r.left, nf); ALLOC(r.rate, nf); ALLOC(r.start, nf);
-  ALLOC(r.total, nf); ALLOC(r.src, nf); ALLOC(r.dst, nf);
-  ALLOC(r.rem, nl); ALLOC(r.cnt, nl); ALLOC(r.touched, nl); ALLOC(r.off, nl); ALLOC(r.fill, nl);
-  ALLOC(r.lflows, max_entries);
-  ALLOC(r.heap, nl); /* one entry per link at any time */
-  r.stamp = calloc((size_t)(nl > 0 ? nl : 1), sizeof *r.stamp);
-  r.bytes += sizeof *r.stamp * (size_t)nl;
-  pair_key *keys;
-  ALLOC(keys, nf);
-  int rc = SC_OK;
-  if (!ok || !r.stamp) rc = sc_error_set(err, SC_ENOMEM, "flow engine: out of memory");
+  int rc = size_run(&r, rt, s, rank_node, &max_entries, err);
+  if (rc == SC_OK) rc = run_alloc(&r, max_entries, err);
   for (int i = 0; i < s->ns && rc == SC_OK; i++) {
-    rc = load_step(&r, rt, s, i, rank_node, keys, err);
+    rc = load_step(&r, rt, s, i, rank_node, err);
     if (rc) break;
     double dt = run_step(&r, out);
     r.xfers_done += s->s[i].count;
@@ -336,9 +347,6 @@ int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_
   }
   out->max_flows = r.max_flows;
   out->mem_bytes = r.bytes;
-  free(r.path), free(r.len), free(r.w), free(r.state), free(r.frozen), free(r.left);
-  free(r.rate), free(r.start), free(r.total), free(r.src), free(r.dst), free(r.rem);
-  free(r.cnt), free(r.touched), free(r.off), free(r.fill), free(r.lflows), free(r.heap);
-  free(r.stamp), free(keys);
+  run_free(&r);
   return rc;
 }

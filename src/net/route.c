@@ -5,8 +5,10 @@
 
 #include <assert.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
 
 typedef struct slot {
   uint64_t key;  /* (src << 32 | dst) + 1; 0 = empty */
@@ -23,8 +25,8 @@ struct route_table {
   unsigned epoch;
   int *queue, head, tail;
   /* path storage */
-  int *pool;
-  size_t pool_len, pool_cap;
+  int *pool;     /* link ids of all cached paths */
+  int pool_len, pool_cap;
   slot *slots;
   size_t n_slots, used;
   int *scratch;  /* one path, reversed, n_nodes long */
@@ -32,16 +34,16 @@ struct route_table {
 
 route_table *route_new(const topo *t, route_policy policy) {
   assert(t && t->out_start);
-  route_table *r = calloc(1, sizeof *r);
+  route_table *r = mem_calloc(1, sizeof *r);
   if (!r) return NULL;
-  size_t n = (size_t)(t->n_nodes ? t->n_nodes : 1);
+  size_t n = (size_t)t->n_nodes;
   r->t = t, r->policy = policy, r->src = -1;
-  r->dist = malloc(n * sizeof *r->dist);
-  r->stamp = calloc(n, sizeof *r->stamp);
-  r->queue = malloc(n * sizeof *r->queue);
-  r->scratch = malloc(n * sizeof *r->scratch);
+  r->dist = mem_alloc(n * sizeof *r->dist);
+  r->stamp = mem_calloc(n, sizeof *r->stamp);
+  r->queue = mem_alloc(n * sizeof *r->queue);
+  r->scratch = mem_alloc(n * sizeof *r->scratch);
   r->n_slots = 1024;
-  r->slots = calloc(r->n_slots, sizeof *r->slots);
+  r->slots = mem_calloc(r->n_slots, sizeof *r->slots);
   if (!r->dist || !r->stamp || !r->queue || !r->scratch || !r->slots) {
     route_free(r);
     return NULL;
@@ -51,9 +53,9 @@ route_table *route_new(const topo *t, route_policy policy) {
 
 void route_free(route_table *r) {
   if (!r) return;
-  free(r->dist), free(r->stamp), free(r->queue), free(r->scratch);
-  free(r->pool), free(r->slots);
-  free(r);
+  mem_free(r->dist), mem_free(r->stamp), mem_free(r->queue), mem_free(r->scratch);
+  mem_free(r->pool), mem_free(r->slots);
+  mem_free(r);
 }
 
 static uint64_t mix(uint64_t x) {
@@ -70,11 +72,11 @@ static slot *find_slot(slot *slots, size_t n, uint64_t key) {
 
 static int grow_slots(route_table *r) {
   size_t n = r->n_slots * 2;
-  slot *s = calloc(n, sizeof *s);
+  slot *s = mem_calloc(n, sizeof *s);
   if (!s) return -1;
   for (size_t i = 0; i < r->n_slots; i++)
     if (r->slots[i].key) *find_slot(s, n, r->slots[i].key) = r->slots[i];
-  free(r->slots);
+  mem_free(r->slots);
   r->slots = s, r->n_slots = n;
   return 0;
 }
@@ -141,31 +143,26 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   if (!s->key) {
     if (r->src != src) bfs_start(r, src);
     bfs_until(r, dst);
-    if (!known(r, dst)) return -1;
+    if (!known(r, dst)) return ROUTE_UNREACHABLE;
     int len = walk_back(r, src, dst);
-    if (r->pool_len + (size_t)len > r->pool_cap) {
-      size_t cap = r->pool_cap ? r->pool_cap * 2 : 4096;
-      while (cap < r->pool_len + (size_t)len) cap *= 2;
-      int *p = realloc(r->pool, cap * sizeof *p);
-      if (!p) return -1;
-      r->pool = p, r->pool_cap = cap;
-    }
-    for (int i = 0; i < len; i++) r->pool[r->pool_len + (size_t)i] = r->scratch[len - 1 - i];
+    if (vec_grow((void **)&r->pool, &r->pool_cap, (long)r->pool_len + len, sizeof *r->pool))
+      return ROUTE_NOMEM;
+    for (int i = 0; i < len; i++) r->pool[r->pool_len + i] = r->scratch[len - 1 - i];
     if ((r->used + 1) * 2 > r->n_slots) {
-      if (grow_slots(r)) return -1;
+      if (grow_slots(r)) return ROUTE_NOMEM;
       s = find_slot(r->slots, r->n_slots, key);
     }
-    s->key = key, s->off = (int)r->pool_len, s->len = len;
-    r->pool_len += (size_t)len;
+    s->key = key, s->off = r->pool_len, s->len = len;
+    r->pool_len += len;
     r->used++;
   }
-  *links = r->pool + s->off;
+  *links = s->len ? r->pool + s->off : NULL; /* the pool may not exist yet */
   *n = s->len;
   return 0;
 }
 
 size_t route_bytes(const route_table *r) {
   size_t n = (size_t)r->t->n_nodes;
-  return sizeof *r + r->pool_cap * sizeof *r->pool + r->n_slots * sizeof *r->slots +
+  return sizeof *r + (size_t)r->pool_cap * sizeof *r->pool + r->n_slots * sizeof *r->slots +
          n * (sizeof *r->dist + sizeof *r->stamp + sizeof *r->queue + sizeof *r->scratch);
 }

@@ -29,9 +29,16 @@ typedef struct route_table route_table;
 route_table *route_new(const topo *t, route_policy policy);
 void route_free(route_table *r);
 
+/* Failures of route_path. */
+enum { ROUTE_UNREACHABLE = -1, ROUTE_NOMEM = -2 };
+
 /* The links of the path src -> dst in order: *links points into the
- * table (valid until route_free), *n is their count (0 when src == dst).
- * Returns 0, or -1 when dst is unreachable or memory ran out. */
+ * table, *n is their count (0, and *links NULL, when src == dst). The
+ * pointer stays valid until route_free or the next call that computes a
+ * path not asked for before (the path store may move then): ask for
+ * every path first, then look them up again to keep pointers. Returns 0,
+ * ROUTE_UNREACHABLE, or ROUTE_NOMEM when memory ran out (no path is
+ * added then). */
 int route_path(route_table *r, int src, int dst, const int **links, int *n);
 
 /* Bytes the table holds (paths, hash, BFS state). */

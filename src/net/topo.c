@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
+#include "core/vec.h"
+
 static const char *const kind_names[TOPO_KIND_COUNT] = {"gpu", "nvswitch", "nic",
                                                         "switch"};
 
@@ -23,39 +26,31 @@ int topo_kind_from_name(const char *s) {
 }
 
 topo *topo_new(const char *name) {
-  topo *t = calloc(1, sizeof *t);
+  topo *t = mem_calloc(1, sizeof *t);
   if (!t) return NULL;
   snprintf(t->name, sizeof t->name, "%s", name ? name : "");
   return t;
 }
 
-void topo_free(topo *t) {
-  if (!t) return;
-  free(t->nodes);
-  free(t->links);
-  free(t->out_start);
-  free(t->out_link);
-  free(t->in_start);
-  free(t->in_link);
-  free(t->gpus);
-  free(t);
+/* Forget what topo_finalize built. */
+static void unfinalize(topo *t) {
+  mem_free(t->out_start), mem_free(t->out_link), mem_free(t->in_start), mem_free(t->in_link);
+  mem_free(t->gpus);
+  t->out_start = t->out_link = t->in_start = t->in_link = t->gpus = NULL;
+  t->n_gpus = 0;
 }
 
-/* Grow *p (of *cap elements of size sz) to hold need; 0 or -1. */
-static int grow(void **p, int *cap, int need, size_t sz) {
-  if (need <= *cap) return 0;
-  int nc = *cap ? *cap * 2 : 64;
-  while (nc < need) nc *= 2;
-  void *q = realloc(*p, (size_t)nc * sz);
-  if (!q) return -1;
-  *p = q;
-  *cap = nc;
-  return 0;
+void topo_free(topo *t) {
+  if (!t) return;
+  unfinalize(t);
+  mem_free(t->nodes);
+  mem_free(t->links);
+  mem_free(t);
 }
 
 int topo_add_node(topo *t, const char *name, topo_kind kind) {
   assert(t && kind >= 0 && kind < TOPO_KIND_COUNT);
-  if (grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 1, sizeof *t->nodes))
+  if (vec_grow((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 1L, sizeof *t->nodes))
     return -1;
   topo_node *n = &t->nodes[t->n_nodes];
   snprintf(n->name, sizeof n->name, "%s", name);
@@ -65,7 +60,7 @@ int topo_add_node(topo *t, const char *name, topo_kind kind) {
 
 int topo_add_link(topo *t, int src, int dst, double bw, double lat) {
   assert(t && src >= 0 && src < t->n_nodes && dst >= 0 && dst < t->n_nodes);
-  if (grow((void **)&t->links, &t->cap_links, t->n_links + 1, sizeof *t->links))
+  if (vec_grow((void **)&t->links, &t->cap_links, t->n_links + 1L, sizeof *t->links))
     return -1;
   topo_link *l = &t->links[t->n_links];
   l->src = src, l->dst = dst, l->bw = bw, l->lat = lat, l->dim = -1;
@@ -80,37 +75,31 @@ int topo_add_duplex(topo *t, int a, int b, double bw, double lat) {
 
 /* Counting sort of link ids by key (src or dst) into start/list. */
 static int csr(const topo *t, int by_dst, int **start, int **list) {
-  int *s = calloc((size_t)t->n_nodes + 1, sizeof *s);
-  int *l = malloc(sizeof *l * (size_t)(t->n_links ? t->n_links : 1));
-  if (!s || !l) {
-    free(s), free(l);
+  int *s = mem_calloc((size_t)t->n_nodes + 1, sizeof *s);
+  int *l = mem_alloc(sizeof *l * (size_t)t->n_links);
+  int *fill = mem_alloc(sizeof *fill * (size_t)t->n_nodes);
+  if (!s || !l || !fill) {
+    mem_free(s), mem_free(l), mem_free(fill);
     return -1;
   }
   for (int i = 0; i < t->n_links; i++)
     s[(by_dst ? t->links[i].dst : t->links[i].src) + 1]++;
   for (int v = 0; v < t->n_nodes; v++) s[v + 1] += s[v];
-  int *fill = malloc(sizeof *fill * (size_t)(t->n_nodes ? t->n_nodes : 1));
-  if (!fill) {
-    free(s), free(l);
-    return -1;
-  }
   memcpy(fill, s, sizeof *fill * (size_t)t->n_nodes);
   for (int i = 0; i < t->n_links; i++)
     l[fill[by_dst ? t->links[i].dst : t->links[i].src]++] = i;
-  free(fill);
+  mem_free(fill);
   *start = s, *list = l;
   return 0;
 }
 
 int topo_finalize(topo *t, sc_error *err) {
-  free(t->out_start), free(t->out_link), free(t->in_start), free(t->in_link);
-  free(t->gpus);
-  t->out_start = t->out_link = t->in_start = t->in_link = t->gpus = NULL;
-  if (csr(t, 0, &t->out_start, &t->out_link) || csr(t, 1, &t->in_start, &t->in_link))
+  unfinalize(t);
+  if (csr(t, 0, &t->out_start, &t->out_link) || csr(t, 1, &t->in_start, &t->in_link) ||
+      !(t->gpus = mem_alloc(sizeof *t->gpus * (size_t)t->n_nodes))) {
+    unfinalize(t);
     return sc_error_set(err, SC_ENOMEM, "topology %s: out of memory", t->name);
-  t->gpus = malloc(sizeof *t->gpus * (size_t)(t->n_nodes ? t->n_nodes : 1));
-  if (!t->gpus) return sc_error_set(err, SC_ENOMEM, "topology %s: out of memory", t->name);
-  t->n_gpus = 0;
+  }
   for (int v = 0; v < t->n_nodes; v++)
     if (t->nodes[v].kind == TOPO_GPU) t->gpus[t->n_gpus++] = v;
   return SC_OK;
@@ -172,11 +161,11 @@ int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size) {
       return sc_error_set(err, SC_EINPUT, "topology %s: link %d: %s links to itself",
                           t->name, i, t->nodes[l->src].name);
   }
-  int *ids = malloc(sizeof *ids * (size_t)t->n_nodes);
-  const char **names = malloc(sizeof *names * (size_t)t->n_nodes);
-  char *seen = malloc((size_t)t->n_nodes);
+  int *ids = mem_alloc(sizeof *ids * (size_t)t->n_nodes);
+  const char **names = mem_alloc(sizeof *names * (size_t)t->n_nodes);
+  char *seen = mem_alloc((size_t)t->n_nodes);
   if (!ids || !seen || !names) {
-    free(ids), free(seen), free(names);
+    mem_free(ids), mem_free(seen), mem_free(names);
     return sc_error_set(err, SC_ENOMEM, "topology %s: out of memory", t->name);
   }
   for (int v = 0; v < t->n_nodes; v++) names[v] = t->nodes[v].name;
@@ -186,7 +175,7 @@ int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size) {
     if (!strcmp(names[v], names[v - 1]))
       rc = sc_error_set(err, SC_EINPUT, "topology %s: two nodes are named \"%s\"", t->name,
                         names[v]);
-  free(names);
+  mem_free(names);
   if (rc == SC_OK) {
     int bad = unreachable_gpu(t, ids, seen);
     if (bad >= 0)
@@ -195,7 +184,7 @@ int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size) {
                         "each other",
                         t->name, t->nodes[t->gpus[0]].name, t->nodes[bad].name);
   }
-  free(ids), free(seen);
+  mem_free(ids), mem_free(seen);
   if (rc != SC_OK || !warn) return rc;
   /* asymmetric links: a->b with no b->a of the same bandwidth */
   int nwarn = 0;

@@ -67,7 +67,8 @@ int topo_add_node(topo *t, const char *name, topo_kind kind);
 int topo_add_link(topo *t, int src, int dst, double bw, double lat);
 int topo_add_duplex(topo *t, int a, int b, double bw, double lat);
 
-/* Build the adjacency and the GPU list. SC_OK or SC_ENOMEM. */
+/* Build the adjacency and the GPU list. SC_OK, or SC_ENOMEM (then t is
+ * as before its first topo_finalize: nodes and links only). */
 int topo_finalize(topo *t, sc_error *err);
 
 /* Node id of a name, -1 if none (linear; for loaders and the CLI). */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
+
 #define MAX_KEYS 12
 
 typedef struct gen_args {
@@ -167,7 +169,7 @@ static int server(topo *t, int s, int gpus, double nvlink, double nic, double la
 static int build_rail(topo *t, const gen_args *a) {
   int nodes = (int)A("nodes"), gpus = (int)A("gpus"), spines = (int)A("spines");
   double nvl = A("nvlink") * GB, nic = A("nic") * GB / 8, lat = A("lat") * US;
-  int *nic0 = malloc(sizeof *nic0 * (size_t)nodes);
+  int *nic0 = mem_alloc(sizeof *nic0 * (size_t)nodes);
   if (!nic0) return -1;
   int rc = 0;
   for (int s = 0; s < nodes && !rc; s++) {
@@ -193,7 +195,7 @@ static int build_rail(topo *t, const gen_args *a) {
     for (int g = 0; g < gpus && !rc; g++)
       if (topo_add_duplex(t, rail0 + g, sp, nic * nodes / spines, lat) < 0) rc = -1;
   }
-  free(nic0);
+  mem_free(nic0);
   return rc;
 }
 

@@ -31,6 +31,8 @@
 
 #include "coll/coll.h"
 #include "core/clock.h"
+#include "core/mem.h"
+#include "core/vec.h"
 #include "load/csv.h"
 #include "validate/validate.h"
 
@@ -76,15 +78,11 @@ static int integer(row_ctx *c, const char *col, int dflt, int min) {
   return (int)v;
 }
 
-static void add_row(val_file *vf, const val_row *r) {
-  if (vf->n == vf->cap) {
-    int cap = vf->cap ? vf->cap * 2 : 64;
-    val_row *nr = realloc(vf->rows, (size_t)cap * sizeof *nr);
-    if (!nr) return; /* out of memory: the row is dropped from the report */
-    vf->rows = nr;
-    vf->cap = cap;
-  }
+/* Append r to vf->rows; 0, or -1 when out of memory (nothing added). */
+static int add_row(val_file *vf, const val_row *r) {
+  if (vec_grow((void **)&vf->rows, &vf->cap, vf->n + 1L, sizeof *vf->rows)) return -1;
   vf->rows[vf->n++] = *r;
+  return 0;
 }
 
 static int dtype_from(const char *s, sc_dtype *d) {
@@ -204,27 +202,32 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
   return SC_OK;
 }
 
-static void predict_training(row_ctx *c, val_row *r) {
+/* Predict a training row into r (or mark it skipped). SC_OK, or
+ * SC_ENOMEM with c->err set; a malformed row sets c->bad instead. */
+static int predict_training(row_ctx *c, val_row *r) {
   sc_scenario s;
   char why[160] = "";
   int rc = training_scenario(c, &s, why, sizeof why);
   if (rc == SC_EMODEL) {
     snprintf(r->skipped, sizeof r->skipped, "%s", why);
-    return;
+    return SC_OK;
   }
-  if (rc != SC_OK) return;
+  if (rc != SC_OK) return SC_OK;
   sc_result res;
   sc_error e = {0};
   rc = sc_predict(&s, &res, &e);
+  if (rc == SC_ENOMEM) /* not the row's fault: no prediction at all */
+    return sc_error_set(c->err, rc, "%s:%d: %s", c->path, c->f->record_line, e.msg);
   if (rc != SC_OK) {
     /* the row's own plan is inconsistent: report it as skipped with the
      * checker's reason rather than guess */
     snprintf(r->skipped, sizeof r->skipped, "%.180s", e.msg);
-    return;
+    return SC_OK;
   }
   r->predicted = res.step_s;
   r->time = res.time;
   r->mfu = res.mfu;
+  return SC_OK;
 }
 
 static void predict_collective(row_ctx *c, val_row *r) {
@@ -271,16 +274,18 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static void summarize(val_file *vf) {
-  double *apes = malloc(sizeof(double) * (vf->n > 0 ? vf->n : 1));
+/* Fill the per-file statistics of vf's rows; 0, or -1 when out of
+ * memory (the median needs a sorted copy of the errors). */
+static int summarize(val_file *vf) {
+  double *apes = mem_alloc(sizeof *apes * (size_t)vf->n);
+  if (!apes) return -1;
   int k = 0;
   double sum = 0, ss = 0, sl = 0;
   for (int i = 0; i < vf->n; i++) {
     val_row *r = &vf->rows[i];
     if (r->skipped[0]) { vf->skipped++; continue; }
     vf->predicted++;
-    if (apes) apes[k] = r->ape;
-    k++;
+    apes[k++] = r->ape;
     sum += r->ape;
     if (r->ape > vf->max_ape) vf->max_ape = r->ape;
     if (r->ape <= 0.10) vf->within_10pct++;
@@ -291,14 +296,17 @@ static void summarize(val_file *vf) {
   }
   if (k > 0) {
     vf->mape = sum / k;
-    if (apes) {
-      qsort(apes, (size_t)k, sizeof *apes, cmp_double);
-      vf->median_ape = k % 2 ? apes[k / 2] : 0.5 * (apes[k / 2 - 1] + apes[k / 2]);
-    }
+    qsort(apes, (size_t)k, sizeof *apes, cmp_double);
+    vf->median_ape = k % 2 ? apes[k / 2] : 0.5 * (apes[k / 2 - 1] + apes[k / 2]);
   }
   if (vf->n_small) vf->mape_small = ss / vf->n_small;
   if (vf->n_large) vf->mape_large = sl / vf->n_large;
-  free(apes);
+  mem_free(apes);
+  return 0;
+}
+
+static int nomem(sc_error *err, const char *path) {
+  return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
 }
 
 int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
@@ -336,27 +344,29 @@ int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
                    path, f.record_line);
       c.bad = 1;
     }
+    int prc = SC_OK;
     if (!c.bad) {
-      if (vf->kind == VAL_TRAINING) predict_training(&c, &r);
+      if (vf->kind == VAL_TRAINING) prc = predict_training(&c, &r);
       else predict_collective(&c, &r);
     }
     if (c.bad) { rc = -SC_EINPUT; break; }
+    if (prc) { rc = -prc; break; }
     if (!r.skipped[0]) r.ape = fabs(r.predicted - r.measured) / r.measured;
     else r.predicted = -1;
-    add_row(vf, &r);
+    if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
   }
   csv_close(&f);
   vf->seconds = clock_now_s() - t0;
+  if (rc == 0 && summarize(vf)) rc = -nomem(err, path);
   if (rc < 0) {
     sc_validation_free(vf);
     return -rc;
   }
-  summarize(vf);
   return SC_OK;
 }
 
 void sc_validation_free(val_file *f) {
-  free(f->rows);
+  mem_free(f->rows);
   f->rows = NULL;
   f->n = f->cap = 0;
 }

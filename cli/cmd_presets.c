@@ -20,7 +20,7 @@ int cmd_presets(int argc, char **argv) {
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
     printf("  %-16s %8.1fB params  %3d layers  hidden %5d  heads %3d/%-3d  seq %d\n", m->name,
-           sc_model_params(m) / 1e9, m->layers, m->hidden, m->heads, m->kv_heads, m->seq);
+           sc_model_params(m) / 1e9, m->tf.layers, m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
   }
   printf("\nClusters (cluster.preset):\n");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {

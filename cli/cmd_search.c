@@ -36,14 +36,11 @@ static int positive(const char *opt, const char *v, int max) {
 
 int cmd_search(int argc, char **argv) {
   scen_args sa;
-  if (scen_args_init(&sa, argc + 9)) return 3;
-  /* the search chooses the plan: load the scenario with a neutral one so
-   * that a plan written for another cluster size does not stand in the way
-   * (the user's own plan keys still apply after these) */
-  static const char *const neutral[] = {"plan.tp=1", "plan.pp=1", "plan.cp=1", "plan.ep=1",
-                                        "plan.vpp=1", "plan.dp=0", "plan.micro_batch=0",
-                                        "plan.schedule=1f1b", "plan.sp=false"};
-  for (size_t k = 0; k < sizeof neutral / sizeof *neutral; k++) sa.ov[sa.n_ov++] = strdup(neutral[k]);
+  if (scen_args_init(&sa, argc)) return 3;
+  /* the search chooses the plan: the scenario's own plan is not checked
+   * (a plan written for another cluster size must not stand in the way);
+   * its batch, dtype and switches are what the search keeps */
+  sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
   sc_search_opts o = {0, 0, 0, 0, 1};
   int top = 10, rc = 0;
   for (int i = 1; i < argc && !rc; i++) {

@@ -87,8 +87,9 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
   sc_error err = {0};
   const char *const *ov = (const char *const *)a->ov;
-  int rc = a->file ? sc_scenario_load_file(s, a->file, ov, a->n_ov, &err)
-                   : sc_scenario_load_string(s, "{}", "<default scenario>", ov, a->n_ov, &err);
+  int rc = a->file ? sc_scenario_load_file_ex(s, a->file, ov, a->n_ov, a->load_flags, &err)
+                   : sc_scenario_load_string_ex(s, "{}", "<default scenario>", ov, a->n_ov,
+                                                a->load_flags, &err);
   if (rc == SC_OK) return 0;
   fprintf(stderr, "stepcast %s: %s\n", cmd, err.msg);
   return rc == SC_EIO ? 3 : 2;

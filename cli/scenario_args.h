@@ -15,6 +15,7 @@ typedef struct scen_args {
   const char *file;   /* scenario JSON, or NULL for the default */
   char **ov;          /* owned override strings "key.path=value" */
   size_t n_ov;
+  unsigned load_flags;  /* SC_LOAD_* of sc_scenario_load_file_ex */
   sc_format fmt;      /* --format */
 } scen_args;
 

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (sc_scenario_resolve(&again, &err) != SC_OK) abort();
     if (memcmp(&again, &s, sizeof s) != 0) abort();
     /* the step model walks layers one by one: keep each run short */
-    if (s.model.layers / s.plan.pp <= 2000) {
+    if (s.model.tf.layers / s.plan.pp <= 2000) {
       sc_result r;
       s.cluster.topology[0] = '\0';
       rc = sc_predict(&s, &r, &err);

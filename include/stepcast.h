@@ -101,9 +101,8 @@ typedef enum sc_act { SC_ACT_GELU = 0, SC_ACT_SWIGLU, SC_ACT_RELU } sc_act;
 typedef enum sc_norm { SC_NORM_LAYERNORM = 0, SC_NORM_RMSNORM } sc_norm;
 typedef enum sc_pos { SC_POS_LEARNED = 0, SC_POS_ROPE, SC_POS_ALIBI } sc_pos;
 
-/* A decoder-only transformer. */
-typedef struct sc_model {
-  char name[64];
+/* A decoder-only transformer (the transformer builder, src/model/). */
+typedef struct sc_transformer {
   int layers;          /* transformer blocks */
   int hidden;          /* model width h */
   int heads;           /* attention heads */
@@ -119,13 +118,37 @@ typedef struct sc_model {
   sc_pos pos;
   int tied_embeddings; /* 1 = output projection shares the input embedding */
   int bias;            /* 1 = linear layers have biases */
+} sc_transformer;
+
+/* A model described as a workload graph in a JSON file (docs/graph.md). */
+typedef struct sc_graph_spec {
+  char path[256];      /* the graph file; read when a job is opened */
+} sc_graph_spec;
+
+/* Which builder turns a model spec into a workload graph. */
+typedef enum sc_model_kind {
+  SC_MODEL_TRANSFORMER = 0, /* the transformer builder: `tf` */
+  SC_MODEL_GRAPH,           /* a JSON workload graph: `graph` */
+  SC_MODEL_KIND_COUNT
+} sc_model_kind;
+
+/* A model: a tagged spec, one member per builder. */
+typedef struct sc_model {
+  sc_model_kind kind;
+  char name[64];
+  union {
+    sc_transformer tf;     /* SC_MODEL_TRANSFORMER */
+    sc_graph_spec graph;   /* SC_MODEL_GRAPH */
+  };
 } sc_model;
 
 const sc_model *sc_model_preset(const char *name);
 size_t sc_model_preset_count(void);
 const sc_model *sc_model_preset_at(size_t i);
 
-/* Parameters of the whole model (all experts), and those a token uses. */
+/* Parameters of the whole model (all experts), and those a token uses.
+ * Transformer specs only (0 for other kinds: open a job and read
+ * sc_result.params instead). */
 double sc_model_params(const sc_model *m);
 double sc_model_active_params(const sc_model *m);
 
@@ -170,6 +193,31 @@ typedef enum sc_recompute {
   SC_RECOMP_FULL
 } sc_recompute;
 
+/* One override of the plan for some layers: the strategy tree of Proteus
+ * (a default plan plus per-layer or per-block changes). An int field set
+ * to SC_INHERIT keeps the plan's value. Overrides apply in order; a later
+ * one wins where two cover the same layer.
+ *
+ * tp and cp of a layer may differ from the plan's only with the same
+ * product tp * cp (the layer keeps the data-parallel group and the
+ * micro-batch; giving one of the two derives the other); activations are
+ * re-laid out between layers of different tp/cp by an all-to-all over the
+ * tp * cp GPUs. */
+#define SC_INHERIT (-1)
+#define SC_MAX_OVERRIDES 16
+typedef struct sc_override {
+  int first, last;           /* layers first..last, 0-based, inclusive */
+  char block[32];            /* or every layer of the block of that name
+                                ("" = use first..last) */
+  int tp, cp, ep;            /* parallel degrees of these layers */
+  int sp;                    /* 0/1 sequence parallelism */
+  int zero;                  /* 0..3: how their state is sharded */
+  int recompute;             /* an sc_recompute */
+} sc_override;
+
+/* An override that changes nothing (every field SC_INHERIT, no layers). */
+void sc_override_init(sc_override *o);
+
 /* The parallel plan. A value of 0 in an int field means "pick what the
  * framework would" (sc_plan_resolve fills it in). */
 typedef struct sc_plan {
@@ -195,6 +243,8 @@ typedef struct sc_plan {
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
+  int n_overrides;           /* per-layer changes in overrides[0..n) */
+  sc_override overrides[SC_MAX_OVERRIDES];
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);
@@ -219,6 +269,11 @@ void sc_scenario_default(sc_scenario *s);
  * path (e.g. "plan.tp") and what would be valid. */
 int sc_scenario_resolve(sc_scenario *s, sc_error *err);
 
+/* As sc_scenario_resolve, but check the model and cluster only: the plan
+ * keeps its values unchecked (types and ranges aside). For callers that
+ * choose the plan themselves (sc_search, sc_job_open). */
+int sc_scenario_resolve_model(sc_scenario *s, sc_error *err);
+
 /* Load a scenario from a JSON file (path) or string. Later overrides
  * ("plan.tp=8", key path = JSON value) are applied before checking.
  * On error the message names the file, line and column or the key path. */
@@ -229,6 +284,17 @@ int sc_scenario_load_string(sc_scenario *s, const char *json,
                             const char *origin,
                             const char *const *overrides, size_t n_overrides,
                             sc_error *err);
+
+/* sc_scenario_load_file/string with flags: SC_LOAD_PLAN_UNCHECKED checks
+ * the model and cluster only (sc_scenario_resolve_model), for callers that
+ * choose the plan themselves (`stepcast search`). */
+#define SC_LOAD_PLAN_UNCHECKED 1u
+int sc_scenario_load_file_ex(sc_scenario *s, const char *path,
+                             const char *const *overrides, size_t n_overrides,
+                             unsigned flags, sc_error *err);
+int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *origin,
+                               const char *const *overrides, size_t n_overrides,
+                               unsigned flags, sc_error *err);
 
 /* --------------------------------------------------------------- result */
 
@@ -345,6 +411,42 @@ typedef struct sc_span {
  * *n spans (the caller frees it) and *step_s the timeline's step time. */
 int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n,
                 double *step_s, sc_error *err);
+
+/* ------------------------------------------------------------------- job */
+
+/* A prepared job: what every evaluation of one scenario's model and
+ * cluster shares -- the workload graph (built by the model's builder, or
+ * read from its graph file), the topology with its routes, and the memos
+ * of collective costs -- so that a search evaluates many plans without
+ * repeating that work, and no evaluation reads a file.
+ *
+ * sc_predict, sc_timeline and sc_explain_layer are one-call conveniences
+ * that open a job, evaluate the scenario's own plan and close it.
+ *
+ * A job is not thread-safe (its memos grow as it predicts): one thread
+ * uses it at a time; open one job per thread. */
+typedef struct sc_job sc_job;
+
+/* Resolve the model and cluster of s (sc_scenario_resolve_model), build
+ * the workload graph and load the topology. On success *out owns a new job
+ * (close it with sc_job_close); on error *out is NULL and err says why
+ * (the graph file's line and column, the topology's element, ...). */
+int sc_job_open(const sc_scenario *s, sc_job **out, sc_error *err);
+void sc_job_close(sc_job *j);
+
+/* The job's scenario: model and cluster resolved, the plan as given. */
+const sc_scenario *sc_job_scenario(const sc_job *j);
+
+/* Predict one step of `plan` (NULL: the scenario's plan) on the job's
+ * model and cluster. The plan is checked against them first (SC_EINPUT
+ * with the key path, as sc_scenario_resolve). */
+int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err);
+
+/* sc_timeline and sc_explain_layer of `plan` against the job. */
+int sc_job_timeline(sc_job *j, const sc_plan *plan, sc_span **spans, size_t *n,
+                    double *step_s, sc_error *err);
+int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
+                         sc_error *err);
 
 /* ----------------------------------------------------------- collectives */
 

@@ -464,7 +464,7 @@ typedef struct val_ctx {
 
 static int val_case_run(void *p) {
   val_ctx *c = p;
-  return val_run(c->path, &c->got, &c->err);
+  return sc_validate_file(c->path, &c->got, &c->err);
 }
 
 static void val_check(void *p, int rc, const char *name, long n) {
@@ -486,7 +486,7 @@ static void val_check(void *p, int rc, const char *name, long n) {
   } else {
     cr_assert_null(g->rows, "%s, n = %ld: failed but rows are left", name, n);
   }
-  val_free(&c->got);
+  sc_validation_free(&c->got);
 }
 
 /* A CSV of the header and `rows` rows, row i in format fmt[i % 2] (a
@@ -503,12 +503,12 @@ static void val_case(const char *name, const char *header, const char *const fmt
   write_tmp(body, path, sizeof path);
   free(body);
   val_ctx c = {.path = path};
-  cr_assert_eq(val_run(path, &c.want, &c.err), SC_OK, "%s: %s", name, c.err.msg);
+  cr_assert_eq(sc_validate_file(path, &c.want, &c.err), SC_OK, "%s: %s", name, c.err.msg);
   cr_assert_eq(c.want.n, rows);
   fault_case fc = {.run = val_case_run, .check = val_check, .ctx = &c, .err = &c.err};
-  snprintf(fc.name, sizeof fc.name, "val_run of %s", name);
+  snprintf(fc.name, sizeof fc.name, "sc_validate_file of %s", name);
   fault_loop(&fc);
-  val_free(&c.want);
+  sc_validation_free(&c.want);
   unlink(path);
 }
 

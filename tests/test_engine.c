@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/ops.h"
 #include "stepcast.h"
 
 static sc_result predict(const sc_scenario *s) {
@@ -22,14 +21,14 @@ static sc_result predict(const sc_scenario *s) {
 static sc_scenario small(void) {
   sc_scenario s;
   sc_scenario_default(&s);
-  s.model.layers = 24;
-  s.model.hidden = 2304;
-  s.model.heads = 24;
-  s.model.kv_heads = 24;
-  s.model.head_dim = 96;
-  s.model.ffn = 9216;
-  s.model.vocab = 51200;
-  s.model.seq = 2048;
+  s.model.tf.layers = 24;
+  s.model.tf.hidden = 2304;
+  s.model.tf.heads = 24;
+  s.model.tf.kv_heads = 24;
+  s.model.tf.head_dim = 96;
+  s.model.tf.ffn = 9216;
+  s.model.tf.vocab = 51200;
+  s.model.tf.seq = 2048;
   s.cluster.gpus = 32;
   sc_plan_default(&s.plan);
   s.plan.tp = 1;
@@ -135,7 +134,8 @@ Test(engine, model_flops_match_the_megatron_formula) {
   sc_scenario s = small();
   double B = 512, sq = 2048, l = 24, h = 2304, V = 51200;
   double megatron = 72 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (12 * l * h));
-  double ours = ops_model_flops(&s.model, B * sq);
+  s.plan.global_batch = (long)B; /* one step of 512 sequences */
+  double ours = predict(&s).model_flops;
   cr_assert_float_eq(ours / megatron, 1.0, 0.01, "ours %g vs Megatron %g", ours, megatron);
 }
 
@@ -152,12 +152,12 @@ Test(engine, host_bound_small_model) {
   /* a tiny model issues kernels faster than the host can: the eager
    * framework's host time shows up, and vanishes for a compiled one */
   sc_scenario s = small();
-  s.model.hidden = 512;
-  s.model.heads = 8;
-  s.model.kv_heads = 8;
-  s.model.head_dim = 64;
-  s.model.ffn = 2048;
-  s.model.seq = 256;
+  s.model.tf.hidden = 512;
+  s.model.tf.heads = 8;
+  s.model.tf.kv_heads = 8;
+  s.model.tf.head_dim = 64;
+  s.model.tf.ffn = 2048;
+  s.model.tf.seq = 256;
   s.plan.micro_batch = 1;
   s.plan.global_batch = 32;
   sc_result eager = predict(&s);
@@ -212,7 +212,7 @@ Test(engine, attention_kernels_order_by_generation) {
   cr_assert_not_null(h100);
   s.cluster.gpu = *h100;
   s.cluster.nvlink_bw = 0;
-  s.model.seq = 8192;
+  s.model.tf.seq = 8192;
   s.plan.recompute = SC_RECOMP_FULL;
   double t[4];
   const sc_attention order[4] = {SC_ATTN_FLASH3, SC_ATTN_FLASH2, SC_ATTN_FLASH1, SC_ATTN_UNFUSED};

@@ -58,9 +58,9 @@ Test(presets, every_model_preset_is_complete_and_resolves) {
   cr_assert_geq(sc_model_preset_count(), 36);
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
-    cr_assert_eq(m->head_dim * m->heads == m->hidden || m->head_dim > 0, 1, "%s", m->name);
-    cr_assert_gt(m->kv_heads, 0, "%s kv_heads", m->name);
-    cr_assert_gt(m->ffn, 0, "%s ffn", m->name);
+    cr_assert_eq(m->tf.head_dim * m->tf.heads == m->tf.hidden || m->tf.head_dim > 0, 1, "%s", m->name);
+    cr_assert_gt(m->tf.kv_heads, 0, "%s kv_heads", m->name);
+    cr_assert_gt(m->tf.ffn, 0, "%s ffn", m->name);
     cr_assert_eq(sc_model_preset(m->name), m, "%s lookup", m->name);
     sc_scenario s = base();
     s.model = *m;
@@ -79,26 +79,26 @@ Test(presets, every_model_preset_is_complete_and_resolves) {
 
 Test(presets, model_shapes_match_their_sources) {
   const sc_model *m = sc_model_preset("gpt3-175b");
-  cr_assert(m->layers == 96 && m->hidden == 12288 && m->heads == 96 && m->vocab == 50257 &&
-            m->seq == 2048 && m->ffn == 49152 && m->tied_embeddings && m->bias);
+  cr_assert(m->tf.layers == 96 && m->tf.hidden == 12288 && m->tf.heads == 96 && m->tf.vocab == 50257 &&
+            m->tf.seq == 2048 && m->tf.ffn == 49152 && m->tf.tied_embeddings && m->tf.bias);
   m = sc_model_preset("llama3-70b");
-  cr_assert(m->layers == 80 && m->hidden == 8192 && m->heads == 64 && m->kv_heads == 8 &&
-            m->ffn == 28672 && m->vocab == 128256 && m->seq == 8192 &&
-            m->act == SC_ACT_SWIGLU && m->norm == SC_NORM_RMSNORM && m->pos == SC_POS_ROPE &&
-            !m->tied_embeddings && !m->bias);
+  cr_assert(m->tf.layers == 80 && m->tf.hidden == 8192 && m->tf.heads == 64 && m->tf.kv_heads == 8 &&
+            m->tf.ffn == 28672 && m->tf.vocab == 128256 && m->tf.seq == 8192 &&
+            m->tf.act == SC_ACT_SWIGLU && m->tf.norm == SC_NORM_RMSNORM && m->tf.pos == SC_POS_ROPE &&
+            !m->tf.tied_embeddings && !m->tf.bias);
   m = sc_model_preset("llama3.1-405b");
-  cr_assert(m->layers == 126 && m->hidden == 16384 && m->heads == 128 && m->ffn == 53248);
+  cr_assert(m->tf.layers == 126 && m->tf.hidden == 16384 && m->tf.heads == 128 && m->tf.ffn == 53248);
   m = sc_model_preset("llama2-13b");
-  cr_assert(m->kv_heads == 40 && m->ffn == 13824 && m->vocab == 32000 && m->seq == 4096);
+  cr_assert(m->tf.kv_heads == 40 && m->tf.ffn == 13824 && m->tf.vocab == 32000 && m->tf.seq == 4096);
   m = sc_model_preset("mpt-7b");
-  cr_assert(m->layers == 32 && m->hidden == 4096 && m->vocab == 50368 &&
-            m->pos == SC_POS_ALIBI && !m->bias && m->tied_embeddings);
+  cr_assert(m->tf.layers == 32 && m->tf.hidden == 4096 && m->tf.vocab == 50368 &&
+            m->tf.pos == SC_POS_ALIBI && !m->tf.bias && m->tf.tied_embeddings);
   m = sc_model_preset("mixtral-8x7b");
-  cr_assert(m->experts == 8 && m->topk == 2 && m->kv_heads == 8 && m->ffn == 14336);
+  cr_assert(m->tf.experts == 8 && m->tf.topk == 2 && m->tf.kv_heads == 8 && m->tf.ffn == 14336);
   m = sc_model_preset("megatron-1t");
-  cr_assert(m->layers == 128 && m->hidden == 25600 && m->heads == 160 && m->vocab == 51200);
+  cr_assert(m->tf.layers == 128 && m->tf.hidden == 25600 && m->tf.heads == 160 && m->tf.vocab == 51200);
   m = sc_model_preset("megatron-530b");
-  cr_assert(m->layers == 105 && m->hidden == 20480 && m->heads == 128);
+  cr_assert(m->tf.layers == 105 && m->tf.hidden == 20480 && m->tf.heads == 128);
 }
 
 Test(presets, every_cluster_preset_has_its_gpu) {
@@ -186,9 +186,9 @@ Test(picks, dp_microbatch_vpp_and_derived_shapes) {
   r = resolved(s);
   cr_assert_eq(r.plan.schedule, SC_SCHED_INTERLEAVED, "1f1b with vpp 4 is interleaved");
   s = base();
-  s.model.kv_heads = s.model.head_dim = s.model.ffn = 0;
+  s.model.tf.kv_heads = s.model.tf.head_dim = s.model.tf.ffn = 0;
   r = resolved(s);
-  cr_assert(r.model.kv_heads == 32 && r.model.head_dim == 128 && r.model.ffn == 16384);
+  cr_assert(r.model.tf.kv_heads == 32 && r.model.tf.head_dim == 128 && r.model.tf.ffn == 16384);
 }
 
 Test(picks, switches_and_links) {
@@ -207,11 +207,11 @@ Test(picks, switches_and_links) {
   r = resolved(s);
   cr_assert_eq(r.plan.zero, 3, "distributed optimizer never lowers zero");
   s = base();
-  s.model.head_dim = 100; /* explicit head_dim beats hidden / heads */
-  s.model.hidden = 4100;
-  s.model.ffn = 16384;
+  s.model.tf.head_dim = 100; /* explicit head_dim beats hidden / heads */
+  s.model.tf.hidden = 4100;
+  s.model.tf.ffn = 16384;
   r = resolved(s);
-  cr_assert_eq(r.model.head_dim, 100);
+  cr_assert_eq(r.model.tf.head_dim, 100);
 }
 
 /* --------------------------------------------------- impossible plans */
@@ -231,7 +231,7 @@ Test(errors, tp_must_divide_heads_kv_heads_and_ffn) {
   s.cluster.gpus = 32;
   EXPECT_ERROR(s, "plan.tp: 16 does not divide model.kv_heads 8", "valid tp: 1, 2, 4, 8");
   s = base();
-  s.model.ffn = 11007;
+  s.model.tf.ffn = 11007;
   EXPECT_ERROR(s, "plan.tp: 2 does not divide model.ffn 11007", "valid tp: 1");
 }
 
@@ -267,7 +267,7 @@ Test(errors, batch_must_split_evenly) {
 
 Test(errors, pipeline_must_hold_whole_layers) {
   sc_scenario s = base();
-  s.model.layers = 30;
+  s.model.tf.layers = 30;
   s.plan.pp = 4;
   s.plan.tp = 1;
   EXPECT_ERROR(s, "plan.pp: 4 does not divide model.layers 30", "valid pp: 1, 2, 3, 5, 6, 10, 15, 30");
@@ -299,7 +299,7 @@ Test(errors, experts_context_and_zero) {
   s.cluster.gpus_per_node = 8;
   EXPECT_ERROR(s, "plan.ep: 3 must divide model.experts 8 and dp*cp 12", "valid ep: 1, 2, 4");
   s = base();
-  s.model.seq = 1000;
+  s.model.tf.seq = 1000;
   s.plan.cp = 3;
   s.plan.tp = 1;
   s.cluster.gpus = 6;
@@ -315,26 +315,26 @@ Test(errors, experts_context_and_zero) {
 
 Test(errors, model_shape) {
   sc_scenario s = base();
-  s.model.hidden = 4100;
-  s.model.head_dim = 0;
-  s.model.ffn = 16384;
+  s.model.tf.hidden = 4100;
+  s.model.tf.head_dim = 0;
+  s.model.tf.ffn = 16384;
   EXPECT_ERROR(s, "model.hidden: 4100 is not divisible by model.heads 32", "set model.head_dim",
                "1, 2, 4, 5, 10, 20, 25, 41, 50");
   s = base();
-  s.model.kv_heads = 12;
+  s.model.tf.kv_heads = 12;
   EXPECT_ERROR(s, "model.kv_heads: 12 does not divide model.heads 32", "1, 2, 4, 8, 16, 32");
   s = base();
-  s.model.experts = 8;
-  s.model.topk = 0;
+  s.model.tf.experts = 8;
+  s.model.tf.topk = 0;
   EXPECT_ERROR(s, "model.topk: 0 is not valid for model.experts 8", "valid: 1..8");
-  s.model.experts = 0;
-  s.model.topk = 2;
+  s.model.tf.experts = 0;
+  s.model.tf.topk = 2;
   EXPECT_ERROR(s, "model.topk: 2 needs an MoE model");
   s = base();
-  s.model.layers = 0;
+  s.model.tf.layers = 0;
   EXPECT_ERROR(s, "model.layers: 0 is out of range");
   s = base();
-  s.model.act = (sc_act)9;
+  s.model.tf.act = (sc_act)9;
   EXPECT_ERROR(s, "model.activation");
 }
 
@@ -370,7 +370,7 @@ Test(errors, cluster_and_gpu) {
 
 Test(errors, sequence_parallel_splits_the_sequence) {
   sc_scenario s = base();
-  s.model.seq = 1001;
+  s.model.tf.seq = 1001;
   s.plan.sp = 1;
   EXPECT_ERROR(s, "plan.sp: sequence parallelism splits model.seq / cp = 1001 tokens over tp 2");
 }

@@ -58,18 +58,18 @@ Test(format, empty_document_is_the_default_scenario) {
 Test(format, presets_by_name_and_with_changes) {
   sc_scenario s = load_ok("{\"model\": \"llama3-70b\", \"plan\": {\"pp\": 8}}", NULL, 0);
   cr_assert_str_eq(s.model.name, "llama3-70b");
-  cr_assert(s.model.kv_heads == 8 && s.model.ffn == 28672 && s.model.seq == 8192);
+  cr_assert(s.model.tf.kv_heads == 8 && s.model.tf.ffn == 28672 && s.model.tf.seq == 8192);
   s = load_ok("{\"model\": {\"preset\": \"LLAMA3-70B\", \"seq\": 4096}, \"plan\": {\"pp\": 8}}",
               NULL, 0);
-  cr_assert(s.model.seq == 4096 && s.model.vocab == 128256);
+  cr_assert(s.model.tf.seq == 4096 && s.model.tf.vocab == 128256);
   cr_assert_str_eq(s.model.name, "llama3-70b");
   /* Derived fields of a preset follow edits of hidden/heads. */
   s = load_ok("{\"model\": {\"hidden\": 8192, \"heads\": 64}}", NULL, 0);
-  cr_assert(s.model.head_dim == 128 && s.model.ffn == 32768 && s.model.kv_heads == 64);
+  cr_assert(s.model.tf.head_dim == 128 && s.model.tf.ffn == 32768 && s.model.tf.kv_heads == 64);
   cr_assert_str_eq(s.model.name, "custom");
   s = load_ok("{\"model\": {\"preset\": \"llama2-7b\", \"hidden\": 2048}, \"plan\": {\"pp\": 8}}",
               NULL, 0);
-  cr_assert(s.model.ffn == 11008 && s.model.head_dim == 64, "explicit ffn stays");
+  cr_assert(s.model.tf.ffn == 11008 && s.model.tf.head_dim == 64, "explicit ffn stays");
 }
 
 Test(format, custom_model_and_gpu_with_units) {
@@ -86,9 +86,9 @@ Test(format, custom_model_and_gpu_with_units) {
       "  \"schedule\": \"gpipe\", \"recompute\": \"full\", \"overlap_tp\": true}}",
       NULL, 0);
   cr_assert_str_eq(s.model.name, "tiny");
-  cr_assert(s.model.act == SC_ACT_SWIGLU && s.model.norm == SC_NORM_RMSNORM &&
-            s.model.pos == SC_POS_ROPE && !s.model.tied_embeddings && !s.model.bias);
-  cr_assert(s.model.head_dim == 128 && s.model.kv_heads == 4);
+  cr_assert(s.model.tf.act == SC_ACT_SWIGLU && s.model.tf.norm == SC_NORM_RMSNORM &&
+            s.model.tf.pos == SC_POS_ROPE && !s.model.tf.tied_embeddings && !s.model.tf.bias);
+  cr_assert(s.model.tf.head_dim == 128 && s.model.tf.kv_heads == 4);
   cr_assert_str_eq(s.cluster.name, "custom");
   cr_assert_str_eq(s.cluster.gpu.name, "acc");
   cr_assert_float_eq(s.cluster.gpu.peak_flops[SC_BF16], 500e12, 1);
@@ -238,7 +238,7 @@ Test(overrides, set_values_and_parse_json_or_strings) {
   s = load_ok("{\"model\": \"llama3-70b\", \"cluster\": {\"preset\": \"dgx-h100\", \"gpus\": 64}}",
               OV("model.seq=4096", "cluster.gpu.hbm_GB=96", "plan.pp=8", "plan.tp=8"));
   cr_assert_str_eq(s.model.name, "llama3-70b");
-  cr_assert_eq(s.model.seq, 4096);
+  cr_assert_eq(s.model.tf.seq, 4096);
   cr_assert_float_eq(s.cluster.gpu.hbm_bytes, 96e9, 1);
   cr_assert_str_eq(s.cluster.gpu.name, "h100-sxm5-80gb");
   s = load_ok("{}", OV("model={\"preset\": \"mpt-7b\"}", "plan={\"tp\": 1, \"pp\": 1, "

@@ -11,12 +11,12 @@ Test(search, best_plans_are_sorted_fit_and_reproducible) {
   sc_scenario s;
   sc_scenario_default(&s);
   s.cluster.gpus = 64;
-  s.model.layers = 48; /* a smaller GPT so that many plans fit */
-  s.model.hidden = 6144;
-  s.model.heads = 48;
-  s.model.kv_heads = 48;
-  s.model.head_dim = 128;
-  s.model.ffn = 4 * 6144;
+  s.model.tf.layers = 48; /* a smaller GPT so that many plans fit */
+  s.model.tf.hidden = 6144;
+  s.model.tf.heads = 48;
+  s.model.tf.kv_heads = 48;
+  s.model.tf.head_dim = 128;
+  s.model.tf.ffn = 4 * 6144;
   s.plan.dp = 0;
   s.plan.pp = 1;
   s.plan.global_batch = 256;

@@ -1,18 +1,20 @@
 /*
- * memory.c -- memory per GPU: weights, gradients, optimizer states,
- * activations of the in-flight micro-batches, buffers.
+ * memory.c -- memory per GPU of a pipeline stage: weights, gradients,
+ * optimizer states, activations of the in-flight micro-batches, buffers.
  *
- * Activations follow Korthikanti et al. 2022 ("Reducing Activation
- * Recomputation in Large Transformer Models", Sec. 4): per layer and
- * micro-batch, s*b*h*(34 + 5*a*s/h) bytes in 16-bit training without
- * parallelism; tensor parallelism divides the TP region, sequence
- * parallelism the rest; selective recomputation and flash attention drop
- * the 5*a*s/h term; full recomputation keeps only the layer input.
+ * Activations are what each operator keeps for its backward pass
+ * (src/graph/graph.c, src/lower/lower.c), which for a transformer layer
+ * is Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large
+ * Transformer Models", Sec. 4): s b h (34 + 5 a s / h) bytes in 16-bit
+ * training of an MHA layer without parallelism; tensor parallelism divides
+ * the TP region, sequence parallelism the rest; selective recomputation
+ * and flash attention drop the 5 a s / h term; full recomputation keeps
+ * only the layer input (and rematerialises one layer at a time). The
+ * schedule says how many micro-batches a stage holds at its peak.
  */
-#include <math.h>
-
-#include "engine/step.h"
-#include "model/ops.h"
+#include "cost/compute.h"
+#include "engine/engine.h"
+#include "pipeline/pipe.h"
 
 #define GIB 1073741824.0
 
@@ -23,94 +25,55 @@
 /* Caching-allocator fragmentation, fraction of the rest. */
 #define BUFFER_FRAG 0.05
 
-double step_stage_params(const sc_scenario *s, int stage) {
-  const sc_model *m = &s->model;
-  const sc_plan *p = &s->plan;
-  double lp = ops_layer_params(m);
-  if (m->experts > 1) {
-    /* experts are split over ep, the rest replicated */
-    double per_mlp = (m->act == SC_ACT_SWIGLU ? 3.0 : 2.0) * m->hidden * m->ffn;
-    double experts = per_mlp * m->experts;
-    lp = lp - experts + experts / (p->ep > 0 ? p->ep : 1);
+/* Activation bytes one micro-batch of segment sg keeps under its
+ * recomputation mode. */
+static double seg_act(const xg_segment *sg) {
+  switch (sg->recompute) {
+  case SC_RECOMP_FULL: return sg->input_bytes;
+  case SC_RECOMP_SELECTIVE: return sg->act_sel_bytes;
+  case SC_RECOMP_NONE: break;
   }
-  double params = lp * m->layers / p->pp;
-  double h = m->hidden, emb = (double)m->vocab * h;
-  if (stage == 0) {
-    params += emb;
-    if (m->pos == SC_POS_LEARNED) params += (double)m->seq * h;
-  }
-  if (stage == p->pp - 1 && (!m->tied_embeddings || p->pp > 1)) params += emb;
-  return params / p->tp;
+  return sg->act_bytes;
 }
 
-/* Activation bytes of one layer for one micro-batch of b sequences. */
-static double layer_activations(const sc_scenario *s, double b) {
-  const sc_model *m = &s->model;
-  const sc_plan *p = &s->plan;
-  double sl = (double)m->seq / p->cp, h = m->hidden, t = p->tp;
-  double a = (double)m->heads;
-  double sbh = sl * b * h;
-  if (p->recompute == SC_RECOMP_FULL) return 2.0 * sbh / (p->sp ? t : 1);
-  double quad = 5.0 * a * sl / h; /* attention scores, softmax, dropout mask */
-  if (p->recompute == SC_RECOMP_SELECTIVE || p->flash_attention) quad = 0;
-  double mlp_scale = (double)m->ffn / (4.0 * h);
-  if (m->act == SC_ACT_SWIGLU) mlp_scale *= 1.5;
-  if (m->experts > 1) mlp_scale *= (m->topk > 0 ? m->topk : 1);
-  /* 10 = norms and dropout masks outside the TP region, 24 inside it
-   * (of which 16 in the MLP, scaled by its width) */
-  double outside = 10.0, inside = 8.0 + 16.0 * mlp_scale + quad;
-  return sbh * (outside / (p->sp ? t : 1) + inside / t);
-}
-
-/* Micro-batches whose activations stage 0 holds at the peak. */
-static double in_flight(const sc_plan *p, int micro_batches) {
-  double m = micro_batches;
-  if (p->pp <= 1) return 1;
-  if (p->schedule == SC_SCHED_GPIPE) return m;
-  double f = p->pp < m ? p->pp : m;
-  if (p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1)
-    f *= 1.0 + (p->pp - 1.0) / (p->pp * (double)p->vpp);
-  return f;
-}
-
-void step_memory(const sc_scenario *s, int micro_batches, sc_memory *out) {
-  const sc_model *m = &s->model;
-  const sc_plan *p = &s->plan;
-  double dp = (double)p->dp * p->cp;
-  double P = step_stage_params(s, 0);
-  double Plast = step_stage_params(s, p->pp - 1);
-  if (Plast > P) P = Plast;
-  double e = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
-  double b = (double)p->micro_batch;
-
-  out->weights = P * e;
-  out->gradients = P * (e < 4 ? 4 : e); /* fp32 gradient accumulation buffer */
-  out->optimizer = P * 12.0;             /* fp32 master weights + Adam m, v */
-  if (e == 4) out->optimizer = P * 8.0;  /* fp32 training: no master copy */
-  if (p->zero >= 1) out->optimizer /= dp;
-  if (p->zero >= 2) out->gradients /= dp;
-  if (p->zero >= 3) {
-    /* sharded weights plus the gathered layers in flight (this one and
-     * the prefetched next one) */
-    double lp = ops_layer_params(m) / p->tp;
-    out->weights = out->weights / dp + 2.0 * lp * e;
-    out->gradients += 2.0 * lp * e;
-  }
-  double layers = (double)m->layers / p->pp;
-  double act = layer_activations(s, b) * layers * in_flight(p, micro_batches);
-  if (p->recompute == SC_RECOMP_FULL) {
+void eng_memory(eng *e, int s) {
+  const sc_plan *p = &e->s->plan;
+  const xg *x = e->x;
+  const xg_stage *st = &x->stages[s];
+  sc_memory *out = &e->st[s].m;
+  double eb = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
+  double act = 0, remat = 0, gathered = 0;
+  out->weights = out->gradients = out->optimizer = 0;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &x->runs[st->first_run + j];
+    const xg_segment *sg = &x->segs[r->segment];
+    if (sg->block < 0) continue;
+    double params = r->count * (sg->params + (s > 0 ? sg->tied_params : 0));
+    double dp = (double)p->dp * sg->cp;
+    double w = params * eb, g = params * (eb < 4 ? 4 : eb);
+    double o = params * (eb == 4 ? 8.0 : 12.0); /* fp32 master + Adam m, v */
+    if (sg->zero >= 1) o /= dp;
+    if (sg->zero >= 2) g /= dp;
+    if (sg->zero >= 3) {
+      w /= dp;
+      /* this layer and the prefetched next one are gathered */
+      if (sg->role == WG_ROLE_LAYER && sg->params > gathered) gathered = sg->params;
+    }
+    out->weights += w;
+    out->gradients += g;
+    out->optimizer += o;
+    act += r->count * seg_act(sg);
     /* one layer is rematerialised at a time during backward */
-    sc_scenario tmp = *s;
-    tmp.plan.recompute = SC_RECOMP_NONE;
-    act += layer_activations(&tmp, b);
+    if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > remat) remat = sg->act_bytes;
   }
-  /* last stage: fp32 logits for the loss (when pp == 1 also stage 0) */
-  if (p->pp == 1)
-    act += b * ((double)m->seq / p->cp) * ((double)m->vocab / p->tp) * (e + 4);
-  out->activations = act;
-  double sum = out->weights + out->gradients + out->optimizer + act;
+  out->weights += 2.0 * gathered * eb;
+  out->gradients += 2.0 * gathered * eb;
+  pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
+  out->activations = act * pipe_for(p->schedule)->in_flight(&shape, s) + remat;
+  double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * sum;
   out->total = sum + out->buffers;
-  out->capacity = s->cluster.gpu.hbm_bytes;
+  out->capacity = e->s->cluster.gpu.hbm_bytes;
   out->fits = out->total <= out->capacity;
+  e->st[s].mem = out->total;
 }

@@ -3,6 +3,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "core/mem.h"
 #include <string.h>
 
 #include "coll/sched.h"
@@ -11,20 +13,23 @@
 #include "net/route.h"
 #include "load/topo_json.h"
 
-#define NCOST_MEMO 32
-
+/* One simulated collective. */
 typedef struct memo {
   coll_op op;
   double bytes;
   int ranks, stride;
-  double flow;        /* flow-engine seconds */
+  double flow;        /* flow-engine seconds, < 0 when it could not run */
+  int used;
 } memo;
 
+/* The memo is an open-addressing hash table of `cap` slots (a power of
+ * two), at most half full: a search simulates each distinct collective
+ * once for all the plans it evaluates. */
 struct ncost {
   topo *t;            /* owned */
   route_table *rt;    /* owned */
-  memo m[NCOST_MEMO];
-  int n_memo;
+  memo *m;            /* owned, cap slots */
+  int n_memo, cap;
 };
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
@@ -41,10 +46,10 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
     topo_free(t);
     return SC_EINPUT;
   }
-  ncost *n = calloc(1, sizeof *n);
+  ncost *n = mem_calloc(1, sizeof *n);
   route_table *rt = route_new(t, ROUTE_ECMP);
   if (!n || !rt) {
-    free(n);
+    mem_free(n);
     route_free(rt);
     topo_free(t);
     return sc_error_set(err, SC_ENOMEM, "out of memory loading the topology");
@@ -59,7 +64,8 @@ void ncost_close(ncost *n) {
   if (!n) return;
   route_free(n->rt);
   topo_free(n->t);
-  free(n);
+  mem_free(n->m);
+  mem_free(n);
 }
 
 /* Local index of the member at position i of ring c inside domain k:
@@ -111,7 +117,7 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
     p.bytes = bytes;
     if (a) built = a->build(&s, &p);
   }
-  int *node = malloc(sizeof(int) * (size_t)ranks);
+  int *node = mem_alloc(sizeof(int) * (size_t)ranks);
   double t = -1;
   if (node && built == 0) {
     for (int i = 0; i < ranks; i++) node[i] = n->t->gpus[i * stride];
@@ -119,28 +125,61 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
     sc_error err = {0};
     if (flow_run(n->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
   }
-  free(node);
+  mem_free(node);
   sched_free(&s);
   return t;
+}
+
+static unsigned long memo_hash(coll_op op, double bytes, int ranks, int stride) {
+  unsigned long long b;
+  memcpy(&b, &bytes, sizeof b);
+  unsigned long long h = b * 0x9E3779B97F4A7C15ull;
+  h ^= (unsigned long long)op * 0xC2B2AE3D27D4EB4Full + (unsigned long long)ranks * 0x165667B19E3779F9ull +
+       (unsigned long long)stride;
+  return (unsigned long)(h ^ (h >> 29));
+}
+
+/* The slot of (op, bytes, ranks, stride): its entry, or the free slot
+ * where it goes. */
+static memo *memo_slot(ncost *n, coll_op op, double bytes, int ranks, int stride) {
+  unsigned long i = memo_hash(op, bytes, ranks, stride) & (unsigned long)(n->cap - 1);
+  for (;; i = (i + 1) & (unsigned long)(n->cap - 1)) {
+    memo *m = &n->m[i];
+    if (!m->used || (m->op == op && m->bytes == bytes && m->ranks == ranks && m->stride == stride))
+      return m;
+  }
+}
+
+/* Double the table (or create it); 0, or -1 when out of memory. */
+static int memo_grow(ncost *n) {
+  int cap = n->cap ? 2 * n->cap : 64;
+  memo *old = n->m;
+  int old_cap = n->cap;
+  n->m = mem_calloc((size_t)cap, sizeof *n->m);
+  if (!n->m) {
+    n->m = old;
+    return -1;
+  }
+  n->cap = cap;
+  for (int i = 0; i < old_cap; i++)
+    if (old[i].used) *memo_slot(n, old[i].op, old[i].bytes, old[i].ranks, old[i].stride) = old[i];
+  mem_free(old);
+  return 0;
 }
 
 double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
                   int per, double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
   if ((long)(ranks - 1) * stride >= n->t->n_gpus) return nccl;
-  double flow = -1;
-  for (int i = 0; i < n->n_memo; i++) {
-    const memo *m = &n->m[i];
-    if (m->op == op && m->bytes == bytes && m->ranks == ranks && m->stride == stride) {
-      flow = m->flow;
-      break;
-    }
+  if (2 * (n->n_memo + 1) > n->cap && memo_grow(n)) {
+    double flow = simulate(n, op, bytes, ranks, stride, per); /* no room to remember */
+    return flow > nccl ? flow : nccl;
   }
-  if (flow < 0) {
-    flow = simulate(n, op, bytes, ranks, stride, per);
-    if (n->n_memo < NCOST_MEMO)
-      n->m[n->n_memo++] = (memo){op, bytes, ranks, stride, flow};
+  memo *m = memo_slot(n, op, bytes, ranks, stride);
+  if (!m->used) {
+    *m = (memo){op, bytes, ranks, stride, simulate(n, op, bytes, ranks, stride, per), 1};
+    n->n_memo++;
   }
-  if (flow < 0) return nccl;
-  return flow > nccl ? flow : nccl;
+  if (m->flow < 0) return nccl;
+  return m->flow > nccl ? m->flow : nccl;
 }

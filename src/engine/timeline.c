@@ -1,106 +1,87 @@
 /*
  * timeline.c -- one step as a discrete-event simulation of the pipeline
- * schedule (sc_timeline).
+ * schedule over the stages of an execution graph (sc_timeline).
  *
- * Each stage runs its passes in the order its schedule gives (GPipe: all
- * forwards then all backwards; 1F1B: pp - s - 1 warm-up forwards, then
- * one forward and one backward in turn; interleaved: Megatron-LM's order
- * over model chunks). A pass starts when its stage is free and the pass
- * it depends on has finished on the neighbouring stage, plus one
- * send/recv. Pass durations come from the analytic model (step_costs_of):
- * the same per-micro-batch costs, so the simulated fill and drain checks
- * the closed-form bubble.
+ * Each stage runs its passes in the order its schedule gives
+ * (src/pipeline/). A pass starts when its stage is free and the pass it
+ * depends on has finished on the neighbouring stage, plus one send/recv.
+ * Pass durations are the stage's per-micro-batch forward and backward of
+ * the analytic engine over the same execution graph (one model chunk:
+ * 1/vpp of them), so the simulated fill and drain checks the closed-form
+ * bubble. After the flush each stage reduces its gradients and steps its
+ * optimizer.
  */
 #include <assert.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "engine/step.h"
-
-typedef struct task {
-  char fwd;        /* 1 forward, 0 backward */
-  int mb, chunk;
-} task;
+#include "core/mem.h"
+#include "engine/engine.h"
+#include "pipeline/pipe.h"
 
 /* Index of (stage, chunk, mb) in the end-time arrays. */
 #define IDX(st, c, mb) (((size_t)(st) * vpp + (c)) * m + (mb))
 
-/* The j-th forward (or backward) pass of a stage under interleaving:
- * Megatron-LM walks pp micro-batches through chunk 0, then the same pp
- * through chunk 1, ...; backwards visit the chunks in reverse. */
-static task nth(int fwd, int j, int pp, int vpp) {
-  if (vpp == 1) return (task){(char)fwd, j, 0};
-  int group = pp * vpp, chunk = j % group / pp;
-  return (task){(char)fwd, j / group * pp + j % pp, fwd ? chunk : vpp - 1 - chunk};
-}
-
-/* Fill order[0..2*m*vpp) with the passes of stage st: warm-up forwards,
- * then one forward and one backward in turn, then the remaining
- * backwards (GPipe: every forward first). */
-static void schedule(const step_costs *c, int st, task *order) {
-  int m = c->micro_batches, pp = c->stages, vpp = c->vpp;
-  int total = m * vpp, n = 0, kf = 0, kb = 0;
-  int warm = c->gpipe ? total
-             : vpp > 1          ? (pp - st - 1) * 2 + (vpp - 1) * pp
-                                : pp - st - 1;
-  if (warm > total) warm = total;
-  while (kf < warm) order[n++] = nth(1, kf++, pp, vpp);
-  while (kf < total) {
-    order[n++] = nth(1, kf++, pp, vpp);
-    order[n++] = nth(0, kb++, pp, vpp);
+/* When the pass t of stage st may start (its dependency's end plus the
+ * send/recv), or -1 when that pass is not laid out yet. */
+static double ready(const pipe_pass *t, int st, int pp, int vpp, int m, const double *endf,
+                    const double *endb, double p2p) {
+  double dep = 0;
+  int remote = 0;
+  if (t->kind == 'F') {
+    if (st > 0) dep = endf[IDX(st - 1, t->chunk, t->mb)], remote = 1;
+    else if (t->chunk > 0) dep = endf[IDX(pp - 1, t->chunk - 1, t->mb)], remote = pp > 1;
+  } else if (st < pp - 1) {
+    dep = endb[IDX(st + 1, t->chunk, t->mb)], remote = 1;
+  } else if (t->chunk < vpp - 1) {
+    dep = endb[IDX(0, t->chunk + 1, t->mb)], remote = pp > 1;
+  } else {
+    dep = endf[IDX(st, t->chunk, t->mb)];
   }
-  while (kb < total) order[n++] = nth(0, kb++, pp, vpp);
+  if (dep < 0) return -1;
+  return dep + (remote ? p2p : 0);
 }
 
-static int stage_kind(int st, int pp) {
-  return st == 0 ? 0 : st == pp - 1 ? 2 : 1;
-}
-
-int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n_out,
-                double *step_s, sc_error *err) {
-  step_costs c;
-  int rc = step_costs_of(s, &c, err);
-  if (rc != SC_OK) return rc;
-  int pp = c.stages, vpp = c.vpp, m = c.micro_batches;
-  if (vpp > 1 && m % pp) vpp = c.vpp = 1; /* Megatron needs m % pp == 0 */
-  size_t per = (size_t)2 * m * vpp, cells = (size_t)pp * vpp * m;
-  task *order = malloc(sizeof *order * per * pp);
-  double *endf = malloc(sizeof *endf * cells), *endb = malloc(sizeof *endb * cells);
-  int *next = calloc((size_t)pp, sizeof *next);
-  double *free_at = calloc((size_t)pp, sizeof *free_at);
-  sc_span *out = malloc(sizeof *out * (per * pp + 2 * (size_t)pp));
-  if (!order || !endf || !endb || !next || !free_at || !out) {
-    free(order), free(endf), free(endb), free(next), free(free_at), free(out);
+int eng_timeline(eng *e, sc_span **spans, size_t *n_out, double *step_s, sc_error *err) {
+  const sc_plan *p = &e->s->plan;
+  eng_step k;
+  eng_step_of(e, &k);
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape sh = {p->pp, e->x->vpp, e->x->micro_batches};
+  int pp = sh.pp, m = sh.m;
+  if (sh.vpp > 1 && m % pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
+  int vpp = sh.vpp;
+  size_t per = (size_t)3 * m * vpp, cells = (size_t)pp * vpp * m;
+  pipe_pass *order = mem_alloc(sizeof *order * per * pp);
+  int *count = mem_calloc((size_t)pp, sizeof *count);
+  double *endf = mem_alloc(sizeof *endf * cells), *endb = mem_alloc(sizeof *endb * cells);
+  int *next = mem_calloc((size_t)pp, sizeof *next);
+  double *free_at = mem_calloc((size_t)pp, sizeof *free_at);
+  sc_span *out = mem_alloc(sizeof *out * (per * pp + 2 * (size_t)pp));
+  if (!order || !count || !endf || !endb || !next || !free_at || !out) {
+    mem_free(order), mem_free(count), mem_free(endf), mem_free(endb), mem_free(next);
+    mem_free(free_at), mem_free(out);
     return sc_error_set(err, SC_ENOMEM, "out of memory laying out %zu passes", per * pp);
   }
   for (size_t i = 0; i < cells; i++) endf[i] = endb[i] = -1;
-  for (int st = 0; st < pp; st++) schedule(&c, st, order + per * st);
+  size_t total = 0;
+  for (int st = 0; st < pp; st++) {
+    count[st] = ps->order(&sh, st, order + per * st);
+    if (count[st] < 0) count[st] = pipe_onef1b.order(&sh, st, order + per * st);
+    total += (size_t)count[st];
+  }
   size_t n = 0, done = 0;
-  while (done < per * pp) {
+  while (done < total) {
     size_t before = done;
     for (int st = 0; st < pp; st++) {
-      for (; (size_t)next[st] < per; next[st]++) {
-        const task *t = &order[per * st + next[st]];
-        double dep = 0;
-        int remote = 0;
-        if (t->fwd) {
-          if (st > 0) dep = endf[IDX(st - 1, t->chunk, t->mb)], remote = 1;
-          else if (t->chunk > 0) dep = endf[IDX(pp - 1, t->chunk - 1, t->mb)], remote = pp > 1;
-        } else if (st < pp - 1) {
-          dep = endb[IDX(st + 1, t->chunk, t->mb)], remote = 1;
-        } else if (t->chunk < vpp - 1) {
-          dep = endb[IDX(0, t->chunk + 1, t->mb)], remote = pp > 1;
-        } else {
-          dep = endf[IDX(st, t->chunk, t->mb)];
-        }
-        if (dep < 0) break; /* waits for a pass not laid out yet */
-        double start = dep + (remote ? c.p2p : 0);
+      for (; next[st] < count[st]; next[st]++) {
+        const pipe_pass *t = &order[per * st + (size_t)next[st]];
+        double start = ready(t, st, pp, vpp, m, endf, endb, k.p2p);
+        if (start < 0) break; /* waits for a pass not laid out yet */
         if (free_at[st] > start) start = free_at[st];
-        int kind = stage_kind(st, pp);
-        double dur = (t->fwd ? c.f[kind] : c.b[kind]) / vpp;
-        (t->fwd ? endf : endb)[IDX(st, t->chunk, t->mb)] = start + dur;
+        double dur = (t->kind == 'F' ? e->st[st].f : e->st[st].b) / vpp;
+        (t->kind == 'F' ? endf : endb)[IDX(st, t->chunk, t->mb)] = start + dur;
         free_at[st] = start + dur;
-        out[n++] = (sc_span){st, 0, t->fwd ? 'F' : 'B', t->mb, t->chunk, start, dur};
+        out[n++] = (sc_span){st, 0, t->kind, t->mb, t->chunk, start, dur};
         done++;
       }
     }
@@ -110,12 +91,13 @@ int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n_out,
   double end = 0;
   for (int st = 0; st < pp; st++) {
     double t = free_at[st];
-    if (c.dp > 0) out[n++] = (sc_span){st, 1, 'D', -1, 0, t, c.dp}, t += c.dp;
-    out[n++] = (sc_span){st, 0, 'O', -1, 0, t, c.opt};
-    t += c.opt;
+    if (k.dp > 0) out[n++] = (sc_span){st, 1, 'D', -1, 0, t, k.dp}, t += k.dp;
+    out[n++] = (sc_span){st, 0, 'O', -1, 0, t, k.opt};
+    t += k.opt;
     if (t > end) end = t;
   }
-  free(order), free(endf), free(endb), free(next), free(free_at);
+  mem_free(order), mem_free(count), mem_free(endf), mem_free(endb), mem_free(next);
+  mem_free(free_at);
   *spans = out;
   *n_out = n;
   *step_s = end;

@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "hw/cluster_presets.h"
+#include "load/graph_json.h"
 #include "load/scenario.h"
 #include "plan/plan.h"
 #include "stepcast.h"
@@ -163,24 +164,36 @@ static const scn_section scn_cluster_sec = {"cluster", scn_cluster_fields,
 static const scn_field scn_model_fields[] = {
     F_SPECIAL("preset", NULL, "a model preset id"),
     F_STR(sc_model, "name", name),
-    F_INT(sc_model, "layers", layers, 1, PLAN_MAX_LAYERS, "a positive integer"),
-    F_INT(sc_model, "hidden", hidden, 1, PLAN_MAX_WIDTH, "a positive integer"),
-    F_INT(sc_model, "heads", heads, 1, PLAN_MAX_HEADS, "a positive integer"),
-    F_INT(sc_model, "kv_heads", kv_heads, 0, PLAN_MAX_HEADS, "a positive integer (0 = heads)"),
-    F_INT(sc_model, "head_dim", head_dim, 0, PLAN_MAX_HEADS,
+    F_SPECIAL("graph", NULL, "the path of a JSON workload graph (docs/graph.md)"),
+    F_INT(sc_model, "layers", tf.layers, 1, PLAN_MAX_LAYERS, "a positive integer"),
+    F_INT(sc_model, "hidden", tf.hidden, 1, PLAN_MAX_WIDTH, "a positive integer"),
+    F_INT(sc_model, "heads", tf.heads, 1, PLAN_MAX_HEADS, "a positive integer"),
+    F_INT(sc_model, "kv_heads", tf.kv_heads, 0, PLAN_MAX_HEADS, "a positive integer (0 = heads)"),
+    F_INT(sc_model, "head_dim", tf.head_dim, 0, PLAN_MAX_HEADS,
           "a positive integer (0 = hidden / heads)"),
-    F_INT(sc_model, "ffn", ffn, 0, PLAN_MAX_WIDTH, "a positive integer (0 = 4 x hidden)"),
-    F_INT(sc_model, "vocab", vocab, 1, PLAN_MAX_VOCAB, "a positive integer"),
-    F_INT(sc_model, "seq", seq, 1, PLAN_MAX_SEQ, "a positive integer (tokens)"),
-    F_INT(sc_model, "experts", experts, 0, PLAN_MAX_HEADS, "an integer >= 0 (0 or 1 = dense)"),
-    F_INT(sc_model, "topk", topk, 0, PLAN_MAX_HEADS, "an integer >= 0 (experts per token)"),
-    F_ENUM(sc_model, "activation", act, scn_act_names),
-    F_ENUM(sc_model, "norm", norm, scn_norm_names),
-    F_ENUM(sc_model, "position", pos, scn_pos_names),
-    F_BOOL(sc_model, "tied_embeddings", tied_embeddings),
-    F_BOOL(sc_model, "bias", bias),
+    F_INT(sc_model, "ffn", tf.ffn, 0, PLAN_MAX_WIDTH, "a positive integer (0 = 4 x hidden)"),
+    F_INT(sc_model, "vocab", tf.vocab, 1, PLAN_MAX_VOCAB, "a positive integer"),
+    F_INT(sc_model, "seq", tf.seq, 1, PLAN_MAX_SEQ, "a positive integer (tokens)"),
+    F_INT(sc_model, "experts", tf.experts, 0, PLAN_MAX_HEADS, "an integer >= 0 (0 or 1 = dense)"),
+    F_INT(sc_model, "topk", tf.topk, 0, PLAN_MAX_HEADS, "an integer >= 0 (experts per token)"),
+    F_ENUM(sc_model, "activation", tf.act, scn_act_names),
+    F_ENUM(sc_model, "norm", tf.norm, scn_norm_names),
+    F_ENUM(sc_model, "position", tf.pos, scn_pos_names),
+    F_BOOL(sc_model, "tied_embeddings", tf.tied_embeddings),
+    F_BOOL(sc_model, "bias", tf.bias),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
+
+static const scn_field scn_override_fields[] = {
+    F_SPECIAL("layers", NULL, "[first, last] (0-based, inclusive) or one layer index"),
+    F_STR(sc_override, "block", block),
+    F_INT(sc_override, "tp", tp, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_override, "cp", cp, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_INT(sc_override, "ep", ep, 1, PLAN_MAX_DEGREE, "a positive integer"),
+    F_BOOL(sc_override, "sp", sp),
+    F_INT(sc_override, "zero", zero, 0, 3, "an integer 0..3"),
+    F_ENUM(sc_override, "recompute", recompute, scn_recomp_names),
+};
 
 static const scn_field scn_plan_fields[] = {
     F_INT(sc_plan, "tp", tp, 1, PLAN_MAX_DEGREE, "a positive integer"),
@@ -206,6 +219,8 @@ static const scn_field scn_plan_fields[] = {
     F_ENUM(sc_plan, "attention", attention, scn_attn_names),
     F_BOOL(sc_plan, "fused_kernels", fused_kernels),
     F_BOOL(sc_plan, "framework_eager", framework_eager),
+    F_SPECIAL("overrides", NULL,
+              "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
 };
 static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
 
@@ -583,7 +598,9 @@ static int scn_preset_id(scn_ctx *c, const char *path, const json_t *v, const ch
 /* Forget the derived shape fields of a preset (kv_heads == heads, head_dim
  * == hidden / heads, ffn == 4 hidden) so that they follow edits of
  * hidden and heads; sc_scenario_resolve derives them again. */
-static void scn_model_relax(sc_model *m) {
+static void scn_model_relax(sc_model *model) {
+  sc_transformer *m = &model->tf;
+  if (model->kind != SC_MODEL_TRANSFORMER) return;
   if (m->kv_heads == m->heads) m->kv_heads = 0;
   if ((long)m->head_dim * m->heads == m->hidden) m->head_dim = 0;
   if (m->ffn == 4L * m->hidden) m->ffn = 0;
@@ -597,14 +614,66 @@ static int scn_model_preset(scn_ctx *c, const char *path, const char *id, sc_mod
   return SC_OK;
 }
 
-/* True when obj changes the shape of the model (not only name or seq). */
-static int scn_model_shaped(const json_t *obj) {
+/* The first key of obj that changes the shape of a transformer (not only
+ * name or seq), or NULL. */
+static const char *scn_model_shaped(const json_t *obj) {
   static const char *const shape[] = {"layers", "hidden", "heads", "kv_heads", "head_dim",
                                       "ffn", "vocab", "experts", "topk", "activation",
                                       "norm", "position", "tied_embeddings", "bias"};
   for (size_t i = 0; i < NFIELDS(shape); i++)
-    if (json_object_get(obj, shape[i])) return 1;
-  return 0;
+    if (json_object_get(obj, shape[i])) return shape[i];
+  return NULL;
+}
+
+/* "dir/x.json" -> "x" into buf: the default name of a graph model. */
+static void scn_stem(const char *path, char *buf, size_t cap) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t n = strlen(base);
+  if (n > 5 && !strcmp(base + n - 5, ".json")) n -= 5;
+  snprintf(buf, cap, "%.*s", (int)n, base);
+}
+
+/* A graph model: {"graph": path} with an optional name; the transformer
+ * keys do not apply. */
+static int scn_graph_model(scn_ctx *c, const json_t *v, sc_model *m) {
+  const json_t *g = json_object_get(v, "graph"), *name = json_object_get(v, "name");
+  const char *shaped = scn_model_shaped(v);
+  if (json_object_get(v, "preset"))
+    return scn_fail(c, "model.graph", "give a preset or a graph, not both");
+  if (shaped || json_object_get(v, "seq"))
+    return scn_fail(c, shaped ? "model.layers" : "model.seq",
+                    "a graph model takes its shape from the graph file; drop model.%s",
+                    shaped ? shaped : "seq");
+  if (!json_is_string(g) || !json_string_value(g)[0])
+    return scn_type(c, "model.graph", "the path of a JSON workload graph (docs/graph.md)", g);
+  const char *path = json_string_value(g);
+  if (strlen(path) >= sizeof m->graph.path)
+    return scn_fail(c, "model.graph", "the path is longer than %zu bytes",
+                    sizeof m->graph.path - 1);
+  memset(m, 0, sizeof *m);
+  m->kind = SC_MODEL_GRAPH;
+  snprintf(m->graph.path, sizeof m->graph.path, "%s", path);
+  scn_stem(path, m->name, sizeof m->name);
+  if (name) {
+    if (!json_is_string(name)) return scn_type(c, "model.name", "a string", name);
+    snprintf(m->name, sizeof m->name, "%s", json_string_value(name));
+  }
+  return SC_OK;
+}
+
+/* A string naming a model: a preset id, or a graph file (".json"). */
+static int scn_model_string(scn_ctx *c, const json_t *v, sc_model *m) {
+  const char *id = json_string_value(v);
+  size_t n = strlen(id);
+  if (n > 5 && !strcmp(id + n - 5, ".json")) {
+    json_t *obj = json_pack("{s:O}", "graph", (json_t *)v);
+    if (!obj) return sc_error_set(c->err, SC_ENOMEM, "out of memory");
+    int rc = scn_graph_model(c, obj, m);
+    json_decref(obj);
+    return rc;
+  }
+  return scn_model_preset(c, "model", id, m);
 }
 
 /* Decode the "model" section: a preset id, or an object (the preset it
@@ -612,14 +681,20 @@ static int scn_model_shaped(const json_t *obj) {
 static int scn_model(scn_ctx *c, const json_t *v, sc_model *m) {
   const char *id = NULL;
   int rc;
-  if (json_is_string(v)) return scn_model_preset(c, "model", json_string_value(v), m);
+  if (json_is_string(v)) return scn_model_string(c, v, m);
   if (!json_is_object(v))
     return scn_type(c, "model", "a model preset id (string) or an object", v);
   if ((rc = scn_known(c, &scn_model_sec, v))) return rc;
+  if (json_object_get(v, "graph")) return scn_graph_model(c, v, m);
   const json_t *p = json_object_get(v, "preset");
   if (p && ((rc = scn_preset_id(c, "model.preset", p, &id)) ||
             (rc = scn_model_preset(c, "model.preset", id, m))))
     return rc;
+  if (m->kind != SC_MODEL_TRANSFORMER) { /* a graph model edited: a transformer again */
+    sc_scenario d;
+    sc_scenario_default(&d);
+    *m = d.model;
+  }
   scn_model_relax(m);
   if (!p && scn_model_shaped(v)) snprintf(m->name, sizeof m->name, "custom");
   return scn_fields(c, &scn_model_sec, v, m);
@@ -729,6 +804,61 @@ static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
   return scn_cluster_size(c, v, cl);
 }
 
+/* ------------------------------------------------------------ overrides */
+
+/* "layers": [first, last] or one index. */
+static int scn_override_layers(scn_ctx *c, const json_t *v, const char *path, sc_override *o) {
+  const scn_field f = {.key = "layers", .lo = 0, .hi = PLAN_MAX_LAYERS - 1,
+                       .what = "a layer index (0-based)"};
+  long long a = 0, b = 0;
+  int rc;
+  if (json_is_integer(v)) {
+    if ((rc = scn_integer(c, &f, v, path, &a))) return rc;
+    o->first = o->last = (int)a;
+    return SC_OK;
+  }
+  if (!json_is_array(v) || json_array_size(v) != 2)
+    return scn_type(c, path, "[first, last] (0-based, inclusive) or one layer index", v);
+  if ((rc = scn_integer(c, &f, json_array_get(v, 0), path, &a)) ||
+      (rc = scn_integer(c, &f, json_array_get(v, 1), path, &b)))
+    return rc;
+  if (b < a) return scn_fail(c, path, "[%lld, %lld]: last is before first", a, b);
+  o->first = (int)a;
+  o->last = (int)b;
+  return SC_OK;
+}
+
+/* "plan.overrides": an array of objects, each naming layers or a block. */
+static int scn_overrides(scn_ctx *c, const json_t *v, sc_plan *p) {
+  if (!json_is_array(v))
+    return scn_type(c, "plan.overrides", "an array of override objects", v);
+  if (json_array_size(v) > SC_MAX_OVERRIDES)
+    return scn_fail(c, "plan.overrides", "%zu overrides; at most %d", json_array_size(v),
+                    SC_MAX_OVERRIDES);
+  p->n_overrides = 0;
+  for (size_t i = 0; i < json_array_size(v); i++) {
+    const json_t *e = json_array_get(v, i);
+    char path[64], lp[SCN_PATH];
+    snprintf(path, sizeof path, "plan.overrides[%zu]", i);
+    scn_section sec = {path, scn_override_fields, NFIELDS(scn_override_fields)};
+    sc_override *o = &p->overrides[i];
+    sc_override_init(o);
+    if (!json_is_object(e)) return scn_type(c, path, "an object", e);
+    int rc = scn_fields(c, &sec, e, o);
+    if (rc) return rc;
+    const json_t *layers = json_object_get(e, "layers");
+    int has_block = json_object_get(e, "block") != NULL;
+    snprintf(lp, sizeof lp, "%s.layers", path);
+    if (layers && has_block) return scn_fail(c, lp, "give layers or a block, not both");
+    if (!layers && !has_block)
+      return scn_fail(c, path, "name the layers (\"layers\": [first, last]) or a block (\"block\": \"layer\")");
+    if (layers && (rc = scn_override_layers(c, layers, lp, o))) return rc;
+    if (has_block && !o->block[0]) return scn_fail(c, path, "block: an empty name");
+    p->n_overrides++;
+  }
+  return SC_OK;
+}
+
 /* ------------------------------------------------------------ document */
 
 /* Decode a whole document into *s, starting from the default scenario. */
@@ -747,6 +877,8 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   if (cl && (rc = scn_cluster(c, cl, &s->cluster))) return rc;
   if (p && !json_is_object(p)) return scn_type(c, "plan", "an object", p);
   if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
+  const json_t *ov = p ? json_object_get(p, "overrides") : NULL;
+  if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;
   return SC_OK;
 }
 
@@ -864,18 +996,59 @@ static void scn_msg_path(const char *msg, char *path, size_t cap) {
 
 /* Apply overrides to root, decode and resolve. On failure err holds the
  * message prefixed with origin and followed by the override to blame. */
-static int scn_load(sc_scenario *s, json_t *root, const char *origin,
-                    const char *const *ov, size_t n_ov, sc_error *err) {
+/* Make the relative file path at obj[key] relative to `dir` (the
+ * scenario file's folder). 0, or SC_ENOMEM / SC_EINPUT (too long). */
+static int scn_rebase_key(json_t *obj, const char *key, const char *dir, size_t dlen,
+                          sc_error *err) {
+  json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+  const char *path = json_is_string(v) ? json_string_value(v) : NULL;
+  size_t n = path ? strlen(path) : 0;
+  if (!path || path[0] == '/' || n < 6 || strcmp(path + n - 5, ".json")) return SC_OK;
+  char joined[512];
+  if (dlen + 1 + n >= sizeof joined)
+    return sc_error_set(err, SC_EINPUT, "%s: the path \"%s\" is too long", key, path);
+  snprintf(joined, sizeof joined, "%.*s/%s", (int)dlen, dir, path);
+  return json_object_set_new(obj, key, json_string(joined)) ? sc_error_set(err, SC_ENOMEM, "out of memory") : SC_OK;
+}
+
+/* Files a scenario file names (model.graph, cluster.topology) are
+ * relative to the scenario file's folder; those given by overrides are
+ * relative to the working directory (they are applied afterwards). */
+static int scn_rebase(json_t *root, const char *file, sc_error *err) {
+  const char *slash = file ? strrchr(file, '/') : NULL;
+  if (!slash || !json_is_object(root)) return SC_OK;
+  size_t dlen = (size_t)(slash - file);
+  int rc = scn_rebase_key(root, "model", file, dlen, err);
+  if (!rc) rc = scn_rebase_key(json_object_get(root, "model"), "graph", file, dlen, err);
+  if (!rc) rc = scn_rebase_key(json_object_get(root, "cluster"), "topology", file, dlen, err);
+  return rc;
+}
+
+/* A graph model's file must load: report its errors when the scenario is
+ * read, with the graph file's line and column. */
+static int scn_check_graph(const sc_model *m, sc_error *err) {
+  if (m->kind != SC_MODEL_GRAPH) return SC_OK;
+  wg_graph *g = NULL;
+  int rc = graph_json_load_file(m->graph.path, &g, err);
+  wg_free(g);
+  return rc;
+}
+
+static int scn_load(sc_scenario *s, json_t *root, const char *origin, const char *file,
+                    const char *const *ov, size_t n_ov, unsigned flags, sc_error *err) {
   sc_error local = {0};
   scn_ctx c = {.err = &local};
   sc_scenario t;
   int rc = SC_OK;
   if (n_ov && !ov) return sc_error_set(err, SC_EINPUT, "overrides: NULL list of %zu", n_ov);
+  if ((rc = scn_rebase(root, file, &local))) return sc_error_set(err, rc, "%s: %s", origin, local.msg);
   for (size_t i = 0; i < n_ov; i++)
     if ((rc = scn_apply_override(root, ov[i], err))) return rc;
   rc = scn_decode(&c, root, &t);
-  if (!rc && (rc = sc_scenario_resolve(&t, &local)))
+  if (!rc && (rc = flags & SC_LOAD_PLAN_UNCHECKED ? sc_scenario_resolve_model(&t, &local)
+                                                  : sc_scenario_resolve(&t, &local)))
     scn_msg_path(local.msg, c.bad, sizeof c.bad);
+  if (!rc && (rc = scn_check_graph(&t.model, err))) return rc;
   if (!rc) {
     *s = t;
     return sc_error_set(err, SC_OK, "%s", "");
@@ -894,6 +1067,17 @@ static int scn_syntax(const json_error_t *je, const char *origin, sc_error *err)
 
 int sc_scenario_load_string(sc_scenario *s, const char *json, const char *origin,
                             const char *const *overrides, size_t n_overrides, sc_error *err) {
+  return sc_scenario_load_string_ex(s, json, origin, overrides, n_overrides, 0, err);
+}
+
+int sc_scenario_load_file(sc_scenario *s, const char *path, const char *const *overrides,
+                          size_t n_overrides, sc_error *err) {
+  return sc_scenario_load_file_ex(s, path, overrides, n_overrides, 0, err);
+}
+
+int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *origin,
+                               const char *const *overrides, size_t n_overrides, unsigned flags,
+                               sc_error *err) {
   json_error_t je;
   const char *where = origin ? origin : "<string>";
   if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
@@ -903,13 +1087,13 @@ int sc_scenario_load_string(sc_scenario *s, const char *json, const char *origin
       return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
     return scn_syntax(&je, where, err);
   }
-  int rc = scn_load(s, root, where, overrides, n_overrides, err);
+  int rc = scn_load(s, root, where, NULL, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;
 }
 
-int sc_scenario_load_file(sc_scenario *s, const char *path, const char *const *overrides,
-                          size_t n_overrides, sc_error *err) {
+int sc_scenario_load_file_ex(sc_scenario *s, const char *path, const char *const *overrides,
+                             size_t n_overrides, unsigned flags, sc_error *err) {
   json_error_t je;
   if (!path) return sc_error_set(err, SC_EIO, "scenario file: no path (NULL)");
   json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
@@ -922,7 +1106,7 @@ int sc_scenario_load_file(sc_scenario *s, const char *path, const char *const *o
     default: return scn_syntax(&je, path, err);
     }
   }
-  int rc = scn_load(s, root, path, overrides, n_overrides, err);
+  int rc = scn_load(s, root, path, path, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;
 }

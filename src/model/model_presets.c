@@ -39,27 +39,27 @@
 /* GPT-2-style dense transformer (GPT-3, Megatron): learned positions,
  * LayerNorm, GELU, biases, tied embeddings, MHA, ffn 4h. */
 #define GPT(id, l, h, nh, hd, v)                                        \
-  {.name = id, .layers = l, .hidden = h, .heads = nh, .kv_heads = nh,   \
+  {.kind = SC_MODEL_TRANSFORMER, .name = id, .tf = {.layers = l, .hidden = h, .heads = nh, .kv_heads = nh,   \
    .head_dim = hd, .ffn = 4 * (h), .vocab = v, .seq = 2048,             \
    .experts = 0, .topk = 0, .act = SC_ACT_GELU,                         \
    .norm = SC_NORM_LAYERNORM, .pos = SC_POS_LEARNED,                    \
-   .tied_embeddings = 1, .bias = 1}
+   .tied_embeddings = 1, .bias = 1}}
 
 /* Llama-style: RoPE, RMSNorm, SwiGLU, no biases, untied embeddings. */
 #define LLAMA(id, l, h, nh, kv, f, v, s)                                \
-  {.name = id, .layers = l, .hidden = h, .heads = nh, .kv_heads = kv,   \
+  {.kind = SC_MODEL_TRANSFORMER, .name = id, .tf = {.layers = l, .hidden = h, .heads = nh, .kv_heads = kv,   \
    .head_dim = (h) / (nh), .ffn = f, .vocab = v, .seq = s,              \
    .experts = 0, .topk = 0, .act = SC_ACT_SWIGLU,                       \
    .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE,                         \
-   .tied_embeddings = 0, .bias = 0}
+   .tied_embeddings = 0, .bias = 0}}
 
 /* MPT: ALiBi, LayerNorm without bias, GELU, no biases, tied, ffn 4h. */
 #define MPT(id, l, h, nh)                                               \
-  {.name = id, .layers = l, .hidden = h, .heads = nh, .kv_heads = nh,   \
+  {.kind = SC_MODEL_TRANSFORMER, .name = id, .tf = {.layers = l, .hidden = h, .heads = nh, .kv_heads = nh,   \
    .head_dim = (h) / (nh), .ffn = 4 * (h), .vocab = 50368, .seq = 2048, \
    .experts = 0, .topk = 0, .act = SC_ACT_GELU,                         \
    .norm = SC_NORM_LAYERNORM, .pos = SC_POS_ALIBI,                      \
-   .tied_embeddings = 1, .bias = 0}
+   .tied_embeddings = 1, .bias = 0}}
 
 static const sc_model model_presets[] = {
     /* GPT-3 family [GPT3] Table 2.1. */
@@ -115,11 +115,11 @@ static const sc_model model_presets[] = {
 
     /* Mixtral 8x7B [MIX]: Llama-style blocks with a top-2 of 8 MoE MLP;
      * ffn is the size of one expert. */
-    {.name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .heads = 32,
+    {.kind = SC_MODEL_TRANSFORMER, .name = "mixtral-8x7b", .tf = {.layers = 32, .hidden = 4096, .heads = 32,
      .kv_heads = 8, .head_dim = 128, .ffn = 14336, .vocab = 32000,
      .seq = 4096, .experts = 8, .topk = 2, .act = SC_ACT_SWIGLU,
      .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE, .tied_embeddings = 0,
-     .bias = 0},
+     .bias = 0}},
 };
 
 #define N_MODEL (sizeof model_presets / sizeof model_presets[0])

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "hw/cluster_presets.h"
+#include "model/builder.h"
 #include "plan/plan.h"
 #include "stepcast.h"
 
@@ -78,7 +79,7 @@ static long long plan_mul(long long a, long long b) {
   return a > cap / b ? cap : a * b;
 }
 
-static long long plan_gcd(long long a, long long b) {
+long long plan_gcd(long long a, long long b) {
   while (b) {
     long long t = a % b;
     a = b;
@@ -90,7 +91,7 @@ static long long plan_gcd(long long a, long long b) {
 /* Write the divisors of n (n >= 1) into buf as "1, 2, 3, ...", keeping at
  * most about 24 of them ("1, 2, ..., 512, 1024" when there are more).
  * Costs O(sqrt n) steps; n <= 2^40 by the limits above. */
-static void plan_divisors(long long n, char *buf, size_t cap) {
+void plan_divisors(long long n, char *buf, size_t cap) {
   enum { KEEP = 24 };
   long long lo[KEEP], hi[KEEP];
   int nlo = 0, nhi = 0, more = 0;
@@ -117,7 +118,7 @@ static void plan_divisors(long long n, char *buf, size_t cap) {
 }
 
 /* Divisors of n that are at most `max`, as text ("none" if n < 1). */
-static void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
+void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
   size_t len = 0;
   buf[0] = '\0';
   if (n < 1) {
@@ -154,86 +155,13 @@ static int plan_positive(double v, double lo, int strict, double unit,
 
 /* ---------------------------------------------------------------- model */
 
-/* Check the shape integers of m against their limits. */
-static int plan_model_ranges(const sc_model *m, sc_error *err) {
-  int rc;
-  if ((rc = plan_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
-      (rc = plan_range(m->hidden, 1, PLAN_MAX_WIDTH, "model.hidden", err)) ||
-      (rc = plan_range(m->heads, 1, PLAN_MAX_HEADS, "model.heads", err)) ||
-      (rc = plan_range(m->kv_heads, 0, m->heads, "model.kv_heads", err)) ||
-      (rc = plan_range(m->head_dim, 0, PLAN_MAX_HEADS, "model.head_dim", err)) ||
-      (rc = plan_range(m->ffn, 0, PLAN_MAX_WIDTH, "model.ffn", err)) ||
-      (rc = plan_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
-      (rc = plan_range(m->seq, 1, PLAN_MAX_SEQ, "model.seq", err)) ||
-      (rc = plan_range(m->experts, 0, PLAN_MAX_HEADS, "model.experts", err)) ||
-      (rc = plan_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)))
-    return rc;
-  if ((unsigned)m->act > SC_ACT_RELU)
-    return sc_error_set(err, SC_EINPUT, "model.activation: %d is not valid (gelu, swiglu, relu)", (int)m->act);
-  if ((unsigned)m->norm > SC_NORM_RMSNORM)
-    return sc_error_set(err, SC_EINPUT, "model.norm: %d is not valid (layernorm, rmsnorm)", (int)m->norm);
-  if ((unsigned)m->pos > SC_POS_ALIBI)
-    return sc_error_set(err, SC_EINPUT, "model.position: %d is not valid (learned, rope, alibi)", (int)m->pos);
-  return SC_OK;
-}
-
-/* Check the attention shape of m and fill kv_heads, head_dim and ffn when
- * they are 0 (MHA, hidden / heads, 4 * hidden). */
-static int plan_model_attention(sc_model *m, sc_error *err) {
-  char valid[256];
-  if (m->kv_heads == 0) m->kv_heads = m->heads;
-  if (m->heads % m->kv_heads) {
-    plan_divisors(m->heads, valid, sizeof valid);
-    return sc_error_set(err, SC_EINPUT,
-                        "model.kv_heads: %d does not divide model.heads %d "
-                        "(each KV head serves a whole group of query heads); valid: %s",
-                        m->kv_heads, m->heads, valid);
-  }
-  if (m->head_dim == 0) {
-    if (m->hidden % m->heads) {
-      plan_divisors_upto(m->hidden, PLAN_MAX_HEADS, valid, sizeof valid);
-      return sc_error_set(err, SC_EINPUT,
-                          "model.hidden: %d is not divisible by model.heads %d, so the "
-                          "head size is undefined; set model.head_dim, or use heads among "
-                          "the divisors of hidden: %s",
-                          m->hidden, m->heads, valid);
-    }
-    m->head_dim = m->hidden / m->heads;
-  }
-  if (m->ffn == 0) {
-    if (4L * m->hidden > PLAN_MAX_WIDTH)
-      return sc_error_set(err, SC_EINPUT, "model.ffn: 4 x hidden = %ld exceeds %ld; set model.ffn",
-                          4L * m->hidden, PLAN_MAX_WIDTH);
-    m->ffn = 4 * m->hidden;
-  }
-  return SC_OK;
-}
-
-/* Check the mixture-of-experts fields: dense (experts 0 or 1, topk 0 or
- * 1) or 1 <= topk <= experts. */
-static int plan_model_moe(sc_model *m, sc_error *err) {
-  if (m->experts <= 1) {
-    if (m->topk > 1)
-      return sc_error_set(err, SC_EINPUT,
-                          "model.topk: %d needs an MoE model, but model.experts is %d "
-                          "(dense); set model.experts >= %d or drop model.topk",
-                          m->topk, m->experts, m->topk);
-    return SC_OK;
-  }
-  if (m->topk < 1 || m->topk > m->experts)
-    return sc_error_set(err, SC_EINPUT,
-                        "model.topk: %d is not valid for model.experts %d (valid: 1..%d "
-                        "experts per token; Mixtral and GShard use 2)",
-                        m->topk, m->experts, m->experts);
-  return SC_OK;
-}
-
+/* Check the model spec with its builder (ranges, derived fields). */
 static int plan_model(sc_model *m, sc_error *err) {
-  int rc;
-  m->name[sizeof m->name - 1] = '\0';
-  if ((rc = plan_model_ranges(m, err))) return rc;
-  if ((rc = plan_model_attention(m, err))) return rc;
-  return plan_model_moe(m, err);
+  const model_builder *b = model_builder_for(m->kind);
+  if (!b)
+    return sc_error_set(err, SC_EINPUT, "model: kind %d is not valid (transformer, graph)",
+                        (int)m->kind);
+  return b->resolve(m, err);
 }
 
 /* -------------------------------------------------------------- cluster */
@@ -364,43 +292,55 @@ static int plan_dtype(const sc_scenario *s, sc_error *err) {
                       len ? valid : "none (set cluster.gpu.peak_tflops)");
 }
 
-/* Tensor parallelism splits heads, KV heads and the MLP: tp must divide
- * each (Megatron-LM asserts the same); with sequence parallelism it also
- * splits the sequence (per context-parallel rank). */
-static int plan_tensor(sc_scenario *s, sc_error *err) {
-  const sc_model *m = &s->model;
-  sc_plan *p = &s->plan;
+/* Tensor parallelism splits heads, KV heads and the MLP of a transformer:
+ * tp must divide each (Megatron-LM asserts the same); with sequence
+ * parallelism it also splits the sequence (per context-parallel rank).
+ * `path` is the key path of tp ("plan.tp", "plan.overrides[0].tp"). */
+static int plan_tensor_split(const sc_transformer *m, int tp, int cp, int sp, const char *path,
+                             sc_error *err) {
   char valid[256];
   long long g = plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn);
   plan_divisors(g, valid, sizeof valid);
   const char *what = NULL;
   int of = 0;
-  if (m->heads % p->tp) what = "model.heads", of = m->heads;
-  else if (m->kv_heads % p->tp) what = "model.kv_heads", of = m->kv_heads;
-  else if (m->ffn % p->tp) what = "model.ffn", of = m->ffn;
+  if (m->heads % tp) what = "model.heads", of = m->heads;
+  else if (m->kv_heads % tp) what = "model.kv_heads", of = m->kv_heads;
+  else if (m->ffn % tp) what = "model.ffn", of = m->ffn;
   if (what)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.tp: %d does not divide %s %d (tensor parallelism splits "
+                        "%s: %d does not divide %s %d (tensor parallelism splits "
                         "heads, KV heads and the MLP evenly); valid tp: %s",
-                        p->tp, what, of, valid);
-  if (p->tp == 1) p->sp = 0; /* sequence parallelism is a no-op without tp */
-  p->sp = !!p->sp;
-  if (p->sp && (m->seq % p->cp == 0) && (m->seq / p->cp) % p->tp)
+                        path, tp, what, of, valid);
+  if (sp && tp > 1 && (m->seq % cp == 0) && (m->seq / cp) % tp) {
+    char sp_path[64]; /* the sp key beside the tp key */
+    snprintf(sp_path, sizeof sp_path, "%.*ssp", (int)strlen(path) - 2, path);
     return sc_error_set(err, SC_EINPUT,
-                        "plan.sp: sequence parallelism splits model.seq / cp = %d tokens over "
-                        "tp %d, which does not divide them; set plan.sp false or a tp that divides %d",
-                        m->seq / p->cp, p->tp, m->seq / p->cp);
+                        "%s: sequence parallelism splits model.seq / cp = %d tokens over "
+                        "tp %d, which does not divide them; set %s false or a tp that divides %d",
+                        sp_path, m->seq / cp, tp, sp_path, m->seq / cp);
+  }
   return SC_OK;
 }
 
+static int plan_tensor(sc_scenario *s, sc_error *err) {
+  sc_plan *p = &s->plan;
+  if (p->tp == 1) p->sp = 0; /* sequence parallelism is a no-op without tp */
+  p->sp = !!p->sp;
+  if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK; /* checked against the graph */
+  return plan_tensor_split(&s->model.tf, p->tp, p->cp, p->sp, "plan.tp", err);
+}
+
 /* Context parallelism splits each sequence into cp equal chunks. */
-static int plan_context(const sc_scenario *s, sc_error *err) {
+static int plan_context_split(const sc_model *m, int cp, const char *path, sc_error *err) {
   char valid[256];
-  if (s->model.seq % s->plan.cp == 0) return SC_OK;
-  plan_divisors(s->model.seq, valid, sizeof valid);
-  return sc_error_set(err, SC_EINPUT,
-                      "plan.cp: %d does not divide model.seq %d; valid cp: %s",
-                      s->plan.cp, s->model.seq, valid);
+  if (m->kind != SC_MODEL_TRANSFORMER || m->tf.seq % cp == 0) return SC_OK;
+  plan_divisors(m->tf.seq, valid, sizeof valid);
+  return sc_error_set(err, SC_EINPUT, "%s: %d does not divide model.seq %d; valid cp: %s", path,
+                      cp, m->tf.seq, valid);
+}
+
+static int plan_context(const sc_scenario *s, sc_error *err) {
+  return plan_context_split(&s->model, s->plan.cp, "plan.cp", err);
 }
 
 /* Data parallelism: derive dp = gpus / (tp*pp*cp) when 0, else require
@@ -438,22 +378,32 @@ static int plan_data(sc_scenario *s, sc_error *err) {
 
 /* Expert parallelism distributes the experts over ep ranks taken from the
  * data (x context) parallel group. */
-static int plan_expert(const sc_scenario *s, sc_error *err) {
+static int plan_expert_split(const sc_scenario *s, int ep, int cp, const char *path,
+                             sc_error *err) {
   const sc_plan *p = &s->plan;
-  int experts = s->model.experts;
-  if (p->ep == 1) return SC_OK;
-  if (experts <= 1)
+  if (ep == 1) return SC_OK;
+  int tf = s->model.kind == SC_MODEL_TRANSFORMER;
+  int experts = tf ? s->model.tf.experts : 0;
+  if (tf && experts <= 1)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.ep: %d needs an MoE model, but model.experts is %d; valid ep: 1",
-                        p->ep, experts);
-  long long dpcp = plan_mul(p->dp, p->cp);
-  if (experts % p->ep == 0 && dpcp % p->ep == 0) return SC_OK;
+                        "%s: %d needs an MoE model, but model.experts is %d; valid ep: 1", path,
+                        ep, experts);
+  long long dpcp = plan_mul(p->dp, cp);
+  if ((!tf || experts % ep == 0) && dpcp % ep == 0) return SC_OK;
   char valid[256];
-  plan_divisors(plan_gcd(experts, dpcp), valid, sizeof valid);
+  plan_divisors(tf ? plan_gcd(experts, dpcp) : dpcp, valid, sizeof valid);
+  if (!tf)
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: %d must divide dp*cp %lld (experts are spread over data-parallel "
+                        "ranks); valid ep: %s", path, ep, dpcp, valid);
   return sc_error_set(err, SC_EINPUT,
-                      "plan.ep: %d must divide model.experts %d and dp*cp %lld "
+                      "%s: %d must divide model.experts %d and dp*cp %lld "
                       "(experts are spread over data-parallel ranks); valid ep: %s",
-                      p->ep, experts, dpcp, valid);
+                      path, ep, experts, dpcp, valid);
+}
+
+static int plan_expert(const sc_scenario *s, sc_error *err) {
+  return plan_expert_split(s, s->plan.ep, s->plan.cp, "plan.ep", err);
 }
 
 /* Pick vpp and check the schedule against pp and vpp. 1F1B with vpp >= 2
@@ -481,10 +431,10 @@ static int plan_schedule(sc_plan *p, sc_error *err) {
 /* Pipeline parallelism: pp*vpp chunks of whole layers. */
 static int plan_pipeline(sc_scenario *s, sc_error *err) {
   sc_plan *p = &s->plan;
-  int layers = s->model.layers;
   char valid[256];
   int rc = plan_schedule(p, err);
-  if (rc) return rc;
+  if (rc || s->model.kind != SC_MODEL_TRANSFORMER) return rc; /* graphs: at lowering */
+  int layers = s->model.tf.layers;
   if (layers % p->pp) {
     plan_divisors(layers, valid, sizeof valid);
     return sc_error_set(err, SC_EINPUT,
@@ -554,6 +504,119 @@ static int plan_attention(const sc_scenario *s, sc_error *err) {
                       s->cluster.gpu.name);
 }
 
+/* ------------------------------------------------------------ overrides */
+
+void sc_override_init(sc_override *o) {
+  memset(o, 0, sizeof *o);
+  o->first = o->last = SC_INHERIT;
+  o->tp = o->cp = o->ep = o->sp = o->zero = o->recompute = SC_INHERIT;
+}
+
+/* The layers an override names: a range, or a block (checked against the
+ * graph when the job lowers the plan, for graph models). */
+static int plan_override_layers(const sc_scenario *s, const sc_override *o, const char *path,
+                                sc_error *err) {
+  if (o->block[0]) {
+    if (s->model.kind == SC_MODEL_TRANSFORMER && strcmp(o->block, "layer"))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s.block: \"%.32s\" is not a block of model %s (valid: layer)", path,
+                          o->block, s->model.name);
+    return SC_OK;
+  }
+  long layers = s->model.kind == SC_MODEL_TRANSFORMER ? s->model.tf.layers : PLAN_MAX_LAYERS;
+  if (o->first < 0 || o->last < o->first || o->last >= layers) {
+    if (s->model.kind == SC_MODEL_TRANSFORMER)
+      return sc_error_set(err, SC_EINPUT,
+                          "%s.layers: [%d, %d] is not a range of layers (valid: 0 <= first <= "
+                          "last <= %ld, model.layers - 1)",
+                          path, o->first, o->last, layers - 1);
+    return sc_error_set(err, SC_EINPUT,
+                        "%s.layers: [%d, %d] is not a range of layers (valid: 0 <= first <= last)",
+                        path, o->first, o->last);
+  }
+  return SC_OK;
+}
+
+/* tp and cp of an override: the product tp * cp stays the plan's; one of
+ * the two given derives the other. */
+static int plan_override_mesh(const sc_scenario *s, sc_override *o, const char *path,
+                              sc_error *err) {
+  const sc_plan *p = &s->plan;
+  int mp = p->tp * p->cp;
+  if (o->tp == SC_INHERIT && o->cp == SC_INHERIT) return SC_OK;
+  if (o->tp == SC_INHERIT) o->tp = o->cp >= 1 && mp % o->cp == 0 ? mp / o->cp : 0;
+  if (o->cp == SC_INHERIT) o->cp = o->tp >= 1 && mp % o->tp == 0 ? mp / o->tp : 0;
+  if (o->tp < 1 || o->cp < 1 || (long long)o->tp * o->cp != mp) {
+    char valid[256];
+    plan_divisors(mp, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: tp %d x cp %d must equal the plan's tp*cp = %d*%d = %d (a layer "
+                        "keeps its data-parallel group); valid tp (or cp): %s",
+                        path, o->tp, o->cp, p->tp, p->cp, mp, valid);
+  }
+  return SC_OK;
+}
+
+/* Check override i and fill what it derives (tp/cp, sp with tp 1). */
+static int plan_override(sc_scenario *s, int i, sc_error *err) {
+  sc_override *o = &s->plan.overrides[i];
+  char path[48], key[64];
+  int rc;
+  snprintf(path, sizeof path, "plan.overrides[%d]", i);
+  o->block[sizeof o->block - 1] = '\0';
+  if ((rc = plan_override_layers(s, o, path, err)) || (rc = plan_override_mesh(s, o, path, err)))
+    return rc;
+  if (o->zero != SC_INHERIT && (o->zero < 0 || o->zero > 3))
+    return sc_error_set(err, SC_EINPUT, "%s.zero: %d is out of range (valid: 0..3)", path, o->zero);
+  if (o->recompute != SC_INHERIT && (o->recompute < 0 || o->recompute > SC_RECOMP_FULL))
+    return sc_error_set(err, SC_EINPUT, "%s.recompute: %d is not valid (none, selective, full)",
+                        path, o->recompute);
+  if (o->sp != SC_INHERIT && o->sp != 0 && o->sp != 1)
+    return sc_error_set(err, SC_EINPUT, "%s.sp: %d is not valid (true or false)", path, o->sp);
+  if (o->ep != SC_INHERIT && o->ep < 1)
+    return sc_error_set(err, SC_EINPUT, "%s.ep: %d is out of range (valid: >= 1)", path, o->ep);
+  int tp = o->tp == SC_INHERIT ? s->plan.tp : o->tp;
+  int cp = o->cp == SC_INHERIT ? s->plan.cp : o->cp;
+  int sp = o->sp == SC_INHERIT ? s->plan.sp : o->sp;
+  if (tp == 1 && o->sp != SC_INHERIT) o->sp = 0;
+  snprintf(key, sizeof key, "%s.tp", path);
+  if (s->model.kind == SC_MODEL_TRANSFORMER &&
+      (rc = plan_tensor_split(&s->model.tf, tp, cp, sp && tp > 1, key, err)))
+    return rc;
+  snprintf(key, sizeof key, "%s.cp", path);
+  if ((rc = plan_context_split(&s->model, cp, key, err))) return rc;
+  snprintf(key, sizeof key, "%s.ep", path);
+  return plan_expert_split(s, o->ep == SC_INHERIT ? s->plan.ep : o->ep, cp, key, err);
+}
+
+static int plan_overrides(sc_scenario *s, sc_error *err) {
+  int n = s->plan.n_overrides, rc;
+  if (n < 0 || n > SC_MAX_OVERRIDES)
+    return sc_error_set(err, SC_EINPUT, "plan.overrides: %d overrides (valid: 0..%d)", n,
+                        SC_MAX_OVERRIDES);
+  for (int i = 0; i < n; i++)
+    if ((rc = plan_override(s, i, err))) return rc;
+  return SC_OK;
+}
+
+/* ------------------------------------------------------------- resolve */
+
+static void plan_clear_error(sc_error *err) {
+  if (err) {
+    err->code = SC_OK;
+    err->msg[0] = '\0';
+  }
+}
+
+int sc_scenario_resolve_model(sc_scenario *s, sc_error *err) {
+  sc_scenario t = *s;
+  int rc;
+  if ((rc = plan_model(&t.model, err)) || (rc = plan_cluster(&t.cluster, err))) return rc;
+  *s = t;
+  plan_clear_error(err);
+  return SC_OK;
+}
+
 int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
   sc_scenario t = *s;
   int rc;
@@ -562,13 +625,10 @@ int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
       (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
       (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
       (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
-      (rc = plan_attention(&t, err)))
+      (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)))
     return rc;
   plan_switches(&t.plan);
   *s = t;
-  if (err) {
-    err->code = SC_OK;
-    err->msg[0] = '\0';
-  }
+  plan_clear_error(err);
   return SC_OK;
 }

@@ -11,6 +11,8 @@
 #ifndef SC_PLAN_H
 #define SC_PLAN_H
 
+#include <stddef.h>
+
 #define PLAN_MAX_LAYERS 100000L
 #define PLAN_MAX_WIDTH (1L << 22)     /* hidden, ffn: elements */
 #define PLAN_MAX_HEADS (1L << 16)     /* heads, kv_heads, head_dim, experts */
@@ -20,5 +22,15 @@
 #define PLAN_MAX_DEGREE (1L << 20)    /* tp, pp, cp, ep, gpus_per_node */
 #define PLAN_MAX_VPP 1024L            /* model chunks per pipeline rank */
 #define PLAN_MAX_BATCH (1L << 40)     /* sequences per step */
+
+/* gcd of two non-negative integers. */
+long long plan_gcd(long long a, long long b);
+
+/* The divisors of n (n >= 1) as "1, 2, 3, ..." into buf, about 24 at
+ * most ("1, 2, ..., 512, 1024" when there are more). */
+void plan_divisors(long long n, char *buf, size_t cap);
+
+/* The divisors of n that are at most max ("none" when n < 1). */
+void plan_divisors_upto(long long n, long long max, char *buf, size_t cap);
 
 #endif /* SC_PLAN_H */

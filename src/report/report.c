@@ -42,6 +42,21 @@ static const char *recomp_name(sc_recompute r) {
   return r == SC_RECOMP_FULL ? "full" : r == SC_RECOMP_SELECTIVE ? "selective" : "none";
 }
 
+/* One override as "layers 0-3: recompute full, zero 3". */
+static void override_text(const sc_override *o, char *buf, size_t cap) {
+  size_t n;
+  if (o->block[0]) n = (size_t)snprintf(buf, cap, "block %s:", o->block);
+  else if (o->first == o->last) n = (size_t)snprintf(buf, cap, "layer %d:", o->first);
+  else n = (size_t)snprintf(buf, cap, "layers %d-%d:", o->first, o->last);
+  const char *names[] = {"tp", "cp", "ep", "sp", "zero"};
+  const int vals[] = {o->tp, o->cp, o->ep, o->sp, o->zero};
+  for (int i = 0; i < 5 && n < cap; i++)
+    if (vals[i] != SC_INHERIT)
+      n += (size_t)snprintf(buf + n, cap - n, " %s %d", names[i], vals[i]);
+  if (o->recompute != SC_INHERIT && n < cap)
+    snprintf(buf + n, cap - n, " recompute %s", recomp_name((sc_recompute)o->recompute));
+}
+
 /* The time breakdown as (name, seconds) pairs, in report order. */
 typedef struct part { const char *name; double s; } part;
 static int parts(const sc_result *r, part *p) {
@@ -92,8 +107,13 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   const sc_plan *p = &s->plan;
   const sc_cluster *c = &s->cluster;
   fprintf(out, "stepcast %s prediction\n\n", SC_VERSION);
-  fprintf(out, "  model     %s: %.1fB parameters, %d layers, hidden %d, seq %d\n",
-          s->model.name, r->params / 1e9, s->model.layers, s->model.hidden, s->model.seq);
+  if (s->model.kind == SC_MODEL_TRANSFORMER)
+    fprintf(out, "  model     %s: %.1fB parameters, %d layers, hidden %d, seq %d\n",
+            s->model.name, r->params / 1e9, s->model.tf.layers, s->model.tf.hidden,
+            s->model.tf.seq);
+  else
+    fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", s->model.name,
+            r->params / 1e9, s->model.graph.path);
   fprintf(out, "  cluster   %d x %s, %d per node, NVLink %.0f GB/s, NIC %.0f Gb/s per GPU\n",
           c->gpus, c->gpu.name, c->gpus_per_node,
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
@@ -101,6 +121,11 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p));
+  for (int i = 0; i < p->n_overrides; i++) {
+    char text[160];
+    override_text(&p->overrides[i], text, sizeof text);
+    fprintf(out, "  %-9s %s\n", i ? "" : "overrides", text);
+  }
   fprintf(out, "  batch     %ld sequences = %d micro-batches of %ld per pipeline\n\n",
           p->global_batch, r->micro_batches, r->micro_batch);
   fprintf(out, "  step time          %10.3f s\n", r->step_s);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "job/job.h"
 #include "stepcast.h"
 
 /* Keep the fastest max plans in best[0..*n), fastest first. */
@@ -25,24 +26,22 @@ static void keep(sc_candidate *best, int max, int *n, const sc_candidate *c) {
 
 typedef struct walk {
   const sc_scenario *base;
+  sc_job *job;
   const sc_search_opts *o;
   sc_candidate *best;
   int max, n;
   sc_search_stats st;
 } walk;
 
-/* Evaluate plan p on the base scenario. */
+/* Evaluate plan p against the job. */
 static void try_plan(walk *w, const sc_plan *p) {
-  sc_scenario s = *w->base;
-  s.plan = *p;
   sc_candidate c;
   w->st.tried++;
-  /* every field is explicit, so the plan sc_predict resolves is p */
-  if (sc_predict(&s, &c.result, NULL) != SC_OK) return;
+  if (sc_job_predict(w->job, p, &c.result, NULL) != SC_OK) return;
   w->st.valid++;
   if (c.result.mem.fits) w->st.fit++;
   else if (w->o->require_fit) return;
-  c.plan = s.plan;
+  c.plan = job_current(w->job)->plan;
   keep(w->best, w->max, &w->n, &c);
 }
 
@@ -50,7 +49,7 @@ static void try_plan(walk *w, const sc_plan *p) {
 static void walk_plan(walk *w, sc_plan p, long local) {
   static const sc_recompute recomp[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
   static const int zeros[] = {1, 3};
-  int layers_per_stage = w->base->model.layers / p.pp;
+  int layers_per_stage = job_graph(w->job)->layers / p.pp;
   for (long mb = 1; mb <= w->o->max_micro_batch && mb <= local; mb++) {
     if (local % mb) continue;
     p.micro_batch = mb;
@@ -83,6 +82,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   neutral.dp = 0;
   neutral.micro_batch = 0;
   neutral.schedule = SC_SCHED_1F1B;
+  neutral.n_overrides = 0; /* the search picks one strategy for every layer */
   neutral.global_batch = base->cluster.gpus;
   b.plan = neutral;
   int rc = sc_scenario_resolve(&b, err);
@@ -96,18 +96,23 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (o.max_pp <= 0) o.max_pp = 64;
   if (o.max_micro_batch <= 0) o.max_micro_batch = 16;
   if (o.max_vpp <= 0) o.max_vpp = 4;
-  walk w = {&b, &o, best, max_best, 0, {0, 0, 0, 0}};
   double t0 = clock_now_s();
-  const sc_model *m = &b.model;
+  sc_job *job;
+  if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;
+  walk w = {&b, job, &o, best, max_best, 0, {0, 0, 0, 0}};
+  const wg_graph *g = job_graph(job);
+  int layers = g->layers, experts = 0;
+  for (int i = 0; i < g->n_ops; i++)
+    if (g->ops[i].expert && g->ops[i].experts > experts) experts = (int)g->ops[i].experts;
   int gpus = b.cluster.gpus;
   for (int tp = 1; tp <= o.max_tp && tp <= gpus; tp *= 2)
-    for (int cp = 1; cp <= (m->seq >= 32768 ? 8 : 1); cp *= 2)
-      for (int pp = 1; pp <= o.max_pp && pp <= m->layers; pp++) {
-        if (m->layers % pp || gpus % (tp * cp * pp)) continue;
+    for (int cp = 1; cp <= (g->seq >= 32768 ? 8 : 1); cp *= 2)
+      for (int pp = 1; pp <= o.max_pp && pp <= layers; pp++) {
+        if (layers % pp || gpus % (tp * cp * pp)) continue;
         int dp = gpus / (tp * cp * pp);
         if (b.plan.global_batch % dp) continue;
-        for (int ep = 1; ep <= (m->experts > 1 ? m->experts : 1); ep *= 2) {
-          if (m->experts > 1 && (m->experts % ep || (dp * cp) % ep)) continue;
+        for (int ep = 1; ep <= (experts > 1 ? experts : 1); ep *= 2) {
+          if (experts > 1 && (experts % ep || (dp * cp) % ep)) continue;
           sc_plan p = b.plan;
           p.tp = tp;
           p.cp = cp;
@@ -119,6 +124,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
           walk_plan(&w, p, b.plan.global_batch / dp);
         }
       }
+  sc_job_close(job);
   w.st.seconds = clock_now_s() - t0;
   if (stats) *stats = w.st;
   *n_best = w.n;

@@ -125,9 +125,10 @@ static sc_attention flash_generation(const char *source, const char *notes) {
  * row: err set) or SC_EMODEL (cannot model: reason in `why`). */
 static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
   sc_scenario_default(s);
-  sc_model *m = &s->model;
-  memset(m, 0, sizeof *m);
-  snprintf(m->name, sizeof m->name, "%s", cell(c, "model"));
+  memset(&s->model, 0, sizeof s->model);
+  s->model.kind = SC_MODEL_TRANSFORMER;
+  snprintf(s->model.name, sizeof s->model.name, "%s", cell(c, "model"));
+  sc_transformer *m = &s->model.tf;
   m->layers = integer(c, "layers", 0, 1);
   m->hidden = integer(c, "hidden", 0, 1);
   m->heads = integer(c, "heads", 0, 1);

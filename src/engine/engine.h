@@ -1,0 +1,98 @@
+/*
+ * engine.h -- the engines that run an execution graph (module prefix:
+ * eng_).
+ *
+ * analytic.c  the closed-form step model (sc_predict): per rank class the
+ *             host/GPU queue of one micro-batch's forward and backward,
+ *             then the pipeline bubble, send/recv, exposed data-parallel
+ *             communication and the optimizer;
+ * memory.c    memory per GPU of each pipeline stage;
+ * timeline.c  the step as a discrete-event simulation of the pipeline
+ *             schedule over the stages (sc_timeline).
+ *
+ * An eng holds what one evaluation needs and the scratch memory it
+ * reuses, so that evaluating many plans of one job allocates nothing
+ * once the arrays have grown.
+ */
+#ifndef SC_ENGINE_H
+#define SC_ENGINE_H
+
+#include "engine/groups.h"
+#include "engine/netcost.h"
+#include "exec/xg.h"
+#include "graph/graph.h"
+#include "stepcast.h"
+
+/* One task as the host/GPU queue model sees it: the host spends `host`
+ * seconds issuing it, then the GPU stream runs it for `gpu`. */
+typedef struct eng_qop {
+  double host, gpu;   /* seconds */
+  int comm;           /* 1 = a collective on the compute stream */
+} eng_qop;
+
+/* Per micro-batch time of one stage and its parts. */
+typedef struct eng_stage {
+  double f, b;                  /* wall time of forward and backward, s */
+  double compute, comm, host;   /* parts of f + b */
+  double mem;                   /* memory total of the stage, bytes */
+  sc_memory m;                  /* its breakdown */
+} eng_stage;
+
+/* What follows from the stage costs: the step's closed form. */
+typedef struct eng_step {
+  int worst;          /* the slowest stage (pace of the pipeline) */
+  int loaded;         /* the stage with the most parameters */
+  double per_mb;      /* f + b of the slowest stage */
+  double bubble;      /* fill and drain, s */
+  double p2p;         /* one activation send/recv, s */
+  double pp_comm;     /* send/recv on the critical path, s */
+  double dp;          /* exposed data-parallel communication, s */
+  double opt;         /* optimizer step, s */
+} eng_step;
+
+typedef struct eng {
+  const sc_scenario *s;         /* resolved scenario (borrowed) */
+  const wg_graph *g;            /* borrowed */
+  const xg *x;                  /* borrowed */
+  ncost *net;                   /* borrowed, may be NULL */
+  /* scratch, owned and reused: */
+  grp *grps;                    /* one per x->groups */
+  int cap_grps;
+  eng_qop *q;                   /* the queues of every segment */
+  int n_q, cap_q;
+  int *qoff;                    /* per segment: fwd offset, fwd n, bwd offset, bwd n */
+  double *qcomp;                /* per segment: compute of the fwd and the bwd queue */
+  int cap_seg4, cap_seg2;
+  eng_stage *st;                /* per pipeline stage */
+  int cap_st;
+} eng;
+
+void eng_init(eng *e);
+void eng_free(eng *e);
+
+/* Cost every stage of e->x (groups, queues, per-micro-batch times,
+ * memory). SC_OK or SC_ENOMEM. */
+int eng_prepare(eng *e, sc_error *err);
+
+/* The step's closed form from the prepared stages. */
+void eng_step_of(const eng *e, eng_step *out);
+
+/* A prediction from the prepared stages. */
+void eng_result(const eng *e, sc_result *r);
+
+/* GPU time of task t in the forward (bwd 0) or backward (bwd 1) pass,
+ * communication excluded (0 for collectives). */
+double eng_task_compute(const eng *e, const xg_task *t, int bwd);
+
+/* Time of collective task t (its conjugate in backward), without overlap. */
+double eng_task_comm(const eng *e, const xg_task *t, int bwd);
+
+/* The step as a discrete-event simulation of the pipeline schedule
+ * (timeline.c): *spans is a new array of *n spans (free() it), *step_s
+ * the simulated step. SC_OK or SC_ENOMEM. */
+int eng_timeline(eng *e, sc_span **spans, size_t *n, double *step_s, sc_error *err);
+
+/* Memory per GPU of stage st (fills e->st[st].m); memory.c. */
+void eng_memory(eng *e, int st);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * xg.c -- the execution graph container; see xg.h.
+ */
+#include "exec/xg.h"
+
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+
+void xg_init(xg *x) { memset(x, 0, sizeof *x); }
+
+void xg_free(xg *x) {
+  mem_free(x->tasks);
+  mem_free(x->segs);
+  mem_free(x->runs);
+  mem_free(x->stages);
+  mem_free(x->groups);
+  xg_init(x);
+}
+
+void xg_reset(xg *x) {
+  x->n_tasks = x->n_segs = x->n_runs = x->n_stages = x->n_groups = 0;
+  x->micro_batches = x->vpp = 0;
+  x->pp_group = -1;
+  x->p2p_bytes = 0;
+}
+
+/* Append one element of `size` bytes to an array of the graph. */
+static int push(void **arr, int *n, int *cap, const void *elem, size_t size) {
+  if (vec_grow(arr, cap, (long)*n + 1, size)) return -1;
+  memcpy((char *)*arr + (size_t)*n * size, elem, size);
+  return (*n)++;
+}
+
+int xg_add_task(xg *x, const xg_task *t) {
+  return push((void **)&x->tasks, &x->n_tasks, &x->cap_tasks, t, sizeof *t);
+}
+
+int xg_add_segment(xg *x, const xg_segment *s) {
+  return push((void **)&x->segs, &x->n_segs, &x->cap_segs, s, sizeof *s);
+}
+
+int xg_add_run(xg *x, int segment, int count) {
+  xg_run r = {segment, count};
+  return push((void **)&x->runs, &x->n_runs, &x->cap_runs, &r, sizeof r);
+}
+
+int xg_add_stage(xg *x, const xg_stage *s) {
+  return push((void **)&x->stages, &x->n_stages, &x->cap_stages, s, sizeof *s);
+}
+
+int xg_add_group(xg *x, xg_group_kind kind, int ranks, int stride) {
+  for (int i = 0; i < x->n_groups; i++)
+    if (x->groups[i].kind == kind && x->groups[i].ranks == ranks && x->groups[i].stride == stride)
+      return i;
+  xg_group g = {kind, ranks, stride};
+  return push((void **)&x->groups, &x->n_groups, &x->cap_groups, &g, sizeof g);
+}

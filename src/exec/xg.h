@@ -1,0 +1,161 @@
+/*
+ * xg.h -- the execution graph: a plan lowered onto the device mesh
+ * (module prefix: xg_).
+ *
+ * The lowering (src/lower/) compiles the workload graph and a plan into
+ * this structure; the engines (src/engine/) run it. It holds, per RANK
+ * CLASS -- the GPUs that do the same work: one pipeline stage, all its
+ * tensor-, context- and data-parallel ranks -- what one GPU of the class
+ * runs for one micro-batch:
+ *
+ *   task      one kernel (GEMM, attention, memory-bound) or one
+ *             collective on a named group, per GPU and micro-batch, with
+ *             its stream and the tasks it waits for;
+ *   segment   the forward tasks of one block instance under one strategy
+ *             (a block with different per-layer overrides gives several
+ *             segments); backward and recomputation are derived from
+ *             them (each GEMM gives two, memory-bound kernels scale by
+ *             their backward traffic, collectives run their conjugate);
+ *   run       `count` consecutive instances of a segment;
+ *   stage     the runs of one pipeline stage in forward order (all its
+ *             model chunks), the rank class's parameters and its
+ *             data-parallel work.
+ *
+ * Stages with the same runs share them (same first_run), so a 16,384-GPU
+ * job is a handful of classes. The pipeline schedule (src/pipeline/)
+ * gives the order of the passes of each stage; pipeline send/recv links
+ * neighbouring stages.
+ *
+ * Ownership: an xg owns its arrays and reuses them across lowerings
+ * (xg_reset keeps the capacity): a search lowers millions of plans into
+ * one xg without allocating.
+ */
+#ifndef SC_EXEC_XG_H
+#define SC_EXEC_XG_H
+
+#include "coll/coll.h"
+#include "stepcast.h"
+
+typedef enum xg_kind {
+  XG_GEMM = 0, /* C[m,n] = A[m,k] B[k,n], `batch` copies */
+  XG_ATTN,     /* a fused (flash) attention kernel */
+  XG_MEM,      /* memory-bound kernel(s): `bytes` read + written */
+  XG_COMM      /* a collective on group `group` */
+} xg_kind;
+
+/* The streams of one GPU. Tensor-, context- and expert-parallel
+ * collectives in Megatron-LM block the compute stream; data-parallel
+ * reductions and gathers run beside it. */
+typedef enum xg_stream { XG_STREAM_COMPUTE = 0, XG_STREAM_COMM } xg_stream;
+
+/* How a collective overlaps the compute next to it. */
+typedef enum xg_overlap {
+  XG_OVL_NONE = 0, /* on the critical path */
+  XG_OVL_NEXT,     /* hidden under the next task (context-parallel ring) */
+  XG_OVL_PREV      /* hidden under the GEMM before it when plan.overlap_tp */
+} xg_overlap;
+
+/* The parallel groups of a strategy; a task names one by index into
+ * xg.groups. */
+typedef enum xg_group_kind {
+  XG_GROUP_TP = 0, /* tensor (+ sequence) parallel */
+  XG_GROUP_CP,     /* context-parallel ring */
+  XG_GROUP_EP,     /* expert-parallel all-to-all */
+  XG_GROUP_DP,     /* data parallel (x context parallel): gradients */
+  XG_GROUP_PP,     /* two neighbouring pipeline stages */
+  XG_GROUP_MP,     /* tensor x context: re-layout between strategies */
+  XG_GROUP_KIND_COUNT
+} xg_group_kind;
+
+typedef struct xg_group {
+  xg_group_kind kind;
+  int ranks;                 /* members */
+  int stride;                /* job ranks between consecutive members */
+} xg_group;
+
+#define XG_NO_DEP (-1)
+
+typedef struct xg_task {
+  const char *prefix;        /* static: "" or "ag_", "rs_", ... (comm) */
+  const char *name;          /* static, or an op name inside the workload
+                                graph; the task's name is prefix + name */
+  xg_kind kind;
+  xg_stream stream;
+  int op;                    /* workload-graph op, -1 for inserted comm */
+  double m, n, k, batch;     /* GEMM, per GPU */
+  double flops, sq, d;       /* ATTN: forward FLOPs, query length, head dim */
+  int causal;                /* ATTN */
+  double bytes;              /* MEM: moved; COMM: nccl-tests size */
+  double bwd_scale;          /* MEM traffic, ATTN FLOPs of backward vs forward */
+  int host_fwd, host_bwd;    /* framework calls of an eager framework */
+  int recompute_sel;         /* 1 = re-run by selective recomputation */
+  coll_op coll;              /* COMM */
+  int group;                 /* COMM: index into xg.groups */
+  xg_overlap overlap;        /* COMM */
+  int dep[2];                /* tasks of the segment this one waits for
+                                (data), XG_NO_DEP if none; stream order
+                                is implied by the position */
+} xg_task;
+
+typedef struct xg_segment {
+  int block;                 /* workload-graph block */
+  int first_task, n_tasks;   /* forward tasks, in issue order */
+  int tp, cp, ep, sp;        /* its strategy */
+  int zero;
+  sc_recompute recompute;
+  int role;                  /* wg_role of the block; -1 for a re-layout */
+  int dp_group;              /* index into xg.groups: where its gradients
+                                are reduced */
+  double params;             /* per GPU, after tp and ep, before ZeRO */
+  double tied_params;        /* per GPU: weights shared with the embedding,
+                                held again by a stage without it */
+  double act_bytes;          /* activations kept for backward, per
+                                micro-batch and GPU, without recompute */
+  double act_sel_bytes;      /* ... with selective recomputation */
+  double input_bytes;        /* its input tensor, per micro-batch and GPU
+                                (what full recomputation keeps) */
+} xg_segment;
+
+typedef struct xg_run {
+  int segment;
+  int count;                 /* consecutive instances */
+} xg_run;
+
+typedef struct xg_stage {
+  int first_run, n_runs;     /* forward order, all model chunks */
+  int same_as;               /* an earlier stage with the same runs, or -1 */
+  double params;             /* per GPU, before ZeRO (tied copies included) */
+  double layers;             /* layer instances it holds */
+} xg_stage;
+
+typedef struct xg {
+  xg_task *tasks;
+  int n_tasks, cap_tasks;
+  xg_segment *segs;
+  int n_segs, cap_segs;
+  xg_run *runs;
+  int n_runs, cap_runs;
+  xg_stage *stages;
+  int n_stages, cap_stages;
+  xg_group *groups;
+  int n_groups, cap_groups;
+  int micro_batches;         /* per pipeline per step */
+  int vpp;                   /* model chunks per stage (1 unless interleaved) */
+  int pp_group;              /* index of the stage-to-stage group */
+  double p2p_bytes;          /* one activation send/recv between stages */
+} xg;
+
+void xg_init(xg *x);
+void xg_free(xg *x);
+/* Empty the graph, keeping its memory. */
+void xg_reset(xg *x);
+
+/* Append and return the index, or -1 when out of memory. */
+int xg_add_task(xg *x, const xg_task *t);
+int xg_add_segment(xg *x, const xg_segment *s);
+int xg_add_run(xg *x, int segment, int count);
+int xg_add_stage(xg *x, const xg_stage *s);
+/* The index of an equal group, added if new; -1 when out of memory. */
+int xg_add_group(xg *x, xg_group_kind kind, int ranks, int stride);
+
+#endif /* SC_EXEC_XG_H */

@@ -1,0 +1,178 @@
+/*
+ * job.c -- a prepared job (sc_job_*), and the one-call conveniences
+ * sc_predict, sc_timeline and sc_explain_layer.
+ *
+ * The data flow of one evaluation, each step in its own module:
+ *
+ *   scenario --builder--> workload graph --lowering--> execution graph
+ *     (src/model/)          (src/graph/)   (src/lower/)   (src/exec/)
+ *   --engine--> stage costs, memory --> result / timeline
+ *     (src/engine/)
+ *
+ * What does not depend on the plan is done once, in sc_job_open: the
+ * model's workload graph is built (or read from its file), the topology
+ * is loaded with its routes, and the collective memo starts empty. Every
+ * sc_job_predict checks the plan, lowers it into the job's execution
+ * graph (whose arrays are reused) and runs the analytic engine; it reads
+ * no file and, once the arrays have grown, allocates nothing.
+ */
+#include <string.h>
+
+#include "core/mem.h"
+#include "cost/compute.h"
+#include "engine/engine.h"
+#include "job/job.h"
+#include "lower/lower.h"
+#include "model/builder.h"
+
+struct sc_job {
+  sc_scenario s;          /* model and cluster resolved, plan as given */
+  wg_graph *g;            /* owned */
+  ncost *net;             /* owned, NULL without a topology */
+  sc_scenario cur;        /* the scenario of the plan being evaluated */
+  xg x;                   /* the plan's execution graph (reused) */
+  lower_scratch ls;
+  eng e;
+};
+
+int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
+  *out = NULL;
+  sc_job *j = mem_calloc(1, sizeof *j);
+  if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
+  j->s = *in;
+  xg_init(&j->x);
+  eng_init(&j->e);
+  int rc = sc_scenario_resolve_model(&j->s, err);
+  if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
+  if (rc == SC_OK) rc = ncost_open(&j->s.cluster, &j->net, err);
+  if (rc != SC_OK) {
+    sc_job_close(j);
+    return rc;
+  }
+  *out = j;
+  return SC_OK;
+}
+
+void sc_job_close(sc_job *j) {
+  if (!j) return;
+  wg_free(j->g);
+  ncost_close(j->net);
+  xg_free(&j->x);
+  lower_scratch_free(&j->ls);
+  eng_free(&j->e);
+  mem_free(j);
+}
+
+const sc_scenario *sc_job_scenario(const sc_job *j) { return &j->s; }
+
+const sc_scenario *job_current(const sc_job *j) { return &j->cur; }
+
+const wg_graph *job_graph(const sc_job *j) { return j->g; }
+
+/* Check plan (NULL: the scenario's) against the job, lower it and cost
+ * its stages into j->e. */
+static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
+  j->cur = j->s;
+  if (plan) j->cur.plan = *plan;
+  int rc = sc_scenario_resolve(&j->cur, err);
+  if (rc != SC_OK) return rc;
+  if (j->cur.model.kind != SC_MODEL_TRANSFORMER && (rc = lower_check(j->g, &j->cur, err)))
+    return rc;
+  if ((rc = lower_plan(j->g, &j->cur, &j->ls, &j->x, err))) return rc;
+  j->e.s = &j->cur;
+  j->e.g = j->g;
+  j->e.x = &j->x;
+  j->e.net = j->net;
+  return eng_prepare(&j->e, err);
+}
+
+int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err) {
+  int rc = prepare(j, plan, err);
+  if (rc != SC_OK) return rc;
+  eng_result(&j->e, r);
+  return SC_OK;
+}
+
+int sc_job_timeline(sc_job *j, const sc_plan *plan, sc_span **spans, size_t *n, double *step_s,
+                    sc_error *err) {
+  int rc = prepare(j, plan, err);
+  if (rc != SC_OK) return rc;
+  return eng_timeline(&j->e, spans, n, step_s, err);
+}
+
+/* The first layer segment of the first stage. */
+static const xg_segment *first_layer(const xg *x) {
+  const xg_stage *st = &x->stages[0];
+  for (int i = 0; i < st->n_runs; i++) {
+    const xg_segment *sg = &x->segs[x->runs[st->first_run + i].segment];
+    if (sg->role == WG_ROLE_LAYER) return sg;
+  }
+  return NULL;
+}
+
+int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
+                         sc_error *err) {
+  int rc = prepare(j, plan, err);
+  if (rc != SC_OK) return -rc;
+  static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
+  const xg_segment *sg = first_layer(&j->x);
+  int n = 0;
+  for (int i = 0; sg && i < sg->n_tasks && n < max; i++, n++) {
+    const xg_task *t = &j->x.tasks[sg->first_task + i];
+    sc_op_time *o = &out[n];
+    memset(o, 0, sizeof *o);
+    lower_task_name(t, o->name, sizeof o->name);
+    snprintf(o->kind, sizeof o->kind, "%s", kinds[t->kind]);
+    o->flops = t->kind == XG_MEM || t->kind == XG_COMM ? 0 : t->flops;
+    o->bytes = t->kind == XG_MEM || t->kind == XG_COMM ? t->bytes : 0;
+    if (t->kind == XG_COMM) {
+      o->fwd_s = eng_task_comm(&j->e, t, 0);
+      o->bwd_s = eng_task_comm(&j->e, t, 1);
+      continue;
+    }
+    o->fwd_s = eng_task_compute(&j->e, t, 0);
+    o->bwd_s = eng_task_compute(&j->e, t, 1);
+    if (t->kind == XG_GEMM)
+      o->eff = cost_gemm_eff(&j->cur.cluster.gpu, j->cur.plan.dtype, t->m, t->n, t->k, t->batch);
+  }
+  return n;
+}
+
+/* ----------------------------------------------------- one-call forms */
+
+/* Resolve the whole scenario (so that plan errors come first, as they
+ * always did), then open a job on it. */
+static int open_resolved(const sc_scenario *in, sc_job **j, sc_error *err) {
+  sc_scenario t = *in;
+  int rc = sc_scenario_resolve(&t, err);
+  if (rc != SC_OK) return rc;
+  return sc_job_open(&t, j, err);
+}
+
+int sc_predict(const sc_scenario *s, sc_result *r, sc_error *err) {
+  sc_job *j;
+  int rc = open_resolved(s, &j, err);
+  if (rc != SC_OK) return rc;
+  rc = sc_job_predict(j, NULL, r, err);
+  sc_job_close(j);
+  return rc;
+}
+
+int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n, double *step_s,
+                sc_error *err) {
+  sc_job *j;
+  int rc = open_resolved(s, &j, err);
+  if (rc != SC_OK) return rc;
+  rc = sc_job_timeline(j, NULL, spans, n, step_s, err);
+  sc_job_close(j);
+  return rc;
+}
+
+int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max, sc_error *err) {
+  sc_job *j;
+  int rc = open_resolved(s, &j, err);
+  if (rc != SC_OK) return -rc;
+  int n = sc_job_explain_layer(j, NULL, out, max, err);
+  sc_job_close(j);
+  return n;
+}

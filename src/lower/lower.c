@@ -1,0 +1,817 @@
+/*
+ * lower.c -- workload graph + plan -> execution graph; see lower.h.
+ *
+ * Per-GPU shapes. A tensor of e elements per sample holds, on one GPU,
+ * e * micro_batch / cp elements in a sequence model (cp splits dimension
+ * 0) and a further 1/tp when split (SEQ, FEAT). A linear layer is a GEMM
+ * of m = rows of its input, n = output features, k = input features, with
+ * n / tp (column) or k / tp (row); an expert layer is `experts / ep`
+ * batched GEMMs of m / batch rows each (balanced routing).
+ *
+ * The attention operator becomes Megatron-LM's CoreAttention with the
+ * layout changes around it (framework calls counted from
+ * megatron/model/transformer.py, as in src/graph/graph.c):
+ *
+ *   kernel          calls fwd/bwd   what
+ *   qkv layout        5 / 3 flash   view, split, rearrange
+ *                    13 / 6 unfused view, split, 3 views, 2 transposes, ...
+ *   [cp ring]                       K and V around the context-parallel ring
+ *   flash attention   3 / 3         autograd fn + kernel
+ *   -- or, unfused --
+ *   baddbmm (QK^T)    2 / 3         scores [b h, s, s_kv]
+ *   softmax           3 / 2         fused scale-mask-softmax
+ *   dropout           4 / 2         RNG tracker fork + dropout
+ *   bmm (AV)          4 / 3
+ *   context layout    3 / 2         permute, contiguous, view
+ */
+#include "lower/lower.h"
+
+#include <assert.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+#include "plan/plan.h"
+#include "plan/strategy.h"
+
+typedef enum lay { LAY_REPL = 0, LAY_SEQ, LAY_FEAT, LAY_PART } lay;
+
+/* What the lowering knows of one tensor of the block being lowered. */
+typedef struct tstate {
+  lay lay;
+  int expert;     /* on the expert side of the all-to-all */
+  int origin;     /* op whose partial sums it holds (PART), for names */
+  int task;       /* segment-local task that produced it, XG_NO_DEP */
+} tstate;
+
+typedef struct lctx {
+  const wg_graph *g;
+  const sc_scenario *s;
+  xg *x;
+  tstate *ts;
+  sc_error *err;
+  double e;       /* bytes of an activation element */
+  double mb;      /* sequences per micro-batch */
+  double cpdiv;   /* cp in a sequence model, else 1 */
+  strat st;
+  int g_tp, g_cp, g_ep, g_dp, g_mp;
+  int seg_first;  /* first task of the segment being lowered */
+  double act, act_sel, params, tied;
+  int flash;
+} lctx;
+
+const char *lower_task_name(const xg_task *t, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s%s", t->prefix ? t->prefix : "", t->name ? t->name : "");
+  return buf;
+}
+
+void lower_scratch_free(lower_scratch *s) {
+  mem_free(s->state);
+  mem_free(s->layer_seg);
+  mem_free(s->layer_trans);
+  memset(s, 0, sizeof *s);
+}
+
+static double act_bytes(sc_dtype d) { return d == SC_FP32 || d == SC_TF32 ? 4.0 : 2.0; }
+
+/* ------------------------------------------------------------ sizes */
+
+/* Elements of tensor t on one GPU in layout l. */
+static double elems_gpu(const lctx *c, int t, lay l) {
+  double n = wg_tensor_elems(&c->g->tensors[t]) * c->mb / c->cpdiv;
+  return l == LAY_SEQ || l == LAY_FEAT ? n / c->st.tp : n;
+}
+
+static double bytes_gpu(const lctx *c, int t, lay l) {
+  return elems_gpu(c, t, l) * wg_elem_bytes(c->g->tensors[t].elem, c->e);
+}
+
+/* Rows (all dimensions but the last) of tensor t on one GPU. */
+static double rows_gpu(const lctx *c, int t, lay l) {
+  const wg_tensor *x = &c->g->tensors[t];
+  double r = wg_tensor_elems(x) / (double)x->dim[x->rank - 1] * c->mb / c->cpdiv;
+  return l == LAY_SEQ ? r / c->st.tp : r;
+}
+
+/* ------------------------------------------------------------ tasks */
+
+static int emit(lctx *c, const xg_task *t) {
+  if (xg_add_task(c->x, t) < 0) return -1;
+  return c->x->n_tasks - 1 - c->seg_first;
+}
+
+static xg_task task(xg_kind kind, const char *prefix, const char *name, int op) {
+  xg_task t;
+  memset(&t, 0, sizeof t);
+  t.kind = kind;
+  t.prefix = prefix;
+  t.name = name;
+  t.op = op;
+  t.batch = 1;
+  t.bwd_scale = 2.0;
+  t.dep[0] = t.dep[1] = XG_NO_DEP;
+  return t;
+}
+
+/* A collective on group `grp` reading the output of task `dep`. */
+static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
+                const char *name, int dep) {
+  xg_task t = task(XG_COMM, prefix, name, -1);
+  t.coll = op;
+  t.group = grp;
+  t.bytes = bytes;
+  t.dep[0] = dep;
+  t.host_fwd = t.host_bwd = 2;
+  if (grp == c->g_tp && c->s->plan.overlap_tp) t.overlap = XG_OVL_PREV;
+  return emit(c, &t);
+}
+
+static int mem_task(lctx *c, const char *name, int op, double bytes, int hf, int hb,
+                    double bwd, int dep) {
+  xg_task t = task(XG_MEM, "", name, op);
+  t.bytes = bytes;
+  t.host_fwd = hf;
+  t.host_bwd = hb;
+  t.bwd_scale = bwd;
+  t.dep[0] = dep;
+  return emit(c, &t);
+}
+
+static int gemm_task(lctx *c, const char *name, int op, double m, double n, double k,
+                     double batch, int hf, int hb, int dep) {
+  xg_task t = task(XG_GEMM, "", name, op);
+  t.m = m, t.n = n, t.k = k, t.batch = batch;
+  t.flops = 2.0 * m * n * k * batch;
+  t.host_fwd = hf;
+  t.host_bwd = hb;
+  t.dep[0] = dep;
+  return emit(c, &t);
+}
+
+/* ------------------------------------------------------- layouts */
+
+static const char *op_name(const lctx *c, int op) { return op >= 0 ? c->g->ops[op].name : "input"; }
+
+/* Make tensor t have layout `want` before operator `op` reads it,
+ * inserting the collective that takes it there. 0 or -1 (no memory). */
+static int convert(lctx *c, int t, lay want, int op) {
+  tstate *s = &c->ts[t];
+  if (s->lay == want) return 0;
+  if (c->st.tp <= 1) {
+    s->lay = want == LAY_PART ? LAY_REPL : want;
+    return 0;
+  }
+  double full = bytes_gpu(c, t, LAY_REPL);
+  int k;
+  switch (s->lay) {
+  case LAY_PART: {
+    /* partial sums: reduce-scatter onto the sequence split under
+     * sequence parallelism, else all-reduce */
+    int rs = want == LAY_SEQ;
+    k = comm(c, rs ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, c->g_tp, full, rs ? "rs_" : "ar_",
+             op_name(c, s->origin), s->task);
+    if (k < 0) return -1;
+    s->task = k;
+    s->lay = rs ? LAY_SEQ : LAY_REPL;
+    return s->lay == want ? 0 : convert(c, t, want, op);
+  }
+  case LAY_SEQ:
+  case LAY_FEAT:
+    if (want == LAY_REPL || (s->lay == LAY_SEQ) != (want == LAY_SEQ)) {
+      k = comm(c, COLL_ALL_GATHER, c->g_tp, full, "ag_", op_name(c, op), s->task);
+      if (k < 0) return -1;
+      s->task = k;
+    }
+    s->lay = want;
+    return 0;
+  case LAY_REPL:
+    s->lay = want; /* a local slice */
+    return 0;
+  }
+  return 0;
+}
+
+/* Move tensor t to (expert = 1) or from the experts before op reads it. */
+static int experts(lctx *c, int t, int expert) {
+  tstate *s = &c->ts[t];
+  if (s->expert == expert) return 0;
+  s->expert = expert;
+  if (c->st.ep <= 1) return 0;
+  int k = comm(c, COLL_ALL_TO_ALL, c->g_ep, bytes_gpu(c, t, s->lay), "",
+               expert ? "ep_dispatch" : "ep_combine", s->task);
+  if (k < 0) return -1;
+  s->task = k;
+  return 0;
+}
+
+/* The layout element-wise op `o` runs in: the inputs' common split, after
+ * partial sums are reduced (unless the op is linear and all are partial). */
+static int common_layout(lctx *c, const wg_op *o, int opi, lay *out) {
+  int all_part = 1, any_seq = 0, any_feat = 0;
+  for (int i = 0; i < o->n_in; i++) {
+    lay l = c->ts[o->in[i]].lay;
+    all_part &= l == LAY_PART;
+    any_seq |= l == LAY_SEQ;
+    any_feat |= l == LAY_FEAT;
+  }
+  if (all_part && o->linear_fn) {
+    *out = LAY_PART;
+    return 0;
+  }
+  lay want = any_feat ? LAY_FEAT : any_seq || c->st.sp ? LAY_SEQ : LAY_REPL;
+  if (!any_feat && !any_seq) {
+    /* no input is split: run on the whole tensor unless all were
+     * partial sums that sequence parallelism reduce-scatters */
+    int part = 0;
+    for (int i = 0; i < o->n_in; i++) part |= c->ts[o->in[i]].lay == LAY_PART;
+    want = part && c->st.sp ? LAY_SEQ : LAY_REPL;
+  }
+  for (int i = 0; i < o->n_in; i++)
+    if (convert(c, o->in[i], want, opi)) return -1;
+  *out = want;
+  return 0;
+}
+
+/* ------------------------------------------------- saved activations */
+
+/* Bytes op keeps for backward: its saved inputs (as they were before the
+ * op gathered them: sequence parallelism re-gathers in backward), output
+ * and extras. `before` holds the inputs' layouts before conversion. */
+static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
+  double b = 0, extra = 0;
+  for (int i = 0; i < o->n_in; i++) {
+    if (!(o->saved & WG_SAVE_IN(i))) continue;
+    double x = bytes_gpu(c, o->in[i], before[i]), y = bytes_gpu(c, o->in[i], c->ts[o->in[i]].lay);
+    b += x < y ? x : y;
+  }
+  if (o->saved & WG_SAVE_OUT) b += bytes_gpu(c, o->out, out);
+  if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
+    double n = o->saved_elems * c->mb / c->cpdiv;
+    if (out == LAY_SEQ || out == LAY_FEAT) n /= c->st.tp;
+    extra = n * (o->saved_e * c->e + o->saved_b);
+  }
+  c->act += b + extra;
+  c->act_sel += b + (o->saved_selective ? 0 : extra);
+}
+
+/* Parameters op holds on one GPU: the convention of the step model since
+ * its first version, kept so that predictions stay comparable: every
+ * parameter is divided by tp (Megatron-LM in fact replicates norms,
+ * row-parallel biases and learned position embeddings over the tensor-
+ * parallel group; counting them replicated moves some published rows by
+ * up to 0.2 %, a modelling change left to its own measurement), experts
+ * further by ep. */
+static void params(lctx *c, const wg_op *o) {
+  double p = o->params / c->st.tp;
+  if (o->expert) p /= c->st.ep;
+  if (o->tied) c->tied += p;
+  else c->params += p;
+}
+
+/* ------------------------------------------------------ operators */
+
+static int lower_linear(lctx *c, const wg_op *o, int opi) {
+  int x = o->in[0];
+  lay want = o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
+  if (convert(c, x, want, opi) || (o->expert && experts(c, x, 1))) return -1;
+  const wg_tensor *in = &c->g->tensors[x];
+  double m = rows_gpu(c, x, LAY_REPL), k = (double)in->dim[in->rank - 1],
+         n = (double)o->features, batch = 1;
+  if (o->tp == WG_TP_COLUMN || o->tp == WG_TP_VOCAB) n /= c->st.tp;
+  if (o->tp == WG_TP_ROW) k /= c->st.tp;
+  if (o->expert) {
+    batch = (double)o->experts / c->st.ep;
+    m /= batch;
+  }
+  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[x].task);
+  if (t < 0) return -1;
+  tstate *y = &c->ts[o->out];
+  y->task = t;
+  y->expert = o->expert;
+  y->origin = opi;
+  y->lay = c->st.tp <= 1 || o->tp == WG_TP_NONE ? LAY_REPL
+           : o->tp == WG_TP_ROW                 ? LAY_PART
+                                                : LAY_FEAT;
+  return 0;
+}
+
+/* The attention operator as the plan's kernels. */
+static int lower_attention(lctx *c, const wg_op *o, int opi) {
+  int x = o->in[0];
+  if (convert(c, x, LAY_FEAT, opi)) return -1;
+  double tp = c->st.tp, b = c->mb, cp = c->st.cp;
+  double sl = (double)c->g->tensors[x].dim[0] / c->cpdiv, skv = (double)c->g->tensors[x].dim[0];
+  double hq = (double)o->heads / tp, hkv = (double)o->kv_heads / tp, d = (double)o->head_dim;
+  double e = c->e;
+  int dep = c->ts[x].task;
+  int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
+                   c->flash ? 3 : 6, 1.0, dep);
+  if (t < 0) return -1;
+  if (cp > 1) {
+    /* K and V chunks travel around the context-parallel ring, hidden
+     * under the attention that follows */
+    int r = comm(c, COLL_SEND_RECV, c->g_cp, 2.0 * b * sl * hkv * d * e * (cp - 1), "",
+                 "cp_kv_ring", t);
+    if (r < 0) return -1;
+    c->x->tasks[c->seg_first + r].overlap = XG_OVL_NEXT;
+    c->x->tasks[c->seg_first + r].stream = XG_STREAM_COMM;
+  }
+  if (c->flash) {
+    xg_task a = task(XG_ATTN, "", "flash_attn", opi);
+    a.batch = b * hq;
+    a.sq = sl;
+    a.d = d;
+    a.causal = o->causal;
+    a.flops = o->flops * b / (tp * c->cpdiv);
+    a.bwd_scale = o->bwd_scale;
+    a.recompute_sel = 1;
+    a.host_fwd = a.host_bwd = 3;
+    a.dep[0] = t;
+    if ((t = emit(c, &a)) < 0) return -1;
+  } else {
+    double scores = b * hq * sl * skv;
+    if ((t = gemm_task(c, "attn_qk", opi, sl, skv, d, b * hq, 2, 3, t)) < 0) return -1;
+    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    if ((t = mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, t)) < 0) return -1;
+    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
+    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    if ((t = gemm_task(c, "attn_av", opi, sl, d, skv, b * hq, 4, 3, t)) < 0) return -1;
+    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+  }
+  tstate *y = &c->ts[o->out];
+  y->lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
+  t = mem_task(c, "ctx_layout", opi, 2 * elems_gpu(c, o->out, y->lay) * e, 3, 2, 1.0, t);
+  if (t < 0) return -1;
+  y->task = t;
+  y->origin = opi;
+  return 0;
+}
+
+/* Memory-bound operators: norms, element-wise, embedding, loss, routing,
+ * pooling. */
+static int lower_mem(lctx *c, const wg_op *o, int opi) {
+  lay l;
+  if (o->kind == WG_EMBEDDING || o->kind == WG_POOL) {
+    if (convert(c, o->in[0], LAY_REPL, opi)) return -1;
+    l = LAY_REPL;
+  } else if (o->kind == WG_LOSS && c->ts[o->in[0]].lay == LAY_FEAT) {
+    l = LAY_FEAT; /* vocab-parallel cross entropy */
+  } else if (o->kind == WG_ROUTE) {
+    for (int i = 0; i < o->n_in; i++)
+      if (convert(c, o->in[i], LAY_REPL, opi)) return -1;
+    l = LAY_REPL;
+  } else {
+    if (o->kind == WG_UNROUTE && experts(c, o->in[0], 0)) return -1;
+    if (common_layout(c, o, opi, &l)) return -1;
+  }
+  double n = o->elems * c->mb / c->cpdiv;
+  if (l == LAY_SEQ || l == LAY_FEAT) n /= c->st.tp;
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b);
+  int t = mem_task(c, o->name, opi, bytes, o->host_fwd, o->host_bwd, o->bwd_scale,
+                   c->ts[o->in[0]].task);
+  if (t < 0) return -1;
+  if (o->n_in > 1) c->x->tasks[c->x->n_tasks - 1].dep[1] = c->ts[o->in[1]].task;
+  tstate *y = &c->ts[o->out];
+  y->task = t;
+  y->origin = l == LAY_PART ? c->ts[o->in[0]].origin : opi;
+  y->lay = l;
+  y->expert = o->kind == WG_UNROUTE ? 0 : c->ts[o->in[0]].expert;
+  if (o->kind == WG_EMBEDDING && o->tp == WG_TP_VOCAB && c->st.tp > 1) y->lay = LAY_PART;
+  if (o->kind == WG_LOSS) {
+    if (l == LAY_FEAT && c->st.tp > 1) {
+      /* max, sum of exponentials and the target logit: 3 fp32 per row */
+      t = comm(c, COLL_ALL_REDUCE, c->g_tp, rows_gpu(c, o->in[0], LAY_REPL) * 12, "ar_", o->name, t);
+      if (t < 0) return -1;
+      y->task = t;
+    }
+    y->lay = LAY_REPL;
+  }
+  return 0;
+}
+
+/* GEMM-like operators without tensor parallelism: conv, matmul,
+ * interaction. */
+static int lower_dense(lctx *c, const wg_op *o, int opi) {
+  for (int i = 0; i < o->n_in; i++)
+    if (convert(c, o->in[i], o->tp == WG_TP_HEADS ? LAY_FEAT : LAY_REPL, opi)) return -1;
+  const wg_tensor *x = &c->g->tensors[o->in[0]], *y = &c->g->tensors[o->out];
+  double m, n, k, batch = c->mb;
+  if (o->kind == WG_CONV) {
+    m = (double)y->dim[1] * (double)y->dim[2] * c->mb;
+    n = (double)o->features;
+    k = (double)o->kernel * o->kernel * (double)x->dim[0];
+    batch = 1;
+  } else if (o->kind == WG_MATMUL) {
+    m = (double)x->dim[1], k = (double)x->dim[2], n = (double)y->dim[2];
+    batch = c->mb * (double)x->dim[0] / (o->tp == WG_TP_HEADS ? c->st.tp : 1);
+  } else { /* interaction */
+    m = n = (double)x->dim[0];
+    k = (double)x->dim[1];
+  }
+  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[o->in[0]].task);
+  if (t < 0) return -1;
+  c->ts[o->out].task = t;
+  c->ts[o->out].origin = opi;
+  c->ts[o->out].lay = o->tp == WG_TP_HEADS && c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
+  return 0;
+}
+
+static int lower_op(lctx *c, int opi) {
+  const wg_op *o = &c->g->ops[opi];
+  lay before[WG_MAX_IN];
+  for (int i = 0; i < o->n_in; i++) before[i] = c->ts[o->in[i]].lay;
+  int rc;
+  switch (o->kind) {
+  case WG_LINEAR: rc = lower_linear(c, o, opi); break;
+  case WG_ATTENTION: rc = lower_attention(c, o, opi); break;
+  case WG_CONV: case WG_MATMUL: case WG_INTERACTION: rc = lower_dense(c, o, opi); break;
+  default: rc = lower_mem(c, o, opi); break;
+  }
+  if (rc) return rc;
+  saved(c, o, before, c->ts[o->out].lay);
+  params(c, o);
+  return 0;
+}
+
+/* --------------------------------------------------------- segments */
+
+/* The layout a block of strategy st expects at its input and leaves at
+ * its output: the sequence split under sequence parallelism. */
+static lay boundary(const strat *st) { return st->sp && st->tp > 1 ? LAY_SEQ : LAY_REPL; }
+
+static void groups(lctx *c) {
+  xg *x = c->x;
+  const sc_plan *p = &c->s->plan;
+  c->g_tp = xg_add_group(x, XG_GROUP_TP, c->st.tp, 1);
+  c->g_cp = xg_add_group(x, XG_GROUP_CP, c->st.cp, c->st.tp);
+  c->g_ep = xg_add_group(x, XG_GROUP_EP, c->st.ep, c->st.tp);
+  c->g_dp = xg_add_group(x, XG_GROUP_DP, p->dp * c->st.cp, c->st.tp);
+  c->g_mp = xg_add_group(x, XG_GROUP_MP, c->st.tp * c->st.cp, 1);
+}
+
+/* Lower one instance of block b under strategy st into a new segment;
+ * its index, or -1 when out of memory. */
+static int lower_segment(lctx *c, int b, const strat *st) {
+  const wg_block *bl = &c->g->blocks[b];
+  c->st = *st;
+  c->cpdiv = c->g->seq > 0 ? st->cp : 1;
+  groups(c);
+  if (c->g_tp < 0 || c->g_cp < 0 || c->g_ep < 0 || c->g_dp < 0 || c->g_mp < 0) return -1;
+  c->seg_first = c->x->n_tasks;
+  c->act = c->act_sel = c->params = c->tied = 0;
+  tstate *in = &c->ts[bl->input];
+  *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP};
+  for (int j = 0; j < bl->n_ops; j++) {
+    int opi = bl->first_op + j;
+    c->ts[c->g->ops[opi].out] = (tstate){LAY_REPL, 0, opi, XG_NO_DEP};
+    if (lower_op(c, opi)) return -1;
+  }
+  /* a block hands the next one whole or sequence-split activations */
+  if (bl->role != WG_ROLE_LAST && convert(c, bl->output, boundary(st), -1)) return -1;
+  xg_segment sg;
+  memset(&sg, 0, sizeof sg);
+  sg.block = b;
+  sg.role = (int)bl->role;
+  sg.first_task = c->seg_first;
+  sg.n_tasks = c->x->n_tasks - c->seg_first;
+  sg.tp = st->tp, sg.cp = st->cp, sg.ep = st->ep, sg.sp = st->sp;
+  sg.zero = st->zero;
+  sg.recompute = st->recompute;
+  sg.dp_group = c->g_dp;
+  sg.params = c->params;
+  sg.tied_params = c->tied;
+  sg.act_bytes = c->act;
+  sg.act_sel_bytes = c->act_sel;
+  sg.input_bytes = bytes_gpu(c, bl->input, boundary(st));
+  return xg_add_segment(c->x, &sg);
+}
+
+/* The segment of (block b, strategy st): an existing one or a new one. */
+static int segment_for(lctx *c, int b, const strat *st) {
+  for (int i = 0; i < c->x->n_segs; i++) {
+    const xg_segment *s = &c->x->segs[i];
+    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute};
+    if (s->block == b && strat_equal(&o, st)) return i;
+  }
+  return lower_segment(c, b, st);
+}
+
+/* A re-layout between a segment of strategy a and one of b (block input
+ * tensor t of the later one), or -1 when none is needed; -2 when out of
+ * memory. */
+static int relayout(lctx *c, int t_block, const strat *a, const strat *b) {
+  int same_mesh = a->tp == b->tp && a->cp == b->cp;
+  lay la = boundary(a), lb = boundary(b);
+  if (same_mesh && (la == lb || lb == LAY_SEQ)) return -1; /* nothing, or a local slice */
+  c->st = *b;
+  c->cpdiv = c->g->seq > 0 ? b->cp : 1;
+  groups(c);
+  c->seg_first = c->x->n_tasks;
+  int t = c->g->blocks[t_block].input, k;
+  if (same_mesh)
+    k = comm(c, COLL_ALL_GATHER, c->g_tp, bytes_gpu(c, t, LAY_REPL), "relayout_", "ag", XG_NO_DEP);
+  else
+    k = comm(c, COLL_ALL_TO_ALL, c->g_mp, bytes_gpu(c, t, lb), "relayout_", "a2a", XG_NO_DEP);
+  if (k < 0) return -2;
+  xg_segment sg;
+  memset(&sg, 0, sizeof sg);
+  sg.block = -1;
+  sg.role = -1;
+  sg.first_task = c->seg_first;
+  sg.n_tasks = 1;
+  sg.tp = b->tp, sg.cp = b->cp, sg.ep = b->ep, sg.sp = b->sp, sg.zero = b->zero;
+  sg.dp_group = c->g_dp;
+  int s = xg_add_segment(c->x, &sg);
+  return s < 0 ? -2 : s;
+}
+
+/* ------------------------------------------------------------- plan */
+
+/* The strategy of a segment. */
+static strat seg_strat(const xg_segment *s) {
+  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute};
+}
+
+static int scratch(lower_scratch *scr, const wg_graph *g) {
+  if (vec_grow(&scr->state, &scr->cap_state, g->n_tensors, sizeof(tstate))) return -1;
+  int cap = scr->cap_layers;
+  if (vec_grow((void **)&scr->layer_seg, &cap, g->layers, sizeof(int))) return -1;
+  cap = scr->cap_layers;
+  if (vec_grow((void **)&scr->layer_trans, &cap, g->layers, sizeof(int))) return -1;
+  scr->cap_layers = cap;
+  return 0;
+}
+
+/* Segments of every block instance and the re-layouts between them.
+ * first_seg / last_seg: segments of the first and last blocks (-1 none),
+ * last_trans: a re-layout before the last blocks. */
+typedef struct chain {
+  int first[8], n_first;
+  int last[8], n_last;
+  int last_trans;
+} chain;
+
+static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
+  const wg_graph *g = c->g;
+  const sc_plan *p = &c->s->plan;
+  int layer = 0, prev = -1;
+  ch->n_first = ch->n_last = 0;
+  ch->last_trans = -1;
+  for (int b = 0; b < g->n_blocks; b++) {
+    const wg_block *bl = &g->blocks[b];
+    for (int i = 0; i < bl->count; i++) {
+      strat st;
+      int idx = bl->role == WG_ROLE_LAYER ? layer : -1;
+      strat_of(p, bl->name, idx, &st);
+      int seg = segment_for(c, b, &st);
+      if (seg < 0) return -1;
+      int tr = -1;
+      if (prev >= 0 && bl->role != WG_ROLE_FIRST) {
+        strat a = seg_strat(&c->x->segs[prev]);
+        tr = relayout(c, b, &a, &st);
+        if (tr == -2) return -1;
+      }
+      if (bl->role == WG_ROLE_LAYER) {
+        scr->layer_seg[layer] = seg;
+        scr->layer_trans[layer] = tr;
+        layer++;
+      } else if (bl->role == WG_ROLE_FIRST) {
+        if (ch->n_first == 8) return -1;
+        ch->first[ch->n_first++] = seg;
+      } else {
+        if (ch->n_last == 8) return -1;
+        if (ch->n_last == 0) ch->last_trans = tr;
+        ch->last[ch->n_last++] = seg;
+      }
+      prev = seg;
+    }
+  }
+  return 0;
+}
+
+/* Append segment seg to the runs of the stage being built, whose runs
+ * start at `first`. */
+static int run(xg *x, int first, int seg) {
+  if (seg < 0) return 0;
+  if (x->n_runs > first) {
+    xg_run *r = &x->runs[x->n_runs - 1];
+    if (r->segment == seg) {
+      r->count++;
+      return 0;
+    }
+  }
+  return xg_add_run(x, seg, 1) < 0 ? -1 : 0;
+}
+
+/* 1 when stages a and b have the same runs. */
+static int same_runs(const xg *x, const xg_stage *a, const xg_stage *b) {
+  if (a->n_runs != b->n_runs) return 0;
+  for (int i = 0; i < a->n_runs; i++) {
+    const xg_run *ra = &x->runs[a->first_run + i], *rb = &x->runs[b->first_run + i];
+    if (ra->segment != rb->segment || ra->count != rb->count) return 0;
+  }
+  return 1;
+}
+
+static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
+  xg *x = c->x;
+  const sc_plan *p = &c->s->plan;
+  int pp = p->pp, vpp = x->vpp, per = c->g->layers / (pp * vpp);
+  xg_stage st;
+  memset(&st, 0, sizeof st);
+  st.first_run = x->n_runs;
+  st.same_as = -1;
+  if (s == 0)
+    for (int i = 0; i < ch->n_first; i++)
+      if (run(x, st.first_run, ch->first[i])) return -1;
+  for (int k = 0; k < vpp; k++)
+    for (int l = (k * pp + s) * per; l < (k * pp + s + 1) * per; l++)
+      if (run(x, st.first_run, scr->layer_trans[l]) || run(x, st.first_run, scr->layer_seg[l]))
+        return -1;
+  if (s == pp - 1) {
+    if (run(x, st.first_run, ch->last_trans)) return -1;
+    for (int i = 0; i < ch->n_last; i++)
+      if (run(x, st.first_run, ch->last[i])) return -1;
+  }
+  st.n_runs = x->n_runs - st.first_run;
+  for (int i = 0; i < st.n_runs; i++) {
+    const xg_run *r = &x->runs[st.first_run + i];
+    const xg_segment *sg = &x->segs[r->segment];
+    st.params += r->count * (sg->params + (s > 0 ? sg->tied_params : 0));
+    if (sg->role == WG_ROLE_LAYER) st.layers += r->count;
+  }
+  for (int i = 0; i < x->n_stages && st.same_as < 0; i++)
+    if (x->stages[i].same_as < 0 && same_runs(x, &x->stages[i], &st) &&
+        x->stages[i].params == st.params)
+      st.same_as = i;
+  if (st.same_as >= 0) { /* share the runs of the earlier stage */
+    x->n_runs = st.first_run;
+    st.first_run = x->stages[st.same_as].first_run;
+  }
+  return xg_add_stage(x, &st) < 0 ? -1 : 0;
+}
+
+int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *x,
+               sc_error *err) {
+  const sc_plan *p = &s->plan;
+  assert(g->finalized && g->layers % (p->pp * (p->vpp > 0 ? p->vpp : 1)) == 0);
+  xg_reset(x);
+  if (scratch(scr, g))
+    return sc_error_set(err, SC_ENOMEM, "out of memory lowering the plan");
+  lctx c;
+  memset(&c, 0, sizeof c);
+  c.g = g;
+  c.s = s;
+  c.x = x;
+  c.ts = scr->state;
+  c.err = err;
+  c.e = act_bytes(p->dtype);
+  c.mb = (double)p->micro_batch;
+  c.flash = p->flash_attention;
+  x->micro_batches = (int)(p->global_batch / ((long)p->micro_batch * p->dp));
+  x->vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
+  chain ch;
+  if (build_chain(&c, scr, &ch)) goto nomem;
+  for (int st = 0; st < p->pp; st++)
+    if (build_stage(&c, scr, &ch, st)) goto nomem;
+  /* neighbouring stages are tp*cp*dp ranks apart; an activation of the
+   * layer boundary crosses each */
+  x->pp_group = xg_add_group(x, XG_GROUP_PP, p->pp > 1 ? 2 : 1, p->tp * p->cp * p->dp);
+  if (x->pp_group < 0) goto nomem;
+  {
+    strat st;
+    strat_of(p, "", 0, &st);
+    c.st = st;
+    c.cpdiv = g->seq > 0 ? p->cp : 1;
+    int b = wg_layer_block(g, 0);
+    x->p2p_bytes = bytes_gpu(&c, g->blocks[b].input, boundary(&st));
+  }
+  return SC_OK;
+nomem:
+  return sc_error_set(err, SC_ENOMEM, "out of memory lowering the plan");
+}
+
+/* ------------------------------------------------------------ checks */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(sc_error *err, const char *path, const char *fmt, ...) {
+  char text[640];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  return sc_error_set(err, SC_EINPUT, "%s: %s", path, text);
+}
+
+/* Does tp (at key `path`) split every operator of block b evenly? */
+static int check_tp(const wg_graph *g, int b, const strat *st, const char *path, sc_error *err) {
+  const wg_block *bl = &g->blocks[b];
+  for (int j = 0; j < bl->n_ops; j++) {
+    const wg_op *o = &g->ops[bl->first_op + j];
+    const wg_tensor *x = &g->tensors[o->in[0]];
+    long need = 0;
+    const char *what = "";
+    if (o->kind == WG_LINEAR && o->tp == WG_TP_COLUMN) need = o->features, what = "out_features";
+    else if (o->kind == WG_LINEAR && o->tp == WG_TP_ROW) need = x->dim[x->rank - 1], what = "in_features";
+    else if (o->kind == WG_ATTENTION && o->tp == WG_TP_HEADS) {
+      need = o->kv_heads % st->tp ? o->kv_heads : o->heads;
+      what = o->kv_heads % st->tp ? "kv_heads" : "heads";
+    } else if (o->kind == WG_MATMUL && o->tp == WG_TP_HEADS) need = x->dim[0], what = "groups";
+    if (need && need % st->tp) {
+      char valid[256];
+      plan_divisors(need, valid, sizeof valid);
+      return fail(err, path, "%d does not divide %s %ld of op '%s' (block '%s'); valid tp: %s",
+                  st->tp, what, need, o->name, bl->name, valid);
+    }
+    if (o->expert && o->experts % st->ep)
+      return fail(err, path, "ep %d does not divide the %ld experts of op '%s' (block '%s')",
+                  st->ep, o->experts, o->name, bl->name);
+    if ((o->kind == WG_CONV || o->kind == WG_POOL || o->kind == WG_INTERACTION) && st->cp > 1)
+      return fail(err, path, "cp %d: op '%s' (block '%s') has no sequence to split; valid cp: 1",
+                  st->cp, o->name, bl->name);
+  }
+  if (st->sp && st->tp > 1 && g->seq > 0 && (g->seq / st->cp) % st->tp)
+    return fail(err, path,
+                "%d: sequence parallelism splits seq / cp = %ld tokens over tp %d, which does "
+                "not divide them; set sp false or a tp that divides %ld",
+                st->tp, g->seq / st->cp, st->tp, g->seq / st->cp);
+  return SC_OK;
+}
+
+static int check_overrides(const wg_graph *g, const sc_plan *p, sc_error *err) {
+  char path[48];
+  for (int i = 0; i < p->n_overrides; i++) {
+    const sc_override *o = &p->overrides[i];
+    snprintf(path, sizeof path, "plan.overrides[%d]", i);
+    if (o->block[0]) {
+      int found = 0;
+      char names[256] = "";
+      size_t len = 0;
+      for (int b = 0; b < g->n_blocks; b++) {
+        found |= !strcmp(g->blocks[b].name, o->block);
+        if (len < sizeof names)
+          len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", b ? ", " : "",
+                                  g->blocks[b].name);
+      }
+      if (!found)
+        return fail(err, path, "block \"%s\" is not a block of the graph (valid: %s)", o->block,
+                    names);
+    } else if (o->last >= g->layers) {
+      return fail(err, path, "layers [%d, %d]: the graph has %d layers (valid: 0..%d)", o->first,
+                  o->last, g->layers, g->layers - 1);
+    }
+  }
+  return SC_OK;
+}
+
+int lower_check(const wg_graph *g, const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  char valid[256];
+  int vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1, rc;
+  if (g->layers % p->pp) {
+    plan_divisors(g->layers, valid, sizeof valid);
+    return fail(err, "plan.pp", "%d does not divide the %d layers of the graph; valid pp: %s",
+                p->pp, g->layers, valid);
+  }
+  if ((g->layers / p->pp) % vpp) {
+    plan_divisors(g->layers / p->pp, valid, sizeof valid);
+    return fail(err, "plan.vpp", "%d does not divide the %d layers per pipeline stage; valid vpp: %s",
+                vpp, g->layers / p->pp, valid);
+  }
+  if (p->cp > 1 && g->seq <= 0)
+    return fail(err, "plan.cp", "%d needs a sequence model (the graph has no \"seq\"); valid cp: 1",
+                p->cp);
+  if (g->seq > 0 && g->seq % p->cp) {
+    plan_divisors(g->seq, valid, sizeof valid);
+    return fail(err, "plan.cp", "%d does not divide the graph's seq %ld; valid cp: %s", p->cp,
+                g->seq, valid);
+  }
+  if ((rc = check_overrides(g, p, err))) return rc;
+  int layer = 0;
+  for (int b = 0; b < g->n_blocks; b++) {
+    const wg_block *bl = &g->blocks[b];
+    for (int i = 0; i < bl->count; i++) {
+      strat st;
+      strat_of(p, bl->name, bl->role == WG_ROLE_LAYER ? layer : -1, &st);
+      char path[48] = "plan.tp";
+      for (int k = 0; k < p->n_overrides; k++) {
+        const sc_override *o = &p->overrides[k];
+        if (o->block[0] ? !strcmp(o->block, bl->name)
+                        : bl->role == WG_ROLE_LAYER && layer >= o->first && layer <= o->last)
+          snprintf(path, sizeof path, "plan.overrides[%d].tp", k);
+      }
+      if ((rc = check_tp(g, b, &st, path, err))) return rc;
+      if (bl->role == WG_ROLE_LAYER) layer++;
+      if (bl->count > 1 && p->n_overrides == 0) { /* every instance alike */
+        if (bl->role == WG_ROLE_LAYER) layer += bl->count - 1;
+        break;
+      }
+    }
+  }
+  return SC_OK;
+}

@@ -1,0 +1,25 @@
+/*
+ * builder.c -- the table of model builders; see builder.h.
+ */
+#include "model/builder.h"
+
+static const model_builder *const builders[SC_MODEL_KIND_COUNT] = {
+    [SC_MODEL_TRANSFORMER] = &model_transformer,
+    [SC_MODEL_GRAPH] = &model_graph,
+};
+
+const model_builder *model_builder_for(sc_model_kind k) {
+  return (unsigned)k < SC_MODEL_KIND_COUNT ? builders[k] : NULL;
+}
+
+double sc_model_params(const sc_model *m) {
+  const model_builder *b = model_builder_for(m->kind);
+  double p = b ? b->params(m) : 0;
+  return p > 0 ? p : 0;
+}
+
+double sc_model_active_params(const sc_model *m) {
+  const model_builder *b = model_builder_for(m->kind);
+  double p = b ? b->active_params(m) : 0;
+  return p > 0 ? p : 0;
+}

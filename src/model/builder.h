@@ -1,0 +1,41 @@
+/*
+ * builder.h -- model builders: from a model spec to a workload graph
+ * (module prefix: model_).
+ *
+ * sc_model is a tagged spec (stepcast.h); each kind has one builder,
+ * one file behind this table of functions:
+ *   transformer.c   SC_MODEL_TRANSFORMER: dense, GQA, SwiGLU and MoE
+ *                   decoder-only transformers (Megatron-LM's GPT layer);
+ *   graph_model.c   SC_MODEL_GRAPH: a workload graph read from a JSON file
+ *                   (src/load/graph_json.c, docs/graph.md).
+ * CNN, BERT and DLRM builders plug in here the same way.
+ */
+#ifndef SC_MODEL_BUILDER_H
+#define SC_MODEL_BUILDER_H
+
+#include "graph/graph.h"
+#include "stepcast.h"
+
+typedef struct model_builder {
+  sc_model_kind kind;
+  const char *name;       /* "transformer", "graph" */
+  /* Check the spec and fill its derived fields (0 = derive). SC_OK or
+   * SC_EINPUT with the key path (model.heads, ...). Reads no file. */
+  int (*resolve)(sc_model *m, sc_error *err);
+  /* Build the workload graph of a resolved spec. On success *out owns a
+   * finalized graph (wg_free); SC_EINPUT, SC_EIO or SC_ENOMEM otherwise. */
+  int (*build)(const sc_model *m, wg_graph **out, sc_error *err);
+  /* Parameters (all experts) and those one token uses; negative when the
+   * spec alone does not tell (a graph file). */
+  double (*params)(const sc_model *m);
+  double (*active_params)(const sc_model *m);
+} model_builder;
+
+/* The builder of kind k; NULL for an unknown kind. */
+const model_builder *model_builder_for(sc_model_kind k);
+
+/* The builders, defined in their own files. */
+extern const model_builder model_transformer;
+extern const model_builder model_graph;
+
+#endif /* SC_MODEL_BUILDER_H */

@@ -1,0 +1,319 @@
+/*
+ * transformer.c -- the transformer builder: a decoder-only transformer
+ * spec (sc_transformer) as a workload graph.
+ *
+ * The graph follows Megatron-LM's GPT model: an embedding block (vocab-
+ * parallel lookup, learned positions when the spec has them), `layers`
+ * instances of one layer block, and a head block (final norm, vocab-
+ * parallel logits, cross entropy). One layer:
+ *
+ *   norm1 -> qkv (column) -> [rope] -> attention (heads) -> proj (row)
+ *   -> bias-dropout-add (residual x) -> norm2 -> MLP -> bias-dropout-add
+ *
+ * where the MLP is fc1 (column) -> GELU or SwiGLU -> fc2 (row), or for
+ * MoE: router -> route (top-k of experts) -> expert fc1 -> activation ->
+ * expert fc2 -> unroute. The lowering (src/lower/) inserts the tensor-,
+ * sequence-, context- and expert-parallel collectives from the tensor-
+ * parallel annotations, and expands the attention into the kernels of the
+ * plan (flash or unfused).
+ *
+ * The spec checks that used to live in the plan checker are here too
+ * (transformer_resolve): ranges, head shape, MoE fields.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "model/builder.h"
+#include "plan/plan.h"
+
+/* ------------------------------------------------------------- checks */
+
+static int tf_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
+  if (v >= lo && v <= hi) return SC_OK;
+  return sc_error_set(err, SC_EINPUT, "%s: %lld is out of range (valid: %lld..%lld)", path, v,
+                      lo, hi);
+}
+
+/* Check the shape integers of m against their limits. */
+static int tf_ranges(const sc_transformer *m, sc_error *err) {
+  int rc;
+  if ((rc = tf_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
+      (rc = tf_range(m->hidden, 1, PLAN_MAX_WIDTH, "model.hidden", err)) ||
+      (rc = tf_range(m->heads, 1, PLAN_MAX_HEADS, "model.heads", err)) ||
+      (rc = tf_range(m->kv_heads, 0, m->heads, "model.kv_heads", err)) ||
+      (rc = tf_range(m->head_dim, 0, PLAN_MAX_HEADS, "model.head_dim", err)) ||
+      (rc = tf_range(m->ffn, 0, PLAN_MAX_WIDTH, "model.ffn", err)) ||
+      (rc = tf_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
+      (rc = tf_range(m->seq, 1, PLAN_MAX_SEQ, "model.seq", err)) ||
+      (rc = tf_range(m->experts, 0, PLAN_MAX_HEADS, "model.experts", err)) ||
+      (rc = tf_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)))
+    return rc;
+  if ((unsigned)m->act > SC_ACT_RELU)
+    return sc_error_set(err, SC_EINPUT, "model.activation: %d is not valid (gelu, swiglu, relu)",
+                        (int)m->act);
+  if ((unsigned)m->norm > SC_NORM_RMSNORM)
+    return sc_error_set(err, SC_EINPUT, "model.norm: %d is not valid (layernorm, rmsnorm)",
+                        (int)m->norm);
+  if ((unsigned)m->pos > SC_POS_ALIBI)
+    return sc_error_set(err, SC_EINPUT, "model.position: %d is not valid (learned, rope, alibi)",
+                        (int)m->pos);
+  return SC_OK;
+}
+
+/* Check the attention shape and fill kv_heads, head_dim and ffn when they
+ * are 0 (MHA, hidden / heads, 4 * hidden). */
+static int tf_attention(sc_transformer *m, sc_error *err) {
+  char valid[256];
+  if (m->kv_heads == 0) m->kv_heads = m->heads;
+  if (m->heads % m->kv_heads) {
+    plan_divisors(m->heads, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "model.kv_heads: %d does not divide model.heads %d "
+                        "(each KV head serves a whole group of query heads); valid: %s",
+                        m->kv_heads, m->heads, valid);
+  }
+  if (m->head_dim == 0) {
+    if (m->hidden % m->heads) {
+      plan_divisors_upto(m->hidden, PLAN_MAX_HEADS, valid, sizeof valid);
+      return sc_error_set(err, SC_EINPUT,
+                          "model.hidden: %d is not divisible by model.heads %d, so the "
+                          "head size is undefined; set model.head_dim, or use heads among "
+                          "the divisors of hidden: %s",
+                          m->hidden, m->heads, valid);
+    }
+    m->head_dim = m->hidden / m->heads;
+  }
+  if (m->ffn == 0) {
+    if (4L * m->hidden > PLAN_MAX_WIDTH)
+      return sc_error_set(err, SC_EINPUT, "model.ffn: 4 x hidden = %ld exceeds %ld; set model.ffn",
+                          4L * m->hidden, PLAN_MAX_WIDTH);
+    m->ffn = 4 * m->hidden;
+  }
+  return SC_OK;
+}
+
+/* Dense (experts 0 or 1, topk 0 or 1) or 1 <= topk <= experts. */
+static int tf_moe(const sc_transformer *m, sc_error *err) {
+  if (m->experts <= 1) {
+    if (m->topk > 1)
+      return sc_error_set(err, SC_EINPUT,
+                          "model.topk: %d needs an MoE model, but model.experts is %d "
+                          "(dense); set model.experts >= %d or drop model.topk",
+                          m->topk, m->experts, m->topk);
+    return SC_OK;
+  }
+  if (m->topk < 1 || m->topk > m->experts)
+    return sc_error_set(err, SC_EINPUT,
+                        "model.topk: %d is not valid for model.experts %d (valid: 1..%d "
+                        "experts per token; Mixtral and GShard use 2)",
+                        m->topk, m->experts, m->experts);
+  return SC_OK;
+}
+
+static int tf_resolve(sc_model *model, sc_error *err) {
+  sc_transformer *m = &model->tf;
+  int rc;
+  model->name[sizeof model->name - 1] = '\0';
+  if ((rc = tf_ranges(m, err)) || (rc = tf_attention(m, err))) return rc;
+  return tf_moe(m, err);
+}
+
+/* ------------------------------------------------------- parameters */
+
+static int moe(const sc_transformer *m) { return m->experts > 1; }
+static double topk(const sc_transformer *m) { return m->topk > 0 ? m->topk : 1; }
+
+/* Parameters of one MLP (one expert). */
+static double mlp_params(const sc_transformer *m) {
+  return (m->act == SC_ACT_SWIGLU ? 3.0 : 2.0) * m->hidden * (double)m->ffn;
+}
+
+/* Parameters of the attention block, the MLP (all experts), the norms and
+ * biases of one layer. */
+static double layer_params(const sc_transformer *m) {
+  double h = m->hidden, d = m->head_dim, a = m->heads, g = m->kv_heads;
+  double attn = h * (a + 2 * g) * d + a * d * h;
+  double mlp = moe(m) ? mlp_params(m) * m->experts + h * m->experts : mlp_params(m);
+  double norms = (m->norm == SC_NORM_LAYERNORM ? 4.0 : 2.0) * h;
+  double bias = m->bias ? (a + 2 * g) * d + 2 * h + (m->act == SC_ACT_SWIGLU ? 2.0 : 1.0) * m->ffn
+                        : 0;
+  return attn + mlp + norms + bias;
+}
+
+/* The embedding table(s), learned positions and the final norm. */
+static double embedding_params(const sc_transformer *m) {
+  double h = m->hidden, p = (double)m->vocab * h;
+  if (m->pos == SC_POS_LEARNED) p += (double)m->seq * h;
+  if (!m->tied_embeddings) p += (double)m->vocab * h;
+  return p + 2 * h;
+}
+
+static double tf_params(const sc_model *model) {
+  const sc_transformer *m = &model->tf;
+  return m->layers * layer_params(m) + embedding_params(m);
+}
+
+static double tf_active_params(const sc_model *model) {
+  const sc_transformer *m = &model->tf;
+  if (!moe(m)) return tf_params(model);
+  return tf_params(model) - m->layers * mlp_params(m) * (m->experts - topk(m));
+}
+
+/* Model FLOPs of one sequence, forward and backward: 6 N per token for
+ * the weights a token uses (input embedding lookups excluded, the output
+ * projection included) + 12 l s (a d) per token for attention scores, as
+ * in Korthikanti et al. 2022 and PaLM's MFU. */
+static double tf_model_flops(const sc_model *model) {
+  const sc_transformer *m = &model->tf;
+  double per_tok_layer = tf_active_params(model) - embedding_params(m);
+  double head = (double)m->vocab * m->hidden;
+  double attn = 12.0 * m->layers * (double)m->seq * m->heads * m->head_dim;
+  return (double)m->seq * (6.0 * (per_tok_layer + head) + attn);
+}
+
+/* ------------------------------------------------------------- build */
+
+/* Add one operator: proto (kind and attributes) from `in` to `out`. */
+static int add(wg_graph *g, wg_op o, const char *in0, const char *in1, const char *out,
+               sc_error *err) {
+  const char *in[2] = {in0, in1};
+  return wg_add(g, &o, in, in1 ? 2 : 1, out, err);
+}
+
+static wg_op op(const char *name, wg_kind kind) {
+  wg_op o;
+  memset(&o, 0, sizeof o);
+  snprintf(o.name, sizeof o.name, "%s", name);
+  o.kind = kind;
+  return o;
+}
+
+static wg_op linear(const char *name, long n, wg_tp tp, int bias) {
+  wg_op o = op(name, WG_LINEAR);
+  o.features = n;
+  o.tp = tp;
+  o.bias = bias;
+  return o;
+}
+
+static wg_op eltwise(const char *name, wg_fn fn) {
+  wg_op o = op(name, WG_ELTWISE);
+  o.fn = fn;
+  return o;
+}
+
+static wg_op norm(const sc_transformer *m, const char *name) {
+  wg_op o = op(name, WG_NORM);
+  o.fn = m->norm == SC_NORM_RMSNORM ? WG_FN_RMSNORM : WG_FN_LAYERNORM;
+  return o;
+}
+
+static wg_op heads(wg_op o, const sc_transformer *m) {
+  o.heads = m->heads;
+  o.kv_heads = m->kv_heads;
+  o.head_dim = m->head_dim;
+  return o;
+}
+
+/* Megatron-LM's names of the activation kernels. */
+static const char *act_name(const sc_transformer *m) {
+  return m->act == SC_ACT_SWIGLU ? "swiglu" : m->act == SC_ACT_RELU ? "relu" : "bias_gelu";
+}
+
+static wg_fn act_fn(const sc_transformer *m) {
+  return m->act == SC_ACT_SWIGLU ? WG_FN_SWIGLU : m->act == SC_ACT_RELU ? WG_FN_RELU : WG_FN_GELU;
+}
+
+/* The MLP from ln2 to mlp_out: dense, or routed experts. */
+static int mlp(wg_graph *g, const sc_transformer *m, sc_error *err) {
+  long up = m->act == SC_ACT_SWIGLU ? 2L * m->ffn : m->ffn;
+  int rc;
+  if (!moe(m)) {
+    if ((rc = add(g, linear("fc1", up, WG_TP_COLUMN, m->bias), "ln2", NULL, "fc1", err)) ||
+        (rc = add(g, eltwise(act_name(m), act_fn(m)), "fc1", NULL, "act", err)))
+      return rc;
+    return add(g, linear("fc2", m->hidden, WG_TP_ROW, m->bias), "act", NULL, "mlp_out", err);
+  }
+  wg_op route = op("route", WG_ROUTE), unroute = op("unroute", WG_UNROUTE);
+  wg_op fc1 = linear("fc1", up, WG_TP_COLUMN, m->bias), fc2 = linear("fc2", m->hidden, WG_TP_ROW, m->bias);
+  route.experts = unroute.experts = fc1.experts = fc2.experts = m->experts;
+  route.topk = unroute.topk = m->topk;
+  fc1.expert = fc2.expert = 1;
+  if ((rc = add(g, linear("router", m->experts, WG_TP_NONE, 0), "ln2", NULL, "router", err)) ||
+      (rc = add(g, route, "ln2", "router", "routed", err)) ||
+      (rc = add(g, fc1, "routed", NULL, "fc1", err)) ||
+      (rc = add(g, eltwise(act_name(m), act_fn(m)), "fc1", NULL, "act", err)) ||
+      (rc = add(g, fc2, "act", NULL, "fc2", err)))
+    return rc;
+  return add(g, unroute, "fc2", NULL, "mlp_out", err);
+}
+
+static int layer(wg_graph *g, const sc_transformer *m, sc_error *err) {
+  long x[2] = {m->seq, m->hidden};
+  long qkv = (long)(m->heads + 2 * m->kv_heads) * m->head_dim;
+  int rope = m->pos == SC_POS_ROPE, rc;
+  wg_op attn = heads(op("attn", WG_ATTENTION), m);
+  attn.causal = 1;
+  attn.tp = WG_TP_HEADS;
+  if ((rc = wg_block_begin(g, "layer", WG_ROLE_LAYER, m->layers, "x", 2, x, WG_ELEM_ACT, err)) ||
+      (rc = add(g, norm(m, "norm1"), "x", NULL, "ln1", err)) ||
+      (rc = add(g, linear("qkv", qkv, WG_TP_COLUMN, m->bias), "ln1", NULL, "qkv", err)) ||
+      (rope && (rc = add(g, heads(eltwise("rope", WG_FN_ROPE), m), "qkv", NULL, "qkv_rope", err))) ||
+      (rc = add(g, attn, rope ? "qkv_rope" : "qkv", NULL, "ctx", err)) ||
+      (rc = add(g, linear("proj", m->hidden, WG_TP_ROW, m->bias), "ctx", NULL, "attn_out", err)) ||
+      (rc = add(g, eltwise("bias_dropout_add1", WG_FN_BIAS_DROPOUT_ADD), "attn_out", "x", "x1", err)) ||
+      (rc = add(g, norm(m, "norm2"), "x1", NULL, "ln2", err)) || (rc = mlp(g, m, err)) ||
+      (rc = add(g, eltwise("bias_dropout_add2", WG_FN_BIAS_DROPOUT_ADD), "mlp_out", "x1", "y", err)))
+    return rc;
+  return wg_block_end(g, "y", err);
+}
+
+static int embedding(wg_graph *g, const sc_transformer *m, sc_error *err) {
+  long ids = m->seq;
+  wg_op e = op("embed_lookup", WG_EMBEDDING);
+  e.vocab = m->vocab;
+  e.features = m->hidden;
+  e.positions = m->pos == SC_POS_LEARNED ? m->seq : 0;
+  e.tp = WG_TP_VOCAB;
+  int rc;
+  if ((rc = wg_block_begin(g, "embedding", WG_ROLE_FIRST, 1, "tokens", 1, &ids, WG_ELEM_INT,
+                           err)) ||
+      (rc = add(g, e, "tokens", NULL, "x", err)))
+    return rc;
+  return wg_block_end(g, "x", err);
+}
+
+static int head(wg_graph *g, const sc_transformer *m, sc_error *err) {
+  long x[2] = {m->seq, m->hidden};
+  wg_op fnorm = norm(m, "final_norm"), logits = linear("logits", m->vocab, WG_TP_VOCAB, 0);
+  wg_op loss = op("cross_entropy", WG_LOSS);
+  fnorm.host_fwd = fnorm.host_bwd = 2; /* FusedLayerNorm without the TP region wrapper */
+  logits.tied = m->tied_embeddings;
+  loss.fn = WG_FN_CROSS_ENTROPY;
+  int rc;
+  if ((rc = wg_block_begin(g, "head", WG_ROLE_LAST, 1, "x", 2, x, WG_ELEM_ACT, err)) ||
+      (rc = add(g, fnorm, "x", NULL, "ln_f", err)) ||
+      (rc = add(g, logits, "ln_f", NULL, "logits", err)) ||
+      (rc = add(g, loss, "logits", NULL, "loss", err)))
+    return rc;
+  return wg_block_end(g, "loss", err);
+}
+
+static int tf_build(const sc_model *model, wg_graph **out, sc_error *err) {
+  const sc_transformer *m = &model->tf;
+  *out = NULL;
+  wg_graph *g = wg_new(model->name, m->seq);
+  if (!g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
+  g->model_flops = tf_model_flops(model);
+  int rc;
+  if ((rc = embedding(g, m, err)) || (rc = layer(g, m, err)) || (rc = head(g, m, err)) ||
+      (rc = wg_finalize(g, err))) {
+    wg_free(g);
+    return rc;
+  }
+  *out = g;
+  return SC_OK;
+}
+
+const model_builder model_transformer = {SC_MODEL_TRANSFORMER, "transformer", tf_resolve,
+                                         tf_build, tf_params, tf_active_params};

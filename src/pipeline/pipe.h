@@ -1,0 +1,73 @@
+/*
+ * pipe.h -- pipeline schedules as plug-ins (module prefix: pipe_).
+ *
+ * A schedule decides in which order each pipeline stage runs the
+ * forward (F) and backward (B) passes of the micro-batches of a step, and
+ * with that the closed forms the analytic engine uses: the pipeline
+ * bubble, the send/recv on the critical path and the activations a stage
+ * holds at its peak. Each schedule is one file behind this table:
+ *
+ *   sched_gpipe.c        GPipe: every forward, then every backward
+ *   sched_1f1b.c         1F1B (PipeDream-Flush): pp - s - 1 warm-up
+ *                        forwards, then one forward and one backward in turn
+ *   sched_interleaved.c  Megatron-LM's interleaved 1F1B over vpp model
+ *                        chunks per stage
+ *
+ * Zero-bubble and DualPipe-style schedules plug in the same way: a pass
+ * may be a weight-gradient pass (W) split from its backward, which the
+ * timeline then charges the weight-gradient GEMMs of the stage while the
+ * B pass keeps the rest (engine/timeline.c).
+ */
+#ifndef SC_PIPELINE_PIPE_H
+#define SC_PIPELINE_PIPE_H
+
+#include "stepcast.h"
+
+/* One pass of one micro-batch through one model chunk of a stage. */
+typedef struct pipe_pass {
+  char kind;        /* 'F' forward, 'B' backward (input and weight
+                       gradients, or input only when W passes follow),
+                       'W' weight gradients */
+  int mb;           /* micro-batch */
+  int chunk;        /* model chunk, 0..vpp-1 */
+} pipe_pass;
+
+/* The shape of a pipeline. */
+typedef struct pipe_shape {
+  int pp;           /* stages */
+  int vpp;          /* model chunks per stage */
+  int m;            /* micro-batches per step */
+} pipe_shape;
+
+typedef struct pipe_sched {
+  const char *name;           /* "1f1b", "gpipe", "interleaved" */
+  sc_schedule id;
+  /* Pipeline fill and drain, in units of one micro-batch's forward and
+   * backward on the slowest stage. */
+  double (*bubble)(const pipe_shape *p);
+  /* Activation send/recv on the critical path per step. */
+  double (*p2p_steps)(const pipe_shape *p);
+  /* Micro-batches whose activations `stage` holds at its peak. */
+  double (*in_flight)(const pipe_shape *p, int stage);
+  /* The passes of `stage` in order into out (room for 3 m vpp); returns
+   * how many, or -1 when the schedule cannot run this shape. */
+  int (*order)(const pipe_shape *p, int stage, pipe_pass *out);
+} pipe_sched;
+
+/* The schedule of a plan; never NULL for a valid sc_schedule. */
+const pipe_sched *pipe_for(sc_schedule s);
+
+extern const pipe_sched pipe_gpipe, pipe_onef1b, pipe_interleaved;
+
+/* Shared by the 1F1B-style schedules: `warm` forwards, then one forward
+ * and one backward in turn, then the remaining backwards; the j-th
+ * forward and backward come from nth(). Returns 2 m vpp. */
+int pipe_one_f_one_b(const pipe_shape *p, int warm,
+                     pipe_pass (*nth)(const pipe_shape *p, char kind, int j), pipe_pass *out);
+
+/* The usual closed forms: (pp - 1) / vpp passes of fill and drain, and
+ * 2 (m + pp - 1) vpp send/recv on the critical path. */
+double pipe_bubble_default(const pipe_shape *p);
+double pipe_p2p_default(const pipe_shape *p);
+
+#endif /* SC_PIPELINE_PIPE_H */

@@ -31,7 +31,7 @@ void eng_free(eng *e) {
   mem_free(e->grps);
   mem_free(e->q);
   mem_free(e->qoff);
-  mem_free(e->qcomp);
+  mem_free(e->qs);
   mem_free(e->st);
   eng_init(e);
 }
@@ -135,12 +135,52 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
   return 0;
 }
 
-/* GPU time of the compute tasks of queue [off, off + n). */
-static double queue_compute(const eng *e, int off, int n) {
-  double t = 0;
-  for (int i = off; i < off + n; i++)
-    if (!e->q[i].comm) t += e->q[i].gpu;
-  return t;
+/* The two clocks of the queue model: when the host has issued everything
+ * so far, and when the GPU stream will have run it. */
+typedef struct qclock {
+  double h, g;       /* seconds */
+  double compute;    /* GPU time of compute kernels run so far */
+  double comm;       /* GPU time of collectives run so far */
+} qclock;
+
+/* Running a queue through the clocks: the host issues each task after its
+ * host time a; the GPU starts it when issued and when the task before has
+ * finished, and runs it for b. With d = g - h, one task maps d to
+ * max(0, d - a) + b = max(b, d + b - a), and a composition of such maps is
+ * again max(K, d + M): a whole queue is (K, M) with M = sum(b - a), and r
+ * repetitions of it map d to max(K + max(0, (r - 1) M), d + r M) while h
+ * advances by r sum(a). So a stage of 126 layers costs what one layer
+ * does. eng_qsum holds K, M and the sums. */
+static void summarize(const eng *e, int off, int n, eng_qsum *out) {
+  out->k = -INFINITY;
+  out->m = out->host = out->compute = out->comm = 0;
+  for (int i = off; i < off + n; i++) {
+    const eng_qop *q = &e->q[i];
+    double a = q->host, b = q->gpu;
+    out->k = out->k - a + b > b ? out->k - a + b : b;
+    out->m += b - a;
+    out->host += a;
+    if (q->comm) out->comm += b;
+    else out->compute += b;
+  }
+}
+
+/* Run a queue `reps` times through the clocks. */
+static void run(const eng_qsum *q, int reps, qclock *c) {
+  if (reps <= 0) return;
+#ifdef SC_DEBUG_CHECKS
+  double g0 = c->g, h0 = c->h;
+#endif
+  double d = c->g - c->h, r = reps;
+  double lo = q->k + (reps > 1 && q->m > 0 ? (r - 1) * q->m : 0), hi = d + r * q->m;
+  c->h += r * q->host;
+  c->g = c->h + (lo > hi ? lo : hi);
+  c->compute += r * q->compute;
+  c->comm += r * q->comm;
+#ifdef SC_DEBUG_CHECKS
+  /* time never goes back, and the GPU never runs ahead of what was issued */
+  assert(c->g >= g0 && c->h >= h0 && c->g >= c->h - 1e-12);
+#endif
 }
 
 /* The forward queue of every segment and its backward queue (with the
@@ -149,7 +189,7 @@ static int build_queues(eng *e) {
   const xg *x = e->x;
   e->n_q = 0;
   if (vec_grow((void **)&e->qoff, &e->cap_seg4, 4L * x->n_segs, sizeof *e->qoff) ||
-      vec_grow((void **)&e->qcomp, &e->cap_seg2, 2L * x->n_segs, sizeof *e->qcomp))
+      vec_grow((void **)&e->qs, &e->cap_seg2, 2L * x->n_segs, sizeof *e->qs))
     return -1;
   for (int s = 0; s < x->n_segs; s++) {
     const xg_segment *sg = &x->segs[s];
@@ -162,48 +202,17 @@ static int build_queues(eng *e) {
     if (sg->recompute == SC_RECOMP_SELECTIVE && enqueue(e, sg, PASS_RECOMP_SEL)) return -1;
     if (enqueue(e, sg, PASS_BWD)) return -1;
     off[3] = e->n_q - off[2];
-    e->qcomp[2 * s] = queue_compute(e, off[0], off[1]);
-    e->qcomp[2 * s + 1] = queue_compute(e, off[2], off[3]);
+    summarize(e, off[0], off[1], &e->qs[2 * s]);
+    summarize(e, off[2], off[3], &e->qs[2 * s + 1]);
   }
   return 0;
-}
-
-/* The two clocks of the queue model: when the host has issued everything
- * so far, and when the GPU stream will have run it. */
-typedef struct qclock {
-  double h, g;       /* seconds */
-  double compute;    /* GPU time of compute kernels run so far */
-  double comm;       /* GPU time of collectives run so far */
-} qclock;
-
-/* Run queue [off, off + n) `reps` times through the clocks: the host
- * issues each task after its host time; the GPU starts it when issued and
- * when the task before has finished. */
-static void run(const eng *e, int off, int n, int reps, qclock *c) {
-#ifdef SC_DEBUG_CHECKS
-  double g0 = c->g, h0 = c->h;
-#endif
-  for (int r = 0; r < reps; r++)
-    for (int i = off; i < off + n; i++) {
-      const eng_qop *q = &e->q[i];
-      c->h += q->host;
-      double start = c->h > c->g ? c->h : c->g;
-      c->g = start + q->gpu;
-      if (q->comm) c->comm += q->gpu;
-      else c->compute += q->gpu;
-    }
-#ifdef SC_DEBUG_CHECKS
-  /* time never goes back, and the GPU never runs ahead of what was issued */
-  assert(c->g >= g0 && c->h >= h0 && c->g >= c->h - 1e-12);
-#endif
 }
 
 /* Forward (runs in order) or backward (reverse) pass of a stage. */
 static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + (bwd ? st->n_runs - 1 - j : j)];
-    const int *off = &e->qoff[4 * r->segment];
-    run(e, off[bwd ? 2 : 0], off[bwd ? 3 : 1], r->count, c);
+    run(&e->qs[2 * r->segment + bwd], r->count, c);
   }
 }
 
@@ -284,8 +293,8 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
     double share;
     double ag = grp_cost(e->net, sm, g, COLL_ALL_GATHER, sg->params * e_b, &share);
     double rs = grp_cost(e->net, sm, g, COLL_REDUCE_SCATTER, sg->params * e_b, NULL);
-    double fwd = overlapped(ag, e->qcomp[2 * r->segment], share);
-    double bwd = overlapped(ag + rs, e->qcomp[2 * r->segment + 1], share);
+    double fwd = overlapped(ag, e->qs[2 * r->segment].compute, share);
+    double bwd = overlapped(ag + rs, e->qs[2 * r->segment + 1].compute, share);
     layers += r->count * (fwd + bwd);
     if (first < 0) first = ag;
   }

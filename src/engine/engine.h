@@ -30,6 +30,15 @@ typedef struct eng_qop {
   int comm;           /* 1 = a collective on the compute stream */
 } eng_qop;
 
+/* A queue run through the host/GPU clocks, summarised (analytic.c):
+ * d = g - h becomes max(k, d + m) and h grows by `host`. */
+typedef struct eng_qsum {
+  double k, m;        /* seconds */
+  double host;        /* host time of the queue */
+  double compute;     /* GPU time of its kernels */
+  double comm;        /* GPU time of its collectives */
+} eng_qsum;
+
 /* Per micro-batch time of one stage and its parts. */
 typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
@@ -61,7 +70,7 @@ typedef struct eng {
   eng_qop *q;                   /* the queues of every segment */
   int n_q, cap_q;
   int *qoff;                    /* per segment: fwd offset, fwd n, bwd offset, bwd n */
-  double *qcomp;                /* per segment: compute of the fwd and the bwd queue */
+  eng_qsum *qs;                 /* per segment: the fwd and the bwd queue */
   int cap_seg4, cap_seg2;
   eng_stage *st;                /* per pipeline stage */
   int cap_st;

@@ -535,3 +535,101 @@ Test(alloc_faults, validation) {
            "measured_time_us,measured_busbw_GBps,notes\n",
            collective, 20);
 }
+
+/* ------------------------------------------------------- jobs and engines */
+
+typedef struct job_ctx {
+  sc_scenario s;
+  int what;                 /* 0 predict, 1 timeline, 2 a job with two plans, 3 search */
+  sc_result want, got;
+  double want2, got2;       /* timeline step, or the second plan's step */
+  size_t want_n, got_n;
+  sc_error err;
+} job_ctx;
+
+static int job_run(void *ctx) {
+  job_ctx *c = ctx;
+  memset(&c->got, 0, sizeof c->got);
+  c->got2 = 0;
+  c->got_n = 0;
+  switch (c->what) {
+  case 0: return sc_predict(&c->s, &c->got, &c->err);
+  case 1: {
+    sc_span *spans = NULL;
+    int rc = sc_timeline(&c->s, &spans, &c->got_n, &c->got2, &c->err);
+    free(spans);
+    return rc;
+  }
+  case 2: {
+    sc_job *j = NULL;
+    int rc = sc_job_open(&c->s, &j, &c->err);
+    if (rc == SC_OK) rc = sc_job_predict(j, NULL, &c->got, &c->err);
+    sc_plan p = c->s.plan;
+    p.pp = 4;
+    p.dp = 0;
+    if (rc == SC_OK) {
+      sc_result r2;
+      rc = sc_job_predict(j, &p, &r2, &c->err);
+      c->got2 = r2.step_s;
+    }
+    sc_job_close(j);
+    return rc;
+  }
+  default: {
+    sc_candidate best[3];
+    int n = 0;
+    sc_search_stats st;
+    int rc = sc_search(&c->s, NULL, best, 3, &n, &st, &c->err);
+    if (rc == SC_OK && n > 0) c->got = best[0].result;
+    c->got_n = (size_t)n;
+    return rc;
+  }
+  }
+}
+
+static void job_check(void *ctx, int rc, const char *name, long n) {
+  job_ctx *c = ctx;
+  if (rc != SC_OK) return;
+  cr_assert(c->got.step_s == c->want.step_s && c->got.mem.total == c->want.mem.total &&
+                c->got2 == c->want2 && c->got_n == c->want_n,
+            "%s, n = %ld: step %g, memory %g, %g, %zu; expected %g, %g, %g, %zu", name, n,
+            c->got.step_s, c->got.mem.total, c->got2, c->got_n, c->want.step_s,
+            c->want.mem.total, c->want2, c->want_n);
+}
+
+static void job_case(const char *name, const sc_scenario *s, int what) {
+  job_ctx c = {.s = *s, .what = what};
+  cr_assert_eq(job_run(&c), SC_OK, "%s: %s", name, c.err.msg);
+  c.want = c.got;
+  c.want2 = c.got2;
+  c.want_n = c.got_n;
+  fault_case fc = {.run = job_run, .check = job_check, .ctx = &c, .err = &c.err};
+  snprintf(fc.name, sizeof fc.name, "%s", name);
+  fault_loop(&fc);
+}
+
+Test(alloc_faults, jobs) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.pp = 4;
+  s.plan.global_batch = 64;
+  job_case("sc_predict of GPT-3 175B", &s, 0);
+  job_case("sc_timeline of GPT-3 175B", &s, 1);
+  s.plan.overrides[0] = (sc_override){.first = 0, .last = 7, .tp = SC_INHERIT, .cp = SC_INHERIT,
+                                      .ep = SC_INHERIT, .sp = 0, .zero = SC_INHERIT,
+                                      .recompute = SC_RECOMP_FULL};
+  s.plan.n_overrides = 1;
+  job_case("sc_predict with per-layer overrides", &s, 0);
+  s.plan.n_overrides = 0;
+  s.cluster.gpus = 64;
+  s.plan.pp = 8;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
+           "fat_tree:hosts=64,radix=16,levels=2,oversub=2,bw=25");
+  job_case("a job on a fat-tree, two plans", &s, 2);
+  sc_scenario m;
+  sc_scenario_default(&m);
+  m.model = *sc_model_preset("mixtral-8x7b");
+  m.cluster.gpus = 16;
+  m.plan.global_batch = 32;
+  job_case("sc_search of Mixtral on 16 GPUs", &m, 3);
+}

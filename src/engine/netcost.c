@@ -30,6 +30,7 @@ struct ncost {
   route_table *rt;    /* owned */
   memo *m;            /* owned, cap slots */
   int n_memo, cap;
+  sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
 };
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
@@ -100,7 +101,13 @@ static int build_rings(sched *s, coll_op op, double bytes, int n, int per) {
   return 0;
 }
 
-/* Flow-engine seconds of op on the group, or -1 when it cannot run. */
+/* Remember the first failure for ncost_error. */
+static void fail(ncost *n, const sc_error *e) {
+  if (n->err.code == SC_OK) n->err = *e;
+}
+
+/* Flow-engine seconds of op on the group, or -1 when it cannot run (the
+ * reason is kept for ncost_error). */
 static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride,
                        int per) {
   sched s;
@@ -119,11 +126,16 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
   }
   int *node = mem_alloc(sizeof(int) * (size_t)ranks);
   double t = -1;
+  sc_error err = {0};
   if (node && built == 0) {
     for (int i = 0; i < ranks; i++) node[i] = n->t->gpus[i * stride];
     flow_stats st;
-    sc_error err = {0};
     if (flow_run(n->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
+    else fail(n, &err);
+  } else {
+    sc_error_set(&err, SC_ENOMEM, "out of memory simulating a %s on the topology",
+                 coll_op_name(op));
+    fail(n, &err);
   }
   mem_free(node);
   sched_free(&s);
@@ -172,14 +184,24 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
   if ((long)(ranks - 1) * stride >= n->t->n_gpus) return nccl;
   if (2 * (n->n_memo + 1) > n->cap && memo_grow(n)) {
-    double flow = simulate(n, op, bytes, ranks, stride, per); /* no room to remember */
-    return flow > nccl ? flow : nccl;
+    sc_error e;
+    sc_error_set(&e, SC_ENOMEM, "out of memory remembering collective times");
+    fail(n, &e);
+    return nccl;
   }
   memo *m = memo_slot(n, op, bytes, ranks, stride);
   if (!m->used) {
-    *m = (memo){op, bytes, ranks, stride, simulate(n, op, bytes, ranks, stride, per), 1};
+    double flow = simulate(n, op, bytes, ranks, stride, per);
+    if (flow < 0) return nccl; /* a failure: reported by ncost_error, not remembered */
+    *m = (memo){op, bytes, ranks, stride, flow, 1};
     n->n_memo++;
   }
-  if (m->flow < 0) return nccl;
   return m->flow > nccl ? m->flow : nccl;
+}
+
+int ncost_error(ncost *n, sc_error *err) {
+  if (!n || n->err.code == SC_OK) return SC_OK;
+  int rc = sc_error_set(err, n->err.code, "%s", n->err.msg);
+  n->err = (sc_error){0};
+  return rc;
 }

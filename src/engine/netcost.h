@@ -33,9 +33,15 @@ void ncost_close(ncost *n);
 
 /* Seconds of op over `ranks` GPUs `stride` apart (starting at GPU 0),
  * `per` of them in each NVLink domain, given NCCL's closed-form time
- * `nccl` (without the per-call overhead).
- * Falls back to `nccl` if the flow engine cannot run (out of memory). */
+ * `nccl` (without the per-call overhead). When the flow engine cannot run
+ * (out of memory, or a transfer without a route) it returns `nccl` and
+ * keeps the error for ncost_error: a caller must check it before it uses
+ * the times. */
 double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
                   int per, double nccl);
+
+/* The first failure of ncost_time since the last call (SC_OK when none),
+ * copied into err; the error is then forgotten. n may be NULL. */
+int ncost_error(ncost *n, sc_error *err);
 
 #endif

@@ -88,16 +88,22 @@ static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
 
 int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err) {
   int rc = prepare(j, plan, err);
-  if (rc != SC_OK) return rc;
-  eng_result(&j->e, r);
-  return SC_OK;
+  if (rc == SC_OK) eng_result(&j->e, r);
+  /* the topology's collectives either all ran or the prediction fails */
+  int net = ncost_error(j->net, err);
+  return rc != SC_OK ? rc : net;
 }
 
 int sc_job_timeline(sc_job *j, const sc_plan *plan, sc_span **spans, size_t *n, double *step_s,
                     sc_error *err) {
   int rc = prepare(j, plan, err);
-  if (rc != SC_OK) return rc;
-  return eng_timeline(&j->e, spans, n, step_s, err);
+  if (rc == SC_OK) rc = eng_timeline(&j->e, spans, n, step_s, err);
+  int net = ncost_error(j->net, err);
+  if (rc == SC_OK && net != SC_OK) {
+    mem_free(*spans);
+    *spans = NULL;
+  }
+  return rc != SC_OK ? rc : net;
 }
 
 /* The first layer segment of the first stage. */
@@ -113,6 +119,7 @@ static const xg_segment *first_layer(const xg *x) {
 int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
                          sc_error *err) {
   int rc = prepare(j, plan, err);
+  if (rc == SC_OK) rc = ncost_error(j->net, err);
   if (rc != SC_OK) return -rc;
   static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
   const xg_segment *sg = first_layer(&j->x);
@@ -135,7 +142,8 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
     if (t->kind == XG_GEMM)
       o->eff = cost_gemm_eff(&j->cur.cluster.gpu, j->cur.plan.dtype, t->m, t->n, t->k, t->batch);
   }
-  return n;
+  rc = ncost_error(j->net, err);
+  return rc != SC_OK ? -rc : n;
 }
 
 /* ----------------------------------------------------- one-call forms */

@@ -682,12 +682,14 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   x->pp_group = xg_add_group(x, XG_GROUP_PP, p->pp > 1 ? 2 : 1, p->tp * p->cp * p->dp);
   if (x->pp_group < 0) goto nomem;
   {
+    /* the activation leaving the last layer of the first stage's first
+     * chunk, laid out as that layer's strategy leaves it */
+    int last = g->layers / (p->pp * x->vpp) - 1, b = wg_layer_block(g, last);
     strat st;
-    strat_of(p, "", 0, &st);
+    strat_of(p, g->blocks[b].name, last, &st);
     c.st = st;
-    c.cpdiv = g->seq > 0 ? p->cp : 1;
-    int b = wg_layer_block(g, 0);
-    x->p2p_bytes = bytes_gpu(&c, g->blocks[b].input, boundary(&st));
+    c.cpdiv = g->seq > 0 ? st.cp : 1;
+    x->p2p_bytes = bytes_gpu(&c, g->blocks[b].output, boundary(&st));
   }
   return SC_OK;
 nomem:

@@ -517,10 +517,13 @@ void sc_override_init(sc_override *o) {
 static int plan_override_layers(const sc_scenario *s, const sc_override *o, const char *path,
                                 sc_error *err) {
   if (o->block[0]) {
-    if (s->model.kind == SC_MODEL_TRANSFORMER && strcmp(o->block, "layer"))
+    /* the transformer builder's blocks (src/model/transformer.c) */
+    if (s->model.kind == SC_MODEL_TRANSFORMER && strcmp(o->block, "layer") &&
+        strcmp(o->block, "embedding") && strcmp(o->block, "head"))
       return sc_error_set(err, SC_EINPUT,
-                          "%s.block: \"%.32s\" is not a block of model %s (valid: layer)", path,
-                          o->block, s->model.name);
+                          "%s.block: \"%.32s\" is not a block of model %s (valid: embedding, "
+                          "layer, head)",
+                          path, o->block, s->model.name);
     return SC_OK;
   }
   long layers = s->model.kind == SC_MODEL_TRANSFORMER ? s->model.tf.layers : PLAN_MAX_LAYERS;
@@ -543,17 +546,26 @@ static int plan_override_mesh(const sc_scenario *s, sc_override *o, const char *
                               sc_error *err) {
   const sc_plan *p = &s->plan;
   int mp = p->tp * p->cp;
+  char valid[256];
   if (o->tp == SC_INHERIT && o->cp == SC_INHERIT) return SC_OK;
-  if (o->tp == SC_INHERIT) o->tp = o->cp >= 1 && mp % o->cp == 0 ? mp / o->cp : 0;
-  if (o->cp == SC_INHERIT) o->cp = o->tp >= 1 && mp % o->tp == 0 ? mp / o->tp : 0;
-  if (o->tp < 1 || o->cp < 1 || (long long)o->tp * o->cp != mp) {
-    char valid[256];
-    plan_divisors(mp, valid, sizeof valid);
+  plan_divisors(mp, valid, sizeof valid);
+  if (o->cp == SC_INHERIT || o->tp == SC_INHERIT) {
+    int given = o->tp != SC_INHERIT ? o->tp : o->cp;
+    const char *key = o->tp != SC_INHERIT ? "tp" : "cp";
+    if (given < 1 || mp % given)
+      return sc_error_set(err, SC_EINPUT,
+                          "%s.%s: %d must divide the plan's tp*cp = %d*%d = %d (a layer keeps "
+                          "its data-parallel group; the other of tp and cp follows); valid: %s",
+                          path, key, given, p->tp, p->cp, mp, valid);
+    if (o->tp == SC_INHERIT) o->tp = mp / o->cp;
+    else o->cp = mp / o->tp;
+    return SC_OK;
+  }
+  if (o->tp < 1 || o->cp < 1 || (long long)o->tp * o->cp != mp)
     return sc_error_set(err, SC_EINPUT,
                         "%s: tp %d x cp %d must equal the plan's tp*cp = %d*%d = %d (a layer "
                         "keeps its data-parallel group); valid tp (or cp): %s",
                         path, o->tp, o->cp, p->tp, p->cp, mp, valid);
-  }
   return SC_OK;
 }
 

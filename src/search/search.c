@@ -31,13 +31,22 @@ typedef struct walk {
   sc_candidate *best;
   int max, n;
   sc_search_stats st;
+  int rc;                 /* SC_OK, or what stopped the walk (out of memory) */
+  sc_error *err;
 } walk;
 
 /* Evaluate plan p against the job. */
 static void try_plan(walk *w, const sc_plan *p) {
   sc_candidate c;
+  sc_error e = {0};
+  if (w->rc != SC_OK) return;
   w->st.tried++;
-  if (sc_job_predict(w->job, p, &c.result, NULL) != SC_OK) return;
+  int rc = sc_job_predict(w->job, p, &c.result, &e);
+  if (rc == SC_EINPUT) return; /* a plan the checks reject */
+  if (rc != SC_OK) {
+    w->rc = sc_error_set(w->err, rc, "%s", e.msg);
+    return;
+  }
   w->st.valid++;
   if (c.result.mem.fits) w->st.fit++;
   else if (w->o->require_fit) return;
@@ -99,7 +108,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   double t0 = clock_now_s();
   sc_job *job;
   if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;
-  walk w = {&b, job, &o, best, max_best, 0, {0, 0, 0, 0}};
+  walk w = {&b, job, &o, best, max_best, 0, {0, 0, 0, 0}, SC_OK, err};
   const wg_graph *g = job_graph(job);
   int layers = g->layers, experts = 0;
   for (int i = 0; i < g->n_ops; i++)
@@ -125,6 +134,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
         }
       }
   sc_job_close(job);
+  if (w.rc != SC_OK) return w.rc;
   w.st.seconds = clock_now_s() - t0;
   if (stats) *stats = w.st;
   *n_best = w.n;

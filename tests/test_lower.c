@@ -1,0 +1,203 @@
+/*
+ * test_lower.c -- the lowering puts Megatron-LM's collectives where
+ * Megatron-LM puts them, with the per-GPU shapes and bytes of the plan,
+ * and symmetric stages become one rank class.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/xg.h"
+#include "lower/lower.h"
+#include "model/builder.h"
+#include "stepcast.h"
+
+typedef struct lowered {
+  sc_scenario s;
+  wg_graph *g;
+  xg x;
+  lower_scratch ls;
+} lowered;
+
+static void lower(lowered *l, const sc_scenario *in) {
+  sc_error err = {0};
+  memset(l, 0, sizeof *l);
+  l->s = *in;
+  cr_assert_eq(sc_scenario_resolve(&l->s, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(model_transformer.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
+  xg_init(&l->x);
+  cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
+}
+
+static void done(lowered *l) {
+  wg_free(l->g);
+  xg_free(&l->x);
+  lower_scratch_free(&l->ls);
+}
+
+/* The segment of role `role` (a wg_role) on stage st. */
+static const xg_segment *segment(const lowered *l, int st, int role) {
+  const xg_stage *s = &l->x.stages[st];
+  for (int i = 0; i < s->n_runs; i++) {
+    const xg_segment *sg = &l->x.segs[l->x.runs[s->first_run + i].segment];
+    if (sg->role == role) return sg;
+  }
+  return NULL;
+}
+
+/* "name kind, name kind, ..." of a segment's tasks (kind: G A M C). */
+static void names(const lowered *l, const xg_segment *sg, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < sg->n_tasks && n < cap; i++) {
+    const xg_task *t = &l->x.tasks[sg->first_task + i];
+    char name[64];
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s %c", i ? ", " : "",
+                          lower_task_name(t, name, sizeof name), "GAMC"[t->kind]);
+  }
+}
+
+static const xg_task *task(const lowered *l, const xg_segment *sg, const char *name) {
+  for (int i = 0; i < sg->n_tasks; i++) {
+    char buf[64];
+    const xg_task *t = &l->x.tasks[sg->first_task + i];
+    if (!strcmp(lower_task_name(t, buf, sizeof buf), name)) return t;
+  }
+  cr_assert_fail("no task %s", name);
+  return NULL;
+}
+
+Test(lower, gpt_layer_with_sequence_parallelism) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* GPT-3 175B, tp 8, sp, pp 16, mb 1, bf16 */
+  lowered l;
+  lower(&l, &s);
+  char got[2048];
+  names(&l, segment(&l, 0, WG_ROLE_LAYER), got, sizeof got);
+  cr_assert_str_eq(got,
+                   "norm1 M, ag_qkv C, qkv G, qkv_layout M, flash_attn A, ctx_layout M, proj G, "
+                   "rs_proj C, bias_dropout_add1 M, norm2 M, ag_fc1 C, fc1 G, bias_gelu M, "
+                   "fc2 G, rs_fc2 C, bias_dropout_add2 M");
+  const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+  double T = 2048, h = 12288, e = 2;
+  const xg_task *ag = task(&l, sg, "ag_qkv"), *qkv = task(&l, sg, "qkv");
+  cr_assert(ag->coll == COLL_ALL_GATHER && ag->bytes == T * h * e, "ag_qkv %g bytes", ag->bytes);
+  cr_assert(qkv->m == T && qkv->n == 3 * h / 8 && qkv->k == h, "qkv %g x %g x %g", qkv->m,
+            qkv->n, qkv->k);
+  cr_assert_eq(task(&l, sg, "rs_proj")->coll, COLL_REDUCE_SCATTER);
+  cr_assert_eq(task(&l, sg, "norm1")->bytes, 2 * T / 8 * h * e, "norm1 runs on seq / tp tokens");
+  const xg_task *fa = task(&l, sg, "flash_attn");
+  cr_assert(fa->batch == 96 / 8 && fa->sq == T && fa->d == 128 &&
+                fa->flops == 4.0 * 12 * T * T * 128 * 0.5,
+            "flash %g %g %g %g", fa->batch, fa->sq, fa->d, fa->flops);
+  /* the first stage holds the embedding (vocab-parallel, reduce-scattered
+   * under sp), the last the head (vocab-parallel loss) */
+  names(&l, segment(&l, 0, WG_ROLE_FIRST), got, sizeof got);
+  cr_assert_str_eq(got, "embed_lookup M, rs_embed_lookup C");
+  names(&l, segment(&l, 15, WG_ROLE_LAST), got, sizeof got);
+  cr_assert_str_eq(got, "final_norm M, ag_logits C, logits G, cross_entropy M, ar_cross_entropy C");
+  /* 16 stages, three kinds: first, middle, last */
+  int classes = 0;
+  for (int i = 0; i < l.x.n_stages; i++) classes += l.x.stages[i].same_as < 0;
+  cr_assert_eq(l.x.n_stages, 16);
+  cr_assert_eq(classes, 3, "%d rank classes", classes);
+  done(&l);
+}
+
+Test(lower, without_sequence_parallelism_tensor_parallel_layers_all_reduce) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.sp = 0;
+  s.plan.flash_attention = 0;
+  lowered l;
+  lower(&l, &s);
+  char got[2048];
+  names(&l, segment(&l, 0, WG_ROLE_LAYER), got, sizeof got);
+  cr_assert_str_eq(got,
+                   "norm1 M, qkv G, qkv_layout M, attn_qk G, softmax M, attn_dropout M, "
+                   "attn_av G, ctx_layout M, proj G, ar_proj C, bias_dropout_add1 M, norm2 M, "
+                   "fc1 G, bias_gelu M, fc2 G, ar_fc2 C, bias_dropout_add2 M");
+  done(&l);
+}
+
+Test(lower, moe_layer_with_expert_and_tensor_parallelism) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpus = 64;
+  s.plan.tp = 2;
+  s.plan.pp = 4;
+  s.plan.dp = 0;
+  s.plan.ep = 8;
+  s.plan.global_batch = 256;
+  lowered l;
+  lower(&l, &s);
+  char got[2048];
+  names(&l, segment(&l, 0, WG_ROLE_LAYER), got, sizeof got);
+  cr_assert_str_eq(got,
+                   "norm1 M, ag_qkv C, qkv G, rope M, qkv_layout M, flash_attn A, ctx_layout M, "
+                   "proj G, rs_proj C, bias_dropout_add1 M, norm2 M, ag_router C, router G, "
+                   "route M, ep_dispatch C, fc1 G, swiglu M, fc2 G, ep_combine C, unroute M, "
+                   "rs_fc2 C, bias_dropout_add2 M");
+  const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+  double T = 4096, h = 4096, k = 2, e = 2;
+  const xg_task *fc1 = task(&l, sg, "fc1"), *disp = task(&l, sg, "ep_dispatch");
+  /* 8 experts over ep 8: one local expert gets all T k routed rows */
+  cr_assert(fc1->batch == 1 && fc1->m == T * k && fc1->n == 2 * 14336 / 2 && fc1->k == h,
+            "fc1 %g x [%g %g %g]", fc1->batch, fc1->m, fc1->n, fc1->k);
+  cr_assert(disp->coll == COLL_ALL_TO_ALL && disp->bytes == T * k * h * e, "dispatch %g",
+            disp->bytes);
+  cr_assert_eq(task(&l, sg, "qkv")->n, (32 + 2 * 8) * 128 / 2.0, "GQA qkv columns per GPU");
+  done(&l);
+}
+
+Test(lower, context_parallel_ring_hides_under_attention) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("llama3-8b");
+  s.model.tf.seq = 32768;
+  s.cluster.gpus = 64;
+  s.plan.tp = 4;
+  s.plan.cp = 2;
+  s.plan.pp = 1;
+  s.plan.dp = 0;
+  s.plan.global_batch = 8;
+  lowered l;
+  lower(&l, &s);
+  const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+  const xg_task *ring = task(&l, sg, "cp_kv_ring");
+  const xg_task *next = ring + 1;
+  cr_assert(next->kind == XG_ATTN && ring->overlap == XG_OVL_NEXT, "ring before attention");
+  /* K and V of the local half of the sequence, 8 KV heads / tp 4 */
+  cr_assert_eq(ring->bytes, 2.0 * 16384 * 2 * 128 * 2 * (2 - 1), "ring %g bytes", ring->bytes);
+  cr_assert(next->sq == 16384 && next->flops == 4.0 * 8 * 16384 * 32768 * 128 * 0.5,
+            "attention %g %g", next->sq, next->flops);
+  done(&l);
+}
+
+Test(lower, strategies_that_differ_get_a_relayout_between_them) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.pp = 1;
+  s.plan.dp = 0;
+  s.plan.overrides[0] = (sc_override){.first = 0, .last = 47, .tp = SC_INHERIT, .cp = SC_INHERIT,
+                                      .ep = SC_INHERIT, .sp = 0, .zero = SC_INHERIT,
+                                      .recompute = SC_INHERIT};
+  s.plan.n_overrides = 1;
+  lowered l;
+  lower(&l, &s);
+  /* embedding (sp) -> layers 0..47 (no sp) needs the whole sequence: an
+   * all-gather; layer 48 (sp) slices it again for free */
+  const xg_stage *st = &l.x.stages[0];
+  int relayouts = 0;
+  char got[64] = "";
+  for (int i = 0; i < st->n_runs; i++) {
+    const xg_segment *sg = &l.x.segs[l.x.runs[st->first_run + i].segment];
+    if (sg->block >= 0) continue;
+    relayouts++;
+    lower_task_name(&l.x.tasks[sg->first_task], got, sizeof got);
+  }
+  cr_assert_eq(relayouts, 1);
+  cr_assert_str_eq(got, "relayout_ag");
+  done(&l);
+}

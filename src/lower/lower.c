@@ -60,6 +60,7 @@ typedef struct lctx {
   int seg_first;  /* first task of the segment being lowered */
   double act, act_sel, params, tied;
   int flash;
+  lay run_lay;    /* how the op being lowered splits its elements */
 } lctx;
 
 const char *lower_task_name(const xg_task *t, char *buf, size_t cap) {
@@ -238,7 +239,8 @@ static int common_layout(lctx *c, const wg_op *o, int opi, lay *out) {
 
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
- * and extras. `before` holds the inputs' layouts before conversion. */
+ * and extras (split as the op's elements were). `before` holds the
+ * inputs' layouts before conversion. */
 static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
   double b = 0, extra = 0;
   for (int i = 0; i < o->n_in; i++) {
@@ -249,7 +251,7 @@ static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
   if (o->saved & WG_SAVE_OUT) b += bytes_gpu(c, o->out, out);
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
     double n = o->saved_elems * c->mb / c->cpdiv;
-    if (out == LAY_SEQ || out == LAY_FEAT) n /= c->st.tp;
+    if (c->run_lay == LAY_SEQ || c->run_lay == LAY_FEAT) n /= c->st.tp;
     extra = n * (o->saved_e * c->e + o->saved_b);
   }
   c->act += b + extra;
@@ -342,7 +344,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
   }
   tstate *y = &c->ts[o->out];
-  y->lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
+  y->lay = c->run_lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
   t = mem_task(c, "ctx_layout", opi, 2 * elems_gpu(c, o->out, y->lay) * e, 3, 2, 1.0, t);
   if (t < 0) return -1;
   y->task = t;
@@ -370,6 +372,7 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   double n = o->elems * c->mb / c->cpdiv;
   if (l == LAY_SEQ || l == LAY_FEAT) n /= c->st.tp;
   double bytes = n * (o->traffic_e * c->e + o->traffic_b);
+  c->run_lay = l;
   int t = mem_task(c, o->name, opi, bytes, o->host_fwd, o->host_bwd, o->bwd_scale,
                    c->ts[o->in[0]].task);
   if (t < 0) return -1;
@@ -423,6 +426,7 @@ static int lower_op(lctx *c, int opi) {
   const wg_op *o = &c->g->ops[opi];
   lay before[WG_MAX_IN];
   for (int i = 0; i < o->n_in; i++) before[i] = c->ts[o->in[i]].lay;
+  c->run_lay = LAY_REPL;
   int rc;
   switch (o->kind) {
   case WG_LINEAR: rc = lower_linear(c, o, opi); break;

@@ -371,7 +371,6 @@ void eng_step_of(const eng *e, eng_step *out) {
   for (int s = 1; s < x->n_stages; s++) {
     const eng_stage *a = &e->st[s], *w = &e->st[out->worst];
     if (a->f + a->b > w->f + w->b) out->worst = s;
-    if (x->stages[s].params > x->stages[out->loaded].params) out->loaded = s;
   }
   const eng_stage *w = &e->st[out->worst];
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
@@ -384,9 +383,15 @@ void eng_step_of(const eng *e, eng_step *out) {
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking */
   out->pp_comm = out->p2p * ps->p2p_steps(&shape);
-  const xg_stage *loaded = &x->stages[out->loaded];
-  out->dp = dp_exposed(e, loaded, w, x->micro_batches);
-  out->opt = optimizer_time(e, loaded);
+  /* after the flush every stage reduces its gradients and steps its
+   * optimizer: the stage that takes longest ends the step (with one
+   * strategy for every layer: the stage with the most parameters) */
+  for (int s = 0; s < x->n_stages; s++) {
+    const xg_stage *st = &x->stages[s];
+    if (st->same_as >= 0) continue;
+    double dp = dp_exposed(e, st, w, x->micro_batches), opt = optimizer_time(e, st);
+    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt;
+  }
 }
 
 void eng_result(const eng *e, sc_result *r) {

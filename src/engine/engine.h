@@ -50,7 +50,6 @@ typedef struct eng_stage {
 /* What follows from the stage costs: the step's closed form. */
 typedef struct eng_step {
   int worst;          /* the slowest stage (pace of the pipeline) */
-  int loaded;         /* the stage with the most parameters */
   double per_mb;      /* f + b of the slowest stage */
   double bubble;      /* fill and drain, s */
   double p2p;         /* one activation send/recv, s */

@@ -28,25 +28,19 @@
 
 /* ------------------------------------------------------------- checks */
 
-static int tf_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
-  if (v >= lo && v <= hi) return SC_OK;
-  return sc_error_set(err, SC_EINPUT, "%s: %lld is out of range (valid: %lld..%lld)", path, v,
-                      lo, hi);
-}
-
 /* Check the shape integers of m against their limits. */
 static int tf_ranges(const sc_transformer *m, sc_error *err) {
   int rc;
-  if ((rc = tf_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
-      (rc = tf_range(m->hidden, 1, PLAN_MAX_WIDTH, "model.hidden", err)) ||
-      (rc = tf_range(m->heads, 1, PLAN_MAX_HEADS, "model.heads", err)) ||
-      (rc = tf_range(m->kv_heads, 0, m->heads, "model.kv_heads", err)) ||
-      (rc = tf_range(m->head_dim, 0, PLAN_MAX_HEADS, "model.head_dim", err)) ||
-      (rc = tf_range(m->ffn, 0, PLAN_MAX_WIDTH, "model.ffn", err)) ||
-      (rc = tf_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
-      (rc = tf_range(m->seq, 1, PLAN_MAX_SEQ, "model.seq", err)) ||
-      (rc = tf_range(m->experts, 0, PLAN_MAX_HEADS, "model.experts", err)) ||
-      (rc = tf_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)))
+  if ((rc = plan_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
+      (rc = plan_range(m->hidden, 1, PLAN_MAX_WIDTH, "model.hidden", err)) ||
+      (rc = plan_range(m->heads, 1, PLAN_MAX_HEADS, "model.heads", err)) ||
+      (rc = plan_range(m->kv_heads, 0, m->heads, "model.kv_heads", err)) ||
+      (rc = plan_range(m->head_dim, 0, PLAN_MAX_HEADS, "model.head_dim", err)) ||
+      (rc = plan_range(m->ffn, 0, PLAN_MAX_WIDTH, "model.ffn", err)) ||
+      (rc = plan_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
+      (rc = plan_range(m->seq, 1, PLAN_MAX_SEQ, "model.seq", err)) ||
+      (rc = plan_range(m->experts, 0, PLAN_MAX_HEADS, "model.experts", err)) ||
+      (rc = plan_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)))
     return rc;
   if ((unsigned)m->act > SC_ACT_RELU)
     return sc_error_set(err, SC_EINPUT, "model.activation: %d is not valid (gelu, swiglu, relu)",

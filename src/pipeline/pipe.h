@@ -13,10 +13,12 @@
  *   sched_interleaved.c  Megatron-LM's interleaved 1F1B over vpp model
  *                        chunks per stage
  *
- * Zero-bubble and DualPipe-style schedules plug in the same way: a pass
- * may be a weight-gradient pass (W) split from its backward, which the
- * timeline then charges the weight-gradient GEMMs of the stage while the
- * B pass keeps the rest (engine/timeline.c).
+ * Zero-bubble and DualPipe-style schedules plug in the same way. The pass
+ * kind 'W' (a weight-gradient pass split from its backward) is reserved
+ * for them in this interface; the engines do not split a backward into B
+ * and W yet, so a schedule that emits W passes also needs that split in
+ * engine/analytic.c (the weight-gradient GEMM of each task) and
+ * engine/timeline.c.
  */
 #ifndef SC_PIPELINE_PIPE_H
 #define SC_PIPELINE_PIPE_H

@@ -137,8 +137,7 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
 }
 
 /* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
-static int plan_range(long long v, long long lo, long long hi, const char *path,
-                      sc_error *err) {
+int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
   if (v >= lo && v <= hi) return SC_OK;
   return sc_error_set(err, SC_EINPUT, "%s: %lld is out of range (valid: %lld..%lld)",
                       path, v, lo, hi);

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "stepcast.h"
+
 #define PLAN_MAX_LAYERS 100000L
 #define PLAN_MAX_WIDTH (1L << 22)     /* hidden, ffn: elements */
 #define PLAN_MAX_HEADS (1L << 16)     /* heads, kv_heads, head_dim, experts */
@@ -22,6 +24,10 @@
 #define PLAN_MAX_DEGREE (1L << 20)    /* tp, pp, cp, ep, gpus_per_node */
 #define PLAN_MAX_VPP 1024L            /* model chunks per pipeline rank */
 #define PLAN_MAX_BATCH (1L << 40)     /* sequences per step */
+
+/* SC_EINPUT ("PATH: V is out of range (valid: LO..HI)") unless
+ * lo <= v <= hi. */
+int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err);
 
 /* gcd of two non-negative integers. */
 long long plan_gcd(long long a, long long b);

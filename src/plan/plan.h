@@ -3,7 +3,7 @@
  *
  * sc_plan_default, sc_scenario_default and sc_scenario_resolve (declared
  * in stepcast.h) live in plan.c. This header gives the JSON loader
- * (src/io/scenario.c) the same ranges that sc_scenario_resolve enforces,
+ * (src/load/scenario.c) the same ranges that sc_scenario_resolve enforces,
  * so that a value out of range is reported with its key path once, by
  * whichever sees it first. The limits are far beyond any real job; they
  * exist so that products of them cannot overflow 64-bit integers.

@@ -420,7 +420,7 @@ static int shape_eltwise(add_ctx *c) {
   case WG_FN_BIAS_DROPOUT_ADD:
     if (arity(c, 2, 0)) return SC_EINPUT;
     if (c->in[1]->rank != x->rank || memcmp(c->in[1]->dim, x->dim, sizeof(long) * (size_t)x->rank)) {
-      char want[96];
+      char want[192];
       char a[64];
       shape_str(x, a, sizeof a);
       snprintf(want, sizeof want, "%s wants the shape of '%s', %s", wg_fn_name(o->fn), x->name, a);

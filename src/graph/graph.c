@@ -130,9 +130,11 @@ static int new_tensor(wg_graph *g, const char *name, int rank, const long *dim,
 
 /* ------------------------------------------------------------- blocks */
 
+#ifndef NDEBUG /* used in assert()s only */
 static int open_block(const wg_graph *g) {
   return g->n_blocks > 0 && g->blocks[g->n_blocks - 1].output < 0;
 }
+#endif
 
 int wg_block_begin(wg_graph *g, const char *name, wg_role role, int count,
                    const char *input, int rank, const long *dim, wg_elem elem,

@@ -152,10 +152,15 @@ static wg_graph *reference(const spec *m) {
   cr_assert(a->field == b->field, "%s: " #field " is " fmt " in the JSON graph, " fmt \
             " in the reference", what, a->field, b->field)
 
+/* "KIND 'NAME'" of the reference's element into what[64]; the names agree. */
+static void same_name(char *what, const char *kind, const char *a, const char *b) {
+  snprintf(what, 64, "%s '%s'", kind, b);
+  cr_assert_str_eq(a, b, "%s is named '%s' in the JSON graph", what, a);
+}
+
 static void same_tensor(const wg_tensor *a, const wg_tensor *b) {
   char what[64];
-  snprintf(what, sizeof what, "tensor '%s'", b->name);
-  cr_assert_str_eq(a->name, b->name, "tensor '%s' is named '%s'", b->name, a->name);
+  same_name(what, "tensor", a->name, b->name);
   SAME(what, rank, "%d");
   for (int i = 0; i < b->rank; i++) SAME(what, dim[i], "%ld");
   SAME(what, elem, "%d");
@@ -166,8 +171,7 @@ static void same_tensor(const wg_tensor *a, const wg_tensor *b) {
 
 static void same_op(const wg_op *a, const wg_op *b) {
   char what[64];
-  snprintf(what, sizeof what, "op '%s'", b->name);
-  cr_assert_str_eq(a->name, b->name, "op '%s' is named '%s'", b->name, a->name);
+  same_name(what, "op", a->name, b->name);
   SAME(what, kind, "%d"); SAME(what, fn, "%d"); SAME(what, tp, "%d");
   SAME(what, expert, "%d"); SAME(what, n_in, "%d"); SAME(what, out, "%d");
   for (int i = 0; i < b->n_in; i++) SAME(what, in[i], "%d");
@@ -186,8 +190,7 @@ static void same_op(const wg_op *a, const wg_op *b) {
 
 static void same_block(const wg_block *a, const wg_block *b) {
   char what[64];
-  snprintf(what, sizeof what, "block '%s'", b->name);
-  cr_assert_str_eq(a->name, b->name, "block '%s' is named '%s'", b->name, a->name);
+  same_name(what, "block", a->name, b->name);
   SAME(what, role, "%d"); SAME(what, count, "%d"); SAME(what, first_op, "%d");
   SAME(what, n_ops, "%d"); SAME(what, input, "%d"); SAME(what, output, "%d");
 }
@@ -524,6 +527,8 @@ Test(errors, wrong_type_says_what_is_valid) {
 Test(errors, missing_keys_and_names_used_twice) {
   ERR(LAYER("{\"name\": \"a\", \"in\": [\"x\"], \"out\": \"y\"}", "y"),
       "blocks[0].ops[0].op (op \"a\"): missing");
+  ERR(LAYER("{\"name\": \"a\", \"opp\": \"gelu\", \"in\": [\"x\"], \"out\": \"y\"}", "y"),
+      "blocks[0].ops[0].opp (op \"a\"): unknown key; did you mean \"op\"?");
   ERR(LAYER("{\"name\": \"a\", \"op\": \"gelu\", \"in\": [\"x\"]}", "y"),
       "blocks[0].ops[0].out (op \"a\"): missing");
   ERR("{\"name\": \"g\"}", "t.json: blocks: missing");

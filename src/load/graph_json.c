@@ -172,7 +172,8 @@ static int gj_fail(const gj_ctx *c, const char *path, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  return sc_error_set(c->err, SC_EINPUT, "%s: %s: %s", c->origin, path, text);
+  sc_error_set(c->err, SC_EINPUT, "%s: %s: %s", c->origin, path, text);
+  return SC_EINPUT;
 }
 
 /* Fail with "PATH: expected WHAT, got <value>". */
@@ -180,6 +181,12 @@ static int gj_type(const gj_ctx *c, const char *path, const char *what, const js
   char got[96];
   scn_describe(v, got, sizeof got);
   return gj_fail(c, path, "expected %s, got %s", what, got);
+}
+
+/* Fail with SC_ENOMEM: "origin: out of memory (while WHAT)". */
+static int gj_nomem(const gj_ctx *c, const char *what) {
+  sc_error_set(c->err, SC_ENOMEM, "%s: out of memory (%s)", c->origin, what);
+  return SC_ENOMEM;
 }
 
 /* Pass on an error of a wg_ function (its code and message) under PATH. */
@@ -453,7 +460,10 @@ static int gj_op_decode(const gj_ctx *c, const char *base, const json_t *v, gj_o
   if (name && strlen(name) < WG_NAME) snprintf(label, sizeof label, " (op \"%s\")", name);
   for (size_t i = 0; i < GJ_N_DEFS; i++) names[i] = gj_defs[i].name;
   gj_path(p, sizeof p, base, "op", -1, label);
-  if ((rc = gj_need(c, base, label, v, "op", "the operator, such as \"linear\"", &x)) ||
+  const gj_opdef any = {.attrs = ~0u}; /* without "op", a typo of it comes first */
+  if ((!json_object_get(v, "op") &&
+       (rc = gj_keys(c, base, label, v, keys, gj_def_keys(&any, keys), NULL))) ||
+      (rc = gj_need(c, base, label, v, "op", "the operator, such as \"linear\"", &x)) ||
       (rc = gj_enum(c, p, x, names, GJ_N_DEFS, &k)))
     return rc;
   const gj_opdef *d = &gj_defs[k];
@@ -597,11 +607,10 @@ static int gj_order(const gj_ctx *c, const char *base, const gj_op *ops, int n, 
   gj_key *names = mem_calloc(un, sizeof *names);
   int *ints = mem_calloc(un * (2 * WG_MAX_IN + 4) + 1, sizeof *ints); /* gj_dag */
   heap h = {0};
-  int rc = !names || !ints || heap_init(&h, n)
-               ? sc_error_set(c->err, SC_ENOMEM, "%s: out of memory ordering %s", c->origin, base)
-               : SC_OK;
-  if (!rc && !(rc = gj_unique(c, base, ops, n, names, 0)) &&
-      !(rc = gj_unique(c, base, ops, n, names, 1))) {
+  int rc = SC_OK;
+  if (!names || !ints || heap_init(&h, n)) rc = gj_nomem(c, "ordering the operators");
+  else if (!(rc = gj_unique(c, base, ops, n, names, 0)) &&
+           !(rc = gj_unique(c, base, ops, n, names, 1))) {
     gj_dag d = {.prod = ints, .indeg = ints + un * WG_MAX_IN};
     d.start = d.indeg + un, d.users = d.start + un + 1;
     d.seen = d.users + un * WG_MAX_IN, d.walk = d.seen + un;
@@ -654,7 +663,8 @@ static int gj_ops(const gj_ctx *c, wg_graph *g, int b, const json_t *arr) {
     return gj_type(c, base, "a non-empty array of operators", arr);
   gj_op *ops = mem_calloc(n, sizeof *ops);
   int *order = mem_calloc(n, sizeof *order);
-  int rc = !ops || !order ? sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->origin) : 0;
+  int rc = SC_OK;
+  if (!ops || !order) rc = gj_nomem(c, "reading the operators");
   for (size_t i = 0; i < n && !rc; i++) {
     rc = gj_op_decode(c, gj_path(p, sizeof p, base, NULL, (long)i, NULL), json_array_get(arr, i),
                       &ops[i]);
@@ -709,11 +719,11 @@ static int gj_block_def(const gj_ctx *c, const wg_graph *g, int b, const json_t 
   char base[32], in_path[48], p[GJ_PATH];
   json_t *x;
   int rc;
+  memset(bd, 0, sizeof *bd);
   snprintf(base, sizeof base, "blocks[%d]", b);
   snprintf(in_path, sizeof in_path, "%s.input", base);
   if (!json_is_object(v))
     return gj_type(c, base, "a block {\"name\", \"input\", \"ops\", \"output\", ...}", v);
-  memset(bd, 0, sizeof *bd);
   bd->repeat = 1;
   if ((rc = gj_keys(c, base, NULL, v, keys, 6, NULL)) ||
       (rc = gj_need(c, base, NULL, v, "name", "the block's name", &x)) ||
@@ -831,7 +841,7 @@ static int gj_root(const gj_ctx *c, const json_t *root, wg_graph **out) {
   if (!json_is_array(blocks) || n < 1 || n > GJ_MAX_BLOCKS)
     return gj_type(c, "blocks", "a non-empty array of blocks", blocks);
   wg_graph *g = wg_new(name, seq);
-  if (!g) return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->origin);
+  if (!g) return gj_nomem(c, "making the graph");
   g->model_flops = flops;
   if (bpp > 0) g->opt.bytes_per_param = bpp;
   for (size_t b = 0; b < n && !rc; b++) rc = gj_block(c, g, (int)b, json_array_get(blocks, b));
@@ -845,7 +855,7 @@ static int gj_root(const gj_ctx *c, const json_t *root, wg_graph **out) {
  * invalid JSON: ...", running out of memory SC_ENOMEM. Frees root. */
 static int gj_parsed(const gj_ctx *c, json_t *root, const json_error_t *je, wg_graph **out) {
   if (!root && json_error_code(je) == json_error_out_of_memory)
-    return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->origin);
+    return gj_nomem(c, "parsing");
   if (!root)
     return sc_error_set(c->err, SC_EINPUT, "%s:%d:%d: invalid JSON: %s", c->origin, je->line,
                         je->column, je->text);

@@ -28,6 +28,7 @@
 #include "graph/graph.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,9 +130,11 @@ static int new_tensor(wg_graph *g, const char *name, int rank, const long *dim,
 
 /* ------------------------------------------------------------- blocks */
 
-static inline int open_block(const wg_graph *g) {
+#ifndef NDEBUG /* used in assert()s only */
+static int open_block(const wg_graph *g) {
   return g->n_blocks > 0 && g->blocks[g->n_blocks - 1].output < 0;
 }
+#endif
 
 int wg_block_begin(wg_graph *g, const char *name, wg_role role, int count,
                    const char *input, int rank, const long *dim, wg_elem elem,
@@ -144,9 +147,9 @@ int wg_block_begin(wg_graph *g, const char *name, wg_role role, int count,
     return sc_error_set(err, SC_EINPUT, "block '%s': input '%s' has %d dimensions (valid: 1..%d)",
                         name, input, rank, WG_MAX_RANK);
   for (int i = 0; i < rank; i++)
-    if (dim[i] < 1)
+    if (dim[i] < 1 || dim[i] > WG_MAX_DIM)
       return sc_error_set(err, SC_EINPUT,
-                          "block '%s': input '%s' dimension %d is %ld (valid: >= 1)", name,
+                          "block '%s': input '%s' dimension %d is %ld (valid: 1..2^40)", name,
                           input, i, dim[i]);
   if (g->n_blocks > 0) {
     const wg_tensor *prev = &g->tensors[g->blocks[g->n_blocks - 1].output];
@@ -250,6 +253,11 @@ static int mismatch(add_ctx *c, int i, const char *want) {
 
 static long last(const wg_tensor *t) { return t->dim[t->rank - 1]; }
 
+/* a * b of sizes a, b >= 0, saturated at LONG_MAX: attributes and shapes
+ * come from user files, and an output dimension above WG_MAX_DIM is
+ * reported by wg_add instead of overflowing. */
+static long mul_dim(long a, long b) { return b && a > LONG_MAX / b ? LONG_MAX : a * b; }
+
 /* Rows of a tensor: the product of all dimensions but the last. */
 static double rows(const wg_tensor *t) { return wg_tensor_elems(t) / (double)last(t); }
 
@@ -296,7 +304,9 @@ static int packed_qkv(add_ctx *c) {
   if (o->kv_heads == 0) o->kv_heads = o->heads;
   if (o->kv_heads < 1 || o->heads % o->kv_heads)
     return bad(c, "kv_heads %ld must divide heads %ld", o->kv_heads, o->heads);
-  long want = (o->heads + 2 * o->kv_heads) * o->head_dim;
+  if (o->heads > WG_MAX_DIM || o->head_dim > WG_MAX_DIM)
+    return bad(c, "heads and head_dim must be at most 2^40");
+  long want = mul_dim(o->heads + 2 * o->kv_heads, o->head_dim);
   if (x->rank != 2 || last(x) != want) {
     char w[160];
     snprintf(w, sizeof w, "wants packed q, k, v [seq, (heads + 2 kv_heads) head_dim] = [%ld, %ld]",
@@ -312,7 +322,7 @@ static int shape_attention(add_ctx *c) {
   double s = (double)c->in[0]->dim[0], h = (double)o->heads, d = (double)o->head_dim;
   c->rank = 2;
   c->dim[0] = c->in[0]->dim[0];
-  c->dim[1] = o->heads * o->head_dim;
+  c->dim[1] = mul_dim(o->heads, o->head_dim);
   /* QK^T and AV: 2 matmuls of 2 s s d FLOPs per head; a causal mask
    * skips half of them */
   o->model_flops = 4.0 * h * s * s * d;
@@ -461,7 +471,7 @@ static int shape_interaction(add_ctx *c) {
   if (x->rank != 2) return mismatch(c, 0, "wants [features, dim]");
   double f = (double)x->dim[0], d = (double)x->dim[1];
   c->rank = 1;
-  c->dim[0] = x->dim[0] * (x->dim[0] - 1) / 2;
+  c->dim[0] = mul_dim(x->dim[0], x->dim[0] - 1) / 2;
   if (c->dim[0] < 1) c->dim[0] = 1;
   c->o->flops = c->o->model_flops = 2.0 * f * f * d;
   c->o->saved = WG_SAVE_IN(0);
@@ -504,7 +514,7 @@ static int shape_route(add_ctx *c) {
   }
   same_shape(c, x);
   if (o->kind == WG_ROUTE) {
-    c->dim[0] = x->dim[0] * o->topk;
+    c->dim[0] = mul_dim(x->dim[0], o->topk);
     o->elems = wg_tensor_elems(x) * (double)o->topk;
   } else {
     if (x->dim[0] % o->topk) return mismatch(c, 0, "wants [seq * topk, hidden]");
@@ -608,7 +618,9 @@ int wg_add(wg_graph *g, const wg_op *proto, const char *const *in, int n_in,
   int rc = shape_of(&c);
   if (rc != SC_OK) return rc;
   for (int i = 0; i < c.rank; i++)
-    if (c.dim[i] < 1) return bad(&c, "the output would have dimension %d of size %ld", i, c.dim[i]);
+    if (c.dim[i] < 1 || c.dim[i] > WG_MAX_DIM)
+      return bad(&c, "the output would have dimension %d of size %ld (valid: 1..2^40)", i,
+                 c.dim[i]);
   host_defaults(&o);
   if (vec_grow((void **)&g->ops, &g->cap_ops, (long)g->n_ops + 1, sizeof *g->ops))
     return sc_error_set(err, SC_ENOMEM, "out of memory adding op '%s'", o.name);

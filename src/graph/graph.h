@@ -43,6 +43,7 @@
 #define WG_NAME 32    /* bytes of a name, with the NUL */
 #define WG_MAX_IN 4   /* inputs of one operator */
 #define WG_MAX_RANK 4 /* dimensions of a per-sample shape */
+#define WG_MAX_DIM (1L << 40) /* largest size of one dimension */
 
 typedef enum wg_kind {
   WG_LINEAR = 0,  /* x[..., k] W[k, n] -> y[..., n] (+ bias): a GEMM */

@@ -327,9 +327,7 @@ const char *scn_suggest(const char *word, const char *const *cands, size_t n) {
   return NULL;
 }
 
-/* Join names[0..n) as "a, b, c" into buf, ending in ", ..." when the
- * list does not fit. */
-static void scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
+void scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
   size_t len = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < n; i++) {
@@ -372,8 +370,7 @@ static int scn_fail(scn_ctx *c, const char *path, const char *fmt, ...) {
   return sc_error_set(c->err, SC_EINPUT, "%s: %s", *path ? path : "(top level)", text);
 }
 
-/* Describe a JSON value for a message: `string "abc"`, `integer 8`, ... */
-static void scn_describe(const json_t *v, char *buf, size_t cap) {
+void scn_describe(const json_t *v, char *buf, size_t cap) {
   switch (json_typeof(v)) {
   case JSON_OBJECT: snprintf(buf, cap, "an object"); return;
   case JSON_ARRAY: snprintf(buf, cap, "an array"); return;

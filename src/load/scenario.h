@@ -4,7 +4,8 @@
  * The public entry points are sc_scenario_load_file() and
  * sc_scenario_load_string() in stepcast.h. This header exposes the pieces
  * the CLI and other readers (CSV, flags) reuse: applying one "key.path=
- * value" override to a JSON document, and "did you mean" suggestions.
+ * value" override to a JSON document, "did you mean" suggestions, and the
+ * wording of lists and values in messages.
  * The format itself is documented in docs/input.md.
  */
 #ifndef SC_SCENARIO_H
@@ -36,5 +37,12 @@ int scn_edit_distance(const char *a, const char *b);
  * "h100-sxm5-80gb"), or NULL when none is close. cands[0..n) are not
  * copied; the result points into them. */
 const char *scn_suggest(const char *word, const char *const *cands, size_t n);
+
+/* Join names[0..n) as "a, b, c" into buf, ending in ", ..." when the
+ * list does not fit. */
+void scn_join(const char *const *names, size_t n, char *buf, size_t cap);
+
+/* Describe a JSON value for a message: `string "abc"`, `integer 8`, ... */
+void scn_describe(const json_t *v, char *buf, size_t cap);
 
 #endif /* SC_SCENARIO_H */

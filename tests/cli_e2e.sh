@@ -45,9 +45,42 @@ expect 3 'cannot read' -- predict "$TMP/does-not-exist.json"
 printf '\xff\xfe garbage' > "$TMP/binary.json"
 expect 2 "$TMP/binary.json:1:" -- predict "$TMP/binary.json"
 
+# ------------------------------------------------------------ workload graphs
+cat > "$TMP/g.json" <<'JSON'
+{"name": "tiny", "seq": 16,
+ "blocks": [
+  {"name": "layer", "repeat": 2, "input": {"name": "x", "shape": [16, 64]},
+   "ops": [
+    {"name": "n1", "op": "layernorm", "in": ["x"], "out": "h"},
+    {"name": "fc1", "op": "linear", "in": ["h"], "out": "u", "out_features": 256, "parallel": "column"},
+    {"name": "act", "op": "gelu", "in": ["u"], "out": "a"},
+    {"name": "fc2", "op": "linear", "in": ["a"], "out": "v", "out_features": 64, "parallel": "row"},
+    {"name": "res", "op": "add", "in": ["v", "x"], "out": "y"}],
+   "output": "y"}]}
+JSON
+expect 0 "workload graph $TMP/g.json" -- predict -m "$TMP/g.json" -n 8 --tp 2 --pp 2 --gb 8
+sed 's/"in": \["h"\], "out": "u"/"in": ["a"], "out": "u"/' "$TMP/g.json" > "$TMP/cycle.json"
+expect 2 "cycle: op 'fc1' -> op 'act' -> op 'fc1'" -- predict -m "$TMP/cycle.json"
+sed 's/"in": \["u"\]/"in": ["w"]/' "$TMP/g.json" > "$TMP/dangling.json"
+expect 2 "blocks[0].ops[2] (op \"act\"): input 'w' is dangling" -- predict -m "$TMP/dangling.json"
+sed 's/"out": "a"}/"out": "a", "shape": [16, 128]}/' "$TMP/g.json" > "$TMP/shape.json"
+expect 2 "(op \"act\"): shape mismatch: \"shape\" declares [16, 128] but the operator makes [16, 256]" -- predict -m "$TMP/shape.json"
+sed 's/"op": "gelu"/"op": "gelux"/' "$TMP/g.json" > "$TMP/op.json"
+expect 2 'unknown value string "gelux"; did you mean "gelu"? valid: linear' -- predict -m "$TMP/op.json"
+expect 2 "plan.tp: 3 does not divide out_features 256 of op 'fc1' (block 'layer')" -- predict -m "$TMP/g.json" -n 3 --tp 3 --pp 1 --gb 3
+expect 2 "drop model.layers" -- predict -m "$TMP/g.json" --set model.layers=4
+expect 0 "overrides block layer: recompute full" -- predict -m "$TMP/g.json" -n 8 --tp 1 --pp 1 --gb 8 --set 'plan.overrides=[{"block": "layer", "recompute": "full"}]'
+expect 2 'plan.overrides takes a value, not keys below it' -- predict --set plan.overrides.x=1
+expect 2 'plan.overrides[1].layers: [99, 120] is not a range of layers (valid: 0 <= first <= last <= 95' -- predict --set 'plan.overrides=[{"layers": [40, 50], "recompute": "full"}, {"layers": [99, 120], "zero": 3}]'
+expect 2 'plan.overrides[0].recompute: unknown value string "some"' -- predict --set 'plan.overrides=[{"layers": 3, "recompute": "some"}]'
+expect 2 'plan.overrides[0]: name the layers' -- predict --set 'plan.overrides=[{"recompute": "full"}]'
+
 # ------------------------------------------------------------------- examples
 for f in "$ROOT"/examples/*.json; do
   expect 0 "step time" -- predict "$f"
+done
+for f in "$ROOT"/examples/graphs/*.json; do
+  expect 0 "step time" -- predict -m "$f" -n 8 --tp 1 --pp 1 --gb 64
 done
 
 # ----------------------------------------------------------- predict/validate

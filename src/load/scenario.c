@@ -950,7 +950,14 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
     json_t *child = json_object_get(obj, seg[i]);
     if (!child || json_is_string(child)) { /* create, or preset id -> {"preset": id} */
       json_t *o = json_object();
-      if (!o || (child && json_object_set(o, "preset", child)) ||
+      /* a model named by its graph file keeps the file */
+      const char *id = child ? json_string_value(child) : NULL;
+      size_t idn = id ? strlen(id) : 0;
+      const char *as = i == 0 && !strcmp(seg[0], "model") && idn > 5 &&
+                               !strcmp(id + idn - 5, ".json")
+                           ? "graph"
+                           : "preset";
+      if (!o || (child && json_object_set(o, as, child)) ||
           json_object_set_new(obj, seg[i], o)) {
         json_decref(val);
         return sc_error_set(err, SC_ENOMEM, "override \"%s\": out of memory", assignment);

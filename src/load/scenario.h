@@ -22,7 +22,8 @@
  * as JSON and taken as a string when it is not valid JSON ("cluster.gpu=
  * h100-sxm5-80gb"). The key path is checked against the scenario schema
  * (unknown keys get a suggestion); sections written as a preset id string
- * ("model": "llama3-70b") become {"preset": id} so that one key can be
+ * ("model": "llama3-70b") become {"preset": id} (a model named by its
+ * graph file, "x.json", becomes {"graph": path}) so that one key can be
  * changed, and missing sections are created. Returns SC_OK, SC_EINPUT
  * (message names the override text) or SC_ENOMEM; on failure root may
  * hold the sections created so far but no value has been changed. */

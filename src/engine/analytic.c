@@ -47,15 +47,51 @@ static double dtype_bytes(const sc_plan *p) {
   return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
 }
 
+/* Look up key in the job's cost memo; NULL when absent (or no memo). */
+static const double *recall(const eng *e, const double *key) {
+  return e->costs ? memo_get(e->costs, key) : NULL;
+}
+
+/* Remember val for key; a memo that cannot grow fails the evaluation. */
+static void remember(const eng *e, const double *key, const double *val) {
+  if (e->costs && memo_put(e->costs, key, val)) ((eng *)e)->oom = 1;
+}
+
+/* cost_gemm, memoised: a search meets the same few dozen shapes in
+ * millions of plans. */
+static double gemm(const eng *e, double m, double n, double k, double batch) {
+  sc_dtype dt = e->s->plan.dtype;
+  const double key[MEMO_KEY] = {1, m, n, k, batch, dt};
+  const double *v = recall(e, key);
+  if (v) return v[0];
+  double t[2] = {cost_gemm(&e->s->cluster.gpu, dt, m, n, k, batch), 0};
+  remember(e, key, t);
+  return t[0];
+}
+
+/* grp_cost of the job's cluster, memoised by (op, bytes, group). */
+static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share) {
+  const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
+  const double *v = recall(e, key);
+  if (v) {
+    if (share) *share = v[1];
+    return v[0];
+  }
+  double t[2];
+  t[0] = grp_cost(e->net, e->s->cluster.gpu.sm_count, g, op, bytes, &t[1]);
+  if (!ncost_failed(e->net)) remember(e, key, t); /* never a fallback */
+  if (share) *share = t[1];
+  return t[0];
+}
+
 double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   const sc_gpu *g = &e->s->cluster.gpu;
   sc_dtype dt = e->s->plan.dtype;
   switch (t->kind) {
   case XG_GEMM:
-    if (!bwd) return cost_gemm(g, dt, t->m, t->n, t->k, t->batch);
+    if (!bwd) return gemm(e, t->m, t->n, t->k, t->batch);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
-    return cost_gemm(g, dt, t->m, t->k, t->n, t->batch) +
-           cost_gemm(g, dt, t->k, t->n, t->m, t->batch);
+    return gemm(e, t->m, t->k, t->n, t->batch) + gemm(e, t->k, t->n, t->m, t->batch);
   case XG_ATTN: {
     sc_attention a = e->s->plan.attention;
     if (bwd) return cost_flash_attn_bwd(g, dt, a, t->flops * t->bwd_scale, t->sq, t->d);
@@ -69,7 +105,7 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
 
 static double comm_cost(const eng *e, const xg_task *t, int bwd, double *share) {
   coll_op op = bwd ? conjugate(t->coll) : t->coll;
-  return grp_cost(e->net, e->s->cluster.gpu.sm_count, &e->grps[t->group], op, t->bytes, share);
+  return coll(e, &e->grps[t->group], op, t->bytes, share);
 }
 
 double eng_task_comm(const eng *e, const xg_task *t, int bwd) {
@@ -279,7 +315,7 @@ int eng_prepare(eng *e, sc_error *err) {
  * gathered and reduced once per micro-batch. */
 static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
   double e_b = dtype_bytes(&e->s->plan), layers = 0, first = -1, rest = 0;
-  int sm = e->s->cluster.gpu.sm_count, rest_grp = -1;
+  int rest_grp = -1;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
@@ -291,8 +327,8 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
       continue;
     }
     double share;
-    double ag = grp_cost(e->net, sm, g, COLL_ALL_GATHER, sg->params * e_b, &share);
-    double rs = grp_cost(e->net, sm, g, COLL_REDUCE_SCATTER, sg->params * e_b, NULL);
+    double ag = coll(e, g, COLL_ALL_GATHER, sg->params * e_b, &share);
+    double rs = coll(e, g, COLL_REDUCE_SCATTER, sg->params * e_b, NULL);
     double fwd = overlapped(ag, e->qs[2 * r->segment].compute, share);
     double bwd = overlapped(ag + rs, e->qs[2 * r->segment + 1].compute, share);
     layers += r->count * (fwd + bwd);
@@ -301,8 +337,8 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
   double rest_t = 0;
   if (rest > 0) {
     const grp *g = &e->grps[rest_grp];
-    rest_t = 2 * grp_cost(e->net, sm, g, COLL_ALL_GATHER, rest * e_b, NULL) +
-             grp_cost(e->net, sm, g, COLL_REDUCE_SCATTER, rest * e_b, NULL);
+    rest_t = 2 * coll(e, g, COLL_ALL_GATHER, rest * e_b, NULL) +
+             coll(e, g, COLL_REDUCE_SCATTER, rest * e_b, NULL);
   }
   return mbs * (layers + (first > 0 ? first : 0) + rest_t);
 }
@@ -316,7 +352,6 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
 static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
   const sc_plan *p = &e->s->plan;
   double e_b = dtype_bytes(p), red = 0, ag = 0, share = 0;
-  int sm = e->s->cluster.gpu.sm_count;
   double t = zero3_exposed(e, st, mbs);
   /* gradients reduced after backward: all-reduce (ZeRO 0) or
    * reduce-scatter and a gather of the updated parameters (ZeRO 1, 2),
@@ -334,11 +369,11 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     }
     const grp *g = &e->grps[gi];
     double s1 = 0, s2 = 0;
-    red += grp_cost(e->net, sm, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
-           grp_cost(e->net, sm, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
+    red += coll(e, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
+           coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
     share = s1 > share ? s1 : share;
     share = s2 > share ? s2 : share;
-    ag += grp_cost(e->net, sm, g, COLL_ALL_GATHER, bytes_rs, NULL);
+    ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
   }
   double exposed = red;
   if (p->overlap_grad_reduce) {
@@ -377,9 +412,7 @@ void eng_step_of(const eng *e, eng_step *out) {
   const pipe_sched *ps = pipe_for(p->schedule);
   out->per_mb = w->f + w->b;
   out->bubble = p->pp > 1 ? ps->bubble(&shape) * out->per_mb : 0;
-  out->p2p = p->pp > 1 ? grp_cost(e->net, e->s->cluster.gpu.sm_count, &e->grps[x->pp_group],
-                                  COLL_SEND_RECV, x->p2p_bytes, NULL)
-                       : 0;
+  out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking */
   out->pp_comm = out->p2p * ps->p2p_steps(&shape);

@@ -17,6 +17,7 @@
 #ifndef SC_ENGINE_H
 #define SC_ENGINE_H
 
+#include "core/memo.h"
 #include "engine/groups.h"
 #include "engine/netcost.h"
 #include "exec/xg.h"
@@ -63,6 +64,10 @@ typedef struct eng {
   const wg_graph *g;            /* borrowed */
   const xg *x;                  /* borrowed */
   ncost *net;                   /* borrowed, may be NULL */
+  memo *costs;                  /* borrowed: kernel and collective times
+                                   already computed for this job; NULL = none */
+  int oom;                      /* set when costs could not grow: the
+                                   evaluation must fail with SC_ENOMEM */
   /* scratch, owned and reused: */
   grp *grps;                    /* one per x->groups */
   int cap_grps;

@@ -199,6 +199,8 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
   return m->flow > nccl ? m->flow : nccl;
 }
 
+int ncost_failed(const ncost *n) { return n && n->err.code != SC_OK; }
+
 int ncost_error(ncost *n, sc_error *err) {
   if (!n || n->err.code == SC_OK) return SC_OK;
   int rc = sc_error_set(err, n->err.code, "%s", n->err.msg);

@@ -40,6 +40,9 @@ void ncost_close(ncost *n);
 double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
                   int per, double nccl);
 
+/* 1 when a failure is waiting for ncost_error (0 for NULL). */
+int ncost_failed(const ncost *n);
+
 /* The first failure of ncost_time since the last call (SC_OK when none),
  * copied into err; the error is then forgotten. n may be NULL. */
 int ncost_error(ncost *n, sc_error *err);

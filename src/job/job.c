@@ -31,6 +31,7 @@ struct sc_job {
   ncost *net;             /* owned, NULL without a topology */
   sc_scenario cur;        /* the scenario of the plan being evaluated */
   xg x;                   /* the plan's execution graph (reused) */
+  memo costs;             /* kernel and collective times of this job */
   lower_scratch ls;
   eng e;
 };
@@ -41,6 +42,7 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
   if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
   j->s = *in;
   xg_init(&j->x);
+  memo_init(&j->costs);
   eng_init(&j->e);
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
@@ -58,6 +60,7 @@ void sc_job_close(sc_job *j) {
   wg_free(j->g);
   ncost_close(j->net);
   xg_free(&j->x);
+  memo_free(&j->costs);
   lower_scratch_free(&j->ls);
   eng_free(&j->e);
   mem_free(j);
@@ -83,27 +86,40 @@ static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->e.g = j->g;
   j->e.x = &j->x;
   j->e.net = j->net;
+  j->e.costs = &j->costs;
+  j->e.oom = 0;
   return eng_prepare(&j->e, err);
+}
+
+/* What went wrong beside the evaluation itself: a collective the flow
+ * engine could not run, or a memo that could not grow. rc if not SC_OK. */
+static int settle(sc_job *j, int rc, sc_error *err) {
+  int net = ncost_error(j->net, err);
+  if (rc == SC_OK) rc = net;
+  if (rc == SC_OK && j->e.oom) rc = sc_error_set(err, SC_ENOMEM, "out of memory remembering costs");
+  j->e.oom = 0;
+  return rc;
 }
 
 int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err) {
   int rc = prepare(j, plan, err);
   if (rc == SC_OK) eng_result(&j->e, r);
   /* the topology's collectives either all ran or the prediction fails */
-  int net = ncost_error(j->net, err);
-  return rc != SC_OK ? rc : net;
+  return settle(j, rc, err);
 }
 
 int sc_job_timeline(sc_job *j, const sc_plan *plan, sc_span **spans, size_t *n, double *step_s,
                     sc_error *err) {
   int rc = prepare(j, plan, err);
-  if (rc == SC_OK) rc = eng_timeline(&j->e, spans, n, step_s, err);
-  int net = ncost_error(j->net, err);
-  if (rc == SC_OK && net != SC_OK) {
-    mem_free(*spans);
-    *spans = NULL;
+  if (rc == SC_OK) {
+    rc = eng_timeline(&j->e, spans, n, step_s, err);
+    if (rc == SC_OK && (rc = settle(j, rc, err)) != SC_OK) {
+      mem_free(*spans);
+      *spans = NULL;
+    }
+    return rc;
   }
-  return rc != SC_OK ? rc : net;
+  return settle(j, rc, err);
 }
 
 /* The first layer segment of the first stage. */
@@ -118,8 +134,7 @@ static const xg_segment *first_layer(const xg *x) {
 
 int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
                          sc_error *err) {
-  int rc = prepare(j, plan, err);
-  if (rc == SC_OK) rc = ncost_error(j->net, err);
+  int rc = settle(j, prepare(j, plan, err), err);
   if (rc != SC_OK) return -rc;
   static const char *const kinds[] = {"gemm", "attn", "mem", "comm"};
   const xg_segment *sg = first_layer(&j->x);
@@ -142,7 +157,7 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
     if (t->kind == XG_GEMM)
       o->eff = cost_gemm_eff(&j->cur.cluster.gpu, j->cur.plan.dtype, t->m, t->n, t->k, t->batch);
   }
-  rc = ncost_error(j->net, err);
+  rc = settle(j, SC_OK, err);
   return rc != SC_OK ? -rc : n;
 }
 

@@ -82,7 +82,9 @@ typedef struct sc_gpu {
   double hbm_bytes;                     /* memory capacity, bytes */
   double hbm_bw;                        /* datasheet HBM bandwidth, bytes/s */
   double hbm_eff;                       /* achievable fraction of hbm_bw (STREAM) */
-  double gemm_eff;                      /* fraction of peak reached by large GEMMs */
+  double gemm_eff;                      /* fraction of peak reached by large GEMMs
+                                           in 16- and 32-bit types */
+  double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
   double launch_s;                      /* host time to issue one kernel in an
@@ -184,7 +186,9 @@ typedef enum sc_attention {
   SC_ATTN_FLASH2 = 0,  /* FlashAttention-2 (the calibration measurements) */
   SC_ATTN_FLASH1,      /* FlashAttention (v1) */
   SC_ATTN_FLASH3,      /* FlashAttention-3 (Hopper and newer) */
-  SC_ATTN_UNFUSED      /* baddbmm + softmax + dropout + bmm (= flash off) */
+  SC_ATTN_UNFUSED,     /* baddbmm + softmax + dropout + bmm (= flash off) */
+  SC_ATTN_CUDNN        /* cuDNN fused attention (Transformer Engine's default
+                          on Ampere and newer) */
 } sc_attention;
 
 typedef enum sc_recompute {
@@ -594,6 +598,9 @@ typedef struct sc_validation_row {
   double ape;           /* |predicted - measured| / measured */
   double bytes;         /* collective message size, bytes; 0 for training */
   char skipped[192];    /* why the row was not predicted; "" when it was */
+  char assumed[128];    /* what the prediction assumed for a blank cell the
+                           row's framework does not decide (e.g. the NIC of
+                           the GPU's reference system); "" if nothing */
   sc_breakdown time;    /* training: where the predicted time goes */
   double mfu;           /* training: predicted MFU */
 } sc_validation_row;
@@ -618,6 +625,12 @@ typedef struct sc_validation {
  * column of a malformed row, or SC_ENOMEM; on failure out holds nothing
  * to free. */
 int sc_validate_file(const char *path, sc_validation *out, sc_error *err);
+/* The scenario stepcast predicts for the training row `id` of the CSV at
+ * path (its blank cells filled as docs/accuracy.md says), unresolved.
+ * SC_OK, SC_EIO, SC_EINPUT (no such row, a malformed row) or SC_EMODEL
+ * (a row stepcast cannot model, e.g. an unknown GPU). */
+int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out, sc_error *err);
+
 /* Free the rows of v (not v itself); v is left empty. */
 void sc_validation_free(sc_validation *v);
 

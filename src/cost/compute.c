@@ -72,10 +72,14 @@ double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
   return eff * best;
 }
 
+double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
+  int low = dt == SC_FP8 || dt == SC_FP4;
+  return low && g->gemm_eff_fp8 > 0 ? g->gemm_eff_fp8 : g->gemm_eff;
+}
+
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch) {
-  (void)dt;
-  return cost_gemm_eff_ex(g, &COST_GEMM_DEFAULT, g->gemm_eff, m, n, k, batch);
+  return cost_gemm_eff_ex(g, &COST_GEMM_DEFAULT, cost_gemm_peak_eff(g, dt), m, n, k, batch);
 }
 
 double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
@@ -93,7 +97,7 @@ double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
 
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch) {
-  return cost_gemm_ex(g, &COST_GEMM_DEFAULT, g->gemm_eff, dt, m, n, k, batch);
+  return cost_gemm_ex(g, &COST_GEMM_DEFAULT, cost_gemm_peak_eff(g, dt), dt, m, n, k, batch);
 }
 
 /* Flash attention reaches attn_eff (the forward pass, non-causal, at seq
@@ -108,38 +112,55 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
 #define ATTN_S0 512.0
 #define ATTN_CAUSAL 0.9
 #define ATTN_BWD 0.8
-/* Throughput of the other flash-attention generations relative to FA2:
- * FA1 about half (Dao 2023, "FlashAttention-2", Fig. 4-6: FA2 is 1.7-3x
- * faster forward+backward on A100), FA3 about 1.8x on Hopper in 16-bit
- * (Shah et al. 2024, "FlashAttention-3", Fig. 5-7: 1.5-2.0x). Never
- * above the GPU's large-GEMM efficiency. */
+/* Throughput of the other attention kernels relative to FA2 on the same
+ * GPU, from ../shared/calibration/attention_kernel_benchmarks.csv (means of
+ * the ratios over head dims 64/128, seq 512-16k, causal and not):
+ *   FA1: 0.52 of FA2 forward+backward (A100 0.527 over 23 pairs, H100 0.524
+ *        over 24; FA2 README figures);
+ *   FA3 (Hopper only): 1.70x forward, 1.62x backward (FA3 paper Fig. 5-6):
+ *        1.65;
+ *   cuDNN fused attention (Transformer Engine's default): Hopper 1.53x
+ *        forward, 1.52x backward (FA3 paper Fig. 5-6): 1.52; Ampere: no
+ *        measurement, taken as FA2 (TE runs FA2-class kernels there);
+ *        Blackwell: FA4 on B200 is 1.88x FA3 on H200 (forward+backward,
+ *        causal, 8k; ml-engineering row of the same file). In absolute
+ *        terms that is 1.88 x 1.65 x the H100 FA2 rate (0.33 of 989
+ *        TFLOP/s) = 1013 TFLOP/s, 3.0x the FA2 rate measured on GB200
+ *        (0.15 of 2250-2500 TFLOP/s, azure row 66): cudnn on sm100 = 3.0.
+ * Never above the GPU's large-GEMM efficiency. */
 static double attn_version(const sc_gpu *g, sc_attention a) {
-  double f = a == SC_ATTN_FLASH1 ? 0.5 : a == SC_ATTN_FLASH3 ? 1.8 : 1.0;
+  double f = 1.0;
+  switch (a) {
+  case SC_ATTN_FLASH1: f = 0.52; break;
+  case SC_ATTN_FLASH3: f = 1.65; break;
+  case SC_ATTN_CUDNN: f = g->arch >= 100 ? 3.0 : g->arch >= 90 ? 1.52 : 1.0; break;
+  default: break;
+  }
   double cap = g->gemm_eff / (g->attn_eff > 0 ? g->attn_eff : 1);
   return f < cap ? f : cap;
 }
 
 /* Forward seconds of the kernel without its fixed cost. */
 static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
-                           double sq) {
+                           double sq, int causal) {
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
-  double eff = g->attn_eff * se * ATTN_CAUSAL;
+  double eff = g->attn_eff * se * (causal ? ATTN_CAUSAL : 1.0);
   if (eff <= 0.01) eff = 0.01;
   return flops / (cost_peak(g, dt) * eff) / attn_version(g, a);
 }
 
 double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
-                         double sq, double d) {
+                         double sq, double d, int causal) {
   (void)d;
   if (flops <= 0) return 0;
-  return attn_seconds(g, dt, a, flops, sq) + COST_KERNEL_T0;
+  return attn_seconds(g, dt, a, flops, sq, causal) + COST_KERNEL_T0;
 }
 
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
-                           double flops, double sq, double d) {
+                           double flops, double sq, double d, int causal) {
   (void)d;
   if (flops <= 0) return 0;
-  return attn_seconds(g, dt, a, flops, sq) / ATTN_BWD + COST_KERNEL_T0;
+  return attn_seconds(g, dt, a, flops, sq, causal) / ATTN_BWD + COST_KERNEL_T0;
 }
 
 double cost_mem(const sc_gpu *g, double bytes) {

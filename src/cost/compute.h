@@ -39,17 +39,21 @@ double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch);
 
+/* The large-GEMM efficiency of g in dtype dt (gemm_eff, or gemm_eff_fp8
+ * for fp8 and fp4 when set). */
+double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt);
+
 /* Efficiency (fraction of peak) the GEMM model gives that shape. */
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch);
 
-/* Forward time of a flash-attention kernel of generation a doing `flops`
- * with query length sq and head dim d, and the backward time given the
- * backward FLOPs. */
+/* Forward time of a fused attention kernel a doing `flops` with query
+ * length sq and head dim d (causal: a causal mask), and the backward time
+ * given the backward FLOPs. */
 double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
-                         double sq, double d);
+                         double sq, double d, int causal);
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
-                           double flops, double sq, double d);
+                           double flops, double sq, double d, int causal);
 
 /* Time of a memory-bound kernel moving `bytes`. */
 double cost_mem(const sc_gpu *g, double bytes);

@@ -59,8 +59,7 @@ static void remember(const eng *e, const double *key, const double *val) {
 
 /* cost_gemm, memoised: a search meets the same few dozen shapes in
  * millions of plans. */
-static double gemm(const eng *e, double m, double n, double k, double batch) {
-  sc_dtype dt = e->s->plan.dtype;
+static double gemm(const eng *e, sc_dtype dt, double m, double n, double k, double batch) {
   const double key[MEMO_KEY] = {1, m, n, k, batch, dt};
   const double *v = recall(e, key);
   if (v) return v[0];
@@ -86,16 +85,18 @@ static double coll(const eng *e, const grp *g, coll_op op, double bytes, double 
 
 double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   const sc_gpu *g = &e->s->cluster.gpu;
-  sc_dtype dt = e->s->plan.dtype;
+  sc_dtype dt = t->dtype;
   switch (t->kind) {
   case XG_GEMM:
-    if (!bwd) return gemm(e, t->m, t->n, t->k, t->batch);
+    if (!bwd) return gemm(e, t->dtype, t->m, t->n, t->k, t->batch);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
-    return gemm(e, t->m, t->k, t->n, t->batch) + gemm(e, t->k, t->n, t->m, t->batch);
+    return gemm(e, t->dtype, t->m, t->k, t->n, t->batch) +
+           gemm(e, t->dtype, t->k, t->n, t->m, t->batch);
   case XG_ATTN: {
     sc_attention a = e->s->plan.attention;
-    if (bwd) return cost_flash_attn_bwd(g, dt, a, t->flops * t->bwd_scale, t->sq, t->d);
-    return cost_flash_attn_k(g, dt, a, t->flops, t->sq, t->d);
+    if (bwd)
+      return cost_flash_attn_bwd(g, dt, a, t->flops * t->bwd_scale, t->sq, t->d, t->causal);
+    return cost_flash_attn_k(g, dt, a, t->flops, t->sq, t->d, t->causal);
   }
   case XG_MEM: return cost_mem(g, bwd ? t->bytes * t->bwd_scale : t->bytes);
   case XG_COMM: return 0;

@@ -82,6 +82,7 @@ typedef struct xg_task {
   xg_kind kind;
   xg_stream stream;
   int op;                    /* workload-graph op, -1 for inserted comm */
+  sc_dtype dtype;            /* GEMM, ATTN: the type they compute in */
   double m, n, k, batch;     /* GEMM, per GPU */
   double flops, sq, d;       /* ATTN: forward FLOPs, query length, head dim */
   int causal;                /* ATTN */

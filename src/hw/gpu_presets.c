@@ -9,6 +9,14 @@
  *           cost/compute.c by `tools/calib/gemm_check --fit` to the [AZ]
  *           cuBLASLt rows of that GPU (calibration data, not validation
  *           data); see docs/calibration.md
+ *   [MAMF]  /work/shared/calibration/mamf_matmul_peak.csv (maximum
+ *           achievable matmul TFLOP/s, current rows): used for the ratio
+ *           between dtypes on one GPU. The level of gemm_eff comes from the
+ *           [FIT-GEMM] cuBLASLt rows, the data the shape model was fitted
+ *           to (a level from another benchmark would not match the shape
+ *           factors); a dtype without cuBLASLt rows takes the fitted
+ *           dtype's value times MAMF(dtype) / MAMF(fitted dtype) of the
+ *           same GPU. docs/calibration.md compares with XLA's GEMM table.
  *   [KINETO] launch_s: median host time per launched kernel of PyTorch
  *           eager training, measured by tools/calib/kineto_launch.py on
  *           the real traces in ../shared/traces (see docs/calibration.md)
@@ -90,7 +98,8 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,
         .hbm_bw = 3350 * GB,                              /* [DS] */
         .hbm_eff = 0.866,    /* [AZ 49] STREAM copy 2.9 TB/s / 3.35 */
-        .gemm_eff = 0.70,    /* [FIT-GEMM] fp8 rows [AZ 9-17]; bf16 assumed alike */
+        .gemm_eff = 0.79,    /* bf16: 0.70 x [MAMF] bf16 80.3 % / fp8 70.9 % */
+        .gemm_eff_fp8 = 0.70, /* [FIT-GEMM] fp8 rows [AZ 9-17] */
         .attn_eff = 0.33,    /* [AZ 62] FA2 327.9 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] 18 links x 25 GB/s per dir */
     },
@@ -103,7 +112,9 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 141 * GB,                            /* [DS] 141 GB */
         .hbm_bw = 4800 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* [AZ 54] STREAM copy 4.01 TB/s / 4.8 */
-        .gemm_eff = 0.69,    /* [FIT-GEMM] fp8 rows [AZ 18-26] */
+        .gemm_eff = 0.755,   /* bf16: 0.69 x [MAMF] bf16 80.3 % ("H200 is the same" as
+                                H100) / fp8 73.4 % */
+        .gemm_eff_fp8 = 0.69, /* [FIT-GEMM] fp8 rows [AZ 18-26] */
         .attn_eff = 0.33,    /* [AZ 64] FA2 329.3 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] */
     },
@@ -116,7 +127,9 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 180 * GB,                            /* [DS] DGX B200: 1,440 GB / 8 */
         .hbm_bw = 7700 * GB,                              /* [DS] DGX B200: 64 TB/s / 8 = 8; HGX: 7.7 */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
-        .gemm_eff = 0.60,    /* no B200 row: GB200 fp8 [AZ 30-31] 2907/5000 */
+        .gemm_eff = 0.644,   /* bf16: fp8 below x [MAMF] B200 bf16 77.6 % / fp8 76.3 % */
+        .gemm_eff_fp8 = 0.633, /* no B200 cuBLASLt row: GB200's [FIT-GEMM] 0.60 (same die) x
+                                 [MAMF] B200 fp8 76.3 % / GB200 fp8 72.3 % */
         .attn_eff = 0.15,    /* no row: GB200 FA2 [AZ 66] 373.9/2500 */
         .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5: 1.8 TB/s bidirectional */
     },
@@ -129,7 +142,8 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 186 * GB,                            /* [DS] NVL72: 13.4 TB / 72 */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
-        .gemm_eff = 0.60,    /* [FIT-GEMM] fp8 rows [AZ 27-35] */
+        .gemm_eff = 0.605,   /* bf16: 0.60 x [MAMF] GB200 bf16 72.9 % / fp8 72.3 % */
+        .gemm_eff_fp8 = 0.60, /* [FIT-GEMM] fp8 rows [AZ 27-35] */
         .attn_eff = 0.15,    /* [AZ 66] FA2 373.9 TFLOP/s / 2500 */
         .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5 */
     },
@@ -142,7 +156,8 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 192 * GB,                            /* [DS] */
         .hbm_bw = 5300 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
-        .gemm_eff = 0.50,    /* no row; public MI300X hipBLASLt bf16 ~650 TF: assumption */
+        .gemm_eff = 0.54,    /* [MAMF] bf16 668.4 / 1300 TFLOP/s at 10240x15360x8192,
+                                over the shape model's 0.95 there */
         .attn_eff = 0.30,    /* no row: assumption, H100-like */
         .nvlink_bw = 448 * GB,                            /* [DS] 7 x 64 GB/s Infinity Fabric per dir */
     },

@@ -62,7 +62,8 @@ typedef struct gj_op {
 enum {
   GJ_A_OUT_FEATURES, GJ_A_IN_FEATURES, GJ_A_BIAS, GJ_A_TIED, GJ_A_PARALLEL, GJ_A_EXPERT,
   GJ_A_EXPERTS, GJ_A_TOPK, GJ_A_HEADS, GJ_A_KV_HEADS, GJ_A_HEAD_DIM, GJ_A_CAUSAL, GJ_A_VOCAB,
-  GJ_A_DIM, GJ_A_POSITIONS, GJ_A_OUT_CHANNELS, GJ_A_KERNEL, GJ_A_STRIDE, GJ_A_PAD, GJ_A_COUNT
+  GJ_A_DIM, GJ_A_POSITIONS, GJ_A_OUT_CHANNELS, GJ_A_KERNEL, GJ_A_STRIDE, GJ_A_PAD,
+  GJ_A_HIGH_PRECISION, GJ_A_COUNT
 };
 
 typedef enum gj_vtype { GJ_LONG, GJ_INT, GJ_BOOL, GJ_TP } gj_vtype;
@@ -101,6 +102,7 @@ static const gj_attr gj_attrs[GJ_A_COUNT] = {
     GJ_INT_ATTR("kernel", kernel, 0),
     GJ_INT_ATTR("stride", stride, 1),
     GJ_INT_ATTR("pad", pad, 0),
+    GJ_BOOL_ATTR("high_precision", high_precision),
 };
 
 /* Keys every operator takes, before its attributes. */
@@ -125,12 +127,14 @@ typedef struct gj_opdef {
 
 static const gj_opdef gj_defs[] = {
     {"linear", WG_LINEAR, WG_FN_NONE,
-     A(OUT_FEATURES) | A(IN_FEATURES) | A(BIAS) | A(TIED) | A(PARALLEL) | A(EXPERT) | A(EXPERTS),
+     A(OUT_FEATURES) | A(IN_FEATURES) | A(BIAS) | A(TIED) | A(PARALLEL) | A(EXPERT) | A(EXPERTS) |
+         A(HIGH_PRECISION),
      TP(NONE) | TP(COLUMN) | TP(ROW) | TP(VOCAB)},
     {"matmul", WG_MATMUL, WG_FN_NONE, A(PARALLEL), TP(NONE) | TP(HEADS)},
     {"attention", WG_ATTENTION, WG_FN_NONE, GJ_HEAD_ATTRS | A(CAUSAL) | A(PARALLEL),
      TP(NONE) | TP(HEADS)},
-    {"conv2d", WG_CONV, WG_FN_NONE, A(OUT_CHANNELS) | GJ_POOL_ATTRS | A(BIAS), 0},
+    {"conv2d", WG_CONV, WG_FN_NONE, A(OUT_CHANNELS) | GJ_POOL_ATTRS | A(BIAS) | A(HIGH_PRECISION),
+     0},
     {"maxpool", WG_POOL, WG_FN_MAX, GJ_POOL_ATTRS, 0},
     {"avgpool", WG_POOL, WG_FN_AVG, GJ_POOL_ATTRS, 0},
     {"layernorm", WG_NORM, WG_FN_LAYERNORM, 0, 0},

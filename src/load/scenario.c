@@ -103,7 +103,7 @@ static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
 static const char *const scn_recomp_names[] = {"none", "selective", "full"};
-static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused"};
+static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
@@ -136,6 +136,7 @@ static const scn_field scn_gpu_fields[] = {
     F_NUM(sc_gpu, "hbm_TBps", hbm_bw, 0, 1, 1e4, 1e12, "TB/s > 0"),
     F_NUM(sc_gpu, "hbm_eff", hbm_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
     F_NUM(sc_gpu, "gemm_eff", gemm_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
+    F_NUM(sc_gpu, "gemm_eff_fp8", gemm_eff_fp8, 0, 0, 1, 1, "a fraction in [0, 1] (0 = gemm_eff)"),
     F_NUM(sc_gpu, "attn_eff", attn_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
     F_NUM(sc_gpu, "nvlink_GBps", nvlink_bw, 0, 0, 1e6, 1e9, "GB/s per direction >= 0"),
     F_NUM(sc_gpu, "launch_us", launch_s, 0, 0, 1e6, 1e-6, "microseconds >= 0 (0 = default)"),

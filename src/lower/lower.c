@@ -60,6 +60,8 @@ typedef struct lctx {
   int seg_first;  /* first task of the segment being lowered */
   double act, act_sel, params, tied;
   int flash;
+  sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
+  sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
   lay run_lay;    /* how the op being lowered splits its elements */
 } lctx;
 
@@ -143,6 +145,7 @@ static int mem_task(lctx *c, const char *name, int op, double bytes, int hf, int
 static int gemm_task(lctx *c, const char *name, int op, double m, double n, double k,
                      double batch, int hf, int hb, int dep) {
   xg_task t = task(XG_GEMM, "", name, op);
+  t.dtype = c->hp;
   t.m = m, t.n = n, t.k = k, t.batch = batch;
   t.flops = 2.0 * m * n * k * batch;
   t.host_fwd = hf;
@@ -289,6 +292,10 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   }
   int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[x].task);
   if (t < 0) return -1;
+  /* Transformer Engine's linear layers run the plan's type (fp8: forward,
+   * data and weight gradients); the rest of the model stays in 16 bits */
+  if (c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision)
+    c->x->tasks[c->seg_first + t].dtype = c->lp;
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->expert = o->expert;
@@ -322,6 +329,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   }
   if (c->flash) {
     xg_task a = task(XG_ATTN, "", "flash_attn", opi);
+    a.dtype = c->hp;
     a.batch = b * hq;
     a.sq = sl;
     a.d = d;
@@ -416,6 +424,8 @@ static int lower_dense(lctx *c, const wg_op *o, int opi) {
   }
   int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[o->in[0]].task);
   if (t < 0) return -1;
+  if (o->kind == WG_CONV && c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision)
+    c->x->tasks[c->seg_first + t].dtype = c->lp;
   c->ts[o->out].task = t;
   c->ts[o->out].origin = opi;
   c->ts[o->out].lay = o->tp == WG_TP_HEADS && c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
@@ -675,6 +685,10 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   c.e = act_bytes(p->dtype);
   c.mb = (double)p->micro_batch;
   c.flash = p->flash_attention;
+  c.lp = p->dtype;
+  c.hp = p->dtype;
+  if (p->dtype == SC_FP8 || p->dtype == SC_FP4)
+    c.hp = s->cluster.gpu.peak_flops[SC_BF16] > 0 ? SC_BF16 : SC_FP16;
   x->micro_batches = (int)(p->global_batch / ((long)p->micro_batch * p->dp));
   x->vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
   chain ch;

@@ -233,7 +233,9 @@ static int mlp(wg_graph *g, const sc_transformer *m, sc_error *err) {
   route.experts = unroute.experts = fc1.experts = fc2.experts = m->experts;
   route.topk = unroute.topk = m->topk;
   fc1.expert = fc2.expert = 1;
-  if ((rc = add(g, linear("router", m->experts, WG_TP_NONE, 0), "ln2", NULL, "router", err)) ||
+  wg_op router = linear("router", m->experts, WG_TP_NONE, 0);
+  router.high_precision = 1; /* Megatron's router is not a TE linear layer */
+  if ((rc = add(g, router, "ln2", NULL, "router", err)) ||
       (rc = add(g, route, "ln2", "router", "routed", err)) ||
       (rc = add(g, fc1, "routed", NULL, "fc1", err)) ||
       (rc = add(g, eltwise(act_name(m), act_fn(m)), "fc1", NULL, "act", err)) ||

@@ -180,6 +180,10 @@ static int plan_gpu(const sc_gpu *g, sc_error *err) {
     if (!(eff[i] > 0 && eff[i] <= 1))
       return sc_error_set(err, SC_EINPUT, "cluster.gpu.%s: %g is not valid (a fraction in (0, 1])",
                           name[i], eff[i]);
+  if (!(g->gemm_eff_fp8 >= 0 && g->gemm_eff_fp8 <= 1))
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.gpu.gemm_eff_fp8: %g is not valid (a fraction in [0, 1], 0 = gemm_eff)",
+                        g->gemm_eff_fp8);
   for (int d = 0; d < SC_DTYPE_COUNT; d++)
     if (!(isfinite(g->peak_flops[d]) && g->peak_flops[d] >= 0))
       return sc_error_set(err, SC_EINPUT, "cluster.gpu.peak_tflops.%s: %g is not valid (>= 0; 0 = unsupported)",
@@ -493,14 +497,22 @@ static void plan_switches(sc_plan *p) {
 /* Check every relation of the scenario and fill the fields left 0 for the
  * framework to pick. Works on a copy: on failure *s is unchanged and err
  * holds SC_EINPUT with the key path and the valid values. Idempotent. */
-/* FlashAttention-3 uses Hopper's wgmma and TMA. */
+/* FlashAttention-3 uses Hopper's wgmma and TMA (sm90 only); cuDNN's fused
+ * attention runs on Ampere and newer. */
 static int plan_attention(const sc_scenario *s, sc_error *err) {
-  if (s->plan.attention != SC_ATTN_FLASH3 || !s->plan.flash_attention) return SC_OK;
-  if (s->cluster.gpu.arch >= 90) return SC_OK;
-  return sc_error_set(err, SC_EINPUT,
-                      "plan.attention: \"flash3\" needs a Hopper or newer NVIDIA GPU (sm90+), "
-                      "and cluster.gpu is %s; valid: flash2, flash1, unfused",
-                      s->cluster.gpu.name);
+  int arch = s->cluster.gpu.arch;
+  if (!s->plan.flash_attention) return SC_OK;
+  if (s->plan.attention == SC_ATTN_FLASH3 && (arch < 90 || arch >= 100))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.attention: \"flash3\" needs a Hopper GPU (sm90), and cluster.gpu "
+                        "is %s (sm%d); valid: flash2, flash1, unfused%s",
+                        s->cluster.gpu.name, arch, arch >= 80 ? ", cudnn" : "");
+  if (s->plan.attention == SC_ATTN_CUDNN && arch < 80)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.attention: \"cudnn\" (fused attention) needs an NVIDIA GPU of sm80 "
+                        "or newer, and cluster.gpu is %s (sm%d); valid: flash2, flash1, unfused",
+                        s->cluster.gpu.name, arch);
+  return SC_OK;
 }
 
 /* ------------------------------------------------------------ overrides */

@@ -34,7 +34,7 @@ static const char *sched_name(sc_schedule s) {
 }
 
 static const char *attn_name(const sc_plan *p) {
-  static const char *const names[] = {"flash2", "flash1", "flash3", "unfused"};
+  static const char *const names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
   return p->flash_attention ? names[p->attention] : "unfused";
 }
 

@@ -34,6 +34,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "load/csv.h"
+#include "validate/rowdefaults.h"
 #include "validate/validate.h"
 
 /* Column lookup and typed parsing of the current record. */
@@ -91,39 +92,10 @@ static int dtype_from(const char *s, sc_dtype *d) {
   return 0;
 }
 
-/* Contains `needle`, ignoring case. */
-static int has(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++)
-    if (strncasecmp(hay, needle, n) == 0) return 1;
-  return 0;
-}
-
-/* Which flash-attention kernel a row ran when its notes say only "flash
- * attention". Sources whose framework pinned a generation at the time of
- * publication; everything else gets FlashAttention-2 (the calibration).
- *
- *  - "llm-foundry": the MosaicML llm-foundry benchmark tables were
- *    published with MPT-7B and MPT-30B (May-June 2023). llm-foundry's
- *    `attn_impl: flash` then called flash-attn 1.0 (the version its
- *    setup.py pinned; FlashAttention-2 was released on 17 July 2023, Dao,
- *    arXiv 2307.08691, and reached llm-foundry later). */
-static sc_attention flash_generation(const char *source, const char *notes) {
-  if (has(notes, "flashattention-3") || has(notes, "flash attention 3") ||
-      has(notes, "fa3"))
-    return SC_ATTN_FLASH3;
-  if (has(notes, "flashattention-2") || has(notes, "flash attention 2") ||
-      has(notes, "fa2"))
-    return SC_ATTN_FLASH2;
-  if (has(notes, "flashattention-1") || has(notes, "flash attention 1") ||
-      has(notes, "fa1") || has(source, "llm-foundry"))
-    return SC_ATTN_FLASH1;
-  return SC_ATTN_FLASH2;
-}
-
 /* Fill scenario from a training row. Returns SC_OK, SC_EINPUT (malformed
  * row: err set) or SC_EMODEL (cannot model: reason in `why`). */
-static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
+static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
+                             size_t an) {
   sc_scenario_default(s);
   memset(&s->model, 0, sizeof s->model);
   s->model.kind = SC_MODEL_TRANSFORMER;
@@ -138,11 +110,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
   m->seq = integer(c, "seq", 0, 1);
   m->experts = integer(c, "experts", 0, 0);
   m->topk = integer(c, "topk", m->experts > 1 ? 2 : 0, 0);
-  m->act = SC_ACT_GELU;
-  m->norm = SC_NORM_LAYERNORM;
-  m->pos = SC_POS_LEARNED;
-  m->tied_embeddings = 1;
-  m->bias = 1;
+  const char *notes = cell(c, "notes");
+  rowd_architecture(cell(c, "model"), notes, m, NULL, 0);
 
   sc_plan *p = &s->plan;
   sc_plan_default(p);
@@ -174,14 +143,10 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
                  "or fp4, got '%s'", c->path, c->f->record_line, dt);
     c->bad = 1;
   }
-  const char *notes = cell(c, "notes");
-  p->flash_attention = has(notes, "flash attention") || has(notes, "flashattention");
-  if (p->flash_attention) p->attention = flash_generation(cell(c, "source"), notes);
+  rowd_framework fw = rowd_framework_of(notes);
+  rowd_attention(notes, fw, p);
+  rowd_overlap(notes, fw, p);
   p->fused_kernels = 1;
-  p->framework_eager = 1;
-  p->overlap_grad_reduce = p->zero >= 3;
-  p->overlap_param_gather = p->zero >= 3;
-  p->overlap_tp = 0;
   p->distributed_optimizer = 0;
 
   sc_cluster *cl = &s->cluster;
@@ -199,6 +164,13 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
   cl->nvlink_bw = num(c, "nvlink_GBps", g->nvlink_bw / 1e9, 0) * 1e9;
   cl->nic_bw = num(c, "nic_Gbps", 0, 0) * 1e9 / 8;
   cl->topology[0] = '\0';
+  if (cl->nic_bw <= 0 && cl->gpus > cl->nvlink_domain) {
+    /* not published: the NIC of the GPU's reference system, said in the row */
+    const char *ref;
+    cl->nic_bw = rowd_reference_nic(g->name, &ref);
+    if (ref)
+      snprintf(assumed, an, "nic_Gbps %.0f of %s (not published)", cl->nic_bw * 8 / 1e9, ref);
+  }
   if (c->bad) return SC_EINPUT;
   return SC_OK;
 }
@@ -208,7 +180,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn) {
 static int predict_training(row_ctx *c, val_row *r) {
   sc_scenario s;
   char why[160] = "";
-  int rc = training_scenario(c, &s, why, sizeof why);
+  int rc = training_scenario(c, &s, why, sizeof why, r->assumed, sizeof r->assumed);
   if (rc == SC_EMODEL) {
     snprintf(r->skipped, sizeof r->skipped, "%s", why);
     return SC_OK;
@@ -370,4 +342,28 @@ void sc_validation_free(val_file *f) {
   mem_free(f->rows);
   f->rows = NULL;
   f->n = f->cap = 0;
+}
+
+int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out, sc_error *err) {
+  csv_file f;
+  int rc = csv_open(&f, path, err);
+  if (rc != SC_OK) return rc;
+  if (csv_col(&f, "measured_iter_s") < 0) {
+    csv_close(&f);
+    return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)",
+                        path);
+  }
+  row_ctx c = {&f, path, err, 0};
+  int found = 0;
+  while (!found && (rc = csv_next(&f, path, err)) == 1) {
+    if (f.n_fields != f.n_cols || strcmp(cell(&c, "id"), id)) continue;
+    char why[160] = "", assumed[128] = "";
+    found = 1;
+    rc = training_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
+    if (rc == SC_EMODEL) rc = sc_error_set(err, SC_EMODEL, "%s: row %s: %s", path, id, why);
+  }
+  csv_close(&f);
+  if (rc < 0) return -rc;
+  if (!found) return sc_error_set(err, SC_EINPUT, "%s: no row with id '%s'", path, id);
+  return rc;
 }

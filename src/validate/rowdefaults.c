@@ -1,0 +1,169 @@
+/*
+ * rowdefaults.c -- see rowdefaults.h. Each rule says where it comes from.
+ */
+#include "validate/rowdefaults.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* hay contains needle, ignoring case. */
+static int has(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++)
+    if (strncasecmp(hay, needle, n) == 0) return 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ framework */
+
+rowd_framework rowd_framework_of(const char *notes) {
+  if (has(notes, "maxtext")) return ROWD_FW_MAXTEXT;
+  /* named, or named by options only it has: Transformer Engine's
+   * userbuffers (ub_tp_comm_overlap), NeMo's distributed_fused_adam */
+  if (has(notes, "nemo") || has(notes, "megatron-core") || has(notes, "mcore") ||
+      has(notes, "transformer engine") || has(notes, "ub_tp_comm_overlap") ||
+      has(notes, "distributed_fused_adam"))
+    return ROWD_FW_MCORE;
+  return ROWD_FW_UNKNOWN;
+}
+
+const char *rowd_framework_name(rowd_framework f) {
+  switch (f) {
+  case ROWD_FW_MCORE: return "Megatron-Core/NeMo";
+  case ROWD_FW_MAXTEXT: return "MaxText";
+  case ROWD_FW_UNKNOWN: break;
+  }
+  return "Megatron-LM";
+}
+
+/* -------------------------------------------------------- architecture */
+
+/* Lowercase letters, digits and dots of s into buf: "Llama-3.1-8B" ->
+ * "llama3.18b". */
+static void squash(const char *s, char *buf, size_t cap) {
+  size_t n = 0;
+  for (; *s && n + 1 < cap; s++)
+    if (isalnum((unsigned char)*s) || *s == '.') buf[n++] = (char)tolower((unsigned char)*s);
+  buf[n] = '\0';
+}
+
+/* The preset whose id, squashed, is the longest prefix of the squashed
+ * model text (the part before a parenthesis). */
+static const sc_model *named_preset(const char *model) {
+  char text[96], head[96], id[96];
+  snprintf(head, sizeof head, "%.*s", (int)strcspn(model, "("), model);
+  squash(head, text, sizeof text);
+  const sc_model *best = NULL;
+  size_t best_len = 0;
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *p = sc_model_preset_at(i);
+    squash(p->name, id, sizeof id);
+    size_t n = strlen(id);
+    if (n > best_len && !strncmp(text, id, n)) best = p, best_len = n;
+  }
+  return best;
+}
+
+static void note(char *why, size_t cap, const char *fmt, const char *arg) {
+  if (!why) return;
+  size_t n = strlen(why);
+  if (n < cap) snprintf(why + n, cap - n, fmt, arg);
+}
+
+/* What the notes state about the architecture. */
+static void stated(const char *notes, sc_transformer *m) {
+  if (has(notes, "swiglu") || has(notes, "geglu")) m->act = SC_ACT_SWIGLU;
+  else if (has(notes, "relu")) m->act = SC_ACT_RELU; /* squared ReLU costs as ReLU */
+  else if (has(notes, "gelu")) m->act = SC_ACT_GELU;
+  if (has(notes, "rmsnorm")) m->norm = SC_NORM_RMSNORM;
+  else if (has(notes, "layernorm")) m->norm = SC_NORM_LAYERNORM;
+  if (has(notes, "rope") || has(notes, "rotary")) m->pos = SC_POS_ROPE;
+  else if (has(notes, "alibi")) m->pos = SC_POS_ALIBI;
+  else if (has(notes, "learned position")) m->pos = SC_POS_LEARNED;
+  if (has(notes, "untied")) m->tied_embeddings = 0;
+  else if (has(notes, "tied embeddings")) m->tied_embeddings = 1;
+  if (has(notes, "no bias") || has(notes, "no_bias") || has(notes, "bias-free")) m->bias = 0;
+}
+
+void rowd_architecture(const char *model, const char *notes, sc_transformer *m, char *why,
+                       size_t why_size) {
+  /* GPT-2 style: what Megatron-LM's GPT model is without options */
+  m->act = SC_ACT_GELU;
+  m->norm = SC_NORM_LAYERNORM;
+  m->pos = SC_POS_LEARNED;
+  m->tied_embeddings = 1;
+  m->bias = 1;
+  const sc_model *p = named_preset(model);
+  if (p) {
+    m->act = p->tf.act;
+    m->norm = p->tf.norm;
+    m->pos = p->tf.pos;
+    m->tied_embeddings = p->tf.tied_embeddings;
+    m->bias = p->tf.bias;
+    note(why, why_size, "architecture of preset %s", p->name);
+  }
+  stated(notes, m);
+}
+
+/* ----------------------------------------------------------- attention */
+
+void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p) {
+  p->flash_attention = 1;
+  if (has(notes, "flashattention-3") || has(notes, "flash attention 3") || has(notes, "fa3"))
+    p->attention = SC_ATTN_FLASH3;
+  else if (has(notes, "flashattention-2") || has(notes, "flash attention 2") ||
+           has(notes, "fa2"))
+    p->attention = SC_ATTN_FLASH2;
+  else if (has(notes, "flashattention-1") || has(notes, "flash attention 1") ||
+           has(notes, "fa1"))
+    p->attention = SC_ATTN_FLASH1;
+  else if (has(notes, "cudnn"))
+    p->attention = SC_ATTN_CUDNN;
+  else if (has(notes, "flash attention") || has(notes, "flashattention"))
+    p->attention = SC_ATTN_FLASH2; /* no generation stated: the calibrated one */
+  else if (fw != ROWD_FW_UNKNOWN)
+    /* Transformer Engine's DotProductAttention picks cuDNN's fused kernel
+     * where it runs (sm80+), and MaxText on GPUs uses the same through TE */
+    p->attention = SC_ATTN_CUDNN;
+  else
+    p->flash_attention = 0; /* Megatron-LM without --use-flash-attn */
+  if (!p->flash_attention) p->attention = SC_ATTN_UNFUSED;
+}
+
+/* ------------------------------------------------------------- overlap */
+
+void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p) {
+  /* Megatron-LM: reduce after backward unless --overlap-grad-reduce;
+   * FSDP / ZeRO-3 always prefetch and overlap */
+  p->overlap_grad_reduce = p->overlap_param_gather = p->zero >= 3;
+  p->overlap_tp = 0;
+  p->framework_eager = 1;
+  if (fw == ROWD_FW_MCORE) {
+    /* NeMo's MegatronStrategy runs the distributed optimizer with
+     * overlap_grad_reduce and overlap_param_gather on */
+    p->overlap_grad_reduce = p->overlap_param_gather = 1;
+  } else if (fw == ROWD_FW_MAXTEXT) {
+    /* XLA schedules its collectives asynchronously beside the compute,
+     * and a compiled step has no per-operator Python overhead */
+    p->overlap_grad_reduce = p->overlap_param_gather = 1;
+    p->framework_eager = 0;
+  }
+  if (has(notes, "tp comm overlap") || has(notes, "tp_comm_overlap")) p->overlap_tp = 1;
+  if (has(notes, "no gradient buckets") || has(notes, "no overlap")) p->overlap_grad_reduce = 0;
+}
+
+/* ------------------------------------------------------------- network */
+
+double rowd_reference_nic(const char *gpu, const char **preset) {
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    if (!strcasecmp(c->gpu.name, gpu) && c->nic_bw > 0) {
+      *preset = c->name;
+      return c->nic_bw;
+    }
+  }
+  *preset = NULL;
+  return 0;
+}

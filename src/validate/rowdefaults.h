@@ -1,0 +1,57 @@
+/*
+ * rowdefaults.h -- what a measurement row leaves blank, filled the way the
+ * row's framework would have run it (module prefix: rowd_).
+ *
+ * A training row of ../shared/validation gives the shape and the plan but
+ * not every input of a prediction. These rules decide the rest, the same
+ * way for every row whatever its source (docs/accuracy.md, "How a row
+ * becomes a scenario"): an explicit column wins, then what the row's
+ * notes state, then the architecture of the model the row names when
+ * stepcast has a preset of it, then the default of the framework the notes
+ * name, then stepcast's defaults. Nothing here looks at a row's source,
+ * id or measured value.
+ */
+#ifndef SC_VALIDATE_ROWDEFAULTS_H
+#define SC_VALIDATE_ROWDEFAULTS_H
+
+#include <stddef.h>
+
+#include "stepcast.h"
+
+/* The training frameworks whose defaults differ. */
+typedef enum rowd_framework {
+  ROWD_FW_UNKNOWN = 0, /* not named: Megatron-LM's defaults of its time */
+  ROWD_FW_MCORE,       /* NeMo, Megatron-Core, Transformer Engine */
+  ROWD_FW_MAXTEXT      /* JAX / MaxText (XLA-compiled) */
+} rowd_framework;
+
+/* The framework the notes name. */
+rowd_framework rowd_framework_of(const char *notes);
+const char *rowd_framework_name(rowd_framework f);
+
+/* The architecture fields of m (activation, norm, positions, tied
+ * embeddings, biases; never the shape): GPT-style by default, those of
+ * the model preset the `model` text names (the longest preset id that,
+ * ignoring case and punctuation, starts it), then what the notes state.
+ * Appends what it took from where to `why` (may be NULL). */
+void rowd_architecture(const char *model, const char *notes, sc_transformer *m, char *why,
+                       size_t why_size);
+
+/* The attention kernel: what the notes state (a FlashAttention generation,
+ * cuDNN, "flash attention" = FlashAttention-2, the calibrated generation),
+ * else the framework's default (Megatron-Core / NeMo and MaxText: cuDNN
+ * fused attention; others: Megatron-LM's unfused attention). Sets
+ * p->flash_attention and p->attention. */
+void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p);
+
+/* The framework's overlap defaults and what the notes state about them:
+ * gradient reduce and parameter gather overlap, tensor-parallel
+ * communication overlap, an eager (Python) or compiled framework. */
+void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p);
+
+/* A value for a blank scale-out bandwidth: the NIC of the GPU's reference
+ * system (the first cluster preset with that GPU), in bytes/s, and that
+ * preset's id in *preset; 0 when there is none. */
+double rowd_reference_nic(const char *gpu, const char **preset);
+
+#endif

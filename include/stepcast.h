@@ -209,6 +209,8 @@ typedef enum sc_recompute {
  * tp * cp GPUs. */
 #define SC_INHERIT (-1)
 #define SC_MAX_OVERRIDES 16
+/* Most virtual pipeline stages (pp * vpp) an explicit layout may name. */
+#define SC_MAX_PP_LAYOUT 256
 typedef struct sc_override {
   int first, last;           /* layers first..last, 0-based, inclusive */
   char block[32];            /* or every layer of the block of that name
@@ -249,6 +251,18 @@ typedef struct sc_plan {
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
   int n_overrides;           /* per-layer changes in overrides[0..n) */
   sc_override overrides[SC_MAX_OVERRIDES];
+  /* Pipeline stage layout, as Megatron-Core splits layers (0 = unset: an
+   * even split, which needs pp*vpp to divide the layers). At most one way
+   * of the three: */
+  int pp_first_layers;       /* layers of the first stage (all its chunks) */
+  int pp_last_layers;        /* layers of the last stage */
+  int pp_embedding_in_split; /* 1 = the embedding counts as one layer of
+                                the first chunk of the first stage */
+  int pp_loss_in_split;      /* 1 = the loss counts as one layer of the
+                                last chunk of the last stage */
+  int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
+                                [k*pp + s] = layers of chunk k on stage s */
+  int pp_layout[SC_MAX_PP_LAYOUT];
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

@@ -70,9 +70,11 @@ Test(engine, bubble_follows_the_schedule) {
   s.plan.global_batch = 64; /* 8 micro-batches per pipeline */
   sc_result r = predict(&s);
   double per_mb = (r.time.compute + r.time.host + r.time.tp_comm) / r.micro_batches;
-  /* 1F1B: (pp - 1) micro-batch slots of fill and drain */
-  cr_assert_float_eq(r.time.bubble / per_mb, 3.0, 0.35, "bubble %g = %g micro-batches",
-                     r.time.bubble, r.time.bubble / per_mb);
+  /* 1F1B: (pp - 1) passes of fill and drain through the stages other
+   * than the slowest (the last, with the output layer): a little under 3
+   * of its micro-batch slots */
+  cr_assert(r.time.bubble / per_mb > 2.0 && r.time.bubble / per_mb < 3.0,
+            "bubble %g = %g micro-batches", r.time.bubble, r.time.bubble / per_mb);
   s.plan.schedule = SC_SCHED_INTERLEAVED;
   s.plan.vpp = 3;
   sc_result ri = predict(&s);

@@ -270,7 +270,7 @@ Test(errors, pipeline_must_hold_whole_layers) {
   s.model.tf.layers = 30;
   s.plan.pp = 4;
   s.plan.tp = 1;
-  EXPECT_ERROR(s, "plan.pp: 4 does not divide model.layers 30", "valid pp: 1, 2, 3, 5, 6, 10, 15, 30");
+  EXPECT_ERROR(s, "plan.pp: 4 does not divide the 30 layers of the model", "valid pp: 1, 2, 3, 5, 6, 10, 15, 30");
   s.plan.pp = 2;
   s.plan.vpp = 2;
   s.plan.schedule = SC_SCHED_INTERLEAVED;

@@ -412,7 +412,13 @@ void eng_step_of(const eng *e, eng_step *out) {
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
   const pipe_sched *ps = pipe_for(p->schedule);
   out->per_mb = w->f + w->b;
-  out->bubble = p->pp > 1 ? ps->bubble(&shape) * out->per_mb : 0;
+  /* fill and drain pass through the other stages: (pp - 1) of them in
+   * the schedule's closed form, each at its own pace when stages are
+   * uneven (equal stages: the usual bubble x the slowest stage) */
+  double others = 0;
+  for (int s = 0; s < x->n_stages; s++)
+    if (s != out->worst) others += e->st[s].f + e->st[s].b;
+  out->bubble = p->pp > 1 ? ps->bubble(&shape) * others / (p->pp - 1) : 0;
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking */

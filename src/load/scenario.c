@@ -222,6 +222,14 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "framework_eager", framework_eager),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
+    F_INT(sc_plan, "pp_first_layers", pp_first_layers, 0, PLAN_MAX_LAYERS,
+          "layers of the first pipeline stage (0 = even split)"),
+    F_INT(sc_plan, "pp_last_layers", pp_last_layers, 0, PLAN_MAX_LAYERS,
+          "layers of the last pipeline stage (0 = even split)"),
+    F_BOOL(sc_plan, "pp_embedding_in_split", pp_embedding_in_split),
+    F_BOOL(sc_plan, "pp_loss_in_split", pp_loss_in_split),
+    F_SPECIAL("pp_layout", NULL,
+              "an array of pp*vpp layer counts, chunk k of stage s at index k*pp + s"),
 };
 static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
 
@@ -280,6 +288,11 @@ static const char *const scn_aliases[][2] = {
     {"zero_stage", "zero"}, {"precision", "dtype"},
     {"use_distributed_optimizer", "distributed_optimizer"},
     {"recompute_granularity", "recompute"}, {"activation_checkpointing", "recompute"},
+    {"num_layers_in_first_pipeline_stage", "pp_first_layers"},
+    {"num_layers_in_last_pipeline_stage", "pp_last_layers"},
+    {"account_for_embedding_in_pipeline_split", "pp_embedding_in_split"},
+    {"account_for_loss_in_pipeline_split", "pp_loss_in_split"},
+    {"pipeline_model_parallel_layout", "pp_layout"},
     {"num_gpus", "gpus"}, {"world_size", "gpus"}, {"num_nodes", "nodes"},
     {"gpu_type", "gpu"}, {"memory_GB", "hbm_GB"}, {"hbm", "hbm_GB"},
 };
@@ -857,6 +870,27 @@ static int scn_overrides(scn_ctx *c, const json_t *v, sc_plan *p) {
   return SC_OK;
 }
 
+/* "plan.pp_layout": an array of layer counts, one per virtual stage. */
+static int scn_pp_layout(scn_ctx *c, const json_t *v, sc_plan *p) {
+  const scn_field f = {.key = "pp_layout", .lo = 0, .hi = PLAN_MAX_LAYERS,
+                       .what = "a layer count (0 or more)"};
+  if (!json_is_array(v) || json_array_size(v) == 0)
+    return scn_type(c, "plan.pp_layout", "a non-empty array of layer counts", v);
+  if (json_array_size(v) > SC_MAX_PP_LAYOUT)
+    return scn_fail(c, "plan.pp_layout", "%zu virtual stages; at most %d", json_array_size(v),
+                    SC_MAX_PP_LAYOUT);
+  for (size_t i = 0; i < json_array_size(v); i++) {
+    char path[48];
+    long long n = 0;
+    snprintf(path, sizeof path, "plan.pp_layout[%zu]", i);
+    int rc = scn_integer(c, &f, json_array_get(v, i), path, &n);
+    if (rc) return rc;
+    p->pp_layout[i] = (int)n;
+  }
+  p->n_pp_layout = (int)json_array_size(v);
+  return SC_OK;
+}
+
 /* ------------------------------------------------------------ document */
 
 /* Decode a whole document into *s, starting from the default scenario. */
@@ -877,6 +911,8 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
   const json_t *ov = p ? json_object_get(p, "overrides") : NULL;
   if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;
+  const json_t *lay = p ? json_object_get(p, "pp_layout") : NULL;
+  if (lay && (rc = scn_pp_layout(c, lay, &s->plan))) return rc;
   return SC_OK;
 }
 

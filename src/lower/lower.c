@@ -633,7 +633,7 @@ static int same_runs(const xg *x, const xg_stage *a, const xg_stage *b) {
 static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
   xg *x = c->x;
   const sc_plan *p = &c->s->plan;
-  int pp = p->pp, vpp = x->vpp, per = c->g->layers / (pp * vpp);
+  int pp = p->pp, vpp = x->vpp;
   xg_stage st;
   memset(&st, 0, sizeof st);
   st.first_run = x->n_runs;
@@ -641,10 +641,17 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
   if (s == 0)
     for (int i = 0; i < ch->n_first; i++)
       if (run(x, st.first_run, ch->first[i])) return -1;
-  for (int k = 0; k < vpp; k++)
-    for (int l = (k * pp + s) * per; l < (k * pp + s + 1) * per; l++)
-      if (run(x, st.first_run, scr->layer_trans[l]) || run(x, st.first_run, scr->layer_seg[l]))
-        return -1;
+  /* virtual stages in model order: chunk k of stage s is number k*pp + s */
+  for (int k = 0, first = 0; k < vpp; k++)
+    for (int v = 0; v < pp; v++) {
+      int n = scr->stage_layers[k * pp + v];
+      if (v == s)
+        for (int l = first; l < first + n; l++)
+          if (run(x, st.first_run, scr->layer_trans[l]) ||
+              run(x, st.first_run, scr->layer_seg[l]))
+            return -1;
+      first += n;
+    }
   if (s == pp - 1) {
     if (run(x, st.first_run, ch->last_trans)) return -1;
     for (int i = 0; i < ch->n_last; i++)
@@ -671,7 +678,7 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
 int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *x,
                sc_error *err) {
   const sc_plan *p = &s->plan;
-  assert(g->finalized && g->layers % (p->pp * (p->vpp > 0 ? p->vpp : 1)) == 0);
+  assert(g->finalized);
   xg_reset(x);
   if (scratch(scr, g))
     return sc_error_set(err, SC_ENOMEM, "out of memory lowering the plan");
@@ -691,6 +698,8 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
     c.hp = s->cluster.gpu.peak_flops[SC_BF16] > 0 ? SC_BF16 : SC_FP16;
   x->micro_batches = (int)(p->global_batch / ((long)p->micro_batch * p->dp));
   x->vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
+  int rc = plan_stage_layers(p, g->layers, x->vpp, scr->stage_layers, err);
+  if (rc) return rc;
   chain ch;
   if (build_chain(&c, scr, &ch)) goto nomem;
   for (int st = 0; st < p->pp; st++)
@@ -702,7 +711,8 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   {
     /* the activation leaving the last layer of the first stage's first
      * chunk, laid out as that layer's strategy leaves it */
-    int last = g->layers / (p->pp * x->vpp) - 1, b = wg_layer_block(g, last);
+    int last = scr->stage_layers[0] > 0 ? scr->stage_layers[0] - 1 : 0;
+    int b = wg_layer_block(g, last);
     strat st;
     strat_of(p, g->blocks[b].name, last, &st);
     c.st = st;
@@ -793,16 +803,8 @@ int lower_check(const wg_graph *g, const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
   char valid[256];
   int vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1, rc;
-  if (g->layers % p->pp) {
-    plan_divisors(g->layers, valid, sizeof valid);
-    return fail(err, "plan.pp", "%d does not divide the %d layers of the graph; valid pp: %s",
-                p->pp, g->layers, valid);
-  }
-  if ((g->layers / p->pp) % vpp) {
-    plan_divisors(g->layers / p->pp, valid, sizeof valid);
-    return fail(err, "plan.vpp", "%d does not divide the %d layers per pipeline stage; valid vpp: %s",
-                vpp, g->layers / p->pp, valid);
-  }
+  int stage_layers[SC_MAX_PP_LAYOUT];
+  if ((rc = plan_stage_layers(p, g->layers, vpp, stage_layers, err))) return rc;
   if (p->cp > 1 && g->seq <= 0)
     return fail(err, "plan.cp", "%d needs a sequence model (the graph has no \"seq\"); valid cp: 1",
                 p->cp);

@@ -146,6 +146,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_framework fw = rowd_framework_of(notes);
   rowd_attention(notes, fw, p);
   rowd_overlap(notes, fw, p);
+  if (rowd_pipeline_layout(fw, m->layers, p))
+    snprintf(assumed, an, "embedding and loss counted as layers in the pipeline split");
   p->fused_kernels = 1;
   p->distributed_optimizer = 0;
 
@@ -169,7 +171,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
     const char *ref;
     cl->nic_bw = rowd_reference_nic(g->name, &ref);
     if (ref)
-      snprintf(assumed, an, "nic_Gbps %.0f of %s (not published)", cl->nic_bw * 8 / 1e9, ref);
+      snprintf(assumed + strlen(assumed), an - strlen(assumed), "%snic_Gbps %.0f of %s (not published)",
+               *assumed ? "; " : "", cl->nic_bw * 8 / 1e9, ref);
   }
   if (c->bad) return SC_EINPUT;
   return SC_OK;

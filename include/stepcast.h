@@ -628,6 +628,8 @@ typedef struct sc_validation {
   int predicted, skipped, within_10pct;  /* rows of each kind */
   double mape, median_ape, max_ape;      /* over predicted rows */
   double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
+  char in_sample[192];  /* what was fitted to this set (its figure is then
+                           not an independent check), "" when nothing */
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting */
 } sc_validation;

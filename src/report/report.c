@@ -353,6 +353,9 @@ static void val_json(FILE *out, const val_file *f, int n) {
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
               f[i].mape_large);
+    fprintf(out, ", \"in_sample\": ");
+    if (f[i].in_sample[0]) json_str(out, f[i].in_sample);
+    else fprintf(out, "null");
     fputc('}', out);
   }
   fprintf(out, "],\n \"rows\": [");
@@ -372,6 +375,9 @@ static void val_json(FILE *out, const val_file *f, int n) {
       } else {
         fprintf(out, "\"predicted\": %.6g, \"ape\": %.6g, \"skipped\": null", r->predicted, r->ape);
       }
+      fprintf(out, ", \"assumed\": ");
+      if (r->assumed[0]) json_str(out, r->assumed);
+      else fprintf(out, "null");
       fputc('}', out);
     }
   fprintf(out, "]}\n");
@@ -399,8 +405,9 @@ static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
         if (r->skipped[0])
           fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
         else
-          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%\n", r->id, r->measured, r->predicted,
-                  100 * (r->predicted - r->measured) / r->measured);
+          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", r->id, r->measured, r->predicted,
+                  100 * (r->predicted - r->measured) / r->measured,
+                  r->assumed[0] ? "  assumed: " : "", r->assumed);
       }
       fprintf(out, "  (%s)\n\n", unit);
     }
@@ -417,6 +424,7 @@ static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, "%-48s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", "",
               100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
+    if (f[i].in_sample[0]) fprintf(out, "%-48s IN-SAMPLE: %s\n", "", f[i].in_sample);
   }
 }
 

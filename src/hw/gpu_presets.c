@@ -73,7 +73,9 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 1555 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s on the 80 GB part / 2.039 */
         .gemm_eff = 0.84,    /* [FIT-GEMM] on the 80 GB part's rows [AZ 1-8] */
-        .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
+        .attn_eff = 0.66,    /* [AZ 60] FA2 179.5 TFLOP/s / 312 at head dim 64, x 201/175
+                                (FA2 A100 head dim 128 / 64, attention_kernel_benchmarks.csv):
+                                the head-128 rate cost/compute.c expects */
         .nvlink_bw = 300 * GB,                            /* [DS] 12 links x 25 GB/s per dir */
     },
     {
@@ -86,7 +88,9 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 2039 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s / 2.039 */
         .gemm_eff = 0.84,    /* [FIT-GEMM] [AZ 1-8] */
-        .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
+        .attn_eff = 0.66,    /* [AZ 60] FA2 179.5 TFLOP/s / 312 at head dim 64, x 201/175
+                                (FA2 A100 head dim 128 / 64, attention_kernel_benchmarks.csv):
+                                the head-128 rate cost/compute.c expects */
         .nvlink_bw = 300 * GB,                            /* [DS] */
     },
     {

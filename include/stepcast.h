@@ -89,6 +89,9 @@ typedef struct sc_gpu {
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
   double launch_s;                      /* host time to issue one kernel in an
                                            eager framework, seconds */
+  unsigned calibrated;                  /* bit 1 << dtype: GEMMs of that type were
+                                           measured on this GPU (calibration data);
+                                           0 = efficiencies borrowed */
 } sc_gpu;
 
 /* Look up a GPU preset by id (case-insensitive). NULL when unknown. */
@@ -347,7 +350,11 @@ typedef struct sc_result {
   double model_flops;     /* per step, 6*N*T + attention (no recompute) */
   double hw_flops;        /* per step, including recompute */
   double tflops_per_gpu;  /* model FLOP/s per GPU / 1e12 */
-  double mfu;             /* model FLOP/s / peak */
+  double mfu;             /* model FLOP/s / the dense 16-bit peak (bf16, or
+                             fp16; fp32 plans: the fp32 peak), as frameworks
+                             report it whatever the GEMM type */
+  double mfu_lowp;        /* model FLOP/s / the peak of the plan's GEMM type
+                             (fp8, fp4); == mfu for 16- and 32-bit plans */
   int micro_batches;      /* per pipeline per step */
   long micro_batch;       /* resolved micro-batch size */
   sc_breakdown time;

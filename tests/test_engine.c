@@ -230,3 +230,18 @@ Test(engine, attention_kernels_order_by_generation) {
   s.plan.flash_attention = 0;
   cr_assert_float_eq(predict(&s).step_s, t[3], 1e-9 * t[3], "flash off = unfused");
 }
+
+Test(engine, mfu_is_against_the_dense_bf16_peak_in_fp8_too) {
+  /* frameworks report fp8 runs' MFU against the 16-bit peak; the fp8
+   * peak's fraction is beside it: on H100 (1979 / 989 TFLOP/s) exactly
+   * half */
+  sc_scenario s = small();
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.plan.dtype = SC_FP8;
+  sc_result r = predict(&s);
+  cr_assert_float_eq(r.mfu_lowp / r.mfu, 989.4 / 1978.9, 1e-9, "mfu %g, fp8 fraction %g", r.mfu,
+                     r.mfu_lowp);
+  s.plan.dtype = SC_BF16;
+  r = predict(&s);
+  cr_assert_eq(r.mfu, r.mfu_lowp);
+}

@@ -460,7 +460,16 @@ void eng_result(const eng *e, sc_result *r) {
   r->model_flops = e->g->model_flops * seqs;
   r->hw_flops = r->model_flops * (p->recompute == SC_RECOMP_FULL ? 4.0 / 3.0 : 1.0);
   r->tflops_per_gpu = r->model_flops / r->step_s / s->cluster.gpus / 1e12;
-  r->mfu = r->model_flops / r->step_s / (s->cluster.gpus * cost_peak(&s->cluster.gpu, p->dtype));
+  /* MFU against the dense 16-bit peak, as Megatron, NeMo and MaxText
+   * report it for fp8 runs too; the plan type's own peak beside it */
+  const sc_gpu *gpu = &s->cluster.gpu;
+  sc_dtype ref = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? p->dtype
+                 : gpu->peak_flops[SC_BF16] > 0      ? SC_BF16
+                                                     : SC_FP16;
+  if (p->dtype == SC_FP16) ref = SC_FP16;
+  double per_gpu = r->model_flops / r->step_s / s->cluster.gpus;
+  r->mfu = per_gpu / cost_peak(gpu, ref);
+  r->mfu_lowp = per_gpu / cost_peak(gpu, p->dtype);
   r->params = s->model.kind == SC_MODEL_TRANSFORMER ? sc_model_params(&s->model) : wg_params(e->g);
   /* memory of the most loaded stage */
   int ms = 0;

@@ -739,6 +739,10 @@ static int scn_gpu(scn_ctx *c, const json_t *v, sc_gpu *g) {
     return rc;
   if (!p && json_object_get(v, "peak_tflops")) /* another chip, not a variant */
     snprintf(g->name, sizeof g->name, "custom");
+  /* the user's own speeds: nothing of them was measured by stepcast */
+  static const char *const speeds[] = {"peak_tflops", "gemm_eff", "gemm_eff_fp8", "attn_eff"};
+  for (size_t i = 0; i < NFIELDS(speeds); i++)
+    if (json_object_get(v, speeds[i])) g->calibrated = 0;
   return scn_fields(c, &scn_gpu_sec, v, g);
 }
 

@@ -85,8 +85,8 @@ static void mem_parts(const sc_memory *m, part *p) {
  * into a number than the model has earned. */
 static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   const char *gpu = s->cluster.gpu.name;
-  int calibrated = !strncmp(gpu, "a100", 4) || !strncmp(gpu, "h100", 4) ||
-                   !strcmp(gpu, "h200") || !strcmp(gpu, "gb200");
+  sc_dtype dt = s->plan.dtype == SC_TF32 || s->plan.dtype == SC_FP32 ? SC_BF16 : s->plan.dtype;
+  int calibrated = (s->cluster.gpu.calibrated >> dt) & 1u;
   if (r->mfu > 0.60)
     fprintf(out, "\n  note: MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
                  "        the model was 4 %% optimistic on average, up to 20 %% (docs/accuracy.md)");
@@ -96,9 +96,9 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
                  "        framework would not pay it (plan.framework_eager false)",
             100 * r->time.host / r->step_s);
   if (!calibrated)
-    fprintf(out, "\n  note: %s has no GEMM/attention calibration measurements; its\n"
-                 "        efficiencies are borrowed from another generation (src/hw/gpu_presets.c)",
-            gpu);
+    fprintf(out, "\n  note: %s has no %s GEMM calibration measurements; its efficiencies are\n"
+                 "        estimates (borrowed from another GPU or type, or given in the input)",
+            gpu, sc_dtype_name(dt));
   fputc('\n', out);
 }
 
@@ -131,7 +131,11 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
   fprintf(out, "  throughput         %10.0f tokens/s  (%.2f sequences/s)\n", r->tokens_per_s, r->seq_per_s);
   fprintf(out, "  model TFLOP/s/GPU  %10.1f\n", r->tflops_per_gpu);
-  fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
+  if (p->dtype == SC_FP8 || p->dtype == SC_FP4)
+    fprintf(out, "  MFU                %10.1f %%  of the dense bf16 peak (%.1f %% of the %s peak)\n",
+            r->mfu * 100, r->mfu_lowp * 100, sc_dtype_name(p->dtype));
+  else
+    fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
   if (train_tokens > 0)
     fprintf(out, "  time to train      %10.1f days for %.3g tokens (%.0f GPU-hours)\n",
             train_tokens / r->tokens_per_s / 86400, train_tokens,
@@ -172,8 +176,8 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
-               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
-          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu,
+               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
+          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
   if (train_tokens > 0)
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,

@@ -263,6 +263,13 @@ typedef struct sc_plan {
                                 the first chunk of the first stage */
   int pp_loss_in_split;      /* 1 = the loss counts as one layer of the
                                 last chunk of the last stage */
+  sc_dtype main_grads;       /* gradient accumulation buffer: SC_FP32 (the
+                                default, Megatron's main_grad) or SC_BF16 */
+  int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
+                                gather): no 16-bit copy of the fp8 GEMM weights */
+  int recompute_layers;      /* with recompute full: only the first N layers of
+                                every model chunk are recomputed (Megatron's
+                                "block" method, recompute_num_layers); 0 = all */
   int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
                                 [k*pp + s] = layers of chunk k on stage s */
   int pp_layout[SC_MAX_PP_LAYOUT];

@@ -110,6 +110,8 @@ typedef struct xg_segment {
   double params;             /* per GPU, after tp and ep, before ZeRO */
   double tied_params;        /* per GPU: weights shared with the embedding,
                                 held again by a stage without it */
+  double params_lp;          /* per GPU: the weights of fp8/fp4 GEMMs among
+                                params (their low-precision copies) */
   double act_bytes;          /* activations kept for backward, per
                                 micro-batch and GPU, without recompute */
   double act_sel_bytes;      /* ... with selective recomputation */

@@ -59,6 +59,7 @@ typedef struct lctx {
   int g_tp, g_cp, g_ep, g_dp, g_mp;
   int seg_first;  /* first task of the segment being lowered */
   double act, act_sel, params, tied;
+  double params_lp; /* of those, weights of low-precision GEMMs */
   int flash;
   sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
   sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
@@ -240,16 +241,27 @@ static int common_layout(lctx *c, const wg_op *o, int opi, lay *out) {
 
 /* ------------------------------------------------- saved activations */
 
+/* 1 when op runs as a low-precision (fp8/fp4) GEMM: the linear layers and
+ * convolutions of the model's layers, not those marked high_precision. */
+static int low_precision(const lctx *c, const wg_op *o) {
+  return (c->lp == SC_FP8 || c->lp == SC_FP4) && (o->kind == WG_LINEAR || o->kind == WG_CONV) &&
+         c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
  * inputs' layouts before conversion. */
 static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
   double b = 0, extra = 0;
+  /* Transformer Engine keeps the fp8 cast of a low-precision GEMM's input
+   * for its weight gradient: one byte an element instead of two (NVFP4
+   * recipes keep the same fp8 copy) */
+  double in_scale = low_precision(c, o) ? 0.5 : 1.0;
   for (int i = 0; i < o->n_in; i++) {
     if (!(o->saved & WG_SAVE_IN(i))) continue;
     double x = bytes_gpu(c, o->in[i], before[i]), y = bytes_gpu(c, o->in[i], c->ts[o->in[i]].lay);
-    b += x < y ? x : y;
+    b += (x < y ? x : y) * in_scale;
   }
   if (o->saved & WG_SAVE_OUT) b += bytes_gpu(c, o->out, out);
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
@@ -273,6 +285,7 @@ static void params(lctx *c, const wg_op *o) {
   if (o->expert) p /= c->st.ep;
   if (o->tied) c->tied += p;
   else c->params += p;
+  if (low_precision(c, o)) c->params_lp += p;
 }
 
 /* ------------------------------------------------------ operators */
@@ -475,7 +488,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   groups(c);
   if (c->g_tp < 0 || c->g_cp < 0 || c->g_ep < 0 || c->g_dp < 0 || c->g_mp < 0) return -1;
   c->seg_first = c->x->n_tasks;
-  c->act = c->act_sel = c->params = c->tied = 0;
+  c->act = c->act_sel = c->params = c->tied = c->params_lp = 0;
   tstate *in = &c->ts[bl->input];
   *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP};
   for (int j = 0; j < bl->n_ops; j++) {
@@ -497,6 +510,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.dp_group = c->g_dp;
   sg.params = c->params;
   sg.tied_params = c->tied;
+  sg.params_lp = c->params_lp;
   sg.act_bytes = c->act;
   sg.act_sel_bytes = c->act_sel;
   sg.input_bytes = bytes_gpu(c, bl->input, boundary(st));
@@ -572,6 +586,7 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
   const wg_graph *g = c->g;
   const sc_plan *p = &c->s->plan;
   int layer = 0, prev = -1;
+  int chunk = 0, in_chunk = 0; /* virtual stage of `layer`, its position there */
   ch->n_first = ch->n_last = 0;
   ch->last_trans = -1;
   for (int b = 0; b < g->n_blocks; b++) {
@@ -580,6 +595,15 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
       strat st;
       int idx = bl->role == WG_ROLE_LAYER ? layer : -1;
       strat_of(p, bl->name, idx, &st);
+      if (idx >= 0) {
+        while (chunk < p->pp * c->x->vpp - 1 && in_chunk >= scr->stage_layers[chunk])
+          chunk++, in_chunk = 0;
+        /* partial recomputation: the first recompute_layers of a chunk */
+        if (p->recompute_layers > 0 && st.recompute == SC_RECOMP_FULL &&
+            in_chunk >= p->recompute_layers)
+          st.recompute = SC_RECOMP_NONE;
+        in_chunk++;
+      }
       int seg = segment_for(c, b, &st);
       if (seg < 0) return -1;
       int tr = -1;

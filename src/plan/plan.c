@@ -548,10 +548,29 @@ int plan_stage_layers(const sc_plan *p, int layers, int vpp, int *out, sc_error 
   return layout_even(p, layers, vpp, out, err);
 }
 
+/* Precision and recomputation knobs that only make sense together. */
+static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  if (p->main_grads != SC_FP32 && p->main_grads != SC_BF16)
+    return sc_error_set(err, SC_EINPUT, "plan.main_grads: \"%s\"; valid: \"fp32\", \"bf16\"",
+                        sc_dtype_name(p->main_grads));
+  if (p->fp8_param && p->dtype != SC_FP8 && p->dtype != SC_FP4)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\" (is \"%s\")",
+                        sc_dtype_name(p->dtype));
+  if (p->recompute_layers > 0 && p->recompute != SC_RECOMP_FULL)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.recompute_layers: %d layers per chunk need plan.recompute \"full\"",
+                        p->recompute_layers);
+  return SC_OK;
+}
+
 /* Pipeline parallelism: pp*vpp chunks of whole layers. */
 static int plan_pipeline(sc_scenario *s, sc_error *err) {
   sc_plan *p = &s->plan;
-  int rc = plan_schedule(p, err);
+  int rc = plan_memory_knobs(s, err);
+  if (rc) return rc;
+  rc = plan_schedule(p, err);
   if (rc || s->model.kind != SC_MODEL_TRANSFORMER) return rc; /* graphs: at lowering */
   int out[SC_MAX_PP_LAYOUT];
   return plan_stage_layers(p, s->model.tf.layers, p->vpp, out, err);

@@ -343,7 +343,9 @@ typedef struct sc_memory {
 typedef struct sc_breakdown {
   double compute;      /* GPU kernels of forward, backward, recompute */
   double host;         /* host (launch) time not hidden behind GPU work */
-  double tp_comm;      /* exposed tensor/sequence/context/expert parallel comm */
+  double tp_comm;      /* exposed tensor/sequence/context parallel comm */
+  double ep_comm;      /* exposed expert-parallel all-to-all (MoE dispatch
+                          and combine) */
   double pp_comm;      /* exposed pipeline send/recv */
   double bubble;       /* pipeline fill and drain */
   double dp_comm;      /* exposed data-parallel reduce and ZeRO gathers */

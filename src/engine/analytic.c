@@ -165,6 +165,7 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
     q->gpu = task_gpu(e, sg, i, k, prev);
     q->host = launch * (k == PASS_BWD ? t->host_bwd : t->host_fwd);
     q->comm = t->kind == XG_COMM;
+    q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     /* a collective: its autograd function, then the torch.distributed call */
     if (q->comm && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
     if (!q->comm) prev = q->gpu;
@@ -178,6 +179,7 @@ typedef struct qclock {
   double h, g;       /* seconds */
   double compute;    /* GPU time of compute kernels run so far */
   double comm;       /* GPU time of collectives run so far */
+  double comm_ep;    /* of that, expert-parallel all-to-alls */
 } qclock;
 
 /* Running a queue through the clocks: the host issues each task after its
@@ -190,7 +192,7 @@ typedef struct qclock {
  * does. eng_qsum holds K, M and the sums. */
 static void summarize(const eng *e, int off, int n, eng_qsum *out) {
   out->k = -INFINITY;
-  out->m = out->host = out->compute = out->comm = 0;
+  out->m = out->host = out->compute = out->comm = out->comm_ep = 0;
   for (int i = off; i < off + n; i++) {
     const eng_qop *q = &e->q[i];
     double a = q->host, b = q->gpu;
@@ -199,6 +201,7 @@ static void summarize(const eng *e, int off, int n, eng_qsum *out) {
     out->host += a;
     if (q->comm) out->comm += b;
     else out->compute += b;
+    if (q->ep) out->comm_ep += b;
   }
 }
 
@@ -214,6 +217,7 @@ static void run(const eng_qsum *q, int reps, qclock *c) {
   c->g = c->h + (lo > hi ? lo : hi);
   c->compute += r * q->compute;
   c->comm += r * q->comm;
+  c->comm_ep += r * q->comm_ep;
 #ifdef SC_DEBUG_CHECKS
   /* time never goes back, and the GPU never runs ahead of what was issued */
   assert(c->g >= g0 && c->h >= h0 && c->g >= c->h - 1e-12);
@@ -260,15 +264,16 @@ static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
  * host's lead carries from one micro-batch to the next: the steady state
  * is taken from the second of two micro-batches run back to back. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
-  qclock c = {0, 0, 0, 0};
+  qclock c = {0, 0, 0, 0, 0};
   if (e->s->plan.pp > 1) {
     run_pass(e, st, 0, &c);
     r->f = c.g;
-    qclock cb = {0, 0, 0, 0};
+    qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);
     r->b = cb.g;
     c.compute += cb.compute;
     c.comm += cb.comm;
+    c.comm_ep += cb.comm_ep;
   } else {
     run_pass(e, st, 0, &c);
     run_pass(e, st, 1, &c);
@@ -280,9 +285,11 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
     r->b = c.g - fwd_end;
     c.compute -= warm.compute;
     c.comm -= warm.comm;
+    c.comm_ep -= warm.comm_ep;
   }
   r->compute = c.compute;
   r->comm = c.comm;
+  r->comm_ep = c.comm_ep;
   r->host = r->f + r->b - c.compute - c.comm;
   if (r->host < 0) r->host = 0;
 }
@@ -444,13 +451,14 @@ void eng_result(const eng *e, sc_result *r) {
   memset(r, 0, sizeof *r);
   r->time.compute = mbs * w->compute;
   r->time.host = mbs * w->host;
-  r->time.tp_comm = mbs * w->comm;
+  r->time.tp_comm = mbs * (w->comm - w->comm_ep);
+  r->time.ep_comm = mbs * w->comm_ep;
   r->time.bubble = k.bubble;
   r->time.pp_comm = k.pp_comm;
   r->time.dp_comm = k.dp;
   r->time.optimizer = k.opt;
-  r->step_s = r->time.compute + r->time.host + r->time.tp_comm + k.bubble + k.pp_comm + k.dp +
-              k.opt;
+  r->step_s = r->time.compute + r->time.host + r->time.tp_comm + r->time.ep_comm + k.bubble +
+              k.pp_comm + k.dp + k.opt;
   double seqs = (double)p->global_batch;
   double tokens = seqs * (e->g->seq > 0 ? (double)e->g->seq : 1);
   r->micro_batches = mbs;
@@ -478,7 +486,8 @@ void eng_result(const eng *e, sc_result *r) {
   r->mem = e->st[ms].m;
 #ifdef SC_DEBUG_CHECKS
   /* every part is a finite, non-negative time and the step is their sum */
-  const double parts[] = {r->time.compute, r->time.host, r->time.tp_comm, r->time.bubble,
+  const double parts[] = {r->time.compute, r->time.host, r->time.tp_comm, r->time.ep_comm,
+                          r->time.bubble,
                           r->time.pp_comm, r->time.dp_comm, r->time.optimizer};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
     assert(isfinite(parts[i]) && parts[i] >= 0);

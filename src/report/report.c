@@ -64,6 +64,7 @@ static int parts(const sc_result *r, part *p) {
   p[n++] = (part){"compute", r->time.compute};
   p[n++] = (part){"host_overhead", r->time.host};
   p[n++] = (part){"tp_comm_exposed", r->time.tp_comm};
+  p[n++] = (part){"ep_comm_exposed", r->time.ep_comm};
   p[n++] = (part){"pp_comm_exposed", r->time.pp_comm};
   p[n++] = (part){"pipeline_bubble", r->time.bubble};
   p[n++] = (part){"dp_comm_exposed", r->time.dp_comm};

@@ -123,6 +123,14 @@ typedef struct sc_transformer {
   sc_pos pos;
   int tied_embeddings; /* 1 = output projection shares the input embedding */
   int bias;            /* 1 = linear layers have biases */
+  /* MoE layout (experts > 1): which layers are MoE, and what beside them */
+  int dense_layers;    /* the first N layers are dense (DeepSeek's
+                          first_k_dense_replace); 0 = none */
+  int moe_every;       /* after those, layer i is MoE when (i + 1) % N == 0
+                          (Llama 4 Maverick's interleave step 2); 0, 1 = all */
+  int dense_ffn;       /* MLP size of the dense layers (0 = ffn) */
+  int shared_experts;  /* experts every token runs beside its routed ones,
+                          each ffn wide (DeepSeek, Llama 4: 1) */
 } sc_transformer;
 
 /* A model described as a workload graph in a JSON file (docs/graph.md). */

@@ -182,6 +182,14 @@ static const scn_field scn_model_fields[] = {
     F_ENUM(sc_model, "position", tf.pos, scn_pos_names),
     F_BOOL(sc_model, "tied_embeddings", tf.tied_embeddings),
     F_BOOL(sc_model, "bias", tf.bias),
+    F_INT(sc_model, "dense_layers", tf.dense_layers, 0, PLAN_MAX_LAYERS,
+          "the first N layers dense (MoE models; 0 = none)"),
+    F_INT(sc_model, "moe_every", tf.moe_every, 0, PLAN_MAX_LAYERS,
+          "layer i is MoE when (i + 1) % N == 0 (0 or 1 = every layer)"),
+    F_INT(sc_model, "dense_ffn", tf.dense_ffn, 0, PLAN_MAX_WIDTH,
+          "MLP size of the dense layers (0 = ffn)"),
+    F_INT(sc_model, "shared_experts", tf.shared_experts, 0, PLAN_MAX_HEADS,
+          "experts every token runs, each ffn wide (0 = none)"),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
 
@@ -282,7 +290,9 @@ static const char *const scn_aliases[][2] = {
     {"ffn_hidden_size", "ffn"}, {"vocab_size", "vocab"}, {"padded_vocab_size", "vocab"},
     {"seq_length", "seq"}, {"seq_len", "seq"}, {"max_seq_len", "seq"},
     {"sequence_length", "seq"}, {"num_experts", "experts"}, {"num_local_experts", "experts"},
-    {"moe_router_topk", "topk"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
+    {"moe_router_topk", "topk"}, {"first_k_dense_replace", "dense_layers"},
+    {"interleave_moe_layer_step", "moe_every"}, {"n_shared_experts", "shared_experts"},
+    {"num_shared_experts", "shared_experts"}, {"moe_intermediate_size", "ffn"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
     {"tensor_model_parallel_size", "tp"}, {"tensor_parallel", "tp"},
     {"pipeline_model_parallel_size", "pp"}, {"pipeline_parallel", "pp"},
     {"data_parallel", "dp"}, {"context_parallel_size", "cp"},

@@ -245,3 +245,29 @@ Test(engine, mfu_is_against_the_dense_bf16_peak_in_fp8_too) {
   r = predict(&s);
   cr_assert_eq(r.mfu, r.mfu_lowp);
 }
+
+Test(engine, unfused_kernels_move_more_bytes) {
+  /* GPT-style layer (GELU, biases): without Megatron's fusions bias+GELU
+   * moves twice the bytes and bias+dropout+add twice as well */
+  sc_scenario s = small();
+  sc_op_time a[64], b[64];
+  sc_error err = {0};
+  int na = sc_explain_layer(&s, a, 64, &err);
+  cr_assert_gt(na, 0, "%s", err.msg);
+  s.plan.fused_kernels = 0;
+  int nb = sc_explain_layer(&s, b, 64, &err);
+  cr_assert_eq(na, nb, "%s", err.msg);
+  int seen = 0;
+  for (int i = 0; i < na; i++) {
+    if (!strcmp(a[i].name, "bias_gelu") || !strncmp(a[i].name, "bias_dropout_add", 16)) {
+      cr_assert_float_eq(b[i].bytes / a[i].bytes, 2.0, 1e-9, "%s", a[i].name);
+      seen++;
+    } else {
+      cr_assert_eq(b[i].bytes, a[i].bytes, "%s", a[i].name);
+    }
+  }
+  cr_assert_eq(seen, 3);
+  sc_result rf = predict(&s);
+  s.plan.fused_kernels = 1;
+  cr_assert_gt(rf.step_s, predict(&s).step_s);
+}

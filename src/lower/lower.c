@@ -373,6 +373,24 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   return 0;
 }
 
+/* Without fused kernels (plan.fused_kernels false) an element-wise op
+ * runs as the separate PyTorch kernels Megatron's fusions replace
+ * (megatron/core/fusions: bias_gelu, bias_dropout_add, bias_swiglu):
+ * bias add + GELU (2 kernels, twice the traffic), bias add + dropout +
+ * residual add (3 kernels; 8 tensor passes against the fused 4), SiLU
+ * then multiply (2 kernels; 5 passes against 3). *traffic and *kernels
+ * are the factors. */
+static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels) {
+  *traffic = 1, *kernels = 1;
+  if (c->s->plan.fused_kernels || o->kind != WG_ELTWISE) return;
+  switch (o->fn) {
+  case WG_FN_GELU: *traffic = 2, *kernels = 2; break;
+  case WG_FN_BIAS_DROPOUT_ADD: *traffic = 2, *kernels = 3; break;
+  case WG_FN_SWIGLU: *traffic = 5.0 / 3.0, *kernels = 2; break;
+  default: break;
+  }
+}
+
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
  * pooling. */
 static int lower_mem(lctx *c, const wg_op *o, int opi) {
@@ -392,10 +410,13 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   }
   double n = o->elems * c->mb / c->cpdiv;
   if (l == LAY_SEQ || l == LAY_FEAT) n /= c->st.tp;
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b);
+  double traffic;
+  int kernels;
+  unfused(c, o, &traffic, &kernels);
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic;
   c->run_lay = l;
-  int t = mem_task(c, o->name, opi, bytes, o->host_fwd, o->host_bwd, o->bwd_scale,
-                   c->ts[o->in[0]].task);
+  int t = mem_task(c, o->name, opi, bytes, o->host_fwd * kernels, o->host_bwd * kernels,
+                   o->bwd_scale, c->ts[o->in[0]].task);
   if (t < 0) return -1;
   if (o->n_in > 1) c->x->tasks[c->x->n_tasks - 1].dep[1] = c->ts[o->in[1]].task;
   tstate *y = &c->ts[o->out];

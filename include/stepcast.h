@@ -131,6 +131,14 @@ typedef struct sc_transformer {
   int dense_ffn;       /* MLP size of the dense layers (0 = ffn) */
   int shared_experts;  /* experts every token runs beside its routed ones,
                           each ffn wide (DeepSeek, Llama 4: 1) */
+  /* Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0:
+   * q and kv are projected down to low-rank latents, normalised and
+   * projected up per head; head_dim is then the no-RoPE part of a q/k
+   * head (qk_nope_head_dim) */
+  int q_lora_rank;     /* 0 = q projected directly */
+  int kv_lora_rank;    /* 0 = standard attention */
+  int rope_dim;        /* RoPE part of a q/k head (qk_rope_head_dim) */
+  int v_head_dim;      /* value head size (0 = head_dim) */
 } sc_transformer;
 
 /* A model described as a workload graph in a JSON file (docs/graph.md). */

@@ -110,6 +110,7 @@ Test(presets, moe_presets_match_published_parameter_counts) {
       {"mixtral-8x22b", 141e9, 39e9},    {"qwen3-235b-a22b", 235e9, 22e9},
       {"qwen3-30b-a3b", 30.5e9, 3.3e9},  {"llama4-scout", 109e9, 17e9},
       {"llama4-maverick", 400e9, 17e9},  {"nemotron4-340b", 341e9, 341e9},
+      {"deepseek-v3", 671e9, 37e9},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const sc_model *m = sc_model_preset(want[i].id);

@@ -190,6 +190,14 @@ static const scn_field scn_model_fields[] = {
           "MLP size of the dense layers (0 = ffn)"),
     F_INT(sc_model, "shared_experts", tf.shared_experts, 0, PLAN_MAX_HEADS,
           "experts every token runs, each ffn wide (0 = none)"),
+    F_INT(sc_model, "q_lora_rank", tf.q_lora_rank, 0, PLAN_MAX_WIDTH,
+          "MLA query latent size (0 = no query latent)"),
+    F_INT(sc_model, "kv_lora_rank", tf.kv_lora_rank, 0, PLAN_MAX_WIDTH,
+          "MLA key/value latent size (0 = standard attention)"),
+    F_INT(sc_model, "rope_dim", tf.rope_dim, 0, PLAN_MAX_HEADS,
+          "MLA RoPE part of a q/k head (qk_rope_head_dim)"),
+    F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
+          "MLA value head size (0 = head_dim)"),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
 
@@ -292,7 +300,8 @@ static const char *const scn_aliases[][2] = {
     {"sequence_length", "seq"}, {"num_experts", "experts"}, {"num_local_experts", "experts"},
     {"moe_router_topk", "topk"}, {"first_k_dense_replace", "dense_layers"},
     {"interleave_moe_layer_step", "moe_every"}, {"n_shared_experts", "shared_experts"},
-    {"num_shared_experts", "shared_experts"}, {"moe_intermediate_size", "ffn"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
+    {"num_shared_experts", "shared_experts"}, {"qk_rope_head_dim", "rope_dim"},
+    {"qk_nope_head_dim", "head_dim"}, {"moe_intermediate_size", "ffn"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
     {"tensor_model_parallel_size", "tp"}, {"tensor_parallel", "tp"},
     {"pipeline_model_parallel_size", "pp"}, {"pipeline_parallel", "pp"},
     {"data_parallel", "dp"}, {"context_parallel_size", "cp"},

@@ -326,6 +326,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   double tp = c->st.tp, b = c->mb, cp = c->st.cp;
   double sl = (double)c->g->tensors[x].dim[0] / c->cpdiv, skv = (double)c->g->tensors[x].dim[0];
   double hq = (double)o->heads / tp, hkv = (double)o->kv_heads / tp, d = (double)o->head_dim;
+  double dv = o->v_head_dim > 0 ? (double)o->v_head_dim : d; /* MLA: v narrower than q, k */
   double e = c->e;
   int dep = c->ts[x].task;
   int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
@@ -334,7 +335,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   if (cp > 1) {
     /* K and V chunks travel around the context-parallel ring, hidden
      * under the attention that follows */
-    int r = comm(c, COLL_SEND_RECV, c->g_cp, 2.0 * b * sl * hkv * d * e * (cp - 1), "",
+    int r = comm(c, COLL_SEND_RECV, c->g_cp, b * sl * hkv * (d + dv) * e * (cp - 1), "",
                  "cp_kv_ring", t);
     if (r < 0) return -1;
     c->x->tasks[c->seg_first + r].overlap = XG_OVL_NEXT;
@@ -361,7 +362,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
     if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
-    if ((t = gemm_task(c, "attn_av", opi, sl, d, skv, b * hq, 4, 3, t)) < 0) return -1;
+    if ((t = gemm_task(c, "attn_av", opi, sl, dv, skv, b * hq, 4, 3, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
   }
   tstate *y = &c->ts[o->out];

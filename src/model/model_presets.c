@@ -165,6 +165,18 @@ static const sc_model model_presets[] = {
      .seq = 8192, .experts = 128, .topk = 1, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
      .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .shared_experts = 1, .moe_every = 2,
      .dense_ffn = 16384}},
+    /* DeepSeek-V3 [REF] (inference/configs/config_671B.json): 61 layers of
+     * 7168, MLA (128 heads, q latent 1536, kv latent 512, q/k heads 128 +
+     * 64 RoPE, v 128), 3 dense layers of 18432, then 256 routed experts of
+     * 2048 with top-8 and one shared expert; vocab 129280; pre-training
+     * seq 4096. The multi-token-prediction module is left out (671B is
+     * counted without it). */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "deepseek-v3", .tf = {.layers = 61, .hidden = 7168,
+     .heads = 128, .kv_heads = 128, .head_dim = 128, .ffn = 2048, .vocab = 129280, .seq = 4096,
+     .experts = 256, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .dense_layers = 3, .dense_ffn = 18432,
+     .shared_experts = 1, .q_lora_rank = 1536, .kv_lora_rank = 512, .rope_dim = 64,
+     .v_head_dim = 128}},
     /* Nemotron-4 [NEMO4]. */
     {.kind = SC_MODEL_TRANSFORMER, .name = "nemotron4-15b", .tf = {.layers = 32, .hidden = 6144,
      .heads = 48, .kv_heads = 8, .head_dim = 128, .ffn = 24576, .vocab = 256000, .seq = 4096,

@@ -33,7 +33,7 @@
 static void run(const char *name, const sc_scenario *s, int reps) {
   sc_candidate best[10];
   int n = 0;
-  sc_search_stats st, sum = {0, 0, 0, 0};
+  sc_search_stats st, sum = {0};
   sc_error err = {0};
   for (int i = 0; i < reps; i++) {
     if (sc_search(s, NULL, best, 10, &n, &st, &err) != SC_OK) {

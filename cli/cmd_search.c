@@ -41,7 +41,8 @@ int cmd_search(int argc, char **argv) {
    * (a plan written for another cluster size must not stand in the way);
    * its batch, dtype and switches are what the search keeps */
   sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
-  sc_search_opts o = {0, 0, 0, 0, 1};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
   int top = 10, rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

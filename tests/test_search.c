@@ -247,3 +247,60 @@ Test(search, closed_form_agrees_with_the_timeline_on_a_grid) {
       }
   cr_assert(checked > 350, "only %d schedules checked", checked);
 }
+
+static int stop_now(void *ctx, long done, long total, double seconds) {
+  (*(int *)ctx)++;
+  return 1;
+}
+
+/* A progress callback that says stop ends the search with the best plans
+ * so far (on a topology: the top k is filled first). */
+Test(search, a_stop_from_the_progress_callback_returns_the_best_so_far) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
+           "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  int calls = 0;
+  o.progress = stop_now;
+  o.progress_ctx = &calls;
+  o.threads = 1;
+  sc_candidate best[5];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, &o, best, 5, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(st.stopped, SC_SEARCH_INTERRUPTED);
+  cr_assert(calls >= 1 && st.tried < st.total, "calls %d, tried %ld of %ld", calls, st.tried,
+            st.total);
+  cr_assert(n == 5 || n == st.fit, "n %d, fit %ld", n, st.fit);
+}
+
+/* With nothing fitting, the closest plan is the valid one that needs
+ * least memory, costed. */
+Test(search, nothing_fits_names_the_closest_plan) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.cluster.gpus = 8;
+  s.plan.global_batch = 64;
+  sc_candidate best[2];
+  int n = -1;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, NULL, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(n == 0 && st.has_closest && !st.closest.result.mem.fits);
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.require_fit = 0;
+  sc_candidate all[1];
+  cr_assert_eq(sc_search(&s, &o, all, 1, &n, &st, &err), SC_OK, "%s", err.msg);
+  (void)all;
+  /* every valid plan needs at least the closest's memory */
+  sc_candidate many[100];
+  cr_assert_eq(sc_search(&s, &o, many, 100, &n, &st, &err), SC_OK, "%s", err.msg);
+  sc_search_stats st0;
+  cr_assert_eq(sc_search(&s, NULL, best, 2, &n, &st0, &err), SC_OK, "%s", err.msg);
+  for (int i = 0; i < 100 && i < st.valid; i++)
+    cr_assert(many[i].result.mem.total >= st0.closest.result.mem.total, "plan %d", i);
+}

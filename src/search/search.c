@@ -96,13 +96,9 @@ static double get_bar(shared *sh) {
   return bar;
 }
 
-/* Count one plan done; the calling thread reports progress and watches
- * the time budget. */
-static void tick(shared *sh) {
-  long done;
-#pragma omp atomic capture
-  done = ++sh->done;
-  if (thread_id() != 0 || done % 16) return;
+/* On the calling thread: report progress and watch the time budget. */
+static void watch(shared *sh, long done) {
+  if (thread_id() != 0) return;
   double now = clock_now_s();
   if (sh->o->max_seconds > 0 && now - sh->t0 > sh->o->max_seconds && get_stop(sh) == 0)
     set_stop(sh, SC_SEARCH_BUDGET);
@@ -111,6 +107,14 @@ static void tick(shared *sh) {
     if (sh->o->progress(sh->o->progress_ctx, done, sh->n, now - sh->t0) && get_stop(sh) == 0)
       set_stop(sh, SC_SEARCH_INTERRUPTED);
   }
+}
+
+/* Count one plan of the first pass done (and watch every 16). */
+static void tick(shared *sh) {
+  long done;
+#pragma omp atomic capture
+  done = ++sh->done;
+  if (done % 16 == 0) watch(sh, done);
 }
 
 static void fail(shared *sh, worker *w, int rc, const sc_error *e) {
@@ -192,6 +196,7 @@ static void first_pass(shared *sh, worker *w, long i) {
  * bound already exceeds the k-th best. An interruption is honoured once
  * the top k is full, so that it always shows the best plans so far. */
 static void second_pass(shared *sh, worker *w, const bounded *b) {
+  watch(sh, sh->n);
   double bar = get_bar(sh);
   int stop = get_stop(sh);
   if (b->bound > bar || stop < 0 || (stop > 0 && bar < INFINITY)) return;
@@ -393,7 +398,8 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   }
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
-    shared sh = {&b, &o, pts, n, job_has_topology(job), 0, 0, t0, t0, {0}, INFINITY};
+    shared sh = {&b, &o, pts, n, job_has_topology(job), 0, 0, t0, t0 - PROGRESS_EVERY_S, {0},
+                 INFINITY};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
   }

@@ -30,26 +30,40 @@
 
 #include "stepcast.h"
 
-static void run(const char *name, const sc_scenario *s, int reps) {
+/* Search s `reps` times on `threads` threads; print plans/s per core and
+ * the counts. */
+static void run(const char *name, const sc_scenario *s, int reps, int threads) {
   sc_candidate best[10];
   int n = 0;
   sc_search_stats st, sum = {0};
   sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.threads = threads;
   for (int i = 0; i < reps; i++) {
-    if (sc_search(s, NULL, best, 10, &n, &st, &err) != SC_OK) {
+    if (sc_search(s, &o, best, 10, &n, &st, &err) != SC_OK) {
       fprintf(stderr, "%s: %s\n", name, err.msg);
       exit(2);
     }
     sum.tried += st.tried;
     sum.seconds += st.seconds;
   }
-  printf("%-44s %8ld plans in %8.3f s  %10.0f plans/s  (best %.3f s/step)\n", name,
-         sum.tried, sum.seconds, sum.seconds > 0 ? sum.tried / sum.seconds : 0,
-         n > 0 ? best[0].result.step_s : 0);
+  double rate = sum.seconds > 0 ? sum.tried / sum.seconds : 0;
+  printf("%-42s %d thr  %6ld plans (%5ld fit, %5ld pruned)  %8.4f s  %9.0f plans/s  "
+         "%9.0f /s/core  best %.3f s\n",
+         name, st.threads, st.tried, st.fit, st.pruned, sum.seconds / reps, rate,
+         rate / st.threads, n > 0 ? best[0].result.step_s : 0);
+}
+
+/* Each case on one thread, then on `threads`. */
+static void both(const char *name, const sc_scenario *s, int reps, int threads) {
+  run(name, s, reps, 1);
+  if (threads > 1) run(name, s, reps, threads);
 }
 
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 3;
+  int threads = argc > 2 ? atoi(argv[2]) : 2;
   if (reps < 1) reps = 1;
   sc_scenario s;
   sc_scenario_default(&s);
@@ -58,14 +72,14 @@ int main(int argc, char **argv) {
   s.cluster.gpus = 512;
   s.cluster.nic_bw = 400e9 / 8;
   s.plan.global_batch = 512;
-  run("llama3-70b 512 h100, default network", &s, reps);
+  both("llama3-70b 512 h100, default network", &s, reps, threads);
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
            "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
-  run("llama3-70b 512 h100, fat-tree 2:1 topology", &s, reps);
+  both("llama3-70b 512 h100, fat-tree 2:1 topology", &s, reps, threads);
   sc_scenario_default(&s);
-  run("gpt3-175b 1024 a100, default network", &s, reps);
+  both("gpt3-175b 1024 a100, default network", &s, reps, threads);
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
            "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
-  run("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps);
+  both("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps, threads);
   return 0;
 }

@@ -301,19 +301,19 @@ static int plan_dtype(const sc_scenario *s, sc_error *err) {
  * `path` is the key path of tp ("plan.tp", "plan.overrides[0].tp"). */
 static int plan_tensor_split(const sc_transformer *m, int tp, int cp, int sp, const char *path,
                              sc_error *err) {
-  char valid[256];
-  long long g = plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn);
-  plan_divisors(g, valid, sizeof valid);
   const char *what = NULL;
   int of = 0;
   if (m->heads % tp) what = "model.heads", of = m->heads;
   else if (m->kv_heads % tp) what = "model.kv_heads", of = m->kv_heads;
   else if (m->ffn % tp) what = "model.ffn", of = m->ffn;
-  if (what)
+  if (what) {
+    char valid[256]; /* formatted only on the error path (a search's hot loop) */
+    plan_divisors(plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn), valid, sizeof valid);
     return sc_error_set(err, SC_EINPUT,
                         "%s: %d does not divide %s %d (tensor parallelism splits "
                         "heads, KV heads and the MLP evenly); valid tp: %s",
                         path, tp, what, of, valid);
+  }
   if (sp && tp > 1 && (m->seq % cp == 0) && (m->seq / cp) % tp) {
     char sp_path[64]; /* the sp key beside the tp key */
     snprintf(sp_path, sizeof sp_path, "%.*ssp", (int)strlen(path) - 2, path);

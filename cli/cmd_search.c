@@ -101,12 +101,14 @@ static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
   return 0;
 }
 
-/* Run the search of s and print it; the exit code. */
-static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int top) {
+/* Run the search of s and print it (MPI: process 0 prints); the exit
+ * code. */
+static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int top,
+               int rank) {
   sc_candidate *best = malloc(sizeof *best * (size_t)top);
   sc_search_stats st;
   sc_error err = {0};
-  int n = 0, rc = 0, tty = isatty(STDERR_FILENO);
+  int n = 0, rc = 0, tty = rank == 0 && isatty(STDERR_FILENO);
   if (!best) return 3;
   o->progress = progress;
   o->progress_ctx = &tty;
@@ -118,10 +120,10 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
   sigaction(SIGINT, &sa_old, NULL);
   if (tty && st.seconds >= 1.0) fputc('\n', stderr);
   if (src != SC_OK) {
-    fprintf(stderr, "stepcast search: %s\n", err.msg);
+    if (rank == 0) fprintf(stderr, "stepcast search: %s\n", err.msg);
     rc = 2;
   } else {
-    sc_report_search(stdout, sa->fmt, s, best, n, &st);
+    if (rank == 0) sc_report_search(stdout, sa->fmt, s, best, n, &st);
     rc = st.stopped == SC_SEARCH_INTERRUPTED ? 130 : n == 0 ? 1 : 0;
   }
   free(best);
@@ -159,7 +161,12 @@ int cmd_search(int argc, char **argv) {
   }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "search", &s);
-  if (!rc) rc = run(&sa, &s, &o, top);
+  if (!rc) {
+    /* under mpirun (a build with SC_MPI) the processes share the space */
+    int rank = sc_mpi_init(&argc, &argv);
+    rc = rank < 0 ? 3 : run(&sa, &s, &o, top, rank);
+    sc_mpi_finalize();
+  }
   scen_args_free(&sa);
   return rc < 0 ? 0 : rc;
 }

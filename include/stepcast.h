@@ -429,6 +429,14 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
               sc_candidate *best, int max_best, int *n_best,
               sc_search_stats *stats, sc_error *err);
 
+/* MPI (a build with -DSC_MPI=ON, run under mpirun): start MPI if the
+ * program has not, and return this process's rank (-1 if MPI could not
+ * start); sc_search then splits its space over the processes and every
+ * process gets the whole result. Finalize before exit. Without SC_MPI:
+ * rank 0 and nothing to do. */
+int sc_mpi_init(int *argc, char ***argv);
+void sc_mpi_finalize(void);
+
 /* ------------------------------------------------------------ timeline */
 
 /* One span of a step's timeline: a forward or backward pass of one

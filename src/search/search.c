@@ -32,6 +32,7 @@
 #include "core/vec.h"
 #include "job/job.h"
 #include "search/space.h"
+#include "search/spread.h"
 #include "search/topk.h"
 
 #define PLANS_PER_THREAD 256
@@ -62,7 +63,8 @@ typedef struct shared {
   const sc_scenario *base;      /* resolved model and cluster */
   const sc_search_opts *o;
   const space_pt *pts;
-  long n;                       /* points searched */
+  long n;                       /* points searched (all processes) */
+  int rank, size;               /* this process takes points rank, rank + size, ... */
   int topo;                     /* the job has a topology */
   int stop;                     /* an SC_SEARCH_* reason, or -1 on error (atomic) */
   long done;                    /* plans looked at (atomic) */
@@ -242,9 +244,10 @@ static void workers_close(worker *ws, int n) {
 }
 
 /* The second pass over every worker's bounded plans, best bound first;
- * the shared top k ends in workers[0]'s slots. */
+ * the shared top k ends in workers[0]'s slots, and *all (a new array of
+ * *nb, mem_free it) holds every bounded plan for the pruned count. */
 static int best_first(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
-                      long *pruned, sc_error *err) {
+                      bounded **all_out, long *nb_out, sc_error *err) {
   long nb = 0;
   for (int t = 0; t < nt; t++) nb += ws[t].n_b;
   bounded *all = mem_alloc(sizeof *all * (size_t)(nb > 0 ? nb : 1));
@@ -263,18 +266,25 @@ static int best_first(shared *sh, worker *ws, int nt, sc_candidate *scratch, int
   sh->bar = INFINITY;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (long i = 0; i < nb; i++) second_pass(sh, &ws[thread_id()], &all[i]);
-  /* pruned: against the final k-th best, whatever the order of costing */
-  *pruned = 0;
-  for (long i = 0; i < nb; i++) *pruned += all[i].bound > sh->bar;
   ws[0].best.n = 0;
   topk_merge(&ws[0].best, &sh->top);
   topk_free(&sh->top);
-  mem_free(all);
+  *all_out = all;
+  *nb_out = nb;
   return SC_OK;
+}
+
+/* Pruned: bounded plans whose bound exceeds the final k-th best (of every
+ * process), whatever the order they were costed in. */
+static long pruned_of(const bounded *all, long nb, double bar) {
+  long n = 0;
+  for (long i = 0; i < nb; i++) n += all[i].bound > bar;
+  return n;
 }
 
 /* ------------------------------------------------------------- driver */
 
+/* Threads for n plans (this process's share). */
 static int thread_count(const sc_search_opts *o, long n) {
 #ifdef _OPENMP
   long t = o->threads > 0 ? o->threads : omp_get_max_threads();
@@ -286,7 +296,8 @@ static int thread_count(const sc_search_opts *o, long n) {
   return t < 1 ? 1 : (int)t;
 }
 
-/* The valid plan that needs least memory, costed (none fits). */
+/* The valid plan that needs least memory (of every thread and process),
+ * costed: none fits. */
 static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_error *err) {
   long best = -1;
   double mem = 0;
@@ -296,6 +307,7 @@ static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_
       best = ws[t].closest;
       mem = ws[t].closest_mem;
     }
+  spread_least(&mem, &best);
   if (best < 0) return SC_OK;
   sc_memory m;
   int rc = lower(sh, &ws[0], best, &m, err);
@@ -307,35 +319,52 @@ static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_
   return SC_OK;
 }
 
-/* Both passes over the space with nt workers; results in ws[0].best. */
-static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
-               sc_search_stats *st, sc_error *err) {
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
-  for (long i = 0; i < sh->n; i++) {
-    if (get_stop(sh)) continue;
-    first_pass(sh, &ws[thread_id()], i);
-    tick(sh);
-  }
+/* The first error of any worker (SC_OK if none). */
+static int worker_error(const worker *ws, int nt, sc_error *err) {
   for (int t = 0; t < nt; t++)
     if (ws[t].rc != SC_OK) {
       *err = ws[t].err;
       return ws[t].rc;
     }
+  return SC_OK;
+}
+
+/* Both passes over this process's share of the space with nt workers,
+ * merged over the processes; results in ws[0].best. */
+static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
+               sc_search_stats *st, sc_error *err) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
+  for (long i = sh->rank; i < sh->n; i += sh->size) {
+    if (get_stop(sh)) continue;
+    first_pass(sh, &ws[thread_id()], i);
+    tick(sh);
+  }
+  int rc = worker_error(ws, nt, err);
+  if (rc != SC_OK) return rc;
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);
+  long counts[4] = {0, 0, 0, nt};
   for (int t = 0; t < nt; t++) {
-    st->tried += ws[t].tried;
-    st->valid += ws[t].valid;
-    st->fit += ws[t].fit;
+    counts[0] += ws[t].tried;
+    counts[1] += ws[t].valid;
+    counts[2] += ws[t].fit;
   }
-  if (sh->topo) {
-    int rc = best_first(sh, ws, nt, scratch, k, &st->pruned, err);
-    if (rc != SC_OK) return rc;
-    for (int t = 0; t < nt; t++)
-      if (ws[t].rc != SC_OK) {
-        *err = ws[t].err;
-        return ws[t].rc;
-      }
+  bounded *all = NULL;
+  long nb = 0;
+  if (sh->topo && (rc = best_first(sh, ws, nt, scratch, k, &all, &nb, err)) == SC_OK)
+    rc = worker_error(ws, nt, err);
+  if (rc == SC_OK) rc = spread_topk(&ws[0].best, err);
+  if (rc == SC_OK) {
+    long pruned = sh->topo ? pruned_of(all, nb, topk_bar(&ws[0].best)) : 0;
+    spread_sum(&pruned, 1);
+    spread_sum(counts, 4);
+    st->tried = counts[0];
+    st->valid = counts[1];
+    st->fit = counts[2];
+    st->threads = (int)counts[3];
+    st->pruned = pruned;
   }
+  mem_free(all);
+  if (rc != SC_OK) return rc;
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
 }
 
@@ -390,7 +419,9 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   sc_candidate *scratch = NULL;
   rc = space_build(&b, job_graph(job), &o, &pts, &n, err);
   if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
-  int nt = thread_count(&o, n);
+  int rank, size;
+  spread_where(&rank, &size);
+  int nt = thread_count(&o, n > rank ? (n - rank + size - 1) / size : 0);
   if (rc == SC_OK) {
     ws = mem_calloc((size_t)nt, sizeof *ws);
     scratch = mem_alloc(sizeof *scratch * (size_t)max_best);
@@ -398,8 +429,8 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   }
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
-    shared sh = {&b, &o, pts, n, job_has_topology(job), 0, 0, t0, t0 - PROGRESS_EVERY_S, {0},
-                 INFINITY};
+    shared sh = {&b, &o, pts, n, rank, size, job_has_topology(job), 0, 0, t0,
+                 t0 - PROGRESS_EVERY_S, {0}, INFINITY};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
   }
@@ -407,7 +438,6 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
     topk_pareto(&ws[0].best);
     *n_best = ws[0].best.n;
     st.total = n;
-    st.threads = nt;
     st.seconds = clock_now_s() - t0;
     if (stats) *stats = st;
   }

@@ -304,3 +304,24 @@ Test(search, nothing_fits_names_the_closest_plan) {
   for (int i = 0; i < 100 && i < st.valid; i++)
     cr_assert(many[i].result.mem.total >= st0.closest.result.mem.total, "plan %d", i);
 }
+
+/* The searches the issue names succeed: the default scenario and Llama-3
+ * 405B on 16,384 H100 with a global batch of 2,048 (every example is a
+ * golden case, tests/golden/cases.txt). */
+Test(search, succeeds_on_the_default_and_llama3_405b_16384_h100) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_candidate best[3];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, NULL, best, 3, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(n, 3);
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("llama3-405b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 16384;
+  s.plan.global_batch = 2048;
+  cr_assert_eq(sc_search(&s, NULL, best, 3, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(n >= 1 && best[0].result.mem.fits, "%d plans of %ld fit", n, st.valid);
+}

@@ -254,7 +254,7 @@ static int best_first(shared *sh, worker *ws, int nt, sc_candidate *scratch, int
   if (!all) return sc_error_set(err, SC_ENOMEM, "out of memory ordering the plans to cost");
   long m = 0;
   for (int t = 0; t < nt; t++) {
-    memcpy(all + m, ws[t].b, sizeof *all * (size_t)ws[t].n_b);
+    if (ws[t].n_b) memcpy(all + m, ws[t].b, sizeof *all * (size_t)ws[t].n_b);
     m += ws[t].n_b;
   }
   qsort(all, (size_t)nb, sizeof *all, by_bound);

@@ -75,9 +75,9 @@ const sc_scenario *job_current(const sc_job *j) { return &j->cur; }
 
 const wg_graph *job_graph(const sc_job *j) { return j->g; }
 
-/* Check plan (NULL: the scenario's) against the job, lower it and cost
- * its stages into j->e. */
-static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
+/* Check plan (NULL: the scenario's) against the job and lower it into
+ * j->x, which j->e then evaluates. */
+static int check_and_lower(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->cur = j->s;
   if (plan) j->cur.plan = *plan;
   int rc = sc_scenario_resolve(&j->cur, err);
@@ -91,7 +91,13 @@ static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   j->e.oom = 0;
-  return eng_prepare(&j->e, err);
+  return SC_OK;
+}
+
+/* check_and_lower, then cost the plan's stages into j->e. */
+static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
+  int rc = check_and_lower(j, plan, err);
+  return rc != SC_OK ? rc : eng_prepare(&j->e, err);
 }
 
 /* What went wrong beside the evaluation itself: a collective the flow
@@ -170,18 +176,8 @@ int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
 /* prepare()'s check and lowering, with the memory of every stage. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
-  j->cur = j->s;
-  j->cur.plan = *plan;
-  int rc = sc_scenario_resolve(&j->cur, err);
-  if (rc != SC_OK) return rc;
-  if (j->cur.model.kind != SC_MODEL_TRANSFORMER && (rc = lower_check(j->g, &j->cur, err)))
-    return rc;
-  if ((rc = lower_plan(j->g, &j->cur, &j->ls, &j->x, err))) return rc;
-  j->e.s = &j->cur;
-  j->e.g = j->g;
-  j->e.x = &j->x;
-  j->e.oom = 0;
-  return eng_prepare_memory(&j->e, mem, err);
+  int rc = check_and_lower(j, plan, err);
+  return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
 }
 
 int job_bound(sc_job *j, double *step_s, sc_error *err) {

@@ -157,20 +157,26 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   pred_caveats(out, s, r);
 }
 
+/* "model": ..., "gpu": ..., "gpus": N of s (JSON fields). */
+static void json_job(FILE *out, const sc_scenario *s) {
+  fprintf(out, "\"model\": ");
+  json_str(out, s->model.name);
+  fprintf(out, ", \"gpu\": ");
+  json_str(out, s->cluster.gpu.name);
+  fprintf(out, ", \"gpus\": %d", s->cluster.gpus);
+}
+
 /* The fields of a prediction's JSON object, without its braces: the
  * predict document, and each plan of a search's. */
 static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
                              double train_tokens) {
   const sc_plan *p = &s->plan;
-  fprintf(out, "\"model\": ");
-  json_str(out, s->model.name);
-  fprintf(out, ", \"gpu\": ");
-  json_str(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d, \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
+  json_job(out, s);
+  fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
                "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
-          s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
+          p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
@@ -319,14 +325,12 @@ static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate
 
 static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
                         const sc_search_stats *st) {
-  fprintf(out, "{\"model\": ");
-  json_str(out, s->model.name);
-  fprintf(out, ", \"gpu\": ");
-  json_str(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d, \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
+  fputc('{', out);
+  json_job(out, s);
+  fprintf(out, ", \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",
-          s->cluster.gpus, s->plan.global_batch, st->total, st->tried, st->valid, st->fit,
+          s->plan.global_batch, st->total, st->tried, st->valid, st->fit,
           st->pruned, stop_name(st->stopped), st->seconds);
   for (int i = 0; i < n; i++) {
     fputs(i ? ",\n  " : "\n  ", out);

@@ -340,7 +340,6 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
     tick(sh);
   }
   int rc = worker_error(ws, nt, err);
-  if (rc != SC_OK) return rc;
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);
   long counts[4] = {0, 0, 0, nt};
   for (int t = 0; t < nt; t++) {
@@ -350,8 +349,11 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   }
   bounded *all = NULL;
   long nb = 0;
-  if (sh->topo && (rc = best_first(sh, ws, nt, scratch, k, &all, &nb, err)) == SC_OK)
+  if (rc == SC_OK && sh->topo && (rc = best_first(sh, ws, nt, scratch, k, &all, &nb, err)) == SC_OK)
     rc = worker_error(ws, nt, err);
+  /* processes fail together, or none waits for one that gave up */
+  if (spread_any(rc != SC_OK) && rc == SC_OK)
+    rc = sc_error_set(err, SC_ENOMEM, "another search process failed");
   if (rc == SC_OK) rc = spread_topk(&ws[0].best, err);
   if (rc == SC_OK) {
     long pruned = sh->topo ? pruned_of(all, nb, topk_bar(&ws[0].best)) : 0;

@@ -77,6 +77,13 @@ int spread_topk(topk *t, sc_error *err) {
   return rc;
 }
 
+int spread_any(int failed) {
+  int rank, size;
+  spread_where(&rank, &size);
+  if (size > 1) MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return failed != 0;
+}
+
 void spread_sum(long *v, int n) {
   int rank, size;
   spread_where(&rank, &size);
@@ -106,6 +113,7 @@ void spread_where(int *rank, int *size) {
   *size = 1;
 }
 
+int spread_any(int failed) { return failed != 0; }
 int spread_topk(topk *t, sc_error *err) { return SC_OK; }
 void spread_sum(long *v, int n) {}
 void spread_least(double *mem, long *idx) {}

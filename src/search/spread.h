@@ -18,6 +18,10 @@
  * or before sc_mpi_init). */
 void spread_where(int *rank, int *size);
 
+/* 1 when `failed` is nonzero on any process (every process must call it
+ * at the same point, so that none waits for one that gave up). */
+int spread_any(int failed);
+
 /* Merge every process's top k into t (t->c and t->idx hold t->max slots).
  * SC_OK or SC_ENOMEM. */
 int spread_topk(topk *t, sc_error *err);

@@ -134,24 +134,38 @@ static int lower(shared *sh, worker *w, long i, sc_memory *m, sc_error *e) {
   return job_lower(w->job, &p, m, e);
 }
 
+/* 1 when a plan of step, mem and index i would enter top. */
+static int enters(const topk *top, const sc_result *r, long i) {
+  return top->n < top->max || topk_before(top, r->step_s, r->mem.total, i, top->n - 1);
+}
+
+/* Offer the plan just costed (index i, result r) to top: a candidate is
+ * copied only when it enters. */
+static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
+  if (!enters(top, r, i)) return;
+  sc_candidate c;
+  c.plan = job_current(job)->plan;
+  c.result = *r;
+  c.pareto = 0;
+  topk_add(top, &c, i);
+}
+
 /* Cost the lowered plan i and offer it to top (locked when shared). */
 static void cost(shared *sh, worker *w, long i, topk *top) {
-  sc_candidate c;
+  sc_result r;
   sc_error e = {0};
-  int rc = job_finish(w->job, &c.result, &e);
+  int rc = job_finish(w->job, &r, &e);
   if (rc != SC_OK) {
     fail(sh, w, rc, &e);
     return;
   }
-  c.plan = job_current(w->job)->plan;
-  c.pareto = 0;
   if (top == &w->best) {
-    topk_add(top, &c, i);
+    offer(w->job, top, &r, i);
     return;
   }
 #pragma omp critical(sc_search_top)
   {
-    topk_add(top, &c, i);
+    offer(w->job, top, &r, i);
     double bar = topk_bar(top);
     __atomic_store(&sh->bar, &bar, __ATOMIC_RELAXED);
   }

@@ -410,34 +410,78 @@ int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
 
 /* -------------------------------------------------------------- search */
 
-/* Bounds of the plan space sc_search walks; 0 = the default in brackets. */
+/* What a search is told while it runs: plans done of the total, and the
+ * wall time so far. Return nonzero to stop it (the best plans so far are
+ * returned, stats.stopped = SC_SEARCH_INTERRUPTED). Called from the
+ * calling thread only, at most about ten times a second. */
+typedef int (*sc_search_progress)(void *ctx, long done, long total, double seconds);
+
+/* Bounds of the plan space sc_search walks and how it runs; 0 = the
+ * default in brackets. Start from sc_search_opts_default. */
 typedef struct sc_search_opts {
   int max_tp;            /* tensor parallel, powers of two [NVLink domain] */
   int max_pp;            /* pipeline stages, divisors of layers [64] */
   int max_micro_batch;   /* sequences per micro-batch [16] */
   int max_vpp;           /* interleaving chunks tried [4] */
-  int require_fit;       /* 1 = keep only plans that fit in memory */
+  int require_fit;       /* 1 = keep only plans that fit in memory [1] */
+  int threads;           /* OpenMP threads [every core]; at most one per
+                            256 plans; the result does not depend on it */
+  long max_plans;        /* budget: the first N plans of the space [all] */
+  double max_seconds;    /* budget: stop after this wall time, s [none] */
+  sc_search_progress progress;  /* NULL = none */
+  void *progress_ctx;    /* passed to progress */
 } sc_search_opts;
+
+void sc_search_opts_default(sc_search_opts *o);
 
 typedef struct sc_candidate {
   sc_plan plan;          /* resolved */
   sc_result result;
+  int pareto;            /* 1 = on the time-vs-memory Pareto front of the
+                            plans returned (no other is both faster and
+                            smaller) */
 } sc_candidate;
 
+/* Why a search ended. */
+#define SC_SEARCH_COMPLETE 0
+#define SC_SEARCH_BUDGET 1       /* max_seconds reached */
+#define SC_SEARCH_INTERRUPTED 2  /* the progress callback said stop */
+
 typedef struct sc_search_stats {
-  long tried;            /* plans generated */
+  long tried;            /* plans generated and looked at */
   long valid;            /* plans the checks accepted */
   long fit;              /* valid plans that fit in memory */
+  long pruned;           /* fitting plans whose time lower bound (NCCL's
+                            closed form for every collective) exceeds the
+                            k-th best step: never costed on the topology
+                            (0 without a topology, where the bound is the
+                            step itself) */
+  long total;            /* plans in the space (within max_plans) */
+  int threads;           /* threads used */
+  int stopped;           /* SC_SEARCH_COMPLETE, _BUDGET or _INTERRUPTED */
   double seconds;        /* wall time of the search */
+  int has_closest;       /* 1 when no plan fits and closest is set */
+  sc_candidate closest;  /* then: the valid plan that needs least memory */
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:
  * tp, pp, dp (derived), cp for long sequences, ep for MoE, micro-batch,
- * 1F1B or interleaved, ZeRO 1 or 3, each recompute mode. Keeps the
- * `max_best` fastest in best[] (fastest first), *n_best of them. */
+ * 1F1B or interleaved (micro-batch counts a multiple of pp, as
+ * Megatron-LM requires), ZeRO 1 or 3, each recompute mode. Keeps the
+ * `max_best` fastest in best[] (fastest first; ties: less memory, then
+ * the earlier plan of the space), *n_best of them. The result is the same
+ * whatever the thread count (docs/search.md). opts NULL = defaults. */
 int sc_search(const sc_scenario *base, const sc_search_opts *opts,
               sc_candidate *best, int max_best, int *n_best,
               sc_search_stats *stats, sc_error *err);
+
+/* MPI (a build with -DSC_MPI=ON, run under mpirun): start MPI if the
+ * program has not, and return this process's rank (-1 if MPI could not
+ * start); sc_search then splits its space over the processes and every
+ * process gets the whole result. Finalize before exit. Without SC_MPI:
+ * rank 0 and nothing to do. */
+int sc_mpi_init(int *argc, char ***argv);
+void sc_mpi_finalize(void);
 
 /* ------------------------------------------------------------ timeline */
 

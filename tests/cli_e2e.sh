@@ -114,6 +114,12 @@ expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64
 expect 2 "--top expects an integer" -- search --top 0
+expect 2 "--threads expects an integer" -- search --threads 0
+expect 2 "--max-seconds expects seconds" -- search --max-seconds -1
+expect 2 "--max-plans expects an integer" -- search --max-plans x
+expect 0 "stopped (budget)" -- search -m mixtral-8x7b -g h100-sxm5-80gb -n 4096 --gb 65536 --max-mb 4096 --seq 32768 --max-seconds 0.001
+expect 1 "the closest needs" -- search -n 8 --gb 64
+expect 2 "multiple of pp 16" -- predict --vpp 2 --gb 160
 cat > "$TMP/rows.csv" <<'CSV'
 id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,micro_batch,tp,pp,dp,cp,ep,vpp,sp,zero,recompute,dtype,gpu,gpus,gpus_per_node,nvlink_domain,nvlink_GBps,nic_Gbps,measured_iter_s,measured_from,notes
 a,t,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,

@@ -314,6 +314,19 @@ int eng_prepare(eng *e, sc_error *err) {
   return SC_OK;
 }
 
+int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
+  const xg *x = e->x;
+  if (vec_grow((void **)&e->st, &e->cap_st, x->n_stages, sizeof *e->st))
+    return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
+  int ms = 0;
+  for (int s = 0; s < x->n_stages; s++) {
+    eng_memory(e, s);
+    if (e->st[s].m.total > e->st[ms].m.total) ms = s;
+  }
+  *out = e->st[ms].m;
+  return SC_OK;
+}
+
 /* ------------------------------------------------- data parallelism */
 
 /* Exposed ZeRO-3 / FSDP communication of stage st per step: per layer and

@@ -90,6 +90,11 @@ void eng_free(eng *e);
  * memory). SC_OK or SC_ENOMEM. */
 int eng_prepare(eng *e, sc_error *err);
 
+/* Memory only: fill e->st[s].m of every stage of e->x (no time is
+ * costed) and copy the most loaded stage's into *out. SC_OK or
+ * SC_ENOMEM. eng_prepare after it costs the same plan. */
+int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
+
 /* The step's closed form from the prepared stages. */
 void eng_step_of(const eng *e, eng_step *out);
 

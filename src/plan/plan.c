@@ -302,19 +302,19 @@ static int plan_dtype(const sc_scenario *s, sc_error *err) {
  * `path` is the key path of tp ("plan.tp", "plan.overrides[0].tp"). */
 static int plan_tensor_split(const sc_transformer *m, int tp, int cp, int sp, const char *path,
                              sc_error *err) {
-  char valid[256];
-  long long g = plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn);
-  plan_divisors(g, valid, sizeof valid);
   const char *what = NULL;
   int of = 0;
   if (m->heads % tp) what = "model.heads", of = m->heads;
   else if (m->kv_heads % tp) what = "model.kv_heads", of = m->kv_heads;
   else if (m->ffn % tp) what = "model.ffn", of = m->ffn;
-  if (what)
+  if (what) {
+    char valid[256]; /* formatted only on the error path (a search's hot loop) */
+    plan_divisors(plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn), valid, sizeof valid);
     return sc_error_set(err, SC_EINPUT,
                         "%s: %d does not divide %s %d (tensor parallelism splits "
                         "heads, KV heads and the MLP evenly); valid tp: %s",
                         path, tp, what, of, valid);
+  }
   if (sp && tp > 1 && (m->seq % cp == 0) && (m->seq / cp) % tp) {
     char sp_path[64]; /* the sp key beside the tp key */
     snprintf(sp_path, sizeof sp_path, "%.*ssp", (int)strlen(path) - 2, path);
@@ -598,6 +598,26 @@ static int plan_batch(sc_plan *p, sc_error *err) {
                       p->micro_batch, p->dp, p->global_batch, local, valid);
 }
 
+/* Megatron-LM's interleaved schedule runs micro-batches in groups of
+ * microbatch_group_size_per_vp_stage (default pp) per model chunk and
+ * rejects a group larger than the micro-batch count or a last group
+ * smaller than pp (megatron/core/pipeline_parallel/schedules.py,
+ * forward_backward_pipelining_with_interleaving): the count must be a
+ * multiple of pp. */
+static int plan_interleaved_batches(const sc_plan *p, sc_error *err) {
+  if (p->schedule != SC_SCHED_INTERLEAVED) return SC_OK;
+  long m = p->global_batch / p->dp / p->micro_batch;
+  if (m % p->pp == 0) return SC_OK;
+  long lo = m / p->pp * p->pp;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.micro_batch: the interleaved schedule (vpp %d) needs the micro-batch "
+                      "count per replica to be a multiple of pp %d, as Megatron-LM requires; "
+                      "it is %ld (global_batch %ld / dp %d / micro_batch %ld); valid counts "
+                      "nearby: %ld or %ld (or use vpp 1)",
+                      p->vpp, p->pp, m, p->global_batch, p->dp, p->micro_batch,
+                      lo > 0 ? lo : p->pp, lo + p->pp);
+}
+
 /* Normalize the switches to 0/1 and apply their implications. */
 static void plan_switches(sc_plan *p) {
   p->distributed_optimizer = !!p->distributed_optimizer;
@@ -768,7 +788,7 @@ int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
       (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
       (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
       (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
-      (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)))
+      (rc = plan_interleaved_batches(&t.plan, err)) || (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)))
     return rc;
   plan_switches(&t.plan);
   *s = t;

@@ -162,18 +162,26 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   pred_caveats(out, s, r);
 }
 
-static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
-                      double train_tokens) {
-  const sc_plan *p = &s->plan;
-  fprintf(out, "{\"model\": ");
+/* "model": ..., "gpu": ..., "gpus": N of s (JSON fields). */
+static void json_job(FILE *out, const sc_scenario *s) {
+  fprintf(out, "\"model\": ");
   json_str(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
   json_str(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d, \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
+  fprintf(out, ", \"gpus\": %d", s->cluster.gpus);
+}
+
+/* The fields of a prediction's JSON object, without its braces: the
+ * predict document, and each plan of a search's. */
+static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
+                             double train_tokens) {
+  const sc_plan *p = &s->plan;
+  json_job(out, s);
+  fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
                "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
-          s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
+          p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
@@ -191,8 +199,15 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
   mem_parts(&r->mem, mp);
   fprintf(out, "},\n \"memory_bytes\": {");
   for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s}\n", r->mem.capacity,
+  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s", r->mem.capacity,
           r->mem.fits ? "true" : "false");
+}
+
+static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
+                      double train_tokens) {
+  fputc('{', out);
+  pred_json_fields(out, s, r, train_tokens);
+  fputs("}\n", out);
 }
 
 static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
@@ -296,52 +311,104 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
   fprintf(out, "\n]}\n");
 }
 
+/* ---------------------------------------------------------------- search */
+
+static const char *stop_name(int stopped) {
+  return stopped == SC_SEARCH_BUDGET        ? "budget"
+         : stopped == SC_SEARCH_INTERRUPTED ? "interrupted"
+                                            : "complete";
+}
+
+/* Plan c of s as a search lists it: every field of predict's JSON. */
+static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank) {
+  sc_scenario t = *s;
+  t.plan = c->plan;
+  fprintf(out, "{\"rank\": %d, \"pareto_front\": %s, ", rank, c->pareto ? "true" : "false");
+  pred_json_fields(out, &t, &c->result, 0);
+  fputc('}', out);
+}
+
+static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
+                        const sc_search_stats *st) {
+  fputc('{', out);
+  json_job(out, s);
+  fprintf(out, ", \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
+               "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", "
+               "\"seconds\": %.6g,\n \"plans\": [",
+          s->plan.global_batch, st->total, st->tried, st->valid, st->fit,
+          st->pruned, stop_name(st->stopped), st->seconds);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ",\n  " : "\n  ", out);
+    search_json_plan(out, s, &c[i], i + 1);
+  }
+  fputs("]", out);
+  if (st->has_closest) {
+    fputs(",\n \"closest\": ", out);
+    search_json_plan(out, s, &st->closest, 0);
+  }
+  fputs("}\n", out);
+}
+
+static void search_csv(FILE *out, const sc_candidate *c, int n) {
+  fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
+  for (int i = 0; i < n; i++) {
+    const sc_plan *p = &c[i].plan;
+    const sc_result *r = &c[i].result;
+    fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1,
+            c[i].pareto, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
+            recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
+            r->mem.fits);
+  }
+}
+
+/* One row of the search table; '*' marks the Pareto front. */
+static void search_row(FILE *out, const sc_candidate *c, int rank) {
+  const sc_plan *p = &c->plan;
+  const sc_result *r = &c->result;
+  char r_txt[16];
+  snprintf(r_txt, sizeof r_txt, rank > 0 ? "%d" : "-", rank);
+  fprintf(out, "  %4s%c%3d %3d %4d %3d %3d %3d %3ld %4d %-9s %8.3f %10.0f %4.1f%% %7.1f%s\n",
+          r_txt, c->pareto ? '*' : ' ', p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
+          p->micro_batch, p->zero, recomp_name(p->recompute), r->step_s, r->tokens_per_s,
+          100 * r->mfu, r->mem.total / GIB, r->mem.fits ? "" : "  does not fit");
+}
+
+/* Nothing fits: the plan that needs least memory, where it goes and why
+ * it does not fit. */
+static void search_closest(FILE *out, const sc_candidate *c) {
+  const sc_memory *m = &c->result.mem;
+  part mp[6];
+  mem_parts(m, mp);
+  fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
+               "the GPU has:\n",
+          m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
+  search_row(out, c, 0);
+  fprintf(out, "    memory per GPU:");
+  for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");
+  fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
+}
+
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
-  if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"tried\": %ld, \"valid\": %ld, \"fit\": %ld, \"seconds\": %.6g, \"plans\": [",
-            st->tried, st->valid, st->fit, st->seconds);
-    for (int i = 0; i < n; i++) {
-      const sc_plan *p = &c[i].plan;
-      const sc_result *r = &c[i].result;
-      fprintf(out, "%s\n  {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"ep\": %d, "
-                   "\"vpp\": %d, \"micro_batch\": %ld, \"zero\": %d, \"recompute\": \"%s\", "
-                   "\"step_s\": %.6g, \"tokens_per_s\": %.6g, \"mfu\": %.6g, "
-                   "\"memory_bytes\": %.6g, \"fits\": %s}",
-              i ? "," : "", p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
-              recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
-              r->mem.fits ? "true" : "false");
-    }
-    fprintf(out, "]}\n");
-    return;
-  }
-  if (fmt == SC_FORMAT_CSV) {
-    fprintf(out, "rank,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
-    for (int i = 0; i < n; i++) {
-      const sc_plan *p = &c[i].plan;
-      const sc_result *r = &c[i].result;
-      fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1, p->tp, p->pp,
-              p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero, recomp_name(p->recompute),
-              r->step_s, r->tokens_per_s, r->mfu, r->mem.total, r->mem.fits);
-    }
+  if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
+    if (fmt == SC_FORMAT_JSON) search_json(out, s, c, n, st);
+    else search_csv(out, c, n);
     return;
   }
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           sc_dtype_name(s->plan.dtype));
-  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %.3f s (%.0f plans/s)\n\n",
-          st->tried, st->valid, st->fit, st->seconds,
-          st->seconds > 0 ? st->tried / st->seconds : 0);
+  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d threads)\n",
+          st->tried, st->valid, st->fit, st->pruned, st->seconds,
+          st->seconds > 0 ? st->tried / st->seconds : 0, st->threads);
+  if (st->stopped != SC_SEARCH_COMPLETE)
+    fprintf(out, "stopped (%s) after %ld of %ld plans: the best so far\n", stop_name(st->stopped),
+            st->tried, st->total);
+  fprintf(out, "ranked by the closed-form engine; * = on the time-vs-memory Pareto front\n\n");
   fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU\n");
-  for (int i = 0; i < n; i++) {
-    const sc_plan *p = &c[i].plan;
-    const sc_result *r = &c[i].result;
-    fprintf(out, "  %4d %3d %3d %4d %3d %3d %3d %3ld %4d %-9s %8.3f %10.0f %4.1f%% %7.1f%s\n", i + 1,
-            p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
-            recomp_name(p->recompute), r->step_s, r->tokens_per_s, 100 * r->mfu,
-            r->mem.total / GIB, r->mem.fits ? "" : "  does not fit");
-  }
-  if (n == 0) fprintf(out, "  no plan fits\n");
+  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1);
+  if (n == 0 && st->has_closest) search_closest(out, &st->closest);
+  else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
 
 /* ------------------------------------------------------------ validation */

@@ -203,7 +203,7 @@ Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 
 /* Not fitted to: 2-32 A100 over 200 Gb/s InfiniBand, single-process and
  * MPI runs. Today's level, far from the issue's targets (docs/network.md
  * says why). */
-Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.19, 0.63); }
+Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.17, 0.63); }
 
 /* Every report says which sets a constant was chosen on. */
 Test(validate, fitted_sets_are_marked_in_sample) {

@@ -28,7 +28,8 @@
  *    rate of one link: datasheet 25 GB/s per direction times the NVLink
  *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
  *    header flit plus eight 16-byte data flits).
- *  - Across nodes: rpn NIC rails, each at nic * NET_BW/line-rate (0.96).
+ *  - Across nodes: rpn NIC rails, each at nic * NET_EFF (0.88, from the
+ *    calibration's multi-node runs; NCCL's tuner assumes 0.96).
  *
  * The tuner constants are NCCL 2.30.7 values from
  * ../shared/calibration/nccl_tuning_constants.csv; the row id is next to
@@ -122,7 +123,15 @@ static const double datasheet_link_bw[CC_COUNT] = {25.0, 25.0, 25.0, 50.0};
 
 #define NVLINK_PAYLOAD_EFF (128.0 / 144.0) /* see the file comment */
 #define PCI_BW 12.0                        /* GB/s, row 383 */
-#define NET_EFF (12.0 / 12.5)     /* row 393: NET_BW 12 GB/s per 100 Gbit/s */
+/* Bus bandwidth NCCL reaches across nodes per unit of NIC line rate at
+ * large sizes. DERIVED from the multi-node all_reduce rows of
+ * ../shared/calibration/collective_benchmarks.csv: A100 8 x HDR, 128 ranks
+ * (rows 23-27) 159.8 / 200 = 0.80; A100 4 x 200 Gb/s per node, 2 nodes
+ * (row 82) 86 / 100 = 0.86; H200 16 x 200 Gb/s EFA (row 189) 364.9 / 400 =
+ * 0.91; B200 8 x 400 Gb/s EFA (row 162) 381.8 / 400 = 0.955: mean 0.88.
+ * (NCCL's own tuner constant is NET_BW 12 GB/s per 100 Gb/s = 0.96, row
+ * 393; the runs reach less.) */
+#define NET_EFF 0.88
 #define NET_OVERHEAD_US 1.0       /* row 373, Intel CPU; x3 for Simple */
 #define RING_LL_FACTOR 0.5        /* row 365 */
 #define RING_LL128_FACTOR 0.92    /* row 366 */

@@ -210,6 +210,19 @@ typedef enum sc_attention {
                           on Ampere and newer) */
 } sc_attention;
 
+/* How fp8 GEMM operands are scaled (Transformer Engine recipes). */
+typedef enum sc_fp8_recipe {
+  SC_FP8_DELAYED = 0,  /* per-tensor scale from an amax history (TE's
+                          default): the cast is fused into the norm or
+                          activation that produces the operand */
+  SC_FP8_CURRENT,      /* per-tensor scale from the tensor itself: an amax
+                          pass over each operand before its cast */
+  SC_FP8_BLOCK,        /* 1x128 / 128x128 block scales (DeepSeek-V3's
+                          recipe, Hopper): scales within the cast kernel */
+  SC_FP8_MXFP8         /* MX block scaling of 32 elements (Blackwell's
+                          native format) */
+} sc_fp8_recipe;
+
 typedef enum sc_recompute {
   SC_RECOMP_NONE = 0,
   SC_RECOMP_SELECTIVE,
@@ -281,6 +294,7 @@ typedef struct sc_plan {
                                 last chunk of the last stage */
   sc_dtype main_grads;       /* gradient accumulation buffer: SC_FP32 (the
                                 default, Megatron's main_grad) or SC_BF16 */
+  sc_fp8_recipe fp8_recipe;  /* fp8 plans: how operands are scaled */
   int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
                                 gather): no 16-bit copy of the fp8 GEMM weights */
   int recompute_layers;      /* with recompute full: only the first N layers of

@@ -122,3 +122,27 @@ Test(memory, bad_combinations_say_what_is_valid) {
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "valid: \"fp32\", \"bf16\""), "%s", err.msg);
 }
+
+Test(memory, current_scaling_reads_each_fp8_operand_once_more) {
+  /* fp8 with current scaling: before each fp8 GEMM an amax pass reads
+   * its 16-bit input: for fc1, s b h / sp... = seq x hidden x 2 bytes per
+   * micro-batch (tp 2 with sequence parallelism gathers the input first:
+   * the whole sequence), and the step gets slower */
+  sc_scenario s = base();
+  s.plan.dtype = SC_FP8;
+  sc_result delayed = predict(&s);
+  s.plan.fp8_recipe = SC_FP8_CURRENT;
+  sc_result current = predict(&s);
+  cr_assert_gt(current.step_s, delayed.step_s);
+  sc_op_time ops[96];
+  sc_error err = {0};
+  int n = sc_explain_layer(&s, ops, 96, &err);
+  cr_assert_gt(n, 0, "%s", err.msg);
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(ops[i].name, "amax_fc1")) {
+      found = 1;
+      cr_assert_float_eq(ops[i].bytes, 2048.0 * 2048 * 2, 1.0, "%g", ops[i].bytes);
+    }
+  cr_assert(found, "no amax_fc1 among %d operators", n);
+}

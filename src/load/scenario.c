@@ -104,6 +104,7 @@ static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
 static const char *const scn_recomp_names[] = {"none", "selective", "full"};
 static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
+static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
@@ -240,6 +241,7 @@ static const scn_field scn_plan_fields[] = {
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
     F_ENUM(sc_plan, "main_grads", main_grads, scn_dtype_names),
     F_BOOL(sc_plan, "fp8_param", fp8_param),
+    F_ENUM(sc_plan, "fp8_recipe", fp8_recipe, scn_fp8_recipe_names),
     F_INT(sc_plan, "recompute_layers", recompute_layers, 0, PLAN_MAX_LAYERS,
           "layers recomputed per model chunk (0 = all, with recompute \"full\")"),
     F_INT(sc_plan, "pp_first_layers", pp_first_layers, 0, PLAN_MAX_LAYERS,

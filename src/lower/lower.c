@@ -132,15 +132,22 @@ static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
   return emit(c, &t);
 }
 
-static int mem_task(lctx *c, const char *name, int op, double bytes, int hf, int hb,
-                    double bwd, int dep) {
-  xg_task t = task(XG_MEM, "", name, op);
+/* A memory-bound kernel named prefix + name (both static or owned by the
+ * graph: the task keeps the pointers). */
+static int mem_task_p(lctx *c, const char *prefix, const char *name, int op, double bytes,
+                      int hf, int hb, double bwd, int dep) {
+  xg_task t = task(XG_MEM, prefix, name, op);
   t.bytes = bytes;
   t.host_fwd = hf;
   t.host_bwd = hb;
   t.bwd_scale = bwd;
   t.dep[0] = dep;
   return emit(c, &t);
+}
+
+static int mem_task(lctx *c, const char *name, int op, double bytes, int hf, int hb,
+                    double bwd, int dep) {
+  return mem_task_p(c, "", name, op, bytes, hf, hb, bwd, dep);
 }
 
 static int gemm_task(lctx *c, const char *name, int op, double m, double n, double k,
@@ -303,7 +310,15 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
     batch = (double)o->experts / c->st.ep;
     m /= batch;
   }
-  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[x].task);
+  int dep = c->ts[x].task;
+  if (low_precision(c, o) && c->s->plan.fp8_recipe == SC_FP8_CURRENT) {
+    /* current scaling: an amax pass reads the operand (16-bit) before its
+     * fused cast, forward (x) and backward (the output gradient) */
+    double x_elems = m * k * batch, dy_elems = m * n * batch;
+    dep = mem_task_p(c, "amax_", o->name, opi, x_elems * c->e, 1, 1, dy_elems / x_elems, dep);
+    if (dep < 0) return -1;
+  }
+  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, dep);
   if (t < 0) return -1;
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */

@@ -558,6 +558,15 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
     return sc_error_set(err, SC_EINPUT,
                         "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\" (is \"%s\")",
                         sc_dtype_name(p->dtype));
+  if ((unsigned)p->fp8_recipe > SC_FP8_MXFP8)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fp8_recipe: %d; valid: delayed, current, block, mxfp8",
+                        (int)p->fp8_recipe);
+  if (p->fp8_recipe == SC_FP8_MXFP8 && p->dtype == SC_FP8 && s->cluster.gpu.arch < 100)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fp8_recipe: \"mxfp8\" needs a Blackwell GPU (sm100), and "
+                        "cluster.gpu is %s (sm%d); valid: delayed, current, block",
+                        s->cluster.gpu.name, s->cluster.gpu.arch);
   if (p->recompute_layers > 0 && p->recompute != SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT,
                         "plan.recompute_layers: %d layers per chunk need plan.recompute \"full\"",

@@ -295,6 +295,10 @@ typedef struct sc_plan {
   sc_dtype main_grads;       /* gradient accumulation buffer: SC_FP32 (the
                                 default, Megatron's main_grad) or SC_BF16 */
   sc_fp8_recipe fp8_recipe;  /* fp8 plans: how operands are scaled */
+  int bf16_first_layers;     /* fp8/fp4 plans: the first N layers' GEMMs stay
+                                in 16 bits (Megatron --first-last-layers-bf16,
+                                --num-layers-at-start-in-bf16) */
+  int bf16_last_layers;      /* ... and the last N layers' */
   int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
                                 gather): no 16-bit copy of the fp8 GEMM weights */
   int recompute_layers;      /* with recompute full: only the first N layers of

@@ -146,3 +146,21 @@ Test(memory, current_scaling_reads_each_fp8_operand_once_more) {
     }
   cr_assert(found, "no amax_fc1 among %d operators", n);
 }
+
+Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {
+  /* pp 1: the two layers kept in 16 bits hold no fp8 weight copies:
+   * 2 layers x 2 bytes x 12 h^2 / tp fewer bytes, and their GEMMs run at
+   * the bf16 rate (more GPU compute time) */
+  sc_scenario s = base();
+  s.plan.pp = 1;
+  s.plan.dp = 4;
+  s.plan.dtype = SC_FP8;
+  sc_result all = predict(&s);
+  s.plan.bf16_first_layers = 1;
+  s.plan.bf16_last_layers = 1;
+  sc_result kept = predict(&s);
+  double per_layer = 12.0 * 2048.0 * 2048.0 / 2;
+  cr_assert_float_eq(all.mem.weights - kept.mem.weights, 2 * 2 * per_layer, 1e-6 * per_layer,
+                     "%g", all.mem.weights - kept.mem.weights);
+  cr_assert_gt(kept.time.compute, all.time.compute);
+}

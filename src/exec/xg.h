@@ -104,6 +104,7 @@ typedef struct xg_segment {
   int tp, cp, ep, sp;        /* its strategy */
   int zero;
   sc_recompute recompute;
+  int hp;                    /* 1 = GEMMs in 16 bits in a low-precision plan */
   int role;                  /* wg_role of the block; -1 for a re-layout */
   int dp_group;              /* index into xg.groups: where its gradients
                                 are reduced */

@@ -251,7 +251,8 @@ static int common_layout(lctx *c, const wg_op *o, int opi, lay *out) {
 /* 1 when op runs as a low-precision (fp8/fp4) GEMM: the linear layers and
  * convolutions of the model's layers, not those marked high_precision. */
 static int low_precision(const lctx *c, const wg_op *o) {
-  return (c->lp == SC_FP8 || c->lp == SC_FP4) && (o->kind == WG_LINEAR || o->kind == WG_CONV) &&
+  return (c->lp == SC_FP8 || c->lp == SC_FP4) && !c->st.hp &&
+         (o->kind == WG_LINEAR || o->kind == WG_CONV) &&
          c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision;
 }
 
@@ -322,8 +323,7 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   if (t < 0) return -1;
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */
-  if (c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision)
-    c->x->tasks[c->seg_first + t].dtype = c->lp;
+  if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->expert = o->expert;
@@ -474,8 +474,7 @@ static int lower_dense(lctx *c, const wg_op *o, int opi) {
   }
   int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[o->in[0]].task);
   if (t < 0) return -1;
-  if (o->kind == WG_CONV && c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision)
-    c->x->tasks[c->seg_first + t].dtype = c->lp;
+  if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;
   c->ts[o->out].task = t;
   c->ts[o->out].origin = opi;
   c->ts[o->out].lay = o->tp == WG_TP_HEADS && c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
@@ -544,6 +543,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.tp = st->tp, sg.cp = st->cp, sg.ep = st->ep, sg.sp = st->sp;
   sg.zero = st->zero;
   sg.recompute = st->recompute;
+  sg.hp = st->hp;
   sg.dp_group = c->g_dp;
   sg.params = c->params;
   sg.tied_params = c->tied;
@@ -558,7 +558,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
 static int segment_for(lctx *c, int b, const strat *st) {
   for (int i = 0; i < c->x->n_segs; i++) {
     const xg_segment *s = &c->x->segs[i];
-    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute};
+    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp};
     if (s->block == b && strat_equal(&o, st)) return i;
   }
   return lower_segment(c, b, st);
@@ -597,7 +597,7 @@ static int relayout(lctx *c, int t_block, const strat *a, const strat *b) {
 
 /* The strategy of a segment. */
 static strat seg_strat(const xg_segment *s) {
-  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute};
+  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp};
 }
 
 static int scratch(lower_scratch *scr, const wg_graph *g) {
@@ -635,6 +635,9 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
       if (idx >= 0) {
         while (chunk < p->pp * c->x->vpp - 1 && in_chunk >= scr->stage_layers[chunk])
           chunk++, in_chunk = 0;
+        /* first and last layers kept in 16 bits (Megatron's
+         * --first-last-layers-bf16) */
+        if (idx < p->bf16_first_layers || idx >= g->layers - p->bf16_last_layers) st.hp = 1;
         /* partial recomputation: the first recompute_layers of a chunk */
         if (p->recompute_layers > 0 && st.recompute == SC_RECOMP_FULL &&
             in_chunk >= p->recompute_layers)

@@ -581,13 +581,17 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
 
 /* ------------------------------------------------------------ validation */
 
-/* Predictions of published measurements (../shared/validation, format in
- * its README): a training set (one measured configuration a row, seconds
- * per step; header has `measured_iter_s`) or a collective set (one
- * nccl-tests measurement a row, microseconds; `measured_time_us`). */
+/* Predictions of published measurements (data/validation, format in its
+ * README): a training set (one measured transformer configuration a row,
+ * seconds per step; header has `measured_iter_s`), a collective set (one nccl-tests measurement a row,
+ * microseconds; `measured_time_us`), or a set of models stepcast cannot
+ * build yet (CNN and BERT data-parallel sets, recommendation models:
+ * `measured_iter_s` with a `model_variant` column, or `measured_iter_ms`): its rows are
+ * counted and listed as skipped, "not supported yet", never hidden. */
 typedef enum sc_validation_kind {
   SC_VALIDATION_TRAINING = 0,
-  SC_VALIDATION_COLLECTIVE
+  SC_VALIDATION_COLLECTIVE,
+  SC_VALIDATION_UNSUPPORTED
 } sc_validation_kind;
 
 /* One row of a set. */
@@ -615,7 +619,8 @@ typedef struct sc_validation {
   double mape, median_ape, max_ape;      /* over predicted rows */
   double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
   int n_small, n_large;           /* rows in each of those */
-  double seconds;       /* wall time spent predicting */
+  double seconds;       /* wall time spent predicting (reported only with
+                           SC_REPORT_TIMINGS: outputs are deterministic) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it
@@ -661,10 +666,16 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
  * and a communication thread, times in microseconds. */
 void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n);
 
-/* n validated sets: with show_rows, each set's rows (the table; JSON and
- * CSV always list them), then the summary per set. */
+/* Flags of sc_report_validation: SC_REPORT_ROWS lists each set's rows in
+ * the table (JSON and CSV always list them); SC_REPORT_TIMINGS adds the
+ * wall time of each set (JSON `seconds`), which makes the output differ
+ * from run to run. */
+#define SC_REPORT_ROWS 1u
+#define SC_REPORT_TIMINGS 2u
+
+/* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
-                          int show_rows);
+                          unsigned flags);
 
 #ifdef __cplusplus
 }

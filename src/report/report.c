@@ -29,6 +29,22 @@ static void json_str(FILE *out, const char *s) {
   fputc('"', out);
 }
 
+/* Write s as one CSV field (RFC 4180: quoted, with quotes doubled, when it
+ * holds a comma, a quote or a line break), then `end` (',' or '\n'). */
+static void csv_cell(FILE *out, const char *s, char end) {
+  if (strpbrk(s, ",\"\r\n")) {
+    fputc('"', out);
+    for (; *s; s++) {
+      if (*s == '"') fputc('"', out);
+      fputc(*s, out);
+    }
+    fputc('"', out);
+  } else {
+    fputs(s, out);
+  }
+  fputc(end, out);
+}
+
 static const char *sched_name(sc_schedule s) {
   return s == SC_SCHED_GPIPE ? "gpipe" : s == SC_SCHED_INTERLEAVED ? "interleaved" : "1f1b";
 }
@@ -341,15 +357,22 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
 
 /* ------------------------------------------------------------ validation */
 
-static void val_json(FILE *out, const val_file *f, int n) {
+static const char *val_kind_name(val_kind k) {
+  return k == VAL_TRAINING ? "training" : k == VAL_COLLECTIVE ? "collective" : "unsupported";
+}
+
+static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
   fprintf(out, "{\"files\": [");
   for (int i = 0; i < n; i++) {
     fprintf(out, "%s\n  {\"file\": ", i ? "," : "");
     json_str(out, f[i].path);
-    fprintf(out, ", \"rows\": %d, \"predicted\": %d, \"skipped\": %d, \"mape\": %.6g, "
-                 "\"median_ape\": %.6g, \"max_ape\": %.6g, \"within_10pct\": %d, \"seconds\": %.6g",
-            f[i].n, f[i].predicted, f[i].skipped, f[i].mape, f[i].median_ape, f[i].max_ape,
-            f[i].within_10pct, f[i].seconds);
+    fprintf(out, ", \"kind\": \"%s\", \"rows\": %d, \"predicted\": %d, \"skipped\": %d, "
+                 "\"not_supported_yet\": %d, \"mape\": %.6g, \"median_ape\": %.6g, "
+                 "\"max_ape\": %.6g, \"within_10pct\": %d",
+            val_kind_name(f[i].kind), f[i].n, f[i].predicted, f[i].skipped,
+            f[i].kind == VAL_UNSUPPORTED ? f[i].n : 0, f[i].mape, f[i].median_ape, f[i].max_ape,
+            f[i].within_10pct);
+    if (flags & SC_REPORT_TIMINGS) fprintf(out, ", \"seconds\": %.6g", f[i].seconds);
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
               f[i].mape_large);
@@ -378,51 +401,69 @@ static void val_json(FILE *out, const val_file *f, int n) {
 }
 
 static void val_csv(FILE *out, const val_file *f, int n) {
-  fprintf(out, "file,id,measured,predicted,ape,skipped\n");
+  fprintf(out, "file,kind,id,measured,predicted,ape,skipped\n");
   for (int i = 0; i < n; i++)
     for (int j = 0; j < f[i].n; j++) {
       const val_row *r = &f[i].rows[j];
-      if (r->skipped[0])
-        fprintf(out, "%s,%s,%.6g,,,\"%s\"\n", f[i].path, r->id, r->measured, r->skipped);
-      else
-        fprintf(out, "%s,%s,%.6g,%.6g,%.6g,\n", f[i].path, r->id, r->measured, r->predicted, r->ape);
+      csv_cell(out, f[i].path, ',');
+      csv_cell(out, val_kind_name(f[i].kind), ',');
+      csv_cell(out, r->id, ',');
+      if (r->skipped[0]) {
+        fprintf(out, "%.6g,,,", r->measured);
+        csv_cell(out, r->skipped, '\n');
+      } else {
+        fprintf(out, "%.6g,%.6g,%.6g,\n", r->measured, r->predicted, r->ape);
+      }
     }
 }
 
-static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
-  for (int i = 0; i < n; i++) {
-    const char *unit = f[i].kind == VAL_TRAINING ? "s/step" : "us";
-    if (show_rows) {
-      fprintf(out, "%s\n  %-28s %12s %12s %8s\n", f[i].path, "id", "measured", "predicted", "error");
-      for (int j = 0; j < f[i].n; j++) {
-        const val_row *r = &f[i].rows[j];
-        if (r->skipped[0])
-          fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
-        else
-          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%\n", r->id, r->measured, r->predicted,
-                  100 * (r->predicted - r->measured) / r->measured);
-      }
-      fprintf(out, "  (%s)\n\n", unit);
-    }
+static void val_rows_table(FILE *out, const val_file *f) {
+  const char *unit = f->kind == VAL_COLLECTIVE ? "us" : "s/step";
+  fprintf(out, "%s\n", f->path);
+  if (f->kind == VAL_UNSUPPORTED) {
+    fprintf(out, "  not supported yet: %d rows (%s)\n\n", f->n,
+            f->n ? f->rows[0].skipped + strlen("not supported yet: ") : "no rows");
+    return;
   }
-  fprintf(out, "%-48s %5s %5s %5s %7s %7s %7s %7s\n", "file", "rows", "pred", "skip", "MAPE",
+  fprintf(out, "  %-28s %12s %12s %8s\n", "id", "measured", "predicted", "error");
+  for (int j = 0; j < f->n; j++) {
+    const val_row *r = &f->rows[j];
+    if (r->skipped[0])
+      fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
+    else
+      fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%\n", r->id, r->measured, r->predicted,
+              100 * (r->predicted - r->measured) / r->measured);
+  }
+  fprintf(out, "  (%s)\n\n", unit);
+}
+
+static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
+  if (flags & SC_REPORT_ROWS)
+    for (int i = 0; i < n; i++) val_rows_table(out, &f[i]);
+  int w = 48; /* the name column fits the longest path */
+  for (int i = 0; i < n; i++)
+    if ((int)strlen(f[i].path) > w) w = (int)strlen(f[i].path);
+  fprintf(out, "%-*s %5s %5s %5s %7s %7s %7s %7s\n", w, "file", "rows", "pred", "skip", "MAPE",
           "median", "max", "<=10%");
   for (int i = 0; i < n; i++) {
     const char *name = f[i].path;
-    size_t len = strlen(name);
-    if (len > 48) name += len - 48;
-    fprintf(out, "%-48s %5d %5d %5d %6.1f%% %6.1f%% %6.1f%% %7d\n", name, f[i].n, f[i].predicted,
-            f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape, 100 * f[i].max_ape,
-            f[i].within_10pct);
+    if (f[i].kind == VAL_UNSUPPORTED) {
+      fprintf(out, "%-*s %5d not supported yet: %d rows\n", w, name, f[i].n, f[i].n);
+      continue;
+    }
+    fprintf(out, "%-*s %5d %5d %5d %6.1f%% %6.1f%% %6.1f%% %7d\n", w, name, f[i].n,
+            f[i].predicted, f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape,
+            100 * f[i].max_ape, f[i].within_10pct);
     if (f[i].kind == VAL_COLLECTIVE)
-      fprintf(out, "%-48s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", "",
-              100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
+      fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
+              "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
+    if (flags & SC_REPORT_TIMINGS) fprintf(out, "%-*s %.3f s\n", w, "", f[i].seconds);
   }
 }
 
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *files, int n,
-                          int show_rows) {
-  if (fmt == SC_FORMAT_JSON) val_json(out, files, n);
+                          unsigned flags) {
+  if (fmt == SC_FORMAT_JSON) val_json(out, files, n, flags);
   else if (fmt == SC_FORMAT_CSV) val_csv(out, files, n);
-  else val_table(out, files, n, show_rows);
+  else val_table(out, files, n, flags);
 }

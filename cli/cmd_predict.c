@@ -21,35 +21,52 @@ static void help(void) {
   printf("  --require-fit         exit 1 when the plan does not fit in memory\n"
          "  --ops                 also list the operators of one layer with their times\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
-         "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto)\n\n"
-         "Exit codes: 0 ok, 1 does not fit (with --require-fit), 2 bad input, 3 I/O error.\n");
+         "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
+         "                        '-' writes it to standard output instead of the report\n\n"
+         "Exit codes (docs/output.md): 0 ok, 1 does not fit (with --require-fit), 2 bad\n"
+         "input, 3 I/O error, 4 out of memory.\n");
 }
 
-/* Lay out the step and write it to path; returns the exit code. */
+/* Lay out the step and write it to path ("-": standard output); returns
+ * the exit code. */
 static int write_trace(const char *path, const sc_scenario *s) {
   sc_span *spans = NULL;
   size_t n = 0;
   double step = 0;
   sc_error err = {0};
-  if (sc_timeline(s, &spans, &n, &step, &err) != SC_OK) {
+  int rc = sc_timeline(s, &spans, &n, &step, &err);
+  if (rc != SC_OK) {
     fprintf(stderr, "stepcast predict: %s\n", err.msg);
-    return 2;
+    return cli_exit_code(rc);
   }
-  FILE *f = fopen(path, "w");
+  FILE *f = cli_open_out("predict", path);
   if (!f) {
-    fprintf(stderr, "stepcast predict: cannot write %s\n", path);
     free(spans);
     return 3;
   }
   sc_report_trace(f, s, spans, n);
-  int bad = fclose(f) != 0;
   free(spans);
-  if (bad) {
-    fprintf(stderr, "stepcast predict: cannot write %s\n", path);
-    return 3;
-  }
-  if (isatty(fileno(stderr)))
+  if ((rc = cli_close_out("predict", path, f))) return rc;
+  if (isatty(fileno(stderr)) && strcmp(path, "-"))
     fprintf(stderr, "stepcast: wrote %zu spans of a %.3f s step to %s\n", n, step, path);
+  return 0;
+}
+
+/* The prediction of s in fmt to standard output (with the operators of
+ * one layer when show_ops); the exit code. */
+static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int show_ops,
+                  double train_tokens) {
+  sc_op_time ops[64];
+  int n = 0;
+  if (show_ops) {
+    sc_error err = {0};
+    n = sc_explain_layer(s, ops, 64, &err);
+    if (n < 0) {
+      fprintf(stderr, "stepcast predict: %s\n", err.msg);
+      return cli_exit_code(-n);
+    }
+  }
+  sc_report_prediction_ops(stdout, fmt, s, r, train_tokens, show_ops ? ops : NULL, n);
   return 0;
 }
 
@@ -96,17 +113,15 @@ int cmd_predict(int argc, char **argv) {
   if (!rc) {
     sc_result r;
     sc_error err = {0};
-    if (sc_predict(&s, &r, &err) != SC_OK) {
+    int prc = sc_predict(&s, &r, &err);
+    if (prc != SC_OK) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
-      rc = err.code == SC_EIO ? 3 : 2;
+      rc = cli_exit_code(prc);
     } else {
-      sc_report_prediction(stdout, sa.fmt, &s, &r, train_tokens);
-      if (show_ops) {
-        sc_op_time ops[64];
-        int n = sc_explain_layer(&s, ops, 64, &err);
-        if (n > 0) sc_report_layer_ops(stdout, sa.fmt, ops, n);
-      }
-      if (trace) rc = write_trace(trace, &s);
+      /* a file named "-" takes standard output in place of the report:
+       * one document per invocation */
+      if (!(trace && !strcmp(trace, "-"))) rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
+      if (!rc && trace) rc = write_trace(trace, &s);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }

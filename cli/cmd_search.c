@@ -19,7 +19,8 @@ static void help(void) {
   printf("  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
          "  --all                 also list plans that do not fit in memory\n\n"
-         "Exit codes: 0 ok, 1 no plan fits, 2 bad input, 3 I/O error.\n");
+         "Exit codes (docs/output.md): 0 ok, 1 no plan fits, 2 bad input, 3 I/O error,\n"
+         "4 out of memory.\n");
 }
 
 /* Parse a positive integer option value; 0 on error (message printed). */
@@ -71,10 +72,10 @@ int cmd_search(int argc, char **argv) {
     sc_search_stats st;
     sc_error err = {0};
     int n = 0;
-    if (!best) rc = 3;
-    else if (sc_search(&s, &o, best, top, &n, &st, &err) != SC_OK) {
+    if (!best) rc = 4;
+    else if ((rc = sc_search(&s, &o, best, top, &n, &st, &err)) != SC_OK) {
       fprintf(stderr, "stepcast search: %s\n", err.msg);
-      rc = 2;
+      rc = cli_exit_code(rc);
     } else {
       sc_report_search(stdout, sa.fmt, &s, best, n, &st);
       if (n == 0) rc = 1;

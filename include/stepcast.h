@@ -579,6 +579,50 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
                      int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
                      double *seconds, sc_error *err);
 
+/* ---------------------------------------------- a collective over sizes */
+
+/* What `stepcast collective` runs: one collective at sizes min_bytes,
+ * min_bytes * factor, ... up to max_bytes, with NCCL's model and, when
+ * `topo` is set, the flow engine on that topology. */
+typedef struct sc_coll_sweep_opts {
+  sc_coll_op op;
+  int ranks;             /* 1..16777216 */
+  int ranks_per_node;    /* divides ranks */
+  int arch;              /* GPU SM version: NCCL's tables */
+  double nvlink_GBps;    /* NVLink per GPU per direction, GB/s */
+  double nic_Gbps;       /* NIC per GPU per direction, Gb/s */
+  double min_bytes, max_bytes;  /* nccl-tests sizes, bytes */
+  double factor;         /* > 1 */
+  char topo[256];        /* topology spec or file ("" = NCCL model only) */
+  char algo[32];         /* flow-engine plug-in ("" = the first for op) */
+} sc_coll_sweep_opts;
+
+/* One size of a sweep. */
+typedef struct sc_coll_point {
+  double bytes;
+  sc_coll_cost nccl;     /* NCCL's model */
+  double algbw, busbw;   /* of the model, bytes/s (nccl-tests' definitions) */
+  double flow_s;         /* flow engine, seconds; < 0 without a topology */
+  double flow_busbw;     /* flow engine bus bandwidth, bytes/s (0 without) */
+} sc_coll_point;
+
+typedef struct sc_coll_sweep {
+  sc_coll_sweep_opts opts;  /* as run */
+  sc_coll_point *points;    /* owned: n points, smallest first */
+  int n;
+} sc_coll_sweep;
+
+/* All-reduce over 8 ranks of one DGX A100, 1 KiB to 1 GiB by 2. */
+void sc_coll_sweep_default(sc_coll_sweep_opts *o);
+
+/* Run the sweep o into *out (free it with sc_coll_sweep_free). fn (may be
+ * NULL) gets the flow engine's progress with ud. SC_OK, SC_EINPUT (a bad
+ * option, named, or more than 100,000 sizes), SC_EIO (topology file) or
+ * SC_ENOMEM; on error out holds nothing. */
+int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
+                      sc_coll_sweep *out, sc_error *err);
+void sc_coll_sweep_free(sc_coll_sweep *s);
+
 /* ------------------------------------------------------------ validation */
 
 /* Predictions of published measurements (data/validation, format in its
@@ -654,7 +698,16 @@ int sc_format_from_name(const char *name);
 void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
                           const sc_result *r, double train_tokens);
 
-/* The n operators of one layer (sc_explain_layer). */
+/* sc_report_prediction with the n_ops operators of one layer
+ * (sc_explain_layer; ops NULL: none) in the same document: JSON adds a
+ * "layer_ops" array to the prediction's object, CSV gives one table with a
+ * row per operator (the prediction's columns repeated, then op_*), the
+ * table format appends the operators' table. */
+void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
+                              const sc_result *r, double train_tokens,
+                              const sc_op_time *ops, int n_ops);
+
+/* The n operators of one layer (sc_explain_layer) on their own. */
 void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n);
 
 /* The n plans c of a search of s (sc_search), fastest first, with st. */
@@ -672,6 +725,10 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
  * from run to run. */
 #define SC_REPORT_ROWS 1u
 #define SC_REPORT_TIMINGS 2u
+
+/* A collective sweep (sc_coll_sweep_run): table, JSON {"op", "ranks",
+ * "rows": [...]} or CSV, a row per size (docs/output.md). */
+void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s);
 
 /* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,

@@ -173,6 +173,8 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   pred_caveats(out, s, r);
 }
 
+/* The members of a prediction's JSON object, from "{" to the last member
+ * (no closing brace), so that callers can add members (layer_ops). */
 static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
                       double train_tokens) {
   const sc_plan *p = &s->plan;
@@ -202,50 +204,114 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
   mem_parts(&r->mem, mp);
   fprintf(out, "},\n \"memory_bytes\": {");
   for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s}\n", r->mem.capacity,
+  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s", r->mem.capacity,
           r->mem.fits ? "true" : "false");
 }
 
-static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
+/* The prediction's CSV columns: the header (header != 0) or the values. */
+static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, int header) {
   part pt[8], mp[6];
   int n = parts(r, pt);
   mem_parts(&r->mem, mp);
-  fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
-  for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
-  for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
-  fprintf(out, ",fits\n");
+  if (header) {
+    fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
+    for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
+    for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
+    fprintf(out, ",fits");
+    return;
+  }
   const sc_plan *p = &s->plan;
-  fprintf(out, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->model.name,
-          s->cluster.gpu.name, s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
-          r->micro_batch, p->global_batch, r->step_s, r->tokens_per_s, r->tflops_per_gpu, r->mfu);
+  csv_cell(out, s->model.name, ',');
+  csv_cell(out, s->cluster.gpu.name, ',');
+  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->cluster.gpus, p->tp, p->pp,
+          p->dp, p->cp, p->ep, p->vpp, r->micro_batch, p->global_batch, r->step_s,
+          r->tokens_per_s, r->tflops_per_gpu, r->mfu);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%d\n", r->mem.fits);
+  fprintf(out, ",%d", r->mem.fits);
+}
+
+static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
+
+static void op_csv(FILE *out, const sc_op_time *o) {
+  csv_cell(out, o->name, ',');
+  csv_cell(out, o->kind, ',');
+  fprintf(out, "%.6g,%.6g,%.6g,%.6g,%.4g", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+}
+
+static void op_json(FILE *out, const sc_op_time *o) {
+  fprintf(out, "{\"name\": ");
+  json_str(out, o->name);
+  fprintf(out, ", \"kind\": ");
+  json_str(out, o->kind);
+  fprintf(out, ", \"fwd_s\": %.6g, \"bwd_s\": %.6g, \"flops\": %.6g, \"bytes\": %.6g, "
+               "\"efficiency\": %.4g}", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+}
+
+static void ops_json_array(FILE *out, const sc_op_time *ops, int n) {
+  fputc('[', out);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ",\n  " : "\n  ", out);
+    op_json(out, &ops[i]);
+  }
+  fputc(']', out);
+}
+
+/* CSV of a prediction with its layer's operators: one table, a row per
+ * operator, the prediction's columns repeated on each (long format). */
+static void pred_ops_csv(FILE *out, const sc_scenario *s, const sc_result *r,
+                         const sc_op_time *ops, int n) {
+  pred_csv_cols(out, s, r, 1);
+  fprintf(out, ",op_name,op_kind,op_fwd_s,op_bwd_s,op_flops,op_bytes,op_efficiency\n");
+  for (int i = 0; i < n; i++) {
+    pred_csv_cols(out, s, r, 0);
+    fputc(',', out);
+    op_csv(out, &ops[i]);
+    fputc('\n', out);
+  }
+}
+
+void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
+                              const sc_result *r, double train_tokens,
+                              const sc_op_time *ops, int n_ops) {
+  if (fmt == SC_FORMAT_JSON) {
+    pred_json(out, s, r, train_tokens);
+    if (ops) {
+      fprintf(out, ",\n \"layer_ops\": ");
+      ops_json_array(out, ops, n_ops);
+    }
+    fprintf(out, "}\n");
+  } else if (fmt == SC_FORMAT_CSV && ops) {
+    pred_ops_csv(out, s, r, ops, n_ops);
+  } else if (fmt == SC_FORMAT_CSV) {
+    pred_csv_cols(out, s, r, 1);
+    fputc('\n', out);
+    pred_csv_cols(out, s, r, 0);
+    fputc('\n', out);
+  } else {
+    pred_table(out, s, r, train_tokens);
+    if (ops) sc_report_layer_ops(out, fmt, ops, n_ops);
+  }
 }
 
 void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
                           const sc_result *r, double train_tokens) {
-  if (fmt == SC_FORMAT_JSON) pred_json(out, s, r, train_tokens);
-  else if (fmt == SC_FORMAT_CSV) pred_csv(out, s, r);
-  else pred_table(out, s, r, train_tokens);
+  sc_report_prediction_ops(out, fmt, s, r, train_tokens, NULL, 0);
 }
 
 void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n) {
   if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"layer_ops\": [");
-    for (int i = 0; i < n; i++)
-      fprintf(out, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"fwd_s\": %.6g, \"bwd_s\": %.6g, "
-                   "\"flops\": %.6g, \"bytes\": %.6g, \"efficiency\": %.4g}",
-              i ? "," : "", ops[i].name, ops[i].kind, ops[i].fwd_s, ops[i].bwd_s, ops[i].flops,
-              ops[i].bytes, ops[i].eff);
-    fprintf(out, "]}\n");
+    fprintf(out, "{\"layer_ops\": ");
+    ops_json_array(out, ops, n);
+    fprintf(out, "}\n");
     return;
   }
   if (fmt == SC_FORMAT_CSV) {
-    fprintf(out, "name,kind,fwd_s,bwd_s,flops,bytes,efficiency\n");
-    for (int i = 0; i < n; i++)
-      fprintf(out, "%s,%s,%.6g,%.6g,%.6g,%.6g,%.4g\n", ops[i].name, ops[i].kind, ops[i].fwd_s,
-              ops[i].bwd_s, ops[i].flops, ops[i].bytes, ops[i].eff);
+    fprintf(out, "%s\n", OPS_CSV_HEADER);
+    for (int i = 0; i < n; i++) {
+      op_csv(out, &ops[i]);
+      fputc('\n', out);
+    }
     return;
   }
   double tf = 0, tb = 0;
@@ -466,4 +532,44 @@ void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *files, 
   if (fmt == SC_FORMAT_JSON) val_json(out, files, n, flags);
   else if (fmt == SC_FORMAT_CSV) val_csv(out, files, n);
   else val_table(out, files, n, flags);
+}
+
+/* ------------------------------------------------------------ collective */
+
+void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
+  const sc_coll_sweep_opts *o = &s->opts;
+  int flow = o->topo[0] != '\0';
+  if (fmt == SC_FORMAT_JSON)
+    fprintf(out, "{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", sc_coll_op_name(o->op), o->ranks);
+  else if (fmt == SC_FORMAT_CSV)
+    fprintf(out, "bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
+            flow ? ",flow_us,flow_busbw_GBps" : "");
+  else
+    fprintf(out, "# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s\n"
+                 "%12s %12s %10s %10s %-12s%s\n",
+            sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps,
+            o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "", "size(B)",
+            "time(us)", "algbw", "busbw", "nccl-algo", flow ? "   flow(us)  flow-busbw" : "");
+  for (int i = 0; i < s->n; i++) {
+    const sc_coll_point *p = &s->points[i];
+    double us = p->nccl.time * 1e6, alg = p->algbw / 1e9, bus = p->busbw / 1e9;
+    if (fmt == SC_FORMAT_JSON)
+      fprintf(out, "%s\n {\"bytes\": %.0f, \"time_us\": %.3f, \"algbw_GBps\": %.3f, "
+                   "\"busbw_GBps\": %.3f, \"algo\": \"%s\", \"proto\": \"%s\"",
+              i ? "," : "", p->bytes, us, alg, bus, p->nccl.algo, p->nccl.proto);
+    else if (fmt == SC_FORMAT_CSV)
+      fprintf(out, "%.0f,%.3f,%.3f,%.3f,%s,%s", p->bytes, us, alg, bus, p->nccl.algo,
+              p->nccl.proto);
+    else
+      fprintf(out, "%12.0f %12.2f %10.2f %10.2f %-5s/%-6s", p->bytes, us, alg, bus, p->nccl.algo,
+              p->nccl.proto);
+    if (flow) {
+      double fus = p->flow_s * 1e6, fbus = p->flow_busbw / 1e9;
+      if (fmt == SC_FORMAT_JSON) fprintf(out, ", \"flow_us\": %.3f, \"flow_busbw_GBps\": %.3f", fus, fbus);
+      else if (fmt == SC_FORMAT_CSV) fprintf(out, ",%.3f,%.3f", fus, fbus);
+      else fprintf(out, " %11.2f %11.2f", fus, fbus);
+    }
+    fputs(fmt == SC_FORMAT_JSON ? "}" : "\n", out);
+  }
+  if (fmt == SC_FORMAT_JSON) fprintf(out, "]}\n");
 }

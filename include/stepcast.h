@@ -730,6 +730,15 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
  * "rows": [...]} or CSV, a row per size (docs/output.md). */
 void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s);
 
+/* The GPU, model and cluster presets (`stepcast presets`); CSV is one
+ * table with a `kind` column (gpu, model, cluster). */
+void sc_report_presets(FILE *out, sc_format fmt);
+
+/* The summary of topology t (sc_topo_describe) in fmt; JSON and CSV give
+ * node counts per kind, links and the bandwidth and latency ranges, and
+ * `warnings` (may be NULL: not checked) the lines of sc_topo_check. */
+void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings);
+
 /* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
                           unsigned flags);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stepcast.h"
+#include "report/esc.h"
 #include "validate/validate.h"
 
 #define GIB 1073741824.0
@@ -14,35 +15,6 @@ int sc_format_from_name(const char *s) {
   if (!strcmp(s, "json")) return SC_FORMAT_JSON;
   if (!strcmp(s, "csv")) return SC_FORMAT_CSV;
   return -1;
-}
-
-/* Write s as a JSON string literal. */
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-    else if (ch == '\n') fputs("\\n", out);
-    else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-    else fputc(ch, out);
-  }
-  fputc('"', out);
-}
-
-/* Write s as one CSV field (RFC 4180: quoted, with quotes doubled, when it
- * holds a comma, a quote or a line break), then `end` (',' or '\n'). */
-static void csv_cell(FILE *out, const char *s, char end) {
-  if (strpbrk(s, ",\"\r\n")) {
-    fputc('"', out);
-    for (; *s; s++) {
-      if (*s == '"') fputc('"', out);
-      fputc(*s, out);
-    }
-    fputc('"', out);
-  } else {
-    fputs(s, out);
-  }
-  fputc(end, out);
 }
 
 static const char *sched_name(sc_schedule s) {
@@ -179,9 +151,9 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
                       double train_tokens) {
   const sc_plan *p = &s->plan;
   fprintf(out, "{\"model\": ");
-  json_str(out, s->model.name);
+  esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
-  json_str(out, s->cluster.gpu.name);
+  esc_json(out, s->cluster.gpu.name);
   fprintf(out, ", \"gpus\": %d, \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
@@ -221,8 +193,8 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
     return;
   }
   const sc_plan *p = &s->plan;
-  csv_cell(out, s->model.name, ',');
-  csv_cell(out, s->cluster.gpu.name, ',');
+  esc_csv(out, s->model.name, ',');
+  esc_csv(out, s->cluster.gpu.name, ',');
   fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->cluster.gpus, p->tp, p->pp,
           p->dp, p->cp, p->ep, p->vpp, r->micro_batch, p->global_batch, r->step_s,
           r->tokens_per_s, r->tflops_per_gpu, r->mfu);
@@ -234,16 +206,16 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
 static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
 
 static void op_csv(FILE *out, const sc_op_time *o) {
-  csv_cell(out, o->name, ',');
-  csv_cell(out, o->kind, ',');
+  esc_csv(out, o->name, ',');
+  esc_csv(out, o->kind, ',');
   fprintf(out, "%.6g,%.6g,%.6g,%.6g,%.4g", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
 }
 
 static void op_json(FILE *out, const sc_op_time *o) {
   fprintf(out, "{\"name\": ");
-  json_str(out, o->name);
+  esc_json(out, o->name);
   fprintf(out, ", \"kind\": ");
-  json_str(out, o->kind);
+  esc_json(out, o->kind);
   fprintf(out, ", \"fwd_s\": %.6g, \"bwd_s\": %.6g, \"flops\": %.6g, \"bytes\": %.6g, "
                "\"efficiency\": %.4g}", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
 }
@@ -333,9 +305,9 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
     if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
   int per_stage = stages > 0 ? s->cluster.gpus / stages : 0;
   fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ");
-  json_str(out, s->model.name);
+  esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
-  json_str(out, s->cluster.gpu.name);
+  esc_json(out, s->cluster.gpu.name);
   fprintf(out, ", \"gpus\": %d},\n \"traceEvents\": [", s->cluster.gpus);
   for (int st = 0; st < stages; st++) {
     fprintf(out, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
@@ -431,7 +403,7 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
   fprintf(out, "{\"files\": [");
   for (int i = 0; i < n; i++) {
     fprintf(out, "%s\n  {\"file\": ", i ? "," : "");
-    json_str(out, f[i].path);
+    esc_json(out, f[i].path);
     fprintf(out, ", \"kind\": \"%s\", \"rows\": %d, \"predicted\": %d, \"skipped\": %d, "
                  "\"not_supported_yet\": %d, \"mape\": %.6g, \"median_ape\": %.6g, "
                  "\"max_ape\": %.6g, \"within_10pct\": %d",
@@ -451,13 +423,13 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
       const val_row *r = &f[i].rows[j];
       fprintf(out, "%s\n  {\"file\": ", first ? "" : ",");
       first = 0;
-      json_str(out, f[i].path);
+      esc_json(out, f[i].path);
       fprintf(out, ", \"id\": ");
-      json_str(out, r->id);
+      esc_json(out, r->id);
       fprintf(out, ", \"measured\": %.6g, ", r->measured);
       if (r->skipped[0]) {
         fprintf(out, "\"predicted\": null, \"ape\": null, \"skipped\": ");
-        json_str(out, r->skipped);
+        esc_json(out, r->skipped);
       } else {
         fprintf(out, "\"predicted\": %.6g, \"ape\": %.6g, \"skipped\": null", r->predicted, r->ape);
       }
@@ -471,12 +443,12 @@ static void val_csv(FILE *out, const val_file *f, int n) {
   for (int i = 0; i < n; i++)
     for (int j = 0; j < f[i].n; j++) {
       const val_row *r = &f[i].rows[j];
-      csv_cell(out, f[i].path, ',');
-      csv_cell(out, val_kind_name(f[i].kind), ',');
-      csv_cell(out, r->id, ',');
+      esc_csv(out, f[i].path, ',');
+      esc_csv(out, val_kind_name(f[i].kind), ',');
+      esc_csv(out, r->id, ',');
       if (r->skipped[0]) {
         fprintf(out, "%.6g,,,", r->measured);
-        csv_cell(out, r->skipped, '\n');
+        esc_csv(out, r->skipped, '\n');
       } else {
         fprintf(out, "%.6g,%.6g,%.6g,\n", r->measured, r->predicted, r->ape);
       }
@@ -572,4 +544,101 @@ void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
     fputs(fmt == SC_FORMAT_JSON ? "}" : "\n", out);
   }
   if (fmt == SC_FORMAT_JSON) fprintf(out, "]}\n");
+}
+
+/* --------------------------------------------------------------- presets */
+
+static double gpu_tflops16(const sc_gpu *g) {
+  return (g->peak_flops[SC_BF16] > 0 ? g->peak_flops[SC_BF16] : g->peak_flops[SC_FP16]) / 1e12;
+}
+
+static void presets_table(FILE *out) {
+  fprintf(out, "GPUs (cluster.gpu):\n");
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    fprintf(out, "  %-16s %7.0f TFLOP/s bf16/fp16  %6.0f GB  %5.2f TB/s HBM  %4.0f GB/s NVLink\n",
+            g->name, gpu_tflops16(g), g->hbm_bytes / 1e9, g->hbm_bw / 1e12, g->nvlink_bw / 1e9);
+  }
+  fprintf(out, "\nModels (model):\n");
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *m = sc_model_preset_at(i);
+    fprintf(out, "  %-16s %8.1fB params  %3d layers  hidden %5d  heads %3d/%-3d  seq %d\n",
+            m->name, sc_model_params(m) / 1e9, m->tf.layers, m->tf.hidden, m->tf.heads,
+            m->tf.kv_heads, m->tf.seq);
+  }
+  fprintf(out, "\nClusters (cluster.preset):\n");
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    fprintf(out, "  %-16s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU\n",
+            c->name, c->gpu.name, c->gpus_per_node, c->nvlink_domain, c->nic_bw * 8 / 1e9);
+  }
+}
+
+/* One preset as a CSV row or JSON object: kind, name and the numbers of
+ * that kind (the other CSV columns blank). */
+static const char PRESET_CSV_HEADER[] =
+    "kind,name,tflops_16bit,hbm_bytes,hbm_Bps,nvlink_Bps,params,layers,hidden,heads,kv_heads,"
+    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps\n";
+
+static void presets_csv(FILE *out) {
+  fputs(PRESET_CSV_HEADER, out);
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    fputs("gpu,", out);
+    esc_csv(out, g->name, ',');
+    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,\n", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw,
+            g->nvlink_bw);
+  }
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *m = sc_model_preset_at(i);
+    fputs("model,", out);
+    esc_csv(out, m->name, ',');
+    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,\n", sc_model_params(m), m->tf.layers,
+            m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
+  }
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    fputs("cluster,", out);
+    esc_csv(out, c->name, ',');
+    fprintf(out, ",,,,,,,,,,");
+    esc_csv(out, c->gpu.name, ',');
+    fprintf(out, "%d,%d,%.6g\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+  }
+}
+
+static void presets_json(FILE *out) {
+  fprintf(out, "{\"gpus\": [");
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+    esc_json(out, g->name);
+    fprintf(out, ", \"tflops_16bit\": %.6g, \"hbm_bytes\": %.6g, \"hbm_Bps\": %.6g, "
+                 "\"nvlink_Bps\": %.6g}", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw);
+  }
+  fprintf(out, "],\n \"models\": [");
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *m = sc_model_preset_at(i);
+    fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+    esc_json(out, m->name);
+    fprintf(out, ", \"params\": %.6g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
+                 "\"kv_heads\": %d, \"seq\": %d}", sc_model_params(m), m->tf.layers,
+            m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
+  }
+  fprintf(out, "],\n \"clusters\": [");
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+    esc_json(out, c->name);
+    fprintf(out, ", \"gpu\": ");
+    esc_json(out, c->gpu.name);
+    fprintf(out, ", \"gpus_per_node\": %d, \"nvlink_domain\": %d, \"nic_Bps\": %.6g}",
+            c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+  }
+  fprintf(out, "]}\n");
+}
+
+void sc_report_presets(FILE *out, sc_format fmt) {
+  if (fmt == SC_FORMAT_JSON) presets_json(out);
+  else if (fmt == SC_FORMAT_CSV) presets_csv(out);
+  else presets_table(out);
 }

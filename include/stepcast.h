@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the library's interface: exported from the
+ * shared library, which hides every other symbol (-fvisibility=hidden). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define SC_VERSION "0.1.0"
 
 /* ---------------------------------------------------------------- errors */
@@ -742,6 +748,10 @@ void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warn
 /* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
                           unsigned flags);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

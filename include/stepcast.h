@@ -749,6 +749,32 @@ void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warn
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
                           unsigned flags);
 
+/* ------------------------------------------------- text in, text out */
+
+/* For language bindings (the Python module, docs/python.md): each entry
+ * takes a scenario as a file `path` or as JSON `json` text (at most one;
+ * neither = the built-in default), key-path overrides as sc_scenario_load
+ * does, and on success sets *out to a malloc'd, NUL-terminated JSON
+ * document -- byte for byte what the command prints with --format json --
+ * that the caller frees with sc_free. On error *out is NULL and err says
+ * why (the code as elsewhere: SC_EINPUT, SC_EIO, SC_ENOMEM, SC_EMODEL). */
+
+/* `stepcast predict --format json` (ops: with `--ops`; train_tokens > 0:
+ * with `--train-tokens`). */
+int sc_predict_json(const char *path, const char *json, const char *const *overrides,
+                    size_t n_overrides, int ops, double train_tokens, char **out,
+                    sc_error *err);
+/* `stepcast search --format json`: the `top` (1..100000) fastest plans. */
+int sc_search_json(const char *path, const char *json, const char *const *overrides,
+                   size_t n_overrides, const sc_search_opts *opts, int top, char **out,
+                   sc_error *err);
+/* `stepcast validate --format json` of the n CSVs at paths. */
+int sc_validate_json(const char *const *paths, size_t n, char **out, sc_error *err);
+/* `stepcast collective --format json` of the sweep o. */
+int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
+/* Free what the *_json entries return (NULL is allowed). */
+void sc_free(void *p);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -28,9 +28,23 @@ int cli_exit_code(int code);
  * output. NULL (message printed) when it cannot be opened. */
 FILE *cli_open_out(const char *cmd, const char *path);
 
+/* 1 when path is "-" (standard output). */
+int cli_is_stdout(const char *path);
+
+/* 0, or 2 after a message when both a and b are "-": one document per
+ * invocation on standard output. */
+int cli_one_stdout(const char *cmd, const char *a, const char *b);
+
 /* Flush and close f (not standard output, which is only flushed); 0, or
  * 3 after a message when anything failed to be written. */
 int cli_close_out(const char *cmd, const char *path, FILE *f);
+
+/* html_out.c: the HTML report of a search of s under o to path ("-":
+ * standard output), plans fitting or not, `chosen` (may be NULL) marked;
+ * the exit code. */
+#include "stepcast.h"
+int cli_search_html(const char *path, const sc_scenario *s, const sc_search_opts *o,
+                    const sc_candidate *chosen);
 
 /* The data directory (the one holding validation/) into buf: from
  * $STEPCAST_DATA, else PREFIX/share/stepcast beside the binary, else

@@ -26,7 +26,7 @@
 typedef struct opts {
   int op, ranks, ppn, arch;
   double nvlink, nic, min, max, factor;
-  const char *topo, *algo;
+  const char *topo, *algo, *html;
   sc_format format;
 } opts;
 
@@ -83,7 +83,7 @@ static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
   *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.nvlink_GBps, d.nic_Gbps,
-              d.min_bytes, d.max_bytes, d.factor, NULL, "ring", SC_FORMAT_TABLE};
+              d.min_bytes, d.max_bytes, d.factor, NULL, "ring", NULL, SC_FORMAT_TABLE};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,6 +105,7 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(k, "--factor")) o->factor = strtod(v, &end);
     else if (!strcmp(k, "--topo")) o->topo = v;
     else if (!strcmp(k, "--algo")) o->algo = v;
+    else if (!strcmp(k, "--html")) o->html = v;
     else if (!strcmp(k, "--format")) {
       int f = sc_format_from_name(v);
       if (f < 0) return bad("--format expects table, json or csv, got", v);
@@ -131,7 +132,9 @@ int cmd_collective(int argc, char **argv) {
   if (rc < 0) {
     printf("usage: stepcast collective [--op OP] [--ranks N] [--ppn N] [--arch 70|80|90|100]\n"
            "  [--nvlink GB/s] [--nic Gb/s] [--min SIZE] [--max SIZE] [--factor F]\n"
-           "  [--topo SPEC --algo NAME] [--format table|json|csv]\n\n"
+           "  [--topo SPEC --algo NAME] [--format table|json|csv] [--html FILE]\n\n"
+           "--html FILE writes an HTML report with the bus-bandwidth curve (docs/report.md);\n"
+           "'-' writes it to standard output instead of the table.\n"
            "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
     return 0;
   }
@@ -160,7 +163,12 @@ int cmd_collective(int argc, char **argv) {
     fprintf(stderr, "stepcast collective: %s\n", err.msg);
     return cli_exit_code(rc);
   }
-  sc_report_collective(stdout, o.format, &sw);
+  if (!cli_is_stdout(o.html)) sc_report_collective(stdout, o.format, &sw);
+  if (o.html) {
+    FILE *f = cli_open_out("collective", o.html);
+    if (f) sc_html_collective(f, &sw);
+    rc = f ? cli_close_out("collective", o.html, f) : 3;
+  }
   sc_coll_sweep_free(&sw);
-  return 0;
+  return rc;
 }

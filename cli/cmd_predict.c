@@ -22,7 +22,9 @@ static void help(void) {
          "  --ops                 also list the operators of one layer with their times\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
          "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
-         "                        '-' writes it to standard output instead of the report\n\n"
+         "                        '-' writes it to standard output instead of the report\n"
+         "  --html FILE           write a self-contained HTML report (breakdown, timeline,\n"
+         "                        memory; docs/report.md); '-': standard output\n\n"
          "Exit codes (docs/output.md): 0 ok, 1 does not fit (with --require-fit), 2 bad\n"
          "input, 3 I/O error, 4 out of memory.\n");
 }
@@ -52,6 +54,24 @@ static int write_trace(const char *path, const sc_scenario *s) {
   return 0;
 }
 
+/* The HTML report of s (with its timeline) to path ("-": standard
+ * output); returns the exit code. */
+static int write_html(const char *path, const sc_scenario *s, const sc_result *r) {
+  sc_span *spans = NULL;
+  size_t n = 0;
+  double step = 0;
+  sc_error err = {0};
+  int rc = sc_timeline(s, &spans, &n, &step, &err);
+  if (rc != SC_OK) {
+    fprintf(stderr, "stepcast predict: %s\n", err.msg);
+    return cli_exit_code(rc);
+  }
+  FILE *f = cli_open_out("predict", path);
+  if (f) sc_html_prediction(f, s, r, spans, n);
+  free(spans);
+  return f ? cli_close_out("predict", path, f) : 3;
+}
+
 /* The prediction of s in fmt to standard output (with the operators of
  * one layer when show_ops); the exit code. */
 static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int show_ops,
@@ -75,7 +95,7 @@ int cmd_predict(int argc, char **argv) {
   if (scen_args_init(&sa, argc)) return 3;
   int require_fit = 0, show_ops = 0, rc = 0;
   double train_tokens = 0;
-  const char *trace = NULL;
+  const char *trace = NULL, *html = NULL;
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
     int need = i + 1 < argc;
@@ -93,13 +113,13 @@ int cmd_predict(int argc, char **argv) {
       i++;
       continue;
     }
-    if (!strcmp(a, "--trace")) {
+    if (!strcmp(a, "--trace") || !strcmp(a, "--html")) {
       if (!need) {
-        fprintf(stderr, "stepcast predict: --trace expects a file name (Chrome trace JSON)\n");
+        fprintf(stderr, "stepcast predict: %s expects a file name ('-': standard output)\n", a);
         rc = 2;
         break;
       }
-      trace = argv[++i];
+      *(a[2] == 't' ? &trace : &html) = argv[++i];
       continue;
     }
     int took = scen_args_take(&sa, "predict", argc, argv, &i);
@@ -108,6 +128,7 @@ int cmd_predict(int argc, char **argv) {
     fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
     rc = 2;
   }
+  if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
   if (!rc) {
@@ -120,8 +141,10 @@ int cmd_predict(int argc, char **argv) {
     } else {
       /* a file named "-" takes standard output in place of the report:
        * one document per invocation */
-      if (!(trace && !strcmp(trace, "-"))) rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
+      if (!cli_is_stdout(trace) && !cli_is_stdout(html))
+        rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
       if (!rc && trace) rc = write_trace(trace, &s);
+      if (!rc && html) rc = write_html(html, &s, &r);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }

@@ -18,7 +18,9 @@ static void help(void) {
   scen_args_help();
   printf("  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
-         "  --all                 also list plans that do not fit in memory\n\n"
+         "  --all                 also list plans that do not fit in memory\n"
+         "  --html FILE           HTML report: time against memory of the plans, Pareto\n"
+         "                        front, the chosen plan marked; '-': standard output\n\n"
          "Exit codes (docs/output.md): 0 ok, 1 no plan fits, 2 bad input, 3 I/O error,\n"
          "4 out of memory.\n");
 }
@@ -44,6 +46,7 @@ int cmd_search(int argc, char **argv) {
   sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
   sc_search_opts o = {0, 0, 0, 0, 1};
   int top = 10, rc = 0;
+  const char *html = NULL; /* --html FILE (cli/html_out.c) */
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int *dst = !strcmp(a, "--top")      ? &top
@@ -54,6 +57,7 @@ int cmd_search(int argc, char **argv) {
                                          : NULL;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
     if (!strcmp(a, "--all")) { o.require_fit = 0; continue; }
+    if (!strcmp(a, "--html") && v) { html = argv[++i]; continue; }
     if (dst) {
       if (!(*dst = positive(a, v, a[2] == 't' && a[3] == 'o' ? 1000 : 4096))) rc = 2;
       i++;
@@ -77,8 +81,9 @@ int cmd_search(int argc, char **argv) {
       fprintf(stderr, "stepcast search: %s\n", err.msg);
       rc = cli_exit_code(rc);
     } else {
-      sc_report_search(stdout, sa.fmt, &s, best, n, &st);
-      if (n == 0) rc = 1;
+      if (!cli_is_stdout(html)) sc_report_search(stdout, sa.fmt, &s, best, n, &st);
+      if (html) rc = cli_search_html(html, &s, &o, n ? best : NULL);
+      if (!rc && n == 0) rc = 1;
     }
     free(best);
   }

@@ -13,7 +13,8 @@
 #include "stepcast.h"
 
 static void help(void) {
-  printf("usage: stepcast validate [--format table|json|csv] [--summary] [--timings] [FILE.csv...]\n\n"
+  printf("usage: stepcast validate [--format table|json|csv] [--summary] [--timings]\n"
+         "                         [--html FILE] [FILE.csv...]\n\n"
          "Predict every row of measurement CSVs (training sets: seconds per step;\n"
          "collective sets: microseconds) and print each row's error, then per file\n"
          "the MAPE, median and max error and the rows within 10 %%. Rows that cannot\n"
@@ -23,6 +24,8 @@ static void help(void) {
          "supported yet\".\n\n"
          "  --summary   print only the per-file summary (table format)\n"
          "  --timings   also print the wall time of each set (output differs run to run)\n"
+         "  --html FILE write an HTML report: predicted against measured per set, with\n"
+         "              the error bands (docs/report.md); '-': standard output\n"
          "  --row ID    predict one training row as `stepcast predict` would show it\n"
          "              (the scenario its blank cells give, with the full breakdown)\n\n"
          "Exit codes (docs/output.md): 0 ok, 2 malformed CSV, 3 unreadable file,\n"
@@ -73,12 +76,20 @@ static int shipped_sets(glob_t *g, size_t *strip) {
   return 0;
 }
 
+/* The HTML report of the n sets to path; the exit code. */
+static int write_html(const char *path, const sc_validation *sets, int n) {
+  FILE *f = cli_open_out("validate", path);
+  if (!f) return 3;
+  sc_html_validation(f, sets, n);
+  return cli_close_out("validate", path, f);
+}
+
 /* Validate the n CSVs at paths and report them, each named by its path
  * less the first `strip` characters (the data directory of shipped sets,
  * so that the output does not depend on where stepcast is); the exit
  * code. */
 static int run_sets(const char *const *paths, int n, size_t strip, sc_format fmt,
-                    unsigned flags) {
+                    unsigned flags, const char *html) {
   sc_validation *sets = calloc((size_t)n, sizeof *sets);
   if (!sets) return 4;
   int done = 0, rc = 0;
@@ -92,7 +103,8 @@ static int run_sets(const char *const *paths, int n, size_t strip, sc_format fmt
     }
     if (strip) memmove(sets[done].path, sets[done].path + strip, strlen(sets[done].path + strip) + 1);
   }
-  if (!rc) sc_report_validation(stdout, fmt, sets, n, flags);
+  if (!rc && !cli_is_stdout(html)) sc_report_validation(stdout, fmt, sets, n, flags);
+  if (!rc && html) rc = write_html(html, sets, n);
   for (int i = 0; i < done; i++) sc_validation_free(&sets[i]);
   free(sets);
   return rc;
@@ -125,6 +137,7 @@ int cmd_validate(int argc, char **argv) {
   sc_format fmt = SC_FORMAT_TABLE;
   unsigned flags = SC_REPORT_ROWS;
   int n = 0, rc = 0;
+  const char *html = NULL;
   glob_t g = {0};
   const char **paths = calloc((size_t)argc, sizeof *paths);
   if (!paths) return 4;
@@ -133,6 +146,15 @@ int cmd_validate(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); goto done; }
     if (!strcmp(a, "--summary")) { flags &= ~SC_REPORT_ROWS; continue; }
     if (!strcmp(a, "--timings")) { flags |= SC_REPORT_TIMINGS; continue; }
+    if (!strcmp(a, "--html")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "stepcast validate: --html expects a file name ('-': standard output)\n");
+        rc = 2;
+        goto done;
+      }
+      html = argv[++i];
+      continue;
+    }
     if (!strcmp(a, "--format")) {
       int f = i + 1 < argc ? sc_format_from_name(argv[++i]) : -1;
       if (f < 0) {
@@ -153,9 +175,9 @@ int cmd_validate(int argc, char **argv) {
   if (n == 0) {
     size_t strip = 0;
     if ((rc = shipped_sets(&g, &strip))) goto done;
-    rc = run_sets((const char *const *)g.gl_pathv, (int)g.gl_pathc, strip, fmt, flags);
+    rc = run_sets((const char *const *)g.gl_pathv, (int)g.gl_pathc, strip, fmt, flags, html);
   } else {
-    rc = run_sets(paths, n, 0, fmt, flags);
+    rc = run_sets(paths, n, 0, fmt, flags, html);
   }
 done:
   globfree(&g);

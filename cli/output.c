@@ -37,6 +37,14 @@ int cli_close_out(const char *cmd, const char *path, FILE *f) {
   return bad ? 3 : 0;
 }
 
+int cli_is_stdout(const char *path) { return path && !strcmp(path, "-"); }
+
+int cli_one_stdout(const char *cmd, const char *a, const char *b) {
+  if (!cli_is_stdout(a) || !cli_is_stdout(b)) return 0;
+  fprintf(stderr, "stepcast %s: only one output can be '-' (standard output)\n", cmd);
+  return 2;
+}
+
 static int is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);

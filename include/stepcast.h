@@ -749,6 +749,27 @@ void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warn
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
                           unsigned flags);
 
+/* ------------------------------------------------------- HTML reports */
+
+/* Self-contained HTML pages (one file, inline SVG charts, no script, no
+ * network; docs/report.md), deterministic like every report. */
+
+/* A prediction: summary, the step's time breakdown, the pipeline timeline
+ * (sc_timeline's n_spans spans; none when NULL), and memory per GPU by
+ * kind against capacity. */
+void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
+                        const sc_span *spans, size_t n_spans);
+/* A search: the n plans as step time against memory per GPU, their
+ * Pareto front, and plans[chosen] marked (chosen < 0: none). */
+void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
+                    int chosen, const sc_search_stats *st);
+/* Validated sets: the summary table, and per set with predictions a
+ * predicted-against-measured scatter with the 10 % and 25 % error bands. */
+void sc_html_validation(FILE *out, const sc_validation *sets, int n);
+/* A collective sweep: the bus bandwidth against the size, NCCL's model and
+ * (with a topology) the flow engine. */
+void sc_html_collective(FILE *out, const sc_coll_sweep *sw);
+
 /* ------------------------------------------------- text in, text out */
 
 /* For language bindings (the Python module, docs/python.md): each entry

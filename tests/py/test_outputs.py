@@ -168,6 +168,18 @@ def main():
             fail("trace -", str(e))
         if os.path.exists(os.path.join(ROOT, "-")):
             fail("trace -", "wrote a file named '-'")
+    # --html - : one HTML page on standard output, in place of the report
+    for args in (["predict"], ["search", "-m", "gpt3-13b", "-n", "64", "--gb", "256"],
+                 ["validate", SMALL_SET], ["collective", "--max", "1M"]):
+        rc, out, err = run(args + ["--html", "-"])
+        checked += 1
+        if rc != 0 or not out.startswith("<!DOCTYPE html>") or out.count("</html>") != 1 \
+                or not out.rstrip().endswith("</html>"):
+            fail(args[0] + " --html -", f"exit {rc}, not one HTML page: {out[:60]!r}")
+    rc, out, err = run(["predict", "--trace", "-", "--html", "-"])
+    checked += 1
+    if rc != 2 or "only one output can be '-'" not in err:
+        fail("predict --trace - --html -", f"exit {rc}: {err.strip()[:120]}")
     # the same input gives the same bytes (no wall time unless asked)
     a, b = run(["validate", "--format", "json"])[1], run(["validate", "--format", "json"])[1]
     checked += 1

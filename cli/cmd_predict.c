@@ -29,9 +29,11 @@ static void help(void) {
          "input, 3 I/O error, 4 out of memory.\n");
 }
 
-/* Lay out the step and write it to path ("-": standard output); returns
- * the exit code. */
-static int write_trace(const char *path, const sc_scenario *s) {
+/* Lay out the step and write it as a Chrome trace to `trace` and as an
+ * HTML report to `html` (either may be NULL; "-": standard output);
+ * returns the exit code. */
+static int write_files(const char *trace, const char *html, const sc_scenario *s,
+                       const sc_result *r) {
   sc_span *spans = NULL;
   size_t n = 0;
   double step = 0;
@@ -41,35 +43,23 @@ static int write_trace(const char *path, const sc_scenario *s) {
     fprintf(stderr, "stepcast predict: %s\n", err.msg);
     return cli_exit_code(rc);
   }
-  FILE *f = cli_open_out("predict", path);
-  if (!f) {
-    free(spans);
-    return 3;
+  for (int k = 0; k < 2 && !rc; k++) {
+    const char *path = k ? html : trace;
+    if (!path) continue;
+    FILE *f = cli_open_out("predict", path);
+    if (!f) {
+      rc = 3;
+      break;
+    }
+    if (k) sc_html_prediction(f, s, r, spans, n);
+    else sc_report_trace(f, s, spans, n);
+    rc = cli_close_out("predict", path, f);
+    if (!rc && isatty(fileno(stderr)) && !cli_is_stdout(path))
+      fprintf(stderr, "stepcast: wrote %s of a %.3f s step (%zu spans) to %s\n",
+              k ? "an HTML report" : "the trace", step, n, path);
   }
-  sc_report_trace(f, s, spans, n);
   free(spans);
-  if ((rc = cli_close_out("predict", path, f))) return rc;
-  if (isatty(fileno(stderr)) && strcmp(path, "-"))
-    fprintf(stderr, "stepcast: wrote %zu spans of a %.3f s step to %s\n", n, step, path);
-  return 0;
-}
-
-/* The HTML report of s (with its timeline) to path ("-": standard
- * output); returns the exit code. */
-static int write_html(const char *path, const sc_scenario *s, const sc_result *r) {
-  sc_span *spans = NULL;
-  size_t n = 0;
-  double step = 0;
-  sc_error err = {0};
-  int rc = sc_timeline(s, &spans, &n, &step, &err);
-  if (rc != SC_OK) {
-    fprintf(stderr, "stepcast predict: %s\n", err.msg);
-    return cli_exit_code(rc);
-  }
-  FILE *f = cli_open_out("predict", path);
-  if (f) sc_html_prediction(f, s, r, spans, n);
-  free(spans);
-  return f ? cli_close_out("predict", path, f) : 3;
+  return rc;
 }
 
 /* The prediction of s in fmt to standard output (with the operators of
@@ -143,8 +133,7 @@ int cmd_predict(int argc, char **argv) {
        * one document per invocation */
       if (!cli_is_stdout(trace) && !cli_is_stdout(html))
         rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
-      if (!rc && trace) rc = write_trace(trace, &s);
-      if (!rc && html) rc = write_html(html, &s, &r);
+      if (!rc && (trace || html)) rc = write_files(trace, html, &s, &r);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }

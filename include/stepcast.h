@@ -789,8 +789,11 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
                    size_t n_overrides, const sc_search_opts *opts, int top, char **out,
                    sc_error *err);
-/* `stepcast validate --format json` of the n CSVs at paths. */
-int sc_validate_json(const char *const *paths, size_t n, char **out, sc_error *err);
+/* `stepcast validate --format json` of the n CSVs at paths, set i called
+ * names[i] in the report (names NULL, or names[i] NULL: paths[i]; the
+ * command names its shipped sets "validation/KIND/FILE.csv"). */
+int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
+                     sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
 /* Free what the *_json entries return (NULL is allowed). */

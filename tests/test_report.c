@@ -95,7 +95,7 @@ Test(report, json_entries_fail_with_messages) {
   cr_expect_eq(sc_search_json(NULL, NULL, NULL, 0, &so, 0, &out, &err), SC_EINPUT);
   cr_expect(strstr(err.msg, "top"), "%s", err.msg);
   const char *none[] = {"/nonexistent.csv"};
-  cr_expect_eq(sc_validate_json(none, 1, &out, &err), SC_EIO);
+  cr_expect_eq(sc_validate_json(none, NULL, 1, &out, &err), SC_EIO);
   cr_expect_null(out);
 }
 

@@ -83,7 +83,7 @@ def _load():
     lib.sc_search_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
                                    ctypes.POINTER(_SearchOpts), ctypes.c_int, out,
                                    ctypes.POINTER(_Err)]
-    lib.sc_validate_json.argtypes = [strs, ctypes.c_size_t, out, ctypes.POINTER(_Err)]
+    lib.sc_validate_json.argtypes = [strs, strs, ctypes.c_size_t, out, ctypes.POINTER(_Err)]
     lib.sc_collective_json.argtypes = [ctypes.POINTER(_SweepOpts), out, ctypes.POINTER(_Err)]
     lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
@@ -187,20 +187,28 @@ def data_dir():
 
 
 def _shipped_sets():
+    """(paths, names) of every shipped set, in the command's order; names
+    as the command gives them (validation/KIND/FILE.csv)."""
     d = data_dir()
     sets = []
     for kind in ("training", "collectives", "dp_training", "recsys"):
         sets += sorted(glob.glob(os.path.join(d, "validation", kind, "*.csv")))
-    return sets
+    return sets, [os.path.relpath(p, d).replace(os.sep, "/") for p in sets]
 
 
 def validate_json(paths=None):
     """The text of ``stepcast validate --format json`` (paths None: every
-    shipped set)."""
+    shipped set, named as the command names them)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    arr, n = _strings([os.fspath(p) for p in (paths if paths is not None else _shipped_sets())])
-    return _call(_lib.sc_validate_json, arr, n)
+    if paths is None:
+        paths, names = _shipped_sets()
+    else:
+        paths = [os.fspath(p) for p in paths]
+        names = paths
+    arr, n = _strings(paths)
+    nm, _ = _strings(names)
+    return _call(_lib.sc_validate_json, arr, nm, n)
 
 
 def validate(paths=None):

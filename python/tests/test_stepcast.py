@@ -83,6 +83,7 @@ def test_validate_rows_for_pandas():
 
 
 def test_validate_shipped_sets():
+    assert stepcast.validate_json() == cli("validate", "--format", "json").stdout
     rows = stepcast.validate()
     files = {r["file"] for r in rows}
     shipped = glob.glob(os.path.join(ROOT, "data", "validation", "*", "*.csv"))

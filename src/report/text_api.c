@@ -89,14 +89,18 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
   return rc;
 }
 
-int sc_validate_json(const char *const *paths, size_t n, char **out, sc_error *err) {
+int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
+                     sc_error *err) {
   *out = NULL;
   sc_validation *sets = calloc(n ? n : 1, sizeof *sets);
   if (!sets) return sc_error_set(err, SC_ENOMEM, "out of memory for %zu sets", n);
   size_t done = 0;
   int rc = SC_OK;
-  for (; done < n && rc == SC_OK; done++)
+  for (; done < n && rc == SC_OK; done++) {
     if ((rc = sc_validate_file(paths[done], &sets[done], err)) != SC_OK) break;
+    if (names && names[done])
+      snprintf(sets[done].path, sizeof sets[done].path, "%s", names[done]);
+  }
   mstream m;
   if (rc == SC_OK) rc = ms_open(&m, err);
   if (rc == SC_OK) {

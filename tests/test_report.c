@@ -160,3 +160,14 @@ Test(report, html_pages_hold_their_charts) {
   free(first);
   free(again);
 }
+
+Test(report, empty_search_page_has_finite_axes) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_search_stats st = {10, 0, 0, 0.1};
+  char *page = NULL;
+  CAPTURE(page, sc_html_search(out, &s, NULL, 0, -1, &st));
+  cr_expect(strstr(page, "data-chart=\"pareto\" data-series=\"0\""), "%s", page);
+  cr_expect(!strstr(page, "nan") && !strstr(page, "inf"), "non-finite coordinates");
+  free(page);
+}

@@ -342,6 +342,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
     t0 = fmin(t0, plans[i].result.step_s), t1 = fmax(t1, plans[i].result.step_s);
     m0 = fmin(m0, plans[i].result.mem.total), m1 = fmax(m1, plans[i].result.mem.total);
   }
+  if (n == 0) t0 = 1, t1 = 10, m0 = 0, m1 = 0; /* empty axes, no NaN */
   m1 = fmax(m1, cap);
   nice_range(&t0, &t1, 1);
   m0 = 0;

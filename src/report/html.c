@@ -116,7 +116,7 @@ static void tick_label(char *buf, size_t cap, double v) {
   if (a >= 1e12) snprintf(buf, cap, "%gT", v / 1e12);
   else if (a >= 1e9) snprintf(buf, cap, "%gG", v / 1e9);
   else if (a >= 1e6) snprintf(buf, cap, "%gM", v / 1e6);
-  else if (a >= 1e4) snprintf(buf, cap, "%gk", v / 1e3);
+  else if (a >= 1e3) snprintf(buf, cap, "%gk", v / 1e3);
   else snprintf(buf, cap, "%g", v);
 }
 

@@ -287,6 +287,10 @@ typedef struct sc_plan {
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
+  int cuda_graphs;           /* 1 = the step's kernels replay from CUDA graphs
+                                (Megatron --enable-cuda-graph, TE graphed
+                                callables): a graph node's launch cost per
+                                kernel instead of the framework's host time */
   int n_overrides;           /* per-layer changes in overrides[0..n) */
   sc_override overrides[SC_MAX_OVERRIDES];
   /* Pipeline stage layout, as Megatron-Core splits layers (0 = unset: an

@@ -168,6 +168,8 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     /* a collective: its autograd function, then the torch.distributed call */
     if (q->comm && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
+    /* replayed from a CUDA graph: one graph node per kernel, no framework */
+    if (p->cuda_graphs) q->host = cost_graph_launch(&e->s->cluster.gpu);
     if (!q->comm) prev = q->gpu;
   }
   return 0;

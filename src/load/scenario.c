@@ -237,6 +237,7 @@ static const scn_field scn_plan_fields[] = {
     F_ENUM(sc_plan, "attention", attention, scn_attn_names),
     F_BOOL(sc_plan, "fused_kernels", fused_kernels),
     F_BOOL(sc_plan, "framework_eager", framework_eager),
+    F_BOOL(sc_plan, "cuda_graphs", cuda_graphs),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
     F_ENUM(sc_plan, "main_grads", main_grads, scn_dtype_names),

@@ -273,6 +273,9 @@ typedef struct sc_plan {
   int vpp;                   /* model chunks per pipeline rank (interleaved) */
   int sp;                    /* 1 = sequence parallelism with tp */
   int zero;                  /* 0..3; 3 = FSDP full shard */
+  int fsdp_shard;            /* zero 3: the ranks one shard spans (HSDP /
+                                ZeRO++ hpZ: shard within, replicate across);
+                                0 = every data-parallel rank (dp * cp) */
   sc_schedule schedule;
   sc_recompute recompute;
   long global_batch;         /* sequences per optimizer step */

@@ -222,6 +222,8 @@ static const scn_field scn_plan_fields[] = {
     F_INT(sc_plan, "vpp", vpp, 0, PLAN_MAX_VPP, "a positive integer (0 = pick)"),
     F_BOOL(sc_plan, "sp", sp),
     F_INT(sc_plan, "zero", zero, 0, 3, "an integer 0..3"),
+    F_INT(sc_plan, "fsdp_shard", fsdp_shard, 0, PLAN_MAX_GPUS,
+          "ranks one ZeRO-3 shard spans (HSDP; 0 = every data-parallel rank)"),
     F_ENUM(sc_plan, "schedule", schedule, scn_sched_names),
     F_ENUM(sc_plan, "recompute", recompute, scn_recomp_names),
     F_LONG(sc_plan, "global_batch", global_batch, 1, PLAN_MAX_BATCH,

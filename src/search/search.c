@@ -147,6 +147,7 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
   c.plan = job_current(job)->plan;
   c.result = *r;
   c.pareto = 0;
+  c.timeline_s = 0;
   topk_add(top, &c, i);
 }
 
@@ -329,6 +330,7 @@ static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_
   if (rc != SC_OK) return rc;
   st->closest.plan = job_current(ws[0].job)->plan;
   st->closest.pareto = 0;
+  st->closest.timeline_s = 0;
   st->has_closest = 1;
   return SC_OK;
 }
@@ -382,6 +384,19 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   mem_free(all);
   if (rc != SC_OK) return rc;
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
+}
+
+/* Re-rank the top k by the event engine: each plan's timeline on job. */
+static int rerank(sc_job *job, topk *t, sc_error *err) {
+  for (int i = 0; i < t->n; i++) {
+    sc_span *spans = NULL;
+    size_t n;
+    int rc = sc_job_timeline(job, &t->c[i].plan, &spans, &n, &t->c[i].timeline_s, err);
+    mem_free(spans);
+    if (rc != SC_OK) return rc;
+  }
+  topk_by_timeline(t);
+  return SC_OK;
 }
 
 /* Resolve base's model and cluster with a plan that cannot be wrong (one
@@ -449,6 +464,10 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
                  t0 - PROGRESS_EVERY_S, {0}, INFINITY};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
+  }
+  if (rc == SC_OK && o.rerank) {
+    rc = rerank(job, &ws[0].best, err);
+    st.reranked = 1;
   }
   if (rc == SC_OK) {
     topk_pareto(&ws[0].best);

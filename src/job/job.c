@@ -174,6 +174,15 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
 
 int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
+int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {
+  j->cur = j->s;
+  j->cur.plan = *plan;
+  int rc = sc_scenario_resolve(&j->cur, err);
+  if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER)
+    rc = lower_check(j->g, &j->cur, err);
+  return rc;
+}
+
 /* prepare()'s check and lowering, with the memory of every stage. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
   int rc = check_and_lower(j, plan, err);

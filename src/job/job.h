@@ -28,6 +28,9 @@ const wg_graph *job_graph(const sc_job *j);
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+/* job_lower's checks alone (SC_OK or SC_EINPUT): for a plan known not to
+ * fit, whose validity still counts. */
+int job_check(sc_job *j, const sc_plan *plan, sc_error *err);
 int job_bound(sc_job *j, double *step_s, sc_error *err);
 int job_finish(sc_job *j, sc_result *r, sc_error *err);
 

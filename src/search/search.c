@@ -51,7 +51,12 @@ typedef struct worker {
   topk best;
   long tried, valid, fit;
   long closest;          /* valid plan with least memory (-1 none) */
+  space_pt held;         /* the last plan lowered, and of its most loaded */
+  double held_static;    /* stage the weights, gradients and optimizer
+                            states, bytes: the same for every plan that
+                            differs only in micro-batch, vpp, recompute */
   double closest_mem;    /* its memory, bytes */
+  double capacity;       /* the GPU's memory, bytes (once a plan is lowered) */
   bounded *b;            /* owned: plans for the second pass */
   int n_b, cap_b;
   int rc;                /* SC_OK, or what failed */
@@ -178,11 +183,32 @@ static int push_bounded(worker *w, double bound, long i) {
   return 0;
 }
 
+/* 1 when plan i cannot fit, known without lowering it: the last plan
+ * lowered had the same degrees and ZeRO stage (so the same weights,
+ * gradients and optimizer states on each stage, whatever the micro-batch,
+ * vpp and recompute) and those alone exceeded the GPU. Only once this
+ * worker has found a plan that fits (so that the closest plan, needed
+ * when none fits, is always exact) and when only fitting plans are kept. */
+static int cannot_fit(const shared *sh, const worker *w, long i, double capacity) {
+  const space_pt *a = &sh->pts[i], *b = &w->held;
+  return sh->o->require_fit && w->fit > 0 && w->held_static > capacity && a->tp == b->tp &&
+         a->cp == b->cp && a->pp == b->pp && a->dp == b->dp && a->ep == b->ep &&
+         a->zero == b->zero;
+}
+
 /* First pass over plan i: memory, then the step (or its bound). */
 static void first_pass(shared *sh, worker *w, long i) {
   sc_memory m;
   sc_error e = {0};
   w->tried++;
+  if (cannot_fit(sh, w, i, w->capacity)) {
+    sc_plan p;
+    space_plan(&sh->base->plan, &sh->pts[i], &p);
+    int rc = job_check(w->job, &p, &e);
+    if (rc == SC_OK) w->valid++;
+    else if (rc != SC_EINPUT) fail(sh, w, rc, &e);
+    return;
+  }
   int rc = lower(sh, w, i, &m, &e);
   if (rc == SC_EINPUT) return; /* a plan the checks reject */
   if (rc != SC_OK) {
@@ -190,6 +216,9 @@ static void first_pass(shared *sh, worker *w, long i) {
     return;
   }
   w->valid++;
+  w->held = sh->pts[i];
+  w->held_static = m.weights + m.gradients + m.optimizer;
+  w->capacity = m.capacity;
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;

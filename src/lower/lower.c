@@ -578,12 +578,18 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
     const wg_block *bl = &g->blocks[b];
     for (int i = 0; i < bl->count; i++) {
       strat st;
-      int idx = bl->role == WG_ROLE_LAYER ? layer : -1;
-      strat_of(p, bl->name, idx, &st);
-      int seg = segment_for(c, b, &st);
+      int idx = bl->role == WG_ROLE_LAYER ? layer : -1, seg, tr = -1;
+      if (i > 0 && p->n_overrides == 0) {
+        /* without overrides every instance of a block has the strategy of
+         * the one before it: the same segment, no re-layout (a search's
+         * hot path: one lookup per block, not per layer) */
+        seg = prev;
+      } else {
+        strat_of(p, bl->name, idx, &st);
+        seg = segment_for(c, b, &st);
+      }
       if (seg < 0) return -1;
-      int tr = -1;
-      if (prev >= 0 && bl->role != WG_ROLE_FIRST) {
+      if (seg != prev && prev >= 0 && bl->role != WG_ROLE_FIRST) {
         strat a = seg_strat(&c->x->segs[prev]);
         tr = relayout(c, b, &a, &st);
         if (tr == -2) return -1;

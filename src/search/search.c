@@ -266,7 +266,7 @@ static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, i
   for (int t = 0; t < n; t++) {
     worker *w = &ws[t];
     w->closest = -1;
-    int rc = t == 0 ? SC_OK : sc_job_open(sc_job_scenario(job0), &w->job, err);
+    int rc = t == 0 ? SC_OK : job_open_sharing(job0, &w->job, err);
     if (t == 0) w->job = job0;
     if (rc != SC_OK) return rc;
     w->slots = t == 0 ? slots0 : mem_alloc(sizeof *w->slots * (size_t)k);

@@ -15,7 +15,8 @@
  *    plans in order of their bound against the shared k-th best step: the
  *    flow engine runs only for plans that could still enter the top k.
  *
- * Threads (OpenMP, one job each, at most one per 256 plans) take plans
+ * Threads (OpenMP, one job each, sharing the first job's topology and its
+ * flow-engine memo; at most one thread per 256 plans) take plans
  * dynamically. The ranking is a total order (topk.h: step, memory, space
  * index), so the top k is the same whatever the thread count; the
  * "pruned" count is taken against the final k-th best, so it is too.

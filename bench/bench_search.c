@@ -15,19 +15,21 @@
  * Each search opens its own job(s), so the cold memos (every distinct
  * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
  * of the figure. Measured on the 2-core development machine (Release,
- * 20 repeats, best of 3 runs; the machine was shared, load 5), plans per
- * second on one thread:
+ * 20 repeats, best of 3 runs interleaved with main's bench; the machine
+ * was shared, load 5-8), plans per second on one thread (per CPU-second
+ * in brackets):
  *
- *                                   main 1eab61f   this search   plans (fit, pruned)
- *   llama3-70b, default network          223,000       314,000     420 (154, 0)
- *   llama3-70b, fat-tree topology         34,000        65,000     420 (154, 37)
- *   gpt3-175b, default network           201,000       286,000     912 (401, 0)
- *   gpt3-175b, fat-tree topology          58,000       121,000     912 (401, 149)
+ *                                   main 1eab61f   this search         plans (fit, pruned)
+ *   llama3-70b, default network          242,000       406,000 (404,000)   420 (154, 0)
+ *   llama3-70b, fat-tree topology         26,000        58,000  (67,000)   420 (154, 37)
+ *   gpt3-175b, default network           162,000       371,000 (379,000)   912 (401, 0)
+ *   gpt3-175b, fat-tree topology          55,000       114,000 (133,000)   912 (401, 149)
  *
  * (main walks more plans: it also accepted the interleaved plans whose
  * micro-batch count is not a multiple of pp, 10,260 and 28,380 over 20
- * repeats.) With a topology 55 % of the time is the flow engine's cold
- * runs (flow_run, its heap, routes). Threads: on this shared 2-core
+ * repeats.) With a topology 61 % of the instructions are the flow
+ * engine's cold runs: 76 distinct collectives per Llama search, about
+ * 0.4 M instructions each (its qsort 12 %, route lookups 15 %, heap 8 %). Threads: on this shared 2-core
  * machine two threads were slower than one for these small spaces (a
  * few milliseconds each: the second thread's cold memos and the OS
  * scheduling it late); the speed-up over cores is still to be measured

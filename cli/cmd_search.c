@@ -27,6 +27,7 @@ static void help(void) {
   printf("  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
          "  --all                 also list plans that do not fit in memory\n"
+         "  --rerank              re-rank the listed plans by the event engine (timeline)\n"
          "  --threads N           threads (default: every core; same result for any N)\n"
          "  --max-plans N         search only the first N plans of the space\n"
          "  --max-seconds S       stop after S seconds with the best so far\n"
@@ -85,8 +86,9 @@ static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
              : !strcmp(a, "--max-vpp") ? &o->max_vpp
              : !strcmp(a, "--threads") ? &o->threads
                                        : NULL;
-  if (!strcmp(a, "--all")) {
-    o->require_fit = 0;
+  if (!strcmp(a, "--all") || !strcmp(a, "--rerank")) {
+    if (a[2] == 'a') o->require_fit = 0;
+    else o->rerank = 1;
     return 1;
   }
   if (dst) {

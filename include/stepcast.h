@@ -459,6 +459,9 @@ typedef struct sc_search_opts {
                             256 plans; the result does not depend on it */
   long max_plans;        /* budget: the first N plans of the space [all] */
   double max_seconds;    /* budget: stop after this wall time, s [none] */
+  int rerank;            /* 1 = re-rank the top k by the event engine:
+                            each plan's step as the timeline simulates
+                            its schedule (sc_timeline) [0] */
   sc_search_progress progress;  /* NULL = none */
   void *progress_ctx;    /* passed to progress */
 } sc_search_opts;
@@ -471,6 +474,7 @@ typedef struct sc_candidate {
   int pareto;            /* 1 = on the time-vs-memory Pareto front of the
                             plans returned (no other is both faster and
                             smaller) */
+  double timeline_s;     /* re-ranked: the event engine's step, s; else 0 */
 } sc_candidate;
 
 /* Why a search ended. */
@@ -490,6 +494,8 @@ typedef struct sc_search_stats {
   long total;            /* plans in the space (within max_plans) */
   int threads;           /* threads used */
   int stopped;           /* SC_SEARCH_COMPLETE, _BUDGET or _INTERRUPTED */
+  int reranked;          /* 1 = best[] is ordered by timeline_s (the event
+                            engine), 0 = by the closed form's step_s */
   double seconds;        /* wall time of the search */
   int has_closest;       /* 1 when no plan fits and closest is set */
   sc_candidate closest;  /* then: the valid plan that needs least memory */

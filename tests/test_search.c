@@ -325,3 +325,36 @@ Test(search, succeeds_on_the_default_and_llama3_405b_16384_h100) {
   cr_assert_eq(sc_search(&s, NULL, best, 3, &n, &st, &err), SC_OK, "%s", err.msg);
   cr_assert(n >= 1 && best[0].result.mem.fits, "%d plans of %ld fit", n, st.valid);
 }
+
+/* --rerank: the same plans, each with its timeline's step, in that order. */
+Test(search, rerank_orders_the_top_k_by_the_timeline) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  enum { K = 8 };
+  sc_candidate a[K], b[K];
+  int na = 0, nb = 0;
+  sc_search_stats sa, sb;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, &o, a, K, &na, &sa, &err), SC_OK, "%s", err.msg);
+  o.rerank = 1;
+  cr_assert_eq(sc_search(&s, &o, b, K, &nb, &sb, &err), SC_OK, "%s", err.msg);
+  cr_assert(na == K && nb == K && !sa.reranked && sb.reranked);
+  for (int i = 0; i < nb; i++) {
+    int found = 0;
+    for (int j = 0; j < na; j++) found += a[j].result.step_s == b[i].result.step_s &&
+                                          a[j].result.mem.total == b[i].result.mem.total;
+    cr_assert(found >= 1, "re-ranked plan %d is not among the closed form's top %d", i, K);
+    sc_scenario t = s;
+    t.plan = b[i].plan;
+    sc_span *spans;
+    size_t n;
+    double tl;
+    cr_assert_eq(sc_timeline(&t, &spans, &n, &tl, &err), SC_OK, "%s", err.msg);
+    free(spans);
+    cr_assert(tl == b[i].timeline_s, "plan %d: timeline %.9g, search says %.9g", i, tl,
+              b[i].timeline_s);
+    if (i) cr_assert(b[i - 1].timeline_s <= b[i].timeline_s, "not in timeline order at %d", i);
+  }
+}

@@ -179,8 +179,8 @@ static int memo_grow(ncost *n) {
   return 0;
 }
 
-double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
-                  int per, double nccl) {
+static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                      double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
   if ((long)(ranks - 1) * stride >= n->t->n_gpus) return nccl;
   if (2 * (n->n_memo + 1) > n->cap && memo_grow(n)) {
@@ -202,11 +202,29 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
   return m->flow > nccl ? m->flow : nccl;
 }
 
-int ncost_failed(const ncost *n) { return n && n->err.code != SC_OK; }
+/* One thread at a time in the memo, the route table and the flow engine:
+ * the jobs of a search's threads share one ncost (job_open_sharing). */
+double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
+                  int per, double nccl) {
+  double t;
+#pragma omp critical(sc_ncost)
+  t = time_of(n, op, bytes, ranks, stride, per, nccl);
+  return t;
+}
+
+int ncost_failed(const ncost *n) {
+  int failed;
+#pragma omp critical(sc_ncost)
+  failed = n && n->err.code != SC_OK;
+  return failed;
+}
 
 int ncost_error(ncost *n, sc_error *err) {
-  if (!n || n->err.code == SC_OK) return SC_OK;
-  int rc = sc_error_set(err, n->err.code, "%s", n->err.msg);
-  n->err = (sc_error){0};
+  int rc = SC_OK;
+#pragma omp critical(sc_ncost)
+  if (n && n->err.code != SC_OK) {
+    rc = sc_error_set(err, n->err.code, "%s", n->err.msg);
+    n->err = (sc_error){0};
+  }
   return rc;
 }

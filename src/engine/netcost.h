@@ -15,7 +15,9 @@
  * so a non-blocking fabric changes nothing and an oversubscribed,
  * tapered or torus network slows what it should. Results are memoised per
  * (op, size, ranks, stride): a prediction runs each distinct collective
- * once.
+ * once. The functions below may be called from several threads at once
+ * (one at a time runs inside: OpenMP critical section sc_ncost), so the
+ * jobs of a search's threads share one ncost.
  */
 #ifndef SC_ENGINE_NETCOST_H
 #define SC_ENGINE_NETCOST_H

@@ -28,7 +28,9 @@
 struct sc_job {
   sc_scenario s;          /* model and cluster resolved, plan as given */
   wg_graph *g;            /* owned */
-  ncost *net;             /* owned, NULL without a topology */
+  ncost *net;             /* owned (borrowed when shares_net), NULL
+                             without a topology */
+  int shares_net;         /* 1 = net is another job's (job_open_sharing) */
   sc_scenario cur;        /* the scenario of the plan being evaluated */
   xg x;                   /* the plan's execution graph (reused) */
   memo costs;             /* kernel and collective times of this job */
@@ -37,7 +39,9 @@ struct sc_job {
   eng e;
 };
 
-int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
+/* sc_job_open; with `net` non-NULL the job borrows that topology (and
+ * its memo of flow-engine runs) instead of loading its own. */
+static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *err) {
   *out = NULL;
   sc_job *j = mem_calloc(1, sizeof *j);
   if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
@@ -48,7 +52,12 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
   eng_init(&j->e);
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
-  if (rc == SC_OK) rc = ncost_open(&j->s.cluster, &j->net, err);
+  if (rc == SC_OK && net) {
+    j->net = net;
+    j->shares_net = 1;
+  } else if (rc == SC_OK) {
+    rc = ncost_open(&j->s.cluster, &j->net, err);
+  }
   if (rc != SC_OK) {
     sc_job_close(j);
     return rc;
@@ -57,10 +66,18 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
   return SC_OK;
 }
 
+int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
+  return open_job(in, NULL, out, err);
+}
+
+int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err) {
+  return open_job(&j0->s, j0->net, out, err);
+}
+
 void sc_job_close(sc_job *j) {
   if (!j) return;
   wg_free(j->g);
-  ncost_close(j->net);
+  if (!j->shares_net) ncost_close(j->net);
   xg_free(&j->x);
   memo_free(&j->costs);
   memo_free(&j->bound_costs);
@@ -173,6 +190,15 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
 /* ------------------------------------------ phases, for the search */
 
 int job_has_topology(const sc_job *j) { return j->net != NULL; }
+
+int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {
+  j->cur = j->s;
+  j->cur.plan = *plan;
+  int rc = sc_scenario_resolve(&j->cur, err);
+  if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER)
+    rc = lower_check(j->g, &j->cur, err);
+  return rc;
+}
 
 /* prepare()'s check and lowering, with the memory of every stage. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {

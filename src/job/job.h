@@ -28,8 +28,17 @@ const wg_graph *job_graph(const sc_job *j);
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+/* job_lower's checks alone (SC_OK or SC_EINPUT): for a plan known not to
+ * fit, whose validity still counts. */
+int job_check(sc_job *j, const sc_plan *plan, sc_error *err);
 int job_bound(sc_job *j, double *step_s, sc_error *err);
 int job_finish(sc_job *j, sc_result *r, sc_error *err);
+
+/* A new job on j0's scenario that shares j0's topology and its memo of
+ * flow-engine runs (netcost.h: safe from several threads), so that the
+ * threads of a search simulate each distinct collective once. Close it
+ * before j0. */
+int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
 
 /* 1 when the job's cluster names a topology (collectives run through the
  * flow engine). */

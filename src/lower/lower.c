@@ -646,24 +646,34 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
     const wg_block *bl = &g->blocks[b];
     for (int i = 0; i < bl->count; i++) {
       strat st;
-      int idx = bl->role == WG_ROLE_LAYER ? layer : -1;
-      strat_of(p, bl->name, idx, &st);
-      if (idx >= 0) {
+      int idx = bl->role == WG_ROLE_LAYER ? layer : -1, seg, tr = -1;
+      /* knobs that change the strategy from one layer to the next */
+      int per_layer = p->recompute_layers > 0 || p->bf16_first_layers > 0 ||
+                      p->bf16_last_layers > 0;
+      if (idx >= 0)
         while (chunk < p->pp * c->x->vpp - 1 && in_chunk >= scr->stage_layers[chunk])
           chunk++, in_chunk = 0;
-        /* first and last layers kept in 16 bits (Megatron's
-         * --first-last-layers-bf16) */
-        if (idx < p->bf16_first_layers || idx >= g->layers - p->bf16_last_layers) st.hp = 1;
-        /* partial recomputation: the first recompute_layers of a chunk */
-        if (p->recompute_layers > 0 && st.recompute == SC_RECOMP_FULL &&
-            in_chunk >= p->recompute_layers)
-          st.recompute = SC_RECOMP_NONE;
-        in_chunk++;
+      if (i > 0 && p->n_overrides == 0 && !per_layer) {
+        /* without overrides every instance of a block has the strategy of
+         * the one before it: the same segment, no re-layout (a search's
+         * hot path: one lookup per block, not per layer) */
+        seg = prev;
+      } else {
+        strat_of(p, bl->name, idx, &st);
+        if (idx >= 0) {
+          /* first and last layers kept in 16 bits (Megatron's
+           * --first-last-layers-bf16) */
+          if (idx < p->bf16_first_layers || idx >= g->layers - p->bf16_last_layers) st.hp = 1;
+          /* partial recomputation: the first recompute_layers of a chunk */
+          if (p->recompute_layers > 0 && st.recompute == SC_RECOMP_FULL &&
+              in_chunk >= p->recompute_layers)
+            st.recompute = SC_RECOMP_NONE;
+        }
+        seg = segment_for(c, b, &st);
       }
-      int seg = segment_for(c, b, &st);
+      if (idx >= 0) in_chunk++;
       if (seg < 0) return -1;
-      int tr = -1;
-      if (prev >= 0 && bl->role != WG_ROLE_FIRST) {
+      if (seg != prev && prev >= 0 && bl->role != WG_ROLE_FIRST) {
         strat a = seg_strat(&c->x->segs[prev]);
         tr = relayout(c, b, &a, &st);
         if (tr == -2) return -1;

@@ -15,7 +15,8 @@
  *    plans in order of their bound against the shared k-th best step: the
  *    flow engine runs only for plans that could still enter the top k.
  *
- * Threads (OpenMP, one job each, at most one per 256 plans) take plans
+ * Threads (OpenMP, one job each, sharing the first job's topology and its
+ * flow-engine memo; at most one thread per 256 plans) take plans
  * dynamically. The ranking is a total order (topk.h: step, memory, space
  * index), so the top k is the same whatever the thread count; the
  * "pruned" count is taken against the final k-th best, so it is too.
@@ -51,7 +52,12 @@ typedef struct worker {
   topk best;
   long tried, valid, fit;
   long closest;          /* valid plan with least memory (-1 none) */
+  space_pt held;         /* the last plan lowered, and of its most loaded */
+  double held_static;    /* stage the weights, gradients and optimizer
+                            states, bytes: the same for every plan that
+                            differs only in micro-batch, vpp, recompute */
   double closest_mem;    /* its memory, bytes */
+  double capacity;       /* the GPU's memory, bytes (once a plan is lowered) */
   bounded *b;            /* owned: plans for the second pass */
   int n_b, cap_b;
   int rc;                /* SC_OK, or what failed */
@@ -147,6 +153,7 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
   c.plan = job_current(job)->plan;
   c.result = *r;
   c.pareto = 0;
+  c.timeline_s = 0;
   topk_add(top, &c, i);
 }
 
@@ -163,7 +170,7 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
     offer(w->job, top, &r, i);
     return;
   }
-#pragma omp critical /* unnamed: a named one exports a symbol from the shared library */
+#pragma omp critical(sc_search_top)
   {
     offer(w->job, top, &r, i);
     double bar = topk_bar(top);
@@ -177,11 +184,32 @@ static int push_bounded(worker *w, double bound, long i) {
   return 0;
 }
 
+/* 1 when plan i cannot fit, known without lowering it: the last plan
+ * lowered had the same degrees and ZeRO stage (so the same weights,
+ * gradients and optimizer states on each stage, whatever the micro-batch,
+ * vpp and recompute) and those alone exceeded the GPU. Only once this
+ * worker has found a plan that fits (so that the closest plan, needed
+ * when none fits, is always exact) and when only fitting plans are kept. */
+static int cannot_fit(const shared *sh, const worker *w, long i, double capacity) {
+  const space_pt *a = &sh->pts[i], *b = &w->held;
+  return sh->o->require_fit && w->fit > 0 && w->held_static > capacity && a->tp == b->tp &&
+         a->cp == b->cp && a->pp == b->pp && a->dp == b->dp && a->ep == b->ep &&
+         a->zero == b->zero;
+}
+
 /* First pass over plan i: memory, then the step (or its bound). */
 static void first_pass(shared *sh, worker *w, long i) {
   sc_memory m;
   sc_error e = {0};
   w->tried++;
+  if (cannot_fit(sh, w, i, w->capacity)) {
+    sc_plan p;
+    space_plan(&sh->base->plan, &sh->pts[i], &p);
+    int rc = job_check(w->job, &p, &e);
+    if (rc == SC_OK) w->valid++;
+    else if (rc != SC_EINPUT) fail(sh, w, rc, &e);
+    return;
+  }
   int rc = lower(sh, w, i, &m, &e);
   if (rc == SC_EINPUT) return; /* a plan the checks reject */
   if (rc != SC_OK) {
@@ -189,6 +217,9 @@ static void first_pass(shared *sh, worker *w, long i) {
     return;
   }
   w->valid++;
+  w->held = sh->pts[i];
+  w->held_static = m.weights + m.gradients + m.optimizer;
+  w->capacity = m.capacity;
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;
@@ -236,7 +267,7 @@ static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, i
   for (int t = 0; t < n; t++) {
     worker *w = &ws[t];
     w->closest = -1;
-    int rc = t == 0 ? SC_OK : sc_job_open(sc_job_scenario(job0), &w->job, err);
+    int rc = t == 0 ? SC_OK : job_open_sharing(job0, &w->job, err);
     if (t == 0) w->job = job0;
     if (rc != SC_OK) return rc;
     w->slots = t == 0 ? slots0 : mem_alloc(sizeof *w->slots * (size_t)k);
@@ -329,6 +360,7 @@ static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_
   if (rc != SC_OK) return rc;
   st->closest.plan = job_current(ws[0].job)->plan;
   st->closest.pareto = 0;
+  st->closest.timeline_s = 0;
   st->has_closest = 1;
   return SC_OK;
 }
@@ -382,6 +414,19 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   mem_free(all);
   if (rc != SC_OK) return rc;
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
+}
+
+/* Re-rank the top k by the event engine: each plan's timeline on job. */
+static int rerank(sc_job *job, topk *t, sc_error *err) {
+  for (int i = 0; i < t->n; i++) {
+    sc_span *spans = NULL;
+    size_t n;
+    int rc = sc_job_timeline(job, &t->c[i].plan, &spans, &n, &t->c[i].timeline_s, err);
+    mem_free(spans);
+    if (rc != SC_OK) return rc;
+  }
+  topk_by_timeline(t);
+  return SC_OK;
 }
 
 /* Resolve base's model and cluster with a plan that cannot be wrong (one
@@ -449,6 +494,10 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
                  t0 - PROGRESS_EVERY_S, {0}, INFINITY};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
+  }
+  if (rc == SC_OK && o.rerank) {
+    rc = rerank(job, &ws[0].best, err);
+    st.reranked = 1;
   }
   if (rc == SC_OK) {
     topk_pareto(&ws[0].best);

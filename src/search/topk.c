@@ -51,9 +51,29 @@ void topk_merge(topk *dst, const topk *src) {
   for (int i = 0; i < src->n; i++) topk_add(dst, &src->c[i], src->idx[i]);
 }
 
+void topk_by_timeline(topk *t) {
+  /* insertion sort: at most a thousand plans, nearly in order already */
+  for (int i = 1; i < t->n; i++) {
+    sc_candidate c = t->c[i];
+    long idx = t->idx[i];
+    int j = i;
+    for (; j > 0; j--) {
+      const sc_candidate *p = &t->c[j - 1];
+      int before = c.timeline_s != p->timeline_s     ? c.timeline_s < p->timeline_s
+                   : c.result.mem.total != p->result.mem.total ? c.result.mem.total < p->result.mem.total
+                                                                : idx < t->idx[j - 1];
+      if (!before) break;
+      t->c[j] = t->c[j - 1];
+      t->idx[j] = t->idx[j - 1];
+    }
+    t->c[j] = c;
+    t->idx[j] = idx;
+  }
+}
+
 void topk_pareto(topk *t) {
-  /* fastest first: a plan is on the front when it needs less memory than
-   * every faster one */
+  /* fastest first (by whichever engine ranked them): a plan is on the
+   * front when it needs less memory than every faster one */
   double least = INFINITY;
   for (int i = 0; i < t->n; i++) {
     double m = t->c[i].result.mem.total;

@@ -7,33 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec/xg.h"
-#include "lower/lower.h"
-#include "model/builder.h"
-#include "stepcast.h"
+#include "lowered.h"
 
-typedef struct lowered {
-  sc_scenario s;
-  wg_graph *g;
-  xg x;
-  lower_scratch ls;
-} lowered;
-
-static void lower(lowered *l, const sc_scenario *in) {
-  sc_error err = {0};
-  memset(l, 0, sizeof *l);
-  l->s = *in;
-  cr_assert_eq(sc_scenario_resolve(&l->s, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(model_transformer.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
-  xg_init(&l->x);
-  cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
-}
-
-static void done(lowered *l) {
-  wg_free(l->g);
-  xg_free(&l->x);
-  lower_scratch_free(&l->ls);
-}
+static void lower(lowered *l, const sc_scenario *in) { lowered_make(l, in); }
+static void done(lowered *l) { lowered_done(l); }
 
 /* The segment of role `role` (a wg_role) on stage st. */
 static const xg_segment *segment(const lowered *l, int st, int role) {

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/xg.h"
-#include "lower/lower.h"
-#include "model/builder.h"
+#include "lowered.h"
 #include "plan/plan.h"
 #include "stepcast.h"
 
@@ -99,18 +97,10 @@ Test(layout, errors_say_what_is_valid) {
 
 /* A 10-layer GPT on 4 GPUs in pp 2, lowered with layout `first`/`last`
  * layers per stage. */
-typedef struct lowered {
-  sc_scenario s;
-  wg_graph *g;
-  xg x;
-  lower_scratch ls;
-} lowered;
-
 static void lower_layout(lowered *l, int first, int last) {
-  sc_error err = {0};
-  memset(l, 0, sizeof *l);
-  sc_scenario_default(&l->s);
-  sc_transformer *m = &l->s.model.tf;
+  sc_scenario in;
+  sc_scenario_default(&in);
+  sc_transformer *m = &in.model.tf;
   m->layers = 10;
   m->hidden = 1024;
   m->heads = 16;
@@ -118,8 +108,8 @@ static void lower_layout(lowered *l, int first, int last) {
   m->ffn = 4096;
   m->vocab = 32000;
   m->seq = 2048;
-  l->s.cluster.gpus = 4;
-  sc_plan *p = &l->s.plan;
+  in.cluster.gpus = 4;
+  sc_plan *p = &in.plan;
   p->tp = 2;
   p->pp = 2;
   p->dp = 1;
@@ -128,17 +118,10 @@ static void lower_layout(lowered *l, int first, int last) {
   p->n_pp_layout = 2;
   p->pp_layout[0] = first;
   p->pp_layout[1] = last;
-  cr_assert_eq(sc_scenario_resolve(&l->s, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(model_transformer.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
-  xg_init(&l->x);
-  cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
+  lowered_make(l, &in);
 }
 
-static void done(lowered *l) {
-  wg_free(l->g);
-  xg_free(&l->x);
-  lower_scratch_free(&l->ls);
-}
+static void done(lowered *l) { lowered_done(l); }
 
 Test(layout, lowered_stages_hold_the_layout) {
   lowered l;

@@ -63,6 +63,13 @@
    .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,      \
    .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = ""}
 
+/* One rack of `n` GPUs of type `gpu_id` in one NVLink domain, `per_tray`
+ * per compute tray (node), one NIC rail of `nic_gbit` Gb/s per GPU. */
+#define RACK(id, gpu_id, n, per_tray, nic_gbit)                                  \
+  {.name = id, .gpu = {.name = gpu_id}, .gpus = n, .gpus_per_node = per_tray,    \
+   .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,              \
+   .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = ""}
+
 static const sc_cluster cluster_presets[] = {
     /* [DGXA100] NVLink 300 GB/s per direction (from a100-sxm4-80gb),
      * 200 Gb/s HDR per GPU; latencies [NCCL-LAT]. */
@@ -75,20 +82,14 @@ static const sc_cluster cluster_presets[] = {
     SERVER("dgx-b200", "b200", 8, 400),
     /* [NVL72] one rack: 72 GPUs in one NVLink domain, 4 per tray (node),
      * NVLink 900 GB/s per direction, 400 Gb/s per GPU. */
-    {.name = "gb200-nvl72", .gpu = {.name = "gb200"}, .gpus = 72,
-     .gpus_per_node = 4, .nvlink_domain = 72, .nvlink_bw = 0,
-     .nic_bw = 400 * GBIT, .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US,
-     .topology = ""},
+    RACK("gb200-nvl72", "gb200", 72, 4, 400),
     /* [DGXB300] NVLink 900 GB/s per direction, 800 Gb/s per GPU. */
     SERVER("dgx-b300", "b300", 8, 800),
     /* [DGXB300] the HGX B300 baseboard of the same design. */
     SERVER("hgx-b300", "b300", 8, 800),
     /* [NVL72U] one rack: 72 GPUs in one NVLink domain, 4 per tray (node),
      * NVLink 900 GB/s per direction, 800 Gb/s per GPU. */
-    {.name = "gb300-nvl72", .gpu = {.name = "gb300"}, .gpus = 72,
-     .gpus_per_node = 4, .nvlink_domain = 72, .nvlink_bw = 0,
-     .nic_bw = 800 * GBIT, .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US,
-     .topology = ""},
+    RACK("gb300-nvl72", "gb300", 72, 4, 800),
     /* [DGX2] NVLink 150 GB/s per direction through NVSwitch, 50 Gb/s per
      * GPU (8 x 100 Gb/s for 16 GPUs). */
     SERVER("dgx2-v100", "v100-sxm3-32gb", 16, 50),

@@ -324,6 +324,14 @@ Test(search, succeeds_on_the_default_and_llama3_405b_16384_h100) {
   s.plan.global_batch = 2048;
   cr_assert_eq(sc_search(&s, NULL, best, 3, &n, &st, &err), SC_OK, "%s", err.msg);
   cr_assert(n >= 1 && best[0].result.mem.fits, "%d plans of %ld fit", n, st.valid);
+  /* 126 layers: pipelines of 8 and more stages exist only with the
+   * embedding and the loss counted in the split (126 + 2 = 128), and the
+   * best plan uses one */
+  cr_assert(best[0].plan.pp >= 8 && best[0].plan.pp_embedding_in_split &&
+                best[0].plan.pp_loss_in_split,
+            "best pp %d, split %d/%d", best[0].plan.pp, best[0].plan.pp_embedding_in_split,
+            best[0].plan.pp_loss_in_split);
+  cr_assert_gt(best[0].result.mfu, 0.25, "best MFU %g", best[0].result.mfu);
 }
 
 /* --rerank: the same plans, each with its timeline's step, in that order. */

@@ -3,7 +3,8 @@
  *
  * Order (outer to inner): tp (powers of two up to the NVLink domain), cp
  * (powers of two, only for sequences of 32k and more), pp (divisors of
- * the layers), ep (powers of two dividing the experts and dp * cp), then
+ * the layers, or of layers + 2 with the embedding and loss counted in the
+ * split, as NeMo's recipes do for Llama 3.1 405B), ep (powers of two dividing the experts and dp * cp), then
  * micro-batch, vpp, ZeRO (1, 3; 3 only without pipelining: FSDP with
  * pipelines is not a framework default) and recomputation (none,
  * selective, full).
@@ -19,7 +20,7 @@ typedef VEC(space_pt) pt_vec;
 static int inner(pt_vec *v, space_pt pt, long local, int layers, const sc_search_opts *o) {
   static const signed char zeros[] = {1, 3};
   static const signed char recomp[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
-  int per_stage = layers / pt.pp;
+  int per_stage = (layers + 2 * pt.emb_loss) / pt.pp;
   for (long mb = 1; mb <= o->max_micro_batch && mb <= local; mb++) {
     if (local % mb) continue;
     pt.micro_batch = mb;
@@ -57,12 +58,15 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
   for (int tp = 1; tp <= o->max_tp && tp <= gpus; tp *= 2)
     for (int cp = 1; cp <= (g->seq >= 32768 ? 8 : 1); cp *= 2)
       for (int pp = 1; pp <= o->max_pp && pp <= layers; pp++) {
-        if (layers % pp || gpus % (tp * cp * pp)) continue;
+        /* layers pp does not divide: the embedding/loss split, when that
+         * divides */
+        int emb_loss = layers % pp != 0;
+        if ((emb_loss && (pp < 2 || (layers + 2) % pp)) || gpus % (tp * cp * pp)) continue;
         int dp = gpus / (tp * cp * pp);
         if (gb % dp) continue;
         for (int ep = 1; ep <= (experts > 1 ? experts : 1); ep *= 2) {
           if (experts > 1 && (experts % ep || (dp * cp) % ep)) continue;
-          space_pt pt = {tp, pp, dp, cp, ep, 1, 1, 1, SC_RECOMP_NONE};
+          space_pt pt = {tp, pp, dp, cp, ep, 1, 1, 1, SC_RECOMP_NONE, (signed char)emb_loss};
           if (inner(&v, pt, gb / dp, layers, o)) {
             mem_free(v.v);
             return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
@@ -89,4 +93,8 @@ void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
   out->recompute = (sc_recompute)pt->recompute;
   out->distributed_optimizer = 0;
   out->overlap_grad_reduce = out->overlap_param_gather = 1;
+  /* the stage layout is the space's: even, or embedding and loss counted */
+  out->pp_first_layers = out->pp_last_layers = 0;
+  out->n_pp_layout = 0;
+  out->pp_embedding_in_split = out->pp_loss_in_split = pt->emb_loss;
 }

@@ -19,12 +19,17 @@ typedef struct space_pt {
   long micro_batch;      /* sequences */
   signed char zero;      /* 1 or 3 */
   signed char recompute; /* an sc_recompute */
+  signed char emb_loss;  /* 1 = the embedding and the loss count as layers
+                            of the pipeline split (Megatron-Core's
+                            account_for_embedding/loss_in_pipeline_split),
+                            for layers that pp does not divide */
 } space_pt;
 
 /* The points of base's plan space within o's bounds (o's zeros already
  * replaced by defaults), for graph g: *pts is a new array of *n points
  * (mem_free it). Skips what a framework would reject before a run starts:
- * degrees that do not divide the GPUs, layers, batch or experts, and
+ * degrees that do not divide the GPUs, layers (or layers + 2 with the
+ * embedding and loss counted in the pipeline split), batch or experts, and
  * interleaved schedules whose micro-batch count is not a multiple of pp
  * (Megatron-LM). SC_OK or SC_ENOMEM. */
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,

@@ -269,7 +269,12 @@ typedef struct sc_plan {
   int pp;                    /* pipeline parallel */
   int dp;                    /* data parallel (0 = gpus / (tp*pp*cp)) */
   int cp;                    /* context parallel */
-  int ep;                    /* expert parallel (within dp*cp) */
+  int ep;                    /* expert parallel (within dp*cp; with etp 1
+                                folded over tp*dp*cp) */
+  int etp;                   /* expert tensor parallel: 0 = tp (Megatron's
+                                default), or 1: experts whole on each GPU,
+                                ep folded over the tensor-parallel ranks too
+                                (Megatron-Core's MoE parallel folding) */
   int vpp;                   /* model chunks per pipeline rank (interleaved) */
   int sp;                    /* 1 = sequence parallelism with tp */
   int zero;                  /* 0..3; 3 = FSDP full shard */

@@ -94,6 +94,10 @@ expect 0 '"train_days":' -- predict --train-tokens 15e12 --format json
 expect 2 "--train-tokens expects" -- predict --train-tokens -3
 expect 2 'plan.attention: "flash3" needs a Hopper' -- predict --set plan.attention=flash3
 expect 0 "attention flash3" -- predict -g h100-sxm5-80gb --set plan.attention=flash3
+# MoE parallel folding: ep beyond dp needs etp 1
+expect 2 "or plan.etp 1 folds ep over the tensor-parallel ranks" -- predict -m mixtral-8x7b -g h100-sxm5-80gb -n 16 --tp 4 --pp 1 --ep 8 --gb 64
+expect 0 "ep_comm_exposed" -- predict -m mixtral-8x7b -g h100-sxm5-80gb -n 16 --tp 4 --pp 1 --ep 8 --gb 64 --set plan.etp=1
+expect 2 "plan.etp: 2; valid: 0 or 4" -- predict -m mixtral-8x7b -g h100-sxm5-80gb -n 16 --tp 4 --pp 1 --ep 2 --gb 64 --set plan.etp=2
 # pipeline stage layouts (Megatron-Core's rules)
 expect 2 "plan.pp: 8 does not divide the 126 layers of the model" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8
 expect 0 "step time" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8 --set plan.pp_embedding_in_split=true --set plan.pp_loss_in_split=true

@@ -178,3 +178,48 @@ Test(lower, strategies_that_differ_get_a_relayout_between_them) {
   cr_assert_str_eq(got, "relayout_ag");
   done(&l);
 }
+
+/* Megatron-Core's MoE parallel folding with expert tensor parallelism 1:
+ * the router and the experts run on the rank's own sequence shard with
+ * whole expert weights, ep folds over tp x dp (ep 8 on tp 2 x dp 4 -- ep 8
+ * would not fit in dp alone), and no tensor-parallel collective surrounds
+ * the experts. */
+Test(lower, moe_parallel_folding_with_expert_tensor_parallelism_1) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpus = 32;
+  s.plan.tp = 2;
+  s.plan.pp = 4;
+  s.plan.dp = 0;
+  s.plan.ep = 8;
+  s.plan.etp = 1;
+  s.plan.global_batch = 256;
+  lowered l;
+  lower(&l, &s);
+  char got[2048];
+  const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+  names(&l, sg, got, sizeof got);
+  cr_assert_str_eq(got,
+                   "norm1 M, ag_qkv C, qkv G, rope M, qkv_layout M, flash_attn A, ctx_layout M, "
+                   "proj G, rs_proj C, bias_dropout_add1 M, norm2 M, router G, route M, "
+                   "ep_dispatch C, fc1 G, swiglu M, fc2 G, ep_combine C, unroute M, "
+                   "bias_dropout_add2 M");
+  double T = 4096, h = 4096, k = 2, e = 2, tp = 2;
+  const xg_task *fc1 = task(&l, sg, "fc1"), *disp = task(&l, sg, "ep_dispatch");
+  /* the shard's T / tp tokens, k copies each, over the 8-rank EP group; one
+   * local expert with its whole weights */
+  cr_assert(fc1->batch == 1 && fc1->m == T * k / tp && fc1->n == 2 * 14336 && fc1->k == h,
+            "fc1 %g x [%g %g %g]", fc1->batch, fc1->m, fc1->n, fc1->k);
+  cr_assert(disp->bytes == T / tp * k * h * e, "dispatch %g", disp->bytes);
+  /* the EP group: 8 ranks, neighbours (etp 1) */
+  const xg_group *g = &l.x.groups[disp->group];
+  cr_assert(g->ranks == 8 && g->stride == 1, "EP group %d ranks stride %d", g->ranks, g->stride);
+  done(&l);
+  /* etp must be tp or 1; ep 8 without folding does not fit dp 4 */
+  sc_result r;
+  sc_error err = {0};
+  s.plan.etp = 0;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.etp 1 folds ep over the tensor-parallel ranks"), "%s", err.msg);
+}

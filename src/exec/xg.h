@@ -105,6 +105,7 @@ typedef struct xg_segment {
   int zero;
   sc_recompute recompute;
   int hp;                    /* 1 = GEMMs in 16 bits in a low-precision plan */
+  int etp;                   /* expert tensor parallel (tp, or 1) */
   int role;                  /* wg_role of the block; -1 for a re-layout */
   int dp_group;              /* index into xg.groups: where its gradients
                                 are reduced (zero 3: the shard group) */

@@ -290,7 +290,8 @@ static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
  * up to 0.2 %, a modelling change left to its own measurement), experts
  * further by ep. */
 static void params(lctx *c, const wg_op *o) {
-  double p = o->params / c->st.tp;
+  /* experts are split by the expert tensor parallelism (tp or 1) */
+  double p = o->params / (o->expert ? c->st.etp : c->st.tp);
   if (o->expert) p /= c->st.ep;
   if (o->tied) c->tied += p;
   else c->params += p;
@@ -299,15 +300,39 @@ static void params(lctx *c, const wg_op *o) {
 
 /* ------------------------------------------------------ operators */
 
+/* Under expert tensor parallelism 1 with tp > 1 (Megatron-Core's MoE
+ * parallel folding), the MoE part of a layer is token-local: the router
+ * and the experts run on the tokens the rank holds (its sequence shard
+ * under sequence parallelism), with whole expert weights, and the
+ * expert-parallel all-to-all moves the tokens; no tensor-parallel
+ * collective. The ops: expert linears, and the router (the linear whose
+ * output a route op reads). */
+static int token_local(const lctx *c, const wg_op *o) {
+  if (c->st.etp != 1 || c->st.tp <= 1) return 0;
+  if (o->kind == WG_ROUTE || (o->kind == WG_LINEAR && o->expert)) return 1;
+  if (o->kind != WG_LINEAR || o->tp != WG_TP_NONE) return 0;
+  const wg_block *bl = &c->g->blocks[o->block];
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    if (c->g->ops[i].kind == WG_ROUTE && c->g->ops[i].n_in > 1 && c->g->ops[i].in[1] == o->out)
+      return 1;
+  return 0;
+}
+
+/* The layout a token-local op runs its input in: as it is when split by
+ * sequence or whole, else whole. */
+static lay local_layout(const lctx *c, int t) {
+  return c->ts[t].lay == LAY_SEQ ? LAY_SEQ : LAY_REPL;
+}
+
 static int lower_linear(lctx *c, const wg_op *o, int opi) {
-  int x = o->in[0];
-  lay want = o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
+  int x = o->in[0], local = token_local(c, o);
+  lay want = local ? local_layout(c, x) : o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
   if (convert(c, x, want, opi) || (o->expert && experts(c, x, 1))) return -1;
   const wg_tensor *in = &c->g->tensors[x];
-  double m = rows_gpu(c, x, LAY_REPL), k = (double)in->dim[in->rank - 1],
+  double m = rows_gpu(c, x, local ? want : LAY_REPL), k = (double)in->dim[in->rank - 1],
          n = (double)o->features, batch = 1;
-  if (o->tp == WG_TP_COLUMN || o->tp == WG_TP_VOCAB) n /= c->st.tp;
-  if (o->tp == WG_TP_ROW) k /= c->st.tp;
+  if (!local && (o->tp == WG_TP_COLUMN || o->tp == WG_TP_VOCAB)) n /= c->st.tp;
+  if (!local && o->tp == WG_TP_ROW) k /= c->st.tp;
   if (o->expert) {
     batch = (double)o->experts / c->st.ep;
     m /= batch;
@@ -329,7 +354,8 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   y->task = t;
   y->expert = o->expert;
   y->origin = opi;
-  y->lay = c->st.tp <= 1 || o->tp == WG_TP_NONE ? LAY_REPL
+  y->lay = local                               ? want
+           : c->st.tp <= 1 || o->tp == WG_TP_NONE ? LAY_REPL
            : o->tp == WG_TP_ROW                 ? LAY_PART
                                                 : LAY_FEAT;
   return 0;
@@ -418,9 +444,11 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   } else if (o->kind == WG_LOSS && c->ts[o->in[0]].lay == LAY_FEAT) {
     l = LAY_FEAT; /* vocab-parallel cross entropy */
   } else if (o->kind == WG_ROUTE) {
+    /* tokens are routed whole (etp = tp: gathered from the sequence
+     * shards first) or where they are (token-local, etp 1) */
+    l = token_local(c, o) ? local_layout(c, o->in[0]) : LAY_REPL;
     for (int i = 0; i < o->n_in; i++)
-      if (convert(c, o->in[i], LAY_REPL, opi)) return -1;
-    l = LAY_REPL;
+      if (convert(c, o->in[i], l, opi)) return -1;
   } else {
     if (o->kind == WG_UNROUTE && experts(c, o->in[0], 0)) return -1;
     if (common_layout(c, o, opi, &l)) return -1;
@@ -511,7 +539,8 @@ static void groups(lctx *c) {
   const sc_plan *p = &c->s->plan;
   c->g_tp = xg_add_group(x, XG_GROUP_TP, c->st.tp, 1);
   c->g_cp = xg_add_group(x, XG_GROUP_CP, c->st.cp, c->st.tp);
-  c->g_ep = xg_add_group(x, XG_GROUP_EP, c->st.ep, c->st.tp);
+  /* Megatron's expert ranks: etp fastest, then ep (tp when etp = tp) */
+  c->g_ep = xg_add_group(x, XG_GROUP_EP, c->st.ep, c->st.etp);
   c->g_dp = xg_add_group(x, XG_GROUP_DP, p->dp * c->st.cp, c->st.tp);
   c->g_rep = -1;
   c->shard = p->dp * c->st.cp;
@@ -556,6 +585,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.zero = st->zero;
   sg.recompute = st->recompute;
   sg.hp = st->hp;
+  sg.etp = st->etp;
   sg.dp_group = c->g_dp;
   sg.rep_group = c->g_rep;
   sg.shard = c->shard;
@@ -572,7 +602,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
 static int segment_for(lctx *c, int b, const strat *st) {
   for (int i = 0; i < c->x->n_segs; i++) {
     const xg_segment *s = &c->x->segs[i];
-    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp};
+    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp, s->etp};
     if (s->block == b && strat_equal(&o, st)) return i;
   }
   return lower_segment(c, b, st);
@@ -613,7 +643,7 @@ static int relayout(lctx *c, int t_block, const strat *a, const strat *b) {
 
 /* The strategy of a segment. */
 static strat seg_strat(const xg_segment *s) {
-  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp};
+  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp, s->etp};
 }
 
 static int scratch(lower_scratch *scr, const wg_graph *g) {
@@ -842,11 +872,12 @@ static int check_tp(const wg_graph *g, int b, const strat *st, const char *path,
       need = o->kv_heads % st->tp ? o->kv_heads : o->heads;
       what = o->kv_heads % st->tp ? "kv_heads" : "heads";
     } else if (o->kind == WG_MATMUL && o->tp == WG_TP_HEADS) need = x->dim[0], what = "groups";
-    if (need && need % st->tp) {
+    int split = o->expert ? st->etp : st->tp;
+    if (need && need % split) {
       char valid[256];
       plan_divisors(need, valid, sizeof valid);
-      return fail(err, path, "%d does not divide %s %ld of op '%s' (block '%s'); valid tp: %s",
-                  st->tp, what, need, o->name, bl->name, valid);
+      return fail(err, path, "%d does not divide %s %ld of op '%s' (block '%s'); valid %s: %s",
+                  split, what, need, o->name, bl->name, o->expert ? "etp" : "tp", valid);
     }
     if (o->expert && o->experts % st->ep)
       return fail(err, path, "ep %d does not divide the %ld experts of op '%s' (block '%s')",

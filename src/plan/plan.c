@@ -392,18 +392,24 @@ static int plan_expert_split(const sc_scenario *s, int ep, int cp, const char *p
     return sc_error_set(err, SC_EINPUT,
                         "%s: %d needs an MoE model, but model.experts is %d; valid ep: 1", path,
                         ep, experts);
-  long long dpcp = plan_mul(p->dp, cp);
-  if ((!tf || experts % ep == 0) && dpcp % ep == 0) return SC_OK;
+  /* experts whole on each GPU (etp 1): ep folds over tp x dp x cp */
+  int folded = p->etp == 1 && p->tp > 1;
+  long long mesh = plan_mul(p->dp, cp) * (folded ? p->tp : 1);
+  if ((!tf || experts % ep == 0) && mesh % ep == 0) return SC_OK;
   char valid[256];
-  plan_divisors(tf ? plan_gcd(experts, dpcp) : dpcp, valid, sizeof valid);
+  plan_divisors(tf ? plan_gcd(experts, mesh) : mesh, valid, sizeof valid);
+  const char *where = folded ? "tp*dp*cp" : "dp*cp";
   if (!tf)
     return sc_error_set(err, SC_EINPUT,
-                        "%s: %d must divide dp*cp %lld (experts are spread over data-parallel "
-                        "ranks); valid ep: %s", path, ep, dpcp, valid);
+                        "%s: %d must divide %s %lld (experts are spread over those ranks); "
+                        "valid ep: %s%s",
+                        path, ep, where, mesh, valid,
+                        folded ? "" : "; or plan.etp 1 folds ep over the tensor-parallel ranks");
   return sc_error_set(err, SC_EINPUT,
-                      "%s: %d must divide model.experts %d and dp*cp %lld "
-                      "(experts are spread over data-parallel ranks); valid ep: %s",
-                      path, ep, experts, dpcp, valid);
+                      "%s: %d must divide model.experts %d and %s %lld "
+                      "(experts are spread over those ranks); valid ep: %s%s",
+                      path, ep, experts, where, mesh, valid,
+                      folded ? "" : "; or plan.etp 1 folds ep over the tensor-parallel ranks");
 }
 
 static int plan_expert(const sc_scenario *s, sc_error *err) {
@@ -558,6 +564,11 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
     return sc_error_set(err, SC_EINPUT,
                         "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\" (is \"%s\")",
                         sc_dtype_name(p->dtype));
+  if (p->etp != 0 && p->etp != 1 && p->etp != p->tp)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.etp: %d; valid: 0 or %d (= tp: experts split like the rest of the "
+                        "layer), 1 (experts whole, ep folded over tp)",
+                        p->etp, p->tp);
   if ((unsigned)p->fp8_recipe > SC_FP8_MXFP8)
     return sc_error_set(err, SC_EINPUT,
                         "plan.fp8_recipe: %d; valid: delayed, current, block, mxfp8",

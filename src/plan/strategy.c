@@ -30,9 +30,11 @@ void strat_of(const sc_plan *p, const char *block, int layer, strat *out) {
     if (o->recompute != SC_INHERIT) out->recompute = (sc_recompute)o->recompute;
   }
   if (out->tp <= 1) out->sp = 0;
+  out->etp = p->etp == 1 ? 1 : out->tp;
 }
 
 int strat_equal(const strat *a, const strat *b) {
   return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->sp == b->sp &&
-         a->zero == b->zero && a->recompute == b->recompute && a->hp == b->hp;
+         a->zero == b->zero && a->recompute == b->recompute && a->hp == b->hp &&
+         a->etp == b->etp;
 }

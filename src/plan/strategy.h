@@ -19,6 +19,8 @@ typedef struct strat {
   sc_recompute recompute;
   int hp;                 /* 1 = this layer's GEMMs stay in 16 bits in an
                              fp8/fp4 plan (first/last layers in bf16) */
+  int etp;                /* expert tensor parallel: tp, or 1 (experts whole,
+                             their tokens stay on the rank that has them) */
 } strat;
 
 /* The strategy of instance `layer` (its index over all layer-block

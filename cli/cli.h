@@ -13,5 +13,6 @@ int cmd_search(int argc, char **argv);
 int cmd_collective(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_presets(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

@@ -1,0 +1,447 @@
+/*
+ * replay.c -- see replay.h.
+ */
+#include "trace/replay.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/mem.h"
+#include "core/vec.h"
+#include "trace/whatif.h"
+
+/* A GPU operation that starts this much (us) after it could have (launch
+ * plus latency, stream free) waited for something else: an event on
+ * another stream, when one ended then. */
+#define RP_DELAY_US 5.0
+/* Launch latency (us) when a rank shows none unqueued. */
+#define RP_LAT_DEFAULT_US 5.0
+
+/* Per-rank facts about GPU operations, derived from the trace once per
+ * replay. */
+typedef struct rp_pre {
+  int *prev;         /* the op before on its stream (all streams: overlap off); -1 */
+  int *dep;          /* op on another stream it waited for; -1 */
+  double *lat;       /* launch latency, us */
+  double *dur;       /* duration under the what-if, us */
+  int *coll;         /* index among the rank's collectives; -1 */
+  int n_coll;
+  wi_ctx wi;
+} rp_pre;
+
+static void pre_free(rp_pre *p) {
+  mem_free(p->prev), mem_free(p->dep), mem_free(p->lat), mem_free(p->dur), mem_free(p->coll);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* (end, op) pairs sorted by end, for finding what an op waited for. */
+typedef struct endix {
+  double end;
+  int op;
+} endix;
+
+static int cmp_endix(const void *a, const void *b) {
+  const endix *x = a, *y = b;
+  if (x->end != y->end) return x->end < y->end ? -1 : 1;
+  return x->op - y->op;
+}
+
+/* Last stream op before each op (prev), the median launch latency. */
+static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scratch) {
+  int streams[64], last[64], ns = 0, nl = 0;
+  for (int i = 0; i < r->gpu.n; i++) {
+    const tg_gpu *g = &r->gpu.v[i];
+    int s = 0;
+    while (s < ns && streams[s] != g->stream) s++;
+    if (s == ns && ns < 64) streams[ns] = g->stream, last[ns++] = -1;
+    if (s == 64) s = 63; /* more streams than that: the last ones share */
+    p->prev[i] = overlap ? last[s] : i - 1;
+    last[s] = i;
+    double free_at = p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
+    if (g->launch >= 0 && g->ts > free_at + 1.0 && g->ts >= r->host.v[g->launch].ts)
+      scratch[nl++] = g->ts - r->host.v[g->launch].ts;
+  }
+  if (!nl) return RP_LAT_DEFAULT_US;
+  qsort(scratch, (size_t)nl, sizeof *scratch, cmp_double);
+  return scratch[nl / 2];
+}
+
+/* The op on another stream that ended last in [ready, ts + 0.5]; -1. */
+static int find_dep(const tg_rank *r, const endix *by_end, int i, double ready) {
+  const tg_gpu *g = &r->gpu.v[i];
+  int lo = 0, hi = r->gpu.n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (by_end[mid].end <= g->ts + 0.5) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int k = lo - 1, seen = 0; k >= 0 && seen < 32 && by_end[k].end >= ready; k--, seen++)
+    if (r->gpu.v[by_end[k].op].stream != g->stream && by_end[k].op != i) return by_end[k].op;
+  return -1;
+}
+
+/* Fill p for rank r: stream order, waits, latencies, durations. */
+static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int *retimed,
+                     int *unsized, int *scaled, sc_error *err) {
+  int n = r->gpu.n ? r->gpu.n : 1, rc = wi_prepare(&p->wi, r, w, err);
+  if (rc) return rc;
+  p->prev = mem_alloc((size_t)n * sizeof *p->prev);
+  p->dep = mem_alloc((size_t)n * sizeof *p->dep);
+  p->coll = mem_alloc((size_t)n * sizeof *p->coll);
+  p->lat = mem_alloc((size_t)n * sizeof *p->lat);
+  p->dur = mem_alloc((size_t)n * sizeof *p->dur);
+  endix *by_end = mem_alloc((size_t)n * sizeof *by_end);
+  if (!p->prev || !p->dep || !p->coll || !p->lat || !p->dur || !by_end) {
+    mem_free(by_end);
+    return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  }
+  double med = stream_prev(r, p, p->wi.w.overlap, p->lat);
+  for (int i = 0; i < r->gpu.n; i++) by_end[i] = (endix){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
+  qsort(by_end, (size_t)r->gpu.n, sizeof *by_end, cmp_endix);
+  p->n_coll = 0;
+  for (int i = 0; i < r->gpu.n; i++) {
+    const tg_gpu *g = &r->gpu.v[i];
+    double launched = g->launch >= 0 ? r->host.v[g->launch].ts : -INFINITY;
+    double free_at = p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
+    double ready = fmax(launched + med, free_at);
+    p->dep[i] = g->ts > ready + RP_DELAY_US ? find_dep(r, by_end, i, ready) : -1;
+    int queued = g->ts <= free_at + 1.0;
+    p->lat[i] = queued || p->dep[i] >= 0 || g->launch < 0 ? med : fmax(0, g->ts - launched);
+    int rt;
+    p->dur[i] = wi_duration(&p->wi, g, &rt);
+    *retimed += rt;
+    *unsized += g->kind == TG_COMM && !(g->bytes > 0);
+    *scaled += g->kind != TG_COMM && p->wi.to != NULL;
+    p->coll[i] = g->kind == TG_COMM ? p->n_coll++ : -1;
+  }
+  mem_free(by_end);
+  return SC_OK;
+}
+
+/* ----------------------------------------------------------- nodes */
+
+static int node_new(rp_run *run, int rank, int ref, int cat, int is_gpu, double dur, double key) {
+  if (vec_grow((void **)&run->nodes, &run->cap, (long)run->n + 1, sizeof *run->nodes)) return -1;
+  run->nodes[run->n] = (rp_node){0, 0, dur, -INFINITY, key, 0, 0, -1, rank, ref, cat, is_gpu};
+  return run->n++;
+}
+
+static int edge_add(rp_run *run, int from, int use_start, double w, int is_gap) {
+  if (vec_grow((void **)&run->edges, &run->cap_edges, (long)run->n_edges + 1, sizeof *run->edges))
+    return -1;
+  run->edges[run->n_edges++] = (rp_edge){from, use_start, w, is_gap};
+  return 0;
+}
+
+static int gpu_cat(const tg_gpu *g) {
+  return g->kind == TG_COMM ? RP_COMM : g->kind == TG_KERNEL ? RP_KERNEL : RP_COPY;
+}
+
+/* Own time of a sync call: what the trace shows minus its wait. */
+static double sync_own(const tg_rank *r, const tg_host *h) {
+  const tg_gpu *g = &r->gpu.v[h->wait_op];
+  double waited = fmin(h->dur, fmax(0, g->ts + g->dur - h->ts));
+  return fmax(0, h->dur - waited);
+}
+
+static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
+  rp_map *m = &run->map[ri];
+  int nh = r->host.n ? r->host.n : 1, ng = r->gpu.n ? r->gpu.n : 1;
+  m->hf = mem_alloc((size_t)nh * sizeof *m->hf);
+  m->hl = mem_alloc((size_t)nh * sizeof *m->hl);
+  m->gn = mem_alloc((size_t)ng * sizeof *m->gn);
+  if (!m->hf || !m->hl || !m->gn) return -1;
+  for (int i = 0; i < r->host.n; i++) {
+    const tg_host *h = &r->host.v[i];
+    int cat = h->kind != TG_CALL ? RP_MARK : h->sync ? RP_SYNC : RP_HOST;
+    m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? sync_own(r, h) : h->dur, h->ts);
+    if (m->hf[i] < 0) return -1;
+    if (h->sync && (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, 0, h->ts + h->dur)) < 0) return -1;
+  }
+  for (int i = 0; i < r->gpu.n; i++)
+    if ((m->gn[i] = node_new(run, ri, i, gpu_cat(&r->gpu.v[i]), 1, p->dur[i], r->gpu.v[i].ts)) < 0)
+      return -1;
+  return 0;
+}
+
+/* ----------------------------------------------------------- edges */
+
+/* Host chains of rank ri: each item after the one that encloses or
+ * precedes it, keeping the traced gap; syncs wait for their op. */
+static int host_edges(rp_run *run, const tg_rank *r, int ri) {
+  const rp_map *m = &run->map[ri];
+  int enc = -1;
+  for (int i = 0; i < r->host.n; i++) {
+    const tg_host *h = &r->host.v[i];
+    rp_node *a = &run->nodes[m->hf[i]];
+    if (enc >= 0 && r->host.v[enc].thread != h->thread) enc = -1;
+    a->e0 = run->n_edges;
+    if (enc < 0) a->release = h->ts;
+    else {
+      const tg_host *e = &r->host.v[enc];
+      int after = h->ts >= e->ts + e->dur;
+      if (edge_add(run, after ? m->hl[enc] : m->hf[enc], !after,
+                   after ? h->ts - (e->ts + e->dur) : h->ts - e->ts, 1))
+        return -1;
+    }
+    a->ne = run->n_edges - a->e0;
+    if (h->sync) {
+      rp_node *b = &run->nodes[m->hl[i]];
+      b->e0 = run->n_edges;
+      if (edge_add(run, m->hf[i], 0, 0, 0) || edge_add(run, m->gn[h->wait_op], 0, 0, 0)) return -1;
+      b->ne = 2;
+    }
+    if (enc < 0 || h->ts + h->dur >= r->host.v[enc].ts + r->host.v[enc].dur) enc = i;
+  }
+  return 0;
+}
+
+/* Constraints of op i of rank ri on the node being built. */
+static int op_edges(rp_run *run, const tg_job *j, const rp_pre *pre, int ri, int i, double *release) {
+  const tg_rank *r = &j->r[ri];
+  const rp_map *m = &run->map[ri];
+  const tg_gpu *g = &r->gpu.v[i];
+  const rp_pre *p = &pre[ri];
+  if (g->launch >= 0 && edge_add(run, m->hf[g->launch], 1, p->lat[i], 1)) return -1;
+  if (g->launch < 0) *release = fmax(*release, g->ts);
+  if (p->prev[i] >= 0 && edge_add(run, m->gn[p->prev[i]], 0, 0, 0)) return -1;
+  if (p->dep[i] >= 0 && edge_add(run, m->gn[p->dep[i]], 0, 0, 0)) return -1;
+  return 0;
+}
+
+/* ops[k][rank]: the k-th collective of each rank, when every rank has
+ * the same number (then they are joined); NULL otherwise. */
+static int *coll_table(const tg_job *j, const rp_pre *pre, int *n_coll) {
+  *n_coll = 0;
+  if (j->n < 2) return NULL;
+  for (int ri = 1; ri < j->n; ri++)
+    if (pre[ri].n_coll != pre[0].n_coll) return NULL;
+  int nc = pre[0].n_coll;
+  int *t = mem_alloc((size_t)(nc ? nc : 1) * (size_t)j->n * sizeof *t);
+  if (!t) return NULL;
+  for (int ri = 0; ri < j->n; ri++)
+    for (int i = 0; i < j->r[ri].gpu.n; i++)
+      if (pre[ri].coll[i] >= 0) t[pre[ri].coll[i] * j->n + ri] = i;
+  *n_coll = nc;
+  return t;
+}
+
+static int gpu_edges(rp_run *run, const tg_job *j, const rp_pre *pre, const int *ct, int ri) {
+  const tg_rank *r = &j->r[ri];
+  for (int i = 0; i < r->gpu.n; i++) {
+    rp_node *nd = &run->nodes[run->map[ri].gn[i]];
+    double release = -INFINITY;
+    int e0 = run->n_edges, k = pre[ri].coll[i];
+    if (ct && k >= 0) { /* joined: every rank's constraints, the fastest kernel */
+      double dur = INFINITY;
+      for (int rj = 0; rj < j->n; rj++) {
+        int op = ct[k * j->n + rj];
+        if (op_edges(run, j, pre, rj, op, &release)) return -1;
+        dur = fmin(dur, pre[rj].dur[op]);
+      }
+      run->nodes[run->map[ri].gn[i]].dur = dur;
+    } else if (op_edges(run, j, pre, ri, i, &release)) return -1;
+    nd = &run->nodes[run->map[ri].gn[i]];
+    nd->e0 = e0, nd->ne = run->n_edges - e0, nd->release = release;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ solve */
+
+/* Start of node v from its edges and release; sets bound. */
+static void node_eval(rp_run *run, int v) {
+  rp_node *nd = &run->nodes[v];
+  double s = nd->release;
+  nd->bound = -1;
+  for (int e = nd->e0; e < nd->e0 + nd->ne; e++) {
+    const rp_edge *ed = &run->edges[e];
+    const rp_node *f = &run->nodes[ed->from];
+    double t = (ed->use_start ? f->start : f->end) + ed->w;
+    if (t > s) s = t, nd->bound = e;
+  }
+  if (!isfinite(s)) s = nd->key; /* no constraint at all: as traced */
+  nd->start = s, nd->end = s + nd->dur;
+}
+
+/* Evaluate every node in a topological order (Kahn). SC_OK or
+ * SC_EMODEL when the dependencies form a cycle, SC_ENOMEM. */
+static int solve(rp_run *run, sc_error *err) {
+  int n = run->n, rc = SC_OK;
+  int *indeg = mem_calloc((size_t)n + 1, sizeof *indeg);
+  int *off = mem_calloc((size_t)n + 2, sizeof *off), *cur = mem_alloc(((size_t)n + 1) * sizeof *cur);
+  int *succ = mem_alloc(((size_t)run->n_edges + 1) * sizeof *succ);
+  heap h = {0};
+  if (!indeg || !off || !cur || !succ || heap_init(&h, n + 1)) {
+    rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+    goto out;
+  }
+  for (int e = 0; e < run->n_edges; e++) off[run->edges[e].from + 1]++;
+  for (int v = 0; v < n; v++) off[v + 1] += off[v];
+  memcpy(cur, off, (size_t)n * sizeof *cur);
+  for (int v = 0; v < n; v++) {
+    const rp_node *nd = &run->nodes[v];
+    for (int e = nd->e0; e < nd->e0 + nd->ne; e++) succ[cur[run->edges[e].from]++] = v;
+    indeg[v] = nd->ne;
+    if (!indeg[v]) heap_push(&h, nd->key, v);
+  }
+  int done = 0;
+  while (!heap_empty(&h)) {
+    int v = heap_pop(&h).id;
+    node_eval(run, v);
+    done++;
+    for (int k = off[v]; k < off[v + 1]; k++)
+      if (!--indeg[succ[k]]) heap_push(&h, run->nodes[succ[k]].key, succ[k]);
+  }
+  if (done < n)
+    rc = sc_error_set(err, SC_EMODEL,
+                      "trace replay: the dependencies of %d operations form a cycle (collectives "
+                      "issued in a different order on different ranks?)",
+                      n - done);
+out:
+  mem_free(indeg), mem_free(off), mem_free(cur), mem_free(succ), heap_free(&h);
+  return rc;
+}
+
+/* ---------------------------------------------------------- results */
+
+/* Add [lo, hi] clipped to >= floor to part cat of the path. */
+static void path_add(double *part, int cat, double lo, double hi, double floor) {
+  lo = fmax(lo, floor);
+  if (hi > lo) part[cat] += hi - lo;
+}
+
+/* Walk back from node v (a step's end) to time t0 (its begin) along the
+ * edges that bound each start, adding each stretch to its part (us). */
+static void critical_path(const rp_run *run, int v, double t0, double *part) {
+  double at = run->nodes[v].start;
+  for (int guard = 0; guard <= run->n; guard++) {
+    const rp_node *nd = &run->nodes[v];
+    path_add(part, nd->cat == RP_MARK ? RP_HOST : nd->cat, nd->start, fmin(at, nd->end), t0);
+    if (nd->start <= t0) return;
+    if (nd->bound < 0) {
+      path_add(part, RP_HOST, t0, nd->start, t0);
+      return;
+    }
+    const rp_edge *e = &run->edges[nd->bound];
+    const rp_node *f = &run->nodes[e->from];
+    at = e->use_start ? f->start : f->end;
+    path_add(part, e->is_gap ? RP_HOST : RP_SYNC, at, nd->start, t0);
+    v = e->from;
+  }
+}
+
+static const char *bound_name(const sc_trace_path *p) {
+  const double v[] = {p->kernels, p->copies, p->comm, p->host, p->sync};
+  static const char *const names[] = {"kernels", "copies", "communication", "host",
+                                      "synchronisation"};
+  int best = 0;
+  for (int i = 1; i < 5; i++)
+    if (v[i] > v[best]) best = i;
+  return names[best];
+}
+
+/* Steps of every rank: measured and replayed length, critical path. */
+static void results(const rp_run *run, const tg_job *j, sc_trace_result *r) {
+  double part[RP_MARK + 1] = {0}, meas = 0, pred = 0;
+  int steps = 0;
+  for (int ri = 0; ri < j->n; ri++) {
+    const tg_rank *rk = &j->r[ri];
+    for (int i = 0; i < rk->host.n; i++) {
+      const tg_host *h = &rk->host.v[i];
+      if (h->kind != TG_STEP_END) continue;
+      int b = -1; /* its begin marker: same thread, same step, earlier */
+      for (int k = i - 1; k >= 0 && rk->host.v[k].thread == h->thread; k--)
+        if (rk->host.v[k].kind == TG_STEP_BEGIN && rk->host.v[k].step == h->step) { b = k; break; }
+      if (b < 0) continue;
+      const rp_node *nb = &run->nodes[run->map[ri].hf[b]], *ne = &run->nodes[run->map[ri].hf[i]];
+      meas += rk->steps.v[h->step].dur;
+      pred += ne->start - nb->start;
+      critical_path(run, run->map[ri].hf[i], nb->start, part);
+      steps++;
+    }
+  }
+  r->steps = steps;
+  double k = steps ? 1e-6 / steps : 0;
+  r->measured_step_s = meas * k, r->predicted_step_s = pred * k;
+  r->path = (sc_trace_path){part[RP_KERNEL] * k, part[RP_COPY] * k, part[RP_COMM] * k,
+                            part[RP_HOST] * k, part[RP_SYNC] * k, NULL};
+  r->path.bound = bound_name(&r->path);
+  double lo = INFINITY, hi = -INFINITY, cm = 0, cp = 0;
+  for (int v = 0; v < run->n; v++) {
+    const rp_node *nd = &run->nodes[v];
+    if (nd->rank) continue;
+    lo = fmin(lo, nd->start), hi = fmax(hi, nd->end);
+    if (nd->cat == RP_COMM) cm += j->r[0].gpu.v[nd->ref].dur, cp += nd->dur;
+  }
+  int per = j->r[0].steps.n ? j->r[0].steps.n : 1;
+  r->span_s = hi > lo ? (hi - lo) * 1e-6 : 0;
+  r->comm_measured_s = cm * 1e-6 / per, r->comm_predicted_s = cp * 1e-6 / per;
+}
+
+/* ----------------------------------------------------------- replay */
+
+static void run_reset(rp_run *run) {
+  for (int i = 0; i < run->n_map; i++)
+    mem_free(run->map[i].hf), mem_free(run->map[i].hl), mem_free(run->map[i].gn);
+  mem_free(run->map);
+  run->map = NULL, run->n_map = 0, run->n = 0, run->n_edges = 0, run->warn[0] = '\0';
+}
+
+static int build(rp_run *run, const tg_job *j, rp_pre *pre, sc_trace_result *r, sc_error *err) {
+  run->map = mem_calloc((size_t)j->n, sizeof *run->map);
+  if (!run->map) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  run->n_map = j->n;
+  for (int ri = 0; ri < j->n; ri++)
+    if (rank_nodes(run, &j->r[ri], ri, &pre[ri]))
+      return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  int n_coll = 0, *ct = coll_table(j, pre, &n_coll);
+  if (j->n > 1 && !ct)
+    snprintf(run->warn, sizeof run->warn,
+             "the ranks issue different numbers of collectives (rank 0: %d): collectives not joined",
+             pre[0].n_coll);
+  r->coupled = ct ? n_coll : 0;
+  int rc = SC_OK;
+  for (int ri = 0; ri < j->n && !rc; ri++)
+    if (host_edges(run, &j->r[ri], ri) || gpu_edges(run, j, pre, ct, ri))
+      rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  mem_free(ct);
+  return rc;
+}
+
+int rp_replay(rp_run *run, const tg_job *j, const sc_trace_whatif *w, sc_trace_result *r,
+              sc_error *err) {
+  memset(r, 0, sizeof *r);
+  run_reset(run);
+  long ops = 0;
+  for (int ri = 0; ri < j->n; ri++) ops += j->r[ri].gpu.n;
+  if (!ops)
+    return sc_error_set(err, SC_EMODEL, "%s: the trace has no GPU work (kernels, copies) to replay",
+                        j->n ? j->r[0].path : "trace");
+  rp_pre *pre = mem_calloc((size_t)j->n, sizeof *pre);
+  if (!pre) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  int rc = SC_OK;
+  for (int ri = 0; ri < j->n && !rc; ri++)
+    rc = pre_build(&pre[ri], &j->r[ri], w, &r->comm_retimed, &r->comm_unsized,
+                   &r->kernels_scaled, err);
+  if (!rc) rc = build(run, j, pre, r, err);
+  if (!rc) rc = solve(run, err);
+  if (!rc) results(run, j, r);
+  for (int ri = 0; ri < j->n; ri++) pre_free(&pre[ri]);
+  mem_free(pre);
+  return rc;
+}
+
+void rp_free(rp_run *run) {
+  run_reset(run);
+  mem_free(run->nodes), mem_free(run->edges);
+  memset(run, 0, sizeof *run);
+}

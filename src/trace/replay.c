@@ -54,7 +54,8 @@ static int cmp_endix(const void *a, const void *b) {
   return x->op - y->op;
 }
 
-/* Last stream op before each op (prev), the median launch latency. */
+/* Last stream op before each op (prev); returns the launch latency: the
+ * low decile of launch-to-start times of ops whose stream was free. */
 static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scratch) {
   int streams[64], last[64], ns = 0, nl = 0;
   for (int i = 0; i < r->gpu.n; i++) {
@@ -71,7 +72,7 @@ static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scra
   }
   if (!nl) return RP_LAT_DEFAULT_US;
   qsort(scratch, (size_t)nl, sizeof *scratch, cmp_double);
-  return scratch[nl / 2];
+  return scratch[nl / 10]; /* low decile: the ones nothing else held back */
 }
 
 /* The op on another stream that ended last in [ready, ts + 0.5]; -1. */
@@ -83,7 +84,7 @@ static int find_dep(const tg_rank *r, const endix *by_end, int i, double ready) 
     if (by_end[mid].end <= g->ts + 0.5) lo = mid + 1;
     else hi = mid;
   }
-  for (int k = lo - 1, seen = 0; k >= 0 && seen < 32 && by_end[k].end >= ready; k--, seen++)
+  for (int k = lo - 1, seen = 0; k >= 0 && seen < 512 && by_end[k].end >= ready; k--, seen++)
     if (r->gpu.v[by_end[k].op].stream != g->stream && by_end[k].op != i) return by_end[k].op;
   return -1;
 }
@@ -162,9 +163,11 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
   for (int i = 0; i < r->host.n; i++) {
     const tg_host *h = &r->host.v[i];
     int cat = h->kind != TG_CALL ? RP_MARK : h->sync ? RP_SYNC : RP_HOST;
-    m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? sync_own(r, h) : h->dur, h->ts);
+    /* a sync: the call (no length), then its own time after the wait */
+    m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? 0 : h->dur, h->ts);
     if (m->hf[i] < 0) return -1;
-    if (h->sync && (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, 0, h->ts + h->dur)) < 0) return -1;
+    if (h->sync && (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, sync_own(r, h), h->ts + h->dur)) < 0)
+      return -1;
   }
   for (int i = 0; i < r->gpu.n; i++)
     if ((m->gn[i] = node_new(run, ri, i, gpu_cat(&r->gpu.v[i]), 1, p->dur[i], r->gpu.v[i].ts)) < 0)
@@ -174,34 +177,67 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
 
 /* ----------------------------------------------------------- edges */
 
+/* A host item that follows a gap this long (us) on its thread waited
+ * for another thread when one of its items ended in the gap. */
+#define RP_THREAD_GAP_US 100.0
+
+/* The item of another thread of r that ended last in (lo, hi]; -1. by_end
+ * holds every host item by end time. */
+static int other_thread(const tg_rank *r, const endix *by_end, int thread, double lo, double hi) {
+  int a = 0, b = r->host.n;
+  while (a < b) {
+    int mid = (a + b) / 2;
+    if (by_end[mid].end <= hi) a = mid + 1;
+    else b = mid;
+  }
+  for (int k = a - 1, seen = 0; k >= 0 && by_end[k].end > lo && seen < 64; k--, seen++)
+    if (r->host.v[by_end[k].op].thread != thread) return by_end[k].op;
+  return -1;
+}
+
+/* The edges of host item i that follows item enc (-1: first of its
+ * thread): the traced gap after enc, and after a long gap the other
+ * thread it waited for (the autograd thread, the main thread). */
+static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const endix *by_end, int i,
+                       int enc) {
+  const tg_host *h = &r->host.v[i];
+  if (enc < 0) return run->nodes[m->hf[i]].release = h->ts, 0;
+  const tg_host *e = &r->host.v[enc];
+  double e_end = e->ts + e->dur;
+  int after = h->ts >= e_end;
+  if (edge_add(run, after ? m->hl[enc] : m->hf[enc], !after, after ? h->ts - e_end : h->ts - e->ts, 1))
+    return -1;
+  if (!after || h->ts - e_end < RP_THREAD_GAP_US) return 0;
+  int o = other_thread(r, by_end, h->thread, e_end, h->ts);
+  const tg_host *oh = o >= 0 ? &r->host.v[o] : NULL;
+  return oh ? edge_add(run, m->hl[o], 0, h->ts - (oh->ts + oh->dur), 1) : 0;
+}
+
 /* Host chains of rank ri: each item after the one that encloses or
  * precedes it, keeping the traced gap; syncs wait for their op. */
 static int host_edges(rp_run *run, const tg_rank *r, int ri) {
   const rp_map *m = &run->map[ri];
-  int enc = -1;
-  for (int i = 0; i < r->host.n; i++) {
+  endix *by_end = mem_alloc((size_t)(r->host.n ? r->host.n : 1) * sizeof *by_end);
+  if (!by_end) return -1;
+  for (int i = 0; i < r->host.n; i++) by_end[i] = (endix){r->host.v[i].ts + r->host.v[i].dur, i};
+  qsort(by_end, (size_t)r->host.n, sizeof *by_end, cmp_endix);
+  int enc = -1, rc = 0;
+  for (int i = 0; i < r->host.n && !rc; i++) {
     const tg_host *h = &r->host.v[i];
-    rp_node *a = &run->nodes[m->hf[i]];
     if (enc >= 0 && r->host.v[enc].thread != h->thread) enc = -1;
-    a->e0 = run->n_edges;
-    if (enc < 0) a->release = h->ts;
-    else {
-      const tg_host *e = &r->host.v[enc];
-      int after = h->ts >= e->ts + e->dur;
-      if (edge_add(run, after ? m->hl[enc] : m->hf[enc], !after,
-                   after ? h->ts - (e->ts + e->dur) : h->ts - e->ts, 1))
-        return -1;
-    }
-    a->ne = run->n_edges - a->e0;
-    if (h->sync) {
+    run->nodes[m->hf[i]].e0 = run->n_edges;
+    rc = chain_edges(run, r, m, by_end, i, enc);
+    run->nodes[m->hf[i]].ne = run->n_edges - run->nodes[m->hf[i]].e0;
+    if (!rc && h->sync) {
       rp_node *b = &run->nodes[m->hl[i]];
       b->e0 = run->n_edges;
-      if (edge_add(run, m->hf[i], 0, 0, 0) || edge_add(run, m->gn[h->wait_op], 0, 0, 0)) return -1;
+      rc = edge_add(run, m->hf[i], 0, 0, 0) || edge_add(run, m->gn[h->wait_op], 0, 0, 0);
       b->ne = 2;
     }
     if (enc < 0 || h->ts + h->dur >= r->host.v[enc].ts + r->host.v[enc].dur) enc = i;
   }
-  return 0;
+  mem_free(by_end);
+  return rc;
 }
 
 /* Constraints of op i of rank ri on the node being built. */

@@ -11,6 +11,10 @@
 
 #include "core/mem.h"
 
+/* A call this long (us) that returned within this long of a GPU
+ * operation's end waited for it. */
+#define TG_BLOCKED_US 20.0
+
 /* ------------------------------------------------------------ name pool */
 
 static uint32_t name_hash(const char *s, size_t len) {
@@ -150,9 +154,16 @@ static void mark_syncs(tg_rank *r, const kv *by_end) {
   }
   for (int i = 0; i < r->host.n; i++) {
     tg_host *h = &r->host.v[i];
-    if (h->kind != TG_CALL || h->sync || !strstr(tg_str(r, h->name), "Synchronize")) continue;
-    h->wait_op = waited_op(r, by_end, r->gpu.n, h);
-    h->sync = h->wait_op >= 0;
+    if (h->kind != TG_CALL || h->sync) continue;
+    int explicit_sync = strstr(tg_str(r, h->name), "Synchronize") != NULL;
+    if (!explicit_sync && h->dur < TG_BLOCKED_US) continue;
+    int k = waited_op(r, by_end, r->gpu.n, h);
+    if (k < 0) continue;
+    double end = r->gpu.v[k].ts + r->gpu.v[k].dur;
+    /* any other call that returned as a GPU operation ended was blocked
+     * by it (a full launch queue, a pageable copy, an allocator wait) */
+    if (explicit_sync || (end > h->ts && end >= h->ts + h->dur - TG_BLOCKED_US))
+      h->sync = 1, h->wait_op = k;
   }
 }
 

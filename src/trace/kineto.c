@@ -263,6 +263,12 @@ static void header(kin_ctx *c, const json_t *root) {
 
 static int kin_root(kin_ctx *c, const json_t *root) {
   const json_t *ev = json_is_array(root) ? root : json_object_get(root, "traceEvents");
+  if (!ev && json_is_array(json_object_get(root, "nodes")))
+    return sc_error_set(c->err, SC_EINPUT,
+                        "%s: a PyTorch execution trace (schema %s): stepcast reads the PyTorch "
+                        "profiler (Kineto) trace of the same run; execution traces are not read "
+                        "yet (docs/trace.md)",
+                        c->origin, str(root, "schema") ? str(root, "schema") : "unknown");
   if (!json_is_array(ev))
     return sc_error_set(c->err, SC_EINPUT,
                         "%s: traceEvents: expected an array of trace events (is this a PyTorch "

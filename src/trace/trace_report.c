@@ -65,7 +65,7 @@ static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_res
             x->kernels_scaled, w->gpu);
   fprintf(out, "%d collectives re-timed by the network model, %d without a message size kept "
                "as measured\n", x->comm_retimed, x->comm_unsized);
-  table_path(out, "what-if critical path per step", x);
+  if (x->steps) table_path(out, "what-if critical path per step", x);
 }
 
 static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
@@ -79,7 +79,7 @@ static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
   fprintf(out, "%-24s %9.3f ms %9.3f ms\n", "collectives per step", b->comm_measured_s * 1e3,
           b->comm_predicted_s * 1e3);
   if (b->coupled) fprintf(out, "%d collectives joined across ranks\n", b->coupled);
-  table_path(out, "\ncritical path per step", b);
+  if (b->steps) table_path(out, "\ncritical path per step", b);
   if (x) table_whatif(out, w, b, x);
 }
 

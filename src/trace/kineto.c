@@ -446,11 +446,12 @@ static int read_gz(const char *path, char **buf, size_t *len, sc_error *err) {
   *buf = NULL, *len = 0;
   gzFile f = gzopen(path, "rb");
   if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read the trace (%s)", path, strerror(errno));
+  gzbuffer(f, 1 << 20); /* fewer, larger reads */
   char *b = NULL;
   int cap = 0, got;
   size_t n = 0;
   do {
-    if (vec_grow((void **)&b, &cap, (long)n + 65537, 1)) {
+    if (vec_grow((void **)&b, &cap, (long)n + (1L << 20) + 1, 1)) {
       mem_free(b), gzclose(f);
       return sc_error_set(err, SC_ENOMEM, "%s: out of memory (or over 2 GiB) reading the trace", path);
     }

@@ -169,8 +169,8 @@ static void mark_syncs(tg_rank *r, const kv *by_end) {
 
 int tg_link(tg_rank *r, sc_error *err) {
   if (add_markers(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
-  qsort(r->host.v, (size_t)r->host.n, sizeof *r->host.v, host_cmp);
-  qsort(r->gpu.v, (size_t)r->gpu.n, sizeof *r->gpu.v, gpu_cmp);
+  if (r->host.n) qsort(r->host.v, (size_t)r->host.n, sizeof *r->host.v, host_cmp);
+  if (r->gpu.n) qsort(r->gpu.v, (size_t)r->gpu.n, sizeof *r->gpu.v, gpu_cmp);
   for (int i = 0; i < r->host.n; i++) r->host.v[i].wait_op = -1, r->host.v[i].sync = 0;
   if (link_launches(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
   kv *by_end = mem_alloc((size_t)(r->gpu.n ? r->gpu.n : 1) * sizeof *by_end);

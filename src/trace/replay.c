@@ -42,18 +42,6 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* (end, op) pairs sorted by end, for finding what an op waited for. */
-typedef struct endix {
-  double end;
-  int op;
-} endix;
-
-static int cmp_endix(const void *a, const void *b) {
-  const endix *x = a, *y = b;
-  if (x->end != y->end) return x->end < y->end ? -1 : 1;
-  return x->op - y->op;
-}
-
 /* Last stream op before each op (prev); returns the launch latency: the
  * low decile of launch-to-start times of ops whose stream was free. */
 static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scratch) {
@@ -76,16 +64,10 @@ static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scra
 }
 
 /* The op on another stream that ended last in [ready, ts + 0.5]; -1. */
-static int find_dep(const tg_rank *r, const endix *by_end, int i, double ready) {
+static int find_dep(const tg_rank *r, const tg_kv *by_end, int i, double ready) {
   const tg_gpu *g = &r->gpu.v[i];
-  int lo = 0, hi = r->gpu.n;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (by_end[mid].end <= g->ts + 0.5) lo = mid + 1;
-    else hi = mid;
-  }
-  for (int k = lo - 1, seen = 0; k >= 0 && seen < 512 && by_end[k].end >= ready; k--, seen++)
-    if (r->gpu.v[by_end[k].op].stream != g->stream && by_end[k].op != i) return by_end[k].op;
+  for (int k = tg_kv_last_le(by_end, r->gpu.n, g->ts + 0.5), seen = 0; k >= 0 && seen < 512 && by_end[k].key >= ready; k--, seen++)
+    if (r->gpu.v[by_end[k].idx].stream != g->stream && by_end[k].idx != i) return by_end[k].idx;
   return -1;
 }
 
@@ -99,14 +81,14 @@ static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int 
   p->coll = mem_alloc((size_t)n * sizeof *p->coll);
   p->lat = mem_alloc((size_t)n * sizeof *p->lat);
   p->dur = mem_alloc((size_t)n * sizeof *p->dur);
-  endix *by_end = mem_alloc((size_t)n * sizeof *by_end);
+  tg_kv *by_end = mem_alloc((size_t)n * sizeof *by_end);
   if (!p->prev || !p->dep || !p->coll || !p->lat || !p->dur || !by_end) {
     mem_free(by_end);
     return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   }
   double med = stream_prev(r, p, p->wi.w.overlap, p->lat);
-  for (int i = 0; i < r->gpu.n; i++) by_end[i] = (endix){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
-  qsort(by_end, (size_t)r->gpu.n, sizeof *by_end, cmp_endix);
+  for (int i = 0; i < r->gpu.n; i++) by_end[i] = (tg_kv){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
+  qsort(by_end, (size_t)r->gpu.n, sizeof *by_end, tg_kv_cmp);
   p->n_coll = 0;
   for (int i = 0; i < r->gpu.n; i++) {
     const tg_gpu *g = &r->gpu.v[i];
@@ -183,22 +165,16 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
 
 /* The item of another thread of r that ended last in (lo, hi]; -1. by_end
  * holds every host item by end time. */
-static int other_thread(const tg_rank *r, const endix *by_end, int thread, double lo, double hi) {
-  int a = 0, b = r->host.n;
-  while (a < b) {
-    int mid = (a + b) / 2;
-    if (by_end[mid].end <= hi) a = mid + 1;
-    else b = mid;
-  }
-  for (int k = a - 1, seen = 0; k >= 0 && by_end[k].end > lo && seen < 64; k--, seen++)
-    if (r->host.v[by_end[k].op].thread != thread) return by_end[k].op;
+static int other_thread(const tg_rank *r, const tg_kv *by_end, int thread, double lo, double hi) {
+  for (int k = tg_kv_last_le(by_end, r->host.n, hi), seen = 0; k >= 0 && by_end[k].key > lo && seen < 64; k--, seen++)
+    if (r->host.v[by_end[k].idx].thread != thread) return by_end[k].idx;
   return -1;
 }
 
 /* The edges of host item i that follows item enc (-1: first of its
  * thread): the traced gap after enc, and after a long gap the other
  * thread it waited for (the autograd thread, the main thread). */
-static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const endix *by_end, int i,
+static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const tg_kv *by_end, int i,
                        int enc) {
   const tg_host *h = &r->host.v[i];
   if (enc < 0) return run->nodes[m->hf[i]].release = h->ts, 0;
@@ -217,10 +193,10 @@ static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const end
  * precedes it, keeping the traced gap; syncs wait for their op. */
 static int host_edges(rp_run *run, const tg_rank *r, int ri) {
   const rp_map *m = &run->map[ri];
-  endix *by_end = mem_alloc((size_t)(r->host.n ? r->host.n : 1) * sizeof *by_end);
+  tg_kv *by_end = mem_alloc((size_t)(r->host.n ? r->host.n : 1) * sizeof *by_end);
   if (!by_end) return -1;
-  for (int i = 0; i < r->host.n; i++) by_end[i] = (endix){r->host.v[i].ts + r->host.v[i].dur, i};
-  qsort(by_end, (size_t)r->host.n, sizeof *by_end, cmp_endix);
+  for (int i = 0; i < r->host.n; i++) by_end[i] = (tg_kv){r->host.v[i].ts + r->host.v[i].dur, i};
+  qsort(by_end, (size_t)r->host.n, sizeof *by_end, tg_kv_cmp);
   int enc = -1, rc = 0;
   for (int i = 0; i < r->host.n && !rc; i++) {
     const tg_host *h = &r->host.v[i];

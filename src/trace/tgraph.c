@@ -79,20 +79,13 @@ static int gpu_cmp(const void *a, const void *b) {
   return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
-/* (key, index) pairs, for correlation lookup and order by end time. */
-typedef struct kv {
-  double key;
-  int idx;
-} kv;
-
-static int kv_cmp(const void *a, const void *b) {
-  const kv *x = a, *y = b;
+int tg_kv_cmp(const void *a, const void *b) {
+  const tg_kv *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
   return x->idx - y->idx;
 }
 
-/* Index of the last entry of a (n, sorted) with key <= k; -1 if none. */
-static int kv_last_le(const kv *a, int n, double k) {
+int tg_kv_last_le(const tg_kv *a, int n, double k) {
   int lo = 0, hi = n; /* first with key > k */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
@@ -117,15 +110,15 @@ static int add_markers(tg_rank *r) {
 
 /* Each GPU operation's launch: the host call with its correlation id. */
 static int link_launches(tg_rank *r) {
-  kv *c = mem_alloc((size_t)(r->host.n ? r->host.n : 1) * sizeof *c);
+  tg_kv *c = mem_alloc((size_t)(r->host.n ? r->host.n : 1) * sizeof *c);
   if (!c) return -1;
   int n = 0;
   for (int i = 0; i < r->host.n; i++)
-    if (r->host.v[i].kind == TG_CALL && r->host.v[i].corr >= 0) c[n++] = (kv){r->host.v[i].corr, i};
-  qsort(c, (size_t)n, sizeof *c, kv_cmp);
+    if (r->host.v[i].kind == TG_CALL && r->host.v[i].corr >= 0) c[n++] = (tg_kv){r->host.v[i].corr, i};
+  qsort(c, (size_t)n, sizeof *c, tg_kv_cmp);
   for (int i = 0; i < r->gpu.n; i++) {
     tg_gpu *g = &r->gpu.v[i];
-    int k = g->corr >= 0 ? kv_last_le(c, n, g->corr) : -1;
+    int k = g->corr >= 0 ? tg_kv_last_le(c, n, g->corr) : -1;
     g->launch = k >= 0 && c[k].key == g->corr ? c[k].idx : -1;
   }
   mem_free(c);
@@ -135,8 +128,8 @@ static int link_launches(tg_rank *r) {
 /* The GPU operation a synchronize call at host item h waited for: the one
  * that ended last, no later than the call (plus 1 us of clock noise),
  * among those issued before it. -1 if none. by_end: ops by end time. */
-static int waited_op(const tg_rank *r, const kv *by_end, int n, const tg_host *h) {
-  int k = kv_last_le(by_end, n, h->ts + h->dur + 1.0);
+static int waited_op(const tg_rank *r, const tg_kv *by_end, int n, const tg_host *h) {
+  int k = tg_kv_last_le(by_end, n, h->ts + h->dur + 1.0);
   for (int scanned = 0; k >= 0 && scanned < 256; k--, scanned++) {
     const tg_gpu *g = &r->gpu.v[by_end[k].idx];
     double issued = g->launch >= 0 ? r->host.v[g->launch].ts : g->ts;
@@ -145,7 +138,7 @@ static int waited_op(const tg_rank *r, const kv *by_end, int n, const tg_host *h
   return -1;
 }
 
-static void mark_syncs(tg_rank *r, const kv *by_end) {
+static void mark_syncs(tg_rank *r, const tg_kv *by_end) {
   for (int i = 0; i < r->gpu.n; i++) { /* copies that returned after the copy */
     tg_gpu *g = &r->gpu.v[i];
     if (g->launch < 0 || g->kind != TG_MEMCPY) continue;
@@ -173,10 +166,10 @@ int tg_link(tg_rank *r, sc_error *err) {
   if (r->gpu.n) qsort(r->gpu.v, (size_t)r->gpu.n, sizeof *r->gpu.v, gpu_cmp);
   for (int i = 0; i < r->host.n; i++) r->host.v[i].wait_op = -1, r->host.v[i].sync = 0;
   if (link_launches(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
-  kv *by_end = mem_alloc((size_t)(r->gpu.n ? r->gpu.n : 1) * sizeof *by_end);
+  tg_kv *by_end = mem_alloc((size_t)(r->gpu.n ? r->gpu.n : 1) * sizeof *by_end);
   if (!by_end) return sc_error_set(err, SC_ENOMEM, "out of memory");
-  for (int i = 0; i < r->gpu.n; i++) by_end[i] = (kv){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
-  qsort(by_end, (size_t)r->gpu.n, sizeof *by_end, kv_cmp);
+  for (int i = 0; i < r->gpu.n; i++) by_end[i] = (tg_kv){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
+  qsort(by_end, (size_t)r->gpu.n, sizeof *by_end, tg_kv_cmp);
   mark_syncs(r, by_end);
   mem_free(by_end);
   return SC_OK;

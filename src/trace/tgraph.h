@@ -92,6 +92,16 @@ typedef struct tg_job {
   char warn[1024];        /* warnings, one per line ("" none) */
 } tg_job;
 
+/* A (key, index) pair: host items or GPU ops by correlation id or end time. */
+typedef struct tg_kv {
+  double key;
+  int idx;
+} tg_kv;
+/* qsort order: key, then index. */
+int tg_kv_cmp(const void *a, const void *b);
+/* Index of the last entry of a (n, sorted) with key <= k; -1 if none. */
+int tg_kv_last_le(const tg_kv *a, int n, double k);
+
 /* Intern s (len bytes) in r's name pool: its offset, or -1 out of memory. */
 int tg_name(tg_rank *r, const char *s, size_t len);
 static inline const char *tg_str(const tg_rank *r, int off) { return r->names.v + off; }

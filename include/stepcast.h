@@ -673,13 +673,13 @@ void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, i
  * Opaque; it owns what it loaded. */
 typedef struct sc_trace sc_trace;
 
-/* Load the n trace files of one job (one file per rank; plain or gzip
- * JSON). fn (may be NULL) gets progress with ud after each file. On
+/* Load the n trace files of one job (one file per rank): PyTorch
+ * profiler (Kineto) JSON, plain or gzip, or Chakra protobuf ETs. fn (may be NULL) gets progress with ud after each file. On
  * success *out owns a new trace (sc_trace_close it); on error *out is
  * NULL and err names the file and the line:column or key path at fault
  * (traceEvents[12].dur) and what was expected. Returns SC_OK, SC_EIO,
- * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace or a Chakra
- * protobuf is recognised and refused with a message saying so. */
+ * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace (JSON) is
+ * recognised and refused with a message saying so. */
 int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
                   sc_error *err);
 /* Free t; NULL is allowed. */
@@ -697,6 +697,9 @@ typedef struct sc_trace_info {
   int amd;               /* ROCm trace */
   int world;             /* world size the trace states (0 unknown) */
   long kernels, copies, collectives, host_calls;  /* over all ranks */
+  int chakra;            /* Chakra ETs: kernels = GPU compute nodes, host_calls
+                            = CPU compute nodes, collectives = communication nodes */
+  long et_comp, et_comm_coll;  /* Chakra COMP_NODE and COMM_COLL_NODE counts */
 } sc_trace_info;
 void sc_trace_info_get(const sc_trace *t, sc_trace_info *out);
 

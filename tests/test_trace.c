@@ -290,12 +290,51 @@ Test(trace_real, overflowing_id_and_amd) {
   sc_trace_close(t);
 }
 
-/* A Chakra protobuf is refused with a message saying what it is. */
-Test(trace_real, chakra_protobuf_refused) {
-  const char *p = TRACES "astra_sim_microbench_allreduce_8npus_1MB/all_reduce.0.et";
-  shared_exists(p);
+/* The Chakra ET of the feeder tests loads with the node counts of
+ * SOURCES.md (3,643 COMP and 21 COMM_COLL nodes) and replays. */
+Test(trace_real, chakra_feeder_counts) {
+  const char *tgz = TRACES "chakra/feeder_tests_trace.tar.gz";
+  shared_exists(tgz);
+  char dir[64], cmd[256], path[128];
+  snprintf(dir, sizeof dir, "/tmp/sc_chakra_%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && tar xzf %s -C %s", dir, tgz, dir);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(path, sizeof path, "%s/tests/data/chakra.0.et", dir);
+  sc_trace *t = load(path);
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert(in.chakra);
+  cr_assert_eq(in.et_comp, 3643);
+  cr_assert_eq(in.et_comm_coll, 21);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_gt(r.predicted_step_s, 0);
+  cr_assert_geq(r.predicted_step_s, r.comm_measured_s / 21, "longer than one collective");
+  sc_trace_close(t);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* ASTRA-sim's 8-rank all-reduce microbenchmark: one 1 MiB all-reduce
+ * per rank with no duration: its time is NCCL's model over 8 ranks
+ * (unknown device: sm80 tables, NVLink 150 GB/s, the defaults). */
+Test(trace_real, chakra_astra_allreduce) {
+  char paths[8][256];
+  const char *files[8];
+  for (int i = 0; i < 8; i++) {
+    snprintf(paths[i], sizeof paths[i], TRACES "astra_sim_microbench_allreduce_8npus_1MB/all_reduce.%d.et", i);
+    shared_exists(paths[i]);
+    files[i] = paths[i];
+  }
   sc_trace *t = NULL;
   sc_error err = {0};
-  cr_assert_eq(sc_trace_load(&p, 1, NULL, NULL, &t, &err), SC_EINPUT);
-  cr_assert(strstr(err.msg, "Chakra"), "%s", err.msg);
+  cr_assert_eq(sc_trace_load(files, 8, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert_eq(in.et_comm_coll, 8);
+  sc_trace_result r = replay(t, NULL);
+  sc_coll_group g8 = {8, 8, 80, 150e9, 25e9, 0.6e-6, 2.7e-6, 0};
+  double want = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1048576, &g8).time;
+  cr_assert_float_eq(r.predicted_step_s, want, 1e-12, "%g vs %g", r.predicted_step_s, want);
+  cr_assert_str_eq(r.path.bound, "communication");
+  sc_trace_close(t);
 }

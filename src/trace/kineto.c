@@ -440,9 +440,7 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
   return rc;
 }
 
-/* Read path through zlib (which passes plain files through): *buf
- * (mem_free it) holds *len bytes and a NUL. */
-static int read_gz(const char *path, char **buf, size_t *len, sc_error *err) {
+int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err) {
   *buf = NULL, *len = 0;
   gzFile f = gzopen(path, "rb");
   if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read the trace (%s)", path, strerror(errno));
@@ -474,7 +472,7 @@ static int read_gz(const char *path, char **buf, size_t *len, sc_error *err) {
 int kin_load_file(const char *path, tg_rank *r, tg_job *j, sc_error *err) {
   char *buf;
   size_t len;
-  int rc = read_gz(path, &buf, &len, err);
+  int rc = kin_read_file(path, &buf, &len, err);
   if (rc) return rc;
   rc = kin_load_buffer(buf, len, path, r, j, err);
   mem_free(buf);

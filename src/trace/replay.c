@@ -66,7 +66,8 @@ static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scra
 /* The op on another stream that ended last in [ready, ts + 0.5]; -1. */
 static int find_dep(const tg_rank *r, const tg_kv *by_end, int i, double ready) {
   const tg_gpu *g = &r->gpu.v[i];
-  for (int k = tg_kv_last_le(by_end, r->gpu.n, g->ts + 0.5), seen = 0; k >= 0 && seen < 512 && by_end[k].key >= ready; k--, seen++)
+  int k = tg_kv_last_le(by_end, r->gpu.n, g->ts + 0.5);
+  for (int seen = 0; k >= 0 && seen < 512 && by_end[k].key >= ready; k--, seen++)
     if (r->gpu.v[by_end[k].idx].stream != g->stream && by_end[k].idx != i) return by_end[k].idx;
   return -1;
 }
@@ -86,7 +87,7 @@ static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int 
     mem_free(by_end);
     return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   }
-  double med = stream_prev(r, p, p->wi.w.overlap, p->lat);
+  double lat0 = stream_prev(r, p, p->wi.w.overlap, p->lat);
   for (int i = 0; i < r->gpu.n; i++) by_end[i] = (tg_kv){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
   qsort(by_end, (size_t)r->gpu.n, sizeof *by_end, tg_kv_cmp);
   p->n_coll = 0;
@@ -94,15 +95,15 @@ static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int 
     const tg_gpu *g = &r->gpu.v[i];
     double launched = g->launch >= 0 ? r->host.v[g->launch].ts : -INFINITY;
     double free_at = p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
-    double ready = fmax(launched + med, free_at);
+    double ready = fmax(launched + lat0, free_at);
     p->dep[i] = g->ts > ready + RP_DELAY_US ? find_dep(r, by_end, i, ready) : -1;
     int queued = g->ts <= free_at + 1.0;
-    p->lat[i] = queued || p->dep[i] >= 0 || g->launch < 0 ? med : fmax(0, g->ts - launched);
+    p->lat[i] = queued || p->dep[i] >= 0 || g->launch < 0 ? lat0 : fmax(0, g->ts - launched);
     int rt;
     p->dur[i] = wi_duration(&p->wi, g, &rt);
     *retimed += rt;
     *unsized += g->kind == TG_COMM && !(g->bytes > 0);
-    *scaled += g->kind != TG_COMM && p->wi.to != NULL;
+    *scaled += g->kind == TG_KERNEL && p->wi.to != NULL;
     p->coll[i] = g->kind == TG_COMM ? p->n_coll++ : -1;
   }
   mem_free(by_end);
@@ -334,7 +335,7 @@ static void path_add(double *part, int cat, double lo, double hi, double floor) 
 /* Walk back from node v (a step's end) to time t0 (its begin) along the
  * edges that bound each start, adding each stretch to its part (us). */
 static void critical_path(const rp_run *run, int v, double t0, double *part) {
-  double at = run->nodes[v].start;
+  double at = run->nodes[v].end;
   for (int guard = 0; guard <= run->n; guard++) {
     const rp_node *nd = &run->nodes[v];
     path_add(part, nd->cat == RP_MARK ? RP_HOST : nd->cat, nd->start, fmin(at, nd->end), t0);
@@ -456,4 +457,75 @@ void rp_free(rp_run *run) {
   run_reset(run);
   mem_free(run->nodes), mem_free(run->edges);
   memset(run, 0, sizeof *run);
+}
+
+/* ----------------------------------------------------------- Chakra */
+
+/* Duration (us) of Chakra node nd of a job of n ranks under wi. */
+static double chakra_dur(const wi_ctx *wi, const ch_node *nd, int n, int *retimed) {
+  *retimed = 0;
+  if (nd->type != CH_COLL) return nd->dur; /* no kernel names: not scaled to another GPU */
+  tg_gpu g = {.dur = nd->dur, .kind = TG_COMM, .cls = TG_CL_COMM, .coll_op = nd->coll_op,
+              .bytes = nd->bytes, .group = n};
+  if (nd->dur > 0) return wi_duration(wi, &g, retimed);
+  int ranks = (int)lround(n * wi->w.dp_scale);
+  double s = wi_coll_model(wi, &g, wi->to ? wi->to : wi->from, ranks < 1 ? 1 : ranks);
+  *retimed = s > 0;
+  return s * 1e6;
+}
+
+static int chakra_cat(const ch_node *nd) {
+  if (nd->type == CH_COLL || nd->type == CH_SEND || nd->type == CH_RECV) return RP_COMM;
+  return nd->type == CH_COMP && nd->is_cpu ? RP_HOST : RP_KERNEL;
+}
+
+/* Nodes and edges of rank ri (its nodes start at index base). */
+static int chakra_rank(rp_run *run, const ch_graph *g, int ri, int n, const wi_ctx *wi,
+                       sc_trace_result *r) {
+  int base = run->n;
+  for (int k = 0; k < g->nodes.n; k++) {
+    const ch_node *nd = &g->nodes.v[k];
+    int rt, v = node_new(run, ri, k, chakra_cat(nd), !nd->is_cpu, chakra_dur(wi, nd, n, &rt), k);
+    if (v < 0) return -1;
+    r->comm_retimed += rt;
+    r->comm_unsized += nd->type == CH_COLL && !(nd->bytes > 0);
+  }
+  for (int k = 0; k < g->nodes.n; k++) {
+    const ch_node *nd = &g->nodes.v[k];
+    rp_node *v = &run->nodes[base + k];
+    v->e0 = run->n_edges, v->release = 0;
+    for (int d = nd->dep0; d < nd->dep0 + nd->ndep; d++)
+      if (g->deps.v[d] != UINT64_MAX && edge_add(run, base + (int)g->deps.v[d], 0, 0, 0)) return -1;
+    v = &run->nodes[base + k];
+    v->ne = run->n_edges - v->e0;
+  }
+  return 0;
+}
+
+int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whatif *w,
+                     sc_trace_result *r, sc_error *err) {
+  memset(r, 0, sizeof *r);
+  run_reset(run);
+  tg_rank none = {.world = n}; /* a Chakra ET names no device */
+  wi_ctx wi;
+  int rc = wi_prepare(&wi, &none, w, err);
+  for (int ri = 0; ri < n && !rc; ri++)
+    if (chakra_rank(run, &g[ri], ri, n, &wi, r)) rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  if (!rc && !run->n) rc = sc_error_set(err, SC_EMODEL, "%s: the Chakra ET has no nodes", g[0].path);
+  if (!rc) rc = solve(run, err);
+  if (rc) return rc;
+  int last = 0;
+  double part[RP_MARK + 1] = {0};
+  for (int v = 0; v < run->n; v++) {
+    const rp_node *nd = &run->nodes[v];
+    if (nd->end > run->nodes[last].end) last = v;
+    if (nd->rank == 0 && nd->cat == RP_COMM) r->comm_measured_s += g[0].nodes.v[nd->ref].dur * 1e-6, r->comm_predicted_s += nd->dur * 1e-6;
+  }
+  critical_path(run, last, 0, part);
+  r->steps = 1;
+  r->predicted_step_s = r->span_s = run->nodes[last].end * 1e-6;
+  r->path = (sc_trace_path){part[RP_KERNEL] * 1e-6, part[RP_COPY] * 1e-6, part[RP_COMM] * 1e-6,
+                            part[RP_HOST] * 1e-6, part[RP_SYNC] * 1e-6, NULL};
+  r->path.bound = bound_name(&r->path);
+  return SC_OK;
 }

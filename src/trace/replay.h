@@ -24,6 +24,7 @@
 #define SC_TRACE_REPLAY_H
 
 #include "stepcast.h"
+#include "trace/chakra.h"
 #include "trace/tgraph.h"
 
 /* A constraint on a node's start: >= (use_start ? from.start : from.end) + w. */
@@ -70,6 +71,14 @@ typedef struct rp_run {
  * SC_EINPUT (bad what-if), SC_EMODEL (nothing to replay), SC_ENOMEM. */
 int rp_replay(rp_run *run, const tg_job *j, const sc_trace_whatif *w, sc_trace_result *r,
               sc_error *err);
+
+/* Replay n Chakra ETs (one per rank; each its own dependency graph,
+ * starting at 0): every node after its dependencies, for its traced
+ * duration; a collective with no duration, or every collective with
+ * w->comm_model, takes NCCL's modelled time over n ranks (or its group
+ * under the what-if). The step is the longest rank. */
+int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whatif *w,
+                     sc_trace_result *r, sc_error *err);
 
 void rp_free(rp_run *run);
 

@@ -17,28 +17,41 @@ void sc_trace_whatif_default(sc_trace_whatif *w) {
   w->overlap = 1;
 }
 
-/* A Chakra protobuf starts with a varint length, not JSON or gzip. */
-static int looks_binary(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  int c = fgetc(f), d = fgetc(f);
-  fclose(f);
-  int gz = c == 0x1f && d == 0x8b, json = c == '{' || c == '[' || c == ' ' || c == '\n' || c == '\t' || c == '\r';
-  return c != EOF && !gz && !json;
+static int load_chakra(sc_trace *t, const char *path, const char *buf, size_t len, sc_error *err) {
+  if (t->job->n)
+    return sc_error_set(err, SC_EINPUT, "%s: a Chakra ET in a job of Kineto traces: give one kind", path);
+  if (vec_grow((void **)&t->ch, &t->cap_ch, (long)t->n_ch + 1, sizeof *t->ch))
+    return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+  memset(&t->ch[t->n_ch], 0, sizeof t->ch[t->n_ch]);
+  t->n_ch++;
+  int rc = ch_load_buffer((const unsigned char *)buf, len, path, &t->ch[t->n_ch - 1], err);
+  const ch_graph *g = &t->ch[t->n_ch - 1];
+  if (!rc && (g->missing_deps || g->forward_deps))
+    tg_warn(t->job, "%s: dependencies dropped: %ld on nodes not in the file, %ld on later nodes",
+            path, g->missing_deps, g->forward_deps);
+  return rc;
 }
 
-static int load_one(tg_job *j, const char *path, sc_error *err) {
-  if (looks_binary(path))
-    return sc_error_set(err, SC_EINPUT,
-                        "%s: not JSON or gzip: a Chakra protobuf execution trace? stepcast reads "
-                        "PyTorch profiler (Kineto) JSON traces; Chakra ETs are not read yet "
-                        "(docs/trace.md)",
-                        path);
+static int load_kineto(tg_job *j, const char *path, const char *buf, size_t len, sc_error *err) {
   if (vec_grow((void **)&j->r, &j->cap, (long)j->n + 1, sizeof *j->r))
     return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
   memset(&j->r[j->n], 0, sizeof j->r[j->n]);
   j->n++;
-  return kin_load_file(path, &j->r[j->n - 1], j, err);
+  return kin_load_buffer(buf, len, path, &j->r[j->n - 1], j, err);
+}
+
+/* Read one file (gzip or not) and load it by what it holds. */
+static int load_one(sc_trace *t, const char *path, sc_error *err) {
+  char *buf;
+  size_t len;
+  int rc = kin_read_file(path, &buf, &len, err);
+  if (rc) return rc;
+  if (ch_sniff((const unsigned char *)buf, len)) rc = load_chakra(t, path, buf, len, err);
+  else if (t->n_ch)
+    rc = sc_error_set(err, SC_EINPUT, "%s: not a Chakra ET, in a job of Chakra ETs", path);
+  else rc = load_kineto(t->job, path, buf, len, err);
+  mem_free(buf);
+  return rc;
 }
 
 /* Order the ranks by their distributedInfo rank when every file has a
@@ -64,7 +77,7 @@ int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, 
     return sc_error_set(err, SC_ENOMEM, "trace: out of memory");
   }
   for (int i = 0; i < n; i++) {
-    int rc = load_one(t->job, paths[i], err);
+    int rc = load_one(t, paths[i], err);
     if (rc) {
       sc_trace_close(t);
       return rc;
@@ -79,6 +92,8 @@ int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, 
 void sc_trace_close(sc_trace *t) {
   if (!t) return;
   tg_job_free(t->job);
+  for (int i = 0; i < t->n_ch; i++) ch_free(&t->ch[i]);
+  mem_free(t->ch);
   rp_free(&t->run);
   mem_free(t);
 }
@@ -89,8 +104,24 @@ const char *sc_trace_warnings(const sc_trace *t) {
   return t->warn;
 }
 
+/* What Chakra ETs hold: node counts by kind. */
+static void chakra_info(const sc_trace *t, sc_trace_info *o) {
+  o->ranks = t->n_ch, o->chakra = 1, o->steps = 1;
+  for (int i = 0; i < t->n_ch; i++) {
+    const ch_graph *g = &t->ch[i];
+    o->et_comp += g->types[CH_COMP], o->et_comm_coll += g->types[CH_COLL];
+    o->collectives += g->types[CH_COLL] + g->types[CH_SEND] + g->types[CH_RECV];
+    for (int k = 0; k < g->nodes.n; k++)
+      if (g->nodes.v[k].type == CH_COMP) o->host_calls += g->nodes.v[k].is_cpu, o->kernels += !g->nodes.v[k].is_cpu;
+  }
+}
+
 void sc_trace_info_get(const sc_trace *t, sc_trace_info *o) {
   memset(o, 0, sizeof *o);
+  if (t->n_ch) {
+    chakra_info(t, o);
+    return;
+  }
   const tg_job *j = t->job;
   o->ranks = j->n;
   const tg_rank *r0 = &j->r[0];
@@ -110,7 +141,8 @@ void sc_trace_info_get(const sc_trace *t, sc_trace_info *o) {
 
 int sc_trace_replay(sc_trace *t, const sc_trace_whatif *w, sc_trace_result *r, sc_error *err) {
   t->replayed = 0;
-  int rc = rp_replay(&t->run, t->job, w, r, err);
+  int rc = t->n_ch ? rp_replay_chakra(&t->run, t->ch, t->n_ch, w, r, err)
+                   : rp_replay(&t->run, t->job, w, r, err);
   t->replayed = rc == SC_OK;
   return rc;
 }

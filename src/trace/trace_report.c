@@ -26,6 +26,13 @@ static double pct(double now, double base) { return base > 0 ? 100 * (now - base
 static void table_head(FILE *out, const sc_trace *t) {
   sc_trace_info in;
   sc_trace_info_get(t, &in);
+  if (in.chakra) {
+    fprintf(out, "Chakra ET: %d rank%s, %ld compute nodes (%ld GPU, %ld CPU), %ld collective nodes, "
+                 "%ld communication nodes\n",
+            in.ranks, in.ranks == 1 ? "" : "s", in.et_comp, in.kernels, in.host_calls,
+            in.et_comm_coll, in.collectives);
+    return;
+  }
   fprintf(out, "trace: %d rank%s, %s%s", in.ranks, in.ranks == 1 ? "" : "s",
           in.gpu[0] ? in.gpu : "unknown device", in.amd ? " (ROCm)" : "");
   if (in.arch) fprintf(out, " (sm%d)", in.arch);
@@ -72,7 +79,9 @@ static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
                          const sc_trace_whatif *w, const sc_trace_result *x) {
   table_head(out, t);
   fprintf(out, "\n%-24s %12s %12s %9s\n", "", "measured", "replayed", "error");
-  if (b->steps)
+  if (b->steps && !(b->measured_step_s > 0))
+    fprintf(out, "%-24s %12s %9.3f ms\n", "step (one iteration)", "-", b->predicted_step_s * 1e3);
+  else if (b->steps)
     fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "step (mean)", b->measured_step_s * 1e3,
             b->predicted_step_s * 1e3, pct(b->predicted_step_s, b->measured_step_s));
   else fprintf(out, "no ProfilerStep in the trace: replayed span %.3f ms\n", b->span_s * 1e3);
@@ -113,14 +122,15 @@ static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
   sc_trace_info in;
   sc_trace_info_get(t, &in);
   fputs("{\"jobs\": [{\"files\": [", out);
-  for (int i = 0; i < t->job->n; i++) {
+  for (int i = 0; i < t->job->n + t->n_ch; i++) {
     if (i) fputs(", ", out);
-    jstr(out, t->job->r[i].path);
+    jstr(out, t->n_ch ? t->ch[i].path : t->job->r[i].path);
   }
   fprintf(out, "], \"ranks\": %d, \"gpu\": ", in.ranks);
   jstr(out, in.gpu);
-  fprintf(out, ", \"arch\": %d, \"amd\": %s, \"kernels\": %ld, \"copies\": %ld, \"collectives\": %ld, ",
-          in.arch, in.amd ? "true" : "false", in.kernels, in.copies, in.collectives);
+  fprintf(out, ", \"chakra\": %s, \"arch\": %d, \"amd\": %s, \"kernels\": %ld, \"copies\": %ld, \"collectives\": %ld, ",
+          in.chakra ? "true" : "false", in.arch, in.amd ? "true" : "false", in.kernels, in.copies,
+          in.collectives);
   fprintf(out, "\"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, \"critical_path\": \"%s\", "
                "\"replay\": ",
           b->measured_step_s, b->predicted_step_s, b->path.bound);
@@ -146,11 +156,14 @@ void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t, const s
 /* Thread id of node n in its rank's process: host threads 1.., streams
  * 1000 + stream. */
 static long perf_tid(const sc_trace *t, const rp_node *n) {
+  if (t->n_ch) return n->is_gpu ? 1000 : 1; /* Chakra: CPU and GPU nodes */
   const tg_rank *r = &t->job->r[n->rank];
   return n->is_gpu ? 1000L + r->gpu.v[n->ref].stream : 1L + r->host.v[n->ref].thread;
 }
 
 static const char *perf_name(const sc_trace *t, const rp_node *n) {
+  static const char *const cats[] = {"cpu node", "", "gpu node", "", "communication node", ""};
+  if (t->n_ch) return cats[n->cat];
   const tg_rank *r = &t->job->r[n->rank];
   if (n->is_gpu) return tg_str(r, r->gpu.v[n->ref].name);
   const tg_host *h = &r->host.v[n->ref];
@@ -173,7 +186,7 @@ void sc_trace_write_perfetto(const sc_trace *t, FILE *out) {
     fputc('}', out);
     first = 0;
   }
-  for (int ri = 0; ri < t->job->n; ri++)
+  for (int ri = 0; ri < t->job->n + t->n_ch; ri++)
     fprintf(out, "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", \"args\": {\"name\": \"rank %d (replayed)\"}}",
             first ? "" : ",\n", ri, ri), first = 0;
   fputs("\n]}\n", out);

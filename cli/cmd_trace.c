@@ -24,8 +24,8 @@ typedef struct opts {
 
 static void usage(FILE *out) {
   fputs("usage: stepcast trace FILE... [options]\n"
-        "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz: one file,\n"
-        "                     or one per rank of one job\n"
+        "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz, or Chakra\n"
+        "                     ETs (.et): one file, or one per rank of one job\n"
         "  --format F         table (default) or json\n"
         "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace\n"
         "what-if (any of these adds a what-if column):\n"

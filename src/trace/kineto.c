@@ -37,6 +37,7 @@ typedef struct kin_ev {
   js_str ph, cat, name, tid_str, coll, dtype;
   double ts, dur, pid, tid;
   double corr, stream, in, out, group;  /* from args */
+  const char *dims, *types;   /* where args "Input Dims" and "Input type" start; NULL */
 } kin_ev;
 
 /* What an event's category makes of it. */
@@ -198,7 +199,47 @@ static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
 }
 
 /* A cpu op: only ProfilerStep#N annotations are kept. */
+/* Bytes of the first input of a cpu op from its args "Input Dims" (the
+ * product of the first shape) and "Input type" (the first type); 0 when
+ * either is missing or the type is not known. The spans were scanned
+ * once already, so they are well-formed. */
+static double first_input_bytes(const kin_ev *e) {
+  static const struct {
+    const char *name;
+    double bytes;
+  } t[] = {{"float", 4}, {"double", 8}, {"c10::Half", 2}, {"c10::BFloat16", 2}, {"long int", 8},
+           {"int", 4}, {"short int", 2}, {"signed char", 1}, {"unsigned char", 1}, {"bool", 1},
+           {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}};
+  if (!e->dims || !e->types) return 0;
+  js j;
+  js_init(&j, e->types, strlen(e->types));
+  js_str ty;
+  if (js_eat(&j, '[') || js_string(&j, &ty)) return 0;
+  double eb = 0, elems = 1, d;
+  for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
+    if (is(&ty, t[k].name)) eb = t[k].bytes;
+  js_init(&j, e->dims, strlen(e->dims));
+  if (js_eat(&j, '[') || js_eat(&j, '[')) return 0;
+  if (js_peek(&j) == ']') return 0; /* a scalar or a list of tensors */
+  do {
+    if (js_number(&j, &d) || d < 0) return 0;
+    elems *= d;
+  } while (js_more(&j, ']') == 1);
+  return eb * elems;
+}
+
+/* A "nccl:<collective>" annotation: its op and the size of its input,
+ * for the collectives whose kernels do not say (tg_link). */
+static int add_comm_annotation(kin_ctx *c, const kin_ev *e, size_t i) {
+  int rc = times(c, e, i);
+  if (rc) return rc;
+  tg_comm_note n = {e->ts, e->dur, thread_of(c, e), coll_op_of(c->name + 5), first_input_bytes(e)};
+  if (n.thread < 0 || VEC_PUSH(c->r->notes, n)) return nomem(c);
+  return SC_OK;
+}
+
 static int add_cpu(kin_ctx *c, const kin_ev *e, size_t i) {
+  if (!strncmp(c->name, "nccl:", 5)) return add_comm_annotation(c, e, i);
   if (strncmp(c->name, "ProfilerStep#", 13)) return c->r->ignored++, SC_OK;
   int rc = times(c, e, i);
   if (rc) return rc;
@@ -293,7 +334,9 @@ static int scan_args(js *j, kin_ev *e) {
            : is(&k, "Out msg nelems") ? scan_num(j, &e->out)
            : is(&k, "Group size") ? scan_num(j, &e->group)
            : is(&k, "Collective name") ? scan_str(j, &e->coll)
-           : is(&k, "dtype") ? scan_str(j, &e->dtype) : js_skip(j);
+           : is(&k, "dtype") ? scan_str(j, &e->dtype)
+           : is(&k, "Input Dims") ? (e->dims = (js_peek(j), j->p), js_skip(j))
+           : is(&k, "Input type") ? (e->types = (js_peek(j), j->p), js_skip(j)) : js_skip(j);
     if (rc) return -1;
   } while ((more = js_more(j, '}')) == 1);
   return more;

@@ -160,12 +160,49 @@ static void mark_syncs(tg_rank *r, const tg_kv *by_end) {
   }
 }
 
+static int note_cmp(const void *a, const void *b) {
+  const tg_comm_note *x = a, *y = b;
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+  return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* The innermost note on thread th enclosing time t; NULL. */
+static const tg_comm_note *note_at(const tg_rank *r, int th, double t) {
+  int lo = 0, hi = r->notes.n; /* first after (th, t) */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    const tg_comm_note *n = &r->notes.v[mid];
+    if (n->thread < th || (n->thread == th && n->ts <= t)) lo = mid + 1;
+    else hi = mid;
+  }
+  for (int k = lo - 1, seen = 0; k >= 0 && seen < 8 && r->notes.v[k].thread == th; k--, seen++)
+    if (r->notes.v[k].ts + r->notes.v[k].dur >= t) return &r->notes.v[k];
+  return NULL;
+}
+
+/* Collectives without a size take it from the nccl: annotation around
+ * their launch (nccl-tests sizes: an all-gather's output is its input
+ * times the group). */
+static void size_collectives(tg_rank *r) {
+  if (r->notes.n) qsort(r->notes.v, (size_t)r->notes.n, sizeof *r->notes.v, note_cmp);
+  for (int i = 0; i < r->gpu.n; i++) {
+    tg_gpu *g = &r->gpu.v[i];
+    if (g->kind != TG_COMM || g->bytes > 0 || g->launch < 0) continue;
+    const tg_host *h = &r->host.v[g->launch];
+    const tg_comm_note *n = note_at(r, h->thread, h->ts);
+    if (!n || !(n->bytes > 0)) continue;
+    if (n->coll_op >= 0) g->coll_op = n->coll_op;
+    g->bytes = n->bytes * (g->coll_op == SC_COLL_ALL_GATHER && g->group > 0 ? g->group : 1);
+  }
+}
+
 int tg_link(tg_rank *r, sc_error *err) {
   if (add_markers(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
   if (r->host.n) qsort(r->host.v, (size_t)r->host.n, sizeof *r->host.v, host_cmp);
   if (r->gpu.n) qsort(r->gpu.v, (size_t)r->gpu.n, sizeof *r->gpu.v, gpu_cmp);
   for (int i = 0; i < r->host.n; i++) r->host.v[i].wait_op = -1, r->host.v[i].sync = 0;
   if (link_launches(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
+  size_collectives(r);
   tg_kv *by_end = mem_alloc((size_t)(r->gpu.n ? r->gpu.n : 1) * sizeof *by_end);
   if (!by_end) return sc_error_set(err, SC_ENOMEM, "out of memory");
   for (int i = 0; i < r->gpu.n; i++) by_end[i] = (tg_kv){r->gpu.v[i].ts + r->gpu.v[i].dur, i};
@@ -193,6 +230,7 @@ void tg_rank_free(tg_rank *r) {
   mem_free(r->host.v);
   mem_free(r->gpu.v);
   mem_free(r->steps.v);
+  mem_free(r->notes.v);
   mem_free(r->names.v);
   mem_free(r->name_hash);
   memset(r, 0, sizeof *r);

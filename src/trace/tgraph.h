@@ -66,6 +66,15 @@ typedef struct tg_step {
   int thread;
 } tg_step;
 
+/* A "nccl:<op>" annotation of the host: the collective it issued and the
+ * size of its input, for kernels whose args lack them (older traces). */
+typedef struct tg_comm_note {
+  double ts, dur;   /* us */
+  int thread;
+  int coll_op;      /* sc_coll_op; -1 unknown */
+  double bytes;     /* first input, bytes; 0 unknown */
+} tg_comm_note;
+
 /* A rank: what one trace file holds. */
 typedef struct tg_rank {
   char path[512];
@@ -76,6 +85,7 @@ typedef struct tg_rank {
   VEC(tg_host) host;      /* sorted by (thread, ts) after tg_link */
   VEC(tg_gpu) gpu;        /* sorted by ts after tg_link */
   VEC(tg_step) steps;     /* in file order */
+  VEC(tg_comm_note) notes;/* sorted by (thread, ts) after tg_link */
   VEC(char) names;        /* NUL-separated name pool */
   int *name_hash;         /* open addressing over offsets; owned */
   int name_cap;           /* slots of name_hash (power of two) */

@@ -107,6 +107,23 @@ Test(trace, doubling_dp_changes_only_the_collective) {
   sc_trace_close(t);
 }
 
+/* A collective kernel without size args takes it from the nccl:all_reduce
+ * annotation around its launch (10,000,000 floats): the same what-if as
+ * when the kernel says so. */
+Test(trace, size_from_the_nccl_annotation) {
+  sc_trace *a = load(DATA "synth_1rank.json"), *b = load(DATA "synth_annot.json");
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.dp_scale = 2;
+  sc_trace_result x = replay(a, &w), y = replay(b, &w);
+  cr_assert_eq(y.comm_unsized, 0);
+  cr_assert_eq(y.comm_retimed, 1);
+  cr_assert_float_eq(y.predicted_step_s, x.predicted_step_s, 1e-12, "%g vs %g", y.predicted_step_s,
+                     x.predicted_step_s);
+  sc_trace_close(a);
+  sc_trace_close(b);
+}
+
 /* Another GPU scales the kernels (not the host); the same GPU changes nothing. */
 Test(trace, another_gpu_scales_kernels) {
   sc_trace *t = load(DATA "synth_1rank.json");

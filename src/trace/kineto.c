@@ -203,7 +203,7 @@ static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
  * product of the first shape) and "Input type" (the first type); 0 when
  * either is missing or the type is not known. The spans were scanned
  * once already, so they are well-formed. */
-static double first_input_bytes(const kin_ev *e) {
+static double first_input_bytes(const kin_ctx *c, const kin_ev *e) {
   static const struct {
     const char *name;
     double bytes;
@@ -212,13 +212,13 @@ static double first_input_bytes(const kin_ev *e) {
            {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}};
   if (!e->dims || !e->types) return 0;
   js j;
-  js_init(&j, e->types, strlen(e->types));
+  js_init(&j, e->types, (size_t)(c->js.end - e->types));
   js_str ty;
   if (js_eat(&j, '[') || js_string(&j, &ty)) return 0;
   double eb = 0, elems = 1, d;
   for (size_t k = 0; k < sizeof t / sizeof t[0]; k++)
     if (is(&ty, t[k].name)) eb = t[k].bytes;
-  js_init(&j, e->dims, strlen(e->dims));
+  js_init(&j, e->dims, (size_t)(c->js.end - e->dims));
   if (js_eat(&j, '[') || js_eat(&j, '[')) return 0;
   if (js_peek(&j) == ']') return 0; /* a scalar or a list of tensors */
   do {
@@ -233,7 +233,7 @@ static double first_input_bytes(const kin_ev *e) {
 static int add_comm_annotation(kin_ctx *c, const kin_ev *e, size_t i) {
   int rc = times(c, e, i);
   if (rc) return rc;
-  tg_comm_note n = {e->ts, e->dur, thread_of(c, e), coll_op_of(c->name + 5), first_input_bytes(e)};
+  tg_comm_note n = {e->ts, e->dur, thread_of(c, e), coll_op_of(c->name + 5), first_input_bytes(c, e)};
   if (n.thread < 0 || VEC_PUSH(c->r->notes, n)) return nomem(c);
   return SC_OK;
 }

@@ -23,24 +23,26 @@ typedef struct opts {
 } opts;
 
 static void usage(FILE *out) {
-  fputs("usage: stepcast trace FILE... [options]\n"
-        "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz, or Chakra\n"
-        "                     ETs (.et): one file, or one per rank of one job\n"
-        "  --format F         table (default) or json\n"
-        "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace\n"
-        "what-if (any of these adds a what-if column):\n"
-        "  --dp-scale X       data-parallel degree times X (2 = twice the nodes)\n"
-        "  --gpu NAME         run on another GPU preset (stepcast presets)\n"
-        "  --nvlink GBPS      NVLink per GPU per direction, GB/s\n"
-        "  --nic GBITS        network per GPU per direction, Gb/s (default 200)\n"
-        "  --ppn N            GPUs per NVLink domain (default 8)\n"
-        "  --no-overlap       communication does not overlap computation\n"
-        "  --comm-model       collectives take the network model's time, not the traced one\n",
-        out);
+  fputs(
+      "usage: stepcast trace FILE... [options]\n"
+      "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz, or Chakra\n"
+      "                     ETs (.et): one file, or one per rank of one job\n"
+      "  --format F         table (default) or json\n"
+      "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace\n"
+      "what-if (any of these adds a what-if column):\n"
+      "  --dp-scale X       data-parallel degree times X (2 = twice the nodes)\n"
+      "  --gpu NAME         run on another GPU preset (stepcast presets)\n"
+      "  --nvlink GBPS      NVLink per GPU per direction, GB/s\n"
+      "  --nic GBITS        network per GPU per direction, Gb/s (default 200)\n"
+      "  --ppn N            GPUs per NVLink domain (default 8)\n"
+      "  --no-overlap       communication does not overlap computation\n"
+      "  --comm-model       collectives take the network model's time, not the traced one\n",
+      out);
 }
 
 static int bad(const char *what, const char *val) {
-  fprintf(stderr, "stepcast trace: %s '%s' (stepcast trace --help)\n", what, val ? val : "(missing)");
+  fprintf(stderr, "stepcast trace: %s '%s' (stepcast trace --help)\n", what,
+          val ? val : "(missing)");
   return 2;
 }
 
@@ -69,10 +71,14 @@ static int whatif_opt(opts *o, int argc, char **argv, int *i) {
   if (k == 4) return 0;
   if ((x = positive(v)) < 0) return bad("expected a number > 0 after", a), 2;
   (*i)++;
-  if (k == 0) o->w.dp_scale = x;
-  else if (k == 1) o->w.nvlink_bw = x * 1e9;
-  else if (k == 2) o->w.nic_bw = x * 1e9 / 8;
-  else o->w.ranks_per_node = (int)x;
+  if (k == 0)
+    o->w.dp_scale = x;
+  else if (k == 1)
+    o->w.nvlink_bw = x * 1e9;
+  else if (k == 2)
+    o->w.nic_bw = x * 1e9 / 8;
+  else
+    o->w.ranks_per_node = (int)x;
   return o->whatif = 1;
 }
 
@@ -87,14 +93,17 @@ static int parse(int argc, char **argv, opts *o) {
     if (r) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), -1;
     if (!strcmp(a, "--format")) {
-      if (i + 1 >= argc || (o->format = sc_format_from_name(argv[i + 1])) < 0 || o->format == SC_FORMAT_CSV)
+      if (i + 1 >= argc || (o->format = sc_format_from_name(argv[i + 1])) < 0 ||
+          o->format == SC_FORMAT_CSV)
         return bad("--format: expected table or json, got", i + 1 < argc ? argv[i + 1] : NULL);
       i++;
     } else if (!strcmp(a, "--perfetto")) {
       if (i + 1 >= argc) return bad("--perfetto needs a file name", NULL);
       o->perfetto = argv[++i];
-    } else if (a[0] == '-' && a[1]) return bad("unknown option", a);
-    else o->files[o->n_files++] = a;
+    } else if (a[0] == '-' && a[1])
+      return bad("unknown option", a);
+    else
+      o->files[o->n_files++] = a;
   }
   if (!o->n_files) return usage(stderr), 2;
   return 0;
@@ -103,7 +112,8 @@ static int parse(int argc, char **argv, opts *o) {
 static void show_progress(void *ud, double done) {
   const opts *o = ud;
   if (o->n_files > 1 && isatty(2))
-    fprintf(stderr, "\rstepcast trace: loaded %d of %d files", (int)(done * o->n_files + 0.5), o->n_files);
+    fprintf(stderr, "\rstepcast trace: loaded %d of %d files", (int)(done * o->n_files + 0.5),
+            o->n_files);
   if (o->n_files > 1 && isatty(2) && done >= 1) fprintf(stderr, "\r%50s\r", "");
 }
 

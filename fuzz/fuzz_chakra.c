@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rp_run run = {0};
     sc_trace_result r;
     rc = rp_replay_chakra(&run, &g, 1, NULL, &r, &err);
-    if (rc == SC_OK && (isnan(r.predicted_step_s) || r.predicted_step_s < 0 || !r.path.bound)) abort();
+    if (rc == SC_OK && (isnan(r.predicted_step_s) || r.predicted_step_s < 0 || !r.path.bound))
+      abort();
     if (rc != SC_OK && !err.msg[0]) abort();
     rp_free(&run);
   }

@@ -17,8 +17,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check(const sc_trace_result *r) {
-  const double v[] = {r->measured_step_s, r->predicted_step_s, r->span_s, r->path.kernels,
-                      r->path.copies, r->path.comm, r->path.host, r->path.sync};
+  const double v[] = {r->measured_step_s, r->predicted_step_s, r->span_s,    r->path.kernels,
+                      r->path.copies,     r->path.comm,        r->path.host, r->path.sync};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
     if (isnan(v[i])) abort();
   if (!r->path.bound) abort();
@@ -40,8 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     rp_run run = {0};
     sc_trace_result res;
     rc = rp_replay(&run, j, NULL, &res, &err);
-    if (rc == SC_OK) check(&res);
-    else if (!err.msg[0]) abort();
+    if (rc == SC_OK)
+      check(&res);
+    else if (!err.msg[0])
+      abort();
     rp_free(&run);
     tg_job_free(j); /* frees r */
   } else {

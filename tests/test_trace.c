@@ -189,7 +189,8 @@ Test(trace, perfetto_export_is_json) {
   json_t *ev = json_object_get(root, "traceEvents");
   size_t kernels = 0;
   for (size_t i = 0; i < json_array_size(ev); i++)
-    kernels += !strcmp(json_string_value(json_object_get(json_array_get(ev, i), "cat")) ?: "", "kernel");
+    kernels +=
+        !strcmp(json_string_value(json_object_get(json_array_get(ev, i), "cat")) ?: "", "kernel");
   cr_assert_eq(kernels, 2);
   json_decref(root);
   free(buf);
@@ -199,22 +200,28 @@ Test(trace, perfetto_export_is_json) {
 Test(trace, errors_name_the_place) {
   sc_error err = {0};
   cr_assert_eq(load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
-                         "\"ts\": 1, \"dur\": -3}]}", &err), SC_EINPUT);
+                         "\"ts\": 1, \"dur\": -3}]}",
+                         &err),
+               SC_EINPUT);
   cr_assert(strstr(err.msg, "traceEvents[0].dur"), "%s", err.msg);
   cr_assert_eq(load_text("{\"traceEvents\": [\n{\"ph\": \"X\",", &err), SC_EINPUT);
   cr_assert(strstr(err.msg, ":2:"), "line in %s", err.msg);
   cr_assert_eq(load_text("{\"nodes\": []}", &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "execution trace"), "%s", err.msg);
-  cr_assert_eq(load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1}]}", &err),
-               SC_EINPUT);
+  cr_assert_eq(
+      load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1}]}", &err),
+      SC_EINPUT);
   cr_assert(strstr(err.msg, "traceEvents[0].name"), "%s", err.msg);
   /* nothing on a GPU: a clear refusal, not a crash */
   cr_assert_eq(load_text("{\"traceEvents\": []}", &err), SC_EMODEL);
   cr_assert(strstr(err.msg, "no GPU work"), "%s", err.msg);
   /* unknown categories are skipped with a warning */
-  cr_assert_eq(load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"name\": \"m\", "
-                         "\"ts\": 1, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
-                         "\"ts\": 1, \"dur\": 1, \"args\": {\"stream\": 7}}]}", &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(
+      load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"name\": \"m\", "
+                "\"ts\": 1, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                "\"ts\": 1, \"dur\": 1, \"args\": {\"stream\": 7}}]}",
+                &err),
+      SC_OK, "%s", err.msg);
   const char *missing = "/nonexistent/trace.json";
   sc_trace *t = NULL;
   cr_assert_eq(sc_trace_load(&missing, 1, NULL, NULL, &t, &err), SC_EIO);
@@ -257,9 +264,13 @@ static void within_5pct(const char *name) {
   sc_trace_close(t);
 }
 
-Test(trace_real, resnet50_2021_categories) { within_5pct("kineto_tb_plugin_resnet50/worker0.1623143566756.pt.trace.json.gz"); }
+Test(trace_real, resnet50_2021_categories) {
+  within_5pct("kineto_tb_plugin_resnet50/worker0.1623143566756.pt.trace.json.gz");
+}
 Test(trace_real, a100_nccl_2rank) { within_5pct("hta/nccl_parser_config/nccl_data.json.gz"); }
-Test(trace_real, a100_16rank) { within_5pct("hta/negative_queue_length_values_check/rank0.json.gz"); }
+Test(trace_real, a100_16rank) {
+  within_5pct("hta/negative_queue_length_values_check/rank0.json.gz");
+}
 Test(trace_real, v100_ddp) { within_5pct("hta/df_index_resolver/df_index_resolver.json.gz"); }
 Test(trace_real, a100_8rank_control) { within_5pct("hta/trace_diff/control.json.gz"); }
 
@@ -338,7 +349,8 @@ Test(trace_real, chakra_astra_allreduce) {
   char paths[8][256];
   const char *files[8];
   for (int i = 0; i < 8; i++) {
-    snprintf(paths[i], sizeof paths[i], TRACES "astra_sim_microbench_allreduce_8npus_1MB/all_reduce.%d.et", i);
+    snprintf(paths[i], sizeof paths[i],
+             TRACES "astra_sim_microbench_allreduce_8npus_1MB/all_reduce.%d.et", i);
     shared_exists(paths[i]);
     files[i] = paths[i];
   }

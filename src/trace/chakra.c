@@ -67,15 +67,20 @@ static int attr(pb *b, ch_node *n) {
     pb s;
     if (f == 1 && wt == 2) {
       if (pb_bytes(b, &s)) return -1;
-      size_t len = (size_t)(s.end - s.p) < sizeof name - 1 ? (size_t)(s.end - s.p) : sizeof name - 1;
+      size_t len =
+          (size_t)(s.end - s.p) < sizeof name - 1 ? (size_t)(s.end - s.p) : sizeof name - 1;
       memcpy(name, s.p, len), name[len] = '\0';
     } else if (wt == 0) {
       if (pb_varint(b, &v)) return -1;
-    } else if (pb_skip(b, wt)) return -1;
+    } else if (pb_skip(b, wt))
+      return -1;
   }
-  if (!strcmp(name, "is_cpu_op")) n->is_cpu = v != 0;
-  else if (!strcmp(name, "comm_type")) n->coll_op = coll_of(v);
-  else if (!strcmp(name, "comm_size")) n->bytes = (double)v;
+  if (!strcmp(name, "is_cpu_op"))
+    n->is_cpu = v != 0;
+  else if (!strcmp(name, "comm_type"))
+    n->coll_op = coll_of(v);
+  else if (!strcmp(name, "comm_size"))
+    n->bytes = (double)v;
   return 0;
 }
 
@@ -101,14 +106,20 @@ static int node(ch_graph *g, pb *b) {
     if (pb_varint(b, &key)) return -1;
     int f = (int)(key >> 3), wt = (int)(key & 7), rc;
     pb s;
-    if (f == 4 || f == 5) rc = dep(g, b, wt);
+    if (f == 4 || f == 5)
+      rc = dep(g, b, wt);
     else if (wt == 0 && (f == 1 || f == 3 || f == 7)) {
       rc = pb_varint(b, &v);
-      if (f == 1) n.id = v;
-      else if (f == 3) n.type = v <= CH_TYPES ? (int)v : CH_TYPES;
-      else n.dur = (double)v;
-    } else if (f == 10 && wt == 2) rc = pb_bytes(b, &s) || attr(&s, &n) ? -1 : 0;
-    else rc = pb_skip(b, wt);
+      if (f == 1)
+        n.id = v;
+      else if (f == 3)
+        n.type = v <= CH_TYPES ? (int)v : CH_TYPES;
+      else
+        n.dur = (double)v;
+    } else if (f == 10 && wt == 2)
+      rc = pb_bytes(b, &s) || attr(&s, &n) ? -1 : 0;
+    else
+      rc = pb_skip(b, wt);
     if (rc) return rc;
   }
   n.ndep = g->deps.n - n.dep0;

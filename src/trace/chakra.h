@@ -26,20 +26,20 @@ enum { CH_COMP = 4, CH_SEND = 5, CH_RECV = 6, CH_COLL = 7, CH_TYPES = 8 };
 
 typedef struct ch_node {
   uint64_t id;
-  int type;            /* NodeType; other values are counted, then treated as compute */
-  int is_cpu;          /* attribute is_cpu_op */
-  double dur;          /* duration_micros, us */
-  int coll_op;         /* COMM_COLL: sc_coll_op of comm_type; -1 unknown */
-  double bytes;        /* comm_size, bytes; 0 unknown */
-  int dep0, ndep;      /* its dependencies: deps[dep0 .. dep0+ndep), node indices after ch_load */
+  int type;       /* NodeType; other values are counted, then treated as compute */
+  int is_cpu;     /* attribute is_cpu_op */
+  double dur;     /* duration_micros, us */
+  int coll_op;    /* COMM_COLL: sc_coll_op of comm_type; -1 unknown */
+  double bytes;   /* comm_size, bytes; 0 unknown */
+  int dep0, ndep; /* its dependencies: deps[dep0 .. dep0+ndep), node indices after ch_load */
 } ch_node;
 
 typedef struct ch_graph {
   VEC(ch_node) nodes;
-  VEC(uint64_t) deps;  /* ids while decoding, then node indices (-1: not in the file) */
-  long types[CH_TYPES + 1];  /* nodes per type; [CH_TYPES]: out of range */
-  long missing_deps;   /* dependencies on ids not in the file (dropped) */
-  long forward_deps;   /* dependencies on a node of a higher id (dropped) */
+  VEC(uint64_t) deps;       /* ids while decoding, then node indices (-1: not in the file) */
+  long types[CH_TYPES + 1]; /* nodes per type; [CH_TYPES]: out of range */
+  long missing_deps;        /* dependencies on ids not in the file (dropped) */
+  long forward_deps;        /* dependencies on a node of a higher id (dropped) */
   char path[512];
 } ch_graph;
 

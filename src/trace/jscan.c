@@ -14,9 +14,7 @@ static int fail(js *j, const char *what) {
   return -1;
 }
 
-void js_init(js *j, const char *buf, size_t len) {
-  *j = (js){buf, buf, buf + len, NULL, NULL, 0};
-}
+void js_init(js *j, const char *buf, size_t len) { *j = (js){buf, buf, buf + len, NULL, NULL, 0}; }
 
 static void ws(js *j) {
   while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t')) j->p++;
@@ -30,8 +28,13 @@ char js_peek(js *j) {
 int js_eat(js *j, char c) {
   static const char *const what[] = {"'{'", "'}'", "'['", "']'", "':'", "','", "a value"};
   if (js_peek(j) == c) return j->p++, 0;
-  const char *w = c == '{' ? what[0] : c == '}' ? what[1] : c == '[' ? what[2] : c == ']' ? what[3]
-                : c == ':' ? what[4] : c == ',' ? what[5] : what[6];
+  const char *w = c == '{'   ? what[0]
+                  : c == '}' ? what[1]
+                  : c == '[' ? what[2]
+                  : c == ']' ? what[3]
+                  : c == ':' ? what[4]
+                  : c == ',' ? what[5]
+                             : what[6];
   return fail(j, w);
 }
 
@@ -113,8 +116,10 @@ static int hex4(const char *s, unsigned *v) {
   *v = 0;
   for (int i = 0; i < 4; i++) {
     char c = s[i];
-    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (d < 0) return -1;
     *v = *v * 16 + (unsigned)d;
   }
@@ -125,7 +130,8 @@ static int hex4(const char *s, unsigned *v) {
 static size_t utf8(unsigned u, char *b) {
   if (u < 0x80) return b[0] = (char)u, 1;
   if (u < 0x800) return b[0] = (char)(0xC0 | u >> 6), b[1] = (char)(0x80 | (u & 0x3F)), 2;
-  b[0] = (char)(0xE0 | u >> 12), b[1] = (char)(0x80 | ((u >> 6) & 0x3F)), b[2] = (char)(0x80 | (u & 0x3F));
+  b[0] = (char)(0xE0 | u >> 12), b[1] = (char)(0x80 | ((u >> 6) & 0x3F)),
+  b[2] = (char)(0x80 | (u & 0x3F));
   return 3;
 }
 
@@ -139,9 +145,15 @@ size_t js_decode(const js_str *s, char *buf, size_t cap) {
     }
     c = s->s[++i];
     unsigned u;
-    if (c == 'u' && i + 4 < s->len && !hex4(s->s + i + 1, &u)) n += utf8(u, buf + n), i += 4;
-    else buf[n++] = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'b' ? '\b'
-                  : c == 'f' ? '\f' : c;
+    if (c == 'u' && i + 4 < s->len && !hex4(s->s + i + 1, &u))
+      n += utf8(u, buf + n), i += 4;
+    else
+      buf[n++] = c == 'n'   ? '\n'
+                 : c == 't' ? '\t'
+                 : c == 'r' ? '\r'
+                 : c == 'b' ? '\b'
+                 : c == 'f' ? '\f'
+                            : c;
   }
   buf[n < cap ? n : cap - 1] = '\0';
   return n < cap ? n : cap - 1;
@@ -150,7 +162,9 @@ size_t js_decode(const js_str *s, char *buf, size_t cap) {
 void js_where(const js *j, const char *at, int *line, int *col) {
   *line = 1, *col = 1;
   for (const char *p = j->base; p < at && p < j->end; p++) {
-    if (*p == '\n') ++*line, *col = 1;
-    else ++*col;
+    if (*p == '\n')
+      ++*line, *col = 1;
+    else
+      ++*col;
   }
 }

@@ -15,18 +15,18 @@
 #include <stddef.h>
 
 typedef struct js {
-  const char *p;         /* next byte */
-  const char *base, *end;/* the text, [base, end); *end == '\0' */
-  const char *err;       /* static: what was expected at err_at; NULL */
+  const char *p;          /* next byte */
+  const char *base, *end; /* the text, [base, end); *end == '\0' */
+  const char *err;        /* static: what was expected at err_at; NULL */
   const char *err_at;
-  int depth;             /* nesting of js_skip, bounded */
+  int depth; /* nesting of js_skip, bounded */
 } js;
 
 /* A string's bytes between the quotes, escapes undecoded. */
 typedef struct js_str {
   const char *s;
   size_t len;
-  int escaped;           /* contains a backslash */
+  int escaped; /* contains a backslash */
 } js_str;
 
 void js_init(js *j, const char *buf, size_t len);

@@ -36,25 +36,48 @@ typedef struct kin_ctx {
 typedef struct kin_ev {
   js_str ph, cat, name, tid_str, coll, dtype;
   double ts, dur, pid, tid;
-  double corr, stream, in, out, group;  /* from args */
-  const char *dims, *types;   /* where args "Input Dims" and "Input type" start; NULL */
+  double corr, stream, in, out, group; /* from args */
+  const char *dims, *types;            /* where args "Input Dims" and "Input type" start; NULL */
 } kin_ev;
 
 /* What an event's category makes of it. */
-typedef enum kin_role { KR_IGNORE = 0, KR_CPU, KR_RUNTIME, KR_KERNEL, KR_MEMCPY, KR_MEMSET, KR_UNKNOWN } kin_role;
+typedef enum kin_role {
+  KR_IGNORE = 0,
+  KR_CPU,
+  KR_RUNTIME,
+  KR_KERNEL,
+  KR_MEMCPY,
+  KR_MEMSET,
+  KR_UNKNOWN
+} kin_role;
 
 static const struct {
   const char *cat;
   kin_role role;
 } kin_cats[] = {
-    {"cpu_op", KR_CPU},          {"Operator", KR_CPU},         {"user_annotation", KR_CPU},
-    {"python_function", KR_IGNORE}, {"cuda_runtime", KR_RUNTIME}, {"Runtime", KR_RUNTIME},
-    {"cuda_driver", KR_RUNTIME}, {"kernel", KR_KERNEL},        {"Kernel", KR_KERNEL},
-    {"gpu_memcpy", KR_MEMCPY},   {"Memcpy", KR_MEMCPY},        {"gpu_memset", KR_MEMSET},
-    {"Memset", KR_MEMSET},       {"gpu_user_annotation", KR_IGNORE}, {"Trace", KR_IGNORE},
-    {"overhead", KR_IGNORE},     {"cpu_instant_event", KR_IGNORE}, {"user_annotation_gpu", KR_IGNORE},
-    {"ac2g", KR_IGNORE},         {"fwdbwd", KR_IGNORE},        {"async", KR_IGNORE},
-    {"Python", KR_IGNORE},       {"python_function", KR_IGNORE},
+    {"cpu_op", KR_CPU},
+    {"Operator", KR_CPU},
+    {"user_annotation", KR_CPU},
+    {"python_function", KR_IGNORE},
+    {"cuda_runtime", KR_RUNTIME},
+    {"Runtime", KR_RUNTIME},
+    {"cuda_driver", KR_RUNTIME},
+    {"kernel", KR_KERNEL},
+    {"Kernel", KR_KERNEL},
+    {"gpu_memcpy", KR_MEMCPY},
+    {"Memcpy", KR_MEMCPY},
+    {"gpu_memset", KR_MEMSET},
+    {"Memset", KR_MEMSET},
+    {"gpu_user_annotation", KR_IGNORE},
+    {"Trace", KR_IGNORE},
+    {"overhead", KR_IGNORE},
+    {"cpu_instant_event", KR_IGNORE},
+    {"user_annotation_gpu", KR_IGNORE},
+    {"ac2g", KR_IGNORE},
+    {"fwdbwd", KR_IGNORE},
+    {"async", KR_IGNORE},
+    {"Python", KR_IGNORE},
+    {"python_function", KR_IGNORE},
 };
 
 /* s equals the NUL-terminated word. */
@@ -115,8 +138,8 @@ static double dtype_bytes(const char *d) {
   static const struct {
     const char *name;
     double bytes;
-  } t[] = {{"Float", 4},  {"float", 4}, {"Half", 2},  {"BFloat16", 2}, {"Double", 8},
-           {"Long", 8},   {"Int", 4},   {"Byte", 1},  {"Char", 1},     {"Bool", 1},
+  } t[] = {{"Float", 4},         {"float", 4},       {"Half", 2}, {"BFloat16", 2}, {"Double", 8},
+           {"Long", 8},          {"Int", 4},         {"Byte", 1}, {"Char", 1},     {"Bool", 1},
            {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}, {"Short", 2}};
   for (size_t i = 0; d && i < sizeof t / sizeof t[0]; i++)
     if (!strcmp(d, t[i].name)) return t[i].bytes;
@@ -131,10 +154,14 @@ static int coll_op_of(const char *name) {
   static const struct {
     const char *key;
     int op;
-  } t[] = {{"allreduce", SC_COLL_ALL_REDUCE},     {"allgather", SC_COLL_ALL_GATHER},
-           {"reducescatter", SC_COLL_REDUCE_SCATTER}, {"alltoall", SC_COLL_ALL_TO_ALL},
-           {"broadcast", SC_COLL_BROADCAST},       {"sendrecv", SC_COLL_SEND_RECV},
-           {"send", SC_COLL_SEND_RECV},            {"recv", SC_COLL_SEND_RECV},
+  } t[] = {{"allreduce", SC_COLL_ALL_REDUCE},
+           {"allgather", SC_COLL_ALL_GATHER},
+           {"reducescatter", SC_COLL_REDUCE_SCATTER},
+           {"alltoall", SC_COLL_ALL_TO_ALL},
+           {"broadcast", SC_COLL_BROADCAST},
+           {"sendrecv", SC_COLL_SEND_RECV},
+           {"send", SC_COLL_SEND_RECV},
+           {"recv", SC_COLL_SEND_RECV},
            {"reduce", SC_COLL_REDUCE}};
   char low[64];
   size_t n = 0;
@@ -171,9 +198,9 @@ static int has(const char *s, const char *const *keys, size_t n) {
 /* The tg_class of a kernel by its name: GEMM and convolution (the tensor
  * cores), attention, else memory-bound. */
 static int class_of(const char *name, int kind) {
-  static const char *const gemm[] = {"gemm", "Gemm", "GEMM", "cutlass", "xmma", "cublas",
-                                     "conv", "Conv", "wgrad", "dgrad", "s884", "h884",
-                                     "s1688", "h1688", "sm80_", "sm90_", "ampere_", "volta_",
+  static const char *const gemm[] = {"gemm",    "Gemm",  "GEMM",  "cutlass", "xmma",    "cublas",
+                                     "conv",    "Conv",  "wgrad", "dgrad",   "s884",    "h884",
+                                     "s1688",   "h1688", "sm80_", "sm90_",   "ampere_", "volta_",
                                      "turing_", "Cijk_", "nvjet"};
   static const char *const attn[] = {"flash", "fmha", "attention", "Attention", "attn"};
   if (kind == TG_COMM) return TG_CL_COMM;
@@ -194,7 +221,8 @@ static int bad(const kin_ctx *c, size_t i, const char *key, const char *what) {
 /* ts and dur of event i (us), checked finite, dur >= 0. */
 static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
   if (!isfinite(e->ts)) return bad(c, i, "ts", "expected a number (microseconds)");
-  if (!isfinite(e->dur) || e->dur < 0) return bad(c, i, "dur", "expected a number >= 0 (microseconds)");
+  if (!isfinite(e->dur) || e->dur < 0)
+    return bad(c, i, "dur", "expected a number >= 0 (microseconds)");
   return SC_OK;
 }
 
@@ -207,9 +235,9 @@ static double first_input_bytes(const kin_ctx *c, const kin_ev *e) {
   static const struct {
     const char *name;
     double bytes;
-  } t[] = {{"float", 4}, {"double", 8}, {"c10::Half", 2}, {"c10::BFloat16", 2}, {"long int", 8},
-           {"int", 4}, {"short int", 2}, {"signed char", 1}, {"unsigned char", 1}, {"bool", 1},
-           {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}};
+  } t[] = {{"float", 4},         {"double", 8}, {"c10::Half", 2},          {"c10::BFloat16", 2},
+           {"long int", 8},      {"int", 4},    {"short int", 2},          {"signed char", 1},
+           {"unsigned char", 1}, {"bool", 1},   {"c10::Float8_e4m3fn", 1}, {"c10::Float8_e5m2", 1}};
   if (!e->dims || !e->types) return 0;
   js j;
   js_init(&j, e->types, (size_t)(c->js.end - e->types));
@@ -233,7 +261,8 @@ static double first_input_bytes(const kin_ctx *c, const kin_ev *e) {
 static int add_comm_annotation(kin_ctx *c, const kin_ev *e, size_t i) {
   int rc = times(c, e, i);
   if (rc) return rc;
-  tg_comm_note n = {e->ts, e->dur, thread_of(c, e), coll_op_of(c->name + 5), first_input_bytes(c, e)};
+  tg_comm_note n = {e->ts, e->dur, thread_of(c, e), coll_op_of(c->name + 5),
+                    first_input_bytes(c, e)};
   if (n.thread < 0 || VEC_PUSH(c->r->notes, n)) return nomem(c);
   return SC_OK;
 }
@@ -251,8 +280,15 @@ static int add_cpu(kin_ctx *c, const kin_ev *e, size_t i) {
 static int add_runtime(kin_ctx *c, const kin_ev *e, size_t i) {
   int rc = times(c, e, i);
   if (rc) return rc;
-  tg_host h = {e->ts, e->dur, thread_of(c, e), tg_name(c->r, c->name, strlen(c->name)), TG_CALL,
-               -1, 0, -1, isnan(e->corr) ? -1 : e->corr};
+  tg_host h = {e->ts,
+               e->dur,
+               thread_of(c, e),
+               tg_name(c->r, c->name, strlen(c->name)),
+               TG_CALL,
+               -1,
+               0,
+               -1,
+               isnan(e->corr) ? -1 : e->corr};
   if (!strncmp(c->name, "hip", 3)) c->r->amd = 1;
   if (h.thread < 0 || h.name < 0 || VEC_PUSH(c->r->host, h)) return nomem(c);
   return SC_OK;
@@ -264,7 +300,8 @@ static int add_gpu(kin_ctx *c, const kin_ev *e, size_t i, kin_role role) {
   const char *name = c->name;
   tg_gpu g = {.ts = e->ts, .dur = e->dur, .launch = -1, .coll_op = -1};
   g.stream = (int)(!isnan(e->stream) && fabs(e->stream) < 1e9 ? e->stream
-                   : !isnan(e->tid) && fabs(e->tid) < 1e9 ? e->tid : 0);
+                   : !isnan(e->tid) && fabs(e->tid) < 1e9     ? e->tid
+                                                              : 0);
   g.corr = isnan(e->corr) ? -1 : e->corr;
   g.kind = role == KR_MEMCPY ? TG_MEMCPY : role == KR_MEMSET ? TG_MEMSET : TG_KERNEL;
   if (g.kind == TG_KERNEL && (!strncmp(name, "nccl", 4) || !strncmp(name, "rccl", 4)))
@@ -284,15 +321,19 @@ static int add_event(kin_ctx *c, const kin_ev *e, size_t i) {
   js_decode(&e->name, c->name, sizeof c->name);
   kin_role role = role_of(&e->cat);
   switch (role) {
-  case KR_CPU: return add_cpu(c, e, i);
-  case KR_RUNTIME: return add_runtime(c, e, i);
-  case KR_KERNEL:
-  case KR_MEMCPY:
-  case KR_MEMSET: return add_gpu(c, e, i, role);
-  case KR_UNKNOWN:
-    if (!c->r->unknown++) js_decode(&e->cat, c->unknown_cat, sizeof c->unknown_cat);
-    return SC_OK;
-  default: return c->r->ignored++, SC_OK;
+    case KR_CPU:
+      return add_cpu(c, e, i);
+    case KR_RUNTIME:
+      return add_runtime(c, e, i);
+    case KR_KERNEL:
+    case KR_MEMCPY:
+    case KR_MEMSET:
+      return add_gpu(c, e, i, role);
+    case KR_UNKNOWN:
+      if (!c->r->unknown++) js_decode(&e->cat, c->unknown_cat, sizeof c->unknown_cat);
+      return SC_OK;
+    default:
+      return c->r->ignored++, SC_OK;
   }
 }
 
@@ -328,15 +369,16 @@ static int scan_args(js *j, kin_ev *e) {
   do {
     js_str k;
     if (js_string(j, &k) || js_eat(j, ':')) return -1;
-    int rc = is(&k, "correlation") ? scan_num(j, &e->corr)
-           : is(&k, "stream") ? scan_num(j, &e->stream)
-           : is(&k, "In msg nelems") ? scan_num(j, &e->in)
-           : is(&k, "Out msg nelems") ? scan_num(j, &e->out)
-           : is(&k, "Group size") ? scan_num(j, &e->group)
-           : is(&k, "Collective name") ? scan_str(j, &e->coll)
-           : is(&k, "dtype") ? scan_str(j, &e->dtype)
-           : is(&k, "Input Dims") ? (e->dims = (js_peek(j), j->p), js_skip(j))
-           : is(&k, "Input type") ? (e->types = (js_peek(j), j->p), js_skip(j)) : js_skip(j);
+    int rc = is(&k, "correlation")       ? scan_num(j, &e->corr)
+             : is(&k, "stream")          ? scan_num(j, &e->stream)
+             : is(&k, "In msg nelems")   ? scan_num(j, &e->in)
+             : is(&k, "Out msg nelems")  ? scan_num(j, &e->out)
+             : is(&k, "Group size")      ? scan_num(j, &e->group)
+             : is(&k, "Collective name") ? scan_str(j, &e->coll)
+             : is(&k, "dtype")           ? scan_str(j, &e->dtype)
+             : is(&k, "Input Dims")      ? (e->dims = (js_peek(j), j->p), js_skip(j))
+             : is(&k, "Input type")      ? (e->types = (js_peek(j), j->p), js_skip(j))
+                                         : js_skip(j);
     if (rc) return -1;
   } while ((more = js_more(j, '}')) == 1);
   return more;
@@ -362,8 +404,15 @@ static int scan_member(js *j, const js_str *k, kin_ev *e) {
  * js.err set and returns SC_EINPUT without a message). */
 static int scan_event(kin_ctx *c, size_t i) {
   js *j = &c->js;
-  kin_ev e = {.ts = NAN, .dur = NAN, .pid = NAN, .tid = NAN, .corr = NAN, .stream = NAN,
-              .in = NAN, .out = NAN, .group = NAN};
+  kin_ev e = {.ts = NAN,
+              .dur = NAN,
+              .pid = NAN,
+              .tid = NAN,
+              .corr = NAN,
+              .stream = NAN,
+              .in = NAN,
+              .out = NAN,
+              .group = NAN};
   if (js_peek(j) != '{') {
     if (js_skip(j)) return SC_EINPUT;
     return bad(c, i, "", "expected an object (one trace event)");
@@ -393,7 +442,8 @@ static int scan_events(kin_ctx *c) {
 
 /* deviceProperties[0] and distributedInfo (small: parsed as a tree). */
 static void header(kin_ctx *c, const js_str *key, const char *from, const char *to) {
-  json_t *v = json_loadb(from, (size_t)(to - from), JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, NULL);
+  json_t *v =
+      json_loadb(from, (size_t)(to - from), JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, NULL);
   tg_rank *r = c->r;
   if (is(key, "deviceProperties")) {
     const json_t *dp = json_array_get(v, 0);
@@ -421,11 +471,13 @@ static int scan_root_object(kin_ctx *c, int *events, int *nodes) {
     js_str k;
     if (js_string(j, &k) || js_eat(j, ':')) return SC_EINPUT;
     int rc;
-    if (is(&k, "traceEvents")) rc = scan_events(c), *events = 1;
+    if (is(&k, "traceEvents"))
+      rc = scan_events(c), *events = 1;
     else {
       const char *from = (js_peek(j), j->p);
       rc = js_skip(j) ? SC_EINPUT : SC_OK;
-      if (!rc && (is(&k, "deviceProperties") || is(&k, "distributedInfo"))) header(c, &k, from, j->p);
+      if (!rc && (is(&k, "deviceProperties") || is(&k, "distributedInfo")))
+        header(c, &k, from, j->p);
       *nodes |= is(&k, "nodes");
     }
     if (rc) return rc;
@@ -437,17 +489,21 @@ static int scan_root_object(kin_ctx *c, int *events, int *nodes) {
 static int syntax_error(kin_ctx *c) {
   int line, col;
   js_where(&c->js, c->js.err_at, &line, &col);
-  return sc_error_set(c->err, SC_EINPUT, "%s:%d:%d: invalid JSON: expected %s", c->origin, line, col,
-                      c->js.err ? c->js.err : "a value");
+  return sc_error_set(c->err, SC_EINPUT, "%s:%d:%d: invalid JSON: expected %s", c->origin, line,
+                      col, c->js.err ? c->js.err : "a value");
 }
 
 static int kin_root(kin_ctx *c) {
   int events = 0, nodes = 0, rc;
   char first = js_peek(&c->js);
-  if (first == '[') rc = scan_events(c), events = 1;
-  else if (first == '{') rc = scan_root_object(c, &events, &nodes);
-  else rc = (js_eat(&c->js, '{'), SC_EINPUT);
-  if (!rc && js_peek(&c->js) != '\0') rc = (c->js.err = "the end of the text", c->js.err_at = c->js.p, SC_EINPUT);
+  if (first == '[')
+    rc = scan_events(c), events = 1;
+  else if (first == '{')
+    rc = scan_root_object(c, &events, &nodes);
+  else
+    rc = (js_eat(&c->js, '{'), SC_EINPUT);
+  if (!rc && js_peek(&c->js) != '\0')
+    rc = (c->js.err = "the end of the text", c->js.err_at = c->js.p, SC_EINPUT);
   if (rc == SC_EINPUT && c->js.err) return syntax_error(c);
   if (rc) return rc;
   if (!events && nodes)
@@ -462,7 +518,8 @@ static int kin_root(kin_ctx *c) {
                         "PyTorch profiler trace?)",
                         c->origin);
   for (int i = 0; i < c->r->gpu.n; i++)
-    if (c->r->gpu.v[i].kind == TG_COMM && c->r->gpu.v[i].group <= 0) c->r->gpu.v[i].group = c->r->world;
+    if (c->r->gpu.v[i].kind == TG_COMM && c->r->gpu.v[i].group <= 0)
+      c->r->gpu.v[i].group = c->r->world;
   if (c->r->unknown && c->j)
     tg_warn(c->j, "%s: %ld events of unknown category skipped (first: \"%s\")", c->origin,
             c->r->unknown, c->unknown_cat);
@@ -494,7 +551,8 @@ int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err) {
   do {
     if (vec_grow((void **)&b, &cap, (long)n + (1L << 20) + 1, 1)) {
       mem_free(b), gzclose(f);
-      return sc_error_set(err, SC_ENOMEM, "%s: out of memory (or over 2 GiB) reading the trace", path);
+      return sc_error_set(err, SC_ENOMEM, "%s: out of memory (or over 2 GiB) reading the trace",
+                          path);
     }
     got = gzread(f, b + n, (unsigned)((size_t)cap - 1 - n));
     if (got > 0) n += (size_t)got;

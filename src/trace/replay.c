@@ -24,11 +24,11 @@
 /* Per-rank facts about GPU operations, derived from the trace once per
  * replay. */
 typedef struct rp_pre {
-  int *prev;         /* the op before on its stream (all streams: overlap off); -1 */
-  int *dep;          /* op on another stream it waited for; -1 */
-  double *lat;       /* launch latency, us */
-  double *dur;       /* duration under the what-if, us */
-  int *coll;         /* index among the rank's collectives; -1 */
+  int *prev;   /* the op before on its stream (all streams: overlap off); -1 */
+  int *dep;    /* op on another stream it waited for; -1 */
+  double *lat; /* launch latency, us */
+  double *dur; /* duration under the what-if, us */
+  int *coll;   /* index among the rank's collectives; -1 */
   int n_coll;
   wi_ctx wi;
 } rp_pre;
@@ -54,7 +54,8 @@ static double stream_prev(const tg_rank *r, rp_pre *p, int overlap, double *scra
     if (s == 64) s = 63; /* more streams than that: the last ones share */
     p->prev[i] = overlap ? last[s] : i - 1;
     last[s] = i;
-    double free_at = p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
+    double free_at =
+        p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
     if (g->launch >= 0 && g->ts > free_at + 1.0 && g->ts >= r->host.v[g->launch].ts)
       scratch[nl++] = g->ts - r->host.v[g->launch].ts;
   }
@@ -94,7 +95,8 @@ static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int 
   for (int i = 0; i < r->gpu.n; i++) {
     const tg_gpu *g = &r->gpu.v[i];
     double launched = g->launch >= 0 ? r->host.v[g->launch].ts : -INFINITY;
-    double free_at = p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
+    double free_at =
+        p->prev[i] >= 0 ? r->gpu.v[p->prev[i]].ts + r->gpu.v[p->prev[i]].dur : -INFINITY;
     double ready = fmax(launched + lat0, free_at);
     p->dep[i] = g->ts > ready + RP_DELAY_US ? find_dep(r, by_end, i, ready) : -1;
     int queued = g->ts <= free_at + 1.0;
@@ -149,7 +151,8 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
     /* a sync: the call (no length), then its own time after the wait */
     m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? 0 : h->dur, h->ts);
     if (m->hf[i] < 0) return -1;
-    if (h->sync && (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, sync_own(r, h), h->ts + h->dur)) < 0)
+    if (h->sync &&
+        (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, sync_own(r, h), h->ts + h->dur)) < 0)
       return -1;
   }
   for (int i = 0; i < r->gpu.n; i++)
@@ -167,7 +170,8 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
 /* The item of another thread of r that ended last in (lo, hi]; -1. by_end
  * holds every host item by end time. */
 static int other_thread(const tg_rank *r, const tg_kv *by_end, int thread, double lo, double hi) {
-  for (int k = tg_kv_last_le(by_end, r->host.n, hi), seen = 0; k >= 0 && by_end[k].key > lo && seen < 64; k--, seen++)
+  for (int k = tg_kv_last_le(by_end, r->host.n, hi), seen = 0;
+       k >= 0 && by_end[k].key > lo && seen < 64; k--, seen++)
     if (r->host.v[by_end[k].idx].thread != thread) return by_end[k].idx;
   return -1;
 }
@@ -182,7 +186,8 @@ static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const tg_
   const tg_host *e = &r->host.v[enc];
   double e_end = e->ts + e->dur;
   int after = h->ts >= e_end;
-  if (edge_add(run, after ? m->hl[enc] : m->hf[enc], !after, after ? h->ts - e_end : h->ts - e->ts, 1))
+  if (edge_add(run, after ? m->hl[enc] : m->hf[enc], !after, after ? h->ts - e_end : h->ts - e->ts,
+               1))
     return -1;
   if (!after || h->ts - e_end < RP_THREAD_GAP_US) return 0;
   int o = other_thread(r, by_end, h->thread, e_end, h->ts);
@@ -218,7 +223,8 @@ static int host_edges(rp_run *run, const tg_rank *r, int ri) {
 }
 
 /* Constraints of op i of rank ri on the node being built. */
-static int op_edges(rp_run *run, const tg_job *j, const rp_pre *pre, int ri, int i, double *release) {
+static int op_edges(rp_run *run, const tg_job *j, const rp_pre *pre, int ri, int i,
+                    double *release) {
   const tg_rank *r = &j->r[ri];
   const rp_map *m = &run->map[ri];
   const tg_gpu *g = &r->gpu.v[i];
@@ -261,7 +267,8 @@ static int gpu_edges(rp_run *run, const tg_job *j, const rp_pre *pre, const int 
         dur = fmin(dur, pre[rj].dur[op]);
       }
       run->nodes[run->map[ri].gn[i]].dur = dur;
-    } else if (op_edges(run, j, pre, ri, i, &release)) return -1;
+    } else if (op_edges(run, j, pre, ri, i, &release))
+      return -1;
     nd = &run->nodes[run->map[ri].gn[i]];
     nd->e0 = e0, nd->ne = run->n_edges - e0, nd->release = release;
   }
@@ -290,7 +297,8 @@ static void node_eval(rp_run *run, int v) {
 static int solve(rp_run *run, sc_error *err) {
   int n = run->n, rc = SC_OK;
   int *indeg = mem_calloc((size_t)n + 1, sizeof *indeg);
-  int *off = mem_calloc((size_t)n + 2, sizeof *off), *cur = mem_alloc(((size_t)n + 1) * sizeof *cur);
+  int *off = mem_calloc((size_t)n + 2, sizeof *off),
+      *cur = mem_alloc(((size_t)n + 1) * sizeof *cur);
   int *succ = mem_alloc(((size_t)run->n_edges + 1) * sizeof *succ);
   heap h = {0};
   if (!indeg || !off || !cur || !succ || heap_init(&h, n + 1)) {
@@ -373,7 +381,10 @@ static void results(const rp_run *run, const tg_job *j, sc_trace_result *r) {
       if (h->kind != TG_STEP_END) continue;
       int b = -1; /* its begin marker: same thread, same step, earlier */
       for (int k = i - 1; k >= 0 && rk->host.v[k].thread == h->thread; k--)
-        if (rk->host.v[k].kind == TG_STEP_BEGIN && rk->host.v[k].step == h->step) { b = k; break; }
+        if (rk->host.v[k].kind == TG_STEP_BEGIN && rk->host.v[k].step == h->step) {
+          b = k;
+          break;
+        }
       if (b < 0) continue;
       const rp_node *nb = &run->nodes[run->map[ri].hf[b]], *ne = &run->nodes[run->map[ri].hf[i]];
       meas += rk->steps.v[h->step].dur;
@@ -386,7 +397,7 @@ static void results(const rp_run *run, const tg_job *j, sc_trace_result *r) {
   double k = steps ? 1e-6 / steps : 0;
   r->measured_step_s = meas * k, r->predicted_step_s = pred * k;
   r->path = (sc_trace_path){part[RP_KERNEL] * k, part[RP_COPY] * k, part[RP_COMM] * k,
-                            part[RP_HOST] * k, part[RP_SYNC] * k, NULL};
+                            part[RP_HOST] * k,   part[RP_SYNC] * k, NULL};
   r->path.bound = bound_name(&r->path);
   double lo = INFINITY, hi = -INFINITY, cm = 0, cp = 0;
   for (int v = 0; v < run->n; v++) {
@@ -418,9 +429,10 @@ static int build(rp_run *run, const tg_job *j, rp_pre *pre, sc_trace_result *r, 
       return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   int n_coll = 0, *ct = coll_table(j, pre, &n_coll);
   if (j->n > 1 && !ct)
-    snprintf(run->warn, sizeof run->warn,
-             "the ranks issue different numbers of collectives (rank 0: %d): collectives not joined",
-             pre[0].n_coll);
+    snprintf(
+        run->warn, sizeof run->warn,
+        "the ranks issue different numbers of collectives (rank 0: %d): collectives not joined",
+        pre[0].n_coll);
   r->coupled = ct ? n_coll : 0;
   int rc = SC_OK;
   for (int ri = 0; ri < j->n && !rc; ri++)
@@ -443,8 +455,8 @@ int rp_replay(rp_run *run, const tg_job *j, const sc_trace_whatif *w, sc_trace_r
   if (!pre) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   int rc = SC_OK;
   for (int ri = 0; ri < j->n && !rc; ri++)
-    rc = pre_build(&pre[ri], &j->r[ri], w, &r->comm_retimed, &r->comm_unsized,
-                   &r->kernels_scaled, err);
+    rc = pre_build(&pre[ri], &j->r[ri], w, &r->comm_retimed, &r->comm_unsized, &r->kernels_scaled,
+                   err);
   if (!rc) rc = build(run, j, pre, r, err);
   if (!rc) rc = solve(run, err);
   if (!rc) results(run, j, r);
@@ -465,8 +477,12 @@ void rp_free(rp_run *run) {
 static double chakra_dur(const wi_ctx *wi, const ch_node *nd, int n, int *retimed) {
   *retimed = 0;
   if (nd->type != CH_COLL) return nd->dur; /* no kernel names: not scaled to another GPU */
-  tg_gpu g = {.dur = nd->dur, .kind = TG_COMM, .cls = TG_CL_COMM, .coll_op = nd->coll_op,
-              .bytes = nd->bytes, .group = n};
+  tg_gpu g = {.dur = nd->dur,
+              .kind = TG_COMM,
+              .cls = TG_CL_COMM,
+              .coll_op = nd->coll_op,
+              .bytes = nd->bytes,
+              .group = n};
   if (nd->dur > 0) return wi_duration(wi, &g, retimed);
   int ranks = (int)lround(n * wi->w.dp_scale);
   double s = wi_coll_model(wi, &g, wi->to ? wi->to : wi->from, ranks < 1 ? 1 : ranks);
@@ -510,8 +526,10 @@ int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whati
   wi_ctx wi;
   int rc = wi_prepare(&wi, &none, w, err);
   for (int ri = 0; ri < n && !rc; ri++)
-    if (chakra_rank(run, &g[ri], ri, n, &wi, r)) rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
-  if (!rc && !run->n) rc = sc_error_set(err, SC_EMODEL, "%s: the Chakra ET has no nodes", g[0].path);
+    if (chakra_rank(run, &g[ri], ri, n, &wi, r))
+      rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  if (!rc && !run->n)
+    rc = sc_error_set(err, SC_EMODEL, "%s: the Chakra ET has no nodes", g[0].path);
   if (!rc) rc = solve(run, err);
   if (rc) return rc;
   int last = 0;
@@ -519,13 +537,14 @@ int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whati
   for (int v = 0; v < run->n; v++) {
     const rp_node *nd = &run->nodes[v];
     if (nd->end > run->nodes[last].end) last = v;
-    if (nd->rank == 0 && nd->cat == RP_COMM) r->comm_measured_s += g[0].nodes.v[nd->ref].dur * 1e-6, r->comm_predicted_s += nd->dur * 1e-6;
+    if (nd->rank == 0 && nd->cat == RP_COMM)
+      r->comm_measured_s += g[0].nodes.v[nd->ref].dur * 1e-6, r->comm_predicted_s += nd->dur * 1e-6;
   }
   critical_path(run, last, 0, part);
   r->steps = 1;
   r->predicted_step_s = r->span_s = run->nodes[last].end * 1e-6;
   r->path = (sc_trace_path){part[RP_KERNEL] * 1e-6, part[RP_COPY] * 1e-6, part[RP_COMM] * 1e-6,
-                            part[RP_HOST] * 1e-6, part[RP_SYNC] * 1e-6, NULL};
+                            part[RP_HOST] * 1e-6,   part[RP_SYNC] * 1e-6, NULL};
   r->path.bound = bound_name(&r->path);
   return SC_OK;
 }

@@ -29,10 +29,10 @@
 
 /* A constraint on a node's start: >= (use_start ? from.start : from.end) + w. */
 typedef struct rp_edge {
-  int from;          /* node index */
+  int from; /* node index */
   int use_start;
-  double w;          /* us */
-  int is_gap;        /* w is host time (a gap or launch latency) */
+  double w;   /* us */
+  int is_gap; /* w is host time (a gap or launch latency) */
 } rp_edge;
 
 /* What a node's time counts as on the critical path. */
@@ -52,8 +52,8 @@ typedef struct rp_node {
 
 /* Node indices of one rank's items. */
 typedef struct rp_map {
-  int *hf, *hl;      /* host item -> its first and last node (a sync: 2) */
-  int *gn;           /* GPU op -> node */
+  int *hf, *hl; /* host item -> its first and last node (a sync: 2) */
+  int *gn;      /* GPU op -> node */
 } rp_map;
 
 /* A replay: owned arrays, reused by the next replay of the same job. */
@@ -62,7 +62,7 @@ typedef struct rp_run {
   int n, cap;
   rp_edge *edges;
   int n_edges, cap_edges;
-  rp_map *map;       /* one per rank */
+  rp_map *map; /* one per rank */
   int n_map;
   char warn[512];
 } rp_run;

@@ -89,8 +89,10 @@ int tg_kv_last_le(const tg_kv *a, int n, double k) {
   int lo = 0, hi = n; /* first with key > k */
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (a[mid].key <= k) lo = mid + 1;
-    else hi = mid;
+    if (a[mid].key <= k)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo - 1;
 }
@@ -114,7 +116,8 @@ static int link_launches(tg_rank *r) {
   if (!c) return -1;
   int n = 0;
   for (int i = 0; i < r->host.n; i++)
-    if (r->host.v[i].kind == TG_CALL && r->host.v[i].corr >= 0) c[n++] = (tg_kv){r->host.v[i].corr, i};
+    if (r->host.v[i].kind == TG_CALL && r->host.v[i].corr >= 0)
+      c[n++] = (tg_kv){r->host.v[i].corr, i};
   qsort(c, (size_t)n, sizeof *c, tg_kv_cmp);
   for (int i = 0; i < r->gpu.n; i++) {
     tg_gpu *g = &r->gpu.v[i];
@@ -172,8 +175,10 @@ static const tg_comm_note *note_at(const tg_rank *r, int th, double t) {
   while (lo < hi) {
     int mid = (lo + hi) / 2;
     const tg_comm_note *n = &r->notes.v[mid];
-    if (n->thread < th || (n->thread == th && n->ts <= t)) lo = mid + 1;
-    else hi = mid;
+    if (n->thread < th || (n->thread == th && n->ts <= t))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   for (int k = lo - 1, seen = 0; k >= 0 && seen < 8 && r->notes.v[k].thread == th; k--, seen++)
     if (r->notes.v[k].ts + r->notes.v[k].dur >= t) return &r->notes.v[k];
@@ -221,8 +226,9 @@ void tg_warn(tg_job *j, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(j->warn + used, room, fmt, ap);
   va_end(ap);
-  used = n < 0 ? used : used + (size_t)n < sizeof j->warn - 1 ? used + (size_t)n
-                                                             : sizeof j->warn - 2;
+  used = n < 0                                   ? used
+         : used + (size_t)n < sizeof j->warn - 1 ? used + (size_t)n
+                                                 : sizeof j->warn - 2;
   j->warn[used] = '\n', j->warn[used + 1] = '\0';
 }
 

@@ -19,23 +19,23 @@
 
 /* Kinds of host item. */
 typedef enum tg_host_kind {
-  TG_CALL = 0,      /* a runtime or driver call (launch, query, ...) */
-  TG_STEP_BEGIN,    /* start of a ProfilerStep annotation (zero length) */
-  TG_STEP_END       /* its end (zero length) */
+  TG_CALL = 0,   /* a runtime or driver call (launch, query, ...) */
+  TG_STEP_BEGIN, /* start of a ProfilerStep annotation (zero length) */
+  TG_STEP_END    /* its end (zero length) */
 } tg_host_kind;
 
 /* One host item. */
 typedef struct tg_host {
-  double ts, dur;   /* start and length, us */
-  int thread;       /* index of its host thread in the rank */
-  int name;         /* offset of its name in the rank's name pool */
-  int kind;         /* tg_host_kind */
-  int step;         /* TG_STEP_*: index in the rank's steps; else -1 */
-  int sync;         /* the call blocks until a GPU operation ends
-                       (set by tg_link: synchronize calls, copies that
-                       returned after their copy ended) */
-  int wait_op;      /* sync: the GPU operation it waited for; -1 none */
-  double corr;      /* correlation id (-1 when absent) */
+  double ts, dur; /* start and length, us */
+  int thread;     /* index of its host thread in the rank */
+  int name;       /* offset of its name in the rank's name pool */
+  int kind;       /* tg_host_kind */
+  int step;       /* TG_STEP_*: index in the rank's steps; else -1 */
+  int sync;       /* the call blocks until a GPU operation ends
+                     (set by tg_link: synchronize calls, copies that
+                     returned after their copy ended) */
+  int wait_op;    /* sync: the GPU operation it waited for; -1 none */
+  double corr;    /* correlation id (-1 when absent) */
 } tg_host;
 
 /* Kinds of GPU operation. */
@@ -46,60 +46,60 @@ typedef enum tg_class { TG_CL_GEMM = 0, TG_CL_ATTN, TG_CL_MEM, TG_CL_COPY, TG_CL
 
 /* One GPU operation. */
 typedef struct tg_gpu {
-  double ts, dur;   /* start and length, us */
-  int stream;       /* stream id as the trace numbers it */
-  int name;         /* name pool offset */
-  int kind;         /* tg_gpu_kind */
-  int cls;          /* tg_class */
-  int fp32;         /* the kernel name says it computes in fp32 */
-  int launch;       /* index of the launching host item; -1 unknown */
-  double corr;      /* correlation id (-1 when absent) */
-  int coll_op;      /* TG_COMM: sc_coll_op, -1 when not known */
-  double bytes;     /* TG_COMM: nccl-tests size, bytes; 0 unknown */
-  int group;        /* TG_COMM: ranks in its group; 0 unknown */
+  double ts, dur; /* start and length, us */
+  int stream;     /* stream id as the trace numbers it */
+  int name;       /* name pool offset */
+  int kind;       /* tg_gpu_kind */
+  int cls;        /* tg_class */
+  int fp32;       /* the kernel name says it computes in fp32 */
+  int launch;     /* index of the launching host item; -1 unknown */
+  double corr;    /* correlation id (-1 when absent) */
+  int coll_op;    /* TG_COMM: sc_coll_op, -1 when not known */
+  double bytes;   /* TG_COMM: nccl-tests size, bytes; 0 unknown */
+  int group;      /* TG_COMM: ranks in its group; 0 unknown */
 } tg_gpu;
 
 /* One ProfilerStep annotation. */
 typedef struct tg_step {
-  double ts, dur;   /* us */
-  long number;      /* the N of ProfilerStep#N */
+  double ts, dur; /* us */
+  long number;    /* the N of ProfilerStep#N */
   int thread;
 } tg_step;
 
 /* A "nccl:<op>" annotation of the host: the collective it issued and the
  * size of its input, for kernels whose args lack them (older traces). */
 typedef struct tg_comm_note {
-  double ts, dur;   /* us */
+  double ts, dur; /* us */
   int thread;
-  int coll_op;      /* sc_coll_op; -1 unknown */
-  double bytes;     /* first input, bytes; 0 unknown */
+  int coll_op;  /* sc_coll_op; -1 unknown */
+  double bytes; /* first input, bytes; 0 unknown */
 } tg_comm_note;
 
 /* A rank: what one trace file holds. */
 typedef struct tg_rank {
   char path[512];
-  char device[64];        /* deviceProperties[0].name; "" unknown */
-  int arch;               /* computeMajor*10+computeMinor, NVIDIA only; 0 */
-  int amd;                /* ROCm trace (hip* calls or an AMD device) */
-  int rank, world;        /* distributedInfo; -1/0 when absent */
-  VEC(tg_host) host;      /* sorted by (thread, ts) after tg_link */
-  VEC(tg_gpu) gpu;        /* sorted by ts after tg_link */
-  VEC(tg_step) steps;     /* in file order */
-  VEC(tg_comm_note) notes;/* sorted by (thread, ts) after tg_link */
-  VEC(char) names;        /* NUL-separated name pool */
-  int *name_hash;         /* open addressing over offsets; owned */
-  int name_cap;           /* slots of name_hash (power of two) */
+  char device[64];         /* deviceProperties[0].name; "" unknown */
+  int arch;                /* computeMajor*10+computeMinor, NVIDIA only; 0 */
+  int amd;                 /* ROCm trace (hip* calls or an AMD device) */
+  int rank, world;         /* distributedInfo; -1/0 when absent */
+  VEC(tg_host) host;       /* sorted by (thread, ts) after tg_link */
+  VEC(tg_gpu) gpu;         /* sorted by ts after tg_link */
+  VEC(tg_step) steps;      /* in file order */
+  VEC(tg_comm_note) notes; /* sorted by (thread, ts) after tg_link */
+  VEC(char) names;         /* NUL-separated name pool */
+  int *name_hash;          /* open addressing over offsets; owned */
+  int name_cap;            /* slots of name_hash (power of two) */
   int n_names;
-  int threads;            /* host threads seen */
-  long ignored;           /* events read and not used (cpu ops, flows) */
-  long unknown;           /* events of an unknown category, skipped */
+  int threads;  /* host threads seen */
+  long ignored; /* events read and not used (cpu ops, flows) */
+  long unknown; /* events of an unknown category, skipped */
 } tg_rank;
 
 /* A job: one rank per file. */
 typedef struct tg_job {
-  tg_rank *r;             /* owned, n ranks */
+  tg_rank *r; /* owned, n ranks */
   int n, cap;
-  char warn[1024];        /* warnings, one per line ("" none) */
+  char warn[1024]; /* warnings, one per line ("" none) */
 } tg_job;
 
 /* A (key, index) pair: host items or GPU ops by correlation id or end time. */

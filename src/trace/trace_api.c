@@ -19,7 +19,8 @@ void sc_trace_whatif_default(sc_trace_whatif *w) {
 
 static int load_chakra(sc_trace *t, const char *path, const char *buf, size_t len, sc_error *err) {
   if (t->job->n)
-    return sc_error_set(err, SC_EINPUT, "%s: a Chakra ET in a job of Kineto traces: give one kind", path);
+    return sc_error_set(err, SC_EINPUT, "%s: a Chakra ET in a job of Kineto traces: give one kind",
+                        path);
   if (vec_grow((void **)&t->ch, &t->cap_ch, (long)t->n_ch + 1, sizeof *t->ch))
     return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
   memset(&t->ch[t->n_ch], 0, sizeof t->ch[t->n_ch]);
@@ -46,10 +47,12 @@ static int load_one(sc_trace *t, const char *path, sc_error *err) {
   size_t len;
   int rc = kin_read_file(path, &buf, &len, err);
   if (rc) return rc;
-  if (ch_sniff((const unsigned char *)buf, len)) rc = load_chakra(t, path, buf, len, err);
+  if (ch_sniff((const unsigned char *)buf, len))
+    rc = load_chakra(t, path, buf, len, err);
   else if (t->n_ch)
     rc = sc_error_set(err, SC_EINPUT, "%s: not a Chakra ET, in a job of Chakra ETs", path);
-  else rc = load_kineto(t->job, path, buf, len, err);
+  else
+    rc = load_kineto(t->job, path, buf, len, err);
   mem_free(buf);
   return rc;
 }
@@ -64,7 +67,8 @@ static void order_ranks(tg_job *j) {
     }
   for (int a = 1; a < j->n; a++)
     if (strcmp(j->r[a].device, j->r[0].device))
-      tg_warn(j, "%s: device '%s' differs from rank 0's '%s'", j->r[a].path, j->r[a].device, j->r[0].device);
+      tg_warn(j, "%s: device '%s' differs from rank 0's '%s'", j->r[a].path, j->r[a].device,
+              j->r[0].device);
 }
 
 int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
@@ -112,7 +116,8 @@ static void chakra_info(const sc_trace *t, sc_trace_info *o) {
     o->et_comp += g->types[CH_COMP], o->et_comm_coll += g->types[CH_COLL];
     o->collectives += g->types[CH_COLL] + g->types[CH_SEND] + g->types[CH_RECV];
     for (int k = 0; k < g->nodes.n; k++)
-      if (g->nodes.v[k].type == CH_COMP) o->host_calls += g->nodes.v[k].is_cpu, o->kernels += !g->nodes.v[k].is_cpu;
+      if (g->nodes.v[k].type == CH_COMP)
+        o->host_calls += g->nodes.v[k].is_cpu, o->kernels += !g->nodes.v[k].is_cpu;
   }
 }
 

@@ -10,12 +10,12 @@
 #include "trace/tgraph.h"
 
 struct sc_trace {
-  tg_job *job;       /* owned: what was loaded from Kineto traces */
-  ch_graph *ch;      /* owned: or from Chakra ETs, n_ch of them (one per rank) */
+  tg_job *job;  /* owned: what was loaded from Kineto traces */
+  ch_graph *ch; /* owned: or from Chakra ETs, n_ch of them (one per rank) */
   int n_ch, cap_ch;
-  rp_run run;        /* owned: the last replay's schedule */
-  int replayed;      /* run holds a successful replay */
-  char warn[1600];   /* sc_trace_warnings' buffer */
+  rp_run run;      /* owned: the last replay's schedule */
+  int replayed;    /* run holds a successful replay */
+  char warn[1600]; /* sc_trace_warnings' buffer */
 };
 
 #endif

@@ -14,8 +14,10 @@
 static void jstr(FILE *out, const char *s) {
   json_t *v = json_string(s ? s : "");
   if (!v) v = json_string("?"); /* not UTF-8 */
-  if (v) json_dumpf(v, out, JSON_ENCODE_ANY);
-  else fputs("\"\"", out);
+  if (v)
+    json_dumpf(v, out, JSON_ENCODE_ANY);
+  else
+    fputs("\"\"", out);
   json_decref(v);
 }
 
@@ -27,8 +29,9 @@ static void table_head(FILE *out, const sc_trace *t) {
   sc_trace_info in;
   sc_trace_info_get(t, &in);
   if (in.chakra) {
-    fprintf(out, "Chakra ET: %d rank%s, %ld compute nodes (%ld GPU, %ld CPU), %ld collective nodes, "
-                 "%ld communication nodes\n",
+    fprintf(out,
+            "Chakra ET: %d rank%s, %ld compute nodes (%ld GPU, %ld CPU), %ld collective nodes, "
+            "%ld communication nodes\n",
             in.ranks, in.ranks == 1 ? "" : "s", in.et_comp, in.kernels, in.host_calls,
             in.et_comm_coll, in.collectives);
     return;
@@ -48,7 +51,8 @@ static void table_path(FILE *out, const char *title, const sc_trace_result *r) {
   const char *names[] = {"kernels", "copies", "communication", "host", "synchronisation"};
   const double v[] = {p->kernels, p->copies, p->comm, p->host, p->sync};
   for (int i = 0; i < 5; i++)
-    fprintf(out, "  %-16s %10.3f ms %5.1f %%\n", names[i], v[i] * 1e3, tot > 0 ? 100 * v[i] / tot : 0);
+    fprintf(out, "  %-16s %10.3f ms %5.1f %%\n", names[i], v[i] * 1e3,
+            tot > 0 ? 100 * v[i] / tot : 0);
 }
 
 static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_result *b,
@@ -64,14 +68,18 @@ static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_res
   fprintf(out, "\n%-24s %12s %12s %9s\n", "", "as traced", "what-if", "change");
   fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "step (predicted)", b->predicted_step_s * 1e3,
           x->predicted_step_s * 1e3, pct(x->predicted_step_s, b->predicted_step_s));
-  fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "collectives per step", b->comm_predicted_s * 1e3,
-          x->comm_predicted_s * 1e3, pct(x->comm_predicted_s, b->comm_predicted_s));
+  fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "collectives per step",
+          b->comm_predicted_s * 1e3, x->comm_predicted_s * 1e3,
+          pct(x->comm_predicted_s, b->comm_predicted_s));
   if (x->kernels_scaled)
-    fprintf(out, "%d kernels scaled to %s by the cost model's ratio per kernel class "
-                 "(GEMM/conv: tensor throughput, attention, memory-bound: HBM bandwidth)\n",
+    fprintf(out,
+            "%d kernels scaled to %s by the cost model's ratio per kernel class "
+            "(GEMM/conv: tensor throughput, attention, memory-bound: HBM bandwidth)\n",
             x->kernels_scaled, w->gpu);
-  fprintf(out, "%d collectives re-timed by the network model, %d without a message size kept "
-               "as measured\n", x->comm_retimed, x->comm_unsized);
+  fprintf(out,
+          "%d collectives re-timed by the network model, %d without a message size kept "
+          "as measured\n",
+          x->comm_retimed, x->comm_unsized);
   if (x->steps) table_path(out, "what-if critical path per step", x);
 }
 
@@ -84,7 +92,8 @@ static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
   else if (b->steps)
     fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "step (mean)", b->measured_step_s * 1e3,
             b->predicted_step_s * 1e3, pct(b->predicted_step_s, b->measured_step_s));
-  else fprintf(out, "no ProfilerStep in the trace: replayed span %.3f ms\n", b->span_s * 1e3);
+  else
+    fprintf(out, "no ProfilerStep in the trace: replayed span %.3f ms\n", b->span_s * 1e3);
   fprintf(out, "%-24s %9.3f ms %9.3f ms\n", "collectives per step", b->comm_measured_s * 1e3,
           b->comm_predicted_s * 1e3);
   if (b->coupled) fprintf(out, "%d collectives joined across ranks\n", b->coupled);
@@ -98,21 +107,26 @@ static void json_result(FILE *out, const sc_trace_result *r) {
   const sc_trace_path *p = &r->path;
   fprintf(out, "{\"steps\": %d, \"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, ", r->steps,
           r->measured_step_s, r->predicted_step_s);
-  fprintf(out, "\"span_s\": %.9g, \"comm_measured_s\": %.9g, \"comm_predicted_s\": %.9g, ", r->span_s,
-          r->comm_measured_s, r->comm_predicted_s);
-  fprintf(out, "\"comm_retimed\": %d, \"comm_unsized\": %d, \"coupled\": %d, \"kernels_scaled\": %d, ",
+  fprintf(out, "\"span_s\": %.9g, \"comm_measured_s\": %.9g, \"comm_predicted_s\": %.9g, ",
+          r->span_s, r->comm_measured_s, r->comm_predicted_s);
+  fprintf(out,
+          "\"comm_retimed\": %d, \"comm_unsized\": %d, \"coupled\": %d, \"kernels_scaled\": %d, ",
           r->comm_retimed, r->comm_unsized, r->coupled, r->kernels_scaled);
-  fprintf(out, "\"critical_path\": {\"kernels_s\": %.9g, \"copies_s\": %.9g, \"comm_s\": %.9g, "
-               "\"host_s\": %.9g, \"sync_s\": %.9g, \"bound\": \"%s\"}}",
+  fprintf(out,
+          "\"critical_path\": {\"kernels_s\": %.9g, \"copies_s\": %.9g, \"comm_s\": %.9g, "
+          "\"host_s\": %.9g, \"sync_s\": %.9g, \"bound\": \"%s\"}}",
           p->kernels, p->copies, p->comm, p->host, p->sync, p->bound);
 }
 
 static void json_whatif(FILE *out, const sc_trace_whatif *w) {
   fprintf(out, "{\"dp_scale\": %g, \"gpu\": ", w->dp_scale);
-  if (w->gpu) jstr(out, w->gpu);
-  else fputs("null", out);
-  fprintf(out, ", \"nvlink_bw\": %g, \"nic_bw\": %g, \"ranks_per_node\": %d, \"overlap\": %s, "
-               "\"comm_model\": %s}",
+  if (w->gpu)
+    jstr(out, w->gpu);
+  else
+    fputs("null", out);
+  fprintf(out,
+          ", \"nvlink_bw\": %g, \"nic_bw\": %g, \"ranks_per_node\": %d, \"overlap\": %s, "
+          "\"comm_model\": %s}",
           w->nvlink_bw, w->nic_bw, w->ranks_per_node, w->overlap ? "true" : "false",
           w->comm_model ? "true" : "false");
 }
@@ -128,11 +142,14 @@ static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
   }
   fprintf(out, "], \"ranks\": %d, \"gpu\": ", in.ranks);
   jstr(out, in.gpu);
-  fprintf(out, ", \"chakra\": %s, \"arch\": %d, \"amd\": %s, \"kernels\": %ld, \"copies\": %ld, \"collectives\": %ld, ",
+  fprintf(out,
+          ", \"chakra\": %s, \"arch\": %d, \"amd\": %s, \"kernels\": %ld, \"copies\": %ld, "
+          "\"collectives\": %ld, ",
           in.chakra ? "true" : "false", in.arch, in.amd ? "true" : "false", in.kernels, in.copies,
           in.collectives);
-  fprintf(out, "\"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, \"critical_path\": \"%s\", "
-               "\"replay\": ",
+  fprintf(out,
+          "\"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, \"critical_path\": \"%s\", "
+          "\"replay\": ",
           b->measured_step_s, b->predicted_step_s, b->path.bound);
   json_result(out, b);
   if (x) {
@@ -145,10 +162,13 @@ static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
   fputs("}]}\n", out);
 }
 
-void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t, const sc_trace_result *base,
-                            const sc_trace_whatif *w, const sc_trace_result *whatif) {
-  if (fmt == SC_FORMAT_JSON) report_json(out, t, base, w, whatif);
-  else report_table(out, t, base, w, whatif);
+void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
+                            const sc_trace_result *base, const sc_trace_whatif *w,
+                            const sc_trace_result *whatif) {
+  if (fmt == SC_FORMAT_JSON)
+    report_json(out, t, base, w, whatif);
+  else
+    report_table(out, t, base, w, whatif);
 }
 
 /* ---------------------------------------------------------- Perfetto */
@@ -180,14 +200,19 @@ void sc_trace_write_perfetto(const sc_trace *t, FILE *out) {
   for (int v = 0; v < t->run.n; v++) {
     const rp_node *n = &t->run.nodes[v];
     if (n->cat == RP_MARK || (n->cat == RP_SYNC && n->dur == 0 && n->end == n->start)) continue;
-    fprintf(out, "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"cat\": \"%s\", \"name\": ",
+    fprintf(out,
+            "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"cat\": "
+            "\"%s\", \"name\": ",
             first ? "" : ",\n", n->rank, perf_tid(t, n), n->start - t0, n->dur, cats[n->cat]);
     jstr(out, perf_name(t, n));
     fputc('}', out);
     first = 0;
   }
   for (int ri = 0; ri < t->job->n + t->n_ch; ri++)
-    fprintf(out, "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", \"args\": {\"name\": \"rank %d (replayed)\"}}",
-            first ? "" : ",\n", ri, ri), first = 0;
+    fprintf(out,
+            "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", \"args\": {\"name\": "
+            "\"rank %d (replayed)\"}}",
+            first ? "" : ",\n", ri, ri),
+        first = 0;
   fputs("\n]}\n", out);
 }

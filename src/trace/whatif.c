@@ -24,16 +24,22 @@ const sc_gpu *wi_traced_gpu(const char *name, int arch) {
   static const struct {
     const char *key, *preset;
   } t[] = {{"V100", "v100-sxm2-32gb"}, {"A100-SXM4-40GB", "a100-sxm4-40gb"},
-           {"A100", "a100-sxm4-80gb"}, {"H100", "h100-sxm5-80gb"}, {"H200", "h200"},
-           {"GB200", "gb200"},         {"B200", "b200"},           {"MI300", "mi300x"}};
+           {"A100", "a100-sxm4-80gb"}, {"H100", "h100-sxm5-80gb"},
+           {"H200", "h200"},           {"GB200", "gb200"},
+           {"B200", "b200"},           {"MI300", "mi300x"}};
   for (size_t i = 0; name && i < sizeof t / sizeof t[0]; i++)
     if (strstr(name, t[i].key)) return sc_gpu_preset(t[i].preset);
   switch (arch) {
-  case 70: return sc_gpu_preset("v100-sxm2-32gb");
-  case 80: return sc_gpu_preset("a100-sxm4-80gb");
-  case 90: return sc_gpu_preset("h100-sxm5-80gb");
-  case 100: return sc_gpu_preset("b200");
-  default: return NULL;
+    case 70:
+      return sc_gpu_preset("v100-sxm2-32gb");
+    case 80:
+      return sc_gpu_preset("a100-sxm4-80gb");
+    case 90:
+      return sc_gpu_preset("h100-sxm5-80gb");
+    case 100:
+      return sc_gpu_preset("b200");
+    default:
+      return NULL;
   }
 }
 
@@ -41,10 +47,14 @@ const sc_gpu *wi_traced_gpu(const char *name, int arch) {
 static double class_time(const sc_gpu *g, int cl, int fp32) {
   sc_dtype dt = fp32 ? SC_FP32 : SC_FP16;
   switch (cl) {
-  case TG_CL_GEMM: return 1.0 / (cost_peak(g, dt) * cost_gemm_peak_eff(g, dt));
-  case TG_CL_ATTN: return 1.0 / (cost_peak(g, SC_FP16) * g->attn_eff);
-  case TG_CL_MEM: return cost_mem(g, 1e9);
-  default: return 1.0;
+    case TG_CL_GEMM:
+      return 1.0 / (cost_peak(g, dt) * cost_gemm_peak_eff(g, dt));
+    case TG_CL_ATTN:
+      return 1.0 / (cost_peak(g, SC_FP16) * g->attn_eff);
+    case TG_CL_MEM:
+      return cost_mem(g, 1e9);
+    default:
+      return 1.0;
   }
 }
 
@@ -63,8 +73,10 @@ static int check(const sc_trace_whatif *w, sc_error *err) {
 
 int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *err) {
   memset(c, 0, sizeof *c);
-  if (w) c->w = *w;
-  else sc_trace_whatif_default(&c->w);
+  if (w)
+    c->w = *w;
+  else
+    sc_trace_whatif_default(&c->w);
   int rc = check(&c->w, err);
   if (rc) return rc;
   c->from = wi_traced_gpu(r->device, r->arch);
@@ -72,9 +84,9 @@ int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *
   if (c->w.gpu) {
     c->to = sc_gpu_preset(c->w.gpu);
     if (!c->to)
-      return sc_error_set(err, SC_EINPUT,
-                          "trace what-if: gpu: unknown GPU preset '%s' (`stepcast presets` lists them)",
-                          c->w.gpu);
+      return sc_error_set(
+          err, SC_EINPUT,
+          "trace what-if: gpu: unknown GPU preset '%s' (`stepcast presets` lists them)", c->w.gpu);
     if (!c->from)
       return sc_error_set(err, SC_EMODEL,
                           "trace what-if: gpu: the traced device '%s' matches no preset, so its "
@@ -91,9 +103,17 @@ double wi_coll_model(const wi_ctx *c, const tg_gpu *g, const sc_gpu *gpu, int ra
   int rpn = c->w.ranks_per_node > 0 ? c->w.ranks_per_node : WI_RANKS_PER_NODE;
   if (rpn > ranks) rpn = ranks;
   while (ranks % rpn) rpn--; /* ranks_per_node divides ranks */
-  double nvl = c->w.nvlink_bw > 0 ? c->w.nvlink_bw : gpu && gpu->nvlink_bw > 0 ? gpu->nvlink_bw : 150e9;
-  sc_coll_group grp = {ranks, rpn, gpu && gpu->arch ? gpu->arch : 80, nvl,
-                       c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW, WI_NVLINK_LAT, WI_NIC_LAT, 0};
+  double nvl = c->w.nvlink_bw > 0          ? c->w.nvlink_bw
+               : gpu && gpu->nvlink_bw > 0 ? gpu->nvlink_bw
+                                           : 150e9;
+  sc_coll_group grp = {ranks,
+                       rpn,
+                       gpu && gpu->arch ? gpu->arch : 80,
+                       nvl,
+                       c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW,
+                       WI_NVLINK_LAT,
+                       WI_NIC_LAT,
+                       0};
   return sc_coll_nccl_time((sc_coll_op)g->coll_op, g->bytes, &grp).time;
 }
 

@@ -19,11 +19,11 @@
 
 /* Prepared what-if for one rank. */
 typedef struct wi_ctx {
-  const sc_gpu *from;      /* the traced GPU's preset (NULL: unknown) */
-  const sc_gpu *to;        /* the what-if GPU (NULL: same as traced) */
-  sc_trace_whatif w;       /* with defaults filled */
-  int world;               /* traced world size (0 unknown) */
-  int network_changed;     /* any of dp_scale, gpu, nvlink, nic, ranks_per_node */
+  const sc_gpu *from;  /* the traced GPU's preset (NULL: unknown) */
+  const sc_gpu *to;    /* the what-if GPU (NULL: same as traced) */
+  sc_trace_whatif w;   /* with defaults filled */
+  int world;           /* traced world size (0 unknown) */
+  int network_changed; /* any of dp_scale, gpu, nvlink, nic, ranks_per_node */
 } wi_ctx;
 
 /* The preset of a traced device name / SM version; NULL when unknown. */

@@ -16,7 +16,8 @@
 
 #include "trace/tgraph.h"
 
-/* Parse len bytes of buf (plain JSON; origin names it in messages) into
+/* Parse len bytes of buf (plain JSON, with buf[len] == '\0': the scanner
+ * reads numbers with strtod; origin names it in messages) into
  * r, which must be zeroed; warnings go to j (may be NULL). SC_OK, or
  * SC_EINPUT with err naming origin, the line and column or the key path
  * (traceEvents[12].dur) and what was expected, or SC_ENOMEM. On error r

@@ -163,6 +163,20 @@ Test(trace, two_ranks_join_their_collective) {
   sc_trace_close(t);
 }
 
+/* Rank 1's host clock 5 ms ahead: aligned on the joined collective's
+ * end, the replay is the same as with one clock. */
+Test(trace, clocks_aligned_on_collectives) {
+  const char *files[] = {DATA "synth_2rank_r0.json", DATA "synth_2rank_r1_skew.json"};
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 2, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_eq(r.coupled, 1);
+  cr_assert_float_eq(r.predicted_step_s, 1000 * US, 1e-9, "%g", r.predicted_step_s);
+  cr_assert_float_eq(r.comm_predicted_s, 320 * US, 1e-9, "%g", r.comm_predicted_s);
+  sc_trace_close(t);
+}
+
 /* Overlap off on a trace whose operations already run one at a time. */
 Test(trace, overlap_off_serialises) {
   sc_trace *t = load(DATA "synth_1rank.json");

@@ -30,6 +30,7 @@ typedef struct rp_pre {
   double *dur; /* duration under the what-if, us */
   int *coll;   /* index among the rank's collectives; -1 */
   int n_coll;
+  double shift; /* us added to this rank's clock to align it with rank 0's */
   wi_ctx wi;
 } rp_pre;
 
@@ -149,14 +150,14 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
     const tg_host *h = &r->host.v[i];
     int cat = h->kind != TG_CALL ? RP_MARK : h->sync ? RP_SYNC : RP_HOST;
     /* a sync: the call (no length), then its own time after the wait */
-    m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? 0 : h->dur, h->ts);
+    m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? 0 : h->dur, h->ts + p->shift);
     if (m->hf[i] < 0) return -1;
     if (h->sync &&
-        (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, sync_own(r, h), h->ts + h->dur)) < 0)
+        (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, sync_own(r, h), h->ts + h->dur + p->shift)) < 0)
       return -1;
   }
   for (int i = 0; i < r->gpu.n; i++)
-    if ((m->gn[i] = node_new(run, ri, i, gpu_cat(&r->gpu.v[i]), 1, p->dur[i], r->gpu.v[i].ts)) < 0)
+    if ((m->gn[i] = node_new(run, ri, i, gpu_cat(&r->gpu.v[i]), 1, p->dur[i], r->gpu.v[i].ts + p->shift)) < 0)
       return -1;
   return 0;
 }
@@ -180,9 +181,9 @@ static int other_thread(const tg_rank *r, const tg_kv *by_end, int thread, doubl
  * thread): the traced gap after enc, and after a long gap the other
  * thread it waited for (the autograd thread, the main thread). */
 static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const tg_kv *by_end, int i,
-                       int enc) {
+                       int enc, double shift) {
   const tg_host *h = &r->host.v[i];
-  if (enc < 0) return run->nodes[m->hf[i]].release = h->ts, 0;
+  if (enc < 0) return run->nodes[m->hf[i]].release = h->ts + shift, 0;
   const tg_host *e = &r->host.v[enc];
   double e_end = e->ts + e->dur;
   int after = h->ts >= e_end;
@@ -197,7 +198,7 @@ static int chain_edges(rp_run *run, const tg_rank *r, const rp_map *m, const tg_
 
 /* Host chains of rank ri: each item after the one that encloses or
  * precedes it, keeping the traced gap; syncs wait for their op. */
-static int host_edges(rp_run *run, const tg_rank *r, int ri) {
+static int host_edges(rp_run *run, const tg_rank *r, int ri, double shift) {
   const rp_map *m = &run->map[ri];
   tg_kv *by_end = mem_alloc((size_t)(r->host.n ? r->host.n : 1) * sizeof *by_end);
   if (!by_end) return -1;
@@ -208,7 +209,7 @@ static int host_edges(rp_run *run, const tg_rank *r, int ri) {
     const tg_host *h = &r->host.v[i];
     if (enc >= 0 && r->host.v[enc].thread != h->thread) enc = -1;
     run->nodes[m->hf[i]].e0 = run->n_edges;
-    rc = chain_edges(run, r, m, by_end, i, enc);
+    rc = chain_edges(run, r, m, by_end, i, enc, shift);
     run->nodes[m->hf[i]].ne = run->n_edges - run->nodes[m->hf[i]].e0;
     if (!rc && h->sync) {
       rp_node *b = &run->nodes[m->hl[i]];
@@ -230,22 +231,23 @@ static int op_edges(rp_run *run, const tg_job *j, const rp_pre *pre, int ri, int
   const tg_gpu *g = &r->gpu.v[i];
   const rp_pre *p = &pre[ri];
   if (g->launch >= 0 && edge_add(run, m->hf[g->launch], 1, p->lat[i], 1)) return -1;
-  if (g->launch < 0) *release = fmax(*release, g->ts);
+  if (g->launch < 0) *release = fmax(*release, g->ts + p->shift);
   if (p->prev[i] >= 0 && edge_add(run, m->gn[p->prev[i]], 0, 0, 0)) return -1;
   if (p->dep[i] >= 0 && edge_add(run, m->gn[p->dep[i]], 0, 0, 0)) return -1;
   return 0;
 }
 
 /* ops[k][rank]: the k-th collective of each rank, when every rank has
- * the same number (then they are joined); NULL otherwise. */
-static int *coll_table(const tg_job *j, const rp_pre *pre, int *n_coll) {
-  *n_coll = 0;
+ * the same number (then they are joined); NULL otherwise, and *oom set
+ * when that was for lack of memory. */
+static int *coll_table(const tg_job *j, const rp_pre *pre, int *n_coll, int *oom) {
+  *n_coll = 0, *oom = 0;
   if (j->n < 2) return NULL;
   for (int ri = 1; ri < j->n; ri++)
     if (pre[ri].n_coll != pre[0].n_coll) return NULL;
   int nc = pre[0].n_coll;
   int *t = mem_alloc((size_t)(nc ? nc : 1) * (size_t)j->n * sizeof *t);
-  if (!t) return NULL;
+  if (!t) return *oom = 1, NULL;
   for (int ri = 0; ri < j->n; ri++)
     for (int i = 0; i < j->r[ri].gpu.n; i++)
       if (pre[ri].coll[i] >= 0) t[pre[ri].coll[i] * j->n + ri] = i;
@@ -420,23 +422,45 @@ static void run_reset(rp_run *run) {
   run->map = NULL, run->n_map = 0, run->n = 0, run->n_edges = 0, run->warn[0] = '\0';
 }
 
+/* Hosts of different nodes keep different clocks, and a collective
+ * ends at about the same time on every rank: each rank's shift is the
+ * median over joined collectives of rank 0's end minus its own. */
+static int align_clocks(const tg_job *j, rp_pre *pre, const int *ct, int n_coll) {
+  double *d = mem_alloc((size_t)(n_coll ? n_coll : 1) * sizeof *d);
+  if (!d) return -1;
+  for (int ri = 1; ri < j->n && n_coll; ri++) {
+    for (int k = 0; k < n_coll; k++) {
+      const tg_gpu *a = &j->r[0].gpu.v[ct[k * j->n]], *b = &j->r[ri].gpu.v[ct[k * j->n + ri]];
+      d[k] = (a->ts + a->dur) - (b->ts + b->dur);
+    }
+    qsort(d, (size_t)n_coll, sizeof *d, cmp_double);
+    pre[ri].shift = d[n_coll / 2];
+  }
+  mem_free(d);
+  return 0;
+}
+
 static int build(rp_run *run, const tg_job *j, rp_pre *pre, sc_trace_result *r, sc_error *err) {
   run->map = mem_calloc((size_t)j->n, sizeof *run->map);
   if (!run->map) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   run->n_map = j->n;
-  for (int ri = 0; ri < j->n; ri++)
-    if (rank_nodes(run, &j->r[ri], ri, &pre[ri]))
-      return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
-  int n_coll = 0, *ct = coll_table(j, pre, &n_coll);
+  int n_coll, oom, *ct = coll_table(j, pre, &n_coll, &oom);
+  if (oom) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   if (j->n > 1 && !ct)
     snprintf(
         run->warn, sizeof run->warn,
         "the ranks issue different numbers of collectives (rank 0: %d): collectives not joined",
         pre[0].n_coll);
-  r->coupled = ct ? n_coll : 0;
-  int rc = SC_OK;
+  int rc = ct && align_clocks(j, pre, ct, n_coll) ? SC_ENOMEM : SC_OK;
   for (int ri = 0; ri < j->n && !rc; ri++)
-    if (host_edges(run, &j->r[ri], ri) || gpu_edges(run, j, pre, ct, ri))
+    if (rank_nodes(run, &j->r[ri], ri, &pre[ri])) rc = SC_ENOMEM;
+  if (rc) {
+    mem_free(ct);
+    return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  }
+  r->coupled = ct ? n_coll : 0;
+  for (int ri = 0; ri < j->n && !rc; ri++)
+    if (host_edges(run, &j->r[ri], ri, pre[ri].shift) || gpu_edges(run, j, pre, ct, ri))
       rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
   mem_free(ct);
   return rc;

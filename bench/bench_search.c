@@ -2,54 +2,86 @@
  * bench_search.c -- plans evaluated per second by `stepcast search`.
  *
  * Searches the plan space of Llama-3 70B on 512 H100 (global batch 512)
- * and of GPT-3 175B on 1,024 A100 (the default scenario), each twice: with the cluster's default network (NVLink domains and one
- * non-blocking NIC rail per GPU, closed forms only) and with a named
- * topology (a 2:1 oversubscribed 3-level fat-tree), where every distinct
- * collective also runs through the flow engine. Prints plans tried,
- * seconds and plans per second of each; the figure for the issue is the
- * ratio of the two and the plans/s with the topology.
+ * and of GPT-3 175B on 1,024 A100 (the default scenario), each with the
+ * cluster's default network (NVLink domains and one non-blocking NIC rail
+ * per GPU, closed forms only) and with a named topology (a 2:1
+ * oversubscribed 3-level fat-tree), where every distinct collective also
+ * runs through the flow engine; each on one thread and on THREADS.
+ * Prints plans tried (and of them fitting and pruned), seconds per
+ * search, plans per second of wall time and per CPU-second (all threads).
  *
- *   build/bench_search [REPEATS]
+ *   build/bench_search [REPEATS] [THREADS]     (defaults 3 and 2)
  *
- * Each search opens its own job, so the flow-engine runs of its distinct
- * collectives are part of the figure. Measured on the 2-core development
- * machine (Release, 3 repeats), plans per second:
+ * Each search opens its own job(s), so the cold memos (every distinct
+ * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
+ * of the figure. Measured on the 2-core development machine (Release,
+ * 20 repeats, best of 3 runs; the machine was shared, load 5), plans per
+ * second on one thread:
  *
- *                                   before the job   with the job
- *   llama3-70b, default network          126,000         348,000
- *   llama3-70b, fat-tree topology          4,500          52,000
- *   gpt3-175b, default network           129,000         326,000
- *   gpt3-175b, fat-tree topology           3,000         109,000
+ *                                   main 1eab61f   this search   plans (fit, pruned)
+ *   llama3-70b, default network          223,000       314,000     420 (154, 0)
+ *   llama3-70b, fat-tree topology         34,000        65,000     420 (154, 37)
+ *   gpt3-175b, default network           201,000       286,000     912 (401, 0)
+ *   gpt3-175b, fat-tree topology          58,000       121,000     912 (401, 149)
  *
- * ("before": commit 26e5c4f, every plan a fresh sc_predict that loaded the
- * topology and re-ran its collectives.)
+ * (main walks more plans: it also accepted the interleaved plans whose
+ * micro-batch count is not a multiple of pp, 10,260 and 28,380 over 20
+ * repeats.) With a topology 55 % of the time is the flow engine's cold
+ * runs (flow_run, its heap, routes). Threads: on this shared 2-core
+ * machine two threads were slower than one for these small spaces (a
+ * few milliseconds each: the second thread's cold memos and the OS
+ * scheduling it late); the speed-up over cores is still to be measured
+ * on an idle many-core machine.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "stepcast.h"
 
-static void run(const char *name, const sc_scenario *s, int reps) {
+/* CPU seconds of the process so far (every thread). */
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* Search s `reps` times on `threads` threads; print plans/s per core and
+ * the counts. */
+static void run(const char *name, const sc_scenario *s, int reps, int threads) {
   sc_candidate best[10];
   int n = 0;
-  sc_search_stats st, sum = {0, 0, 0, 0};
+  sc_search_stats st, sum = {0};
   sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.threads = threads;
+  double cpu0 = cpu_s();
   for (int i = 0; i < reps; i++) {
-    if (sc_search(s, NULL, best, 10, &n, &st, &err) != SC_OK) {
+    if (sc_search(s, &o, best, 10, &n, &st, &err) != SC_OK) {
       fprintf(stderr, "%s: %s\n", name, err.msg);
       exit(2);
     }
     sum.tried += st.tried;
     sum.seconds += st.seconds;
   }
-  printf("%-44s %8ld plans in %8.3f s  %10.0f plans/s  (best %.3f s/step)\n", name,
-         sum.tried, sum.seconds, sum.seconds > 0 ? sum.tried / sum.seconds : 0,
-         n > 0 ? best[0].result.step_s : 0);
+  double rate = sum.seconds > 0 ? sum.tried / sum.seconds : 0, cpu = cpu_s() - cpu0;
+  printf("%-42s %d thr  %6ld plans (%5ld fit, %5ld pruned)  %8.4f s  %8.0f plans/s  "
+         "%8.0f per CPU-s  best %.3f s\n",
+         name, st.threads, st.tried, st.fit, st.pruned, sum.seconds / reps, rate,
+         cpu > 0 ? sum.tried / cpu : 0, n > 0 ? best[0].result.step_s : 0);
+}
+
+/* Each case on one thread, then on `threads`. */
+static void both(const char *name, const sc_scenario *s, int reps, int threads) {
+  run(name, s, reps, 1);
+  if (threads > 1) run(name, s, reps, threads);
 }
 
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 3;
+  int threads = argc > 2 ? atoi(argv[2]) : 2;
   if (reps < 1) reps = 1;
   sc_scenario s;
   sc_scenario_default(&s);
@@ -58,14 +90,14 @@ int main(int argc, char **argv) {
   s.cluster.gpus = 512;
   s.cluster.nic_bw = 400e9 / 8;
   s.plan.global_batch = 512;
-  run("llama3-70b 512 h100, default network", &s, reps);
+  both("llama3-70b 512 h100, default network", &s, reps, threads);
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
            "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
-  run("llama3-70b 512 h100, fat-tree 2:1 topology", &s, reps);
+  both("llama3-70b 512 h100, fat-tree 2:1 topology", &s, reps, threads);
   sc_scenario_default(&s);
-  run("gpt3-175b 1024 a100, default network", &s, reps);
+  both("gpt3-175b 1024 a100, default network", &s, reps, threads);
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
            "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
-  run("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps);
+  both("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps, threads);
   return 0;
 }

@@ -1,10 +1,17 @@
 /*
  * cmd_search.c -- `stepcast search [SCENARIO.json] [options]`: the fastest
  * plans that fit, for the scenario's model, cluster and global batch.
+ *
+ * Ctrl-C stops the search through its progress callback (the library
+ * never sees a signal): the best plans so far are printed and the exit
+ * code is 130. Progress goes to stderr when it is a terminal and the
+ * search has run for a second.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "scenario_args.h"
@@ -14,24 +21,113 @@ static void help(void) {
   printf("usage: stepcast search [SCENARIO.json] [options]\n\n"
          "Walk the parallel plans of the scenario's model, cluster, global batch and\n"
          "dtype (tp, pp, dp, cp for long sequences, ep for MoE, micro-batch, 1F1B or\n"
-         "interleaved, ZeRO 1 or 3, recompute) and list the fastest that fit.\n\n");
+         "interleaved, ZeRO 1 or 3, recompute) and list the fastest that fit\n"
+         "(docs/search.md).\n\n");
   scen_args_help();
   printf("  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
-         "  --all                 also list plans that do not fit in memory\n\n"
-         "Exit codes: 0 ok, 1 no plan fits, 2 bad input, 3 I/O error.\n");
+         "  --all                 also list plans that do not fit in memory\n"
+         "  --threads N           threads (default: every core; same result for any N)\n"
+         "  --max-plans N         search only the first N plans of the space\n"
+         "  --max-seconds S       stop after S seconds with the best so far\n\n"
+         "Exit codes: 0 ok, 1 no plan fits (the closest is shown), 2 bad input,\n"
+         "3 I/O error, 130 interrupted (Ctrl-C; the best so far is shown).\n");
 }
 
-/* Parse a positive integer option value; 0 on error (message printed). */
-static int positive(const char *opt, const char *v, int max) {
+/* Parse an integer option value in 1..max; 0 on error (message printed). */
+static long positive(const char *opt, const char *v, long max) {
   char *end = NULL;
   long x = v ? strtol(v, &end, 10) : 0;
   if (!v || *end || x < 1 || x > max) {
-    fprintf(stderr, "stepcast search: %s expects an integer 1..%d, got '%s'\n", opt, max,
+    fprintf(stderr, "stepcast search: %s expects an integer 1..%ld, got '%s'\n", opt, max,
             v ? v : "");
     return 0;
   }
-  return (int)x;
+  return x;
+}
+
+/* Parse seconds > 0; 0 on error (message printed). */
+static double seconds(const char *opt, const char *v) {
+  char *end = NULL;
+  double x = v ? strtod(v, &end) : 0;
+  if (!v || *end || !(x > 0) || x > 1e9) {
+    fprintf(stderr, "stepcast search: %s expects seconds > 0, got '%s'\n", opt, v ? v : "");
+    return 0;
+  }
+  return x;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+/* The search's progress callback: a line on stderr (a terminal, after a
+ * second), and stop on Ctrl-C. */
+static int progress(void *ctx, long done, long total, double secs) {
+  if (*(int *)ctx && secs >= 1.0)
+    fprintf(stderr, "\rsearch: %ld of %ld plans, %.1f s", done, total, secs);
+  return interrupted;
+}
+
+/* Parse one search option at argv[*i]: 1 taken, 0 not ours, -1 bad value. */
+static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
+  const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  int *dst = !strcmp(a, "--top")       ? top
+             : !strcmp(a, "--max-tp")  ? &o->max_tp
+             : !strcmp(a, "--max-pp")  ? &o->max_pp
+             : !strcmp(a, "--max-mb")  ? &o->max_micro_batch
+             : !strcmp(a, "--max-vpp") ? &o->max_vpp
+             : !strcmp(a, "--threads") ? &o->threads
+                                       : NULL;
+  if (!strcmp(a, "--all")) {
+    o->require_fit = 0;
+    return 1;
+  }
+  if (dst) {
+    (*i)++;
+    return (*dst = (int)positive(a, v, dst == top ? 1000 : 4096)) ? 1 : -1;
+  }
+  if (!strcmp(a, "--max-plans")) {
+    (*i)++;
+    return (o->max_plans = positive(a, v, 1000000000L)) ? 1 : -1;
+  }
+  if (!strcmp(a, "--max-seconds")) {
+    (*i)++;
+    return (o->max_seconds = seconds(a, v)) > 0 ? 1 : -1;
+  }
+  return 0;
+}
+
+/* Run the search of s and print it (MPI: process 0 prints); the exit
+ * code. */
+static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int top,
+               int rank) {
+  sc_candidate *best = malloc(sizeof *best * (size_t)top);
+  sc_search_stats st;
+  sc_error err = {0};
+  int n = 0, rc = 0, tty = rank == 0 && isatty(STDERR_FILENO);
+  if (!best) return 3;
+  o->progress = progress;
+  o->progress_ctx = &tty;
+  struct sigaction sa_new, sa_old;
+  memset(&sa_new, 0, sizeof sa_new);
+  sa_new.sa_handler = on_sigint;
+  sigaction(SIGINT, &sa_new, &sa_old);
+  int src = sc_search(s, o, best, top, &n, &st, &err);
+  sigaction(SIGINT, &sa_old, NULL);
+  if (tty && st.seconds >= 1.0) fputc('\n', stderr);
+  if (src != SC_OK) {
+    if (rank == 0) fprintf(stderr, "stepcast search: %s\n", err.msg);
+    rc = 2;
+  } else {
+    if (rank == 0) sc_report_search(stdout, sa->fmt, s, best, n, &st);
+    rc = st.stopped == SC_SEARCH_INTERRUPTED ? 130 : n == 0 ? 1 : 0;
+  }
+  free(best);
+  return rc;
 }
 
 int cmd_search(int argc, char **argv) {
@@ -41,22 +137,21 @@ int cmd_search(int argc, char **argv) {
    * (a plan written for another cluster size must not stand in the way);
    * its batch, dtype and switches are what the search keeps */
   sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
-  sc_search_opts o = {0, 0, 0, 0, 1};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
   int top = 10, rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int *dst = !strcmp(a, "--top")      ? &top
-               : !strcmp(a, "--max-tp") ? &o.max_tp
-               : !strcmp(a, "--max-pp") ? &o.max_pp
-               : !strcmp(a, "--max-mb") ? &o.max_micro_batch
-               : !strcmp(a, "--max-vpp") ? &o.max_vpp
-                                         : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
-    if (!strcmp(a, "--all")) { o.require_fit = 0; continue; }
-    if (dst) {
-      if (!(*dst = positive(a, v, a[2] == 't' && a[3] == 'o' ? 1000 : 4096))) rc = 2;
-      i++;
-      continue;
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      help();
+      rc = -1;
+      break;
+    }
+    int t = take(argc, argv, &i, &o, &top);
+    if (t == 1) continue;
+    if (t < 0) {
+      rc = 2;
+      break;
     }
     int took = scen_args_take(&sa, "search", argc, argv, &i);
     if (took == 1) continue;
@@ -67,19 +162,10 @@ int cmd_search(int argc, char **argv) {
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "search", &s);
   if (!rc) {
-    sc_candidate *best = malloc(sizeof *best * (size_t)top);
-    sc_search_stats st;
-    sc_error err = {0};
-    int n = 0;
-    if (!best) rc = 3;
-    else if (sc_search(&s, &o, best, top, &n, &st, &err) != SC_OK) {
-      fprintf(stderr, "stepcast search: %s\n", err.msg);
-      rc = 2;
-    } else {
-      sc_report_search(stdout, sa.fmt, &s, best, n, &st);
-      if (n == 0) rc = 1;
-    }
-    free(best);
+    /* under mpirun (a build with SC_MPI) the processes share the space */
+    int rank = sc_mpi_init(&argc, &argv);
+    rc = rank < 0 ? 3 : run(&sa, &s, &o, top, rank);
+    sc_mpi_finalize();
   }
   scen_args_free(&sa);
   return rc < 0 ? 0 : rc;

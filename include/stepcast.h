@@ -89,6 +89,9 @@ typedef struct sc_gpu {
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
   double launch_s;                      /* host time to issue one kernel in an
                                            eager framework, seconds */
+  unsigned calibrated;                  /* bit 1 << dtype: GEMMs of that type were
+                                           measured on this GPU (calibration data);
+                                           0 = efficiencies borrowed */
 } sc_gpu;
 
 /* Look up a GPU preset by id (case-insensitive). NULL when unknown. */
@@ -120,6 +123,22 @@ typedef struct sc_transformer {
   sc_pos pos;
   int tied_embeddings; /* 1 = output projection shares the input embedding */
   int bias;            /* 1 = linear layers have biases */
+  /* MoE layout (experts > 1): which layers are MoE, and what beside them */
+  int dense_layers;    /* the first N layers are dense (DeepSeek's
+                          first_k_dense_replace); 0 = none */
+  int moe_every;       /* after those, layer i is MoE when (i + 1) % N == 0
+                          (Llama 4 Maverick's interleave step 2); 0, 1 = all */
+  int dense_ffn;       /* MLP size of the dense layers (0 = ffn) */
+  int shared_experts;  /* experts every token runs beside its routed ones,
+                          each ffn wide (DeepSeek, Llama 4: 1) */
+  /* Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0:
+   * q and kv are projected down to low-rank latents, normalised and
+   * projected up per head; head_dim is then the no-RoPE part of a q/k
+   * head (qk_nope_head_dim) */
+  int q_lora_rank;     /* 0 = q projected directly */
+  int kv_lora_rank;    /* 0 = standard attention */
+  int rope_dim;        /* RoPE part of a q/k head (qk_rope_head_dim) */
+  int v_head_dim;      /* value head size (0 = head_dim) */
 } sc_transformer;
 
 /* A model described as a workload graph in a JSON file (docs/graph.md). */
@@ -191,6 +210,19 @@ typedef enum sc_attention {
                           on Ampere and newer) */
 } sc_attention;
 
+/* How fp8 GEMM operands are scaled (Transformer Engine recipes). */
+typedef enum sc_fp8_recipe {
+  SC_FP8_DELAYED = 0,  /* per-tensor scale from an amax history (TE's
+                          default): the cast is fused into the norm or
+                          activation that produces the operand */
+  SC_FP8_CURRENT,      /* per-tensor scale from the tensor itself: an amax
+                          pass over each operand before its cast */
+  SC_FP8_BLOCK,        /* 1x128 / 128x128 block scales (DeepSeek-V3's
+                          recipe, Hopper): scales within the cast kernel */
+  SC_FP8_MXFP8         /* MX block scaling of 32 elements (Blackwell's
+                          native format) */
+} sc_fp8_recipe;
+
 typedef enum sc_recompute {
   SC_RECOMP_NONE = 0,
   SC_RECOMP_SELECTIVE,
@@ -209,6 +241,8 @@ typedef enum sc_recompute {
  * tp * cp GPUs. */
 #define SC_INHERIT (-1)
 #define SC_MAX_OVERRIDES 16
+/* Most virtual pipeline stages (pp * vpp) an explicit layout may name. */
+#define SC_MAX_PP_LAYOUT 256
 typedef struct sc_override {
   int first, last;           /* layers first..last, 0-based, inclusive */
   char block[32];            /* or every layer of the block of that name
@@ -249,6 +283,30 @@ typedef struct sc_plan {
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
   int n_overrides;           /* per-layer changes in overrides[0..n) */
   sc_override overrides[SC_MAX_OVERRIDES];
+  /* Pipeline stage layout, as Megatron-Core splits layers (0 = unset: an
+   * even split, which needs pp*vpp to divide the layers). At most one way
+   * of the three: */
+  int pp_first_layers;       /* layers of the first stage (all its chunks) */
+  int pp_last_layers;        /* layers of the last stage */
+  int pp_embedding_in_split; /* 1 = the embedding counts as one layer of
+                                the first chunk of the first stage */
+  int pp_loss_in_split;      /* 1 = the loss counts as one layer of the
+                                last chunk of the last stage */
+  sc_dtype main_grads;       /* gradient accumulation buffer: SC_FP32 (the
+                                default, Megatron's main_grad) or SC_BF16 */
+  sc_fp8_recipe fp8_recipe;  /* fp8 plans: how operands are scaled */
+  int bf16_first_layers;     /* fp8/fp4 plans: the first N layers' GEMMs stay
+                                in 16 bits (Megatron --first-last-layers-bf16,
+                                --num-layers-at-start-in-bf16) */
+  int bf16_last_layers;      /* ... and the last N layers' */
+  int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
+                                gather): no 16-bit copy of the fp8 GEMM weights */
+  int recompute_layers;      /* with recompute full: only the first N layers of
+                                every model chunk are recomputed (Megatron's
+                                "block" method, recompute_num_layers); 0 = all */
+  int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
+                                [k*pp + s] = layers of chunk k on stage s */
+  int pp_layout[SC_MAX_PP_LAYOUT];
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);
@@ -319,7 +377,9 @@ typedef struct sc_memory {
 typedef struct sc_breakdown {
   double compute;      /* GPU kernels of forward, backward, recompute */
   double host;         /* host (launch) time not hidden behind GPU work */
-  double tp_comm;      /* exposed tensor/sequence/context/expert parallel comm */
+  double tp_comm;      /* exposed tensor/sequence/context parallel comm */
+  double ep_comm;      /* exposed expert-parallel all-to-all (MoE dispatch
+                          and combine) */
   double pp_comm;      /* exposed pipeline send/recv */
   double bubble;       /* pipeline fill and drain */
   double dp_comm;      /* exposed data-parallel reduce and ZeRO gathers */
@@ -333,7 +393,11 @@ typedef struct sc_result {
   double model_flops;     /* per step, 6*N*T + attention (no recompute) */
   double hw_flops;        /* per step, including recompute */
   double tflops_per_gpu;  /* model FLOP/s per GPU / 1e12 */
-  double mfu;             /* model FLOP/s / peak */
+  double mfu;             /* model FLOP/s / the dense 16-bit peak (bf16, or
+                             fp16; fp32 plans: the fp32 peak), as frameworks
+                             report it whatever the GEMM type */
+  double mfu_lowp;        /* model FLOP/s / the peak of the plan's GEMM type
+                             (fp8, fp4); == mfu for 16- and 32-bit plans */
   int micro_batches;      /* per pipeline per step */
   long micro_batch;       /* resolved micro-batch size */
   sc_breakdown time;
@@ -364,34 +428,78 @@ int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
 
 /* -------------------------------------------------------------- search */
 
-/* Bounds of the plan space sc_search walks; 0 = the default in brackets. */
+/* What a search is told while it runs: plans done of the total, and the
+ * wall time so far. Return nonzero to stop it (the best plans so far are
+ * returned, stats.stopped = SC_SEARCH_INTERRUPTED). Called from the
+ * calling thread only, at most about ten times a second. */
+typedef int (*sc_search_progress)(void *ctx, long done, long total, double seconds);
+
+/* Bounds of the plan space sc_search walks and how it runs; 0 = the
+ * default in brackets. Start from sc_search_opts_default. */
 typedef struct sc_search_opts {
   int max_tp;            /* tensor parallel, powers of two [NVLink domain] */
   int max_pp;            /* pipeline stages, divisors of layers [64] */
   int max_micro_batch;   /* sequences per micro-batch [16] */
   int max_vpp;           /* interleaving chunks tried [4] */
-  int require_fit;       /* 1 = keep only plans that fit in memory */
+  int require_fit;       /* 1 = keep only plans that fit in memory [1] */
+  int threads;           /* OpenMP threads [every core]; at most one per
+                            256 plans; the result does not depend on it */
+  long max_plans;        /* budget: the first N plans of the space [all] */
+  double max_seconds;    /* budget: stop after this wall time, s [none] */
+  sc_search_progress progress;  /* NULL = none */
+  void *progress_ctx;    /* passed to progress */
 } sc_search_opts;
+
+void sc_search_opts_default(sc_search_opts *o);
 
 typedef struct sc_candidate {
   sc_plan plan;          /* resolved */
   sc_result result;
+  int pareto;            /* 1 = on the time-vs-memory Pareto front of the
+                            plans returned (no other is both faster and
+                            smaller) */
 } sc_candidate;
 
+/* Why a search ended. */
+#define SC_SEARCH_COMPLETE 0
+#define SC_SEARCH_BUDGET 1       /* max_seconds reached */
+#define SC_SEARCH_INTERRUPTED 2  /* the progress callback said stop */
+
 typedef struct sc_search_stats {
-  long tried;            /* plans generated */
+  long tried;            /* plans generated and looked at */
   long valid;            /* plans the checks accepted */
   long fit;              /* valid plans that fit in memory */
+  long pruned;           /* fitting plans whose time lower bound (NCCL's
+                            closed form for every collective) exceeds the
+                            k-th best step: never costed on the topology
+                            (0 without a topology, where the bound is the
+                            step itself) */
+  long total;            /* plans in the space (within max_plans) */
+  int threads;           /* threads used */
+  int stopped;           /* SC_SEARCH_COMPLETE, _BUDGET or _INTERRUPTED */
   double seconds;        /* wall time of the search */
+  int has_closest;       /* 1 when no plan fits and closest is set */
+  sc_candidate closest;  /* then: the valid plan that needs least memory */
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:
  * tp, pp, dp (derived), cp for long sequences, ep for MoE, micro-batch,
- * 1F1B or interleaved, ZeRO 1 or 3, each recompute mode. Keeps the
- * `max_best` fastest in best[] (fastest first), *n_best of them. */
+ * 1F1B or interleaved (micro-batch counts a multiple of pp, as
+ * Megatron-LM requires), ZeRO 1 or 3, each recompute mode. Keeps the
+ * `max_best` fastest in best[] (fastest first; ties: less memory, then
+ * the earlier plan of the space), *n_best of them. The result is the same
+ * whatever the thread count (docs/search.md). opts NULL = defaults. */
 int sc_search(const sc_scenario *base, const sc_search_opts *opts,
               sc_candidate *best, int max_best, int *n_best,
               sc_search_stats *stats, sc_error *err);
+
+/* MPI (a build with -DSC_MPI=ON, run under mpirun): start MPI if the
+ * program has not, and return this process's rank (-1 if MPI could not
+ * start); sc_search then splits its space over the processes and every
+ * process gets the whole result. Finalize before exit. Without SC_MPI:
+ * rank 0 and nothing to do. */
+int sc_mpi_init(int *argc, char ***argv);
+void sc_mpi_finalize(void);
 
 /* ------------------------------------------------------------ timeline */
 
@@ -614,6 +722,8 @@ typedef struct sc_validation {
   int predicted, skipped, within_10pct;  /* rows of each kind */
   double mape, median_ape, max_ape;      /* over predicted rows */
   double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
+  char in_sample[192];  /* what was fitted to this set (its figure is then
+                           not an independent check), "" when nothing */
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting */
 } sc_validation;

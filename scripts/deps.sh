@@ -2,7 +2,8 @@
 # Install the Debian packages stepcast needs to build and test, if missing.
 # Runs apt-get as root (directly, or through sudo when available).
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libcriterion-dev clang valgrind)
+pkgs=(build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libcriterion-dev clang valgrind
+      libopenmpi-dev openmpi-bin) # MPI: the SC_MPI search build (docs/search.md)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

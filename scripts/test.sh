@@ -2,7 +2,8 @@
 # Run every test: the Criterion suites and CLI checks under CTest in a
 # normal build and in an AddressSanitizer + UndefinedBehaviorSanitizer
 # build, the fuzzers for a bounded time, and the validation summary.
-# Environment: FUZZ_SECONDS (default 60 per target).
+# Environment: FUZZ_SECONDS (default 60 per target), SC_MPI_TESTS=0 skips
+# the MPI build and its check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -13,6 +14,13 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Werror 
 ninja -C build
 echo "== tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
+
+if [ "${SC_MPI_TESTS:-1}" != 0 ]; then
+  echo "== MPI build: a search split over 2 processes prints what one prints (SC_MPI_TESTS=0 skips)"
+  cmake -S . -B build-mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS=-Werror -DSC_MPI=ON -DSC_TESTS=OFF >/dev/null
+  ninja -C build-mpi stepcast-cli
+  tests/search_mpi.sh build-mpi/stepcast
+fi
 
 echo "== sanitizer build (ASan + UBSan, debug invariant checks)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_SANITIZE=ON -DSC_DEBUG_CHECKS=ON -DSC_ALLOC_FAULTS=ON >/dev/null

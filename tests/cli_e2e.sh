@@ -31,7 +31,7 @@ expect 2 'tp*pp*dp*cp = 8*16*4*1 = 512 but cluster.gpus = 1024; use dp 8' -- pre
 expect 2 'cannot derive dp: cluster.gpus 1000' -- predict --gpus 1000
 expect 2 'plan.micro_batch: 5 x dp 8 does not divide plan.global_batch 1536' -- predict --mb 5
 expect 2 'valid micro_batch: 1, 2, 3, 4, 6, 8' -- predict --mb 5
-expect 2 'plan.pp: 64 does not divide model.layers 96' -- predict --pp 64 --dp 2
+expect 2 'plan.pp: 64 does not divide the 96 layers of the model' -- predict --pp 64 --dp 2
 expect 2 'plan.vpp: 4 does not divide the 6 layers per pipeline stage' -- predict --vpp 4
 expect 2 'plan.ep: 16 must divide model.experts 8' -- predict -m mixtral-8x7b --pp 4 --ep 16
 expect 2 'plan.cp: 3 does not divide model.seq 2000' -- predict --seq 2000 --cp 3 --pp 4
@@ -94,6 +94,12 @@ expect 0 '"train_days":' -- predict --train-tokens 15e12 --format json
 expect 2 "--train-tokens expects" -- predict --train-tokens -3
 expect 2 'plan.attention: "flash3" needs a Hopper' -- predict --set plan.attention=flash3
 expect 0 "attention flash3" -- predict -g h100-sxm5-80gb --set plan.attention=flash3
+# pipeline stage layouts (Megatron-Core's rules)
+expect 2 "plan.pp: 8 does not divide the 126 layers of the model" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8
+expect 0 "step time" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8 --set plan.pp_embedding_in_split=true --set plan.pp_loss_in_split=true
+expect 2 "plan.pp_layout: the entries add up to 95 layers; the model has 96" -- predict --set 'plan.pp_layout=[5,6,6,6,6,6,6,6,6,6,6,6,6,6,6,6]'
+expect 2 "leave 83 of the 96 layers for 14 middle stages" -- predict --set plan.pp_first_layers=5 --set plan.pp_last_layers=8
+expect 0 "step time" -- predict --set plan.pp_first_layers=4 --set plan.pp_last_layers=8
 expect 0 "step time" -- predict --pp 4 --gb 64 --trace "$TMP/trace.json"
 if grep -q '"traceEvents"' "$TMP/trace.json" 2>/dev/null; then pass=$((pass + 1)); else echo "FAIL: --trace wrote no trace"; fail=$((fail + 1)); fi
 expect 3 "cannot write" -- predict --trace "$TMP/no/such/dir/t.json"
@@ -108,6 +114,12 @@ expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64
 expect 2 "--top expects an integer" -- search --top 0
+expect 2 "--threads expects an integer" -- search --threads 0
+expect 2 "--max-seconds expects seconds" -- search --max-seconds -1
+expect 2 "--max-plans expects an integer" -- search --max-plans x
+expect 0 "stopped (budget)" -- search -m mixtral-8x7b -g h100-sxm5-80gb -n 4096 --gb 65536 --max-mb 4096 --seq 32768 --max-seconds 0.001
+expect 1 "the closest needs" -- search -n 8 --gb 64
+expect 2 "multiple of pp 16" -- predict --vpp 2 --gb 160
 cat > "$TMP/rows.csv" <<'CSV'
 id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,micro_batch,tp,pp,dp,cp,ep,vpp,sp,zero,recompute,dtype,gpu,gpus,gpus_per_node,nvlink_domain,nvlink_GBps,nic_Gbps,measured_iter_s,measured_from,notes
 a,t,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,

@@ -16,7 +16,7 @@ fail=0
 
 # Wall-clock figures of `search` differ from run to run.
 mask() {
-  sed -E 's/, [0-9.]+ s \([0-9]+ plans\/s\)/, T s (R plans\/s)/; s/"seconds": [0-9.e+-]+/"seconds": T/'
+  sed -E 's/, [0-9.]+ s \([0-9]+ plans\/s[^)]*\)/, T s (R plans\/s)/; s/"seconds": [0-9.e+-]+/"seconds": T/'
 }
 
 while read -r name args; do

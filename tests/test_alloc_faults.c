@@ -632,4 +632,8 @@ Test(alloc_faults, jobs) {
   m.cluster.gpus = 16;
   m.plan.global_batch = 32;
   job_case("sc_search of Mixtral on 16 GPUs", &m, 3);
+  /* memory first, bounds, then the best-first pass on a topology */
+  snprintf(m.cluster.topology, sizeof m.cluster.topology, "%s",
+           "fat_tree:hosts=16,radix=8,levels=2,oversub=2,bw=25");
+  job_case("sc_search of Mixtral on a 16-GPU fat-tree", &m, 3);
 }

@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 static coll_group a100(int n) {
-  coll_group g = {n, n, 80, 300e9, 25e9, 1e-6, 5e-6, 8};
+  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8};
   return g;
 }
 
@@ -86,7 +86,7 @@ Test(coll_nccl, simple_bandwidth_ramp) {
  * is 2 MiB), 2 slices of 512 KiB, 3 primitives: pull waits 6 times, push
  * 3. Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
 Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 1e-6, 5e-6, 8};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8};
   coll_group a = v;
   a.arch = 80;
   double b = 4.0 * (1 << 20);
@@ -110,4 +110,23 @@ Test(coll_nccl, other_ops_run) {
     }
   coll_group one = a100(1);
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1e6, &one).time, 0);
+}
+
+Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
+  /* 8 A100 in one node, 8 bytes: ring LL, 2 (n - 1) = 14 NVLink steps of
+   * NCCL's 0.6 us; a cluster stating 1.2 us per hop pays 14 x 0.6 more */
+  coll_group g = a100(8);
+  coll_cost a = coll_nccl_time(COLL_ALL_REDUCE, 8, &g);
+  g.intra_lat = 1.2e-6;
+  coll_cost b = coll_nccl_time(COLL_ALL_REDUCE, 8, &g);
+  cr_assert_str_eq(a.algo, "ring");
+  cr_assert_str_eq(b.algo, "ring");
+  cr_assert_float_eq(b.time - a.time, 14 * 0.6e-6, 1e-12, "%g vs %g", b.time, a.time);
+  /* the network's hop across 2 nodes: slower when the NIC hop is */
+  coll_group m = a100(16);
+  m.ranks_per_node = 8;
+  coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, 8, &m);
+  m.inter_lat = 5.4e-6;
+  coll_cost d = coll_nccl_time(COLL_ALL_REDUCE, 8, &m);
+  cr_assert_gt(d.time, c.time);
 }

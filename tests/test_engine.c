@@ -70,9 +70,11 @@ Test(engine, bubble_follows_the_schedule) {
   s.plan.global_batch = 64; /* 8 micro-batches per pipeline */
   sc_result r = predict(&s);
   double per_mb = (r.time.compute + r.time.host + r.time.tp_comm) / r.micro_batches;
-  /* 1F1B: (pp - 1) micro-batch slots of fill and drain */
-  cr_assert_float_eq(r.time.bubble / per_mb, 3.0, 0.35, "bubble %g = %g micro-batches",
-                     r.time.bubble, r.time.bubble / per_mb);
+  /* 1F1B: (pp - 1) passes of fill and drain through the stages other
+   * than the slowest (the last, with the output layer): a little under 3
+   * of its micro-batch slots */
+  cr_assert(r.time.bubble / per_mb > 2.0 && r.time.bubble / per_mb < 3.0,
+            "bubble %g = %g micro-batches", r.time.bubble, r.time.bubble / per_mb);
   s.plan.schedule = SC_SCHED_INTERLEAVED;
   s.plan.vpp = 3;
   sc_result ri = predict(&s);
@@ -227,4 +229,45 @@ Test(engine, attention_kernels_order_by_generation) {
   s.plan.attention = SC_ATTN_FLASH1;
   s.plan.flash_attention = 0;
   cr_assert_float_eq(predict(&s).step_s, t[3], 1e-9 * t[3], "flash off = unfused");
+}
+
+Test(engine, mfu_is_against_the_dense_bf16_peak_in_fp8_too) {
+  /* frameworks report fp8 runs' MFU against the 16-bit peak; the fp8
+   * peak's fraction is beside it: on H100 (1979 / 989 TFLOP/s) exactly
+   * half */
+  sc_scenario s = small();
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.plan.dtype = SC_FP8;
+  sc_result r = predict(&s);
+  cr_assert_float_eq(r.mfu_lowp / r.mfu, 989.4 / 1978.9, 1e-9, "mfu %g, fp8 fraction %g", r.mfu,
+                     r.mfu_lowp);
+  s.plan.dtype = SC_BF16;
+  r = predict(&s);
+  cr_assert_eq(r.mfu, r.mfu_lowp);
+}
+
+Test(engine, unfused_kernels_move_more_bytes) {
+  /* GPT-style layer (GELU, biases): without Megatron's fusions bias+GELU
+   * moves twice the bytes and bias+dropout+add twice as well */
+  sc_scenario s = small();
+  sc_op_time a[64], b[64];
+  sc_error err = {0};
+  int na = sc_explain_layer(&s, a, 64, &err);
+  cr_assert_gt(na, 0, "%s", err.msg);
+  s.plan.fused_kernels = 0;
+  int nb = sc_explain_layer(&s, b, 64, &err);
+  cr_assert_eq(na, nb, "%s", err.msg);
+  int seen = 0;
+  for (int i = 0; i < na; i++) {
+    if (!strcmp(a[i].name, "bias_gelu") || !strncmp(a[i].name, "bias_dropout_add", 16)) {
+      cr_assert_float_eq(b[i].bytes / a[i].bytes, 2.0, 1e-9, "%s", a[i].name);
+      seen++;
+    } else {
+      cr_assert_eq(b[i].bytes, a[i].bytes, "%s", a[i].name);
+    }
+  }
+  cr_assert_eq(seen, 3);
+  sc_result rf = predict(&s);
+  s.plan.fused_kernels = 1;
+  cr_assert_gt(rf.step_s, predict(&s).step_s);
 }

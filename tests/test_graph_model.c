@@ -96,7 +96,7 @@ Test(graph_model, overrides_name_the_graphs_blocks) {
   s.plan.pp = 3; /* the graph has two layers */
   s.cluster.gpus = 6;
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
-  cr_assert(strstr(err.msg, "plan.pp: 3 does not divide the 2 layers of the graph; valid pp: 1, 2"),
+  cr_assert(strstr(err.msg, "plan.pp: 3 does not divide the 2 layers of the model (each stage holds whole layers); valid pp: 1, 2"),
             "%s", err.msg);
 }
 

@@ -101,6 +101,40 @@ Test(presets, model_shapes_match_their_sources) {
   cr_assert(m->tf.layers == 105 && m->tf.hidden == 20480 && m->tf.heads == 128);
 }
 
+/* MoE presets: total and active parameters within 2 % of the published
+ * figures (Mixtral 8x22B 141B / 39B; Qwen3-235B-A22B 235B / 22B;
+ * Qwen3-30B-A3B 30.5B / 3.3B; Llama 4 Scout 109B / 17B, Maverick 400B /
+ * 17B; Nemotron-4 340B 341B), and the layer layout of each. */
+Test(presets, moe_presets_match_published_parameter_counts) {
+  static const struct { const char *id; double total, active; } want[] = {
+      {"mixtral-8x22b", 141e9, 39e9},    {"qwen3-235b-a22b", 235e9, 22e9},
+      {"qwen3-30b-a3b", 30.5e9, 3.3e9},  {"llama4-scout", 109e9, 17e9},
+      {"llama4-maverick", 400e9, 17e9},  {"nemotron4-340b", 341e9, 341e9},
+      {"deepseek-v3", 671e9, 37e9},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const sc_model *m = sc_model_preset(want[i].id);
+    cr_assert_not_null(m, "%s", want[i].id);
+    double t = sc_model_params(m), a = sc_model_active_params(m);
+    cr_expect(fabs(t / want[i].total - 1) < 0.02, "%s: %.1fB total, published %.1fB", want[i].id,
+              t / 1e9, want[i].total / 1e9);
+    cr_expect(fabs(a / want[i].active - 1) < 0.05, "%s: %.1fB active, published %.1fB",
+              want[i].id, a / 1e9, want[i].active / 1e9);
+  }
+  /* Maverick: 24 MoE layers (1, 3, ...) of 128 experts + 1 shared, 24 dense
+   * layers of 16384: the MoE layers hold 24 x 129 x 3 x 5120 x 8192 */
+  const sc_model *mv = sc_model_preset("llama4-maverick");
+  sc_model dense = *mv;
+  dense.tf.experts = 0;
+  dense.tf.topk = 0;
+  dense.tf.shared_experts = 0;
+  dense.tf.moe_every = 0;
+  double moe_mlp = 24.0 * 129 * 3 * 5120 * 8192 + 24.0 * 5120 * 128; /* experts + routers */
+  double dense_mlp_replaced = 24.0 * 3 * 5120 * 16384;
+  cr_assert_float_eq(sc_model_params(mv) - sc_model_params(&dense), moe_mlp - dense_mlp_replaced,
+                     1.0, "MoE minus dense parameters");
+}
+
 Test(presets, every_cluster_preset_has_its_gpu) {
   cr_assert_geq(sc_cluster_preset_count(), 7);
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
@@ -270,7 +304,7 @@ Test(errors, pipeline_must_hold_whole_layers) {
   s.model.tf.layers = 30;
   s.plan.pp = 4;
   s.plan.tp = 1;
-  EXPECT_ERROR(s, "plan.pp: 4 does not divide model.layers 30", "valid pp: 1, 2, 3, 5, 6, 10, 15, 30");
+  EXPECT_ERROR(s, "plan.pp: 4 does not divide the 30 layers of the model", "valid pp: 1, 2, 3, 5, 6, 10, 15, 30");
   s.plan.pp = 2;
   s.plan.vpp = 2;
   s.plan.schedule = SC_SCHED_INTERLEAVED;

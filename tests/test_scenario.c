@@ -206,7 +206,7 @@ Test(errors, impossible_plans_name_the_key_and_the_valid_values) {
   ERR("{\"plan\": {\"micro_batch\": 5}}",
       "plan.micro_batch: 5 x dp 8 does not divide plan.global_batch 1536",
       "valid micro_batch: 1, 2, 3, 4, 6, 8");
-  ERR("{\"plan\": {\"pp\": 64, \"dp\": 2}}", "plan.pp: 64 does not divide model.layers 96",
+  ERR("{\"plan\": {\"pp\": 64, \"dp\": 2}}", "plan.pp: 64 does not divide the 96 layers of the model",
       "valid pp: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96");
   ERR("{\"plan\": {\"vpp\": 4}}", "plan.vpp: 4 does not divide the 6 layers per pipeline stage",
       "valid vpp: 1, 2, 3, 6");

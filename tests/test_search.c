@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "stepcast.h"
 
@@ -60,4 +61,267 @@ Test(search, nothing_fits_a_tiny_cluster) {
   cr_assert_eq(sc_search(&s, NULL, best, 4, &n, &st, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(n, 0, "%d plans of GPT-3 175B fit on 8 GPUs", n);
   cr_assert(st.valid > 0 && st.fit == 0);
+}
+
+/* ------------------------------------------- against an exhaustive walk */
+
+#include <stdlib.h>
+
+#include "core/mem.h"
+#include "job/job.h"
+#include "search/space.h"
+
+/* One plan of the exhaustive walk. */
+typedef struct ranked {
+  double step, mem;
+  long idx;
+  int fits;
+} ranked;
+
+static int by_rank(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  if (x->step != y->step) return x->step < y->step ? -1 : 1;
+  if (x->mem != y->mem) return x->mem < y->mem ? -1 : 1;
+  return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Every plan of s's space predicted on its own, fitting ones ranked in
+ * the search's order: *n of them in a new array. */
+static ranked *exhaustive(const sc_scenario *s, int *n) {
+  sc_error err = {0};
+  sc_job *j;
+  cr_assert_eq(sc_job_open(s, &j, &err), SC_OK, "%s", err.msg);
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.max_tp = 8;
+  o.max_pp = 64;
+  o.max_micro_batch = 16;
+  o.max_vpp = 4;
+  space_pt *pts;
+  long np;
+  cr_assert_eq(space_build(s, job_graph(j), &o, &pts, &np, &err), SC_OK);
+  ranked *r = malloc(sizeof *r * (size_t)np);
+  *n = 0;
+  for (long i = 0; i < np; i++) {
+    sc_plan p;
+    space_plan(&s->plan, &pts[i], &p);
+    sc_result res;
+    int rc = sc_job_predict(j, &p, &res, &err);
+    cr_assert(rc == SC_OK || rc == SC_EINPUT, "plan %ld: %s", i, err.msg);
+    if (rc == SC_OK && res.mem.fits) r[(*n)++] = (ranked){res.step_s, res.mem.total, i, 1};
+  }
+  qsort(r, (size_t)*n, sizeof *r, by_rank);
+  mem_free(pts);
+  sc_job_close(j);
+  return r;
+}
+
+/* The search on 1-3 threads returns the exhaustive walk's top k, with the
+ * same counts; with a topology the best-first pass prunes some plans. */
+static void same_as_exhaustive(const sc_scenario *s, int topology) {
+  int n_all;
+  ranked *all = exhaustive(s, &n_all);
+  enum { K = 12 };
+  long pruned = -1;
+  for (int threads = 1; threads <= 3; threads++) {
+    sc_search_opts o;
+    sc_search_opts_default(&o);
+    o.threads = threads;
+    sc_candidate best[K];
+    int n = 0;
+    sc_search_stats st;
+    sc_error err = {0};
+    cr_assert_eq(sc_search(s, &o, best, K, &n, &st, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(st.threads, threads, "threads %d: ran %d (space %ld)", threads, st.threads,
+                 st.total);
+    cr_assert_eq(st.fit, n_all, "threads %d: fit %ld, exhaustive %d", threads, st.fit, n_all);
+    cr_assert_eq(n, n_all < K ? n_all : K);
+    for (int i = 0; i < n; i++) {
+      cr_assert(best[i].result.step_s == all[i].step && best[i].result.mem.total == all[i].mem,
+                "threads %d, rank %d: step %.9g mem %.6g, exhaustive %.9g %.6g (plan %ld)",
+                threads, i + 1, best[i].result.step_s, best[i].result.mem.total, all[i].step,
+                all[i].mem, all[i].idx);
+    }
+    if (pruned < 0) pruned = st.pruned;
+    cr_assert_eq(st.pruned, pruned, "threads %d: pruned %ld, 1 thread %ld", threads, st.pruned,
+                 pruned);
+  }
+  if (topology) cr_assert(pruned > 0, "a topology search pruned nothing");
+  else cr_assert_eq(pruned, 0);
+  free(all);
+}
+
+Test(search, same_top_k_as_every_plan_evaluated_on_1_to_3_threads) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* GPT-3 175B, 1,024 A100: about 900 plans */
+  same_as_exhaustive(&s, 0);
+}
+
+Test(search, same_top_k_on_a_topology_with_pruning) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
+           "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
+  same_as_exhaustive(&s, 1);
+}
+
+/* Every plan the search accepts passes the framework's checks: the plan
+ * validation (which holds Megatron's interleaved rule) accepts it. */
+Test(search, every_plan_listed_is_a_valid_plan) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_candidate best[200];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.require_fit = 0;
+  cr_assert_eq(sc_search(&s, &o, best, 200, &n, &st, &err), SC_OK, "%s", err.msg);
+  for (int i = 0; i < n; i++) {
+    sc_scenario t = s;
+    t.plan = best[i].plan;
+    cr_assert_eq(sc_scenario_resolve(&t, &err), SC_OK, "plan %d: %s", i, err.msg);
+    if (t.plan.vpp > 1)
+      cr_assert_eq(best[i].result.micro_batches % t.plan.pp, 0, "plan %d", i);
+  }
+}
+
+/* Megatron-LM rejects an interleaved schedule whose micro-batch count is
+ * not a multiple of pp; so does the plan validation. */
+Test(search, interleaved_needs_a_multiple_of_pp_micro_batches) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.tp = 8;
+  s.plan.pp = 8;
+  s.plan.dp = 16;
+  s.plan.vpp = 2;
+  s.plan.micro_batch = 1;
+  s.plan.global_batch = 16 * 12; /* 12 micro-batches, pp 8 */
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "multiple of pp 8") && strstr(err.msg, "8 or 16"), "%s", err.msg);
+  s.plan.global_batch = 16 * 16;
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+}
+
+/* The closed form's bubble agrees with the timeline for every schedule the
+ * validation accepts: pp 2-8, vpp 1-4, 1-32 micro-batches. */
+Test(search, closed_form_agrees_with_the_timeline_on_a_grid) {
+  int checked = 0;
+  for (int pp = 2; pp <= 8; pp++)
+    for (int vpp = 1; vpp <= 4; vpp++)
+      for (int m = 1; m <= 32; m++) {
+        sc_scenario s;
+        sc_scenario_default(&s);
+        s.model.tf.layers = pp * vpp * 8; /* layers outweigh the embedding and head */
+        s.model.tf.hidden = 2048;
+        s.model.tf.heads = 16;
+        s.model.tf.kv_heads = 16;
+        s.model.tf.head_dim = 128;
+        s.model.tf.ffn = 4 * 2048;
+        s.cluster.gpus = 8 * pp;
+        s.plan.tp = 8;
+        s.plan.pp = pp;
+        s.plan.dp = 1;
+        s.plan.vpp = vpp;
+        s.plan.schedule = vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
+        s.plan.micro_batch = 1;
+        s.plan.global_batch = m;
+        sc_error err = {0};
+        if (sc_scenario_resolve(&s, &err) != SC_OK) {
+          cr_assert(vpp > 1 && m % pp, "pp %d vpp %d m %d rejected: %s", pp, vpp, m, err.msg);
+          continue;
+        }
+        sc_result r;
+        sc_span *spans;
+        size_t n;
+        double tl;
+        cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+        cr_assert_eq(sc_timeline(&s, &spans, &n, &tl, &err), SC_OK, "%s", err.msg);
+        free(spans);
+        cr_assert(fabs(r.step_s - tl) <= 0.05 * tl,
+                  "pp %d vpp %d m %d: closed form %.6g s, timeline %.6g s (%+.1f %%)", pp, vpp,
+                  m, r.step_s, tl, 100 * (r.step_s - tl) / tl);
+        checked++;
+      }
+  cr_assert(checked > 350, "only %d schedules checked", checked);
+}
+
+static int stop_now(void *ctx, long done, long total, double seconds) {
+  (*(int *)ctx)++;
+  return 1;
+}
+
+/* A progress callback that says stop ends the search with the best plans
+ * so far (on a topology: the top k is filled first). */
+Test(search, a_stop_from_the_progress_callback_returns_the_best_so_far) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
+           "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  int calls = 0;
+  o.progress = stop_now;
+  o.progress_ctx = &calls;
+  o.threads = 1;
+  sc_candidate best[5];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, &o, best, 5, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(st.stopped, SC_SEARCH_INTERRUPTED);
+  cr_assert(calls >= 1 && st.tried < st.total, "calls %d, tried %ld of %ld", calls, st.tried,
+            st.total);
+  cr_assert(n == 5 || n == st.fit, "n %d, fit %ld", n, st.fit);
+}
+
+/* With nothing fitting, the closest plan is the valid one that needs
+ * least memory, costed. */
+Test(search, nothing_fits_names_the_closest_plan) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.cluster.gpus = 8;
+  s.plan.global_batch = 64;
+  sc_candidate best[2];
+  int n = -1;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, NULL, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(n == 0 && st.has_closest && !st.closest.result.mem.fits);
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.require_fit = 0;
+  sc_candidate all[1];
+  cr_assert_eq(sc_search(&s, &o, all, 1, &n, &st, &err), SC_OK, "%s", err.msg);
+  (void)all;
+  /* every valid plan needs at least the closest's memory */
+  sc_candidate many[100];
+  cr_assert_eq(sc_search(&s, &o, many, 100, &n, &st, &err), SC_OK, "%s", err.msg);
+  sc_search_stats st0;
+  cr_assert_eq(sc_search(&s, NULL, best, 2, &n, &st0, &err), SC_OK, "%s", err.msg);
+  for (int i = 0; i < 100 && i < st.valid; i++)
+    cr_assert(many[i].result.mem.total >= st0.closest.result.mem.total, "plan %d", i);
+}
+
+/* The searches the issue names succeed: the default scenario and Llama-3
+ * 405B on 16,384 H100 with a global batch of 2,048 (every example is a
+ * golden case, tests/golden/cases.txt). */
+Test(search, succeeds_on_the_default_and_llama3_405b_16384_h100) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_candidate best[3];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, NULL, best, 3, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(n, 3);
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("llama3-405b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 16384;
+  s.plan.global_batch = 2048;
+  cr_assert_eq(sc_search(&s, NULL, best, 3, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(n >= 1 && best[0].result.mem.fits, "%d plans of %ld fit", n, st.valid);
 }

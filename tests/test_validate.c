@@ -173,9 +173,14 @@ static void check_set(const char *name, double max_mape) {
 Test(validate, megatron_sc21) { check_set("megatron_sc21_table1.csv", 0.10); }
 Test(validate, megatron_2020) { check_set("megatron_2020_scaling.csv", 0.10); }
 /* Read as the rules read every row (FlashAttention-2 where the notes say
- * only "flash attention"): 17.9 %; docs/accuracy.md gives the FA1
- * reading the evidence supports (7.6 %), which no rule may pick. */
-Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.185); }
+ * only "flash attention"): 19.2 % (17.9 % before the head-dimension term
+ * of the attention cost, which makes MPT's head-128 attention faster);
+ * docs/accuracy.md gives the FA1 reading the evidence supports, which no
+ * rule may pick. */
+Test(validate, mosaic_fsdp) { check_set("mosaic_fsdp_a100.csv", 0.195); }
+/* NeMo and MaxText on H100 and GB200, bf16 and fp8: 6.6 %, every row
+ * predicted (the 405B rows with the embedding/loss pipeline split). */
+Test(validate, dgxc_benchmarking) { check_set("dgxc_benchmarking.csv", 0.07); }
 Test(validate, vtrain_single_node) { check_set("vtrain_single_node.csv", 0.10); }
 
 /* The collective sets (nccl-tests times). Issue 3 asks for MAPE <= 10 %
@@ -195,3 +200,18 @@ static void check_coll(const char *name, double max_large, double max_small) {
 Test(validate, azure_allreduce_a100_h100) { check_coll("azure_allreduce_a100_h100.csv", 0.092, 0.185); }
 Test(validate, vtrain_allreduce_a100) { check_coll("vtrain_allreduce_a100.csv", 0.091, 0.25); }
 Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 0.075, 0.25); }
+/* Not fitted to: 2-32 A100 over 200 Gb/s InfiniBand, single-process and
+ * MPI runs. Today's level, far from the issue's targets (docs/network.md
+ * says why). */
+Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.17, 0.63); }
+
+/* Every report says which sets a constant was chosen on. */
+Test(validate, fitted_sets_are_marked_in_sample) {
+  sc_validation vf;
+  load_set("collectives", "azure_allreduce_a100_h100.csv", &vf);
+  cr_assert(strstr(vf.in_sample, "COLL_LAUNCH_S"), "azure: '%s'", vf.in_sample);
+  sc_validation_free(&vf);
+  load_set("collectives", "echo_allreduce_a100_2_to_32.csv", &vf);
+  cr_assert_str_empty(vf.in_sample);
+  sc_validation_free(&vf);
+}

@@ -28,7 +28,8 @@
  *    rate of one link: datasheet 25 GB/s per direction times the NVLink
  *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
  *    header flit plus eight 16-byte data flits).
- *  - Across nodes: rpn NIC rails, each at nic * NET_BW/line-rate (0.96).
+ *  - Across nodes: rpn NIC rails, each at nic * NET_EFF (0.88, from the
+ *    calibration's multi-node runs; NCCL's tuner assumes 0.96).
  *
  * The tuner constants are NCCL 2.30.7 values from
  * ../shared/calibration/nccl_tuning_constants.csv; the row id is next to
@@ -122,7 +123,15 @@ static const double datasheet_link_bw[CC_COUNT] = {25.0, 25.0, 25.0, 50.0};
 
 #define NVLINK_PAYLOAD_EFF (128.0 / 144.0) /* see the file comment */
 #define PCI_BW 12.0                        /* GB/s, row 383 */
-#define NET_EFF (12.0 / 12.5)     /* row 393: NET_BW 12 GB/s per 100 Gbit/s */
+/* Bus bandwidth NCCL reaches across nodes per unit of NIC line rate at
+ * large sizes. DERIVED from the multi-node all_reduce rows of
+ * ../shared/calibration/collective_benchmarks.csv: A100 8 x HDR, 128 ranks
+ * (rows 23-27) 159.8 / 200 = 0.80; A100 4 x 200 Gb/s per node, 2 nodes
+ * (row 82) 86 / 100 = 0.86; H200 16 x 200 Gb/s EFA (row 189) 364.9 / 400 =
+ * 0.91; B200 8 x 400 Gb/s EFA (row 162) 381.8 / 400 = 0.955: mean 0.88.
+ * (NCCL's own tuner constant is NET_BW 12 GB/s per 100 Gb/s = 0.96, row
+ * 393; the runs reach less.) */
+#define NET_EFF 0.88
 #define NET_OVERHEAD_US 1.0       /* row 373, Intel CPU; x3 for Simple */
 #define RING_LL_FACTOR 0.5        /* row 365 */
 #define RING_LL128_FACTOR 0.92    /* row 366 */
@@ -184,7 +193,19 @@ typedef struct nccl_sys {
   double bus_bw;  /* NCCL busBw of all channels, GB/s */
   int p2p_read;   /* peers pull over NVLink (see ring_simple_time) */
   int nvls;       /* NVLink SHARP usable */
+  double lat_x_intra, lat_x_net; /* the cluster's per-hop latencies over
+                                    NCCL's (see hw_lat_scale) */
 } nccl_sys;
+
+/* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
+ * per-hop latencies of the cluster presets. A cluster that states other
+ * per-hop latencies (cluster.nvlink_latency_us, nic_latency_us) scales
+ * NCCL's hardware latency rows of that medium by its ratio to these. */
+#define NCCL_NVLINK_HOP_US 0.6
+#define NCCL_NET_HOP_US 2.7
+static double hw_lat_scale(double lat_s, double nccl_us) {
+  return lat_s > 0 ? lat_s / (nccl_us * US) : 1.0;
+}
 
 static int cc_index(int arch) {
   if (arch >= 100) return CC_BLACKWELL;
@@ -223,6 +244,8 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   s.cc = cc_index(g->arch);
   if (intra == COLL_INTRA_AUTO) intra = guess_intra(g);
   s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
+  s.lat_x_intra = hw_lat_scale(g->intra_lat, NCCL_NVLINK_HOP_US);
+  s.lat_x_net = hw_lat_scale(g->inter_lat, NCCL_NET_HOP_US);
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;
@@ -305,8 +328,8 @@ static int ring_steps(coll_op op, int n) {
 static double latency(const nccl_sys *s, coll_op op, coll_algo a,
                       coll_proto p) {
   double lat = base_lat[a][p];
-  double intra = hw_lat[s->hw_intra][a][p];
-  double inter = hw_lat[HW_NET][s->ppn == 1 ? COLL_ALGO_TREE : a][p];
+  double intra = hw_lat[s->hw_intra][a][p] * s->lat_x_intra;
+  double inter = hw_lat[HW_NET][s->ppn == 1 ? COLL_ALGO_TREE : a][p] * s->lat_x_net;
   if (a == COLL_ALGO_RING) {
     if (s->nodes > 1) {
       double over = NET_OVERHEAD_US * (p == COLL_PROTO_SIMPLE ? 3 : 1);
@@ -440,8 +463,8 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
     inter_b = bytes * (s->n - s->ppn) / s->n;
   }
   double lat = base_lat[COLL_ALGO_RING][COLL_PROTO_SIMPLE];
-  lat += inter_b > 0 ? hw_lat[HW_NET][COLL_ALGO_RING][COLL_PROTO_SIMPLE]
-                     : hw_lat[s->hw_intra][COLL_ALGO_RING][COLL_PROTO_SIMPLE];
+  lat += inter_b > 0 ? hw_lat[HW_NET][COLL_ALGO_RING][COLL_PROTO_SIMPLE] * s->lat_x_net
+                     : hw_lat[s->hw_intra][COLL_ALGO_RING][COLL_PROTO_SIMPLE] * s->lat_x_intra;
   double t_intra = intra_b > 0 ? intra_b / (s->ppn > 1 ? s->bus_bw : 1) / GBS : 0;
   if (s->nodes > 1 && s->ppn > 1) {
     /* bus_bw was capped by the NICs; NVLink traffic is not */

@@ -140,27 +140,37 @@ static double attn_version(const sc_gpu *g, sc_attention a) {
   return f < cap ? f : cap;
 }
 
+/* Head dimension: the presets' attn_eff is the rate at head dim 128; a
+ * smaller head does less work per tile load. FA2 on A100 at seq 8k runs
+ * 175 (non-causal) and 165 (causal) TFLOP/s at head dim 64 against 201
+ * and 182 at 128 (../shared/calibration/attention_kernel_benchmarks.csv,
+ * the FA2 README rows): 0.87 and 0.91, mean 0.89, which d / (d + 18)
+ * normalised at 128 gives (0.890). Larger heads: taken as 128. */
+#define ATTN_D0 18.0
+static double attn_head_dim(double d) {
+  if (d <= 0 || d >= 128) return 1.0;
+  return (d / (d + ATTN_D0)) / (128.0 / (128.0 + ATTN_D0));
+}
+
 /* Forward seconds of the kernel without its fixed cost. */
 static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
-                           double sq, int causal) {
+                           double sq, double d, int causal) {
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
-  double eff = g->attn_eff * se * (causal ? ATTN_CAUSAL : 1.0);
+  double eff = g->attn_eff * se * attn_head_dim(d) * (causal ? ATTN_CAUSAL : 1.0);
   if (eff <= 0.01) eff = 0.01;
   return flops / (cost_peak(g, dt) * eff) / attn_version(g, a);
 }
 
 double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
                          double sq, double d, int causal) {
-  (void)d;
   if (flops <= 0) return 0;
-  return attn_seconds(g, dt, a, flops, sq, causal) + COST_KERNEL_T0;
+  return attn_seconds(g, dt, a, flops, sq, d, causal) + COST_KERNEL_T0;
 }
 
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
                            double flops, double sq, double d, int causal) {
-  (void)d;
   if (flops <= 0) return 0;
-  return attn_seconds(g, dt, a, flops, sq, causal) / ATTN_BWD + COST_KERNEL_T0;
+  return attn_seconds(g, dt, a, flops, sq, d, causal) / ATTN_BWD + COST_KERNEL_T0;
 }
 
 double cost_mem(const sc_gpu *g, double bytes) {

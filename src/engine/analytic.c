@@ -165,6 +165,7 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
     q->gpu = task_gpu(e, sg, i, k, prev);
     q->host = launch * (k == PASS_BWD ? t->host_bwd : t->host_fwd);
     q->comm = t->kind == XG_COMM;
+    q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     /* a collective: its autograd function, then the torch.distributed call */
     if (q->comm && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
     if (!q->comm) prev = q->gpu;
@@ -178,6 +179,7 @@ typedef struct qclock {
   double h, g;       /* seconds */
   double compute;    /* GPU time of compute kernels run so far */
   double comm;       /* GPU time of collectives run so far */
+  double comm_ep;    /* of that, expert-parallel all-to-alls */
 } qclock;
 
 /* Running a queue through the clocks: the host issues each task after its
@@ -190,7 +192,7 @@ typedef struct qclock {
  * does. eng_qsum holds K, M and the sums. */
 static void summarize(const eng *e, int off, int n, eng_qsum *out) {
   out->k = -INFINITY;
-  out->m = out->host = out->compute = out->comm = 0;
+  out->m = out->host = out->compute = out->comm = out->comm_ep = 0;
   for (int i = off; i < off + n; i++) {
     const eng_qop *q = &e->q[i];
     double a = q->host, b = q->gpu;
@@ -199,6 +201,7 @@ static void summarize(const eng *e, int off, int n, eng_qsum *out) {
     out->host += a;
     if (q->comm) out->comm += b;
     else out->compute += b;
+    if (q->ep) out->comm_ep += b;
   }
 }
 
@@ -214,6 +217,7 @@ static void run(const eng_qsum *q, int reps, qclock *c) {
   c->g = c->h + (lo > hi ? lo : hi);
   c->compute += r * q->compute;
   c->comm += r * q->comm;
+  c->comm_ep += r * q->comm_ep;
 #ifdef SC_DEBUG_CHECKS
   /* time never goes back, and the GPU never runs ahead of what was issued */
   assert(c->g >= g0 && c->h >= h0 && c->g >= c->h - 1e-12);
@@ -260,15 +264,16 @@ static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
  * host's lead carries from one micro-batch to the next: the steady state
  * is taken from the second of two micro-batches run back to back. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
-  qclock c = {0, 0, 0, 0};
+  qclock c = {0, 0, 0, 0, 0};
   if (e->s->plan.pp > 1) {
     run_pass(e, st, 0, &c);
     r->f = c.g;
-    qclock cb = {0, 0, 0, 0};
+    qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);
     r->b = cb.g;
     c.compute += cb.compute;
     c.comm += cb.comm;
+    c.comm_ep += cb.comm_ep;
   } else {
     run_pass(e, st, 0, &c);
     run_pass(e, st, 1, &c);
@@ -280,9 +285,11 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
     r->b = c.g - fwd_end;
     c.compute -= warm.compute;
     c.comm -= warm.comm;
+    c.comm_ep -= warm.comm_ep;
   }
   r->compute = c.compute;
   r->comm = c.comm;
+  r->comm_ep = c.comm_ep;
   r->host = r->f + r->b - c.compute - c.comm;
   if (r->host < 0) r->host = 0;
 }
@@ -304,6 +311,19 @@ int eng_prepare(eng *e, sc_error *err) {
     }
     eng_memory(e, s);
   }
+  return SC_OK;
+}
+
+int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
+  const xg *x = e->x;
+  if (vec_grow((void **)&e->st, &e->cap_st, x->n_stages, sizeof *e->st))
+    return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
+  int ms = 0;
+  for (int s = 0; s < x->n_stages; s++) {
+    eng_memory(e, s);
+    if (e->st[s].m.total > e->st[ms].m.total) ms = s;
+  }
+  *out = e->st[ms].m;
   return SC_OK;
 }
 
@@ -412,7 +432,13 @@ void eng_step_of(const eng *e, eng_step *out) {
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
   const pipe_sched *ps = pipe_for(p->schedule);
   out->per_mb = w->f + w->b;
-  out->bubble = p->pp > 1 ? ps->bubble(&shape) * out->per_mb : 0;
+  /* fill and drain pass through the other stages: (pp - 1) of them in
+   * the schedule's closed form, each at its own pace when stages are
+   * uneven (equal stages: the usual bubble x the slowest stage) */
+  double others = 0;
+  for (int s = 0; s < x->n_stages; s++)
+    if (s != out->worst) others += e->st[s].f + e->st[s].b;
+  out->bubble = p->pp > 1 ? ps->bubble(&shape) * others / (p->pp - 1) : 0;
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking */
@@ -438,13 +464,14 @@ void eng_result(const eng *e, sc_result *r) {
   memset(r, 0, sizeof *r);
   r->time.compute = mbs * w->compute;
   r->time.host = mbs * w->host;
-  r->time.tp_comm = mbs * w->comm;
+  r->time.tp_comm = mbs * (w->comm - w->comm_ep);
+  r->time.ep_comm = mbs * w->comm_ep;
   r->time.bubble = k.bubble;
   r->time.pp_comm = k.pp_comm;
   r->time.dp_comm = k.dp;
   r->time.optimizer = k.opt;
-  r->step_s = r->time.compute + r->time.host + r->time.tp_comm + k.bubble + k.pp_comm + k.dp +
-              k.opt;
+  r->step_s = r->time.compute + r->time.host + r->time.tp_comm + r->time.ep_comm + k.bubble +
+              k.pp_comm + k.dp + k.opt;
   double seqs = (double)p->global_batch;
   double tokens = seqs * (e->g->seq > 0 ? (double)e->g->seq : 1);
   r->micro_batches = mbs;
@@ -454,7 +481,16 @@ void eng_result(const eng *e, sc_result *r) {
   r->model_flops = e->g->model_flops * seqs;
   r->hw_flops = r->model_flops * (p->recompute == SC_RECOMP_FULL ? 4.0 / 3.0 : 1.0);
   r->tflops_per_gpu = r->model_flops / r->step_s / s->cluster.gpus / 1e12;
-  r->mfu = r->model_flops / r->step_s / (s->cluster.gpus * cost_peak(&s->cluster.gpu, p->dtype));
+  /* MFU against the dense 16-bit peak, as Megatron, NeMo and MaxText
+   * report it for fp8 runs too; the plan type's own peak beside it */
+  const sc_gpu *gpu = &s->cluster.gpu;
+  sc_dtype ref = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? p->dtype
+                 : gpu->peak_flops[SC_BF16] > 0      ? SC_BF16
+                                                     : SC_FP16;
+  if (p->dtype == SC_FP16) ref = SC_FP16;
+  double per_gpu = r->model_flops / r->step_s / s->cluster.gpus;
+  r->mfu = per_gpu / cost_peak(gpu, ref);
+  r->mfu_lowp = per_gpu / cost_peak(gpu, p->dtype);
   r->params = s->model.kind == SC_MODEL_TRANSFORMER ? sc_model_params(&s->model) : wg_params(e->g);
   /* memory of the most loaded stage */
   int ms = 0;
@@ -463,7 +499,8 @@ void eng_result(const eng *e, sc_result *r) {
   r->mem = e->st[ms].m;
 #ifdef SC_DEBUG_CHECKS
   /* every part is a finite, non-negative time and the step is their sum */
-  const double parts[] = {r->time.compute, r->time.host, r->time.tp_comm, r->time.bubble,
+  const double parts[] = {r->time.compute, r->time.host, r->time.tp_comm, r->time.ep_comm,
+                          r->time.bubble,
                           r->time.pp_comm, r->time.dp_comm, r->time.optimizer};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
     assert(isfinite(parts[i]) && parts[i] >= 0);

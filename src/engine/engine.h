@@ -29,6 +29,7 @@
 typedef struct eng_qop {
   double host, gpu;   /* seconds */
   int comm;           /* 1 = a collective on the compute stream */
+  int ep;             /* 1 = of those, an expert-parallel all-to-all */
 } eng_qop;
 
 /* A queue run through the host/GPU clocks, summarised (analytic.c):
@@ -38,12 +39,14 @@ typedef struct eng_qsum {
   double host;        /* host time of the queue */
   double compute;     /* GPU time of its kernels */
   double comm;        /* GPU time of its collectives */
+  double comm_ep;     /* of that, expert-parallel all-to-alls */
 } eng_qsum;
 
 /* Per micro-batch time of one stage and its parts. */
 typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
   double compute, comm, host;   /* parts of f + b */
+  double comm_ep;               /* of comm, expert-parallel all-to-alls */
   double mem;                   /* memory total of the stage, bytes */
   sc_memory m;                  /* its breakdown */
 } eng_stage;
@@ -86,6 +89,11 @@ void eng_free(eng *e);
 /* Cost every stage of e->x (groups, queues, per-micro-batch times,
  * memory). SC_OK or SC_ENOMEM. */
 int eng_prepare(eng *e, sc_error *err);
+
+/* Memory only: fill e->st[s].m of every stage of e->x (no time is
+ * costed) and copy the most loaded stage's into *out. SC_OK or
+ * SC_ENOMEM. eng_prepare after it costs the same plan. */
+int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
 
 /* The step's closed form from the prepared stages. */
 void eng_step_of(const eng *e, eng_step *out);

@@ -50,7 +50,14 @@ void eng_memory(eng *e, int s) {
     if (sg->block < 0) continue;
     double params = r->count * (sg->params + (s > 0 ? sg->tied_params : 0));
     double dp = (double)p->dp * sg->cp;
-    double w = params * eb, g = params * (eb < 4 ? 4 : eb);
+    /* main gradients in fp32 (Megatron's main_grad) or 16 bits */
+    double gb = eb == 4 || p->main_grads == SC_FP32 ? 4 : 2;
+    double w = params * eb, g = params * gb;
+    /* fp8 GEMM weights: Transformer Engine keeps an fp8 copy and its
+     * transpose (2 bytes) beside the 16-bit weight; with fp8 primary
+     * weights (fp8_param) the fp8 copy and transpose replace it */
+    double lp = r->count * sg->params_lp;
+    if (lp > 0) w += lp * (p->fp8_param ? 2.0 - eb : 2.0);
     double o = params * (eb == 4 ? 8.0 : 12.0); /* fp32 master + Adam m, v */
     if (sg->zero >= 1) o /= dp;
     if (sg->zero >= 2) g /= dp;

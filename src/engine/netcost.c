@@ -189,11 +189,14 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
     fail(n, &e);
     return nccl;
   }
-  memo *m = memo_slot(n, op, bytes, ranks, stride);
+  /* a reduce-scatter and an all-gather of the same size on the same group
+   * run the same ring schedule (build_rings): one simulation serves both */
+  coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
+  memo *m = memo_slot(n, key, bytes, ranks, stride);
   if (!m->used) {
-    double flow = simulate(n, op, bytes, ranks, stride, per);
+    double flow = simulate(n, key, bytes, ranks, stride, per);
     if (flow < 0) return nccl; /* a failure: reported by ncost_error, not remembered */
-    *m = (memo){op, bytes, ranks, stride, flow, 1};
+    *m = (memo){key, bytes, ranks, stride, flow, 1};
     n->n_memo++;
   }
   return m->flow > nccl ? m->flow : nccl;

@@ -104,12 +104,15 @@ typedef struct xg_segment {
   int tp, cp, ep, sp;        /* its strategy */
   int zero;
   sc_recompute recompute;
+  int hp;                    /* 1 = GEMMs in 16 bits in a low-precision plan */
   int role;                  /* wg_role of the block; -1 for a re-layout */
   int dp_group;              /* index into xg.groups: where its gradients
                                 are reduced */
   double params;             /* per GPU, after tp and ep, before ZeRO */
   double tied_params;        /* per GPU: weights shared with the embedding,
                                 held again by a stage without it */
+  double params_lp;          /* per GPU: the weights of fp8/fp4 GEMMs among
+                                params (their low-precision copies) */
   double act_bytes;          /* activations kept for backward, per
                                 micro-batch and GPU, without recompute */
   double act_sel_bytes;      /* ... with selective recomputation */

@@ -43,7 +43,7 @@ static const char *const kind_names[WG_KIND_COUNT] = {
 static const char *const fn_names[WG_FN_COUNT] = {
     "none", "gelu", "swiglu", "relu", "dropout", "add", "bias_dropout_add", "rope",
     "softmax", "scale", "layernorm", "rmsnorm", "batchnorm", "max", "avg",
-    "cross_entropy"};
+    "cross_entropy", "concat"};
 
 static const char *const tp_names[] = {"none", "column", "row", "vocab", "heads"};
 
@@ -306,10 +306,15 @@ static int packed_qkv(add_ctx *c) {
     return bad(c, "kv_heads %ld must divide heads %ld", o->kv_heads, o->heads);
   if (o->heads > WG_MAX_DIM || o->head_dim > WG_MAX_DIM)
     return bad(c, "heads and head_dim must be at most 2^40");
-  long want = mul_dim(o->heads + 2 * o->kv_heads, o->head_dim);
+  if (o->v_head_dim < 0 || o->v_head_dim > WG_MAX_DIM)
+    return bad(c, "v_head_dim must be 0..2^40 (0 = head_dim)");
+  long dv = o->v_head_dim > 0 ? o->v_head_dim : o->head_dim;
+  long want = mul_dim(o->heads + o->kv_heads, o->head_dim) + mul_dim(o->kv_heads, dv);
   if (x->rank != 2 || last(x) != want) {
-    char w[160];
-    snprintf(w, sizeof w, "wants packed q, k, v [seq, (heads + 2 kv_heads) head_dim] = [%ld, %ld]",
+    char w[192];
+    snprintf(w, sizeof w,
+             "wants packed q, k, v [seq, (heads + kv_heads) head_dim + kv_heads v_head_dim] = "
+             "[%ld, %ld]",
              x->dim[0], want);
     return mismatch(c, 0, w);
   }
@@ -320,12 +325,13 @@ static int shape_attention(add_ctx *c) {
   wg_op *o = c->o;
   if (arity(c, 1, 0) || packed_qkv(c)) return SC_EINPUT;
   double s = (double)c->in[0]->dim[0], h = (double)o->heads, d = (double)o->head_dim;
+  double dv = o->v_head_dim > 0 ? (double)o->v_head_dim : d;
   c->rank = 2;
   c->dim[0] = c->in[0]->dim[0];
-  c->dim[1] = mul_dim(o->heads, o->head_dim);
-  /* QK^T and AV: 2 matmuls of 2 s s d FLOPs per head; a causal mask
-   * skips half of them */
-  o->model_flops = 4.0 * h * s * s * d;
+  c->dim[1] = mul_dim(o->heads, o->v_head_dim > 0 ? o->v_head_dim : o->head_dim);
+  /* QK^T (2 s s d) and AV (2 s s dv) FLOPs per head; a causal mask skips
+   * half of them */
+  o->model_flops = 2.0 * h * s * s * (d + dv);
   o->flops = o->model_flops * (o->causal ? 0.5 : 1.0);
   o->bwd_scale = o->bwd_scale > 0 ? o->bwd_scale : 2.5; /* FA2: 5 matmuls vs 2 */
   o->saved = WG_SAVE_IN(0);
@@ -442,6 +448,18 @@ static int shape_eltwise(add_ctx *c) {
       o->saved_elems = elems, o->saved_b = 1;
     }
     break;
+  case WG_FN_CONCAT:
+    if (arity(c, 2, 0)) return SC_EINPUT;
+    if (c->in[1]->rank != x->rank ||
+        memcmp(c->in[1]->dim, x->dim, sizeof(long) * (size_t)(x->rank - 1))) {
+      char want[160];
+      snprintf(want, sizeof want, "concat wants the leading dimensions of '%s'", x->name);
+      return mismatch(c, 1, want);
+    }
+    c->dim[c->rank - 1] = last(x) + last(c->in[1]);
+    elems = wg_tensor_elems(x) + wg_tensor_elems(c->in[1]); /* read both, write them */
+    o->linear_fn = 1;
+    break;
   default: return bad(c, "is not an element-wise function");
   }
   o->elems = elems;
@@ -546,7 +564,7 @@ static void host_defaults(wg_op *o) {
     case WG_FN_DROPOUT: f = 4, b = 2, bs = 1.0; break;
     case WG_FN_SOFTMAX: f = 3, b = 2, bs = 1.5; break;
     case WG_FN_ROPE: f = b = 4, bs = 1.0; break;
-    case WG_FN_ADD: case WG_FN_SCALE: f = b = 1, bs = 1.0; break;
+    case WG_FN_ADD: case WG_FN_SCALE: case WG_FN_CONCAT: f = b = 1, bs = 1.0; break;
     default: f = b = 2; break;
     }
     break;

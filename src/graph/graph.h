@@ -82,6 +82,7 @@ typedef enum wg_fn {
   WG_FN_MAX,              /* pool */
   WG_FN_AVG,              /* pool */
   WG_FN_CROSS_ENTROPY,    /* loss */
+  WG_FN_CONCAT,           /* eltwise: a[..., m], b[..., n] -> y[..., m + n] */
   WG_FN_COUNT
 } wg_fn;
 
@@ -136,7 +137,8 @@ typedef struct wg_op {
   /* attributes; 0 where they do not apply */
   long features;             /* LINEAR: n; EMBEDDING: dim; CONV: out channels */
   long in_features;          /* LINEAR: k expected of the input (0 = any) */
-  long heads, kv_heads, head_dim; /* ATTENTION, ROPE */
+  long heads, kv_heads, head_dim; /* ATTENTION, ROPE; head_dim: of q and k */
+  long v_head_dim;           /* ATTENTION: of v and the output (0 = head_dim) */
   long experts, topk;        /* ROUTE, UNROUTE; expert LINEAR: experts */
   long vocab, positions;     /* EMBEDDING; positions: learned position rows */
   int causal;                /* ATTENTION */

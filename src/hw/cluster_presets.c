@@ -25,8 +25,13 @@
  *   [NVL72]    NVIDIA DGX GB200 / GB200 NVL72 datasheet (2024): 72 Blackwell
  *              GPUs in one NVLink 5 domain (130 TB/s = 72 x 1.8 TB/s), 18
  *              compute trays of 4 GPUs, one 400 Gb/s ConnectX-7 InfiniBand
- *              port per GPU. (800 Gb/s ConnectX-8 is the GB300 NVL72:
- *              override cluster.nic_Gbps.)
+ *              port per GPU (800 Gb/s ConnectX-8: gb300-nvl72).
+ *   [DGXB300]  NVIDIA DGX B300 / HGX B300 datasheets (2025): 8x B300
+ *              (Blackwell Ultra, 288 GB), NVLink 5 1.8 TB/s bidirectional
+ *              per GPU, 8x ConnectX-8 SuperNIC 800 Gb/s (one per GPU).
+ *   [NVL72U]   NVIDIA GB300 NVL72 datasheet (2025): 72 Blackwell Ultra GPUs
+ *              in one NVLink 5 domain (130 TB/s), 18 compute trays of 4
+ *              GPUs, one 800 Gb/s ConnectX-8 SuperNIC per GPU.
  *   [DGX2]     NVIDIA DGX-2 datasheet (2018): 16x V100 SXM3 32GB on 12
  *              NVSwitch (300 GB/s bidirectional per GPU), 8x 100 Gb/s
  *              EDR InfiniBand for compute: 800 Gb/s per 16 GPUs = 50 Gb/s
@@ -73,6 +78,16 @@ static const sc_cluster cluster_presets[] = {
     {.name = "gb200-nvl72", .gpu = {.name = "gb200"}, .gpus = 72,
      .gpus_per_node = 4, .nvlink_domain = 72, .nvlink_bw = 0,
      .nic_bw = 400 * GBIT, .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US,
+     .topology = ""},
+    /* [DGXB300] NVLink 900 GB/s per direction, 800 Gb/s per GPU. */
+    SERVER("dgx-b300", "b300", 8, 800),
+    /* [DGXB300] the HGX B300 baseboard of the same design. */
+    SERVER("hgx-b300", "b300", 8, 800),
+    /* [NVL72U] one rack: 72 GPUs in one NVLink domain, 4 per tray (node),
+     * NVLink 900 GB/s per direction, 800 Gb/s per GPU. */
+    {.name = "gb300-nvl72", .gpu = {.name = "gb300"}, .gpus = 72,
+     .gpus_per_node = 4, .nvlink_domain = 72, .nvlink_bw = 0,
+     .nic_bw = 800 * GBIT, .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US,
      .topology = ""},
     /* [DGX2] NVLink 150 GB/s per direction through NVSwitch, 50 Gb/s per
      * GPU (8 x 100 Gb/s for 16 GPUs). */

@@ -32,6 +32,10 @@
 #define T 1e12  /* TFLOP/s */
 #define GB 1e9  /* bytes (decimal, as datasheets use) */
 #define GIB 1073741824.0
+/* calibrated: dtypes with a GEMM measurement on this GPU ([FIT-GEMM] or
+ * [MAMF] rows); fp16 runs the bf16 tensor path */
+#define CAL16 ((1u << SC_FP16) | (1u << SC_BF16))
+#define CAL8 (1u << SC_FP8)
 
 /* peak_flops order: fp32 (tensor path; fp32 FMA on pre-Ampere), tf32,
  * fp16, bf16, fp8, fp4 */
@@ -49,6 +53,7 @@ static const sc_gpu gpu_presets[] = {
         .attn_eff = 0.45,    /* no FA row (FA2 needs sm80): unfused attention used */
         .nvlink_bw = 150 * GB,                            /* [DS] 6 links x 25 GB/s per dir */
         .launch_s = 0,       /* 0 = library default (see cost/compute.c) */
+        .calibrated = 0,
     },
     {
         .name = "v100-sxm3-32gb",
@@ -62,6 +67,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,    /* as v100-sxm2 */
         .attn_eff = 0.45,
         .nvlink_bw = 150 * GB,                            /* [DS] 6 NVLink2 to NVSwitch, 25 GB/s each per dir */
+        .calibrated = 0,
     },
     {
         .name = "a100-sxm4-40gb",
@@ -73,8 +79,11 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 1555 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s on the 80 GB part / 2.039 */
         .gemm_eff = 0.84,    /* [FIT-GEMM] on the 80 GB part's rows [AZ 1-8] */
-        .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
+        .attn_eff = 0.66,    /* [AZ 60] FA2 179.5 TFLOP/s / 312 at head dim 64, x 201/175
+                                (FA2 A100 head dim 128 / 64, attention_kernel_benchmarks.csv):
+                                the head-128 rate cost/compute.c expects */
         .nvlink_bw = 300 * GB,                            /* [DS] 12 links x 25 GB/s per dir */
+        .calibrated = CAL16,
     },
     {
         .name = "a100-sxm4-80gb",
@@ -86,8 +95,11 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 2039 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* [AZ 44] STREAM copy 1.61 TB/s / 2.039 */
         .gemm_eff = 0.84,    /* [FIT-GEMM] [AZ 1-8] */
-        .attn_eff = 0.575,   /* [AZ 60] FA2 179.5 TFLOP/s / 312 */
+        .attn_eff = 0.66,    /* [AZ 60] FA2 179.5 TFLOP/s / 312 at head dim 64, x 201/175
+                                (FA2 A100 head dim 128 / 64, attention_kernel_benchmarks.csv):
+                                the head-128 rate cost/compute.c expects */
         .nvlink_bw = 300 * GB,                            /* [DS] */
+        .calibrated = CAL16,
     },
     {
         .name = "h100-sxm5-80gb",
@@ -102,6 +114,23 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff_fp8 = 0.70, /* [FIT-GEMM] fp8 rows [AZ 9-17] */
         .attn_eff = 0.33,    /* [AZ 62] FA2 327.9 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] 18 links x 25 GB/s per dir */
+        .calibrated = CAL16 | CAL8,
+    },
+    {
+        .name = "h100-sxm5-96gb",
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] as the 80 GB part */
+        .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] as 80 GB */
+        .vector_flops = 66.9 * T,
+        .hbm_bytes = 96 * GIB,                            /* six HBM3 stacks enabled (the 80 GB
+                                                             part runs five) */
+        .hbm_bw = 3350 * GB,  /* no public datasheet figure for this SKU: the 80 GB part's */
+        .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] */
+        .gemm_eff = 0.79,    /* as h100-sxm5-80gb (same die and clocks) */
+        .gemm_eff_fp8 = 0.70,
+        .attn_eff = 0.33,
+        .nvlink_bw = 450 * GB,                            /* [DS] */
+        .calibrated = 0,
     },
     {
         .name = "h200",
@@ -117,6 +146,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff_fp8 = 0.69, /* [FIT-GEMM] fp8 rows [AZ 18-26] */
         .attn_eff = 0.33,    /* [AZ 64] FA2 329.3 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] */
+        .calibrated = CAL8,
     },
     {
         .name = "b200",
@@ -132,6 +162,7 @@ static const sc_gpu gpu_presets[] = {
                                  [MAMF] B200 fp8 76.3 % / GB200 fp8 72.3 % */
         .attn_eff = 0.15,    /* no row: GB200 FA2 [AZ 66] 373.9/2500 */
         .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5: 1.8 TB/s bidirectional */
+        .calibrated = CAL16 | CAL8,
     },
     {
         .name = "gb200",
@@ -146,6 +177,41 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff_fp8 = 0.60, /* [FIT-GEMM] fp8 rows [AZ 27-35] */
         .attn_eff = 0.15,    /* [AZ 66] FA2 373.9 TFLOP/s / 2500 */
         .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5 */
+        .calibrated = CAL16 | CAL8,
+    },
+    {
+        .name = "b300",
+        .arch = 100,
+        .sm_count = 160,                                  /* [DS] Blackwell Ultra */
+        .peak_flops = {75 * T, 1125 * T, 2250 * T, 2250 * T, 4500 * T, 13500 * T}, /* [DS] HGX B300
+                             per GPU, dense (144 PF fp4 sparse / 8 = 18, dense 13.5);
+                             bf16 2250 and fp8 4500 as [MAMF] rows 6, 17 state */
+        .vector_flops = 75 * T,
+        .hbm_bytes = 288 * GB,                            /* [DS] 288 GB HBM3e */
+        .hbm_bw = 8000 * GB,                              /* [DS] */
+        .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
+        .gemm_eff = 0.652,   /* bf16: B200's 0.644 x [MAMF] B300 bf16 78.6 % / B200 77.6 % */
+        .gemm_eff_fp8 = 0.618, /* B200's 0.633 x [MAMF] B300 fp8 74.5 % / B200 76.3 % */
+        .attn_eff = 0.15,    /* no row: GB200 FA2 [AZ 66] 373.9/2500 */
+        .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5 */
+        .calibrated = CAL16 | CAL8,
+    },
+    {
+        .name = "gb300",
+        .arch = 100,
+        .sm_count = 160,                                  /* [DS] */
+        .peak_flops = {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 15000 * T}, /* [DS] GB300
+                             NVL72 / 72, dense: 1,080 PF fp4, 360 PF fp8, 180 PF bf16 */
+        .vector_flops = 80 * T,
+        .hbm_bytes = 288 * GB,                            /* [DS] 20.7 TB / 72 */
+        .hbm_bw = 8000 * GB,                              /* [DS] 576 TB/s / 72 */
+        .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
+        .gemm_eff = 0.605,   /* no row: GB200's (same rack design, [MAMF] B300 within 1 % of
+                                B200 in bf16) */
+        .gemm_eff_fp8 = 0.59, /* GB200's 0.60 x [MAMF] B300 fp8 74.5 % / B200 76.3 % */
+        .attn_eff = 0.15,    /* no row: GB200 FA2 [AZ 66] */
+        .nvlink_bw = 900 * GB,                            /* [DS] NVLink 5 */
+        .calibrated = 0,
     },
     {
         .name = "mi300x",
@@ -160,13 +226,73 @@ static const sc_gpu gpu_presets[] = {
                                 over the shape model's 0.95 there */
         .attn_eff = 0.30,    /* no row: assumption, H100-like */
         .nvlink_bw = 448 * GB,                            /* [DS] 7 x 64 GB/s Infinity Fabric per dir */
+        .calibrated = CAL16,
+    },
+    {
+        .name = "mi325x",
+        .arch = 0,
+        .sm_count = 304,                                  /* [DS] compute units */
+        .peak_flops = {163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 0}, /* [DS] as
+                             MI300X (same CDNA 3 die and clocks) */
+        .vector_flops = 163.4 * T,
+        .hbm_bytes = 256 * GB,                            /* [DS] HBM3E */
+        .hbm_bw = 6000 * GB,                              /* [DS] */
+        .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
+        .gemm_eff = 0.636,   /* [MAMF] row 11: bf16 784.9 / 1300 TFLOP/s, over the shape
+                                model's 0.95 at 13312x10240x8192 */
+        .attn_eff = 0.30,    /* no row: assumption, as mi300x */
+        .nvlink_bw = 448 * GB,                            /* [DS] 7 x 64 GB/s Infinity Fabric */
+        .calibrated = CAL16,
+    },
+    {
+        .name = "mi350x",
+        .arch = 0,
+        .sm_count = 256,                                  /* [DS] compute units */
+        .peak_flops = {144.2 * T, 1153.5 * T, 2307 * T, 2307 * T, 4614 * T, 9228 * T}, /* [DS]
+                             dense; fp4 = MXFP4 */
+        .vector_flops = 144.2 * T,
+        .hbm_bytes = 288 * GB,                            /* [DS] HBM3E */
+        .hbm_bw = 8000 * GB,                              /* [DS] */
+        .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
+        .gemm_eff = 0.655,   /* no row: as mi355x (same CDNA 4 die, lower clock) */
+        .attn_eff = 0.30,    /* no row: assumption, as mi300x */
+        .nvlink_bw = 537.6 * GB, /* [DS] Infinity Fabric 1,075 GB/s aggregate, half per dir */
+        .calibrated = 0,
+    },
+    {
+        .name = "mi355x",
+        .arch = 0,
+        .sm_count = 256,                                  /* [DS] compute units */
+        .peak_flops = {157.3 * T, 1258.3 * T, 2516.6 * T, 2516.6 * T, 5033.2 * T, 10066.3 * T}, /*
+                             [DS] dense; fp4 = MXFP4 */
+        .vector_flops = 157.3 * T,
+        .hbm_bytes = 288 * GB,                            /* [DS] HBM3E */
+        .hbm_bw = 8000 * GB,                              /* [DS] */
+        .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
+        .gemm_eff = 0.655,   /* [MAMF] row 10: bf16 1565 TFLOP/s (the row's own theoretical is
+                                2300) / datasheet 2516.6, over the shape model's 0.95 */
+        .attn_eff = 0.30,    /* no row: assumption, as mi300x */
+        .nvlink_bw = 537.6 * GB, /* [DS] Infinity Fabric 1,075 GB/s aggregate, half per dir */
+        .calibrated = CAL16,
     },
 };
 
 #define N_GPU (sizeof gpu_presets / sizeof gpu_presets[0])
 
+/* Other ids vendors and clouds use for a preset: accepted as that preset. */
+static const char *const gpu_aliases[][2] = {
+    {"h200-141gb", "h200"},
+    {"h200-sxm-141gb", "h200"},
+    {"h200-sxm5-141gb", "h200"},
+    {"h100-sxm-80gb", "h100-sxm5-80gb"},
+    {"h100-sxm-96gb", "h100-sxm5-96gb"},
+    {"b200-180gb", "b200"},
+};
+
 const sc_gpu *sc_gpu_preset(const char *name) {
   if (!name) return NULL;
+  for (size_t a = 0; a < sizeof gpu_aliases / sizeof gpu_aliases[0]; a++)
+    if (strcasecmp(gpu_aliases[a][0], name) == 0) name = gpu_aliases[a][1];
   for (size_t i = 0; i < N_GPU; i++)
     if (strcasecmp(gpu_presets[i].name, name) == 0) return &gpu_presets[i];
   return NULL;

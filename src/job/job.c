@@ -32,6 +32,7 @@ struct sc_job {
   sc_scenario cur;        /* the scenario of the plan being evaluated */
   xg x;                   /* the plan's execution graph (reused) */
   memo costs;             /* kernel and collective times of this job */
+  memo bound_costs;       /* the same without the topology (job_bound) */
   lower_scratch ls;
   eng e;
 };
@@ -43,6 +44,7 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
   j->s = *in;
   xg_init(&j->x);
   memo_init(&j->costs);
+  memo_init(&j->bound_costs);
   eng_init(&j->e);
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
@@ -61,6 +63,7 @@ void sc_job_close(sc_job *j) {
   ncost_close(j->net);
   xg_free(&j->x);
   memo_free(&j->costs);
+  memo_free(&j->bound_costs);
   lower_scratch_free(&j->ls);
   eng_free(&j->e);
   mem_free(j);
@@ -72,9 +75,9 @@ const sc_scenario *job_current(const sc_job *j) { return &j->cur; }
 
 const wg_graph *job_graph(const sc_job *j) { return j->g; }
 
-/* Check plan (NULL: the scenario's) against the job, lower it and cost
- * its stages into j->e. */
-static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
+/* Check plan (NULL: the scenario's) against the job and lower it into
+ * j->x, which j->e then evaluates. */
+static int check_and_lower(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->cur = j->s;
   if (plan) j->cur.plan = *plan;
   int rc = sc_scenario_resolve(&j->cur, err);
@@ -88,7 +91,13 @@ static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   j->e.oom = 0;
-  return eng_prepare(&j->e, err);
+  return SC_OK;
+}
+
+/* check_and_lower, then cost the plan's stages into j->e. */
+static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
+  int rc = check_and_lower(j, plan, err);
+  return rc != SC_OK ? rc : eng_prepare(&j->e, err);
 }
 
 /* What went wrong beside the evaluation itself: a collective the flow
@@ -159,6 +168,36 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
   }
   rc = settle(j, SC_OK, err);
   return rc != SC_OK ? -rc : n;
+}
+
+/* ------------------------------------------ phases, for the search */
+
+int job_has_topology(const sc_job *j) { return j->net != NULL; }
+
+/* prepare()'s check and lowering, with the memory of every stage. */
+int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
+  int rc = check_and_lower(j, plan, err);
+  return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
+}
+
+int job_bound(sc_job *j, double *step_s, sc_error *err) {
+  j->e.net = NULL;
+  j->e.costs = &j->bound_costs;
+  int rc = eng_prepare(&j->e, err);
+  sc_result r;
+  if (rc == SC_OK) eng_result(&j->e, &r);
+  *step_s = rc == SC_OK ? r.step_s : 0;
+  j->e.net = j->net;
+  j->e.costs = &j->costs;
+  return settle(j, rc, err);
+}
+
+int job_finish(sc_job *j, sc_result *r, sc_error *err) {
+  j->e.net = j->net;
+  j->e.costs = &j->costs;
+  int rc = eng_prepare(&j->e, err);
+  if (rc == SC_OK) eng_result(&j->e, r);
+  return settle(j, rc, err);
 }
 
 /* ----------------------------------------------------- one-call forms */

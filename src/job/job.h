@@ -15,4 +15,24 @@ const sc_scenario *job_current(const sc_job *j);
 /* The job's workload graph. */
 const wg_graph *job_graph(const sc_job *j);
 
+/* A plan's evaluation in phases, for the search (each a subset of
+ * sc_job_predict's work, which is job_lower then job_finish):
+ *
+ * job_lower   check `plan` against the job and lower it; *mem is the
+ *             memory of its most loaded stage (no time costed yet).
+ *             SC_EINPUT when the checks reject the plan.
+ * job_bound   after job_lower: a lower bound of the step, every
+ *             collective at NCCL's closed form on the group's links (a
+ *             topology only adds to those times: netcost.h); without a
+ *             topology it is the step itself.
+ * job_finish  after job_lower (job_bound may come between): the
+ *             prediction, exactly what sc_job_predict gives. */
+int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+int job_bound(sc_job *j, double *step_s, sc_error *err);
+int job_finish(sc_job *j, sc_result *r, sc_error *err);
+
+/* 1 when the job's cluster names a topology (collectives run through the
+ * flow engine). */
+int job_has_topology(const sc_job *j);
+
 #endif

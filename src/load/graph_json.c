@@ -63,7 +63,7 @@ enum {
   GJ_A_OUT_FEATURES, GJ_A_IN_FEATURES, GJ_A_BIAS, GJ_A_TIED, GJ_A_PARALLEL, GJ_A_EXPERT,
   GJ_A_EXPERTS, GJ_A_TOPK, GJ_A_HEADS, GJ_A_KV_HEADS, GJ_A_HEAD_DIM, GJ_A_CAUSAL, GJ_A_VOCAB,
   GJ_A_DIM, GJ_A_POSITIONS, GJ_A_OUT_CHANNELS, GJ_A_KERNEL, GJ_A_STRIDE, GJ_A_PAD,
-  GJ_A_HIGH_PRECISION, GJ_A_COUNT
+  GJ_A_HIGH_PRECISION, GJ_A_V_HEAD_DIM, GJ_A_COUNT
 };
 
 typedef enum gj_vtype { GJ_LONG, GJ_INT, GJ_BOOL, GJ_TP } gj_vtype;
@@ -103,6 +103,7 @@ static const gj_attr gj_attrs[GJ_A_COUNT] = {
     GJ_INT_ATTR("stride", stride, 1),
     GJ_INT_ATTR("pad", pad, 0),
     GJ_BOOL_ATTR("high_precision", high_precision),
+    GJ_LONG_ATTR("v_head_dim", v_head_dim, 1),
 };
 
 /* Keys every operator takes, before its attributes. */
@@ -131,7 +132,7 @@ static const gj_opdef gj_defs[] = {
          A(HIGH_PRECISION),
      TP(NONE) | TP(COLUMN) | TP(ROW) | TP(VOCAB)},
     {"matmul", WG_MATMUL, WG_FN_NONE, A(PARALLEL), TP(NONE) | TP(HEADS)},
-    {"attention", WG_ATTENTION, WG_FN_NONE, GJ_HEAD_ATTRS | A(CAUSAL) | A(PARALLEL),
+    {"attention", WG_ATTENTION, WG_FN_NONE, GJ_HEAD_ATTRS | A(CAUSAL) | A(PARALLEL) | A(V_HEAD_DIM),
      TP(NONE) | TP(HEADS)},
     {"conv2d", WG_CONV, WG_FN_NONE, A(OUT_CHANNELS) | GJ_POOL_ATTRS | A(BIAS) | A(HIGH_PRECISION),
      0},
@@ -149,6 +150,7 @@ static const gj_opdef gj_defs[] = {
     {"rope", WG_ELTWISE, WG_FN_ROPE, GJ_HEAD_ATTRS, 0},
     {"softmax", WG_ELTWISE, WG_FN_SOFTMAX, 0, 0},
     {"scale", WG_ELTWISE, WG_FN_SCALE, 0, 0},
+    {"concat", WG_ELTWISE, WG_FN_CONCAT, 0, 0},
     {"embedding", WG_EMBEDDING, WG_FN_NONE, A(VOCAB) | A(DIM) | A(POSITIONS) | A(PARALLEL),
      TP(NONE) | TP(VOCAB)},
     {"interaction", WG_INTERACTION, WG_FN_NONE, 0, 0},

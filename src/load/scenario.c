@@ -104,6 +104,7 @@ static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
 static const char *const scn_recomp_names[] = {"none", "selective", "full"};
 static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
+static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
@@ -182,6 +183,22 @@ static const scn_field scn_model_fields[] = {
     F_ENUM(sc_model, "position", tf.pos, scn_pos_names),
     F_BOOL(sc_model, "tied_embeddings", tf.tied_embeddings),
     F_BOOL(sc_model, "bias", tf.bias),
+    F_INT(sc_model, "dense_layers", tf.dense_layers, 0, PLAN_MAX_LAYERS,
+          "the first N layers dense (MoE models; 0 = none)"),
+    F_INT(sc_model, "moe_every", tf.moe_every, 0, PLAN_MAX_LAYERS,
+          "layer i is MoE when (i + 1) % N == 0 (0 or 1 = every layer)"),
+    F_INT(sc_model, "dense_ffn", tf.dense_ffn, 0, PLAN_MAX_WIDTH,
+          "MLP size of the dense layers (0 = ffn)"),
+    F_INT(sc_model, "shared_experts", tf.shared_experts, 0, PLAN_MAX_HEADS,
+          "experts every token runs, each ffn wide (0 = none)"),
+    F_INT(sc_model, "q_lora_rank", tf.q_lora_rank, 0, PLAN_MAX_WIDTH,
+          "MLA query latent size (0 = no query latent)"),
+    F_INT(sc_model, "kv_lora_rank", tf.kv_lora_rank, 0, PLAN_MAX_WIDTH,
+          "MLA key/value latent size (0 = standard attention)"),
+    F_INT(sc_model, "rope_dim", tf.rope_dim, 0, PLAN_MAX_HEADS,
+          "MLA RoPE part of a q/k head (qk_rope_head_dim)"),
+    F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
+          "MLA value head size (0 = head_dim)"),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
 
@@ -222,6 +239,23 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "framework_eager", framework_eager),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
+    F_ENUM(sc_plan, "main_grads", main_grads, scn_dtype_names),
+    F_BOOL(sc_plan, "fp8_param", fp8_param),
+    F_ENUM(sc_plan, "fp8_recipe", fp8_recipe, scn_fp8_recipe_names),
+    F_INT(sc_plan, "bf16_first_layers", bf16_first_layers, 0, PLAN_MAX_LAYERS,
+          "layers at the start whose GEMMs stay in 16 bits in an fp8/fp4 plan"),
+    F_INT(sc_plan, "bf16_last_layers", bf16_last_layers, 0, PLAN_MAX_LAYERS,
+          "layers at the end whose GEMMs stay in 16 bits in an fp8/fp4 plan"),
+    F_INT(sc_plan, "recompute_layers", recompute_layers, 0, PLAN_MAX_LAYERS,
+          "layers recomputed per model chunk (0 = all, with recompute \"full\")"),
+    F_INT(sc_plan, "pp_first_layers", pp_first_layers, 0, PLAN_MAX_LAYERS,
+          "layers of the first pipeline stage (0 = even split)"),
+    F_INT(sc_plan, "pp_last_layers", pp_last_layers, 0, PLAN_MAX_LAYERS,
+          "layers of the last pipeline stage (0 = even split)"),
+    F_BOOL(sc_plan, "pp_embedding_in_split", pp_embedding_in_split),
+    F_BOOL(sc_plan, "pp_loss_in_split", pp_loss_in_split),
+    F_SPECIAL("pp_layout", NULL,
+              "an array of pp*vpp layer counts, chunk k of stage s at index k*pp + s"),
 };
 static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
 
@@ -270,7 +304,10 @@ static const char *const scn_aliases[][2] = {
     {"ffn_hidden_size", "ffn"}, {"vocab_size", "vocab"}, {"padded_vocab_size", "vocab"},
     {"seq_length", "seq"}, {"seq_len", "seq"}, {"max_seq_len", "seq"},
     {"sequence_length", "seq"}, {"num_experts", "experts"}, {"num_local_experts", "experts"},
-    {"moe_router_topk", "topk"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
+    {"moe_router_topk", "topk"}, {"first_k_dense_replace", "dense_layers"},
+    {"interleave_moe_layer_step", "moe_every"}, {"n_shared_experts", "shared_experts"},
+    {"num_shared_experts", "shared_experts"}, {"qk_rope_head_dim", "rope_dim"},
+    {"qk_nope_head_dim", "head_dim"}, {"moe_intermediate_size", "ffn"}, {"num_experts_per_tok", "topk"}, {"top_k", "topk"},
     {"tensor_model_parallel_size", "tp"}, {"tensor_parallel", "tp"},
     {"pipeline_model_parallel_size", "pp"}, {"pipeline_parallel", "pp"},
     {"data_parallel", "dp"}, {"context_parallel_size", "cp"},
@@ -279,7 +316,14 @@ static const char *const scn_aliases[][2] = {
     {"gbs", "global_batch"}, {"micro_batch_size", "micro_batch"}, {"mbs", "micro_batch"},
     {"zero_stage", "zero"}, {"precision", "dtype"},
     {"use_distributed_optimizer", "distributed_optimizer"},
-    {"recompute_granularity", "recompute"}, {"activation_checkpointing", "recompute"},
+    {"recompute_granularity", "recompute"}, {"recompute_num_layers", "recompute_layers"},
+    {"grad_reduce_in_fp32", "main_grads"}, {"num_layers_at_start_in_bf16", "bf16_first_layers"},
+    {"num_layers_at_end_in_bf16", "bf16_last_layers"}, {"fp8_param_gather", "fp8_param"}, {"activation_checkpointing", "recompute"},
+    {"num_layers_in_first_pipeline_stage", "pp_first_layers"},
+    {"num_layers_in_last_pipeline_stage", "pp_last_layers"},
+    {"account_for_embedding_in_pipeline_split", "pp_embedding_in_split"},
+    {"account_for_loss_in_pipeline_split", "pp_loss_in_split"},
+    {"pipeline_model_parallel_layout", "pp_layout"},
     {"num_gpus", "gpus"}, {"world_size", "gpus"}, {"num_nodes", "nodes"},
     {"gpu_type", "gpu"}, {"memory_GB", "hbm_GB"}, {"hbm", "hbm_GB"},
 };
@@ -726,6 +770,10 @@ static int scn_gpu(scn_ctx *c, const json_t *v, sc_gpu *g) {
     return rc;
   if (!p && json_object_get(v, "peak_tflops")) /* another chip, not a variant */
     snprintf(g->name, sizeof g->name, "custom");
+  /* the user's own speeds: nothing of them was measured by stepcast */
+  static const char *const speeds[] = {"peak_tflops", "gemm_eff", "gemm_eff_fp8", "attn_eff"};
+  for (size_t i = 0; i < NFIELDS(speeds); i++)
+    if (json_object_get(v, speeds[i])) g->calibrated = 0;
   return scn_fields(c, &scn_gpu_sec, v, g);
 }
 
@@ -857,6 +905,27 @@ static int scn_overrides(scn_ctx *c, const json_t *v, sc_plan *p) {
   return SC_OK;
 }
 
+/* "plan.pp_layout": an array of layer counts, one per virtual stage. */
+static int scn_pp_layout(scn_ctx *c, const json_t *v, sc_plan *p) {
+  const scn_field f = {.key = "pp_layout", .lo = 0, .hi = PLAN_MAX_LAYERS,
+                       .what = "a layer count (0 or more)"};
+  if (!json_is_array(v) || json_array_size(v) == 0)
+    return scn_type(c, "plan.pp_layout", "a non-empty array of layer counts", v);
+  if (json_array_size(v) > SC_MAX_PP_LAYOUT)
+    return scn_fail(c, "plan.pp_layout", "%zu virtual stages; at most %d", json_array_size(v),
+                    SC_MAX_PP_LAYOUT);
+  for (size_t i = 0; i < json_array_size(v); i++) {
+    char path[48];
+    long long n = 0;
+    snprintf(path, sizeof path, "plan.pp_layout[%zu]", i);
+    int rc = scn_integer(c, &f, json_array_get(v, i), path, &n);
+    if (rc) return rc;
+    p->pp_layout[i] = (int)n;
+  }
+  p->n_pp_layout = (int)json_array_size(v);
+  return SC_OK;
+}
+
 /* ------------------------------------------------------------ document */
 
 /* Decode a whole document into *s, starting from the default scenario. */
@@ -877,6 +946,8 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
   const json_t *ov = p ? json_object_get(p, "overrides") : NULL;
   if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;
+  const json_t *lay = p ? json_object_get(p, "pp_layout") : NULL;
+  if (lay && (rc = scn_pp_layout(c, lay, &s->plan))) return rc;
   return SC_OK;
 }
 

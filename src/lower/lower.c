@@ -59,6 +59,7 @@ typedef struct lctx {
   int g_tp, g_cp, g_ep, g_dp, g_mp;
   int seg_first;  /* first task of the segment being lowered */
   double act, act_sel, params, tied;
+  double params_lp; /* of those, weights of low-precision GEMMs */
   int flash;
   sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
   sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
@@ -131,15 +132,22 @@ static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
   return emit(c, &t);
 }
 
-static int mem_task(lctx *c, const char *name, int op, double bytes, int hf, int hb,
-                    double bwd, int dep) {
-  xg_task t = task(XG_MEM, "", name, op);
+/* A memory-bound kernel named prefix + name (both static or owned by the
+ * graph: the task keeps the pointers). */
+static int mem_task_p(lctx *c, const char *prefix, const char *name, int op, double bytes,
+                      int hf, int hb, double bwd, int dep) {
+  xg_task t = task(XG_MEM, prefix, name, op);
   t.bytes = bytes;
   t.host_fwd = hf;
   t.host_bwd = hb;
   t.bwd_scale = bwd;
   t.dep[0] = dep;
   return emit(c, &t);
+}
+
+static int mem_task(lctx *c, const char *name, int op, double bytes, int hf, int hb,
+                    double bwd, int dep) {
+  return mem_task_p(c, "", name, op, bytes, hf, hb, bwd, dep);
 }
 
 static int gemm_task(lctx *c, const char *name, int op, double m, double n, double k,
@@ -240,16 +248,28 @@ static int common_layout(lctx *c, const wg_op *o, int opi, lay *out) {
 
 /* ------------------------------------------------- saved activations */
 
+/* 1 when op runs as a low-precision (fp8/fp4) GEMM: the linear layers and
+ * convolutions of the model's layers, not those marked high_precision. */
+static int low_precision(const lctx *c, const wg_op *o) {
+  return (c->lp == SC_FP8 || c->lp == SC_FP4) && !c->st.hp &&
+         (o->kind == WG_LINEAR || o->kind == WG_CONV) &&
+         c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
  * inputs' layouts before conversion. */
 static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
   double b = 0, extra = 0;
+  /* Transformer Engine keeps the fp8 cast of a low-precision GEMM's input
+   * for its weight gradient: one byte an element instead of two (NVFP4
+   * recipes keep the same fp8 copy) */
+  double in_scale = low_precision(c, o) ? 0.5 : 1.0;
   for (int i = 0; i < o->n_in; i++) {
     if (!(o->saved & WG_SAVE_IN(i))) continue;
     double x = bytes_gpu(c, o->in[i], before[i]), y = bytes_gpu(c, o->in[i], c->ts[o->in[i]].lay);
-    b += x < y ? x : y;
+    b += (x < y ? x : y) * in_scale;
   }
   if (o->saved & WG_SAVE_OUT) b += bytes_gpu(c, o->out, out);
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
@@ -273,6 +293,7 @@ static void params(lctx *c, const wg_op *o) {
   if (o->expert) p /= c->st.ep;
   if (o->tied) c->tied += p;
   else c->params += p;
+  if (low_precision(c, o)) c->params_lp += p;
 }
 
 /* ------------------------------------------------------ operators */
@@ -290,12 +311,19 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
     batch = (double)o->experts / c->st.ep;
     m /= batch;
   }
-  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[x].task);
+  int dep = c->ts[x].task;
+  if (low_precision(c, o) && c->s->plan.fp8_recipe == SC_FP8_CURRENT) {
+    /* current scaling: an amax pass reads the operand (16-bit) before its
+     * fused cast, forward (x) and backward (the output gradient) */
+    double x_elems = m * k * batch, dy_elems = m * n * batch;
+    dep = mem_task_p(c, "amax_", o->name, opi, x_elems * c->e, 1, 1, dy_elems / x_elems, dep);
+    if (dep < 0) return -1;
+  }
+  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, dep);
   if (t < 0) return -1;
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */
-  if (c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision)
-    c->x->tasks[c->seg_first + t].dtype = c->lp;
+  if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->expert = o->expert;
@@ -313,6 +341,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   double tp = c->st.tp, b = c->mb, cp = c->st.cp;
   double sl = (double)c->g->tensors[x].dim[0] / c->cpdiv, skv = (double)c->g->tensors[x].dim[0];
   double hq = (double)o->heads / tp, hkv = (double)o->kv_heads / tp, d = (double)o->head_dim;
+  double dv = o->v_head_dim > 0 ? (double)o->v_head_dim : d; /* MLA: v narrower than q, k */
   double e = c->e;
   int dep = c->ts[x].task;
   int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
@@ -321,7 +350,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   if (cp > 1) {
     /* K and V chunks travel around the context-parallel ring, hidden
      * under the attention that follows */
-    int r = comm(c, COLL_SEND_RECV, c->g_cp, 2.0 * b * sl * hkv * d * e * (cp - 1), "",
+    int r = comm(c, COLL_SEND_RECV, c->g_cp, b * sl * hkv * (d + dv) * e * (cp - 1), "",
                  "cp_kv_ring", t);
     if (r < 0) return -1;
     c->x->tasks[c->seg_first + r].overlap = XG_OVL_NEXT;
@@ -348,7 +377,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
     if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
-    if ((t = gemm_task(c, "attn_av", opi, sl, d, skv, b * hq, 4, 3, t)) < 0) return -1;
+    if ((t = gemm_task(c, "attn_av", opi, sl, dv, skv, b * hq, 4, 3, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
   }
   tstate *y = &c->ts[o->out];
@@ -358,6 +387,24 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   y->task = t;
   y->origin = opi;
   return 0;
+}
+
+/* Without fused kernels (plan.fused_kernels false) an element-wise op
+ * runs as the separate PyTorch kernels Megatron's fusions replace
+ * (megatron/core/fusions: bias_gelu, bias_dropout_add, bias_swiglu):
+ * bias add + GELU (2 kernels, twice the traffic), bias add + dropout +
+ * residual add (3 kernels; 8 tensor passes against the fused 4), SiLU
+ * then multiply (2 kernels; 5 passes against 3). *traffic and *kernels
+ * are the factors. */
+static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels) {
+  *traffic = 1, *kernels = 1;
+  if (c->s->plan.fused_kernels || o->kind != WG_ELTWISE) return;
+  switch (o->fn) {
+  case WG_FN_GELU: *traffic = 2, *kernels = 2; break;
+  case WG_FN_BIAS_DROPOUT_ADD: *traffic = 2, *kernels = 3; break;
+  case WG_FN_SWIGLU: *traffic = 5.0 / 3.0, *kernels = 2; break;
+  default: break;
+  }
 }
 
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
@@ -379,10 +426,13 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   }
   double n = o->elems * c->mb / c->cpdiv;
   if (l == LAY_SEQ || l == LAY_FEAT) n /= c->st.tp;
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b);
+  double traffic;
+  int kernels;
+  unfused(c, o, &traffic, &kernels);
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic;
   c->run_lay = l;
-  int t = mem_task(c, o->name, opi, bytes, o->host_fwd, o->host_bwd, o->bwd_scale,
-                   c->ts[o->in[0]].task);
+  int t = mem_task(c, o->name, opi, bytes, o->host_fwd * kernels, o->host_bwd * kernels,
+                   o->bwd_scale, c->ts[o->in[0]].task);
   if (t < 0) return -1;
   if (o->n_in > 1) c->x->tasks[c->x->n_tasks - 1].dep[1] = c->ts[o->in[1]].task;
   tstate *y = &c->ts[o->out];
@@ -424,8 +474,7 @@ static int lower_dense(lctx *c, const wg_op *o, int opi) {
   }
   int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, c->ts[o->in[0]].task);
   if (t < 0) return -1;
-  if (o->kind == WG_CONV && c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision)
-    c->x->tasks[c->seg_first + t].dtype = c->lp;
+  if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;
   c->ts[o->out].task = t;
   c->ts[o->out].origin = opi;
   c->ts[o->out].lay = o->tp == WG_TP_HEADS && c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
@@ -475,7 +524,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   groups(c);
   if (c->g_tp < 0 || c->g_cp < 0 || c->g_ep < 0 || c->g_dp < 0 || c->g_mp < 0) return -1;
   c->seg_first = c->x->n_tasks;
-  c->act = c->act_sel = c->params = c->tied = 0;
+  c->act = c->act_sel = c->params = c->tied = c->params_lp = 0;
   tstate *in = &c->ts[bl->input];
   *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP};
   for (int j = 0; j < bl->n_ops; j++) {
@@ -494,9 +543,11 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.tp = st->tp, sg.cp = st->cp, sg.ep = st->ep, sg.sp = st->sp;
   sg.zero = st->zero;
   sg.recompute = st->recompute;
+  sg.hp = st->hp;
   sg.dp_group = c->g_dp;
   sg.params = c->params;
   sg.tied_params = c->tied;
+  sg.params_lp = c->params_lp;
   sg.act_bytes = c->act;
   sg.act_sel_bytes = c->act_sel;
   sg.input_bytes = bytes_gpu(c, bl->input, boundary(st));
@@ -507,7 +558,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
 static int segment_for(lctx *c, int b, const strat *st) {
   for (int i = 0; i < c->x->n_segs; i++) {
     const xg_segment *s = &c->x->segs[i];
-    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute};
+    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp};
     if (s->block == b && strat_equal(&o, st)) return i;
   }
   return lower_segment(c, b, st);
@@ -546,7 +597,7 @@ static int relayout(lctx *c, int t_block, const strat *a, const strat *b) {
 
 /* The strategy of a segment. */
 static strat seg_strat(const xg_segment *s) {
-  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute};
+  return (strat){s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp};
 }
 
 static int scratch(lower_scratch *scr, const wg_graph *g) {
@@ -572,6 +623,7 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
   const wg_graph *g = c->g;
   const sc_plan *p = &c->s->plan;
   int layer = 0, prev = -1;
+  int chunk = 0, in_chunk = 0; /* virtual stage of `layer`, its position there */
   ch->n_first = ch->n_last = 0;
   ch->last_trans = -1;
   for (int b = 0; b < g->n_blocks; b++) {
@@ -580,6 +632,18 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
       strat st;
       int idx = bl->role == WG_ROLE_LAYER ? layer : -1;
       strat_of(p, bl->name, idx, &st);
+      if (idx >= 0) {
+        while (chunk < p->pp * c->x->vpp - 1 && in_chunk >= scr->stage_layers[chunk])
+          chunk++, in_chunk = 0;
+        /* first and last layers kept in 16 bits (Megatron's
+         * --first-last-layers-bf16) */
+        if (idx < p->bf16_first_layers || idx >= g->layers - p->bf16_last_layers) st.hp = 1;
+        /* partial recomputation: the first recompute_layers of a chunk */
+        if (p->recompute_layers > 0 && st.recompute == SC_RECOMP_FULL &&
+            in_chunk >= p->recompute_layers)
+          st.recompute = SC_RECOMP_NONE;
+        in_chunk++;
+      }
       int seg = segment_for(c, b, &st);
       if (seg < 0) return -1;
       int tr = -1;
@@ -633,7 +697,7 @@ static int same_runs(const xg *x, const xg_stage *a, const xg_stage *b) {
 static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
   xg *x = c->x;
   const sc_plan *p = &c->s->plan;
-  int pp = p->pp, vpp = x->vpp, per = c->g->layers / (pp * vpp);
+  int pp = p->pp, vpp = x->vpp;
   xg_stage st;
   memset(&st, 0, sizeof st);
   st.first_run = x->n_runs;
@@ -641,10 +705,17 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
   if (s == 0)
     for (int i = 0; i < ch->n_first; i++)
       if (run(x, st.first_run, ch->first[i])) return -1;
-  for (int k = 0; k < vpp; k++)
-    for (int l = (k * pp + s) * per; l < (k * pp + s + 1) * per; l++)
-      if (run(x, st.first_run, scr->layer_trans[l]) || run(x, st.first_run, scr->layer_seg[l]))
-        return -1;
+  /* virtual stages in model order: chunk k of stage s is number k*pp + s */
+  for (int k = 0, first = 0; k < vpp; k++)
+    for (int v = 0; v < pp; v++) {
+      int n = scr->stage_layers[k * pp + v];
+      if (v == s)
+        for (int l = first; l < first + n; l++)
+          if (run(x, st.first_run, scr->layer_trans[l]) ||
+              run(x, st.first_run, scr->layer_seg[l]))
+            return -1;
+      first += n;
+    }
   if (s == pp - 1) {
     if (run(x, st.first_run, ch->last_trans)) return -1;
     for (int i = 0; i < ch->n_last; i++)
@@ -671,7 +742,7 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
 int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *x,
                sc_error *err) {
   const sc_plan *p = &s->plan;
-  assert(g->finalized && g->layers % (p->pp * (p->vpp > 0 ? p->vpp : 1)) == 0);
+  assert(g->finalized);
   xg_reset(x);
   if (scratch(scr, g))
     return sc_error_set(err, SC_ENOMEM, "out of memory lowering the plan");
@@ -691,6 +762,8 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
     c.hp = s->cluster.gpu.peak_flops[SC_BF16] > 0 ? SC_BF16 : SC_FP16;
   x->micro_batches = (int)(p->global_batch / ((long)p->micro_batch * p->dp));
   x->vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
+  int rc = plan_stage_layers(p, g->layers, x->vpp, scr->stage_layers, err);
+  if (rc) return rc;
   chain ch;
   if (build_chain(&c, scr, &ch)) goto nomem;
   for (int st = 0; st < p->pp; st++)
@@ -702,7 +775,8 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   {
     /* the activation leaving the last layer of the first stage's first
      * chunk, laid out as that layer's strategy leaves it */
-    int last = g->layers / (p->pp * x->vpp) - 1, b = wg_layer_block(g, last);
+    int last = scr->stage_layers[0] > 0 ? scr->stage_layers[0] - 1 : 0;
+    int b = wg_layer_block(g, last);
     strat st;
     strat_of(p, g->blocks[b].name, last, &st);
     c.st = st;
@@ -793,16 +867,8 @@ int lower_check(const wg_graph *g, const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
   char valid[256];
   int vpp = p->schedule == SC_SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1, rc;
-  if (g->layers % p->pp) {
-    plan_divisors(g->layers, valid, sizeof valid);
-    return fail(err, "plan.pp", "%d does not divide the %d layers of the graph; valid pp: %s",
-                p->pp, g->layers, valid);
-  }
-  if ((g->layers / p->pp) % vpp) {
-    plan_divisors(g->layers / p->pp, valid, sizeof valid);
-    return fail(err, "plan.vpp", "%d does not divide the %d layers per pipeline stage; valid vpp: %s",
-                vpp, g->layers / p->pp, valid);
-  }
+  int stage_layers[SC_MAX_PP_LAYOUT];
+  if ((rc = plan_stage_layers(p, g->layers, vpp, stage_layers, err))) return rc;
   if (p->cp > 1 && g->seq <= 0)
     return fail(err, "plan.cp", "%d needs a sequence model (the graph has no \"seq\"); valid cp: 1",
                 p->cp);

@@ -40,6 +40,7 @@ typedef struct lower_scratch {
   int *layer_seg;            /* per layer: its segment */
   int *layer_trans;          /* per layer: a re-layout segment before it, or -1 */
   int cap_layers;
+  int stage_layers[SC_MAX_PP_LAYOUT]; /* layers of virtual stage k*pp + s */
 } lower_scratch;
 
 void lower_scratch_free(lower_scratch *s);

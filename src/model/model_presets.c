@@ -30,6 +30,16 @@
  *           32 layers, head_dim 128, 32 heads, 8 kv heads, hidden_dim
  *           14336, vocab 32000, 8 experts, top 2). The paper's context is
  *           32768; the preset trains at 4096 (override model.seq).
+ *   [REF]   ../shared/reference/model_configs.csv and the files it cites
+ *           (Megatron-MoE-ModelZoo yamls for Qwen3 and Mixtral 8x22B,
+ *           torchtitan's llama4/__init__.py, HF config values quoted in
+ *           TensorRT-LLM's Llama 4 test for Maverick's interleave step 2).
+ *   [NEMO4] Nemotron-4 15B technical report (Parmar et al. 2024, Table 1)
+ *           and Nemotron-4 340B technical report (NVIDIA 2024, Table 1):
+ *           squared-ReLU MLP (relu here: the same GEMMs), LayerNorm, RoPE,
+ *           GQA with 8 KV heads, no biases, untied embeddings, vocab
+ *           256000, seq 4096; the shapes the DGX Cloud benchmark rows of
+ *           ../shared/validation/training state.
  */
 #include <stddef.h>
 #include <strings.h>
@@ -120,6 +130,62 @@ static const sc_model model_presets[] = {
      .seq = 4096, .experts = 8, .topk = 2, .act = SC_ACT_SWIGLU,
      .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE, .tied_embeddings = 0,
      .bias = 0}},
+    /* Mixtral 8x22B [REF]: 56 layers, 6144, 48/8 heads, experts of 16384,
+     * top-2 of 8; vocab 32000 (v0.1); trains at 4096 here. */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "mixtral-8x22b", .tf = {.layers = 56, .hidden = 6144,
+     .heads = 48, .kv_heads = 8, .head_dim = 128, .ffn = 16384, .vocab = 32000, .seq = 4096,
+     .experts = 8, .topk = 2, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE,
+     .tied_embeddings = 0, .bias = 0}},
+    /* Qwen3-235B-A22B [REF]: 94 layers, 4096, 64/4 heads of 128, 128
+     * experts of 1536, top-8, every layer MoE; seq 4096 as the ModelZoo
+     * benchmark runs it. (QK-layernorm left out: two small norms.) */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "qwen3-235b-a22b", .tf = {.layers = 94, .hidden = 4096,
+     .heads = 64, .kv_heads = 4, .head_dim = 128, .ffn = 1536, .vocab = 151936, .seq = 4096,
+     .experts = 128, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
+    /* Qwen3-30B-A3B [REF]: 48 layers, 2048, 32/4 heads of 128, 128 experts
+     * of 768, top-8. */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "qwen3-30b-a3b", .tf = {.layers = 48, .hidden = 2048,
+     .heads = 32, .kv_heads = 4, .head_dim = 128, .ffn = 768, .vocab = 151936, .seq = 4096,
+     .experts = 128, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
+    /* Llama 4 Scout 17B-16E [REF]: 48 layers, 5120, 40/8 heads of 128, 16
+     * routed experts of 8192, top-1, one shared expert, every layer MoE;
+     * seq 8192 (NoPE layers counted as RoPE: the same GEMMs). */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "llama4-scout", .tf = {.layers = 48, .hidden = 5120,
+     .heads = 40, .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 202048, .seq = 8192,
+     .experts = 16, .topk = 1, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .shared_experts = 1,
+     .dense_ffn = 16384}},
+    /* Llama 4 Maverick 17B-128E [REF]: as Scout with 128 routed experts on
+     * every second layer (interleave step 2: layers 1, 3, ... MoE), dense
+     * layers of 16384. */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "llama4-maverick", .tf = {.layers = 48,
+     .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 202048,
+     .seq = 8192, .experts = 128, .topk = 1, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .shared_experts = 1, .moe_every = 2,
+     .dense_ffn = 16384}},
+    /* DeepSeek-V3 [REF] (inference/configs/config_671B.json): 61 layers of
+     * 7168, MLA (128 heads, q latent 1536, kv latent 512, q/k heads 128 +
+     * 64 RoPE, v 128), 3 dense layers of 18432, then 256 routed experts of
+     * 2048 with top-8 and one shared expert; vocab 129280; pre-training
+     * seq 4096. The multi-token-prediction module is left out (671B is
+     * counted without it). */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "deepseek-v3", .tf = {.layers = 61, .hidden = 7168,
+     .heads = 128, .kv_heads = 128, .head_dim = 128, .ffn = 2048, .vocab = 129280, .seq = 4096,
+     .experts = 256, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .dense_layers = 3, .dense_ffn = 18432,
+     .shared_experts = 1, .q_lora_rank = 1536, .kv_lora_rank = 512, .rope_dim = 64,
+     .v_head_dim = 128}},
+    /* Nemotron-4 [NEMO4]. */
+    {.kind = SC_MODEL_TRANSFORMER, .name = "nemotron4-15b", .tf = {.layers = 32, .hidden = 6144,
+     .heads = 48, .kv_heads = 8, .head_dim = 128, .ffn = 24576, .vocab = 256000, .seq = 4096,
+     .experts = 0, .topk = 0, .act = SC_ACT_RELU, .norm = SC_NORM_LAYERNORM, .pos = SC_POS_ROPE,
+     .tied_embeddings = 0, .bias = 0}},
+    {.kind = SC_MODEL_TRANSFORMER, .name = "nemotron4-340b", .tf = {.layers = 96,
+     .hidden = 18432, .heads = 96, .kv_heads = 8, .head_dim = 192, .ffn = 73728, .vocab = 256000,
+     .seq = 4096, .experts = 0, .topk = 0, .act = SC_ACT_RELU, .norm = SC_NORM_LAYERNORM,
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
 };
 
 #define N_MODEL (sizeof model_presets / sizeof model_presets[0])

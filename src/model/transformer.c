@@ -40,8 +40,20 @@ static int tf_ranges(const sc_transformer *m, sc_error *err) {
       (rc = plan_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
       (rc = plan_range(m->seq, 1, PLAN_MAX_SEQ, "model.seq", err)) ||
       (rc = plan_range(m->experts, 0, PLAN_MAX_HEADS, "model.experts", err)) ||
-      (rc = plan_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)))
+      (rc = plan_range(m->topk, 0, PLAN_MAX_HEADS, "model.topk", err)) ||
+      (rc = plan_range(m->dense_layers, 0, m->layers, "model.dense_layers", err)) ||
+      (rc = plan_range(m->moe_every, 0, m->layers, "model.moe_every", err)) ||
+      (rc = plan_range(m->dense_ffn, 0, PLAN_MAX_WIDTH, "model.dense_ffn", err)) ||
+      (rc = plan_range(m->shared_experts, 0, PLAN_MAX_HEADS, "model.shared_experts", err)) ||
+      (rc = plan_range(m->q_lora_rank, 0, PLAN_MAX_WIDTH, "model.q_lora_rank", err)) ||
+      (rc = plan_range(m->kv_lora_rank, 0, PLAN_MAX_WIDTH, "model.kv_lora_rank", err)) ||
+      (rc = plan_range(m->rope_dim, 0, PLAN_MAX_HEADS, "model.rope_dim", err)) ||
+      (rc = plan_range(m->v_head_dim, 0, PLAN_MAX_HEADS, "model.v_head_dim", err)))
     return rc;
+  if (m->kv_lora_rank == 0 && (m->q_lora_rank || m->rope_dim || m->v_head_dim))
+    return sc_error_set(err, SC_EINPUT,
+                        "model.%s: latent attention (MLA) needs model.kv_lora_rank > 0",
+                        m->q_lora_rank ? "q_lora_rank" : m->rope_dim ? "rope_dim" : "v_head_dim");
   if ((unsigned)m->act > SC_ACT_RELU)
     return sc_error_set(err, SC_EINPUT, "model.activation: %d is not valid (gelu, swiglu, relu)",
                         (int)m->act);
@@ -88,6 +100,12 @@ static int tf_attention(sc_transformer *m, sc_error *err) {
 
 /* Dense (experts 0 or 1, topk 0 or 1) or 1 <= topk <= experts. */
 static int tf_moe(const sc_transformer *m, sc_error *err) {
+  if (m->experts <= 1 && (m->dense_layers || m->moe_every > 1 || m->shared_experts))
+    return sc_error_set(err, SC_EINPUT,
+                        "model.%s: an MoE layout needs model.experts > 1 (is %d)",
+                        m->dense_layers ? "dense_layers" : m->moe_every > 1 ? "moe_every"
+                                                                            : "shared_experts",
+                        m->experts);
   if (m->experts <= 1) {
     if (m->topk > 1)
       return sc_error_set(err, SC_EINPUT,
@@ -117,19 +135,54 @@ static int tf_resolve(sc_model *model, sc_error *err) {
 static int moe(const sc_transformer *m) { return m->experts > 1; }
 static double topk(const sc_transformer *m) { return m->topk > 0 ? m->topk : 1; }
 
-/* Parameters of one MLP (one expert). */
-static double mlp_params(const sc_transformer *m) {
-  return (m->act == SC_ACT_SWIGLU ? 3.0 : 2.0) * m->hidden * (double)m->ffn;
+/* Layer i of m is an MoE layer. */
+static int moe_layer(const sc_transformer *m, int i) {
+  if (!moe(m) || i < m->dense_layers) return 0;
+  return m->moe_every <= 1 || (i + 1) % m->moe_every == 0;
 }
 
-/* Parameters of the attention block, the MLP (all experts), the norms and
- * biases of one layer. */
-static double layer_params(const sc_transformer *m) {
+static int moe_layers(const sc_transformer *m) {
+  int n = 0;
+  for (int i = 0; i < m->layers; i++) n += moe_layer(m, i);
+  return n;
+}
+
+static int dense_ffn(const sc_transformer *m) { return m->dense_ffn > 0 ? m->dense_ffn : m->ffn; }
+
+/* Parameters of one MLP `ffn` wide. */
+static double mlp_params_w(const sc_transformer *m, double ffn) {
+  return (m->act == SC_ACT_SWIGLU ? 3.0 : 2.0) * m->hidden * ffn;
+}
+/* One expert (or the dense MLP of a dense model). */
+static double mlp_params(const sc_transformer *m) { return mlp_params_w(m, m->ffn); }
+
+/* Parameters of the attention block, the MLP (all experts and the shared
+ * ones, with the router), the norms and biases of one layer, MoE or not. */
+static int mla(const sc_transformer *m) { return m->kv_lora_rank > 0; }
+static double v_dim(const sc_transformer *m) {
+  return m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+}
+
+/* Attention weights of one layer (projections in and out, MLA's latent
+ * norms). MLA here projects the RoPE key per head from the latent (the
+ * model shares one across heads): kv_up is (kv_lora + rope) x heads (d +
+ * rope + dv), 0.06 % more parameters than DeepSeek-V3 has. */
+static double attn_params(const sc_transformer *m) {
   double h = m->hidden, d = m->head_dim, a = m->heads, g = m->kv_heads;
-  double attn = h * (a + 2 * g) * d + a * d * h;
-  double mlp = moe(m) ? mlp_params(m) * m->experts + h * m->experts : mlp_params(m);
+  if (!mla(m)) return h * (a + 2 * g) * d + a * d * h;
+  double dqk = d + m->rope_dim, kv = m->kv_lora_rank + m->rope_dim, q = m->q_lora_rank;
+  double qp = q > 0 ? h * q + q + q * a * dqk : h * a * dqk;
+  return qp + h * kv + kv + kv * a * (dqk + v_dim(m)) + a * v_dim(m) * h;
+}
+
+static double layer_params_of(const sc_transformer *m, int is_moe) {
+  double h = m->hidden, d = m->head_dim, a = m->heads, g = m->kv_heads;
+  double attn = attn_params(m);
+  double f = is_moe ? m->ffn : dense_ffn(m);
+  double mlp = is_moe ? mlp_params(m) * (m->experts + m->shared_experts) + h * m->experts
+                      : mlp_params_w(m, f);
   double norms = (m->norm == SC_NORM_LAYERNORM ? 4.0 : 2.0) * h;
-  double bias = m->bias ? (a + 2 * g) * d + 2 * h + (m->act == SC_ACT_SWIGLU ? 2.0 : 1.0) * m->ffn
+  double bias = m->bias ? (a + 2 * g) * d + 2 * h + (m->act == SC_ACT_SWIGLU ? 2.0 : 1.0) * f
                         : 0;
   return attn + mlp + norms + bias;
 }
@@ -144,13 +197,15 @@ static double embedding_params(const sc_transformer *m) {
 
 static double tf_params(const sc_model *model) {
   const sc_transformer *m = &model->tf;
-  return m->layers * layer_params(m) + embedding_params(m);
+  int n_moe = moe_layers(m);
+  return n_moe * layer_params_of(m, 1) + (m->layers - n_moe) * layer_params_of(m, 0) +
+         embedding_params(m);
 }
 
 static double tf_active_params(const sc_model *model) {
   const sc_transformer *m = &model->tf;
   if (!moe(m)) return tf_params(model);
-  return tf_params(model) - m->layers * mlp_params(m) * (m->experts - topk(m));
+  return tf_params(model) - moe_layers(m) * mlp_params(m) * (m->experts - topk(m));
 }
 
 /* Model FLOPs of one sequence, forward and backward: 6 N per token for
@@ -161,7 +216,8 @@ static double tf_model_flops(const sc_model *model) {
   const sc_transformer *m = &model->tf;
   double per_tok_layer = tf_active_params(model) - embedding_params(m);
   double head = (double)m->vocab * m->hidden;
-  double attn = 12.0 * m->layers * (double)m->seq * m->heads * m->head_dim;
+  double dqk = m->head_dim + (mla(m) ? m->rope_dim : 0);
+  double attn = 6.0 * m->layers * (double)m->seq * m->heads * (dqk + (mla(m) ? v_dim(m) : dqk));
   return (double)m->seq * (6.0 * (per_tok_layer + head) + attn);
 }
 
@@ -206,6 +262,11 @@ static wg_op heads(wg_op o, const sc_transformer *m) {
   o.heads = m->heads;
   o.kv_heads = m->kv_heads;
   o.head_dim = m->head_dim;
+  if (m->kv_lora_rank > 0) { /* MLA: every head has its own k and v */
+    o.kv_heads = m->heads;
+    o.head_dim = m->head_dim + m->rope_dim;
+    o.v_head_dim = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+  }
   return o;
 }
 
@@ -218,16 +279,29 @@ static wg_fn act_fn(const sc_transformer *m) {
   return m->act == SC_ACT_SWIGLU ? WG_FN_SWIGLU : m->act == SC_ACT_RELU ? WG_FN_RELU : WG_FN_GELU;
 }
 
-/* The MLP from ln2 to mlp_out: dense, or routed experts. */
-static int mlp(wg_graph *g, const sc_transformer *m, sc_error *err) {
+/* A dense MLP `ffn` wide from `in` to `out`, its operators named with
+ * prefix `pre` ("" or "shared_"). */
+static int dense_mlp(wg_graph *g, const sc_transformer *m, long ffn, const char *pre,
+                     const char *in, const char *out, sc_error *err) {
+  long up = m->act == SC_ACT_SWIGLU ? 2L * ffn : ffn;
+  char n1[WG_NAME], na[WG_NAME], n2[WG_NAME];
+  snprintf(n1, sizeof n1, "%sfc1", pre);
+  snprintf(na, sizeof na, "%s%s", pre, act_name(m));
+  snprintf(n2, sizeof n2, "%sact", pre);
+  int rc;
+  if ((rc = add(g, linear(n1, up, WG_TP_COLUMN, m->bias), in, NULL, n1, err)) ||
+      (rc = add(g, eltwise(na, act_fn(m)), n1, NULL, n2, err)))
+    return rc;
+  snprintf(n1, sizeof n1, "%sfc2", pre);
+  return add(g, linear(n1, m->hidden, WG_TP_ROW, m->bias), n2, NULL, out, err);
+}
+
+/* The MLP from ln2 to mlp_out: dense, or routed experts (and the shared
+ * experts beside them, added to their output). */
+static int mlp(wg_graph *g, const sc_transformer *m, int is_moe, sc_error *err) {
   long up = m->act == SC_ACT_SWIGLU ? 2L * m->ffn : m->ffn;
   int rc;
-  if (!moe(m)) {
-    if ((rc = add(g, linear("fc1", up, WG_TP_COLUMN, m->bias), "ln2", NULL, "fc1", err)) ||
-        (rc = add(g, eltwise(act_name(m), act_fn(m)), "fc1", NULL, "act", err)))
-      return rc;
-    return add(g, linear("fc2", m->hidden, WG_TP_ROW, m->bias), "act", NULL, "mlp_out", err);
-  }
+  if (!is_moe) return dense_mlp(g, m, dense_ffn(m), "", "ln2", "mlp_out", err);
   wg_op route = op("route", WG_ROUTE), unroute = op("unroute", WG_UNROUTE);
   wg_op fc1 = linear("fc1", up, WG_TP_COLUMN, m->bias), fc2 = linear("fc2", m->hidden, WG_TP_ROW, m->bias);
   route.experts = unroute.experts = fc1.experts = fc2.experts = m->experts;
@@ -235,30 +309,64 @@ static int mlp(wg_graph *g, const sc_transformer *m, sc_error *err) {
   fc1.expert = fc2.expert = 1;
   wg_op router = linear("router", m->experts, WG_TP_NONE, 0);
   router.high_precision = 1; /* Megatron's router is not a TE linear layer */
+  const char *routed_out = m->shared_experts > 0 ? "routed_out" : "mlp_out";
   if ((rc = add(g, router, "ln2", NULL, "router", err)) ||
       (rc = add(g, route, "ln2", "router", "routed", err)) ||
       (rc = add(g, fc1, "routed", NULL, "fc1", err)) ||
       (rc = add(g, eltwise(act_name(m), act_fn(m)), "fc1", NULL, "act", err)) ||
-      (rc = add(g, fc2, "act", NULL, "fc2", err)))
+      (rc = add(g, fc2, "act", NULL, "fc2", err)) ||
+      (rc = add(g, unroute, "fc2", NULL, routed_out, err)))
     return rc;
-  return add(g, unroute, "fc2", NULL, "mlp_out", err);
+  if (m->shared_experts == 0) return SC_OK;
+  if ((rc = dense_mlp(g, m, (long)m->shared_experts * m->ffn, "shared_", "ln2", "shared_out",
+                      err)))
+    return rc;
+  return add(g, eltwise("shared_add", WG_FN_ADD), "routed_out", "shared_out", "mlp_out", err);
 }
 
-static int layer(wg_graph *g, const sc_transformer *m, sc_error *err) {
+/* MLA from ln1 to the packed q, k, v: latent down-projections (every
+ * tensor-parallel rank runs them whole), their norms, per-head up-
+ * projections (column-parallel) and the concatenation. */
+static int mla_qkv(wg_graph *g, const sc_transformer *m, sc_error *err) {
+  long a = m->heads, dqk = m->head_dim + m->rope_dim;
+  long dv = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+  int rc;
+  const char *q_in = "ln1";
+  if (m->q_lora_rank > 0) {
+    if ((rc = add(g, linear("q_down", m->q_lora_rank, WG_TP_NONE, 0), "ln1", NULL, "q_c", err)) ||
+        (rc = add(g, norm(m, "q_norm"), "q_c", NULL, "q_cn", err)))
+      return rc;
+    q_in = "q_cn";
+  }
+  if ((rc = add(g, linear(m->q_lora_rank > 0 ? "q_up" : "q_proj", a * dqk, WG_TP_COLUMN, 0), q_in,
+                NULL, "q", err)) ||
+      (rc = add(g, linear("kv_down", (long)m->kv_lora_rank + m->rope_dim, WG_TP_NONE, 0), "ln1",
+                NULL, "kv_c", err)) ||
+      (rc = add(g, norm(m, "kv_norm"), "kv_c", NULL, "kv_cn", err)) ||
+      (rc = add(g, linear("kv_up", a * (dqk + dv), WG_TP_COLUMN, 0), "kv_cn", NULL, "kv", err)))
+    return rc;
+  return add(g, eltwise("qkv_concat", WG_FN_CONCAT), "q", "kv", "qkv", err);
+}
+
+/* A block of `count` layers, MoE or dense. */
+static int layer(wg_graph *g, const sc_transformer *m, int is_moe, int count, sc_error *err) {
   long x[2] = {m->seq, m->hidden};
   long qkv = (long)(m->heads + 2 * m->kv_heads) * m->head_dim;
-  int rope = m->pos == SC_POS_ROPE, rc;
+  int rope = m->pos == SC_POS_ROPE || mla(m), rc;
   wg_op attn = heads(op("attn", WG_ATTENTION), m);
   attn.causal = 1;
   attn.tp = WG_TP_HEADS;
-  if ((rc = wg_block_begin(g, "layer", WG_ROLE_LAYER, m->layers, "x", 2, x, WG_ELEM_ACT, err)) ||
+  /* "layer" is the model's main layer kind; dense layers of an MoE model
+   * are "dense_layer" */
+  const char *name = moe(m) && !is_moe ? "dense_layer" : "layer";
+  if ((rc = wg_block_begin(g, name, WG_ROLE_LAYER, count, "x", 2, x, WG_ELEM_ACT, err)) ||
       (rc = add(g, norm(m, "norm1"), "x", NULL, "ln1", err)) ||
-      (rc = add(g, linear("qkv", qkv, WG_TP_COLUMN, m->bias), "ln1", NULL, "qkv", err)) ||
+      (rc = mla(m) ? mla_qkv(g, m, err) : add(g, linear("qkv", qkv, WG_TP_COLUMN, m->bias), "ln1", NULL, "qkv", err)) ||
       (rope && (rc = add(g, heads(eltwise("rope", WG_FN_ROPE), m), "qkv", NULL, "qkv_rope", err))) ||
       (rc = add(g, attn, rope ? "qkv_rope" : "qkv", NULL, "ctx", err)) ||
       (rc = add(g, linear("proj", m->hidden, WG_TP_ROW, m->bias), "ctx", NULL, "attn_out", err)) ||
       (rc = add(g, eltwise("bias_dropout_add1", WG_FN_BIAS_DROPOUT_ADD), "attn_out", "x", "x1", err)) ||
-      (rc = add(g, norm(m, "norm2"), "x1", NULL, "ln2", err)) || (rc = mlp(g, m, err)) ||
+      (rc = add(g, norm(m, "norm2"), "x1", NULL, "ln2", err)) || (rc = mlp(g, m, is_moe, err)) ||
       (rc = add(g, eltwise("bias_dropout_add2", WG_FN_BIAS_DROPOUT_ADD), "mlp_out", "x1", "y", err)))
     return rc;
   return wg_block_end(g, "y", err);
@@ -302,8 +410,14 @@ static int tf_build(const sc_model *model, wg_graph **out, sc_error *err) {
   if (!g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
   g->model_flops = tf_model_flops(model);
   int rc;
-  if ((rc = embedding(g, m, err)) || (rc = layer(g, m, err)) || (rc = head(g, m, err)) ||
-      (rc = wg_finalize(g, err))) {
+  rc = embedding(g, m, err);
+  /* runs of layers of one kind, each one block */
+  for (int i = 0, n; !rc && i < m->layers; i += n) {
+    int kind = moe_layer(m, i);
+    for (n = 1; i + n < m->layers && moe_layer(m, i + n) == kind; n++) continue;
+    rc = layer(g, m, kind, n, err);
+  }
+  if (rc || (rc = head(g, m, err)) || (rc = wg_finalize(g, err))) {
     wg_free(g);
     return rc;
   }

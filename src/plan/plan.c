@@ -11,6 +11,7 @@
  * values would be valid. Checks run in dependency order: model, cluster,
  * plan basics, then the relations between them.
  */
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -301,19 +302,19 @@ static int plan_dtype(const sc_scenario *s, sc_error *err) {
  * `path` is the key path of tp ("plan.tp", "plan.overrides[0].tp"). */
 static int plan_tensor_split(const sc_transformer *m, int tp, int cp, int sp, const char *path,
                              sc_error *err) {
-  char valid[256];
-  long long g = plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn);
-  plan_divisors(g, valid, sizeof valid);
   const char *what = NULL;
   int of = 0;
   if (m->heads % tp) what = "model.heads", of = m->heads;
   else if (m->kv_heads % tp) what = "model.kv_heads", of = m->kv_heads;
   else if (m->ffn % tp) what = "model.ffn", of = m->ffn;
-  if (what)
+  if (what) {
+    char valid[256]; /* formatted only on the error path (a search's hot loop) */
+    plan_divisors(plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn), valid, sizeof valid);
     return sc_error_set(err, SC_EINPUT,
                         "%s: %d does not divide %s %d (tensor parallelism splits "
                         "heads, KV heads and the MLP evenly); valid tp: %s",
                         path, tp, what, of, valid);
+  }
   if (sp && tp > 1 && (m->seq % cp == 0) && (m->seq / cp) % tp) {
     char sp_path[64]; /* the sp key beside the tp key */
     snprintf(sp_path, sizeof sp_path, "%.*ssp", (int)strlen(path) - 2, path);
@@ -431,29 +432,157 @@ static int plan_schedule(sc_plan *p, sc_error *err) {
   return SC_OK;
 }
 
+/* ------------------------------------------------------ stage layout */
+
+/* An explicit layout: pp*vpp counts that add up to the model's layers. */
+static int layout_explicit(const sc_plan *p, int layers, int vpp, int *out, sc_error *err) {
+  int n = p->pp * vpp, sum = 0;
+  if (p->n_pp_layout != n)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_layout: %d entries; pp %d x vpp %d needs %d (layers of chunk "
+                        "k on stage s at index k*pp + s)",
+                        p->n_pp_layout, p->pp, vpp, n);
+  for (int v = 0; v < n; v++) {
+    if (p->pp_layout[v] < 0)
+      return sc_error_set(err, SC_EINPUT, "plan.pp_layout[%d]: %d; valid: 0 or more layers", v,
+                          p->pp_layout[v]);
+    sum += out[v] = p->pp_layout[v];
+  }
+  if (sum != layers)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_layout: the entries add up to %d layers; the model has %d",
+                        sum, layers);
+  return SC_OK;
+}
+
+/* Megatron's num_layers_in_first/last_pipeline_stage: the first (last)
+ * stage holds the given layers, the stages between share the rest evenly;
+ * every stage splits its layers evenly over its vpp chunks. */
+static int layout_first_last(const sc_plan *p, int layers, int vpp, int *out, sc_error *err) {
+  int f = p->pp_first_layers, l = p->pp_last_layers, pp = p->pp;
+  int left = pp - (f > 0) - (l > 0), rest = layers - f - l, mid = 0;
+  if (pp < 2)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_first_layers/pp_last_layers: uneven stages need pp >= 2 "
+                        "(pp is 1)");
+  if (f % vpp || l % vpp)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.%s: %d layers do not split over vpp %d chunks; valid: a multiple "
+                        "of %d",
+                        f % vpp ? "pp_first_layers" : "pp_last_layers", f % vpp ? f : l, vpp,
+                        vpp);
+  if (rest < 0 || (left == 0 && rest != 0) || (left > 0 && (rest % left || (rest / left) % vpp)))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_first_layers/pp_last_layers: %d and %d leave %d of the %d "
+                        "layers for %d middle stages; valid: a remainder that splits evenly "
+                        "over the middle stages and their %d chunks (Megatron-Core's rule)",
+                        f, l, rest, layers, left, vpp);
+  if (left > 0) mid = rest / left;
+  for (int s = 0; s < pp; s++) {
+    int n = s == 0 && f > 0 ? f : s == pp - 1 && l > 0 ? l : mid;
+    for (int k = 0; k < vpp; k++) out[k * pp + s] = n / vpp;
+  }
+  return SC_OK;
+}
+
+/* Even chunks, the embedding (loss) counted as one layer of the first
+ * (last) chunk when the plan says so (account_for_embedding/loss_in_
+ * pipeline_split). */
+static int layout_even(const sc_plan *p, int layers, int vpp, int *out, sc_error *err) {
+  int e = p->pp_embedding_in_split != 0, l = p->pp_loss_in_split != 0, pp = p->pp;
+  int units = layers + e + l;
+  char valid[256];
+  if (units % pp) {
+    plan_divisors(units, valid, sizeof valid);
+    if (e || l)
+      return sc_error_set(err, SC_EINPUT,
+                          "plan.pp: %d does not divide the %d layers with the embedding/loss "
+                          "counted (%d layers + %d); valid pp: %s",
+                          pp, units, layers, e + l, valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp: %d does not divide the %d layers of the model (each stage "
+                        "holds whole layers); valid pp: %s; or uneven stages: plan.pp_first_layers/"
+                        "pp_last_layers, plan.pp_embedding_in_split/pp_loss_in_split (%d + 2 "
+                        "= %d units) or an explicit plan.pp_layout",
+                        pp, layers, valid, layers, layers + 2);
+  }
+  int per = units / pp;
+  if (per % vpp) {
+    plan_divisors(per, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.vpp: %d does not divide the %d layers per pipeline stage "
+                        "(%d layers%s / pp %d); valid vpp: %s",
+                        vpp, per, layers, e || l ? " with the embedding/loss counted" : "", pp,
+                        valid);
+  }
+  int chunk = per / vpp;
+  for (int v = 0; v < pp * vpp; v++) out[v] = chunk;
+  out[0] -= e;
+  out[pp * vpp - 1] -= l;
+  if (out[0] < 0 || out[pp * vpp - 1] < 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_embedding_in_split/pp_loss_in_split: %d layer per chunk "
+                        "cannot also hold the embedding and the loss; lower pp or vpp",
+                        chunk);
+  return SC_OK;
+}
+
+int plan_stage_layers(const sc_plan *p, int layers, int vpp, int *out, sc_error *err) {
+  int ways = (p->n_pp_layout > 0) + (p->pp_first_layers > 0 || p->pp_last_layers > 0) +
+             (p->pp_embedding_in_split || p->pp_loss_in_split);
+  assert(vpp >= 1 && p->pp >= 1);
+  if (p->pp * vpp > SC_MAX_PP_LAYOUT)
+    return sc_error_set(err, SC_EINPUT, "plan.pp: pp %d x vpp %d virtual stages; at most %d",
+                        p->pp, vpp, SC_MAX_PP_LAYOUT);
+  if (ways > 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_layout: give one stage layout: an explicit pp_layout, "
+                        "pp_first_layers/pp_last_layers, or pp_embedding_in_split/"
+                        "pp_loss_in_split (Megatron-Core accepts one)");
+  if (p->pp_first_layers < 0 || p->pp_last_layers < 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp_first_layers/pp_last_layers: negative; valid: 0 (even) or more");
+  if (p->n_pp_layout > 0) return layout_explicit(p, layers, vpp, out, err);
+  if (p->pp_first_layers > 0 || p->pp_last_layers > 0)
+    return layout_first_last(p, layers, vpp, out, err);
+  return layout_even(p, layers, vpp, out, err);
+}
+
+/* Precision and recomputation knobs that only make sense together. */
+static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  if (p->main_grads != SC_FP32 && p->main_grads != SC_BF16)
+    return sc_error_set(err, SC_EINPUT, "plan.main_grads: \"%s\"; valid: \"fp32\", \"bf16\"",
+                        sc_dtype_name(p->main_grads));
+  if (p->fp8_param && p->dtype != SC_FP8 && p->dtype != SC_FP4)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\" (is \"%s\")",
+                        sc_dtype_name(p->dtype));
+  if ((unsigned)p->fp8_recipe > SC_FP8_MXFP8)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fp8_recipe: %d; valid: delayed, current, block, mxfp8",
+                        (int)p->fp8_recipe);
+  if (p->fp8_recipe == SC_FP8_MXFP8 && p->dtype == SC_FP8 && s->cluster.gpu.arch < 100)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fp8_recipe: \"mxfp8\" needs a Blackwell GPU (sm100), and "
+                        "cluster.gpu is %s (sm%d); valid: delayed, current, block",
+                        s->cluster.gpu.name, s->cluster.gpu.arch);
+  if (p->recompute_layers > 0 && p->recompute != SC_RECOMP_FULL)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.recompute_layers: %d layers per chunk need plan.recompute \"full\"",
+                        p->recompute_layers);
+  return SC_OK;
+}
+
 /* Pipeline parallelism: pp*vpp chunks of whole layers. */
 static int plan_pipeline(sc_scenario *s, sc_error *err) {
   sc_plan *p = &s->plan;
-  char valid[256];
-  int rc = plan_schedule(p, err);
+  int rc = plan_memory_knobs(s, err);
+  if (rc) return rc;
+  rc = plan_schedule(p, err);
   if (rc || s->model.kind != SC_MODEL_TRANSFORMER) return rc; /* graphs: at lowering */
-  int layers = s->model.tf.layers;
-  if (layers % p->pp) {
-    plan_divisors(layers, valid, sizeof valid);
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.pp: %d does not divide model.layers %d (each stage holds whole "
-                        "layers); valid pp: %s",
-                        p->pp, layers, valid);
-  }
-  int per_stage = layers / p->pp;
-  if (per_stage % p->vpp) {
-    plan_divisors(per_stage, valid, sizeof valid);
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.vpp: %d does not divide the %d layers per pipeline stage "
-                        "(model.layers %d / pp %d); valid vpp: %s",
-                        p->vpp, per_stage, layers, p->pp, valid);
-  }
-  return SC_OK;
+  int out[SC_MAX_PP_LAYOUT];
+  return plan_stage_layers(p, s->model.tf.layers, p->vpp, out, err);
 }
 
 /* Batch: each of the dp replicas takes global_batch / dp sequences in
@@ -476,6 +605,26 @@ static int plan_batch(sc_plan *p, sc_error *err) {
                       "plan.micro_batch: %ld x dp %d does not divide plan.global_batch %ld "
                       "(%ld sequences per replica); valid micro_batch: %s",
                       p->micro_batch, p->dp, p->global_batch, local, valid);
+}
+
+/* Megatron-LM's interleaved schedule runs micro-batches in groups of
+ * microbatch_group_size_per_vp_stage (default pp) per model chunk and
+ * rejects a group larger than the micro-batch count or a last group
+ * smaller than pp (megatron/core/pipeline_parallel/schedules.py,
+ * forward_backward_pipelining_with_interleaving): the count must be a
+ * multiple of pp. */
+static int plan_interleaved_batches(const sc_plan *p, sc_error *err) {
+  if (p->schedule != SC_SCHED_INTERLEAVED) return SC_OK;
+  long m = p->global_batch / p->dp / p->micro_batch;
+  if (m % p->pp == 0) return SC_OK;
+  long lo = m / p->pp * p->pp;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.micro_batch: the interleaved schedule (vpp %d) needs the micro-batch "
+                      "count per replica to be a multiple of pp %d, as Megatron-LM requires; "
+                      "it is %ld (global_batch %ld / dp %d / micro_batch %ld); valid counts "
+                      "nearby: %ld or %ld (or use vpp 1)",
+                      p->vpp, p->pp, m, p->global_batch, p->dp, p->micro_batch,
+                      lo > 0 ? lo : p->pp, lo + p->pp);
 }
 
 /* Normalize the switches to 0/1 and apply their implications. */
@@ -648,7 +797,7 @@ int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
       (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
       (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
       (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
-      (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)))
+      (rc = plan_interleaved_batches(&t.plan, err)) || (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)))
     return rc;
   plan_switches(&t.plan);
   *s = t;

@@ -39,4 +39,12 @@ void plan_divisors(long long n, char *buf, size_t cap);
 /* The divisors of n that are at most max ("none" when n < 1). */
 void plan_divisors_upto(long long n, long long max, char *buf, size_t cap);
 
+/* Layers of each virtual pipeline stage of plan p over a model of
+ * `layers` layers, as Megatron-Core splits them (even, uneven first/last
+ * stage, embedding/loss counted in the split, or an explicit layout):
+ * out[k*pp + s] = layers of chunk k on stage s, for vpp >= 1 resolved
+ * chunks per stage (out has room for pp*vpp ints). Returns SC_OK or
+ * SC_EINPUT naming the plan key and what would be valid. */
+int plan_stage_layers(const sc_plan *p, int layers, int vpp, int *out, sc_error *err);
+
 #endif /* SC_PLAN_H */

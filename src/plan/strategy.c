@@ -18,6 +18,7 @@ void strat_of(const sc_plan *p, const char *block, int layer, strat *out) {
   out->sp = p->sp;
   out->zero = p->zero;
   out->recompute = layer >= 0 ? p->recompute : SC_RECOMP_NONE;
+  out->hp = 0;
   for (int i = 0; i < p->n_overrides; i++) {
     const sc_override *o = &p->overrides[i];
     if (!covers(o, block, layer)) continue;
@@ -33,5 +34,5 @@ void strat_of(const sc_plan *p, const char *block, int layer, strat *out) {
 
 int strat_equal(const strat *a, const strat *b) {
   return a->tp == b->tp && a->cp == b->cp && a->ep == b->ep && a->sp == b->sp &&
-         a->zero == b->zero && a->recompute == b->recompute;
+         a->zero == b->zero && a->recompute == b->recompute && a->hp == b->hp;
 }

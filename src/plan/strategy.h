@@ -17,6 +17,8 @@ typedef struct strat {
   int sp;                 /* 0/1, 0 when tp == 1 */
   int zero;               /* 0..3 */
   sc_recompute recompute;
+  int hp;                 /* 1 = this layer's GEMMs stay in 16 bits in an
+                             fp8/fp4 plan (first/last layers in bf16) */
 } strat;
 
 /* The strategy of instance `layer` (its index over all layer-block

@@ -64,6 +64,7 @@ static int parts(const sc_result *r, part *p) {
   p[n++] = (part){"compute", r->time.compute};
   p[n++] = (part){"host_overhead", r->time.host};
   p[n++] = (part){"tp_comm_exposed", r->time.tp_comm};
+  p[n++] = (part){"ep_comm_exposed", r->time.ep_comm};
   p[n++] = (part){"pp_comm_exposed", r->time.pp_comm};
   p[n++] = (part){"pipeline_bubble", r->time.bubble};
   p[n++] = (part){"dp_comm_exposed", r->time.dp_comm};
@@ -85,8 +86,8 @@ static void mem_parts(const sc_memory *m, part *p) {
  * into a number than the model has earned. */
 static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   const char *gpu = s->cluster.gpu.name;
-  int calibrated = !strncmp(gpu, "a100", 4) || !strncmp(gpu, "h100", 4) ||
-                   !strcmp(gpu, "h200") || !strcmp(gpu, "gb200");
+  sc_dtype dt = s->plan.dtype == SC_TF32 || s->plan.dtype == SC_FP32 ? SC_BF16 : s->plan.dtype;
+  int calibrated = (s->cluster.gpu.calibrated >> dt) & 1u;
   if (r->mfu > 0.60)
     fprintf(out, "\n  note: MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
                  "        the model was 4 %% optimistic on average, up to 20 %% (docs/accuracy.md)");
@@ -96,9 +97,9 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
                  "        framework would not pay it (plan.framework_eager false)",
             100 * r->time.host / r->step_s);
   if (!calibrated)
-    fprintf(out, "\n  note: %s has no GEMM/attention calibration measurements; its\n"
-                 "        efficiencies are borrowed from another generation (src/hw/gpu_presets.c)",
-            gpu);
+    fprintf(out, "\n  note: %s has no %s GEMM calibration measurements; its efficiencies are\n"
+                 "        estimates (borrowed from another GPU or type, or given in the input)",
+            gpu, sc_dtype_name(dt));
   fputc('\n', out);
 }
 
@@ -131,7 +132,11 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
   fprintf(out, "  throughput         %10.0f tokens/s  (%.2f sequences/s)\n", r->tokens_per_s, r->seq_per_s);
   fprintf(out, "  model TFLOP/s/GPU  %10.1f\n", r->tflops_per_gpu);
-  fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
+  if (p->dtype == SC_FP8 || p->dtype == SC_FP4)
+    fprintf(out, "  MFU                %10.1f %%  of the dense bf16 peak (%.1f %% of the %s peak)\n",
+            r->mfu * 100, r->mfu_lowp * 100, sc_dtype_name(p->dtype));
+  else
+    fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
   if (train_tokens > 0)
     fprintf(out, "  time to train      %10.1f days for %.3g tokens (%.0f GPU-hours)\n",
             train_tokens / r->tokens_per_s / 86400, train_tokens,
@@ -157,23 +162,31 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   pred_caveats(out, s, r);
 }
 
-static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
-                      double train_tokens) {
-  const sc_plan *p = &s->plan;
-  fprintf(out, "{\"model\": ");
+/* "model": ..., "gpu": ..., "gpus": N of s (JSON fields). */
+static void json_job(FILE *out, const sc_scenario *s) {
+  fprintf(out, "\"model\": ");
   json_str(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
   json_str(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d, \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
+  fprintf(out, ", \"gpus\": %d", s->cluster.gpus);
+}
+
+/* The fields of a prediction's JSON object, without its braces: the
+ * predict document, and each plan of a search's. */
+static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
+                             double train_tokens) {
+  const sc_plan *p = &s->plan;
+  json_job(out, s);
+  fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
                "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
-          s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
+          p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
-               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
-          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu,
+               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
+          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
   if (train_tokens > 0)
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
@@ -186,8 +199,15 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
   mem_parts(&r->mem, mp);
   fprintf(out, "},\n \"memory_bytes\": {");
   for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s}\n", r->mem.capacity,
+  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s", r->mem.capacity,
           r->mem.fits ? "true" : "false");
+}
+
+static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
+                      double train_tokens) {
+  fputc('{', out);
+  pred_json_fields(out, s, r, train_tokens);
+  fputs("}\n", out);
 }
 
 static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
@@ -291,52 +311,104 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
   fprintf(out, "\n]}\n");
 }
 
+/* ---------------------------------------------------------------- search */
+
+static const char *stop_name(int stopped) {
+  return stopped == SC_SEARCH_BUDGET        ? "budget"
+         : stopped == SC_SEARCH_INTERRUPTED ? "interrupted"
+                                            : "complete";
+}
+
+/* Plan c of s as a search lists it: every field of predict's JSON. */
+static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank) {
+  sc_scenario t = *s;
+  t.plan = c->plan;
+  fprintf(out, "{\"rank\": %d, \"pareto_front\": %s, ", rank, c->pareto ? "true" : "false");
+  pred_json_fields(out, &t, &c->result, 0);
+  fputc('}', out);
+}
+
+static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
+                        const sc_search_stats *st) {
+  fputc('{', out);
+  json_job(out, s);
+  fprintf(out, ", \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
+               "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", "
+               "\"seconds\": %.6g,\n \"plans\": [",
+          s->plan.global_batch, st->total, st->tried, st->valid, st->fit,
+          st->pruned, stop_name(st->stopped), st->seconds);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ",\n  " : "\n  ", out);
+    search_json_plan(out, s, &c[i], i + 1);
+  }
+  fputs("]", out);
+  if (st->has_closest) {
+    fputs(",\n \"closest\": ", out);
+    search_json_plan(out, s, &st->closest, 0);
+  }
+  fputs("}\n", out);
+}
+
+static void search_csv(FILE *out, const sc_candidate *c, int n) {
+  fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
+  for (int i = 0; i < n; i++) {
+    const sc_plan *p = &c[i].plan;
+    const sc_result *r = &c[i].result;
+    fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1,
+            c[i].pareto, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
+            recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
+            r->mem.fits);
+  }
+}
+
+/* One row of the search table; '*' marks the Pareto front. */
+static void search_row(FILE *out, const sc_candidate *c, int rank) {
+  const sc_plan *p = &c->plan;
+  const sc_result *r = &c->result;
+  char r_txt[16];
+  snprintf(r_txt, sizeof r_txt, rank > 0 ? "%d" : "-", rank);
+  fprintf(out, "  %4s%c%3d %3d %4d %3d %3d %3d %3ld %4d %-9s %8.3f %10.0f %4.1f%% %7.1f%s\n",
+          r_txt, c->pareto ? '*' : ' ', p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
+          p->micro_batch, p->zero, recomp_name(p->recompute), r->step_s, r->tokens_per_s,
+          100 * r->mfu, r->mem.total / GIB, r->mem.fits ? "" : "  does not fit");
+}
+
+/* Nothing fits: the plan that needs least memory, where it goes and why
+ * it does not fit. */
+static void search_closest(FILE *out, const sc_candidate *c) {
+  const sc_memory *m = &c->result.mem;
+  part mp[6];
+  mem_parts(m, mp);
+  fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
+               "the GPU has:\n",
+          m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
+  search_row(out, c, 0);
+  fprintf(out, "    memory per GPU:");
+  for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");
+  fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
+}
+
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
-  if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"tried\": %ld, \"valid\": %ld, \"fit\": %ld, \"seconds\": %.6g, \"plans\": [",
-            st->tried, st->valid, st->fit, st->seconds);
-    for (int i = 0; i < n; i++) {
-      const sc_plan *p = &c[i].plan;
-      const sc_result *r = &c[i].result;
-      fprintf(out, "%s\n  {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, \"ep\": %d, "
-                   "\"vpp\": %d, \"micro_batch\": %ld, \"zero\": %d, \"recompute\": \"%s\", "
-                   "\"step_s\": %.6g, \"tokens_per_s\": %.6g, \"mfu\": %.6g, "
-                   "\"memory_bytes\": %.6g, \"fits\": %s}",
-              i ? "," : "", p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
-              recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
-              r->mem.fits ? "true" : "false");
-    }
-    fprintf(out, "]}\n");
-    return;
-  }
-  if (fmt == SC_FORMAT_CSV) {
-    fprintf(out, "rank,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
-    for (int i = 0; i < n; i++) {
-      const sc_plan *p = &c[i].plan;
-      const sc_result *r = &c[i].result;
-      fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1, p->tp, p->pp,
-              p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero, recomp_name(p->recompute),
-              r->step_s, r->tokens_per_s, r->mfu, r->mem.total, r->mem.fits);
-    }
+  if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
+    if (fmt == SC_FORMAT_JSON) search_json(out, s, c, n, st);
+    else search_csv(out, c, n);
     return;
   }
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           sc_dtype_name(s->plan.dtype));
-  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %.3f s (%.0f plans/s)\n\n",
-          st->tried, st->valid, st->fit, st->seconds,
-          st->seconds > 0 ? st->tried / st->seconds : 0);
+  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d threads)\n",
+          st->tried, st->valid, st->fit, st->pruned, st->seconds,
+          st->seconds > 0 ? st->tried / st->seconds : 0, st->threads);
+  if (st->stopped != SC_SEARCH_COMPLETE)
+    fprintf(out, "stopped (%s) after %ld of %ld plans: the best so far\n", stop_name(st->stopped),
+            st->tried, st->total);
+  fprintf(out, "ranked by the closed-form engine; * = on the time-vs-memory Pareto front\n\n");
   fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU\n");
-  for (int i = 0; i < n; i++) {
-    const sc_plan *p = &c[i].plan;
-    const sc_result *r = &c[i].result;
-    fprintf(out, "  %4d %3d %3d %4d %3d %3d %3d %3ld %4d %-9s %8.3f %10.0f %4.1f%% %7.1f%s\n", i + 1,
-            p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
-            recomp_name(p->recompute), r->step_s, r->tokens_per_s, 100 * r->mfu,
-            r->mem.total / GIB, r->mem.fits ? "" : "  does not fit");
-  }
-  if (n == 0) fprintf(out, "  no plan fits\n");
+  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1);
+  if (n == 0 && st->has_closest) search_closest(out, &st->closest);
+  else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
 
 /* ------------------------------------------------------------ validation */
@@ -353,6 +425,9 @@ static void val_json(FILE *out, const val_file *f, int n) {
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
               f[i].mape_large);
+    fprintf(out, ", \"in_sample\": ");
+    if (f[i].in_sample[0]) json_str(out, f[i].in_sample);
+    else fprintf(out, "null");
     fputc('}', out);
   }
   fprintf(out, "],\n \"rows\": [");
@@ -372,6 +447,9 @@ static void val_json(FILE *out, const val_file *f, int n) {
       } else {
         fprintf(out, "\"predicted\": %.6g, \"ape\": %.6g, \"skipped\": null", r->predicted, r->ape);
       }
+      fprintf(out, ", \"assumed\": ");
+      if (r->assumed[0]) json_str(out, r->assumed);
+      else fprintf(out, "null");
       fputc('}', out);
     }
   fprintf(out, "]}\n");
@@ -399,8 +477,9 @@ static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
         if (r->skipped[0])
           fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
         else
-          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%\n", r->id, r->measured, r->predicted,
-                  100 * (r->predicted - r->measured) / r->measured);
+          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", r->id, r->measured, r->predicted,
+                  100 * (r->predicted - r->measured) / r->measured,
+                  r->assumed[0] ? "  assumed: " : "", r->assumed);
       }
       fprintf(out, "  (%s)\n\n", unit);
     }
@@ -417,6 +496,7 @@ static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, "%-48s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", "",
               100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
+    if (f[i].in_sample[0]) fprintf(out, "%-48s IN-SAMPLE: %s\n", "", f[i].in_sample);
   }
 }
 

@@ -1,91 +1,394 @@
 /*
  * search.c -- walk the plan space and keep the fastest plans (sc_search).
  *
- * Every plan is one closed-form evaluation (sc_predict, about 10 us), so
- * an exhaustive walk of the usual space -- a few thousand plans -- takes
- * tens of milliseconds on one core. Plans the checks reject (tp not
- * dividing heads, micro-batch not dividing the batch, ...) are counted and
- * skipped; the best are kept in a small sorted array (insertion).
+ * The space (space.c) is a list of points in a canonical order. Every
+ * plan is evaluated in phases against a prepared job (job.h):
+ *
+ * 1. memory first: the plan is checked and lowered and the memory of its
+ *    stages summed; a plan that does not fit is dropped before any time
+ *    is costed (unless the caller asked for every plan);
+ * 2. without a topology the plan is then costed (the closed form, about
+ *    5 us) and kept in the thread's top-k;
+ * 3. with a topology the first pass only bounds the step from below with
+ *    NCCL's closed form for every collective (a topology can only slow a
+ *    collective down: netcost.h), and a best-first second pass costs the
+ *    plans in order of their bound against the shared k-th best step: the
+ *    flow engine runs only for plans that could still enter the top k.
+ *
+ * Threads (OpenMP, one job each, at most one per 256 plans) take plans
+ * dynamically. The ranking is a total order (topk.h: step, memory, space
+ * index), so the top k is the same whatever the thread count; the
+ * "pruned" count is taken against the final k-th best, so it is too.
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/clock.h"
+#include "core/mem.h"
+#include "core/vec.h"
 #include "job/job.h"
-#include "stepcast.h"
+#include "search/space.h"
+#include "search/spread.h"
+#include "search/topk.h"
 
-/* Keep the fastest max plans in best[0..*n), fastest first. */
-static void keep(sc_candidate *best, int max, int *n, const sc_candidate *c) {
-  int pos = *n;
-  while (pos > 0 && best[pos - 1].result.step_s > c->result.step_s) pos--;
-  if (pos >= max) return;
-  int last = *n < max ? *n : max - 1;
-  memmove(&best[pos + 1], &best[pos], sizeof *best * (size_t)(last - pos));
-  best[pos] = *c;
-  if (*n < max) (*n)++;
+#define PLANS_PER_THREAD 256
+#define PROGRESS_EVERY_S 0.1
+
+/* A fitting plan waiting for the second pass, with its bound. */
+typedef struct bounded {
+  double bound;          /* lower bound of the step, s */
+  long idx;              /* space index */
+} bounded;
+
+/* What one thread owns. */
+typedef struct worker {
+  sc_job *job;           /* owned (worker 0: the search's job, borrowed) */
+  sc_candidate *slots;   /* owned: best.c */
+  topk best;
+  long tried, valid, fit;
+  long closest;          /* valid plan with least memory (-1 none) */
+  double closest_mem;    /* its memory, bytes */
+  bounded *b;            /* owned: plans for the second pass */
+  int n_b, cap_b;
+  int rc;                /* SC_OK, or what failed */
+  sc_error err;
+} worker;
+
+/* What the threads share. */
+typedef struct shared {
+  const sc_scenario *base;      /* resolved model and cluster */
+  const sc_search_opts *o;
+  const space_pt *pts;
+  long n;                       /* points searched (all processes) */
+  int rank, size;               /* this process takes points rank, rank + size, ... */
+  int topo;                     /* the job has a topology */
+  int stop;                     /* an SC_SEARCH_* reason, or -1 on error (atomic) */
+  long done;                    /* plans looked at (atomic) */
+  double t0, last_report;       /* clock_now_s() */
+  topk top;                     /* second pass: the shared top k */
+  double bar;                   /* topk_bar(&top) (atomic) */
+} shared;
+
+void sc_search_opts_default(sc_search_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->require_fit = 1;
 }
 
-typedef struct walk {
-  const sc_scenario *base;
-  sc_job *job;
-  const sc_search_opts *o;
-  sc_candidate *best;
-  int max, n;
-  sc_search_stats st;
-  int rc;                 /* SC_OK, or what stopped the walk (out of memory) */
-  sc_error *err;
-} walk;
+static int thread_id(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
 
-/* Evaluate plan p against the job. */
-static void try_plan(walk *w, const sc_plan *p) {
+/* The flags threads share, read and written whole (GCC/Clang atomics:
+ * OpenMP's atomic write draws a spurious unused-variable warning). */
+static int get_stop(shared *sh) { return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED); }
+
+static void set_stop(shared *sh, int why) { __atomic_store_n(&sh->stop, why, __ATOMIC_RELAXED); }
+
+static double get_bar(shared *sh) {
+  double bar;
+  __atomic_load(&sh->bar, &bar, __ATOMIC_RELAXED);
+  return bar;
+}
+
+/* On the calling thread: report progress and watch the time budget. */
+static void watch(shared *sh, long done) {
+  if (thread_id() != 0) return;
+  double now = clock_now_s();
+  if (sh->o->max_seconds > 0 && now - sh->t0 > sh->o->max_seconds && get_stop(sh) == 0)
+    set_stop(sh, SC_SEARCH_BUDGET);
+  if (sh->o->progress && now - sh->last_report >= PROGRESS_EVERY_S) {
+    sh->last_report = now;
+    if (sh->o->progress(sh->o->progress_ctx, done, sh->n, now - sh->t0) && get_stop(sh) == 0)
+      set_stop(sh, SC_SEARCH_INTERRUPTED);
+  }
+}
+
+/* Count one plan of the first pass done (and watch every 16). */
+static void tick(shared *sh) {
+  long done;
+#pragma omp atomic capture
+  done = ++sh->done;
+  if (done % 16 == 0) watch(sh, done);
+}
+
+static void fail(shared *sh, worker *w, int rc, const sc_error *e) {
+  if (w->rc == SC_OK) {
+    w->rc = rc;
+    w->err = *e;
+  }
+  set_stop(sh, -1);
+}
+
+/* Check and lower plan i; SC_OK with its memory, or what rejected it. */
+static int lower(shared *sh, worker *w, long i, sc_memory *m, sc_error *e) {
+  sc_plan p;
+  space_plan(&sh->base->plan, &sh->pts[i], &p);
+  return job_lower(w->job, &p, m, e);
+}
+
+/* 1 when a plan of step, mem and index i would enter top. */
+static int enters(const topk *top, const sc_result *r, long i) {
+  return top->n < top->max || topk_before(top, r->step_s, r->mem.total, i, top->n - 1);
+}
+
+/* Offer the plan just costed (index i, result r) to top: a candidate is
+ * copied only when it enters. */
+static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
+  if (!enters(top, r, i)) return;
   sc_candidate c;
+  c.plan = job_current(job)->plan;
+  c.result = *r;
+  c.pareto = 0;
+  topk_add(top, &c, i);
+}
+
+/* Cost the lowered plan i and offer it to top (locked when shared). */
+static void cost(shared *sh, worker *w, long i, topk *top) {
+  sc_result r;
   sc_error e = {0};
-  if (w->rc != SC_OK) return;
-  w->st.tried++;
-  int rc = sc_job_predict(w->job, p, &c.result, &e);
-  if (rc == SC_EINPUT) return; /* a plan the checks reject */
+  int rc = job_finish(w->job, &r, &e);
   if (rc != SC_OK) {
-    w->rc = sc_error_set(w->err, rc, "%s", e.msg);
+    fail(sh, w, rc, &e);
     return;
   }
-  w->st.valid++;
-  if (c.result.mem.fits) w->st.fit++;
-  else if (w->o->require_fit) return;
-  c.plan = job_current(w->job)->plan;
-  keep(w->best, w->max, &w->n, &c);
-}
-
-/* The inner loops: micro-batch, schedule, ZeRO and recompute. */
-static void walk_plan(walk *w, sc_plan p, long local) {
-  static const sc_recompute recomp[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
-  static const int zeros[] = {1, 3};
-  int layers_per_stage = job_graph(w->job)->layers / p.pp;
-  for (long mb = 1; mb <= w->o->max_micro_batch && mb <= local; mb++) {
-    if (local % mb) continue;
-    p.micro_batch = mb;
-    for (int vpp = 1; vpp <= (p.pp > 1 ? w->o->max_vpp : 1); vpp++) {
-      if (layers_per_stage % vpp) continue;
-      p.vpp = vpp;
-      p.schedule = vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
-      for (size_t z = 0; z < sizeof zeros / sizeof *zeros; z++) {
-        if (zeros[z] == 3 && p.pp > 1) continue; /* FSDP with pipelines: not a framework default */
-        p.zero = zeros[z];
-        p.overlap_grad_reduce = p.overlap_param_gather = 1;
-        for (size_t r = 0; r < sizeof recomp / sizeof *recomp; r++) {
-          p.recompute = recomp[r];
-          try_plan(w, &p);
-        }
-      }
-    }
+  if (top == &w->best) {
+    offer(w->job, top, &r, i);
+    return;
+  }
+#pragma omp critical(sc_search_top)
+  {
+    offer(w->job, top, &r, i);
+    double bar = topk_bar(top);
+    __atomic_store(&sh->bar, &bar, __ATOMIC_RELAXED);
   }
 }
 
-int sc_search(const sc_scenario *base, const sc_search_opts *opts,
-              sc_candidate *best, int max_best, int *n_best,
-              sc_search_stats *stats, sc_error *err) {
-  /* check the model and cluster with a plan that cannot be wrong (one GPU
-   * per replica, a batch of one sequence per GPU); the user's plan only
-   * contributes its batch, dtype and switches */
-  sc_scenario b = *base;
+static int push_bounded(worker *w, double bound, long i) {
+  if (vec_grow((void **)&w->b, &w->cap_b, (long)w->n_b + 1, sizeof *w->b)) return -1;
+  w->b[w->n_b++] = (bounded){bound, i};
+  return 0;
+}
+
+/* First pass over plan i: memory, then the step (or its bound). */
+static void first_pass(shared *sh, worker *w, long i) {
+  sc_memory m;
+  sc_error e = {0};
+  w->tried++;
+  int rc = lower(sh, w, i, &m, &e);
+  if (rc == SC_EINPUT) return; /* a plan the checks reject */
+  if (rc != SC_OK) {
+    fail(sh, w, rc, &e);
+    return;
+  }
+  w->valid++;
+  if (w->closest < 0 || m.total < w->closest_mem ||
+      (m.total == w->closest_mem && i < w->closest)) {
+    w->closest = i;
+    w->closest_mem = m.total;
+  }
+  if (m.fits) w->fit++;
+  else if (sh->o->require_fit) return;
+  if (!sh->topo) {
+    cost(sh, w, i, &w->best);
+    return;
+  }
+  double bound;
+  if ((rc = job_bound(w->job, &bound, &e)) != SC_OK) fail(sh, w, rc, &e);
+  else if (push_bounded(w, bound, i)) {
+    sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans to cost");
+    fail(sh, w, SC_ENOMEM, &e);
+  }
+}
+
+/* Second pass over a bounded plan: costed on the topology unless its
+ * bound already exceeds the k-th best. An interruption is honoured once
+ * the top k is full, so that it always shows the best plans so far. */
+static void second_pass(shared *sh, worker *w, const bounded *b) {
+  watch(sh, sh->n);
+  double bar = get_bar(sh);
+  int stop = get_stop(sh);
+  if (b->bound > bar || stop < 0 || (stop > 0 && bar < INFINITY)) return;
+  sc_memory m;
+  sc_error e = {0};
+  int rc = lower(sh, w, b->idx, &m, &e);
+  if (rc != SC_OK) fail(sh, w, rc, &e);
+  else cost(sh, w, b->idx, &sh->top);
+}
+
+static int by_bound(const void *a, const void *b) {
+  const bounded *x = a, *y = b;
+  if (x->bound != y->bound) return x->bound < y->bound ? -1 : 1;
+  return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* ------------------------------------------------------------ workers */
+
+static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, int k,
+                        sc_error *err) {
+  for (int t = 0; t < n; t++) {
+    worker *w = &ws[t];
+    w->closest = -1;
+    int rc = t == 0 ? SC_OK : sc_job_open(sc_job_scenario(job0), &w->job, err);
+    if (t == 0) w->job = job0;
+    if (rc != SC_OK) return rc;
+    w->slots = t == 0 ? slots0 : mem_alloc(sizeof *w->slots * (size_t)k);
+    if (!w->slots) return sc_error_set(err, SC_ENOMEM, "out of memory starting the threads");
+    if ((rc = topk_init(&w->best, w->slots, k, err)) != SC_OK) return rc;
+  }
+  return SC_OK;
+}
+
+static void workers_close(worker *ws, int n) {
+  for (int t = 0; t < n; t++) {
+    if (t > 0) {
+      sc_job_close(ws[t].job);
+      mem_free(ws[t].slots);
+    }
+    topk_free(&ws[t].best);
+    mem_free(ws[t].b);
+  }
+}
+
+/* The second pass over every worker's bounded plans, best bound first;
+ * the shared top k ends in workers[0]'s slots, and *all (a new array of
+ * *nb, mem_free it) holds every bounded plan for the pruned count. */
+static int best_first(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
+                      bounded **all_out, long *nb_out, sc_error *err) {
+  long nb = 0;
+  for (int t = 0; t < nt; t++) nb += ws[t].n_b;
+  bounded *all = mem_alloc(sizeof *all * (size_t)(nb > 0 ? nb : 1));
+  if (!all) return sc_error_set(err, SC_ENOMEM, "out of memory ordering the plans to cost");
+  long m = 0;
+  for (int t = 0; t < nt; t++) {
+    if (ws[t].n_b) memcpy(all + m, ws[t].b, sizeof *all * (size_t)ws[t].n_b);
+    m += ws[t].n_b;
+  }
+  qsort(all, (size_t)nb, sizeof *all, by_bound);
+  int rc = topk_init(&sh->top, scratch, k, err);
+  if (rc != SC_OK) {
+    mem_free(all);
+    return rc;
+  }
+  sh->bar = INFINITY;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (long i = 0; i < nb; i++) second_pass(sh, &ws[thread_id()], &all[i]);
+  ws[0].best.n = 0;
+  topk_merge(&ws[0].best, &sh->top);
+  topk_free(&sh->top);
+  *all_out = all;
+  *nb_out = nb;
+  return SC_OK;
+}
+
+/* Pruned: bounded plans whose bound exceeds the final k-th best (of every
+ * process), whatever the order they were costed in. */
+static long pruned_of(const bounded *all, long nb, double bar) {
+  long n = 0;
+  for (long i = 0; i < nb; i++) n += all[i].bound > bar;
+  return n;
+}
+
+/* ------------------------------------------------------------- driver */
+
+/* Threads for n plans (this process's share). */
+static int thread_count(const sc_search_opts *o, long n) {
+#ifdef _OPENMP
+  long t = o->threads > 0 ? o->threads : omp_get_max_threads();
+#else
+  long t = 1;
+#endif
+  long most = (n + PLANS_PER_THREAD - 1) / PLANS_PER_THREAD;
+  if (t > most) t = most;
+  return t < 1 ? 1 : (int)t;
+}
+
+/* The valid plan that needs least memory (of every thread and process),
+ * costed: none fits. */
+static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_error *err) {
+  long best = -1;
+  double mem = 0;
+  for (int t = 0; t < nt; t++)
+    if (ws[t].closest >= 0 &&
+        (best < 0 || ws[t].closest_mem < mem || (ws[t].closest_mem == mem && ws[t].closest < best))) {
+      best = ws[t].closest;
+      mem = ws[t].closest_mem;
+    }
+  spread_least(&mem, &best);
+  if (best < 0) return SC_OK;
+  sc_memory m;
+  int rc = lower(sh, &ws[0], best, &m, err);
+  if (rc == SC_OK) rc = job_finish(ws[0].job, &st->closest.result, err);
+  if (rc != SC_OK) return rc;
+  st->closest.plan = job_current(ws[0].job)->plan;
+  st->closest.pareto = 0;
+  st->has_closest = 1;
+  return SC_OK;
+}
+
+/* The first error of any worker (SC_OK if none). */
+static int worker_error(const worker *ws, int nt, sc_error *err) {
+  for (int t = 0; t < nt; t++)
+    if (ws[t].rc != SC_OK) {
+      *err = ws[t].err;
+      return ws[t].rc;
+    }
+  return SC_OK;
+}
+
+/* Both passes over this process's share of the space with nt workers,
+ * merged over the processes; results in ws[0].best. */
+static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
+               sc_search_stats *st, sc_error *err) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
+  for (long i = sh->rank; i < sh->n; i += sh->size) {
+    if (get_stop(sh)) continue;
+    first_pass(sh, &ws[thread_id()], i);
+    tick(sh);
+  }
+  int rc = worker_error(ws, nt, err);
+  for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);
+  long counts[4] = {0, 0, 0, nt};
+  for (int t = 0; t < nt; t++) {
+    counts[0] += ws[t].tried;
+    counts[1] += ws[t].valid;
+    counts[2] += ws[t].fit;
+  }
+  bounded *all = NULL;
+  long nb = 0;
+  if (rc == SC_OK && sh->topo && (rc = best_first(sh, ws, nt, scratch, k, &all, &nb, err)) == SC_OK)
+    rc = worker_error(ws, nt, err);
+  /* processes fail together, or none waits for one that gave up */
+  if (spread_any(rc != SC_OK) && rc == SC_OK)
+    rc = sc_error_set(err, SC_ENOMEM, "another search process failed");
+  if (rc == SC_OK) rc = spread_topk(&ws[0].best, err);
+  if (rc == SC_OK) {
+    long pruned = sh->topo ? pruned_of(all, nb, topk_bar(&ws[0].best)) : 0;
+    spread_sum(&pruned, 1);
+    spread_sum(counts, 4);
+    st->tried = counts[0];
+    st->valid = counts[1];
+    st->fit = counts[2];
+    st->threads = (int)counts[3];
+    st->pruned = pruned;
+  }
+  mem_free(all);
+  if (rc != SC_OK) return rc;
+  return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
+}
+
+/* Resolve base's model and cluster with a plan that cannot be wrong (one
+ * GPU per replica, a batch of one sequence per GPU); the user's plan only
+ * contributes its batch, dtype and switches. */
+static int resolve_base(const sc_scenario *base, sc_scenario *b, sc_error *err) {
+  *b = *base;
   sc_plan neutral = base->plan;
   neutral.tp = neutral.pp = neutral.cp = neutral.ep = neutral.vpp = 1;
   neutral.dp = 0;
@@ -93,50 +396,71 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   neutral.schedule = SC_SCHED_1F1B;
   neutral.n_overrides = 0; /* the search picks one strategy for every layer */
   neutral.global_batch = base->cluster.gpus;
-  b.plan = neutral;
-  int rc = sc_scenario_resolve(&b, err);
+  b->plan = neutral;
+  int rc = sc_scenario_resolve(b, err);
   if (rc != SC_OK) return rc;
-  b.plan.global_batch = base->plan.global_batch;
-  if (b.plan.global_batch < 1)
+  b->plan.global_batch = base->plan.global_batch;
+  if (b->plan.global_batch < 1)
     return sc_error_set(err, SC_EINPUT, "plan.global_batch: a search needs a global batch >= 1");
-  sc_search_opts o = opts ? *opts : (sc_search_opts){0, 0, 0, 0, 1};
-  int domain = b.cluster.nvlink_domain > 0 ? b.cluster.nvlink_domain : b.cluster.gpus_per_node;
-  if (o.max_tp <= 0) o.max_tp = domain;
-  if (o.max_pp <= 0) o.max_pp = 64;
-  if (o.max_micro_batch <= 0) o.max_micro_batch = 16;
-  if (o.max_vpp <= 0) o.max_vpp = 4;
+  return SC_OK;
+}
+
+static void fill_defaults(const sc_scenario *b, const sc_search_opts *opts, sc_search_opts *o) {
+  if (opts) *o = *opts;
+  else sc_search_opts_default(o);
+  int domain = b->cluster.nvlink_domain > 0 ? b->cluster.nvlink_domain : b->cluster.gpus_per_node;
+  if (o->max_tp <= 0) o->max_tp = domain;
+  if (o->max_pp <= 0) o->max_pp = 64;
+  if (o->max_micro_batch <= 0) o->max_micro_batch = 16;
+  if (o->max_vpp <= 0) o->max_vpp = 4;
+}
+
+int sc_search(const sc_scenario *base, const sc_search_opts *opts,
+              sc_candidate *best, int max_best, int *n_best,
+              sc_search_stats *stats, sc_error *err) {
+  sc_scenario b;
+  int rc = resolve_base(base, &b, err);
+  if (rc != SC_OK) return rc;
+  if (max_best < 1) return sc_error_set(err, SC_EINPUT, "a search keeps at least 1 plan");
+  sc_search_opts o;
+  fill_defaults(&b, opts, &o);
   double t0 = clock_now_s();
   sc_job *job;
   if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;
-  walk w = {&b, job, &o, best, max_best, 0, {0, 0, 0, 0}, SC_OK, err};
-  const wg_graph *g = job_graph(job);
-  int layers = g->layers, experts = 0;
-  for (int i = 0; i < g->n_ops; i++)
-    if (g->ops[i].expert && g->ops[i].experts > experts) experts = (int)g->ops[i].experts;
-  int gpus = b.cluster.gpus;
-  for (int tp = 1; tp <= o.max_tp && tp <= gpus; tp *= 2)
-    for (int cp = 1; cp <= (g->seq >= 32768 ? 8 : 1); cp *= 2)
-      for (int pp = 1; pp <= o.max_pp && pp <= layers; pp++) {
-        if (layers % pp || gpus % (tp * cp * pp)) continue;
-        int dp = gpus / (tp * cp * pp);
-        if (b.plan.global_batch % dp) continue;
-        for (int ep = 1; ep <= (experts > 1 ? experts : 1); ep *= 2) {
-          if (experts > 1 && (experts % ep || (dp * cp) % ep)) continue;
-          sc_plan p = b.plan;
-          p.tp = tp;
-          p.cp = cp;
-          p.pp = pp;
-          p.dp = dp;
-          p.ep = ep;
-          p.sp = tp > 1;
-          p.distributed_optimizer = 0;
-          walk_plan(&w, p, b.plan.global_batch / dp);
-        }
-      }
+  space_pt *pts = NULL;
+  long n = 0;
+  sc_search_stats st;
+  memset(&st, 0, sizeof st);
+  worker *ws = NULL;
+  sc_candidate *scratch = NULL;
+  rc = space_build(&b, job_graph(job), &o, &pts, &n, err);
+  if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
+  int rank, size;
+  spread_where(&rank, &size);
+  int nt = thread_count(&o, n > rank ? (n - rank + size - 1) / size : 0);
+  if (rc == SC_OK) {
+    ws = mem_calloc((size_t)nt, sizeof *ws);
+    scratch = mem_alloc(sizeof *scratch * (size_t)max_best);
+    if (!ws || !scratch) rc = sc_error_set(err, SC_ENOMEM, "out of memory starting the search");
+  }
+  if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
+  if (rc == SC_OK) {
+    shared sh = {&b, &o, pts, n, rank, size, job_has_topology(job), 0, 0, t0,
+                 t0 - PROGRESS_EVERY_S, {0}, INFINITY};
+    rc = run(&sh, ws, nt, scratch, max_best, &st, err);
+    st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
+  }
+  if (rc == SC_OK) {
+    topk_pareto(&ws[0].best);
+    *n_best = ws[0].best.n;
+    st.total = n;
+    st.seconds = clock_now_s() - t0;
+    if (stats) *stats = st;
+  }
+  if (ws) workers_close(ws, nt); /* all but worker 0's job, which is job */
   sc_job_close(job);
-  if (w.rc != SC_OK) return w.rc;
-  w.st.seconds = clock_now_s() - t0;
-  if (stats) *stats = w.st;
-  *n_best = w.n;
-  return SC_OK;
+  mem_free(ws);
+  mem_free(scratch);
+  mem_free(pts);
+  return rc;
 }

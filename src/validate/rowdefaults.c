@@ -154,6 +154,15 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p) {
   if (has(notes, "no gradient buckets") || has(notes, "no overlap")) p->overlap_grad_reduce = 0;
 }
 
+/* ------------------------------------------------------------ pipeline */
+
+int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p) {
+  int chunks = p->pp * (p->vpp > 1 ? p->vpp : 1);
+  if (fw != ROWD_FW_MCORE || p->pp < 2 || layers % chunks == 0 || (layers + 2) % chunks) return 0;
+  p->pp_embedding_in_split = p->pp_loss_in_split = 1;
+  return 1;
+}
+
 /* ------------------------------------------------------------- network */
 
 double rowd_reference_nic(const char *gpu, const char **preset) {

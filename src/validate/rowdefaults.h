@@ -49,6 +49,15 @@ void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p);
  * communication overlap, an eager (Python) or compiled framework. */
 void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p);
 
+/* The stage layout when the row gives none and its layers do not split
+ * evenly over pp*vpp chunks: Megatron-Core (NeMo) recipes then count the
+ * embedding and the loss as one layer each of the first and last chunk
+ * (account_for_embedding/loss_in_pipeline_split, as NeMo's Llama 3.1 405B
+ * recipe does for 126 layers) when that makes the split even; other
+ * frameworks keep the even split (and the row is skipped with the reason).
+ * Returns 1 when it set the layout. */
+int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p);
+
 /* A value for a blank scale-out bandwidth: the NIC of the GPU's reference
  * system (the first cluster preset with that GPU), in bytes/s, and that
  * preset's id in *preset; 0 when there is none. */

@@ -1,0 +1,92 @@
+/*
+ * space.c -- the plan space of a search; see space.h.
+ *
+ * Order (outer to inner): tp (powers of two up to the NVLink domain), cp
+ * (powers of two, only for sequences of 32k and more), pp (divisors of
+ * the layers), ep (powers of two dividing the experts and dp * cp), then
+ * micro-batch, vpp, ZeRO (1, 3; 3 only without pipelining: FSDP with
+ * pipelines is not a framework default) and recomputation (none,
+ * selective, full).
+ */
+#include "search/space.h"
+
+#include "core/vec.h"
+#include "core/mem.h"
+
+typedef VEC(space_pt) pt_vec;
+
+/* The inner loops for one (tp, cp, pp, dp, ep). 0 or -1 (out of memory). */
+static int inner(pt_vec *v, space_pt pt, long local, int layers, const sc_search_opts *o) {
+  static const signed char zeros[] = {1, 3};
+  static const signed char recomp[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
+  int per_stage = layers / pt.pp;
+  for (long mb = 1; mb <= o->max_micro_batch && mb <= local; mb++) {
+    if (local % mb) continue;
+    pt.micro_batch = mb;
+    for (int vpp = 1; vpp <= (pt.pp > 1 ? o->max_vpp : 1); vpp++) {
+      if (per_stage % vpp) continue;
+      /* Megatron's interleaved schedule: micro-batches in groups of pp */
+      if (vpp > 1 && (local / mb) % pt.pp) continue;
+      pt.vpp = vpp;
+      for (size_t z = 0; z < sizeof zeros; z++) {
+        if (zeros[z] == 3 && pt.pp > 1) continue;
+        pt.zero = zeros[z];
+        for (size_t r = 0; r < sizeof recomp; r++) {
+          pt.recompute = recomp[r];
+          if (VEC_PUSH(*v, pt)) return -1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* The largest expert count of g's operators (0 for a dense model). */
+static int experts_of(const wg_graph *g) {
+  int experts = 0;
+  for (int i = 0; i < g->n_ops; i++)
+    if (g->ops[i].expert && g->ops[i].experts > experts) experts = (int)g->ops[i].experts;
+  return experts;
+}
+
+int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
+                space_pt **pts, long *n, sc_error *err) {
+  pt_vec v = {0};
+  int layers = g->layers, experts = experts_of(g), gpus = base->cluster.gpus;
+  long gb = base->plan.global_batch;
+  for (int tp = 1; tp <= o->max_tp && tp <= gpus; tp *= 2)
+    for (int cp = 1; cp <= (g->seq >= 32768 ? 8 : 1); cp *= 2)
+      for (int pp = 1; pp <= o->max_pp && pp <= layers; pp++) {
+        if (layers % pp || gpus % (tp * cp * pp)) continue;
+        int dp = gpus / (tp * cp * pp);
+        if (gb % dp) continue;
+        for (int ep = 1; ep <= (experts > 1 ? experts : 1); ep *= 2) {
+          if (experts > 1 && (experts % ep || (dp * cp) % ep)) continue;
+          space_pt pt = {tp, pp, dp, cp, ep, 1, 1, 1, SC_RECOMP_NONE};
+          if (inner(&v, pt, gb / dp, layers, o)) {
+            mem_free(v.v);
+            return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
+          }
+        }
+      }
+  *pts = v.v;
+  *n = v.n;
+  return SC_OK;
+}
+
+void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
+  *out = *base;
+  out->tp = pt->tp;
+  out->pp = pt->pp;
+  out->dp = pt->dp;
+  out->cp = pt->cp;
+  out->ep = pt->ep;
+  out->vpp = pt->vpp;
+  out->sp = pt->tp > 1;
+  out->micro_batch = pt->micro_batch;
+  out->schedule = pt->vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
+  out->zero = pt->zero;
+  out->recompute = (sc_recompute)pt->recompute;
+  out->distributed_optimizer = 0;
+  out->overlap_grad_reduce = out->overlap_param_gather = 1;
+}

@@ -1,0 +1,36 @@
+/*
+ * space.h -- the plan space of a search, in its canonical order (module
+ * prefix: space_).
+ *
+ * A point of the space is the few fields a search varies; the rest of a
+ * plan (batch, dtype, switches) is the base scenario's. The order of the
+ * points is the search's tie-break of last resort: of two plans with the
+ * same step and memory, the earlier point ranks first, so the ranking is
+ * the same whatever the thread or process count.
+ */
+#ifndef SC_SEARCH_SPACE_H
+#define SC_SEARCH_SPACE_H
+
+#include "graph/graph.h"
+#include "stepcast.h"
+
+typedef struct space_pt {
+  int tp, pp, dp, cp, ep, vpp;
+  long micro_batch;      /* sequences */
+  signed char zero;      /* 1 or 3 */
+  signed char recompute; /* an sc_recompute */
+} space_pt;
+
+/* The points of base's plan space within o's bounds (o's zeros already
+ * replaced by defaults), for graph g: *pts is a new array of *n points
+ * (mem_free it). Skips what a framework would reject before a run starts:
+ * degrees that do not divide the GPUs, layers, batch or experts, and
+ * interleaved schedules whose micro-batch count is not a multiple of pp
+ * (Megatron-LM). SC_OK or SC_ENOMEM. */
+int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
+                space_pt **pts, long *n, sc_error *err);
+
+/* The plan of point pt: base with pt's fields. */
+void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out);
+
+#endif

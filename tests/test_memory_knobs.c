@@ -1,0 +1,166 @@
+/*
+ * test_memory_knobs.c -- memory per GPU under the knobs frameworks run
+ * with: 16-bit main gradients, fp8 weight copies and fp8-saved GEMM
+ * inputs, fp8 primary weights, partial recomputation of N layers per
+ * chunk; each against arithmetic a reader can redo, and bad combinations
+ * refused.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "stepcast.h"
+
+/* A 24-layer GPT (h 2048, no biases) on 8 H100 in tp 2, pp 2, dp 2. */
+static sc_scenario base(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_transformer *m = &s.model.tf;
+  m->layers = 24;
+  m->hidden = 2048;
+  m->heads = 16;
+  m->kv_heads = 16;
+  m->head_dim = 0;
+  m->ffn = 8192;
+  m->vocab = 32000;
+  m->seq = 2048;
+  m->bias = 0;
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 8;
+  sc_plan_default(&s.plan);
+  s.plan.tp = 2;
+  s.plan.pp = 2;
+  s.plan.dp = 2;
+  s.plan.sp = 1;
+  s.plan.global_batch = 16;
+  s.plan.micro_batch = 1;
+  return s;
+}
+
+static sc_result predict(const sc_scenario *s) {
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
+  return r;
+}
+
+Test(memory, bf16_main_grads_halve_the_gradients) {
+  sc_scenario s = base();
+  sc_result a = predict(&s);
+  s.plan.main_grads = SC_BF16;
+  sc_result b = predict(&s);
+  cr_assert_float_eq(b.mem.gradients / a.mem.gradients, 0.5, 1e-12, "%g vs %g",
+                     b.mem.gradients, a.mem.gradients);
+  cr_assert_eq(a.mem.weights, b.mem.weights);
+}
+
+Test(memory, fp8_keeps_weight_copies_and_one_byte_gemm_inputs) {
+  /* the most loaded stage holds 12 layers; each layer's GEMM weights are
+   * 12 h^2 / tp = 12 x 2048^2 / 2 per GPU; fp8 adds an fp8 copy and its
+   * transpose, 2 bytes each */
+  sc_scenario s = base();
+  sc_result bf = predict(&s);
+  s.plan.dtype = SC_FP8;
+  sc_result f8 = predict(&s);
+  double lp = 12.0 * 12.0 * 2048.0 * 2048.0 / 2;
+  cr_assert_float_eq(f8.mem.weights - bf.mem.weights, 2 * lp, 1e-6 * lp,
+                     "extra weight bytes %g, expected %g", f8.mem.weights - bf.mem.weights, 2 * lp);
+  /* fp8 primary weights: the copy and transpose replace the 16-bit weight */
+  s.plan.fp8_param = 1;
+  sc_result p8 = predict(&s);
+  cr_assert_float_eq(p8.mem.weights, bf.mem.weights, 1e-6 * lp, "%g vs %g", p8.mem.weights,
+                     bf.mem.weights);
+  /* activations: of the 34 s b h bytes a layer keeps (Korthikanti et al.)
+   * the GEMM inputs are 2 (QKV) + 2 (projection) + 2 (fc1) + 8 (fc2) =
+   * 14; kept in fp8 they take 7: 27/34 of the bf16 figure per layer (the
+   * embedding and output layer keep theirs, hence the tolerance) */
+  double ratio = f8.mem.activations / bf.mem.activations;
+  cr_assert(fabs(ratio - 27.0 / 34.0) < 0.03, "fp8/bf16 activations %g, expected ~%g", ratio,
+            27.0 / 34.0);
+}
+
+Test(memory, partial_recompute_is_linear_in_the_layers_recomputed) {
+  /* recompute full on the first N of the 24 layers of the one stage (pp 1,
+   * so that the most loaded stage stays the same): each layer taken out
+   * of recomputation keeps its activations instead of its input, the same
+   * bytes per layer */
+  sc_scenario s = base();
+  s.plan.pp = 1;
+  s.plan.dp = 4;
+  s.plan.recompute = SC_RECOMP_FULL;
+  sc_result all = predict(&s);
+  double act[25];
+  for (int n = 1; n <= 24; n++) {
+    s.plan.recompute_layers = n;
+    act[n] = predict(&s).mem.activations;
+  }
+  cr_assert_float_eq(act[24], all.mem.activations, 1e-9 * act[24]);
+  double step = act[1] - act[2];
+  cr_assert_gt(step, 0);
+  for (int n = 2; n < 24; n++)
+    cr_assert_float_eq(act[n] - act[n + 1], step, 1e-6 * step, "N %d: %g vs %g", n,
+                       act[n] - act[n + 1], step);
+  /* and the step runs faster with fewer layers recomputed */
+  s.plan.recompute_layers = 4;
+  cr_assert_lt(predict(&s).step_s, all.step_s);
+}
+
+Test(memory, bad_combinations_say_what_is_valid) {
+  sc_scenario s = base();
+  sc_result r;
+  sc_error err = {0};
+  s.plan.fp8_param = 1;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\""), "%s",
+            err.msg);
+  s = base();
+  s.plan.recompute_layers = 2;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "need plan.recompute \"full\""), "%s", err.msg);
+  s = base();
+  s.plan.main_grads = SC_FP8;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "valid: \"fp32\", \"bf16\""), "%s", err.msg);
+}
+
+Test(memory, current_scaling_reads_each_fp8_operand_once_more) {
+  /* fp8 with current scaling: before each fp8 GEMM an amax pass reads
+   * its 16-bit input: for fc1, s b h / sp... = seq x hidden x 2 bytes per
+   * micro-batch (tp 2 with sequence parallelism gathers the input first:
+   * the whole sequence), and the step gets slower */
+  sc_scenario s = base();
+  s.plan.dtype = SC_FP8;
+  sc_result delayed = predict(&s);
+  s.plan.fp8_recipe = SC_FP8_CURRENT;
+  sc_result current = predict(&s);
+  cr_assert_gt(current.step_s, delayed.step_s);
+  sc_op_time ops[96];
+  sc_error err = {0};
+  int n = sc_explain_layer(&s, ops, 96, &err);
+  cr_assert_gt(n, 0, "%s", err.msg);
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    if (!strcmp(ops[i].name, "amax_fc1")) {
+      found = 1;
+      cr_assert_float_eq(ops[i].bytes, 2048.0 * 2048 * 2, 1.0, "%g", ops[i].bytes);
+    }
+  cr_assert(found, "no amax_fc1 among %d operators", n);
+}
+
+Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {
+  /* pp 1: the two layers kept in 16 bits hold no fp8 weight copies:
+   * 2 layers x 2 bytes x 12 h^2 / tp fewer bytes, and their GEMMs run at
+   * the bf16 rate (more GPU compute time) */
+  sc_scenario s = base();
+  s.plan.pp = 1;
+  s.plan.dp = 4;
+  s.plan.dtype = SC_FP8;
+  sc_result all = predict(&s);
+  s.plan.bf16_first_layers = 1;
+  s.plan.bf16_last_layers = 1;
+  sc_result kept = predict(&s);
+  double per_layer = 12.0 * 2048.0 * 2048.0 / 2;
+  cr_assert_float_eq(all.mem.weights - kept.mem.weights, 2 * 2 * per_layer, 1e-6 * per_layer,
+                     "%g", all.mem.weights - kept.mem.weights);
+  cr_assert_gt(kept.time.compute, all.time.compute);
+}

@@ -847,6 +847,8 @@ typedef struct sc_trace_result {
   double measured_step_s;   /* mean traced ProfilerStep; 0 when none */
   double predicted_step_s;  /* mean replayed ProfilerStep; 0 when none */
   double span_s;         /* replayed time from first to last event (rank 0) */
+  double gpu_busy_s;     /* time per step some GPU operation runs (any
+                            stream), mean over steps and ranks */
   sc_trace_path path;
   double comm_measured_s;   /* collectives per step as traced (rank 0) */
   double comm_predicted_s;  /* the same in this replay */

@@ -73,6 +73,7 @@ Test(trace, synthetic_replay_is_hand_computed) {
   cr_assert_float_eq(r.path.host, 90 * US, 1e-9, "host %g", r.path.host);
   cr_assert_float_eq(r.path.sync, 10 * US, 1e-9, "sync %g", r.path.sync);
   cr_assert_str_eq(r.path.bound, "kernels");
+  cr_assert_float_eq(r.gpu_busy_s, 900 * US, 1e-9, "GPU busy 20..920 us: %g", r.gpu_busy_s);
   sc_trace_info in;
   sc_trace_info_get(t, &in);
   cr_assert_eq(in.kernels, 2);

@@ -372,12 +372,39 @@ static const char *bound_name(const sc_trace_path *p) {
   return names[best];
 }
 
-/* Steps of every rank: measured and replayed length, critical path. */
-static void results(const rp_run *run, const tg_job *j, sc_trace_result *r) {
-  double part[RP_MARK + 1] = {0}, meas = 0, pred = 0;
+/* Time (us) in [lo, hi] when at least one of the n GPU operations by_start
+ * (replayed start, node index; sorted) runs. */
+static double gpu_busy(const rp_run *run, const tg_kv *by_start, int n, double lo, double hi) {
+  double busy = 0, a = lo, b = lo; /* the current union interval [a, b] */
+  for (int k = 0; k < n && by_start[k].key < hi; k++) {
+    const rp_node *nd = &run->nodes[by_start[k].idx];
+    if (nd->end <= lo) continue;
+    double s = fmax(nd->start, lo), e = fmin(nd->end, hi);
+    if (s > b) busy += b - a, a = s, b = e;
+    else if (e > b) b = e;
+  }
+  return busy + (b - a);
+}
+
+/* rank ri's GPU operations by replayed start into by_start; their count. */
+static int gpu_by_start(const rp_run *run, const tg_job *j, int ri, tg_kv *by_start) {
+  int n = j->r[ri].gpu.n;
+  for (int i = 0; i < n; i++) {
+    int v = run->map[ri].gn[i];
+    by_start[i] = (tg_kv){run->nodes[v].start, v};
+  }
+  if (n) qsort(by_start, (size_t)n, sizeof *by_start, tg_kv_cmp);
+  return n;
+}
+
+/* Steps of every rank: measured and replayed length, critical path, GPU
+ * busy time. scratch holds the largest rank's GPU operations. */
+static void results(const rp_run *run, const tg_job *j, sc_trace_result *r, tg_kv *scratch) {
+  double part[RP_MARK + 1] = {0}, meas = 0, pred = 0, busy = 0;
   int steps = 0;
   for (int ri = 0; ri < j->n; ri++) {
     const tg_rank *rk = &j->r[ri];
+    int ng = gpu_by_start(run, j, ri, scratch);
     for (int i = 0; i < rk->host.n; i++) {
       const tg_host *h = &rk->host.v[i];
       if (h->kind != TG_STEP_END) continue;
@@ -392,12 +419,13 @@ static void results(const rp_run *run, const tg_job *j, sc_trace_result *r) {
       meas += rk->steps.v[h->step].dur;
       pred += ne->start - nb->start;
       critical_path(run, run->map[ri].hf[i], nb->start, part);
+      busy += gpu_busy(run, scratch, ng, nb->start, ne->start);
       steps++;
     }
   }
   r->steps = steps;
   double k = steps ? 1e-6 / steps : 0;
-  r->measured_step_s = meas * k, r->predicted_step_s = pred * k;
+  r->measured_step_s = meas * k, r->predicted_step_s = pred * k, r->gpu_busy_s = busy * k;
   r->path = (sc_trace_path){part[RP_KERNEL] * k, part[RP_COPY] * k, part[RP_COMM] * k,
                             part[RP_HOST] * k,   part[RP_SYNC] * k, NULL};
   r->path.bound = bound_name(&r->path);
@@ -483,7 +511,12 @@ int rp_replay(rp_run *run, const tg_job *j, const sc_trace_whatif *w, sc_trace_r
                    err);
   if (!rc) rc = build(run, j, pre, r, err);
   if (!rc) rc = solve(run, err);
-  if (!rc) results(run, j, r);
+  int most = 1;
+  for (int ri = 0; ri < j->n; ri++) most = j->r[ri].gpu.n > most ? j->r[ri].gpu.n : most;
+  tg_kv *scratch = rc ? NULL : mem_alloc((size_t)most * sizeof *scratch);
+  if (!rc && !scratch) rc = sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  if (!rc) results(run, j, r, scratch);
+  mem_free(scratch);
   for (int ri = 0; ri < j->n; ri++) pre_free(&pre[ri]);
   mem_free(pre);
   return rc;

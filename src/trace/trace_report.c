@@ -96,6 +96,9 @@ static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
     fprintf(out, "no ProfilerStep in the trace: replayed span %.3f ms\n", b->span_s * 1e3);
   fprintf(out, "%-24s %9.3f ms %9.3f ms\n", "collectives per step", b->comm_measured_s * 1e3,
           b->comm_predicted_s * 1e3);
+  if (b->steps && b->predicted_step_s > 0)
+    fprintf(out, "%-24s %12s %9.3f ms %6.1f %% of the step\n", "GPU busy per step", "",
+            b->gpu_busy_s * 1e3, 100 * b->gpu_busy_s / b->predicted_step_s);
   if (b->coupled) fprintf(out, "%d collectives joined across ranks\n", b->coupled);
   if (b->steps) table_path(out, "\ncritical path per step", b);
   if (x) table_whatif(out, w, b, x);
@@ -107,6 +110,7 @@ static void json_result(FILE *out, const sc_trace_result *r) {
   const sc_trace_path *p = &r->path;
   fprintf(out, "{\"steps\": %d, \"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, ", r->steps,
           r->measured_step_s, r->predicted_step_s);
+  fprintf(out, "\"gpu_busy_s\": %.9g, ", r->gpu_busy_s);
   fprintf(out, "\"span_s\": %.9g, \"comm_measured_s\": %.9g, \"comm_predicted_s\": %.9g, ",
           r->span_s, r->comm_measured_s, r->comm_predicted_s);
   fprintf(out,

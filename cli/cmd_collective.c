@@ -7,7 +7,11 @@
  *
  *   stepcast collective --op all_reduce --ranks 16 --ppn 8 --arch 80
  *       --nvlink 300 --nic 200 --min 1K --max 1G [--topo SPEC --algo ring]
- *       [--format text|json|csv]
+ *       [--format table|json|csv]
+ *
+ * The sweep and its report are the library's (sc_coll_sweep_run,
+ * sc_report_collective): every point is computed before anything is
+ * printed, so an error leaves no half-written document.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +26,8 @@
 typedef struct opts {
   int op, ranks, ppn, arch;
   double nvlink, nic, min, max, factor;
-  const char *topo, *algo, *format;
+  const char *topo, *algo, *html;
+  sc_format format;
 } opts;
 
 /* Seconds since a fixed point (CLOCK_MONOTONIC), for the progress display
@@ -38,7 +43,6 @@ static double now_s(void) {
  * second, at most every 0.2 s. */
 typedef struct progress {
   double t0, last;
-  double bytes;
   int shown;
 } progress;
 
@@ -48,8 +52,8 @@ static void show_progress(void *ud, double done) {
   if (now - p->t0 < 1.0 || now - p->last < 0.2) return;
   p->last = now;
   p->shown = 1;
-  fprintf(stderr, "\rstepcast collective: flow engine, %.0f B: %3.0f %% of the transfers "
-                  "(%.0f s)", p->bytes, 100 * done, now - p->t0);
+  fprintf(stderr, "\rstepcast collective: flow engine: %3.0f %% of this size's transfers "
+                  "(%.0f s)", 100 * done, now - p->t0);
 }
 
 static void end_progress(progress *p) {
@@ -76,7 +80,10 @@ static double parse_size(const char *s) {
 }
 
 static int parse(int argc, char **argv, opts *o) {
-  *o = (opts){SC_COLL_ALL_REDUCE, 8, 8, 80, 300, 200, 1024, 1 << 30, 2, NULL, "ring", "text"};
+  sc_coll_sweep_opts d;
+  sc_coll_sweep_default(&d);
+  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.nvlink_GBps, d.nic_Gbps,
+              d.min_bytes, d.max_bytes, d.factor, NULL, "ring", NULL, SC_FORMAT_TABLE};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -98,10 +105,11 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(k, "--factor")) o->factor = strtod(v, &end);
     else if (!strcmp(k, "--topo")) o->topo = v;
     else if (!strcmp(k, "--algo")) o->algo = v;
+    else if (!strcmp(k, "--html")) o->html = v;
     else if (!strcmp(k, "--format")) {
-      if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "csv"))
-        return bad("unknown format (valid: text json csv)", v);
-      o->format = v;
+      int f = sc_format_from_name(v);
+      if (f < 0) return bad("--format expects table, json or csv, got", v);
+      o->format = (sc_format)f;
     } else return bad("unknown option", k);
     if (end && *end) return bad("not a number:", v);
   }
@@ -118,91 +126,49 @@ static int parse(int argc, char **argv, opts *o) {
   return 0;
 }
 
-/* Load --topo into *t and check that --ranks and --algo fit it, before
- * any output; returns the exit code (0, 2, 3) after printing any error. */
-static int load_topo(const opts *o, sc_topo **t) {
-  sc_error err = {0};
-  int rc = sc_topo_load(o->topo, t, &err);
-  if (rc) {
-    fprintf(stderr, "stepcast collective: %s\n", err.msg);
-    return rc == SC_EIO ? 3 : 2;
-  }
-  if (sc_topo_gpus(*t) < o->ranks) {
-    fprintf(stderr, "stepcast collective: --ranks %d is larger than the %d GPUs of %s\n",
-            o->ranks, sc_topo_gpus(*t), o->topo);
-    rc = 2;
-  } else if (sc_coll_algo_find((sc_coll_op)o->op, o->algo, &err) < 0) {
-    fprintf(stderr, "stepcast collective: %s\n", err.msg);
-    rc = 2;
-  }
-  if (rc) {
-    sc_topo_free(*t);
-    *t = NULL;
-  }
-  return rc;
-}
-
 int cmd_collective(int argc, char **argv) {
   opts o;
   int rc = parse(argc, argv, &o);
   if (rc < 0) {
     printf("usage: stepcast collective [--op OP] [--ranks N] [--ppn N] [--arch 70|80|90|100]\n"
            "  [--nvlink GB/s] [--nic Gb/s] [--min SIZE] [--max SIZE] [--factor F]\n"
-           "  [--topo SPEC --algo NAME] [--format text|json|csv]\n");
+           "  [--topo SPEC --algo NAME] [--format table|json|csv] [--html FILE]\n\n"
+           "--html FILE writes an HTML report with the bus-bandwidth curve (docs/report.md);\n"
+           "'-' writes it to standard output instead of the table.\n"
+           "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
     return 0;
   }
   if (rc) return rc;
-  sc_coll_op op = (sc_coll_op)o.op;
-  sc_coll_group g = {o.ranks, o.ppn, o.arch, o.nvlink * 1e9, o.nic * 1e9 / 8, 0, 0, 0};
-  sc_topo *t = NULL;
-  if (o.topo && (rc = load_topo(&o, &t))) return rc;
-  int json = !strcmp(o.format, "json"), csv = !strcmp(o.format, "csv");
-  double fac = sc_coll_busbw_factor(op, o.ranks);
-  if (json) printf("{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", sc_coll_op_name(op), o.ranks);
-  else if (csv) printf("bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
-                       t ? ",flow_us,flow_busbw_GBps" : "");
-  else printf("# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s\n"
-              "%12s %12s %10s %10s %-12s%s\n",
-              sc_coll_op_name(op), o.ranks, o.ppn, o.arch, o.nvlink, o.nic,
-              t ? ", flow engine: " : "", t ? o.topo : "", "size(B)", "time(us)",
-              "algbw", "busbw", "nccl-algo", t ? "   flow(us)  flow-busbw" : "");
-  int first = 1, tty = isatty(fileno(stderr));
-  for (double b = o.min; b <= o.max * 1.0000001 && rc == 0; b *= o.factor) {
-    double bytes = floor(b);
-    sc_coll_cost c = sc_coll_nccl_time(op, bytes, &g);
-    double algbw = c.time > 0 ? bytes / c.time / 1e9 : 0;
-    double ft = -1;
-    if (t) {
-      sc_error err = {0};
-      progress pg = {now_s(), 0, bytes, 0};
-      rc = sc_coll_simulate(t, op, o.algo, bytes, o.ranks, o.ppn, 8, tty ? show_progress : NULL,
-                            &pg, &ft, &err);
-      end_progress(&pg);
-      if (rc) {
-        fprintf(stderr, "stepcast collective: %s\n", err.msg);
-        rc = rc == SC_ENOMEM ? 4 : 2;
-        break;
-      }
-    }
-    double fbus = ft > 0 ? bytes / ft / 1e9 * fac : 0;
-    if (json)
-      printf("%s\n {\"bytes\": %.0f, \"time_us\": %.3f, \"algbw_GBps\": %.3f, \"busbw_GBps\": "
-             "%.3f, \"algo\": \"%s\", \"proto\": \"%s\"",
-             first ? "" : ",", bytes, c.time * 1e6, algbw, algbw * fac, c.algo, c.proto);
-    else if (csv)
-      printf("%.0f,%.3f,%.3f,%.3f,%s,%s", bytes, c.time * 1e6, algbw, algbw * fac, c.algo, c.proto);
-    else
-      printf("%12.0f %12.2f %10.2f %10.2f %-5s/%-6s", bytes, c.time * 1e6, algbw, algbw * fac,
-             c.algo, c.proto);
-    if (t) {
-      if (json) printf(", \"flow_us\": %.3f, \"flow_busbw_GBps\": %.3f", ft * 1e6, fbus);
-      else if (csv) printf(",%.3f,%.3f", ft * 1e6, fbus);
-      else printf(" %11.2f %11.2f", ft * 1e6, fbus);
-    }
-    printf(json ? "}" : "\n");
-    first = 0;
+  sc_coll_sweep_opts so;
+  sc_coll_sweep_default(&so);
+  so.op = (sc_coll_op)o.op;
+  so.ranks = o.ranks;
+  so.ranks_per_node = o.ppn;
+  so.arch = o.arch;
+  so.nvlink_GBps = o.nvlink;
+  so.nic_Gbps = o.nic;
+  so.min_bytes = o.min;
+  so.max_bytes = o.max;
+  so.factor = o.factor;
+  if (o.topo && snprintf(so.topo, sizeof so.topo, "%s", o.topo) >= (int)sizeof so.topo)
+    return bad("--topo is longer than 255 characters:", o.topo);
+  if (snprintf(so.algo, sizeof so.algo, "%s", o.algo) >= (int)sizeof so.algo)
+    return bad("--algo is longer than 31 characters:", o.algo);
+  sc_coll_sweep sw;
+  sc_error err = {0};
+  progress pg = {now_s(), 0, 0};
+  rc = sc_coll_sweep_run(&so, isatty(fileno(stderr)) ? show_progress : NULL, &pg, &sw, &err);
+  end_progress(&pg);
+  if (rc) {
+    fprintf(stderr, "stepcast collective: %s\n", err.msg);
+    return cli_exit_code(rc);
   }
-  if (json) printf("]}\n");
-  sc_topo_free(t);
+  if (!cli_is_stdout(o.html)) sc_report_collective(stdout, o.format, &sw);
+  if (o.html) {
+    FILE *f = cli_open_out("collective", o.html);
+    if (f) sc_html_collective(f, &sw);
+    rc = f ? cli_close_out("collective", o.html, f) : 3;
+  }
+  sc_coll_sweep_free(&sw);
   return rc;
 }

@@ -21,35 +21,62 @@ static void help(void) {
   printf("  --require-fit         exit 1 when the plan does not fit in memory\n"
          "  --ops                 also list the operators of one layer with their times\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
-         "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto)\n\n"
-         "Exit codes: 0 ok, 1 does not fit (with --require-fit), 2 bad input, 3 I/O error.\n");
+         "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
+         "                        '-' writes it to standard output instead of the report\n"
+         "  --html FILE           write a self-contained HTML report (breakdown, timeline,\n"
+         "                        memory; docs/report.md); '-': standard output\n\n"
+         "Exit codes (docs/output.md): 0 ok, 1 does not fit (with --require-fit), 2 bad\n"
+         "input, 3 I/O error, 4 out of memory.\n");
 }
 
-/* Lay out the step and write it to path; returns the exit code. */
-static int write_trace(const char *path, const sc_scenario *s) {
+/* Lay out the step and write it as a Chrome trace to `trace` and as an
+ * HTML report to `html` (either may be NULL; "-": standard output);
+ * returns the exit code. */
+static int write_files(const char *trace, const char *html, const sc_scenario *s,
+                       const sc_result *r) {
   sc_span *spans = NULL;
   size_t n = 0;
   double step = 0;
   sc_error err = {0};
-  if (sc_timeline(s, &spans, &n, &step, &err) != SC_OK) {
+  int rc = sc_timeline(s, &spans, &n, &step, &err);
+  if (rc != SC_OK) {
     fprintf(stderr, "stepcast predict: %s\n", err.msg);
-    return 2;
+    return cli_exit_code(rc);
   }
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "stepcast predict: cannot write %s\n", path);
-    free(spans);
-    return 3;
+  for (int k = 0; k < 2 && !rc; k++) {
+    const char *path = k ? html : trace;
+    if (!path) continue;
+    FILE *f = cli_open_out("predict", path);
+    if (!f) {
+      rc = 3;
+      break;
+    }
+    if (k) sc_html_prediction(f, s, r, spans, n);
+    else sc_report_trace(f, s, spans, n);
+    rc = cli_close_out("predict", path, f);
+    if (!rc && isatty(fileno(stderr)) && !cli_is_stdout(path))
+      fprintf(stderr, "stepcast: wrote %s of a %.3f s step (%zu spans) to %s\n",
+              k ? "an HTML report" : "the trace", step, n, path);
   }
-  sc_report_trace(f, s, spans, n);
-  int bad = fclose(f) != 0;
   free(spans);
-  if (bad) {
-    fprintf(stderr, "stepcast predict: cannot write %s\n", path);
-    return 3;
+  return rc;
+}
+
+/* The prediction of s in fmt to standard output (with the operators of
+ * one layer when show_ops); the exit code. */
+static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int show_ops,
+                  double train_tokens) {
+  sc_op_time ops[64];
+  int n = 0;
+  if (show_ops) {
+    sc_error err = {0};
+    n = sc_explain_layer(s, ops, 64, &err);
+    if (n < 0) {
+      fprintf(stderr, "stepcast predict: %s\n", err.msg);
+      return cli_exit_code(-n);
+    }
   }
-  if (isatty(fileno(stderr)))
-    fprintf(stderr, "stepcast: wrote %zu spans of a %.3f s step to %s\n", n, step, path);
+  sc_report_prediction_ops(stdout, fmt, s, r, train_tokens, show_ops ? ops : NULL, n);
   return 0;
 }
 
@@ -58,7 +85,7 @@ int cmd_predict(int argc, char **argv) {
   if (scen_args_init(&sa, argc)) return 3;
   int require_fit = 0, show_ops = 0, rc = 0;
   double train_tokens = 0;
-  const char *trace = NULL;
+  const char *trace = NULL, *html = NULL;
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
     int need = i + 1 < argc;
@@ -76,13 +103,13 @@ int cmd_predict(int argc, char **argv) {
       i++;
       continue;
     }
-    if (!strcmp(a, "--trace")) {
+    if (!strcmp(a, "--trace") || !strcmp(a, "--html")) {
       if (!need) {
-        fprintf(stderr, "stepcast predict: --trace expects a file name (Chrome trace JSON)\n");
+        fprintf(stderr, "stepcast predict: %s expects a file name ('-': standard output)\n", a);
         rc = 2;
         break;
       }
-      trace = argv[++i];
+      *(a[2] == 't' ? &trace : &html) = argv[++i];
       continue;
     }
     int took = scen_args_take(&sa, "predict", argc, argv, &i);
@@ -91,22 +118,22 @@ int cmd_predict(int argc, char **argv) {
     fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
     rc = 2;
   }
+  if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
   if (!rc) {
     sc_result r;
     sc_error err = {0};
-    if (sc_predict(&s, &r, &err) != SC_OK) {
+    int prc = sc_predict(&s, &r, &err);
+    if (prc != SC_OK) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
-      rc = err.code == SC_EIO ? 3 : 2;
+      rc = cli_exit_code(prc);
     } else {
-      sc_report_prediction(stdout, sa.fmt, &s, &r, train_tokens);
-      if (show_ops) {
-        sc_op_time ops[64];
-        int n = sc_explain_layer(&s, ops, 64, &err);
-        if (n > 0) sc_report_layer_ops(stdout, sa.fmt, ops, n);
-      }
-      if (trace) rc = write_trace(trace, &s);
+      /* a file named "-" takes standard output in place of the report:
+       * one document per invocation */
+      if (!cli_is_stdout(trace) && !cli_is_stdout(html))
+        rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
+      if (!rc && (trace || html)) rc = write_files(trace, html, &s, &r);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }

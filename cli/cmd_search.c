@@ -29,9 +29,12 @@ static void help(void) {
          "  --all                 also list plans that do not fit in memory\n"
          "  --threads N           threads (default: every core; same result for any N)\n"
          "  --max-plans N         search only the first N plans of the space\n"
-         "  --max-seconds S       stop after S seconds with the best so far\n\n"
-         "Exit codes: 0 ok, 1 no plan fits (the closest is shown), 2 bad input,\n"
-         "3 I/O error, 130 interrupted (Ctrl-C; the best so far is shown).\n");
+         "  --max-seconds S       stop after S seconds with the best so far\n"
+         "  --html FILE           HTML report: time against memory of the plans, Pareto\n"
+         "                        front, the chosen plan marked; '-': standard output\n\n"
+         "Exit codes (docs/output.md): 0 ok, 1 no plan fits (the closest is shown),\n"
+         "2 bad input, 3 I/O error, 4 out of memory, 130 interrupted (Ctrl-C; the best\n"
+         "so far is shown).\n");
 }
 
 /* Parse an integer option value in 1..max; 0 on error (message printed). */
@@ -104,12 +107,12 @@ static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
 /* Run the search of s and print it (MPI: process 0 prints); the exit
  * code. */
 static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int top,
-               int rank) {
+               int rank, const char *html) {
   sc_candidate *best = malloc(sizeof *best * (size_t)top);
   sc_search_stats st;
   sc_error err = {0};
   int n = 0, rc = 0, tty = rank == 0 && isatty(STDERR_FILENO);
-  if (!best) return 3;
+  if (!best) return 4;
   o->progress = progress;
   o->progress_ctx = &tty;
   struct sigaction sa_new, sa_old;
@@ -121,10 +124,11 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
   if (tty && st.seconds >= 1.0) fputc('\n', stderr);
   if (src != SC_OK) {
     if (rank == 0) fprintf(stderr, "stepcast search: %s\n", err.msg);
-    rc = 2;
+    rc = cli_exit_code(src);
   } else {
-    if (rank == 0) sc_report_search(stdout, sa->fmt, s, best, n, &st);
-    rc = st.stopped == SC_SEARCH_INTERRUPTED ? 130 : n == 0 ? 1 : 0;
+    if (rank == 0 && !cli_is_stdout(html)) sc_report_search(stdout, sa->fmt, s, best, n, &st);
+    if (rank == 0 && html) rc = cli_search_html(html, s, o, n ? best : NULL);
+    if (!rc) rc = st.stopped == SC_SEARCH_INTERRUPTED ? 130 : n == 0 ? 1 : 0;
   }
   free(best);
   return rc;
@@ -140,8 +144,13 @@ int cmd_search(int argc, char **argv) {
   sc_search_opts o;
   sc_search_opts_default(&o);
   int top = 10, rc = 0;
+  const char *html = NULL; /* --html FILE (cli/html_out.c) */
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
+    if (!strcmp(a, "--html") && i + 1 < argc) {
+      html = argv[++i];
+      continue;
+    }
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       help();
       rc = -1;
@@ -164,7 +173,7 @@ int cmd_search(int argc, char **argv) {
   if (!rc) {
     /* under mpirun (a build with SC_MPI) the processes share the space */
     int rank = sc_mpi_init(&argc, &argv);
-    rc = rank < 0 ? 3 : run(&sa, &s, &o, top, rank);
+    rc = rank < 0 ? 3 : run(&sa, &s, &o, top, rank, html);
     sc_mpi_finalize();
   }
   scen_args_free(&sa);

@@ -14,7 +14,7 @@
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: stepcast topo SPEC [--check] [--dot]\n"
+          "usage: stepcast topo SPEC [--check] [--dot] [--format table|json|csv]\n"
           "       stepcast topo --list\n"
           "SPEC: a .json file (docs/network.md) or a generator spec name:key=value,...\n");
   return 2;
@@ -23,8 +23,17 @@ static int usage(void) {
 int cmd_topo(int argc, char **argv) {
   const char *spec = NULL;
   int dot = 0, check = 0;
+  sc_format fmt = SC_FORMAT_TABLE;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--dot")) dot = 1;
+    else if (!strcmp(argv[i], "--format")) {
+      int f = i + 1 < argc ? sc_format_from_name(argv[++i]) : -1;
+      if (f < 0) {
+        fprintf(stderr, "stepcast topo: --format expects table, json or csv\n");
+        return 2;
+      }
+      fmt = (sc_format)f;
+    }
     else if (!strcmp(argv[i], "--check")) check = 1;
     else if (!strcmp(argv[i], "--list")) {
       printf("topology generators (bw, nvlink: GB/s per direction; nic: Gb/s; lat: us):\n");
@@ -44,18 +53,14 @@ int cmd_topo(int argc, char **argv) {
   int rc = sc_topo_load(spec, &t, &err);
   if (rc) {
     fprintf(stderr, "stepcast topo: %s\n", err.msg);
-    return rc == SC_EIO ? 3 : 2;
+    return cli_exit_code(rc);
   }
   if (dot) {
     sc_topo_write_dot(t, stdout);
   } else {
-    sc_topo_describe(t, stdout);
-    if (check) {
-      char warn[1024];
-      sc_topo_check(t, &err, warn, sizeof warn);
-      printf("check        ok (connected, all bandwidths > 0)\n");
-      if (warn[0]) printf("warnings\n%s\n", warn);
-    }
+    char warn[1024] = "";
+    if (check) sc_topo_check(t, &err, warn, sizeof warn);
+    sc_report_topo(stdout, fmt, t, check ? warn : NULL);
   }
   sc_topo_free(t);
   return 0;

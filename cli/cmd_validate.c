@@ -1,7 +1,10 @@
 /*
  * cmd_validate.c -- `stepcast validate FILE.csv...`: predict every row of
  * published measurement sets and report the error per row and per file.
+ * With no file, every set shipped in the data directory (data/validation,
+ * installed as share/stepcast/validation).
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +13,23 @@
 #include "stepcast.h"
 
 static void help(void) {
-  printf("usage: stepcast validate [--format table|json|csv] [--summary] FILE.csv...\n\n"
+  printf("usage: stepcast validate [--format table|json|csv] [--summary] [--timings]\n"
+         "                         [--html FILE] [FILE.csv...]\n\n"
          "Predict every row of measurement CSVs (training sets: seconds per step;\n"
          "collective sets: microseconds) and print each row's error, then per file\n"
          "the MAPE, median and max error and the rows within 10 %%. Rows that cannot\n"
-         "be modelled are listed as skipped with the reason.\n\n"
+         "be modelled are listed as skipped with the reason. With no file, every set\n"
+         "shipped with stepcast (data/validation: training, collectives, dp_training,\n"
+         "recsys); sets of models stepcast cannot build yet are counted as \"not\n"
+         "supported yet\".\n\n"
          "  --summary   print only the per-file summary (table format)\n"
+         "  --timings   also print the wall time of each set (output differs run to run)\n"
+         "  --html FILE write an HTML report: predicted against measured per set, with\n"
+         "              the error bands (docs/report.md); '-': standard output\n"
          "  --row ID    predict one training row as `stepcast predict` would show it\n"
          "              (the scenario its blank cells give, with the full breakdown)\n\n"
-         "Exit codes: 0 ok, 2 malformed CSV, 3 unreadable file.\n");
+         "Exit codes (docs/output.md): 0 ok, 2 malformed CSV, 3 unreadable file,\n"
+         "4 out of memory.\n");
 }
 
 /* `validate --row ID FILE`: the prediction of one training row. */
@@ -30,11 +41,73 @@ static int one_row(const char *path, const char *id, sc_format fmt) {
   if (rc == SC_OK) rc = sc_predict(&s, &r, &err);
   if (rc != SC_OK) {
     fprintf(stderr, "stepcast validate: %s\n", err.msg);
-    return rc == SC_EIO ? 3 : 2;
+    return cli_exit_code(rc);
   }
   sc_scenario_resolve(&s, &err);
   sc_report_prediction(stdout, fmt, &s, &r, 0);
   return 0;
+}
+
+/* The CSVs of every shipped set, in a fixed order, into g, and the length
+ * of the data directory's path with its slash in *strip; the exit code. */
+static int shipped_sets(glob_t *g, size_t *strip) {
+  static const char *const sets[] = {"training", "collectives", "dp_training", "recsys"};
+  char dir[4096], pat[4200];
+  if (cli_data_dir(dir, sizeof dir)) {
+    fprintf(stderr, "stepcast validate: no FILE.csv given and no data directory found "
+                    "(data/validation beside the source, share/stepcast of the install, "
+                    "or $STEPCAST_DATA)\n");
+    return 3;
+  }
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+    snprintf(pat, sizeof pat, "%s/validation/%s/*.csv", dir, sets[i]);
+    int grc = glob(pat, i ? GLOB_APPEND : 0, NULL, g);
+    if (grc == GLOB_NOSPACE) return 4;
+    if (grc == GLOB_ABORTED) {
+      fprintf(stderr, "stepcast validate: cannot read %s\n", pat);
+      return 3;
+    }
+  }
+  if (g->gl_pathc == 0) {
+    fprintf(stderr, "stepcast validate: no CSV file under %s/validation\n", dir);
+    return 3;
+  }
+  *strip = strlen(dir) + 1;
+  return 0;
+}
+
+/* The HTML report of the n sets to path; the exit code. */
+static int write_html(const char *path, const sc_validation *sets, int n) {
+  FILE *f = cli_open_out("validate", path);
+  if (!f) return 3;
+  sc_html_validation(f, sets, n);
+  return cli_close_out("validate", path, f);
+}
+
+/* Validate the n CSVs at paths and report them, each named by its path
+ * less the first `strip` characters (the data directory of shipped sets,
+ * so that the output does not depend on where stepcast is); the exit
+ * code. */
+static int run_sets(const char *const *paths, int n, size_t strip, sc_format fmt,
+                    unsigned flags, const char *html) {
+  sc_validation *sets = calloc((size_t)n, sizeof *sets);
+  if (!sets) return 4;
+  int done = 0, rc = 0;
+  for (; done < n && !rc; done++) {
+    sc_error err = {0};
+    int vrc = sc_validate_file(paths[done], &sets[done], &err);
+    if (vrc != SC_OK) {
+      fprintf(stderr, "stepcast validate: %s\n", err.msg);
+      rc = cli_exit_code(vrc);
+      break;
+    }
+    if (strip) memmove(sets[done].path, sets[done].path + strip, strlen(sets[done].path + strip) + 1);
+  }
+  if (!rc && !cli_is_stdout(html)) sc_report_validation(stdout, fmt, sets, n, flags);
+  if (!rc && html) rc = write_html(html, sets, n);
+  for (int i = 0; i < done; i++) sc_validation_free(&sets[i]);
+  free(sets);
+  return rc;
 }
 
 int cmd_validate(int argc, char **argv) {
@@ -62,13 +135,26 @@ int cmd_validate(int argc, char **argv) {
       return one_row(file, argv[i + 1], f);
     }
   sc_format fmt = SC_FORMAT_TABLE;
-  int rows = 1, n = 0, rc = 0;
-  sc_validation *files = calloc((size_t)argc, sizeof *files);
-  if (!files) return 3;
+  unsigned flags = SC_REPORT_ROWS;
+  int n = 0, rc = 0;
+  const char *html = NULL;
+  glob_t g = {0};
+  const char **paths = calloc((size_t)argc, sizeof *paths);
+  if (!paths) return 4;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); goto done; }
-    if (!strcmp(a, "--summary")) { rows = 0; continue; }
+    if (!strcmp(a, "--summary")) { flags &= ~SC_REPORT_ROWS; continue; }
+    if (!strcmp(a, "--timings")) { flags |= SC_REPORT_TIMINGS; continue; }
+    if (!strcmp(a, "--html")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "stepcast validate: --html expects a file name ('-': standard output)\n");
+        rc = 2;
+        goto done;
+      }
+      html = argv[++i];
+      continue;
+    }
     if (!strcmp(a, "--format")) {
       int f = i + 1 < argc ? sc_format_from_name(argv[++i]) : -1;
       if (f < 0) {
@@ -79,29 +165,22 @@ int cmd_validate(int argc, char **argv) {
       fmt = (sc_format)f;
       continue;
     }
-    if (a[0] == '-') {
-      fprintf(stderr, "stepcast validate: unknown option '%s'\n", a);
+    if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "stepcast validate: unknown option '%s' (see stepcast validate --help)\n", a);
       rc = 2;
       goto done;
     }
-    sc_error err = {0};
-    int vrc = sc_validate_file(a, &files[n], &err);
-    if (vrc != SC_OK) {
-      fprintf(stderr, "stepcast validate: %s\n", err.msg);
-      rc = vrc == SC_EIO ? 3 : 2;
-      goto done;
-    }
-    n++;
+    paths[n++] = a;
   }
   if (n == 0) {
-    fprintf(stderr, "stepcast validate: no CSV file given (e.g. stepcast validate "
-                    "../shared/validation/training/*.csv)\n");
-    rc = 2;
-    goto done;
+    size_t strip = 0;
+    if ((rc = shipped_sets(&g, &strip))) goto done;
+    rc = run_sets((const char *const *)g.gl_pathv, (int)g.gl_pathc, strip, fmt, flags, html);
+  } else {
+    rc = run_sets(paths, n, 0, fmt, flags, html);
   }
-  sc_report_validation(stdout, fmt, files, n, rows);
 done:
-  for (int i = 0; i < n; i++) sc_validation_free(&files[i]);
-  free(files);
+  globfree(&g);
+  free(paths);
   return rc;
 }

@@ -32,7 +32,18 @@ static void usage(FILE *out) {
                "(GPT-3 175B on 1,024 A100 80 GB).\n");
 }
 
-int main(int argc, char **argv) {
+/* The exit code of a command that returned rc, after making sure its
+ * standard output was written (a full disk or a closed pipe is an I/O
+ * error, exit 3, not a success). */
+static int finish(int rc) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "stepcast: cannot write the output (standard output)\n");
+    return rc ? rc : 3;
+  }
+  return rc;
+}
+
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     char *args[] = {"predict", NULL};
     return cmd_predict(1, args);
@@ -53,3 +64,5 @@ int main(int argc, char **argv) {
   usage(stderr);
   return 2;
 }
+
+int main(int argc, char **argv) { return finish(dispatch(argc, argv)); }

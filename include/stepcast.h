@@ -29,6 +29,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the library's interface: exported from the
+ * shared library, which hides every other symbol (-fvisibility=hidden). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define SC_VERSION "0.1.0"
 
 /* ---------------------------------------------------------------- errors */
@@ -267,6 +273,9 @@ typedef struct sc_plan {
   int vpp;                   /* model chunks per pipeline rank (interleaved) */
   int sp;                    /* 1 = sequence parallelism with tp */
   int zero;                  /* 0..3; 3 = FSDP full shard */
+  int fsdp_shard;            /* zero 3: the ranks one shard spans (HSDP /
+                                ZeRO++ hpZ: shard within, replicate across);
+                                0 = every data-parallel rank (dp * cp) */
   sc_schedule schedule;
   sc_recompute recompute;
   long global_batch;         /* sequences per optimizer step */
@@ -281,6 +290,10 @@ typedef struct sc_plan {
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
+  int cuda_graphs;           /* 1 = the step's kernels replay from CUDA graphs
+                                (Megatron --enable-cuda-graph, TE graphed
+                                callables): a graph node's launch cost per
+                                kernel instead of the framework's host time */
   int n_overrides;           /* per-layer changes in overrides[0..n) */
   sc_override overrides[SC_MAX_OVERRIDES];
   /* Pipeline stage layout, as Megatron-Core splits layers (0 = unset: an
@@ -687,15 +700,63 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
                      int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
                      double *seconds, sc_error *err);
 
+/* ---------------------------------------------- a collective over sizes */
+
+/* What `stepcast collective` runs: one collective at sizes min_bytes,
+ * min_bytes * factor, ... up to max_bytes, with NCCL's model and, when
+ * `topo` is set, the flow engine on that topology. */
+typedef struct sc_coll_sweep_opts {
+  sc_coll_op op;
+  int ranks;             /* 1..16777216 */
+  int ranks_per_node;    /* divides ranks */
+  int arch;              /* GPU SM version: NCCL's tables */
+  double nvlink_GBps;    /* NVLink per GPU per direction, GB/s */
+  double nic_Gbps;       /* NIC per GPU per direction, Gb/s */
+  double min_bytes, max_bytes;  /* nccl-tests sizes, bytes */
+  double factor;         /* > 1 */
+  char topo[256];        /* topology spec or file ("" = NCCL model only) */
+  char algo[32];         /* flow-engine plug-in ("" = the first for op) */
+} sc_coll_sweep_opts;
+
+/* One size of a sweep. */
+typedef struct sc_coll_point {
+  double bytes;
+  sc_coll_cost nccl;     /* NCCL's model */
+  double algbw, busbw;   /* of the model, bytes/s (nccl-tests' definitions) */
+  double flow_s;         /* flow engine, seconds; < 0 without a topology */
+  double flow_busbw;     /* flow engine bus bandwidth, bytes/s (0 without) */
+} sc_coll_point;
+
+typedef struct sc_coll_sweep {
+  sc_coll_sweep_opts opts;  /* as run */
+  sc_coll_point *points;    /* owned: n points, smallest first */
+  int n;
+} sc_coll_sweep;
+
+/* All-reduce over 8 ranks of one DGX A100, 1 KiB to 1 GiB by 2. */
+void sc_coll_sweep_default(sc_coll_sweep_opts *o);
+
+/* Run the sweep o into *out (free it with sc_coll_sweep_free). fn (may be
+ * NULL) gets the flow engine's progress with ud. SC_OK, SC_EINPUT (a bad
+ * option, named, or more than 100,000 sizes), SC_EIO (topology file) or
+ * SC_ENOMEM; on error out holds nothing. */
+int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
+                      sc_coll_sweep *out, sc_error *err);
+void sc_coll_sweep_free(sc_coll_sweep *s);
+
 /* ------------------------------------------------------------ validation */
 
-/* Predictions of published measurements (../shared/validation, format in
- * its README): a training set (one measured configuration a row, seconds
- * per step; header has `measured_iter_s`) or a collective set (one
- * nccl-tests measurement a row, microseconds; `measured_time_us`). */
+/* Predictions of published measurements (data/validation, format in its
+ * README): a training set (one measured transformer configuration a row,
+ * seconds per step; header has `measured_iter_s`), a collective set (one nccl-tests measurement a row,
+ * microseconds; `measured_time_us`), or a set of models stepcast cannot
+ * build yet (CNN and BERT data-parallel sets, recommendation models:
+ * `measured_iter_s` with a `model_variant` column, or `measured_iter_ms`): its rows are
+ * counted and listed as skipped, "not supported yet", never hidden. */
 typedef enum sc_validation_kind {
   SC_VALIDATION_TRAINING = 0,
-  SC_VALIDATION_COLLECTIVE
+  SC_VALIDATION_COLLECTIVE,
+  SC_VALIDATION_UNSUPPORTED
 } sc_validation_kind;
 
 /* One row of a set. */
@@ -725,7 +786,8 @@ typedef struct sc_validation {
   char in_sample[192];  /* what was fitted to this set (its figure is then
                            not an independent check), "" when nothing */
   int n_small, n_large;           /* rows in each of those */
-  double seconds;       /* wall time spent predicting */
+  double seconds;       /* wall time spent predicting (reported only with
+                           SC_REPORT_TIMINGS: outputs are deterministic) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it
@@ -759,7 +821,16 @@ int sc_format_from_name(const char *name);
 void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
                           const sc_result *r, double train_tokens);
 
-/* The n operators of one layer (sc_explain_layer). */
+/* sc_report_prediction with the n_ops operators of one layer
+ * (sc_explain_layer; ops NULL: none) in the same document: JSON adds a
+ * "layer_ops" array to the prediction's object, CSV gives one table with a
+ * row per operator (the prediction's columns repeated, then op_*), the
+ * table format appends the operators' table. */
+void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
+                              const sc_result *r, double train_tokens,
+                              const sc_op_time *ops, int n_ops);
+
+/* The n operators of one layer (sc_explain_layer) on their own. */
 void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n);
 
 /* The n plans c of a search of s (sc_search), fastest first, with st. */
@@ -771,10 +842,79 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
  * and a communication thread, times in microseconds. */
 void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n);
 
-/* n validated sets: with show_rows, each set's rows (the table; JSON and
- * CSV always list them), then the summary per set. */
+/* Flags of sc_report_validation: SC_REPORT_ROWS lists each set's rows in
+ * the table (JSON and CSV always list them); SC_REPORT_TIMINGS adds the
+ * wall time of each set (JSON `seconds`), which makes the output differ
+ * from run to run. */
+#define SC_REPORT_ROWS 1u
+#define SC_REPORT_TIMINGS 2u
+
+/* A collective sweep (sc_coll_sweep_run): table, JSON {"op", "ranks",
+ * "rows": [...]} or CSV, a row per size (docs/output.md). */
+void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s);
+
+/* The GPU, model and cluster presets (`stepcast presets`); CSV is one
+ * table with a `kind` column (gpu, model, cluster). */
+void sc_report_presets(FILE *out, sc_format fmt);
+
+/* The summary of topology t (sc_topo_describe) in fmt; JSON and CSV give
+ * node counts per kind, links and the bandwidth and latency ranges, and
+ * `warnings` (may be NULL: not checked) the lines of sc_topo_check. */
+void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings);
+
+/* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
-                          int show_rows);
+                          unsigned flags);
+
+/* ------------------------------------------------------- HTML reports */
+
+/* Self-contained HTML pages (one file, inline SVG charts, no script, no
+ * network; docs/report.md), deterministic like every report. */
+
+/* A prediction: summary, the step's time breakdown, the pipeline timeline
+ * (sc_timeline's n_spans spans; none when NULL), and memory per GPU by
+ * kind against capacity. */
+void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
+                        const sc_span *spans, size_t n_spans);
+/* A search: the n plans as step time against memory per GPU, their
+ * Pareto front, and plans[chosen] marked (chosen < 0: none). */
+void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
+                    int chosen, const sc_search_stats *st);
+/* Validated sets: the summary table, and per set with predictions a
+ * predicted-against-measured scatter with the 10 % and 25 % error bands. */
+void sc_html_validation(FILE *out, const sc_validation *sets, int n);
+/* A collective sweep: the bus bandwidth against the size, NCCL's model and
+ * (with a topology) the flow engine. */
+void sc_html_collective(FILE *out, const sc_coll_sweep *sw);
+
+/* ------------------------------------------------- text in, text out */
+
+/* For language bindings (the Python module, docs/python.md): each entry
+ * takes a scenario as a file `path` or as JSON `json` text (at most one;
+ * neither = the built-in default), key-path overrides as sc_scenario_load
+ * does, and on success sets *out to a malloc'd, NUL-terminated JSON
+ * document -- byte for byte what the command prints with --format json --
+ * that the caller frees with sc_free. On error *out is NULL and err says
+ * why (the code as elsewhere: SC_EINPUT, SC_EIO, SC_ENOMEM, SC_EMODEL). */
+
+/* `stepcast predict --format json` (ops: with `--ops`; train_tokens > 0:
+ * with `--train-tokens`). */
+int sc_predict_json(const char *path, const char *json, const char *const *overrides,
+                    size_t n_overrides, int ops, double train_tokens, char **out,
+                    sc_error *err);
+/* `stepcast search --format json`: the `top` (1..100000) fastest plans. */
+int sc_search_json(const char *path, const char *json, const char *const *overrides,
+                   size_t n_overrides, const sc_search_opts *opts, int top, char **out,
+                   sc_error *err);
+/* `stepcast validate --format json` of the n CSVs at paths, set i called
+ * names[i] in the report (names NULL, or names[i] NULL: paths[i]; the
+ * command names its shipped sets "validation/KIND/FILE.csv"). */
+int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
+                     sc_error *err);
+/* `stepcast collective --format json` of the sweep o. */
+int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
+/* Free what the *_json entries return (NULL is allowed). */
+void sc_free(void *p);
 
 /* ---------------------------------------------------------------- traces */
 
@@ -784,7 +924,8 @@ void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, i
 typedef struct sc_trace sc_trace;
 
 /* Load the n trace files of one job (one file per rank): PyTorch
- * profiler (Kineto) JSON, plain or gzip, or Chakra protobuf ETs. fn (may be NULL) gets progress with ud after each file. On
+ * profiler (Kineto) JSON, plain or gzip, or Chakra protobuf ETs. fn (may
+ * be NULL) gets progress with ud after each file. On
  * success *out owns a new trace (sc_trace_close it); on error *out is
  * NULL and err names the file and the line:column or key path at fault
  * (traceEvents[12].dur) and what was expected. Returns SC_OK, SC_EIO,
@@ -871,8 +1012,13 @@ void sc_trace_write_perfetto(const sc_trace *t, FILE *out);
 /* The replay of t as traced (base) and, when whatif is not NULL, under
  * w: table (what-if columns with the difference) or JSON (one document,
  * "jobs": [...]). */
-void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t, const sc_trace_result *base,
-                     const sc_trace_whatif *w, const sc_trace_result *whatif);
+void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
+                            const sc_trace_result *base, const sc_trace_whatif *w,
+                            const sc_trace_result *whatif);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -132,7 +132,19 @@ expect 2 "$TMP/bad.csv:2: column 'measured_iter_s'" -- validate "$TMP/bad.csv"
 printf 'id,foo\nx,1\n' > "$TMP/nohdr.csv"
 expect 2 "header has neither" -- validate "$TMP/nohdr.csv"
 expect 3 "cannot read" -- validate "$TMP/none.csv"
-expect 2 "no CSV file given" -- validate
+# no file: every set shipped in data/validation, found from the binary's
+# place (no ../shared needed), unsupported sets counted, not hidden
+for f in "$ROOT"/data/validation/*/*.csv; do
+  expect 0 "validation/$(basename "$(dirname "$f")")/$(basename "$f")" -- validate --summary
+done
+expect 0 "not supported yet: 53 rows" -- validate --summary
+expect 0 '"kind": "unsupported"' -- validate --format json
+a=$(cd "$TMP" && "$CLI" validate --format json | md5sum)
+b=$(cd / && "$CLI" validate --format json | md5sum)
+[[ $a == "$b" ]] && pass=$((pass + 1)) || { echo "FAIL: validate --format json differs between runs"; fail=$((fail + 1)); }
+expect 0 '"seconds":' -- validate --format json --timings "$ROOT/data/validation/training/megatron_sc21_table1.csv"
+mkdir -p "$TMP/nodata"
+STEPCAST_DATA="$TMP/nodata" expect 3 "no data directory found" -- validate
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

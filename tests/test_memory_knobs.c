@@ -164,3 +164,32 @@ Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {
                      "%g", all.mem.weights - kept.mem.weights);
   cr_assert_gt(kept.time.compute, all.time.compute);
 }
+
+Test(memory, hsdp_shards_within_and_replicates_across) {
+  /* ZeRO-3 over dp 32 (8 nodes x 4... here 32 GPUs, tp 1): optimizer
+   * states divided by 32; with fsdp_shard 8 by 8 -- exactly 4x more -- and
+   * the gradient all-reduce across the 4 replicas shows in dp_comm */
+  sc_scenario s = base();
+  s.cluster.gpus = 32;
+  s.plan.tp = 1;
+  s.plan.sp = 0;
+  s.plan.pp = 1;
+  s.plan.dp = 32;
+  s.plan.zero = 3;
+  s.plan.global_batch = 64;
+  sc_result full = predict(&s);
+  s.plan.fsdp_shard = 8;
+  sc_result hsdp = predict(&s);
+  cr_assert_float_eq(hsdp.mem.optimizer / full.mem.optimizer, 4.0, 1e-9, "%g vs %g",
+                     hsdp.mem.optimizer, full.mem.optimizer);
+  cr_assert_gt(hsdp.mem.weights, full.mem.weights);
+  sc_error err = {0};
+  sc_result r;
+  s.plan.fsdp_shard = 5;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.fsdp_shard: 5 does not divide dp*cp 32"), "%s", err.msg);
+  s.plan.fsdp_shard = 8;
+  s.plan.zero = 1;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "needs plan.zero 3"), "%s", err.msg);
+}

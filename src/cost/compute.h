@@ -67,5 +67,7 @@ double cost_coll_host(const sc_gpu *g);
 
 /* Host seconds per kernel launch of an eager framework on g. */
 double cost_launch(const sc_gpu *g);
+/* Launch cost of one kernel replayed from a CUDA graph, seconds. */
+double cost_graph_launch(const sc_gpu *g);
 
 #endif /* SC_COST_COMPUTE_H */

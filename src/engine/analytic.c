@@ -168,6 +168,8 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     /* a collective: its autograd function, then the torch.distributed call */
     if (q->comm && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
+    /* replayed from a CUDA graph: one graph node per kernel, no framework */
+    if (p->cuda_graphs) q->host = cost_graph_launch(&e->s->cluster.gpu);
     if (!q->comm) prev = q->gpu;
   }
   return 0;
@@ -396,6 +398,22 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     share = s2 > share ? s2 : share;
     ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
   }
+  /* HSDP: each shard's reduced gradients are all-reduced across its
+   * replicas, once per step */
+  double rep = 0;
+  int rep_grp = -1;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const xg_segment *sg = &e->x->segs[r->segment];
+    if (sg->block < 0 || sg->zero < 3 || sg->rep_group < 0) continue;
+    rep += r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0)) * e_b / sg->shard;
+    rep_grp = sg->rep_group;
+  }
+  if (rep_grp >= 0) {
+    double s3 = 0;
+    red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
+    share = s3 > share ? s3 : share;
+  }
   double exposed = red;
   if (p->overlap_grad_reduce) {
     double window = 0.9 * worst->b < 0.9 * red ? 0.9 * worst->b : 0.9 * red;
@@ -415,7 +433,7 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0) continue;
     double params = r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0));
-    n += sg->zero >= 1 ? params / ((double)p->dp * sg->cp) : params;
+    n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
   }
   return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param);
 }

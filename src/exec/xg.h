@@ -107,7 +107,11 @@ typedef struct xg_segment {
   int hp;                    /* 1 = GEMMs in 16 bits in a low-precision plan */
   int role;                  /* wg_role of the block; -1 for a re-layout */
   int dp_group;              /* index into xg.groups: where its gradients
-                                are reduced */
+                                are reduced (zero 3: the shard group) */
+  int rep_group;             /* zero 3 with an HSDP shard: the group of the
+                                shard's replicas (gradients all-reduced
+                                there once per step); -1 = none */
+  int shard;                 /* ranks its ZeRO state is divided over */
   double params;             /* per GPU, after tp and ep, before ZeRO */
   double tied_params;        /* per GPU: weights shared with the embedding,
                                 held again by a stage without it */

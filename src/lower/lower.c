@@ -57,6 +57,7 @@ typedef struct lctx {
   double cpdiv;   /* cp in a sequence model, else 1 */
   strat st;
   int g_tp, g_cp, g_ep, g_dp, g_mp;
+  int g_rep, shard; /* HSDP replica group (-1 none); ranks of a ZeRO shard */
   int seg_first;  /* first task of the segment being lowered */
   double act, act_sel, params, tied;
   double params_lp; /* of those, weights of low-precision GEMMs */
@@ -512,6 +513,16 @@ static void groups(lctx *c) {
   c->g_cp = xg_add_group(x, XG_GROUP_CP, c->st.cp, c->st.tp);
   c->g_ep = xg_add_group(x, XG_GROUP_EP, c->st.ep, c->st.tp);
   c->g_dp = xg_add_group(x, XG_GROUP_DP, p->dp * c->st.cp, c->st.tp);
+  c->g_rep = -1;
+  c->shard = p->dp * c->st.cp;
+  if (c->st.zero >= 3 && p->fsdp_shard > 0 && p->fsdp_shard < c->shard) {
+    /* HSDP: shards of fsdp_shard neighbouring data-parallel ranks,
+     * replicated across the groups of them */
+    c->g_rep = xg_add_group(x, XG_GROUP_DP, c->shard / p->fsdp_shard, c->st.tp * p->fsdp_shard);
+    if (c->g_rep < 0) c->g_rep = -2; /* out of memory, apart from "none" */
+    c->g_dp = xg_add_group(x, XG_GROUP_DP, p->fsdp_shard, c->st.tp);
+    c->shard = p->fsdp_shard;
+  }
   c->g_mp = xg_add_group(x, XG_GROUP_MP, c->st.tp * c->st.cp, 1);
 }
 
@@ -523,6 +534,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   c->cpdiv = c->g->seq > 0 ? st->cp : 1;
   groups(c);
   if (c->g_tp < 0 || c->g_cp < 0 || c->g_ep < 0 || c->g_dp < 0 || c->g_mp < 0) return -1;
+  if (c->g_rep == -2) return -1;
   c->seg_first = c->x->n_tasks;
   c->act = c->act_sel = c->params = c->tied = c->params_lp = 0;
   tstate *in = &c->ts[bl->input];
@@ -545,6 +557,8 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.recompute = st->recompute;
   sg.hp = st->hp;
   sg.dp_group = c->g_dp;
+  sg.rep_group = c->g_rep;
+  sg.shard = c->shard;
   sg.params = c->params;
   sg.tied_params = c->tied;
   sg.params_lp = c->params_lp;
@@ -589,6 +603,8 @@ static int relayout(lctx *c, int t_block, const strat *a, const strat *b) {
   sg.n_tasks = 1;
   sg.tp = b->tp, sg.cp = b->cp, sg.ep = b->ep, sg.sp = b->sp, sg.zero = b->zero;
   sg.dp_group = c->g_dp;
+  sg.rep_group = c->g_rep;
+  sg.shard = c->shard;
   int s = xg_add_segment(c->x, &sg);
   return s < 0 ? -2 : s;
 }

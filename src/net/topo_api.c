@@ -7,12 +7,17 @@
  * collective serve every later one on the same topology (a sweep over
  * message sizes asks for the same paths at each size).
  */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "coll/sched.h"
 #include "core/mem.h"
 #include "load/topo_json.h"
 #include "net/flow.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
+#include "report/esc.h"
 #include "stepcast.h"
 
 struct sc_topo {
@@ -46,6 +51,61 @@ void sc_topo_describe(const sc_topo *t, FILE *out) { topo_describe(t->t, out); }
 
 int sc_topo_check(const sc_topo *t, sc_error *err, char *warn, size_t warn_size) {
   return topo_check(t->t, err, warn, warn_size);
+}
+
+/* One line of warnings (up to '\n' or the end) as a JSON string. */
+static const char *warn_line_json(FILE *out, const char *w) {
+  const char *e = strchr(w, '\n');
+  size_t len = e ? (size_t)(e - w) : strlen(w);
+  char line[512];
+  snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), w);
+  esc_json(out, line);
+  return e ? e + 1 : w + len;
+}
+
+void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *st, const char *warnings) {
+  if (fmt == SC_FORMAT_TABLE) {
+    topo_describe(st->t, out);
+    if (warnings) {
+      fprintf(out, "check        ok (connected, all bandwidths > 0)\n");
+      if (warnings[0]) fprintf(out, "warnings\n%s\n", warnings);
+    }
+    return;
+  }
+  const topo *t = st->t;
+  int count[TOPO_KIND_COUNT] = {0};
+  for (int v = 0; v < t->n_nodes; v++) count[t->nodes[v].kind]++;
+  double lo = 0, hi = 0, llo = 0, lhi = 0;
+  for (int i = 0; i < t->n_links; i++) {
+    double bw = t->links[i].bw, lat = t->links[i].lat;
+    lo = i ? fmin(lo, bw) : bw, hi = fmax(hi, bw);
+    llo = i ? fmin(llo, lat) : lat, lhi = fmax(lhi, lat);
+  }
+  if (fmt == SC_FORMAT_CSV) {
+    fprintf(out, "topology,nodes,gpus,nvswitches,nics,switches,links,bw_min_GBps,bw_max_GBps,"
+                 "lat_min_us,lat_max_us\n");
+    esc_csv(out, t->name, ',');
+    fprintf(out, "%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", t->n_nodes, count[TOPO_GPU],
+            count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH], t->n_links, lo / 1e9,
+            hi / 1e9, llo * 1e6, lhi * 1e6);
+    return;
+  }
+  fprintf(out, "{\"topology\": ");
+  esc_json(out, t->name);
+  fprintf(out, ", \"nodes\": %d, \"gpus\": %d, \"nvswitches\": %d, \"nics\": %d, "
+               "\"switches\": %d, \"links\": %d, \"bw_min_GBps\": %.6g, \"bw_max_GBps\": %.6g, "
+               "\"lat_min_us\": %.6g, \"lat_max_us\": %.6g",
+          t->n_nodes, count[TOPO_GPU], count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH],
+          t->n_links, lo / 1e9, hi / 1e9, llo * 1e6, lhi * 1e6);
+  if (warnings) {
+    fprintf(out, ", \"check\": \"ok\", \"warnings\": [");
+    for (const char *w = warnings; *w;) {
+      if (w != warnings) fputs(", ", out);
+      w = warn_line_json(out, w);
+    }
+    fputc(']', out);
+  }
+  fprintf(out, "}\n");
 }
 
 void sc_topo_write_dot(const sc_topo *t, FILE *out) { topo_write_dot(t->t, out); }

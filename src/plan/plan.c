@@ -567,6 +567,19 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
                         "plan.fp8_recipe: \"mxfp8\" needs a Blackwell GPU (sm100), and "
                         "cluster.gpu is %s (sm%d); valid: delayed, current, block",
                         s->cluster.gpu.name, s->cluster.gpu.arch);
+  if (p->fsdp_shard > 0 && p->zero < 3)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fsdp_shard: %d needs plan.zero 3 (FSDP / ZeRO-3 sharding; zero is "
+                        "%d)",
+                        p->fsdp_shard, p->zero);
+  if (p->fsdp_shard > 0 && p->dp > 0 && ((long long)p->dp * p->cp) % p->fsdp_shard) {
+    char valid[256];
+    plan_divisors((long long)p->dp * p->cp, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fsdp_shard: %d does not divide dp*cp %lld (shards replicate "
+                        "whole); valid: %s",
+                        p->fsdp_shard, (long long)p->dp * p->cp, valid);
+  }
   if (p->recompute_layers > 0 && p->recompute != SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT,
                         "plan.recompute_layers: %d layers per chunk need plan.recompute \"full\"",

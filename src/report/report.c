@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "stepcast.h"
+#include "report/esc.h"
 #include "validate/validate.h"
 
 #define GIB 1073741824.0
@@ -14,19 +15,6 @@ int sc_format_from_name(const char *s) {
   if (!strcmp(s, "json")) return SC_FORMAT_JSON;
   if (!strcmp(s, "csv")) return SC_FORMAT_CSV;
   return -1;
-}
-
-/* Write s as a JSON string literal. */
-static void json_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-    else if (ch == '\n') fputs("\\n", out);
-    else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-    else fputc(ch, out);
-  }
-  fputc('"', out);
 }
 
 static const char *sched_name(sc_schedule s) {
@@ -165,9 +153,9 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
 /* "model": ..., "gpu": ..., "gpus": N of s (JSON fields). */
 static void json_job(FILE *out, const sc_scenario *s) {
   fprintf(out, "\"model\": ");
-  json_str(out, s->model.name);
+  esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
-  json_str(out, s->cluster.gpu.name);
+  esc_json(out, s->cluster.gpu.name);
   fprintf(out, ", \"gpus\": %d", s->cluster.gpus);
 }
 
@@ -203,53 +191,118 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           r->mem.fits ? "true" : "false");
 }
 
+/* The members of a prediction's JSON object, from "{" to the last member
+ * (no closing brace), so that callers can add members (layer_ops). */
 static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
                       double train_tokens) {
   fputc('{', out);
   pred_json_fields(out, s, r, train_tokens);
-  fputs("}\n", out);
 }
 
-static void pred_csv(FILE *out, const sc_scenario *s, const sc_result *r) {
+/* The prediction's CSV columns: the header (header != 0) or the values. */
+static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, int header) {
   part pt[8], mp[6];
   int n = parts(r, pt);
   mem_parts(&r->mem, mp);
-  fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
-  for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
-  for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
-  fprintf(out, ",fits\n");
+  if (header) {
+    fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
+    for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
+    for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
+    fprintf(out, ",fits");
+    return;
+  }
   const sc_plan *p = &s->plan;
-  fprintf(out, "%s,%s,%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->model.name,
-          s->cluster.gpu.name, s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
-          r->micro_batch, p->global_batch, r->step_s, r->tokens_per_s, r->tflops_per_gpu, r->mfu);
+  esc_csv(out, s->model.name, ',');
+  esc_csv(out, s->cluster.gpu.name, ',');
+  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->cluster.gpus, p->tp, p->pp,
+          p->dp, p->cp, p->ep, p->vpp, r->micro_batch, p->global_batch, r->step_s,
+          r->tokens_per_s, r->tflops_per_gpu, r->mfu);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%d\n", r->mem.fits);
+  fprintf(out, ",%d", r->mem.fits);
+}
+
+static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
+
+static void op_csv(FILE *out, const sc_op_time *o) {
+  esc_csv(out, o->name, ',');
+  esc_csv(out, o->kind, ',');
+  fprintf(out, "%.6g,%.6g,%.6g,%.6g,%.4g", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+}
+
+static void op_json(FILE *out, const sc_op_time *o) {
+  fprintf(out, "{\"name\": ");
+  esc_json(out, o->name);
+  fprintf(out, ", \"kind\": ");
+  esc_json(out, o->kind);
+  fprintf(out, ", \"fwd_s\": %.6g, \"bwd_s\": %.6g, \"flops\": %.6g, \"bytes\": %.6g, "
+               "\"efficiency\": %.4g}", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+}
+
+static void ops_json_array(FILE *out, const sc_op_time *ops, int n) {
+  fputc('[', out);
+  for (int i = 0; i < n; i++) {
+    fputs(i ? ",\n  " : "\n  ", out);
+    op_json(out, &ops[i]);
+  }
+  fputc(']', out);
+}
+
+/* CSV of a prediction with its layer's operators: one table, a row per
+ * operator, the prediction's columns repeated on each (long format). */
+static void pred_ops_csv(FILE *out, const sc_scenario *s, const sc_result *r,
+                         const sc_op_time *ops, int n) {
+  pred_csv_cols(out, s, r, 1);
+  fprintf(out, ",op_name,op_kind,op_fwd_s,op_bwd_s,op_flops,op_bytes,op_efficiency\n");
+  for (int i = 0; i < n; i++) {
+    pred_csv_cols(out, s, r, 0);
+    fputc(',', out);
+    op_csv(out, &ops[i]);
+    fputc('\n', out);
+  }
+}
+
+void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
+                              const sc_result *r, double train_tokens,
+                              const sc_op_time *ops, int n_ops) {
+  if (fmt == SC_FORMAT_JSON) {
+    pred_json(out, s, r, train_tokens);
+    if (ops) {
+      fprintf(out, ",\n \"layer_ops\": ");
+      ops_json_array(out, ops, n_ops);
+    }
+    fprintf(out, "}\n");
+  } else if (fmt == SC_FORMAT_CSV && ops) {
+    pred_ops_csv(out, s, r, ops, n_ops);
+  } else if (fmt == SC_FORMAT_CSV) {
+    pred_csv_cols(out, s, r, 1);
+    fputc('\n', out);
+    pred_csv_cols(out, s, r, 0);
+    fputc('\n', out);
+  } else {
+    pred_table(out, s, r, train_tokens);
+    if (ops) sc_report_layer_ops(out, fmt, ops, n_ops);
+  }
 }
 
 void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
                           const sc_result *r, double train_tokens) {
-  if (fmt == SC_FORMAT_JSON) pred_json(out, s, r, train_tokens);
-  else if (fmt == SC_FORMAT_CSV) pred_csv(out, s, r);
-  else pred_table(out, s, r, train_tokens);
+  sc_report_prediction_ops(out, fmt, s, r, train_tokens, NULL, 0);
 }
 
 void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n) {
   if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"layer_ops\": [");
-    for (int i = 0; i < n; i++)
-      fprintf(out, "%s\n  {\"name\": \"%s\", \"kind\": \"%s\", \"fwd_s\": %.6g, \"bwd_s\": %.6g, "
-                   "\"flops\": %.6g, \"bytes\": %.6g, \"efficiency\": %.4g}",
-              i ? "," : "", ops[i].name, ops[i].kind, ops[i].fwd_s, ops[i].bwd_s, ops[i].flops,
-              ops[i].bytes, ops[i].eff);
-    fprintf(out, "]}\n");
+    fprintf(out, "{\"layer_ops\": ");
+    ops_json_array(out, ops, n);
+    fprintf(out, "}\n");
     return;
   }
   if (fmt == SC_FORMAT_CSV) {
-    fprintf(out, "name,kind,fwd_s,bwd_s,flops,bytes,efficiency\n");
-    for (int i = 0; i < n; i++)
-      fprintf(out, "%s,%s,%.6g,%.6g,%.6g,%.6g,%.4g\n", ops[i].name, ops[i].kind, ops[i].fwd_s,
-              ops[i].bwd_s, ops[i].flops, ops[i].bytes, ops[i].eff);
+    fprintf(out, "%s\n", OPS_CSV_HEADER);
+    for (int i = 0; i < n; i++) {
+      op_csv(out, &ops[i]);
+      fputc('\n', out);
+    }
     return;
   }
   double tf = 0, tb = 0;
@@ -271,9 +324,9 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
     if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
   int per_stage = stages > 0 ? s->cluster.gpus / stages : 0;
   fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ");
-  json_str(out, s->model.name);
+  esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
-  json_str(out, s->cluster.gpu.name);
+  esc_json(out, s->cluster.gpu.name);
   fprintf(out, ", \"gpus\": %d},\n \"traceEvents\": [", s->cluster.gpus);
   for (int st = 0; st < stages; st++) {
     fprintf(out, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
@@ -413,20 +466,27 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
 
 /* ------------------------------------------------------------ validation */
 
-static void val_json(FILE *out, const val_file *f, int n) {
+static const char *val_kind_name(val_kind k) {
+  return k == VAL_TRAINING ? "training" : k == VAL_COLLECTIVE ? "collective" : "unsupported";
+}
+
+static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
   fprintf(out, "{\"files\": [");
   for (int i = 0; i < n; i++) {
     fprintf(out, "%s\n  {\"file\": ", i ? "," : "");
-    json_str(out, f[i].path);
-    fprintf(out, ", \"rows\": %d, \"predicted\": %d, \"skipped\": %d, \"mape\": %.6g, "
-                 "\"median_ape\": %.6g, \"max_ape\": %.6g, \"within_10pct\": %d, \"seconds\": %.6g",
-            f[i].n, f[i].predicted, f[i].skipped, f[i].mape, f[i].median_ape, f[i].max_ape,
-            f[i].within_10pct, f[i].seconds);
+    esc_json(out, f[i].path);
+    fprintf(out, ", \"kind\": \"%s\", \"rows\": %d, \"predicted\": %d, \"skipped\": %d, "
+                 "\"not_supported_yet\": %d, \"mape\": %.6g, \"median_ape\": %.6g, "
+                 "\"max_ape\": %.6g, \"within_10pct\": %d",
+            val_kind_name(f[i].kind), f[i].n, f[i].predicted, f[i].skipped,
+            f[i].kind == VAL_UNSUPPORTED ? f[i].n : 0, f[i].mape, f[i].median_ape, f[i].max_ape,
+            f[i].within_10pct);
+    if (flags & SC_REPORT_TIMINGS) fprintf(out, ", \"seconds\": %.6g", f[i].seconds);
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
               f[i].mape_large);
     fprintf(out, ", \"in_sample\": ");
-    if (f[i].in_sample[0]) json_str(out, f[i].in_sample);
+    if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
     fputc('}', out);
   }
@@ -437,18 +497,18 @@ static void val_json(FILE *out, const val_file *f, int n) {
       const val_row *r = &f[i].rows[j];
       fprintf(out, "%s\n  {\"file\": ", first ? "" : ",");
       first = 0;
-      json_str(out, f[i].path);
+      esc_json(out, f[i].path);
       fprintf(out, ", \"id\": ");
-      json_str(out, r->id);
+      esc_json(out, r->id);
       fprintf(out, ", \"measured\": %.6g, ", r->measured);
       if (r->skipped[0]) {
         fprintf(out, "\"predicted\": null, \"ape\": null, \"skipped\": ");
-        json_str(out, r->skipped);
+        esc_json(out, r->skipped);
       } else {
         fprintf(out, "\"predicted\": %.6g, \"ape\": %.6g, \"skipped\": null", r->predicted, r->ape);
       }
       fprintf(out, ", \"assumed\": ");
-      if (r->assumed[0]) json_str(out, r->assumed);
+      if (r->assumed[0]) esc_json(out, r->assumed);
       else fprintf(out, "null");
       fputc('}', out);
     }
@@ -456,53 +516,208 @@ static void val_json(FILE *out, const val_file *f, int n) {
 }
 
 static void val_csv(FILE *out, const val_file *f, int n) {
-  fprintf(out, "file,id,measured,predicted,ape,skipped\n");
+  fprintf(out, "file,kind,id,measured,predicted,ape,skipped\n");
   for (int i = 0; i < n; i++)
     for (int j = 0; j < f[i].n; j++) {
       const val_row *r = &f[i].rows[j];
-      if (r->skipped[0])
-        fprintf(out, "%s,%s,%.6g,,,\"%s\"\n", f[i].path, r->id, r->measured, r->skipped);
-      else
-        fprintf(out, "%s,%s,%.6g,%.6g,%.6g,\n", f[i].path, r->id, r->measured, r->predicted, r->ape);
+      esc_csv(out, f[i].path, ',');
+      esc_csv(out, val_kind_name(f[i].kind), ',');
+      esc_csv(out, r->id, ',');
+      if (r->skipped[0]) {
+        fprintf(out, "%.6g,,,", r->measured);
+        esc_csv(out, r->skipped, '\n');
+      } else {
+        fprintf(out, "%.6g,%.6g,%.6g,\n", r->measured, r->predicted, r->ape);
+      }
     }
 }
 
-static void val_table(FILE *out, const val_file *f, int n, int show_rows) {
-  for (int i = 0; i < n; i++) {
-    const char *unit = f[i].kind == VAL_TRAINING ? "s/step" : "us";
-    if (show_rows) {
-      fprintf(out, "%s\n  %-28s %12s %12s %8s\n", f[i].path, "id", "measured", "predicted", "error");
-      for (int j = 0; j < f[i].n; j++) {
-        const val_row *r = &f[i].rows[j];
-        if (r->skipped[0])
-          fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
-        else
-          fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", r->id, r->measured, r->predicted,
-                  100 * (r->predicted - r->measured) / r->measured,
-                  r->assumed[0] ? "  assumed: " : "", r->assumed);
-      }
-      fprintf(out, "  (%s)\n\n", unit);
-    }
+static void val_rows_table(FILE *out, const val_file *f) {
+  const char *unit = f->kind == VAL_COLLECTIVE ? "us" : "s/step";
+  fprintf(out, "%s\n", f->path);
+  if (f->kind == VAL_UNSUPPORTED) {
+    fprintf(out, "  not supported yet: %d rows (%s)\n\n", f->n,
+            f->n ? f->rows[0].skipped + strlen("not supported yet: ") : "no rows");
+    return;
   }
-  fprintf(out, "%-48s %5s %5s %5s %7s %7s %7s %7s\n", "file", "rows", "pred", "skip", "MAPE",
+  fprintf(out, "  %-28s %12s %12s %8s\n", "id", "measured", "predicted", "error");
+  for (int j = 0; j < f->n; j++) {
+    const val_row *r = &f->rows[j];
+    if (r->skipped[0])
+      fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
+    else
+      fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", r->id, r->measured, r->predicted,
+              100 * (r->predicted - r->measured) / r->measured,
+              r->assumed[0] ? "  assumed: " : "", r->assumed);
+  }
+  fprintf(out, "  (%s)\n\n", unit);
+}
+
+static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
+  if (flags & SC_REPORT_ROWS)
+    for (int i = 0; i < n; i++) val_rows_table(out, &f[i]);
+  int w = 48; /* the name column fits the longest path */
+  for (int i = 0; i < n; i++)
+    if ((int)strlen(f[i].path) > w) w = (int)strlen(f[i].path);
+  fprintf(out, "%-*s %5s %5s %5s %7s %7s %7s %7s\n", w, "file", "rows", "pred", "skip", "MAPE",
           "median", "max", "<=10%");
   for (int i = 0; i < n; i++) {
     const char *name = f[i].path;
-    size_t len = strlen(name);
-    if (len > 48) name += len - 48;
-    fprintf(out, "%-48s %5d %5d %5d %6.1f%% %6.1f%% %6.1f%% %7d\n", name, f[i].n, f[i].predicted,
-            f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape, 100 * f[i].max_ape,
-            f[i].within_10pct);
+    if (f[i].kind == VAL_UNSUPPORTED) {
+      fprintf(out, "%-*s %5d not supported yet: %d rows\n", w, name, f[i].n, f[i].n);
+      continue;
+    }
+    fprintf(out, "%-*s %5d %5d %5d %6.1f%% %6.1f%% %6.1f%% %7d\n", w, name, f[i].n,
+            f[i].predicted, f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape,
+            100 * f[i].max_ape, f[i].within_10pct);
     if (f[i].kind == VAL_COLLECTIVE)
-      fprintf(out, "%-48s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", "",
-              100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
-    if (f[i].in_sample[0]) fprintf(out, "%-48s IN-SAMPLE: %s\n", "", f[i].in_sample);
+      fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
+              "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
+    if (f[i].in_sample[0]) fprintf(out, "%-*s IN-SAMPLE: %s\n", w, "", f[i].in_sample);
+    if (flags & SC_REPORT_TIMINGS) fprintf(out, "%-*s %.3f s\n", w, "", f[i].seconds);
   }
 }
 
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *files, int n,
-                          int show_rows) {
-  if (fmt == SC_FORMAT_JSON) val_json(out, files, n);
+                          unsigned flags) {
+  if (fmt == SC_FORMAT_JSON) val_json(out, files, n, flags);
   else if (fmt == SC_FORMAT_CSV) val_csv(out, files, n);
-  else val_table(out, files, n, show_rows);
+  else val_table(out, files, n, flags);
+}
+
+/* ------------------------------------------------------------ collective */
+
+void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
+  const sc_coll_sweep_opts *o = &s->opts;
+  int flow = o->topo[0] != '\0';
+  if (fmt == SC_FORMAT_JSON)
+    fprintf(out, "{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", sc_coll_op_name(o->op), o->ranks);
+  else if (fmt == SC_FORMAT_CSV)
+    fprintf(out, "bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
+            flow ? ",flow_us,flow_busbw_GBps" : "");
+  else
+    fprintf(out, "# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s\n"
+                 "%12s %12s %10s %10s %-12s%s\n",
+            sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps,
+            o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "", "size(B)",
+            "time(us)", "algbw", "busbw", "nccl-algo", flow ? "   flow(us)  flow-busbw" : "");
+  for (int i = 0; i < s->n; i++) {
+    const sc_coll_point *p = &s->points[i];
+    double us = p->nccl.time * 1e6, alg = p->algbw / 1e9, bus = p->busbw / 1e9;
+    if (fmt == SC_FORMAT_JSON)
+      fprintf(out, "%s\n {\"bytes\": %.0f, \"time_us\": %.3f, \"algbw_GBps\": %.3f, "
+                   "\"busbw_GBps\": %.3f, \"algo\": \"%s\", \"proto\": \"%s\"",
+              i ? "," : "", p->bytes, us, alg, bus, p->nccl.algo, p->nccl.proto);
+    else if (fmt == SC_FORMAT_CSV)
+      fprintf(out, "%.0f,%.3f,%.3f,%.3f,%s,%s", p->bytes, us, alg, bus, p->nccl.algo,
+              p->nccl.proto);
+    else
+      fprintf(out, "%12.0f %12.2f %10.2f %10.2f %-5s/%-6s", p->bytes, us, alg, bus, p->nccl.algo,
+              p->nccl.proto);
+    if (flow) {
+      double fus = p->flow_s * 1e6, fbus = p->flow_busbw / 1e9;
+      if (fmt == SC_FORMAT_JSON) fprintf(out, ", \"flow_us\": %.3f, \"flow_busbw_GBps\": %.3f", fus, fbus);
+      else if (fmt == SC_FORMAT_CSV) fprintf(out, ",%.3f,%.3f", fus, fbus);
+      else fprintf(out, " %11.2f %11.2f", fus, fbus);
+    }
+    fputs(fmt == SC_FORMAT_JSON ? "}" : "\n", out);
+  }
+  if (fmt == SC_FORMAT_JSON) fprintf(out, "]}\n");
+}
+
+/* --------------------------------------------------------------- presets */
+
+static double gpu_tflops16(const sc_gpu *g) {
+  return (g->peak_flops[SC_BF16] > 0 ? g->peak_flops[SC_BF16] : g->peak_flops[SC_FP16]) / 1e12;
+}
+
+static void presets_table(FILE *out) {
+  fprintf(out, "GPUs (cluster.gpu):\n");
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    fprintf(out, "  %-16s %7.0f TFLOP/s bf16/fp16  %6.0f GB  %5.2f TB/s HBM  %4.0f GB/s NVLink\n",
+            g->name, gpu_tflops16(g), g->hbm_bytes / 1e9, g->hbm_bw / 1e12, g->nvlink_bw / 1e9);
+  }
+  fprintf(out, "\nModels (model):\n");
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *m = sc_model_preset_at(i);
+    fprintf(out, "  %-16s %8.1fB params  %3d layers  hidden %5d  heads %3d/%-3d  seq %d\n",
+            m->name, sc_model_params(m) / 1e9, m->tf.layers, m->tf.hidden, m->tf.heads,
+            m->tf.kv_heads, m->tf.seq);
+  }
+  fprintf(out, "\nClusters (cluster.preset):\n");
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    fprintf(out, "  %-16s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU\n",
+            c->name, c->gpu.name, c->gpus_per_node, c->nvlink_domain, c->nic_bw * 8 / 1e9);
+  }
+}
+
+/* One preset as a CSV row or JSON object: kind, name and the numbers of
+ * that kind (the other CSV columns blank). */
+static const char PRESET_CSV_HEADER[] =
+    "kind,name,tflops_16bit,hbm_bytes,hbm_Bps,nvlink_Bps,params,layers,hidden,heads,kv_heads,"
+    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps\n";
+
+static void presets_csv(FILE *out) {
+  fputs(PRESET_CSV_HEADER, out);
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    fputs("gpu,", out);
+    esc_csv(out, g->name, ',');
+    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,\n", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw,
+            g->nvlink_bw);
+  }
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *m = sc_model_preset_at(i);
+    fputs("model,", out);
+    esc_csv(out, m->name, ',');
+    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,\n", sc_model_params(m), m->tf.layers,
+            m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
+  }
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    fputs("cluster,", out);
+    esc_csv(out, c->name, ',');
+    fprintf(out, ",,,,,,,,,,");
+    esc_csv(out, c->gpu.name, ',');
+    fprintf(out, "%d,%d,%.6g\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+  }
+}
+
+static void presets_json(FILE *out) {
+  fprintf(out, "{\"gpus\": [");
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+    esc_json(out, g->name);
+    fprintf(out, ", \"tflops_16bit\": %.6g, \"hbm_bytes\": %.6g, \"hbm_Bps\": %.6g, "
+                 "\"nvlink_Bps\": %.6g}", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw);
+  }
+  fprintf(out, "],\n \"models\": [");
+  for (size_t i = 0; i < sc_model_preset_count(); i++) {
+    const sc_model *m = sc_model_preset_at(i);
+    fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+    esc_json(out, m->name);
+    fprintf(out, ", \"params\": %.6g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
+                 "\"kv_heads\": %d, \"seq\": %d}", sc_model_params(m), m->tf.layers,
+            m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
+  }
+  fprintf(out, "],\n \"clusters\": [");
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
+    esc_json(out, c->name);
+    fprintf(out, ", \"gpu\": ");
+    esc_json(out, c->gpu.name);
+    fprintf(out, ", \"gpus_per_node\": %d, \"nvlink_domain\": %d, \"nic_Bps\": %.6g}",
+            c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+  }
+  fprintf(out, "]}\n");
+}
+
+void sc_report_presets(FILE *out, sc_format fmt) {
+  if (fmt == SC_FORMAT_JSON) presets_json(out);
+  else if (fmt == SC_FORMAT_CSV) presets_csv(out);
+  else presets_table(out);
 }

@@ -163,7 +163,7 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
     offer(w->job, top, &r, i);
     return;
   }
-#pragma omp critical(sc_search_top)
+#pragma omp critical /* unnamed: a named one exports a symbol from the shared library */
   {
     offer(w->job, top, &r, i);
     double bar = topk_bar(top);

@@ -1,0 +1,268 @@
+"""stepcast: predict the performance of distributed deep-learning training.
+
+A thin ctypes binding of the stepcast C library (libstepcast.so). Every
+function returns what the command prints with ``--format json``, parsed by
+Python's json module: the C library writes the document, so the module and
+the CLI agree to the last digit. Errors raise :class:`Error` with the
+library's message (the one the CLI prints after ``stepcast COMMAND:``).
+
+    import stepcast
+    r = stepcast.predict({"model": "llama3-70b", "cluster": {"gpu": "h100-sxm5-80gb",
+                          "gpus": 512}, "plan": {"tp": 8, "pp": 4, "global_batch": 1024}})
+    r["step_s"], r["mfu"], r["time_s"]["pipeline_bubble"]
+
+    rows = stepcast.validate()          # every shipped measurement set
+    import pandas; df = pandas.DataFrame(rows)
+
+The library is looked up in $STEPCAST_LIB (a path), the build tree of the
+source this module sits in (build/libstepcast.so), then the system's
+library path (an installed libstepcast.so.0.1). See docs/python.md.
+"""
+import ctypes
+import ctypes.util
+import glob
+import json
+import os
+
+__all__ = ["Error", "predict", "search", "validate", "collective", "predict_json",
+           "search_json", "validate_json", "collective_json", "data_dir", "version"]
+
+_SOVERSION = "0.1"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_SOURCE = os.path.dirname(os.path.dirname(_HERE))  # python/stepcast -> source root
+
+
+class Error(Exception):
+    """A stepcast error: ``code`` is the library's (2 bad input, 3 I/O,
+    4 out of memory, 5 cannot model), ``str(e)`` its message."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+class _Err(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char * 768)]
+
+
+class _SearchOpts(ctypes.Structure):
+    # include/stepcast.h sc_search_opts, field for field
+    _fields_ = [("max_tp", ctypes.c_int), ("max_pp", ctypes.c_int),
+                ("max_micro_batch", ctypes.c_int), ("max_vpp", ctypes.c_int),
+                ("require_fit", ctypes.c_int), ("threads", ctypes.c_int),
+                ("max_plans", ctypes.c_long), ("max_seconds", ctypes.c_double),
+                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p)]
+
+
+class _SweepOpts(ctypes.Structure):
+    _fields_ = [("op", ctypes.c_int), ("ranks", ctypes.c_int), ("ranks_per_node", ctypes.c_int),
+                ("arch", ctypes.c_int), ("nvlink_GBps", ctypes.c_double),
+                ("nic_Gbps", ctypes.c_double), ("min_bytes", ctypes.c_double),
+                ("max_bytes", ctypes.c_double), ("factor", ctypes.c_double),
+                ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32)]
+
+
+def _find_library():
+    env = os.environ.get("STEPCAST_LIB")
+    if env:
+        return env
+    for build in sorted(glob.glob(os.path.join(_SOURCE, "build*", "libstepcast.so"))):
+        return build
+    found = ctypes.util.find_library("stepcast")
+    return found or "libstepcast.so." + _SOVERSION
+
+
+def _load():
+    path = _find_library()
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(f"stepcast: cannot load the C library {path!r} ({e}); build it "
+                          "(scripts/build.sh) or set STEPCAST_LIB") from None
+    out = ctypes.POINTER(ctypes.POINTER(ctypes.c_char))
+    strs = ctypes.POINTER(ctypes.c_char_p)
+    lib.sc_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
+                                    ctypes.c_int, ctypes.c_double, out, ctypes.POINTER(_Err)]
+    lib.sc_search_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
+                                   ctypes.POINTER(_SearchOpts), ctypes.c_int, out,
+                                   ctypes.POINTER(_Err)]
+    lib.sc_validate_json.argtypes = [strs, strs, ctypes.c_size_t, out, ctypes.POINTER(_Err)]
+    lib.sc_collective_json.argtypes = [ctypes.POINTER(_SweepOpts), out, ctypes.POINTER(_Err)]
+    lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
+    lib.sc_search_opts_default.argtypes = [ctypes.POINTER(_SearchOpts)]
+    lib.sc_search_opts_default.restype = None
+    lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
+    lib.sc_free.argtypes = [ctypes.c_void_p]
+    for f in ("sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
+              "sc_coll_op_from_name"):
+        getattr(lib, f).restype = ctypes.c_int
+    lib.sc_free.restype = None
+    return lib, path
+
+
+_lib, _lib_path = _load()
+
+
+def _call(fn, *args):
+    """Call an sc_*_json entry; the JSON text it returns, or raise Error."""
+    buf = ctypes.POINTER(ctypes.c_char)()
+    err = _Err()
+    rc = fn(*args, ctypes.byref(buf), ctypes.byref(err))
+    if rc != 0:
+        raise Error(rc, err.msg.decode("utf-8", "replace"))
+    try:
+        return ctypes.string_at(buf).decode("utf-8")
+    finally:
+        _lib.sc_free(buf)
+
+
+def _strings(items):
+    enc = [s.encode("utf-8") for s in items]
+    return (ctypes.c_char_p * max(len(enc), 1))(*enc), len(enc)
+
+
+def _overrides(overrides):
+    """{"plan.tp": 8} or ["plan.tp=8"] -> the KEY=VALUE strings of --set."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, dict):
+        return [f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in overrides.items()]
+    return list(overrides)
+
+
+def _scenario(scenario):
+    """(path, json) of a scenario given as a dict, a file path or None."""
+    if scenario is None:
+        return None, None
+    if isinstance(scenario, (str, os.PathLike)):
+        return os.fsencode(scenario), None
+    return None, json.dumps(scenario).encode("utf-8")
+
+
+def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None):
+    """The text of ``stepcast predict --format json``."""
+    path, text = _scenario(scenario)
+    ov, n = _strings(_overrides(overrides))
+    return _call(_lib.sc_predict_json, path, text, ov, n, int(bool(ops)),
+                 float(train_tokens or 0))
+
+
+def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
+    """Predict one training step: the fields of ``stepcast predict --format
+    json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
+    and layer_ops with ops=True). scenario: a dict in the scenario JSON
+    format (docs/input.md), a file path, or None for the built-in default;
+    overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set."""
+    return json.loads(predict_json(scenario, overrides, ops, train_tokens))
+
+
+def search_json(scenario=None, overrides=None, top=10, max_tp=0, max_pp=0,
+                max_micro_batch=0, max_vpp=0, all=False):
+    """The text of ``stepcast search --format json``."""
+    path, text = _scenario(scenario)
+    ov, n = _strings(_overrides(overrides))
+    opts = _SearchOpts()
+    _lib.sc_search_opts_default(ctypes.byref(opts))
+    opts.max_tp, opts.max_pp = max_tp, max_pp
+    opts.max_micro_batch, opts.max_vpp = max_micro_batch, max_vpp
+    opts.require_fit = 0 if all else 1
+    return _call(_lib.sc_search_json, path, text, ov, n, ctypes.byref(opts), int(top))
+
+
+def search(scenario=None, overrides=None, top=10, max_tp=0, max_pp=0, max_micro_batch=0,
+           max_vpp=0, all=False):
+    """The fastest plans of the scenario's model, cluster and batch, as
+    ``stepcast search --format json``; all=True also keeps plans that do not
+    fit in memory."""
+    return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,
+                                  max_vpp, all))
+
+
+def data_dir():
+    """The data directory holding validation/ (as `stepcast validate` finds
+    it): $STEPCAST_DATA, share/stepcast beside the library's prefix, or the
+    source tree's data/."""
+    env = os.environ.get("STEPCAST_DATA")
+    cands = [env] if env else []
+    lib_dir = os.path.dirname(os.path.abspath(_lib_path)) if os.sep in _lib_path else None
+    if lib_dir:
+        cands += [os.path.join(lib_dir, "..", "share", "stepcast"),
+                  os.path.join(lib_dir, "..", "..", "share", "stepcast")]
+    cands += [os.path.join(_SOURCE, "data"), "/usr/local/share/stepcast", "/usr/share/stepcast"]
+    for c in cands:
+        if c and os.path.isdir(os.path.join(c, "validation")):
+            return os.path.normpath(c)
+    raise Error(3, "no data directory found (set STEPCAST_DATA)")
+
+
+def _shipped_sets():
+    """(paths, names) of every shipped set, in the command's order; names
+    as the command gives them (validation/KIND/FILE.csv)."""
+    d = data_dir()
+    sets = []
+    for kind in ("training", "collectives", "dp_training", "recsys"):
+        sets += sorted(glob.glob(os.path.join(d, "validation", kind, "*.csv")))
+    return sets, [os.path.relpath(p, d).replace(os.sep, "/") for p in sets]
+
+
+def validate_json(paths=None):
+    """The text of ``stepcast validate --format json`` (paths None: every
+    shipped set, named as the command names them)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    if paths is None:
+        paths, names = _shipped_sets()
+    else:
+        paths = [os.fspath(p) for p in paths]
+        names = paths
+    arr, n = _strings(paths)
+    nm, _ = _strings(names)
+    return _call(_lib.sc_validate_json, arr, nm, n)
+
+
+def validate(paths=None):
+    """Predict published measurements: one dict per row (file, kind, id,
+    measured, predicted, ape, skipped), ready for pandas.DataFrame. Rows
+    not predicted have predicted and ape None and the reason in skipped.
+    paths: CSV files, or None for every set shipped with stepcast."""
+    doc = json.loads(validate_json(paths))
+    kinds = {f["file"]: f["kind"] for f in doc["files"]}
+    return [dict(r, kind=kinds[r["file"]]) for r in doc["rows"]]
+
+
+def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
+                    nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
+                    algo=None):
+    """The text of ``stepcast collective --format json``."""
+    o = _SweepOpts()
+    _lib.sc_coll_sweep_default(ctypes.byref(o))
+    code = _lib.sc_coll_op_from_name(op.encode("utf-8"))
+    if code < 0:
+        raise Error(2, f"unknown op '{op}' (valid: all_reduce all_gather reduce_scatter "
+                       "all_to_all broadcast reduce send_recv)")
+    o.op, o.ranks, o.arch = code, int(ranks), int(arch)
+    o.ranks_per_node = int(ranks_per_node if ranks_per_node is not None else min(ranks, 8))
+    o.nvlink_GBps, o.nic_Gbps = float(nvlink_GBps), float(nic_Gbps)
+    o.min_bytes, o.max_bytes, o.factor = float(min_bytes), float(max_bytes), float(factor)
+    for field, value, cap in (("topo", topo, 256), ("algo", algo, 32)):
+        raw = os.fsencode(value) if value else b""
+        if len(raw) >= cap:
+            raise Error(2, f"{field} is longer than {cap - 1} bytes")
+        setattr(o, field, raw)
+    return _call(_lib.sc_collective_json, ctypes.byref(o))
+
+
+def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
+               nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None):
+    """One collective over a range of sizes, as ``stepcast collective
+    --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
+    "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
+    "flow_busbw_GBps"]}]}; topo (a generator spec or a .json file) adds the
+    flow engine's time on that topology with plug-in algo."""
+    return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
+                                      min_bytes, max_bytes, factor, topo, algo))
+
+
+def version():
+    """The library's version (SC_VERSION)."""
+    return "0.1.0"

@@ -1,0 +1,130 @@
+"""Tests of the Python module: it returns the CLI's JSON to the last digit
+and raises the CLI's messages. Run: python3 -m pytest python/tests (after
+the build; STEPCAST_CLI names the stepcast binary, default build/stepcast).
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import stepcast  # noqa: E402
+
+CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "examples", "*.json")))
+SMALL_SET = os.path.join(ROOT, "data", "validation", "training", "megatron_sc21_table1.csv")
+COLL_SET = os.path.join(ROOT, "data", "validation", "collectives", "vtrain_allreduce_a100.csv")
+
+
+def cli(*args, code=0):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == code, f"stepcast {' '.join(args)}: exit {p.returncode}: {p.stderr}"
+    return p
+
+
+def test_examples_exist():
+    assert len(EXAMPLES) >= 5, "examples/*.json not found"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
+def test_predict_equals_cli_json(path):
+    text = cli("predict", path, "--format", "json").stdout
+    assert stepcast.predict_json(path) == text  # the same bytes
+    assert stepcast.predict(path) == json.loads(text)  # so the same numbers
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
+def test_predict_dict_equals_file(path):
+    """A scenario given as a dict predicts what the file does (examples
+    name no relative file, which a file would resolve beside itself)."""
+    with open(path) as f:
+        scenario = json.load(f)
+    assert stepcast.predict(scenario) == stepcast.predict(path)
+
+
+def test_predict_options_equal_cli():
+    text = cli("predict", "--ops", "--train-tokens", "3e11", "--set", "plan.recompute=full",
+               "--format", "json").stdout
+    r = stepcast.predict(overrides={"plan.recompute": "full"}, ops=True, train_tokens=3e11)
+    assert r == json.loads(text)
+    assert len(r["layer_ops"]) > 5 and r["train_days"] > 0
+
+
+def test_predict_fields():
+    r = stepcast.predict()
+    parts = sum(r["time_s"].values())
+    assert abs(parts - r["step_s"]) <= 1e-4 * r["step_s"]
+    assert 0 < r["mfu"] < 1 and r["memory_bytes"]["total"] > 0
+
+
+def test_search_equals_cli():
+    args = ["-m", "gpt3-13b", "-n", "64", "--gb", "256"]
+    doc = json.loads(cli("search", *args, "--top", "3", "--format", "json").stdout)
+    r = stepcast.search(overrides={"model": "gpt3-13b", "cluster.gpus": 64,
+                                   "plan.global_batch": 256}, top=3)
+    assert r["plans"] == doc["plans"]
+    assert len(r["plans"]) == 3
+
+
+def test_validate_rows_for_pandas():
+    rows = stepcast.validate([SMALL_SET, COLL_SET])
+    doc = json.loads(cli("validate", SMALL_SET, COLL_SET, "--format", "json").stdout)
+    assert [r["id"] for r in rows] == [r["id"] for r in doc["rows"]]
+    assert all(set(r) >= {"file", "kind", "id", "measured", "predicted", "ape", "skipped"}
+               for r in rows)
+    assert {r["kind"] for r in rows} == {"training", "collective"}
+    for r, j in zip(rows, doc["rows"]):
+        assert r["predicted"] == j["predicted"]
+
+
+def test_validate_shipped_sets():
+    assert stepcast.validate_json() == cli("validate", "--format", "json").stdout
+    rows = stepcast.validate()
+    files = {r["file"] for r in rows}
+    shipped = glob.glob(os.path.join(ROOT, "data", "validation", "*", "*.csv"))
+    assert len(files) == len(shipped)
+    assert any(r["kind"] == "unsupported" and r["skipped"].startswith("not supported yet")
+               for r in rows)
+
+
+def test_collective_equals_cli():
+    text = cli("collective", "--op", "all_gather", "--ranks", "16", "--ppn", "8", "--max", "64M",
+               "--format", "json").stdout
+    r = stepcast.collective("all_gather", ranks=16, ranks_per_node=8, max_bytes=64 << 20)
+    assert r == json.loads(text)
+
+
+def test_collective_on_topology_equals_cli():
+    topo = os.path.join(ROOT, "examples", "topologies", "two_dgx_a100.json")
+    text = cli("collective", "--ranks", "16", "--ppn", "8", "--topo", topo, "--algo", "ring",
+               "--max", "4M", "--format", "json").stdout
+    r = stepcast.collective(ranks=16, ranks_per_node=8, topo=topo, algo="ring", max_bytes=4 << 20)
+    assert r == json.loads(text) and "flow_us" in r["rows"][0]
+
+
+def test_error_carries_cli_message(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"plan": {"tp": 5}}')
+    msg = cli("predict", str(bad), code=2).stderr.strip()
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.predict(str(bad))
+    assert e.value.code == 2
+    assert msg == f"stepcast predict: {e.value}"
+
+
+def test_errors_are_exceptions():
+    with pytest.raises(stepcast.Error, match="cannot read"):
+        stepcast.predict("/nonexistent/scenario.json")
+    with pytest.raises(stepcast.Error, match="unknown key"):
+        stepcast.predict({"plan": {"tpp": 8}})
+    with pytest.raises(stepcast.Error, match="unknown op"):
+        stepcast.collective("all_scatter")
+    with pytest.raises(stepcast.Error, match="factor"):
+        stepcast.collective(factor=1)
+    with pytest.raises(stepcast.Error):
+        stepcast.validate(["/nonexistent.csv"])

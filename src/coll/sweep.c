@@ -1,0 +1,116 @@
+/*
+ * sweep.c -- a collective over a range of sizes, as nccl-tests runs it:
+ * NCCL's model at each size and, on a topology, the flow engine
+ * (sc_coll_sweep_run, stepcast.h). `stepcast collective`, the Python
+ * module and the HTML report all read these points.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "stepcast.h"
+
+/* More points than any size range needs (1 B to 1 PiB in steps of 1.1 is
+ * 365): a larger count means a factor too close to 1 or an infinite max. */
+#define SWEEP_MAX_POINTS 100000
+
+void sc_coll_sweep_default(sc_coll_sweep_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->op = SC_COLL_ALL_REDUCE;
+  o->ranks = 8;
+  o->ranks_per_node = 8;
+  o->arch = 80;
+  o->nvlink_GBps = 300; /* DGX A100: NVLink 3, 12 links x 25 GB/s per direction */
+  o->nic_Gbps = 200;    /* DGX A100: one 200 Gb/s HDR HCA per GPU */
+  o->min_bytes = 1024;
+  o->max_bytes = 1073741824;
+  o->factor = 2;
+}
+
+/* Check o; SC_OK or SC_EINPUT naming the field and what is valid. */
+static int sweep_check(const sc_coll_sweep_opts *o, long *points, sc_error *err) {
+  if ((unsigned)o->op >= SC_COLL_OP_COUNT)
+    return sc_error_set(err, SC_EINPUT, "op: %d is not a collective (valid: 0..%d)", (int)o->op,
+                        SC_COLL_OP_COUNT - 1);
+  if (o->ranks < 1 || o->ranks > 1 << 24)
+    return sc_error_set(err, SC_EINPUT, "ranks must be 1..16777216, got %d", o->ranks);
+  if (o->ranks_per_node < 1 || o->ranks % o->ranks_per_node)
+    return sc_error_set(err, SC_EINPUT, "ranks_per_node %d must divide ranks %d",
+                        o->ranks_per_node, o->ranks);
+  if (!(o->nvlink_GBps > 0) || !(o->nic_Gbps > 0) || !isfinite(o->nvlink_GBps) ||
+      !isfinite(o->nic_Gbps))
+    return sc_error_set(err, SC_EINPUT, "nvlink_GBps and nic_Gbps must be finite and > 0");
+  if (!(o->min_bytes >= 1) || !isfinite(o->max_bytes) || o->min_bytes > o->max_bytes)
+    return sc_error_set(err, SC_EINPUT, "sizes: need 1 <= min_bytes <= max_bytes, finite "
+                        "(got %g and %g)", o->min_bytes, o->max_bytes);
+  if (!(o->factor > 1) || !isfinite(o->factor))
+    return sc_error_set(err, SC_EINPUT, "factor must be > 1, got %g", o->factor);
+  double n = floor(log(o->max_bytes / o->min_bytes) / log(o->factor)) + 2;
+  if (!(n <= SWEEP_MAX_POINTS))
+    return sc_error_set(err, SC_EINPUT, "%g sizes from %g to %g by a factor %g: at most %d "
+                        "(use a larger factor)", n, o->min_bytes, o->max_bytes, o->factor,
+                        SWEEP_MAX_POINTS);
+  *points = (long)n;
+  return SC_OK;
+}
+
+/* Load o's topology into *t and check ranks and algorithm against it. */
+static int sweep_topo(const sc_coll_sweep_opts *o, sc_topo **t, sc_error *err) {
+  int rc = sc_topo_load(o->topo, t, err);
+  if (rc) return rc;
+  if (sc_topo_gpus(*t) < o->ranks)
+    rc = sc_error_set(err, SC_EINPUT, "ranks %d is larger than the %d GPUs of %s", o->ranks,
+                      sc_topo_gpus(*t), o->topo);
+  else if (sc_coll_algo_find(o->op, o->algo[0] ? o->algo : NULL, err) < 0)
+    rc = SC_EINPUT;
+  if (rc) {
+    sc_topo_free(*t);
+    *t = NULL;
+  }
+  return rc;
+}
+
+int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
+                      sc_coll_sweep *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  long cap = 0;
+  int rc = sweep_check(o, &cap, err);
+  sc_topo *t = NULL;
+  if (!rc && o->topo[0]) rc = sweep_topo(o, &t, err);
+  if (rc) return rc;
+  out->opts = *o;
+  out->points = mem_alloc(sizeof *out->points * (size_t)cap);
+  if (!out->points) {
+    sc_topo_free(t);
+    return sc_error_set(err, SC_ENOMEM, "collective sweep: out of memory for %ld sizes", cap);
+  }
+  sc_coll_group g = {o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps * 1e9,
+                     o->nic_Gbps * 1e9 / 8, 0, 0, 0};
+  double fac = sc_coll_busbw_factor(o->op, o->ranks);
+  for (double b = o->min_bytes; b <= o->max_bytes * 1.0000001 && out->n < cap && !rc;
+       b *= o->factor) {
+    sc_coll_point *p = &out->points[out->n];
+    p->bytes = floor(b);
+    p->nccl = sc_coll_nccl_time(o->op, p->bytes, &g);
+    p->algbw = p->nccl.time > 0 ? p->bytes / p->nccl.time : 0;
+    p->busbw = p->algbw * fac;
+    p->flow_s = -1;
+    p->flow_busbw = 0;
+    if (t) {
+      rc = sc_coll_simulate(t, o->op, o->algo[0] ? o->algo : NULL, p->bytes, o->ranks,
+                            o->ranks_per_node, 8, fn, ud, &p->flow_s, err);
+      if (p->flow_s > 0) p->flow_busbw = p->bytes / p->flow_s * fac;
+    }
+    if (!rc) out->n++;
+  }
+  sc_topo_free(t);
+  if (rc) sc_coll_sweep_free(out);
+  return rc;
+}
+
+void sc_coll_sweep_free(sc_coll_sweep *s) {
+  mem_free(s->points);
+  s->points = NULL;
+  s->n = 0;
+}

@@ -1,0 +1,177 @@
+/*
+ * test_report.c -- the writers programs read: CSV fields are quoted per
+ * RFC 4180 and read back whole, the text-in text-out entries return the
+ * bytes the reports write, a collective sweep refuses ranges it cannot
+ * finish, and the HTML pages hold every chart with the series it declares.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stepcast.h"
+
+/* What f(out) writes, as a malloc'd string. */
+#define CAPTURE(buf, stmt)                                   \
+  do {                                                       \
+    size_t len_ = 0;                                         \
+    FILE *out = open_memstream(&(buf), &len_);               \
+    cr_assert_not_null(out);                                 \
+    stmt;                                                    \
+    fclose(out);                                             \
+  } while (0)
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p++) n++;
+  return n;
+}
+
+/* A training set of one predicted and one skipped row whose id and reason
+ * hold commas, quotes and a line break. */
+static void hostile_set(sc_validation *v, sc_validation_row *rows) {
+  memset(v, 0, sizeof *v);
+  memset(rows, 0, 2 * sizeof *rows);
+  snprintf(v->path, sizeof v->path, "dir,with \"quotes\"/set.csv");
+  snprintf(rows[0].id, sizeof rows[0].id, "a,b");
+  rows[0].measured = 2, rows[0].predicted = 2.2, rows[0].ape = 0.1;
+  snprintf(rows[1].id, sizeof rows[1].id, "q\"x\"");
+  rows[1].measured = 3, rows[1].predicted = -1;
+  snprintf(rows[1].skipped, sizeof rows[1].skipped, "line one,\nline \"two\"");
+  v->rows = rows;
+  v->n = v->cap = 2;
+  v->predicted = v->skipped = 1;
+}
+
+Test(report, csv_fields_are_quoted_per_rfc4180) {
+  sc_validation v;
+  sc_validation_row rows[2];
+  hostile_set(&v, rows);
+  char *csv = NULL;
+  CAPTURE(csv, sc_report_validation(out, SC_FORMAT_CSV, &v, 1, 0));
+  cr_expect(strstr(csv, "\"dir,with \"\"quotes\"\"/set.csv\",training,\"a,b\",2,2.2,0.1,\n"),
+            "%s", csv);
+  cr_expect(strstr(csv, ",\"q\"\"x\"\"\",3,,,\"line one,\nline \"\"two\"\"\"\n"), "%s", csv);
+  free(csv);
+  char *json = NULL;
+  CAPTURE(json, sc_report_validation(out, SC_FORMAT_JSON, &v, 1, SC_REPORT_ROWS));
+  cr_expect(strstr(json, "\"skipped\": \"line one,\\nline \\\"two\\\"\""), "%s", json);
+  cr_expect(!strstr(json, "\"seconds\""), "wall time without SC_REPORT_TIMINGS: %s", json);
+  free(json);
+  CAPTURE(json, sc_report_validation(out, SC_FORMAT_JSON, &v, 1, SC_REPORT_TIMINGS));
+  cr_expect(strstr(json, "\"seconds\": "), "%s", json);
+  free(json);
+}
+
+Test(report, predict_json_is_the_report) {
+  sc_scenario s;
+  sc_result r;
+  sc_error err = {0};
+  const char *ov[] = {"plan.recompute=full"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{}", "<t>", ov, 1, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  sc_op_time ops[64];
+  int n = sc_explain_layer(&s, ops, 64, &err);
+  cr_assert(n > 0, "%s", err.msg);
+  char *want = NULL, *got = NULL;
+  CAPTURE(want, sc_report_prediction_ops(out, SC_FORMAT_JSON, &s, &r, 1e12, ops, n));
+  cr_assert_eq(sc_predict_json(NULL, NULL, ov, 1, 1, 1e12, &got, &err), SC_OK, "%s", err.msg);
+  cr_expect_str_eq(got, want);
+  sc_free(got);
+  free(want);
+}
+
+Test(report, json_entries_fail_with_messages) {
+  char *out = (char *)1;
+  sc_error err = {0};
+  cr_expect_eq(sc_predict_json(NULL, "{\"plan\": {\"tpp\": 1}}", NULL, 0, 0, 0, &out, &err),
+               SC_EINPUT);
+  cr_expect_null(out);
+  cr_expect(strstr(err.msg, "plan.tpp: unknown key"), "%s", err.msg);
+  cr_expect_eq(sc_predict_json("/nonexistent.json", NULL, NULL, 0, 0, 0, &out, &err), SC_EIO);
+  cr_expect_eq(sc_predict_json("a.json", "{}", NULL, 0, 0, 0, &out, &err), SC_EINPUT);
+  sc_search_opts so;
+  sc_search_opts_default(&so);
+  cr_expect_eq(sc_search_json(NULL, NULL, NULL, 0, &so, 0, &out, &err), SC_EINPUT);
+  cr_expect(strstr(err.msg, "top"), "%s", err.msg);
+  const char *none[] = {"/nonexistent.csv"};
+  cr_expect_eq(sc_validate_json(none, NULL, 1, &out, &err), SC_EIO);
+  cr_expect_null(out);
+}
+
+Test(report, sweep_refuses_what_it_cannot_finish) {
+  sc_coll_sweep_opts o;
+  sc_coll_sweep sw;
+  sc_error err = {0};
+  struct { const char *what; double min, max, factor; int ranks, ppn; const char *needle; } bad[] = {
+      {"infinite max", 1024, INFINITY, 2, 8, 8, "finite"},
+      {"factor 1", 1024, 1 << 20, 1, 8, 8, "factor"},
+      {"factor near 1", 1, 1e15, 1.0000001, 8, 8, "at most"},
+      {"NaN factor", 1024, 1 << 20, NAN, 8, 8, "factor"},
+      {"min > max", 4096, 1024, 2, 8, 8, "min_bytes <= max_bytes"},
+      {"no ranks", 1024, 4096, 2, 0, 1, "ranks must be"},
+      {"ppn", 1024, 4096, 2, 8, 3, "must divide"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    sc_coll_sweep_default(&o);
+    o.min_bytes = bad[i].min, o.max_bytes = bad[i].max, o.factor = bad[i].factor;
+    o.ranks = bad[i].ranks, o.ranks_per_node = bad[i].ppn;
+    cr_expect_eq(sc_coll_sweep_run(&o, NULL, NULL, &sw, &err), SC_EINPUT, "%s", bad[i].what);
+    cr_expect(strstr(err.msg, bad[i].needle), "%s: %s", bad[i].what, err.msg);
+    cr_expect_null(sw.points, "%s", bad[i].what);
+  }
+  sc_coll_sweep_default(&o);
+  cr_assert_eq(sc_coll_sweep_run(&o, NULL, NULL, &sw, &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(sw.n, 21, "1 KiB to 1 GiB by 2");
+  for (int i = 1; i < sw.n; i++) cr_expect(sw.points[i].bytes == 2 * sw.points[i - 1].bytes);
+  sc_coll_sweep_free(&sw);
+}
+
+Test(report, html_pages_hold_their_charts) {
+  sc_scenario s;
+  sc_result r;
+  sc_error err = {0};
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  sc_span *spans = NULL;
+  size_t n = 0;
+  double step = 0;
+  cr_assert_eq(sc_timeline(&s, &spans, &n, &step, &err), SC_OK, "%s", err.msg);
+  char *page = NULL;
+  CAPTURE(page, sc_html_prediction(out, &s, &r, spans, n));
+  free(spans);
+  cr_expect_eq(count(page, "<svg class=\"chart\""), 3);
+  cr_expect(strstr(page, "data-chart=\"timeline\" data-series=\"4\""));
+  cr_expect_eq(count(page, "class=\"series\""), 7 + 4 + 5, "breakdown 7, timeline 4, memory 5");
+  cr_expect(!strstr(page, "<script") && !strstr(page, "nan") && !strstr(page, "inf\""));
+  cr_expect_eq(count(page, "</html>"), 1);
+  free(page);
+  /* the same page twice: deterministic */
+  char *again = NULL, *first = NULL;
+  sc_validation v;
+  sc_validation_row rows[2];
+  hostile_set(&v, rows);
+  CAPTURE(first, sc_html_validation(out, &v, 1));
+  CAPTURE(again, sc_html_validation(out, &v, 1));
+  cr_expect_str_eq(first, again);
+  cr_expect(strstr(first, "dir,with &quot;quotes&quot;/set.csv"), "escaped in HTML");
+  cr_expect_eq(count(first, "class=\"series\""), 2, "bands and rows");
+  free(first);
+  free(again);
+}
+
+Test(report, empty_search_page_has_finite_axes) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_search_stats st;
+  memset(&st, 0, sizeof st);
+  st.tried = 10;
+  st.seconds = 0.1;
+  char *page = NULL;
+  CAPTURE(page, sc_html_search(out, &s, NULL, 0, -1, &st));
+  cr_expect(strstr(page, "data-chart=\"pareto\" data-series=\"0\""), "%s", page);
+  cr_expect(!strstr(page, "nan") && !strstr(page, "inf"), "non-finite coordinates");
+  free(page);
+}

@@ -16,6 +16,7 @@ int cmd_search(int argc, char **argv);
 int cmd_collective(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_presets(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* output.c: shared by the subcommands (docs/output.md, "Exit codes"). */
 #include <stdio.h>

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"validate", cmd_validate, "predict published measurements (CSV) and report the error"},
     {"collective", cmd_collective, "nccl-tests-like table of a collective on a topology"},
     {"topo", cmd_topo, "describe, check or export (DOT) a topology"},
+    {"trace", cmd_trace, "replay PyTorch profiler traces of a job, what bounds its step, what-if"},
     {"presets", cmd_presets, "list the GPU, model and cluster presets"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -927,6 +927,106 @@ int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
 /* Free what the *_json entries return (NULL is allowed). */
 void sc_free(void *p);
 
+/* ---------------------------------------------------------------- traces */
+
+/* A profiled job (docs/trace.md): one PyTorch profiler (Kineto) trace
+ * per rank, replayed to predict its step and asked what-if questions.
+ * Opaque; it owns what it loaded. */
+typedef struct sc_trace sc_trace;
+
+/* Load the n trace files of one job (one file per rank): PyTorch
+ * profiler (Kineto) JSON, plain or gzip, or Chakra protobuf ETs. fn (may
+ * be NULL) gets progress with ud after each file. On
+ * success *out owns a new trace (sc_trace_close it); on error *out is
+ * NULL and err names the file and the line:column or key path at fault
+ * (traceEvents[12].dur) and what was expected. Returns SC_OK, SC_EIO,
+ * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace (JSON) is
+ * recognised and refused with a message saying so. */
+int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
+                  sc_error *err);
+/* Free t; NULL is allowed. */
+void sc_trace_close(sc_trace *t);
+
+/* Warnings of the load and of the last replay, one per line ("" none). */
+const char *sc_trace_warnings(const sc_trace *t);
+
+/* What was loaded. */
+typedef struct sc_trace_info {
+  int ranks;             /* files */
+  int steps;             /* complete ProfilerSteps on rank 0 */
+  char gpu[64];          /* device name of rank 0 ("" unknown) */
+  int arch;              /* SM version (70, 80, ...); 0 not NVIDIA or unknown */
+  int amd;               /* ROCm trace */
+  int world;             /* world size the trace states (0 unknown) */
+  long kernels, copies, collectives, host_calls;  /* over all ranks */
+  int chakra;            /* Chakra ETs: kernels = GPU compute nodes, host_calls
+                            = CPU compute nodes, collectives = communication nodes */
+  long et_comp, et_comm_coll;  /* Chakra COMP_NODE and COMM_COLL_NODE counts */
+} sc_trace_info;
+void sc_trace_info_get(const sc_trace *t, sc_trace_info *out);
+
+/* A what-if: how the replayed job differs from the traced one. The
+ * default (sc_trace_whatif_default) is the job as traced. */
+typedef struct sc_trace_whatif {
+  double dp_scale;       /* data-parallel degree x this (2 = twice the nodes);
+                            collectives over the whole world grow with it */
+  const char *gpu;       /* GPU preset to run on (sc_gpu_preset); NULL = traced */
+  int comm_model;        /* 1: collectives take the network model's time;
+                            0: their measured time (scaled by the model's
+                            ratio when the network or group changes) */
+  int overlap;           /* 1: as traced; 0: no two GPU operations of a
+                            rank overlap (communication serialised) */
+  double nvlink_bw;      /* NVLink per GPU per direction, bytes/s; 0 = the GPU's */
+  double nic_bw;         /* scale-out NIC per GPU per direction, bytes/s; 0 = 25e9 */
+  int ranks_per_node;    /* GPUs per NVLink domain; 0 = 8 */
+} sc_trace_whatif;
+void sc_trace_whatif_default(sc_trace_whatif *w);
+
+/* Parts of the critical path of a step, seconds (mean over steps and ranks). */
+typedef struct sc_trace_path {
+  double kernels;        /* computation kernels */
+  double copies;         /* memory copies and sets */
+  double comm;           /* collectives (their time on the GPU) */
+  double host;           /* host work and launch latency between GPU work */
+  double sync;           /* synchronising calls' own time */
+  const char *bound;     /* static: the largest part ("kernels", "copies",
+                            "communication", "host", "synchronisation") */
+} sc_trace_path;
+
+/* A replay. */
+typedef struct sc_trace_result {
+  int steps;             /* steps measured (over all ranks) */
+  double measured_step_s;   /* mean traced ProfilerStep; 0 when none */
+  double predicted_step_s;  /* mean replayed ProfilerStep; 0 when none */
+  double span_s;         /* replayed time from first to last event (rank 0) */
+  double gpu_busy_s;     /* time per step some GPU operation runs (any
+                            stream), mean over steps and ranks */
+  sc_trace_path path;
+  double comm_measured_s;   /* collectives per step as traced (rank 0) */
+  double comm_predicted_s;  /* the same in this replay */
+  int comm_retimed;      /* collectives whose time the network model set or scaled */
+  int comm_unsized;      /* collectives with no message size (kept as measured) */
+  int coupled;           /* collectives joined across ranks */
+  int kernels_scaled;    /* kernels scaled to another GPU */
+} sc_trace_result;
+
+/* Replay t under w (NULL: as traced) into r. SC_OK, SC_EINPUT (unknown
+ * GPU preset, bad what-if value, with what is valid), SC_EMODEL (a trace
+ * with no GPU work) or SC_ENOMEM. */
+int sc_trace_replay(sc_trace *t, const sc_trace_whatif *w, sc_trace_result *r, sc_error *err);
+
+/* The schedule of the last sc_trace_replay as Chrome trace JSON
+ * (Perfetto): one process per rank, a thread per host thread and per
+ * stream, times in microseconds. Nothing when there was no replay. */
+void sc_trace_write_perfetto(const sc_trace *t, FILE *out);
+
+/* The replay of t as traced (base) and, when whatif is not NULL, under
+ * w: table (what-if columns with the difference) or JSON (one document,
+ * "jobs": [...]). */
+void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
+                            const sc_trace_result *base, const sc_trace_whatif *w,
+                            const sc_trace_result *whatif);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

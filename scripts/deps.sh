@@ -5,7 +5,7 @@
 # test. chromium (optional): the headless-browser test of the HTML report;
 # when it cannot be installed that test is skipped with a loud message.
 set -euo pipefail
-pkgs=(build-essential cmake ninja-build pkg-config libjansson-dev libcriterion-dev clang valgrind
+pkgs=(build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libcriterion-dev clang valgrind
       libopenmpi-dev openmpi-bin # MPI: the SC_MPI search build (docs/search.md)
       python3 python3-pytest)
 optional=(chromium)

@@ -1,0 +1,153 @@
+/*
+ * trace_api.c -- the public trace functions of stepcast.h: load a job's
+ * files, replay it, what it holds.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "stepcast.h"
+#include "trace/kineto.h"
+#include "trace/replay.h"
+#include "trace/trace_int.h"
+
+void sc_trace_whatif_default(sc_trace_whatif *w) {
+  memset(w, 0, sizeof *w);
+  w->dp_scale = 1;
+  w->overlap = 1;
+}
+
+static int load_chakra(sc_trace *t, const char *path, const char *buf, size_t len, sc_error *err) {
+  if (t->job->n)
+    return sc_error_set(err, SC_EINPUT, "%s: a Chakra ET in a job of Kineto traces: give one kind",
+                        path);
+  if (vec_grow((void **)&t->ch, &t->cap_ch, (long)t->n_ch + 1, sizeof *t->ch))
+    return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+  memset(&t->ch[t->n_ch], 0, sizeof t->ch[t->n_ch]);
+  t->n_ch++;
+  int rc = ch_load_buffer((const unsigned char *)buf, len, path, &t->ch[t->n_ch - 1], err);
+  const ch_graph *g = &t->ch[t->n_ch - 1];
+  if (!rc && (g->missing_deps || g->forward_deps))
+    tg_warn(t->job, "%s: dependencies dropped: %ld on nodes not in the file, %ld on later nodes",
+            path, g->missing_deps, g->forward_deps);
+  return rc;
+}
+
+static int load_kineto(tg_job *j, const char *path, const char *buf, size_t len, sc_error *err) {
+  if (vec_grow((void **)&j->r, &j->cap, (long)j->n + 1, sizeof *j->r))
+    return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+  memset(&j->r[j->n], 0, sizeof j->r[j->n]);
+  j->n++;
+  return kin_load_buffer(buf, len, path, &j->r[j->n - 1], j, err);
+}
+
+/* Read one file (gzip or not) and load it by what it holds. */
+static int load_one(sc_trace *t, const char *path, sc_error *err) {
+  char *buf;
+  size_t len;
+  int rc = kin_read_file(path, &buf, &len, err);
+  if (rc) return rc;
+  if (ch_sniff((const unsigned char *)buf, len))
+    rc = load_chakra(t, path, buf, len, err);
+  else if (t->n_ch)
+    rc = sc_error_set(err, SC_EINPUT, "%s: not a Chakra ET, in a job of Chakra ETs", path);
+  else
+    rc = load_kineto(t->job, path, buf, len, err);
+  mem_free(buf);
+  return rc;
+}
+
+/* Order the ranks by their distributedInfo rank when every file has a
+ * distinct one; warn when a job mixes GPUs. */
+static void order_ranks(tg_job *j) {
+  for (int a = 1; a < j->n; a++)
+    for (int b = a; b > 0 && j->r[b].rank >= 0 && j->r[b].rank < j->r[b - 1].rank; b--) {
+      tg_rank t = j->r[b];
+      j->r[b] = j->r[b - 1], j->r[b - 1] = t;
+    }
+  for (int a = 1; a < j->n; a++)
+    if (strcmp(j->r[a].device, j->r[0].device))
+      tg_warn(j, "%s: device '%s' differs from rank 0's '%s'", j->r[a].path, j->r[a].device,
+              j->r[0].device);
+}
+
+int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
+                  sc_error *err) {
+  *out = NULL;
+  if (n < 1 || !paths) return sc_error_set(err, SC_EINPUT, "trace: no file given");
+  sc_trace *t = mem_calloc(1, sizeof *t);
+  if (!t || !(t->job = mem_calloc(1, sizeof *t->job))) {
+    mem_free(t);
+    return sc_error_set(err, SC_ENOMEM, "trace: out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    int rc = load_one(t, paths[i], err);
+    if (rc) {
+      sc_trace_close(t);
+      return rc;
+    }
+    if (fn) fn(ud, (double)(i + 1) / n);
+  }
+  order_ranks(t->job);
+  *out = t;
+  return sc_error_set(err, SC_OK, "%s", "");
+}
+
+void sc_trace_close(sc_trace *t) {
+  if (!t) return;
+  tg_job_free(t->job);
+  for (int i = 0; i < t->n_ch; i++) ch_free(&t->ch[i]);
+  mem_free(t->ch);
+  rp_free(&t->run);
+  mem_free(t);
+}
+
+const char *sc_trace_warnings(const sc_trace *t) {
+  snprintf(((sc_trace *)t)->warn, sizeof t->warn, "%s%s%s", t->job->warn, t->run.warn,
+           t->run.warn[0] ? "\n" : "");
+  return t->warn;
+}
+
+/* What Chakra ETs hold: node counts by kind. */
+static void chakra_info(const sc_trace *t, sc_trace_info *o) {
+  o->ranks = t->n_ch, o->chakra = 1, o->steps = 1;
+  for (int i = 0; i < t->n_ch; i++) {
+    const ch_graph *g = &t->ch[i];
+    o->et_comp += g->types[CH_COMP], o->et_comm_coll += g->types[CH_COLL];
+    o->collectives += g->types[CH_COLL] + g->types[CH_SEND] + g->types[CH_RECV];
+    for (int k = 0; k < g->nodes.n; k++)
+      if (g->nodes.v[k].type == CH_COMP)
+        o->host_calls += g->nodes.v[k].is_cpu, o->kernels += !g->nodes.v[k].is_cpu;
+  }
+}
+
+void sc_trace_info_get(const sc_trace *t, sc_trace_info *o) {
+  memset(o, 0, sizeof *o);
+  if (t->n_ch) {
+    chakra_info(t, o);
+    return;
+  }
+  const tg_job *j = t->job;
+  o->ranks = j->n;
+  const tg_rank *r0 = &j->r[0];
+  o->steps = r0->steps.n;
+  snprintf(o->gpu, sizeof o->gpu, "%s", r0->device);
+  o->arch = r0->arch, o->amd = r0->amd, o->world = r0->world;
+  for (int ri = 0; ri < j->n; ri++) {
+    const tg_rank *r = &j->r[ri];
+    for (int i = 0; i < r->gpu.n; i++) {
+      int k = r->gpu.v[i].kind;
+      o->kernels += k == TG_KERNEL, o->copies += k == TG_MEMCPY || k == TG_MEMSET;
+      o->collectives += k == TG_COMM;
+    }
+    for (int i = 0; i < r->host.n; i++) o->host_calls += r->host.v[i].kind == TG_CALL;
+  }
+}
+
+int sc_trace_replay(sc_trace *t, const sc_trace_whatif *w, sc_trace_result *r, sc_error *err) {
+  t->replayed = 0;
+  int rc = t->n_ch ? rp_replay_chakra(&t->run, t->ch, t->n_ch, w, r, err)
+                   : rp_replay(&t->run, t->job, w, r, err);
+  t->replayed = rc == SC_OK;
+  return rc;
+}

@@ -1,0 +1,222 @@
+/*
+ * trace_report.c -- reports of a replayed trace (sc_report_trace_replay)
+ * and its schedule as a Chrome/Perfetto trace (sc_trace_write_perfetto).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stepcast.h"
+#include "trace/trace_int.h"
+
+/* s as a JSON string literal (jansson escapes it). */
+static void jstr(FILE *out, const char *s) {
+  json_t *v = json_string(s ? s : "");
+  if (!v) v = json_string("?"); /* not UTF-8 */
+  if (v)
+    json_dumpf(v, out, JSON_ENCODE_ANY);
+  else
+    fputs("\"\"", out);
+  json_decref(v);
+}
+
+static double pct(double now, double base) { return base > 0 ? 100 * (now - base) / base : 0; }
+
+/* ------------------------------------------------------------- table */
+
+static void table_head(FILE *out, const sc_trace *t) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  if (in.chakra) {
+    fprintf(out,
+            "Chakra ET: %d rank%s, %ld compute nodes (%ld GPU, %ld CPU), %ld collective nodes, "
+            "%ld communication nodes\n",
+            in.ranks, in.ranks == 1 ? "" : "s", in.et_comp, in.kernels, in.host_calls,
+            in.et_comm_coll, in.collectives);
+    return;
+  }
+  fprintf(out, "trace: %d rank%s, %s%s", in.ranks, in.ranks == 1 ? "" : "s",
+          in.gpu[0] ? in.gpu : "unknown device", in.amd ? " (ROCm)" : "");
+  if (in.arch) fprintf(out, " (sm%d)", in.arch);
+  fprintf(out, ", %d ProfilerStep%s on rank 0\n", in.steps, in.steps == 1 ? "" : "s");
+  fprintf(out, "       %ld kernels, %ld copies/sets, %ld collectives, %ld host calls\n", in.kernels,
+          in.copies, in.collectives, in.host_calls);
+}
+
+static void table_path(FILE *out, const char *title, const sc_trace_result *r) {
+  const sc_trace_path *p = &r->path;
+  double tot = p->kernels + p->copies + p->comm + p->host + p->sync;
+  fprintf(out, "%s (bound by %s)\n", title, p->bound);
+  const char *names[] = {"kernels", "copies", "communication", "host", "synchronisation"};
+  const double v[] = {p->kernels, p->copies, p->comm, p->host, p->sync};
+  for (int i = 0; i < 5; i++)
+    fprintf(out, "  %-16s %10.3f ms %5.1f %%\n", names[i], v[i] * 1e3,
+            tot > 0 ? 100 * v[i] / tot : 0);
+}
+
+static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_result *b,
+                         const sc_trace_result *x) {
+  fprintf(out, "\nwhat-if:");
+  if (w->dp_scale != 1) fprintf(out, " data-parallel x%g", w->dp_scale);
+  if (w->gpu) fprintf(out, " gpu %s", w->gpu);
+  if (w->nvlink_bw > 0) fprintf(out, " nvlink %g GB/s", w->nvlink_bw / 1e9);
+  if (w->nic_bw > 0) fprintf(out, " nic %g Gb/s", w->nic_bw * 8 / 1e9);
+  if (w->ranks_per_node > 0) fprintf(out, " %d GPUs/node", w->ranks_per_node);
+  if (!w->overlap) fprintf(out, " overlap off");
+  if (w->comm_model) fprintf(out, " collectives from the network model");
+  fprintf(out, "\n%-24s %12s %12s %9s\n", "", "as traced", "what-if", "change");
+  fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "step (predicted)", b->predicted_step_s * 1e3,
+          x->predicted_step_s * 1e3, pct(x->predicted_step_s, b->predicted_step_s));
+  fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "collectives per step",
+          b->comm_predicted_s * 1e3, x->comm_predicted_s * 1e3,
+          pct(x->comm_predicted_s, b->comm_predicted_s));
+  if (x->kernels_scaled)
+    fprintf(out,
+            "%d kernels scaled to %s by the cost model's ratio per kernel class "
+            "(GEMM/conv: tensor throughput, attention, memory-bound: HBM bandwidth)\n",
+            x->kernels_scaled, w->gpu);
+  fprintf(out,
+          "%d collectives re-timed by the network model, %d without a message size kept "
+          "as measured\n",
+          x->comm_retimed, x->comm_unsized);
+  if (x->steps) table_path(out, "what-if critical path per step", x);
+}
+
+static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
+                         const sc_trace_whatif *w, const sc_trace_result *x) {
+  table_head(out, t);
+  fprintf(out, "\n%-24s %12s %12s %9s\n", "", "measured", "replayed", "error");
+  if (b->steps && !(b->measured_step_s > 0))
+    fprintf(out, "%-24s %12s %9.3f ms\n", "step (one iteration)", "-", b->predicted_step_s * 1e3);
+  else if (b->steps)
+    fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "step (mean)", b->measured_step_s * 1e3,
+            b->predicted_step_s * 1e3, pct(b->predicted_step_s, b->measured_step_s));
+  else
+    fprintf(out, "no ProfilerStep in the trace: replayed span %.3f ms\n", b->span_s * 1e3);
+  fprintf(out, "%-24s %9.3f ms %9.3f ms\n", "collectives per step", b->comm_measured_s * 1e3,
+          b->comm_predicted_s * 1e3);
+  if (b->steps && b->predicted_step_s > 0)
+    fprintf(out, "%-24s %12s %9.3f ms %6.1f %% of the step\n", "GPU busy per step", "",
+            b->gpu_busy_s * 1e3, 100 * b->gpu_busy_s / b->predicted_step_s);
+  if (b->coupled) fprintf(out, "%d collectives joined across ranks\n", b->coupled);
+  if (b->steps) table_path(out, "\ncritical path per step", b);
+  if (x) table_whatif(out, w, b, x);
+}
+
+/* -------------------------------------------------------------- JSON */
+
+static void json_result(FILE *out, const sc_trace_result *r) {
+  const sc_trace_path *p = &r->path;
+  fprintf(out, "{\"steps\": %d, \"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, ", r->steps,
+          r->measured_step_s, r->predicted_step_s);
+  fprintf(out, "\"gpu_busy_s\": %.9g, ", r->gpu_busy_s);
+  fprintf(out, "\"span_s\": %.9g, \"comm_measured_s\": %.9g, \"comm_predicted_s\": %.9g, ",
+          r->span_s, r->comm_measured_s, r->comm_predicted_s);
+  fprintf(out,
+          "\"comm_retimed\": %d, \"comm_unsized\": %d, \"coupled\": %d, \"kernels_scaled\": %d, ",
+          r->comm_retimed, r->comm_unsized, r->coupled, r->kernels_scaled);
+  fprintf(out,
+          "\"critical_path\": {\"kernels_s\": %.9g, \"copies_s\": %.9g, \"comm_s\": %.9g, "
+          "\"host_s\": %.9g, \"sync_s\": %.9g, \"bound\": \"%s\"}}",
+          p->kernels, p->copies, p->comm, p->host, p->sync, p->bound);
+}
+
+static void json_whatif(FILE *out, const sc_trace_whatif *w) {
+  fprintf(out, "{\"dp_scale\": %g, \"gpu\": ", w->dp_scale);
+  if (w->gpu)
+    jstr(out, w->gpu);
+  else
+    fputs("null", out);
+  fprintf(out,
+          ", \"nvlink_bw\": %g, \"nic_bw\": %g, \"ranks_per_node\": %d, \"overlap\": %s, "
+          "\"comm_model\": %s}",
+          w->nvlink_bw, w->nic_bw, w->ranks_per_node, w->overlap ? "true" : "false",
+          w->comm_model ? "true" : "false");
+}
+
+static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
+                        const sc_trace_whatif *w, const sc_trace_result *x) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  fputs("{\"jobs\": [{\"files\": [", out);
+  for (int i = 0; i < t->job->n + t->n_ch; i++) {
+    if (i) fputs(", ", out);
+    jstr(out, t->n_ch ? t->ch[i].path : t->job->r[i].path);
+  }
+  fprintf(out, "], \"ranks\": %d, \"gpu\": ", in.ranks);
+  jstr(out, in.gpu);
+  fprintf(out,
+          ", \"chakra\": %s, \"arch\": %d, \"amd\": %s, \"kernels\": %ld, \"copies\": %ld, "
+          "\"collectives\": %ld, ",
+          in.chakra ? "true" : "false", in.arch, in.amd ? "true" : "false", in.kernels, in.copies,
+          in.collectives);
+  fprintf(out,
+          "\"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, \"critical_path\": \"%s\", "
+          "\"replay\": ",
+          b->measured_step_s, b->predicted_step_s, b->path.bound);
+  json_result(out, b);
+  if (x) {
+    fputs(", \"whatif\": {\"change\": ", out);
+    json_whatif(out, w);
+    fputs(", \"result\": ", out);
+    json_result(out, x);
+    fprintf(out, ", \"step_change\": %.6g}", pct(x->predicted_step_s, b->predicted_step_s) / 100);
+  }
+  fputs("}]}\n", out);
+}
+
+void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
+                            const sc_trace_result *base, const sc_trace_whatif *w,
+                            const sc_trace_result *whatif) {
+  if (fmt == SC_FORMAT_JSON)
+    report_json(out, t, base, w, whatif);
+  else
+    report_table(out, t, base, w, whatif);
+}
+
+/* ---------------------------------------------------------- Perfetto */
+
+/* Thread id of node n in its rank's process: host threads 1.., streams
+ * 1000 + stream. */
+static long perf_tid(const sc_trace *t, const rp_node *n) {
+  if (t->n_ch) return n->is_gpu ? 1000 : 1; /* Chakra: CPU and GPU nodes */
+  const tg_rank *r = &t->job->r[n->rank];
+  return n->is_gpu ? 1000L + r->gpu.v[n->ref].stream : 1L + r->host.v[n->ref].thread;
+}
+
+static const char *perf_name(const sc_trace *t, const rp_node *n) {
+  static const char *const cats[] = {"cpu node", "", "gpu node", "", "communication node", ""};
+  if (t->n_ch) return cats[n->cat];
+  const tg_rank *r = &t->job->r[n->rank];
+  if (n->is_gpu) return tg_str(r, r->gpu.v[n->ref].name);
+  const tg_host *h = &r->host.v[n->ref];
+  return h->kind == TG_CALL ? tg_str(r, h->name) : "ProfilerStep";
+}
+
+void sc_trace_write_perfetto(const sc_trace *t, FILE *out) {
+  if (!t->replayed) return;
+  static const char *const cats[] = {"host", "sync", "kernel", "copy", "communication", "step"};
+  fputs("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n", out);
+  double t0 = INFINITY;
+  for (int v = 0; v < t->run.n; v++) t0 = fmin(t0, t->run.nodes[v].start);
+  int first = 1;
+  for (int v = 0; v < t->run.n; v++) {
+    const rp_node *n = &t->run.nodes[v];
+    if (n->cat == RP_MARK || (n->cat == RP_SYNC && n->dur == 0 && n->end == n->start)) continue;
+    fprintf(out,
+            "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"cat\": "
+            "\"%s\", \"name\": ",
+            first ? "" : ",\n", n->rank, perf_tid(t, n), n->start - t0, n->dur, cats[n->cat]);
+    jstr(out, perf_name(t, n));
+    fputc('}', out);
+    first = 0;
+  }
+  for (int ri = 0; ri < t->job->n + t->n_ch; ri++)
+    fprintf(out,
+            "%s{\"ph\": \"M\", \"pid\": %d, \"name\": \"process_name\", \"args\": {\"name\": "
+            "\"rank %d (replayed)\"}}",
+            first ? "" : ",\n", ri, ri),
+        first = 0;
+  fputs("\n]}\n", out);
+}

@@ -1,0 +1,144 @@
+/*
+ * whatif.c -- see whatif.h.
+ */
+#include "trace/whatif.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cost/compute.h"
+
+/* Network defaults when the what-if names none. Latencies are those of
+ * the server presets (src/hw/cluster_presets.c: 0.6 us per NVLink hop,
+ * 2.7 us per network traversal); the NIC is one 200 Gb/s HDR InfiniBand
+ * port per GPU (DGX A100 datasheet: 8 x 200 Gb/s for 8 GPUs). */
+#define WI_NVLINK_LAT 0.6e-6
+#define WI_NIC_LAT 2.7e-6
+#define WI_NIC_BW (200e9 / 8)
+#define WI_RANKS_PER_NODE 8
+
+/* Traced device names (deviceProperties) to presets: a substring of the
+ * name, or failing that the SM version. */
+const sc_gpu *wi_traced_gpu(const char *name, int arch) {
+  static const struct {
+    const char *key, *preset;
+  } t[] = {{"V100", "v100-sxm2-32gb"}, {"A100-SXM4-40GB", "a100-sxm4-40gb"},
+           {"A100", "a100-sxm4-80gb"}, {"H100", "h100-sxm5-80gb"},
+           {"H200", "h200"},           {"GB200", "gb200"},
+           {"B200", "b200"},           {"MI300", "mi300x"}};
+  for (size_t i = 0; name && i < sizeof t / sizeof t[0]; i++)
+    if (strstr(name, t[i].key)) return sc_gpu_preset(t[i].preset);
+  switch (arch) {
+    case 70:
+      return sc_gpu_preset("v100-sxm2-32gb");
+    case 80:
+      return sc_gpu_preset("a100-sxm4-80gb");
+    case 90:
+      return sc_gpu_preset("h100-sxm5-80gb");
+    case 100:
+      return sc_gpu_preset("b200");
+    default:
+      return NULL;
+  }
+}
+
+/* Kernel time of class cl on g relative to a unit of work (s). */
+static double class_time(const sc_gpu *g, int cl, int fp32) {
+  sc_dtype dt = fp32 ? SC_FP32 : SC_FP16;
+  switch (cl) {
+    case TG_CL_GEMM:
+      return 1.0 / (cost_peak(g, dt) * cost_gemm_peak_eff(g, dt));
+    case TG_CL_ATTN:
+      return 1.0 / (cost_peak(g, SC_FP16) * g->attn_eff);
+    case TG_CL_MEM:
+      return cost_mem(g, 1e9);
+    default:
+      return 1.0;
+  }
+}
+
+static int bad_value(sc_error *err, const char *key, const char *valid) {
+  return sc_error_set(err, SC_EINPUT, "trace what-if: %s: %s", key, valid);
+}
+
+static int check(const sc_trace_whatif *w, sc_error *err) {
+  if (!(w->dp_scale > 0) || !isfinite(w->dp_scale))
+    return bad_value(err, "dp_scale", "expected a number > 0 (2 = twice the data-parallel degree)");
+  if (w->nvlink_bw < 0 || w->nic_bw < 0 || !isfinite(w->nvlink_bw) || !isfinite(w->nic_bw))
+    return bad_value(err, "nvlink_bw/nic_bw", "expected bytes/s >= 0 (0 = default)");
+  if (w->ranks_per_node < 0) return bad_value(err, "ranks_per_node", "expected >= 0 (0 = 8)");
+  return SC_OK;
+}
+
+int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *err) {
+  memset(c, 0, sizeof *c);
+  if (w)
+    c->w = *w;
+  else
+    sc_trace_whatif_default(&c->w);
+  int rc = check(&c->w, err);
+  if (rc) return rc;
+  c->from = wi_traced_gpu(r->device, r->arch);
+  c->world = r->world;
+  if (c->w.gpu) {
+    c->to = sc_gpu_preset(c->w.gpu);
+    if (!c->to)
+      return sc_error_set(
+          err, SC_EINPUT,
+          "trace what-if: gpu: unknown GPU preset '%s' (`stepcast presets` lists them)", c->w.gpu);
+    if (!c->from)
+      return sc_error_set(err, SC_EMODEL,
+                          "trace what-if: gpu: the traced device '%s' matches no preset, so its "
+                          "kernels cannot be scaled to %s",
+                          r->device[0] ? r->device : "(unnamed)", c->w.gpu);
+  }
+  c->network_changed = c->w.dp_scale != 1 || c->to || c->w.nvlink_bw > 0 || c->w.nic_bw > 0 ||
+                       c->w.ranks_per_node > 0;
+  return SC_OK;
+}
+
+double wi_coll_model(const wi_ctx *c, const tg_gpu *g, const sc_gpu *gpu, int ranks) {
+  if (g->coll_op < 0 || !(g->bytes > 0) || ranks < 1) return 0;
+  int rpn = c->w.ranks_per_node > 0 ? c->w.ranks_per_node : WI_RANKS_PER_NODE;
+  if (rpn > ranks) rpn = ranks;
+  while (ranks % rpn) rpn--; /* ranks_per_node divides ranks */
+  double nvl = c->w.nvlink_bw > 0          ? c->w.nvlink_bw
+               : gpu && gpu->nvlink_bw > 0 ? gpu->nvlink_bw
+                                           : 150e9;
+  sc_coll_group grp = {ranks,
+                       rpn,
+                       gpu && gpu->arch ? gpu->arch : 80,
+                       nvl,
+                       c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW,
+                       WI_NVLINK_LAT,
+                       WI_NIC_LAT,
+                       0};
+  return sc_coll_nccl_time((sc_coll_op)g->coll_op, g->bytes, &grp).time;
+}
+
+/* Ranks of collective g under the what-if: a collective over the whole
+ * traced world (or of unknown world) grows with the data-parallel degree. */
+static int whatif_ranks(const wi_ctx *c, const tg_gpu *g) {
+  int dp_wide = c->world <= 0 || g->group == c->world;
+  double r = dp_wide ? g->group * c->w.dp_scale : g->group;
+  return r < 1 ? 1 : (int)lround(r);
+}
+
+double wi_duration(const wi_ctx *c, const tg_gpu *g, int *retimed) {
+  *retimed = 0;
+  if (g->kind != TG_COMM) {
+    if (!c->to) return g->dur;
+    return g->dur * class_time(c->to, g->cls, g->fp32) / class_time(c->from, g->cls, g->fp32);
+  }
+  if (!c->w.comm_model && !c->network_changed) return g->dur;
+  const sc_gpu *to = c->to ? c->to : c->from;
+  double now = wi_coll_model(c, g, to, whatif_ranks(c, g));
+  if (!(now > 0)) return g->dur;
+  *retimed = 1;
+  if (c->w.comm_model) return now * 1e6;
+  wi_ctx base = *c; /* the traced network: defaults, traced GPU */
+  sc_trace_whatif_default(&base.w);
+  double then = wi_coll_model(&base, g, c->from, g->group);
+  return then > 0 ? g->dur * now / then : g->dur;
+}

@@ -1,0 +1,381 @@
+/*
+ * test_trace.c -- profiles to predictions: the Kineto loader (errors name
+ * the file and the key path or line:column, never a crash), the replay of
+ * small synthetic traces with hand-computed answers (one rank, two ranks
+ * joined on their collective), what-if changes that move only what they
+ * should, and the replay of every real multi-step Kineto trace of
+ * ../shared/traces within 5 % of its measured ProfilerStep.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stepcast.h"
+
+#define DATA SC_SOURCE_DIR "/tests/data/trace/"
+#define TRACES SC_SHARED_DIR "/traces/"
+
+static sc_trace *load(const char *path) {
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  int rc = sc_trace_load(&path, 1, NULL, NULL, &t, &err);
+  cr_assert_eq(rc, SC_OK, "loading %s: %s", path, err.msg);
+  return t;
+}
+
+static sc_trace_result replay(sc_trace *t, const sc_trace_whatif *w) {
+  sc_trace_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_replay(t, w, &r, &err), SC_OK, "%s", err.msg);
+  return r;
+}
+
+/* Load a trace written from text; the error (code and message). */
+static int load_text(const char *text, sc_error *err) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sc_trace_%d.json", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+  sc_trace *t = NULL;
+  const char *p = path;
+  int rc = sc_trace_load(&p, 1, NULL, NULL, &t, err);
+  if (rc == SC_OK) {
+    sc_trace_result r;
+    rc = sc_trace_replay(t, NULL, &r, err);
+  }
+  sc_trace_close(t);
+  unlink(path);
+  return rc;
+}
+
+#define US 1e-6
+
+/* tests/data/trace/synth_1rank.json: a 1000 us step: gemm 300 us and an
+ * elementwise kernel 200 us on stream 7, then an all-reduce of 40 MB over
+ * 8 ranks, 400 us, on stream 20 waiting for them, and a device
+ * synchronize that returns 10 us after it and 70 us before the step ends.
+ * Critical path: host 10 (first launch) + 10 (launch latency) + 70,
+ * kernels 300 + 200, communication 400, synchronisation 10. */
+Test(trace, synthetic_replay_is_hand_computed) {
+  sc_trace *t = load(DATA "synth_1rank.json");
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_eq(r.steps, 1);
+  cr_assert_float_eq(r.measured_step_s, 1000 * US, 1e-12);
+  cr_assert_float_eq(r.predicted_step_s, 1000 * US, 1e-9, "predicted %g", r.predicted_step_s);
+  cr_assert_float_eq(r.path.kernels, 500 * US, 1e-9, "kernels %g", r.path.kernels);
+  cr_assert_float_eq(r.path.comm, 400 * US, 1e-9, "comm %g", r.path.comm);
+  cr_assert_float_eq(r.path.host, 90 * US, 1e-9, "host %g", r.path.host);
+  cr_assert_float_eq(r.path.sync, 10 * US, 1e-9, "sync %g", r.path.sync);
+  cr_assert_str_eq(r.path.bound, "kernels");
+  cr_assert_float_eq(r.gpu_busy_s, 900 * US, 1e-9, "GPU busy 20..920 us: %g", r.gpu_busy_s);
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert_eq(in.kernels, 2);
+  cr_assert_eq(in.collectives, 1);
+  cr_assert_eq(in.arch, 70);
+  sc_trace_close(t);
+}
+
+/* Doubling the data-parallel degree re-times the all-reduce (8 -> 16
+ * ranks: a second node) by NCCL's model and moves nothing else. */
+Test(trace, doubling_dp_changes_only_the_collective) {
+  sc_trace *t = load(DATA "synth_1rank.json");
+  sc_trace_result base = replay(t, NULL);
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.dp_scale = 2;
+  sc_trace_result x = replay(t, &w);
+  /* the defaults of docs/trace.md: 8 GPUs a node, V100 NVLink 150 GB/s,
+   * 200 Gb/s NIC, 0.6 and 2.7 us latencies */
+  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0};
+  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0};
+  double ratio = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g16).time /
+                 sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g8).time;
+  cr_assert_gt(ratio, 1.0, "a second node must cost more: ratio %g", ratio);
+  double comm = 400 * US * ratio;
+  cr_assert_float_eq(x.comm_predicted_s, comm, 1e-9, "comm %g want %g", x.comm_predicted_s, comm);
+  cr_assert_float_eq(x.predicted_step_s, base.predicted_step_s + comm - 400 * US, 1e-9);
+  cr_assert_float_eq(x.path.kernels, base.path.kernels, 1e-12);
+  cr_assert_float_eq(x.path.host, base.path.host, 1e-12);
+  cr_assert_eq(x.comm_retimed, 1);
+  cr_assert_eq(x.kernels_scaled, 0);
+  sc_trace_close(t);
+}
+
+/* A collective kernel without size args takes it from the nccl:all_reduce
+ * annotation around its launch (10,000,000 floats): the same what-if as
+ * when the kernel says so. */
+Test(trace, size_from_the_nccl_annotation) {
+  sc_trace *a = load(DATA "synth_1rank.json"), *b = load(DATA "synth_annot.json");
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.dp_scale = 2;
+  sc_trace_result x = replay(a, &w), y = replay(b, &w);
+  cr_assert_eq(y.comm_unsized, 0);
+  cr_assert_eq(y.comm_retimed, 1);
+  cr_assert_float_eq(y.predicted_step_s, x.predicted_step_s, 1e-12, "%g vs %g", y.predicted_step_s,
+                     x.predicted_step_s);
+  sc_trace_close(a);
+  sc_trace_close(b);
+}
+
+/* Another GPU scales the kernels (not the host); the same GPU changes nothing. */
+Test(trace, another_gpu_scales_kernels) {
+  sc_trace *t = load(DATA "synth_1rank.json");
+  sc_trace_result base = replay(t, NULL);
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.gpu = "v100-sxm2-32gb";
+  sc_trace_result same = replay(t, &w);
+  cr_assert_float_eq(same.path.kernels, base.path.kernels, 1e-12);
+  w.gpu = "h100-sxm5-80gb";
+  sc_trace_result x = replay(t, &w);
+  cr_assert_eq(x.kernels_scaled, 2);
+  cr_assert_lt(x.path.kernels, base.path.kernels / 2, "H100 kernels %g vs V100 %g", x.path.kernels,
+               base.path.kernels);
+  cr_assert_float_eq(x.path.host, base.path.host, 1e-12);
+  w.gpu = "no-such-gpu";
+  sc_trace_result bad;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_replay(t, &w, &bad, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "no-such-gpu"), "%s", err.msg);
+  sc_trace_close(t);
+}
+
+/* Two ranks: rank 1 reaches the all-reduce last (at 600 us) and its
+ * kernel takes 320 us; joined, both start at 600 and end at 920, and the
+ * step stays 1000 us. Files in any order (ranks are sorted). */
+static void joined_two_ranks(const char *first, const char *second) {
+  const char *files[] = {first, second};
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 2, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_eq(r.coupled, 1);
+  cr_assert_eq(r.steps, 2);
+  cr_assert_float_eq(r.predicted_step_s, 1000 * US, 1e-9, "%g", r.predicted_step_s);
+  cr_assert_float_eq(r.comm_measured_s, 400 * US, 1e-9); /* rank 0's, as traced */
+  cr_assert_float_eq(r.comm_predicted_s, 320 * US, 1e-9, "%g", r.comm_predicted_s);
+  sc_trace_close(t);
+}
+
+Test(trace, two_ranks_join_their_collective) {
+  joined_two_ranks(DATA "synth_2rank_r1.json", DATA "synth_2rank_r0.json");
+}
+
+/* Rank 1's host clock 5 ms ahead: aligned on the joined collective's
+ * end, the replay is the same as with one clock. */
+Test(trace, clocks_aligned_on_collectives) {
+  joined_two_ranks(DATA "synth_2rank_r0.json", DATA "synth_2rank_r1_skew.json");
+}
+
+/* Overlap off on a trace whose operations already run one at a time. */
+Test(trace, overlap_off_serialises) {
+  sc_trace *t = load(DATA "synth_1rank.json");
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.overlap = 0;
+  sc_trace_result x = replay(t, &w);
+  cr_assert_float_eq(x.predicted_step_s, 1000 * US, 1e-9);
+  sc_trace_close(t);
+}
+
+/* The Perfetto export is JSON with one event per replayed operation. */
+Test(trace, perfetto_export_is_json) {
+  sc_trace *t = load(DATA "synth_1rank.json");
+  replay(t, NULL);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sc_trace_write_perfetto(t, f);
+  fclose(f);
+  json_error_t je;
+  json_t *root = json_loads(buf, 0, &je);
+  cr_assert_not_null(root, "%s at %d:%d", je.text, je.line, je.column);
+  json_t *ev = json_object_get(root, "traceEvents");
+  size_t kernels = 0;
+  for (size_t i = 0; i < json_array_size(ev); i++)
+    kernels +=
+        !strcmp(json_string_value(json_object_get(json_array_get(ev, i), "cat")) ?: "", "kernel");
+  cr_assert_eq(kernels, 2);
+  json_decref(root);
+  free(buf);
+  sc_trace_close(t);
+}
+
+Test(trace, errors_name_the_place) {
+  sc_error err = {0};
+  cr_assert_eq(load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                         "\"ts\": 1, \"dur\": -3}]}",
+                         &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "traceEvents[0].dur"), "%s", err.msg);
+  cr_assert_eq(load_text("{\"traceEvents\": [\n{\"ph\": \"X\",", &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, ":2:"), "line in %s", err.msg);
+  cr_assert_eq(load_text("{\"nodes\": []}", &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "execution trace"), "%s", err.msg);
+  cr_assert_eq(
+      load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1}]}", &err),
+      SC_EINPUT);
+  cr_assert(strstr(err.msg, "traceEvents[0].name"), "%s", err.msg);
+  /* nothing on a GPU: a clear refusal, not a crash */
+  cr_assert_eq(load_text("{\"traceEvents\": []}", &err), SC_EMODEL);
+  cr_assert(strstr(err.msg, "no GPU work"), "%s", err.msg);
+  /* unknown categories are skipped with a warning */
+  cr_assert_eq(
+      load_text("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"mystery\", \"name\": \"m\", "
+                "\"ts\": 1, \"dur\": 1}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                "\"ts\": 1, \"dur\": 1, \"args\": {\"stream\": 7}}]}",
+                &err),
+      SC_OK, "%s", err.msg);
+  const char *missing = "/nonexistent/trace.json";
+  sc_trace *t = NULL;
+  cr_assert_eq(sc_trace_load(&missing, 1, NULL, NULL, &t, &err), SC_EIO);
+  cr_assert_null(t);
+}
+
+/* A truncated gzip stream is an error naming the file. */
+Test(trace, truncated_gzip) {
+  char cmd[512], path[64];
+  snprintf(path, sizeof path, "/tmp/sc_trace_trunc_%d.json.gz", (int)getpid());
+  snprintf(cmd, sizeof cmd, "gzip -c %s | head -c 300 > %s", DATA "synth_1rank.json", path);
+  cr_assert_eq(system(cmd), 0);
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  const char *p = path;
+  cr_assert_eq(sc_trace_load(&p, 1, NULL, NULL, &t, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, path), "%s", err.msg);
+  unlink(path);
+}
+
+/* ------------------------------------------------ real traces (shared) */
+
+static void shared_exists(const char *path) {
+  cr_assert_eq(access(path, R_OK), 0,
+               "%s is missing: these tests need ../shared/traces (see ../shared/traces/SOURCES.md)",
+               path);
+}
+
+/* Replay of a real trace within 5 % of its mean ProfilerStep. */
+static void within_5pct(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s%s", TRACES, name);
+  shared_exists(path);
+  sc_trace *t = load(path);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_gt(r.steps, 1, "%s: a multi-step trace", name);
+  double err = fabs(r.predicted_step_s / r.measured_step_s - 1);
+  cr_assert_lt(err, 0.05, "%s: measured %.3f ms, replayed %.3f ms (%.1f %%)", name,
+               r.measured_step_s * 1e3, r.predicted_step_s * 1e3, 100 * err);
+  sc_trace_close(t);
+}
+
+Test(trace_real, resnet50_2021_categories) {
+  within_5pct("kineto_tb_plugin_resnet50/worker0.1623143566756.pt.trace.json.gz");
+}
+Test(trace_real, a100_nccl_2rank) { within_5pct("hta/nccl_parser_config/nccl_data.json.gz"); }
+Test(trace_real, a100_16rank) {
+  within_5pct("hta/negative_queue_length_values_check/rank0.json.gz");
+}
+Test(trace_real, v100_ddp) { within_5pct("hta/df_index_resolver/df_index_resolver.json.gz"); }
+Test(trace_real, a100_8rank_control) { within_5pct("hta/trace_diff/control.json.gz"); }
+
+/* The 8-rank DLRM set is one job: its collectives are joined. */
+Test(trace_real, dlrm_8rank_one_job) {
+  const char *tgz = TRACES "param_dlrm_8rank_v100/dlrm_kineto.tar.gz";
+  shared_exists(tgz);
+  char dir[64], cmd[256];
+  snprintf(dir, sizeof dir, "/tmp/sc_dlrm_%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && tar xzf %s -C %s", dir, tgz, dir);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  char paths[8][256];
+  const char *files[8];
+  for (int i = 0; i < 8; i++) {
+    snprintf(cmd, sizeof cmd, "ls %s/dlrm_kineto/worker%d_*.json", dir, i);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p && fgets(paths[i], sizeof paths[i], p), "%s", cmd);
+    pclose(p);
+    paths[i][strcspn(paths[i], "\n")] = '\0';
+    files[i] = paths[i];
+  }
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 8, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_eq(r.steps, 8);
+  cr_assert_gt(r.coupled, 0);
+  double e = fabs(r.predicted_step_s / r.measured_step_s - 1);
+  cr_assert_lt(e, 0.05, "measured %g replayed %g", r.measured_step_s, r.predicted_step_s);
+  sc_trace_close(t);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* Edge cases: a 64-bit overflowing id loads; the AMD trace is ROCm. */
+Test(trace_real, overflowing_id_and_amd) {
+  shared_exists(TRACES "hta/large_integer_trace/rank-70.pt.trace.json.gz");
+  sc_trace *t = load(TRACES "hta/large_integer_trace/rank-70.pt.trace.json.gz");
+  sc_trace_close(t);
+  t = load(TRACES "hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert(in.amd);
+  cr_assert_gt(in.kernels, 0);
+  sc_trace_close(t);
+}
+
+/* The Chakra ET of the feeder tests loads with the node counts of
+ * SOURCES.md (3,643 COMP and 21 COMM_COLL nodes) and replays. */
+Test(trace_real, chakra_feeder_counts) {
+  const char *tgz = TRACES "chakra/feeder_tests_trace.tar.gz";
+  shared_exists(tgz);
+  char dir[64], cmd[256], path[128];
+  snprintf(dir, sizeof dir, "/tmp/sc_chakra_%d", (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && tar xzf %s -C %s", dir, tgz, dir);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(path, sizeof path, "%s/tests/data/chakra.0.et", dir);
+  sc_trace *t = load(path);
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert(in.chakra);
+  cr_assert_eq(in.et_comp, 3643);
+  cr_assert_eq(in.et_comm_coll, 21);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_gt(r.predicted_step_s, 0);
+  cr_assert_geq(r.predicted_step_s, r.comm_measured_s / 21, "longer than one collective");
+  sc_trace_close(t);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* ASTRA-sim's 8-rank all-reduce microbenchmark: one 1 MiB all-reduce
+ * per rank with no duration: its time is NCCL's model over 8 ranks
+ * (unknown device: sm80 tables, NVLink 150 GB/s, the defaults). */
+Test(trace_real, chakra_astra_allreduce) {
+  char paths[8][256];
+  const char *files[8];
+  for (int i = 0; i < 8; i++) {
+    snprintf(paths[i], sizeof paths[i],
+             TRACES "astra_sim_microbench_allreduce_8npus_1MB/all_reduce.%d.et", i);
+    shared_exists(paths[i]);
+    files[i] = paths[i];
+  }
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 8, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert_eq(in.et_comm_coll, 8);
+  sc_trace_result r = replay(t, NULL);
+  sc_coll_group g8 = {8, 8, 80, 150e9, 25e9, 0.6e-6, 2.7e-6, 0};
+  double want = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1048576, &g8).time;
+  cr_assert_float_eq(r.predicted_step_s, want, 1e-12, "%g vs %g", r.predicted_step_s, want);
+  cr_assert_str_eq(r.path.bound, "communication");
+  sc_trace_close(t);
+}

@@ -271,6 +271,11 @@ typedef struct sc_plan {
   int cp;                    /* context parallel */
   int ep;                    /* expert parallel (within dp*cp; with etp 1
                                 folded over tp*dp*cp) */
+  double moe_capacity;       /* MoE: expert capacity factor with padding to it
+                                (Megatron --moe-expert-capacity-factor and
+                                --moe-pad-expert-input-to-capacity): every
+                                expert computes and exchanges capacity x the
+                                mean tokens; 0 = dropless, balanced */
   int etp;                   /* expert tensor parallel: 0 = tp (Megatron's
                                 default), or 1: experts whole on each GPU,
                                 ep folded over the tensor-parallel ranks too

@@ -4,6 +4,7 @@
  * and symmetric stages become one rank class.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -222,4 +223,34 @@ Test(lower, moe_parallel_folding_with_expert_tensor_parallelism_1) {
   s.plan.etp = 0;
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "plan.etp 1 folds ep over the tensor-parallel ranks"), "%s", err.msg);
+}
+
+/* A capacity factor with padding (plan.moe_capacity): each expert computes
+ * and the all-to-alls move capacity x the mean tokens; 0 (dropless,
+ * balanced) moves the mean. */
+Test(lower, moe_capacity_factor_pads_expert_tokens) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpus = 32;
+  s.plan.tp = 2;
+  s.plan.pp = 4;
+  s.plan.dp = 0;
+  s.plan.ep = 4;
+  s.plan.global_batch = 256;
+  double m0 = 0, b0 = 0;
+  for (int i = 0; i < 2; i++) {
+    s.plan.moe_capacity = i ? 1.25 : 0;
+    lowered l;
+    lower(&l, &s);
+    const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+    const xg_task *fc1 = task(&l, sg, "fc1"), *disp = task(&l, sg, "ep_dispatch");
+    if (i == 0) {
+      m0 = fc1->m, b0 = disp->bytes;
+    } else {
+      cr_assert(fabs(fc1->m - 1.25 * m0) < 1e-9 * m0, "fc1 m %g vs %g", fc1->m, m0);
+      cr_assert(fabs(disp->bytes - 1.25 * b0) < 1e-9 * b0, "dispatch %g vs %g", disp->bytes, b0);
+    }
+    done(&l);
+  }
 }

@@ -206,13 +206,21 @@ static int convert(lctx *c, int t, lay want, int op) {
   return 0;
 }
 
+/* Tokens each expert computes and exchanges, as a multiple of its mean
+ * share: with a capacity factor and padding (plan.moe_capacity) every
+ * expert's buffer holds capacity x the mean; dropless routing with
+ * balanced experts moves the mean. */
+static double moe_cf(const lctx *c) {
+  return c->s->plan.moe_capacity > 0 ? c->s->plan.moe_capacity : 1.0;
+}
+
 /* Move tensor t to (expert = 1) or from the experts before op reads it. */
 static int experts(lctx *c, int t, int expert) {
   tstate *s = &c->ts[t];
   if (s->expert == expert) return 0;
   s->expert = expert;
   if (c->st.ep <= 1) return 0;
-  int k = comm(c, COLL_ALL_TO_ALL, c->g_ep, bytes_gpu(c, t, s->lay), "",
+  int k = comm(c, COLL_ALL_TO_ALL, c->g_ep, bytes_gpu(c, t, s->lay) * moe_cf(c), "",
                expert ? "ep_dispatch" : "ep_combine", s->task);
   if (k < 0) return -1;
   s->task = k;
@@ -335,7 +343,7 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   if (!local && o->tp == WG_TP_ROW) k /= c->st.tp;
   if (o->expert) {
     batch = (double)o->experts / c->st.ep;
-    m /= batch;
+    m = m / batch * moe_cf(c);
   }
   int dep = c->ts[x].task;
   if (low_precision(c, o) && c->s->plan.fp8_recipe == SC_FP8_CURRENT) {

@@ -104,7 +104,9 @@ typedef enum sc_rs_opt {
 typedef enum sc_rs_kernel {
   SC_RS_FUSED = 0,     /* table-batched fused lookup + backward-and-update kernels
                           (FBGEMM TBE, distributed-embeddings, HugeCTR index tables) */
-  SC_RS_HASH           /* GPU hash table (HugeCTR *Hash embeddings): a probe per key */
+  SC_RS_HASH,          /* GPU hash table (HugeCTR *Hash embeddings): a probe per key */
+  SC_RS_PER_TABLE      /* framework ops per table (TensorFlow + distributed-embeddings):
+                          the same traffic, but every table issues its own kernels */
 } sc_rs_kernel;
 
 /* Model, cluster and training of one job. */

@@ -70,5 +70,12 @@ double rs_l2_bytes(const sc_gpu *g);
 /* Kernels of one fused lookup group: forward and backward. */
 #define RS_FWD_KERNELS 2
 #define RS_BWD_KERNELS 9
+/* Framework ops one table issues per iteration when the framework runs
+ * tables one by one (SC_RS_PER_TABLE): forward lookup and combiner (2),
+ * backward gradient, unique and segment sum (3), the sparse optimizer
+ * apply (2), and the casts, reshapes and ragged-to-dense conversions
+ * around them (5): an estimate from the op structure of TensorFlow's
+ * embedding_lookup_sparse path, not a measurement. */
+#define RS_TABLE_OPS 12
 
 #endif

@@ -279,7 +279,8 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
     const char *s = json_is_string(k) ? json_string_value(k) : "";
     if (!strcmp(s, "fused")) j->kernel = SC_RS_FUSED;
     else if (!strcmp(s, "hash")) j->kernel = SC_RS_HASH;
-    else return fail(c, "training.kernel", "fused or hash");
+    else if (!strcmp(s, "per_table")) j->kernel = SC_RS_PER_TABLE;
+    else return fail(c, "training.kernel", "fused, hash or per_table");
   }
   if (e && !json_is_boolean(e)) return fail(c, "training.eager", "true or false");
   j->eager = e && json_is_true(e);

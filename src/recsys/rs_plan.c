@@ -3,17 +3,20 @@
  *
  * Every plan is ranked by the predicted iteration time (rs_eval); plans
  * that do not fit in memory are never kept while one that fits exists.
- *   exhaustive  when (2 + gpus + nodes)^tables <= exhaustive_max: every
- *               assignment of {data-parallel, row-wise, table-wise on each
- *               GPU, table-row-wise on each node} to every table;
- *   otherwise   seeds (greedy table-wise with oversized tables row-wise,
- *               all row-wise, all data-parallel, all table-row-wise), then
- *               local search from the best: a table of the slowest GPU (or
- *               any, alternately) tries every other kind and the
- *               least-loaded GPU / node, a two-way column split, and a swap
- *               with a table of the least-loaded GPU; the best improving
- *               move is kept, until a pass over the tables finds none or
- *               local_iters moves were tried.
+ *   exhaustive  when (2 + gpus + (gpus - 1) + nodes)^tables <= exhaustive_max:
+ *               every assignment of {data-parallel, row-wise, table-wise on
+ *               each GPU, two column slices on each pair of neighbouring
+ *               GPUs, table-row-wise on each node} to every table;
+ *   otherwise   local search from each of four seeds (greedy table-wise
+ *               with oversized tables sliced, all row-wise, all
+ *               data-parallel, all table-row-wise): the tables of the
+ *               slowest GPU first, then every table, try their moves
+ *               (with at most 40 options per table: every option and every
+ *               swap with another table; else every kind aimed at the
+ *               least-loaded GPU or node, a two-way column split and a swap
+ *               with a table of the least-loaded GPU); an improving move is
+ *               kept and the pass restarts, until a pass finds none or
+ *               local_iters tables were tried.
  */
 #include <math.h>
 #include <stdio.h>
@@ -59,8 +62,13 @@ static double key(const sc_rs_result *r) {
 static void offer(search *s, const sc_rs_plan *p) {
   sc_rs_plans *o = s->out;
   double k = key(&s->r);
+  /* one plan per distinct outcome: plans that only permute equal tables
+   * over GPUs (same time, same memory) are the same choice */
   for (int i = 0; i < o->n; i++)
-    if (same_plan(&o->plan[i], p)) return;
+    if (same_plan(&o->plan[i], p) ||
+        (fabs(o->res[i].iter_s - s->r.iter_s) <= 1e-9 * s->r.iter_s &&
+         fabs(o->res[i].mem_bytes - s->r.mem_bytes) <= 1e-9 * s->r.mem_bytes))
+      return;
   int pos = o->n;
   while (pos > 0 && key(&o->res[pos - 1]) > k) pos--;
   if (pos >= s->top) return;
@@ -102,26 +110,39 @@ static double eval(search *s, const sc_rs_plan *p) {
 
 /* ---------------------------------------------------------- exhaustive */
 
-static int options(const rs_ctx *c) { return 2 + c->j->gpus + (c->nodes > 1 ? c->nodes : 0); }
+/* The options of one table: data-parallel, row-wise, table-wise on each
+ * GPU, two column slices on each pair of neighbouring GPUs, table-row-wise
+ * on each node (several nodes). A column option on a table of odd width
+ * falls back to row-wise (a repeat, harmless). */
+static int options(const rs_ctx *c) {
+  int n = c->j->gpus;
+  return 2 + n + (n > 1 ? n - 1 : 0) + (c->nodes > 1 ? c->nodes : 0);
+}
 
-static sc_rs_shard option(const rs_ctx *c, int k) {
+static sc_rs_shard option(const rs_ctx *c, int t, int k) {
+  int n = c->j->gpus;
   if (k == 0) return (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1};
   if (k == 1) return (sc_rs_shard){SC_RS_ROW_WISE, 0, 1};
-  if (k < 2 + c->j->gpus) return (sc_rs_shard){SC_RS_TABLE_WISE, k - 2, 1};
-  return (sc_rs_shard){SC_RS_TABLE_ROW_WISE, k - 2 - c->j->gpus, 1};
+  if (k < 2 + n) return (sc_rs_shard){SC_RS_TABLE_WISE, k - 2, 1};
+  k -= 2 + n;
+  if (n > 1 && k < n - 1)
+    return c->j->model.tables[t].dim % 2 ? (sc_rs_shard){SC_RS_ROW_WISE, 0, 1}
+                                         : (sc_rs_shard){SC_RS_COLUMN_WISE, k, 2};
+  if (n > 1) k -= n - 1;
+  return (sc_rs_shard){SC_RS_TABLE_ROW_WISE, k, 1};
 }
 
 static void exhaustive(search *s, sc_rs_plan *p) {
   int m = p->n, k = options(&s->c);
   int *digit = mem_calloc((size_t)m, sizeof *digit);
   if (!digit) { s->oom = 1; return; }
-  for (int t = 0; t < m; t++) p->s[t] = option(&s->c, 0);
+  for (int t = 0; t < m; t++) p->s[t] = option(&s->c, t, 0);
   for (;;) {
     eval(s, p);
     int t = 0;
-    while (t < m && ++digit[t] == k) { digit[t] = 0; p->s[t] = option(&s->c, 0); t++; }
+    while (t < m && ++digit[t] == k) { digit[t] = 0; p->s[t] = option(&s->c, t, 0); t++; }
     if (t == m) break;
-    p->s[t] = option(&s->c, digit[t]);
+    p->s[t] = option(&s->c, t, digit[t]);
   }
   mem_free(digit);
   s->out->exhaustive = 1;
@@ -153,10 +174,25 @@ static void loads(search *s, const sc_rs_plan *p, double *load) {
   memcpy(load, s->r.gpu_emb_s, sizeof *load * (size_t)s->c.j->gpus);
 }
 
-/* Moves of table t; 1 when one was kept. */
+/* Moves of table t; 1 when one was kept. With few options per table
+ * (small clusters) every option is tried, else the ones aimed at the
+ * least-loaded GPU. */
 static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *load) {
   const sc_rs_job *j = s->c.j;
   int n = j->gpus, kept = 0;
+  if (options(&s->c) <= 40) {
+    for (int k = 0; k < options(&s->c); k++) kept |= try_move(s, p, t, option(&s->c, t, k), best);
+    for (int u = 0; u < p->n; u++) { /* swap two tables' shards */
+      if (u == t || !memcmp(&p->s[u], &p->s[t], sizeof p->s[t])) continue;
+      sc_rs_shard a = p->s[t], b = p->s[u];
+      p->s[t] = b;
+      p->s[u] = a;
+      double k = eval(s, p);
+      if (k < *best * (1 - 1e-9)) { *best = k; kept = 1; }
+      else { p->s[t] = a; p->s[u] = b; }
+    }
+    return kept;
+  }
   loads(s, p, load);
   int lo = argmin(load, n);
   kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_TABLE_WISE, lo, 1}, best);
@@ -232,28 +268,29 @@ static void explain(const sc_rs_job *j, sc_rs_plans *o) {
                      bound, emb * 1e3, r->worst_gpu, mean > 0 ? mx / mean : 1, comm * 1e3,
                      dense * 1e3);
     if (i == 0 && o->n > 1 && w > 0 && w < (int)sizeof o->why[i])
-      snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; %.1f %% faster than #2",
+      snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; %.2f %% faster than #2",
                100 * (o->res[1].iter_s - r->iter_s) / o->res[1].iter_s);
     if (!r->fits && w > 0 && w < (int)sizeof o->why[i])
       snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; DOES NOT FIT");
   }
 }
 
-/* Seeds; the best of them in p. */
-static void seeds(search *s, sc_rs_plan *p, sc_rs_plan *tmp) {
-  double best = 1e300;
+/* Local search from each seed (greedy table-wise, all row-wise, all
+ * data-parallel, all table-row-wise); every plan seen is offered to the
+ * top list. */
+static void seeds(search *s, sc_rs_plan *p, int iters) {
   int m = p->n;
-  static const sc_rs_shard_kind kinds[] = {SC_RS_ROW_WISE, SC_RS_DATA_PARALLEL,
+  static const sc_rs_shard_kind kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_DATA_PARALLEL,
                                            SC_RS_TABLE_ROW_WISE};
-  if (rs_plan_greedy_tw(&s->c, 1, tmp)) { s->oom = 1; return; }
-  best = eval(s, tmp);
-  memcpy(p->s, tmp->s, sizeof *p->s * (size_t)m);
-  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !s->oom; k++) {
     if (kinds[k] == SC_RS_TABLE_ROW_WISE && s->c.nodes < 2) continue;
-    for (int t = 0; t < m; t++)
-      tmp->s[t] = (sc_rs_shard){kinds[k], kinds[k] == SC_RS_TABLE_ROW_WISE ? t % s->c.nodes : 0, 1};
-    double x = eval(s, tmp);
-    if (x < best) { best = x; memcpy(p->s, tmp->s, sizeof *p->s * (size_t)m); }
+    if (kinds[k] == SC_RS_TABLE_WISE) {
+      if (rs_plan_greedy_tw(&s->c, 1, p)) { s->oom = 1; return; }
+    } else {
+      for (int t = 0; t < m; t++)
+        p->s[t] = (sc_rs_shard){kinds[k], kinds[k] == SC_RS_TABLE_ROW_WISE ? t % s->c.nodes : 0, 1};
+    }
+    local_search(s, p, iters);
   }
 }
 
@@ -271,21 +308,19 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   int rc = rs_ctx_open(&s.c, j, err);
   if (rc) return rc;
   int m = j->model.n_tables, n = j->gpus;
-  sc_rs_plan p = {0}, tmp = {0};
+  sc_rs_plan p = {0};
   s.r.gpu_emb_s = mem_alloc(sizeof(double) * (size_t)n);
   s.r.gpu_mem = mem_alloc(sizeof(double) * (size_t)n);
-  if (sc_rs_plan_alloc(&p, m) || sc_rs_plan_alloc(&tmp, m) || !s.r.gpu_emb_s || !s.r.gpu_mem) {
+  if (sc_rs_plan_alloc(&p, m) || !s.r.gpu_emb_s || !s.r.gpu_mem) {
     s.oom = 1;
   } else {
     double space = pow(options(&s.c), m);
     if (space <= o.exhaustive_max) exhaustive(&s, &p);
     else {
-      seeds(&s, &p, &tmp);
-      if (!s.oom) local_search(&s, &p, o.local_iters);
+      seeds(&s, &p, o.local_iters);
     }
   }
   sc_rs_plan_free(&p);
-  sc_rs_plan_free(&tmp);
   sc_rs_result_free(&s.r);
   rs_ctx_close(&s.c);
   if (s.oom) {

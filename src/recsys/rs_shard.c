@@ -305,6 +305,12 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   /* the host issues every kernel and collective; an eager framework's
    * launches bound a short step, a graph or C++ runtime's hardly */
   int kernels = d->kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
+  if (j->kernel == SC_RS_PER_TABLE) {
+    int most = 0;
+    for (int g = 0; g < n; g++) if (c->shards[g] > most) most = c->shards[g];
+    kernels += most * RS_TABLE_OPS;
+    gpu += most * RS_TABLE_OPS * COST_KERNEL_T0;
+  }
   double host = kernels * (j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu));
   r->overhead_s = host > gpu ? host - gpu : 0;
   r->iter_s = gpu + r->overhead_s;

@@ -16,8 +16,12 @@
  *   - dtype `unknown` (MLPerf): mixed precision, as NVIDIA's implementations
  *     train; optimizer `not stated`: SGD for DLRM (the reference optimizer),
  *     Adam for DCNv2 (the notes of its rows);
- *   - HugeCTR *Hash embeddings (sharding_detail) probe a hash table; every
- *     other implementation indexes its tables directly (fused kernels);
+ *   - HugeCTR *Hash embeddings (sharding_detail) probe a hash table;
+ *     TensorFlow rows (distributed-embeddings) issue their ops table by
+ *     table, each dispatched by the framework (host cost per op as an
+ *     eager framework); PyTorch rows launch kernel by kernel (eager);
+ *     every other implementation (HugeCTR, MXNet, mixed framework strings)
+ *     runs fused kernels from a C++ runtime or CUDA graphs;
  *   - the NIC of a multi-node row that does not state it: the GPU's
  *     reference system (validate/rowdefaults.c), said in `assumed`;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
@@ -224,9 +228,15 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
     j->opt = j->model.inter == SC_RS_DCNV2 ? SC_RS_ADAM : SC_RS_SGD;
   else return malformed(c, "optimizer", "sgd, adagrad, adam or not stated");
   j->global_batch = (long)num(c, "global_batch", 0);
+  const char *fw = cell(c, "framework");
   j->kernel = strstr(cell(c, "sharding_detail"), "Hash") ? SC_RS_HASH : SC_RS_FUSED;
   j->emb_bytes = 4;
   j->eager = 0;
+  if (strstr(fw, "tensorflow")) { /* TF + distributed-embeddings: ops per table, dispatched one by one */
+    j->kernel = SC_RS_PER_TABLE;
+    j->eager = 1;
+  }
+  if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
   return SC_OK;
 }
 

@@ -53,6 +53,22 @@ static int same_plan(const sc_rs_plan *a, const sc_rs_plan *b) {
   return !memcmp(a->s, b->s, sizeof *a->s * (size_t)a->n);
 }
 
+/* 1 when a and b use each shard kind for the same number of tables. */
+static int same_mix(const sc_rs_plan *a, const sc_rs_plan *b) {
+  int ka[SC_RS_SHARD_KINDS] = {0}, kb[SC_RS_SHARD_KINDS] = {0};
+  for (int t = 0; t < a->n; t++) { ka[a->s[t].kind]++; kb[b->s[t].kind]++; }
+  return !memcmp(ka, kb, sizeof ka);
+}
+
+/* Remove entry i of the top list. */
+static void drop(sc_rs_plans *o, int i) {
+  sc_rs_plan_free(&o->plan[i]);
+  sc_rs_result_free(&o->res[i]);
+  memmove(&o->plan[i], &o->plan[i + 1], sizeof o->plan[0] * (size_t)(o->n - i - 1));
+  memmove(&o->res[i], &o->res[i + 1], sizeof o->res[0] * (size_t)(o->n - i - 1));
+  o->n--;
+}
+
 /* Rank key: fitting plans by time; non-fitting after all, by memory. */
 static double key(const sc_rs_result *r) {
   return r->fits ? r->iter_s : 1e30 + r->mem_bytes;
@@ -62,22 +78,22 @@ static double key(const sc_rs_result *r) {
 static void offer(search *s, const sc_rs_plan *p) {
   sc_rs_plans *o = s->out;
   double k = key(&s->r);
-  /* one plan per distinct outcome: plans that only permute equal tables
-   * over GPUs (same time, same memory) are the same choice */
-  for (int i = 0; i < o->n; i++)
-    if (same_plan(&o->plan[i], p) ||
-        (fabs(o->res[i].iter_s - s->r.iter_s) <= 1e-9 * s->r.iter_s &&
-         fabs(o->res[i].mem_bytes - s->r.mem_bytes) <= 1e-9 * s->r.mem_bytes))
-      return;
+  /* the fastest plan of each mix of shard kinds (how many tables of each
+   * kind): the top plans are distinct choices, not the same tables
+   * permuted over GPUs */
+  for (int i = 0; i < o->n; i++) {
+    if (same_plan(&o->plan[i], p)) return;
+    if (same_mix(&o->plan[i], p)) {
+      if (key(&o->res[i]) <= k) return;
+      drop(o, i); /* the new one is faster: it replaces this one */
+      break;
+    }
+  }
   int pos = o->n;
   while (pos > 0 && key(&o->res[pos - 1]) > k) pos--;
   if (pos >= s->top) return;
   int n = s->c.j->gpus;
-  if (o->n == s->top) { /* drop the last */
-    sc_rs_plan_free(&o->plan[o->n - 1]);
-    sc_rs_result_free(&o->res[o->n - 1]);
-    o->n--;
-  }
+  if (o->n == s->top) drop(o, o->n - 1);
   sc_rs_plan cp;
   double *e = mem_alloc(sizeof *e * (size_t)n), *m = mem_alloc(sizeof *m * (size_t)n);
   if (sc_rs_plan_alloc(&cp, p->n) || !e || !m) {

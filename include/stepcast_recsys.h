@@ -124,6 +124,8 @@ typedef struct sc_rs_job {
   sc_rs_kernel kernel;
   int emb_bytes;               /* bytes per stored embedding element (4) */
   int eager;                   /* 1 = eager framework: host launches bound small steps */
+  int bottom_on_gpu0;          /* 1 = the bottom MLP runs on GPU 0 for the whole batch and
+                                  its output joins the all-to-all (NVIDIA's PyTorch DLRM) */
 } sc_rs_job;
 
 /* Defaults: no tables, one A100 80 GB, batch 65536, fp32, SGD, fused. */

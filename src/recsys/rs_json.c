@@ -246,7 +246,7 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
 
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
-                                   "embedding_bytes", "eager", NULL};
+                                   "embedding_bytes", "eager", "bottom_mlp_on_gpu0", NULL};
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
@@ -284,6 +284,9 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   }
   if (e && !json_is_boolean(e)) return fail(c, "training.eager", "true or false");
   j->eager = e && json_is_true(e);
+  json_t *bg = json_object_get(o, "bottom_mlp_on_gpu0");
+  if (bg && !json_is_boolean(bg)) return fail(c, "training.bottom_mlp_on_gpu0", "true or false");
+  j->bottom_on_gpu0 = bg && json_is_true(bg);
   return SC_OK;
 }
 

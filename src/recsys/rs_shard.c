@@ -71,6 +71,7 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
       rs_tstat_fill(j, &j->model.tables[t], &c->st[t]);
   }
   rs_dense(j, (double)j->global_batch / n, &c->dense);
+  rs_dense(j, (double)j->global_batch, &c->dense_global);
   int gpn = j->gpus_per_node < n ? j->gpus_per_node : n;
   c->nodes = (n + gpn - 1) / gpn;
   group_of(j, n, gpn, &c->all);
@@ -292,16 +293,24 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
                 coll(c, COLL_REDUCE_SCATTER, v.rs_node, &c->node);
   r->ag_bwd_s = coll(c, COLL_ALL_GATHER, v.rs, &c->all) +
                 coll(c, COLL_ALL_GATHER, v.rs_node, &c->node);
-  r->dense_fwd_s = d->bottom_fwd + d->top_fwd;
-  r->dense_bwd_s = d->bottom_bwd + d->top_bwd;
+  /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
+   * the whole batch before it (its output is one more pooled vector) */
+  double bf = d->bottom_fwd, bb = d->bottom_bwd, serial_f = 0, serial_b = 0;
+  if (j->bottom_on_gpu0 && n > 1) {
+    serial_f = c->dense_global.bottom_fwd;
+    serial_b = c->dense_global.bottom_bwd;
+    bf = bb = 0;
+  }
+  r->dense_fwd_s = bf + serial_f + d->top_fwd;
+  r->dense_bwd_s = bb + serial_b + d->top_bwd;
   double ar = coll(c, COLL_ALL_REDUCE, sc_rs_dense_params(&j->model) * 4 + v.dp_grad, &c->all);
-  double hide = r->emb_bwd_s + d->bottom_bwd;
+  double hide = r->emb_bwd_s + bb + serial_b;
   r->allreduce_s = ar > hide ? ar - hide : 0;
   r->optimizer_s = d->optimizer;
   double comm_f = r->a2a_fwd_s + r->rs_fwd_s, comm_b = r->a2a_bwd_s + r->ag_bwd_s;
-  double gpu = r->ids_s + r->emb_fwd_s + (comm_f > d->bottom_fwd ? comm_f : d->bottom_fwd) +
-               d->top_fwd + d->top_bwd + (comm_b > d->bottom_bwd ? comm_b : d->bottom_bwd) +
-               r->emb_bwd_s + r->allreduce_s + r->optimizer_s;
+  double gpu = r->ids_s + r->emb_fwd_s + serial_f + (comm_f > bf ? comm_f : bf) + d->top_fwd +
+               d->top_bwd + (comm_b > bb ? comm_b : bb) + serial_b + r->emb_bwd_s +
+               r->allreduce_s + r->optimizer_s;
   /* the host issues every kernel and collective; an eager framework's
    * launches bound a short step, a graph or C++ runtime's hardly */
   int kernels = d->kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;

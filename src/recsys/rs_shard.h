@@ -17,6 +17,7 @@ typedef struct rs_ctx {
   const sc_rs_job *j;         /* borrowed */
   rs_tstat *st;               /* owned: one per table */
   rs_dense_time dense;        /* per local batch */
+  rs_dense_time dense_global; /* per global batch (a bottom MLP on GPU 0) */
   coll_group all;             /* every GPU */
   coll_group node;            /* the GPUs of one node */
   coll_intra intra;

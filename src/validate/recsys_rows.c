@@ -24,6 +24,8 @@
  *     runs fused kernels from a C++ runtime or CUDA graphs;
  *   - the NIC of a multi-node row that does not state it: the GPU's
  *     reference system (validate/rowdefaults.c), said in `assumed`;
+ *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
+ *     batch before the all-to-all; otherwise data parallel;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
  *     (oversized tables row-wise), row_wise, hybrid_auto (the planner's
  *     fastest plan: the framework's plan is not logged).
@@ -237,6 +239,7 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
     j->eager = 1;
   }
   if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
+  j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
   return SC_OK;
 }
 

@@ -119,6 +119,7 @@ double rs_unique(const sc_rs_table *t, double n) {
     double b = floor(i * 1.01);
     if (b > r) b = r;
     u += uniq_block(b - i + 1, zeta_range(i, b, t->alpha) / z, n);
+    if (b >= r) break; /* rows are at most 1e15 (exact in a double), but never loop */
     i = b + 1;
   }
   return u;

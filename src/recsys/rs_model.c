@@ -21,6 +21,7 @@
 #include "recsys/rs_model.h"
 
 #define RS_MAX_TABLES 100000
+#define RS_MAX_ROWS 1e15 /* rows of one table (exact integers in a double) */
 
 void sc_rs_model_free(sc_rs_model *m) {
   if (!m) return;
@@ -87,6 +88,8 @@ static int group(cursor *c, sc_rs_table *shape, double *count, sc_error *err) {
     shape->rows = 0;
   } else if (number(c, 1, &shape->rows) || shape->rows < 1) {
     return bad(c, err, "expected ROWS, an integer >= 1 or '?' (zero rows is not a table)");
+  } else if (shape->rows > RS_MAX_ROWS) {
+    return bad(c, err, "ROWS above 1e15");
   }
   if (expect(c, 'x')) return bad(c, err, "expected 'x' after ROWS");
   double dim;
@@ -215,9 +218,9 @@ double sc_rs_embedding_elems(const sc_rs_model *m) {
 
 /* A table's check: the message names it and what would be valid. */
 int rs_table_check(const sc_rs_table *t, int i, sc_error *err) {
-  if (!(t->rows >= 1))
-    return sc_error_set(err, SC_EINPUT, "table %d ('%s'): rows %g; a table needs at least "
-                        "one row", i, t->name, t->rows);
+  if (!(t->rows >= 1) || t->rows > RS_MAX_ROWS)
+    return sc_error_set(err, SC_EINPUT, "table %d ('%s'): rows %g; valid: 1..1e15 (a table "
+                        "needs at least one row)", i, t->name, t->rows);
   if (t->dim < 1 || t->dim > 65536)
     return sc_error_set(err, SC_EINPUT, "table %d ('%s'): dim %d; valid: 1..65536", i,
                         t->name, t->dim);

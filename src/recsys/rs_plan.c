@@ -185,10 +185,26 @@ static int try_move(search *s, sc_rs_plan *p, int t, sc_rs_shard to, double *bes
 }
 
 /* Per-GPU embedding time of the current plan (for the least-loaded). */
+/* A GPU's load: its lookup time plus the time its pooled vectors take to
+ * leave it at its link rate (the all-to-all waits for the busiest sender). */
 static void loads(search *s, const sc_rs_plan *p, double *load) {
   rs_eval(&s->c, p, &s->r);
-  memcpy(load, s->r.gpu_emb_s, sizeof *load * (size_t)s->c.j->gpus);
+  const coll_group *g = &s->c.all;
+  double bw = g->ranks > g->ranks_per_node && g->inter_bw > 0 ? g->inter_bw : g->intra_bw;
+  for (int i = 0; i < s->c.j->gpus; i++)
+    load[i] = s->r.gpu_emb_s[i] + (bw > 0 ? 2 * s->c.send[i] / bw : 0);
 }
+
+static int argmax(const double *v, int n) {
+  int b = 0;
+  for (int i = 1; i < n; i++) if (v[i] > v[b]) b = i;
+  return b;
+}
+
+/* Swaps tried per table, and evaluations a search may spend: bounds that
+ * keep a plan of a thousand tables within seconds. */
+#define RS_SWAPS 64
+#define RS_MAX_EVALS 300000
 
 /* Moves of table t; 1 when one was kept. With few options per table
  * (small clusters) every option is tried, else the ones aimed at the
@@ -198,8 +214,9 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
   int n = j->gpus, kept = 0;
   if (options(&s->c) <= 40) {
     for (int k = 0; k < options(&s->c); k++) kept |= try_move(s, p, t, option(&s->c, t, k), best);
-    for (int u = 0; u < p->n; u++) { /* swap two tables' shards */
+    for (int u = 0, tries = 0; u < p->n && tries < RS_SWAPS; u++) { /* swap two tables' shards */
       if (u == t || !memcmp(&p->s[u], &p->s[t], sizeof p->s[t])) continue;
+      tries++;
       sc_rs_shard a = p->s[t], b = p->s[u];
       p->s[t] = b;
       p->s[u] = a;
@@ -243,13 +260,13 @@ static void local_search(search *s, sc_rs_plan *p, int iters) {
   double best = eval(s, p);
   long tried = 0;
   int improved = 1;
-  while (improved && tried < iters && !s->oom) {
+  while (improved && tried < iters && !s->oom && s->out->evaluated < RS_MAX_EVALS) {
     improved = 0;
-    /* tables of the slowest GPU first, then every table */
-    rs_eval(&s->c, p, &s->r);
-    int worst = s->r.worst_gpu;
+    /* tables of the most loaded GPU first, then every table */
+    loads(s, p, load);
+    int worst = argmax(load, s->c.j->gpus);
     for (int pass = 0; pass < 2 && !improved; pass++)
-      for (int t = 0; t < p->n && tried < iters; t++) {
+      for (int t = 0; t < p->n && tried < iters && s->out->evaluated < RS_MAX_EVALS; t++) {
         const sc_rs_shard *x = &p->s[t];
         int on_worst = x->kind == SC_RS_TABLE_WISE ? x->gpu == worst
                        : x->kind == SC_RS_COLUMN_WISE ? worst >= x->gpu && worst < x->gpu + x->parts

@@ -126,6 +126,8 @@ typedef struct sc_rs_job {
   int eager;                   /* 1 = eager framework: host launches bound small steps */
   int bottom_on_gpu0;          /* 1 = the bottom MLP runs on GPU 0 for the whole batch and
                                   its output joins the all-to-all (NVIDIA's PyTorch DLRM) */
+  double coll_cycle_s;         /* collectives start on a background cycle of this period
+                                  (Horovod: 1 ms); each waits half of it; 0 = none */
 } sc_rs_job;
 
 /* Defaults: no tables, one A100 80 GB, batch 65536, fp32, SGD, fused. */
@@ -182,7 +184,8 @@ typedef struct sc_rs_result {
   double dense_fwd_s, dense_bwd_s; /* MLPs and interaction */
   double allreduce_s;          /* exposed all-reduce of dense and replicated gradients */
   double optimizer_s;          /* dense optimizer step */
-  double overhead_s;           /* fixed kernel costs, or host launches beyond the GPU */
+  double overhead_s;           /* host launches beyond the GPU, and collectives waiting
+                                  for a framework's communication cycle */
   double mem_bytes;            /* memory of the fullest GPU */
   double mem_capacity;         /* one GPU's memory */
   int fits;                    /* 1 when every GPU's memory fits */

@@ -246,15 +246,18 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
 
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
-                                   "embedding_bytes", "eager", "bottom_mlp_on_gpu0", NULL};
+                                   "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
+                                   "collective_cycle_ms", NULL};
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
   if (rc) return rc;
-  double b = (double)j->global_batch, eb = j->emb_bytes;
+  double b = (double)j->global_batch, eb = j->emb_bytes, cyc = 0;
   if ((rc = getnum(c, o, "training", "global_batch", 1, &b)) ||
-      (rc = getnum(c, o, "training", "embedding_bytes", 1, &eb)))
+      (rc = getnum(c, o, "training", "embedding_bytes", 1, &eb)) ||
+      (rc = getnum(c, o, "training", "collective_cycle_ms", 0, &cyc)))
     return rc;
+  j->coll_cycle_s = fmin(cyc, 1e4) * 1e-3;
   j->global_batch = (long)fmin(b, 1e12);
   j->emb_bytes = (int)fmin(eb, 8);
   json_t *d = json_object_get(o, "dtype"), *op = json_object_get(o, "optimizer"),

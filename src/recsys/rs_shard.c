@@ -322,6 +322,13 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   }
   double host = kernels * (j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu));
   r->overhead_s = host > gpu ? host - gpu : 0;
+  /* a framework that runs collectives on a background cycle (Horovod's
+   * RunLoopOnce, HOROVOD_CYCLE_TIME default 1 ms: horovod/common/
+   * operations.cc): each dependent collective waits half a cycle on average */
+  if (n > 1 && j->coll_cycle_s > 0) {
+    int calls = (r->ids_s > 0) + (r->a2a_fwd_s > 0) * 2 + (r->rs_fwd_s > 0) * 2 + (ar > 0);
+    r->overhead_s += calls * 0.5 * j->coll_cycle_s;
+  }
   r->iter_s = gpu + r->overhead_s;
   r->samples_per_s = j->global_batch / r->iter_s;
   r->mem_capacity = j->gpu.hbm_bytes;

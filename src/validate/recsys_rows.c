@@ -24,6 +24,7 @@
  *     runs fused kernels from a C++ runtime or CUDA graphs;
  *   - the NIC of a multi-node row that does not state it: the GPU's
  *     reference system (validate/rowdefaults.c), said in `assumed`;
+ *   - Horovod (framework) starts collectives on its 1 ms background cycle;
  *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
  *     batch before the all-to-all; otherwise data parallel;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
@@ -58,6 +59,14 @@ typedef struct rctx {
 } rctx;
 
 static const char *cell(rctx *c, const char *col) { return csv_get(c->f, csv_col(c->f, col)); }
+
+/* 1 when `word` (lower case) occurs in s, ignoring ASCII case. */
+static int strcasestr_ascii(const char *s, const char *word) {
+  size_t n = strlen(word);
+  for (; *s; s++)
+    if (!strncasecmp(s, word, n)) return 1;
+  return 0;
+}
 
 static int malformed(rctx *c, const char *col, const char *want) {
   if (!c->bad)
@@ -240,6 +249,7 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   }
   if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
   j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
+  if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
   return SC_OK;
 }
 

@@ -131,12 +131,16 @@ int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p) {
     return SC_ENOMEM;
   }
   order_by_cost(c, ord, cost);
-  double cap = j->gpu.hbm_bytes;
+  /* memory as rs_eval counts it: the dense activations on every GPU, and
+   * per table its weights and state plus its pooled outputs and their
+   * gradients for the whole batch */
+  double cap = j->gpu.hbm_bytes - c->dense.act_bytes;
   for (int i = 0; i < m; i++) {
     int t = ord[i];
     const sc_rs_table *tb = &j->model.tables[t];
     rs_shard_geo geo = {tb->rows, 1, tb->dim, 0, 1, 0, 0};
-    double bytes = rs_shard_bytes(j, &geo);
+    double bytes = rs_shard_bytes(j, &geo) +
+                   2.0 * j->global_batch * c->st[t].outputs * tb->dim * c->act_b;
     int best = -1;
     for (int g = 0; g < n; g++)
       if (mem[g] + bytes <= cap && (best < 0 || load[g] < load[best])) best = g;

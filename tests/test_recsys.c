@@ -328,7 +328,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.40, 0.38, 0.42, 0.22};
+  static const double level[] = {0.40, 0.37, 0.42, 0.21};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

@@ -187,6 +187,11 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
                g->lookups * RS_SORT_PAIR_BYTES * 2 * passes +
                u * rowb * 2 * opt_arrays(j->opt);
   if (j->opt == SC_RS_ADAM_GLOBAL) bwd += g->rows * g->dim * eb * 2 * opt_arrays(j->opt);
+  /* ops per table: the gradient leaves the lookup op as a sparse tensor of
+   * one row per lookup (TensorFlow's IndexedSlices), written, then read
+   * back to deduplicate it before the optimizer; fused kernels accumulate
+   * in place */
+  if (j->kernel == SC_RS_PER_TABLE) bwd += 2 * g->lookups * g->dim * eb;
   *fwd_s = fwd / bw;
   *bwd_s = bwd / bw;
 }

@@ -209,15 +209,15 @@ static double lcg(unsigned long long *s) {
 /* Lin et al.'s question on random DLRMs: does the planner's pick (greedy
  * + local search, exhaustive search off) come within 5 % of the best of
  * every enumerated plan (exhaustive: each table data-parallel, row-wise,
- * table-wise on any GPU or in two column slices on neighbouring GPUs),
- * both ranked by the same closed form? */
+ * table-wise on any GPU, in two column slices on neighbouring GPUs or four
+ * on four), both ranked by the same closed form? */
 Test(recsys_plan, planner_within_5pct_of_exhaustive_on_60_random_dlrms, .timeout = 120) {
   unsigned long long seed = 12345;
   static const char *gpus[] = {"v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"};
   int within = 0, exact = 0, configs = 60;
   double worst = 0;
   for (int c = 0; c < configs; c++) {
-    int nt = 3 + (int)(lcg(&seed) * 3), ng = 2 + (int)(lcg(&seed) * 3);
+    int nt = 3 + (int)(lcg(&seed) * 2), ng = 2 + (int)(lcg(&seed) * 3);
     int dims[] = {32, 64, 128};
     int dim = dims[(int)(lcg(&seed) * 3)];
     char spec[512] = "";
@@ -328,7 +328,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.40, 0.37, 0.42, 0.21};
+  static const double level[] = {0.40, 0.37, 0.26, 0.21};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

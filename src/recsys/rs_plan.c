@@ -3,18 +3,19 @@
  *
  * Every plan is ranked by the predicted iteration time (rs_eval); plans
  * that do not fit in memory are never kept while one that fits exists.
- *   exhaustive  when (2 + gpus + (gpus - 1) + nodes)^tables <= exhaustive_max:
- *               every assignment of {data-parallel, row-wise, table-wise on
- *               each GPU, two column slices on each pair of neighbouring
- *               GPUs, table-row-wise on each node} to every table;
+ *   exhaustive  when options^tables <= exhaustive_max: every assignment of
+ *               {data-parallel, row-wise, table-wise on each GPU, two column
+ *               slices on each pair of neighbouring GPUs, 4-16 slices on
+ *               aligned blocks of GPUs, table-row-wise on each node} to
+ *               every table;
  *   otherwise   local search from each of four seeds (greedy table-wise
  *               with oversized tables sliced, all row-wise, all
  *               data-parallel, all table-row-wise): the tables of the
  *               slowest GPU first, then every table, try their moves
  *               (with at most 40 options per table: every option and every
  *               swap with another table; else every kind aimed at the
- *               least-loaded GPU or node, a two-way column split and a swap
- *               with a table of the least-loaded GPU); an improving move is
+ *               least-loaded GPU or node, column splits in 2-16 parts and a
+ *               swap with a table of the least-loaded GPU); an improving move is
  *               kept and the pass restarts, until a pass finds none or
  *               local_iters tables were tried.
  */
@@ -127,24 +128,31 @@ static double eval(search *s, const sc_rs_plan *p) {
 /* ---------------------------------------------------------- exhaustive */
 
 /* The options of one table: data-parallel, row-wise, table-wise on each
- * GPU, two column slices on each pair of neighbouring GPUs, table-row-wise
- * on each node (several nodes). A column option on a table of odd width
- * falls back to row-wise (a repeat, harmless). */
+ * GPU, two column slices on each pair of neighbouring GPUs, 4, 8 and 16
+ * slices on each aligned block of that many GPUs, table-row-wise on each
+ * node (several nodes). A column option that does not divide the table's
+ * width falls back to row-wise (a repeat, harmless). */
 static int options(const rs_ctx *c) {
-  int n = c->j->gpus;
-  return 2 + n + (n > 1 ? n - 1 : 0) + (c->nodes > 1 ? c->nodes : 0);
+  int n = c->j->gpus, k = 2 + n + (n > 1 ? n - 1 : 0);
+  for (int parts = 4; parts <= 16 && parts <= n; parts *= 2) k += n / parts;
+  return k + (c->nodes > 1 ? c->nodes : 0);
 }
 
 static sc_rs_shard option(const rs_ctx *c, int t, int k) {
-  int n = c->j->gpus;
+  int n = c->j->gpus, dim = c->j->model.tables[t].dim;
   if (k == 0) return (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1};
   if (k == 1) return (sc_rs_shard){SC_RS_ROW_WISE, 0, 1};
   if (k < 2 + n) return (sc_rs_shard){SC_RS_TABLE_WISE, k - 2, 1};
   k -= 2 + n;
   if (n > 1 && k < n - 1)
-    return c->j->model.tables[t].dim % 2 ? (sc_rs_shard){SC_RS_ROW_WISE, 0, 1}
-                                         : (sc_rs_shard){SC_RS_COLUMN_WISE, k, 2};
+    return dim % 2 ? (sc_rs_shard){SC_RS_ROW_WISE, 0, 1} : (sc_rs_shard){SC_RS_COLUMN_WISE, k, 2};
   if (n > 1) k -= n - 1;
+  for (int parts = 4; parts <= 16 && parts <= n; parts *= 2) {
+    if (k < n / parts)
+      return dim % parts ? (sc_rs_shard){SC_RS_ROW_WISE, 0, 1}
+                         : (sc_rs_shard){SC_RS_COLUMN_WISE, k * parts, parts};
+    k -= n / parts;
+  }
   return (sc_rs_shard){SC_RS_TABLE_ROW_WISE, k, 1};
 }
 
@@ -235,9 +243,14 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
     int gpn = s->c.all.ranks_per_node, node = lo / gpn;
     kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_TABLE_ROW_WISE, node, 1}, best);
   }
-  if (n > 1 && j->model.tables[t].dim % 2 == 0) {
-    int g = lo + 1 < n ? lo : lo - 1;
-    kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_COLUMN_WISE, g, 2}, best);
+  /* column slices in 2, 4, ... 16 parts on the aligned block of GPUs
+   * around the least-loaded one: many slices shrink the largest sender of
+   * the all-to-all */
+  for (int parts = 2; parts <= 16 && parts <= n && j->model.tables[t].dim % parts == 0;
+       parts *= 2) {
+    int g = lo - lo % parts;
+    if (g + parts > n) g = n - parts;
+    kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_COLUMN_WISE, g, parts}, best);
   }
   /* swap with a table-wise table of the least-loaded GPU */
   if (p->s[t].kind == SC_RS_TABLE_WISE && p->s[t].gpu != lo) {

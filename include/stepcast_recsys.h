@@ -167,7 +167,10 @@ int sc_rs_shard_from_name(const char *name);        /* -1 when unknown */
 
 /* Uniform shardings: every table of kind k (TW: tables placed greedily,
  * heaviest first, on the GPU with the least predicted lookup time that has
- * memory left; `split` puts a table that fits no GPU row-wise). */
+ * memory left; with `split` a table that fits no GPU is sliced by columns
+ * over the fewest consecutive GPUs it fits on, or split by rows; CW: the
+ * most parts <= gpus dividing the width; TWRW: tables dealt over nodes).
+ * p is allocated here (sc_rs_plan_free). SC_OK, SC_EINPUT, SC_ENOMEM. */
 int sc_rs_plan_uniform(const sc_rs_job *j, sc_rs_shard_kind k, int split, sc_rs_plan *p,
                        sc_error *err);
 

@@ -43,10 +43,10 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r);
 /* Per-GPU lookup seconds of table t placed whole on one GPU (planner). */
 double rs_table_tw_s(const rs_ctx *c, int t);
 
-
-
 /* Whole tables greedily, heaviest first, on the least-loaded GPU with
- * memory left; a table that fits none goes row-wise when `split`.
+ * memory left; a table that fits none is sliced by columns over the
+ * fewest consecutive GPUs it fits on (rows split when none) when `split`.
  * p holds n_tables entries. SC_OK or SC_ENOMEM. (rs_api.c) */
 int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p);
+
 #endif

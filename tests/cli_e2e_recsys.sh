@@ -57,6 +57,8 @@ SET=../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv
 if [[ -r $SET ]]; then
   expect 0 "iteration" -- recsys row $SET mlperf-dlrm-052
   expect 2 "no row with id 'nope'" -- recsys row $SET nope
+  expect 2 "stepcast recsys row FILE ID" -- validate --row mlperf-dlrm-052 $SET
+  expect 0 "recsys" -- validate --format json $SET
 else
   echo "FAIL: $SET is missing: the row checks need ../shared"; fail=$((fail + 1))
 fi

@@ -416,9 +416,10 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
   int rc = csv_open(&f, path, err);
   if (rc != SC_OK) return rc;
   if (csv_col(&f, "measured_iter_s") < 0) {
+    int rs = valrs_is_recsys(&f);
     csv_close(&f);
-    return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)",
-                        path);
+    return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)%s",
+                        path, rs ? "; a recommendation set: stepcast recsys row FILE ID" : "");
   }
   row_ctx c = {&f, path, err, 0};
   int found = 0;

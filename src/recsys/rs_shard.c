@@ -256,8 +256,58 @@ static int popcount(int x) {
   return k;
 }
 
+/* Per-GPU lookup time and memory into r (the slowest and the fullest). */
+static void per_gpu(rs_ctx *c, sc_rs_result *r) {
+  int n = c->j->gpus;
+  double worst = -1;
+  for (int g = 0; g < n; g++) {
+    double e = c->fwd[g] + c->bwd[g], mem = c->mem[g] + c->dense.act_bytes;
+    if (e > worst) {
+      worst = e;
+      r->worst_gpu = g;
+      r->emb_fwd_s = c->fwd[g];
+      r->emb_bwd_s = c->bwd[g];
+    }
+    if (mem > r->mem_bytes) { r->mem_bytes = mem; r->fullest_gpu = g; }
+    if (r->gpu_emb_s) r->gpu_emb_s[g] = e;
+    if (r->gpu_mem) r->gpu_mem[g] = mem;
+  }
+}
+
+/* The collectives of the plan into r; the all-reduce's full time. */
+static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+  int n = c->j->gpus;
+  /* all-to-all buffers: the largest sender or what every GPU receives */
+  double maxsend = 0;
+  for (int g = 0; g < n; g++) if (c->send[g] > maxsend) maxsend = c->send[g];
+  double a2a = maxsend > v->recv ? maxsend : v->recv;
+  r->ids_s = coll(c, COLL_ALL_TO_ALL, v->ids, &c->all);
+  r->a2a_fwd_s = coll(c, COLL_ALL_TO_ALL, a2a, &c->all);
+  r->a2a_bwd_s = r->a2a_fwd_s;
+  r->rs_fwd_s = coll(c, COLL_REDUCE_SCATTER, v->rs, &c->all) +
+                coll(c, COLL_REDUCE_SCATTER, v->rs_node, &c->node);
+  r->ag_bwd_s = coll(c, COLL_ALL_GATHER, v->rs, &c->all) +
+                coll(c, COLL_ALL_GATHER, v->rs_node, &c->node);
+  return coll(c, COLL_ALL_REDUCE, sc_rs_dense_params(&c->j->model) * 4 + v->dp_grad, &c->all);
+}
+
+/* Kernels the host issues per iteration, and the per-table framework ops
+ * (their fixed GPU cost goes to the embedding backward). */
+static int host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+  int groups = popcount(v->kinds_used);
+  int kernels = c->dense.kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
+  if (c->j->kernel == SC_RS_PER_TABLE) {
+    int most = 0;
+    for (int g = 0; g < c->j->gpus; g++) if (c->shards[g] > most) most = c->shards[g];
+    kernels += most * RS_TABLE_OPS;
+    r->emb_bwd_s += most * RS_TABLE_OPS * COST_KERNEL_T0;
+  }
+  return kernels;
+}
+
 void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   const sc_rs_job *j = c->j;
+  const rs_dense_time *d = &c->dense;
   int n = j->gpus;
   memset(c->fwd, 0, sizeof *c->fwd * (size_t)n * 5);
   count_shards(c, p);
@@ -268,31 +318,13 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->gpu_emb_s = gpu_emb;
   r->gpu_mem = gpu_mem;
   r->gpus = n;
-  const rs_dense_time *d = &c->dense;
-  double worst = -1;
-  for (int g = 0; g < n; g++) {
-    double e = c->fwd[g] + c->bwd[g];
-    if (e > worst) { worst = e; r->worst_gpu = g; r->emb_fwd_s = c->fwd[g]; r->emb_bwd_s = c->bwd[g]; }
-    double mem = c->mem[g] + d->act_bytes;
-    if (mem > r->mem_bytes) { r->mem_bytes = mem; r->fullest_gpu = g; }
-    if (gpu_emb) gpu_emb[g] = e;
-    if (gpu_mem) gpu_mem[g] = mem;
-  }
+  per_gpu(c, r);
   /* fixed kernel costs of the fused lookup groups (one per kind in use) */
   int groups = popcount(v.kinds_used);
   r->emb_fwd_s += groups * RS_FWD_KERNELS * COST_KERNEL_T0;
   r->emb_bwd_s += groups * RS_BWD_KERNELS * COST_KERNEL_T0;
-  /* all-to-all buffers: the largest sender or what every GPU receives */
-  double maxsend = 0;
-  for (int g = 0; g < n; g++) if (c->send[g] > maxsend) maxsend = c->send[g];
-  double a2a = maxsend > v.recv ? maxsend : v.recv;
-  r->ids_s = coll(c, COLL_ALL_TO_ALL, v.ids, &c->all);
-  r->a2a_fwd_s = coll(c, COLL_ALL_TO_ALL, a2a, &c->all);
-  r->a2a_bwd_s = r->a2a_fwd_s;
-  r->rs_fwd_s = coll(c, COLL_REDUCE_SCATTER, v.rs, &c->all) +
-                coll(c, COLL_REDUCE_SCATTER, v.rs_node, &c->node);
-  r->ag_bwd_s = coll(c, COLL_ALL_GATHER, v.rs, &c->all) +
-                coll(c, COLL_ALL_GATHER, v.rs_node, &c->node);
+  int kernels = host_kernels(c, &v, r);
+  double ar = comms(c, &v, r);
   /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
    * the whole batch before it (its output is one more pooled vector) */
   double bf = d->bottom_fwd, bb = d->bottom_bwd, serial_f = 0, serial_b = 0;
@@ -303,7 +335,6 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   }
   r->dense_fwd_s = bf + serial_f + d->top_fwd;
   r->dense_bwd_s = bb + serial_b + d->top_bwd;
-  double ar = coll(c, COLL_ALL_REDUCE, sc_rs_dense_params(&j->model) * 4 + v.dp_grad, &c->all);
   double hide = r->emb_bwd_s + bb + serial_b;
   r->allreduce_s = ar > hide ? ar - hide : 0;
   r->optimizer_s = d->optimizer;
@@ -313,13 +344,6 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
                r->allreduce_s + r->optimizer_s;
   /* the host issues every kernel and collective; an eager framework's
    * launches bound a short step, a graph or C++ runtime's hardly */
-  int kernels = d->kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
-  if (j->kernel == SC_RS_PER_TABLE) {
-    int most = 0;
-    for (int g = 0; g < n; g++) if (c->shards[g] > most) most = c->shards[g];
-    kernels += most * RS_TABLE_OPS;
-    gpu += most * RS_TABLE_OPS * COST_KERNEL_T0;
-  }
   double host = kernels * (j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu));
   r->overhead_s = host > gpu ? host - gpu : 0;
   /* a framework that runs collectives on a background cycle (Horovod's

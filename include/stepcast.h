@@ -93,6 +93,9 @@ typedef struct sc_gpu {
   double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
+  double host_bw;                       /* host link (PCIe or NVLink-C2C) per
+                                           direction, achievable bytes/s
+                                           (0 = by generation, cost/compute.c) */
   double launch_s;                      /* host time to issue one kernel in an
                                            eager framework, seconds */
   unsigned calibrated;                  /* bit 1 << dtype: GEMMs of that type were
@@ -324,6 +327,10 @@ typedef struct sc_plan {
   int bf16_last_layers;      /* ... and the last N layers' */
   int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
                                 gather): no 16-bit copy of the fp8 GEMM weights */
+  int offload_layers;        /* activations of the first N layers kept in host
+                                 memory between forward and backward
+                                 (Megatron --cpu-offloading-num-layers);
+                                 0 = none */
   int recompute_layers;      /* with recompute full: only the first N layers of
                                 every model chunk are recomputed (Megatron's
                                 "block" method, recompute_num_layers); 0 = all */
@@ -407,6 +414,8 @@ typedef struct sc_breakdown {
   double bubble;       /* pipeline fill and drain */
   double dp_comm;      /* exposed data-parallel reduce and ZeRO gathers */
   double optimizer;    /* optimizer step */
+  double offload;      /* activation copies to and from host memory not
+                          hidden behind the layers' compute */
 } sc_breakdown;
 
 typedef struct sc_result {

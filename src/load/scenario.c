@@ -140,6 +140,8 @@ static const scn_field scn_gpu_fields[] = {
     F_NUM(sc_gpu, "gemm_eff_fp8", gemm_eff_fp8, 0, 0, 1, 1, "a fraction in [0, 1] (0 = gemm_eff)"),
     F_NUM(sc_gpu, "attn_eff", attn_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
     F_NUM(sc_gpu, "nvlink_GBps", nvlink_bw, 0, 0, 1e6, 1e9, "GB/s per direction >= 0"),
+    F_NUM(sc_gpu, "host_GBps", host_bw, 0, 0, 1e5, 1e9,
+          "GB/s per direction >= 0 (0 = by generation)"),
     F_NUM(sc_gpu, "launch_us", launch_s, 0, 0, 1e6, 1e-6, "microseconds >= 0 (0 = default)"),
 };
 static const scn_section scn_gpu_sec = {"cluster.gpu", scn_gpu_fields, NFIELDS(scn_gpu_fields)};
@@ -252,6 +254,8 @@ static const scn_field scn_plan_fields[] = {
           "layers at the start whose GEMMs stay in 16 bits in an fp8/fp4 plan"),
     F_INT(sc_plan, "bf16_last_layers", bf16_last_layers, 0, PLAN_MAX_LAYERS,
           "layers at the end whose GEMMs stay in 16 bits in an fp8/fp4 plan"),
+    F_INT(sc_plan, "offload_layers", offload_layers, 0, PLAN_MAX_LAYERS,
+          "0 or the number of layers whose activations go to host memory"),
     F_INT(sc_plan, "recompute_layers", recompute_layers, 0, PLAN_MAX_LAYERS,
           "layers recomputed per model chunk (0 = all, with recompute \"full\")"),
     F_INT(sc_plan, "pp_first_layers", pp_first_layers, 0, PLAN_MAX_LAYERS,
@@ -324,6 +328,7 @@ static const char *const scn_aliases[][2] = {
     {"zero_stage", "zero"}, {"precision", "dtype"},
     {"use_distributed_optimizer", "distributed_optimizer"},
     {"recompute_granularity", "recompute"}, {"recompute_num_layers", "recompute_layers"},
+    {"cpu_offloading_num_layers", "offload_layers"},
     {"grad_reduce_in_fp32", "main_grads"}, {"num_layers_at_start_in_bf16", "bf16_first_layers"},
     {"num_layers_at_end_in_bf16", "bf16_last_layers"}, {"fp8_param_gather", "fp8_param"}, {"activation_checkpointing", "recompute"},
     {"num_layers_in_first_pipeline_stage", "pp_first_layers"},

@@ -591,6 +591,22 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
                         "whole); valid: %s",
                         p->fsdp_shard, (long long)p->dp * p->cp, valid);
   }
+  /* Megatron's layer-level CPU offloading (transformer_config.py): no
+   * pipeline parallelism, no recomputation, fewer layers than the model */
+  if (p->offload_layers > 0 && p->pp > 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: activation offloading needs plan.pp 1 (is %d); "
+                        "Megatron does not support it with pipeline parallelism",
+                        p->pp);
+  if (p->offload_layers > 0 && p->recompute != SC_RECOMP_NONE)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: activation offloading needs plan.recompute "
+                        "\"none\" (Megatron: it does not work with recomputation)");
+  if (p->offload_layers > 0 && s->model.kind == SC_MODEL_TRANSFORMER &&
+      p->offload_layers >= s->model.tf.layers)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: %d; valid: 0 to %d (fewer than the model's layers)",
+                        p->offload_layers, s->model.tf.layers - 1);
   if (p->recompute_layers > 0 && p->recompute != SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT,
                         "plan.recompute_layers: %d layers per chunk need plan.recompute \"full\"",

@@ -299,6 +299,10 @@ typedef struct sc_plan {
   int overlap_grad_reduce;   /* gradient reduce overlapped with backward */
   int overlap_param_gather;  /* ZeRO-3 gather overlapped with compute */
   int overlap_tp;            /* TP communication overlapped with GEMMs */
+  int overlap_ep;            /* MoE all-to-alls of one micro-batch hidden
+                                under another's compute (Megatron
+                                --overlap-moe-expert-parallel-comm,
+                                combined 1F1B) */
   int flash_attention;       /* 1 = fused flash attention */
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */

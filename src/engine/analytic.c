@@ -126,6 +126,25 @@ static double overlapped(double comm, double window, double share) {
 
 typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_SEL } pass_kind;
 
+/* Compute another micro-batch's pass hides one all-to-all of segment sg
+ * under combined 1F1B (plan.overlap_ep, Megatron's
+ * combined_1f1b_schedule): the forward of one micro-batch runs with the
+ * backward of the one before, so the all-to-alls of either pass hide under
+ * the other's compute, shared among the segment's all-to-alls of that
+ * pass; the first forward and the last backward of a stage run alone,
+ * which leaves (m - 1) / m of the passes paired. */
+static double other_window(const eng *e, const xg_segment *sg, int bwd) {
+  double other = 0;
+  int n = 0;
+  for (int i = 0; i < sg->n_tasks; i++) {
+    const xg_task *t = &e->x->tasks[sg->first_task + i];
+    if (t->kind != XG_COMM) other += eng_task_compute(e, t, !bwd);
+    else n += t->overlap == XG_OVL_OTHER;
+  }
+  double m = e->x->micro_batches;
+  return n > 0 && m > 1 ? other / n * (m - 1) / m : 0;
+}
+
 /* GPU time of task i of segment sg in pass k, collectives included
  * (their exposed part); prev_compute is the GPU time of the last kernel
  * issued before it in this pass. */
@@ -142,6 +161,8 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
                       ? eng_task_compute(e, &e->x->tasks[sg->first_task + i + 1], bwd)
                       : 0;
     c = overlapped(c, hide, share);
+  } else if (t->overlap == XG_OVL_OTHER) {
+    c = overlapped(c, other_window(e, sg, bwd), share);
   } else if (t->overlap == XG_OVL_PREV) {
     /* chunked GEMM/collective overlap hides it behind the GEMM next to
      * it, never completely */

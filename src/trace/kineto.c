@@ -267,7 +267,17 @@ static int add_comm_annotation(kin_ctx *c, const kin_ev *e, size_t i) {
   return SC_OK;
 }
 
+/* The process of the host events: the first numeric pid seen. */
+static void note_pid(kin_ctx *c, const kin_ev *e) {
+  if (c->r->pid < 0 && isfinite(e->pid) && e->pid >= 0) c->r->pid = e->pid;
+}
+
 static int add_cpu(kin_ctx *c, const kin_ev *e, size_t i) {
+  note_pid(c, e);
+  if (isfinite(e->ts) && isfinite(e->dur) && e->dur >= 0) { /* for etjoin.c */
+    tg_op op = {e->ts, e->dur, thread_of(c, e), tg_hash(c->name, strlen(c->name))};
+    if (op.thread < 0 || VEC_PUSH(c->r->ops, op)) return nomem(c);
+  }
   if (!strncmp(c->name, "nccl:", 5)) return add_comm_annotation(c, e, i);
   if (strncmp(c->name, "ProfilerStep#", 13)) return c->r->ignored++, SC_OK;
   int rc = times(c, e, i);
@@ -278,6 +288,7 @@ static int add_cpu(kin_ctx *c, const kin_ev *e, size_t i) {
 }
 
 static int add_runtime(kin_ctx *c, const kin_ev *e, size_t i) {
+  note_pid(c, e);
   int rc = times(c, e, i);
   if (rc) return rc;
   tg_host h = {e->ts,
@@ -508,9 +519,9 @@ static int kin_root(kin_ctx *c) {
   if (rc) return rc;
   if (!events && nodes)
     return sc_error_set(c->err, SC_EINPUT,
-                        "%s: a PyTorch execution trace (\"nodes\"): stepcast reads the PyTorch "
-                        "profiler (Kineto) trace of the same run; execution traces are not read "
-                        "yet (docs/trace.md)",
+                        "%s: a PyTorch execution trace (\"nodes\"), not a profiler trace: "
+                        "execution traces are read by src/trace/pyet.c and joined with the "
+                        "Kineto trace of the same process (docs/trace.md)",
                         c->origin);
   if (!events)
     return sc_error_set(c->err, SC_EINPUT,
@@ -532,7 +543,7 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
   if (!c) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin ? origin : "<buffer>");
   *c = (kin_ctx){.origin = origin ? origin : "<buffer>", .r = r, .j = j, .err = err};
   snprintf(r->path, sizeof r->path, "%s", c->origin);
-  r->rank = -1;
+  r->rank = -1, r->pid = -1;
   js_init(&c->js, buf ? buf : "", buf ? len : 0);
   int rc = kin_root(c);
   mem_free(c->tids.v);

@@ -17,7 +17,7 @@
 
 /* ------------------------------------------------------------ name pool */
 
-static uint32_t name_hash(const char *s, size_t len) {
+uint32_t tg_hash(const char *s, size_t len) {
   uint32_t h = 2166136261u; /* FNV-1a */
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
   return h;
@@ -33,7 +33,7 @@ static int names_rehash(tg_rank *r) {
     int off = r->name_hash[i];
     if (off < 0) continue;
     const char *s = r->names.v + off;
-    uint32_t h = name_hash(s, strlen(s)) & (uint32_t)(cap - 1);
+    uint32_t h = tg_hash(s, strlen(s)) & (uint32_t)(cap - 1);
     while (t[h] >= 0) h = (h + 1) & (uint32_t)(cap - 1);
     t[h] = off;
   }
@@ -44,7 +44,7 @@ static int names_rehash(tg_rank *r) {
 
 int tg_name(tg_rank *r, const char *s, size_t len) {
   if (2 * (r->n_names + 1) > r->name_cap && names_rehash(r)) return -1;
-  uint32_t mask = (uint32_t)r->name_cap - 1, h = name_hash(s, len) & mask;
+  uint32_t mask = (uint32_t)r->name_cap - 1, h = tg_hash(s, len) & mask;
   for (; r->name_hash[h] >= 0; h = (h + 1) & mask) {
     const char *o = r->names.v + r->name_hash[h];
     if (!strncmp(o, s, len) && o[len] == '\0') return r->name_hash[h];
@@ -237,6 +237,7 @@ void tg_rank_free(tg_rank *r) {
   mem_free(r->gpu.v);
   mem_free(r->steps.v);
   mem_free(r->notes.v);
+  mem_free(r->ops.v);
   mem_free(r->names.v);
   mem_free(r->name_hash);
   memset(r, 0, sizeof *r);

@@ -14,6 +14,9 @@
 #ifndef SC_TRACE_TGRAPH_H
 #define SC_TRACE_TGRAPH_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "core/vec.h"
 #include "stepcast.h"
 
@@ -75,6 +78,14 @@ typedef struct tg_comm_note {
   double bytes; /* first input, bytes; 0 unknown */
 } tg_comm_note;
 
+/* A host operator of the Kineto trace (cpu_op, user_annotation events):
+ * what the operators of an execution trace are matched with (etjoin.c). */
+typedef struct tg_op {
+  double ts, dur; /* us */
+  int thread;
+  uint32_t hash; /* tg_hash of its name */
+} tg_op;
+
 /* A rank: what one trace file holds. */
 typedef struct tg_rank {
   char path[512];
@@ -86,6 +97,8 @@ typedef struct tg_rank {
   VEC(tg_gpu) gpu;         /* sorted by ts after tg_link */
   VEC(tg_step) steps;      /* in file order */
   VEC(tg_comm_note) notes; /* sorted by (thread, ts) after tg_link */
+  VEC(tg_op) ops;          /* host operators, in file order */
+  double pid;              /* process id of the host events; -1 unknown */
   VEC(char) names;         /* NUL-separated name pool */
   int *name_hash;          /* open addressing over offsets; owned */
   int name_cap;            /* slots of name_hash (power of two) */
@@ -111,6 +124,9 @@ typedef struct tg_kv {
 int tg_kv_cmp(const void *a, const void *b);
 /* Index of the last entry of a (n, sorted) with key <= k; -1 if none. */
 int tg_kv_last_le(const tg_kv *a, int n, double k);
+
+/* FNV-1a hash of len bytes of s. */
+uint32_t tg_hash(const char *s, size_t len);
 
 /* Intern s (len bytes) in r's name pool: its offset, or -1 out of memory. */
 int tg_name(tg_rank *r, const char *s, size_t len);

@@ -10,8 +10,6 @@
 
 #include "core/mem.h"
 
-/* Kineto operators looked ahead for the next ET operator's name. */
-#define EJ_WINDOW 32
 /* A runtime call ending this close (us) after its leaf's end is inside it
  * (Kineto rounds times to the microsecond). */
 #define EJ_SLACK_US 1.0
@@ -31,6 +29,12 @@ static int key_cmp(const void *p, const void *q) {
   return x->idx - y->idx;
 }
 
+/* A name hash and a position in eo or ko. */
+typedef struct ej_hp {
+  uint32_t hash;
+  int pos;
+} ej_hp;
+
 /* Scratch of one join. */
 typedef struct ej_ctx {
   const pet_graph *et;
@@ -39,24 +43,41 @@ typedef struct ej_ctx {
   ej_key *ko; /* Kineto operators by (thread, ts, -dur) */
   int *match; /* ET operator -> Kineto operator; -1 */
   int *trial; /* a trial match */
+  ej_hp *es, *ks; /* align's scratch: ne and nk entries */
   ej_key *leaf; /* leaves by (thread, ts): idx = Kineto operator */
   int n_leaf;
 } ej_ctx;
 
-/* Match ET operators eo[e0..e1) with Kineto operators ko[k0..k1) by name
- * in order into m (indexed by ET operator); the number matched. */
+static int hp_cmp(const void *p, const void *q) {
+  const ej_hp *x = p, *y = q;
+  if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+  return x->pos - y->pos;
+}
+
+/* Match ET operators eo[e0..e1) with Kineto operators ko[k0..k1) into m
+ * (indexed by ET operator): the n-th ET operator of a name with the n-th
+ * Kineto operator of that name, both in execution order (the two orders
+ * differ locally: an operator the ET records before its caller's
+ * sibling may start after it). The number matched. */
 static long align(const ej_ctx *c, int e0, int e1, int k0, int k1, int *m) {
+  int ne = e1 - e0, nk = k1 - k0;
+  for (int i = 0; i < ne; i++)
+    c->es[i] = (ej_hp){c->et->nodes.v[c->eo[e0 + i].idx].hash, e0 + i},
+    m[c->eo[e0 + i].idx] = -1;
+  for (int l = 0; l < nk; l++) c->ks[l] = (ej_hp){c->k->ops.v[c->ko[k0 + l].idx].hash, k0 + l};
+  qsort(c->es, (size_t)ne, sizeof *c->es, hp_cmp);
+  qsort(c->ks, (size_t)nk, sizeof *c->ks, hp_cmp);
   long n = 0;
-  int j = k0;
-  for (int i = e0; i < e1; i++) {
-    int e = c->eo[i].idx;
-    uint32_t h = c->et->nodes.v[e].hash;
-    m[e] = -1;
-    for (int l = j; l < k1 && l < j + EJ_WINDOW; l++)
-      if (c->k->ops.v[c->ko[l].idx].hash == h) {
-        m[e] = c->ko[l].idx, j = l + 1, n++;
-        break;
-      }
+  for (int i = 0, l = 0; i < ne && l < nk;) {
+    if (c->es[i].hash != c->ks[l].hash) {
+      if (c->es[i].hash < c->ks[l].hash)
+        i++;
+      else
+        l++;
+      continue;
+    }
+    m[c->eo[c->es[i].pos].idx] = c->ko[c->ks[l].pos].idx;
+    i++, l++, n++;
   }
   return n;
 }
@@ -147,7 +168,7 @@ static int build_host(ej_ctx *c, tg_rank *out, double base, int *call_leaf, ej_s
     const tg_op *o = &k->ops.v[c->match[c->leaf[l].idx]];
     const char *nm = pet_str(c->et, e->name);
     tg_host h = {o->ts, o->dur, o->thread, tg_name(out, nm, strlen(nm)), TG_CALL, -1, 0, -1,
-                 base + l};
+                 base + l, 0, -1, 0};
     if (h.name < 0 || VEC_PUSH(out->host, h)) return -1;
   }
   for (int i = 0; i < k->host.n; i++) {
@@ -226,12 +247,21 @@ static int join(ej_ctx *c, tg_rank *out, ej_stats *st, sc_error *err) {
 int ej_join(const pet_graph *et, const tg_rank *k, tg_rank *out, ej_stats *st, sc_error *err) {
   memset(st, 0, sizeof *st);
   size_t ne = (size_t)(et->nodes.n ? et->nodes.n : 1), nk = (size_t)(k->ops.n ? k->ops.n : 1);
-  ej_ctx c = {et, k, mem_alloc(ne * sizeof *c.eo), mem_alloc(nk * sizeof *c.ko),
-              mem_alloc(ne * sizeof *c.match), mem_alloc(ne * sizeof *c.trial), NULL, 0};
+  ej_ctx c = {et,
+              k,
+              mem_alloc(ne * sizeof *c.eo),
+              mem_alloc(nk * sizeof *c.ko),
+              mem_alloc(ne * sizeof *c.match),
+              mem_alloc(ne * sizeof *c.trial),
+              mem_alloc(ne * sizeof *c.es),
+              mem_alloc(nk * sizeof *c.ks),
+              NULL,
+              0};
   out->rank = -1, out->pid = -1;
-  int rc = !c.eo || !c.ko || !c.match || !c.trial
+  int rc = !c.eo || !c.ko || !c.match || !c.trial || !c.es || !c.ks
                ? sc_error_set(err, SC_ENOMEM, "%s: out of memory", et->path)
                : join(&c, out, st, err);
   mem_free(c.eo), mem_free(c.ko), mem_free(c.match), mem_free(c.trial), mem_free(c.leaf);
+  mem_free(c.es), mem_free(c.ks);
   return rc;
 }

@@ -7,10 +7,11 @@
  * times of the same operators (its cpu_op and user_annotation events),
  * the runtime calls and the GPU work. The join, as Chakra's trace_link
  * does it:
- *   - each ET thread's operators, in record-function order, are matched
- *     by name with the Kineto operators of one host thread in time order
- *     (the thread that matches most; a Kineto operator that the ET lacks,
- *     such as ProfilerStep#N, is skipped within a window of 32);
+ *   - each ET thread's operators are matched with the Kineto operators of
+ *     one host thread (the thread that matches most): the n-th operator
+ *     of a name in record-function order with the n-th of that name in
+ *     time order (operators one side lacks, such as ProfilerStep#N, shift
+ *     nothing else);
  *   - the matched operators that contain no other matched operator (the
  *     leaves: aten::mm, aten::copy_, c10d::allreduce_, ...) become the
  *     host items of the rank, with their Kineto start and length;

@@ -37,6 +37,7 @@ typedef struct kin_ev {
   js_str ph, cat, name, tid_str, coll, dtype;
   double ts, dur, pid, tid;
   double corr, stream, in, out, group; /* from args */
+  double uid, wait_uid, own;           /* args of an exported graph (tgraph_write.h) */
   const char *dims, *types;            /* where args "Input Dims" and "Input type" start; NULL */
 } kin_ev;
 
@@ -299,7 +300,12 @@ static int add_runtime(kin_ctx *c, const kin_ev *e, size_t i) {
                -1,
                0,
                -1,
-               isnan(e->corr) ? -1 : e->corr};
+               isnan(e->corr) ? -1 : e->corr,
+               0,
+               -1,
+               0};
+  if (isfinite(e->wait_uid) && isfinite(e->own) && e->own >= 0) /* stated by an export */
+    h.has_wait = 1, h.wait_uid = e->wait_uid >= 0 ? e->wait_uid : -1, h.own = e->own;
   if (!strncmp(c->name, "hip", 3)) c->r->amd = 1;
   if (h.thread < 0 || h.name < 0 || VEC_PUSH(c->r->host, h)) return nomem(c);
   return SC_OK;
@@ -309,7 +315,8 @@ static int add_gpu(kin_ctx *c, const kin_ev *e, size_t i, kin_role role) {
   int rc = times(c, e, i);
   if (rc) return rc;
   const char *name = c->name;
-  tg_gpu g = {.ts = e->ts, .dur = e->dur, .launch = -1, .coll_op = -1};
+  tg_gpu g = {.ts = e->ts, .dur = e->dur, .launch = -1, .coll_op = -1, .uid = -1};
+  if (isfinite(e->uid) && e->uid >= 0) g.uid = e->uid;
   g.stream = (int)(!isnan(e->stream) && fabs(e->stream) < 1e9 ? e->stream
                    : !isnan(e->tid) && fabs(e->tid) < 1e9     ? e->tid
                                                               : 0);
@@ -385,6 +392,9 @@ static int scan_args(js *j, kin_ev *e) {
              : is(&k, "In msg nelems")   ? scan_num(j, &e->in)
              : is(&k, "Out msg nelems")  ? scan_num(j, &e->out)
              : is(&k, "Group size")      ? scan_num(j, &e->group)
+             : is(&k, "stepcast op")     ? scan_num(j, &e->uid)
+             : is(&k, "stepcast wait op") ? scan_num(j, &e->wait_uid)
+             : is(&k, "stepcast own us") ? scan_num(j, &e->own)
              : is(&k, "Collective name") ? scan_str(j, &e->coll)
              : is(&k, "dtype")           ? scan_str(j, &e->dtype)
              : is(&k, "Input Dims")      ? (e->dims = (js_peek(j), j->p), js_skip(j))
@@ -423,7 +433,10 @@ static int scan_event(kin_ctx *c, size_t i) {
               .stream = NAN,
               .in = NAN,
               .out = NAN,
-              .group = NAN};
+              .group = NAN,
+              .uid = NAN,
+              .wait_uid = NAN,
+              .own = NAN};
   if (js_peek(j) != '{') {
     if (js_skip(j)) return SC_EINPUT;
     return bad(c, i, "", "expected an object (one trace event)");

@@ -39,6 +39,10 @@ typedef struct tg_host {
                      returned after their copy ended) */
   int wait_op;    /* sync: the GPU operation it waited for; -1 none */
   double corr;    /* correlation id (-1 when absent) */
+  int has_wait;   /* an exported graph said what it waits for (tgraph_write.h):
+                     wait_uid (-1: no wait) and own; nothing is inferred */
+  double wait_uid; /* uid of the GPU operation it waits for; -1 */
+  double own;      /* us it takes after the wait */
 } tg_host;
 
 /* Kinds of GPU operation. */
@@ -60,6 +64,7 @@ typedef struct tg_gpu {
   int coll_op;    /* TG_COMM: sc_coll_op, -1 when not known */
   double bytes;   /* TG_COMM: nccl-tests size, bytes; 0 unknown */
   int group;      /* TG_COMM: ranks in its group; 0 unknown */
+  double uid;     /* "stepcast op" of an exported graph; -1 */
 } tg_gpu;
 
 /* One ProfilerStep annotation. */
@@ -143,6 +148,10 @@ void tg_warn(tg_job *j, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The time (us) sync call h of r takes after the GPU operation it waits
+ * for ends: as exported, else its traced length less the wait. */
+double tg_sync_own(const tg_rank *r, const tg_host *h);
 
 void tg_rank_free(tg_rank *r);
 void tg_job_free(tg_job *j);

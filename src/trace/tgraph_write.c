@@ -85,13 +85,15 @@ void tgw_write(const tg_rank *r, FILE *out) {
     const tg_host *h = &r->host.v[i];
     if (h->kind != TG_CALL) continue;
     event(out, &first, "cuda_runtime", tg_str(r, h->name), pid, h->thread + 1, h->ts, h->dur);
-    if (h->corr >= 0) fprintf(out, ", \"args\": {\"correlation\": %.17g}", h->corr);
-    fputc('}', out);
+    fprintf(out, ", \"args\": {\"stepcast wait op\": %d, \"stepcast own us\": %.17g",
+            h->sync ? h->wait_op : -1, h->sync ? tg_sync_own(r, h) : 0.0);
+    if (h->corr >= 0) fprintf(out, ", \"correlation\": %.17g", h->corr);
+    fputs("}}", out);
   }
   for (int i = 0; i < r->gpu.n; i++) {
     const tg_gpu *g = &r->gpu.v[i];
     event(out, &first, cats[g->kind], tg_str(r, g->name), 0, g->stream, g->ts, g->dur);
-    fprintf(out, ", \"args\": {\"stream\": %d", g->stream);
+    fprintf(out, ", \"args\": {\"stepcast op\": %d, \"stream\": %d", i, g->stream);
     if (g->corr >= 0) fprintf(out, ", \"correlation\": %.17g", g->corr);
     if (g->kind == TG_COMM) coll_args(g, out);
     fputs("}}", out);

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "stepcast.h"
@@ -69,7 +69,8 @@ static int bench_dlrm(void) {
 
 int main(int argc, char **argv) {
   static const char *def = "../shared/traces/hta/df_index_resolver/df_index_resolver.json.gz";
-  int rc = argc > 1 ? bench((const char *const *)argv + 1, argc - 1) : bench(&def, 1) || bench_dlrm();
+  int rc =
+      argc > 1 ? bench((const char *const *)argv + 1, argc - 1) : bench(&def, 1) || bench_dlrm();
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("peak RSS %.0f MB\n", ru.ru_maxrss / 1024.0);

@@ -5,7 +5,7 @@
  *
  *   stepcast trace FILE... [--format table|json] [--dp-scale X] [--gpu NAME]
  *       [--nvlink GB/s] [--nic Gb/s] [--ppn N] [--no-overlap] [--comm-model]
- *       [--perfetto OUT.json]
+ *       [--perfetto OUT.json] [--export-graph OUT.json]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,8 @@ static void usage(FILE *out) {
   fputs(
       "usage: stepcast trace FILE... [options]\n"
       "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz, or Chakra\n"
-      "                     ETs (.et): one file, or one per rank of one job\n"
+      "                     ETs (.et): one file, or one per rank of one job; PyTorch\n"
+      "                     execution traces (ET JSON) join the Kineto trace of their pid\n"
       "  --format F         table (default) or json\n"
       "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace\n"
       "  --export-graph OUT write the loaded graph as Kineto JSON that stepcast trace reads\n"

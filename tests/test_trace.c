@@ -465,6 +465,44 @@ Test(trace, graph_export_round_trip) {
   unlink(path);
 }
 
+/* tests/data/trace/synth_et.json with its Kineto trace (pid 7): a 100 us
+ * step; aten::mm (5..25 us) launches a 30 us GEMM at 10 us that starts at
+ * 20, aten::add (40..60) an elementwise kernel that starts at 55; the ET
+ * also has aten::relu, which the Kineto trace lacks. Joined, the host
+ * items are the two operators (the launches folded into them), the GEMM
+ * is launched by aten::mm 15 us after its start, and the replay is the
+ * Kineto one: 100 us. */
+Test(trace, execution_trace_join_synthetic) {
+  const char *files[] = {DATA "synth_et.json", DATA "synth_et_kineto.json"};
+  sc_trace *k = load(DATA "synth_et_kineto.json"), *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 2, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_info in, kin;
+  sc_trace_info_get(t, &in);
+  sc_trace_info_get(k, &kin);
+  cr_assert_eq(in.et_ops, 3);
+  cr_assert_eq(in.et_matched, 2);
+  cr_assert_eq(in.host_calls, 2, "the two operators, their launches folded in");
+  cr_assert_eq(in.kernels, 2);
+  cr_assert_eq(kin.et_ops, 0);
+  cr_assert(strstr(sc_trace_warnings(t), "1 of 3 operators") &&
+                strstr(sc_trace_warnings(t), "aten::relu"),
+            "%s", sc_trace_warnings(t));
+  sc_trace_result a = replay(k, NULL), b = replay(t, NULL);
+  cr_assert_float_eq(a.predicted_step_s, 100 * US, 1e-12, "%g", a.predicted_step_s);
+  cr_assert_float_eq(b.predicted_step_s, 100 * US, 1e-12, "%g", b.predicted_step_s);
+  cr_assert_float_eq(b.gpu_busy_s, 40 * US, 1e-12, "GEMM 20..50, add 55..65: %g", b.gpu_busy_s);
+  /* another GPU scales the kernels of the joined graph too */
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.gpu = "h100-sxm5-80gb";
+  sc_trace_result c = replay(t, &w);
+  cr_assert_eq(c.kernels_scaled, 2);
+  round_trip(t, NULL);
+  sc_trace_close(k);
+  sc_trace_close(t);
+}
+
 /* Execution-trace errors name the node, and an ET needs its Kineto trace. */
 Test(trace, execution_trace_errors) {
   sc_error err = {0};
@@ -490,8 +528,7 @@ Test(trace, execution_trace_errors) {
 
 /* Unpack tgz into a fresh folder; the paths of its files matching
  * pattern (a shell glob below the folder), sorted, in paths[n]. */
-static int unpack(const char *tgz, const char *tag, const char *pattern, char paths[][256],
-                  int n) {
+static int unpack(const char *tgz, const char *tag, const char *pattern, char paths[][256], int n) {
   shared_exists(tgz);
   char dir[64], cmd[512];
   snprintf(dir, sizeof dir, "/tmp/sc_%s_%d", tag, (int)getpid());

@@ -39,12 +39,12 @@ typedef struct ej_hp {
 typedef struct ej_ctx {
   const pet_graph *et;
   const tg_rank *k;
-  ej_key *eo; /* ET operators by (tid, rf_id) */
-  ej_key *ko; /* Kineto operators by (thread, ts, -dur) */
-  int *match; /* ET operator -> Kineto operator; -1 */
-  int *trial; /* a trial match */
+  ej_key *eo;     /* ET operators by (tid, rf_id) */
+  ej_key *ko;     /* Kineto operators by (thread, ts, -dur) */
+  int *match;     /* ET operator -> Kineto operator; -1 */
+  int *trial;     /* a trial match */
   ej_hp *es, *ks; /* align's scratch: ne and nk entries */
-  ej_key *leaf; /* leaves by (thread, ts): idx = Kineto operator */
+  ej_key *leaf;   /* leaves by (thread, ts): idx = Kineto operator */
   int n_leaf;
 } ej_ctx;
 
@@ -62,8 +62,7 @@ static int hp_cmp(const void *p, const void *q) {
 static long align(const ej_ctx *c, int e0, int e1, int k0, int k1, int *m) {
   int ne = e1 - e0, nk = k1 - k0;
   for (int i = 0; i < ne; i++)
-    c->es[i] = (ej_hp){c->et->nodes.v[c->eo[e0 + i].idx].hash, e0 + i},
-    m[c->eo[e0 + i].idx] = -1;
+    c->es[i] = (ej_hp){c->et->nodes.v[c->eo[e0 + i].idx].hash, e0 + i}, m[c->eo[e0 + i].idx] = -1;
   for (int l = 0; l < nk; l++) c->ks[l] = (ej_hp){c->k->ops.v[c->ko[k0 + l].idx].hash, k0 + l};
   qsort(c->es, (size_t)ne, sizeof *c->es, hp_cmp);
   qsort(c->ks, (size_t)nk, sizeof *c->ks, hp_cmp);
@@ -167,8 +166,9 @@ static int build_host(ej_ctx *c, tg_rank *out, double base, int *call_leaf, ej_s
     const pet_node *e = &c->et->nodes.v[c->leaf[l].idx];
     const tg_op *o = &k->ops.v[c->match[c->leaf[l].idx]];
     const char *nm = pet_str(c->et, e->name);
-    tg_host h = {o->ts, o->dur, o->thread, tg_name(out, nm, strlen(nm)), TG_CALL, -1, 0, -1,
-                 base + l, 0, -1, 0};
+    tg_host h = {o->ts,    o->dur, o->thread, tg_name(out, nm, strlen(nm)),
+                 TG_CALL,  -1,     0,         -1,
+                 base + l, 0,      -1,        0};
     if (h.name < 0 || VEC_PUSH(out->host, h)) return -1;
   }
   for (int i = 0; i < k->host.n; i++) {

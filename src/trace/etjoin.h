@@ -31,11 +31,11 @@
 
 /* What a join found. */
 typedef struct ej_stats {
-  long ops;           /* operators of the ET */
-  long matched;       /* found in the Kineto trace */
-  long leaves;        /* host items made of operators */
-  long calls_folded;  /* runtime calls folded into a leaf */
-  long calls_kept;    /* runtime calls outside every leaf */
+  long ops;               /* operators of the ET */
+  long matched;           /* found in the Kineto trace */
+  long leaves;            /* host items made of operators */
+  long calls_folded;      /* runtime calls folded into a leaf */
+  long calls_kept;        /* runtime calls outside every leaf */
   char first_missing[64]; /* name of the first operator not found; "" */
 } ej_stats;
 

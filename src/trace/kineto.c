@@ -387,19 +387,19 @@ static int scan_args(js *j, kin_ev *e) {
   do {
     js_str k;
     if (js_string(j, &k) || js_eat(j, ':')) return -1;
-    int rc = is(&k, "correlation")       ? scan_num(j, &e->corr)
-             : is(&k, "stream")          ? scan_num(j, &e->stream)
-             : is(&k, "In msg nelems")   ? scan_num(j, &e->in)
-             : is(&k, "Out msg nelems")  ? scan_num(j, &e->out)
-             : is(&k, "Group size")      ? scan_num(j, &e->group)
-             : is(&k, "stepcast op")     ? scan_num(j, &e->uid)
+    int rc = is(&k, "correlation")        ? scan_num(j, &e->corr)
+             : is(&k, "stream")           ? scan_num(j, &e->stream)
+             : is(&k, "In msg nelems")    ? scan_num(j, &e->in)
+             : is(&k, "Out msg nelems")   ? scan_num(j, &e->out)
+             : is(&k, "Group size")       ? scan_num(j, &e->group)
+             : is(&k, "stepcast op")      ? scan_num(j, &e->uid)
              : is(&k, "stepcast wait op") ? scan_num(j, &e->wait_uid)
-             : is(&k, "stepcast own us") ? scan_num(j, &e->own)
-             : is(&k, "Collective name") ? scan_str(j, &e->coll)
-             : is(&k, "dtype")           ? scan_str(j, &e->dtype)
-             : is(&k, "Input Dims")      ? (e->dims = (js_peek(j), j->p), js_skip(j))
-             : is(&k, "Input type")      ? (e->types = (js_peek(j), j->p), js_skip(j))
-                                         : js_skip(j);
+             : is(&k, "stepcast own us")  ? scan_num(j, &e->own)
+             : is(&k, "Collective name")  ? scan_str(j, &e->coll)
+             : is(&k, "dtype")            ? scan_str(j, &e->dtype)
+             : is(&k, "Input Dims")       ? (e->dims = (js_peek(j), j->p), js_skip(j))
+             : is(&k, "Input type")       ? (e->types = (js_peek(j), j->p), js_skip(j))
+                                          : js_skip(j);
     if (rc) return -1;
   } while ((more = js_more(j, '}')) == 1);
   return more;

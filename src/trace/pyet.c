@@ -52,7 +52,7 @@ static int attr(js *j, pet_raw *n) {
   while (more == 1) {
     js_str k;
     if (js_string(j, &k) || js_eat(j, ':')) return -1;
-    int rc = is(&k, "name") ? (js_peek(j) == '"' ? js_string(j, &key) : js_skip(j))
+    int rc = is(&k, "name")    ? (js_peek(j) == '"' ? js_string(j, &key) : js_skip(j))
              : is(&k, "value") ? num(j, &v)
                                : js_skip(j);
     if (rc) return -1;
@@ -98,8 +98,12 @@ static int add_node(pet_ctx *c, const pet_raw *n, size_t i) {
   if (!strncmp(c->name, "[pytorch|profiler|execution_", 28)) return SC_OK;
   pet_graph *g = c->g;
   double parent = isfinite(n->parent) ? n->parent : isfinite(n->ctrl) ? n->ctrl : -1;
-  pet_node nd = {n->id, parent, isfinite(n->rf) ? n->rf : -1, isfinite(n->tid) ? n->tid : -1,
-                 tg_hash(c->name, len), g->names.n};
+  pet_node nd = {n->id,
+                 parent,
+                 isfinite(n->rf) ? n->rf : -1,
+                 isfinite(n->tid) ? n->tid : -1,
+                 tg_hash(c->name, len),
+                 g->names.n};
   if (vec_grow((void **)&g->names.v, &g->names.cap, (long)g->names.n + (long)len + 1, 1) ||
       VEC_PUSH(g->nodes, nd))
     return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->origin);
@@ -161,8 +165,10 @@ static int root(pet_ctx *c) {
   if (more < 0) return SC_EINPUT;
   if (js_peek(j) != '\0') return j->err = "the end of the text", j->err_at = j->p, SC_EINPUT;
   if (!nodes)
-    return sc_error_set(c->err, SC_EINPUT, "%s: nodes: missing (expected the array of operators "
-                        "of a PyTorch execution trace)", c->origin);
+    return sc_error_set(c->err, SC_EINPUT,
+                        "%s: nodes: missing (expected the array of operators "
+                        "of a PyTorch execution trace)",
+                        c->origin);
   return SC_OK;
 }
 

@@ -19,35 +19,46 @@ static void jstr(FILE *out, const char *s) {
 /* The collective name the Kineto loader maps back to op (sc_coll_op). */
 static const char *coll_name(int op) {
   switch (op) {
-    case SC_COLL_ALL_REDUCE: return "allreduce";
-    case SC_COLL_ALL_GATHER: return "allgather";
-    case SC_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case SC_COLL_ALL_TO_ALL: return "all_to_all";
-    case SC_COLL_BROADCAST: return "broadcast";
-    case SC_COLL_SEND_RECV: return "send_recv";
-    case SC_COLL_REDUCE: return "reduce";
-    default: return NULL;
+    case SC_COLL_ALL_REDUCE:
+      return "allreduce";
+    case SC_COLL_ALL_GATHER:
+      return "allgather";
+    case SC_COLL_REDUCE_SCATTER:
+      return "reduce_scatter";
+    case SC_COLL_ALL_TO_ALL:
+      return "all_to_all";
+    case SC_COLL_BROADCAST:
+      return "broadcast";
+    case SC_COLL_SEND_RECV:
+      return "send_recv";
+    case SC_COLL_REDUCE:
+      return "reduce";
+    default:
+      return NULL;
   }
 }
 
 static void header(const tg_rank *r, FILE *out) {
   fputs("{\"schemaVersion\": 1,\n\"displayTimeUnit\": \"ms\",\n", out);
-  fputs("\"stepcast\": \"traced graph written by stepcast trace --export-graph "
-        "(docs/trace.md)\",\n\"deviceProperties\": [{\"id\": 0, \"name\": ",
-        out);
+  fputs(
+      "\"stepcast\": \"traced graph written by stepcast trace --export-graph "
+      "(docs/trace.md)\",\n\"deviceProperties\": [{\"id\": 0, \"name\": ",
+      out);
   jstr(out, r->device);
-  if (r->arch) fprintf(out, ", \"computeMajor\": %d, \"computeMinor\": %d", r->arch / 10, r->arch % 10);
+  if (r->arch)
+    fprintf(out, ", \"computeMajor\": %d, \"computeMinor\": %d", r->arch / 10, r->arch % 10);
   fputs("}],\n", out);
   if (r->rank >= 0 || r->world > 0)
     fprintf(out, "\"distributedInfo\": {\"rank\": %d, \"world_size\": %d},\n", r->rank, r->world);
   fputs("\"traceEvents\": [\n", out);
 }
 
-static void event(FILE *out, int *first, const char *cat, const char *name, double pid,
-                  double tid, double ts, double dur) {
+static void event(FILE *out, int *first, const char *cat, const char *name, double pid, double tid,
+                  double ts, double dur) {
   fprintf(out, "%s{\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", *first ? "" : ",\n", cat);
   jstr(out, name);
-  fprintf(out, ", \"pid\": %.17g, \"tid\": %.17g, \"ts\": %.17g, \"dur\": %.17g", pid, tid, ts, dur);
+  fprintf(out, ", \"pid\": %.17g, \"tid\": %.17g, \"ts\": %.17g, \"dur\": %.17g", pid, tid, ts,
+          dur);
   *first = 0;
 }
 
@@ -59,9 +70,9 @@ static void coll_args(const tg_gpu *g, FILE *out) {
   if (g->bytes > 0) {
     int k = g->group > 0 ? g->group : 1;
     double in = g->coll_op == SC_COLL_ALL_GATHER ? g->bytes / k : g->bytes;
-    double outb = g->coll_op == SC_COLL_REDUCE_SCATTER   ? g->bytes / k
-                  : g->coll_op == SC_COLL_ALL_GATHER ? g->bytes
-                                                      : g->bytes;
+    double outb = g->coll_op == SC_COLL_REDUCE_SCATTER ? g->bytes / k
+                  : g->coll_op == SC_COLL_ALL_GATHER   ? g->bytes
+                                                       : g->bytes;
     fprintf(out, ", \"In msg nelems\": %.17g, \"Out msg nelems\": %.17g, \"dtype\": \"Byte\"", in,
             outb);
   }
@@ -69,8 +80,10 @@ static void coll_args(const tg_gpu *g, FILE *out) {
 }
 
 void tgw_write(const tg_rank *r, FILE *out) {
-  static const char *const cats[] = {[TG_KERNEL] = "kernel", [TG_MEMCPY] = "gpu_memcpy",
-                                     [TG_MEMSET] = "gpu_memset", [TG_COMM] = "kernel"};
+  static const char *const cats[] = {[TG_KERNEL] = "kernel",
+                                     [TG_MEMCPY] = "gpu_memcpy",
+                                     [TG_MEMSET] = "gpu_memset",
+                                     [TG_COMM] = "kernel"};
   double pid = r->pid >= 0 ? r->pid : 1;
   int first = 1;
   header(r, out);

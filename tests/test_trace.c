@@ -285,6 +285,9 @@ Test(trace_real, a100_16rank) {
 }
 Test(trace_real, v100_ddp) { within_5pct("hta/df_index_resolver/df_index_resolver.json.gz"); }
 Test(trace_real, a100_8rank_control) { within_5pct("hta/trace_diff/control.json.gz"); }
+Test(trace_real, mi250_rocm_toy) {
+  within_5pct("hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+}
 
 /* The 8-rank DLRM set is one job: its collectives are joined. */
 Test(trace_real, dlrm_8rank_one_job) {

@@ -958,8 +958,9 @@ typedef struct sc_trace sc_trace;
  * success *out owns a new trace (sc_trace_close it); on error *out is
  * NULL and err names the file and the line:column or key path at fault
  * (traceEvents[12].dur) and what was expected. Returns SC_OK, SC_EIO,
- * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace (JSON) is
- * recognised and refused with a message saying so. */
+ * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace (JSON) is joined
+ * with the Kineto trace of the same process (pid), which must be among
+ * the files; alone it is refused with a message saying so. */
 int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
                   sc_error *err);
 /* Free t; NULL is allowed. */
@@ -980,6 +981,8 @@ typedef struct sc_trace_info {
   int chakra;            /* Chakra ETs: kernels = GPU compute nodes, host_calls
                             = CPU compute nodes, collectives = communication nodes */
   long et_comp, et_comm_coll;  /* Chakra COMP_NODE and COMM_COLL_NODE counts */
+  long et_ops, et_matched;     /* PyTorch execution traces joined with their Kineto
+                                  traces: operators, and those found in Kineto */
 } sc_trace_info;
 void sc_trace_info_get(const sc_trace *t, sc_trace_info *out);
 
@@ -1037,6 +1040,13 @@ int sc_trace_replay(sc_trace *t, const sc_trace_whatif *w, sc_trace_result *r, s
  * (Perfetto): one process per rank, a thread per host thread and per
  * stream, times in microseconds. Nothing when there was no replay. */
 void sc_trace_write_perfetto(const sc_trace *t, FILE *out);
+
+/* The loaded graph of rank (0 .. ranks-1, in rank order) as a PyTorch
+ * profiler (Kineto) trace that sc_trace_load reads back into the same
+ * graph (docs/trace.md): what the replay uses, editable. SC_OK, or
+ * SC_EINPUT for a rank out of range or a job of Chakra ETs (the ET is
+ * the graph already). */
+int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err);
 
 /* The replay of t as traced (base) and, when whatif is not NULL, under
  * w: table (what-if columns with the difference) or JSON (one document,

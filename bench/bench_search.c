@@ -10,7 +10,7 @@
  * Prints plans tried (and of them fitting and pruned), seconds per
  * search, plans per second of wall time and per CPU-second (all threads).
  *
- *   build/bench_search [REPEATS] [THREADS]     (defaults 3 and 2)
+ *   build/bench_search [REPEATS] [THREADS] [CASE]   (defaults 3, 2, every case)
  *
  * Each search opens its own job(s), so the cold memos (every distinct
  * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
@@ -75,8 +75,12 @@ static void run(const char *name, const sc_scenario *s, int reps, int threads) {
          cpu > 0 ? sum.tried / cpu : 0, n > 0 ? best[0].result.step_s : 0);
 }
 
+/* Only the cases whose name contains this (NULL: every case). */
+static const char *only;
+
 /* Each case on one thread, then on `threads`. */
 static void both(const char *name, const sc_scenario *s, int reps, int threads) {
+  if (only && !strstr(name, only)) return;
   run(name, s, reps, 1);
   if (threads > 1) run(name, s, reps, threads);
 }
@@ -84,6 +88,7 @@ static void both(const char *name, const sc_scenario *s, int reps, int threads) 
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 3;
   int threads = argc > 2 ? atoi(argv[2]) : 2;
+  only = argc > 3 ? argv[3] : NULL;
   if (reps < 1) reps = 1;
   sc_scenario s;
   sc_scenario_default(&s);

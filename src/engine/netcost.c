@@ -4,14 +4,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/mem.h"
+#include <math.h>
 #include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
 
 #include "coll/sched.h"
 #include "engine/netcost.h"
 #include "net/flow.h"
 #include "net/route.h"
 #include "load/topo_json.h"
+
+/* The flow engine finishes together the flows due within 1e-3 of the
+ * next event (FLOW_PRECISION, flow.c), so its time may fall short of the
+ * link-load bound by about that fraction: the bound is lowered by 1 %. */
+#define NCOST_BOUND_SAFETY 0.99
 
 /* One simulated collective. */
 typedef struct memo {
@@ -22,6 +30,16 @@ typedef struct memo {
   int used;
 } memo;
 
+/* The link-load bound of one group shape (op, ranks, stride), per byte
+ * of the collective: see ncost_bound. */
+typedef struct shape {
+  coll_op op;
+  int ranks, stride;
+  double lat;         /* s: each step's longest path latency, by its repeats */
+  double per_byte;    /* s per byte: each step's busiest link (load over
+                         bandwidth), by its repeats */
+} shape;
+
 /* The memo is an open-addressing hash table of `cap` slots (a power of
  * two), at most half full: a search simulates each distinct collective
  * once for all the plans it evaluates. */
@@ -30,6 +48,8 @@ struct ncost {
   route_table *rt;    /* owned */
   memo *m;            /* owned, cap slots */
   int n_memo, cap;
+  shape *sh;          /* owned: the shapes bounded so far */
+  int n_sh, cap_sh;
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
 };
 
@@ -66,6 +86,7 @@ void ncost_close(ncost *n) {
   route_free(n->rt);
   topo_free(n->t);
   mem_free(n->m);
+  mem_free(n->sh);
   mem_free(n);
 }
 
@@ -106,40 +127,119 @@ static void fail(ncost *n, const sc_error *e) {
   if (n->err.code == SC_OK) n->err = *e;
 }
 
+/* The schedule NCCL would run for op over `ranks` GPUs, `per` of them in
+ * each NVLink domain; 0, or -1 when out of memory. Every transfer's size
+ * is proportional to `bytes`. */
+static int build(sched *s, coll_op op, double bytes, int ranks, int per) {
+  if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER)
+    return build_rings(s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
+  const coll_alg *a = coll_alg_find(op, op == COLL_ALL_TO_ALL ? "pairwise" : "ring");
+  sched_params p = {0};
+  p.n = ranks;
+  p.ppn = 1;
+  p.chunks = 1;
+  p.bytes = bytes;
+  return a ? a->build(s, &p) : -1;
+}
+
+/* The topology's GPU of each of the group's ranks (a new array, or NULL
+ * when out of memory). */
+static int *group_nodes(const ncost *n, int ranks, int stride) {
+  int *node = mem_alloc(sizeof(int) * (size_t)ranks);
+  if (node)
+    for (int i = 0; i < ranks; i++) node[i] = n->t->gpus[i * stride];
+  return node;
+}
+
+static void fail_nomem(ncost *n, coll_op op) {
+  sc_error err = {0};
+  sc_error_set(&err, SC_ENOMEM, "out of memory simulating a %s on the topology",
+               coll_op_name(op));
+  fail(n, &err);
+}
+
 /* Flow-engine seconds of op on the group, or -1 when it cannot run (the
  * reason is kept for ncost_error). */
 static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride,
                        int per) {
   sched s;
   sched_init(&s);
-  int built = -1;
-  if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER) {
-    built = build_rings(&s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
-  } else {
-    const coll_alg *a = coll_alg_find(op, op == COLL_ALL_TO_ALL ? "pairwise" : "ring");
-    sched_params p = {0};
-    p.n = ranks;
-    p.ppn = 1;
-    p.chunks = 1;
-    p.bytes = bytes;
-    if (a) built = a->build(&s, &p);
-  }
-  int *node = mem_alloc(sizeof(int) * (size_t)ranks);
+  int built = build(&s, op, bytes, ranks, per);
+  int *node = group_nodes(n, ranks, stride);
   double t = -1;
   sc_error err = {0};
   if (node && built == 0) {
-    for (int i = 0; i < ranks; i++) node[i] = n->t->gpus[i * stride];
     flow_stats st;
     if (flow_run(n->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
     else fail(n, &err);
   } else {
-    sc_error_set(&err, SC_ENOMEM, "out of memory simulating a %s on the topology",
-                 coll_op_name(op));
-    fail(n, &err);
+    fail_nomem(n, op);
   }
   mem_free(node);
   sched_free(&s);
   return t;
+}
+
+/* The link-load bound of schedule s on the group's GPUs `node`: for each
+ * step, the longest path latency of its transfers and the most any link
+ * carries over its bandwidth (load, an array of the topology's links,
+ * zero on entry and on return), each times the step's repeats, summed
+ * into *lat and *load_s. A transfer without a route or through a switch
+ * is left out (the bound only gets lower). */
+static void load_bound(ncost *n, const sched *s, const int *node, double *load, int *touched,
+                       double *lat, double *load_s) {
+  const topo *t = n->t;
+  *lat = *load_s = 0;
+  for (int i = 0; i < s->ns; i++) {
+    const sched_step *st = &s->s[i];
+    int nt = 0;
+    double step_lat = 0, worst = 0;
+    for (int k = 0; k < st->count; k++) {
+      const sched_xfer *x = &s->x[st->first + k];
+      if (x->src < 0 || x->dst < 0) continue; /* SCHED_SWITCH */
+      int a = node[x->src], b = node[x->dst];
+      const int *path;
+      int len = 0;
+      if (a == b || route_path(n->rt, a, b, &path, &len) != 0) continue;
+      double l = 0;
+      for (int j = 0; j < len; j++) {
+        int id = path[j];
+        if (load[id] == 0) touched[nt++] = id;
+        load[id] += x->bytes;
+        l += t->links[id].lat;
+      }
+      if (l > step_lat) step_lat = l;
+    }
+    for (int j = 0; j < nt; j++) {
+      int id = touched[j];
+      double busy = load[id] / t->links[id].bw;
+      if (busy > worst) worst = busy;
+      load[id] = 0;
+    }
+    *lat += step_lat * st->repeat;
+    *load_s += worst * st->repeat;
+  }
+}
+
+/* The bound of shape sh (op, ranks, stride set), from its schedule at
+ * one byte; 0, or -1 when out of memory. */
+static int shape_bound(ncost *n, shape *sh, int per) {
+  sched s;
+  sched_init(&s);
+  int built = build(&s, sh->op, 1.0, sh->ranks, per);
+  int *node = group_nodes(n, sh->ranks, sh->stride);
+  double *load = mem_calloc((size_t)n->t->n_links + 1, sizeof *load);
+  int *touched = mem_alloc(sizeof *touched * ((size_t)n->t->n_links + 1));
+  int rc = -1;
+  if (built == 0 && node && load && touched) {
+    load_bound(n, &s, node, load, touched, &sh->lat, &sh->per_byte);
+    rc = 0;
+  }
+  mem_free(touched);
+  mem_free(load);
+  mem_free(node);
+  sched_free(&s);
+  return rc;
 }
 
 static unsigned long memo_hash(coll_op op, double bytes, int ranks, int stride) {
@@ -200,6 +300,42 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
     n->n_memo++;
   }
   return m->flow > nccl ? m->flow : nccl;
+}
+
+/* The shape of (op, ranks, stride), bounded on first use; NULL when out
+ * of memory. */
+static const shape *shape_of(ncost *n, coll_op op, int ranks, int stride, int per) {
+  for (int i = 0; i < n->n_sh; i++)
+    if (n->sh[i].op == op && n->sh[i].ranks == ranks && n->sh[i].stride == stride)
+      return &n->sh[i];
+  if (vec_grow((void **)&n->sh, &n->cap_sh, (long)n->n_sh + 1, sizeof *n->sh)) return NULL;
+  shape *sh = &n->sh[n->n_sh];
+  *sh = (shape){op, ranks, stride, 0, 0};
+  if (shape_bound(n, sh, per)) return NULL;
+  n->n_sh++;
+  return sh;
+}
+
+static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                       double nccl) {
+  if (!n || ranks <= 1 || bytes <= 0) return nccl;
+  if ((long)(ranks - 1) * stride >= n->t->n_gpus) return nccl;
+  coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
+  const shape *sh = shape_of(n, key, ranks, stride, per);
+  if (!sh) {
+    fail_nomem(n, op);
+    return nccl;
+  }
+  double b = NCOST_BOUND_SAFETY * fmax(sh->lat, sh->per_byte * bytes);
+  return b > nccl ? b : nccl;
+}
+
+double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                   double nccl) {
+  double t;
+#pragma omp critical(sc_ncost)
+  t = bound_of(n, op, bytes, ranks, stride, per, nccl);
+  return t;
 }
 
 /* One thread at a time in the memo, the route table and the flow engine:

@@ -42,6 +42,17 @@ void ncost_close(ncost *n);
 double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
                   int per, double nccl);
 
+/* A lower bound of ncost_time's seconds, without running the flow
+ * engine: the larger of `nccl` and the link-load bound of the schedule
+ * ncost_time would simulate -- for each step the most any link carries
+ * over its bandwidth (no sharing can deliver those bytes sooner) or the
+ * longest path latency, summed over the steps, less 1 % for the flow
+ * engine's event precision. Computed once per (op, ranks, stride) at one
+ * byte (every transfer of the schedules is proportional to the size) and
+ * scaled. Failures as ncost_time's. */
+double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                   double nccl);
+
 /* 1 when a failure is waiting for ncost_error (0 for NULL). */
 int ncost_failed(const ncost *n);
 

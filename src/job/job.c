@@ -207,13 +207,13 @@ int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
 }
 
 int job_bound(sc_job *j, double *step_s, sc_error *err) {
-  j->e.net = NULL;
+  j->e.net_bound = 1;
   j->e.costs = &j->bound_costs;
   int rc = eng_prepare(&j->e, err);
   sc_result r;
   if (rc == SC_OK) eng_result(&j->e, &r);
   *step_s = rc == SC_OK ? r.step_s : 0;
-  j->e.net = j->net;
+  j->e.net_bound = 0;
   j->e.costs = &j->costs;
   return settle(j, rc, err);
 }

@@ -35,6 +35,7 @@
  * scheduling it late); the speed-up over cores is still to be measured
  * on an idle many-core machine.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static void run(const char *name, const sc_scenario *s, int reps, int threads) {
   sc_search_opts o;
   sc_search_opts_default(&o);
   o.threads = threads;
-  double cpu0 = cpu_s();
+  double cpu0 = cpu_s(), fastest = INFINITY;
   for (int i = 0; i < reps; i++) {
     if (sc_search(s, &o, best, 10, &n, &st, &err) != SC_OK) {
       fprintf(stderr, "%s: %s\n", name, err.msg);
@@ -67,12 +68,14 @@ static void run(const char *name, const sc_scenario *s, int reps, int threads) {
     }
     sum.tried += st.tried;
     sum.seconds += st.seconds;
+    if (st.seconds < fastest) fastest = st.seconds;
   }
   double rate = sum.seconds > 0 ? sum.tried / sum.seconds : 0, cpu = cpu_s() - cpu0;
-  printf("%-42s %d thr  %6ld plans (%5ld fit, %5ld pruned)  %8.4f s  %8.0f plans/s  "
-         "%8.0f per CPU-s  best %.3f s\n",
+  printf("%-44s %d thr  %6ld plans (%5ld fit, %5ld pruned)  %8.4f s  %8.0f plans/s  "
+         "(fastest %8.0f)  %8.0f per CPU-s  best %.3f s\n",
          name, st.threads, st.tried, st.fit, st.pruned, sum.seconds / reps, rate,
-         cpu > 0 ? sum.tried / cpu : 0, n > 0 ? best[0].result.step_s : 0);
+         fastest > 0 ? st.tried / fastest : 0, cpu > 0 ? sum.tried / cpu : 0,
+         n > 0 ? best[0].result.step_s : 0);
 }
 
 /* Only the cases whose name contains this (NULL: every case). */
@@ -106,5 +109,15 @@ int main(int argc, char **argv) {
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
            "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
   both("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps, threads);
+  /* thread scaling: a space of tens of thousands of plans (MoE: ep; 32k
+   * tokens: cp) */
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("qwen3-30b-a3b");
+  s.model.tf.seq = 32768;
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 16384;
+  s.cluster.nic_bw = 400e9 / 8;
+  s.plan.global_batch = 16384;
+  both("qwen3-30b-a3b 16384 h100 seq 32k (threads)", &s, reps, threads);
   return 0;
 }

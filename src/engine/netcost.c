@@ -51,6 +51,7 @@ struct ncost {
   shape *sh;          /* owned: the shapes bounded so far */
   int n_sh, cap_sh;
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
+  int failed;         /* err.code != SC_OK, read without the lock (atomic) */
 };
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
@@ -125,6 +126,13 @@ static int build_rings(sched *s, coll_op op, double bytes, int n, int per) {
 /* Remember the first failure for ncost_error. */
 static void fail(ncost *n, const sc_error *e) {
   if (n->err.code == SC_OK) n->err = *e;
+  __atomic_store_n(&n->failed, 1, __ATOMIC_RELEASE);
+}
+
+/* 1 when a failure may be waiting: the threads of a search check after
+ * every plan, so only a failure takes the lock. */
+static int may_have_failed(const ncost *n) {
+  return n && __atomic_load_n(&n->failed, __ATOMIC_ACQUIRE);
 }
 
 /* The schedule NCCL would run for op over `ranks` GPUs, `per` of them in
@@ -372,6 +380,7 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
 }
 
 int ncost_failed(const ncost *n) {
+  if (!may_have_failed(n)) return 0;
   int failed;
 #pragma omp critical(sc_ncost)
   failed = n && n->err.code != SC_OK;
@@ -379,11 +388,13 @@ int ncost_failed(const ncost *n) {
 }
 
 int ncost_error(ncost *n, sc_error *err) {
+  if (!may_have_failed(n)) return SC_OK;
   int rc = SC_OK;
 #pragma omp critical(sc_ncost)
-  if (n && n->err.code != SC_OK) {
+  if (n->err.code != SC_OK) {
     rc = sc_error_set(err, n->err.code, "%s", n->err.msg);
     n->err = (sc_error){0};
+    __atomic_store_n(&n->failed, 0, __ATOMIC_RELEASE);
   }
   return rc;
 }

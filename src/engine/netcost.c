@@ -50,6 +50,8 @@ struct ncost {
   int n_memo, cap;
   shape *sh;          /* owned: the shapes bounded so far */
   int n_sh, cap_sh;
+  double *load;       /* owned, per link: scratch of shape_bound (zero) */
+  int *touched;       /* owned, per link: scratch of shape_bound */
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
   int failed;         /* err.code != SC_OK, read without the lock (atomic) */
 };
@@ -88,6 +90,8 @@ void ncost_close(ncost *n) {
   topo_free(n->t);
   mem_free(n->m);
   mem_free(n->sh);
+  mem_free(n->load);
+  mem_free(n->touched);
   mem_free(n);
 }
 
@@ -188,47 +192,28 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
   return t;
 }
 
-/* A transfer of a step between two nodes of the topology. */
-typedef struct hop {
-  int a, b;           /* source and destination node */
-  double bytes;
-} hop;
-
-static int by_source(const void *x, const void *y) {
-  const hop *p = x, *q = y;
-  if (p->a != q->a) return p->a < q->a ? -1 : 1;
-  if (p->b != q->b) return p->b < q->b ? -1 : 1;
-  return (p->bytes > q->bytes) - (p->bytes < q->bytes);
-}
-
 /* The link-load bound of step st of s on the group's GPUs `node`: the
  * longest path latency of its transfers (*lat) and the most any link
- * carries over its bandwidth (*busy). The transfers are routed in order
- * of their source (one breadth-first search per source, route.h); load
- * (an array over the topology's links) is zero on entry and on return. A
- * transfer without a route or through a switch is left out (the bound
- * only gets lower). */
+ * carries over its bandwidth (*busy). load (an array over the topology's
+ * links) is zero on entry and on return. A transfer without a route or
+ * through a switch is left out (the bound only gets lower). */
 static void step_bound(ncost *n, const sched *s, const sched_step *st, const int *node,
-                       hop *hops, double *load, int *touched, double *lat, double *busy) {
+                       double *load, int *touched, double *lat, double *busy) {
   const topo *t = n->t;
-  int nh = 0, nt = 0;
+  int nt = 0;
+  *lat = *busy = 0;
   for (int k = 0; k < st->count; k++) {
     const sched_xfer *x = &s->x[st->first + k];
-    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH) continue;
-    hops[nh++] = (hop){node[x->src], node[x->dst], x->bytes};
-  }
-  qsort(hops, (size_t)nh, sizeof *hops, by_source);
-  *lat = *busy = 0;
-  for (int k = 0; k < nh; k++) {
+    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH || !(x->bytes > 0)) continue;
+    int a = node[x->src], b = node[x->dst];
     const int *path;
     int len = 0;
-    if (hops[k].a == hops[k].b || route_path(n->rt, hops[k].a, hops[k].b, &path, &len) != 0)
-      continue;
+    if (a == b || route_path(n->rt, a, b, &path, &len) != 0) continue;
     double l = 0;
     for (int j = 0; j < len; j++) {
       int id = path[j];
       if (load[id] == 0) touched[nt++] = id;
-      load[id] += hops[k].bytes;
+      load[id] += x->bytes;
       l += t->links[id].lat;
     }
     if (l > *lat) *lat = l;
@@ -247,27 +232,20 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   sched s;
   sched_init(&s);
   int built = build(&s, sh->op, 1.0, sh->ranks, per);
-  int most = 1;
-  for (int i = 0; built == 0 && i < s.ns; i++)
-    if (s.s[i].count > most) most = s.s[i].count;
   int *node = group_nodes(n, sh->ranks, sh->stride);
-  double *load = mem_calloc((size_t)n->t->n_links + 1, sizeof *load);
-  int *touched = mem_alloc(sizeof *touched * ((size_t)n->t->n_links + 1));
-  hop *hops = mem_alloc(sizeof *hops * (size_t)most);
+  if (!n->load) n->load = mem_calloc((size_t)n->t->n_links + 1, sizeof *n->load);
+  if (!n->touched) n->touched = mem_alloc(sizeof *n->touched * ((size_t)n->t->n_links + 1));
   int rc = -1;
-  if (built == 0 && node && load && touched && hops) {
+  if (built == 0 && node && n->load && n->touched) {
     sh->lat = sh->per_byte = 0;
     for (int i = 0; i < s.ns; i++) {
       double lat, busy;
-      step_bound(n, &s, &s.s[i], node, hops, load, touched, &lat, &busy);
+      step_bound(n, &s, &s.s[i], node, n->load, n->touched, &lat, &busy);
       sh->lat += lat * s.s[i].repeat;
       sh->per_byte += busy * s.s[i].repeat;
     }
     rc = 0;
   }
-  mem_free(hops);
-  mem_free(touched);
-  mem_free(load);
   mem_free(node);
   sched_free(&s);
   return rc;

@@ -21,6 +21,10 @@
  * link-load bound by about that fraction: the bound is lowered by 1 %. */
 #define NCOST_BOUND_SAFETY 0.99
 
+/* Significant bits of the collective sizes the flow engine runs at
+ * (on_grid). */
+#define NCOST_GRID_BITS 16
+
 /* One simulated collective. */
 typedef struct memo {
   coll_op op;
@@ -288,6 +292,20 @@ static int memo_grow(ncost *n) {
   return 0;
 }
 
+/* bytes rounded to 16 significant bits (a relative step of 2^-16): the
+ * sizes a search meets differ by a few KiB where a stage holds a norm
+ * more or less (4,803,608,576 and 4,803,612,672 bytes), and each distinct
+ * size would cost a flow-engine run. The run is made at the rounded size
+ * and its time scaled by bytes / rounded, which changes it by less than
+ * 2^-17 = 0.0008 % (the flow engine's own precision is 0.1 %:
+ * FLOW_PRECISION in flow.c); tests/test_netcost.c checks it against direct
+ * runs. Deterministic: the rounded size depends on bytes alone. */
+static double on_grid(double bytes) {
+  int e;
+  double m = frexp(bytes, &e); /* bytes = m 2^e, 0.5 <= m < 1 */
+  return ldexp(round(ldexp(m, NCOST_GRID_BITS)), e - NCOST_GRID_BITS);
+}
+
 static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
                       double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
@@ -301,14 +319,16 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   /* a reduce-scatter and an all-gather of the same size on the same group
    * run the same ring schedule (build_rings): one simulation serves both */
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
-  memo *m = memo_slot(n, key, bytes, ranks, stride);
+  double grid = on_grid(bytes);
+  memo *m = memo_slot(n, key, grid, ranks, stride);
   if (!m->used) {
-    double flow = simulate(n, key, bytes, ranks, stride, per);
+    double flow = simulate(n, key, grid, ranks, stride, per);
     if (flow < 0) return nccl; /* a failure: reported by ncost_error, not remembered */
-    *m = (memo){key, bytes, ranks, stride, flow, 1};
+    *m = (memo){key, grid, ranks, stride, flow, 1};
     n->n_memo++;
   }
-  return m->flow > nccl ? m->flow : nccl;
+  double flow = m->flow * (bytes / grid);
+  return flow > nccl ? flow : nccl;
 }
 
 /* The shape of (op, ranks, stride), bounded on first use; NULL when out

@@ -14,26 +14,27 @@
  *
  * Each search opens its own job(s), so the cold memos (every distinct
  * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
- * of the figure. Measured on the 2-core development machine (Release,
- * 20 repeats, best of 3 runs interleaved with main's bench; the machine
- * was shared, load 5-8), plans per second on one thread (per CPU-second
- * in brackets):
+ * of the figure. The last case (23,160 plans: Qwen3-30B-A3B on 16,384
+ * H100 at 32k tokens, cp and ep widening the space) measures the thread
+ * scaling. Measured on the shared 2-core development machine (Release,
+ * 20 repeats, 3 runs interleaved with main's bench built from the same
+ * source; the machine was loaded), plans per second of the fastest
+ * search, one thread:
  *
- *                                   main 1eab61f   this search         plans (fit, pruned)
- *   llama3-70b, default network          242,000       406,000 (404,000)   420 (154, 0)
- *   llama3-70b, fat-tree topology         26,000        58,000  (67,000)   420 (154, 37)
- *   gpt3-175b, default network           162,000       371,000 (379,000)   912 (401, 0)
- *   gpt3-175b, fat-tree topology          55,000       114,000 (133,000)   912 (401, 149)
+ *                                   main 778b834   this search   plans (fit, pruned)
+ *   llama3-70b, default network          600,000       599,000   420 (154, 0)
+ *   llama3-70b, fat-tree topology        101,000       117,000   420 (154, 144; main 37)
+ *   gpt3-175b, default network           520,000       520,000   912 (401, 0)
+ *   gpt3-175b, fat-tree topology         203,000       329,000   912 (401, 390; main 155)
  *
- * (main walks more plans: it also accepted the interleaved plans whose
- * micro-batch count is not a multiple of pp, 10,260 and 28,380 over 20
- * repeats.) With a topology 61 % of the instructions are the flow
- * engine's cold runs: 76 distinct collectives per Llama search, about
- * 0.4 M instructions each (its qsort 12 %, route lookups 15 %, heap 8 %). Threads: on this shared 2-core
- * machine two threads were slower than one for these small spaces (a
- * few milliseconds each: the second thread's cold memos and the OS
- * scheduling it late); the speed-up over cores is still to be measured
- * on an idle many-core machine.
+ * With a topology the link-load bound (netcost.h) leaves only the top 10
+ * plans to the flow engine; for Llama its 26 runs are still 42 % of the
+ * instructions (rings over 256-512 GPUs, 0.3-0.9 M each). Threads, quiet
+ * machine: the 23,160-plan case 613,000-639,000 plans/s on one thread,
+ * 1,210,000-1,250,000 on two (1.95x); on the small spaces the fastest
+ * 2-thread search 790,000-920,000 (main's driver alike): their means are
+ * set by the machine's load, a late second thread costing more than it
+ * brings to a 1-2 ms search.
  */
 #include <math.h>
 #include <stdio.h>

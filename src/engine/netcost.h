@@ -15,7 +15,8 @@
  * so a non-blocking fabric changes nothing and an oversubscribed,
  * tapered or torus network slows what it should. Results are memoised per
  * (op, size, ranks, stride): a prediction runs each distinct collective
- * once. The functions below may be called from several threads at once
+ * once, at its size rounded to 16 significant bits with the time scaled
+ * to the exact size (under 0.001 %; netcost.c on_grid). The functions below may be called from several threads at once
  * (one at a time runs inside: OpenMP critical section sc_ncost), so the
  * jobs of a search's threads share one ncost.
  */

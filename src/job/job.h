@@ -22,9 +22,10 @@ const wg_graph *job_graph(const sc_job *j);
  *             memory of its most loaded stage (no time costed yet).
  *             SC_EINPUT when the checks reject the plan.
  * job_bound   after job_lower: a lower bound of the step, every
- *             collective at NCCL's closed form on the group's links (a
- *             topology only adds to those times: netcost.h); without a
- *             topology it is the step itself.
+ *             collective on a topology at the larger of NCCL's closed
+ *             form and the link-load bound of its schedule (ncost_bound:
+ *             no flow-engine run); without a topology it is the step
+ *             itself.
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);

@@ -16,9 +16,14 @@
  * tapered or torus network slows what it should. Results are memoised per
  * (op, size, ranks, stride): a prediction runs each distinct collective
  * once, at its size rounded to 16 significant bits with the time scaled
- * to the exact size (under 0.001 %; netcost.c on_grid). The functions below may be called from several threads at once
- * (one at a time runs inside: OpenMP critical section sc_ncost), so the
- * jobs of a search's threads share one ncost.
+ * to the exact size (under 0.001 %; netcost.c on_grid).
+ *
+ * Threads: the jobs of a search's threads each hold an ncost opened by
+ * ncost_open_sharing on the first job's. They share the topology, the
+ * memo of flow-engine runs, the bounds and the failure (each read and
+ * written under an OpenMP critical section); each has its own route table
+ * (routes are filled in lazily), so their simulations run side by side.
+ * One ncost is used by one thread at a time.
  */
 #ifndef SC_ENGINE_NETCOST_H
 #define SC_ENGINE_NETCOST_H
@@ -32,6 +37,9 @@ typedef struct ncost ncost;
  * when it names none. Errors: the topology's own (file:line:column or the
  * element), or SC_EINPUT when it has fewer GPUs than the cluster. */
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err);
+/* A view of base (NULL: *out NULL) for another thread: base's topology,
+ * memo and bounds, its own routes. Close it before base. SC_ENOMEM. */
+int ncost_open_sharing(ncost *base, ncost **out, sc_error *err);
 void ncost_close(ncost *n);
 
 /* Seconds of op over `ranks` GPUs `stride` apart (starting at GPU 0),

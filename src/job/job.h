@@ -36,9 +36,9 @@ int job_bound(sc_job *j, double *step_s, sc_error *err);
 int job_finish(sc_job *j, sc_result *r, sc_error *err);
 
 /* A new job on j0's scenario that shares j0's topology and its memo of
- * flow-engine runs (netcost.h: safe from several threads), so that the
- * threads of a search simulate each distinct collective once. Close it
- * before j0. */
+ * flow-engine runs (netcost.h: each job on its own thread, with routes of
+ * its own), so that the threads of a search simulate each distinct
+ * collective about once, side by side. Close it before j0. */
 int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
 
 /* 1 when the job's cluster names a topology (collectives run through the

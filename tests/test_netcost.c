@@ -101,7 +101,7 @@ static double direct_send(const char *spec, double bytes, int stride) {
 }
 
 /* ncost_time runs the flow engine at the size rounded to 16 significant
- * bits and scales: within 0.001 % of a direct run at the exact size, for
+ * bits and scales: within 0.002 % of a direct run at the exact size, for
  * sizes off the grid (a few KiB apart, as a search's stages are). */
 Test(netcost, rounded_sizes_agree_with_direct_runs) {
   const char *spec = "fat_tree:hosts=64,radix=8,levels=3,oversub=2,bw=50";
@@ -117,7 +117,7 @@ Test(netcost, rounded_sizes_agree_with_direct_runs) {
     for (int stride = 1; stride <= 32; stride *= 4) {
       double t = ncost_time(n, COLL_SEND_RECV, sizes[i], 2, stride, 1, 0);
       double d = direct_send(spec, sizes[i], stride);
-      cr_assert(fabs(t - d) <= 1e-5 * d, "%g bytes over stride %d: %.9g s, direct %.9g s", sizes[i],
+      cr_assert(fabs(t - d) <= 2e-5 * d, "%g bytes over stride %d: %.9g s, direct %.9g s", sizes[i],
                 stride, t, d);
     }
   ncost_close(n);

@@ -16,7 +16,7 @@
  * tapered or torus network slows what it should. Results are memoised per
  * (op, size, ranks, stride): a prediction runs each distinct collective
  * once, at its size rounded to 16 significant bits with the time scaled
- * to the exact size (under 0.001 %; netcost.c on_grid).
+ * to the exact size (within 0.0015 %; netcost.c on_grid).
  *
  * Threads: the jobs of a search's threads each hold an ncost opened by
  * ncost_open_sharing on the first job's. They share the topology, the

@@ -22,10 +22,11 @@
  * search, one thread:
  *
  *                                   main 778b834   this search   plans (fit, pruned)
- *   llama3-70b, default network          600,000       599,000   420 (154, 0)
- *   llama3-70b, fat-tree topology        101,000       117,000   420 (154, 144; main 37)
- *   gpt3-175b, default network           520,000       520,000   912 (401, 0)
- *   gpt3-175b, fat-tree topology         203,000       329,000   912 (401, 390; main 155)
+ *   llama3-70b, default network          569,000       640,000   420 (154, 0)
+ *   llama3-70b, fat-tree topology         97,000       115,000   420 (154, 144; main 37)
+ *   gpt3-175b, default network           507,000       567,000   912 (401, 0)
+ *   gpt3-175b, fat-tree topology         192,000       340,000   912 (401, 390; main 155)
+ *   qwen3-30b-a3b (threads case)         644,000       680,000   23,160 (8,329, 0)
  *
  * With a topology the link-load bound (netcost.h) leaves only the top 10
  * plans to the flow engine; for Llama its 26 runs are still 42 % of the

@@ -29,7 +29,7 @@
  *   qwen3-30b-a3b (threads case)         644,000       680,000   23,160 (8,329, 0)
  *
  * With a topology the link-load bound (netcost.h) leaves only the top 10
- * plans to the flow engine; for Llama its 26 runs are still 42 % of the
+ * plans to the flow engine; for Llama its 26 runs are still 45 % of the
  * instructions (rings over 256-512 GPUs, 0.3-0.9 M each). Threads, quiet
  * machine: the 23,160-plan case 613,000-639,000 plans/s on one thread,
  * 1,210,000-1,250,000 on two (1.95x); on the small spaces the fastest

@@ -13,6 +13,7 @@
 
 #include "core/vec.h"
 #include "core/mem.h"
+#include "plan/plan.h"
 
 typedef VEC(space_pt) pt_vec;
 
@@ -22,7 +23,7 @@ static int inner(pt_vec *v, space_pt pt, long local, int layers, const sc_search
   static const signed char recomp[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
   int per_stage = (layers + 2 * pt.emb_loss) / pt.pp;
   for (long mb = 1; mb <= o->max_micro_batch && mb <= local; mb++) {
-    if (local % mb) continue;
+    if (local % mb || local / mb > PLAN_MAX_MICRO) continue; /* as sc_scenario_resolve */
     pt.micro_batch = mb;
     for (int vpp = 1; vpp <= (pt.pp > 1 ? o->max_vpp : 1); vpp++) {
       if (per_stage % vpp) continue;
@@ -61,8 +62,9 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
         /* layers pp does not divide: the embedding/loss split, when that
          * divides */
         int emb_loss = layers % pp != 0;
-        if ((emb_loss && (pp < 2 || (layers + 2) % pp)) || gpus % (tp * cp * pp)) continue;
-        int dp = gpus / (tp * cp * pp);
+        long long group = (long long)tp * cp * pp; /* no int overflow at 2^24 GPUs */
+        if ((emb_loss && (pp < 2 || (layers + 2) % pp)) || group > gpus || gpus % group) continue;
+        int dp = (int)(gpus / group);
         if (gb % dp) continue;
         for (int ep = 1; ep <= (experts > 1 ? experts : 1); ep *= 2) {
           if (experts > 1 && (experts % ep || (dp * cp) % ep)) continue;

@@ -47,7 +47,58 @@ h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184
 h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184 --format json
 # 2. 2^24 GPUs in one NVLink domain: SIGFPE in the search space
 h 0 'fit in memory' -- search -n 16777216 --set cluster.nvlink_domain=16777216 --gb 16777216 --seq 32768 --top 1
+# 4. tiny positive bandwidths and efficiencies printed NaN/inf as JSON
+for v in 1e-320 4.9e-324 1e-300; do
+  h 2 'cluster.gpu.hbm_TBps: ' -- predict --set cluster.gpu.hbm_TBps=$v --format json
+done
+h 2 'is too small' -- predict --set cluster.gpu.hbm_eff=1e-320 --format json
+h 2 'is too small' -- predict --set cluster.gpu.peak_tflops.bf16=1e-300
+h 2 'is out of range' -- predict --set cluster.nic_Gbps=1e308
+h 2 'cluster.gpu.hbm_TBps: expected TB/s > 0, got string "nan"' -- predict --set cluster.gpu.hbm_TBps=nan
+h 2 'bw=9.99989e-321: valid: 0 or 1e-6..1e9' -- topo 'ring:n=4,bw=1e-320'
+printf '{"nodes": [{"name": "a"}, {"name": "b"}], "links": [{"from": "a", "to": "b", "bw_GBps": 4.9e-324}]}' > "$TMP/tiny.json"
+h 2 'links[0].bw_GBps: 4.94066e-324; valid: 1e-6..1e9' -- topo "$TMP/tiny.json"
+# 5. a link to /dev/zero was read without a size limit
+ln -s /dev/zero "$TMP/zero.json"
+ln -s /dev/zero "$TMP/zero.csv"
+h 2 'byte 0 is NUL: the topology file must be text' -- topo "$TMP/zero.json"
+h 2 'byte 0 is NUL: the CSV file must be text' -- validate "$TMP/zero.csv"
+h 2 'byte 0 is NUL: the scenario file must be text' -- predict "$TMP/zero.json"
+truncate -s 20M "$TMP/huge.json"
+h 2 'the scenario file holds 20971520 bytes; the limit is 16777216 bytes' -- predict "$TMP/huge.json"
+# 6. generators whose switches, spines or router links were not counted
+h 2 'generator fat_tree: too large: 1073774595 nodes' -- topo 'fat_tree:hosts=2,radix=65536,levels=3'
+h 2 'generator rail: too large: 1003001 nodes and 2000006000 directed links need about 160 GB' -- topo 'rail:nodes=1,gpus=1000,spines=1000000'
+h 2 'generator dragonfly: too large' -- topo 'dragonfly:groups=1,routers=100000,hosts=1'
+h 2 'generator fat_tree: too large' -- predict --set 'cluster.topology=fat_tree:hosts=2,radix=65536,levels=3'
+# 7. search on a topology file that does not exist said "no plan fits"
+h 3 'cannot read the topology file (No such file or directory)' -- search --set cluster.topology=/nonexistent/t.json
+h 3 'cannot read the topology file (No such file or directory)' -- predict --set cluster.topology=/nonexistent/t.json
+# 8. a 60,000-node topology JSON loaded in quadratic time (33 s)
+python3 - "$TMP/big.json" <<'PY'
+import json, sys
+n = 60000
+nodes = [{"name": "sw", "kind": "switch"}] + [{"name": "g%d" % i} for i in range(n - 1)]
+links = [{"from": "g%d" % i, "to": "sw", "bw_GBps": 50} for i in range(n - 1)]
+json.dump({"nodes": nodes, "links": links}, open(sys.argv[1], "w"))
+PY
+LIMIT_S=20 h 0 'nodes        60000 (gpu 59999' -- topo "$TMP/big.json"
+LIMIT_S=30 h 0 'fit in memory' -- search --set "cluster.topology=$TMP/big.json" --max-plans 200 --top 1
+# 15. a directory as an input file
+h 3 '/tmp: is a directory; the scenario file must be a file' -- predict /tmp
+h 3 '/tmp: is a directory; the CSV file must be a file' -- validate /tmp
+h 3 '/tmp: is a directory; the topology file must be a file' -- topo /tmp
+h 3 '/tmp: is a directory; the graph file must be a file' -- predict --set model.graph=/tmp
+h 3 '/tmp: is a directory; the trace must be a file' -- trace /tmp
+# 17. a topology node kind that is not a string became a GPU
+printf '{"nodes": [{"name": "a", "kind": 5}, {"name": "b"}], "links": [{"from": "a", "to": "b", "bw_GBps": 1}]}' > "$TMP/kind5.json"
+h 2 'nodes[0].kind: must be a string' -- topo "$TMP/kind5.json"
+printf '{"nodes": [{"name": "a", "kind": null}, {"name": "b"}], "links": [{"from": "a", "to": "b", "bw_GBps": 1}]}' > "$TMP/kindnull.json"
+h 2 'nodes[0].kind: must be a string' -- topo "$TMP/kindnull.json"
+h 2 'generator ring: bw: the value is 73 characters long; at most 63' -- topo 'ring:n=4,bw=1111111111111111111111111111111111111111111111111111111111111111111111111'
 # 18. messages
+printf '{"nodes": [{"name": "a"}, {"name": "b"}, {"name": "a"}], "links": [{"from": "a", "to": "b", "bw_GBps": 1}]}' > "$TMP/dup.json"
+h 2 'nodes[2].name: "a" is also the name of nodes[0]' -- topo "$TMP/dup.json"
 h 2 'is smaller than dp 8' -- predict --gb 4
 h 2 'valid nearby: 8 or 16' -- predict --gb 12
 

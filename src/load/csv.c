@@ -55,9 +55,8 @@ static int split(csv_file *f, const char *path, sc_error *err) {
 
 int csv_open(csv_file *f, const char *path, sc_error *err) {
   memset(f, 0, sizeof *f);
-  int rc = file_read_all(path, &f->buf, &f->len);
-  if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", path);
-  if (rc) return sc_error_set(err, rc, "%s: cannot read: %s", path, strerror(errno));
+  int rc = file_read(path, "CSV file", FILE_MAX_DATA, &f->buf, &f->len, err);
+  if (rc) return rc;
   f->line = 1;
   /* skip a UTF-8 byte-order mark */
   if (f->len >= 3 && (unsigned char)f->buf[0] == 0xEF &&

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/heap.h"
+#include "core/file.h"
 #include "core/mem.h"
 #include "load/scenario.h"
 
@@ -884,14 +885,11 @@ int graph_json_load_file(const char *path, wg_graph **out, sc_error *err) {
   gj_ctx c = {path, err};
   json_error_t je;
   *out = NULL;
-  if (!path) return sc_error_set(err, SC_EIO, "graph file: no path (NULL)");
-  FILE *f = fopen(path, "rb");
-  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read the graph file (%s)", path,
-                              strerror(errno));
-  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-  int failed = ferror(f), why = errno;
-  fclose(f);
-  if (!root && failed)
-    return sc_error_set(err, SC_EIO, "%s: cannot read the graph file (%s)", path, strerror(why));
+  char *text;
+  size_t len;
+  int rc = file_read(path, "graph file", FILE_MAX_DATA, &text, &len, err);
+  if (rc) return rc;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  mem_free(text);
   return gj_parsed(&c, root, &je, out);
 }

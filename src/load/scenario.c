@@ -30,6 +30,8 @@
 
 #include <jansson.h>
 
+#include "core/file.h"
+#include "core/mem.h"
 #include "hw/cluster_presets.h"
 #include "load/graph_json.h"
 #include "load/scenario.h"
@@ -39,6 +41,7 @@
 #define SCN_PATH 160     /* bytes kept of a key path */
 #define SCN_LIST 480     /* bytes kept of a "valid: a, b, c" list */
 #define SCN_MAX_NAMES 64 /* presets or keys listed at most */
+#define SCN_MIN_FRACTION 1e-9 /* nonzero numbers: at least this x the key's maximum */
 
 _Static_assert(sizeof(sc_act) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(sc_schedule) == sizeof(int), "enums are stored as int");
@@ -482,6 +485,11 @@ static int scn_number(scn_ctx *c, const scn_field *f, const json_t *v, const cha
   int low = f->lo_open ? !(x > f->lo) : !(x >= f->lo);
   if (!isfinite(x) || low || x > f->hi)
     return scn_fail(c, path, "%g is out of range (valid: %s, at most %g)", x, f->what, f->hi);
+  /* a nonzero value below a billionth of the maximum (denormals
+   * included) is no hardware: times divided by it would overflow */
+  if (x != 0 && fabs(x) < f->hi * SCN_MIN_FRACTION)
+    return scn_fail(c, path, "%g is too small (valid: %s; a nonzero value at least %g)", x, f->what,
+                    f->hi * SCN_MIN_FRACTION);
   *out = x * f->scale;
   return SC_OK;
 }
@@ -1178,12 +1186,14 @@ int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *ori
 int sc_scenario_load_file_ex(sc_scenario *s, const char *path, const char *const *overrides,
                              size_t n_overrides, unsigned flags, sc_error *err) {
   json_error_t je;
-  if (!path) return sc_error_set(err, SC_EIO, "scenario file: no path (NULL)");
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  char *text;
+  size_t len;
+  int frc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
+  if (frc) return frc;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  mem_free(text);
   if (!root) {
     switch (json_error_code(&je)) {
-    case json_error_cannot_open_file:
-      return sc_error_set(err, SC_EIO, "%s: cannot read the scenario file (%s)", path, je.text);
     case json_error_out_of_memory:
       return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
     default: return scn_syntax(&je, path, err);

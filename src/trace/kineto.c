@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <zlib.h>
 
+#include "core/file.h"
 #include "core/mem.h"
 #include "core/vec.h"
 #include "trace/jscan.h"
@@ -542,6 +543,8 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
 
 int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err) {
   *buf = NULL, *len = 0;
+  int frc = file_check(path, "trace", err);
+  if (frc) return frc;
   gzFile f = gzopen(path, "rb");
   if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read the trace (%s)", path, strerror(errno));
   gzbuffer(f, 1 << 20); /* fewer, larger reads */

@@ -95,8 +95,9 @@ int cmd_predict(int argc, char **argv) {
     if (!strcmp(a, "--train-tokens")) {
       char *end = NULL;
       train_tokens = need ? strtod(argv[i + 1], &end) : 0;
-      if (!need || !end || *end || !(train_tokens > 0)) {
-        fprintf(stderr, "stepcast predict: --train-tokens expects a positive number, e.g. 15e12\n");
+      if (!need || !end || *end || !(train_tokens >= 1 && train_tokens <= 1e18)) {
+        fprintf(stderr, "stepcast predict: --train-tokens expects a number of tokens in "
+                        "1..1e18, e.g. 15e12, got '%s'\n", need ? argv[i + 1] : "");
         rc = 2;
         break;
       }

@@ -53,7 +53,7 @@ else echo "FAIL: 8 x A100 all_reduce 1 GiB busbw '${bus:-}' not in 200..240 GB/s
 expect 2 "is larger than the 8 GPUs of ring:n=8" -- collective --ranks 16 --topo ring:n=8 --algo ring --min 1M --max 1M
 expect 2 "unknown op" -- collective --op nosuch
 expect 2 "no algorithm 'nosuch'" -- collective --ranks 8 --topo ring:n=8 --algo nosuch
-expect 2 "--ranks must be" -- collective --ranks 0
+expect 2 "--ranks expects an integer 1..16777216" -- collective --ranks 0
 expect 2 "disconnected" -- collective --ranks 3 --topo "$TMP/disc.json" --algo ring --min 1M --max 1M
 expect 2 "unknown node 'g9'" -- collective --ranks 2 --topo "$TMP/unknown.json" --algo ring --min 1M --max 1M
 

@@ -47,6 +47,13 @@ h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184
 h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184 --format json
 # 2. 2^24 GPUs in one NVLink domain: SIGFPE in the search space
 h 0 'fit in memory' -- search -n 16777216 --set cluster.nvlink_domain=16777216 --gb 16777216 --seq 32768 --top 1
+# 3. collective sizes that never end, or a factor too close to 1
+h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max inf
+h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max 1e300G
+h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max 1e300
+h 2 'by a factor 1.0000001: at most 100000' -- collective --factor 1.0000001
+h 2 'bad size' -- collective --min nan
+h 2 'factor must be > 1' -- collective --factor inf
 # 4. tiny positive bandwidths and efficiencies printed NaN/inf as JSON
 for v in 1e-320 4.9e-324 1e-300; do
   h 2 'cluster.gpu.hbm_TBps: ' -- predict --set cluster.gpu.hbm_TBps=$v --format json
@@ -84,6 +91,14 @@ json.dump({"nodes": nodes, "links": links}, open(sys.argv[1], "w"))
 PY
 LIMIT_S=20 h 0 'nodes        60000 (gpu 59999' -- topo "$TMP/big.json"
 LIMIT_S=30 h 0 'fit in memory' -- search --set "cluster.topology=$TMP/big.json" --max-plans 200 --top 1
+# 10. collective counts that wrapped around an int, bandwidths out of range
+h 2 "--ranks expects an integer 1..16777216, got '4294967304'" -- collective --ranks 4294967304
+h 2 "--ppn expects an integer 1..16777216, got '9223372036854775808'" -- collective --ppn 9223372036854775808
+h 2 'nvlink_GBps: 1e+12; valid: 0.001..1e6' -- collective --nvlink 1e12
+h 2 'nvlink_GBps: 4.94066e-324; valid: 0.001..1e6' -- collective --nvlink 4.9e-324
+h 2 'nic_Gbps: inf; valid: 0.01..1e7' -- collective --nic inf
+# 11.. see validate below; 14. an O(n^2) schedule on 16,384 ranks ran out of memory (exit 4)
+h 2 'its schedule has 268419072 transfers, about 42.9 GB for the flow engine; the limit is 4194304 transfers' -- collective --op all_to_all --algo direct --ranks 16384 --ppn 1 --topo 'fat_tree:hosts=16384,radix=64,levels=3'
 # 15. a directory as an input file
 h 3 '/tmp: is a directory; the scenario file must be a file' -- predict /tmp
 h 3 '/tmp: is a directory; the CSV file must be a file' -- validate /tmp
@@ -96,6 +111,16 @@ h 2 'nodes[0].kind: must be a string' -- topo "$TMP/kind5.json"
 printf '{"nodes": [{"name": "a", "kind": null}, {"name": "b"}], "links": [{"from": "a", "to": "b", "bw_GBps": 1}]}' > "$TMP/kindnull.json"
 h 2 'nodes[0].kind: must be a string' -- topo "$TMP/kindnull.json"
 h 2 'generator ring: bw: the value is 73 characters long; at most 63' -- topo 'ring:n=4,bw=1111111111111111111111111111111111111111111111111111111111111111111111111'
+h 2 'algorithm rhd of all_reduce needs a power-of-two rank count, got 6 (valid: 4 or 8 ranks' -- collective --algo rhd --ranks 6 --ppn 1 --topo ring:n=6
+h 2 "--train-tokens expects a number of tokens in 1..1e18, e.g. 15e12, got 'inf'" -- predict --train-tokens inf
+h 2 "--train-tokens expects a number of tokens in 1..1e18, e.g. 15e12, got '1e999'" -- predict --train-tokens 1e999
+h 2 "unknown option '--bogus'" -- presets --bogus
+h 2 'expected a number in 1e-9..1e9 after' -- trace examples/traces --dp-scale inf
+# 16. debug builds aborted on user input: one rank on a topology, a send to itself
+h 0 'flow engine: ring:n=4' -- collective --ranks 1 --ppn 1 --topo ring:n=4 --max 4K
+h 0 'flow engine: ring:n=4' -- collective --op send_recv --ranks 1 --ppn 1 --topo ring:n=4 --max 4K
+h 0 'flow engine: ring:n=8' -- collective --ranks 8 --ppn 1 --algo hier --topo ring:n=8 --max 4K
+h 0 'broadcast, 4 ranks' -- collective --op broadcast --ranks 4 --ppn 1 --topo ring:n=4 --max 4K
 # 18. messages
 printf '{"nodes": [{"name": "a"}, {"name": "b"}, {"name": "a"}], "links": [{"from": "a", "to": "b", "bw_GBps": 1}]}' > "$TMP/dup.json"
 h 2 'nodes[2].name: "a" is also the name of nodes[0]' -- topo "$TMP/dup.json"

@@ -112,6 +112,7 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
                        int per) {
   sched s;
   sched_init(&s);
+  sc_error err0 = {0};
   int built = -1;
   if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER) {
     built = build_rings(&s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
@@ -122,6 +123,14 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
     p.ppn = 1;
     p.chunks = 1;
     p.bytes = bytes;
+    if (a && sched_size(a, &p) > SCHED_MAX_XFERS) {
+      sc_error_set(&err0, SC_EINPUT,
+                   "%s on %d ranks of the topology: %.0f transfers, more than the flow "
+                   "engine's limit of %d (docs/input.md, Limits)",
+                   coll_op_name(op), ranks, sched_size(a, &p), SCHED_MAX_XFERS);
+      fail(n, &err0);
+      return -1;
+    }
     if (a) built = a->build(&s, &p);
   }
   int *node = mem_alloc(sizeof(int) * (size_t)ranks);

@@ -273,6 +273,13 @@ static int plan_basics(sc_plan *p, sc_error *err) {
   if ((unsigned)p->recompute > SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT, "plan.recompute: %d is not valid (none, selective, full)",
                         (int)p->recompute);
+  if ((unsigned)p->attention > SC_ATTN_CUDNN)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.attention: %d is not valid (flash2, flash1, flash3, unfused, cudnn)",
+                        (int)p->attention);
+  if ((unsigned)p->main_grads >= SC_DTYPE_COUNT)
+    return sc_error_set(err, SC_EINPUT, "plan.main_grads: %d is not valid (fp32, bf16)",
+                        (int)p->main_grads);
   if ((unsigned)p->dtype >= SC_DTYPE_COUNT)
     return sc_error_set(err, SC_EINPUT, "plan.dtype: %d is not valid (fp32, tf32, fp16, bf16, fp8, fp4)",
                         (int)p->dtype);

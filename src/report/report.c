@@ -2,6 +2,7 @@
  * report.c -- tables, JSON and CSV for predictions and validations: the
  * reports of stepcast.h (sc_format, sc_report_*).
  */
+#include <math.h>
 #include <string.h>
 
 #include "stepcast.h"
@@ -125,7 +126,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
             r->mfu * 100, r->mfu_lowp * 100, sc_dtype_name(p->dtype));
   else
     fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
-  if (train_tokens > 0)
+  if (train_tokens > 0 && isfinite(train_tokens))
     fprintf(out, "  time to train      %10.1f days for %.3g tokens (%.0f GPU-hours)\n",
             train_tokens / r->tokens_per_s / 86400, train_tokens,
             train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
@@ -176,7 +177,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
-  if (train_tokens > 0)
+  if (train_tokens > 0 && isfinite(train_tokens))
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
             train_tokens / r->tokens_per_s / 86400);
   part pt[8];

@@ -99,6 +99,53 @@ h 2 'nvlink_GBps: 4.94066e-324; valid: 0.001..1e6' -- collective --nvlink 4.9e-3
 h 2 'nic_Gbps: inf; valid: 0.01..1e7' -- collective --nic inf
 # 11.. see validate below; 14. an O(n^2) schedule on 16,384 ranks ran out of memory (exit 4)
 h 2 'its schedule has 268419072 transfers, about 42.9 GB for the flow engine; the limit is 4194304 transfers' -- collective --op all_to_all --algo direct --ranks 16384 --ppn 1 --topo 'fat_tree:hosts=16384,radix=64,levels=3'
+# 9. a timeline of 33 million passes: 28 s, 1.9 GB, a 5 GB trace file
+h 2 'timeline: 33554432 passes (pp 16 x vpp 1 x 1048576 micro-batches x forward and backward) need about' -- predict --gb 8388608 --trace "$TMP/t.json"
+[[ ! -e $TMP/t.json ]] || { echo "FAIL: predict --trace wrote a file although the timeline was refused"; fail=$((fail + 1)); }
+out=$("$CLI" predict --gb 8388608 --trace "$TMP/t.json" 2>/dev/null)
+[[ -z $out ]] || { echo "FAIL: predict --trace printed a report although the timeline was refused"; fail=$((fail + 1)); }
+# 11. validation CSV cells: huge ranks, fractional batches, a missing column
+C=id,source,op,bytes,ranks,gpus_per_node,gpu,nvlink_GBps,nic_Gbps,measured_time_us
+printf '%s\nx,s,all_reduce,1048576,1e11,8,a100-sxm4-80gb,300,,50\n' "$C" > "$TMP/ranks.csv"
+h 2 "ranks.csv:2: column 'ranks': expected a whole number in 1..16777216, got '1e11'" -- validate "$TMP/ranks.csv"
+printf '%s\nx,s,all_reduce,1e300,8,8,a100-sxm4-80gb,300,,50\n' "$C" > "$TMP/bytes.csv"
+h 2 "bytes.csv:2: column 'bytes': 1e+300 is more than 2^50" -- validate "$TMP/bytes.csv"
+T=id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,measured_iter_s
+printf '%s\nx,m,2,64,4,100,16,8.5,bf16,a100-sxm4-80gb,8,1\n' "$T" > "$TMP/frac.csv"
+h 2 "frac.csv:2: column 'global_batch': expected a whole number in 1..1099511627776, got '8.5'" -- validate "$TMP/frac.csv"
+printf 'id,model,measured_iter_s\nx,m,1\n' > "$TMP/nocol.csv"
+h 2 "nocol.csv:1: the header lacks the column 'layers'" -- validate "$TMP/nocol.csv"
+printf 'id,op,bytes,gpu,measured_time_us\nx,all_reduce,1024,a100-sxm4-80gb,50\n' > "$TMP/nocol2.csv"
+h 2 "nocol2.csv:1: the header lacks the column 'ranks'" -- validate "$TMP/nocol2.csv"
+# 12. write errors (a full disk) exit 3
+for args in "predict" "predict --format json" "predict --format csv" "search --max-plans 50" \
+            "validate" "collective" "topo ring:n=4" "presets" "predict --trace -"; do
+  case $args in topo*|presets*|*--trace*) ;; # no HTML report
+  # shellcheck disable=SC2086
+  *) h 3 'cannot write' -- $args --html /dev/full ;;
+  esac
+  # shellcheck disable=SC2086
+  out=$( (timeout -s KILL "$LIMIT_S" "$CLI" $args > /dev/full) 2>&1); rc=$?
+  if [[ $rc -ne 3 || $out != *"cannot write"* ]]; then
+    echo "FAIL: stepcast $args > /dev/full -> exit $rc, expected 3 with 'cannot write'"; fail=$((fail + 1))
+  else pass=$((pass + 1)); fi
+done
+# 13. a comma, quotes, an escape sequence and invalid UTF-8 in names
+printf '{"model": {"preset": "gpt3-175b", "name": "a,b \\"q\\" \\u001b[31mred"}}' > "$TMP/name.json"
+h 0 'model     a,b "q" ?[31mred' -- predict "$TMP/name.json"
+out=$("$CLI" predict "$TMP/name.json" --format csv | python3 -c 'import csv, sys; print(list(csv.reader(sys.stdin))[1][0])')
+[[ $out == $'a,b "q" \xef\xbf\xbd[31mred' ]] && pass=$((pass + 1)) || { echo "FAIL: CSV model name: $out"; fail=$((fail + 1)); }
+out=$("$CLI" predict "$TMP/name.json" --format json | python3 -c 'import json, sys; print(repr(json.load(sys.stdin)["model"]))')
+[[ $out == "'a,b \"q\" \x1b[31mred'" ]] && pass=$((pass + 1)) || { echo "FAIL: JSON model name: $out"; fail=$((fail + 1)); }
+printf '%s\n"a,\xff\x1b[31m",s,all_reduce,1048576,8,8,a100-sxm4-80gb,300,,50\n' "$C" > "$TMP/utf8.csv"
+h 0 'a,??[31m' -- validate "$TMP/utf8.csv"
+"$CLI" validate --format json "$TMP/utf8.csv" | python3 -c 'import json, sys; json.load(sys.stdin)' \
+  && pass=$((pass + 1)) || { echo "FAIL: validate JSON with invalid UTF-8 does not parse"; fail=$((fail + 1)); }
+"$CLI" validate --format csv "$TMP/utf8.csv" | python3 -c 'import csv, sys; r = list(csv.reader(sys.stdin)); assert r[1][2] == "a,\ufffd\ufffd[31m", r' \
+  && pass=$((pass + 1)) || { echo "FAIL: validate CSV with invalid UTF-8"; fail=$((fail + 1)); }
+h 2 'unknown model preset "gpt3?[31m"' -- predict --model $'gpt3\x1b[31m'
+printf '{"nodes": [{"name": "a\\u001b[2J"}, {"name": "b"}], "links": []}' > "$TMP/escnode.json"
+h 2 'nodes[0].name: must be a string of 1 to 31 characters without control characters' -- topo "$TMP/escnode.json"
 # 15. a directory as an input file
 h 3 '/tmp: is a directory; the scenario file must be a file' -- predict /tmp
 h 3 '/tmp: is a directory; the CSV file must be a file' -- validate /tmp
@@ -126,6 +173,14 @@ printf '{"nodes": [{"name": "a"}, {"name": "b"}, {"name": "a"}], "links": [{"fro
 h 2 'nodes[2].name: "a" is also the name of nodes[0]' -- topo "$TMP/dup.json"
 h 2 'is smaller than dp 8' -- predict --gb 4
 h 2 'valid nearby: 8 or 16' -- predict --gb 12
+printf '%s\rx1,s,all_reduce,1048576,8,8,a100-sxm4-80gb,300,,50\rx2,s,all_reduce,2097152,8,8,a100-sxm4-80gb,300,,60\r' "$C" > "$TMP/cr.csv"
+h 0 '  x2                                     60' -- validate "$TMP/cr.csv"
+# 19. the same input gives the same bytes (wall times only with --timings)
+for fmt in table json csv; do
+  a=$("$CLI" validate --format $fmt | md5sum); b=$("$CLI" validate --format $fmt | md5sum)
+  [[ $a == "$b" ]] && pass=$((pass + 1)) || { echo "FAIL: validate --format $fmt differs run to run"; fail=$((fail + 1)); }
+done
+h 0 '' -- validate --timings
 
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -37,9 +37,11 @@ static int split(csv_file *f, const char *path, sc_error *err) {
     }
     f->field[f->n_fields++] = start;
     if (p < end && *p == ',') { *out = '\0'; p++; continue; }
-    if (p < end && *p == '\r') { *out = '\0'; p++; }
-    if (p < end && *p == '\n') { *out = '\0'; p++; }
-    else if (p < end) {
+    /* a record ends at LF, CRLF or a lone CR (old Mac files) */
+    int eol = 0;
+    if (p < end && *p == '\r') p++, eol = 1;
+    if (p < end && *p == '\n') p++, eol = 1;
+    if (!eol && p < end) {
       *out = '\0';
       return -sc_error_set(err, SC_EINPUT,
                            "%s:%d: unexpected text after a quoted field "

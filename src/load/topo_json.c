@@ -34,6 +34,14 @@ static int only_keys(json_t *obj, const char *valid, const char *origin, const c
   return SC_OK;
 }
 
+/* 1 when s can be printed as it is in a table, a DOT file or JSON: no
+ * control character (terminal escapes), quote or backslash. */
+static int plain(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7F || *s == '"' || *s == '\\') return 0;
+  return 1;
+}
+
 static int load_nodes(topo *t, json_t *nodes, const char *origin, sc_error *err) {
   if (!json_is_array(nodes))
     return sc_error_set(err, SC_EINPUT, "%s: nodes: must be an array of {\"name\", \"kind\"}",
@@ -54,8 +62,10 @@ static int load_nodes(topo *t, json_t *nodes, const char *origin, sc_error *err)
       return sc_error_set(err, SC_EINPUT,
                           "%s: %s.kind: must be a string (valid: gpu, nvswitch, nic, switch; "
                           "absent = gpu)", origin, path);
-    if (!name || !*name || strlen(name) >= sizeof t->nodes[0].name)
-      return sc_error_set(err, SC_EINPUT, "%s: %s.name: must be a string of 1 to %zu characters",
+    if (!name || !*name || strlen(name) >= sizeof t->nodes[0].name || !plain(name))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: %s.name: must be a string of 1 to %zu characters without "
+                          "control characters, quotes or backslashes",
                           origin, path, sizeof t->nodes[0].name - 1);
     int k = kind ? topo_kind_from_name(kind) : TOPO_GPU;
     if (k < 0)
@@ -187,6 +197,10 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
     rc = topo_gen(json_string_value(gen), out, err);
   } else {
     const char *name = json_string_value(json_object_get(root, "name"));
+    if (json_object_get(root, "name") && (!name || !plain(name)))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: name: must be a string without control "
+                          "characters, quotes or backslashes", origin);
     topo *t = topo_new(name ? name : origin);
     if (!t) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
     json_t *nodes = json_object_get(root, "nodes"), *links = json_object_get(root, "links");

@@ -16,6 +16,13 @@ int utf8_seq(const unsigned char *s) {
   return n;
 }
 
+int utf8_valid(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (int n; *p; p += n)
+    if (!(n = utf8_seq(p))) return 0;
+  return 1;
+}
+
 /* 1 when the character at s (n bytes) is a control character. */
 static int control(const unsigned char *s, int n) {
   if (n == 1) return s[0] < 0x20 || s[0] == 0x7F;

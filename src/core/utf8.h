@@ -14,6 +14,9 @@
  * U+10FFFF are invalid). s[0] must not be NUL. */
 int utf8_seq(const unsigned char *s);
 
+/* 1 when s (NUL-terminated) is valid UTF-8. */
+int utf8_valid(const char *s);
+
 /* src as printable text into dst (cap bytes, NUL-terminated, cut at a
  * character boundary): control characters (C0, DEL, C1) and invalid UTF-8
  * become '?', a newline is kept when keep_newline. */

@@ -32,6 +32,7 @@
 #include "core/heap.h"
 #include "core/file.h"
 #include "core/mem.h"
+#include "load/jparse.h"
 #include "load/scenario.h"
 
 #define GJ_PATH 192           /* bytes of a key path with its label */
@@ -877,7 +878,9 @@ int graph_json_load_buffer(const char *buf, size_t len, const char *origin, wg_g
   gj_ctx c = {origin ? origin : "<string>", err};
   json_error_t je;
   *out = NULL;
-  json_t *root = json_loadb(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &je);
+  json_t *root;
+  if (jparse(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &root, &je) == SC_ENOMEM)
+    return gj_nomem(&c, "parsing");
   return gj_parsed(&c, root, &je, out);
 }
 
@@ -889,7 +892,9 @@ int graph_json_load_file(const char *path, wg_graph **out, sc_error *err) {
   size_t len;
   int rc = file_read(path, "graph file", FILE_MAX_DATA, &text, &len, err);
   if (rc) return rc;
-  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  json_t *root;
+  rc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
   mem_free(text);
+  if (rc == SC_ENOMEM) return gj_nomem(&c, "parsing");
   return gj_parsed(&c, root, &je, out);
 }

@@ -32,8 +32,10 @@
 
 #include "core/file.h"
 #include "core/mem.h"
+#include "core/utf8.h"
 #include "hw/cluster_presets.h"
 #include "load/graph_json.h"
+#include "load/jparse.h"
 #include "load/scenario.h"
 #include "plan/plan.h"
 #include "stepcast.h"
@@ -1011,10 +1013,16 @@ static int scn_override_path(const char *text, char *path, char **seg, sc_error 
   return n;
 }
 
-/* The JSON value of an override's text: parsed JSON, else the string. */
-static json_t *scn_override_value(const char *text) {
-  json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
-  return v ? v : json_string(text);
+/* The JSON value of an override's text into *v: parsed JSON, else the
+ * string. SC_OK, SC_EINPUT (not UTF-8) or SC_ENOMEM (never the text taken
+ * as a string because an allocation of the parse failed). */
+static int scn_override_value(const char *text, json_t **v) {
+  json_error_t je;
+  int rc = jparse(text, strlen(text), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, v, &je);
+  if (rc == SC_ENOMEM) return rc;
+  if (!*v && !(*v = json_string(text)))
+    return utf8_valid(text) ? SC_ENOMEM : SC_EINPUT;
+  return SC_OK;
 }
 
 int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
@@ -1030,8 +1038,10 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
     return scn_ov_fail(err, assignment, "empty key in the key path");
   int n = scn_override_path(assignment, path, seg, err);
   if (n == 0) return SC_EINPUT;
-  json_t *val = scn_override_value(eq + 1);
-  if (!val) return scn_ov_fail(err, assignment, "the value is not valid UTF-8");
+  json_t *val;
+  int vrc = scn_override_value(eq + 1, &val);
+  if (vrc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "out of memory");
+  if (vrc) return scn_ov_fail(err, assignment, "the value is not valid UTF-8");
   json_t *obj = root;
   for (int i = 0; i < n - 1; i++) {
     json_t *child = json_object_get(obj, seg[i]);
@@ -1172,12 +1182,10 @@ int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *ori
   json_error_t je;
   const char *where = origin ? origin : "<string>";
   if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
-  json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
-  if (!root) {
-    if (json_error_code(&je) == json_error_out_of_memory)
-      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
-    return scn_syntax(&je, where, err);
-  }
+  json_t *root;
+  int prc = jparse(json, strlen(json), JSON_REJECT_DUPLICATES, &root, &je);
+  if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
+  if (prc) return scn_syntax(&je, where, err);
   int rc = scn_load(s, root, where, NULL, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;
@@ -1190,15 +1198,11 @@ int sc_scenario_load_file_ex(sc_scenario *s, const char *path, const char *const
   size_t len;
   int frc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
   if (frc) return frc;
-  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+  json_t *root;
+  int prc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
   mem_free(text);
-  if (!root) {
-    switch (json_error_code(&je)) {
-    case json_error_out_of_memory:
-      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
-    default: return scn_syntax(&je, path, err);
-    }
-  }
+  if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+  if (prc) return scn_syntax(&je, path, err);
   int rc = scn_load(s, root, path, path, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;

@@ -11,6 +11,7 @@
 
 #include "core/file.h"
 #include "core/mem.h"
+#include "load/jparse.h"
 #include "net/topo_gen.h"
 
 /* Reject keys of obj not in the space-separated list `valid`. */
@@ -230,32 +231,12 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
   return rc;
 }
 
-/* json_loadb into *root; SC_OK, SC_EINPUT (syntax: je says where) or
- * SC_ENOMEM. jansson (2.14, load.c) reports a failed allocation either
- * with an empty message or, where the lexer cannot copy a string, as a
- * syntax error ("invalid token", "string or '}' expected"). A syntax
- * error is a property of the text and repeats when the text is parsed
- * again; one that does not repeat was a failed allocation. */
-static int parse(const char *buf, size_t len, json_t **root, json_error_t *je) {
-  json_error_t again;
-  memset(je, 0, sizeof *je); /* jansson leaves the code unset on some failures */
-  memset(&again, 0, sizeof again);
-  *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
-  if (*root) return SC_OK;
-  if (!je->text[0] || json_error_code(je) == json_error_out_of_memory) return SC_ENOMEM;
-  *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &again);
-  if (*root) return SC_OK;
-  if (again.line == je->line && again.column == je->column && !strcmp(again.text, je->text))
-    return SC_EINPUT;
-  return SC_ENOMEM;
-}
-
 int topo_json_load_buffer(const char *buf, size_t len, const char *origin, topo **out,
                           sc_error *err) {
   *out = NULL;
   json_error_t je;
   json_t *root;
-  int rc = parse(buf, len, &root, &je);
+  int rc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
   if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", origin);
   if (rc) return sc_error_set(err, rc, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
   rc = load_root(root, origin, out, err);

@@ -168,6 +168,18 @@ h 0 'flow engine: ring:n=4' -- collective --ranks 1 --ppn 1 --topo ring:n=4 --ma
 h 0 'flow engine: ring:n=4' -- collective --op send_recv --ranks 1 --ppn 1 --topo ring:n=4 --max 4K
 h 0 'flow engine: ring:n=8' -- collective --ranks 8 --ppn 1 --algo hier --topo ring:n=8 --max 4K
 h 0 'broadcast, 4 ranks' -- collective --op broadcast --ranks 4 --ppn 1 --topo ring:n=4 --max 4K
+# 4 (traces). durations of 1e308 us printed "span_s": inf; denormal durations
+python3 - "$ROOT/examples/traces/rank0.json" "$TMP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for name, dur in (("huge", 1e308), ("tiny", 4.9e-324)):
+    for e in d["traceEvents"]:
+        if "dur" in e:
+            e["dur"] = dur
+    json.dump(d, open(sys.argv[2] + "/%s_trace.json" % name, "w"))
+PY
+h 2 'traceEvents[0].dur: expected 0 or a number of microseconds in 1e-6..1e13' -- trace "$TMP/huge_trace.json" --format json
+h 2 'traceEvents[0].dur: expected 0 or a number of microseconds in 1e-6..1e13' -- trace "$TMP/tiny_trace.json"
 # 18. messages
 printf '{"nodes": [{"name": "a"}, {"name": "b"}, {"name": "a"}], "links": [{"from": "a", "to": "b", "bw_GBps": 1}]}' > "$TMP/dup.json"
 h 2 'nodes[2].name: "a" is also the name of nodes[0]' -- topo "$TMP/dup.json"

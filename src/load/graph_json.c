@@ -22,6 +22,7 @@
 #include "load/graph_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -243,11 +244,11 @@ static int gj_long(const gj_ctx *c, const char *path, const json_t *v, long lo, 
   return SC_OK;
 }
 
-/* A JSON number in (0, hi]. */
+/* A JSON number in (0, hi], not a denormal. */
 static int gj_positive(const gj_ctx *c, const char *path, const json_t *v, double hi,
                        double *out) {
   double x = json_is_number(v) ? json_number_value(v) : 0;
-  if (!json_is_number(v) || !(x > 0) || x > hi) {
+  if (!json_is_number(v) || !(x > 0) || !isnormal(x) || x > hi) {
     char what[64];
     snprintf(what, sizeof what, "a number > 0 and at most %g", hi);
     return gj_type(c, path, what, v);

@@ -219,11 +219,15 @@ static int bad(const kin_ctx *c, size_t i, const char *key, const char *what) {
   return sc_error_set(c->err, SC_EINPUT, "%s: traceEvents[%zu].%s: %s", c->origin, i, key, what);
 }
 
-/* ts and dur of event i (us), checked finite, dur >= 0. */
+/* ts and dur of event i (us), checked finite and within what a clock
+ * gives: |ts| <= 1e18 us (epoch microseconds are about 1.7e15), dur 0 or
+ * 1e-6 us (a picosecond, no denormal) .. 1e13 us (115 days), so that no
+ * sum of them overflows into an infinite or NaN result. */
 static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
-  if (!isfinite(e->ts)) return bad(c, i, "ts", "expected a number (microseconds)");
-  if (!isfinite(e->dur) || e->dur < 0)
-    return bad(c, i, "dur", "expected a number >= 0 (microseconds)");
+  if (!(fabs(e->ts) <= 1e18))
+    return bad(c, i, "ts", "expected a number of microseconds in -1e18..1e18");
+  if (!(e->dur == 0 || (e->dur >= 1e-6 && e->dur <= 1e13)))
+    return bad(c, i, "dur", "expected 0 or a number of microseconds in 1e-6..1e13");
   return SC_OK;
 }
 

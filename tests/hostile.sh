@@ -47,6 +47,9 @@ h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184
 h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184 --format json
 # 2. 2^24 GPUs in one NVLink domain: SIGFPE in the search space
 h 0 'fit in memory' -- search -n 16777216 --set cluster.nvlink_domain=16777216 --gb 16777216 --seq 32768 --top 1
+h 0 'fit in memory' -- search --gb 17179869184 --all --top 1
+# 6 (search). a plan space too large to list is refused with its size
+h 2 'the plan space has 21173778 plans, about 0.847 GB to list; the limit is 16777216 plans' -- search -m mixtral-8x7b --set model.layers=65520 --set model.experts=4096 --set model.seq=32768 -n 16773120 --set cluster.nvlink_domain=4096 --gb 68702699520 --max-pp 4096 --max-mb 4096 --max-vpp 4096 --max-tp 4096
 # 3. collective sizes that never end, or a factor too close to 1
 h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max inf
 h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max 1e300G

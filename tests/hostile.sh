@@ -171,6 +171,8 @@ h 0 'flow engine: ring:n=4' -- collective --ranks 1 --ppn 1 --topo ring:n=4 --ma
 h 0 'flow engine: ring:n=4' -- collective --op send_recv --ranks 1 --ppn 1 --topo ring:n=4 --max 4K
 h 0 'flow engine: ring:n=8' -- collective --ranks 8 --ppn 1 --algo hier --topo ring:n=8 --max 4K
 h 0 'broadcast, 4 ranks' -- collective --op broadcast --ranks 4 --ppn 1 --topo ring:n=4 --max 4K
+# 5 (traces). /dev/zero as a profiler trace was read to 2 GiB
+h 2 "neither a JSON trace (a '{' or '[' first) nor a Chakra ET: it starts with byte 0x00" -- trace "$TMP/zero.json"
 # 4 (traces). durations of 1e308 us printed "span_s": inf; denormal durations
 python3 - "$ROOT/examples/traces/rank0.json" "$TMP" <<'PY'
 import json, sys

@@ -100,6 +100,11 @@ h 2 "--ppn expects an integer 1..16777216, got '9223372036854775808'" -- collect
 h 2 'nvlink_GBps: 1e+12; valid: 0.001..1e6' -- collective --nvlink 1e12
 h 2 'nvlink_GBps: 4.94066e-324; valid: 0.001..1e6' -- collective --nvlink 4.9e-324
 h 2 'nic_Gbps: inf; valid: 0.01..1e7' -- collective --nic inf
+# NVLink below one link (25 GB/s on A100) was silently raised to 25 GB/s
+t10=$("$CLI" collective --nvlink 10 --min 1G --max 1G --format csv | tail -n 1 | cut -d, -f2)
+t25=$("$CLI" collective --nvlink 25 --min 1G --max 1G --format csv | tail -n 1 | cut -d, -f2)
+if python3 -c "import sys; sys.exit(0 if float('$t10') > 2 * float('$t25') else 1)"; then pass=$((pass + 1))
+else echo "FAIL: collective --nvlink 10 takes $t10 us, --nvlink 25 $t25 us (10 GB/s must be slower)"; fail=$((fail + 1)); fi
 # 11.. see validate below; 14. an O(n^2) schedule on 16,384 ranks ran out of memory (exit 4)
 h 2 'its schedule has 268419072 transfers, about 42.9 GB for the flow engine; the limit is 4194304 transfers' -- collective --op all_to_all --algo direct --ranks 16384 --ppn 1 --topo 'fat_tree:hosts=16384,radix=64,levels=3'
 # 9. a timeline of 33 million passes: 28 s, 1.9 GB, a 5 GB trace file
@@ -113,9 +118,11 @@ printf '%s\nx,s,all_reduce,1048576,1e11,8,a100-sxm4-80gb,300,,50\n' "$C" > "$TMP
 h 2 "ranks.csv:2: column 'ranks': expected a whole number in 1..16777216, got '1e11'" -- validate "$TMP/ranks.csv"
 printf '%s\nx,s,all_reduce,1e300,8,8,a100-sxm4-80gb,300,,50\n' "$C" > "$TMP/bytes.csv"
 h 2 "bytes.csv:2: column 'bytes': 1e+300 is more than 2^50" -- validate "$TMP/bytes.csv"
-T=id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,measured_iter_s
-printf '%s\nx,m,2,64,4,100,16,8.5,bf16,a100-sxm4-80gb,8,1\n' "$T" > "$TMP/frac.csv"
+T=id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,dp,pp,measured_iter_s
+printf '%s\nx,m,2,64,4,100,16,8.5,bf16,a100-sxm4-80gb,8,8,1,1\n' "$T" > "$TMP/frac.csv"
 h 2 "frac.csv:2: column 'global_batch': expected a whole number in 1..1099511627776, got '8.5'" -- validate "$TMP/frac.csv"
+printf '%s\nx,m,2,64,4,100,16,17179869184,bf16,a100-sxm4-80gb,8,4,2,1\n' "$T" > "$TMP/hugegb.csv"
+h 0 'skipped: plan.global_batch: 17179869184 sequences / dp 4 / micro_batch 1 = 4294967296 micro-batches' -- validate "$TMP/hugegb.csv"
 printf 'id,model,measured_iter_s\nx,m,1\n' > "$TMP/nocol.csv"
 h 2 "nocol.csv:1: the header lacks the column 'layers'" -- validate "$TMP/nocol.csv"
 printf 'id,op,bytes,gpu,measured_time_us\nx,all_reduce,1024,a100-sxm4-80gb,50\n' > "$TMP/nocol2.csv"

@@ -156,6 +156,7 @@ h 0 'a,??[31m' -- validate "$TMP/utf8.csv"
 h 2 'unknown model preset "gpt3?[31m"' -- predict --model $'gpt3\x1b[31m'
 printf '{"nodes": [{"name": "a\\u001b[2J"}, {"name": "b"}], "links": []}' > "$TMP/escnode.json"
 h 2 'nodes[0].name: must be a string of 1 to 31 characters without control characters' -- topo "$TMP/escnode.json"
+h 2 'all_to_all on 4096 ranks of the topology: 16773120 transfers, more than the flow engine' -- predict -m mixtral-8x7b --set model.experts=4096 --set cluster.gpus=4096 --tp 1 --pp 1 --ep 4096 --gb 4096 --set cluster.topology=fat_tree:hosts=4096,radix=32
 # 15. a directory as an input file
 h 3 '/tmp: is a directory; the scenario file must be a file' -- predict /tmp
 h 3 '/tmp: is a directory; the CSV file must be a file' -- validate /tmp

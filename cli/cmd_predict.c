@@ -29,20 +29,21 @@ static void help(void) {
          "input, 3 I/O error, 4 out of memory.\n");
 }
 
-/* Lay out the step and write it as a Chrome trace to `trace` and as an
- * HTML report to `html` (either may be NULL; "-": standard output);
- * returns the exit code. */
-static int write_files(const char *trace, const char *html, const sc_scenario *s,
-                       const sc_result *r) {
-  sc_span *spans = NULL;
-  size_t n = 0;
-  double step = 0;
+/* Lay out the step (before anything is printed, so that a timeline too
+ * large leaves no half-written output); the exit code. */
+static int layout(const sc_scenario *s, sc_span **spans, size_t *n, double *step) {
   sc_error err = {0};
-  int rc = sc_timeline(s, &spans, &n, &step, &err);
-  if (rc != SC_OK) {
-    fprintf(stderr, "stepcast predict: %s\n", err.msg);
-    return cli_exit_code(rc);
-  }
+  int rc = sc_timeline(s, spans, n, step, &err);
+  if (rc != SC_OK) fprintf(stderr, "stepcast predict: %s\n", err.msg);
+  return cli_exit_code(rc);
+}
+
+/* Write the step's spans as a Chrome trace to `trace` and as an HTML
+ * report to `html` (either may be NULL; "-": standard output); returns
+ * the exit code. */
+static int write_files(const char *trace, const char *html, const sc_scenario *s,
+                       const sc_result *r, const sc_span *spans, size_t n, double step) {
+  int rc = 0;
   for (int k = 0; k < 2 && !rc; k++) {
     const char *path = k ? html : trace;
     if (!path) continue;
@@ -58,7 +59,6 @@ static int write_files(const char *trace, const char *html, const sc_scenario *s
       fprintf(stderr, "stepcast: wrote %s of a %.3f s step (%zu spans) to %s\n",
               k ? "an HTML report" : "the trace", step, n, path);
   }
-  free(spans);
   return rc;
 }
 
@@ -95,8 +95,9 @@ int cmd_predict(int argc, char **argv) {
     if (!strcmp(a, "--train-tokens")) {
       char *end = NULL;
       train_tokens = need ? strtod(argv[i + 1], &end) : 0;
-      if (!need || !end || *end || !(train_tokens > 0)) {
-        fprintf(stderr, "stepcast predict: --train-tokens expects a positive number, e.g. 15e12\n");
+      if (!need || !end || *end || !(train_tokens >= 1 && train_tokens <= 1e18)) {
+        fprintf(stderr, "stepcast predict: --train-tokens expects a number of tokens in "
+                        "1..1e18, e.g. 15e12, got '%s'\n", need ? argv[i + 1] : "");
         rc = 2;
         break;
       }
@@ -131,9 +132,14 @@ int cmd_predict(int argc, char **argv) {
     } else {
       /* a file named "-" takes standard output in place of the report:
        * one document per invocation */
-      if (!cli_is_stdout(trace) && !cli_is_stdout(html))
+      sc_span *spans = NULL;
+      size_t n = 0;
+      double step = 0;
+      if (trace || html) rc = layout(&s, &spans, &n, &step);
+      if (!rc && !cli_is_stdout(trace) && !cli_is_stdout(html))
         rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
-      if (!rc && (trace || html)) rc = write_files(trace, html, &s, &r);
+      if (!rc && (trace || html)) rc = write_files(trace, html, &s, &r, spans, n, step);
+      free(spans);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }
   }

@@ -50,11 +50,12 @@ static int bad(const char *what, const char *val) {
   return 2;
 }
 
-/* A number > 0 from s; -1 when malformed. */
+/* A number in [1e-9, 1e9] from s (no inf, NaN or denormal); -1 when
+ * malformed or out of that range. */
 static double positive(const char *s) {
   char *end;
   double v = s ? strtod(s, &end) : -1;
-  return s && end != s && !*end && v > 0 ? v : -1;
+  return s && end != s && !*end && v >= 1e-9 && v <= 1e9 ? v : -1;
 }
 
 /* One what-if option at argv[*i] (with its value); 1 if it was one, 0 if
@@ -73,7 +74,7 @@ static int whatif_opt(opts *o, int argc, char **argv, int *i) {
   int k = 0;
   while (k < 4 && strcmp(a, names[k])) k++;
   if (k == 4) return 0;
-  if ((x = positive(v)) < 0) return bad("expected a number > 0 after", a), 2;
+  if ((x = positive(v)) < 0) return bad("expected a number in 1e-9..1e9 after", a), 2;
   (*i)++;
   if (k == 0)
     o->w.dp_scale = x;

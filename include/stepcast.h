@@ -71,8 +71,9 @@ typedef enum sc_dtype {
   SC_DTYPE_COUNT
 } sc_dtype;
 
+/* Name of d ("invalid" for a value outside sc_dtype). */
 const char *sc_dtype_name(sc_dtype d);
-/* Bytes of one element of d (fp4: 0.5). */
+/* Bytes of one element of d (fp4: 0.5; 0 for a value outside sc_dtype). */
 double sc_dtype_bytes(sc_dtype d);
 
 /* ------------------------------------------------------------------ GPU */
@@ -645,22 +646,25 @@ typedef struct sc_coll_cost {
 } sc_coll_cost;
 
 /* Time of one collective of `bytes` over g with the algorithm and protocol
- * NCCL's tuner would choose (docs/network.md). ranks == 1 costs 0. */
+ * NCCL's tuner would choose (docs/network.md). ranks == 1 costs 0. An op
+ * outside sc_coll_op, a NULL g, ranks < 1 or bytes < 0 give time -1. */
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g);
 
 /* nccl-tests' bus-bandwidth factor of op over `ranks` ranks: busbw =
- * algbw * factor (all_reduce 2(n-1)/n, all_gather (n-1)/n, ...). */
+ * algbw * factor (all_reduce 2(n-1)/n, all_gather (n-1)/n, ...); 0 for
+ * an op outside sc_coll_op or ranks < 1. */
 double sc_coll_busbw_factor(sc_coll_op op, int ranks);
 
 /* Name of an op ("all_reduce", ...; a static string), and the op of a
- * name (nccl-tests spellings such as "allreduce" too); -1 when unknown. */
+ * name (nccl-tests spellings such as "allreduce" too); -1 when unknown.
+ * An op outside sc_coll_op is named "invalid". */
 const char *sc_coll_op_name(sc_coll_op op);
 int sc_coll_op_from_name(const char *name);
 
 /* The algorithm plug-ins the flow engine can run (src/coll/, one file
  * each): how many there are, and the name (static string: "ring",
  * "tree", "rhd", "hier", "nvls", "direct", ...) and op of the i-th,
- * 0 <= i < count. */
+ * 0 <= i < count (NULL and -1 for any other i). */
 int sc_coll_algo_count(void);
 const char *sc_coll_algo_name(int i);
 sc_coll_op sc_coll_algo_op(int i);

@@ -31,7 +31,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 if command -v clang >/dev/null; then
   echo "== fuzzing (bounded)"
-  CC=clang cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_FUZZ=ON -DSC_TESTS=OFF >/dev/null
+  # with the debug invariant checks: no input may trip one (issue 12)
+  CC=clang cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_FUZZ=ON -DSC_TESTS=OFF -DSC_DEBUG_CHECKS=ON >/dev/null
   ninja -C build-fuzz
   for f in build-fuzz/fuzz_*; do
     [ -x "$f" ] || continue

@@ -131,8 +131,10 @@ b,t,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,tpu-v9,3
 CSV
 expect 0 "skipped: unknown GPU 'tpu-v9'" -- validate "$TMP/rows.csv"
 expect 0 '"skipped": "unknown GPU' -- validate --format json "$TMP/rows.csv"
-printf 'id,measured_iter_s,tp\nx,abc,1\n' > "$TMP/bad.csv"
+printf 'id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,measured_iter_s,tp\nx,m,2,64,4,100,16,8,bf16,a100-sxm4-80gb,8,abc,1\n' > "$TMP/bad.csv"
 expect 2 "$TMP/bad.csv:2: column 'measured_iter_s'" -- validate "$TMP/bad.csv"
+printf 'id,measured_iter_s,tp\nx,1,1\n' > "$TMP/nocol.csv"
+expect 2 "$TMP/nocol.csv:1: the header lacks the column 'model'" -- validate "$TMP/nocol.csv"
 printf 'id,foo\nx,1\n' > "$TMP/nohdr.csv"
 expect 2 "header has neither" -- validate "$TMP/nohdr.csv"
 expect 3 "cannot read" -- validate "$TMP/none.csv"

@@ -540,7 +540,9 @@ Test(alloc_faults, validation) {
 
 typedef struct job_ctx {
   sc_scenario s;
-  int what;                 /* 0 predict, 1 timeline, 2 a job with two plans, 3 search */
+  int what;                 /* 0 predict, 1 timeline, 2 a job with two plans, 3 search,
+                               4 scenario file + predict, 5 collective sweep on a topology */
+  const char *path;         /* 4: the scenario file */
   sc_result want, got;
   double want2, got2;       /* timeline step, or the second plan's step */
   size_t want_n, got_n;
@@ -575,6 +577,22 @@ static int job_run(void *ctx) {
     sc_job_close(j);
     return rc;
   }
+  case 4: {
+    sc_scenario s;
+    int rc = sc_scenario_load_file(&s, c->path, NULL, 0, &c->err);
+    return rc == SC_OK ? sc_predict(&s, &c->got, &c->err) : rc;
+  }
+  case 5: {
+    sc_coll_sweep_opts o;
+    sc_coll_sweep_default(&o);
+    o.ranks = 16, o.ranks_per_node = 4, o.max_bytes = 1 << 20, o.factor = 4;
+    snprintf(o.topo, sizeof o.topo, "%s", c->s.cluster.topology);
+    sc_coll_sweep sw;
+    int rc = sc_coll_sweep_run(&o, NULL, NULL, &sw, &c->err);
+    if (rc == SC_OK) c->got2 = sw.points[sw.n - 1].flow_s, c->got_n = (size_t)sw.n;
+    if (rc == SC_OK) sc_coll_sweep_free(&sw);
+    return rc;
+  }
   default: {
     sc_candidate best[3];
     int n = 0;
@@ -597,8 +615,8 @@ static void job_check(void *ctx, int rc, const char *name, long n) {
             c->want.mem.total, c->want2, c->want_n);
 }
 
-static void job_case(const char *name, const sc_scenario *s, int what) {
-  job_ctx c = {.s = *s, .what = what};
+static void job_case_path(const char *name, const sc_scenario *s, int what, const char *path) {
+  job_ctx c = {.s = *s, .what = what, .path = path};
   cr_assert_eq(job_run(&c), SC_OK, "%s: %s", name, c.err.msg);
   c.want = c.got;
   c.want2 = c.got2;
@@ -606,6 +624,27 @@ static void job_case(const char *name, const sc_scenario *s, int what) {
   fault_case fc = {.run = job_run, .check = job_check, .ctx = &c, .err = &c.err};
   snprintf(fc.name, sizeof fc.name, "%s", name);
   fault_loop(&fc);
+}
+
+static void job_case(const char *name, const sc_scenario *s, int what) {
+  job_case_path(name, s, what, NULL);
+}
+
+/* What `stepcast predict FILE` and `stepcast collective --topo` do, each
+ * allocation failing in turn (jansson's too): SC_ENOMEM with "out of
+ * memory" every time, nothing leaked, and then the fault-free answer. */
+Test(alloc_faults, scenario_file_and_collective_sweep) {
+  json_set_alloc_funcs(mem_alloc, mem_free);
+  char path[64];
+  write_tmp("{\"model\": \"gpt3-1.3b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+            "\"gpus\": 16},\n \"plan\": {\"tp\": 2, \"pp\": 2, \"global_batch\": 32}}\n",
+            path, sizeof path);
+  sc_scenario s;
+  sc_scenario_default(&s);
+  job_case_path("scenario file, then sc_predict", &s, 4, path);
+  unlink(path);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s", "fat_tree:hosts=16,radix=8");
+  job_case("sc_coll_sweep_run on a fat-tree", &s, 5);
 }
 
 Test(alloc_faults, jobs) {

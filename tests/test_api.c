@@ -171,3 +171,31 @@ Test(api, out_of_memory_is_an_error_value) {
   }
   cr_expect_eq(rc, SC_OK);
 }
+
+/* Public entry points given values outside their enums (a cast of user
+ * input) answer with the documented failure value, never a crash or an
+ * assert in debug builds (issue 12, hostile input 16). */
+Test(api, out_of_range_enums_are_refused_not_crashed) {
+  cr_expect_eq(sc_dtype_bytes((sc_dtype)-1), 0);
+  cr_expect_eq(sc_dtype_bytes(SC_DTYPE_COUNT), 0);
+  cr_expect_str_eq(sc_dtype_name((sc_dtype)99), "invalid");
+  cr_expect_str_eq(sc_coll_op_name((sc_coll_op)-1), "invalid");
+  sc_coll_group g = {8, 8, 80, 300e9, 25e9, 0, 0, 8};
+  cr_expect_lt(sc_coll_nccl_time((sc_coll_op)42, 1e6, &g).time, 0);
+  cr_expect_lt(sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1e6, NULL).time, 0);
+  cr_expect_eq(sc_coll_busbw_factor((sc_coll_op)-3, 8), 0);
+  cr_expect_null(sc_coll_algo_name(-1));
+  cr_expect_null(sc_coll_algo_name(sc_coll_algo_count()));
+  sc_error err = {0};
+  cr_expect_lt(sc_coll_algo_find((sc_coll_op)77, "ring", &err), 0);
+  cr_expect(strstr(err.msg, "not a collective"), "%s", err.msg);
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.attention = (sc_attention)99;
+  cr_expect_eq(sc_scenario_resolve(&s, &err), SC_EINPUT);
+  cr_expect(strstr(err.msg, "plan.attention: 99 is not valid"), "%s", err.msg);
+  sc_scenario_default(&s);
+  s.plan.dtype = (sc_dtype)-1;
+  cr_expect_eq(sc_scenario_resolve(&s, &err), SC_EINPUT);
+  cr_expect(strstr(err.msg, "plan.dtype"), "%s", err.msg);
+}

@@ -53,7 +53,19 @@ Test(net_topo, bad_topologies_are_rejected_naming_the_element) {
   expect_bad("{\"nodes\": [{\"name\": \"a\", \"kind\": \"router\"}], \"links\": []}",
              "nodes[0].kind");
   expect_bad("{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"a\"}], \"links\": []}",
-             "two nodes are named \"a\"");
+             "nodes[1].name: \"a\" is also the name of nodes[0]");
+  /* a duplicate name is reported as such, not as the self-loop its link became */
+  expect_bad("{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"a\"}], "
+             "\"links\": [{\"from\": \"a\", \"to\": \"b\", \"bw_GBps\": 1}]}",
+             "nodes[2].name: \"a\" is also the name of nodes[0]");
+  /* a kind that is not a string is no GPU */
+  expect_bad("{\"nodes\": [{\"name\": \"a\", \"kind\": 5}], \"links\": []}",
+             "nodes[0].kind: must be a string");
+  expect_bad("{\"nodes\": [{\"name\": \"a\", \"kind\": null}], \"links\": []}",
+             "nodes[0].kind: must be a string");
+  expect_bad("{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"links\": "
+             "[{\"from\": \"a\", \"to\": \"b\", \"bw_GBps\": 1e-320}]}",
+             "links[0].bw_GBps");
   expect_bad("{\"nodez\": []}", "nodez: unknown key");
   expect_bad("{\"generator\": \"ring:n=1\"}", "n=1 must be >= 2");
   expect_bad("{\"generator\": \"moebius\"}", "unknown topology generator");
@@ -105,4 +117,44 @@ Test(net_topo, routes_are_shortest_and_dimension_ordered) {
   cr_expect_eq(n, 2);
   route_free(r);
   topo_free(t);
+}
+
+/* The size each generator announces before building (and refuses beyond
+ * TOPO_MAX_BYTES) is exactly what it builds. */
+Test(net_topo, generator_sizes_are_exact) {
+  static const char *gens[] = {
+      "ring:n=2", "ring:n=7", "torus:x=4,y=3,z=2", "torus:x=2,y=5", "mesh:x=4,y=3,z=2",
+      "star:n=5", "star:n=5,ps=1", "tree:k=3,depth=4", "expo:n=12", "expo:n=16", "dgx1",
+      "rail:nodes=3,gpus=4,spines=2", "rail:nodes=2,gpus=1",
+      "hier:nodes=3,gpus=4", "fat_tree:hosts=100,radix=8,levels=3",
+      "fat_tree:hosts=30,radix=8,levels=2", "dragonfly:groups=5,routers=3,hosts=2"};
+  for (size_t i = 0; i < sizeof gens / sizeof *gens; i++) {
+    sc_error err = {0};
+    double nodes = 0, links = 0;
+    cr_assert_eq(topo_gen_size(gens[i], &nodes, &links, &err), SC_OK, "%s: %s", gens[i],
+                 err.msg);
+    topo *t = NULL;
+    cr_assert_eq(topo_gen(gens[i], &t, &err), SC_OK, "%s: %s", gens[i], err.msg);
+    cr_expect_eq(nodes, t->n_nodes, "%s: estimated %g nodes, built %d", gens[i], nodes,
+                 t->n_nodes);
+    cr_expect_eq(links, t->n_links, "%s: estimated %g links, built %d", gens[i], links,
+                 t->n_links);
+    topo_free(t);
+  }
+}
+
+/* Sizes beyond the limit are refused before anything is allocated, with
+ * the estimate and the limit in the message (issue 12, hostile input 6). */
+Test(net_topo, oversized_generators_are_refused_with_the_estimate) {
+  static const char *gens[] = {"fat_tree:hosts=2,radix=65536,levels=3",
+                                "rail:nodes=1,gpus=1000,spines=1000000",
+                                "dragonfly:groups=1,routers=100000,hosts=1"};
+  for (size_t i = 0; i < sizeof gens / sizeof *gens; i++) {
+    sc_error err = {0};
+    topo *t = NULL;
+    cr_assert_eq(topo_gen(gens[i], &t, &err), SC_EINPUT, "%s", gens[i]);
+    cr_expect_null(t);
+    cr_expect(strstr(err.msg, "too large") && strstr(err.msg, "GB") && strstr(err.msg, "limit"),
+              "%s: %s", gens[i], err.msg);
+  }
 }

@@ -105,7 +105,8 @@ Test(report, sweep_refuses_what_it_cannot_finish) {
   sc_coll_sweep sw;
   sc_error err = {0};
   struct { const char *what; double min, max, factor; int ranks, ppn; const char *needle; } bad[] = {
-      {"infinite max", 1024, INFINITY, 2, 8, 8, "finite"},
+      {"infinite max", 1024, INFINITY, 2, 8, 8, "max_bytes <= 2^50"},
+      {"huge max", 1024, 1e300, 2, 8, 8, "max_bytes <= 2^50"},
       {"factor 1", 1024, 1 << 20, 1, 8, 8, "factor"},
       {"factor near 1", 1, 1e15, 1.0000001, 8, 8, "at most"},
       {"NaN factor", 1024, 1 << 20, NAN, 8, 8, "factor"},

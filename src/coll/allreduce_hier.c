@@ -39,4 +39,4 @@ static double closed(const sched_params *p) {
          2.0 * (m - 1) * (p->alpha + p->bytes / ppn / m / p->bw);
 }
 
-const coll_alg coll_alg_allreduce_hier = {"hier", COLL_ALL_REDUCE, build, closed, 0};
+const coll_alg coll_alg_allreduce_hier = {"hier", COLL_ALL_REDUCE, build, closed, 0, 0};

@@ -20,4 +20,4 @@ static int build(sched *s, const sched_params *p) {
 
 static double closed(const sched_params *p) { return 2 * (p->alpha + p->bytes / p->bw); }
 
-const coll_alg coll_alg_allreduce_nvls = {"nvls", COLL_ALL_REDUCE, build, closed, 1};
+const coll_alg coll_alg_allreduce_nvls = {"nvls", COLL_ALL_REDUCE, build, closed, 1, 0};

@@ -2,7 +2,8 @@
  * allreduce_rhd.c -- recursive halving-doubling all-reduce (Rabenseifner):
  * log2(n) reduce-scatter steps exchanging halves with the partner at
  * distance n/2, n/4, ..., then the same steps in reverse for the
- * all-gather. For n a power of two; other n fall back to the ring.
+ * all-gather. For n a power of two (sc_coll_simulate refuses other n;
+ * the builder and closed form fall back to the ring).
  * Closed form: 2 log2(n) alpha + 2 (n-1)/n bytes/bw.
  */
 #include "coll/sched.h"
@@ -36,4 +37,4 @@ static double closed(const sched_params *p) {
   return 2 * lg * p->alpha + 2.0 * (p->n - 1) / p->n * p->bytes / p->bw;
 }
 
-const coll_alg coll_alg_allreduce_rhd = {"rhd", COLL_ALL_REDUCE, build, closed, 0};
+const coll_alg coll_alg_allreduce_rhd = {"rhd", COLL_ALL_REDUCE, build, closed, 0, 1};

@@ -25,7 +25,7 @@ static double closed_half(const sched_params *p) {
   return (p->n - 1) * (p->alpha + p->bytes / p->n / p->bw);
 }
 
-const coll_alg coll_alg_allreduce_ring = {"ring", COLL_ALL_REDUCE, build_ar, closed_ar, 1};
+const coll_alg coll_alg_allreduce_ring = {"ring", COLL_ALL_REDUCE, build_ar, closed_ar, 1, 0};
 const coll_alg coll_alg_reduce_scatter_ring = {"ring", COLL_REDUCE_SCATTER, build_half,
-                                               closed_half, 1};
-const coll_alg coll_alg_all_gather_ring = {"ring", COLL_ALL_GATHER, build_half, closed_half, 1};
+                                               closed_half, 1, 0};
+const coll_alg coll_alg_all_gather_ring = {"ring", COLL_ALL_GATHER, build_half, closed_half, 1, 0};

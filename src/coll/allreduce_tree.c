@@ -44,4 +44,4 @@ static double closed(const sched_params *p) {
   return 2.0 * depth * (p->alpha + p->bytes / p->bw);
 }
 
-const coll_alg coll_alg_allreduce_tree = {"tree", COLL_ALL_REDUCE, build, closed, 0};
+const coll_alg coll_alg_allreduce_tree = {"tree", COLL_ALL_REDUCE, build, closed, 0, 0};

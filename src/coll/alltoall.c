@@ -34,8 +34,8 @@ static double closed_pairwise(const sched_params *p) {
 }
 
 const coll_alg coll_alg_alltoall_direct = {"direct", COLL_ALL_TO_ALL, build_direct,
-                                           closed_direct, 1};
+                                           closed_direct, 1, 0};
 const coll_alg coll_alg_alltoall_pairwise = {"pairwise", COLL_ALL_TO_ALL, build_pairwise,
-                                             closed_pairwise, 1};
+                                             closed_pairwise, 1, 0};
 const coll_alg coll_alg_all_gather_direct = {"direct", COLL_ALL_GATHER, build_direct,
-                                             closed_direct, 1};
+                                             closed_direct, 1, 0};

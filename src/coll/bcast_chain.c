@@ -27,5 +27,5 @@ static double closed(const sched_params *p) {
   return (p->n - 1 + c - 1) * (p->alpha + p->bytes / c / p->bw);
 }
 
-const coll_alg coll_alg_broadcast_chain = {"chain", COLL_BROADCAST, build_bcast, closed, 1};
-const coll_alg coll_alg_reduce_chain = {"chain", COLL_REDUCE, build_reduce, closed, 1};
+const coll_alg coll_alg_broadcast_chain = {"chain", COLL_BROADCAST, build_bcast, closed, 1, 0};
+const coll_alg coll_alg_reduce_chain = {"chain", COLL_REDUCE, build_reduce, closed, 1, 0};

@@ -26,7 +26,13 @@ _Static_assert(SC_COLL_ALL_REDUCE == (int)COLL_ALL_REDUCE &&
 _Static_assert(sizeof(sc_coll_group) == sizeof(coll_group), "sc_coll_group != coll_group");
 _Static_assert(sizeof(sc_coll_cost) == sizeof(coll_cost), "sc_coll_cost != coll_cost");
 
+/* Public entry points check what they are given: an op outside
+ * sc_coll_op, an algorithm index out of range or a NULL group gets a
+ * documented failure value (stepcast.h), never an assert or a crash. */
+static int op_ok(sc_coll_op op) { return (unsigned)op < SC_COLL_OP_COUNT; }
+
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g) {
+  if (!op_ok(op) || !g || !(bytes >= 0) || g->ranks < 1) return (sc_coll_cost){.time = -1};
   coll_group cg = {g->ranks,     g->ranks_per_node, g->arch,      g->intra_bw,
                    g->inter_bw,  g->intra_lat,      g->inter_lat, g->node_gpus};
   coll_cost c = coll_nccl_time((coll_op)op, bytes, &cg);
@@ -34,20 +40,31 @@ sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group 
 }
 
 double sc_coll_busbw_factor(sc_coll_op op, int ranks) {
-  return coll_busbw_factor((coll_op)op, ranks);
+  return op_ok(op) && ranks >= 1 ? coll_busbw_factor((coll_op)op, ranks) : 0;
 }
 
-const char *sc_coll_op_name(sc_coll_op op) { return coll_op_name((coll_op)op); }
+const char *sc_coll_op_name(sc_coll_op op) {
+  return op_ok(op) ? coll_op_name((coll_op)op) : "invalid";
+}
 
 int sc_coll_op_from_name(const char *name) { return coll_op_from_name(name); }
 
 int sc_coll_algo_count(void) { return coll_alg_count(); }
 
-const char *sc_coll_algo_name(int i) { return coll_alg_at(i)->name; }
+const char *sc_coll_algo_name(int i) {
+  return i >= 0 && i < coll_alg_count() ? coll_alg_at(i)->name : NULL;
+}
 
-sc_coll_op sc_coll_algo_op(int i) { return (sc_coll_op)coll_alg_at(i)->op; }
+sc_coll_op sc_coll_algo_op(int i) {
+  return i >= 0 && i < coll_alg_count() ? (sc_coll_op)coll_alg_at(i)->op : (sc_coll_op)-1;
+}
 
 int sc_coll_algo_find(sc_coll_op op, const char *name, sc_error *err) {
+  if (!op_ok(op)) {
+    sc_error_set(err, SC_EINPUT, "op: %d is not a collective (valid: 0..%d)", (int)op,
+                 SC_COLL_OP_COUNT - 1);
+    return -1;
+  }
   for (int i = 0; i < coll_alg_count(); i++)
     if ((sc_coll_op)coll_alg_at(i)->op == op && (!name || !strcmp(coll_alg_at(i)->name, name)))
       return i;

@@ -256,9 +256,12 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
     if (s.nch < 1) s.nch = 1;
     intra_bw = s.nch * link * NVLINK_PAYLOAD_EFF;
   } else {
-    int links = (int)floor(g->intra_bw / GBS / datasheet_link_bw[s.cc] + 0.5);
-    if (links < 1) links = 1;
-    s.nch = links;
+    /* whole links; less than one link's bandwidth is a fraction of one
+     * (a channel), not raised to a whole link */
+    double nl = g->intra_bw / GBS / datasheet_link_bw[s.cc];
+    double links = nl < 1 ? nl : floor(nl + 0.5);
+    if (links > 1e6) links = 1e6; /* 25 PB/s: no int overflow below */
+    s.nch = links < 1 ? 1 : (int)links;
     intra_bw = links * nccl_nvlink_bw[s.cc];
   }
   if (s.ppn == 1) intra_bw = 1e30; /* nothing crosses NVLink */

@@ -34,5 +34,5 @@ static double closed_gossip(const sched_params *p) {
   return p->alpha + peers(p->n) * p->bytes / p->bw;
 }
 
-const coll_alg coll_alg_send_recv = {"ring", COLL_SEND_RECV, build_sr, closed_sr, 1};
-const coll_alg coll_alg_gossip = {"gossip", COLL_ALL_REDUCE, build_gossip, closed_gossip, 0};
+const coll_alg coll_alg_send_recv = {"ring", COLL_SEND_RECV, build_sr, closed_sr, 1, 0};
+const coll_alg coll_alg_gossip = {"gossip", COLL_ALL_REDUCE, build_gossip, closed_gossip, 0, 0};

@@ -19,13 +19,15 @@ void sched_free(sched *s) {
 void sched_clear(sched *s) { s->nx = s->ns = 0; }
 
 int sched_begin(sched *s, int repeat) {
-  assert(repeat >= 1);
+  assert(repeat >= 0); /* 0: a step that does not run (a ring of one rank) */
+  if (s->counting) return 0;
   if (vec_grow((void **)&s->s, &s->caps, s->ns + 1L, sizeof *s->s)) return -1;
   s->s[s->ns++] = (sched_step){s->nx, 0, repeat};
   return 0;
 }
 
 int sched_add_switch(sched *s, int src, int dst, int via, double bytes) {
+  if (s->counting) return s->counted++, 0;
   assert(s->ns > 0 && "sched_begin first");
   if (vec_grow((void **)&s->x, &s->capx, s->nx + 1L, sizeof *s->x)) return -1;
   s->x[s->nx++] = (sched_xfer){src, dst, via, bytes};
@@ -35,6 +37,14 @@ int sched_add_switch(sched *s, int src, int dst, int via, double bytes) {
 
 int sched_add(sched *s, int src, int dst, double bytes) {
   return sched_add_switch(s, src, dst, -1, bytes);
+}
+
+double sched_size(const coll_alg *alg, const sched_params *p) {
+  sched s;
+  sched_init(&s);
+  s.counting = 1;
+  alg->build(&s, p);
+  return s.counted;
 }
 
 double sched_bytes(const sched *s) {

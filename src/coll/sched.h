@@ -31,7 +31,7 @@ typedef struct sched_xfer {
 
 typedef struct sched_step {
   int first, count; /* transfers x[first .. first+count) */
-  int repeat;       /* the step runs this many times in a row, >= 1 */
+  int repeat;       /* the step runs this many times in a row, >= 0 */
 } sched_step;
 
 typedef struct sched {
@@ -39,7 +39,17 @@ typedef struct sched {
   int nx, capx;
   sched_step *s;
   int ns, caps;
+  int counting;     /* 1: sched_begin and sched_add only count (sched_size) */
+  double counted;   /* transfers counted while counting */
 } sched;
+
+/* The most transfers one schedule may hold: beyond it the schedule and
+ * the flow engine's state for it would take gigabytes (an O(n^2)
+ * all-to-all on 16,384 ranks is 268 million transfers). */
+#define SCHED_MAX_XFERS (1 << 22)
+/* Bytes per transfer: the schedule's entry and the flow engine's state
+ * of its flow and route (src/net/flow.c), for the estimate in messages. */
+#define SCHED_BYTES_PER_XFER 160.0
 
 /* What an algorithm needs to know. */
 typedef struct sched_params {
@@ -58,16 +68,22 @@ typedef struct coll_alg {
   int (*build)(sched *s, const sched_params *p); /* 0, or -1 out of memory */
   double (*closed)(const sched_params *p);       /* seconds */
   int exact;         /* closed form exact on an idle ring / non-blocking switch */
+  int pow2;          /* 1: the ranks must be a power of two */
 } coll_alg;
 
 void sched_init(sched *s);
 void sched_free(sched *s);
 void sched_clear(sched *s);
-/* Open a new step that repeats `repeat` times; 0 or -1. */
+/* Open a new step that repeats `repeat` times (0: the step does not run,
+ * as in a ring of one rank); 0 or -1. */
 int sched_begin(sched *s, int repeat);
 /* Add a transfer to the open step; 0 or -1. */
 int sched_add(sched *s, int src, int dst, double bytes);
 int sched_add_switch(sched *s, int src, int dst, int via, double bytes);
+/* The transfers alg's schedule for p would hold, counted without
+ * building it (no allocation). */
+double sched_size(const coll_alg *alg, const sched_params *p);
+
 /* Bytes sent over all steps (repeat counted). */
 double sched_bytes(const sched *s);
 

@@ -14,6 +14,7 @@
 /* More points than any size range needs (1 B to 1 PiB in steps of 1.1 is
  * 365): a larger count means a factor too close to 1 or an infinite max. */
 #define SWEEP_MAX_POINTS 100000
+#define SWEEP_MAX_BYTES 1125899906842624.0 /* 2^50: 1 PiB, the largest size */
 
 void sc_coll_sweep_default(sc_coll_sweep_opts *o) {
   memset(o, 0, sizeof *o);
@@ -38,17 +39,21 @@ static int sweep_check(const sc_coll_sweep_opts *o, long *points, sc_error *err)
   if (o->ranks_per_node < 1 || o->ranks % o->ranks_per_node)
     return sc_error_set(err, SC_EINPUT, "ranks_per_node %d must divide ranks %d",
                         o->ranks_per_node, o->ranks);
-  if (!(o->nvlink_GBps > 0) || !(o->nic_Gbps > 0) || !isfinite(o->nvlink_GBps) ||
-      !isfinite(o->nic_Gbps))
-    return sc_error_set(err, SC_EINPUT, "nvlink_GBps and nic_Gbps must be finite and > 0");
-  if (!(o->min_bytes >= 1) || !isfinite(o->max_bytes) || o->min_bytes > o->max_bytes)
-    return sc_error_set(err, SC_EINPUT, "sizes: need 1 <= min_bytes <= max_bytes, finite "
-                        "(got %g and %g)", o->min_bytes, o->max_bytes);
+  /* the ranges of the scenario's cluster.nvlink_GBps and nic_Gbps */
+  if (!(o->nvlink_GBps >= 1e-3 && o->nvlink_GBps <= 1e6))
+    return sc_error_set(err, SC_EINPUT, "nvlink_GBps: %g; valid: 0.001..1e6 (GB/s per direction)",
+                        o->nvlink_GBps);
+  if (!(o->nic_Gbps >= 1e-2 && o->nic_Gbps <= 1e7))
+    return sc_error_set(err, SC_EINPUT, "nic_Gbps: %g; valid: 0.01..1e7 (Gb/s per direction)",
+                        o->nic_Gbps);
+  if (!(o->min_bytes >= 1) || !(o->max_bytes <= SWEEP_MAX_BYTES) || o->min_bytes > o->max_bytes)
+    return sc_error_set(err, SC_EINPUT, "sizes: need 1 <= min_bytes <= max_bytes <= 2^50 "
+                        "(1 PiB) (got %g and %g)", o->min_bytes, o->max_bytes);
   if (!(o->factor > 1) || !isfinite(o->factor))
     return sc_error_set(err, SC_EINPUT, "factor must be > 1, got %g", o->factor);
   double n = floor(log(o->max_bytes / o->min_bytes) / log(o->factor)) + 2;
   if (!(n <= SWEEP_MAX_POINTS))
-    return sc_error_set(err, SC_EINPUT, "%g sizes from %g to %g by a factor %g: at most %d "
+    return sc_error_set(err, SC_EINPUT, "%g sizes from %g to %g by a factor %.9g: at most %d "
                         "(use a larger factor)", n, o->min_bytes, o->max_bytes, o->factor,
                         SWEEP_MAX_POINTS);
   *points = (long)n;

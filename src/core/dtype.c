@@ -1,8 +1,6 @@
 /*
  * dtype.c -- names and sizes of the numeric types a GPU computes in.
  */
-#include <assert.h>
-
 #include "stepcast.h"
 
 static const char *const dtype_names[SC_DTYPE_COUNT] = {
@@ -11,12 +9,10 @@ static const char *const dtype_names[SC_DTYPE_COUNT] = {
 /* Bytes per element as stored in memory (tf32 is stored as fp32). */
 static const double dtype_bytes[SC_DTYPE_COUNT] = {4, 4, 2, 2, 1, 0.5};
 
+/* Public entry points: a value outside sc_dtype (a caller's bug or a
+ * cast of user input) gets "invalid" and 0 bytes, never a crash. */
 const char *sc_dtype_name(sc_dtype d) {
-  assert(d >= 0 && d < SC_DTYPE_COUNT);
-  return dtype_names[d];
+  return (unsigned)d < SC_DTYPE_COUNT ? dtype_names[d] : "invalid";
 }
 
-double sc_dtype_bytes(sc_dtype d) {
-  assert(d >= 0 && d < SC_DTYPE_COUNT);
-  return dtype_bytes[d];
-}
+double sc_dtype_bytes(sc_dtype d) { return (unsigned)d < SC_DTYPE_COUNT ? dtype_bytes[d] : 0; }

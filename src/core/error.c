@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/utf8.h"
 #include "stepcast.h"
 
 int sc_error_set(sc_error *err, int code, const char *fmt, ...) {
@@ -14,8 +15,12 @@ int sc_error_set(sc_error *err, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     err->code = code;
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    char raw[sizeof err->msg];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* a message quotes user text (a key, a preset, a CSV cell): no
+     * terminal escapes or invalid UTF-8 reach a terminal or a program */
+    utf8_clean(err->msg, sizeof err->msg, raw, 1);
   }
   return code;
 }

@@ -1,20 +1,37 @@
 /*
  * file.h -- read a whole file into memory (module prefix: file_).
  *
- * The loaders (CSV, topology JSON) parse from a buffer; this is the one
- * place that fills it, through mem_ so that the allocation-failure tests
- * reach it.
+ * The loaders (scenario, workload graph, CSV, topology JSON, traces)
+ * parse from a buffer; this is the one place that fills it, through mem_
+ * so that the allocation-failure tests reach it. Every read has a limit:
+ * a path naming a directory, a device that never ends (/dev/zero) or a
+ * file larger than the loader's limit is refused with a message, never
+ * read without bound.
  */
 #ifndef SC_CORE_FILE_H
 #define SC_CORE_FILE_H
 
 #include <stddef.h>
 
-/* Read the file at path into a new NUL-terminated buffer: on SC_OK *buf
- * (free with mem_free) holds *len bytes plus the NUL. SC_EIO when the
- * file cannot be opened (errno says why), SC_ENOMEM when out of memory or
- * when the file is larger than about 2 GiB; *buf is NULL on failure. A read error
- * ends the data like the end of the file. */
-int file_read_all(const char *path, char **buf, size_t *len);
+#include "stepcast.h"
+
+/* Limits of the inputs (docs/input.md, "Limits"). */
+#define FILE_MAX_SCENARIO (16L << 20)  /* scenario JSON */
+#define FILE_MAX_DATA (256L << 20)     /* workload graph JSON, measurement CSV */
+#define FILE_MAX_TOPOLOGY (1L << 30)   /* topology JSON */
+
+/* Read the text file at path into a new NUL-terminated buffer: on SC_OK
+ * *buf (free with mem_free) holds *len bytes plus the NUL. `what` names
+ * the file in messages ("scenario file"). Errors (*buf NULL, err says
+ * which file and why): SC_EIO when it cannot be opened or read or is a
+ * directory; SC_EINPUT when it holds more than max bytes or a NUL byte
+ * (not text); SC_ENOMEM. */
+int file_read(const char *path, const char *what, size_t max, char **buf, size_t *len,
+              sc_error *err);
+
+/* SC_OK when path can be opened as a file (not a directory); else
+ * SC_EIO with the reason in err, naming `what`. For readers that stream
+ * (gzip traces) and bound their reads themselves. */
+int file_check(const char *path, const char *what, sc_error *err);
 
 #endif /* SC_CORE_FILE_H */

@@ -192,7 +192,7 @@ static int may_have_failed(const ncost *n) {
 /* The schedule NCCL would run for op over `ranks` GPUs, `per` of them in
  * each NVLink domain; 0, or -1 when out of memory. Every transfer's size
  * is proportional to `bytes`. */
-static int build(sched *s, coll_op op, double bytes, int ranks, int per) {
+static int build(ncost *n, sched *s, coll_op op, double bytes, int ranks, int per) {
   if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER)
     return build_rings(s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
   const coll_alg *a = coll_alg_find(op, op == COLL_ALL_TO_ALL ? "pairwise" : "ring");
@@ -201,7 +201,20 @@ static int build(sched *s, coll_op op, double bytes, int ranks, int per) {
   p.ppn = 1;
   p.chunks = 1;
   p.bytes = bytes;
-  return a ? a->build(s, &p) : -1;
+  if (!a) return -1;
+  /* an all-to-all's n^2 transfers: refused before they are built, and
+   * the reason kept (the first failure is the one reported) */
+  double nx = sched_size(a, &p);
+  if (nx > SCHED_MAX_XFERS) {
+    sc_error e;
+    sc_error_set(&e, SC_EINPUT,
+                 "%s on %d ranks of the topology: %.0f transfers, more than the flow engine's "
+                 "limit of %d (docs/input.md, Limits)",
+                 coll_op_name(op), ranks, nx, SCHED_MAX_XFERS);
+    fail(n, &e);
+    return -1;
+  }
+  return a->build(s, &p);
 }
 
 /* The topology's GPU of each of the group's ranks (a new array, or NULL
@@ -226,7 +239,7 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
                        int per) {
   sched s;
   sched_init(&s);
-  int built = build(&s, op, bytes, ranks, per);
+  int built = build(n, &s, op, bytes, ranks, per);
   int *node = group_nodes(n, ranks, stride);
   double t = -1;
   sc_error err = {0};
@@ -281,7 +294,7 @@ static void step_bound(ncost *n, const sched *s, const sched_step *st, const int
 static int shape_bound(ncost *n, shape *sh, int per) {
   sched s;
   sched_init(&s);
-  int built = build(&s, sh->op, 1.0, sh->ranks, per);
+  int built = build(n, &s, sh->op, 1.0, sh->ranks, per);
   int *node = group_nodes(n, sh->ranks, sh->stride);
   size_t links = (size_t)n->c->t->n_links + 1;
   if (!n->load) n->load = mem_calloc(links, sizeof *n->load);

@@ -18,6 +18,11 @@
 #include "engine/engine.h"
 #include "pipeline/pipe.h"
 
+/* The most passes one timeline lays out (docs/input.md, Limits), and
+ * the bytes of one span in Chrome trace JSON, for the estimate. */
+#define TIMELINE_MAX_PASSES (1 << 22)
+#define TIMELINE_TRACE_BYTES 130.0
+
 /* Index of (stage, chunk, mb) in the end-time arrays. */
 #define IDX(st, c, mb) (((size_t)(st) * vpp + (c)) * m + (mb))
 
@@ -51,6 +56,20 @@ int eng_timeline(eng *e, sc_span **spans, size_t *n_out, double *step_s, sc_erro
   if (sh.vpp > 1 && m % pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
   int vpp = sh.vpp;
   size_t per = (size_t)3 * m * vpp, cells = (size_t)pp * vpp * m;
+  /* a forward and a backward pass per cell: refuse a timeline too large
+   * to lay out or to write (about TIMELINE_TRACE_BYTES each as Chrome
+   * trace JSON) before allocating it */
+  double passes = 2.0 * cells;
+  if (passes > TIMELINE_MAX_PASSES) {
+    double mem = (double)per * pp * (sizeof(pipe_pass) + sizeof(sc_span)) + 2.0 * cells * 8;
+    return sc_error_set(err, SC_EINPUT,
+                        "timeline: %.0f passes (pp %d x vpp %d x %d micro-batches x forward "
+                        "and backward) need about %.3g GB of memory and %.3g GB of trace; "
+                        "the limit is %d passes: raise plan.micro_batch or lower "
+                        "plan.global_batch",
+                        passes, pp, vpp, m, mem / 1e9, passes * TIMELINE_TRACE_BYTES / 1e9,
+                        TIMELINE_MAX_PASSES);
+  }
   pipe_pass *order = mem_alloc(sizeof *order * per * pp);
   int *count = mem_calloc((size_t)pp, sizeof *count);
   double *endf = mem_alloc(sizeof *endf * cells), *endb = mem_alloc(sizeof *endb * cells);

@@ -16,6 +16,7 @@
  * graph (whose arrays are reused) and runs the analytic engine; it reads
  * no file and, once the arrays have grown, allocates nothing.
  */
+#include <math.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -126,9 +127,29 @@ static int settle(sc_job *j, int rc, sc_error *err) {
   return rc;
 }
 
+/* A result whose numbers are not all finite comes from inputs beyond the
+ * model's range (a bandwidth, peak or efficiency close to 0, sizes near
+ * the limits): an input error, never a NaN or inf printed as an answer. */
+static int finite_result(const sc_result *r, sc_error *err) {
+  const double v[] = {r->step_s, r->tokens_per_s, r->mfu, r->mfu_lowp, r->tflops_per_gpu,
+                      r->time.compute, r->time.host, r->time.tp_comm, r->time.ep_comm,
+                      r->time.bubble, r->time.pp_comm, r->time.dp_comm, r->time.optimizer,
+                      r->mem.total, r->model_flops};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    if (!isfinite(v[i]) || (i == 0 && !(v[i] > 0)))
+      return sc_error_set(err, SC_EINPUT,
+                          "the prediction is not a finite number (step %g s, memory %g bytes): "
+                          "an input is outside the model's range (a GPU peak, bandwidth or "
+                          "efficiency near 0, or a size near its limit); valid: realistic "
+                          "hardware numbers (docs/input.md)",
+                          r->step_s, r->mem.total);
+  return SC_OK;
+}
+
 int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err) {
   int rc = prepare(j, plan, err);
   if (rc == SC_OK) eng_result(&j->e, r);
+  if (rc == SC_OK) rc = finite_result(r, err);
   /* the topology's collectives either all ran or the prediction fails */
   return settle(j, rc, err);
 }
@@ -222,6 +243,7 @@ int job_finish(sc_job *j, sc_result *r, sc_error *err) {
   j->e.costs = &j->costs;
   int rc = eng_prepare(&j->e, err);
   if (rc == SC_OK) eng_result(&j->e, r);
+  if (rc == SC_OK) rc = finite_result(r, err);
   return settle(j, rc, err);
 }
 

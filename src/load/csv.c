@@ -37,9 +37,11 @@ static int split(csv_file *f, const char *path, sc_error *err) {
     }
     f->field[f->n_fields++] = start;
     if (p < end && *p == ',') { *out = '\0'; p++; continue; }
-    if (p < end && *p == '\r') { *out = '\0'; p++; }
-    if (p < end && *p == '\n') { *out = '\0'; p++; }
-    else if (p < end) {
+    /* a record ends at LF, CRLF or a lone CR (old Mac files) */
+    int eol = 0;
+    if (p < end && *p == '\r') p++, eol = 1;
+    if (p < end && *p == '\n') p++, eol = 1;
+    if (!eol && p < end) {
       *out = '\0';
       return -sc_error_set(err, SC_EINPUT,
                            "%s:%d: unexpected text after a quoted field "
@@ -55,9 +57,8 @@ static int split(csv_file *f, const char *path, sc_error *err) {
 
 int csv_open(csv_file *f, const char *path, sc_error *err) {
   memset(f, 0, sizeof *f);
-  int rc = file_read_all(path, &f->buf, &f->len);
-  if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", path);
-  if (rc) return sc_error_set(err, rc, "%s: cannot read: %s", path, strerror(errno));
+  int rc = file_read(path, "CSV file", FILE_MAX_DATA, &f->buf, &f->len, err);
+  if (rc) return rc;
   f->line = 1;
   /* skip a UTF-8 byte-order mark */
   if (f->len >= 3 && (unsigned char)f->buf[0] == 0xEF &&

@@ -22,6 +22,7 @@
 #include "load/graph_json.h"
 
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,7 +31,9 @@
 #include <string.h>
 
 #include "core/heap.h"
+#include "core/file.h"
 #include "core/mem.h"
+#include "load/jparse.h"
 #include "load/scenario.h"
 
 #define GJ_PATH 192           /* bytes of a key path with its label */
@@ -241,11 +244,11 @@ static int gj_long(const gj_ctx *c, const char *path, const json_t *v, long lo, 
   return SC_OK;
 }
 
-/* A JSON number in (0, hi]. */
+/* A JSON number in (0, hi], not a denormal. */
 static int gj_positive(const gj_ctx *c, const char *path, const json_t *v, double hi,
                        double *out) {
   double x = json_is_number(v) ? json_number_value(v) : 0;
-  if (!json_is_number(v) || !(x > 0) || x > hi) {
+  if (!json_is_number(v) || !(x > 0) || !isnormal(x) || x > hi) {
     char what[64];
     snprintf(what, sizeof what, "a number > 0 and at most %g", hi);
     return gj_type(c, path, what, v);
@@ -876,7 +879,9 @@ int graph_json_load_buffer(const char *buf, size_t len, const char *origin, wg_g
   gj_ctx c = {origin ? origin : "<string>", err};
   json_error_t je;
   *out = NULL;
-  json_t *root = json_loadb(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &je);
+  json_t *root;
+  if (jparse(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &root, &je) == SC_ENOMEM)
+    return gj_nomem(&c, "parsing");
   return gj_parsed(&c, root, &je, out);
 }
 
@@ -884,14 +889,13 @@ int graph_json_load_file(const char *path, wg_graph **out, sc_error *err) {
   gj_ctx c = {path, err};
   json_error_t je;
   *out = NULL;
-  if (!path) return sc_error_set(err, SC_EIO, "graph file: no path (NULL)");
-  FILE *f = fopen(path, "rb");
-  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read the graph file (%s)", path,
-                              strerror(errno));
-  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-  int failed = ferror(f), why = errno;
-  fclose(f);
-  if (!root && failed)
-    return sc_error_set(err, SC_EIO, "%s: cannot read the graph file (%s)", path, strerror(why));
+  char *text;
+  size_t len;
+  int rc = file_read(path, "graph file", FILE_MAX_DATA, &text, &len, err);
+  if (rc) return rc;
+  json_t *root;
+  rc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
+  mem_free(text);
+  if (rc == SC_ENOMEM) return gj_nomem(&c, "parsing");
   return gj_parsed(&c, root, &je, out);
 }

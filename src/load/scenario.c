@@ -30,8 +30,12 @@
 
 #include <jansson.h>
 
+#include "core/file.h"
+#include "core/mem.h"
+#include "core/utf8.h"
 #include "hw/cluster_presets.h"
 #include "load/graph_json.h"
+#include "load/jparse.h"
 #include "load/scenario.h"
 #include "plan/plan.h"
 #include "stepcast.h"
@@ -39,6 +43,7 @@
 #define SCN_PATH 160     /* bytes kept of a key path */
 #define SCN_LIST 480     /* bytes kept of a "valid: a, b, c" list */
 #define SCN_MAX_NAMES 64 /* presets or keys listed at most */
+#define SCN_MIN_FRACTION 1e-9 /* nonzero numbers: at least this x the key's maximum */
 
 _Static_assert(sizeof(sc_act) == sizeof(int), "enums are stored as int");
 _Static_assert(sizeof(sc_schedule) == sizeof(int), "enums are stored as int");
@@ -489,6 +494,11 @@ static int scn_number(scn_ctx *c, const scn_field *f, const json_t *v, const cha
   int low = f->lo_open ? !(x > f->lo) : !(x >= f->lo);
   if (!isfinite(x) || low || x > f->hi)
     return scn_fail(c, path, "%g is out of range (valid: %s, at most %g)", x, f->what, f->hi);
+  /* a nonzero value below a billionth of the maximum (denormals
+   * included) is no hardware: times divided by it would overflow */
+  if (x != 0 && fabs(x) < f->hi * SCN_MIN_FRACTION)
+    return scn_fail(c, path, "%g is too small (valid: %s; a nonzero value at least %g)", x, f->what,
+                    f->hi * SCN_MIN_FRACTION);
   *out = x * f->scale;
   return SC_OK;
 }
@@ -1010,10 +1020,16 @@ static int scn_override_path(const char *text, char *path, char **seg, sc_error 
   return n;
 }
 
-/* The JSON value of an override's text: parsed JSON, else the string. */
-static json_t *scn_override_value(const char *text) {
-  json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
-  return v ? v : json_string(text);
+/* The JSON value of an override's text into *v: parsed JSON, else the
+ * string. SC_OK, SC_EINPUT (not UTF-8) or SC_ENOMEM (never the text taken
+ * as a string because an allocation of the parse failed). */
+static int scn_override_value(const char *text, json_t **v) {
+  json_error_t je;
+  int rc = jparse(text, strlen(text), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, v, &je);
+  if (rc == SC_ENOMEM) return rc;
+  if (!*v && !(*v = json_string(text)))
+    return utf8_valid(text) ? SC_ENOMEM : SC_EINPUT;
+  return SC_OK;
 }
 
 int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
@@ -1029,8 +1045,10 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
     return scn_ov_fail(err, assignment, "empty key in the key path");
   int n = scn_override_path(assignment, path, seg, err);
   if (n == 0) return SC_EINPUT;
-  json_t *val = scn_override_value(eq + 1);
-  if (!val) return scn_ov_fail(err, assignment, "the value is not valid UTF-8");
+  json_t *val;
+  int vrc = scn_override_value(eq + 1, &val);
+  if (vrc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "out of memory");
+  if (vrc) return scn_ov_fail(err, assignment, "the value is not valid UTF-8");
   json_t *obj = root;
   for (int i = 0; i < n - 1; i++) {
     json_t *child = json_object_get(obj, seg[i]);
@@ -1171,12 +1189,10 @@ int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *ori
   json_error_t je;
   const char *where = origin ? origin : "<string>";
   if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
-  json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
-  if (!root) {
-    if (json_error_code(&je) == json_error_out_of_memory)
-      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
-    return scn_syntax(&je, where, err);
-  }
+  json_t *root;
+  int prc = jparse(json, strlen(json), JSON_REJECT_DUPLICATES, &root, &je);
+  if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
+  if (prc) return scn_syntax(&je, where, err);
   int rc = scn_load(s, root, where, NULL, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;
@@ -1185,17 +1201,15 @@ int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *ori
 int sc_scenario_load_file_ex(sc_scenario *s, const char *path, const char *const *overrides,
                              size_t n_overrides, unsigned flags, sc_error *err) {
   json_error_t je;
-  if (!path) return sc_error_set(err, SC_EIO, "scenario file: no path (NULL)");
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (!root) {
-    switch (json_error_code(&je)) {
-    case json_error_cannot_open_file:
-      return sc_error_set(err, SC_EIO, "%s: cannot read the scenario file (%s)", path, je.text);
-    case json_error_out_of_memory:
-      return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
-    default: return scn_syntax(&je, path, err);
-    }
-  }
+  char *text;
+  size_t len;
+  int frc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
+  if (frc) return frc;
+  json_t *root;
+  int prc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
+  mem_free(text);
+  if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+  if (prc) return scn_syntax(&je, path, err);
   int rc = scn_load(s, root, path, path, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;

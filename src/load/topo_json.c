@@ -11,6 +11,7 @@
 
 #include "core/file.h"
 #include "core/mem.h"
+#include "load/jparse.h"
 #include "net/topo_gen.h"
 
 /* Reject keys of obj not in the space-separated list `valid`. */
@@ -34,6 +35,14 @@ static int only_keys(json_t *obj, const char *valid, const char *origin, const c
   return SC_OK;
 }
 
+/* 1 when s can be printed as it is in a table, a DOT file or JSON: no
+ * control character (terminal escapes), quote or backslash. */
+static int plain(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7F || *s == '"' || *s == '\\') return 0;
+  return 1;
+}
+
 static int load_nodes(topo *t, json_t *nodes, const char *origin, sc_error *err) {
   if (!json_is_array(nodes))
     return sc_error_set(err, SC_EINPUT, "%s: nodes: must be an array of {\"name\", \"kind\"}",
@@ -48,9 +57,16 @@ static int load_nodes(topo *t, json_t *nodes, const char *origin, sc_error *err)
     int rc = only_keys(n, "name kind", origin, path, err);
     if (rc) return rc;
     const char *name = json_string_value(json_object_get(n, "name"));
-    const char *kind = json_string_value(json_object_get(n, "kind"));
-    if (!name || !*name || strlen(name) >= sizeof t->nodes[0].name)
-      return sc_error_set(err, SC_EINPUT, "%s: %s.name: must be a string of 1 to %zu characters",
+    json_t *kv = json_object_get(n, "kind");
+    const char *kind = json_string_value(kv);
+    if (kv && !kind)
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: %s.kind: must be a string (valid: gpu, nvswitch, nic, switch; "
+                          "absent = gpu)", origin, path);
+    if (!name || !*name || strlen(name) >= sizeof t->nodes[0].name || !plain(name))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: %s.name: must be a string of 1 to %zu characters without "
+                          "control characters, quotes or backslashes",
                           origin, path, sizeof t->nodes[0].name - 1);
     int k = kind ? topo_kind_from_name(kind) : TOPO_GPU;
     if (k < 0)
@@ -78,18 +94,55 @@ static int num_field(json_t *l, const char *key, double def, double *out, const 
   return SC_OK;
 }
 
-static int node_ref(const topo *t, json_t *l, const char *key, const char *origin,
-                    const char *path, int *id, sc_error *err) {
+/* The nodes sorted by name, so that links find their ends in log time
+ * (a linear search made 60,000-node files load in quadratic time). */
+typedef struct name_ix {
+  const char *name; /* borrowed from the topo */
+  int id;
+} name_ix;
+
+static int cmp_ix(const void *a, const void *b) {
+  const name_ix *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+/* Index t's nodes into *ix (owned by the caller, mem_free); a name given
+ * twice is an error naming both places. */
+static int index_names(const topo *t, name_ix **ix, const char *origin, sc_error *err) {
+  *ix = mem_alloc(sizeof **ix * (size_t)t->n_nodes);
+  if (!*ix) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
+  for (int v = 0; v < t->n_nodes; v++) (*ix)[v] = (name_ix){t->nodes[v].name, v};
+  qsort(*ix, (size_t)t->n_nodes, sizeof **ix, cmp_ix);
+  for (int v = 1; v < t->n_nodes; v++)
+    if (!strcmp((*ix)[v].name, (*ix)[v - 1].name))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: nodes[%d].name: \"%s\" is also the name of nodes[%d] "
+                          "(names must be unique)",
+                          origin, (*ix)[v].id, (*ix)[v].name, (*ix)[v - 1].id);
+  return SC_OK;
+}
+
+static int node_ref(const topo *t, const name_ix *ix, json_t *l, const char *key,
+                    const char *origin, const char *path, int *id, sc_error *err) {
   const char *s = json_string_value(json_object_get(l, key));
   if (!s) return sc_error_set(err, SC_EINPUT, "%s: %s.%s: missing node name", origin, path, key);
-  *id = topo_find(t, s);
+  name_ix want = {s, -1};
+  size_t lo = 0, hi = (size_t)t->n_nodes; /* first entry >= want */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cmp_ix(&ix[mid], &want) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  *id = lo < (size_t)t->n_nodes && !strcmp(ix[lo].name, s) ? ix[lo].id : -1;
   if (*id < 0)
     return sc_error_set(err, SC_EINPUT, "%s: %s.%s: unknown node '%s' (declare it in nodes)",
                         origin, path, key, s);
   return SC_OK;
 }
 
-static int load_links(topo *t, json_t *links, const char *origin, sc_error *err) {
+static int load_links(topo *t, const name_ix *ix, json_t *links, const char *origin,
+                      sc_error *err) {
   if (!json_is_array(links))
     return sc_error_set(err, SC_EINPUT, "%s: links: must be an array", origin);
   size_t i;
@@ -102,16 +155,20 @@ static int load_links(topo *t, json_t *links, const char *origin, sc_error *err)
     int rc = only_keys(l, "from to bw_GBps lat_us duplex", origin, path, err);
     int a = -1, b = -1;
     double bw = 0, lat = 0;
-    if (!rc) rc = node_ref(t, l, "from", origin, path, &a, err);
-    if (!rc) rc = node_ref(t, l, "to", origin, path, &b, err);
+    if (!rc) rc = node_ref(t, ix, l, "from", origin, path, &a, err);
+    if (!rc) rc = node_ref(t, ix, l, "to", origin, path, &b, err);
     if (!rc) rc = num_field(l, "bw_GBps", -1, &bw, origin, path, err);
     if (!rc) rc = num_field(l, "lat_us", 1.0, &lat, origin, path, err);
     if (rc) return rc;
-    if (!(bw > 0) || !isfinite(bw))
-      return sc_error_set(err, SC_EINPUT, "%s: %s.bw_GBps: %g must be > 0 (GB/s per direction)",
-                          origin, path, bw);
-    if (!(lat >= 0) || !isfinite(lat))
-      return sc_error_set(err, SC_EINPUT, "%s: %s.lat_us: %g must be >= 0", origin, path, lat);
+    /* no hardware is below 1 kB/s or above 1 EB/s; a denormal would
+     * make times overflow */
+    if (!(bw >= 1e-6 && bw <= 1e9))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: %s.bw_GBps: %g; valid: 1e-6..1e9 (GB/s per direction)", origin,
+                          path, bw);
+    if (!(lat >= 0 && lat <= 1e9) || (lat != 0 && lat < 1e-9))
+      return sc_error_set(err, SC_EINPUT, "%s: %s.lat_us: %g; valid: 0 or 1e-9..1e9 (us)",
+                          origin, path, lat);
     if (a == b)
       return sc_error_set(err, SC_EINPUT, "%s: %s: links node '%s' to itself", origin, path,
                           t->nodes[a].name);
@@ -141,14 +198,26 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
     rc = topo_gen(json_string_value(gen), out, err);
   } else {
     const char *name = json_string_value(json_object_get(root, "name"));
+    if (json_object_get(root, "name") && (!name || !plain(name)))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: name: must be a string without control "
+                          "characters, quotes or backslashes", origin);
     topo *t = topo_new(name ? name : origin);
     if (!t) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
     json_t *nodes = json_object_get(root, "nodes"), *links = json_object_get(root, "links");
-    rc = nodes ? load_nodes(t, nodes, origin, err)
-               : sc_error_set(err, SC_EINPUT, "%s: nodes: missing (or give a generator)", origin);
+    name_ix *ix = NULL;
+    /* at most two directed links per entry: refuse what cannot fit first */
+    rc = topo_size_check(origin, (double)json_array_size(nodes), 2.0 * json_array_size(links),
+                         err);
     if (!rc)
-      rc = links ? load_links(t, links, origin, err)
+      rc = nodes ? load_nodes(t, nodes, origin, err)
+                 : sc_error_set(err, SC_EINPUT, "%s: nodes: missing (or give a generator)",
+                                origin);
+    if (!rc) rc = index_names(t, &ix, origin, err);
+    if (!rc)
+      rc = links ? load_links(t, ix, links, origin, err)
                  : sc_error_set(err, SC_EINPUT, "%s: links: missing", origin);
+    mem_free(ix);
     if (!rc) rc = topo_finalize(t, err);
     if (rc) topo_free(t);
     else *out = t;
@@ -162,32 +231,12 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
   return rc;
 }
 
-/* json_loadb into *root; SC_OK, SC_EINPUT (syntax: je says where) or
- * SC_ENOMEM. jansson (2.14, load.c) reports a failed allocation either
- * with an empty message or, where the lexer cannot copy a string, as a
- * syntax error ("invalid token", "string or '}' expected"). A syntax
- * error is a property of the text and repeats when the text is parsed
- * again; one that does not repeat was a failed allocation. */
-static int parse(const char *buf, size_t len, json_t **root, json_error_t *je) {
-  json_error_t again;
-  memset(je, 0, sizeof *je); /* jansson leaves the code unset on some failures */
-  memset(&again, 0, sizeof again);
-  *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, je);
-  if (*root) return SC_OK;
-  if (!je->text[0] || json_error_code(je) == json_error_out_of_memory) return SC_ENOMEM;
-  *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &again);
-  if (*root) return SC_OK;
-  if (again.line == je->line && again.column == je->column && !strcmp(again.text, je->text))
-    return SC_EINPUT;
-  return SC_ENOMEM;
-}
-
 int topo_json_load_buffer(const char *buf, size_t len, const char *origin, topo **out,
                           sc_error *err) {
   *out = NULL;
   json_error_t je;
   json_t *root;
-  int rc = parse(buf, len, &root, &je);
+  int rc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
   if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", origin);
   if (rc) return sc_error_set(err, rc, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
   rc = load_root(root, origin, out, err);
@@ -199,9 +248,8 @@ int topo_json_load_file(const char *path, topo **out, sc_error *err) {
   *out = NULL;
   char *buf;
   size_t len;
-  int rc = file_read_all(path, &buf, &len);
-  if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", path);
-  if (rc) return sc_error_set(err, rc, "%s: cannot open", path);
+  int rc = file_read(path, "topology file", FILE_MAX_TOPOLOGY, &buf, &len, err);
+  if (rc) return rc;
   rc = topo_json_load_buffer(buf, len, path, out, err);
   mem_free(buf);
   return rc;
@@ -209,7 +257,9 @@ int topo_json_load_file(const char *path, topo **out, sc_error *err) {
 
 int topo_load_spec(const char *spec, topo **out, sc_error *err) {
   size_t n = strlen(spec);
-  if (n > 5 && !strcmp(spec + n - 5, ".json")) return topo_json_load_file(spec, out, err);
+  /* a generator name has no '/', a file may have no .json */
+  if ((n > 5 && !strcmp(spec + n - 5, ".json")) || strchr(spec, '/'))
+    return topo_json_load_file(spec, out, err);
   int rc = topo_gen(spec, out, err);
   if (rc) return rc;
   rc = topo_check(*out, err, NULL, 0);

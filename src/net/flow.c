@@ -182,6 +182,7 @@ static int load_step(run *r, route_table *rt, const sched *s, int si, const int 
   for (int k = 0; k < st->count; k++) {
     const sched_xfer *x = &s->x[st->first + keys[k].idx];
     int a = (int)(keys[k].key / t->n_nodes), b = (int)(keys[k].key % t->n_nodes);
+    if (a == b) continue; /* to itself (send_recv on one rank): crosses no link, costs 0 */
     if (r->n > 0 && r->src[r->n - 1] == a && r->dst[r->n - 1] == b &&
         r->total[r->n - 1] == x->bytes) {
       r->w[r->n - 1]++;
@@ -190,7 +191,7 @@ static int load_step(run *r, route_table *rt, const sched *s, int si, const int 
     int f = r->n++;
     r->src[f] = a, r->dst[f] = b;
     r->path[f] = NULL, r->len[f] = 0;
-    int rc = a == b ? 0 : route_path(rt, a, b, &r->path[f], &r->len[f]);
+    int rc = route_path(rt, a, b, &r->path[f], &r->len[f]);
     if (rc == ROUTE_NOMEM) return nomem(err); /* never: size_run cached the routes */
     if (rc)
       return sc_error_set(err, SC_EINPUT, "no route from %s to %s", t->nodes[a].name,
@@ -338,6 +339,7 @@ int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_
   int rc = size_run(&r, rt, s, rank_node, &max_entries, err);
   if (rc == SC_OK) rc = run_alloc(&r, max_entries, err);
   for (int i = 0; i < s->ns && rc == SC_OK; i++) {
+    if (s->s[i].repeat == 0) continue; /* a step that does not run */
     rc = load_step(&r, rt, s, i, rank_node, err);
     if (rc) break;
     double dt = run_step(&r, out);

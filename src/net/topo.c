@@ -3,6 +3,7 @@
  */
 #include "net/topo.h"
 
+#include <limits.h>
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -103,6 +104,22 @@ int topo_finalize(topo *t, sc_error *err) {
   for (int v = 0; v < t->n_nodes; v++)
     if (t->nodes[v].kind == TOPO_GPU) t->gpus[t->n_gpus++] = v;
   return SC_OK;
+}
+
+double topo_bytes(double nodes, double links) {
+  /* a node, its two CSR offsets and its place in gpus; a link and its
+   * two CSR entries; growing arrays keep up to twice what they hold */
+  return 2 * (nodes * (sizeof(topo_node) + 3 * sizeof(int)) +
+              links * (sizeof(topo_link) + 2 * sizeof(int)));
+}
+
+int topo_size_check(const char *what, double nodes, double links, sc_error *err) {
+  double bytes = topo_bytes(nodes, links);
+  if (nodes <= TOPO_MAX_NODES && links <= INT_MAX && bytes <= TOPO_MAX_BYTES) return SC_OK;
+  return sc_error_set(err, SC_EINPUT,
+                      "%s: too large: %.0f nodes and %.0f directed links need about %.3g GB; "
+                      "the limit is %.0f nodes and %.3g GB (docs/input.md, Limits)",
+                      what, nodes, links, bytes / 1e9, TOPO_MAX_NODES, TOPO_MAX_BYTES / 1e9);
 }
 
 int topo_find(const topo *t, const char *name) {

@@ -71,6 +71,21 @@ int topo_add_duplex(topo *t, int a, int b, double bw, double lat);
  * as before its first topo_finalize: nodes and links only). */
 int topo_finalize(topo *t, sc_error *err);
 
+/* The most a topology may hold once finalized (its node and link arrays
+ * and their indexes): bigger ones are refused before anything is
+ * allocated, with the estimate (docs/input.md, "Limits"). Node and link
+ * ids are ints; the routes and flows of a run come on top. */
+#define TOPO_MAX_BYTES (2.0 * 1024 * 1024 * 1024)
+#define TOPO_MAX_NODES 4e6
+
+/* Bytes of a finalized topology of `nodes` nodes and `links` directed
+ * links (doubles: the counts may be beyond any int). */
+double topo_bytes(double nodes, double links);
+
+/* SC_OK, or SC_EINPUT naming `what` (a generator or file), the counts,
+ * the estimated bytes and the limit when they exceed TOPO_MAX_*. */
+int topo_size_check(const char *what, double nodes, double links, sc_error *err);
+
 /* Node id of a name, -1 if none (linear; for loaders and the CLI). */
 int topo_find(const topo *t, const char *name);
 

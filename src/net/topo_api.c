@@ -127,6 +127,26 @@ static int check_counts(const sc_topo *t, double bytes, int ranks, int ranks_per
   return SC_OK;
 }
 
+/* Refuse what the algorithm cannot do on p->n ranks, and a schedule too
+ * large to hold, before building it (SC_EINPUT with the estimate). */
+static int check_schedule(const coll_alg *a, const sched_params *p, sc_error *err) {
+  if (a->pow2 && (p->n & (p->n - 1)))
+    return sc_error_set(err, SC_EINPUT,
+                        "algorithm %s of %s needs a power-of-two rank count, got %d (valid: "
+                        "%d or %d ranks, or another algorithm such as ring)",
+                        a->name, coll_op_name(a->op), p->n, 1 << (int)floor(log2(p->n)),
+                        2 << (int)floor(log2(p->n)));
+  double nx = sched_size(a, p);
+  if (nx > SCHED_MAX_XFERS)
+    return sc_error_set(err, SC_EINPUT,
+                        "algorithm %s of %s on %d ranks: its schedule has %.0f transfers, about "
+                        "%.3g GB for the flow engine; the limit is %d transfers (%.3g GB): use "
+                        "fewer ranks or the NCCL model (no --topo)",
+                        a->name, coll_op_name(a->op), p->n, nx, nx * SCHED_BYTES_PER_XFER / 1e9,
+                        SCHED_MAX_XFERS, SCHED_MAX_XFERS * SCHED_BYTES_PER_XFER / 1e9);
+  return SC_OK;
+}
+
 int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, int ranks,
                      int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
                      double *seconds, sc_error *err) {
@@ -136,9 +156,10 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
   if (rc) return rc;
   if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
     return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
+  sched_params p = {.n = ranks, .ppn = ranks_per_node, .chunks = chunks, .bytes = bytes};
+  if ((rc = check_schedule(coll_alg_at(i), &p, err))) return rc;
   sched s;
   sched_init(&s);
-  sched_params p = {.n = ranks, .ppn = ranks_per_node, .chunks = chunks, .bytes = bytes};
   flow_stats st;
   if (coll_alg_at(i)->build(&s, &p))
     rc = sc_error_set(err, SC_ENOMEM, "out of memory building the %s schedule of %s",

@@ -288,6 +288,65 @@ static int build_dragonfly(topo *t, const gen_args *a) {
   return 0;
 }
 
+/* ------------------------------------------------------------ sizes */
+
+/* Each generator's nodes and duplex links, exactly, computed in doubles
+ * from the checked arguments before anything is built, so that a size
+ * the machine cannot hold is refused with its estimate (topo_gen). */
+typedef struct gen_size {
+  double nodes, duplex;
+} gen_size;
+
+static gen_size size_ring(const gen_args *a) {
+  double n = A("n");
+  return (gen_size){n, n < 2 ? 0 : n == 2 ? 1 : n};
+}
+static gen_size size_grid(const gen_args *a, int wrap) {
+  double d[3] = {A("x"), A("y"), A("z")}, n = d[0] * d[1] * d[2], links = 0;
+  for (int k = 0; k < 3; k++)
+    if (d[k] >= 2) links += n / d[k] * (wrap && d[k] > 2 ? d[k] : d[k] - 1);
+  return (gen_size){n, links};
+}
+static gen_size size_torus(const gen_args *a) { return size_grid(a, 1); }
+static gen_size size_mesh(const gen_args *a) { return size_grid(a, 0); }
+static gen_size size_star(const gen_args *a) { return (gen_size){A("n") + 1, A("n")}; }
+static gen_size size_tree(const gen_args *a) {
+  double nodes = 0, w = 1;
+  for (int d = 0; d <= (int)A("depth"); d++, w *= A("k")) nodes += w;
+  return (gen_size){nodes, nodes - 1};
+}
+static gen_size size_expo(const gen_args *a) {
+  double n = A("n"), steps = ceil(log2(n)); /* s = 1, 2, 4, ... < n */
+  int pow2 = steps == log2(n);             /* then s = n/2 joins pairs once */
+  return (gen_size){n, n * steps - (pow2 ? n / 2 : 0)};
+}
+static gen_size size_dgx1(const gen_args *a) { return (gen_size){8, 16}; }
+/* servers of `gpus` GPUs on an NVSwitch, with a NIC per GPU */
+static gen_size size_servers(const gen_args *a) {
+  double per = A("gpus") * (A("nic") > 0 ? 2 : 1);
+  return (gen_size){A("nodes") * (1 + per), A("nodes") * per};
+}
+static gen_size size_rail(const gen_args *a) {
+  gen_size s = size_servers(a);
+  double g = A("gpus"), sp = g > 1 ? A("spines") : 0;
+  return (gen_size){s.nodes + g + sp, s.duplex + g * A("nodes") + sp * g};
+}
+static gen_size size_hier(const gen_args *a) {
+  gen_size s = size_servers(a);
+  return (gen_size){s.nodes + 1, s.duplex + (A("nic") > 0 ? A("nodes") * A("gpus") : 0)};
+}
+static gen_size size_fat_tree(const gen_args *a) {
+  double hosts = A("hosts"), half = floor(A("radix") / 2), leaves = ceil(hosts / half);
+  if (A("levels") == 2) return (gen_size){hosts + leaves + half, hosts + leaves * half};
+  double pods = ceil(leaves / half);
+  return (gen_size){hosts + leaves + pods * half + half * half,
+                    hosts + leaves * half + pods * half * half};
+}
+static gen_size size_dragonfly(const gen_args *a) {
+  double g = A("groups"), r = A("routers"), h = A("hosts");
+  return (gen_size){g * r * h + g * r, g * r * h + g * r * (r - 1) / 2 + g * (g - 1) / 2};
+}
+
 /* ------------------------------------------------------------- table */
 
 typedef struct gen_def {
@@ -295,29 +354,30 @@ typedef struct gen_def {
   const char *keys;  /* "key=default ..." */
   const char *what;
   int (*build)(topo *t, const gen_args *a);
+  gen_size (*size)(const gen_args *a);
 } gen_def;
 
 static const gen_def gens[] = {
-    {"ring", "n=8 bw=25 lat=1", "n GPUs in a bidirectional ring", build_ring},
+    {"ring", "n=8 bw=25 lat=1", "n GPUs in a bidirectional ring", build_ring, size_ring},
     {"torus", "x=4 y=4 z=1 bw=25 lat=1", "2D/3D torus (z=1: 2D), dimension-tagged links",
-     build_torus},
-    {"mesh", "x=4 y=4 z=1 bw=25 lat=1", "2D/3D mesh without wrap-around", build_mesh},
+     build_torus, size_torus},
+    {"mesh", "x=4 y=4 z=1 bw=25 lat=1", "2D/3D mesh without wrap-around", build_mesh, size_mesh},
     {"star", "n=8 bw=12.5 lat=2 ps=0", "GPUs around a switch (ps=1: around a server GPU)",
-     build_star},
+     build_star, size_star},
     {"tree", "k=2 depth=3 bw=12.5 lat=2", "k-ary tree of switches, GPUs at the leaves",
-     build_tree},
-    {"expo", "n=16 bw=12.5 lat=2", "exponential graph: i linked with i+2^j", build_expo},
-    {"dgx1", "bw=25 lat=0.7", "DGX-1 V100 hybrid cube-mesh (bw per NVLink)", build_dgx1},
+     build_tree, size_tree},
+    {"expo", "n=16 bw=12.5 lat=2", "exponential graph: i linked with i+2^j", build_expo, size_expo},
+    {"dgx1", "bw=25 lat=0.7", "DGX-1 V100 hybrid cube-mesh (bw per NVLink)", build_dgx1, size_dgx1},
     {"rail", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1",
-     "DGX/HGX servers (NVSwitch, one NIC per GPU) on a rail-optimized Clos", build_rail},
-    {"dgx", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1", "alias of rail", build_rail},
+     "DGX/HGX servers (NVSwitch, one NIC per GPU) on a rail-optimized Clos", build_rail, size_rail},
+    {"dgx", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1", "alias of rail", build_rail, size_rail},
     {"hier", "nodes=4 gpus=8 nvlink=300 nic=200 lat=1",
-     "hierarchical: NVSwitch servers, all NICs on one core switch", build_hier},
+     "hierarchical: NVSwitch servers, all NICs on one core switch", build_hier, size_hier},
     {"fat_tree", "hosts=128 radix=16 levels=3 oversub=1 bw=50 lat=1",
-     "folded-Clos fat-tree (levels 2 or 3), oversub divides leaf uplinks", build_fat_tree},
+     "folded-Clos fat-tree (levels 2 or 3), oversub divides leaf uplinks", build_fat_tree, size_fat_tree},
     {"dragonfly", "groups=4 routers=4 hosts=2 bw=25 global_bw=25 lat=1",
      "dragonfly: all-to-all routers per group, one global link per group pair",
-     build_dragonfly},
+     build_dragonfly, size_dragonfly},
 };
 #define N_GENS ((int)(sizeof gens / sizeof gens[0]))
 
@@ -348,10 +408,13 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
     int is_count = strcmp(k, "bw") && strcmp(k, "global_bw") && strcmp(k, "lat") &&
                    strcmp(k, "nvlink") && strcmp(k, "nic") && strcmp(k, "oversub");
     if (is_count && (v != floor(v) || v < 0 || v > 1e6))
-      return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g must be a whole number",
+      return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g must be a whole number in 0..1e6",
                           g->name, k, v);
-    if (!is_count && (!(v >= 0) || !isfinite(v)))
-      return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g must be >= 0", g->name, k, v);
+    /* GB/s, Gb/s, microseconds, a ratio: finite, and a nonzero value
+     * neither below 1e-6 (no hardware; times would overflow) nor above 1e9 */
+    if (!is_count && (!(v >= 0) || v > 1e9 || (v != 0 && v < 1e-6)))
+      return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g: valid: 0 or 1e-6..1e9", g->name,
+                          k, v);
     if ((!strcmp(k, "bw") || !strcmp(k, "global_bw") || !strcmp(k, "oversub") ||
          !strcmp(k, "nvlink") || !strcmp(k, "nic")) && v <= 0)
       return sc_error_set(err, SC_EINPUT, "generator %s: %s must be > 0", g->name, k);
@@ -389,13 +452,6 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
   if (!isnan(x) && (y < 1 || z < 1 || x * y * z > 1e6))
     return sc_error_set(err, SC_EINPUT, "generator %s: x, y, z must be >= 1 (at most 1e6 GPUs)",
                         g->name);
-  double tot = 1;
-  const char *mul[] = {"n", "hosts", "nodes", "gpus", "groups", "routers"};
-  for (size_t j = 0; j < sizeof mul / sizeof *mul; j++)
-    if (!isnan(arg(a, mul[j]))) tot *= arg(a, mul[j]);
-  if (tot > 4e6)
-    return sc_error_set(err, SC_EINPUT, "generator %s: too large (%g nodes; at most 4e6)",
-                        g->name, tot);
   return SC_OK;
 }
 
@@ -415,6 +471,9 @@ static int parse_args(const gen_def *g, const char *p, gen_args *a, sc_error *er
                           g->name, (int)(eq - p), p, g->keys);
     char *stop;
     char buf[64];
+    if (end - eq - 1 >= (long)sizeof buf)
+      return sc_error_set(err, SC_EINPUT, "generator %s: %s: the value is %ld characters long; "
+                          "at most %zu", g->name, a->key[i], (long)(end - eq - 1), sizeof buf - 1);
     snprintf(buf, sizeof buf, "%.*s", (int)(end - eq - 1), eq + 1);
     a->val[i] = strtod(buf, &stop);
     if (stop == buf || *stop)
@@ -425,8 +484,8 @@ static int parse_args(const gen_def *g, const char *p, gen_args *a, sc_error *er
   return check_args(g, a, err);
 }
 
-int topo_gen(const char *spec, topo **out, sc_error *err) {
-  *out = NULL;
+/* Find the generator of spec, parse and check its arguments into a. */
+static int parse_spec(const char *spec, const gen_def **out, gen_args *a, sc_error *err) {
   const char *colon = strchr(spec, ':');
   size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
   const gen_def *g = NULL;
@@ -440,10 +499,31 @@ int topo_gen(const char *spec, topo **out, sc_error *err) {
     return sc_error_set(err, SC_EINPUT, "unknown topology generator '%.*s' (valid: %s)",
                         (int)len, spec, names);
   }
+  *out = g;
+  defaults(g, a);
+  return parse_args(g, colon ? colon + 1 : NULL, a, err);
+}
+
+int topo_gen_size(const char *spec, double *nodes, double *links, sc_error *err) {
+  const gen_def *g;
   gen_args a;
-  defaults(g, &a);
-  int rc = parse_args(g, colon ? colon + 1 : NULL, &a, err);
+  int rc = parse_spec(spec, &g, &a, err);
   if (rc) return rc;
+  gen_size sz = g->size(&a);
+  *nodes = sz.nodes, *links = 2 * sz.duplex;
+  return SC_OK;
+}
+
+int topo_gen(const char *spec, topo **out, sc_error *err) {
+  *out = NULL;
+  const gen_def *g;
+  gen_args a;
+  int rc = parse_spec(spec, &g, &a, err);
+  if (rc) return rc;
+  gen_size sz = g->size(&a);
+  char what[48];
+  snprintf(what, sizeof what, "generator %s", g->name);
+  if ((rc = topo_size_check(what, sz.nodes, 2 * sz.duplex, err))) return rc;
   topo *t = topo_new(spec);
   if (!t || g->build(t, &a) < 0) {
     topo_free(t);

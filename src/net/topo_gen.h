@@ -19,6 +19,11 @@
  * and what would be valid (SC_EINPUT), or SC_ENOMEM. */
 int topo_gen(const char *spec, topo **out, sc_error *err);
 
+/* The nodes and directed links topo_gen(spec) would build, computed
+ * without building (SC_OK, or SC_EINPUT as topo_gen). topo_gen refuses a
+ * spec beyond TOPO_MAX_BYTES / TOPO_MAX_NODES with these numbers. */
+int topo_gen_size(const char *spec, double *nodes, double *links, sc_error *err);
+
 /* One line per generator: its name, keys and defaults. */
 void topo_gen_help(FILE *out);
 

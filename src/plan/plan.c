@@ -273,6 +273,13 @@ static int plan_basics(sc_plan *p, sc_error *err) {
   if ((unsigned)p->recompute > SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT, "plan.recompute: %d is not valid (none, selective, full)",
                         (int)p->recompute);
+  if ((unsigned)p->attention > SC_ATTN_CUDNN)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.attention: %d is not valid (flash2, flash1, flash3, unfused, cudnn)",
+                        (int)p->attention);
+  if ((unsigned)p->main_grads >= SC_DTYPE_COUNT)
+    return sc_error_set(err, SC_EINPUT, "plan.main_grads: %d is not valid (fp32, bf16)",
+                        (int)p->main_grads);
   if ((unsigned)p->dtype >= SC_DTYPE_COUNT)
     return sc_error_set(err, SC_EINPUT, "plan.dtype: %d is not valid (fp32, tf32, fp16, bf16, fp8, fp4)",
                         (int)p->dtype);
@@ -641,6 +648,20 @@ static int plan_pipeline(sc_scenario *s, sc_error *err) {
   return plan_stage_layers(p, s->model.tf.layers, p->vpp, out, err);
 }
 
+/* The micro-batches per pipeline (local / micro_batch) are counted in an
+ * int by the engines and each is a pass of the schedule: at most
+ * PLAN_MAX_MICRO. */
+static int plan_micro_count(const sc_plan *p, long local, sc_error *err) {
+  long m = local / p->micro_batch;
+  if (m <= PLAN_MAX_MICRO) return SC_OK;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.global_batch: %ld sequences / dp %d / micro_batch %ld = %ld "
+                      "micro-batches per pipeline; at most %ld (raise plan.micro_batch to %ld "
+                      "or more, or lower plan.global_batch)",
+                      p->global_batch, p->dp, p->micro_batch, m, PLAN_MAX_MICRO,
+                      (local + PLAN_MAX_MICRO - 1) / PLAN_MAX_MICRO);
+}
+
 /* Batch: each of the dp replicas takes global_batch / dp sequences in
  * micro-batches of micro_batch. Pick micro_batch when 0: the whole local
  * batch without pipelining (DDP/FSDP: no gradient accumulation), else 1. */
@@ -648,19 +669,26 @@ static int plan_batch(sc_plan *p, sc_error *err) {
   char valid[256];
   if (p->global_batch % p->dp) {
     long lo = p->global_batch / p->dp * p->dp;
+    if (lo == 0)
+      return sc_error_set(err, SC_EINPUT,
+                          "plan.global_batch: %ld is smaller than dp %d (every data-parallel "
+                          "replica takes at least one sequence); valid: a multiple of %d",
+                          p->global_batch, p->dp, p->dp);
     return sc_error_set(err, SC_EINPUT,
                         "plan.global_batch: %ld is not divisible by dp %d (every data-parallel "
                         "replica takes the same number of sequences); valid nearby: %ld or %ld",
-                        p->global_batch, p->dp, lo > 0 ? lo : p->dp, lo + p->dp);
+                        p->global_batch, p->dp, lo, lo + p->dp);
   }
   long local = p->global_batch / p->dp;
   if (p->micro_batch == 0) p->micro_batch = p->pp == 1 ? local : 1;
-  if (local % p->micro_batch == 0) return SC_OK;
-  plan_divisors(local, valid, sizeof valid);
-  return sc_error_set(err, SC_EINPUT,
-                      "plan.micro_batch: %ld x dp %d does not divide plan.global_batch %ld "
-                      "(%ld sequences per replica); valid micro_batch: %s",
-                      p->micro_batch, p->dp, p->global_batch, local, valid);
+  if (local % p->micro_batch) {
+    plan_divisors(local, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.micro_batch: %ld x dp %d does not divide plan.global_batch %ld "
+                        "(%ld sequences per replica); valid micro_batch: %s",
+                        p->micro_batch, p->dp, p->global_batch, local, valid);
+  }
+  return plan_micro_count(p, local, err);
 }
 
 /* Megatron-LM's interleaved schedule runs micro-batches in groups of

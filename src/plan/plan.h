@@ -24,6 +24,7 @@
 #define PLAN_MAX_DEGREE (1L << 20)    /* tp, pp, cp, ep, gpus_per_node */
 #define PLAN_MAX_VPP 1024L            /* model chunks per pipeline rank */
 #define PLAN_MAX_BATCH (1L << 40)     /* sequences per step */
+#define PLAN_MAX_MICRO (1L << 20)     /* micro-batches per pipeline per step (an int everywhere) */
 
 /* SC_EINPUT ("PATH: V is out of range (valid: LO..HI)") unless
  * lo <= v <= hi. */

@@ -6,14 +6,21 @@
 #ifndef SC_REPORT_ESC_H
 #define SC_REPORT_ESC_H
 
+#include <stddef.h>
 #include <stdio.h>
 
-/* s as a JSON string literal, quotes included. */
+/* s as a JSON string literal, quotes included; invalid UTF-8 as \ufffd. */
 void esc_json(FILE *out, const char *s);
 
 /* s as one CSV field (quoted, with quotes doubled, when it holds a comma,
- * a quote or a line break), then `end` (',' or '\n'). */
+ * a quote or a line break), then `end` (',' or '\n'). Invalid UTF-8 and
+ * control characters other than tab and line breaks are written as
+ * U+FFFD. */
 void esc_csv(FILE *out, const char *s, char end);
+
+/* s as printable text for a table on a terminal, into dst (cap bytes):
+ * control characters (escape sequences) and invalid UTF-8 become '?'. */
+void esc_text(char *dst, size_t cap, const char *s);
 
 /* s as XML/HTML text or attribute value (& < > " ' escaped). */
 void esc_xml(FILE *out, const char *s);

@@ -2,6 +2,7 @@
  * report.c -- tables, JSON and CSV for predictions and validations: the
  * reports of stepcast.h (sc_format, sc_report_*).
  */
+#include <math.h>
 #include <string.h>
 
 #include "stepcast.h"
@@ -97,15 +98,19 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   const sc_plan *p = &s->plan;
   const sc_cluster *c = &s->cluster;
   fprintf(out, "stepcast %s prediction\n\n", SC_VERSION);
+  char name[sizeof s->model.name], gpu[sizeof c->gpu.name], path[sizeof s->model.graph.path];
+  esc_text(name, sizeof name, s->model.name); /* user text on a terminal */
+  esc_text(gpu, sizeof gpu, c->gpu.name);
+  esc_text(path, sizeof path, s->model.graph.path);
   if (s->model.kind == SC_MODEL_TRANSFORMER)
     fprintf(out, "  model     %s: %.1fB parameters, %d layers, hidden %d, seq %d\n",
-            s->model.name, r->params / 1e9, s->model.tf.layers, s->model.tf.hidden,
+            name, r->params / 1e9, s->model.tf.layers, s->model.tf.hidden,
             s->model.tf.seq);
   else
-    fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", s->model.name,
-            r->params / 1e9, s->model.graph.path);
+    fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", name,
+            r->params / 1e9, path);
   fprintf(out, "  cluster   %d x %s, %d per node, NVLink %.0f GB/s, NIC %.0f Gb/s per GPU\n",
-          c->gpus, c->gpu.name, c->gpus_per_node,
+          c->gpus, gpu, c->gpus_per_node,
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
@@ -126,7 +131,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
             r->mfu * 100, r->mfu_lowp * 100, sc_dtype_name(p->dtype));
   else
     fprintf(out, "  MFU                %10.1f %%\n", r->mfu * 100);
-  if (train_tokens > 0)
+  if (train_tokens > 0 && isfinite(train_tokens))
     fprintf(out, "  time to train      %10.1f days for %.3g tokens (%.0f GPU-hours)\n",
             train_tokens / r->tokens_per_s / 86400, train_tokens,
             train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
@@ -177,7 +182,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
-  if (train_tokens > 0)
+  if (train_tokens > 0 && isfinite(train_tokens))
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
             train_tokens / r->tokens_per_s / 86400);
   part pt[9];
@@ -310,7 +315,9 @@ void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n)
   for (int i = 0; i < n; i++) { tf += ops[i].fwd_s; tb += ops[i].bwd_s; }
   fprintf(out, "\n  one layer, one micro-batch, one GPU     fwd ms    bwd ms   share  GEMM eff\n");
   for (int i = 0; i < n; i++) {
-    fprintf(out, "    %-20s %-5s %10.3f %9.3f  %5.1f %%", ops[i].name, ops[i].kind,
+    char name[sizeof ops[i].name];
+    esc_text(name, sizeof name, ops[i].name);
+    fprintf(out, "    %-20s %-5s %10.3f %9.3f  %5.1f %%", name, ops[i].kind,
             ops[i].fwd_s * 1e3, ops[i].bwd_s * 1e3,
             tf + tb > 0 ? 100 * (ops[i].fwd_s + ops[i].bwd_s) / (tf + tb) : 0);
     if (ops[i].eff > 0) fprintf(out, "  %7.1f %%", 100 * ops[i].eff);
@@ -569,7 +576,9 @@ static void val_csv(FILE *out, const val_file *f, int n) {
 
 static void val_rows_table(FILE *out, const val_file *f) {
   const char *unit = f->kind == VAL_COLLECTIVE ? "us" : "s/step";
-  fprintf(out, "%s\n", f->path);
+  char text[sizeof f->path];
+  esc_text(text, sizeof text, f->path); /* user text on a terminal */
+  fprintf(out, "%s\n", text);
   if (f->kind == VAL_UNSUPPORTED) {
     fprintf(out, "  not supported yet: %d rows (%s)\n\n", f->n,
             f->n ? f->rows[0].skipped + strlen("not supported yet: ") : "no rows");
@@ -578,12 +587,16 @@ static void val_rows_table(FILE *out, const val_file *f) {
   fprintf(out, "  %-28s %12s %12s %8s\n", "id", "measured", "predicted", "error");
   for (int j = 0; j < f->n; j++) {
     const val_row *r = &f->rows[j];
+    char id[sizeof r->id], why[sizeof r->skipped], assumed[sizeof r->assumed];
+    esc_text(id, sizeof id, r->id);
+    esc_text(why, sizeof why, r->skipped);
+    esc_text(assumed, sizeof assumed, r->assumed);
     if (r->skipped[0])
-      fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", r->id, r->measured, "-", "-", r->skipped);
+      fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", id, r->measured, "-", "-", why);
     else
-      fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", r->id, r->measured, r->predicted,
+      fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", id, r->measured, r->predicted,
               100 * (r->predicted - r->measured) / r->measured,
-              r->assumed[0] ? "  assumed: " : "", r->assumed);
+              r->assumed[0] ? "  assumed: " : "", assumed);
   }
   fprintf(out, "  (%s)\n\n", unit);
 }
@@ -597,7 +610,8 @@ static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
   fprintf(out, "%-*s %5s %5s %5s %7s %7s %7s %7s\n", w, "file", "rows", "pred", "skip", "MAPE",
           "median", "max", "<=10%");
   for (int i = 0; i < n; i++) {
-    const char *name = f[i].path;
+    char name[sizeof f[i].path];
+    esc_text(name, sizeof name, f[i].path);
     if (f[i].kind == VAL_UNSUPPORTED) {
       fprintf(out, "%-*s %5d not supported yet: %d rows\n", w, name, f[i].n, f[i].n);
       continue;

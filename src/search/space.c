@@ -13,18 +13,21 @@
 
 #include "core/vec.h"
 #include "core/mem.h"
+#include "plan/plan.h"
 
 typedef VEC(space_pt) pt_vec;
 
-/* The inner loops for one (tp, cp, pp, dp, ep). 0 or -1 (out of memory). */
-static int inner(pt_vec *v, space_pt pt, long local, int layers, const sc_search_opts *o) {
+/* The inner loops for one (tp, cp, pp, dp, ep): the points pushed onto v,
+ * or only counted in *count when v is NULL. 0 or -1 (out of memory). */
+static int inner(pt_vec *v, long *count, space_pt pt, long local, int layers,
+                 const sc_search_opts *o) {
   static const signed char zeros[] = {1, 3};
   static const signed char recomp[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
   int per_stage = (layers + 2 * pt.emb_loss) / pt.pp;
   for (long mb = 1; mb <= o->max_micro_batch && mb <= local; mb++) {
-    if (local % mb) continue;
+    if (local % mb || local / mb > PLAN_MAX_MICRO) continue; /* as sc_scenario_resolve */
     pt.micro_batch = mb;
-    for (int vpp = 1; vpp <= (pt.pp > 1 ? o->max_vpp : 1); vpp++) {
+    for (int vpp = 1; vpp <= (pt.pp > 1 ? o->max_vpp : 1) && vpp <= per_stage; vpp++) {
       if (per_stage % vpp) continue;
       /* Megatron's interleaved schedule: micro-batches in groups of pp */
       if (vpp > 1 && (local / mb) % pt.pp) continue;
@@ -34,7 +37,8 @@ static int inner(pt_vec *v, space_pt pt, long local, int layers, const sc_search
         pt.zero = zeros[z];
         for (size_t r = 0; r < sizeof recomp; r++) {
           pt.recompute = recomp[r];
-          if (VEC_PUSH(*v, pt)) return -1;
+          if (!v) ++*count;
+          else if (VEC_PUSH(*v, pt)) return -1;
         }
       }
     }
@@ -50,9 +54,9 @@ static int experts_of(const wg_graph *g) {
   return experts;
 }
 
-int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
-                space_pt **pts, long *n, sc_error *err) {
-  pt_vec v = {0};
+/* The outer loops: every (tp, cp, pp, dp, ep) into inner(v, count). */
+static int walk(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o, pt_vec *v,
+                long *count) {
   int layers = g->layers, experts = experts_of(g), gpus = base->cluster.gpus;
   long gb = base->plan.global_batch;
   for (int tp = 1; tp <= o->max_tp && tp <= gpus; tp *= 2)
@@ -61,18 +65,35 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
         /* layers pp does not divide: the embedding/loss split, when that
          * divides */
         int emb_loss = layers % pp != 0;
-        if ((emb_loss && (pp < 2 || (layers + 2) % pp)) || gpus % (tp * cp * pp)) continue;
-        int dp = gpus / (tp * cp * pp);
+        long long group = (long long)tp * cp * pp; /* no int overflow at 2^24 GPUs */
+        if ((emb_loss && (pp < 2 || (layers + 2) % pp)) || group > gpus || gpus % group) continue;
+        int dp = (int)(gpus / group);
         if (gb % dp) continue;
         for (int ep = 1; ep <= (experts > 1 ? experts : 1); ep *= 2) {
           if (experts > 1 && (experts % ep || (dp * cp) % ep)) continue;
           space_pt pt = {tp, pp, dp, cp, ep, 1, 1, 1, SC_RECOMP_NONE, (signed char)emb_loss};
-          if (inner(&v, pt, gb / dp, layers, o)) {
-            mem_free(v.v);
-            return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
-          }
+          if (inner(v, count, pt, gb / dp, layers, o)) return -1;
         }
       }
+  return 0;
+}
+
+int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
+                space_pt **pts, long *n, sc_error *err) {
+  *pts = NULL, *n = 0;
+  /* count first: a space too large to list is refused with its size */
+  long count = 0;
+  walk(base, g, o, NULL, &count);
+  if (count > SPACE_MAX_POINTS)
+    return sc_error_set(err, SC_EINPUT,
+                        "the plan space has %ld plans, about %.3g GB to list; the limit is %ld "
+                        "plans (docs/search.md): lower --max-pp, --max-mb, --max-vpp or --max-tp",
+                        count, (double)count * sizeof(space_pt) / 1e9, (long)SPACE_MAX_POINTS);
+  pt_vec v = {0};
+  if (walk(base, g, o, &v, &count)) {
+    mem_free(v.v);
+    return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
+  }
   *pts = v.v;
   *n = v.n;
   return SC_OK;

@@ -14,6 +14,10 @@
 #include "graph/graph.h"
 #include "stepcast.h"
 
+/* The most points a search lists (0.67 GB of space_pt; 16 s of plans at
+ * a million a second): more is refused before it is listed. */
+#define SPACE_MAX_POINTS (1L << 24)
+
 typedef struct space_pt {
   int tp, pp, dp, cp, ep, vpp;
   long micro_batch;      /* sequences */
@@ -31,7 +35,9 @@ typedef struct space_pt {
  * degrees that do not divide the GPUs, layers (or layers + 2 with the
  * embedding and loss counted in the pipeline split), batch or experts, and
  * interleaved schedules whose micro-batch count is not a multiple of pp
- * (Megatron-LM). SC_OK or SC_ENOMEM. */
+ * (Megatron-LM). SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
+ * counted before anything is allocated, the message gives the count and
+ * the memory) or SC_ENOMEM. */
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err);
 

@@ -16,8 +16,10 @@
 #include <strings.h>
 #include <zlib.h>
 
+#include "core/file.h"
 #include "core/mem.h"
 #include "core/vec.h"
+#include "trace/chakra.h"
 #include "trace/jscan.h"
 
 /* One parse: where, and what to report to. */
@@ -219,11 +221,15 @@ static int bad(const kin_ctx *c, size_t i, const char *key, const char *what) {
   return sc_error_set(c->err, SC_EINPUT, "%s: traceEvents[%zu].%s: %s", c->origin, i, key, what);
 }
 
-/* ts and dur of event i (us), checked finite, dur >= 0. */
+/* ts and dur of event i (us), checked finite and within what a clock
+ * gives: |ts| <= 1e18 us (epoch microseconds are about 1.7e15), dur 0 or
+ * 1e-6 us (a picosecond, no denormal) .. 1e13 us (115 days), so that no
+ * sum of them overflows into an infinite or NaN result. */
 static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
-  if (!isfinite(e->ts)) return bad(c, i, "ts", "expected a number (microseconds)");
-  if (!isfinite(e->dur) || e->dur < 0)
-    return bad(c, i, "dur", "expected a number >= 0 (microseconds)");
+  if (!(fabs(e->ts) <= 1e18))
+    return bad(c, i, "ts", "expected a number of microseconds in -1e18..1e18");
+  if (!(e->dur == 0 || (e->dur >= 1e-6 && e->dur <= 1e13)))
+    return bad(c, i, "dur", "expected 0 or a number of microseconds in 1e-6..1e13");
   return SC_OK;
 }
 
@@ -564,22 +570,55 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
   return rc;
 }
 
+/* What the first bytes of a trace say, once there is one that is not
+ * white space: 1 a JSON document or a Chakra ET, -1 neither (so that
+ * /dev/zero or a binary file is refused at once, not read to the limit);
+ * 0 while undecided. */
+static int first_look(const char *b, size_t n) {
+  size_t i = 0;
+  if (n >= 3 && !memcmp(b, "\xEF\xBB\xBF", 3)) i = 3; /* a UTF-8 byte-order mark */
+  while (i < n && b[i] && strchr(" \t\r\n", b[i])) i++;
+  if (i == n) return 0;
+  if (b[i] == '{' || b[i] == '[') return 1;
+  return ch_sniff((const unsigned char *)b, n) ? 1 : -1;
+}
+
+/* Bytes of a trace read into memory at most (the buffer's int index). */
+#define KIN_MAX_BYTES 2147483647L
+
 int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err) {
   *buf = NULL, *len = 0;
+  int frc = file_check(path, "trace", err);
+  if (frc) return frc;
   gzFile f = gzopen(path, "rb");
   if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read the trace (%s)", path, strerror(errno));
   gzbuffer(f, 1 << 20); /* fewer, larger reads */
   char *b = NULL;
-  int cap = 0, got;
+  int cap = 0, got, looked = 0;
   size_t n = 0;
   do {
+    /* the buffer is indexed by int: a trace (decompressed) of 2 GiB or
+     * more is refused as too large, not reported as out of memory */
+    if ((long)n + (1L << 20) + 1 > KIN_MAX_BYTES) {
+      mem_free(b), gzclose(f);
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: the trace holds more than %ld bytes (decompressed); the limit is "
+                          "%ld bytes (2 GiB; docs/input.md, Limits): trace fewer steps",
+                          path, (long)n, KIN_MAX_BYTES);
+    }
     if (vec_grow((void **)&b, &cap, (long)n + (1L << 20) + 1, 1)) {
       mem_free(b), gzclose(f);
-      return sc_error_set(err, SC_ENOMEM, "%s: out of memory (or over 2 GiB) reading the trace",
-                          path);
+      return sc_error_set(err, SC_ENOMEM, "%s: out of memory reading the trace", path);
     }
     got = gzread(f, b + n, (unsigned)((size_t)cap - 1 - n));
     if (got > 0) n += (size_t)got;
+    if (!looked && (looked = first_look(b, n)) < 0) {
+      unsigned first = (unsigned char)b[0];
+      mem_free(b), gzclose(f);
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: neither a JSON trace (a '{' or '[' first) nor a Chakra ET: it "
+                          "starts with byte 0x%02x", path, first);
+    }
   } while (got > 0);
   int zerr = 0;
   const char *why = gzerror(f, &zerr);

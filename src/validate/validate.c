@@ -70,14 +70,25 @@ static double num(row_ctx *c, const char *col, double dflt, double min) {
   return v;
 }
 
-static int integer(row_ctx *c, const char *col, int dflt, int min) {
-  double v = num(c, col, dflt, min);
-  if (!c->bad && v != floor(v)) {
-    sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected an integer, got '%s'",
-                 c->path, c->f->record_line, col, cell(c, col));
+/* A whole number in min..max in column col (`dflt` when blank): a
+ * fraction, or a value beyond max, is an error naming the cell (never
+ * truncated or wrapped). */
+static long whole(row_ctx *c, const char *col, long dflt, long min, long max) {
+  double v = num(c, col, (double)dflt, (double)min);
+  if (!c->bad && (v != floor(v) || v > (double)max)) {
+    sc_error_set(c->err, SC_EINPUT,
+                 "%s:%d: column '%s': expected a whole number in %ld..%ld, got '%s'", c->path,
+                 c->f->record_line, col, min, max, cell(c, col));
     c->bad = 1;
   }
-  return (int)v;
+  return c->bad ? dflt : (long)v;
+}
+
+/* Counts of a row (layers, degrees, GPUs): the scenario's limit. */
+#define VAL_MAX_COUNT (1L << 24)
+
+static int integer(row_ctx *c, const char *col, int dflt, int min) {
+  return (int)whole(c, col, dflt, min, VAL_MAX_COUNT);
 }
 
 /* Append r to vf->rows; 0, or -1 when out of memory (nothing added). */
@@ -116,8 +127,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
 
   sc_plan *p = &s->plan;
   sc_plan_default(p);
-  p->global_batch = (long)num(c, "global_batch", 0, 1);
-  p->micro_batch = (long)num(c, "micro_batch", 0, 1);
+  p->global_batch = whole(c, "global_batch", 0, 1, 1L << 40);
+  p->micro_batch = whole(c, "micro_batch", 0, 1, 1L << 40);
   p->tp = integer(c, "tp", 1, 1);
   p->pp = integer(c, "pp", 1, 1);
   p->dp = integer(c, "dp", 1, 1);
@@ -211,6 +222,11 @@ static void predict_collective(row_ctx *c, val_row *r) {
   const char *opn = cell(c, "op");
   int op = coll_op_from_name(opn);
   double bytes = num(c, "bytes", 0, 1);
+  if (!c->bad && bytes > 1125899906842624.0) { /* 2^50, as sc_coll_sweep_run */
+    sc_error_set(c->err, SC_EINPUT, "%s:%d: column 'bytes': %g is more than 2^50 (1 PiB)",
+                 c->path, c->f->record_line, bytes);
+    c->bad = 1;
+  }
   int ranks = integer(c, "ranks", 1, 1);
   int gpn = integer(c, "gpus_per_node", 8, 1);
   const char *gname = cell(c, "gpu");
@@ -323,6 +339,28 @@ static int set_kind(const csv_file *f, val_kind *kind) {
   return SC_OK;
 }
 
+/* The columns a set of `kind` must have: a file without one of them
+ * would skip or misread every row, so it fails at its header. */
+static int required_columns(const csv_file *f, val_kind kind, const char *path, sc_error *err) {
+  static const char *const training[] = {"id", "model", "layers", "hidden", "heads", "vocab",
+                                         "seq", "global_batch", "dtype", "gpu", "gpus",
+                                         "measured_iter_s", NULL};
+  static const char *const collective[] = {"id", "op", "bytes", "ranks", "gpu",
+                                           "measured_time_us", NULL};
+  const char *const *need = kind == VAL_TRAINING ? training
+                            : kind == VAL_COLLECTIVE ? collective : NULL;
+  for (int i = 0; need && need[i]; i++)
+    if (csv_col(f, need[i]) < 0)
+      return sc_error_set(err, SC_EINPUT, "%s:1: the header lacks the column '%s' (a %s set "
+                          "needs: %s)", path, need[i],
+                          kind == VAL_TRAINING ? "training" : "collective",
+                          kind == VAL_TRAINING
+                              ? "id, model, layers, hidden, heads, vocab, seq, global_batch, "
+                                "dtype, gpu, gpus, measured_iter_s"
+                              : "id, op, bytes, ranks, gpu, measured_time_us");
+  return SC_OK;
+}
+
 /* A row of a set stepcast cannot model yet: its measurement (seconds per
  * step, as published; 0 when blank) and why it is skipped. */
 static void unsupported_row(row_ctx *c, val_row *r) {
@@ -349,6 +387,10 @@ int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
                         "%s:1: header has neither 'measured_iter_s' (training "
                         "set) nor 'measured_time_us' (collective set) nor "
                         "'measured_iter_ms' (recommendation set)", path);
+  }
+  if ((rc = required_columns(&f, vf->kind, path, err))) {
+    csv_close(&f);
+    return rc;
   }
   mark_in_sample(vf);
   double t0 = clock_now_s();

@@ -281,3 +281,22 @@ Test(dp_models, json_graph_attributes) {
   cr_assert_eq(graph_json_load_buffer(bad, strlen(bad), "mini.json", &g, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "concat_channels wants the height and width"), "%s", err.msg);
 }
+
+/* Framework texts of the dp_training rows as plan switches. */
+Test(dp_models, framework_text) {
+  sc_plan p;
+  sc_plan_default(&p);
+  cr_assert_eq(dpm_framework("tensorflow-1.x (tf_cnn_benchmarks)", &p), 1);
+  cr_assert_eq(p.framework_eager, 0);
+  cr_assert_eq(dpm_framework("pytorch 1.5 (NGC 20.03, APEX, DALI)", &p), 1);
+  cr_assert_eq(p.framework_eager, 1);
+  cr_assert_eq(dpm_framework("mxnet 1.6.0 (gluon-nlp, Horovod)", &p), 1);
+  cr_assert_eq(p.framework_eager, 0);
+  /* the first named decides */
+  cr_assert_eq(dpm_framework("NGC PyTorch 22.04 , NGC MXNet 22.04", &p), 1);
+  cr_assert_eq(p.framework_eager, 1);
+  p.framework_eager = 0;
+  cr_assert_eq(dpm_framework("caffe2", &p), 0);
+  cr_assert_eq(p.framework_eager, 0, "unknown text leaves the plan");
+  cr_assert_eq(dpm_framework(NULL, &p), 0);
+}

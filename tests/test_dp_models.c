@@ -185,6 +185,12 @@ Test(dp_models, scenario_keys) {
   cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
   cr_assert(r.step_s > 0 && r.params > 1e8, "step %g params %g", r.step_s, r.params);
 
+  /* 10 classes: the FC is 2048 x 10 + 10 instead of 2048 x 1000 + 1000 */
+  cr_assert_eq(sc_scenario_load_string_ex(&s, "{\"model\": {\"preset\": \"resnet50\", \"classes\": 10}}",
+                                          "t", NULL, 0, SC_LOAD_PLAN_UNCHECKED, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_model_params(&s.model), 25557032.0 - 2049000 + 20490, "params %.0f",
+               sc_model_params(&s.model));
   cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"vgg16\", \"layers\": 3}}",
                                        "t", NULL, 0, &err),
                SC_EINPUT);

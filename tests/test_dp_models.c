@@ -240,6 +240,12 @@ Test(dp_models, layers_in_backward_order) {
     sum += m.layers[i].bwd_s;
   }
   cr_assert(fabs(sum - m.bwd_s) <= 1e-12 * m.bwd_s, "sum %.9g vs backward %.9g", sum, m.bwd_s);
+  double fsum = m.head_s;
+  for (int i = 0; i < m.n; i++) fsum += m.layers[i].fwd_s;
+  cr_assert(fabs(fsum - m.fwd_s) <= 1e-12 * m.fwd_s, "forward sum %.9g vs %.9g", fsum, m.fwd_s);
+  /* the stem conv comes first in forward order: nothing before it */
+  cr_assert_eq(m.head_s, 0);
+  cr_assert(m.layers[m.n - 1].fwd_s > 0 && m.layers[0].fwd_s > 0);
   /* the single-GPU step is the GPU work, unless the host is slower */
   double gpu = m.fwd_s + m.bwd_s + m.optimizer_s;
   cr_assert(m.single_s >= gpu * (1 - 1e-9) && m.single_s < 1.5 * gpu,

@@ -184,6 +184,9 @@ typedef struct sc_bert {
   int mlm_positions;   /* masked positions the MLM head predicts per
                           sequence (0 = ceil(5 seq / 32): Google BERT's
                           max_predictions_per_seq 20 at 128, 80 at 512) */
+  int tokens;          /* tokens per sequence the encoder runs, on average,
+                          when the implementation unpads or packs its
+                          inputs (NVIDIA's MLPerf BERT); 0 = seq (padded) */
 } sc_bert;
 
 /* Which builder turns a model spec into a workload graph. */

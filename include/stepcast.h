@@ -823,7 +823,9 @@ void sc_coll_sweep_free(sc_coll_sweep *s);
 typedef enum sc_validation_kind {
   SC_VALIDATION_TRAINING = 0,
   SC_VALIDATION_COLLECTIVE,
-  SC_VALIDATION_UNSUPPORTED
+  SC_VALIDATION_UNSUPPORTED,
+  SC_VALIDATION_RECSYS      /* recommendation models (`measured_iter_ms` + `tables`):
+                               times in seconds, rows grouped by sharding */
 } sc_validation_kind;
 
 /* One row of a set. */
@@ -839,6 +841,7 @@ typedef struct sc_validation_row {
                            the GPU's reference system); "" if nothing */
   sc_breakdown time;    /* training: where the predicted time goes */
   double mfu;           /* training: predicted MFU */
+  char group[32];       /* recsys: the row's sharding kind; "" otherwise */
 } sc_validation_row;
 
 /* One set: its rows and the summary of their errors (fractions). */

@@ -83,7 +83,7 @@ static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
   *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.nvlink_GBps, d.nic_Gbps,
-              d.min_bytes, d.max_bytes, d.factor, NULL, "ring", NULL, SC_FORMAT_TABLE};
+              d.min_bytes, d.max_bytes, d.factor, NULL, "", NULL, SC_FORMAT_TABLE};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -716,6 +716,18 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
                      int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
                      double *seconds, sc_error *err);
 
+/* Run one collective as NCCL would on t: the schedule of its algorithm
+ * (rings one per GPU of a node on their own NIC rails, all peers at once
+ * for all-to-all, ...) through the flow engine on t and on the reference
+ * fabric the closed form assumes for g (non-blocking rails, g's NVLink
+ * and NIC bandwidths); NCCL's closed-form time for g with its bandwidth
+ * part scaled by their ratio (docs/network.md). Rank i runs on the i-th
+ * GPU of t. *seconds is that time, *flow_s (may be NULL) the flow
+ * engine's own seconds on t. Errors as sc_coll_simulate's. */
+int sc_coll_simulate_nccl(sc_topo *t, sc_coll_op op, double bytes, const sc_coll_group *g,
+                          sc_progress_fn fn, void *ud, double *seconds, double *flow_s,
+                          sc_error *err);
+
 /* ---------------------------------------------- a collective over sizes */
 
 /* What `stepcast collective` runs: one collective at sizes min_bytes,

@@ -1,0 +1,70 @@
+/*
+ * job_event.c -- sc_predict_event: a scenario's plan through the event
+ * engine (src/engine/event.h), beside the closed form of the same job.
+ */
+#include <string.h>
+
+#include "core/mem.h"
+#include "engine/event.h"
+#include "job/job.h"
+
+struct sc_event_pred {
+  ev_out ev;             /* the run (owned) */
+  double closed_step;    /* the closed form's step, s */
+  sc_scenario s;         /* resolved */
+};
+
+double sc_event_closed_step(const sc_event_pred *p) { return p->closed_step; }
+
+const ev_out *event_pred_run(const sc_event_pred *p) { return &p->ev; }
+
+void sc_event_pred_free(sc_event_pred *p) {
+  if (!p) return;
+  ev_out_free(&p->ev);
+  mem_free(p);
+}
+
+/* The event engine's step and critical path into r, the closed form's
+ * prediction; rates scale with the step. */
+static void adopt(sc_result *r, const ev_out *ev) {
+  double k = r->step_s / ev->step_s;
+  r->step_s = ev->step_s;
+  r->time = ev->time;
+  r->tokens_per_s *= k;
+  r->seq_per_s *= k;
+  r->tflops_per_gpu *= k;
+  r->mfu *= k;
+  r->mfu_lowp *= k;
+}
+
+int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
+                     sc_event_pred **out, sc_error *err) {
+  if (out) *out = NULL;
+  sc_scenario t = *s;
+  int rc = sc_scenario_resolve(&t, err);
+  if (rc != SC_OK) return rc;
+  sc_job *j;
+  if ((rc = sc_job_open(&t, &j, err)) != SC_OK) return rc;
+  sc_event_pred *p = mem_calloc(1, sizeof *p);
+  if (!p) {
+    sc_job_close(j);
+    return sc_error_set(err, SC_ENOMEM, "out of memory for the event engine");
+  }
+  eng *e;
+  rc = job_prepare(j, NULL, &e, err);
+  if (rc == SC_OK) {
+    eng_result(e, r);
+    p->closed_step = r->step_s;
+    p->s = *job_current(j);
+    const sc_cluster *c = &p->s.cluster;
+    ev_opts eo = {o ? o->fold : 1, o && o->trace && out,
+                  c->straggler_slowdown > 0 ? c->straggler_gpu : -1, c->straggler_slowdown, 1};
+    rc = ev_run(e, &eo, &p->ev, err);
+  }
+  rc = job_settle(j, rc, err);
+  sc_job_close(j);
+  if (rc == SC_OK) adopt(r, &p->ev);
+  if (rc != SC_OK || !out) sc_event_pred_free(p);
+  else *out = p;
+  return rc;
+}

@@ -1,0 +1,208 @@
+/*
+ * test_event.c -- the event engine (src/engine/event.h): agreement with
+ * the closed form where it is exact, the critical path adding up to the
+ * step, folding, a straggler, bad what-ifs, and the trace.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "engine/event.h"
+#include "job/job.h"
+#include "stepcast.h"
+
+static sc_result closed(const sc_scenario *s) {
+  sc_result r;
+  sc_error e = {0};
+  cr_assert_eq(sc_predict(s, &r, &e), SC_OK, "sc_predict: %s", e.msg);
+  return r;
+}
+
+static sc_result event(const sc_scenario *s, int fold, sc_event_pred **p) {
+  sc_result r;
+  sc_error e = {0};
+  sc_event_opts o = {fold, p != NULL};
+  cr_assert_eq(sc_predict_event(s, &o, &r, p, &e), SC_OK, "sc_predict_event: %s", e.msg);
+  return r;
+}
+
+static double sum(const sc_breakdown *b) {
+  return b->compute + b->host + b->tp_comm + b->ep_comm + b->pp_comm + b->bubble +
+         b->dp_comm + b->optimizer;
+}
+
+/* GPT-3 1.3B on 64 A100: tp 2, pp 4, dp 8. */
+static sc_scenario small(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                                            "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
+                                            "\"plan\": {\"tp\": 2, \"pp\": 4, "
+                                            "\"global_batch\": 256, \"micro_batch\": 2}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  return s;
+}
+
+Test(event, agrees_with_the_closed_form) {
+  struct {
+    const char *what;
+    int tp, pp, sched, vpp;
+  } cases[] = {{"tp2 pp4 1f1b", 2, 4, SC_SCHED_1F1B, 0},
+               {"tp8 pp1", 8, 1, SC_SCHED_1F1B, 0},
+               {"tp2 pp4 gpipe", 2, 4, SC_SCHED_GPIPE, 0},
+               {"tp2 pp2", 2, 2, SC_SCHED_1F1B, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    sc_scenario s = small();
+    s.plan.tp = cases[i].tp, s.plan.pp = cases[i].pp, s.plan.dp = 0;
+    s.plan.schedule = cases[i].sched;
+    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    double d = ev.step_s / c.step_s - 1;
+    cr_expect(fabs(d) < 0.02, "%s: event %g s, closed form %g s (%+.2f %%)", cases[i].what,
+              ev.step_s, c.step_s, 100 * d);
+    cr_expect(fabs(sum(&ev.time) - ev.step_s) < 1e-9 * ev.step_s,
+              "%s: critical path %g s != step %g s", cases[i].what, sum(&ev.time), ev.step_s);
+  }
+  /* the default scenario: GPT-3 175B on 1,024 A100 */
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.02, "default: event %g s, closed %g s",
+            ev.step_s, c.step_s);
+}
+
+Test(event, critical_path_parts_add_up_to_the_step) {
+  sc_scenario s = small();
+  sc_event_pred *p;
+  sc_result r = event(&s, 1, &p);
+  const ev_out *ev = event_pred_run(p);
+  double t = 0;
+  for (int i = 0; i < ev->n_path; i++) t += ev->path[i].seconds;
+  cr_expect(fabs(t - r.step_s) < 1e-9 * r.step_s, "path tasks %g s, step %g s", t, r.step_s);
+  cr_expect(fabs(sum(&r.time) - r.step_s) < 1e-9 * r.step_s, "breakdown %g s, step %g s",
+            sum(&r.time), r.step_s);
+  sc_event_pred_free(p);
+}
+
+Test(event, folding_on_and_off_give_the_same_step) {
+  sc_scenario s = small(); /* dp 8: unfolded runs 8 replicas of 4 stages */
+  sc_event_pred *p1, *p0;
+  sc_result a = event(&s, 1, &p1), b = event(&s, 0, &p0);
+  cr_expect_eq(event_pred_run(p1)->classes, 4);
+  cr_expect_eq(event_pred_run(p0)->classes, 32);
+  cr_expect(fabs(a.step_s - b.step_s) <= 1e-12 * a.step_s, "folded %.12g s, unfolded %.12g s",
+            a.step_s, b.step_s);
+  /* with a straggler too: folded (2 replicas) and unfolded (8) agree */
+  s.cluster.straggler_gpu = 37;
+  s.cluster.straggler_slowdown = 0.3;
+  sc_result c = event(&s, 1, NULL), d = event(&s, 0, NULL);
+  cr_expect(fabs(c.step_s - d.step_s) <= 1e-12 * c.step_s,
+            "straggler: folded %.12g s, unfolded %.12g s", c.step_s, d.step_s);
+  sc_event_pred_free(p1), sc_event_pred_free(p0);
+}
+
+Test(event, a_straggler_grows_the_step_by_its_delay_on_the_critical_path) {
+  /* no pipeline and no host-bound gaps (a launch gap would absorb part of
+   * a slower kernel): the straggler's replica computes 1.2 times longer
+   * and the others wait for it at the gradient reduction, so the step
+   * grows by 0.2 x the compute on the critical path */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.tp = 8, s.plan.dp = 0;
+  s.plan.framework_eager = 0;
+  sc_result a = event(&s, 1, NULL);
+  s.cluster.straggler_gpu = 17;
+  s.cluster.straggler_slowdown = 0.2;
+  sc_result b = event(&s, 1, NULL);
+  double want = 0.2 * a.time.compute, got = b.step_s - a.step_s;
+  cr_expect(fabs(got - want) < 0.01 * want, "grew %g s, 0.2 x compute %g s = %g s", got,
+            a.time.compute, want);
+  cr_expect(fabs(b.time.compute - 1.2 * a.time.compute) < 1e-3 * b.time.compute,
+            "compute on the path %g s, 1.2 x %g s", b.time.compute, a.time.compute);
+  /* with a pipeline, a straggler in stage 1 of 4 at +50 % makes that
+   * stage (of its replica) the slowest, the pace of its pipeline, and the
+   * other replicas wait for it at the reduction: the step grows (here
+   * 0.619 -> 0.690 s; the path's compute is stage 1's at 1.5 x, about
+   * the heavier last stage's before) and so does the fill/drain */
+  sc_scenario q = small();
+  q.plan.framework_eager = 0;
+  sc_result c = event(&q, 1, NULL);
+  q.cluster.straggler_gpu = 20; /* stage 1 (GPUs 16..31) */
+  q.cluster.straggler_slowdown = 0.5;
+  sc_result d = event(&q, 1, NULL);
+  cr_expect(d.step_s > 1.08 * c.step_s, "pipeline: step %g -> %g s", c.step_s, d.step_s);
+  cr_expect(d.time.bubble > c.time.bubble, "pipeline: bubble %g -> %g s", c.time.bubble,
+            d.time.bubble);
+}
+
+Test(event, a_straggler_on_a_missing_gpu_is_an_input_error) {
+  sc_scenario s = small();
+  s.cluster.straggler_gpu = 64;
+  s.cluster.straggler_slowdown = 0.1;
+  sc_result r;
+  sc_error e = {0};
+  sc_event_opts o = {1, 0};
+  cr_expect_eq(sc_predict_event(&s, &o, &r, NULL, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "cluster.straggler_gpu") && strstr(e.msg, "0..63"), "%s", e.msg);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd,
+           "%s predict --engine event --set cluster.straggler_gpu=5000 "
+           "--set cluster.straggler_slowdown=0.1 >/dev/null 2>&1",
+           SC_CLI_PATH);
+  int st = system(cmd);
+  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit status %d", st);
+}
+
+Test(event, the_trace_parses_and_shows_every_stream) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.dp = 0;
+  s.plan.pp = 4, s.plan.tp = 8, s.plan.global_batch = 64;
+  sc_event_pred *p;
+  sc_result r = event(&s, 1, &p);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sc_report_event_trace(f, &s, p);
+  fclose(f);
+  json_error_t je;
+  json_t *root = json_loads(buf, 0, &je);
+  cr_assert(root, "trace does not parse: line %d: %s", je.line, je.text);
+  json_t *evs = json_object_get(root, "traceEvents");
+  cr_assert(json_is_array(evs));
+  const char *want[] = {"compute", "TP (tensor parallel)", "CP (context parallel)",
+                        "EP (expert parallel)", "MP (re-layout)", "PP (pipeline send/recv)",
+                        "DP (data parallel)"};
+  int named[7] = {0}, used[7] = {0};
+  double end = 0;
+  size_t i;
+  json_t *e;
+  json_array_foreach(evs, i, e) {
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    int tid = (int)json_integer_value(json_object_get(e, "tid"));
+    if (!strcmp(ph, "M") && !strcmp(json_string_value(json_object_get(e, "name")), "thread_name")) {
+      const char *nm = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+      cr_assert(tid >= 0 && tid < 7 && !strcmp(nm, want[tid]), "thread %d named %s", tid, nm);
+      named[tid]++;
+    }
+    if (!strcmp(ph, "X")) {
+      used[tid]++;
+      double t = (json_number_value(json_object_get(e, "ts")) +
+                  json_number_value(json_object_get(e, "dur"))) / 1e6;
+      if (t > end) end = t;
+    }
+  }
+  for (int k = 0; k < 7; k++) cr_expect_eq(named[k], 4, "stream %s named %d times", want[k], named[k]);
+  int spans[] = {0, 1, 5, 6}; /* compute, TP, PP, DP carry work in this plan */
+  for (int k = 0; k < 4; k++) cr_expect(used[spans[k]] > 0, "no span on %s", want[spans[k]]);
+  cr_expect(fabs(end - r.step_s) < 1e-6 * r.step_s + 1e-6, "trace ends at %g s, step %g s",
+            end, r.step_s);
+  cr_expect(json_is_array(json_object_get(json_object_get(root, "otherData"), "critical_path")));
+  json_decref(root);
+  free(buf);
+  sc_event_pred_free(p);
+}

@@ -32,9 +32,46 @@ static void outside(ev_ctx *c, int name, ev_stream s, double t) {
   if (c->acc_parts && t > 0) ev_part_add(c, name, s, t);
 }
 
+/* The node of the path where instance i frees what waits for it: its
+ * send's end if it sent (1), else its pass's end (0). */
+static int through_send(const ev_ctx *c, long i) { return c->inst[i].sent; }
+
+/* One pass on the path: its time into the stage sums (dom < 0) or into
+ * the breakdown and parts (its tasks when it is of stage dom, else
+ * fill/drain). */
+static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_breakdown *b) {
+  int st = in->cls % c->S;
+  double dur = in->end - in->start;
+  if (dom < 0) {
+    stage_t[st] += dur;
+    return;
+  }
+  if (st != dom) {
+    b->bubble += dur;
+    outside(c, c->fill_name, EV_COMPUTE, dur);
+    return;
+  }
+  ev_pass_acc acc;
+  double h = in->host_in;
+  double slow = in->cls == c->straggler_cls ? c->slow : 1;
+  double end = ev_pass(c, &c->tm[2 * st + (in->kind == 'B')], in->cls, in->mb, in->start, &h,
+                       slow, &acc);
+  assert(fabs(end - in->end) <= 1e-9 * (1 + end) && "a pass replays differently");
+  (void)end;
+  b->compute += acc.cat[EV_COMPUTE];
+  b->host += acc.cat[EV_HOST];
+  b->tp_comm += acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_MP];
+  b->ep_comm += acc.cat[EV_EP];
+  b->pp_comm += acc.cat[EV_PP];
+  b->dp_comm += acc.cat[EV_DP];
+}
+
 /* One walk. dom < 0: only sum the path's pass time per stage into
  * stage_t. dom >= 0: fill the breakdown b and the parts, with the passes
- * of stage dom broken into tasks and the others as fill/drain. */
+ * of stage dom broken into tasks and the others as fill/drain. Nodes:
+ * a pass's end (its duration back to its start, which its pred's free
+ * point set) or a send's end (p2p back to its start, set by the sender's
+ * pass end or by the receiver's previous pass end). */
 static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
   int S = c->S, cls = 0;
   for (int k = 1; k < c->C; k++)
@@ -47,40 +84,20 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
   outside(c, c->dp_name, EV_DP, c->dp);
   int cr = c->dp_who[s] * S + s;
   long id = c->base[cr] + c->count[s] - 1;
-  if (c->inst[id].sent) {
-    b->pp_comm += c->p2p;
-    outside(c, c->send_name, EV_PP, c->p2p);
-  }
+  int send = through_send(c, id);
   for (;;) {
     const ev_inst *in = &c->inst[id];
-    int st = in->cls % S;
-    double dur = in->end - in->start;
-    if (dom < 0) {
-      stage_t[st] += dur;
-    } else if (st != dom) {
-      b->bubble += dur;
-      outside(c, c->fill_name, EV_COMPUTE, dur);
-    } else {
-      ev_pass_acc acc;
-      double h = in->host_in;
-      double slow = in->cls == c->straggler_cls ? c->slow : 1;
-      double end = ev_pass(c, &c->tm[2 * st + (in->kind == 'B')], in->cls, in->mb, in->start,
-                           &h, slow, &acc);
-      assert(fabs(end - in->end) <= 1e-9 * (1 + end) && "a pass replays differently");
-      (void)end;
-      b->compute += acc.cat[EV_COMPUTE];
-      b->host += acc.cat[EV_HOST];
-      b->tp_comm += acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_MP];
-      b->ep_comm += acc.cat[EV_EP];
-      b->pp_comm += acc.cat[EV_PP];
-      b->dp_comm += acc.cat[EV_DP];
-    }
-    if (in->pred < 0) break;
-    if (in->remote || c->inst[in->pred].sent) {
+    if (send) {
       b->pp_comm += c->p2p;
       outside(c, c->send_name, EV_PP, c->p2p);
+      if (in->send_pred >= 0) id = in->send_pred; /* waited for the receiver */
+      send = 0;
+      continue;
     }
+    on_pass(c, in, dom, stage_t, b);
+    if (in->pred < 0) break;
     id = in->pred;
+    send = through_send(c, id);
   }
   c->acc_parts = 0;
 }

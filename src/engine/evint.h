@@ -37,11 +37,20 @@ typedef struct ev_pass_acc {
 typedef struct ev_inst {
   double start, end;   /* s */
   double host_in;      /* the host clock at its start */
-  int pred;            /* the instance that set its start: a remote
-                          producer (remote = 1), the class's previous pass
-                          (remote = 0), or -1 (started at 0) */
-  int remote;
-  int sent;            /* 1 = ends with a blocking send to another stage */
+  int pred;            /* the instance whose free point (its send's end
+                          if it sent, else its end) set this pass's start:
+                          the class's previous pass or the producer; -1 =
+                          started at 0 */
+  int sent;            /* 1 = ends with a send to another stage */
+  /* the send (Megatron's blocking send/recv is a rendezvous: it starts
+   * when the sender has finished the pass and the receiver has posted
+   * its receive, i.e. is idle with the consuming pass next) */
+  int consumer;        /* class that receives it */
+  int send_pred;       /* the receiver's instance whose free point set the
+                          send's start, -1 = the sender's own end */
+  int send_started;
+  double send_start, arrive; /* s; arrive = when the data is there (the
+                          send's end, or the pass's end without a send) */
   int cls, mb;
   char kind;           /* 'F', 'B' */
 } ev_inst;
@@ -69,6 +78,10 @@ typedef struct ev_ctx {
   /* the pipeline */
   int S, R, C;         /* stages, replicas, classes = R * S */
   int vpp, m;
+  int rendezvous;      /* 1 = a send waits for the receiver to post its
+                          receive (1F1B, GPipe: Megatron's blocking
+                          send/recv); 0 = it starts at the pass's end
+                          (interleaved: receives posted ahead) */
   int straggler_cls;   /* -1 = none */
   double slow;         /* its kernels' factor */
   pipe_pass *order;    /* per stage, `per` slots */
@@ -78,8 +91,11 @@ typedef struct ev_ctx {
   long *base;
   long n_inst;
   int *idf, *idb;      /* per class, chunk, mb: instance, -1 = not yet */
-  int *ended;          /* per instance */
-  int *next, *busy;    /* per class */
+  int *ended;          /* per instance: its data has arrived */
+  int *pdone;          /* per instance: the pass has ended */
+  int *next, *busy;    /* per class: next pass; a pass is running */
+  int *sending;        /* per class: its last pass's send has not ended */
+  int *is_ready;       /* per class: all passes and sends done */
   double *free_at, *host, *ready; /* per class */
   double p2p, dp, opt; /* s */
   double *dp_start;    /* per stage */

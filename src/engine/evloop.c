@@ -15,9 +15,9 @@
 /* Index of (class, chunk, mb) in idf / idb. */
 #define CELL(c, ch, mb) (((size_t)(c) * ctx->vpp + (ch)) * ctx->m + (mb))
 
-/* The instance a pass waits for (-1 none, -2 not laid out yet) and
- * whether it runs on another stage. */
-static int producer(const ev_ctx *ctx, int cls, const pipe_pass *p, int *remote) {
+/* The instance a pass waits for: >= 0, -1 none, -2 not laid out yet;
+ * *remote = 1 when it runs on another stage. */
+static int producer_id(const ev_ctx *ctx, int cls, const pipe_pass *p, int *remote) {
   int S = ctx->S, s = cls % S, base = cls - s, vpp = ctx->vpp;
   int id;
   *remote = 1;
@@ -32,34 +32,40 @@ static int producer(const ev_ctx *ctx, int cls, const pipe_pass *p, int *remote)
   } else {
     id = ctx->idf[CELL(cls, p->chunk, p->mb)], *remote = 0;
   }
-  if (id < 0 || !ctx->ended[id]) return -2;
-  return id;
+  return id < 0 ? -2 : id;
 }
 
-/* 1 when the pass ends with a send to another stage. */
-static int sends(const ev_ctx *ctx, int s, const pipe_pass *p) {
-  if (ctx->S <= 1) return 0;
-  if (p->kind == 'F') return s < ctx->S - 1 || p->chunk < ctx->vpp - 1;
-  return s > 0 || p->chunk > 0;
+/* The class a pass of stage s sends its output to, or -1. */
+static int consumer_of(const ev_ctx *ctx, int cls, const pipe_pass *p) {
+  int S = ctx->S, s = cls % S, base = cls - s;
+  if (S <= 1) return -1;
+  if (p->kind == 'F') {
+    if (s < S - 1) return cls + 1;
+    return p->chunk < ctx->vpp - 1 ? base : -1;
+  }
+  if (s > 0) return cls - 1;
+  return p->chunk > 0 ? base + S - 1 : -1;
 }
 
-/* Start class c's next pass if it can; its end goes on the heap. */
+/* The event ids: pass ends, reductions, optimizer steps, send ends. */
+#define ID_DP(c) (ctx->n_inst + (c))
+#define ID_OPT(c) (ctx->n_inst + ctx->C + (c))
+#define ID_SEND(i) (ctx->n_inst + 2L * ctx->C + (i))
+
+/* Start class c's next pass if it can (no pass running, no send of its
+ * own pending, the producer's data arrived); its end goes on the heap. */
 static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   int s = c % ctx->S;
-  if (ctx->busy[c] || ctx->next[c] >= ctx->count[s]) return;
+  if (ctx->busy[c] || ctx->sending[c] || ctx->next[c] >= ctx->count[s]) return;
   const pipe_pass *p = &ctx->order[ctx->per * s + ctx->next[c]];
   int remote;
-  int dep = producer(ctx, c, p, &remote);
-  if (dep == -2) return;
+  int dep = producer_id(ctx, c, p, &remote);
+  if (dep == -2 || (dep >= 0 && !ctx->ended[dep])) return;
   double start = ctx->free_at[c];
   long id = ctx->base[c] + ctx->next[c];
   ev_inst *in = &ctx->inst[id];
   in->pred = ctx->next[c] > 0 ? (int)(id - 1) : -1;
-  in->remote = 0;
-  if (dep >= 0) {
-    double t = ctx->inst[dep].end + (remote ? ctx->p2p : 0);
-    if (t > start) start = t, in->pred = dep, in->remote = remote;
-  }
+  if (dep >= 0 && ctx->inst[dep].arrive > start) start = ctx->inst[dep].arrive, in->pred = dep;
   (void)now;
   assert(start >= now - 1e-12 * (1 + now) && "time went back");
   /* with pipeline parallelism the blocking send/recv levels the host
@@ -68,16 +74,46 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   in->start = start;
   in->host_in = ctx->host[c];
   in->cls = c, in->mb = p->mb, in->kind = p->kind;
+  in->consumer = consumer_of(ctx, c, p);
+  in->sent = in->consumer >= 0;
+  in->send_pred = -1, in->send_started = 0, in->arrive = -1;
   ev_pass_acc acc;
   const ev_tmpl *tp = &ctx->tm[2 * s + (p->kind == 'B')];
   double slow = c == ctx->straggler_cls ? ctx->slow : 1;
   in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc);
-  in->sent = sends(ctx, s, p);
   (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
   ctx->busy[c] = 1;
   ctx->next[c]++;
   ctx->out->tasks += tp->n;
   heap_push(h, in->end, (int)id);
+}
+
+/* Start the pending send of class k to class c now, if there is one. */
+static void start_send(ev_ctx *ctx, heap *h, int k, int c, double now) {
+  if (!ctx->sending[k]) return;
+  long id = ctx->base[k] + ctx->next[k] - 1;
+  ev_inst *in = &ctx->inst[id];
+  if (in->consumer != c || in->send_started) return;
+  in->send_started = 1;
+  in->send_start = now;
+  /* set by the receiver when its pass ended after the sender's */
+  long prev = ctx->base[c] + ctx->next[c] - 1;
+  in->send_pred = ctx->rendezvous && ctx->next[c] > 0 && ctx->inst[prev].end > in->end
+                      ? (int)prev : -1;
+  heap_push(h, now + ctx->p2p, (int)ID_SEND(id));
+}
+
+/* A class that runs no pass has its receives posted (1F1B, GPipe) (Megatron batches
+ * them with its own sends): sends waiting for it start now. Only its
+ * neighbours on the pipeline (and the wrap of the model chunks) send to
+ * it. */
+static void post_recv(ev_ctx *ctx, heap *h, int c, double now) {
+  if (ctx->busy[c] || !ctx->rendezvous) return;
+  int S = ctx->S, s = c % S, base = c - s;
+  if (s > 0) start_send(ctx, h, c - 1, c, now);
+  if (s < S - 1) start_send(ctx, h, c + 1, c, now);
+  if (s == 0 && S > 2) start_send(ctx, h, base + S - 1, c, now);
+  if (s == S - 1 && S > 2) start_send(ctx, h, base, c, now);
 }
 
 /* Every replica of stage s is ready: reduce across them. */
@@ -93,11 +129,58 @@ static void reduce(ev_ctx *ctx, heap *h, int s) {
     if (ctx->out_spans && ctx->dp > 0 && ctx->out->n_spans < ctx->cap_spans)
       ctx->out->spans[ctx->out->n_spans++] =
           (ev_span){c, EV_DP, ctx->dp_name, -1, 'D', t, ctx->dp};
-    heap_push(h, t + ctx->dp, (int)(ctx->n_inst + c));
+    heap_push(h, t + ctx->dp, (int)ID_DP(c));
   }
 }
 
-/* Pop events until none is left; returns the number processed. */
+/* After an event of replica `first`: sends waiting for a receiver, then
+ * passes that can start; a class with nothing left is ready to reduce. */
+static void settle(ev_ctx *ctx, heap *h, int first, int c, double now, int *done) {
+  for (int k = 0; k < ctx->S; k++) post_recv(ctx, h, first + k, now);
+  for (int k = 0; k < ctx->S; k++) try_start(ctx, h, first + k, now);
+  int s = c % ctx->S;
+  if (ctx->next[c] == ctx->count[s] && !ctx->busy[c] && !ctx->sending[c] && !ctx->is_ready[c]) {
+    ctx->is_ready[c] = 1;
+    ctx->ready[c] = ctx->free_at[c];
+    if (++done[s] == ctx->R) reduce(ctx, h, s);
+  }
+}
+
+/* A pass ended: its data arrives now, or its send waits for the receiver. */
+static void pass_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
+  ev_inst *in = &ctx->inst[id];
+  int c = in->cls;
+  ctx->pdone[id] = 1;
+  ctx->busy[c] = 0;
+  if (in->sent) {
+    ctx->sending[c] = 1;
+    /* the interleaved schedule posts its receives ahead (Megatron's
+     * overlap_p2p_comm): the send starts at once */
+    if (!ctx->rendezvous) start_send(ctx, h, c, in->consumer, now);
+  } else {
+    ctx->ended[id] = 1;
+    in->arrive = now;
+    ctx->free_at[c] = now;
+  }
+  settle(ctx, h, c - c % ctx->S, c, now, done);
+}
+
+/* A send ended: the data is at the receiver, the sender is free. */
+static void send_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
+  ev_inst *in = &ctx->inst[id];
+  int c = in->cls;
+  ctx->ended[id] = 1;
+  in->arrive = now;
+  ctx->sending[c] = 0;
+  ctx->free_at[c] = now;
+  if (ctx->out_spans && ctx->out->n_spans < ctx->cap_spans)
+    ctx->out->spans[ctx->out->n_spans++] =
+        (ev_span){c, EV_PP, ctx->send_name, in->mb, 'S', in->send_start, ctx->p2p};
+  settle(ctx, h, c - c % ctx->S, c, now, done);
+}
+
+/* Pop events until none is left; returns the number processed, -1 when
+ * out of memory, -2 when the schedule deadlocked. */
 static long loop(ev_ctx *ctx, heap *h) {
   double now = 0;
   long events = 0;
@@ -109,30 +192,18 @@ static long loop(ev_ctx *ctx, heap *h) {
     assert(ev.key >= now - 1e-12 * (1 + now) && "time went back");
     now = ev.key;
     events++;
-    if (ev.id < ctx->n_inst) { /* a pass ended */
-      ev_inst *in = &ctx->inst[ev.id];
-      int c = in->cls, s = c % ctx->S;
-      ctx->ended[ev.id] = 1;
-      ctx->busy[c] = 0;
-      ctx->free_at[c] = now + (in->sent ? ctx->p2p : 0);
-      if (in->sent && ctx->out_spans && ctx->out->n_spans < ctx->cap_spans)
-        ctx->out->spans[ctx->out->n_spans++] =
-            (ev_span){c, EV_PP, ctx->send_name, in->mb, 'S', now, ctx->p2p};
-      int first = c - s;
-      for (int k = 0; k < ctx->S; k++) try_start(ctx, h, first + k, now);
-      if (ctx->next[c] == ctx->count[s] && !ctx->busy[c]) {
-        ctx->ready[c] = ctx->free_at[c];
-        if (++done[s] == ctx->R) reduce(ctx, h, s);
-      }
-    } else if (ev.id < ctx->n_inst + ctx->C) { /* a reduction ended */
+    if (ev.id < ctx->n_inst) {
+      pass_end(ctx, h, ev.id, now, done);
+    } else if (ev.id < ID_DP(ctx->C)) { /* a reduction ended */
       int c = (int)(ev.id - ctx->n_inst);
       if (ctx->out_spans && ctx->opt > 0 && ctx->out->n_spans < ctx->cap_spans)
         ctx->out->spans[ctx->out->n_spans++] =
             (ev_span){c, EV_COMPUTE, ctx->opt_name, -1, 'O', now, ctx->opt};
-      heap_push(h, now + ctx->opt, (int)(ctx->n_inst + ctx->C + c));
-    } else { /* an optimizer step ended */
-      int c = (int)(ev.id - ctx->n_inst - ctx->C);
-      ctx->end[c] = now;
+      heap_push(h, now + ctx->opt, (int)ID_OPT(c));
+    } else if (ev.id < ID_OPT(ctx->C)) { /* an optimizer step ended */
+      ctx->end[ev.id - ID_OPT(0)] = now;
+    } else {
+      send_end(ctx, h, ev.id - ID_SEND(0), now, done);
     }
   }
   int stuck = 0;
@@ -152,6 +223,7 @@ static int lay_out(ev_ctx *ctx) {
   if (sh.vpp > 1 && sh.m % sh.pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
   ctx->S = x->n_stages, ctx->vpp = sh.vpp, ctx->m = sh.m;
   ctx->scale = 1.0 / x->vpp; /* a pass runs one model chunk: 1/vpp of the stage */
+  ctx->rendezvous = sh.vpp == 1;
   ctx->per = 3L * sh.m * sh.vpp;
   ctx->order = mem_alloc(sizeof *ctx->order * (size_t)(ctx->per * ctx->S));
   ctx->count = mem_alloc(sizeof *ctx->count * (size_t)ctx->S);
@@ -203,7 +275,8 @@ static int alloc_state(ev_ctx *ctx) {
            CALLOC(ctx->busy, ctx->C) && CALLOC(ctx->free_at, ctx->C) &&
            CALLOC(ctx->host, ctx->C) && CALLOC(ctx->ready, ctx->C) &&
            CALLOC(ctx->end, ctx->C) && CALLOC(ctx->dp_start, ctx->S) &&
-           CALLOC(ctx->dp_who, ctx->S);
+           CALLOC(ctx->dp_who, ctx->S) && CALLOC(ctx->pdone, ctx->n_inst) &&
+           CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C);
   if (!ok) return -1;
   for (long i = 0; i < cells; i++) ctx->idf[i] = ctx->idb[i] = -1;
   return 0;
@@ -214,6 +287,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->ended), mem_free(ctx->idf), mem_free(ctx->idb), mem_free(ctx->next);
   mem_free(ctx->busy), mem_free(ctx->free_at), mem_free(ctx->host), mem_free(ctx->ready);
   mem_free(ctx->end), mem_free(ctx->dp_start), mem_free(ctx->dp_who);
+  mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
   mem_free(ctx->part_s), mem_free(ctx->part_n);
   ev_templates_free(ctx);
 }
@@ -264,6 +338,8 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
     if (!out->spans) rc = SC_ENOMEM;
     ctx.out_spans = 1;
   }
+  /* at any time: per class one pass or one send, and one reduction or
+   * optimizer step */
   if (rc == SC_OK && heap_init(&h, 2 * ctx.C + 1)) rc = SC_ENOMEM;
   if (rc == SC_OK) {
     long ev = loop(&ctx, &h);

@@ -195,6 +195,8 @@ typedef struct sc_cluster {
   /* what-ifs the event engine answers (docs/event.md): */
   int straggler_gpu;    /* job rank of a slow GPU (with straggler_slowdown) */
   double straggler_slowdown; /* its kernels take 1 + this as long; 0 = none */
+  char link_fail[256];  /* cables of the topology that failed: "a-b,c-d" */
+  char link_degrade[256]; /* cables running slower: "a-b:0.5,..." */
 } sc_cluster;
 
 const sc_cluster *sc_cluster_preset(const char *name);

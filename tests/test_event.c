@@ -206,3 +206,63 @@ Test(event, the_trace_parses_and_shows_every_stream) {
   free(buf);
   sc_event_pred_free(p);
 }
+
+/* GPT-3 1.3B on 64 single-GPU hosts of a 3-level fat-tree, tp 2: two
+ * data-parallel groups of 32 reduce at once. */
+static sc_scenario on_fat_tree(int oversub) {
+  sc_scenario s = small();
+  s.plan.tp = 2, s.plan.pp = 1, s.plan.dp = 0;
+  s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology,
+           "fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=%d", oversub);
+  return s;
+}
+
+Test(event, an_oversubscribed_fat_tree_slows_the_data_parallel_reduction) {
+  sc_scenario a = on_fat_tree(1), b = on_fat_tree(4);
+  sc_result ra = event(&a, 1, NULL), rb = event(&b, 1, NULL);
+  /* 4:1 leaf uplinks: the rings between leaves run at a quarter */
+  cr_expect(rb.time.dp_comm > 3 * ra.time.dp_comm, "dp on the path: %g s -> %g s",
+            ra.time.dp_comm, rb.time.dp_comm);
+  cr_expect(rb.step_s > ra.step_s, "step %g -> %g s", ra.step_s, rb.step_s);
+  /* and more than the closed form sees for one group alone on it */
+  sc_result cb = closed(&b);
+  cr_expect(rb.time.dp_comm > cb.time.dp_comm, "event dp %g s, closed form %g s",
+            rb.time.dp_comm, cb.time.dp_comm);
+}
+
+Test(event, link_what_ifs) {
+  sc_scenario s = on_fat_tree(1);
+  s.plan.overlap_grad_reduce = 0; /* the whole reduction on the path */
+  sc_result base = event(&s, 1, NULL);
+  /* a quarter of the bandwidth on every uplink of leaf 0 */
+  snprintf(s.cluster.link_degrade, sizeof s.cluster.link_degrade,
+           "leaf0-p0.agg0:0.25,leaf0-p0.agg1:0.25,leaf0-p0.agg2:0.25,leaf0-p0.agg3:0.25");
+  sc_result slow = event(&s, 1, NULL);
+  cr_expect(slow.time.dp_comm > base.time.dp_comm && slow.step_s > base.step_s,
+            "degraded: dp %g -> %g s, step %g -> %g s", base.time.dp_comm, slow.time.dp_comm,
+            base.step_s, slow.step_s);
+  /* the closed form sees it too (the collectives on the topology) */
+  sc_scenario s0 = on_fat_tree(1);
+  s0.plan.overlap_grad_reduce = 0;
+  sc_result c0 = closed(&s0), c1 = closed(&s);
+  cr_expect(c1.time.dp_comm > 1.5 * c0.time.dp_comm, "closed form: dp %g -> %g s",
+            c0.time.dp_comm, c1.time.dp_comm);
+  /* a failed uplink is routed around */
+  s.cluster.link_degrade[0] = 0;
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "leaf0-p0.agg0");
+  sc_result around = event(&s, 1, NULL);
+  cr_expect(around.step_s >= base.step_s * 0.999, "failed uplink: %g -> %g s", base.step_s,
+            around.step_s);
+  /* failing a host's only cable disconnects the job: an input error */
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "gpu5-leaf1");
+  sc_result r;
+  sc_error e = {0};
+  sc_event_opts o = {1, 0};
+  cr_expect_eq(sc_predict_event(&s, &o, &r, NULL, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "cluster.link_fail") && strstr(e.msg, "disconnected"), "%s", e.msg);
+  /* a cable that does not exist */
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "gpu5-leaf9");
+  cr_expect_eq(sc_predict_event(&s, &o, &r, NULL, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "no cable 'gpu5-leaf9'"), "%s", e.msg);
+}

@@ -60,9 +60,9 @@ typedef struct ev_opts {
   int spans;           /* 1 = record every task's span (the trace) */
   int straggler_gpu;   /* job rank of a slow GPU, -1 = none */
   double straggler;    /* its kernels take (1 + straggler) times longer */
-  double dp_factor;    /* data-parallel collectives take this many times
-                          their alone time (concurrent groups on shared
-                          links, ev_dp_factor); 1 = alone */
+  double dp_extra;     /* s the data-parallel reduction takes beyond its
+                          alone time because every group reduces at once
+                          on shared links (engine/fleet.h); 0 = none */
 } ev_opts;
 
 /* One task's time on the critical path, summed over its occurrences. */

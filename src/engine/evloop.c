@@ -325,7 +325,7 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
   eng_step k;
   eng_step_of(e, &k);
   ctx.p2p = k.p2p;
-  ctx.dp = k.dp * (o->dp_factor > 0 ? o->dp_factor : 1);
+  ctx.dp = k.dp + (o->dp_extra > 0 ? o->dp_extra : 0);
   ctx.opt = k.opt;
   int rc = SC_OK;
   heap h = {0};

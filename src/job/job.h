@@ -56,5 +56,7 @@ int job_settle(sc_job *j, int rc, sc_error *err);
 /* The event engine's run behind a prediction (job_event.c). */
 struct ev_out;
 const struct ev_out *event_pred_run(const sc_event_pred *p);
+struct fleet;
+const struct fleet *event_pred_fleet(const sc_event_pred *p);
 
 #endif

@@ -6,13 +6,17 @@
 
 #include "core/mem.h"
 #include "engine/event.h"
+#include "engine/fleet.h"
 #include "job/job.h"
 
 struct sc_event_pred {
   ev_out ev;             /* the run (owned) */
   double closed_step;    /* the closed form's step, s */
   sc_scenario s;         /* resolved */
+  fleet dp;              /* the reduction of every group at once (topology) */
 };
+
+const fleet *event_pred_fleet(const sc_event_pred *p) { return &p->dp; }
 
 double sc_event_closed_step(const sc_event_pred *p) { return p->closed_step; }
 
@@ -22,6 +26,35 @@ void sc_event_pred_free(sc_event_pred *p) {
   if (!p) return;
   ev_out_free(&p->ev);
   mem_free(p);
+}
+
+/* The exposed part of a gradient reduction of `red` s after the last
+ * backward `b` s, as the step model overlaps it (analytic.c dp_exposed:
+ * hidden under at most 90 % of the backward and of itself). */
+static double exposed(const sc_plan *p, double red, double b) {
+  if (!p->overlap_grad_reduce) return red;
+  double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
+  return red - (red < window ? red : window);
+}
+
+/* What the reduction of every data-parallel group at once adds to the
+ * exposed time of one group alone (the step model's time of the stage's
+ * gradient all-reduce, topology included), s: the alone time x the
+ * fleet's factor, overlapped with the last backward as the step model
+ * does, less the alone time so overlapped. 0 without a topology or when
+ * the groups do not slow each other. */
+static double dp_extra(const eng *e, const fleet *f) {
+  const xg_group *g = NULL;
+  for (int i = 0; i < e->x->n_groups && !g; i++)
+    if (e->x->groups[i].kind == XG_GROUP_DP && e->x->groups[i].ranks > 1) g = &e->x->groups[i];
+  if (!g || f->factor <= 1) return 0;
+  grp gm = grp_make(&e->s->cluster, g);
+  double alone = grp_cost(e->net, e->s->cluster.gpu.sm_count, &gm, COLL_ALL_REDUCE, f->bytes,
+                          NULL);
+  eng_step k;
+  eng_step_of(e, &k);
+  double b = e->st[k.worst].b;
+  return exposed(&e->s->plan, alone * f->factor, b) - exposed(&e->s->plan, alone, b);
 }
 
 /* The event engine's step and critical path into r, the closed form's
@@ -59,7 +92,9 @@ int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
     const sc_cluster *c = &p->s.cluster;
     ev_opts eo = {o ? o->fold : 1, o && o->trace && out,
                   c->straggler_slowdown > 0 ? c->straggler_gpu : -1, c->straggler_slowdown, 1};
-    rc = ev_run(e, &eo, &p->ev, err);
+    rc = fleet_dp(&p->s, e->x, &p->dp, err);
+    eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
+    if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
   }
   rc = job_settle(j, rc, err);
   sc_job_close(j);

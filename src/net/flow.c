@@ -101,6 +101,7 @@ typedef struct run {
   long xfers, xfers_done, step_done; /* step_done: finished flows' weight */
   flow_progress_fn progress;
   void *progress_ud;
+  double *lb;       /* per link: bytes of this step, or NULL (not asked) */
 } run;
 
 /* ----------------------------------------------------- link index */
@@ -334,6 +335,11 @@ static void advance(run *r, double now, double next, int who, flow_stats *st) {
   int k = 0;
   for (int i = 0; i < r->nact; i++) {
     int f = r->act[i];
+    if (r->lb) { /* what the flow moved over each of its links */
+      const flow *q = &r->fl[f];
+      double moved = (r->left[f] < q->rate * dt ? r->left[f] : q->rate * dt) * q->w;
+      for (int j = 0; j < q->len; j++) r->lb[r->pent[q->poff + j]] += moved;
+    }
     double due = now + r->left[f] / r->fl[f].rate;
     r->left[f] -= r->fl[f].rate * dt;
     if (f == who || due <= horizon || r->left[f] <= r->total[f] * 1e-12) {
@@ -475,8 +481,10 @@ int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_nod
   return flow_run_ex(t, rt, s, rank_node, out, NULL, NULL, err);
 }
 
-int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
-                flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err) {
+/* The run behind flow_run_ex and flow_run_links (link_bytes may be NULL). */
+static int run_all(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+                   flow_stats *out, flow_progress_fn fn, void *ud, double *link_bytes,
+                   sc_error *err) {
   memset(out, 0, sizeof *out);
   run r;
   memset(&r, 0, sizeof r);
@@ -485,16 +493,33 @@ int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_
   r.progress_ud = ud;
   int rc = size_run(&r, rt, s, rank_node, err);
   if (rc == SC_OK) rc = run_alloc(&r, err);
+  if (rc == SC_OK && link_bytes) {
+    r.lb = mem_calloc((size_t)(t->n_links > 0 ? t->n_links : 1), sizeof *r.lb);
+    if (!r.lb) rc = nomem(err);
+  }
   for (int i = 0; i < s->ns && rc == SC_OK; i++) {
     rc = load_step(&r, rt, s, i, rank_node, err);
     if (rc) break;
     double dt = run_step(&r, out);
     r.xfers_done += s->s[i].count;
     out->time += dt * s->s[i].repeat;
+    if (r.lb)
+      for (int l = 0; l < t->n_links; l++) link_bytes[l] += r.lb[l] * s->s[i].repeat, r.lb[l] = 0;
     for (int f = 0; f < r.n; f++) out->bytes += r.total[f] * r.fl[f].w * s->s[i].repeat;
   }
   out->max_flows = r.max_flows;
   out->mem_bytes = r.bytes;
+  mem_free(r.lb);
   run_free(&r);
   return rc;
+}
+
+int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+                flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err) {
+  return run_all(t, rt, s, rank_node, out, fn, ud, NULL, err);
+}
+
+int flow_run_links(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+                   flow_stats *out, double *link_bytes, sc_error *err) {
+  return run_all(t, rt, s, rank_node, out, NULL, NULL, link_bytes, err);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "engine/event.h"
+#include "engine/fleet.h"
 #include "job/job.h"
 #include "report/esc.h"
 #include "report/report_int.h"
@@ -48,6 +49,32 @@ static void path_json(FILE *out, const ev_out *ev) {
   fprintf(out, "]");
 }
 
+static void fleet_table(FILE *out, const fleet *f) {
+  if (f->groups < 1 || f->alone_s <= 0) return;
+  fprintf(out, "\ndata-parallel reduction on the topology: %d groups of a stage at once take "
+               "%.3fx one alone (%.6f vs %.6f s, %.3g B all-reduce)\n",
+          f->groups, f->factor, f->fleet_s, f->alone_s, f->bytes);
+  fprintf(out, "busiest links   %-24s %-24s %8s %12s\n", "from", "to", "util", "bytes");
+  for (int i = 0; i < f->n_top; i++)
+    fprintf(out, "                %-24s %-24s %7.1f%% %12.4g\n", f->top[i].src, f->top[i].dst,
+            100 * f->top[i].util, f->top[i].bytes);
+}
+
+static void fleet_json(FILE *out, const fleet *f) {
+  if (f->groups < 1 || f->alone_s <= 0) return;
+  fprintf(out, ",\n \"dp_fleet\": {\"groups\": %d, \"factor\": %.6g, \"fleet_s\": %.6g, "
+               "\"alone_s\": %.6g, \"bytes\": %.6g, \"busiest_links\": [",
+          f->groups, f->factor, f->fleet_s, f->alone_s, f->bytes);
+  for (int i = 0; i < f->n_top; i++) {
+    fprintf(out, "%s{\"from\": ", i ? ", " : "");
+    esc_json(out, f->top[i].src);
+    fprintf(out, ", \"to\": ");
+    esc_json(out, f->top[i].dst);
+    fprintf(out, ", \"util\": %.6g, \"bytes\": %.6g}", f->top[i].util, f->top[i].bytes);
+  }
+  fprintf(out, "]}");
+}
+
 void sc_report_event(FILE *out, sc_format fmt, const sc_scenario *s, const sc_result *r,
                      const sc_event_pred *p) {
   const ev_out *ev = event_pred_run(p);
@@ -55,6 +82,7 @@ void sc_report_event(FILE *out, sc_format fmt, const sc_scenario *s, const sc_re
   if (fmt == SC_FORMAT_TABLE) {
     sc_report_prediction(out, fmt, s, r, 0);
     path_table(out, ev, closed);
+    fleet_table(out, event_pred_fleet(p));
     return;
   }
   if (fmt == SC_FORMAT_CSV) {
@@ -73,6 +101,7 @@ void sc_report_event(FILE *out, sc_format fmt, const sc_scenario *s, const sc_re
                "\"critical_path\": ",
           closed, ev->classes, ev->stages, ev->replicas, ev->events, ev->tasks);
   path_json(out, ev);
+  fleet_json(out, event_pred_fleet(p));
   fprintf(out, "}\n");
 }
 

@@ -4,7 +4,8 @@
  * (TP 8, PP 16, DP 128, 2,048 sequences = 16 micro-batches; embedding and
  * loss in the stage split as in the Llama 3 paper: 128 units), each with
  * and without the trace's spans, folded (one replica per stage) and, for
- * GPT-3, unfolded (every replica). Prints wall seconds (job open,
+ * GPT-3, unfolded (every replica); Llama-3 also on a rail-optimized
+ * topology (flow engine). Prints wall seconds (job open,
  * lowering, costing and the simulation) and peak RSS.
  */
 #include <stdio.h>
@@ -56,5 +57,13 @@ int main(void) {
   rc |= bench("GPT-3 175B, 1,024 A100", gpt3, 0, 0);
   rc |= bench("Llama-3 405B, 16,384 H100", llama, 1, 0);
   rc |= bench("Llama-3 405B, 16,384 H100", llama, 1, 1);
+  /* the same on a rail-optimized topology: collectives through the flow
+   * engine, and the data-parallel reduction of all 8 groups of a stage */
+  const char *llama_topo =
+      "{\"model\": \"llama3-405b\", \"cluster\": {\"preset\": \"dgx-h100\", \"gpus\": 16384, "
+      "\"topology\": \"rail:nodes=2048,gpus=8,nvlink=450,nic=400,spines=64\"}, "
+      "\"plan\": {\"tp\": 8, \"pp\": 16, \"dp\": 128, \"global_batch\": 2048, "
+      "\"micro_batch\": 1, \"pp_embedding_in_split\": true, \"pp_loss_in_split\": true}}";
+  rc |= bench("Llama-3 405B, 16,384 H100, rails", llama_topo, 1, 1);
   return rc;
 }

@@ -52,6 +52,10 @@
 #define FLOW_PRECISION_MANY 1e-2
 #define FLOW_MANY 100000
 
+/* How far ahead in a link's flow list the freeze loop fetches. */
+#define FLOW_AHEAD 12
+
+
 /* Batching: the (src, dst) node pair packed into one 64-bit key per
  * transfer, sorted (ties by index, so the order is deterministic). */
 typedef struct pair_key {
@@ -89,6 +93,8 @@ typedef struct run {
   double *rem;
   int *cnt, *stamp, *touched, *off, *end;
   int *lflows;      /* flows per link (CSR by off/end), the indexed ones */
+  int *lpoff;       /* beside each entry, the flow's path offset (so the
+                       path can be fetched ahead without the flow) */
   long csr_entries; /* entries in lflows */
   long act_entries; /* path entries of the active flows */
   unsigned epoch;
@@ -102,7 +108,16 @@ typedef struct run {
   flow_progress_fn progress;
   void *progress_ud;
   double *lb;       /* per link: bytes of this step, or NULL (not asked) */
+  /* bitmaps over the step's flows, small enough to stay in cache while a
+   * solve walks the links' flow lists (most entries it meets belong to
+   * flows already frozen through another link): */
+  unsigned long long *idle; /* 1 = not active (pending or done) */
+  unsigned long long *fz;   /* 1 = frozen in the current solve */
 } run;
+
+#define BIT(a, f) (((a)[(f) >> 6] >> ((f) & 63)) & 1ULL)
+#define SET(a, f) ((a)[(f) >> 6] |= 1ULL << ((f) & 63))
+#define CLR(a, f) ((a)[(f) >> 6] &= ~(1ULL << ((f) & 63)))
 
 /* ----------------------------------------------------- link index */
 
@@ -135,7 +150,11 @@ static void index_links(run *r, const int *list, int n) {
   for (int i = 0; i < n; i++) {
     int f = list[i];
     const int *p = r->pent + r->fl[f].poff;
-    for (int k = 0; k < r->fl[f].len; k++) r->lflows[r->end[p[k]]++] = f;
+    for (int k = 0; k < r->fl[f].len; k++) {
+      int e = r->end[p[k]]++;
+      r->lflows[e] = f;
+      r->lpoff[e] = r->fl[f].poff;
+    }
   }
   r->csr_entries = entries;
 }
@@ -150,6 +169,7 @@ static void solve(run *r) {
     index_links(r, r->act, r->nact); /* (no flow still to start: the index
                                         must cover every flow that may run) */
   unsigned ep = ++r->epoch; /* marks the links counted and flows frozen now */
+  memset(r->fz, 0, sizeof *r->fz * (size_t)((r->n + 63) / 64));
   int nl = 0;
   for (int i = 0; i < r->nact; i++) {
     int f = r->act[i];
@@ -183,8 +203,22 @@ static void solve(run *r) {
     }
     for (int k = r->off[l]; k < r->end[l]; k++) {
       int f = r->lflows[k];
+#if defined(__GNUC__)
+      /* the flows of a link and their paths are scattered over memory
+       * (6 million path entries in a direct all-to-all over 1,024 GPUs):
+       * fetch ahead; the bitmaps skip the ones frozen already */
+      if (k + FLOW_AHEAD < r->end[l]) {
+        int g = r->lflows[k + FLOW_AHEAD];
+        if (!(BIT(r->idle, g) | BIT(r->fz, g))) {
+          __builtin_prefetch(&r->fl[g], 1);
+          __builtin_prefetch(r->pent + r->lpoff[k + FLOW_AHEAD]);
+        }
+      }
+#endif
+      if (BIT(r->idle, f) | BIT(r->fz, f)) continue;
+      SET(r->fz, f);
       flow *q = &r->fl[f];
-      if (q->state != F_ACTIVE || q->frozen == (int)ep) continue;
+      assert(q->state == F_ACTIVE);
       q->frozen = (int)ep;
       q->rate = share;
       const int *p = r->pent + q->poff;
@@ -320,6 +354,7 @@ static void start_due(run *r, double now, flow_stats *st) {
       r->fl[f].state = F_DONE, r->step_done += r->fl[f].w;
     } else {
       r->fl[f].state = F_ACTIVE;
+      CLR(r->idle, f);
       r->act[r->nact++] = f;
       r->act_entries += r->fl[f].len;
     }
@@ -344,6 +379,7 @@ static void advance(run *r, double now, double next, int who, flow_stats *st) {
     r->left[f] -= r->fl[f].rate * dt;
     if (f == who || due <= horizon || r->left[f] <= r->total[f] * 1e-12) {
       r->left[f] = 0, r->fl[f].state = F_DONE, st->events++;
+      SET(r->idle, f);
       r->step_done += r->fl[f].w;
       r->act_entries -= r->fl[f].len;
     } else {
@@ -358,6 +394,7 @@ static double run_step(run *r, flow_stats *st) {
   double now = 0;
   r->step_done = 0;
   r->nact = 0, r->act_entries = 0;
+  memset(r->idle, 0xff, sizeof *r->idle * (size_t)((r->n + 63) / 64));
   order_pending(r);
   index_links(r, r->pend, r->npend);
   for (;;) {
@@ -456,9 +493,10 @@ static int run_alloc(run *r, sc_error *err) {
   ALLOC(r->fl, nf); ALLOC(r->left, nf); ALLOC(r->start, nf);
   ALLOC(r->total, nf); ALLOC(r->src, nf); ALLOC(r->dst, nf); ALLOC(r->keys, nf);
   ALLOC(r->act, nf); ALLOC(r->pend, nf);
+  ALLOC(r->idle, (nf + 63) / 64); ALLOC(r->fz, (nf + 63) / 64);
   ALLOC(r->rem, nl); ALLOC(r->cnt, nl); ALLOC(r->touched, nl); ALLOC(r->off, nl);
   ALLOC(r->end, nl);
-  ALLOC(r->pent, ne); ALLOC(r->lflows, ne);
+  ALLOC(r->pent, ne); ALLOC(r->lflows, ne); ALLOC(r->lpoff, ne);
   if (heap_init(&r->heap, nl)) ok = 0; /* one entry per link at any time */
   r->bytes += sizeof(heap_ent) * (size_t)(nl > 0 ? nl : 1);
   r->stamp = mem_calloc((size_t)nl, sizeof *r->stamp);
@@ -470,9 +508,10 @@ static int run_alloc(run *r, sc_error *err) {
 static void run_free(run *r) {
   mem_free(r->fl), mem_free(r->left), mem_free(r->start);
   mem_free(r->total), mem_free(r->src), mem_free(r->dst), mem_free(r->keys);
-  mem_free(r->act), mem_free(r->pend);
+  mem_free(r->act), mem_free(r->pend), mem_free(r->idle), mem_free(r->fz);
   mem_free(r->rem), mem_free(r->cnt), mem_free(r->touched), mem_free(r->off);
   mem_free(r->end), mem_free(r->pent), mem_free(r->lflows), mem_free(r->stamp);
+  mem_free(r->lpoff);
   heap_free(&r->heap);
 }
 

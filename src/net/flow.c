@@ -15,6 +15,8 @@
  *
  * Layout for speed (a direct all-to-all over 1,024 GPUs is one step of a
  * million flows and some 6 million path entries):
+ *  - routes come from per-source hop counts (net/route.h), so a million
+ *    pairs cost one breadth-first search per source and a byte per node;
  *  - the paths of a step's flows are copied into one contiguous array in
  *    flow order (flows sorted by node pair), so the passes of a solve read
  *    memory sequentially;
@@ -264,11 +266,6 @@ static int cmp_key(const void *a, const void *b) {
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return (x > y) - (x < y);
-}
-
 static int nomem(sc_error *err) {
   return sc_error_set(err, SC_ENOMEM, "flow engine: out of memory");
 }
@@ -319,7 +316,7 @@ static int load_step(run *r, route_table *rt, const sched *s, int si, const int 
     const int *path = NULL;
     int len = 0;
     int rc = a == b ? 0 : route_path(rt, a, b, &path, &len);
-    if (rc == ROUTE_NOMEM) return nomem(err); /* never: size_run cached the routes */
+    if (rc == ROUTE_NOMEM) return nomem(err);
     if (rc)
       return sc_error_set(err, SC_EINPUT, "no route from %s to %s", t->nodes[a].name,
                           t->nodes[b].name);
@@ -421,53 +418,24 @@ static double run_step(run *r, flow_stats *st) {
 }
 
 /* Pre-pass: size the run (its largest step, in flows and in path
- * entries) and count the transfers progress is measured in. Every route
- * is computed here, so that load_step only looks routes up: the node
- * pairs of all steps are collected and asked for grouped by source, so
- * that the route table runs one breadth-first search per source (a
- * pairwise all-to-all asks for a million pairs, each step from every
- * source). SC_OK or SC_ENOMEM. */
+ * entries, from the routes' lengths) and count the transfers progress is
+ * measured in. The route table computes each source's hop counts once
+ * (net/route.h). SC_OK or SC_ENOMEM. */
 static int size_run(run *r, route_table *rt, const sched *s, const int *rank_node,
                     sc_error *err) {
   const topo *t = r->t;
-  long npairs = 0;
+  r->max_entries = 0;
   for (int i = 0; i < s->ns; i++) {
     r->xfers += s->s[i].count;
     if (s->s[i].count > r->max_flows) r->max_flows = s->s[i].count;
-    npairs += s->s[i].count;
-  }
-  long long *pairs = mem_alloc(sizeof *pairs * (size_t)(npairs > 0 ? npairs : 1));
-  if (!pairs) return nomem(err);
-  long np = 0;
-  for (long k = 0; k < s->nx; k++) {
-    const sched_xfer *x = &s->x[k];
-    int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
-    if (a < 0 || b < 0 || a == b) continue; /* load_step reports a missing switch */
-    pairs[np++] = (long long)a * t->n_nodes + b;
-  }
-  /* sorted by source; a pair asked for again is a cache hit */
-  qsort(pairs, (size_t)np, sizeof *pairs, cmp_ll);
-  int rc = SC_OK;
-  for (long k = 0; k < np && rc == SC_OK; k++) {
-    if (k > 0 && pairs[k] == pairs[k - 1]) continue;
-    const int *p;
-    int n = 0;
-    if (route_path(rt, (int)(pairs[k] / t->n_nodes), (int)(pairs[k] % t->n_nodes), &p, &n) ==
-        ROUTE_NOMEM)
-      rc = nomem(err); /* an unreachable pair is reported by load_step */
-  }
-  mem_free(pairs);
-  if (rc) return rc;
-  r->max_entries = 0;
-  for (int i = 0; i < s->ns; i++) {
     long e = 0;
     for (int k = 0; k < s->s[i].count; k++) {
       const sched_xfer *x = &s->x[s->s[i].first + k];
       int a = endpoint(t, rank_node, x->src, x->via), b = endpoint(t, rank_node, x->dst, x->via);
-      const int *p;
-      int n = 0;
-      if (a < 0 || b < 0 || a == b) continue;
-      if (route_path(rt, a, b, &p, &n) == 0) e += n;
+      if (a < 0 || b < 0 || a == b) continue; /* load_step reports a missing switch */
+      int n = route_len(rt, a, b);
+      if (n == ROUTE_NOMEM) return nomem(err);
+      if (n > 0) e += n; /* load_step reports a missing route */
     }
     if (e > r->max_entries) r->max_entries = e;
   }

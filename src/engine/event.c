@@ -81,6 +81,14 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->share = 0;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
+    if (c->o->comm_factor) { /* the other groups of the kind beside it */
+      coll_op op = !bwd ? t->coll
+                   : t->coll == COLL_ALL_GATHER     ? COLL_REDUCE_SCATTER
+                   : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
+                                                    : t->coll;
+      double f = c->o->comm_factor(c->o->comm_ud, t->group, op, t->bytes);
+      if (f > 1) q->gpu *= f;
+    }
   } else {
     q->gpu = eng_task_compute(e, t, bwd);
   }

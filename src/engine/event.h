@@ -60,6 +60,11 @@ typedef struct ev_opts {
   int spans;           /* 1 = record every task's span (the trace) */
   int straggler_gpu;   /* job rank of a slow GPU, -1 = none */
   double straggler;    /* its kernels take (1 + straggler) times longer */
+  /* every group of a kind runs its collective at once: the factor by
+   * which op of `bytes` on group `group` (index into xg.groups) takes
+   * longer than alone (engine/fleet.h); NULL = 1 */
+  double (*comm_factor)(void *ud, int group, coll_op op, double bytes);
+  void *comm_ud;
   double dp_extra;     /* s the data-parallel reduction takes beyond its
                           alone time because every group reduces at once
                           on shared links (engine/fleet.h); 0 = none */

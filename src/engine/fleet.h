@@ -35,11 +35,24 @@ typedef struct fleet {
   int n_top;
 } fleet;
 
-/* The reduction of scenario s (resolved, cluster.topology set) lowered
- * into x. out->factor = 1 and SC_OK when there is nothing to simulate (no
- * topology, no data parallelism, fewer GPUs in the topology). Errors:
- * the topology's (load, link what-ifs), a transfer without a route
- * (SC_EINPUT), SC_ENOMEM. */
-int fleet_dp(const sc_scenario *s, const xg *x, fleet *out, sc_error *err);
+/* The scenario's topology (with its link what-ifs) and routes, loaded
+ * once for the fleet runs of one prediction. */
+typedef struct fleet_net fleet_net;
+
+/* Load the topology of s (resolved); *out is NULL (SC_OK) when it names
+ * none or has fewer GPUs than the job. Errors: the topology's. */
+int fleet_open(const sc_scenario *s, fleet_net **out, sc_error *err);
+void fleet_close(fleet_net *n);
+
+/* op of `bytes` on every group like g in the first pipeline stage at once
+ * against one alone. out->factor = 1 and SC_OK when there is nothing to
+ * simulate (n NULL, a one-rank group, a group wider than a stage). Errors: a transfer
+ * without a route (SC_EINPUT), SC_ENOMEM. */
+int fleet_group(fleet_net *n, const sc_scenario *s, const xg_group *g, coll_op op,
+                double bytes, fleet *out, sc_error *err);
+
+/* The gradient all-reduce of the first stage on every data-parallel
+ * group at once (fleet_group with the stage's parameters). */
+int fleet_dp(fleet_net *n, const sc_scenario *s, const xg *x, fleet *out, sc_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/vec.h"
 #include "engine/event.h"
 #include "engine/fleet.h"
 #include "job/job.h"
@@ -57,6 +58,46 @@ static double dp_extra(const eng *e, const fleet *f) {
   return exposed(&e->s->plan, alone * f->factor, b) - exposed(&e->s->plan, alone, b);
 }
 
+/* One collective's fleet factor, remembered. */
+typedef struct fmemo {
+  int group;
+  coll_op op;
+  double bytes, factor;
+} fmemo;
+
+/* What the comm_factor callback needs. */
+typedef struct fctx {
+  fleet_net *net;
+  const sc_scenario *s;
+  const xg *x;
+  fmemo *m;
+  int n, cap;
+  int rc;              /* the first failure */
+  sc_error err;
+} fctx;
+
+/* ev_opts.comm_factor: every group of the kind in the stage at once. */
+static double comm_factor(void *ud, int group, coll_op op, double bytes) {
+  fctx *f = ud;
+  for (int i = 0; i < f->n; i++)
+    if (f->m[i].group == group && f->m[i].op == op && f->m[i].bytes == bytes)
+      return f->m[i].factor;
+  const xg_group *g = &f->x->groups[group];
+  if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return 1;
+  fleet fl;
+  int rc = fleet_group(f->net, f->s, g, op, bytes, &fl, &f->err);
+  if (rc) {
+    f->rc = rc;
+    return 1;
+  }
+  if (vec_grow((void **)&f->m, &f->cap, f->n + 1L, sizeof *f->m)) {
+    f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
+    return 1;
+  }
+  f->m[f->n++] = (fmemo){group, op, bytes, fl.factor};
+  return fl.factor;
+}
+
 /* The event engine's step and critical path into r, the closed form's
  * prediction; rates scale with the step. */
 static void adopt(sc_result *r, const ev_out *ev) {
@@ -90,11 +131,22 @@ int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
     p->closed_step = r->step_s;
     p->s = *job_current(j);
     const sc_cluster *c = &p->s.cluster;
-    ev_opts eo = {o ? o->fold : 1, o && o->trace && out,
-                  c->straggler_slowdown > 0 ? c->straggler_gpu : -1, c->straggler_slowdown, 1};
-    rc = fleet_dp(&p->s, e->x, &p->dp, err);
+    ev_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.fold = o ? o->fold : 1;
+    eo.spans = o && o->trace && out;
+    eo.straggler_gpu = c->straggler_slowdown > 0 ? c->straggler_gpu : -1;
+    eo.straggler = c->straggler_slowdown;
+    fctx fc = {0};
+    fc.s = &p->s, fc.x = e->x;
+    rc = fleet_open(&p->s, &fc.net, err);
+    if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
     eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
+    if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
     if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
+    if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
+    mem_free(fc.m);
+    fleet_close(fc.net);
   }
   rc = job_settle(j, rc, err);
   sc_job_close(j);

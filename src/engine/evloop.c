@@ -222,7 +222,7 @@ static int lay_out(ev_ctx *ctx) {
   pipe_shape sh = {p->pp, x->vpp, x->micro_batches};
   if (sh.vpp > 1 && sh.m % sh.pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
   ctx->S = x->n_stages, ctx->vpp = sh.vpp, ctx->m = sh.m;
-  ctx->scale = 1.0 / x->vpp; /* a pass runs one model chunk: 1/vpp of the stage */
+  ctx->scale = 1.0 / sh.vpp; /* a pass runs one model chunk: 1/vpp of the stage */
   ctx->rendezvous = sh.vpp == 1;
   ctx->per = 3L * sh.m * sh.vpp;
   ctx->order = mem_alloc(sizeof *ctx->order * (size_t)(ctx->per * ctx->S));

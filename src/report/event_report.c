@@ -43,7 +43,7 @@ static void path_json(FILE *out, const ev_out *ev) {
     const ev_part *p = &ev->path[i];
     fprintf(out, "%s\n  {\"task\": ", i ? "," : "");
     esc_json(out, ev->names[p->name]);
-    fprintf(out, ", \"stream\": \"%s\", \"seconds\": %.6g, \"share\": %.6g, \"count\": %ld}",
+    fprintf(out, ", \"stream\": \"%s\", \"time_s\": %.6g, \"share\": %.6g, \"count\": %ld}",
             ev_stream_name(p->stream), p->seconds, p->seconds / ev->step_s, p->count);
   }
   fprintf(out, "]");

@@ -583,6 +583,12 @@ int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
                      sc_event_pred **out, sc_error *err);
 void sc_event_pred_free(sc_event_pred *p);
 
+/* sc_predict_event of `plan` (NULL: the scenario's) against a prepared
+ * job, e.g. to re-rank a search's best plans (sc_job_open). */
+struct sc_job;
+int sc_job_predict_event(struct sc_job *j, const sc_plan *plan, const sc_event_opts *o,
+                         sc_result *r, sc_event_pred **out, sc_error *err);
+
 /* The closed form's step of the same plan, s (for comparison). */
 double sc_event_closed_step(const sc_event_pred *p);
 

@@ -294,3 +294,24 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
             "non-blocking %g / %g, 4:1 %g / %g", ev1.time.ep_comm, c1.time.ep_comm,
             ev.time.ep_comm, c.time.ep_comm);
 }
+
+Test(event, a_job_predicts_several_plans_as_the_one_call_does) {
+  sc_scenario s = small();
+  sc_job *j;
+  sc_error e = {0};
+  cr_assert_eq(sc_job_open(&s, &j, &e), SC_OK, "%s", e.msg);
+  int pps[] = {4, 2, 1};
+  for (int i = 0; i < 3; i++) {
+    sc_plan p = s.plan;
+    p.pp = pps[i], p.dp = 0;
+    sc_result a, b;
+    sc_event_opts o = {1, 0};
+    cr_assert_eq(sc_job_predict_event(j, &p, &o, &a, NULL, &e), SC_OK, "%s", e.msg);
+    sc_scenario t = s;
+    t.plan = p;
+    b = event(&t, 1, NULL);
+    cr_expect(a.step_s == b.step_s, "pp %d: job %.12g s, one call %.12g s", pps[i], a.step_s,
+              b.step_s);
+  }
+  sc_job_close(j);
+}

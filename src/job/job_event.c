@@ -111,6 +111,48 @@ static void adopt(sc_result *r, const ev_out *ev) {
   r->mfu_lowp *= k;
 }
 
+/* Run the prepared engine e (the plan of job j) through the event
+ * engine into p and r. */
+static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_result *r,
+                     sc_event_pred *p, sc_error *err) {
+  eng_result(e, r);
+  p->closed_step = r->step_s;
+  p->s = *job_current(j);
+  const sc_cluster *c = &p->s.cluster;
+  ev_opts eo;
+  memset(&eo, 0, sizeof eo);
+  eo.fold = o ? o->fold : 1;
+  eo.spans = spans;
+  eo.straggler_gpu = c->straggler_slowdown > 0 ? c->straggler_gpu : -1;
+  eo.straggler = c->straggler_slowdown;
+  fctx fc = {0};
+  fc.s = &p->s, fc.x = e->x;
+  int rc = fleet_open(&p->s, &fc.net, err);
+  if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
+  eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
+  if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
+  if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
+  if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
+  mem_free(fc.m);
+  fleet_close(fc.net);
+  return rc;
+}
+
+int sc_job_predict_event(sc_job *j, const sc_plan *plan, const sc_event_opts *o, sc_result *r,
+                         sc_event_pred **out, sc_error *err) {
+  if (out) *out = NULL;
+  sc_event_pred *p = mem_calloc(1, sizeof *p);
+  if (!p) return sc_error_set(err, SC_ENOMEM, "out of memory for the event engine");
+  eng *e;
+  int rc = job_prepare(j, plan, &e, err);
+  if (rc == SC_OK) rc = run_event(j, e, o, o && o->trace && out, r, p, err);
+  rc = job_settle(j, rc, err);
+  if (rc == SC_OK) adopt(r, &p->ev);
+  if (rc != SC_OK || !out) sc_event_pred_free(p);
+  else *out = p;
+  return rc;
+}
+
 int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
                      sc_event_pred **out, sc_error *err) {
   if (out) *out = NULL;
@@ -119,39 +161,7 @@ int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
   if (rc != SC_OK) return rc;
   sc_job *j;
   if ((rc = sc_job_open(&t, &j, err)) != SC_OK) return rc;
-  sc_event_pred *p = mem_calloc(1, sizeof *p);
-  if (!p) {
-    sc_job_close(j);
-    return sc_error_set(err, SC_ENOMEM, "out of memory for the event engine");
-  }
-  eng *e;
-  rc = job_prepare(j, NULL, &e, err);
-  if (rc == SC_OK) {
-    eng_result(e, r);
-    p->closed_step = r->step_s;
-    p->s = *job_current(j);
-    const sc_cluster *c = &p->s.cluster;
-    ev_opts eo;
-    memset(&eo, 0, sizeof eo);
-    eo.fold = o ? o->fold : 1;
-    eo.spans = o && o->trace && out;
-    eo.straggler_gpu = c->straggler_slowdown > 0 ? c->straggler_gpu : -1;
-    eo.straggler = c->straggler_slowdown;
-    fctx fc = {0};
-    fc.s = &p->s, fc.x = e->x;
-    rc = fleet_open(&p->s, &fc.net, err);
-    if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
-    eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
-    if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
-    if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
-    if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
-    mem_free(fc.m);
-    fleet_close(fc.net);
-  }
-  rc = job_settle(j, rc, err);
+  rc = sc_job_predict_event(j, NULL, o, r, out, err);
   sc_job_close(j);
-  if (rc == SC_OK) adopt(r, &p->ev);
-  if (rc != SC_OK || !out) sc_event_pred_free(p);
-  else *out = p;
   return rc;
 }

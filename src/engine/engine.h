@@ -47,6 +47,8 @@ typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
   double compute, comm, host;   /* parts of f + b */
   double comm_ep;               /* of comm, expert-parallel all-to-alls */
+  double offload;               /* exposed activation offload copies, s
+                                   (part of f + b, not of compute/comm/host) */
   double mem;                   /* memory total of the stage, bytes */
   sc_memory m;                  /* its breakdown */
 } eng_stage;
@@ -67,6 +69,8 @@ typedef struct eng {
   const wg_graph *g;            /* borrowed */
   const xg *x;                  /* borrowed */
   ncost *net;                   /* borrowed, may be NULL */
+  int net_bound;                /* 1: net's collectives only bounded from
+                                   below (ncost_bound), no flow engine */
   memo *costs;                  /* borrowed: kernel and collective times
                                    already computed for this job; NULL = none */
   int oom;                      /* set when costs could not grow: the

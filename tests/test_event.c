@@ -32,7 +32,7 @@ static sc_result event(const sc_scenario *s, int fold, sc_event_pred **p) {
 
 static double sum(const sc_breakdown *b) {
   return b->compute + b->host + b->tp_comm + b->ep_comm + b->pp_comm + b->bubble +
-         b->dp_comm + b->optimizer;
+         b->dp_comm + b->optimizer + b->offload;
 }
 
 /* GPT-3 1.3B on 64 A100: tp 2, pp 4, dp 8. */
@@ -176,8 +176,8 @@ Test(event, the_trace_parses_and_shows_every_stream) {
   cr_assert(json_is_array(evs));
   const char *want[] = {"compute", "TP (tensor parallel)", "CP (context parallel)",
                         "EP (expert parallel)", "MP (re-layout)", "PP (pipeline send/recv)",
-                        "DP (data parallel)"};
-  int named[7] = {0}, used[7] = {0};
+                        "DP (data parallel)", "offload (host copies)"};
+  int named[8] = {0}, used[8] = {0};
   double end = 0;
   size_t i;
   json_t *e;
@@ -186,7 +186,7 @@ Test(event, the_trace_parses_and_shows_every_stream) {
     int tid = (int)json_integer_value(json_object_get(e, "tid"));
     if (!strcmp(ph, "M") && !strcmp(json_string_value(json_object_get(e, "name")), "thread_name")) {
       const char *nm = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
-      cr_assert(tid >= 0 && tid < 7 && !strcmp(nm, want[tid]), "thread %d named %s", tid, nm);
+      cr_assert(tid >= 0 && tid < 8 && !strcmp(nm, want[tid]), "thread %d named %s", tid, nm);
       named[tid]++;
     }
     if (!strcmp(ph, "X")) {
@@ -196,7 +196,7 @@ Test(event, the_trace_parses_and_shows_every_stream) {
       if (t > end) end = t;
     }
   }
-  for (int k = 0; k < 7; k++) cr_expect_eq(named[k], 4, "stream %s named %d times", want[k], named[k]);
+  for (int k = 0; k < 8; k++) cr_expect_eq(named[k], 4, "stream %s named %d times", want[k], named[k]);
   int spans[] = {0, 1, 5, 6}; /* compute, TP, PP, DP carry work in this plan */
   for (int k = 0; k < 4; k++) cr_expect(used[spans[k]] > 0, "no span on %s", want[spans[k]]);
   cr_expect(fabs(end - r.step_s) < 1e-6 * r.step_s + 1e-6, "trace ends at %g s, step %g s",
@@ -314,4 +314,18 @@ Test(event, a_job_predicts_several_plans_as_the_one_call_does) {
               b.step_s);
   }
   sc_job_close(j);
+}
+
+Test(event, activation_offload_is_on_the_path_as_in_the_closed_form) {
+  sc_scenario s = small();
+  s.plan.offload_layers = 2;
+  s.plan.pp = 1, s.plan.tp = 8, s.plan.dp = 0;
+  s.plan.recompute = SC_RECOMP_NONE;
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(c.time.offload > 0, "closed form offload %g s", c.time.offload);
+  cr_expect(fabs(ev.time.offload - c.time.offload) <= 0.02 * c.time.offload + 1e-9,
+            "offload on the path %g s, closed form %g s", ev.time.offload, c.time.offload);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.02, "event %g s, closed %g s", ev.step_s,
+            c.step_s);
+  cr_expect(fabs(sum(&ev.time) - ev.step_s) < 1e-9 * ev.step_s);
 }

@@ -64,6 +64,7 @@ static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_b
   b->ep_comm += acc.cat[EV_EP];
   b->pp_comm += acc.cat[EV_PP];
   b->dp_comm += acc.cat[EV_DP];
+  b->offload += acc.cat[EV_OFFLOAD];
 }
 
 /* One walk. dom < 0: only sum the path's pass time per stage into
@@ -141,7 +142,7 @@ int ev_critical(ev_ctx *c) {
 #ifdef SC_DEBUG_CHECKS
   const sc_breakdown *b = &o->time;
   double sum = b->compute + b->host + b->tp_comm + b->ep_comm + b->pp_comm + b->bubble +
-               b->dp_comm + b->optimizer;
+               b->dp_comm + b->optimizer + b->offload;
   assert(fabs(sum - o->step_s) <= 1e-9 * (1 + o->step_s) && "critical path != step");
 #endif
   return 0;

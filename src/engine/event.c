@@ -19,8 +19,8 @@
 #include "pipeline/pipe.h"
 
 const char *ev_stream_name(ev_stream s) {
-  static const char *const names[EV_STREAMS] = {"compute", "TP", "CP", "EP", "MP",
-                                                "PP",      "DP", "host"};
+  static const char *const names[EV_STREAMS] = {"compute", "TP", "CP",      "EP",  "MP",
+                                                "PP",      "DP", "offload", "host"};
   return s >= 0 && s < EV_STREAMS ? names[s] : "?";
 }
 
@@ -128,6 +128,33 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   return 0;
 }
 
+/* Activation offloading (plan.offload_layers): what the first layers'
+ * copies to host memory (forward) and back (backward) leave exposed, as
+ * the step model charges it (analytic.c offload_cost): one task at the
+ * end of the pass on the offload stream. 0 or -1. */
+static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
+  const eng *e = c->e;
+  const xg *x = e->x;
+  const xg_stage *st = &x->stages[s];
+  int left = e->s->plan.offload_layers;
+  double bw = cost_host_bw(&e->s->cluster.gpu), t = 0;
+  for (int j = 0; j < st->n_runs && left > 0; j++) {
+    const xg_run *r = &x->runs[st->first_run + j];
+    const xg_segment *sg = &x->segs[r->segment];
+    if (sg->block < 0 || sg->role != WG_ROLE_LAYER) continue;
+    int n = r->count < left ? r->count : left;
+    left -= n;
+    double copy = sg->act_bytes / bw, work = e->qs[2 * r->segment + bwd].compute;
+    t += n * (copy > work ? copy - work : 0);
+  }
+  if (t <= 0) return 0;
+  if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
+  int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
+  if (name < 0) return -1;
+  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, 0};
+  return 0;
+}
+
 int ev_templates(ev_ctx *c) {
   const xg *x = c->e->x;
   c->tm = mem_calloc((size_t)2 * x->n_stages, sizeof *c->tm);
@@ -142,6 +169,8 @@ int ev_templates(ev_ctx *c) {
         continue;
       }
       if (build_tmpl(c, s, b, &c->tm[2 * s + b])) return -1;
+      if (c->e->s->plan.offload_layers > 0 && add_offload(c, s, b, &c->tm[2 * s + b]))
+        return -1;
     }
   }
   return 0;

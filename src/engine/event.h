@@ -49,6 +49,7 @@ typedef enum ev_stream {
   EV_MP,
   EV_PP,
   EV_DP,
+  EV_OFFLOAD, /* activation copies to and from host memory */
   EV_HOST,    /* not a stream: host time on the critical path */
   EV_STREAMS
 } ev_stream;

@@ -110,7 +110,7 @@ static const char *stream_label(ev_stream s) {
   static const char *const l[EV_STREAMS] = {
       "compute",           "TP (tensor parallel)",    "CP (context parallel)",
       "EP (expert parallel)", "MP (re-layout)",       "PP (pipeline send/recv)",
-      "DP (data parallel)", "host"};
+      "DP (data parallel)", "offload (host copies)", "host"};
   return l[s];
 }
 

@@ -178,7 +178,8 @@ Test(event, the_trace_parses_and_shows_every_stream) {
                         "EP (expert parallel)", "MP (re-layout)", "PP (pipeline send/recv)",
                         "DP (data parallel)", "offload (host copies)"};
   int named[8] = {0}, used[8] = {0};
-  double end = 0;
+  double end = 0, path = 0, path_end = 0;
+  int contiguous = 1;
   size_t i;
   json_t *e;
   json_array_foreach(evs, i, e) {
@@ -186,8 +187,17 @@ Test(event, the_trace_parses_and_shows_every_stream) {
     int tid = (int)json_integer_value(json_object_get(e, "tid"));
     if (!strcmp(ph, "M") && !strcmp(json_string_value(json_object_get(e, "name")), "thread_name")) {
       const char *nm = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+      if (!strcmp(nm, "critical path")) continue; /* the path's own process */
       cr_assert(tid >= 0 && tid < 8 && !strcmp(nm, want[tid]), "thread %d named %s", tid, nm);
       named[tid]++;
+    }
+    if (!strcmp(ph, "X") && !strcmp(json_string_value(json_object_get(e, "cat")), "critical path")) {
+      double ts = json_number_value(json_object_get(e, "ts")) / 1e6;
+      double dur = json_number_value(json_object_get(e, "dur")) / 1e6;
+      contiguous &= fabs(ts - path_end) < 1e-6 * (1 + ts); /* 1 ns of rounding (3 decimals, us) */
+      path += dur;
+      path_end = ts + dur;
+      continue;
     }
     if (!strcmp(ph, "X")) {
       used[tid]++;
@@ -197,6 +207,10 @@ Test(event, the_trace_parses_and_shows_every_stream) {
     }
   }
   for (int k = 0; k < 8; k++) cr_expect_eq(named[k], 4, "stream %s named %d times", want[k], named[k]);
+  /* the critical path's pieces run end to end from 0 to the step */
+  cr_expect(contiguous, "the critical path has gaps");
+  cr_expect(fabs(path - r.step_s) < 1e-6 * r.step_s, "critical path %g s, step %g s", path,
+            r.step_s);
   int spans[] = {0, 1, 5, 6}; /* compute, TP, PP, DP carry work in this plan */
   for (int k = 0; k < 4; k++) cr_expect(used[spans[k]] > 0, "no span on %s", want[spans[k]]);
   cr_expect(fabs(end - r.step_s) < 1e-6 * r.step_s + 1e-6, "trace ends at %g s, step %g s",

@@ -67,6 +67,16 @@ static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_b
   b->offload += acc.cat[EV_OFFLOAD];
 }
 
+/* Record a piece of the path (second walk; pieces come last first). */
+static void seg(ev_ctx *c, int cls, int mb, char kind, double start, double dur) {
+  ev_out *o = c->out;
+  if (!c->acc_parts) {
+    o->n_segs++; /* first walk: count */
+    return;
+  }
+  o->segs[o->n_segs++] = (ev_seg){cls, mb, kind, start, dur};
+}
+
 /* One walk. dom < 0: only sum the path's pass time per stage into
  * stage_t. dom >= 0: fill the breakdown b and the parts, with the passes
  * of stage dom broken into tasks and the others as fill/drain. Nodes:
@@ -81,8 +91,10 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
   c->acc_parts = dom >= 0;
   b->optimizer += c->opt;
   outside(c, c->opt_name, EV_COMPUTE, c->opt);
+  seg(c, cls, -1, 'O', c->end[cls] - c->opt, c->opt);
   b->dp_comm += c->dp;
   outside(c, c->dp_name, EV_DP, c->dp);
+  seg(c, cls, -1, 'D', c->dp_start[s], c->dp);
   int cr = c->dp_who[s] * S + s;
   long id = c->base[cr] + c->count[s] - 1;
   int send = through_send(c, id);
@@ -91,11 +103,13 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
     if (send) {
       b->pp_comm += c->p2p;
       outside(c, c->send_name, EV_PP, c->p2p);
+      seg(c, in->cls, in->mb, 'S', in->send_start, c->p2p);
       if (in->send_pred >= 0) id = in->send_pred; /* waited for the receiver */
       send = 0;
       continue;
     }
     on_pass(c, in, dom, stage_t, b);
+    seg(c, in->cls, in->mb, in->kind, in->start, in->end - in->start);
     if (in->pred < 0) break;
     id = in->pred;
     send = through_send(c, id);
@@ -128,7 +142,14 @@ int ev_critical(ev_ctx *c) {
     if (stage_t[s] > stage_t[dom] * (1 + 1e-12)) dom = s;
   mem_free(stage_t);
   memset(&o->time, 0, sizeof o->time);
+  o->segs = mem_alloc(sizeof *o->segs * (size_t)(o->n_segs > 0 ? o->n_segs : 1));
+  if (!o->segs) return -1;
+  o->n_segs = 0;
   walk(c, dom, NULL, &o->time);
+  for (long i = 0, j = o->n_segs - 1; i < j; i++, j--) { /* into time order */
+    ev_seg t = o->segs[i];
+    o->segs[i] = o->segs[j], o->segs[j] = t;
+  }
   int k = 0;
   for (long i = 0; i < n; i++) k += c->part_s[i] > 0;
   o->path = mem_alloc(sizeof *o->path * (size_t)(k > 0 ? k : 1));

@@ -29,7 +29,7 @@ double ev_overlap(double comm, double work, double share) {
 }
 
 void ev_out_free(ev_out *o) {
-  mem_free(o->path), mem_free(o->spans), mem_free(o->names);
+  mem_free(o->path), mem_free(o->spans), mem_free(o->names), mem_free(o->segs);
   memset(o, 0, sizeof *o);
 }
 

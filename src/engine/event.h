@@ -89,11 +89,22 @@ typedef struct ev_span {
   double start, dur;   /* seconds */
 } ev_span;
 
+/* One piece of the critical path in time: a pass, a send, the reduction
+ * or the optimizer step. */
+typedef struct ev_seg {
+  int cls;             /* rank class */
+  int mb;              /* micro-batch of a pass or send, else -1 */
+  char kind;           /* 'F', 'B' (pass), 'S' (send), 'D', 'O' */
+  double start, dur;   /* s */
+} ev_seg;
+
 typedef struct ev_out {
   double step_s;
   sc_breakdown time;   /* the critical path by category, adds to step_s */
   ev_part *path;       /* critical path by task, largest first (owned) */
   int n_path;
+  ev_seg *segs;        /* critical path in time order (owned) */
+  long n_segs;
   ev_span *spans;      /* with opts.spans (owned) */
   long n_spans;
   char (*names)[48];   /* task names (owned) */

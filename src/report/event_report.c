@@ -147,6 +147,25 @@ void sc_report_event_trace(FILE *out, const sc_scenario *s, const sc_event_pred 
                    "\"args\": {\"name\": \"%s\"}}",
               c, k, stream_label(k));
   }
+  /* the critical path as its own process: its pieces end to end */
+  fprintf(out, ",\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
+               "\"args\": {\"name\": \"critical path\"}},\n  {\"name\": \"thread_name\", "
+               "\"ph\": \"M\", \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"critical path\"}}",
+          ev->classes, ev->classes);
+  for (long i = 0; i < ev->n_segs; i++) {
+    const ev_seg *g = &ev->segs[i];
+    char name[96];
+    int st = g->cls % ev->stages, rep = g->cls / ev->stages;
+    if (g->kind == 'F' || g->kind == 'B')
+      snprintf(name, sizeof name, "%c%d (stage %d, replica %d)", g->kind, g->mb, st, rep);
+    else if (g->kind == 'S')
+      snprintf(name, sizeof name, "send/recv of micro-batch %d (from stage %d)", g->mb, st);
+    else
+      snprintf(name, sizeof name, "%s", g->kind == 'D' ? "gradient reduction" : "optimizer step");
+    fprintf(out, ",\n  {\"name\": \"%s\", \"cat\": \"critical path\", \"ph\": \"X\", "
+                 "\"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"dur\": %.3f}",
+            name, ev->classes, g->start * 1e6, g->dur * 1e6);
+  }
   for (long i = 0; i < ev->n_spans; i++) {
     const ev_span *sp = &ev->spans[i];
     fprintf(out, ",\n  {\"name\": ");

@@ -15,22 +15,21 @@
 /* Index of (class, chunk, mb) in idf / idb. */
 #define CELL(c, ch, mb) (((size_t)(c) * ctx->vpp + (ch)) * ctx->m + (mb))
 
-/* The instance a pass waits for: >= 0, -1 none, -2 not laid out yet;
- * *remote = 1 when it runs on another stage. */
-static int producer_id(const ev_ctx *ctx, int cls, const pipe_pass *p, int *remote) {
+/* The instance a pass waits for (on this stage or a neighbour): >= 0,
+ * -1 none, -2 not laid out yet. */
+static int producer_id(const ev_ctx *ctx, int cls, const pipe_pass *p) {
   int S = ctx->S, s = cls % S, base = cls - s, vpp = ctx->vpp;
   int id;
-  *remote = 1;
   if (p->kind == 'F') {
     if (s > 0) id = ctx->idf[CELL(base + s - 1, p->chunk, p->mb)];
-    else if (p->chunk > 0) id = ctx->idf[CELL(base + S - 1, p->chunk - 1, p->mb)], *remote = S > 1;
+    else if (p->chunk > 0) id = ctx->idf[CELL(base + S - 1, p->chunk - 1, p->mb)];
     else return -1;
   } else if (s < S - 1) {
     id = ctx->idb[CELL(base + s + 1, p->chunk, p->mb)];
   } else if (p->chunk < vpp - 1) {
-    id = ctx->idb[CELL(base, p->chunk + 1, p->mb)], *remote = S > 1;
+    id = ctx->idb[CELL(base, p->chunk + 1, p->mb)];
   } else {
-    id = ctx->idf[CELL(cls, p->chunk, p->mb)], *remote = 0;
+    id = ctx->idf[CELL(cls, p->chunk, p->mb)];
   }
   return id < 0 ? -2 : id;
 }
@@ -58,8 +57,7 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   int s = c % ctx->S;
   if (ctx->busy[c] || ctx->sending[c] || ctx->next[c] >= ctx->count[s]) return;
   const pipe_pass *p = &ctx->order[ctx->per * s + ctx->next[c]];
-  int remote;
-  int dep = producer_id(ctx, c, p, &remote);
+  int dep = producer_id(ctx, c, p);
   if (dep == -2 || (dep >= 0 && !ctx->ended[dep])) return;
   double start = ctx->free_at[c];
   long id = ctx->base[c] + ctx->next[c];

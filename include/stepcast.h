@@ -878,6 +878,9 @@ typedef struct sc_validation {
  * column of a malformed row, or SC_ENOMEM; on failure out holds nothing
  * to free. */
 int sc_validate_file(const char *path, sc_validation *out, sc_error *err);
+/* sc_validate_file with the training rows predicted by the event engine
+ * (event != 0: sc_predict_event) instead of the closed form. */
+int sc_validate_file_engine(const char *path, int event, sc_validation *out, sc_error *err);
 /* The scenario stepcast predicts for the training row `id` of the CSV at
  * path (its blank cells filled as docs/accuracy.md says), unresolved.
  * SC_OK, SC_EIO, SC_EINPUT (no such row, a malformed row) or SC_EMODEL

@@ -167,7 +167,8 @@ int cmd_collective(int argc, char **argv) {
   so.factor = o.factor;
   if (o.topo && snprintf(so.topo, sizeof so.topo, "%s", o.topo) >= (int)sizeof so.topo)
     return bad("--topo is longer than 255 characters:", o.topo);
-  /* no --algo: the library's first algorithm for the op (ring where there is one) */
+  /* no --algo: NCCL's own schedule (the closed form; on a topology its
+   * rings on the rails), src/coll/sweep.c */
   if (o.algo && snprintf(so.algo, sizeof so.algo, "%s", o.algo) >= (int)sizeof so.algo)
     return bad("--algo is longer than 31 characters:", o.algo);
   sc_coll_sweep sw;

@@ -23,6 +23,8 @@ static void help(void) {
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
          "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
          "                        '-' writes it to standard output instead of the report\n"
+         "  --engine NAME         closed (the closed form, default) or event (the event\n"
+         "                        engine: streams, pipeline, critical path; docs/event.md)\n"
          "  --html FILE           write a self-contained HTML report (breakdown, timeline,\n"
          "                        memory; docs/report.md); '-': standard output\n\n"
          "Exit codes (docs/output.md): 0 ok, 1 does not fit (with --require-fit), 2 bad\n"
@@ -80,15 +82,49 @@ static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int s
   return 0;
 }
 
+/* `predict --engine event`: the event engine's prediction with its
+ * critical path, and its trace; the exit code. */
+static int predict_event(const sc_scenario *s, sc_format fmt, const char *trace,
+                         int require_fit) {
+  sc_event_opts eo = {1, trace != NULL};
+  sc_event_pred *p = NULL;
+  sc_result r;
+  sc_error err = {0};
+  int rc = sc_predict_event(s, &eo, &r, &p, &err);
+  if (rc != SC_OK) {
+    fprintf(stderr, "stepcast predict: %s\n", err.msg);
+    return cli_exit_code(rc);
+  }
+  if (!cli_is_stdout(trace)) sc_report_event(stdout, fmt, s, &r, p);
+  if (trace) {
+    FILE *f = cli_open_out("predict", trace);
+    if (f) sc_report_event_trace(f, s, p);
+    rc = f ? cli_close_out("predict", trace, f) : 3;
+  }
+  sc_event_pred_free(p);
+  if (!rc && require_fit && !r.mem.fits) rc = 1;
+  return rc;
+}
+
 int cmd_predict(int argc, char **argv) {
   scen_args sa;
   if (scen_args_init(&sa, argc)) return 3;
   int require_fit = 0, show_ops = 0, rc = 0;
   double train_tokens = 0;
   const char *trace = NULL, *html = NULL;
+  int event = 0;
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
     int need = i + 1 < argc;
+    if (!strcmp(a, "--engine")) {
+      if (need && (!strcmp(argv[i + 1], "event") || !strcmp(argv[i + 1], "closed"))) {
+        event = !strcmp(argv[++i], "event");
+        continue;
+      }
+      fprintf(stderr, "stepcast predict: --engine expects 'closed' or 'event'\n");
+      rc = 2;
+      break;
+    }
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
     if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
     if (!strcmp(a, "--ops")) { show_ops = 1; continue; }
@@ -122,6 +158,15 @@ int cmd_predict(int argc, char **argv) {
   if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
+  if (!rc && event && (html || show_ops || train_tokens > 0)) {
+    fprintf(stderr, "stepcast predict: --engine event writes the table, JSON or CSV and "
+                    "--trace; --html, --ops and --train-tokens go with the closed form\n");
+    rc = 2;
+  } else if (!rc && event) {
+    rc = predict_event(&s, sa.fmt, trace, require_fit);
+    scen_args_free(&sa);
+    return rc;
+  }
   if (!rc) {
     sc_result r;
     sc_error err = {0};

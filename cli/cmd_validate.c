@@ -23,6 +23,8 @@ static void help(void) {
          "recsys); sets of models stepcast cannot build yet are counted as \"not\n"
          "supported yet\".\n\n"
          "  --summary   print only the per-file summary (table format)\n"
+         "  --engine E  predict training rows with the closed form (closed, default) or\n"
+         "              the event engine (event; docs/event.md)\n"
          "  --timings   also print the wall time of each set (output differs run to run)\n"
          "  --html FILE write an HTML report: predicted against measured per set, with\n"
          "              the error bands (docs/report.md); '-': standard output\n"
@@ -89,13 +91,13 @@ static int write_html(const char *path, const sc_validation *sets, int n) {
  * so that the output does not depend on where stepcast is); the exit
  * code. */
 static int run_sets(const char *const *paths, int n, size_t strip, sc_format fmt,
-                    unsigned flags, const char *html) {
+                    unsigned flags, const char *html, int event) {
   sc_validation *sets = calloc((size_t)n, sizeof *sets);
   if (!sets) return 4;
   int done = 0, rc = 0;
   for (; done < n && !rc; done++) {
     sc_error err = {0};
-    int vrc = sc_validate_file(paths[done], &sets[done], &err);
+    int vrc = sc_validate_file_engine(paths[done], event, &sets[done], &err);
     if (vrc != SC_OK) {
       fprintf(stderr, "stepcast validate: %s\n", err.msg);
       rc = cli_exit_code(vrc);
@@ -138,6 +140,7 @@ int cmd_validate(int argc, char **argv) {
   unsigned flags = SC_REPORT_ROWS;
   int n = 0, rc = 0;
   const char *html = NULL;
+  int event = 0;
   glob_t g = {0};
   const char **paths = calloc((size_t)argc, sizeof *paths);
   if (!paths) return 4;
@@ -146,6 +149,15 @@ int cmd_validate(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); goto done; }
     if (!strcmp(a, "--summary")) { flags &= ~SC_REPORT_ROWS; continue; }
     if (!strcmp(a, "--timings")) { flags |= SC_REPORT_TIMINGS; continue; }
+    if (!strcmp(a, "--engine")) {
+      if (i + 1 >= argc || (strcmp(argv[i + 1], "event") && strcmp(argv[i + 1], "closed"))) {
+        fprintf(stderr, "stepcast validate: --engine expects 'closed' or 'event'\n");
+        rc = 2;
+        goto done;
+      }
+      event = !strcmp(argv[++i], "event");
+      continue;
+    }
     if (!strcmp(a, "--html")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "stepcast validate: --html expects a file name ('-': standard output)\n");
@@ -175,9 +187,10 @@ int cmd_validate(int argc, char **argv) {
   if (n == 0) {
     size_t strip = 0;
     if ((rc = shipped_sets(&g, &strip))) goto done;
-    rc = run_sets((const char *const *)g.gl_pathv, (int)g.gl_pathc, strip, fmt, flags, html);
+    rc = run_sets((const char *const *)g.gl_pathv, (int)g.gl_pathc, strip, fmt, flags, html,
+                  event);
   } else {
-    rc = run_sets(paths, n, 0, fmt, flags, html);
+    rc = run_sets(paths, n, 0, fmt, flags, html, event);
   }
 done:
   globfree(&g);

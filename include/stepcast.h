@@ -234,6 +234,11 @@ typedef struct sc_cluster {
   double nvlink_lat;    /* one NVLink hop, seconds */
   double nic_lat;       /* one network traversal, seconds */
   char topology[256];   /* optional topology spec (preset, generator or file) */
+  /* what-ifs the event engine answers (docs/event.md): */
+  int straggler_gpu;    /* job rank of a slow GPU (with straggler_slowdown) */
+  double straggler_slowdown; /* its kernels take 1 + this as long; 0 = none */
+  char link_fail[256];  /* cables of the topology that failed: "a-b,c-d" */
+  char link_degrade[256]; /* cables running slower: "a-b:0.5,..." */
 } sc_cluster;
 
 const sc_cluster *sc_cluster_preset(const char *name);
@@ -605,6 +610,41 @@ typedef struct sc_span {
 int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n,
                 double *step_s, sc_error *err);
 
+/* --------------------------------------------------------- event engine */
+
+/* The event engine (docs/event.md): the plan's execution graph run as a
+ * discrete-event simulation -- per rank class the compute stream, one
+ * stream per parallel group kind (TP, CP, EP, MP, PP, DP) and the host,
+ * the pipeline schedule with send/recv, the reduction across replicas,
+ * overlap slowdown, what-ifs (cluster.straggler_gpu) -- with the critical
+ * path of the step. */
+typedef struct sc_event_opts {
+  int fold;              /* 1 = one replica stands for all when they are
+                            equal (default); 0 = simulate every replica */
+  int trace;             /* 1 = keep every task's span (sc_report_event_trace) */
+} sc_event_opts;
+
+typedef struct sc_event_pred sc_event_pred;
+
+/* Predict one step of s with the event engine. On success *r is filled
+ * as sc_predict fills it (step, breakdown from the critical path,
+ * throughput, memory) and *out owns the run (sc_event_pred_free; out may
+ * be NULL). Errors as sc_predict's, and SC_EINPUT for a what-if the job
+ * cannot have (a straggler on a GPU it does not have). */
+int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
+                     sc_event_pred **out, sc_error *err);
+void sc_event_pred_free(sc_event_pred *p);
+
+/* sc_predict_event of `plan` (NULL: the scenario's) against a prepared
+ * job, e.g. to re-rank a search's best plans (sc_job_open). */
+struct sc_job;
+int sc_job_predict_event(struct sc_job *j, const sc_plan *plan, const sc_event_opts *o,
+                         sc_result *r, sc_event_pred **out, sc_error *err);
+
+/* The closed form's step of the same plan, s (for comparison). */
+double sc_event_closed_step(const sc_event_pred *p);
+
+
 /* ------------------------------------------------------------------- job */
 
 /* A prepared job: what every evaluation of one scenario's model and
@@ -771,6 +811,18 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
                      int ranks_per_node, int chunks, sc_progress_fn fn, void *ud,
                      double *seconds, sc_error *err);
 
+/* Run one collective as NCCL would on t: the schedule of its algorithm
+ * (rings one per GPU of a node on their own NIC rails, all peers at once
+ * for all-to-all, ...) through the flow engine on t and on the reference
+ * fabric the closed form assumes for g (non-blocking rails, g's NVLink
+ * and NIC bandwidths); NCCL's closed-form time for g with its bandwidth
+ * part scaled by their ratio (docs/network.md). Rank i runs on the i-th
+ * GPU of t. *seconds is that time, *flow_s (may be NULL) the flow
+ * engine's own seconds on t. Errors as sc_coll_simulate's. */
+int sc_coll_simulate_nccl(sc_topo *t, sc_coll_op op, double bytes, const sc_coll_group *g,
+                          sc_progress_fn fn, void *ud, double *seconds, double *flow_s,
+                          sc_error *err);
+
 /* ---------------------------------------------- a collective over sizes */
 
 /* What `stepcast collective` runs: one collective at sizes min_bytes,
@@ -871,6 +923,9 @@ typedef struct sc_validation {
  * column of a malformed row, or SC_ENOMEM; on failure out holds nothing
  * to free. */
 int sc_validate_file(const char *path, sc_validation *out, sc_error *err);
+/* sc_validate_file with the training rows predicted by the event engine
+ * (event != 0: sc_predict_event) instead of the closed form. */
+int sc_validate_file_engine(const char *path, int event, sc_validation *out, sc_error *err);
 /* The scenario stepcast predicts for the training row `id` of the CSV at
  * path (its blank cells filled as docs/accuracy.md says), unresolved.
  * SC_OK, SC_EIO, SC_EINPUT (no such row, a malformed row) or SC_EMODEL
@@ -915,6 +970,18 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
  * (chrome://tracing, Perfetto): one process per pipeline stage, a compute
  * and a communication thread, times in microseconds. */
 void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n);
+
+/* The prediction r (from sc_predict_event) with the critical path (table:
+ * one line per task with its seconds and share of the step; JSON: the
+ * prediction's fields plus "engine", "closed_form_step_s" and
+ * "critical_path"; CSV: the critical path). */
+void sc_report_event(FILE *out, sc_format fmt, const sc_scenario *s, const sc_result *r,
+                     const sc_event_pred *p);
+
+/* The run as Chrome trace JSON (Perfetto): a process per rank class
+ * (stage, replica), a thread per stream, named; the critical path in the
+ * metadata. Needs sc_event_opts.trace. */
+void sc_report_event_trace(FILE *out, const sc_scenario *s, const sc_event_pred *p);
 
 /* Flags of sc_report_validation: SC_REPORT_ROWS lists each set's rows in
  * the table (JSON and CSV always list them); SC_REPORT_TIMINGS adds the

@@ -53,7 +53,7 @@ Test(api, algorithm_plugins_are_the_modules) {
   sc_error e = {0};
   cr_expect_eq(sc_coll_algo_find(SC_COLL_ALL_GATHER, "nope", &e), -1);
   cr_expect_eq(e.code, SC_EINPUT);
-  cr_expect_str_eq(e.msg, "no algorithm 'nope' for all_gather (valid: ring direct)");
+  cr_expect_str_eq(e.msg, "no algorithm 'nope' for all_gather (valid: ring direct rails)");
 }
 
 Test(api, format_names) {
@@ -134,7 +134,7 @@ Test(api, simulate_errors_say_what_is_valid) {
   cr_expect_eq(sc_coll_simulate(t, SC_COLL_ALL_GATHER, "nope", 1e6, 8, 8, 1, NULL, NULL, &sec,
                                 &e),
                SC_EINPUT);
-  cr_expect_str_eq(e.msg, "no algorithm 'nope' for all_gather (valid: ring direct)");
+  cr_expect_str_eq(e.msg, "no algorithm 'nope' for all_gather (valid: ring direct rails)");
   cr_expect_eq(sc_coll_simulate(t, SC_COLL_ALL_REDUCE, "ring", 1e6, 16, 8, 1, NULL, NULL, &sec,
                                 &e),
                SC_EINPUT);

@@ -59,7 +59,8 @@ extern const coll_alg coll_alg_allreduce_ring, coll_alg_reduce_scatter_ring,
     coll_alg_all_gather_ring, coll_alg_allreduce_rhd, coll_alg_allreduce_tree,
     coll_alg_allreduce_hier, coll_alg_allreduce_nvls, coll_alg_all_gather_direct,
     coll_alg_alltoall_direct, coll_alg_alltoall_pairwise, coll_alg_broadcast_chain,
-    coll_alg_reduce_chain, coll_alg_send_recv, coll_alg_gossip;
+    coll_alg_reduce_chain, coll_alg_send_recv, coll_alg_gossip, coll_alg_allreduce_rails,
+    coll_alg_reduce_scatter_rails, coll_alg_all_gather_rails;
 
 static const coll_alg *const algs[] = {
     &coll_alg_allreduce_ring,    &coll_alg_allreduce_tree,   &coll_alg_allreduce_rhd,
@@ -67,6 +68,7 @@ static const coll_alg *const algs[] = {
     &coll_alg_reduce_scatter_ring, &coll_alg_all_gather_ring, &coll_alg_all_gather_direct,
     &coll_alg_alltoall_direct,   &coll_alg_alltoall_pairwise, &coll_alg_broadcast_chain,
     &coll_alg_reduce_chain,      &coll_alg_send_recv,
+    &coll_alg_allreduce_rails,   &coll_alg_reduce_scatter_rails, &coll_alg_all_gather_rails,
 };
 
 int coll_alg_count(void) { return (int)(sizeof algs / sizeof *algs); }

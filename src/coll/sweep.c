@@ -103,8 +103,11 @@ int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
     p->flow_s = -1;
     p->flow_busbw = 0;
     if (t) {
-      rc = sc_coll_simulate(t, o->op, o->algo[0] ? o->algo : NULL, p->bytes, o->ranks,
-                            o->ranks_per_node, 8, fn, ud, &p->flow_s, err);
+      if (o->algo[0]) /* that plug-in's schedule alone, raw flow-engine time */
+        rc = sc_coll_simulate(t, o->op, o->algo, p->bytes, o->ranks, o->ranks_per_node, 8,
+                              fn, ud, &p->flow_s, err);
+      else /* NCCL's schedule, scaled to its closed form (docs/network.md) */
+        rc = sc_coll_simulate_nccl(t, o->op, p->bytes, &g, fn, ud, &p->flow_s, NULL, err);
       if (p->flow_s > 0) p->flow_busbw = p->bytes / p->flow_s * fac;
     }
     if (!rc) out->n++;

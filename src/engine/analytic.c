@@ -144,6 +144,11 @@ double eng_task_comm(const eng *e, const xg_task *t, int bwd) {
   return t->kind == XG_COMM ? comm_cost(e, t, bwd, NULL) : 0;
 }
 
+double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *share) {
+  *share = 0;
+  return t->kind == XG_COMM ? comm_cost(e, t, bwd, share) : 0;
+}
+
 /* Cost on the critical path of a collective of `comm` seconds overlapped
  * with `window` seconds of compute: the part the window does not cover,
  * plus the slowdown of the covered compute, which runs on the SMs NCCL's

@@ -112,6 +112,10 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd);
 /* Time of collective task t (its conjugate in backward), without overlap. */
 double eng_task_comm(const eng *e, const xg_task *t, int bwd);
 
+/* eng_task_comm, and in *share the fraction of the SMs its channels hold
+ * (grp_cost's sm_share), for the event engine's overlap slowdown. */
+double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *share);
+
 /* The step as a discrete-event simulation of the pipeline schedule
  * (timeline.c): *spans is a new array of *n spans (free() it), *step_s
  * the simulated step. SC_OK or SC_ENOMEM. */

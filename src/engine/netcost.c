@@ -14,6 +14,7 @@
 #include "coll/sched.h"
 #include "engine/netcost.h"
 #include "net/flow.h"
+#include "net/linkwhatif.h"
 #include "net/route.h"
 #include "load/topo_json.h"
 
@@ -83,10 +84,19 @@ struct ncost {
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
   *out = NULL;
+  if (!c->topology[0] && (c->link_fail[0] || c->link_degrade[0]))
+    return sc_error_set(err, SC_EINPUT, "cluster.%s names cables but cluster.topology is "
+                        "empty", c->link_fail[0] ? "link_fail" : "link_degrade");
   if (!c->topology[0]) return SC_OK;
   topo *t = NULL;
   int rc = topo_load_spec(c->topology, &t, err);
-  if (rc != SC_OK) return rc;
+  if (rc == SC_OK) /* the what-ifs on its cables (net/linkwhatif.h) */
+    rc = lwi_apply(&t, c->link_fail, c->link_degrade, "cluster.link_fail",
+                   "cluster.link_degrade", err);
+  if (rc != SC_OK) {
+    topo_free(t);
+    return rc;
+  }
   if (t->n_gpus < c->gpus) {
     sc_error_set(err, SC_EINPUT,
                  "cluster.topology: '%s' has %d GPUs but cluster.gpus is %d; "

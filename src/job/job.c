@@ -211,6 +211,15 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
   return rc != SC_OK ? -rc : n;
 }
 
+/* ------------------------------------------ the event engine's hooks */
+
+int job_prepare(sc_job *j, const sc_plan *plan, eng **e, sc_error *err) {
+  *e = &j->e;
+  return prepare(j, plan, err);
+}
+
+int job_settle(sc_job *j, int rc, sc_error *err) { return settle(j, rc, err); }
+
 /* ------------------------------------------ phases, for the search */
 
 int job_has_topology(const sc_job *j) { return j->net != NULL; }

@@ -6,6 +6,8 @@
 #define SC_JOB_H
 
 #include "graph/graph.h"
+
+struct eng; /* engine/engine.h */
 #include "stepcast.h"
 
 /* The resolved scenario of the last plan evaluated (after a successful
@@ -51,5 +53,18 @@ int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
 /* 1 when the job's cluster names a topology (collectives run through the
  * flow engine). */
 int job_has_topology(const sc_job *j);
+
+/* Check and lower plan (NULL: the scenario's) and cost its stages; *e is
+ * the job's prepared engine (for the event engine). Then job_settle. */
+int job_prepare(sc_job *j, const sc_plan *plan, struct eng **e, sc_error *err);
+/* What went wrong beside an evaluation (a collective the flow engine
+ * could not run, a memo that could not grow); rc if not SC_OK. */
+int job_settle(sc_job *j, int rc, sc_error *err);
+
+/* The event engine's run behind a prediction (job_event.c). */
+struct ev_out;
+const struct ev_out *event_pred_run(const sc_event_pred *p);
+struct fleet;
+const struct fleet *event_pred_fleet(const sc_event_pred *p);
 
 #endif

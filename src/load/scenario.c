@@ -166,6 +166,12 @@ static const scn_field scn_cluster_fields[] = {
     F_NUM(sc_cluster, "nvlink_latency_us", nvlink_lat, 0, 0, 1e6, 1e-6, "microseconds >= 0"),
     F_NUM(sc_cluster, "nic_latency_us", nic_lat, 0, 0, 1e6, 1e-6, "microseconds >= 0"),
     F_STR(sc_cluster, "topology", topology),
+    F_INT(sc_cluster, "straggler_gpu", straggler_gpu, 0, PLAN_MAX_GPUS,
+          "a GPU index 0..gpus-1 (event engine what-if)"),
+    F_NUM(sc_cluster, "straggler_slowdown", straggler_slowdown, 0, 0, 100, 1,
+          "a fraction >= 0 (0.2 = kernels 20 % slower; 0 = no straggler)"),
+    F_STR(sc_cluster, "link_fail", link_fail),
+    F_STR(sc_cluster, "link_degrade", link_degrade),
 };
 static const scn_section scn_cluster_sec = {"cluster", scn_cluster_fields,
                                             NFIELDS(scn_cluster_fields)};

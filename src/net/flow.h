@@ -47,4 +47,11 @@ typedef void (*flow_progress_fn)(void *ud, double done);
 int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
                 flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err);
 
+/* flow_run that also adds the bytes each link carried (repeats counted)
+ * into link_bytes[t->n_links] (the caller zeroes it): per-link
+ * utilisation is link_bytes / (bw x time). Costs one pass over the active
+ * flows' paths per event. */
+int flow_run_links(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+                   flow_stats *out, double *link_bytes, sc_error *err);
+
 #endif /* SC_NET_FLOW_H */

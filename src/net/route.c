@@ -1,5 +1,17 @@
 /*
- * route.c -- lazily computed, cached shortest paths (see route.h).
+ * route.c -- shortest paths from per-source hop counts (see route.h).
+ *
+ * A source asked for more than ROUTE_KEEP destinations gets its own
+ * hop-count array (a byte per node: 1.2 MB for every GPU of a 1,024-GPU
+ * fat-tree, where a cache of every pair's path took 67 MB and grew as
+ * n^2), filled by one breadth-first search. Other sources (a ring asks
+ * each GPU for one neighbour) share one search that runs lazily from the
+ * most recent source and stops at the destination. A path is then
+ * walked back from its destination, one hop closer to the source at a
+ * time, choosing among equally short predecessors by the policy (the
+ * nodes one hop closer are all known either way, so a pair always gets
+ * the same path); it costs its length times the in-degree, and is
+ * written into the table's path buffer.
  */
 #include "net/route.h"
 
@@ -8,28 +20,27 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "core/vec.h"
 
-typedef struct slot {
-  uint64_t key;  /* (src << 32 | dst) + 1; 0 = empty */
-  int off, len;  /* into pool */
-} slot;
+#define FAR 255 /* hop count of a node not reached (paths < 255 hops) */
+
+/* Destinations asked of one source before it gets its own array. */
+#define ROUTE_KEEP 8
 
 struct route_table {
   const topo *t;
   route_policy policy;
-  /* BFS state from `src` */
+  unsigned char **dist;  /* per node: hop counts from it, or NULL (owned) */
+  long n_dist;           /* sources with an array */
+  unsigned char *asks;   /* per node: destinations asked of it, to ROUTE_KEEP */
+  /* the shared lazy search from `src` */
   int src;
-  int *dist;     /* per node; valid where stamp == epoch */
+  int *ldist;            /* per node; valid where stamp == epoch */
   unsigned *stamp;
   unsigned epoch;
-  int *queue, head, tail;
-  /* path storage */
-  int *pool;     /* link ids of all cached paths */
-  int pool_len, pool_cap;
-  slot *slots;
-  size_t n_slots, used;
-  int *scratch;  /* one path, reversed, n_nodes long */
+  int head, tail;
+  int *queue;            /* BFS, n_nodes */
+  int *scratch;          /* one path, reversed, n_nodes */
+  int *path;             /* the last path returned, n_nodes */
 };
 
 route_table *route_new(const topo *t, route_policy policy) {
@@ -38,13 +49,14 @@ route_table *route_new(const topo *t, route_policy policy) {
   if (!r) return NULL;
   size_t n = (size_t)t->n_nodes;
   r->t = t, r->policy = policy, r->src = -1;
-  r->dist = mem_alloc(n * sizeof *r->dist);
+  r->dist = mem_calloc(n, sizeof *r->dist);
+  r->asks = mem_calloc(n, 1);
+  r->ldist = mem_alloc(n * sizeof *r->ldist);
   r->stamp = mem_calloc(n, sizeof *r->stamp);
   r->queue = mem_alloc(n * sizeof *r->queue);
   r->scratch = mem_alloc(n * sizeof *r->scratch);
-  r->n_slots = 1024;
-  r->slots = mem_calloc(r->n_slots, sizeof *r->slots);
-  if (!r->dist || !r->stamp || !r->queue || !r->scratch || !r->slots) {
+  r->path = mem_alloc(n * sizeof *r->path);
+  if (!r->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch || !r->path) {
     route_free(r);
     return NULL;
   }
@@ -53,8 +65,10 @@ route_table *route_new(const topo *t, route_policy policy) {
 
 void route_free(route_table *r) {
   if (!r) return;
-  mem_free(r->dist), mem_free(r->stamp), mem_free(r->queue), mem_free(r->scratch);
-  mem_free(r->pool), mem_free(r->slots);
+  if (r->dist)
+    for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->dist[v]);
+  mem_free(r->dist), mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
+  mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
   mem_free(r);
 }
 
@@ -64,41 +78,33 @@ static uint64_t mix(uint64_t x) {
   return x;
 }
 
-static slot *find_slot(slot *slots, size_t n, uint64_t key) {
-  size_t i = mix(key) & (n - 1);
-  while (slots[i].key && slots[i].key != key) i = (i + 1) & (n - 1);
-  return &slots[i];
-}
-
-static int grow_slots(route_table *r) {
-  size_t n = r->n_slots * 2;
-  slot *s = mem_calloc(n, sizeof *s);
-  if (!s) return -1;
-  for (size_t i = 0; i < r->n_slots; i++)
-    if (r->slots[i].key) *find_slot(s, n, r->slots[i].key) = r->slots[i];
-  mem_free(r->slots);
-  r->slots = s, r->n_slots = n;
-  return 0;
-}
-
-static int known(const route_table *r, int v) { return r->stamp[v] == r->epoch; }
-
-/* Continue the BFS from r->src until dst has a distance (or all done). */
-static void bfs_until(route_table *r, int dst) {
+/* The hop counts from src, computed on first use; NULL when out of
+ * memory. */
+static const unsigned char *dist_from(route_table *r, int src) {
+  if (r->dist[src]) return r->dist[src];
+  if (r->src == src) r->src = -1; /* the lazy search's queue is reused */
   const topo *t = r->t;
-  while (!known(r, dst) && r->head < r->tail) {
-    int v = r->queue[r->head++];
+  unsigned char *d = mem_alloc((size_t)t->n_nodes);
+  if (!d) return NULL;
+  memset(d, FAR, (size_t)t->n_nodes);
+  int head = 0, tail = 0;
+  r->queue[tail++] = src;
+  d[src] = 0;
+  while (head < tail) {
+    int v = r->queue[head++];
+    if (d[v] + 1 >= FAR) continue;
     for (int k = t->out_start[v]; k < t->out_start[v + 1]; k++) {
       int w = t->links[t->out_link[k]].dst;
-      if (!known(r, w)) {
-        r->stamp[w] = r->epoch, r->dist[w] = r->dist[v] + 1;
-        r->queue[r->tail++] = w;
-      }
+      if (d[w] == FAR) d[w] = (unsigned char)(d[v] + 1), r->queue[tail++] = w;
     }
   }
+  r->dist[src] = d;
+  r->n_dist++;
+  return d;
 }
 
-static void bfs_start(route_table *r, int src) {
+/* The shared lazy search: start from src (the stamps mark what it knows). */
+static void lazy_start(route_table *r, int src) {
   r->src = src;
   if (++r->epoch == 0) { /* wrapped: clear the stamps */
     memset(r->stamp, 0, sizeof *r->stamp * (size_t)r->t->n_nodes);
@@ -106,22 +112,47 @@ static void bfs_start(route_table *r, int src) {
   }
   r->head = r->tail = 0;
   r->queue[r->tail++] = src;
-  r->stamp[src] = r->epoch, r->dist[src] = 0;
+  r->stamp[src] = r->epoch, r->ldist[src] = 0;
+}
+
+static int lazy_known(const route_table *r, int v) { return r->stamp[v] == r->epoch; }
+
+/* Continue the lazy search until dst has a hop count (or all is done). */
+static void lazy_until(route_table *r, int dst) {
+  const topo *t = r->t;
+  while (!lazy_known(r, dst) && r->head < r->tail) {
+    int v = r->queue[r->head++];
+    for (int k = t->out_start[v]; k < t->out_start[v + 1]; k++) {
+      int w = t->links[t->out_link[k]].dst;
+      if (!lazy_known(r, w)) {
+        r->stamp[w] = r->epoch, r->ldist[w] = r->ldist[v] + 1;
+        r->queue[r->tail++] = w;
+      }
+    }
+  }
+}
+
+/* Hop count of u from the source: from its array d, or the lazy search
+ * (d NULL); -1 when not known. */
+static inline int hop(const route_table *r, const unsigned char *d, int u) {
+  if (d) return d[u] == FAR ? -1 : d[u];
+  return lazy_known(r, u) ? r->ldist[u] : -1;
 }
 
 /* Walk back from dst choosing a predecessor one hop closer to src. */
-static int walk_back(route_table *r, int src, int dst) {
+static int walk_back(route_table *r, const unsigned char *d, int src, int dst) {
   const topo *t = r->t;
   int len = 0, v = dst;
   while (v != src) {
     int best = -1, nbest = 0;
     for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
       int id = t->in_link[k], u = t->links[id].src;
-      if (!known(r, u) || r->dist[u] != r->dist[v] - 1) continue;
+      int hu = hop(r, d, u);
+      if (hu < 0 || hu + 1 != hop(r, d, v)) continue;
       if (r->policy == ROUTE_DOR && best >= 0) {
-        int d = t->links[id].dim, bd = t->links[best].dim;
-        if (d < bd) continue;
-        if (d > bd) { best = id, nbest = 1; continue; }
+        int dm = t->links[id].dim, bd = t->links[best].dim;
+        if (dm < bd) continue;
+        if (dm > bd) { best = id, nbest = 1; continue; }
       }
       /* reservoir choice among equals, seeded by (src, dst, v) */
       nbest++;
@@ -136,33 +167,43 @@ static int walk_back(route_table *r, int src, int dst) {
   return len;
 }
 
+/* The source's hop counts: its array (*d), or the lazy search run to dst
+ * (*d NULL). 0, ROUTE_UNREACHABLE or ROUTE_NOMEM. */
+static int reach(route_table *r, int src, int dst, const unsigned char **d) {
+  *d = r->dist[src];
+  if (!*d && r->asks[src] < ROUTE_KEEP) r->asks[src]++;
+  if (!*d && r->asks[src] >= ROUTE_KEEP) {
+    *d = dist_from(r, src);
+    if (!*d) return ROUTE_NOMEM;
+  }
+  if (!*d) {
+    if (r->src != src) lazy_start(r, src);
+    lazy_until(r, dst);
+  }
+  return hop(r, *d, dst) < 0 ? ROUTE_UNREACHABLE : 0;
+}
+
 int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   assert(src >= 0 && src < r->t->n_nodes && dst >= 0 && dst < r->t->n_nodes);
-  uint64_t key = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) + 1;
-  slot *s = find_slot(r->slots, r->n_slots, key);
-  if (!s->key) {
-    if (r->src != src) bfs_start(r, src);
-    bfs_until(r, dst);
-    if (!known(r, dst)) return ROUTE_UNREACHABLE;
-    int len = walk_back(r, src, dst);
-    if (vec_grow((void **)&r->pool, &r->pool_cap, (long)r->pool_len + len, sizeof *r->pool))
-      return ROUTE_NOMEM;
-    for (int i = 0; i < len; i++) r->pool[r->pool_len + i] = r->scratch[len - 1 - i];
-    if ((r->used + 1) * 2 > r->n_slots) {
-      if (grow_slots(r)) return ROUTE_NOMEM;
-      s = find_slot(r->slots, r->n_slots, key);
-    }
-    s->key = key, s->off = r->pool_len, s->len = len;
-    r->pool_len += len;
-    r->used++;
-  }
-  *links = s->len ? r->pool + s->off : NULL; /* the pool may not exist yet */
-  *n = s->len;
+  const unsigned char *d;
+  int rc = reach(r, src, dst, &d);
+  if (rc) return rc;
+  int len = walk_back(r, d, src, dst);
+  for (int i = 0; i < len; i++) r->path[i] = r->scratch[len - 1 - i];
+  *links = len ? r->path : NULL;
+  *n = len;
   return 0;
+}
+
+int route_len(route_table *r, int src, int dst) {
+  const unsigned char *d;
+  int rc = reach(r, src, dst, &d);
+  return rc ? rc : hop(r, d, dst);
 }
 
 size_t route_bytes(const route_table *r) {
   size_t n = (size_t)r->t->n_nodes;
-  return sizeof *r + (size_t)r->pool_cap * sizeof *r->pool + r->n_slots * sizeof *r->slots +
-         n * (sizeof *r->dist + sizeof *r->stamp + sizeof *r->queue + sizeof *r->scratch);
+  return sizeof *r + n * (sizeof *r->dist + sizeof *r->queue + sizeof *r->scratch +
+                          sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
+         (size_t)r->n_dist * n;
 }

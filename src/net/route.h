@@ -7,10 +7,11 @@
  * spines; DOR (dimension order, for tori and meshes) corrects dimension 0
  * first, then 1, then 2, using the links' `dim` tags.
  *
- * Each path is computed once, on first request, and stored compactly: the
- * link ids of all paths in one int pool, found through an open-addressing
- * hash of (src, dst). Breadth-first search runs lazily from the most
- * recent source, so asking for all paths from one source costs one BFS.
+ * Per source asked for, the table keeps its hop counts to every node (one
+ * byte per node, from one breadth-first search); a path is walked back
+ * from them on each request (its length times the in-degree). So all
+ * paths from one source cost one search, and memory grows with the
+ * sources, not the pairs (route.c).
  *
  * Ownership: route_new borrows the topo (it must outlive the table).
  */
@@ -34,14 +35,16 @@ enum { ROUTE_UNREACHABLE = -1, ROUTE_NOMEM = -2 };
 
 /* The links of the path src -> dst in order: *links points into the
  * table, *n is their count (0, and *links NULL, when src == dst). The
- * pointer stays valid until route_free or the next call that computes a
- * path not asked for before (the path store may move then): ask for
- * every path first, then look them up again to keep pointers. Returns 0,
- * ROUTE_UNREACHABLE, or ROUTE_NOMEM when memory ran out (no path is
- * added then). */
+ * pointer stays valid until the next route_path on the table (copy the
+ * path to keep it). The same pair always gets the same path. Returns 0,
+ * ROUTE_UNREACHABLE, or ROUTE_NOMEM when memory ran out. */
 int route_path(route_table *r, int src, int dst, const int **links, int *n);
 
-/* Bytes the table holds (paths, hash, BFS state). */
+/* The number of links of the path src -> dst, or ROUTE_UNREACHABLE /
+ * ROUTE_NOMEM. */
+int route_len(route_table *r, int src, int dst);
+
+/* Bytes the table holds (hop counts, BFS state, path buffer). */
 size_t route_bytes(const route_table *r);
 
 #endif /* SC_NET_ROUTE_H */

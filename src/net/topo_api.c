@@ -15,6 +15,7 @@
 #include "core/mem.h"
 #include "load/topo_json.h"
 #include "net/flow.h"
+#include "net/ncoll.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
 #include "report/esc.h"
@@ -169,4 +170,19 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
   sched_free(&s);
   if (rc == SC_OK) *seconds = st.time;
   return rc;
+}
+
+int sc_coll_simulate_nccl(sc_topo *t, sc_coll_op op, double bytes, const sc_coll_group *g,
+                          sc_progress_fn fn, void *ud, double *seconds, double *flow_s,
+                          sc_error *err) {
+  if (op < 0 || op >= SC_COLL_OP_COUNT)
+    return sc_error_set(err, SC_EINPUT, "collective op %d is not an op", (int)op);
+  int rc = check_counts(t, bytes, g->ranks, g->ranks_per_node, 1, err);
+  if (rc) return rc;
+  if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
+    return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
+  coll_group cg = {g->ranks,    g->ranks_per_node, g->arch,      g->intra_bw,
+                   g->inter_bw, g->intra_lat,      g->inter_lat, g->node_gpus};
+  return ncoll_time(t->t, t->routes, (coll_op)op, bytes, &cg, t->t->gpus, fn, ud, seconds,
+                    flow_s, err);
 }

@@ -7,6 +7,7 @@
 
 #include "stepcast.h"
 #include "report/esc.h"
+#include "report/report_int.h"
 #include "validate/validate.h"
 
 #define GIB 1073741824.0
@@ -213,6 +214,10 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
                       double train_tokens) {
   fputc('{', out);
   pred_json_fields(out, s, r, train_tokens);
+}
+
+void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r) {
+  pred_json(out, s, r, 0);
 }
 
 /* The prediction's CSV columns: the header (header != 0) or the values. */

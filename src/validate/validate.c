@@ -44,6 +44,7 @@ typedef struct row_ctx {
   const char *path;
   sc_error *err;
   int bad;              /* set when a field failed to parse */
+  int event;            /* 1 = training rows through the event engine */
 } row_ctx;
 
 static const char *cell(row_ctx *c, const char *col) {
@@ -203,7 +204,8 @@ static int predict_training(row_ctx *c, val_row *r) {
   if (rc != SC_OK) return SC_OK;
   sc_result res;
   sc_error e = {0};
-  rc = sc_predict(&s, &res, &e);
+  sc_event_opts eo = {1, 0};
+  rc = c->event ? sc_predict_event(&s, &eo, &res, NULL, &e) : sc_predict(&s, &res, &e);
   if (rc == SC_ENOMEM) /* not the row's fault: no prediction at all */
     return sc_error_set(c->err, rc, "%s:%d: %s", c->path, c->f->record_line, e.msg);
   if (rc != SC_OK) {
@@ -376,6 +378,10 @@ static void unsupported_row(row_ctx *c, val_row *r) {
 }
 
 int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
+  return sc_validate_file_engine(path, 0, vf, err);
+}
+
+int sc_validate_file_engine(const char *path, int event, val_file *vf, sc_error *err) {
   memset(vf, 0, sizeof *vf);
   snprintf(vf->path, sizeof vf->path, "%s", path);
   csv_file f;
@@ -394,7 +400,7 @@ int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
   }
   mark_in_sample(vf);
   double t0 = clock_now_s();
-  row_ctx c = {&f, path, err, 0};
+  row_ctx c = {&f, path, err, 0, event};
   while ((rc = csv_next(&f, path, err)) == 1) {
     if (f.n_fields != f.n_cols) {
       rc = -sc_error_set(err, SC_EINPUT,
@@ -463,7 +469,7 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
     return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)%s",
                         path, rs ? "; a recommendation set: stepcast recsys row FILE ID" : "");
   }
-  row_ctx c = {&f, path, err, 0};
+  row_ctx c = {&f, path, err, 0, 0};
   int found = 0;
   while (!found && (rc = csv_next(&f, path, err)) == 1) {
     if (f.n_fields != f.n_cols || strcmp(cell(&c, "id"), id)) continue;

@@ -1,0 +1,170 @@
+/*
+ * critpath.c -- the critical path of an event-engine run: from the
+ * optimizer step that ends last, back through the reduction (and the
+ * replica that was ready last), then pass by pass through whatever set
+ * each pass's start -- the stage's previous pass (and its blocking send)
+ * or the producer on the neighbouring stage plus the send/recv -- to the
+ * first pass at time 0. Every second of the step lies on exactly one
+ * piece of the path, so the parts add up to the step.
+ *
+ * The parts: inside each pass on the path, its tasks' time on the compute
+ * chain (kernels, exposed collectives by stream, launch gaps as "host");
+ * the passes of stages other than the one the path spends most time on
+ * are the pipeline's fill and drain ("bubble"), as in the closed form;
+ * sends on the path are pipeline communication.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "engine/evint.h"
+
+void ev_part_add(ev_ctx *c, int name, ev_stream s, double t) {
+  long i = (long)name * EV_STREAMS + s;
+  c->part_s[i] += t;
+  c->part_n[i]++;
+}
+
+/* Add t of a task outside the passes to the parts (second walk only). */
+static void outside(ev_ctx *c, int name, ev_stream s, double t) {
+  if (c->acc_parts && t > 0) ev_part_add(c, name, s, t);
+}
+
+/* The node of the path where instance i frees what waits for it: its
+ * send's end if it sent (1), else its pass's end (0). */
+static int through_send(const ev_ctx *c, long i) { return c->inst[i].sent; }
+
+/* One pass on the path: its time into the stage sums (dom < 0) or into
+ * the breakdown and parts (its tasks when it is of stage dom, else
+ * fill/drain). */
+static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_breakdown *b) {
+  int st = in->cls % c->S;
+  double dur = in->end - in->start;
+  if (dom < 0) {
+    stage_t[st] += dur;
+    return;
+  }
+  if (st != dom) {
+    b->bubble += dur;
+    outside(c, c->fill_name, EV_COMPUTE, dur);
+    return;
+  }
+  ev_pass_acc acc;
+  double h = in->host_in;
+  double slow = in->cls == c->straggler_cls ? c->slow : 1;
+  double end = ev_pass(c, &c->tm[2 * st + (in->kind == 'B')], in->cls, in->mb, in->start, &h,
+                       slow, &acc);
+  assert(fabs(end - in->end) <= 1e-9 * (1 + end) && "a pass replays differently");
+  (void)end;
+  b->compute += acc.cat[EV_COMPUTE];
+  b->host += acc.cat[EV_HOST];
+  b->tp_comm += acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_MP];
+  b->ep_comm += acc.cat[EV_EP];
+  b->pp_comm += acc.cat[EV_PP];
+  b->dp_comm += acc.cat[EV_DP];
+  b->offload += acc.cat[EV_OFFLOAD];
+}
+
+/* Record a piece of the path (second walk; pieces come last first). */
+static void seg(ev_ctx *c, int cls, int mb, char kind, double start, double dur) {
+  ev_out *o = c->out;
+  if (!c->acc_parts) {
+    o->n_segs++; /* first walk: count */
+    return;
+  }
+  o->segs[o->n_segs++] = (ev_seg){cls, mb, kind, start, dur};
+}
+
+/* One walk. dom < 0: only sum the path's pass time per stage into
+ * stage_t. dom >= 0: fill the breakdown b and the parts, with the passes
+ * of stage dom broken into tasks and the others as fill/drain. Nodes:
+ * a pass's end (its duration back to its start, which its pred's free
+ * point set) or a send's end (p2p back to its start, set by the sender's
+ * pass end or by the receiver's previous pass end). */
+static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
+  int S = c->S, cls = 0;
+  for (int k = 1; k < c->C; k++)
+    if (c->end[k] > c->end[cls]) cls = k;
+  int s = cls % S;
+  c->acc_parts = dom >= 0;
+  b->optimizer += c->opt;
+  outside(c, c->opt_name, EV_COMPUTE, c->opt);
+  seg(c, cls, -1, 'O', c->end[cls] - c->opt, c->opt);
+  b->dp_comm += c->dp;
+  outside(c, c->dp_name, EV_DP, c->dp);
+  seg(c, cls, -1, 'D', c->dp_start[s], c->dp);
+  int cr = c->dp_who[s] * S + s;
+  long id = c->base[cr] + c->count[s] - 1;
+  int send = through_send(c, id);
+  for (;;) {
+    const ev_inst *in = &c->inst[id];
+    if (send) {
+      b->pp_comm += c->p2p;
+      outside(c, c->send_name, EV_PP, c->p2p);
+      seg(c, in->cls, in->mb, 'S', in->send_start, c->p2p);
+      if (in->send_pred >= 0) id = in->send_pred; /* waited for the receiver */
+      send = 0;
+      continue;
+    }
+    on_pass(c, in, dom, stage_t, b);
+    seg(c, in->cls, in->mb, in->kind, in->start, in->end - in->start);
+    if (in->pred < 0) break;
+    id = in->pred;
+    send = through_send(c, id);
+  }
+  c->acc_parts = 0;
+}
+
+static int cmp_part(const void *a, const void *b) {
+  const ev_part *x = a, *y = b;
+  if (x->seconds != y->seconds) return x->seconds > y->seconds ? -1 : 1;
+  if (x->name != y->name) return x->name < y->name ? -1 : 1;
+  return (x->stream > y->stream) - (x->stream < y->stream);
+}
+
+int ev_critical(ev_ctx *c) {
+  ev_out *o = c->out;
+  long n = (long)o->n_names * EV_STREAMS;
+  c->part_s = mem_calloc((size_t)n, sizeof *c->part_s);
+  c->part_n = mem_calloc((size_t)n, sizeof *c->part_n);
+  double *stage_t = mem_calloc((size_t)c->S, sizeof *stage_t);
+  if (!c->part_s || !c->part_n || !stage_t) {
+    mem_free(stage_t);
+    return -1;
+  }
+  sc_breakdown scratch;
+  memset(&scratch, 0, sizeof scratch);
+  walk(c, -1, stage_t, &scratch);
+  int dom = 0;
+  for (int s = 1; s < c->S; s++)
+    if (stage_t[s] > stage_t[dom] * (1 + 1e-12)) dom = s;
+  mem_free(stage_t);
+  memset(&o->time, 0, sizeof o->time);
+  o->segs = mem_alloc(sizeof *o->segs * (size_t)(o->n_segs > 0 ? o->n_segs : 1));
+  if (!o->segs) return -1;
+  o->n_segs = 0;
+  walk(c, dom, NULL, &o->time);
+  for (long i = 0, j = o->n_segs - 1; i < j; i++, j--) { /* into time order */
+    ev_seg t = o->segs[i];
+    o->segs[i] = o->segs[j], o->segs[j] = t;
+  }
+  int k = 0;
+  for (long i = 0; i < n; i++) k += c->part_s[i] > 0;
+  o->path = mem_alloc(sizeof *o->path * (size_t)(k > 0 ? k : 1));
+  if (!o->path) return -1;
+  o->n_path = 0;
+  for (long i = 0; i < n; i++)
+    if (c->part_s[i] > 0)
+      o->path[o->n_path++] = (ev_part){(int)(i / EV_STREAMS), (ev_stream)(i % EV_STREAMS),
+                                       c->part_s[i], c->part_n[i]};
+  qsort(o->path, (size_t)o->n_path, sizeof *o->path, cmp_part);
+#ifdef SC_DEBUG_CHECKS
+  const sc_breakdown *b = &o->time;
+  double sum = b->compute + b->host + b->tp_comm + b->ep_comm + b->pp_comm + b->bubble +
+               b->dp_comm + b->optimizer + b->offload;
+  assert(fabs(sum - o->step_s) <= 1e-9 * (1 + o->step_s) && "critical path != step");
+#endif
+  return 0;
+}

@@ -1,0 +1,262 @@
+/*
+ * event.c -- the event engine (see event.h): pass templates per stage,
+ * the simulation of one pass's tasks on the streams of a rank class, and
+ * the event loop over the pipeline and the data-parallel reduction.
+ */
+#include "engine/event.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/mem.h"
+#include "core/vec.h"
+#include "cost/compute.h"
+#include "engine/evint.h"
+#include "lower/lower.h"
+#include "pipeline/pipe.h"
+
+const char *ev_stream_name(ev_stream s) {
+  static const char *const names[EV_STREAMS] = {"compute", "TP", "CP",      "EP",  "MP",
+                                                "PP",      "DP", "offload", "host"};
+  return s >= 0 && s < EV_STREAMS ? names[s] : "?";
+}
+
+double ev_overlap(double comm, double work, double share) {
+  return share * (comm < work ? comm : work);
+}
+
+void ev_out_free(ev_out *o) {
+  mem_free(o->path), mem_free(o->spans), mem_free(o->names), mem_free(o->segs);
+  memset(o, 0, sizeof *o);
+}
+
+/* ------------------------------------------------------------ names */
+
+/* The index of name in out->names, added if new; -1 when out of memory.
+ * Linear: a job has a few dozen distinct task names. */
+int ev_name(ev_out *out, int *cap, const char *name) {
+  for (int i = 0; i < out->n_names; i++)
+    if (!strcmp(out->names[i], name)) return i;
+  if (vec_grow((void **)&out->names, cap, out->n_names + 1L, sizeof *out->names)) return -1;
+  size_t len = strlen(name);
+  if (len >= sizeof out->names[0]) len = sizeof out->names[0] - 1; /* cut long op names */
+  memcpy(out->names[out->n_names], name, len);
+  out->names[out->n_names][len] = 0;
+  return out->n_names++;
+}
+
+/* ------------------------------------------------------- templates */
+
+static ev_stream stream_of(const xg *x, const xg_task *t) {
+  if (t->kind != XG_COMM) return EV_COMPUTE;
+  switch (x->groups[t->group].kind) {
+  case XG_GROUP_TP: return EV_TP;
+  case XG_GROUP_CP: return EV_CP;
+  case XG_GROUP_EP: return EV_EP;
+  case XG_GROUP_DP: return EV_DP;
+  case XG_GROUP_PP: return EV_PP;
+  default: return EV_MP;
+  }
+}
+
+/* Append task i of segment sg as pass kind k ('F', 'R' recompute, 'B'). */
+static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp) {
+  const eng *e = c->e;
+  const sc_plan *p = &e->s->plan;
+  const xg_task *t = &e->x->tasks[sg->first_task + i];
+  if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
+  ev_task *q = &tp->t[tp->n++];
+  int bwd = k == 'B';
+  char buf[96] = "recompute ";
+  size_t pre = k == 'R' ? strlen(buf) : 0;
+  lower_task_name(t, buf + pre, sizeof buf - pre);
+  q->name = ev_name(c->out, &c->cap_names, buf);
+  if (q->name < 0) return -1;
+  q->stream = stream_of(e->x, t);
+  q->pass = k;
+  q->overlap = t->kind == XG_COMM ? (int)t->overlap : XG_OVL_NONE;
+  q->share = 0;
+  if (t->kind == XG_COMM) {
+    q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
+    if (c->o->comm_factor) { /* the other groups of the kind beside it */
+      coll_op op = !bwd ? t->coll
+                   : t->coll == COLL_ALL_GATHER     ? COLL_REDUCE_SCATTER
+                   : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
+                                                    : t->coll;
+      double f = c->o->comm_factor(c->o->comm_ud, t->group, op, t->bytes);
+      if (f > 1) q->gpu *= f;
+    }
+  } else {
+    q->gpu = eng_task_compute(e, t, bwd);
+  }
+  /* the host side, as the analytic engine's queue (analytic.c enqueue) */
+  double launch = p->framework_eager ? cost_launch(&e->s->cluster.gpu) : 0;
+  q->host = launch * (bwd ? t->host_bwd : t->host_fwd);
+  if (t->kind == XG_COMM && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
+  if (p->cuda_graphs) q->host = cost_graph_launch(&e->s->cluster.gpu);
+  return 0;
+}
+
+/* The forward or backward template of stage s: its runs' segments in
+ * order (backward: reversed, each segment's recomputation first). */
+static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
+  const xg *x = c->e->x;
+  const xg_stage *st = &x->stages[s];
+  tp->n = 0;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &x->runs[st->first_run + (bwd ? st->n_runs - 1 - j : j)];
+    const xg_segment *sg = &x->segs[r->segment];
+    for (int rep = 0; rep < r->count; rep++) {
+      if (!bwd) {
+        for (int i = 0; i < sg->n_tasks; i++)
+          if (add_task(c, sg, i, 'F', tp)) return -1;
+        continue;
+      }
+      for (int i = 0; i < sg->n_tasks; i++) {
+        const xg_task *t = &x->tasks[sg->first_task + i];
+        if (sg->recompute == SC_RECOMP_FULL ||
+            (sg->recompute == SC_RECOMP_SELECTIVE && t->recompute_sel))
+          if (add_task(c, sg, i, 'R', tp)) return -1;
+      }
+      for (int i = sg->n_tasks - 1; i >= 0; i--)
+        if (add_task(c, sg, i, 'B', tp)) return -1;
+    }
+  }
+  return 0;
+}
+
+/* Activation offloading (plan.offload_layers): what the first layers'
+ * copies to host memory (forward) and back (backward) leave exposed, as
+ * the step model charges it (analytic.c offload_cost): one task at the
+ * end of the pass on the offload stream. 0 or -1. */
+static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
+  const eng *e = c->e;
+  const xg *x = e->x;
+  const xg_stage *st = &x->stages[s];
+  int left = e->s->plan.offload_layers;
+  double bw = cost_host_bw(&e->s->cluster.gpu), t = 0;
+  for (int j = 0; j < st->n_runs && left > 0; j++) {
+    const xg_run *r = &x->runs[st->first_run + j];
+    const xg_segment *sg = &x->segs[r->segment];
+    if (sg->block < 0 || sg->role != WG_ROLE_LAYER) continue;
+    int n = r->count < left ? r->count : left;
+    left -= n;
+    double copy = sg->act_bytes / bw, work = e->qs[2 * r->segment + bwd].compute;
+    t += n * (copy > work ? copy - work : 0);
+  }
+  if (t <= 0) return 0;
+  if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
+  int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
+  if (name < 0) return -1;
+  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, 0};
+  return 0;
+}
+
+int ev_templates(ev_ctx *c) {
+  const xg *x = c->e->x;
+  c->tm = mem_calloc((size_t)2 * x->n_stages, sizeof *c->tm);
+  if (!c->tm) return -1;
+  c->n_tm = 2 * x->n_stages;
+  for (int s = 0; s < x->n_stages; s++) {
+    int src = x->stages[s].same_as >= 0 ? x->stages[s].same_as : s;
+    for (int b = 0; b < 2; b++) {
+      if (src != s) { /* shares the template of an equal stage */
+        c->tm[2 * s + b] = c->tm[2 * src + b];
+        c->tm[2 * s + b].shared = 1;
+        continue;
+      }
+      if (build_tmpl(c, s, b, &c->tm[2 * s + b])) return -1;
+      if (c->e->s->plan.offload_layers > 0 && add_offload(c, s, b, &c->tm[2 * s + b]))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+void ev_templates_free(ev_ctx *c) {
+  for (int i = 0; i < c->n_tm; i++)
+    if (!c->tm[i].shared) mem_free(c->tm[i].t);
+  mem_free(c->tm);
+  c->tm = NULL;
+}
+
+/* ------------------------------------------------------ one pass */
+
+/* Add t seconds of task `name` on stream s to the critical path parts
+ * (when accumulating) and to the categories. */
+static void charge(ev_ctx *c, ev_pass_acc *acc, int name, ev_stream s, double t) {
+  if (t <= 0) return;
+  acc->cat[s] += t;
+  if (c->acc_parts) ev_part_add(c, name, s, t);
+}
+
+static void span(ev_ctx *c, int cls, ev_stream s, int name, int mb, char pass, double t0,
+                 double dur) {
+  if (!c->out_spans || dur <= 0) return;
+  if (c->out->n_spans >= c->cap_spans) {
+    c->span_oom = 1; /* sized in advance (ev_count_spans); never */
+    return;
+  }
+  c->out->spans[c->out->n_spans++] = (ev_span){cls, s, name, mb, pass, t0, dur};
+}
+
+/* Run template tp of class cls from time t0 (compute stream free then)
+ * with the host at *h; returns the pass's end. The kernels of a
+ * straggler class take `slow` times longer. Categories go to acc, spans
+ * to the trace when recording. */
+double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double *h,
+               double slow, ev_pass_acc *acc) {
+  double g = t0, prev_w = 0;
+  memset(acc, 0, sizeof *acc);
+  for (int i = 0; i < tp->n; i++) {
+    const ev_task *q = &tp->t[i];
+    char pk = q->pass;
+    *h += q->host * c->scale;
+    double ready = *h > g ? *h : g;
+    charge(c, acc, c->host_name, EV_HOST, ready - g);
+    if (q->stream == EV_COMPUTE) {
+      double w = q->gpu * c->scale * slow;
+      span(c, cls, EV_COMPUTE, q->name, mb, pk, ready, w);
+      charge(c, acc, q->name, EV_COMPUTE, w);
+      g = ready + w;
+      prev_w = w;
+      continue;
+    }
+    double cg = q->gpu * c->scale; /* the collective's own time */
+    if (q->overlap == XG_OVL_PREV) {
+      /* beside the GEMM before it, never hidden beyond 90 % of itself */
+      double lim = prev_w < 0.9 * cg ? prev_w : 0.9 * cg;
+      double extra = ev_overlap(cg, lim, q->share);
+      double exposed = cg - (cg < lim ? cg : lim) + extra;
+      span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
+      charge(c, acc, q->name, q->stream, exposed);
+      g = ready + exposed;
+      continue;
+    }
+    if (q->overlap == XG_OVL_NEXT && i + 1 < tp->n && tp->t[i + 1].stream == EV_COMPUTE) {
+      /* beside the next kernel: both start together, both slow down */
+      const ev_task *nx = &tp->t[i + 1];
+      double w = nx->gpu * c->scale * slow, extra = ev_overlap(cg, w, q->share);
+      *h += nx->host * c->scale;
+      double nready = *h > ready ? *h : ready;
+      double cend = ready + cg + extra, wend = nready + w + extra;
+      span(c, cls, q->stream, q->name, mb, pk, ready, cg + extra);
+      span(c, cls, EV_COMPUTE, nx->name, mb, pk, nready, w + extra);
+      charge(c, acc, c->host_name, EV_HOST, nready - ready);
+      charge(c, acc, nx->name, EV_COMPUTE, w + extra);
+      charge(c, acc, q->name, q->stream, cend - wend);
+      g = cend > wend ? cend : wend;
+      prev_w = w;
+      i++;
+      continue;
+    }
+    /* a collective the compute stream waits for */
+    span(c, cls, q->stream, q->name, mb, pk, ready, cg);
+    charge(c, acc, q->name, q->stream, cg);
+    g = ready + cg;
+  }
+  return g;
+}

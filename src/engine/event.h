@@ -1,0 +1,130 @@
+/*
+ * event.h -- the event engine: the execution graph run as a discrete-event
+ * simulation (module prefix: ev_).
+ *
+ * What is simulated, per RANK CLASS (one pipeline stage of one
+ * data-parallel replica; every tensor-, context- and expert-parallel rank
+ * of it does the same work, so one representative stands for them):
+ *
+ *  - streams: compute, and one communication stream per group kind (TP,
+ *    CP, EP, re-layout MP, PP, DP), as the trace names them;
+ *  - the host: an eager framework issues each task after its host time;
+ *    a kernel starts when issued and when the compute stream is free;
+ *  - tasks in issue order within each pass (forward, recomputation,
+ *    backward) with the execution graph's dependencies: a tensor-,
+ *    context- or expert-parallel collective blocks the compute stream
+ *    (Megatron-LM), one marked XG_OVL_NEXT runs beside the next kernel,
+ *    one marked XG_OVL_PREV beside the GEMM before it;
+ *  - overlap slowdown: while a collective runs beside compute both slow
+ *    down, by the fraction of the SMs NCCL's channels hold (grp_cost's
+ *    sm_share: one CTA per channel, channels from NCCL's model of the
+ *    group) times the overlapped time (see ev_overlap);
+ *  - the pipeline: each stage runs its passes in its schedule's order
+ *    (src/pipeline/); a pass waits for its producer on the neighbouring
+ *    stage plus one send/recv (on the PP stream; Megatron's send blocks
+ *    the sender as well);
+ *  - data parallelism: after its last backward each class reduces its
+ *    gradients; the reduction is a collective across the replicas of the
+ *    stage, so it starts when the last of them is ready; then the
+ *    optimizer step.
+ *
+ * Events (pass ends, reductions) come from a heap sized once per run; the
+ * loop allocates nothing and time never goes back (asserted with
+ * SC_DEBUG_CHECKS). Replicas fold: without a straggler one replica stands
+ * for all (exact, the job is symmetric); a straggler splits its replica
+ * off; ev_opts.fold = 0 simulates every replica (tests).
+ */
+#ifndef SC_ENGINE_EVENT_H
+#define SC_ENGINE_EVENT_H
+
+#include "engine/engine.h"
+#include "stepcast.h"
+
+/* Streams of a rank class, in the trace's order. */
+typedef enum ev_stream {
+  EV_COMPUTE = 0,
+  EV_TP,
+  EV_CP,
+  EV_EP,
+  EV_MP,
+  EV_PP,
+  EV_DP,
+  EV_OFFLOAD, /* activation copies to and from host memory */
+  EV_HOST,    /* not a stream: host time on the critical path */
+  EV_STREAMS
+} ev_stream;
+
+const char *ev_stream_name(ev_stream s);
+
+typedef struct ev_opts {
+  int fold;            /* 1 = one replica per stage unless a straggler */
+  int spans;           /* 1 = record every task's span (the trace) */
+  int straggler_gpu;   /* job rank of a slow GPU, -1 = none */
+  double straggler;    /* its kernels take (1 + straggler) times longer */
+  /* every group of a kind runs its collective at once: the factor by
+   * which op of `bytes` on group `group` (index into xg.groups) takes
+   * longer than alone (engine/fleet.h); NULL = 1 */
+  double (*comm_factor)(void *ud, int group, coll_op op, double bytes);
+  void *comm_ud;
+  double dp_extra;     /* s the data-parallel reduction takes beyond its
+                          alone time because every group reduces at once
+                          on shared links (engine/fleet.h); 0 = none */
+} ev_opts;
+
+/* One task's time on the critical path, summed over its occurrences. */
+typedef struct ev_part {
+  int name;            /* into ev_out.names */
+  ev_stream stream;
+  double seconds;
+  long count;
+} ev_part;
+
+/* One span of the trace: a task of a rank class. */
+typedef struct ev_span {
+  int cls;             /* rank class: replica * stages + stage */
+  ev_stream stream;
+  int name;            /* into ev_out.names */
+  int mb;              /* micro-batch, -1 after the flush */
+  char pass;           /* 'F', 'R' (recompute), 'B', 'S' (send), 'D', 'O' */
+  double start, dur;   /* seconds */
+} ev_span;
+
+/* One piece of the critical path in time: a pass, a send, the reduction
+ * or the optimizer step. */
+typedef struct ev_seg {
+  int cls;             /* rank class */
+  int mb;              /* micro-batch of a pass or send, else -1 */
+  char kind;           /* 'F', 'B' (pass), 'S' (send), 'D', 'O' */
+  double start, dur;   /* s */
+} ev_seg;
+
+typedef struct ev_out {
+  double step_s;
+  sc_breakdown time;   /* the critical path by category, adds to step_s */
+  ev_part *path;       /* critical path by task, largest first (owned) */
+  int n_path;
+  ev_seg *segs;        /* critical path in time order (owned) */
+  long n_segs;
+  ev_span *spans;      /* with opts.spans (owned) */
+  long n_spans;
+  char (*names)[48];   /* task names (owned) */
+  int n_names;
+  int classes, stages, replicas;
+  long events;         /* events the loop processed */
+  long tasks;          /* tasks simulated */
+} ev_out;
+
+void ev_out_free(ev_out *o);
+
+/* Run the prepared engine e (eng_prepare done) as a discrete-event
+ * simulation. SC_OK, SC_EINPUT (straggler on a GPU the job does not
+ * have) or SC_ENOMEM; *out is filled on SC_OK (ev_out_free it) and empty
+ * otherwise. */
+int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err);
+
+/* The overlap of a collective of `comm` s beside `work` s of compute with
+ * NCCL holding `share` of the SMs: both are lengthened by share x the
+ * overlapped time, min(comm, work). */
+double ev_overlap(double comm, double work, double share);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * evint.h -- what the files of the event engine share (event.c: templates
+ * and passes; evloop.c: the event loop; critpath.c: the critical path).
+ * Private to src/engine/.
+ */
+#ifndef SC_ENGINE_EVINT_H
+#define SC_ENGINE_EVINT_H
+
+#include "engine/event.h"
+#include "pipeline/pipe.h"
+
+/* One task of a pass template, as one GPU of the class runs it. */
+typedef struct ev_task {
+  int name;            /* into ev_out.names */
+  ev_stream stream;
+  int overlap;         /* xg_overlap of a collective */
+  char pass;           /* 'F', 'R', 'B' */
+  double gpu;          /* s: the kernel, or the collective alone */
+  double host;         /* s: issuing it */
+  double share;        /* SMs the collective's channels hold, 0..0.5 */
+} ev_task;
+
+/* The tasks of one stage's forward or backward pass in issue order. */
+typedef struct ev_tmpl {
+  ev_task *t;          /* owned unless shared */
+  int n, cap;
+  int shared;          /* 1 = another stage's (same_as) */
+} ev_tmpl;
+
+/* Time of one pass on its compute chain by stream (EV_HOST: launch
+ * gaps); the categories add up to the pass's duration. */
+typedef struct ev_pass_acc {
+  double cat[EV_STREAMS];
+} ev_pass_acc;
+
+/* One pass as the loop laid it out. */
+typedef struct ev_inst {
+  double start, end;   /* s */
+  double host_in;      /* the host clock at its start */
+  int pred;            /* the instance whose free point (its send's end
+                          if it sent, else its end) set this pass's start:
+                          the class's previous pass or the producer; -1 =
+                          started at 0 */
+  int sent;            /* 1 = ends with a send to another stage */
+  /* the send (Megatron's blocking send/recv is a rendezvous: it starts
+   * when the sender has finished the pass and the receiver has posted
+   * its receive, i.e. is idle with the consuming pass next) */
+  int consumer;        /* class that receives it */
+  int send_pred;       /* the receiver's instance whose free point set the
+                          send's start, -1 = the sender's own end */
+  int send_started;
+  double send_start, arrive; /* s; arrive = when the data is there (the
+                          send's end, or the pass's end without a send) */
+  int cls, mb;
+  char kind;           /* 'F', 'B' */
+} ev_inst;
+
+typedef struct ev_ctx {
+  eng *e;
+  const ev_opts *o;
+  ev_out *out;
+  int cap_names;
+  int host_name;       /* "host (launch-bound)" */
+  int send_name, dp_name, opt_name, fill_name; /* the tasks outside the
+                          templates: send/recv, gradient reduction,
+                          optimizer step, pipeline fill/drain */
+  ev_tmpl *tm;         /* 2 per stage: forward, backward */
+  int n_tm;
+  double scale;        /* 1 / model chunks: a pass is one chunk */
+  /* trace */
+  int out_spans;
+  long cap_spans;
+  int span_oom;
+  /* critical path parts, dense: names x EV_STREAMS */
+  int acc_parts;
+  double *part_s;
+  long *part_n;
+  /* the pipeline */
+  int S, R, C;         /* stages, replicas, classes = R * S */
+  int vpp, m;
+  int rendezvous;      /* 1 = a send waits for the receiver to post its
+                          receive (1F1B, GPipe: Megatron's blocking
+                          send/recv); 0 = it starts at the pass's end
+                          (interleaved: receives posted ahead) */
+  int straggler_cls;   /* -1 = none */
+  double slow;         /* its kernels' factor */
+  pipe_pass *order;    /* per stage, `per` slots */
+  int *count;          /* passes per stage */
+  long per;
+  ev_inst *inst;       /* per class: base[c] .. base[c] + count */
+  long *base;
+  long n_inst;
+  int *idf, *idb;      /* per class, chunk, mb: instance, -1 = not yet */
+  int *ended;          /* per instance: its data has arrived */
+  int *pdone;          /* per instance: the pass has ended */
+  int *next, *busy;    /* per class: next pass; a pass is running */
+  int *sending;        /* per class: its last pass's send has not ended */
+  int *is_ready;       /* per class: all passes and sends done */
+  double *free_at, *host, *ready; /* per class */
+  double p2p, dp, opt; /* s */
+  double *dp_start;    /* per stage */
+  int *dp_who;         /* per stage: the replica that was ready last */
+  double *end;         /* per class: optimizer end */
+} ev_ctx;
+
+int ev_name(ev_out *out, int *cap, const char *name);
+int ev_templates(ev_ctx *c);
+void ev_templates_free(ev_ctx *c);
+double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double *h,
+               double slow, ev_pass_acc *acc);
+void ev_part_add(ev_ctx *c, int name, ev_stream s, double t);
+
+/* The critical path of a finished run into c->out (critpath.c).
+ * 0, or -1 when out of memory. */
+int ev_critical(ev_ctx *c);
+
+#endif

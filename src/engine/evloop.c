@@ -1,0 +1,361 @@
+/*
+ * evloop.c -- the event engine's loop (see event.h): passes of every rank
+ * class in their pipeline order, each starting when its stage is free and
+ * its producer's output has arrived; after the last pass the reduction
+ * across the stage's replicas, then the optimizer.
+ */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/heap.h"
+#include "core/mem.h"
+#include "engine/evint.h"
+
+/* Index of (class, chunk, mb) in idf / idb. */
+#define CELL(c, ch, mb) (((size_t)(c) * ctx->vpp + (ch)) * ctx->m + (mb))
+
+/* The instance a pass waits for (on this stage or a neighbour): >= 0,
+ * -1 none, -2 not laid out yet. */
+static int producer_id(const ev_ctx *ctx, int cls, const pipe_pass *p) {
+  int S = ctx->S, s = cls % S, base = cls - s, vpp = ctx->vpp;
+  int id;
+  if (p->kind == 'F') {
+    if (s > 0) id = ctx->idf[CELL(base + s - 1, p->chunk, p->mb)];
+    else if (p->chunk > 0) id = ctx->idf[CELL(base + S - 1, p->chunk - 1, p->mb)];
+    else return -1;
+  } else if (s < S - 1) {
+    id = ctx->idb[CELL(base + s + 1, p->chunk, p->mb)];
+  } else if (p->chunk < vpp - 1) {
+    id = ctx->idb[CELL(base, p->chunk + 1, p->mb)];
+  } else {
+    id = ctx->idf[CELL(cls, p->chunk, p->mb)];
+  }
+  return id < 0 ? -2 : id;
+}
+
+/* The class a pass of stage s sends its output to, or -1. */
+static int consumer_of(const ev_ctx *ctx, int cls, const pipe_pass *p) {
+  int S = ctx->S, s = cls % S, base = cls - s;
+  if (S <= 1) return -1;
+  if (p->kind == 'F') {
+    if (s < S - 1) return cls + 1;
+    return p->chunk < ctx->vpp - 1 ? base : -1;
+  }
+  if (s > 0) return cls - 1;
+  return p->chunk > 0 ? base + S - 1 : -1;
+}
+
+/* The event ids: pass ends, reductions, optimizer steps, send ends. */
+#define ID_DP(c) (ctx->n_inst + (c))
+#define ID_OPT(c) (ctx->n_inst + ctx->C + (c))
+#define ID_SEND(i) (ctx->n_inst + 2L * ctx->C + (i))
+
+/* Start class c's next pass if it can (no pass running, no send of its
+ * own pending, the producer's data arrived); its end goes on the heap. */
+static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
+  int s = c % ctx->S;
+  if (ctx->busy[c] || ctx->sending[c] || ctx->next[c] >= ctx->count[s]) return;
+  const pipe_pass *p = &ctx->order[ctx->per * s + ctx->next[c]];
+  int dep = producer_id(ctx, c, p);
+  if (dep == -2 || (dep >= 0 && !ctx->ended[dep])) return;
+  double start = ctx->free_at[c];
+  long id = ctx->base[c] + ctx->next[c];
+  ev_inst *in = &ctx->inst[id];
+  in->pred = ctx->next[c] > 0 ? (int)(id - 1) : -1;
+  if (dep >= 0 && ctx->inst[dep].arrive > start) start = ctx->inst[dep].arrive, in->pred = dep;
+  (void)now;
+  assert(start >= now - 1e-12 * (1 + now) && "time went back");
+  /* with pipeline parallelism the blocking send/recv levels the host
+   * with the GPU at every pass (analytic.c stage_cost) */
+  if (ctx->S > 1 && ctx->host[c] < start) ctx->host[c] = start;
+  in->start = start;
+  in->host_in = ctx->host[c];
+  in->cls = c, in->mb = p->mb, in->kind = p->kind;
+  in->consumer = consumer_of(ctx, c, p);
+  in->sent = in->consumer >= 0;
+  in->send_pred = -1, in->send_started = 0, in->arrive = -1;
+  ev_pass_acc acc;
+  const ev_tmpl *tp = &ctx->tm[2 * s + (p->kind == 'B')];
+  double slow = c == ctx->straggler_cls ? ctx->slow : 1;
+  in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc);
+  (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
+  ctx->busy[c] = 1;
+  ctx->next[c]++;
+  ctx->out->tasks += tp->n;
+  heap_push(h, in->end, (int)id);
+}
+
+/* Start the pending send of class k to class c now, if there is one. */
+static void start_send(ev_ctx *ctx, heap *h, int k, int c, double now) {
+  if (!ctx->sending[k]) return;
+  long id = ctx->base[k] + ctx->next[k] - 1;
+  ev_inst *in = &ctx->inst[id];
+  if (in->consumer != c || in->send_started) return;
+  in->send_started = 1;
+  in->send_start = now;
+  /* set by the receiver when its pass ended after the sender's */
+  long prev = ctx->base[c] + ctx->next[c] - 1;
+  in->send_pred = ctx->rendezvous && ctx->next[c] > 0 && ctx->inst[prev].end > in->end
+                      ? (int)prev : -1;
+  heap_push(h, now + ctx->p2p, (int)ID_SEND(id));
+}
+
+/* A class that runs no pass has its receives posted (1F1B, GPipe) (Megatron batches
+ * them with its own sends): sends waiting for it start now. Only its
+ * neighbours on the pipeline (and the wrap of the model chunks) send to
+ * it. */
+static void post_recv(ev_ctx *ctx, heap *h, int c, double now) {
+  if (ctx->busy[c] || !ctx->rendezvous) return;
+  int S = ctx->S, s = c % S, base = c - s;
+  if (s > 0) start_send(ctx, h, c - 1, c, now);
+  if (s < S - 1) start_send(ctx, h, c + 1, c, now);
+  if (s == 0 && S > 2) start_send(ctx, h, base + S - 1, c, now);
+  if (s == S - 1 && S > 2) start_send(ctx, h, base, c, now);
+}
+
+/* Every replica of stage s is ready: reduce across them. */
+static void reduce(ev_ctx *ctx, heap *h, int s) {
+  double t = 0;
+  int who = 0;
+  for (int r = 0; r < ctx->R; r++)
+    if (ctx->ready[r * ctx->S + s] > t) t = ctx->ready[r * ctx->S + s], who = r;
+  ctx->dp_start[s] = t;
+  ctx->dp_who[s] = who;
+  for (int r = 0; r < ctx->R; r++) {
+    int c = r * ctx->S + s;
+    if (ctx->out_spans && ctx->dp > 0 && ctx->out->n_spans < ctx->cap_spans)
+      ctx->out->spans[ctx->out->n_spans++] =
+          (ev_span){c, EV_DP, ctx->dp_name, -1, 'D', t, ctx->dp};
+    heap_push(h, t + ctx->dp, (int)ID_DP(c));
+  }
+}
+
+/* After an event of replica `first`: sends waiting for a receiver, then
+ * passes that can start; a class with nothing left is ready to reduce. */
+static void settle(ev_ctx *ctx, heap *h, int first, int c, double now, int *done) {
+  for (int k = 0; k < ctx->S; k++) post_recv(ctx, h, first + k, now);
+  for (int k = 0; k < ctx->S; k++) try_start(ctx, h, first + k, now);
+  int s = c % ctx->S;
+  if (ctx->next[c] == ctx->count[s] && !ctx->busy[c] && !ctx->sending[c] && !ctx->is_ready[c]) {
+    ctx->is_ready[c] = 1;
+    ctx->ready[c] = ctx->free_at[c];
+    if (++done[s] == ctx->R) reduce(ctx, h, s);
+  }
+}
+
+/* A pass ended: its data arrives now, or its send waits for the receiver. */
+static void pass_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
+  ev_inst *in = &ctx->inst[id];
+  int c = in->cls;
+  ctx->pdone[id] = 1;
+  ctx->busy[c] = 0;
+  if (in->sent) {
+    ctx->sending[c] = 1;
+    /* the interleaved schedule posts its receives ahead (Megatron's
+     * overlap_p2p_comm): the send starts at once */
+    if (!ctx->rendezvous) start_send(ctx, h, c, in->consumer, now);
+  } else {
+    ctx->ended[id] = 1;
+    in->arrive = now;
+    ctx->free_at[c] = now;
+  }
+  settle(ctx, h, c - c % ctx->S, c, now, done);
+}
+
+/* A send ended: the data is at the receiver, the sender is free. */
+static void send_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
+  ev_inst *in = &ctx->inst[id];
+  int c = in->cls;
+  ctx->ended[id] = 1;
+  in->arrive = now;
+  ctx->sending[c] = 0;
+  ctx->free_at[c] = now;
+  if (ctx->out_spans && ctx->out->n_spans < ctx->cap_spans)
+    ctx->out->spans[ctx->out->n_spans++] =
+        (ev_span){c, EV_PP, ctx->send_name, in->mb, 'S', in->send_start, ctx->p2p};
+  settle(ctx, h, c - c % ctx->S, c, now, done);
+}
+
+/* Pop events until none is left; returns the number processed, -1 when
+ * out of memory, -2 when the schedule deadlocked. */
+static long loop(ev_ctx *ctx, heap *h) {
+  double now = 0;
+  long events = 0;
+  int *done = mem_calloc((size_t)ctx->S, sizeof *done);
+  if (!done) return -1;
+  for (int c = 0; c < ctx->C; c++) try_start(ctx, h, c, 0);
+  while (!heap_empty(h)) {
+    heap_ent ev = heap_pop(h);
+    assert(ev.key >= now - 1e-12 * (1 + now) && "time went back");
+    now = ev.key;
+    events++;
+    if (ev.id < ctx->n_inst) {
+      pass_end(ctx, h, ev.id, now, done);
+    } else if (ev.id < ID_DP(ctx->C)) { /* a reduction ended */
+      int c = (int)(ev.id - ctx->n_inst);
+      if (ctx->out_spans && ctx->opt > 0 && ctx->out->n_spans < ctx->cap_spans)
+        ctx->out->spans[ctx->out->n_spans++] =
+            (ev_span){c, EV_COMPUTE, ctx->opt_name, -1, 'O', now, ctx->opt};
+      heap_push(h, now + ctx->opt, (int)ID_OPT(c));
+    } else if (ev.id < ID_OPT(ctx->C)) { /* an optimizer step ended */
+      ctx->end[ev.id - ID_OPT(0)] = now;
+    } else {
+      send_end(ctx, h, ev.id - ID_SEND(0), now, done);
+    }
+  }
+  int stuck = 0;
+  for (int s = 0; s < ctx->S; s++) stuck |= done[s] != ctx->R;
+  mem_free(done);
+  assert(!stuck && "pipeline schedule deadlocked");
+  return stuck ? -2 : events;
+}
+
+/* ------------------------------------------------------------ setup */
+
+/* The pipeline shape and every stage's pass order. 0 or -1. */
+static int lay_out(ev_ctx *ctx) {
+  const sc_plan *p = &ctx->e->s->plan;
+  const xg *x = ctx->e->x;
+  pipe_shape sh = {p->pp, x->vpp, x->micro_batches};
+  if (sh.vpp > 1 && sh.m % sh.pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
+  ctx->S = x->n_stages, ctx->vpp = sh.vpp, ctx->m = sh.m;
+  ctx->scale = 1.0 / sh.vpp; /* a pass runs one model chunk: 1/vpp of the stage */
+  ctx->rendezvous = sh.vpp == 1;
+  ctx->per = 3L * sh.m * sh.vpp;
+  ctx->order = mem_alloc(sizeof *ctx->order * (size_t)(ctx->per * ctx->S));
+  ctx->count = mem_alloc(sizeof *ctx->count * (size_t)ctx->S);
+  if (!ctx->order || !ctx->count) return -1;
+  const pipe_sched *ps = pipe_for(p->schedule);
+  for (int s = 0; s < ctx->S; s++) {
+    ctx->count[s] = ps->order(&sh, s, ctx->order + ctx->per * s);
+    if (ctx->count[s] < 0) ctx->count[s] = pipe_onef1b.order(&sh, s, ctx->order + ctx->per * s);
+  }
+  return 0;
+}
+
+/* Replicas and the straggler's class. SC_OK or SC_EINPUT. */
+static int replicas(ev_ctx *ctx, sc_error *err) {
+  const sc_scenario *s = ctx->e->s;
+  const sc_plan *p = &s->plan;
+  int dp = p->dp > 0 ? p->dp : 1, g = ctx->o->straggler_gpu;
+  ctx->straggler_cls = -1;
+  ctx->slow = 1 + ctx->o->straggler;
+  if (g >= s->cluster.gpus || (g < -1))
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.straggler_gpu: GPU %d does not exist (the job has GPUs "
+                        "0..%d)", g, s->cluster.gpus - 1);
+  int rep = 0, stage = 0;
+  if (g >= 0) {
+    int per_stage = s->cluster.gpus / (p->pp > 0 ? p->pp : 1);
+    int tpcp = (p->tp > 0 ? p->tp : 1) * (p->cp > 0 ? p->cp : 1);
+    stage = g / per_stage;
+    rep = (g % per_stage) / tpcp;
+    if (rep >= dp) rep = dp - 1;
+  }
+  if (!ctx->o->fold) ctx->R = dp;
+  else ctx->R = g >= 0 && dp > 1 ? 2 : 1;
+  if (g >= 0) ctx->straggler_cls = (ctx->o->fold ? ctx->R - 1 : rep) * ctx->S + stage;
+  ctx->C = ctx->R * ctx->S;
+  return SC_OK;
+}
+
+#define CALLOC(p, n) ((p) = mem_calloc((size_t)(n) > 0 ? (size_t)(n) : 1, sizeof *(p)), (p) != NULL)
+
+static int alloc_state(ev_ctx *ctx) {
+  long cells = (long)ctx->C * ctx->vpp * ctx->m;
+  ctx->base = mem_alloc(sizeof *ctx->base * (size_t)ctx->C);
+  if (!ctx->base) return -1;
+  ctx->n_inst = 0;
+  for (int c = 0; c < ctx->C; c++) ctx->base[c] = ctx->n_inst, ctx->n_inst += ctx->count[c % ctx->S];
+  int ok = CALLOC(ctx->inst, ctx->n_inst) && CALLOC(ctx->ended, ctx->n_inst) &&
+           CALLOC(ctx->idf, cells) && CALLOC(ctx->idb, cells) && CALLOC(ctx->next, ctx->C) &&
+           CALLOC(ctx->busy, ctx->C) && CALLOC(ctx->free_at, ctx->C) &&
+           CALLOC(ctx->host, ctx->C) && CALLOC(ctx->ready, ctx->C) &&
+           CALLOC(ctx->end, ctx->C) && CALLOC(ctx->dp_start, ctx->S) &&
+           CALLOC(ctx->dp_who, ctx->S) && CALLOC(ctx->pdone, ctx->n_inst) &&
+           CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C);
+  if (!ok) return -1;
+  for (long i = 0; i < cells; i++) ctx->idf[i] = ctx->idb[i] = -1;
+  return 0;
+}
+
+static void free_state(ev_ctx *ctx) {
+  mem_free(ctx->order), mem_free(ctx->count), mem_free(ctx->base), mem_free(ctx->inst);
+  mem_free(ctx->ended), mem_free(ctx->idf), mem_free(ctx->idb), mem_free(ctx->next);
+  mem_free(ctx->busy), mem_free(ctx->free_at), mem_free(ctx->host), mem_free(ctx->ready);
+  mem_free(ctx->end), mem_free(ctx->dp_start), mem_free(ctx->dp_who);
+  mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
+  mem_free(ctx->part_s), mem_free(ctx->part_n);
+  ev_templates_free(ctx);
+}
+
+/* Room for every span: each task of each pass, a send per pass, the
+ * reduction and the optimizer per class. */
+static long count_spans(const ev_ctx *ctx) {
+  long n = 0;
+  for (int c = 0; c < ctx->C; c++) {
+    int s = c % ctx->S;
+    for (int k = 0; k < ctx->count[s]; k++) {
+      const pipe_pass *p = &ctx->order[ctx->per * s + k];
+      n += ctx->tm[2 * s + (p->kind == 'B')].n + 1;
+    }
+    n += 2;
+  }
+  return n;
+}
+
+static int names(ev_ctx *ctx) {
+  ev_out *o = ctx->out;
+  ctx->host_name = ev_name(o, &ctx->cap_names, "host (launch-bound)");
+  ctx->send_name = ev_name(o, &ctx->cap_names, "send/recv");
+  ctx->dp_name = ev_name(o, &ctx->cap_names, "gradient reduction");
+  ctx->opt_name = ev_name(o, &ctx->cap_names, "optimizer step");
+  ctx->fill_name = ev_name(o, &ctx->cap_names, "pipeline fill/drain (other stages)");
+  return ctx->fill_name < 0 ? -1 : 0;
+}
+
+int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  ev_ctx ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.e = e, ctx.o = o, ctx.out = out;
+  eng_step k;
+  eng_step_of(e, &k);
+  ctx.p2p = k.p2p;
+  ctx.dp = k.dp + (o->dp_extra > 0 ? o->dp_extra : 0);
+  ctx.opt = k.opt;
+  int rc = SC_OK;
+  heap h = {0};
+  if (names(&ctx) || ev_templates(&ctx) || lay_out(&ctx)) rc = SC_ENOMEM;
+  if (rc == SC_OK) rc = replicas(&ctx, err);
+  if (rc == SC_OK && alloc_state(&ctx)) rc = SC_ENOMEM;
+  if (rc == SC_OK && o->spans) {
+    ctx.cap_spans = count_spans(&ctx);
+    out->spans = mem_alloc(sizeof *out->spans * (size_t)(ctx.cap_spans > 0 ? ctx.cap_spans : 1));
+    if (!out->spans) rc = SC_ENOMEM;
+    ctx.out_spans = 1;
+  }
+  /* at any time: per class one pass or one send, and one reduction or
+   * optimizer step */
+  if (rc == SC_OK && heap_init(&h, 2 * ctx.C + 1)) rc = SC_ENOMEM;
+  if (rc == SC_OK) {
+    long ev = loop(&ctx, &h);
+    if (ev == -1) rc = SC_ENOMEM;
+    else if (ev < 0) rc = sc_error_set(err, SC_EINPUT, "event engine: the pipeline schedule "
+                                       "deadlocked (a bug: please report the scenario)");
+    else out->events = ev;
+  }
+  if (rc == SC_OK) {
+    out->classes = ctx.C, out->stages = ctx.S, out->replicas = ctx.R;
+    for (int c = 0; c < ctx.C; c++)
+      if (ctx.end[c] > out->step_s) out->step_s = ctx.end[c];
+    ctx.out_spans = 0;
+    if (ev_critical(&ctx)) rc = SC_ENOMEM;
+  }
+  heap_free(&h);
+  free_state(&ctx);
+  if (rc == SC_ENOMEM) sc_error_set(err, SC_ENOMEM, "out of memory in the event engine");
+  if (rc != SC_OK) ev_out_free(out);
+  return rc;
+}

@@ -1,0 +1,164 @@
+/*
+ * fleet.c -- every data-parallel group's reduction at once; see fleet.h.
+ */
+#include "engine/fleet.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "load/topo_json.h"
+#include "net/flow.h"
+#include "net/linkwhatif.h"
+#include "net/ncoll.h"
+
+struct fleet_net {
+  topo *t;             /* owned */
+  route_table *rt;     /* owned */
+};
+
+/* The first data-parallel group of x; NULL if none with > 1 rank. */
+static const xg_group *dp_group(const xg *x) {
+  for (int i = 0; i < x->n_groups; i++)
+    if (x->groups[i].kind == XG_GROUP_DP && x->groups[i].ranks > 1) return &x->groups[i];
+  return NULL;
+}
+
+/* Members per NVLink domain, as engine/groups.c lays a group out. */
+static int per_domain(const sc_cluster *c, int n, int stride) {
+  int domain = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+  int per = domain / stride;
+  if (per < 1) per = 1;
+  if (per > n) per = n;
+  while (per > 1 && n % per) per--;
+  return per;
+}
+
+/* `k` copies of one group's schedule `one` side by side, copy g's ranks
+ * offset by g * n. 0 or -1. */
+static int replicate(const sched *one, int n, int k, sched *out) {
+  for (int si = 0; si < one->ns; si++) {
+    const sched_step *st = &one->s[si];
+    if (sched_begin(out, st->repeat)) return -1;
+    for (int g = 0; g < k; g++)
+      for (int j = 0; j < st->count; j++) {
+        const sched_xfer *x = &one->x[st->first + j];
+        if (sched_add(out, x->src + g * n, x->dst + g * n, x->bytes)) return -1;
+      }
+  }
+  return 0;
+}
+
+/* The busiest links of the run into out->top. */
+static void busiest(const topo *t, const double *lb, fleet *out) {
+  out->n_top = 0;
+  for (int l = 0; l < t->n_links; l++) {
+    double u = out->fleet_s > 0 ? lb[l] / (t->links[l].bw * out->fleet_s) : 0;
+    if (lb[l] <= 0) continue;
+    int pos = out->n_top < FLEET_TOP ? out->n_top++ : FLEET_TOP;
+    while (pos > 0 && out->top[pos - 1].util < u) {
+      if (pos < FLEET_TOP) out->top[pos] = out->top[pos - 1];
+      pos--;
+    }
+    if (pos >= FLEET_TOP) continue;
+    fleet_link *f = &out->top[pos];
+    snprintf(f->src, sizeof f->src, "%s", t->nodes[t->links[l].src].name);
+    snprintf(f->dst, sizeof f->dst, "%s", t->nodes[t->links[l].dst].name);
+    f->util = u;
+    f->bytes = lb[l];
+  }
+}
+
+/* Run both schedules on the topology; SC_OK or the flow engine's error. */
+static int simulate(fleet_net *net, const sched *one, const sched *all,
+                    const int *node, fleet *out, sc_error *err) {
+  const topo *t = net->t;
+  route_table *rt = net->rt;
+  double *lb = mem_calloc((size_t)(t->n_links > 0 ? t->n_links : 1), sizeof *lb);
+  int rc = lb ? SC_OK : sc_error_set(err, SC_ENOMEM, "out of memory for the link counts");
+  flow_stats st;
+  if (rc == SC_OK && (rc = flow_run(t, rt, one, node, &st, err)) == SC_OK) out->alone_s = st.time;
+  if (rc == SC_OK && (rc = flow_run_links(t, rt, all, node, &st, lb, err)) == SC_OK)
+    out->fleet_s = st.time;
+  if (rc == SC_OK) {
+    out->factor = out->alone_s > 0 ? out->fleet_s / out->alone_s : 1;
+    busiest(t, lb, out);
+  }
+  mem_free(lb);
+  return rc;
+}
+
+int fleet_open(const sc_scenario *s, fleet_net **out, sc_error *err) {
+  *out = NULL;
+  const sc_cluster *c = &s->cluster;
+  if (!c->topology[0]) return SC_OK;
+  topo *t = NULL;
+  int rc = topo_load_spec(c->topology, &t, err);
+  if (rc == SC_OK)
+    rc = lwi_apply(&t, c->link_fail, c->link_degrade, "cluster.link_fail",
+                   "cluster.link_degrade", err);
+  if (rc != SC_OK || t->n_gpus < c->gpus) {
+    topo_free(t);
+    return rc;
+  }
+  fleet_net *n = mem_calloc(1, sizeof *n);
+  route_table *rt = n ? route_new(t, ROUTE_ECMP) : NULL;
+  if (!rt) {
+    mem_free(n);
+    topo_free(t);
+    return sc_error_set(err, SC_ENOMEM, "out of memory loading the topology");
+  }
+  n->t = t, n->rt = rt;
+  *out = n;
+  return SC_OK;
+}
+
+void fleet_close(fleet_net *n) {
+  if (!n) return;
+  route_free(n->rt);
+  topo_free(n->t);
+  mem_free(n);
+}
+
+int fleet_group(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op op,
+                double bytes, fleet *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  out->factor = 1;
+  if (!net || g->ranks <= 1 || bytes <= 0) return SC_OK;
+  const sc_cluster *c = &s->cluster;
+  int n = g->ranks, stride = g->stride;
+  int span = c->gpus / (s->plan.pp > 0 ? s->plan.pp : 1); /* GPUs of a stage */
+  int k = span / n;                                         /* groups in it */
+  if (k < 1 || (long)(n - 1) * stride >= span) return SC_OK;
+  const topo *t = net->t;
+  out->groups = k;
+  out->bytes = bytes;
+  sched one, all;
+  sched_init(&one), sched_init(&all);
+  int rc = SC_OK;
+  int *node = mem_alloc(sizeof *node * (size_t)span);
+  if (!node || ncoll_schedule(&one, op, bytes, n, per_domain(c, n, stride)) ||
+      replicate(&one, n, k, &all))
+    rc = sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
+                      coll_op_name(op));
+  /* group q of the stage: its members base_q + i stride, base_q the
+   * ranks whose position in the group is 0 */
+  for (int q = 0, b = 0; rc == SC_OK && q < k && b < span; b++) {
+    if ((b / stride) % n) continue;
+    for (int i = 0; i < n; i++) node[q * n + i] = t->gpus[b + i * stride];
+    q++;
+  }
+  if (rc == SC_OK) rc = simulate(net, &one, &all, node, out, err);
+  mem_free(node);
+  sched_free(&one), sched_free(&all);
+  return rc;
+}
+
+int fleet_dp(fleet_net *net, const sc_scenario *s, const xg *x, fleet *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  out->factor = 1;
+  const xg_group *g = dp_group(x);
+  if (!net || !g || x->n_stages < 1) return SC_OK;
+  double bytes = x->stages[0].params * (s->plan.dtype == SC_FP32 ? 4 : 2);
+  return fleet_group(net, s, g, COLL_ALL_REDUCE, bytes, out, err);
+}

@@ -1,0 +1,167 @@
+/*
+ * job_event.c -- sc_predict_event: a scenario's plan through the event
+ * engine (src/engine/event.h), beside the closed form of the same job.
+ */
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+#include "engine/event.h"
+#include "engine/fleet.h"
+#include "job/job.h"
+
+struct sc_event_pred {
+  ev_out ev;             /* the run (owned) */
+  double closed_step;    /* the closed form's step, s */
+  sc_scenario s;         /* resolved */
+  fleet dp;              /* the reduction of every group at once (topology) */
+};
+
+const fleet *event_pred_fleet(const sc_event_pred *p) { return &p->dp; }
+
+double sc_event_closed_step(const sc_event_pred *p) { return p->closed_step; }
+
+const ev_out *event_pred_run(const sc_event_pred *p) { return &p->ev; }
+
+void sc_event_pred_free(sc_event_pred *p) {
+  if (!p) return;
+  ev_out_free(&p->ev);
+  mem_free(p);
+}
+
+/* The exposed part of a gradient reduction of `red` s after the last
+ * backward `b` s, as the step model overlaps it (analytic.c dp_exposed:
+ * hidden under at most 90 % of the backward and of itself). */
+static double exposed(const sc_plan *p, double red, double b) {
+  if (!p->overlap_grad_reduce) return red;
+  double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
+  return red - (red < window ? red : window);
+}
+
+/* What the reduction of every data-parallel group at once adds to the
+ * exposed time of one group alone (the step model's time of the stage's
+ * gradient all-reduce, topology included), s: the alone time x the
+ * fleet's factor, overlapped with the last backward as the step model
+ * does, less the alone time so overlapped. 0 without a topology or when
+ * the groups do not slow each other. */
+static double dp_extra(const eng *e, const fleet *f) {
+  const xg_group *g = NULL;
+  for (int i = 0; i < e->x->n_groups && !g; i++)
+    if (e->x->groups[i].kind == XG_GROUP_DP && e->x->groups[i].ranks > 1) g = &e->x->groups[i];
+  if (!g || f->factor <= 1) return 0;
+  grp gm = grp_make(&e->s->cluster, g);
+  double alone = grp_cost(e->net, e->s->cluster.gpu.sm_count, &gm, COLL_ALL_REDUCE, f->bytes,
+                          NULL);
+  eng_step k;
+  eng_step_of(e, &k);
+  double b = e->st[k.worst].b;
+  return exposed(&e->s->plan, alone * f->factor, b) - exposed(&e->s->plan, alone, b);
+}
+
+/* One collective's fleet factor, remembered. */
+typedef struct fmemo {
+  int group;
+  coll_op op;
+  double bytes, factor;
+} fmemo;
+
+/* What the comm_factor callback needs. */
+typedef struct fctx {
+  fleet_net *net;
+  const sc_scenario *s;
+  const xg *x;
+  fmemo *m;
+  int n, cap;
+  int rc;              /* the first failure */
+  sc_error err;
+} fctx;
+
+/* ev_opts.comm_factor: every group of the kind in the stage at once. */
+static double comm_factor(void *ud, int group, coll_op op, double bytes) {
+  fctx *f = ud;
+  for (int i = 0; i < f->n; i++)
+    if (f->m[i].group == group && f->m[i].op == op && f->m[i].bytes == bytes)
+      return f->m[i].factor;
+  const xg_group *g = &f->x->groups[group];
+  if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return 1;
+  fleet fl;
+  int rc = fleet_group(f->net, f->s, g, op, bytes, &fl, &f->err);
+  if (rc) {
+    f->rc = rc;
+    return 1;
+  }
+  if (vec_grow((void **)&f->m, &f->cap, f->n + 1L, sizeof *f->m)) {
+    f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
+    return 1;
+  }
+  f->m[f->n++] = (fmemo){group, op, bytes, fl.factor};
+  return fl.factor;
+}
+
+/* The event engine's step and critical path into r, the closed form's
+ * prediction; rates scale with the step. */
+static void adopt(sc_result *r, const ev_out *ev) {
+  double k = r->step_s / ev->step_s;
+  r->step_s = ev->step_s;
+  r->time = ev->time;
+  r->tokens_per_s *= k;
+  r->seq_per_s *= k;
+  r->tflops_per_gpu *= k;
+  r->mfu *= k;
+  r->mfu_lowp *= k;
+}
+
+/* Run the prepared engine e (the plan of job j) through the event
+ * engine into p and r. */
+static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_result *r,
+                     sc_event_pred *p, sc_error *err) {
+  eng_result(e, r);
+  p->closed_step = r->step_s;
+  p->s = *job_current(j);
+  const sc_cluster *c = &p->s.cluster;
+  ev_opts eo;
+  memset(&eo, 0, sizeof eo);
+  eo.fold = o ? o->fold : 1;
+  eo.spans = spans;
+  eo.straggler_gpu = c->straggler_slowdown > 0 ? c->straggler_gpu : -1;
+  eo.straggler = c->straggler_slowdown;
+  fctx fc = {0};
+  fc.s = &p->s, fc.x = e->x;
+  int rc = fleet_open(&p->s, &fc.net, err);
+  if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
+  eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
+  if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
+  if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
+  if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
+  mem_free(fc.m);
+  fleet_close(fc.net);
+  return rc;
+}
+
+int sc_job_predict_event(sc_job *j, const sc_plan *plan, const sc_event_opts *o, sc_result *r,
+                         sc_event_pred **out, sc_error *err) {
+  if (out) *out = NULL;
+  sc_event_pred *p = mem_calloc(1, sizeof *p);
+  if (!p) return sc_error_set(err, SC_ENOMEM, "out of memory for the event engine");
+  eng *e;
+  int rc = job_prepare(j, plan, &e, err);
+  if (rc == SC_OK) rc = run_event(j, e, o, o && o->trace && out, r, p, err);
+  rc = job_settle(j, rc, err);
+  if (rc == SC_OK) adopt(r, &p->ev);
+  if (rc != SC_OK || !out) sc_event_pred_free(p);
+  else *out = p;
+  return rc;
+}
+
+int sc_predict_event(const sc_scenario *s, const sc_event_opts *o, sc_result *r,
+                     sc_event_pred **out, sc_error *err) {
+  if (out) *out = NULL;
+  sc_scenario t = *s;
+  int rc = sc_scenario_resolve(&t, err);
+  if (rc != SC_OK) return rc;
+  sc_job *j;
+  if ((rc = sc_job_open(&t, &j, err)) != SC_OK) return rc;
+  rc = sc_job_predict_event(j, NULL, o, r, out, err);
+  sc_job_close(j);
+  return rc;
+}

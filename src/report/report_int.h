@@ -1,0 +1,16 @@
+/*
+ * report_int.h -- what the report files share beyond esc.h (module
+ * prefix: report_). Private to src/report/.
+ */
+#ifndef SC_REPORT_INT_H
+#define SC_REPORT_INT_H
+
+#include <stdio.h>
+
+#include "stepcast.h"
+
+/* The members of predict's JSON object from "{" to the last member, no
+ * closing brace (report.c), for documents that add members. */
+void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r);
+
+#endif

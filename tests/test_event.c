@@ -1,0 +1,345 @@
+/*
+ * test_event.c -- the event engine (src/engine/event.h): agreement with
+ * the closed form where it is exact, the critical path adding up to the
+ * step, folding, a straggler, bad what-ifs, and the trace.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "engine/event.h"
+#include "job/job.h"
+#include "stepcast.h"
+
+static sc_result closed(const sc_scenario *s) {
+  sc_result r;
+  sc_error e = {0};
+  cr_assert_eq(sc_predict(s, &r, &e), SC_OK, "sc_predict: %s", e.msg);
+  return r;
+}
+
+static sc_result event(const sc_scenario *s, int fold, sc_event_pred **p) {
+  sc_result r;
+  sc_error e = {0};
+  sc_event_opts o = {fold, p != NULL};
+  cr_assert_eq(sc_predict_event(s, &o, &r, p, &e), SC_OK, "sc_predict_event: %s", e.msg);
+  return r;
+}
+
+static double sum(const sc_breakdown *b) {
+  return b->compute + b->host + b->tp_comm + b->ep_comm + b->pp_comm + b->bubble +
+         b->dp_comm + b->optimizer + b->offload;
+}
+
+/* GPT-3 1.3B on 64 A100: tp 2, pp 4, dp 8. */
+static sc_scenario small(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                                            "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
+                                            "\"plan\": {\"tp\": 2, \"pp\": 4, "
+                                            "\"global_batch\": 256, \"micro_batch\": 2}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  return s;
+}
+
+Test(event, agrees_with_the_closed_form) {
+  struct {
+    const char *what;
+    int tp, pp, sched, vpp;
+  } cases[] = {{"tp2 pp4 1f1b", 2, 4, SC_SCHED_1F1B, 0},
+               {"tp8 pp1", 8, 1, SC_SCHED_1F1B, 0},
+               {"tp2 pp4 gpipe", 2, 4, SC_SCHED_GPIPE, 0},
+               {"tp2 pp2", 2, 2, SC_SCHED_1F1B, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    sc_scenario s = small();
+    s.plan.tp = cases[i].tp, s.plan.pp = cases[i].pp, s.plan.dp = 0;
+    s.plan.schedule = cases[i].sched;
+    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    double d = ev.step_s / c.step_s - 1;
+    cr_expect(fabs(d) < 0.02, "%s: event %g s, closed form %g s (%+.2f %%)", cases[i].what,
+              ev.step_s, c.step_s, 100 * d);
+    cr_expect(fabs(sum(&ev.time) - ev.step_s) < 1e-9 * ev.step_s,
+              "%s: critical path %g s != step %g s", cases[i].what, sum(&ev.time), ev.step_s);
+  }
+  /* the default scenario: GPT-3 175B on 1,024 A100 */
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.02, "default: event %g s, closed %g s",
+            ev.step_s, c.step_s);
+}
+
+Test(event, critical_path_parts_add_up_to_the_step) {
+  sc_scenario s = small();
+  sc_event_pred *p;
+  sc_result r = event(&s, 1, &p);
+  const ev_out *ev = event_pred_run(p);
+  double t = 0;
+  for (int i = 0; i < ev->n_path; i++) t += ev->path[i].seconds;
+  cr_expect(fabs(t - r.step_s) < 1e-9 * r.step_s, "path tasks %g s, step %g s", t, r.step_s);
+  cr_expect(fabs(sum(&r.time) - r.step_s) < 1e-9 * r.step_s, "breakdown %g s, step %g s",
+            sum(&r.time), r.step_s);
+  sc_event_pred_free(p);
+}
+
+Test(event, folding_on_and_off_give_the_same_step) {
+  sc_scenario s = small(); /* dp 8: unfolded runs 8 replicas of 4 stages */
+  sc_event_pred *p1, *p0;
+  sc_result a = event(&s, 1, &p1), b = event(&s, 0, &p0);
+  cr_expect_eq(event_pred_run(p1)->classes, 4);
+  cr_expect_eq(event_pred_run(p0)->classes, 32);
+  cr_expect(fabs(a.step_s - b.step_s) <= 1e-12 * a.step_s, "folded %.12g s, unfolded %.12g s",
+            a.step_s, b.step_s);
+  /* with a straggler too: folded (2 replicas) and unfolded (8) agree */
+  s.cluster.straggler_gpu = 37;
+  s.cluster.straggler_slowdown = 0.3;
+  sc_result c = event(&s, 1, NULL), d = event(&s, 0, NULL);
+  cr_expect(fabs(c.step_s - d.step_s) <= 1e-12 * c.step_s,
+            "straggler: folded %.12g s, unfolded %.12g s", c.step_s, d.step_s);
+  sc_event_pred_free(p1), sc_event_pred_free(p0);
+}
+
+Test(event, a_straggler_grows_the_step_by_its_delay_on_the_critical_path) {
+  /* no pipeline and no host-bound gaps (a launch gap would absorb part of
+   * a slower kernel): the straggler's replica computes 1.2 times longer
+   * and the others wait for it at the gradient reduction, so the step
+   * grows by 0.2 x the compute on the critical path */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.tp = 8, s.plan.dp = 0;
+  s.plan.framework_eager = 0;
+  sc_result a = event(&s, 1, NULL);
+  s.cluster.straggler_gpu = 17;
+  s.cluster.straggler_slowdown = 0.2;
+  sc_result b = event(&s, 1, NULL);
+  double want = 0.2 * a.time.compute, got = b.step_s - a.step_s;
+  cr_expect(fabs(got - want) < 0.01 * want, "grew %g s, 0.2 x compute %g s = %g s", got,
+            a.time.compute, want);
+  cr_expect(fabs(b.time.compute - 1.2 * a.time.compute) < 1e-3 * b.time.compute,
+            "compute on the path %g s, 1.2 x %g s", b.time.compute, a.time.compute);
+  /* with a pipeline, a straggler in stage 1 of 4 at +50 % makes that
+   * stage (of its replica) the slowest, the pace of its pipeline, and the
+   * other replicas wait for it at the reduction: the step grows (here
+   * 0.619 -> 0.690 s; the path's compute is stage 1's at 1.5 x, about
+   * the heavier last stage's before) and so does the fill/drain */
+  sc_scenario q = small();
+  q.plan.framework_eager = 0;
+  sc_result c = event(&q, 1, NULL);
+  q.cluster.straggler_gpu = 20; /* stage 1 (GPUs 16..31) */
+  q.cluster.straggler_slowdown = 0.5;
+  sc_result d = event(&q, 1, NULL);
+  cr_expect(d.step_s > 1.08 * c.step_s, "pipeline: step %g -> %g s", c.step_s, d.step_s);
+  cr_expect(d.time.bubble > c.time.bubble, "pipeline: bubble %g -> %g s", c.time.bubble,
+            d.time.bubble);
+}
+
+Test(event, a_straggler_on_a_missing_gpu_is_an_input_error) {
+  sc_scenario s = small();
+  s.cluster.straggler_gpu = 64;
+  s.cluster.straggler_slowdown = 0.1;
+  sc_result r;
+  sc_error e = {0};
+  sc_event_opts o = {1, 0};
+  cr_expect_eq(sc_predict_event(&s, &o, &r, NULL, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "cluster.straggler_gpu") && strstr(e.msg, "0..63"), "%s", e.msg);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd,
+           "%s predict --engine event --set cluster.straggler_gpu=5000 "
+           "--set cluster.straggler_slowdown=0.1 >/dev/null 2>&1",
+           SC_CLI_PATH);
+  int st = system(cmd);
+  cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit status %d", st);
+}
+
+Test(event, the_trace_parses_and_shows_every_stream) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.dp = 0;
+  s.plan.pp = 4, s.plan.tp = 8, s.plan.global_batch = 64;
+  sc_event_pred *p;
+  sc_result r = event(&s, 1, &p);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  sc_report_event_trace(f, &s, p);
+  fclose(f);
+  json_error_t je;
+  json_t *root = json_loads(buf, 0, &je);
+  cr_assert(root, "trace does not parse: line %d: %s", je.line, je.text);
+  json_t *evs = json_object_get(root, "traceEvents");
+  cr_assert(json_is_array(evs));
+  const char *want[] = {"compute", "TP (tensor parallel)", "CP (context parallel)",
+                        "EP (expert parallel)", "MP (re-layout)", "PP (pipeline send/recv)",
+                        "DP (data parallel)", "offload (host copies)"};
+  int named[8] = {0}, used[8] = {0};
+  double end = 0, path = 0, path_end = 0;
+  int contiguous = 1;
+  size_t i;
+  json_t *e;
+  json_array_foreach(evs, i, e) {
+    const char *ph = json_string_value(json_object_get(e, "ph"));
+    int tid = (int)json_integer_value(json_object_get(e, "tid"));
+    if (!strcmp(ph, "M") && !strcmp(json_string_value(json_object_get(e, "name")), "thread_name")) {
+      const char *nm = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+      if (!strcmp(nm, "critical path")) continue; /* the path's own process */
+      cr_assert(tid >= 0 && tid < 8 && !strcmp(nm, want[tid]), "thread %d named %s", tid, nm);
+      named[tid]++;
+    }
+    if (!strcmp(ph, "X") && !strcmp(json_string_value(json_object_get(e, "cat")), "critical path")) {
+      double ts = json_number_value(json_object_get(e, "ts")) / 1e6;
+      double dur = json_number_value(json_object_get(e, "dur")) / 1e6;
+      contiguous &= fabs(ts - path_end) < 1e-6 * (1 + ts); /* 1 ns of rounding (3 decimals, us) */
+      path += dur;
+      path_end = ts + dur;
+      continue;
+    }
+    if (!strcmp(ph, "X")) {
+      used[tid]++;
+      double t = (json_number_value(json_object_get(e, "ts")) +
+                  json_number_value(json_object_get(e, "dur"))) / 1e6;
+      if (t > end) end = t;
+    }
+  }
+  for (int k = 0; k < 8; k++) cr_expect_eq(named[k], 4, "stream %s named %d times", want[k], named[k]);
+  /* the critical path's pieces run end to end from 0 to the step */
+  cr_expect(contiguous, "the critical path has gaps");
+  cr_expect(fabs(path - r.step_s) < 1e-6 * r.step_s, "critical path %g s, step %g s", path,
+            r.step_s);
+  int spans[] = {0, 1, 5, 6}; /* compute, TP, PP, DP carry work in this plan */
+  for (int k = 0; k < 4; k++) cr_expect(used[spans[k]] > 0, "no span on %s", want[spans[k]]);
+  cr_expect(fabs(end - r.step_s) < 1e-6 * r.step_s + 1e-6, "trace ends at %g s, step %g s",
+            end, r.step_s);
+  cr_expect(json_is_array(json_object_get(json_object_get(root, "otherData"), "critical_path")));
+  json_decref(root);
+  free(buf);
+  sc_event_pred_free(p);
+}
+
+/* GPT-3 1.3B on 64 single-GPU hosts of a 3-level fat-tree, tp 2: two
+ * data-parallel groups of 32 reduce at once. */
+static sc_scenario on_fat_tree(int oversub) {
+  sc_scenario s = small();
+  s.plan.tp = 2, s.plan.pp = 1, s.plan.dp = 0;
+  s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology,
+           "fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=%d", oversub);
+  return s;
+}
+
+Test(event, an_oversubscribed_fat_tree_slows_the_data_parallel_reduction) {
+  sc_scenario a = on_fat_tree(1), b = on_fat_tree(4);
+  sc_result ra = event(&a, 1, NULL), rb = event(&b, 1, NULL);
+  /* 4:1 leaf uplinks: the rings between leaves run at a quarter */
+  cr_expect(rb.time.dp_comm > 3 * ra.time.dp_comm, "dp on the path: %g s -> %g s",
+            ra.time.dp_comm, rb.time.dp_comm);
+  cr_expect(rb.step_s > ra.step_s, "step %g -> %g s", ra.step_s, rb.step_s);
+  /* and more than the closed form sees for one group alone on it */
+  sc_result cb = closed(&b);
+  cr_expect(rb.time.dp_comm > cb.time.dp_comm, "event dp %g s, closed form %g s",
+            rb.time.dp_comm, cb.time.dp_comm);
+}
+
+Test(event, link_what_ifs) {
+  sc_scenario s = on_fat_tree(1);
+  s.plan.overlap_grad_reduce = 0; /* the whole reduction on the path */
+  sc_result base = event(&s, 1, NULL);
+  /* a quarter of the bandwidth on every uplink of leaf 0 */
+  snprintf(s.cluster.link_degrade, sizeof s.cluster.link_degrade,
+           "leaf0-p0.agg0:0.25,leaf0-p0.agg1:0.25,leaf0-p0.agg2:0.25,leaf0-p0.agg3:0.25");
+  sc_result slow = event(&s, 1, NULL);
+  cr_expect(slow.time.dp_comm > base.time.dp_comm && slow.step_s > base.step_s,
+            "degraded: dp %g -> %g s, step %g -> %g s", base.time.dp_comm, slow.time.dp_comm,
+            base.step_s, slow.step_s);
+  /* the closed form sees it too (the collectives on the topology) */
+  sc_scenario s0 = on_fat_tree(1);
+  s0.plan.overlap_grad_reduce = 0;
+  sc_result c0 = closed(&s0), c1 = closed(&s);
+  cr_expect(c1.time.dp_comm > 1.5 * c0.time.dp_comm, "closed form: dp %g -> %g s",
+            c0.time.dp_comm, c1.time.dp_comm);
+  /* a failed uplink is routed around */
+  s.cluster.link_degrade[0] = 0;
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "leaf0-p0.agg0");
+  sc_result around = event(&s, 1, NULL);
+  cr_expect(around.step_s >= base.step_s * 0.999, "failed uplink: %g -> %g s", base.step_s,
+            around.step_s);
+  /* failing a host's only cable disconnects the job: an input error */
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "gpu5-leaf1");
+  sc_result r;
+  sc_error e = {0};
+  sc_event_opts o = {1, 0};
+  cr_expect_eq(sc_predict_event(&s, &o, &r, NULL, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "cluster.link_fail") && strstr(e.msg, "disconnected"), "%s", e.msg);
+  /* a cable that does not exist */
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "gpu5-leaf9");
+  cr_expect_eq(sc_predict_event(&s, &o, &r, NULL, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "no cable 'gpu5-leaf9'"), "%s", e.msg);
+}
+
+Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
+  /* Mixtral 8x7B on 64 single-GPU hosts, ep 8: eight expert groups of
+   * eight hosts (two leaves each) exchange tokens at once; with 4:1 leaf
+   * uplinks their all-to-alls share them, which one group alone (the
+   * closed form's view) does not see */
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  cr_assert_eq(sc_scenario_load_string(
+                   &s,
+                   "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+                   "\"gpus\": 64, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+                   "\"fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=4\"}, \"plan\": {\"tp\": 1, "
+                   "\"pp\": 1, \"ep\": 8, \"global_batch\": 256}}",
+                   "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(ev.time.ep_comm > 1.3 * c.time.ep_comm, "expert all-to-all: event %g s, closed %g s",
+            ev.time.ep_comm, c.time.ep_comm);
+  /* non-blocking: they still collide on the hashed up-links, less */
+  snprintf(s.cluster.topology, sizeof s.cluster.topology,
+           "fat_tree:hosts=64,radix=8,levels=3,bw=25");
+  sc_result c1 = closed(&s), ev1 = event(&s, 1, NULL);
+  cr_expect(ev1.time.ep_comm / c1.time.ep_comm < ev.time.ep_comm / c.time.ep_comm,
+            "non-blocking %g / %g, 4:1 %g / %g", ev1.time.ep_comm, c1.time.ep_comm,
+            ev.time.ep_comm, c.time.ep_comm);
+}
+
+Test(event, a_job_predicts_several_plans_as_the_one_call_does) {
+  sc_scenario s = small();
+  sc_job *j;
+  sc_error e = {0};
+  cr_assert_eq(sc_job_open(&s, &j, &e), SC_OK, "%s", e.msg);
+  int pps[] = {4, 2, 1};
+  for (int i = 0; i < 3; i++) {
+    sc_plan p = s.plan;
+    p.pp = pps[i], p.dp = 0;
+    sc_result a, b;
+    sc_event_opts o = {1, 0};
+    cr_assert_eq(sc_job_predict_event(j, &p, &o, &a, NULL, &e), SC_OK, "%s", e.msg);
+    sc_scenario t = s;
+    t.plan = p;
+    b = event(&t, 1, NULL);
+    cr_expect(a.step_s == b.step_s, "pp %d: job %.12g s, one call %.12g s", pps[i], a.step_s,
+              b.step_s);
+  }
+  sc_job_close(j);
+}
+
+Test(event, activation_offload_is_on_the_path_as_in_the_closed_form) {
+  sc_scenario s = small();
+  s.plan.offload_layers = 2;
+  s.plan.pp = 1, s.plan.tp = 8, s.plan.dp = 0;
+  s.plan.recompute = SC_RECOMP_NONE;
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(c.time.offload > 0, "closed form offload %g s", c.time.offload);
+  cr_expect(fabs(ev.time.offload - c.time.offload) <= 0.02 * c.time.offload + 1e-9,
+            "offload on the path %g s, closed form %g s", ev.time.offload, c.time.offload);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.02, "event %g s, closed %g s", ev.step_s,
+            c.step_s);
+  cr_expect(fabs(sum(&ev.time) - ev.step_s) < 1e-9 * ev.step_s);
+}

@@ -1,0 +1,114 @@
+/*
+ * test_ncoll.c -- collectives as NCCL runs them on a topology (net/ncoll):
+ * alone on the reference fabric they take the closed form's time; a
+ * slower NIC, an oversubscribed fat-tree and a second collective on the
+ * same links slow them by what the flow engine sees.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "coll/sched.h"
+#include "net/flow.h"
+#include "net/ncoll.h"
+#include "net/route.h"
+#include "net/topo_gen.h"
+
+/* 2 x 8 H100: NVLink 4 (450 GB/s per GPU per direction), 400 Gb/s NICs. */
+static const coll_group h100x16 = {16, 8, 90, 450e9, 50e9, 0, 0, 0};
+
+static double on_topo(const char *spec, coll_op op, double bytes, const coll_group *g) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen(spec, &t, &e), SC_OK, "%s: %s", spec, e.msg);
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  double s = -1;
+  cr_assert_eq(ncoll_time(t, rt, op, bytes, g, t->gpus, NULL, NULL, &s, NULL, &e), SC_OK,
+               "%s", e.msg);
+  route_free(rt);
+  topo_free(t);
+  return s;
+}
+
+Test(ncoll, alone_on_the_reference_fabric_is_the_closed_form) {
+  coll_op ops[] = {COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_ALL_TO_ALL,
+                   COLL_BROADCAST,  COLL_SEND_RECV};
+  double sizes[] = {1024, 1 << 20, 1 << 28, 1 << 30};
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 4; k++) {
+      double want = coll_nccl_time(ops[i], sizes[k], &h100x16).time;
+      double got = on_topo("rail:nodes=2,gpus=8,nvlink=450,nic=400", ops[i], sizes[k],
+                           &h100x16);
+      cr_expect(fabs(got - want) <= 0.05 * want, "%s %g B: topology %g s, closed form %g s",
+                coll_op_name(ops[i]), sizes[k], got, want);
+    }
+}
+
+Test(ncoll, all_reduce_bus_bandwidth_on_2x8_h100_rails) {
+  /* the case: a flat ring gave 49.8 GB/s; NCCL's rails ~350 */
+  double b = 1 << 30;
+  double s = on_topo("rail:nodes=2,gpus=8,nvlink=450,nic=400", COLL_ALL_REDUCE, b, &h100x16);
+  double busbw = b / s * coll_busbw_factor(COLL_ALL_REDUCE, 16) / 1e9;
+  cr_expect(busbw > 300 && busbw < 400, "busbw %g GB/s", busbw);
+}
+
+Test(ncoll, half_the_nic_bandwidth_doubles_the_bandwidth_part) {
+  double b = 1 << 30;
+  double fast = on_topo("rail:nodes=2,gpus=8,nvlink=450,nic=400", COLL_ALL_REDUCE, b, &h100x16);
+  double slow = on_topo("rail:nodes=2,gpus=8,nvlink=450,nic=200", COLL_ALL_REDUCE, b, &h100x16);
+  cr_expect(slow > 1.9 * fast && slow < 2.05 * fast, "nic 400: %g s, nic 200: %g s", fast,
+            slow);
+}
+
+Test(ncoll, oversubscribed_fat_tree_slows_the_reduction) {
+  /* 64 GPUs one per host, all-reduce across all of them: every ring hop
+   * between leaves crosses the leaf uplinks, which oversub=4 quarters */
+  coll_group g = {64, 1, 80, 0, 25e9, 0, 0, 0};
+  double b = 1 << 28;
+  double full = on_topo("fat_tree:hosts=64,radix=8,levels=3,bw=25", COLL_ALL_REDUCE, b, &g);
+  double over =
+      on_topo("fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=4", COLL_ALL_REDUCE, b, &g);
+  cr_expect(over > 1.5 * full, "non-blocking %g s, oversubscribed 4:1 %g s", full, over);
+}
+
+/* A dumbbell: GPUs a0, b0 on switch s0, a1, b1 on switch s1, the two
+ * switches joined by one 10 GB/s cable, 100 GB/s host links. */
+static topo *dumbbell(void) {
+  topo *t = topo_new("dumbbell");
+  int a0 = topo_add_node(t, "a0", TOPO_GPU), b0 = topo_add_node(t, "b0", TOPO_GPU);
+  int a1 = topo_add_node(t, "a1", TOPO_GPU), b1 = topo_add_node(t, "b1", TOPO_GPU);
+  int s0 = topo_add_node(t, "s0", TOPO_SWITCH), s1 = topo_add_node(t, "s1", TOPO_SWITCH);
+  topo_add_duplex(t, a0, s0, 100e9, 1e-6), topo_add_duplex(t, b0, s0, 100e9, 1e-6);
+  topo_add_duplex(t, a1, s1, 100e9, 1e-6), topo_add_duplex(t, b1, s1, 100e9, 1e-6);
+  topo_add_duplex(t, s0, s1, 10e9, 1e-6);
+  sc_error e = {0};
+  cr_assert_eq(topo_finalize(t, &e), SC_OK, "%s", e.msg);
+  return t;
+}
+
+Test(ncoll, two_collectives_sharing_a_link_each_get_half) {
+  /* all-reduce of group A (a0, a1) alone, then beside the same
+   * all-reduce of group B (b0, b1): both cross the s0-s1 cable, so while
+   * they overlap each runs at half its alone bandwidth */
+  topo *t = dumbbell();
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  sc_error e = {0};
+  double b = 1e9;
+  sched a, both;
+  sched_init(&a), sched_init(&both);
+  cr_assert_eq(ncoll_schedule(&a, COLL_ALL_REDUCE, b, 2, 1), 0);
+  cr_assert_eq(sched_begin(&both, 2), 0); /* 2(n-1) ring steps, n = 2 */
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(sched_add(&both, i, 1 - i, b / 2), 0);         /* group A */
+    cr_assert_eq(sched_add(&both, 2 + i, 2 + (1 - i), b / 2), 0); /* group B */
+  }
+  int alone_node[2] = {0, 2}, node[4] = {0, 2, 1, 3}; /* a0 a1 | b0 b1 */
+  flow_stats s1, s2;
+  cr_assert_eq(flow_run(t, rt, &a, alone_node, &s1, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(flow_run(t, rt, &both, node, &s2, &e), SC_OK, "%s", e.msg);
+  /* alone: 2 steps of b/2 at 10 GB/s (plus 3 us of path latency each) */
+  cr_expect(fabs(s1.time - 2 * (b / 2 / 10e9 + 3e-6)) < 1e-6, "alone %g s", s1.time);
+  cr_expect(fabs(s2.time - 2 * (b / 2 / 5e9 + 3e-6)) < 1e-6, "sharing %g s", s2.time);
+  sched_free(&a), sched_free(&both);
+  route_free(rt);
+  topo_free(t);
+}

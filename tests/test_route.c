@@ -1,0 +1,83 @@
+/*
+ * test_route.c -- routes from per-source hop counts (net/route.h): every
+ * path is a shortest chain of links from its source to its destination,
+ * a pair gets the same path whether its source has its own hop counts or
+ * shares the lazy search, and memory grows with the sources, not the
+ * pairs.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "net/route.h"
+#include "net/topo_gen.h"
+
+static topo *gen(const char *spec) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen(spec, &t, &e), SC_OK, "%s: %s", spec, e.msg);
+  return t;
+}
+
+Test(route, paths_are_shortest_chains) {
+  topo *t = gen("fat_tree:hosts=64,radix=8,levels=3");
+  route_table *r = route_new(t, ROUTE_ECMP);
+  for (int i = 0; i < t->n_gpus; i++)
+    for (int j = 0; j < t->n_gpus; j++) {
+      int a = t->gpus[i], b = t->gpus[j];
+      const int *p;
+      int n;
+      cr_assert_eq(route_path(r, a, b, &p, &n), 0);
+      cr_assert_eq(n, route_len(r, a, b));
+      int v = a;
+      for (int k = 0; k < n; k++) {
+        cr_assert_eq(t->links[p[k]].src, v, "%d -> %d: link %d does not start at %d", a, b, k, v);
+        v = t->links[p[k]].dst;
+      }
+      cr_assert_eq(v, b);
+      /* same leaf: 2 links; same pod: 4; else 6 */
+      cr_assert(n == 0 || n == 2 || n == 4 || n == 6, "%d -> %d: %d links", a, b, n);
+    }
+  route_free(r);
+  topo_free(t);
+}
+
+Test(route, a_pair_gets_the_same_path_either_way) {
+  topo *t = gen("fat_tree:hosts=64,radix=8,levels=3");
+  /* table 1 asks each source for one destination only (the lazy search);
+   * table 2 asks every pair first (every source gets its own array) */
+  route_table *lazy = route_new(t, ROUTE_ECMP), *full = route_new(t, ROUTE_ECMP);
+  int saved[64][8];
+  int len[64];
+  for (int i = 0; i < 64; i++) {
+    const int *p;
+    cr_assert_eq(route_path(lazy, t->gpus[i], t->gpus[(i * 37 + 11) % 64], &p, &len[i]), 0);
+    memcpy(saved[i], p, sizeof *p * (size_t)len[i]);
+  }
+  for (int i = 0; i < 64; i++)
+    for (int j = 0; j < 64; j++) {
+      const int *p;
+      int n;
+      cr_assert_eq(route_path(full, t->gpus[i], t->gpus[j], &p, &n), 0);
+    }
+  for (int i = 0; i < 64; i++) {
+    const int *p;
+    int n;
+    cr_assert_eq(route_path(full, t->gpus[i], t->gpus[(i * 37 + 11) % 64], &p, &n), 0);
+    cr_expect(n == len[i] && !memcmp(p, saved[i], sizeof *p * (size_t)n), "pair %d differs", i);
+  }
+  route_free(lazy), route_free(full);
+  topo_free(t);
+}
+
+Test(route, memory_grows_with_the_sources_not_the_pairs) {
+  topo *t = gen("fat_tree:hosts=1024,radix=32,levels=3");
+  route_table *r = route_new(t, ROUTE_ECMP);
+  for (int i = 0; i < t->n_gpus; i++)
+    for (int j = 0; j < t->n_gpus; j++) cr_assert_geq(route_len(r, t->gpus[i], t->gpus[j]), 0);
+  /* a byte per node per source plus the search's state: about 1.5 MB
+   * (a cache of the 1,047,552 paths took 67 MB) */
+  size_t per = (size_t)t->n_nodes;
+  cr_expect(route_bytes(r) < (size_t)t->n_gpus * per + 64 * per, "%zu bytes", route_bytes(r));
+  route_free(r);
+  topo_free(t);
+}

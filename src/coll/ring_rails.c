@@ -53,8 +53,8 @@ static double closed_half(const sched_params *p) {
   return (p->n - 1) * (p->alpha + p->bytes / p->n / rings(p) / p->bw);
 }
 
-const coll_alg coll_alg_allreduce_rails = {"rails", COLL_ALL_REDUCE, build_ar, closed_ar, 0};
+const coll_alg coll_alg_allreduce_rails = {"rails", COLL_ALL_REDUCE, build_ar, closed_ar, 0, 0};
 const coll_alg coll_alg_reduce_scatter_rails = {"rails", COLL_REDUCE_SCATTER, build_half,
-                                                closed_half, 0};
-const coll_alg coll_alg_all_gather_rails = {"rails", COLL_ALL_GATHER, build_half, closed_half,
+                                                closed_half, 0, 0};
+const coll_alg coll_alg_all_gather_rails = {"rails", COLL_ALL_GATHER, build_half, closed_half, 0,
                                             0};

@@ -541,7 +541,7 @@ typedef struct sc_candidate {
   int pareto;            /* 1 = on the time-vs-memory Pareto front of the
                             plans returned (no other is both faster and
                             smaller) */
-  double timeline_s;     /* re-ranked: the event engine's step, s; else 0 */
+  double event_s;        /* re-ranked: the event engine's step, s; else 0 */
 } sc_candidate;
 
 /* Why a search ended. */
@@ -561,7 +561,7 @@ typedef struct sc_search_stats {
   long total;            /* plans in the space (within max_plans) */
   int threads;           /* threads used */
   int stopped;           /* SC_SEARCH_COMPLETE, _BUDGET or _INTERRUPTED */
-  int reranked;          /* 1 = best[] is ordered by timeline_s (the event
+  int reranked;          /* 1 = best[] is ordered by event_s (the event
                             engine), 0 = by the closed form's step_s */
   double seconds;        /* wall time of the search */
   int has_closest;       /* 1 when no plan fits and closest is set */

@@ -334,8 +334,9 @@ Test(search, succeeds_on_the_default_and_llama3_405b_16384_h100) {
   cr_assert_gt(best[0].result.mfu, 0.25, "best MFU %g", best[0].result.mfu);
 }
 
-/* --rerank: the same plans, each with its timeline's step, in that order. */
-Test(search, rerank_orders_the_top_k_by_the_timeline) {
+/* --rerank: the same plans, each with the event engine's step, in that
+ * order. */
+Test(search, rerank_orders_the_top_k_by_the_event_engine) {
   sc_scenario s;
   sc_scenario_default(&s);
   sc_search_opts o;
@@ -356,13 +357,10 @@ Test(search, rerank_orders_the_top_k_by_the_timeline) {
     cr_assert(found >= 1, "re-ranked plan %d is not among the closed form's top %d", i, K);
     sc_scenario t = s;
     t.plan = b[i].plan;
-    sc_span *spans;
-    size_t n;
-    double tl;
-    cr_assert_eq(sc_timeline(&t, &spans, &n, &tl, &err), SC_OK, "%s", err.msg);
-    free(spans);
-    cr_assert(tl == b[i].timeline_s, "plan %d: timeline %.9g, search says %.9g", i, tl,
-              b[i].timeline_s);
-    if (i) cr_assert(b[i - 1].timeline_s <= b[i].timeline_s, "not in timeline order at %d", i);
+    sc_result r;
+    cr_assert_eq(sc_predict_event(&t, NULL, &r, NULL, &err), SC_OK, "%s", err.msg);
+    cr_assert(r.step_s == b[i].event_s, "plan %d: event engine %.9g, search says %.9g", i,
+              r.step_s, b[i].event_s);
+    if (i) cr_assert(b[i - 1].event_s <= b[i].event_s, "not in the event engine's order at %d", i);
   }
 }

@@ -400,7 +400,7 @@ static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate
   sc_scenario t = *s;
   t.plan = c->plan;
   fprintf(out, "{\"rank\": %d, \"pareto_front\": %s, ", rank, c->pareto ? "true" : "false");
-  if (c->timeline_s > 0) fprintf(out, "\"timeline_step_s\": %.6g, ", c->timeline_s);
+  if (c->event_s > 0) fprintf(out, "\"event_step_s\": %.6g, ", c->event_s);
   pred_json_fields(out, &t, &c->result, 0);
   fputc('}', out);
 }
@@ -413,7 +413,7 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", \"ranked_by\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",
           s->plan.global_batch, st->total, st->tried, st->valid, st->fit,
-          st->pruned, stop_name(st->stopped), st->reranked ? "timeline" : "closed_form",
+          st->pruned, stop_name(st->stopped), st->reranked ? "event" : "closed_form",
           st->seconds);
   for (int i = 0; i < n; i++) {
     fputs(i ? ",\n  " : "\n  ", out);
@@ -449,7 +449,7 @@ static void search_row(FILE *out, const sc_candidate *c, int rank) {
           r_txt, c->pareto ? '*' : ' ', p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
           p->micro_batch, p->zero, recomp_name(p->recompute), r->step_s, r->tokens_per_s,
           100 * r->mfu, r->mem.total / GIB);
-  if (c->timeline_s > 0) fprintf(out, " %12.3f", c->timeline_s);
+  if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
   fprintf(out, "%s\n", r->mem.fits ? "" : "  does not fit");
 }
 
@@ -485,10 +485,10 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
     fprintf(out, "stopped (%s) after %ld of %ld plans: the best so far\n", stop_name(st->stopped),
             st->tried, st->total);
   fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
-          st->reranked ? "re-ranked by the event engine (timeline s: the simulated schedule)"
+          st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
                        : "ranked by the closed-form engine");
   fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s\n",
-          st->reranked ? "  timeline s" : "");
+          st->reranked ? "     event s" : "");
   for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1);
   if (n == 0 && st->has_closest) search_closest(out, &st->closest);
   else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");

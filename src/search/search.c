@@ -160,7 +160,7 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
   c.plan = job_current(job)->plan;
   c.result = *r;
   c.pareto = 0;
-  c.timeline_s = 0;
+  c.event_s = 0;
   topk_add(top, &c, i);
 }
 
@@ -380,7 +380,7 @@ static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_
   if (rc != SC_OK) return rc;
   st->closest.plan = job_current(ws[0].job)->plan;
   st->closest.pareto = 0;
-  st->closest.timeline_s = 0;
+  st->closest.event_s = 0;
   st->has_closest = 1;
   return SC_OK;
 }
@@ -444,13 +444,13 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
 /* Re-rank the top k by the event engine: each plan's timeline on job. */
 static int rerank(sc_job *job, topk *t, sc_error *err) {
   for (int i = 0; i < t->n; i++) {
-    sc_span *spans = NULL;
-    size_t n;
-    int rc = sc_job_timeline(job, &t->c[i].plan, &spans, &n, &t->c[i].timeline_s, err);
-    mem_free(spans);
+    sc_event_opts eo = {1, 0}; /* folded, no spans kept */
+    sc_result r;
+    int rc = sc_job_predict_event(job, &t->c[i].plan, &eo, &r, NULL, err);
     if (rc != SC_OK) return rc;
+    t->c[i].event_s = r.step_s;
   }
-  topk_by_timeline(t);
+  topk_by_event(t);
   return SC_OK;
 }
 

@@ -51,7 +51,7 @@ void topk_merge(topk *dst, const topk *src) {
   for (int i = 0; i < src->n; i++) topk_add(dst, &src->c[i], src->idx[i]);
 }
 
-void topk_by_timeline(topk *t) {
+void topk_by_event(topk *t) {
   /* insertion sort: at most a thousand plans, nearly in order already */
   for (int i = 1; i < t->n; i++) {
     sc_candidate c = t->c[i];
@@ -59,7 +59,7 @@ void topk_by_timeline(topk *t) {
     int j = i;
     for (; j > 0; j--) {
       const sc_candidate *p = &t->c[j - 1];
-      int before = c.timeline_s != p->timeline_s     ? c.timeline_s < p->timeline_s
+      int before = c.event_s != p->event_s     ? c.event_s < p->event_s
                    : c.result.mem.total != p->result.mem.total ? c.result.mem.total < p->result.mem.total
                                                                 : idx < t->idx[j - 1];
       if (!before) break;

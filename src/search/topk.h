@@ -33,9 +33,9 @@ void topk_add(topk *t, const sc_candidate *c, long idx);
 /* Add every candidate of src to dst. */
 void topk_merge(topk *dst, const topk *src);
 
-/* Re-order t by timeline_s (then memory, then space index): the top k
+/* Re-order t by event_s (then memory, then space index): the top k
  * re-ranked by the event engine. */
-void topk_by_timeline(topk *t);
+void topk_by_event(topk *t);
 
 /* Mark each candidate on the time-vs-memory Pareto front of t's plans. */
 void topk_pareto(topk *t);

@@ -2,7 +2,7 @@
 # Run every test: the Criterion suites and CLI checks under CTest in a
 # normal build and in an AddressSanitizer + UndefinedBehaviorSanitizer
 # build, the fuzzers for a bounded time, and the validation summary.
-# Environment: FUZZ_SECONDS (default 60 per target), SC_MPI_TESTS=0 skips
+# Environment: FUZZ_SECONDS (default 30 per target), SC_MPI_TESTS=0 skips
 # the MPI build and its check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,8 +43,8 @@ if command -v clang >/dev/null; then
     dict=fuzz/${name#fuzz_}.dict
     dict_arg=()
     [ -f "$dict" ] && dict_arg=(-dict="$dict")
-    echo "-- $name for ${FUZZ_SECONDS:-60} s"
-    "$f" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+    echo "-- $name for ${FUZZ_SECONDS:-30} s"
+    "$f" -max_total_time="${FUZZ_SECONDS:-30}" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
       "${dict_arg[@]}" "$work" > "$work.log" 2>&1 || { tail -n 40 "$work.log"; exit 1; }
     tail -n 2 "$work.log"
     rm -f "$work.log"

@@ -74,10 +74,36 @@ Test(route, memory_grows_with_the_sources_not_the_pairs) {
   route_table *r = route_new(t, ROUTE_ECMP);
   for (int i = 0; i < t->n_gpus; i++)
     for (int j = 0; j < t->n_gpus; j++) cr_assert_geq(route_len(r, t->gpus[i], t->gpus[j]), 0);
-  /* a byte per node per source plus the search's state: about 1.5 MB
-   * (a cache of the 1,047,552 paths took 67 MB) */
-  size_t per = (size_t)t->n_nodes;
-  cr_expect(route_bytes(r) < (size_t)t->n_gpus * per + 64 * per, "%zu bytes", route_bytes(r));
+  /* a byte per node per source plus the search's state, and the paths
+   * of the first few destinations of each source, asked before it got
+   * its hop counts (at most 8 per source, 6 links each, slots of 24 bytes
+   * at most half full, arrays grown by doubling): about 2.5 MB (a cache
+   * of the 1,047,552 paths took 67 MB) */
+  size_t per = (size_t)t->n_nodes, memo = (size_t)t->n_gpus * 8 * (6 * 4 + 2 * 24) * 2;
+  cr_expect(route_bytes(r) < (size_t)t->n_gpus * per + 64 * per + memo, "%zu bytes",
+            route_bytes(r));
   route_free(r);
+  topo_free(t);
+}
+
+/* A lazily searched pair's path is remembered: asked again (as a search's
+ * flow runs ask the same ring), the same links, and route_len agrees. */
+Test(route, remembered_paths_are_the_paths) {
+  topo *t = gen("fat_tree:hosts=64,radix=8,levels=3");
+  route_table *r = route_new(t, ROUTE_ECMP), *fresh = route_new(t, ROUTE_ECMP);
+  for (int rep = 0; rep < 3; rep++)
+    for (int i = 0; i < t->n_gpus; i++) {
+      int a = t->gpus[i], b = t->gpus[(i + 9) % t->n_gpus];
+      const int *p, *q;
+      int n, m;
+      cr_assert_eq(route_path(r, a, b, &p, &n), 0);
+      int saved[64];
+      cr_assert(n <= 64);
+      memcpy(saved, p, sizeof *p * (size_t)n);
+      cr_assert_eq(route_len(r, a, b), n);
+      cr_assert_eq(route_path(fresh, a, b, &q, &m), 0);
+      cr_assert(m == n && !memcmp(q, saved, sizeof *q * (size_t)n), "pair %d rep %d", i, rep);
+    }
+  route_free(r), route_free(fresh);
   topo_free(t);
 }

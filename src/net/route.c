@@ -26,6 +26,18 @@
 /* Destinations asked of one source before it gets its own array. */
 #define ROUTE_KEEP 8
 
+/* Paths found by the lazy search are remembered per pair, up to this
+ * many links in all (16 MB): a table asked for the same ring again and
+ * again (a search's flow runs) walks each pair once. */
+#define ROUTE_MEMO_LINKS (4L << 20)
+
+/* One remembered path: links memo_links[off .. off + len). */
+typedef struct route_memo {
+  long key;   /* src * n_nodes + dst + 1; 0 = empty slot */
+  long off;
+  int len;
+} route_memo;
+
 struct route_table {
   const topo *t;
   route_policy policy;
@@ -41,6 +53,11 @@ struct route_table {
   int *queue;            /* BFS, n_nodes */
   int *scratch;          /* one path, reversed, n_nodes */
   int *path;             /* the last path returned, n_nodes */
+  /* paths of lazily searched pairs (owned; grown to ROUTE_MEMO_LINKS) */
+  route_memo *memo;      /* open addressing, cap_memo slots (power of 2) */
+  long n_memo, cap_memo;
+  int *memo_links;
+  long n_links, cap_links;
 };
 
 route_table *route_new(const topo *t, route_policy policy) {
@@ -69,6 +86,7 @@ void route_free(route_table *r) {
     for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->dist[v]);
   mem_free(r->dist), mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
   mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
+  mem_free(r->memo), mem_free(r->memo_links);
   mem_free(r);
 }
 
@@ -183,19 +201,69 @@ static int reach(route_table *r, int src, int dst, const unsigned char **d) {
   return hop(r, *d, dst) < 0 ? ROUTE_UNREACHABLE : 0;
 }
 
+/* The slot of key in the memo: its entry, or the empty slot it would
+ * take; NULL when there is no memo. */
+static route_memo *memo_slot(const route_table *r, long key) {
+  if (!r->cap_memo) return NULL;
+  long mask = r->cap_memo - 1, i = (long)(mix((uint64_t)key) & (uint64_t)mask);
+  while (r->memo[i].key && r->memo[i].key != key) i = (i + 1) & mask;
+  return &r->memo[i];
+}
+
+/* Remember path p[0..len) of key; quietly nothing when the memo is full
+ * or cannot grow (it is only a cache). */
+static void memo_put(route_table *r, long key, const int *p, int len) {
+  if (r->n_links + len > ROUTE_MEMO_LINKS) return;
+  if (2 * (r->n_memo + 1) > r->cap_memo) {
+    long cap = r->cap_memo ? 2 * r->cap_memo : 1024;
+    route_memo *m = mem_calloc((size_t)cap, sizeof *m);
+    if (!m) return;
+    route_memo *old = r->memo;
+    long old_cap = r->cap_memo;
+    r->memo = m, r->cap_memo = cap;
+    for (long i = 0; i < old_cap; i++)
+      if (old[i].key) *memo_slot(r, old[i].key) = old[i];
+    mem_free(old);
+  }
+  if (r->n_links + len > r->cap_links) {
+    long cap = r->cap_links ? 2 * r->cap_links : 4096;
+    while (cap < r->n_links + len) cap *= 2;
+    int *l = mem_realloc(r->memo_links, (size_t)cap * sizeof *l);
+    if (!l) return;
+    r->memo_links = l, r->cap_links = cap;
+  }
+  memcpy(r->memo_links + r->n_links, p, (size_t)len * sizeof *p);
+  *memo_slot(r, key) = (route_memo){key, r->n_links, len};
+  r->n_links += len;
+  r->n_memo++;
+}
+
 int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   assert(src >= 0 && src < r->t->n_nodes && dst >= 0 && dst < r->t->n_nodes);
+  long key = (long)src * r->t->n_nodes + dst + 1;
+  const route_memo *m = r->dist[src] ? NULL : memo_slot(r, key);
+  if (m && m->key == key) {
+    *links = m->len ? r->memo_links + m->off : NULL;
+    *n = m->len;
+    return 0;
+  }
   const unsigned char *d;
   int rc = reach(r, src, dst, &d);
   if (rc) return rc;
   int len = walk_back(r, d, src, dst);
   for (int i = 0; i < len; i++) r->path[i] = r->scratch[len - 1 - i];
+  if (!d) memo_put(r, key, r->path, len);
   *links = len ? r->path : NULL;
   *n = len;
   return 0;
 }
 
 int route_len(route_table *r, int src, int dst) {
+  if (!r->dist[src]) { /* lazily searched: the path, remembered for later */
+    const int *links;
+    int n, rc = route_path(r, src, dst, &links, &n);
+    return rc ? rc : n;
+  }
   const unsigned char *d;
   int rc = reach(r, src, dst, &d);
   return rc ? rc : hop(r, d, dst);
@@ -205,5 +273,6 @@ size_t route_bytes(const route_table *r) {
   size_t n = (size_t)r->t->n_nodes;
   return sizeof *r + n * (sizeof *r->dist + sizeof *r->queue + sizeof *r->scratch +
                           sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
-         (size_t)r->n_dist * n;
+         (size_t)r->n_dist * n + (size_t)r->cap_memo * sizeof *r->memo +
+         (size_t)r->cap_links * sizeof *r->memo_links;
 }

@@ -112,6 +112,30 @@ int js_more(js *j, char close) {
   return fail(j, close == '}' ? "',' or '}'" : "',' or ']'");
 }
 
+int js_array(js *j, int (*fn)(void *ud, js *j, size_t i), void *ud) {
+  if (js_eat(j, '[')) return -1;
+  if (js_peek(j) == ']') return j->p++, 0;
+  size_t i = 0;
+  int more;
+  do {
+    int rc = fn(ud, j, i++);
+    if (rc) return rc;
+  } while ((more = js_more(j, ']')) == 1);
+  return more < 0 ? -1 : 0;
+}
+
+int js_members(js *j, int (*fn)(void *ud, js *j, const js_str *k), void *ud) {
+  int more = js_peek(j) == '}' ? (j->p++, 0) : 1;
+  while (more == 1) {
+    js_str k;
+    if (js_string(j, &k) || js_eat(j, ':')) return -1;
+    int rc = fn(ud, j, &k);
+    if (rc) return rc;
+    more = js_more(j, '}');
+  }
+  return more < 0 ? -1 : 0;
+}
+
 static int hex4(const char *s, unsigned *v) {
   *v = 0;
   for (int i = 0; i < 4; i++) {

@@ -41,6 +41,12 @@ int js_skip(js *j);
 /* In an object or array after its first member: 1 when another member
  * follows (a comma was eaten), 0 at the closing byte (eaten), -1 error. */
 int js_more(js *j, char close);
+/* The elements of an array (its '[' next): fn(ud, j, i) reads element i.
+ * 0, -1 (syntax), or the first nonzero code fn returned. */
+int js_array(js *j, int (*fn)(void *ud, js *j, size_t i), void *ud);
+/* The members of an object whose '{' was eaten: fn(ud, j, key) reads
+ * each value. 0, -1 (syntax), or the first nonzero code fn returned. */
+int js_members(js *j, int (*fn)(void *ud, js *j, const js_str *k), void *ud);
 /* Decode s into buf (cap bytes, NUL-terminated, truncated); its length. */
 size_t js_decode(const js_str *s, char *buf, size_t cap);
 /* 1-based line and column of the byte at. */

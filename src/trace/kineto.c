@@ -427,6 +427,8 @@ static int scan_member(js *j, const js_str *k, kin_ev *e) {
   return js_skip(j);
 }
 
+static int event_member(void *e, js *j, const js_str *k) { return scan_member(j, k, e) ? -1 : 0; }
+
 /* Event i at the scanner: SC_OK, or an error code (a syntax error leaves
  * js.err set and returns SC_EINPUT without a message). */
 static int scan_event(kin_ctx *c, size_t i) {
@@ -448,26 +450,17 @@ static int scan_event(kin_ctx *c, size_t i) {
     return bad(c, i, "", "expected an object (one trace event)");
   }
   j->p++;
-  int more = js_peek(j) == '}' ? (j->p++, 0) : 1;
-  while (more == 1) {
-    js_str k;
-    if (js_string(j, &k) || js_eat(j, ':') || scan_member(j, &k, &e)) return SC_EINPUT;
-    more = js_more(j, '}');
-  }
-  return more < 0 ? SC_EINPUT : add_event(c, &e, i);
+  return js_members(j, event_member, &e) ? SC_EINPUT : add_event(c, &e, i);
+}
+
+static int event_elem(void *c, js *j, size_t i) {
+  (void)j;
+  return scan_event(c, i);
 }
 
 static int scan_events(kin_ctx *c) {
-  js *j = &c->js;
-  if (js_eat(j, '[')) return SC_EINPUT;
-  if (js_peek(j) == ']') return j->p++, SC_OK;
-  size_t i = 0;
-  int more;
-  do {
-    int rc = scan_event(c, i++);
-    if (rc) return rc;
-  } while ((more = js_more(j, ']')) == 1);
-  return more < 0 ? SC_EINPUT : SC_OK;
+  int rc = js_array(&c->js, event_elem, c);
+  return rc < 0 ? SC_EINPUT : rc;
 }
 
 /* deviceProperties[0] and distributedInfo (small: parsed as a tree). */

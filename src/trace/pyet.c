@@ -112,6 +112,8 @@ static int add_node(pet_ctx *c, const pet_raw *n, size_t i) {
   return SC_OK;
 }
 
+static int node_member(void *n, js *j, const js_str *k) { return member(j, k, n) ? -1 : 0; }
+
 /* Node i at the scanner. A syntax error returns SC_EINPUT with js.err set. */
 static int scan_node(pet_ctx *c, size_t i) {
   js *j = &c->js;
@@ -121,26 +123,17 @@ static int scan_node(pet_ctx *c, size_t i) {
     return bad(c, i, "", "expected an object (one operator)");
   }
   j->p++;
-  int more = js_peek(j) == '}' ? (j->p++, 0) : 1;
-  while (more == 1) {
-    js_str k;
-    if (js_string(j, &k) || js_eat(j, ':') || member(j, &k, &n)) return SC_EINPUT;
-    more = js_more(j, '}');
-  }
-  return more < 0 ? SC_EINPUT : add_node(c, &n, i);
+  return js_members(j, node_member, &n) ? SC_EINPUT : add_node(c, &n, i);
+}
+
+static int node_elem(void *c, js *j, size_t i) {
+  (void)j;
+  return scan_node(c, i);
 }
 
 static int scan_nodes(pet_ctx *c) {
-  js *j = &c->js;
-  if (js_eat(j, '[')) return SC_EINPUT;
-  if (js_peek(j) == ']') return j->p++, SC_OK;
-  size_t i = 0;
-  int more;
-  do {
-    int rc = scan_node(c, i++);
-    if (rc) return rc;
-  } while ((more = js_more(j, ']')) == 1);
-  return more < 0 ? SC_EINPUT : SC_OK;
+  int rc = js_array(&c->js, node_elem, c);
+  return rc < 0 ? SC_EINPUT : rc;
 }
 
 static int root(pet_ctx *c) {

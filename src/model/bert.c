@@ -189,12 +189,7 @@ static int bert_build(const sc_model *model, wg_graph **out, sc_error *err) {
 
 /* Parameters from the graph; -1 when the spec does not build. */
 static double bert_params(const sc_model *model) {
-  sc_model m = *model;
-  wg_graph *g = NULL;
-  if (bert_resolve(&m, NULL) != SC_OK || bert_build(&m, &g, NULL) != SC_OK) return -1;
-  double p = wg_params(g);
-  wg_free(g);
-  return p;
+  return model_params_from_graph(&model_bert, model);
 }
 
 const model_builder model_bert = {SC_MODEL_BERT, "bert", bert_resolve, bert_build, bert_params,

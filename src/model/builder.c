@@ -14,6 +14,15 @@ const model_builder *model_builder_for(sc_model_kind k) {
   return (unsigned)k < SC_MODEL_KIND_COUNT ? builders[k] : NULL;
 }
 
+double model_params_from_graph(const model_builder *b, const sc_model *model) {
+  sc_model m = *model;
+  wg_graph *g = NULL;
+  if (b->resolve(&m, NULL) != SC_OK || b->build(&m, &g, NULL) != SC_OK) return -1;
+  double p = wg_params(g);
+  wg_free(g);
+  return p;
+}
+
 double sc_model_params(const sc_model *m) {
   const model_builder *b = model_builder_for(m->kind);
   double p = b ? b->params(m) : 0;

@@ -34,6 +34,11 @@ typedef struct model_builder {
   double (*active_params)(const sc_model *m);
 } model_builder;
 
+/* Parameters of a spec that only its graph counts: resolve a copy with
+ * b's resolve, build it with b's build, count the graph's parameters;
+ * -1 when the spec does not build. For a builder's `params`. */
+double model_params_from_graph(const model_builder *b, const sc_model *m);
+
 /* The builder of kind k; NULL for an unknown kind. */
 const model_builder *model_builder_for(sc_model_kind k);
 

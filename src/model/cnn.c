@@ -487,12 +487,7 @@ static int cnn_build(const sc_model *model, wg_graph **out, sc_error *err) {
 /* Parameters: the graph's (built here: the spec alone does not list
  * them); -1 when the spec does not build. */
 static double cnn_params(const sc_model *model) {
-  sc_model m = *model;
-  wg_graph *g = NULL;
-  if (cnn_resolve(&m, NULL) != SC_OK || cnn_build(&m, &g, NULL) != SC_OK) return -1;
-  double p = wg_params(g);
-  wg_free(g);
-  return p;
+  return model_params_from_graph(&model_cnn, model);
 }
 
 const char *model_cnn_arch_name(sc_cnn_arch a) {

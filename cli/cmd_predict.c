@@ -18,7 +18,10 @@ static void help(void) {
          "Predict one training step. Without a scenario file the built-in default\n"
          "(GPT-3 175B on 1,024 A100 80 GB) is used; options override any key.\n\n");
   scen_args_help();
-  printf("  --require-fit         exit 1 when the plan does not fit in memory\n"
+  printf("  --schemes             data-parallel: every scheme that applies, fastest first\n"
+         "                        (the same as `stepcast dp`; a scenario with dp.scheme\n"
+         "                        predicts that scheme alone)\n"
+         "  --require-fit         exit 1 when the plan does not fit in memory\n"
          "  --ops                 also list the operators of one layer with their times\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
          "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
@@ -83,7 +86,7 @@ static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int s
 int cmd_predict(int argc, char **argv) {
   scen_args sa;
   if (scen_args_init(&sa, argc)) return 3;
-  int require_fit = 0, show_ops = 0, rc = 0;
+  int require_fit = 0, show_ops = 0, schemes = 0, rc = 0;
   double train_tokens = 0;
   const char *trace = NULL, *html = NULL;
   for (int i = 1; i < argc && !rc; i++) {
@@ -92,6 +95,7 @@ int cmd_predict(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
     if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
     if (!strcmp(a, "--ops")) { show_ops = 1; continue; }
+    if (!strcmp(a, "--schemes")) { schemes = 1; continue; }
     if (!strcmp(a, "--train-tokens")) {
       char *end = NULL;
       train_tokens = need ? strtod(argv[i + 1], &end) : 0;
@@ -121,7 +125,9 @@ int cmd_predict(int argc, char **argv) {
   if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
-  if (!rc) {
+  if (!rc && (schemes || s.dp.scheme[0])) {
+    rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+  } else if (!rc) {
     sc_result r;
     sc_error err = {0};
     int prc = sc_predict(&s, &r, &err);

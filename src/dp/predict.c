@@ -1,0 +1,208 @@
+/*
+ * predict.c -- sc_dp_predict and sc_dp_compare: one worker's compute from
+ * the single-GPU prediction of the scenario, the model's gradient
+ * messages from its workload graph, then the scheme's exchange; see dp.h.
+ *
+ * The single-GPU step (plan forced to tp = pp = cp = ep = dp = 1, the
+ * per-GPU batch, the scenario's micro-batch for gradient accumulation)
+ * gives the compute, host and optimizer seconds and the memory of one
+ * GPU; a batch that does not fit is an input error. The backward pass of
+ * the last micro-batch (2/3 of its compute: backward = 2 x forward) is
+ * what the exchange overlaps.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp/dp.h"
+#include "job/job.h"
+
+/* What every scheme of one scenario shares. */
+typedef struct dp_prep {
+  sc_scenario s;       /* the data-parallel scenario */
+  sc_result one;       /* the single-GPU step */
+  dp_model m;
+  long per_gpu;        /* samples per GPU per step */
+} dp_prep;
+
+static int dp_unknown(const char *name, sc_error *err) {
+  char valid[800] = "";
+  for (int i = 0; i < DP_SCHEME_COUNT; i++)
+    snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "",
+             dp_scheme_name((dp_scheme)i));
+  return sc_error_set(err, SC_EINPUT, "dp.scheme: unknown scheme '%s'; valid: %s", name, valid);
+}
+
+/* The single-GPU scenario of s: one GPU, the per-GPU batch. */
+static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_error *err) {
+  int gpus = s->cluster.gpus;
+  if (gpus < 1 || s->plan.global_batch < 1 || s->plan.global_batch % gpus)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.global_batch: %ld is not a positive multiple of the %d GPUs "
+                        "(data parallelism splits the batch evenly)",
+                        s->plan.global_batch, gpus);
+  *per_gpu = s->plan.global_batch / gpus;
+  *one = *s;
+  one->dp.scheme[0] = '\0';
+  sc_cluster *cl = &one->cluster;
+  cl->gpus = 1, cl->gpus_per_node = 1, cl->nvlink_domain = 1;
+  cl->topology[0] = '\0';
+  sc_plan *p = &one->plan;
+  p->tp = p->pp = p->cp = p->ep = p->dp = 1;
+  p->etp = 0, p->vpp = 0, p->zero = 0, p->fsdp_shard = 0, p->sp = 0;
+  p->distributed_optimizer = 0;
+  p->schedule = SC_SCHED_1F1B;
+  p->global_batch = *per_gpu;
+  if (p->micro_batch > *per_gpu || (p->micro_batch > 0 && *per_gpu % p->micro_batch))
+    p->micro_batch = *per_gpu;
+  if (p->micro_batch == 0) p->micro_batch = *per_gpu;
+  return SC_OK;
+}
+
+static void dp_free_prep(dp_prep *pr) { dp_model_free(&pr->m); }
+
+static int dp_prepare(const sc_scenario *s, dp_prep *pr, sc_error *err) {
+  memset(pr, 0, sizeof *pr);
+  pr->s = *s;
+  sc_scenario one;
+  int rc = dp_single(s, &one, &pr->per_gpu, err);
+  if (rc) return rc;
+  if ((rc = sc_scenario_resolve(&one, err))) return rc;
+  sc_job *j;
+  if ((rc = sc_job_open(&one, &j, err))) return rc;
+  rc = sc_job_predict(j, NULL, &pr->one, err);
+  if (rc == SC_OK && !pr->one.mem.fits)
+    rc = sc_error_set(err, SC_EINPUT,
+                      "plan.global_batch: %ld samples per GPU (micro-batch %ld) do not fit: "
+                      "%.1f GB needed of the %.1f GB of a %s",
+                      pr->per_gpu, pr->one.micro_batch, pr->one.mem.total / 1e9,
+                      pr->one.mem.capacity / 1e9, s->cluster.gpu.name);
+  if (rc == SC_OK) {
+    const sc_result *r = &pr->one;
+    int micro = r->micro_batches > 0 ? r->micro_batches : 1;
+    double bwd = r->time.compute * 2.0 / 3.0 / micro;
+    double fwd = r->time.compute / 3.0 / micro;
+    double other = r->step_s - bwd - fwd;
+    sc_dtype dt = one.plan.dtype;
+    double ge = s->dp.grad_bytes > 0 ? s->dp.grad_bytes
+                : (dt == SC_FP16 || dt == SC_BF16)  ? 2
+                                                    : 4;
+    rc = dp_model_from_graph(job_graph(j), &one.cluster.gpu, dt, fwd, bwd, fmax(0, other), ge, 4,
+                             &pr->m, err);
+    pr->m.samples = (double)pr->per_gpu;
+    pr->m.micro_steps = micro;
+  }
+  sc_job_close(j);
+  return rc;
+}
+
+/* The transport a scheme's library uses unless the scenario says: NCCL
+ * and BlueFog's NCCL path use RDMA, the rest (gRPC, MPI over TCP, KungFu)
+ * sockets. */
+static sc_dp_transport dp_transport_for(dp_scheme sc, sc_dp_transport t) {
+  if (t != SC_DP_TR_AUTO) return t;
+  switch (sc) {
+  case DP_ALLREDUCE_NCCL:
+  case DP_ALLREDUCE_RING_NCCL:
+  case DP_ALLREDUCE_HIER:
+  case DP_REPLICATED_NCCL:
+  case DP_NEIGHBOR_EXP2:
+  case DP_HIER_NEIGHBOR:
+  case DP_GOSSIP_GRAPH: return SC_DP_TR_RDMA;
+  default: return SC_DP_TR_TCP;
+  }
+}
+
+static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, sc_error *err) {
+  memset(r, 0, sizeof *r);
+  sc_scenario s = pr->s;
+  s.dp.transport = dp_transport_for(sc, s.dp.transport);
+  dp_fabric f;
+  int rc = dp_fabric_resolve(&s, &f, err);
+  if (rc) return rc;
+  dp_ctx c = {&s, &s.dp, &pr->m, &f, sc, pr->one.step_s};
+  dp_cost cost = {0};
+  if (sc != DP_SINGLE_GPU && f.gpus == 1)
+    return sc_error_set(err, SC_EINPUT, "dp.scheme: %s needs more than one GPU (cluster.gpus = 1)",
+                        dp_scheme_name(sc));
+  switch (dp_scheme_family(sc)) {
+  case DP_FAM_NONE:
+    if (f.gpus > 1)
+      return sc_error_set(err, SC_EINPUT,
+                          "dp.scheme: single_gpu, but cluster.gpus is %d", f.gpus);
+    cost.step_s = c.compute_s;
+    snprintf(cost.how, sizeof cost.how, "no exchange");
+    break;
+  case DP_FAM_PS: rc = dp_ps_cost(&c, &cost, err); break;
+  case DP_FAM_ALLREDUCE: rc = dp_allreduce_cost(&c, &cost, err); break;
+  case DP_FAM_GOSSIP: rc = dp_gossip_cost(&c, &cost, err); break;
+  }
+  if (rc) return rc;
+  snprintf(r->scheme, sizeof r->scheme, "%s", dp_scheme_name(sc));
+  r->family = dp_family_name(dp_scheme_family(sc));
+  r->async = dp_scheme_async(sc);
+  r->step_s = cost.step_s;
+  r->samples_per_s = f.gpus * (double)pr->per_gpu / cost.step_s;
+  r->efficiency = pr->one.step_s / cost.step_s;
+  r->compute_s = c.compute_s;
+  r->comm_s = cost.comm_s;
+  r->exposed_s = cost.exposed_s;
+  r->grad_bytes = pr->m.grad_bytes;
+  r->messages = cost.messages;
+  snprintf(r->how, sizeof r->how, "%.80s%s%s", cost.how, f.nodes > 1 ? ", " : "",
+           f.nodes > 1 ? f.transport : "");
+  r->mem = pr->one.mem;
+  return SC_OK;
+}
+
+int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err) {
+  int sc = dp_scheme_from_name(s->dp.scheme);
+  if (sc < 0) return dp_unknown(s->dp.scheme, err);
+  dp_prep pr;
+  int rc = dp_prepare(s, &pr, err);
+  if (rc == SC_OK) rc = dp_eval(&pr, (dp_scheme)sc, r, err);
+  dp_free_prep(&pr);
+  return rc;
+}
+
+/* 1 when scheme sc is worth listing for the job of pr. */
+static int dp_applies(const dp_prep *pr, dp_scheme sc) {
+  const sc_cluster *cl = &pr->s.cluster;
+  int gpn = cl->gpus_per_node < cl->gpus ? cl->gpus_per_node : cl->gpus;
+  int nodes = gpn > 0 ? cl->gpus / gpn : 1;
+  if (cl->gpus == 1) return sc == DP_SINGLE_GPU;
+  switch (sc) {
+  case DP_SINGLE_GPU: return 0;
+  case DP_REPLICATED_NCCL:
+  case DP_REPLICATED_COPY: return nodes == 1;
+  case DP_ALLREDUCE_HIER:
+  case DP_HIER_NEIGHBOR: return nodes > 1 && gpn > 1;
+  case DP_GOSSIP_GRAPH: return pr->s.dp.graph[0] != '\0';
+  default: return 1;
+  }
+}
+
+static int dp_by_step(const void *a, const void *b) {
+  const sc_dp_result *x = a, *y = b;
+  if (x->step_s != y->step_s) return x->step_s < y->step_s ? -1 : 1;
+  return strcmp(x->scheme, y->scheme);
+}
+
+int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *err) {
+  dp_prep pr;
+  int rc = dp_prepare(s, &pr, err);
+  if (rc) return -rc;
+  int n = 0;
+  for (int i = 0; i < DP_SCHEME_COUNT && n < max && rc == SC_OK; i++) {
+    if (!dp_applies(&pr, (dp_scheme)i)) continue;
+    sc_error e = {0};
+    int r = dp_eval(&pr, (dp_scheme)i, &out[n], &e);
+    if (r == SC_OK) n++;
+    else if (r != SC_EINPUT) rc = r, *err = e;
+  }
+  dp_free_prep(&pr);
+  if (rc) return -rc;
+  qsort(out, (size_t)n, sizeof *out, dp_by_step);
+  return n;
+}

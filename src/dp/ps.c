@@ -1,0 +1,130 @@
+/*
+ * ps.c -- parameter servers (TensorFlow's parameter_server,
+ * distributed_replicated, asynchronous PS, dedicated CPU servers); see
+ * dp.h.
+ *
+ * Every step each worker pushes its gradients to the server holding each
+ * variable and pulls the updated variables back. TensorFlow places whole
+ * variables on PS tasks round-robin, so a push of one variable from every
+ * server converges on one PS, while different variables go to different
+ * PS tasks in parallel ("lanes"). Pushes leave per tensor as the backward
+ * pass produces them (overlap.c); pulls are read by the next forward pass
+ * layer by layer, which waits for each (ps_pull_exposed).
+ *
+ * Per message of b bytes per worker:
+ *   one server, variables on its CPU: every GPU copies b over PCIe (two
+ *     GPUs per switch uplink) and the CPUs sum gpus x b;
+ *   one server, variables on GPU 0: GPU 0's links carry (gpus-1) x b;
+ *   several servers: a server sends its part (gpn x b per tower for
+ *     parameter_server, b after summing locally for
+ *     distributed_replicated) to the PS holding the variable: out
+ *     (1 - 1/PS servers) of it, in at that PS (senders x part), spread
+ *     over min(shards, PS servers) lanes; TCP by gRPC; plus the host copy
+ *     when the PS is on CPUs.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "dp/dp.h"
+
+typedef struct ps_ctx {
+  const dp_ctx *c;
+  int servers;        /* machines holding PS shards */
+  int lanes;          /* PS tasks serving in parallel */
+  int dedicated;      /* 1 = PS machines are not workers */
+  double per_node;    /* worker payload per server per byte of gradient */
+  int on_gpu;         /* variables on GPU 0 (one server) */
+  double local_s;     /* per byte: summing the server's towers first */
+} ps_ctx;
+
+/* One direction of one message of b gradient bytes per worker. */
+static double ps_msg(const void *ctx, double b, int tensors) {
+  (void)tensors;
+  const ps_ctx *p = ctx;
+  const dp_fabric *f = p->c->f;
+  if (f->nodes == 1 && !p->dedicated) {
+    if (p->on_gpu) return f->intra_lat + (f->gpus - 1) * b / f->intra_bw;
+    double link = dp_host_time(f, b, f->host_share);
+    return fmax(link, f->host_lat + f->gpus * b / f->cpu_reduce_bw);
+  }
+  double part = p->per_node * b;
+  double out = p->dedicated ? part : part * (p->servers - 1) / p->servers;
+  double senders = p->dedicated ? f->nodes : f->nodes - 1;
+  double in = senders * part / p->lanes;
+  double wire = dp_net_time(f, fmax(out, in), p->lanes);
+  double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
+  return wire + host + p->local_s * b;
+}
+
+/* Exposed pull: the forward pass (layers in forward order, each taking
+ * its share of fwd_s) waits for each layer's variables, pulled one after
+ * another from the start of the step. */
+static double ps_pull_exposed(const dp_model *m, const ps_ctx *p, double *total) {
+  double pulled = 0, t = 0;
+  *total = 0;
+  for (int i = m->n - 1; i >= 0; i--) {
+    const dp_layer *l = &m->layers[i];
+    double fwd = m->bwd_s > 0 ? l->bwd_s / m->bwd_s * m->fwd_s : 0;
+    if (l->grad_bytes > 0) {
+      double c = ps_msg(p, l->grad_bytes, l->tensors);
+      pulled += c;
+      *total += c;
+    }
+    t = fmax(t, pulled) + fwd;
+  }
+  return fmax(0, t - m->fwd_s);
+}
+
+static int ps_setup(const dp_ctx *c, ps_ctx *p, sc_error *err) {
+  const dp_fabric *f = c->f;
+  const sc_dp_spec *d = c->spec;
+  *p = (ps_ctx){.c = c};
+  int k = d->ps_count > 0 ? d->ps_count : 0;
+  if (k > c->m->tensors && c->m->tensors > 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "dp.ps_count: %d parameter-server shards but the model has only %d "
+                        "variables to place on them", k, c->m->tensors);
+  sc_dp_place place = d->ps_place;
+  p->dedicated = c->scheme == DP_PS_SYNC_CPU_SERVERS || place == SC_PS_SERVERS;
+  if (p->dedicated && k == 0) k = f->nodes;
+  if (k == 0) k = f->nodes;
+  p->on_gpu = place == SC_PS_GPU && f->nodes == 1;
+  p->servers = p->dedicated ? k : (k < f->nodes ? k : f->nodes);
+  p->lanes = k < p->servers ? k : p->servers;
+  if (p->lanes < 1) p->lanes = 1;
+  int local_sum = c->scheme == DP_PS_SYNC_DIST_REPLICATED || c->scheme == DP_PS_SYNC_CPU_SERVERS;
+  p->per_node = local_sum ? 1 : f->gpn;
+  if (local_sum && f->gpn > 1) /* replicated copies inside the server first */
+    p->local_s = 2.0 * (f->gpn - 1) / f->gpn / f->intra_bw;
+  return SC_OK;
+}
+
+int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
+  ps_ctx p;
+  int rc = ps_setup(c, &p, err);
+  if (rc) return rc;
+  dp_fusion fu;
+  dp_fusion_for(c->spec, c->scheme, &fu);
+  dp_overlap push;
+  dp_overlap_run(c->m, &fu, ps_msg, &p, 1, &push);
+  double pull_total;
+  double pull = ps_pull_exposed(c->m, &p, &pull_total);
+  out->comm_s = push.comm_s + pull_total;
+  out->messages = 2 * push.messages;
+  double step = c->compute_s + push.exposed_s + pull;
+  const char *where = p.dedicated ? "dedicated CPU servers"
+                      : p.on_gpu  ? "GPU 0"
+                      : c->f->nodes == 1 ? "host CPU" : "workers' CPUs";
+  if (c->scheme == DP_PS_ASYNC) {
+    /* no barrier: each worker's own exchange, but the PS links serve
+     * every worker's push and pull: a worker's mean step is at least the
+     * time the busiest PS link needs for one step of all workers */
+    double all = push.comm_s;
+    step = fmax(step, all);
+  }
+  out->step_s = step;
+  out->exposed_s = step - c->compute_s;
+  snprintf(out->how, sizeof out->how, "%d PS shard%s on %s, %d tensors pushed and pulled",
+           p.lanes, p.lanes > 1 ? "s" : "", where, push.messages);
+  return SC_OK;
+}

@@ -152,10 +152,43 @@ typedef struct sc_graph_spec {
   char path[256];      /* the graph file; read when a job is opened */
 } sc_graph_spec;
 
+/* A convolutional network of the built-in zoo (src/model/cnn.c); the
+ * architectures are those of docs/model.md, "CNN and BERT models". */
+typedef enum sc_cnn_arch {
+  SC_CNN_RESNET50_V1 = 0, /* stride 2 in the first 1x1 of a down-sampling block */
+  SC_CNN_RESNET50_V15,    /* stride 2 in the 3x3 (torchvision, NVIDIA, MLPerf) */
+  SC_CNN_RESNET101_V1,
+  SC_CNN_RESNET152_V1,
+  SC_CNN_VGG16,
+  SC_CNN_INCEPTION_V3,    /* without the auxiliary head */
+  SC_CNN_ALEXNET,         /* tf_cnn_benchmarks alexnet_model.py */
+  SC_CNN_ARCH_COUNT
+} sc_cnn_arch;
+
+typedef struct sc_cnn {
+  sc_cnn_arch arch;
+  int image;           /* input height = width, pixels (0 = the arch's own:
+                          224, Inception 299, AlexNet 227) */
+  int classes;         /* classifier outputs (0 = 1000) */
+} sc_cnn;
+
+/* A BERT encoder with its pre-training heads (src/model/bert.c). */
+typedef struct sc_bert {
+  int layers, hidden, heads, ffn;
+  int vocab;           /* 30522 (uncased WordPiece) */
+  int positions;       /* learned position rows (512) */
+  int seq;             /* tokens per sequence */
+  int mlm_positions;   /* masked positions the MLM head predicts per
+                          sequence (0 = ceil(5 seq / 32): Google BERT's
+                          max_predictions_per_seq 20 at 128, 80 at 512) */
+} sc_bert;
+
 /* Which builder turns a model spec into a workload graph. */
 typedef enum sc_model_kind {
   SC_MODEL_TRANSFORMER = 0, /* the transformer builder: `tf` */
   SC_MODEL_GRAPH,           /* a JSON workload graph: `graph` */
+  SC_MODEL_CNN,             /* a convolutional network: `cnn` */
+  SC_MODEL_BERT,            /* BERT pre-training: `bert` */
   SC_MODEL_KIND_COUNT
 } sc_model_kind;
 
@@ -166,6 +199,8 @@ typedef struct sc_model {
   union {
     sc_transformer tf;     /* SC_MODEL_TRANSFORMER */
     sc_graph_spec graph;   /* SC_MODEL_GRAPH */
+    sc_cnn cnn;            /* SC_MODEL_CNN */
+    sc_bert bert;          /* SC_MODEL_BERT */
   };
 } sc_model;
 
@@ -174,8 +209,8 @@ size_t sc_model_preset_count(void);
 const sc_model *sc_model_preset_at(size_t i);
 
 /* Parameters of the whole model (all experts), and those a token uses.
- * Transformer specs only (0 for other kinds: open a job and read
- * sc_result.params instead). */
+ * Transformer, CNN and BERT specs (0 for a graph file: open a job and
+ * read sc_result.params instead). */
 double sc_model_params(const sc_model *m);
 double sc_model_active_params(const sc_model *m);
 

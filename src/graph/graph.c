@@ -43,7 +43,7 @@ static const char *const kind_names[WG_KIND_COUNT] = {
 static const char *const fn_names[WG_FN_COUNT] = {
     "none", "gelu", "swiglu", "relu", "dropout", "add", "bias_dropout_add", "rope",
     "softmax", "scale", "layernorm", "rmsnorm", "batchnorm", "max", "avg",
-    "cross_entropy", "concat"};
+    "cross_entropy", "concat", "concat_channels", "slice"};
 
 static const char *const tp_names[] = {"none", "column", "row", "vocab", "heads"};
 
@@ -347,6 +347,11 @@ static long conv_out(long in, int kernel, int stride, int pad) {
   return (in + 2L * pad - kernel) / stride + 1;
 }
 
+/* The kernel width and width padding of a conv or pool (square unless
+ * kernel_w is set). */
+static int kernel_w(const wg_op *o) { return o->kernel_w > 0 ? o->kernel_w : o->kernel; }
+static int pad_w(const wg_op *o) { return o->kernel_w > 0 ? o->pad_w : o->pad; }
+
 static int shape_conv_pool(add_ctx *c) {
   wg_op *o = c->o;
   const wg_tensor *x = c->in[0];
@@ -355,19 +360,19 @@ static int shape_conv_pool(add_ctx *c) {
   int global = o->kind == WG_POOL && o->kernel == 0;
   if (!global) {
     if (o->stride == 0) o->stride = 1;
-    if (o->kernel < 1 || o->stride < 1 || o->pad < 0)
-      return bad(c, "needs kernel >= 1, stride >= 1 and pad >= 0");
-    if (o->kernel > x->dim[1] + 2L * o->pad || o->kernel > x->dim[2] + 2L * o->pad)
+    if (o->kernel < 1 || o->stride < 1 || o->pad < 0 || o->kernel_w < 0 || o->pad_w < 0)
+      return bad(c, "needs kernel >= 1, stride >= 1, pad >= 0 (kernel_w, pad_w >= 0)");
+    if (o->kernel > x->dim[1] + 2L * o->pad || kernel_w(o) > x->dim[2] + 2L * pad_w(o))
       return mismatch(c, 0, "the kernel is larger than the padded input");
   }
   long hh = global ? 1 : conv_out(x->dim[1], o->kernel, o->stride, o->pad);
-  long ww = global ? 1 : conv_out(x->dim[2], o->kernel, o->stride, o->pad);
+  long ww = global ? 1 : conv_out(x->dim[2], kernel_w(o), o->stride, pad_w(o));
   c->rank = 3;
   c->dim[0] = o->kind == WG_CONV ? o->features : x->dim[0];
   c->dim[1] = hh, c->dim[2] = ww;
   if (o->kind == WG_CONV) {
     if (o->features < 1) return bad(c, "needs out_channels >= 1");
-    double kk = (double)o->kernel * o->kernel * (double)x->dim[0];
+    double kk = (double)o->kernel * kernel_w(o) * (double)x->dim[0];
     o->flops = o->model_flops = 2.0 * (double)o->features * kk * (double)hh * (double)ww;
     o->params = (double)o->features * kk + (o->bias ? (double)o->features : 0);
     o->saved = WG_SAVE_IN(0);
@@ -391,6 +396,26 @@ static int shape_norm(add_ctx *c) {
   o->elems = wg_tensor_elems(x);
   o->traffic_e = o->traffic_e > 0 ? o->traffic_e : 2;
   o->saved = WG_SAVE_IN(0);
+  return SC_OK;
+}
+
+/* Inputs [c_i, h, w] with the same h and w: the output has sum c_i
+ * channels. */
+static int concat_channels(add_ctx *c) {
+  const wg_tensor *x = c->in[0];
+  if (x->rank != 3) return mismatch(c, 0, "concat_channels wants [channels, height, width]");
+  long ch = 0;
+  for (int i = 0; i < c->o->n_in; i++) {
+    const wg_tensor *t = c->in[i];
+    if (t->rank != 3 || t->dim[1] != x->dim[1] || t->dim[2] != x->dim[2]) {
+      char want[128];
+      snprintf(want, sizeof want, "concat_channels wants the height and width of '%s', %ld x %ld",
+               x->name, x->dim[1], x->dim[2]);
+      return mismatch(c, i, want);
+    }
+    ch += t->dim[0];
+  }
+  c->dim[0] = ch;
   return SC_OK;
 }
 
@@ -458,6 +483,24 @@ static int shape_eltwise(add_ctx *c) {
     }
     c->dim[c->rank - 1] = last(x) + last(c->in[1]);
     elems = wg_tensor_elems(x) + wg_tensor_elems(c->in[1]); /* read both, write them */
+    o->linear_fn = 1;
+    break;
+  case WG_FN_CONCAT_CH:
+    if (arity(c, 2, 1) || concat_channels(c)) return SC_EINPUT;
+    elems = 0;
+    for (int i = 0; i < o->n_in; i++) elems += wg_tensor_elems(c->in[i]);
+    o->linear_fn = 1;
+    break;
+  case WG_FN_SLICE:
+    if (arity(c, 1, 0)) return SC_EINPUT;
+    if (o->rows < 1 || o->rows > x->dim[0]) {
+      char want[96];
+      snprintf(want, sizeof want, "slice keeps rows 1..%ld of dimension 0 (rows is %ld)",
+               x->dim[0], o->rows);
+      return mismatch(c, 0, want);
+    }
+    c->dim[0] = o->rows;
+    elems = wg_tensor_elems(x) / (double)x->dim[0] * (double)o->rows;
     o->linear_fn = 1;
     break;
   default: return bad(c, "is not an element-wise function");
@@ -564,7 +607,8 @@ static void host_defaults(wg_op *o) {
     case WG_FN_DROPOUT: f = 4, b = 2, bs = 1.0; break;
     case WG_FN_SOFTMAX: f = 3, b = 2, bs = 1.5; break;
     case WG_FN_ROPE: f = b = 4, bs = 1.0; break;
-    case WG_FN_ADD: case WG_FN_SCALE: case WG_FN_CONCAT: f = b = 1, bs = 1.0; break;
+    case WG_FN_ADD: case WG_FN_SCALE: case WG_FN_CONCAT: case WG_FN_CONCAT_CH:
+    case WG_FN_SLICE: f = b = 1, bs = 1.0; break;
     default: f = b = 2; break;
     }
     break;

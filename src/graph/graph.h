@@ -83,6 +83,11 @@ typedef enum wg_fn {
   WG_FN_AVG,              /* pool */
   WG_FN_CROSS_ENTROPY,    /* loss */
   WG_FN_CONCAT,           /* eltwise: a[..., m], b[..., n] -> y[..., m + n] */
+  WG_FN_CONCAT_CH,        /* eltwise: 2-4 tensors [c_i, h, w] -> [sum c_i, h, w]
+                             (channel concatenation of CNN branches) */
+  WG_FN_SLICE,            /* eltwise: x[s, ...] -> y[rows, ...], rows <= s: a
+                             gather of `rows` positions along dimension 0
+                             (BERT's masked positions, its first token) */
   WG_FN_COUNT
 } wg_fn;
 
@@ -148,7 +153,12 @@ typedef struct wg_op {
   int tied;                  /* LINEAR: its weight is the embedding table's
                                 (counted once in the model; a pipeline stage
                                 without the embedding holds a copy) */
-  int kernel, stride, pad;   /* CONV, POOL */
+  int kernel, stride, pad;   /* CONV, POOL: kernel height (and width when
+                                kernel_w is 0), stride, padding */
+  int kernel_w, pad_w;       /* CONV, POOL: a rectangular kernel kernel x
+                                kernel_w and its width padding (kernel_w 0 =
+                                square, pad_w unused) */
+  long rows;                 /* SLICE: positions kept */
   /* derived by wg_add, per sample and unsharded (a caller may preset
    * host_fwd/host_bwd, bwd_scale and the traffic coefficients; 0 = the
    * default of the kind) */

@@ -197,6 +197,10 @@ static const scn_field scn_model_fields[] = {
           "MLA key/value latent size (0 = standard attention)"),
     F_INT(sc_model, "rope_dim", tf.rope_dim, 0, PLAN_MAX_HEADS,
           "MLA RoPE part of a q/k head (qk_rope_head_dim)"),
+    F_SPECIAL("image", NULL, "input pixels per side of a CNN preset (an integer)"),
+    F_SPECIAL("classes", NULL, "classifier outputs of a CNN preset (an integer)"),
+    F_SPECIAL("mlm_positions", NULL,
+              "masked positions per sequence of a BERT preset (an integer, 0 = 5 seq / 32)"),
     F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
           "MLA value head size (0 = head_dim)"),
 };
@@ -751,6 +755,50 @@ static int scn_model_string(scn_ctx *c, const json_t *v, sc_model *m) {
   return scn_model_preset(c, "model", id, m);
 }
 
+/* Keys of the CNN and BERT presets beside preset and name. */
+static const char *const scn_zoo_keys[] = {"image", "classes", "mlm_positions"};
+
+/* An integer key of the model object into *out (untouched if absent). */
+static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int hi, int *out) {
+  const json_t *x = json_object_get(v, key);
+  char path[64];
+  snprintf(path, sizeof path, "model.%s", key);
+  if (!x) return SC_OK;
+  if (!json_is_integer(x) || json_integer_value(x) < lo || json_integer_value(x) > hi) {
+    char what[64];
+    snprintf(what, sizeof what, "an integer %d..%d", lo, hi);
+    return scn_type(c, path, what, x);
+  }
+  *out = (int)json_integer_value(x);
+  return SC_OK;
+}
+
+/* A CNN or BERT preset edited: {"preset": id, "image": 224} or
+ * {"preset": "bert_large", "seq": 128, "mlm_positions": 20}; other keys
+ * of the transformer do not apply. The builder checks the values. */
+static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
+  int cnn = m->kind == SC_MODEL_CNN, rc;
+  const char *key;
+  json_t *x;
+  json_object_foreach((json_t *)v, key, x) {
+    int ok = !strcmp(key, "preset") || !strcmp(key, "name") ||
+             (cnn ? !strcmp(key, "image") || !strcmp(key, "classes")
+                  : !strcmp(key, "seq") || !strcmp(key, "mlm_positions"));
+    if (!ok)
+      return scn_fail(c, "model", "model.%s does not apply to %s (a %s preset); valid: preset, "
+                      "name, %s", key, m->name, cnn ? "CNN" : "BERT",
+                      cnn ? "image, classes" : "seq, mlm_positions");
+  }
+  const json_t *name = json_object_get(v, "name");
+  if (name && !json_is_string(name)) return scn_type(c, "model.name", "a string", name);
+  if (name) snprintf(m->name, sizeof m->name, "%s", json_string_value(name));
+  if (cnn)
+    return (rc = scn_zoo_int(c, v, "image", 0, 1 << 20, &m->cnn.image)) ? rc
+           : scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes);
+  return (rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ? rc
+         : scn_zoo_int(c, v, "mlm_positions", 0, PLAN_MAX_SEQ, &m->bert.mlm_positions);
+}
+
 /* Decode the "model" section: a preset id, or an object (the preset it
  * names, else *m, with the keys given changed). */
 static int scn_model(scn_ctx *c, const json_t *v, sc_model *m) {
@@ -765,6 +813,11 @@ static int scn_model(scn_ctx *c, const json_t *v, sc_model *m) {
   if (p && ((rc = scn_preset_id(c, "model.preset", p, &id)) ||
             (rc = scn_model_preset(c, "model.preset", id, m))))
     return rc;
+  if (m->kind == SC_MODEL_CNN || m->kind == SC_MODEL_BERT) return scn_zoo_model(c, v, m);
+  for (size_t i = 0; i < NFIELDS(scn_zoo_keys); i++)
+    if (json_object_get(v, scn_zoo_keys[i]))
+      return scn_fail(c, "model", "model.%s applies to CNN and BERT presets only",
+                      scn_zoo_keys[i]);
   if (m->kind != SC_MODEL_TRANSFORMER) { /* a graph model edited: a transformer again */
     sc_scenario d;
     sc_scenario_default(&d);

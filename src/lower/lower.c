@@ -500,7 +500,7 @@ static int lower_dense(lctx *c, const wg_op *o, int opi) {
   if (o->kind == WG_CONV) {
     m = (double)y->dim[1] * (double)y->dim[2] * c->mb;
     n = (double)o->features;
-    k = (double)o->kernel * o->kernel * (double)x->dim[0];
+    k = (double)o->kernel * (o->kernel_w > 0 ? o->kernel_w : o->kernel) * (double)x->dim[0];
     batch = 1;
   } else if (o->kind == WG_MATMUL) {
     m = (double)x->dim[1], k = (double)x->dim[2], n = (double)y->dim[2];

@@ -6,6 +6,8 @@
 static const model_builder *const builders[SC_MODEL_KIND_COUNT] = {
     [SC_MODEL_TRANSFORMER] = &model_transformer,
     [SC_MODEL_GRAPH] = &model_graph,
+    [SC_MODEL_CNN] = &model_cnn,
+    [SC_MODEL_BERT] = &model_bert,
 };
 
 const model_builder *model_builder_for(sc_model_kind k) {

@@ -7,8 +7,11 @@
  *   transformer.c   SC_MODEL_TRANSFORMER: dense, GQA, SwiGLU and MoE
  *                   decoder-only transformers (Megatron-LM's GPT layer);
  *   graph_model.c   SC_MODEL_GRAPH: a workload graph read from a JSON file
- *                   (src/load/graph_json.c, docs/graph.md).
- * CNN, BERT and DLRM builders plug in here the same way.
+ *                   (src/load/graph_json.c, docs/graph.md);
+ *   cnn.c           SC_MODEL_CNN: ResNet v1/v1.5, VGG16, Inception-v3,
+ *                   AlexNet;
+ *   bert.c          SC_MODEL_BERT: BERT with its pre-training heads.
+ * Other builders (DLRM) plug in here the same way.
  */
 #ifndef SC_MODEL_BUILDER_H
 #define SC_MODEL_BUILDER_H
@@ -37,5 +40,10 @@ const model_builder *model_builder_for(sc_model_kind k);
 /* The builders, defined in their own files. */
 extern const model_builder model_transformer;
 extern const model_builder model_graph;
+extern const model_builder model_cnn;
+extern const model_builder model_bert;
+
+/* The id of a CNN architecture ("resnet50_v1.5", ...), "?" if invalid. */
+const char *model_cnn_arch_name(sc_cnn_arch a);
 
 #endif /* SC_MODEL_BUILDER_H */

@@ -1,5 +1,5 @@
 /*
- * model_presets.c -- the transformer models stepcast knows by name.
+ * model_presets.c -- the models stepcast knows by name.
  *
  * Every preset is a complete sc_model: head_dim, kv_heads and ffn are
  * written out even where they follow from hidden/heads, so that a caller
@@ -40,6 +40,10 @@
  *           GQA with 8 KV heads, no biases, untied embeddings, vocab
  *           256000, seq 4096; the shapes the DGX Cloud benchmark rows of
  *           ../shared/validation/training state.
+ *   [DP]    ../shared/validation/MODELS.md, family A, and the papers and
+ *           model definitions src/model/cnn.c names per architecture.
+ *   [BERT]  Devlin et al. 2019, "BERT", Sec. 3 and A.2; google-research/
+ *           bert run_pretraining.py (max_predictions_per_seq 20 at 128).
  */
 #include <stddef.h>
 #include <strings.h>
@@ -70,6 +74,14 @@
    .experts = 0, .topk = 0, .act = SC_ACT_GELU,                         \
    .norm = SC_NORM_LAYERNORM, .pos = SC_POS_ALIBI,                      \
    .tied_embeddings = 1, .bias = 0}}
+
+/* A CNN of src/model/cnn.c at its input size. */
+#define CNN(id, a, px) {.kind = SC_MODEL_CNN, .name = id, .cnn = {.arch = a, .image = px, .classes = 1000}}
+
+/* BERT pre-training (src/model/bert.c): ffn 4h, 512 positions. */
+#define BERT(id, l, h, nh, s, mlm)                                      \
+  {.kind = SC_MODEL_BERT, .name = id, .bert = {.layers = l, .hidden = h, .heads = nh,  \
+   .ffn = 4 * (h), .vocab = 30522, .positions = 512, .seq = s, .mlm_positions = mlm}}
 
 static const sc_model model_presets[] = {
     /* GPT-3 family [GPT3] Table 2.1. */
@@ -186,6 +198,28 @@ static const sc_model model_presets[] = {
      .hidden = 18432, .heads = 96, .kv_heads = 8, .head_dim = 192, .ffn = 73728, .vocab = 256000,
      .seq = 4096, .experts = 0, .topk = 0, .act = SC_ACT_RELU, .norm = SC_NORM_LAYERNORM,
      .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
+
+    /* Data-parallel CNNs and BERT [DP]: the architectures of
+     * ../shared/validation/MODELS.md (src/model/cnn.c, bert.c); ids are
+     * the `model` and `model_variant` values of the dp_training sets.
+     * "resnet50" is v1.5 (torchvision, NVIDIA, MLPerf). */
+    CNN("resnet50", SC_CNN_RESNET50_V15, 224),
+    CNN("resnet50_v1", SC_CNN_RESNET50_V1, 224),
+    CNN("resnet50_v1.5", SC_CNN_RESNET50_V15, 224),
+    CNN("resnet101", SC_CNN_RESNET101_V1, 224),
+    CNN("resnet101_v1", SC_CNN_RESNET101_V1, 224),
+    CNN("resnet152", SC_CNN_RESNET152_V1, 224),
+    CNN("resnet152_v1", SC_CNN_RESNET152_V1, 224),
+    CNN("vgg16", SC_CNN_VGG16, 224),
+    CNN("inception_v3", SC_CNN_INCEPTION_V3, 299),
+    CNN("alexnet", SC_CNN_ALEXNET, 227),
+    CNN("alexnet_tfcnn", SC_CNN_ALEXNET, 227),
+    /* BERT [BERT] Table/Sec. 3: base L12 H768 A12, large L24 H1024 A16,
+     * WordPiece vocabulary 30522, 512 positions; seq 128 (phase 1, the
+     * DLPerf rows) and 512 (phase 2, the MLPerf rows), with Google's
+     * max_predictions_per_seq of 20 and 80 masked positions. */
+    BERT("bert_base", 12, 768, 12, 128, 20),
+    BERT("bert_large", 24, 1024, 16, 512, 80),
 };
 
 #define N_MODEL (sizeof model_presets / sizeof model_presets[0])

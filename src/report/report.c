@@ -100,6 +100,13 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     fprintf(out, "  model     %s: %.1fB parameters, %d layers, hidden %d, seq %d\n",
             s->model.name, r->params / 1e9, s->model.tf.layers, s->model.tf.hidden,
             s->model.tf.seq);
+  else if (s->model.kind == SC_MODEL_CNN)
+    fprintf(out, "  model     %s: %.1fM parameters, %dx%d images\n", s->model.name,
+            r->params / 1e6, s->model.cnn.image, s->model.cnn.image);
+  else if (s->model.kind == SC_MODEL_BERT)
+    fprintf(out, "  model     %s: %.1fM parameters, %d layers, hidden %d, seq %d\n",
+            s->model.name, r->params / 1e6, s->model.bert.layers, s->model.bert.hidden,
+            s->model.bert.seq);
   else
     fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", s->model.name,
             r->params / 1e9, s->model.graph.path);
@@ -638,6 +645,19 @@ static double gpu_tflops16(const sc_gpu *g) {
   return (g->peak_flops[SC_BF16] > 0 ? g->peak_flops[SC_BF16] : g->peak_flops[SC_FP16]) / 1e12;
 }
 
+/* layers, hidden, heads, kv_heads, seq of a preset for the CSV and JSON
+ * lists (CNNs: 0 but the image size as seq; BERT: its encoder). */
+static void preset_shape(const sc_model *m, int sh[5]) {
+  memset(sh, 0, 5 * sizeof *sh);
+  if (m->kind == SC_MODEL_TRANSFORMER) {
+    sh[0] = m->tf.layers, sh[1] = m->tf.hidden, sh[2] = m->tf.heads;
+    sh[3] = m->tf.kv_heads, sh[4] = m->tf.seq;
+  } else if (m->kind == SC_MODEL_BERT) {
+    sh[0] = m->bert.layers, sh[1] = m->bert.hidden, sh[2] = sh[3] = m->bert.heads;
+    sh[4] = m->bert.seq;
+  }
+}
+
 static void presets_table(FILE *out) {
   fprintf(out, "GPUs (cluster.gpu):\n");
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
@@ -648,9 +668,17 @@ static void presets_table(FILE *out) {
   fprintf(out, "\nModels (model):\n");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
-    fprintf(out, "  %-16s %8.1fB params  %3d layers  hidden %5d  heads %3d/%-3d  seq %d\n",
-            m->name, sc_model_params(m) / 1e9, m->tf.layers, m->tf.hidden, m->tf.heads,
-            m->tf.kv_heads, m->tf.seq);
+    if (m->kind == SC_MODEL_CNN)
+      fprintf(out, "  %-16s %8.4fB params  CNN, %d x %d images\n", m->name,
+              sc_model_params(m) / 1e9, m->cnn.image, m->cnn.image);
+    else if (m->kind == SC_MODEL_BERT)
+      fprintf(out, "  %-16s %8.3fB params  %3d layers  hidden %5d  heads %3d      seq %d (BERT)\n",
+              m->name, sc_model_params(m) / 1e9, m->bert.layers, m->bert.hidden,
+              m->bert.heads, m->bert.seq);
+    else
+      fprintf(out, "  %-16s %8.1fB params  %3d layers  hidden %5d  heads %3d/%-3d  seq %d\n",
+              m->name, sc_model_params(m) / 1e9, m->tf.layers, m->tf.hidden, m->tf.heads,
+              m->tf.kv_heads, m->tf.seq);
   }
   fprintf(out, "\nClusters (cluster.preset):\n");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
@@ -679,8 +707,10 @@ static void presets_csv(FILE *out) {
     const sc_model *m = sc_model_preset_at(i);
     fputs("model,", out);
     esc_csv(out, m->name, ',');
-    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,\n", sc_model_params(m), m->tf.layers,
-            m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
+    int sh[5];
+    preset_shape(m, sh);
+    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2], sh[3],
+            sh[4]);
   }
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
@@ -704,11 +734,13 @@ static void presets_json(FILE *out) {
   fprintf(out, "],\n \"models\": [");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
+    int sh[5];
+    preset_shape(m, sh);
     fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
     esc_json(out, m->name);
     fprintf(out, ", \"params\": %.6g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
-                 "\"kv_heads\": %d, \"seq\": %d}", sc_model_params(m), m->tf.layers,
-            m->tf.hidden, m->tf.heads, m->tf.kv_heads, m->tf.seq);
+                 "\"kv_heads\": %d, \"seq\": %d}", sc_model_params(m), sh[0], sh[1], sh[2],
+            sh[3], sh[4]);
   }
   fprintf(out, "],\n \"clusters\": [");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {

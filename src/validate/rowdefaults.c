@@ -59,6 +59,7 @@ static const sc_model *named_preset(const char *model) {
   size_t best_len = 0;
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *p = sc_model_preset_at(i);
+    if (p->kind != SC_MODEL_TRANSFORMER) continue; /* rows of LLM training sets */
     squash(p->name, id, sizeof id);
     size_t n = strlen(id);
     if (n > best_len && !strncmp(text, id, n)) best = p, best_len = n;

@@ -1,0 +1,202 @@
+/*
+ * test_dp_models.c -- the CNN and BERT builders (src/model/cnn.c,
+ * bert.c): parameters and forward FLOPs against the published figures of
+ * ../shared/validation/MODELS.md, one convolution by hand, the scenario
+ * keys of these presets and their errors.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/builder.h"
+
+/* The resolved preset `id` built into *g. */
+static wg_graph *build(const char *id, sc_model *m) {
+  const sc_model *p = sc_model_preset(id);
+  cr_assert(p, "no preset %s", id);
+  *m = *p;
+  sc_error err = {0};
+  const model_builder *b = model_builder_for(m->kind);
+  cr_assert_eq(b->resolve(m, &err), SC_OK, "%s: %s", id, err.msg);
+  wg_graph *g = NULL;
+  cr_assert_eq(b->build(m, &g, &err), SC_OK, "%s: %s", id, err.msg);
+  return g;
+}
+
+/* Forward model FLOPs of the blocks of role `role` (-1: all). */
+static double fwd_flops(const wg_graph *g, int role) {
+  double f = 0;
+  for (int b = 0; b < g->n_blocks; b++) {
+    const wg_block *bl = &g->blocks[b];
+    if (role >= 0 && (int)bl->role != role) continue;
+    for (int j = 0; j < bl->n_ops; j++) f += bl->count * g->ops[bl->first_op + j].model_flops;
+  }
+  return f;
+}
+
+static const wg_op *find_op(const wg_graph *g, const char *block, const char *name) {
+  for (int b = 0; b < g->n_blocks; b++) {
+    if (strcmp(g->blocks[b].name, block)) continue;
+    for (int j = 0; j < g->blocks[b].n_ops; j++)
+      if (!strcmp(g->ops[g->blocks[b].first_op + j].name, name))
+        return &g->ops[g->blocks[b].first_op + j];
+  }
+  cr_assert_fail("no op %s in block %s", name, block);
+  return NULL;
+}
+
+static void within(double got, double want, double tol, const char *what) {
+  cr_assert(fabs(got / want - 1) <= tol, "%s: %.6g, published %.6g (%.2f %% off, tolerance %.1f %%)",
+            what, got, want, 100 * (got / want - 1), 100 * tol);
+}
+
+/* id, exact parameters of the reference definition, published forward
+ * FLOPs (1 MAC = 2 FLOPs), MODELS.md. */
+typedef struct ref { const char *id; double params, gflops; } ref;
+
+Test(dp_models, cnn_params_and_flops) {
+  static const ref refs[] = {
+      /* torchvision counts (conv without bias + batch norm gamma/beta);
+       * FLOPs: He et al. 3.8 G mult-adds = "~7.7 GFLOPs" (MODELS.md) */
+      {"resnet50_v1", 25557032, 7.7},
+      {"resnet50_v1.5", 25557032, 2 * 4.09},   /* torchvision "4.09 GFLOPS" (MACs) */
+      {"resnet101_v1", 44549160, 2 * 7.6},     /* He et al. 7.6 G mult-adds */
+      {"resnet152_v1", 60192808, 2 * 11.3},    /* He et al. 11.3 G mult-adds */
+      {"vgg16", 138357544, 2 * 15.47},         /* Keras 138,357,544; torchvision 15.47 */
+      /* torchvision 27,161,264 with the auxiliary head, whose 1x1 conv
+       * 768x128 (98,304 + BN 256), 5x5 conv 128x768 (2,457,600 + BN 1,536)
+       * and FC 768x1000 + 1000 (769,000) make 3,326,696: 23,834,568 */
+      {"inception_v3", 23834568, 2 * 5.71},
+      {"alexnet_tfcnn", 61100840, 2 * 0.71},   /* torchvision widths */
+  };
+  for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+    sc_model m;
+    wg_graph *g = build(refs[i].id, &m);
+    cr_assert_eq(wg_params(g), refs[i].params, "%s: %.0f parameters, reference %.0f", refs[i].id,
+                 wg_params(g), refs[i].params);
+    within(fwd_flops(g, -1) / 1e9, refs[i].gflops, 0.01, refs[i].id);
+    cr_assert_eq(sc_model_params(&m), refs[i].params, "%s: sc_model_params", refs[i].id);
+    /* MFU counts forward + backward = 3 x forward */
+    within(g->model_flops, 3 * fwd_flops(g, -1), 1e-12, "model_flops");
+    wg_free(g);
+  }
+}
+
+/* The stem of ResNet-50 by hand: 7x7/2 conv, 3 -> 64 channels, pad 3 on
+ * 224: (224 + 6 - 7) / 2 + 1 = 112; 2 x 64 x (7 x 7 x 3) x 112 x 112 =
+ * 236,027,904 FLOPs and 64 x 147 = 9,408 weights. */
+Test(dp_models, one_conv_by_hand) {
+  sc_model m;
+  wg_graph *g = build("resnet50", &m);
+  const wg_op *c = find_op(g, "stem", "conv1");
+  cr_assert_eq(c->flops, 236027904.0, "stem conv FLOPs %.0f", c->flops);
+  cr_assert_eq(c->params, 9408.0, "stem conv weights %.0f", c->params);
+  const wg_tensor *y = &g->tensors[c->out];
+  cr_assert(y->dim[0] == 64 && y->dim[1] == 112 && y->dim[2] == 112, "stem output %ld x %ld x %ld",
+            y->dim[0], y->dim[1], y->dim[2]);
+  /* v1.5 strides the 3x3 of stage 2's first block: 3x3 over 128 channels
+   * onto 28 x 28: 2 x 128 x 1152 x 784; v1 runs it at 28 x 28 too, but
+   * its first 1x1 (256 -> 128) runs at 28 x 28 instead of 56 x 56 */
+  const wg_op *c2 = find_op(g, "stage2_down", "conv2");
+  cr_assert_eq(c2->flops, 2.0 * 128 * 1152 * 784, "v1.5 conv2 %.0f", c2->flops);
+  const wg_op *c1 = find_op(g, "stage2_down", "conv1");
+  cr_assert_eq(c1->flops, 2.0 * 128 * 256 * 3136, "v1.5 conv1 %.0f", c1->flops);
+  wg_free(g);
+  g = build("resnet50_v1", &m);
+  c1 = find_op(g, "stage2_down", "conv1");
+  cr_assert_eq(c1->flops, 2.0 * 128 * 256 * 784, "v1 conv1 %.0f", c1->flops);
+  /* residual blocks after the first of a stage are one repeated block */
+  int found = 0;
+  for (int b = 0; b < g->n_blocks; b++)
+    if (!strcmp(g->blocks[b].name, "stage3")) found = g->blocks[b].count;
+  cr_assert_eq(found, 5, "stage3 repeats %d (6 blocks: 1 down + 5)", found);
+  wg_free(g);
+}
+
+/* Inception's 1x7 conv: a rectangular kernel with width padding 3 keeps
+ * 17 x 17: 2 x 128 x (1 x 7 x 128) x 289. */
+Test(dp_models, rectangular_kernel) {
+  sc_model m;
+  wg_graph *g = build("inception_v3", &m);
+  const wg_op *c = find_op(g, "mixed_6b", "b7x7_2");
+  cr_assert_eq(c->flops, 2.0 * 128 * 7 * 128 * 289, "1x7 conv %.0f", c->flops);
+  cr_assert_eq(c->params, 7.0 * 128 * 128, "1x7 weights %.0f", c->params);
+  const wg_tensor *y = &g->tensors[find_op(g, "mixed_7c", "out")->out];
+  cr_assert(y->dim[0] == 2048 && y->dim[1] == 8 && y->dim[2] == 8, "mixed_7c %ld x %ld x %ld",
+            y->dim[0], y->dim[1], y->dim[2]);
+  double f299 = fwd_flops(g, -1);
+  wg_free(g);
+  /* KungFu feeds 224 x 224: cost ~ (224 / 299)^2 (MODELS.md); VALID
+   * borders take more (the 35 x 35 grid becomes 25 x 25): 0.89 of it */
+  m.cnn.image = 224;
+  cr_assert_eq(model_builder_for(m.kind)->build(&m, &g, NULL), SC_OK);
+  double r = fwd_flops(g, -1) / f299, want = (224.0 / 299) * (224.0 / 299);
+  cr_assert(r < want && r > 0.85 * want, "224/299 FLOPs ratio %.3f, (224/299)^2 %.3f", r, want);
+  wg_free(g);
+}
+
+/* BERT: 110 M (Devlin et al.), 108.9 M for encoder + embeddings; 22.4
+ * GFLOPs per 128-token sequence for the encoder and 2 H V per masked
+ * position for the MLM decoder (20 positions: 0.94 GFLOPs); BERT-large
+ * 334 M encoder + embeddings, 335 GFLOPs at 512 (MODELS.md). */
+Test(dp_models, bert_params_and_flops) {
+  sc_model m;
+  wg_graph *g = build("bert_base", &m);
+  within(wg_params(g) / 1e6, 110, 0.01, "bert_base parameters");
+  double heads = 0;
+  for (int b = 0; b < g->n_blocks; b++)
+    if (g->blocks[b].role == WG_ROLE_LAST) heads += wg_block_params(g, b);
+  within((wg_params(g) - heads) / 1e6, 108.9, 0.01, "bert_base encoder + embeddings");
+  within((fwd_flops(g, WG_ROLE_FIRST) + fwd_flops(g, WG_ROLE_LAYER)) / 1e9, 22.4, 0.01,
+         "bert_base encoder GFLOPs at 128");
+  within(find_op(g, "heads", "mlm_decoder")->model_flops / 1e9, 0.94, 0.01, "MLM decoder");
+  cr_assert_eq(g->tensors[find_op(g, "heads", "mlm_gather")->out].dim[0], 20, "masked positions");
+  wg_free(g);
+  g = build("bert_large", &m);
+  heads = 0;
+  for (int b = 0; b < g->n_blocks; b++)
+    if (g->blocks[b].role == WG_ROLE_LAST) heads += wg_block_params(g, b);
+  within((wg_params(g) - heads) / 1e6, 334, 0.01, "bert_large encoder + embeddings");
+  within((fwd_flops(g, WG_ROLE_FIRST) + fwd_flops(g, WG_ROLE_LAYER)) / 1e9, 335, 0.01,
+         "bert_large GFLOPs at 512");
+  cr_assert_eq(g->tensors[find_op(g, "heads", "mlm_gather")->out].dim[0], 80, "masked positions");
+  wg_free(g);
+}
+
+/* Scenario keys of these presets, and what fails. */
+Test(dp_models, scenario_keys) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *ok[] = {"model.image=224", "cluster.gpus=1", "plan.tp=1", "plan.pp=1",
+                      "plan.global_batch=32"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"inception_v3\"}", "t", ok, 5, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.kind, SC_MODEL_CNN);
+  cr_assert_eq(s.model.cnn.image, 224);
+  const char *seq[] = {"model.seq=512", "cluster.gpus=1", "plan.tp=1", "plan.pp=1",
+                       "plan.global_batch=8"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", seq, 5, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.bert.seq, 512);
+  sc_result r;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  cr_assert(r.step_s > 0 && r.params > 1e8, "step %g params %g", r.step_s, r.params);
+
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"vgg16\", \"layers\": 3}}",
+                                       "t", NULL, 0, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.layers does not apply to vgg16"), "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"vgg16\", \"image\": 32}}",
+                                       "t", NULL, 0, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.image: 32 pixels is not valid for vgg16"), "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"bert_base\", \"seq\": 1024}}",
+                                       "t", NULL, 0, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.seq"), "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"gpt3-125m\", \"image\": 224}}",
+                                       "t", NULL, 0, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "CNN and BERT presets only"), "%s", err.msg);
+}

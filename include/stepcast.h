@@ -890,7 +890,10 @@ void sc_coll_sweep_free(sc_coll_sweep *s);
 typedef enum sc_validation_kind {
   SC_VALIDATION_TRAINING = 0,
   SC_VALIDATION_COLLECTIVE,
-  SC_VALIDATION_UNSUPPORTED
+  SC_VALIDATION_UNSUPPORTED,
+  SC_VALIDATION_DP          /* data-parallel CNN/BERT runs over a scheme
+                               (`measured_iter_s` with `scheme`; issue 9):
+                               seconds per step, async rows a worker's step */
 } sc_validation_kind;
 
 /* One row of a set. */
@@ -906,6 +909,9 @@ typedef struct sc_validation_row {
                            the GPU's reference system); "" if nothing */
   sc_breakdown time;    /* training: where the predicted time goes */
   double mfu;           /* training: predicted MFU */
+  char family[12];      /* dp sets: the row's scheme family */
+  double unc_x;         /* dp sets: |error| in samples/s over the row's
+                           measured_uncertainty; -1 when none is given */
 } sc_validation_row;
 
 /* One set: its rows and the summary of their errors (fractions). */
@@ -922,6 +928,10 @@ typedef struct sc_validation {
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting (reported only with
                            SC_REPORT_TIMINGS: outputs are deterministic) */
+  char note[640];       /* dp sets: MAPE per scheme family, the ranking of
+                           schemes within groups, the error in units of the
+                           reading uncertainty; "" otherwise */
+  int rank_pairs, rank_right;  /* dp sets: scheme pairs compared, ordered right */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it

@@ -69,6 +69,7 @@ static double ar_copy(const void *ctx, double bytes, int tensors) {
   const ar_ctx *a = ctx;
   const dp_fabric *f = a->c->f;
   int n = f->gpus;
+  if (n == 1) return 0;
   double bw = f->intra == SC_DP_INTRA_PCIE ? f->intra_bw / f->host_share : f->intra_bw;
   return 2 * (f->host_lat + (n - 1) * bytes / ((double)n * bw));
 }
@@ -82,6 +83,7 @@ static double ar_mpi(const void *ctx, double bytes, int tensors) {
   const ar_ctx *a = ctx;
   const dp_fabric *f = a->c->f;
   int n = f->gpus;
+  if (n == 1) return 0;
   double vol = 2.0 * (n - 1) / n * bytes;
   double cpu = f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
   double wire = f->nodes > 1 ? vol / f->net_stream_bw + 2.0 * (n - 1) * (f->net_lat + f->net_msg_s)
@@ -99,6 +101,7 @@ static double ar_kungfu(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;
   const dp_fabric *f = a->c->f;
+  if (f->gpus == 1) return 0;
   double copies = 2 * dp_host_time(f, bytes, f->host_share);
   int peers = f->gpn - 1;
   double local = 0;

@@ -123,9 +123,6 @@ static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, sc_error *e
   if (rc) return rc;
   dp_ctx c = {&s, &s.dp, &pr->m, &f, sc, pr->one.step_s};
   dp_cost cost = {0};
-  if (sc != DP_SINGLE_GPU && f.gpus == 1)
-    return sc_error_set(err, SC_EINPUT, "dp.scheme: %s needs more than one GPU (cluster.gpus = 1)",
-                        dp_scheme_name(sc));
   switch (dp_scheme_family(sc)) {
   case DP_FAM_NONE:
     if (f.gpus > 1)

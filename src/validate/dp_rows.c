@@ -1,0 +1,322 @@
+/*
+ * dp_rows.c -- predict the rows of a dp_training set; see dp_rows.h.
+ *
+ * How a row becomes a data-parallel scenario (blank cells: what the row's
+ * framework would have used, the same way for every row):
+ *   - the model preset named by `model_variant` (BERT: `seq` tokens);
+ *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
+ *     batch_per_gpu;
+ *   - dtype amp = fp16 GEMMs with fp16 gradients exchanged; `unknown`
+ *     (MLPerf) = fp16, as NVIDIA's implementations train (MLPerf note 1);
+ *   - the GPU preset `gpu`; `gpus_per_node` blank = min(gpus, 8);
+ *     `intra_node` gives the wiring (nvswitch, DGX-1 hybrid cube-mesh,
+ *     4-GPU NVLink mesh, PCIe) and `intra_node_GBps` its bandwidth;
+ *     `host_link` the PCIe generation; `network_Gbps` the server's NICs;
+ *   - `transport` tcp or rdma; blank/unknown = the scheme's library
+ *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
+ *   - `framework` with "horovod": Horovod tensor fusion; with "pytorch" or
+ *     "paddle": an eager framework (host launch cost per kernel); others
+ *     the scheme's default (src/dp/overlap.c);
+ *   - `ps_placement` host_cpu, gpu0, co-located (worker CPUs), dedicated;
+ *     `ps_count` blank = one PS per server.
+ * The target is measured_iter_s (synchronous) or worker_step_s
+ * (asynchronous rows). Nothing here is fitted to a row.
+ *
+ * Ranking: rows that differ only in the scheme (same model, batch,
+ * precision, data, GPU, GPUs per server, servers, wiring, network) form a
+ * group; every pair of predicted rows of a group with different measured
+ * times counts, and is right when the predicted order is the measured one.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+#include "dp/dp.h"
+#include "validate/dp_rows.h"
+#include "validate/rowdefaults.h"
+
+#define VDP_KEY 256
+
+typedef struct vdp_ctx {
+  csv_file *f;
+  const char *path;
+  sc_error *err;
+  int bad;
+} vdp_ctx;
+
+static const char *vdp_cell(vdp_ctx *c, const char *col) {
+  return csv_get(c->f, csv_col(c->f, col));
+}
+
+/* A number in col; dflt when blank; sets c->bad on garbage. */
+static double vdp_num(vdp_ctx *c, const char *col, double dflt) {
+  const char *s = vdp_cell(c, col);
+  while (isspace((unsigned char)*s)) s++;
+  if (!*s) return dflt;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  while (isspace((unsigned char)*end)) end++;
+  if (*end || errno || !isfinite(v) || v < 0) {
+    if (!c->bad)
+      sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected a number >= 0, got '%s'",
+                   c->path, c->f->record_line, col, s);
+    c->bad = 1;
+    return dflt;
+  }
+  return v;
+}
+
+int vdp_is_dp_set(const csv_file *f) {
+  return csv_col(f, "measured_iter_s") >= 0 && csv_col(f, "model_variant") >= 0 &&
+         csv_col(f, "scheme") >= 0;
+}
+
+/* 1 when word occurs in s, ignoring case. */
+static int vdp_has(const char *s, const char *word) {
+  size_t n = strlen(word);
+  for (; *s; s++)
+    if (!strncasecmp(s, word, n)) return 1;
+  return 0;
+}
+
+static sc_dp_intra vdp_intra(const char *s) {
+  if (vdp_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
+  if (vdp_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
+  if (vdp_has(s, "nvlink-mesh")) return SC_DP_INTRA_NVLINK_MESH;
+  if (vdp_has(s, "pcie")) return SC_DP_INTRA_PCIE;
+  return SC_DP_INTRA_AUTO;
+}
+
+static double vdp_pcie(const char *s) {
+  if (vdp_has(s, "gen5")) return 63e9;
+  if (vdp_has(s, "gen4")) return 31.5e9;
+  return 15.75e9; /* gen3 x16, PCI-SIG */
+}
+
+static sc_dp_place vdp_place(const char *s) {
+  if (!*s) return SC_PS_AUTO;
+  if (vdp_has(s, "gpu")) return SC_PS_GPU;
+  if (vdp_has(s, "co-located")) return SC_PS_COLOCATED;
+  if (vdp_has(s, "dedicated")) return SC_PS_SERVERS;
+  return SC_PS_HOST_CPU;
+}
+
+/* The scenario of the current row; 0, or 1 with `why` when the row cannot
+ * be modelled (c->bad on a malformed cell). */
+static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
+                        size_t an) {
+  sc_scenario_default(s);
+  const char *variant = vdp_cell(c, "model_variant");
+  const sc_model *m = sc_model_preset(variant);
+  if (!m) m = sc_model_preset(vdp_cell(c, "model"));
+  if (!m) return snprintf(why, wn, "no model preset for '%s'", variant), 1;
+  s->model = *m;
+  int seq = (int)vdp_num(c, "seq", 0);
+  if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
+  const char *gname = vdp_cell(c, "gpu");
+  const sc_gpu *g = sc_gpu_preset(gname);
+  if (!g) return snprintf(why, wn, "unknown GPU '%s' (no preset)", gname), 1;
+  sc_cluster *cl = &s->cluster;
+  cl->gpu = *g;
+  snprintf(cl->name, sizeof cl->name, "validation row");
+  cl->gpus = (int)vdp_num(c, "gpus", 1);
+  int gpn = (int)vdp_num(c, "gpus_per_node", cl->gpus < 8 ? cl->gpus : 8);
+  if (gpn < 1) gpn = 1;
+  if (gpn > cl->gpus) gpn = cl->gpus;
+  cl->gpus_per_node = gpn;
+  cl->nvlink_domain = gpn;
+  cl->topology[0] = '\0';
+  sc_dp_spec *d = &s->dp;
+  const char *intra = vdp_cell(c, "intra_node");
+  d->intra = vdp_intra(intra);
+  double ibw = vdp_num(c, "intra_node_GBps", 0) * 1e9;
+  if (d->intra == SC_DP_INTRA_PCIE) {
+    d->intra_bw = ibw > 0 ? ibw * 0.88 : 0; /* PCIe efficiency: src/dp/fabric.c */
+    cl->nvlink_bw = 0;
+  } else if (ibw > 0) {
+    cl->nvlink_bw = ibw;
+  }
+  d->host_bw = vdp_pcie(vdp_cell(c, "host_link"));
+  double net = vdp_num(c, "network_Gbps", 0);
+  d->network_bw = net * 1e9 / 8;
+  cl->nic_bw = d->network_bw / gpn;
+  int nodes = cl->gpus / gpn;
+  if (nodes > 1 && net <= 0) {
+    /* not stated: the NIC of the GPU's reference system (as for training
+     * sets, rowdefaults.c), else 10 Gb/s Ethernet, the network AWS lists
+     * for the p2.8xlarge K80 servers of the rows that leave it blank (from
+     * AWS's instance-type table, not a file in ../shared) */
+    const char *ref = NULL;
+    double per_gpu = rowd_reference_nic(g->name, &ref);
+    d->network_bw = ref ? per_gpu * gpn : 10e9 / 8;
+    cl->nic_bw = d->network_bw / gpn;
+    snprintf(assumed, an, "network %.0f Gb/s per server (not stated; %s)", d->network_bw * 8 / 1e9,
+             ref ? ref : "10 GbE");
+  }
+  const char *tr = vdp_cell(c, "transport");
+  d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA
+                                                                        : SC_DP_TR_AUTO;
+  const char *scheme = vdp_cell(c, "scheme");
+  if (dp_scheme_from_name(scheme) < 0)
+    return snprintf(why, wn, "unknown scheme '%s'", scheme), 1;
+  snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
+  d->ps_count = (int)vdp_num(c, "ps_count", 0);
+  d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
+  const char *fw = vdp_cell(c, "framework");
+  if (vdp_has(fw, "horovod")) d->fusion = SC_DP_FUSION_HOROVOD;
+  sc_plan *p = &s->plan;
+  sc_plan_default(p);
+  long b = (long)vdp_num(c, "batch_per_gpu", 0);
+  long acc = (long)vdp_num(c, "grad_accum", 1);
+  if (b < 1) return snprintf(why, wn, "batch_per_gpu is blank"), 1;
+  p->micro_batch = b;
+  p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
+  p->framework_eager = vdp_has(fw, "pytorch") || vdp_has(fw, "paddle");
+  const char *dt = vdp_cell(c, "dtype");
+  p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32 : SC_FP16;
+  if (!strcmp(dt, "unknown") || !*dt)
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
+             *assumed ? "; " : "");
+  return 0;
+}
+
+/* The key of the row's group for the ranking check. */
+static void vdp_group(vdp_ctx *c, char *key) {
+  static const char *const cols[] = {"model_variant", "batch_per_gpu", "grad_accum", "seq",
+                                     "dtype", "data", "gpu", "gpus", "gpus_per_node", "nodes",
+                                     "intra_node", "network_Gbps", "fabric"};
+  /* the scheme first, then what must be equal */
+  snprintf(key, VDP_KEY, "%.40s#", vdp_cell(c, "scheme"));
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
+    snprintf(key + strlen(key), VDP_KEY - strlen(key), "%s|", vdp_cell(c, cols[i]));
+}
+
+static int vdp_add(val_file *vf, const val_row *r) {
+  if (vec_grow((void **)&vf->rows, &vf->cap, vf->n + 1L, sizeof *vf->rows)) return -1;
+  vf->rows[vf->n++] = *r;
+  return 0;
+}
+
+/* Predict the current row into r. SC_OK (r may be skipped), or SC_ENOMEM. */
+static int vdp_row(vdp_ctx *c, val_row *r) {
+  int async = !strcmp(vdp_cell(c, "synchronous"), "0");
+  r->measured = vdp_num(c, async ? "worker_step_s" : "measured_iter_s", 0);
+  snprintf(r->family, sizeof r->family, "%s", vdp_cell(c, "scheme_family"));
+  double unc = vdp_num(c, "measured_uncertainty", 0);
+  if (c->bad) return SC_OK;
+  if (r->measured <= 0) {
+    snprintf(r->skipped, sizeof r->skipped, "no measured %s", async ? "worker_step_s" : "measured_iter_s");
+    return SC_OK;
+  }
+  sc_scenario s;
+  char why[160] = "";
+  if (vdp_scenario(c, &s, why, sizeof why, r->assumed, sizeof r->assumed)) {
+    if (!c->bad) snprintf(r->skipped, sizeof r->skipped, "%s", why);
+    return SC_OK;
+  }
+  if (c->bad) return SC_OK;
+  sc_dp_result res;
+  sc_error e = {0};
+  int rc = sc_dp_predict(&s, &res, &e);
+  if (rc == SC_ENOMEM) return sc_error_set(c->err, rc, "%s:%d: %s", c->path, c->f->record_line, e.msg);
+  if (rc != SC_OK) {
+    snprintf(r->skipped, sizeof r->skipped, "%.180s", e.msg);
+    return SC_OK;
+  }
+  r->predicted = res.step_s;
+  r->ape = fabs(r->predicted - r->measured) / r->measured;
+  r->unc_x = -1;
+  if (unc > 0) {
+    double samples = (double)s.plan.global_batch;
+    r->unc_x = fabs(samples / r->predicted - samples / r->measured) / unc;
+  }
+  return SC_OK;
+}
+
+/* Ranking over groups: keys[i] of row i. */
+static void vdp_rank(val_file *vf, char (*keys)[VDP_KEY]) {
+  for (int i = 0; i < vf->n; i++)
+    for (int j = i + 1; j < vf->n; j++) {
+      const val_row *a = &vf->rows[i], *b = &vf->rows[j];
+      const char *ka = strchr(keys[i], '#'), *kb = strchr(keys[j], '#');
+      if (a->skipped[0] || b->skipped[0] || strcmp(ka, kb)) continue;
+      /* same scheme: not a comparison of schemes */
+      if (ka - keys[i] == kb - keys[j] && !strncmp(keys[i], keys[j], (size_t)(ka - keys[i])))
+        continue;
+      if (a->measured == b->measured) continue;
+      vf->rank_pairs++;
+      if ((a->measured < b->measured) == (a->predicted < b->predicted)) vf->rank_right++;
+    }
+}
+
+/* The note: MAPE per family, ranking, uncertainty multiples. */
+static void vdp_note(val_file *vf) {
+  static const char *const fams[] = {"none", "allreduce", "ps", "gossip"};
+  char *n = vf->note;
+  size_t cap = sizeof vf->note;
+  snprintf(n, cap, "per family:");
+  for (size_t k = 0; k < sizeof fams / sizeof fams[0]; k++) {
+    int rows = 0, skip = 0;
+    double sum = 0;
+    for (int i = 0; i < vf->n; i++) {
+      if (strcmp(vf->rows[i].family, fams[k])) continue;
+      if (vf->rows[i].skipped[0]) skip++;
+      else rows++, sum += vf->rows[i].ape;
+    }
+    if (rows + skip == 0) continue;
+    snprintf(n + strlen(n), cap - strlen(n), " %s %.1f%% (%d rows, %d skipped);", fams[k],
+             rows ? 100 * sum / rows : 0.0, rows, skip);
+  }
+  if (vf->rank_pairs)
+    snprintf(n + strlen(n), cap - strlen(n), " ranking %d of %d scheme pairs right (%.0f%%);",
+             vf->rank_right, vf->rank_pairs, 100.0 * vf->rank_right / vf->rank_pairs);
+  int u = 0, within = 0;
+  double su = 0;
+  for (int i = 0; i < vf->n; i++)
+    if (!vf->rows[i].skipped[0] && vf->rows[i].unc_x >= 0)
+      u++, su += vf->rows[i].unc_x, within += vf->rows[i].unc_x <= 1;
+  if (u)
+    snprintf(n + strlen(n), cap - strlen(n),
+             " digitised rows: error %.1fx their reading uncertainty on average, %d of %d within it",
+             su / u, within, u);
+}
+
+int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err) {
+  vdp_ctx c = {f, path, err, 0};
+  char (*keys)[VDP_KEY] = NULL;
+  int kcap = 0;
+  int rc;
+  while ((rc = csv_next(f, path, err)) == 1) {
+    if (f->n_fields != f->n_cols) {
+      sc_error_set(err, SC_EINPUT, "%s:%d: %d fields, but the header names %d columns", path,
+                   f->record_line, f->n_fields, f->n_cols);
+      rc = -SC_EINPUT;
+      break;
+    }
+    val_row r;
+    memset(&r, 0, sizeof r);
+    r.predicted = -1, r.unc_x = -1;
+    snprintf(r.id, sizeof r.id, "%s", vdp_cell(&c, "id"));
+    int prc = vdp_row(&c, &r);
+    if (c.bad) { rc = -SC_EINPUT; break; }
+    if (prc) { rc = -prc; break; }
+    if (vec_grow((void **)&keys, &kcap, vf->n + 1L, sizeof *keys) || vdp_add(vf, &r)) {
+      rc = -sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+      break;
+    }
+    vdp_group(&c, keys[vf->n - 1]);
+  }
+  if (rc == 0) {
+    vdp_rank(vf, keys);
+    vdp_note(vf);
+  }
+  mem_free(keys);
+  return rc < 0 ? -rc : SC_OK;
+}

@@ -1,0 +1,23 @@
+/*
+ * dp_rows.h -- rows of the data-parallel training sets
+ * (../shared/validation/dp_training/, DP-AND-RECSYS.md family A) as
+ * data-parallel scenarios (module prefix: vdp_).
+ */
+#ifndef SC_VALIDATE_DP_ROWS_H
+#define SC_VALIDATE_DP_ROWS_H
+
+#include "load/csv.h"
+#include "validate/validate.h"
+
+/* 1 when the header of f is a dp_training set (`scheme` and
+ * `model_variant` beside `measured_iter_s`). */
+int vdp_is_dp_set(const csv_file *f);
+
+/* Predict every remaining record of f (header read) into vf: rows
+ * appended with their family and error in units of the reading
+ * uncertainty; rows stepcast cannot model skipped with the reason;
+ * vf->note and vf->rank_* filled. SC_OK; SC_EINPUT naming path:line and
+ * the column of a malformed row; SC_ENOMEM. */
+int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err);
+
+#endif

@@ -44,7 +44,7 @@ static long dp_count(const wg_graph *wg) {
   for (int b = 0; b < wg->n_blocks; b++) {
     const wg_block *bl = &wg->blocks[b];
     for (int k = 0; k < bl->n_ops; k++)
-      if (wg->ops[bl->first_op + k].params > 0) n += bl->count;
+      if (wg->ops[bl->first_op + k].params > 0 && !wg->ops[bl->first_op + k].tied) n += bl->count;
   }
   return n;
 }
@@ -64,7 +64,8 @@ int dp_model_from_graph(const wg_graph *wg, const sc_gpu *g, sc_dtype dt, double
         const wg_op *op = &wg->ops[bl->first_op + k];
         double w = dp_op_weight(op, g, dt);
         acc += w, total += w;
-        if (op->params <= 0) continue;
+        /* a tied weight is the embedding's: one gradient, counted there */
+        if (op->params <= 0 || op->tied) continue;
         dp_layer *l = &m->layers[m->n++];
         l->grad_bytes = op->params * grad_elem;
         l->bwd_s = acc;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# cli_dp.sh -- end-to-end checks of the data-parallel schemes (issue 9):
+# `stepcast dp`, `predict` on a scenario with a dp section, and the exit
+# code 2 with a clear message for an unknown scheme, a disconnected gossip
+# graph, more PS shards than variables, a batch that does not fit.
+# Usage: tests/cli_dp.sh PATH/TO/stepcast
+set -u
+CLI=${1:?usage: cli_dp.sh PATH/TO/stepcast}
+. "$(dirname "$0")/e2e_lib.sh"
+EX=examples/dp/gpt3-350m-16-v100-allreduce.json
+
+expect 0 "allreduce_nccl" -- predict "$EX"
+expect 0 "samples/s" -- dp "$EX"
+expect 0 "ps_sync_distributed_replicated" -- predict "$EX" --schemes
+expect 0 '"schemes": [' -- dp "$EX" --format json
+expect 0 "scheme,family,async" -- dp "$EX" --format csv
+expect 0 "pair_averaging_async" -- predict "$EX" --set dp.scheme=pair_averaging_async
+expect 0 "async" -- predict "$EX" --set dp.scheme=ps_async
+expect 0 "neighbor_allreduce_graph" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=exp2
+for ex in examples/dp/*.json; do expect 0 "data-parallel" -- predict "$ex"; done
+
+# bad input: exit 2, the key and what is wrong
+expect 2 "dp.scheme: unknown scheme 'allreduce_magic'" -- predict "$EX" --set dp.scheme=allreduce_magic
+expect 2 "not connected" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=0-1,2-3
+expect 2 "dp.ps_count" -- predict "$EX" --set dp.scheme=ps_sync --set dp.ps_count=5000
+expect 2 "do not fit" -- predict "$EX" --set plan.global_batch=65536 --set plan.micro_batch=4096
+expect 2 "dp.transport" -- predict "$EX" --set dp.transport=carrier-pigeon
+expect 2 "unknown key" -- predict "$EX" --set dp.shards=2
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "job/dpm.h"
 #include "model/builder.h"
 
 /* The resolved preset `id` built into *g. */
@@ -199,4 +200,53 @@ Test(dp_models, scenario_keys) {
                                        "t", NULL, 0, &err),
                SC_EINPUT);
   cr_assert(strstr(err.msg, "CNN and BERT presets only"), "%s", err.msg);
+}
+
+/* The data-parallel view (src/job/dpm.h): ResNet-50's gradients in
+ * backward order, 53 convs + 53 batch norms + the FC = 107 layers and
+ * 53 + 2 x 53 + 2 = 161 tensors; the backward GPU time is split between
+ * them without loss, and a worker's batch comes from micro_batch. */
+Test(dp_models, layers_in_backward_order) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("resnet50");
+  s.cluster.gpu = *sc_gpu_preset("v100-sxm3-32gb");
+  s.cluster.gpus = 16;
+  s.plan.tp = 8, s.plan.pp = 4; /* ignored: a worker runs the whole model */
+  s.plan.global_batch = 1024;
+  s.plan.micro_batch = 64;
+  s.plan.dtype = SC_FP16;
+  dpm_model m;
+  sc_error err = {0};
+  cr_assert_eq(dpm_layers(&s, &m, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(m.n, 107, "layers %d", m.n);
+  cr_assert_eq(m.tensors, 161, "tensors %d", m.tensors);
+  cr_assert_eq(m.params, 25557032.0, "params %.0f", m.params);
+  cr_assert_eq(m.batch, 64);
+  cr_assert_str_eq(m.layers[0].name, "head.fc");
+  cr_assert_str_eq(m.layers[1].name, "stage4[1].conv3_bn");
+  cr_assert_str_eq(m.layers[m.n - 1].name, "stem.conv1");
+  cr_assert_eq(m.layers[0].params, 2048.0 * 1000 + 1000);
+  double sum = m.tail_s;
+  for (int i = 0; i < m.n; i++) {
+    cr_assert(m.layers[i].bwd_s > 0, "%s: bwd %g", m.layers[i].name, m.layers[i].bwd_s);
+    sum += m.layers[i].bwd_s;
+  }
+  cr_assert(fabs(sum - m.bwd_s) <= 1e-12 * m.bwd_s, "sum %.9g vs backward %.9g", sum, m.bwd_s);
+  /* the single-GPU step is the GPU work, unless the host is slower */
+  double gpu = m.fwd_s + m.bwd_s + m.optimizer_s;
+  cr_assert(m.single_s >= gpu * (1 - 1e-9) && m.single_s < 1.5 * gpu,
+            "single %.6g s, GPU sums %.6g s", m.single_s, gpu);
+  /* twice the batch: about twice the backward */
+  dpm_model m2;
+  s.plan.micro_batch = 128;
+  cr_assert_eq(dpm_layers(&s, &m2, &err), SC_OK, "%s", err.msg);
+  cr_assert(m2.bwd_s > 1.7 * m.bwd_s && m2.bwd_s < 2.1 * m.bwd_s, "bwd %g vs %g", m2.bwd_s,
+            m.bwd_s);
+  dpm_free(&m);
+  dpm_free(&m2);
+  cr_assert_null(m.layers);
+  s.plan.dtype = SC_FP8; /* V100 has no fp8 */
+  cr_assert_neq(dpm_layers(&s, &m, &err), SC_OK);
+  cr_assert_eq(m.n, 0);
 }

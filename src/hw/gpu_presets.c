@@ -17,6 +17,7 @@
  *           factors); a dtype without cuBLASLt rows takes the fitted
  *           dtype's value times MAMF(dtype) / MAMF(fitted dtype) of the
  *           same GPU. docs/calibration.md compares with XLA's GEMM table.
+ *   [MB n]  /work/shared/calibration/memory_bandwidth.csv row n
  *   [KINETO] launch_s: median host time per launched kernel of PyTorch
  *           eager training, measured by tools/calib/kineto_launch.py on
  *           the real traces in ../shared/traces (see docs/calibration.md)
@@ -48,7 +49,7 @@ static const sc_gpu gpu_presets[] = {
         .vector_flops = 15.7 * T,                         /* [DS] */
         .hbm_bytes = 32 * GIB,                            /* [DS] */
         .hbm_bw = 900 * GB,                               /* [DS] */
-        .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] 1.61/2.039 rounded */
+        .hbm_eff = 0.89,     /* [MB 54] gpu-stream scale 804 GB/s / 900 */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
         .attn_eff = 0.45,    /* no FA row (FA2 needs sm80): unfused attention used */
         .nvlink_bw = 150 * GB,                            /* [DS] 6 links x 25 GB/s per dir */
@@ -63,7 +64,7 @@ static const sc_gpu gpu_presets[] = {
         .vector_flops = 15.7 * T,
         .hbm_bytes = 32 * GIB,
         .hbm_bw = 900 * GB,                               /* [DS] */
-        .hbm_eff = 0.80,     /* as v100-sxm2 */
+        .hbm_eff = 0.89,     /* as v100-sxm2 [MB 54] */
         .gemm_eff = 0.84,    /* as v100-sxm2 */
         .attn_eff = 0.45,
         .nvlink_bw = 150 * GB,                            /* [DS] 6 NVLink2 to NVSwitch, 25 GB/s each per dir */
@@ -275,6 +276,203 @@ static const sc_gpu gpu_presets[] = {
         .nvlink_bw = 537.6 * GB, /* [DS] Infinity Fabric 1,075 GB/s aggregate, half per dir */
         .calibrated = CAL16,
     },
+
+    /* ---- GPUs of the data-parallel sets (../shared/validation/dp_training,
+     * MODELS.md "GPU presets needed"). [MB n] = memory_bandwidth.csv row n
+     * (gpu-stream scale kernel, max over the occupancy sweep): hbm_eff =
+     * that copy bandwidth / the datasheet's. GEMM efficiencies: no GEMM
+     * calibration row for any of them; the closest measured generation's,
+     * as each comment says. Pre-Volta GPUs have no tensor cores: their fp32
+     * peak is the FMA rate, fp16 (Pascal) the half2 rate of the CUDA cores. */
+    {
+        .name = "k80",   /* one GK210 die of a Tesla K80 board (AWS p2, GCE) */
+        .arch = 37,
+        .sm_count = 13,                                   /* [DS] 2 x 13 SMX per board */
+        .peak_flops = {4.37 * T, 0, 0, 0, 0, 0},          /* [DS] board 8.73 TFLOP/s fp32 at
+                                                             875 MHz boost / 2 dies; no fast fp16 */
+        .vector_flops = 4.37 * T,
+        .hbm_bytes = 12 * GIB,                            /* [DS] board 24 GB GDDR5 / 2 */
+        .hbm_bw = 240 * GB,                               /* [DS] board 480 GB/s / 2 */
+        .hbm_eff = 0.89,     /* no STREAM row: V100's ratio [MB 54] 804/900 */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value, as the V100s */
+        .attn_eff = 0.45,    /* no fused attention: unfused kernels are used */
+        .nvlink_bw = 15.75 * GB, /* no NVLink: the board's PCIe gen3 x16 (switch shared by
+                                    the two dies), [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "p100-sxm2-16gb",
+        .arch = 60,
+        .sm_count = 56,                                   /* [DS] */
+        .peak_flops = {10.6 * T, 0, 21.2 * T, 0, 0, 0},   /* [DS] fp32 10.6, fp16 21.2 (half2) */
+        .vector_flops = 10.6 * T,
+        .hbm_bytes = 16 * GIB,                            /* [DS] */
+        .hbm_bw = 732 * GB,                               /* [DS] */
+        .hbm_eff = 0.89,     /* no STREAM row: V100's ratio [MB 54] (HBM2 both) */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.45,    /* no fused attention */
+        .nvlink_bw = 80 * GB,                             /* [DS] NVLink 1: 4 links x 20 GB/s */
+        .calibrated = 0,
+    },
+    {
+        .name = "p100-pcie-16gb",
+        .arch = 60,
+        .sm_count = 56,                                   /* [DS] */
+        .peak_flops = {9.3 * T, 0, 18.7 * T, 0, 0, 0},    /* [DS] PCIe: 9.3 fp32, 18.7 fp16 */
+        .vector_flops = 9.3 * T,
+        .hbm_bytes = 16 * GIB,                            /* [DS] */
+        .hbm_bw = 732 * GB,                               /* [DS] */
+        .hbm_eff = 0.89,     /* as p100-sxm2-16gb */
+        .gemm_eff = 0.84,
+        .attn_eff = 0.45,
+        .nvlink_bw = 15.75 * GB,                          /* no NVLink: PCIe gen3 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "v100-sxm2-16gb",
+        .arch = 70,
+        .sm_count = 80,                                   /* [DS] */
+        .peak_flops = {15.7 * T, 0, 125 * T, 0, 0, 0},    /* [DS] as the 32 GB part */
+        .vector_flops = 15.7 * T,
+        .hbm_bytes = 16 * GIB,                            /* [DS] */
+        .hbm_bw = 900 * GB,                               /* [DS] */
+        .hbm_eff = 0.89,     /* [MB 54] gpu-stream scale 804 GB/s / 900 */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.45,    /* no FA row (FA2 needs sm80): unfused attention used */
+        .nvlink_bw = 150 * GB,                            /* [DS] 6 links x 25 GB/s per dir */
+        .calibrated = 0,
+    },
+    {
+        .name = "v100-pcie-16gb",
+        .arch = 70,
+        .sm_count = 80,                                   /* [DS] */
+        .peak_flops = {14 * T, 0, 112 * T, 0, 0, 0},      /* [DS] PCIe (250 W): 14 fp32, 112 */
+        .vector_flops = 14 * T,
+        .hbm_bytes = 16 * GIB,                            /* [DS] */
+        .hbm_bw = 900 * GB,                               /* [DS] */
+        .hbm_eff = 0.89,     /* [MB 54] */
+        .gemm_eff = 0.84,    /* as v100-sxm2 */
+        .attn_eff = 0.45,
+        .nvlink_bw = 15.75 * GB,                          /* no NVLink: PCIe gen3 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "v100-pcie-32gb",
+        .arch = 70,
+        .sm_count = 80,                                   /* [DS] */
+        .peak_flops = {14 * T, 0, 112 * T, 0, 0, 0},      /* [DS] as the 16 GB part */
+        .vector_flops = 14 * T,
+        .hbm_bytes = 32 * GIB,                            /* [DS] */
+        .hbm_bw = 900 * GB,                               /* [DS] */
+        .hbm_eff = 0.89,     /* [MB 54] */
+        .gemm_eff = 0.84,
+        .attn_eff = 0.45,
+        .nvlink_bw = 15.75 * GB,                          /* PCIe gen3 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "v100s-pcie-32gb",
+        .arch = 70,
+        .sm_count = 80,                                   /* [DS] */
+        .peak_flops = {16.4 * T, 0, 130 * T, 0, 0, 0},    /* [DS] V100S: 16.4 fp32, 130 tensor */
+        .vector_flops = 16.4 * T,
+        .hbm_bytes = 32 * GIB,                            /* [DS] */
+        .hbm_bw = 1134 * GB,                              /* [DS] */
+        .hbm_eff = 0.89,     /* V100's [MB 54] */
+        .gemm_eff = 0.84,
+        .attn_eff = 0.45,
+        .nvlink_bw = 15.75 * GB,                          /* PCIe gen3 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "a100-pcie-40gb",
+        .arch = 80,
+        .sm_count = 108,                                  /* [DS] */
+        .peak_flops = {19.5 * T, 156 * T, 312 * T, 312 * T, 0, 0}, /* [DS] (250 W: lower
+                                                             sustained clocks than SXM4) */
+        .vector_flops = 19.5 * T,
+        .hbm_bytes = 40 * GIB,                            /* [DS] */
+        .hbm_bw = 1555 * GB,                              /* [DS] */
+        .hbm_eff = 0.79,     /* as a100-sxm4 [AZ 44] */
+        .gemm_eff = 0.84,    /* as a100-sxm4 [FIT-GEMM] */
+        .attn_eff = 0.66,    /* as a100-sxm4 */
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] (NVLink
+                                                             bridge pairs: see the cluster) */
+        .calibrated = 0,
+    },
+    {
+        .name = "a100-pcie-80gb",
+        .arch = 80,
+        .sm_count = 108,                                  /* [DS] */
+        .peak_flops = {19.5 * T, 156 * T, 312 * T, 312 * T, 0, 0}, /* [DS] (300 W) */
+        .vector_flops = 19.5 * T,
+        .hbm_bytes = 80 * GIB,                            /* [DS] */
+        .hbm_bw = 1935 * GB,                              /* [DS] */
+        .hbm_eff = 0.79,     /* as a100-sxm4 [AZ 44] */
+        .gemm_eff = 0.84,
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "a30-pcie-24gb",
+        .arch = 80,
+        .sm_count = 56,                                   /* [DS] */
+        .peak_flops = {10.3 * T, 82 * T, 165 * T, 165 * T, 0, 0}, /* [DS] */
+        .vector_flops = 10.3 * T,
+        .hbm_bytes = 24 * GIB,                            /* [DS] */
+        .hbm_bw = 933 * GB,                               /* [DS] */
+        .hbm_eff = 0.79,     /* as a100 [AZ 44] (same HBM2 controller generation) */
+        .gemm_eff = 0.84,    /* as a100 [FIT-GEMM] */
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "a40-pcie-48gb",
+        .arch = 86,
+        .sm_count = 84,                                   /* [DS] */
+        .peak_flops = {37.4 * T, 74.8 * T, 149.7 * T, 149.7 * T, 0, 0}, /* [DS] dense */
+        .vector_flops = 37.4 * T,
+        .hbm_bytes = 48 * GIB,                            /* [DS] GDDR6 */
+        .hbm_bw = 696 * GB,                               /* [DS] */
+        .hbm_eff = 0.945,    /* [MB 90] gpu-stream scale 658 GB/s / 696 */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.66,    /* as a100 */
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "rtx-a5000",
+        .arch = 86,
+        .sm_count = 64,                                   /* [DS] */
+        .peak_flops = {27.8 * T, 55.6 * T, 111.1 * T, 111.1 * T, 0, 0}, /* [DS] dense (the
+                                                             datasheet prints 222.2 sparse) */
+        .vector_flops = 27.8 * T,
+        .hbm_bytes = 24 * GIB,                            /* [DS] GDDR6 */
+        .hbm_bw = 768 * GB,                               /* [DS] */
+        .hbm_eff = 0.945,    /* A40's [MB 90] (GDDR6, same generation) */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.66,
+        .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
+                                                             bidirectional */
+        .calibrated = 0,
+    },
+    {
+        .name = "h100-pcie-80gb",
+        .arch = 90,
+        .sm_count = 114,                                  /* [DS] */
+        .peak_flops = {51 * T, 378 * T, 756 * T, 756 * T, 1513 * T, 0}, /* [DS] dense */
+        .vector_flops = 51 * T,
+        .hbm_bytes = 80 * GIB,                            /* [DS] */
+        .hbm_bw = 2000 * GB,                              /* [DS] */
+        .hbm_eff = 0.85,     /* [MB 30] gpu-stream scale 1704 GB/s / 2000 */
+        .gemm_eff = 0.79,    /* as h100-sxm5 */
+        .gemm_eff_fp8 = 0.70,
+        .attn_eff = 0.33,
+        .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS] */
+        .calibrated = 0,
+    },
 };
 
 #define N_GPU (sizeof gpu_presets / sizeof gpu_presets[0])
@@ -287,6 +485,14 @@ static const char *const gpu_aliases[][2] = {
     {"h100-sxm-80gb", "h100-sxm5-80gb"},
     {"h100-sxm-96gb", "h100-sxm5-96gb"},
     {"b200-180gb", "b200"},
+    /* dp_training GPU ids (DP-AND-RECSYS.md "GPU ids") whose memory or
+     * form factor the row does not state: the compute and bandwidth are
+     * the same; the larger memory keeps a fit check from failing */
+    {"v100-sxm2", "v100-sxm2-32gb"},
+    {"v100", "v100-sxm2-32gb"},   /* MLPerf v0.7 Fujitsu/Google: NVLink-attached SXM2 */
+    {"a100-sxm4", "a100-sxm4-80gb"},
+    {"p100", "p100-pcie-16gb"},
+    {"v100-sxm3", "v100-sxm3-32gb"},
 };
 
 const sc_gpu *sc_gpu_preset(const char *name) {

@@ -92,6 +92,10 @@ const sc_scenario *job_current(const sc_job *j) { return &j->cur; }
 
 const wg_graph *job_graph(const sc_job *j) { return j->g; }
 
+const xg *job_xg(const sc_job *j) { return &j->x; }
+
+const eng *job_eng(const sc_job *j) { return &j->e; }
+
 /* Check plan (NULL: the scenario's) against the job and lower it into
  * j->x, which j->e then evaluates. */
 static int check_and_lower(sc_job *j, const sc_plan *plan, sc_error *err) {

@@ -15,6 +15,13 @@ const sc_scenario *job_current(const sc_job *j);
 /* The job's workload graph. */
 const wg_graph *job_graph(const sc_job *j);
 
+/* The execution graph and the engine of the last plan evaluated (after a
+ * successful sc_job_predict): what src/job/dpm.c walks per operator. */
+struct xg;
+struct eng;
+const struct xg *job_xg(const sc_job *j);
+const struct eng *job_eng(const sc_job *j);
+
 /* A plan's evaluation in phases, for the search (each a subset of
  * sc_job_predict's work, which is job_lower then job_finish):
  *

@@ -419,6 +419,8 @@ typedef struct sc_dp_spec {
   double grad_bytes;         /* bytes per gradient element (0 = 2 under fp16/
                                 bf16 compute, else 4) */
   double other_s;            /* extra seconds per step (input pipeline), >= 0 */
+  int keep_unfit;            /* 1 = predict a batch the memory model says does
+                                not fit (validation of runs that did run) */
   char graph[256];           /* gossip graph: "exp2", "ring", "full", an edge
                                 list "0-1,1-2" or a mixing matrix "w,w;w,w" */
 } sc_dp_spec;

@@ -67,9 +67,15 @@ Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
   /* bucket 1 (layers 0-1) ready at 2, ends 4; bucket 2 ready 4, ends 6 */
   cr_assert_eq(o.messages, 2);
   cr_assert_float_eq(o.exposed_s, 2.0, 1e-12);
-  fu.cycle_s = 1.5; /* ticks at 1.5, 3, 4.5, 6: starts at 3 and 6, ends 8 */
+  /* Horovod, ticks every 1.5 s: at 1.5 layer 0 (ends 2.5); at 3 layers
+   * 1-2 (20 bytes, ends 5); at 6 layer 3 (ends 7) */
+  fu.cycle_s = 1.5;
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, &o);
-  cr_assert_float_eq(o.exposed_s, 4.0, 1e-12);
+  cr_assert_eq(o.messages, 3);
+  cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);
+  fu.bucket_bytes = 10; /* the threshold splits layers 1-2 at the 3 s tick */
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, &o);
+  cr_assert_eq(o.messages, 4);
   dp_fusion ddp = {.bucket_bytes = 30, .first_bytes = 10};
   dp_overlap_run(&m, &ddp, per_byte, NULL, 1, &o);
   /* first bucket capped at 10 bytes: layer 0 (ends 2), then 1-3 (ready 4, ends 7) */

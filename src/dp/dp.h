@@ -29,9 +29,9 @@
  * INTERFACE WITH THE MODEL BUILDERS. What a scheme needs of the model is
  * dp_model: the gradient tensors in backward order (bytes, and the
  * backward seconds after which each is ready) and the forward and
- * update seconds. dp_model_from_graph derives it from any workload graph
- * (transformer, JSON graph, and the CNN/BERT builders of src/model/ once
- * they plug in) and the single-GPU prediction of the scenario.
+ * update seconds. dp_model_from_dpm takes it from dpm_layers
+ * (src/job/dpm.h), which walks the one-GPU execution graph of any model
+ * (transformer, JSON graph, CNN, BERT) with its kernel costs.
  *
  * Units: seconds, bytes, bytes/s per direction.
  */
@@ -39,7 +39,7 @@
 #define SC_DP_H
 
 #include "coll/coll.h"
-#include "graph/graph.h"
+#include "job/dpm.h"
 #include "stepcast.h"
 
 /* ------------------------------------------------------------ schemes */
@@ -99,15 +99,11 @@ typedef struct dp_model {
                           (only the last one overlaps the exchange) */
 } dp_model;
 
-/* Fill m from a finalized workload graph: one layer per operator with
- * parameters, blocks and their instances walked backwards; the step's
- * backward seconds `bwd_s` are shared in proportion to each operator's
- * roofline time on g in dt. grad_elem: bytes per gradient element, param_elem:
- * per weight element. SC_OK or SC_ENOMEM. m owns its array (dp_model_free). */
-int dp_model_from_graph(const wg_graph *wg, const sc_gpu *g, sc_dtype dt, double fwd_s,
-                        double bwd_s,
-                        double other_s, double grad_elem, double param_elem, dp_model *m,
-                        sc_error *err);
+/* Fill m from the data-parallel view of the model (src/job/dpm.h):
+ * grad_elem bytes per gradient element, param_elem per weight element.
+ * SC_OK or SC_ENOMEM; m owns its array (dp_model_free). */
+int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, dp_model *m,
+                      sc_error *err);
 void dp_model_free(dp_model *m);
 
 /* ------------------------------------------------------------- fabric */

@@ -10,9 +10,9 @@
  *     _DEFAULT_BUCKET_CAP_MB, dist._DEFAULT_FIRST_BUCKET_BYTES); a bucket
  *     leaves when its last gradient is ready;
  *   - Horovod: a background thread wakes every cycle (HOROVOD_CYCLE_TIME,
- *     1 ms) and fuses the tensors ready by then up to the fusion threshold
- *     (HOROVOD_FUSION_THRESHOLD, 128 MiB) into one message
- *     (horovod/common/operations.cc); one collective at a time;
+ *     1 ms) after the previous collective and fuses the tensors ready by
+ *     then, up to the fusion threshold (HOROVOD_FUSION_THRESHOLD, 128
+ *     MiB), into one message (horovod/common/operations.cc);
  *   - TensorFlow (PS, replicated): one transfer per gradient tensor, as
  *     soon as it is ready.
  * Messages run one after another on the exchange's channel: message k
@@ -53,6 +53,10 @@ static void dp_fusion_kind(sc_dp_fusion_kind k, dp_fusion *fu) {
  * KungFu into 1 MiB chunks below the message), DDP buckets for NCCL. */
 void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, dp_fusion *fu) {
   sc_dp_fusion_kind k = spec->fusion;
+  /* PS and TF replicated move each variable on its own whatever is asked */
+  dp_family fam = dp_scheme_family(sc);
+  if (fam == DP_FAM_PS || sc == DP_REPLICATED_NCCL || sc == DP_REPLICATED_COPY)
+    k = SC_DP_FUSION_AUTO;
   if (k == SC_DP_FUSION_AUTO) {
     switch (sc) {
     case DP_ALLREDUCE_MPI_HOST:
@@ -67,8 +71,9 @@ void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, dp_fusion *fu) {
     }
   }
   dp_fusion_kind(k, fu);
+  if (fu->per_tensor) return;
   if (spec->bucket_bytes > 0) fu->bucket_bytes = spec->bucket_bytes;
-  if (spec->cycle_s > 0) fu->cycle_s = spec->cycle_s;
+  if (spec->cycle_s > 0 && fu->cycle_s > 0) fu->cycle_s = spec->cycle_s;
 }
 
 /* Per-tensor messages: each layer's tensors leave one by one when the
@@ -90,7 +95,8 @@ static double dp_run_tensors(const dp_model *m, dp_msg_cost cost, const void *ct
   return end;
 }
 
-/* Size-capped buckets (DDP; Horovod when cycle_s > 0: fused at ticks). */
+/* Size-capped buckets in backward order (DDP): a bucket leaves when it
+ * is full (or holds the last gradient) and the previous one is done. */
 static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost,
                              const void *ctx, int overlap, dp_overlap *o) {
   double end = 0, ready = 0, bytes = 0;
@@ -104,7 +110,6 @@ static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost
     int last = i == m->n - 1;
     if (bytes <= 0 || (bytes < cap && !last)) continue;
     double start = fmax(overlap ? ready : m->bwd_s, end);
-    if (fu->cycle_s > 0) start = ceil(start / fu->cycle_s - 1e-9) * fu->cycle_s;
     double t = cost(ctx, bytes, tensors);
     end = start + t;
     o->comm_s += t;
@@ -114,10 +119,43 @@ static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost
   return end;
 }
 
+/* Horovod: at each cycle tick after the previous collective, every
+ * gradient ready by then (up to the fusion threshold) goes in one
+ * message. */
+static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost,
+                            const void *ctx, int overlap, dp_overlap *o) {
+  double end = 0, ready = 0;
+  int i = 0;
+  while (i < m->n) {
+    const dp_layer *l = &m->layers[i];
+    if (l->grad_bytes <= 0) { /* nothing to send: time only */
+      ready += l->bwd_s, i++;
+      continue;
+    }
+    double r = overlap ? ready + l->bwd_s : m->bwd_s;
+    double start = ceil(fmax(r, end) / fu->cycle_s - 1e-9) * fu->cycle_s;
+    double bytes = 0;
+    int tensors = 0;
+    while (i < m->n) {
+      const dp_layer *k = &m->layers[i];
+      double rk = overlap ? ready + k->bwd_s : m->bwd_s;
+      if (rk > start + 1e-12 || (bytes > 0 && bytes + k->grad_bytes > fu->bucket_bytes)) break;
+      bytes += k->grad_bytes, tensors += k->tensors;
+      ready += k->bwd_s, i++;
+    }
+    double t = cost(ctx, bytes, tensors);
+    end = start + t;
+    o->comm_s += t;
+    o->messages++;
+  }
+  return end;
+}
+
 void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
                     int overlap, dp_overlap *out) {
   memset(out, 0, sizeof *out);
-  double end = fu->per_tensor ? dp_run_tensors(m, cost, ctx, overlap, out)
-                              : dp_run_buckets(m, fu, cost, ctx, overlap, out);
+  double end = fu->per_tensor   ? dp_run_tensors(m, cost, ctx, overlap, out)
+               : fu->cycle_s > 0 ? dp_run_cycles(m, fu, cost, ctx, overlap, out)
+                                 : dp_run_buckets(m, fu, cost, ctx, overlap, out);
   out->exposed_s = fmax(0, end - m->bwd_s);
 }

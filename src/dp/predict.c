@@ -7,8 +7,8 @@
  * per-GPU batch, the scenario's micro-batch for gradient accumulation)
  * gives the compute, host and optimizer seconds and the memory of one
  * GPU; a batch that does not fit is an input error. The backward pass of
- * the last micro-batch (2/3 of its compute: backward = 2 x forward) is
- * what the exchange overlaps.
+ * the last micro-batch, layer by layer (dpm_layers), is what the exchange
+ * overlaps.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "dp/dp.h"
-#include "job/job.h"
 
 /* What every scheme of one scenario shares. */
 typedef struct dp_prep {
@@ -72,28 +71,25 @@ static int dp_prepare(const sc_scenario *s, dp_prep *pr, sc_error *err) {
   sc_job *j;
   if ((rc = sc_job_open(&one, &j, err))) return rc;
   rc = sc_job_predict(j, NULL, &pr->one, err);
-  if (rc == SC_OK && !pr->one.mem.fits)
+  if (rc == SC_OK && !pr->one.mem.fits && !s->dp.keep_unfit)
     rc = sc_error_set(err, SC_EINPUT,
                       "plan.global_batch: %ld samples per GPU (micro-batch %ld) do not fit: "
                       "%.1f GB needed of the %.1f GB of a %s",
                       pr->per_gpu, pr->one.micro_batch, pr->one.mem.total / 1e9,
                       pr->one.mem.capacity / 1e9, s->cluster.gpu.name);
-  if (rc == SC_OK) {
-    const sc_result *r = &pr->one;
-    int micro = r->micro_batches > 0 ? r->micro_batches : 1;
-    double bwd = r->time.compute * 2.0 / 3.0 / micro;
-    double fwd = r->time.compute / 3.0 / micro;
-    double other = r->step_s - bwd - fwd;
-    sc_dtype dt = one.plan.dtype;
-    double ge = s->dp.grad_bytes > 0 ? s->dp.grad_bytes
-                : (dt == SC_FP16 || dt == SC_BF16)  ? 2
-                                                    : 4;
-    rc = dp_model_from_graph(job_graph(j), &one.cluster.gpu, dt, fwd, bwd, fmax(0, other), ge, 4,
-                             &pr->m, err);
-    pr->m.samples = (double)pr->per_gpu;
-    pr->m.micro_steps = micro;
-  }
   sc_job_close(j);
+  if (rc) return rc;
+  dpm_model dm;
+  if ((rc = dpm_layers(&one, &dm, err))) return rc;
+  sc_dtype dt = one.plan.dtype;
+  double ge = s->dp.grad_bytes > 0 ? s->dp.grad_bytes
+              : (dt == SC_FP16 || dt == SC_BF16)  ? 2
+                                                  : 4;
+  rc = dp_model_from_dpm(&dm, ge, 4, &pr->m, err);
+  dpm_free(&dm);
+  pr->m.samples = (double)pr->per_gpu;
+  pr->m.micro_steps = pr->one.micro_batches > 0 ? pr->one.micro_batches : 1;
+  pr->one.step_s += s->dp.other_s;
   return rc;
 }
 

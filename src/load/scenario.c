@@ -1029,6 +1029,11 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   if (m && (rc = scn_model(c, m, &s->model))) return rc;
   if (cl && (rc = scn_cluster(c, cl, &s->cluster))) return rc;
   if (p && !json_is_object(p)) return scn_type(c, "plan", "an object", p);
+  if (json_object_get(root, "dp")) { /* data-parallel: every GPU a whole replica */
+    s->plan.tp = s->plan.pp = 1;
+    s->plan.sp = s->plan.zero = 0;
+    s->plan.recompute = SC_RECOMP_NONE;
+  }
   if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
   const json_t *ov = p ? json_object_get(p, "overrides") : NULL;
   if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;

@@ -224,12 +224,17 @@ static int vdp_row(vdp_ctx *c, val_row *r) {
   if (c->bad) return SC_OK;
   sc_dp_result res;
   sc_error e = {0};
+  s.dp.keep_unfit = 1; /* the run did run: its time is what is checked */
   int rc = sc_dp_predict(&s, &res, &e);
   if (rc == SC_ENOMEM) return sc_error_set(c->err, rc, "%s:%d: %s", c->path, c->f->record_line, e.msg);
   if (rc != SC_OK) {
     snprintf(r->skipped, sizeof r->skipped, "%.180s", e.msg);
     return SC_OK;
   }
+  if (!res.mem.fits)
+    snprintf(r->assumed + strlen(r->assumed), sizeof r->assumed - strlen(r->assumed),
+             "%smemory model %.1f GB > %.1f GB (the run fit)", r->assumed[0] ? "; " : "",
+             res.mem.total / 1e9, res.mem.capacity / 1e9);
   r->predicted = res.step_s;
   r->ape = fabs(r->predicted - r->measured) / r->measured;
   r->unc_x = -1;

@@ -933,7 +933,8 @@ typedef struct sc_validation {
   char note[640];       /* dp sets: MAPE per scheme family, the ranking of
                            schemes within groups, the error in units of the
                            reading uncertainty; "" otherwise */
-  int rank_pairs, rank_right;  /* dp sets: scheme pairs compared, ordered right */
+  int rank_pairs;       /* dp sets: scheme pairs compared */
+  double rank_right;    /* ... of them ordered right (a predicted tie: 1/2) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it

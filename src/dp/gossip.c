@@ -281,23 +281,29 @@ static int go_setup(const dp_ctx *c, go_ctx *g, sc_error *err) {
   return SC_OK;
 }
 
-/* KungFu pair averaging: the model saved to the host store, one peer's
- * model fetched (from another server with probability (n-gpn)/(n-1)),
- * copied back; the busiest NIC serves the requests of every remote
- * worker that picked one of its gpn workers. */
+/* KungFu pair averaging (PairAveragingOptimizer.apply_gradients): the
+ * request of one random peer's model (from another server with
+ * probability (n-gpn)/(n-1)) depends on no gradient, so TensorFlow runs
+ * it beside the forward and backward passes; the average, the update and
+ * the save of the new model to the host store (a copy to the host) follow
+ * them. The busiest NIC serves the requests of every remote worker that
+ * picked one of its gpn workers. */
 static void go_pair(const dp_ctx *c, dp_cost *out) {
   const dp_fabric *f = c->f;
   double P = c->m->param_bytes;
   int n = f->gpus;
   double remote = n > 1 ? (double)(n - f->gpn) / (n - 1) : 0;
-  double copies = 2 * dp_host_time(f, P, f->host_share);
   double fetch_remote = f->nodes > 1 ? dp_net_time(f, P, 1) : 0;
   double fetch_local = f->host_lat + P / f->loop_bw;
-  double own = copies + remote * fetch_remote + (1 - remote) * fetch_local;
+  double fetch = remote * fetch_remote + (1 - remote) * fetch_local +
+                 dp_host_time(f, P, f->host_share);
+  double save = dp_host_time(f, P, f->host_share);
+  double hidden = c->m->fwd_s * c->m->micro_steps + c->m->bwd_s;
+  double own = save + fmax(0, fetch - hidden);
   /* requests served per server per round of every worker stepping once */
   double served = f->nodes > 1 ? (n - f->gpn) * (double)f->gpn / (n - 1) : 0;
   double nic = served * P / f->net_bw;
-  out->comm_s = own;
+  out->comm_s = fetch + save;
   out->step_s = fmax(c->compute_s + own, nic);
   out->exposed_s = out->step_s - c->compute_s;
   out->messages = 1;

@@ -504,7 +504,7 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
     if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
     if (f[i].kind == VAL_DP) { /* issue 9: families, ranking */
-      fprintf(out, ", \"rank_pairs\": %d, \"rank_right\": %d, \"note\": ", f[i].rank_pairs,
+      fprintf(out, ", \"rank_pairs\": %d, \"rank_right\": %.1f, \"note\": ", f[i].rank_pairs,
               f[i].rank_right);
       esc_json(out, f[i].note);
     }

@@ -3,7 +3,9 @@
  *
  * How a row becomes a data-parallel scenario (blank cells: what the row's
  * framework would have used, the same way for every row):
- *   - the model preset named by `model_variant` (BERT: `seq` tokens);
+ *   - the model preset named by `model_variant` (BERT: `seq` tokens; a
+ *     CNN: the square input the notes state, "224x224", else the
+ *     model's own);
  *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
  *     batch_per_gpu;
  *   - dtype amp = fp16 GEMMs with fp16 gradients exchanged; `unknown`
@@ -24,8 +26,9 @@
  *
  * Ranking: rows that differ only in the scheme (same model, batch,
  * precision, data, GPU, GPUs per server, servers, wiring, network) form a
- * group; every pair of predicted rows of a group with different measured
- * times counts, and is right when the predicted order is the measured one.
+ * group; every pair of predicted rows of a group with different schemes
+ * and different measured times counts, and is right when the predicted
+ * order is the measured one (a predicted tie counts half).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -108,6 +111,19 @@ static sc_dp_place vdp_place(const char *s) {
   return SC_PS_HOST_CPU;
 }
 
+/* The square input size the notes state ("224x224"), 0 when none. */
+static int vdp_image(const char *notes) {
+  for (const char *p = notes; *p; p++) {
+    if (!isdigit((unsigned char)*p) || (p > notes && isdigit((unsigned char)p[-1]))) continue;
+    char *end;
+    long a = strtol(p, &end, 10);
+    if (*end == 'x' && isdigit((unsigned char)end[1]) && strtol(end + 1, NULL, 10) == a && a >= 32 &&
+        a <= 4096)
+      return (int)a;
+  }
+  return 0;
+}
+
 /* The scenario of the current row; 0, or 1 with `why` when the row cannot
  * be modelled (c->bad on a malformed cell). */
 static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
@@ -120,6 +136,8 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   s->model = *m;
   int seq = (int)vdp_num(c, "seq", 0);
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
+  int image = vdp_image(vdp_cell(c, "notes"));
+  if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
   const sc_gpu *g = sc_gpu_preset(gname);
   if (!g) return snprintf(why, wn, "unknown GPU '%s' (no preset)", gname), 1;
@@ -257,7 +275,8 @@ static void vdp_rank(val_file *vf, char (*keys)[VDP_KEY]) {
         continue;
       if (a->measured == b->measured) continue;
       vf->rank_pairs++;
-      if ((a->measured < b->measured) == (a->predicted < b->predicted)) vf->rank_right++;
+      if (a->predicted == b->predicted) vf->rank_right += 0.5; /* a tie: half right */
+      else if ((a->measured < b->measured) == (a->predicted < b->predicted)) vf->rank_right++;
     }
 }
 
@@ -280,7 +299,7 @@ static void vdp_note(val_file *vf) {
              rows ? 100 * sum / rows : 0.0, rows, skip);
   }
   if (vf->rank_pairs)
-    snprintf(n + strlen(n), cap - strlen(n), " ranking %d of %d scheme pairs right (%.0f%%);",
+    snprintf(n + strlen(n), cap - strlen(n), " ranking %.1f of %d scheme pairs right (%.0f%%);",
              vf->rank_right, vf->rank_pairs, 100.0 * vf->rank_right / vf->rank_pairs);
   int u = 0, within = 0;
   double su = 0;

@@ -46,6 +46,13 @@
 
 #define VDP_KEY 256
 
+/* What the summary needs of each row beside its val_row. */
+typedef struct vdp_info {
+  char group[VDP_KEY];  /* "scheme#" + what must be equal for the ranking */
+  char base[VDP_KEY];   /* "scheme#" + the configuration of one GPU */
+  int gpus;
+} vdp_info;
+
 typedef struct vdp_ctx {
   csv_file *f;
   const char *path;
@@ -205,15 +212,23 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   return 0;
 }
 
-/* The key of the row's group for the ranking check. */
-static void vdp_group(vdp_ctx *c, char *key) {
-  static const char *const cols[] = {"model_variant", "batch_per_gpu", "grad_accum", "seq",
-                                     "dtype", "data", "gpu", "gpus", "gpus_per_node", "nodes",
-                                     "intra_node", "network_Gbps", "fabric"};
-  /* the scheme first, then what must be equal */
+/* "scheme#" and the cells of cols, '|'-separated, into key. */
+static void vdp_key(vdp_ctx *c, const char *const *cols, size_t n, char *key) {
   snprintf(key, VDP_KEY, "%.40s#", vdp_cell(c, "scheme"));
-  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++)
-    snprintf(key + strlen(key), VDP_KEY - strlen(key), "%s|", vdp_cell(c, cols[i]));
+  for (size_t i = 0; i < n; i++)
+    snprintf(key + strlen(key), VDP_KEY - strlen(key), "%.60s|", vdp_cell(c, cols[i]));
+}
+
+/* The row's keys: its ranking group and its one-GPU configuration. */
+static void vdp_keys(vdp_ctx *c, vdp_info *in) {
+  static const char *const group[] = {"model_variant", "batch_per_gpu", "grad_accum", "seq",
+                                      "dtype", "data", "gpu", "gpus", "gpus_per_node", "nodes",
+                                      "intra_node", "network_Gbps", "fabric"};
+  static const char *const base[] = {"model_variant", "batch_per_gpu", "grad_accum", "seq",
+                                     "dtype", "data", "gpu", "framework"};
+  vdp_key(c, group, sizeof group / sizeof group[0], in->group);
+  vdp_key(c, base, sizeof base / sizeof base[0], in->base);
+  in->gpus = (int)vdp_num(c, "gpus", 1);
 }
 
 static int vdp_add(val_file *vf, const val_row *r) {
@@ -263,15 +278,16 @@ static int vdp_row(vdp_ctx *c, val_row *r) {
   return SC_OK;
 }
 
-/* Ranking over groups: keys[i] of row i. */
-static void vdp_rank(val_file *vf, char (*keys)[VDP_KEY]) {
+/* Ranking over groups (info[i] of row i). */
+static void vdp_rank(val_file *vf, const vdp_info *info) {
   for (int i = 0; i < vf->n; i++)
     for (int j = i + 1; j < vf->n; j++) {
       const val_row *a = &vf->rows[i], *b = &vf->rows[j];
-      const char *ka = strchr(keys[i], '#'), *kb = strchr(keys[j], '#');
+      const char *ka = strchr(info[i].group, '#'), *kb = strchr(info[j].group, '#');
       if (a->skipped[0] || b->skipped[0] || strcmp(ka, kb)) continue;
       /* same scheme: not a comparison of schemes */
-      if (ka - keys[i] == kb - keys[j] && !strncmp(keys[i], keys[j], (size_t)(ka - keys[i])))
+      if (ka - info[i].group == kb - info[j].group &&
+          !strncmp(info[i].group, info[j].group, (size_t)(ka - info[i].group)))
         continue;
       if (a->measured == b->measured) continue;
       vf->rank_pairs++;
@@ -280,8 +296,39 @@ static void vdp_rank(val_file *vf, char (*keys)[VDP_KEY]) {
     }
 }
 
-/* The note: MAPE per family, ranking, uncertainty multiples. */
-static void vdp_note(val_file *vf) {
+/* The one-GPU row of row i's configuration (same scheme first, else any
+ * scheme), -1 when the set has none predicted. */
+static int vdp_base(const val_file *vf, const vdp_info *info, int i) {
+  int any = -1;
+  const char *ki = strchr(info[i].base, '#');
+  for (int j = 0; j < vf->n; j++) {
+    if (info[j].gpus != 1 || vf->rows[j].skipped[0]) continue;
+    if (!strcmp(info[j].base, info[i].base)) return j;
+    if (any < 0 && !strcmp(strchr(info[j].base, '#'), ki)) any = j;
+  }
+  return any;
+}
+
+/* Mean |error| of the predicted scaling efficiency (one GPU's step over
+ * the row's) of multi-GPU rows against the one-GPU row of the same
+ * configuration: the exchange's error with the compute's cancelled. */
+static double vdp_scaling(const val_file *vf, const vdp_info *info, int *n) {
+  double sum = 0;
+  *n = 0;
+  for (int i = 0; i < vf->n; i++) {
+    const val_row *r = &vf->rows[i];
+    if (info[i].gpus < 2 || r->skipped[0]) continue;
+    int b = vdp_base(vf, info, i);
+    if (b < 0) continue;
+    double em = vf->rows[b].measured / r->measured, ep = vf->rows[b].predicted / r->predicted;
+    sum += fabs(ep / em - 1);
+    ++*n;
+  }
+  return *n ? sum / *n : 0;
+}
+
+/* The note: MAPE per family, ranking, scaling, uncertainty multiples. */
+static void vdp_note(val_file *vf, const vdp_info *info) {
   static const char *const fams[] = {"none", "allreduce", "ps", "gossip"};
   char *n = vf->note;
   size_t cap = sizeof vf->note;
@@ -301,6 +348,11 @@ static void vdp_note(val_file *vf) {
   if (vf->rank_pairs)
     snprintf(n + strlen(n), cap - strlen(n), " ranking %.1f of %d scheme pairs right (%.0f%%);",
              vf->rank_right, vf->rank_pairs, 100.0 * vf->rank_right / vf->rank_pairs);
+  int ns;
+  double sc = vdp_scaling(vf, info, &ns);
+  if (ns)
+    snprintf(n + strlen(n), cap - strlen(n),
+             " scaling efficiency vs the one-GPU row %.1f%% off (%d rows);", 100 * sc, ns);
   int u = 0, within = 0;
   double su = 0;
   for (int i = 0; i < vf->n; i++)
@@ -314,7 +366,7 @@ static void vdp_note(val_file *vf) {
 
 int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err) {
   vdp_ctx c = {f, path, err, 0};
-  char (*keys)[VDP_KEY] = NULL;
+  vdp_info *info = NULL;
   int kcap = 0;
   int rc;
   while ((rc = csv_next(f, path, err)) == 1) {
@@ -331,16 +383,16 @@ int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err) {
     int prc = vdp_row(&c, &r);
     if (c.bad) { rc = -SC_EINPUT; break; }
     if (prc) { rc = -prc; break; }
-    if (vec_grow((void **)&keys, &kcap, vf->n + 1L, sizeof *keys) || vdp_add(vf, &r)) {
+    if (vec_grow((void **)&info, &kcap, vf->n + 1L, sizeof *info) || vdp_add(vf, &r)) {
       rc = -sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
       break;
     }
-    vdp_group(&c, keys[vf->n - 1]);
+    vdp_keys(&c, &info[vf->n - 1]);
   }
   if (rc == 0) {
-    vdp_rank(vf, keys);
-    vdp_note(vf);
+    vdp_rank(vf, info);
+    vdp_note(vf, info);
   }
-  mem_free(keys);
+  mem_free(info);
   return rc < 0 ? -rc : SC_OK;
 }

@@ -19,6 +19,11 @@ expect 0 "async" -- predict "$EX" --set dp.scheme=ps_async
 expect 0 "neighbor_allreduce_graph" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=exp2
 for ex in examples/dp/*.json; do expect 0 "data-parallel" -- predict "$ex"; done
 
+# on a topology: the flow engine; a graph that needs more GPUs than it has
+T=examples/dp/resnet50-16-topologies.json
+expect 0 "neighbor_allreduce_graph" -- predict "$T"
+expect 2 "cluster.topology: ring:n=8 has 8 GPUs, the job 16" -- predict "$T" --set cluster.topology=ring:n=8
+
 # bad input: exit 2, the key and what is wrong
 expect 2 "dp.scheme: unknown scheme 'allreduce_magic'" -- predict "$EX" --set dp.scheme=allreduce_magic
 expect 2 "not connected" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=0-1,2-3

@@ -203,6 +203,22 @@ Test(dp_predict, the_fabric_moves_the_step_the_right_way) {
   cr_assert_gt(none.exposed_s, fast.exposed_s, "buckets overlap the backward pass");
 }
 
+Test(dp_predict, a_topology_runs_the_exchange_on_the_flow_engine) {
+  sc_scenario s = job16("neighbor_allreduce_exp2");
+  s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "expo:n=16,bw=3.125");
+  sc_dp_result expo = predict(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "ring:n=16,bw=3.125");
+  sc_dp_result ring = predict(&s);
+  /* distance-8 peers cross 8 ring links: far slower than one expo link */
+  cr_assert_gt(ring.comm_s, 2 * expo.comm_s, "ring %g, expo %g", ring.comm_s, expo.comm_s);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "allreduce_ring_nccl");
+  sc_dp_result ar = predict(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "ring:n=16,bw=6.25");
+  sc_dp_result ar2 = predict(&s);
+  cr_assert_lt(ar2.comm_s, ar.comm_s, "twice the link bandwidth, less time");
+}
+
 Test(dp_predict, input_errors_name_the_key) {
   sc_dp_result r;
   sc_error err = {0};

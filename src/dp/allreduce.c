@@ -34,10 +34,16 @@ static coll_intra ar_intra(sc_dp_intra i) {
   return COLL_INTRA_AUTO;
 }
 
+/* On a named topology: the flow engine's rate, one latency. */
+static double ar_on_topo(const dp_fabric *f, double bytes) {
+  return f->net_lat + f->net_msg_s + bytes * f->topo_rate;
+}
+
 /* NCCL as it chooses. */
 static double ar_nccl(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;
+  if (a->c->f->topo_rate > 0) return ar_on_topo(a->c->f, bytes);
   return coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, &a->all, a->intra).time;
 }
 
@@ -57,6 +63,7 @@ static double ar_ring_on(const coll_group *g, coll_intra intra, double bytes) {
 static double ar_ring(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;
+  if (a->c->f->topo_rate > 0) return ar_on_topo(a->c->f, bytes);
   return ar_ring_on(&a->all, a->intra, bytes);
 }
 
@@ -70,6 +77,7 @@ static double ar_copy(const void *ctx, double bytes, int tensors) {
   const dp_fabric *f = a->c->f;
   int n = f->gpus;
   if (n == 1) return 0;
+  if (f->topo_rate > 0) return 2 * f->host_lat + bytes * f->topo_rate;
   double bw = f->intra == SC_DP_INTRA_PCIE ? f->intra_bw / f->host_share : f->intra_bw;
   return 2 * (f->host_lat + (n - 1) * bytes / ((double)n * bw));
 }
@@ -86,7 +94,8 @@ static double ar_mpi(const void *ctx, double bytes, int tensors) {
   if (n == 1) return 0;
   double vol = 2.0 * (n - 1) / n * bytes;
   double cpu = f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
-  double wire = f->nodes > 1 ? vol / f->net_stream_bw + 2.0 * (n - 1) * (f->net_lat + f->net_msg_s)
+  double wire = f->topo_rate > 0 ? bytes * f->topo_rate + 2.0 * (n - 1) * f->net_msg_s
+               : f->nodes > 1 ? vol / f->net_stream_bw + 2.0 * (n - 1) * (f->net_lat + f->net_msg_s)
                              : vol / f->loop_bw + 2.0 * (n - 1) * f->host_lat;
   double copies = 2 * dp_host_time(f, bytes, f->host_share);
   return copies + fmax(cpu, wire);
@@ -116,6 +125,7 @@ static double ar_kungfu(const void *ctx, double bytes, int tensors) {
     net = deg * bytes / fmin(f->net_bw, deg * f->net_stream_bw) +
           2 * depth * (f->net_lat + f->net_msg_s);
   }
+  if (f->topo_rate > 0) local = 0, net = bytes * f->topo_rate + f->net_msg_s;
   double chunks = fmax(1, ceil(bytes / DP_KF_CHUNK));
   double lo = fmin(local, net), hi = fmax(local, net);
   return copies + hi + lo / chunks;
@@ -128,7 +138,7 @@ static double ar_hier(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;
   const dp_fabric *f = a->c->f;
-  if (f->nodes == 1 || f->gpn == 1) return ar_nccl(ctx, bytes, tensors);
+  if (f->nodes == 1 || f->gpn == 1 || f->topo_rate > 0) return ar_nccl(ctx, bytes, tensors);
   double rs = coll_nccl_time_ex(COLL_REDUCE_SCATTER, bytes, &a->local, a->intra).time;
   double ag = coll_nccl_time_ex(COLL_ALL_GATHER, bytes, &a->local, a->intra).time;
   double x = coll_nccl_time_ex(COLL_ALL_REDUCE, bytes / f->gpn, &a->cross, a->intra).time;

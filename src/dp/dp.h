@@ -127,6 +127,9 @@ typedef struct dp_fabric {
   double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at */
   double loop_bw;          /* one socket stream inside a server, bytes/s */
   const char *transport;   /* "tcp", "rdma", "none" (static string) */
+  double topo_rate;        /* seconds per byte of the scheme's exchange on
+                              cluster.topology (flow engine); 0 = no
+                              topology: the closed forms above */
 } dp_fabric;
 
 /* Resolve the links of s (cluster, GPU and its dp section). SC_OK or
@@ -200,6 +203,13 @@ typedef struct dp_cost {
 int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
+
+/* The scheme's exchange of one step on the scenario's cluster.topology,
+ * by the flow engine (topo_rate.c): *rate seconds per byte of gradient
+ * per worker, 0 when there is no topology or the scheme keeps its closed
+ * form (pair averaging, hierarchical neighbour averaging). SC_OK,
+ * SC_EINPUT (topology unreadable or too small, graph), SC_ENOMEM. */
+int dp_topo_rate(const dp_ctx *c, double *rate, sc_error *err);
 
 /* ------------------------------------------------------------- graphs */
 

@@ -85,10 +85,6 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
   f->cpu_reduce_bw = DP_CPU_REDUCE_BW;
   f->loop_bw = DP_TCP_STREAM_BW;
   double line = d->network_bw > 0 ? d->network_bw : cl->nic_bw * f->gpn;
-  if (f->nodes > 1 && line <= 0)
-    return sc_error_set(err, SC_EINPUT,
-                        "dp.network_Gbps: the job spans %d servers but no network bandwidth "
-                        "is given (set dp.network_Gbps or cluster.nic_Gbps)", f->nodes);
   f->tcp = d->transport == SC_DP_TR_TCP;
   f->transport = f->nodes == 1 ? "none" : f->tcp ? "tcp" : "rdma";
   if (f->tcp) {

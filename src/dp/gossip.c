@@ -227,6 +227,7 @@ static double go_msg(const void *ctx, double bytes, int tensors) {
   bytes *= g->scale;
   double t = f->intra_lat + g->gpu_share * bytes / f->intra_bw;
   if (g->nic_share > 0) t = fmax(t, dp_net_time(f, g->nic_share * bytes, (int)g->nic_share));
+  if (f->topo_rate > 0 && !g->local_ar) t = f->net_lat + bytes * f->topo_rate;
   if (g->local_ar) t += coll_nccl_time(COLL_ALL_REDUCE, bytes, &g->local).time;
   return t;
 }

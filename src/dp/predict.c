@@ -119,6 +119,15 @@ static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, sc_error *e
   if (rc) return rc;
   dp_ctx c = {&s, &s.dp, &pr->m, &f, sc, pr->one.step_s};
   dp_cost cost = {0};
+  double rate = 0;
+  if ((rc = dp_topo_rate(&c, &rate, err))) return rc;
+  f.topo_rate = rate;
+  if (f.nodes > 1 && f.net_bw <= 0 && rate <= 0 && sc != DP_SINGLE_GPU)
+    return sc_error_set(err, SC_EINPUT,
+                        "dp.network_Gbps: the job spans %d servers but no network bandwidth "
+                        "is given (set dp.network_Gbps or cluster.nic_Gbps%s)", f.nodes,
+                        s.cluster.topology[0] ? "; on a topology this scheme keeps its closed form"
+                                               : "");
   switch (dp_scheme_family(sc)) {
   case DP_FAM_NONE:
     if (f.gpus > 1)

@@ -51,7 +51,8 @@ static double ps_msg(const void *ctx, double b, int tensors) {
   double out = p->dedicated ? part : part * (p->servers - 1) / p->servers;
   double senders = p->dedicated ? f->nodes : f->nodes - 1;
   double in = senders * part / p->lanes;
-  double wire = dp_net_time(f, fmax(out, in), p->lanes);
+  double wire = f->topo_rate > 0 ? f->net_lat + f->net_msg_s + b * f->topo_rate
+                                 : dp_net_time(f, fmax(out, in), p->lanes);
   double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
   return wire + host + p->local_s * b;
 }

@@ -41,6 +41,9 @@ static void help(void) {
 int cmd_dp(int argc, char **argv) {
   scen_args sa;
   if (scen_args_init(&sa, argc)) return 3;
+  /* the plan's parallel degrees do not apply: every GPU is a replica */
+  sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
+  sa.base = "{\"dp\": {\"scheme\": \"allreduce_nccl\"}}";
   int rc = 0;
   for (int i = 1; i < argc && !rc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {

@@ -74,7 +74,7 @@ static int dp_prepare(const sc_scenario *s, dp_prep *pr, sc_error *err) {
   if (rc == SC_OK && !pr->one.mem.fits && !s->dp.keep_unfit)
     rc = sc_error_set(err, SC_EINPUT,
                       "plan.global_batch: %ld samples per GPU (micro-batch %ld) do not fit: "
-                      "%.1f GB needed of the %.1f GB of a %s",
+                      "%.1f GB needed of the %.1f GB of one %s",
                       pr->per_gpu, pr->one.micro_batch, pr->one.mem.total / 1e9,
                       pr->one.mem.capacity / 1e9, s->cluster.gpu.name);
   sc_job_close(j);

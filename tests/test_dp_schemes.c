@@ -50,34 +50,41 @@ Test(dp_overlap, per_tensor_messages_hide_behind_the_remaining_backward) {
   dp_model m = four_layers();
   dp_fusion fu = {.per_tensor = 1};
   dp_overlap o;
-  dp_overlap_run(&m, &fu, per_byte, NULL, 1, &o);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
   /* ready at 1, 2, 3, 4; each 1 s: the last ends at 5 */
   cr_assert_float_eq(o.exposed_s, 1.0, 1e-12);
   cr_assert_float_eq(o.comm_s, 4.0, 1e-12);
   cr_assert_eq(o.messages, 4);
-  dp_overlap_run(&m, &fu, per_byte, NULL, 0, &o);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 0, 0, &o);
   cr_assert_float_eq(o.exposed_s, 4.0, 1e-12, "without overlap all of it is exposed");
+  /* NCCL taking half the SMs: 3 s of messages inside the backward pass
+   * stretch it by 1.5 s, which also covers the 1 s past its end */
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.5, &o);
+  cr_assert_float_eq(o.overlapped_s, 3.0, 1e-12);
+  cr_assert_float_eq(o.exposed_s, 1.5, 1e-12);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.9, &o);
+  cr_assert_float_eq(o.exposed_s, 1.5, 1e-12, "the share is capped at one half");
 }
 
 Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
   dp_model m = four_layers();
   dp_fusion fu = {.bucket_bytes = 20};
   dp_overlap o;
-  dp_overlap_run(&m, &fu, per_byte, NULL, 1, &o);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
   /* bucket 1 (layers 0-1) ready at 2, ends 4; bucket 2 ready 4, ends 6 */
   cr_assert_eq(o.messages, 2);
   cr_assert_float_eq(o.exposed_s, 2.0, 1e-12);
   /* Horovod, ticks every 1.5 s: at 1.5 layer 0 (ends 2.5); at 3 layers
    * 1-2 (20 bytes, ends 5); at 6 layer 3 (ends 7) */
   fu.cycle_s = 1.5;
-  dp_overlap_run(&m, &fu, per_byte, NULL, 1, &o);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
   cr_assert_eq(o.messages, 3);
   cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);
   fu.bucket_bytes = 10; /* the threshold splits layers 1-2 at the 3 s tick */
-  dp_overlap_run(&m, &fu, per_byte, NULL, 1, &o);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
   cr_assert_eq(o.messages, 4);
   dp_fusion ddp = {.bucket_bytes = 30, .first_bytes = 10};
-  dp_overlap_run(&m, &ddp, per_byte, NULL, 1, &o);
+  dp_overlap_run(&m, &ddp, per_byte, NULL, 1, 0, &o);
   /* first bucket capped at 10 bytes: layer 0 (ends 2), then 1-3 (ready 4, ends 7) */
   cr_assert_eq(o.messages, 2);
   cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);

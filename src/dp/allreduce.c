@@ -145,6 +145,14 @@ static double ar_hier(const void *ctx, double bytes, int tensors) {
   return rs + x + ag;
 }
 
+double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes) {
+  int sms = c->s->cluster.gpu.sm_count;
+  if (g->ranks <= 1 || sms <= 0 || !(bytes > 0)) return 0;
+  coll_intra intra = ar_intra(c->f->intra);
+  double share = (double)coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, g, intra).channels / sms;
+  return share < 0.5 ? share : 0.5;
+}
+
 static void ar_groups(const dp_ctx *c, ar_ctx *a) {
   const dp_fabric *f = c->f;
   a->c = c;
@@ -179,8 +187,11 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   }
   dp_fusion fu;
   dp_fusion_for(c->spec, c->scheme, &fu);
+  /* NCCL's kernels take SMs from the backward pass they overlap */
+  int nccl = fn == ar_nccl || fn == ar_ring || fn == ar_hier;
+  double share = nccl ? dp_sm_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;
   dp_overlap o;
-  dp_overlap_run(c->m, &fu, fn, &a, 1, &o);
+  dp_overlap_run(c->m, &fu, fn, &a, 1, share, &o);
   out->comm_s = o.comm_s;
   out->exposed_s = o.exposed_s;
   out->messages = o.messages;

@@ -167,15 +167,22 @@ typedef double (*dp_msg_cost)(const void *ctx, double bytes, int tensors);
 /* What a step of overlapped exchange gives. */
 typedef struct dp_overlap {
   double comm_s;           /* sum of the messages' times */
-  double exposed_s;        /* exchange time after the backward pass ends */
+  double exposed_s;        /* step time the exchange adds: past the end of
+                              the backward pass, plus the backward's slowdown
+                              from sharing SMs */
+  double overlapped_s;     /* exchange time during the backward pass */
   int messages;
 } dp_overlap;
 
 /* Run the closed form: messages from m's layers under fu, each costing
  * cost(ctx, ...), serialised on one channel, overlapping the remaining
- * backward. overlap = 0: every message after the backward pass. */
+ * backward. overlap = 0: every message after the backward pass.
+ * sm_share: the fraction of the GPU's SMs the exchange's kernels take
+ * (NCCL: channels / SMs, at most 1/2 as src/engine/groups.c); the
+ * backward pass slows by it while messages overlap it, and exposed_s
+ * includes that. 0 for exchanges the host or copy engines run. */
 void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
-                    int overlap, dp_overlap *out);
+                    int overlap, double sm_share, dp_overlap *out);
 
 /* ------------------------------------------------------------ schemes */
 
@@ -197,6 +204,10 @@ typedef struct dp_cost {
   int messages;
   char how[96];            /* algorithm / bottleneck in words */
 } dp_cost;
+
+/* The SMs NCCL's all-reduce of `bytes` over g takes from compute:
+ * channels / SMs, at most 1/2 (the rule of src/engine/groups.c). */
+double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes);
 
 /* Family entry points: SC_OK, or SC_EINPUT when the scheme does not
  * apply to the job (message says why). */

@@ -76,6 +76,12 @@ void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, dp_fusion *fu) {
   if (spec->cycle_s > 0 && fu->cycle_s > 0) fu->cycle_s = spec->cycle_s;
 }
 
+/* Message [start, end): the part of it inside the backward pass. */
+static void dp_note_msg(dp_overlap *o, const dp_model *m, double start, double end) {
+  double in = fmin(end, m->bwd_s) - start;
+  if (in > 0) o->overlapped_s += in;
+}
+
 /* Per-tensor messages: each layer's tensors leave one by one when the
  * layer is ready. Returns the end of the last message. */
 static double dp_run_tensors(const dp_model *m, dp_msg_cost cost, const void *ctx, int overlap,
@@ -89,6 +95,7 @@ static double dp_run_tensors(const dp_model *m, dp_msg_cost cost, const void *ct
     double t = cost(ctx, l->grad_bytes / k, 1);
     double start = fmax(overlap ? ready : m->bwd_s, end);
     end = start + k * t;
+    dp_note_msg(o, m, start, end);
     o->comm_s += k * t;
     o->messages += k;
   }
@@ -112,6 +119,7 @@ static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost
     double start = fmax(overlap ? ready : m->bwd_s, end);
     double t = cost(ctx, bytes, tensors);
     end = start + t;
+    dp_note_msg(o, m, start, end);
     o->comm_s += t;
     o->messages++;
     bytes = 0, tensors = 0, first = 0;
@@ -145,6 +153,7 @@ static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost 
     }
     double t = cost(ctx, bytes, tensors);
     end = start + t;
+    dp_note_msg(o, m, start, end);
     o->comm_s += t;
     o->messages++;
   }
@@ -152,10 +161,13 @@ static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost 
 }
 
 void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
-                    int overlap, dp_overlap *out) {
+                    int overlap, double sm_share, dp_overlap *out) {
   memset(out, 0, sizeof *out);
   double end = fu->per_tensor   ? dp_run_tensors(m, cost, ctx, overlap, out)
                : fu->cycle_s > 0 ? dp_run_cycles(m, fu, cost, ctx, overlap, out)
                                  : dp_run_buckets(m, fu, cost, ctx, overlap, out);
-  out->exposed_s = fmax(0, end - m->bwd_s);
+  /* the backward pass runs slower while messages share its SMs; the
+   * messages themselves keep their times (first order) */
+  double stretch = out->overlapped_s * fmin(fmax(sm_share, 0), 0.5);
+  out->exposed_s = stretch + fmax(0, end - m->bwd_s - stretch);
 }

@@ -24,7 +24,9 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "core/mem.h"
 #include "dp/dp.h"
 
 typedef struct ps_ctx {
@@ -55,6 +57,46 @@ static double ps_msg(const void *ctx, double b, int tensors) {
                                  : dp_net_time(f, fmax(out, in), p->lanes);
   double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
   return wire + host + p->local_s * b;
+}
+
+/* Pushes across servers with whole variables on PS tasks (TF's
+ * replica_device_setter: round-robin over the k tasks in creation, i.e.
+ * forward, order; task j on server j mod servers). Each server holding
+ * tasks is a lane: a variable's push takes its senders x part through
+ * that server's NIC, one variable after another; every worker server's
+ * own NIC sends its part of each variable, one after another. The push
+ * ends when the last lane and the last send are done. Fills o like
+ * dp_overlap_run (no SM share: the host moves the bytes); SC_OK or
+ * SC_ENOMEM. */
+static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *o,
+                         double *busiest, sc_error *err) {
+  const dp_fabric *f = p->c->f;
+  memset(o, 0, sizeof *o);
+  double *lane = mem_calloc(2 * (size_t)p->lanes, sizeof *lane), *busy = lane + p->lanes;
+  if (!lane) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
+  double senders = p->dedicated ? f->nodes : f->nodes - 1, ready = 0, out_end = 0;
+  int fwd = m->tensors; /* forward index of the next tensor, counted down */
+  for (int i = 0; i < m->n; i++) {
+    const dp_layer *l = &m->layers[i];
+    ready += l->bwd_s;
+    for (int t = 0; t < l->tensors && l->grad_bytes > 0; t++) {
+      double b = l->grad_bytes / l->tensors, part = p->per_node * b;
+      int ln = ((--fwd) % k) % p->lanes;
+      double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share) + p->local_s * b;
+      double in = dp_net_time(f, senders * part, (int)senders);
+      lane[ln] = fmax(lane[ln], ready + host) + in;
+      busy[ln] += host + in;
+      out_end = fmax(out_end, ready + host) + dp_net_time(f, part, 1);
+      o->comm_s += host + in;
+      o->messages++;
+    }
+  }
+  double end = out_end;
+  *busiest = 0;
+  for (int j = 0; j < p->lanes; j++) end = fmax(end, lane[j]), *busiest = fmax(*busiest, busy[j]);
+  mem_free(lane);
+  o->exposed_s = fmax(0, end - m->bwd_s);
+  return SC_OK;
 }
 
 /* Exposed pull: the forward pass (layers in forward order, each taking
@@ -107,7 +149,14 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   dp_fusion fu;
   dp_fusion_for(c->spec, c->scheme, &fu);
   dp_overlap push;
-  dp_overlap_run(c->m, &fu, ps_msg, &p, 1, &push);
+  int k = c->spec->ps_count > 0 ? c->spec->ps_count : p.servers;
+  double busiest = 0;
+  if ((c->f->nodes > 1 || p.dedicated) && c->f->topo_rate <= 0) {
+    if ((rc = ps_push_lanes(c->m, &p, k, &push, &busiest, err))) return rc;
+  } else {
+    dp_overlap_run(c->m, &fu, ps_msg, &p, 1, 0, &push);
+    busiest = push.comm_s;
+  }
   double pull_total;
   double pull = ps_pull_exposed(c->m, &p, &pull_total);
   out->comm_s = push.comm_s + pull_total;
@@ -120,8 +169,7 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
     /* no barrier: each worker's own exchange, but the PS links serve
      * every worker's push and pull: a worker's mean step is at least the
      * time the busiest PS link needs for one step of all workers */
-    double all = push.comm_s;
-    step = fmax(step, all);
+    step = fmax(step, busiest);
   }
   out->step_s = step;
   out->exposed_s = step - c->compute_s;

@@ -26,6 +26,13 @@ T=examples/dp/resnet50-16-topologies.json
 expect 0 "neighbor_allreduce_graph" -- predict "$T"
 expect 2 "cluster.topology: ring:n=8 has 8 GPUs, the job 16" -- predict "$T" --set cluster.topology=ring:n=8
 
+# a graph from a file: the same as the inline edge list of the example
+G=examples/dp/bert-base-8x1-gossip-graph.json
+expect 0 "3.00 model copies per server NIC" -- predict "$G" --set dp.graph=@examples/dp/ring8-chords.edges
+printf '0-1\n# 1-2 left out\n2-3\n' > "$TMP/split.edges"
+expect 2 "not connected" -- predict "$G" --set cluster.gpus=4 --set plan.global_batch=128 --set "dp.graph=@$TMP/split.edges"
+expect 3 "dp.graph: cannot read" -- predict "$G" --set dp.graph=@/nonexistent/graph.edges
+
 # bad input: exit 2, the key and what is wrong
 expect 2 "dp.scheme: unknown scheme 'allreduce_magic'" -- predict "$EX" --set dp.scheme=allreduce_magic
 expect 2 "not connected" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=0-1,2-3

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mem.h"
 #include "dp/dp.h"
 
@@ -169,8 +170,43 @@ int dp_graph_connected(const dp_graph *g) {
   return count == n;
 }
 
+/* "@PATH": the graph text is the file's: one edge ("a-b") or one row of
+ * the mixing matrix per line, '#' starts a comment, blank lines skipped. */
+static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
+  char *buf;
+  size_t len;
+  int rc = file_read_all(path, &buf, &len);
+  if (rc == SC_EIO) return sc_error_set(err, SC_EIO, "dp.graph: cannot read %s", path);
+  if (rc) return sc_error_set(err, SC_ENOMEM, "dp.graph: out of memory reading %s", path);
+  char *text = mem_alloc(len + 2);
+  if (!text) {
+    mem_free(buf);
+    return sc_error_set(err, SC_ENOMEM, "dp.graph: out of memory reading %s", path);
+  }
+  int matrix = strchr(buf, '.') != NULL;
+  size_t k = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    while (isspace((unsigned char)*line)) line++;
+    if (!*line) continue;
+    if (k) text[k++] = matrix ? ';' : ',';
+    size_t l = strlen(line);
+    memcpy(text + k, line, l);
+    k += l;
+  }
+  text[k] = '\0';
+  mem_free(buf);
+  rc = k ? dp_graph_parse(text, n, g, err)
+         : sc_error_set(err, SC_EINPUT, "dp.graph: %s holds no edge and no matrix row", path);
+  mem_free(text);
+  return rc;
+}
+
 int dp_graph_parse(const char *spec, int n, dp_graph *g, sc_error *err) {
   g->n = 0, g->w = NULL;
+  if (spec[0] == '@') return gr_file(spec + 1, n, g, err);
   int rc = strchr(spec, ';') || (n == 1 && strchr(spec, '.')) ? gr_matrix(spec, n, g, err)
            : strchr(spec, '-')                               ? gr_edges(spec, n, g, err)
                                                               : gr_named(spec, n, g, err);

@@ -56,6 +56,13 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
   sc_result r;
   sc_op_time layer[64];
   int n = 0, rc = load(&s, path, json, overrides, n_overrides, 0, err);
+  if (rc == SC_OK && s.dp.scheme[0]) { /* a data-parallel scenario: `predict` prints it so */
+    sc_dp_result d;
+    mstream m;
+    if ((rc = sc_dp_predict(&s, &d, err)) || (rc = ms_open(&m, err))) return rc;
+    sc_report_dp(m.f, SC_FORMAT_JSON, &s, &d, 1);
+    return ms_close(&m, out, err);
+  }
   if (rc == SC_OK) rc = sc_predict(&s, &r, err);
   if (rc == SC_OK && ops && (n = sc_explain_layer(&s, layer, 64, err)) < 0) rc = -n;
   mstream m;

@@ -400,7 +400,9 @@ typedef enum sc_dp_fusion_kind {
   SC_DP_FUSION_DDP,          /* PyTorch DDP buckets (bucket_MB, first 1 MiB) */
   SC_DP_FUSION_HOROVOD,      /* Horovod tensor fusion (bucket_MB, cycle_ms) */
   SC_DP_FUSION_TENSOR,       /* one message per gradient tensor (TF) */
-  SC_DP_FUSION_NONE          /* one message after the backward pass */
+  SC_DP_FUSION_NONE,         /* one message after the backward pass */
+  SC_DP_FUSION_MEGATRON      /* Megatron-Core DDP buckets: max(40M, 1M x dp)
+                                gradient elements */
 } sc_dp_fusion_kind;
 
 typedef struct sc_dp_spec {

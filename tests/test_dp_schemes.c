@@ -93,17 +93,23 @@ Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
 Test(dp_overlap, framework_defaults) {
   sc_dp_spec spec = {0};
   dp_fusion fu;
-  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, &fu);
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 64, 2, &fu);
   cr_assert_float_eq(fu.bucket_bytes, 25.0 * 1024 * 1024, 1, "DDP bucket_cap_mb 25");
   cr_assert_float_eq(fu.first_bytes, 1024.0 * 1024, 1, "DDP first bucket 1 MiB");
-  dp_fusion_for(&spec, DP_ALLREDUCE_MPI_HOST, &fu);
+  dp_fusion_for(&spec, DP_ALLREDUCE_MPI_HOST, 64, 2, &fu);
   cr_assert_float_eq(fu.bucket_bytes, 128.0 * 1024 * 1024, 1, "Horovod fusion threshold");
   cr_assert_float_eq(fu.cycle_s, 1e-3, 1e-12, "Horovod cycle time");
-  dp_fusion_for(&spec, DP_PS_SYNC, &fu);
+  dp_fusion_for(&spec, DP_PS_SYNC, 64, 2, &fu);
   cr_assert(fu.per_tensor, "TensorFlow PS: one transfer per tensor");
   spec.bucket_bytes = 5e6;
-  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, &fu);
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 64, 2, &fu);
   cr_assert_float_eq(fu.bucket_bytes, 5e6, 1);
+  spec.bucket_bytes = 0;
+  spec.fusion = SC_DP_FUSION_MEGATRON; /* max(40M, 1M x dp) elements */
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 64, 2, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 128e6, 1);
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 8, 4, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 160e6, 1);
 }
 
 /* ------------------------------------------------------------- graphs */

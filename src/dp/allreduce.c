@@ -186,7 +186,7 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   default: break;
   }
   dp_fusion fu;
-  dp_fusion_for(c->spec, c->scheme, &fu);
+  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
   /* NCCL's kernels take SMs from the backward pass they overlap */
   int nccl = fn == ar_nccl || fn == ar_ring || fn == ar_hier;
   double share = nccl ? dp_sm_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;

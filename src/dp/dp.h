@@ -105,6 +105,8 @@ typedef struct dp_model {
 int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, dp_model *m,
                       sc_error *err);
 void dp_model_free(dp_model *m);
+/* Bytes per gradient element of m (weights are 4 bytes). */
+double dp_grad_elem(const dp_model *m);
 
 /* ------------------------------------------------------------- fabric */
 
@@ -158,8 +160,9 @@ typedef struct dp_fusion {
 } dp_fusion;
 
 /* The fusion a framework would use for scheme `sc` (spec.fusion AUTO),
- * or the spec's choice. */
-void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, dp_fusion *fu);
+ * or the spec's choice, for `dp` ranks and `elem` bytes per gradient
+ * element (Megatron's buckets are counted in elements). */
+void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, int dp, double elem, dp_fusion *fu);
 
 /* Cost of one message of `bytes` (made of `tensors` tensors), seconds. */
 typedef double (*dp_msg_cost)(const void *ctx, double bytes, int tensors);

@@ -363,7 +363,7 @@ int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
    * buckets' layers, each carrying those layers' weights */
   g.scale = c->m->grad_bytes > 0 ? c->m->param_bytes / c->m->grad_bytes : 1;
   dp_fusion fu;
-  dp_fusion_for(c->spec, c->scheme, &fu);
+  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
   dp_overlap o;
   /* BlueFog's NCCL path takes SMs like NCCL's all-reduce; over sockets
    * the host moves the models */

@@ -39,6 +39,10 @@ int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, d
   return SC_OK;
 }
 
+double dp_grad_elem(const dp_model *m) {
+  return m->param_bytes > 0 ? 4 * m->grad_bytes / m->param_bytes : 4;
+}
+
 void dp_model_free(dp_model *m) {
   mem_free(m->layers);
   memset(m, 0, sizeof *m);

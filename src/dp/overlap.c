@@ -30,7 +30,7 @@
 #define DP_HVD_FUSION (128 * MiB)      /* operations.cc SetTensorFusionThresholdBytes */
 #define DP_HVD_CYCLE 1e-3              /* operations.cc SetCycleTimeMs(1) */
 
-static void dp_fusion_kind(sc_dp_fusion_kind k, dp_fusion *fu) {
+static void dp_fusion_kind(sc_dp_fusion_kind k, int dp, double elem, dp_fusion *fu) {
   memset(fu, 0, sizeof *fu);
   switch (k) {
   case SC_DP_FUSION_DDP:
@@ -43,6 +43,9 @@ static void dp_fusion_kind(sc_dp_fusion_kind k, dp_fusion *fu) {
     break;
   case SC_DP_FUSION_TENSOR: fu->per_tensor = 1; break;
   case SC_DP_FUSION_NONE: fu->bucket_bytes = INFINITY; break;
+  case SC_DP_FUSION_MEGATRON: /* distributed_data_parallel.py: max(40M, 1M x dp) */
+    fu->bucket_bytes = fmax(40e6, 1e6 * dp) * elem;
+    break;
   case SC_DP_FUSION_AUTO: break;
   }
 }
@@ -51,7 +54,7 @@ static void dp_fusion_kind(sc_dp_fusion_kind k, dp_fusion *fu) {
  * TensorFlow's per-tensor transfers for PS and replicated schemes, KungFu
  * and BlueFog hook every parameter's gradient (per tensor, fused by
  * KungFu into 1 MiB chunks below the message), DDP buckets for NCCL. */
-void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, dp_fusion *fu) {
+void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, int dp, double elem, dp_fusion *fu) {
   sc_dp_fusion_kind k = spec->fusion;
   /* PS and TF replicated move each variable on its own whatever is asked */
   dp_family fam = dp_scheme_family(sc);
@@ -70,7 +73,7 @@ void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, dp_fusion *fu) {
     default: k = SC_DP_FUSION_TENSOR; break;
     }
   }
-  dp_fusion_kind(k, fu);
+  dp_fusion_kind(k, dp, elem, fu);
   if (fu->per_tensor) return;
   if (spec->bucket_bytes > 0) fu->bucket_bytes = spec->bucket_bytes;
   if (spec->cycle_s > 0 && fu->cycle_s > 0) fu->cycle_s = spec->cycle_s;

@@ -147,7 +147,7 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   int rc = ps_setup(c, &p, err);
   if (rc) return rc;
   dp_fusion fu;
-  dp_fusion_for(c->spec, c->scheme, &fu);
+  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
   dp_overlap push;
   int k = c->spec->ps_count > 0 ? c->spec->ps_count : p.servers;
   double busiest = 0;

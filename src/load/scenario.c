@@ -274,7 +274,8 @@ static const char *const scn_dp_place_names[] = {"auto", "host_cpu", "gpu", "col
 static const char *const scn_dp_tr_names[] = {"auto", "tcp", "rdma"};
 static const char *const scn_dp_intra_names[] = {"auto", "nvswitch", "nvlink-hybrid-cube-mesh",
                                                  "nvlink-mesh", "pcie"};
-static const char *const scn_dp_fusion_names[] = {"auto", "ddp", "horovod", "tensor", "none"};
+static const char *const scn_dp_fusion_names[] = {"auto", "ddp", "horovod", "tensor", "none",
+                                                  "megatron"};
 static const scn_field scn_dp_fields[] = {
     F_STR(sc_dp_spec, "scheme", scheme),
     F_INT(sc_dp_spec, "ps_count", ps_count, 0, PLAN_MAX_GPUS, "parameter-server shards (0 = one per server)"),

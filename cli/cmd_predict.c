@@ -126,7 +126,13 @@ int cmd_predict(int argc, char **argv) {
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
   if (!rc && (schemes || s.dp.scheme[0])) {
-    rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+    if (trace || html || show_ops) {
+      fprintf(stderr, "stepcast predict: --trace, --html and --ops are not available for a "
+                      "data-parallel scenario (dp.scheme or --schemes)\n");
+      rc = 2;
+    } else {
+      rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+    }
   } else if (!rc) {
     sc_result r;
     sc_error err = {0};

@@ -40,6 +40,7 @@ expect 2 "dp.ps_count" -- predict "$EX" --set dp.scheme=ps_sync --set dp.ps_coun
 expect 2 "do not fit" -- predict "$EX" --set plan.global_batch=65536 --set plan.micro_batch=4096
 expect 2 "dp.transport" -- predict "$EX" --set dp.transport=carrier-pigeon
 expect 2 "unknown key" -- predict "$EX" --set dp.shards=2
+expect 2 "not available for a data-parallel scenario" -- predict "$EX" --trace "$TMP/t.json"
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -364,6 +364,18 @@ static void vdp_note(val_file *vf, const vdp_info *info) {
              su / u, within, u);
 }
 
+int vdp_row_scenario(csv_file *f, const char *path, sc_scenario *out, sc_error *err) {
+  vdp_ctx c = {f, path, err, 0};
+  char why[160] = "", assumed[128] = "";
+  int skip = vdp_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
+  if (c.bad) return SC_EINPUT;
+  if (skip)
+    return sc_error_set(err, SC_EMODEL, "%s:%d: row %s: %s", path, f->record_line,
+                        vdp_cell(&c, "id"), why);
+  out->dp.keep_unfit = 1;
+  return SC_OK;
+}
+
 int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err) {
   vdp_ctx c = {f, path, err, 0};
   vdp_info *info = NULL;

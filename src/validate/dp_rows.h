@@ -20,4 +20,9 @@ int vdp_is_dp_set(const csv_file *f);
  * the column of a malformed row; SC_ENOMEM. */
 int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err);
 
+/* The scenario of the current record of f (a dp_training set), with its
+ * dp section and keep_unfit set; SC_OK, SC_EINPUT (malformed cell) or
+ * SC_EMODEL (a row stepcast cannot model: err says why). */
+int vdp_row_scenario(csv_file *f, const char *path, sc_scenario *out, sc_error *err);
+
 #endif

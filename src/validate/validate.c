@@ -419,6 +419,10 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
     if (f.n_fields != f.n_cols || strcmp(cell(&c, "id"), id)) continue;
     char why[160] = "", assumed[128] = "";
     found = 1;
+    if (vdp_is_dp_set(&f)) { /* issue 9: a data-parallel scenario */
+      rc = vdp_row_scenario(&f, path, out, err);
+      break;
+    }
     rc = training_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
     if (rc == SC_EMODEL) rc = sc_error_set(err, SC_EMODEL, "%s: row %s: %s", path, id, why);
   }

@@ -22,6 +22,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/compute.h"
+#include "cost/conv.h"
 #include "engine/engine.h"
 #include "pipeline/pipe.h"
 
@@ -68,6 +69,32 @@ static double gemm(const eng *e, sc_dtype dt, double m, double n, double k, doub
   return t[0];
 }
 
+/* A convolution task (src/cost/conv.c), memoised: forward, or data +
+ * weight gradient; -1 for a convolution whose output is 1 x 1 (a fully-
+ * connected layer, which frameworks run as a GEMM). */
+static double conv(const eng *e, const xg_task *t, int bwd) {
+  const wg_op *o = &e->g->ops[t->op];
+  const wg_tensor *x = &e->g->tensors[o->in[0]], *y = &e->g->tensors[o->out];
+  double pq = (double)y->dim[1] * (double)y->dim[2];
+  if (pq <= 1) return -1;
+  cost_conv cv = {.n = t->m / pq, .c = (double)x->dim[0], .k = (double)o->features,
+                  .r = o->kernel, .s = o->kernel_w > 0 ? o->kernel_w : o->kernel,
+                  .p = (double)y->dim[1], .q = (double)y->dim[2], .stride = o->stride,
+                  .first = x->producer < 0 && x->block == 0};
+  const double key[MEMO_KEY] = {3 + bwd, t->m, t->n, t->k,
+                                cv.r + 64 * cv.s + 4096.0 * cv.stride + 65536.0 * cv.first,
+                                t->dtype};
+  const double *v = recall(e, key);
+  if (v) return v[0];
+  const sc_gpu *g = &e->s->cluster.gpu;
+  double c[2] = {bwd ? cost_conv_time(g, t->dtype, &cv, COST_CONV_DGRAD) +
+                           cost_conv_time(g, t->dtype, &cv, COST_CONV_WGRAD)
+                     : cost_conv_time(g, t->dtype, &cv, COST_CONV_FWD),
+                 0};
+  remember(e, key, c);
+  return c[0];
+}
+
 /* grp_cost of the job's cluster, memoised by (op, bytes, group). */
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share) {
   const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
@@ -88,6 +115,10 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   sc_dtype dt = t->dtype;
   switch (t->kind) {
   case XG_GEMM:
+    if (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV) {
+      double c = conv(e, t, bwd);
+      if (c >= 0) return c;
+    }
     if (!bwd) return gemm(e, t->dtype, t->m, t->n, t->k, t->batch);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
     return gemm(e, t->dtype, t->m, t->k, t->n, t->batch) +

@@ -137,10 +137,14 @@ static void bn(cnn_ctx *c, const char *name, const char *in) {
   add1(c, o, in, name);
 }
 
+/* ReLU in place (torchvision's inplace=True, TF's fused relu): its
+ * backward needs its output, which the operator after it keeps already
+ * (a conv's or pool's input), so it keeps nothing of its own. */
 static void relu(cnn_ctx *c, const char *name, const char *in) {
   wg_op o = op(name, WG_ELTWISE, WG_FN_RELU);
   o.bwd_scale = RELU_BWD;
   add1(c, o, in, name);
+  if (!c->rc) c->g->ops[c->g->n_ops - 1].saved = 0;
 }
 
 static void pool(cnn_ctx *c, const char *name, const char *in, wg_fn fn, int k, int s, int p) {

@@ -1,0 +1,76 @@
+/*
+ * conv.h -- time of a convolution kernel (module prefix: cost_conv).
+ *
+ * cuDNN's convolutions as implicit GEMMs (no im2col in memory):
+ *
+ *   pass    GEMM M        N           K (reduction)   FLOPs
+ *   fwd     n p q         k           c r s           2 n p q k c r s
+ *   dgrad   n p q s^2     c           k r s / s^2     the same
+ *   wgrad   k             c r s       n p q           the same
+ *
+ * (n batch, c -> k channels, r x s kernel, p x q output, stride `st`). The
+ * time is the roofline of those FLOPs at the GPU's peak in the compute
+ * type times an efficiency, and of the bytes of input, weights and output
+ * at the achievable HBM bandwidth, plus a fixed kernel cost:
+ *
+ *   eff = conv_eff(pass, path) * tile fill * wave quantization * K / (K + k0)
+ *
+ * with the tile and wave model of the GEMM (cost/compute.c) and these
+ * conv-specific terms:
+ *   - a 3x3 stride-1 convolution on the CUDA cores (fp32 before Ampere,
+ *     fp16 on Pascal) runs Winograd: its FLOPs count `wino` times less
+ *     (`wino_wgrad` in the weight gradient);
+ *   - the weight gradient splits its reduction over the GPU (split-K) and
+ *     runs at wgrad_eff / (1 + p q / wgrad_k1) of the efficiency;
+ *   - a strided data gradient runs at dgrad_stride of the efficiency
+ *     (cuDNN scatters into a strided output);
+ *   - the first convolution of a network (its input is the image) has no
+ *     data gradient (conv.first).
+ * The constants (cost_conv_params) are fitted to the per-kernel times of
+ * a real ResNet-50 training trace (docs/calibration.md, tools/calib/
+ * conv_check.c). All times in seconds.
+ */
+#ifndef SC_COST_CONV_H
+#define SC_COST_CONV_H
+
+#include "stepcast.h"
+
+typedef enum cost_conv_pass { COST_CONV_FWD = 0, COST_CONV_DGRAD, COST_CONV_WGRAD } cost_conv_pass;
+
+/* One convolution of a micro-batch. */
+typedef struct cost_conv {
+  double n;          /* samples */
+  double c, k;       /* input and output channels */
+  double r, s;       /* kernel height and width */
+  double p, q;       /* output height and width */
+  int stride;
+  int first;         /* 1 = reads the network's input: no data gradient */
+} cost_conv;
+
+/* The model's constants (see conv.c for their fit). */
+typedef struct cost_conv_params {
+  double eff_cuda;     /* large convolutions on the CUDA cores (fp32 FMA), fraction of peak */
+  double tc_ratio;     /* tensor-core convolutions: this x the GPU's GEMM efficiency */
+  double k0;           /* reduction prologue/epilogue in units of K */
+  double wino;         /* Winograd's FLOP saving on 3x3 stride-1 convs (CUDA cores) */
+  double wgrad_eff;    /* the weight gradient relative to fwd */
+  double wgrad_k1;     /* ... and times 1 / (1 + p q / wgrad_k1): large
+                          feature maps (the early layers) run slower */
+  double wino_wgrad;   /* Winograd's saving in the weight gradient */
+  double dgrad_stride; /* a strided data gradient relative to fwd */
+  double t0;           /* fixed seconds per kernel */
+} cost_conv_params;
+
+extern const cost_conv_params COST_CONV_DEFAULT;
+
+/* Time of one pass of cv in dtype dt on g; 0 for a data gradient of a
+ * first convolution. */
+double cost_conv_time(const sc_gpu *g, sc_dtype dt, const cost_conv *cv, cost_conv_pass pass);
+double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                         const cost_conv *cv, cost_conv_pass pass);
+
+/* 1 when dt runs on g's tensor cores (fp16/bf16 from Volta, tf32 from
+ * Ampere, fp8 from Hopper); 0 on the CUDA cores. */
+int cost_conv_tensor_cores(const sc_gpu *g, sc_dtype dt);
+
+#endif /* SC_COST_CONV_H */

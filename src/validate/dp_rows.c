@@ -18,7 +18,8 @@
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
  *   - `framework` with "horovod": Horovod tensor fusion; with "pytorch" or
  *     "paddle": an eager framework (host launch cost per kernel); others
- *     the scheme's default (src/dp/overlap.c);
+ *     the scheme's default (src/dp/overlap.c); unfused attention before
+ *     Ampere (no FlashAttention on sm70 and older);
  *   - `ps_placement` host_cpu, gpu0, co-located (worker CPUs), dedicated;
  *     `ps_count` blank = one PS per server.
  * The target is measured_iter_s (synchronous) or worker_step_s
@@ -204,6 +205,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   p->micro_batch = b;
   p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
   p->framework_eager = vdp_has(fw, "pytorch") || vdp_has(fw, "paddle");
+  if (g->arch > 0 && g->arch < 80) { /* fused attention arrived with Ampere, as the
+                                        loader's CNN/BERT defaults say */
+    p->flash_attention = 0;
+    p->attention = SC_ATTN_UNFUSED;
+  }
   const char *dt = vdp_cell(c, "dtype");
   p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32 : SC_FP16;
   if (!strcmp(dt, "unknown") || !*dt)

@@ -23,8 +23,11 @@
  *                CPU, a GPU, the workers' CPUs or CPU machines
  *   gossip.c     pair averaging (asynchronous), neighbour averaging over
  *                a static or one-peer dynamic exponential-2 graph, its
- *                hierarchical form, a user-given graph (edges or mixing
- *                matrix)
+ *                hierarchical form, a user-given graph
+ *   graph.c      gossip graphs: named, edge list, mixing matrix, a file
+ *   topo_rate.c  a scheme's exchange on a named topology (flow engine)
+ *   model.c      the model's gradients (src/job/dpm.h) as dp_model
+ *   predict.c    sc_dp_predict, sc_dp_compare
  *
  * INTERFACE WITH THE MODEL BUILDERS. What a scheme needs of the model is
  * dp_model: the gradient tensors in backward order (bytes, and the

@@ -57,5 +57,8 @@ int cli_data_dir(char *buf, size_t cap);
 /* cmd_dp.c: the data-parallel prediction of s (compare: every scheme that
  * applies, fastest first) in fmt to standard output; the exit code. */
 int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare);
+/* The step of s's dp.scheme as a Chrome trace to path ("-": standard
+ * output); the exit code. */
+int cli_dp_trace(const char *cmd, const sc_scenario *s, const char *path);
 
 #endif

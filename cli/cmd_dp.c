@@ -5,6 +5,7 @@
  * or `predict --schemes`).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -27,6 +28,26 @@ int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int comp
   }
   sc_report_dp(stdout, fmt, s, r, n);
   return 0;
+}
+
+int cli_dp_trace(const char *cmd, const sc_scenario *s, const char *path) {
+  sc_span *spans = NULL;
+  size_t n = 0;
+  double step = 0;
+  sc_error err = {0};
+  int rc = sc_dp_timeline(s, &spans, &n, &step, &err);
+  if (rc != SC_OK) {
+    fprintf(stderr, "stepcast %s: %s\n", cmd, err.msg);
+    return cli_exit_code(rc);
+  }
+  FILE *f = cli_open_out(cmd, path);
+  if (!f) {
+    free(spans);
+    return 3;
+  }
+  sc_report_trace(f, s, spans, n);
+  free(spans);
+  return cli_close_out(cmd, path, f);
 }
 
 static void help(void) {

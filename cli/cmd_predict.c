@@ -126,12 +126,13 @@ int cmd_predict(int argc, char **argv) {
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
   if (!rc && (schemes || s.dp.scheme[0])) {
-    if (trace || html || show_ops) {
-      fprintf(stderr, "stepcast predict: --trace, --html and --ops are not available for a "
-                      "data-parallel scenario (dp.scheme or --schemes)\n");
+    if (html || show_ops || (trace && schemes)) {
+      fprintf(stderr, "stepcast predict: --html and --ops are not available for a "
+                      "data-parallel scenario, --trace only for one scheme (dp.scheme)\n");
       rc = 2;
     } else {
-      rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+      if (!cli_is_stdout(trace)) rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+      if (!rc && trace) rc = cli_dp_trace("predict", &s, trace);
     }
   } else if (!rc) {
     sc_result r;

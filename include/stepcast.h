@@ -675,6 +675,14 @@ typedef struct sc_span {
 int sc_timeline(const sc_scenario *s, sc_span **spans, size_t *n,
                 double *step_s, sc_error *err);
 
+/* The step of s under its dp.scheme as spans (sc_timeline's format, one
+ * stage): forward and backward per layer on lane 0, every gradient or
+ * model message on lane 1 ('D'), optimizer and host time ('O'); *spans
+ * is malloc'd (the caller frees it), *step_s the step. Errors as
+ * sc_dp_predict. */
+int sc_dp_timeline(const sc_scenario *s, sc_span **spans, size_t *n, double *step_s,
+                   sc_error *err);
+
 /* ------------------------------------------------------------------- job */
 
 /* A prepared job: what every evaluation of one scenario's model and

@@ -40,7 +40,11 @@ expect 2 "dp.ps_count" -- predict "$EX" --set dp.scheme=ps_sync --set dp.ps_coun
 expect 2 "do not fit" -- predict "$EX" --set plan.global_batch=65536 --set plan.micro_batch=4096
 expect 2 "dp.transport" -- predict "$EX" --set dp.transport=carrier-pigeon
 expect 2 "unknown key" -- predict "$EX" --set dp.shards=2
-expect 2 "not available for a data-parallel scenario" -- predict "$EX" --trace "$TMP/t.json"
+expect 2 "not available for a data-parallel scenario" -- predict "$EX" --html "$TMP/t.html"
+expect 2 "--trace only for one scheme" -- predict "$EX" --schemes --trace "$TMP/t.json"
+expect 0 '"traceEvents"' -- predict examples/dp/resnet50-16-v100-25gbe.json --trace -
+expect 0 'allreduce_nccl' -- predict examples/dp/resnet50-8-p100-ps.json --set dp.scheme=allreduce_nccl --trace "$TMP/t.json"
+grep -q '"traceEvents"' "$TMP/t.json" && pass=$((pass + 1)) || { echo "FAIL: no trace written"; fail=$((fail + 1)); }
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -49,7 +49,7 @@ static double per_byte(const void *ctx, double bytes, int tensors) {
 Test(dp_overlap, per_tensor_messages_hide_behind_the_remaining_backward) {
   dp_model m = four_layers();
   dp_fusion fu = {.per_tensor = 1};
-  dp_overlap o;
+  dp_overlap o = {0};
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
   /* ready at 1, 2, 3, 4; each 1 s: the last ends at 5 */
   cr_assert_float_eq(o.exposed_s, 1.0, 1e-12);
@@ -69,7 +69,7 @@ Test(dp_overlap, per_tensor_messages_hide_behind_the_remaining_backward) {
 Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
   dp_model m = four_layers();
   dp_fusion fu = {.bucket_bytes = 20};
-  dp_overlap o;
+  dp_overlap o = {0};
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
   /* bucket 1 (layers 0-1) ready at 2, ends 4; bucket 2 ready 4, ends 6 */
   cr_assert_eq(o.messages, 2);
@@ -230,6 +230,37 @@ Test(dp_predict, a_topology_runs_the_exchange_on_the_flow_engine) {
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "ring:n=16,bw=6.25");
   sc_dp_result ar2 = predict(&s);
   cr_assert_lt(ar2.comm_s, ar.comm_s, "twice the link bandwidth, less time");
+}
+
+Test(dp_predict, the_timeline_holds_every_message_and_ends_at_the_step) {
+  static const char *const schemes[] = {"allreduce_nccl", "allreduce_mpi_host", "ps_sync",
+                                        "ps_sync_distributed_replicated"};
+  for (size_t k = 0; k < sizeof schemes / sizeof schemes[0]; k++) {
+    sc_scenario s = job16(schemes[k]);
+    sc_dp_result r = predict(&s);
+    sc_span *sp;
+    size_t n;
+    double step;
+    sc_error err = {0};
+    cr_assert_eq(sc_dp_timeline(&s, &sp, &n, &step, &err), SC_OK, "%s", err.msg);
+    cr_assert_float_eq(step, r.step_s, 1e-12);
+    int msgs = 0;
+    double last = 0, bwd_end = 0;
+    for (size_t i = 0; i < n; i++) {
+      cr_assert(sp[i].dur >= 0 && sp[i].start >= 0, "%s span %zu", schemes[k], i);
+      if (sp[i].kind == 'D') msgs++, last = fmax(last, sp[i].start + sp[i].dur);
+      if (sp[i].kind == 'B') bwd_end = fmax(bwd_end, sp[i].start + sp[i].dur);
+    }
+    /* PS: pushes and pulls are counted as messages, the timeline shows the pushes */
+    cr_assert(msgs == r.messages || 2 * msgs == r.messages, "%s: %d spans, %d messages",
+              schemes[k], msgs, r.messages);
+    cr_assert_float_eq(sp[n - 1].start + sp[n - 1].dur, step, 1e-9, "%s", schemes[k]);
+    cr_assert_leq(last, step + 1e-9);
+    /* what runs past the backward pass is the exposed exchange (or less:
+     * the exposed part also holds the pulls and the SM slowdown) */
+    cr_assert_leq(fmax(0, last - bwd_end), r.exposed_s + 1e-9, "%s", schemes[k]);
+    free(sp);
+  }
 }
 
 Test(dp_predict, input_errors_name_the_key) {

@@ -190,7 +190,7 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   /* NCCL's kernels take SMs from the backward pass they overlap */
   int nccl = fn == ar_nccl || fn == ar_ring || fn == ar_hier;
   double share = nccl ? dp_sm_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;
-  dp_overlap o;
+  dp_overlap o = {.rec = c->rec};
   dp_overlap_run(c->m, &fu, fn, &a, 1, share, &o);
   out->comm_s = o.comm_s;
   out->exposed_s = o.exposed_s;

@@ -170,8 +170,23 @@ void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, int dp, double elem, dp
 /* Cost of one message of `bytes` (made of `tensors` tensors), seconds. */
 typedef double (*dp_msg_cost)(const void *ctx, double bytes, int tensors);
 
+/* Where a run records its messages for a timeline (sc_dp_timeline):
+ * growable, owned by the caller; times from the start of the backward
+ * pass of the last micro-batch. */
+typedef struct dp_spans {
+  sc_span *v;
+  int n, cap;
+  int oom;                 /* 1 = a span could not be recorded */
+} dp_spans;
+
+/* Record one message [start, end) (lane 1, kind 'D'). */
+void dp_spans_add(dp_spans *r, double start, double end);
+
 /* What a step of overlapped exchange gives. */
 typedef struct dp_overlap {
+  dp_spans *rec;           /* in: where to record the messages (NULL: no
+                              record; callers zero the struct first); kept
+                              by dp_overlap_run */
   double comm_s;           /* sum of the messages' times */
   double exposed_s;        /* step time the exchange adds: past the end of
                               the backward pass, plus the backward's slowdown
@@ -200,6 +215,7 @@ typedef struct dp_ctx {
   const dp_fabric *f;
   dp_scheme scheme;
   double compute_s;        /* fwd + bwd + other of one step (micro-steps in) */
+  dp_spans *rec;           /* messages for a timeline, NULL: none */
 } dp_ctx;
 
 /* A scheme's answer (the engine's part of sc_dp_result). */

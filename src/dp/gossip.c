@@ -168,7 +168,7 @@ int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   g.scale = c->m->grad_bytes > 0 ? c->m->param_bytes / c->m->grad_bytes : 1;
   dp_fusion fu;
   dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
-  dp_overlap o;
+  dp_overlap o = {.rec = c->rec};
   /* BlueFog's NCCL path takes SMs like NCCL's all-reduce; over sockets
    * the host moves the models */
   double share = 0;

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/vec.h"
 #include "dp/dp.h"
 
 #define MiB (1024.0 * 1024.0)
@@ -79,10 +80,22 @@ void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, int dp, double elem, dp
   if (spec->cycle_s > 0 && fu->cycle_s > 0) fu->cycle_s = spec->cycle_s;
 }
 
-/* Message [start, end): the part of it inside the backward pass. */
+void dp_spans_add(dp_spans *r, double start, double end) {
+  if (!r || r->oom) return;
+  if (vec_grow((void **)&r->v, &r->cap, r->n + 1L, sizeof *r->v)) {
+    r->oom = 1;
+    return;
+  }
+  r->v[r->n++] = (sc_span){.stage = 0, .lane = 1, .kind = 'D', .micro_batch = -1,
+                           .start = start, .dur = end - start};
+}
+
+/* Message [start, end): the part of it inside the backward pass, and its
+ * span when the run records. */
 static void dp_note_msg(dp_overlap *o, const dp_model *m, double start, double end) {
   double in = fmin(end, m->bwd_s) - start;
   if (in > 0) o->overlapped_s += in;
+  dp_spans_add(o->rec, start, end);
 }
 
 /* Per-tensor messages: each layer's tensors leave one by one when the
@@ -165,7 +178,9 @@ static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost 
 
 void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
                     int overlap, double sm_share, dp_overlap *out) {
+  dp_spans *rec = out->rec;
   memset(out, 0, sizeof *out);
+  out->rec = rec;
   double end = fu->per_tensor   ? dp_run_tensors(m, cost, ctx, overlap, out)
                : fu->cycle_s > 0 ? dp_run_cycles(m, fu, cost, ctx, overlap, out)
                                  : dp_run_buckets(m, fu, cost, ctx, overlap, out);

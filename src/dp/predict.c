@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
+#include "core/vec.h"
 #include "dp/dp.h"
 
 /* What every scheme of one scenario shares. */
@@ -110,14 +112,15 @@ static sc_dp_transport dp_transport_for(dp_scheme sc, sc_dp_transport t) {
   }
 }
 
-static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, sc_error *err) {
+static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, dp_spans *rec,
+                   sc_error *err) {
   memset(r, 0, sizeof *r);
   sc_scenario s = pr->s;
   s.dp.transport = dp_transport_for(sc, s.dp.transport);
   dp_fabric f;
   int rc = dp_fabric_resolve(&s, &f, err);
   if (rc) return rc;
-  dp_ctx c = {&s, &s.dp, &pr->m, &f, sc, pr->one.step_s};
+  dp_ctx c = {&s, &s.dp, &pr->m, &f, sc, pr->one.step_s, rec};
   dp_cost cost = {0};
   double rate = 0;
   if ((rc = dp_topo_rate(&c, &rate, err))) return rc;
@@ -163,9 +166,62 @@ int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err) {
   if (sc < 0) return dp_unknown(s->dp.scheme, err);
   dp_prep pr;
   int rc = dp_prepare(s, &pr, err);
-  if (rc == SC_OK) rc = dp_eval(&pr, (dp_scheme)sc, r, err);
+  if (rc == SC_OK) rc = dp_eval(&pr, (dp_scheme)sc, r, NULL, err);
   dp_free_prep(&pr);
   return rc;
+}
+
+/* Compute spans of the step around the recorded messages: the micro-steps
+ * before the last one (forward, backward), the last forward, the last
+ * backward layer by layer, then the optimizer and host time. Messages
+ * were recorded from the start of the last backward: shifted here. */
+static void dp_layout(const dp_prep *pr, const sc_dp_result *r, dp_spans *rec) {
+  const dp_model *m = &pr->m;
+  int first_msg = 0, M = m->micro_steps > 0 ? m->micro_steps : 1;
+  double t = 0;
+  sc_span sp = {.stage = 0, .lane = 0, .chunk = 0};
+  int n_msgs = rec->n;
+  for (int k = 0; k < M; k++) {
+    sp.micro_batch = k;
+    sp.kind = 'F', sp.start = t, sp.dur = m->fwd_s;
+    if (!vec_grow((void **)&rec->v, &rec->cap, rec->n + 1L, sizeof *rec->v)) rec->v[rec->n++] = sp;
+    else rec->oom = 1;
+    t += m->fwd_s;
+    double b0 = t;
+    for (int i = 0; i < m->n && (k == M - 1 || i == 0); i++) {
+      double d = k == M - 1 ? m->layers[i].bwd_s : m->bwd_s;
+      sp.kind = 'B', sp.start = t, sp.dur = d;
+      if (d > 0 && !vec_grow((void **)&rec->v, &rec->cap, rec->n + 1L, sizeof *rec->v))
+        rec->v[rec->n++] = sp;
+      t += d;
+    }
+    if (k == M - 1)
+      for (int j = first_msg; j < n_msgs; j++) rec->v[j].start += b0;
+  }
+  double other = r->step_s - (t + r->exposed_s);
+  sp.kind = 'O', sp.micro_batch = -1, sp.start = t + r->exposed_s, sp.dur = other > 0 ? other : 0;
+  if (!vec_grow((void **)&rec->v, &rec->cap, rec->n + 1L, sizeof *rec->v)) rec->v[rec->n++] = sp;
+}
+
+int sc_dp_timeline(const sc_scenario *s, sc_span **spans, size_t *n, double *step_s,
+                   sc_error *err) {
+  *spans = NULL, *n = 0;
+  int sc = dp_scheme_from_name(s->dp.scheme);
+  if (sc < 0) return dp_unknown(s->dp.scheme, err);
+  dp_prep pr;
+  dp_spans rec = {0};
+  sc_dp_result r;
+  int rc = dp_prepare(s, &pr, err);
+  if (rc == SC_OK) rc = dp_eval(&pr, (dp_scheme)sc, &r, &rec, err);
+  if (rc == SC_OK) dp_layout(&pr, &r, &rec);
+  if (rc == SC_OK && rec.oom) rc = sc_error_set(err, SC_ENOMEM, "out of memory for the timeline");
+  dp_free_prep(&pr);
+  if (rc) {
+    mem_free(rec.v);
+    return rc;
+  }
+  *spans = rec.v, *n = (size_t)rec.n, *step_s = r.step_s;
+  return SC_OK;
 }
 
 /* 1 when scheme sc is worth listing for the job of pr. */
@@ -199,7 +255,7 @@ int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *er
   for (int i = 0; i < DP_SCHEME_COUNT && n < max && rc == SC_OK; i++) {
     if (!dp_applies(&pr, (dp_scheme)i)) continue;
     sc_error e = {0};
-    int r = dp_eval(&pr, (dp_scheme)i, &out[n], &e);
+    int r = dp_eval(&pr, (dp_scheme)i, &out[n], NULL, &e);
     if (r == SC_OK) n++;
     else if (r != SC_EINPUT) rc = r, *err = e;
   }

@@ -71,7 +71,9 @@ static double ps_msg(const void *ctx, double b, int tensors) {
 static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *o,
                          double *busiest, sc_error *err) {
   const dp_fabric *f = p->c->f;
+  dp_spans *rec = o->rec;
   memset(o, 0, sizeof *o);
+  o->rec = rec;
   double *lane = mem_calloc(2 * (size_t)p->lanes, sizeof *lane), *busy = lane + p->lanes;
   if (!lane) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
   double senders = p->dedicated ? f->nodes : f->nodes - 1, ready = 0, out_end = 0;
@@ -84,7 +86,9 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
       int ln = ((--fwd) % k) % p->lanes;
       double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share) + p->local_s * b;
       double in = dp_net_time(f, senders * part, (int)senders);
-      lane[ln] = fmax(lane[ln], ready + host) + in;
+      double start = fmax(lane[ln], ready + host);
+      lane[ln] = start + in;
+      dp_spans_add(rec, start, lane[ln]);
       busy[ln] += host + in;
       out_end = fmax(out_end, ready + host) + dp_net_time(f, part, 1);
       o->comm_s += host + in;
@@ -148,7 +152,7 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   if (rc) return rc;
   dp_fusion fu;
   dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
-  dp_overlap push;
+  dp_overlap push = {.rec = c->rec};
   int k = c->spec->ps_count > 0 ? c->spec->ps_count : p.servers;
   double busiest = 0;
   if ((c->f->nodes > 1 || p.dedicated) && c->f->topo_rate <= 0) {

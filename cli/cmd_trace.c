@@ -5,7 +5,7 @@
  *
  *   stepcast trace FILE... [--format table|json] [--dp-scale X] [--gpu NAME]
  *       [--nvlink GB/s] [--nic Gb/s] [--ppn N] [--no-overlap] [--comm-model]
- *       [--perfetto OUT.json]
+ *       [--perfetto OUT.json] [--export-graph OUT.json]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +20,19 @@ typedef struct opts {
   int n_files, format, whatif;
   sc_trace_whatif w;
   const char *perfetto;
+  const char *graph; /* --export-graph */
 } opts;
 
 static void usage(FILE *out) {
   fputs(
       "usage: stepcast trace FILE... [options]\n"
       "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz, or Chakra\n"
-      "                     ETs (.et): one file, or one per rank of one job\n"
+      "                     ETs (.et): one file, or one per rank of one job; PyTorch\n"
+      "                     execution traces (ET JSON) join the Kineto trace of their pid\n"
       "  --format F         table (default) or json\n"
       "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace\n"
+      "  --export-graph OUT write the loaded graph as Kineto JSON that stepcast trace reads\n"
+      "                     back (one file per rank: OUT-rankN.json); edit it and replay\n"
       "what-if (any of these adds a what-if column):\n"
       "  --dp-scale X       data-parallel degree times X (2 = twice the nodes)\n"
       "  --gpu NAME         run on another GPU preset (stepcast presets)\n"
@@ -97,6 +101,9 @@ static int parse(int argc, char **argv, opts *o) {
           o->format == SC_FORMAT_CSV)
         return bad("--format: expected table or json, got", i + 1 < argc ? argv[i + 1] : NULL);
       i++;
+    } else if (!strcmp(a, "--export-graph")) {
+      if (i + 1 >= argc) return bad("--export-graph needs a file name", NULL);
+      o->graph = argv[++i];
     } else if (!strcmp(a, "--perfetto")) {
       if (i + 1 >= argc) return bad("--perfetto needs a file name", NULL);
       o->perfetto = argv[++i];
@@ -124,6 +131,28 @@ static int write_perfetto(const sc_trace *t, const char *path) {
   return fclose(f) ? (fprintf(stderr, "stepcast trace: cannot write %s\n", path), 3) : 0;
 }
 
+/* The loaded graph, one Kineto JSON per rank: path itself for one rank,
+ * else path with "-rankN" before its ".json" (or at its end). */
+static int write_graph(const sc_trace *t, const char *path) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  size_t len = strlen(path), stem = len > 5 && !strcmp(path + len - 5, ".json") ? len - 5 : len;
+  for (int r = 0; r < in.ranks; r++) {
+    char name[4096];
+    if (in.ranks == 1)
+      snprintf(name, sizeof name, "%s", path);
+    else
+      snprintf(name, sizeof name, "%.*s-rank%d%s", (int)stem, path, r, path + stem);
+    FILE *f = fopen(name, "w");
+    if (!f) return fprintf(stderr, "stepcast trace: cannot write %s\n", name), 3;
+    sc_error err = {0};
+    int rc = sc_trace_write_graph(t, r, f, &err);
+    if (fclose(f) && !rc) return fprintf(stderr, "stepcast trace: cannot write %s\n", name), 3;
+    if (rc) return fprintf(stderr, "stepcast trace: %s\n", err.msg), 2;
+  }
+  return 0;
+}
+
 static int fail(sc_trace *t, const sc_error *err) {
   fprintf(stderr, "stepcast trace: %s\n", err->msg);
   sc_trace_close(t);
@@ -141,6 +170,7 @@ static int run(opts *o) {
   if (*warn) fprintf(stderr, "stepcast trace: warning: %s", warn);
   sc_report_trace_replay(stdout, (sc_format)o->format, t, &base, &o->w, o->whatif ? &x : NULL);
   int rc = o->perfetto ? write_perfetto(t, o->perfetto) : 0;
+  if (!rc && o->graph) rc = write_graph(t, o->graph);
   sc_trace_close(t);
   return rc;
 }

@@ -93,6 +93,9 @@ typedef struct sc_gpu {
   double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
+  double host_bw;                       /* host link (PCIe or NVLink-C2C) per
+                                           direction, achievable bytes/s
+                                           (0 = by generation, cost/compute.c) */
   double launch_s;                      /* host time to issue one kernel in an
                                            eager framework, seconds */
   unsigned calibrated;                  /* bit 1 << dtype: GEMMs of that type were
@@ -331,6 +334,10 @@ typedef struct sc_plan {
   int overlap_grad_reduce;   /* gradient reduce overlapped with backward */
   int overlap_param_gather;  /* ZeRO-3 gather overlapped with compute */
   int overlap_tp;            /* TP communication overlapped with GEMMs */
+  int overlap_ep;            /* MoE all-to-alls of one micro-batch hidden
+                                under another's compute (Megatron
+                                --overlap-moe-expert-parallel-comm,
+                                combined 1F1B) */
   int flash_attention;       /* 1 = fused flash attention */
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
@@ -359,6 +366,10 @@ typedef struct sc_plan {
   int bf16_last_layers;      /* ... and the last N layers' */
   int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
                                 gather): no 16-bit copy of the fp8 GEMM weights */
+  int offload_layers;        /* activations of the first N layers kept in host
+                                 memory between forward and backward
+                                 (Megatron --cpu-offloading-num-layers);
+                                 0 = none */
   int recompute_layers;      /* with recompute full: only the first N layers of
                                 every model chunk are recomputed (Megatron's
                                 "block" method, recompute_num_layers); 0 = all */
@@ -498,6 +509,8 @@ typedef struct sc_breakdown {
   double bubble;       /* pipeline fill and drain */
   double dp_comm;      /* exposed data-parallel reduce and ZeRO gathers */
   double optimizer;    /* optimizer step */
+  double offload;      /* activation copies to and from host memory not
+                          hidden behind the layers' compute */
 } sc_breakdown;
 
 typedef struct sc_result {
@@ -1090,8 +1103,9 @@ typedef struct sc_trace sc_trace;
  * success *out owns a new trace (sc_trace_close it); on error *out is
  * NULL and err names the file and the line:column or key path at fault
  * (traceEvents[12].dur) and what was expected. Returns SC_OK, SC_EIO,
- * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace (JSON) is
- * recognised and refused with a message saying so. */
+ * SC_EINPUT or SC_ENOMEM. A PyTorch execution trace (JSON) is joined
+ * with the Kineto trace of the same process (pid), which must be among
+ * the files; alone it is refused with a message saying so. */
 int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
                   sc_error *err);
 /* Free t; NULL is allowed. */
@@ -1112,6 +1126,8 @@ typedef struct sc_trace_info {
   int chakra;            /* Chakra ETs: kernels = GPU compute nodes, host_calls
                             = CPU compute nodes, collectives = communication nodes */
   long et_comp, et_comm_coll;  /* Chakra COMP_NODE and COMM_COLL_NODE counts */
+  long et_ops, et_matched;     /* PyTorch execution traces joined with their Kineto
+                                  traces: operators, and those found in Kineto */
 } sc_trace_info;
 void sc_trace_info_get(const sc_trace *t, sc_trace_info *out);
 
@@ -1169,6 +1185,13 @@ int sc_trace_replay(sc_trace *t, const sc_trace_whatif *w, sc_trace_result *r, s
  * (Perfetto): one process per rank, a thread per host thread and per
  * stream, times in microseconds. Nothing when there was no replay. */
 void sc_trace_write_perfetto(const sc_trace *t, FILE *out);
+
+/* The loaded graph of rank (0 .. ranks-1, in rank order) as a PyTorch
+ * profiler (Kineto) trace that sc_trace_load reads back into the same
+ * graph (docs/trace.md): what the replay uses, editable. SC_OK, or
+ * SC_EINPUT for a rank out of range or a job of Chakra ETs (the ET is
+ * the graph already). */
+int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err);
 
 /* The replay of t as traced (base) and, when whatif is not NULL, under
  * w: table (what-if columns with the difference) or JSON (one document,

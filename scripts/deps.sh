@@ -7,6 +7,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libjansson-dev zlib1g-dev libcriterion-dev clang valgrind
       libopenmpi-dev openmpi-bin # MPI: the SC_MPI search build (docs/search.md)
+      libprotobuf-c-dev protobuf-c-compiler # Chakra ETs via protobuf-c: the sanitizer build's SC_CHAKRA_PROTOBUF
       python3 python3-pytest)
 optional=(chromium)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -22,8 +22,8 @@ if [ "${SC_MPI_TESTS:-1}" != 0 ]; then
   tests/search_mpi.sh build-mpi/stepcast
 fi
 
-echo "== sanitizer build (ASan + UBSan, debug invariant checks)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_SANITIZE=ON -DSC_DEBUG_CHECKS=ON -DSC_ALLOC_FAULTS=ON >/dev/null
+echo "== sanitizer build (ASan + UBSan, debug invariant checks, Chakra ETs through libprotobuf-c)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSC_SANITIZE=ON -DSC_DEBUG_CHECKS=ON -DSC_ALLOC_FAULTS=ON -DSC_CHAKRA_PROTOBUF=ON >/dev/null
 ninja -C build-asan
 echo "== tests under sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

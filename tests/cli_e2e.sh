@@ -150,5 +150,17 @@ expect 0 '"seconds":' -- validate --format json --timings "$ROOT/data/validation
 mkdir -p "$TMP/nodata"
 STEPCAST_DATA="$TMP/nodata" expect 3 "no data directory found" -- validate
 
+# trace --export-graph: Kineto JSON per rank that replays to the same step
+D="$ROOT/tests/data/trace"
+expect 0 "step (mean)" -- trace "$D/synth_1rank.json" --export-graph "$TMP/graph.json"
+grep -q '"stepcast op"' "$TMP/graph.json" && pass=$((pass + 1)) || { echo "FAIL: --export-graph wrote no graph"; fail=$((fail + 1)); }
+a=$("$CLI" trace "$D/synth_1rank.json" --format json | grep -o '"predicted_step_s": [0-9.e-]*' | head -1)
+b=$("$CLI" trace "$TMP/graph.json" --format json | grep -o '"predicted_step_s": [0-9.e-]*' | head -1)
+[[ -n $a && $a == "$b" ]] && pass=$((pass + 1)) || { echo "FAIL: exported graph replays to '$b', not '$a'"; fail=$((fail + 1)); }
+expect 0 "2 ranks" -- trace "$D/synth_2rank_r0.json" "$D/synth_2rank_r1.json" --export-graph "$TMP/g2.json"
+expect 0 "2 ranks" -- trace "$TMP/g2-rank0.json" "$TMP/g2-rank1.json"
+expect 3 "cannot write" -- trace "$D/synth_1rank.json" --export-graph "$TMP/no/such/dir/g.json"
+expect 2 "no durations" -- trace "$D/synth_et_other_pid.json"
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

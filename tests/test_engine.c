@@ -296,3 +296,44 @@ Test(engine, cuda_graphs_take_the_framework_off_the_host_path) {
                eager.time.host);
   cr_assert_lt(graphs.step_s, eager.step_s);
 }
+
+/* Combined 1F1B (plan.overlap_ep): the MoE all-to-alls of one micro-batch
+ * hide under another's compute; a slow EP network exposes what the other
+ * pass cannot cover, a single micro-batch has no partner, and Megatron's
+ * preconditions are enforced. */
+Test(engine, moe_all_to_all_overlap_hides_under_the_other_micro_batch) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpus = 64;
+  sc_plan_default(&s.plan);
+  s.plan.tp = 2;
+  s.plan.pp = 1;
+  s.plan.dp = 0;
+  s.plan.ep = 8;
+  s.plan.global_batch = 256;
+  s.plan.micro_batch = 1;
+  sc_result a = predict(&s);
+  s.plan.overlap_ep = 1;
+  sc_result b = predict(&s);
+  cr_assert(a.time.ep_comm > 0 && b.time.ep_comm < 0.5 * a.time.ep_comm,
+            "exposed EP %g s -> %g s", a.time.ep_comm, b.time.ep_comm);
+  cr_assert_float_eq(a.time.compute, b.time.compute, 1e-9 * a.time.compute);
+  cr_assert(b.step_s < a.step_s);
+  /* one micro-batch per step: nothing to pair with */
+  s.plan.global_batch = 32;
+  sc_result c = predict(&s);
+  s.plan.overlap_ep = 0;
+  sc_result d = predict(&s);
+  cr_assert_float_eq(c.step_s, d.step_s, 1e-12 * d.step_s);
+  sc_error err = {0};
+  sc_result r;
+  s.plan.overlap_ep = 1;
+  s.plan.recompute = SC_RECOMP_FULL;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.overlap_ep"), "%s", err.msg);
+  s.plan.recompute = SC_RECOMP_SELECTIVE;
+  s.plan.pp = 2;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "valid: plan.vpp 2 or more"), "%s", err.msg);
+}

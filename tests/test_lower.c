@@ -98,16 +98,22 @@ Test(lower, without_sequence_parallelism_tensor_parallel_layers_all_reduce) {
   done(&l);
 }
 
-Test(lower, moe_layer_with_expert_and_tensor_parallelism) {
+/* Mixtral 8x7B on `gpus` GPUs in tp 2, pp 4, ep `ep`, batch 256. */
+static sc_scenario mixtral(int gpus, int ep) {
   sc_scenario s;
   sc_scenario_default(&s);
   s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpus = 64;
+  s.cluster.gpus = gpus;
   s.plan.tp = 2;
   s.plan.pp = 4;
   s.plan.dp = 0;
-  s.plan.ep = 8;
+  s.plan.ep = ep;
   s.plan.global_batch = 256;
+  return s;
+}
+
+Test(lower, moe_layer_with_expert_and_tensor_parallelism) {
+  sc_scenario s = mixtral(64, 8);
   lowered l;
   lower(&l, &s);
   char got[2048];
@@ -186,16 +192,8 @@ Test(lower, strategies_that_differ_get_a_relayout_between_them) {
  * would not fit in dp alone), and no tensor-parallel collective surrounds
  * the experts. */
 Test(lower, moe_parallel_folding_with_expert_tensor_parallelism_1) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpus = 32;
-  s.plan.tp = 2;
-  s.plan.pp = 4;
-  s.plan.dp = 0;
-  s.plan.ep = 8;
+  sc_scenario s = mixtral(32, 8);
   s.plan.etp = 1;
-  s.plan.global_batch = 256;
   lowered l;
   lower(&l, &s);
   char got[2048];
@@ -229,15 +227,7 @@ Test(lower, moe_parallel_folding_with_expert_tensor_parallelism_1) {
  * and the all-to-alls move capacity x the mean tokens; 0 (dropless,
  * balanced) moves the mean. */
 Test(lower, moe_capacity_factor_pads_expert_tokens) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpus = 32;
-  s.plan.tp = 2;
-  s.plan.pp = 4;
-  s.plan.dp = 0;
-  s.plan.ep = 4;
-  s.plan.global_batch = 256;
+  sc_scenario s = mixtral(32, 4);
   double m0 = 0, b0 = 0;
   for (int i = 0; i < 2; i++) {
     s.plan.moe_capacity = i ? 1.25 : 0;

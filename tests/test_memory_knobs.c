@@ -193,3 +193,44 @@ Test(memory, hsdp_shards_within_and_replicates_across) {
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "needs plan.zero 3"), "%s", err.msg);
 }
+
+/* Activation offloading of the first N layers (Megatron's CPU offloading:
+ * pp 1, no recomputation). Each offloaded layer frees its saved
+ * activations L but one layer's worth stays as the copy buffer, so N
+ * layers save (N - 1) L; each copies L to the host in forward and back in
+ * backward over the host link, exposed where the layer's compute does not
+ * cover it. */
+Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
+  sc_scenario s = base();
+  s.plan.pp = 1;
+  s.plan.dp = 4;
+  s.plan.recompute = SC_RECOMP_NONE;
+  sc_result r0 = predict(&s);
+  s.plan.offload_layers = 2;
+  sc_result r2 = predict(&s);
+  s.plan.offload_layers = 4;
+  sc_result r4 = predict(&s);
+  double L = r0.mem.activations - r2.mem.activations;
+  cr_assert(L > 0, "one layer's activations: %g", L);
+  cr_assert_float_eq(r2.mem.activations - r4.mem.activations, 2 * L, 1e-6 * L);
+  /* a slow host link (1 GB/s): the copies dwarf the compute, both ways */
+  s.cluster.gpu.host_bw = 1e9;
+  sc_result slow = predict(&s);
+  double mbs = (double)slow.micro_batches, copies = 2.0 * 4 * mbs * L / 1e9;
+  cr_assert(slow.time.offload < copies && slow.time.offload > 0.95 * copies,
+            "exposed %g s, copies %g s", slow.time.offload, copies);
+  cr_assert_float_eq(slow.step_s - r0.step_s, slow.time.offload, 1e-9 * slow.step_s);
+  /* an instant link hides everything */
+  s.cluster.gpu.host_bw = 1e18;
+  cr_assert_eq(predict(&s).time.offload, 0);
+  /* what Megatron refuses */
+  sc_error err = {0};
+  sc_result r;
+  s.plan.recompute = SC_RECOMP_SELECTIVE;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.offload_layers"), "%s", err.msg);
+  s.plan.recompute = SC_RECOMP_NONE;
+  s.plan.offload_layers = 24;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "valid: 0 to 23"), "%s", err.msg);
+}

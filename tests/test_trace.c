@@ -285,6 +285,9 @@ Test(trace_real, a100_16rank) {
 }
 Test(trace_real, v100_ddp) { within_5pct("hta/df_index_resolver/df_index_resolver.json.gz"); }
 Test(trace_real, a100_8rank_control) { within_5pct("hta/trace_diff/control.json.gz"); }
+Test(trace_real, mi250_rocm_toy) {
+  within_5pct("hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+}
 
 /* The 8-rank DLRM set is one job: its collectives are joined. */
 Test(trace_real, dlrm_8rank_one_job) {
@@ -378,4 +381,234 @@ Test(trace_real, chakra_astra_allreduce) {
   cr_assert_float_eq(r.predicted_step_s, want, 1e-12, "%g vs %g", r.predicted_step_s, want);
   cr_assert_str_eq(r.path.bound, "communication");
   sc_trace_close(t);
+}
+
+/* ------------------------------------- execution traces, graph export */
+
+/* Write every rank of t with sc_trace_write_graph, load the files back
+ * and check that the replay (as traced and under w) is the same. */
+static void round_trip(sc_trace *t, const sc_trace_whatif *w) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert_leq(in.ranks, 16);
+  char paths[16][64];
+  const char *files[16];
+  for (int r = 0; r < in.ranks; r++) {
+    snprintf(paths[r], sizeof paths[r], "/tmp/sc_graph_%d_%d.json", (int)getpid(), r);
+    files[r] = paths[r];
+    FILE *f = fopen(paths[r], "w");
+    cr_assert_not_null(f);
+    sc_error err = {0};
+    cr_assert_eq(sc_trace_write_graph(t, r, f, &err), SC_OK, "%s", err.msg);
+    fclose(f);
+  }
+  sc_trace *back = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, in.ranks, NULL, NULL, &back, &err), SC_OK, "%s", err.msg);
+  sc_trace_info bi;
+  sc_trace_info_get(back, &bi);
+  cr_assert_eq(bi.kernels, in.kernels);
+  cr_assert_eq(bi.collectives, in.collectives);
+  cr_assert_eq(bi.steps, in.steps);
+  cr_assert_eq(bi.arch, in.arch);
+  for (int pass = 0; pass < 2; pass++) {
+    const sc_trace_whatif *x = pass ? w : NULL;
+    if (pass && !w) break;
+    sc_trace_result a = replay(t, x), b = replay(back, x);
+    cr_assert_float_eq(b.predicted_step_s, a.predicted_step_s, 1e-9 * a.predicted_step_s + 1e-15,
+                       "pass %d: %.9g read back vs %.9g", pass, b.predicted_step_s,
+                       a.predicted_step_s);
+    cr_assert_float_eq(b.comm_predicted_s, a.comm_predicted_s, 1e-9 * a.comm_predicted_s + 1e-15);
+    cr_assert_eq(b.comm_retimed, a.comm_retimed);
+    cr_assert_eq(b.coupled, a.coupled);
+  }
+  sc_trace_close(back);
+  for (int r = 0; r < in.ranks; r++) unlink(paths[r]);
+}
+
+/* The exported graph of the synthetic trace is Kineto JSON that loads
+ * into the same graph: same replay, as traced and with twice the DP;
+ * an edit (the all-reduce 400 -> 200 us) moves the step by 200 us. */
+Test(trace, graph_export_round_trip) {
+  sc_trace *t = load(DATA "synth_1rank.json");
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.dp_scale = 2;
+  round_trip(t, &w);
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sc_graph_edit_%d.json", (int)getpid());
+  FILE *f = fopen(path, "w");
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_write_graph(t, 0, f, &err), SC_OK);
+  fclose(f);
+  cr_assert_eq(sc_trace_write_graph(t, 1, stdout, &err), SC_EINPUT, "rank out of range");
+  cr_assert(strstr(err.msg, "rank 1"), "%s", err.msg);
+  json_error_t je;
+  json_t *root = json_load_file(path, 0, &je);
+  cr_assert_not_null(root, "%s at %d:%d", je.text, je.line, je.column);
+  json_t *ev = json_object_get(root, "traceEvents");
+  int edited = 0;
+  for (size_t i = 0; i < json_array_size(ev); i++) {
+    json_t *e = json_array_get(ev, i);
+    const char *n = json_string_value(json_object_get(e, "name"));
+    if (n && !strncmp(n, "ncclKernel_AllReduce", 20)) {
+      cr_assert_float_eq(json_number_value(json_object_get(e, "dur")), 400, 1e-9);
+      json_object_set_new(e, "dur", json_real(200)), edited++;
+    }
+  }
+  cr_assert_eq(edited, 1);
+  cr_assert_eq(json_dump_file(root, path, 0), 0);
+  json_decref(root);
+  sc_trace *ed = load(path);
+  sc_trace_result a = replay(t, NULL), b = replay(ed, NULL);
+  cr_assert_float_eq(b.predicted_step_s, a.predicted_step_s - 200 * US, 1e-9, "%.9g vs %.9g",
+                     b.predicted_step_s, a.predicted_step_s);
+  sc_trace_close(ed);
+  sc_trace_close(t);
+  unlink(path);
+}
+
+/* tests/data/trace/synth_et.json with its Kineto trace (pid 7): a 100 us
+ * step; aten::mm (5..25 us) launches a 30 us GEMM at 10 us that starts at
+ * 20, aten::add (40..60) an elementwise kernel that starts at 55; the ET
+ * also has aten::relu, which the Kineto trace lacks. Joined, the host
+ * items are the two operators (the launches folded into them), the GEMM
+ * is launched by aten::mm 15 us after its start, and the replay is the
+ * Kineto one: 100 us. */
+Test(trace, execution_trace_join_synthetic) {
+  const char *files[] = {DATA "synth_et.json", DATA "synth_et_kineto.json"};
+  sc_trace *k = load(DATA "synth_et_kineto.json"), *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 2, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_info in, kin;
+  sc_trace_info_get(t, &in);
+  sc_trace_info_get(k, &kin);
+  cr_assert_eq(in.et_ops, 3);
+  cr_assert_eq(in.et_matched, 2);
+  cr_assert_eq(in.host_calls, 2, "the two operators, their launches folded in");
+  cr_assert_eq(in.kernels, 2);
+  cr_assert_eq(kin.et_ops, 0);
+  cr_assert(strstr(sc_trace_warnings(t), "1 of 3 operators") &&
+                strstr(sc_trace_warnings(t), "aten::relu"),
+            "%s", sc_trace_warnings(t));
+  sc_trace_result a = replay(k, NULL), b = replay(t, NULL);
+  cr_assert_float_eq(a.predicted_step_s, 100 * US, 1e-12, "%g", a.predicted_step_s);
+  cr_assert_float_eq(b.predicted_step_s, 100 * US, 1e-12, "%g", b.predicted_step_s);
+  cr_assert_float_eq(b.gpu_busy_s, 40 * US, 1e-12, "GEMM 20..50, add 55..65: %g", b.gpu_busy_s);
+  /* another GPU scales the kernels of the joined graph too */
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.gpu = "h100-sxm5-80gb";
+  sc_trace_result c = replay(t, &w);
+  cr_assert_eq(c.kernels_scaled, 2);
+  round_trip(t, NULL);
+  sc_trace_close(k);
+  sc_trace_close(t);
+}
+
+/* Execution-trace errors name the node, and an ET needs its Kineto trace. */
+Test(trace, execution_trace_errors) {
+  sc_error err = {0};
+  cr_assert_eq(load_text("{\"schema\": \"1.0.1\", \"pid\": 7, \"nodes\": [{\"id\": 1, \"name\": "
+                         "\"aten::mm\"}, {\"name\": \"aten::add\"}]}",
+                         &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "nodes[1].id"), "%s", err.msg);
+  cr_assert_eq(load_text("{\"schema\": \"1.0.1\", \"nodes\": [{\"id\": 1,\n \"name\": }]}", &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, ":2:"), "line in %s", err.msg);
+  cr_assert_eq(load_text("{\"schema\": \"1.0.1\", \"pid\": 7, \"nodes\": [{\"id\": 1, \"name\": "
+                         "\"aten::mm\", \"rf_id\": 1e30, \"tid\": 1}]}",
+                         &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "no durations") && strstr(err.msg, "Kineto"), "%s", err.msg);
+  /* an ET with a Kineto trace of another process */
+  const char *files[] = {DATA "synth_1rank.json", DATA "synth_et_other_pid.json"};
+  sc_trace *t = NULL;
+  cr_assert_eq(sc_trace_load(files, 2, NULL, NULL, &t, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "no Kineto trace of process 4242"), "%s", err.msg);
+}
+
+/* Unpack tgz into a fresh folder; the paths of its files matching
+ * pattern (a shell glob below the folder), sorted, in paths[n]. */
+static int unpack(const char *tgz, const char *tag, const char *pattern, char paths[][256], int n) {
+  shared_exists(tgz);
+  char dir[64], cmd[512];
+  snprintf(dir, sizeof dir, "/tmp/sc_%s_%d", tag, (int)getpid());
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && tar xzf %s -C %s 2>/dev/null", dir, tgz, dir);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  snprintf(cmd, sizeof cmd, "ls %s/%s | sort -V", dir, pattern);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  int k = 0;
+  while (k < n && fgets(paths[k], 256, p)) paths[k][strcspn(paths[k], "\n")] = '\0', k++;
+  pclose(p);
+  return k;
+}
+
+static void rm_unpacked(const char *tag) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf /tmp/sc_%s_%d", tag, (int)getpid());
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* The DLRM Kineto traces and their PyTorch execution traces (the same
+ * run, 8 ranks) replay to the same step within 2 %; every ET operator is
+ * found in its Kineto trace. Both graphs survive the export round trip,
+ * with their collectives' sizes (dp x 2 re-times them). */
+Test(trace_real, dlrm_execution_traces_within_2pct) {
+  char paths[16][256];
+  cr_assert_eq(unpack(TRACES "param_dlrm_8rank_v100/dlrm_kineto.tar.gz", "dlrm_k",
+                      "dlrm_kineto/worker*.json", paths, 8),
+               8);
+  cr_assert_eq(unpack(TRACES "param_dlrm_8rank_v100/dlrm_pytorch_et.tar.gz", "dlrm_e",
+                      "dlrm_pytorch_et/dlrm_eg_*.json", paths + 8, 8),
+               8);
+  const char *files[16];
+  for (int i = 0; i < 16; i++) files[i] = paths[i];
+  sc_trace *k = NULL, *ke = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 8, NULL, NULL, &k, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_trace_load(files, 16, NULL, NULL, &ke, &err), SC_OK, "%s", err.msg);
+  sc_trace_info in;
+  sc_trace_info_get(ke, &in);
+  cr_assert_eq(in.ranks, 8);
+  cr_assert_eq(in.et_ops, 8 * 1672, "operators of the 8 ETs: %ld", in.et_ops);
+  cr_assert_geq(in.et_matched, in.et_ops * 99 / 100, "%ld of %ld", in.et_matched, in.et_ops);
+  sc_trace_result a = replay(k, NULL), b = replay(ke, NULL);
+  cr_assert_eq(b.coupled, a.coupled, "one job: collectives joined");
+  double e = fabs(b.predicted_step_s / a.predicted_step_s - 1);
+  cr_assert_lt(e, 0.02, "Kineto %.4f ms, ET %.4f ms", a.predicted_step_s * 1e3,
+               b.predicted_step_s * 1e3);
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.dp_scale = 2;
+  round_trip(k, &w);
+  round_trip(ke, &w);
+  sc_trace_close(k);
+  sc_trace_close(ke);
+  rm_unpacked("dlrm_k");
+  rm_unpacked("dlrm_e");
+}
+
+/* HTA's simple-add benchmark: an ET and its Kineto trace (same pid)
+ * join with every operator found; the ET alone is refused. */
+Test(trace_real, execution_trace_pair) {
+  const char *files[] = {TRACES "hta/execution_trace/benchmark_simple_add_et.json.gz",
+                         TRACES "hta/execution_trace/benchmark_simple_add_trace.json.gz"};
+  shared_exists(files[0]);
+  sc_trace *t = NULL;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(files, 2, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  cr_assert_eq(in.et_ops, 36, "38 nodes less the 2 profiler markers: %ld", in.et_ops);
+  cr_assert_eq(in.et_matched, 36);
+  cr_assert_eq(in.kernels, 4);
+  sc_trace_result r = replay(t, NULL);
+  cr_assert_gt(r.span_s, 0);
+  sc_trace_close(t);
+  const char *alone = TRACES "param_resnet_2gpu_et/resnet_2gpu_et.json.gz";
+  cr_assert_eq(sc_trace_load(&alone, 1, NULL, NULL, &t, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "no durations"), "%s", err.msg);
 }

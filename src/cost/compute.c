@@ -2,6 +2,7 @@
  * compute.c -- kernel time model. See compute.h for the equations.
  */
 #include <math.h>
+#include <strings.h>
 
 #include "cost/compute.h"
 
@@ -202,6 +203,22 @@ double cost_coll_host(const sc_gpu *g) {
 double cost_graph_launch(const sc_gpu *g) {
   (void)g;
   return GRAPH_KERNEL_S;
+}
+
+/* Achievable host-link bandwidth per direction (nvbandwidth copy-engine
+ * host<->device, ../shared/calibration/azure_gpu_microbenchmarks.csv):
+ * Grace-Blackwell's NVLink-C2C 197 GB/s (rows 76, 77: 201 and 193), PCIe
+ * Gen5 x16 on Hopper, Blackwell HGX and MI300-class 51.5 GB/s (rows 70,
+ * 71: H100 51 and 52; rows 73-74 H200 52), PCIe Gen4 x16 on Ampere 26.3
+ * GB/s (row 67, host to device; its device-to-host 6.3 is a VM artefact),
+ * PCIe Gen3 x16 before: 15.75 GB/s x the Gen4 achieved fraction 26.3 /
+ * 31.5 (no measurement). */
+double cost_host_bw(const sc_gpu *g) {
+  if (g->host_bw > 0) return g->host_bw;
+  if (strncasecmp(g->name, "gb", 2) == 0 || strncasecmp(g->name, "gh", 2) == 0) return 197e9;
+  if (g->arch >= 90 || g->arch == 0) return 51.5e9;
+  if (g->arch >= 80) return 26.28e9;
+  return 15.75e9 * 26.28 / 31.5;
 }
 
 double cost_launch(const sc_gpu *g) {

@@ -157,6 +157,25 @@ static double overlapped(double comm, double window, double share) {
 
 typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_SEL } pass_kind;
 
+/* Compute another micro-batch's pass hides one all-to-all of segment sg
+ * under combined 1F1B (plan.overlap_ep, Megatron's
+ * combined_1f1b_schedule): the forward of one micro-batch runs with the
+ * backward of the one before, so the all-to-alls of either pass hide under
+ * the other's compute, shared among the segment's all-to-alls of that
+ * pass; the first forward and the last backward of a stage run alone,
+ * which leaves (m - 1) / m of the passes paired. */
+static double other_window(const eng *e, const xg_segment *sg, int bwd) {
+  double other = 0;
+  int n = 0;
+  for (int i = 0; i < sg->n_tasks; i++) {
+    const xg_task *t = &e->x->tasks[sg->first_task + i];
+    if (t->kind != XG_COMM) other += eng_task_compute(e, t, !bwd);
+    else n += t->overlap == XG_OVL_OTHER;
+  }
+  double m = e->x->micro_batches;
+  return n > 0 && m > 1 ? other / n * (m - 1) / m : 0;
+}
+
 /* GPU time of task i of segment sg in pass k, collectives included
  * (their exposed part); prev_compute is the GPU time of the last kernel
  * issued before it in this pass. */
@@ -173,6 +192,8 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
                       ? eng_task_compute(e, &e->x->tasks[sg->first_task + i + 1], bwd)
                       : 0;
     c = overlapped(c, hide, share);
+  } else if (t->overlap == XG_OVL_OTHER) {
+    c = overlapped(c, other_window(e, sg, bwd), share);
   } else if (t->overlap == XG_OVL_PREV) {
     /* chunked GEMM/collective overlap hides it behind the GEMM next to
      * it, never completely */
@@ -290,6 +311,27 @@ static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
   }
 }
 
+/* Activation offloading (plan.offload_layers, Megatron's CPU offloading
+ * of the first N layers): each offloaded layer's saved activations go to
+ * host memory during the next layer's forward and come back during the
+ * backward of the layer after it, over the host link; what the layer's
+ * compute does not cover is exposed. Adds per micro-batch to *f and *b. */
+static void offload_cost(const eng *e, const xg_stage *st, double *f, double *b) {
+  int left = e->s->plan.offload_layers;
+  double bw = cost_host_bw(&e->s->cluster.gpu);
+  for (int j = 0; j < st->n_runs && left > 0; j++) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const xg_segment *sg = &e->x->segs[r->segment];
+    if (sg->block < 0 || sg->role != WG_ROLE_LAYER) continue;
+    int n = r->count < left ? r->count : left;
+    left -= n;
+    double copy = sg->act_bytes / bw;
+    double fc = e->qs[2 * r->segment].compute, bc = e->qs[2 * r->segment + 1].compute;
+    *f += n * (copy > fc ? copy - fc : 0);
+    *b += n * (copy > bc ? copy - bc : 0);
+  }
+}
+
 /* Per-micro-batch time of stage s. With pipeline parallelism every
  * micro-batch boundary synchronises the host with the GPU (Megatron's
  * blocking send/recv), so forward and backward each start with both
@@ -320,10 +362,15 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
     c.comm -= warm.comm;
     c.comm_ep -= warm.comm_ep;
   }
+  double of = 0, ob = 0;
+  if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);
+  r->f += of;
+  r->b += ob;
+  r->offload = of + ob;
   r->compute = c.compute;
   r->comm = c.comm;
   r->comm_ep = c.comm_ep;
-  r->host = r->f + r->b - c.compute - c.comm;
+  r->host = r->f + r->b - r->offload - c.compute - c.comm;
   if (r->host < 0) r->host = 0;
 }
 
@@ -519,8 +566,9 @@ void eng_result(const eng *e, sc_result *r) {
   r->time.pp_comm = k.pp_comm;
   r->time.dp_comm = k.dp;
   r->time.optimizer = k.opt;
+  r->time.offload = mbs * w->offload;
   r->step_s = r->time.compute + r->time.host + r->time.tp_comm + r->time.ep_comm + k.bubble +
-              k.pp_comm + k.dp + k.opt;
+              k.pp_comm + k.dp + k.opt + r->time.offload;
   double seqs = (double)p->global_batch;
   double tokens = seqs * (e->g->seq > 0 ? (double)e->g->seq : 1);
   r->micro_batches = mbs;
@@ -550,7 +598,8 @@ void eng_result(const eng *e, sc_result *r) {
   /* every part is a finite, non-negative time and the step is their sum */
   const double parts[] = {r->time.compute, r->time.host, r->time.tp_comm, r->time.ep_comm,
                           r->time.bubble,
-                          r->time.pp_comm, r->time.dp_comm, r->time.optimizer};
+                          r->time.pp_comm, r->time.dp_comm, r->time.optimizer,
+                          r->time.offload};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
     assert(isfinite(parts[i]) && parts[i] >= 0);
   assert(r->step_s > 0 && isfinite(r->step_s));

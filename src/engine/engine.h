@@ -47,6 +47,8 @@ typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
   double compute, comm, host;   /* parts of f + b */
   double comm_ep;               /* of comm, expert-parallel all-to-alls */
+  double offload;               /* exposed activation offload copies, s
+                                   (part of f + b, not of compute/comm/host) */
   double mem;                   /* memory total of the stage, bytes */
   sc_memory m;                  /* its breakdown */
 } eng_stage;

@@ -42,7 +42,8 @@ void eng_memory(eng *e, int s) {
   const xg_stage *st = &x->stages[s];
   sc_memory *out = &e->st[s].m;
   double eb = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
-  double act = 0, remat = 0, gathered = 0;
+  double act = 0, remat = 0, gathered = 0, offloaded = 0, off_buf = 0;
+  int off_left = p->offload_layers;
   out->weights = out->gradients = out->optimizer = 0;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
@@ -70,13 +71,22 @@ void eng_memory(eng *e, int s) {
     out->gradients += g;
     out->optimizer += o;
     act += r->count * seg_act(sg);
+    if (off_left > 0 && sg->role == WG_ROLE_LAYER) {
+      /* offloaded layers' activations live in host memory; one layer's
+       * worth stays as the buffer the copy in flight uses */
+      int n = r->count < off_left ? r->count : off_left;
+      off_left -= n;
+      offloaded += n * seg_act(sg);
+      if (seg_act(sg) > off_buf) off_buf = seg_act(sg);
+    }
     /* one layer is rematerialised at a time during backward */
     if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > remat) remat = sg->act_bytes;
   }
   out->weights += 2.0 * gathered * eb;
   out->gradients += 2.0 * gathered * eb;
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
-  out->activations = act * pipe_for(p->schedule)->in_flight(&shape, s) + remat;
+  out->activations = (act - offloaded) * pipe_for(p->schedule)->in_flight(&shape, s) + remat +
+                     (offloaded > 0 ? off_buf : 0);
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * sum;
   out->total = sum + out->buffers;

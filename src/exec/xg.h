@@ -52,7 +52,9 @@ typedef enum xg_stream { XG_STREAM_COMPUTE = 0, XG_STREAM_COMM } xg_stream;
 typedef enum xg_overlap {
   XG_OVL_NONE = 0, /* on the critical path */
   XG_OVL_NEXT,     /* hidden under the next task (context-parallel ring) */
-  XG_OVL_PREV      /* hidden under the GEMM before it when plan.overlap_tp */
+  XG_OVL_PREV,     /* hidden under the GEMM before it when plan.overlap_tp */
+  XG_OVL_OTHER     /* hidden under another micro-batch's pass of the same
+                      segment (plan.overlap_ep: combined 1F1B) */
 } xg_overlap;
 
 /* The parallel groups of a strategy; a task names one by index into

@@ -130,6 +130,7 @@ static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
   t.dep[0] = dep;
   t.host_fwd = t.host_bwd = 2;
   if (grp == c->g_tp && c->s->plan.overlap_tp) t.overlap = XG_OVL_PREV;
+  if (grp == c->g_ep && c->s->plan.overlap_ep) t.overlap = XG_OVL_OTHER;
   return emit(c, &t);
 }
 

@@ -591,6 +591,38 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
                         "whole); valid: %s",
                         p->fsdp_shard, (long long)p->dp * p->cp, valid);
   }
+  /* Megatron's layer-level CPU offloading (transformer_config.py): no
+   * pipeline parallelism, no recomputation, fewer layers than the model */
+  if (p->offload_layers > 0 && p->pp > 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: activation offloading needs plan.pp 1 (is %d); "
+                        "Megatron does not support it with pipeline parallelism",
+                        p->pp);
+  if (p->offload_layers > 0 && p->recompute != SC_RECOMP_NONE)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: activation offloading needs plan.recompute "
+                        "\"none\" (Megatron: it does not work with recomputation)");
+  if (p->offload_layers > 0 && s->model.kind == SC_MODEL_TRANSFORMER &&
+      p->offload_layers >= s->model.tf.layers)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: %d; valid: 0 to %d (fewer than the model's layers)",
+                        p->offload_layers, s->model.tf.layers - 1);
+  /* Megatron's checks of --overlap-moe-expert-parallel-comm
+   * (transformer_config.py) */
+  if (p->overlap_ep && p->ep <= 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.overlap_ep: overlapping the MoE all-to-alls needs plan.ep > 1 "
+                        "(is %d)",
+                        p->ep);
+  if (p->overlap_ep && (p->recompute == SC_RECOMP_FULL || p->recompute_layers > 0))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.overlap_ep: needs plan.recompute \"none\" or \"selective\" "
+                        "(Megatron disables it with full recomputation)");
+  if (p->overlap_ep && p->pp > 1 && p->vpp < 2)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.overlap_ep: with plan.pp %d Megatron needs an interleaved "
+                        "schedule; valid: plan.vpp 2 or more",
+                        p->pp);
   if (p->recompute_layers > 0 && p->recompute != SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT,
                         "plan.recompute_layers: %d layers per chunk need plan.recompute \"full\"",

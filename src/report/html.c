@@ -178,12 +178,14 @@ typedef struct part { const char *name; double v; } part;
 static int time_parts(const sc_result *r, part *p) {
   p[0] = (part){"compute", r->time.compute};
   p[1] = (part){"host overhead", r->time.host};
-  p[2] = (part){"TP/CP/EP comm (exposed)", r->time.tp_comm};
-  p[3] = (part){"PP send/recv (exposed)", r->time.pp_comm};
-  p[4] = (part){"pipeline bubble", r->time.bubble};
-  p[5] = (part){"DP comm (exposed)", r->time.dp_comm};
-  p[6] = (part){"optimizer", r->time.optimizer};
-  return 7;
+  p[2] = (part){"TP/CP comm (exposed)", r->time.tp_comm};
+  p[3] = (part){"EP all-to-all (exposed)", r->time.ep_comm};
+  p[4] = (part){"PP send/recv (exposed)", r->time.pp_comm};
+  p[5] = (part){"pipeline bubble", r->time.bubble};
+  p[6] = (part){"DP comm (exposed)", r->time.dp_comm};
+  p[7] = (part){"optimizer", r->time.optimizer};
+  p[8] = (part){"activation offload (exposed)", r->time.offload};
+  return 9;
 }
 
 /* One horizontal stacked bar of parts p[0..n) (only those > 0 drawn, each
@@ -291,7 +293,7 @@ void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
            s->cluster.gpus, s->cluster.gpu.name);
   html_head(out, title);
   pred_summary(out, s, r);
-  part tp[7];
+  part tp[9];
   int n = time_parts(r, tp);
   stacked_bar(out, "breakdown", "Where the step's time goes", tp, n, r->step_s, 0, 1, "s");
   if (spans && n_spans) timeline_chart(out, spans, n_spans, r->step_s);

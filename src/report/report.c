@@ -57,6 +57,7 @@ static int parts(const sc_result *r, part *p) {
   p[n++] = (part){"pipeline_bubble", r->time.bubble};
   p[n++] = (part){"dp_comm_exposed", r->time.dp_comm};
   p[n++] = (part){"optimizer", r->time.optimizer};
+  p[n++] = (part){"offload_exposed", r->time.offload};
   return n;
 }
 
@@ -137,7 +138,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
             train_tokens / r->tokens_per_s / 86400, train_tokens,
             train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
   fputc('\n', out);
-  part pt[8];
+  part pt[9];
   int n = parts(r, pt);
   fprintf(out, "  where the time goes          seconds   share\n");
   for (int i = 0; i < n; i++)
@@ -186,7 +187,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   if (train_tokens > 0)
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
             train_tokens / r->tokens_per_s / 86400);
-  part pt[8];
+  part pt[9];
   int n = parts(r, pt);
   fprintf(out, " \"time_s\": {");
   for (int i = 0; i < n; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", pt[i].name, pt[i].s);
@@ -208,7 +209,7 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
 
 /* The prediction's CSV columns: the header (header != 0) or the values. */
 static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, int header) {
-  part pt[8], mp[6];
+  part pt[9], mp[6];
   int n = parts(r, pt);
   mem_parts(&r->mem, mp);
   if (header) {

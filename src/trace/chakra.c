@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "trace/chakra_pbc.h"
 #include "trace/tgraph.h"
 
 /* A cursor over protobuf wire data. */
@@ -34,6 +35,7 @@ static int pb_bytes(pb *b, pb *sub) {
   return 0;
 }
 
+#ifndef SC_CHAKRA_PROTOBUF /* the built-in decoder of Node messages */
 /* Skip a field of wire type wt. */
 static int pb_skip(pb *b, int wt) {
   uint64_t v;
@@ -46,6 +48,8 @@ static int pb_skip(pb *b, int wt) {
   return 0;
 }
 
+#endif
+
 /* ------------------------------------------------------------- nodes */
 
 /* Chakra CollectiveCommType -> sc_coll_op (ALL_REDUCE, ALL_TO_ALL,
@@ -56,6 +60,22 @@ static int coll_of(uint64_t t) {
   return t < sizeof op / sizeof op[0] ? op[t] : -1;
 }
 
+void ch_attr_set(ch_node *n, const char *name, uint64_t v) {
+  if (!strcmp(name, "is_cpu_op"))
+    n->is_cpu = v != 0;
+  else if (!strcmp(name, "comm_type"))
+    n->coll_op = coll_of(v);
+  else if (!strcmp(name, "comm_size"))
+    n->bytes = (double)v;
+}
+
+int ch_node_add(ch_graph *g, ch_node *n) {
+  n->ndep = g->deps.n - n->dep0;
+  g->types[n->type]++;
+  return VEC_PUSH(g->nodes, *n);
+}
+
+#ifndef SC_CHAKRA_PROTOBUF
 /* One AttributeProto: name (field 1) and an integer or bool value (any
  * varint field). */
 static int attr(pb *b, ch_node *n) {
@@ -75,12 +95,7 @@ static int attr(pb *b, ch_node *n) {
     } else if (pb_skip(b, wt))
       return -1;
   }
-  if (!strcmp(name, "is_cpu_op"))
-    n->is_cpu = v != 0;
-  else if (!strcmp(name, "comm_type"))
-    n->coll_op = coll_of(v);
-  else if (!strcmp(name, "comm_size"))
-    n->bytes = (double)v;
+  ch_attr_set(n, name, v);
   return 0;
 }
 
@@ -122,10 +137,10 @@ static int node(ch_graph *g, pb *b) {
       rc = pb_skip(b, wt);
     if (rc) return rc;
   }
-  n.ndep = g->deps.n - n.dep0;
-  g->types[n.type]++;
-  return VEC_PUSH(g->nodes, n) ? -2 : 0;
+  return ch_node_add(g, &n) ? -2 : 0;
 }
+
+#endif
 
 /* Dependencies as node indices (UINT64_MAX: an id not in the file, or
  * a node with an id not below the node's own: ids follow execution
@@ -165,7 +180,11 @@ int ch_load_buffer(const unsigned char *buf, size_t len, const char *origin, ch_
     return sc_error_set(err, SC_EINPUT, "%s: not a Chakra ET (no GlobalMetadata message)", origin);
   while (b.p < b.end) {
     size_t at = (size_t)(b.p - buf);
+#ifdef SC_CHAKRA_PROTOBUF /* libprotobuf-c */
+    int rc = pb_bytes(&b, &m) ? -1 : chp_node(g, m.p, (size_t)(m.end - m.p));
+#else
     int rc = pb_bytes(&b, &m) ? -1 : node(g, &m);
+#endif
     if (rc == -2) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
     if (rc)
       return sc_error_set(err, SC_EINPUT,

@@ -5,7 +5,9 @@
  *
  * The file is a sequence of messages, each preceded by its length as a
  * varint: one GlobalMetadata, then one Node per operation. This module
- * decodes the protobuf wire format itself (no protobuf library): of a
+ * decodes the protobuf wire format itself (no protobuf library), or with
+ * the CMake switch SC_CHAKRA_PROTOBUF through libprotobuf-c
+ * (chakra_pbc.h) -- the same fields either way: of a
  * Node it reads id (field 1), name (2), type (3), ctrl_deps (4) and
  * data_deps (5) (packed or not), duration_micros (7) and the attributes
  * (10) is_cpu_op, comm_type and comm_size; other fields are skipped, as
@@ -52,6 +54,12 @@ int ch_sniff(const unsigned char *buf, size_t len);
  * error g may hold partial data (ch_free it). */
 int ch_load_buffer(const unsigned char *buf, size_t len, const char *origin, ch_graph *g,
                    sc_error *err);
+
+/* For the decoders: set what attribute name (with integer or bool value
+ * v) says of n; count n (its deps[dep0 ..] pushed) and append it to g.
+ * 0, or -1 out of memory. */
+void ch_attr_set(ch_node *n, const char *name, uint64_t v);
+int ch_node_add(ch_graph *g, ch_node *n);
 
 void ch_free(ch_graph *g);
 

@@ -37,6 +37,7 @@ typedef struct kin_ev {
   js_str ph, cat, name, tid_str, coll, dtype;
   double ts, dur, pid, tid;
   double corr, stream, in, out, group; /* from args */
+  double uid, wait_uid, own;           /* args of an exported graph (tgraph_write.h) */
   const char *dims, *types;            /* where args "Input Dims" and "Input type" start; NULL */
 } kin_ev;
 
@@ -267,7 +268,17 @@ static int add_comm_annotation(kin_ctx *c, const kin_ev *e, size_t i) {
   return SC_OK;
 }
 
+/* The process of the host events: the first numeric pid seen. */
+static void note_pid(kin_ctx *c, const kin_ev *e) {
+  if (c->r->pid < 0 && isfinite(e->pid) && e->pid >= 0) c->r->pid = e->pid;
+}
+
 static int add_cpu(kin_ctx *c, const kin_ev *e, size_t i) {
+  note_pid(c, e);
+  if (isfinite(e->ts) && isfinite(e->dur) && e->dur >= 0) { /* for etjoin.c */
+    tg_op op = {e->ts, e->dur, thread_of(c, e), tg_hash(c->name, strlen(c->name))};
+    if (op.thread < 0 || VEC_PUSH(c->r->ops, op)) return nomem(c);
+  }
   if (!strncmp(c->name, "nccl:", 5)) return add_comm_annotation(c, e, i);
   if (strncmp(c->name, "ProfilerStep#", 13)) return c->r->ignored++, SC_OK;
   int rc = times(c, e, i);
@@ -278,6 +289,7 @@ static int add_cpu(kin_ctx *c, const kin_ev *e, size_t i) {
 }
 
 static int add_runtime(kin_ctx *c, const kin_ev *e, size_t i) {
+  note_pid(c, e);
   int rc = times(c, e, i);
   if (rc) return rc;
   tg_host h = {e->ts,
@@ -288,7 +300,12 @@ static int add_runtime(kin_ctx *c, const kin_ev *e, size_t i) {
                -1,
                0,
                -1,
-               isnan(e->corr) ? -1 : e->corr};
+               isnan(e->corr) ? -1 : e->corr,
+               0,
+               -1,
+               0};
+  if (isfinite(e->wait_uid) && isfinite(e->own) && e->own >= 0) /* stated by an export */
+    h.has_wait = 1, h.wait_uid = e->wait_uid >= 0 ? e->wait_uid : -1, h.own = e->own;
   if (!strncmp(c->name, "hip", 3)) c->r->amd = 1;
   if (h.thread < 0 || h.name < 0 || VEC_PUSH(c->r->host, h)) return nomem(c);
   return SC_OK;
@@ -298,7 +315,8 @@ static int add_gpu(kin_ctx *c, const kin_ev *e, size_t i, kin_role role) {
   int rc = times(c, e, i);
   if (rc) return rc;
   const char *name = c->name;
-  tg_gpu g = {.ts = e->ts, .dur = e->dur, .launch = -1, .coll_op = -1};
+  tg_gpu g = {.ts = e->ts, .dur = e->dur, .launch = -1, .coll_op = -1, .uid = -1};
+  if (isfinite(e->uid) && e->uid >= 0) g.uid = e->uid;
   g.stream = (int)(!isnan(e->stream) && fabs(e->stream) < 1e9 ? e->stream
                    : !isnan(e->tid) && fabs(e->tid) < 1e9     ? e->tid
                                                               : 0);
@@ -369,16 +387,19 @@ static int scan_args(js *j, kin_ev *e) {
   do {
     js_str k;
     if (js_string(j, &k) || js_eat(j, ':')) return -1;
-    int rc = is(&k, "correlation")       ? scan_num(j, &e->corr)
-             : is(&k, "stream")          ? scan_num(j, &e->stream)
-             : is(&k, "In msg nelems")   ? scan_num(j, &e->in)
-             : is(&k, "Out msg nelems")  ? scan_num(j, &e->out)
-             : is(&k, "Group size")      ? scan_num(j, &e->group)
-             : is(&k, "Collective name") ? scan_str(j, &e->coll)
-             : is(&k, "dtype")           ? scan_str(j, &e->dtype)
-             : is(&k, "Input Dims")      ? (e->dims = (js_peek(j), j->p), js_skip(j))
-             : is(&k, "Input type")      ? (e->types = (js_peek(j), j->p), js_skip(j))
-                                         : js_skip(j);
+    int rc = is(&k, "correlation")        ? scan_num(j, &e->corr)
+             : is(&k, "stream")           ? scan_num(j, &e->stream)
+             : is(&k, "In msg nelems")    ? scan_num(j, &e->in)
+             : is(&k, "Out msg nelems")   ? scan_num(j, &e->out)
+             : is(&k, "Group size")       ? scan_num(j, &e->group)
+             : is(&k, "stepcast op")      ? scan_num(j, &e->uid)
+             : is(&k, "stepcast wait op") ? scan_num(j, &e->wait_uid)
+             : is(&k, "stepcast own us")  ? scan_num(j, &e->own)
+             : is(&k, "Collective name")  ? scan_str(j, &e->coll)
+             : is(&k, "dtype")            ? scan_str(j, &e->dtype)
+             : is(&k, "Input Dims")       ? (e->dims = (js_peek(j), j->p), js_skip(j))
+             : is(&k, "Input type")       ? (e->types = (js_peek(j), j->p), js_skip(j))
+                                          : js_skip(j);
     if (rc) return -1;
   } while ((more = js_more(j, '}')) == 1);
   return more;
@@ -412,7 +433,10 @@ static int scan_event(kin_ctx *c, size_t i) {
               .stream = NAN,
               .in = NAN,
               .out = NAN,
-              .group = NAN};
+              .group = NAN,
+              .uid = NAN,
+              .wait_uid = NAN,
+              .own = NAN};
   if (js_peek(j) != '{') {
     if (js_skip(j)) return SC_EINPUT;
     return bad(c, i, "", "expected an object (one trace event)");
@@ -508,9 +532,9 @@ static int kin_root(kin_ctx *c) {
   if (rc) return rc;
   if (!events && nodes)
     return sc_error_set(c->err, SC_EINPUT,
-                        "%s: a PyTorch execution trace (\"nodes\"): stepcast reads the PyTorch "
-                        "profiler (Kineto) trace of the same run; execution traces are not read "
-                        "yet (docs/trace.md)",
+                        "%s: a PyTorch execution trace (\"nodes\"), not a profiler trace: "
+                        "execution traces are read by src/trace/pyet.c and joined with the "
+                        "Kineto trace of the same process (docs/trace.md)",
                         c->origin);
   if (!events)
     return sc_error_set(c->err, SC_EINPUT,
@@ -532,7 +556,7 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
   if (!c) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin ? origin : "<buffer>");
   *c = (kin_ctx){.origin = origin ? origin : "<buffer>", .r = r, .j = j, .err = err};
   snprintf(r->path, sizeof r->path, "%s", c->origin);
-  r->rank = -1;
+  r->rank = -1, r->pid = -1;
   js_init(&c->js, buf ? buf : "", buf ? len : 0);
   int rc = kin_root(c);
   mem_free(c->tids.v);

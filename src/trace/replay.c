@@ -132,13 +132,6 @@ static int gpu_cat(const tg_gpu *g) {
   return g->kind == TG_COMM ? RP_COMM : g->kind == TG_KERNEL ? RP_KERNEL : RP_COPY;
 }
 
-/* Own time of a sync call: what the trace shows minus its wait. */
-static double sync_own(const tg_rank *r, const tg_host *h) {
-  const tg_gpu *g = &r->gpu.v[h->wait_op];
-  double waited = fmin(h->dur, fmax(0, g->ts + g->dur - h->ts));
-  return fmax(0, h->dur - waited);
-}
-
 static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
   rp_map *m = &run->map[ri];
   int nh = r->host.n ? r->host.n : 1, ng = r->gpu.n ? r->gpu.n : 1;
@@ -152,12 +145,13 @@ static int rank_nodes(rp_run *run, const tg_rank *r, int ri, const rp_pre *p) {
     /* a sync: the call (no length), then its own time after the wait */
     m->hf[i] = m->hl[i] = node_new(run, ri, i, cat, 0, h->sync ? 0 : h->dur, h->ts + p->shift);
     if (m->hf[i] < 0) return -1;
-    if (h->sync &&
-        (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, sync_own(r, h), h->ts + h->dur + p->shift)) < 0)
+    if (h->sync && (m->hl[i] = node_new(run, ri, i, RP_SYNC, 0, tg_sync_own(r, h),
+                                        h->ts + h->dur + p->shift)) < 0)
       return -1;
   }
   for (int i = 0; i < r->gpu.n; i++)
-    if ((m->gn[i] = node_new(run, ri, i, gpu_cat(&r->gpu.v[i]), 1, p->dur[i], r->gpu.v[i].ts + p->shift)) < 0)
+    if ((m->gn[i] = node_new(run, ri, i, gpu_cat(&r->gpu.v[i]), 1, p->dur[i],
+                             r->gpu.v[i].ts + p->shift)) < 0)
       return -1;
   return 0;
 }
@@ -380,8 +374,10 @@ static double gpu_busy(const rp_run *run, const tg_kv *by_start, int n, double l
     const rp_node *nd = &run->nodes[by_start[k].idx];
     if (nd->end <= lo) continue;
     double s = fmax(nd->start, lo), e = fmin(nd->end, hi);
-    if (s > b) busy += b - a, a = s, b = e;
-    else if (e > b) b = e;
+    if (s > b)
+      busy += b - a, a = s, b = e;
+    else if (e > b)
+      b = e;
   }
   return busy + (b - a);
 }

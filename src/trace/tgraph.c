@@ -3,6 +3,7 @@
  */
 #include "trace/tgraph.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 
 /* ------------------------------------------------------------ name pool */
 
-static uint32_t name_hash(const char *s, size_t len) {
+uint32_t tg_hash(const char *s, size_t len) {
   uint32_t h = 2166136261u; /* FNV-1a */
   for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
   return h;
@@ -33,7 +34,7 @@ static int names_rehash(tg_rank *r) {
     int off = r->name_hash[i];
     if (off < 0) continue;
     const char *s = r->names.v + off;
-    uint32_t h = name_hash(s, strlen(s)) & (uint32_t)(cap - 1);
+    uint32_t h = tg_hash(s, strlen(s)) & (uint32_t)(cap - 1);
     while (t[h] >= 0) h = (h + 1) & (uint32_t)(cap - 1);
     t[h] = off;
   }
@@ -44,7 +45,7 @@ static int names_rehash(tg_rank *r) {
 
 int tg_name(tg_rank *r, const char *s, size_t len) {
   if (2 * (r->n_names + 1) > r->name_cap && names_rehash(r)) return -1;
-  uint32_t mask = (uint32_t)r->name_cap - 1, h = name_hash(s, len) & mask;
+  uint32_t mask = (uint32_t)r->name_cap - 1, h = tg_hash(s, len) & mask;
   for (; r->name_hash[h] >= 0; h = (h + 1) & mask) {
     const char *o = r->names.v + r->name_hash[h];
     if (!strncmp(o, s, len) && o[len] == '\0') return r->name_hash[h];
@@ -102,7 +103,7 @@ int tg_kv_last_le(const tg_kv *a, int n, double k) {
 static int add_markers(tg_rank *r) {
   for (int i = 0; i < r->steps.n; i++) {
     const tg_step *s = &r->steps.v[i];
-    tg_host b = {s->ts, 0, s->thread, -1, TG_STEP_BEGIN, i, 0, -1, -1};
+    tg_host b = {s->ts, 0, s->thread, -1, TG_STEP_BEGIN, i, 0, -1, -1, 0, -1, 0};
     tg_host e = b;
     e.ts = s->ts + s->dur, e.kind = TG_STEP_END;
     if (VEC_PUSH(r->host, b) || VEC_PUSH(r->host, e)) return -1;
@@ -141,16 +142,42 @@ static int waited_op(const tg_rank *r, const tg_kv *by_end, int n, const tg_host
   return -1;
 }
 
+/* Calls whose wait an exported graph states: the GPU operation by uid. */
+static int explicit_syncs(tg_rank *r) {
+  tg_kv *u = mem_alloc((size_t)(r->gpu.n ? r->gpu.n : 1) * sizeof *u);
+  if (!u) return -1;
+  int n = 0;
+  for (int i = 0; i < r->gpu.n; i++)
+    if (r->gpu.v[i].uid >= 0) u[n++] = (tg_kv){r->gpu.v[i].uid, i};
+  qsort(u, (size_t)n, sizeof *u, tg_kv_cmp);
+  for (int i = 0; i < r->host.n; i++) {
+    tg_host *h = &r->host.v[i];
+    if (!h->has_wait || h->wait_uid < 0) continue;
+    int k = tg_kv_last_le(u, n, h->wait_uid);
+    if (k >= 0 && u[k].key == h->wait_uid) h->sync = 1, h->wait_op = u[k].idx;
+  }
+  mem_free(u);
+  return 0;
+}
+
+double tg_sync_own(const tg_rank *r, const tg_host *h) {
+  if (h->has_wait) return h->own;
+  const tg_gpu *g = &r->gpu.v[h->wait_op];
+  double waited = fmin(h->dur, fmax(0, g->ts + g->dur - h->ts));
+  return fmax(0, h->dur - waited);
+}
+
 static void mark_syncs(tg_rank *r, const tg_kv *by_end) {
   for (int i = 0; i < r->gpu.n; i++) { /* copies that returned after the copy */
     tg_gpu *g = &r->gpu.v[i];
     if (g->launch < 0 || g->kind != TG_MEMCPY) continue;
     tg_host *h = &r->host.v[g->launch];
+    if (h->has_wait) continue;
     if (g->ts >= h->ts && g->ts + g->dur <= h->ts + h->dur) h->sync = 1, h->wait_op = i;
   }
   for (int i = 0; i < r->host.n; i++) {
     tg_host *h = &r->host.v[i];
-    if (h->kind != TG_CALL || h->sync) continue;
+    if (h->kind != TG_CALL || h->sync || h->has_wait) continue;
     int explicit_sync = strstr(tg_str(r, h->name), "Synchronize") != NULL;
     if (!explicit_sync && h->dur < TG_BLOCKED_US) continue;
     int k = waited_op(r, by_end, r->gpu.n, h);
@@ -206,7 +233,7 @@ int tg_link(tg_rank *r, sc_error *err) {
   if (r->host.n) qsort(r->host.v, (size_t)r->host.n, sizeof *r->host.v, host_cmp);
   if (r->gpu.n) qsort(r->gpu.v, (size_t)r->gpu.n, sizeof *r->gpu.v, gpu_cmp);
   for (int i = 0; i < r->host.n; i++) r->host.v[i].wait_op = -1, r->host.v[i].sync = 0;
-  if (link_launches(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
+  if (link_launches(r) || explicit_syncs(r)) return sc_error_set(err, SC_ENOMEM, "out of memory");
   size_collectives(r);
   tg_kv *by_end = mem_alloc((size_t)(r->gpu.n ? r->gpu.n : 1) * sizeof *by_end);
   if (!by_end) return sc_error_set(err, SC_ENOMEM, "out of memory");
@@ -237,6 +264,7 @@ void tg_rank_free(tg_rank *r) {
   mem_free(r->gpu.v);
   mem_free(r->steps.v);
   mem_free(r->notes.v);
+  mem_free(r->ops.v);
   mem_free(r->names.v);
   mem_free(r->name_hash);
   memset(r, 0, sizeof *r);

@@ -14,6 +14,9 @@
 #ifndef SC_TRACE_TGRAPH_H
 #define SC_TRACE_TGRAPH_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "core/vec.h"
 #include "stepcast.h"
 
@@ -36,6 +39,10 @@ typedef struct tg_host {
                      returned after their copy ended) */
   int wait_op;    /* sync: the GPU operation it waited for; -1 none */
   double corr;    /* correlation id (-1 when absent) */
+  int has_wait;   /* an exported graph said what it waits for (tgraph_write.h):
+                     wait_uid (-1: no wait) and own; nothing is inferred */
+  double wait_uid; /* uid of the GPU operation it waits for; -1 */
+  double own;      /* us it takes after the wait */
 } tg_host;
 
 /* Kinds of GPU operation. */
@@ -57,6 +64,7 @@ typedef struct tg_gpu {
   int coll_op;    /* TG_COMM: sc_coll_op, -1 when not known */
   double bytes;   /* TG_COMM: nccl-tests size, bytes; 0 unknown */
   int group;      /* TG_COMM: ranks in its group; 0 unknown */
+  double uid;     /* "stepcast op" of an exported graph; -1 */
 } tg_gpu;
 
 /* One ProfilerStep annotation. */
@@ -75,6 +83,14 @@ typedef struct tg_comm_note {
   double bytes; /* first input, bytes; 0 unknown */
 } tg_comm_note;
 
+/* A host operator of the Kineto trace (cpu_op, user_annotation events):
+ * what the operators of an execution trace are matched with (etjoin.c). */
+typedef struct tg_op {
+  double ts, dur; /* us */
+  int thread;
+  uint32_t hash; /* tg_hash of its name */
+} tg_op;
+
 /* A rank: what one trace file holds. */
 typedef struct tg_rank {
   char path[512];
@@ -86,6 +102,8 @@ typedef struct tg_rank {
   VEC(tg_gpu) gpu;         /* sorted by ts after tg_link */
   VEC(tg_step) steps;      /* in file order */
   VEC(tg_comm_note) notes; /* sorted by (thread, ts) after tg_link */
+  VEC(tg_op) ops;          /* host operators, in file order */
+  double pid;              /* process id of the host events; -1 unknown */
   VEC(char) names;         /* NUL-separated name pool */
   int *name_hash;          /* open addressing over offsets; owned */
   int name_cap;            /* slots of name_hash (power of two) */
@@ -112,6 +130,9 @@ int tg_kv_cmp(const void *a, const void *b);
 /* Index of the last entry of a (n, sorted) with key <= k; -1 if none. */
 int tg_kv_last_le(const tg_kv *a, int n, double k);
 
+/* FNV-1a hash of len bytes of s. */
+uint32_t tg_hash(const char *s, size_t len);
+
 /* Intern s (len bytes) in r's name pool: its offset, or -1 out of memory. */
 int tg_name(tg_rank *r, const char *s, size_t len);
 static inline const char *tg_str(const tg_rank *r, int off) { return r->names.v + off; }
@@ -127,6 +148,10 @@ void tg_warn(tg_job *j, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The time (us) sync call h of r takes after the GPU operation it waits
+ * for ends: as exported, else its traced length less the wait. */
+double tg_sync_own(const tg_rank *r, const tg_host *h);
 
 void tg_rank_free(tg_rank *r);
 void tg_job_free(tg_job *j);

@@ -7,8 +7,10 @@
 
 #include "core/mem.h"
 #include "stepcast.h"
+#include "trace/etjoin.h"
 #include "trace/kineto.h"
 #include "trace/replay.h"
+#include "trace/tgraph_write.h"
 #include "trace/trace_int.h"
 
 void sc_trace_whatif_default(sc_trace_whatif *w) {
@@ -41,6 +43,14 @@ static int load_kineto(tg_job *j, const char *path, const char *buf, size_t len,
   return kin_load_buffer(buf, len, path, &j->r[j->n - 1], j, err);
 }
 
+static int load_et(sc_trace *t, const char *path, const char *buf, size_t len, sc_error *err) {
+  if (vec_grow((void **)&t->et, &t->cap_et, (long)t->n_et + 1, sizeof *t->et))
+    return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+  memset(&t->et[t->n_et], 0, sizeof t->et[t->n_et]);
+  t->n_et++;
+  return pet_load_buffer(buf, len, path, &t->et[t->n_et - 1], err);
+}
+
 /* Read one file (gzip or not) and load it by what it holds. */
 static int load_one(sc_trace *t, const char *path, sc_error *err) {
   char *buf;
@@ -51,6 +61,8 @@ static int load_one(sc_trace *t, const char *path, sc_error *err) {
     rc = load_chakra(t, path, buf, len, err);
   else if (t->n_ch)
     rc = sc_error_set(err, SC_EINPUT, "%s: not a Chakra ET, in a job of Chakra ETs", path);
+  else if (pet_sniff(buf, len))
+    rc = load_et(t, path, buf, len, err);
   else
     rc = load_kineto(t->job, path, buf, len, err);
   mem_free(buf);
@@ -71,6 +83,60 @@ static void order_ranks(tg_job *j) {
               j->r[0].device);
 }
 
+/* The Kineto rank of et's process: the first unjoined one with its pid,
+ * or the only one when one of each was given and a pid is unknown; -1. */
+static int et_partner(const tg_job *j, const pet_graph *et, const char *joined, int n_et) {
+  for (int i = 0; i < j->n; i++)
+    if (!joined[i] && et->pid >= 0 && j->r[i].pid == et->pid) return i;
+  return j->n == 1 && n_et == 1 && (et->pid < 0 || j->r[0].pid < 0) ? 0 : -1;
+}
+
+/* Replace the Kineto rank k of t with its join with et. */
+static int join_one(sc_trace *t, const pet_graph *et, int k, sc_error *err) {
+  tg_rank out = {0};
+  ej_stats st;
+  int rc = ej_join(et, &t->job->r[k], &out, &st, err);
+  if (rc) return tg_rank_free(&out), rc;
+  tg_rank_free(&t->job->r[k]);
+  t->job->r[k] = out;
+  t->et_ops += st.ops, t->et_matched += st.matched;
+  if (st.matched < st.ops)
+    tg_warn(t->job, "%s: %ld of %ld operators not in the Kineto trace, left out (first: %s)",
+            et->path, st.ops - st.matched, st.ops, st.first_missing);
+  return SC_OK;
+}
+
+/* Join every execution trace with the Kineto trace of its process. */
+static int join_ets(sc_trace *t, sc_error *err) {
+  tg_job *j = t->job;
+  if (t->n_et && !j->n)
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: a PyTorch execution trace has no durations: give the PyTorch "
+                        "profiler (Kineto) trace of the same process with it (docs/trace.md)",
+                        t->et[0].path);
+  char *joined = mem_calloc((size_t)j->n + 1, 1);
+  if (!joined) return sc_error_set(err, SC_ENOMEM, "trace: out of memory");
+  int rc = SC_OK;
+  for (int e = 0; e < t->n_et && !rc; e++) {
+    int k = et_partner(j, &t->et[e], joined, t->n_et);
+    if (k < 0)
+      rc = sc_error_set(err, SC_EINPUT,
+                        "%s: no Kineto trace of process %.0f among the files (an execution "
+                        "trace is joined with the profiler trace of the same pid)",
+                        t->et[e].path, t->et[e].pid);
+    else if (joined[k])
+      rc = sc_error_set(err, SC_EINPUT, "%s: a second execution trace for %s", t->et[e].path,
+                        j->r[k].path);
+    else
+      joined[k] = 1, rc = join_one(t, &t->et[e], k, err);
+  }
+  if (!rc && t->n_et && t->n_et < j->n)
+    tg_warn(j, "%d of %d ranks have no execution trace: they replay from their Kineto trace",
+            j->n - t->n_et, j->n);
+  mem_free(joined);
+  return rc;
+}
+
 int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, sc_trace **out,
                   sc_error *err) {
   *out = NULL;
@@ -88,6 +154,11 @@ int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, 
     }
     if (fn) fn(ud, (double)(i + 1) / n);
   }
+  int rc = join_ets(t, err);
+  if (rc) {
+    sc_trace_close(t);
+    return rc;
+  }
   order_ranks(t->job);
   *out = t;
   return sc_error_set(err, SC_OK, "%s", "");
@@ -98,6 +169,8 @@ void sc_trace_close(sc_trace *t) {
   tg_job_free(t->job);
   for (int i = 0; i < t->n_ch; i++) ch_free(&t->ch[i]);
   mem_free(t->ch);
+  for (int i = 0; i < t->n_et; i++) pet_free(&t->et[i]);
+  mem_free(t->et);
   rp_free(&t->run);
   mem_free(t);
 }
@@ -129,6 +202,7 @@ void sc_trace_info_get(const sc_trace *t, sc_trace_info *o) {
   }
   const tg_job *j = t->job;
   o->ranks = j->n;
+  o->et_ops = t->et_ops, o->et_matched = t->et_matched;
   const tg_rank *r0 = &j->r[0];
   o->steps = r0->steps.n;
   snprintf(o->gpu, sizeof o->gpu, "%s", r0->device);
@@ -150,4 +224,14 @@ int sc_trace_replay(sc_trace *t, const sc_trace_whatif *w, sc_trace_result *r, s
                    : rp_replay(&t->run, t->job, w, r, err);
   t->replayed = rc == SC_OK;
   return rc;
+}
+
+int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err) {
+  if (t->n_ch)
+    return sc_error_set(err, SC_EINPUT,
+                        "trace: a job of Chakra ETs is not exported (the ET is the graph)");
+  if (rank < 0 || rank >= t->job->n)
+    return sc_error_set(err, SC_EINPUT, "trace: rank %d: expected 0..%d", rank, t->job->n - 1);
+  tgw_write(&t->job->r[rank], out);
+  return sc_error_set(err, SC_OK, "%s", "");
 }

@@ -6,6 +6,7 @@
 #define SC_TRACE_INT_H
 
 #include "trace/chakra.h"
+#include "trace/pyet.h"
 #include "trace/replay.h"
 #include "trace/tgraph.h"
 
@@ -13,6 +14,9 @@ struct sc_trace {
   tg_job *job;  /* owned: what was loaded from Kineto traces */
   ch_graph *ch; /* owned: or from Chakra ETs, n_ch of them (one per rank) */
   int n_ch, cap_ch;
+  pet_graph *et; /* owned: PyTorch execution traces, n_et, until joined */
+  int n_et, cap_et;
+  long et_ops, et_matched; /* over the joined ETs (etjoin.h) */
   rp_run run;      /* owned: the last replay's schedule */
   int replayed;    /* run holds a successful replay */
   char warn[1600]; /* sc_trace_warnings' buffer */

@@ -42,6 +42,11 @@ static void table_head(FILE *out, const sc_trace *t) {
   fprintf(out, ", %d ProfilerStep%s on rank 0\n", in.steps, in.steps == 1 ? "" : "s");
   fprintf(out, "       %ld kernels, %ld copies/sets, %ld collectives, %ld host calls\n", in.kernels,
           in.copies, in.collectives, in.host_calls);
+  if (in.et_ops)
+    fprintf(out,
+            "       execution traces: %ld operators, %ld found in the Kineto traces (host calls: "
+            "the leaf operators and the calls outside them)\n",
+            in.et_ops, in.et_matched);
 }
 
 static void table_path(FILE *out, const char *title, const sc_trace_result *r) {
@@ -151,6 +156,7 @@ static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
           "\"collectives\": %ld, ",
           in.chakra ? "true" : "false", in.arch, in.amd ? "true" : "false", in.kernels, in.copies,
           in.collectives);
+  if (in.et_ops) fprintf(out, "\"et_ops\": %ld, \"et_matched\": %ld, ", in.et_ops, in.et_matched);
   fprintf(out,
           "\"measured_step_s\": %.9g, \"predicted_step_s\": %.9g, \"critical_path\": \"%s\", "
           "\"replay\": ",

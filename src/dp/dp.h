@@ -123,6 +123,7 @@ typedef struct dp_fabric {
   double host_bw;          /* GPU <-> host memory per GPU per direction */
   int host_share;          /* GPUs behind one host uplink (PCIe switch) */
   double host_lat;         /* one host copy's fixed cost (cudaMemcpy), s */
+  double net_line;         /* per server per direction, bytes/s, line rate */
   double net_bw;           /* per server per direction, bytes/s, as the
                               transport reaches it */
   double net_stream_bw;    /* one TCP stream (= net_bw for RDMA) */

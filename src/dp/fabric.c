@@ -85,6 +85,7 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
   f->cpu_reduce_bw = DP_CPU_REDUCE_BW;
   f->loop_bw = DP_TCP_STREAM_BW;
   double line = d->network_bw > 0 ? d->network_bw : cl->nic_bw * f->gpn;
+  f->net_line = line;
   f->tcp = d->transport == SC_DP_TR_TCP;
   f->transport = f->nodes == 1 ? "none" : f->tcp ? "tcp" : "rdma";
   if (f->tcp) {
@@ -120,7 +121,10 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
   g->ranks_per_node = ranks_per_node;
   g->arch = f->arch;
   g->intra_bw = f->intra_bw;
-  g->inter_bw = f->net_bw / (f->gpn > 0 ? f->gpn : 1);
+  /* NCCL's closed form applies its own network efficiency to the line
+   * rate (src/coll/); over sockets the stream limits bound it first */
+  double per_gpu = (f->tcp ? f->net_bw : f->net_line) / (f->gpn > 0 ? f->gpn : 1);
+  g->inter_bw = per_gpu;
   g->intra_lat = f->intra_lat;
   g->inter_lat = f->net_lat;
   g->node_gpus = f->gpn;

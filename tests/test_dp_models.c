@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "job/dpm.h"
+#include "load/graph_json.h"
 #include "model/builder.h"
 
 /* The resolved preset `id` built into *g. */
@@ -249,4 +250,53 @@ Test(dp_models, layers_in_backward_order) {
   s.plan.dtype = SC_FP8; /* V100 has no fp8 */
   cr_assert_neq(dpm_layers(&s, &m, &err), SC_OK);
   cr_assert_eq(m.n, 0);
+}
+
+/* The workload-graph JSON takes what these builders use: rectangular
+ * kernels, channel concatenation, slices; and names what is wrong. */
+Test(dp_models, json_graph_attributes) {
+  static const char doc[] =
+      "{\"name\": \"mini\", \"blocks\": [{\"name\": \"b\", \"input\": {\"name\": \"x\", \"shape\": [8, 17, 17]},"
+      " \"ops\": ["
+      "  {\"name\": \"c17\", \"op\": \"conv2d\", \"in\": [\"x\"], \"out\": \"a\", \"out_channels\": 4,"
+      "   \"kernel\": 1, \"kernel_w\": 7, \"pad_w\": 3, \"shape\": [4, 17, 17]},"
+      "  {\"name\": \"c71\", \"op\": \"conv2d\", \"in\": [\"x\"], \"out\": \"b\", \"out_channels\": 6,"
+      "   \"kernel\": 7, \"kernel_w\": 1, \"pad\": 3},"
+      "  {\"name\": \"cat\", \"op\": \"concat_channels\", \"in\": [\"a\", \"b\", \"x\"], \"out\": \"y\","
+      "   \"shape\": [18, 17, 17]},"
+      "  {\"name\": \"first\", \"op\": \"slice\", \"in\": [\"y\"], \"out\": \"z\", \"rows\": 2}"
+      " ], \"output\": \"z\"}]}";
+  wg_graph *g = NULL;
+  sc_error err = {0};
+  cr_assert_eq(graph_json_load_buffer(doc, strlen(doc), "mini.json", &g, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(g->ops[0].flops, 2.0 * 4 * 7 * 8 * 289, "1x7 conv %.0f", g->ops[0].flops);
+  cr_assert_eq(g->ops[1].params, 6.0 * 7 * 8, "7x1 weights %.0f", g->ops[1].params);
+  const wg_tensor *z = &g->tensors[g->ops[3].out];
+  cr_assert(z->dim[0] == 2 && z->dim[1] == 17, "slice %ld x %ld", z->dim[0], z->dim[1]);
+  wg_free(g);
+  char bad[sizeof doc + 16];
+  snprintf(bad, sizeof bad, "%s", doc);
+  char *pad = strstr(bad, "\"pad\": 3");
+  pad[7] = '1'; /* the 7x1 conv now makes 13 rows: the concat fails */
+  cr_assert_eq(graph_json_load_buffer(bad, strlen(bad), "mini.json", &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "concat_channels wants the height and width"), "%s", err.msg);
+}
+
+/* Framework texts of the dp_training rows as plan switches. */
+Test(dp_models, framework_text) {
+  sc_plan p;
+  sc_plan_default(&p);
+  cr_assert_eq(dpm_framework("tensorflow-1.x (tf_cnn_benchmarks)", &p), 1);
+  cr_assert_eq(p.framework_eager, 0);
+  cr_assert_eq(dpm_framework("pytorch 1.5 (NGC 20.03, APEX, DALI)", &p), 1);
+  cr_assert_eq(p.framework_eager, 1);
+  cr_assert_eq(dpm_framework("mxnet 1.6.0 (gluon-nlp, Horovod)", &p), 1);
+  cr_assert_eq(p.framework_eager, 0);
+  /* the first named decides */
+  cr_assert_eq(dpm_framework("NGC PyTorch 22.04 , NGC MXNet 22.04", &p), 1);
+  cr_assert_eq(p.framework_eager, 1);
+  p.framework_eager = 0;
+  cr_assert_eq(dpm_framework("caffe2", &p), 0);
+  cr_assert_eq(p.framework_eager, 0, "unknown text leaves the plan");
+  cr_assert_eq(dpm_framework(NULL, &p), 0);
 }

@@ -21,7 +21,9 @@
  *     fp16 on Pascal) runs Winograd: its FLOPs count `wino` times less
  *     (`wino_wgrad` in the weight gradient);
  *   - the weight gradient splits its reduction over the GPU (split-K) and
- *     runs at wgrad_eff / (1 + p q / wgrad_k1) of the efficiency;
+ *     runs at wgrad_eff / (1 + wgrad_w p q / (p q + wgrad_k1)) of the
+ *     efficiency (bounded: the trace's feature maps reach 112 x 112, VGG's
+ *     224 x 224);
  *   - a strided data gradient runs at dgrad_stride of the efficiency
  *     (cuDNN scatters into a strided output);
  *   - the first convolution of a network (its input is the image) has no
@@ -54,8 +56,10 @@ typedef struct cost_conv_params {
   double k0;           /* reduction prologue/epilogue in units of K */
   double wino;         /* Winograd's FLOP saving on 3x3 stride-1 convs (CUDA cores) */
   double wgrad_eff;    /* the weight gradient relative to fwd */
-  double wgrad_k1;     /* ... and times 1 / (1 + p q / wgrad_k1): large
-                          feature maps (the early layers) run slower */
+  double wgrad_w;      /* ... and times 1 / (1 + wgrad_w p q / (p q +
+                          wgrad_k1)): large feature maps (the early
+                          layers) run slower, by at most 1 + wgrad_w */
+  double wgrad_k1;
   double wino_wgrad;   /* Winograd's saving in the weight gradient */
   double dgrad_stride; /* a strided data gradient relative to fwd */
   double t0;           /* fixed seconds per kernel */

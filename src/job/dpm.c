@@ -9,6 +9,7 @@
  * an operator with parameters: that operator's gradient is ready there,
  * and the accumulated time is its entry's bwd_s.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -145,4 +146,31 @@ void dpm_free(dpm_model *m) {
   if (!m) return;
   mem_free(m->layers);
   memset(m, 0, sizeof *m);
+}
+
+/* The position of word in text ignoring case, or -1. */
+static long find_word(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *t = text; *t; t++) {
+    size_t i = 0;
+    while (i < n && t[i] && tolower((unsigned char)t[i]) == word[i]) i++;
+    if (i == n) return t - text;
+  }
+  return -1;
+}
+
+int dpm_framework(const char *framework, sc_plan *p) {
+  static const struct { const char *word; int eager; } fw[] = {
+      {"pytorch", 1}, {"tensorflow", 0}, {"tf_cnn", 0}, {"keras", 0}, {"mxnet", 0},
+      {"oneflow", 0}, {"paddle", 0},     {"kungfu", 0},
+  };
+  long best = -1;
+  int eager = 1;
+  for (size_t i = 0; framework && i < sizeof fw / sizeof fw[0]; i++) {
+    long at = find_word(framework, fw[i].word);
+    if (at >= 0 && (best < 0 || at < best)) best = at, eager = fw[i].eager;
+  }
+  if (best < 0) return 0;
+  p->framework_eager = eager;
+  return 1;
 }

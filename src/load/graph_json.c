@@ -63,7 +63,7 @@ enum {
   GJ_A_OUT_FEATURES, GJ_A_IN_FEATURES, GJ_A_BIAS, GJ_A_TIED, GJ_A_PARALLEL, GJ_A_EXPERT,
   GJ_A_EXPERTS, GJ_A_TOPK, GJ_A_HEADS, GJ_A_KV_HEADS, GJ_A_HEAD_DIM, GJ_A_CAUSAL, GJ_A_VOCAB,
   GJ_A_DIM, GJ_A_POSITIONS, GJ_A_OUT_CHANNELS, GJ_A_KERNEL, GJ_A_STRIDE, GJ_A_PAD,
-  GJ_A_HIGH_PRECISION, GJ_A_V_HEAD_DIM, GJ_A_COUNT
+  GJ_A_HIGH_PRECISION, GJ_A_V_HEAD_DIM, GJ_A_KERNEL_W, GJ_A_PAD_W, GJ_A_ROWS, GJ_A_COUNT
 };
 
 typedef enum gj_vtype { GJ_LONG, GJ_INT, GJ_BOOL, GJ_TP } gj_vtype;
@@ -104,6 +104,9 @@ static const gj_attr gj_attrs[GJ_A_COUNT] = {
     GJ_INT_ATTR("pad", pad, 0),
     GJ_BOOL_ATTR("high_precision", high_precision),
     GJ_LONG_ATTR("v_head_dim", v_head_dim, 1),
+    GJ_INT_ATTR("kernel_w", kernel_w, 1),
+    GJ_INT_ATTR("pad_w", pad_w, 0),
+    GJ_LONG_ATTR("rows", rows, 1),
 };
 
 /* Keys every operator takes, before its attributes. */
@@ -124,7 +127,7 @@ typedef struct gj_opdef {
 #define A(x) (1u << GJ_A_##x)
 #define TP(x) (1u << WG_TP_##x)
 #define GJ_HEAD_ATTRS (A(HEADS) | A(KV_HEADS) | A(HEAD_DIM))
-#define GJ_POOL_ATTRS (A(KERNEL) | A(STRIDE) | A(PAD))
+#define GJ_POOL_ATTRS (A(KERNEL) | A(STRIDE) | A(PAD) | A(KERNEL_W) | A(PAD_W))
 
 static const gj_opdef gj_defs[] = {
     {"linear", WG_LINEAR, WG_FN_NONE,
@@ -151,6 +154,8 @@ static const gj_opdef gj_defs[] = {
     {"softmax", WG_ELTWISE, WG_FN_SOFTMAX, 0, 0},
     {"scale", WG_ELTWISE, WG_FN_SCALE, 0, 0},
     {"concat", WG_ELTWISE, WG_FN_CONCAT, 0, 0},
+    {"concat_channels", WG_ELTWISE, WG_FN_CONCAT_CH, 0, 0},
+    {"slice", WG_ELTWISE, WG_FN_SLICE, A(ROWS), 0},
     {"embedding", WG_EMBEDDING, WG_FN_NONE, A(VOCAB) | A(DIM) | A(POSITIONS) | A(PARALLEL),
      TP(NONE) | TP(VOCAB)},
     {"interaction", WG_INTERACTION, WG_FN_NONE, 0, 0},

@@ -123,10 +123,13 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     override_text(&p->overrides[i], text, sizeof text);
     fprintf(out, "  %-9s %s\n", i ? "" : "overrides", text);
   }
-  fprintf(out, "  batch     %ld sequences = %d micro-batches of %ld per pipeline\n\n",
-          p->global_batch, r->micro_batches, r->micro_batch);
+  fprintf(out, "  batch     %ld %s = %d micro-batches of %ld per pipeline\n\n", p->global_batch,
+          s->model.kind == SC_MODEL_CNN ? "images" : "sequences", r->micro_batches, r->micro_batch);
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
-  fprintf(out, "  throughput         %10.0f tokens/s  (%.2f sequences/s)\n", r->tokens_per_s, r->seq_per_s);
+  if (s->model.kind == SC_MODEL_CNN)
+    fprintf(out, "  throughput         %10.1f images/s\n", r->seq_per_s);
+  else
+    fprintf(out, "  throughput         %10.0f tokens/s  (%.2f sequences/s)\n", r->tokens_per_s, r->seq_per_s);
   fprintf(out, "  model TFLOP/s/GPU  %10.1f\n", r->tflops_per_gpu);
   if (p->dtype == SC_FP8 || p->dtype == SC_FP4)
     fprintf(out, "  MFU                %10.1f %%  of the dense bf16 peak (%.1f %% of the %s peak)\n",

@@ -16,9 +16,10 @@
  *     `host_link` the PCIe generation; `network_Gbps` the server's NICs;
  *   - `transport` tcp or rdma; blank/unknown = the scheme's library
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
- *   - `framework` with "horovod": Horovod tensor fusion; with "pytorch" or
- *     "paddle": an eager framework (host launch cost per kernel); others
- *     the scheme's default (src/dp/overlap.c); unfused attention before
+ *   - `framework` with "horovod": Horovod tensor fusion, else the scheme's
+ *     default (src/dp/overlap.c); eager (PyTorch) or a graph executor
+ *     (TensorFlow, MXNet, OneFlow, Paddle, KungFu) as dpm_framework reads
+ *     the text; unfused attention before
  *     Ampere (no FlashAttention on sm70 and older);
  *   - `ps_placement` host_cpu, gpu0, co-located (worker CPUs), dedicated;
  *     `ps_count` blank = one PS per server.
@@ -204,7 +205,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (b < 1) return snprintf(why, wn, "batch_per_gpu is blank"), 1;
   p->micro_batch = b;
   p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
-  p->framework_eager = vdp_has(fw, "pytorch") || vdp_has(fw, "paddle");
+  /* eager or graph executor: the models branch's reading of the text
+   * (src/job/dpm.h); a text naming no framework keeps the default */
+  dpm_framework(fw, p);
   if (g->arch > 0 && g->arch < 80) { /* fused attention arrived with Ampere, as the
                                         loader's CNN/BERT defaults say */
     p->flash_attention = 0;

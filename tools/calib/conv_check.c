@@ -4,7 +4,7 @@
  *
  *   conv_check [FILE]         model vs measurement for every conv pass
  *   conv_check --fit [FILE]   grid-search cost_conv_params (eff_cuda, k0,
- *                             wino, wgrad_eff, wgrad_k1, wino_wgrad,
+ *                             wino, wgrad_eff, wgrad_w, wgrad_k1, wino_wgrad,
  *                             dgrad_stride), minimising
  *                             the mean absolute log error over all passes
  *
@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     cost_conv_params p = best;
     for (p.eff_cuda = 0.5; p.eff_cuda <= 1.0001; p.eff_cuda += 0.1)
       for (p.wino = 1.5; p.wino <= 3.0001; p.wino += 0.5)
-        for (p.wgrad_k1 = 750; p.wgrad_k1 <= 12000; p.wgrad_k1 *= 2)
+        for (p.wgrad_k1 = 250; p.wgrad_k1 <= 8000; p.wgrad_k1 *= 2)
           for (p.k0 = 0; p.k0 <= 256; p.k0 = p.k0 ? 4 * p.k0 : 16) {
             double s = score(g, &p, m, n, 0);
             if (s < bs) bs = s, best = p;
@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     typedef struct axis { double *v, lo, hi, step; } axis;
     axis ax[] = {{&best.eff_cuda, 0.4, 1.0, 0.01},   {&best.k0, 0, 256, 8},
                  {&best.wino, 1.0, 3.0, 0.05},       {&best.wgrad_eff, 0.4, 1.6, 0.02},
-                 {&best.wgrad_k1, 125, 30000, 125}, {&best.wino_wgrad, 1.0, 3.0, 0.05},
+                 {&best.wgrad_k1, 100, 10000, 50},   {&best.wgrad_w, 0, 4, 0.05}, {&best.wino_wgrad, 1.0, 3.0, 0.05},
                  {&best.dgrad_stride, 0.3, 1.0, 0.01}};
     for (int round = 0; round < 10; round++)
       for (size_t a = 0; a < sizeof ax / sizeof ax[0]; a++) {
@@ -106,10 +106,10 @@ int main(int argc, char **argv) {
         }
         *ax[a].v = keep;
       }
-    printf("fit: eff_cuda %.2f k0 %.0f wino %.2f wgrad_eff %.2f wgrad_k1 %.0f wino_wgrad %.2f "
-           "dgrad_stride %.2f: mean |log err| %.4f\n",
-           best.eff_cuda, best.k0, best.wino, best.wgrad_eff, best.wgrad_k1, best.wino_wgrad,
-           best.dgrad_stride, bs);
+    printf("fit: eff_cuda %.2f k0 %.0f wino %.2f wgrad_eff %.2f wgrad_w %.2f wgrad_k1 %.0f "
+           "wino_wgrad %.2f dgrad_stride %.2f: mean |log err| %.4f\n",
+           best.eff_cuda, best.k0, best.wino, best.wgrad_eff, best.wgrad_w, best.wgrad_k1,
+           best.wino_wgrad, best.dgrad_stride, bs);
   }
   double s = score(g, &best, m, n, 1);
   printf("%d convolutions, mean |log error| %.4f (%.1f %%)\n", n, s, 100 * (exp(s) - 1));

@@ -1,0 +1,119 @@
+/*
+ * test_conv.c -- the convolution cost model (src/cost/conv.c): its laws
+ * (roofline bounds, Winograd only on the CUDA cores, no data gradient of
+ * the first conv, strided data gradients), one time by hand, and the
+ * per-kernel fit against the calibration trace it was fitted to.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "cost/compute.h"
+#include "cost/conv.h"
+
+static const sc_gpu *gpu(const char *name) {
+  const sc_gpu *g = sc_gpu_preset(name);
+  cr_assert_not_null(g, "GPU preset %s missing", name);
+  return g;
+}
+
+static double flops(const cost_conv *c) {
+  return 2 * c->n * c->p * c->q * c->k * c->c * c->r * c->s;
+}
+
+/* A 1x1 conv 1024 -> 1024 at 28 x 28, batch 64, on an A100 in fp16: an
+ * implicit GEMM of 50176 x 1024 x 1024, large and tensor-core bound.
+ * By hand: 105.2 GFLOP at 312 TFLOP/s x 0.84 x the tile and k-loop
+ * efficiency (K = 1024: 1024 / (1024 + 8) = 0.992; the 256 x 128 tile
+ * fills 50176 / 50176 and 1024 / 1024, waves 1568 CTAs on 108 SMs: 1568 /
+ * (1568 + 0.7 x 52) = 0.977) = 0.815: 105.2e9 / 254.2e12 = 414 us, plus
+ * 3 us. Memory: (51.4 M + 51.4 M) x 2 + 1 M x 2 = 207.6 MB / 1.61 TB/s =
+ * 129 us: compute-bound. */
+Test(conv, one_conv_by_hand) {
+  const sc_gpu *g = gpu("a100-sxm4-80gb");
+  cost_conv c = {.n = 64, .c = 1024, .k = 1024, .r = 1, .s = 1, .p = 28, .q = 28, .stride = 1};
+  double t = cost_conv_time(g, SC_FP16, &c, COST_CONV_FWD);
+  double want = flops(&c) / (312e12 * 0.84 * (1024.0 / 1032.0) * (1568.0 / (1568 + 0.7 * 52))) + 3e-6;
+  cr_assert(fabs(t / want - 1) < 0.01, "fwd %.1f us, by hand %.1f us", t * 1e6, want * 1e6);
+}
+
+Test(conv, never_beats_peak_or_memory) {
+  static const char *const gpus[] = {"k80", "p100-sxm2-16gb", "v100-sxm2-16gb", "a100-sxm4-80gb",
+                                     "h100-sxm5-80gb"};
+  for (size_t i = 0; i < 5; i++) {
+    const sc_gpu *g = gpu(gpus[i]);
+    sc_dtype dt = g->arch >= 70 ? SC_FP16 : SC_FP32;
+    for (double ch = 16; ch <= 2048; ch *= 4)
+      for (int p = 0; p < 3; p++) {
+        cost_conv c = {.n = 32, .c = ch, .k = ch, .r = 1, .s = 1, .p = 28, .q = 28, .stride = 1};
+        double t = cost_conv_time(g, dt, &c, (cost_conv_pass)p);
+        cr_assert(flops(&c) / t <= cost_peak(g, dt) * 1.0001, "%s c=%g pass %d: above peak",
+                  g->name, ch, p);
+        double bytes = 2 * 32 * ch * 28 * 28 * sc_dtype_bytes(dt);
+        cr_assert(t >= bytes / g->hbm_bw, "%s c=%g pass %d: faster than memory", g->name, ch, p);
+      }
+  }
+}
+
+/* Winograd: a 3x3 stride-1 conv on the CUDA cores counts fewer FLOPs, so
+ * it may beat the fp32 peak in effective FLOP/s; on tensor cores it may
+ * not; a strided 3x3 never runs Winograd. */
+Test(conv, winograd_only_on_cuda_cores) {
+  const sc_gpu *v = gpu("v100-sxm2-16gb");
+  cost_conv c = {.n = 64, .c = 256, .k = 256, .r = 3, .s = 3, .p = 14, .q = 14, .stride = 1};
+  double eff32 = flops(&c) / cost_conv_time(v, SC_FP32, &c, COST_CONV_FWD) / cost_peak(v, SC_FP32);
+  double eff16 = flops(&c) / cost_conv_time(v, SC_FP16, &c, COST_CONV_FWD) / cost_peak(v, SC_FP16);
+  cr_assert(eff32 > 1.2, "fp32 3x3 (Winograd): %.2f of peak", eff32);
+  cr_assert(eff16 < 1.0, "fp16 3x3 (tensor cores): %.2f of peak", eff16);
+  cr_assert(cost_conv_tensor_cores(v, SC_FP16) && !cost_conv_tensor_cores(v, SC_FP32));
+  cr_assert(!cost_conv_tensor_cores(gpu("p100-sxm2-16gb"), SC_FP16), "Pascal has no tensor cores");
+  cr_assert(cost_conv_tensor_cores(gpu("a100-sxm4-80gb"), SC_TF32));
+  cost_conv s2 = c;
+  s2.stride = 2, s2.p = s2.q = 7;
+  double e2 = flops(&s2) / cost_conv_time(v, SC_FP32, &s2, COST_CONV_FWD) / cost_peak(v, SC_FP32);
+  cr_assert(e2 < 1.0, "strided 3x3: %.2f of peak", e2);
+}
+
+Test(conv, first_conv_has_no_data_gradient) {
+  const sc_gpu *g = gpu("v100-sxm2-16gb");
+  cost_conv c = {.n = 32, .c = 3, .k = 64, .r = 7, .s = 7, .p = 112, .q = 112, .stride = 2};
+  cr_assert(cost_conv_time(g, SC_FP32, &c, COST_CONV_DGRAD) > 0);
+  c.first = 1;
+  cr_assert_eq(cost_conv_time(g, SC_FP32, &c, COST_CONV_DGRAD), 0);
+  cr_assert(cost_conv_time(g, SC_FP32, &c, COST_CONV_WGRAD) > 0);
+}
+
+/* The fit it was made by (docs/calibration.md): the per-kernel table of
+ * the Kineto ResNet-50 V100 trace, within 15 % mean absolute log error
+ * and 10 % on each pass's total. */
+Test(conv, calibration_trace) {
+  FILE *f = fopen(SC_SOURCE_DIR "/tools/calib/kineto_resnet50_v100_convs.txt", "r");
+  cr_assert_not_null(f, "tools/calib/kineto_resnet50_v100_convs.txt missing");
+  const sc_gpu *g = gpu("v100-sxm2-32gb");
+  char line[256];
+  double err = 0, tot[2][3] = {{0}};
+  int n = 0, first = 1;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#') continue;
+    cost_conv c = {0};
+    double h, w, st, us[3];
+    if (sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &c.n, &c.c, &h, &w, &c.k,
+               &c.r, &c.s, &c.p, &c.q, &st, &us[0], &us[1], &us[2]) != 13)
+      continue;
+    c.stride = (int)st;
+    c.first = first, first = 0;
+    for (int p = 0; p < 3; p++) {
+      if (us[p] <= 0) continue;
+      double t = cost_conv_time(g, SC_FP32, &c, (cost_conv_pass)p) * 1e6;
+      err += fabs(log(t / us[p]));
+      tot[0][p] += us[p], tot[1][p] += t;
+      n++;
+    }
+  }
+  fclose(f);
+  cr_assert_eq(n, 158, "passes %d", n);
+  cr_assert(err / n < 0.15, "mean |log error| %.3f", err / n);
+  for (int p = 0; p < 3; p++)
+    cr_assert(fabs(tot[1][p] / tot[0][p] - 1) < 0.10, "pass %d total %.2f ms vs %.2f ms", p,
+              tot[1][p] / 1e3, tot[0][p] / 1e3);
+}

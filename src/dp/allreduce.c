@@ -132,8 +132,11 @@ static double ar_kungfu(const void *ctx, double bytes, int tensors) {
 }
 
 /* Reduce-scatter inside each server, all-reduce of 1/gpn across servers
- * by every GPU on its share of the NIC, all-gather inside (Horovod's
- * NCCLHierarchicalAllreduce, horovod/common/ops/nccl_operations.cc). */
+ * by every GPU on its share of the NIC, all-gather inside: the phases of
+ * Horovod's NCCLHierarchicalAllreduce (horovod/common/ops/
+ * nccl_operations.cc), each costed as NCCL runs it; Horovod itself does
+ * the cross-server phase with MPI through a host buffer, which this
+ * leaves out (no row measures it). */
 static double ar_hier(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;

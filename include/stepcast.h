@@ -1085,6 +1085,11 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
  * command names its shipped sets "validation/KIND/FILE.csv"). */
 int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
                      sc_error *err);
+/* `stepcast dp --format json`: every data-parallel scheme that applies to
+ * the scenario's job, fastest first (the scenario's plan degrees are not
+ * checked, as `stepcast dp`). */
+int sc_dp_json(const char *path, const char *json, const char *const *overrides,
+               size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
 /* Free what the *_json entries return (NULL is allowed). */

@@ -29,6 +29,17 @@ def test_dp_predict_matches_the_cli(path):
     assert one["step_s"] >= one["compute_s"] > 0
 
 
+def test_dp_compare_matches_the_cli():
+    path = os.path.join(ROOT, "examples", "dp", "resnet50-16-v100-25gbe.json")
+    got = stepcast.dp(path, overrides={"dp.network_Gbps": 100})
+    p = subprocess.run([CLI, "dp", path, "--set", "dp.network_Gbps=100", "--format", "json"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert got == json.loads(p.stdout)
+    steps = [s["step_s"] for s in got["schemes"]]
+    assert steps == sorted(steps) and len(steps) >= 10
+
+
 def test_dp_bad_scheme_raises_the_cli_message():
     with pytest.raises(stepcast.Error, match="dp.scheme: unknown scheme 'nope'"):
         stepcast.predict(DP_EXAMPLES[0], overrides={"dp.scheme": "nope"})

@@ -72,6 +72,22 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
   return ms_close(&m, out, err);
 }
 
+int sc_dp_json(const char *path, const char *json, const char *const *overrides,
+               size_t n_overrides, char **out, sc_error *err) {
+  *out = NULL;
+  sc_scenario s;
+  sc_dp_result r[32];
+  int rc = load(&s, path, json ? json : path ? NULL : "{\"dp\": {\"scheme\": \"allreduce_nccl\"}}",
+                overrides, n_overrides, SC_LOAD_PLAN_UNCHECKED, err);
+  int n = rc == SC_OK ? sc_dp_compare(&s, r, 32, err) : 0;
+  if (n < 0) rc = -n;
+  mstream m;
+  if (rc == SC_OK) rc = ms_open(&m, err);
+  if (rc != SC_OK) return rc;
+  sc_report_dp(m.f, SC_FORMAT_JSON, &s, r, n);
+  return ms_close(&m, out, err);
+}
+
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
                    size_t n_overrides, const sc_search_opts *opts, int top, char **out,
                    sc_error *err) {

@@ -563,6 +563,10 @@ int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err);
 /* Every scheme that applies to s, fastest first (stable), at most max;
  * returns how many (or -code on error). */
 int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *err);
+/* The scenario JSON `stepcast dp` starts from without a file (a static
+ * string): ResNet-50 v1.5 on 16 V100 in two servers over 25 GbE, 64
+ * images per GPU in fp16, the question PerfTop answers. */
+const char *sc_dp_default_scenario(void);
 /* Number of scheme names and the i-th (static strings). */
 int sc_dp_scheme_count(void);
 const char *sc_dp_scheme_name(int i);
@@ -1087,7 +1091,7 @@ int sc_validate_json(const char *const *paths, const char *const *names, size_t 
                      sc_error *err);
 /* `stepcast dp --format json`: every data-parallel scheme that applies to
  * the scenario's job, fastest first (the scenario's plan degrees are not
- * checked, as `stepcast dp`). */
+ * checked, as `stepcast dp`; neither path nor json: sc_dp_default_scenario). */
 int sc_dp_json(const char *path, const char *json, const char *const *overrides,
                size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */

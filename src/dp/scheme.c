@@ -45,6 +45,13 @@ int dp_scheme_from_name(const char *name) {
   return -1;
 }
 
+const char *sc_dp_default_scenario(void) {
+  return "{\"model\": \"resnet50_v1.5\", \"cluster\": {\"gpu\": \"v100-sxm2-32gb\", "
+         "\"gpus\": 16, \"gpus_per_node\": 8, \"nic_Gbps\": 3.125}, \"plan\": "
+         "{\"global_batch\": 1024, \"micro_batch\": 64, \"dtype\": \"fp16\"}, \"dp\": "
+         "{\"scheme\": \"allreduce_nccl\", \"network_Gbps\": 25}}";
+}
+
 int sc_dp_scheme_count(void) { return DP_SCHEME_COUNT; }
 const char *sc_dp_scheme_name(int i) {
   return i >= 0 && i < DP_SCHEME_COUNT ? dp_schemes[i].name : NULL;

@@ -77,7 +77,7 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
   *out = NULL;
   sc_scenario s;
   sc_dp_result r[32];
-  int rc = load(&s, path, json ? json : path ? NULL : "{\"dp\": {\"scheme\": \"allreduce_nccl\"}}",
+  int rc = load(&s, path, json ? json : path ? NULL : sc_dp_default_scenario(),
                 overrides, n_overrides, SC_LOAD_PLAN_UNCHECKED, err);
   int n = rc == SC_OK ? sc_dp_compare(&s, r, 32, err) : 0;
   if (n < 0) rc = -n;

@@ -432,6 +432,9 @@ typedef struct sc_dp_spec {
   double grad_bytes;         /* bytes per gradient element (0 = 2 under fp16/
                                 bf16 compute, else 4) */
   double other_s;            /* extra seconds per step (input pipeline), >= 0 */
+  double jitter;             /* coefficient of variation of a worker's compute
+                                time (0 = none): a synchronous step waits for
+                                the slowest of the workers it synchronises */
   int keep_unfit;            /* 1 = predict a batch the memory model says does
                                 not fit (validation of runs that did run) */
   char graph[256];           /* gossip graph: "exp2", "ring", "full", an edge

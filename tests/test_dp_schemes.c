@@ -263,6 +263,28 @@ Test(dp_predict, the_timeline_holds_every_message_and_ends_at_the_step) {
   }
 }
 
+Test(dp_predict, jitter_costs_a_barrier_not_an_asynchronous_step) {
+  sc_scenario s = job16("allreduce_nccl");
+  sc_dp_result calm = predict(&s);
+  s.dp.jitter = 0.1;
+  sc_dp_result shaky = predict(&s);
+  /* 16 workers: the expected largest of 16 standard normals is 1.766 */
+  double want = calm.compute_s * 0.1 * 1.766;
+  cr_assert_float_eq(shaky.step_s - calm.step_s, want, 0.01 * want, "%g vs %g",
+                     shaky.step_s - calm.step_s, want);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "neighbor_allreduce_exp2");
+  sc_dp_result pair = predict(&s);
+  s.dp.jitter = 0;
+  sc_dp_result pair0 = predict(&s);
+  cr_assert_float_eq(pair.step_s - pair0.step_s, pair0.compute_s * 0.1 * 0.5642, 1e-9,
+                     "one peer: the larger of two");
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "ps_async");
+  sc_dp_result a0 = predict(&s);
+  s.dp.jitter = 0.2;
+  sc_dp_result a1 = predict(&s);
+  cr_assert_float_eq(a1.step_s, a0.step_s, 1e-12, "no barrier, no wait");
+}
+
 Test(dp_predict, input_errors_name_the_key) {
   sc_dp_result r;
   sc_error err = {0};

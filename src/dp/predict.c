@@ -112,6 +112,47 @@ static sc_dp_transport dp_transport_for(dp_scheme sc, sc_dp_transport t) {
   }
 }
 
+/* Expected largest of k independent standard normal variables: the
+ * exact values for k <= 10 (tables of normal order statistics, Harter
+ * 1961), above them Blom's approximation Phi^-1((k - 3/8) / (k + 1/4)),
+ * the inverse by bisection on erfc. */
+static double dp_max_normal(int k) {
+  static const double exact[] = {0, 0, 0.5642, 0.8463, 1.0294, 1.1630,
+                                 1.2672, 1.3522, 1.4236, 1.4850, 1.5388};
+  if (k <= 10) return exact[k < 0 ? 0 : k];
+  double p = (k - 0.375) / (k + 0.25), lo = 0, hi = 10;
+  for (int i = 0; i < 60; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (0.5 * erfc(-mid / sqrt(2.0)) < p) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* Workers one synchronous step waits for: every worker for all-reduce and
+ * synchronous PS, a worker and its peers for neighbour averaging, none
+ * for the asynchronous schemes. */
+static int dp_barrier(const dp_prep *pr, dp_scheme sc, const dp_fabric *f) {
+  if (dp_scheme_async(sc) || sc == DP_SINGLE_GPU) return 1;
+  if (sc == DP_NEIGHBOR_EXP2) return 2;
+  if (sc == DP_HIER_NEIGHBOR) return 2 * f->gpn < f->gpus ? 2 * f->gpn : f->gpus;
+  if (sc == DP_GOSSIP_GRAPH) {
+    dp_graph g;
+    sc_error e = {0};
+    int deg = 0;
+    if (dp_graph_parse(pr->s.dp.graph, f->gpus, &g, &e) == SC_OK) {
+      for (int i = 0; i < g.n; i++) {
+        int d = 0;
+        for (int j = 0; j < g.n; j++) d += j != i && g.w[(size_t)i * g.n + j] != 0;
+        if (d > deg) deg = d;
+      }
+      dp_graph_free(&g);
+    }
+    return deg + 1;
+  }
+  return f->gpus;
+}
+
 static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, dp_spans *rec,
                    sc_error *err) {
   memset(r, 0, sizeof *r);
@@ -144,6 +185,11 @@ static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, dp_spans *r
   case DP_FAM_GOSSIP: rc = dp_gossip_cost(&c, &cost, err); break;
   }
   if (rc) return rc;
+  if (s.dp.jitter > 0) { /* the slowest of the workers a step waits for */
+    double wait = c.compute_s * s.dp.jitter * dp_max_normal(dp_barrier(pr, sc, &f));
+    cost.step_s += wait;
+    cost.exposed_s += wait;
+  }
   snprintf(r->scheme, sizeof r->scheme, "%s", dp_scheme_name(sc));
   r->family = dp_family_name(dp_scheme_family(sc));
   r->async = dp_scheme_async(sc);

@@ -296,6 +296,8 @@ static const scn_field scn_dp_fields[] = {
     F_NUM(sc_dp_spec, "cycle_ms", cycle_s, 0, 0, 1e4, 1e-3, "ms (0 = the framework's)"),
     F_NUM(sc_dp_spec, "grad_bytes", grad_bytes, 0, 0, 8, 1, "bytes per gradient element (0 = by dtype)"),
     F_NUM(sc_dp_spec, "extra_ms", other_s, 0, 0, 1e7, 1e-3, "ms per step added to compute (>= 0)"),
+    F_NUM(sc_dp_spec, "jitter", jitter, 0, 0, 1, 1,
+          "coefficient of variation of a worker's compute time, 0..1 (0 = none)"),
     F_STR(sc_dp_spec, "graph", graph),
 };
 static const scn_section scn_dp_sec = {"dp", scn_dp_fields, NFIELDS(scn_dp_fields)};

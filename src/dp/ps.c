@@ -74,8 +74,9 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
   dp_spans *rec = o->rec;
   memset(o, 0, sizeof *o);
   o->rec = rec;
-  double *lane = mem_calloc(2 * (size_t)p->lanes, sizeof *lane), *busy = lane + p->lanes;
+  double *lane = mem_calloc(2 * (size_t)p->lanes, sizeof *lane);
   if (!lane) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
+  double *busy = lane + p->lanes; /* work per lane, for the asynchronous bound */
   double senders = p->dedicated ? f->nodes : f->nodes - 1, ready = 0, out_end = 0;
   int fwd = m->tensors; /* forward index of the next tensor, counted down */
   for (int i = 0; i < m->n; i++) {

@@ -5,25 +5,45 @@
  * groups of three or more rows, and the groups whose predicted-best plan
  * is within 5 % of the measured best (src/search/rankq.h).
  *
- *   build/bench_ranking [TRAINING.csv ...]
+ *   build/bench_ranking [--groups] [TRAINING.csv ...]
+ *
+ * --groups also prints every group (worst tau first is `sort -k2 -n` of
+ * the "group" lines): its tau, whether its predicted best is within 5 %
+ * of the measured best, and its rows by measured time with the predicted
+ * time and the ratio -- the per-group diagnostic of docs/search.md.
  *
  * Default: ../shared/validation/training/vtrain_single_node.csv (run
  * from the repository root). Measured (see docs/search.md):
  *
- *   vtrain_single_node.csv   136 groups   mean tau 0.841   best within 5 %: 91
+ *   vtrain_single_node.csv   136 groups   mean tau 0.840   best within 5 %: 89
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "search/rankq.h"
 
+/* Print one group and its rows. */
+static void show(void *ud, const char *key, const rankq_row *rows, int n, double tau, int ok) {
+  (void)ud;
+  printf("group %6.3f %s %s\n", tau, ok ? "best-ok  " : "best-MISS", key);
+  double best_p = rows[0].predicted;
+  for (int i = 1; i < n; i++)
+    if (rows[i].predicted < best_p) best_p = rows[i].predicted;
+  for (int i = 0; i < n; i++)
+    printf("    %-12s measured %9.4f s  predicted %9.4f s  ratio %.3f%s\n", rows[i].id,
+           rows[i].measured, rows[i].predicted, rows[i].predicted / rows[i].measured,
+           rows[i].predicted == best_p ? "  <- predicted best" : "");
+}
+
 int main(int argc, char **argv) {
   const char *dflt = "../shared/validation/training/vtrain_single_node.csv";
-  int rc = 0;
-  for (int i = argc > 1 ? 1 : 0; i < (argc > 1 ? argc : 1); i++) {
-    const char *path = argc > 1 ? argv[i] : dflt;
+  int groups = argc > 1 && !strcmp(argv[1], "--groups");
+  int first = 1 + groups, rc = 0;
+  for (int i = first; i < (argc > first ? argc : first + 1); i++) {
+    const char *path = argc > first ? argv[i] : dflt;
     rankq q;
     sc_error err = {0};
-    if (rankq_file(path, 0.05, &q, &err) != SC_OK) {
+    if (rankq_file_ex(path, 0.05, &q, groups ? show : NULL, NULL, &err) != SC_OK) {
       fprintf(stderr, "bench_ranking: %s\n", err.msg);
       rc = 2;
       continue;

@@ -1,7 +1,8 @@
 /*
  * test_alloc_faults.c -- out of memory at every allocation of the
  * topology generators and loader, routing, schedules, the flow engine,
- * the CSV reader and validation.
+ * the CSV reader, validation, and the CNN/BERT builders with the
+ * data-parallel view.
  *
  * Each case runs its operation with mem_fail_after(n) for n = 0, 1, 2,
  * ... (allocation n + 1 and every later one fail) until the first
@@ -21,6 +22,7 @@
 
 #include "coll/sched.h"
 #include "core/mem.h"
+#include "job/dpm.h"
 #include "load/csv.h"
 #include "load/topo_json.h"
 #include "net/flow.h"
@@ -676,5 +678,53 @@ Test(alloc_faults, dp_schemes) {
   snprintf(c.s.dp.graph, sizeof c.s.dp.graph, "exp2");
   fault_case fc = {.run = dp_fault_run, .check = dp_fault_check, .ctx = &c, .err = &c.err};
   snprintf(fc.name, sizeof fc.name, "sc_dp_compare of GPT-3 125M on 16 GPUs with a graph");
+
+/* ------------------------------------------- data-parallel models */
+
+typedef struct dpm_ctx {
+  sc_scenario s;
+  dpm_model got;
+  int want_n;
+  double want_bwd;
+  sc_error err;
+} dpm_ctx;
+
+static int dpm_run(void *ctx) {
+  dpm_ctx *c = ctx;
+  return dpm_layers(&c->s, &c->got, &c->err);
+}
+
+static void dpm_check(void *ctx, int rc, const char *name, long n) {
+  dpm_ctx *c = ctx;
+  if (rc == SC_OK)
+    cr_assert(c->got.n == c->want_n && c->got.bwd_s == c->want_bwd,
+              "%s, n = %ld: %d layers, backward %g; expected %d, %g", name, n, c->got.n,
+              c->got.bwd_s, c->want_n, c->want_bwd);
+  else
+    cr_assert(c->got.n == 0 && !c->got.layers, "%s, n = %ld: a failure left layers", name, n);
+  dpm_free(&c->got);
+}
+
+/* The CNN and BERT builders, their predictions and the data-parallel
+ * view (src/model/cnn.c, bert.c, src/job/dpm.c). */
+Test(alloc_faults, data_parallel_models) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("inception_v3");
+  s.cluster.gpus = 1;
+  s.plan.tp = s.plan.pp = 1;
+  s.plan.zero = 0;
+  s.plan.global_batch = 16;
+  job_case("sc_predict of Inception-v3", &s, 0);
+  s.model = *sc_model_preset("bert_base");
+  job_case("sc_predict of BERT-base", &s, 0);
+  dpm_ctx c = {.s = s};
+  c.s.model = *sc_model_preset("resnet50");
+  cr_assert_eq(dpm_run(&c), SC_OK, "%s", c.err.msg);
+  c.want_n = c.got.n;
+  c.want_bwd = c.got.bwd_s;
+  dpm_free(&c.got);
+  fault_case fc = {.run = dpm_run, .check = dpm_check, .ctx = &c, .err = &c.err};
+  snprintf(fc.name, sizeof fc.name, "dpm_layers of ResNet-50");
   fault_loop(&fc);
 }

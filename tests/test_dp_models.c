@@ -185,6 +185,12 @@ Test(dp_models, scenario_keys) {
   cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
   cr_assert(r.step_s > 0 && r.params > 1e8, "step %g params %g", r.step_s, r.params);
 
+  /* 10 classes: the FC is 2048 x 10 + 10 instead of 2048 x 1000 + 1000 */
+  cr_assert_eq(sc_scenario_load_string_ex(&s, "{\"model\": {\"preset\": \"resnet50\", \"classes\": 10}}",
+                                          "t", NULL, 0, SC_LOAD_PLAN_UNCHECKED, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_model_params(&s.model), 25557032.0 - 2049000 + 20490, "params %.0f",
+               sc_model_params(&s.model));
   cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"vgg16\", \"layers\": 3}}",
                                        "t", NULL, 0, &err),
                SC_EINPUT);
@@ -234,6 +240,12 @@ Test(dp_models, layers_in_backward_order) {
     sum += m.layers[i].bwd_s;
   }
   cr_assert(fabs(sum - m.bwd_s) <= 1e-12 * m.bwd_s, "sum %.9g vs backward %.9g", sum, m.bwd_s);
+  double fsum = m.head_s;
+  for (int i = 0; i < m.n; i++) fsum += m.layers[i].fwd_s;
+  cr_assert(fabs(fsum - m.fwd_s) <= 1e-12 * m.fwd_s, "forward sum %.9g vs %.9g", fsum, m.fwd_s);
+  /* the stem conv comes first in forward order: nothing before it */
+  cr_assert_eq(m.head_s, 0);
+  cr_assert(m.layers[m.n - 1].fwd_s > 0 && m.layers[0].fwd_s > 0);
   /* the single-GPU step is the GPU work, unless the host is slower */
   double gpu = m.fwd_s + m.bwd_s + m.optimizer_s;
   cr_assert(m.single_s >= gpu * (1 - 1e-9) && m.single_s < 1.5 * gpu,

@@ -104,7 +104,7 @@ static double coll(const eng *e, const grp *g, coll_op op, double bytes, double 
     return v[0];
   }
   double t[2];
-  t[0] = grp_cost(e->net, e->s->cluster.gpu.sm_count, g, op, bytes, &t[1]);
+  t[0] = grp_cost_ex(e->net, e->net_bound, e->s->cluster.gpu.sm_count, g, op, bytes, &t[1]);
   if (!ncost_failed(e->net)) remember(e, key, t); /* never a fallback */
   if (share) *share = t[1];
   return t[0];

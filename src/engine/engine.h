@@ -69,6 +69,8 @@ typedef struct eng {
   const wg_graph *g;            /* borrowed */
   const xg *x;                  /* borrowed */
   ncost *net;                   /* borrowed, may be NULL */
+  int net_bound;                /* 1: net's collectives only bounded from
+                                   below (ncost_bound), no flow engine */
   memo *costs;                  /* borrowed: kernel and collective times
                                    already computed for this job; NULL = none */
   int oom;                      /* set when costs could not grow: the

@@ -26,11 +26,19 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
 
 double grp_cost(ncost *net, int sm_count, const grp *g, coll_op op, double bytes,
                 double *sm_share) {
+  return grp_cost_ex(net, 0, sm_count, g, op, bytes, sm_share);
+}
+
+double grp_cost_ex(ncost *net, int bound, int sm_count, const grp *g, coll_op op, double bytes,
+                   double *sm_share) {
   if (sm_share) *sm_share = 0;
   if (g->g.ranks <= 1 || bytes <= 0) return 0;
   coll_cost c = coll_nccl_time(op, bytes, &g->g);
   double t = c.time - c.launch;
-  if (net) t = ncost_time(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
+  if (net && bound)
+    t = ncost_bound(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
+  else if (net)
+    t = ncost_time(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
   if (sm_share && sm_count > 0) {
     double share = (double)c.channels / sm_count;
     *sm_share = share < 0.5 ? share : 0.5;

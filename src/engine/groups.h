@@ -32,4 +32,9 @@ grp grp_make(const sc_cluster *c, const xg_group *g);
 double grp_cost(ncost *net, int sm_count, const grp *g, coll_op op, double bytes,
                 double *sm_share);
 
+/* grp_cost with, when `bound` is 1, the topology's time only bounded from
+ * below (ncost_bound) instead of simulated. */
+double grp_cost_ex(ncost *net, int bound, int sm_count, const grp *g, coll_op op, double bytes,
+                   double *sm_share);
+
 #endif

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/mem.h"
+#include <math.h>
+#include <sched.h>
 #include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
 
 #include "coll/sched.h"
 #include "engine/netcost.h"
@@ -13,24 +17,68 @@
 #include "net/route.h"
 #include "load/topo_json.h"
 
+/* The flow engine finishes together the flows due within 1e-3 of the
+ * next event (FLOW_PRECISION, flow.c), so its time may fall short of the
+ * link-load bound by about that fraction: the bound is lowered by 1 %. */
+#define NCOST_BOUND_SAFETY 0.99
+
+/* Significant bits of the collective sizes the flow engine runs at
+ * (on_grid). */
+#define NCOST_GRID_BITS 16
+
 /* One simulated collective. */
 typedef struct memo {
   coll_op op;
   double bytes;
   int ranks, stride;
-  double flow;        /* flow-engine seconds, < 0 when it could not run */
-  int used;
+  double flow;        /* flow-engine seconds (state DONE) */
+  int used;           /* 0 = free slot, else an entry_state */
 } memo;
 
-/* The memo is an open-addressing hash table of `cap` slots (a power of
- * two), at most half full: a search simulates each distinct collective
- * once for all the plans it evaluates. */
-struct ncost {
+/* Where a memoised result (a flow-engine run, a shape's bound) stands:
+ * one thread claims a missing one and computes it outside the lock while
+ * the others wait for it; a failure is not remembered (the next thread
+ * asking runs it again and reports its own error). */
+typedef enum entry_state { ENTRY_DONE = 1, ENTRY_PENDING, ENTRY_FAILED } entry_state;
+
+/* The link-load bound of one group shape (op, ranks, stride), per byte
+ * of the collective: see ncost_bound. */
+typedef struct shape {
+  coll_op op;
+  int ranks, stride;
+  double lat;         /* s: each step's longest path latency, by its repeats */
+  double per_byte;    /* s per byte: each step's busiest link (load over
+                         bandwidth), by its repeats */
+  int state;          /* an entry_state */
+} shape;
+
+/* What the ncosts of a search's threads share (ncost_open_sharing): the
+ * topology, the memo of flow-engine runs, the shapes bounded and the
+ * first failure. The memo is an open-addressing hash table of `cap` slots
+ * (a power of two), at most half full: a search simulates each distinct
+ * collective once for all the plans it evaluates. The memo and the shapes
+ * are read and written under the OpenMP critical section sc_ncost, the
+ * error under sc_ncost_err; simulations and bounds run outside them, each
+ * thread on its own routes. */
+typedef struct core {
   topo *t;            /* owned */
-  route_table *rt;    /* owned */
   memo *m;            /* owned, cap slots */
   int n_memo, cap;
+  shape *sh;          /* owned: the shapes bounded so far */
+  int n_sh, cap_sh;
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
+  int failed;         /* err.code != SC_OK, read without the lock (atomic) */
+} core;
+
+/* One thread's view: the shared core and the thread's own routes (a
+ * route table is a cache filled as paths are asked for, route.h: one per
+ * thread lets simulations run side by side) and scratch. */
+struct ncost {
+  core *c;            /* owned when `owner` */
+  int owner;          /* 1 = opened by ncost_open, closed last */
+  route_table *rt;    /* owned */
+  double *load;       /* owned, per link: scratch of shape_bound (zero) */
+  int *touched;       /* owned, per link: scratch of shape_bound */
 };
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
@@ -48,14 +96,34 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
     return SC_EINPUT;
   }
   ncost *n = mem_calloc(1, sizeof *n);
+  core *shared = mem_calloc(1, sizeof *shared);
   route_table *rt = route_new(t, ROUTE_ECMP);
-  if (!n || !rt) {
+  if (!n || !shared || !rt) {
     mem_free(n);
+    mem_free(shared);
     route_free(rt);
     topo_free(t);
     return sc_error_set(err, SC_ENOMEM, "out of memory loading the topology");
   }
-  n->t = t;
+  shared->t = t;
+  n->c = shared;
+  n->owner = 1;
+  n->rt = rt;
+  *out = n;
+  return SC_OK;
+}
+
+int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
+  *out = NULL;
+  if (!base) return SC_OK;
+  ncost *n = mem_calloc(1, sizeof *n);
+  route_table *rt = route_new(base->c->t, ROUTE_ECMP);
+  if (!n || !rt) {
+    mem_free(n);
+    route_free(rt);
+    return sc_error_set(err, SC_ENOMEM, "out of memory sharing the topology");
+  }
+  n->c = base->c;
   n->rt = rt;
   *out = n;
   return SC_OK;
@@ -64,8 +132,14 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
 void ncost_close(ncost *n) {
   if (!n) return;
   route_free(n->rt);
-  topo_free(n->t);
-  mem_free(n->m);
+  mem_free(n->load);
+  mem_free(n->touched);
+  if (n->owner) {
+    topo_free(n->c->t);
+    mem_free(n->c->m);
+    mem_free(n->c->sh);
+    mem_free(n->c);
+  }
   mem_free(n);
 }
 
@@ -103,7 +177,47 @@ static int build_rings(sched *s, coll_op op, double bytes, int n, int per) {
 
 /* Remember the first failure for ncost_error. */
 static void fail(ncost *n, const sc_error *e) {
-  if (n->err.code == SC_OK) n->err = *e;
+  core *c = n->c;
+#pragma omp critical(sc_ncost_err)
+  if (c->err.code == SC_OK) c->err = *e;
+  __atomic_store_n(&c->failed, 1, __ATOMIC_RELEASE);
+}
+
+/* 1 when a failure may be waiting: the threads of a search check after
+ * every plan, so only a failure takes the lock. */
+static int may_have_failed(const ncost *n) {
+  return n && __atomic_load_n(&n->c->failed, __ATOMIC_ACQUIRE);
+}
+
+/* The schedule NCCL would run for op over `ranks` GPUs, `per` of them in
+ * each NVLink domain; 0, or -1 when out of memory. Every transfer's size
+ * is proportional to `bytes`. */
+static int build(sched *s, coll_op op, double bytes, int ranks, int per) {
+  if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER)
+    return build_rings(s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
+  const coll_alg *a = coll_alg_find(op, op == COLL_ALL_TO_ALL ? "pairwise" : "ring");
+  sched_params p = {0};
+  p.n = ranks;
+  p.ppn = 1;
+  p.chunks = 1;
+  p.bytes = bytes;
+  return a ? a->build(s, &p) : -1;
+}
+
+/* The topology's GPU of each of the group's ranks (a new array, or NULL
+ * when out of memory). */
+static int *group_nodes(const ncost *n, int ranks, int stride) {
+  int *node = mem_alloc(sizeof(int) * (size_t)ranks);
+  if (node)
+    for (int i = 0; i < ranks; i++) node[i] = n->c->t->gpus[i * stride];
+  return node;
+}
+
+static void fail_nomem(ncost *n, coll_op op) {
+  sc_error err = {0};
+  sc_error_set(&err, SC_ENOMEM, "out of memory simulating a %s on the topology",
+               coll_op_name(op));
+  fail(n, &err);
 }
 
 /* Flow-engine seconds of op on the group, or -1 when it cannot run (the
@@ -112,34 +226,80 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
                        int per) {
   sched s;
   sched_init(&s);
-  int built = -1;
-  if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER) {
-    built = build_rings(&s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
-  } else {
-    const coll_alg *a = coll_alg_find(op, op == COLL_ALL_TO_ALL ? "pairwise" : "ring");
-    sched_params p = {0};
-    p.n = ranks;
-    p.ppn = 1;
-    p.chunks = 1;
-    p.bytes = bytes;
-    if (a) built = a->build(&s, &p);
-  }
-  int *node = mem_alloc(sizeof(int) * (size_t)ranks);
+  int built = build(&s, op, bytes, ranks, per);
+  int *node = group_nodes(n, ranks, stride);
   double t = -1;
   sc_error err = {0};
   if (node && built == 0) {
-    for (int i = 0; i < ranks; i++) node[i] = n->t->gpus[i * stride];
     flow_stats st;
-    if (flow_run(n->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
+    if (flow_run(n->c->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
     else fail(n, &err);
   } else {
-    sc_error_set(&err, SC_ENOMEM, "out of memory simulating a %s on the topology",
-                 coll_op_name(op));
-    fail(n, &err);
+    fail_nomem(n, op);
   }
   mem_free(node);
   sched_free(&s);
   return t;
+}
+
+/* The link-load bound of step st of s on the group's GPUs `node`: the
+ * longest path latency of its transfers (*lat) and the most any link
+ * carries over its bandwidth (*busy). load (an array over the topology's
+ * links) is zero on entry and on return. A transfer without a route or
+ * through a switch is left out (the bound only gets lower). */
+static void step_bound(ncost *n, const sched *s, const sched_step *st, const int *node,
+                       double *load, int *touched, double *lat, double *busy) {
+  const topo *t = n->c->t;
+  int nt = 0;
+  *lat = *busy = 0;
+  for (int k = 0; k < st->count; k++) {
+    const sched_xfer *x = &s->x[st->first + k];
+    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH || !(x->bytes > 0)) continue;
+    int a = node[x->src], b = node[x->dst];
+    const int *path;
+    int len = 0;
+    if (a == b || route_path(n->rt, a, b, &path, &len) != 0) continue;
+    double l = 0;
+    for (int j = 0; j < len; j++) {
+      int id = path[j];
+      if (load[id] == 0) touched[nt++] = id;
+      load[id] += x->bytes;
+      l += t->links[id].lat;
+    }
+    if (l > *lat) *lat = l;
+  }
+  for (int j = 0; j < nt; j++) {
+    int id = touched[j];
+    if (load[id] / t->links[id].bw > *busy) *busy = load[id] / t->links[id].bw;
+    load[id] = 0;
+  }
+}
+
+/* The bound of shape sh (op, ranks, stride set), from its schedule at
+ * one byte: each step's longest latency and busiest link, by its
+ * repeats, summed. 0, or -1 when out of memory. */
+static int shape_bound(ncost *n, shape *sh, int per) {
+  sched s;
+  sched_init(&s);
+  int built = build(&s, sh->op, 1.0, sh->ranks, per);
+  int *node = group_nodes(n, sh->ranks, sh->stride);
+  size_t links = (size_t)n->c->t->n_links + 1;
+  if (!n->load) n->load = mem_calloc(links, sizeof *n->load);
+  if (!n->touched) n->touched = mem_alloc(sizeof *n->touched * links);
+  int rc = -1;
+  if (built == 0 && node && n->load && n->touched) {
+    sh->lat = sh->per_byte = 0;
+    for (int i = 0; i < s.ns; i++) {
+      double lat, busy;
+      step_bound(n, &s, &s.s[i], node, n->load, n->touched, &lat, &busy);
+      sh->lat += lat * s.s[i].repeat;
+      sh->per_byte += busy * s.s[i].repeat;
+    }
+    rc = 0;
+  }
+  mem_free(node);
+  sched_free(&s);
+  return rc;
 }
 
 static unsigned long memo_hash(coll_op op, double bytes, int ranks, int stride) {
@@ -153,7 +313,7 @@ static unsigned long memo_hash(coll_op op, double bytes, int ranks, int stride) 
 
 /* The slot of (op, bytes, ranks, stride): its entry, or the free slot
  * where it goes. */
-static memo *memo_slot(ncost *n, coll_op op, double bytes, int ranks, int stride) {
+static memo *memo_slot(core *n, coll_op op, double bytes, int ranks, int stride) {
   unsigned long i = memo_hash(op, bytes, ranks, stride) & (unsigned long)(n->cap - 1);
   for (;; i = (i + 1) & (unsigned long)(n->cap - 1)) {
     memo *m = &n->m[i];
@@ -163,7 +323,7 @@ static memo *memo_slot(ncost *n, coll_op op, double bytes, int ranks, int stride
 }
 
 /* Double the table (or create it); 0, or -1 when out of memory. */
-static int memo_grow(ncost *n) {
+static int memo_grow(core *n) {
   int cap = n->cap ? 2 * n->cap : 64;
   memo *old = n->m;
   int old_cap = n->cap;
@@ -179,52 +339,175 @@ static int memo_grow(ncost *n) {
   return 0;
 }
 
+/* bytes rounded to 16 significant bits (a relative change of at most
+ * 2^-16): the sizes a search meets differ by a few KiB where a stage holds
+ * a norm more or less (4,803,608,576 and 4,803,612,672 bytes), and each
+ * distinct size would cost a flow-engine run. The run is made at the
+ * rounded size and its time scaled by bytes / rounded, which moves it by
+ * at most about 2^-16 = 0.0015 % (the part of the time that does not grow
+ * with the size is scaled too; the flow engine's own precision is 0.1 %:
+ * FLOW_PRECISION in flow.c). Measured against direct runs over 1,296
+ * (topology, op, group, size) cases on a fat-tree, a torus and a rail
+ * network: at most 0.0013 %; tests/test_netcost.c checks some.
+ * Deterministic: the rounded size depends on bytes alone. */
+static double on_grid(double bytes) {
+  int e;
+  double m = frexp(bytes, &e); /* bytes = m 2^e, 0.5 <= m < 1 */
+  return ldexp(round(ldexp(m, NCOST_GRID_BITS)), e - NCOST_GRID_BITS);
+}
+
+/* What claim() found. */
+typedef enum claim_rc { CLAIM_DONE, CLAIM_WAIT, CLAIM_MINE, CLAIM_NOMEM } claim_rc;
+
+/* The memo entry of (op, bytes, ranks, stride): its time when done
+ * (*flow), CLAIM_WAIT while another thread computes it, or CLAIM_MINE
+ * when it was missing (or failed) and is now this thread's to compute.
+ * Under sc_ncost. */
+static claim_rc claim(core *c, coll_op op, double bytes, int ranks, int stride, double *flow) {
+  if (2 * (c->n_memo + 1) > c->cap && memo_grow(c)) return CLAIM_NOMEM;
+  memo *m = memo_slot(c, op, bytes, ranks, stride);
+  if (m->used == ENTRY_DONE) {
+    *flow = m->flow;
+    return CLAIM_DONE;
+  }
+  if (m->used == ENTRY_PENDING) return CLAIM_WAIT;
+  if (!m->used) c->n_memo++;
+  *m = (memo){op, bytes, ranks, stride, 0, ENTRY_PENDING};
+  return CLAIM_MINE;
+}
+
+/* Store the time of a claimed entry (flow < 0: it failed). Under
+ * sc_ncost. */
+static void store(core *c, coll_op op, double bytes, int ranks, int stride, double flow) {
+  memo *m = memo_slot(c, op, bytes, ranks, stride);
+  m->flow = flow;
+  m->used = flow < 0 ? ENTRY_FAILED : ENTRY_DONE;
+}
+
+/* Let the thread computing an entry run (a search may have more threads
+ * than cores). */
+static void wait_a_little(void) { sched_yield(); }
+
 static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
                       double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
-  if ((long)(ranks - 1) * stride >= n->t->n_gpus) return nccl;
-  if (2 * (n->n_memo + 1) > n->cap && memo_grow(n)) {
+  core *c = n->c;
+  if ((long)(ranks - 1) * stride >= c->t->n_gpus) return nccl;
+  /* a reduce-scatter and an all-gather of the same size on the same group
+   * run the same ring schedule (build_rings): one simulation serves both */
+  coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
+  double grid = on_grid(bytes), flow = 0;
+  claim_rc rc;
+  for (;;) {
+#pragma omp critical(sc_ncost)
+    rc = claim(c, key, grid, ranks, stride, &flow);
+    if (rc != CLAIM_WAIT) break;
+    wait_a_little();
+  }
+  if (rc == CLAIM_NOMEM) {
     sc_error e;
     sc_error_set(&e, SC_ENOMEM, "out of memory remembering collective times");
     fail(n, &e);
     return nccl;
   }
-  /* a reduce-scatter and an all-gather of the same size on the same group
-   * run the same ring schedule (build_rings): one simulation serves both */
-  coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
-  memo *m = memo_slot(n, key, bytes, ranks, stride);
-  if (!m->used) {
-    double flow = simulate(n, key, bytes, ranks, stride, per);
-    if (flow < 0) return nccl; /* a failure: reported by ncost_error, not remembered */
-    *m = (memo){key, bytes, ranks, stride, flow, 1};
-    n->n_memo++;
+  if (rc == CLAIM_MINE) {
+    /* on this thread's routes, outside the lock */
+    flow = simulate(n, key, grid, ranks, stride, per);
+#pragma omp critical(sc_ncost)
+    store(c, key, grid, ranks, stride, flow);
+    if (flow < 0) return nccl; /* a failure: reported by ncost_error */
   }
-  return m->flow > nccl ? m->flow : nccl;
+  flow *= bytes / grid;
+  return flow > nccl ? flow : nccl;
 }
 
-/* One thread at a time in the memo, the route table and the flow engine:
- * the jobs of a search's threads share one ncost (job_open_sharing). */
+/* The index of shape (op, ranks, stride) among c's, or -1. Under sc_ncost. */
+static int shape_find(const core *c, coll_op op, int ranks, int stride) {
+  for (int i = 0; i < c->n_sh; i++)
+    if (c->sh[i].op == op && c->sh[i].ranks == ranks && c->sh[i].stride == stride) return i;
+  return -1;
+}
+
+/* claim() for the shape of (op, ranks, stride): *out is the shape when
+ * done, *at its index when it is this thread's to bound. Under sc_ncost. */
+static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, shape *out, int *at) {
+  int i = shape_find(c, op, ranks, stride);
+  if (i >= 0 && c->sh[i].state == ENTRY_DONE) {
+    *out = c->sh[i];
+    return CLAIM_DONE;
+  }
+  if (i >= 0 && c->sh[i].state == ENTRY_PENDING) return CLAIM_WAIT;
+  if (i < 0) {
+    if (vec_grow((void **)&c->sh, &c->cap_sh, (long)c->n_sh + 1, sizeof *c->sh)) return CLAIM_NOMEM;
+    i = c->n_sh++;
+  }
+  c->sh[i] = (shape){op, ranks, stride, 0, 0, ENTRY_PENDING};
+  *at = i;
+  return CLAIM_MINE;
+}
+
+/* The bound of (op, ranks, stride) into *out, computed on first use (on
+ * this thread's routes, outside the lock); 0, or -1 when out of memory. */
+static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape *out) {
+  core *c = n->c;
+  int at = -1;
+  claim_rc rc;
+  for (;;) {
+#pragma omp critical(sc_ncost)
+    rc = shape_claim(c, op, ranks, stride, out, &at);
+    if (rc != CLAIM_WAIT) break;
+    wait_a_little();
+  }
+  if (rc != CLAIM_MINE) return rc == CLAIM_DONE ? 0 : -1;
+  *out = (shape){op, ranks, stride, 0, 0, ENTRY_DONE};
+  int failed = shape_bound(n, out, per) != 0;
+  if (failed) out->state = ENTRY_FAILED;
+#pragma omp critical(sc_ncost)
+  c->sh[at] = *out;
+  return failed ? -1 : 0;
+}
+
+static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                       double nccl) {
+  if (!n || ranks <= 1 || bytes <= 0) return nccl;
+  if ((long)(ranks - 1) * stride >= n->c->t->n_gpus) return nccl;
+  coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
+  shape sh;
+  if (shape_of(n, key, ranks, stride, per, &sh)) {
+    fail_nomem(n, op);
+    return nccl;
+  }
+  double b = NCOST_BOUND_SAFETY * fmax(sh.lat, sh.per_byte * bytes);
+  return b > nccl ? b : nccl;
+}
+
+double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                   double nccl) {
+  return bound_of(n, op, bytes, ranks, stride, per, nccl);
+}
+
 double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
                   int per, double nccl) {
-  double t;
-#pragma omp critical(sc_ncost)
-  t = time_of(n, op, bytes, ranks, stride, per, nccl);
-  return t;
+  return time_of(n, op, bytes, ranks, stride, per, nccl);
 }
 
 int ncost_failed(const ncost *n) {
+  if (!may_have_failed(n)) return 0;
   int failed;
-#pragma omp critical(sc_ncost)
-  failed = n && n->err.code != SC_OK;
+#pragma omp critical(sc_ncost_err)
+  failed = n->c->err.code != SC_OK;
   return failed;
 }
 
 int ncost_error(ncost *n, sc_error *err) {
+  if (!may_have_failed(n)) return SC_OK;
   int rc = SC_OK;
-#pragma omp critical(sc_ncost)
-  if (n && n->err.code != SC_OK) {
-    rc = sc_error_set(err, n->err.code, "%s", n->err.msg);
-    n->err = (sc_error){0};
+  core *c = n->c;
+#pragma omp critical(sc_ncost_err)
+  if (c->err.code != SC_OK) {
+    rc = sc_error_set(err, c->err.code, "%s", c->err.msg);
+    c->err = (sc_error){0};
+    __atomic_store_n(&c->failed, 0, __ATOMIC_RELEASE);
   }
   return rc;
 }

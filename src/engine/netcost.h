@@ -15,9 +15,15 @@
  * so a non-blocking fabric changes nothing and an oversubscribed,
  * tapered or torus network slows what it should. Results are memoised per
  * (op, size, ranks, stride): a prediction runs each distinct collective
- * once. The functions below may be called from several threads at once
- * (one at a time runs inside: OpenMP critical section sc_ncost), so the
- * jobs of a search's threads share one ncost.
+ * once, at its size rounded to 16 significant bits with the time scaled
+ * to the exact size (within 0.0015 %; netcost.c on_grid).
+ *
+ * Threads: the jobs of a search's threads each hold an ncost opened by
+ * ncost_open_sharing on the first job's. They share the topology, the
+ * memo of flow-engine runs, the bounds and the failure (each read and
+ * written under an OpenMP critical section); each has its own route table
+ * (routes are filled in lazily), so their simulations run side by side.
+ * One ncost is used by one thread at a time.
  */
 #ifndef SC_ENGINE_NETCOST_H
 #define SC_ENGINE_NETCOST_H
@@ -31,6 +37,9 @@ typedef struct ncost ncost;
  * when it names none. Errors: the topology's own (file:line:column or the
  * element), or SC_EINPUT when it has fewer GPUs than the cluster. */
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err);
+/* A view of base (NULL: *out NULL) for another thread: base's topology,
+ * memo and bounds, its own routes. Close it before base. SC_ENOMEM. */
+int ncost_open_sharing(ncost *base, ncost **out, sc_error *err);
 void ncost_close(ncost *n);
 
 /* Seconds of op over `ranks` GPUs `stride` apart (starting at GPU 0),
@@ -41,6 +50,17 @@ void ncost_close(ncost *n);
  * the times. */
 double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
                   int per, double nccl);
+
+/* A lower bound of ncost_time's seconds, without running the flow
+ * engine: the larger of `nccl` and the link-load bound of the schedule
+ * ncost_time would simulate -- for each step the most any link carries
+ * over its bandwidth (no sharing can deliver those bytes sooner) or the
+ * longest path latency, summed over the steps, less 1 % for the flow
+ * engine's event precision. Computed once per (op, ranks, stride) at one
+ * byte (every transfer of the schedules is proportional to the size) and
+ * scaled. Failures as ncost_time's. */
+double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
+                   double nccl);
 
 /* 1 when a failure is waiting for ncost_error (0 for NULL). */
 int ncost_failed(const ncost *n);

@@ -46,6 +46,10 @@ typedef struct dpm_layer {
                         ops without parameters in between included) */
   double host_bwd_s; /* host seconds of issuing that work (eager framework;
                         0 otherwise) */
+  double fwd_s;      /* GPU seconds of its operator's forward pass and the
+                        parameterless operators after it (up to the next
+                        layer in forward order): its weights are needed
+                        at the start of this window */
 } dpm_layer;
 
 typedef struct dpm_model {
@@ -57,6 +61,8 @@ typedef struct dpm_model {
   double bwd_s;      /* GPU seconds of the whole backward pass */
   double tail_s;     /* backward GPU seconds after the last gradient is
                         ready (input-side ops without parameters) */
+  double head_s;     /* forward GPU seconds before the first layer's
+                        operator (fwd_s = head_s + sum of layers[].fwd_s) */
   double optimizer_s;/* the optimizer step over all parameters */
   double single_s;   /* the whole step on one GPU (no communication) */
   long batch;        /* samples per GPU it was costed for */

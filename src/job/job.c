@@ -28,9 +28,8 @@
 struct sc_job {
   sc_scenario s;          /* model and cluster resolved, plan as given */
   wg_graph *g;            /* owned */
-  ncost *net;             /* owned (borrowed when shares_net), NULL
-                             without a topology */
-  int shares_net;         /* 1 = net is another job's (job_open_sharing) */
+  ncost *net;             /* owned (a view of another job's with
+                             job_open_sharing), NULL without a topology */
   sc_scenario cur;        /* the scenario of the plan being evaluated */
   xg x;                   /* the plan's execution graph (reused) */
   memo costs;             /* kernel and collective times of this job */
@@ -39,8 +38,9 @@ struct sc_job {
   eng e;
 };
 
-/* sc_job_open; with `net` non-NULL the job borrows that topology (and
- * its memo of flow-engine runs) instead of loading its own. */
+/* sc_job_open; with `net` non-NULL the job shares that topology (and its
+ * memo of flow-engine runs, with routes of its own: ncost_open_sharing)
+ * instead of loading its own. */
 static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *err) {
   *out = NULL;
   sc_job *j = mem_calloc(1, sizeof *j);
@@ -53,8 +53,7 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
   if (rc == SC_OK && net) {
-    j->net = net;
-    j->shares_net = 1;
+    rc = ncost_open_sharing(net, &j->net, err);
   } else if (rc == SC_OK) {
     rc = ncost_open(&j->s.cluster, &j->net, err);
   }
@@ -77,7 +76,7 @@ int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err) {
 void sc_job_close(sc_job *j) {
   if (!j) return;
   wg_free(j->g);
-  if (!j->shares_net) ncost_close(j->net);
+  ncost_close(j->net);
   xg_free(&j->x);
   memo_free(&j->costs);
   memo_free(&j->bound_costs);
@@ -211,13 +210,13 @@ int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
 }
 
 int job_bound(sc_job *j, double *step_s, sc_error *err) {
-  j->e.net = NULL;
+  j->e.net_bound = 1;
   j->e.costs = &j->bound_costs;
   int rc = eng_prepare(&j->e, err);
   sc_result r;
   if (rc == SC_OK) eng_result(&j->e, &r);
   *step_s = rc == SC_OK ? r.step_s : 0;
-  j->e.net = j->net;
+  j->e.net_bound = 0;
   j->e.costs = &j->costs;
   return settle(j, rc, err);
 }

@@ -29,9 +29,10 @@ const struct eng *job_eng(const sc_job *j);
  *             memory of its most loaded stage (no time costed yet).
  *             SC_EINPUT when the checks reject the plan.
  * job_bound   after job_lower: a lower bound of the step, every
- *             collective at NCCL's closed form on the group's links (a
- *             topology only adds to those times: netcost.h); without a
- *             topology it is the step itself.
+ *             collective on a topology at the larger of NCCL's closed
+ *             form and the link-load bound of its schedule (ncost_bound:
+ *             no flow-engine run); without a topology it is the step
+ *             itself.
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
@@ -42,9 +43,9 @@ int job_bound(sc_job *j, double *step_s, sc_error *err);
 int job_finish(sc_job *j, sc_result *r, sc_error *err);
 
 /* A new job on j0's scenario that shares j0's topology and its memo of
- * flow-engine runs (netcost.h: safe from several threads), so that the
- * threads of a search simulate each distinct collective once. Close it
- * before j0. */
+ * flow-engine runs (netcost.h: each job on its own thread, with routes of
+ * its own), so that the threads of a search simulate each distinct
+ * collective about once, side by side. Close it before j0. */
 int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
 
 /* 1 when the job's cluster names a topology (collectives run through the

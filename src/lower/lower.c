@@ -681,14 +681,24 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
   int chunk = 0, in_chunk = 0; /* virtual stage of `layer`, its position there */
   ch->n_first = ch->n_last = 0;
   ch->last_trans = -1;
+  /* knobs that change the strategy from one layer to the next */
+  int per_layer = p->recompute_layers > 0 || p->bf16_first_layers > 0 ||
+                  p->bf16_last_layers > 0;
   for (int b = 0; b < g->n_blocks; b++) {
     const wg_block *bl = &g->blocks[b];
     for (int i = 0; i < bl->count; i++) {
       strat st;
       int idx = bl->role == WG_ROLE_LAYER ? layer : -1, seg, tr = -1;
-      /* knobs that change the strategy from one layer to the next */
-      int per_layer = p->recompute_layers > 0 || p->bf16_first_layers > 0 ||
-                      p->bf16_last_layers > 0;
+      if (i > 0 && p->n_overrides == 0 && !per_layer && idx >= 0) {
+        /* the rest of the block's layers are the one before it: the same
+         * segment, no re-layout (the chunk position only matters to the
+         * per-layer knobs, so it is not kept) */
+        for (int k = i; k < bl->count; k++, layer++) {
+          scr->layer_seg[layer] = prev;
+          scr->layer_trans[layer] = -1;
+        }
+        break;
+      }
       if (idx >= 0)
         while (chunk < p->pp * c->x->vpp - 1 && in_chunk >= scr->stage_layers[chunk])
           chunk++, in_chunk = 0;
@@ -749,6 +759,19 @@ static int run(xg *x, int first, int seg) {
   return xg_add_run(x, seg, 1) < 0 ? -1 : 0;
 }
 
+/* run() of seg n times. */
+static int run_n(xg *x, int first, int seg, int n) {
+  if (seg < 0) return 0;
+  if (x->n_runs > first) {
+    xg_run *r = &x->runs[x->n_runs - 1];
+    if (r->segment == seg) {
+      r->count += n;
+      return 0;
+    }
+  }
+  return xg_add_run(x, seg, n) < 0 ? -1 : 0;
+}
+
 /* 1 when stages a and b have the same runs. */
 static int same_runs(const xg *x, const xg_stage *a, const xg_stage *b) {
   if (a->n_runs != b->n_runs) return 0;
@@ -775,10 +798,16 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
     for (int v = 0; v < pp; v++) {
       int n = scr->stage_layers[k * pp + v];
       if (v == s)
-        for (int l = first; l < first + n; l++)
-          if (run(x, st.first_run, scr->layer_trans[l]) ||
-              run(x, st.first_run, scr->layer_seg[l]))
+        for (int l = first, m; l < first + n; l += m) {
+          /* a layer's re-layout, then it and the layers after it in the
+           * same segment without one: one run */
+          int seg = scr->layer_seg[l];
+          for (m = 1; l + m < first + n && scr->layer_trans[l + m] < 0 &&
+                      scr->layer_seg[l + m] == seg; m++)
+            ;
+          if (run(x, st.first_run, scr->layer_trans[l]) || run_n(x, st.first_run, seg, m))
             return -1;
+        }
       first += n;
     }
   if (s == pp - 1) {

@@ -24,8 +24,24 @@ typedef struct rankq {
   int rows;              /* predicted rows in those groups */
 } rankq;
 
+/* One scored row of a group, for a per-group diagnostic. */
+typedef struct rankq_row {
+  const char *id;        /* the row's id */
+  double measured, predicted;  /* step seconds */
+} rankq_row;
+
+/* Called once per scored group (key "model|layers|hidden|gpus|global_batch",
+ * its n rows sorted by measured time, its tau-b, and whether its predicted
+ * best is within `within` of the measured best). */
+typedef void (*rankq_group_fn)(void *ud, const char *key, const rankq_row *rows, int n,
+                               double tau, int best_within);
+
 /* Predict every row of the training CSV at path and score the ranking.
  * SC_OK, or the error of reading or predicting the file. */
 int rankq_file(const char *path, double within, rankq *out, sc_error *err);
+
+/* rankq_file, calling fn (may be NULL) for every scored group. */
+int rankq_file_ex(const char *path, double within, rankq *out, rankq_group_fn fn, void *ud,
+                  sc_error *err);
 
 #endif

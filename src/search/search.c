@@ -38,6 +38,7 @@
 
 #define PLANS_PER_THREAD 256
 #define PROGRESS_EVERY_S 0.1
+#define TICK_EVERY 16
 
 /* A fitting plan waiting for the second pass, with its bound. */
 typedef struct bounded {
@@ -51,6 +52,7 @@ typedef struct worker {
   sc_candidate *slots;   /* owned: best.c */
   topk best;
   long tried, valid, fit;
+  int unticked;          /* plans done not yet added to shared.done */
   long closest;          /* valid plan with least memory (-1 none) */
   space_pt held;         /* the last plan lowered, and of its most loaded */
   double held_static;    /* stage the weights, gradients and optimizer
@@ -62,6 +64,7 @@ typedef struct worker {
   int n_b, cap_b;
   int rc;                /* SC_OK, or what failed */
   sc_error err;
+  char pad[64];          /* the next worker's counters on other cache lines */
 } worker;
 
 /* What the threads share. */
@@ -117,12 +120,16 @@ static void watch(shared *sh, long done) {
   }
 }
 
-/* Count one plan of the first pass done (and watch every 16). */
-static void tick(shared *sh) {
+/* Count one plan of the first pass done: each worker adds its plans to
+ * the shared count 16 at a time (and thread 0 then watches), so that the
+ * threads do not contend for one counter on every plan. */
+static void tick(shared *sh, worker *w) {
+  if (++w->unticked < TICK_EVERY) return;
   long done;
 #pragma omp atomic capture
-  done = ++sh->done;
-  if (done % 16 == 0) watch(sh, done);
+  done = sh->done += w->unticked;
+  w->unticked = 0;
+  watch(sh, done);
 }
 
 static void fail(shared *sh, worker *w, int rc, const sc_error *e) {
@@ -262,14 +269,15 @@ static int by_bound(const void *a, const void *b) {
 
 /* ------------------------------------------------------------ workers */
 
+/* The workers' slots and top k; worker 0 takes job0, the others open
+ * their jobs on their own threads (worker_job). */
 static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, int k,
                         sc_error *err) {
   for (int t = 0; t < n; t++) {
     worker *w = &ws[t];
     w->closest = -1;
-    int rc = t == 0 ? SC_OK : job_open_sharing(job0, &w->job, err);
     if (t == 0) w->job = job0;
-    if (rc != SC_OK) return rc;
+    int rc;
     w->slots = t == 0 ? slots0 : mem_alloc(sizeof *w->slots * (size_t)k);
     if (!w->slots) return sc_error_set(err, SC_ENOMEM, "out of memory starting the threads");
     if ((rc = topk_init(&w->best, w->slots, k, err)) != SC_OK) return rc;
@@ -327,6 +335,18 @@ static long pruned_of(const bounded *all, long nb, double bar) {
   return n;
 }
 
+/* On worker t's thread: open its job, sharing worker 0's (in parallel:
+ * building a job's graph is the threads' only start-up work). 0, or -1
+ * when it failed (the search then stops). */
+static int worker_job(shared *sh, worker *ws, int t) {
+  if (ws[t].job) return 0;
+  sc_error e = {0};
+  int rc = job_open_sharing(ws[0].job, &ws[t].job, &e);
+  if (rc == SC_OK) return 0;
+  fail(sh, &ws[t], rc, &e);
+  return -1;
+}
+
 /* ------------------------------------------------------------- driver */
 
 /* Threads for n plans (this process's share). */
@@ -379,11 +399,16 @@ static int worker_error(const worker *ws, int nt, sc_error *err) {
  * merged over the processes; results in ws[0].best. */
 static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
                sc_search_stats *st, sc_error *err) {
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
-  for (long i = sh->rank; i < sh->n; i += sh->size) {
-    if (get_stop(sh)) continue;
-    first_pass(sh, &ws[thread_id()], i);
-    tick(sh);
+#pragma omp parallel num_threads(nt)
+  {
+    int t = thread_id();
+    int ok = worker_job(sh, ws, t) == 0;
+#pragma omp for schedule(dynamic, 16)
+    for (long i = sh->rank; i < sh->n; i += sh->size) {
+      if (!ok || get_stop(sh)) continue;
+      first_pass(sh, &ws[t], i);
+      tick(sh, &ws[t]);
+    }
   }
   int rc = worker_error(ws, nt, err);
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);

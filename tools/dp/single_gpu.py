@@ -5,7 +5,10 @@ and per (file, model, GPU, dtype).
 
     tools/dp/single_gpu.py [--stepcast build/stepcast] [CSV ...]
 
-Default CSVs: ../shared/validation/dp_training/*.csv. Each row becomes
+Default CSVs: ../shared/validation/dp_training/*.csv. The tf_cnn_benchmarks
+rows with one GPU ran with a parameter server (variables on the CPU or
+on gpu0: scheme ps_sync), whose pulls, pushes and update this compute-
+only prediction leaves out; the summary separates them. Each row becomes
   -m MODEL_VARIANT -g GPU -n 1 --gb batch_per_gpu*grad_accum
   plan.micro_batch=batch_per_gpu, plan.dtype=DTYPE, model.seq=SEQ (BERT)
 with DTYPE fp32 -> fp32, tf32 -> tf32, amp -> fp16, unknown -> fp16 (the
@@ -55,7 +58,8 @@ def main():
                 continue
             meas = float(row["measured_iter_s"] or row["worker_step_s"])
             pred, why = predict(a.stepcast, row)
-            key = (os.path.basename(f), row["model_variant"], row["gpu"], row["dtype"])
+            key = (os.path.basename(f), row["model_variant"], row["gpu"], row["dtype"],
+                   row["scheme"] + (f" ({row['ps_placement']})" if row["ps_placement"] else ""))
             if pred is None:
                 print(f"{row['id']:>28} skipped: {why}")
                 groups.setdefault(key, []).append(None)
@@ -66,20 +70,25 @@ def main():
                   f"measured {meas*1e3:8.1f} ms predicted {pred*1e3:8.1f} ms {100*err:+6.1f} %")
             groups.setdefault(key, []).append(err)
     print()
-    print("| file | model | GPU | dtype | rows | MAPE | mean signed error |")
-    print("| --- | --- | --- | --- | ---: | ---: | ---: |")
-    allerr = []
-    for (f, m, g, d), errs in groups.items():
+    print("| file | model | GPU | dtype | scheme | rows | MAPE | mean signed error |")
+    print("| --- | --- | --- | --- | --- | ---: | ---: | ---: |")
+    allerr, compute_only = [], []
+    for (f, m, g, d, sch), errs in groups.items():
         e = [x for x in errs if x is not None]
         allerr += e
         if not e:
-            print(f"| {f} | {m} | {g} | {d} | {len(errs)} | skipped | |")
+            print(f"| {f} | {m} | {g} | {d} | {sch} | {len(errs)} | skipped | |")
             continue
         mape = 100 * sum(abs(x) for x in e) / len(e)
         sign = 100 * sum(e) / len(e)
-        print(f"| {f} | {m} | {g} | {d} | {len(e)} | {mape:.1f} % | {sign:+.1f} % |")
+        print(f"| {f} | {m} | {g} | {d} | {sch} | {len(e)} | {mape:.1f} % | {sign:+.1f} % |")
+        if not sch.startswith("ps_"):
+            compute_only += e
     if allerr:
         print(f"\nall {len(allerr)} rows: MAPE {100*sum(abs(x) for x in allerr)/len(allerr):.1f} %")
+    if compute_only:
+        print(f"without a parameter server ({len(compute_only)} rows): MAPE "
+              f"{100*sum(abs(x) for x in compute_only)/len(compute_only):.1f} %")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+/*
+ * test_netcost.c -- the link-load bound of a collective on a topology
+ * (ncost_bound) never exceeds the flow engine's time (ncost_time), and is
+ * close to it where the bandwidth dominates, so that a search's best-first
+ * pass prunes on it without changing what it finds.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "coll/sched.h"
+#include "engine/netcost.h"
+#include "load/topo_json.h"
+#include "net/flow.h"
+#include "net/route.h"
+
+/* Over every op the search costs, power-of-two groups and strides and
+ * sizes 1 KiB .. 64 GiB on topology `spec` of `gpus` GPUs (NVLink domains
+ * of `domain`): bound <= time; returns the smallest bound/time at 1 GiB
+ * and more. */
+static double check_bound(const char *spec, int gpus, int domain) {
+  sc_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.topology, sizeof c.topology, "%s", spec);
+  c.gpus = gpus;
+  ncost *n;
+  sc_error e = {0};
+  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  static const coll_op ops[] = {COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_ALL_REDUCE,
+                                COLL_SEND_RECV, COLL_ALL_TO_ALL};
+  double tightest = INFINITY;
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (int ranks = 2; ranks <= gpus && ranks <= (ops[o] == COLL_SEND_RECV ? 2 : 64); ranks *= 2)
+      for (int stride = 1; stride * ranks <= gpus; stride *= 4) {
+        int per = domain / stride < 1 ? 1 : domain / stride;
+        if (per > ranks) per = ranks;
+        for (int k = 10; k <= 36; k += 2) {
+          double b = ldexp(1, k);
+          double t = ncost_time(n, ops[o], b, ranks, stride, per, 0);
+          double lo = ncost_bound(n, ops[o], b, ranks, stride, per, 0);
+          cr_assert(lo > 0 && lo <= t, "%s: op %d over %d ranks stride %d, %g bytes: bound %g s > flow %g s",
+                    spec, ops[o], ranks, stride, b, lo, t);
+          if (k >= 30 && lo / t < tightest) tightest = lo / t;
+          /* the bound of a larger size is never below a smaller one's */
+          cr_assert(ncost_bound(n, ops[o], 2 * b, ranks, stride, per, 0) >= lo);
+        }
+      }
+  cr_assert_eq(ncost_error(n, &e), SC_OK, "%s", e.msg);
+  ncost_close(n);
+  return tightest;
+}
+
+Test(netcost, bound_below_flow_and_tight_on_an_oversubscribed_fat_tree) {
+  double r = check_bound("fat_tree:hosts=256,radix=16,levels=3,oversub=2,bw=50", 256, 8);
+  cr_assert(r > 0.9, "bound only %.3f of the flow time at large sizes", r);
+}
+
+Test(netcost, bound_below_flow_on_a_torus_and_a_rail_network) {
+  check_bound("torus:x=4,y=4,z=4,bw=50", 64, 1);
+  check_bound("rail:nodes=8,gpus=8", 64, 8);
+}
+
+Test(netcost, bound_is_the_nccl_time_when_larger) {
+  sc_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.topology, sizeof c.topology, "%s", "fat_tree:hosts=32,radix=8,levels=2,oversub=2,bw=50");
+  c.gpus = 32;
+  ncost *n;
+  sc_error e = {0};
+  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 16, 1, 8, 1.0), 1.0);
+  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 1, 1, 1, 0.5), 0.5);
+  ncost_close(n);
+}
+
+/* The flow-engine time of a send/recv of `bytes` from GPU 0 to GPU
+ * `stride` of topology spec, run directly (no rounding of the size). */
+static double direct_send(const char *spec, double bytes, int stride) {
+  topo *t = NULL;
+  sc_error e = {0};
+  cr_assert_eq(topo_load_spec(spec, &t, &e), SC_OK, "%s", e.msg);
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  cr_assert_not_null(rt);
+  sched s;
+  sched_init(&s);
+  sched_params p = {0};
+  p.n = 2;
+  p.ppn = 1;
+  p.chunks = 1;
+  p.bytes = bytes;
+  const coll_alg *a = coll_alg_find(COLL_SEND_RECV, "ring");
+  cr_assert_not_null(a);
+  cr_assert_eq(a->build(&s, &p), 0);
+  int node[2] = {t->gpus[0], t->gpus[stride]};
+  flow_stats st;
+  cr_assert_eq(flow_run(t, rt, &s, node, &st, &e), SC_OK, "%s", e.msg);
+  sched_free(&s);
+  route_free(rt);
+  topo_free(t);
+  return st.time;
+}
+
+/* ncost_time runs the flow engine at the size rounded to 16 significant
+ * bits and scales: within 0.002 % of a direct run at the exact size, for
+ * sizes off the grid (a few KiB apart, as a search's stages are). */
+Test(netcost, rounded_sizes_agree_with_direct_runs) {
+  const char *spec = "fat_tree:hosts=64,radix=8,levels=3,oversub=2,bw=50";
+  sc_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.topology, sizeof c.topology, "%s", spec);
+  c.gpus = 64;
+  ncost *n;
+  sc_error e = {0};
+  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  static const double sizes[] = {98304 + 4096, 4803608576.0, 4803612672.0, 123456789.0, 777.0};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+    for (int stride = 1; stride <= 32; stride *= 4) {
+      double t = ncost_time(n, COLL_SEND_RECV, sizes[i], 2, stride, 1, 0);
+      double d = direct_send(spec, sizes[i], stride);
+      cr_assert(fabs(t - d) <= 2e-5 * d, "%g bytes over stride %d: %.9g s, direct %.9g s", sizes[i],
+                stride, t, d);
+    }
+  ncost_close(n);
+}

@@ -678,6 +678,8 @@ Test(alloc_faults, dp_schemes) {
   snprintf(c.s.dp.graph, sizeof c.s.dp.graph, "exp2");
   fault_case fc = {.run = dp_fault_run, .check = dp_fault_check, .ctx = &c, .err = &c.err};
   snprintf(fc.name, sizeof fc.name, "sc_dp_compare of GPT-3 125M on 16 GPUs with a graph");
+  fault_loop(&fc);
+}
 
 /* ------------------------------------------- data-parallel models */
 

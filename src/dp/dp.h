@@ -85,6 +85,8 @@ typedef struct dp_layer {
   double bwd_s;        /* backward seconds of this layer (its gradient is
                           ready at the end of it) */
   int tensors;         /* gradient tensors (weight, bias, ...) >= 1 */
+  double fwd_s;        /* forward seconds from its operator to the next
+                          layer's (its weights are needed at the start) */
 } dp_layer;
 
 /* What a scheme needs of the model, per worker and optimizer step. */
@@ -92,6 +94,8 @@ typedef struct dp_model {
   dp_layer *layers;    /* owned, backward order (last layer first) */
   int n;
   double fwd_s;        /* forward seconds of a step */
+  double head_s;       /* forward seconds before the first layer's weights
+                          are needed */
   double bwd_s;        /* sum of layers[].bwd_s */
   double other_s;      /* host, optimizer, input pipeline, ... seconds */
   double grad_bytes;   /* sum of layers[].grad_bytes */

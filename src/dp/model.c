@@ -25,6 +25,7 @@ int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, d
     l->grad_bytes = src->params * grad_elem;
     l->bwd_s = fmax(src->bwd_s, src->host_bwd_s);
     l->tensors = src->tensors;
+    l->fwd_s = src->fwd_s;
     m->param_bytes += src->params * param_elem;
   }
   m->layers[m->n++] = (dp_layer){.bwd_s = d->tail_s};
@@ -34,6 +35,7 @@ int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, d
     m->tensors += m->layers[i].tensors;
   }
   m->fwd_s = d->fwd_s;
+  m->head_s = d->head_s;
   m->micro_steps = 1;
   m->samples = (double)d->batch;
   return SC_OK;

@@ -104,15 +104,15 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
   return SC_OK;
 }
 
-/* Exposed pull: the forward pass (layers in forward order, each taking
- * its share of fwd_s) waits for each layer's variables, pulled one after
- * another from the start of the step. */
+/* Exposed pull: the forward pass (layers in forward order, each its
+ * forward window from dpm_layers) waits for each layer's variables,
+ * pulled one after another from the start of the step. */
 static double ps_pull_exposed(const dp_model *m, const ps_ctx *p, double *total) {
-  double pulled = 0, t = 0;
+  double pulled = 0, t = m->head_s;
   *total = 0;
   for (int i = m->n - 1; i >= 0; i--) {
     const dp_layer *l = &m->layers[i];
-    double fwd = m->bwd_s > 0 ? l->bwd_s / m->bwd_s * m->fwd_s : 0;
+    double fwd = l->fwd_s;
     if (l->grad_bytes > 0) {
       double c = ps_msg(p, l->grad_bytes, l->tensors);
       pulled += c;

@@ -965,6 +965,9 @@ typedef struct sc_validation {
                            reading uncertainty; "" otherwise */
   int rank_pairs;       /* dp sets: scheme pairs compared */
   double rank_right;    /* ... of them ordered right (a predicted tie: 1/2) */
+  double scaling_err;   /* dp sets: mean |error| of the scaling efficiency
+                           against the one-GPU row (fraction) ... */
+  int scaling_rows;     /* ... over this many multi-GPU rows (0: none) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it

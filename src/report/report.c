@@ -508,8 +508,9 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
     if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
     if (f[i].kind == VAL_DP) { /* issue 9: families, ranking */
-      fprintf(out, ", \"rank_pairs\": %d, \"rank_right\": %.1f, \"note\": ", f[i].rank_pairs,
-              f[i].rank_right);
+      fprintf(out, ", \"rank_pairs\": %d, \"rank_right\": %.1f, \"scaling_err\": %.6g, "
+                   "\"scaling_rows\": %d, \"note\": ", f[i].rank_pairs, f[i].rank_right,
+              f[i].scaling_err, f[i].scaling_rows);
       esc_json(out, f[i].note);
     }
     fputc('}', out);

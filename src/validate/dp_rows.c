@@ -359,6 +359,7 @@ static void vdp_note(val_file *vf, const vdp_info *info) {
              vf->rank_right, vf->rank_pairs, 100.0 * vf->rank_right / vf->rank_pairs);
   int ns;
   double sc = vdp_scaling(vf, info, &ns);
+  vf->scaling_err = sc, vf->scaling_rows = ns;
   if (ns)
     snprintf(n + strlen(n), cap - strlen(n),
              " scaling efficiency vs the one-GPU row %.1f%% off (%d rows);", 100 * sc, ns);

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+
+int cmd_recsys(int argc, char **argv); /* cmd_recsys.c */
 #include "stepcast.h"
 
 typedef struct command {
@@ -21,6 +23,7 @@ static const command commands[] = {
     {"collective", cmd_collective, "nccl-tests-like table of a collective on a topology"},
     {"topo", cmd_topo, "describe, check or export (DOT) a topology"},
     {"trace", cmd_trace, "replay PyTorch profiler traces of a job, what bounds its step, what-if"},
+    {"recsys", cmd_recsys, "recommendation models: embedding sharding time, memory, planner"},
     {"presets", cmd_presets, "list the GPU, model and cluster presets"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

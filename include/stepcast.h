@@ -184,6 +184,9 @@ typedef struct sc_bert {
   int mlm_positions;   /* masked positions the MLM head predicts per
                           sequence (0 = ceil(5 seq / 32): Google BERT's
                           max_predictions_per_seq 20 at 128, 80 at 512) */
+  int tokens;          /* tokens per sequence the encoder runs, on average,
+                          when the implementation unpads or packs its
+                          inputs (NVIDIA's MLPerf BERT); 0 = seq (padded) */
 } sc_bert;
 
 /* Which builder turns a model spec into a workload graph. */
@@ -923,9 +926,11 @@ typedef enum sc_validation_kind {
   SC_VALIDATION_TRAINING = 0,
   SC_VALIDATION_COLLECTIVE,
   SC_VALIDATION_UNSUPPORTED,
-  SC_VALIDATION_DP          /* data-parallel CNN/BERT runs over a scheme
+  SC_VALIDATION_DP,         /* data-parallel CNN/BERT runs over a scheme
                                (`measured_iter_s` with `scheme`; issue 9):
                                seconds per step, async rows a worker's step */
+  SC_VALIDATION_RECSYS      /* recommendation models (`measured_iter_ms` + `tables`):
+                               times in seconds, rows grouped by sharding */
 } sc_validation_kind;
 
 /* One row of a set. */
@@ -944,6 +949,7 @@ typedef struct sc_validation_row {
   char family[12];      /* dp sets: the row's scheme family */
   double unc_x;         /* dp sets: |error| in samples/s over the row's
                            measured_uncertainty; -1 when none is given */
+  char group[32];       /* recsys: the row's sharding kind; "" otherwise */
 } sc_validation_row;
 
 /* One set: its rows and the summary of their errors (fractions). */

@@ -141,7 +141,7 @@ expect 3 "cannot read" -- validate "$TMP/none.csv"
 for f in "$ROOT"/data/validation/*/*.csv; do
   expect 0 "validation/$(basename "$(dirname "$f")")/$(basename "$f")" -- validate --summary
 done
-expect 0 "not supported yet: 53 rows" -- validate --summary
+expect 0 "not supported yet: 60 rows" -- validate --summary
 expect 0 '"kind": "unsupported"' -- validate --format json
 a=$(cd "$TMP" && "$CLI" validate --format json | md5sum)
 b=$(cd / && "$CLI" validate --format json | md5sum)
@@ -161,6 +161,13 @@ expect 0 "2 ranks" -- trace "$D/synth_2rank_r0.json" "$D/synth_2rank_r1.json" --
 expect 0 "2 ranks" -- trace "$TMP/g2-rank0.json" "$TMP/g2-rank1.json"
 expect 3 "cannot write" -- trace "$D/synth_1rank.json" --export-graph "$TMP/no/such/dir/g.json"
 expect 2 "no durations" -- trace "$D/synth_et_other_pid.json"
+
+# CNN and BERT presets (src/model/cnn.c, bert.c): data-parallel plan defaults, their keys
+expect 0 "images/s" -- predict -m resnet50 -g v100-sxm2-16gb -n 1 --gb 256
+expect 0 "tp 1  pp 1  dp 8" -- predict -m bert_base -g v100-sxm2 -n 8 --gb 256 --set model.seq=512
+expect 2 "model.layers does not apply to vgg16" -- predict -m vgg16 --set model.layers=3
+expect 2 "model.image: 40 pixels is not valid" -- predict -m inception_v3 -n 1 --gb 8 --set model.image=40
+expect 2 "fp16 is not supported by cluster.gpu k80" -- predict -m alexnet -g k80 -n 1 --gb 128 --set plan.dtype=fp16
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

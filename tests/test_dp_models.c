@@ -164,6 +164,18 @@ Test(dp_models, bert_params_and_flops) {
          "bert_large GFLOPs at 512");
   cr_assert_eq(g->tensors[find_op(g, "heads", "mlm_gather")->out].dim[0], 80, "masked positions");
   wg_free(g);
+  /* unpadded to 256 tokens on average: 2 x 302.3 M x 256 + 4 x 24 x 256^2
+   * x 1024 = 154.8 + 6.4 GFLOPs; the position table stays 512 rows */
+  m.bert.tokens = 256;
+  cr_assert_eq(model_builder_for(m.kind)->build(&m, &g, NULL), SC_OK);
+  within((fwd_flops(g, WG_ROLE_FIRST) + fwd_flops(g, WG_ROLE_LAYER)) / 1e9, 161.2, 0.01,
+         "bert_large GFLOPs at 256 tokens");
+  within((wg_params(g) - heads) / 1e6, 334, 0.01, "bert_large parameters at 256 tokens");
+  wg_free(g);
+  m.bert.tokens = 600;
+  sc_error err = {0};
+  cr_assert_eq(model_builder_for(m.kind)->resolve(&m, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.tokens"), "%s", err.msg);
 }
 
 /* Scenario keys of these presets, and what fails. */

@@ -95,8 +95,10 @@ def _load():
     lib.sc_search_opts_default.restype = None
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
+    lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
+    lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, out, ctypes.POINTER(_Err)]
     for f in ("sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
-              "sc_dp_json", "sc_coll_op_from_name"):
+              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
     return lib, path
@@ -277,6 +279,29 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
     flow engine's time on that topology with plug-in algo."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
                                       min_bytes, max_bytes, factor, topo, algo))
+
+
+def recsys_predict_json(job, sharding=None):
+    """`stepcast recsys predict JOB --format json` of a recommendation job file
+    (docs/recsys.md): sharding None keeps the job's own (the planner's best
+    when it has none), else a kind for every table ("row_wise", ...)."""
+    return _call(_lib.sc_rs_predict_json, os.fsencode(job),
+                 sharding.encode("utf-8") if sharding else None)
+
+
+def recsys_predict(job, sharding=None):
+    """recsys_predict_json as a dict: iter_s, breakdown, memory (fits), gpus, sharding."""
+    return json.loads(recsys_predict_json(job, sharding))
+
+
+def recsys_plan_json(job, top=5):
+    """`stepcast recsys plan JOB --top K --format json`: the fastest shardings that fit."""
+    return _call(_lib.sc_rs_plan_json, os.fsencode(job), int(top))
+
+
+def recsys_plan(job, top=5):
+    """recsys_plan_json as a dict: evaluated, exhaustive, plans [{rank, why, prediction}]."""
+    return json.loads(recsys_plan_json(job, top))
 
 
 def version():

@@ -128,3 +128,24 @@ def test_errors_are_exceptions():
         stepcast.collective(factor=1)
     with pytest.raises(stepcast.Error):
         stepcast.validate(["/nonexistent.csv"])
+
+
+def test_recsys_equals_cli():
+    job = os.path.join(ROOT, "examples", "recsys", "dlrm_criteo_8gpu.json")
+    assert stepcast.recsys_predict_json(job) == cli("recsys", "predict", job, "--format", "json").stdout
+    rw = stepcast.recsys_predict(job, sharding="row_wise")
+    assert {s["kind"] for s in rw["sharding"]} == {"row_wise"}
+    assert rw["memory"]["fits"] and rw["iter_s"] > 0
+    plans = stepcast.recsys_plan(job, top=3)
+    assert 1 <= len(plans["plans"]) <= 3
+    times = [p["prediction"]["iter_s"] for p in plans["plans"]]
+    assert times == sorted(times)
+    assert plans == json.loads(cli("recsys", "plan", job, "--top", "3", "--format", "json").stdout)
+
+
+def test_recsys_errors_name_the_table(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"model": {"tables": "1x10x128@1;1x0x128@1"}}')
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.recsys_predict(str(bad))
+    assert e.value.code == 2 and "group 2 (table t1)" in str(e.value)

@@ -5,7 +5,6 @@
 #include <strings.h>
 
 #include "cost/compute.h"
-#include "cost/conv.h"
 
 /* Candidate output tiles of a tensor-core GEMM and the fraction of the
  * large-GEMM efficiency each reaches in steady state (a smaller tile has
@@ -79,29 +78,9 @@ double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
   return low && g->gemm_eff_fp8 > 0 ? g->gemm_eff_fp8 : g->gemm_eff;
 }
 
-/* GEMMs on the CUDA cores (fp32 before Ampere and without TF32, fp16 on
- * Pascal): the tensor-core fit above does not cover them; they take the
- * CUDA-core constants fitted on cuDNN's implicit GEMMs of the ResNet-50
- * V100 trace (cost/conv.c: the same sgemm kernel families), large-GEMM
- * efficiency eff_cuda and the short k-loop prologue k0. */
-static int cuda_cores(const sc_gpu *g, sc_dtype dt) {
-  return g->arch > 0 && !cost_conv_tensor_cores(g, dt);
-}
-
-static cost_gemm_shape gemm_shape(const sc_gpu *g, sc_dtype dt) {
-  cost_gemm_shape sh = COST_GEMM_DEFAULT;
-  if (cuda_cores(g, dt)) sh.k0 = COST_CONV_DEFAULT.k0;
-  return sh;
-}
-
-static double gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
-  return cuda_cores(g, dt) ? COST_CONV_DEFAULT.eff_cuda : cost_gemm_peak_eff(g, dt);
-}
-
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch) {
-  cost_gemm_shape sh = gemm_shape(g, dt);
-  return cost_gemm_eff_ex(g, &sh, gemm_peak_eff(g, dt), m, n, k, batch);
+  return cost_gemm_eff_ex(g, &COST_GEMM_DEFAULT, cost_gemm_peak_eff(g, dt), m, n, k, batch);
 }
 
 double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
@@ -119,8 +98,7 @@ double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
 
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch) {
-  cost_gemm_shape sh = gemm_shape(g, dt);
-  return cost_gemm_ex(g, &sh, gemm_peak_eff(g, dt), dt, m, n, k, batch);
+  return cost_gemm_ex(g, &COST_GEMM_DEFAULT, cost_gemm_peak_eff(g, dt), dt, m, n, k, batch);
 }
 
 /* Flash attention reaches attn_eff (the forward pass, non-causal, at seq

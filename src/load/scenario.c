@@ -201,6 +201,8 @@ static const scn_field scn_model_fields[] = {
           "MLA RoPE part of a q/k head (qk_rope_head_dim)"),
     F_SPECIAL("image", NULL, "input pixels per side of a CNN preset (an integer)"),
     F_SPECIAL("classes", NULL, "classifier outputs of a CNN preset (an integer)"),
+    F_SPECIAL("tokens", NULL,
+              "mean tokens per sequence of a BERT preset that unpads or packs (0 = seq)"),
     F_SPECIAL("mlm_positions", NULL,
               "masked positions per sequence of a BERT preset (an integer, 0 = 5 seq / 32)"),
     F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
@@ -766,7 +768,7 @@ static int scn_model_string(scn_ctx *c, const json_t *v, sc_model *m) {
 }
 
 /* Keys of the CNN and BERT presets beside preset and name. */
-static const char *const scn_zoo_keys[] = {"image", "classes", "mlm_positions"};
+static const char *const scn_zoo_keys[] = {"image", "classes", "mlm_positions", "tokens"};
 
 /* An integer key of the model object into *out (untouched if absent). */
 static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int hi, int *out) {
@@ -793,11 +795,12 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
   json_object_foreach((json_t *)v, key, x) {
     int ok = !strcmp(key, "preset") || !strcmp(key, "name") ||
              (cnn ? !strcmp(key, "image") || !strcmp(key, "classes")
-                  : !strcmp(key, "seq") || !strcmp(key, "mlm_positions"));
+                  : !strcmp(key, "seq") || !strcmp(key, "mlm_positions") ||
+                        !strcmp(key, "tokens"));
     if (!ok)
       return scn_fail(c, "model", "model.%s does not apply to %s (a %s preset); valid: preset, "
                       "name, %s", key, m->name, cnn ? "CNN" : "BERT",
-                      cnn ? "image, classes" : "seq, mlm_positions");
+                      cnn ? "image, classes" : "seq, tokens, mlm_positions");
   }
   const json_t *name = json_object_get(v, "name");
   if (name && !json_is_string(name)) return scn_type(c, "model.name", "a string", name);
@@ -805,8 +808,10 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
   if (cnn)
     return (rc = scn_zoo_int(c, v, "image", 0, 1 << 20, &m->cnn.image)) ? rc
            : scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes);
-  return (rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ? rc
-         : scn_zoo_int(c, v, "mlm_positions", 0, PLAN_MAX_SEQ, &m->bert.mlm_positions);
+  if ((rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ||
+      (rc = scn_zoo_int(c, v, "tokens", 0, PLAN_MAX_SEQ, &m->bert.tokens)))
+    return rc;
+  return scn_zoo_int(c, v, "mlm_positions", 0, PLAN_MAX_SEQ, &m->bert.mlm_positions);
 }
 
 /* Decode the "model" section: a preset id, or an object (the preset it

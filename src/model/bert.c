@@ -21,12 +21,20 @@
  *
  * The decoder's output bias (vocab values) is not counted: a tied layer's
  * parameters are the embedding's (graph.h).
+ *
+ * With `tokens` set (an unpadded or packed implementation) the encoder
+ * runs that many tokens per sequence instead of seq: every linear layer
+ * on tokens rows, attention over tokens (the mean length squared, a
+ * little below the mean of the squared lengths).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "model/builder.h"
 #include "plan/plan.h"
+
+/* Rows of the encoder's activations: the tokens it runs per sequence. */
+static long bert_rows(const sc_bert *m) { return m->tokens > 0 ? m->tokens : m->seq; }
 
 static int bert_mlm(const sc_bert *m) {
   return m->mlm_positions > 0 ? m->mlm_positions : (5 * m->seq + 31) / 32;
@@ -45,7 +53,9 @@ static int bert_resolve(sc_model *model, sc_error *err) {
       (rc = plan_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||
       (rc = plan_range(m->positions, 1, PLAN_MAX_SEQ, "model.positions", err)) ||
       (rc = plan_range(m->seq, 1, m->positions, "model.seq", err)) ||
-      (rc = plan_range(m->mlm_positions, 0, m->seq, "model.mlm_positions", err)))
+      (rc = plan_range(m->tokens, 0, m->seq, "model.tokens", err)) ||
+      (rc = plan_range(m->mlm_positions, 0, m->tokens > 0 ? m->tokens : m->seq,
+                       "model.mlm_positions", err)))
     return rc;
   if (m->hidden % m->heads)
     return sc_error_set(err, SC_EINPUT,
@@ -97,7 +107,7 @@ static void slice(bert_ctx *c, const char *name, const char *in, long rows) {
 }
 
 static void begin(bert_ctx *c, const char *name, wg_role role, int count) {
-  long x[2] = {c->m->seq, c->m->hidden};
+  long x[2] = {bert_rows(c->m), c->m->hidden};
   if (!c->rc) c->rc = wg_block_begin(c->g, name, role, count, "x", 2, x, WG_ELEM_ACT, c->err);
 }
 
@@ -106,7 +116,7 @@ static void end(bert_ctx *c, const char *out) {
 }
 
 static void embedding(bert_ctx *c) {
-  long ids = c->m->seq;
+  long ids = bert_rows(c->m);
   wg_op e = op("embed_lookup", WG_EMBEDDING, WG_FN_NONE);
   e.vocab = c->m->vocab;
   e.features = c->m->hidden;
@@ -164,7 +174,7 @@ static void heads(bert_ctx *c) {
 
 static int bert_build(const sc_model *model, wg_graph **out, sc_error *err) {
   *out = NULL;
-  bert_ctx c = {.g = wg_new(model->name, model->bert.seq), .m = &model->bert, .err = err};
+  bert_ctx c = {.g = wg_new(model->name, bert_rows(&model->bert)), .m = &model->bert, .err = err};
   if (!c.g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
   embedding(&c);
   layer(&c);

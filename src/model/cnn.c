@@ -91,7 +91,7 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
 
 /* ------------------------------------------------------------ helpers */
 
-/* The graph being built, the last error and a counter for names. */
+/* The graph being built and the first error (later calls do nothing). */
 typedef struct cnn_ctx {
   wg_graph *g;
   sc_error *err;
@@ -196,12 +196,9 @@ static void last_shape(const cnn_ctx *c, long *ch, long *h, long *w) {
 /* Global average pooling (unless the input is 1 x 1 already), the
  * classifier as a conv over the whole input and the loss. */
 static void classifier(cnn_ctx *c, const char *in, long classes, int pool_first) {
-  long ch = 0, h = 0, w = 0;
   if (c->rc) return;
-  int t = wg_find_tensor(c->g, c->g->n_blocks - 1, in);
-  const wg_tensor *x = &c->g->tensors[t];
-  ch = x->dim[0], h = x->dim[1], w = x->dim[2];
-  (void)ch;
+  const wg_tensor *x = &c->g->tensors[wg_find_tensor(c->g, c->g->n_blocks - 1, in)];
+  long h = x->dim[1], w = x->dim[2];
   if (pool_first) {
     pool(c, "avgpool", in, WG_FN_AVG, 0, 1, 0);
     in = "avgpool";

@@ -485,8 +485,31 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
 /* ------------------------------------------------------------ validation */
 
 static const char *val_kind_name(val_kind k) {
-  return k == VAL_TRAINING ? "training" : k == VAL_COLLECTIVE ? "collective"
-         : k == VAL_DP ? "dp_training" : "unsupported";
+  return k == VAL_TRAINING     ? "training"
+         : k == VAL_COLLECTIVE ? "collective"
+         : k == VAL_RECSYS     ? "recsys"
+         : k == VAL_DP         ? "dp_training"
+                               : "unsupported";
+}
+
+/* Recsys sets: MAPE and skipped rows per sharding kind (the row's group),
+ * groups in order of first appearance. */
+static void val_groups(FILE *out, const val_file *f, int w) {
+  for (int j = 0; j < f->n; j++) {
+    const char *g = f->rows[j].group;
+    int seen = 0;
+    for (int k = 0; k < j && !seen; k++) seen = !strcmp(f->rows[k].group, g);
+    if (seen) continue;
+    int n = 0, pred = 0;
+    double sum = 0;
+    for (int k = j; k < f->n; k++) {
+      if (strcmp(f->rows[k].group, g)) continue;
+      n++;
+      if (!f->rows[k].skipped[0]) { pred++; sum += f->rows[k].ape; }
+    }
+    fprintf(out, "%-*s   %-18s %3d rows, %3d predicted, %3d skipped, MAPE %5.1f%%\n", w, "", g,
+            n, pred, n - pred, pred ? 100 * sum / pred : 0.0);
+  }
 }
 
 static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
@@ -531,6 +554,10 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
         esc_json(out, r->skipped);
       } else {
         fprintf(out, "\"predicted\": %.6g, \"ape\": %.6g, \"skipped\": null", r->predicted, r->ape);
+      }
+      if (r->group[0]) {
+        fprintf(out, ", \"group\": ");
+        esc_json(out, r->group);
       }
       fprintf(out, ", \"assumed\": ");
       if (r->assumed[0]) esc_json(out, r->assumed);
@@ -595,6 +622,7 @@ static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
     fprintf(out, "%-*s %5d %5d %5d %6.1f%% %6.1f%% %6.1f%% %7d\n", w, name, f[i].n,
             f[i].predicted, f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape,
             100 * f[i].max_ape, f[i].within_10pct);
+    if (f[i].kind == VAL_RECSYS) val_groups(out, &f[i], w);
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
               "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);

@@ -35,6 +35,7 @@
 #include "core/vec.h"
 #include "load/csv.h"
 #include "validate/dp_rows.h"
+#include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
 #include "validate/validate.h"
 
@@ -317,6 +318,7 @@ static int set_kind(const csv_file *f, val_kind *kind) {
   int dp_set = csv_col(f, "measured_iter_s") >= 0 && csv_col(f, "model_variant") >= 0;
   if (vdp_is_dp_set(f)) *kind = VAL_DP; /* issue 9: src/validate/dp_rows.c */
   else if (csv_col(f, "measured_time_us") >= 0) *kind = VAL_COLLECTIVE;
+  else if (valrs_is_recsys(f)) *kind = VAL_RECSYS; /* recsys/recsys_rows.c */
   else if (dp_set || csv_col(f, "measured_iter_ms") >= 0) *kind = VAL_UNSUPPORTED;
   else if (csv_col(f, "measured_iter_s") >= 0) *kind = VAL_TRAINING;
   else return SC_EINPUT;
@@ -365,6 +367,14 @@ int sc_validate_file(const char *path, val_file *vf, sc_error *err) {
     memset(&r, 0, sizeof r);
     r.predicted = -1;
     snprintf(r.id, sizeof r.id, "%s", cell(&c, "id"));
+    if (vf->kind == VAL_RECSYS) {
+      int vrc = valrs_row(&f, path, &r, err);
+      if (vrc) { rc = -vrc; break; }
+      if (!r.skipped[0]) r.ape = fabs(r.predicted - r.measured) / r.measured;
+      else r.predicted = -1;
+      if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
+      continue;
+    }
     if (vf->kind == VAL_UNSUPPORTED) {
       unsupported_row(&c, &r);
       if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
@@ -409,9 +419,10 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
   int rc = csv_open(&f, path, err);
   if (rc != SC_OK) return rc;
   if (csv_col(&f, "measured_iter_s") < 0) {
+    int rs = valrs_is_recsys(&f);
     csv_close(&f);
-    return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)",
-                        path);
+    return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)%s",
+                        path, rs ? "; a recommendation set: stepcast recsys row FILE ID" : "");
   }
   row_ctx c = {&f, path, err, 0};
   int found = 0;

@@ -1,0 +1,151 @@
+/*
+ * cmd_recsys.c -- `stepcast recsys predict|plan|row`: recommendation
+ * models, the iteration time of a sharding of their embedding tables and
+ * the planner that searches for the fastest (docs/recsys.md).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stepcast_recsys.h"
+
+int cmd_recsys(int argc, char **argv);
+
+static void help(void) {
+  printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
+         "       stepcast recsys plan JOB.json [--top K] [--format table|json]\n"
+         "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
+         "Recommendation models (DLRM, DCNv2, Wide&Deep, synthetic) with embedding tables\n"
+         "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
+         "  predict   time per iteration, its breakdown and memory per GPU of the job's\n"
+         "            sharding (or --sharding KIND for every table: data_parallel,\n"
+         "            table_wise, table_wise+split, row_wise, column_wise, table_row_wise)\n"
+         "  plan      the fastest shardings that fit, with per-GPU load and why (--top K,\n"
+         "            1..16, default 5)\n"
+         "  row       predict one row of a recommendation measurement set\n\n"
+         "Exit codes: 0 ok, 1 the plan does not fit (predict) or nothing fits (plan),\n"
+         "2 bad input (named), 3 unreadable file, 4 out of memory.\n");
+}
+
+static int fail(int rc, const sc_error *e) {
+  fprintf(stderr, "stepcast recsys: %s\n", e->msg);
+  return cli_exit_code(rc);
+}
+
+typedef struct args {
+  const char *file, *id, *sharding;
+  sc_format fmt;
+  int top;
+} args;
+
+static int parse(int argc, char **argv, args *a) {
+  memset(a, 0, sizeof *a);
+  a->top = 5;
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(s, "--format") && v) {
+      if (!strcmp(v, "json")) a->fmt = SC_FORMAT_JSON;
+      else if (!strcmp(v, "table")) a->fmt = SC_FORMAT_TABLE;
+      else { fprintf(stderr, "stepcast recsys: --format %s: valid: table, json\n", v); return 2; }
+      i++;
+    } else if (!strcmp(s, "--sharding") && v) {
+      a->sharding = v;
+      i++;
+    } else if (!strcmp(s, "--top") && v) {
+      a->top = atoi(v);
+      if (a->top < 1 || a->top > 16) {
+        fprintf(stderr, "stepcast recsys: --top %s: valid: 1..16\n", v);
+        return 2;
+      }
+      i++;
+    } else if (s[0] == '-' && s[1]) {
+      fprintf(stderr, "stepcast recsys: unknown option '%s' (see --help)\n", s);
+      return 2;
+    } else if (!a->file) a->file = s;
+    else if (!a->id) a->id = s;
+    else { fprintf(stderr, "stepcast recsys: unexpected argument '%s'\n", s); return 2; }
+  }
+  if (!a->file) { fprintf(stderr, "stepcast recsys: no JOB.json or FILE.csv given\n"); return 2; }
+  return 0;
+}
+
+/* Predict plan p of j and report it; the exit code. */
+static int predict(const sc_rs_job *j, const sc_rs_plan *p, sc_format fmt) {
+  sc_rs_result r;
+  sc_error e = {0};
+  int rc = sc_rs_evaluate(j, p, &r, &e);
+  if (rc) return fail(rc, &e);
+  sc_rs_report_result(stdout, fmt, j, p, &r);
+  int fits = r.fits;
+  sc_rs_result_free(&r);
+  return fits ? 0 : 1;
+}
+
+static int plan(const sc_rs_job *j, const args *a) {
+  sc_rs_plan_opts o;
+  sc_rs_plan_opts_default(&o);
+  o.top = a->top;
+  sc_rs_plans ps;
+  sc_error e = {0};
+  int rc = sc_rs_plan_search(j, &o, &ps, &e);
+  if (rc) return fail(rc, &e);
+  sc_rs_report_plans(stdout, a->fmt, j, &ps);
+  int ok = ps.n > 0 && ps.res[0].fits;
+  sc_rs_plans_free(&ps);
+  return ok ? 0 : 1;
+}
+
+/* --sharding KIND over the job's own plan. */
+static int override(const sc_rs_job *j, const char *kind, sc_rs_plan *p) {
+  int split = !strcmp(kind, "table_wise+split");
+  int k = split ? SC_RS_TABLE_WISE : sc_rs_shard_from_name(kind);
+  if (k < 0) {
+    fprintf(stderr, "stepcast recsys: --sharding %s: valid: data_parallel, table_wise, "
+                    "table_wise+split, row_wise, column_wise, table_row_wise\n", kind);
+    return 2;
+  }
+  sc_rs_plan_free(p);
+  sc_error e = {0};
+  int rc = sc_rs_plan_uniform(j, (sc_rs_shard_kind)k, split, p, &e);
+  return rc ? fail(rc, &e) : 0;
+}
+
+int cmd_recsys(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    help();
+    return argc < 2 ? 2 : 0;
+  }
+  const char *sub = argv[1];
+  if (strcmp(sub, "predict") && strcmp(sub, "plan") && strcmp(sub, "row")) {
+    fprintf(stderr, "stepcast recsys: unknown subcommand '%s' (predict, plan, row)\n", sub);
+    return 2;
+  }
+  args a;
+  int rc = parse(argc, argv, &a);
+  if (rc) return rc;
+  sc_rs_job j;
+  sc_rs_plan p;
+  sc_error e = {0};
+  int autop = 0;
+  if (!strcmp(sub, "row")) {
+    if (!a.id) { fprintf(stderr, "stepcast recsys row: give FILE.csv and a row ID\n"); return 2; }
+    rc = sc_rs_row_job(a.file, a.id, &j, &p, &e);
+  } else {
+    rc = sc_rs_job_load_file(a.file, &j, &p, &autop, &e);
+  }
+  if (rc) {
+    sc_rs_plan_free(&p);
+    sc_rs_job_free(&j);
+    return fail(rc, &e);
+  }
+  if (a.sharding) rc = override(&j, a.sharding, &p);
+  if (!rc) {
+    if (!strcmp(sub, "plan") || (p.n == 0 && !a.sharding)) rc = plan(&j, &a);
+    else rc = predict(&j, &p, a.fmt);
+  }
+  sc_rs_plan_free(&p);
+  sc_rs_job_free(&j);
+  return rc;
+}

@@ -1,0 +1,281 @@
+/*
+ * stepcast_recsys.h -- recommendation models in the public API: embedding
+ * tables, their sharding over GPUs, the iteration time of a sharding and a
+ * planner that searches for the fastest one (docs/recsys.md).
+ *
+ *   sc_rs_job (model + cluster + training)  --sc_rs_evaluate(plan)-->  sc_rs_result
+ *                                           --sc_rs_plan_search-->     sc_rs_plans
+ *
+ * Units as in stepcast.h: seconds, bytes, bytes per second per direction.
+ * Functions that can fail on user input return SC_OK or an sc_code and
+ * fill sc_error with a message naming the table or key and what would be
+ * valid. Every function is reentrant; objects with a _free own memory.
+ */
+#ifndef STEPCAST_RECSYS_H
+#define STEPCAST_RECSYS_H
+
+#include "stepcast.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* ------------------------------------------------------------- tables */
+
+/* How the ids of a table's lookups are distributed over its rows. */
+typedef enum sc_rs_dist {
+  SC_RS_UNIFORM = 0,   /* every row equally likely */
+  SC_RS_POWERLAW,      /* row of rank i with probability ~ i^-alpha */
+  SC_RS_HISTOGRAM      /* piecewise uniform: hist_rows/hist_mass pairs */
+} sc_rs_dist;
+
+#define SC_RS_MAX_FEATURES 4   /* features that may read one table */
+#define SC_RS_MAX_HIST 8       /* pieces of a histogram */
+
+/* One embedding table. */
+typedef struct sc_rs_table {
+  char name[32];               /* "t0", ... or the user's name */
+  double rows;                 /* rows (> 0) */
+  int dim;                     /* width, elements */
+  int features;                /* features reading it (pooled vectors per sample) */
+  double hot[SC_RS_MAX_FEATURES]; /* lookups per sample of each feature (pooling factor) */
+  int wide;                    /* 1 = the wide (linear) part of Wide&Deep: summed into
+                                  the output, not an input of the deep MLP */
+  sc_rs_dist dist;
+  double alpha;                /* power-law exponent (SC_RS_POWERLAW) */
+  int hist_n;                  /* histogram pieces (SC_RS_HISTOGRAM) */
+  double hist_rows[SC_RS_MAX_HIST]; /* cumulative fraction of rows, increasing to 1 */
+  double hist_mass[SC_RS_MAX_HIST]; /* cumulative fraction of lookups they receive */
+} sc_rs_table;
+
+typedef enum sc_rs_interaction {
+  SC_RS_DOT = 0,     /* DLRM: pairwise dot products + the bottom MLP output */
+  SC_RS_DCNV2,       /* DCNv2 cross network on the concatenation */
+  SC_RS_CONCAT       /* concatenation (Wide&Deep, synthetic models) */
+} sc_rs_interaction;
+
+#define SC_RS_MAX_LAYERS 16
+
+/* A recommendation model: tables + dense part. */
+typedef struct sc_rs_model {
+  char name[64];
+  int n_tables;
+  sc_rs_table *tables;         /* owned: n_tables (sc_rs_model_free) */
+  int dense_features;          /* numerical inputs */
+  int n_bottom, bottom[SC_RS_MAX_LAYERS]; /* bottom MLP widths after the input (0 = none) */
+  int n_top, top[SC_RS_MAX_LAYERS];       /* top MLP widths after the interaction */
+  sc_rs_interaction inter;
+  int cross_layers;            /* DCNv2 cross layers */
+  int cross_rank;              /* DCNv2 low rank; 0 = full-rank cross weights */
+} sc_rs_model;
+
+void sc_rs_model_free(sc_rs_model *m);
+
+/* Parse a table list into m's tables (replacing them). The grammar
+ * (docs/recsys.md): `;`-separated groups COUNTxROWSxDIM@H[+H...], e.g.
+ * "1x40000000x128@1;16x10x8@1+10" (COUNT tables of ROWS rows of width DIM,
+ * read by one feature per `+`-separated pooling factor H). ROWS may be `?`
+ * (unknown: rows set to 0, for the caller to fill). Every table gets
+ * distribution `dist` / `alpha`. SC_OK, SC_EINPUT naming the group and what
+ * would be valid, SC_ENOMEM. */
+int sc_rs_tables_parse(const char *spec, sc_rs_dist dist, double alpha, sc_rs_model *m,
+                       sc_error *err);
+
+/* The interaction output width of m (the top MLP's input). */
+int sc_rs_interaction_width(const sc_rs_model *m);
+/* Dense (MLP, cross network) parameters of m. */
+double sc_rs_dense_params(const sc_rs_model *m);
+/* Embedding elements of m (sum of rows x dim). */
+double sc_rs_embedding_elems(const sc_rs_model *m);
+
+/* ------------------------------------------------------------ training */
+
+typedef enum sc_rs_opt {
+  SC_RS_SGD = 0,
+  SC_RS_ADAGRAD,       /* one accumulator per element */
+  SC_RS_ADAM,          /* two moments per element, rows touched by the batch */
+  SC_RS_ADAM_GLOBAL    /* HugeCTR update_type Global: every row, every step */
+} sc_rs_opt;
+
+typedef enum sc_rs_kernel {
+  SC_RS_FUSED = 0,     /* table-batched fused lookup + backward-and-update kernels
+                          (FBGEMM TBE, distributed-embeddings, HugeCTR index tables) */
+  SC_RS_HASH,          /* GPU hash table (HugeCTR *Hash embeddings): a probe per key */
+  SC_RS_PER_TABLE      /* framework ops per table (TensorFlow + distributed-embeddings):
+                          the same traffic, but every table issues its own kernels */
+} sc_rs_kernel;
+
+/* Model, cluster and training of one job. */
+typedef struct sc_rs_job {
+  sc_rs_model model;           /* owned */
+  sc_gpu gpu;
+  int gpus;                    /* GPUs in the job */
+  int gpus_per_node;           /* GPUs per NVLink domain */
+  double nvlink_bw;            /* per GPU per direction, bytes/s (0 = GPU's) */
+  double nic_bw;               /* per GPU per direction, bytes/s (multi-node) */
+  int intra;                   /* 0 auto, 1 NVSwitch, 2 DGX-1 cube-mesh, 3 PCIe */
+  long global_batch;           /* samples per iteration */
+  sc_dtype dtype;              /* dense compute: fp32, tf32, fp16 (amp) */
+  sc_rs_opt opt;
+  sc_rs_kernel kernel;
+  int emb_bytes;               /* bytes per stored embedding element (4) */
+  int eager;                   /* 1 = eager framework: host launches bound small steps */
+  int bottom_on_gpu0;          /* 1 = the bottom MLP runs on GPU 0 for the whole batch and
+                                  its output joins the all-to-all (NVIDIA's PyTorch DLRM) */
+  double coll_cycle_s;         /* collectives start on a background cycle of this period
+                                  (Horovod: 1 ms); each waits half of it; 0 = none */
+} sc_rs_job;
+
+/* Defaults: no tables, one A100 80 GB, batch 65536, fp32, SGD, fused. */
+void sc_rs_job_default(sc_rs_job *j);
+void sc_rs_job_free(sc_rs_job *j);
+/* Check the job (every table, the cluster, the batch); SC_EINPUT naming
+ * the table or key and what would be valid. */
+int sc_rs_job_check(const sc_rs_job *j, sc_error *err);
+
+/* ------------------------------------------------------------ sharding */
+
+typedef enum sc_rs_shard_kind {
+  SC_RS_DATA_PARALLEL = 0,  /* replicated on every GPU; gradients all-reduced */
+  SC_RS_TABLE_WISE,         /* whole table on GPU `gpu` */
+  SC_RS_ROW_WISE,           /* rows split over all GPUs (hash-partitioned) */
+  SC_RS_COLUMN_WISE,        /* columns split in `parts` shards on GPUs gpu.. gpu+parts-1 */
+  SC_RS_TABLE_ROW_WISE,     /* rows split over the GPUs of node `gpu` */
+  SC_RS_SHARD_KINDS
+} sc_rs_shard_kind;
+
+typedef struct sc_rs_shard {
+  sc_rs_shard_kind kind;
+  int gpu;                    /* TW: the GPU; CW: the first GPU; TWRW: the node */
+  int parts;                  /* CW: shards (divides dim); else 1 */
+} sc_rs_shard;
+
+/* One sharding: a shard spec per table of the job's model. */
+typedef struct sc_rs_plan {
+  int n;
+  sc_rs_shard *s;             /* owned: n (sc_rs_plan_free) */
+} sc_rs_plan;
+
+int sc_rs_plan_alloc(sc_rs_plan *p, int n);
+void sc_rs_plan_free(sc_rs_plan *p);
+const char *sc_rs_shard_name(sc_rs_shard_kind k);   /* "table_wise", ... */
+int sc_rs_shard_from_name(const char *name);        /* -1 when unknown */
+
+/* Uniform shardings: every table of kind k (TW: tables placed greedily,
+ * heaviest first, on the GPU with the least predicted lookup time that has
+ * memory left; with `split` a table that fits no GPU is sliced by columns
+ * over the fewest consecutive GPUs it fits on, or split by rows; CW: the
+ * most parts <= gpus dividing the width; TWRW: tables dealt over nodes).
+ * p is allocated here (sc_rs_plan_free). SC_OK, SC_EINPUT, SC_ENOMEM. */
+int sc_rs_plan_uniform(const sc_rs_job *j, sc_rs_shard_kind k, int split, sc_rs_plan *p,
+                       sc_error *err);
+
+/* ------------------------------------------------------------- results */
+
+/* Where one iteration's time goes (seconds, on the slowest GPU's path). */
+typedef struct sc_rs_result {
+  double iter_s;               /* predicted time per iteration */
+  double samples_per_s;
+  double emb_fwd_s, emb_bwd_s; /* lookups, and backward + optimizer update (slowest GPU) */
+  double ids_s;                /* all-to-all of the lookup ids */
+  double a2a_fwd_s, a2a_bwd_s; /* all-to-all of pooled embeddings and their gradients */
+  double rs_fwd_s, ag_bwd_s;   /* reduce-scatter of row-wise partial sums, all-gather back */
+  double dense_fwd_s, dense_bwd_s; /* MLPs and interaction */
+  double allreduce_s;          /* exposed all-reduce of dense and replicated gradients */
+  double optimizer_s;          /* dense optimizer step */
+  double overhead_s;           /* host launches beyond the GPU, and collectives waiting
+                                  for a framework's communication cycle */
+  double mem_bytes;            /* memory of the fullest GPU */
+  double mem_capacity;         /* one GPU's memory */
+  int fits;                    /* 1 when every GPU's memory fits */
+  int worst_gpu;               /* the GPU with the longest embedding time */
+  int fullest_gpu;
+  int gpus;
+  double *gpu_emb_s;           /* owned: per GPU embedding fwd+bwd seconds */
+  double *gpu_mem;             /* owned: per GPU bytes */
+} sc_rs_result;
+
+void sc_rs_result_free(sc_rs_result *r);
+
+/* Predict one iteration of job j under plan p. SC_OK; SC_EINPUT when the
+ * plan does not fit the job (a table or GPU out of range, a column split
+ * that does not divide the width, ...), naming the table and what would be
+ * valid; SC_ENOMEM. A plan that does not fit in memory is predicted with
+ * fits = 0. */
+int sc_rs_evaluate(const sc_rs_job *j, const sc_rs_plan *p, sc_rs_result *r, sc_error *err);
+
+/* ------------------------------------------------------------- planner */
+
+typedef struct sc_rs_plan_opts {
+  int top;                     /* plans to keep (1..16) */
+  int exhaustive_max;          /* enumerate every plan when there are at most this many */
+  int local_iters;             /* local-search moves tried */
+} sc_rs_plan_opts;
+
+void sc_rs_plan_opts_default(sc_rs_plan_opts *o);
+
+/* The best plans found, fastest first, each with its prediction. */
+typedef struct sc_rs_plans {
+  int n;
+  sc_rs_plan plan[16];
+  sc_rs_result res[16];
+  char why[16][160];           /* one line: what decides this plan's time */
+  long evaluated;              /* plans evaluated */
+  int exhaustive;              /* 1 = every plan was enumerated */
+} sc_rs_plans;
+
+/* Search the per-table shardings of j (greedy, then local search;
+ * exhaustive on small cases) and keep the fastest that fit. SC_OK (n may
+ * be 0 when nothing fits: then the plans kept are the least-memory ones,
+ * fits = 0), SC_EINPUT, SC_ENOMEM. */
+int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *o, sc_rs_plans *out,
+                      sc_error *err);
+void sc_rs_plans_free(sc_rs_plans *p);
+
+/* ------------------------------------------------------------- loading */
+
+/* A recsys job from a JSON file (docs/input.md, "Recommendation models"):
+ * the model (a kind with a `tables` list or explicit table objects), the
+ * cluster, the training and optionally a sharding (a kind name for every
+ * table, "auto", or one entry per table), returned in *plan (n = 0 when
+ * none or "auto"). SC_OK, SC_EIO, SC_EINPUT (naming the key path), SC_ENOMEM. */
+int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *auto_plan,
+                        sc_error *err);
+
+/* The job and plan stepcast predicts for row `id` of the recommendation
+ * set at path (docs/accuracy.md says how blank cells are filled); the
+ * caller frees both. SC_OK, SC_EIO, SC_EINPUT (no such row, malformed),
+ * SC_EMODEL (a row stepcast cannot model, with the reason), SC_ENOMEM. */
+int sc_rs_row_job(const char *path, const char *id, sc_rs_job *j, sc_rs_plan *p, sc_error *err);
+
+/* ------------------------------------------------------------- reports */
+
+/* One prediction (table or JSON). */
+void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plan *p,
+                         const sc_rs_result *r);
+/* The planner's plans (table or JSON). */
+void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *p);
+
+/* ------------------------------------------------------ text in, text out */
+
+/* The `stepcast recsys predict JOB.json [--sharding KIND] --format json`
+ * document of the job file at path (sharding NULL: the job's own, or the
+ * planner's best when it has none), and the `stepcast recsys plan --top K
+ * --format json` document, in *out (malloc'd, free with sc_free; NULL on
+ * error). For bindings (python/stepcast). SC_OK, SC_EIO, SC_EINPUT, SC_ENOMEM. */
+int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err);
+int sc_rs_plan_json(const char *path, int top, char **out, sc_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STEPCAST_RECSYS_H */

@@ -1,0 +1,212 @@
+/*
+ * rs_emb.c -- data-aware embedding cost; see rs_emb.h for the equations.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "recsys/rs_emb.h"
+#include "recsys/rs_model.h"
+
+/* Bytes of one lookup id: int64 (TorchRec planner BIGINT_DTYPE = 8,
+ * ../shared/reference/torchrec/torchrec/distributed/planner/constants.py;
+ * HugeCTR and distributed-embeddings use 64-bit keys as well). */
+#define RS_ID_BYTES 8.0
+/* The FBGEMM table-batched kernels read a row with 32 threads x 4-element
+ * vectors: below 32 elements a row still costs 32, and rows narrower than
+ * 128 elements leave lanes idle: x1.15 from 64, x1.75 below 64 (TorchRec
+ * planner constants.py: MIN embedding dim 32 "due to kernel usage",
+ * FULL_BLOCK_EMB_DIM 128, HALF_BLOCK_PENALTY 1.15, QUARTER_BLOCK_PENALTY 1.75). */
+#define RS_MIN_DIM 32
+#define RS_FULL_DIM 128
+#define RS_HALF_PENALTY 1.15
+#define RS_QUARTER_PENALTY 1.75
+/* A row found in L2 costs this fraction of an HBM read: L2 read bandwidth
+ * over HBM bandwidth is 5120 B/clk x 1.41 GHz = 7.2 TB/s against 1.56-2.0
+ * TB/s on A100 and 2048 B/clk x 1.53 GHz = 3.1 TB/s against 0.9 TB/s on V100
+ * (NVIDIA A100 and V100 architecture whitepapers): about 1/4. */
+#define RS_L2_HIT_COST 0.25
+/* A GPU hash-table probe (HugeCTR *Hash embeddings): the key's bucket is
+ * one more random 32-byte sector read besides the value row (open
+ * addressing at load factor <= 0.5: one probe on average). */
+#define RS_HASH_PROBE_BYTES 32.0
+/* Radix sort of the backward pass: (64-bit id, 32-bit position) pairs read
+ * and written once per 8-bit digit of the row index (cub onesweep, the sort
+ * FBGEMM's backward runs: linearize_index + DeviceRadixSort in the DLRM
+ * trace ../shared/traces/param_dlrm_8rank_v100). */
+#define RS_SORT_PAIR_BYTES 12.0
+#define RS_SORT_DIGIT_BITS 8.0
+
+/* L2 cache of the GPU, bytes: V100 6 MiB, A100 40 MiB, A30 24 MiB, H100 /
+ * H200 50 MiB (NVIDIA architecture whitepapers and datasheets); other GPUs
+ * by architecture. */
+double rs_l2_bytes(const sc_gpu *g) {
+  static const struct { const char *prefix; double mib; } l2[] = {
+      {"v100", 6}, {"a100", 40}, {"a30", 24}, {"a10", 6}, {"a40", 6}, {"l4", 48},
+      {"l40", 96}, {"h100", 50}, {"h200", 50}, {"b200", 126}, {"gb200", 126},
+  };
+  for (size_t i = 0; i < sizeof l2 / sizeof l2[0]; i++)
+    if (!strncasecmp(g->name, l2[i].prefix, strlen(l2[i].prefix)))
+      return l2[i].mib * 1048576.0;
+  return (g->arch >= 90 ? 50 : g->arch >= 80 ? 40 : 6) * 1048576.0;
+}
+
+/* ---------------------------------------------------- id distributions */
+
+/* sum_{i=a}^{b} i^-alpha (b >= a >= 1): term by term below rank 1024,
+ * the midpoint integral (Euler-Maclaurin, error < 1e-7 relative there)
+ * above. */
+static double zeta_range(double a, double b, double alpha) {
+  if (b < a) return 0;
+  double s = 0, i = a;
+  for (; i <= b && i < 1024; i += 1) s += pow(i, -alpha);
+  if (i > b) return s;
+  double lo = i - 0.5, hi = b + 0.5;
+  if (fabs(alpha - 1) < 1e-9) return s + log(hi / lo);
+  return s + (pow(hi, 1 - alpha) - pow(lo, 1 - alpha)) / (1 - alpha);
+}
+
+double rs_mass(const sc_rs_table *t, double c) {
+  double r = t->rows;
+  if (c <= 0) return 0;
+  if (c >= r) return 1;
+  switch (t->dist) {
+  case SC_RS_POWERLAW:
+    return zeta_range(1, floor(c), t->alpha) / zeta_range(1, r, t->alpha);
+  case SC_RS_HISTOGRAM: {
+    double f = c / r, pr = 0, pm = 0;
+    for (int k = 0; k < t->hist_n; k++) {
+      if (f <= t->hist_rows[k])
+        return pm + (t->hist_mass[k] - pm) * (f - pr) / (t->hist_rows[k] - pr);
+      pr = t->hist_rows[k];
+      pm = t->hist_mass[k];
+    }
+    return 1;
+  }
+  default:
+    return c / r;
+  }
+}
+
+/* Expected distinct among n draws of `rows` rows that share mass m
+ * equally: rows (1 - (1 - m/rows)^n). */
+static double uniq_block(double rows, double m, double n) {
+  if (rows <= 0 || m <= 0) return 0;
+  double p = m / rows;
+  double e = p < 1 ? exp(n * log1p(-p)) : 0;
+  return rows * (1 - e);
+}
+
+double rs_unique(const sc_rs_table *t, double n) {
+  double r = t->rows;
+  if (n <= 0 || r <= 0) return 0;
+  if (t->dist == SC_RS_HISTOGRAM) {
+    double u = 0, pr = 0, pm = 0;
+    for (int k = 0; k < t->hist_n; k++) {
+      u += uniq_block((t->hist_rows[k] - pr) * r, t->hist_mass[k] - pm, n);
+      pr = t->hist_rows[k];
+      pm = t->hist_mass[k];
+    }
+    return u;
+  }
+  if (t->dist != SC_RS_POWERLAW) return uniq_block(r, 1, n);
+  /* power law: the first 1024 ranks one by one, the rest in geometric
+   * blocks of at most 1 % growth (p varies within one by < alpha %) */
+  double z = zeta_range(1, r, t->alpha), u = 0, i = 1;
+  for (; i <= r && i <= 1024; i += 1) u += uniq_block(1, pow(i, -t->alpha) / z, n);
+  while (i <= r) {
+    double b = floor(i * 1.01);
+    if (b > r) b = r;
+    u += uniq_block(b - i + 1, zeta_range(i, b, t->alpha) / z, n);
+    if (b >= r) break; /* rows are at most 1e15 (exact in a double), but never loop */
+    i = b + 1;
+  }
+  return u;
+}
+
+void rs_tstat_fill(const sc_rs_job *j, const sc_rs_table *t, rs_tstat *st) {
+  st->lookups = (double)j->global_batch * rs_table_lookups(t);
+  st->outputs = t->features;
+  st->row_bytes = (double)t->dim * j->emb_bytes;
+  for (int k = 0; k < RS_UGRID; k++) st->uniq[k] = rs_unique(t, ldexp(st->lookups, -k));
+  for (int k = 0; k < RS_MGRID; k++) st->mass[k] = rs_mass(t, ldexp(1.0, k));
+}
+
+/* Interpolate a grid indexed by log2 at x = 2^-k (uniq) or 2^k (mass). */
+static double grid_at(const double *g, int n, double k) {
+  if (k <= 0) return g[0];
+  if (k >= n - 1) return g[n - 1];
+  int i = (int)k;
+  double f = k - i;
+  return g[i] * (1 - f) + g[i + 1] * f;
+}
+
+/* Bytes read per gathered row of `dim` elements of `eb` bytes. */
+static double gather_bytes(int dim, double eb) {
+  double d = dim < RS_MIN_DIM ? RS_MIN_DIM : dim;
+  double pen = dim >= RS_FULL_DIM ? 1.0 : dim >= 64 ? RS_HALF_PENALTY : RS_QUARTER_PENALTY;
+  return d * eb * pen;
+}
+
+/* State arrays (weights included) the optimizer reads and writes per row. */
+static double opt_arrays(sc_rs_opt o) {
+  switch (o) {
+  case SC_RS_ADAGRAD: return 2;
+  case SC_RS_ADAM:
+  case SC_RS_ADAM_GLOBAL: return 3;
+  default: return 1;
+  }
+}
+
+/* Bytes the pooled outputs and their gradients take per element on the
+ * wire and in HBM: the dense part's type (fp16 under AMP). */
+static double act_bytes(const sc_rs_job *j) {
+  return j->dtype == SC_FP16 || j->dtype == SC_BF16 ? 2.0 : 4.0;
+}
+
+void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
+                   const rs_shard_geo *g, double *fwd_s, double *bwd_s) {
+  double bw = j->gpu.hbm_bw * j->gpu.hbm_eff;
+  double eb = j->emb_bytes, ab = act_bytes(j);
+  double rowb = gather_bytes(g->dim, eb);
+  /* L2: the hottest rows of the shard that fit in its share; hashing
+   * spreads a table's hot rows evenly over row shards */
+  double cache_rows = g->cache_bytes / (g->dim * eb);
+  double hit = g->row_frac > 0 ? grid_at(st->mass, RS_MGRID, log2(fmax(1, cache_rows / g->row_frac)))
+                               : 0;
+  double gather = g->lookups * rowb * ((1 - hit) + hit * RS_L2_HIT_COST);
+  double fwd = g->lookups * RS_ID_BYTES + gather + g->out_vectors * g->dim * ab;
+  if (j->kernel == SC_RS_HASH) fwd += g->lookups * RS_HASH_PROBE_BYTES;
+  /* backward: unique rows of this shard among its draws */
+  double k = g->draws_frac > 0 ? -log2(g->draws_frac) : RS_UGRID;
+  double u = grid_at(st->uniq, RS_UGRID, k) * g->row_frac;
+  if (u > g->rows) u = g->rows;
+  double passes = ceil(log2(fmax(2, g->rows)) / RS_SORT_DIGIT_BITS);
+  double bwd = g->out_vectors * g->dim * ab + g->lookups * gather_bytes(g->dim, ab) +
+               g->lookups * RS_SORT_PAIR_BYTES * 2 * passes +
+               u * rowb * 2 * opt_arrays(j->opt);
+  if (j->opt == SC_RS_ADAM_GLOBAL) bwd += g->rows * g->dim * eb * 2 * opt_arrays(j->opt);
+  /* ops per table: the gradient leaves the lookup op as a sparse tensor of
+   * one row per lookup (TensorFlow's IndexedSlices), written, then read
+   * back to deduplicate it before the optimizer; fused kernels accumulate
+   * in place */
+  if (j->kernel == SC_RS_PER_TABLE) bwd += 2 * g->lookups * g->dim * eb;
+  *fwd_s = fwd / bw;
+  *bwd_s = bwd / bw;
+}
+
+double rs_shard_bytes(const sc_rs_job *j, const rs_shard_geo *g) {
+  double w = g->rows * g->dim * j->emb_bytes;
+  return w * opt_arrays(j->opt);
+}
+
+int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b) {
+  if (a->rows != b->rows || a->dim != b->dim || a->features != b->features ||
+      a->dist != b->dist || a->alpha != b->alpha || a->hist_n != b->hist_n)
+    return 0;
+  for (int f = 0; f < a->features; f++) if (a->hot[f] != b->hot[f]) return 0;
+  for (int k = 0; k < a->hist_n; k++)
+    if (a->hist_rows[k] != b->hist_rows[k] || a->hist_mass[k] != b->hist_mass[k]) return 0;
+  return 1;
+}

@@ -1,0 +1,81 @@
+/*
+ * rs_emb.h -- data-aware cost of embedding lookups (module prefix: rs_).
+ *
+ * A shard of a table (some of its rows and/or columns, on one GPU) costs
+ * per iteration, in bytes of HBM traffic at the GPU's achievable rate:
+ *
+ *   forward   L ids (8 B) + L rows gathered (max(d, 32) elements, x the FBGEMM
+ *             block penalty below 128) of which a fraction h hits in L2 +
+ *             the pooled outputs written;
+ *   backward  the pooled gradients read back per lookup, the ids sorted
+ *             (radix passes), and for each of the U unique rows of the batch
+ *             the row and its optimizer state read and written (SGD 1, Adagrad
+ *             2, Adam 3 arrays); HugeCTR's global Adam streams every row.
+ *
+ * U is the expected number of distinct rows among L draws from the id
+ * distribution (uniform, power law, histogram): sum_i 1 - exp(-L p_i);
+ * h is the share of lookups that fall on the hottest rows that fit in the
+ * table's share of L2. Constants and their sources are in rs_emb.c.
+ */
+#ifndef SC_RECSYS_RS_EMB_H
+#define SC_RECSYS_RS_EMB_H
+
+#include "stepcast_recsys.h"
+
+#define RS_UGRID 24   /* unique rows for L / 2^k lookups, k = 0..RS_UGRID-1 */
+#define RS_MGRID 48   /* lookup mass of the hottest 2^k rows, k = 0..RS_MGRID-1 */
+
+/* What one table costs, precomputed once per job. */
+typedef struct rs_tstat {
+  double lookups;               /* global lookups per iteration (batch x H) */
+  double outputs;               /* pooled vectors per sample (features) */
+  double row_bytes;             /* dim x element bytes */
+  double uniq[RS_UGRID];        /* expected unique rows among lookups / 2^k */
+  double mass[RS_MGRID];        /* share of lookups on the hottest 2^k rows */
+} rs_tstat;
+
+/* The geometry of one shard. */
+typedef struct rs_shard_geo {
+  double rows;                  /* rows held */
+  double row_frac;              /* rows held / table rows */
+  int dim;                      /* columns held */
+  double lookups;               /* lookups served per iteration */
+  double draws_frac;            /* lookups served / global lookups (for U) */
+  double out_vectors;           /* pooled vectors written (samples x features) */
+  double cache_bytes;           /* L2 bytes this shard may use */
+} rs_shard_geo;
+
+/* Expected distinct rows among n draws from t's distribution. */
+double rs_unique(const sc_rs_table *t, double n);
+/* Share of t's lookups on its hottest c rows. */
+double rs_mass(const sc_rs_table *t, double c);
+
+/* Fill st for t under job j. */
+void rs_tstat_fill(const sc_rs_job *j, const sc_rs_table *t, rs_tstat *st);
+
+/* Seconds of the forward lookup and of the backward + optimizer update of
+ * shard g of t (without the fixed per-kernel costs, rs_emb_kernels). */
+void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
+                   const rs_shard_geo *g, double *fwd_s, double *bwd_s);
+
+/* Bytes the shard keeps: weights and optimizer state. */
+double rs_shard_bytes(const sc_rs_job *j, const rs_shard_geo *g);
+
+/* 1 when a and b have the same statistics (rows, width, lookups, ids). */
+int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b);
+
+/* L2 bytes of the job's GPU (datasheets; rs_emb.c). */
+double rs_l2_bytes(const sc_gpu *g);
+
+/* Kernels of one fused lookup group: forward and backward. */
+#define RS_FWD_KERNELS 2
+#define RS_BWD_KERNELS 9
+/* Framework ops one table issues per iteration when the framework runs
+ * tables one by one (SC_RS_PER_TABLE): forward lookup and combiner (2),
+ * backward gradient, unique and segment sum (3), the sparse optimizer
+ * apply (2), and the casts, reshapes and ragged-to-dense conversions
+ * around them (5): an estimate from the op structure of TensorFlow's
+ * embedding_lookup_sparse path, not a measurement. */
+#define RS_TABLE_OPS 12
+
+#endif

@@ -1,0 +1,388 @@
+/*
+ * rs_json.c -- a recsys job from JSON (sc_rs_job_load_file; the format is
+ * in docs/input.md, "Recommendation models"). Unknown keys and wrong types
+ * are errors naming the key path and what would be valid.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "recsys/rs_gpus.h"
+#include "stepcast_recsys.h"
+
+typedef struct jctx {
+  const char *path;
+  sc_error *err;
+} jctx;
+
+static int fail(jctx *c, const char *key, const char *want) {
+  return sc_error_set(c->err, SC_EINPUT, "%s: %s: expected %s", c->path, key, want);
+}
+
+/* Every key of o must be in the NULL-terminated list `ok`. */
+static int keys_ok(jctx *c, json_t *o, const char *where, const char *const *ok) {
+  const char *k;
+  json_t *v;
+  json_object_foreach(o, k, v) {
+    int found = 0;
+    for (int i = 0; ok[i] && !found; i++) found = !strcmp(k, ok[i]);
+    if (!found) {
+      char valid[256] = "";
+      for (int i = 0; ok[i]; i++)
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", ok[i]);
+      return sc_error_set(c->err, SC_EINPUT, "%s: %s.%s: unknown key; valid: %s", c->path, where,
+                          k, valid);
+    }
+  }
+  return SC_OK;
+}
+
+/* A number at key (dflt when absent); SC_EINPUT when not a number >= min. */
+static int getnum(jctx *c, json_t *o, const char *where, const char *key, double min, double *v) {
+  json_t *x = json_object_get(o, key);
+  if (!x) return SC_OK;
+  char k[96];
+  snprintf(k, sizeof k, "%s.%s", where, key);
+  if (!json_is_number(x) || json_number_value(x) < min) {
+    char want[64];
+    snprintf(want, sizeof want, "a number >= %g", min);
+    return fail(c, k, want);
+  }
+  *v = json_number_value(x);
+  return SC_OK;
+}
+
+static int widths(jctx *c, json_t *o, const char *where, const char *key, int *w, int *n) {
+  json_t *a = json_object_get(o, key);
+  if (!a) return SC_OK;
+  char k[96];
+  snprintf(k, sizeof k, "%s.%s", where, key);
+  if (!json_is_array(a) || json_array_size(a) > SC_RS_MAX_LAYERS)
+    return fail(c, k, "an array of at most 16 layer widths");
+  size_t i;
+  json_t *x;
+  *n = 0;
+  json_array_foreach(a, i, x) {
+    if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > 1 << 20)
+      return fail(c, k, "layer widths, integers 1..1048576");
+    w[(*n)++] = (int)json_integer_value(x);
+  }
+  return SC_OK;
+}
+
+/* An id distribution: "uniform", {"powerlaw": a} or {"histogram": [[r, m]...]}. */
+static int dist_of(jctx *c, json_t *x, const char *k, sc_rs_table *t) {
+  const char *want = "\"uniform\", {\"powerlaw\": ALPHA} or {\"histogram\": [[ROW_FRACTION, "
+                     "LOOKUP_FRACTION], ...]} (cumulative, ending [1, 1])";
+  t->dist = SC_RS_UNIFORM;
+  if (!x) return SC_OK;
+  if (json_is_string(x) && !strcmp(json_string_value(x), "uniform")) return SC_OK;
+  if (!json_is_object(x) || json_object_size(x) != 1) return fail(c, k, want);
+  json_t *a = json_object_get(x, "powerlaw"), *h = json_object_get(x, "histogram");
+  if (a && json_is_number(a)) {
+    t->dist = SC_RS_POWERLAW;
+    t->alpha = json_number_value(a);
+    return SC_OK;
+  }
+  if (!h || !json_is_array(h) || json_array_size(h) < 1 || json_array_size(h) > SC_RS_MAX_HIST)
+    return fail(c, k, want);
+  size_t i;
+  json_t *p;
+  json_array_foreach(h, i, p) {
+    if (!json_is_array(p) || json_array_size(p) != 2 || !json_is_number(json_array_get(p, 0)) ||
+        !json_is_number(json_array_get(p, 1)))
+      return fail(c, k, want);
+    t->hist_rows[i] = json_number_value(json_array_get(p, 0));
+    t->hist_mass[i] = json_number_value(json_array_get(p, 1));
+  }
+  t->dist = SC_RS_HISTOGRAM;
+  t->hist_n = (int)json_array_size(h);
+  return SC_OK;
+}
+
+static int table_of(jctx *c, json_t *o, int i, sc_rs_table *t, int *count) {
+  static const char *const ok[] = {"name", "rows", "dim", "pooling", "count", "ids", "wide", NULL};
+  char where[48];
+  snprintf(where, sizeof where, "model.tables[%d]", i);
+  if (!json_is_object(o)) return fail(c, where, "a table object {\"rows\", \"dim\", ...}");
+  int rc = keys_ok(c, o, where, ok);
+  if (rc) return rc;
+  memset(t, 0, sizeof *t);
+  json_t *nm = json_object_get(o, "name");
+  if (nm && !json_is_string(nm)) return fail(c, where, "a string \"name\"");
+  snprintf(t->name, sizeof t->name, "%s", nm ? json_string_value(nm) : "");
+  double rows = 0, dim = 0, cnt = 1;
+  if ((rc = getnum(c, o, where, "rows", 0, &rows)) || (rc = getnum(c, o, where, "dim", 0, &dim)) ||
+      (rc = getnum(c, o, where, "count", 1, &cnt)))
+    return rc;
+  t->rows = rows;
+  t->dim = dim <= 65536 ? (int)dim : 0;
+  *count = cnt <= 100000 ? (int)cnt : 100000;
+  json_t *p = json_object_get(o, "pooling");
+  char k[64];
+  snprintf(k, sizeof k, "%s.pooling", where);
+  if (!p) { t->features = 1; t->hot[0] = 1; }
+  else if (json_is_number(p)) { t->features = 1; t->hot[0] = json_number_value(p); }
+  else if (json_is_array(p) && json_array_size(p) >= 1 && json_array_size(p) <= SC_RS_MAX_FEATURES) {
+    size_t f;
+    json_t *h;
+    json_array_foreach(p, f, h) {
+      if (!json_is_number(h)) return fail(c, k, "lookups per sample: a number or 1-4 numbers");
+      t->hot[t->features++] = json_number_value(h);
+    }
+  } else return fail(c, k, "lookups per sample: a number or an array of 1-4 numbers");
+  json_t *w = json_object_get(o, "wide");
+  t->wide = w && json_is_true(w);
+  snprintf(k, sizeof k, "%s.ids", where);
+  return dist_of(c, json_object_get(o, "ids"), k, t);
+}
+
+static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
+  if (json_is_string(a)) {
+    sc_rs_table d = {0};
+    int rc = dist_of(c, ids, "model.ids", &d);
+    if (rc) return rc;
+    sc_error e = {0};
+    rc = sc_rs_tables_parse(json_string_value(a), d.dist, d.alpha, m, &e);
+    if (rc) return sc_error_set(c->err, rc, "%s: model.%s", c->path, e.msg);
+    for (int t = 0; t < m->n_tables && d.dist == SC_RS_HISTOGRAM; t++) {
+      m->tables[t].hist_n = d.hist_n;
+      memcpy(m->tables[t].hist_rows, d.hist_rows, sizeof d.hist_rows);
+      memcpy(m->tables[t].hist_mass, d.hist_mass, sizeof d.hist_mass);
+    }
+    return SC_OK;
+  }
+  if (!json_is_array(a) || json_array_size(a) < 1)
+    return fail(c, "model.tables", "a table list string (COUNTxROWSxDIM@H;...) or an array of "
+                                   "table objects");
+  size_t i;
+  json_t *o;
+  json_array_foreach(a, i, o) {
+    sc_rs_table t;
+    int count = 1, rc = table_of(c, o, (int)i, &t, &count);
+    if (rc) return rc;
+    if (m->n_tables + count > 100000) return fail(c, "model.tables", "at most 100,000 tables");
+    sc_rs_table *nt = mem_realloc(m->tables, sizeof *nt * (size_t)(m->n_tables + count));
+    if (!nt) return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->path);
+    m->tables = nt;
+    for (int k = 0; k < count; k++) {
+      sc_rs_table *x = &m->tables[m->n_tables];
+      *x = t;
+      if (!t.name[0] || count > 1)
+        snprintf(x->name, sizeof x->name, "%.20s%s%d", t.name[0] ? t.name : "t",
+                 t.name[0] ? "_" : "", t.name[0] ? k : m->n_tables);
+      m->n_tables++;
+    }
+  }
+  return SC_OK;
+}
+
+static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
+  static const char *const ok[] = {"kind", "name", "tables", "ids", "dense_features", "bottom_mlp",
+                                   "top_mlp", "interaction", "cross_layers", "cross_rank", NULL};
+  if (!json_is_object(o)) return fail(c, "model", "an object");
+  int rc = keys_ok(c, o, "model", ok);
+  if (rc) return rc;
+  json_t *k = json_object_get(o, "kind"), *in = json_object_get(o, "interaction");
+  const char *kind = k && json_is_string(k) ? json_string_value(k) : "dlrm";
+  if (!strcmp(kind, "dlrm")) m->inter = SC_RS_DOT;
+  else if (!strcmp(kind, "dlrm_dcnv2")) { m->inter = SC_RS_DCNV2; m->cross_layers = 3; }
+  else if (!strcmp(kind, "wide_and_deep") || !strcmp(kind, "synthetic")) m->inter = SC_RS_CONCAT;
+  else return fail(c, "model.kind", "dlrm, dlrm_dcnv2, wide_and_deep or synthetic");
+  if (in) {
+    const char *s = json_is_string(in) ? json_string_value(in) : "";
+    if (!strcmp(s, "dot")) m->inter = SC_RS_DOT;
+    else if (!strcmp(s, "dcnv2")) m->inter = SC_RS_DCNV2;
+    else if (!strcmp(s, "concat")) m->inter = SC_RS_CONCAT;
+    else return fail(c, "model.interaction", "dot, dcnv2 or concat");
+  }
+  json_t *nm = json_object_get(o, "name");
+  snprintf(m->name, sizeof m->name, "%s", nm && json_is_string(nm) ? json_string_value(nm) : kind);
+  double df = 13, cl = m->cross_layers, cr = 0;
+  if ((rc = getnum(c, o, "model", "dense_features", 0, &df)) ||
+      (rc = getnum(c, o, "model", "cross_layers", 0, &cl)) ||
+      (rc = getnum(c, o, "model", "cross_rank", 0, &cr)) ||
+      (rc = widths(c, o, "model", "bottom_mlp", m->bottom, &m->n_bottom)) ||
+      (rc = widths(c, o, "model", "top_mlp", m->top, &m->n_top)))
+    return rc;
+  m->dense_features = (int)fmin(df, 1 << 20);
+  m->cross_layers = (int)fmin(cl, 64);
+  m->cross_rank = (int)fmin(cr, 1 << 20);
+  json_t *t = json_object_get(o, "tables");
+  if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
+  return tables_of(c, t, json_object_get(o, "ids"), m);
+}
+
+static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
+  static const char *const ok[] = {"gpu", "gpus", "gpus_per_node", "nvlink_GBps", "nic_Gbps",
+                                   "intra", NULL};
+  if (!o) return SC_OK;
+  if (!json_is_object(o)) return fail(c, "cluster", "an object");
+  int rc = keys_ok(c, o, "cluster", ok);
+  if (rc) return rc;
+  json_t *g = json_object_get(o, "gpu");
+  if (g && (!json_is_string(g) || rs_gpu_lookup(json_string_value(g), &j->gpu)))
+    return fail(c, "cluster.gpu", "a GPU preset id (stepcast presets)");
+  double n = j->gpus, gpn = 0, nvl = 0, nic = 0;
+  if ((rc = getnum(c, o, "cluster", "gpus", 1, &n)) ||
+      (rc = getnum(c, o, "cluster", "gpus_per_node", 1, &gpn)) ||
+      (rc = getnum(c, o, "cluster", "nvlink_GBps", 0, &nvl)) ||
+      (rc = getnum(c, o, "cluster", "nic_Gbps", 0, &nic)))
+    return rc;
+  j->gpus = (int)fmin(n, 1 << 20);
+  j->gpus_per_node = gpn > 0 ? (int)fmin(gpn, 1 << 20) : (j->gpus < 8 ? j->gpus : 8);
+  j->nvlink_bw = nvl * 1e9;
+  j->nic_bw = nic * 1e9 / 8;
+  json_t *in = json_object_get(o, "intra");
+  if (in) {
+    const char *s = json_is_string(in) ? json_string_value(in) : "";
+    j->intra = !strcmp(s, "nvswitch") ? 1 : !strcmp(s, "cubemesh") ? 2 : !strcmp(s, "pcie") ? 3 : -1;
+    if (j->intra < 0) return fail(c, "cluster.intra", "nvswitch, cubemesh or pcie");
+  }
+  return SC_OK;
+}
+
+static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
+  static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
+                                   "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
+                                   "collective_cycle_ms", NULL};
+  if (!o) return SC_OK;
+  if (!json_is_object(o)) return fail(c, "training", "an object");
+  int rc = keys_ok(c, o, "training", ok);
+  if (rc) return rc;
+  double b = (double)j->global_batch, eb = j->emb_bytes, cyc = 0;
+  if ((rc = getnum(c, o, "training", "global_batch", 1, &b)) ||
+      (rc = getnum(c, o, "training", "embedding_bytes", 1, &eb)) ||
+      (rc = getnum(c, o, "training", "collective_cycle_ms", 0, &cyc)))
+    return rc;
+  j->coll_cycle_s = fmin(cyc, 1e4) * 1e-3;
+  j->global_batch = (long)fmin(b, 1e12);
+  j->emb_bytes = (int)fmin(eb, 8);
+  json_t *d = json_object_get(o, "dtype"), *op = json_object_get(o, "optimizer"),
+         *k = json_object_get(o, "kernel"), *e = json_object_get(o, "eager");
+  if (d) {
+    const char *s = json_is_string(d) ? json_string_value(d) : "";
+    if (!strcmp(s, "fp32")) j->dtype = SC_FP32;
+    else if (!strcmp(s, "tf32")) j->dtype = SC_TF32;
+    else if (!strcmp(s, "amp") || !strcmp(s, "fp16")) j->dtype = SC_FP16;
+    else if (!strcmp(s, "bf16")) j->dtype = SC_BF16;
+    else return fail(c, "training.dtype", "fp32, tf32, amp, fp16 or bf16");
+  }
+  if (op) {
+    const char *s = json_is_string(op) ? json_string_value(op) : "";
+    if (!strcmp(s, "sgd")) j->opt = SC_RS_SGD;
+    else if (!strcmp(s, "adagrad")) j->opt = SC_RS_ADAGRAD;
+    else if (!strcmp(s, "adam")) j->opt = SC_RS_ADAM;
+    else if (!strcmp(s, "adam_global")) j->opt = SC_RS_ADAM_GLOBAL;
+    else return fail(c, "training.optimizer", "sgd, adagrad, adam or adam_global");
+  }
+  if (k) {
+    const char *s = json_is_string(k) ? json_string_value(k) : "";
+    if (!strcmp(s, "fused")) j->kernel = SC_RS_FUSED;
+    else if (!strcmp(s, "hash")) j->kernel = SC_RS_HASH;
+    else if (!strcmp(s, "per_table")) j->kernel = SC_RS_PER_TABLE;
+    else return fail(c, "training.kernel", "fused, hash or per_table");
+  }
+  if (e && !json_is_boolean(e)) return fail(c, "training.eager", "true or false");
+  j->eager = e && json_is_true(e);
+  json_t *bg = json_object_get(o, "bottom_mlp_on_gpu0");
+  if (bg && !json_is_boolean(bg)) return fail(c, "training.bottom_mlp_on_gpu0", "true or false");
+  j->bottom_on_gpu0 = bg && json_is_true(bg);
+  return SC_OK;
+}
+
+/* The index of the table named by x (a name or an index); -1 if none. */
+static int table_ref(const sc_rs_model *m, json_t *x) {
+  if (json_is_integer(x)) {
+    json_int_t i = json_integer_value(x);
+    return i >= 0 && i < m->n_tables ? (int)i : -1;
+  }
+  if (!json_is_string(x)) return -1;
+  for (int t = 0; t < m->n_tables; t++)
+    if (!strcmp(m->tables[t].name, json_string_value(x))) return t;
+  return -1;
+}
+
+static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, int *autop) {
+  *autop = 0;
+  if (!o) return SC_OK;
+  const char *kinds = "data_parallel, table_wise, table_wise+split, row_wise, column_wise, "
+                      "table_row_wise or auto";
+  if (json_is_string(o)) {
+    const char *s = json_string_value(o);
+    if (!strcmp(s, "auto")) { *autop = 1; return SC_OK; }
+    int split = !strcmp(s, "table_wise+split");
+    int k = split ? SC_RS_TABLE_WISE : sc_rs_shard_from_name(s);
+    if (k < 0) return fail(c, "sharding", kinds);
+    sc_error e = {0};
+    int rc = sc_rs_plan_uniform(j, (sc_rs_shard_kind)k, split, p, &e);
+    if (rc) return sc_error_set(c->err, rc, "%s: %s", c->path, e.msg);
+    return SC_OK;
+  }
+  if (!json_is_array(o)) return fail(c, "sharding", "a kind name, \"auto\" or one entry per table");
+  if (sc_rs_plan_alloc(p, j->model.n_tables))
+    return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->path);
+  for (int t = 0; t < p->n; t++) p->s[t] = (sc_rs_shard){SC_RS_DATA_PARALLEL, -1, 1};
+  static const char *const ok[] = {"table", "kind", "gpu", "node", "parts", NULL};
+  size_t i;
+  json_t *x;
+  json_array_foreach(o, i, x) {
+    char where[48];
+    snprintf(where, sizeof where, "sharding[%d]", (int)i);
+    if (!json_is_object(x)) return fail(c, where, "{\"table\", \"kind\", \"gpu\"}");
+    int rc = keys_ok(c, x, where, ok);
+    if (rc) return rc;
+    int t = table_ref(&j->model, json_object_get(x, "table"));
+    if (t < 0) return fail(c, where, "\"table\": a table name of the model or an index");
+    json_t *k = json_object_get(x, "kind");
+    int kind = k && json_is_string(k) ? sc_rs_shard_from_name(json_string_value(k)) : -1;
+    if (kind < 0) return fail(c, where, "\"kind\": data_parallel, table_wise, row_wise, "
+                                         "column_wise or table_row_wise");
+    double g = 0, node = 0, parts = 1;
+    if ((rc = getnum(c, x, where, "gpu", 0, &g)) || (rc = getnum(c, x, where, "node", 0, &node)) ||
+        (rc = getnum(c, x, where, "parts", 1, &parts)))
+      return rc;
+    p->s[t] = (sc_rs_shard){(sc_rs_shard_kind)kind,
+                            (int)fmin(kind == SC_RS_TABLE_ROW_WISE ? node : g, 1 << 20),
+                            (int)fmin(parts, 1 << 20)};
+  }
+  for (int t = 0; t < p->n; t++)
+    if (p->s[t].gpu < 0)
+      return sc_error_set(c->err, SC_EINPUT, "%s: sharding: table %d ('%s') has no entry; "
+                          "give one per table", c->path, t, j->model.tables[t].name);
+  return SC_OK;
+}
+
+int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *auto_plan,
+                        sc_error *err) {
+  sc_rs_job_default(j);
+  memset(plan, 0, sizeof *plan);
+  *auto_plan = 0;
+  json_error_t je;
+  FILE *f = fopen(path, "rb");
+  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read", path);
+  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+  fclose(f);
+  if (!root)
+    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+  jctx c = {path, err};
+  static const char *const ok[] = {"model", "cluster", "training", "sharding", NULL};
+  int rc = json_is_object(root) ? keys_ok(&c, root, "", ok) : fail(&c, "(top)", "an object");
+  if (!rc) rc = model_of(&c, json_object_get(root, "model"), &j->model);
+  if (!rc) rc = cluster_of(&c, json_object_get(root, "cluster"), j);
+  if (!rc) rc = training_of(&c, json_object_get(root, "training"), j);
+  if (!rc) {
+    sc_error e = {0};
+    rc = sc_rs_job_check(j, &e);
+    if (rc) sc_error_set(err, rc, "%s: %s", path, e.msg);
+  }
+  if (!rc) rc = sharding_of(&c, json_object_get(root, "sharding"), j, plan, auto_plan);
+  json_decref(root);
+  if (rc) {
+    sc_rs_plan_free(plan);
+    sc_rs_job_free(j);
+  }
+  return rc;
+}

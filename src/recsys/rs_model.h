@@ -1,0 +1,18 @@
+/*
+ * rs_model.h -- recommendation models: the table-list grammar and the
+ * derived sizes of a model (module prefix: rs_; the public part is
+ * sc_rs_tables_parse & co in stepcast_recsys.h).
+ */
+#ifndef SC_RECSYS_RS_MODEL_H
+#define SC_RECSYS_RS_MODEL_H
+
+#include "stepcast_recsys.h"
+
+/* Lookups per sample of table t (sum over its features). */
+double rs_table_lookups(const sc_rs_table *t);
+/* Width of the bottom MLP's output (the dense features when none). */
+int rs_bottom_out(const sc_rs_model *m);
+/* SC_OK, or SC_EINPUT naming table i and what would be valid. */
+int rs_table_check(const sc_rs_table *t, int i, sc_error *err);
+
+#endif

@@ -1,0 +1,378 @@
+/*
+ * rs_plan.c -- the sharding planner (sc_rs_plan_search).
+ *
+ * Every plan is ranked by the predicted iteration time (rs_eval); plans
+ * that do not fit in memory are never kept while one that fits exists.
+ *   exhaustive  when options^tables <= exhaustive_max: every assignment of
+ *               {data-parallel, row-wise, table-wise on each GPU, two column
+ *               slices on each pair of neighbouring GPUs, 4-16 slices on
+ *               aligned blocks of GPUs, table-row-wise on each node} to
+ *               every table;
+ *   otherwise   local search from each of four seeds (greedy table-wise
+ *               with oversized tables sliced, all row-wise, all
+ *               data-parallel, all table-row-wise): the tables of the
+ *               slowest GPU first, then every table, try their moves
+ *               (with at most 40 options per table: every option and every
+ *               swap with another table; else every kind aimed at the
+ *               least-loaded GPU or node, column splits in 2-16 parts and a
+ *               swap with a table of the least-loaded GPU); an improving move is
+ *               kept and the pass restarts, until a pass finds none or
+ *               local_iters tables were tried.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "recsys/rs_shard.h"
+
+void sc_rs_plan_opts_default(sc_rs_plan_opts *o) {
+  o->top = 5;
+  o->exhaustive_max = 20000;
+  o->local_iters = 4000;
+}
+
+void sc_rs_plans_free(sc_rs_plans *p) {
+  for (int i = 0; i < p->n; i++) {
+    sc_rs_plan_free(&p->plan[i]);
+    sc_rs_result_free(&p->res[i]);
+  }
+  p->n = 0;
+}
+
+/* The search state. */
+typedef struct search {
+  rs_ctx c;
+  sc_rs_plans *out;
+  int top;
+  int fit_found;            /* a fitting plan was seen */
+  sc_rs_result r;           /* scratch result with per-GPU arrays */
+  int oom;
+} search;
+
+static int same_plan(const sc_rs_plan *a, const sc_rs_plan *b) {
+  return !memcmp(a->s, b->s, sizeof *a->s * (size_t)a->n);
+}
+
+/* 1 when a and b use each shard kind for the same number of tables. */
+static int same_mix(const sc_rs_plan *a, const sc_rs_plan *b) {
+  int ka[SC_RS_SHARD_KINDS] = {0}, kb[SC_RS_SHARD_KINDS] = {0};
+  for (int t = 0; t < a->n; t++) { ka[a->s[t].kind]++; kb[b->s[t].kind]++; }
+  return !memcmp(ka, kb, sizeof ka);
+}
+
+/* Remove entry i of the top list. */
+static void drop(sc_rs_plans *o, int i) {
+  sc_rs_plan_free(&o->plan[i]);
+  sc_rs_result_free(&o->res[i]);
+  memmove(&o->plan[i], &o->plan[i + 1], sizeof o->plan[0] * (size_t)(o->n - i - 1));
+  memmove(&o->res[i], &o->res[i + 1], sizeof o->res[0] * (size_t)(o->n - i - 1));
+  o->n--;
+}
+
+/* Rank key: fitting plans by time; non-fitting after all, by memory. */
+static double key(const sc_rs_result *r) {
+  return r->fits ? r->iter_s : 1e30 + r->mem_bytes;
+}
+
+/* Keep plan p (result in s->r) among the top when it is good enough. */
+static void offer(search *s, const sc_rs_plan *p) {
+  sc_rs_plans *o = s->out;
+  double k = key(&s->r);
+  /* the fastest plan of each mix of shard kinds (how many tables of each
+   * kind): the top plans are distinct choices, not the same tables
+   * permuted over GPUs */
+  for (int i = 0; i < o->n; i++) {
+    if (same_plan(&o->plan[i], p)) return;
+    if (same_mix(&o->plan[i], p)) {
+      if (key(&o->res[i]) <= k) return;
+      drop(o, i); /* the new one is faster: it replaces this one */
+      break;
+    }
+  }
+  int pos = o->n;
+  while (pos > 0 && key(&o->res[pos - 1]) > k) pos--;
+  if (pos >= s->top) return;
+  int n = s->c.j->gpus;
+  if (o->n == s->top) drop(o, o->n - 1);
+  sc_rs_plan cp;
+  double *e = mem_alloc(sizeof *e * (size_t)n), *m = mem_alloc(sizeof *m * (size_t)n);
+  if (sc_rs_plan_alloc(&cp, p->n) || !e || !m) {
+    sc_rs_plan_free(&cp);
+    mem_free(e);
+    mem_free(m);
+    s->oom = 1;
+    return;
+  }
+  memcpy(cp.s, p->s, sizeof *p->s * (size_t)p->n);
+  memcpy(e, s->r.gpu_emb_s, sizeof *e * (size_t)n);
+  memcpy(m, s->r.gpu_mem, sizeof *m * (size_t)n);
+  memmove(&o->plan[pos + 1], &o->plan[pos], sizeof o->plan[0] * (size_t)(o->n - pos));
+  memmove(&o->res[pos + 1], &o->res[pos], sizeof o->res[0] * (size_t)(o->n - pos));
+  o->plan[pos] = cp;
+  o->res[pos] = s->r;
+  o->res[pos].gpu_emb_s = e;
+  o->res[pos].gpu_mem = m;
+  o->n++;
+}
+
+/* Evaluate p, offer it; its rank key. */
+static double eval(search *s, const sc_rs_plan *p) {
+  rs_eval(&s->c, p, &s->r);
+  s->out->evaluated++;
+  if (s->r.fits) s->fit_found = 1;
+  offer(s, p);
+  return key(&s->r);
+}
+
+/* ---------------------------------------------------------- exhaustive */
+
+/* The options of one table: data-parallel, row-wise, table-wise on each
+ * GPU, two column slices on each pair of neighbouring GPUs, 4, 8 and 16
+ * slices on each aligned block of that many GPUs, table-row-wise on each
+ * node (several nodes). A column option that does not divide the table's
+ * width falls back to row-wise (a repeat, harmless). */
+static int options(const rs_ctx *c) {
+  int n = c->j->gpus, k = 2 + n + (n > 1 ? n - 1 : 0);
+  for (int parts = 4; parts <= 16 && parts <= n; parts *= 2) k += n / parts;
+  return k + (c->nodes > 1 ? c->nodes : 0);
+}
+
+static sc_rs_shard option(const rs_ctx *c, int t, int k) {
+  int n = c->j->gpus, dim = c->j->model.tables[t].dim;
+  if (k == 0) return (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1};
+  if (k == 1) return (sc_rs_shard){SC_RS_ROW_WISE, 0, 1};
+  if (k < 2 + n) return (sc_rs_shard){SC_RS_TABLE_WISE, k - 2, 1};
+  k -= 2 + n;
+  if (n > 1 && k < n - 1)
+    return dim % 2 ? (sc_rs_shard){SC_RS_ROW_WISE, 0, 1} : (sc_rs_shard){SC_RS_COLUMN_WISE, k, 2};
+  if (n > 1) k -= n - 1;
+  for (int parts = 4; parts <= 16 && parts <= n; parts *= 2) {
+    if (k < n / parts)
+      return dim % parts ? (sc_rs_shard){SC_RS_ROW_WISE, 0, 1}
+                         : (sc_rs_shard){SC_RS_COLUMN_WISE, k * parts, parts};
+    k -= n / parts;
+  }
+  return (sc_rs_shard){SC_RS_TABLE_ROW_WISE, k, 1};
+}
+
+static void exhaustive(search *s, sc_rs_plan *p) {
+  int m = p->n, k = options(&s->c);
+  int *digit = mem_calloc((size_t)m, sizeof *digit);
+  if (!digit) { s->oom = 1; return; }
+  for (int t = 0; t < m; t++) p->s[t] = option(&s->c, t, 0);
+  for (;;) {
+    eval(s, p);
+    int t = 0;
+    while (t < m && ++digit[t] == k) { digit[t] = 0; p->s[t] = option(&s->c, t, 0); t++; }
+    if (t == m) break;
+    p->s[t] = option(&s->c, t, digit[t]);
+  }
+  mem_free(digit);
+  s->out->exhaustive = 1;
+}
+
+/* --------------------------------------------------------- local search */
+
+static int argmin(const double *v, int n) {
+  int b = 0;
+  for (int i = 1; i < n; i++) if (v[i] < v[b]) b = i;
+  return b;
+}
+
+/* Try move `to` for table t of p (best so far `*best`); keep it when
+ * better, else restore. 1 when kept. */
+static int try_move(search *s, sc_rs_plan *p, int t, sc_rs_shard to, double *best) {
+  sc_rs_shard was = p->s[t];
+  if (!memcmp(&was, &to, sizeof to)) return 0;
+  p->s[t] = to;
+  double k = eval(s, p);
+  if (k < *best * (1 - 1e-9)) { *best = k; return 1; }
+  p->s[t] = was;
+  return 0;
+}
+
+/* Per-GPU embedding time of the current plan (for the least-loaded). */
+/* A GPU's load: its lookup time plus the time its pooled vectors take to
+ * leave it at its link rate (the all-to-all waits for the busiest sender). */
+static void loads(search *s, const sc_rs_plan *p, double *load) {
+  rs_eval(&s->c, p, &s->r);
+  const coll_group *g = &s->c.all;
+  double bw = g->ranks > g->ranks_per_node && g->inter_bw > 0 ? g->inter_bw : g->intra_bw;
+  for (int i = 0; i < s->c.j->gpus; i++)
+    load[i] = s->r.gpu_emb_s[i] + (bw > 0 ? 2 * s->c.send[i] / bw : 0);
+}
+
+static int argmax(const double *v, int n) {
+  int b = 0;
+  for (int i = 1; i < n; i++) if (v[i] > v[b]) b = i;
+  return b;
+}
+
+/* Swaps tried per table, and evaluations a search may spend: bounds that
+ * keep a plan of a thousand tables within seconds. */
+#define RS_SWAPS 64
+#define RS_MAX_EVALS 300000
+
+/* Moves of table t; 1 when one was kept. With few options per table
+ * (small clusters) every option is tried, else the ones aimed at the
+ * least-loaded GPU. */
+static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *load) {
+  const sc_rs_job *j = s->c.j;
+  int n = j->gpus, kept = 0;
+  if (options(&s->c) <= 40) {
+    for (int k = 0; k < options(&s->c); k++) kept |= try_move(s, p, t, option(&s->c, t, k), best);
+    for (int u = 0, tries = 0; u < p->n && tries < RS_SWAPS; u++) { /* swap two tables' shards */
+      if (u == t || !memcmp(&p->s[u], &p->s[t], sizeof p->s[t])) continue;
+      tries++;
+      sc_rs_shard a = p->s[t], b = p->s[u];
+      p->s[t] = b;
+      p->s[u] = a;
+      double k = eval(s, p);
+      if (k < *best * (1 - 1e-9)) { *best = k; kept = 1; }
+      else { p->s[t] = a; p->s[u] = b; }
+    }
+    return kept;
+  }
+  loads(s, p, load);
+  int lo = argmin(load, n);
+  kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_TABLE_WISE, lo, 1}, best);
+  kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_ROW_WISE, 0, 1}, best);
+  kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1}, best);
+  if (s->c.nodes > 1) {
+    int gpn = s->c.all.ranks_per_node, node = lo / gpn;
+    kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_TABLE_ROW_WISE, node, 1}, best);
+  }
+  /* column slices in 2, 4, ... 16 parts on the aligned block of GPUs
+   * around the least-loaded one: many slices shrink the largest sender of
+   * the all-to-all */
+  for (int parts = 2; parts <= 16 && parts <= n && j->model.tables[t].dim % parts == 0;
+       parts *= 2) {
+    int g = lo - lo % parts;
+    if (g + parts > n) g = n - parts;
+    kept |= try_move(s, p, t, (sc_rs_shard){SC_RS_COLUMN_WISE, g, parts}, best);
+  }
+  /* swap with a table-wise table of the least-loaded GPU */
+  if (p->s[t].kind == SC_RS_TABLE_WISE && p->s[t].gpu != lo) {
+    for (int u = 0; u < p->n && !kept; u++) {
+      if (p->s[u].kind != SC_RS_TABLE_WISE || p->s[u].gpu != lo) continue;
+      sc_rs_shard a = p->s[t], b = p->s[u];
+      p->s[t] = b;
+      p->s[u] = a;
+      double k = eval(s, p);
+      if (k < *best * (1 - 1e-9)) { *best = k; kept = 1; }
+      else { p->s[t] = a; p->s[u] = b; }
+    }
+  }
+  return kept;
+}
+
+static void local_search(search *s, sc_rs_plan *p, int iters) {
+  double *load = mem_alloc(sizeof *load * (size_t)s->c.j->gpus);
+  if (!load) { s->oom = 1; return; }
+  double best = eval(s, p);
+  long tried = 0;
+  int improved = 1;
+  while (improved && tried < iters && !s->oom && s->out->evaluated < RS_MAX_EVALS) {
+    improved = 0;
+    /* tables of the most loaded GPU first, then every table */
+    loads(s, p, load);
+    int worst = argmax(load, s->c.j->gpus);
+    for (int pass = 0; pass < 2 && !improved; pass++)
+      for (int t = 0; t < p->n && tried < iters && s->out->evaluated < RS_MAX_EVALS; t++) {
+        const sc_rs_shard *x = &p->s[t];
+        int on_worst = x->kind == SC_RS_TABLE_WISE ? x->gpu == worst
+                       : x->kind == SC_RS_COLUMN_WISE ? worst >= x->gpu && worst < x->gpu + x->parts
+                                                      : 0;
+        if (pass == 0 && !on_worst) continue;
+        tried++;
+        if (improve_table(s, p, t, &best, load)) improved = 1;
+      }
+  }
+  mem_free(load);
+}
+
+/* ------------------------------------------------------------- the why */
+
+static void explain(const sc_rs_job *j, sc_rs_plans *o) {
+  for (int i = 0; i < o->n; i++) {
+    const sc_rs_result *r = &o->res[i];
+    double mean = 0, mx = 0;
+    for (int g = 0; g < j->gpus; g++) {
+      mean += r->gpu_emb_s[g] / j->gpus;
+      if (r->gpu_emb_s[g] > mx) mx = r->gpu_emb_s[g];
+    }
+    double comm = r->ids_s + r->a2a_fwd_s + r->a2a_bwd_s + r->rs_fwd_s + r->ag_bwd_s +
+                  r->allreduce_s;
+    double emb = r->emb_fwd_s + r->emb_bwd_s, dense = r->dense_fwd_s + r->dense_bwd_s;
+    const char *bound = emb >= comm && emb >= dense ? "embedding lookups"
+                        : comm >= dense             ? "communication"
+                                                    : "dense compute";
+    int w = snprintf(o->why[i], sizeof o->why[i],
+                     "%s bound: lookups %.3f ms on GPU %d (imbalance max/mean %.2f), "
+                     "communication %.3f ms, dense %.3f ms",
+                     bound, emb * 1e3, r->worst_gpu, mean > 0 ? mx / mean : 1, comm * 1e3,
+                     dense * 1e3);
+    if (i == 0 && o->n > 1 && w > 0 && w < (int)sizeof o->why[i])
+      snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; %.2f %% faster than #2",
+               100 * (o->res[1].iter_s - r->iter_s) / o->res[1].iter_s);
+    if (!r->fits && w > 0 && w < (int)sizeof o->why[i])
+      snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; DOES NOT FIT");
+  }
+}
+
+/* Local search from each seed (greedy table-wise, all row-wise, all
+ * data-parallel, all table-row-wise); every plan seen is offered to the
+ * top list. */
+static void seeds(search *s, sc_rs_plan *p, int iters) {
+  int m = p->n;
+  static const sc_rs_shard_kind kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_DATA_PARALLEL,
+                                           SC_RS_TABLE_ROW_WISE};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !s->oom; k++) {
+    if (kinds[k] == SC_RS_TABLE_ROW_WISE && s->c.nodes < 2) continue;
+    if (kinds[k] == SC_RS_TABLE_WISE) {
+      if (rs_plan_greedy_tw(&s->c, 1, p)) { s->oom = 1; return; }
+    } else {
+      for (int t = 0; t < m; t++)
+        p->s[t] = (sc_rs_shard){kinds[k], kinds[k] == SC_RS_TABLE_ROW_WISE ? t % s->c.nodes : 0, 1};
+    }
+    local_search(s, p, iters);
+  }
+}
+
+int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_plans *out,
+                      sc_error *err) {
+  memset(out, 0, sizeof *out);
+  sc_rs_plan_opts o;
+  if (opts) o = *opts;
+  else sc_rs_plan_opts_default(&o);
+  if (o.top < 1 || o.top > 16)
+    return sc_error_set(err, SC_EINPUT, "planner: top %d; valid: 1..16", o.top);
+  search s = {0};
+  s.out = out;
+  s.top = o.top;
+  int rc = rs_ctx_open(&s.c, j, err);
+  if (rc) return rc;
+  int m = j->model.n_tables, n = j->gpus;
+  sc_rs_plan p = {0};
+  s.r.gpu_emb_s = mem_alloc(sizeof(double) * (size_t)n);
+  s.r.gpu_mem = mem_alloc(sizeof(double) * (size_t)n);
+  if (sc_rs_plan_alloc(&p, m) || !s.r.gpu_emb_s || !s.r.gpu_mem) {
+    s.oom = 1;
+  } else {
+    double space = pow(options(&s.c), m);
+    if (space <= o.exhaustive_max) exhaustive(&s, &p);
+    else {
+      seeds(&s, &p, o.local_iters);
+    }
+  }
+  sc_rs_plan_free(&p);
+  sc_rs_result_free(&s.r);
+  rs_ctx_close(&s.c);
+  if (s.oom) {
+    sc_rs_plans_free(out);
+    return sc_error_set(err, SC_ENOMEM, "planner: out of memory");
+  }
+  explain(j, out);
+  return SC_OK;
+}

@@ -1,0 +1,149 @@
+/*
+ * rs_report.c -- text and JSON reports of recsys predictions and plans
+ * (sc_rs_report_result, sc_rs_report_plans; docs/output.md). Fixed
+ * formats, fixed order: outputs are deterministic.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "report/esc.h"
+#include "recsys/rs_model.h"
+#include "stepcast_recsys.h"
+
+#define MS(x) ((x) * 1e3)
+#define GIB(x) ((x) / 1073741824.0)
+
+/* Counts of each shard kind in p. */
+static void kinds(const sc_rs_plan *p, int *k) {
+  memset(k, 0, sizeof *k * SC_RS_SHARD_KINDS);
+  for (int t = 0; t < p->n; t++) k[p->s[t].kind]++;
+}
+
+static void plan_line(FILE *out, const sc_rs_plan *p) {
+  int k[SC_RS_SHARD_KINDS];
+  kinds(p, k);
+  int first = 1;
+  for (int i = 0; i < SC_RS_SHARD_KINDS; i++)
+    if (k[i]) {
+      fprintf(out, "%s%d %s", first ? "" : ", ", k[i], sc_rs_shard_name((sc_rs_shard_kind)i));
+      first = 0;
+    }
+}
+
+static void shard_text(FILE *out, const sc_rs_shard *s) {
+  fprintf(out, "%s", sc_rs_shard_name(s->kind));
+  if (s->kind == SC_RS_TABLE_WISE) fprintf(out, " gpu %d", s->gpu);
+  else if (s->kind == SC_RS_COLUMN_WISE) fprintf(out, " gpus %d-%d", s->gpu, s->gpu + s->parts - 1);
+  else if (s->kind == SC_RS_TABLE_ROW_WISE) fprintf(out, " node %d", s->gpu);
+}
+
+static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
+                        const sc_rs_result *r, int tables) {
+  const sc_rs_model *m = &j->model;
+  double rows = 0;
+  for (int t = 0; t < m->n_tables; t++) rows += m->tables[t].rows;
+  fprintf(out, "model         %s: %d tables, %.4g M rows, %.2f GiB embeddings (fp%d), "
+               "%.3g M dense parameters\n",
+          m->name[0] ? m->name : "recsys", m->n_tables, rows / 1e6,
+          GIB(sc_rs_embedding_elems(m) * j->emb_bytes), j->emb_bytes * 8,
+          sc_rs_dense_params(m) / 1e6);
+  fprintf(out, "cluster       %d x %s (%d per node), batch %ld (%ld per GPU)\n", j->gpus,
+          j->gpu.name, j->gpus_per_node, j->global_batch, j->global_batch / j->gpus);
+  fprintf(out, "sharding      ");
+  plan_line(out, p);
+  fprintf(out, "\n\niteration     %9.3f ms   %.4g samples/s\n", MS(r->iter_s), r->samples_per_s);
+  fprintf(out, "  ids all-to-all       %9.3f ms\n", MS(r->ids_s));
+  fprintf(out, "  embedding forward    %9.3f ms  (GPU %d)\n", MS(r->emb_fwd_s), r->worst_gpu);
+  fprintf(out, "  pooled all-to-all    %9.3f ms fwd  %9.3f ms bwd\n", MS(r->a2a_fwd_s),
+          MS(r->a2a_bwd_s));
+  fprintf(out, "  row-wise RS / AG     %9.3f ms fwd  %9.3f ms bwd\n", MS(r->rs_fwd_s),
+          MS(r->ag_bwd_s));
+  fprintf(out, "  dense (MLP, inter.)  %9.3f ms fwd  %9.3f ms bwd\n", MS(r->dense_fwd_s),
+          MS(r->dense_bwd_s));
+  fprintf(out, "  embedding backward   %9.3f ms  (incl. optimizer update)\n", MS(r->emb_bwd_s));
+  fprintf(out, "  exposed all-reduce   %9.3f ms\n", MS(r->allreduce_s));
+  fprintf(out, "  dense optimizer      %9.3f ms\n", MS(r->optimizer_s));
+  fprintf(out, "  host launches        %9.3f ms beyond the GPU\n", MS(r->overhead_s));
+  fprintf(out, "memory        %.2f GiB on GPU %d of %.2f GiB: %s\n", GIB(r->mem_bytes),
+          r->fullest_gpu, GIB(r->mem_capacity), r->fits ? "fits" : "DOES NOT FIT");
+  if (r->gpu_emb_s && r->gpus <= 64) {
+    fprintf(out, "per GPU       lookups ms / memory GiB\n");
+    for (int g = 0; g < r->gpus; g++)
+      fprintf(out, "  gpu %-3d %9.3f %9.2f\n", g, MS(r->gpu_emb_s[g]), GIB(r->gpu_mem[g]));
+  }
+  if (tables && p->n <= 64) {
+    fprintf(out, "tables\n");
+    for (int t = 0; t < p->n; t++) {
+      const sc_rs_table *tb = &m->tables[t];
+      fprintf(out, "  %-12s %12.0f x %-5d @%-6g ", tb->name, tb->rows, tb->dim,
+              rs_table_lookups(tb));
+      shard_text(out, &p->s[t]);
+      fputc('\n', out);
+    }
+  }
+}
+
+static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
+                        const sc_rs_result *r) {
+  fprintf(out, "{\"iter_s\": %.6g, \"samples_per_s\": %.6g, \"breakdown\": {\"ids_s\": %.6g, "
+               "\"emb_fwd_s\": %.6g, \"a2a_fwd_s\": %.6g, \"a2a_bwd_s\": %.6g, "
+               "\"rs_fwd_s\": %.6g, \"ag_bwd_s\": %.6g, \"dense_fwd_s\": %.6g, "
+               "\"dense_bwd_s\": %.6g, \"emb_bwd_s\": %.6g, \"allreduce_s\": %.6g, "
+               "\"optimizer_s\": %.6g, \"overhead_s\": %.6g}, ",
+          r->iter_s, r->samples_per_s, r->ids_s, r->emb_fwd_s, r->a2a_fwd_s, r->a2a_bwd_s,
+          r->rs_fwd_s, r->ag_bwd_s, r->dense_fwd_s, r->dense_bwd_s, r->emb_bwd_s,
+          r->allreduce_s, r->optimizer_s, r->overhead_s);
+  fprintf(out, "\"memory\": {\"max_bytes\": %.6g, \"gpu\": %d, \"capacity_bytes\": %.6g, "
+               "\"fits\": %s}, \"worst_gpu\": %d, \"gpus\": [",
+          r->mem_bytes, r->fullest_gpu, r->mem_capacity, r->fits ? "true" : "false",
+          r->worst_gpu);
+  for (int g = 0; r->gpu_emb_s && g < r->gpus; g++)
+    fprintf(out, "%s{\"emb_s\": %.6g, \"mem_bytes\": %.6g}", g ? ", " : "", r->gpu_emb_s[g],
+            r->gpu_mem[g]);
+  fprintf(out, "], \"sharding\": [");
+  for (int t = 0; t < p->n; t++) {
+    fprintf(out, "%s{\"table\": ", t ? ", " : "");
+    esc_json(out, j->model.tables[t].name);
+    fprintf(out, ", \"kind\": \"%s\", \"gpu\": %d, \"parts\": %d}",
+            sc_rs_shard_name(p->s[t].kind), p->s[t].gpu, p->s[t].parts);
+  }
+  fprintf(out, "]}");
+}
+
+void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plan *p,
+                         const sc_rs_result *r) {
+  if (fmt == SC_FORMAT_JSON) {
+    result_json(out, j, p, r);
+    fputc('\n', out);
+  } else {
+    result_text(out, j, p, r, 1);
+  }
+}
+
+void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *ps) {
+  if (fmt == SC_FORMAT_JSON) {
+    fprintf(out, "{\"evaluated\": %ld, \"exhaustive\": %s, \"plans\": [", ps->evaluated,
+            ps->exhaustive ? "true" : "false");
+    for (int i = 0; i < ps->n; i++) {
+      fprintf(out, "%s\n {\"rank\": %d, \"why\": ", i ? "," : "", i + 1);
+      esc_json(out, ps->why[i]);
+      fprintf(out, ", \"prediction\": ");
+      result_json(out, j, &ps->plan[i], &ps->res[i]);
+      fputc('}', out);
+    }
+    fprintf(out, "]}\n");
+    return;
+  }
+  fprintf(out, "%ld plans evaluated (%s); the fastest that fit:\n\n", ps->evaluated,
+          ps->exhaustive ? "every plan enumerated" : "greedy + local search");
+  fprintf(out, "  #  %10s  %8s  %s\n", "iter ms", "mem GiB", "sharding");
+  for (int i = 0; i < ps->n; i++) {
+    fprintf(out, "  %d  %10.3f  %8.2f  ", i + 1, MS(ps->res[i].iter_s), GIB(ps->res[i].mem_bytes));
+    plan_line(out, &ps->plan[i]);
+    fprintf(out, "\n     %s\n", ps->why[i]);
+  }
+  if (ps->n) {
+    fprintf(out, "\nbest plan\n");
+    result_text(out, j, &ps->plan[0], &ps->res[0], 1);
+  }
+}

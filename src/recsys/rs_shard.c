@@ -1,0 +1,369 @@
+/*
+ * rs_shard.c -- iteration time and memory of a sharding of the tables.
+ *
+ * One synchronous iteration on the slowest GPU's path:
+ *
+ *   ids all-to-all
+ *   + embedding forward (the GPU with the most lookup time)
+ *   + max(pooled all-to-all + row-wise reduce-scatter, bottom MLP forward)
+ *   + interaction and top MLP forward and backward (data parallel, local batch)
+ *   + max(gradient all-to-all + all-gather, bottom MLP backward)
+ *   + embedding backward and sparse optimizer update (slowest GPU)
+ *   + the all-reduce of dense and replicated-table gradients not hidden by
+ *     the embedding and bottom MLP backward
+ *   + the dense optimizer, and the host's launches where they exceed the GPU.
+ *
+ * Shard geometry by kind (B global batch, n GPUs, b = B/n, L lookups, F
+ * features, d width):
+ *   data-parallel  every GPU: L/n lookups on a replica, b x F outputs; the
+ *                  weight gradient (rows x d, fp32) is all-reduced
+ *   table-wise     its GPU: L lookups, B x F outputs sent by all-to-all
+ *   row-wise       every GPU: rows/n, L/n lookups, B x F partial sums,
+ *                  reduce-scattered (backward: all-gathered)
+ *   column-wise    p GPUs: d/p columns, L lookups each, all-to-all
+ *   table-row-wise the GPUs of one node: rows/g, L/g lookups, partial sums
+ *                  reduce-scattered in the node, then all-to-all
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "cost/compute.h"
+#include "recsys/rs_model.h"
+#include "recsys/rs_shard.h"
+
+static double act_bytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
+
+static void group_of(const sc_rs_job *j, int ranks, int per_node, coll_group *g) {
+  sc_scenario def;
+  sc_scenario_default(&def);
+  g->ranks = ranks;
+  g->ranks_per_node = per_node;
+  g->arch = j->gpu.arch;
+  g->intra_bw = j->nvlink_bw > 0 ? j->nvlink_bw : j->gpu.nvlink_bw;
+  g->inter_bw = j->nic_bw;
+  g->intra_lat = def.cluster.nvlink_lat;
+  g->inter_lat = def.cluster.nic_lat;
+  g->node_gpus = j->gpus_per_node;
+}
+
+int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
+  memset(c, 0, sizeof *c);
+  int rc = sc_rs_job_check(j, err);
+  if (rc) return rc;
+  c->j = j;
+  int n = j->gpus, m = j->model.n_tables;
+  c->st = mem_calloc((size_t)m, sizeof *c->st);
+  c->fwd = mem_calloc((size_t)n * 5, sizeof *c->fwd);
+  c->shards = mem_calloc((size_t)n, sizeof *c->shards);
+  if (!c->st || !c->fwd || !c->shards) {
+    rs_ctx_close(c);
+    return sc_error_set(err, SC_ENOMEM, "recsys: out of memory");
+  }
+  c->bwd = c->fwd + n;
+  c->mem = c->bwd + n;
+  c->send = c->mem + n;
+  c->lookups = c->send + n;
+  for (int t = 0; t < m; t++) {
+    if (t > 0 && rs_same_shape(&j->model.tables[t - 1], &j->model.tables[t]))
+      c->st[t] = c->st[t - 1]; /* groups of equal tables: computed once */
+    else
+      rs_tstat_fill(j, &j->model.tables[t], &c->st[t]);
+  }
+  rs_dense(j, (double)j->global_batch / n, &c->dense);
+  rs_dense(j, (double)j->global_batch, &c->dense_global);
+  int gpn = j->gpus_per_node < n ? j->gpus_per_node : n;
+  c->nodes = (n + gpn - 1) / gpn;
+  group_of(j, n, gpn, &c->all);
+  group_of(j, gpn, gpn, &c->node);
+  c->intra = (coll_intra)j->intra;
+  c->l2 = rs_l2_bytes(&j->gpu);
+  c->act_b = act_bytes(j->dtype);
+  return SC_OK;
+}
+
+void rs_ctx_close(rs_ctx *c) {
+  mem_free(c->st);
+  mem_free(c->fwd);
+  mem_free(c->shards);
+  memset(c, 0, sizeof *c);
+}
+
+int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err) {
+  const sc_rs_job *j = c->j;
+  if (p->n != j->model.n_tables)
+    return sc_error_set(err, SC_EINPUT, "sharding: %d entries for %d tables; give one per "
+                        "table", p->n, j->model.n_tables);
+  for (int t = 0; t < p->n; t++) {
+    const sc_rs_shard *s = &p->s[t];
+    const sc_rs_table *tb = &j->model.tables[t];
+    switch (s->kind) {
+    case SC_RS_TABLE_WISE:
+      if (s->gpu < 0 || s->gpu >= j->gpus)
+        return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): table_wise on GPU "
+                            "%d, but the cluster has %d GPUs (valid: 0..%d)", t, tb->name,
+                            s->gpu, j->gpus, j->gpus - 1);
+      break;
+    case SC_RS_COLUMN_WISE:
+      if (s->parts < 1 || tb->dim % s->parts)
+        return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): column_wise in %d "
+                            "parts; valid: a divisor of its width %d", t, tb->name, s->parts,
+                            tb->dim);
+      if (s->gpu < 0 || s->gpu + s->parts > j->gpus)
+        return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): column_wise over "
+                            "GPUs %d..%d needs %d GPUs, but the cluster has %d", t, tb->name,
+                            s->gpu, s->gpu + s->parts - 1, s->gpu + s->parts, j->gpus);
+      break;
+    case SC_RS_TABLE_ROW_WISE:
+      if (s->gpu < 0 || s->gpu >= c->nodes)
+        return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): table_row_wise on "
+                            "node %d, but the cluster has %d nodes (valid: 0..%d)", t,
+                            tb->name, s->gpu, c->nodes, c->nodes - 1);
+      break;
+    case SC_RS_DATA_PARALLEL:
+    case SC_RS_ROW_WISE:
+      break;
+    default:
+      return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): unknown kind %d", t,
+                          tb->name, (int)s->kind);
+    }
+  }
+  return SC_OK;
+}
+
+/* Add one shard to GPU g: lookup time, memory, pooled bytes it sends. */
+static void put(rs_ctx *c, int t, int g, const rs_shard_geo *geo, double send) {
+  double f, b;
+  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
+  c->fwd[g] += f;
+  c->bwd[g] += b;
+  c->mem[g] += rs_shard_bytes(c->j, geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+  c->send[g] += send;
+}
+
+/* The same shard on every GPU (data-parallel, row-wise): its cost once,
+ * with the L2 share of the GPU holding the most shards. */
+static void put_all(rs_ctx *c, int t, rs_shard_geo *geo) {
+  int n = c->j->gpus, most = 1;
+  for (int g = 0; g < n; g++) if (c->shards[g] > most) most = c->shards[g];
+  geo->cache_bytes = c->l2 / most;
+  double f, b;
+  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
+  double m = rs_shard_bytes(c->j, geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+  for (int g = 0; g < n; g++) {
+    c->fwd[g] += f;
+    c->bwd[g] += b;
+    c->mem[g] += m;
+  }
+}
+
+/* Shards per GPU (their L2 share), counted before the costs. */
+static void count_shards(rs_ctx *c, const sc_rs_plan *p) {
+  int n = c->j->gpus, gpn = c->all.ranks_per_node;
+  memset(c->shards, 0, sizeof *c->shards * (size_t)n);
+  for (int t = 0; t < p->n; t++) {
+    const sc_rs_shard *s = &p->s[t];
+    if (s->kind == SC_RS_TABLE_WISE) c->shards[s->gpu]++;
+    else if (s->kind == SC_RS_COLUMN_WISE)
+      for (int k = 0; k < s->parts; k++) c->shards[s->gpu + k]++;
+    else if (s->kind == SC_RS_TABLE_ROW_WISE)
+      for (int k = 0; k < gpn && s->gpu * gpn + k < n; k++) c->shards[s->gpu * gpn + k]++;
+    else
+      for (int g = 0; g < n; g++) c->shards[g]++;
+  }
+}
+
+/* Collective volumes of one plan, bytes. */
+typedef struct volumes {
+  double recv;        /* pooled vectors each GPU receives by all-to-all */
+  double rs;          /* row-wise partial sums reduce-scattered over all GPUs */
+  double rs_node;     /* table-row-wise partial sums reduce-scattered in a node */
+  double ids;         /* lookup ids each GPU sends */
+  double dp_grad;     /* replicated tables' gradients all-reduced */
+  int kinds_used;     /* bit per shard kind */
+} volumes;
+
+/* Place table t's shards; accumulate volumes. */
+static void place(rs_ctx *c, int t, const sc_rs_shard *s, volumes *v) {
+  const sc_rs_job *j = c->j;
+  const sc_rs_table *tb = &j->model.tables[t];
+  const rs_tstat *st = &c->st[t];
+  int n = j->gpus, gpn = c->all.ranks_per_node;
+  double B = (double)j->global_batch, b = B / n, F = st->outputs, d = tb->dim;
+  double pooled = B * F * d * c->act_b;   /* all samples' pooled vectors */
+  rs_shard_geo geo = {tb->rows, 1, tb->dim, st->lookups, 1, B * F, 0};
+  v->kinds_used |= 1 << s->kind;
+  switch (s->kind) {
+  case SC_RS_DATA_PARALLEL:
+    geo.lookups = st->lookups / n;
+    geo.draws_frac = 1.0 / n;
+    geo.out_vectors = b * F;
+    put_all(c, t, &geo);
+    v->dp_grad += tb->rows * d * 4;
+    return;
+  case SC_RS_TABLE_WISE:
+    geo.cache_bytes = c->l2 / c->shards[s->gpu];
+    put(c, t, s->gpu, &geo, pooled);
+    v->recv += pooled / n;
+    v->ids += st->lookups / n * 8;
+    return;
+  case SC_RS_COLUMN_WISE:
+    geo.dim = tb->dim / s->parts;
+    for (int k = 0; k < s->parts; k++) {
+      geo.cache_bytes = c->l2 / c->shards[s->gpu + k];
+      put(c, t, s->gpu + k, &geo, pooled / s->parts);
+    }
+    v->recv += pooled / n;
+    v->ids += st->lookups / n * 8 * s->parts;
+    return;
+  case SC_RS_ROW_WISE:
+    geo.rows = tb->rows / n;
+    geo.row_frac = 1.0 / n;
+    geo.lookups = st->lookups / n;
+    geo.draws_frac = 1.0 / n;
+    put_all(c, t, &geo);
+    v->rs += pooled;
+    v->ids += st->lookups / n * 8;
+    return;
+  case SC_RS_TABLE_ROW_WISE: {
+    int g0 = s->gpu * gpn, k = n - g0 < gpn ? n - g0 : gpn;
+    geo.rows = tb->rows / k;
+    geo.row_frac = 1.0 / k;
+    geo.lookups = st->lookups / k;
+    geo.draws_frac = 1.0 / k;
+    for (int i = 0; i < k; i++) {
+      geo.cache_bytes = c->l2 / c->shards[g0 + i];
+      put(c, t, g0 + i, &geo, pooled / k);
+    }
+    v->rs_node += pooled;
+    v->recv += pooled / n;
+    v->ids += st->lookups / n * 8;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+static double coll(const rs_ctx *c, coll_op op, double bytes, const coll_group *g) {
+  if (bytes <= 0 || g->ranks < 2) return 0;
+  return coll_nccl_time_ex(op, bytes, g, c->intra).time;
+}
+
+static int popcount(int x) {
+  int k = 0;
+  for (; x; x &= x - 1) k++;
+  return k;
+}
+
+/* Per-GPU lookup time and memory into r (the slowest and the fullest). */
+static void per_gpu(rs_ctx *c, sc_rs_result *r) {
+  int n = c->j->gpus;
+  double worst = -1;
+  for (int g = 0; g < n; g++) {
+    double e = c->fwd[g] + c->bwd[g], mem = c->mem[g] + c->dense.act_bytes;
+    if (e > worst) {
+      worst = e;
+      r->worst_gpu = g;
+      r->emb_fwd_s = c->fwd[g];
+      r->emb_bwd_s = c->bwd[g];
+    }
+    if (mem > r->mem_bytes) { r->mem_bytes = mem; r->fullest_gpu = g; }
+    if (r->gpu_emb_s) r->gpu_emb_s[g] = e;
+    if (r->gpu_mem) r->gpu_mem[g] = mem;
+  }
+}
+
+/* The collectives of the plan into r; the all-reduce's full time. */
+static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+  int n = c->j->gpus;
+  /* all-to-all buffers: the largest sender or what every GPU receives */
+  double maxsend = 0;
+  for (int g = 0; g < n; g++) if (c->send[g] > maxsend) maxsend = c->send[g];
+  double a2a = maxsend > v->recv ? maxsend : v->recv;
+  r->ids_s = coll(c, COLL_ALL_TO_ALL, v->ids, &c->all);
+  r->a2a_fwd_s = coll(c, COLL_ALL_TO_ALL, a2a, &c->all);
+  r->a2a_bwd_s = r->a2a_fwd_s;
+  r->rs_fwd_s = coll(c, COLL_REDUCE_SCATTER, v->rs, &c->all) +
+                coll(c, COLL_REDUCE_SCATTER, v->rs_node, &c->node);
+  r->ag_bwd_s = coll(c, COLL_ALL_GATHER, v->rs, &c->all) +
+                coll(c, COLL_ALL_GATHER, v->rs_node, &c->node);
+  return coll(c, COLL_ALL_REDUCE, sc_rs_dense_params(&c->j->model) * 4 + v->dp_grad, &c->all);
+}
+
+/* Kernels the host issues per iteration, and the per-table framework ops
+ * (their fixed GPU cost goes to the embedding backward). */
+static int host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+  int groups = popcount(v->kinds_used);
+  int kernels = c->dense.kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
+  if (c->j->kernel == SC_RS_PER_TABLE) {
+    int most = 0;
+    for (int g = 0; g < c->j->gpus; g++) if (c->shards[g] > most) most = c->shards[g];
+    kernels += most * RS_TABLE_OPS;
+    r->emb_bwd_s += most * RS_TABLE_OPS * COST_KERNEL_T0;
+  }
+  return kernels;
+}
+
+void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
+  const sc_rs_job *j = c->j;
+  const rs_dense_time *d = &c->dense;
+  int n = j->gpus;
+  memset(c->fwd, 0, sizeof *c->fwd * (size_t)n * 5);
+  count_shards(c, p);
+  volumes v = {0};
+  for (int t = 0; t < p->n; t++) place(c, t, &p->s[t], &v);
+  double *gpu_emb = r->gpu_emb_s, *gpu_mem = r->gpu_mem;
+  memset(r, 0, sizeof *r);
+  r->gpu_emb_s = gpu_emb;
+  r->gpu_mem = gpu_mem;
+  r->gpus = n;
+  per_gpu(c, r);
+  /* fixed kernel costs of the fused lookup groups (one per kind in use) */
+  int groups = popcount(v.kinds_used);
+  r->emb_fwd_s += groups * RS_FWD_KERNELS * COST_KERNEL_T0;
+  r->emb_bwd_s += groups * RS_BWD_KERNELS * COST_KERNEL_T0;
+  int kernels = host_kernels(c, &v, r);
+  double ar = comms(c, &v, r);
+  /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
+   * the whole batch before it (its output is one more pooled vector) */
+  double bf = d->bottom_fwd, bb = d->bottom_bwd, serial_f = 0, serial_b = 0;
+  if (j->bottom_on_gpu0 && n > 1) {
+    serial_f = c->dense_global.bottom_fwd;
+    serial_b = c->dense_global.bottom_bwd;
+    bf = bb = 0;
+  }
+  r->dense_fwd_s = bf + serial_f + d->top_fwd;
+  r->dense_bwd_s = bb + serial_b + d->top_bwd;
+  double hide = r->emb_bwd_s + bb + serial_b;
+  r->allreduce_s = ar > hide ? ar - hide : 0;
+  r->optimizer_s = d->optimizer;
+  double comm_f = r->a2a_fwd_s + r->rs_fwd_s, comm_b = r->a2a_bwd_s + r->ag_bwd_s;
+  double gpu = r->ids_s + r->emb_fwd_s + serial_f + (comm_f > bf ? comm_f : bf) + d->top_fwd +
+               d->top_bwd + (comm_b > bb ? comm_b : bb) + serial_b + r->emb_bwd_s +
+               r->allreduce_s + r->optimizer_s;
+  /* the host issues every kernel and collective; an eager framework's
+   * launches bound a short step, a graph or C++ runtime's hardly */
+  double host = kernels * (j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu));
+  r->overhead_s = host > gpu ? host - gpu : 0;
+  /* a framework that runs collectives on a background cycle (Horovod's
+   * RunLoopOnce, HOROVOD_CYCLE_TIME default 1 ms: horovod/common/
+   * operations.cc): each dependent collective waits half a cycle on average */
+  if (n > 1 && j->coll_cycle_s > 0) {
+    int calls = (r->ids_s > 0) + (r->a2a_fwd_s > 0) * 2 + (r->rs_fwd_s > 0) * 2 + (ar > 0);
+    r->overhead_s += calls * 0.5 * j->coll_cycle_s;
+  }
+  r->iter_s = gpu + r->overhead_s;
+  r->samples_per_s = j->global_batch / r->iter_s;
+  r->mem_capacity = j->gpu.hbm_bytes;
+  r->fits = r->mem_bytes <= r->mem_capacity;
+}
+
+double rs_table_tw_s(const rs_ctx *c, int t) {
+  const sc_rs_table *tb = &c->j->model.tables[t];
+  rs_shard_geo geo = {tb->rows, 1, tb->dim, c->st[t].lookups, 1,
+                      (double)c->j->global_batch * c->st[t].outputs, c->l2};
+  double f, b;
+  rs_shard_time(c->j, tb, &c->st[t], &geo, &f, &b);
+  return f + b;
+}

@@ -1,0 +1,52 @@
+/*
+ * rs_shard.h -- the iteration time of one sharding (module prefix: rs_).
+ *
+ * A prepared context holds what every evaluation of one job shares (the
+ * tables' statistics, the dense part's time, the collective group) and
+ * per-GPU scratch arrays sized once, so the planner evaluates plans
+ * without allocating.
+ */
+#ifndef SC_RECSYS_RS_SHARD_H
+#define SC_RECSYS_RS_SHARD_H
+
+#include "coll/coll.h"
+#include "recsys/rs_dense.h"
+#include "recsys/rs_emb.h"
+
+typedef struct rs_ctx {
+  const sc_rs_job *j;         /* borrowed */
+  rs_tstat *st;               /* owned: one per table */
+  rs_dense_time dense;        /* per local batch */
+  rs_dense_time dense_global; /* per global batch (a bottom MLP on GPU 0) */
+  coll_group all;             /* every GPU */
+  coll_group node;            /* the GPUs of one node */
+  coll_intra intra;
+  double l2;                  /* L2 bytes */
+  double act_b;               /* bytes per activation element */
+  int nodes;
+  /* scratch, gpus entries each (owned) */
+  double *fwd, *bwd, *mem, *send, *lookups;
+  int *shards;
+} rs_ctx;
+
+/* Prepare c for job j (checked). SC_OK, SC_EINPUT, SC_ENOMEM. */
+int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err);
+void rs_ctx_close(rs_ctx *c);
+
+/* Check plan p against the job: SC_OK, or SC_EINPUT naming the table. */
+int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err);
+
+/* Evaluate a checked plan into r; r's per-GPU arrays are filled when
+ * not NULL (gpus entries, caller-owned). */
+void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r);
+
+/* Per-GPU lookup seconds of table t placed whole on one GPU (planner). */
+double rs_table_tw_s(const rs_ctx *c, int t);
+
+/* Whole tables greedily, heaviest first, on the least-loaded GPU with
+ * memory left; a table that fits none is sliced by columns over the
+ * fewest consecutive GPUs it fits on (rows split when none) when `split`.
+ * p holds n_tables entries. SC_OK or SC_ENOMEM. (rs_api.c) */
+int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p);
+
+#endif

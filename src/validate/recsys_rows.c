@@ -1,0 +1,399 @@
+/*
+ * recsys_rows.c -- predict rows of recommendation-model sets; see
+ * recsys_rows.h. How a row becomes a job (blank cells are "not published";
+ * the choice is what the row's framework or data would have used, the
+ * same for every row; docs/accuracy.md lists them):
+ *   - tables: the `tables` grammar; Wide&Deep rows give HugeCTR's
+ *     slot_size_array (2 wide slots of width 1, then deep slots of the
+ *     `emb_dim` deep width), one key per slot (Criteo has one value per
+ *     categorical feature);
+ *   - unknown row counts (`?`): the total from `embedding_GiB` (or the
+ *     "~N GB" the notes quote) spread over the tables in proportion to the
+ *     26 published Criteo 1TB cardinalities (the only per-table counts of
+ *     that data set, MLPerf DLRM: criteo_counts below);
+ *   - ids: power law with the alpha the notes state ("power-law (alpha
+ *     1.05"), else uniform;
+ *   - dtype `unknown` (MLPerf): mixed precision, as NVIDIA's implementations
+ *     train; optimizer `not stated`: SGD for DLRM (the reference optimizer),
+ *     Adam for DCNv2 (the notes of its rows);
+ *   - HugeCTR *Hash embeddings (sharding_detail) probe a hash table;
+ *     TensorFlow rows (distributed-embeddings) issue their ops table by
+ *     table, each dispatched by the framework (host cost per op as an
+ *     eager framework); PyTorch rows launch kernel by kernel (eager);
+ *     every other implementation (HugeCTR, MXNet, mixed framework strings)
+ *     runs fused kernels from a C++ runtime or CUDA graphs;
+ *   - the NIC of a multi-node row that does not state it: the GPU's
+ *     reference system (validate/rowdefaults.c), said in `assumed`;
+ *   - Horovod (framework) starts collectives on its 1 ms background cycle;
+ *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
+ *     batch before the all-to-all; otherwise data parallel;
+ *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
+ *     (oversized tables row-wise), row_wise, hybrid_auto (the planner's
+ *     fastest plan: the framework's plan is not logged).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/mem.h"
+#include "recsys/rs_gpus.h"
+#include "validate/recsys_rows.h"
+#include "validate/rowdefaults.h"
+
+/* Criteo 1TB categorical cardinalities in feature order, rows capped at
+ * 40M (MLPerf Training DLRM, e.g. the `tables` column of
+ * mlperf_dlrm_v0.7-v2.1.csv and the MLPerf reference's day_fea_count). */
+static const double criteo_counts[26] = {
+    40000000, 39060, 17295, 7424, 20265, 3, 7122, 1543, 63, 40000000, 3067956, 405282, 10,
+    2209, 11938, 155, 4, 976, 14, 40000000, 40000000, 40000000, 590152, 12973, 108, 36};
+
+typedef struct rctx {
+  const csv_file *f;
+  const char *path;
+  sc_error *err;
+  int bad;
+} rctx;
+
+static const char *cell(rctx *c, const char *col) { return csv_get(c->f, csv_col(c->f, col)); }
+
+/* 1 when `word` (lower case) occurs in s, ignoring ASCII case. */
+static int strcasestr_ascii(const char *s, const char *word) {
+  size_t n = strlen(word);
+  for (; *s; s++)
+    if (!strncasecmp(s, word, n)) return 1;
+  return 0;
+}
+
+static int malformed(rctx *c, const char *col, const char *want) {
+  if (!c->bad)
+    sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected %s, got '%s'", c->path,
+                 c->f->record_line, col, want, cell(c, col));
+  c->bad = 1;
+  return SC_EINPUT;
+}
+
+/* Leading number of column col; dflt when blank; garbage is malformed. */
+static double num(rctx *c, const char *col, double dflt) {
+  const char *s = cell(c, col);
+  while (isspace((unsigned char)*s)) s++;
+  if (!*s) return dflt;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno || !isfinite(v) || v < 0) {
+    malformed(c, col, "a number >= 0");
+    return dflt;
+  }
+  return v;
+}
+
+/* Widths "13-512-256-128" or "2x1024-1" into w (n); "none" = 0 layers. */
+static int widths(rctx *c, const char *col, int *w, int max) {
+  const char *s = cell(c, col);
+  int n = 0;
+  if (!*s || !strncasecmp(s, "none", 4)) return 0;
+  while (*s && n < max) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 1) return malformed(c, col, "layer widths like 13-512-256"), 0;
+    s = end;
+    if (*s == 'x') { /* "2x1024": two layers of 1024 */
+      long k = v;
+      v = strtol(s + 1, &end, 10);
+      if (end == s + 1 || v < 1) return malformed(c, col, "layer widths like 2x1024-1"), 0;
+      s = end;
+      for (long i = 0; i < k && n < max; i++) w[n++] = (int)v;
+    } else {
+      w[n++] = (int)v;
+    }
+    if (*s != '-') break;
+    s++;
+  }
+  return n;
+}
+
+/* A number after `key` in text (e.g. "alpha " in "power-law (alpha 1.05"). */
+static double after(const char *text, const char *key, double dflt) {
+  const char *p = strstr(text, key);
+  if (!p) return dflt;
+  p += strlen(key);
+  while (*p == ' ' || *p == '~' || *p == '=') p++;
+  char *end;
+  double v = strtod(p, &end);
+  return end == p ? dflt : v;
+}
+
+/* HugeCTR's slot_size_array: 2 wide slots (width 1), then deep slots. */
+static int slot_tables(rctx *c, sc_rs_model *m) {
+  const char *s = cell(c, "tables");
+  int deep = (int)after(cell(c, "emb_dim"), "", 16);
+  int n = 0;
+  for (const char *p = s; *p && *p != ' ' && *p != '('; p++) n += *p == ',';
+  n += 1;
+  m->tables = mem_calloc((size_t)n, sizeof *m->tables);
+  if (!m->tables) return SC_ENOMEM;
+  const char *p = s;
+  for (int i = 0; i < n; i++) {
+    char *end;
+    double rows = strtod(p, &end);
+    if (end == p || rows < 1) return malformed(c, "tables", "a table list or a slot_size_array");
+    sc_rs_table *t = &m->tables[i];
+    snprintf(t->name, sizeof t->name, "%s%d", i < 2 ? "wide" : "deep", i < 2 ? i : i - 2);
+    t->rows = rows;
+    t->dim = i < 2 ? 1 : deep;
+    t->wide = i < 2;
+    t->features = 1;
+    t->hot[0] = 1;
+    p = end + (*end == ',');
+  }
+  m->n_tables = n;
+  return SC_OK;
+}
+
+/* Fill unknown row counts from the embedding size; SC_EMODEL when none. */
+static int fill_rows(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
+  sc_rs_model *m = &j->model;
+  int unknown = 0;
+  for (int t = 0; t < m->n_tables; t++) unknown += m->tables[t].rows <= 0;
+  if (!unknown) return SC_OK;
+  double gib = num(c, "embedding_GiB", 0), bytes = gib * 1073741824.0;
+  if (gib <= 0) {
+    double gb = after(cell(c, "notes"), "(~", 0);
+    bytes = gb * 1e9;
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%sembedding size ~%g GB from the notes", *assumed ? "; " : "", gb);
+  }
+  if (bytes <= 0 || m->n_tables != 26) return SC_EMODEL;
+  double elems = bytes / 4, profile = 0;
+  for (int t = 0; t < 26; t++) profile += criteo_counts[t] * m->tables[t].dim;
+  for (int t = 0; t < 26; t++)
+    m->tables[t].rows = fmax(1, floor(criteo_counts[t] * elems / profile));
+  snprintf(assumed + strlen(assumed), an - strlen(assumed),
+           "%srows per table in Criteo 1TB proportions", *assumed ? "; " : "");
+  return SC_OK;
+}
+
+static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, size_t an) {
+  sc_rs_model *m = &j->model;
+  const char *kind = cell(c, "model"), *notes = cell(c, "notes");
+  snprintf(m->name, sizeof m->name, "%s", kind);
+  double alpha = after(notes, "power-law (alpha", 0);
+  sc_rs_dist dist = alpha > 0 ? SC_RS_POWERLAW : SC_RS_UNIFORM;
+  int rc;
+  if (!strcmp(kind, "wide_and_deep")) {
+    rc = slot_tables(c, m);
+    m->inter = SC_RS_CONCAT;
+  } else if (!strcmp(kind, "dlrm") || !strcmp(kind, "dlrm_dcnv2") ||
+             !strncmp(kind, "synthetic_", 10)) {
+    sc_error e = {0};
+    rc = sc_rs_tables_parse(cell(c, "tables"), dist, alpha, m, &e);
+    if (rc == SC_EINPUT && !c->bad) {
+      sc_error_set(c->err, SC_EINPUT, "%s:%d: column 'tables': %s", c->path,
+                   c->f->record_line, e.msg);
+      c->bad = 1;
+    }
+    m->inter = !strcmp(kind, "dlrm") ? SC_RS_DOT
+               : !strcmp(kind, "dlrm_dcnv2") ? SC_RS_DCNV2 : SC_RS_CONCAT;
+  } else {
+    snprintf(why, wn, "unknown model '%.64s' (valid: dlrm, dlrm_dcnv2, wide_and_deep, "
+             "synthetic_*)", kind);
+    return SC_EMODEL;
+  }
+  if (rc) return rc;
+  int w[SC_RS_MAX_LAYERS + 1];
+  int nb = widths(c, "bottom_mlp", w, SC_RS_MAX_LAYERS + 1);
+  m->dense_features = (int)num(c, "dense_features", nb ? w[0] : 13);
+  for (int i = 1; i < nb; i++) m->bottom[m->n_bottom++] = w[i];
+  if (m->inter == SC_RS_DCNV2) {
+    const char *in = cell(c, "interaction");
+    m->cross_layers = (int)after(in, "(", 3);
+    m->cross_rank = (int)after(in, "projection", 0);
+  }
+  int nt = widths(c, "top_mlp", w, SC_RS_MAX_LAYERS + 1);
+  int first = nt && w[0] == sc_rs_interaction_width(m); /* the input width, not a layer */
+  for (int i = first; i < nt && m->n_top < SC_RS_MAX_LAYERS; i++) m->top[m->n_top++] = w[i];
+  if (rc == SC_OK && !c->bad) rc = fill_rows(c, j, assumed, an);
+  if (rc == SC_EMODEL)
+    snprintf(why, wn, "table row counts not published and no embedding size to spread");
+  return rc;
+}
+
+static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
+  const char *dt = cell(c, "dtype"), *opt = cell(c, "optimizer");
+  if (!strcmp(dt, "fp32")) j->dtype = SC_FP32; /* TF32 on Ampere+ under TF: cluster_of */
+  else if (!strcmp(dt, "tf32")) j->dtype = SC_TF32;
+  else if (!strcmp(dt, "amp") || !strcmp(dt, "fp16")) j->dtype = SC_FP16;
+  else if (!strcmp(dt, "unknown")) {
+    j->dtype = SC_FP16;
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%smixed precision (not logged)",
+             *assumed ? "; " : "");
+  } else return malformed(c, "dtype", "fp32, tf32, amp or unknown");
+  if (!strncmp(opt, "sgd", 3)) j->opt = SC_RS_SGD;
+  else if (!strncmp(opt, "adagrad", 7)) j->opt = SC_RS_ADAGRAD;
+  else if (!strncmp(opt, "adam", 4)) j->opt = strstr(opt, "Global") ? SC_RS_ADAM_GLOBAL : SC_RS_ADAM;
+  else if (!*opt || !strcmp(opt, "not stated"))
+    j->opt = j->model.inter == SC_RS_DCNV2 ? SC_RS_ADAM : SC_RS_SGD;
+  else return malformed(c, "optimizer", "sgd, adagrad, adam or not stated");
+  j->global_batch = (long)num(c, "global_batch", 0);
+  const char *fw = cell(c, "framework");
+  j->kernel = strstr(cell(c, "sharding_detail"), "Hash") ? SC_RS_HASH : SC_RS_FUSED;
+  j->emb_bytes = 4;
+  j->eager = 0;
+  if (strstr(fw, "tensorflow")) { /* TF + distributed-embeddings: ops per table, dispatched one by one */
+    j->kernel = SC_RS_PER_TABLE;
+    j->eager = 1;
+  }
+  if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
+  j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
+  if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
+  return SC_OK;
+}
+
+static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, size_t an) {
+  const char *gname = cell(c, "gpu");
+  if (rs_gpu_lookup(gname, &j->gpu)) {
+    snprintf(why, wn, "unknown GPU '%.40s' (no preset)", gname);
+    return SC_EMODEL;
+  }
+  j->gpus = (int)num(c, "gpus", 1);
+  j->gpus_per_node = (int)num(c, "gpus_per_node", j->gpus < 8 ? j->gpus : 8);
+  if (j->gpus_per_node < 1) j->gpus_per_node = 1;
+  const char *in = cell(c, "intra_node");
+  j->intra = !strncmp(in, "nvswitch", 8) || !strncmp(in, "nvlink-mesh", 11) ? 1
+             : !strncmp(in, "nvlink-hybrid", 13) ? 2
+             : !strncmp(in, "pcie", 4) ? 3 : 0;
+  j->nvlink_bw = num(c, "intra_node_GBps", 0) * 1e9;
+  /* TensorFlow (>= 2.4) runs fp32 matrix products in TF32 on Ampere and
+   * later unless told not to (tf.config.experimental.enable_tensor_float_32_execution) */
+  if (j->dtype == SC_FP32 && j->gpu.arch >= 80 && strstr(cell(c, "framework"), "tensorflow")) {
+    j->dtype = SC_TF32;
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%sTF32 matmuls (TensorFlow default on Ampere)", *assumed ? "; " : "");
+  }
+  double net = num(c, "network_Gbps", 0);
+  if (j->gpus > j->gpus_per_node) {
+    if (net > 0) j->nic_bw = net * 1e9 / 8 / j->gpus_per_node;
+    else {
+      const char *ref = NULL;
+      j->nic_bw = rowd_reference_nic(j->gpu.name, &ref);
+      if (ref)
+        snprintf(assumed + strlen(assumed), an - strlen(assumed),
+                 "%snic_Gbps %.0f of %s (not published)", *assumed ? "; " : "",
+                 j->nic_bw * 8 / 1e9, ref);
+    }
+  }
+  return SC_OK;
+}
+
+static int plan_of(rctx *c, const sc_rs_job *j, sc_rs_plan *p, char *why, size_t wn,
+                   sc_error *err) {
+  const char *sh = cell(c, "sharding");
+  /* a table too large for any GPU was sliced (distributed-embeddings'
+   * column slicing), or the run could not have happened */
+  if (!strcmp(sh, "single_gpu") || !strcmp(sh, "table_wise") || !strcmp(sh, "table_wise+split"))
+    return sc_rs_plan_uniform(j, SC_RS_TABLE_WISE, 1, p, err);
+  if (!strcmp(sh, "row_wise")) return sc_rs_plan_uniform(j, SC_RS_ROW_WISE, 0, p, err);
+  if (!strcmp(sh, "hybrid_auto")) {
+    sc_rs_plans ps;
+    int rc = sc_rs_plan_search(j, NULL, &ps, err);
+    if (rc) return rc;
+    if (ps.n == 0) { snprintf(why, wn, "the planner found no plan"); return SC_EMODEL; }
+    *p = ps.plan[0];
+    ps.plan[0] = (sc_rs_plan){0};
+    sc_rs_plans_free(&ps);
+    return SC_OK;
+  }
+  snprintf(why, wn, "unknown sharding '%.40s' (valid: single_gpu, table_wise, "
+           "table_wise+split, row_wise, hybrid_auto)", sh);
+  return SC_EMODEL;
+}
+
+int valrs_is_recsys(const csv_file *f) {
+  return csv_col(f, "measured_iter_ms") >= 0 && csv_col(f, "tables") >= 0;
+}
+
+int valrs_job(const csv_file *f, const char *path, sc_rs_job *j, sc_rs_plan *p, char *assumed,
+              size_t an, sc_error *err) {
+  rctx c = {f, path, err, 0};
+  char why[160] = "";
+  sc_rs_job_default(j);
+  memset(p, 0, sizeof *p);
+  int rc = model_of(&c, j, why, sizeof why, assumed, an);
+  if (rc == SC_OK) rc = training_of(&c, j, assumed, an);
+  if (rc == SC_OK) rc = cluster_of(&c, j, why, sizeof why, assumed, an);
+  if (c.bad) return SC_EINPUT;
+  if (rc == SC_OK) {
+    sc_error e = {0};
+    rc = sc_rs_job_check(j, &e);
+    if (rc == SC_EINPUT) { snprintf(why, sizeof why, "%.150s", e.msg); rc = SC_EMODEL; }
+  }
+  if (rc == SC_OK) rc = plan_of(&c, j, p, why, sizeof why, err);
+  if (rc == SC_EMODEL) sc_error_set(err, SC_EMODEL, "%s", why);
+  return rc;
+}
+
+int valrs_row(const csv_file *f, const char *path, val_row *r, sc_error *err) {
+  rctx c = {f, path, err, 0};
+  r->measured = num(&c, "measured_iter_ms", 0) * 1e-3;
+  if (c.bad) return SC_EINPUT;
+  if (r->measured <= 0)
+    return sc_error_set(err, SC_EINPUT, "%s:%d: the measured value must be > 0", path,
+                        f->record_line);
+  snprintf(r->group, sizeof r->group, "%s", cell(&c, "sharding"));
+  sc_rs_job j;
+  sc_rs_plan p;
+  sc_error e = {0};
+  int rc = valrs_job(f, path, &j, &p, r->assumed, sizeof r->assumed, &e);
+  if (rc == SC_OK) {
+    sc_rs_result res;
+    rc = sc_rs_evaluate(&j, &p, &res, &e);
+    if (rc == SC_OK) {
+      r->predicted = res.iter_s;
+      if (!res.fits)
+        snprintf(r->assumed + strlen(r->assumed), sizeof r->assumed - strlen(r->assumed),
+                 "%spredicted not to fit (%.1f of %.1f GiB)", r->assumed[0] ? "; " : "",
+                 res.mem_bytes / 1073741824.0, res.mem_capacity / 1073741824.0);
+      sc_rs_result_free(&res);
+    }
+  }
+  sc_rs_plan_free(&p);
+  sc_rs_job_free(&j);
+  if (rc == SC_EMODEL || (rc == SC_EINPUT && e.msg[0] && !strstr(e.msg, path))) {
+    snprintf(r->skipped, sizeof r->skipped, "%.180s", e.msg);
+    return SC_OK;
+  }
+  if (rc == SC_EINPUT || rc == SC_ENOMEM) {
+    if (err) *err = e;
+    return rc;
+  }
+  return SC_OK;
+}
+
+int sc_rs_row_job(const char *path, const char *id, sc_rs_job *j, sc_rs_plan *p, sc_error *err) {
+  csv_file f;
+  sc_rs_job_default(j);
+  memset(p, 0, sizeof *p);
+  int rc = csv_open(&f, path, err);
+  if (rc != SC_OK) return rc;
+  if (!valrs_is_recsys(&f)) {
+    csv_close(&f);
+    return sc_error_set(err, SC_EINPUT, "%s: not a recommendation set (no 'measured_iter_ms' "
+                        "and 'tables' columns)", path);
+  }
+  int found = 0;
+  while (!found && (rc = csv_next(&f, path, err)) == 1) {
+    if (f.n_fields != f.n_cols || strcmp(csv_get(&f, csv_col(&f, "id")), id)) continue;
+    char assumed[128] = "";
+    found = 1;
+    sc_rs_job_free(j);
+    rc = valrs_job(&f, path, j, p, assumed, sizeof assumed, err);
+  }
+  csv_close(&f);
+  if (rc < 0) return -rc;
+  if (!found) return sc_error_set(err, SC_EINPUT, "%s: no row with id '%s'", path, id);
+  return rc;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# cli_e2e_recsys.sh -- end-to-end checks of `stepcast recsys`: exit codes,
+# the fits verdict, JSON output, and error messages that name the table
+# and what would be valid. Usage: tests/cli_e2e_recsys.sh PATH/TO/stepcast
+# (from the source root). The `row` checks need ../shared and fail loudly
+# without it.
+set -u
+CLI=${1:?usage: cli_e2e_recsys.sh PATH/TO/stepcast}
+. "$(dirname "$0")/e2e_lib.sh"
+EX=examples/recsys
+
+# ------------------------------------------------------------- predict
+expect 0 "iteration" -- recsys predict $EX/dlrm_criteo_8gpu.json
+expect 0 ": fits" -- recsys predict $EX/dlrm_criteo_8gpu.json
+expect 0 "26 row_wise" -- recsys predict $EX/dlrm_criteo_8gpu.json --sharding row_wise
+expect 0 "table_row_wise" -- recsys predict $EX/my_tables.json
+# 3.1 TiB on one GPU: does not fit, with the numbers (exit 1)
+expect 1 "DOES NOT FIT" -- recsys predict $EX/synthetic_jumbo_1gpu.json
+expect 1 "3109.46 GiB embeddings" -- recsys predict $EX/synthetic_jumbo_1gpu.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cluster"].update(gpus=128, gpus_per_node=8, nic_Gbps=200); json.dump(d, open(sys.argv[2], "w"))' \
+  $EX/synthetic_jumbo_1gpu.json "$TMP/jumbo128.json"
+expect 0 ": fits" -- recsys predict "$TMP/jumbo128.json" --sharding table_wise+split
+"$CLI" recsys predict $EX/dlrm_criteo_8gpu.json --format json > "$TMP/p.json" 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["memory"]["fits"] and d["iter_s"] > 0 and len(d["gpus"]) == 8' "$TMP/p.json"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: recsys predict --format json is not the expected document"; fail=$((fail + 1))
+fi
+
+# ---------------------------------------------------------------- plan
+expect 0 "plans evaluated" -- recsys plan $EX/dlrm_criteo_8gpu.json --top 3
+expect 0 "best plan" -- recsys plan $EX/dlrm_criteo_8gpu.json
+"$CLI" recsys plan $EX/my_tables.json --format json --top 2 > "$TMP/plan.json" 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["plans"]; assert 1 <= len(p) <= 2 and p[0]["why"] and p[0]["prediction"]["iter_s"] <= p[-1]["prediction"]["iter_s"]' "$TMP/plan.json"; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: recsys plan --format json is not the expected document"; fail=$((fail + 1))
+fi
+
+# ----------------------------------------------------------- bad input
+printf '{"model": {"tables": "2x1000x128@1;1x0x128@1"}}\n' > "$TMP/zero.json"
+expect 2 "group 2 (table t2)" -- recsys predict "$TMP/zero.json"
+expect 2 "zero rows is not a table" -- recsys predict "$TMP/zero.json"
+printf '{"model": {"tables": "2x1000x128@1;1x10x128"}}\n' > "$TMP/noat.json"
+expect 2 "expected '@H'" -- recsys predict "$TMP/noat.json"
+printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1"}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 0},\n  {"table": "t1", "kind": "column_wise", "gpu": 0, "parts": 4}]}\n' > "$TMP/cw.json"
+expect 2 "table 1 ('t1'): column_wise over GPUs 0..3 needs 4 GPUs, but the cluster has 2" -- recsys predict "$TMP/cw.json"
+printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1"}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 2}, {"table": 1, "kind": "row_wise"}]}\n' > "$TMP/tw.json"
+expect 2 "valid: 0..1" -- recsys predict "$TMP/tw.json"
+expect 2 "valid: table, json" -- recsys predict $EX/dlrm_criteo_8gpu.json --format xml
+expect 2 "valid: data_parallel" -- recsys predict $EX/dlrm_criteo_8gpu.json --sharding diagonal
+expect 2 "unknown subcommand" -- recsys frobnicate x.json
+expect 3 "cannot read" -- recsys predict "$TMP/none.json"
+
+# ------------------------------------------------- a published row (../shared)
+SET=../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv
+if [[ -r $SET ]]; then
+  expect 0 "iteration" -- recsys row $SET mlperf-dlrm-052
+  expect 2 "no row with id 'nope'" -- recsys row $SET nope
+  expect 2 "stepcast recsys row FILE ID" -- validate --row mlperf-dlrm-052 $SET
+  expect 0 "recsys" -- validate --format json $SET
+else
+  echo "FAIL: $SET is missing: the row checks need ../shared"; fail=$((fail + 1))
+fi
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

@@ -17,6 +17,7 @@ int cmd_collective(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_presets(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_dp(int argc, char **argv);
 
 /* output.c: shared by the subcommands (docs/output.md, "Exit codes"). */
 #include <stdio.h>
@@ -52,5 +53,12 @@ int cli_search_html(const char *path, const sc_scenario *s, const sc_search_opts
  * data/ of the source tree the binary sits in or was built from. 0, or -1
  * when none exists. */
 int cli_data_dir(char *buf, size_t cap);
+
+/* cmd_dp.c: the data-parallel prediction of s (compare: every scheme that
+ * applies, fastest first) in fmt to standard output; the exit code. */
+int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare);
+/* The step of s's dp.scheme as a Chrome trace to path ("-": standard
+ * output); the exit code. */
+int cli_dp_trace(const char *cmd, const sc_scenario *s, const char *path);
 
 #endif

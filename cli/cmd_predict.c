@@ -18,7 +18,10 @@ static void help(void) {
          "Predict one training step. Without a scenario file the built-in default\n"
          "(GPT-3 175B on 1,024 A100 80 GB) is used; options override any key.\n\n");
   scen_args_help();
-  printf("  --require-fit         exit 1 when the plan does not fit in memory\n"
+  printf("  --schemes             data-parallel: every scheme that applies, fastest first\n"
+         "                        (the same as `stepcast dp`; a scenario with dp.scheme\n"
+         "                        predicts that scheme alone)\n"
+         "  --require-fit         exit 1 when the plan does not fit in memory\n"
          "  --ops                 also list the operators of one layer with their times\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
          "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
@@ -109,7 +112,7 @@ static int predict_event(const sc_scenario *s, sc_format fmt, const char *trace,
 int cmd_predict(int argc, char **argv) {
   scen_args sa;
   if (scen_args_init(&sa, argc)) return 3;
-  int require_fit = 0, show_ops = 0, rc = 0;
+  int require_fit = 0, show_ops = 0, schemes = 0, rc = 0;
   double train_tokens = 0;
   const char *trace = NULL, *html = NULL;
   int event = 0;
@@ -128,6 +131,7 @@ int cmd_predict(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) { help(); rc = -1; break; }
     if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
     if (!strcmp(a, "--ops")) { show_ops = 1; continue; }
+    if (!strcmp(a, "--schemes")) { schemes = 1; continue; }
     if (!strcmp(a, "--train-tokens")) {
       char *end = NULL;
       train_tokens = need ? strtod(argv[i + 1], &end) : 0;
@@ -158,16 +162,26 @@ int cmd_predict(int argc, char **argv) {
   if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "predict", &s);
-  if (!rc && event && (html || show_ops || train_tokens > 0)) {
+  if (!rc && event && (html || show_ops || train_tokens > 0 || schemes || s.dp.scheme[0])) {
     fprintf(stderr, "stepcast predict: --engine event writes the table, JSON or CSV and "
-                    "--trace; --html, --ops and --train-tokens go with the closed form\n");
+                    "--trace; --html, --ops, --train-tokens and data-parallel schemes go with the "
+                    "closed form\n");
     rc = 2;
   } else if (!rc && event) {
     rc = predict_event(&s, sa.fmt, trace, require_fit);
     scen_args_free(&sa);
     return rc;
   }
-  if (!rc) {
+  if (!rc && (schemes || s.dp.scheme[0])) {
+    if (html || show_ops || (trace && schemes)) {
+      fprintf(stderr, "stepcast predict: --html and --ops are not available for a "
+                      "data-parallel scenario, --trace only for one scheme (dp.scheme)\n");
+      rc = 2;
+    } else {
+      if (!cli_is_stdout(trace)) rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+      if (!rc && trace) rc = cli_dp_trace("predict", &s, trace);
+    }
+  } else if (!rc) {
     sc_result r;
     sc_error err = {0};
     int prc = sc_predict(&s, &r, &err);

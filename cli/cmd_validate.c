@@ -40,6 +40,7 @@ static int one_row(const char *path, const char *id, sc_format fmt) {
   sc_result r;
   sc_error err = {0};
   int rc = sc_validate_row_scenario(path, id, &s, &err);
+  if (rc == SC_OK && s.dp.scheme[0]) return cli_dp_report("validate", &s, fmt, 0);
   if (rc == SC_OK) rc = sc_predict(&s, &r, &err);
   if (rc != SC_OK) {
     fprintf(stderr, "stepcast validate: %s\n", err.msg);

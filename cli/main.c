@@ -17,6 +17,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"predict", cmd_predict, "predict step time, throughput, MFU and memory of a scenario"},
+    {"dp", cmd_dp, "every data-parallel scheme (PS, all-reduce, gossip) for a job, fastest first"},
     {"search", cmd_search, "the fastest parallel plans that fit, for a model, cluster and batch"},
     {"validate", cmd_validate, "predict published measurements (CSV) and report the error"},
     {"collective", cmd_collective, "nccl-tests-like table of a collective on a topology"},

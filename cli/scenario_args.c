@@ -88,7 +88,7 @@ int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
   sc_error err = {0};
   const char *const *ov = (const char *const *)a->ov;
   int rc = a->file ? sc_scenario_load_file_ex(s, a->file, ov, a->n_ov, a->load_flags, &err)
-                   : sc_scenario_load_string_ex(s, "{}", "<default scenario>", ov, a->n_ov,
+                   : sc_scenario_load_string_ex(s, a->base ? a->base : "{}", "<default scenario>", ov, a->n_ov,
                                                 a->load_flags, &err);
   if (rc == SC_OK) return 0;
   fprintf(stderr, "stepcast %s: %s\n", cmd, err.msg);

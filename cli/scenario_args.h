@@ -17,6 +17,8 @@ typedef struct scen_args {
   size_t n_ov;
   unsigned load_flags;  /* SC_LOAD_* of sc_scenario_load_file_ex */
   sc_format fmt;      /* --format */
+  const char *base;   /* JSON loaded without a file (NULL = "{}", the default
+                         scenario); `stepcast dp` gives a dp section */
 } scen_args;
 
 /* Prepare for at most argc overrides; 0, or 3 when out of memory. */

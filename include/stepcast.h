@@ -393,12 +393,71 @@ typedef struct sc_plan {
  * kernels, an eager framework. */
 void sc_plan_default(sc_plan *p);
 
+/* ------------------------------------------------- data-parallel schemes */
+
+/* How a data-parallel job exchanges gradients (issue 9; docs/input.md,
+ * "dp"): a scheme of ../shared/validation/DP-AND-RECSYS.md, where the
+ * parameter servers live, the transport and the gossip graph. A scenario
+ * whose dp.scheme is "" is not a data-parallel scenario. */
+typedef enum sc_dp_place {
+  SC_PS_AUTO = 0,      /* the scheme's framework default */
+  SC_PS_HOST_CPU,      /* variables in the server's host memory (/cpu:0) */
+  SC_PS_GPU,           /* on one GPU of the server (/gpu:0) */
+  SC_PS_COLOCATED,     /* PS tasks on the worker servers' CPUs */
+  SC_PS_SERVERS        /* dedicated CPU-only machines */
+} sc_dp_place;
+typedef enum sc_dp_transport { SC_DP_TR_AUTO = 0, SC_DP_TR_TCP, SC_DP_TR_RDMA } sc_dp_transport;
+typedef enum sc_dp_intra {
+  SC_DP_INTRA_AUTO = 0,      /* from the GPU: NVLink GPUs NVSwitch (V100/P100
+                                with <= 8 per server: DGX-1 cube-mesh), else PCIe */
+  SC_DP_INTRA_NVSWITCH,
+  SC_DP_INTRA_CUBEMESH,      /* DGX-1 hybrid cube-mesh */
+  SC_DP_INTRA_NVLINK_MESH,   /* 4-GPU boards, every pair linked */
+  SC_DP_INTRA_PCIE           /* through PCIe switches and the host */
+} sc_dp_intra;
+typedef enum sc_dp_fusion_kind {
+  SC_DP_FUSION_AUTO = 0,     /* what the scheme's framework does */
+  SC_DP_FUSION_DDP,          /* PyTorch DDP buckets (bucket_MB, first 1 MiB) */
+  SC_DP_FUSION_HOROVOD,      /* Horovod tensor fusion (bucket_MB, cycle_ms) */
+  SC_DP_FUSION_TENSOR,       /* one message per gradient tensor (TF) */
+  SC_DP_FUSION_NONE,         /* one message after the backward pass */
+  SC_DP_FUSION_MEGATRON      /* Megatron-Core DDP buckets: max(40M, 1M x dp)
+                                gradient elements */
+} sc_dp_fusion_kind;
+
+typedef struct sc_dp_spec {
+  char scheme[40];           /* scheme name; "" = not data-parallel */
+  int ps_count;              /* parameter-server shards (0 = 1 per server) */
+  sc_dp_place ps_place;
+  sc_dp_transport transport;
+  sc_dp_intra intra;
+  double network_bw;         /* per server per direction, bytes/s (0 =
+                                cluster.nic_bw x gpus_per_node) */
+  double host_bw;            /* GPU-host link per GPU, bytes/s (0 = PCIe gen3 x16) */
+  double intra_bw;           /* GPU-GPU per GPU, bytes/s (0 = cluster) */
+  sc_dp_fusion_kind fusion;
+  double bucket_bytes;       /* fusion threshold (0 = the framework's) */
+  double cycle_s;            /* Horovod cycle time (0 = the framework's) */
+  double grad_bytes;         /* bytes per gradient element (0 = 2 under fp16/
+                                bf16 compute, else 4) */
+  double other_s;            /* extra seconds per step (input pipeline), >= 0 */
+  double jitter;             /* coefficient of variation of a worker's compute
+                                time (0 = none): a synchronous step waits for
+                                the slowest of the workers it synchronises */
+  int keep_unfit;            /* 1 = predict a batch the memory model says does
+                                not fit (validation of runs that did run) */
+  char graph[256];           /* gossip graph: "exp2", "ring", "full", an edge
+                                list "0-1,1-2" or a mixing matrix "w,w;w,w" */
+} sc_dp_spec;
+
+
 /* -------------------------------------------------------------- scenario */
 
 typedef struct sc_scenario {
   sc_model model;
   sc_cluster cluster;
   sc_plan plan;
+  sc_dp_spec dp;        /* data-parallel scheme (dp.scheme "" = none) */
 } sc_scenario;
 
 /* GPT-3 175B on 1,024 A100 80 GB (128 DGX A100, 200 Gb/s per GPU). */
@@ -488,6 +547,41 @@ typedef struct sc_result {
 /* Predict one step. s must have been resolved (sc_scenario_resolve) or be
  * resolvable; returns SC_OK or an error code. Costs well under 1 ms. */
 int sc_predict(const sc_scenario *s, sc_result *r, sc_error *err);
+
+/* ------------------------------------- data-parallel schemes: prediction */
+
+/* The prediction of one scheme. */
+typedef struct sc_dp_result {
+  char scheme[40];
+  const char *family;        /* static: "ps", "allreduce", "gossip", "none" */
+  int async;                 /* 1 = step_s is a worker's mean step */
+  double step_s;             /* seconds per step (async: per worker step) */
+  double samples_per_s;      /* whole job */
+  double efficiency;         /* samples/s over gpus x one GPU's samples/s */
+  double compute_s;          /* one worker's compute (fwd, bwd, update) */
+  double comm_s;             /* the exchange's total time */
+  double exposed_s;          /* exchange not hidden by the backward pass */
+  double grad_bytes;         /* bytes of gradients per worker per step */
+  int messages;              /* messages per step (buckets, tensors) */
+  char how[112];             /* algorithm, bottleneck, in words */
+  sc_memory mem;             /* one GPU's memory (single-GPU plan) */
+} sc_dp_result;
+
+/* Predict s under its dp.scheme. SC_OK; SC_EINPUT (unknown scheme, a
+ * scheme that does not apply, a gossip graph that is not connected, more
+ * PS shards than gradient tensors, a batch that does not fit) with a
+ * message naming the dp.* key; SC_ENOMEM. */
+int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err);
+/* Every scheme that applies to s, fastest first (stable), at most max;
+ * returns how many (or -code on error). */
+int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *err);
+/* The scenario JSON `stepcast dp` starts from without a file (a static
+ * string): ResNet-50 v1.5 on 16 V100 in two servers over 25 GbE, 64
+ * images per GPU in fp16, the question PerfTop answers. */
+const char *sc_dp_default_scenario(void);
+/* Number of scheme names and the i-th (static strings). */
+int sc_dp_scheme_count(void);
+const char *sc_dp_scheme_name(int i);
 
 /* One operator of a transformer layer as the engine costs it, for one
  * micro-batch on one GPU. */
@@ -644,6 +738,14 @@ int sc_job_predict_event(struct sc_job *j, const sc_plan *plan, const sc_event_o
 /* The closed form's step of the same plan, s (for comparison). */
 double sc_event_closed_step(const sc_event_pred *p);
 
+
+/* The step of s under its dp.scheme as spans (sc_timeline's format, one
+ * stage): forward and backward per layer on lane 0, every gradient or
+ * model message on lane 1 ('D'), optimizer and host time ('O'); *spans
+ * is malloc'd (the caller frees it), *step_s the step. Errors as
+ * sc_dp_predict. */
+int sc_dp_timeline(const sc_scenario *s, sc_span **spans, size_t *n, double *step_s,
+                   sc_error *err);
 
 /* ------------------------------------------------------------------- job */
 
@@ -880,6 +982,9 @@ typedef enum sc_validation_kind {
   SC_VALIDATION_TRAINING = 0,
   SC_VALIDATION_COLLECTIVE,
   SC_VALIDATION_UNSUPPORTED,
+  SC_VALIDATION_DP,         /* data-parallel CNN/BERT runs over a scheme
+                               (`measured_iter_s` with `scheme`; issue 9):
+                               seconds per step, async rows a worker's step */
   SC_VALIDATION_RECSYS      /* recommendation models (`measured_iter_ms` + `tables`):
                                times in seconds, rows grouped by sharding */
 } sc_validation_kind;
@@ -897,6 +1002,9 @@ typedef struct sc_validation_row {
                            the GPU's reference system); "" if nothing */
   sc_breakdown time;    /* training: where the predicted time goes */
   double mfu;           /* training: predicted MFU */
+  char family[12];      /* dp sets: the row's scheme family */
+  double unc_x;         /* dp sets: |error| in samples/s over the row's
+                           measured_uncertainty; -1 when none is given */
   char group[32];       /* recsys: the row's sharding kind; "" otherwise */
 } sc_validation_row;
 
@@ -914,6 +1022,14 @@ typedef struct sc_validation {
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting (reported only with
                            SC_REPORT_TIMINGS: outputs are deterministic) */
+  char note[640];       /* dp sets: MAPE per scheme family, the ranking of
+                           schemes within groups, the error in units of the
+                           reading uncertainty; "" otherwise */
+  int rank_pairs;       /* dp sets: scheme pairs compared */
+  double rank_right;    /* ... of them ordered right (a predicted tie: 1/2) */
+  double scaling_err;   /* dp sets: mean |error| of the scaling efficiency
+                           against the one-GPU row (fraction) ... */
+  int scaling_rows;     /* ... over this many multi-GPU rows (0: none) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it
@@ -949,6 +1065,10 @@ int sc_format_from_name(const char *name);
  * needed to train on that many tokens. */
 void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,
                           const sc_result *r, double train_tokens);
+
+/* Data-parallel scheme predictions (sc_dp_predict, sc_dp_compare) of s,
+ * one row each in the order given (docs/output.md). */
+void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_result *r, int n);
 
 /* sc_report_prediction with the n_ops operators of one layer
  * (sc_explain_layer; ops NULL: none) in the same document: JSON adds a
@@ -1052,6 +1172,11 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
  * command names its shipped sets "validation/KIND/FILE.csv"). */
 int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
                      sc_error *err);
+/* `stepcast dp --format json`: every data-parallel scheme that applies to
+ * the scenario's job, fastest first (the scenario's plan degrees are not
+ * checked, as `stepcast dp`; neither path nor json: sc_dp_default_scenario). */
+int sc_dp_json(const char *path, const char *json, const char *const *overrides,
+               size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
 /* Free what the *_json entries return (NULL is allowed). */

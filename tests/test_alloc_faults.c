@@ -679,6 +679,47 @@ Test(alloc_faults, jobs) {
   job_case("sc_search of Mixtral on a 16-GPU fat-tree", &m, 3);
 }
 
+/* ------------------------------------------ data-parallel schemes (dp) */
+
+typedef struct dp_fault_ctx {
+  sc_scenario s;
+  sc_error err;
+  sc_dp_result got[32];
+  int n;
+} dp_fault_ctx;
+
+static int dp_fault_run(void *ctx) {
+  dp_fault_ctx *c = ctx;
+  c->n = sc_dp_compare(&c->s, c->got, 32, &c->err);
+  return c->n < 0 ? -c->n : SC_OK;
+}
+
+static void dp_fault_check(void *ctx, int rc, const char *name, long n) {
+  dp_fault_ctx *c = ctx;
+  if (rc != SC_OK) return;
+  sc_dp_result want[32];
+  sc_error err = {0};
+  int k = sc_dp_compare(&c->s, want, 32, &err);
+  cr_assert(k == c->n && k > 0 && want[0].step_s == c->got[0].step_s &&
+                want[k - 1].step_s == c->got[k - 1].step_s,
+            "%s, n = %ld: %d schemes, expected %d", name, n, c->n, k);
+}
+
+Test(alloc_faults, dp_schemes) {
+  dp_fault_ctx c = {0};
+  sc_scenario_default(&c.s);
+  c.s.model = *sc_model_preset("gpt3-125m");
+  c.s.cluster.gpus = 16;
+  c.s.plan.tp = c.s.plan.pp = 1;
+  c.s.plan.sp = c.s.plan.zero = 0;
+  c.s.plan.global_batch = 32;
+  c.s.plan.micro_batch = 2;
+  snprintf(c.s.dp.graph, sizeof c.s.dp.graph, "exp2");
+  fault_case fc = {.run = dp_fault_run, .check = dp_fault_check, .ctx = &c, .err = &c.err};
+  snprintf(fc.name, sizeof fc.name, "sc_dp_compare of GPT-3 125M on 16 GPUs with a graph");
+  fault_loop(&fc);
+}
+
 /* ------------------------------------------- data-parallel models */
 
 typedef struct dpm_ctx {

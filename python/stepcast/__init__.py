@@ -88,6 +88,8 @@ def _load():
                                    ctypes.POINTER(_Err)]
     lib.sc_validate_json.argtypes = [strs, strs, ctypes.c_size_t, out, ctypes.POINTER(_Err)]
     lib.sc_collective_json.argtypes = [ctypes.POINTER(_SweepOpts), out, ctypes.POINTER(_Err)]
+    lib.sc_dp_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, out,
+                               ctypes.POINTER(_Err)]
     lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
     lib.sc_search_opts_default.argtypes = [ctypes.POINTER(_SearchOpts)]
     lib.sc_search_opts_default.restype = None
@@ -96,7 +98,7 @@ def _load():
     lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, out, ctypes.POINTER(_Err)]
     for f in ("sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
-              "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json"):
+              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
     return lib, path
@@ -156,6 +158,20 @@ def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     format (docs/input.md), a file path, or None for the built-in default;
     overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set."""
     return json.loads(predict_json(scenario, overrides, ops, train_tokens))
+
+
+def dp_json(scenario=None, overrides=None):
+    """The text of ``stepcast dp --format json``."""
+    path, text = _scenario(scenario)
+    ov, n = _strings(_overrides(overrides))
+    return _call(_lib.sc_dp_json, path, text, ov, n)
+
+
+def dp(scenario=None, overrides=None):
+    """Every data-parallel scheme that applies to the job, fastest first:
+    the fields of ``stepcast dp --format json`` ({"schemes": [{"scheme",
+    "step_s", "samples_per_s", "efficiency", "exposed_s", ...}]})."""
+    return json.loads(dp_json(scenario, overrides))
 
 
 def search_json(scenario=None, overrides=None, top=10, max_tp=0, max_pp=0,

@@ -287,10 +287,39 @@ static const scn_field scn_plan_fields[] = {
 };
 static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
 
+/* "dp": the data-parallel scheme (issue 9; src/dp/, docs/input.md "dp") */
+static const char *const scn_dp_place_names[] = {"auto", "host_cpu", "gpu", "colocated", "servers"};
+static const char *const scn_dp_tr_names[] = {"auto", "tcp", "rdma"};
+static const char *const scn_dp_intra_names[] = {"auto", "nvswitch", "nvlink-hybrid-cube-mesh",
+                                                 "nvlink-mesh", "pcie"};
+static const char *const scn_dp_fusion_names[] = {"auto", "ddp", "horovod", "tensor", "none",
+                                                  "megatron"};
+static const scn_field scn_dp_fields[] = {
+    F_STR(sc_dp_spec, "scheme", scheme),
+    F_INT(sc_dp_spec, "ps_count", ps_count, 0, PLAN_MAX_GPUS, "parameter-server shards (0 = one per server)"),
+    F_ENUM(sc_dp_spec, "ps_placement", ps_place, scn_dp_place_names),
+    F_ENUM(sc_dp_spec, "transport", transport, scn_dp_tr_names),
+    F_ENUM(sc_dp_spec, "intra", intra, scn_dp_intra_names),
+    F_NUM(sc_dp_spec, "network_Gbps", network_bw, 0, 0, 1e6, 1e9 / 8,
+          "Gb/s per server per direction (0 = cluster.nic_Gbps x gpus_per_node)"),
+    F_NUM(sc_dp_spec, "host_link_GBps", host_bw, 0, 0, 1e4, 1e9, "GB/s per GPU (0 = PCIe gen3 x16)"),
+    F_NUM(sc_dp_spec, "intra_GBps", intra_bw, 0, 0, 1e5, 1e9, "GB/s per GPU (0 = the cluster's)"),
+    F_ENUM(sc_dp_spec, "fusion", fusion, scn_dp_fusion_names),
+    F_NUM(sc_dp_spec, "bucket_MB", bucket_bytes, 0, 0, 1e6, 1048576.0, "MiB (0 = the framework's)"),
+    F_NUM(sc_dp_spec, "cycle_ms", cycle_s, 0, 0, 1e4, 1e-3, "ms (0 = the framework's)"),
+    F_NUM(sc_dp_spec, "grad_bytes", grad_bytes, 0, 0, 8, 1, "bytes per gradient element (0 = by dtype)"),
+    F_NUM(sc_dp_spec, "extra_ms", other_s, 0, 0, 1e7, 1e-3, "ms per step added to compute (>= 0)"),
+    F_NUM(sc_dp_spec, "jitter", jitter, 0, 0, 1, 1,
+          "coefficient of variation of a worker's compute time, 0..1 (0 = none)"),
+    F_STR(sc_dp_spec, "graph", graph),
+};
+static const scn_section scn_dp_sec = {"dp", scn_dp_fields, NFIELDS(scn_dp_fields)};
+
 static const scn_field scn_root_fields[] = {
     F_SPECIAL("model", &scn_model_sec, "a model preset id or an object"),
     F_SPECIAL("cluster", &scn_cluster_sec, "a cluster preset id or an object"),
     F_SPECIAL("plan", &scn_plan_sec, "an object"),
+    F_SPECIAL("dp", &scn_dp_sec, "an object (data-parallel scheme)"),
     F_SPECIAL("description", NULL, "a string"),
 };
 static const scn_section scn_root_sec = {"", scn_root_fields, NFIELDS(scn_root_fields)};
@@ -1057,12 +1086,20 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   if (m && (rc = scn_model(c, m, &s->model))) return rc;
   if (cl && (rc = scn_cluster(c, cl, &s->cluster))) return rc;
   if (p && !json_is_object(p)) return scn_type(c, "plan", "an object", p);
+  if (json_object_get(root, "dp")) { /* data-parallel: every GPU a whole replica */
+    s->plan.tp = s->plan.pp = 1;
+    s->plan.sp = s->plan.zero = 0;
+    s->plan.recompute = SC_RECOMP_NONE;
+  }
   scn_dp_defaults(s, p);
   if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
   const json_t *ov = p ? json_object_get(p, "overrides") : NULL;
   if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;
   const json_t *lay = p ? json_object_get(p, "pp_layout") : NULL;
   if (lay && (rc = scn_pp_layout(c, lay, &s->plan))) return rc;
+  const json_t *dp = json_object_get(root, "dp");
+  if (dp && !json_is_object(dp)) return scn_type(c, "dp", "an object", dp);
+  if (dp && (rc = scn_fields(c, &scn_dp_sec, dp, &s->dp))) return rc;
   return SC_OK;
 }
 

@@ -500,6 +500,7 @@ static const char *val_kind_name(val_kind k) {
   return k == VAL_TRAINING     ? "training"
          : k == VAL_COLLECTIVE ? "collective"
          : k == VAL_RECSYS     ? "recsys"
+         : k == VAL_DP         ? "dp_training"
                                : "unsupported";
 }
 
@@ -541,6 +542,12 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
     fprintf(out, ", \"in_sample\": ");
     if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
+    if (f[i].kind == VAL_DP) { /* issue 9: families, ranking */
+      fprintf(out, ", \"rank_pairs\": %d, \"rank_right\": %.1f, \"scaling_err\": %.6g, "
+                   "\"scaling_rows\": %d, \"note\": ", f[i].rank_pairs, f[i].rank_right,
+              f[i].scaling_err, f[i].scaling_rows);
+      esc_json(out, f[i].note);
+    }
     fputc('}', out);
   }
   fprintf(out, "],\n \"rows\": [");
@@ -639,6 +646,7 @@ static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
       fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
               "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);
     if (f[i].in_sample[0]) fprintf(out, "%-*s IN-SAMPLE: %s\n", w, "", f[i].in_sample);
+    if (f[i].note[0]) fprintf(out, "%-*s %s\n", w, "", f[i].note);
     if (flags & SC_REPORT_TIMINGS) fprintf(out, "%-*s %.3f s\n", w, "", f[i].seconds);
   }
 }

@@ -56,12 +56,35 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
   sc_result r;
   sc_op_time layer[64];
   int n = 0, rc = load(&s, path, json, overrides, n_overrides, 0, err);
+  if (rc == SC_OK && s.dp.scheme[0]) { /* a data-parallel scenario: `predict` prints it so */
+    sc_dp_result d;
+    mstream m;
+    if ((rc = sc_dp_predict(&s, &d, err)) || (rc = ms_open(&m, err))) return rc;
+    sc_report_dp(m.f, SC_FORMAT_JSON, &s, &d, 1);
+    return ms_close(&m, out, err);
+  }
   if (rc == SC_OK) rc = sc_predict(&s, &r, err);
   if (rc == SC_OK && ops && (n = sc_explain_layer(&s, layer, 64, err)) < 0) rc = -n;
   mstream m;
   if (rc == SC_OK) rc = ms_open(&m, err);
   if (rc != SC_OK) return rc;
   sc_report_prediction_ops(m.f, SC_FORMAT_JSON, &s, &r, train_tokens, ops ? layer : NULL, n);
+  return ms_close(&m, out, err);
+}
+
+int sc_dp_json(const char *path, const char *json, const char *const *overrides,
+               size_t n_overrides, char **out, sc_error *err) {
+  *out = NULL;
+  sc_scenario s;
+  sc_dp_result r[32];
+  int rc = load(&s, path, json ? json : path ? NULL : sc_dp_default_scenario(),
+                overrides, n_overrides, SC_LOAD_PLAN_UNCHECKED, err);
+  int n = rc == SC_OK ? sc_dp_compare(&s, r, 32, err) : 0;
+  if (n < 0) rc = -n;
+  mstream m;
+  if (rc == SC_OK) rc = ms_open(&m, err);
+  if (rc != SC_OK) return rc;
+  sc_report_dp(m.f, SC_FORMAT_JSON, &s, r, n);
   return ms_close(&m, out, err);
 }
 

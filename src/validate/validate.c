@@ -34,6 +34,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "load/csv.h"
+#include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
 #include "validate/validate.h"
@@ -333,7 +334,8 @@ static int set_kind(const csv_file *f, val_kind *kind) {
   /* data-parallel sets of CNN and BERT runs name a `model_variant` where
    * transformer sets give `layers`; recommendation sets are in ms */
   int dp_set = csv_col(f, "measured_iter_s") >= 0 && csv_col(f, "model_variant") >= 0;
-  if (csv_col(f, "measured_time_us") >= 0) *kind = VAL_COLLECTIVE;
+  if (vdp_is_dp_set(f)) *kind = VAL_DP; /* issue 9: src/validate/dp_rows.c */
+  else if (csv_col(f, "measured_time_us") >= 0) *kind = VAL_COLLECTIVE;
   else if (valrs_is_recsys(f)) *kind = VAL_RECSYS; /* recsys/recsys_rows.c */
   else if (dp_set || csv_col(f, "measured_iter_ms") >= 0) *kind = VAL_UNSUPPORTED;
   else if (csv_col(f, "measured_iter_s") >= 0) *kind = VAL_TRAINING;
@@ -401,7 +403,8 @@ int sc_validate_file_engine(const char *path, int event, val_file *vf, sc_error 
   mark_in_sample(vf);
   double t0 = clock_now_s();
   row_ctx c = {&f, path, err, 0, event};
-  while ((rc = csv_next(&f, path, err)) == 1) {
+  if (vf->kind == VAL_DP) rc = -vdp_read(&f, path, vf, err);
+  while (vf->kind != VAL_DP && (rc = csv_next(&f, path, err)) == 1) {
     if (f.n_fields != f.n_cols) {
       rc = -sc_error_set(err, SC_EINPUT,
                          "%s:%d: %d fields, but the header names %d columns",
@@ -475,6 +478,10 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
     if (f.n_fields != f.n_cols || strcmp(cell(&c, "id"), id)) continue;
     char why[160] = "", assumed[128] = "";
     found = 1;
+    if (vdp_is_dp_set(&f)) { /* issue 9: a data-parallel scenario */
+      rc = vdp_row_scenario(&f, path, out, err);
+      break;
+    }
     rc = training_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
     if (rc == SC_EMODEL) rc = sc_error_set(err, SC_EMODEL, "%s: row %s: %s", path, id, why);
   }

@@ -50,6 +50,14 @@ CASES = [
     ("topo", ["topo", TOPO], 0),
     ("topo check", ["topo", TOPO, "--check"], 0),
     ("presets", ["presets"], 0),
+    ("dp predict", ["predict", os.path.join(EX, "dp", "resnet50-8-p100-ps.json")], 0),
+    ("dp schemes", ["predict", os.path.join(EX, "dp", "resnet50-16-v100-25gbe.json"),
+                    "--schemes"], 0),
+    ("dp compare", ["dp", os.path.join(EX, "dp", "resnet50-16-topologies.json")], 0),
+    ("dp row", ["validate", "--row", "kungfu-031", os.path.join(
+        ROOT, "data", "validation", "dp_training", "kungfu_2xdgx1_allreduce_ps_gossip.csv")], 0),
+    ("validate dp", ["validate", os.path.join(ROOT, "data", "validation", "dp_training",
+                                              "kungfu_2xdgx1_allreduce_ps_gossip.csv")], 0),
 ]
 
 
@@ -101,7 +109,13 @@ def close(a, b):
 
 def agree(name, doc, rows):
     """The CSV rows carry the JSON document's numbers."""
-    if name.startswith("predict") or name == "validate row":
+    if name.startswith("dp"):
+        if len(rows) != len(doc["schemes"]):
+            fail(name, f"CSV {len(rows)} schemes, JSON {len(doc['schemes'])}")
+        for r, j in zip(rows, doc["schemes"]):
+            if r["scheme"] != j["scheme"] or not close(float(r["step_s"]), j["step_s"]):
+                fail(name, f"CSV scheme {r['scheme']} != JSON {j['scheme']}")
+    elif name.startswith("predict") or name == "validate row":
         pairs = [("step_s", doc["step_s"]), ("mfu", doc["mfu"])]
         want = len(doc.get("layer_ops", [])) or 1
         if len(rows) != want:

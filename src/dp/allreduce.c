@@ -1,0 +1,204 @@
+/*
+ * allreduce.c -- all-reduce schemes: NCCL (as NCCL chooses, or the ring of
+ * NCCL 2.0), TF replicated in one server (NCCL or device copies), MPI in
+ * host memory (Horovod "allreduce on CPU"), hierarchical, and KungFu's
+ * collective over TCP; see dp.h. Each gives the cost of one message; the
+ * overlap with the backward pass is overlap.c's.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "dp/dp.h"
+
+#define MiB (1024.0 * 1024.0)
+/* KungFu splits every all-reduce into 1 MiB chunks run concurrently
+ * (kungfu/srcs/go/kungfu/session/session.go, chunkSize = 1 Mi). */
+#define DP_KF_CHUNK (1 * MiB)
+
+typedef struct ar_ctx {
+  const dp_ctx *c;
+  coll_group all;      /* every GPU */
+  coll_group local;    /* the GPUs of one server */
+  coll_group cross;    /* one GPU per server, its share of the NIC */
+  coll_intra intra;
+} ar_ctx;
+
+static coll_intra ar_intra(sc_dp_intra i) {
+  switch (i) {
+  case SC_DP_INTRA_CUBEMESH: return COLL_INTRA_CUBEMESH;
+  case SC_DP_INTRA_PCIE: return COLL_INTRA_PCIE;
+  case SC_DP_INTRA_NVSWITCH:
+  case SC_DP_INTRA_NVLINK_MESH: return COLL_INTRA_NVSWITCH;
+  case SC_DP_INTRA_AUTO: break;
+  }
+  return COLL_INTRA_AUTO;
+}
+
+/* On a named topology: the flow engine's rate, one latency. */
+static double ar_on_topo(const dp_fabric *f, double bytes) {
+  return f->net_lat + f->net_msg_s + bytes * f->topo_rate;
+}
+
+/* NCCL as it chooses. */
+static double ar_nccl(const void *ctx, double bytes, int tensors) {
+  (void)tensors;
+  const ar_ctx *a = ctx;
+  if (a->c->f->topo_rate > 0) return ar_on_topo(a->c->f, bytes);
+  return coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, &a->all, a->intra).time;
+}
+
+/* NCCL's ring with the fastest of LL and Simple (NCCL 2.0-2.3 had no
+ * tree and no LL128). */
+static double ar_ring_on(const coll_group *g, coll_intra intra, double bytes) {
+  if (g->ranks <= 1) return 0;
+  double best = INFINITY;
+  coll_proto ps[] = {COLL_PROTO_LL, COLL_PROTO_SIMPLE};
+  for (int i = 0; i < 2; i++) {
+    double t = coll_nccl_algo_time(COLL_ALL_REDUCE, bytes, g, intra, COLL_ALGO_RING, ps[i]);
+    if (t >= 0 && t < best) best = t;
+  }
+  return isfinite(best) ? best : coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, g, intra).time;
+}
+
+static double ar_ring(const void *ctx, double bytes, int tensors) {
+  (void)tensors;
+  const ar_ctx *a = ctx;
+  if (a->c->f->topo_rate > 0) return ar_on_topo(a->c->f, bytes);
+  return ar_ring_on(&a->all, a->intra, bytes);
+}
+
+/* TF replicated without NCCL: each tensor's copies are summed on one GPU
+ * (chosen round-robin, so n tensors are in flight on n GPUs' links) and
+ * the sum copied back: two rounds of copies of (n-1)/n of the tensor per
+ * GPU link; PCIe GPUs share their switch uplink. */
+static double ar_copy(const void *ctx, double bytes, int tensors) {
+  (void)tensors;
+  const ar_ctx *a = ctx;
+  const dp_fabric *f = a->c->f;
+  int n = f->gpus;
+  if (n == 1) return 0;
+  if (f->topo_rate > 0) return 2 * f->host_lat + bytes * f->topo_rate;
+  double bw = f->intra == SC_DP_INTRA_PCIE ? f->intra_bw / f->host_share : f->intra_bw;
+  return 2 * (f->host_lat + (n - 1) * bytes / ((double)n * bw));
+}
+
+/* MPI all-reduce in host memory (Horovod with CPU tensors, Open MPI's
+ * ring for large messages): copy to the host, a ring over every rank
+ * (shared memory inside a server, one TCP stream between servers), the
+ * CPUs summing (n-1)/n of the buffer per rank, copy back. */
+static double ar_mpi(const void *ctx, double bytes, int tensors) {
+  (void)tensors;
+  const ar_ctx *a = ctx;
+  const dp_fabric *f = a->c->f;
+  int n = f->gpus;
+  if (n == 1) return 0;
+  double vol = 2.0 * (n - 1) / n * bytes;
+  double cpu = f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
+  double wire = f->topo_rate > 0 ? bytes * f->topo_rate + 2.0 * (n - 1) * f->net_msg_s
+               : f->nodes > 1 ? vol / f->net_stream_bw + 2.0 * (n - 1) * (f->net_lat + f->net_msg_s)
+                             : vol / f->loop_bw + 2.0 * (n - 1) * f->host_lat;
+  double copies = 2 * dp_host_time(f, bytes, f->host_share);
+  return copies + fmax(cpu, wire);
+}
+
+/* KungFu (default BINARY_TREE_STAR across servers, STAR within one:
+ * kungfu/srcs/go/kungfu/session/strategy.go autoSelect): tensors copied
+ * to the host; inside a server every worker sends to the local master
+ * and receives the sum (sockets); the masters reduce up a binary tree and
+ * broadcast down it; 1 MiB chunks pipeline the phases. */
+static double ar_kungfu(const void *ctx, double bytes, int tensors) {
+  (void)tensors;
+  const ar_ctx *a = ctx;
+  const dp_fabric *f = a->c->f;
+  if (f->gpus == 1) return 0;
+  double copies = 2 * dp_host_time(f, bytes, f->host_share);
+  int peers = f->gpn - 1;
+  double local = 0;
+  if (peers > 0) {
+    double bw = fmin(f->cpu_reduce_bw, peers * f->loop_bw);
+    local = 2 * peers * bytes / bw;
+  }
+  double net = 0;
+  if (f->nodes > 1) {
+    int deg = f->nodes - 1 < 3 ? f->nodes - 1 : 3; /* parent + two children */
+    int depth = (int)ceil(log2(f->nodes + 1.0)) - 1;
+    net = deg * bytes / fmin(f->net_bw, deg * f->net_stream_bw) +
+          2 * depth * (f->net_lat + f->net_msg_s);
+  }
+  if (f->topo_rate > 0) local = 0, net = bytes * f->topo_rate + f->net_msg_s;
+  double chunks = fmax(1, ceil(bytes / DP_KF_CHUNK));
+  double lo = fmin(local, net), hi = fmax(local, net);
+  return copies + hi + lo / chunks;
+}
+
+/* Reduce-scatter inside each server, all-reduce of 1/gpn across servers
+ * by every GPU on its share of the NIC, all-gather inside: the phases of
+ * Horovod's NCCLHierarchicalAllreduce (horovod/common/ops/
+ * nccl_operations.cc), each costed as NCCL runs it; Horovod itself does
+ * the cross-server phase with MPI through a host buffer, which this
+ * leaves out (no row measures it). */
+static double ar_hier(const void *ctx, double bytes, int tensors) {
+  (void)tensors;
+  const ar_ctx *a = ctx;
+  const dp_fabric *f = a->c->f;
+  if (f->nodes == 1 || f->gpn == 1 || f->topo_rate > 0) return ar_nccl(ctx, bytes, tensors);
+  double rs = coll_nccl_time_ex(COLL_REDUCE_SCATTER, bytes, &a->local, a->intra).time;
+  double ag = coll_nccl_time_ex(COLL_ALL_GATHER, bytes, &a->local, a->intra).time;
+  double x = coll_nccl_time_ex(COLL_ALL_REDUCE, bytes / f->gpn, &a->cross, a->intra).time;
+  return rs + x + ag;
+}
+
+double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes) {
+  int sms = c->s->cluster.gpu.sm_count;
+  if (g->ranks <= 1 || sms <= 0 || !(bytes > 0)) return 0;
+  coll_intra intra = ar_intra(c->f->intra);
+  double share = (double)coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, g, intra).channels / sms;
+  return share < 0.5 ? share : 0.5;
+}
+
+static void ar_groups(const dp_ctx *c, ar_ctx *a) {
+  const dp_fabric *f = c->f;
+  a->c = c;
+  a->intra = ar_intra(f->intra);
+  dp_fabric_group(f, f->gpus, f->gpn, &a->all);
+  dp_fabric_group(f, f->gpn, f->gpn, &a->local);
+  dp_fabric_group(f, f->nodes, 1, &a->cross);
+  a->cross.node_gpus = 1;
+}
+
+int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
+  const dp_fabric *f = c->f;
+  ar_ctx a;
+  ar_groups(c, &a);
+  dp_msg_cost fn = ar_nccl;
+  const char *how = "NCCL all-reduce";
+  switch (c->scheme) {
+  case DP_REPLICATED_NCCL:
+  case DP_REPLICATED_COPY:
+    if (f->nodes > 1)
+      return sc_error_set(err, SC_EINPUT,
+                          "dp.scheme: %s runs inside one server, but the job spans %d",
+                          dp_scheme_name(c->scheme), f->nodes);
+    fn = c->scheme == DP_REPLICATED_NCCL ? ar_ring : ar_copy;
+    how = c->scheme == DP_REPLICATED_NCCL ? "per-tensor NCCL ring" : "per-tensor device copies";
+    break;
+  case DP_ALLREDUCE_RING_NCCL: fn = ar_ring, how = "NCCL ring"; break;
+  case DP_ALLREDUCE_MPI_HOST: fn = ar_mpi, how = "MPI ring in host memory"; break;
+  case DP_ALLREDUCE_KUNGFU: fn = ar_kungfu, how = "KungFu binary-tree-star over sockets"; break;
+  case DP_ALLREDUCE_HIER: fn = ar_hier, how = "reduce-scatter, cross-server all-reduce, all-gather"; break;
+  default: break;
+  }
+  dp_fusion fu;
+  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
+  /* NCCL's kernels take SMs from the backward pass they overlap */
+  int nccl = fn == ar_nccl || fn == ar_ring || fn == ar_hier;
+  double share = nccl ? dp_sm_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;
+  dp_overlap o = {.rec = c->rec};
+  dp_overlap_run(c->m, &fu, fn, &a, 1, share, &o);
+  out->comm_s = o.comm_s;
+  out->exposed_s = o.exposed_s;
+  out->messages = o.messages;
+  out->step_s = c->compute_s + o.exposed_s;
+  snprintf(out->how, sizeof out->how, "%s, %d messages", how, o.messages);
+  return SC_OK;
+}

@@ -1,0 +1,272 @@
+/*
+ * dp.h -- data-parallel training over a communication scheme: parameter
+ * servers, all-reduce, gossip (module prefix: dp_).
+ *
+ * The PerfTop decomposition: one worker's step is its compute (forward,
+ * backward, update: from the compute predictor) plus the part of the
+ * gradient (or model) exchange that the backward pass does not hide.
+ * Gradients become ready layer by layer in backward order; the scheme's
+ * framework groups them into messages (DDP buckets, Horovod fusion, one
+ * message per tensor for TF); each message starts when its last gradient
+ * is ready and the previous message is done, and the step ends when the
+ * last message is (overlap.c). What a message costs is the scheme's
+ * (one file per family):
+ *
+ *   fabric.c     transports and links: TCP over Ethernet (per-stream cap,
+ *                CPU copies, per-message kernel cost), RDMA (IB, RoCE),
+ *                PCIe host links, NVLink hybrid cube-mesh, NVSwitch
+ *   allreduce.c  NCCL (ring/tree as NCCL chooses, or ring forced), TF
+ *                replicated (NCCL or device copies), MPI in host memory,
+ *                hierarchical, KungFu's collective over TCP
+ *   ps.c         parameter servers: synchronous, distributed-replicated,
+ *                asynchronous, dedicated CPU servers; shards; on the host
+ *                CPU, a GPU, the workers' CPUs or CPU machines
+ *   gossip.c     pair averaging (asynchronous), neighbour averaging over
+ *                a static or one-peer dynamic exponential-2 graph, its
+ *                hierarchical form, a user-given graph
+ *   graph.c      gossip graphs: named, edge list, mixing matrix, a file
+ *   topo_rate.c  a scheme's exchange on a named topology (flow engine)
+ *   model.c      the model's gradients (src/job/dpm.h) as dp_model
+ *   predict.c    sc_dp_predict, sc_dp_compare
+ *
+ * INTERFACE WITH THE MODEL BUILDERS. What a scheme needs of the model is
+ * dp_model: the gradient tensors in backward order (bytes, and the
+ * backward seconds after which each is ready) and the forward and
+ * update seconds. dp_model_from_dpm takes it from dpm_layers
+ * (src/job/dpm.h), which walks the one-GPU execution graph of any model
+ * (transformer, JSON graph, CNN, BERT) with its kernel costs.
+ *
+ * Units: seconds, bytes, bytes/s per direction.
+ */
+#ifndef SC_DP_H
+#define SC_DP_H
+
+#include "coll/coll.h"
+#include "job/dpm.h"
+#include "stepcast.h"
+
+/* ------------------------------------------------------------ schemes */
+
+typedef enum dp_family { DP_FAM_NONE = 0, DP_FAM_PS, DP_FAM_ALLREDUCE, DP_FAM_GOSSIP } dp_family;
+
+typedef enum dp_scheme {
+  DP_SINGLE_GPU = 0,
+  DP_PS_SYNC,
+  DP_PS_SYNC_DIST_REPLICATED,
+  DP_PS_ASYNC,
+  DP_PS_SYNC_CPU_SERVERS,
+  DP_REPLICATED_NCCL,
+  DP_REPLICATED_COPY,
+  DP_ALLREDUCE_RING_NCCL,
+  DP_ALLREDUCE_NCCL,
+  DP_ALLREDUCE_MPI_HOST,
+  DP_ALLREDUCE_KUNGFU,
+  DP_ALLREDUCE_HIER,
+  DP_PAIR_AVERAGING_ASYNC,
+  DP_NEIGHBOR_EXP2,
+  DP_HIER_NEIGHBOR,
+  DP_GOSSIP_GRAPH,        /* neighbour averaging over spec.graph (static) */
+  DP_SCHEME_COUNT
+} dp_scheme;
+
+const char *dp_scheme_name(dp_scheme s);
+dp_family dp_scheme_family(dp_scheme s);
+const char *dp_family_name(dp_family f);
+/* The scheme called name, -1 when none. */
+int dp_scheme_from_name(const char *name);
+/* 1 when the scheme is asynchronous (the target is a worker's mean step). */
+int dp_scheme_async(dp_scheme s);
+
+/* -------------------------------------------------------------- model */
+
+/* One gradient message source: a layer's parameters. */
+typedef struct dp_layer {
+  double grad_bytes;   /* gradient bytes exchanged (all its tensors) */
+  double bwd_s;        /* backward seconds of this layer (its gradient is
+                          ready at the end of it) */
+  int tensors;         /* gradient tensors (weight, bias, ...) >= 1 */
+  double fwd_s;        /* forward seconds from its operator to the next
+                          layer's (its weights are needed at the start) */
+} dp_layer;
+
+/* What a scheme needs of the model, per worker and optimizer step. */
+typedef struct dp_model {
+  dp_layer *layers;    /* owned, backward order (last layer first) */
+  int n;
+  double fwd_s;        /* forward seconds of a step */
+  double head_s;       /* forward seconds before the first layer's weights
+                          are needed */
+  double bwd_s;        /* sum of layers[].bwd_s */
+  double other_s;      /* host, optimizer, input pipeline, ... seconds */
+  double grad_bytes;   /* sum of layers[].grad_bytes */
+  double param_bytes;  /* model (weights) bytes a gossip exchange moves */
+  int tensors;         /* sum of layers[].tensors */
+  double samples;      /* samples per worker per step */
+  int micro_steps;     /* gradient accumulation: backward passes per step
+                          (only the last one overlaps the exchange) */
+} dp_model;
+
+/* Fill m from the data-parallel view of the model (src/job/dpm.h):
+ * grad_elem bytes per gradient element, param_elem per weight element.
+ * SC_OK or SC_ENOMEM; m owns its array (dp_model_free). */
+int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, dp_model *m,
+                      sc_error *err);
+void dp_model_free(dp_model *m);
+/* Bytes per gradient element of m (weights are 4 bytes). */
+double dp_grad_elem(const dp_model *m);
+
+/* ------------------------------------------------------------- fabric */
+
+/* The resolved links of one job (fabric.c). */
+typedef struct dp_fabric {
+  int gpus, gpn, nodes;    /* GPUs, GPUs per server, servers */
+  int arch;                /* GPU SM version, for NCCL's tables */
+  sc_dp_intra intra;       /* the GPU-GPU path inside a server */
+  double intra_bw;         /* GPU-GPU per GPU per direction, bytes/s */
+  double intra_lat;        /* one hop inside the server, s */
+  double host_bw;          /* GPU <-> host memory per GPU per direction */
+  int host_share;          /* GPUs behind one host uplink (PCIe switch) */
+  double host_lat;         /* one host copy's fixed cost (cudaMemcpy), s */
+  double net_line;         /* per server per direction, bytes/s, line rate */
+  double net_bw;           /* per server per direction, bytes/s, as the
+                              transport reaches it */
+  double net_stream_bw;    /* one TCP stream (= net_bw for RDMA) */
+  double net_lat;          /* one message across the network, s */
+  double net_msg_s;        /* per message CPU/kernel cost (TCP), s */
+  int tcp;                 /* 1 = sockets, 0 = RDMA */
+  double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at */
+  double loop_bw;          /* one socket stream inside a server, bytes/s */
+  const char *transport;   /* "tcp", "rdma", "none" (static string) */
+  double topo_rate;        /* seconds per byte of the scheme's exchange on
+                              cluster.topology (flow engine); 0 = no
+                              topology: the closed forms above */
+} dp_fabric;
+
+/* Resolve the links of s (cluster, GPU and its dp section). SC_OK or
+ * SC_EINPUT naming the dp.* key. */
+int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err);
+
+/* Seconds to move `bytes` from one server to another (one stream unless
+ * `streams` > 1), the transport's per-message costs included. */
+double dp_net_time(const dp_fabric *f, double bytes, int streams);
+/* Seconds to copy `bytes` between a GPU and host memory while `sharing`
+ * GPUs use the same host uplink. */
+double dp_host_time(const dp_fabric *f, double bytes, int sharing);
+/* The NCCL group of `ranks` GPUs over this fabric (intra per GPU, the
+ * server's network share per GPU). */
+void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_group *out);
+
+/* ------------------------------------------------------------ overlap */
+
+/* How a framework turns gradients into messages. */
+typedef struct dp_fusion {
+  double bucket_bytes;     /* a message closes when it reaches this
+                              (0 = one message per layer's tensors) */
+  double first_bytes;      /* the first message's cap (DDP: 1 MiB), 0 = same */
+  double cycle_s;          /* Horovod: a message leaves at most every cycle */
+  int per_tensor;          /* 1 = one message per gradient tensor */
+} dp_fusion;
+
+/* The fusion a framework would use for scheme `sc` (spec.fusion AUTO),
+ * or the spec's choice, for `dp` ranks and `elem` bytes per gradient
+ * element (Megatron's buckets are counted in elements). */
+void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, int dp, double elem, dp_fusion *fu);
+
+/* Cost of one message of `bytes` (made of `tensors` tensors), seconds. */
+typedef double (*dp_msg_cost)(const void *ctx, double bytes, int tensors);
+
+/* Where a run records its messages for a timeline (sc_dp_timeline):
+ * growable, owned by the caller; times from the start of the backward
+ * pass of the last micro-batch. */
+typedef struct dp_spans {
+  sc_span *v;
+  int n, cap;
+  int oom;                 /* 1 = a span could not be recorded */
+} dp_spans;
+
+/* Record one message [start, end) (lane 1, kind 'D'). */
+void dp_spans_add(dp_spans *r, double start, double end);
+
+/* What a step of overlapped exchange gives. */
+typedef struct dp_overlap {
+  dp_spans *rec;           /* in: where to record the messages (NULL: no
+                              record; callers zero the struct first); kept
+                              by dp_overlap_run */
+  double comm_s;           /* sum of the messages' times */
+  double exposed_s;        /* step time the exchange adds: past the end of
+                              the backward pass, plus the backward's slowdown
+                              from sharing SMs */
+  double overlapped_s;     /* exchange time during the backward pass */
+  int messages;
+} dp_overlap;
+
+/* Run the closed form: messages from m's layers under fu, each costing
+ * cost(ctx, ...), serialised on one channel, overlapping the remaining
+ * backward. overlap = 0: every message after the backward pass.
+ * sm_share: the fraction of the GPU's SMs the exchange's kernels take
+ * (NCCL: channels / SMs, at most 1/2 as src/engine/groups.c); the
+ * backward pass slows by it while messages overlap it, and exposed_s
+ * includes that. 0 for exchanges the host or copy engines run. */
+void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
+                    int overlap, double sm_share, dp_overlap *out);
+
+/* ------------------------------------------------------------ schemes */
+
+/* Everything a scheme function reads. */
+typedef struct dp_ctx {
+  const sc_scenario *s;
+  const sc_dp_spec *spec;
+  const dp_model *m;
+  const dp_fabric *f;
+  dp_scheme scheme;
+  double compute_s;        /* fwd + bwd + other of one step (micro-steps in) */
+  dp_spans *rec;           /* messages for a timeline, NULL: none */
+} dp_ctx;
+
+/* A scheme's answer (the engine's part of sc_dp_result). */
+typedef struct dp_cost {
+  double step_s;           /* seconds per step (async: a worker's mean step) */
+  double comm_s;           /* the exchange's total time */
+  double exposed_s;        /* step_s - compute */
+  int messages;
+  char how[96];            /* algorithm / bottleneck in words */
+} dp_cost;
+
+/* The SMs NCCL's all-reduce of `bytes` over g takes from compute:
+ * channels / SMs, at most 1/2 (the rule of src/engine/groups.c). */
+double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes);
+
+/* Family entry points: SC_OK, or SC_EINPUT when the scheme does not
+ * apply to the job (message says why). */
+int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
+int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
+int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
+
+/* The scheme's exchange of one step on the scenario's cluster.topology,
+ * by the flow engine (topo_rate.c): *rate seconds per byte of gradient
+ * per worker, 0 when there is no topology or the scheme keeps its closed
+ * form (pair averaging, hierarchical neighbour averaging). SC_OK,
+ * SC_EINPUT (topology unreadable or too small, graph), SC_ENOMEM. */
+int dp_topo_rate(const dp_ctx *c, double *rate, sc_error *err);
+
+/* ------------------------------------------------------------- graphs */
+
+/* A directed gossip graph on n workers: adj[i*n + j] = weight of j in i's
+ * average (0 = not a neighbour); row sums 1 (mixing matrix). */
+typedef struct dp_graph {
+  int n;
+  double *w;               /* owned, n x n */
+} dp_graph;
+
+/* Build the graph that spec (a name or an edge list or a matrix, see
+ * docs/input.md "dp.graph") names on n workers. SC_OK, SC_EINPUT with
+ * the key path dp.graph (unknown name, bad edge, not connected), or
+ * SC_ENOMEM. */
+int dp_graph_parse(const char *spec, int n, dp_graph *g, sc_error *err);
+void dp_graph_free(dp_graph *g);
+/* 1 when every worker reaches every other one along edges. */
+int dp_graph_connected(const dp_graph *g);
+/* Static exponential-2 graph: i's neighbours i + 2^k (mod n). */
+int dp_graph_exp2(int n, dp_graph *g, sc_error *err);
+
+#endif /* SC_DP_H */

@@ -1,0 +1,191 @@
+/*
+ * overlap.c -- gradients into messages, and the closed form of their
+ * overlap with the backward pass (PerfTop's layer-wise overlap); see dp.h.
+ *
+ * Gradients become ready in backward order: layer i's at the end of its
+ * backward, R_i = sum_{j <= i} bwd_j after the backward pass starts. A
+ * framework groups them into messages:
+ *   - PyTorch DDP: buckets of bucket_cap_mb (25 MiB) in backward order, the
+ *     first one capped at 1 MiB (torch/nn/parallel/distributed.py,
+ *     _DEFAULT_BUCKET_CAP_MB, dist._DEFAULT_FIRST_BUCKET_BYTES); a bucket
+ *     leaves when its last gradient is ready;
+ *   - Horovod: a background thread wakes every cycle (HOROVOD_CYCLE_TIME,
+ *     1 ms) after the previous collective and fuses the tensors ready by
+ *     then, up to the fusion threshold (HOROVOD_FUSION_THRESHOLD, 128
+ *     MiB), into one message (horovod/common/operations.cc);
+ *   - TensorFlow (PS, replicated): one transfer per gradient tensor, as
+ *     soon as it is ready.
+ * Messages run one after another on the exchange's channel: message k
+ * starts at max(its ready time, the end of message k-1). The exchange is
+ * exposed for what runs past the end of the backward pass.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/vec.h"
+#include "dp/dp.h"
+
+#define MiB (1024.0 * 1024.0)
+#define DP_DDP_BUCKET (25 * MiB)       /* reducer.hpp kDefaultBucketBytesCap */
+#define DP_DDP_FIRST (1 * MiB)         /* reducer.hpp kDefaultFirstBucketBytes */
+#define DP_HVD_FUSION (128 * MiB)      /* operations.cc SetTensorFusionThresholdBytes */
+#define DP_HVD_CYCLE 1e-3              /* operations.cc SetCycleTimeMs(1) */
+
+static void dp_fusion_kind(sc_dp_fusion_kind k, int dp, double elem, dp_fusion *fu) {
+  memset(fu, 0, sizeof *fu);
+  switch (k) {
+  case SC_DP_FUSION_DDP:
+    fu->bucket_bytes = DP_DDP_BUCKET;
+    fu->first_bytes = DP_DDP_FIRST;
+    break;
+  case SC_DP_FUSION_HOROVOD:
+    fu->bucket_bytes = DP_HVD_FUSION;
+    fu->cycle_s = DP_HVD_CYCLE;
+    break;
+  case SC_DP_FUSION_TENSOR: fu->per_tensor = 1; break;
+  case SC_DP_FUSION_NONE: fu->bucket_bytes = INFINITY; break;
+  case SC_DP_FUSION_MEGATRON: /* distributed_data_parallel.py: max(40M, 1M x dp) */
+    fu->bucket_bytes = fmax(40e6, 1e6 * dp) * elem;
+    break;
+  case SC_DP_FUSION_AUTO: break;
+  }
+}
+
+/* The framework each scheme names: Horovod for the MPI all-reduce,
+ * TensorFlow's per-tensor transfers for PS and replicated schemes, KungFu
+ * and BlueFog hook every parameter's gradient (per tensor, fused by
+ * KungFu into 1 MiB chunks below the message), DDP buckets for NCCL. */
+void dp_fusion_for(const sc_dp_spec *spec, dp_scheme sc, int dp, double elem, dp_fusion *fu) {
+  sc_dp_fusion_kind k = spec->fusion;
+  /* PS and TF replicated move each variable on its own whatever is asked */
+  dp_family fam = dp_scheme_family(sc);
+  if (fam == DP_FAM_PS || sc == DP_REPLICATED_NCCL || sc == DP_REPLICATED_COPY)
+    k = SC_DP_FUSION_AUTO;
+  if (k == SC_DP_FUSION_AUTO) {
+    switch (sc) {
+    case DP_ALLREDUCE_MPI_HOST:
+    case DP_ALLREDUCE_RING_NCCL:
+    case DP_ALLREDUCE_HIER: k = SC_DP_FUSION_HOROVOD; break;
+    case DP_ALLREDUCE_NCCL:
+    case DP_NEIGHBOR_EXP2:
+    case DP_HIER_NEIGHBOR:
+    case DP_GOSSIP_GRAPH: k = SC_DP_FUSION_DDP; break;
+    case DP_PAIR_AVERAGING_ASYNC: k = SC_DP_FUSION_NONE; break;
+    default: k = SC_DP_FUSION_TENSOR; break;
+    }
+  }
+  dp_fusion_kind(k, dp, elem, fu);
+  if (fu->per_tensor) return;
+  if (spec->bucket_bytes > 0) fu->bucket_bytes = spec->bucket_bytes;
+  if (spec->cycle_s > 0 && fu->cycle_s > 0) fu->cycle_s = spec->cycle_s;
+}
+
+void dp_spans_add(dp_spans *r, double start, double end) {
+  if (!r || r->oom) return;
+  if (vec_grow((void **)&r->v, &r->cap, r->n + 1L, sizeof *r->v)) {
+    r->oom = 1;
+    return;
+  }
+  r->v[r->n++] = (sc_span){.stage = 0, .lane = 1, .kind = 'D', .micro_batch = -1,
+                           .start = start, .dur = end - start};
+}
+
+/* Message [start, end): the part of it inside the backward pass, and its
+ * span when the run records. */
+static void dp_note_msg(dp_overlap *o, const dp_model *m, double start, double end) {
+  double in = fmin(end, m->bwd_s) - start;
+  if (in > 0) o->overlapped_s += in;
+  dp_spans_add(o->rec, start, end);
+}
+
+/* Per-tensor messages: each layer's tensors leave one by one when the
+ * layer is ready. Returns the end of the last message. */
+static double dp_run_tensors(const dp_model *m, dp_msg_cost cost, const void *ctx, int overlap,
+                             dp_overlap *o) {
+  double ready = 0, end = 0;
+  for (int i = 0; i < m->n; i++) {
+    const dp_layer *l = &m->layers[i];
+    ready += l->bwd_s;
+    if (l->grad_bytes <= 0) continue;
+    int k = l->tensors > 0 ? l->tensors : 1;
+    double t = cost(ctx, l->grad_bytes / k, 1);
+    double start = fmax(overlap ? ready : m->bwd_s, end);
+    end = start + k * t;
+    dp_note_msg(o, m, start, end);
+    o->comm_s += k * t;
+    o->messages += k;
+  }
+  return end;
+}
+
+/* Size-capped buckets in backward order (DDP): a bucket leaves when it
+ * is full (or holds the last gradient) and the previous one is done. */
+static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost,
+                             const void *ctx, int overlap, dp_overlap *o) {
+  double end = 0, ready = 0, bytes = 0;
+  int tensors = 0, first = 1;
+  for (int i = 0; i < m->n; i++) {
+    const dp_layer *l = &m->layers[i];
+    ready += l->bwd_s;
+    bytes += l->grad_bytes;
+    tensors += l->tensors;
+    double cap = first && fu->first_bytes > 0 ? fu->first_bytes : fu->bucket_bytes;
+    int last = i == m->n - 1;
+    if (bytes <= 0 || (bytes < cap && !last)) continue;
+    double start = fmax(overlap ? ready : m->bwd_s, end);
+    double t = cost(ctx, bytes, tensors);
+    end = start + t;
+    dp_note_msg(o, m, start, end);
+    o->comm_s += t;
+    o->messages++;
+    bytes = 0, tensors = 0, first = 0;
+  }
+  return end;
+}
+
+/* Horovod: at each cycle tick after the previous collective, every
+ * gradient ready by then (up to the fusion threshold) goes in one
+ * message. */
+static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost,
+                            const void *ctx, int overlap, dp_overlap *o) {
+  double end = 0, ready = 0;
+  int i = 0;
+  while (i < m->n) {
+    const dp_layer *l = &m->layers[i];
+    if (l->grad_bytes <= 0) { /* nothing to send: time only */
+      ready += l->bwd_s, i++;
+      continue;
+    }
+    double r = overlap ? ready + l->bwd_s : m->bwd_s;
+    double start = ceil(fmax(r, end) / fu->cycle_s - 1e-9) * fu->cycle_s;
+    double bytes = 0;
+    int tensors = 0;
+    while (i < m->n) {
+      const dp_layer *k = &m->layers[i];
+      double rk = overlap ? ready + k->bwd_s : m->bwd_s;
+      if (rk > start + 1e-12 || (bytes > 0 && bytes + k->grad_bytes > fu->bucket_bytes)) break;
+      bytes += k->grad_bytes, tensors += k->tensors;
+      ready += k->bwd_s, i++;
+    }
+    double t = cost(ctx, bytes, tensors);
+    end = start + t;
+    dp_note_msg(o, m, start, end);
+    o->comm_s += t;
+    o->messages++;
+  }
+  return end;
+}
+
+void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
+                    int overlap, double sm_share, dp_overlap *out) {
+  dp_spans *rec = out->rec;
+  memset(out, 0, sizeof *out);
+  out->rec = rec;
+  double end = fu->per_tensor   ? dp_run_tensors(m, cost, ctx, overlap, out)
+               : fu->cycle_s > 0 ? dp_run_cycles(m, fu, cost, ctx, overlap, out)
+                                 : dp_run_buckets(m, fu, cost, ctx, overlap, out);
+  /* the backward pass runs slower while messages share its SMs; the
+   * messages themselves keep their times (first order) */
+  double stretch = out->overlapped_s * fmin(fmax(sm_share, 0), 0.5);
+  out->exposed_s = stretch + fmax(0, end - m->bwd_s - stretch);
+}

@@ -1,0 +1,184 @@
+/*
+ * ps.c -- parameter servers (TensorFlow's parameter_server,
+ * distributed_replicated, asynchronous PS, dedicated CPU servers); see
+ * dp.h.
+ *
+ * Every step each worker pushes its gradients to the server holding each
+ * variable and pulls the updated variables back. TensorFlow places whole
+ * variables on PS tasks round-robin, so a push of one variable from every
+ * server converges on one PS, while different variables go to different
+ * PS tasks in parallel ("lanes"). Pushes leave per tensor as the backward
+ * pass produces them (overlap.c); pulls are read by the next forward pass
+ * layer by layer, which waits for each (ps_pull_exposed).
+ *
+ * Per message of b bytes per worker:
+ *   one server, variables on its CPU: every GPU copies b over PCIe (two
+ *     GPUs per switch uplink) and the CPUs sum gpus x b;
+ *   one server, variables on GPU 0: GPU 0's links carry (gpus-1) x b;
+ *   several servers: a server sends its part (gpn x b per tower for
+ *     parameter_server, b after summing locally for
+ *     distributed_replicated) to the PS holding the variable: out
+ *     (1 - 1/PS servers) of it, in at that PS (senders x part), spread
+ *     over min(shards, PS servers) lanes; TCP by gRPC; plus the host copy
+ *     when the PS is on CPUs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "dp/dp.h"
+
+typedef struct ps_ctx {
+  const dp_ctx *c;
+  int servers;        /* machines holding PS shards */
+  int lanes;          /* PS tasks serving in parallel */
+  int dedicated;      /* 1 = PS machines are not workers */
+  double per_node;    /* worker payload per server per byte of gradient */
+  int on_gpu;         /* variables on GPU 0 (one server) */
+  double local_s;     /* per byte: summing the server's towers first */
+} ps_ctx;
+
+/* One direction of one message of b gradient bytes per worker. */
+static double ps_msg(const void *ctx, double b, int tensors) {
+  (void)tensors;
+  const ps_ctx *p = ctx;
+  const dp_fabric *f = p->c->f;
+  if (f->nodes == 1 && !p->dedicated) {
+    if (p->on_gpu) return f->intra_lat + (f->gpus - 1) * b / f->intra_bw;
+    double link = dp_host_time(f, b, f->host_share);
+    return fmax(link, f->host_lat + f->gpus * b / f->cpu_reduce_bw);
+  }
+  double part = p->per_node * b;
+  double out = p->dedicated ? part : part * (p->servers - 1) / p->servers;
+  double senders = p->dedicated ? f->nodes : f->nodes - 1;
+  double in = senders * part / p->lanes;
+  double wire = f->topo_rate > 0 ? f->net_lat + f->net_msg_s + b * f->topo_rate
+                                 : dp_net_time(f, fmax(out, in), p->lanes);
+  double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
+  return wire + host + p->local_s * b;
+}
+
+/* Pushes across servers with whole variables on PS tasks (TF's
+ * replica_device_setter: round-robin over the k tasks in creation, i.e.
+ * forward, order; task j on server j mod servers). Each server holding
+ * tasks is a lane: a variable's push takes its senders x part through
+ * that server's NIC, one variable after another; every worker server's
+ * own NIC sends its part of each variable, one after another. The push
+ * ends when the last lane and the last send are done. Fills o like
+ * dp_overlap_run (no SM share: the host moves the bytes); SC_OK or
+ * SC_ENOMEM. */
+static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *o,
+                         double *busiest, sc_error *err) {
+  const dp_fabric *f = p->c->f;
+  dp_spans *rec = o->rec;
+  memset(o, 0, sizeof *o);
+  o->rec = rec;
+  double *lane = mem_calloc(2 * (size_t)p->lanes, sizeof *lane);
+  if (!lane) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
+  double *busy = lane + p->lanes; /* work per lane, for the asynchronous bound */
+  double senders = p->dedicated ? f->nodes : f->nodes - 1, ready = 0, out_end = 0;
+  int fwd = m->tensors; /* forward index of the next tensor, counted down */
+  for (int i = 0; i < m->n; i++) {
+    const dp_layer *l = &m->layers[i];
+    ready += l->bwd_s;
+    for (int t = 0; t < l->tensors && l->grad_bytes > 0; t++) {
+      double b = l->grad_bytes / l->tensors, part = p->per_node * b;
+      int ln = ((--fwd) % k) % p->lanes;
+      double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share) + p->local_s * b;
+      double in = dp_net_time(f, senders * part, (int)senders);
+      double start = fmax(lane[ln], ready + host);
+      lane[ln] = start + in;
+      dp_spans_add(rec, start, lane[ln]);
+      busy[ln] += host + in;
+      out_end = fmax(out_end, ready + host) + dp_net_time(f, part, 1);
+      o->comm_s += host + in;
+      o->messages++;
+    }
+  }
+  double end = out_end;
+  *busiest = 0;
+  for (int j = 0; j < p->lanes; j++) end = fmax(end, lane[j]), *busiest = fmax(*busiest, busy[j]);
+  mem_free(lane);
+  o->exposed_s = fmax(0, end - m->bwd_s);
+  return SC_OK;
+}
+
+/* Exposed pull: the forward pass (layers in forward order, each its
+ * forward window from dpm_layers) waits for each layer's variables,
+ * pulled one after another from the start of the step. */
+static double ps_pull_exposed(const dp_model *m, const ps_ctx *p, double *total) {
+  double pulled = 0, t = m->head_s;
+  *total = 0;
+  for (int i = m->n - 1; i >= 0; i--) {
+    const dp_layer *l = &m->layers[i];
+    double fwd = l->fwd_s;
+    if (l->grad_bytes > 0) {
+      double c = ps_msg(p, l->grad_bytes, l->tensors);
+      pulled += c;
+      *total += c;
+    }
+    t = fmax(t, pulled) + fwd;
+  }
+  return fmax(0, t - m->fwd_s);
+}
+
+static int ps_setup(const dp_ctx *c, ps_ctx *p, sc_error *err) {
+  const dp_fabric *f = c->f;
+  const sc_dp_spec *d = c->spec;
+  *p = (ps_ctx){.c = c};
+  int k = d->ps_count > 0 ? d->ps_count : 0;
+  if (k > c->m->tensors && c->m->tensors > 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "dp.ps_count: %d parameter-server shards but the model has only %d "
+                        "variables to place on them", k, c->m->tensors);
+  sc_dp_place place = d->ps_place;
+  p->dedicated = c->scheme == DP_PS_SYNC_CPU_SERVERS || place == SC_PS_SERVERS;
+  if (p->dedicated && k == 0) k = f->nodes;
+  if (k == 0) k = f->nodes;
+  p->on_gpu = place == SC_PS_GPU && f->nodes == 1;
+  p->servers = p->dedicated ? k : (k < f->nodes ? k : f->nodes);
+  p->lanes = k < p->servers ? k : p->servers;
+  if (p->lanes < 1) p->lanes = 1;
+  int local_sum = c->scheme == DP_PS_SYNC_DIST_REPLICATED || c->scheme == DP_PS_SYNC_CPU_SERVERS;
+  p->per_node = local_sum ? 1 : f->gpn;
+  if (local_sum && f->gpn > 1) /* replicated copies inside the server first */
+    p->local_s = 2.0 * (f->gpn - 1) / f->gpn / f->intra_bw;
+  return SC_OK;
+}
+
+int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
+  ps_ctx p;
+  int rc = ps_setup(c, &p, err);
+  if (rc) return rc;
+  dp_fusion fu;
+  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
+  dp_overlap push = {.rec = c->rec};
+  int k = c->spec->ps_count > 0 ? c->spec->ps_count : p.servers;
+  double busiest = 0;
+  if ((c->f->nodes > 1 || p.dedicated) && c->f->topo_rate <= 0) {
+    if ((rc = ps_push_lanes(c->m, &p, k, &push, &busiest, err))) return rc;
+  } else {
+    dp_overlap_run(c->m, &fu, ps_msg, &p, 1, 0, &push);
+    busiest = push.comm_s;
+  }
+  double pull_total;
+  double pull = ps_pull_exposed(c->m, &p, &pull_total);
+  out->comm_s = push.comm_s + pull_total;
+  out->messages = 2 * push.messages;
+  double step = c->compute_s + push.exposed_s + pull;
+  const char *where = p.dedicated ? "dedicated CPU servers"
+                      : p.on_gpu  ? "GPU 0"
+                      : c->f->nodes == 1 ? "host CPU" : "workers' CPUs";
+  if (c->scheme == DP_PS_ASYNC) {
+    /* no barrier: each worker's own exchange, but the PS links serve
+     * every worker's push and pull: a worker's mean step is at least the
+     * time the busiest PS link needs for one step of all workers */
+    step = fmax(step, busiest);
+  }
+  out->step_s = step;
+  out->exposed_s = step - c->compute_s;
+  snprintf(out->how, sizeof out->how, "%d PS shard%s on %s, %d tensors pushed and pulled",
+           p.lanes, p.lanes > 1 ? "s" : "", where, push.messages);
+  return SC_OK;
+}

@@ -1,0 +1,70 @@
+/*
+ * dp_report.c -- data-parallel scheme predictions as a table, JSON or
+ * CSV (sc_report_dp; docs/output.md, "Data-parallel schemes"). One row
+ * per scheme in the order given (sc_dp_compare: fastest first).
+ */
+#include <stdio.h>
+
+#include "report/esc.h"
+#include "stepcast.h"
+
+static void dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n) {
+  fprintf(out, "data-parallel %s on %d x %s (%d per server), global batch %ld\n",
+          s->model.name, s->cluster.gpus, s->cluster.gpu.name,
+          s->cluster.gpus_per_node < s->cluster.gpus ? s->cluster.gpus_per_node : s->cluster.gpus,
+          s->plan.global_batch);
+  if (n > 0)
+    fprintf(out, "one GPU: %.4f s compute per step; %.1f MB of gradients per step; memory %.1f of %.1f GB\n\n",
+            r[0].compute_s, r[0].grad_bytes / 1e6, r[0].mem.total / 1e9, r[0].mem.capacity / 1e9);
+  fprintf(out, "%-32s %-9s %11s %12s %7s %11s %11s  %s\n", "scheme", "family", "step (s)",
+          "samples/s", "eff.", "exposed (s)", "comm (s)", "how");
+  for (int i = 0; i < n; i++) {
+    const sc_dp_result *x = &r[i];
+    fprintf(out, "%-32s %-9s %11.4f %12.1f %6.1f%% %11.4f %11.4f  %s%s\n", x->scheme, x->family,
+            x->step_s, x->samples_per_s, 100 * x->efficiency, x->exposed_s, x->comm_s, x->how,
+            x->async ? " (async: a worker's mean step)" : "");
+  }
+}
+
+static void dp_json_row(FILE *out, const sc_dp_result *x) {
+  fprintf(out, "{\"scheme\": ");
+  esc_json(out, x->scheme);
+  fprintf(out, ", \"family\": \"%s\", \"async\": %s, \"step_s\": %.6g, \"samples_per_s\": %.6g, "
+               "\"efficiency\": %.4f, \"compute_s\": %.6g, \"comm_s\": %.6g, \"exposed_s\": %.6g, "
+               "\"grad_bytes\": %.6g, \"messages\": %d, \"how\": ",
+          x->family, x->async ? "true" : "false", x->step_s, x->samples_per_s, x->efficiency,
+          x->compute_s, x->comm_s, x->exposed_s, x->grad_bytes, x->messages);
+  esc_json(out, x->how);
+  fprintf(out, ", \"memory_GB\": %.4g, \"fits\": %s}", x->mem.total / 1e9,
+          x->mem.fits ? "true" : "false");
+}
+
+void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_result *r, int n) {
+  if (fmt == SC_FORMAT_TABLE) {
+    dp_table(out, s, r, n);
+    return;
+  }
+  if (fmt == SC_FORMAT_JSON) {
+    fprintf(out, "{\"model\": ");
+    esc_json(out, s->model.name);
+    fprintf(out, ", \"gpu\": ");
+    esc_json(out, s->cluster.gpu.name);
+    fprintf(out, ", \"gpus\": %d, \"global_batch\": %ld, \"schemes\": [", s->cluster.gpus,
+            s->plan.global_batch);
+    for (int i = 0; i < n; i++) {
+      fprintf(out, "%s\n  ", i ? "," : "");
+      dp_json_row(out, &r[i]);
+    }
+    fprintf(out, "\n]}\n");
+    return;
+  }
+  fprintf(out, "scheme,family,async,step_s,samples_per_s,efficiency,compute_s,comm_s,exposed_s,"
+               "grad_bytes,messages,how\n");
+  for (int i = 0; i < n; i++) {
+    const sc_dp_result *x = &r[i];
+    fprintf(out, "%s,%s,%d,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%d,", x->scheme, x->family,
+            x->async, x->step_s, x->samples_per_s, x->efficiency, x->compute_s, x->comm_s,
+            x->exposed_s, x->grad_bytes, x->messages);
+    esc_csv(out, x->how, '\n');
+  }
+}

@@ -1,0 +1,420 @@
+/*
+ * dp_rows.c -- predict the rows of a dp_training set; see dp_rows.h.
+ *
+ * How a row becomes a data-parallel scenario (blank cells: what the row's
+ * framework would have used, the same way for every row):
+ *   - the model preset named by `model_variant` (BERT: `seq` tokens; a
+ *     CNN: the square input the notes state, "224x224", else the
+ *     model's own);
+ *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
+ *     batch_per_gpu;
+ *   - dtype amp = fp16 GEMMs with fp16 gradients exchanged; `unknown`
+ *     (MLPerf) = fp16, as NVIDIA's implementations train (MLPerf note 1);
+ *   - the GPU preset `gpu`; `gpus_per_node` blank = min(gpus, 8);
+ *     `intra_node` gives the wiring (nvswitch, DGX-1 hybrid cube-mesh,
+ *     4-GPU NVLink mesh, PCIe) and `intra_node_GBps` its bandwidth;
+ *     `host_link` the PCIe generation; `network_Gbps` the server's NICs;
+ *   - `transport` tcp or rdma; blank/unknown = the scheme's library
+ *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
+ *   - `framework` with "horovod": Horovod tensor fusion, else the scheme's
+ *     default (src/dp/overlap.c); eager (PyTorch) or a graph executor
+ *     (TensorFlow, MXNet, OneFlow, Paddle, KungFu) as dpm_framework reads
+ *     the text; unfused attention before
+ *     Ampere (no FlashAttention on sm70 and older);
+ *   - `ps_placement` host_cpu, gpu0, co-located (worker CPUs), dedicated;
+ *     `ps_count` blank = one PS per server.
+ * The target is measured_iter_s (synchronous) or worker_step_s
+ * (asynchronous rows). Nothing here is fitted to a row.
+ *
+ * Ranking: rows that differ only in the scheme (same model, batch,
+ * precision, data, GPU, GPUs per server, servers, wiring, network) form a
+ * group; every pair of predicted rows of a group with different schemes
+ * and different measured times counts, and is right when the predicted
+ * order is the measured one (a predicted tie counts half).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+#include "dp/dp.h"
+#include "validate/dp_rows.h"
+#include "validate/rowdefaults.h"
+
+#define VDP_KEY 256
+
+/* What the summary needs of each row beside its val_row. */
+typedef struct vdp_info {
+  char group[VDP_KEY];  /* "scheme#" + what must be equal for the ranking */
+  char base[VDP_KEY];   /* "scheme#" + the configuration of one GPU */
+  int gpus;
+} vdp_info;
+
+typedef struct vdp_ctx {
+  csv_file *f;
+  const char *path;
+  sc_error *err;
+  int bad;
+} vdp_ctx;
+
+static const char *vdp_cell(vdp_ctx *c, const char *col) {
+  return csv_get(c->f, csv_col(c->f, col));
+}
+
+/* A number in col; dflt when blank; sets c->bad on garbage. */
+static double vdp_num(vdp_ctx *c, const char *col, double dflt) {
+  const char *s = vdp_cell(c, col);
+  while (isspace((unsigned char)*s)) s++;
+  if (!*s) return dflt;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  while (isspace((unsigned char)*end)) end++;
+  if (*end || errno || !isfinite(v) || v < 0) {
+    if (!c->bad)
+      sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected a number >= 0, got '%s'",
+                   c->path, c->f->record_line, col, s);
+    c->bad = 1;
+    return dflt;
+  }
+  return v;
+}
+
+int vdp_is_dp_set(const csv_file *f) {
+  return csv_col(f, "measured_iter_s") >= 0 && csv_col(f, "model_variant") >= 0 &&
+         csv_col(f, "scheme") >= 0;
+}
+
+/* 1 when word occurs in s, ignoring case. */
+static int vdp_has(const char *s, const char *word) {
+  size_t n = strlen(word);
+  for (; *s; s++)
+    if (!strncasecmp(s, word, n)) return 1;
+  return 0;
+}
+
+static sc_dp_intra vdp_intra(const char *s) {
+  if (vdp_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
+  if (vdp_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
+  if (vdp_has(s, "nvlink-mesh")) return SC_DP_INTRA_NVLINK_MESH;
+  if (vdp_has(s, "pcie")) return SC_DP_INTRA_PCIE;
+  return SC_DP_INTRA_AUTO;
+}
+
+static double vdp_pcie(const char *s) {
+  if (vdp_has(s, "gen5")) return 63e9;
+  if (vdp_has(s, "gen4")) return 31.5e9;
+  return 15.75e9; /* gen3 x16, PCI-SIG */
+}
+
+static sc_dp_place vdp_place(const char *s) {
+  if (!*s) return SC_PS_AUTO;
+  if (vdp_has(s, "gpu")) return SC_PS_GPU;
+  if (vdp_has(s, "co-located")) return SC_PS_COLOCATED;
+  if (vdp_has(s, "dedicated")) return SC_PS_SERVERS;
+  return SC_PS_HOST_CPU;
+}
+
+/* The square input size the notes state ("224x224"), 0 when none. */
+static int vdp_image(const char *notes) {
+  for (const char *p = notes; *p; p++) {
+    if (!isdigit((unsigned char)*p) || (p > notes && isdigit((unsigned char)p[-1]))) continue;
+    char *end;
+    long a = strtol(p, &end, 10);
+    if (*end == 'x' && isdigit((unsigned char)end[1]) && strtol(end + 1, NULL, 10) == a && a >= 32 &&
+        a <= 4096)
+      return (int)a;
+  }
+  return 0;
+}
+
+/* The scenario of the current row; 0, or 1 with `why` when the row cannot
+ * be modelled (c->bad on a malformed cell). */
+static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
+                        size_t an) {
+  sc_scenario_default(s);
+  const char *variant = vdp_cell(c, "model_variant");
+  const sc_model *m = sc_model_preset(variant);
+  if (!m) m = sc_model_preset(vdp_cell(c, "model"));
+  if (!m) return snprintf(why, wn, "no model preset for '%s'", variant), 1;
+  s->model = *m;
+  int seq = (int)vdp_num(c, "seq", 0);
+  if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
+  int image = vdp_image(vdp_cell(c, "notes"));
+  if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
+  const char *gname = vdp_cell(c, "gpu");
+  const sc_gpu *g = sc_gpu_preset(gname);
+  if (!g) return snprintf(why, wn, "unknown GPU '%s' (no preset)", gname), 1;
+  sc_cluster *cl = &s->cluster;
+  cl->gpu = *g;
+  snprintf(cl->name, sizeof cl->name, "validation row");
+  cl->gpus = (int)vdp_num(c, "gpus", 1);
+  int gpn = (int)vdp_num(c, "gpus_per_node", cl->gpus < 8 ? cl->gpus : 8);
+  if (gpn < 1) gpn = 1;
+  if (gpn > cl->gpus) gpn = cl->gpus;
+  cl->gpus_per_node = gpn;
+  cl->nvlink_domain = gpn;
+  cl->topology[0] = '\0';
+  sc_dp_spec *d = &s->dp;
+  const char *intra = vdp_cell(c, "intra_node");
+  d->intra = vdp_intra(intra);
+  double ibw = vdp_num(c, "intra_node_GBps", 0) * 1e9;
+  if (d->intra == SC_DP_INTRA_PCIE) {
+    d->intra_bw = ibw > 0 ? ibw * 0.88 : 0; /* PCIe efficiency: src/dp/fabric.c */
+    cl->nvlink_bw = 0;
+  } else if (ibw > 0) {
+    cl->nvlink_bw = ibw;
+  }
+  d->host_bw = vdp_pcie(vdp_cell(c, "host_link"));
+  double net = vdp_num(c, "network_Gbps", 0);
+  d->network_bw = net * 1e9 / 8;
+  cl->nic_bw = d->network_bw / gpn;
+  int nodes = cl->gpus / gpn;
+  if (nodes > 1 && net <= 0) {
+    /* not stated: the NIC of the GPU's reference system (as for training
+     * sets, rowdefaults.c), else 10 Gb/s Ethernet, the network AWS lists
+     * for the p2.8xlarge K80 servers of the rows that leave it blank (from
+     * AWS's instance-type table, not a file in ../shared) */
+    const char *ref = NULL;
+    double per_gpu = rowd_reference_nic(g->name, &ref);
+    d->network_bw = ref ? per_gpu * gpn : 10e9 / 8;
+    cl->nic_bw = d->network_bw / gpn;
+    snprintf(assumed, an, "network %.0f Gb/s per server (not stated; %s)", d->network_bw * 8 / 1e9,
+             ref ? ref : "10 GbE");
+  }
+  const char *tr = vdp_cell(c, "transport");
+  d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA
+                                                                        : SC_DP_TR_AUTO;
+  const char *scheme = vdp_cell(c, "scheme");
+  if (dp_scheme_from_name(scheme) < 0)
+    return snprintf(why, wn, "unknown scheme '%s'", scheme), 1;
+  snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
+  d->ps_count = (int)vdp_num(c, "ps_count", 0);
+  d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
+  const char *fw = vdp_cell(c, "framework");
+  if (vdp_has(fw, "horovod")) d->fusion = SC_DP_FUSION_HOROVOD;
+  sc_plan *p = &s->plan;
+  sc_plan_default(p);
+  long b = (long)vdp_num(c, "batch_per_gpu", 0);
+  long acc = (long)vdp_num(c, "grad_accum", 1);
+  if (b < 1) return snprintf(why, wn, "batch_per_gpu is blank"), 1;
+  p->micro_batch = b;
+  p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
+  /* eager or graph executor: the models branch's reading of the text
+   * (src/job/dpm.h); a text naming no framework keeps the default */
+  dpm_framework(fw, p);
+  if (g->arch > 0 && g->arch < 80) { /* fused attention arrived with Ampere, as the
+                                        loader's CNN/BERT defaults say */
+    p->flash_attention = 0;
+    p->attention = SC_ATTN_UNFUSED;
+  }
+  const char *dt = vdp_cell(c, "dtype");
+  p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32 : SC_FP16;
+  if (!strcmp(dt, "unknown") || !*dt)
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
+             *assumed ? "; " : "");
+  return 0;
+}
+
+/* "scheme#" and the cells of cols, '|'-separated, into key. */
+static void vdp_key(vdp_ctx *c, const char *const *cols, size_t n, char *key) {
+  snprintf(key, VDP_KEY, "%.40s#", vdp_cell(c, "scheme"));
+  for (size_t i = 0; i < n; i++)
+    snprintf(key + strlen(key), VDP_KEY - strlen(key), "%.60s|", vdp_cell(c, cols[i]));
+}
+
+/* The row's keys: its ranking group and its one-GPU configuration. */
+static void vdp_keys(vdp_ctx *c, vdp_info *in) {
+  static const char *const group[] = {"model_variant", "batch_per_gpu", "grad_accum", "seq",
+                                      "dtype", "data", "gpu", "gpus", "gpus_per_node", "nodes",
+                                      "intra_node", "network_Gbps", "fabric"};
+  static const char *const base[] = {"model_variant", "batch_per_gpu", "grad_accum", "seq",
+                                     "dtype", "data", "gpu", "framework"};
+  vdp_key(c, group, sizeof group / sizeof group[0], in->group);
+  vdp_key(c, base, sizeof base / sizeof base[0], in->base);
+  in->gpus = (int)vdp_num(c, "gpus", 1);
+}
+
+static int vdp_add(val_file *vf, const val_row *r) {
+  if (vec_grow((void **)&vf->rows, &vf->cap, vf->n + 1L, sizeof *vf->rows)) return -1;
+  vf->rows[vf->n++] = *r;
+  return 0;
+}
+
+/* Predict the current row into r. SC_OK (r may be skipped), or SC_ENOMEM. */
+static int vdp_row(vdp_ctx *c, val_row *r) {
+  int async = !strcmp(vdp_cell(c, "synchronous"), "0");
+  r->measured = vdp_num(c, async ? "worker_step_s" : "measured_iter_s", 0);
+  snprintf(r->family, sizeof r->family, "%s", vdp_cell(c, "scheme_family"));
+  double unc = vdp_num(c, "measured_uncertainty", 0);
+  if (c->bad) return SC_OK;
+  if (r->measured <= 0) {
+    snprintf(r->skipped, sizeof r->skipped, "no measured %s", async ? "worker_step_s" : "measured_iter_s");
+    return SC_OK;
+  }
+  sc_scenario s;
+  char why[160] = "";
+  if (vdp_scenario(c, &s, why, sizeof why, r->assumed, sizeof r->assumed)) {
+    if (!c->bad) snprintf(r->skipped, sizeof r->skipped, "%s", why);
+    return SC_OK;
+  }
+  if (c->bad) return SC_OK;
+  sc_dp_result res;
+  sc_error e = {0};
+  s.dp.keep_unfit = 1; /* the run did run: its time is what is checked */
+  int rc = sc_dp_predict(&s, &res, &e);
+  if (rc == SC_ENOMEM) return sc_error_set(c->err, rc, "%s:%d: %s", c->path, c->f->record_line, e.msg);
+  if (rc != SC_OK) {
+    snprintf(r->skipped, sizeof r->skipped, "%.180s", e.msg);
+    return SC_OK;
+  }
+  if (!res.mem.fits)
+    snprintf(r->assumed + strlen(r->assumed), sizeof r->assumed - strlen(r->assumed),
+             "%smemory model %.1f GB > %.1f GB (the run fit)", r->assumed[0] ? "; " : "",
+             res.mem.total / 1e9, res.mem.capacity / 1e9);
+  r->predicted = res.step_s;
+  r->ape = fabs(r->predicted - r->measured) / r->measured;
+  r->unc_x = -1;
+  if (unc > 0) {
+    double samples = (double)s.plan.global_batch;
+    r->unc_x = fabs(samples / r->predicted - samples / r->measured) / unc;
+  }
+  return SC_OK;
+}
+
+/* Ranking over groups (info[i] of row i). */
+static void vdp_rank(val_file *vf, const vdp_info *info) {
+  for (int i = 0; i < vf->n; i++)
+    for (int j = i + 1; j < vf->n; j++) {
+      const val_row *a = &vf->rows[i], *b = &vf->rows[j];
+      const char *ka = strchr(info[i].group, '#'), *kb = strchr(info[j].group, '#');
+      if (a->skipped[0] || b->skipped[0] || strcmp(ka, kb)) continue;
+      /* same scheme: not a comparison of schemes */
+      if (ka - info[i].group == kb - info[j].group &&
+          !strncmp(info[i].group, info[j].group, (size_t)(ka - info[i].group)))
+        continue;
+      if (a->measured == b->measured) continue;
+      vf->rank_pairs++;
+      if (a->predicted == b->predicted) vf->rank_right += 0.5; /* a tie: half right */
+      else if ((a->measured < b->measured) == (a->predicted < b->predicted)) vf->rank_right++;
+    }
+}
+
+/* The one-GPU row of row i's configuration (same scheme first, else any
+ * scheme), -1 when the set has none predicted. */
+static int vdp_base(const val_file *vf, const vdp_info *info, int i) {
+  int any = -1;
+  const char *ki = strchr(info[i].base, '#');
+  for (int j = 0; j < vf->n; j++) {
+    if (info[j].gpus != 1 || vf->rows[j].skipped[0]) continue;
+    if (!strcmp(info[j].base, info[i].base)) return j;
+    if (any < 0 && !strcmp(strchr(info[j].base, '#'), ki)) any = j;
+  }
+  return any;
+}
+
+/* Mean |error| of the predicted scaling efficiency (one GPU's step over
+ * the row's) of multi-GPU rows against the one-GPU row of the same
+ * configuration: the exchange's error with the compute's cancelled. */
+static double vdp_scaling(const val_file *vf, const vdp_info *info, int *n) {
+  double sum = 0;
+  *n = 0;
+  for (int i = 0; i < vf->n; i++) {
+    const val_row *r = &vf->rows[i];
+    if (info[i].gpus < 2 || r->skipped[0]) continue;
+    int b = vdp_base(vf, info, i);
+    if (b < 0) continue;
+    double em = vf->rows[b].measured / r->measured, ep = vf->rows[b].predicted / r->predicted;
+    sum += fabs(ep / em - 1);
+    ++*n;
+  }
+  return *n ? sum / *n : 0;
+}
+
+/* The note: MAPE per family, ranking, scaling, uncertainty multiples. */
+static void vdp_note(val_file *vf, const vdp_info *info) {
+  static const char *const fams[] = {"none", "allreduce", "ps", "gossip"};
+  char *n = vf->note;
+  size_t cap = sizeof vf->note;
+  snprintf(n, cap, "per family:");
+  for (size_t k = 0; k < sizeof fams / sizeof fams[0]; k++) {
+    int rows = 0, skip = 0;
+    double sum = 0;
+    for (int i = 0; i < vf->n; i++) {
+      if (strcmp(vf->rows[i].family, fams[k])) continue;
+      if (vf->rows[i].skipped[0]) skip++;
+      else rows++, sum += vf->rows[i].ape;
+    }
+    if (rows + skip == 0) continue;
+    snprintf(n + strlen(n), cap - strlen(n), " %s %.1f%% (%d rows, %d skipped);", fams[k],
+             rows ? 100 * sum / rows : 0.0, rows, skip);
+  }
+  if (vf->rank_pairs)
+    snprintf(n + strlen(n), cap - strlen(n), " ranking %.1f of %d scheme pairs right (%.0f%%);",
+             vf->rank_right, vf->rank_pairs, 100.0 * vf->rank_right / vf->rank_pairs);
+  int ns;
+  double sc = vdp_scaling(vf, info, &ns);
+  vf->scaling_err = sc, vf->scaling_rows = ns;
+  if (ns)
+    snprintf(n + strlen(n), cap - strlen(n),
+             " scaling efficiency vs the one-GPU row %.1f%% off (%d rows);", 100 * sc, ns);
+  int u = 0, within = 0;
+  double su = 0;
+  for (int i = 0; i < vf->n; i++)
+    if (!vf->rows[i].skipped[0] && vf->rows[i].unc_x >= 0)
+      u++, su += vf->rows[i].unc_x, within += vf->rows[i].unc_x <= 1;
+  if (u)
+    snprintf(n + strlen(n), cap - strlen(n),
+             " digitised rows: error %.1fx their reading uncertainty on average, %d of %d within it",
+             su / u, within, u);
+}
+
+int vdp_row_scenario(csv_file *f, const char *path, sc_scenario *out, sc_error *err) {
+  vdp_ctx c = {f, path, err, 0};
+  char why[160] = "", assumed[128] = "";
+  int skip = vdp_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
+  if (c.bad) return SC_EINPUT;
+  if (skip)
+    return sc_error_set(err, SC_EMODEL, "%s:%d: row %s: %s", path, f->record_line,
+                        vdp_cell(&c, "id"), why);
+  out->dp.keep_unfit = 1;
+  return SC_OK;
+}
+
+int vdp_read(csv_file *f, const char *path, val_file *vf, sc_error *err) {
+  vdp_ctx c = {f, path, err, 0};
+  vdp_info *info = NULL;
+  int kcap = 0;
+  int rc;
+  while ((rc = csv_next(f, path, err)) == 1) {
+    if (f->n_fields != f->n_cols) {
+      sc_error_set(err, SC_EINPUT, "%s:%d: %d fields, but the header names %d columns", path,
+                   f->record_line, f->n_fields, f->n_cols);
+      rc = -SC_EINPUT;
+      break;
+    }
+    val_row r;
+    memset(&r, 0, sizeof r);
+    r.predicted = -1, r.unc_x = -1;
+    snprintf(r.id, sizeof r.id, "%s", vdp_cell(&c, "id"));
+    int prc = vdp_row(&c, &r);
+    if (c.bad) { rc = -SC_EINPUT; break; }
+    if (prc) { rc = -prc; break; }
+    if (vec_grow((void **)&info, &kcap, vf->n + 1L, sizeof *info) || vdp_add(vf, &r)) {
+      rc = -sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
+      break;
+    }
+    vdp_keys(&c, &info[vf->n - 1]);
+  }
+  if (rc == 0) {
+    vdp_rank(vf, info);
+    vdp_note(vf, info);
+  }
+  mem_free(info);
+  return rc < 0 ? -rc : SC_OK;
+}

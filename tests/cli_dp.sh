@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# cli_dp.sh -- end-to-end checks of the data-parallel schemes (issue 9):
+# `stepcast dp`, `predict` on a scenario with a dp section, and the exit
+# code 2 with a clear message for an unknown scheme, a disconnected gossip
+# graph, more PS shards than variables, a batch that does not fit.
+# Usage: tests/cli_dp.sh PATH/TO/stepcast
+set -u
+CLI=${1:?usage: cli_dp.sh PATH/TO/stepcast}
+. "$(dirname "$0")/e2e_lib.sh"
+EX=examples/dp/gpt3-350m-16-v100-allreduce.json
+
+expect 0 "allreduce_nccl" -- predict "$EX"
+expect 0 "samples/s" -- dp "$EX"
+expect 0 "ps_sync_distributed_replicated" -- predict "$EX" --schemes
+expect 0 '"schemes": [' -- dp "$EX" --format json
+expect 0 "scheme,family,async" -- dp "$EX" --format csv
+expect 0 "pair_averaging_async" -- predict "$EX" --set dp.scheme=pair_averaging_async
+expect 0 "async" -- predict "$EX" --set dp.scheme=ps_async
+expect 0 "neighbor_allreduce_graph" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=exp2
+expect 0 "data-parallel resnet50_v1.5 on 16 x v100-sxm2-32gb" -- dp
+expect 0 "allreduce_nccl" -- dp -m resnet50_v1.5 -g v100-sxm2-32gb -n 16 --gb 512 --set plan.dtype=fp16
+expect 2 "3388.1 GB needed of the 85.9 GB of one a100-sxm4-80gb" -- dp examples/gpt3-175b-1024-a100.json --set plan.global_batch=2048
+for ex in examples/dp/*.json; do expect 0 "data-parallel" -- predict "$ex"; done
+
+# on a topology: the flow engine; a graph that needs more GPUs than it has
+T=examples/dp/resnet50-16-topologies.json
+expect 0 "neighbor_allreduce_graph" -- predict "$T"
+expect 2 "cluster.topology: ring:n=8 has 8 GPUs, the job 16" -- predict "$T" --set cluster.topology=ring:n=8
+
+# a graph from a file: the same as the inline edge list of the example
+G=examples/dp/bert-base-8x1-gossip-graph.json
+expect 0 "3.00 model copies per server NIC" -- predict "$G" --set dp.graph=@examples/dp/ring8-chords.edges
+printf '0-1\n# 1-2 left out\n2-3\n' > "$TMP/split.edges"
+expect 2 "not connected" -- predict "$G" --set cluster.gpus=4 --set plan.global_batch=128 --set "dp.graph=@$TMP/split.edges"
+expect 3 "dp.graph: cannot read" -- predict "$G" --set dp.graph=@/nonexistent/graph.edges
+
+# bad input: exit 2, the key and what is wrong
+expect 2 "dp.scheme: unknown scheme 'allreduce_magic'" -- predict "$EX" --set dp.scheme=allreduce_magic
+expect 2 "not connected" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=0-1,2-3
+expect 2 "dp.ps_count" -- predict "$EX" --set dp.scheme=ps_sync --set dp.ps_count=5000
+expect 2 "do not fit" -- predict "$EX" --set plan.global_batch=65536 --set plan.micro_batch=4096
+expect 2 "dp.transport" -- predict "$EX" --set dp.transport=carrier-pigeon
+expect 2 "unknown key" -- predict "$EX" --set dp.shards=2
+expect 2 "not available for a data-parallel scenario" -- predict "$EX" --html "$TMP/t.html"
+expect 2 "--trace only for one scheme" -- predict "$EX" --schemes --trace "$TMP/t.json"
+expect 0 '"traceEvents"' -- predict examples/dp/resnet50-16-v100-25gbe.json --trace -
+expect 0 'allreduce_nccl' -- predict examples/dp/resnet50-8-p100-ps.json --set dp.scheme=allreduce_nccl --trace "$TMP/t.json"
+grep -q '"traceEvents"' "$TMP/t.json" && pass=$((pass + 1)) || { echo "FAIL: no trace written"; fail=$((fail + 1)); }
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

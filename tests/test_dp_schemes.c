@@ -1,0 +1,399 @@
+/*
+ * test_dp_schemes.c -- the data-parallel schemes (src/dp/): the scheme
+ * vocabulary, the overlap closed form against hand arithmetic, gossip
+ * graphs, input errors, and predictions that must move the right way when
+ * the fabric changes; the dp_training sets read whole (../shared).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dp/dp.h"
+
+/* ------------------------------------------------------------ schemes */
+
+Test(dp_schemes, every_scheme_of_the_vocabulary_is_known) {
+  /* ../shared/validation/DP-AND-RECSYS.md, "Scheme vocabulary" */
+  static const char *const names[] = {
+      "single_gpu", "ps_sync", "ps_sync_distributed_replicated", "ps_async",
+      "ps_sync_cpu_servers", "replicated_local_nccl", "replicated_local_copy",
+      "allreduce_ring_nccl", "allreduce_nccl", "allreduce_mpi_host", "allreduce_kungfu",
+      "allreduce_hierarchical", "pair_averaging_async", "neighbor_allreduce_exp2",
+      "hierarchical_neighbor_allreduce"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    int s = dp_scheme_from_name(names[i]);
+    cr_assert_geq(s, 0, "scheme %s unknown", names[i]);
+    cr_assert_str_eq(dp_scheme_name((dp_scheme)s), names[i]);
+  }
+  cr_assert_eq(dp_scheme_from_name("allreduce_magic"), -1);
+  cr_assert(dp_scheme_async(DP_PS_ASYNC) && dp_scheme_async(DP_PAIR_AVERAGING_ASYNC));
+  cr_assert(!dp_scheme_async(DP_PS_SYNC));
+  cr_assert_str_eq(dp_family_name(dp_scheme_family(DP_HIER_NEIGHBOR)), "gossip");
+}
+
+/* ------------------------------------------------------------ overlap */
+
+/* Four layers, 1 s of backward and 10 bytes of gradient each, one
+ * tensor; a message costs 0.1 s per byte. */
+static dp_layer four[4];
+static dp_model four_layers(void) {
+  for (int i = 0; i < 4; i++) four[i] = (dp_layer){.grad_bytes = 10, .bwd_s = 1, .tensors = 1};
+  return (dp_model){.layers = four, .n = 4, .bwd_s = 4, .grad_bytes = 40, .tensors = 4};
+}
+static double per_byte(const void *ctx, double bytes, int tensors) {
+  (void)ctx, (void)tensors;
+  return 0.1 * bytes;
+}
+
+Test(dp_overlap, per_tensor_messages_hide_behind_the_remaining_backward) {
+  dp_model m = four_layers();
+  dp_fusion fu = {.per_tensor = 1};
+  dp_overlap o = {0};
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
+  /* ready at 1, 2, 3, 4; each 1 s: the last ends at 5 */
+  cr_assert_float_eq(o.exposed_s, 1.0, 1e-12);
+  cr_assert_float_eq(o.comm_s, 4.0, 1e-12);
+  cr_assert_eq(o.messages, 4);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 0, 0, &o);
+  cr_assert_float_eq(o.exposed_s, 4.0, 1e-12, "without overlap all of it is exposed");
+  /* NCCL taking half the SMs: 3 s of messages inside the backward pass
+   * stretch it by 1.5 s, which also covers the 1 s past its end */
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.5, &o);
+  cr_assert_float_eq(o.overlapped_s, 3.0, 1e-12);
+  cr_assert_float_eq(o.exposed_s, 1.5, 1e-12);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.9, &o);
+  cr_assert_float_eq(o.exposed_s, 1.5, 1e-12, "the share is capped at one half");
+}
+
+Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
+  dp_model m = four_layers();
+  dp_fusion fu = {.bucket_bytes = 20};
+  dp_overlap o = {0};
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
+  /* bucket 1 (layers 0-1) ready at 2, ends 4; bucket 2 ready 4, ends 6 */
+  cr_assert_eq(o.messages, 2);
+  cr_assert_float_eq(o.exposed_s, 2.0, 1e-12);
+  /* Horovod, ticks every 1.5 s: at 1.5 layer 0 (ends 2.5); at 3 layers
+   * 1-2 (20 bytes, ends 5); at 6 layer 3 (ends 7) */
+  fu.cycle_s = 1.5;
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
+  cr_assert_eq(o.messages, 3);
+  cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);
+  fu.bucket_bytes = 10; /* the threshold splits layers 1-2 at the 3 s tick */
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0, &o);
+  cr_assert_eq(o.messages, 4);
+  dp_fusion ddp = {.bucket_bytes = 30, .first_bytes = 10};
+  dp_overlap_run(&m, &ddp, per_byte, NULL, 1, 0, &o);
+  /* first bucket capped at 10 bytes: layer 0 (ends 2), then 1-3 (ready 4, ends 7) */
+  cr_assert_eq(o.messages, 2);
+  cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);
+}
+
+Test(dp_overlap, framework_defaults) {
+  sc_dp_spec spec = {0};
+  dp_fusion fu;
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 64, 2, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 25.0 * 1024 * 1024, 1, "DDP bucket_cap_mb 25");
+  cr_assert_float_eq(fu.first_bytes, 1024.0 * 1024, 1, "DDP first bucket 1 MiB");
+  dp_fusion_for(&spec, DP_ALLREDUCE_MPI_HOST, 64, 2, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 128.0 * 1024 * 1024, 1, "Horovod fusion threshold");
+  cr_assert_float_eq(fu.cycle_s, 1e-3, 1e-12, "Horovod cycle time");
+  dp_fusion_for(&spec, DP_PS_SYNC, 64, 2, &fu);
+  cr_assert(fu.per_tensor, "TensorFlow PS: one transfer per tensor");
+  spec.bucket_bytes = 5e6;
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 64, 2, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 5e6, 1);
+  spec.bucket_bytes = 0;
+  spec.fusion = SC_DP_FUSION_MEGATRON; /* max(40M, 1M x dp) elements */
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 64, 2, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 128e6, 1);
+  dp_fusion_for(&spec, DP_ALLREDUCE_NCCL, 8, 4, &fu);
+  cr_assert_float_eq(fu.bucket_bytes, 160e6, 1);
+}
+
+/* ------------------------------------------------------------- graphs */
+
+static int in_degree(const dp_graph *g, int i) {
+  int d = 0;
+  for (int j = 0; j < g->n; j++) d += j != i && g->w[(size_t)i * g->n + j] != 0;
+  return d;
+}
+
+Test(dp_graph, exponential_two_graph) {
+  dp_graph g;
+  sc_error err = {0};
+  cr_assert_eq(dp_graph_parse("exp2", 8, &g, &err), SC_OK, "%s", err.msg);
+  for (int i = 0; i < 8; i++) {
+    cr_assert_eq(in_degree(&g, i), 3, "rank %d hears 1, 2, 4 back", i);
+    double sum = 0;
+    for (int j = 0; j < 8; j++) sum += g.w[(size_t)i * 8 + j];
+    cr_assert_float_eq(sum, 1.0, 1e-12, "uniform mixing weights");
+  }
+  cr_assert(g.w[(size_t)5 * 8 + 1] > 0, "1 + 4 = 5");
+  cr_assert(g.w[(size_t)4 * 8 + 1] == 0, "1 + 3 is not a power of two away");
+  dp_graph_free(&g);
+}
+
+Test(dp_graph, edges_matrices_and_their_errors) {
+  dp_graph g;
+  sc_error err = {0};
+  cr_assert_eq(dp_graph_parse("0-1,1-2,2-3", 4, &g, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(in_degree(&g, 1), 2);
+  dp_graph_free(&g);
+  cr_assert_eq(dp_graph_parse("0-1,2-3", 4, &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "dp.graph") && strstr(err.msg, "not connected"), "%s", err.msg);
+  cr_assert_eq(dp_graph_parse("0-1,1-7", 4, &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "bad edge"), "%s", err.msg);
+  cr_assert_eq(dp_graph_parse("0.5,0.5;0.5,0.5", 2, &g, &err), SC_OK, "%s", err.msg);
+  dp_graph_free(&g);
+  cr_assert_eq(dp_graph_parse("1,0;0,1", 2, &g, &err), SC_EINPUT, "identity: no mixing");
+  cr_assert(strstr(err.msg, "not connected"), "%s", err.msg);
+  cr_assert_eq(dp_graph_parse("0.5,0.4;0.5,0.5", 2, &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "sums to"), "%s", err.msg);
+  cr_assert_eq(dp_graph_parse("torus", 4, &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "unknown graph"), "%s", err.msg);
+}
+
+/* --------------------------------------------------------- prediction */
+
+/* GPT-3 125M, 16 V100 in two servers over 100 Gb/s, 4 sequences per GPU. */
+static sc_scenario job16(const char *scheme) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("gpt3-125m");
+  s.cluster.gpu = *sc_gpu_preset("v100-sxm2-32gb");
+  s.cluster.gpus = 16, s.cluster.gpus_per_node = 8, s.cluster.nvlink_domain = 8;
+  s.cluster.nvlink_bw = 150e9, s.cluster.nic_bw = 12.5e9 / 8;
+  sc_plan_default(&s.plan);
+  s.plan.global_batch = 64, s.plan.micro_batch = 4, s.plan.dtype = SC_FP16;
+  memset(&s.dp, 0, sizeof s.dp);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "%s", scheme);
+  s.dp.network_bw = 100e9 / 8;
+  return s;
+}
+
+static sc_dp_result predict(const sc_scenario *s) {
+  sc_dp_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_dp_predict(s, &r, &err), SC_OK, "%s: %s", s->dp.scheme, err.msg);
+  cr_assert(r.step_s >= r.compute_s && r.exposed_s >= 0 && isfinite(r.step_s), "%s", s->dp.scheme);
+  cr_assert_float_eq(r.step_s, r.compute_s + r.exposed_s, 1e-9 * r.step_s, "%s", s->dp.scheme);
+  return r;
+}
+
+Test(dp_predict, every_scheme_predicts_a_step_no_faster_than_compute) {
+  for (int i = 0; i < DP_SCHEME_COUNT; i++) {
+    if (i == DP_SINGLE_GPU || i == DP_REPLICATED_NCCL || i == DP_REPLICATED_COPY) continue;
+    sc_scenario s = job16(dp_scheme_name((dp_scheme)i));
+    snprintf(s.dp.graph, sizeof s.dp.graph, "ring");
+    sc_dp_result r = predict(&s);
+    cr_assert_str_eq(r.scheme, s.dp.scheme);
+    cr_assert_float_eq(r.samples_per_s, 64 / r.step_s, 1e-6 * r.samples_per_s);
+    cr_assert(r.efficiency > 0 && r.efficiency <= 1 + 1e-9, "%s: %g", r.scheme, r.efficiency);
+  }
+}
+
+Test(dp_predict, the_fabric_moves_the_step_the_right_way) {
+  sc_scenario s = job16("allreduce_nccl");
+  sc_dp_result fast = predict(&s);
+  s.dp.network_bw = 10e9 / 8;
+  sc_dp_result slow = predict(&s);
+  cr_assert_gt(slow.exposed_s, fast.exposed_s, "10 Gb/s exposes more than 100 Gb/s");
+  s = job16("allreduce_nccl");
+  s.dp.transport = SC_DP_TR_TCP;
+  sc_dp_result tcp = predict(&s);
+  cr_assert_gt(tcp.comm_s, fast.comm_s, "sockets are slower than RDMA");
+  s = job16("ps_sync_distributed_replicated");
+  s.dp.ps_count = 1;
+  sc_dp_result one = predict(&s);
+  s.dp.ps_count = 2;
+  sc_dp_result two = predict(&s);
+  cr_assert_lt(two.comm_s, one.comm_s, "two PS shards serve in parallel");
+  s = job16("allreduce_nccl");
+  s.dp.fusion = SC_DP_FUSION_NONE;
+  sc_dp_result none = predict(&s);
+  cr_assert_gt(none.exposed_s, fast.exposed_s, "buckets overlap the backward pass");
+}
+
+Test(dp_predict, a_topology_runs_the_exchange_on_the_flow_engine) {
+  sc_scenario s = job16("neighbor_allreduce_exp2");
+  s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "expo:n=16,bw=3.125");
+  sc_dp_result expo = predict(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "ring:n=16,bw=3.125");
+  sc_dp_result ring = predict(&s);
+  /* distance-8 peers cross 8 ring links: far slower than one expo link */
+  cr_assert_gt(ring.comm_s, 2 * expo.comm_s, "ring %g, expo %g", ring.comm_s, expo.comm_s);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "allreduce_ring_nccl");
+  sc_dp_result ar = predict(&s);
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "ring:n=16,bw=6.25");
+  sc_dp_result ar2 = predict(&s);
+  cr_assert_lt(ar2.comm_s, ar.comm_s, "twice the link bandwidth, less time");
+}
+
+Test(dp_predict, the_timeline_holds_every_message_and_ends_at_the_step) {
+  static const char *const schemes[] = {"allreduce_nccl", "allreduce_mpi_host", "ps_sync",
+                                        "ps_sync_distributed_replicated"};
+  for (size_t k = 0; k < sizeof schemes / sizeof schemes[0]; k++) {
+    sc_scenario s = job16(schemes[k]);
+    sc_dp_result r = predict(&s);
+    sc_span *sp;
+    size_t n;
+    double step;
+    sc_error err = {0};
+    cr_assert_eq(sc_dp_timeline(&s, &sp, &n, &step, &err), SC_OK, "%s", err.msg);
+    cr_assert_float_eq(step, r.step_s, 1e-12);
+    int msgs = 0;
+    double last = 0, bwd_end = 0;
+    for (size_t i = 0; i < n; i++) {
+      cr_assert(sp[i].dur >= 0 && sp[i].start >= 0, "%s span %zu", schemes[k], i);
+      if (sp[i].kind == 'D') msgs++, last = fmax(last, sp[i].start + sp[i].dur);
+      if (sp[i].kind == 'B') bwd_end = fmax(bwd_end, sp[i].start + sp[i].dur);
+    }
+    /* PS: pushes and pulls are counted as messages, the timeline shows the pushes */
+    cr_assert(msgs == r.messages || 2 * msgs == r.messages, "%s: %d spans, %d messages",
+              schemes[k], msgs, r.messages);
+    cr_assert_float_eq(sp[n - 1].start + sp[n - 1].dur, step, 1e-9, "%s", schemes[k]);
+    cr_assert_leq(last, step + 1e-9);
+    /* what runs past the backward pass is the exposed exchange (or less:
+     * the exposed part also holds the pulls and the SM slowdown) */
+    cr_assert_leq(fmax(0, last - bwd_end), r.exposed_s + 1e-9, "%s", schemes[k]);
+    free(sp);
+  }
+}
+
+Test(dp_predict, jitter_costs_a_barrier_not_an_asynchronous_step) {
+  sc_scenario s = job16("allreduce_nccl");
+  sc_dp_result calm = predict(&s);
+  s.dp.jitter = 0.1;
+  sc_dp_result shaky = predict(&s);
+  /* 16 workers: the expected largest of 16 standard normals is 1.766 */
+  double want = calm.compute_s * 0.1 * 1.766;
+  cr_assert_float_eq(shaky.step_s - calm.step_s, want, 0.01 * want, "%g vs %g",
+                     shaky.step_s - calm.step_s, want);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "neighbor_allreduce_exp2");
+  sc_dp_result pair = predict(&s);
+  s.dp.jitter = 0;
+  sc_dp_result pair0 = predict(&s);
+  cr_assert_float_eq(pair.step_s - pair0.step_s, pair0.compute_s * 0.1 * 0.5642, 1e-9,
+                     "one peer: the larger of two");
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "ps_async");
+  sc_dp_result a0 = predict(&s);
+  s.dp.jitter = 0.2;
+  sc_dp_result a1 = predict(&s);
+  cr_assert_float_eq(a1.step_s, a0.step_s, 1e-12, "no barrier, no wait");
+}
+
+Test(dp_predict, input_errors_name_the_key) {
+  sc_dp_result r;
+  sc_error err = {0};
+  sc_scenario s = job16("allreduce_magic");
+  cr_assert_eq(sc_dp_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "dp.scheme: unknown scheme 'allreduce_magic'") &&
+            strstr(err.msg, "ps_sync"), "%s", err.msg);
+  s = job16("ps_sync");
+  s.dp.ps_count = 100000;
+  cr_assert_eq(sc_dp_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "dp.ps_count") && strstr(err.msg, "variables"), "%s", err.msg);
+  s = job16("neighbor_allreduce_graph");
+  snprintf(s.dp.graph, sizeof s.dp.graph, "0-1,2-3");
+  cr_assert_eq(sc_dp_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "not connected"), "%s", err.msg);
+  s = job16("allreduce_nccl");
+  s.plan.global_batch = 16 * 4096, s.plan.micro_batch = 4096;
+  cr_assert_eq(sc_dp_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "do not fit"), "%s", err.msg);
+  s = job16("replicated_local_nccl");
+  cr_assert_eq(sc_dp_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "inside one server"), "%s", err.msg);
+}
+
+Test(dp_predict, compare_lists_the_applicable_schemes_fastest_first) {
+  sc_scenario s = job16("");
+  sc_dp_result r[32];
+  sc_error err = {0};
+  int n = sc_dp_compare(&s, r, 32, &err);
+  cr_assert_geq(n, 10, "%d: %s", n, err.msg);
+  int nccl = 0;
+  for (int i = 0; i < n; i++) {
+    if (i) cr_assert_leq(r[i - 1].step_s, r[i].step_s);
+    nccl += !strcmp(r[i].scheme, "allreduce_nccl");
+    cr_assert(strcmp(r[i].scheme, "replicated_local_nccl"), "two servers: no replicated");
+    cr_assert(strcmp(r[i].scheme, "single_gpu"));
+  }
+  cr_assert_eq(nccl, 1);
+  s.cluster.gpus = 1;
+  s.plan.global_batch = 4;
+  n = sc_dp_compare(&s, r, 32, &err);
+  cr_assert_eq(n, 1);
+  cr_assert_str_eq(r[0].scheme, "single_gpu");
+  cr_assert_float_eq(r[0].efficiency, 1.0, 1e-12);
+}
+
+Test(dp_predict, gradients_follow_the_model) {
+  sc_scenario s = job16("allreduce_nccl");
+  sc_dp_result r = predict(&s);
+  double params = sc_model_params(&s.model);
+  /* fp16 gradients of every parameter */
+  cr_assert_float_eq(r.grad_bytes, 2 * params, 1e-6 * r.grad_bytes, "%g vs %g", r.grad_bytes,
+                     2 * params);
+}
+
+/* --------------------------------------------------------- validation */
+
+/* Regression guards at today's figures (docs/accuracy.md), far from the
+ * issue's targets (MAPE <= 15 %, ranking >= 85 %): every row predicted,
+ * the exchange's own error (scaling efficiency against the one-GPU row)
+ * and the ranking of schemes no worse than now. */
+static void guard(const char *file, double max_mape, double max_scaling, double min_rank) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/validation/dp_training/%s", SC_SHARED_DIR, file);
+  sc_validation v;
+  sc_error err = {0};
+  cr_assert_eq(sc_validate_file(path, &v, &err), SC_OK, "needs ../shared: %s", err.msg);
+  cr_expect_eq(v.skipped, 0, "%s: %d rows skipped", file, v.skipped);
+  cr_expect_leq(v.mape, max_mape, "%s: MAPE %.3f", file, v.mape);
+  if (max_scaling > 0)
+    cr_expect(v.scaling_rows > 0 && v.scaling_err <= max_scaling, "%s: scaling %.3f over %d rows",
+              file, v.scaling_err, v.scaling_rows);
+  if (min_rank > 0)
+    cr_expect(v.rank_pairs > 0 && v.rank_right / v.rank_pairs >= min_rank, "%s: ranking %.1f/%d",
+              file, v.rank_right, v.rank_pairs);
+  sc_validation_free(&v);
+}
+
+Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.45, 0.10, 0.35); }
+Test(dp_validate, kungfu) { guard("kungfu_2xdgx1_allreduce_ps_gossip.csv", 0.33, 0, 0.55); }
+Test(dp_validate, dlperf) { guard("dlperf_v100_frameworks.csv", 0.32, 0.27, 0); }
+Test(dp_validate, mlperf) { guard("mlperf_resnet50_bert_v0.7-v2.1.csv", 0.40, 0, 0); }
+
+Test(dp_validate, the_four_sets_are_read_whole) {
+  static const char *const files[] = {"tf_cnn_benchmarks_2017.csv",
+                                      "kungfu_2xdgx1_allreduce_ps_gossip.csv",
+                                      "dlperf_v100_frameworks.csv",
+                                      "mlperf_resnet50_bert_v0.7-v2.1.csv"};
+  static const int rows[] = {207, 60, 164, 238};
+  for (int i = 0; i < 4; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/validation/dp_training/%s", SC_SHARED_DIR, files[i]);
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "needs ../shared: %s missing", path);
+    fclose(f);
+    sc_validation v;
+    sc_error err = {0};
+    cr_assert_eq(sc_validate_file(path, &v, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(v.kind, SC_VALIDATION_DP);
+    cr_assert_eq(v.n, rows[i], "%s: %d rows", files[i], v.n);
+    cr_assert_eq(v.predicted + v.skipped, v.n);
+    for (int j = 0; j < v.n; j++) {
+      const sc_validation_row *r = &v.rows[j];
+      if (r->skipped[0]) continue;
+      cr_assert(r->predicted > 0 && r->measured > 0, "%s", r->id);
+      cr_assert_float_eq(r->ape, fabs(r->predicted - r->measured) / r->measured, 1e-12);
+    }
+    cr_assert(strstr(v.note, "per family:"), "%s", v.note);
+    cr_assert_leq(v.rank_right, v.rank_pairs);
+    sc_validation_free(&v);
+  }
+}

@@ -32,7 +32,7 @@ G=examples/dp/bert-base-8x1-gossip-graph.json
 expect 0 "3.00 model copies per server NIC" -- predict "$G" --set dp.graph=@examples/dp/ring8-chords.edges
 printf '0-1\n# 1-2 left out\n2-3\n' > "$TMP/split.edges"
 expect 2 "not connected" -- predict "$G" --set cluster.gpus=4 --set plan.global_batch=128 --set "dp.graph=@$TMP/split.edges"
-expect 3 "dp.graph: cannot read" -- predict "$G" --set dp.graph=@/nonexistent/graph.edges
+expect 3 "cannot read the dp.graph file" -- predict "$G" --set dp.graph=@/nonexistent/graph.edges
 
 # bad input: exit 2, the key and what is wrong
 expect 2 "dp.scheme: unknown scheme 'allreduce_magic'" -- predict "$EX" --set dp.scheme=allreduce_magic

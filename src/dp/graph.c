@@ -153,9 +153,8 @@ int dp_graph_connected(const dp_graph *g) {
 static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
   char *buf;
   size_t len;
-  int rc = file_read_all(path, &buf, &len);
-  if (rc == SC_EIO) return sc_error_set(err, SC_EIO, "dp.graph: cannot read %s", path);
-  if (rc) return sc_error_set(err, SC_ENOMEM, "dp.graph: out of memory reading %s", path);
+  int rc = file_read(path, "dp.graph file", FILE_MAX_SCENARIO, &buf, &len, err);
+  if (rc) return rc;
   char *text = mem_alloc(len + 2);
   if (!text) {
     mem_free(buf);

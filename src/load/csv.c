@@ -1,7 +1,10 @@
 /*
  * csv.c -- RFC 4180 CSV reader; see csv.h.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/file.h"
@@ -97,4 +100,23 @@ const char *csv_get(const csv_file *f, int col) {
 void csv_close(csv_file *f) {
   mem_free(f->buf);
   memset(f, 0, sizeof *f);
+}
+
+double csv_num(const csv_file *f, const char *path, const char *col, double dflt, double min,
+               int *bad, sc_error *err) {
+  const char *s = csv_get(f, csv_col(f, col));
+  while (isspace((unsigned char)*s)) s++;
+  if (!*s) return dflt;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  while (isspace((unsigned char)*end)) end++;
+  if (*end || errno || !isfinite(v) || v < min) {
+    if (!*bad)
+      sc_error_set(err, SC_EINPUT, "%s:%d: column '%s': expected a number >= %g, got '%s'",
+                   path, f->record_line, col, min, s);
+    *bad = 1;
+    return dflt;
+  }
+  return v;
 }

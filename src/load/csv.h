@@ -44,4 +44,11 @@ const char *csv_get(const csv_file *f, int col);
 
 void csv_close(csv_file *f);
 
+/* The number in column col of the current record (spaces around it
+ * allowed): dflt when blank; else a whole finite number >= min, or dflt
+ * after an SC_EINPUT message naming path, line and column in err (the
+ * first bad cell of a record only: *bad is set and then left alone). */
+double csv_num(const csv_file *f, const char *path, const char *col, double dflt, double min,
+               int *bad, sc_error *err);
+
 #endif

@@ -68,21 +68,7 @@ static const char *vdp_cell(vdp_ctx *c, const char *col) {
 
 /* A number in col; dflt when blank; sets c->bad on garbage. */
 static double vdp_num(vdp_ctx *c, const char *col, double dflt) {
-  const char *s = vdp_cell(c, col);
-  while (isspace((unsigned char)*s)) s++;
-  if (!*s) return dflt;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  while (isspace((unsigned char)*end)) end++;
-  if (*end || errno || !isfinite(v) || v < 0) {
-    if (!c->bad)
-      sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected a number >= 0, got '%s'",
-                   c->path, c->f->record_line, col, s);
-    c->bad = 1;
-    return dflt;
-  }
-  return v;
+  return csv_num(c->f, c->path, col, dflt, 0, &c->bad, c->err);
 }
 
 int vdp_is_dp_set(const csv_file *f) {

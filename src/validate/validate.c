@@ -54,22 +54,7 @@ static const char *cell(row_ctx *c, const char *col) {
 
 /* A number in column col; `dflt` when blank; sets c->bad on garbage. */
 static double num(row_ctx *c, const char *col, double dflt, double min) {
-  const char *s = cell(c, col);
-  while (isspace((unsigned char)*s)) s++;
-  if (!*s) return dflt;
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  while (isspace((unsigned char)*end)) end++;
-  if (*end || errno || !isfinite(v) || v < min) {
-    if (!c->bad)
-      sc_error_set(c->err, SC_EINPUT,
-                   "%s:%d: column '%s': expected a number >= %g, got '%s'",
-                   c->path, c->f->record_line, col, min, s);
-    c->bad = 1;
-    return dflt;
-  }
-  return v;
+  return csv_num(c->f, c->path, col, dflt, min, &c->bad, c->err);
 }
 
 /* A whole number in min..max in column col (`dflt` when blank): a

@@ -232,7 +232,7 @@ static void memo_put(route_table *r, long key, const int *p, int len) {
     if (!l) return;
     r->memo_links = l, r->cap_links = cap;
   }
-  memcpy(r->memo_links + r->n_links, p, (size_t)len * sizeof *p);
+  if (len > 0) memcpy(r->memo_links + r->n_links, p, (size_t)len * sizeof *p);
   *memo_slot(r, key) = (route_memo){key, r->n_links, len};
   r->n_links += len;
   r->n_memo++;

@@ -787,3 +787,12 @@ int wg_layer_block(const wg_graph *g, int layer) {
   }
   return -1;
 }
+
+wg_op wg_op_make(const char *name, wg_kind kind, wg_fn fn) {
+  wg_op o;
+  memset(&o, 0, sizeof o);
+  snprintf(o.name, sizeof o.name, "%s", name);
+  o.kind = kind;
+  o.fn = fn;
+  return o;
+}

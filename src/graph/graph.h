@@ -224,6 +224,10 @@ int wg_block_begin(wg_graph *g, const char *name, wg_role role, int count,
                    const char *input, int rank, const long *dim, wg_elem elem,
                    sc_error *err);
 
+/* An operator prototype for wg_add: every attribute zero but its name
+ * (truncated to fit), kind and function. */
+wg_op wg_op_make(const char *name, wg_kind kind, wg_fn fn);
+
 /* Add an operator to the open block: `proto` gives kind, fn, tp, name
  * and attributes (and optional presets, see wg_op); its inputs are the
  * tensors named in[0..n_in) of this block, its output the new tensor

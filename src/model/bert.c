@@ -74,14 +74,7 @@ typedef struct bert_ctx {
   int rc;
 } bert_ctx;
 
-static wg_op op(const char *name, wg_kind kind, wg_fn fn) {
-  wg_op o;
-  memset(&o, 0, sizeof o);
-  snprintf(o.name, sizeof o.name, "%s", name);
-  o.kind = kind;
-  o.fn = fn;
-  return o;
-}
+static wg_op op(const char *name, wg_kind kind, wg_fn fn) { return wg_op_make(name, kind, fn); }
 
 static void add(bert_ctx *c, wg_op o, const char *in0, const char *in1, const char *out) {
   const char *in[2] = {in0, in1};

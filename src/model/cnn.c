@@ -98,14 +98,7 @@ typedef struct cnn_ctx {
   int rc;
 } cnn_ctx;
 
-static wg_op op(const char *name, wg_kind kind, wg_fn fn) {
-  wg_op o;
-  memset(&o, 0, sizeof o);
-  snprintf(o.name, sizeof o.name, "%s", name);
-  o.kind = kind;
-  o.fn = fn;
-  return o;
-}
+static wg_op op(const char *name, wg_kind kind, wg_fn fn) { return wg_op_make(name, kind, fn); }
 
 /* Add `o` reading in[0..n) as `out` (nothing once an error is set). */
 static void add(cnn_ctx *c, wg_op o, const char *const *in, int n, const char *out) {
@@ -256,6 +249,20 @@ static void resnet(cnn_ctx *c, const sc_cnn *m, const int stages[4]) {
   end(c, "loss");
 }
 
+/* The fully connected head VGG and AlexNet share: fc6 (a convolution over
+ * the whole ch x h x w map), fc7, each 4096 wide with ReLU and dropout,
+ * then the classifier and the loss. */
+static void fc_head(cnn_ctx *c, long ch, long h, long w, long classes) {
+  begin(c, "classifier", WG_ROLE_LAST, 1, ch, h, w);
+  conv(c, "fc6", "x", 4096, (int)h, (int)w, 1, 0, 0, 1);
+  relu(c, "fc6_relu", "fc6");
+  add1(c, op("fc6_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc6_relu", "fc6_dropout");
+  cr(c, "fc7", "fc6_dropout", 4096, 1, 1, 0);
+  add1(c, op("fc7_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc7_relu", "fc7_dropout");
+  classifier(c, "fc7_dropout", classes, 0);
+  end(c, "loss");
+}
+
 /* ---------------------------------------------------------- VGG16 */
 
 static void vgg16(cnn_ctx *c, const sc_cnn *m) {
@@ -274,14 +281,7 @@ static void vgg16(cnn_ctx *c, const sc_cnn *m) {
     end(c, "maxpool");
     last_shape(c, &ch, &h, &w);
   }
-  begin(c, "classifier", WG_ROLE_LAST, 1, ch, h, w);
-  conv(c, "fc6", "x", 4096, (int)h, (int)w, 1, 0, 0, 1);
-  relu(c, "fc6_relu", "fc6");
-  add1(c, op("fc6_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc6_relu", "fc6_dropout");
-  cr(c, "fc7", "fc6_dropout", 4096, 1, 1, 0);
-  add1(c, op("fc7_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc7_relu", "fc7_dropout");
-  classifier(c, "fc7_dropout", m->classes, 0);
-  end(c, "loss");
+  fc_head(c, ch, h, w, m->classes);
 }
 
 /* --------------------------------------------------------- AlexNet */
@@ -305,14 +305,7 @@ static void alexnet(cnn_ctx *c, const sc_cnn *m) {
   pool(c, "pool5", "conv5_relu", WG_FN_MAX, 3, 2, 0);
   end(c, "pool5");
   last_shape(c, &ch, &h, &w);
-  begin(c, "classifier", WG_ROLE_LAST, 1, ch, h, w);
-  conv(c, "fc6", "x", 4096, (int)h, (int)w, 1, 0, 0, 1);
-  relu(c, "fc6_relu", "fc6");
-  add1(c, op("fc6_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc6_relu", "fc6_dropout");
-  cr(c, "fc7", "fc6_dropout", 4096, 1, 1, 0);
-  add1(c, op("fc7_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc7_relu", "fc7_dropout");
-  classifier(c, "fc7_dropout", m->classes, 0);
-  end(c, "loss");
+  fc_head(c, ch, h, w, m->classes);
 }
 
 /* ----------------------------------------------------- Inception-v3 */

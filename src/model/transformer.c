@@ -230,13 +230,7 @@ static int add(wg_graph *g, wg_op o, const char *in0, const char *in1, const cha
   return wg_add(g, &o, in, in1 ? 2 : 1, out, err);
 }
 
-static wg_op op(const char *name, wg_kind kind) {
-  wg_op o;
-  memset(&o, 0, sizeof o);
-  snprintf(o.name, sizeof o.name, "%s", name);
-  o.kind = kind;
-  return o;
-}
+static wg_op op(const char *name, wg_kind kind) { return wg_op_make(name, kind, WG_FN_NONE); }
 
 static wg_op linear(const char *name, long n, wg_tp tp, int bias) {
   wg_op o = op(name, WG_LINEAR);

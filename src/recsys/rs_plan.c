@@ -214,6 +214,22 @@ static int argmax(const double *v, int n) {
 #define RS_SWAPS 64
 #define RS_MAX_EVALS 300000
 
+/* Swap the shards of tables t and u; kept (1) when that beats *best
+ * (then updated), else undone (0). */
+static int try_swap(search *s, sc_rs_plan *p, int t, int u, double *best) {
+  sc_rs_shard a = p->s[t], b = p->s[u];
+  p->s[t] = b;
+  p->s[u] = a;
+  double k = eval(s, p);
+  if (k < *best * (1 - 1e-9)) {
+    *best = k;
+    return 1;
+  }
+  p->s[t] = a;
+  p->s[u] = b;
+  return 0;
+}
+
 /* Moves of table t; 1 when one was kept. With few options per table
  * (small clusters) every option is tried, else the ones aimed at the
  * least-loaded GPU. */
@@ -225,12 +241,7 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
     for (int u = 0, tries = 0; u < p->n && tries < RS_SWAPS; u++) { /* swap two tables' shards */
       if (u == t || !memcmp(&p->s[u], &p->s[t], sizeof p->s[t])) continue;
       tries++;
-      sc_rs_shard a = p->s[t], b = p->s[u];
-      p->s[t] = b;
-      p->s[u] = a;
-      double k = eval(s, p);
-      if (k < *best * (1 - 1e-9)) { *best = k; kept = 1; }
-      else { p->s[t] = a; p->s[u] = b; }
+      kept |= try_swap(s, p, t, u, best);
     }
     return kept;
   }
@@ -256,12 +267,7 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
   if (p->s[t].kind == SC_RS_TABLE_WISE && p->s[t].gpu != lo) {
     for (int u = 0; u < p->n && !kept; u++) {
       if (p->s[u].kind != SC_RS_TABLE_WISE || p->s[u].gpu != lo) continue;
-      sc_rs_shard a = p->s[t], b = p->s[u];
-      p->s[t] = b;
-      p->s[u] = a;
-      double k = eval(s, p);
-      if (k < *best * (1 - 1e-9)) { *best = k; kept = 1; }
-      else { p->s[t] = a; p->s[u] = b; }
+      kept |= try_swap(s, p, t, u, best);
     }
   }
   return kept;

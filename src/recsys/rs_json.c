@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "core/mem.h"
-#include "recsys/rs_gpus.h"
 #include "stepcast_recsys.h"
 
 typedef struct jctx {
@@ -223,7 +222,9 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
   int rc = keys_ok(c, o, "cluster", ok);
   if (rc) return rc;
   json_t *g = json_object_get(o, "gpu");
-  if (g && (!json_is_string(g) || rs_gpu_lookup(json_string_value(g), &j->gpu)))
+  const sc_gpu *gp = g && json_is_string(g) ? sc_gpu_preset(json_string_value(g)) : NULL;
+  if (gp) j->gpu = *gp;
+  if (g && !gp)
     return fail(c, "cluster.gpu", "a GPU preset id (stepcast presets)");
   double n = j->gpus, gpn = 0, nvl = 0, nic = 0;
   if ((rc = getnum(c, o, "cluster", "gpus", 1, &n)) ||

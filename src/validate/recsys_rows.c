@@ -40,7 +40,6 @@
 #include <strings.h>
 
 #include "core/mem.h"
-#include "recsys/rs_gpus.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
 
@@ -255,10 +254,12 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
 
 static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, size_t an) {
   const char *gname = cell(c, "gpu");
-  if (rs_gpu_lookup(gname, &j->gpu)) {
+  const sc_gpu *gp = sc_gpu_preset(gname);
+  if (!gp) {
     snprintf(why, wn, "unknown GPU '%.40s' (no preset)", gname);
     return SC_EMODEL;
   }
+  j->gpu = *gp;
   j->gpus = (int)num(c, "gpus", 1);
   j->gpus_per_node = (int)num(c, "gpus_per_node", j->gpus < 8 ? j->gpus : 8);
   if (j->gpus_per_node < 1) j->gpus_per_node = 1;

@@ -126,6 +126,8 @@ typedef struct sc_rs_job {
   int eager;                   /* 1 = eager framework: host launches bound small steps */
   int bottom_on_gpu0;          /* 1 = the bottom MLP runs on GPU 0 for the whole batch and
                                   its output joins the all-to-all (NVIDIA's PyTorch DLRM) */
+  int keys_from_reader;        /* 1 = the data reader hands every GPU the keys its shards
+                                  serve (HugeCTR): no all-to-all of lookup ids */
   double coll_cycle_s;         /* collectives start on a background cycle of this period
                                   (Horovod: 1 ms); each waits half of it; 0 = none */
 } sc_rs_job;

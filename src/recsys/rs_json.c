@@ -248,7 +248,7 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
                                    "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
-                                   "collective_cycle_ms", NULL};
+                                   "collective_cycle_ms", "keys_from_reader", NULL};
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
@@ -291,6 +291,9 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   json_t *bg = json_object_get(o, "bottom_mlp_on_gpu0");
   if (bg && !json_is_boolean(bg)) return fail(c, "training.bottom_mlp_on_gpu0", "true or false");
   j->bottom_on_gpu0 = bg && json_is_true(bg);
+  json_t *kr = json_object_get(o, "keys_from_reader");
+  if (kr && !json_is_boolean(kr)) return fail(c, "training.keys_from_reader", "true or false");
+  j->keys_from_reader = kr && json_is_true(kr);
   return SC_OK;
 }
 

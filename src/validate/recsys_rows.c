@@ -25,6 +25,8 @@
  *   - the NIC of a multi-node row that does not state it: the GPU's
  *     reference system (validate/rowdefaults.c), said in `assumed`;
  *   - Horovod (framework) starts collectives on its 1 ms background cycle;
+ *   - HugeCTR (framework) reads every GPU's keys through its data reader:
+ *     no all-to-all of lookup ids;
  *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
  *     batch before the all-to-all; otherwise data parallel;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
@@ -249,6 +251,7 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
   j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
   if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
+  j->keys_from_reader = strcasestr_ascii(fw, "hugectr"); /* HugeCTR's reader splits keys by owner */
   return SC_OK;
 }
 

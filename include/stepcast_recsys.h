@@ -126,6 +126,9 @@ typedef struct sc_rs_job {
   int eager;                   /* 1 = eager framework: host launches bound small steps */
   int bottom_on_gpu0;          /* 1 = the bottom MLP runs on GPU 0 for the whole batch and
                                   its output joins the all-to-all (NVIDIA's PyTorch DLRM) */
+  int pooled_table_type;       /* 1 = lookups write pooled vectors in the table's element
+                                  type, cast to the compute type after (PyTorch
+                                  embedding_bag, Keras Embedding under mixed precision) */
   int keys_from_reader;        /* 1 = the data reader hands every GPU the keys its shards
                                   serve (HugeCTR): no all-to-all of lookup ids */
   double coll_cycle_s;         /* collectives start on a background cycle of this period

@@ -182,6 +182,39 @@ Test(recsys_shard, keys_from_reader_drops_the_ids_all_to_all) {
   sc_rs_job_free(&j);
 }
 
+/* Pooled vectors in the table's type (PyTorch embedding_bag, Keras under
+ * mixed precision): fp32 table, fp16 compute, one table of width 128 read
+ * once by each of 65536 samples on an A100 80 GB (2039 GB/s x 0.79 =
+ * 1610.81 GB/s). Pooled elements P = 65536 x 128 = 8,388,608. Forward:
+ * written at 4 B instead of 2, then cast (read 4 + write 2): +8 B x P =
+ * 67.1 MB = 41.66 us. Backward: the gradient cast back (read 2 + write 4),
+ * read at 4 B instead of 2, and one gradient row per lookup at 4 B instead
+ * of 2: +10 B x P = 52.08 us. fp32 compute: no cast, no change. */
+Test(recsys_emb, pooled_in_table_type_casts_by_hand) {
+  sc_rs_job j;
+  job(&j, "1x1000000x128@1", 1, SC_RS_UNIFORM, 0);
+  j.dtype = SC_FP16;
+  rs_tstat st;
+  rs_tstat_fill(&j, &j.model.tables[0], &st);
+  rs_shard_geo geo = {1e6, 1, 128, 65536, 1, 65536, 0};
+  double f0, b0, f1, b1;
+  rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f0, &b0);
+  j.pooled_table_type = 1;
+  rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f1, &b1);
+  double bw = 2039e9 * 0.79, p = 65536.0 * 128;
+  cr_assert_float_eq(f1 - f0, 8 * p / bw, 1e-12, "forward +%g s", f1 - f0);
+  cr_assert_float_eq(f1 - f0, 41.66e-6, 0.01e-6);
+  cr_assert_float_eq(b1 - b0, 10 * p / bw, 1e-12, "backward +%g s", b1 - b0);
+  cr_assert_float_eq(b1 - b0, 52.08e-6, 0.01e-6);
+  j.dtype = SC_FP32;
+  rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f1, &b1);
+  j.pooled_table_type = 0;
+  rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f0, &b0);
+  cr_assert_eq(f1, f0);
+  cr_assert_eq(b1, b0);
+  sc_rs_job_free(&j);
+}
+
 /* Adagrad keeps an accumulator per element; Adam two moments; HugeCTR's
  * global Adam streams every row each step. */
 Test(recsys_emb, optimizers_order_the_backward) {
@@ -387,7 +420,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.47, 0.37, 0.24, 0.17};
+  static const double level[] = {0.47, 0.37, 0.23, 0.12};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

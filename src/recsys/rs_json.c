@@ -248,7 +248,8 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
                                    "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
-                                   "collective_cycle_ms", "keys_from_reader", NULL};
+                                   "collective_cycle_ms", "keys_from_reader",
+                                   "pooled_in_table_type", NULL};
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
@@ -294,6 +295,9 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   json_t *kr = json_object_get(o, "keys_from_reader");
   if (kr && !json_is_boolean(kr)) return fail(c, "training.keys_from_reader", "true or false");
   j->keys_from_reader = kr && json_is_true(kr);
+  json_t *pt = json_object_get(o, "pooled_in_table_type");
+  if (pt && !json_is_boolean(pt)) return fail(c, "training.pooled_in_table_type", "true or false");
+  j->pooled_table_type = pt && json_is_true(pt);
   return SC_OK;
 }
 

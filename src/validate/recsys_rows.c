@@ -249,6 +249,9 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
     j->eager = 1;
   }
   if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
+  /* PyTorch's embedding_bag and Keras' Embedding return the table's type;
+   * mixed precision casts the pooled vectors after the lookup */
+  j->pooled_table_type = !strncasecmp(fw, "pytorch", 7) || strstr(fw, "tensorflow") != NULL;
   j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
   if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
   j->keys_from_reader = strcasestr_ascii(fw, "hugectr"); /* HugeCTR's reader splits keys by owner */

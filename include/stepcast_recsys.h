@@ -71,6 +71,9 @@ typedef struct sc_rs_model {
   sc_rs_interaction inter;
   int cross_layers;            /* DCNv2 cross layers */
   int cross_rank;              /* DCNv2 low rank; 0 = full-rank cross weights */
+  int concat_pool;             /* concat: average pooling of the concatenated embeddings
+                                  with this window and stride before the MLP
+                                  (distributed-embeddings synthetic models); 0 = none */
 } sc_rs_model;
 
 void sc_rs_model_free(sc_rs_model *m);

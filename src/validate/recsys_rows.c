@@ -27,6 +27,10 @@
  *   - Horovod (framework) starts collectives on its 1 ms background cycle;
  *   - HugeCTR (framework) reads every GPU's keys through its data reader:
  *     no all-to-all of lookup ids;
+ *   - PyTorch and TensorFlow (framework) look up in the table's type and
+ *     cast the pooled vectors to the compute type (mixed precision);
+ *   - "avgpool stride N" (interaction) average-pools the concatenated
+ *     embeddings before the MLP;
  *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
  *     batch before the all-to-all; otherwise data parallel;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split

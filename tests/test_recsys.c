@@ -406,6 +406,9 @@ Test(recsys_json, errors_name_the_key) {
       {"{\"model\": {\"tables\": \"1x10x8@1\", \"ids\": {\"zipf\": 1}}}", "model.ids"},
       {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"keys_from_reader\": 1}}",
        "training.keys_from_reader: expected true or false"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"pooled_in_table_type\": \"yes\"}}",
+       "training.pooled_in_table_type"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"concat_pool\": -7}}", "model.concat_pool"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     FILE *f = fopen(path, "w");

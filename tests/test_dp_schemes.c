@@ -112,6 +112,34 @@ Test(dp_overlap, framework_defaults) {
   cr_assert_float_eq(fu.bucket_bytes, 160e6, 1);
 }
 
+/* ---------------------------------------------------- MPI in host memory */
+
+/* Two servers of two GPUs; round numbers so each term can be read off. */
+static dp_fabric mpi_fabric(void) {
+  return (dp_fabric){.gpus = 4, .gpn = 2, .nodes = 2, .net_stream_bw = 1e9, .net_bw = 1e9,
+                     .host_bw = 1e9, .host_share = 1, .host_mem_bw = 6e9,
+                     .cpu_reduce_bw = 2e9, .loop_bw = 2e9};
+}
+
+Test(dp_mpi, the_ring_runs_transfer_then_reduction_on_every_step) {
+  dp_fabric f = mpi_fabric();
+  /* 4e9 bytes: blocks of 1e9; a cross-server hop 1 s on one stream; the
+   * two ranks of a server reduce a block each at once: 2e9 / 2e9 = 1 s;
+   * 3 reduce-scatter steps of 1 + 1 s, 3 all-gather steps of 1 s */
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 9.0, 1e-9);
+  /* host copies there and back 2 x 4 s; the fusion buffer in and out:
+   * 2 x 4e9 x 2 ranks over 6e9 / 2 = 5.33 s; a one-tensor message is
+   * reduced in place */
+  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 9.0 + 8.0 + 16.0 / 3, 1e-9);
+  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 1), 17.0, 1e-9);
+  /* one server of four: hops in shared memory at 2e9 (0.5 s), four
+   * ranks share the CPUs (1e9 x 4 / 2e9 = 2 s): 3 x 2.5 + 3 x 0.5 */
+  f.nodes = 1, f.gpn = 4;
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 9.0, 1e-9);
+  f.gpus = 1;
+  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 0.0, 1e-12, "one rank: no exchange");
+}
+
 /* ------------------------------------------------------------- graphs */
 
 static int in_degree(const dp_graph *g, int i) {

@@ -134,7 +134,10 @@ typedef struct dp_fabric {
   double net_lat;          /* one message across the network, s */
   double net_msg_s;        /* per message CPU/kernel cost (TCP), s */
   int tcp;                 /* 1 = sockets, 0 = RDMA */
-  double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at */
+  double host_mem_bw;      /* bytes/s a server's CPUs move through host
+                              memory (reads + writes) */
+  double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at
+                              (host_mem_bw / 3: two reads, one write) */
   double loop_bw;          /* one socket stream inside a server, bytes/s */
   const char *transport;   /* "tcp", "rdma", "none" (static string) */
   double topo_rate;        /* seconds per byte of the scheme's exchange on
@@ -155,6 +158,17 @@ double dp_host_time(const dp_fabric *f, double bytes, int sharing);
 /* The NCCL group of `ranks` GPUs over this fabric (intra per GPU, the
  * server's network share per GPU). */
 void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_group *out);
+
+/* MPI all-reduce in host memory (mpi.c): Open MPI's ring of one fused
+ * message of `bytes` per rank over f's ranks, seconds: 2 (n-1) steps of
+ * one block of bytes/n on the slowest hop, the n-1 reduce-scatter steps
+ * each followed by the reduction of the block (the gpn ranks of a server
+ * sharing its CPUs' bandwidth). */
+double dp_mpi_ring_time(const dp_fabric *f, double bytes);
+/* The whole message as Horovod's MPI path runs it: host copies there and
+ * back, the fusion buffer's memcpy in and out (messages of more than one
+ * tensor), and the ring. */
+double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors);
 
 /* ------------------------------------------------------------ overlap */
 

@@ -222,6 +222,24 @@ Test(dp_predict, every_scheme_predicts_a_step_no_faster_than_compute) {
   }
 }
 
+Test(dp_predict, pair_averaging_hides_its_fetch_and_save_behind_the_step) {
+  /* async_sgd.py: the peer request and the save depend on no gradient,
+   * so with a step long enough to cover both nothing is exposed, and a
+   * shorter one exposes only what the longer of the two leaves (not
+   * their sum) */
+  sc_scenario s = job16("pair_averaging_async");
+  s.plan.global_batch = 16 * 64, s.plan.micro_batch = 4; /* 16 micro-steps */
+  sc_dp_result big = predict(&s);
+  cr_assert_float_eq(big.exposed_s, 0, 1e-12, "compute %g s covers %g s of exchange",
+                     big.compute_s, big.comm_s);
+  s = job16("pair_averaging_async");
+  s.plan.global_batch = 16, s.plan.micro_batch = 1;
+  sc_dp_result small = predict(&s);
+  cr_assert_lt(small.exposed_s, small.comm_s - small.compute_s + 1e-12,
+               "exposed %g s, exchange %g s, compute %g s", small.exposed_s, small.comm_s,
+               small.compute_s);
+}
+
 Test(dp_predict, the_fabric_moves_the_step_the_right_way) {
   sc_scenario s = job16("allreduce_nccl");
   sc_dp_result fast = predict(&s);

@@ -18,6 +18,8 @@
  *   allreduce.c  NCCL (ring/tree as NCCL chooses, or ring forced), TF
  *                replicated (NCCL or device copies), MPI in host memory,
  *                hierarchical, KungFu's collective over TCP
+ *   mpi.c        MPI in host memory: Open MPI's ring over TCP and shared
+ *                memory, Horovod's fusion buffer, the host copies
  *   ps.c         parameter servers: synchronous, distributed-replicated,
  *                asynchronous, dedicated CPU servers; shards; on the host
  *                CPU, a GPU, the workers' CPUs or CPU machines

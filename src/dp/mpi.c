@@ -27,11 +27,14 @@
  *
  * Units: seconds, bytes, bytes/s.
  */
+#include <assert.h>
+
 #include "dp/dp.h"
 
 double dp_mpi_ring_time(const dp_fabric *f, double bytes) {
   int n = f->gpus;
   if (n <= 1 || !(bytes > 0)) return 0;
+  assert(f->cpu_reduce_bw > 0 && f->loop_bw > 0 && (f->nodes == 1 || f->net_stream_bw > 0));
   double blk = bytes / n;
   double hop = f->nodes > 1 ? blk / f->net_stream_bw + f->net_lat + f->net_msg_s
                             : blk / f->loop_bw + f->host_lat;
@@ -41,6 +44,7 @@ double dp_mpi_ring_time(const dp_fabric *f, double bytes) {
 
 double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors) {
   if (f->gpus <= 1 || !(bytes > 0)) return 0;
+  assert(f->host_mem_bw > 0);
   double copies = 2 * dp_host_time(f, bytes, f->host_share);
   double fusion = tensors > 1 ? 2 * bytes * f->gpn / (f->host_mem_bw / 2) : 0;
   return copies + fusion + dp_mpi_ring_time(f, bytes);

@@ -117,3 +117,24 @@ Test(conv, calibration_trace) {
     cr_assert(fabs(tot[1][p] / tot[0][p] - 1) < 0.10, "pass %d total %.2f ms vs %.2f ms", p,
               tot[1][p] / 1e3, tot[0][p] / 1e3);
 }
+
+/* Kepler's FMA issue limit (cost/compute.c): four schedulers feed 128 of
+ * an SMX's 192 lanes, so cost_fma_issue is 2/3 on sm_37 and 1 on Pascal
+ * and Volta. A compute-bound 1x1 conv (50176 x 1024 x 1024, 105.2 GFLOP)
+ * in fp32 on a K80 die then takes exactly 1.5x what the same die takes
+ * without the limit (the arch set to Maxwell's 52), and the fp32 GEMM
+ * path (a fully-connected layer) runs at 2/3 of the preset's gemm_eff. */
+Test(conv, kepler_issues_two_thirds_of_its_lanes) {
+  const sc_gpu *k80 = gpu("k80");
+  cr_assert(fabs(cost_fma_issue(k80) - 128.0 / 192.0) < 1e-12, "k80 issue %g", cost_fma_issue(k80));
+  cr_assert_eq(cost_fma_issue(gpu("p100-sxm2-16gb")), 1.0);
+  cr_assert_eq(cost_fma_issue(gpu("v100-sxm2-16gb")), 1.0);
+  sc_gpu maxwell_like = *k80;
+  maxwell_like.arch = 52; /* the same die without the issue limit */
+  cost_conv c = {.n = 64, .c = 1024, .k = 1024, .r = 1, .s = 1, .p = 28, .q = 28, .stride = 1};
+  double t = cost_conv_time(k80, SC_FP32, &c, COST_CONV_FWD) - 3e-6;
+  double u = cost_conv_time(&maxwell_like, SC_FP32, &c, COST_CONV_FWD) - 3e-6;
+  cr_assert(fabs(t / u - 1.5) < 1e-6, "k80 %.1f us, without the limit %.1f us", t * 1e6, u * 1e6);
+  /* the fp32 GEMM path (an FC layer) takes the same factor */
+  cr_assert(fabs(cost_gemm_peak_eff(k80, SC_FP32) - k80->gemm_eff * 2.0 / 3.0) < 1e-12);
+}

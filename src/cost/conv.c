@@ -84,7 +84,7 @@ double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype d
   gemm_dims(cv, pass, &m, &n, &k);
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   int tc = cost_conv_tensor_cores(g, dt);
-  double base = tc ? pr->tc_ratio * cost_gemm_peak_eff(g, dt) : pr->eff_cuda;
+  double base = tc ? pr->tc_ratio * cost_gemm_peak_eff(g, dt) : pr->eff_cuda * cost_fma_issue(g);
   if (pass == COST_CONV_WGRAD) {
     double pq = cv->p * cv->q;
     base *= pr->wgrad_eff / (1 + pr->wgrad_w * pq / (pq + pr->wgrad_k1));

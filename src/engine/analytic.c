@@ -83,7 +83,8 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
                   .first = x->producer < 0 && x->block == 0,
                   .nchw = !e->s->plan.channels_last};
   const double key[MEMO_KEY] = {3 + bwd, t->m, t->n, t->k,
-                                cv.r + 64 * cv.s + 4096.0 * cv.stride + 65536.0 * cv.first + 131072.0 * cv.nchw,
+                                cv.r + 64 * cv.s + 4096.0 * cv.stride + 65536.0 * cv.first +
+                                    131072.0 * cv.nchw,
                                 t->dtype};
   const double *v = recall(e, key);
   if (v) return v[0];

@@ -17,12 +17,12 @@ void fcf_scratch_free(fcf_scratch *w) {
 
 /* Per-link arrays for t (allocated once); 0 or -1. */
 static int scratch_links(fcf_scratch *w, const topo *t) {
-  if (w->load) return 0;
+  if (w->load && w->lmin && w->count && w->touched) return 0;
   size_t n = (size_t)t->n_links + 1;
-  w->load = mem_calloc(n, sizeof *w->load);
-  w->lmin = mem_alloc(n * sizeof *w->lmin);
-  w->count = mem_calloc(n, sizeof *w->count);
-  w->touched = mem_alloc(n * sizeof *w->touched);
+  if (!w->load) w->load = mem_calloc(n, sizeof *w->load);
+  if (!w->lmin) w->lmin = mem_alloc(n * sizeof *w->lmin);
+  if (!w->count) w->count = mem_calloc(n, sizeof *w->count);
+  if (!w->touched) w->touched = mem_alloc(n * sizeof *w->touched);
   w->n_links = t->n_links;
   return w->load && w->lmin && w->count && w->touched ? 0 : -1;
 }

@@ -44,14 +44,16 @@ typedef struct memo {
 typedef enum entry_state { ENTRY_DONE = 1, ENTRY_PENDING, ENTRY_FAILED } entry_state;
 
 /* What one group shape (op, ranks, stride) costs per byte of the
- * collective: its link-load bound (cf.lat, cf.per_byte: see ncost_bound)
- * and the closed form of its flow-engine time where there is one
- * (net/flowcf.h). */
+ * collective: its link-load bound (cf->lat, cf->per_byte: see
+ * ncost_bound) and the closed form of its flow-engine time where there is
+ * one (net/flowcf.h). The closed form is written once, before the entry
+ * is marked done, and read without the lock after (threads copy only the
+ * entry under it). */
 typedef struct shape {
   coll_op op;
   int ranks, stride;
   int state;          /* an entry_state */
-  fcf cf;
+  fcf *cf;            /* owned by the core when done, else NULL */
 } shape;
 
 /* What the ncosts of a search's threads share (ncost_open_sharing): the
@@ -148,6 +150,7 @@ void ncost_close(ncost *n) {
   if (n->owner) {
     topo_free(n->c->t);
     mem_free(n->c->m);
+    for (int i = 0; i < n->c->n_sh; i++) mem_free(n->c->sh[i].cf);
     mem_free(n->c->sh);
     mem_free(n->c);
   }
@@ -274,7 +277,12 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   int built = build(n, &s, sh->op, 1.0, sh->ranks, per);
   int *node = group_nodes(n, sh->ranks, sh->stride);
   int rc = -1;
-  if (built == 0 && node) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, &sh->cf);
+  sh->cf = mem_alloc(sizeof *sh->cf);
+  if (built == 0 && node && sh->cf) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
+  if (rc != 0) {
+    mem_free(sh->cf);
+    sh->cf = NULL;
+  }
   mem_free(node);
   sched_free(&s);
   return rc;
@@ -384,7 +392,7 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
     return nccl;
   }
   double flow = 0;
-  if (fcf_time(&sh.cf, bytes, &flow)) return flow > nccl ? flow : nccl;
+  if (fcf_time(sh.cf, bytes, &flow)) return flow > nccl ? flow : nccl;
   double grid = on_grid(bytes);
   claim_rc rc;
   for (;;) {
@@ -432,6 +440,7 @@ static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, shape *o
   }
   c->sh[i].op = op, c->sh[i].ranks = ranks, c->sh[i].stride = stride;
   c->sh[i].state = ENTRY_PENDING;
+  c->sh[i].cf = NULL;
   *at = i;
   return CLAIM_MINE;
 }
@@ -468,7 +477,7 @@ static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride
     fail_nomem(n, op);
     return nccl;
   }
-  double b = NCOST_BOUND_SAFETY * fmax(sh.cf.lat, sh.cf.per_byte * bytes);
+  double b = NCOST_BOUND_SAFETY * fmax(sh.cf->lat, sh.cf->per_byte * bytes);
   return b > nccl ? b : nccl;
 }
 

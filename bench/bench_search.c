@@ -25,9 +25,9 @@
  *
  *                               instructions         plans/s              plans (fit, pruned)
  *   llama3-70b, default       11.03 M ->  10.97 M   614,000 -> 614,000   420 (154, 0)
- *   llama3-70b, fat-tree      42.23 M ->  21.78 M   119,000 -> 306,000   420 (154, 144)
+ *   llama3-70b, fat-tree      42.23 M ->  21.74 M   119,000 -> 306,000   420 (154, 144)
  *   gpt3-175b, default        29.51 M ->  27.07 M   551,000 -> 568,000   912 (401, 0)
- *   gpt3-175b, fat-tree       44.92 M ->  40.20 M   331,000 -> 389,000   912 (401, 390)
+ *   gpt3-175b, fat-tree       44.92 M ->  40.15 M   331,000 -> 389,000   912 (401, 390)
  *   qwen3-30b-a3b (threads)    586 M  ->   574 M                        23,160 (8,329, 0)
  *
  * With a topology no collective of these searches runs the flow engine

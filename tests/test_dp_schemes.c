@@ -132,6 +132,11 @@ Test(dp_mpi, the_ring_runs_transfer_then_reduction_on_every_step) {
    * reduced in place */
   cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 9.0 + 8.0 + 16.0 / 3, 1e-9);
   cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 1), 17.0, 1e-9);
+  /* a network faster than shared memory: the in-server hop (4e9 / 4 /
+   * 2e9 = 0.5 s) bounds each step: 3 x (0.5 + 1) + 3 x 0.5 */
+  f.net_stream_bw = 4e9;
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 6.0, 1e-9);
+  f.net_stream_bw = 1e9;
   /* one server of four: hops in shared memory at 2e9 (0.5 s), four
    * ranks share the CPUs (1e9 x 4 / 2e9 = 2 s): 3 x 2.5 + 3 x 0.5 */
   f.nodes = 1, f.gpn = 4;

@@ -20,14 +20,16 @@
  *      followed by ompi_op_reduce of the received block on the calling
  *      thread, then n - 1 all-gather steps that only move blocks. All
  *      hops of a step run at once, so a step lasts as long as its
- *      slowest hop: across servers one TCP stream (the TCP BTL), inside
- *      a server shared memory at a socket stream's rate; the gpn ranks
+ *      slowest hop: across servers one stream (the TCP BTL opens one
+ *      connection per peer, btl_tcp_links = 1), inside a server shared
+ *      memory at a socket stream's rate; the gpn ranks
  *      of a server reduce at once, sharing the server's memory
  *      bandwidth (three bytes moved per byte summed).
  *
  * Units: seconds, bytes, bytes/s.
  */
 #include <assert.h>
+#include <math.h>
 
 #include "dp/dp.h"
 
@@ -36,8 +38,9 @@ double dp_mpi_ring_time(const dp_fabric *f, double bytes) {
   if (n <= 1 || !(bytes > 0)) return 0;
   assert(f->cpu_reduce_bw > 0 && f->loop_bw > 0 && (f->nodes == 1 || f->net_stream_bw > 0));
   double blk = bytes / n;
-  double hop = f->nodes > 1 ? blk / f->net_stream_bw + f->net_lat + f->net_msg_s
-                            : blk / f->loop_bw + f->host_lat;
+  double local = blk / f->loop_bw + f->host_lat; /* shared memory */
+  double hop = f->nodes > 1 ? fmax(local, blk / f->net_stream_bw + f->net_lat + f->net_msg_s)
+                            : local;
   double reduce = blk * f->gpn / f->cpu_reduce_bw;
   return (n - 1) * (hop + reduce) + (n - 1) * hop;
 }

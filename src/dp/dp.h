@@ -100,6 +100,9 @@ typedef struct dp_model {
                           are needed */
   double bwd_s;        /* sum of layers[].bwd_s */
   double other_s;      /* host, optimizer, input pipeline, ... seconds */
+  double opt_s;        /* the optimizer step's GPU seconds (part of the
+                          one-GPU step; where a parameter server holds
+                          the variables, the PS applies the update) */
   double grad_bytes;   /* sum of layers[].grad_bytes */
   double param_bytes;  /* model (weights) bytes a gossip exchange moves */
   int tensors;         /* sum of layers[].tensors */
@@ -256,6 +259,11 @@ double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes);
  * apply to the job (message says why). */
 int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
+/* A PS worker's compute: the one-GPU step less the optimizer's GPU time
+ * where the variables (and TensorFlow's apply ops with them) live on CPUs
+ * (host, workers' or dedicated servers'); all of it for variables on a
+ * GPU. */
+double dp_ps_worker_compute(const dp_ctx *c);
 int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 
 /* The scheme's exchange of one step on the scenario's cluster.topology,

@@ -35,13 +35,21 @@ static void help(void) {
 }
 
 /* `validate --row ID FILE`: the prediction of one training row. */
-static int one_row(const char *path, const char *id, sc_format fmt) {
+static int one_row(const char *path, const char *id, sc_format fmt, int event) {
   sc_scenario s;
   sc_result r;
   sc_error err = {0};
+  sc_event_pred *ep = NULL;
+  sc_event_opts eo = {1, 0};
   int rc = sc_validate_row_scenario(path, id, &s, &err);
   if (rc == SC_OK && s.dp.scheme[0]) return cli_dp_report("validate", &s, fmt, 0);
-  if (rc == SC_OK) rc = sc_predict(&s, &r, &err);
+  if (rc == SC_OK && event) {
+    rc = sc_predict_event(&s, &eo, &r, &ep, &err);
+    if (rc == SC_OK) sc_scenario_resolve(&s, &err), sc_report_event(stdout, fmt, &s, &r, ep);
+    sc_event_pred_free(ep);
+    if (rc == SC_OK) return 0;
+  }
+  if (rc == SC_OK && !event) rc = sc_predict(&s, &r, &err);
   if (rc != SC_OK) {
     fprintf(stderr, "stepcast validate: %s\n", err.msg);
     return cli_exit_code(rc);
@@ -118,9 +126,12 @@ int cmd_validate(int argc, char **argv) {
     if (!strcmp(argv[i], "--row")) {
       sc_format f = SC_FORMAT_TABLE;
       const char *file = NULL;
+      int ev = 0;
       for (int k = 1; k < argc; k++) {
         if (k == i || k == i + 1) continue;
-        if (!strcmp(argv[k], "--format") && k + 1 < argc) {
+        if (!strcmp(argv[k], "--engine") && k + 1 < argc) {
+          ev = !strcmp(argv[++k], "event");
+        } else if (!strcmp(argv[k], "--format") && k + 1 < argc) {
           int v = sc_format_from_name(argv[++k]);
           if (v < 0) {
             fprintf(stderr, "stepcast validate: --format expects table, json or csv\n");
@@ -135,7 +146,7 @@ int cmd_validate(int argc, char **argv) {
         fprintf(stderr, "stepcast validate: --row ID needs the CSV file of that row\n");
         return 2;
       }
-      return one_row(file, argv[i + 1], f);
+      return one_row(file, argv[i + 1], f, ev);
     }
   sc_format fmt = SC_FORMAT_TABLE;
   unsigned flags = SC_REPORT_ROWS;

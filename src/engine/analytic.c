@@ -521,6 +521,12 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
   return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param);
 }
 
+/* pipe_p2p_on_path's fb: forward + backward of stage s per micro-batch. */
+static double stage_fb(const void *ud, int s) {
+  const eng *e = ud;
+  return e->st[s].f + e->st[s].b;
+}
+
 void eng_step_of(const eng *e, eng_step *out) {
   const sc_plan *p = &e->s->plan;
   const xg *x = e->x;
@@ -542,8 +548,10 @@ void eng_step_of(const eng *e, eng_step *out) {
   out->bubble = p->pp > 1 ? ps->bubble(&shape) * others / (p->pp - 1) : 0;
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
-   * gradients come back; Megatron's p2p is blocking */
-  out->pp_comm = out->p2p * ps->p2p_steps(&shape);
+   * gradients come back; Megatron's p2p is blocking (pipe.h) */
+  out->pp_comm = x->n_stages == p->pp
+                     ? pipe_p2p_on_path(ps, &shape, stage_fb, e, out->worst, out->p2p)
+                     : out->p2p * ps->p2p_steps(&shape);
   /* after the flush every stage reduces its gradients and steps its
    * optimizer: the stage that takes longest ends the step (with one
    * strategy for every layer: the stage with the most parameters) */

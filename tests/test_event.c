@@ -343,3 +343,72 @@ Test(event, activation_offload_is_on_the_path_as_in_the_closed_form) {
             c.step_s);
   cr_expect(fabs(sum(&ev.time) - ev.step_s) < 1e-9 * ev.step_s);
 }
+
+/* The DP spans of class cls in time order (the trace records them so),
+ * and the end of its last compute span. */
+static int dp_spans(const ev_out *o, int cls, const ev_span **out, int cap, double *compute_end) {
+  int n = 0;
+  *compute_end = 0;
+  for (long i = 0; i < o->n_spans; i++) {
+    const ev_span *sp = &o->spans[i];
+    if (sp->cls != cls) continue;
+    if (sp->stream == EV_DP && n < cap) out[n++] = sp;
+    if (sp->stream == EV_COMPUTE && sp->pass != 'O' && sp->start + sp->dur > *compute_end)
+      *compute_end = sp->start + sp->dur;
+  }
+  return n;
+}
+
+Test(event, the_gradient_reduction_runs_bucket_by_bucket_beside_the_backward) {
+  /* GPT-3 1.3B, tp 2, dp 32, no pipeline: Megatron's buckets of
+   * max(40M, 32M) parameters, about 16 for the 660M of a rank */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.dp = 0;
+  sc_event_pred *p;
+  sc_result on = event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  const ev_span *b[256];
+  double cend;
+  int n = dp_spans(o, 0, b, 256, &cend);
+  cr_expect(n >= 8 && n <= 40, "%d buckets", n);
+  for (int k = 1; k < n; k++) /* one after another on the DP stream */
+    cr_expect(b[k]->start >= b[k - 1]->start + b[k - 1]->dur - 1e-12, "bucket %d starts at %g "
+              "before %d ends at %g", k, b[k]->start, k - 1, b[k - 1]->start + b[k - 1]->dur);
+  cr_expect(n > 0 && b[0]->start < cend - 0.5 * (b[n - 1]->start + b[n - 1]->dur - b[0]->start),
+            "the first bucket (%g s) leaves during the backward (ends %g s)", n ? b[0]->start : 0,
+            cend);
+  /* what stays exposed: at least the last bucket, less than all of them */
+  double last = n ? b[n - 1]->dur : 0, all = 0;
+  for (int k = 0; k < n; k++) all += b[k]->dur;
+  cr_expect(on.time.dp_comm >= last && on.time.dp_comm < all, "exposed %g s, last bucket %g s, "
+            "all %g s", on.time.dp_comm, last, all);
+  /* without overlap_grad_reduce one reduction after the backward, longer */
+  s.plan.overlap_grad_reduce = 0;
+  sc_result off = event(&s, 1, NULL);
+  cr_expect(off.time.dp_comm > on.time.dp_comm + 0.5 * (all - last), "off %g s, on %g s",
+            off.time.dp_comm, on.time.dp_comm);
+  sc_event_pred_free(p);
+}
+
+Test(event, with_a_pipeline_only_the_first_stage_overlaps_its_buckets) {
+  /* Megatron-LM's align_grad_reduce: the other stages launch theirs when
+   * their cool-down ends */
+  sc_scenario s = small(); /* pp 4 */
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  for (int st = 0; st < 4; st++) {
+    const ev_span *b[256];
+    double cend;
+    int n = dp_spans(o, st, b, 256, &cend);
+    cr_expect(n >= 2, "stage %d: %d buckets", st, n);
+    if (n < 1) continue;
+    if (st == 0)
+      cr_expect(b[0]->start < cend, "stage 0: first bucket at %g s, backward ends %g s",
+                b[0]->start, cend);
+    else
+      cr_expect(b[0]->start >= cend - 1e-12, "stage %d: first bucket at %g s before its "
+                "backward ends (%g s)", st, b[0]->start, cend);
+  }
+  sc_event_pred_free(p);
+}

@@ -449,19 +449,16 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
   return mbs * (layers + (first > 0 ? first : 0) + rest_t);
 }
 
-/* Exposed data-parallel communication per step of the stage with the most
- * parameters, the reduction window being the slowest stage's backward.
- * Assumptions without a measurement: a gradient reduction overlapped with
- * the last backward can hide under 90 % of it (the first buckets fill only
- * after the last layers' gradients), and at least its last bucket (10 %)
- * stays exposed; an overlapped parameter gather exposes 10 %. */
-static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
-  const sc_plan *p = &e->s->plan;
-  double e_b = dtype_bytes(p), red = 0, ag = 0, share = 0;
-  double t = zero3_exposed(e, st, mbs);
-  /* gradients reduced after backward: all-reduce (ZeRO 0) or
-   * reduce-scatter and a gather of the updated parameters (ZeRO 1, 2),
-   * per data-parallel group */
+/* The gradient reduction of stage st after its backward, ZeRO 0-2: an
+ * all-reduce (ZeRO 0) or a reduce-scatter and a gather of the updated
+ * parameters (ZeRO 1, 2) per data-parallel group, each group's alone
+ * (the step model's collective); into *red, *ag (the gathers), *share
+ * (the largest SM share of the reductions), *params (the parameters
+ * reduced). */
+static void grad_reduction(const eng *e, const xg_stage *st, double *red, double *ag,
+                           double *share, double *params) {
+  double e_b = dtype_bytes(&e->s->plan);
+  *red = *ag = *share = *params = 0;
   for (int gi = 0; gi < e->x->n_groups; gi++) {
     if (e->x->groups[gi].kind != XG_GROUP_DP) continue;
     double bytes_ar = 0, bytes_rs = 0;
@@ -475,12 +472,35 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     }
     const grp *g = &e->grps[gi];
     double s1 = 0, s2 = 0;
-    red += coll(e, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
-           coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
-    share = s1 > share ? s1 : share;
-    share = s2 > share ? s2 : share;
-    ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
+    *red += coll(e, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
+            coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
+    *share = s1 > *share ? s1 : *share;
+    *share = s2 > *share ? s2 : *share;
+    *ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
+    *params += (bytes_ar + bytes_rs) / e_b;
   }
+}
+
+/* The part of a gradient reduction of `red` s (SM share `share`) that
+ * the closed form exposes beside a last backward of `b` s. Assumptions
+ * without a measurement: overlapped with the last backward it can hide
+ * under 90 % of it (the first buckets fill only after the last layers'
+ * gradients), and at least its last bucket (10 %) stays exposed. */
+static double red_exposed(const sc_plan *p, double red, double b, double share) {
+  if (!p->overlap_grad_reduce) return red;
+  double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
+  return overlapped(red, window, share);
+}
+
+/* Exposed data-parallel communication per step of the stage with the most
+ * parameters, the reduction window being the slowest stage's backward;
+ * an overlapped parameter gather exposes 10 % (an assumption without a
+ * measurement). */
+static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
+  const sc_plan *p = &e->s->plan;
+  double e_b = dtype_bytes(p), red, ag, share, params;
+  double t = zero3_exposed(e, st, mbs);
+  grad_reduction(e, st, &red, &ag, &share, &params);
   /* HSDP: each shard's reduced gradients are all-reduced across its
    * replicas, once per step */
   double rep = 0;
@@ -497,12 +517,23 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
     share = s3 > share ? s3 : share;
   }
-  double exposed = red;
-  if (p->overlap_grad_reduce) {
-    double window = 0.9 * worst->b < 0.9 * red ? 0.9 * worst->b : 0.9 * red;
-    exposed = overlapped(red, window, share);
-  }
+  double exposed = red_exposed(p, red, worst->b, share);
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
+}
+
+void eng_dp_reduction(const eng *e, int s, eng_dpred *out) {
+  const xg_stage *st = &e->x->stages[s];
+  double ag;
+  eng_step k;
+  eng_step_of(e, &k);
+  grad_reduction(e, st, &out->red, &ag, &out->share, &out->params);
+  double rep = 0;
+  for (int j = 0; j < st->n_runs; j++) { /* HSDP shares the overlap window */
+    const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
+    rep += sg->block >= 0 && sg->zero >= 3 && sg->rep_group >= 0;
+  }
+  if (rep > 0) out->red = out->params = 0;
+  out->exposed = red_exposed(&e->s->plan, out->red, e->st[k.worst].b, out->share);
 }
 
 /* Adam step over the local shard: read/write fp32 master, m, v, read the
@@ -559,7 +590,7 @@ void eng_step_of(const eng *e, eng_step *out) {
     const xg_stage *st = &x->stages[s];
     if (st->same_as >= 0) continue;
     double dp = dp_exposed(e, st, w, x->micro_batches), opt = optimizer_time(e, st);
-    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt;
+    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt, out->dp_stage = s;
   }
 }
 

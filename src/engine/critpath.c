@@ -55,7 +55,7 @@ static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_b
   double h = in->host_in;
   double slow = in->cls == c->straggler_cls ? c->slow : 1;
   double end = ev_pass(c, &c->tm[2 * st + (in->kind == 'B')], in->cls, in->mb, in->start, &h,
-                       slow, &acc);
+                       slow, &acc, NULL);
   assert(fabs(end - in->end) <= 1e-9 * (1 + end) && "a pass replays differently");
   (void)end;
   b->compute += acc.cat[EV_COMPUTE];
@@ -92,9 +92,9 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
   b->optimizer += c->opt;
   outside(c, c->opt_name, EV_COMPUTE, c->opt);
   seg(c, cls, -1, 'O', c->end[cls] - c->opt, c->opt);
-  b->dp_comm += c->dp;
-  outside(c, c->dp_name, EV_DP, c->dp);
-  seg(c, cls, -1, 'D', c->dp_start[s], c->dp);
+  b->dp_comm += c->dpx[s];
+  outside(c, c->dp_name, EV_DP, c->dpx[s]);
+  seg(c, cls, -1, 'D', c->dp_start[s], c->dpx[s]);
   int cr = c->dp_who[s] * S + s;
   long id = c->base[cr] + c->count[s] - 1;
   int send = through_send(c, id);

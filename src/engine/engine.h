@@ -62,7 +62,21 @@ typedef struct eng_step {
   double pp_comm;     /* send/recv on the critical path, s */
   double dp;          /* exposed data-parallel communication, s */
   double opt;         /* optimizer step, s */
+  int dp_stage;       /* the stage whose dp + opt those are */
 } eng_step;
+
+/* The gradient reduction of one stage that overlaps its last backward
+ * (ZeRO 0-2, overlap_grad_reduce): the event engine runs it bucket by
+ * bucket beside the backward. */
+typedef struct eng_dpred {
+  double red;         /* s: the reductions of every data-parallel group
+                         one after another, each alone; 0 = none (or
+                         HSDP, which the closed form overlaps as a whole) */
+  double share;       /* SMs the reduction's channels hold, 0..0.5 */
+  double params;      /* parameters reduced */
+  double exposed;     /* s of red the closed form exposes (part of its
+                         dp_comm) */
+} eng_dpred;
 
 typedef struct eng {
   const sc_scenario *s;         /* resolved scenario (borrowed) */
@@ -101,6 +115,9 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
 
 /* The step's closed form from the prepared stages. */
 void eng_step_of(const eng *e, eng_step *out);
+
+/* The gradient reduction of stage s (eng_dpred). */
+void eng_dp_reduction(const eng *e, int s, eng_dpred *out);
 
 /* A prediction from the prepared stages. */
 void eng_result(const eng *e, sc_result *r);

@@ -66,6 +66,9 @@ typedef struct ev_opts {
    * longer than alone (engine/fleet.h); NULL = 1 */
   double (*comm_factor)(void *ud, int group, coll_op op, double bytes);
   void *comm_ud;
+  double dp_factor;    /* the gradient buckets take this x their alone
+                          time: every data-parallel group at once on
+                          shared links (engine/fleet.h); <= 1 = alone */
   double dp_extra;     /* s the data-parallel reduction takes beyond its
                           alone time because every group reduces at once
                           on shared links (engine/fleet.h); 0 = none */

@@ -78,7 +78,13 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   ev_pass_acc acc;
   const ev_tmpl *tp = &ctx->tm[2 * s + (p->kind == 'B')];
   double slow = c == ctx->straggler_cls ? ctx->slow : 1;
-  in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc);
+  /* the last backward of the class issues the gradient buckets: on the
+   * first stage as their gradients complete; on the others all at its
+   * end (Megatron's align_grad_reduce, evbucket.c) */
+  double *issue = ctx->buckets && p->kind == 'B' && ctx->next[c] == ctx->count[s] - 1
+                      ? ctx->issue + (long)c * ctx->nb : NULL;
+  in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc, s == 0 ? issue : NULL);
+  for (int k = 0; issue && s > 0 && k < tp->nbk; k++) issue[k] = in->end;
   (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
   ctx->busy[c] = 1;
   ctx->next[c]++;
@@ -122,12 +128,14 @@ static void reduce(ev_ctx *ctx, heap *h, int s) {
     if (ctx->ready[r * ctx->S + s] > t) t = ctx->ready[r * ctx->S + s], who = r;
   ctx->dp_start[s] = t;
   ctx->dp_who[s] = who;
+  if (ctx->buckets) ev_buckets_reduce(ctx, s, t);
+  else ctx->dpx[s] = ctx->dp;
   for (int r = 0; r < ctx->R; r++) {
     int c = r * ctx->S + s;
-    if (ctx->out_spans && ctx->dp > 0 && ctx->out->n_spans < ctx->cap_spans)
+    if (ctx->out_spans && !ctx->buckets && ctx->dp > 0 && ctx->out->n_spans < ctx->cap_spans)
       ctx->out->spans[ctx->out->n_spans++] =
           (ev_span){c, EV_DP, ctx->dp_name, -1, 'D', t, ctx->dp};
-    heap_push(h, t + ctx->dp, (int)ID_DP(c));
+    heap_push(h, t + ctx->dpx[s], (int)ID_DP(c));
   }
 }
 
@@ -274,7 +282,8 @@ static int alloc_state(ev_ctx *ctx) {
            CALLOC(ctx->host, ctx->C) && CALLOC(ctx->ready, ctx->C) &&
            CALLOC(ctx->end, ctx->C) && CALLOC(ctx->dp_start, ctx->S) &&
            CALLOC(ctx->dp_who, ctx->S) && CALLOC(ctx->pdone, ctx->n_inst) &&
-           CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C);
+           CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C) &&
+           CALLOC(ctx->dpx, ctx->S) && CALLOC(ctx->issue, (long)ctx->C * ctx->nb);
   if (!ok) return -1;
   for (long i = 0; i < cells; i++) ctx->idf[i] = ctx->idb[i] = -1;
   return 0;
@@ -287,6 +296,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->end), mem_free(ctx->dp_start), mem_free(ctx->dp_who);
   mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
   mem_free(ctx->part_s), mem_free(ctx->part_n);
+  mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share);
   ev_templates_free(ctx);
 }
 
@@ -300,7 +310,7 @@ static long count_spans(const ev_ctx *ctx) {
       const pipe_pass *p = &ctx->order[ctx->per * s + k];
       n += ctx->tm[2 * s + (p->kind == 'B')].n + 1;
     }
-    n += 2;
+    n += 2 + ctx->nb;
   }
   return n;
 }
@@ -327,7 +337,8 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
   ctx.opt = k.opt;
   int rc = SC_OK;
   heap h = {0};
-  if (names(&ctx) || ev_templates(&ctx) || lay_out(&ctx)) rc = SC_ENOMEM;
+  ctx.dp_factor = o->dp_factor > 1 ? o->dp_factor : 1;
+  if (names(&ctx) || ev_templates(&ctx) || lay_out(&ctx) || ev_buckets_plan(&ctx)) rc = SC_ENOMEM;
   if (rc == SC_OK) rc = replicas(&ctx, err);
   if (rc == SC_OK && alloc_state(&ctx)) rc = SC_ENOMEM;
   if (rc == SC_OK && o->spans) {

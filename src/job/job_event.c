@@ -130,6 +130,7 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   int rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
   eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
+  eo.dp_factor = rc == SC_OK ? p->dp.factor : 1;
   if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
   if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
   if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);

@@ -412,3 +412,43 @@ Test(event, with_a_pipeline_only_the_first_stage_overlaps_its_buckets) {
   }
   sc_event_pred_free(p);
 }
+
+Test(event, a_reduction_and_pipeline_sends_on_one_cable_slow_each_other) {
+  /* GPT-3 1.3B on 12 GPUs, pp 3, dp 4: stage 0 on switch A, stage 1 on
+   * B, stage 2 half on each. After its last backward stage 2 all-reduces
+   * across the A-B cable while stage 1 still sends gradients to stage 0
+   * over it: both run slower while they overlap, and only then */
+  sc_scenario s = small();
+  s.cluster.gpus = 12, s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  s.plan.tp = 1, s.plan.pp = 3, s.plan.dp = 0, s.plan.global_batch = 48, s.plan.micro_batch = 1;
+  s.plan.overlap_grad_reduce = 0; /* the reduction after the backward, whole */
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s/tests/data/two_switches.json",
+           SC_SOURCE_DIR);
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  double send_min = INFINITY, dp_min = INFINITY, dp_max = 0;
+  for (long i = 0; i < o->n_spans; i++) {
+    const ev_span *sp = &o->spans[i];
+    if (sp->stream == EV_PP && sp->dur < send_min) send_min = sp->dur;
+    if (sp->stream == EV_DP) dp_min = fmin(dp_min, sp->dur), dp_max = fmax(dp_max, sp->dur);
+  }
+  int slowed = 0, alone_ok = 1;
+  for (long i = 0; i < o->n_spans; i++) {
+    const ev_span *sp = &o->spans[i];
+    if (sp->stream != EV_PP) continue;
+    int beside = 0; /* overlaps a reduction */
+    for (long j = 0; j < o->n_spans; j++) {
+      const ev_span *d = &o->spans[j];
+      beside |= d->stream == EV_DP && d->start < sp->start + sp->dur && sp->start < d->start + d->dur;
+    }
+    if (beside) slowed += sp->dur > 1.5 * send_min;
+    else alone_ok &= sp->dur < send_min * (1 + 1e-9);
+  }
+  cr_expect(slowed >= 1, "no send beside the reduction took longer than %g s alone", send_min);
+  cr_expect(alone_ok, "a send away from the reductions took longer than alone");
+  /* the reduction that shared the cable took longer than the others (all
+   * the same alone) */
+  cr_expect(dp_max > dp_min * 1.01, "reductions %g .. %g s", dp_min, dp_max);
+  sc_event_pred_free(p);
+}

@@ -101,9 +101,10 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
   for (;;) {
     const ev_inst *in = &c->inst[id];
     if (send) {
-      b->pp_comm += c->p2p;
-      outside(c, c->send_name, EV_PP, c->p2p);
-      seg(c, in->cls, in->mb, 'S', in->send_start, c->p2p);
+      double d = in->arrive - in->send_start; /* p2p, longer when it shared links */
+      b->pp_comm += d;
+      outside(c, c->send_name, EV_PP, d);
+      seg(c, in->cls, in->mb, 'S', in->send_start, d);
       if (in->send_pred >= 0) id = in->send_pred; /* waited for the receiver */
       send = 0;
       continue;

@@ -69,6 +69,14 @@ typedef struct ev_opts {
   double dp_factor;    /* the gradient buckets take this x their alone
                           time: every data-parallel group at once on
                           shared links (engine/fleet.h); <= 1 = alone */
+  /* on a topology: what the loop's own communication puts on each link
+   * (evshare.h), every group of a stage at once; NULL = no topology */
+  const double *link_bw;         /* per link, bytes/s (borrowed) */
+  int n_links;
+  const struct evs_demand *pp_fwd; /* per stage boundary b (b to b + 1): the
+                                    activations; S - 1 of them */
+  const struct evs_demand *pp_bwd; /* per boundary: the gradients back */
+  const struct evs_demand *dp_dem; /* per stage: its gradient reduction */
   double dp_extra;     /* s the data-parallel reduction takes beyond its
                           alone time because every group reduces at once
                           on shared links (engine/fleet.h); 0 = none */

@@ -7,6 +7,7 @@
 #define SC_ENGINE_EVINT_H
 
 #include "engine/event.h"
+#include "engine/evshare.h"
 #include "pipeline/pipe.h"
 
 /* One task of a pass template, as one GPU of the class runs it. */
@@ -121,6 +122,9 @@ typedef struct ev_ctx {
                           gathers, as the closed form exposes them */
   double dp_factor;    /* bucket times x this: every group at once */
   double *dp_share;    /* per stage: SMs the reduction's channels hold */
+  /* send/recv and the reductions after the backward, sharing the
+   * topology's links while they run (evshare.h) */
+  evs share;
 } ev_ctx;
 
 int ev_name(ev_out *out, int *cap, const char *name);

@@ -452,3 +452,43 @@ Test(event, a_reduction_and_pipeline_sends_on_one_cable_slow_each_other) {
   cr_expect(dp_max > dp_min * 1.01, "reductions %g .. %g s", dp_min, dp_max);
   sc_event_pred_free(p);
 }
+
+Test(event, the_closed_form_overlaps_the_buckets_as_the_event_engine_runs_them) {
+  /* pp 1 (buckets beside the backward) and pp 4 (the first stage beside
+   * its backward, the others beside the drain) */
+  for (int pp = 1; pp <= 4; pp += 3) {
+    sc_scenario s = small();
+    s.plan.pp = pp, s.plan.dp = 0;
+    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    /* pp 1: the same reduction exposed (the closed form takes layers of
+     * equal size); pp 4: the path may end on a later stage's reduction
+     * (beside the drain, off the path), so compare the steps */
+    if (pp == 1)
+      cr_expect(fabs(ev.time.dp_comm - c.time.dp_comm) <= 0.1 * c.time.dp_comm,
+                "pp 1: exposed reduction: event %g s, closed form %g s", ev.time.dp_comm,
+                c.time.dp_comm);
+    cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "pp %d: event %g s, closed form %g s", pp,
+              ev.step_s, c.step_s);
+    s.plan.overlap_grad_reduce = 0;
+    sc_result c0 = closed(&s);
+    cr_expect(c0.time.dp_comm > 2 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
+              c0.time.dp_comm - c.time.dp_comm, c0.time.dp_comm);
+  }
+}
+
+Test(event, bf16_gradients_are_reduced_in_fp32) {
+  /* Megatron-LM: bf16 training accumulates and all-reduces gradients in
+   * fp32 when the main gradients are fp32 (the default) */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0, s.plan.overlap_grad_reduce = 0;
+  sc_result f32 = closed(&s);
+  s.plan.main_grads = SC_BF16;
+  sc_result b16 = closed(&s);
+  double r = f32.time.dp_comm / b16.time.dp_comm;
+  cr_expect(r > 1.8 && r < 2.05, "fp32 %g s, bf16 %g s (x %g)", f32.time.dp_comm,
+            b16.time.dp_comm, r);
+  s.plan.dtype = SC_FP16, s.plan.main_grads = SC_FP32; /* fp16 reduces in fp16 */
+  sc_result f16 = closed(&s);
+  cr_expect(fabs(f16.time.dp_comm / b16.time.dp_comm - 1) < 0.01, "fp16 %g s, bf16 grads %g s",
+            f16.time.dp_comm, b16.time.dp_comm);
+}

@@ -449,6 +449,18 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
   return mbs * (layers + (first > 0 ? first : 0) + rest_t);
 }
 
+/* Bytes per gradient element in the data-parallel reduction: 16-bit
+ * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
+ * accumulated and reduced in fp32 when the main gradients are fp32
+ * (Megatron-LM arguments.py: "bfloat16 requires gradient accumulation and
+ * all-reduce to be done in fp32", accumulate_allreduce_grads_in_fp32 on
+ * with main_grads_dtype fp32; the DDP buffer then holds fp32); fp16
+ * training reduces in fp16. */
+static double grad_bytes(const sc_plan *p) {
+  int bf = p->dtype == SC_BF16 || p->dtype == SC_FP8 || p->dtype == SC_FP4;
+  return bf && p->main_grads == SC_FP32 ? 4 : dtype_bytes(p);
+}
+
 /* The gradient reduction of stage st after its backward, ZeRO 0-2: an
  * all-reduce (ZeRO 0) or a reduce-scatter and a gather of the updated
  * parameters (ZeRO 1, 2) per data-parallel group, each group's alone
@@ -457,7 +469,7 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
  * reduced). */
 static void grad_reduction(const eng *e, const xg_stage *st, double *red, double *ag,
                            double *share, double *params) {
-  double e_b = dtype_bytes(&e->s->plan);
+  double e_b = grad_bytes(&e->s->plan), p_b = dtype_bytes(&e->s->plan);
   *red = *ag = *share = *params = 0;
   for (int gi = 0; gi < e->x->n_groups; gi++) {
     if (e->x->groups[gi].kind != XG_GROUP_DP) continue;
@@ -476,7 +488,7 @@ static void grad_reduction(const eng *e, const xg_stage *st, double *red, double
             coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
     *share = s1 > *share ? s1 : *share;
     *share = s2 > *share ? s2 : *share;
-    *ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
+    *ag += coll(e, g, COLL_ALL_GATHER, bytes_rs / e_b * p_b, NULL); /* parameters */
     *params += (bytes_ar + bytes_rs) / e_b;
   }
 }
@@ -490,6 +502,21 @@ static double red_exposed(const sc_plan *p, double red, double b, double share) 
   if (!p->overlap_grad_reduce) return red;
   double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
   return overlapped(red, window, share);
+}
+
+/* The exposed part of stage st's gradient reduction: with
+ * overlap_grad_reduce and one model chunk per stage, Megatron's buckets
+ * (dpoverlap.c); otherwise (interleaved, HSDP) hidden under at most 90 %
+ * of the slowest stage's backward (red_exposed), or all of it. */
+static double red_exposed_stage(const eng *e, const xg_stage *st, double red, double params,
+                                double share, int hsdp, const eng_stage *worst) {
+  const sc_plan *p = &e->s->plan;
+  if (!p->overlap_grad_reduce || red <= 0) return red;
+  if (hsdp || e->x->vpp > 1) return red_exposed(p, red, worst->b, share);
+  double p2p = p->pp > 1 ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV, e->x->p2p_bytes,
+                                NULL)
+                         : 0;
+  return eng_dp_overlap(e, (int)(st - e->x->stages), red, params, share, p2p);
 }
 
 /* Exposed data-parallel communication per step of the stage with the most
@@ -517,7 +544,7 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
     share = s3 > share ? s3 : share;
   }
-  double exposed = red_exposed(p, red, worst->b, share);
+  double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst);
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
 }
 
@@ -533,7 +560,7 @@ void eng_dp_reduction(const eng *e, int s, eng_dpred *out) {
     rep += sg->block >= 0 && sg->zero >= 3 && sg->rep_group >= 0;
   }
   if (rep > 0) out->red = out->params = 0;
-  out->exposed = red_exposed(&e->s->plan, out->red, e->st[k.worst].b, out->share);
+  out->exposed = red_exposed_stage(e, st, out->red, out->params, out->share, 0, &e->st[k.worst]);
 }
 
 /* Adam step over the local shard: read/write fp32 master, m, v, read the

@@ -116,6 +116,13 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
 /* The step's closed form from the prepared stages. */
 void eng_step_of(const eng *e, eng_step *out);
 
+/* The exposed part of stage s's gradient reduction of red s over
+ * `params` parameters (SM share `share`) beside its last backward, as
+ * Megatron-Core's buckets overlap it (dpoverlap.c); p2p: one pipeline
+ * send/recv, s. */
+double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
+                      double p2p);
+
 /* The gradient reduction of stage s (eng_dpred). */
 void eng_dp_reduction(const eng *e, int s, eng_dpred *out);
 

@@ -455,7 +455,9 @@ static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
  * (Megatron-LM arguments.py: "bfloat16 requires gradient accumulation and
  * all-reduce to be done in fp32", accumulate_allreduce_grads_in_fp32 on
  * with main_grads_dtype fp32; the DDP buffer then holds fp32); fp16
- * training reduces in fp16. */
+ * training reduces in fp16. ZeRO-3 / FSDP keep the 16-bit type: FSDP's
+ * mixed precision reduces in param_dtype unless told otherwise
+ * (torch MixedPrecision reduce_dtype). */
 static double grad_bytes(const sc_plan *p) {
   int bf = p->dtype == SC_BF16 || p->dtype == SC_FP8 || p->dtype == SC_FP4;
   return bf && p->main_grads == SC_FP32 ? 4 : dtype_bytes(p);

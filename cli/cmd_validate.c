@@ -29,7 +29,8 @@ static void help(void) {
          "  --html FILE write an HTML report: predicted against measured per set, with\n"
          "              the error bands (docs/report.md); '-': standard output\n"
          "  --row ID    predict one training row as `stepcast predict` would show it\n"
-         "              (the scenario its blank cells give, with the full breakdown)\n\n"
+         "              (the scenario its blank cells give, with the full breakdown;\n"
+         "              with --engine event, the event engine's report)\n\n"
          "Exit codes (docs/output.md): 0 ok, 2 malformed CSV, 3 unreadable file,\n"
          "4 out of memory.\n");
 }

@@ -450,6 +450,10 @@ Test(event, a_reduction_and_pipeline_sends_on_one_cable_slow_each_other) {
   /* the reduction that shared the cable took longer than the others (all
    * the same alone) */
   cr_expect(dp_max > dp_min * 1.01, "reductions %g .. %g s", dp_min, dp_max);
+  /* every replica simulated, each with its share of the demand: the same */
+  sc_result a = event(&s, 1, NULL), b = event(&s, 0, NULL);
+  cr_expect(fabs(a.step_s / b.step_s - 1) < 1e-9, "folded %.12g s, unfolded %.12g s", a.step_s,
+            b.step_s);
   sc_event_pred_free(p);
 }
 

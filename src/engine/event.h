@@ -23,10 +23,13 @@
  *    (src/pipeline/); a pass waits for its producer on the neighbouring
  *    stage plus one send/recv (on the PP stream; Megatron's send blocks
  *    the sender as well);
- *  - data parallelism: after its last backward each class reduces its
- *    gradients; the reduction is a collective across the replicas of the
- *    stage, so it starts when the last of them is ready; then the
- *    optimizer step.
+ *  - data parallelism: with overlap_grad_reduce the gradients leave in
+ *    Megatron's buckets during the last backward (evbucket.c; with a
+ *    pipeline only on the first stage); what runs past the backward is a
+ *    collective across the replicas of the stage, so it starts when the
+ *    last of them is ready; then the optimizer step;
+ *  - on a topology the send/recv and those reductions share the links
+ *    they cross while they run (evshare.c).
  *
  * Events (pass ends, reductions) come from a heap sized once per run; the
  * loop allocates nothing and time never goes back (asserted with

@@ -1,0 +1,302 @@
+/*
+ * test_fsdp_moe.c -- ZeRO-3 / FSDP as each framework schedules it (what
+ * a step gathers and reduces, what stays gathered) and MoE as it is run
+ * (grouped GEMM, token imbalance), against arithmetic a reader can redo;
+ * bad combinations refused with what would be valid.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "cost/compute.h"
+#include "engine/engine.h"
+#include "engine/fsdp.h"
+#include "lowered.h"
+
+/* A 4-layer GPT (h 1024, ffn 4096, biases, LayerNorm, learned positions,
+ * tied embeddings) on 8 A100 in FSDP over dp 8: batch 16 of micro-batch
+ * 1, so 2 micro-batches per step. */
+#define L 4
+#define H 1024.0
+static sc_scenario gpt(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_transformer *m = &s.model.tf;
+  m->layers = L;
+  m->hidden = (int)H;
+  m->heads = 16;
+  m->kv_heads = 16;
+  m->head_dim = 0;
+  m->ffn = 4096;
+  m->vocab = 32000;
+  m->seq = 2048;
+  m->bias = 1;
+  m->act = SC_ACT_GELU;
+  m->norm = SC_NORM_LAYERNORM;
+  m->pos = SC_POS_LEARNED;
+  m->tied_embeddings = 1;
+  s.cluster.gpus = 8;
+  sc_plan_default(&s.plan);
+  s.plan.dp = 8;
+  s.plan.zero = 3;
+  s.plan.global_batch = 16;
+  s.plan.micro_batch = 1;
+  return s;
+}
+
+/* Per layer: QKV 3h^2 + 3h, projection h^2 + h, fc1 4h^2 + 4h, fc2
+ * 4h^2 + h, two LayerNorms 4h = 12 h^2 + 13 h. */
+static const double P = 12 * H * H + 13 * H;
+
+static fsdp_traffic traffic(const sc_scenario *in, double *root) {
+  lowered l;
+  lowered_make(&l, in);
+  eng e;
+  eng_init(&e);
+  e.s = &l.s, e.g = l.g, e.x = &l.x;
+  const xg_stage *st = &l.x.stages[0];
+  double all = 0, layer = 0;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &l.x.runs[st->first_run + j];
+    const xg_segment *sg = &l.x.segs[r->segment];
+    all += r->count * sg->params;
+    if (sg->role != WG_ROLE_LAYER) continue;
+    layer = sg->params;
+    cr_assert_eq(r->count, L);
+  }
+  cr_assert_float_eq(layer, P, 1e-9 * P, "layer params %g, expected 12h^2 + 13h = %g", layer, P);
+  *root = all - L * P;
+  fsdp_traffic t;
+  fsdp_count(&e, st, l.x.micro_batches, &t);
+  cr_assert_eq(l.x.micro_batches, 2);
+  lowered_done(&l);
+  return t;
+}
+
+Test(fsdp, fsdp2_gathers_twice_per_layer_and_copies) {
+  sc_scenario s = gpt();
+  double root, eb = 2, m = 2;
+  fsdp_traffic t = traffic(&s, &root);
+  /* root (embedding + positions + final norm): vocab h + seq h + 2h */
+  cr_assert_float_eq(root, 32000 * H + 2048 * H + 2 * H, 1, "root %g", root);
+  /* per micro-batch: the root once, each layer in forward and again in
+   * backward; one reduce-scatter per layer and one for the root */
+  cr_assert_eq(t.gathers, m * (1 + 2 * L), "gathers %g", t.gathers);
+  cr_assert_float_eq(t.gather_bytes, m * eb * (root + 2 * L * P), 1, "%g", t.gather_bytes);
+  cr_assert_eq(t.reduces, m * (1 + L));
+  cr_assert_float_eq(t.reduce_bytes, m * eb * (root + L * P), 1, "%g", t.reduce_bytes);
+  /* copy-in (its shard: 1/8), copy-out per gather, chunk-cat per reduce,
+   * each read + written */
+  double unit = 2 * eb / 8 + 2 * eb;
+  double want = m * ((2 * L * P + root) * unit + (L * P + root) * 2 * eb);
+  cr_assert_float_eq(t.copy_bytes, want, 1e-6 * want, "copies %g, expected %g", t.copy_bytes,
+                     want);
+  /* FSDP1's flat parameters need no copies; the same collectives */
+  s.plan.fsdp_impl = SC_FSDP1;
+  fsdp_traffic t1 = traffic(&s, &root);
+  cr_assert_eq(t1.copy_bytes, 0);
+  cr_assert_eq(t1.gather_bytes, t.gather_bytes);
+}
+
+Test(fsdp, no_reshard_after_forward_gathers_once) {
+  sc_scenario s = gpt();
+  s.plan.fsdp_reshard = 0;
+  double root;
+  fsdp_traffic t = traffic(&s, &root);
+  cr_assert_eq(t.gathers, 2 * (1 + L), "gathers %g", t.gathers);
+  cr_assert_float_eq(t.gather_bytes, 2 * 2 * (root + L * P), 1, "%g", t.gather_bytes);
+}
+
+Test(fsdp, deepspeed_gathers_modules_and_keeps_by_reuse_distance) {
+  sc_scenario s = gpt();
+  s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
+  double root;
+  fsdp_traffic t = traffic(&s, &root);
+  /* four linear modules per layer are gathered (the LayerNorms' 2048
+   * elements are under the 1e5 persistence threshold); the 4 layers
+   * (2 x 3 x 12.6M elements after the first: < 1e9 reuse distance) stay
+   * gathered for the backward: no second gather with the defaults */
+  cr_assert_eq(t.gathers, 2 * (1 + 4 * L), "gathers %g", t.gathers);
+  /* the 5e8-element reduce bucket holds the stage: one reduce per
+   * micro-batch */
+  cr_assert_eq(t.reduces, 2, "reduces %g", t.reduces);
+  cr_assert_float_eq(t.reduce_bytes, 2 * 2 * (root + L * P), 1, "%g", t.reduce_bytes);
+  /* reuse distance 0: every layer gathered again in backward */
+  s.plan.ds_max_reuse = 0;
+  fsdp_traffic t0 = traffic(&s, &root);
+  cr_assert_eq(t0.gathers, 2 * (1 + 8 * L), "gathers %g", t0.gathers);
+  /* a bucket of 2 layers: 2 reduces of 2P in backward, then the root */
+  s.plan.ds_reduce_bucket = 2 * P;
+  fsdp_traffic tb = traffic(&s, &root);
+  cr_assert_eq(tb.reduces, 2 * 3, "reduces %g", tb.reduces);
+}
+
+static sc_result predict(const sc_scenario *s) {
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
+  return r;
+}
+
+Test(fsdp, memory_of_live_units) {
+  sc_scenario s = gpt();
+  sc_result a = predict(&s);
+  /* two more units prefetched in backward: 2 x P x 2 bytes more */
+  s.plan.fsdp_prefetch = 3;
+  sc_result b = predict(&s);
+  cr_assert_float_eq(b.mem.weights - a.mem.weights, 2 * P * 2, 1, "%g",
+                     b.mem.weights - a.mem.weights);
+  /* no reshard: all 4 layers gathered instead of 2 */
+  s.plan.fsdp_prefetch = 1;
+  s.plan.fsdp_reshard = 0;
+  sc_result c = predict(&s);
+  cr_assert_float_eq(c.mem.weights - a.mem.weights, (L - 2) * P * 2, 1, "%g",
+                     c.mem.weights - a.mem.weights);
+}
+
+Test(fsdp, fsdp2_copies_cost_their_hbm_time) {
+  /* a compute-bound case (the gathers hide): FSDP2's dp time exceeds
+   * FSDP1's by its copy-out and chunk-cat kernels on the compute stream
+   * (copy-in runs beside, on the gather stream) */
+  sc_scenario s = gpt();
+  s.model.tf.layers = 4;
+  sc_result f2 = predict(&s);
+  s.plan.fsdp_impl = SC_FSDP1;
+  sc_result f1 = predict(&s);
+  double root = 32000 * H + 2048 * H + 2 * H, eb = 2;
+  const sc_gpu *g = sc_gpu_preset("a100-sxm4-80gb");
+  double copies = 2 * (cost_mem(g, 2 * root * eb) + 2 * L * cost_mem(g, 2 * P * eb) +
+                       L * cost_mem(g, 2 * P * eb));
+  double d = f2.time.dp_comm - f1.time.dp_comm;
+  cr_assert(fabs(d - copies) < 0.05 * copies, "fsdp2 - fsdp1 = %g s, copies %g s", d, copies);
+}
+
+Test(fsdp, prefetch_hides_what_no_prefetch_exposes) {
+  sc_scenario s = gpt();
+  s.cluster.gpus = 64; /* 8 nodes: the gathers cross the network */
+  s.plan.dp = 64;
+  s.plan.global_batch = 128;
+  sc_result on = predict(&s);
+  s.plan.fsdp_prefetch = 0;
+  sc_result off = predict(&s);
+  cr_assert(off.time.dp_comm > on.time.dp_comm, "no prefetch %g, prefetch %g", off.time.dp_comm,
+            on.time.dp_comm);
+}
+
+Test(fsdp, bad_values_exit_with_what_is_valid) {
+  sc_scenario s = gpt();
+  sc_result r;
+  sc_error err = {0};
+  s.plan.fsdp_impl = SC_FSDP1;
+  s.plan.fsdp_prefetch = 2;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "valid: 0, 1"), "%s", err.msg);
+  s = gpt();
+  s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
+  s.plan.fsdp_reshard = 0;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.fsdp_reshard"), "%s", err.msg);
+  s = gpt();
+  s.plan.fsdp_impl = (sc_fsdp_impl)9;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "\"deepspeed\""), "%s", err.msg);
+}
+
+/* ------------------------------------------------------------------ MoE */
+
+/* Mixtral 8x7B on 64 GPUs in tp 2, pp 4, ep 2: 4 local experts. */
+static sc_scenario mixtral(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpus = 64;
+  s.plan.tp = 2;
+  s.plan.pp = 4;
+  s.plan.dp = 0;
+  s.plan.ep = 2;
+  s.plan.global_batch = 256;
+  return s;
+}
+
+static const xg_task *task_named(const lowered *l, const char *name) {
+  const xg_stage *st = &l->x.stages[0];
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
+    for (int i = 0; i < sg->n_tasks; i++) {
+      char buf[64];
+      const xg_task *t = &l->x.tasks[sg->first_task + i];
+      if (sg->role == WG_ROLE_LAYER && !strcmp(lower_task_name(t, buf, sizeof buf), name))
+        return t;
+    }
+  }
+  cr_assert_fail("no task %s", name);
+  return NULL;
+}
+
+Test(moe, imbalance_scales_the_busiest_ranks_experts_and_all_to_all) {
+  /* each GPU routes its 4096 tokens x top-2 = 8192 rows; the 2 ranks of
+   * the expert-parallel group exchange them, so a rank's 4 experts get
+   * 8192 / 4 = 2048 rows each on average; the busiest rank at 1.5x: 3072 */
+  double T = 4096, k = 2, h = 4096, e = 2;
+  sc_scenario s = mixtral();
+  lowered a;
+  lowered_make(&a, &s);
+  const xg_task *fc1 = task_named(&a, "fc1"), *disp = task_named(&a, "ep_dispatch");
+  cr_assert(fc1->batch == 4 && fc1->m == T * k / 4, "fc1 %g x m %g", fc1->batch, fc1->m);
+  /* what a rank sends: its 8192 rows of h 16-bit values */
+  double d1 = disp->bytes;
+  cr_assert_float_eq(d1, T * k * h * e, 1, "dispatch %g", d1);
+  lowered_done(&a);
+  s.plan.moe_imbalance = 1.5;
+  lowered_make(&a, &s);
+  fc1 = task_named(&a, "fc1"), disp = task_named(&a, "ep_dispatch");
+  cr_assert_float_eq(fc1->m, 1.5 * T * k / 4, 1e-9, "fc1 m %g", fc1->m);
+  cr_assert_float_eq(disp->bytes, 1.5 * d1, 1e-6, "dispatch %g", disp->bytes);
+  lowered_done(&a);
+  /* padding to a capacity of 1.25 caps what the busiest rank computes */
+  s.plan.moe_capacity = 1.25;
+  lowered_make(&a, &s);
+  cr_assert_float_eq(task_named(&a, "fc1")->m, 1.25 * T * k / 4, 1e-9, "capped");
+  lowered_done(&a);
+}
+
+Test(moe, sequential_experts_cost_one_gemm_each) {
+  sc_scenario s = mixtral();
+  for (int grouped = 1; grouped >= 0; grouped--) {
+    s.plan.moe_grouped_gemm = grouped;
+    lowered l;
+    lowered_make(&l, &s);
+    eng e;
+    eng_init(&e);
+    e.s = &l.s, e.g = l.g, e.x = &l.x;
+    const xg_task *t = task_named(&l, "fc1");
+    const sc_gpu *g = &l.s.cluster.gpu;
+    double got = eng_task_compute(&e, t, 0);
+    double want = grouped ? cost_gemm(g, t->dtype, t->m, t->n, t->k, 4)
+                          : 4 * cost_gemm(g, t->dtype, t->m, t->n, t->k, 1);
+    cr_assert_float_eq(got, want, 1e-15, "grouped %d: %g vs %g", grouped, got, want);
+    /* one launch per expert without grouping */
+    const wg_op *o = &l.g->ops[t->op];
+    cr_assert_eq(t->host_fwd, o->host_fwd * (grouped ? 1 : 4));
+    lowered_done(&l);
+  }
+}
+
+Test(moe, bad_imbalance_is_refused) {
+  sc_scenario s = mixtral();
+  sc_result r;
+  sc_error err = {0};
+  s.plan.moe_imbalance = 0.5;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  /* ep 2 with 4 local experts: the busiest rank holds at most both of a
+   * token's experts, 2 / (2 / 2) = 2x the mean */
+  s.plan.moe_imbalance = 2.5;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "valid: 1..2"), "%s", err.msg);
+  s.plan.moe_imbalance = 2;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  sc_scenario d = gpt();
+  d.plan.moe_imbalance = 1.2;
+  cr_assert_eq(sc_predict(&d, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "MoE"), "%s", err.msg);
+}

@@ -35,7 +35,7 @@
 #include "cost/compute.h"
 #include "engine/fsdp.h"
 
-#define FSDP_CACHE 256  /* runs whose units are costed once per call */
+#define FSDP_CACHE 32   /* runs whose units are costed once per call */
 #define FSDP_RING 65    /* > the deepest prefetch (plan.fsdp_prefetch <= 64) */
 
 static double bytes_of(const sc_plan *p) { return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2; }

@@ -18,8 +18,8 @@
  *             compute (explicit prefetch: FSDP1 forward_prefetch, XLA's
  *             latency-hiding scheduler, DeepSpeed's trace, d units ahead),
  *             or when the host reaches unit k (implicit: FSDP2 and FSDP1
- *             by default, so the window is what the GPU still has queued:
- *             the previous unit's compute less its host time); unit k
+ *             by default: after issuing unit k - 1, so the window is
+ *             unit k - 1's compute less its host time); unit k
  *             computes once its gather is done.
  *   backward  in reverse; with resharding every layer is gathered again,
  *             d = plan.fsdp_prefetch units ahead (0: when it is needed);
@@ -121,7 +121,9 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
      * the copy-out into the parameters and the chunk-cat of the gradients
      * into the reduce-scatter input (both on the compute stream):
      * _fsdp_collectives.py; each reads and writes its bytes once */
-    u.gather += cost_mem(g, 2 * sg->params * eb / n);
+    double copy_in = cost_mem(g, 2 * sg->params * eb / n);
+    u.share *= u.gather / (u.gather + copy_in); /* NCCL's SMs: the gather only */
+    u.gather += copy_in;
     u.copy_out = cost_mem(g, 2 * sg->params * eb);
     u.rs_copy = cost_mem(g, 2 * sg->params * eb);
   }
@@ -259,7 +261,7 @@ static void pass(fsdp_ctx *x, int bwd) {
   int d = depth(x->e, x->layer_params, bwd);
   /* forward without explicit prefetch (FSDP2; FSDP1 unless
    * forward_prefetch): the next gather is issued when the host gets
-   * there, which is as early as the GPU lags behind it */
+   * there, after issuing this unit's kernels */
   int implicit = !bwd && !p->fsdp_forward_prefetch &&
                  (p->fsdp_impl == SC_FSDP2 || p->fsdp_impl == SC_FSDP1);
   cursor c = {x->st, x->e->x, bwd, 0, 0}, lead = c;
@@ -273,9 +275,11 @@ static void pass(fsdp_ctx *x, int bwd) {
     fsdp_unit u = unit_at(x, &c);
     double r = x->ready[q % FSDP_RING], start = r > x->c ? r : x->c;
     int gathered = u.params > 0 && r > -INFINITY;
-    double lag = u.f > u.host ? u.f - u.host : 0;
+    /* implicit prefetch: the host reaches the next unit once it has
+     * issued this one's kernels (taking host and GPU level here) */
+    double reach = u.host < u.f ? u.host : u.f;
     if (d > 0) {
-      gather_ahead(x, &lead, q + d, implicit ? start + lag : start);
+      gather_ahead(x, &lead, q + d, implicit ? start + reach : start);
       cur_next(&lead);
     }
     double run = (bwd ? u.b : u.f) + (gathered ? u.copy_out : 0) + (bwd ? u.rs_copy : 0);

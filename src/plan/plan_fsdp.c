@@ -30,8 +30,10 @@ void plan_fsdp_moe_default(sc_plan *p) {
   p->ds_max_reuse = DS_MAX_REUSE;
   p->ds_reduce_bucket = DS_REDUCE_BUCKET;
   p->ds_persistence = DS_PERSISTENCE;
-  /* Megatron-Core's recipes for MoE models (Megatron-MoE-ModelZoo, NeMo)
-   * all set --moe-grouped-gemm; Megatron-LM's argparse default is off */
+  /* every MoE recipe of the Megatron-MoE model zoo sets moe_grouped_gemm
+   * (../shared/reference/megatron-moe-modelzoo/model_configs/benchmarking:
+   * DeepSeek-V3, Mixtral, Qwen3), while transformer_config.py defaults it
+   * to False: the default follows what MoE runs use */
   p->moe_grouped_gemm = 1;
   p->moe_imbalance = 1.0;    /* balanced: no measurement of a trained
                                 router's imbalance is in ../shared */

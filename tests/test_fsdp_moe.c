@@ -182,6 +182,58 @@ Test(fsdp, fsdp2_copies_cost_their_hbm_time) {
   cr_assert(fabs(d - copies) < 0.01 * copies, "fsdp2 - fsdp1 = %g s, copies %g s", d, copies);
 }
 
+Test(fsdp, comm_bound_time_follows_the_bytes) {
+  /* 16 GPUs on two nodes joined by 1 Gb/s NICs: the gathers and
+   * reduce-scatters (ring, same bytes for both) take ~50x the compute, so
+   * the exposed time is their bytes over one bandwidth. Per micro-batch,
+   * resharding moves R + 2LP gathered + R + LP reduced, without it
+   * R + LP + R + LP: the ratio of the two times is that of the bytes */
+  sc_scenario s = gpt();
+  s.cluster.gpus = 16;
+  s.cluster.nic_bw = 1e9 / 8;
+  s.plan.dp = 16;
+  s.plan.global_batch = 32;
+  s.plan.fsdp_impl = SC_FSDP1;
+  sc_result a = predict(&s);
+  s.plan.fsdp_reshard = 0;
+  sc_result b = predict(&s);
+  double root = 32000 * H + 2048 * H + 2 * H;
+  double want = (2 * root + 3 * L * P) / (2 * root + 2 * L * P), got = a.time.dp_comm / b.time.dp_comm;
+  cr_assert(a.time.dp_comm > 30 * a.time.compute, "not comm-bound: %g vs %g", a.time.dp_comm,
+            a.time.compute);
+  cr_assert(fabs(got / want - 1) < 0.01, "reshard / no reshard %g, bytes %g", got, want);
+}
+
+Test(fsdp, per_module_gathers_pay_the_ring_latency_at_scale) {
+  /* h 512: a layer is 3.2M elements, DeepSpeed's modules 0.3-1M each.
+   * Over 1,024 H100 a ring all-gather of a megabyte is latency-bound
+   * ((n - 1) steps of NCCL's per-hop latency: ~1.3 ms, src/coll), so
+   * DeepSpeed's 34 collectives a micro-batch (root, 4 modules x 4 layers
+   * twice with reuse distance 0, one reduce bucket) cost about twice
+   * FSDP1's 14 (root, 8 layer gathers, 5 reduce-scatters) of the same
+   * bytes; over 8 GPUs both hide under the compute */
+  sc_scenario s = gpt();
+  s.model.tf.hidden = 512;
+  s.model.tf.heads = 8;
+  s.model.tf.kv_heads = 8;
+  s.model.tf.ffn = 2048;
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.plan.ds_max_reuse = 0;
+  double ratio[2];
+  for (int big = 0; big < 2; big++) {
+    s.cluster.gpus = big ? 1024 : 8;
+    s.plan.dp = s.cluster.gpus;
+    s.plan.global_batch = 2L * s.cluster.gpus;
+    s.plan.fsdp_impl = SC_FSDP1;
+    sc_result f = predict(&s);
+    s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
+    sc_result d = predict(&s);
+    ratio[big] = d.time.dp_comm / f.time.dp_comm;
+  }
+  cr_assert(ratio[1] > 1.5 && ratio[1] < 34.0 / 14, "1024 GPUs: DeepSpeed / FSDP1 %g", ratio[1]);
+  cr_assert(ratio[0] < 1.1, "8 GPUs: DeepSpeed / FSDP1 %g", ratio[0]);
+}
+
 Test(fsdp, prefetch_hides_what_no_prefetch_exposes) {
   sc_scenario s = gpt();
   s.cluster.gpus = 64; /* 8 nodes: the gathers cross the network */

@@ -171,9 +171,9 @@ Test(fsdp, fsdp2_copies_cost_their_hbm_time) {
   s.plan.fsdp_impl = SC_FSDP1;
   sc_result f1 = predict(&s);
   const sc_gpu *g = sc_gpu_preset("a100-sxm4-80gb");
-  /* 2 micro-batches: the root's copy-out, each layer's two copy-outs
-   * (forward, backward) and one chunk-cat */
-  double copies = 2 * (cost_mem(g, 2 * root * eb) + 2 * L * cost_mem(g, 2 * p * eb) +
+  /* 2 micro-batches: the root's copy-out and chunk-cat, each layer's two
+   * copy-outs (forward, backward) and one chunk-cat */
+  double copies = 2 * (2 * cost_mem(g, 2 * root * eb) + 2 * L * cost_mem(g, 2 * p * eb) +
                        L * cost_mem(g, 2 * p * eb));
   /* and the copy-in of the two gathers nothing hides, the root's and the
    * first layer's (its 1/8 shard) */

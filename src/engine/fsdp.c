@@ -115,7 +115,7 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
     return u;
   }
   u.gather = eng_coll(e, sg->dp_group, COLL_ALL_GATHER, sg->params * eb, &u.share);
-  u.reduce = eng_coll(e, sg->dp_group, COLL_REDUCE_SCATTER, sg->params * eb, NULL);
+  u.reduce = eng_coll(e, sg->dp_group, COLL_REDUCE_SCATTER, sg->params * eb, &u.rs_share);
   if (p->fsdp_impl == SC_FSDP2) {
     /* foreach_all_gather's copy-in of the local shards (its own stream),
      * the copy-out into the parameters and the chunk-cat of the gradients
@@ -241,7 +241,7 @@ static void gather_ahead(fsdp_ctx *x, const cursor *lead, int q, double t) {
 static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
   const sc_plan *p = &x->e->s->plan;
   if (p->fsdp_impl != SC_FSDP_DEEPSPEED) {
-    issue(x, x->c, u->reduce, 0);
+    issue(x, x->c, u->reduce, u->rs_share);
     return;
   }
   x->pending += u->params;
@@ -251,7 +251,9 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
     const xg_segment *sg = &x->e->x->segs[x->e->x->runs[x->st->first_run + j].segment];
     if (is_layer(sg)) gi = sg->dp_group;
   }
-  issue(x, x->c, eng_coll(x->e, gi, COLL_REDUCE_SCATTER, x->pending * bytes_of(p), NULL), 0);
+  double share = 0;
+  double rs = eng_coll(x->e, gi, COLL_REDUCE_SCATTER, x->pending * bytes_of(p), &share);
+  issue(x, x->c, rs, share);
   x->pending = 0;
 }
 
@@ -319,10 +321,16 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
   const sc_plan *p = &e->s->plan;
   double eb = bytes_of(p), share = 0;
   if (x.root > 0) {
-    /* the root unit: gathered first, its gradients reduced last */
-    x.c = issue(&x, 0, eng_coll(e, x.root_grp, COLL_ALL_GATHER, x.root * eb, &share), share);
+    /* the root unit: gathered first (FSDP2: its copy-in before, its
+     * copy-out after), its gradients reduced last */
+    const sc_gpu *g = &e->s->cluster.gpu;
+    double ag = eng_coll(e, x.root_grp, COLL_ALL_GATHER, x.root * eb, &share);
+    double in = p->fsdp_impl == SC_FSDP2
+                    ? cost_mem(g, 2 * x.root * eb / e->x->groups[x.root_grp].ranks)
+                    : 0;
+    x.c = issue(&x, 0, in + ag, share * ag / (in + ag));
     if (p->fsdp_impl == SC_FSDP2) {
-      double co = cost_mem(&e->s->cluster.gpu, 2 * x.root * eb);
+      double co = cost_mem(g, 2 * x.root * eb);
       x.c += co, x.compute += co, x.copies += co;
     }
   }
@@ -336,7 +344,13 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
       const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
       if (is_unit(sg)) gi = sg->dp_group;
     }
-    issue(&x, x.c, eng_coll(e, gi, COLL_REDUCE_SCATTER, last * eb, NULL), 0);
+    if (p->fsdp_impl == SC_FSDP2 && x.root > 0) {
+      /* the root's chunk-cat, on the compute stream */
+      double cc = cost_mem(&e->s->cluster.gpu, 2 * x.root * eb);
+      x.c += cc, x.compute += cc, x.copies += cc;
+    }
+    double rs = eng_coll(e, gi, COLL_REDUCE_SCATTER, last * eb, &share);
+    issue(&x, x.c, rs, share);
   }
   double span = x.c > x.m ? x.c : x.m;
   double waited = span - x.compute;              /* communication not hidden */

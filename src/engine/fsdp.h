@@ -25,6 +25,7 @@ typedef struct fsdp_unit {
   double rs_copy;     /* FSDP2 chunk-cat before the reduce-scatter, s */
   double params;      /* elements per GPU it gathers (0: not a unit) */
   double share;       /* SMs the gather's channels hold */
+  double rs_share;    /* ... and the reduce-scatter's */
   int layer;          /* 1 = a layer unit (resharded after forward) */
 } fsdp_unit;
 

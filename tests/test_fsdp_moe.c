@@ -154,6 +154,27 @@ Test(fsdp, memory_of_live_units) {
                      c.mem.weights - a.mem.weights);
 }
 
+Test(fsdp, deepspeed_memory_of_live_parameters) {
+  /* FSDP2 holds 2 layers gathered (computing, prefetched) and the root R;
+   * DeepSpeed its largest module (fc1: 4h^2 + 4h), the 5e7-element
+   * prefetch bucket, the 4 layers kept for their backward (reuse distance
+   * under 1e9), the persistent LayerNorms (4h a layer) and the root. Its
+   * gradients: the reduce bucket (the stage, LP + R, under 5e8) and the
+   * module computing, against FSDP2's 2 layers and the root */
+  sc_scenario s = gpt();
+  sc_result f = predict(&s);
+  s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
+  sc_result d = predict(&s);
+  double root = 32000 * H + 2048 * H + 2 * H, fc1 = 4 * H * H + 4 * H, eb = 2;
+  double want_w = (fc1 + 5e7 + L * P + L * 4 * H + root) - (2 * P + root);
+  double want_g = (L * P + root + fc1) - (2 * P + root);
+  /* the buffers line is 5 % of the rest: compare weights and gradients */
+  cr_assert_float_eq(d.mem.weights - f.mem.weights, want_w * eb, 1e-6 * want_w, "weights %g vs %g",
+                     d.mem.weights - f.mem.weights, want_w * eb);
+  cr_assert_float_eq(d.mem.gradients - f.mem.gradients, want_g * eb, 1e-6 * want_g,
+                     "gradients %g vs %g", d.mem.gradients - f.mem.gradients, want_g * eb);
+}
+
 Test(fsdp, fsdp2_copies_cost_their_hbm_time) {
   /* the gathers made nearly free (NVLink at 1 PB/s: a few microseconds of
    * latency each), h 4096: FSDP2's dp time exceeds FSDP1's by its copy-out

@@ -108,6 +108,24 @@ Test(fsdp, no_reshard_after_forward_gathers_once) {
   cr_assert_float_eq(t.gather_bytes, 2 * 2 * (root + L * P), 1, "%g", t.gather_bytes);
 }
 
+Test(fsdp, hsdp_all_reduces_each_units_shard_every_backward) {
+  /* shards of 4 ranks, 2 replicas: gathers and reduce-scatters stay in
+   * the shard; FSDP2 (all_reduce_grads, its default) all-reduces each
+   * unit's reduced quarter across the replicas after every backward:
+   * m (L + 1) all-reduces of 2 (R + LP) / 4 bytes in all */
+  sc_scenario s = gpt();
+  s.plan.fsdp_shard = 4;
+  double root;
+  fsdp_traffic t = traffic(&s, &root);
+  cr_assert_eq(t.allreduces, 2 * (L + 1), "all-reduces %g", t.allreduces);
+  cr_assert_float_eq(t.allreduce_bytes, 2 * 2 * (root + L * P) / 4, 1, "%g", t.allreduce_bytes);
+  cr_assert_eq(t.gathers, 2 * (1 + 2 * L));
+  /* XLA and DeepSpeed reduce across replicas once per step (analytic.c),
+   * not here */
+  s.plan.fsdp_impl = SC_FSDP_XLA;
+  cr_assert_eq(traffic(&s, &root).allreduces, 0);
+}
+
 Test(fsdp, deepspeed_gathers_modules_and_keeps_by_reuse_distance) {
   sc_scenario s = gpt();
   s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;

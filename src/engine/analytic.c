@@ -464,10 +464,11 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
   }
   /* HSDP: each shard's reduced gradients are all-reduced across its
-   * replicas, once per step */
+   * replicas, once per step (FSDP1 and FSDP2 do it after every
+   * backward, unit by unit: fsdp.c) */
   double rep = 0;
   int rep_grp = -1;
-  for (int j = 0; j < st->n_runs; j++) {
+  for (int j = 0; j < st->n_runs && !fsdp_hsdp_per_unit(p); j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0 || sg->zero < 3 || sg->rep_group < 0) continue;

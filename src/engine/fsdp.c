@@ -96,6 +96,31 @@ static double ds_gather_time(const eng *e, const xg_segment *sg, double *share) 
   return t;
 }
 
+int fsdp_hsdp_per_unit(const sc_plan *p) {
+  return p->fsdp_impl == SC_FSDP1 || p->fsdp_impl == SC_FSDP2;
+}
+
+/* A zero-3 segment of stage st (the root's first), or NULL: where HSDP's
+ * replica group and shard size are read. */
+static const xg_segment *any_unit(const eng *e, const xg_stage *st) {
+  const xg_segment *found = NULL;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
+    if (is_unit(sg) && (!found || sg->role != WG_ROLE_LAYER)) found = sg;
+    if (found && found->role != WG_ROLE_LAYER) break;
+  }
+  return found;
+}
+
+/* HSDP all-reduce of `elems` reduced elements of a unit over sg's
+ * replicas (0 without HSDP, or where it runs once per step). */
+static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems, double *share) {
+  *share = 0;
+  if (!sg || sg->rep_group < 0 || !fsdp_hsdp_per_unit(&e->s->plan) || elems <= 0) return 0;
+  return eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems * bytes_of(&e->s->plan) / sg->shard,
+                  share);
+}
+
 /* Segment r's unit, costed. */
 static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   const xg_segment *sg = &e->x->segs[r->segment];
@@ -116,6 +141,7 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   }
   u.gather = eng_coll(e, sg->dp_group, COLL_ALL_GATHER, sg->params * eb, &u.share);
   u.reduce = eng_coll(e, sg->dp_group, COLL_REDUCE_SCATTER, sg->params * eb, &u.rs_share);
+  u.allreduce = hsdp_allreduce(e, sg, sg->params, &u.ar_share);
   if (p->fsdp_impl == SC_FSDP2) {
     /* foreach_all_gather's copy-in of the local shards (its own stream),
      * the copy-out into the parameters and the chunk-cat of the gradients
@@ -242,6 +268,7 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
   const sc_plan *p = &x->e->s->plan;
   if (p->fsdp_impl != SC_FSDP_DEEPSPEED) {
     issue(x, x->c, u->reduce, u->rs_share);
+    if (u->allreduce > 0) issue(x, x->c, u->allreduce, u->ar_share);
     return;
   }
   x->pending += u->params;
@@ -351,6 +378,8 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
     }
     double rs = eng_coll(e, gi, COLL_REDUCE_SCATTER, last * eb, &share);
     issue(&x, x.c, rs, share);
+    double ar = hsdp_allreduce(e, any_unit(e, st), x.root, &share);
+    if (ar > 0) issue(&x, x.c, ar, share);
   }
   double span = x.c > x.m ? x.c : x.m;
   double waited = span - x.compute;              /* communication not hidden */
@@ -381,7 +410,7 @@ static void ds_buckets(const eng *e, const xg_stage *st, double root, fsdp_traff
 void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
   const sc_plan *p = &e->s->plan;
   double eb = bytes_of(p);
-  fsdp_traffic t = {0, 0, 0, 0, 0};
+  fsdp_traffic t = {0, 0, 0, 0, 0, 0, 0};
   fsdp_ctx x;
   memset(&x, 0, sizeof x);
   x.e = e, x.st = st, x.root_grp = -1;
@@ -402,12 +431,17 @@ void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
       t.gathers += calls * (1 + again);
       t.gather_bytes += bytes * (1 + again);
       if (!ds) t.reduces++, t.reduce_bytes += bytes;
+      if (sg->rep_group >= 0 && fsdp_hsdp_per_unit(p))
+        t.allreduces++, t.allreduce_bytes += sg->params * eb / sg->shard;
       if (p->fsdp_impl == SC_FSDP2)
         t.copy_bytes += (1 + again) * (2 * bytes / n + 2 * bytes) + 2 * bytes;
     }
   }
   if (ds) ds_buckets(e, st, x.root, &t);
   else if (x.root > 0) t.reduces++, t.reduce_bytes += x.root * eb;
+  const xg_segment *ru = any_unit(e, st);
+  if (x.root > 0 && ru && ru->rep_group >= 0 && fsdp_hsdp_per_unit(p))
+    t.allreduces++, t.allreduce_bytes += x.root * eb / ru->shard;
   if (p->fsdp_impl == SC_FSDP2 && x.root > 0) {
     double n = e->x->groups[x.root_grp].ranks;
     t.copy_bytes += 2 * x.root * eb / n + 2 * x.root * eb + 2 * x.root * eb;
@@ -417,6 +451,8 @@ void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
   out->reduces = mbs * t.reduces;
   out->reduce_bytes = mbs * t.reduce_bytes;
   out->copy_bytes = mbs * t.copy_bytes;
+  out->allreduces = mbs * t.allreduces;
+  out->allreduce_bytes = mbs * t.allreduce_bytes;
 }
 
 void fsdp_memory(const eng *e, const xg_stage *st, double eb, double *w, double *g) {

@@ -26,6 +26,9 @@ typedef struct fsdp_unit {
   double params;      /* elements per GPU it gathers (0: not a unit) */
   double share;       /* SMs the gather's channels hold */
   double rs_share;    /* ... and the reduce-scatter's */
+  double allreduce;   /* HSDP, FSDP1/FSDP2: all-reduce of its reduced shard
+                         across the replicas after its reduce-scatter, s */
+  double ar_share;    /* ... its SMs */
   int layer;          /* 1 = a layer unit (resharded after forward) */
 } fsdp_unit;
 
@@ -37,7 +40,14 @@ typedef struct fsdp_traffic {
   double reduces;     /* reduce-scatter calls */
   double reduce_bytes;/* bytes of their inputs */
   double copy_bytes;  /* HBM bytes of FSDP2's copy-in, copy-out, chunk-cat */
+  double allreduces;  /* HSDP all-reduces across replicas (FSDP1/FSDP2) */
+  double allreduce_bytes;
 } fsdp_traffic;
+
+/* 1 when plan p's HSDP all-reduce runs after each unit's reduce-scatter
+ * in every backward (FSDP1 HYBRID_SHARD, FSDP2's all_reduce_grads
+ * default), which fsdp_exposed costs; 0 when it runs once per step. */
+int fsdp_hsdp_per_unit(const sc_plan *p);
 
 /* Exposed seconds per step of stage st's ZeRO-3 units over mbs
  * micro-batches (0 when none): the two passes of each micro-batch run

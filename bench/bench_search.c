@@ -5,8 +5,9 @@
  * and of GPT-3 175B on 1,024 A100 (the default scenario), each with the
  * cluster's default network (NVLink domains and one non-blocking NIC rail
  * per GPU, closed forms only) and with a named topology (a 2:1
- * oversubscribed 3-level fat-tree), where every distinct collective also
- * runs through the flow engine; each on one thread and on THREADS.
+ * oversubscribed 3-level fat-tree), where every distinct collective is
+ * also timed on the topology (flow engine, or its closed form where
+ * there is one); each on one thread and on THREADS.
  * Prints plans tried (and of them fitting and pruned), seconds per
  * search, plans per second of wall time and per CPU-second (all threads).
  *
@@ -16,26 +17,25 @@
  * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
  * of the figure. The last case (23,160 plans: Qwen3-30B-A3B on 16,384
  * H100 at 32k tokens, cp and ep widening the space) measures the thread
- * scaling. Measured on the shared 2-core development machine (Release,
- * 20 repeats, 3 runs interleaved with main's bench built from the same
- * source; the machine was loaded), plans per second of the fastest
- * search, one thread:
+ * scaling. The machine is shared: compare instructions per search
+ * (valgrind --tool=callgrind --toggle-collect=sc_search
+ * build/bench_search 1 1 CASE). One thread, main 28c1533 -> this
+ * version (docs/search.md, Speed), instructions per search and plans/s
+ * of the fastest of 3 x 20 searches on the loaded 2-core machine:
  *
- *                                   main 778b834   this search   plans (fit, pruned)
- *   llama3-70b, default network          569,000       640,000   420 (154, 0)
- *   llama3-70b, fat-tree topology         97,000       115,000   420 (154, 144; main 37)
- *   gpt3-175b, default network           507,000       567,000   912 (401, 0)
- *   gpt3-175b, fat-tree topology         192,000       340,000   912 (401, 390; main 155)
- *   qwen3-30b-a3b (threads case)         644,000       680,000   23,160 (8,329, 0)
+ *                               instructions         plans/s              plans (fit, pruned)
+ *   llama3-70b, default       11.03 M ->  10.97 M   614,000 -> 614,000   420 (154, 0)
+ *   llama3-70b, fat-tree      42.23 M ->  21.74 M   119,000 -> 306,000   420 (154, 144)
+ *   gpt3-175b, default        29.51 M ->  27.07 M   551,000 -> 568,000   912 (401, 0)
+ *   gpt3-175b, fat-tree       44.92 M ->  40.15 M   331,000 -> 389,000   912 (401, 390)
+ *   qwen3-30b-a3b (threads)    586 M  ->   574 M                        23,160 (8,329, 0)
  *
- * With a topology the link-load bound (netcost.h) leaves only the top 10
- * plans to the flow engine; for Llama its 26 runs are still 45 % of the
- * instructions (rings over 256-512 GPUs, 0.3-0.9 M each). Threads, quiet
- * machine: the 23,160-plan case 613,000-639,000 plans/s on one thread,
- * 1,210,000-1,250,000 on two (1.95x); on the small spaces the fastest
- * 2-thread search 790,000-920,000 (main's driver alike): their means are
- * set by the machine's load, a late second thread costing more than it
- * brings to a 1-2 ms search.
+ * With a topology no collective of these searches runs the flow engine
+ * any more: each has a closed form (net/flowcf.h). Threads, quiet
+ * machine (before this version): the 23,160-plan case 613,000-639,000
+ * plans/s on one thread, 1,210,000-1,250,000 on two (1.95x); on the
+ * small spaces a late second thread costs more than it brings to a
+ * 1-2 ms search.
  */
 #include <math.h>
 #include <stdio.h>

@@ -363,6 +363,11 @@ typedef struct sc_plan {
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
   int framework_eager;       /* 1 = eager framework: host launch overhead counts */
+  int channels_last;         /* 1 = CNN activations in NHWC, the layout of
+                                cuDNN's tensor-core convolutions; 0 = NCHW
+                                (PyTorch's default memory format): each
+                                tensor-core convolution pass transposes
+                                its operands (src/cost/conv.c) */
   int cuda_graphs;           /* 1 = the step's kernels replay from CUDA graphs
                                 (Megatron --enable-cuda-graph, TE graphed
                                 callables): a graph node's launch cost per

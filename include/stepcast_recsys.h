@@ -71,6 +71,9 @@ typedef struct sc_rs_model {
   sc_rs_interaction inter;
   int cross_layers;            /* DCNv2 cross layers */
   int cross_rank;              /* DCNv2 low rank; 0 = full-rank cross weights */
+  int concat_pool;             /* concat: average pooling of the concatenated embeddings
+                                  with this window and stride before the MLP
+                                  (distributed-embeddings synthetic models); 0 = none */
 } sc_rs_model;
 
 void sc_rs_model_free(sc_rs_model *m);
@@ -126,6 +129,11 @@ typedef struct sc_rs_job {
   int eager;                   /* 1 = eager framework: host launches bound small steps */
   int bottom_on_gpu0;          /* 1 = the bottom MLP runs on GPU 0 for the whole batch and
                                   its output joins the all-to-all (NVIDIA's PyTorch DLRM) */
+  int pooled_table_type;       /* 1 = lookups write pooled vectors in the table's element
+                                  type, cast to the compute type after (PyTorch
+                                  embedding_bag, Keras Embedding under mixed precision) */
+  int keys_from_reader;        /* 1 = the data reader hands every GPU the keys its shards
+                                  serve (HugeCTR): no all-to-all of lookup ids */
   double coll_cycle_s;         /* collectives start on a background cycle of this period
                                   (Horovod: 1 ms); each waits half of it; 0 = none */
 } sc_rs_job;

@@ -117,3 +117,47 @@ Test(conv, calibration_trace) {
     cr_assert(fabs(tot[1][p] / tot[0][p] - 1) < 0.10, "pass %d total %.2f ms vs %.2f ms", p,
               tot[1][p] / 1e3, tot[0][p] / 1e3);
 }
+
+/* Kepler's FMA issue limit (cost/compute.c): four schedulers feed 128 of
+ * an SMX's 192 lanes, so cost_fma_issue is 2/3 on sm_37 and 1 on Pascal
+ * and Volta. A compute-bound 1x1 conv (50176 x 1024 x 1024, 105.2 GFLOP)
+ * in fp32 on a K80 die then takes exactly 1.5x what the same die takes
+ * without the limit (the arch set to Maxwell's 52), and the fp32 GEMM
+ * path (a fully-connected layer) runs at 2/3 of the preset's gemm_eff. */
+Test(conv, kepler_issues_two_thirds_of_its_lanes) {
+  const sc_gpu *k80 = gpu("k80");
+  cr_assert(fabs(cost_fma_issue(k80) - 128.0 / 192.0) < 1e-12, "k80 issue %g", cost_fma_issue(k80));
+  cr_assert_eq(cost_fma_issue(gpu("p100-sxm2-16gb")), 1.0);
+  cr_assert_eq(cost_fma_issue(gpu("v100-sxm2-16gb")), 1.0);
+  sc_gpu maxwell_like = *k80;
+  maxwell_like.arch = 52; /* the same die without the issue limit */
+  cost_conv c = {.n = 64, .c = 1024, .k = 1024, .r = 1, .s = 1, .p = 28, .q = 28, .stride = 1};
+  double t = cost_conv_time(k80, SC_FP32, &c, COST_CONV_FWD) - 3e-6;
+  double u = cost_conv_time(&maxwell_like, SC_FP32, &c, COST_CONV_FWD) - 3e-6;
+  cr_assert(fabs(t / u - 1.5) < 1e-6, "k80 %.1f us, without the limit %.1f us", t * 1e6, u * 1e6);
+  /* the fp32 GEMM path (an FC layer) takes the same factor */
+  cr_assert(fabs(cost_gemm_peak_eff(k80, SC_FP32) - k80->gemm_eff * 2.0 / 3.0) < 1e-12);
+}
+
+/* NCHW tensors on tensor cores: cuDNN transposes each pass's input and
+ * output (cost/conv.c). By hand, a 1x1 conv 256 -> 256 at 56 x 56, batch
+ * 64, fp16 on a V100: x = y = 64 x 256 x 56 x 56 = 51.38 M elements;
+ * the transposes move 2 (x + y) x 2 bytes = 411.0 MB at 900 GB/s x 0.89
+ * = 801 GB/s: 513.2 us, plus two kernels of 3 us: 519.2 us more than the
+ * NHWC pass, in every pass (forward, data and weight gradient). fp32 on
+ * the CUDA cores has no transposes (cuDNN's NCHW kernels). */
+Test(conv, nchw_tensor_cores_transpose) {
+  const sc_gpu *v = gpu("v100-sxm2-16gb");
+  cost_conv c = {.n = 64, .c = 256, .k = 256, .r = 1, .s = 1, .p = 56, .q = 56, .stride = 1};
+  cost_conv t = c;
+  t.nchw = 1;
+  double want = 2 * (2 * 64 * 256 * 56 * 56.0) * 2 / (900e9 * 0.89) + 2 * 3e-6;
+  for (int p = 0; p < 3; p++) {
+    double d = cost_conv_time(v, SC_FP16, &t, (cost_conv_pass)p) -
+               cost_conv_time(v, SC_FP16, &c, (cost_conv_pass)p);
+    cr_assert(fabs(d / want - 1) < 1e-9, "pass %d: +%.1f us, by hand %.1f us", p, d * 1e6,
+              want * 1e6);
+  }
+  cr_assert_eq(cost_conv_time(v, SC_FP32, &t, COST_CONV_FWD),
+               cost_conv_time(v, SC_FP32, &c, COST_CONV_FWD));
+}

@@ -324,3 +324,43 @@ Test(dp_models, framework_text) {
   cr_assert_eq(p.framework_eager, 0, "unknown text leaves the plan");
   cr_assert_eq(dpm_framework(NULL, &p), 0);
 }
+
+/* The activation layout: PyTorch's default memory format is NCHW, so a
+ * text naming PyTorch alone turns channels_last off; a container list
+ * naming PyTorch among others, and the other frameworks, leave it. */
+Test(dp_models, framework_layout) {
+  sc_plan p;
+  sc_plan_default(&p);
+  cr_assert_eq(p.channels_last, 1, "default: NHWC");
+  dpm_framework("tensorflow-1.15 (NGC 20.03, Horovod, DALI)", &p);
+  cr_assert_eq(p.channels_last, 1);
+  dpm_framework("NVIDIA PyTorch/TensorFlow/MxNet/HugeCTR", &p);
+  cr_assert_eq(p.channels_last, 1, "a container list says nothing of the layout");
+  dpm_framework("pytorch 1.5 (NGC 20.03, APEX, DALI)", &p);
+  cr_assert_eq(p.channels_last, 0);
+  dpm_framework("mxnet 1.6.0 (Horovod)", &p);
+  cr_assert_eq(p.channels_last, 0, "MXNet leaves what the plan says");
+}
+
+/* plan.channels_last through a scenario: NCHW slows a tensor-core (fp16)
+ * ResNet-50 step by the transposes around its convolutions and leaves the
+ * fp32 one (CUDA-core convolutions, cuDNN's NCHW kernels) as it is. */
+Test(dp_models, channels_last_key) {
+  double t[2][2];
+  for (int dt = 0; dt < 2; dt++)
+    for (int cl = 0; cl < 2; cl++) {
+      sc_scenario s;
+      sc_error err = {0};
+      const char *set[] = {"cluster.gpu=v100-sxm2-16gb", "cluster.gpus=1", "plan.global_batch=64",
+                           dt ? "plan.dtype=fp16" : "plan.dtype=fp32",
+                           cl ? "plan.channels_last=true" : "plan.channels_last=false"};
+      cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"resnet50\"}", "t", set, 5, &err),
+                   SC_OK, "%s", err.msg);
+      cr_assert_eq(s.plan.channels_last, cl);
+      sc_result r;
+      cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+      t[dt][cl] = r.step_s;
+    }
+  cr_assert_eq(t[0][0], t[0][1], "fp32: %g vs %g", t[0][0], t[0][1]);
+  cr_assert(t[1][0] > 1.2 * t[1][1], "fp16 NCHW %g s, NHWC %g s", t[1][0], t[1][1]);
+}

@@ -73,9 +73,26 @@ double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
   return eff * best;
 }
 
+/* Kepler's FMA issue limit. A Kepler SMX (sm_30..sm_37: GK104, GK110,
+ * GK210) has 192 fp32 lanes (six groups of 32) but four warp schedulers
+ * (NVIDIA Kepler GK110/GK210 architecture whitepaper: "192 single-precision
+ * CUDA cores", "four warp schedulers and eight instruction dispatch
+ * units" per SMX). A warp's FFMA occupies one 32-lane group, so one FFMA
+ * per scheduler per clock feeds 4 x 32 = 128 of the 192 lanes; the other
+ * 64 need a second, independent FFMA dual-issued from the same warp in
+ * the same clock, a slot the shared-memory loads of a convolution or GEMM
+ * inner loop take. A dense kernel sustains at most 128 / 192 = 2/3 of the
+ * datasheet rate. Maxwell and later split an SM into partitions of 32 or
+ * 16 lanes with one scheduler each: no such limit (1). */
+#define KEPLER_FMA_ISSUE (128.0 / 192.0)
+double cost_fma_issue(const sc_gpu *g) {
+  return g->arch >= 30 && g->arch < 50 ? KEPLER_FMA_ISSUE : 1.0;
+}
+
 double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
   int low = dt == SC_FP8 || dt == SC_FP4;
-  return low && g->gemm_eff_fp8 > 0 ? g->gemm_eff_fp8 : g->gemm_eff;
+  double e = low && g->gemm_eff_fp8 > 0 ? g->gemm_eff_fp8 : g->gemm_eff;
+  return e * cost_fma_issue(g);
 }
 
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,

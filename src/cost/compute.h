@@ -43,6 +43,11 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
  * for fp8 and fp4 when set). */
 double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt);
 
+/* Fraction of the datasheet FMA rate the SMs can issue in a dense kernel:
+ * 2/3 on Kepler (sm_30..37; see compute.c), 1 on later GPUs. Included in
+ * cost_gemm_peak_eff and the CUDA-core convolutions of cost/conv.c. */
+double cost_fma_issue(const sc_gpu *g);
+
 /* Efficiency (fraction of peak) the GEMM model gives that shape. */
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch);

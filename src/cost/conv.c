@@ -77,6 +77,24 @@ static double wgrad_split(const sc_gpu *g, double m, double n, double k) {
   return sp > 1 ? sp : 1;
 }
 
+/* cuDNN's tensor-core convolutions work on NHWC tensors; given NCHW
+ * ones (PyTorch's default memory format) cuDNN transposes the pass's
+ * input to NHWC and its output back (NVIDIA Deep Learning Performance
+ * Guide, "Convolutional Layers User's Guide", section "Tensor layouts in
+ * memory: NCHW vs NHWC": the automatic transposes of NCHW tensors for
+ * Tensor Cores cost time that NHWC avoids). Each transpose reads and
+ * writes its tensor once: 2 (input + output) elements of the pass at the
+ * activation size, in two memory-bound kernels. The pass's operands are
+ * x and y for the forward, dy and dx for the data gradient, x and dy for
+ * the weight gradient: the same two tensor sizes each time. */
+static double conv_transposes(const sc_gpu *g, const cost_conv *cv, sc_dtype dt,
+                              const cost_conv_params *pr) {
+  double e = sc_dtype_bytes(dt) < 2 ? 2 : sc_dtype_bytes(dt);
+  double x = cv->n * cv->c * cv->p * cv->q * cv->stride * cv->stride;
+  double y = cv->n * cv->k * cv->p * cv->q;
+  return 2 * (x + y) * e / (g->hbm_bw * g->hbm_eff) + 2 * pr->t0;
+}
+
 double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
                          const cost_conv *cv, cost_conv_pass pass) {
   if (pass == COST_CONV_DGRAD && cv->first) return 0;
@@ -84,7 +102,7 @@ double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype d
   gemm_dims(cv, pass, &m, &n, &k);
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   int tc = cost_conv_tensor_cores(g, dt);
-  double base = tc ? pr->tc_ratio * cost_gemm_peak_eff(g, dt) : pr->eff_cuda;
+  double base = tc ? pr->tc_ratio * cost_gemm_peak_eff(g, dt) : pr->eff_cuda * cost_fma_issue(g);
   if (pass == COST_CONV_WGRAD) {
     double pq = cv->p * cv->q;
     base *= pr->wgrad_eff / (1 + pr->wgrad_w * pq / (pq + pr->wgrad_k1));
@@ -99,7 +117,8 @@ double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype d
     flops /= pass == COST_CONV_WGRAD ? pr->wino_wgrad : pr->wino;
   double t_c = flops / (cost_peak(g, dt) * (eff > 1e-3 ? eff : 1e-3));
   double t_m = conv_bytes(cv, dt, pass) / (g->hbm_bw * g->hbm_eff);
-  return (t_c > t_m ? t_c : t_m) + pr->t0;
+  double tr = tc && cv->nchw ? conv_transposes(g, cv, dt, pr) : 0;
+  return (t_c > t_m ? t_c : t_m) + pr->t0 + tr;
 }
 
 double cost_conv_time(const sc_gpu *g, sc_dtype dt, const cost_conv *cv, cost_conv_pass pass) {

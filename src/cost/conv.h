@@ -47,6 +47,8 @@ typedef struct cost_conv {
   double p, q;       /* output height and width */
   int stride;
   int first;         /* 1 = reads the network's input: no data gradient */
+  int nchw;          /* 1 = NCHW tensors: a tensor-core pass transposes
+                        its input and output to and from NHWC */
 } cost_conv;
 
 /* The model's constants (see conv.c for their fit). */

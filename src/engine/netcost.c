@@ -14,6 +14,7 @@
 #include "coll/sched.h"
 #include "engine/netcost.h"
 #include "net/flow.h"
+#include "net/flowcf.h"
 #include "net/linkwhatif.h"
 #include "net/route.h"
 #include "load/topo_json.h"
@@ -42,15 +43,17 @@ typedef struct memo {
  * asking runs it again and reports its own error). */
 typedef enum entry_state { ENTRY_DONE = 1, ENTRY_PENDING, ENTRY_FAILED } entry_state;
 
-/* The link-load bound of one group shape (op, ranks, stride), per byte
- * of the collective: see ncost_bound. */
+/* What one group shape (op, ranks, stride) costs per byte of the
+ * collective: its link-load bound (cf->lat, cf->per_byte: see
+ * ncost_bound) and the closed form of its flow-engine time where there is
+ * one (net/flowcf.h). The closed form is written once, before the entry
+ * is marked done, and read without the lock after (threads copy only the
+ * entry under it). */
 typedef struct shape {
   coll_op op;
   int ranks, stride;
-  double lat;         /* s: each step's longest path latency, by its repeats */
-  double per_byte;    /* s per byte: each step's busiest link (load over
-                         bandwidth), by its repeats */
   int state;          /* an entry_state */
+  fcf *cf;            /* owned by the core when done, else NULL */
 } shape;
 
 /* What the ncosts of a search's threads share (ncost_open_sharing): the
@@ -78,8 +81,7 @@ struct ncost {
   core *c;            /* owned when `owner` */
   int owner;          /* 1 = opened by ncost_open, closed last */
   route_table *rt;    /* owned */
-  double *load;       /* owned, per link: scratch of shape_bound (zero) */
-  int *touched;       /* owned, per link: scratch of shape_bound */
+  fcf_scratch w;      /* owned: scratch of shape_bound */
 };
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
@@ -119,6 +121,7 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
   n->c = shared;
   n->owner = 1;
   n->rt = rt;
+  fcf_scratch_init(&n->w);
   *out = n;
   return SC_OK;
 }
@@ -135,6 +138,7 @@ int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
   }
   n->c = base->c;
   n->rt = rt;
+  fcf_scratch_init(&n->w);
   *out = n;
   return SC_OK;
 }
@@ -142,11 +146,11 @@ int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
 void ncost_close(ncost *n) {
   if (!n) return;
   route_free(n->rt);
-  mem_free(n->load);
-  mem_free(n->touched);
+  fcf_scratch_free(&n->w);
   if (n->owner) {
     topo_free(n->c->t);
     mem_free(n->c->m);
+    for (int i = 0; i < n->c->n_sh; i++) mem_free(n->c->sh[i].cf);
     mem_free(n->c->sh);
     mem_free(n->c);
   }
@@ -265,60 +269,19 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
   return t;
 }
 
-/* The link-load bound of step st of s on the group's GPUs `node`: the
- * longest path latency of its transfers (*lat) and the most any link
- * carries over its bandwidth (*busy). load (an array over the topology's
- * links) is zero on entry and on return. A transfer without a route or
- * through a switch is left out (the bound only gets lower). */
-static void step_bound(ncost *n, const sched *s, const sched_step *st, const int *node,
-                       double *load, int *touched, double *lat, double *busy) {
-  const topo *t = n->c->t;
-  int nt = 0;
-  *lat = *busy = 0;
-  for (int k = 0; k < st->count; k++) {
-    const sched_xfer *x = &s->x[st->first + k];
-    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH || !(x->bytes > 0)) continue;
-    int a = node[x->src], b = node[x->dst];
-    const int *path;
-    int len = 0;
-    if (a == b || route_path(n->rt, a, b, &path, &len) != 0) continue;
-    double l = 0;
-    for (int j = 0; j < len; j++) {
-      int id = path[j];
-      if (load[id] == 0) touched[nt++] = id;
-      load[id] += x->bytes;
-      l += t->links[id].lat;
-    }
-    if (l > *lat) *lat = l;
-  }
-  for (int j = 0; j < nt; j++) {
-    int id = touched[j];
-    if (load[id] / t->links[id].bw > *busy) *busy = load[id] / t->links[id].bw;
-    load[id] = 0;
-  }
-}
-
-/* The bound of shape sh (op, ranks, stride set), from its schedule at
- * one byte: each step's longest latency and busiest link, by its
- * repeats, summed. 0, or -1 when out of memory. */
+/* The bound and closed form of shape sh (op, ranks, stride set), from
+ * its schedule at one byte (net/flowcf.h). 0, or -1 when out of memory. */
 static int shape_bound(ncost *n, shape *sh, int per) {
   sched s;
   sched_init(&s);
   int built = build(n, &s, sh->op, 1.0, sh->ranks, per);
   int *node = group_nodes(n, sh->ranks, sh->stride);
-  size_t links = (size_t)n->c->t->n_links + 1;
-  if (!n->load) n->load = mem_calloc(links, sizeof *n->load);
-  if (!n->touched) n->touched = mem_alloc(sizeof *n->touched * links);
   int rc = -1;
-  if (built == 0 && node && n->load && n->touched) {
-    sh->lat = sh->per_byte = 0;
-    for (int i = 0; i < s.ns; i++) {
-      double lat, busy;
-      step_bound(n, &s, &s.s[i], node, n->load, n->touched, &lat, &busy);
-      sh->lat += lat * s.s[i].repeat;
-      sh->per_byte += busy * s.s[i].repeat;
-    }
-    rc = 0;
+  sh->cf = mem_alloc(sizeof *sh->cf);
+  if (built == 0 && node && sh->cf) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
+  if (rc != 0) {
+    mem_free(sh->cf);
+    sh->cf = NULL;
   }
   mem_free(node);
   sched_free(&s);
@@ -411,6 +374,8 @@ static void store(core *c, coll_op op, double bytes, int ranks, int stride, doub
  * than cores). */
 static void wait_a_little(void) { sched_yield(); }
 
+static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape *out);
+
 static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
                       double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
@@ -419,7 +384,16 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   /* a reduce-scatter and an all-gather of the same size on the same group
    * run the same ring schedule (build_rings): one simulation serves both */
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
-  double grid = on_grid(bytes), flow = 0;
+  /* where max-min sharing leaves no choice, the time in closed form
+   * (net/flowcf.h) */
+  shape sh;
+  if (shape_of(n, key, ranks, stride, per, &sh)) {
+    fail_nomem(n, op);
+    return nccl;
+  }
+  double flow = 0;
+  if (fcf_time(sh.cf, bytes, &flow)) return flow > nccl ? flow : nccl;
+  double grid = on_grid(bytes);
   claim_rc rc;
   for (;;) {
 #pragma omp critical(sc_ncost)
@@ -464,7 +438,9 @@ static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, shape *o
     if (vec_grow((void **)&c->sh, &c->cap_sh, (long)c->n_sh + 1, sizeof *c->sh)) return CLAIM_NOMEM;
     i = c->n_sh++;
   }
-  c->sh[i] = (shape){op, ranks, stride, 0, 0, ENTRY_PENDING};
+  c->sh[i].op = op, c->sh[i].ranks = ranks, c->sh[i].stride = stride;
+  c->sh[i].state = ENTRY_PENDING;
+  c->sh[i].cf = NULL;
   *at = i;
   return CLAIM_MINE;
 }
@@ -482,7 +458,8 @@ static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape 
     wait_a_little();
   }
   if (rc != CLAIM_MINE) return rc == CLAIM_DONE ? 0 : -1;
-  *out = (shape){op, ranks, stride, 0, 0, ENTRY_DONE};
+  out->op = op, out->ranks = ranks, out->stride = stride;
+  out->state = ENTRY_DONE;
   int failed = shape_bound(n, out, per) != 0;
   if (failed) out->state = ENTRY_FAILED;
 #pragma omp critical(sc_ncost)
@@ -500,7 +477,7 @@ static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride
     fail_nomem(n, op);
     return nccl;
   }
-  double b = NCOST_BOUND_SAFETY * fmax(sh.lat, sh.per_byte * bytes);
+  double b = NCOST_BOUND_SAFETY * fmax(sh.cf->lat, sh.cf->per_byte * bytes);
   return b > nccl ? b : nccl;
 }
 

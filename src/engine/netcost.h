@@ -13,10 +13,15 @@
  *   max(NCCL model on the group's link bandwidths,
  *       flow-engine time on the topology),
  * so a non-blocking fabric changes nothing and an oversubscribed,
- * tapered or torus network slows what it should. Results are memoised per
- * (op, size, ranks, stride): a prediction runs each distinct collective
- * once, at its size rounded to 16 significant bits with the time scaled
- * to the exact size (within 0.0015 %; netcost.c on_grid).
+ * tapered or torus network slows what it should. Where max-min sharing
+ * leaves no choice (net/flowcf.h: the large rings of an oversubscribed
+ * fat-tree) the flow time comes in closed form, from one pass over the
+ * group shape's schedule at one byte, instead of a simulation: the exact
+ * max-min time, which the engine reaches within its 0.1 % event
+ * precision. Other results are memoised per (op, size, ranks, stride): a
+ * prediction runs each distinct collective once, at its size rounded to
+ * 16 significant bits with the time scaled to the exact size (within
+ * 0.0015 %; netcost.c on_grid).
  *
  * Threads: the jobs of a search's threads each hold an ncost opened by
  * ncost_open_sharing on the first job's. They share the topology, the

@@ -82,7 +82,9 @@ void dpm_free(dpm_model *m);
  * Keras fit, MXNet hybridized or symbolic, OneFlow, Paddle 1.x static
  * graphs, KungFu on TensorFlow) issue kernels from their C++ executors:
  * plan.framework_eager 0, no per-call host time counted; PyTorch is an
- * eager framework (framework_eager 1). Returns 1 when the text names one
+ * eager framework (framework_eager 1) whose CNN activations are NCHW
+ * by default (plan.channels_last 0; the others' CNN scripts choose their
+ * layout, channels_last is left as it is). Returns 1 when the text names one
  * of these, 0 (plan unchanged) otherwise. */
 int dpm_framework(const char *framework, sc_plan *p);
 

@@ -76,6 +76,7 @@ void lower_scratch_free(lower_scratch *s) {
   mem_free(s->state);
   mem_free(s->layer_seg);
   mem_free(s->layer_trans);
+  mem_free(s->layer_run);
   memset(s, 0, sizeof *s);
 }
 
@@ -669,6 +670,8 @@ static int scratch(lower_scratch *scr, const wg_graph *g) {
   if (vec_grow((void **)&scr->layer_seg, &cap, g->layers, sizeof(int))) return -1;
   cap = scr->cap_layers;
   if (vec_grow((void **)&scr->layer_trans, &cap, g->layers, sizeof(int))) return -1;
+  cap = scr->cap_layers;
+  if (vec_grow((void **)&scr->layer_run, &cap, g->layers, sizeof(int))) return -1;
   scr->cap_layers = cap;
   return 0;
 }
@@ -780,6 +783,21 @@ static int run_n(xg *x, int first, int seg, int n) {
   return xg_add_run(x, seg, n) < 0 ? -1 : 0;
 }
 
+/* Per layer the length of its run (it and the layers after it in its
+ * segment without a re-layout), and the first layer of each of the n
+ * virtual stages. */
+static void runs_and_offsets(lower_scratch *scr, int layers, int n) {
+  for (int l = layers - 1; l >= 0; l--)
+    scr->layer_run[l] = l + 1 < layers && scr->layer_trans[l + 1] < 0 &&
+                                scr->layer_seg[l + 1] == scr->layer_seg[l]
+                            ? scr->layer_run[l + 1] + 1
+                            : 1;
+  for (int v = 0, first = 0; v < n; v++) {
+    scr->stage_first[v] = first;
+    first += scr->stage_layers[v];
+  }
+}
+
 /* 1 when stages a and b have the same runs. */
 static int same_runs(const xg *x, const xg_stage *a, const xg_stage *b) {
   if (a->n_runs != b->n_runs) return 0;
@@ -802,22 +820,17 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
     for (int i = 0; i < ch->n_first; i++)
       if (run(x, st.first_run, ch->first[i])) return -1;
   /* virtual stages in model order: chunk k of stage s is number k*pp + s */
-  for (int k = 0, first = 0; k < vpp; k++)
-    for (int v = 0; v < pp; v++) {
-      int n = scr->stage_layers[k * pp + v];
-      if (v == s)
-        for (int l = first, m; l < first + n; l += m) {
-          /* a layer's re-layout, then it and the layers after it in the
-           * same segment without one: one run */
-          int seg = scr->layer_seg[l];
-          for (m = 1; l + m < first + n && scr->layer_trans[l + m] < 0 &&
-                      scr->layer_seg[l + m] == seg; m++)
-            ;
-          if (run(x, st.first_run, scr->layer_trans[l]) || run_n(x, st.first_run, seg, m))
-            return -1;
-        }
-      first += n;
+  for (int k = 0; k < vpp; k++) {
+    int first = scr->stage_first[k * pp + s], n = scr->stage_layers[k * pp + s];
+    for (int l = first, m; l < first + n; l += m) {
+      /* a layer's re-layout, then it and the layers after it in the same
+       * segment without one: one run */
+      m = scr->layer_run[l] < first + n - l ? scr->layer_run[l] : first + n - l;
+      if (run(x, st.first_run, scr->layer_trans[l]) ||
+          run_n(x, st.first_run, scr->layer_seg[l], m))
+        return -1;
     }
+  }
   if (s == pp - 1) {
     if (run(x, st.first_run, ch->last_trans)) return -1;
     for (int i = 0; i < ch->n_last; i++)
@@ -868,6 +881,7 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   if (rc) return rc;
   chain ch;
   if (build_chain(&c, scr, &ch)) goto nomem;
+  runs_and_offsets(scr, g->layers, p->pp * x->vpp);
   for (int st = 0; st < p->pp; st++)
     if (build_stage(&c, scr, &ch, st)) goto nomem;
   /* neighbouring stages are tp*cp*dp ranks apart; an activation of the

@@ -39,8 +39,11 @@ typedef struct lower_scratch {
   int cap_state;
   int *layer_seg;            /* per layer: its segment */
   int *layer_trans;          /* per layer: a re-layout segment before it, or -1 */
+  int *layer_run;            /* per layer: it and the layers after it in its
+                                segment without a re-layout */
   int cap_layers;
   int stage_layers[SC_MAX_PP_LAYOUT]; /* layers of virtual stage k*pp + s */
+  int stage_first[SC_MAX_PP_LAYOUT];  /* its first layer */
 } lower_scratch;
 
 void lower_scratch_free(lower_scratch *s);

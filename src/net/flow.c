@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "core/heap.h"
+#include "core/ksort.h"
 #include "core/mem.h"
 
 /* Time precision of the event loop: flows due within a relative
@@ -60,10 +61,7 @@
 
 /* Batching: the (src, dst) node pair packed into one 64-bit key per
  * transfer, sorted (ties by index, so the order is deterministic). */
-typedef struct pair_key {
-  long long key;
-  int idx;
-} pair_key;
+typedef ksort_item pair_key;
 
 /* Flow states. */
 enum { F_PENDING = 0, F_ACTIVE, F_DONE };
@@ -104,6 +102,7 @@ typedef struct run {
   heap heap;        /* links keyed by fair share rem/cnt when pushed,
                        bytes/s; at most one entry per link */
   pair_key *keys;   /* max_flows, for batching a step's transfers */
+  pair_key *ktmp;   /* max_flows, scratch of the sort */
   size_t bytes;     /* working memory allocated for the run */
   /* progress: transfers of the schedule, of the steps done, callback */
   long xfers, xfers_done, step_done; /* step_done: finished flows' weight */
@@ -260,18 +259,12 @@ static int endpoint(const topo *t, const int *rank_node, int rank, int via) {
   return -1;
 }
 
-static int cmp_key(const void *a, const void *b) {
-  const pair_key *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static int nomem(sc_error *err) {
   return sc_error_set(err, SC_ENOMEM, "flow engine: out of memory");
 }
 
-/* Pending flows by start time, ties by index (qsort_r is not C17: the
- * start times are packed with the index into the keys array). */
+/* Pending flows by start time, ties by index (the start times' bits are
+ * packed with the index into the keys array). */
 static void order_pending(run *r) {
   for (int f = 0; f < r->n; f++) {
     double s = r->start[f];
@@ -279,7 +272,7 @@ static void order_pending(run *r) {
     memcpy(&bits, &s, sizeof bits); /* non-negative doubles sort as integers */
     r->keys[f] = (pair_key){bits, f};
   }
-  qsort(r->keys, (size_t)r->n, sizeof *r->keys, cmp_key);
+  ksort_sort(r->keys, r->ktmp, r->n);
   for (int f = 0; f < r->n; f++) r->pend[f] = r->keys[f].idx;
   r->npend = r->n, r->ipend = 0;
 }
@@ -300,7 +293,7 @@ static int load_step(run *r, route_table *rt, const sched *s, int si, const int 
                           t->nodes[rank_node[x->via]].name);
     keys[k] = (pair_key){(long long)a * t->n_nodes + b, k};
   }
-  qsort(keys, (size_t)st->count, sizeof *keys, cmp_key);
+  ksort_sort(keys, r->ktmp, st->count);
   r->n = 0;
   long pos = 0;
   for (int k = 0; k < st->count; k++) {
@@ -460,7 +453,7 @@ static int run_alloc(run *r, sc_error *err) {
   long ne = r->max_entries;
   if (ne > 0x7fffffffL) return nomem(err); /* path offsets are int */
   ALLOC(r->fl, nf); ALLOC(r->left, nf); ALLOC(r->start, nf);
-  ALLOC(r->total, nf); ALLOC(r->src, nf); ALLOC(r->dst, nf); ALLOC(r->keys, nf);
+  ALLOC(r->total, nf); ALLOC(r->src, nf); ALLOC(r->dst, nf); ALLOC(r->keys, nf); ALLOC(r->ktmp, nf);
   ALLOC(r->act, nf); ALLOC(r->pend, nf);
   ALLOC(r->idle, (nf + 63) / 64); ALLOC(r->fz, (nf + 63) / 64);
   ALLOC(r->rem, nl); ALLOC(r->cnt, nl); ALLOC(r->touched, nl); ALLOC(r->off, nl);
@@ -477,6 +470,7 @@ static int run_alloc(run *r, sc_error *err) {
 static void run_free(run *r) {
   mem_free(r->fl), mem_free(r->left), mem_free(r->start);
   mem_free(r->total), mem_free(r->src), mem_free(r->dst), mem_free(r->keys);
+  mem_free(r->ktmp);
   mem_free(r->act), mem_free(r->pend), mem_free(r->idle), mem_free(r->fz);
   mem_free(r->rem), mem_free(r->cnt), mem_free(r->touched), mem_free(r->off);
   mem_free(r->end), mem_free(r->pent), mem_free(r->lflows), mem_free(r->stamp);

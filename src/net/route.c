@@ -53,6 +53,8 @@ struct route_table {
   int *queue;            /* BFS, n_nodes */
   int *scratch;          /* one path, reversed, n_nodes */
   int *path;             /* the last path returned, n_nodes */
+  int *out_dst;          /* per entry of t->out_link: the link's head, so
+                            that a search reads one array (owned) */
   /* paths of lazily searched pairs (owned; grown to ROUTE_MEMO_LINKS) */
   route_memo *memo;      /* open addressing, cap_memo slots (power of 2) */
   long n_memo, cap_memo;
@@ -73,7 +75,12 @@ route_table *route_new(const topo *t, route_policy policy) {
   r->queue = mem_alloc(n * sizeof *r->queue);
   r->scratch = mem_alloc(n * sizeof *r->scratch);
   r->path = mem_alloc(n * sizeof *r->path);
-  if (!r->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch || !r->path) {
+  int degrees = t->out_start[t->n_nodes];
+  r->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *r->out_dst);
+  if (r->out_dst)
+    for (int k = 0; k < degrees; k++) r->out_dst[k] = t->links[t->out_link[k]].dst;
+  if (!r->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch || !r->path ||
+      !r->out_dst) {
     route_free(r);
     return NULL;
   }
@@ -86,7 +93,7 @@ void route_free(route_table *r) {
     for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->dist[v]);
   mem_free(r->dist), mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
   mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
-  mem_free(r->memo), mem_free(r->memo_links);
+  mem_free(r->memo), mem_free(r->memo_links), mem_free(r->out_dst);
   mem_free(r);
 }
 
@@ -112,7 +119,7 @@ static const unsigned char *dist_from(route_table *r, int src) {
     int v = r->queue[head++];
     if (d[v] + 1 >= FAR) continue;
     for (int k = t->out_start[v]; k < t->out_start[v + 1]; k++) {
-      int w = t->links[t->out_link[k]].dst;
+      int w = r->out_dst[k];
       if (d[w] == FAR) d[w] = (unsigned char)(d[v] + 1), r->queue[tail++] = w;
     }
   }
@@ -141,7 +148,7 @@ static void lazy_until(route_table *r, int dst) {
   while (!lazy_known(r, dst) && r->head < r->tail) {
     int v = r->queue[r->head++];
     for (int k = t->out_start[v]; k < t->out_start[v + 1]; k++) {
-      int w = t->links[t->out_link[k]].dst;
+      int w = r->out_dst[k];
       if (!lazy_known(r, w)) {
         r->stamp[w] = r->epoch, r->ldist[w] = r->ldist[v] + 1;
         r->queue[r->tail++] = w;
@@ -274,5 +281,6 @@ size_t route_bytes(const route_table *r) {
   return sizeof *r + n * (sizeof *r->dist + sizeof *r->queue + sizeof *r->scratch +
                           sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
          (size_t)r->n_dist * n + (size_t)r->cap_memo * sizeof *r->memo +
-         (size_t)r->cap_links * sizeof *r->memo_links;
+         (size_t)r->cap_links * sizeof *r->memo_links +
+         (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst;
 }

@@ -44,6 +44,7 @@ void sc_plan_default(sc_plan *p) {
   p->flash_attention = 1;
   p->fused_kernels = 1;
   p->framework_eager = 1;
+  p->channels_last = 1;
   plan_fsdp_moe_default(p);
 }
 
@@ -726,6 +727,7 @@ static void plan_switches(sc_plan *p) {
   if (p->attention == SC_ATTN_UNFUSED) p->flash_attention = 0;
   p->fused_kernels = !!p->fused_kernels;
   p->framework_eager = !!p->framework_eager;
+  p->channels_last = !!p->channels_last;
 }
 
 /* Check every relation of the scenario and fill the fields left 0 for the

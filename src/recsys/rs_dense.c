@@ -3,10 +3,25 @@
  * model; see rs_dense.h. GEMMs and memory-bound kernels reuse src/cost.
  */
 #include "cost/compute.h"
+#include "cost/conv.h"
 #include "recsys/rs_dense.h"
 #include "recsys/rs_model.h"
 
 static double abytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
+
+/* One GEMM m x n x k. On the tensor cores: the cuBLASLt fit of
+ * cost/compute.c. On the CUDA cores (fp32 before Ampere, or fp32 without
+ * TF32): SGEMM's FMA pipeline, whose k-loop prologue is short next to its
+ * slow math, at the CUDA-core efficiency and prologue fitted to the
+ * CUDA-core implicit-GEMM convolutions of a V100 fp32 training trace
+ * (cost/conv.c COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8;
+ * docs/calibration.md), the only CUDA-core GEMM measurement in ../shared. */
+static double gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k) {
+  if (cost_conv_tensor_cores(g, dt)) return cost_gemm(g, dt, m, n, k, 1);
+  cost_gemm_shape sh = COST_GEMM_DEFAULT;
+  sh.k0 = COST_CONV_DEFAULT.k0;
+  return cost_gemm_ex(g, &sh, COST_CONV_DEFAULT.eff_cuda, dt, m, n, k, 1);
+}
 
 /* One linear layer in -> out for b rows with bias + ReLU: forward GEMM and
  * the fused bias/activation pass; backward: data and weight gradients,
@@ -16,9 +31,9 @@ static void layer(const sc_rs_job *j, double b, int in, int out, int first, doub
                   double *bwd, int *kernels) {
   const sc_gpu *g = &j->gpu;
   double ab = abytes(j->dtype), act = b * out * ab;
-  *fwd += cost_gemm(g, j->dtype, b, out, in, 1) + cost_mem(g, 2 * act);
-  *bwd += cost_gemm(g, j->dtype, in, out, b, 1) + cost_mem(g, 3 * act) + cost_mem(g, act);
-  if (!first) *bwd += cost_gemm(g, j->dtype, b, in, out, 1);
+  *fwd += gemm(g, j->dtype, b, out, in) + cost_mem(g, 2 * act);
+  *bwd += gemm(g, j->dtype, in, out, b) + cost_mem(g, 3 * act) + cost_mem(g, act);
+  if (!first) *bwd += gemm(g, j->dtype, b, in, out);
   *kernels += 2 + (first ? 3 : 4);
 }
 
@@ -73,17 +88,23 @@ static void interaction(const sc_rs_job *j, double b, double *fwd, double *bwd, 
   *bwd += cost_mem(g, 2 * x);   /* split of the gradient */
   *kernels += 2;
   *kept += x;
+  if (m->concat_pool > 1) {     /* average pooling: read x, write y; back: read y, write x */
+    *fwd += cost_mem(g, x + y);
+    *bwd += cost_mem(g, x + y);
+    *kernels += 2;
+    *kept += y;
+  }
   if (m->inter == SC_RS_DCNV2) {
     /* x_{l+1} = x0 * (W x_l + b) + x_l, W full or U V^T of rank r */
     for (int l = 0; l < m->cross_layers; l++) {
       if (m->cross_rank > 0) {
-        *fwd += cost_gemm(g, j->dtype, b, m->cross_rank, d, 1) +
-                cost_gemm(g, j->dtype, b, d, m->cross_rank, 1);
-        *bwd += 2 * (cost_gemm(g, j->dtype, b, m->cross_rank, d, 1) +
-                     cost_gemm(g, j->dtype, b, d, m->cross_rank, 1));
+        *fwd += gemm(g, j->dtype, b, m->cross_rank, d) +
+                gemm(g, j->dtype, b, d, m->cross_rank);
+        *bwd += 2 * (gemm(g, j->dtype, b, m->cross_rank, d) +
+                     gemm(g, j->dtype, b, d, m->cross_rank));
       } else {
-        *fwd += cost_gemm(g, j->dtype, b, d, d, 1);
-        *bwd += 2 * cost_gemm(g, j->dtype, b, d, d, 1);
+        *fwd += gemm(g, j->dtype, b, d, d);
+        *bwd += 2 * gemm(g, j->dtype, b, d, d);
       }
       *fwd += cost_mem(g, 4 * y);
       *bwd += cost_mem(g, 6 * y);

@@ -176,14 +176,18 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double hit = g->row_frac > 0 ? grid_at(st->mass, RS_MGRID, log2(fmax(1, cache_rows / g->row_frac)))
                                : 0;
   double gather = g->lookups * rowb * ((1 - hit) + hit * RS_L2_HIT_COST);
-  double fwd = g->lookups * RS_ID_BYTES + gather + g->out_vectors * g->dim * ab;
+  /* pooled vectors as the lookup writes them: the compute type, or the
+   * table's type followed by a cast pass (and the gradient cast back) */
+  double ob = j->pooled_table_type ? eb : ab, pooled = g->out_vectors * g->dim;
+  double cast = ob != ab ? pooled * (ob + ab) : 0;
+  double fwd = g->lookups * RS_ID_BYTES + gather + pooled * ob + cast;
   if (j->kernel == SC_RS_HASH) fwd += g->lookups * RS_HASH_PROBE_BYTES;
   /* backward: unique rows of this shard among its draws */
   double k = g->draws_frac > 0 ? -log2(g->draws_frac) : RS_UGRID;
   double u = grid_at(st->uniq, RS_UGRID, k) * g->row_frac;
   if (u > g->rows) u = g->rows;
   double passes = ceil(log2(fmax(2, g->rows)) / RS_SORT_DIGIT_BITS);
-  double bwd = g->out_vectors * g->dim * ab + g->lookups * gather_bytes(g->dim, ab) +
+  double bwd = cast + pooled * ob + g->lookups * gather_bytes(g->dim, ob) +
                g->lookups * RS_SORT_PAIR_BYTES * 2 * passes +
                u * rowb * 2 * opt_arrays(j->opt);
   if (j->opt == SC_RS_ADAM_GLOBAL) bwd += g->rows * g->dim * eb * 2 * opt_arrays(j->opt);

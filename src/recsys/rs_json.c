@@ -180,7 +180,8 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
 
 static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   static const char *const ok[] = {"kind", "name", "tables", "ids", "dense_features", "bottom_mlp",
-                                   "top_mlp", "interaction", "cross_layers", "cross_rank", NULL};
+                                   "top_mlp", "interaction", "cross_layers", "cross_rank",
+                                   "concat_pool", NULL};
   if (!json_is_object(o)) return fail(c, "model", "an object");
   int rc = keys_ok(c, o, "model", ok);
   if (rc) return rc;
@@ -199,16 +200,18 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   }
   json_t *nm = json_object_get(o, "name");
   snprintf(m->name, sizeof m->name, "%s", nm && json_is_string(nm) ? json_string_value(nm) : kind);
-  double df = 13, cl = m->cross_layers, cr = 0;
+  double df = 13, cl = m->cross_layers, cr = 0, cp = 0;
   if ((rc = getnum(c, o, "model", "dense_features", 0, &df)) ||
       (rc = getnum(c, o, "model", "cross_layers", 0, &cl)) ||
       (rc = getnum(c, o, "model", "cross_rank", 0, &cr)) ||
+      (rc = getnum(c, o, "model", "concat_pool", 0, &cp)) ||
       (rc = widths(c, o, "model", "bottom_mlp", m->bottom, &m->n_bottom)) ||
       (rc = widths(c, o, "model", "top_mlp", m->top, &m->n_top)))
     return rc;
   m->dense_features = (int)fmin(df, 1 << 20);
   m->cross_layers = (int)fmin(cl, 64);
   m->cross_rank = (int)fmin(cr, 1 << 20);
+  m->concat_pool = (int)fmin(cp, 1 << 20);
   json_t *t = json_object_get(o, "tables");
   if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
   return tables_of(c, t, json_object_get(o, "ids"), m);
@@ -248,7 +251,8 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
                                    "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
-                                   "collective_cycle_ms", NULL};
+                                   "collective_cycle_ms", "keys_from_reader",
+                                   "pooled_in_table_type", NULL};
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
@@ -291,6 +295,12 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   json_t *bg = json_object_get(o, "bottom_mlp_on_gpu0");
   if (bg && !json_is_boolean(bg)) return fail(c, "training.bottom_mlp_on_gpu0", "true or false");
   j->bottom_on_gpu0 = bg && json_is_true(bg);
+  json_t *kr = json_object_get(o, "keys_from_reader");
+  if (kr && !json_is_boolean(kr)) return fail(c, "training.keys_from_reader", "true or false");
+  j->keys_from_reader = kr && json_is_true(kr);
+  json_t *pt = json_object_get(o, "pooled_in_table_type");
+  if (pt && !json_is_boolean(pt)) return fail(c, "training.pooled_in_table_type", "true or false");
+  j->pooled_table_type = pt && json_is_true(pt);
   return SC_OK;
 }
 

@@ -187,6 +187,8 @@ int sc_rs_interaction_width(const sc_rs_model *m) {
     long f = nf + 1; /* the bottom MLP's vector joins the tables' */
     return (int)(f * (f - 1) / 2 + b);
   }
+  /* average pooling, window = stride = s, no padding: floor(w / s) */
+  if (m->concat_pool > 1) w /= m->concat_pool;
   return (int)(w + b);
 }
 

@@ -15,7 +15,10 @@
  *               (with at most 40 options per table: every option and every
  *               swap with another table; else every kind aimed at the
  *               least-loaded GPU or node, column splits in 2-16 parts and a
- *               swap with a table of the least-loaded GPU); an improving move is
+ *               swap with a table of the least-loaded GPU; when neither
+ *               improves and a table's pair moves are few (options^2 x
+ *               (tables - 1) <= 2048), every option of it with every
+ *               option of one other table); an improving move is
  *               kept and the pass restarts, until a pass finds none or
  *               local_iters tables were tried.
  */
@@ -213,6 +216,8 @@ static int argmax(const double *v, int n) {
  * keep a plan of a thousand tables within seconds. */
 #define RS_SWAPS 64
 #define RS_MAX_EVALS 300000
+/* Evaluations one table's pair moves may take (small cases only). */
+#define RS_PAIR_EVALS 2048
 
 /* Swap the shards of tables t and u; kept (1) when that beats *best
  * (then updated), else undone (0). */
@@ -230,6 +235,28 @@ static int try_swap(search *s, sc_rs_plan *p, int t, int u, double *best) {
   return 0;
 }
 
+/* Every option of table t together with every option of one other table
+ * u: a move neither table improves on alone (two tables that must trade
+ * places and kinds at once); the first improvement is kept (1). */
+static int try_pairs(search *s, sc_rs_plan *p, int t, double *best) {
+  int k = options(&s->c);
+  for (int u = 0; u < p->n; u++) {
+    if (u == t) continue;
+    sc_rs_shard a = p->s[t], b = p->s[u];
+    for (int i = 0; i < k; i++)
+      for (int m = 0; m < k; m++) {
+        p->s[t] = option(&s->c, t, i);
+        p->s[u] = option(&s->c, u, m);
+        if (!memcmp(&p->s[t], &a, sizeof a) || !memcmp(&p->s[u], &b, sizeof b)) continue;
+        double x = eval(s, p);
+        if (x < *best * (1 - 1e-9)) { *best = x; return 1; }
+      }
+    p->s[t] = a;
+    p->s[u] = b;
+  }
+  return 0;
+}
+
 /* Moves of table t; 1 when one was kept. With few options per table
  * (small clusters) every option is tried, else the ones aimed at the
  * least-loaded GPU. */
@@ -243,6 +270,8 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
       tries++;
       kept |= try_swap(s, p, t, u, best);
     }
+    long pairs = (long)options(&s->c) * options(&s->c) * (p->n - 1);
+    if (!kept && pairs <= RS_PAIR_EVALS) kept = try_pairs(s, p, t, best);
     return kept;
   }
   loads(s, p, load);

@@ -281,7 +281,10 @@ static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
   double maxsend = 0;
   for (int g = 0; g < n; g++) if (c->send[g] > maxsend) maxsend = c->send[g];
   double a2a = maxsend > v->recv ? maxsend : v->recv;
-  r->ids_s = coll(c, COLL_ALL_TO_ALL, v->ids, &c->all);
+  /* a data reader that delivers each GPU its keys (HugeCTR's readers split
+   * the batch's keys by owner on the host and copy them ahead of the
+   * iteration) leaves no ids to exchange between GPUs */
+  r->ids_s = c->j->keys_from_reader ? 0 : coll(c, COLL_ALL_TO_ALL, v->ids, &c->all);
   r->a2a_fwd_s = coll(c, COLL_ALL_TO_ALL, a2a, &c->all);
   r->a2a_bwd_s = r->a2a_fwd_s;
   r->rs_fwd_s = coll(c, COLL_REDUCE_SCATTER, v->rs, &c->all) +

@@ -25,6 +25,12 @@
  *   - the NIC of a multi-node row that does not state it: the GPU's
  *     reference system (validate/rowdefaults.c), said in `assumed`;
  *   - Horovod (framework) starts collectives on its 1 ms background cycle;
+ *   - HugeCTR (framework) reads every GPU's keys through its data reader:
+ *     no all-to-all of lookup ids;
+ *   - PyTorch and TensorFlow (framework) look up in the table's type and
+ *     cast the pooled vectors to the compute type (mixed precision);
+ *   - "avgpool stride N" (interaction) average-pools the concatenated
+ *     embeddings before the MLP;
  *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
  *     batch before the all-to-all; otherwise data parallel;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
@@ -207,6 +213,8 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   int nb = widths(c, "bottom_mlp", w, SC_RS_MAX_LAYERS + 1);
   m->dense_features = (int)num(c, "dense_features", nb ? w[0] : 13);
   for (int i = 1; i < nb; i++) m->bottom[m->n_bottom++] = w[i];
+  if (m->inter == SC_RS_CONCAT) /* "avgpool stride 7 over concatenated embeddings" */
+    m->concat_pool = (int)after(cell(c, "interaction"), "avgpool stride", 0);
   if (m->inter == SC_RS_DCNV2) {
     const char *in = cell(c, "interaction");
     m->cross_layers = (int)after(in, "(", 3);
@@ -247,8 +255,12 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
     j->eager = 1;
   }
   if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
+  /* PyTorch's embedding_bag and Keras' Embedding return the table's type;
+   * mixed precision casts the pooled vectors after the lookup */
+  j->pooled_table_type = !strncasecmp(fw, "pytorch", 7) || strstr(fw, "tensorflow") != NULL;
   j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
   if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
+  j->keys_from_reader = strcasestr_ascii(fw, "hugectr"); /* HugeCTR's reader splits keys by owner */
   return SC_OK;
 }
 

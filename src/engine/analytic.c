@@ -24,6 +24,7 @@
 #include "cost/compute.h"
 #include "cost/conv.h"
 #include "engine/engine.h"
+#include "engine/fsdp.h"
 #include "pipeline/pipe.h"
 
 void eng_init(eng *e) { memset(e, 0, sizeof *e); }
@@ -98,6 +99,12 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
 }
 
 /* grp_cost of the job's cluster, memoised by (op, bytes, group). */
+static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share);
+
+double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share) {
+  return coll(e, &e->grps[group], op, bytes, share);
+}
+
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share) {
   const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
   const double *v = recall(e, key);
@@ -120,6 +127,12 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
     if (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV) {
       double c = conv(e, t, bwd);
       if (c >= 0) return c;
+    }
+    if (t->op >= 0 && e->g && e->g->ops[t->op].expert && !e->s->plan.moe_grouped_gemm) {
+      /* one GEMM per local expert (SequentialMLP): each its own waves */
+      double one = bwd ? gemm(e, t->dtype, t->m, t->k, t->n, 1) + gemm(e, t->dtype, t->k, t->n, t->m, 1)
+                       : gemm(e, t->dtype, t->m, t->n, t->k, 1);
+      return t->batch * one;
     }
     if (!bwd) return gemm(e, t->dtype, t->m, t->n, t->k, t->batch);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
@@ -158,6 +171,10 @@ double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *shar
 static double overlapped(double comm, double window, double share) {
   double hidden = comm < window ? comm : window;
   return comm - hidden + share * hidden;
+}
+
+double eng_overlapped(double comm, double window, double share) {
+  return overlapped(comm, window, share);
 }
 
 /* ------------------------------------------------------------ queues */
@@ -416,41 +433,6 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
 
 /* ------------------------------------------------- data parallelism */
 
-/* Exposed ZeRO-3 / FSDP communication of stage st per step: per layer and
- * micro-batch, a gather before forward, a gather and a reduce-scatter in
- * backward, prefetched under the layer's compute; the first gather of each
- * pass is never hidden; the first and last blocks (embedding, head) are
- * gathered and reduced once per micro-batch. */
-static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
-  double e_b = dtype_bytes(&e->s->plan), layers = 0, first = -1, rest = 0;
-  int rest_grp = -1;
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_run *r = &e->x->runs[st->first_run + j];
-    const xg_segment *sg = &e->x->segs[r->segment];
-    if (sg->zero < 3 || sg->block < 0) continue;
-    const grp *g = &e->grps[sg->dp_group];
-    if (sg->role != WG_ROLE_LAYER) {
-      rest += sg->params;
-      rest_grp = sg->dp_group;
-      continue;
-    }
-    double share;
-    double ag = coll(e, g, COLL_ALL_GATHER, sg->params * e_b, &share);
-    double rs = coll(e, g, COLL_REDUCE_SCATTER, sg->params * e_b, NULL);
-    double fwd = overlapped(ag, e->qs[2 * r->segment].compute, share);
-    double bwd = overlapped(ag + rs, e->qs[2 * r->segment + 1].compute, share);
-    layers += r->count * (fwd + bwd);
-    if (first < 0) first = ag;
-  }
-  double rest_t = 0;
-  if (rest > 0) {
-    const grp *g = &e->grps[rest_grp];
-    rest_t = 2 * coll(e, g, COLL_ALL_GATHER, rest * e_b, NULL) +
-             coll(e, g, COLL_REDUCE_SCATTER, rest * e_b, NULL);
-  }
-  return mbs * (layers + (first > 0 ? first : 0) + rest_t);
-}
-
 /* Bytes per gradient element in the data-parallel reduction: 16-bit
  * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
  * accumulated and reduced in fp32 when the main gradients are fp32
@@ -530,13 +512,14 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
 static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
   const sc_plan *p = &e->s->plan;
   double e_b = dtype_bytes(p), red, ag, share, params;
-  double t = zero3_exposed(e, st, mbs);
+  double t = fsdp_exposed(e, st, mbs); /* ZeRO-3 / FSDP units: fsdp.c */
   grad_reduction(e, st, &red, &ag, &share, &params);
   /* HSDP: each shard's reduced gradients are all-reduced across its
-   * replicas, once per step */
+   * replicas, once per step (FSDP1 and FSDP2 do it after every
+   * backward, unit by unit: fsdp.c) */
   double rep = 0;
   int rep_grp = -1;
-  for (int j = 0; j < st->n_runs; j++) {
+  for (int j = 0; j < st->n_runs && !fsdp_hsdp_per_unit(p); j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0 || sg->zero < 3 || sg->rep_group < 0) continue;

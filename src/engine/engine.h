@@ -145,6 +145,14 @@ double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *shar
  * the simulated step. SC_OK or SC_ENOMEM. */
 int eng_timeline(eng *e, sc_span **spans, size_t *n, double *step_s, sc_error *err);
 
+/* Time of collective op of `bytes` on group index `group` of e->x (the
+ * job's memoised cost); *share (if not NULL) the SMs it holds. */
+double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share);
+
+/* Critical-path cost of `comm` seconds overlapped with `window` seconds
+ * of compute whose SMs it shares (`share` of them taken). */
+double eng_overlapped(double comm, double window, double share);
+
 /* Memory per GPU of stage st (fills e->st[st].m); memory.c. */
 void eng_memory(eng *e, int st);
 

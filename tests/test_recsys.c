@@ -503,6 +503,36 @@ Test(recsys_json, errors_name_the_key) {
   unlink(path);
 }
 
+/* Row defaults by framework, the same for every row: PyTorch rows run
+ * NVIDIA's PyTorch DLRM layout (bottom MLP on GPU 0), HugeCTR rows do not;
+ * HugeCTR's DistributedSlot*Hash rows probe hash tables with global Adam. */
+static void row_job(const char *file, const char *id, sc_rs_job *j) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, file);
+  cr_assert_eq(access(path, R_OK), 0, "%s is missing: these tests need ../shared", path);
+  sc_rs_plan p;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_row_job(path, id, j, &p, &e), SC_OK, "%s %s: %s", file, id, e.msg);
+  sc_rs_plan_free(&p);
+}
+
+Test(recsys_validate, framework_defaults_of_rows) {
+  sc_rs_job j;
+  row_job("mlperf_dlrm_v0.7-v2.1.csv", "mlperf-dlrm-005", &j); /* PyTorch NVIDIA Release 20.06 */
+  cr_assert_eq(j.bottom_on_gpu0, 1, "PyTorch row: bottom MLP on GPU 0");
+  cr_assert_eq(j.eager, 1);
+  sc_rs_job_free(&j);
+  row_job("mlperf_dlrm_v0.7-v2.1.csv", "mlperf-dlrm-004", &j); /* Merlin HugeCTR */
+  cr_assert_eq(j.bottom_on_gpu0, 0, "HugeCTR row: data-parallel bottom MLP");
+  cr_assert_eq(j.keys_from_reader, 1);
+  sc_rs_job_free(&j);
+  row_job("hugectr_wdl_batch_sweep.csv", "wdl-bsz-010", &j);
+  cr_assert_eq(j.kernel, SC_RS_HASH);
+  cr_assert_eq(j.opt, SC_RS_ADAM_GLOBAL);
+  cr_assert_eq(j.bottom_on_gpu0, 0);
+  sc_rs_job_free(&j);
+}
+
 /* The published sets (../shared/validation/recsys): every row read, at
  * most 5 % skipped, and the errors reported (docs/accuracy.md). */
 Test(recsys_validate, shared_sets_predicted) {
@@ -511,7 +541,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.43, 0.38, 0.23, 0.12};
+  static const double level[] = {0.43, 0.38, 0.21, 0.12};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

@@ -29,19 +29,28 @@ static void help(void) {
          "  --html FILE write an HTML report: predicted against measured per set, with\n"
          "              the error bands (docs/report.md); '-': standard output\n"
          "  --row ID    predict one training row as `stepcast predict` would show it\n"
-         "              (the scenario its blank cells give, with the full breakdown)\n\n"
+         "              (the scenario its blank cells give, with the full breakdown;\n"
+         "              with --engine event, the event engine's report)\n\n"
          "Exit codes (docs/output.md): 0 ok, 2 malformed CSV, 3 unreadable file,\n"
          "4 out of memory.\n");
 }
 
 /* `validate --row ID FILE`: the prediction of one training row. */
-static int one_row(const char *path, const char *id, sc_format fmt) {
+static int one_row(const char *path, const char *id, sc_format fmt, int event) {
   sc_scenario s;
   sc_result r;
   sc_error err = {0};
+  sc_event_pred *ep = NULL;
+  sc_event_opts eo = {1, 0};
   int rc = sc_validate_row_scenario(path, id, &s, &err);
   if (rc == SC_OK && s.dp.scheme[0]) return cli_dp_report("validate", &s, fmt, 0);
-  if (rc == SC_OK) rc = sc_predict(&s, &r, &err);
+  if (rc == SC_OK && event) {
+    rc = sc_predict_event(&s, &eo, &r, &ep, &err);
+    if (rc == SC_OK) sc_scenario_resolve(&s, &err), sc_report_event(stdout, fmt, &s, &r, ep);
+    sc_event_pred_free(ep);
+    if (rc == SC_OK) return 0;
+  }
+  if (rc == SC_OK && !event) rc = sc_predict(&s, &r, &err);
   if (rc != SC_OK) {
     fprintf(stderr, "stepcast validate: %s\n", err.msg);
     return cli_exit_code(rc);
@@ -118,9 +127,12 @@ int cmd_validate(int argc, char **argv) {
     if (!strcmp(argv[i], "--row")) {
       sc_format f = SC_FORMAT_TABLE;
       const char *file = NULL;
+      int ev = 0;
       for (int k = 1; k < argc; k++) {
         if (k == i || k == i + 1) continue;
-        if (!strcmp(argv[k], "--format") && k + 1 < argc) {
+        if (!strcmp(argv[k], "--engine") && k + 1 < argc) {
+          ev = !strcmp(argv[++k], "event");
+        } else if (!strcmp(argv[k], "--format") && k + 1 < argc) {
           int v = sc_format_from_name(argv[++k]);
           if (v < 0) {
             fprintf(stderr, "stepcast validate: --format expects table, json or csv\n");
@@ -135,7 +147,7 @@ int cmd_validate(int argc, char **argv) {
         fprintf(stderr, "stepcast validate: --row ID needs the CSV file of that row\n");
         return 2;
       }
-      return one_row(file, argv[i + 1], f);
+      return one_row(file, argv[i + 1], f, ev);
     }
   sc_format fmt = SC_FORMAT_TABLE;
   unsigned flags = SC_REPORT_ROWS;

@@ -282,6 +282,18 @@ typedef enum sc_recompute {
   SC_RECOMP_FULL
 } sc_recompute;
 
+/* The FSDP / ZeRO-3 implementation (plan.fsdp_impl). */
+typedef enum sc_fsdp_impl {
+  SC_FSDP2 = 0,        /* PyTorch fully_shard: per-parameter sharding, one
+                          all-gather per unit with copy-in/copy-out kernels */
+  SC_FSDP1,            /* PyTorch FullyShardedDataParallel: flat parameter
+                          per unit, gathered and reduced in place */
+  SC_FSDP_DEEPSPEED,   /* DeepSpeed ZeRO-3: per-module gathers prefetched by
+                          numel, gradients in reduce buckets */
+  SC_FSDP_XLA          /* XLA (JAX/MaxText) parameter sharding: one gather per
+                          layer into its weights, one layer ahead */
+} sc_fsdp_impl;
+
 /* One override of the plan for some layers: the strategy tree of Proteus
  * (a default plan plus per-layer or per-block changes). An int field set
  * to SC_INHERIT keeps the plan's value. Overrides apply in order; a later
@@ -390,6 +402,31 @@ typedef struct sc_plan {
   int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
                                 [k*pp + s] = layers of chunk k on stage s */
   int pp_layout[SC_MAX_PP_LAYOUT];
+  /* ZeRO-3 / FSDP as each framework schedules it (zero 3; src/engine/
+   * fsdp.c, docs/model.md "FSDP and ZeRO-3"). The defaults are the
+   * frameworks' own (sc_plan_default). */
+  sc_fsdp_impl fsdp_impl;    /* which implementation runs it */
+  int fsdp_reshard;          /* 1 = free the gathered weights after forward and
+                                gather again in backward (FULL_SHARD, ZeRO-3);
+                                0 = keep them to the backward (SHARD_GRAD_OP,
+                                FSDP2 reshard_after_forward=False) */
+  int fsdp_prefetch;         /* FSDP1/FSDP2: units gathered ahead in backward
+                                (FSDP1 BACKWARD_PRE: 1, none: 0; FSDP2: 1, or
+                                more through set_modules_to_backward_prefetch) */
+  int fsdp_forward_prefetch; /* 1 = the next unit's gather is issued before
+                                this unit's forward (FSDP1 forward_prefetch);
+                                0 = when the host reaches it (implicit) */
+  double ds_prefetch_bucket; /* DeepSpeed stage3_prefetch_bucket_size, elements */
+  double ds_max_live;        /* stage3_max_live_parameters, elements */
+  double ds_max_reuse;       /* stage3_max_reuse_distance, elements */
+  double ds_reduce_bucket;   /* reduce_bucket_size, elements */
+  double ds_persistence;     /* stage3_param_persistence_threshold, elements */
+  /* MoE as it is run (src/lower/lower.c, docs/model.md) */
+  int moe_grouped_gemm;      /* 1 = each expert linear is one grouped GEMM over
+                                the rank's experts (Megatron --moe-grouped-gemm);
+                                0 = one GEMM per expert (SequentialMLP) */
+  double moe_imbalance;      /* tokens of the busiest expert-parallel rank over
+                                the mean (>= 1; 1 = balanced) */
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

@@ -98,6 +98,12 @@ expect 0 "attention flash3" -- predict -g h100-sxm5-80gb --set plan.attention=fl
 expect 2 "or plan.etp 1 folds ep over the tensor-parallel ranks" -- predict -m mixtral-8x7b -g h100-sxm5-80gb -n 16 --tp 4 --pp 1 --ep 8 --gb 64
 expect 0 "ep_comm_exposed" -- predict -m mixtral-8x7b -g h100-sxm5-80gb -n 16 --tp 4 --pp 1 --ep 8 --gb 64 --set plan.etp=1
 expect 2 "plan.etp: 2; valid: 0 or 4" -- predict -m mixtral-8x7b -g h100-sxm5-80gb -n 16 --tp 4 --pp 1 --ep 2 --gb 64 --set plan.etp=2
+# FSDP per framework, MoE as run: bad values name what would be valid
+expect 2 'plan.fsdp_impl: unknown value string "megatron"; valid: fsdp2, fsdp1, deepspeed, xla' -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=megatron
+expect 2 "valid: 0, 1" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=fsdp1 --set plan.fsdp_prefetch=2
+expect 0 "dp_comm_exposed" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=deepspeed --set plan.ds_max_reuse=0
+expect 2 "plan.moe_imbalance: 20 is more than the busiest of ep 8 ranks can hold" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=20
+expect 2 "plan.moe_imbalance" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=0.5
 # pipeline stage layouts (Megatron-Core's rules)
 expect 2 "plan.pp: 8 does not divide the 126 layers of the model" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8
 expect 0 "step time" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8 --set plan.pp_embedding_in_split=true --set plan.pp_loss_in_split=true

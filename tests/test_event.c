@@ -343,3 +343,156 @@ Test(event, activation_offload_is_on_the_path_as_in_the_closed_form) {
             c.step_s);
   cr_expect(fabs(sum(&ev.time) - ev.step_s) < 1e-9 * ev.step_s);
 }
+
+/* The DP spans of class cls in time order (the trace records them so),
+ * and the end of its last compute span. */
+static int dp_spans(const ev_out *o, int cls, const ev_span **out, int cap, double *compute_end) {
+  int n = 0;
+  *compute_end = 0;
+  for (long i = 0; i < o->n_spans; i++) {
+    const ev_span *sp = &o->spans[i];
+    if (sp->cls != cls) continue;
+    if (sp->stream == EV_DP && n < cap) out[n++] = sp;
+    if (sp->stream == EV_COMPUTE && sp->pass != 'O' && sp->start + sp->dur > *compute_end)
+      *compute_end = sp->start + sp->dur;
+  }
+  return n;
+}
+
+Test(event, the_gradient_reduction_runs_bucket_by_bucket_beside_the_backward) {
+  /* GPT-3 1.3B, tp 2, dp 32, no pipeline: Megatron's buckets of
+   * max(40M, 32M) parameters, about 16 for the 660M of a rank */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.dp = 0;
+  sc_event_pred *p;
+  sc_result on = event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  const ev_span *b[256];
+  double cend;
+  int n = dp_spans(o, 0, b, 256, &cend);
+  cr_expect(n >= 8 && n <= 40, "%d buckets", n);
+  for (int k = 1; k < n; k++) /* one after another on the DP stream */
+    cr_expect(b[k]->start >= b[k - 1]->start + b[k - 1]->dur - 1e-12, "bucket %d starts at %g "
+              "before %d ends at %g", k, b[k]->start, k - 1, b[k - 1]->start + b[k - 1]->dur);
+  cr_expect(n > 0 && b[0]->start < cend - 0.5 * (b[n - 1]->start + b[n - 1]->dur - b[0]->start),
+            "the first bucket (%g s) leaves during the backward (ends %g s)", n ? b[0]->start : 0,
+            cend);
+  /* what stays exposed: at least the last bucket, less than all of them */
+  double last = n ? b[n - 1]->dur : 0, all = 0;
+  for (int k = 0; k < n; k++) all += b[k]->dur;
+  cr_expect(on.time.dp_comm >= last && on.time.dp_comm < all, "exposed %g s, last bucket %g s, "
+            "all %g s", on.time.dp_comm, last, all);
+  /* without overlap_grad_reduce one reduction after the backward, longer */
+  s.plan.overlap_grad_reduce = 0;
+  sc_result off = event(&s, 1, NULL);
+  cr_expect(off.time.dp_comm > on.time.dp_comm + 0.5 * (all - last), "off %g s, on %g s",
+            off.time.dp_comm, on.time.dp_comm);
+  sc_event_pred_free(p);
+}
+
+Test(event, with_a_pipeline_only_the_first_stage_overlaps_its_buckets) {
+  /* Megatron-LM's align_grad_reduce: the other stages launch theirs when
+   * their cool-down ends */
+  sc_scenario s = small(); /* pp 4 */
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  for (int st = 0; st < 4; st++) {
+    const ev_span *b[256];
+    double cend;
+    int n = dp_spans(o, st, b, 256, &cend);
+    cr_expect(n >= 2, "stage %d: %d buckets", st, n);
+    if (n < 1) continue;
+    if (st == 0)
+      cr_expect(b[0]->start < cend, "stage 0: first bucket at %g s, backward ends %g s",
+                b[0]->start, cend);
+    else
+      cr_expect(b[0]->start >= cend - 1e-12, "stage %d: first bucket at %g s before its "
+                "backward ends (%g s)", st, b[0]->start, cend);
+  }
+  sc_event_pred_free(p);
+}
+
+Test(event, a_reduction_and_pipeline_sends_on_one_cable_slow_each_other) {
+  /* GPT-3 1.3B on 12 GPUs, pp 3, dp 4: stage 0 on switch A, stage 1 on
+   * B, stage 2 half on each. After its last backward stage 2 all-reduces
+   * across the A-B cable while stage 1 still sends gradients to stage 0
+   * over it: both run slower while they overlap, and only then */
+  sc_scenario s = small();
+  s.cluster.gpus = 12, s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  s.plan.tp = 1, s.plan.pp = 3, s.plan.dp = 0, s.plan.global_batch = 48, s.plan.micro_batch = 1;
+  s.plan.overlap_grad_reduce = 0; /* the reduction after the backward, whole */
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s/tests/data/two_switches.json",
+           SC_SOURCE_DIR);
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  double send_min = INFINITY, dp_min = INFINITY, dp_max = 0;
+  for (long i = 0; i < o->n_spans; i++) {
+    const ev_span *sp = &o->spans[i];
+    if (sp->stream == EV_PP && sp->dur < send_min) send_min = sp->dur;
+    if (sp->stream == EV_DP) dp_min = fmin(dp_min, sp->dur), dp_max = fmax(dp_max, sp->dur);
+  }
+  int slowed = 0, alone_ok = 1;
+  for (long i = 0; i < o->n_spans; i++) {
+    const ev_span *sp = &o->spans[i];
+    if (sp->stream != EV_PP) continue;
+    int beside = 0; /* overlaps a reduction */
+    for (long j = 0; j < o->n_spans; j++) {
+      const ev_span *d = &o->spans[j];
+      beside |= d->stream == EV_DP && d->start < sp->start + sp->dur && sp->start < d->start + d->dur;
+    }
+    if (beside) slowed += sp->dur > 1.5 * send_min;
+    else alone_ok &= sp->dur < send_min * (1 + 1e-9);
+  }
+  cr_expect(slowed >= 1, "no send beside the reduction took longer than %g s alone", send_min);
+  cr_expect(alone_ok, "a send away from the reductions took longer than alone");
+  /* the reduction that shared the cable took longer than the others (all
+   * the same alone) */
+  cr_expect(dp_max > dp_min * 1.01, "reductions %g .. %g s", dp_min, dp_max);
+  /* every replica simulated, each with its share of the demand: the same */
+  sc_result a = event(&s, 1, NULL), b = event(&s, 0, NULL);
+  cr_expect(fabs(a.step_s / b.step_s - 1) < 1e-9, "folded %.12g s, unfolded %.12g s", a.step_s,
+            b.step_s);
+  sc_event_pred_free(p);
+}
+
+Test(event, the_closed_form_overlaps_the_buckets_as_the_event_engine_runs_them) {
+  /* pp 1 (buckets beside the backward) and pp 4 (the first stage beside
+   * its backward, the others beside the drain) */
+  for (int pp = 1; pp <= 4; pp += 3) {
+    sc_scenario s = small();
+    s.plan.pp = pp, s.plan.dp = 0;
+    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    /* pp 1: the same reduction exposed (the closed form takes layers of
+     * equal size); pp 4: the path may end on a later stage's reduction
+     * (beside the drain, off the path), so compare the steps */
+    if (pp == 1)
+      cr_expect(fabs(ev.time.dp_comm - c.time.dp_comm) <= 0.1 * c.time.dp_comm,
+                "pp 1: exposed reduction: event %g s, closed form %g s", ev.time.dp_comm,
+                c.time.dp_comm);
+    cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "pp %d: event %g s, closed form %g s", pp,
+              ev.step_s, c.step_s);
+    s.plan.overlap_grad_reduce = 0;
+    sc_result c0 = closed(&s);
+    cr_expect(c0.time.dp_comm > 2 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
+              c0.time.dp_comm - c.time.dp_comm, c0.time.dp_comm);
+  }
+}
+
+Test(event, bf16_gradients_are_reduced_in_fp32) {
+  /* Megatron-LM: bf16 training accumulates and all-reduces gradients in
+   * fp32 when the main gradients are fp32 (the default) */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0, s.plan.overlap_grad_reduce = 0;
+  sc_result f32 = closed(&s);
+  s.plan.main_grads = SC_BF16;
+  sc_result b16 = closed(&s);
+  double r = f32.time.dp_comm / b16.time.dp_comm;
+  cr_expect(r > 1.8 && r < 2.05, "fp32 %g s, bf16 %g s (x %g)", f32.time.dp_comm,
+            b16.time.dp_comm, r);
+  s.plan.dtype = SC_FP16, s.plan.main_grads = SC_FP32; /* fp16 reduces in fp16 */
+  sc_result f16 = closed(&s);
+  cr_expect(fabs(f16.time.dp_comm / b16.time.dp_comm - 1) < 0.01, "fp16 %g s, bf16 grads %g s",
+            f16.time.dp_comm, b16.time.dp_comm);
+}

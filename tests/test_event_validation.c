@@ -9,10 +9,15 @@
  *    level with the GPU (it syncs at the optimizer step), so a step of few
  *    micro-batches with launch-bound kernels is longer. Without host time
  *    (plan.framework_eager off) the two agree within 2 %.
- *  - send/recv with uneven stages: the closed form charges 2 (m + pp - 1)
- *    vpp send/recv; the event engine puts on the critical path only those
- *    the slowest stage waits for. With the path's send/recv counted
- *    alike, the rest agrees within 2 %.
+ *  - send/recv: both engines charge Megatron's blocking send/recv
+ *    (pipe.h p2p_per_mb: the closed form through the pipeline's pace,
+ *    the event engine as rendezvous); should they part, the rest of the
+ *    step must still agree within 2 % with the path's send/recv counted
+ *    alike (no row needs it today).
+ *  - gradient buckets: the event engine runs the data-parallel reduction
+ *    bucket by bucket beside the last backward (engine/evbucket.c), the
+ *    closed form hides it under at most 90 % of that backward; with
+ *    plan.overlap_grad_reduce off the two agree within 2 %.
  * The event engine's error against the measurements is printed per set
  * beside the closed form's. Needs ../shared (fails loudly without it).
  */
@@ -52,7 +57,7 @@ Test(event_validation, agrees_with_the_closed_form_on_every_training_row) {
     sc_error e = {0};
     cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s: %s", path, e.msg);
     double ape_c = 0, ape_e = 0, worst = 0;
-    int rows = 0, n_pp = 0, n_host = 0;
+    int rows = 0, n_pp = 0, n_host = 0, n_bk = 0;
     for (int k = 0; k < v.n; k++) {
       const sc_validation_row *r = &v.rows[k];
       if (r->predicted < 0) continue;
@@ -74,10 +79,17 @@ Test(event_validation, agrees_with_the_closed_form_on_every_training_row) {
         cr_assert_eq(sc_predict(&q, &cf0, &e), SC_OK, "%s", e.msg);
         cr_assert_eq(sc_predict_event(&q, &o, &ev0, NULL, &e), SC_OK, "%s", e.msg);
         int pp = rest <= 0.02 * cf.step_s, host = fabs(ev0.step_s / cf0.step_s - 1) <= 0.02;
-        n_pp += pp, n_host += !pp && host;
-        cr_expect(pp || host,
+        sc_scenario q2 = s;
+        q2.plan.overlap_grad_reduce = 0;
+        sc_result ev2, cf2;
+        cr_assert_eq(sc_predict(&q2, &cf2, &e), SC_OK, "%s", e.msg);
+        cr_assert_eq(sc_predict_event(&q2, &o, &ev2, NULL, &e), SC_OK, "%s", e.msg);
+        int buckets = fabs(ev2.step_s / cf2.step_s - 1) <= 0.02;
+        n_pp += pp, n_host += !pp && host, n_bk += !pp && !host && buckets;
+        cr_expect(pp || host || buckets,
                   "%s row %s: event %g s, closed form %g s (%.2f %%), not explained by the "
-                  "send/recv (rest differs by %g s) nor by the host (without: %g vs %g s)",
+                  "send/recv (rest differs by %g s), the host (without: %g vs %g s) nor the "
+                  "gradient buckets",
                   names[i], r->id, ev.step_s, r->predicted, 100 * diff, rest, ev0.step_s,
                   cf0.step_s);
       }
@@ -87,20 +99,17 @@ Test(event_validation, agrees_with_the_closed_form_on_every_training_row) {
       rows++;
     }
     if (rows) {
-      fprintf(stderr, "%-28s %5d %11.2f%% %11.2f%% %11.2f%%   > 2 %%: %d send/recv, %d host\n",
-              names[i], rows, 100 * ape_c / rows, 100 * ape_e / rows, 100 * worst, n_pp,
-              n_host);
-      /* within a point: megatron_sc21_table1 is 0.7 points worse (4.92 vs
-       * 4.20 %): its pp 35 and pp 64 rows have fewer send/recv on the
-       * event engine's path than the closed form's 2 (m + pp - 1) vpp,
-       * and the measurements are longer (docs/event.md) */
-      worse |= ape_e / rows > ape_c / rows + 0.01;
+      fprintf(stderr, "%-28s %5d %11.2f%% %11.2f%% %11.2f%%   > 2 %%: %d send/recv, %d host, "
+              "%d buckets\n", names[i], rows, 100 * ape_c / rows, 100 * ape_e / rows,
+              100 * worst, n_pp, n_host, n_bk);
+      /* no worse than the closed form's (to rounding: 0.05 points) */
+      worse |= ape_e / rows > ape_c / rows + 0.0005;
       rows_all += rows;
     }
     sc_validation_free(&v);
     free(names[i]);
   }
   cr_expect(rows_all > 1000, "only %d rows predicted", rows_all);
-  cr_expect(!worse, "the event engine's MAPE is worse than the closed form's by > 1 point "
-                    "on some set (table above)");
+  cr_expect(!worse, "the event engine's MAPE is worse than the closed form's on some set "
+                    "(table above)");
 }

@@ -259,6 +259,74 @@ Test(recsys_emb, optimizers_order_the_backward) {
   cr_assert(bwd[3] - bwd[2] > 10e6 * 512 * 6 / 2.039e12, "%g", bwd[3] - bwd[2]);
 }
 
+/* Kernels that read a row with one thread per element (HugeCTR hash
+ * tables, TensorFlow ops) move the 32-byte sectors the row spans. fp32
+ * rows of width 1 and 8 are both one sector (4 B and 32 B): their forward
+ * differs only by the pooled outputs written, 65536 x 7 x 4 B; width 9
+ * (36 B) spans two sectors: 65536 lookups x 32 B more, of which the share
+ * 1/1e6 on the hottest row (uniform ids; no L2 share here) costs a quarter.
+ * A100 80 GB: 2039 GB/s x 0.79. FBGEMM's kernels (fused) charge width 1
+ * as 32 elements x 1.75 = 224 B instead. */
+Test(recsys_emb, sector_granular_rows_by_hand) {
+  double f[3], b;
+  int dims[3] = {1, 8, 9};
+  double bw = 2039e9 * 0.79, L = 65536, h = 1e-6;
+  for (int i = 0; i < 3; i++) {
+    sc_rs_job j;
+    char spec[64];
+    snprintf(spec, sizeof spec, "1x1000000x%d@1", dims[i]);
+    job(&j, spec, 1, SC_RS_UNIFORM, 0);
+    j.kernel = SC_RS_HASH;
+    rs_tstat st;
+    rs_tstat_fill(&j, &j.model.tables[0], &st);
+    rs_shard_geo geo = {1e6, 1, dims[i], L, 1, L, 0};
+    rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f[i], &b);
+    if (i == 0) {
+      double fh = f[0];
+      j.kernel = SC_RS_FUSED;
+      rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f[0], &b);
+      double extra = L * (224 - 32) * ((1 - h) + h * 0.25) - L * 32; /* no probe when fused */
+      cr_assert_float_eq(f[0] - fh, extra / bw, 1e-12, "fused - hash %g s", f[0] - fh);
+      f[0] = fh;
+    }
+    sc_rs_job_free(&j);
+  }
+  cr_assert_float_eq(f[1] - f[0], L * 7 * 4 / bw, 1e-12, "width 8 - width 1: %g s", f[1] - f[0]);
+  cr_assert_float_eq(f[2] - f[1], (L * 32 * ((1 - h) + h * 0.25) + L * 4) / bw, 1e-12,
+                     "width 9 - width 8: %g s", f[2] - f[1]);
+  cr_assert_float_eq(f[2] - f[1], 1.4646e-6, 0.0001e-6);
+}
+
+/* A GPU hash table is sized per GPU (HugeCTR workspace_size_per_gpu_in_mb):
+ * row-wise over 8 GPUs, each GPU still holds the whole 1e7 x 16 table with
+ * Adam's two moments (3 x 640 MB = 1.92 GB) and the global update streams
+ * all of it (read and written: 3.84 GB = 2.384 ms at 2039 GB/s x 0.79);
+ * fused (index) tables hold and stream an eighth. */
+Test(recsys_emb, hash_tables_are_sized_per_gpu) {
+  double mem[2], bwd[2];
+  for (int k = 0; k < 2; k++) {
+    sc_rs_job j;
+    job(&j, "1x10000000x16@1", 8, SC_RS_UNIFORM, 0);
+    j.kernel = k ? SC_RS_HASH : SC_RS_FUSED;
+    j.opt = SC_RS_ADAM_GLOBAL;
+    sc_rs_plan p;
+    sc_error e = {0};
+    cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_ROW_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+    sc_rs_result r;
+    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+    mem[k] = r.mem_bytes;
+    bwd[k] = r.emb_bwd_s;
+    sc_rs_result_free(&r);
+    sc_rs_plan_free(&p);
+    sc_rs_job_free(&j);
+  }
+  cr_assert_float_eq(mem[1] - mem[0], 1.92e9 * 7 / 8, 1e3, "hash - fused %g B", mem[1] - mem[0]);
+  double stream = 1e7 * 16 * 4 * 6 / (2039e9 * 0.79);
+  cr_assert_float_eq(stream, 2.384e-3, 0.001e-3);
+  cr_assert(bwd[1] - bwd[0] > stream * 7 / 8 * 0.99, "global Adam streams the whole table: "
+            "+%g s", bwd[1] - bwd[0]);
+}
+
 /* 3.1 TiB (distributed-embeddings Jumbo, Adagrad): 1 GPU no, 128 yes. */
 Test(recsys_memory, jumbo_fits_on_128_not_on_1) {
   int ns[2] = {1, 128};
@@ -435,6 +503,36 @@ Test(recsys_json, errors_name_the_key) {
   unlink(path);
 }
 
+/* Row defaults by framework, the same for every row: PyTorch rows run
+ * NVIDIA's PyTorch DLRM layout (bottom MLP on GPU 0), HugeCTR rows do not;
+ * HugeCTR's DistributedSlot*Hash rows probe hash tables with global Adam. */
+static void row_job(const char *file, const char *id, sc_rs_job *j) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, file);
+  cr_assert_eq(access(path, R_OK), 0, "%s is missing: these tests need ../shared", path);
+  sc_rs_plan p;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_row_job(path, id, j, &p, &e), SC_OK, "%s %s: %s", file, id, e.msg);
+  sc_rs_plan_free(&p);
+}
+
+Test(recsys_validate, framework_defaults_of_rows) {
+  sc_rs_job j;
+  row_job("mlperf_dlrm_v0.7-v2.1.csv", "mlperf-dlrm-005", &j); /* PyTorch NVIDIA Release 20.06 */
+  cr_assert_eq(j.bottom_on_gpu0, 1, "PyTorch row: bottom MLP on GPU 0");
+  cr_assert_eq(j.eager, 1);
+  sc_rs_job_free(&j);
+  row_job("mlperf_dlrm_v0.7-v2.1.csv", "mlperf-dlrm-004", &j); /* Merlin HugeCTR */
+  cr_assert_eq(j.bottom_on_gpu0, 0, "HugeCTR row: data-parallel bottom MLP");
+  cr_assert_eq(j.keys_from_reader, 1);
+  sc_rs_job_free(&j);
+  row_job("hugectr_wdl_batch_sweep.csv", "wdl-bsz-010", &j);
+  cr_assert_eq(j.kernel, SC_RS_HASH);
+  cr_assert_eq(j.opt, SC_RS_ADAM_GLOBAL);
+  cr_assert_eq(j.bottom_on_gpu0, 0);
+  sc_rs_job_free(&j);
+}
+
 /* The published sets (../shared/validation/recsys): every row read, at
  * most 5 % skipped, and the errors reported (docs/accuracy.md). */
 Test(recsys_validate, shared_sets_predicted) {
@@ -443,7 +541,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.47, 0.38, 0.23, 0.12};
+  static const double level[] = {0.43, 0.38, 0.21, 0.12};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

@@ -24,6 +24,7 @@
 #include "cost/compute.h"
 #include "cost/conv.h"
 #include "engine/engine.h"
+#include "engine/fsdp.h"
 #include "pipeline/pipe.h"
 
 void eng_init(eng *e) { memset(e, 0, sizeof *e); }
@@ -98,6 +99,12 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
 }
 
 /* grp_cost of the job's cluster, memoised by (op, bytes, group). */
+static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share);
+
+double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share) {
+  return coll(e, &e->grps[group], op, bytes, share);
+}
+
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share) {
   const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
   const double *v = recall(e, key);
@@ -120,6 +127,12 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
     if (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV) {
       double c = conv(e, t, bwd);
       if (c >= 0) return c;
+    }
+    if (t->op >= 0 && e->g && e->g->ops[t->op].expert && !e->s->plan.moe_grouped_gemm) {
+      /* one GEMM per local expert (SequentialMLP): each its own waves */
+      double one = bwd ? gemm(e, t->dtype, t->m, t->k, t->n, 1) + gemm(e, t->dtype, t->k, t->n, t->m, 1)
+                       : gemm(e, t->dtype, t->m, t->n, t->k, 1);
+      return t->batch * one;
     }
     if (!bwd) return gemm(e, t->dtype, t->m, t->n, t->k, t->batch);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
@@ -158,6 +171,10 @@ double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *shar
 static double overlapped(double comm, double window, double share) {
   double hidden = comm < window ? comm : window;
   return comm - hidden + share * hidden;
+}
+
+double eng_overlapped(double comm, double window, double share) {
+  return overlapped(comm, window, share);
 }
 
 /* ------------------------------------------------------------ queues */
@@ -416,54 +433,30 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
 
 /* ------------------------------------------------- data parallelism */
 
-/* Exposed ZeRO-3 / FSDP communication of stage st per step: per layer and
- * micro-batch, a gather before forward, a gather and a reduce-scatter in
- * backward, prefetched under the layer's compute; the first gather of each
- * pass is never hidden; the first and last blocks (embedding, head) are
- * gathered and reduced once per micro-batch. */
-static double zero3_exposed(const eng *e, const xg_stage *st, int mbs) {
-  double e_b = dtype_bytes(&e->s->plan), layers = 0, first = -1, rest = 0;
-  int rest_grp = -1;
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_run *r = &e->x->runs[st->first_run + j];
-    const xg_segment *sg = &e->x->segs[r->segment];
-    if (sg->zero < 3 || sg->block < 0) continue;
-    const grp *g = &e->grps[sg->dp_group];
-    if (sg->role != WG_ROLE_LAYER) {
-      rest += sg->params;
-      rest_grp = sg->dp_group;
-      continue;
-    }
-    double share;
-    double ag = coll(e, g, COLL_ALL_GATHER, sg->params * e_b, &share);
-    double rs = coll(e, g, COLL_REDUCE_SCATTER, sg->params * e_b, NULL);
-    double fwd = overlapped(ag, e->qs[2 * r->segment].compute, share);
-    double bwd = overlapped(ag + rs, e->qs[2 * r->segment + 1].compute, share);
-    layers += r->count * (fwd + bwd);
-    if (first < 0) first = ag;
-  }
-  double rest_t = 0;
-  if (rest > 0) {
-    const grp *g = &e->grps[rest_grp];
-    rest_t = 2 * coll(e, g, COLL_ALL_GATHER, rest * e_b, NULL) +
-             coll(e, g, COLL_REDUCE_SCATTER, rest * e_b, NULL);
-  }
-  return mbs * (layers + (first > 0 ? first : 0) + rest_t);
+/* Bytes per gradient element in the data-parallel reduction: 16-bit
+ * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
+ * accumulated and reduced in fp32 when the main gradients are fp32
+ * (Megatron-LM arguments.py: "bfloat16 requires gradient accumulation and
+ * all-reduce to be done in fp32", accumulate_allreduce_grads_in_fp32 on
+ * with main_grads_dtype fp32; the DDP buffer then holds fp32); fp16
+ * training reduces in fp16. ZeRO-3 / FSDP keep the 16-bit type: FSDP's
+ * mixed precision reduces in param_dtype unless told otherwise
+ * (torch MixedPrecision reduce_dtype). */
+static double grad_bytes(const sc_plan *p) {
+  int bf = p->dtype == SC_BF16 || p->dtype == SC_FP8 || p->dtype == SC_FP4;
+  return bf && p->main_grads == SC_FP32 ? 4 : dtype_bytes(p);
 }
 
-/* Exposed data-parallel communication per step of the stage with the most
- * parameters, the reduction window being the slowest stage's backward.
- * Assumptions without a measurement: a gradient reduction overlapped with
- * the last backward can hide under 90 % of it (the first buckets fill only
- * after the last layers' gradients), and at least its last bucket (10 %)
- * stays exposed; an overlapped parameter gather exposes 10 %. */
-static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
-  const sc_plan *p = &e->s->plan;
-  double e_b = dtype_bytes(p), red = 0, ag = 0, share = 0;
-  double t = zero3_exposed(e, st, mbs);
-  /* gradients reduced after backward: all-reduce (ZeRO 0) or
-   * reduce-scatter and a gather of the updated parameters (ZeRO 1, 2),
-   * per data-parallel group */
+/* The gradient reduction of stage st after its backward, ZeRO 0-2: an
+ * all-reduce (ZeRO 0) or a reduce-scatter and a gather of the updated
+ * parameters (ZeRO 1, 2) per data-parallel group, each group's alone
+ * (the step model's collective); into *red, *ag (the gathers), *share
+ * (the largest SM share of the reductions), *params (the parameters
+ * reduced). */
+static void grad_reduction(const eng *e, const xg_stage *st, double *red, double *ag,
+                           double *share, double *params) {
+  double e_b = grad_bytes(&e->s->plan), p_b = dtype_bytes(&e->s->plan);
+  *red = *ag = *share = *params = 0;
   for (int gi = 0; gi < e->x->n_groups; gi++) {
     if (e->x->groups[gi].kind != XG_GROUP_DP) continue;
     double bytes_ar = 0, bytes_rs = 0;
@@ -477,17 +470,56 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     }
     const grp *g = &e->grps[gi];
     double s1 = 0, s2 = 0;
-    red += coll(e, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
-           coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
-    share = s1 > share ? s1 : share;
-    share = s2 > share ? s2 : share;
-    ag += coll(e, g, COLL_ALL_GATHER, bytes_rs, NULL);
+    *red += coll(e, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
+            coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
+    *share = s1 > *share ? s1 : *share;
+    *share = s2 > *share ? s2 : *share;
+    *ag += coll(e, g, COLL_ALL_GATHER, bytes_rs / e_b * p_b, NULL); /* parameters */
+    *params += (bytes_ar + bytes_rs) / e_b;
   }
+}
+
+/* The part of a gradient reduction of `red` s (SM share `share`) that
+ * the closed form exposes beside a last backward of `b` s. Assumptions
+ * without a measurement: overlapped with the last backward it can hide
+ * under 90 % of it (the first buckets fill only after the last layers'
+ * gradients), and at least its last bucket (10 %) stays exposed. */
+static double red_exposed(const sc_plan *p, double red, double b, double share) {
+  if (!p->overlap_grad_reduce) return red;
+  double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
+  return overlapped(red, window, share);
+}
+
+/* The exposed part of stage st's gradient reduction: with
+ * overlap_grad_reduce and one model chunk per stage, Megatron's buckets
+ * (dpoverlap.c); otherwise (interleaved, HSDP) hidden under at most 90 %
+ * of the slowest stage's backward (red_exposed), or all of it. */
+static double red_exposed_stage(const eng *e, const xg_stage *st, double red, double params,
+                                double share, int hsdp, const eng_stage *worst) {
+  const sc_plan *p = &e->s->plan;
+  if (!p->overlap_grad_reduce || red <= 0) return red;
+  if (hsdp || e->x->vpp > 1) return red_exposed(p, red, worst->b, share);
+  double p2p = p->pp > 1 ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV, e->x->p2p_bytes,
+                                NULL)
+                         : 0;
+  return eng_dp_overlap(e, (int)(st - e->x->stages), red, params, share, p2p);
+}
+
+/* Exposed data-parallel communication per step of the stage with the most
+ * parameters, the reduction window being the slowest stage's backward;
+ * an overlapped parameter gather exposes 10 % (an assumption without a
+ * measurement). */
+static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
+  const sc_plan *p = &e->s->plan;
+  double e_b = dtype_bytes(p), red, ag, share, params;
+  double t = fsdp_exposed(e, st, mbs); /* ZeRO-3 / FSDP units: fsdp.c */
+  grad_reduction(e, st, &red, &ag, &share, &params);
   /* HSDP: each shard's reduced gradients are all-reduced across its
-   * replicas, once per step */
+   * replicas, once per step (FSDP1 and FSDP2 do it after every
+   * backward, unit by unit: fsdp.c) */
   double rep = 0;
   int rep_grp = -1;
-  for (int j = 0; j < st->n_runs; j++) {
+  for (int j = 0; j < st->n_runs && !fsdp_hsdp_per_unit(p); j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0 || sg->zero < 3 || sg->rep_group < 0) continue;
@@ -499,12 +531,23 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
     share = s3 > share ? s3 : share;
   }
-  double exposed = red;
-  if (p->overlap_grad_reduce) {
-    double window = 0.9 * worst->b < 0.9 * red ? 0.9 * worst->b : 0.9 * red;
-    exposed = overlapped(red, window, share);
-  }
+  double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst);
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
+}
+
+void eng_dp_reduction(const eng *e, int s, eng_dpred *out) {
+  const xg_stage *st = &e->x->stages[s];
+  double ag;
+  eng_step k;
+  eng_step_of(e, &k);
+  grad_reduction(e, st, &out->red, &ag, &out->share, &out->params);
+  double rep = 0;
+  for (int j = 0; j < st->n_runs; j++) { /* HSDP shares the overlap window */
+    const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
+    rep += sg->block >= 0 && sg->zero >= 3 && sg->rep_group >= 0;
+  }
+  if (rep > 0) out->red = out->params = 0;
+  out->exposed = red_exposed_stage(e, st, out->red, out->params, out->share, 0, &e->st[k.worst]);
 }
 
 /* Adam step over the local shard: read/write fp32 master, m, v, read the
@@ -521,6 +564,12 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
   }
   return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param);
+}
+
+/* pipe_p2p_on_path's fb: forward + backward of stage s per micro-batch. */
+static double stage_fb(const void *ud, int s) {
+  const eng *e = ud;
+  return e->st[s].f + e->st[s].b;
 }
 
 void eng_step_of(const eng *e, eng_step *out) {
@@ -544,8 +593,10 @@ void eng_step_of(const eng *e, eng_step *out) {
   out->bubble = p->pp > 1 ? ps->bubble(&shape) * others / (p->pp - 1) : 0;
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
-   * gradients come back; Megatron's p2p is blocking */
-  out->pp_comm = out->p2p * ps->p2p_steps(&shape);
+   * gradients come back; Megatron's p2p is blocking (pipe.h) */
+  out->pp_comm = x->n_stages == p->pp
+                     ? pipe_p2p_on_path(ps, &shape, stage_fb, e, out->worst, out->p2p)
+                     : out->p2p * ps->p2p_steps(&shape);
   /* after the flush every stage reduces its gradients and steps its
    * optimizer: the stage that takes longest ends the step (with one
    * strategy for every layer: the stage with the most parameters) */
@@ -553,7 +604,7 @@ void eng_step_of(const eng *e, eng_step *out) {
     const xg_stage *st = &x->stages[s];
     if (st->same_as >= 0) continue;
     double dp = dp_exposed(e, st, w, x->micro_batches), opt = optimizer_time(e, st);
-    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt;
+    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt, out->dp_stage = s;
   }
 }
 

@@ -55,7 +55,7 @@ static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_b
   double h = in->host_in;
   double slow = in->cls == c->straggler_cls ? c->slow : 1;
   double end = ev_pass(c, &c->tm[2 * st + (in->kind == 'B')], in->cls, in->mb, in->start, &h,
-                       slow, &acc);
+                       slow, &acc, NULL);
   assert(fabs(end - in->end) <= 1e-9 * (1 + end) && "a pass replays differently");
   (void)end;
   b->compute += acc.cat[EV_COMPUTE];
@@ -92,18 +92,19 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
   b->optimizer += c->opt;
   outside(c, c->opt_name, EV_COMPUTE, c->opt);
   seg(c, cls, -1, 'O', c->end[cls] - c->opt, c->opt);
-  b->dp_comm += c->dp;
-  outside(c, c->dp_name, EV_DP, c->dp);
-  seg(c, cls, -1, 'D', c->dp_start[s], c->dp);
+  b->dp_comm += c->dpx[s];
+  outside(c, c->dp_name, EV_DP, c->dpx[s]);
+  seg(c, cls, -1, 'D', c->dp_start[s], c->dpx[s]);
   int cr = c->dp_who[s] * S + s;
   long id = c->base[cr] + c->count[s] - 1;
   int send = through_send(c, id);
   for (;;) {
     const ev_inst *in = &c->inst[id];
     if (send) {
-      b->pp_comm += c->p2p;
-      outside(c, c->send_name, EV_PP, c->p2p);
-      seg(c, in->cls, in->mb, 'S', in->send_start, c->p2p);
+      double d = in->arrive - in->send_start; /* p2p, longer when it shared links */
+      b->pp_comm += d;
+      outside(c, c->send_name, EV_PP, d);
+      seg(c, in->cls, in->mb, 'S', in->send_start, d);
       if (in->send_pred >= 0) id = in->send_pred; /* waited for the receiver */
       send = 0;
       continue;

@@ -62,7 +62,21 @@ typedef struct eng_step {
   double pp_comm;     /* send/recv on the critical path, s */
   double dp;          /* exposed data-parallel communication, s */
   double opt;         /* optimizer step, s */
+  int dp_stage;       /* the stage whose dp + opt those are */
 } eng_step;
+
+/* The gradient reduction of one stage that overlaps its last backward
+ * (ZeRO 0-2, overlap_grad_reduce): the event engine runs it bucket by
+ * bucket beside the backward. */
+typedef struct eng_dpred {
+  double red;         /* s: the reductions of every data-parallel group
+                         one after another, each alone; 0 = none (or
+                         HSDP, which the closed form overlaps as a whole) */
+  double share;       /* SMs the reduction's channels hold, 0..0.5 */
+  double params;      /* parameters reduced */
+  double exposed;     /* s of red the closed form exposes (part of its
+                         dp_comm) */
+} eng_dpred;
 
 typedef struct eng {
   const sc_scenario *s;         /* resolved scenario (borrowed) */
@@ -102,6 +116,16 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
 /* The step's closed form from the prepared stages. */
 void eng_step_of(const eng *e, eng_step *out);
 
+/* The exposed part of stage s's gradient reduction of red s over
+ * `params` parameters (SM share `share`) beside its last backward, as
+ * Megatron-Core's buckets overlap it (dpoverlap.c); p2p: one pipeline
+ * send/recv, s. */
+double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
+                      double p2p);
+
+/* The gradient reduction of stage s (eng_dpred). */
+void eng_dp_reduction(const eng *e, int s, eng_dpred *out);
+
 /* A prediction from the prepared stages. */
 void eng_result(const eng *e, sc_result *r);
 
@@ -120,6 +144,14 @@ double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *shar
  * (timeline.c): *spans is a new array of *n spans (free() it), *step_s
  * the simulated step. SC_OK or SC_ENOMEM. */
 int eng_timeline(eng *e, sc_span **spans, size_t *n, double *step_s, sc_error *err);
+
+/* Time of collective op of `bytes` on group index `group` of e->x (the
+ * job's memoised cost); *share (if not NULL) the SMs it holds. */
+double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share);
+
+/* Critical-path cost of `comm` seconds overlapped with `window` seconds
+ * of compute whose SMs it shares (`share` of them taken). */
+double eng_overlapped(double comm, double window, double share);
 
 /* Memory per GPU of stage st (fills e->st[st].m); memory.c. */
 void eng_memory(eng *e, int st);

@@ -79,6 +79,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->pass = k;
   q->overlap = t->kind == XG_COMM ? (int)t->overlap : XG_OVL_NONE;
   q->share = 0;
+  q->grads = 0;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
     if (c->o->comm_factor) { /* the other groups of the kind beside it */
@@ -123,6 +124,10 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
       }
       for (int i = sg->n_tasks - 1; i >= 0; i--)
         if (add_task(c, sg, i, 'B', tp)) return -1;
+      /* the layer's gradients are complete after its first task's backward
+       * (as analytic.c grad_reduction counts them) */
+      if (sg->n_tasks > 0 && sg->block >= 0 && sg->zero < 3)
+        tp->t[tp->n - 1].grads = sg->params + (s > 0 ? sg->tied_params : 0);
     }
   }
   return 0;
@@ -151,7 +156,7 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
-  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, 0};
+  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, 0, 0};
   return 0;
 }
 
@@ -178,7 +183,7 @@ int ev_templates(ev_ctx *c) {
 
 void ev_templates_free(ev_ctx *c) {
   for (int i = 0; i < c->n_tm; i++)
-    if (!c->tm[i].shared) mem_free(c->tm[i].t);
+    if (!c->tm[i].shared) mem_free(c->tm[i].t), mem_free(c->tm[i].bk_task), mem_free(c->tm[i].bk_dur);
   mem_free(c->tm);
   c->tm = NULL;
 }
@@ -206,12 +211,16 @@ static void span(ev_ctx *c, int cls, ev_stream s, int name, int mb, char pass, d
 /* Run template tp of class cls from time t0 (compute stream free then)
  * with the host at *h; returns the pass's end. The kernels of a
  * straggler class take `slow` times longer. Categories go to acc, spans
- * to the trace when recording. */
+ * to the trace when recording. With issue (the last backward of a class,
+ * buckets on), when each gradient bucket of tp leaves: the end of the
+ * task that completes it. */
 double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double *h,
-               double slow, ev_pass_acc *acc) {
+               double slow, ev_pass_acc *acc, double *issue) {
   double g = t0, prev_w = 0;
+  int nbk = issue ? tp->nbk : 0, k = 0;
   memset(acc, 0, sizeof *acc);
   for (int i = 0; i < tp->n; i++) {
+    while (k < nbk && tp->bk_task[k] < i) issue[k++] = g; /* the tasks before i ended at g */
     const ev_task *q = &tp->t[i];
     char pk = q->pass;
     *h += q->host * c->scale;
@@ -258,5 +267,6 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
     charge(c, acc, q->name, q->stream, cg);
     g = ready + cg;
   }
+  while (k < nbk) issue[k++] = g;
   return g;
 }

@@ -23,10 +23,13 @@
  *    (src/pipeline/); a pass waits for its producer on the neighbouring
  *    stage plus one send/recv (on the PP stream; Megatron's send blocks
  *    the sender as well);
- *  - data parallelism: after its last backward each class reduces its
- *    gradients; the reduction is a collective across the replicas of the
- *    stage, so it starts when the last of them is ready; then the
- *    optimizer step.
+ *  - data parallelism: with overlap_grad_reduce the gradients leave in
+ *    Megatron's buckets during the last backward (evbucket.c; with a
+ *    pipeline only on the first stage); what runs past the backward is a
+ *    collective across the replicas of the stage, so it starts when the
+ *    last of them is ready; then the optimizer step;
+ *  - on a topology the send/recv and those reductions share the links
+ *    they cross while they run (evshare.c).
  *
  * Events (pass ends, reductions) come from a heap sized once per run; the
  * loop allocates nothing and time never goes back (asserted with
@@ -66,6 +69,17 @@ typedef struct ev_opts {
    * longer than alone (engine/fleet.h); NULL = 1 */
   double (*comm_factor)(void *ud, int group, coll_op op, double bytes);
   void *comm_ud;
+  double dp_factor;    /* the gradient buckets take this x their alone
+                          time: every data-parallel group at once on
+                          shared links (engine/fleet.h); <= 1 = alone */
+  /* on a topology: what the loop's own communication puts on each link
+   * (evshare.h), every group of a stage at once; NULL = no topology */
+  const double *link_bw;         /* per link, bytes/s (borrowed) */
+  int n_links;
+  const struct evs_demand *pp_fwd; /* per stage boundary b (b to b + 1): the
+                                    activations; S - 1 of them */
+  const struct evs_demand *pp_bwd; /* per boundary: the gradients back */
+  const struct evs_demand *dp_dem; /* per stage: its gradient reduction */
   double dp_extra;     /* s the data-parallel reduction takes beyond its
                           alone time because every group reduces at once
                           on shared links (engine/fleet.h); 0 = none */

@@ -7,6 +7,7 @@
 #define SC_ENGINE_EVINT_H
 
 #include "engine/event.h"
+#include "engine/evshare.h"
 #include "pipeline/pipe.h"
 
 /* One task of a pass template, as one GPU of the class runs it. */
@@ -18,6 +19,9 @@ typedef struct ev_task {
   double gpu;          /* s: the kernel, or the collective alone */
   double host;         /* s: issuing it */
   double share;        /* SMs the collective's channels hold, 0..0.5 */
+  double grads;        /* backward: parameters whose gradients are
+                          complete when this task ends (the last task of a
+                          layer's backward), ZeRO 0-2 */
 } ev_task;
 
 /* The tasks of one stage's forward or backward pass in issue order. */
@@ -25,6 +29,12 @@ typedef struct ev_tmpl {
   ev_task *t;          /* owned unless shared */
   int n, cap;
   int shared;          /* 1 = another stage's (same_as) */
+  /* backward with bucketed gradient reduction (evbucket.c): bucket k
+   * leaves when task bk_task[k] ends (n = at the pass's end) and takes
+   * bk_dur[k] s on the DP stream; owned with t */
+  int *bk_task;
+  double *bk_dur;
+  int nbk;
 } ev_tmpl;
 
 /* Time of one pass on its compute chain by stream (EV_HOST: launch
@@ -101,13 +111,37 @@ typedef struct ev_ctx {
   double *dp_start;    /* per stage */
   int *dp_who;         /* per stage: the replica that was ready last */
   double *end;         /* per class: optimizer end */
+  /* the gradient reduction bucket by bucket beside the last backward
+   * (evbucket.c); buckets = 0: one reduction of dp s after it */
+  int buckets;         /* 1 = on */
+  int nb;              /* most buckets of a stage */
+  double *issue;       /* per class x nb: when each bucket left, s */
+  double *dpx;         /* per stage: the reduction's time after the last
+                          replica's backward (what the path carries), s */
+  double dp_tail;      /* s after the buckets: ZeRO gathers, parameter
+                          gathers, as the closed form exposes them */
+  double dp_factor;    /* bucket times x this: every group at once */
+  double *dp_share;    /* per stage: SMs the reduction's channels hold */
+  /* send/recv and the reductions after the backward, sharing the
+   * topology's links while they run (evshare.h) */
+  evs share;
 } ev_ctx;
 
 int ev_name(ev_out *out, int *cap, const char *name);
 int ev_templates(ev_ctx *c);
 void ev_templates_free(ev_ctx *c);
 double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double *h,
-               double slow, ev_pass_acc *acc);
+               double slow, ev_pass_acc *acc, double *issue);
+
+/* Plan the buckets of every backward template (after ev_templates):
+ * sets c->buckets, c->nb, c->dp_share and c->dp_tail. 0 or -1 (out of
+ * memory). */
+int ev_buckets_plan(ev_ctx *c);
+
+/* Every replica of stage s is ready at t (its last backward ended): run
+ * its buckets on the DP stream from when they left, and set c->dpx[s].
+ * Spans of the buckets into the trace when recording. */
+void ev_buckets_reduce(ev_ctx *c, int s, double t);
 void ev_part_add(ev_ctx *c, int name, ev_stream s, double t);
 
 /* The critical path of a finished run into c->out (critpath.c).

@@ -50,6 +50,7 @@ static int consumer_of(const ev_ctx *ctx, int cls, const pipe_pass *p) {
 #define ID_DP(c) (ctx->n_inst + (c))
 #define ID_OPT(c) (ctx->n_inst + ctx->C + (c))
 #define ID_SEND(i) (ctx->n_inst + 2L * ctx->C + (i))
+#define ID_DPS(s) (2 * ctx->n_inst + 2L * ctx->C + (s)) /* a stage's reduction */
 
 /* Start class c's next pass if it can (no pass running, no send of its
  * own pending, the producer's data arrived); its end goes on the heap. */
@@ -78,12 +79,38 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   ev_pass_acc acc;
   const ev_tmpl *tp = &ctx->tm[2 * s + (p->kind == 'B')];
   double slow = c == ctx->straggler_cls ? ctx->slow : 1;
-  in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc);
+  /* the last backward of the class issues the gradient buckets: on the
+   * first stage as their gradients complete; on the others all at its
+   * end (Megatron's align_grad_reduce, evbucket.c) */
+  double *issue = ctx->buckets && p->kind == 'B' && ctx->next[c] == ctx->count[s] - 1
+                      ? ctx->issue + (long)c * ctx->nb : NULL;
+  in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc, s == 0 ? issue : NULL);
+  for (int k = 0; issue && s > 0 && k < tp->nbk; k++) issue[k] = in->end;
   (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
   ctx->busy[c] = 1;
   ctx->next[c]++;
   ctx->out->tasks += tp->n;
   heap_push(h, in->end, (int)id);
+}
+
+/* The share of the job's replicas class c stands for: all when one
+ * replica stands for all, else its own (a straggler's folded pair: the
+ * others and itself). */
+static double weight(const ev_ctx *ctx, int c) {
+  int dp = ctx->e->s->plan.dp > 0 ? ctx->e->s->plan.dp : 1, r = c / ctx->S;
+  if (ctx->R == 1) return 1;
+  if (ctx->R == dp) return 1.0 / dp;
+  return r == ctx->R - 1 ? 1.0 / dp : (dp - 1.0) / dp;
+}
+
+/* What a send from class k to class c puts on the links: its stage
+ * boundary's traffic, NULL off a topology or for the wrap of the model
+ * chunks (last stage to the first). */
+static const evs_demand *send_demand(const ev_ctx *ctx, int k, int c) {
+  int a = k % ctx->S, b = c % ctx->S;
+  if (b == a + 1 && ctx->o->pp_fwd) return &ctx->o->pp_fwd[a];
+  if (a == b + 1 && ctx->o->pp_bwd) return &ctx->o->pp_bwd[b];
+  return NULL;
 }
 
 /* Start the pending send of class k to class c now, if there is one. */
@@ -98,7 +125,7 @@ static void start_send(ev_ctx *ctx, heap *h, int k, int c, double now) {
   long prev = ctx->base[c] + ctx->next[c] - 1;
   in->send_pred = ctx->rendezvous && ctx->next[c] > 0 && ctx->inst[prev].end > in->end
                       ? (int)prev : -1;
-  heap_push(h, now + ctx->p2p, (int)ID_SEND(id));
+  evs_add(&ctx->share, now, (int)ID_SEND(id), ctx->p2p, send_demand(ctx, k, c), weight(ctx, k));
 }
 
 /* A class that runs no pass has its receives posted (1F1B, GPipe) (Megatron batches
@@ -122,12 +149,23 @@ static void reduce(ev_ctx *ctx, heap *h, int s) {
     if (ctx->ready[r * ctx->S + s] > t) t = ctx->ready[r * ctx->S + s], who = r;
   ctx->dp_start[s] = t;
   ctx->dp_who[s] = who;
+  if (ctx->buckets) ev_buckets_reduce(ctx, s, t);
+  else ctx->dpx[s] = ctx->dp;
+  /* one collective across the replicas, on the links beside the sends */
+  evs_add(&ctx->share, t, (int)ID_DPS(s), ctx->dpx[s], ctx->o->dp_dem ? &ctx->o->dp_dem[s] : NULL,
+          1);
+}
+
+/* The reduction of stage s ended at now (later than alone if it shared
+ * links): every replica steps its optimizer. */
+static void reduce_end(ev_ctx *ctx, heap *h, int s, double now) {
+  double t = ctx->dp_start[s];
+  ctx->dpx[s] = now - t;
   for (int r = 0; r < ctx->R; r++) {
     int c = r * ctx->S + s;
-    if (ctx->out_spans && ctx->dp > 0 && ctx->out->n_spans < ctx->cap_spans)
-      ctx->out->spans[ctx->out->n_spans++] =
-          (ev_span){c, EV_DP, ctx->dp_name, -1, 'D', t, ctx->dp};
-    heap_push(h, t + ctx->dp, (int)ID_DP(c));
+    if (ctx->out_spans && !ctx->buckets && now > t && ctx->out->n_spans < ctx->cap_spans)
+      ctx->out->spans[ctx->out->n_spans++] = (ev_span){c, EV_DP, ctx->dp_name, -1, 'D', t, now - t};
+    heap_push(h, now, (int)ID_DP(c));
   }
 }
 
@@ -173,7 +211,7 @@ static void send_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
   ctx->free_at[c] = now;
   if (ctx->out_spans && ctx->out->n_spans < ctx->cap_spans)
     ctx->out->spans[ctx->out->n_spans++] =
-        (ev_span){c, EV_PP, ctx->send_name, in->mb, 'S', in->send_start, ctx->p2p};
+        (ev_span){c, EV_PP, ctx->send_name, in->mb, 'S', in->send_start, now - in->send_start};
   settle(ctx, h, c - c % ctx->S, c, now, done);
 }
 
@@ -185,12 +223,25 @@ static long loop(ev_ctx *ctx, heap *h) {
   int *done = mem_calloc((size_t)ctx->S, sizeof *done);
   if (!done) return -1;
   for (int c = 0; c < ctx->C; c++) try_start(ctx, h, c, 0);
-  while (!heap_empty(h)) {
-    heap_ent ev = heap_pop(h);
+  for (;;) {
+    double ce;
+    int k = evs_next(&ctx->share, &ce);
+    heap_ent ev;
+    if (k >= 0 && (heap_empty(h) || ce < h->e[0].key)) { /* ties: the heap's first */
+      double t0;
+      ev.id = ctx->share.a[k].id, ev.key = ce;
+      evs_remove(&ctx->share, k, ce, &t0);
+    } else if (!heap_empty(h)) {
+      ev = heap_pop(h);
+    } else {
+      break;
+    }
     assert(ev.key >= now - 1e-12 * (1 + now) && "time went back");
     now = ev.key;
     events++;
-    if (ev.id < ctx->n_inst) {
+    if (ev.id >= ID_DPS(0)) {
+      reduce_end(ctx, h, (int)(ev.id - ID_DPS(0)), now);
+    } else if (ev.id < ctx->n_inst) {
       pass_end(ctx, h, ev.id, now, done);
     } else if (ev.id < ID_DP(ctx->C)) { /* a reduction ended */
       int c = (int)(ev.id - ctx->n_inst);
@@ -274,7 +325,8 @@ static int alloc_state(ev_ctx *ctx) {
            CALLOC(ctx->host, ctx->C) && CALLOC(ctx->ready, ctx->C) &&
            CALLOC(ctx->end, ctx->C) && CALLOC(ctx->dp_start, ctx->S) &&
            CALLOC(ctx->dp_who, ctx->S) && CALLOC(ctx->pdone, ctx->n_inst) &&
-           CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C);
+           CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C) &&
+           CALLOC(ctx->dpx, ctx->S) && CALLOC(ctx->issue, (long)ctx->C * ctx->nb);
   if (!ok) return -1;
   for (long i = 0; i < cells; i++) ctx->idf[i] = ctx->idb[i] = -1;
   return 0;
@@ -287,6 +339,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->end), mem_free(ctx->dp_start), mem_free(ctx->dp_who);
   mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
   mem_free(ctx->part_s), mem_free(ctx->part_n);
+  mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share);
   ev_templates_free(ctx);
 }
 
@@ -300,7 +353,7 @@ static long count_spans(const ev_ctx *ctx) {
       const pipe_pass *p = &ctx->order[ctx->per * s + k];
       n += ctx->tm[2 * s + (p->kind == 'B')].n + 1;
     }
-    n += 2;
+    n += 2 + ctx->nb;
   }
   return n;
 }
@@ -327,7 +380,8 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
   ctx.opt = k.opt;
   int rc = SC_OK;
   heap h = {0};
-  if (names(&ctx) || ev_templates(&ctx) || lay_out(&ctx)) rc = SC_ENOMEM;
+  ctx.dp_factor = o->dp_factor > 1 ? o->dp_factor : 1;
+  if (names(&ctx) || ev_templates(&ctx) || lay_out(&ctx) || ev_buckets_plan(&ctx)) rc = SC_ENOMEM;
   if (rc == SC_OK) rc = replicas(&ctx, err);
   if (rc == SC_OK && alloc_state(&ctx)) rc = SC_ENOMEM;
   if (rc == SC_OK && o->spans) {
@@ -339,6 +393,8 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
   /* at any time: per class one pass or one send, and one reduction or
    * optimizer step */
   if (rc == SC_OK && heap_init(&h, 2 * ctx.C + 1)) rc = SC_ENOMEM;
+  /* running at once: a send per class and a reduction per stage */
+  if (rc == SC_OK && evs_init(&ctx.share, ctx.C + ctx.S, o->n_links, o->link_bw)) rc = SC_ENOMEM;
   if (rc == SC_OK) {
     long ev = loop(&ctx, &h);
     if (ev == -1) rc = SC_ENOMEM;
@@ -354,6 +410,7 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
     if (ev_critical(&ctx)) rc = SC_ENOMEM;
   }
   heap_free(&h);
+  evs_free(&ctx.share);
   free_state(&ctx);
   if (rc == SC_ENOMEM) sc_error_set(err, SC_ENOMEM, "out of memory in the event engine");
   if (rc != SC_OK) ev_out_free(out);

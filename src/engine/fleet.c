@@ -162,3 +162,86 @@ int fleet_dp(fleet_net *net, const sc_scenario *s, const xg *x, fleet *out, sc_e
   double bytes = x->stages[0].params * (s->plan.dtype == SC_FP32 ? 4 : 2);
   return fleet_group(net, s, g, COLL_ALL_REDUCE, bytes, out, err);
 }
+
+int fleet_links(const fleet_net *n, double *bw) {
+  for (int l = 0; bw && l < n->t->n_links; l++) bw[l] = n->t->links[l].bw;
+  return n->t->n_links;
+}
+
+/* Run `sc` on the topology with rank i on node[i] and keep each link's
+ * bytes over the run's time as the demand. */
+static int demand_of(fleet_net *net, const sched *sc, const int *node, evs_demand *out,
+                     sc_error *err) {
+  const topo *t = net->t;
+  double *lb = mem_calloc((size_t)(t->n_links > 0 ? t->n_links : 1), sizeof *lb);
+  if (!lb) return sc_error_set(err, SC_ENOMEM, "out of memory for the link counts");
+  flow_stats st;
+  int rc = flow_run_links(t, net->rt, sc, node, &st, lb, err);
+  int n = 0;
+  for (int l = 0; rc == SC_OK && l < t->n_links; l++) n += lb[l] > 0;
+  if (rc == SC_OK && n > 0 && st.time > 0) {
+    out->link = mem_alloc(sizeof *out->link * (size_t)n);
+    out->rate = mem_alloc(sizeof *out->rate * (size_t)n);
+    if (!out->link || !out->rate) {
+      evs_demand_free(out);
+      rc = sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
+    }
+    for (int l = 0; rc == SC_OK && l < t->n_links; l++)
+      if (lb[l] > 0) out->link[out->n] = l, out->rate[out->n++] = lb[l] / st.time;
+  }
+  mem_free(lb);
+  return rc;
+}
+
+/* GPUs of one pipeline stage. */
+static int stage_span(const sc_scenario *s) {
+  return s->cluster.gpus / (s->plan.pp > 0 ? s->plan.pp : 1);
+}
+
+int fleet_pp(fleet_net *net, const sc_scenario *s, const xg *x, int b, int dir, evs_demand *out,
+             sc_error *err) {
+  memset(out, 0, sizeof *out);
+  int span = stage_span(s);
+  if (!net || x->p2p_bytes <= 0 || (long)(b + 2) * span > s->cluster.gpus) return SC_OK;
+  sched sc;
+  sched_init(&sc);
+  int *node = mem_alloc(sizeof *node * (size_t)(2 * span));
+  int rc = node && !sched_begin(&sc, 1) ? SC_OK : -1;
+  for (int i = 0; rc == SC_OK && i < span; i++) {
+    node[i] = net->t->gpus[b * span + i];
+    node[span + i] = net->t->gpus[(b + 1) * span + i];
+    if (sched_add(&sc, dir ? span + i : i, dir ? i : span + i, x->p2p_bytes)) rc = -1;
+  }
+  if (rc == -1) rc = sc_error_set(err, SC_ENOMEM, "out of memory building the stage's sends");
+  if (rc == SC_OK) rc = demand_of(net, &sc, node, out, err);
+  mem_free(node);
+  sched_free(&sc);
+  return rc;
+}
+
+int fleet_dp_at(fleet_net *net, const sc_scenario *s, const xg *x, int stage, evs_demand *out,
+                sc_error *err) {
+  memset(out, 0, sizeof *out);
+  const xg_group *g = dp_group(x);
+  if (!net || !g || stage >= x->n_stages) return SC_OK;
+  const sc_cluster *c = &s->cluster;
+  int n = g->ranks, stride = g->stride, span = stage_span(s), k = span / n;
+  double bytes = x->stages[stage].params * (s->plan.dtype == SC_FP32 ? 4 : 2);
+  if (k < 1 || bytes <= 0 || (long)(n - 1) * stride >= span) return SC_OK;
+  sched one, all;
+  sched_init(&one), sched_init(&all);
+  int rc = SC_OK;
+  int *node = mem_alloc(sizeof *node * (size_t)span);
+  if (!node || ncoll_schedule(&one, COLL_ALL_REDUCE, bytes, n, per_domain(c, n, stride)) ||
+      replicate(&one, n, k, &all))
+    rc = sc_error_set(err, SC_ENOMEM, "out of memory building the stage's reductions");
+  for (int q = 0, b = 0; rc == SC_OK && q < k && b < span; b++) { /* as fleet_group */
+    if ((b / stride) % n) continue;
+    for (int i = 0; i < n; i++) node[q * n + i] = net->t->gpus[stage * span + b + i * stride];
+    q++;
+  }
+  if (rc == SC_OK) rc = demand_of(net, &all, node, out, err);
+  mem_free(node);
+  sched_free(&one), sched_free(&all);
+  return rc;
+}

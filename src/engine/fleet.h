@@ -15,6 +15,7 @@
 #ifndef SC_ENGINE_FLEET_H
 #define SC_ENGINE_FLEET_H
 
+#include "engine/evshare.h"
 #include "exec/xg.h"
 #include "stepcast.h"
 
@@ -54,5 +55,21 @@ int fleet_group(fleet_net *n, const sc_scenario *s, const xg_group *g, coll_op o
 /* The gradient all-reduce of the first stage on every data-parallel
  * group at once (fleet_group with the stage's parameters). */
 int fleet_dp(fleet_net *n, const sc_scenario *s, const xg *x, fleet *out, sc_error *err);
+
+/* What the event loop's own communication puts on the links (evshare.h):
+ * the activations (dir 0) or gradients (dir 1) every GPU of stage b
+ * sends its counterpart of stage b + 1 across the boundary (fleet_pp), and
+ * the gradient all-reduce of every data-parallel group of stage s at
+ * once (fleet_dp_at), each at the flow engine's pace. *out is empty (no
+ * link) when there is nothing to simulate. SC_OK, the flow engine's
+ * errors, SC_ENOMEM. */
+int fleet_pp(fleet_net *n, const sc_scenario *s, const xg *x, int b, int dir, evs_demand *out,
+             sc_error *err);
+int fleet_dp_at(fleet_net *n, const sc_scenario *s, const xg *x, int stage, evs_demand *out,
+                sc_error *err);
+
+/* The topology's links: their count and each one's bandwidth (bytes/s)
+ * into bw (room for fleet_links(n, NULL)). */
+int fleet_links(const fleet_net *n, double *bw);
 
 #endif

@@ -14,6 +14,7 @@
  */
 #include "cost/compute.h"
 #include "engine/engine.h"
+#include "engine/fsdp.h"
 #include "pipeline/pipe.h"
 
 #define GIB 1073741824.0
@@ -42,7 +43,7 @@ void eng_memory(eng *e, int s) {
   const xg_stage *st = &x->stages[s];
   sc_memory *out = &e->st[s].m;
   double eb = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
-  double act = 0, remat = 0, gathered = 0, offloaded = 0, off_buf = 0;
+  double act = 0, remat = 0, offloaded = 0, off_buf = 0;
   int off_left = p->offload_layers;
   out->weights = out->gradients = out->optimizer = 0;
   for (int j = 0; j < st->n_runs; j++) {
@@ -62,11 +63,7 @@ void eng_memory(eng *e, int s) {
     double o = params * (eb == 4 ? 8.0 : 12.0); /* fp32 master + Adam m, v */
     if (sg->zero >= 1) o /= dp;
     if (sg->zero >= 2) g /= dp;
-    if (sg->zero >= 3) {
-      w /= dp;
-      /* this layer and the prefetched next one are gathered */
-      if (sg->role == WG_ROLE_LAYER && sg->params > gathered) gathered = sg->params;
-    }
+    if (sg->zero >= 3) w /= dp;
     out->weights += w;
     out->gradients += g;
     out->optimizer += o;
@@ -82,8 +79,11 @@ void eng_memory(eng *e, int s) {
     /* one layer is rematerialised at a time during backward */
     if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > remat) remat = sg->act_bytes;
   }
-  out->weights += 2.0 * gathered * eb;
-  out->gradients += 2.0 * gathered * eb;
+  /* ZeRO-3 / FSDP: the units gathered at once (fsdp.c) */
+  double gw, gg;
+  fsdp_memory(e, st, eb, &gw, &gg);
+  out->weights += gw;
+  out->gradients += gg;
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
   out->activations = (act - offloaded) * pipe_for(p->schedule)->in_flight(&shape, s) + remat +
                      (offloaded > 0 ? off_buf : 0);

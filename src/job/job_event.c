@@ -111,6 +111,48 @@ static void adopt(sc_result *r, const ev_out *ev) {
   r->mfu_lowp *= k;
 }
 
+/* What the loop's send/recv and reductions put on the topology's links
+ * (evshare.h), owned. */
+typedef struct links {
+  double *bw;          /* per link, bytes/s */
+  int n_links;
+  evs_demand *fwd, *bwd, *dp; /* per boundary, per boundary, per stage */
+} links;
+
+static void links_free(links *l, int S) {
+  for (int i = 0; l->dp && i < S; i++) {
+    if (i < S - 1) evs_demand_free(&l->fwd[i]), evs_demand_free(&l->bwd[i]);
+    evs_demand_free(&l->dp[i]);
+  }
+  mem_free(l->bw), mem_free(l->fwd), mem_free(l->bwd), mem_free(l->dp);
+  memset(l, 0, sizeof *l);
+}
+
+/* Every stage boundary's sends both ways and every stage's reduction, on
+ * the topology of n. SC_OK or the flow engine's errors. */
+static int link_demands(fleet_net *n, const sc_scenario *s, const xg *x, links *l,
+                        sc_error *err) {
+  int S = x->n_stages;
+  l->n_links = fleet_links(n, NULL);
+  l->bw = mem_alloc(sizeof *l->bw * (size_t)(l->n_links > 0 ? l->n_links : 1));
+  l->fwd = mem_calloc((size_t)S, sizeof *l->fwd);
+  l->bwd = mem_calloc((size_t)S, sizeof *l->bwd);
+  l->dp = mem_calloc((size_t)S, sizeof *l->dp);
+  if (!l->bw || !l->fwd || !l->bwd || !l->dp) {
+    links_free(l, S);
+    return sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
+  }
+  fleet_links(n, l->bw);
+  int rc = SC_OK;
+  for (int b = 0; rc == SC_OK && b < S - 1; b++) {
+    rc = fleet_pp(n, s, x, b, 0, &l->fwd[b], err);
+    if (rc == SC_OK) rc = fleet_pp(n, s, x, b, 1, &l->bwd[b], err);
+  }
+  for (int st = 0; rc == SC_OK && st < S; st++) rc = fleet_dp_at(n, s, x, st, &l->dp[st], err);
+  if (rc != SC_OK) links_free(l, S);
+  return rc;
+}
+
 /* Run the prepared engine e (the plan of job j) through the event
  * engine into p and r. */
 static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_result *r,
@@ -130,8 +172,16 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   int rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
   eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
+  eo.dp_factor = rc == SC_OK ? p->dp.factor : 1;
   if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
+  links lk = {0};
+  if (rc == SC_OK && fc.net) rc = link_demands(fc.net, &p->s, e->x, &lk, err);
+  if (lk.bw) {
+    eo.link_bw = lk.bw, eo.n_links = lk.n_links;
+    eo.pp_fwd = lk.fwd, eo.pp_bwd = lk.bwd, eo.dp_dem = lk.dp;
+  }
   if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
+  links_free(&lk, e->x->n_stages);
   if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
   mem_free(fc.m);
   fleet_close(fc.net);

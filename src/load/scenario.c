@@ -110,6 +110,7 @@ static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
 static const char *const scn_recomp_names[] = {"none", "selective", "full"};
 static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
+static const char *const scn_fsdp_impl_names[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
@@ -285,6 +286,19 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "pp_loss_in_split", pp_loss_in_split),
     F_SPECIAL("pp_layout", NULL,
               "an array of pp*vpp layer counts, chunk k of stage s at index k*pp + s"),
+    /* FSDP / ZeRO-3 per framework, MoE as run (src/plan/plan_fsdp.c) */
+    F_ENUM(sc_plan, "fsdp_impl", fsdp_impl, scn_fsdp_impl_names),
+    F_BOOL(sc_plan, "fsdp_reshard", fsdp_reshard),
+    F_INT(sc_plan, "fsdp_prefetch", fsdp_prefetch, 0, 64, "units gathered ahead in backward, 0..64"),
+    F_BOOL(sc_plan, "fsdp_forward_prefetch", fsdp_forward_prefetch),
+    F_NUM(sc_plan, "ds_prefetch_bucket", ds_prefetch_bucket, 0, 0, 1e15, 1, "elements >= 0"),
+    F_NUM(sc_plan, "ds_max_live", ds_max_live, 0, 0, 1e15, 1, "elements >= 0"),
+    F_NUM(sc_plan, "ds_max_reuse", ds_max_reuse, 0, 0, 1e15, 1, "elements >= 0"),
+    F_NUM(sc_plan, "ds_reduce_bucket", ds_reduce_bucket, 1, 0, 1e15, 1, "elements >= 1"),
+    F_NUM(sc_plan, "ds_persistence", ds_persistence, 0, 0, 1e15, 1, "elements >= 0"),
+    F_BOOL(sc_plan, "moe_grouped_gemm", moe_grouped_gemm),
+    F_NUM(sc_plan, "moe_imbalance", moe_imbalance, 1, 0, 1024, 1,
+          "tokens of the busiest expert-parallel rank over the mean, >= 1"),
 };
 static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
 
@@ -370,7 +384,12 @@ static const char *const scn_aliases[][2] = {
     {"pipeline_model_parallel_size", "pp"}, {"pipeline_parallel", "pp"},
     {"data_parallel", "dp"}, {"context_parallel_size", "cp"},
     {"expert_model_parallel_size", "ep"}, {"expert_tensor_parallel_size", "etp"},
-    {"moe_expert_capacity_factor", "moe_capacity"}, {"virtual_pipeline_model_parallel_size", "vpp"},
+    {"moe_expert_capacity_factor", "moe_capacity"},
+    {"stage3_prefetch_bucket_size", "ds_prefetch_bucket"}, {"stage3_max_live_parameters", "ds_max_live"},
+    {"stage3_max_reuse_distance", "ds_max_reuse"}, {"reduce_bucket_size", "ds_reduce_bucket"},
+    {"stage3_param_persistence_threshold", "ds_persistence"},
+    {"reshard_after_forward", "fsdp_reshard"}, {"backward_prefetch", "fsdp_prefetch"},
+    {"forward_prefetch", "fsdp_forward_prefetch"}, {"virtual_pipeline_model_parallel_size", "vpp"},
     {"sequence_parallel", "sp"}, {"global_batch_size", "global_batch"},
     {"gbs", "global_batch"}, {"micro_batch_size", "micro_batch"}, {"mbs", "micro_batch"},
     {"zero_stage", "zero"}, {"precision", "dtype"},

@@ -208,12 +208,15 @@ static int convert(lctx *c, int t, lay want, int op) {
   return 0;
 }
 
-/* Tokens each expert computes and exchanges, as a multiple of its mean
- * share: with a capacity factor and padding (plan.moe_capacity) every
- * expert's buffer holds capacity x the mean; dropless routing with
- * balanced experts moves the mean. */
+/* Tokens each expert of the busiest expert-parallel rank computes and
+ * receives, as a multiple of the mean share: with a capacity factor and
+ * padding (plan.moe_capacity) every expert's buffer holds capacity x the
+ * mean, whatever the router did; dropless routing gives the busiest rank
+ * plan.moe_imbalance x the mean (1: balanced), and every rank waits for
+ * it at the all-to-all. */
 static double moe_cf(const lctx *c) {
-  return c->s->plan.moe_capacity > 0 ? c->s->plan.moe_capacity : 1.0;
+  const sc_plan *p = &c->s->plan;
+  return p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance >= 1 ? p->moe_imbalance : 1.0;
 }
 
 /* Move tensor t to (expert = 1) or from the experts before op reads it. */
@@ -355,7 +358,12 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
     dep = mem_task_p(c, "amax_", o->name, opi, x_elems * c->e, 1, 1, dy_elems / x_elems, dep);
     if (dep < 0) return -1;
   }
-  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd, o->host_bwd, dep);
+  /* without grouped GEMM (Megatron's SequentialMLP) each local expert
+   * runs its own GEMMs: batch separate launches (analytic.c costs them
+   * one by one) */
+  int calls = o->expert && !c->s->plan.moe_grouped_gemm ? (int)batch : 1;
+  int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd * calls, o->host_bwd * calls,
+                    dep);
   if (t < 0) return -1;
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */

@@ -32,3 +32,22 @@ double pipe_bubble_default(const pipe_shape *p) {
 double pipe_p2p_default(const pipe_shape *p) {
   return p->pp > 1 ? 2.0 * (p->m + p->pp - 1) * p->vpp : 0;
 }
+
+double pipe_p2p_per_mb_blocking(const pipe_shape *p, int stage) {
+  if (p->pp <= 1) return 0;
+  return 2.0 * p->vpp - (stage == 0) - (stage == p->pp - 1);
+}
+
+
+double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
+                        double (*fb)(const void *ud, int stage), const void *ud, int worst,
+                        double p2p) {
+  if (p->pp <= 1 || p2p <= 0) return 0;
+  if (!ps->p2p_per_mb) return p2p * ps->p2p_steps(p);
+  double pace = 0;
+  for (int s = 0; s < p->pp; s++) {
+    double t = fb(ud, s) + ps->p2p_per_mb(p, s) * p2p;
+    if (t > pace) pace = t;
+  }
+  return p->m * (pace - fb(ud, worst)) + 2.0 * (p->pp - 1) * p2p;
+}

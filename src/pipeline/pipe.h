@@ -47,13 +47,17 @@ typedef struct pipe_sched {
   /* Pipeline fill and drain, in units of one micro-batch's forward and
    * backward on the slowest stage. */
   double (*bubble)(const pipe_shape *p);
-  /* Activation send/recv on the critical path per step. */
+  /* Activation send/recv on the critical path per step (equal stages). */
   double (*p2p_steps)(const pipe_shape *p);
   /* Micro-batches whose activations `stage` holds at its peak. */
   double (*in_flight)(const pipe_shape *p, int stage);
   /* The passes of `stage` in order into out (room for 3 m vpp); returns
    * how many, or -1 when the schedule cannot run this shape. */
   int (*order)(const pipe_shape *p, int stage, pipe_pass *out);
+  /* Blocking send/recv `stage` waits through per micro-batch in the
+   * steady state (the pace of a stage is its f + b plus these); NULL =
+   * use p2p_steps alone. */
+  double (*p2p_per_mb)(const pipe_shape *p, int stage);
 } pipe_sched;
 
 /* The schedule of a plan; never NULL for a valid sc_schedule. */
@@ -71,5 +75,28 @@ int pipe_one_f_one_b(const pipe_shape *p, int warm,
  * 2 (m + pp - 1) vpp send/recv on the critical path. */
 double pipe_bubble_default(const pipe_shape *p);
 double pipe_p2p_default(const pipe_shape *p);
+
+/* Megatron-LM's blocking send/recv per micro-batch of a stage
+ * (schedules.py, batch_p2p_comm): after each pass of a model chunk the
+ * stage waits for its output to reach the neighbour (1F1B: the batched
+ * send_forward_recv_backward / send_backward_recv_forward exchanges), so
+ * 2 vpp a micro-batch, less one on the first stage (its first chunk's
+ * backward sends nothing) and one on the last (its last chunk's forward
+ * feeds the loss). */
+double pipe_p2p_per_mb_blocking(const pipe_shape *p, int stage);
+
+/* Send/recv on the critical path per step, s, for one send/recv of p2p
+ * s and stages whose forward + backward per micro-batch fb(ud, s) gives
+ * (s), `worst` the largest. With p2p_per_mb: a stage's pace is its f + b
+ * plus the send/recv it waits through per micro-batch; the step pays m
+ * times what the fastest possible pace adds to the slowest stage's
+ * compute, plus one send/recv per stage boundary each way in fill and
+ * drain. Equal stages: 2 (m + pp - 1) vpp, the usual closed form; a
+ * heavier last stage (the loss) has one neighbour, so (m + 2 (pp - 1))
+ * with vpp 1. Without p2p_per_mb: p2p_steps. */
+double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
+                        double (*fb)(const void *ud, int stage), const void *ud, int worst,
+                        double p2p);
+
 
 #endif /* SC_PIPELINE_PIPE_H */

@@ -45,6 +45,7 @@ void sc_plan_default(sc_plan *p) {
   p->fused_kernels = 1;
   p->framework_eager = 1;
   p->channels_last = 1;
+  plan_fsdp_moe_default(p);
 }
 
 /* Fill *s with the default scenario: GPT-3 175B on 128 DGX A100 (1,024
@@ -883,7 +884,8 @@ int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
       (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
       (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
       (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
-      (rc = plan_interleaved_batches(&t.plan, err)) || (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)))
+      (rc = plan_interleaved_batches(&t.plan, err)) || (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)) ||
+      (rc = plan_fsdp_moe(&t, err)))
     return rc;
   plan_switches(&t.plan);
   *s = t;

@@ -37,6 +37,13 @@
  * trace ../shared/traces/param_dlrm_8rank_v100). */
 #define RS_SORT_PAIR_BYTES 12.0
 #define RS_SORT_DIGIT_BITS 8.0
+/* Global memory is read in 32-byte sectors: a warp's loads are served by
+ * as many 32-byte transactions as the sectors its addresses touch (CUDA C++
+ * Best Practices Guide, "Coalesced Access to Global Memory", compute
+ * capability 6.0 and later; Volta/Ampere/Hopper tuning guides: 32-byte
+ * sectors of a 128-byte L1/L2 line). A random row of b bytes therefore
+ * moves ceil(b / 32) x 32 bytes: efficiency b / that (4 B rows: 1/8). */
+#define RS_SECTOR_BYTES 32.0
 
 /* L2 cache of the GPU, bytes: V100 6 MiB, A100 40 MiB, A30 24 MiB, H100 /
  * H200 50 MiB (NVIDIA architecture whitepapers and datasheets); other GPUs
@@ -142,11 +149,26 @@ static double grid_at(const double *g, int n, double k) {
   return g[i] * (1 - f) + g[i + 1] * f;
 }
 
-/* Bytes read per gathered row of `dim` elements of `eb` bytes. */
-static double gather_bytes(int dim, double eb) {
+/* Bytes read per gathered row of `dim` elements of `eb` bytes. FBGEMM's
+ * table-batched kernels (SC_RS_FUSED): the TorchRec planner's minimum
+ * width and lane penalties above. Kernels that read a row with one thread
+ * per element (HugeCTR's hash embeddings, TensorFlow's gather and sparse
+ * apply ops): the 32-byte sectors the row spans, RS_SECTOR_BYTES. */
+static double gather_bytes(sc_rs_kernel k, int dim, double eb) {
+  if (k != SC_RS_FUSED) return ceil(dim * eb / RS_SECTOR_BYTES) * RS_SECTOR_BYTES;
   double d = dim < RS_MIN_DIM ? RS_MIN_DIM : dim;
   double pen = dim >= RS_FULL_DIM ? 1.0 : dim >= 64 ? RS_HALF_PENALTY : RS_QUARTER_PENALTY;
   return d * eb * pen;
+}
+
+/* Rows a shard's table keeps on its GPU: a GPU hash table (HugeCTR *Hash
+ * embeddings) is sized per GPU by workspace_size_per_gpu_in_mb, a figure
+ * the user sets for the vocabulary, not for the vocabulary's share on one
+ * GPU; stepcast sizes it for the whole table on every GPU holding a row
+ * shard (docs/recsys.md). Other kernels keep the shard's rows. */
+static double held_rows(const sc_rs_job *j, const rs_shard_geo *g) {
+  if (j->kernel == SC_RS_HASH && g->row_frac > 0) return g->rows / g->row_frac;
+  return g->rows;
 }
 
 /* State arrays (weights included) the optimizer reads and writes per row. */
@@ -169,7 +191,7 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
                    const rs_shard_geo *g, double *fwd_s, double *bwd_s) {
   double bw = j->gpu.hbm_bw * j->gpu.hbm_eff;
   double eb = j->emb_bytes, ab = act_bytes(j);
-  double rowb = gather_bytes(g->dim, eb);
+  double rowb = gather_bytes(j->kernel, g->dim, eb);
   /* L2: the hottest rows of the shard that fit in its share; hashing
    * spreads a table's hot rows evenly over row shards */
   double cache_rows = g->cache_bytes / (g->dim * eb);
@@ -187,10 +209,10 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double u = grid_at(st->uniq, RS_UGRID, k) * g->row_frac;
   if (u > g->rows) u = g->rows;
   double passes = ceil(log2(fmax(2, g->rows)) / RS_SORT_DIGIT_BITS);
-  double bwd = cast + pooled * ob + g->lookups * gather_bytes(g->dim, ob) +
+  double bwd = cast + pooled * ob + g->lookups * gather_bytes(j->kernel, g->dim, ob) +
                g->lookups * RS_SORT_PAIR_BYTES * 2 * passes +
                u * rowb * 2 * opt_arrays(j->opt);
-  if (j->opt == SC_RS_ADAM_GLOBAL) bwd += g->rows * g->dim * eb * 2 * opt_arrays(j->opt);
+  if (j->opt == SC_RS_ADAM_GLOBAL) bwd += held_rows(j, g) * g->dim * eb * 2 * opt_arrays(j->opt);
   /* ops per table: the gradient leaves the lookup op as a sparse tensor of
    * one row per lookup (TensorFlow's IndexedSlices), written, then read
    * back to deduplicate it before the optimizer; fused kernels accumulate
@@ -201,7 +223,7 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
 }
 
 double rs_shard_bytes(const sc_rs_job *j, const rs_shard_geo *g) {
-  double w = g->rows * g->dim * j->emb_bytes;
+  double w = held_rows(j, g) * g->dim * j->emb_bytes;
   return w * opt_arrays(j->opt);
 }
 

@@ -94,6 +94,32 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   fputc('\n', out);
 }
 
+/* What the plan assumes of ZeRO-3 (the FSDP implementation and its
+ * schedule) and of MoE (grouped GEMM, imbalance, capacity), for plans
+ * where it matters. */
+static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
+  const sc_plan *p = &s->plan;
+  static const char *const impl[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
+  if (p->zero >= 3 && (unsigned)p->fsdp_impl <= SC_FSDP_XLA) {
+    if (p->fsdp_impl == SC_FSDP_DEEPSPEED)
+      fprintf(out, "  zero-3    deepspeed: prefetch bucket %.3g, max live %.3g, reuse distance %.3g, "
+                   "reduce bucket %.3g elements\n",
+              p->ds_prefetch_bucket, p->ds_max_live, p->ds_max_reuse, p->ds_reduce_bucket);
+    else
+      fprintf(out, "  zero-3    %s: %s, backward prefetch %d, forward prefetch %s\n",
+              impl[p->fsdp_impl], p->fsdp_reshard ? "reshard after forward" : "kept gathered to backward",
+              p->fsdp_prefetch,
+              p->fsdp_forward_prefetch || p->fsdp_impl == SC_FSDP_XLA ? "explicit" : "implicit");
+  }
+  if (s->model.kind == SC_MODEL_TRANSFORMER && s->model.tf.experts > 1) {
+    char cap[32] = "dropless";
+    if (p->moe_capacity > 0) snprintf(cap, sizeof cap, "capacity %.2f", p->moe_capacity);
+    fprintf(out, "  moe       grouped GEMM %s, busiest rank %.2fx the mean tokens, %s\n",
+            p->moe_grouped_gemm ? "on" : "off", p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance,
+            cap);
+  }
+}
+
 static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
                        double train_tokens) {
   const sc_plan *p = &s->plan;
@@ -124,6 +150,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p));
+  fsdp_moe_lines(out, s);
   for (int i = 0; i < p->n_overrides; i++) {
     char text[160];
     override_text(&p->overrides[i], text, sizeof text);

@@ -32,7 +32,9 @@
  *   - "avgpool stride N" (interaction) average-pools the concatenated
  *     embeddings before the MLP;
  *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
- *     batch before the all-to-all; otherwise data parallel;
+ *     batch before the all-to-all; so does every PyTorch row's but
+ *     TorchRec's (NVIDIA's PyTorch DLRM, whose layout the DLE rows state:
+ *     the MLPerf PyTorch rows do not log theirs); otherwise data parallel;
  *   - sharding: single_gpu, table_wise (greedy whole tables), table_wise+split
  *     (oversized tables row-wise), row_wise, hybrid_auto (the planner's
  *     fastest plan: the framework's plan is not logged).
@@ -258,7 +260,11 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   /* PyTorch's embedding_bag and Keras' Embedding return the table's type;
    * mixed precision casts the pooled vectors after the lookup */
   j->pooled_table_type = !strncasecmp(fw, "pytorch", 7) || strstr(fw, "tensorflow") != NULL;
-  j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL;
+  /* NVIDIA's PyTorch DLRM keeps the bottom MLP on GPU 0 (the DLE rows'
+   * sharding_detail); PyTorch rows that do not state a layout get it too,
+   * except TorchRec's, whose dense part is data parallel */
+  j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL ||
+                      (!strncasecmp(fw, "pytorch", 7) && !strcasestr_ascii(fw, "torchrec"));
   if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
   j->keys_from_reader = strcasestr_ascii(fw, "hugectr"); /* HugeCTR's reader splits keys by owner */
   return SC_OK;

@@ -155,6 +155,20 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p) {
   if (has(notes, "no gradient buckets") || has(notes, "no overlap")) p->overlap_grad_reduce = 0;
 }
 
+/* ---------------------------------------------------------------- FSDP */
+
+void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p) {
+  if (p->zero < 3) return;
+  /* XLA shards parameters itself (MaxText's fsdp mesh axis): each layer's
+   * weights are gathered into place, one layer ahead */
+  if (fw == ROWD_FW_MAXTEXT) p->fsdp_impl = SC_FSDP_XLA;
+  /* FULL_SHARD and SHARD_GRAD_OP name the sharding strategies of
+   * PyTorch's FullyShardedDataParallel (FSDP1); FSDP2 has none */
+  if (has(notes, "full_shard") || has(notes, "shard_grad_op")) p->fsdp_impl = SC_FSDP1;
+  if (has(notes, "shard_grad_op")) p->fsdp_reshard = 0;
+  if (has(notes, "deepspeed zero-3") || has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
+}
+
 /* ------------------------------------------------------------ pipeline */
 
 int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p) {

@@ -49,6 +49,12 @@ void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p);
  * communication overlap, an eager (Python) or compiled framework. */
 void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p);
 
+/* The FSDP implementation of a zero-3 row: XLA for MaxText, FSDP1 where
+ * the notes name one of its sharding strategies (FULL_SHARD,
+ * SHARD_GRAD_OP: no reshard after forward), DeepSpeed where they name
+ * ZeRO stage 3; otherwise the default (FSDP2). */
+void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p);
+
 /* The stage layout when the row gives none and its layers do not split
  * evenly over pp*vpp chunks: Megatron-Core (NeMo) recipes then count the
  * embedding and the loss as one layer each of the first and last chunk

@@ -145,6 +145,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_framework fw = rowd_framework_of(notes);
   rowd_attention(notes, fw, p);
   rowd_overlap(notes, fw, p);
+  rowd_fsdp(notes, fw, p);
   if (rowd_pipeline_layout(fw, m->layers, p))
     snprintf(assumed, an, "embedding and loss counted as layers in the pipeline split");
   p->fused_kernels = 1;

@@ -1,0 +1,125 @@
+/*
+ * evbucket.c -- the event engine's data-parallel gradient reduction,
+ * bucket by bucket beside the last backward (overlap_grad_reduce).
+ *
+ * Megatron-Core's DDP (distributed_data_parallel.py, param_and_grad_buffer.py)
+ * lays the gradients out in buckets in backward order, of
+ * max(40M, 1M x dp x cp) parameters each when overlap_grad_reduce is on;
+ * gradient sync is enabled for the last micro-batch only, and during its
+ * backward a bucket's all-reduce (ZeRO 0) or reduce-scatter (distributed
+ * optimizer) is issued on the data-parallel stream as soon as its last
+ * gradient is complete. The collectives run one after another on that
+ * stream, beside the rest of the backward, and finish_grad_sync waits for
+ * them before the optimizer. With pipeline parallelism Megatron-LM sets
+ * grad_sync_func (training.py, align_grad_reduce, on by default), and
+ * then only the first stage overlaps its buckets with its last backward
+ * (schedules.py: grad_sync_first_stage); the other stages launch every
+ * bucket when their cool-down ends (during the pipeline's drain on the
+ * stages before them). Here a bucket closes at a layer's boundary
+ * once it holds at least the bucket size (layer granularity), and leaves
+ * when that layer's backward ends on the compute stream; it starts when
+ * it has left on every replica of the stage (a collective) and the bucket
+ * before it is done, and takes the stage's reduction time (the step
+ * model's collectives, each data-parallel group alone, x the factor of
+ * every group at once on a topology) times its share of the parameters.
+ * While buckets run beside the backward, the backward slows by NCCL's SM
+ * share x the overlapped time (as event.h's ev_overlap); what runs past
+ * the last replica's backward, plus that slowdown, is the reduction's
+ * exposed time. The parameter gathers of ZeRO 1/2 and ZeRO-3's traffic
+ * stay as the closed form exposes them (dp_tail, after the buckets).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "engine/evint.h"
+
+/* distributed_data_parallel.py: bucket_size = max(40,000,000,
+ * 1,000,000 x data-parallel size) parameters with overlap_grad_reduce */
+#define EVB_MIN_PARAMS 40e6
+#define EVB_PER_RANK 1e6
+
+/* The buckets of backward template tp: where each closes and how long
+ * it runs. 0 or -1. */
+static int plan_tmpl(ev_ctx *c, ev_tmpl *tp, double size, double red, double params) {
+  int n = 0;
+  double acc = 0;
+  for (int i = 0; i < tp->n; i++) /* count first: arrays sized once */
+    if (tp->t[i].grads > 0 && (acc += tp->t[i].grads) >= size) n++, acc = 0;
+  n += acc > 0;
+  tp->bk_task = mem_alloc(sizeof *tp->bk_task * (size_t)(n > 0 ? n : 1));
+  tp->bk_dur = mem_alloc(sizeof *tp->bk_dur * (size_t)(n > 0 ? n : 1));
+  if (!tp->bk_task || !tp->bk_dur) return -1;
+  tp->nbk = 0;
+  acc = 0;
+  for (int i = 0; i < tp->n; i++) {
+    if (tp->t[i].grads <= 0) continue;
+    acc += tp->t[i].grads;
+    if (acc < size) continue;
+    tp->bk_task[tp->nbk] = i;
+    tp->bk_dur[tp->nbk++] = red * acc / params * c->dp_factor;
+    acc = 0;
+  }
+  if (acc > 0) {
+    tp->bk_task[tp->nbk] = tp->n;
+    tp->bk_dur[tp->nbk++] = red * acc / params * c->dp_factor;
+  }
+  return 0;
+}
+
+int ev_buckets_plan(ev_ctx *c) {
+  const eng *e = c->e;
+  const sc_plan *p = &e->s->plan;
+  c->buckets = 0;
+  c->nb = 0;
+  if (!p->overlap_grad_reduce || c->scale != 1) return 0; /* one model chunk */
+  eng_step k;
+  eng_step_of(e, &k);
+  eng_dpred dd;
+  eng_dp_reduction(e, k.dp_stage, &dd);
+  if (dd.red <= 0 || dd.params <= 0) return 0;
+  c->dp_share = mem_calloc((size_t)c->S, sizeof *c->dp_share);
+  if (!c->dp_share) return -1;
+  double dp = (p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1);
+  double size = fmax(EVB_MIN_PARAMS, EVB_PER_RANK * dp);
+  for (int s = 0; s < c->S; s++) {
+    ev_tmpl *tp = &c->tm[2 * s + 1];
+    eng_dpred ds;
+    eng_dp_reduction(e, s, &ds);
+    c->dp_share[s] = ds.share;
+    if (tp->shared) continue; /* planned with its source stage */
+    if (ds.red > 0 && ds.params > 0 && plan_tmpl(c, tp, size, ds.red, ds.params)) return -1;
+  }
+  for (int s = 0; s < c->S; s++) {
+    ev_tmpl *src = &c->tm[2 * (e->x->stages[s].same_as >= 0 ? e->x->stages[s].same_as : s) + 1];
+    c->tm[2 * s + 1].bk_task = src->bk_task; /* shared templates: the source's plan */
+    c->tm[2 * s + 1].bk_dur = src->bk_dur;
+    c->tm[2 * s + 1].nbk = src->nbk;
+    if (src->nbk > c->nb) c->nb = src->nbk;
+  }
+  c->buckets = c->nb > 0;
+  /* what the closed form exposes beyond the overlapped reduction */
+  c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
+  return 0;
+}
+
+void ev_buckets_reduce(ev_ctx *c, int s, double t) {
+  const ev_tmpl *tp = &c->tm[2 * s + 1];
+  double prev = 0, ov = 0;
+  for (int k = 0; k < tp->nbk; k++) {
+    double left = 0; /* it has left on every replica */
+    for (int r = 0; r < c->R; r++) {
+      double x = c->issue[(long)(r * c->S + s) * c->nb + k];
+      if (x > left) left = x;
+    }
+    double start = left > prev ? left : prev, stop = start + tp->bk_dur[k];
+    if (start < t) ov += (stop < t ? stop : t) - start; /* beside the backward */
+    for (int r = 0; c->out_spans && r < c->R; r++)
+      if (c->out->n_spans < c->cap_spans)
+        c->out->spans[c->out->n_spans++] =
+            (ev_span){r * c->S + s, EV_DP, c->dp_name, -1, 'D', start, stop - start};
+    prev = stop;
+  }
+  double slowed = t + ev_overlap(ov, ov, c->dp_share[s]); /* the backward's slowdown */
+  c->dpx[s] = (prev > slowed ? prev : slowed) - t + c->dp_tail;
+}

@@ -1,0 +1,70 @@
+/*
+ * evshare.h -- communication of different kinds sharing the links of a
+ * topology inside the event loop (module prefix: evs_).
+ *
+ * The event loop's own communication -- pipeline send/recv and the
+ * data-parallel reduction after a stage's backward -- runs as ACTIVITIES
+ * in this set rather than as fixed-length events. Each activity has the
+ * time it takes alone (the step model's) and, on a topology, a DEMAND:
+ * the bytes per second it puts on each link when it runs at its alone
+ * pace (the flow engine's per-link bytes of the traffic, every group of
+ * the stage at once, over the flow engine's time for it). While several
+ * activities run, each advances at 1 / f of its alone pace, f being the
+ * largest, over its links, of the total demand of the running activities
+ * on the link over the link's bandwidth (at least 1): two activities that
+ * each fill a link alone run at half speed while they overlap, and speed
+ * up again when one ends (proportional sharing of the bottleneck link). An
+ * activity without a demand (no topology) always runs at its alone pace,
+ * its end fixed when it starts.
+ *
+ * The set is sized once per run (no allocation while the loop runs);
+ * the loop asks for the earliest end beside its heap's next event.
+ */
+#ifndef SC_ENGINE_EVSHARE_H
+#define SC_ENGINE_EVSHARE_H
+
+/* A traffic pattern's load on the links: rate[k] bytes/s on link
+ * link[k] (indices into the topology's links) at its alone pace. */
+typedef struct evs_demand {
+  int *link;           /* owned */
+  double *rate;        /* owned, bytes/s */
+  int n;
+} evs_demand;
+
+void evs_demand_free(evs_demand *d);
+
+typedef struct evs_act {
+  int id;              /* the caller's event id */
+  const evs_demand *d; /* borrowed, NULL = none */
+  double w;            /* weight of the demand (replicas it stands for) */
+  double f;            /* current slowdown, >= 1 */
+  double end;          /* projected end at the current f, s */
+  double start, alone; /* s */
+} evs_act;
+
+typedef struct evs {
+  evs_act *a;          /* running activities, owned */
+  int n, cap;
+  double *load;        /* per link: total demand of the running, B/s; owned */
+  const double *bw;    /* per link, bytes/s (borrowed); NULL = no topology */
+  int n_links;
+} evs;
+
+/* Room for cap activities at once over n_links links of bandwidth bw
+ * (NULL, 0: no topology). 0 or -1 (out of memory). */
+int evs_init(evs *s, int cap, int n_links, const double *bw);
+void evs_free(evs *s);
+
+/* Start activity id at `now`, `alone` s long alone, with demand d
+ * (weight w); the others sharing its links slow down from now on. */
+void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, double w);
+
+/* The running activity that ends first: its index (-1 when none) and
+ * its end in *end. */
+int evs_next(const evs *s, double *end);
+
+/* Remove activity k (ended at `now`); the others sharing its links
+ * speed up. Returns its start in *start. */
+void evs_remove(evs *s, int k, double now, double *start);
+
+#endif

@@ -1,0 +1,496 @@
+/*
+ * fsdp.c -- ZeRO-3 / FSDP as each framework schedules it.
+ *
+ * A stage's segments are units in forward order: a layer under zero 3 is
+ * a unit its implementation gathers before use and frees after (FSDP1's
+ * flat parameter, FSDP2's parameter group, DeepSpeed's modules); the
+ * blocks that are not layers (embedding, output layer, final norm) form
+ * the root unit, gathered once at the start of the micro-batch and kept
+ * to its end (the root is never resharded after forward: FSDP1's
+ * _post_forward_reshard, FSDP2's fully_shard docstring); a segment not
+ * under zero 3 only computes.
+ *
+ * One micro-batch runs through two clocks, the compute stream and the
+ * communication stream (gathers and reduce-scatters issued in the order
+ * the framework issues them, one after another: they share the links):
+ *
+ *   forward   the gather of unit k is issued when unit k - d starts its
+ *             compute (explicit prefetch: FSDP1 forward_prefetch, XLA's
+ *             latency-hiding scheduler, DeepSpeed's trace, d units ahead),
+ *             or when the host reaches unit k (implicit: FSDP2 and FSDP1
+ *             by default: after issuing unit k - 1, so the window is
+ *             unit k - 1's compute less its host time); unit k
+ *             computes once its gather is done.
+ *   backward  in reverse; with resharding every layer is gathered again,
+ *             d = plan.fsdp_prefetch units ahead (0: when it is needed);
+ *             its reduce-scatter is issued when its gradients are done.
+ *
+ * The exposed time is the micro-batch's span less its compute, plus the
+ * slowdown of the compute a collective overlaps (its channels' SMs), per
+ * micro-batch (FSDP gathers and reduces every micro-batch).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cost/compute.h"
+#include "engine/fsdp.h"
+
+#define FSDP_CACHE 32   /* runs whose units are costed once per call */
+#define FSDP_RING 65    /* > the deepest prefetch (plan.fsdp_prefetch <= 64) */
+
+static double bytes_of(const sc_plan *p) { return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2; }
+
+static int is_unit(const xg_segment *sg) { return sg->zero >= 3 && sg->block >= 0; }
+
+static int is_layer(const xg_segment *sg) { return is_unit(sg) && sg->role == WG_ROLE_LAYER; }
+
+/* Parameters per GPU of op o of segment sg (lower.c's params()). */
+static double op_params(const wg_op *o, const xg_segment *sg) {
+  double p = o->params / (o->expert ? (sg->etp > 0 ? sg->etp : sg->tp) : sg->tp);
+  return o->expert ? p / sg->ep : p;
+}
+
+/* DeepSpeed's modules of segment sg: calls (modules at or above the
+ * persistence threshold), the elements they gather, the largest, and the
+ * persistent elements (never partitioned). Scaled so that all ops sum to
+ * sg->params. */
+typedef struct ds_mods {
+  double calls, gathered, largest, persistent;
+} ds_mods;
+
+static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
+  ds_mods d = {0, 0, 0, 0};
+  const wg_block *bl = &e->g->blocks[sg->block];
+  double all = 0;
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    all += e->g->ops[i].params > 0 ? op_params(&e->g->ops[i], sg) : 0;
+  double scale = all > 0 ? sg->params / all : 0;
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
+    if (e->g->ops[i].params <= 0) continue;
+    double p = op_params(&e->g->ops[i], sg) * scale;
+    if (p < e->s->plan.ds_persistence) {
+      d.persistent += p;
+      continue;
+    }
+    d.calls++;
+    d.gathered += p;
+    if (p > d.largest) d.largest = p;
+  }
+  return d;
+}
+
+/* DeepSpeed's gathers of segment sg: one all-gather per module. */
+static double ds_gather_time(const eng *e, const xg_segment *sg, double *share) {
+  const wg_block *bl = &e->g->blocks[sg->block];
+  double eb = bytes_of(&e->s->plan), t = 0, all = 0;
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    all += e->g->ops[i].params > 0 ? op_params(&e->g->ops[i], sg) : 0;
+  double scale = all > 0 ? sg->params / all : 0;
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
+    if (e->g->ops[i].params <= 0) continue;
+    double p = op_params(&e->g->ops[i], sg) * scale, s = 0;
+    if (p < e->s->plan.ds_persistence) continue;
+    t += eng_coll(e, sg->dp_group, COLL_ALL_GATHER, p * eb, &s);
+    if (s > *share) *share = s;
+  }
+  return t;
+}
+
+int fsdp_hsdp_per_unit(const sc_plan *p) {
+  return p->fsdp_impl == SC_FSDP1 || p->fsdp_impl == SC_FSDP2;
+}
+
+/* A zero-3 segment of stage st (the root's first), or NULL: where HSDP's
+ * replica group and shard size are read. */
+static const xg_segment *any_unit(const eng *e, const xg_stage *st) {
+  const xg_segment *found = NULL;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
+    if (is_unit(sg) && (!found || sg->role != WG_ROLE_LAYER)) found = sg;
+    if (found && found->role != WG_ROLE_LAYER) break;
+  }
+  return found;
+}
+
+/* HSDP all-reduce of `elems` reduced elements of a unit over sg's
+ * replicas (0 without HSDP, or where it runs once per step). */
+static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems, double *share) {
+  *share = 0;
+  if (!sg || sg->rep_group < 0 || !fsdp_hsdp_per_unit(&e->s->plan) || elems <= 0) return 0;
+  return eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems * bytes_of(&e->s->plan) / sg->shard,
+                  share);
+}
+
+/* Segment r's unit, costed. */
+static fsdp_unit unit_of(const eng *e, const xg_run *r) {
+  const xg_segment *sg = &e->x->segs[r->segment];
+  const sc_plan *p = &e->s->plan;
+  fsdp_unit u;
+  memset(&u, 0, sizeof u);
+  u.f = e->qs[2 * r->segment].compute;
+  u.b = e->qs[2 * r->segment + 1].compute;
+  u.host = e->qs[2 * r->segment].host;
+  if (!is_layer(sg)) return u;
+  double eb = bytes_of(p), n = e->x->groups[sg->dp_group].ranks;
+  const sc_gpu *g = &e->s->cluster.gpu;
+  u.layer = 1;
+  u.params = sg->params;
+  if (p->fsdp_impl == SC_FSDP_DEEPSPEED) {
+    u.gather = ds_gather_time(e, sg, &u.share);
+    return u;
+  }
+  u.gather = eng_coll(e, sg->dp_group, COLL_ALL_GATHER, sg->params * eb, &u.share);
+  u.reduce = eng_coll(e, sg->dp_group, COLL_REDUCE_SCATTER, sg->params * eb, &u.rs_share);
+  u.allreduce = hsdp_allreduce(e, sg, sg->params, &u.ar_share);
+  if (p->fsdp_impl == SC_FSDP2) {
+    /* foreach_all_gather's copy-in of the local shards (its own stream),
+     * the copy-out into the parameters and the chunk-cat of the gradients
+     * into the reduce-scatter input (both on the compute stream):
+     * _fsdp_collectives.py; each reads and writes its bytes once */
+    double copy_in = cost_mem(g, 2 * sg->params * eb / n);
+    u.share *= u.gather / (u.gather + copy_in); /* NCCL's SMs: the gather only */
+    u.gather += copy_in;
+    u.copy_out = cost_mem(g, 2 * sg->params * eb);
+    u.rs_copy = cost_mem(g, 2 * sg->params * eb);
+  }
+  return u;
+}
+
+/* The root unit of stage st: the zero-3 blocks that are not layers. */
+static double root_params(const eng *e, const xg_stage *st, int *gi) {
+  double n = 0;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const xg_segment *sg = &e->x->segs[r->segment];
+    if (!is_unit(sg) || sg->role == WG_ROLE_LAYER) continue;
+    n += r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0));
+    *gi = sg->dp_group;
+  }
+  return n;
+}
+
+/* Units gathered ahead: in backward plan.fsdp_prefetch; DeepSpeed, in
+ * both passes, as many layers as its prefetch bucket holds (at least the
+ * next module, none with a bucket of 0); forward 1. */
+static int depth(const eng *e, double layer_params, int bwd) {
+  const sc_plan *p = &e->s->plan;
+  if (p->fsdp_impl == SC_FSDP_DEEPSPEED) {
+    double b = p->ds_prefetch_bucket < p->ds_max_live ? p->ds_prefetch_bucket : p->ds_max_live;
+    if (b <= 0) return 0;
+    double d = layer_params > 0 ? floor(b / layer_params) : 1;
+    return d < 1 ? 1 : d > FSDP_RING - 1 ? FSDP_RING - 1 : (int)d;
+  }
+  return bwd ? p->fsdp_prefetch : 1;
+}
+
+/* A walk over the stage's segment instances in pass order. */
+typedef struct cursor {
+  const xg_stage *st;
+  const xg *x;
+  int bwd, j, i;      /* run (in pass order) and instance */
+} cursor;
+
+static int cur_ok(const cursor *c) { return c->j < c->st->n_runs; }
+
+static int cur_index(const cursor *c) { return c->bwd ? c->st->n_runs - 1 - c->j : c->j; }
+
+static void cur_next(cursor *c) {
+  if (cur_ok(c) && ++c->i >= c->x->runs[c->st->first_run + cur_index(c)].count) c->i = 0, c->j++;
+}
+
+/* What one micro-batch's passes need: the units of the stage's runs and
+ * the two clocks. */
+typedef struct fsdp_ctx {
+  const eng *e;
+  const xg_stage *st;
+  fsdp_unit cache[FSDP_CACHE];
+  double layer_params;      /* largest layer unit, elements */
+  double root;              /* root unit elements, and its group */
+  int root_grp;
+  double c, m;              /* compute and communication clocks, s */
+  double compute;           /* compute run (FSDP2 copies included), s */
+  double copies;            /* of that, FSDP2 copy kernels, s */
+  double comm, shared;      /* communication run, and share x that, s */
+  double ready[FSDP_RING];  /* per position: when its gather is done */
+  double after, live;       /* DeepSpeed, lead walk: layer elements passed,
+                               elements kept gathered from the forward */
+  double pending;           /* DeepSpeed: gradient elements in the bucket */
+} fsdp_ctx;
+
+static fsdp_unit unit_at(const fsdp_ctx *x, const cursor *c) {
+  int j = cur_index(c);
+  return j < FSDP_CACHE ? x->cache[j] : unit_of(x->e, &x->e->x->runs[x->st->first_run + j]);
+}
+
+/* Put `comm` seconds on the communication stream, issued at t; returns
+ * when it is done. */
+static double issue(fsdp_ctx *x, double t, double comm, double share) {
+  x->m = (x->m > t ? x->m : t) + comm;
+  x->comm += comm;
+  x->shared += share * comm;
+  return x->m;
+}
+
+/* DeepSpeed keeps a layer gathered from its forward to its backward when
+ * the elements used in between (the layers after it, forward and back)
+ * are within stage3_max_reuse_distance (partitioned_param_coordinator.py,
+ * __params_to_release), as long as stage3_max_live_parameters allows. The
+ * backward walk meets the last layers first: `after` is what it passed. */
+static int ds_kept(fsdp_ctx *x, double params) {
+  const sc_plan *p = &x->e->s->plan;
+  int kept = p->fsdp_impl == SC_FSDP_DEEPSPEED && 2 * x->after < p->ds_max_reuse &&
+             x->live + params <= p->ds_max_live;
+  if (kept) x->live += params;
+  x->after += params;
+  return kept;
+}
+
+/* Issue the gather of the unit under `lead` (position q) at time t in
+ * pass bwd, or mark it ready when there is nothing to gather. */
+static void gather_ahead(fsdp_ctx *x, const cursor *lead, int q, double t) {
+  if (!cur_ok(lead)) return;
+  const sc_plan *p = &x->e->s->plan;
+  fsdp_unit u = unit_at(x, lead);
+  double g = u.gather;
+  if (lead->bwd && u.params > 0) {
+    if (!p->fsdp_reshard || ds_kept(x, u.params)) g = 0;
+    /* DeepSpeed: a module released after its recomputed forward (reuse
+     * distance below the layer) is gathered again for its backward */
+    else if (p->fsdp_impl == SC_FSDP_DEEPSPEED && p->recompute == SC_RECOMP_FULL &&
+             p->ds_max_reuse < u.params)
+      g *= 2;
+  }
+  x->ready[q % FSDP_RING] = u.params > 0 && g > 0 ? issue(x, t, g, u.share) : -INFINITY;
+}
+
+/* Reduce the gradients of unit u, done at the compute clock. */
+static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
+  const sc_plan *p = &x->e->s->plan;
+  if (p->fsdp_impl != SC_FSDP_DEEPSPEED) {
+    issue(x, x->c, u->reduce, u->rs_share);
+    if (u->allreduce > 0) issue(x, x->c, u->allreduce, u->ar_share);
+    return;
+  }
+  x->pending += u->params;
+  if (x->pending < p->ds_reduce_bucket) return;
+  int gi = x->root_grp;
+  for (int j = 0; j < x->st->n_runs && gi < 0; j++) {
+    const xg_segment *sg = &x->e->x->segs[x->e->x->runs[x->st->first_run + j].segment];
+    if (is_layer(sg)) gi = sg->dp_group;
+  }
+  double share = 0;
+  double rs = eng_coll(x->e, gi, COLL_REDUCE_SCATTER, x->pending * bytes_of(p), &share);
+  issue(x, x->c, rs, share);
+  x->pending = 0;
+}
+
+/* One pass (bwd 0: forward, 1: backward) of one micro-batch. */
+static void pass(fsdp_ctx *x, int bwd) {
+  const sc_plan *p = &x->e->s->plan;
+  int d = depth(x->e, x->layer_params, bwd);
+  /* forward without explicit prefetch (FSDP2; FSDP1 unless
+   * forward_prefetch): the next gather is issued when the host gets
+   * there, after issuing this unit's kernels */
+  int implicit = !bwd && !p->fsdp_forward_prefetch &&
+                 (p->fsdp_impl == SC_FSDP2 || p->fsdp_impl == SC_FSDP1);
+  cursor c = {x->st, x->e->x, bwd, 0, 0}, lead = c;
+  x->after = x->live = 0;
+  /* `lead` is the next position to gather: the first max(d, 1) are
+   * gathered when the pass starts, then position q + d when q starts
+   * (d 0: position q + 1 when q is done, its pre-backward hook) */
+  int first = d > 1 ? d : 1;
+  for (int q = 0; q < first; q++, cur_next(&lead)) gather_ahead(x, &lead, q, x->c);
+  for (int q = 0; cur_ok(&c); q++, cur_next(&c)) {
+    fsdp_unit u = unit_at(x, &c);
+    double r = x->ready[q % FSDP_RING], start = r > x->c ? r : x->c;
+    int gathered = u.params > 0 && r > -INFINITY;
+    /* implicit prefetch: the host reaches the next unit once it has
+     * issued this one's kernels (taking host and GPU level here) */
+    double reach = u.host < u.f ? u.host : u.f;
+    if (d > 0) {
+      gather_ahead(x, &lead, q + d, implicit ? start + reach : start);
+      cur_next(&lead);
+    }
+    double run = (bwd ? u.b : u.f) + (gathered ? u.copy_out : 0) + (bwd ? u.rs_copy : 0);
+    x->c = start + run;
+    x->compute += run;
+    x->copies += (gathered ? u.copy_out : 0) + (bwd ? u.rs_copy : 0);
+    if (bwd && u.params > 0) reduce(x, &u);
+    if (d == 0) {
+      gather_ahead(x, &lead, q + 1, x->c);
+      cur_next(&lead);
+    }
+  }
+}
+
+/* Fill x's unit cache and the stage's root and largest layer. */
+static void ctx_init(fsdp_ctx *x, const eng *e, const xg_stage *st) {
+  memset(x, 0, sizeof *x);
+  x->e = e;
+  x->st = st;
+  x->root_grp = -1;
+  x->root = root_params(e, st, &x->root_grp);
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    if (j < FSDP_CACHE) x->cache[j] = unit_of(e, r);
+    if (is_layer(&e->x->segs[r->segment]) && e->x->segs[r->segment].params > x->layer_params)
+      x->layer_params = e->x->segs[r->segment].params;
+  }
+}
+
+double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
+  int any = 0;
+  for (int j = 0; j < st->n_runs && !any; j++)
+    any = is_unit(&e->x->segs[e->x->runs[st->first_run + j].segment]);
+  if (!any) return 0;
+  fsdp_ctx x;
+  ctx_init(&x, e, st);
+  const sc_plan *p = &e->s->plan;
+  double eb = bytes_of(p), share = 0;
+  if (x.root > 0) {
+    /* the root unit: gathered first (FSDP2: its copy-in before, its
+     * copy-out after), its gradients reduced last */
+    const sc_gpu *g = &e->s->cluster.gpu;
+    double ag = eng_coll(e, x.root_grp, COLL_ALL_GATHER, x.root * eb, &share);
+    double in = p->fsdp_impl == SC_FSDP2
+                    ? cost_mem(g, 2 * x.root * eb / e->x->groups[x.root_grp].ranks)
+                    : 0;
+    x.c = issue(&x, 0, in + ag, share * ag / (in + ag));
+    if (p->fsdp_impl == SC_FSDP2) {
+      double co = cost_mem(g, 2 * x.root * eb);
+      x.c += co, x.compute += co, x.copies += co;
+    }
+  }
+  pass(&x, 0);
+  pass(&x, 1);
+  if (p->fsdp_impl == SC_FSDP_DEEPSPEED) x.pending += x.root;
+  double last = p->fsdp_impl == SC_FSDP_DEEPSPEED ? x.pending : x.root;
+  if (last > 0) {
+    int gi = x.root_grp;
+    for (int j = 0; j < st->n_runs && gi < 0; j++) {
+      const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
+      if (is_unit(sg)) gi = sg->dp_group;
+    }
+    if (p->fsdp_impl == SC_FSDP2 && x.root > 0) {
+      /* the root's chunk-cat, on the compute stream */
+      double cc = cost_mem(&e->s->cluster.gpu, 2 * x.root * eb);
+      x.c += cc, x.compute += cc, x.copies += cc;
+    }
+    double rs = eng_coll(e, gi, COLL_REDUCE_SCATTER, last * eb, &share);
+    issue(&x, x.c, rs, share);
+    double ar = hsdp_allreduce(e, any_unit(e, st), x.root, &share);
+    if (ar > 0) issue(&x, x.c, ar, share);
+  }
+  double span = x.c > x.m ? x.c : x.m;
+  double waited = span - x.compute;              /* communication not hidden */
+  double hidden = x.comm - waited > 0 ? x.comm - waited : 0;
+  double slow = x.comm > 0 ? x.shared / x.comm * hidden : 0;
+  return mbs * (waited + x.copies + slow);
+}
+
+/* ---------------------------------------------- traffic and memory */
+
+/* Elements per GPU the reduce-scatters of one backward move, and their
+ * number, for DeepSpeed's reduce bucket (filled in backward order). */
+static void ds_buckets(const eng *e, const xg_stage *st, double root, fsdp_traffic *t) {
+  double pending = 0, bucket = e->s->plan.ds_reduce_bucket, eb = bytes_of(&e->s->plan);
+  for (int j = st->n_runs - 1; j >= 0; j--) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const xg_segment *sg = &e->x->segs[r->segment];
+    for (int i = 0; i < r->count && is_layer(sg); i++) {
+      pending += sg->params;
+      if (pending < bucket) continue;
+      t->reduces++, t->reduce_bytes += pending * eb, pending = 0;
+    }
+  }
+  pending += root;
+  if (pending > 0) t->reduces++, t->reduce_bytes += pending * eb;
+}
+
+void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
+  const sc_plan *p = &e->s->plan;
+  double eb = bytes_of(p);
+  fsdp_traffic t = {0, 0, 0, 0, 0, 0, 0};
+  fsdp_ctx x;
+  memset(&x, 0, sizeof x);
+  x.e = e, x.st = st, x.root_grp = -1;
+  x.root = root_params(e, st, &x.root_grp);
+  int ds = p->fsdp_impl == SC_FSDP_DEEPSPEED;
+  if (x.root > 0) t.gathers++, t.gather_bytes += x.root * eb;
+  /* backward order, so that DeepSpeed's kept layers are the last ones */
+  for (int j = st->n_runs - 1; j >= 0; j--) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const xg_segment *sg = &e->x->segs[r->segment];
+    if (!is_layer(sg)) continue;
+    double n = e->x->groups[sg->dp_group].ranks;
+    ds_mods m = ds_modules(e, sg);
+    double calls = ds ? m.calls : 1, bytes = (ds ? m.gathered : sg->params) * eb;
+    for (int i = 0; i < r->count; i++) {
+      double again = p->fsdp_reshard && !ds_kept(&x, sg->params);
+      if (again && ds && p->recompute == SC_RECOMP_FULL && p->ds_max_reuse < sg->params) again = 2;
+      t.gathers += calls * (1 + again);
+      t.gather_bytes += bytes * (1 + again);
+      if (!ds) t.reduces++, t.reduce_bytes += bytes;
+      if (sg->rep_group >= 0 && fsdp_hsdp_per_unit(p))
+        t.allreduces++, t.allreduce_bytes += sg->params * eb / sg->shard;
+      if (p->fsdp_impl == SC_FSDP2)
+        t.copy_bytes += (1 + again) * (2 * bytes / n + 2 * bytes) + 2 * bytes;
+    }
+  }
+  if (ds) ds_buckets(e, st, x.root, &t);
+  else if (x.root > 0) t.reduces++, t.reduce_bytes += x.root * eb;
+  const xg_segment *ru = any_unit(e, st);
+  if (x.root > 0 && ru && ru->rep_group >= 0 && fsdp_hsdp_per_unit(p))
+    t.allreduces++, t.allreduce_bytes += x.root * eb / ru->shard;
+  if (p->fsdp_impl == SC_FSDP2 && x.root > 0) {
+    double n = e->x->groups[x.root_grp].ranks;
+    t.copy_bytes += 2 * x.root * eb / n + 2 * x.root * eb + 2 * x.root * eb;
+  }
+  out->gathers = mbs * t.gathers;
+  out->gather_bytes = mbs * t.gather_bytes;
+  out->reduces = mbs * t.reduces;
+  out->reduce_bytes = mbs * t.reduce_bytes;
+  out->copy_bytes = mbs * t.copy_bytes;
+  out->allreduces = mbs * t.allreduces;
+  out->allreduce_bytes = mbs * t.allreduce_bytes;
+}
+
+void fsdp_memory(const eng *e, const xg_stage *st, double eb, double *w, double *g) {
+  const sc_plan *p = &e->s->plan;
+  double largest = 0, layers = 0, op = 0, persistent = 0, kept = 0, after = 0;
+  int gi = -1;
+  double root = root_params(e, st, &gi);
+  for (int j = st->n_runs - 1; j >= 0; j--) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const xg_segment *sg = &e->x->segs[r->segment];
+    if (!is_layer(sg)) continue;
+    if (sg->params > largest) largest = sg->params;
+    layers += r->count * sg->params;
+    if (p->fsdp_impl != SC_FSDP_DEEPSPEED) continue;
+    ds_mods m = ds_modules(e, sg);
+    if (m.largest > op) op = m.largest;
+    persistent += r->count * m.persistent;
+    for (int i = 0; i < r->count; i++, after += sg->params)
+      if (2 * after < p->ds_max_reuse && kept + sg->params <= p->ds_max_live) kept += sg->params;
+  }
+  *w = *g = 0;
+  if (largest <= 0 && root <= 0) return;
+  if (p->fsdp_impl == SC_FSDP_DEEPSPEED) {
+    /* the module in use, the prefetch bucket, the layers kept for their
+     * backward and the persistent small parameters, whole; the reduce
+     * bucket holds gradients (stage_1_and_2/stage3 ipg buffer) */
+    double pre = p->ds_prefetch_bucket < p->ds_max_live ? p->ds_prefetch_bucket : p->ds_max_live;
+    if (pre > layers) pre = layers;
+    *w = (op + pre + kept + persistent + root) * eb;
+    double bucket = p->ds_reduce_bucket < layers + root ? p->ds_reduce_bucket : layers + root;
+    *g = (bucket + op) * eb;
+    return;
+  }
+  /* the unit computing and those prefetched (at least one: the forward's
+   * next), or every layer when nothing is freed after forward; the root
+   * stays gathered; the gradients of the unit computing and of the one
+   * being reduce-scattered, and the root's */
+  int d = p->fsdp_prefetch > 1 ? p->fsdp_prefetch : 1;
+  *w = (p->fsdp_reshard ? (1 + d) * largest : layers) * eb + root * eb;
+  *g = (2 * largest + root) * eb;
+}

@@ -1,0 +1,104 @@
+/*
+ * plan_fsdp.c -- the plan keys of FSDP / ZeRO-3 as each framework runs it
+ * and of MoE as it is run: their defaults (each the framework's own,
+ * sourced next to it) and their checks (module prefix: plan_).
+ */
+#include "plan/plan.h"
+
+/* DeepSpeed ZeRO-3's defaults, deepspeed/runtime/zero/config.py
+ * (../shared/reference/deepspeed): stage3_prefetch_bucket_size 5e7,
+ * stage3_max_live_parameters 1e9, stage3_max_reuse_distance 1e9,
+ * reduce_bucket_size 5e8, stage3_param_persistence_threshold 1e5
+ * (elements). */
+#define DS_PREFETCH_BUCKET 5e7
+#define DS_MAX_LIVE 1e9
+#define DS_MAX_REUSE 1e9
+#define DS_REDUCE_BUCKET 5e8
+#define DS_PERSISTENCE 1e5
+
+void plan_fsdp_moe_default(sc_plan *p) {
+  p->fsdp_impl = SC_FSDP2;   /* PyTorch's current FSDP (fully_shard) */
+  p->fsdp_reshard = 1;       /* FSDP2 reshard_after_forward=True, FSDP1
+                                FULL_SHARD, DeepSpeed stage 3 */
+  p->fsdp_prefetch = 1;      /* FSDP1 BackwardPrefetch.BACKWARD_PRE; FSDP2's
+                                default prefetch of the previous group
+                                (_fsdp_state.py) */
+  p->fsdp_forward_prefetch = 0; /* FSDP1 forward_prefetch=False; FSDP2
+                                   prefetches forward implicitly */
+  p->ds_prefetch_bucket = DS_PREFETCH_BUCKET;
+  p->ds_max_live = DS_MAX_LIVE;
+  p->ds_max_reuse = DS_MAX_REUSE;
+  p->ds_reduce_bucket = DS_REDUCE_BUCKET;
+  p->ds_persistence = DS_PERSISTENCE;
+  /* every MoE recipe of the Megatron-MoE model zoo sets moe_grouped_gemm
+   * (../shared/reference/megatron-moe-modelzoo/model_configs/benchmarking:
+   * DeepSeek-V3, Mixtral, Qwen3), while transformer_config.py defaults it
+   * to False: the default follows what MoE runs use */
+  p->moe_grouped_gemm = 1;
+  p->moe_imbalance = 1.0;    /* balanced: no measurement of a trained
+                                router's imbalance is in ../shared */
+}
+
+static int fsdp_keys(const sc_plan *p, sc_error *err) {
+  if ((unsigned)p->fsdp_impl > SC_FSDP_XLA)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fsdp_impl: %d; valid: \"fsdp2\", \"fsdp1\", \"deepspeed\", \"xla\"",
+                        (int)p->fsdp_impl);
+  if (p->fsdp_prefetch < 0 || p->fsdp_prefetch > 64)
+    return sc_error_set(err, SC_EINPUT, "plan.fsdp_prefetch: %d; valid: 0..64 units ahead",
+                        p->fsdp_prefetch);
+  if (p->fsdp_impl == SC_FSDP1 && p->fsdp_prefetch > 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fsdp_prefetch: %d; FSDP1 prefetches one unit (BACKWARD_PRE) or "
+                        "none; valid: 0, 1 (or plan.fsdp_impl \"fsdp2\" for deeper prefetch)",
+                        p->fsdp_prefetch);
+  if (p->fsdp_impl == SC_FSDP_DEEPSPEED && !p->fsdp_reshard)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.fsdp_reshard: false is not a DeepSpeed stage-3 mode (parameters are "
+                        "kept by stage3_max_reuse_distance); valid: true, or plan.zero 2");
+  const double *ds[] = {&p->ds_prefetch_bucket, &p->ds_max_live, &p->ds_max_reuse,
+                        &p->ds_reduce_bucket, &p->ds_persistence};
+  const char *name[] = {"ds_prefetch_bucket", "ds_max_live", "ds_max_reuse", "ds_reduce_bucket",
+                        "ds_persistence"};
+  for (int i = 0; i < 5; i++)
+    if (!(*ds[i] >= 0 && *ds[i] <= 1e15))
+      return sc_error_set(err, SC_EINPUT, "plan.%s: %g; valid: 0..1e15 elements", name[i],
+                          *ds[i]);
+  if (p->ds_reduce_bucket < 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.ds_reduce_bucket: %g; valid: at least 1 element (DeepSpeed's "
+                        "default 5e8)",
+                        p->ds_reduce_bucket);
+  return SC_OK;
+}
+
+static int moe_keys(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  if (!(p->moe_imbalance >= 1.0 && p->moe_imbalance <= 1024))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_imbalance: %g; valid: 1 (balanced) to 1024 (tokens of the "
+                        "busiest expert-parallel rank over the mean)",
+                        p->moe_imbalance);
+  int moe = s->model.kind == SC_MODEL_TRANSFORMER && s->model.tf.experts > 1;
+  if (p->moe_imbalance > 1.0 && s->model.kind == SC_MODEL_TRANSFORMER && !moe)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_imbalance: %g needs an MoE model (model.experts > 1); valid: 1",
+                        p->moe_imbalance);
+  if (!moe) return SC_OK;
+  /* the busiest rank gets each token at most min(topk, experts per rank)
+   * times, against topk / ep of every token on average */
+  const sc_transformer *m = &s->model.tf;
+  int topk = m->topk > 0 ? m->topk : 1, local = m->experts / (p->ep > 0 ? p->ep : 1);
+  double most = (double)p->ep * (topk < local ? topk : local) / topk;
+  if (p->moe_imbalance > most * (1 + 1e-12))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_imbalance: %g is more than the busiest of ep %d ranks can hold "
+                        "(at most %d of each token's experts are on one rank); valid: 1..%g",
+                        p->moe_imbalance, p->ep, topk < local ? topk : local, most);
+  return SC_OK;
+}
+
+int plan_fsdp_moe(const sc_scenario *s, sc_error *err) {
+  int rc = fsdp_keys(&s->plan, err);
+  return rc ? rc : moe_keys(s, err);
+}

@@ -67,9 +67,10 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   if (dep >= 0 && ctx->inst[dep].arrive > start) start = ctx->inst[dep].arrive, in->pred = dep;
   (void)now;
   assert(start >= now - 1e-12 * (1 + now) && "time went back");
-  /* with pipeline parallelism the blocking send/recv levels the host
-   * with the GPU at every pass (analytic.c stage_cost) */
-  if (ctx->S > 1 && ctx->host[c] < start) ctx->host[c] = start;
+  /* the host waits for the GPU before each micro-batch's forward (the
+   * batch's blocking copy), and with pipeline parallelism the blocking
+   * send/recv levels it at every pass (analytic.c stage_cost) */
+  if ((ctx->S > 1 || p->kind == 'F') && ctx->host[c] < start) ctx->host[c] = start;
   in->start = start;
   in->host_in = ctx->host[c];
   in->cls = c, in->mb = p->mb, in->kind = p->kind;

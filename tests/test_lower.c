@@ -98,6 +98,47 @@ Test(lower, without_sequence_parallelism_tensor_parallel_layers_all_reduce) {
   done(&l);
 }
 
+/* The unfused attention's softmax task of GPT-3 175B's layer with `heads`
+ * heads (head dim 128), tp 8, micro-batch mb, sequence seq. */
+static void softmax_of(int heads, int mb, int seq, char *name, size_t cap, xg_task *out) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.sp = 0;
+  s.plan.flash_attention = 0;
+  s.model.tf.heads = s.model.tf.kv_heads = heads;
+  s.model.tf.head_dim = 128;
+  s.model.tf.seq = seq;
+  s.plan.micro_batch = mb;
+  lowered l;
+  lower(&l, &s);
+  const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+  const xg_task *t = &l.x.tasks[sg->first_task + 4]; /* after norm1, qkv, layout, attn_qk */
+  lower_task_name(t, name, cap);
+  *out = *t;
+  done(&l);
+}
+
+Test(lower, fused_softmax_only_where_megatrons_kernel_applies) {
+  char name[64];
+  xg_task t;
+  /* 16 heads over tp 8, one sequence: 2 attention batches, not a multiple
+   * of 4: Megatron's PyTorch path, 36 bytes a score forward, 40 backward */
+  softmax_of(16, 1, 2048, name, sizeof name, &t);
+  double scores = 2.0 * 2048 * 2048;
+  cr_assert_str_eq(name, "softmax_torch");
+  cr_assert(fabs(t.bytes - 36 * scores) < 1e-6 * t.bytes, "torch softmax %g bytes", t.bytes);
+  cr_assert(fabs(t.bytes * t.bwd_scale - 40 * scores) < 1e-6 * t.bytes, "backward %g bytes",
+            t.bytes * t.bwd_scale);
+  cr_assert(t.host_fwd == 6 && t.host_bwd == 5, "calls %d / %d", t.host_fwd, t.host_bwd);
+  /* two sequences: 4 batches, the fused kernel (read and write 16 bits) */
+  softmax_of(16, 2, 2048, name, sizeof name, &t);
+  cr_assert_str_eq(name, "softmax");
+  cr_assert(fabs(t.bytes - 4 * 2 * scores) < 1e-6 * t.bytes, "fused softmax %g bytes", t.bytes);
+  /* keys beyond the kernel's 4096 */
+  softmax_of(96, 1, 8192, name, sizeof name, &t);
+  cr_assert_str_eq(name, "softmax_torch");
+}
+
 /* Mixtral 8x7B on `gpus` GPUs in tp 2, pp 4, ep `ep`, batch 256. */
 static sc_scenario mixtral(int gpus, int ep) {
   sc_scenario s;

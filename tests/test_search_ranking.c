@@ -13,11 +13,13 @@
 #define VTRAIN SC_SHARED_DIR "/validation/training/vtrain_single_node.csv"
 
 /* Measured at the last change of the model (bench/bench_ranking.c):
- * 136 groups, tau 0.8396, 89 within 5 % (0.841 and 91 before the pipeline
- * bubble ran at the pace of the stages it passes through, issue 8). A
+ * 136 groups, tau 0.8490, 89 within 5 % (0.8396 before the host waited
+ * for the GPU at every micro-batch without pipeline parallelism; 0.841
+ * and 91 before the pipeline bubble ran at the pace of the stages it
+ * passes through, issue 8). A
  * change that lowers either fails here; one that raises them should raise
  * these floors. */
-#define TAU_FLOOR 0.835
+#define TAU_FLOOR 0.845
 #define BEST_FLOOR 89
 
 Test(search_ranking, vtrain_single_node_holds_its_floor) {

@@ -139,6 +139,24 @@ Test(lower, fused_softmax_only_where_megatrons_kernel_applies) {
   cr_assert_str_eq(name, "softmax_torch");
 }
 
+Test(lower, the_loss_is_megatrons_cross_entropy_on_fp32_logits) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* bf16: e = 2 */
+  lowered l;
+  lower(&l, &s);
+  const xg_segment *sg = segment(&l, 15, WG_ROLE_LAST);
+  const xg_task *lg = task(&l, sg, "logits"), *ce = task(&l, sg, "cross_entropy");
+  /* the logits on this GPU (vocab-parallel): cast e -> 4, max 4, subtract
+   * 8, exp 8, sum 4, divide 8 = 38 bytes forward; scale 8 and cast back
+   * 6 = 14 backward */
+  double logits = lg->m * lg->n;
+  cr_assert(fabs(ce->bytes - 38 * logits) < 1e-9 * ce->bytes, "forward %g bytes, %g logits",
+            ce->bytes, logits);
+  cr_assert(fabs(ce->bytes * ce->bwd_scale - 14 * logits) < 1e-9 * ce->bytes,
+            "backward %g bytes", ce->bytes * ce->bwd_scale);
+  done(&l);
+}
+
 /* Mixtral 8x7B on `gpus` GPUs in tp 2, pp 4, ep `ep`, batch 256. */
 static sc_scenario mixtral(int gpus, int ep) {
   sc_scenario s;

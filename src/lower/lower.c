@@ -388,7 +388,9 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
  * 16-bit input, 16 < s_kv <= 4096, s_q and s_kv multiples of 4, and the
  * attention batches (sequences x heads on this GPU) a multiple of 4 and,
  * with a causal mask, of the batches one 128-thread block holds (else s_q
- * a multiple of it). */
+ * a multiple of it). The 4096 is the limit of the Megatron generation
+ * vTrain's Megatron-DeepSpeed ran; later Megatron-LM raised it, which only
+ * matters for unfused attention beyond 4096 tokens. */
 static int fused_softmax_fits(const lctx *c, double batches, double sq, double skv, int causal) {
   if (c->e > 2 || skv <= 16 || skv > 4096 || fmod(sq, 4) != 0 || fmod(skv, 4) != 0 ||
       fmod(batches, 4) != 0)

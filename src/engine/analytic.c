@@ -363,11 +363,14 @@ static void offload_cost(const eng *e, const xg_stage *st, double *f, double *b)
  * with .cpu(), megatron/core/tensor_parallel/data.py broadcast_data;
  * DeepSpeed's engine synchronises the device in its throughput timer at
  * every forward and step, deepspeed/utils/timer.py ThroughputTimer), so
- * the host's lead never carries from one micro-batch to the next. With
+ * the host's lead never carries from one micro-batch to the next; then it
+ * spends cost_batch_host on the batch before the first layer. With
  * pipeline parallelism the blocking send/recv levels the clocks again at
  * the start of the backward. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   qclock c = {0, 0, 0, 0, 0};
+  /* the batch's host work (cost_batch_host) before the first layer */
+  if (e->s->plan.framework_eager) c.h = c.g = cost_batch_host(&e->s->cluster.gpu);
   run_pass(e, st, 0, &c);
   r->f = c.g;
   if (e->s->plan.pp > 1) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "engine/engine.h"
 #include "engine/event.h"
 #include "job/job.h"
 #include "stepcast.h"
@@ -495,4 +496,39 @@ Test(event, bf16_gradients_are_reduced_in_fp32) {
   sc_result f16 = closed(&s);
   cr_expect(fabs(f16.time.dp_comm / b16.time.dp_comm - 1) < 0.01, "fp16 %g s, bf16 grads %g s",
             f16.time.dp_comm, b16.time.dp_comm);
+}
+
+Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
+  /* GPT-3 1.3B, dp 8 in one NVSwitch node: the gradient all-reduce runs
+   * at NVLink speed and its kernels read and write ~3 bytes of HBM per
+   * bus byte (coll/collhbm.c), more of the A100's bandwidth than the SMs
+   * its channels hold; the backward's memory-bound kernels (its share of
+   * XG_MEM time) lose the HBM share, its GEMMs the SM share */
+  sc_scenario s = small();
+  s.cluster.gpus = 8, s.plan.tp = 1, s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0;
+  s.plan.global_batch = 64;
+  sc_job *j;
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
+  struct eng *e;
+  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
+  eng_dpred d;
+  eng_dp_reduction(e, 0, &d);
+  int gi = 0;
+  while (gi < e->x->n_groups && e->x->groups[gi].kind != XG_GROUP_DP) gi++;
+  cr_assert(gi < e->x->n_groups && d.params > 0);
+  grp_share sh;
+  grp_cost_ex(NULL, 0, &e->s->cluster.gpu, &e->grps[gi], COLL_ALL_REDUCE, d.params * 4, &sh);
+  double mf = e->st[0].bmem;
+  cr_log_info("SM share %.4f, HBM share %.4f, memory-bound %.4f: backward loses %.4f", sh.sm,
+              sh.hbm, mf, d.share);
+  cr_expect(mf > 0.02 && mf < 0.6, "memory-bound part of the backward %g", mf);
+  cr_expect(sh.hbm > sh.sm, "HBM share %g, SM share %g", sh.hbm, sh.sm);
+  cr_expect(fabs(d.share - (sh.sm + mf * (sh.hbm - sh.sm))) < 1e-12, "share %g, sm %g, hbm %g, "
+            "memory-bound %g", d.share, sh.sm, sh.hbm, mf);
+  sc_job_close(j);
+  /* both engines charge it the same way */
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "event %g s, closed form %g s", ev.step_s,
+            c.step_s);
 }

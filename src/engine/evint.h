@@ -18,7 +18,10 @@ typedef struct ev_task {
   char pass;           /* 'F', 'R', 'B' */
   double gpu;          /* s: the kernel, or the collective alone */
   double host;         /* s: issuing it */
-  double share;        /* SMs the collective's channels hold, 0..0.5 */
+  grp_share share;     /* a collective: the SMs its channels hold and the
+                          HBM bandwidth its kernels take (groups.h) */
+  int mem;             /* 1 = a memory-bound kernel (XG_MEM): slowed by
+                          the HBM share beside a collective (grp_slow) */
   double grads;        /* backward: parameters whose gradients are
                           complete when this task ends (the last task of a
                           layer's backward), ZeRO 0-2 */

@@ -532,3 +532,43 @@ Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
   cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "event %g s, closed form %g s", ev.step_s,
             c.step_s);
 }
+
+Test(event, interleaved_chunks_reduce_after_their_last_backward) {
+  /* GPT-3 1.3B, tp 2, pp 4, vpp 2, dp 8, 16 micro-batches: Megatron-LM
+   * launches each model chunk's gradient sync after backward v + r, v the
+   * chunk's last backward, r the pipeline rank (schedules.py
+   * backward_step_helper_postprocess). Chunk 1's last backward comes pp
+   * = 4 chunk backwards before the stage's last: stage r launches it
+   * 4 - r chunk backwards before its end; chunk 0 at the end */
+  sc_scenario s = small();
+  s.plan.vpp = 2, s.plan.schedule = SC_SCHED_INTERLEAVED;
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  double lead[4] = {0};
+  for (int st = 0; st < 4; st++) {
+    const ev_span *b[8];
+    double cend;
+    int n = dp_spans(o, st, b, 8, &cend);
+    cr_assert_eq(n, 2, "stage %d: %d chunk reductions", st, n);
+    cr_expect(b[0]->start < cend, "stage %d: chunk 1 at %g s, backward ends %g s", st,
+              b[0]->start, cend);
+    cr_expect(b[1]->start >= cend - 1e-12 && b[1]->start >= b[0]->start + b[0]->dur - 1e-12,
+              "stage %d: chunk 0 at %g s, backward ends %g s", st, b[1]->start, cend);
+    cr_expect(fabs(b[0]->dur - b[1]->dur) < 1e-12, "equal chunks: %g, %g s", b[0]->dur,
+              b[1]->dur);
+    lead[st] = cend - b[0]->start;
+  }
+  /* 4, 3, 2, 1 chunk backwards before the end (the drain's waits between
+   * them differ): the lead shrinks with the rank */
+  for (int st = 1; st < 4; st++)
+    cr_expect(lead[st] < lead[st - 1], "stage %d leads by %g s, stage %d by %g s", st, lead[st],
+              st - 1, lead[st - 1]);
+  sc_event_pred_free(p);
+  /* the closed form charges the same chunks */
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "event %g s, closed form %g s", ev.step_s,
+            c.step_s);
+  cr_expect(fabs(ev.time.dp_comm - c.time.dp_comm) <= 0.25 * c.time.dp_comm + 1e-4,
+            "exposed reduction: event %g s, closed form %g s", ev.time.dp_comm, c.time.dp_comm);
+}

@@ -559,12 +559,17 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
                                 grp_share sh, int hsdp, const eng_stage *worst) {
   const sc_plan *p = &e->s->plan;
   if (!p->overlap_grad_reduce || red <= 0) return red;
+  int si = (int)(st - e->x->stages);
+  double share = grp_slow(sh, e->st[si].bmem);
+  /* interleaved: per model chunk (the event engine's order needs m % pp
+   * == 0, else it runs one chunk) */
+  double p2p = p->pp > 1 && !hsdp ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV,
+                                          e->x->p2p_bytes, NULL)
+                                   : 0;
+  if (!hsdp && e->x->vpp > 1 && e->x->micro_batches % p->pp == 0)
+    return eng_dp_overlap_chunks(e, si, red, share, p2p);
   if (hsdp || e->x->vpp > 1) return red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
-  double share = grp_slow(sh, e->st[st - e->x->stages].bmem);
-  double p2p = p->pp > 1 ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV, e->x->p2p_bytes,
-                                NULL)
-                         : 0;
-  return eng_dp_overlap(e, (int)(st - e->x->stages), red, params, share, p2p);
+  return eng_dp_overlap(e, si, red, params, share, p2p);
 }
 
 /* Exposed data-parallel communication per step of the stage with the most

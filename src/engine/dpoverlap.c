@@ -20,6 +20,20 @@
  * after its cool-down, while the stages before it drain: each of them
  * runs its last backward after the previous one's gradients arrive, so
  * stage s has sum over j < s of (b_j + one send/recv) before stage 0 ends.
+ *
+ * Interleaved (vpp > 1), as the event engine runs it (evbucket.c):
+ * Megatron-LM launches each model chunk's gradient sync after backward
+ * virtual micro-batch v + r, v the chunk's last backward and r the
+ * pipeline rank (schedules.py backward_step_helper_postprocess). In the
+ * interleaved order the last backward of chunk c comes c pp backward
+ * passes before the stage's last, so chunk c >= 1 leaves (c pp - r)
+ * chunk backwards (b / vpp each) before the end and chunk 0 at the end;
+ * each takes red / vpp, one after another. Exposed: what runs past the
+ * end, or the backward's slowdown beside them (share x the overlap),
+ * whichever is larger; for a stage s > 0, less the drain after its last
+ * backward (the stages before it: b / vpp and a send/recv each), as for
+ * one chunk. The drain's waits between those passes are not counted (the
+ * event engine sees them: more hidden there).
  */
 #include <math.h>
 
@@ -61,4 +75,21 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   if (ex > red) ex = red;
   double slow = share * (red - ex);
   return ex > slow ? ex : slow;
+}
+
+double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p) {
+  int V = e->x->vpp, pp = e->s->plan.pp;
+  if (red <= 0) return 0;
+  double drain = 0; /* stage s's last backward ends before the first stage's */
+  for (int j = 0; j < s; j++) drain += e->st[j].b / V + p2p;
+  double r = red / V, bc = e->st[s].b / V, prev = -INFINITY, ov = 0;
+  for (int c = V - 1; c >= 0; c--) { /* the order they leave in */
+    double left = c > 0 ? -(c * pp - s) * bc : 0; /* s, the end of the backward at 0 */
+    if (left > 0) left = 0;
+    double start = left > prev ? left : prev;
+    prev = start + r;
+    if (start < 0) ov += (prev < 0 ? prev : 0) - start;
+  }
+  double slowed = share * ov, ex = (prev > slowed ? prev : slowed) - drain;
+  return ex > 0 ? ex : 0;
 }

@@ -132,6 +132,11 @@ void eng_step_of(const eng *e, eng_step *out);
 double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
                       double p2p);
 
+/* eng_dp_overlap for the interleaved schedule (vpp > 1, m a multiple of
+ * pp): each model chunk's reduction (red / vpp) launched as Megatron's
+ * grad_sync_func is, beside the other chunks' backward passes. */
+double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p);
+
 /* The gradient reduction of stage s (eng_dpred). */
 void eng_dp_reduction(const eng *e, int s, eng_dpred *out);
 

@@ -476,7 +476,9 @@ Test(event, the_closed_form_overlaps_the_buckets_as_the_event_engine_runs_them) 
               ev.step_s, c.step_s);
     s.plan.overlap_grad_reduce = 0;
     sc_result c0 = closed(&s);
-    cr_expect(c0.time.dp_comm > 2 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
+    /* the last bucket and the backward's slowdown beside the others (22 %
+     * of the SMs here) stay exposed: well under the whole */
+    cr_expect(c0.time.dp_comm > 1.5 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
               c0.time.dp_comm - c.time.dp_comm, c0.time.dp_comm);
   }
 }
@@ -571,4 +573,38 @@ Test(event, interleaved_chunks_reduce_after_their_last_backward) {
             c.step_s);
   cr_expect(fabs(ev.time.dp_comm - c.time.dp_comm) <= 0.25 * c.time.dp_comm + 1e-4,
             "exposed reduction: event %g s, closed form %g s", ev.time.dp_comm, c.time.dp_comm);
+}
+
+Test(event, the_last_bucket_leaves_after_the_slowed_backward) {
+  /* GPT-3 1.3B, tp 2, dp 32, no pipeline: the buckets keep up, and the
+   * backward beside them loses `share` of the time they overlap it, so
+   * the last bucket (issued at the backward's end) leaves at least that
+   * much after the unslowed end (later if the chain is behind): exposed =
+   * that delay + the last bucket */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.dp = 0;
+  sc_job *j;
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
+  struct eng *e;
+  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
+  eng_dpred d;
+  eng_dp_reduction(e, 0, &d);
+  sc_job_close(j);
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_span *b[256];
+  double cend;
+  int n = dp_spans(event_pred_run(p), 0, b, 256, &cend);
+  cr_assert(n >= 2 && d.share > 0);
+  double others = 0;
+  for (int k = 0; k < n - 1; k++) others += b[k]->dur;
+  double late = b[n - 1]->start - cend;
+  cr_expect(late > 0.5 * d.share * others, "last bucket %g s after the backward; share %g x "
+            "the others %g s = %g s", late, d.share, others, d.share * others);
+  /* exposed: from the unslowed end to the last bucket's end */
+  sc_result r = event(&s, 1, NULL);
+  cr_expect(r.time.dp_comm >= late + b[n - 1]->dur - 1e-12, "exposed %g s, last bucket %g s "
+            "after the backward for %g s", r.time.dp_comm, late, b[n - 1]->dur);
+  sc_event_pred_free(p);
 }

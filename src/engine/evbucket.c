@@ -22,10 +22,13 @@
  * before it is done, and takes the stage's reduction time (the step
  * model's collectives, each data-parallel group alone, x the factor of
  * every group at once on a topology) times its share of the parameters.
- * While buckets run beside the backward, the backward slows by NCCL's SM
- * share x the overlapped time (as event.h's ev_overlap); what runs past
- * the last replica's backward, plus that slowdown, is the reduction's
- * exposed time. The parameter gathers of ZeRO 1/2 and ZeRO-3's traffic
+ * While buckets run beside the backward, the backward slows by the share
+ * NCCL takes from it (grp_slow) x the overlapped time (as event.h's
+ * ev_overlap), so the buckets it completes later leave later by the
+ * slowdown so far: what runs past the last replica's backward (itself
+ * later by the whole slowdown) is the reduction's exposed time -- the
+ * last bucket plus the slowdown when the chain keeps up, the chain's
+ * backlog when it does not. The parameter gathers of ZeRO 1/2 and ZeRO-3's traffic
  * stay as the closed form exposes them (dp_tail, after the buckets).
  *
  * Interleaved (vpp > 1): Megatron-LM's grad_sync_func is per model chunk
@@ -161,22 +164,24 @@ int ev_buckets_plan(ev_ctx *c) {
 void ev_buckets_reduce(ev_ctx *c, int s, double t) {
   const ev_tmpl *tp = &c->tm[2 * s + 1];
   int nbk = c->chunks ? c->vpp : tp->nbk;
-  double prev = 0, ov = 0;
+  double prev = 0, d = 0, share = c->dp_share[s];
   for (int k = 0; k < nbk; k++) {
     double left = 0; /* it has left on every replica */
     for (int r = 0; r < c->R; r++) {
       double x = c->issue[(long)(r * c->S + s) * c->nb + k];
       if (x > left) left = x;
     }
+    left += d; /* the backward before it ran slower by d */
     double dur = c->chunks ? c->chunk_dur[s] : tp->bk_dur[k];
-    double start = left > prev ? left : prev, stop = start + dur;
-    if (start < t) ov += (stop < t ? stop : t) - start; /* beside the backward */
+    double start = left > prev ? left : prev, stop = start + dur, bend = t + d;
+    if (start < bend) /* beside the backward: it slows */
+      d += ev_overlap(dur, (stop < bend ? stop : bend) - start, share);
     for (int r = 0; c->out_spans && r < c->R; r++)
       if (c->out->n_spans < c->cap_spans)
         c->out->spans[c->out->n_spans++] =
             (ev_span){r * c->S + s, EV_DP, c->dp_name, -1, 'D', start, stop - start};
     prev = stop;
   }
-  double slowed = t + ev_overlap(ov, ov, c->dp_share[s]); /* the backward's slowdown */
+  double slowed = t + d; /* the backward's end, slowed */
   c->dpx[s] = (prev > slowed ? prev : slowed) - t + c->dp_tail;
 }

@@ -205,6 +205,7 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
   const xg_task *t = &e->x->tasks[sg->first_task + i];
   int bwd = k == PASS_BWD;
   if (t->kind != XG_COMM) return eng_task_compute(e, t, bwd);
+  if (t->overlap == XG_OVL_NONE) return comm_cost(e, t, bwd, NULL); /* blocks the stream */
   grp_share share;
   double c = comm_cost(e, t, bwd, &share);
   if (t->overlap == XG_OVL_NEXT) {

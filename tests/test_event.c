@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "engine/engine.h"
 #include "engine/event.h"
 #include "job/job.h"
 #include "stepcast.h"
@@ -476,7 +477,9 @@ Test(event, the_closed_form_overlaps_the_buckets_as_the_event_engine_runs_them) 
               ev.step_s, c.step_s);
     s.plan.overlap_grad_reduce = 0;
     sc_result c0 = closed(&s);
-    cr_expect(c0.time.dp_comm > 2 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
+    /* the last bucket and the backward's slowdown beside the others (22 %
+     * of the SMs here) stay exposed: well under the whole */
+    cr_expect(c0.time.dp_comm > 1.5 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
               c0.time.dp_comm - c.time.dp_comm, c0.time.dp_comm);
   }
 }
@@ -496,4 +499,116 @@ Test(event, bf16_gradients_are_reduced_in_fp32) {
   sc_result f16 = closed(&s);
   cr_expect(fabs(f16.time.dp_comm / b16.time.dp_comm - 1) < 0.01, "fp16 %g s, bf16 grads %g s",
             f16.time.dp_comm, b16.time.dp_comm);
+}
+
+Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
+  /* GPT-3 1.3B, dp 8 in one NVSwitch node: the gradient all-reduce runs
+   * at NVLink speed and its kernels read and write ~3 bytes of HBM per
+   * bus byte (coll/collhbm.c), more of the A100's bandwidth than the SMs
+   * its channels hold; the backward's memory-bound kernels (its share of
+   * XG_MEM time) lose the HBM share, its GEMMs the SM share */
+  sc_scenario s = small();
+  s.cluster.gpus = 8, s.plan.tp = 1, s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0;
+  s.plan.global_batch = 64;
+  sc_job *j;
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
+  struct eng *e;
+  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
+  eng_dpred d;
+  eng_dp_reduction(e, 0, &d);
+  int gi = 0;
+  while (gi < e->x->n_groups && e->x->groups[gi].kind != XG_GROUP_DP) gi++;
+  cr_assert(gi < e->x->n_groups && d.params > 0);
+  grp_share sh;
+  grp_cost_ex(NULL, 0, &e->s->cluster.gpu, &e->grps[gi], COLL_ALL_REDUCE, d.params * 4, &sh);
+  double mf = e->st[0].bmem;
+  cr_log_info("SM share %.4f, HBM share %.4f, memory-bound %.4f: backward loses %.4f", sh.sm,
+              sh.hbm, mf, d.share);
+  cr_expect(mf > 0.02 && mf < 0.6, "memory-bound part of the backward %g", mf);
+  cr_expect(sh.hbm > sh.sm, "HBM share %g, SM share %g", sh.hbm, sh.sm);
+  cr_expect(fabs(d.share - (sh.sm + mf * (sh.hbm - sh.sm))) < 1e-12, "share %g, sm %g, hbm %g, "
+            "memory-bound %g", d.share, sh.sm, sh.hbm, mf);
+  sc_job_close(j);
+  /* both engines charge it the same way */
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "event %g s, closed form %g s", ev.step_s,
+            c.step_s);
+}
+
+Test(event, interleaved_chunks_reduce_after_their_last_backward) {
+  /* GPT-3 1.3B, tp 2, pp 4, vpp 2, dp 8, 16 micro-batches: Megatron-LM
+   * launches each model chunk's gradient sync after backward v + r, v the
+   * chunk's last backward, r the pipeline rank (schedules.py
+   * backward_step_helper_postprocess). Chunk 1's last backward comes pp
+   * = 4 chunk backwards before the stage's last: stage r launches it
+   * 4 - r chunk backwards before its end; chunk 0 at the end */
+  sc_scenario s = small();
+  s.plan.vpp = 2, s.plan.schedule = SC_SCHED_INTERLEAVED;
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_out *o = event_pred_run(p);
+  double lead[4] = {0};
+  for (int st = 0; st < 4; st++) {
+    const ev_span *b[8];
+    double cend;
+    int n = dp_spans(o, st, b, 8, &cend);
+    cr_assert_eq(n, 2, "stage %d: %d chunk reductions", st, n);
+    cr_expect(b[0]->start < cend, "stage %d: chunk 1 at %g s, backward ends %g s", st,
+              b[0]->start, cend);
+    cr_expect(b[1]->start >= cend - 1e-12 && b[1]->start >= b[0]->start + b[0]->dur - 1e-12,
+              "stage %d: chunk 0 at %g s, backward ends %g s", st, b[1]->start, cend);
+    cr_expect(fabs(b[0]->dur - b[1]->dur) < 1e-12, "equal chunks: %g, %g s", b[0]->dur,
+              b[1]->dur);
+    lead[st] = cend - b[0]->start;
+  }
+  /* 4, 3, 2, 1 chunk backwards before the end (the drain's waits between
+   * them differ): the lead shrinks with the rank */
+  for (int st = 1; st < 4; st++)
+    cr_expect(lead[st] < lead[st - 1], "stage %d leads by %g s, stage %d by %g s", st, lead[st],
+              st - 1, lead[st - 1]);
+  sc_event_pred_free(p);
+  /* the closed form charges the same chunks; within 1 %: the batch's host
+   * time (cost_batch_host, 44 ms of this 0.68 s step) sits in the closed
+   * form's per-micro-batch forward, which its interleaved bubble spreads
+   * over the chunks, while the event engine spends it before chunk 0 */
+  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.01, "event %g s, closed form %g s", ev.step_s,
+            c.step_s);
+  cr_expect(fabs(ev.time.dp_comm - c.time.dp_comm) <= 0.25 * c.time.dp_comm + 1e-4,
+            "exposed reduction: event %g s, closed form %g s", ev.time.dp_comm, c.time.dp_comm);
+}
+
+Test(event, the_last_bucket_leaves_after_the_slowed_backward) {
+  /* GPT-3 1.3B, tp 2, dp 32, no pipeline: the buckets keep up, and the
+   * backward beside them loses `share` of the time they overlap it, so
+   * the last bucket (issued at the backward's end) leaves at least that
+   * much after the unslowed end (later if the chain is behind): exposed =
+   * that delay + the last bucket */
+  sc_scenario s = small();
+  s.plan.pp = 1, s.plan.dp = 0;
+  sc_job *j;
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
+  struct eng *e;
+  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
+  eng_dpred d;
+  eng_dp_reduction(e, 0, &d);
+  sc_job_close(j);
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  const ev_span *b[256];
+  double cend;
+  int n = dp_spans(event_pred_run(p), 0, b, 256, &cend);
+  cr_assert(n >= 2 && d.share > 0);
+  double others = 0;
+  for (int k = 0; k < n - 1; k++) others += b[k]->dur;
+  double late = b[n - 1]->start - cend;
+  cr_expect(late > 0.5 * d.share * others, "last bucket %g s after the backward; share %g x "
+            "the others %g s = %g s", late, d.share, others, d.share * others);
+  /* exposed: from the unslowed end to the last bucket's end */
+  sc_result r = event(&s, 1, NULL);
+  cr_expect(r.time.dp_comm >= late + b[n - 1]->dur - 1e-12, "exposed %g s, last bucket %g s "
+            "after the backward for %g s", r.time.dp_comm, late, b[n - 1]->dur);
+  sc_event_pred_free(p);
 }

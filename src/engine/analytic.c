@@ -98,24 +98,37 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
   return c[0];
 }
 
-/* grp_cost of the job's cluster, memoised by (op, bytes, group). */
-static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share);
+/* grp_cost of the job's cluster, memoised by (op, bytes, group): the
+ * time and SM share under key 2, the HBM share under key 5. */
+static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share);
 
+/* The same for fsdp.c: the time of `op` on the job's group `group`, with
+ * the SM share of its kernels in *share (may be NULL). */
 double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share) {
-  return coll(e, &e->grps[group], op, bytes, share);
+  grp_share sh;
+  double t = coll(e, &e->grps[group], op, bytes, share ? &sh : NULL);
+  if (share) *share = sh.sm;
+  return t;
 }
 
-static double coll(const eng *e, const grp *g, coll_op op, double bytes, double *share) {
+static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share) {
   const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
-  const double *v = recall(e, key);
-  if (v) {
-    if (share) *share = v[1];
+  const double hkey[MEMO_KEY] = {5, op, bytes, g->g.ranks, g->stride, 0};
+  const double *v = recall(e, key), *h = v && share ? recall(e, hkey) : NULL;
+  if (v && (!share || h)) {
+    if (share) share->sm = v[1], share->hbm = h[0];
     return v[0];
   }
+  grp_share sh;
   double t[2];
-  t[0] = grp_cost_ex(e->net, e->net_bound, e->s->cluster.gpu.sm_count, g, op, bytes, &t[1]);
-  if (!ncost_failed(e->net)) remember(e, key, t); /* never a fallback */
-  if (share) *share = t[1];
+  t[0] = grp_cost_ex(e->net, e->net_bound, &e->s->cluster.gpu, g, op, bytes, &sh);
+  t[1] = sh.sm;
+  if (!ncost_failed(e->net)) { /* never a fallback */
+    const double hv[2] = {sh.hbm, 0};
+    remember(e, key, t);
+    remember(e, hkey, hv);
+  }
+  if (share) *share = sh;
   return t[0];
 }
 
@@ -150,7 +163,7 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   return 0;
 }
 
-static double comm_cost(const eng *e, const xg_task *t, int bwd, double *share) {
+static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
   coll_op op = bwd ? conjugate(t->coll) : t->coll;
   return coll(e, &e->grps[t->group], op, t->bytes, share);
 }
@@ -159,15 +172,16 @@ double eng_task_comm(const eng *e, const xg_task *t, int bwd) {
   return t->kind == XG_COMM ? comm_cost(e, t, bwd, NULL) : 0;
 }
 
-double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *share) {
-  *share = 0;
+double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, grp_share *share) {
+  share->sm = share->hbm = 0;
   return t->kind == XG_COMM ? comm_cost(e, t, bwd, share) : 0;
 }
 
 /* Cost on the critical path of a collective of `comm` seconds overlapped
  * with `window` seconds of compute: the part the window does not cover,
- * plus the slowdown of the covered compute, which runs on the SMs NCCL's
- * CTAs leave (`share` of them taken). */
+ * plus the slowdown of the covered compute, which loses `share` of its
+ * pace (grp_slow: the SMs NCCL's CTAs hold, for memory-bound kernels the
+ * HBM bandwidth its kernels take). */
 static double overlapped(double comm, double window, double share) {
   double hidden = comm < window ? comm : window;
   return comm - hidden + share * hidden;
@@ -187,41 +201,48 @@ typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_SEL } pass_kind;
  * backward of the one before, so the all-to-alls of either pass hide under
  * the other's compute, shared among the segment's all-to-alls of that
  * pass; the first forward and the last backward of a stage run alone,
- * which leaves (m - 1) / m of the passes paired. */
-static double other_window(const eng *e, const xg_segment *sg, int bwd) {
-  double other = 0;
+ * which leaves (m - 1) / m of the passes paired. *mem_frac: the part of
+ * that compute in memory-bound kernels. */
+static double other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
+  double other = 0, mem = 0;
   int n = 0;
   for (int i = 0; i < sg->n_tasks; i++) {
     const xg_task *t = &e->x->tasks[sg->first_task + i];
-    if (t->kind != XG_COMM) other += eng_task_compute(e, t, !bwd);
-    else n += t->overlap == XG_OVL_OTHER;
+    double c = t->kind != XG_COMM ? eng_task_compute(e, t, !bwd) : 0;
+    other += c;
+    mem += t->kind == XG_MEM ? c : 0;
+    n += t->kind == XG_COMM && t->overlap == XG_OVL_OTHER;
   }
   double m = e->x->micro_batches;
+  *mem_frac = other > 0 ? mem / other : 0;
   return n > 0 && m > 1 ? other / n * (m - 1) / m : 0;
 }
 
 /* GPU time of task i of segment sg in pass k, collectives included
  * (their exposed part); prev_compute is the GPU time of the last kernel
- * issued before it in this pass. */
+ * issued before it in this pass, prev_mem 1 when that kernel is
+ * memory-bound. */
 static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
-                       double prev_compute) {
+                       double prev_compute, int prev_mem) {
   const xg_task *t = &e->x->tasks[sg->first_task + i];
   int bwd = k == PASS_BWD;
   if (t->kind != XG_COMM) return eng_task_compute(e, t, bwd);
-  double share;
+  if (t->overlap == XG_OVL_NONE) return comm_cost(e, t, bwd, NULL); /* blocks the stream */
+  grp_share share;
   double c = comm_cost(e, t, bwd, &share);
   if (t->overlap == XG_OVL_NEXT) {
     /* hidden under the task that follows it in the forward order */
-    double hide = i + 1 < sg->n_tasks
-                      ? eng_task_compute(e, &e->x->tasks[sg->first_task + i + 1], bwd)
-                      : 0;
-    c = overlapped(c, hide, share);
+    const xg_task *nx = i + 1 < sg->n_tasks ? &e->x->tasks[sg->first_task + i + 1] : NULL;
+    double hide = nx ? eng_task_compute(e, nx, bwd) : 0;
+    c = overlapped(c, hide, grp_slow(share, nx && nx->kind == XG_MEM));
   } else if (t->overlap == XG_OVL_OTHER) {
-    c = overlapped(c, other_window(e, sg, bwd), share);
+    double mf, w = other_window(e, sg, bwd, &mf);
+    c = overlapped(c, w, grp_slow(share, mf));
   } else if (t->overlap == XG_OVL_PREV) {
     /* chunked GEMM/collective overlap hides it behind the GEMM next to
      * it, never completely */
-    c = overlapped(c, prev_compute < 0.9 * c ? prev_compute : 0.9 * c, share);
+    c = overlapped(c, prev_compute < 0.9 * c ? prev_compute : 0.9 * c,
+                   grp_slow(share, prev_mem));
   }
   return c;
 }
@@ -232,21 +253,23 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
   const sc_plan *p = &e->s->plan;
   double launch = p->framework_eager ? cost_launch(&e->s->cluster.gpu) : 0;
   double prev = 0;
+  int prev_mem = 0;
   for (int j = 0; j < sg->n_tasks; j++) {
     int i = k == PASS_BWD ? sg->n_tasks - 1 - j : j;
     const xg_task *t = &e->x->tasks[sg->first_task + i];
     if (k == PASS_RECOMP_SEL && !t->recompute_sel) continue;
     if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 1, sizeof *e->q)) return -1;
     eng_qop *q = &e->q[e->n_q++];
-    q->gpu = task_gpu(e, sg, i, k, prev);
+    q->gpu = task_gpu(e, sg, i, k, prev, prev_mem);
     q->host = launch * (k == PASS_BWD ? t->host_bwd : t->host_fwd);
     q->comm = t->kind == XG_COMM;
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
+    q->mem = t->kind == XG_MEM;
     /* a collective: its autograd function, then the torch.distributed call */
     if (q->comm && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
     /* replayed from a CUDA graph: one graph node per kernel, no framework */
     if (p->cuda_graphs) q->host = cost_graph_launch(&e->s->cluster.gpu);
-    if (!q->comm) prev = q->gpu;
+    if (!q->comm) prev = q->gpu, prev_mem = q->mem;
   }
   return 0;
 }
@@ -270,7 +293,7 @@ typedef struct qclock {
  * does. eng_qsum holds K, M and the sums. */
 static void summarize(const eng *e, int off, int n, eng_qsum *out) {
   out->k = -INFINITY;
-  out->m = out->host = out->compute = out->comm = out->comm_ep = 0;
+  out->m = out->host = out->compute = out->comm = out->comm_ep = out->mem = 0;
   for (int i = off; i < off + n; i++) {
     const eng_qop *q = &e->q[i];
     double a = q->host, b = q->gpu;
@@ -280,6 +303,7 @@ static void summarize(const eng *e, int off, int n, eng_qsum *out) {
     if (q->comm) out->comm += b;
     else out->compute += b;
     if (q->ep) out->comm_ep += b;
+    if (q->mem) out->mem += b;
   }
 }
 
@@ -356,6 +380,18 @@ static void offload_cost(const eng *e, const xg_stage *st, double *f, double *b)
   }
 }
 
+/* The fraction of stage st's backward kernel time (recomputation
+ * included) in memory-bound kernels. */
+static double bwd_mem_frac(const eng *e, const xg_stage *st) {
+  double mem = 0, all = 0;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &e->x->runs[st->first_run + j];
+    const eng_qsum *q = &e->qs[2 * r->segment + 1];
+    mem += r->count * q->mem, all += r->count * q->compute;
+  }
+  return all > 0 ? mem / all : 0;
+}
+
 /* Per-micro-batch time of stage s. Every micro-batch starts with the
  * host level with the GPU: the training loop waits for the GPU before it
  * issues a micro-batch's forward (Megatron's get_batch copies the batch
@@ -390,6 +426,7 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   r->b += ob;
   r->offload = of + ob;
   r->compute = c.compute;
+  r->bmem = bwd_mem_frac(e, st);
   r->comm = c.comm;
   r->comm_ep = c.comm_ep;
   r->host = r->f + r->b - r->offload - c.compute - c.comm;
@@ -431,6 +468,12 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
 
 /* ------------------------------------------------- data parallelism */
 
+/* The larger of two collectives' shares, resource by resource. */
+static void share_max(grp_share *a, grp_share b) {
+  a->sm = b.sm > a->sm ? b.sm : a->sm;
+  a->hbm = b.hbm > a->hbm ? b.hbm : a->hbm;
+}
+
 /* Bytes per gradient element in the data-parallel reduction: 16-bit
  * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
  * accumulated and reduced in fp32 when the main gradients are fp32
@@ -449,12 +492,13 @@ static double grad_bytes(const sc_plan *p) {
  * all-reduce (ZeRO 0) or a reduce-scatter and a gather of the updated
  * parameters (ZeRO 1, 2) per data-parallel group, each group's alone
  * (the step model's collective); into *red, *ag (the gathers), *share
- * (the largest SM share of the reductions), *params (the parameters
- * reduced). */
+ * (the largest SM and HBM shares of the reductions), *params (the
+ * parameters reduced). */
 static void grad_reduction(const eng *e, const xg_stage *st, double *red, double *ag,
-                           double *share, double *params) {
+                           grp_share *share, double *params) {
   double e_b = grad_bytes(&e->s->plan), p_b = dtype_bytes(&e->s->plan);
-  *red = *ag = *share = *params = 0;
+  *red = *ag = *params = 0;
+  share->sm = share->hbm = 0;
   for (int gi = 0; gi < e->x->n_groups; gi++) {
     if (e->x->groups[gi].kind != XG_GROUP_DP) continue;
     double bytes_ar = 0, bytes_rs = 0;
@@ -467,18 +511,19 @@ static void grad_reduction(const eng *e, const xg_stage *st, double *red, double
       else bytes_ar += bytes;
     }
     const grp *g = &e->grps[gi];
-    double s1 = 0, s2 = 0;
+    grp_share s1, s2;
     *red += coll(e, g, COLL_ALL_REDUCE, bytes_ar, &s1) +
             coll(e, g, COLL_REDUCE_SCATTER, bytes_rs, &s2);
-    *share = s1 > *share ? s1 : *share;
-    *share = s2 > *share ? s2 : *share;
+    share_max(share, s1);
+    share_max(share, s2);
     *ag += coll(e, g, COLL_ALL_GATHER, bytes_rs / e_b * p_b, NULL); /* parameters */
     *params += (bytes_ar + bytes_rs) / e_b;
   }
 }
 
-/* The part of a gradient reduction of `red` s (SM share `share`) that
- * the closed form exposes beside a last backward of `b` s. Assumptions
+/* The part of a gradient reduction of `red` s that the closed form
+ * exposes beside a last backward of `b` s (which loses `share` of the
+ * time they overlap: grp_slow). Assumptions
  * without a measurement: overlapped with the last backward it can hide
  * under 90 % of it (the first buckets fill only after the last layers'
  * gradients), and at least its last bucket (10 %) stays exposed. */
@@ -493,14 +538,20 @@ static double red_exposed(const sc_plan *p, double red, double b, double share) 
  * (dpoverlap.c); otherwise (interleaved, HSDP) hidden under at most 90 %
  * of the slowest stage's backward (red_exposed), or all of it. */
 static double red_exposed_stage(const eng *e, const xg_stage *st, double red, double params,
-                                double share, int hsdp, const eng_stage *worst) {
+                                grp_share sh, int hsdp, const eng_stage *worst) {
   const sc_plan *p = &e->s->plan;
   if (!p->overlap_grad_reduce || red <= 0) return red;
-  if (hsdp || e->x->vpp > 1) return red_exposed(p, red, worst->b, share);
-  double p2p = p->pp > 1 ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV, e->x->p2p_bytes,
-                                NULL)
-                         : 0;
-  return eng_dp_overlap(e, (int)(st - e->x->stages), red, params, share, p2p);
+  int si = (int)(st - e->x->stages);
+  double share = grp_slow(sh, e->st[si].bmem);
+  /* interleaved: per model chunk (the event engine's order needs m % pp
+   * == 0, else it runs one chunk) */
+  double p2p = p->pp > 1 && !hsdp ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV,
+                                          e->x->p2p_bytes, NULL)
+                                   : 0;
+  if (!hsdp && e->x->vpp > 1 && e->x->micro_batches % p->pp == 0)
+    return eng_dp_overlap_chunks(e, si, red, share, p2p);
+  if (hsdp || e->x->vpp > 1) return red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
+  return eng_dp_overlap(e, si, red, params, share, p2p);
 }
 
 /* Exposed data-parallel communication per step of the stage with the most
@@ -509,7 +560,8 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
  * measurement). */
 static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
   const sc_plan *p = &e->s->plan;
-  double e_b = dtype_bytes(p), red, ag, share, params;
+  double e_b = dtype_bytes(p), red, ag, params;
+  grp_share share;
   double t = fsdp_exposed(e, st, mbs); /* ZeRO-3 / FSDP units: fsdp.c */
   grad_reduction(e, st, &red, &ag, &share, &params);
   /* HSDP: each shard's reduced gradients are all-reduced across its
@@ -525,9 +577,9 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     rep_grp = sg->rep_group;
   }
   if (rep_grp >= 0) {
-    double s3 = 0;
+    grp_share s3;
     red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
-    share = s3 > share ? s3 : share;
+    share_max(&share, s3);
   }
   double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst);
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
@@ -538,14 +590,16 @@ void eng_dp_reduction(const eng *e, int s, eng_dpred *out) {
   double ag;
   eng_step k;
   eng_step_of(e, &k);
-  grad_reduction(e, st, &out->red, &ag, &out->share, &out->params);
+  grp_share sh;
+  grad_reduction(e, st, &out->red, &ag, &sh, &out->params);
+  out->share = grp_slow(sh, e->st[s].bmem);
   double rep = 0;
   for (int j = 0; j < st->n_runs; j++) { /* HSDP shares the overlap window */
     const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
     rep += sg->block >= 0 && sg->zero >= 3 && sg->rep_group >= 0;
   }
   if (rep > 0) out->red = out->params = 0;
-  out->exposed = red_exposed_stage(e, st, out->red, out->params, out->share, 0, &e->st[k.worst]);
+  out->exposed = red_exposed_stage(e, st, out->red, out->params, sh, 0, &e->st[k.worst]);
 }
 
 /* Adam step over the local shard: read/write fp32 master, m, v, read the

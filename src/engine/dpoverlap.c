@@ -7,12 +7,15 @@
  * (distributed_data_parallel.py), closed at a layer's boundary; gradient
  * sync is on for the last micro-batch only, and a bucket is reduced as
  * soon as its last gradient is complete, one after another on the DP
- * stream. With buckets of r s each leaving every q b s of the stage's
- * backward b, the chain keeps up when r <= q b and only the last bucket
- * is exposed; otherwise the reduction, started after the first bucket,
- * runs past the backward by red - (1 - q) b. Exposed: e = max(last
- * bucket, red - (1 - q) b), and the backward slows by NCCL's SM share x
- * the reduction beside it, red - e, of which what exceeds e shows.
+ * stream. The closed form runs that chain as the event engine does
+ * (evbucket.c): a bucket leaves when the backward of the layer that
+ * completes it ends (each layer taking its backward queue's GPU time),
+ * takes red x its share of the parameters, and starts when it has left
+ * and the bucket before it is done; while buckets run beside the
+ * backward, the backward slows by `share` (grp_slow) x the overlap, so
+ * later buckets leave later by the slowdown so far. Exposed: what runs
+ * past the slowed backward's end, or that slowdown, whichever is larger
+ * -- the last bucket plus the slowdown when the chain keeps up.
  *
  * With pipeline parallelism Megatron-LM overlaps only the first stage's
  * buckets with its backward (align_grad_reduce: grad_sync_func, training.py;
@@ -20,6 +23,19 @@
  * after its cool-down, while the stages before it drain: each of them
  * runs its last backward after the previous one's gradients arrive, so
  * stage s has sum over j < s of (b_j + one send/recv) before stage 0 ends.
+ *
+ * Interleaved (vpp > 1), as the event engine runs it (evbucket.c):
+ * Megatron-LM launches each model chunk's gradient sync after backward
+ * virtual micro-batch v + r, v the chunk's last backward and r the
+ * pipeline rank (schedules.py backward_step_helper_postprocess). In the
+ * interleaved order the last backward of chunk c comes c pp backward
+ * passes before the stage's last, so chunk c >= 1 leaves (c pp - r)
+ * chunk backwards (b / vpp each) before the end and chunk 0 at the end;
+ * each takes red / vpp, one after another, as a chain of buckets
+ * (above); for a stage s > 0, less the drain after its last backward
+ * (the stages before it: b / vpp and a send/recv each), as for one
+ * chunk. The drain's waits between those passes are not counted (the
+ * event engine sees them: more hidden there).
  */
 #include <math.h>
 
@@ -28,6 +44,32 @@
 /* distributed_data_parallel.py: max(40,000,000, 1,000,000 x dp) */
 #define DPO_MIN_PARAMS 40e6
 #define DPO_PER_RANK 1e6
+
+/* The chain of buckets on the DP stream, times relative to the
+ * backward's start; end: the backward's end unslowed. */
+typedef struct dpo_chain {
+  double prev, d;     /* the last bucket's end; the backward's slowdown so far */
+  double end, share;
+} dpo_chain;
+
+/* A bucket of dur s leaves at `issue` (before the slowdown so far). */
+static void chain_add(dpo_chain *c, double issue, double dur) {
+  issue += c->d;
+  double start = issue > c->prev ? issue : c->prev, stop = start + dur, bend = c->end + c->d;
+  if (start < bend) c->d += c->share * ((stop < bend ? stop : bend) - start);
+  c->prev = stop;
+}
+
+/* What runs past the backward's end: the chain or the slowdown. */
+static double chain_exposed(const dpo_chain *c) {
+  double slowed = c->end + c->d;
+  return (c->prev > slowed ? c->prev : slowed) - c->end;
+}
+
+/* GPU seconds of segment seg's backward (recomputation included). */
+static double bwd_time(const eng *e, int seg) {
+  return e->qs[2 * seg + 1].compute + e->qs[2 * seg + 1].comm;
+}
 
 double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
                       double p2p) {
@@ -42,23 +84,40 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   const xg_stage *st = &x->stages[s];
   double size = fmax(DPO_MIN_PARAMS, DPO_PER_RANK * (p->dp > 0 ? p->dp : 1) *
                                          (double)(p->cp > 0 ? p->cp : 1));
-  double acc = 0, cum = 0, first = -1, last = 0;
+  dpo_chain c = {-INFINITY, 0, 0, share};
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &x->runs[st->first_run + j];
+    c.end += r->count * bwd_time(e, r->segment);
+  }
+  double acc = 0, tau = 0;
   for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];
-    if (sg->block < 0 || sg->zero >= 3) continue;
-    double lp = sg->params + (s > 0 ? sg->tied_params : 0);
-    for (int k = 0; k < r->count && lp > 0; k++) {
-      acc += lp, cum += lp;
-      if (acc < size) continue;
-      if (first < 0) first = cum;
-      last = acc, acc = 0;
+    double lp = sg->block < 0 || sg->zero >= 3 ? 0 : sg->params + (s > 0 ? sg->tied_params : 0);
+    double bt = bwd_time(e, r->segment);
+    for (int k = 0; k < r->count; k++) {
+      tau += bt;
+      if (lp <= 0 || (acc += lp) < size) continue;
+      chain_add(&c, tau, red * acc / params);
+      acc = 0;
     }
   }
-  if (acc > 0) last = acc;
-  double q = first > 0 ? first / params : 1, b = e->st[s].b;
-  double ex = fmax(red * last / params, red - (1 - q) * b);
-  if (ex > red) ex = red;
-  double slow = share * (red - ex);
-  return ex > slow ? ex : slow;
+  if (acc > 0) chain_add(&c, c.end, red * acc / params);
+  double ex = chain_exposed(&c);
+  return ex < red + c.d ? ex : red + c.d;
+}
+
+double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p) {
+  int V = e->x->vpp, pp = e->s->plan.pp;
+  if (red <= 0) return 0;
+  double drain = 0; /* stage s's last backward ends before the first stage's */
+  for (int j = 0; j < s; j++) drain += e->st[j].b / V + p2p;
+  double bc = e->st[s].b / V, span = (V - 1) * pp * bc; /* from chunk V-1's launch */
+  dpo_chain c = {-INFINITY, 0, span, share};
+  for (int k = V - 1; k >= 0; k--) { /* the order they leave in */
+    double left = k > 0 ? span - (k * pp - s) * bc : span;
+    chain_add(&c, left < span ? left : span, red / V);
+  }
+  double ex = chain_exposed(&c) - drain;
+  return ex > 0 ? ex : 0;
 }

@@ -30,6 +30,7 @@ typedef struct eng_qop {
   double host, gpu;   /* seconds */
   int comm;           /* 1 = a collective on the compute stream */
   int ep;             /* 1 = of those, an expert-parallel all-to-all */
+  int mem;            /* 1 = a memory-bound kernel (XG_MEM) */
 } eng_qop;
 
 /* A queue run through the host/GPU clocks, summarised (analytic.c):
@@ -40,6 +41,7 @@ typedef struct eng_qsum {
   double compute;     /* GPU time of its kernels */
   double comm;        /* GPU time of its collectives */
   double comm_ep;     /* of that, expert-parallel all-to-alls */
+  double mem;         /* of compute, memory-bound kernels (XG_MEM) */
 } eng_qsum;
 
 /* Per micro-batch time of one stage and its parts. */
@@ -50,6 +52,9 @@ typedef struct eng_stage {
   double offload;               /* exposed activation offload copies, s
                                    (part of f + b, not of compute/comm/host) */
   double mem;                   /* memory total of the stage, bytes */
+  double bmem;                  /* fraction of the backward's kernel time
+                                   in memory-bound kernels (overlap
+                                   slowdown: groups.h grp_slow) */
   sc_memory m;                  /* its breakdown */
 } eng_stage;
 
@@ -72,7 +77,10 @@ typedef struct eng_dpred {
   double red;         /* s: the reductions of every data-parallel group
                          one after another, each alone; 0 = none (or
                          HSDP, which the closed form overlaps as a whole) */
-  double share;       /* SMs the reduction's channels hold, 0..0.5 */
+  double share;       /* the share of its time the backward beside the
+                         reduction loses (grp_slow of the reductions'
+                         SM and HBM shares and the backward's memory-
+                         bound fraction) */
   double params;      /* parameters reduced */
   double exposed;     /* s of red the closed form exposes (part of its
                          dp_comm) */
@@ -117,11 +125,17 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
 void eng_step_of(const eng *e, eng_step *out);
 
 /* The exposed part of stage s's gradient reduction of red s over
- * `params` parameters (SM share `share`) beside its last backward, as
+ * `params` parameters beside its last backward (which loses `share` of
+ * the time the reduction runs beside it: grp_slow), as
  * Megatron-Core's buckets overlap it (dpoverlap.c); p2p: one pipeline
  * send/recv, s. */
 double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
                       double p2p);
+
+/* eng_dp_overlap for the interleaved schedule (vpp > 1, m a multiple of
+ * pp): each model chunk's reduction (red / vpp) launched as Megatron's
+ * grad_sync_func is, beside the other chunks' backward passes. */
+double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p);
 
 /* The gradient reduction of stage s (eng_dpred). */
 void eng_dp_reduction(const eng *e, int s, eng_dpred *out);
@@ -136,9 +150,9 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd);
 /* Time of collective task t (its conjugate in backward), without overlap. */
 double eng_task_comm(const eng *e, const xg_task *t, int bwd);
 
-/* eng_task_comm, and in *share the fraction of the SMs its channels hold
- * (grp_cost's sm_share), for the event engine's overlap slowdown. */
-double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, double *share);
+/* eng_task_comm, and in *share the SM and HBM shares it takes from the
+ * compute beside it (grp_share), for the event engine's overlap slowdown. */
+double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, grp_share *share);
 
 /* The step as a discrete-event simulation of the pipeline schedule
  * (timeline.c): *spans is a new array of *n spans (free() it), *step_s

@@ -22,11 +22,25 @@
  * before it is done, and takes the stage's reduction time (the step
  * model's collectives, each data-parallel group alone, x the factor of
  * every group at once on a topology) times its share of the parameters.
- * While buckets run beside the backward, the backward slows by NCCL's SM
- * share x the overlapped time (as event.h's ev_overlap); what runs past
- * the last replica's backward, plus that slowdown, is the reduction's
- * exposed time. The parameter gathers of ZeRO 1/2 and ZeRO-3's traffic
+ * While buckets run beside the backward, the backward slows by the share
+ * NCCL takes from it (grp_slow) x the overlapped time (as event.h's
+ * ev_overlap), so the buckets it completes later leave later by the
+ * slowdown so far: what runs past the last replica's backward (itself
+ * later by the whole slowdown) is the reduction's exposed time -- the
+ * last bucket plus the slowdown when the chain keeps up, the chain's
+ * backlog when it does not. The parameter gathers of ZeRO 1/2 and ZeRO-3's traffic
  * stay as the closed form exposes them (dp_tail, after the buckets).
+ *
+ * Interleaved (vpp > 1): Megatron-LM's grad_sync_func is per model chunk
+ * (schedules.py, forward_backward_pipelining_with_interleaving,
+ * backward_step_helper_postprocess): after backward virtual micro-batch v
+ * a stage of pipeline rank r launches the whole gradient sync of the
+ * chunk whose last micro-batch was backward v - r ("launched at the same
+ * time across the pipeline-parallel group"), and the chunks not launched
+ * by then after its cool-down. Here each chunk is one bucket of 1/vpp of
+ * the stage's reduction (a chunk is 1/vpp of the stage), leaving at the
+ * end of that backward pass and running beside the other chunks' passes
+ * and sends; the chain, the slowdown and the exposed part as above.
  */
 #include <math.h>
 #include <string.h>
@@ -67,12 +81,55 @@ static int plan_tmpl(ev_ctx *c, ev_tmpl *tp, double size, double red, double par
   return 0;
 }
 
+/* Stage s's chunk launches: bucket k (chunk vpp - 1 - k) leaves after
+ * the backward pass numbered last(k) + s among the stage's backward
+ * passes, last(k) the number of the chunk's last backward, or after the
+ * last backward; into c->chunk_at as positions in the stage's order. */
+static void chunk_launches(ev_ctx *c, int s) {
+  int V = c->vpp, *at = c->chunk_at + (long)s * V, nb = 0;
+  const pipe_pass *o = c->order + c->per * s;
+  for (int i = 0; i < c->count[s]; i++)
+    if (o[i].kind == 'B') at[V - 1 - o[i].chunk] = nb++;
+  for (int k = 0; k < V; k++) at[k] = at[k] + s < nb ? at[k] + s : nb - 1;
+  for (int i = 0, b = 0; i < c->count[s]; i++) { /* backward number -> position, as -(pos+1) */
+    if (o[i].kind != 'B') continue;
+    for (int k = 0; k < V; k++)
+      if (at[k] == b) at[k] = -(i + 1);
+    b++;
+  }
+  for (int k = 0; k < V; k++) at[k] = -at[k] - 1;
+}
+
+/* The interleaved schedule's buckets: one per model chunk. 0 or -1. */
+static int plan_chunks(ev_ctx *c) {
+  const eng *e = c->e;
+  c->chunk_at = mem_alloc(sizeof *c->chunk_at * (size_t)c->S * (size_t)c->vpp);
+  c->chunk_dur = mem_calloc((size_t)c->S, sizeof *c->chunk_dur);
+  if (!c->chunk_at || !c->chunk_dur) return -1;
+  for (int s = 0; s < c->S; s++) {
+    eng_dpred ds;
+    eng_dp_reduction(e, s, &ds);
+    c->dp_share[s] = ds.share;
+    c->chunk_dur[s] = ds.red / c->vpp * c->dp_factor;
+    chunk_launches(c, s);
+  }
+  c->nb = c->vpp;
+  c->chunks = c->buckets = 1;
+  return 0;
+}
+
+void ev_chunks_issue(ev_ctx *c, int cls, int s, int pos, double end) {
+  const int *at = c->chunk_at + (long)s * c->vpp;
+  for (int k = 0; k < c->vpp; k++)
+    if (at[k] == pos) c->issue[(long)cls * c->nb + k] = end;
+}
+
 int ev_buckets_plan(ev_ctx *c) {
   const eng *e = c->e;
   const sc_plan *p = &e->s->plan;
-  c->buckets = 0;
+  c->buckets = c->chunks = 0;
   c->nb = 0;
-  if (!p->overlap_grad_reduce || c->scale != 1) return 0; /* one model chunk */
+  if (!p->overlap_grad_reduce) return 0;
   eng_step k;
   eng_step_of(e, &k);
   eng_dpred dd;
@@ -80,6 +137,9 @@ int ev_buckets_plan(ev_ctx *c) {
   if (dd.red <= 0 || dd.params <= 0) return 0;
   c->dp_share = mem_calloc((size_t)c->S, sizeof *c->dp_share);
   if (!c->dp_share) return -1;
+  /* what the closed form exposes beyond the overlapped reduction */
+  c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
+  if (c->vpp > 1) return plan_chunks(c); /* one bucket per model chunk */
   double dp = (p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1);
   double size = fmax(EVB_MIN_PARAMS, EVB_PER_RANK * dp);
   for (int s = 0; s < c->S; s++) {
@@ -98,28 +158,30 @@ int ev_buckets_plan(ev_ctx *c) {
     if (src->nbk > c->nb) c->nb = src->nbk;
   }
   c->buckets = c->nb > 0;
-  /* what the closed form exposes beyond the overlapped reduction */
-  c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
   return 0;
 }
 
 void ev_buckets_reduce(ev_ctx *c, int s, double t) {
   const ev_tmpl *tp = &c->tm[2 * s + 1];
-  double prev = 0, ov = 0;
-  for (int k = 0; k < tp->nbk; k++) {
+  int nbk = c->chunks ? c->vpp : tp->nbk;
+  double prev = 0, d = 0, share = c->dp_share[s];
+  for (int k = 0; k < nbk; k++) {
     double left = 0; /* it has left on every replica */
     for (int r = 0; r < c->R; r++) {
       double x = c->issue[(long)(r * c->S + s) * c->nb + k];
       if (x > left) left = x;
     }
-    double start = left > prev ? left : prev, stop = start + tp->bk_dur[k];
-    if (start < t) ov += (stop < t ? stop : t) - start; /* beside the backward */
+    left += d; /* the backward before it ran slower by d */
+    double dur = c->chunks ? c->chunk_dur[s] : tp->bk_dur[k];
+    double start = left > prev ? left : prev, stop = start + dur, bend = t + d;
+    if (start < bend) /* beside the backward: it slows */
+      d += ev_overlap(dur, (stop < bend ? stop : bend) - start, share);
     for (int r = 0; c->out_spans && r < c->R; r++)
       if (c->out->n_spans < c->cap_spans)
         c->out->spans[c->out->n_spans++] =
             (ev_span){r * c->S + s, EV_DP, c->dp_name, -1, 'D', start, stop - start};
     prev = stop;
   }
-  double slowed = t + ev_overlap(ov, ov, c->dp_share[s]); /* the backward's slowdown */
+  double slowed = t + d; /* the backward's end, slowed */
   c->dpx[s] = (prev > slowed ? prev : slowed) - t + c->dp_tail;
 }

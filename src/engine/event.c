@@ -78,7 +78,8 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->stream = stream_of(e->x, t);
   q->pass = k;
   q->overlap = t->kind == XG_COMM ? (int)t->overlap : XG_OVL_NONE;
-  q->share = 0;
+  q->share = (grp_share){0, 0};
+  q->mem = t->kind == XG_MEM;
   q->grads = 0;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
@@ -88,7 +89,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
                    : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
                                                     : t->coll;
       double f = c->o->comm_factor(c->o->comm_ud, t->group, op, t->bytes);
-      if (f > 1) q->gpu *= f;
+      if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
   } else {
     q->gpu = eng_task_compute(e, t, bwd);
@@ -156,7 +157,7 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
-  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, 0, 0};
+  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0};
   return 0;
 }
 
@@ -217,6 +218,7 @@ static void span(ev_ctx *c, int cls, ev_stream s, int name, int mb, char pass, d
 double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double *h,
                double slow, ev_pass_acc *acc, double *issue) {
   double g = t0, prev_w = 0;
+  int prev_mem = 0;
   int nbk = issue ? tp->nbk : 0, k = 0;
   memset(acc, 0, sizeof *acc);
   for (int i = 0; i < tp->n; i++) {
@@ -231,14 +233,14 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
       span(c, cls, EV_COMPUTE, q->name, mb, pk, ready, w);
       charge(c, acc, q->name, EV_COMPUTE, w);
       g = ready + w;
-      prev_w = w;
+      prev_w = w, prev_mem = q->mem;
       continue;
     }
     double cg = q->gpu * c->scale; /* the collective's own time */
     if (q->overlap == XG_OVL_PREV) {
       /* beside the GEMM before it, never hidden beyond 90 % of itself */
       double lim = prev_w < 0.9 * cg ? prev_w : 0.9 * cg;
-      double extra = ev_overlap(cg, lim, q->share);
+      double extra = ev_overlap(cg, lim, grp_slow(q->share, prev_mem));
       double exposed = cg - (cg < lim ? cg : lim) + extra;
       span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
       charge(c, acc, q->name, q->stream, exposed);
@@ -248,7 +250,7 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
     if (q->overlap == XG_OVL_NEXT && i + 1 < tp->n && tp->t[i + 1].stream == EV_COMPUTE) {
       /* beside the next kernel: both start together, both slow down */
       const ev_task *nx = &tp->t[i + 1];
-      double w = nx->gpu * c->scale * slow, extra = ev_overlap(cg, w, q->share);
+      double w = nx->gpu * c->scale * slow, extra = ev_overlap(cg, w, grp_slow(q->share, nx->mem));
       *h += nx->host * c->scale;
       double nready = *h > ready ? *h : ready;
       double cend = ready + cg + extra, wend = nready + w + extra;
@@ -258,7 +260,7 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
       charge(c, acc, nx->name, EV_COMPUTE, w + extra);
       charge(c, acc, q->name, q->stream, cend - wend);
       g = cend > wend ? cend : wend;
-      prev_w = w;
+      prev_w = w, prev_mem = nx->mem;
       i++;
       continue;
     }

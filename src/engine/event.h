@@ -16,16 +16,20 @@
  *    (Megatron-LM), one marked XG_OVL_NEXT runs beside the next kernel,
  *    one marked XG_OVL_PREV beside the GEMM before it;
  *  - overlap slowdown: while a collective runs beside compute both slow
- *    down, by the fraction of the SMs NCCL's channels hold (grp_cost's
- *    sm_share: one CTA per channel, channels from NCCL's model of the
- *    group) times the overlapped time (see ev_overlap);
+ *    down, by the share the collective takes from that compute times the
+ *    overlapped time (see ev_overlap): the fraction of the SMs NCCL's
+ *    channels hold (one CTA per channel) for compute-bound kernels, the
+ *    larger of that and the fraction of the HBM bandwidth its kernels
+ *    take (coll/collhbm.h) for memory-bound ones (groups.h grp_slow);
  *  - the pipeline: each stage runs its passes in its schedule's order
  *    (src/pipeline/); a pass waits for its producer on the neighbouring
  *    stage plus one send/recv (on the PP stream; Megatron's send blocks
  *    the sender as well);
  *  - data parallelism: with overlap_grad_reduce the gradients leave in
  *    Megatron's buckets during the last backward (evbucket.c; with a
- *    pipeline only on the first stage); what runs past the backward is a
+ *    pipeline only on the first stage; interleaved: each model chunk's
+ *    after its last backward, as Megatron's grad_sync_func launches
+ *    them); what runs past the backward is a
  *    collective across the replicas of the stage, so it starts when the
  *    last of them is ready; then the optimizer step;
  *  - on a topology the send/recv and those reductions share the links
@@ -136,9 +140,9 @@ void ev_out_free(ev_out *o);
  * otherwise. */
 int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err);
 
-/* The overlap of a collective of `comm` s beside `work` s of compute with
- * NCCL holding `share` of the SMs: both are lengthened by share x the
- * overlapped time, min(comm, work). */
+/* The overlap of a collective of `comm` s beside `work` s of compute
+ * that loses `share` of its pace to it (grp_slow): both are lengthened by
+ * share x the overlapped time, min(comm, work). */
 double ev_overlap(double comm, double work, double share);
 
 #endif

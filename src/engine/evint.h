@@ -18,7 +18,10 @@ typedef struct ev_task {
   char pass;           /* 'F', 'R', 'B' */
   double gpu;          /* s: the kernel, or the collective alone */
   double host;         /* s: issuing it */
-  double share;        /* SMs the collective's channels hold, 0..0.5 */
+  grp_share share;     /* a collective: the SMs its channels hold and the
+                          HBM bandwidth its kernels take (groups.h) */
+  int mem;             /* 1 = a memory-bound kernel (XG_MEM): slowed by
+                          the HBM share beside a collective (grp_slow) */
   double grads;        /* backward: parameters whose gradients are
                           complete when this task ends (the last task of a
                           layer's backward), ZeRO 0-2 */
@@ -121,7 +124,15 @@ typedef struct ev_ctx {
   double dp_tail;      /* s after the buckets: ZeRO gathers, parameter
                           gathers, as the closed form exposes them */
   double dp_factor;    /* bucket times x this: every group at once */
-  double *dp_share;    /* per stage: SMs the reduction's channels hold */
+  double *dp_share;    /* per stage: the share of its time the backward
+                          beside the reduction loses (grp_slow) */
+  /* interleaved (vpp > 1): one bucket per model chunk, bucket k holding
+   * chunk vpp - 1 - k, launched as Megatron's grad_sync_func is
+   * (evbucket.c); chunks = 0: the buckets of the templates */
+  int chunks;
+  int *chunk_at;       /* per stage x vpp: the position in the stage's
+                          pass order after whose end bucket k leaves */
+  double *chunk_dur;   /* per stage: one chunk's reduction, s */
   /* send/recv and the reductions after the backward, sharing the
    * topology's links while they run (evshare.h) */
   evs share;
@@ -137,6 +148,10 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
  * sets c->buckets, c->nb, c->dp_share and c->dp_tail. 0 or -1 (out of
  * memory). */
 int ev_buckets_plan(ev_ctx *c);
+
+/* With chunk buckets: pass `pos` of class c's order (stage s) ended at
+ * `end`: the chunks Megatron launches after it leave then. */
+void ev_chunks_issue(ev_ctx *c, int cls, int s, int pos, double end);
 
 /* Every replica of stage s is ready at t (its last backward ended): run
  * its buckets on the DP stream from when they left, and set c->dpx[s].

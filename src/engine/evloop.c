@@ -87,10 +87,13 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   /* the last backward of the class issues the gradient buckets: on the
    * first stage as their gradients complete; on the others all at its
    * end (Megatron's align_grad_reduce, evbucket.c) */
-  double *issue = ctx->buckets && p->kind == 'B' && ctx->next[c] == ctx->count[s] - 1
+  double *issue = ctx->buckets && !ctx->chunks && p->kind == 'B' &&
+                          ctx->next[c] == ctx->count[s] - 1
                       ? ctx->issue + (long)c * ctx->nb : NULL;
   in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc, s == 0 ? issue : NULL);
   for (int k = 0; issue && s > 0 && k < tp->nbk; k++) issue[k] = in->end;
+  /* interleaved: each model chunk's gradients after its last backward */
+  if (ctx->chunks && p->kind == 'B') ev_chunks_issue(ctx, c, s, ctx->next[c], in->end);
   (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
   ctx->busy[c] = 1;
   ctx->next[c]++;
@@ -345,6 +348,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
   mem_free(ctx->part_s), mem_free(ctx->part_n);
   mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share);
+  mem_free(ctx->chunk_at), mem_free(ctx->chunk_dur);
   ev_templates_free(ctx);
 }
 

@@ -3,6 +3,8 @@
  */
 #include "engine/groups.h"
 
+#include "coll/collhbm.h"
+
 grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   grp r;
   coll_group *g = &r.g;
@@ -24,14 +26,11 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   return r;
 }
 
-double grp_cost(ncost *net, int sm_count, const grp *g, coll_op op, double bytes,
-                double *sm_share) {
-  return grp_cost_ex(net, 0, sm_count, g, op, bytes, sm_share);
-}
-
-double grp_cost_ex(ncost *net, int bound, int sm_count, const grp *g, coll_op op, double bytes,
-                   double *sm_share) {
-  if (sm_share) *sm_share = 0;
+/* The collective's time on the GPU stream and, when sh is not NULL, its
+ * shares (hbm only when gpu gives an HBM bandwidth). */
+static double cost(ncost *net, int bound, int sm_count, const sc_gpu *gpu, const grp *g,
+                   coll_op op, double bytes, grp_share *sh) {
+  if (sh) sh->sm = sh->hbm = 0;
   if (g->g.ranks <= 1 || bytes <= 0) return 0;
   coll_cost c = coll_nccl_time(op, bytes, &g->g);
   double t = c.time - c.launch;
@@ -39,9 +38,33 @@ double grp_cost_ex(ncost *net, int bound, int sm_count, const grp *g, coll_op op
     t = ncost_bound(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
   else if (net)
     t = ncost_time(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
-  if (sm_share && sm_count > 0) {
+  if (!sh) return t;
+  if (sm_count > 0) {
     double share = (double)c.channels / sm_count;
-    *sm_share = share < 0.5 ? share : 0.5;
+    sh->sm = share < 0.5 ? share : 0.5;
+  }
+  double bw = gpu ? gpu->hbm_bw * gpu->hbm_eff : 0;
+  if (bw > 0 && t > 0) {
+    double h = collhbm_bytes(op, bytes, g->g.ranks, c.algo, c.proto) / t / bw;
+    sh->hbm = h < 1 ? h : 1;
   }
   return t;
+}
+
+double grp_cost(ncost *net, int sm_count, const grp *g, coll_op op, double bytes,
+                double *sm_share) {
+  grp_share sh;
+  double t = cost(net, 0, sm_count, NULL, g, op, bytes, sm_share ? &sh : NULL);
+  if (sm_share) *sm_share = sh.sm;
+  return t;
+}
+
+double grp_cost_ex(ncost *net, int bound, const sc_gpu *gpu, const grp *g, coll_op op,
+                   double bytes, grp_share *sh) {
+  return cost(net, bound, gpu->sm_count, gpu, g, op, bytes, sh);
+}
+
+double grp_slow(grp_share sh, double mem_frac) {
+  double extra = sh.hbm - sh.sm;
+  return sh.sm + (extra > 0 ? mem_frac * extra : 0);
 }

@@ -32,9 +32,25 @@ grp grp_make(const sc_cluster *c, const xg_group *g);
 double grp_cost(ncost *net, int sm_count, const grp *g, coll_op op, double bytes,
                 double *sm_share);
 
+/* What a collective running beside compute takes from it: the fraction
+ * of the SMs its channels hold (grp_cost's sm_share) and the fraction of
+ * the GPU's achievable HBM bandwidth its kernels read and write at. */
+typedef struct grp_share {
+  double sm;           /* 0..0.5 */
+  double hbm;          /* 0..1: collhbm_bytes / its time / (hbm_bw x hbm_eff) */
+} grp_share;
+
 /* grp_cost with, when `bound` is 1, the topology's time only bounded from
- * below (ncost_bound) instead of simulated. */
-double grp_cost_ex(ncost *net, int bound, int sm_count, const grp *g, coll_op op, double bytes,
-                   double *sm_share);
+ * below (ncost_bound) instead of simulated; gpu gives the SM count and
+ * the HBM bandwidth; sh (may be NULL) receives both shares. */
+double grp_cost_ex(ncost *net, int bound, const sc_gpu *gpu, const grp *g, coll_op op,
+                   double bytes, grp_share *sh);
+
+/* The share of its time a window of compute beside a collective loses:
+ * compute-bound kernels (GEMMs, attention) run on the SMs NCCL leaves
+ * (sh->sm); memory-bound kernels (mem_frac of the window's time) on the
+ * HBM bandwidth it leaves, and at least as slow as on the SMs it leaves:
+ * sm + mem_frac x max(0, hbm - sm). */
+double grp_slow(grp_share sh, double mem_frac);
 
 #endif

@@ -49,5 +49,10 @@ double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
     double t = fb(ud, s) + ps->p2p_per_mb(p, s) * p2p;
     if (t > pace) pace = t;
   }
-  return p->m * (pace - fb(ud, worst)) + 2.0 * (p->pp - 1) * p2p;
+  /* the slowest stage waits its send/recv between its passes: m times
+   * its per-micro-batch share, less the one after its very last pass,
+   * which is the drain's first (Megatron's program,
+   * tests/test_p2p_program.c, and the event engine's path) */
+  double paced = p->m * (pace - fb(ud, worst)) - p2p;
+  return (paced > 0 ? paced : 0) + 2.0 * (p->pp - 1) * p2p;
 }

@@ -90,10 +90,12 @@ double pipe_p2p_per_mb_blocking(const pipe_shape *p, int stage);
  * (s), `worst` the largest. With p2p_per_mb: a stage's pace is its f + b
  * plus the send/recv it waits through per micro-batch; the step pays m
  * times what the fastest possible pace adds to the slowest stage's
- * compute, plus one send/recv per stage boundary each way in fill and
- * drain. Equal stages: 2 (m + pp - 1) vpp, the usual closed form; a
- * heavier last stage (the loss) has one neighbour, so (m + 2 (pp - 1))
- * with vpp 1. Without p2p_per_mb: p2p_steps. */
+ * compute, less the send/recv after its very last pass (the drain's
+ * first), plus one send/recv per stage boundary each way in fill and
+ * drain. Equal stages with vpp 1: 2 m - 1 + 2 (pp - 1), two more than
+ * Megatron's program; a heavier last stage (the loss) has one neighbour,
+ * so m - 1 + 2 (pp - 1) with vpp 1, as the program. Without p2p_per_mb:
+ * p2p_steps. */
 double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
                         double (*fb)(const void *ud, int stage), const void *ud, int worst,
                         double p2p);

@@ -667,6 +667,14 @@ typedef struct sc_search_opts {
                             its schedule (sc_timeline) [0] */
   sc_search_progress progress;  /* NULL = none */
   void *progress_ctx;    /* passed to progress */
+  /* The user's constraints (docs/search.md, "The space"): */
+  int tp, pp, dp, cp, ep; /* a fixed degree [0: searched] */
+  unsigned zero_stages;  /* bit z: ZeRO stage z searched [0: 0, 1, 2, 3] */
+  unsigned dtypes;       /* bit d (an sc_dtype): GEMM type searched, where
+                            the GPU has a peak for it [0: the scenario's] */
+  double headroom_bytes; /* memory kept free on every GPU, bytes [0] */
+  double headroom_frac;  /* ... and as a fraction of its memory [0]; a plan
+                            fits when its total <= capacity less both */
 } sc_search_opts;
 
 void sc_search_opts_default(sc_search_opts *o);

@@ -1,0 +1,192 @@
+/*
+ * test_search_space.c -- the search's plan space holds every dimension of
+ * docs/search.md ("The space"), every point is a plan sc_scenario_resolve
+ * accepts, and the user's constraints (fixed degrees, ZeRO stages, dtypes,
+ * headroom) are honoured.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "job/job.h"
+#include "search/space.h"
+#include "stepcast.h"
+
+/* model on gpus x gpu with global batch gb, resolved with a plan that
+ * every such cluster accepts (tp 1, dp = gpus). */
+static sc_scenario scenario(const char *model, const char *gpu, int gpus, long gb) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset(model);
+  s.cluster.gpu = *sc_gpu_preset(gpu);
+  s.cluster.gpus = gpus;
+  s.cluster.nic_bw = 400e9 / 8;
+  s.plan.tp = s.plan.pp = s.plan.cp = s.plan.ep = s.plan.vpp = 1;
+  s.plan.dp = 0;
+  s.plan.micro_batch = 0;
+  s.plan.global_batch = gb;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  return s;
+}
+
+static void bounds(sc_search_opts *o) {
+  sc_search_opts_default(o);
+  o->max_tp = 8;
+  o->max_pp = 64;
+  o->max_micro_batch = 16;
+  o->max_vpp = 4;
+}
+
+/* What the space of s holds, each point checked by sc_scenario_resolve. */
+typedef struct seen {
+  long n;
+  int zero[4], hsdp, first_last, first_only_last, emb_loss, partial, offload, etp1, fp8, vpp2;
+} seen;
+
+static seen walk_space(const sc_scenario *s, const sc_search_opts *o) {
+  sc_error err = {0};
+  sc_job *j;
+  cr_assert_eq(sc_job_open(s, &j, &err), SC_OK, "%s", err.msg);
+  space_pt *pts;
+  long np;
+  cr_assert_eq(space_build(s, job_graph(j), o, &pts, &np, &err), SC_OK, "%s", err.msg);
+  seen z;
+  memset(&z, 0, sizeof z);
+  z.n = np;
+  for (long i = 0; i < np; i++) {
+    const space_pt *p = &pts[i];
+    sc_scenario t = *s;
+    space_plan(&s->plan, p, &t.plan);
+    int rc = sc_scenario_resolve(&t, &err);
+    cr_assert_eq(rc, SC_OK,
+                 "point %ld (tp %d pp %d dp %d ep %d etp %d vpp %d mb %ld zero %d shard %d "
+                 "first %d last %d emb %d recompute %d/%d offload %d dtype %d): %s",
+                 i, p->tp, p->pp, p->dp, p->ep, p->etp, p->vpp, p->micro_batch, p->zero,
+                 p->fsdp_shard, p->first, p->last, p->emb_loss, p->recompute,
+                 p->recompute_layers, p->offload_layers, p->dtype, err.msg);
+    /* the micro-batch x dp divides the global batch (Megatron's rule) */
+    cr_assert_eq(s->plan.global_batch % (p->micro_batch * p->dp), 0);
+    z.zero[p->zero]++;
+    z.hsdp += p->fsdp_shard > 0;
+    z.first_last += p->first > 0 && p->last > 0;
+    z.first_only_last += p->first == 0 && p->last > 0;
+    z.emb_loss += p->emb_loss;
+    z.partial += p->recompute_layers > 0;
+    z.offload += p->offload_layers > 0;
+    z.etp1 += p->etp == 1;
+    z.fp8 += p->dtype == SC_FP8;
+    z.vpp2 += p->vpp > 1 && (p->first > 0 || p->last > 0 || p->emb_loss);
+    if (p->zero >= 2) cr_assert_eq(p->pp, 1, "ZeRO %d with pp %d", p->zero, p->pp);
+    if (p->offload_layers) cr_assert(p->pp == 1 && p->recompute == SC_RECOMP_NONE);
+  }
+  mem_free(pts);
+  sc_job_close(j);
+  return z;
+}
+
+Test(search_space, every_dimension_is_searched_and_valid) {
+  /* Llama-3 70B: 80 layers, so pp 3, 6, 7 ... need uneven stages */
+  sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
+  sc_search_opts o;
+  bounds(&o);
+  o.dtypes = 1u << SC_BF16 | 1u << SC_FP8;
+  seen z = walk_space(&s, &o);
+  cr_assert(z.n > 1000, "%ld points", z.n);
+  for (int k = 0; k < 4; k++) cr_assert(z.zero[k] > 0, "no ZeRO %d plan", k);
+  cr_assert(z.hsdp > 0, "no HSDP");
+  cr_assert(z.first_last > 0 && z.first_only_last > 0, "no uneven first/last stage");
+  cr_assert_eq(z.emb_loss, 0, "80 + 2 layers split over no pp dividing 512 GPUs");
+  cr_assert(z.partial > 0 && z.offload > 0 && z.fp8 > 0);
+  cr_assert_eq(z.etp1, 0, "etp 1 on a dense model");
+  /* Llama-3 405B: 126 layers + embedding + loss = 128 units over pp 8, 16 */
+  sc_scenario l = scenario("llama3-405b", "h100-sxm5-80gb", 1024, 1024);
+  bounds(&o);
+  z = walk_space(&l, &o);
+  cr_assert(z.emb_loss > 0 && z.vpp2 > 0 && z.fp8 == 0);
+  /* MoE: experts whole on each GPU, ep folded over tp */
+  sc_scenario m = scenario("mixtral-8x7b", "h100-sxm5-80gb", 64, 256);
+  bounds(&o);
+  z = walk_space(&m, &o);
+  cr_assert(z.etp1 > 0 && z.fp8 == 0);
+}
+
+Test(search_space, fp8_only_where_the_gpu_has_it) {
+  sc_scenario s = scenario("gpt3-13b", "a100-sxm4-80gb", 64, 256);
+  cr_assert_eq(s.cluster.gpu.peak_flops[SC_FP8], 0, "the A100 has no fp8 peak");
+  sc_search_opts o;
+  bounds(&o);
+  o.dtypes = 1u << SC_BF16 | 1u << SC_FP8;
+  seen z = walk_space(&s, &o);
+  cr_assert(z.n > 0 && z.fp8 == 0);
+}
+
+Test(search_space, fp8_is_picked_when_faster) {
+  sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
+  sc_candidate a[5], b[5];
+  int na = 0, nb = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.threads = 1;
+  cr_assert_eq(sc_search(&s, &o, a, 5, &na, &st, &err), SC_OK, "%s", err.msg);
+  for (int i = 0; i < na; i++) cr_assert_eq(a[i].plan.dtype, SC_BF16, "fp8 without asking");
+  o.dtypes = 1u << SC_BF16 | 1u << SC_FP8;
+  cr_assert_eq(sc_search(&s, &o, b, 5, &nb, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(na > 0 && nb > 0);
+  cr_assert_eq(b[0].plan.dtype, SC_FP8);
+  cr_assert(b[0].result.step_s < a[0].result.step_s, "fp8 %g s, bf16 %g s", b[0].result.step_s,
+            a[0].result.step_s);
+}
+
+Test(search_space, constraints_are_honoured) {
+  sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
+  sc_candidate c[10];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.tp = 8;
+  o.zero_stages = 1u << 1;
+  o.headroom_frac = 0.2;
+  cr_assert_eq(sc_search(&s, &o, c, 10, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(n, 10);
+  for (int i = 0; i < n; i++) {
+    cr_assert_eq(c[i].plan.tp, 8);
+    cr_assert_eq(c[i].plan.zero, 1);
+    cr_assert(c[i].result.mem.total <= 0.8 * c[i].result.mem.capacity, "plan %d: %g of %g", i,
+              c[i].result.mem.total, c[i].result.mem.capacity);
+  }
+  /* the headroom drops plans: without it more fit */
+  sc_search_stats st2;
+  o.headroom_frac = 0;
+  cr_assert_eq(sc_search(&s, &o, c, 10, &n, &st2, &err), SC_OK, "%s", err.msg);
+  cr_assert(st2.fit > st.fit && st2.tried == st.tried, "fit %ld vs %ld", st2.fit, st.fit);
+  /* fixed pp and dp */
+  sc_search_opts_default(&o);
+  o.pp = 4;
+  o.dp = 16;
+  cr_assert_eq(sc_search(&s, &o, c, 10, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(n > 0);
+  for (int i = 0; i < n; i++) cr_assert(c[i].plan.pp == 4 && c[i].plan.dp == 16 && c[i].plan.tp == 8);
+}
+
+Test(search_space, an_impossible_constraint_shows_the_closest_plan) {
+  sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
+  sc_candidate c[3];
+  int n = -1;
+  sc_search_stats st;
+  sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.tp = 8;
+  o.pp = 1;
+  o.zero_stages = 1u << 0; /* a full optimizer state of 70B per GPU */
+  cr_assert_eq(sc_search(&s, &o, c, 3, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(n, 0);
+  cr_assert(st.valid > 0 && st.fit == 0 && st.has_closest);
+  cr_assert(st.closest.plan.tp == 8 && st.closest.plan.pp == 1 && st.closest.plan.zero == 0);
+  cr_assert(!st.closest.result.mem.fits);
+}

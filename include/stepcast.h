@@ -713,9 +713,11 @@ typedef struct sc_search_stats {
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:
- * tp, pp, dp (derived), cp for long sequences, ep for MoE, micro-batch,
- * 1F1B or interleaved (micro-batch counts a multiple of pp, as
- * Megatron-LM requires), ZeRO 1 or 3, each recompute mode. Keeps the
+ * tp, pp (with uneven first/last stages), dp (derived), cp for long
+ * sequences, ep and etp for MoE, micro-batch, 1F1B or interleaved
+ * (micro-batch counts a multiple of pp, as Megatron-LM requires), ZeRO
+ * 0-3 and HSDP, each recompute mode and partial recomputation,
+ * offloading, and opts' dtypes (docs/search.md, "The space"). Keeps the
  * `max_best` fastest in best[] (fastest first; ties: less memory, then
  * the earlier plan of the space), *n_best of them. The result is the same
  * whatever the thread count (docs/search.md). opts NULL = defaults. */

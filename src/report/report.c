@@ -517,9 +517,14 @@ static void search_closest(FILE *out, const sc_candidate *c) {
   const sc_memory *m = &c->result.mem;
   part mp[6];
   mem_parts(m, mp);
-  fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
-               "the GPU has:\n",
-          m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
+  if (m->total <= m->capacity) /* search --headroom */
+    fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, within the %.1f GiB the GPU "
+                 "has but not the headroom asked for:\n",
+            m->total / GIB, m->capacity / GIB);
+  else
+    fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
+                 "the GPU has:\n",
+            m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
   search_row(out, c, 0);
   fprintf(out, "    memory per GPU:");
   for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");

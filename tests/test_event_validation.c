@@ -4,11 +4,11 @@
  * within 2 % where the closed form is exact; where they differ by more,
  * the difference must be one of the two the closed form does not see
  * (docs/event.md), checked row by row:
- *  - host warm-up: the closed form takes the steady state of the host's
- *    lead over the GPU; the event engine starts each step with the host
- *    level with the GPU (it syncs at the optimizer step), so a step of few
- *    micro-batches with launch-bound kernels is longer. Without host time
- *    (plan.framework_eager off) the two agree within 2 %.
+ *  - host warm-up: where the host's lead over the GPU differs between the
+ *    engines (both level it at every micro-batch since issue 14, so no
+ *    row shows it now), a step of few micro-batches with launch-bound
+ *    kernels differs. Without host time (plan.framework_eager off) the two
+ *    agree within 2 %.
  *  - send/recv: both engines charge Megatron's blocking send/recv
  *    (pipe.h p2p_per_mb: the closed form through the pipeline's pace,
  *    the event engine as rendezvous); should they part, the rest of the

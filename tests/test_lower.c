@@ -98,6 +98,65 @@ Test(lower, without_sequence_parallelism_tensor_parallel_layers_all_reduce) {
   done(&l);
 }
 
+/* The unfused attention's softmax task of GPT-3 175B's layer with `heads`
+ * heads (head dim 128), tp 8, micro-batch mb, sequence seq. */
+static void softmax_of(int heads, int mb, int seq, char *name, size_t cap, xg_task *out) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.plan.sp = 0;
+  s.plan.flash_attention = 0;
+  s.model.tf.heads = s.model.tf.kv_heads = heads;
+  s.model.tf.head_dim = 128;
+  s.model.tf.seq = seq;
+  s.plan.micro_batch = mb;
+  lowered l;
+  lower(&l, &s);
+  const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
+  const xg_task *t = &l.x.tasks[sg->first_task + 4]; /* after norm1, qkv, layout, attn_qk */
+  lower_task_name(t, name, cap);
+  *out = *t;
+  done(&l);
+}
+
+Test(lower, fused_softmax_only_where_megatrons_kernel_applies) {
+  char name[64];
+  xg_task t;
+  /* 16 heads over tp 8, one sequence: 2 attention batches, not a multiple
+   * of 4: Megatron's PyTorch path, 36 bytes a score forward, 40 backward */
+  softmax_of(16, 1, 2048, name, sizeof name, &t);
+  double scores = 2.0 * 2048 * 2048;
+  cr_assert_str_eq(name, "softmax_torch");
+  cr_assert(fabs(t.bytes - 36 * scores) < 1e-6 * t.bytes, "torch softmax %g bytes", t.bytes);
+  cr_assert(fabs(t.bytes * t.bwd_scale - 40 * scores) < 1e-6 * t.bytes, "backward %g bytes",
+            t.bytes * t.bwd_scale);
+  cr_assert(t.host_fwd == 6 && t.host_bwd == 5, "calls %d / %d", t.host_fwd, t.host_bwd);
+  /* two sequences: 4 batches, the fused kernel (read and write 16 bits) */
+  softmax_of(16, 2, 2048, name, sizeof name, &t);
+  cr_assert_str_eq(name, "softmax");
+  cr_assert(fabs(t.bytes - 4 * 2 * scores) < 1e-6 * t.bytes, "fused softmax %g bytes", t.bytes);
+  /* keys beyond the kernel's 4096 */
+  softmax_of(96, 1, 8192, name, sizeof name, &t);
+  cr_assert_str_eq(name, "softmax_torch");
+}
+
+Test(lower, the_loss_is_megatrons_cross_entropy_on_fp32_logits) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* bf16: e = 2 */
+  lowered l;
+  lower(&l, &s);
+  const xg_segment *sg = segment(&l, 15, WG_ROLE_LAST);
+  const xg_task *lg = task(&l, sg, "logits"), *ce = task(&l, sg, "cross_entropy");
+  /* the logits on this GPU (vocab-parallel): cast e -> 4, max 4, subtract
+   * 8, exp 8, sum 4, divide 8 = 38 bytes forward; scale 8 and cast back
+   * 6 = 14 backward */
+  double logits = lg->m * lg->n;
+  cr_assert(fabs(ce->bytes - 38 * logits) < 1e-9 * ce->bytes, "forward %g bytes, %g logits",
+            ce->bytes, logits);
+  cr_assert(fabs(ce->bytes * ce->bwd_scale - 14 * logits) < 1e-9 * ce->bytes,
+            "backward %g bytes", ce->bytes * ce->bwd_scale);
+  done(&l);
+}
+
 /* Mixtral 8x7B on `gpus` GPUs in tp 2, pp 4, ep `ep`, batch 256. */
 static sc_scenario mixtral(int gpus, int ep) {
   sc_scenario s;

@@ -78,4 +78,8 @@ double cost_host_bw(const sc_gpu *g);
 /* Launch cost of one kernel replayed from a CUDA graph, seconds. */
 double cost_graph_launch(const sc_gpu *g);
 
+/* Host seconds at the start of each micro-batch of an eager framework
+ * (fetching and copying the batch) before its first layer is issued. */
+double cost_batch_host(const sc_gpu *g);
+
 #endif /* SC_COST_COMPUTE_H */

@@ -82,23 +82,18 @@ static double ar_copy(const void *ctx, double bytes, int tensors) {
   return 2 * (f->host_lat + (n - 1) * bytes / ((double)n * bw));
 }
 
-/* MPI all-reduce in host memory (Horovod with CPU tensors, Open MPI's
- * ring for large messages): copy to the host, a ring over every rank
- * (shared memory inside a server, one TCP stream between servers), the
- * CPUs summing (n-1)/n of the buffer per rank, copy back. */
+/* MPI all-reduce in host memory (Horovod with CPU tensors over Open
+ * MPI): mpi.c; on a named topology the flow engine's rate carries the
+ * ring's bytes. */
 static double ar_mpi(const void *ctx, double bytes, int tensors) {
-  (void)tensors;
   const ar_ctx *a = ctx;
   const dp_fabric *f = a->c->f;
   int n = f->gpus;
   if (n == 1) return 0;
-  double vol = 2.0 * (n - 1) / n * bytes;
-  double cpu = f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
-  double wire = f->topo_rate > 0 ? bytes * f->topo_rate + 2.0 * (n - 1) * f->net_msg_s
-               : f->nodes > 1 ? vol / f->net_stream_bw + 2.0 * (n - 1) * (f->net_lat + f->net_msg_s)
-                             : vol / f->loop_bw + 2.0 * (n - 1) * f->host_lat;
-  double copies = 2 * dp_host_time(f, bytes, f->host_share);
-  return copies + fmax(cpu, wire);
+  if (f->topo_rate > 0)
+    return 2 * dp_host_time(f, bytes, f->host_share) + bytes * f->topo_rate +
+           2.0 * (n - 1) * f->net_msg_s + f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
+  return dp_mpi_allreduce_time(f, bytes, tensors);
 }
 
 /* KungFu (default BINARY_TREE_STAR across servers, STAR within one:

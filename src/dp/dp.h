@@ -18,6 +18,8 @@
  *   allreduce.c  NCCL (ring/tree as NCCL chooses, or ring forced), TF
  *                replicated (NCCL or device copies), MPI in host memory,
  *                hierarchical, KungFu's collective over TCP
+ *   mpi.c        MPI in host memory: Open MPI's ring over TCP and shared
+ *                memory, Horovod's fusion buffer, the host copies
  *   ps.c         parameter servers: synchronous, distributed-replicated,
  *                asynchronous, dedicated CPU servers; shards; on the host
  *                CPU, a GPU, the workers' CPUs or CPU machines
@@ -98,6 +100,9 @@ typedef struct dp_model {
                           are needed */
   double bwd_s;        /* sum of layers[].bwd_s */
   double other_s;      /* host, optimizer, input pipeline, ... seconds */
+  double opt_s;        /* the optimizer step's GPU seconds (part of the
+                          one-GPU step; where a parameter server holds
+                          the variables, the PS applies the update) */
   double grad_bytes;   /* sum of layers[].grad_bytes */
   double param_bytes;  /* model (weights) bytes a gossip exchange moves */
   int tensors;         /* sum of layers[].tensors */
@@ -134,7 +139,10 @@ typedef struct dp_fabric {
   double net_lat;          /* one message across the network, s */
   double net_msg_s;        /* per message CPU/kernel cost (TCP), s */
   int tcp;                 /* 1 = sockets, 0 = RDMA */
-  double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at */
+  double host_mem_bw;      /* bytes/s a server's CPUs move through host
+                              memory (reads + writes) */
+  double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at
+                              (host_mem_bw / 3: two reads, one write) */
   double loop_bw;          /* one socket stream inside a server, bytes/s */
   const char *transport;   /* "tcp", "rdma", "none" (static string) */
   double topo_rate;        /* seconds per byte of the scheme's exchange on
@@ -155,6 +163,17 @@ double dp_host_time(const dp_fabric *f, double bytes, int sharing);
 /* The NCCL group of `ranks` GPUs over this fabric (intra per GPU, the
  * server's network share per GPU). */
 void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_group *out);
+
+/* MPI all-reduce in host memory (mpi.c): Open MPI's ring of one fused
+ * message of `bytes` per rank over f's ranks, seconds: 2 (n-1) steps of
+ * one block of bytes/n on the slowest hop, the n-1 reduce-scatter steps
+ * each followed by the reduction of the block (the gpn ranks of a server
+ * sharing its CPUs' bandwidth). */
+double dp_mpi_ring_time(const dp_fabric *f, double bytes);
+/* The whole message as Horovod's MPI path runs it: host copies there and
+ * back, the fusion buffer's memcpy in and out (messages of more than one
+ * tensor), and the ring. */
+double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors);
 
 /* ------------------------------------------------------------ overlap */
 
@@ -240,6 +259,11 @@ double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes);
  * apply to the job (message says why). */
 int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
+/* A PS worker's compute: the one-GPU step less the optimizer's GPU time
+ * where the variables (and TensorFlow's apply ops with them) live on CPUs
+ * (host, workers' or dedicated servers'); all of it for variables on a
+ * GPU. */
+double dp_ps_worker_compute(const dp_ctx *c);
 int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 
 /* The scheme's exchange of one step on the scenario's cluster.topology,

@@ -40,11 +40,12 @@
  * calls, wake-up, one-way latency of a TCP message on a LAN): 50 us
  * (assumed, typical of Linux TCP over 10-100 GbE; not fitted). */
 #define DP_TCP_MSG_S 50e-6
-/* Host memory bandwidth a server's CPUs sum gradients at: two sockets of
- * 4 DDR4-2400 channels (153.6 GB/s, Intel E5-2698 v4 datasheet, DGX-1),
- * 60 % of it reached (STREAM triad on such servers), three bytes moved
- * per byte reduced (two reads, one write): ~30 GB/s. */
-#define DP_CPU_REDUCE_BW (153.6e9 * 0.6 / 3)
+/* Host memory bandwidth of a server's CPUs: two sockets of 4 DDR4-2400
+ * channels (153.6 GB/s, Intel E5-2698 v4 datasheet, DGX-1), 60 % of it
+ * reached (STREAM triad on such servers): ~92 GB/s moved. Summing moves
+ * three bytes per byte reduced (two reads, one write): ~30 GB/s. */
+#define DP_HOST_MEM_BW (153.6e9 * 0.6)
+#define DP_CPU_REDUCE_BW (DP_HOST_MEM_BW / 3)
 
 static int dp_nvlink_gpu(const sc_gpu *g) { return g->nvlink_bw > 0; }
 
@@ -82,6 +83,7 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
   f->host_bw = (d->host_bw > 0 ? d->host_bw : DP_PCIE3_BW) * DP_PCIE_EFF;
   f->host_share = f->gpn >= DP_HOST_SHARE ? DP_HOST_SHARE : 1;
   f->host_lat = DP_HOST_LAT;
+  f->host_mem_bw = DP_HOST_MEM_BW;
   f->cpu_reduce_bw = DP_CPU_REDUCE_BW;
   f->loop_bw = DP_TCP_STREAM_BW;
   double line = d->network_bw > 0 ? d->network_bw : cl->nic_bw * f->gpn;

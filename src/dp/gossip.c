@@ -122,13 +122,17 @@ static int go_setup(const dp_ctx *c, go_ctx *g, sc_error *err) {
   return SC_OK;
 }
 
-/* KungFu pair averaging (PairAveragingOptimizer.apply_gradients): the
- * request of one random peer's model (from another server with
- * probability (n-gpn)/(n-1)) depends on no gradient, so TensorFlow runs
- * it beside the forward and backward passes; the average, the update and
- * the save of the new model to the host store (a copy to the host) follow
- * them. The busiest NIC serves the requests of every remote worker that
- * picked one of its gpn workers. */
+/* KungFu pair averaging (PairAveragingOptimizer.apply_gradients,
+ * kungfu/tensorflow/optimizers/async_sgd.py): the request of one random
+ * peer's model (from another server with probability (n-gpn)/(n-1))
+ * depends on no gradient, and the save of the model to the host store
+ * (fuse, a copy to the host) depends on nothing but the variables: the
+ * step's group only waits for both, so TensorFlow runs them beside the
+ * forward and backward passes, the fetch bringing its model to the GPU
+ * while the save takes the other one off it (the two directions of the
+ * host link). A worker waits for what the longer of the two leaves past
+ * its compute. The busiest NIC serves the requests of every remote
+ * worker that picked one of its gpn workers. */
 static void go_pair(const dp_ctx *c, dp_cost *out) {
   const dp_fabric *f = c->f;
   double P = c->m->param_bytes;
@@ -140,7 +144,7 @@ static void go_pair(const dp_ctx *c, dp_cost *out) {
                  dp_host_time(f, P, f->host_share);
   double save = dp_host_time(f, P, f->host_share);
   double hidden = c->m->fwd_s * c->m->micro_steps + c->m->bwd_s;
-  double own = save + fmax(0, fetch - hidden);
+  double own = fmax(0, fmax(fetch, save) - hidden);
   /* requests served per server per round of every worker stepping once */
   double served = f->nodes > 1 ? (n - f->gpn) * (double)f->gpn / (n - 1) : 0;
   double nic = served * P / f->net_bw;

@@ -162,6 +162,7 @@ static int dp_eval(const dp_prep *pr, dp_scheme sc, sc_dp_result *r, dp_spans *r
   int rc = dp_fabric_resolve(&s, &f, err);
   if (rc) return rc;
   dp_ctx c = {&s, &s.dp, &pr->m, &f, sc, pr->one.step_s, rec};
+  if (dp_scheme_family(sc) == DP_FAM_PS) c.compute_s = dp_ps_worker_compute(&c);
   dp_cost cost = {0};
   double rate = 0;
   if ((rc = dp_topo_rate(&c, &rate, err))) return rc;

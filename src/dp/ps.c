@@ -21,6 +21,11 @@
  *     (1 - 1/PS servers) of it, in at that PS (senders x part), spread
  *     over min(shards, PS servers) lanes; TCP by gRPC; plus the host copy
  *     when the PS is on CPUs.
+ * TensorFlow places each variable's apply op with the variable
+ * (replica_device_setter, tf_cnn_benchmarks' variable managers): on a
+ * CPU PS the update leaves the GPU's step (dp_ps_worker_compute) and the
+ * PS's CPUs apply each variable once its push is summed (one more pass of
+ * three bytes per byte over host memory, DP_PS_APPLY_PASSES).
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +33,12 @@
 
 #include "core/mem.h"
 #include "dp/dp.h"
+
+/* Host-memory passes of the CPU apply per byte of variable, in units of
+ * a sum's (read variable and gradient, write variable: three bytes, as
+ * summing two buffers): plain SGD, tf_cnn_benchmarks' and the KungFu
+ * benchmarks' default optimizer. */
+#define DP_PS_APPLY_PASSES 1.0
 
 typedef struct ps_ctx {
   const dp_ctx *c;
@@ -47,7 +58,7 @@ static double ps_msg(const void *ctx, double b, int tensors) {
   if (f->nodes == 1 && !p->dedicated) {
     if (p->on_gpu) return f->intra_lat + (f->gpus - 1) * b / f->intra_bw;
     double link = dp_host_time(f, b, f->host_share);
-    return fmax(link, f->host_lat + f->gpus * b / f->cpu_reduce_bw);
+    return fmax(link, f->host_lat + (f->gpus + DP_PS_APPLY_PASSES) * b / f->cpu_reduce_bw);
   }
   double part = p->per_node * b;
   double out = p->dedicated ? part : part * (p->servers - 1) / p->servers;
@@ -86,7 +97,8 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
       double b = l->grad_bytes / l->tensors, part = p->per_node * b;
       int ln = ((--fwd) % k) % p->lanes;
       double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share) + p->local_s * b;
-      double in = dp_net_time(f, senders * part, (int)senders);
+      double in = dp_net_time(f, senders * part, (int)senders) +
+                  DP_PS_APPLY_PASSES * b / f->cpu_reduce_bw;
       double start = fmax(lane[ln], ready + host);
       lane[ln] = start + in;
       dp_spans_add(rec, start, lane[ln]);
@@ -145,6 +157,12 @@ static int ps_setup(const dp_ctx *c, ps_ctx *p, sc_error *err) {
   if (local_sum && f->gpn > 1) /* replicated copies inside the server first */
     p->local_s = 2.0 * (f->gpn - 1) / f->gpn / f->intra_bw;
   return SC_OK;
+}
+
+double dp_ps_worker_compute(const dp_ctx *c) {
+  int on_gpu = c->spec->ps_place == SC_PS_GPU && c->f->nodes == 1 &&
+               c->scheme != DP_PS_SYNC_CPU_SERVERS;
+  return on_gpu ? c->compute_s : c->compute_s - c->m->opt_s;
 }
 
 int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {

@@ -356,17 +356,24 @@ static void offload_cost(const eng *e, const xg_stage *st, double *f, double *b)
   }
 }
 
-/* Per-micro-batch time of stage s. With pipeline parallelism every
- * micro-batch boundary synchronises the host with the GPU (Megatron's
- * blocking send/recv), so forward and backward each start with both
- * clocks level. Without it nothing synchronises inside a step, and the
- * host's lead carries from one micro-batch to the next: the steady state
- * is taken from the second of two micro-batches run back to back. */
+/* Per-micro-batch time of stage s. Every micro-batch starts with the
+ * host level with the GPU: the training loop waits for the GPU before it
+ * issues a micro-batch's forward (Megatron's get_batch copies the batch
+ * to the GPU with a blocking .cuda() and reads the broadcast sizes back
+ * with .cpu(), megatron/core/tensor_parallel/data.py broadcast_data;
+ * DeepSpeed's engine synchronises the device in its throughput timer at
+ * every forward and step, deepspeed/utils/timer.py ThroughputTimer), so
+ * the host's lead never carries from one micro-batch to the next; then it
+ * spends cost_batch_host on the batch before the first layer. With
+ * pipeline parallelism the blocking send/recv levels the clocks again at
+ * the start of the backward. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   qclock c = {0, 0, 0, 0, 0};
+  /* the batch's host work (cost_batch_host) before the first layer */
+  if (e->s->plan.framework_eager) c.h = c.g = cost_batch_host(&e->s->cluster.gpu);
+  run_pass(e, st, 0, &c);
+  r->f = c.g;
   if (e->s->plan.pp > 1) {
-    run_pass(e, st, 0, &c);
-    r->f = c.g;
     qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);
     r->b = cb.g;
@@ -374,17 +381,8 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
     c.comm += cb.comm;
     c.comm_ep += cb.comm_ep;
   } else {
-    run_pass(e, st, 0, &c);
     run_pass(e, st, 1, &c);
-    qclock warm = c;
-    run_pass(e, st, 0, &c);
-    double fwd_end = c.g;
-    run_pass(e, st, 1, &c);
-    r->f = fwd_end - warm.g;
-    r->b = c.g - fwd_end;
-    c.compute -= warm.compute;
-    c.comm -= warm.comm;
-    c.comm_ep -= warm.comm_ep;
+    r->b = c.g - r->f;
   }
   double of = 0, ob = 0;
   if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);

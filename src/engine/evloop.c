@@ -10,6 +10,7 @@
 
 #include "core/heap.h"
 #include "core/mem.h"
+#include "cost/compute.h"
 #include "engine/evint.h"
 
 /* Index of (class, chunk, mb) in idf / idb. */
@@ -67,9 +68,13 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   if (dep >= 0 && ctx->inst[dep].arrive > start) start = ctx->inst[dep].arrive, in->pred = dep;
   (void)now;
   assert(start >= now - 1e-12 * (1 + now) && "time went back");
-  /* with pipeline parallelism the blocking send/recv levels the host
-   * with the GPU at every pass (analytic.c stage_cost) */
-  if (ctx->S > 1 && ctx->host[c] < start) ctx->host[c] = start;
+  /* the host waits for the GPU before each micro-batch's forward (the
+   * batch's blocking copy), and with pipeline parallelism the blocking
+   * send/recv levels it at every pass (analytic.c stage_cost) */
+  if ((ctx->S > 1 || p->kind == 'F') && ctx->host[c] < start) ctx->host[c] = start;
+  /* and issues the batch's host work (cost_batch_host) before its first layer */
+  if (p->kind == 'F' && p->chunk == 0 && ctx->e->s->plan.framework_eager)
+    ctx->host[c] += cost_batch_host(&ctx->e->s->cluster.gpu);
   in->start = start;
   in->host_in = ctx->host[c];
   in->cls = c, in->mb = p->mb, in->kind = p->kind;

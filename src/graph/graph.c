@@ -547,9 +547,16 @@ static int shape_loss(add_ctx *c) {
   c->dim[0] = 1;
   c->elem = WG_ELEM_FP32;
   o->elems = wg_tensor_elems(c->in[0]);
-  /* logits in the activation type, then max, exp-sum and the target in fp32 */
+  /* Megatron's vocab-parallel cross entropy on fp32 logits (GPT's loss
+   * casts the logits with .float() unless --fp16-lm-cross-entropy;
+   * megatron/core/tensor_parallel/cross_entropy.py), bytes per logit:
+   * the cast reads e and writes 4, max reads 4, the in-place subtraction
+   * of the max, exp and division by the sum each read and write 4, the
+   * sum reads 4: e + 36. Backward (bwd_scale, host_defaults): the in-place
+   * scaling of the saved softmax by the loss gradient (8) and the cast
+   * back (4 + e) */
   o->traffic_e = o->traffic_e > 0 ? o->traffic_e : 1;
-  o->traffic_b = o->traffic_b > 0 ? o->traffic_b : 12;
+  o->traffic_b = o->traffic_b > 0 ? o->traffic_b : 36;
   /* the logits and their fp32 softmax */
   o->saved_elems = o->elems;
   o->saved_e = 1, o->saved_b = 4;
@@ -598,7 +605,7 @@ static void host_defaults(wg_op *o) {
   case WG_NORM: f = 2, b = 3; break;
   case WG_POOL: f = 2, b = 2; break;
   case WG_EMBEDDING: f = b = o->positions ? 4 : 2; break;
-  case WG_LOSS: f = b = 8, bs = 0.5; break;
+  case WG_LOSS: f = b = 8, bs = 14.0 / 38.0; break; /* shape_loss, 16-bit logits */
   case WG_ROUTE: f = b = 6; break;
   case WG_UNROUTE: f = b = 3; break;
   case WG_ELTWISE:

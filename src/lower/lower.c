@@ -19,7 +19,9 @@
  *   flash attention   3 / 3         autograd fn + kernel
  *   -- or, unfused --
  *   baddbmm (QK^T)    2 / 3         scores [b h, s, s_kv]
- *   softmax           3 / 2         fused scale-mask-softmax
+ *   softmax           3 / 2         fused scale-mask-softmax, or where its
+ *                     6 / 5         kernel does not apply Megatron's
+ *                                   PyTorch path (softmax_task)
  *   dropout           4 / 2         RNG tracker fork + dropout
  *   bmm (AV)          4 / 3
  *   context layout    3 / 2         permute, contiguous, view
@@ -27,6 +29,7 @@
 #include "lower/lower.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -379,6 +382,48 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   return 0;
 }
 
+/* Megatron's fused scale-mask-softmax runs only where its kernel applies
+ * (megatron/model/fused_softmax.py FusedScaleMaskSoftmax.is_kernel_available,
+ * and get_batch_per_block of megatron/fused_kernels/scaled_masked_softmax.h):
+ * 16-bit input, 16 < s_kv <= 4096, s_q and s_kv multiples of 4, and the
+ * attention batches (sequences x heads on this GPU) a multiple of 4 and,
+ * with a causal mask, of the batches one 128-thread block holds (else s_q
+ * a multiple of it). The 4096 is the limit of the Megatron generation
+ * vTrain's Megatron-DeepSpeed ran; later Megatron-LM raised it, which only
+ * matters for unfused attention beyond 4096 tokens. */
+static int fused_softmax_fits(const lctx *c, double batches, double sq, double skv, int causal) {
+  if (c->e > 2 || skv <= 16 || skv > 4096 || fmod(sq, 4) != 0 || fmod(skv, 4) != 0 ||
+      fmod(batches, 4) != 0)
+    return 0;
+  double pow2 = 1;
+  while (pow2 < skv) pow2 *= 2;
+  double warp = pow2 < 32 ? pow2 : 32, per_block = 128 / warp * (pow2 <= 128 ? 2 : 1);
+  return fmod(causal ? batches : sq, per_block) == 0;
+}
+
+/* The attention softmax task: the fused kernel (reads and writes the 16-bit
+ * scores; backward reads the output and its gradient), or where it does not
+ * apply Megatron's PyTorch path (forward_torch_softmax): scores cast to
+ * fp32 (attention_softmax_in_fp32, forced by the default
+ * apply_query_key_layer_scaling), scaled, masked_fill_, softmax and cast
+ * back, each a kernel and a framework call (one more forward call for the
+ * availability check); fp32 runs skip the casts. Bytes per score element
+ * (e = 2): forward 6 + 8 + 8 + 8 + 6 = 36, backward 6 + 12 + 8 + 8 + 6 = 40. */
+static int softmax_task(lctx *c, int opi, double batches, double sq, double skv, int causal,
+                        int dep) {
+  double scores = batches * sq * skv, e = c->e;
+  /* the rule is Megatron's: the transformer builder's layer is Megatron-LM's
+   * (docs/model.md); the other builders' frameworks keep the one-kernel
+   * cost, which no measurement here decides against */
+  if (c->s->model.kind != SC_MODEL_TRANSFORMER || fused_softmax_fits(c, batches, sq, skv, causal))
+    return mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, dep);
+  int casts = e < 4;
+  double f = casts ? 4 : e, cast = casts ? 2 * (e + 4) : 0;
+  double fwd = 6 * f + cast, bwd = 7 * f + cast;
+  int kernels = 3 + 2 * casts;
+  return mem_task(c, "softmax_torch", opi, scores * fwd, kernels + 1, kernels, bwd / fwd, dep);
+}
+
 /* The attention operator as the plan's kernels. */
 static int lower_attention(lctx *c, const wg_op *o, int opi) {
   int x = o->in[0];
@@ -418,7 +463,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     double scores = b * hq * sl * skv;
     if ((t = gemm_task(c, "attn_qk", opi, sl, skv, d, b * hq, 2, 3, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
-    if ((t = mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, t)) < 0) return -1;
+    if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;
     if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel = 1;

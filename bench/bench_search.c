@@ -15,7 +15,7 @@
  *
  * Each search opens its own job(s), so the cold memos (every distinct
  * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
- * of the figure. The last case (23,160 plans: Qwen3-30B-A3B on 16,384
+ * of the figure. The last case (212,816 plans: Qwen3-30B-A3B on 16,384
  * H100 at 32k tokens, cp and ep widening the space) measures the thread
  * scaling. The machine is shared: compare instructions per search
  * (valgrind --tool=callgrind --toggle-collect=sc_search
@@ -29,6 +29,17 @@
  *   gpt3-175b, default        29.51 M ->  27.07 M   551,000 -> 568,000   912 (401, 0)
  *   gpt3-175b, fat-tree       44.92 M ->  40.15 M   331,000 -> 389,000   912 (401, 390)
  *   qwen3-30b-a3b (threads)    586 M  ->   574 M                        23,160 (8,329, 0)
+ *
+ * The whole space (uneven stages, ZeRO 0-3, HSDP, partial recompute,
+ * offload, etp; main 01dd4b2 -> this version), instructions per plan
+ * (one search, cold memos) and fastest plans/s of 3 x 20 (one thread):
+ *
+ *                               plans (fit, pruned)         instr./plan       plans/s
+ *   llama3-70b, default        420 -> 2,442 (575, 0)     28,700 -> 30,700  548,000 -> 540,000
+ *   llama3-70b, fat-tree       420 -> 2,442 (575, 564)   54,600 -> 35,600  275,000 -> 464,000
+ *   gpt3-175b, default         912 -> 4,412 (1,163, 0)   33,200 -> 30,100  483,000 -> 570,000
+ *   gpt3-175b, fat-tree        912 -> 4,412 (1,163, 1,152) 47,700 -> 33,300 349,000 -> 511,000
+ *   qwen3-30b-a3b (threads)  23,160 -> 212,816 (73,553, 0) 26,400 -> 32,200
  *
  * With a topology no collective of these searches runs the flow engine
  * any more: each has a closed form (net/flowcf.h). Threads, quiet

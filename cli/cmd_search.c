@@ -15,18 +15,22 @@
 
 #include "cli.h"
 #include "scenario_args.h"
+#include "search_limits.h"
 #include "stepcast.h"
 
 static void help(void) {
   printf("usage: stepcast search [SCENARIO.json] [options]\n\n"
          "Walk the parallel plans of the scenario's model, cluster, global batch and\n"
-         "dtype (tp, pp, dp, cp for long sequences, ep for MoE, micro-batch, 1F1B or\n"
-         "interleaved, ZeRO 1 or 3, recompute) and list the fastest that fit\n"
+         "dtype (tp, pp with uneven stages, dp, cp for long sequences, ep and etp for\n"
+         "MoE, micro-batch, 1F1B or interleaved, ZeRO 0-3 and HSDP, recompute, partial\n"
+         "recompute, offload) and list the fastest that fit\n"
          "(docs/search.md).\n\n");
   scen_args_help();
   printf("  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
-         "  --all                 also list plans that do not fit in memory\n"
+         "  --all                 also list plans that do not fit in memory\n");
+  search_limits_help();
+  printf(
          "  --rerank              re-rank the listed plans by the event engine (timeline)\n"
          "  --threads N           threads (default: every core; same result for any N)\n"
          "  --max-plans N         search only the first N plans of the space\n"
@@ -91,6 +95,8 @@ static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
     else o->rerank = 1;
     return 1;
   }
+  int lim = search_limits_take(argc, argv, i, o);
+  if (lim) return lim;
   if (dst) {
     (*i)++;
     return (*dst = (int)positive(a, v, dst == top ? 1000 : 4096)) ? 1 : -1;

@@ -667,6 +667,14 @@ typedef struct sc_search_opts {
                             its schedule (sc_timeline) [0] */
   sc_search_progress progress;  /* NULL = none */
   void *progress_ctx;    /* passed to progress */
+  /* The user's constraints (docs/search.md, "The space"): */
+  int tp, pp, dp, cp, ep; /* a fixed degree [0: searched] */
+  unsigned zero_stages;  /* bit z: ZeRO stage z searched [0: 0, 1, 2, 3] */
+  unsigned dtypes;       /* bit d (an sc_dtype): GEMM type searched, where
+                            the GPU has a peak for it [0: the scenario's] */
+  double headroom_bytes; /* memory kept free on every GPU, bytes [0] */
+  double headroom_frac;  /* ... and as a fraction of its memory [0]; a plan
+                            fits when its total <= capacity less both */
 } sc_search_opts;
 
 void sc_search_opts_default(sc_search_opts *o);
@@ -705,9 +713,11 @@ typedef struct sc_search_stats {
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:
- * tp, pp, dp (derived), cp for long sequences, ep for MoE, micro-batch,
- * 1F1B or interleaved (micro-batch counts a multiple of pp, as
- * Megatron-LM requires), ZeRO 1 or 3, each recompute mode. Keeps the
+ * tp, pp (with uneven first/last stages), dp (derived), cp for long
+ * sequences, ep and etp for MoE, micro-batch, 1F1B or interleaved
+ * (micro-batch counts a multiple of pp, as Megatron-LM requires), ZeRO
+ * 0-3 and HSDP, each recompute mode and partial recomputation,
+ * offloading, and opts' dtypes (docs/search.md, "The space"). Keeps the
  * `max_best` fastest in best[] (fastest first; ties: less memory, then
  * the earlier plan of the space), *n_best of them. The result is the same
  * whatever the thread count (docs/search.md). opts NULL = defaults. */

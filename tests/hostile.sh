@@ -49,7 +49,7 @@ h 2 'micro-batches per pipeline; at most 1048576' -- predict --gb 17179869184 --
 h 0 'fit in memory' -- search -n 16777216 --set cluster.nvlink_domain=16777216 --gb 16777216 --seq 32768 --top 1
 h 0 'fit in memory' -- search --gb 17179869184 --all --top 1
 # 6 (search). a plan space too large to list is refused with its size
-h 2 'the plan space has 21173778 plans, about 0.847 GB to list; the limit is 16777216 plans' -- search -m mixtral-8x7b --set model.layers=65520 --set model.experts=4096 --set model.seq=32768 -n 16773120 --set cluster.nvlink_domain=4096 --gb 68702699520 --max-pp 4096 --max-mb 4096 --max-vpp 4096 --max-tp 4096
+h 2 'the plan space has 49020822 plans, about 3.14 GB to list; the limit is 16777216 plans' -- search -m mixtral-8x7b --set model.layers=65520 --set model.experts=4096 --set model.seq=32768 -n 16773120 --set cluster.nvlink_domain=4096 --gb 68702699520 --max-pp 4096 --max-mb 4096 --max-vpp 4096 --max-tp 4096
 # 3. collective sizes that never end, or a factor too close to 1
 h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max inf
 h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max 1e300G
@@ -93,7 +93,7 @@ links = [{"from": "g%d" % i, "to": "sw", "bw_GBps": 50} for i in range(n - 1)]
 json.dump({"nodes": nodes, "links": links}, open(sys.argv[1], "w"))
 PY
 LIMIT_S=20 h 0 'nodes        60000 (gpu 59999' -- topo "$TMP/big.json"
-LIMIT_S=30 h 0 'fit in memory' -- search --set "cluster.topology=$TMP/big.json" --max-plans 200 --top 1
+LIMIT_S=30 h 0 'fit in memory' -- search --set "cluster.topology=$TMP/big.json" --max-plans 200 --tp 8 --top 1
 # 10. collective counts that wrapped around an int, bandwidths out of range
 h 2 "--ranks expects an integer 1..16777216, got '4294967304'" -- collective --ranks 4294967304
 h 2 "--ppn expects an integer 1..16777216, got '9223372036854775808'" -- collective --ppn 9223372036854775808
@@ -128,7 +128,7 @@ h 2 "nocol.csv:1: the header lacks the column 'layers'" -- validate "$TMP/nocol.
 printf 'id,op,bytes,gpu,measured_time_us\nx,all_reduce,1024,a100-sxm4-80gb,50\n' > "$TMP/nocol2.csv"
 h 2 "nocol2.csv:1: the header lacks the column 'ranks'" -- validate "$TMP/nocol2.csv"
 # 12. write errors (a full disk) exit 3
-for args in "predict" "predict --format json" "predict --format csv" "search --max-plans 50" \
+for args in "predict" "predict --format json" "predict --format csv" "search --max-plans 50 --tp 8 --zero 3" \
             "validate" "collective" "topo ring:n=4" "presets" "predict --trace -"; do
   case $args in topo*|presets*|*--trace*) ;; # no HTML report
   # shellcheck disable=SC2086

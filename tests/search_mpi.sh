@@ -31,5 +31,6 @@ check search examples/llama3-70b-512-h100.json --format json --top 20
 check search examples/mixtral-8x7b-h100.json --top 20
 check search -m gpt3-13b -n 64 --gb 256 --set cluster.topology=examples/topologies/fat_tree_64.json --format json --top 8
 check search -n 8 --gb 64 --format json
+check search examples/llama3-70b-512-h100.json --dtypes bf16,fp8 --headroom 4 --format csv --top 30
 [ $fail -eq 0 ] && echo "search: identical on 1 thread, every core and 2 MPI processes"
 [ $fail -eq 0 ]

@@ -51,7 +51,12 @@ class _SearchOpts(ctypes.Structure):
                 ("max_micro_batch", ctypes.c_int), ("max_vpp", ctypes.c_int),
                 ("require_fit", ctypes.c_int), ("threads", ctypes.c_int),
                 ("max_plans", ctypes.c_long), ("max_seconds", ctypes.c_double),
-                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p)]
+                ("rerank", ctypes.c_int),
+                ("progress", ctypes.c_void_p), ("progress_ctx", ctypes.c_void_p),
+                ("tp", ctypes.c_int), ("pp", ctypes.c_int), ("dp", ctypes.c_int),
+                ("cp", ctypes.c_int), ("ep", ctypes.c_int),
+                ("zero_stages", ctypes.c_uint), ("dtypes", ctypes.c_uint),
+                ("headroom_bytes", ctypes.c_double), ("headroom_frac", ctypes.c_double)]
 
 
 class _SweepOpts(ctypes.Structure):

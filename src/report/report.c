@@ -429,6 +429,12 @@ static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate
   fprintf(out, "{\"rank\": %d, \"pareto_front\": %s, ", rank, c->pareto ? "true" : "false");
   if (c->event_s > 0) fprintf(out, "\"event_step_s\": %.6g, ", c->event_s);
   pred_json_fields(out, &t, &c->result, 0);
+  const sc_plan *p = &c->plan;
+  fprintf(out, ",\n \"searched\": {\"etp\": %d, \"fsdp_shard\": %d, \"pp_first_layers\": %d, "
+               "\"pp_last_layers\": %d, \"pp_embedding_in_split\": %s, \"recompute_layers\": %d, "
+               "\"offload_layers\": %d}",
+          p->etp, p->fsdp_shard, p->pp_first_layers, p->pp_last_layers,
+          p->pp_embedding_in_split ? "true" : "false", p->recompute_layers, p->offload_layers);
   fputc('}', out);
 }
 
@@ -455,15 +461,38 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
 }
 
 static void search_csv(FILE *out, const sc_candidate *c, int n) {
-  fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits\n");
+  fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits,"
+               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers\n");
   for (int i = 0; i < n; i++) {
     const sc_plan *p = &c[i].plan;
     const sc_result *r = &c[i].result;
-    fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d\n", i + 1,
+    fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d,", i + 1,
             c[i].pareto, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
             recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
             r->mem.fits);
+    fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d\n", sc_dtype_name(p->dtype), p->etp, p->fsdp_shard,
+            p->pp_first_layers, p->pp_last_layers, p->pp_embedding_in_split, p->recompute_layers,
+            p->offload_layers);
   }
+}
+
+/* What a searched plan sets beyond the table's columns (docs/search.md):
+ * "fp8 stages 23/25/23 recompute 3 layers offload 24 etp 1 hsdp 8", or
+ * "" for none of them. */
+static void search_extra(const sc_plan *p, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+#define EXTRA(...) \
+  if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)
+  if (p->dtype != SC_BF16) EXTRA("%s%s", n ? " " : "", sc_dtype_name(p->dtype));
+  if (p->pp_first_layers || p->pp_last_layers)
+    EXTRA("%sstages first %d last %d", n ? " " : "", p->pp_first_layers, p->pp_last_layers);
+  if (p->pp_embedding_in_split) EXTRA("%sembedding/loss in split", n ? " " : "");
+  if (p->recompute_layers) EXTRA("%srecompute %d layers", n ? " " : "", p->recompute_layers);
+  if (p->offload_layers) EXTRA("%soffload %d layers", n ? " " : "", p->offload_layers);
+  if (p->etp == 1 && p->tp > 1) EXTRA("%setp 1", n ? " " : "");
+  if (p->fsdp_shard) EXTRA("%shsdp %d", n ? " " : "", p->fsdp_shard);
+#undef EXTRA
 }
 
 /* One row of the search table; '*' marks the Pareto front. */
@@ -477,7 +506,9 @@ static void search_row(FILE *out, const sc_candidate *c, int rank) {
           p->micro_batch, p->zero, recomp_name(p->recompute), r->step_s, r->tokens_per_s,
           100 * r->mfu, r->mem.total / GIB);
   if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
-  fprintf(out, "%s\n", r->mem.fits ? "" : "  does not fit");
+  char extra[160];
+  search_extra(p, extra, sizeof extra);
+  fprintf(out, "%s%s%s\n", extra[0] ? "  " : "", extra, r->mem.fits ? "" : "  does not fit");
 }
 
 /* Nothing fits: the plan that needs least memory, where it goes and why
@@ -486,9 +517,14 @@ static void search_closest(FILE *out, const sc_candidate *c) {
   const sc_memory *m = &c->result.mem;
   part mp[6];
   mem_parts(m, mp);
-  fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
-               "the GPU has:\n",
-          m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
+  if (m->total <= m->capacity) /* search --headroom */
+    fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, within the %.1f GiB the GPU "
+                 "has but not the headroom asked for:\n",
+            m->total / GIB, m->capacity / GIB);
+  else
+    fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
+                 "the GPU has:\n",
+            m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
   search_row(out, c, 0);
   fprintf(out, "    memory per GPU:");
   for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");

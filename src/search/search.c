@@ -201,7 +201,15 @@ static int cannot_fit(const shared *sh, const worker *w, long i, double capacity
   const space_pt *a = &sh->pts[i], *b = &w->held;
   return sh->o->require_fit && w->fit > 0 && w->held_static > capacity && a->tp == b->tp &&
          a->cp == b->cp && a->pp == b->pp && a->dp == b->dp && a->ep == b->ep &&
-         a->zero == b->zero;
+         a->zero == b->zero && a->fsdp_shard == b->fsdp_shard && a->etp == b->etp &&
+         a->dtype == b->dtype && a->first == b->first && a->last == b->last &&
+         a->emb_loss == b->emb_loss;
+}
+
+/* The memory a plan may use on each GPU of the given capacity, bytes: the
+ * capacity less the caller's headroom. */
+static double usable(const sc_search_opts *o, double capacity) {
+  return capacity - o->headroom_bytes - o->headroom_frac * capacity;
 }
 
 /* First pass over plan i: memory, then the step (or its bound). */
@@ -226,7 +234,8 @@ static void first_pass(shared *sh, worker *w, long i) {
   w->valid++;
   w->held = sh->pts[i];
   w->held_static = m.weights + m.gradients + m.optimizer;
-  w->capacity = m.capacity;
+  w->capacity = usable(sh->o, m.capacity);
+  m.fits = m.total <= w->capacity;
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;

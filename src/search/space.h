@@ -14,28 +14,40 @@
 #include "graph/graph.h"
 #include "stepcast.h"
 
-/* The most points a search lists (0.67 GB of space_pt; 16 s of plans at
+/* The most points a search lists (1.07 GB of space_pt; 16 s of plans at
  * a million a second): more is refused before it is listed. */
 #define SPACE_MAX_POINTS (1L << 24)
 
 typedef struct space_pt {
   int tp, pp, dp, cp, ep, vpp;
   long micro_batch;      /* sequences */
-  signed char zero;      /* 1 or 3 */
+  int fsdp_shard;        /* zero 3: ranks one shard spans (HSDP); 0 = all */
+  int first, last;       /* layers of the first / last pipeline stage
+                            (Megatron's num_layers_in_first/last_pipeline_
+                            stage); 0 = the even share */
+  int recompute_layers;  /* recompute full: the first N layers of every
+                            chunk (Megatron's block method); 0 = all */
+  int offload_layers;    /* activations of the first N layers in host memory */
+  signed char zero;      /* 0..3 */
   signed char recompute; /* an sc_recompute */
   signed char emb_loss;  /* 1 = the embedding and the loss count as layers
                             of the pipeline split (Megatron-Core's
                             account_for_embedding/loss_in_pipeline_split),
                             for layers that pp does not divide */
+  signed char etp;       /* 0 = experts split by tp, 1 = whole (ep folded
+                            over tp x dp x cp) */
+  signed char dtype;     /* an sc_dtype: the GEMMs' type */
 } space_pt;
 
 /* The points of base's plan space within o's bounds (o's zeros already
  * replaced by defaults), for graph g: *pts is a new array of *n points
  * (mem_free it). Skips what a framework would reject before a run starts:
- * degrees that do not divide the GPUs, layers (or layers + 2 with the
- * embedding and loss counted in the pipeline split), batch or experts, and
- * interleaved schedules whose micro-batch count is not a multiple of pp
- * (Megatron-LM). SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
+ * degrees that do not divide the GPUs, layers (with the stage layouts of
+ * space.c), batch (Megatron: micro-batch x dp divides the global batch)
+ * or experts, interleaved schedules whose micro-batch count is not a
+ * multiple of pp (Megatron-LM), ZeRO 2 and 3 with pipelining (DeepSpeed),
+ * offloading with pipelining or recomputation (Megatron), dtypes the GPU
+ * has no peak for, and what o's constraints exclude. SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
  * counted before anything is allocated, the message gives the count and
  * the memory) or SC_ENOMEM. */
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,

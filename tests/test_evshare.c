@@ -70,3 +70,30 @@ Test(evshare, off_a_topology_an_activity_keeps_its_time) {
   cr_expect(end[0] == 1.0 && end[1] == 1.25, "ends %g, %g s", end[0], end[1]);
   evs_free(&s);
 }
+
+Test(evshare, a_pass_slows_only_in_its_collectives) {
+  /* a pass of 2 s alone, half of it an expert all-to-all whose bytes
+   * average 5 B/s on the link over the pass, beside a send filling the
+   * 10 B/s link alone for 1 s: 15 B/s of 10, each link user at 1/1.5.
+   * The send takes 1.5 s; the pass 1 + 0.5 x 1.5 = 1.25 x alone while
+   * the send runs (1.5 s: 1.2 alone-seconds done), then the last 0.8 s
+   * at its own pace: 2.3 s */
+  double bw[1] = {10}, end[2] = {0}, half[] = {5};
+  evs s;
+  cr_assert_eq(evs_init(&s, 2, 1, bw), 0);
+  evs_demand pass = {l0, half, 1}, send = {l0, full, 1};
+  evs_add_part(&s, 0, 0, 2.0, &pass, 1, 0.5);
+  evs_add(&s, 0, 1, 1.0, &send, 1);
+  drain(&s, end);
+  cr_expect(fabs(end[1] - 1.5) < 1e-12, "send %.15g s", end[1]);
+  cr_expect(fabs(end[0] - 2.3) < 1e-12, "pass %.15g s", end[0]);
+  /* no collective in it (q 0): the pass keeps its time, the send still
+   * sees its bytes */
+  end[0] = end[1] = 0;
+  evs_add_part(&s, 0, 0, 2.0, &pass, 1, 0);
+  evs_add(&s, 0, 1, 1.0, &send, 1);
+  drain(&s, end);
+  cr_expect(fabs(end[0] - 2) < 1e-12 && fabs(end[1] - 1.5) < 1e-12, "pass %g s, send %g s",
+            end[0], end[1]);
+  evs_free(&s);
+}

@@ -81,13 +81,15 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->share = (grp_share){0, 0};
   q->mem = t->kind == XG_MEM;
   q->grads = 0;
+  q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
+    coll_op op = !bwd ? t->coll
+                 : t->coll == COLL_ALL_GATHER     ? COLL_REDUCE_SCATTER
+                 : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
+                                                  : t->coll;
+    q->bytes = t->bytes, q->group = t->group, q->op = op;
     if (c->o->comm_factor) { /* the other groups of the kind beside it */
-      coll_op op = !bwd ? t->coll
-                   : t->coll == COLL_ALL_GATHER     ? COLL_REDUCE_SCATTER
-                   : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
-                                                    : t->coll;
       double f = c->o->comm_factor(c->o->comm_ud, t->group, op, t->bytes);
       if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
@@ -157,7 +159,8 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
-  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0};
+  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0,
+                             0, -1, COLL_ALL_REDUCE};
   return 0;
 }
 

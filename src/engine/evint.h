@@ -25,6 +25,9 @@ typedef struct ev_task {
   double grads;        /* backward: parameters whose gradients are
                           complete when this task ends (the last task of a
                           layer's backward), ZeRO 0-2 */
+  double bytes;        /* a collective: its size (0 = none) ... */
+  int group;           /* ... its group (index into xg.groups) */
+  coll_op op;          /* ... and its operation as this pass runs it */
 } ev_task;
 
 /* The tasks of one stage's forward or backward pass in issue order. */
@@ -77,6 +80,7 @@ typedef struct ev_ctx {
   int send_name, dp_name, opt_name, fill_name; /* the tasks outside the
                           templates: send/recv, gradient reduction,
                           optimizer step, pipeline fill/drain */
+  int share_name;      /* what a pass's collectives lose to shared links */
   ev_tmpl *tm;         /* 2 per stage: forward, backward */
   int n_tm;
   double scale;        /* 1 / model chunks: a pass is one chunk */
@@ -136,6 +140,11 @@ typedef struct ev_ctx {
   /* send/recv and the reductions after the backward, sharing the
    * topology's links while they run (evshare.h) */
   evs share;
+  /* per stage x (forward, backward): the bytes one pass's collectives
+   * (every group of the stage at once, one model chunk) put on the links
+   * that other traffic also crosses (evlinks.c); empty = the pass never
+   * shares and ends when ev_pass says */
+  evs_demand *pdem;
 } ev_ctx;
 
 int ev_name(ev_out *out, int *cap, const char *name);
@@ -158,6 +167,12 @@ void ev_chunks_issue(ev_ctx *c, int cls, int s, int pos, double end);
  * Spans of the buckets into the trace when recording. */
 void ev_buckets_reduce(ev_ctx *c, int s, double t);
 void ev_part_add(ev_ctx *c, int name, ev_stream s, double t);
+
+/* The links each stage's passes share with other traffic (evlinks.c,
+ * after ev_templates and lay_out, on a topology): fills c->pdem. 0 or -1
+ * (out of memory). */
+int ev_pass_links(ev_ctx *c);
+void ev_pass_links_free(ev_ctx *c);
 
 /* The critical path of a finished run into c->out (critpath.c).
  * 0, or -1 when out of memory. */

@@ -53,6 +53,16 @@ static int consumer_of(const ev_ctx *ctx, int cls, const pipe_pass *p) {
 #define ID_SEND(i) (ctx->n_inst + 2L * ctx->C + (i))
 #define ID_DPS(s) (2 * ctx->n_inst + 2L * ctx->C + (s)) /* a stage's reduction */
 
+/* The share of the job's replicas class c stands for: all when one
+ * replica stands for all, else its own (a straggler's folded pair: the
+ * others and itself). */
+static double weight(const ev_ctx *ctx, int c) {
+  int dp = ctx->e->s->plan.dp > 0 ? ctx->e->s->plan.dp : 1, r = c / ctx->S;
+  if (ctx->R == 1) return 1;
+  if (ctx->R == dp) return 1.0 / dp;
+  return r == ctx->R - 1 ? 1.0 / dp : (dp - 1.0) / dp;
+}
+
 /* Start class c's next pass if it can (no pass running, no send of its
  * own pending, the producer's data arrived); its end goes on the heap. */
 static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
@@ -91,24 +101,22 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
                           ctx->next[c] == ctx->count[s] - 1
                       ? ctx->issue + (long)c * ctx->nb : NULL;
   in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc, s == 0 ? issue : NULL);
-  for (int k = 0; issue && s > 0 && k < tp->nbk; k++) issue[k] = in->end;
-  /* interleaved: each model chunk's gradients after its last backward */
-  if (ctx->chunks && p->kind == 'B') ev_chunks_issue(ctx, c, s, ctx->next[c], in->end);
   (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
   ctx->busy[c] = 1;
   ctx->next[c]++;
   ctx->out->tasks += tp->n;
+  /* on a topology, a pass whose collectives cross links other traffic
+   * crosses too shares them while it runs (evlinks.c): its collective
+   * part slows with them */
+  const evs_demand *pd = ctx->pdem ? &ctx->pdem[2 * s + (p->kind == 'B')] : NULL;
+  double dur = in->end - start;
+  if (pd && pd->n > 0 && dur > 0) {
+    double comm = acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_EP] + acc.cat[EV_MP];
+    double q = comm / dur > 1 ? 1 : comm / dur;
+    evs_add_part(&ctx->share, start, (int)id, dur, pd, weight(ctx, c) / dur, q);
+    return;
+  }
   heap_push(h, in->end, (int)id);
-}
-
-/* The share of the job's replicas class c stands for: all when one
- * replica stands for all, else its own (a straggler's folded pair: the
- * others and itself). */
-static double weight(const ev_ctx *ctx, int c) {
-  int dp = ctx->e->s->plan.dp > 0 ? ctx->e->s->plan.dp : 1, r = c / ctx->S;
-  if (ctx->R == 1) return 1;
-  if (ctx->R == dp) return 1.0 / dp;
-  return r == ctx->R - 1 ? 1.0 / dp : (dp - 1.0) / dp;
 }
 
 /* What a send from class k to class c puts on the links: its stage
@@ -193,9 +201,16 @@ static void settle(ev_ctx *ctx, heap *h, int first, int c, double now, int *done
 /* A pass ended: its data arrives now, or its send waits for the receiver. */
 static void pass_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
   ev_inst *in = &ctx->inst[id];
-  int c = in->cls;
+  int c = in->cls, s = c % ctx->S, pos = ctx->next[c] - 1;
   ctx->pdone[id] = 1;
   ctx->busy[c] = 0;
+  in->end = now; /* later than ev_pass said when it shared links */
+  /* the last backward of a later stage issues all its buckets at its
+   * end (Megatron's align_grad_reduce, evbucket.c); interleaved: each
+   * model chunk's gradients after its last backward */
+  if (ctx->buckets && !ctx->chunks && in->kind == 'B' && s > 0 && pos == ctx->count[s] - 1)
+    for (int k = 0; k < ctx->tm[2 * s + 1].nbk; k++) ctx->issue[(long)c * ctx->nb + k] = now;
+  if (ctx->chunks && in->kind == 'B') ev_chunks_issue(ctx, c, s, pos, now);
   if (in->sent) {
     ctx->sending[c] = 1;
     /* the interleaved schedule posts its receives ahead (Megatron's
@@ -349,6 +364,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->part_s), mem_free(ctx->part_n);
   mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share);
   mem_free(ctx->chunk_at), mem_free(ctx->chunk_dur);
+  ev_pass_links_free(ctx);
   ev_templates_free(ctx);
 }
 
@@ -374,7 +390,8 @@ static int names(ev_ctx *ctx) {
   ctx->dp_name = ev_name(o, &ctx->cap_names, "gradient reduction");
   ctx->opt_name = ev_name(o, &ctx->cap_names, "optimizer step");
   ctx->fill_name = ev_name(o, &ctx->cap_names, "pipeline fill/drain (other stages)");
-  return ctx->fill_name < 0 ? -1 : 0;
+  ctx->share_name = ev_name(o, &ctx->cap_names, "collectives slowed by shared links");
+  return ctx->fill_name < 0 || ctx->share_name < 0 ? -1 : 0;
 }
 
 int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
@@ -402,8 +419,10 @@ int ev_run(eng *e, const ev_opts *o, ev_out *out, sc_error *err) {
   /* at any time: per class one pass or one send, and one reduction or
    * optimizer step */
   if (rc == SC_OK && heap_init(&h, 2 * ctx.C + 1)) rc = SC_ENOMEM;
-  /* running at once: a send per class and a reduction per stage */
-  if (rc == SC_OK && evs_init(&ctx.share, ctx.C + ctx.S, o->n_links, o->link_bw)) rc = SC_ENOMEM;
+  /* running at once: a pass and a send per class and a reduction per stage */
+  if (rc == SC_OK && evs_init(&ctx.share, 2 * ctx.C + ctx.S, o->n_links, o->link_bw))
+    rc = SC_ENOMEM;
+  if (rc == SC_OK && ev_pass_links(&ctx)) rc = SC_ENOMEM;
   if (rc == SC_OK) {
     long ev = loop(&ctx, &h);
     if (ev == -1) rc = SC_ENOMEM;

@@ -55,7 +55,7 @@ static void refactor(evs *s, double now) {
   for (int i = 0; i < s->n; i++) {
     evs_act *a = &s->a[i];
     if (!a->d) continue;
-    double f = factor(s, a);
+    double g = factor(s, a), f = 1 + a->q * (g - 1); /* only its sharing part slows */
     if (f == a->f) continue;
     double left = (a->end - now) / a->f; /* alone-seconds still to run */
     a->end = now + (left > 0 ? left : 0) * f;
@@ -64,10 +64,16 @@ static void refactor(evs *s, double now) {
 }
 
 void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, double w) {
+  evs_add_part(s, now, id, alone, d, w, 1);
+}
+
+void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d, double w,
+                  double q) {
   assert(s->n < s->cap && "activity set sized too small");
+  assert(q >= 0 && q <= 1 + 1e-12);
   if (s->n >= s->cap) return;
   evs_act *a = &s->a[s->n++];
-  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, 1, now + alone, now, alone};
+  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, now, alone};
   load(s, a, 1);
   refactor(s, now);
 }

@@ -14,6 +14,8 @@
  * on the link over the link's bandwidth (at least 1): two activities that
  * each fill a link alone run at half speed while they overlap, and speed
  * up again when one ends (proportional sharing of the bottleneck link). An
+ * activity that is only partly communication (a pipeline pass and the
+ * collectives inside it: evs_add_part) slows only in that part. An
  * activity without a demand (no topology) always runs at its alone pace,
  * its end fixed when it starts.
  *
@@ -37,6 +39,8 @@ typedef struct evs_act {
   int id;              /* the caller's event id */
   const evs_demand *d; /* borrowed, NULL = none */
   double w;            /* weight of the demand (replicas it stands for) */
+  double q;            /* the fraction of its alone time that shares the
+                          links (1: a transfer; a pass: its collectives) */
   double f;            /* current slowdown, >= 1 */
   double end;          /* projected end at the current f, s */
   double start, alone; /* s */
@@ -58,6 +62,14 @@ void evs_free(evs *s);
 /* Start activity id at `now`, `alone` s long alone, with demand d
  * (weight w); the others sharing its links slow down from now on. */
 void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, double w);
+
+/* The same for an activity of which only a fraction q (0..1) of its
+ * alone time is communication on those links (a pass with its
+ * collectives, the rest compute): at slowdown g of its links it takes
+ * (1 - q + q g) times as long as alone. Its demand is the average over
+ * its alone time (w x d->rate). evs_add is q = 1. */
+void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d, double w,
+                  double q);
 
 /* The running activity that ends first: its index (-1 when none) and
  * its end in *end. */

@@ -169,9 +169,9 @@ int fleet_links(const fleet_net *n, double *bw) {
 }
 
 /* Run `sc` on the topology with rank i on node[i] and keep each link's
- * bytes over the run's time as the demand. */
-static int demand_of(fleet_net *net, const sched *sc, const int *node, evs_demand *out,
-                     sc_error *err) {
+ * bytes over the run's time as the demand (bytes = 1: the bytes). */
+static int links_of(fleet_net *net, const sched *sc, const int *node, int bytes,
+                    evs_demand *out, sc_error *err) {
   const topo *t = net->t;
   double *lb = mem_calloc((size_t)(t->n_links > 0 ? t->n_links : 1), sizeof *lb);
   if (!lb) return sc_error_set(err, SC_ENOMEM, "out of memory for the link counts");
@@ -187,10 +187,15 @@ static int demand_of(fleet_net *net, const sched *sc, const int *node, evs_deman
       rc = sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
     }
     for (int l = 0; rc == SC_OK && l < t->n_links; l++)
-      if (lb[l] > 0) out->link[out->n] = l, out->rate[out->n++] = lb[l] / st.time;
+      if (lb[l] > 0) out->link[out->n] = l, out->rate[out->n++] = bytes ? lb[l] : lb[l] / st.time;
   }
   mem_free(lb);
   return rc;
+}
+
+static int demand_of(fleet_net *net, const sched *sc, const int *node, evs_demand *out,
+                     sc_error *err) {
+  return links_of(net, sc, node, 0, out, err);
 }
 
 /* GPUs of one pipeline stage. */
@@ -241,6 +246,32 @@ int fleet_dp_at(fleet_net *net, const sc_scenario *s, const xg *x, int stage, ev
     q++;
   }
   if (rc == SC_OK) rc = demand_of(net, &all, node, out, err);
+  mem_free(node);
+  sched_free(&one), sched_free(&all);
+  return rc;
+}
+
+int fleet_group_at(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op op,
+                   double bytes, int stage, evs_demand *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!net || g->ranks <= 1 || bytes <= 0) return SC_OK;
+  int n = g->ranks, stride = g->stride, span = stage_span(s), k = span / n;
+  if (k < 1 || (long)(n - 1) * stride >= span || (long)(stage + 1) * span > s->cluster.gpus)
+    return SC_OK;
+  sched one, all;
+  sched_init(&one), sched_init(&all);
+  int rc = SC_OK;
+  int *node = mem_alloc(sizeof *node * (size_t)span);
+  if (!node || ncoll_schedule(&one, op, bytes, n, per_domain(&s->cluster, n, stride)) ||
+      replicate(&one, n, k, &all))
+    rc = sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
+                      coll_op_name(op));
+  for (int q = 0, b = 0; rc == SC_OK && q < k && b < span; b++) { /* as fleet_group */
+    if ((b / stride) % n) continue;
+    for (int i = 0; i < n; i++) node[q * n + i] = net->t->gpus[stage * span + b + i * stride];
+    q++;
+  }
+  if (rc == SC_OK) rc = links_of(net, &all, node, 1, out, err);
   mem_free(node);
   sched_free(&one), sched_free(&all);
   return rc;

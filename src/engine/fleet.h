@@ -68,6 +68,14 @@ int fleet_pp(fleet_net *n, const sc_scenario *s, const xg *x, int b, int dir, ev
 int fleet_dp_at(fleet_net *n, const sc_scenario *s, const xg *x, int stage, evs_demand *out,
                 sc_error *err);
 
+/* The bytes op of `bytes` on every group like g in pipeline stage
+ * `stage` at once puts on each link (out->rate holds BYTES here, not
+ * bytes/s): what the collectives inside a pass of that stage move, for
+ * the event loop's sharing (evshare.h). *out is empty when there is
+ * nothing to simulate. SC_OK, the flow engine's errors, SC_ENOMEM. */
+int fleet_group_at(fleet_net *n, const sc_scenario *s, const xg_group *g, coll_op op,
+                   double bytes, int stage, evs_demand *out, sc_error *err);
+
 /* The topology's links: their count and each one's bandwidth (bytes/s)
  * into bw (room for fleet_links(n, NULL)). */
 int fleet_links(const fleet_net *n, double *bw);

@@ -65,13 +65,23 @@ typedef struct fmemo {
   double bytes, factor;
 } fmemo;
 
-/* What the comm_factor callback needs. */
+/* One collective's bytes per link on one stage, remembered. */
+typedef struct lmemo {
+  int group, stage;
+  coll_op op;
+  double bytes;
+  evs_demand d;        /* owned */
+} lmemo;
+
+/* What the comm_factor and comm_links callbacks need. */
 typedef struct fctx {
   fleet_net *net;
   const sc_scenario *s;
   const xg *x;
   fmemo *m;
   int n, cap;
+  lmemo *lm;
+  int n_lm, cap_lm;
   int rc;              /* the first failure */
   sc_error err;
 } fctx;
@@ -96,6 +106,36 @@ static double comm_factor(void *ud, int group, coll_op op, double bytes) {
   }
   f->m[f->n++] = (fmemo){group, op, bytes, fl.factor};
   return fl.factor;
+}
+
+/* ev_opts.comm_links: the bytes the collective of every group of the
+ * kind in pipeline stage `stage` puts on each link. */
+static const evs_demand *comm_links(void *ud, int group, coll_op op, double bytes, int stage) {
+  fctx *f = ud;
+  for (int i = 0; i < f->n_lm; i++) {
+    const lmemo *m = &f->lm[i];
+    if (m->group == group && m->op == op && m->bytes == bytes && m->stage == stage) return &m->d;
+  }
+  const xg_group *g = &f->x->groups[group];
+  if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return NULL;
+  if (vec_grow((void **)&f->lm, &f->cap_lm, f->n_lm + 1L, sizeof *f->lm)) {
+    f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
+    return NULL;
+  }
+  lmemo *m = &f->lm[f->n_lm];
+  *m = (lmemo){group, stage, op, bytes, {0}};
+  int rc = fleet_group_at(f->net, f->s, g, op, bytes, stage, &m->d, &f->err);
+  if (rc) {
+    f->rc = rc;
+    return NULL;
+  }
+  f->n_lm++;
+  return &m->d;
+}
+
+static void fctx_free(fctx *f) {
+  for (int i = 0; i < f->n_lm; i++) evs_demand_free(&f->lm[i].d);
+  mem_free(f->lm), mem_free(f->m);
 }
 
 /* The event engine's step and critical path into r, the closed form's
@@ -173,7 +213,7 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
   eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
   eo.dp_factor = rc == SC_OK ? p->dp.factor : 1;
-  if (fc.net) eo.comm_factor = comm_factor, eo.comm_ud = &fc;
+  if (fc.net) eo.comm_factor = comm_factor, eo.comm_links = comm_links, eo.comm_ud = &fc;
   links lk = {0};
   if (rc == SC_OK && fc.net) rc = link_demands(fc.net, &p->s, e->x, &lk, err);
   if (lk.bw) {
@@ -183,7 +223,7 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   if (rc == SC_OK) rc = ev_run(e, &eo, &p->ev, err);
   links_free(&lk, e->x->n_stages);
   if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
-  mem_free(fc.m);
+  fctx_free(&fc);
   fleet_close(fc.net);
   return rc;
 }

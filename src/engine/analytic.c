@@ -103,12 +103,9 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share);
 
 /* The same for fsdp.c: the time of `op` on the job's group `group`, with
- * the SM share of its kernels in *share (may be NULL). */
-double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share) {
-  grp_share sh;
-  double t = coll(e, &e->grps[group], op, bytes, share ? &sh : NULL);
-  if (share) *share = sh.sm;
-  return t;
+ * the SM and HBM shares of its kernels in *share (may be NULL). */
+double eng_coll(const eng *e, int group, coll_op op, double bytes, grp_share *share) {
+  return coll(e, &e->grps[group], op, bytes, share);
 }
 
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share) {

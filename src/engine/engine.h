@@ -160,8 +160,9 @@ double eng_task_comm_share(const eng *e, const xg_task *t, int bwd, grp_share *s
 int eng_timeline(eng *e, sc_span **spans, size_t *n, double *step_s, sc_error *err);
 
 /* Time of collective op of `bytes` on group index `group` of e->x (the
- * job's memoised cost); *share (if not NULL) the SMs it holds. */
-double eng_coll(const eng *e, int group, coll_op op, double bytes, double *share);
+ * job's memoised cost); *share (if not NULL) the SM and HBM shares it
+ * takes from the compute beside it (grp_share). */
+double eng_coll(const eng *e, int group, coll_op op, double bytes, grp_share *share);
 
 /* Critical-path cost of `comm` seconds overlapped with `window` seconds
  * of compute whose SMs it shares (`share` of them taken). */

@@ -80,7 +80,7 @@ static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
 }
 
 /* DeepSpeed's gathers of segment sg: one all-gather per module. */
-static double ds_gather_time(const eng *e, const xg_segment *sg, double *share) {
+static double ds_gather_time(const eng *e, const xg_segment *sg, grp_share *share) {
   const wg_block *bl = &e->g->blocks[sg->block];
   double eb = bytes_of(&e->s->plan), t = 0, all = 0;
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
@@ -88,10 +88,12 @@ static double ds_gather_time(const eng *e, const xg_segment *sg, double *share) 
   double scale = all > 0 ? sg->params / all : 0;
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
     if (e->g->ops[i].params <= 0) continue;
-    double p = op_params(&e->g->ops[i], sg) * scale, s = 0;
+    double p = op_params(&e->g->ops[i], sg) * scale;
+    grp_share s = {0, 0};
     if (p < e->s->plan.ds_persistence) continue;
     t += eng_coll(e, sg->dp_group, COLL_ALL_GATHER, p * eb, &s);
-    if (s > *share) *share = s;
+    if (s.sm > share->sm) share->sm = s.sm;
+    if (s.hbm > share->hbm) share->hbm = s.hbm;
   }
   return t;
 }
@@ -114,8 +116,9 @@ static const xg_segment *any_unit(const eng *e, const xg_stage *st) {
 
 /* HSDP all-reduce of `elems` reduced elements of a unit over sg's
  * replicas (0 without HSDP, or where it runs once per step). */
-static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems, double *share) {
-  *share = 0;
+static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems,
+                             grp_share *share) {
+  *share = (grp_share){0, 0};
   if (!sg || sg->rep_group < 0 || !fsdp_hsdp_per_unit(&e->s->plan) || elems <= 0) return 0;
   return eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems * bytes_of(&e->s->plan) / sg->shard,
                   share);
@@ -148,7 +151,8 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
      * into the reduce-scatter input (both on the compute stream):
      * _fsdp_collectives.py; each reads and writes its bytes once */
     double copy_in = cost_mem(g, 2 * sg->params * eb / n);
-    u.share *= u.gather / (u.gather + copy_in); /* NCCL's SMs: the gather only */
+    double k = u.gather / (u.gather + copy_in); /* NCCL's kernels: the gather only */
+    u.share.sm *= k, u.share.hbm *= k;
     u.gather += copy_in;
     u.copy_out = cost_mem(g, 2 * sg->params * eb);
     u.rs_copy = cost_mem(g, 2 * sg->params * eb);
@@ -211,6 +215,10 @@ typedef struct fsdp_ctx {
   double compute;           /* compute run (FSDP2 copies included), s */
   double copies;            /* of that, FSDP2 copy kernels, s */
   double comm, shared;      /* communication run, and share x that, s */
+  double mf[2];             /* forward, backward: the fraction of the
+                               compute in memory-bound kernels (XG_MEM,
+                               FSDP2's copies) */
+  int bwd;                  /* the pass being walked */
   double ready[FSDP_RING];  /* per position: when its gather is done */
   double after, live;       /* DeepSpeed, lead walk: layer elements passed,
                                elements kept gathered from the forward */
@@ -223,11 +231,12 @@ static fsdp_unit unit_at(const fsdp_ctx *x, const cursor *c) {
 }
 
 /* Put `comm` seconds on the communication stream, issued at t; returns
- * when it is done. */
-static double issue(fsdp_ctx *x, double t, double comm, double share) {
+ * when it is done. The compute beside it loses grp_slow of the
+ * collective's shares (SMs, HBM) at the pass's memory-bound fraction. */
+static double issue(fsdp_ctx *x, double t, double comm, grp_share sh) {
   x->m = (x->m > t ? x->m : t) + comm;
   x->comm += comm;
-  x->shared += share * comm;
+  x->shared += grp_slow(sh, x->mf[x->bwd]) * comm;
   return x->m;
 }
 
@@ -278,7 +287,7 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
     const xg_segment *sg = &x->e->x->segs[x->e->x->runs[x->st->first_run + j].segment];
     if (is_layer(sg)) gi = sg->dp_group;
   }
-  double share = 0;
+  grp_share share = {0, 0};
   double rs = eng_coll(x->e, gi, COLL_REDUCE_SCATTER, x->pending * bytes_of(p), &share);
   issue(x, x->c, rs, share);
   x->pending = 0;
@@ -295,6 +304,7 @@ static void pass(fsdp_ctx *x, int bwd) {
                  (p->fsdp_impl == SC_FSDP2 || p->fsdp_impl == SC_FSDP1);
   cursor c = {x->st, x->e->x, bwd, 0, 0}, lead = c;
   x->after = x->live = 0;
+  x->bwd = bwd;
   /* `lead` is the next position to gather: the first max(d, 1) are
    * gathered when the pass starts, then position q + d when q starts
    * (d 0: position q + 1 when q is done, its pre-backward hook) */
@@ -330,12 +340,21 @@ static void ctx_init(fsdp_ctx *x, const eng *e, const xg_stage *st) {
   x->st = st;
   x->root_grp = -1;
   x->root = root_params(e, st, &x->root_grp);
+  double mem[2] = {0, 0}, all[2] = {0, 0};
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
-    if (j < FSDP_CACHE) x->cache[j] = unit_of(e, r);
+    fsdp_unit u = unit_of(e, r);
+    if (j < FSDP_CACHE) x->cache[j] = u;
     if (is_layer(&e->x->segs[r->segment]) && e->x->segs[r->segment].params > x->layer_params)
       x->layer_params = e->x->segs[r->segment].params;
+    /* FSDP2's copy-out and chunk-cat are memory-bound kernels too */
+    double copy_f = u.copy_out, copy_b = u.copy_out + u.rs_copy;
+    mem[0] += r->count * (e->qs[2 * r->segment].mem + copy_f);
+    all[0] += r->count * (e->qs[2 * r->segment].compute + copy_f);
+    mem[1] += r->count * (e->qs[2 * r->segment + 1].mem + copy_b);
+    all[1] += r->count * (e->qs[2 * r->segment + 1].compute + copy_b);
   }
+  for (int b = 0; b < 2; b++) x->mf[b] = all[b] > 0 ? mem[b] / all[b] : 0;
 }
 
 double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
@@ -346,7 +365,8 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
   fsdp_ctx x;
   ctx_init(&x, e, st);
   const sc_plan *p = &e->s->plan;
-  double eb = bytes_of(p), share = 0;
+  double eb = bytes_of(p);
+  grp_share share = {0, 0};
   if (x.root > 0) {
     /* the root unit: gathered first (FSDP2: its copy-in before, its
      * copy-out after), its gradients reduced last */
@@ -355,7 +375,8 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
     double in = p->fsdp_impl == SC_FSDP2
                     ? cost_mem(g, 2 * x.root * eb / e->x->groups[x.root_grp].ranks)
                     : 0;
-    x.c = issue(&x, 0, in + ag, share * ag / (in + ag));
+    double k = ag / (in + ag); /* NCCL's kernels: the gather only */
+    x.c = issue(&x, 0, in + ag, (grp_share){share.sm * k, share.hbm * k});
     if (p->fsdp_impl == SC_FSDP2) {
       double co = cost_mem(g, 2 * x.root * eb);
       x.c += co, x.compute += co, x.copies += co;

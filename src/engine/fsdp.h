@@ -24,11 +24,11 @@ typedef struct fsdp_unit {
                          gradients go to the reduce bucket), s */
   double rs_copy;     /* FSDP2 chunk-cat before the reduce-scatter, s */
   double params;      /* elements per GPU it gathers (0: not a unit) */
-  double share;       /* SMs the gather's channels hold */
-  double rs_share;    /* ... and the reduce-scatter's */
+  grp_share share;    /* the gather's SM and HBM shares (groups.h) */
+  grp_share rs_share; /* ... and the reduce-scatter's */
   double allreduce;   /* HSDP, FSDP1/FSDP2: all-reduce of its reduced shard
                          across the replicas after its reduce-scatter, s */
-  double ar_share;    /* ... its SMs */
+  grp_share ar_share; /* ... its shares */
   int layer;          /* 1 = a layer unit (resharded after forward) */
 } fsdp_unit;
 

@@ -2,7 +2,9 @@
  * test_evshare.c -- communication activities sharing links
  * (src/engine/evshare.h): two that each fill a link alone run at half
  * speed while they overlap and at full speed again after; one on another
- * link, or off a topology, is not touched.
+ * link, or off a topology, is not touched; max-min: one held back on
+ * another link leaves the rest to the others; a pass slows only in its
+ * collectives.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -74,26 +76,53 @@ Test(evshare, off_a_topology_an_activity_keeps_its_time) {
 Test(evshare, a_pass_slows_only_in_its_collectives) {
   /* a pass of 2 s alone, half of it an expert all-to-all whose bytes
    * average 5 B/s on the link over the pass, beside a send filling the
-   * 10 B/s link alone for 1 s: 15 B/s of 10, each link user at 1/1.5.
-   * The send takes 1.5 s; the pass 1 + 0.5 x 1.5 = 1.25 x alone while
-   * the send runs (1.5 s: 1.2 alone-seconds done), then the last 0.8 s
-   * at its own pace: 2.3 s */
+   * 10 B/s link alone for 1 s. Both collectives at speed x: the send
+   * puts 10 x on the link, the pass 5 p with p = 1 / (0.5 + 0.5 / x) its
+   * pace; full at 10 x + 10 x / (1 + x) = 10: x^2 + x - 1 = 0, x = 0.618.
+   * The send ends at 1 / x = 1.618 s; by then the pass has done
+   * 1.618 p = 1.236 alone-seconds and runs the last 0.764 s alone */
   double bw[1] = {10}, end[2] = {0}, half[] = {5};
+  double x = (sqrt(5) - 1) / 2, p = 1 / (0.5 + 0.5 / x);
   evs s;
   cr_assert_eq(evs_init(&s, 2, 1, bw), 0);
   evs_demand pass = {l0, half, 1}, send = {l0, full, 1};
   evs_add_part(&s, 0, 0, 2.0, &pass, 1, 0.5);
   evs_add(&s, 0, 1, 1.0, &send, 1);
   drain(&s, end);
-  cr_expect(fabs(end[1] - 1.5) < 1e-12, "send %.15g s", end[1]);
-  cr_expect(fabs(end[0] - 2.3) < 1e-12, "pass %.15g s", end[0]);
-  /* no collective in it (q 0): the pass keeps its time, the send still
-   * sees its bytes */
+  cr_expect(fabs(end[1] - 1 / x) < 1e-9, "send %.15g s, want %.15g", end[1], 1 / x);
+  cr_expect(fabs(end[0] - (1 / x + 2 - p / x)) < 1e-9, "pass %.15g s, want %.15g", end[0],
+            1 / x + 2 - p / x);
+  /* a tenth of it collectives (q 0.1), 1 B/s on average: 10 x + x / (0.9 x
+   * + 0.1) = 10 -- the send gives up only what the pass's bursts take */
   end[0] = end[1] = 0;
-  evs_add_part(&s, 0, 0, 2.0, &pass, 1, 0);
+  double tenth[] = {1};
+  evs_demand small = {l0, tenth, 1};
+  evs_add_part(&s, 0, 0, 2.0, &small, 1, 0.1);
   evs_add(&s, 0, 1, 1.0, &send, 1);
+  double t;
+  int k = evs_next(&s, &t);
+  cr_assert_eq(s.a[k].id, 1, "the send ends first");
+  double xs = 1 / s.a[k].f; /* the send's speed */
+  cr_expect(fabs(10 * xs + xs / (0.9 * xs + 0.1) - 10) < 1e-9, "send at %g of its pace", xs);
   drain(&s, end);
-  cr_expect(fabs(end[0] - 2) < 1e-12 && fabs(end[1] - 1.5) < 1e-12, "pass %g s, send %g s",
-            end[0], end[1]);
+  evs_free(&s);
+}
+
+Test(evshare, max_min_gives_what_one_leaves_to_the_others) {
+  /* A crosses links 0 and 1 (10 B/s each of 10), B link 0 (10 B/s), C
+   * link 1 (5 B/s). Link 0 is full at speed 1/2: A and B run at half
+   * speed; link 1 then carries 5 of A and C's 5: C runs alone's pace */
+  double bw[2] = {10, 10}, end[3] = {0}, five[] = {5}, both[] = {10, 10};
+  int l01[] = {0, 1};
+  evs s;
+  cr_assert_eq(evs_init(&s, 4, 2, bw), 0);
+  evs_demand a = {l01, both, 2}, b = {l0, full, 1}, c = {l1, five, 1};
+  evs_add(&s, 0, 0, 1.0, &a, 1);
+  evs_add(&s, 0, 1, 1.0, &b, 1);
+  evs_add(&s, 0, 2, 1.0, &c, 1);
+  drain(&s, end);
+  cr_expect(fabs(end[0] - 2) < 1e-12 && fabs(end[1] - 2) < 1e-12, "A %g s, B %g s", end[0],
+            end[1]);
+  cr_expect(fabs(end[2] - 1) < 1e-12, "C %g s (alone 1 s)", end[2]);
   evs_free(&s);
 }

@@ -110,8 +110,8 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
    * part slows with them */
   const evs_demand *pd = ctx->pdem ? &ctx->pdem[2 * s + (p->kind == 'B')] : NULL;
   double dur = in->end - start;
-  if (pd && pd->n > 0 && dur > 0) {
-    double comm = acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_EP] + acc.cat[EV_MP];
+  double comm = acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_EP] + acc.cat[EV_MP];
+  if (pd && pd->n > 0 && dur > 0 && comm > 0) { /* (collectives all hidden: fixed) */
     double q = comm / dur > 1 ? 1 : comm / dur;
     evs_add_part(&ctx->share, start, (int)id, dur, pd, weight(ctx, c) / dur, q);
     return;

@@ -16,8 +16,10 @@ void evs_demand_free(evs_demand *d) {
 int evs_init(evs *s, int cap, int n_links, const double *bw) {
   memset(s, 0, sizeof *s);
   s->a = mem_alloc(sizeof *s->a * (size_t)(cap > 0 ? cap : 1));
-  s->load = bw ? mem_calloc((size_t)(n_links > 0 ? n_links : 1), sizeof *s->load) : NULL;
-  if (!s->a || (bw && !s->load)) {
+  size_t nl = (size_t)(n_links > 0 ? n_links : 1);
+  s->tot = bw ? mem_calloc(nl, sizeof *s->tot) : NULL;
+  s->slope = bw ? mem_calloc(nl, sizeof *s->slope) : NULL;
+  if (!s->a || (bw && (!s->tot || !s->slope))) {
     evs_free(s);
     return -1;
   }
@@ -26,39 +28,111 @@ int evs_init(evs *s, int cap, int n_links, const double *bw) {
 }
 
 void evs_free(evs *s) {
-  mem_free(s->a), mem_free(s->load);
+  mem_free(s->a), mem_free(s->tot), mem_free(s->slope);
   memset(s, 0, sizeof *s);
 }
 
-/* The slowdown of activity a at the current loads. */
-static double factor(const evs *s, const evs_act *a) {
-  double f = 1;
-  if (!a->d || !s->bw) return f;
-  for (int k = 0; k < a->d->n; k++) {
-    int l = a->d->link[k];
-    double x = s->load[l] / s->bw[l];
-    if (x > f) f = x;
+/* An activity's overall pace (1 = alone) when its sharing part runs at
+ * speed x: 1 / (1 - q + q / x). */
+static double pace(double q, double x) { return x / (x * (1 - q) + q); }
+
+/* Into tot[] the load of every link an activity with a demand crosses,
+ * the unfrozen ones at speed t (the frozen at theirs); 1 if one of them
+ * is over its bandwidth. */
+static int totals(evs *s, double t) {
+  int over = 0;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) s->tot[s->a[i].d->link[k]] = 0;
+  for (int i = 0; i < s->n; i++) {
+    const evs_act *a = &s->a[i];
+    double p = pace(a->q, a->frozen ? a->x : t);
+    for (int k = 0; a->d && k < a->d->n; k++) s->tot[a->d->link[k]] += a->w * a->d->rate[k] * p;
   }
-  return f;
+  for (int i = 0; i < s->n && !over; i++)
+    for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) {
+      int l = s->a[i].d->link[k];
+      over |= s->tot[l] > s->bw[l] * (1 + 1e-12);
+    }
+  return over;
 }
 
-/* Add (sign 1) or take away (-1) a's demand on the links. */
-static void load(evs *s, const evs_act *a, double sign) {
-  if (!a->d || !s->bw) return;
-  for (int k = 0; k < a->d->n; k++) s->load[a->d->link[k]] += sign * a->w * a->d->rate[k];
+/* The highest common speed t <= 1 of the unfrozen activities at which
+ * no link is over its bandwidth. Loads are linear in t while every
+ * unfrozen activity is all transfer (q = 1): then exact; else bisected. */
+static double level(evs *s) {
+  int lin = 1;
+  for (int i = 0; i < s->n; i++) lin &= s->a[i].frozen || s->a[i].q >= 1;
+  if (!lin) {
+    if (!totals(s, 1)) return 1;
+    double lo = 0, hi = 1;
+    for (int it = 0; it < 60; it++) {
+      double mid = 0.5 * (lo + hi);
+      if (totals(s, mid)) hi = mid;
+      else lo = mid;
+    }
+    return lo;
+  }
+  /* frozen load into tot, the unfrozen demand at speed 1 into slope */
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++)
+      s->tot[s->a[i].d->link[k]] = s->slope[s->a[i].d->link[k]] = 0;
+  for (int i = 0; i < s->n; i++) {
+    const evs_act *a = &s->a[i];
+    for (int k = 0; a->d && k < a->d->n; k++) {
+      double v = a->w * a->d->rate[k];
+      if (a->frozen) s->tot[a->d->link[k]] += v * pace(a->q, a->x);
+      else s->slope[a->d->link[k]] += v;
+    }
+  }
+  double t = 1;
+  for (int i = 0; i < s->n; i++)
+    for (int k = 0; !s->a[i].frozen && s->a[i].d && k < s->a[i].d->n; k++) {
+      int l = s->a[i].d->link[k];
+      double x = (s->bw[l] - s->tot[l]) / s->slope[l];
+      if (x < t) t = x;
+    }
+  return t > 0 ? t : 0;
 }
 
-/* After a change of loads at `now`: re-project every running activity
- * whose slowdown changed (what is left of it, at the new pace). */
-static void refactor(evs *s, double now) {
+/* Max-min fair speeds of the running activities (progressive filling):
+ * raise the speed of all that are not yet fixed together until a link
+ * is full, fix those crossing a full link at that speed, repeat with the
+ * rest; what they leave on other links goes to the others. Speed is
+ * relative to alone (a pass: of its collectives), so on one link each
+ * user slows alike. Then re-project every activity whose pace changed
+ * (what is left of it, at the new pace). */
+static void solve(evs *s, double now) {
   if (!s->bw) return;
+  int left = 0;
+  for (int i = 0; i < s->n; i++) {
+    s->a[i].frozen = !s->a[i].d;
+    s->a[i].x = 1;
+    left += !s->a[i].frozen;
+  }
+  while (left > 0) {
+    double t = level(s);
+    if (t < 1e-9) t = 1e-9;
+    (void)totals(s, t);
+    int froze = 0;
+    for (int i = 0; i < s->n; i++) {
+      evs_act *a = &s->a[i];
+      if (a->frozen) continue;
+      int full = t >= 1;
+      for (int k = 0; !full && k < a->d->n; k++)
+        full = s->tot[a->d->link[k]] >= s->bw[a->d->link[k]] * (1 - 1e-9);
+      if (full) a->frozen = 1, a->x = t, froze++;
+    }
+    if (!froze) /* rounding: no link quite full; fix the rest here */
+      for (int i = 0; i < s->n; i++)
+        if (!s->a[i].frozen) s->a[i].frozen = 1, s->a[i].x = t, froze++;
+    left -= froze;
+  }
   for (int i = 0; i < s->n; i++) {
     evs_act *a = &s->a[i];
-    if (!a->d) continue;
-    double g = factor(s, a), f = 1 + a->q * (g - 1); /* only its sharing part slows */
+    double f = a->d ? 1 / pace(a->q, a->x) : 1;
     if (f == a->f) continue;
-    double left = (a->end - now) / a->f; /* alone-seconds still to run */
-    a->end = now + (left > 0 ? left : 0) * f;
+    double rest = (a->end - now) / a->f; /* alone-seconds still to run */
+    a->end = now + (rest > 0 ? rest : 0) * f;
     a->f = f;
   }
 }
@@ -73,9 +147,8 @@ void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d,
   assert(q >= 0 && q <= 1 + 1e-12);
   if (s->n >= s->cap) return;
   evs_act *a = &s->a[s->n++];
-  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, now, alone};
-  load(s, a, 1);
-  refactor(s, now);
+  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, now, alone, 1, 0};
+  solve(s, now);
 }
 
 int evs_next(const evs *s, double *end) {
@@ -92,6 +165,5 @@ void evs_remove(evs *s, int k, double now, double *start) {
   evs_act a = s->a[k];
   *start = a.start;
   s->a[k] = s->a[--s->n];
-  load(s, &a, -1);
-  refactor(s, now);
+  solve(s, now);
 }

@@ -9,15 +9,20 @@
  * the bytes per second it puts on each link when it runs at its alone
  * pace (the flow engine's per-link bytes of the traffic, every group of
  * the stage at once, over the flow engine's time for it). While several
- * activities run, each advances at 1 / f of its alone pace, f being the
- * largest, over its links, of the total demand of the running activities
- * on the link over the link's bandwidth (at least 1): two activities that
- * each fill a link alone run at half speed while they overlap, and speed
- * up again when one ends (proportional sharing of the bottleneck link). An
- * activity that is only partly communication (a pipeline pass and the
- * collectives inside it: evs_add_part) slows only in that part. An
- * activity without a demand (no topology) always runs at its alone pace,
- * its end fixed when it starts.
+ * activities run they share the links MAX-MIN FAIRLY in their speed
+ * (1 = their alone pace): all speed up together until a link is full;
+ * those crossing it keep that speed; the others go on speeding up into
+ * what is left on their links, until each is at its alone pace or on a
+ * full link (progressive filling, re-solved whenever one starts or
+ * ends). Two activities that each fill a link alone run at half speed
+ * while they overlap, and speed up again when one ends; one that shares
+ * a full link only with activities held back elsewhere takes what they
+ * leave. An activity that is only partly communication (a pipeline pass
+ * and the collectives inside it: evs_add_part, q of its time) moves its
+ * bytes over its whole time: at speed x of its collectives it runs at
+ * pace 1 / (1 - q + q / x) and puts that fraction of its demand on its
+ * links. An activity without a demand (no topology) always runs at its
+ * alone pace, its end fixed when it starts.
  *
  * The set is sized once per run (no allocation while the loop runs);
  * the loop asks for the earliest end beside its heap's next event.
@@ -44,12 +49,15 @@ typedef struct evs_act {
   double f;            /* current slowdown, >= 1 */
   double end;          /* projected end at the current f, s */
   double start, alone; /* s */
+  double x;            /* max-min speed of its sharing part, 0..1 */
+  int frozen;          /* solving: x fixed */
 } evs_act;
 
 typedef struct evs {
   evs_act *a;          /* running activities, owned */
   int n, cap;
-  double *load;        /* per link: total demand of the running, B/s; owned */
+  double *tot, *slope; /* per link, solving: load, B/s; demand at speed
+                          1 of those not yet fixed, B/s; owned */
   const double *bw;    /* per link, bytes/s (borrowed); NULL = no topology */
   int n_links;
 } evs;
@@ -63,10 +71,10 @@ void evs_free(evs *s);
  * (weight w); the others sharing its links slow down from now on. */
 void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, double w);
 
-/* The same for an activity of which only a fraction q (0..1) of its
+/* The same for an activity of which only a fraction q (0..1] of its
  * alone time is communication on those links (a pass with its
- * collectives, the rest compute): at slowdown g of its links it takes
- * (1 - q + q g) times as long as alone. Its demand is the average over
+ * collectives, the rest compute): at speed x of that part it takes
+ * (1 - q + q / x) times as long as alone. Its demand is the average over
  * its alone time (w x d->rate). evs_add is q = 1. */
 void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d, double w,
                   double q);

@@ -32,8 +32,9 @@
  *    them); what runs past the backward is a
  *    collective across the replicas of the stage, so it starts when the
  *    last of them is ready; then the optimizer step;
- *  - on a topology the send/recv and those reductions share the links
- *    they cross while they run (evshare.c).
+ *  - on a topology the send/recv, those reductions and the passes whose
+ *    collectives cross links other traffic crosses too share the links
+ *    max-min fairly while they run (evshare.c, evlinks.c).
  *
  * Events (pass ends, reductions) come from a heap sized once per run; the
  * loop allocates nothing and time never goes back (asserted with

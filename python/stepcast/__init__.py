@@ -11,6 +11,10 @@ library's message (the one the CLI prints after ``stepcast COMMAND:``).
                           "gpus": 512}, "plan": {"tp": 8, "pp": 4, "global_batch": 1024}})
     r["step_s"], r["mfu"], r["time_s"]["pipeline_bubble"]
 
+    best = stepcast.search("examples/llama3-70b-512-h100.json", top=5, tp=8, zero=[1, 3],
+                           dtypes=["bf16", "fp8"], headroom="10%")   # as --tp --zero ...
+    best["plans"][0]["plan"], best["plans"][0]["searched"]
+
     rows = stepcast.validate()          # every shipped measurement set
     import pandas; df = pandas.DataFrame(rows)
 
@@ -24,8 +28,9 @@ import glob
 import json
 import os
 
-__all__ = ["Error", "predict", "search", "validate", "collective", "predict_json",
-           "search_json", "validate_json", "collective_json", "data_dir", "version"]
+__all__ = ["Error", "predict", "search", "validate", "collective", "dp", "recsys_predict",
+           "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
+           "dp_json", "recsys_predict_json", "recsys_plan_json", "data_dir", "version"]
 
 _SOVERSION = "0.1"
 _HERE = os.path.dirname(os.path.abspath(__file__))

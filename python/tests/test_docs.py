@@ -32,3 +32,9 @@ def test_doc_examples_run(monkeypatch, capsys):
     assert ran >= len(found) - 1
     # the error example printed the library's message
     assert "plan.tp" in capsys.readouterr().out
+
+
+def test_module_docstring_and_exports():
+    import stepcast
+    assert all(callable(getattr(stepcast, name)) for name in stepcast.__all__)
+    assert "search(" in stepcast.__doc__ and "headroom" in stepcast.search.__doc__

@@ -543,7 +543,8 @@ Test(alloc_faults, validation) {
 typedef struct job_ctx {
   sc_scenario s;
   int what;                 /* 0 predict, 1 timeline, 2 a job with two plans, 3 search,
-                               4 scenario file + predict, 5 collective sweep on a topology */
+                               4 scenario file + predict, 5 collective sweep on a topology,
+                               6 the event engine */
   const char *path;         /* 4: the scenario file */
   sc_result want, got;
   double want2, got2;       /* timeline step, or the second plan's step */
@@ -594,6 +595,10 @@ static int job_run(void *ctx) {
     if (rc == SC_OK) c->got2 = sw.points[sw.n - 1].flow_s, c->got_n = (size_t)sw.n;
     if (rc == SC_OK) sc_coll_sweep_free(&sw);
     return rc;
+  }
+  case 6: {
+    sc_event_opts o = {1, 0};
+    return sc_predict_event(&c->s, &o, &c->got, NULL, &c->err);
   }
   default: {
     sc_candidate best[3];
@@ -677,6 +682,24 @@ Test(alloc_faults, jobs) {
   snprintf(m.cluster.topology, sizeof m.cluster.topology, "%s",
            "fat_tree:hosts=16,radix=8,levels=2,oversub=2,bw=25");
   job_case("sc_search of Mixtral on a 16-GPU fat-tree", &m, 3);
+}
+
+/* The event engine on a topology where a pass's expert all-to-alls and
+ * the pipeline's sends share a cable (evlinks.c, evshare.c). */
+Test(alloc_faults, event_engine_on_a_topology) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  char js[1024];
+  snprintf(js, sizeof js,
+           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+           "\"gpus\": 12, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+           "\"%s/tests/data/two_switches.json\"}, \"plan\": {\"tp\": 1, \"pp\": 3, \"ep\": 4, "
+           "\"pp_first_layers\": 10, \"pp_last_layers\": 11, \"global_batch\": 12, "
+           "\"micro_batch\": 1, \"overlap_grad_reduce\": false}}",
+           SC_SOURCE_DIR);
+  cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+  job_case("sc_predict_event with passes sharing links", &s, 6);
 }
 
 /* ------------------------------------------ data-parallel schemes (dp) */

@@ -38,7 +38,7 @@ static int through_send(const ev_ctx *c, long i) { return c->inst[i].sent; }
 
 /* What a pass lost to links it shared with other traffic (evlinks.c),
  * `extra` s beyond its replay: its collectives', split by their kind's
- * share of its collective time, as "collectives sharing links". */
+ * share of its collective time, as "collectives slowed by shared links". */
 static void shared_links(ev_ctx *c, ev_pass_acc *acc, double extra) {
   static const ev_stream kinds[] = {EV_TP, EV_CP, EV_EP, EV_MP};
   double comm = 0;

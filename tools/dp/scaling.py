@@ -47,6 +47,7 @@ def main():
                     default=["../shared/validation/dp_training/dlperf_v100_frameworks.csv"])
     a = ap.parse_args()
     by = collections.defaultdict(list)
+    extra = collections.defaultdict(list)  # framework -> predicted - measured extra ms
     print(f"{'framework':48s} {'model':10s} {'dtype':5s} {'bs':>4s} {'gpus':>4s} "
           f"{'eff_m':>6s} {'eff_p':>6s} {'d_eff':>6s} {'extra_m':>8s} {'extra_p':>8s} {'comm_p':>8s}")
     for path in a.csv:
@@ -71,9 +72,14 @@ def main():
                 by[(key, r[key])].append(abs(ep - em) / em)
             by[("model x dtype x gpus", f"{r['model']} {r['dtype']} {r['gpus']}")].append(
                 abs(ep - em) / em)
+            extra[r["framework"]].append(((pn - p1) - (mn - m1)) * 1e3)
     print("\nmean |efficiency error| / measured efficiency:")
     for (k, v), e in sorted(by.items()):
         print(f"  {k:22s} {v:50s} {100 * sum(e) / len(e):6.1f}% ({len(e)} rows)")
+    print("\nextra ms over one GPU, predicted - measured (mean, signed; the exchange's error"
+          " with the one-GPU compute subtracted out):")
+    for fw, e in sorted(extra.items()):
+        print(f"  {fw:50s} {sum(e) / len(e):+8.1f} ms ({len(e)} rows)")
 
 
 if __name__ == "__main__":

@@ -53,8 +53,9 @@ static void override_text(const sc_override *o, char *buf, size_t cap) {
 static void host_verdict(FILE *out, const sc_memory *m) {
   if (m->host <= 0) return;
   if (m->host_capacity > 0 && m->host > m->host_capacity)
-    fprintf(out, "  fits: NO -- offloaded activations need %.1f GiB of pinned CPU memory per server, "
+    fprintf(out, "%s  fits: NO -- offloaded activations need %.1f GiB of pinned CPU memory per server, "
                  "the server has %.1f GiB (%.1f GiB over)\n",
+            m->total <= m->capacity ? "\n" : "", /* the first verdict line */
             m->host / GIB, m->host_capacity / GIB, (m->host - m->host_capacity) / GIB);
   else if (m->host_capacity > 0)
     fprintf(out, "  offloaded activations: %.1f GiB of pinned CPU memory per server (of %.1f GiB)\n",

@@ -696,6 +696,14 @@ typedef struct sc_search_opts {
 } sc_search_opts;
 
 void sc_search_opts_default(sc_search_opts *o);
+/* Set one option of o from text, as `stepcast search` reads its command
+ * line (for bindings, docs/python.md): key is a field's name (max_tp,
+ * max_pp, max_micro_batch, max_vpp, threads, max_plans, max_seconds,
+ * rerank, tp, pp, dp, cp, ep), "all" (= !require_fit), or the command's
+ * "zero" ("1,3"), "dtypes" ("bf16,fp8") and "headroom" (GiB "4", a
+ * fraction "0.1" or a percentage "10%"). SC_OK, or SC_EINPUT naming the
+ * option and what is valid (o unchanged). */
+int sc_search_opts_set(sc_search_opts *o, const char *key, const char *value, sc_error *err);
 
 typedef struct sc_candidate {
   sc_plan plan;          /* resolved */

@@ -11,6 +11,10 @@ library's message (the one the CLI prints after ``stepcast COMMAND:``).
                           "gpus": 512}, "plan": {"tp": 8, "pp": 4, "global_batch": 1024}})
     r["step_s"], r["mfu"], r["time_s"]["pipeline_bubble"]
 
+    best = stepcast.search("examples/llama3-70b-512-h100.json", top=5, tp=8, zero=[1, 3],
+                           dtypes=["bf16", "fp8"], headroom="10%")   # as --tp --zero ...
+    best["plans"][0]["plan"], best["plans"][0]["searched"]
+
     rows = stepcast.validate()          # every shipped measurement set
     import pandas; df = pandas.DataFrame(rows)
 
@@ -24,8 +28,9 @@ import glob
 import json
 import os
 
-__all__ = ["Error", "predict", "search", "validate", "collective", "predict_json",
-           "search_json", "validate_json", "collective_json", "data_dir", "version"]
+__all__ = ["Error", "predict", "search", "validate", "collective", "dp", "recsys_predict",
+           "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
+           "dp_json", "recsys_predict_json", "recsys_plan_json", "data_dir", "version"]
 
 _SOVERSION = "0.1"
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,12 +103,15 @@ def _load():
     lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
     lib.sc_search_opts_default.argtypes = [ctypes.POINTER(_SearchOpts)]
     lib.sc_search_opts_default.restype = None
+    lib.sc_search_opts_set.argtypes = [ctypes.POINTER(_SearchOpts), ctypes.c_char_p,
+                                       ctypes.c_char_p, ctypes.POINTER(_Err)]
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
     lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, out, ctypes.POINTER(_Err)]
     for f in ("sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
-              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json"):
+              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json",
+              "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
     return lib, path
@@ -179,26 +187,77 @@ def dp(scenario=None, overrides=None):
     return json.loads(dp_json(scenario, overrides))
 
 
-def search_json(scenario=None, overrides=None, top=10, max_tp=0, max_pp=0,
-                max_micro_batch=0, max_vpp=0, all=False):
-    """The text of ``stepcast search --format json``."""
-    path, text = _scenario(scenario)
-    ov, n = _strings(_overrides(overrides))
+# The keyword arguments of search() the library parses (sc_search_opts_set,
+# docs/search.md): the space's bounds, how it runs and the constraints.
+_SEARCH_OPTS = ("max_tp", "max_pp", "max_micro_batch", "max_vpp", "all", "rerank", "threads",
+                "max_plans", "max_seconds", "tp", "pp", "dp", "cp", "ep", "zero", "dtypes",
+                "headroom")
+# ... of which these took 0 for "the default" before they were parsed.
+_ZERO_IS_DEFAULT = ("max_tp", "max_pp", "max_micro_batch", "max_vpp")
+
+
+def _opt_text(value):
+    """A keyword argument as the text of its command-line option."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def _search_opts(options):
+    """An sc_search_opts from the library's defaults and options (a dict
+    of _SEARCH_OPTS; None leaves the default); Error with the library's
+    message on a bad value."""
     opts = _SearchOpts()
     _lib.sc_search_opts_default(ctypes.byref(opts))
-    opts.max_tp, opts.max_pp = max_tp, max_pp
-    opts.max_micro_batch, opts.max_vpp = max_micro_batch, max_vpp
-    opts.require_fit = 0 if all else 1
+    for key in _SEARCH_OPTS:
+        value = options.get(key)
+        if value is None or (key in _ZERO_IS_DEFAULT and value == 0 and
+                             not isinstance(value, bool)):
+            continue
+        err = _Err()
+        rc = _lib.sc_search_opts_set(ctypes.byref(opts), key.encode("utf-8"),
+                                     _opt_text(value).encode("utf-8"), ctypes.byref(err))
+        if rc != 0:
+            raise Error(rc, err.msg.decode("utf-8", "replace"))
+    return opts
+
+
+def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
+                max_micro_batch=None, max_vpp=None, all=False, *, rerank=False, tp=None,
+                pp=None, dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None,
+                threads=None, max_plans=None, max_seconds=None):
+    """The text of ``stepcast search --format json`` (the options as search())."""
+    opts = _search_opts(dict(max_tp=max_tp, max_pp=max_pp, max_micro_batch=max_micro_batch,
+                             max_vpp=max_vpp, all=all, rerank=rerank, tp=tp, pp=pp, dp=dp,
+                             cp=cp, ep=ep, zero=zero, dtypes=dtypes, headroom=headroom,
+                             threads=threads, max_plans=max_plans, max_seconds=max_seconds))
+    path, text = _scenario(scenario)
+    ov, n = _strings(_overrides(overrides))
     return _call(_lib.sc_search_json, path, text, ov, n, ctypes.byref(opts), int(top))
 
 
-def search(scenario=None, overrides=None, top=10, max_tp=0, max_pp=0, max_micro_batch=0,
-           max_vpp=0, all=False):
+def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
+           max_micro_batch=None, max_vpp=None, all=False, *, rerank=False, tp=None, pp=None,
+           dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None, threads=None,
+           max_plans=None, max_seconds=None):
     """The fastest plans of the scenario's model, cluster and batch, as
-    ``stepcast search --format json``; all=True also keeps plans that do not
-    fit in memory."""
+    ``stepcast search --format json``: space, tried, valid, fit, pruned,
+    stopped, ranked_by, plans [{rank, pareto_front, plan, step_s, ...,
+    searched}] (docs/output.md). Options as the command's (None: its
+    default): bounds max_tp, max_pp, max_micro_batch, max_vpp (--max-mb);
+    all=True also keeps plans that do not fit; fixed degrees tp, pp, dp,
+    cp, ep; zero, the ZeRO stages searched ([1, 3] or "1,3"); dtypes, the
+    GEMM types searched (["bf16", "fp8"] or "bf16,fp8"); headroom, memory
+    kept free (4 GiB, 0.1 of it, or "10%"); rerank by the event engine;
+    threads; budgets max_plans and max_seconds. A bad value raises Error
+    (code 2) with the library's message, which names the option."""
     return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,
-                                  max_vpp, all))
+                                  max_vpp, all, rerank=rerank, tp=tp, pp=pp, dp=dp, cp=cp,
+                                  ep=ep, zero=zero, dtypes=dtypes, headroom=headroom,
+                                  threads=threads, max_plans=max_plans,
+                                  max_seconds=max_seconds))
 
 
 def data_dir():

@@ -510,8 +510,10 @@ static void search_extra(const sc_plan *p, char *buf, size_t cap) {
   if (p->pp_first_layers || p->pp_last_layers)
     EXTRA("%sstages first %d last %d", n ? " " : "", p->pp_first_layers, p->pp_last_layers);
   if (p->pp_embedding_in_split) EXTRA("%sembedding/loss in split", n ? " " : "");
-  if (p->recompute_layers) EXTRA("%srecompute %d layers", n ? " " : "", p->recompute_layers);
-  if (p->offload_layers) EXTRA("%soffload %d layers", n ? " " : "", p->offload_layers);
+  if (p->recompute_layers) EXTRA("%srecompute %d layer%s", n ? " " : "", p->recompute_layers,
+                                p->recompute_layers == 1 ? "" : "s");
+  if (p->offload_layers) EXTRA("%soffload %d layer%s", n ? " " : "", p->offload_layers,
+                              p->offload_layers == 1 ? "" : "s");
   if (p->etp == 1 && p->tp > 1) EXTRA("%setp 1", n ? " " : "");
   if (p->fsdp_shard) EXTRA("%shsdp %d", n ? " " : "", p->fsdp_shard);
 #undef EXTRA

@@ -1,0 +1,55 @@
+/*
+ * abi_layout.c -- print the layout of the structs of include/stepcast.h
+ * that the Python module mirrors with ctypes (python/stepcast), one line
+ * per struct ("S NAME SIZE") and per field ("F NAME FIELD OFFSET SIZE"),
+ * so that python/tests/test_abi.py can compare them with the ctypes
+ * structs field for field. Built by CMake (sc_abi_layout) or by the test
+ * itself with the C compiler.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "stepcast.h"
+
+#define S(T) printf("S %s %zu\n", #T, sizeof(T))
+#define F(T, f) printf("F %s %s %zu %zu\n", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))
+
+int main(void) {
+  S(sc_error);
+  F(sc_error, code);
+  F(sc_error, msg);
+  S(sc_search_opts);
+  F(sc_search_opts, max_tp);
+  F(sc_search_opts, max_pp);
+  F(sc_search_opts, max_micro_batch);
+  F(sc_search_opts, max_vpp);
+  F(sc_search_opts, require_fit);
+  F(sc_search_opts, threads);
+  F(sc_search_opts, max_plans);
+  F(sc_search_opts, max_seconds);
+  F(sc_search_opts, rerank);
+  F(sc_search_opts, progress);
+  F(sc_search_opts, progress_ctx);
+  F(sc_search_opts, tp);
+  F(sc_search_opts, pp);
+  F(sc_search_opts, dp);
+  F(sc_search_opts, cp);
+  F(sc_search_opts, ep);
+  F(sc_search_opts, zero_stages);
+  F(sc_search_opts, dtypes);
+  F(sc_search_opts, headroom_bytes);
+  F(sc_search_opts, headroom_frac);
+  S(sc_coll_sweep_opts);
+  F(sc_coll_sweep_opts, op);
+  F(sc_coll_sweep_opts, ranks);
+  F(sc_coll_sweep_opts, ranks_per_node);
+  F(sc_coll_sweep_opts, arch);
+  F(sc_coll_sweep_opts, nvlink_GBps);
+  F(sc_coll_sweep_opts, nic_Gbps);
+  F(sc_coll_sweep_opts, min_bytes);
+  F(sc_coll_sweep_opts, max_bytes);
+  F(sc_coll_sweep_opts, factor);
+  F(sc_coll_sweep_opts, topo);
+  F(sc_coll_sweep_opts, algo);
+  return 0;
+}

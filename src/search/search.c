@@ -236,7 +236,7 @@ static void first_pass(shared *sh, worker *w, long i) {
   w->held = sh->pts[i];
   w->held_static = m.weights + m.gradients + m.optimizer;
   w->capacity = usable(sh->o, m.capacity);
-  m.fits = m.total <= w->capacity;
+  m.fits = m.total <= w->capacity && (m.host_capacity <= 0 || m.host <= m.host_capacity);
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;

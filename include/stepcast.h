@@ -223,6 +223,19 @@ double sc_model_active_params(const sc_model *m);
 
 /* -------------------------------------------------------------- cluster */
 
+/* The host side of one server as activation offloading sees it
+ * (docs/input.md "cluster"; 0 in a field = not limited / the default). */
+typedef struct sc_host {
+  int gpus_per_link;    /* GPUs behind one uplink to the CPU (a PCIe switch
+                           or a Grace's NVLink-C2C); 0 = 1 (own link) */
+  double link_bw;       /* that uplink, bytes/s per direction (0 = the GPU's
+                           own host-link rate, cost_host_bw) */
+  double mem_bw;        /* CPU memory bandwidth of the server, bytes/s,
+                           shared by all its GPUs' copies (0 = not limited) */
+  double mem_bytes;     /* CPU memory of the server, bytes, for pinned
+                           offload buffers (0 = not limited) */
+} sc_host;
+
 typedef struct sc_cluster {
   char name[64];        /* preset id or free text */
   sc_gpu gpu;           /* the GPU type (copied from a preset, maybe edited) */
@@ -239,6 +252,7 @@ typedef struct sc_cluster {
   double straggler_slowdown; /* its kernels take 1 + this as long; 0 = none */
   char link_fail[256];  /* cables of the topology that failed: "a-b,c-d" */
   char link_degrade[256]; /* cables running slower: "a-b:0.5,..." */
+  sc_host host;         /* host links and memory per server (offload) */
 } sc_cluster;
 
 const sc_cluster *sc_cluster_preset(const char *name);
@@ -548,7 +562,11 @@ typedef struct sc_memory {
   double buffers;      /* communication buffers, workspace, fragmentation */
   double total;
   double capacity;     /* HBM of the GPU */
-  int fits;            /* total <= capacity */
+  int fits;            /* total <= capacity, and host <= host_capacity */
+  double host;         /* offloaded activations pinned in CPU memory, per
+                          server (all its GPUs), bytes */
+  double host_capacity; /* the server's CPU memory (cluster.host_RAM_GB),
+                           bytes; 0 = not limited */
 } sc_memory;
 
 /* Where one step's time goes on the critical path; the parts add up to

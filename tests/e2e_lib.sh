@@ -1,6 +1,7 @@
 # e2e_lib.sh -- shared by the CLI end-to-end scripts (source it after
 # setting CLI). Provides TMP (removed on exit), the pass/fail counters and
-# expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE and NEEDLE
+# expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE (or one of
+# CODE|CODE...) and NEEDLE
 # (a fixed string) in stdout+stderr, and no death by signal.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -13,7 +14,7 @@ expect() {
   local out rc
   out=$("$CLI" "$@" 2>&1)
   rc=$?
-  if [[ $rc -ne $code ]]; then
+  if [[ "|$code|" != *"|$rc|"* ]]; then
     echo "FAIL: stepcast $* -> exit $rc, expected $code"; echo "$out" | head -5 | sed 's/^/    /'
     fail=$((fail + 1))
   elif [[ $out != *"$needle"* ]]; then

@@ -73,7 +73,8 @@ double cost_coll_host(const sc_gpu *g);
 /* Host seconds per kernel launch of an eager framework on g. */
 double cost_launch(const sc_gpu *g);
 
-/* Achievable host link (PCIe or C2C) bandwidth per direction, bytes/s. */
+/* Achievable host link (PCIe or C2C) bandwidth per direction of one GPU
+ * copying alone, bytes/s (all GPUs of a server at once: hostlink_bw). */
 double cost_host_bw(const sc_gpu *g);
 /* Launch cost of one kernel replayed from a CUDA graph, seconds. */
 double cost_graph_launch(const sc_gpu *g);

@@ -21,6 +21,9 @@ typedef struct ar_ctx {
   coll_group local;    /* the GPUs of one server */
   coll_group cross;    /* one GPU per server, its share of the NIC */
   coll_intra intra;
+  dp_msg_cost inner;   /* the scheme's message cost, under ar_fused */
+  double fuse_s;       /* seconds per byte of Horovod's fusion memcpy on
+                          the GPU (0 = none) */
 } ar_ctx;
 
 static coll_intra ar_intra(sc_dp_intra i) {
@@ -143,6 +146,23 @@ static double ar_hier(const void *ctx, double bytes, int tensors) {
   return rs + x + ag;
 }
 
+/* Horovod's NCCL path (horovod/common/ops/nccl_operations.cc,
+ * NCCLAllreduce::Execute): a message of more than one tensor is copied
+ * into the fusion buffer before the all-reduce and out of it after
+ * (MemcpyInFusionBuffer / MemcpyOutFusionBuffer, device-to-device on the
+ * same stream): two copies, each reading and writing every byte, at the
+ * GPU's achievable HBM bandwidth. */
+static double ar_fusion_s_per_byte(const sc_gpu *g) {
+  double bw = g->hbm_bw * g->hbm_eff;
+  return bw > 0 ? 2 * 2 / bw : 0;
+}
+
+/* A message's cost with Horovod's fusion copies around it. */
+static double ar_fused(const void *ctx, double bytes, int tensors) {
+  const ar_ctx *a = ctx;
+  return a->inner(ctx, bytes, tensors) + (tensors > 1 ? bytes * a->fuse_s : 0);
+}
+
 double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes) {
   int sms = c->s->cluster.gpu.sm_count;
   if (g->ranks <= 1 || sms <= 0 || !(bytes > 0)) return 0;
@@ -163,7 +183,7 @@ static void ar_groups(const dp_ctx *c, ar_ctx *a) {
 
 int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   const dp_fabric *f = c->f;
-  ar_ctx a;
+  ar_ctx a = {0};
   ar_groups(c, &a);
   dp_msg_cost fn = ar_nccl;
   const char *how = "NCCL all-reduce";
@@ -188,6 +208,12 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   /* NCCL's kernels take SMs from the backward pass they overlap */
   int nccl = fn == ar_nccl || fn == ar_ring || fn == ar_hier;
   double share = nccl ? dp_sm_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;
+  /* Horovod (cycle fusion) running NCCL on the GPU copies through its
+   * fusion buffer; its MPI path charges the host memcpy itself (mpi.c) */
+  if (nccl && fu.cycle_s > 0) {
+    a.inner = fn, fn = ar_fused;
+    a.fuse_s = ar_fusion_s_per_byte(&c->s->cluster.gpu);
+  }
   dp_overlap o = {.rec = c->rec};
   dp_overlap_run(c->m, &fu, fn, &a, 1, share, &o);
   out->comm_s = o.comm_s;

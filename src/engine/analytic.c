@@ -22,6 +22,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/compute.h"
+#include "cost/hostlink.h"
 #include "cost/conv.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
@@ -359,11 +360,14 @@ static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
 /* Activation offloading (plan.offload_layers, Megatron's CPU offloading
  * of the first N layers): each offloaded layer's saved activations go to
  * host memory during the next layer's forward and come back during the
- * backward of the layer after it, over the host link; what the layer's
- * compute does not cover is exposed. Adds per micro-batch to *f and *b. */
+ * backward of the layer after it, at the GPU's share of the server's host
+ * path while every GPU of the server copies at once (hostlink_bw: its own
+ * link, the shared PCIe-switch or C2C uplink, the CPU memory); what the
+ * layer's compute does not cover is exposed. Adds per micro-batch to *f
+ * and *b. */
 static void offload_cost(const eng *e, const xg_stage *st, double *f, double *b) {
   int left = e->s->plan.offload_layers;
-  double bw = cost_host_bw(&e->s->cluster.gpu);
+  double bw = hostlink_bw(&e->s->cluster);
   for (int j = 0; j < st->n_runs && left > 0; j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];

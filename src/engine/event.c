@@ -14,6 +14,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/compute.h"
+#include "cost/hostlink.h"
 #include "engine/evint.h"
 #include "lower/lower.h"
 #include "pipeline/pipe.h"
@@ -145,7 +146,7 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   int left = e->s->plan.offload_layers;
-  double bw = cost_host_bw(&e->s->cluster.gpu), t = 0;
+  double bw = hostlink_bw(&e->s->cluster), t = 0;
   for (int j = 0; j < st->n_runs && left > 0; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];

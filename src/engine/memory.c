@@ -13,6 +13,7 @@
  * schedule says how many micro-batches a stage holds at its peak.
  */
 #include "cost/compute.h"
+#include "cost/hostlink.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
 #include "pipeline/pipe.h"
@@ -85,12 +86,19 @@ void eng_memory(eng *e, int s) {
   out->weights += gw;
   out->gradients += gg;
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
-  out->activations = (act - offloaded) * pipe_for(p->schedule)->in_flight(&shape, s) + remat +
-                     (offloaded > 0 ? off_buf : 0);
+  double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
+  out->activations = (act - offloaded) * in_flight + remat + (offloaded > 0 ? off_buf : 0);
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * sum;
   out->total = sum + out->buffers;
   out->capacity = e->s->cluster.gpu.hbm_bytes;
-  out->fits = out->total <= out->capacity;
+  /* the offloaded activations sit in pinned CPU buffers until their
+   * backward (Megatron model_parallel_config.py: "the pinned CPU buffers"
+   * of cpu_offloading_retain_pinned_cpu_buffers); every GPU of the server
+   * holds as much (offloading needs pp 1) */
+  out->host = offloaded * in_flight * e->s->cluster.gpus_per_node;
+  out->host_capacity = hostlink_capacity(&e->s->cluster);
+  out->fits = out->total <= out->capacity &&
+              (out->host_capacity <= 0 || out->host <= out->host_capacity);
   e->st[s].mem = out->total;
 }

@@ -41,6 +41,38 @@
  *              in a hybrid cube-mesh (6 NVLink 2 links of 25 GB/s per
  *              direction per GPU, not all pairs directly linked), 4x EDR
  *              100 Gb/s InfiniBand: 50 Gb/s per GPU.
+ *
+ * Host side (sc_host: GPUs per uplink to the CPU, that uplink, CPU memory
+ * bandwidth and size per server; activation offloading, hostlink.c).
+ * Memory bandwidth is the DDR peak, sockets x channels x MT/s x 8 bytes,
+ * from the CPU datasheets (no STREAM measurement of these servers is in
+ * ../shared/calibration/, so it is an upper bound); 0 = not in our sources
+ * (not limited). The uplink is 0 (= the GPU's own host-link rate,
+ * cost_host_bw) where it is the same kind of link as the GPU's:
+ *   [DGXA100-SA] NVIDIA DGX A100 system architecture whitepaper / user
+ *              guide topology: 4 PCIe Gen4 switches, each with 2 A100 and
+ *              2 ConnectX-6 and one x16 Gen4 uplink to the CPU; 2x AMD
+ *              EPYC 7742 (8 channels DDR4-3200 each: 409.6 GB/s); the
+ *              DGX A100 640GB datasheet: 2 TB system memory.
+ *   [HGX-PCIE] ../shared/calibration/interconnect_p2p_bandwidth.csv rows
+ *              3-4: the HGX 8-GPU Hopper baseboard has "each GPU on its own
+ *              PCIe 5 x16 link" (8 links measured within 0.10 GB/s).
+ *   [DGXH100-H] DGX H100 datasheet: 2x Intel Xeon Platinum 8480C (8
+ *              channels DDR5-4800 each: 614.4 GB/s), 2 TB system memory.
+ *   [DGXB200-H] DGX B200 datasheet: 2x Intel Xeon Platinum 8570 (8
+ *              channels DDR5-5600 each: 716.8 GB/s), 2 TB system memory
+ *              (4 TB option).
+ *   [GRACE]    NVIDIA Grace CPU / GB200 superchip datasheets: one Grace per
+ *              2 Blackwell GPUs over NVLink-C2C 900 GB/s bidirectional
+ *              (450 per direction, shared by the two), up to 480 GB
+ *              LPDDR5X at up to 512 GB/s per Grace; a compute tray of 4
+ *              GPUs has 2 Grace (960 GB, 1024 GB/s).
+ *   [DGX2-H]   DGX-2 datasheet / system architecture: 2 GPUs (and one
+ *              100 Gb/s NIC) per PCIe Gen3 leaf switch; 2x Xeon Platinum
+ *              8168 (6 channels DDR4-2666 each: 255.9 GB/s), 1.5 TB.
+ *   [DGX1-H]   DGX-1 (V100) whitepaper: four PCIe switches, each with 2
+ *              GPUs and 1 NIC, uplinked to the 2 Xeon E5-2698 v4 (4
+ *              channels DDR4-2133 each: 136.5 GB/s); datasheet: 512 GB.
  *   [NCCL-LAT] typical per-hop latencies from NCCL's hwLatency table
  *              (src/graph/tuning.cc, ../shared/calibration/
  *              nccl_tuning_constants.csv): NVLINK Ring LL 0.6 us (rows 61,
@@ -58,44 +90,63 @@
 
 /* One server of `n` GPUs of type `gpu_id`, all in one NVLink domain, one
  * NIC rail of `nic_gbit` Gb/s per GPU. */
-#define SERVER(id, gpu_id, n, nic_gbit)                                  \
+#define SERVER(id, gpu_id, n, nic_gbit, host_)                           \
   {.name = id, .gpu = {.name = gpu_id}, .gpus = n, .gpus_per_node = n,   \
    .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,      \
-   .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = ""}
+   .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = "", .host = host_}
+
+/* The host side of a server: GPUs per uplink, uplink GB/s per direction
+ * (0 = the GPU's host link), CPU memory GB/s and GB (0 = not limited). */
+#define HOST(per_link, link_gbps, mem_gbps, ram_gb) \
+  {per_link, (link_gbps) * 1e9, (mem_gbps) * 1e9, (ram_gb) * 1e9}
 
 /* One rack of `n` GPUs of type `gpu_id` in one NVLink domain, `per_tray`
  * per compute tray (node), one NIC rail of `nic_gbit` Gb/s per GPU. */
-#define RACK(id, gpu_id, n, per_tray, nic_gbit)                                  \
+#define RACK(id, gpu_id, n, per_tray, nic_gbit, host_)                           \
   {.name = id, .gpu = {.name = gpu_id}, .gpus = n, .gpus_per_node = per_tray,    \
    .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,              \
-   .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = ""}
+   .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = "", .host = host_}
 
 static const sc_cluster cluster_presets[] = {
     /* [DGXA100] NVLink 300 GB/s per direction (from a100-sxm4-80gb),
      * 200 Gb/s HDR per GPU; latencies [NCCL-LAT]. */
-    SERVER("dgx-a100", "a100-sxm4-80gb", 8, 200),
+    /* [DGXA100-SA] 2 GPUs per PCIe Gen4 x16 uplink (26.28 GB/s per
+     * direction, the GPU's own link rate), 409.6 GB/s, 2 TB. */
+    SERVER("dgx-a100", "a100-sxm4-80gb", 8, 200, HOST(2, 0, 409.6, 2000)),
     /* [DGXH100] NVLink 450 GB/s per direction, 400 Gb/s NDR per GPU. */
-    SERVER("dgx-h100", "h100-sxm5-80gb", 8, 400),
+    /* [HGX-PCIE] own PCIe Gen5 link per GPU; [DGXH100-H] 614.4 GB/s,
+     * 2 TB. */
+    SERVER("dgx-h100", "h100-sxm5-80gb", 8, 400, HOST(1, 0, 614.4, 2000)),
     /* [HGXH100] as dgx-h100. */
-    SERVER("hgx-h100", "h100-sxm5-80gb", 8, 400),
+    /* [HGX-PCIE]; the CPUs and memory are the server maker's: not
+     * limited. */
+    SERVER("hgx-h100", "h100-sxm5-80gb", 8, 400, HOST(1, 0, 0, 0)),
     /* [DGXB200] NVLink 900 GB/s per direction, 400 Gb/s per GPU. */
-    SERVER("dgx-b200", "b200", 8, 400),
+    /* [DGXB200-H] 716.8 GB/s, 2 TB; the GPUs' PCIe sharing is not in our
+     * sources (each its own link). */
+    SERVER("dgx-b200", "b200", 8, 400, HOST(1, 0, 716.8, 2000)),
     /* [NVL72] one rack: 72 GPUs in one NVLink domain, 4 per tray (node),
      * NVLink 900 GB/s per direction, 400 Gb/s per GPU. */
-    RACK("gb200-nvl72", "gb200", 72, 4, 400),
+    /* [GRACE] 2 GPUs per C2C (450 GB/s per direction), 1024 GB/s and
+     * 960 GB per tray. */
+    RACK("gb200-nvl72", "gb200", 72, 4, 400, HOST(2, 450, 1024, 960)),
     /* [DGXB300] NVLink 900 GB/s per direction, 800 Gb/s per GPU. */
-    SERVER("dgx-b300", "b300", 8, 800),
+    /* host side not in our sources: not limited. */
+    SERVER("dgx-b300", "b300", 8, 800, HOST(1, 0, 0, 0)),
     /* [DGXB300] the HGX B300 baseboard of the same design. */
-    SERVER("hgx-b300", "b300", 8, 800),
+    SERVER("hgx-b300", "b300", 8, 800, HOST(1, 0, 0, 0)),
     /* [NVL72U] one rack: 72 GPUs in one NVLink domain, 4 per tray (node),
      * NVLink 900 GB/s per direction, 800 Gb/s per GPU. */
-    RACK("gb300-nvl72", "gb300", 72, 4, 800),
+    /* [GRACE] the same Grace trays as gb200-nvl72. */
+    RACK("gb300-nvl72", "gb300", 72, 4, 800, HOST(2, 450, 1024, 960)),
     /* [DGX2] NVLink 150 GB/s per direction through NVSwitch, 50 Gb/s per
      * GPU (8 x 100 Gb/s for 16 GPUs). */
-    SERVER("dgx2-v100", "v100-sxm3-32gb", 16, 50),
+    /* [DGX2-H] 2 GPUs per PCIe Gen3 uplink, 255.9 GB/s, 1.5 TB. */
+    SERVER("dgx2-v100", "v100-sxm3-32gb", 16, 50, HOST(2, 0, 255.9, 1500)),
     /* [DGX1] hybrid cube-mesh NVLink (150 GB/s per direction per GPU over
      * 6 links), 50 Gb/s per GPU (4 x 100 Gb/s for 8 GPUs). */
-    SERVER("dgx1-v100", "v100-sxm2-32gb", 8, 50),
+    /* [DGX1-H] 2 GPUs per PCIe Gen3 uplink, 136.5 GB/s, 512 GB. */
+    SERVER("dgx1-v100", "v100-sxm2-32gb", 8, 50, HOST(2, 0, 136.5, 512)),
 };
 
 #define N_CLUSTER (sizeof cluster_presets / sizeof cluster_presets[0])

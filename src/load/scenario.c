@@ -173,6 +173,15 @@ static const scn_field scn_cluster_fields[] = {
           "a fraction >= 0 (0.2 = kernels 20 % slower; 0 = no straggler)"),
     F_STR(sc_cluster, "link_fail", link_fail),
     F_STR(sc_cluster, "link_degrade", link_degrade),
+    /* the host side of a server, for activation offloading (hostlink.c) */
+    F_INT(sc_cluster, "host_gpus_per_link", host.gpus_per_link, 0, PLAN_MAX_DEGREE,
+          "GPUs behind one uplink to the CPU, >= 0 (0 = each its own)"),
+    F_NUM(sc_cluster, "host_link_GBps", host.link_bw, 0, 0, 1e5, 1e9,
+          "GB/s per direction of that uplink >= 0 (0 = the GPU's host_GBps)"),
+    F_NUM(sc_cluster, "host_mem_GBps", host.mem_bw, 0, 0, 1e6, 1e9,
+          "GB/s of CPU memory per server >= 0 (0 = not limited)"),
+    F_NUM(sc_cluster, "host_RAM_GB", host.mem_bytes, 0, 0, 1e7, 1e9,
+          "GB of CPU memory per server >= 0 (0 = not limited)"),
 };
 static const scn_section scn_cluster_sec = {"cluster", scn_cluster_fields,
                                             NFIELDS(scn_cluster_fields)};

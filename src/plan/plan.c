@@ -601,7 +601,8 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
                         p->fsdp_shard, (long long)p->dp * p->cp, valid);
   }
   /* Megatron's layer-level CPU offloading (transformer_config.py): no
-   * pipeline parallelism, no recomputation, fewer layers than the model */
+   * pipeline parallelism, no recomputation, no per-layer CUDA graphs,
+   * fewer layers than the model */
   if (p->offload_layers > 0 && p->pp > 1)
     return sc_error_set(err, SC_EINPUT,
                         "plan.offload_layers: activation offloading needs plan.pp 1 (is %d); "
@@ -611,6 +612,10 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
     return sc_error_set(err, SC_EINPUT,
                         "plan.offload_layers: activation offloading needs plan.recompute "
                         "\"none\" (Megatron: it does not work with recomputation)");
+  if (p->offload_layers > 0 && p->cuda_graphs)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.offload_layers: activation offloading needs plan.cuda_graphs "
+                        "false (Megatron: \"CUDA graphs not supported with CPU offloading\")");
   if (p->offload_layers > 0 && s->model.kind == SC_MODEL_TRANSFORMER &&
       p->offload_layers >= s->model.tf.layers)
     return sc_error_set(err, SC_EINPUT,

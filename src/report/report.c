@@ -47,6 +47,24 @@ static void override_text(const sc_override *o, char *buf, size_t cap) {
     snprintf(buf + n, cap - n, " recompute %s", recomp_name((sc_recompute)o->recompute));
 }
 
+/* Activation offloading's pinned CPU memory per server when the plan
+ * offloads: what it needs and, over the server's CPU memory, the verdict
+ * with both numbers. */
+static void host_verdict(FILE *out, const sc_memory *m) {
+  if (m->host <= 0) return;
+  if (m->host_capacity > 0 && m->host > m->host_capacity)
+    fprintf(out, "%s  fits: NO -- offloaded activations need %.1f GiB of pinned CPU memory per server, "
+                 "the server has %.1f GiB (%.1f GiB over)\n",
+            m->total <= m->capacity ? "\n" : "", /* the first verdict line */
+            m->host / GIB, m->host_capacity / GIB, (m->host - m->host_capacity) / GIB);
+  else if (m->host_capacity > 0)
+    fprintf(out, "  offloaded activations: %.1f GiB of pinned CPU memory per server (of %.1f GiB)\n",
+            m->host / GIB, m->host_capacity / GIB);
+  else
+    fprintf(out, "  offloaded activations: %.1f GiB of pinned CPU memory per server\n",
+            m->host / GIB);
+}
+
 /* The time breakdown as (name, seconds) pairs, in report order. */
 typedef struct part { const char *name; double s; } part;
 static int parts(const sc_result *r, part *p) {
@@ -188,9 +206,10 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "    %-22s %12.2f\n", "capacity", r->mem.capacity / GIB);
   if (r->mem.fits)
     fprintf(out, "\n  fits: yes (%.1f GiB free)\n", (r->mem.capacity - r->mem.total) / GIB);
-  else
+  else if (r->mem.total > r->mem.capacity)
     fprintf(out, "\n  fits: NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB over)\n",
             r->mem.total / GIB, r->mem.capacity / GIB, (r->mem.total - r->mem.capacity) / GIB);
+  host_verdict(out, &r->mem);
   pred_caveats(out, s, r);
 }
 
@@ -231,8 +250,11 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   mem_parts(&r->mem, mp);
   fprintf(out, "},\n \"memory_bytes\": {");
   for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.6g}, \"fits\": %s", r->mem.capacity,
-          r->mem.fits ? "true" : "false");
+  fprintf(out, ", \"capacity\": %.6g", r->mem.capacity);
+  if (r->mem.host > 0) /* only plans that offload */
+    fprintf(out, ", \"host_offload_per_server\": %.6g, \"host_capacity_per_server\": %.6g",
+            r->mem.host, r->mem.host_capacity);
+  fprintf(out, "}, \"fits\": %s", r->mem.fits ? "true" : "false");
 }
 
 /* The members of a prediction's JSON object, from "{" to the last member
@@ -519,7 +541,11 @@ static void search_closest(FILE *out, const sc_candidate *c) {
   const sc_memory *m = &c->result.mem;
   part mp[6];
   mem_parts(m, mp);
-  if (m->total <= m->capacity) /* search --headroom */
+  if (m->host_capacity > 0 && m->host > m->host_capacity && m->total <= m->capacity)
+    fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU and %.1f GiB of pinned CPU "
+                 "memory per server, over the %.1f GiB the server has:\n",
+            m->total / GIB, m->host / GIB, m->host_capacity / GIB);
+  else if (m->total <= m->capacity) /* search --headroom */
     fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, within the %.1f GiB the GPU "
                  "has but not the headroom asked for:\n",
             m->total / GIB, m->capacity / GIB);

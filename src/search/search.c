@@ -107,12 +107,13 @@ static double get_bar(shared *sh) {
   return bar;
 }
 
-/* On the calling thread: report progress and watch the time budget. */
+/* Every thread watches the time budget (thread 0 may run out of plans
+ * first and stop looking); the calling thread alone reports progress. */
 static void watch(shared *sh, long done) {
-  if (thread_id() != 0) return;
   double now = clock_now_s();
   if (sh->o->max_seconds > 0 && now - sh->t0 > sh->o->max_seconds && get_stop(sh) == 0)
     set_stop(sh, SC_SEARCH_BUDGET);
+  if (thread_id() != 0) return;
   if (sh->o->progress && now - sh->last_report >= PROGRESS_EVERY_S) {
     sh->last_report = now;
     if (sh->o->progress(sh->o->progress_ctx, done, sh->n, now - sh->t0) && get_stop(sh) == 0)
@@ -235,7 +236,7 @@ static void first_pass(shared *sh, worker *w, long i) {
   w->held = sh->pts[i];
   w->held_static = m.weights + m.gradients + m.optimizer;
   w->capacity = usable(sh->o, m.capacity);
-  m.fits = m.total <= w->capacity;
+  m.fits = m.total <= w->capacity && (m.host_capacity <= 0 || m.host <= m.host_capacity);
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;

@@ -77,7 +77,8 @@ static int quarters(int n, int lo, int *out) {
 
 /* Recomputation and offloading of one (.., micro-batch, vpp): none,
  * selective, full, full for a few counts of each chunk's layers, and
- * (pp 1) offloading of a few counts of the layers. */
+ * (pp 1) offloading of a few counts of the `layers` that may be offloaded
+ * (0: none). */
 static int recompute_loop(sink *s, space_pt pt, int chunk, int layers) {
   static const signed char modes[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
   pt.recompute_layers = pt.offload_layers = 0;
@@ -143,6 +144,10 @@ static int state_loop(sink *s, space_pt pt, const sc_scenario *base, const layou
                                           : base->cluster.gpus_per_node;
   signed char dts[SC_DTYPE_COUNT];
   int n_dt = dtypes_of(base, o, dts), first_zero = 1;
+  /* Megatron refuses CPU offloading with per-layer CUDA graphs
+   * (transformer_config.py: "CUDA graphs not supported with CPU
+   * offloading"): no offloaded layers then */
+  int offloadable = base->plan.cuda_graphs ? 0 : layers;
   for (int z = 0; z <= 3; z++) {
     /* DeepSpeed refuses ZeRO 2 and 3 with pipelining; without data
      * parallelism the stages are the same plan: the first one stands */
@@ -156,7 +161,7 @@ static int state_loop(sink *s, space_pt pt, const sc_scenario *base, const layou
       if (sh && (pt.fsdp_shard >= ranks || ranks % pt.fsdp_shard)) continue;
       for (int d = 0; d < n_dt; d++) {
         pt.dtype = dts[d];
-        if (inner(s, pt, base->plan.global_batch / pt.dp, ly, layers, o)) return -1;
+        if (inner(s, pt, base->plan.global_batch / pt.dp, ly, offloadable, o)) return -1;
       }
     }
   }

@@ -46,7 +46,7 @@ typedef struct space_pt {
  * space.c), batch (Megatron: micro-batch x dp divides the global batch)
  * or experts, interleaved schedules whose micro-batch count is not a
  * multiple of pp (Megatron-LM), ZeRO 2 and 3 with pipelining (DeepSpeed),
- * offloading with pipelining or recomputation (Megatron), dtypes the GPU
+ * offloading with pipelining, recomputation or CUDA graphs (Megatron), dtypes the GPU
  * has no peak for, and what o's constraints exclude. SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
  * counted before anything is allocated, the message gives the count and
  * the memory) or SC_ENOMEM. */

@@ -8,7 +8,8 @@
  *     model's own);
  *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
  *     batch_per_gpu;
- *   - dtype amp = fp16 GEMMs with fp16 gradients exchanged; `unknown`
+ *   - dtype amp = fp16 GEMMs, fp32 gradients exchanged (AMP keeps fp32
+ *     weights); `unknown`
  *     (MLPerf) = fp16, as NVIDIA's implementations train (MLPerf note 1);
  *   - the GPU preset `gpu`; `gpus_per_node` blank = min(gpus, 8);
  *     `intra_node` gives the wiring (nvswitch, DGX-1 hybrid cube-mesh,
@@ -16,8 +17,9 @@
  *     `host_link` the PCIe generation; `network_Gbps` the server's NICs;
  *   - `transport` tcp or rdma; blank/unknown = the scheme's library
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
- *   - `framework` with "horovod": Horovod tensor fusion, else the scheme's
- *     default (src/dp/overlap.c); eager (PyTorch) or a graph executor
+ *   - `framework` with "horovod": Horovod tensor fusion; TensorFlow 2
+ *     without Horovod: one message after the backward pass; else the
+ *     scheme's default (src/dp/overlap.c); eager (PyTorch) or a graph executor
  *     (TensorFlow, MXNet, OneFlow, Paddle, KungFu) as dpm_framework reads
  *     the text; unfused attention before
  *     Ampere (no FlashAttention on sm70 and older);
@@ -82,6 +84,18 @@ static int vdp_has(const char *s, const char *word) {
   for (; *s; s++)
     if (!strncasecmp(s, word, n)) return 1;
   return 0;
+}
+
+/* How the row's framework turns gradients into messages: Horovod's
+ * tensor fusion where it names Horovod; TensorFlow 2's distribution
+ * strategies (no Horovod) sum the gradients in the optimizer's
+ * apply_gradients, after the backward pass has produced all of them, as
+ * one batch (docs/dp.md "Per framework"): one message after the backward
+ * pass; else the scheme's default. */
+static sc_dp_fusion_kind vdp_fusion(const char *fw) {
+  if (vdp_has(fw, "horovod")) return SC_DP_FUSION_HOROVOD;
+  if (vdp_has(fw, "tensorflow-2.") || vdp_has(fw, "tensorflow 2.")) return SC_DP_FUSION_NONE;
+  return SC_DP_FUSION_AUTO;
 }
 
 static sc_dp_intra vdp_intra(const char *s) {
@@ -183,7 +197,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
   const char *fw = vdp_cell(c, "framework");
-  if (vdp_has(fw, "horovod")) d->fusion = SC_DP_FUSION_HOROVOD;
+  d->fusion = vdp_fusion(fw);
   sc_plan *p = &s->plan;
   sc_plan_default(p);
   long b = (long)vdp_num(c, "batch_per_gpu", 0);
@@ -201,6 +215,10 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   }
   const char *dt = vdp_cell(c, "dtype");
   p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32 : SC_FP16;
+  /* automatic mixed precision keeps the fp32 weights as the model's
+   * parameters (fp16 casts inserted before the GEMMs), so the gradients
+   * the all-reduce moves are fp32 (docs/dp.md "Mixed precision") */
+  if (!strcmp(dt, "amp")) s->dp.grad_bytes = 4;
   if (!strcmp(dt, "unknown") || !*dt)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
              *assumed ? "; " : "");

@@ -1,0 +1,132 @@
+/*
+ * test_dp_framework_rows.c -- what a dp_training row's `dtype` and
+ * `framework` cells make of the exchange (src/validate/dp_rows.c,
+ * docs/dp.md "Per framework"): automatic mixed precision all-reduces fp32
+ * gradients; TensorFlow 2 without Horovod sends one message after the
+ * backward pass; Horovod fuses, copying through its fusion buffer;
+ * anything else keeps the scheme's default.
+ * Rows are written to a temporary file in the dp_training schema
+ * (../shared/validation/DP-AND-RECSYS.md), so nothing here needs ../shared.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stepcast.h"
+
+static const char header[] =
+    "id,source,notes,model,model_variant,batch_per_gpu,grad_accum,global_batch,seq,dtype,"
+    "framework,data,gpu,gpus,gpus_per_node,nodes,intra_node,intra_node_GBps,host_link,"
+    "network_Gbps,nics_per_node,fabric,transport,scheme,scheme_family,ps_count,ps_placement,"
+    "synchronous,measured_samples_per_s,measured_uncertainty,measured_iter_s,worker_step_s,"
+    "measured_from,confidence,unstated_inputs\n";
+
+/* One row: id, model variant, batch, seq, dtype, framework; 16 V100 in two
+ * DGX-1-like servers, one 100 Gb/s EDR HCA each, NCCL all-reduce. */
+static void row(FILE *f, const char *id, const char *model, const char *variant, int batch,
+                const char *seq, const char *dtype, const char *fw) {
+  fprintf(f,
+          "%s,test,\"model: 224x224\",%s,%s,%d,1,%d,%s,%s,\"%s\",synthetic,v100-sxm2-16gb,16,8,2,"
+          "nvlink-hybrid-cube-mesh,,pcie-gen3-x16,100,1,infiniband-edr,rdma,allreduce_nccl,"
+          "allreduce,,,1,1000,,0.5,0.5,test,verified,\n",
+          id, model, variant, batch, batch * 16, seq, dtype, fw);
+}
+
+static char path[64];
+
+static void write_rows(void) {
+  snprintf(path, sizeof path, "/tmp/sc_dp_fw_rows_%d.csv", (int)getpid());
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fputs(header, f);
+  row(f, "amp", "bert_base", "bert_base", 64, "128", "amp", "pytorch 1.5 (NGC 20.03, APEX)");
+  row(f, "fp32", "bert_base", "bert_base", 64, "128", "fp32", "pytorch 1.5 (NGC 20.03, APEX)");
+  row(f, "tf2", "resnet50", "resnet50_v1.5", 128, "", "fp32", "tensorflow-2.3");
+  row(f, "tf2ddp", "resnet50", "resnet50_v1.5", 128, "", "fp32", "oneflow 0.2.0");
+  row(f, "hvd", "resnet50", "resnet50_v1.5", 128, "", "fp32", "mxnet 1.6.0 (Horovod)");
+  /* an NGC release number is not TensorFlow 2 */
+  row(f, "ngc", "resnet50", "resnet50_v1.5", 128, "", "fp32", "NGC TensorFlow 21.05-tf1");
+  fclose(f);
+}
+
+static sc_scenario scenario(const char *id) {
+  sc_scenario s;
+  sc_error e = {0};
+  cr_assert_eq(sc_validate_row_scenario(path, id, &s, &e), SC_OK, "row %s: %s", id, e.msg);
+  return s;
+}
+
+static sc_dp_result predict(const sc_scenario *s) {
+  sc_dp_result r;
+  sc_error e = {0};
+  cr_assert_eq(sc_dp_predict(s, &r, &e), SC_OK, "%s", e.msg);
+  return r;
+}
+
+static void cleanup(void) { remove(path); }
+
+TestSuite(dp_framework_rows, .init = write_rows, .fini = cleanup);
+
+Test(dp_framework_rows, amp_exchanges_fp32_gradients) {
+  sc_scenario amp = scenario("amp"), fp32 = scenario("fp32");
+  cr_assert_eq(amp.plan.dtype, SC_FP16, "AMP still runs its GEMMs in fp16");
+  cr_assert_float_eq(amp.dp.grad_bytes, 4, 0);
+  cr_assert_float_eq(fp32.dp.grad_bytes, 0, 0, "fp32 keeps the by-dtype default");
+  sc_dp_result r = predict(&amp);
+  double params = sc_model_params(&amp.model);
+  /* 4 bytes per parameter: 110 M parameters of BERT-base give ~440 MB,
+   * not the 220 MB an fp16 exchange would move */
+  cr_assert_float_eq(r.grad_bytes, 4 * params, 1e-9 * r.grad_bytes, "%g vs %g", r.grad_bytes,
+                     4 * params);
+  cr_assert_float_eq(r.grad_bytes, predict(&fp32).grad_bytes, 1e-9 * r.grad_bytes);
+  /* the same bytes as fp32 over the same links, behind a faster backward:
+   * no less exposed */
+  cr_assert_geq(r.exposed_s, 0.999 * predict(&fp32).exposed_s);
+}
+
+Test(dp_framework_rows, fusion_follows_the_framework) {
+  cr_assert_eq(scenario("tf2").dp.fusion, SC_DP_FUSION_NONE);
+  cr_assert_eq(scenario("hvd").dp.fusion, SC_DP_FUSION_HOROVOD);
+  cr_assert_eq(scenario("ngc").dp.fusion, SC_DP_FUSION_AUTO);
+  cr_assert_eq(scenario("tf2ddp").dp.fusion, SC_DP_FUSION_AUTO);
+}
+
+Test(dp_framework_rows, tf2_sends_one_message_after_the_backward_pass) {
+  sc_scenario s2 = scenario("tf2"), sd = scenario("tf2ddp");
+  sc_dp_result tf2 = predict(&s2), ddp = predict(&sd);
+  /* one message of every gradient, started when the backward pass ends:
+   * nothing overlaps, so the whole exchange is exposed and the step is
+   * the one-GPU compute plus it */
+  cr_assert_eq(tf2.messages, 1);
+  cr_assert_float_eq(tf2.exposed_s, tf2.comm_s, 1e-12, "%g vs %g", tf2.exposed_s, tf2.comm_s);
+  cr_assert_float_eq(tf2.step_s, tf2.compute_s + tf2.comm_s, 1e-9 * tf2.step_s, "%g vs %g + %g",
+                     tf2.step_s, tf2.compute_s, tf2.comm_s);
+  /* DDP's buckets hide most of theirs behind the backward pass */
+  cr_assert_gt(ddp.messages, 1);
+  cr_assert_lt(ddp.exposed_s, 0.5 * ddp.comm_s, "%g of %g", ddp.exposed_s, ddp.comm_s);
+  cr_assert_gt(tf2.step_s, ddp.step_s);
+}
+
+Test(dp_framework_rows, horovod_copies_through_its_fusion_buffer) {
+  /* one fused message of every gradient (a 10 s cycle tick after the
+   * backward pass, no size cap) against the same single message without
+   * Horovod: the all-reduce is the same, Horovod adds the memcpy into and
+   * out of its fusion buffer, 2 copies x (read + write) of every byte at
+   * the GPU's achievable HBM bandwidth */
+  sc_scenario hvd = scenario("hvd");
+  hvd.dp.cycle_s = 10, hvd.dp.bucket_bytes = 1e15;
+  sc_scenario one = hvd;
+  one.dp.fusion = SC_DP_FUSION_NONE;
+  sc_dp_result rh = predict(&hvd), r1 = predict(&one);
+  cr_assert_eq(rh.messages, 1);
+  cr_assert_eq(r1.messages, 1);
+  double bw = hvd.cluster.gpu.hbm_bw * hvd.cluster.gpu.hbm_eff;
+  cr_assert_gt(bw, 0);
+  double copy = 4 * rh.grad_bytes / bw; /* ResNet-50: ~102 MB / ~0.8 TB/s x 4 ~ 0.5 ms */
+  cr_assert_float_eq(rh.comm_s - r1.comm_s, copy, 1e-9, "%g - %g vs %g", rh.comm_s, r1.comm_s,
+                     copy);
+  cr_assert(copy > 1e-4 && copy < 2e-3, "%g s", copy);
+}

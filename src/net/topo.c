@@ -208,14 +208,25 @@ int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size) {
   }
   mem_free(ids), mem_free(seen);
   if (rc != SC_OK || !warn) return rc;
-  /* asymmetric links: a->b with no b->a of the same bandwidth */
+  /* asymmetric links: a->b with no b->a of the same bandwidth, looked for
+   * among the out-links of b or the in-links of a, whichever are fewer
+   * (a star's hub has a link per host: O(links) either way, not O(n^2)) */
   int nwarn = 0;
   for (int i = 0; i < t->n_links; i++) {
     const topo_link *l = &t->links[i];
     int back = 0;
-    for (int k = t->out_start[l->dst]; k < t->out_start[l->dst + 1]; k++) {
-      const topo_link *m = &t->links[t->out_link[k]];
-      if (m->dst == l->src && m->bw == l->bw) back = 1;
+    int n_out = t->out_start[l->dst + 1] - t->out_start[l->dst];
+    int n_in = t->in_start[l->src + 1] - t->in_start[l->src];
+    if (n_out <= n_in) {
+      for (int k = t->out_start[l->dst]; k < t->out_start[l->dst + 1] && !back; k++) {
+        const topo_link *m = &t->links[t->out_link[k]];
+        back = m->dst == l->src && m->bw == l->bw;
+      }
+    } else {
+      for (int k = t->in_start[l->src]; k < t->in_start[l->src + 1] && !back; k++) {
+        const topo_link *m = &t->links[t->in_link[k]];
+        back = m->src == l->dst && m->bw == l->bw;
+      }
     }
     if (!back && nwarn++ < 4) {
       size_t used = strlen(warn);

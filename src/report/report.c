@@ -749,6 +749,21 @@ void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *files, 
   else val_table(out, files, n, flags);
 }
 
+
+/* The host side of a cluster preset as activation offloading sees it
+ * (sc_host; only what the preset states, 0 meaning not limited). */
+static void preset_host(FILE *out, const sc_host *h) {
+  if (h->gpus_per_link > 1) {
+    fprintf(out, "; host: %d GPUs per uplink", h->gpus_per_link);
+    if (h->link_bw > 0) fprintf(out, " of %.0f GB/s", h->link_bw / 1e9);
+  } else if (h->link_bw > 0 || h->mem_bw > 0 || h->mem_bytes > 0) {
+    fprintf(out, "; host: own link per GPU");
+  } else {
+    return;
+  }
+  if (h->mem_bw > 0) fprintf(out, ", CPU memory %.0f GB/s", h->mem_bw / 1e9);
+  if (h->mem_bytes > 0) fprintf(out, ", %.0f GB", h->mem_bytes / 1e9);
+}
 /* ------------------------------------------------------------ collective */
 
 void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
@@ -833,8 +848,10 @@ static void presets_table(FILE *out) {
   fprintf(out, "\nClusters (cluster.preset):\n");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
-    fprintf(out, "  %-16s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU\n",
+    fprintf(out, "  %-16s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU",
             c->name, c->gpu.name, c->gpus_per_node, c->nvlink_domain, c->nic_bw * 8 / 1e9);
+    preset_host(out, &c->host);
+    fputc('\n', out);
   }
 }
 

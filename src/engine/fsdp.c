@@ -58,16 +58,29 @@ typedef struct ds_mods {
   double calls, gathered, largest, persistent;
 } ds_mods;
 
-static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
-  ds_mods d = {0, 0, 0, 0};
+/* The factor that scales segment sg's operators' parameters so that they
+ * sum to sg->params. */
+static double ds_scale(const eng *e, const xg_segment *sg) {
   const wg_block *bl = &e->g->blocks[sg->block];
   double all = 0;
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
     all += e->g->ops[i].params > 0 ? op_params(&e->g->ops[i], sg) : 0;
-  double scale = all > 0 ? sg->params / all : 0;
+  return all > 0 ? sg->params / all : 0;
+}
+
+/* Parameters of module (operator) i of sg's block after ds_scale, 0 for
+ * a module without parameters. */
+static double ds_module(const eng *e, const xg_segment *sg, int i, double scale) {
+  return e->g->ops[i].params > 0 ? op_params(&e->g->ops[i], sg) * scale : 0;
+}
+
+static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
+  ds_mods d = {0, 0, 0, 0};
+  const wg_block *bl = &e->g->blocks[sg->block];
+  double scale = ds_scale(e, sg);
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
-    if (e->g->ops[i].params <= 0) continue;
-    double p = op_params(&e->g->ops[i], sg) * scale;
+    double p = ds_module(e, sg, i, scale);
+    if (p <= 0) continue;
     if (p < e->s->plan.ds_persistence) {
       d.persistent += p;
       continue;
@@ -82,15 +95,11 @@ static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
 /* DeepSpeed's gathers of segment sg: one all-gather per module. */
 static double ds_gather_time(const eng *e, const xg_segment *sg, grp_share *share) {
   const wg_block *bl = &e->g->blocks[sg->block];
-  double eb = bytes_of(&e->s->plan), t = 0, all = 0;
-  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
-    all += e->g->ops[i].params > 0 ? op_params(&e->g->ops[i], sg) : 0;
-  double scale = all > 0 ? sg->params / all : 0;
+  double eb = bytes_of(&e->s->plan), t = 0, scale = ds_scale(e, sg);
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
-    if (e->g->ops[i].params <= 0) continue;
-    double p = op_params(&e->g->ops[i], sg) * scale;
+    double p = ds_module(e, sg, i, scale);
     grp_share s = {0, 0};
-    if (p < e->s->plan.ds_persistence) continue;
+    if (p <= 0 || p < e->s->plan.ds_persistence) continue;
     t += eng_coll(e, sg->dp_group, COLL_ALL_GATHER, p * eb, &s);
     if (s.sm > share->sm) share->sm = s.sm;
     if (s.hbm > share->hbm) share->hbm = s.hbm;

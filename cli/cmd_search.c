@@ -31,7 +31,7 @@ static void help(void) {
          "  --all                 also list plans that do not fit in memory\n");
   search_limits_help();
   printf(
-         "  --rerank              re-rank the listed plans by the event engine (timeline)\n"
+         "  --rerank              re-rank the listed plans by the event engine (docs/event.md)\n"
          "  --threads N           threads (default: every core; same result for any N)\n"
          "  --max-plans N         search only the first N plans of the space\n"
          "  --max-seconds S       stop after S seconds with the best so far\n"

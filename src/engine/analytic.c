@@ -643,7 +643,13 @@ void eng_step_of(const eng *e, eng_step *out) {
   double others = 0;
   for (int s = 0; s < x->n_stages; s++)
     if (s != out->worst) others += e->st[s].f + e->st[s].b;
-  out->bubble = p->pp > 1 ? ps->bubble(&shape) * others / (p->pp - 1) : 0;
+  /* the batch's host work (stage_cost) precedes a micro-batch's first
+   * chunk only: the fill waits for it whole at each of the pp - 1 stages
+   * it passes, while the rest of a stage's pass is cut into vpp chunks */
+  double bh = p->framework_eager ? cost_batch_host(&e->s->cluster.gpu) : 0;
+  out->bubble = p->pp > 1 ? ps->bubble(&shape) * (others - (p->pp - 1) * bh) / (p->pp - 1) +
+                                (p->pp - 1) * bh
+                          : 0;
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking (pipe.h) */

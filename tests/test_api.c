@@ -27,7 +27,7 @@ Test(api, coll_op_names_round_trip) {
 
 Test(api, nccl_time_is_the_module_cost) {
   sc_coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8};
-  coll_group cg = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8};
+  coll_group cg = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
   for (int op = 0; op < SC_COLL_OP_COUNT; op++)
     for (double bytes = 1024; bytes <= 1 << 30; bytes *= 32) {
       sc_coll_cost a = sc_coll_nccl_time((sc_coll_op)op, bytes, &g);

@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 static coll_group a100(int n) {
-  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8};
+  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
   return g;
 }
 
@@ -86,7 +86,7 @@ Test(coll_nccl, simple_bandwidth_ramp) {
  * is 2 MiB), 2 slices of 512 KiB, 3 primitives: pull waits 6 times, push
  * 3. Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
 Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
   coll_group a = v;
   a.arch = 80;
   double b = 4.0 * (1 << 20);

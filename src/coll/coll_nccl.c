@@ -363,6 +363,32 @@ static double latency(const nccl_sys *s, coll_op op, coll_algo a,
   return lat * US;
 }
 
+/* NCCL's size-dependent refinements of its estimate of an all-reduce,
+ * applied when it compares (ncclTopoGetAlgoTime, NCCL src/graph/tuning.cc,
+ * 2.30.7: ../shared/reference/nccl/src/graph/tuning.cc): the tree's
+ * bandwidth times treeCorrectionFactor[proto][log2(bytes / 64)] (sizes
+ * below 2^29 B; 64 B-256 MiB), and the ring's latency (Simple, across
+ * nodes, at least 64 B per channel and rank) times 1.4 from Ampere (1.9
+ * before: "plateau effect of ring"). */
+static const double tree_corr[COLL_PROTO_COUNT][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+static double tree_correction(coll_algo a, coll_proto p, double bytes) {
+  if (a != COLL_ALGO_TREE) return 1.0;
+  int l = 0;
+  for (double x = floor(bytes / 64); x >= 2; x /= 2) l++; /* NCCL log2i(bytes >> 6) */
+  return l < 23 ? tree_corr[p][l] : 1.0;
+}
+
+static double ring_plateau(const nccl_sys *s, coll_algo a, coll_proto p, double bytes) {
+  if (a != COLL_ALGO_RING || p != COLL_PROTO_SIMPLE || s->nodes <= 1) return 1.0;
+  if (bytes / ((double)s->nch_run * s->n) < 64) return 1.0;
+  return s->cc < CC_AMPERE ? 1.9 : 1.4;
+}
+
 /* NCCL's own estimate of (a, p), the number its tuner compares: seconds
  * including COLL_LAUNCH_S, or -1 when NCCL would not run that pair. */
 static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
@@ -375,7 +401,12 @@ static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
   double ratio = a == COLL_ALGO_RING ? (double)s->n / ring_steps(op, s->n)
                  : a == COLL_ALGO_NVLS ? NVLS_RATIO
                                        : 0.5;
-  return COLL_LAUNCH_S + latency(s, op, a, p) + bytes / (bw * ratio * GBS);
+  double lat = latency(s, op, a, p);
+  if (op == COLL_ALL_REDUCE) {
+    bw *= tree_correction(a, p, bytes);
+    lat *= ring_plateau(s, a, p, bytes);
+  }
+  return COLL_LAUNCH_S + lat + bytes / (bw * ratio * GBS);
 }
 
 /* Channels a collective of `bytes` runs on: NCCL lowers the count while

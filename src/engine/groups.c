@@ -22,6 +22,7 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   g->intra_lat = c->nvlink_lat;
   g->inter_lat = c->nic_lat;
   g->node_gpus = domain;
+  g->host_gpus = 1; /* frameworks run one GPU per process */
   r.stride = stride;
   return r;
 }

@@ -161,4 +161,17 @@ Test(dp_framework_rows, packed_wikipedia_bert_runs_half_the_tokens) {
    * 60 % of the padded one's (batch 32: GEMM efficiency hardly moves) */
   double ratio = predict(&pk).compute_s / predict(&pd).compute_s;
   cr_assert(ratio > 0.4 && ratio < 0.6, "packed / padded compute %g", ratio);
+  /* the report says what it assumed for the row */
+  sc_validation v;
+  sc_error e = {0};
+  cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s", e.msg);
+  int seen = 0;
+  for (int i = 0; i < v.n; i++) {
+    if (strcmp(v.rows[i].id, "packed") && strcmp(v.rows[i].id, "padded")) continue;
+    int said = strstr(v.rows[i].assumed, "256 tokens per sequence") != NULL;
+    cr_assert_eq(said, !strcmp(v.rows[i].id, "packed"), "%s: %s", v.rows[i].id, v.rows[i].assumed);
+    seen++;
+  }
+  cr_assert_eq(seen, 2);
+  sc_validation_free(&v);
 }

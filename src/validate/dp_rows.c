@@ -162,6 +162,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
   if (s->model.kind == SC_MODEL_BERT)
     s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), s->model.bert.seq);
+  if (s->model.kind == SC_MODEL_BERT && s->model.bert.tokens > 0)
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%s%d tokens per sequence (packed)",
+             *assumed ? "; " : "", s->model.bert.tokens);
   int image = vdp_image(vdp_cell(c, "notes"));
   if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
@@ -201,8 +204,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
     double per_gpu = rowd_reference_nic(g->name, &ref);
     d->network_bw = ref ? per_gpu * gpn : 10e9 / 8;
     cl->nic_bw = d->network_bw / gpn;
-    snprintf(assumed, an, "network %.0f Gb/s per server (not stated; %s)", d->network_bw * 8 / 1e9,
-             ref ? ref : "10 GbE");
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%snetwork %.0f Gb/s per server (not stated; %s)", *assumed ? "; " : "",
+             d->network_bw * 8 / 1e9, ref ? ref : "10 GbE");
   }
   const char *tr = vdp_cell(c, "transport");
   d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA

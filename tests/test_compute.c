@@ -93,3 +93,25 @@ Test(compute, fp8_falls_back_on_gpus_without_it) {
   const sc_gpu *v = gpu("v100-sxm2-32gb");
   cr_assert_float_eq(cost_peak(v, SC_BF16), 125e12, 1);
 }
+
+/* A GEMM the GPU runs on its CUDA cores takes the CUDA-core fit of the
+ * V100 fp32 convolutions (eff_cuda 0.78, k-loop prologue 8), not the
+ * tensor-core one (gemm_eff, prologue 256). 2560 x 2048 on a V100 (80
+ * SMs): 10 x 16 tiles of 256 x 128 = 160 CTAs, two full waves, every
+ * tile full; k = 4096. fp32: 0.78 x 4096 / 4104;
+ * fp16 on its tensor cores: 0.84 x 4096 / 4352. */
+Test(compute, cuda_core_gemms_take_the_cuda_core_fit) {
+  const sc_gpu *g = gpu("v100-sxm2-16gb");
+  double m = 2560, n = 2048, k = 4096;
+  double fp32 = cost_gemm_eff(g, SC_FP32, m, n, k, 1);
+  double fp16 = cost_gemm_eff(g, SC_FP16, m, n, k, 1);
+  cr_assert_float_eq(fp32, 0.78 * 4096 / 4104, 1e-9, "fp32 %g", fp32);
+  cr_assert_float_eq(fp16, g->gemm_eff * 4096 / 4352, 1e-9, "fp16 %g", fp16);
+  /* the time is that efficiency of the fp32 FMA rate */
+  double t = cost_gemm(g, SC_FP32, m, n, k, 1);
+  cr_assert_float_eq(t, 2 * m * n * k / (g->peak_flops[SC_FP32] * fp32) + 3e-6, 1e-9 * t);
+  /* an A100 runs fp32 (no TF32) on its CUDA cores too, tf32 on tensor cores */
+  const sc_gpu *a = gpu("a100-sxm4-80gb");
+  cr_assert_lt(cost_gemm_eff(a, SC_FP32, 8192, 8192, 8192, 1), 0.79);
+  cr_assert_gt(cost_gemm_eff(a, SC_TF32, 8192, 8192, 8192, 1), 0.80);
+}

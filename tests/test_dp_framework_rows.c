@@ -35,6 +35,16 @@ static void row(FILE *f, const char *id, const char *model, const char *variant,
           id, model, variant, batch, batch * 16, seq, dtype, fw);
 }
 
+/* A BERT-large row of MLPerf's shape: notes and data as given, one
+ * 8-GPU NVSwitch server. */
+static void bert_row(FILE *f, const char *id, const char *notes, const char *data, int seq) {
+  fprintf(f,
+          "%s,test,\"%s\",bert_large,bert_large,32,1,256,%d,unknown,PyTorch NVIDIA Release "
+          "22.04,%s,a100-sxm4-80gb,8,8,1,nvswitch,300,,,,none,none,allreduce_nccl,allreduce,,,1,"
+          "1000,,0.5,0.5,test,verified,\n",
+          id, notes, seq, data);
+}
+
 static char path[64];
 
 static void write_rows(void) {
@@ -49,6 +59,11 @@ static void write_rows(void) {
   row(f, "hvd", "resnet50", "resnet50_v1.5", 128, "", "fp32", "mxnet 1.6.0 (Horovod)");
   /* an NGC release number is not TensorFlow 2 */
   row(f, "ngc", "resnet50", "resnet50_v1.5", 128, "", "fp32", "NGC TensorFlow 21.05-tf1");
+  static const char packs[] = "most implementations pack/unpad sequences";
+  bert_row(f, "packed", packs, "real (Wikipedia)", 512);
+  bert_row(f, "padded", "max seq 512", "real (Wikipedia)", 512);
+  bert_row(f, "packed128", packs, "real (Wikipedia)", 128);
+  bert_row(f, "packedsyn", packs, "synthetic", 512);
   fclose(f);
 }
 
@@ -129,4 +144,34 @@ Test(dp_framework_rows, horovod_copies_through_its_fusion_buffer) {
   cr_assert_float_eq(rh.comm_s - r1.comm_s, copy, 1e-9, "%g - %g vs %g", rh.comm_s, r1.comm_s,
                      copy);
   cr_assert(copy > 1e-4 && copy < 2e-3, "%g s", copy);
+}
+
+Test(dp_framework_rows, packed_wikipedia_bert_runs_half_the_tokens) {
+  /* the notes say the implementations pack or unpad, the data is the
+   * Wikipedia pre-training set at 512: half its tokens are padding
+   * (Krell et al. 2021), so the encoder runs 256 tokens a sequence;
+   * without the notes, at another length or on other data: padded (0) */
+  sc_scenario pk = scenario("packed"), pd = scenario("padded");
+  cr_assert_eq(pk.model.bert.tokens, 256);
+  cr_assert_eq(pd.model.bert.tokens, 0);
+  cr_assert_eq(scenario("packed128").model.bert.tokens, 0);
+  cr_assert_eq(scenario("packedsyn").model.bert.tokens, 0);
+  /* per sequence the linear layers (~90 % of BERT-large's FLOPs at 512)
+   * halve and attention quarters: the compute falls to between 40 % and
+   * 60 % of the padded one's (batch 32: GEMM efficiency hardly moves) */
+  double ratio = predict(&pk).compute_s / predict(&pd).compute_s;
+  cr_assert(ratio > 0.4 && ratio < 0.6, "packed / padded compute %g", ratio);
+  /* the report says what it assumed for the row */
+  sc_validation v;
+  sc_error e = {0};
+  cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s", e.msg);
+  int seen = 0;
+  for (int i = 0; i < v.n; i++) {
+    if (strcmp(v.rows[i].id, "packed") && strcmp(v.rows[i].id, "padded")) continue;
+    int said = strstr(v.rows[i].assumed, "256 tokens per sequence") != NULL;
+    cr_assert_eq(said, !strcmp(v.rows[i].id, "packed"), "%s: %s", v.rows[i].id, v.rows[i].assumed);
+    seen++;
+  }
+  cr_assert_eq(seen, 2);
+  sc_validation_free(&v);
 }

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cost/compute.h"
+#include "cost/conv.h"
 
 /* Candidate output tiles of a tensor-core GEMM and the fraction of the
  * large-GEMM efficiency each reaches in steady state (a smaller tile has
@@ -95,9 +96,28 @@ double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
   return e * cost_fma_issue(g);
 }
 
+/* The shape parameters and large-GEMM efficiency of a GEMM in dt on g.
+ * On the tensor cores: the cuBLASLt fit above with the GPU's gemm_eff.
+ * On the CUDA cores (fp32 before Ampere or without TF32, fp16 before
+ * Volta: cost_conv_tensor_cores false): SGEMM's FMA pipeline, whose
+ * k-loop prologue is short next to its slow math, at the CUDA-core
+ * efficiency and prologue fitted to the CUDA-core implicit-GEMM
+ * convolutions of the V100 fp32 ResNet-50 trace (cost/conv.c
+ * COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8; docs/calibration.md), the
+ * only CUDA-core GEMM measurement in ../shared; Kepler's issue limit on
+ * top, as for those convolutions. rs_dense.c costs its MLPs the same way. */
+static double gemm_params(const sc_gpu *g, sc_dtype dt, cost_gemm_shape *sh) {
+  *sh = COST_GEMM_DEFAULT;
+  if (cost_conv_tensor_cores(g, dt)) return cost_gemm_peak_eff(g, dt);
+  sh->k0 = COST_CONV_DEFAULT.k0;
+  return COST_CONV_DEFAULT.eff_cuda * cost_fma_issue(g);
+}
+
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch) {
-  return cost_gemm_eff_ex(g, &COST_GEMM_DEFAULT, cost_gemm_peak_eff(g, dt), m, n, k, batch);
+  cost_gemm_shape sh;
+  double eff = gemm_params(g, dt, &sh);
+  return cost_gemm_eff_ex(g, &sh, eff, m, n, k, batch);
 }
 
 double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
@@ -115,7 +135,9 @@ double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
 
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch) {
-  return cost_gemm_ex(g, &COST_GEMM_DEFAULT, cost_gemm_peak_eff(g, dt), dt, m, n, k, batch);
+  cost_gemm_shape sh;
+  double eff = gemm_params(g, dt, &sh);
+  return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
 }
 
 /* Flash attention reaches attn_eff (the forward pass, non-causal, at seq

@@ -13,7 +13,9 @@
  *
  * Per message of b bytes per worker:
  *   one server, variables on its CPU: every GPU copies b over PCIe (two
- *     GPUs per switch uplink) and the CPUs sum gpus x b;
+ *     GPUs per switch uplink) and the CPUs sum gpus x b (distributed_
+ *     replicated: summed on the GPUs, then one copy; ps_local_cpu); the
+ *     pull copies b to every GPU;
  *   one server, variables on GPU 0: GPU 0's links carry (gpus-1) x b;
  *   several servers: a server sends its part (gpn x b per tower for
  *     parameter_server, b after summing locally for
@@ -48,7 +50,28 @@ typedef struct ps_ctx {
   double per_node;    /* worker payload per server per byte of gradient */
   int on_gpu;         /* variables on GPU 0 (one server) */
   double local_s;     /* per byte: summing the server's towers first */
+  int pull;           /* 1 = costing the pull (variables to the GPUs) */
 } ps_ctx;
+
+/* One server, variables on its CPUs: a push, or the pull when p->pull.
+ * parameter_server: every GPU copies b over PCIe (two GPUs per switch
+ * uplink) while the CPUs sum gpus x b and apply it.
+ * distributed_replicated: the towers' gradients are summed on the GPUs
+ * first (replicated copies, local_s; tf_cnn_benchmarks'
+ * VariableMgrDistributedReplicated aggregates with
+ * aggregate_gradients_using_copy_with_device_selection before the PS
+ * sees them), then the sum goes to the host once and the CPUs apply it:
+ * one step after the other. The pull of either is every GPU's copy from
+ * the host, which sums nothing. */
+static double ps_local_cpu(const ps_ctx *p, double b) {
+  const dp_fabric *f = p->c->f;
+  double link = dp_host_time(f, b, f->host_share);
+  if (p->pull) return link;
+  if (p->per_node == 1 && f->gpus > 1)
+    return p->local_s * b + dp_host_time(f, b, 1) + f->host_lat +
+           DP_PS_APPLY_PASSES * b / f->cpu_reduce_bw;
+  return fmax(link, f->host_lat + (f->gpus + DP_PS_APPLY_PASSES) * b / f->cpu_reduce_bw);
+}
 
 /* One direction of one message of b gradient bytes per worker. */
 static double ps_msg(const void *ctx, double b, int tensors) {
@@ -57,8 +80,7 @@ static double ps_msg(const void *ctx, double b, int tensors) {
   const dp_fabric *f = p->c->f;
   if (f->nodes == 1 && !p->dedicated) {
     if (p->on_gpu) return f->intra_lat + (f->gpus - 1) * b / f->intra_bw;
-    double link = dp_host_time(f, b, f->host_share);
-    return fmax(link, f->host_lat + (f->gpus + DP_PS_APPLY_PASSES) * b / f->cpu_reduce_bw);
+    return ps_local_cpu(p, b);
   }
   double part = p->per_node * b;
   double out = p->dedicated ? part : part * (p->servers - 1) / p->servers;
@@ -119,7 +141,10 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
 /* Exposed pull: the forward pass (layers in forward order, each its
  * forward window from dpm_layers) waits for each layer's variables,
  * pulled one after another from the start of the step. */
-static double ps_pull_exposed(const dp_model *m, const ps_ctx *p, double *total) {
+static double ps_pull_exposed(const dp_model *m, const ps_ctx *push, double *total) {
+  ps_ctx pull = *push;
+  const ps_ctx *p = &pull;
+  pull.pull = 1;
   double pulled = 0, t = m->head_s;
   *total = 0;
   for (int i = m->n - 1; i >= 0; i--) {

@@ -3,9 +3,10 @@
  *
  * How a row becomes a data-parallel scenario (blank cells: what the row's
  * framework would have used, the same way for every row):
- *   - the model preset named by `model_variant` (BERT: `seq` tokens; a
- *     CNN: the square input the notes state, "224x224", else the
- *     model's own);
+ *   - the model preset named by `model_variant` (BERT: `seq` tokens,
+ *     half of them on Wikipedia data at 512 when the notes say the
+ *     implementations pack or unpad: vdp_tokens; a CNN: the square input
+ *     the notes state, "224x224", else the model's own);
  *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
  *     batch_per_gpu;
  *   - dtype amp = fp16 GEMMs, fp32 gradients exchanged (AMP keeps fp32
@@ -133,6 +134,21 @@ static int vdp_image(const char *notes) {
   return 0;
 }
 
+/* Tokens per sequence BERT's encoder runs, on average, for a row whose
+ * notes say the implementations pack or unpad their sequences; 0 (= seq,
+ * padded) otherwise. Only BERT pre-training data from Wikipedia at the
+ * maximum length 512 has a published padding share: about half of its
+ * tokens are padding (Krell et al. 2021, "Efficient sequence packing
+ * without cross-contamination", arXiv:2107.02027, on the BERT Wikipedia
+ * pre-training set at sequence length 512: packing doubles throughput),
+ * so such rows run seq / 2 tokens. Other data or lengths stay padded. */
+#define VDP_WIKI512_PAD 0.5 /* padding share of BERT's Wikipedia set at 512 [Krell 2021] */
+static int vdp_tokens(const char *notes, const char *data, int seq) {
+  if (seq != 512 || !vdp_has(data, "wikipedia")) return 0;
+  if (!vdp_has(notes, "unpad") && !vdp_has(notes, "pack")) return 0;
+  return (int)(seq * (1 - VDP_WIKI512_PAD));
+}
+
 /* The scenario of the current row; 0, or 1 with `why` when the row cannot
  * be modelled (c->bad on a malformed cell). */
 static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
@@ -145,6 +161,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   s->model = *m;
   int seq = (int)vdp_num(c, "seq", 0);
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
+  if (s->model.kind == SC_MODEL_BERT)
+    s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), s->model.bert.seq);
+  if (s->model.kind == SC_MODEL_BERT && s->model.bert.tokens > 0)
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%s%d tokens per sequence (packed)",
+             *assumed ? "; " : "", s->model.bert.tokens);
   int image = vdp_image(vdp_cell(c, "notes"));
   if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
@@ -184,8 +205,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
     double per_gpu = rowd_reference_nic(g->name, &ref);
     d->network_bw = ref ? per_gpu * gpn : 10e9 / 8;
     cl->nic_bw = d->network_bw / gpn;
-    snprintf(assumed, an, "network %.0f Gb/s per server (not stated; %s)", d->network_bw * 8 / 1e9,
-             ref ? ref : "10 GbE");
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%snetwork %.0f Gb/s per server (not stated; %s)", *assumed ? "; " : "",
+             d->network_bw * 8 / 1e9, ref ? ref : "10 GbE");
   }
   const char *tr = vdp_cell(c, "transport");
   d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA

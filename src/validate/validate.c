@@ -307,6 +307,9 @@ static const struct {
      "COLL_LAUNCH_S (20 us) and the Simple-protocol step latency were chosen on this set"},
     {"vtrain_allreduce_v100.csv",
      "COLL_LAUNCH_S (20 us) and the push/pull step latency were chosen on this set"},
+    {"mlperf_resnet50_bert_v0.7-v2.1.csv",
+     "BERT rows: running packed/unpadded rows at half their tokens (value from Krell et al. "
+     "2021) was decided looking at this set"},
 };
 
 static void mark_in_sample(val_file *vf) {

@@ -136,6 +136,10 @@ typedef struct sc_rs_job {
                                   serve (HugeCTR): no all-to-all of lookup ids */
   double coll_cycle_s;         /* collectives start on a background cycle of this period
                                   (Horovod: 1 ms); each waits half of it; 0 = none */
+  double reader_batch_s;       /* data reader, one per node, prefetching: seconds per
+                                  batch (fixed part); 0 with reader_sample_s = not modelled */
+  double reader_sample_s;      /* data reader: seconds per sample of the node's share of
+                                  the global batch */
 } sc_rs_job;
 
 /* Defaults: no tables, one A100 80 GB, batch 65536, fp32, SGD, fused. */
@@ -197,6 +201,8 @@ typedef struct sc_rs_result {
   double optimizer_s;          /* dense optimizer step */
   double overhead_s;           /* host launches beyond the GPU, and collectives waiting
                                   for a framework's communication cycle */
+  double reader_s;             /* data reader time beyond the rest of the iteration (the
+                                  reader bounds it: iter_s >= its time per batch) */
   double mem_bytes;            /* memory of the fullest GPU */
   double mem_capacity;         /* one GPU's memory */
   int fits;                    /* 1 when every GPU's memory fits */

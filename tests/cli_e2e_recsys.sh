@@ -27,6 +27,14 @@ else
   echo "FAIL: recsys predict --format json is not the expected document"; fail=$((fail + 1))
 fi
 
+# a prefetching data reader slower than the GPUs bounds the iteration:
+# 2 ms + 0.5 us x 55296 samples (one node) = 29.648 ms
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["training"].update(reader_ms_per_batch=2, reader_us_per_sample=0.5); json.dump(d, open(sys.argv[2], "w"))' \
+  $EX/dlrm_criteo_8gpu.json "$TMP/reader.json"
+expect 0 "data reader" -- recsys predict "$TMP/reader.json"
+expect 0 "iteration        29.648 ms" -- recsys predict "$TMP/reader.json"
+expect 0 "the data reader bounds it" -- recsys plan "$TMP/reader.json" --top 2
+
 # ---------------------------------------------------------------- plan
 expect 0 "plans evaluated" -- recsys plan $EX/dlrm_criteo_8gpu.json --top 3
 expect 0 "best plan" -- recsys plan $EX/dlrm_criteo_8gpu.json

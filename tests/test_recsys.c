@@ -15,6 +15,7 @@
 #include "cost/compute.h"
 #include "recsys/rs_dense.h"
 #include "recsys/rs_emb.h"
+#include "recsys/rs_shard.h"
 #include "stepcast_recsys.h"
 
 #define JUMBO "50x100000x128@1+200;24x20000000x128@1+200;1x400000000x256@1+200;" \
@@ -182,6 +183,47 @@ Test(recsys_shard, keys_from_reader_drops_the_ids_all_to_all) {
   sc_rs_result_free(&b);
   sc_rs_plan_free(&p);
   sc_rs_job_free(&j);
+}
+
+/* A prefetching data reader per node bounds the iteration. 16 GPUs in 2
+ * nodes, global batch 65536: each node's reader handles 32768 samples.
+ * Reader 2 ms + 0.45 us per sample = 2 + 14.7456 = 16.7456 ms per batch.
+ * An iteration of T ms without it becomes max(T, 16.7456): the reader adds
+ * 16.7456 - T when it is slower, nothing when it is faster (0.05 us per
+ * sample = 1.6384 ms, below T). One node: 65536 samples, 2 + 29.4912 ms. */
+Test(recsys_shard, data_reader_bounds_the_iteration_by_hand) {
+  sc_rs_job j;
+  job(&j, "16x1000000x64@1", 16, SC_RS_UNIFORM, 0);
+  sc_rs_plan p;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  sc_rs_result a, b, c;
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &a, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(a.reader_s, 0, "no reader given: not modelled");
+  cr_assert(a.iter_s < 16.7456e-3, "the case needs a reader slower than the GPUs: %g", a.iter_s);
+  j.reader_batch_s = 2e-3;
+  j.reader_sample_s = 0.45e-6;
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &b, &e), SC_OK, "%s", e.msg);
+  cr_assert_float_eq(b.iter_s, 16.7456e-3, 1e-12, "iter %.9g", b.iter_s);
+  cr_assert_float_eq(b.reader_s, 16.7456e-3 - a.iter_s, 1e-12);
+  cr_assert_eq(b.emb_fwd_s, a.emb_fwd_s, "the GPU path is unchanged");
+  j.reader_batch_s = 0;
+  j.reader_sample_s = 0.05e-6; /* 1.6384 ms: hidden behind the GPUs */
+  cr_assert(a.iter_s > 1.6384e-3, "the case needs GPUs slower than 1.64 ms: %g", a.iter_s);
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &c, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(c.reader_s, 0);
+  cr_assert_eq(c.iter_s, a.iter_s);
+  sc_rs_result_free(&a);
+  sc_rs_result_free(&b);
+  sc_rs_result_free(&c);
+  sc_rs_plan_free(&p);
+  sc_rs_job_free(&j);
+  /* one node: the reader sees the whole global batch */
+  cr_assert_float_eq(rs_reader_exposed(&(sc_rs_job){.global_batch = 65536,
+                                                   .reader_batch_s = 2e-3,
+                                                   .reader_sample_s = 0.45e-6},
+                                       1, 10e-3),
+                     2e-3 + 29.4912e-3 - 10e-3, 1e-12);
 }
 
 /* Pooled vectors in the table's type (PyTorch embedding_bag, Keras under
@@ -479,6 +521,8 @@ Test(recsys_json, errors_name_the_key) {
       {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"pooled_in_table_type\": \"yes\"}}",
        "training.pooled_in_table_type"},
       {"{\"model\": {\"tables\": \"1x10x8@1\", \"concat_pool\": -7}}", "model.concat_pool"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"reader_us_per_sample\": -1}}",
+       "training.reader_us_per_sample: expected a number >= 0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     FILE *f = fopen(path, "w");

@@ -252,16 +252,21 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
                                    "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
                                    "collective_cycle_ms", "keys_from_reader",
-                                   "pooled_in_table_type", NULL};
+                                   "pooled_in_table_type", "reader_ms_per_batch",
+                                   "reader_us_per_sample", NULL};
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
   if (rc) return rc;
-  double b = (double)j->global_batch, eb = j->emb_bytes, cyc = 0;
+  double b = (double)j->global_batch, eb = j->emb_bytes, cyc = 0, rb = 0, rsmp = 0;
   if ((rc = getnum(c, o, "training", "global_batch", 1, &b)) ||
       (rc = getnum(c, o, "training", "embedding_bytes", 1, &eb)) ||
-      (rc = getnum(c, o, "training", "collective_cycle_ms", 0, &cyc)))
+      (rc = getnum(c, o, "training", "collective_cycle_ms", 0, &cyc)) ||
+      (rc = getnum(c, o, "training", "reader_ms_per_batch", 0, &rb)) ||
+      (rc = getnum(c, o, "training", "reader_us_per_sample", 0, &rsmp)))
     return rc;
+  j->reader_batch_s = fmin(rb, 1e7) * 1e-3;
+  j->reader_sample_s = fmin(rsmp, 1e7) * 1e-6;
   j->coll_cycle_s = fmin(cyc, 1e4) * 1e-3;
   j->global_batch = (long)fmin(b, 1e12);
   j->emb_bytes = (int)fmin(eb, 8);

@@ -351,6 +351,11 @@ static void explain(const sc_rs_job *j, sc_rs_plans *o) {
     if (i == 0 && o->n > 1 && w > 0 && w < (int)sizeof o->why[i])
       snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; %.2f %% faster than #2",
                100 * (o->res[1].iter_s - r->iter_s) / o->res[1].iter_s);
+    w = (int)strlen(o->why[i]);
+    if (r->reader_s > 0 && w < (int)sizeof o->why[i])
+      snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w,
+               "; the data reader bounds it (+%.3f ms)", r->reader_s * 1e3);
+    w = (int)strlen(o->why[i]);
     if (!r->fits && w > 0 && w < (int)sizeof o->why[i])
       snprintf(o->why[i] + w, sizeof o->why[i] - (size_t)w, "; DOES NOT FIT");
   }

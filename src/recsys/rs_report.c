@@ -64,6 +64,8 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   fprintf(out, "  exposed all-reduce   %9.3f ms\n", MS(r->allreduce_s));
   fprintf(out, "  dense optimizer      %9.3f ms\n", MS(r->optimizer_s));
   fprintf(out, "  host launches        %9.3f ms beyond the GPU\n", MS(r->overhead_s));
+  if (j->reader_batch_s > 0 || j->reader_sample_s > 0)
+    fprintf(out, "  data reader          %9.3f ms beyond the rest\n", MS(r->reader_s));
   fprintf(out, "memory        %.2f GiB on GPU %d of %.2f GiB: %s\n", GIB(r->mem_bytes),
           r->fullest_gpu, GIB(r->mem_capacity), r->fits ? "fits" : "DOES NOT FIT");
   if (r->gpu_emb_s && r->gpus <= 64) {
@@ -93,6 +95,8 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
           r->iter_s, r->samples_per_s, r->ids_s, r->emb_fwd_s, r->a2a_fwd_s, r->a2a_bwd_s,
           r->rs_fwd_s, r->ag_bwd_s, r->dense_fwd_s, r->dense_bwd_s, r->emb_bwd_s,
           r->allreduce_s, r->optimizer_s, r->overhead_s);
+  if (j->reader_batch_s > 0 || j->reader_sample_s > 0)
+    fprintf(out, "\"reader_s\": %.6g, ", r->reader_s);
   fprintf(out, "\"memory\": {\"max_bytes\": %.6g, \"gpu\": %d, \"capacity_bytes\": %.6g, "
                "\"fits\": %s}, \"worst_gpu\": %d, \"gpus\": [",
           r->mem_bytes, r->fullest_gpu, r->mem_capacity, r->fits ? "true" : "false",

@@ -308,6 +308,17 @@ static int host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
   return kernels;
 }
 
+/* A data reader per node prefetches the next batch while the GPUs train on
+ * this one (HugeCTR's reader threads, tf.data and DataLoader workers with
+ * prefetch): a steady iteration lasts the longer of the two, so the reader
+ * adds what its time per batch (fixed + per sample of the node's share of
+ * the global batch) exceeds the rest of the iteration by. */
+double rs_reader_exposed(const sc_rs_job *j, int nodes, double iter_s) {
+  double samples = (double)j->global_batch / (nodes > 0 ? nodes : 1);
+  double reader = j->reader_batch_s + j->reader_sample_s * samples;
+  return reader > iter_s ? reader - iter_s : 0;
+}
+
 void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   const sc_rs_job *j = c->j;
   const rs_dense_time *d = &c->dense;
@@ -357,6 +368,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
     r->overhead_s += calls * 0.5 * j->coll_cycle_s;
   }
   r->iter_s = gpu + r->overhead_s;
+  r->reader_s = rs_reader_exposed(j, c->nodes, r->iter_s);
+  r->iter_s += r->reader_s;
   r->samples_per_s = j->global_batch / r->iter_s;
   r->mem_capacity = j->gpu.hbm_bytes;
   r->fits = r->mem_bytes <= r->mem_capacity;

@@ -40,6 +40,11 @@ int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err);
  * not NULL (gpus entries, caller-owned). */
 void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r);
 
+/* Seconds a prefetching data reader per node (j's reader_batch_s +
+ * reader_sample_s x global_batch / nodes) adds to an iteration of iter_s
+ * seconds: what it exceeds iter_s by, else 0. */
+double rs_reader_exposed(const sc_rs_job *j, int nodes, double iter_s);
+
 /* Per-GPU lookup seconds of table t placed whole on one GPU (planner). */
 double rs_table_tw_s(const rs_ctx *c, int t);
 

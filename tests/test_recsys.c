@@ -304,13 +304,17 @@ Test(recsys_emb, optimizers_order_the_backward) {
 }
 
 /* Kernels that read a row with one thread per element (HugeCTR hash
- * tables, TensorFlow ops) move the 32-byte sectors the row spans. fp32
- * rows of width 1 and 8 are both one sector (4 B and 32 B): their forward
- * differs only by the pooled outputs written, 65536 x 7 x 4 B; width 9
- * (36 B) spans two sectors: 65536 lookups x 32 B more, of which the share
- * 1/1e6 on the hottest row (uniform ids; no L2 share here) costs a quarter.
- * A100 80 GB: 2039 GB/s x 0.79. FBGEMM's kernels (fused) charge width 1
- * as 32 elements x 1.75 = 224 B instead. */
+ * tables, TensorFlow ops) move the 32-byte sectors the row spans, and a
+ * random access from HBM costs max(sectors + 16, 64) B (measured,
+ * rs_emb.c). fp32 rows of width 1 and 8 are both one sector (4 B and
+ * 32 B), 64 B from HBM: their forward differs only by the pooled outputs
+ * written, 65536 x 7 x 4 B. Width 9 (36 B) spans two sectors, 80 B from
+ * HBM: 65536 lookups x 16 B more, except the share h = 1/1e6 on the
+ * hottest row (uniform ids; no L2 share here), which is read from L2 at a
+ * quarter of its sectors (32 B more x 0.25), + 4 B of output: 65536 x
+ * 20 B = 1.31 MB = 0.8137 us at 2039 GB/s x 0.79. FBGEMM's kernels (fused)
+ * charge width 1 as 32 elements x 1.75 = 224 B, with no random overhead,
+ * instead of 64 B from HBM + a 32 B probe. */
 Test(recsys_emb, sector_granular_rows_by_hand) {
   double f[3], b;
   int dims[3] = {1, 8, 9};
@@ -329,16 +333,45 @@ Test(recsys_emb, sector_granular_rows_by_hand) {
       double fh = f[0];
       j.kernel = SC_RS_FUSED;
       rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f[0], &b);
-      double extra = L * (224 - 32) * ((1 - h) + h * 0.25) - L * 32; /* no probe when fused */
+      double hash = L * ((1 - h) * 64 + h * 0.25 * 32) + L * 32; /* + the probe */
+      double extra = L * 224 * ((1 - h) + h * 0.25) - hash;
       cr_assert_float_eq(f[0] - fh, extra / bw, 1e-12, "fused - hash %g s", f[0] - fh);
       f[0] = fh;
     }
     sc_rs_job_free(&j);
   }
   cr_assert_float_eq(f[1] - f[0], L * 7 * 4 / bw, 1e-12, "width 8 - width 1: %g s", f[1] - f[0]);
-  cr_assert_float_eq(f[2] - f[1], (L * 32 * ((1 - h) + h * 0.25) + L * 4) / bw, 1e-12,
+  cr_assert_float_eq(f[2] - f[1], (L * (16 * (1 - h) + 32 * 0.25 * h) + L * 4) / bw, 1e-12,
                      "width 9 - width 8: %g s", f[2] - f[1]);
-  cr_assert_float_eq(f[2] - f[1], 1.4646e-6, 0.0001e-6);
+  cr_assert_float_eq(f[2] - f[1], 0.8137e-6, 0.0001e-6);
+}
+
+/* The optimizer update reads and writes each unique row at random: with a
+ * `hash` kernel a 64 B row (fp32, width 16) costs 64 + 16 = 80 B each way
+ * per array. Adagrad has one array more than SGD, so its backward is
+ * longer by U x 80 x 2 B, U = R (1 - (1 - 1/R)^L) unique rows of R = 1e6
+ * among L = 65536 uniform draws (63,434.7): 10.15 MB = 6.30 us at
+ * 2039 GB/s x 0.79. fused keeps 32 x 4 x 1.75 = 224 B per row. */
+Test(recsys_emb, random_row_updates_by_hand) {
+  double R = 1e6, L = 65536, bw = 2039e9 * 0.79, u = R * (1 - pow(1 - 1 / R, L));
+  double bwd[2][2];
+  for (int k = 0; k < 2; k++)
+    for (int o = 0; o < 2; o++) {
+      sc_rs_job j;
+      job(&j, "1x1000000x16@1", 1, SC_RS_UNIFORM, 0);
+      j.kernel = k ? SC_RS_FUSED : SC_RS_HASH;
+      j.opt = o ? SC_RS_ADAGRAD : SC_RS_SGD;
+      rs_tstat st;
+      rs_tstat_fill(&j, &j.model.tables[0], &st);
+      rs_shard_geo geo = {R, 1, 16, L, 1, L, 0};
+      double f;
+      rs_shard_time(&j, &j.model.tables[0], &st, &geo, &f, &bwd[k][o]);
+      sc_rs_job_free(&j);
+    }
+  cr_assert_float_eq(u, 63434.7, 0.1, "unique rows %g", u);
+  cr_assert_float_eq(bwd[0][1] - bwd[0][0], u * 80 * 2 / bw, 1e-12, "hash %g", bwd[0][1] - bwd[0][0]);
+  cr_assert_float_eq(bwd[0][1] - bwd[0][0], 6.30e-6, 0.01e-6);
+  cr_assert_float_eq(bwd[1][1] - bwd[1][0], u * 224 * 2 / bw, 1e-12, "fused %g", bwd[1][1] - bwd[1][0]);
 }
 
 /* A GPU hash table is sized per GPU (HugeCTR workspace_size_per_gpu_in_mb):

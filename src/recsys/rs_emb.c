@@ -44,6 +44,19 @@
  * sectors of a 128-byte L1/L2 line). A random row of b bytes therefore
  * moves ceil(b / 32) x 32 bytes: efficiency b / that (4 B rows: 1/8). */
 #define RS_SECTOR_BYTES 32.0
+/* A random row access costs more HBM time than its sectors: measured with
+ * tools/calib/gather_bench.cu on an H100 SXM5 (this repository, 2026-11-25;
+ * 8 GiB table, 2^24 uniform random ids, one thread per 4-byte element, as
+ * the `hash` and `per_table` kernels read): against sequential ids in the
+ * same kernel a random row of 4-32 B costs 57-85 B of sequential traffic
+ * (mean 68), 64 B rows 81, 128 B 140, 256 B 263, 512 B 521, 1 KiB 1041;
+ * max(sectors + 16, 64) bytes is within 3.5 % of each from 32 B up. Reads
+ * of fewer than 32 bytes scatter more (57-85 B) and random in-place
+ * updates of them (read + write) up to 123 B per direction (ECC read-
+ * modify-write of a partial sector): not modelled. Measured on Hopper's
+ * HBM3 only; applied to every GPU as bytes at its STREAM rate. */
+#define RS_RANDOM_EXTRA_BYTES 16.0
+#define RS_RANDOM_MIN_BYTES 64.0
 
 /* L2 cache of the GPU, bytes: V100 6 MiB, A100 40 MiB, A30 24 MiB, H100 /
  * H200 50 MiB (NVIDIA architecture whitepapers and datasheets); other GPUs
@@ -161,6 +174,16 @@ static double gather_bytes(sc_rs_kernel k, int dim, double eb) {
   return d * eb * pen;
 }
 
+/* HBM bytes one random access to a row of `b` bytes (as gather_bytes)
+ * costs: kernels reading a row one thread per element (`hash`,
+ * `per_table`) pay the measured random-access overhead above; FBGEMM's
+ * fused kernels keep the TorchRec planner's lane penalties, which already
+ * price their rows, and were not measured here. */
+static double random_bytes(sc_rs_kernel k, double b) {
+  if (k == SC_RS_FUSED) return b;
+  return fmax(b + RS_RANDOM_EXTRA_BYTES, RS_RANDOM_MIN_BYTES);
+}
+
 /* Rows a shard's table keeps on its GPU: a GPU hash table (HugeCTR *Hash
  * embeddings) is sized per GPU by workspace_size_per_gpu_in_mb, a figure
  * the user sets for the vocabulary, not for the vocabulary's share on one
@@ -197,7 +220,8 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double cache_rows = g->cache_bytes / (g->dim * eb);
   double hit = g->row_frac > 0 ? grid_at(st->mass, RS_MGRID, log2(fmax(1, cache_rows / g->row_frac)))
                                : 0;
-  double gather = g->lookups * rowb * ((1 - hit) + hit * RS_L2_HIT_COST);
+  double rand_rowb = random_bytes(j->kernel, rowb); /* a row fetched from HBM */
+  double gather = g->lookups * ((1 - hit) * rand_rowb + hit * RS_L2_HIT_COST * rowb);
   /* pooled vectors as the lookup writes them: the compute type, or the
    * table's type followed by a cast pass (and the gradient cast back) */
   double ob = j->pooled_table_type ? eb : ab, pooled = g->out_vectors * g->dim;
@@ -211,7 +235,7 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double passes = ceil(log2(fmax(2, g->rows)) / RS_SORT_DIGIT_BITS);
   double bwd = cast + pooled * ob + g->lookups * gather_bytes(j->kernel, g->dim, ob) +
                g->lookups * RS_SORT_PAIR_BYTES * 2 * passes +
-               u * rowb * 2 * opt_arrays(j->opt);
+               u * rand_rowb * 2 * opt_arrays(j->opt);
   if (j->opt == SC_RS_ADAM_GLOBAL) bwd += held_rows(j, g) * g->dim * eb * 2 * opt_arrays(j->opt);
   /* ops per table: the gradient leaves the lookup op as a sparse tensor of
    * one row per lookup (TensorFlow's IndexedSlices), written, then read

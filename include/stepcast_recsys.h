@@ -74,6 +74,9 @@ typedef struct sc_rs_model {
   int concat_pool;             /* concat: average pooling of the concatenated embeddings
                                   with this window and stride before the MLP
                                   (distributed-embeddings synthetic models); 0 = none */
+  int dropout;                 /* 1 = dropout after every MLP layer but the top MLP's
+                                  last (a uniform float mask drawn per element, applied
+                                  forward and backward) */
 } sc_rs_model;
 
 void sc_rs_model_free(sc_rs_model *m);

@@ -37,11 +37,30 @@ static void layer(const sc_rs_job *j, double b, int in, int out, int first, doub
   *kernels += 2 + (first ? 3 : 4);
 }
 
+/* Dropout on b x width activations: a uniform float drawn per element
+ * into a mask buffer (4 B written; cuRAND's curandGenerateUniform, as
+ * HugeCTR's DropoutLayer draws it), then applied: read the activation and
+ * the mask, write the output; backward reads the gradient and the mask and
+ * writes the gradient. fp32: 16 B per element forward, 12 backward. */
+#define RS_DROPOUT_MASK_BYTES 4.0
+static void dropout(const sc_rs_job *j, double b, int width, double *fwd, double *bwd,
+                    int *kernels, double *kept) {
+  double e = b * width, ab = abytes(j->dtype), mk = RS_DROPOUT_MASK_BYTES;
+  *fwd += cost_mem(&j->gpu, e * mk) + cost_mem(&j->gpu, e * (2 * ab + mk));
+  *bwd += cost_mem(&j->gpu, e * (2 * ab + mk));
+  *kernels += 3;
+  *kept += e * mk;
+}
+
+/* An MLP of n layers; with the model's dropout, after each layer but the
+ * last when `last_is_output` (the top MLP's logit). */
 static void mlp(const sc_rs_job *j, double b, int in, const int *w, int n, int first,
-                double *fwd, double *bwd, int *kernels, double *kept) {
+                int last_is_output, double *fwd, double *bwd, int *kernels, double *kept) {
   for (int i = 0; i < n; i++) {
     layer(j, b, in, w[i], first && i == 0, fwd, bwd, kernels);
     *kept += b * (in + w[i]) * abytes(j->dtype);
+    if (j->model.dropout && !(last_is_output && i == n - 1))
+      dropout(j, b, w[i], fwd, bwd, kernels, kept);
     in = w[i];
   }
 }
@@ -124,10 +143,10 @@ void rs_dense(const sc_rs_job *j, double b, rs_dense_time *d) {
   const sc_rs_model *m = &j->model;
   *d = (rs_dense_time){0};
   if (b <= 0) return;
-  mlp(j, b, m->dense_features, m->bottom, m->n_bottom, 1, &d->bottom_fwd, &d->bottom_bwd,
+  mlp(j, b, m->dense_features, m->bottom, m->n_bottom, 1, 0, &d->bottom_fwd, &d->bottom_bwd,
       &d->kernels, &d->act_bytes);
   interaction(j, b, &d->top_fwd, &d->top_bwd, &d->kernels, &d->act_bytes);
-  mlp(j, b, sc_rs_interaction_width(m), m->top, m->n_top, 0, &d->top_fwd, &d->top_bwd,
+  mlp(j, b, sc_rs_interaction_width(m), m->top, m->n_top, 0, 1, &d->top_fwd, &d->top_bwd,
       &d->kernels, &d->act_bytes);
   /* loss and its gradient */
   d->top_fwd += cost_mem(&j->gpu, b * 8);

@@ -181,7 +181,7 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
 static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   static const char *const ok[] = {"kind", "name", "tables", "ids", "dense_features", "bottom_mlp",
                                    "top_mlp", "interaction", "cross_layers", "cross_rank",
-                                   "concat_pool", NULL};
+                                   "concat_pool", "dropout", NULL};
   if (!json_is_object(o)) return fail(c, "model", "an object");
   int rc = keys_ok(c, o, "model", ok);
   if (rc) return rc;
@@ -212,6 +212,9 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   m->cross_layers = (int)fmin(cl, 64);
   m->cross_rank = (int)fmin(cr, 1 << 20);
   m->concat_pool = (int)fmin(cp, 1 << 20);
+  json_t *dr = json_object_get(o, "dropout");
+  if (dr && !json_is_boolean(dr)) return fail(c, "model.dropout", "true or false");
+  m->dropout = dr && json_is_true(dr);
   json_t *t = json_object_get(o, "tables");
   if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
   return tables_of(c, t, json_object_get(o, "ids"), m);

@@ -31,6 +31,8 @@
  *     cast the pooled vectors to the compute type (mixed precision);
  *   - "avgpool stride N" (interaction) average-pools the concatenated
  *     embeddings before the MLP;
+ *   - "dropout" in an MLP column (HugeCTR Wide&Deep) puts dropout after
+ *     every MLP layer but the logit;
  *   - a bottom MLP "on GPU 0" (sharding_detail) runs there for the whole
  *     batch before the all-to-all; so does every PyTorch row's but
  *     TorchRec's (NVIDIA's PyTorch DLRM, whose layout the DLE rows state:
@@ -222,6 +224,9 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
     m->cross_layers = (int)after(in, "(", 3);
     m->cross_rank = (int)after(in, "projection", 0);
   }
+  /* "2x1024-1 (ReLU, dropout 0.5)": dropout after the hidden layers */
+  m->dropout = strcasestr_ascii(cell(c, "top_mlp"), "dropout") ||
+               strcasestr_ascii(cell(c, "bottom_mlp"), "dropout");
   int nt = widths(c, "top_mlp", w, SC_RS_MAX_LAYERS + 1);
   int first = nt && w[0] == sc_rs_interaction_width(m); /* the input width, not a layer */
   for (int i = first; i < nt && m->n_top < SC_RS_MAX_LAYERS; i++) m->top[m->n_top++] = w[i];

@@ -25,7 +25,7 @@
 #include "stepcast.h"
 
 typedef struct opts {
-  int op, ranks, ppn, arch;
+  int op, ranks, ppn, arch, gpt;
   double nvlink, nic, min, max, factor;
   const char *topo, *algo, *html;
   sc_format format;
@@ -93,7 +93,7 @@ static int count(const char *s, long max, int *out) {
 static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
-  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.nvlink_GBps, d.nic_Gbps,
+  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.nvlink_GBps, d.nic_Gbps,
               d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
@@ -111,6 +111,9 @@ static int parse(int argc, char **argv, opts *o) {
     } else if (!strcmp(k, "--ppn")) {
       if (count(v, 1 << 24, &o->ppn)) return bad("--ppn expects an integer 1..16777216, got", v);
       ppn_set = 1;
+    } else if (!strcmp(k, "--gpus-per-thread")) {
+      if (count(v, 1024, &o->gpt))
+        return bad("--gpus-per-thread expects an integer 1..1024 (nccl-tests -g), got", v);
     } else if (!strcmp(k, "--arch")) {
       if (count(v, 1000, &o->arch)) return bad("--arch expects an SM version such as 80, got", v);
     }
@@ -147,7 +150,11 @@ int cmd_collective(int argc, char **argv) {
   if (rc < 0) {
     printf("usage: stepcast collective [--op OP] [--ranks N] [--ppn N] [--arch 70|80|90|100]\n"
            "  [--nvlink GB/s] [--nic Gb/s] [--min SIZE] [--max SIZE] [--factor F]\n"
-           "  [--topo SPEC --algo NAME] [--format table|json|csv] [--html FILE]\n\n"
+           "  [--gpus-per-thread N] [--topo SPEC --algo NAME] [--format table|json|csv]\n"
+           "  [--html FILE]\n\n"
+           "--gpus-per-thread N: one benchmark thread issues every collective for N GPUs\n"
+           "(nccl-tests -g N in one process); each op then costs at least N x 5.48 us of\n"
+           "host time. Default 1: one GPU per process (docs/network.md).\n"
            "--html FILE writes an HTML report with the bus-bandwidth curve (docs/report.md);\n"
            "'-' writes it to standard output instead of the table.\n"
            "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
@@ -160,6 +167,7 @@ int cmd_collective(int argc, char **argv) {
   so.ranks = o.ranks;
   so.ranks_per_node = o.ppn;
   so.arch = o.arch;
+  so.gpus_per_thread = o.gpt;
   so.nvlink_GBps = o.nvlink;
   so.nic_Gbps = o.nic;
   so.min_bytes = o.min;

@@ -891,6 +891,11 @@ typedef struct sc_coll_group {
   int node_gpus;       /* GPUs wired together in one node's NVLink fabric
                           (8 on DGX-1 and DGX A100, 16 on DGX-2); 0 =
                           unknown, taken as ranks_per_node */
+  int host_gpus;       /* GPUs one host thread issues every collective for
+                          (nccl-tests -g N in one process: N); 0 or 1 =
+                          one GPU per process, as frameworks run. An op
+                          costs at least host_gpus x 5.48 us
+                          (docs/network.md, "The host side") */
 } sc_coll_group;
 
 /* Cost of one collective as NCCL would run it. */
@@ -1019,6 +1024,8 @@ typedef struct sc_coll_sweep_opts {
   double factor;         /* > 1 */
   char topo[256];        /* topology spec or file ("" = NCCL model only) */
   char algo[32];         /* flow-engine plug-in ("" = the first for op) */
+  int gpus_per_thread;   /* GPUs one benchmark thread drives, 1..1024
+                            (nccl-tests -g; 1 = one GPU per process) */
 } sc_coll_sweep_opts;
 
 /* One size of a sweep. */

@@ -49,7 +49,16 @@ bus=$(echo "$out" | awk -F, 'NR == 2 {print int($4)}')
 if [[ ${bus:-0} -ge 200 && ${bus:-0} -le 240 ]]; then pass=$((pass + 1))
 else echo "FAIL: 8 x A100 all_reduce 1 GiB busbw '${bus:-}' not in 200..240 GB/s"; fail=$((fail + 1)); fi
 
+# one thread driving the 8 GPUs (nccl-tests -g 8): 8 x 5.48 = 43.84 us a
+# 1 KiB all-reduce, host-bound (the GPUs take 35.02 us)
+out=$("$CLI" collective --ranks 8 --gpus-per-thread 8 --format csv --min 1K --max 1K 2>&1)
+t=$(echo "$out" | awk -F, 'NR == 2 {print $2}')
+if [[ "${t:-}" == "43.840" ]]; then pass=$((pass + 1))
+else echo "FAIL: --gpus-per-thread 8, 1 KiB: '${t:-}' us, want 43.840"; fail=$((fail + 1)); fi
+expect 0 "8 GPUs per host thread" -- collective --ranks 8 --gpus-per-thread 8 --min 1K --max 1K
+
 # ------------------------------------------------------- collective: bad
+expect 2 "--gpus-per-thread expects an integer 1..1024" -- collective --gpus-per-thread 0
 expect 2 "is larger than the 8 GPUs of ring:n=8" -- collective --ranks 16 --topo ring:n=8 --algo ring --min 1M --max 1M
 expect 2 "unknown op" -- collective --op nosuch
 expect 2 "no algorithm 'nosuch'" -- collective --ranks 8 --topo ring:n=8 --algo nosuch

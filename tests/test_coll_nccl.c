@@ -11,7 +11,7 @@
 #include "coll/coll.h"
 
 static coll_group a100(int n) {
-  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8};
+  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
   return g;
 }
 
@@ -86,7 +86,7 @@ Test(coll_nccl, simple_bandwidth_ramp) {
  * is 2 MiB), 2 slices of 512 KiB, 3 primitives: pull waits 6 times, push
  * 3. Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
 Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
   coll_group a = v;
   a.arch = 80;
   double b = 4.0 * (1 << 20);
@@ -129,4 +129,48 @@ Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
   m.inter_lat = 5.4e-6;
   coll_cost d = coll_nccl_time(COLL_ALL_REDUCE, 8, &m);
   cr_assert_gt(d.time, c.time);
+}
+
+/* NCCL's size-dependent refinements (ncclTopoGetAlgoTime, tuning.cc
+ * 2.30.7) on 2 x 8 A100, 200 Gb/s per GPU. Tree LL: busBw = min(8 x 25 x
+ * 0.88 = 176 x 0.92 = 161.9, 12 x 23.6) = 161.9, / 3.8 = 42.6, capped at
+ * llMaxBw 39.0; algbw 19.5 GB/s times treeCorrectionFactor[LL][log2(bytes
+ * / 64)]: 64 KiB -> index 10 -> 0.6, 256 KiB -> 12 -> 0.4, 2^30 B -> 24
+ * (past the table) -> 1. Latency 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us,
+ * plus the 20 us launch. */
+static coll_group a100x16(void) {
+  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
+  return g;
+}
+
+Test(coll_nccl, tree_correction_factor) {
+  coll_group g = a100x16();
+  struct { double bytes, factor; } c[] = {{65536, 0.6}, {262144, 0.4}, {1 << 30, 1.0}};
+  for (int i = 0; i < 3; i++) {
+    double t = coll_nccl_tuner_time(COLL_ALL_REDUCE, c[i].bytes, &g, COLL_INTRA_AUTO,
+                                    COLL_ALGO_TREE, COLL_PROTO_LL);
+    double want = (20 + 25.2) * 1e-6 + c[i].bytes / (19.5e9 * c[i].factor);
+    cr_expect(fabs(t - want) < 1e-9, "%g B: %g us, want %g", c[i].bytes, t * 1e6, want * 1e6);
+  }
+}
+
+/* Ring Simple across nodes: latency 8.4 + 28 NVLink steps x 3.4 + 2 net
+ * steps x 14.0 = 131.6 us, times 1.4 (Ampere) once each channel and rank
+ * has 64 B: 24 channels x 16 ranks x 64 = 24 KiB. 16 KiB: 131.6; 1 MiB:
+ * 184.24. Bandwidth 176 GB/s x 16/30. */
+Test(coll_nccl, ring_plateau_latency_across_nodes) {
+  coll_group g = a100x16();
+  double algbw = 176e9 * 16.0 / 30.0;
+  double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 16384, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                   COLL_PROTO_SIMPLE);
+  double t2 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 1 << 20, &g, COLL_INTRA_AUTO,
+                                   COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  cr_expect(fabs(t1 - 20e-6 - 16384 / algbw - 131.6e-6) < 1e-9, "16 KiB: %g us", t1 * 1e6);
+  cr_expect(fabs(t2 - 20e-6 - (1 << 20) / algbw - 1.4 * 131.6e-6) < 1e-9, "1 MiB: %g us",
+            t2 * 1e6);
+  g.ranks = g.ranks_per_node = 8; /* one node: no plateau */
+  double t3 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 1 << 20, &g, COLL_INTRA_AUTO,
+                                   COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  double lat1 = (8.4 + 14 * 3.4) * 1e-6, bw1 = 240e9 * 8.0 / 14.0;
+  cr_expect(fabs(t3 - 20e-6 - (1 << 20) / bw1 - lat1) < 1e-9, "one node: %g us", t3 * 1e6);
 }

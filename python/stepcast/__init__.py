@@ -69,7 +69,8 @@ class _SweepOpts(ctypes.Structure):
                 ("arch", ctypes.c_int), ("nvlink_GBps", ctypes.c_double),
                 ("nic_Gbps", ctypes.c_double), ("min_bytes", ctypes.c_double),
                 ("max_bytes", ctypes.c_double), ("factor", ctypes.c_double),
-                ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32)]
+                ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32),
+                ("gpus_per_thread", ctypes.c_int)]
 
 
 def _find_library():
@@ -314,7 +315,7 @@ def validate(paths=None):
 
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                     nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
-                    algo=None):
+                    algo=None, gpus_per_thread=1):
     """The text of ``stepcast collective --format json``."""
     o = _SweepOpts()
     _lib.sc_coll_sweep_default(ctypes.byref(o))
@@ -326,6 +327,7 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
     o.ranks_per_node = int(ranks_per_node if ranks_per_node is not None else min(ranks, 8))
     o.nvlink_GBps, o.nic_Gbps = float(nvlink_GBps), float(nic_Gbps)
     o.min_bytes, o.max_bytes, o.factor = float(min_bytes), float(max_bytes), float(factor)
+    o.gpus_per_thread = int(gpus_per_thread)
     for field, value, cap in (("topo", topo, 256), ("algo", algo, 32)):
         raw = os.fsencode(value) if value else b""
         if len(raw) >= cap:
@@ -335,14 +337,16 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
 
 
 def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
-               nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None):
+               nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None,
+               gpus_per_thread=1):
     """One collective over a range of sizes, as ``stepcast collective
     --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
     "flow_busbw_GBps"]}]}; topo (a generator spec or a .json file) adds the
-    flow engine's time on that topology with plug-in algo."""
+    flow engine's time on that topology with plug-in algo; gpus_per_thread
+    is nccl-tests' -g (GPUs one thread drives; docs/network.md)."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
-                                      min_bytes, max_bytes, factor, topo, algo))
+                                      min_bytes, max_bytes, factor, topo, algo, gpus_per_thread))
 
 
 def recsys_predict_json(job, sharding=None):

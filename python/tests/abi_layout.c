@@ -51,5 +51,6 @@ int main(void) {
   F(sc_coll_sweep_opts, factor);
   F(sc_coll_sweep_opts, topo);
   F(sc_coll_sweep_opts, algo);
+  F(sc_coll_sweep_opts, gpus_per_thread);
   return 0;
 }

@@ -99,6 +99,14 @@ def test_collective_equals_cli():
     assert r == json.loads(text)
 
 
+def test_collective_gpus_per_thread_equals_cli():
+    # one thread for 8 GPUs: 8 x 5.48 us of host time per op (docs/network.md)
+    text = cli("collective", "--ranks", "8", "--gpus-per-thread", "8", "--max", "64K",
+               "--format", "json").stdout
+    r = stepcast.collective(ranks=8, max_bytes=64 << 10, gpus_per_thread=8)
+    assert r == json.loads(text) and r["rows"][0]["time_us"] == 43.84
+
+
 def test_collective_on_topology_equals_cli():
     topo = os.path.join(ROOT, "examples", "topologies", "two_dgx_a100.json")
     text = cli("collective", "--ranks", "16", "--ppn", "8", "--topo", topo, "--algo", "ring",

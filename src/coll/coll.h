@@ -37,6 +37,10 @@ typedef struct coll_group {
   int node_gpus;       /* GPUs wired together in one node's NVLink fabric
                           (8 on DGX-1/DGX A100, 16 on DGX-2); 0 = unknown,
                           taken as ranks_per_node */
+  int host_gpus;       /* GPUs one host thread enqueues and launches each
+                          collective for (nccl-tests "-g N" in one process:
+                          N); 0 or 1 = one GPU per process, as frameworks
+                          run (coll_nccl.c, COLL_HOST_GPU_S) */
 } coll_group;
 
 typedef struct coll_cost {
@@ -53,6 +57,12 @@ typedef struct coll_cost {
 /* Time of one collective with NCCL's automatic choice of algorithm and
  * protocol. ranks == 1 costs 0. */
 coll_cost coll_nccl_time(coll_op op, double bytes, const coll_group *g);
+
+/* Host time of one collective call on the thread that issues it for
+ * g->host_gpus GPUs (at least one), seconds. A benchmark that issues
+ * collectives back to back runs at the slower of this and the GPU's time
+ * (coll_nccl.c, COLL_HOST_GPU_S). */
+double coll_host_time(const coll_group *g);
 
 /* Name of an op ("all_reduce", ...) and the op for a name (-1 if none). */
 const char *coll_op_name(coll_op op);

@@ -34,7 +34,8 @@ static int op_ok(sc_coll_op op) { return (unsigned)op < SC_COLL_OP_COUNT; }
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g) {
   if (!op_ok(op) || !g || !(bytes >= 0) || g->ranks < 1) return (sc_coll_cost){.time = -1};
   coll_group cg = {g->ranks,     g->ranks_per_node, g->arch,      g->intra_bw,
-                   g->inter_bw,  g->intra_lat,      g->inter_lat, g->node_gpus};
+                   g->inter_bw,  g->intra_lat,      g->inter_lat, g->node_gpus,
+                   g->host_gpus};
   coll_cost c = coll_nccl_time((coll_op)op, bytes, &cg);
   return (sc_coll_cost){c.time, c.algo, c.proto, c.launch, c.channels};
 }

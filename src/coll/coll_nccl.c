@@ -19,7 +19,10 @@
  * latency + size/bandwidth form describes), add the launch overhead that
  * nccl-tests sees around every collective (COLL_LAUNCH_S), and derive the
  * channels and their bandwidth from the coll_group rather than from a
- * probed topology:
+ * probed topology. A benchmark issues collectives back to back, so an op
+ * costs the slower of that GPU time and the host's (coll_host_time: one
+ * thread enqueues and launches the op on each GPU it drives, g->host_gpus;
+ * 5.48 us per GPU, COLL_HOST_GPU_S):
  *
  *  - NVSwitch node: one channel per NVLink, each at NCCL's SMxx_NVLINK_BW
  *    (what NCCL's ring search reaches through a switch).
@@ -56,6 +59,14 @@
  * kineto_launch.py, but that is PyTorch's per-op cost, not a derivation
  * of nccl-tests' overhead.) See docs/network.md "Accuracy". */
 #define COLL_LAUNCH_S 20e-6
+
+/* Host time of one collective call per GPU the calling thread drives,
+ * seconds: NCCL's enqueue and the kernel launch of one GPU inside
+ * ncclGroupEnd. ../shared/calibration/collective_benchmarks.csv row 83
+ * (stas00, one process driving 8 A100, nccl-tests -g 8): 43.83 us per
+ * all-reduce of 32 KiB, where NCCL's own estimate of the GPU's time is
+ * 15.7 us (ring LL): host-bound, 43.83 / 8 = 5.48 us per GPU. */
+#define COLL_HOST_GPU_S 5.48e-6
 
 #define US 1e-6 /* tables are in microseconds */
 #define GBS 1e9 /* and GB/s */
@@ -352,6 +363,32 @@ static double latency(const nccl_sys *s, coll_op op, coll_algo a,
   return lat * US;
 }
 
+/* NCCL's size-dependent refinements of its estimate of an all-reduce,
+ * applied when it compares (ncclTopoGetAlgoTime, NCCL src/graph/tuning.cc,
+ * 2.30.7: ../shared/reference/nccl/src/graph/tuning.cc): the tree's
+ * bandwidth times treeCorrectionFactor[proto][log2(bytes / 64)] (sizes
+ * below 2^29 B; 64 B-256 MiB), and the ring's latency (Simple, across
+ * nodes, at least 64 B per channel and rank) times 1.4 from Ampere (1.9
+ * before: "plateau effect of ring"). */
+static const double tree_corr[COLL_PROTO_COUNT][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+static double tree_correction(coll_algo a, coll_proto p, double bytes) {
+  if (a != COLL_ALGO_TREE) return 1.0;
+  int l = 0;
+  for (double x = floor(bytes / 64); x >= 2; x /= 2) l++; /* NCCL log2i(bytes >> 6) */
+  return l < 23 ? tree_corr[p][l] : 1.0;
+}
+
+static double ring_plateau(const nccl_sys *s, coll_algo a, coll_proto p, double bytes) {
+  if (a != COLL_ALGO_RING || p != COLL_PROTO_SIMPLE || s->nodes <= 1) return 1.0;
+  if (bytes / ((double)s->nch_run * s->n) < 64) return 1.0;
+  return s->cc < CC_AMPERE ? 1.9 : 1.4;
+}
+
 /* NCCL's own estimate of (a, p), the number its tuner compares: seconds
  * including COLL_LAUNCH_S, or -1 when NCCL would not run that pair. */
 static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
@@ -364,7 +401,12 @@ static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
   double ratio = a == COLL_ALGO_RING ? (double)s->n / ring_steps(op, s->n)
                  : a == COLL_ALGO_NVLS ? NVLS_RATIO
                                        : 0.5;
-  return COLL_LAUNCH_S + latency(s, op, a, p) + bytes / (bw * ratio * GBS);
+  double lat = latency(s, op, a, p);
+  if (op == COLL_ALL_REDUCE) {
+    bw *= tree_correction(a, p, bytes);
+    lat *= ring_plateau(s, a, p, bytes);
+  }
+  return COLL_LAUNCH_S + lat + bytes / (bw * ratio * GBS);
 }
 
 /* Channels a collective of `bytes` runs on: NCCL lowers the count while
@@ -503,6 +545,10 @@ double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
   return algo_time(op, bytes, g, intra, a, p, 1);
 }
 
+double coll_host_time(const coll_group *g) {
+  return (g->host_gpus > 1 ? g->host_gpus : 1) * COLL_HOST_GPU_S;
+}
+
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra) {
   coll_cost best = {0.0, "ring", "Simple", 0.0, 0};
@@ -521,11 +567,17 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
       }
     }
   assert(best_est >= 0);
-  best.time = coll_nccl_algo_time(op, bytes, g, intra, ba, bp);
+  double gpu = coll_nccl_algo_time(op, bytes, g, intra, ba, bp); /* with COLL_LAUNCH_S */
+  assert(gpu >= 0);
+  double kernel = gpu - COLL_LAUNCH_S;
+  /* nccl-tests (and a training loop) issue collectives back to back
+   * without waiting for them: the host enqueues op k+1 while the GPUs run
+   * op k, so each op costs the slower of the two. One thread driving N
+   * GPUs (nccl-tests -g N) enqueues and launches N kernels per op. */
+  best.time = fmax(gpu, coll_host_time(g));
   best.algo = coll_algo_name(ba);
   best.proto = coll_proto_name(bp);
-  assert(best.time >= 0);
-  best.launch = COLL_LAUNCH_S;
+  best.launch = best.time - kernel; /* all but the kernels' own time */
   best.channels = sys_of(g, intra).nch_run;
   return best;
 }

@@ -27,6 +27,7 @@ void sc_coll_sweep_default(sc_coll_sweep_opts *o) {
   o->min_bytes = 1024;
   o->max_bytes = 1073741824;
   o->factor = 2;
+  o->gpus_per_thread = 1; /* one GPU per process, as frameworks run */
 }
 
 /* Check o; SC_OK or SC_EINPUT naming the field and what is valid. */
@@ -49,6 +50,9 @@ static int sweep_check(const sc_coll_sweep_opts *o, long *points, sc_error *err)
   if (!(o->min_bytes >= 1) || !(o->max_bytes <= SWEEP_MAX_BYTES) || o->min_bytes > o->max_bytes)
     return sc_error_set(err, SC_EINPUT, "sizes: need 1 <= min_bytes <= max_bytes <= 2^50 "
                         "(1 PiB) (got %g and %g)", o->min_bytes, o->max_bytes);
+  if (o->gpus_per_thread < 1 || o->gpus_per_thread > 1024)
+    return sc_error_set(err, SC_EINPUT, "gpus_per_thread must be 1..1024 (GPUs one thread "
+                        "drives, nccl-tests -g), got %d", o->gpus_per_thread);
   if (!(o->factor > 1) || !isfinite(o->factor))
     return sc_error_set(err, SC_EINPUT, "factor must be > 1, got %g", o->factor);
   double n = floor(log(o->max_bytes / o->min_bytes) / log(o->factor)) + 2;
@@ -91,7 +95,7 @@ int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
     return sc_error_set(err, SC_ENOMEM, "collective sweep: out of memory for %ld sizes", cap);
   }
   sc_coll_group g = {o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps * 1e9,
-                     o->nic_Gbps * 1e9 / 8, 0, 0, 0};
+                     o->nic_Gbps * 1e9 / 8, 0, 0, 0, o->gpus_per_thread};
   double fac = sc_coll_busbw_factor(o->op, o->ranks);
   for (double b = o->min_bytes; b <= o->max_bytes * 1.0000001 && out->n < cap && !rc;
        b *= o->factor) {

@@ -22,6 +22,7 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   g->intra_lat = c->nvlink_lat;
   g->inter_lat = c->nic_lat;
   g->node_gpus = domain;
+  g->host_gpus = 1; /* frameworks run one GPU per process */
   r.stride = stride;
   return r;
 }
@@ -32,9 +33,11 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
  * (coll_cost.launch) included: nccl-tests times back-to-back calls, so
  * at the sizes a training step sends (1 MiB and up) what it measures is
  * the stream's time per call, not the host's: one process driving 8
- * A100s (-g 8) issues a call every 44 us at 32 KiB and takes 101-102 us
- * at 1-4 MiB, 134 us at 8 MiB (calibration collective_benchmarks.csv
- * rows 83-91), so from 1 MiB its host is not what it times. The host's
+ * A100s (-g 8) issues a call every 44 us at 32 KiB (its host floor,
+ * COLL_HOST_GPU_S) and takes 101-102 us at 1-4 MiB, 134 us at 8 MiB
+ * (calibration collective_benchmarks.csv rows 83-91), 27-66 us above
+ * the model without the overhead at 1-8 MiB (docs/network.md: the
+ * overhead covers a mid-size shortfall of GPU time). The host's
  * side of a call (the framework and torch.distributed, cost_coll_host) is
  * the other clock of the engines' queue: charging both is not counting
  * the call twice. */

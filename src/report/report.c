@@ -766,6 +766,16 @@ static void preset_host(FILE *out, const sc_host *h) {
 }
 /* ------------------------------------------------------------ collective */
 
+/* The table's first line: the group, and the layout when one thread
+ * drives several GPUs. */
+static void coll_header(FILE *out, const sc_coll_sweep_opts *o, int flow) {
+  fprintf(out, "# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s",
+          sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps,
+          o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "");
+  if (o->gpus_per_thread > 1) fprintf(out, ", %d GPUs per host thread", o->gpus_per_thread);
+  fputc('\n', out);
+}
+
 void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
   const sc_coll_sweep_opts *o = &s->opts;
   int flow = o->topo[0] != '\0';
@@ -775,10 +785,9 @@ void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
     fprintf(out, "bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
             flow ? ",flow_us,flow_busbw_GBps" : "");
   else
-    fprintf(out, "# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s\n"
-                 "%12s %12s %10s %10s %-12s%s\n",
-            sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps,
-            o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "", "size(B)",
+    coll_header(out, o, flow);
+  if (fmt == SC_FORMAT_TABLE)
+    fprintf(out, "%12s %12s %10s %10s %-12s%s\n", "size(B)",
             "time(us)", "algbw", "busbw", "nccl-algo", flow ? "   flow(us)  flow-busbw" : "");
   for (int i = 0; i < s->n; i++) {
     const sc_coll_point *p = &s->points[i];

@@ -113,7 +113,8 @@ double wi_coll_model(const wi_ctx *c, const tg_gpu *g, const sc_gpu *gpu, int ra
                        c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW,
                        WI_NVLINK_LAT,
                        WI_NIC_LAT,
-                       0};
+                       0,
+                       1 /* a traced framework: one GPU per process */};
   return sc_coll_nccl_time((sc_coll_op)g->coll_op, g->bytes, &grp).time;
 }
 

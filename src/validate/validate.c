@@ -34,6 +34,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "load/csv.h"
+#include "validate/collrow.h"
 #include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
@@ -243,6 +244,7 @@ static void predict_collective(row_ctx *c, val_row *r) {
   grp.intra_lat = def.cluster.nvlink_lat;
   grp.inter_lat = def.cluster.nic_lat;
   grp.node_gpus = gpn;
+  grp.host_gpus = collrow_host_gpus(cell(c, "notes")); /* validate/collrow.h */
   if (ranks > grp.ranks_per_node && grp.inter_bw <= 0) {
     snprintf(r->skipped, sizeof r->skipped,
              "spans %d nodes but nic_Gbps is blank", ranks / grp.ranks_per_node);

@@ -1,0 +1,75 @@
+/*
+ * test_coll_host.c -- the host side of a collective (src/coll/coll_nccl.c,
+ * coll_host_time) and the process layout a collective row states
+ * (src/validate/collrow.c).
+ *
+ * A benchmark that issues collectives back to back runs each at the
+ * slower of the GPU's time and the host's; one thread driving N GPUs
+ * (nccl-tests -g N) enqueues and launches N kernels per op, 5.48 us each
+ * (collective_benchmarks.csv row 83: 43.83 us / 8 GPUs).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+
+#include "coll/coll.h"
+#include "validate/collrow.h"
+
+/* 8 A100 on NVSwitch, NCCL's per-hop latencies, host_gpus GPUs a thread */
+static coll_group a100x8(int host_gpus) {
+  coll_group g = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, host_gpus};
+  return g;
+}
+
+#define US 1e-6
+
+Test(coll_host, host_time_is_per_gpu_of_the_thread) {
+  coll_group g = a100x8(8);
+  cr_expect(fabs(coll_host_time(&g) - 8 * 5.48 * US) < 1e-12, "8 GPUs: %g s",
+            coll_host_time(&g));
+  g.host_gpus = 1;
+  cr_expect(fabs(coll_host_time(&g) - 5.48 * US) < 1e-12);
+  g.host_gpus = 0; /* unset = one GPU per process */
+  cr_expect(fabs(coll_host_time(&g) - 5.48 * US) < 1e-12);
+}
+
+/* 1 KiB all-reduce on 8 A100 runs ring LL: 20 (launch) + 6.6 (baseLat) +
+ * 14 steps x 0.6 (NVLink LL) = 35.0 us plus 1024 B / (87.7 GB/s x 8/14)
+ * = 0.02 us, GPU-bound with one GPU per process; one thread driving all
+ * 8 takes 8 x 5.48 = 43.84 us, and the op costs that. */
+Test(coll_host, one_thread_for_eight_gpus_is_host_bound_when_small) {
+  coll_group one = a100x8(1), all = a100x8(8);
+  coll_cost a = coll_nccl_time(COLL_ALL_REDUCE, 1024, &one);
+  coll_cost b = coll_nccl_time(COLL_ALL_REDUCE, 1024, &all);
+  double gpu = (20 + 6.6 + 14 * 0.6) * US + 1024 / (87.7e9 * 8 / 14);
+  cr_expect(fabs(a.time - gpu) < 1e-9, "one GPU a process: %g us, expected %g", a.time / US,
+            gpu / US);
+  cr_expect(fabs(b.time - 43.84 * US) < 1e-9, "8 GPUs a thread: %g us", b.time / US);
+  cr_expect_str_eq(a.proto, b.proto, "the layout does not change NCCL's choice");
+}
+
+/* The kernels' own time (time - launch, what the training engines use) is
+ * the same whatever drives them; at 1 GiB the GPUs are the bottleneck. */
+Test(coll_host, kernel_time_does_not_depend_on_the_layout) {
+  coll_group one = a100x8(1), all = a100x8(8);
+  for (double b = 1024; b <= 1 << 30; b *= 8) {
+    coll_cost x = coll_nccl_time(COLL_ALL_REDUCE, b, &one);
+    coll_cost y = coll_nccl_time(COLL_ALL_REDUCE, b, &all);
+    cr_expect(fabs((x.time - x.launch) - (y.time - y.launch)) < 1e-12, "%g B", b);
+    cr_expect(y.time >= x.time, "%g B: a busier host is never faster", b);
+  }
+  coll_cost big1 = coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &one);
+  coll_cost big8 = coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &all);
+  cr_expect_eq(big1.time, big8.time);
+}
+
+Test(collrow, host_gpus_from_the_nccl_tests_header) {
+  cr_expect_eq(collrow_host_gpus("x; nccl-tests header: nThread 1 nGpus 8 minBytes 8 maxBytes 1"), 8);
+  cr_expect_eq(collrow_host_gpus("nGpus 2"), 2);
+  cr_expect_eq(collrow_host_gpus("single node, in-place, NCCL 2.18.5"), 1, "not stated: one");
+  cr_expect_eq(collrow_host_gpus(""), 1);
+  cr_expect_eq(collrow_host_gpus(NULL), 1);
+  cr_expect_eq(collrow_host_gpus("nGpus 0"), 1, "implausible count: one");
+  cr_expect_eq(collrow_host_gpus("nGpus -3"), 1);
+  cr_expect_eq(collrow_host_gpus("nGpus many"), 1);
+  cr_expect_eq(collrow_host_gpus("nGpus 4096"), 1);
+}

@@ -85,3 +85,29 @@ Test(collhbm, the_share_is_the_collectives_hbm_rate_over_the_achievable_bandwidt
   grp_cost_ex(NULL, 0, &half, &g, COLL_ALL_REDUCE, 1e9, &sh2);
   cr_expect(sh2.hbm == 0 && near(sh2.sm, sh.sm));
 }
+
+Test(collhbm, a_training_collective_takes_the_models_whole_time_per_call_overhead_included) {
+  /* 2 A100s of one NVSwitch node, the tensor-parallel all-reduce of a
+   * 1024-token, hidden-1024, micro-batch-4 fp16 activation: 8 MiB. The
+   * GPU stream holds it for the collective model's whole time (what
+   * nccl-tests measures between back-to-back calls), the 20 us per-call
+   * overhead (COLL_LAUNCH_S) included: time - (time - launch) = 20 us */
+  const sc_gpu *a100 = sc_gpu_preset("a100-sxm4-80gb");
+  cr_assert(a100);
+  sc_cluster c = {0};
+  c.gpu = *a100, c.gpus_per_node = 8, c.nvlink_domain = 8;
+  xg_group xgg = {0};
+  xgg.ranks = 2, xgg.stride = 1;
+  grp g = grp_make(&c, &xgg);
+  double bytes = 1024.0 * 4 * 1024 * 2;
+  coll_cost cc = coll_nccl_time(COLL_ALL_REDUCE, bytes, &g.g);
+  double t = grp_cost(NULL, a100->sm_count, &g, COLL_ALL_REDUCE, bytes, NULL);
+  cr_expect(near(cc.launch, 20e-6), "per-call overhead %g s", cc.launch);
+  cr_expect(near(t, cc.time), "stream %g s, model %g s", t, cc.time);
+  cr_expect(near(t - (cc.time - cc.launch), 20e-6), "%g s more than without it",
+            t - (cc.time - cc.launch));
+  /* one rank: nothing to do, no overhead either */
+  xgg.ranks = 1;
+  grp one = grp_make(&c, &xgg);
+  cr_expect(grp_cost(NULL, a100->sm_count, &one, COLL_ALL_REDUCE, bytes, NULL) == 0);
+}

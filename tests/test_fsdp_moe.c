@@ -251,7 +251,9 @@ Test(fsdp, per_module_gathers_pay_the_ring_latency_at_scale) {
    * DeepSpeed's 34 collectives a micro-batch (root, 4 modules x 4 layers
    * twice with reuse distance 0, one reduce bucket) cost about twice
    * FSDP1's 14 (root, 8 layer gathers, 5 reduce-scatters) of the same
-   * bytes; over 8 GPUs both hide under the compute */
+   * bytes; over 8 GPUs what the 20 extra collectives add is about their
+   * per-call overhead on the stream (20 x 20 us = 0.4 ms, COLL_LAUNCH_S),
+   * a few per cent of the step */
   sc_scenario s = gpt();
   s.model.tf.hidden = 512;
   s.model.tf.heads = 8;
@@ -259,7 +261,7 @@ Test(fsdp, per_module_gathers_pay_the_ring_latency_at_scale) {
   s.model.tf.ffn = 2048;
   s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
   s.plan.ds_max_reuse = 0;
-  double ratio[2];
+  double ratio[2], extra = 0, steps = 0;
   for (int big = 0; big < 2; big++) {
     s.cluster.gpus = big ? 1024 : 8;
     s.plan.dp = s.cluster.gpus;
@@ -269,9 +271,11 @@ Test(fsdp, per_module_gathers_pay_the_ring_latency_at_scale) {
     s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
     sc_result d = predict(&s);
     ratio[big] = d.time.dp_comm / f.time.dp_comm;
+    if (!big) extra = d.time.dp_comm - f.time.dp_comm, steps = d.step_s / f.step_s;
   }
   cr_assert(ratio[1] > 1.5 && ratio[1] < 34.0 / 14, "1024 GPUs: DeepSpeed / FSDP1 %g", ratio[1]);
-  cr_assert(ratio[0] < 1.1, "8 GPUs: DeepSpeed / FSDP1 %g", ratio[0]);
+  cr_assert(extra > 0 && extra < 20 * 25e-6, "8 GPUs: DeepSpeed exposes %g s more", extra);
+  cr_assert(steps < 1.05, "8 GPUs: DeepSpeed's step / FSDP1's %g", steps);
 }
 
 Test(fsdp, prefetch_hides_what_no_prefetch_exposes) {

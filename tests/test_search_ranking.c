@@ -13,15 +13,17 @@
 #define VTRAIN SC_SHARED_DIR "/validation/training/vtrain_single_node.csv"
 
 /* Measured at the last change of the model (bench/bench_ranking.c):
- * 136 groups, tau 0.8759, 91 within 5 % (0.8490 and 89 before the batch's
+ * 136 groups, tau 0.8818, 103 within 5 % (0.8759 and 91 before a
+ * collective held the GPU stream for nccl-tests' per-call overhead too;
+ * 0.8490 and 89 before the batch's
  * host time at every micro-batch, 0.8396 before the host waited
  * for the GPU at every micro-batch without pipeline parallelism; 0.841
  * and 91 before the pipeline bubble ran at the pace of the stages it
  * passes through, issue 8). A
  * change that lowers either fails here; one that raises them should raise
  * these floors. */
-#define TAU_FLOOR 0.87
-#define BEST_FLOOR 91
+#define TAU_FLOOR 0.88
+#define BEST_FLOOR 103
 
 Test(search_ranking, vtrain_single_node_holds_its_floor) {
   cr_assert_eq(access(VTRAIN, R_OK), 0, "%s is missing: the ranking test needs ../shared", VTRAIN);

@@ -242,11 +242,13 @@ Test(search_space, uneven_stages_closed_form_agrees_with_the_timeline) {
           free(spans);
           double e = (r.step_s - tl) / tl;
           if (fabs(e) > fabs(worst)) worst = e;
-          /* 7 %: the closed form paces every stage at the slowest one's;
-           * with the first and last stage two layers lighter on pp 3-4 the
-           * timeline's lighter stages run ahead by up to 6.6 % (4 of 488
-           * schedules beyond 5 %) */
-          cr_assert(fabs(e) <= 0.07,
+          /* 7.5 %: the closed form paces every stage at the slowest
+           * one's; with the first and last stage two layers lighter on
+           * pp 3-4 (interleaved) the timeline's lighter stages run ahead
+           * by up to 7.1 % (pp 4, m 8; 4 schedules beyond 5 %), 6.9 %
+           * before the send/recv held the stream for nccl-tests' per-call
+           * overhead too (then 9 beyond 5 %, pp 3-8) */
+          cr_assert(fabs(e) <= 0.075,
                     "pp %d kind %d vpp %d m %d: closed form %.6g s, timeline %.6g s (%+.1f %%)",
                     pp, kind, vpp, m, r.step_s, tl, 100 * e);
           checked++;

@@ -28,13 +28,25 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
 }
 
 /* The collective's time on the GPU stream and, when sh is not NULL, its
- * shares (hbm only when gpu gives an HBM bandwidth). */
+ * shares (hbm only when gpu gives an HBM bandwidth). The time is the
+ * collective model's whole time, nccl-tests' per-call overhead
+ * (coll_cost.launch) included: nccl-tests times back-to-back calls, so
+ * at the sizes a training step sends (1 MiB and up) what it measures is
+ * the stream's time per call, not the host's: one process driving 8
+ * A100s (-g 8) issues a call every 44 us at 32 KiB (its host floor,
+ * COLL_HOST_GPU_S) and takes 101-102 us at 1-4 MiB, 134 us at 8 MiB
+ * (calibration collective_benchmarks.csv rows 83-91), 27-66 us above
+ * the model without the overhead at 1-8 MiB (docs/network.md: the
+ * overhead covers a mid-size shortfall of GPU time). The host's
+ * side of a call (the framework and torch.distributed, cost_coll_host) is
+ * the other clock of the engines' queue: charging both is not counting
+ * the call twice. */
 static double cost(ncost *net, int bound, int sm_count, const sc_gpu *gpu, const grp *g,
                    coll_op op, double bytes, grp_share *sh) {
   if (sh) sh->sm = sh->hbm = 0;
   if (g->g.ranks <= 1 || bytes <= 0) return 0;
   coll_cost c = coll_nccl_time(op, bytes, &g->g);
-  double t = c.time - c.launch;
+  double t = c.time;
   if (net && bound)
     t = ncost_bound(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
   else if (net)

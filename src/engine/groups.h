@@ -23,8 +23,8 @@ typedef struct grp {
 grp grp_make(const sc_cluster *c, const xg_group *g);
 
 /* GPU-stream seconds of `op` over group g (0 for a one-rank group): NCCL's
- * closed form without the per-call overhead nccl-tests adds (the engine
- * charges the host side of every call separately), raised to the flow
+ * closed form with the per-call overhead nccl-tests sees (the host side
+ * of every call is charged separately, on the host's clock), raised to the flow
  * engine's time on the topology `net` when there is one (may be NULL).
  * If sm_share is not NULL it receives the fraction of the GPU's compute
  * lost while the collective runs beside it: NCCL runs one CTA per

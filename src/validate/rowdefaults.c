@@ -110,7 +110,27 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
 
 /* ----------------------------------------------------------- attention */
 
-void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p) {
+/* Megatron-LM runs Transformer Engine's modules, whose attention
+ * (DotProductAttention) picks cuDNN's fused kernel, in two cases that a
+ * row shows without naming a framework:
+ *   - fp8 or fp4: Megatron's low-precision path exists only through TE
+ *     (megatron/core/fp8_utils.py defines its recipes under HAVE_TE; the
+ *     fp8 GEMMs are TE's Linear modules, and a TE layer spec brings TE's
+ *     attention with it);
+ *   - Blackwell or newer (sm100+): no Megatron-LM that runs there predates
+ *     transformer_impl = "transformer_engine" as its default
+ *     (megatron/core/transformer/transformer_config.py) with
+ *     attention_backend = auto, "let transformer engine decide"
+ *     (../shared/reference/megatron-lm, the snapshot of 2026-08; the B200
+ *     shipped in 2025, after the switch). The unfused attention
+ *     (--use-flash-attn off) is Megatron-LM's local implementation,
+ *     which only its older releases ran by default.
+ * arch is the row's GPU's compute capability x 10 (0 = unknown). */
+static int megatron_runs_te(int arch, sc_dtype dt) {
+  return dt == SC_FP8 || dt == SC_FP4 || arch >= 100;
+}
+
+void rowd_attention(const char *notes, rowd_framework fw, int arch, sc_plan *p) {
   p->flash_attention = 1;
   if (has(notes, "flashattention-3") || has(notes, "flash attention 3") || has(notes, "fa3"))
     p->attention = SC_ATTN_FLASH3;
@@ -128,6 +148,8 @@ void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p) {
     /* Transformer Engine's DotProductAttention picks cuDNN's fused kernel
      * where it runs (sm80+), and MaxText on GPUs uses the same through TE */
     p->attention = SC_ATTN_CUDNN;
+  else if (megatron_runs_te(arch, p->dtype))
+    p->attention = SC_ATTN_CUDNN; /* Megatron-LM through Transformer Engine */
   else
     p->flash_attention = 0; /* Megatron-LM without --use-flash-attn */
   if (!p->flash_attention) p->attention = SC_ATTN_UNFUSED;

@@ -40,9 +40,11 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
 /* The attention kernel: what the notes state (a FlashAttention generation,
  * cuDNN, "flash attention" = FlashAttention-2, the calibrated generation),
  * else the framework's default (Megatron-Core / NeMo and MaxText: cuDNN
- * fused attention; others: Megatron-LM's unfused attention). Sets
- * p->flash_attention and p->attention. */
-void rowd_attention(const char *notes, rowd_framework fw, sc_plan *p);
+ * fused attention; Megatron-LM: cuDNN fused attention through Transformer
+ * Engine where it must run TE -- p->dtype fp8 or fp4, or a GPU of arch
+ * (compute capability x 10; 0 = unknown) 100 or newer -- else its unfused
+ * attention). Reads p->dtype; sets p->flash_attention and p->attention. */
+void rowd_attention(const char *notes, rowd_framework fw, int arch, sc_plan *p);
 
 /* The framework's overlap defaults and what the notes state about them:
  * gradient reduce and parameter gather overlap, tensor-parallel

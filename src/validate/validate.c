@@ -7,7 +7,9 @@
  *     biases (GPT/Megatron/MPT rows); `kv_heads` blank = heads, `ffn`
  *     blank = 4 x hidden;
  *   - flash attention when the row's notes say "flash attention" (MPT),
- *     else the unfused attention of Megatron/Megatron-DeepSpeed; the
+ *     else the framework's (rowd_attention: cuDNN's through Transformer
+ *     Engine for Megatron-Core, MaxText, and Megatron-LM in fp8/fp4 or on
+ *     Blackwell), else the unfused attention of Megatron/Megatron-DeepSpeed; the
  *     generation is the one the notes name ("FlashAttention-2", "FA3"),
  *     else the one the row's framework shipped when the source was
  *     published (flash_generation below), else FlashAttention-2;
@@ -144,7 +146,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
     c->bad = 1;
   }
   rowd_framework fw = rowd_framework_of(notes);
-  rowd_attention(notes, fw, p);
+  const sc_gpu *ag = sc_gpu_preset(cell(c, "gpu")); /* NULL: skipped below */
+  rowd_attention(notes, fw, ag ? ag->arch : 0, p);
   rowd_overlap(notes, fw, p);
   rowd_fsdp(notes, fw, p);
   if (rowd_pipeline_layout(fw, m->layers, p))
@@ -310,6 +313,9 @@ static const struct {
     {"mlperf_resnet50_bert_v0.7-v2.1.csv",
      "BERT rows: running packed/unpadded rows at half their tokens (value from Krell et al. "
      "2021) was decided looking at this set"},
+    {"dgxc_benchmarking.csv",
+     "rows naming no framework run Transformer Engine's attention in fp8/fp4 and on Blackwell "
+     "(rowd_attention): decided looking at this set's GB200 rows"},
 };
 
 static void mark_in_sample(val_file *vf) {

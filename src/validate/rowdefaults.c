@@ -117,14 +117,15 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
  *     (megatron/core/fp8_utils.py defines its recipes under HAVE_TE; the
  *     fp8 GEMMs are TE's Linear modules, and a TE layer spec brings TE's
  *     attention with it);
- *   - Blackwell or newer (sm100+): no Megatron-LM that runs there predates
- *     transformer_impl = "transformer_engine" as its default
- *     (megatron/core/transformer/transformer_config.py) with
- *     attention_backend = auto, "let transformer engine decide"
- *     (../shared/reference/megatron-lm, the snapshot of 2026-08; the B200
- *     shipped in 2025, after the switch). The unfused attention
- *     (--use-flash-attn off) is Megatron-LM's local implementation,
- *     which only its older releases ran by default.
+ *   - Blackwell or newer (sm100+): Megatron-LM's defaults are
+ *     transformer_impl = "transformer_engine" and attention_backend =
+ *     auto, "let transformer engine decide"
+ *     (megatron/core/transformer/transformer_config.py in
+ *     ../shared/reference/megatron-lm, the snapshot of 2026-08). A
+ *     Blackwell run is from 2025 or later; that the switch from the local
+ *     implementation came before (Megatron-LM's 2024 releases) is not in
+ *     ../shared, an assumption docs/accuracy.md states. The unfused
+ *     attention (--use-flash-attn off) is the local implementation's.
  * arch is the row's GPU's compute capability x 10 (0 = unknown). */
 static int megatron_runs_te(int arch, sc_dtype dt) {
   return dt == SC_FP8 || dt == SC_FP4 || arch >= 100;

@@ -28,6 +28,14 @@
  * CPU PS the update leaves the GPU's step (dp_ps_worker_compute) and the
  * PS's CPUs apply each variable once its push is summed (one more pass of
  * three bytes per byte over host memory, DP_PS_APPLY_PASSES).
+ * Distributed TensorFlow (distributed_replicated, the asynchronous PS)
+ * runs its PS tasks as processes of their own: in one server their
+ * traffic also crosses a local socket (dp_loop_time). distributed_
+ * replicated applies each variable on its PS and assigns the new value
+ * to every GPU's replica in the same step (tf_cnn_benchmarks'
+ * VariableMgrDistributedReplicated, variable_mgr.py: apply, a barrier
+ * of the workers per variable, then the assigns): the pull follows the
+ * push per variable and the GPU runs the assign (DP_PS_ASSIGN_PASSES).
  */
 #include <math.h>
 #include <stdio.h>

@@ -79,7 +79,7 @@ typedef struct ps_ctx {
 static double ps_local_cpu(const ps_ctx *p, double b) {
   const dp_fabric *f = p->c->f;
   double link = dp_host_time(f, b, f->host_share);
-  double sock = p->processes ? dp_loop_time(f, b) : 0; /* ps_process_hop */
+  double sock = p->processes ? dp_loop_time(f, b) : 0; /* to the PS process */
   if (p->pull) return sock + link;
   if (p->per_node == 1 && f->gpus > 1)
     return p->local_s * b + dp_host_time(f, b, 1) + sock + f->host_lat +
@@ -88,17 +88,10 @@ static double ps_local_cpu(const ps_ctx *p, double b) {
 }
 
 /* One direction of one message of b gradient bytes per worker. */
-static double ps_msg(const void *ctx, double b, int tensors) {
-  (void)tensors;
-  const ps_ctx *p = ctx;
+static double ps_dir(const ps_ctx *p, double b) {
   const dp_fabric *f = p->c->f;
   if (f->nodes == 1 && !p->dedicated) {
     if (p->on_gpu) return f->intra_lat + (f->gpus - 1) * b / f->intra_bw;
-    if (p->copy_back && !p->pull) { /* ps_copy_back: the push, then its pull */
-      ps_ctx back = *p;
-      back.pull = 1;
-      return ps_local_cpu(p, b) + ps_local_cpu(&back, b);
-    }
     return ps_local_cpu(p, b);
   }
   double part = p->per_node * b;
@@ -109,6 +102,20 @@ static double ps_msg(const void *ctx, double b, int tensors) {
                                  : dp_net_time(f, fmax(out, in), p->lanes);
   double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
   return wire + host + p->local_s * b;
+}
+
+/* One message (dp_msg_cost): its push; with copy_back the push and then
+ * its pull, one after the other on the variable's way (with the PS tasks
+ * on the workers' servers a NIC's outgoing side carries both the pushes
+ * to other servers and the updated values it returns, and one server's
+ * socket and CPUs serve both). */
+static double ps_msg(const void *ctx, double b, int tensors) {
+  (void)tensors;
+  const ps_ctx *p = ctx;
+  if (!p->copy_back || p->pull) return ps_dir(p, b);
+  ps_ctx back = *p;
+  back.pull = 1;
+  return ps_dir(p, b) + ps_dir(&back, b);
 }
 
 /* Pushes across servers with whole variables on PS tasks (TF's

@@ -144,6 +144,8 @@ typedef struct dp_fabric {
   double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at
                               (host_mem_bw / 3: two reads, one write) */
   double loop_bw;          /* one socket stream inside a server, bytes/s */
+  double gpu_mem_bw;       /* the GPU's achievable memory bandwidth
+                              (hbm_bw x hbm_eff), bytes/s */
   const char *transport;   /* "tcp", "rdma", "none" (static string) */
   double topo_rate;        /* seconds per byte of the scheme's exchange on
                               cluster.topology (flow engine); 0 = no
@@ -160,6 +162,10 @@ double dp_net_time(const dp_fabric *f, double bytes, int streams);
 /* Seconds to copy `bytes` between a GPU and host memory while `sharing`
  * GPUs use the same host uplink. */
 double dp_host_time(const dp_fabric *f, double bytes, int sharing);
+/* Seconds to send `bytes` from one process to another of the same server
+ * over one local socket stream (f->loop_bw), a socket message's kernel
+ * and copy cost included. */
+double dp_loop_time(const dp_fabric *f, double bytes);
 /* The NCCL group of `ranks` GPUs over this fabric (intra per GPU, the
  * server's network share per GPU). */
 void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_group *out);

@@ -86,6 +86,7 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
   f->host_mem_bw = DP_HOST_MEM_BW;
   f->cpu_reduce_bw = DP_CPU_REDUCE_BW;
   f->loop_bw = DP_TCP_STREAM_BW;
+  f->gpu_mem_bw = cl->gpu.hbm_bw * cl->gpu.hbm_eff;
   double line = d->network_bw > 0 ? d->network_bw : cl->nic_bw * f->gpn;
   f->net_line = line;
   f->tcp = d->transport == SC_DP_TR_TCP;
@@ -115,6 +116,11 @@ double dp_host_time(const dp_fabric *f, double bytes, int sharing) {
   if (bytes <= 0) return 0;
   if (sharing < 1) sharing = 1;
   return f->host_lat + bytes * sharing / f->host_bw;
+}
+
+double dp_loop_time(const dp_fabric *f, double bytes) {
+  if (bytes <= 0) return 0;
+  return DP_TCP_MSG_S + bytes / f->loop_bw;
 }
 
 void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_group *g) {

@@ -28,6 +28,14 @@
  * CPU PS the update leaves the GPU's step (dp_ps_worker_compute) and the
  * PS's CPUs apply each variable once its push is summed (one more pass of
  * three bytes per byte over host memory, DP_PS_APPLY_PASSES).
+ * Distributed TensorFlow (distributed_replicated, the asynchronous PS)
+ * runs its PS tasks as processes of their own: in one server their
+ * traffic also crosses a local socket (dp_loop_time). distributed_
+ * replicated applies each variable on its PS and assigns the new value
+ * to every GPU's replica in the same step (tf_cnn_benchmarks'
+ * VariableMgrDistributedReplicated, variable_mgr.py: apply, a barrier
+ * of the workers per variable, then the assigns): the pull follows the
+ * push per variable and the GPU runs the assign (DP_PS_ASSIGN_PASSES).
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +59,11 @@ typedef struct ps_ctx {
   int on_gpu;         /* variables on GPU 0 (one server) */
   double local_s;     /* per byte: summing the server's towers first */
   int pull;           /* 1 = costing the pull (variables to the GPUs) */
+  int processes;      /* 1 = distributed TensorFlow: the PS tasks are
+                         processes of their own, reached over sockets
+                         even on the worker's server */
+  int copy_back;      /* 1 = each variable's pull follows its push in the
+                         same step (distributed_replicated) */
 } ps_ctx;
 
 /* One server, variables on its CPUs: a push, or the pull when p->pull.
@@ -66,17 +79,16 @@ typedef struct ps_ctx {
 static double ps_local_cpu(const ps_ctx *p, double b) {
   const dp_fabric *f = p->c->f;
   double link = dp_host_time(f, b, f->host_share);
-  if (p->pull) return link;
+  double sock = p->processes ? dp_loop_time(f, b) : 0; /* to the PS process */
+  if (p->pull) return sock + link;
   if (p->per_node == 1 && f->gpus > 1)
-    return p->local_s * b + dp_host_time(f, b, 1) + f->host_lat +
+    return p->local_s * b + dp_host_time(f, b, 1) + sock + f->host_lat +
            DP_PS_APPLY_PASSES * b / f->cpu_reduce_bw;
-  return fmax(link, f->host_lat + (f->gpus + DP_PS_APPLY_PASSES) * b / f->cpu_reduce_bw);
+  return fmax(link, f->host_lat + (f->gpus + DP_PS_APPLY_PASSES) * b / f->cpu_reduce_bw) + sock;
 }
 
 /* One direction of one message of b gradient bytes per worker. */
-static double ps_msg(const void *ctx, double b, int tensors) {
-  (void)tensors;
-  const ps_ctx *p = ctx;
+static double ps_dir(const ps_ctx *p, double b) {
   const dp_fabric *f = p->c->f;
   if (f->nodes == 1 && !p->dedicated) {
     if (p->on_gpu) return f->intra_lat + (f->gpus - 1) * b / f->intra_bw;
@@ -90,6 +102,20 @@ static double ps_msg(const void *ctx, double b, int tensors) {
                                  : dp_net_time(f, fmax(out, in), p->lanes);
   double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
   return wire + host + p->local_s * b;
+}
+
+/* One message (dp_msg_cost): its push; with copy_back the push and then
+ * its pull, one after the other on the variable's way (with the PS tasks
+ * on the workers' servers a NIC's outgoing side carries both the pushes
+ * to other servers and the updated values it returns, and one server's
+ * socket and CPUs serve both). */
+static double ps_msg(const void *ctx, double b, int tensors) {
+  (void)tensors;
+  const ps_ctx *p = ctx;
+  if (!p->copy_back || p->pull) return ps_dir(p, b);
+  ps_ctx back = *p;
+  back.pull = 1;
+  return ps_dir(p, b) + ps_dir(&back, b);
 }
 
 /* Pushes across servers with whole variables on PS tasks (TF's
@@ -121,6 +147,9 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
       double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share) + p->local_s * b;
       double in = dp_net_time(f, senders * part, (int)senders) +
                   DP_PS_APPLY_PASSES * b / f->cpu_reduce_bw;
+      if (p->copy_back) /* the updated variable back to every server's GPUs */
+        in += dp_net_time(f, senders * b, (int)senders) +
+              dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
       double start = fmax(lane[ln], ready + host);
       lane[ln] = start + in;
       dp_spans_add(rec, start, lane[ln]);
@@ -147,6 +176,7 @@ static double ps_pull_exposed(const dp_model *m, const ps_ctx *push, double *tot
   pull.pull = 1;
   double pulled = 0, t = m->head_s;
   *total = 0;
+  if (push->copy_back) return 0; /* pulled within the push's message */
   for (int i = m->n - 1; i >= 0; i--) {
     const dp_layer *l = &m->layers[i];
     double fwd = l->fwd_s;
@@ -178,16 +208,33 @@ static int ps_setup(const dp_ctx *c, ps_ctx *p, sc_error *err) {
   p->lanes = k < p->servers ? k : p->servers;
   if (p->lanes < 1) p->lanes = 1;
   int local_sum = c->scheme == DP_PS_SYNC_DIST_REPLICATED || c->scheme == DP_PS_SYNC_CPU_SERVERS;
+  /* distributed_replicated and the asynchronous PS run only as
+   * distributed TensorFlow (a PS task, a worker task per server: gRPC
+   * between them); parameter_server in one server is one process */
+  p->processes = c->scheme == DP_PS_SYNC_DIST_REPLICATED || c->scheme == DP_PS_ASYNC;
+  /* VariableMgrDistributedReplicated applies each variable on its PS and
+   * assigns the updated value to every GPU's replica inside the same
+   * step (after a per-variable barrier of all workers): the pull is part
+   * of the variable's exchange, not read by the next forward pass */
+  p->copy_back = c->scheme == DP_PS_SYNC_DIST_REPLICATED;
   p->per_node = local_sum ? 1 : f->gpn;
   if (local_sum && f->gpn > 1) /* replicated copies inside the server first */
     p->local_s = 2.0 * (f->gpn - 1) / f->gpn / f->intra_bw;
   return SC_OK;
 }
 
+/* distributed_replicated: the assign of the updated value to a GPU's
+ * replica reads the copied value and writes the variable on the GPU. */
+#define DP_PS_ASSIGN_PASSES 2.0
+
 double dp_ps_worker_compute(const dp_ctx *c) {
   int on_gpu = c->spec->ps_place == SC_PS_GPU && c->f->nodes == 1 &&
                c->scheme != DP_PS_SYNC_CPU_SERVERS;
-  return on_gpu ? c->compute_s : c->compute_s - c->m->opt_s;
+  if (on_gpu) return c->compute_s;
+  double t = c->compute_s - c->m->opt_s;
+  if (c->scheme == DP_PS_SYNC_DIST_REPLICATED && c->f->gpu_mem_bw > 0) /* ps_assign */
+    t += DP_PS_ASSIGN_PASSES * c->m->param_bytes / c->f->gpu_mem_bw;
+  return t;
 }
 
 int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {

@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""Measure training-step times of a GPT-style decoder in eager PyTorch on one GPU.
+
+    python3 tools/calib/h100_step.py --out DIR [--budget-s 170] [--only NAME,...]
+
+Writes DIR/h100_gpt_steps.csv (one row per config, appended and flushed as
+each config finishes), DIR/h100_env.txt (GPU, versions, clocks) and prints
+progress. Each config builds a fresh model, runs WARMUP training steps and
+then STEPS timed ones; the numbers are medians over the timed steps.
+
+The model (written out here so that the measurement is reproducible):
+  token embedding (vocab x h) + learned position embedding (seq x h)
+  `layers` x pre-LN block:
+      x = x + proj(sdpa(qkv(ln1(x)), causal))      qkv: h -> 3h, proj: h -> h
+      x = x + fc2(gelu(fc1(ln2(x))))               fc1: h -> 4h, fc2: 4h -> h
+  final LayerNorm, vocab head tied to the token embedding, cross-entropy
+  All Linear layers have biases; no dropout.
+Parameters and AdamW states are fp32; forward and backward run under
+torch.autocast(bfloat16) (mixed precision, as most eager training scripts
+do); AdamW is the fused implementation when PyTorch has it. Attention is
+torch.nn.functional.scaled_dot_product_attention with is_causal=True, run
+inside sdpa_kernel(FLASH_ATTENTION) so that the flash kernel (FlashAttention-2
+in PyTorch) is used; if that context fails, the default backend is used and
+the row says so. `ckpt` = 1 wraps every block in torch.utils.checkpoint
+(full per-layer recomputation, use_reentrant=False).
+
+Per step, CUDA events split the step into forward (incl. loss), backward,
+and optimizer (zero_grad + step); `step_ms` is the event time from the start
+of forward to the end of the optimizer step. `host_ms` is the CPU time the
+Python thread took to issue one step without synchronising (if it is close to
+`step_ms`, the step is host-bound). One extra step is run under
+torch.profiler to count the GPU kernels of a step (`kernels`).
+
+Works without a GPU (for testing the logic: --device cpu runs tiny configs).
+"""
+import argparse
+import csv
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.utils.checkpoint
+
+VOCAB = 50304  # GPT-2's 50257 padded to a multiple of 128 (as nanoGPT/Megatron do)
+WARMUP = 3
+STEPS = 10
+
+# name, hidden, layers, heads, seq, micro_batch, ckpt. Ordered cheap to dear so
+# that a run cut short still has the small (host-bound) end.
+CONFIGS = [
+    ("s768_L12_s1024_b1", 768, 12, 12, 1024, 1, 0),
+    ("s768_L12_s1024_b4", 768, 12, 12, 1024, 4, 0),
+    ("s768_L12_s1024_b16", 768, 12, 12, 1024, 16, 0),
+    ("s768_L12_s4096_b4_ckpt", 768, 12, 12, 4096, 4, 1),
+    ("m1024_L24_s1024_b8", 1024, 24, 16, 1024, 8, 0),
+    ("m1024_L24_s2048_b4", 1024, 24, 16, 2048, 4, 0),
+    ("l1536_L24_s2048_b4", 1536, 24, 16, 2048, 4, 0),
+    ("xl2048_L24_s1024_b1", 2048, 24, 16, 1024, 1, 0),
+    ("xl2048_L24_s2048_b4", 2048, 24, 16, 2048, 4, 0),
+    ("xl2048_L24_s4096_b2", 2048, 24, 16, 4096, 2, 0),
+    ("xl2048_L24_s2048_b8_ckpt", 2048, 24, 16, 2048, 8, 1),
+]
+
+# Tiny shapes for a CPU check of the script's logic.
+CPU_CONFIGS = [
+    ("cpu_tiny", 64, 2, 4, 32, 2, 0),
+    ("cpu_tiny_ckpt", 64, 2, 4, 32, 2, 1),
+]
+
+COLUMNS = ["name", "hidden", "layers", "heads", "seq", "micro_batch", "ckpt",
+           "vocab", "params", "tied", "dtype", "attention", "optimizer",
+           "warmup", "steps", "step_ms", "step_ms_min", "step_ms_max",
+           "fwd_ms", "bwd_ms", "opt_ms", "host_ms", "kernels",
+           "peak_mem_GiB", "sm_clock_MHz", "status"]
+
+
+class Block(nn.Module):
+    def __init__(self, h, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(h)
+        self.qkv = nn.Linear(h, 3 * h)
+        self.proj = nn.Linear(h, h)
+        self.ln2 = nn.LayerNorm(h)
+        self.fc1 = nn.Linear(h, 4 * h)
+        self.fc2 = nn.Linear(4 * h, h)
+
+    def attn(self, x):
+        b, s, h = x.shape
+        q, k, v = self.qkv(x).split(h, dim=2)
+        q = q.view(b, s, self.heads, h // self.heads).transpose(1, 2)
+        k = k.view(b, s, self.heads, h // self.heads).transpose(1, 2)
+        v = v.view(b, s, self.heads, h // self.heads).transpose(1, 2)
+        if hasattr(F, "scaled_dot_product_attention"):
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:  # old PyTorch (CPU logic test only)
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(k.shape[-1])
+            mask = torch.ones(s, s, dtype=torch.bool, device=x.device).tril()
+            y = att.masked_fill(~mask, float("-inf")).softmax(-1) @ v
+        return self.proj(y.transpose(1, 2).reshape(b, s, h))
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class GPT(nn.Module):
+    def __init__(self, h, layers, heads, seq, ckpt):
+        super().__init__()
+        self.ckpt = ckpt
+        self.wte = nn.Embedding(VOCAB, h)
+        self.wpe = nn.Embedding(seq, h)
+        self.blocks = nn.ModuleList(Block(h, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(h)
+        for p in self.parameters():
+            if p.dim() >= 2:
+                nn.init.normal_(p, std=0.02)
+
+    def forward(self, idx, targets):
+        pos = torch.arange(idx.shape[1], device=idx.device)
+        x = self.wte(idx) + self.wpe(pos)
+        for blk in self.blocks:
+            if self.ckpt:
+                x = torch.utils.checkpoint.checkpoint(blk, x, use_reentrant=False)
+            else:
+                x = blk(x)
+        logits = F.linear(self.ln_f(x), self.wte.weight)  # tied head
+        return F.cross_entropy(logits.float().view(-1, VOCAB), targets.view(-1))
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout.strip()
+    except Exception as e:  # no nvidia-smi on a CPU machine
+        return "unavailable (%s)" % type(e).__name__
+
+
+def sm_clock():
+    out = sh(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits"])
+    return out.splitlines()[0].strip() if out and out[0].isdigit() else ""
+
+
+def write_env(path, dev):
+    lines = ["date_utc: " + time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+             "python: " + platform.python_version(),
+             "torch: " + torch.__version__,
+             "cuda (torch): " + str(torch.version.cuda),
+             "cudnn: " + str(torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None),
+             "platform: " + platform.platform(),
+             "cpu: " + (platform.processor() or "") + " x%d" % (os.cpu_count() or 0)]
+    if dev == "cuda":
+        p = torch.cuda.get_device_properties(0)
+        lines += ["gpu: " + p.name,
+                  "sm_count: %d" % p.multi_processor_count,
+                  "memory_GiB: %.1f" % (p.total_memory / 2**30)]
+    lines += ["nvidia-smi:", sh(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,"
+                                 "clocks.mem,clocks.max.mem,power.limit,temperature.gpu,pstate",
+                                 "--format=csv"])]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines), flush=True)
+
+
+class Timer:
+    """CUDA events on a GPU, perf_counter after a sync-free wait on CPU."""
+
+    def __init__(self, dev):
+        self.dev = dev
+
+    def mark(self):
+        if self.dev == "cuda":
+            e = torch.cuda.Event(enable_timing=True)
+            e.record()
+            return e
+        return time.perf_counter()
+
+    def ms(self, a, b):
+        if self.dev == "cuda":
+            return a.elapsed_time(b)
+        return (b - a) * 1e3
+
+    def sync(self):
+        if self.dev == "cuda":
+            torch.cuda.synchronize()
+
+
+def make_opt(model, dev):
+    try:
+        return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=(dev == "cuda")), \
+            "adamw_fused" if dev == "cuda" else "adamw"
+    except (TypeError, RuntimeError):
+        return torch.optim.AdamW(model.parameters(), lr=1e-4), "adamw"
+
+
+def attn_ctx(dev, use_flash):
+    if dev == "cuda" and use_flash:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+    return _Null()
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def run_config(cfg, dev, dtype):
+    name, h, L, heads, seq, mb, ckpt = cfg
+    torch.manual_seed(0)
+    if hasattr(torch, "get_default_device"):  # build on the device: no slow CPU init
+        with torch.device(dev):
+            model = GPT(h, L, heads, seq, ckpt)
+    else:
+        model = GPT(h, L, heads, seq, ckpt).to(dev)
+    nparams = sum(p.numel() for p in model.parameters())
+    opt, opt_name = make_opt(model, dev)
+    idx = torch.randint(0, VOCAB, (mb, seq), device=dev)
+    tgt = torch.randint(0, VOCAB, (mb, seq), device=dev)
+    t = Timer(dev)
+    use_flash = dev == "cuda"
+
+    def step():
+        with attn_ctx(dev, use_flash):
+            with torch.autocast(dev, dtype=dtype):
+                e0 = t.mark()
+                loss = model(idx, tgt)
+                e1 = t.mark()
+            loss.backward()
+            e2 = t.mark()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        e3 = t.mark()
+        return e0, e1, e2, e3
+
+    attention = "sdpa_flash" if use_flash else "sdpa_default"
+    try:
+        step()
+    except Exception as e:
+        if not use_flash or "out of memory" in str(e).lower():
+            raise
+        print("  flash-only sdpa failed (%s); default backend" % str(e)[:120], flush=True)
+        use_flash = False
+        attention = "sdpa_default"
+        opt.zero_grad(set_to_none=True)
+        step()
+    for _ in range(WARMUP - 1):
+        step()
+    t.sync()
+    if dev == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    marks, host = [], []
+    for _ in range(STEPS):
+        c0 = time.perf_counter()
+        marks.append(step())
+        host.append((time.perf_counter() - c0) * 1e3)
+    t.sync()
+    clock = sm_clock() if dev == "cuda" else ""
+    step_ms = [t.ms(m[0], m[3]) for m in marks]
+    row = dict(name=name, hidden=h, layers=L, heads=heads, seq=seq, micro_batch=mb,
+               ckpt=ckpt, vocab=VOCAB, params=nparams, tied=1, dtype="amp_bf16",
+               attention=attention, optimizer=opt_name, warmup=WARMUP, steps=STEPS,
+               step_ms="%.3f" % statistics.median(step_ms),
+               step_ms_min="%.3f" % min(step_ms), step_ms_max="%.3f" % max(step_ms),
+               fwd_ms="%.3f" % statistics.median(t.ms(m[0], m[1]) for m in marks),
+               bwd_ms="%.3f" % statistics.median(t.ms(m[1], m[2]) for m in marks),
+               opt_ms="%.3f" % statistics.median(t.ms(m[2], m[3]) for m in marks),
+               host_ms="%.3f" % statistics.median(host),
+               kernels="", sm_clock_MHz=clock, status="ok",
+               peak_mem_GiB="%.2f" % (torch.cuda.max_memory_allocated() / 2**30)
+               if dev == "cuda" else "")
+    row["kernels"] = count_kernels(step, dev)
+    del model, opt, idx, tgt
+    return row
+
+
+def count_kernels(step, dev):
+    """GPU kernels (and memcpy/memset) of one step, from torch.profiler."""
+    if dev != "cuda":
+        return ""
+    try:
+        from torch.autograd import DeviceType
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            step()
+            torch.cuda.synchronize()
+        return str(sum(1 for e in prof.events() if e.device_type == DeviceType.CUDA))
+    except Exception as e:  # the profiler is optional
+        print("  kernel count failed: %s" % str(e)[:120], flush=True)
+        return ""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--budget-s", type=float, default=170.0,
+                    help="start no new config after this many seconds")
+    ap.add_argument("--only", default="", help="comma-separated config names")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    dev = a.device
+    dtype = torch.bfloat16
+    configs = CONFIGS if dev == "cuda" else CPU_CONFIGS
+    if a.only:
+        keep = set(a.only.split(","))
+        configs = [c for c in configs if c[0] in keep]
+    write_env(os.path.join(a.out, "h100_env.txt"), dev)
+    if dev == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    path = os.path.join(a.out, "h100_gpt_steps.csv")
+    t0 = time.perf_counter()
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        f.flush()
+        for cfg in configs:
+            if time.perf_counter() - t0 > a.budget_s:
+                print("budget spent: skipping %s" % cfg[0], flush=True)
+                continue
+            c0 = time.perf_counter()
+            try:
+                row = run_config(cfg, dev, dtype)
+            except Exception as e:  # OOM or anything else: record and go on
+                msg = str(e).splitlines()[0][:100] if str(e) else type(e).__name__
+                status = "oom" if "out of memory" in msg.lower() else "error: " + msg
+                row = {k: "" for k in COLUMNS}
+                row.update(name=cfg[0], hidden=cfg[1], layers=cfg[2], heads=cfg[3],
+                           seq=cfg[4], micro_batch=cfg[5], ckpt=cfg[6], status=status.replace(",", ";"))
+            if dev == "cuda":
+                torch.cuda.empty_cache()
+            w.writerow(row)
+            f.flush()
+            print("%-26s step %8s ms  fwd %8s  bwd %8s  opt %7s  host %8s  kern %5s  %s  (%.1f s)"
+                  % (row["name"], row["step_ms"], row["fwd_ms"], row["bwd_ms"], row["opt_ms"],
+                     row["host_ms"], row["kernels"], row["status"], time.perf_counter() - c0),
+                  flush=True)
+    with open(os.path.join(a.out, "h100_env.txt"), "a") as f:
+        f.write("nvidia-smi after:\n" + sh(["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,"
+                                            "temperature.gpu,power.draw,pstate", "--format=csv"]) + "\n")
+    print("total %.1f s" % (time.perf_counter() - t0), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -185,3 +185,40 @@ Test(hostlink, scenario_keys_set_the_host_side) {
                 SC_OK);
   cr_expect(strstr(e.msg, "cluster.host_mem_GBps"), "%s", e.msg);
 }
+
+/* Another GPU without a cluster preset is another server: the default
+ * DGX A100's host side (2 GPUs per uplink, 409.6 GB/s, 2 TB) no longer
+ * applies; host keys in the same document still do; a preset's GPU, or an
+ * edit of the host side alone, keeps it. */
+Test(hostlink, another_gpu_without_a_preset_drops_the_base_servers_host_side) {
+  sc_error e = {0};
+  sc_scenario s;
+  sc_scenario_default(&s);
+  cr_assert_gt(s.cluster.host.mem_bw, 0, "the default dgx-a100 states its host side");
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\"}}", "test",
+                                       NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.host.gpus_per_link, 0);
+  cr_expect_eq(s.cluster.host.mem_bw, 0);
+  cr_expect_eq(s.cluster.host.mem_bytes, 0);
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\", "
+                                           "\"host_RAM_GB\": 512}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_float_eq(s.cluster.host.mem_bytes, 512e9, 1);
+  cr_expect_eq(s.cluster.host.mem_bw, 0);
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"host_RAM_GB\": 512}}", "test", NULL,
+                                       0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_float_eq(s.cluster.host.mem_bw, 409.6e9, 1e3);
+  cr_expect_eq(s.cluster.host.gpus_per_link, 2);
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"preset\": \"dgx1-v100\", \"nodes\": 128, "
+                                           "\"gpu\": \"v100-sxm2-16gb\"}, "
+                                           "\"plan\": {\"dtype\": \"fp16\"}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_float_eq(s.cluster.host.mem_bw, 136.5e9, 1e3);
+}

@@ -992,6 +992,10 @@ static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
   if (!p && scn_cluster_shaped(v)) snprintf(cl->name, sizeof cl->name, "custom");
   const json_t *g = json_object_get(v, "gpu");
   if (g && (rc = scn_gpu(c, g, &cl->gpu))) return rc;
+  /* another GPU without a preset is another server: the base's host side
+   * (uplinks, CPU memory, RAM) no longer applies and is not known unless
+   * the document gives it (host_* keys below; 0 = not limited) */
+  if (g && !p) memset(&cl->host, 0, sizeof cl->host);
   if ((rc = scn_fields(c, &scn_cluster_sec, v, cl))) return rc;
   return scn_cluster_size(c, v, cl);
 }

@@ -353,7 +353,9 @@ static int fp8_casts(lctx *c, const wg_op *o, int opi, double x_elems, double dy
                      int gathered, int local, int dep) {
   sc_fp8_recipe r = c->s->plan.fp8_recipe;
   int prod = c->g->tensors[o->in[0]].producer;
-  fp8c_operand in = {c->e, prod >= 0 && c->g->ops[prod].kind == WG_NORM, gathered, c->st.tp};
+  const wg_op *p = prod >= 0 ? &c->g->ops[prod] : NULL;
+  int norm = p && p->kind == WG_NORM && (p->fn == WG_FN_LAYERNORM || p->fn == WG_FN_RMSNORM);
+  fp8c_operand in = {c->e, norm, gathered, c->st.tp};
   fp8c_operand dy = {c->e, 0, !local && o->tp == WG_TP_ROW && c->st.sp, c->st.tp};
   fp8c_cost fi = fp8c_activation(r, &in), fb = fp8c_activation(r, &dy);
   double f = x_elems * fi.bytes + fp8c_history_bytes(r, 1);

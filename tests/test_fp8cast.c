@@ -6,17 +6,20 @@
 
 #include "cost/fp8cast.h"
 
+/* Hopper (TN-only fp8 GEMMs) unless `blackwell` is set. */
+static int blackwell;
+
 static fp8c_cost act(sc_fp8_recipe r, int norm_fed, int gathered, int tp) {
-  fp8c_operand op = {2.0, norm_fed, gathered, tp};
+  fp8c_operand op = {2.0, norm_fed, gathered, tp, !blackwell};
   return fp8c_activation(r, &op);
 }
 
 #define EXPECT(R, NF, G, TP, WANT, K)                                                     \
   do {                                                                                     \
     fp8c_cost c_ = act(R, NF, G, TP);                                                      \
-    cr_expect_float_eq(c_.bytes, WANT, 1e-12,                                              \
-                       "recipe %d norm_fed %d gathered %d tp %d: %g bytes, want %g", R, NF, \
-                       G, TP, c_.bytes, (double)(WANT));                                   \
+    cr_expect_float_eq(c_.bytes + c_.norm, WANT, 1e-12,                                    \
+                       "recipe %d norm_fed %d gathered %d tp %d: %g + %g bytes, want %g", R, \
+                       NF, G, TP, c_.bytes, c_.norm, (double)(WANT));                      \
     cr_expect_eq(c_.launches, K, "recipe %d norm_fed %d gathered %d: %d launches, want %d", \
                  R, NF, G, c_.launches, K);                                                \
   } while (0)
@@ -33,10 +36,14 @@ Test(fp8cast, plain_operand) {
 }
 
 /* LayerNormLinear: delayed scaling's norm writes fp8 (1 byte instead of 2:
- * -1) and nvte_transpose reads 1, writes 1: 1 byte net, 1 launch; current
+ * -1, charged to the norm) and nvte_transpose reads 1, writes 1: 1 byte
+ * net, 1 launch; current
  * scaling's norm computes the amax, then cast_transpose: 4; block recipes
  * are not fused into TE's norm kernels. */
 Test(fp8cast, norm_fed_input) {
+  fp8c_cost d = act(SC_FP8_DELAYED, 1, 0, 1);
+  cr_expect_float_eq(d.norm, -1.0, 1e-12, "the norm's write: %g", d.norm);
+  cr_expect_float_eq(d.bytes, 2.0, 1e-12, "the transpose: %g", d.bytes);
   EXPECT(SC_FP8_DELAYED, 1, 0, 1, 1.0, 1);
   EXPECT(SC_FP8_CURRENT, 1, 0, 1, 4.0, 1);
   EXPECT(SC_FP8_BLOCK, 1, 0, 1, 4.0625, 1);
@@ -62,10 +69,29 @@ Test(fp8cast, gathered_operand) {
 /* Weights once per step: cast_transpose 2 + 1 + 1 = 4 (current: + 2 for the
  * amax), 128x128 block scales 4 / 16384 a copy, MXFP8 1 / 32 a copy. */
 Test(fp8cast, weight_per_step) {
-  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_DELAYED, 2), 4.0, 1e-12);
-  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_CURRENT, 2), 6.0, 1e-12);
-  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_BLOCK, 2), 4.0 + 8.0 / 16384, 1e-12);
-  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_MXFP8, 2), 4.0625, 1e-12);
+  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_DELAYED, 2, 1), 4.0, 1e-12);
+  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_CURRENT, 2, 1), 6.0, 1e-12);
+  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_BLOCK, 2, 1), 4.0 + 8.0 / 16384, 1e-12);
+  /* Blackwell: one per-tensor copy (2 + 1; current + 2), MXFP8 both */
+  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_DELAYED, 2, 0), 3.0, 1e-12);
+  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_CURRENT, 2, 0), 5.0, 1e-12);
+  cr_expect_float_eq(fp8c_weight_bytes(SC_FP8_MXFP8, 2, 0), 4.0625, 1e-12);
+}
+
+/* Blackwell's fp8 GEMMs take every layout: per-tensor recipes write one
+ * copy. Plain: read 2, write 1 = 3 (current + 2 = 5, two launches);
+ * norm-fed delayed: the norm writes fp8 (-1) and nothing is launched;
+ * norm-fed current: the cast, 3; gathered over tp 4: the shard's cast
+ * only, 3 / 4; MXFP8 unchanged (both copies): 4.0625. */
+Test(fp8cast, blackwell_writes_no_transpose) {
+  blackwell = 1;
+  EXPECT(SC_FP8_DELAYED, 0, 0, 1, 3.0, 1);
+  EXPECT(SC_FP8_CURRENT, 0, 0, 1, 5.0, 2);
+  EXPECT(SC_FP8_DELAYED, 1, 0, 1, -1.0, 0);
+  EXPECT(SC_FP8_CURRENT, 1, 0, 1, 3.0, 1);
+  EXPECT(SC_FP8_DELAYED, 0, 1, 4, 0.75, 1);
+  EXPECT(SC_FP8_MXFP8, 0, 0, 1, 4.0625, 1);
+  blackwell = 0;
 }
 
 /* Delayed scaling rolls 1024 fp32 amaxes per fp8 tensor (read + write):

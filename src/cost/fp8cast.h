@@ -24,7 +24,10 @@
  * kernel launches. bytes may be below the 16-bit read when the cast is
  * fused into the producer (the norm then writes fewer bytes). */
 typedef struct fp8c_cost {
-  double bytes;  /* bytes moved per element of the operand */
+  double bytes;  /* bytes the quantization kernels move per element of
+                    the operand */
+  double norm;   /* change to the producing norm's own traffic per element
+                    of the operand (fused: it writes fp8, 1 - e); 0 else */
   int launches;  /* kernels launched */
 } fp8c_cost;
 
@@ -35,6 +38,10 @@ typedef struct fp8c_operand {
   int gathered;  /* all-gathered by sequence parallelism over `tp` ranks:
                     TE quantizes the local shard and gathers fp8 */
   int tp;        /* ranks of that gather (1: not gathered) */
+  int tn_only;   /* the GPU's fp8 GEMMs take only the TN layout (Hopper,
+                    sm < 100): per-tensor recipes add a transposed copy;
+                    Blackwell's take every layout (TE's
+                    is_non_tn_fp8_gemm_supported) */
 } fp8c_operand;
 
 /* The activation or output-gradient operand of one fp8 GEMM, per
@@ -44,7 +51,7 @@ fp8c_cost fp8c_activation(sc_fp8_recipe r, const fp8c_operand *op);
 /* Weight quantization per element of the 16-bit weight: once per step
  * (TE caches it over micro-batches: is_first_microbatch, which Megatron's
  * schedules set on the first micro-batch of each step). */
-double fp8c_weight_bytes(sc_fp8_recipe r, double e);
+double fp8c_weight_bytes(sc_fp8_recipe r, double e, int tn_only);
 
 /* Delayed scaling's amax-history update per fp8 linear per micro-batch:
  * forward (fwd = 1, 3 fp8 tensors) or backward (2), bytes. 0 for the

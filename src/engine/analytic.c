@@ -614,7 +614,8 @@ static double fp8_weight_cast(const eng *e, double lp) {
   const sc_plan *p = &e->s->plan;
   if (p->dtype != SC_FP8 || p->fp8_param || lp <= 0) return 0;
   double eb = 2; /* fp8 plans keep 16-bit weights (lower.c's hp) */
-  return cost_mem(&e->s->cluster.gpu, lp * fp8c_weight_bytes(p->fp8_recipe, eb));
+  int tn = e->s->cluster.gpu.arch < 100; /* Hopper: a transposed copy too */
+  return cost_mem(&e->s->cluster.gpu, lp * fp8c_weight_bytes(p->fp8_recipe, eb, tn));
 }
 
 /* Adam step over the local shard: read/write fp32 master, m, v, read the

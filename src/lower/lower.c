@@ -352,14 +352,29 @@ static lay local_layout(const lctx *c, int t) {
 static int fp8_casts(lctx *c, const wg_op *o, int opi, double x_elems, double dy_elems,
                      int gathered, int local, int dep) {
   sc_fp8_recipe r = c->s->plan.fp8_recipe;
-  int prod = c->g->tensors[o->in[0]].producer;
-  const wg_op *p = prod >= 0 ? &c->g->ops[prod] : NULL;
-  int norm = p && p->kind == WG_NORM && (p->fn == WG_FN_LAYERNORM || p->fn == WG_FN_RMSNORM);
-  fp8c_operand in = {c->e, norm, gathered, c->st.tp};
-  fp8c_operand dy = {c->e, 0, !local && o->tp == WG_TP_ROW && c->st.sp, c->st.tp};
+  int tn = c->s->cluster.gpu.arch < 100;
+  const wg_tensor *xt = &c->g->tensors[o->in[0]];
+  const wg_op *p = xt->producer >= 0 ? &c->g->ops[xt->producer] : NULL;
+  /* a norm whose only reader is this linear (TE's LayerNormLinear) */
+  int norm = p && p->kind == WG_NORM && xt->uses == 1 &&
+             (p->fn == WG_FN_LAYERNORM || p->fn == WG_FN_RMSNORM);
+  fp8c_operand in = {c->e, norm, gathered, c->st.tp, tn};
+  fp8c_operand dy = {c->e, 0, !local && o->tp == WG_TP_ROW && c->st.sp, c->st.tp, tn};
   fp8c_cost fi = fp8c_activation(r, &in), fb = fp8c_activation(r, &dy);
   double f = x_elems * fi.bytes + fp8c_history_bytes(r, 1);
   double b = dy_elems * fb.bytes + fp8c_history_bytes(r, 0);
+  if (fi.norm != 0) {
+    /* the norm writes the fp8 copy: its forward traffic changes, its
+     * backward stays */
+    xg_task *nt = dep >= 0 ? &c->x->tasks[c->seg_first + dep] : NULL;
+    double nb = nt && nt->kind == XG_MEM && nt->op == xt->producer ? nt->bytes : 0;
+    if (nb + x_elems * fi.norm > 0) {
+      nt->bwd_scale *= nb / (nb + x_elems * fi.norm);
+      nt->bytes = nb + x_elems * fi.norm;
+    } else {
+      f += x_elems * fi.norm; /* not found: counted with the cast */
+    }
+  }
   assert(f > 0);
   return mem_task_p(c, "cast_", o->name, opi, f, fi.launches, fb.launches, b / f, dep);
 }

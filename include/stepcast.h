@@ -280,8 +280,8 @@ typedef enum sc_attention {
 /* How fp8 GEMM operands are scaled (Transformer Engine recipes). */
 typedef enum sc_fp8_recipe {
   SC_FP8_DELAYED = 0,  /* per-tensor scale from an amax history (TE's
-                          default): the cast is fused into the norm or
-                          activation that produces the operand */
+                          default): cast + transpose of each operand, the
+                          cast fused into a norm that produces it */
   SC_FP8_CURRENT,      /* per-tensor scale from the tensor itself: an amax
                           pass over each operand before its cast */
   SC_FP8_BLOCK,        /* 1x128 / 128x128 block scales (DeepSeek-V3's

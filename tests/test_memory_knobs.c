@@ -123,28 +123,47 @@ Test(memory, bad_combinations_say_what_is_valid) {
   cr_assert(strstr(err.msg, "valid: \"fp32\", \"bf16\""), "%s", err.msg);
 }
 
-Test(memory, current_scaling_reads_each_fp8_operand_once_more) {
-  /* fp8 with current scaling: before each fp8 GEMM an amax pass reads
-   * its 16-bit input: for fc1, s b h / sp... = seq x hidden x 2 bytes per
-   * micro-batch (tp 2 with sequence parallelism gathers the input first:
-   * the whole sequence), and the step gets slower */
-  sc_scenario s = base();
-  s.plan.dtype = SC_FP8;
-  sc_result delayed = predict(&s);
-  s.plan.fp8_recipe = SC_FP8_CURRENT;
-  sc_result current = predict(&s);
-  cr_assert_gt(current.step_s, delayed.step_s);
+/* Forward bytes of the layer's task `name` (sc_explain_layer). */
+static double task_bytes(const sc_scenario *s, const char *name) {
   sc_op_time ops[96];
   sc_error err = {0};
-  int n = sc_explain_layer(&s, ops, 96, &err);
+  int n = sc_explain_layer(s, ops, 96, &err);
   cr_assert_gt(n, 0, "%s", err.msg);
-  int found = 0;
   for (int i = 0; i < n; i++)
-    if (!strcmp(ops[i].name, "amax_fc1")) {
-      found = 1;
-      cr_assert_float_eq(ops[i].bytes, 2048.0 * 2048 * 2, 1.0, "%g", ops[i].bytes);
-    }
-  cr_assert(found, "no amax_fc1 among %d operators", n);
+    if (!strcmp(ops[i].name, name)) return ops[i].bytes;
+  cr_assert_fail("no %s among %d operators", name, n);
+  return 0;
+}
+
+static double cast_fc1_bytes(const sc_scenario *s) { return task_bytes(s, "cast_fc1"); }
+
+Test(memory, fp8_casts_of_the_norm_fed_fc1_per_recipe) {
+  /* fc1 reads the norm output, gathered by sequence parallelism over tp 2:
+   * N = seq x hidden = 2048 x 2048 elements after the gather, e = 2.
+   *   delayed: the norm writes fp8 on its shard (1 - e = -1 byte an element,
+   *            over N / 2), nvte_transpose of the gathered copy (2): 1.5 N,
+   *            plus the amax histories of 3 tensors, 3 x 1024 x 4 x 2 bytes
+   *            (H100: fp8 GEMMs only in the TN layout)
+   *   current: norm + amax fused, cast of the shard (e + 1 = 3, over N / 2),
+   *            transpose (2): 3.5 N
+   *   block:   both 1x128-scaled copies from the shard (2 + 2 x 1.03125,
+   *            over N / 2): 2.03125 N
+   * and the step gets slower from delayed to current scaling. */
+  sc_scenario s = base();
+  s.plan.dtype = SC_FP8;
+  double N = 2048.0 * 2048.0;
+  /* delayed: the transpose (2 N) in the cast task, the norm's -N / 2 in
+   * the norm's own task (norm2, whose output fc1 reads) */
+  cr_assert_float_eq(cast_fc1_bytes(&s), 2 * N + 24576, 1.0, "%g", cast_fc1_bytes(&s));
+  double norm_delayed = task_bytes(&s, "norm2");
+  sc_result delayed = predict(&s);
+  s.plan.fp8_recipe = SC_FP8_CURRENT;
+  cr_assert_float_eq(cast_fc1_bytes(&s), 3.5 * N, 1.0, "%g", cast_fc1_bytes(&s));
+  cr_assert_float_eq(task_bytes(&s, "norm2") - norm_delayed, 0.5 * N, 1.0, "%g vs %g",
+                     task_bytes(&s, "norm2"), norm_delayed);
+  cr_assert_gt(predict(&s).step_s, delayed.step_s);
+  s.plan.fp8_recipe = SC_FP8_BLOCK;
+  cr_assert_float_eq(cast_fc1_bytes(&s), 2.03125 * N, 1.0, "%g", cast_fc1_bytes(&s));
 }
 
 Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {

@@ -24,6 +24,7 @@
 #include "cost/compute.h"
 #include "cost/hostlink.h"
 #include "cost/conv.h"
+#include "cost/fp8cast.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
 #include "pipeline/pipe.h"
@@ -603,20 +604,35 @@ void eng_dp_reduction(const eng *e, int s, eng_dpred *out) {
   out->exposed = red_exposed_stage(e, st, out->red, out->params, sh, 0, &e->st[k.worst]);
 }
 
+/* Transformer Engine's cast of the fp8 GEMM weights (fp8 copy and its
+ * transpose, cost/fp8cast.c), once per step on the first micro-batch
+ * (is_first_microbatch): charged with the optimizer step that updated
+ * those weights, one pass over the stage's lp local weights (16-bit).
+ * With fp8 primary weights (fp8_param) the optimizer writes the fp8
+ * weights itself; that path's kernels are not modelled (0). */
+static double fp8_weight_cast(const eng *e, double lp) {
+  const sc_plan *p = &e->s->plan;
+  if (p->dtype != SC_FP8 || p->fp8_param || lp <= 0) return 0;
+  double eb = 2; /* fp8 plans keep 16-bit weights (lower.c's hp) */
+  int tn = e->s->cluster.gpu.arch < 100; /* Hopper: a transposed copy too */
+  return cost_mem(&e->s->cluster.gpu, lp * fp8c_weight_bytes(p->fp8_recipe, eb, tn));
+}
+
 /* Adam step over the local shard: read/write fp32 master, m, v, read the
  * gradient, write the 16-bit copy, plus the gradient-norm pass (the graph's
  * optimizer bytes per parameter, 34). */
 static double optimizer_time(const eng *e, const xg_stage *st) {
   const sc_plan *p = &e->s->plan;
-  double n = 0;
+  double n = 0, lp = 0;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0) continue;
     double params = r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0));
     n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
+    lp += r->count * sg->params_lp;
   }
-  return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param);
+  return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param) + fp8_weight_cast(e, lp);
 }
 
 /* pipe_p2p_on_path's fb: forward + backward of stage s per micro-batch. */

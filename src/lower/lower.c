@@ -36,6 +36,7 @@
 
 #include "core/mem.h"
 #include "core/vec.h"
+#include "cost/fp8cast.h"
 #include "plan/plan.h"
 #include "plan/strategy.h"
 
@@ -340,10 +341,49 @@ static lay local_layout(const lctx *c, int t) {
   return c->ts[t].lay == LAY_SEQ ? LAY_SEQ : LAY_REPL;
 }
 
+/* Transformer Engine's quantization of one fp8 GEMM's activation operands
+ * (src/cost/fp8cast.c): a memory-bound task before the GEMM, forward the
+ * input's x_elems, backward the output gradient's dy_elems, plus delayed
+ * scaling's amax-history update. The input is norm-fed when a norm op
+ * produced it (TE's LayerNormLinear fuses the cast into the norm);
+ * `gathered` when sequence parallelism gathers it; the output gradient of
+ * a row-parallel linear is gathered in backward under sequence
+ * parallelism. The weight's cast is per step (engine/analytic.c). */
+static int fp8_casts(lctx *c, const wg_op *o, int opi, double x_elems, double dy_elems,
+                     int gathered, int local, int dep) {
+  sc_fp8_recipe r = c->s->plan.fp8_recipe;
+  int tn = c->s->cluster.gpu.arch < 100;
+  const wg_tensor *xt = &c->g->tensors[o->in[0]];
+  const wg_op *p = xt->producer >= 0 ? &c->g->ops[xt->producer] : NULL;
+  /* a norm whose only reader is this linear (TE's LayerNormLinear) */
+  int norm = p && p->kind == WG_NORM && xt->uses == 1 &&
+             (p->fn == WG_FN_LAYERNORM || p->fn == WG_FN_RMSNORM);
+  fp8c_operand in = {c->e, norm, gathered, c->st.tp, tn};
+  fp8c_operand dy = {c->e, 0, !local && o->tp == WG_TP_ROW && c->st.sp, c->st.tp, tn};
+  fp8c_cost fi = fp8c_activation(r, &in), fb = fp8c_activation(r, &dy);
+  double f = x_elems * fi.bytes + fp8c_history_bytes(r, 1);
+  double b = dy_elems * fb.bytes + fp8c_history_bytes(r, 0);
+  if (fi.norm != 0) {
+    /* the norm writes the fp8 copy: its forward traffic changes, its
+     * backward stays */
+    xg_task *nt = dep >= 0 ? &c->x->tasks[c->seg_first + dep] : NULL;
+    double nb = nt && nt->kind == XG_MEM && nt->op == xt->producer ? nt->bytes : 0;
+    if (nb + x_elems * fi.norm > 0) {
+      nt->bwd_scale *= nb / (nb + x_elems * fi.norm);
+      nt->bytes = nb + x_elems * fi.norm;
+    } else {
+      f += x_elems * fi.norm; /* not found: counted with the cast */
+    }
+  }
+  assert(f > 0);
+  return mem_task_p(c, "cast_", o->name, opi, f, fi.launches, fb.launches, b / f, dep);
+}
+
 static int lower_linear(lctx *c, const wg_op *o, int opi) {
   int x = o->in[0], local = token_local(c, o);
   lay want = local ? local_layout(c, x) : o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
-  if (convert(c, x, want, opi) || (o->expert && experts(c, x, 1))) return -1;
+  /* sequence parallelism gathers the input of a column-parallel linear */
+  int gathered = c->ts[x].lay == LAY_SEQ && want == LAY_REPL && !o->expert;
   const wg_tensor *in = &c->g->tensors[x];
   double m = rows_gpu(c, x, local ? want : LAY_REPL), k = (double)in->dim[in->rank - 1],
          n = (double)o->features, batch = 1;
@@ -353,11 +393,25 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
     batch = (double)o->experts / c->st.ep;
     m = m / batch * moe_cf(c);
   }
+  double x_elems = m * k * batch, dy_elems = m * n * batch;
+  int fp8 = low_precision(c, o) && c->lp == SC_FP8;
+  if (fp8 && gathered) {
+    /* TE quantizes the local shard, then gathers fp8: the cast comes
+     * before the all-gather */
+    int q = fp8_casts(c, o, opi, x_elems, dy_elems, gathered, local, c->ts[x].task);
+    if (q < 0) return -1;
+    c->ts[x].task = q;
+  }
+  if (convert(c, x, want, opi) || (o->expert && experts(c, x, 1))) return -1;
   int dep = c->ts[x].task;
-  if (low_precision(c, o) && c->s->plan.fp8_recipe == SC_FP8_CURRENT) {
-    /* current scaling: an amax pass reads the operand (16-bit) before its
-     * fused cast, forward (x) and backward (the output gradient) */
-    double x_elems = m * k * batch, dy_elems = m * n * batch;
+  if (fp8 && !gathered) {
+    dep = fp8_casts(c, o, opi, x_elems, dy_elems, gathered, local, dep);
+    if (dep < 0) return -1;
+  } else if (low_precision(c, o) && c->lp == SC_FP4 &&
+             c->s->plan.fp8_recipe == SC_FP8_CURRENT) {
+    /* fp4 with current scaling: an amax pass reads the operand (16-bit)
+     * before its fused cast, forward (x) and backward (the output
+     * gradient); NVFP4's quantization kernels are not modelled */
     dep = mem_task_p(c, "amax_", o->name, opi, x_elems * c->e, 1, 1, dy_elems / x_elems, dep);
     if (dep < 0) return -1;
   }

@@ -166,6 +166,35 @@ Test(memory, fp8_casts_of_the_norm_fed_fc1_per_recipe) {
   cr_assert_float_eq(cast_fc1_bytes(&s), 2.03125 * N, 1.0, "%g", cast_fc1_bytes(&s));
 }
 
+/* The layer's operator `name` (sc_explain_layer). */
+static sc_op_time op_of(const sc_scenario *s, const char *name) {
+  sc_op_time ops[96];
+  sc_error err = {0};
+  int n = sc_explain_layer(s, ops, 96, &err);
+  cr_assert_gt(n, 0, "%s", err.msg);
+  for (int i = 0; i < n; i++)
+    if (!strcmp(ops[i].name, name)) return ops[i];
+  cr_assert_fail("no %s among %d operators", name, n);
+  return ops[0];
+}
+
+Test(memory, fp8_sequence_parallel_gathers_move_one_byte_an_element) {
+  /* per-tensor recipes gather fp8 under sequence parallelism: fc1's input
+   * all-gather in forward and fc2's output-gradient all-gather in backward
+   * (the reduce-scatter's backward) move half the bytes of the block
+   * recipe, which keeps 16-bit gathers; the other directions (16-bit
+   * gradients and outputs) take the same time */
+  sc_scenario s = base();
+  s.plan.dtype = SC_FP8;
+  sc_op_time ag_d = op_of(&s, "ag_fc1"), rs_d = op_of(&s, "rs_fc2");
+  s.plan.fp8_recipe = SC_FP8_BLOCK;
+  sc_op_time ag_b = op_of(&s, "ag_fc1"), rs_b = op_of(&s, "rs_fc2");
+  cr_assert_lt(ag_d.fwd_s, ag_b.fwd_s, "%g vs %g", ag_d.fwd_s, ag_b.fwd_s);
+  cr_assert_float_eq(ag_d.bwd_s, ag_b.bwd_s, 1e-12, "%g vs %g", ag_d.bwd_s, ag_b.bwd_s);
+  cr_assert_lt(rs_d.bwd_s, rs_b.bwd_s, "%g vs %g", rs_d.bwd_s, rs_b.bwd_s);
+  cr_assert_float_eq(rs_d.fwd_s, rs_b.fwd_s, 1e-12, "%g vs %g", rs_d.fwd_s, rs_b.fwd_s);
+}
+
 Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {
   /* pp 1: the two layers kept in 16 bits hold no fp8 weight copies:
    * 2 layers x 2 bytes x 12 h^2 / tp fewer bytes, and their GEMMs run at

@@ -164,7 +164,7 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
 
 static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
   coll_op op = bwd ? conjugate(t->coll) : t->coll;
-  return coll(e, &e->grps[t->group], op, t->bytes, share);
+  return coll(e, &e->grps[t->group], op, xg_comm_bytes(t, bwd), share);
 }
 
 double eng_task_comm(const eng *e, const xg_task *t, int bwd) {

@@ -89,9 +89,9 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
                  : t->coll == COLL_ALL_GATHER     ? COLL_REDUCE_SCATTER
                  : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
                                                   : t->coll;
-    q->bytes = t->bytes, q->group = t->group, q->op = op;
+    q->bytes = xg_comm_bytes(t, bwd), q->group = t->group, q->op = op;
     if (c->o->comm_factor) { /* the other groups of the kind beside it */
-      double f = c->o->comm_factor(c->o->comm_ud, t->group, op, t->bytes);
+      double f = c->o->comm_factor(c->o->comm_ud, t->group, op, q->bytes);
       if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
   } else {

@@ -37,6 +37,11 @@ int xg_add_task(xg *x, const xg_task *t) {
   return push((void **)&x->tasks, &x->n_tasks, &x->cap_tasks, t, sizeof *t);
 }
 
+double xg_comm_bytes(const xg_task *t, int bwd) {
+  double f = t->comm_scale[bwd ? 1 : 0];
+  return f > 0 ? t->bytes * f : t->bytes;
+}
+
 int xg_add_segment(xg *x, const xg_segment *s) {
   return push((void **)&x->segs, &x->n_segs, &x->cap_segs, s, sizeof *s);
 }

@@ -90,6 +90,9 @@ typedef struct xg_task {
   int causal;                /* ATTN */
   double bytes;              /* MEM: moved; COMM: nccl-tests size */
   double bwd_scale;          /* MEM traffic, ATTN FLOPs of backward vs forward */
+  double comm_scale[2];      /* COMM: bytes moved forward [0], backward [1]
+                                as a fraction of `bytes` (TE's fp8 gathers:
+                                1 / 2); 0 = 1 */
   int host_fwd, host_bwd;    /* framework calls of an eager framework */
   int recompute_sel;         /* 1 = re-run by selective recomputation */
   coll_op coll;              /* COMM */
@@ -163,6 +166,8 @@ void xg_reset(xg *x);
 
 /* Append and return the index, or -1 when out of memory. */
 int xg_add_task(xg *x, const xg_task *t);
+/* Bytes a COMM task moves in forward (bwd = 0) or backward. */
+double xg_comm_bytes(const xg_task *t, int bwd);
 int xg_add_segment(xg *x, const xg_segment *s);
 int xg_add_run(xg *x, int segment, int count);
 int xg_add_stage(xg *x, const xg_stage *s);

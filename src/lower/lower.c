@@ -173,6 +173,8 @@ static int gemm_task(lctx *c, const char *name, int op, double m, double n, doub
 
 static const char *op_name(const lctx *c, int op) { return op >= 0 ? c->g->ops[op].name : "input"; }
 
+static int fp8_gather(const lctx *c, const wg_op *o);
+
 /* Make tensor t have layout `want` before operator `op` reads it,
  * inserting the collective that takes it there. 0 or -1 (no memory). */
 static int convert(lctx *c, int t, lay want, int op) {
@@ -192,6 +194,9 @@ static int convert(lctx *c, int t, lay want, int op) {
     k = comm(c, rs ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, c->g_tp, full, rs ? "rs_" : "ar_",
              op_name(c, s->origin), s->task);
     if (k < 0) return -1;
+    /* backward all-gathers the output gradient: in fp8 for an fp8 GEMM */
+    if (rs && s->origin >= 0 && fp8_gather(c, &c->g->ops[s->origin]))
+      c->x->tasks[c->seg_first + k].comm_scale[1] = 1.0 / c->e;
     s->task = k;
     s->lay = rs ? LAY_SEQ : LAY_REPL;
     return s->lay == want ? 0 : convert(c, t, want, op);
@@ -272,6 +277,15 @@ static int low_precision(const lctx *c, const wg_op *o) {
   return (c->lp == SC_FP8 || c->lp == SC_FP4) && !c->st.hp &&
          (o->kind == WG_LINEAR || o->kind == WG_CONV) &&
          c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision;
+}
+
+/* 1 when Transformer Engine gathers op's sequence-parallel operands in
+ * fp8 (1 byte an element): its input in forward, its output gradient in
+ * backward -- per-tensor recipes, which gather the rowwise copy and
+ * transpose after (block recipes: 16-bit bytes kept, not modelled). */
+static int fp8_gather(const lctx *c, const wg_op *o) {
+  sc_fp8_recipe r = c->s->plan.fp8_recipe;
+  return low_precision(c, o) && c->lp == SC_FP8 && (r == SC_FP8_DELAYED || r == SC_FP8_CURRENT);
 }
 
 /* Bytes op keeps for backward: its saved inputs (as they were before the
@@ -404,6 +418,12 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   }
   if (convert(c, x, want, opi) || (o->expert && experts(c, x, 1))) return -1;
   int dep = c->ts[x].task;
+  if (gathered && fp8_gather(c, o) && dep >= 0) {
+    /* the forward all-gather carries the fp8 copy; backward's
+     * reduce-scatter of the data gradient stays 16-bit */
+    xg_task *ag = &c->x->tasks[c->seg_first + dep];
+    if (ag->kind == XG_COMM && ag->coll == COLL_ALL_GATHER) ag->comm_scale[0] = 1.0 / c->e;
+  }
   if (fp8 && !gathered) {
     dep = fp8_casts(c, o, opi, x_elems, dy_elems, gathered, local, dep);
     if (dep < 0) return -1;

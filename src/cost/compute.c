@@ -105,7 +105,7 @@ double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
  * convolutions of the V100 fp32 ResNet-50 trace (cost/conv.c
  * COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8; docs/calibration.md), the
  * only CUDA-core GEMM measurement in ../shared; Kepler's issue limit on
- * top, as for those convolutions. rs_dense.c costs its MLPs the same way. */
+ * top, as for those convolutions. rs_dense.c costs its MLPs with it. */
 static double gemm_params(const sc_gpu *g, sc_dtype dt, cost_gemm_shape *sh) {
   *sh = COST_GEMM_DEFAULT;
   if (cost_conv_tensor_cores(g, dt)) return cost_gemm_peak_eff(g, dt);

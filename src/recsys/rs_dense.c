@@ -9,18 +9,11 @@
 
 static double abytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
 
-/* One GEMM m x n x k. On the tensor cores: the cuBLASLt fit of
- * cost/compute.c. On the CUDA cores (fp32 before Ampere, or fp32 without
- * TF32): SGEMM's FMA pipeline, whose k-loop prologue is short next to its
- * slow math, at the CUDA-core efficiency and prologue fitted to the
- * CUDA-core implicit-GEMM convolutions of a V100 fp32 training trace
- * (cost/conv.c COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8;
- * docs/calibration.md), the only CUDA-core GEMM measurement in ../shared. */
+/* One GEMM m x n x k: cost/compute.c's cost_gemm (the cuBLASLt fit on the
+ * tensor cores; on the CUDA cores, fp32 before Ampere or without TF32,
+ * SGEMM at the CUDA-core efficiency and prologue of cost/conv.c). */
 static double gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k) {
-  if (cost_conv_tensor_cores(g, dt)) return cost_gemm(g, dt, m, n, k, 1);
-  cost_gemm_shape sh = COST_GEMM_DEFAULT;
-  sh.k0 = COST_CONV_DEFAULT.k0;
-  return cost_gemm_ex(g, &sh, COST_CONV_DEFAULT.eff_cuda, dt, m, n, k, 1);
+  return cost_gemm(g, dt, m, n, k, 1);
 }
 
 /* One linear layer in -> out for b rows with bias + ReLU: forward GEMM and

@@ -3,7 +3,6 @@
  * model; see rs_dense.h. GEMMs and memory-bound kernels reuse src/cost.
  */
 #include "cost/compute.h"
-#include "cost/conv.h"
 #include "recsys/rs_dense.h"
 #include "recsys/rs_model.h"
 

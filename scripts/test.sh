@@ -6,6 +6,13 @@
 # the MPI build and its check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ ! -d ../shared/validation ]; then
+  # the tests compare against the project's measurement sets, calibration
+  # data and traces, which live in ../shared beside the checkout
+  echo "scripts/test.sh: $(cd .. && pwd)/shared/validation is missing: clone stepcast" \
+       "beside the project's shared/ folder (the tests that need it would fail)" >&2
+  exit 1
+fi
 scripts/deps.sh
 jobs=$(nproc)
 

@@ -311,8 +311,14 @@ static const struct {
     {"vtrain_allreduce_v100.csv",
      "COLL_LAUNCH_S (20 us) and the push/pull step latency were chosen on this set"},
     {"mlperf_resnet50_bert_v0.7-v2.1.csv",
-     "BERT rows: running packed/unpadded rows at half their tokens (value from Krell et al. "
-     "2021) was decided looking at this set"},
+     "decided looking at this set: packed BERT rows at half their tokens (Krell et al. "
+     "2021); the layout of rows naming a container's frameworks (dpm_framework)"},
+    {"dlperf_v100_frameworks.csv",
+     "PyTorch-alone rows run NCHW, AMP all-reduces fp32 gradients, TensorFlow 2 sends one "
+     "message after backward: rules decided looking at this set"},
+    {"mlperf_dlrm_v0.7-v2.1.csv",
+     "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
+     "looking at this set"},
     {"dgxc_benchmarking.csv",
      "rows naming no framework run Transformer Engine's attention in fp8/fp4 and on Blackwell "
      "(rowd_attention): decided looking at this set's GB200 rows"},

@@ -122,6 +122,14 @@ static int run_sets(const char *const *paths, int n, size_t strip, sc_format fmt
   return rc;
 }
 
+/* --engine's value: 1 event, 0 closed, -1 (reported) anything else. */
+static int engine_event(const char *v) {
+  if (v && !strcmp(v, "event")) return 1;
+  if (v && !strcmp(v, "closed")) return 0;
+  fprintf(stderr, "stepcast validate: --engine expects 'closed' or 'event'\n");
+  return -1;
+}
+
 int cmd_validate(int argc, char **argv) {
   for (int i = 1; i + 2 < argc; i++) /* --row ID FILE */
     if (!strcmp(argv[i], "--row")) {
@@ -131,7 +139,8 @@ int cmd_validate(int argc, char **argv) {
       for (int k = 1; k < argc; k++) {
         if (k == i || k == i + 1) continue;
         if (!strcmp(argv[k], "--engine") && k + 1 < argc) {
-          ev = !strcmp(argv[++k], "event");
+          ev = engine_event(argv[++k]);
+          if (ev < 0) return 2;
         } else if (!strcmp(argv[k], "--format") && k + 1 < argc) {
           int v = sc_format_from_name(argv[++k]);
           if (v < 0) {
@@ -163,12 +172,10 @@ int cmd_validate(int argc, char **argv) {
     if (!strcmp(a, "--summary")) { flags &= ~SC_REPORT_ROWS; continue; }
     if (!strcmp(a, "--timings")) { flags |= SC_REPORT_TIMINGS; continue; }
     if (!strcmp(a, "--engine")) {
-      if (i + 1 >= argc || (strcmp(argv[i + 1], "event") && strcmp(argv[i + 1], "closed"))) {
-        fprintf(stderr, "stepcast validate: --engine expects 'closed' or 'event'\n");
+      if ((event = engine_event(i + 1 < argc ? argv[++i] : NULL)) < 0) {
         rc = 2;
         goto done;
       }
-      event = !strcmp(argv[++i], "event");
       continue;
     }
     if (!strcmp(a, "--html")) {

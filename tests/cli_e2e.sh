@@ -23,6 +23,7 @@ expect 2 'plan.zero: 5 is out of range (valid: 0..3)' -- predict "$TMP/range.jso
 printf '{"model": "llama3-7b"}' > "$TMP/preset.json"
 expect 2 'unknown model preset "llama3-7b"; did you mean' -- predict "$TMP/preset.json"
 expect 2 'unknown GPU preset "h100"; did you mean "h100-sxm5-80gb"?' -- predict --gpu h100
+expect 2 "--engine expects 'closed' or 'event'" -- validate --row vt1-1 --engine evnt ../shared/validation/training/vtrain_single_node.csv
 expect 2 'unknown cluster preset' -- predict --set cluster.preset=dgx-z100
 expect 2 'plan.tp: 5 does not divide model.heads 96' -- predict --tp 5
 expect 2 'valid tp: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96' -- predict --tp 5

@@ -57,7 +57,7 @@ static void help(void) {
          "step, samples/s, scaling efficiency, exposed communication. The plan's batch is\n"
          "split evenly over cluster.gpus; dp.* keys set the transport, PS shards, graph.\n"
          "Without a file: ResNet-50 on 16 V100 (two servers) over 25 GbE, 64 per GPU.\n\n");
-  scen_args_help();
+  scen_args_help(NULL);
 }
 
 int cmd_dp(int argc, char **argv) {

@@ -17,7 +17,7 @@ static void help(void) {
   printf("usage: stepcast predict [SCENARIO.json] [options]\n\n"
          "Predict one training step. Without a scenario file the built-in default\n"
          "(GPT-3 175B on 1,024 A100 80 GB) is used; options override any key.\n\n");
-  scen_args_help();
+  scen_args_help(NULL);
   printf("  --schemes             data-parallel: every scheme that applies, fastest first\n"
          "                        (the same as `stepcast dp`; a scenario with dp.scheme\n"
          "                        predicts that scheme alone)\n"

@@ -25,7 +25,7 @@ static void help(void) {
          "MoE, micro-batch, 1F1B or interleaved, ZeRO 0-3 and HSDP, recompute, partial\n"
          "recompute, offload) and list the fastest that fit\n"
          "(docs/search.md).\n\n");
-  scen_args_help();
+  scen_args_help(search_limits_flags);
   printf("  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
          "  --all                 also list plans that do not fit in memory\n");

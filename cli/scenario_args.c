@@ -95,10 +95,18 @@ int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
   return rc == SC_EIO ? 3 : 2;
 }
 
-void scen_args_help(void) {
+/* 1 when name is in the NULL-terminated list (NULL: none). */
+static int listed(const char *name, const char *const *list) {
+  for (size_t i = 0; list && list[i]; i++)
+    if (!strcmp(name, list[i])) return 1;
+  return 0;
+}
+
+void scen_args_help(const char *const *except) {
   printf("  SCENARIO.json         the scenario (default: GPT-3 175B on 1,024 A100 80 GB)\n"
          "  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
   for (size_t i = 0; i < N_FLAGS; i++)
-    printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
+    if (!listed(flags[i].flag, except))
+      printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
   printf("  --format table|json|csv   output format (default table)\n");
 }

@@ -34,7 +34,8 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
  * bad input, 3 unreadable) after printing any error. */
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s);
 
-/* Print the help lines of the shared arguments. */
-void scen_args_help(void);
+/* Print the help lines of the shared arguments, leaving out the flags in
+ * `except` (NULL-terminated; NULL: none) that the command takes itself. */
+void scen_args_help(const char *const *except);
 
 #endif

@@ -20,12 +20,13 @@ void search_limits_help(void) {
          "                        its memory (0.1 or 10%%)\n");
 }
 
+const char *const search_limits_flags[] = {"--tp",   "--pp",     "--dp",       "--cp", "--ep",
+                                           "--zero", "--dtypes", "--headroom", NULL};
+
 int search_limits_take(int argc, char **argv, int *i, sc_search_opts *o) {
-  static const char *const opts[] = {"--tp", "--pp", "--dp", "--cp", "--ep",
-                                     "--zero", "--dtypes", "--headroom"};
   const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : "";
-  for (size_t k = 0; k < sizeof opts / sizeof *opts; k++) {
-    if (strcmp(a, opts[k])) continue;
+  for (size_t k = 0; search_limits_flags[k]; k++) {
+    if (strcmp(a, search_limits_flags[k])) continue;
     (*i)++;
     /* the library parses it (src/search/opts_set.c), as for the bindings */
     sc_error err = {0};

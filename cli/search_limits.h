@@ -7,6 +7,11 @@
 
 #include "stepcast.h"
 
+/* The options this module takes, NULL-terminated: they shadow the
+ * scenario flags of the same name (--tp fixes the searched degree rather
+ * than setting plan.tp). */
+extern const char *const search_limits_flags[];
+
 /* The options' lines of `stepcast search --help`. */
 void search_limits_help(void);
 

@@ -124,6 +124,11 @@ expect 0 "a100-sxm4-80gb" -- presets
 expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64
+# search --help gives --tp one meaning: the fixed degree, not "same as --set plan.tp"
+expect 0 "fix that degree" -- search --help
+if "$CLI" search --help | grep -q -- "--tp  *same as --set"; then
+  echo "FAIL: search --help lists --tp twice"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 expect 2 "--top expects an integer" -- search --top 0
 expect 2 "--threads expects an integer" -- search --threads 0
 expect 2 "--max-seconds expects seconds" -- search --max-seconds -1

@@ -20,8 +20,7 @@ static void drain(evs *s, double *end) {
   int k;
   while ((k = evs_next(s, &t)) >= 0) {
     int id = s->a[k].id;
-    double st;
-    evs_remove(s, k, t, &st);
+    evs_remove(s, k, t);
     end[id] = t;
   }
 }

@@ -378,9 +378,10 @@ static const double tree_corr[COLL_PROTO_COUNT][23] = {
 
 static double tree_correction(coll_algo a, coll_proto p, double bytes) {
   if (a != COLL_ALGO_TREE) return 1.0;
-  int l = 0;
-  for (double x = floor(bytes / 64); x >= 2; x /= 2) l++; /* NCCL log2i(bytes >> 6) */
-  return l < 23 ? tree_corr[p][l] : 1.0;
+  const int n = (int)(sizeof tree_corr[0] / sizeof tree_corr[0][0]);
+  double x = floor(bytes / 64); /* NCCL log2i(bytes >> 6) */
+  int l = x >= (double)(1 << n) ? n : log2i((int)x);
+  return l < n ? tree_corr[p][l] : 1.0;
 }
 
 static double ring_plateau(const nccl_sys *s, coll_algo a, coll_proto p, double bytes) {

@@ -251,9 +251,8 @@ static long loop(ev_ctx *ctx, heap *h) {
     int k = evs_next(&ctx->share, &ce);
     heap_ent ev;
     if (k >= 0 && (heap_empty(h) || ce < h->e[0].key)) { /* ties: the heap's first */
-      double t0;
       ev.id = ctx->share.a[k].id, ev.key = ce;
-      evs_remove(&ctx->share, k, ce, &t0);
+      evs_remove(&ctx->share, k, ce);
     } else if (!heap_empty(h)) {
       ev = heap_pop(h);
     } else {

@@ -23,7 +23,7 @@ int evs_init(evs *s, int cap, int n_links, const double *bw) {
     evs_free(s);
     return -1;
   }
-  s->cap = cap, s->bw = bw, s->n_links = n_links;
+  s->cap = cap, s->bw = bw;
   return 0;
 }
 
@@ -147,13 +147,13 @@ void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d,
   assert(q >= 0 && q <= 1 + 1e-12);
   if (s->n >= s->cap) return;
   evs_act *a = &s->a[s->n++];
-  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, now, alone, 1, 0};
+  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0};
   solve(s, now);
 }
 
 int evs_next(const evs *s, double *end) {
   int k = -1;
-  for (int i = 0; i < s->n; i++) /* ties: the earlier started, then the lower id */
+  for (int i = 0; i < s->n; i++) /* ties: the lower id */
     if (k < 0 || s->a[i].end < s->a[k].end ||
         (s->a[i].end == s->a[k].end && s->a[i].id < s->a[k].id))
       k = i;
@@ -161,9 +161,7 @@ int evs_next(const evs *s, double *end) {
   return k;
 }
 
-void evs_remove(evs *s, int k, double now, double *start) {
-  evs_act a = s->a[k];
-  *start = a.start;
+void evs_remove(evs *s, int k, double now) {
   s->a[k] = s->a[--s->n];
   solve(s, now);
 }

@@ -48,7 +48,6 @@ typedef struct evs_act {
                           links (1: a transfer; a pass: its collectives) */
   double f;            /* current slowdown, >= 1 */
   double end;          /* projected end at the current f, s */
-  double start, alone; /* s */
   double x;            /* max-min speed of its sharing part, 0..1 */
   int frozen;          /* solving: x fixed */
 } evs_act;
@@ -59,7 +58,6 @@ typedef struct evs {
   double *tot, *slope; /* per link, solving: load, B/s; demand at speed
                           1 of those not yet fixed, B/s; owned */
   const double *bw;    /* per link, bytes/s (borrowed); NULL = no topology */
-  int n_links;
 } evs;
 
 /* Room for cap activities at once over n_links links of bandwidth bw
@@ -84,7 +82,7 @@ void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d,
 int evs_next(const evs *s, double *end);
 
 /* Remove activity k (ended at `now`); the others sharing its links
- * speed up. Returns its start in *start. */
-void evs_remove(evs *s, int k, double now, double *start);
+ * speed up. */
+void evs_remove(evs *s, int k, double now);
 
 #endif

@@ -382,7 +382,7 @@ static int fp8_casts(lctx *c, const wg_op *o, int opi, double x_elems, double dy
      * backward stays */
     xg_task *nt = dep >= 0 ? &c->x->tasks[c->seg_first + dep] : NULL;
     double nb = nt && nt->kind == XG_MEM && nt->op == xt->producer ? nt->bytes : 0;
-    if (nb + x_elems * fi.norm > 0) {
+    if (nb > 0 && nb + x_elems * fi.norm > 0) { /* fi.norm <= 0: the norm writes less */
       nt->bwd_scale *= nb / (nb + x_elems * fi.norm);
       nt->bytes = nb + x_elems * fi.norm;
     } else {

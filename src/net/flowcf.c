@@ -15,9 +15,15 @@ void fcf_scratch_free(fcf_scratch *w) {
   fcf_scratch_init(w);
 }
 
-/* Per-link arrays for t (allocated once); 0 or -1. */
+/* Per-link arrays for t (allocated once, again for a topology with more
+ * links); 0 or -1. */
 static int scratch_links(fcf_scratch *w, const topo *t) {
-  if (w->load && w->lmin && w->count && w->touched) return 0;
+  if (w->load && w->lmin && w->count && w->touched && w->n_links >= t->n_links) return 0;
+  if (w->n_links < t->n_links) {
+    mem_free(w->load), mem_free(w->lmin), mem_free(w->count), mem_free(w->touched);
+    w->load = w->lmin = NULL;
+    w->count = w->touched = NULL;
+  }
   size_t n = (size_t)t->n_links + 1;
   if (!w->load) w->load = mem_calloc(n, sizeof *w->load);
   if (!w->lmin) w->lmin = mem_alloc(n * sizeof *w->lmin);

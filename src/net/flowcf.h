@@ -74,7 +74,7 @@ typedef struct fcf {
 
 /* Per-link working memory of fcf_build (reused across calls). */
 typedef struct fcf_scratch {
-  int n_links;
+  int n_links;          /* links the per-link arrays hold (+1) */
   double *load, *lmin;  /* per link; load zero between calls */
   int *count, *touched; /* per link; count zero between calls */
   int *pent;            /* path entries of a step, grown */

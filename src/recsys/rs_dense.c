@@ -8,12 +8,6 @@
 
 static double abytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
 
-/* One GEMM m x n x k: cost/compute.c's cost_gemm (the cuBLASLt fit on the
- * tensor cores; on the CUDA cores, fp32 before Ampere or without TF32,
- * SGEMM at the CUDA-core efficiency and prologue of cost/conv.c). */
-static double gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k) {
-  return cost_gemm(g, dt, m, n, k, 1);
-}
 
 /* One linear layer in -> out for b rows with bias + ReLU: forward GEMM and
  * the fused bias/activation pass; backward: data and weight gradients,
@@ -23,9 +17,9 @@ static void layer(const sc_rs_job *j, double b, int in, int out, int first, doub
                   double *bwd, int *kernels) {
   const sc_gpu *g = &j->gpu;
   double ab = abytes(j->dtype), act = b * out * ab;
-  *fwd += gemm(g, j->dtype, b, out, in) + cost_mem(g, 2 * act);
-  *bwd += gemm(g, j->dtype, in, out, b) + cost_mem(g, 3 * act) + cost_mem(g, act);
-  if (!first) *bwd += gemm(g, j->dtype, b, in, out);
+  *fwd += cost_gemm(g, j->dtype, b, out, in, 1) + cost_mem(g, 2 * act);
+  *bwd += cost_gemm(g, j->dtype, in, out, b, 1) + cost_mem(g, 3 * act) + cost_mem(g, act);
+  if (!first) *bwd += cost_gemm(g, j->dtype, b, in, out, 1);
   *kernels += 2 + (first ? 3 : 4);
 }
 
@@ -109,13 +103,13 @@ static void interaction(const sc_rs_job *j, double b, double *fwd, double *bwd, 
     /* x_{l+1} = x0 * (W x_l + b) + x_l, W full or U V^T of rank r */
     for (int l = 0; l < m->cross_layers; l++) {
       if (m->cross_rank > 0) {
-        *fwd += gemm(g, j->dtype, b, m->cross_rank, d) +
-                gemm(g, j->dtype, b, d, m->cross_rank);
-        *bwd += 2 * (gemm(g, j->dtype, b, m->cross_rank, d) +
-                     gemm(g, j->dtype, b, d, m->cross_rank));
+        *fwd += cost_gemm(g, j->dtype, b, m->cross_rank, d, 1) +
+                cost_gemm(g, j->dtype, b, d, m->cross_rank, 1);
+        *bwd += 2 * (cost_gemm(g, j->dtype, b, m->cross_rank, d, 1) +
+                     cost_gemm(g, j->dtype, b, d, m->cross_rank, 1));
       } else {
-        *fwd += gemm(g, j->dtype, b, d, d);
-        *bwd += 2 * gemm(g, j->dtype, b, d, d);
+        *fwd += cost_gemm(g, j->dtype, b, d, d, 1);
+        *bwd += 2 * cost_gemm(g, j->dtype, b, d, d, 1);
       }
       *fwd += cost_mem(g, 4 * y);
       *bwd += cost_mem(g, 6 * y);

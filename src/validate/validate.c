@@ -145,9 +145,14 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
                  "or fp4, got '%s'", c->path, c->f->record_line, dt);
     c->bad = 1;
   }
+  const char *gname = cell(c, "gpu");
+  const sc_gpu *g = sc_gpu_preset(gname);
+  if (!g) {
+    snprintf(why, wn, "unknown GPU '%s' (no preset)", gname);
+    return c->bad ? SC_EINPUT : SC_EMODEL;
+  }
   rowd_framework fw = rowd_framework_of(notes);
-  const sc_gpu *ag = sc_gpu_preset(cell(c, "gpu")); /* NULL: skipped below */
-  rowd_attention(notes, fw, ag ? ag->arch : 0, p);
+  rowd_attention(notes, fw, g->arch, p);
   rowd_overlap(notes, fw, p);
   rowd_fsdp(notes, fw, p);
   if (rowd_pipeline_layout(fw, m->layers, p))
@@ -156,12 +161,6 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   p->distributed_optimizer = 0;
 
   sc_cluster *cl = &s->cluster;
-  const char *gname = cell(c, "gpu");
-  const sc_gpu *g = sc_gpu_preset(gname);
-  if (!g) {
-    snprintf(why, wn, "unknown GPU '%s' (no preset)", gname);
-    return c->bad ? SC_EINPUT : SC_EMODEL;
-  }
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
   cl->gpus = integer(c, "gpus", 1, 1);

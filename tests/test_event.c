@@ -516,7 +516,9 @@ Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
   struct eng *e;
   cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
   eng_dpred d;
-  eng_dp_reduction(e, 0, &d);
+  eng_step st;
+  eng_step_of(e, &st);
+  eng_dp_reduction(e, 0, st.worst, &d);
   int gi = 0;
   while (gi < e->x->n_groups && e->x->groups[gi].kind != XG_GROUP_DP) gi++;
   cr_assert(gi < e->x->n_groups && d.params > 0);
@@ -590,7 +592,9 @@ Test(event, the_last_bucket_leaves_after_the_slowed_backward) {
   struct eng *e;
   cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
   eng_dpred d;
-  eng_dp_reduction(e, 0, &d);
+  eng_step st;
+  eng_step_of(e, &st);
+  eng_dp_reduction(e, 0, st.worst, &d);
   sc_job_close(j);
   sc_event_pred *p;
   event(&s, 1, &p);

@@ -587,21 +587,21 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
 }
 
-void eng_dp_reduction(const eng *e, int s, eng_dpred *out) {
+void eng_dp_reduction(const eng *e, int s, int worst, eng_dpred *out) {
   const xg_stage *st = &e->x->stages[s];
   double ag;
-  eng_step k;
-  eng_step_of(e, &k);
   grp_share sh;
   grad_reduction(e, st, &out->red, &ag, &sh, &out->params);
   out->share = grp_slow(sh, e->st[s].bmem);
   double rep = 0;
-  for (int j = 0; j < st->n_runs; j++) { /* HSDP shares the overlap window */
+  /* HSDP reduced once per step shares the overlap window (as dp_exposed:
+   * FSDP1/FSDP2 reduce unit by unit, fsdp.c, and keep the buckets) */
+  for (int j = 0; j < st->n_runs && !fsdp_hsdp_per_unit(&e->s->plan); j++) {
     const xg_segment *sg = &e->x->segs[e->x->runs[st->first_run + j].segment];
     rep += sg->block >= 0 && sg->zero >= 3 && sg->rep_group >= 0;
   }
   if (rep > 0) out->red = out->params = 0;
-  out->exposed = red_exposed_stage(e, st, out->red, out->params, sh, 0, &e->st[k.worst]);
+  out->exposed = red_exposed_stage(e, st, out->red, out->params, sh, 0, &e->st[worst]);
 }
 
 /* Transformer Engine's cast of the fp8 GEMM weights (fp8 copy and its

@@ -137,8 +137,9 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
  * grad_sync_func is, beside the other chunks' backward passes. */
 double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p);
 
-/* The gradient reduction of stage s (eng_dpred). */
-void eng_dp_reduction(const eng *e, int s, eng_dpred *out);
+/* The gradient reduction of stage s (eng_dpred); worst is the step's
+ * slowest stage (eng_step.worst), whose backward is the window. */
+void eng_dp_reduction(const eng *e, int s, int worst, eng_dpred *out);
 
 /* A prediction from the prepared stages. */
 void eng_result(const eng *e, sc_result *r);

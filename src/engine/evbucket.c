@@ -101,14 +101,14 @@ static void chunk_launches(ev_ctx *c, int s) {
 }
 
 /* The interleaved schedule's buckets: one per model chunk. 0 or -1. */
-static int plan_chunks(ev_ctx *c) {
+static int plan_chunks(ev_ctx *c, int worst) {
   const eng *e = c->e;
   c->chunk_at = mem_alloc(sizeof *c->chunk_at * (size_t)c->S * (size_t)c->vpp);
   c->chunk_dur = mem_calloc((size_t)c->S, sizeof *c->chunk_dur);
   if (!c->chunk_at || !c->chunk_dur) return -1;
   for (int s = 0; s < c->S; s++) {
     eng_dpred ds;
-    eng_dp_reduction(e, s, &ds);
+    eng_dp_reduction(e, s, worst, &ds);
     c->dp_share[s] = ds.share;
     c->chunk_dur[s] = ds.red / c->vpp * c->dp_factor;
     chunk_launches(c, s);
@@ -133,19 +133,19 @@ int ev_buckets_plan(ev_ctx *c) {
   eng_step k;
   eng_step_of(e, &k);
   eng_dpred dd;
-  eng_dp_reduction(e, k.dp_stage, &dd);
+  eng_dp_reduction(e, k.dp_stage, k.worst, &dd);
   if (dd.red <= 0 || dd.params <= 0) return 0;
   c->dp_share = mem_calloc((size_t)c->S, sizeof *c->dp_share);
   if (!c->dp_share) return -1;
   /* what the closed form exposes beyond the overlapped reduction */
   c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
-  if (c->vpp > 1) return plan_chunks(c); /* one bucket per model chunk */
+  if (c->vpp > 1) return plan_chunks(c, k.worst); /* one bucket per model chunk */
   double dp = (p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1);
   double size = fmax(EVB_MIN_PARAMS, EVB_PER_RANK * dp);
   for (int s = 0; s < c->S; s++) {
     ev_tmpl *tp = &c->tm[2 * s + 1];
     eng_dpred ds;
-    eng_dp_reduction(e, s, &ds);
+    eng_dp_reduction(e, s, k.worst, &ds);
     c->dp_share[s] = ds.share;
     if (tp->shared) continue; /* planned with its source stage */
     if (ds.red > 0 && ds.params > 0 && plan_tmpl(c, tp, size, ds.red, ds.params)) return -1;

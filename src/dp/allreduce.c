@@ -152,9 +152,8 @@ static double ar_hier(const void *ctx, double bytes, int tensors) {
  * (MemcpyInFusionBuffer / MemcpyOutFusionBuffer, device-to-device on the
  * same stream): two copies, each reading and writing every byte, at the
  * GPU's achievable HBM bandwidth. */
-static double ar_fusion_s_per_byte(const sc_gpu *g) {
-  double bw = g->hbm_bw * g->hbm_eff;
-  return bw > 0 ? 2 * 2 / bw : 0;
+static double ar_fusion_s_per_byte(const dp_fabric *f) {
+  return f->gpu_mem_bw > 0 ? 2 * 2 / f->gpu_mem_bw : 0;
 }
 
 /* A message's cost with Horovod's fusion copies around it. */
@@ -212,7 +211,7 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
    * fusion buffer; its MPI path charges the host memcpy itself (mpi.c) */
   if (nccl && fu.cycle_s > 0) {
     a.inner = fn, fn = ar_fused;
-    a.fuse_s = ar_fusion_s_per_byte(&c->s->cluster.gpu);
+    a.fuse_s = ar_fusion_s_per_byte(c->f);
   }
   dp_overlap o = {.rec = c->rec};
   dp_overlap_run(c->m, &fu, fn, &a, 1, share, &o);

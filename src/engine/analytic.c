@@ -40,13 +40,6 @@ void eng_free(eng *e) {
   eng_init(e);
 }
 
-/* The collective the backward pass runs for a forward collective. */
-static coll_op conjugate(coll_op c) {
-  if (c == COLL_ALL_GATHER) return COLL_REDUCE_SCATTER;
-  if (c == COLL_REDUCE_SCATTER) return COLL_ALL_GATHER;
-  return c;
-}
-
 static double dtype_bytes(const sc_plan *p) {
   return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
 }
@@ -163,7 +156,7 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
 }
 
 static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
-  coll_op op = bwd ? conjugate(t->coll) : t->coll;
+  coll_op op = xg_comm_op(t, bwd);
   return coll(e, &e->grps[t->group], op, xg_comm_bytes(t, bwd), share);
 }
 

@@ -85,10 +85,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
-    coll_op op = !bwd ? t->coll
-                 : t->coll == COLL_ALL_GATHER     ? COLL_REDUCE_SCATTER
-                 : t->coll == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER
-                                                  : t->coll;
+    coll_op op = xg_comm_op(t, bwd);
     q->bytes = xg_comm_bytes(t, bwd), q->group = t->group, q->op = op;
     if (c->o->comm_factor) { /* the other groups of the kind beside it */
       double f = c->o->comm_factor(c->o->comm_ud, t->group, op, q->bytes);

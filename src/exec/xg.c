@@ -37,6 +37,13 @@ int xg_add_task(xg *x, const xg_task *t) {
   return push((void **)&x->tasks, &x->n_tasks, &x->cap_tasks, t, sizeof *t);
 }
 
+coll_op xg_comm_op(const xg_task *t, int bwd) {
+  if (!bwd) return t->coll;
+  if (t->coll == COLL_ALL_GATHER) return COLL_REDUCE_SCATTER;
+  if (t->coll == COLL_REDUCE_SCATTER) return COLL_ALL_GATHER;
+  return t->coll;
+}
+
 double xg_comm_bytes(const xg_task *t, int bwd) {
   double f = t->comm_scale[bwd ? 1 : 0];
   return f > 0 ? t->bytes * f : t->bytes;

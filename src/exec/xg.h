@@ -166,6 +166,9 @@ void xg_reset(xg *x);
 
 /* Append and return the index, or -1 when out of memory. */
 int xg_add_task(xg *x, const xg_task *t);
+/* The collective a COMM task runs in forward (bwd = 0) or backward (the
+ * conjugate: an all-gather's gradient is a reduce-scatter and back). */
+coll_op xg_comm_op(const xg_task *t, int bwd);
 /* Bytes a COMM task moves in forward (bwd = 0) or backward. */
 double xg_comm_bytes(const xg_task *t, int bwd);
 int xg_add_segment(xg *x, const xg_segment *s);

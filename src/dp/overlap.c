@@ -24,6 +24,7 @@
 
 #include "core/vec.h"
 #include "dp/dp.h"
+#include "engine/ddpbucket.h"
 
 #define MiB (1024.0 * 1024.0)
 #define DP_DDP_BUCKET (25 * MiB)       /* reducer.hpp kDefaultBucketBytesCap */
@@ -44,8 +45,8 @@ static void dp_fusion_kind(sc_dp_fusion_kind k, int dp, double elem, dp_fusion *
     break;
   case SC_DP_FUSION_TENSOR: fu->per_tensor = 1; break;
   case SC_DP_FUSION_NONE: fu->bucket_bytes = INFINITY; break;
-  case SC_DP_FUSION_MEGATRON: /* distributed_data_parallel.py: max(40M, 1M x dp) */
-    fu->bucket_bytes = fmax(40e6, 1e6 * dp) * elem;
+  case SC_DP_FUSION_MEGATRON: /* Megatron-Core DDP's bucket (engine/ddpbucket.h) */
+    fu->bucket_bytes = ddpb_size(dp) * elem;
     break;
   case SC_DP_FUSION_AUTO: break;
   }

@@ -8,7 +8,7 @@
  * sync is on for the last micro-batch only, and a bucket is reduced as
  * soon as its last gradient is complete, one after another on the DP
  * stream. The closed form runs that chain as the event engine does
- * (evbucket.c): a bucket leaves when the backward of the layer that
+ * (evbucket.c), with the same bucket size and chain (ddpbucket.c): a bucket leaves when the backward of the layer that
  * completes it ends (each layer taking its backward queue's GPU time),
  * takes red x its share of the parameters, and starts when it has left
  * and the bucket before it is done; while buckets run beside the
@@ -39,32 +39,8 @@
  */
 #include <math.h>
 
+#include "engine/ddpbucket.h"
 #include "engine/engine.h"
-
-/* distributed_data_parallel.py: max(40,000,000, 1,000,000 x dp) */
-#define DPO_MIN_PARAMS 40e6
-#define DPO_PER_RANK 1e6
-
-/* The chain of buckets on the DP stream, times relative to the
- * backward's start; end: the backward's end unslowed. */
-typedef struct dpo_chain {
-  double prev, d;     /* the last bucket's end; the backward's slowdown so far */
-  double end, share;
-} dpo_chain;
-
-/* A bucket of dur s leaves at `issue` (before the slowdown so far). */
-static void chain_add(dpo_chain *c, double issue, double dur) {
-  issue += c->d;
-  double start = issue > c->prev ? issue : c->prev, stop = start + dur, bend = c->end + c->d;
-  if (start < bend) c->d += c->share * ((stop < bend ? stop : bend) - start);
-  c->prev = stop;
-}
-
-/* What runs past the backward's end: the chain or the slowdown. */
-static double chain_exposed(const dpo_chain *c) {
-  double slowed = c->end + c->d;
-  return (c->prev > slowed ? c->prev : slowed) - c->end;
-}
 
 /* GPU seconds of segment seg's backward (recomputation included). */
 static double bwd_time(const eng *e, int seg) {
@@ -82,14 +58,14 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   }
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
-  double size = fmax(DPO_MIN_PARAMS, DPO_PER_RANK * (p->dp > 0 ? p->dp : 1) *
-                                         (double)(p->cp > 0 ? p->cp : 1));
-  dpo_chain c = {-INFINITY, 0, 0, share};
+  double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
+  double end = 0;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
-    c.end += r->count * bwd_time(e, r->segment);
+    end += r->count * bwd_time(e, r->segment);
   }
-  double acc = 0, tau = 0;
+  ddpb_chain c = ddpb_chain_new(end, share);
+  double acc = 0, tau = 0, n;
   for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];
@@ -97,13 +73,11 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
     double bt = bwd_time(e, r->segment);
     for (int k = 0; k < r->count; k++) {
       tau += bt;
-      if (lp <= 0 || (acc += lp) < size) continue;
-      chain_add(&c, tau, red * acc / params);
-      acc = 0;
+      if (lp > 0 && (n = ddpb_fill(&acc, lp, size)) > 0) ddpb_add(&c, tau, red * n / params);
     }
   }
-  if (acc > 0) chain_add(&c, c.end, red * acc / params);
-  double ex = chain_exposed(&c);
+  if (acc > 0) ddpb_add(&c, c.end, red * acc / params);
+  double ex = ddpb_exposed(&c);
   return ex < red + c.d ? ex : red + c.d;
 }
 
@@ -113,11 +87,11 @@ double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, doub
   double drain = 0; /* stage s's last backward ends before the first stage's */
   for (int j = 0; j < s; j++) drain += e->st[j].b / V + p2p;
   double bc = e->st[s].b / V, span = (V - 1) * pp * bc; /* from chunk V-1's launch */
-  dpo_chain c = {-INFINITY, 0, span, share};
+  ddpb_chain c = ddpb_chain_new(span, share);
   for (int k = V - 1; k >= 0; k--) { /* the order they leave in */
     double left = k > 0 ? span - (k * pp - s) * bc : span;
-    chain_add(&c, left < span ? left : span, red / V);
+    ddpb_add(&c, left < span ? left : span, red / V);
   }
-  double ex = chain_exposed(&c) - drain;
+  double ex = ddpb_exposed(&c) - drain;
   return ex > 0 ? ex : 0;
 }

@@ -42,24 +42,18 @@
  * end of that backward pass and running beside the other chunks' passes
  * and sends; the chain, the slowdown and the exposed part as above.
  */
-#include <math.h>
-#include <string.h>
 
 #include "core/mem.h"
+#include "engine/ddpbucket.h"
 #include "engine/evint.h"
-
-/* distributed_data_parallel.py: bucket_size = max(40,000,000,
- * 1,000,000 x data-parallel size) parameters with overlap_grad_reduce */
-#define EVB_MIN_PARAMS 40e6
-#define EVB_PER_RANK 1e6
 
 /* The buckets of backward template tp: where each closes and how long
  * it runs. 0 or -1. */
 static int plan_tmpl(ev_ctx *c, ev_tmpl *tp, double size, double red, double params) {
   int n = 0;
-  double acc = 0;
+  double acc = 0, b;
   for (int i = 0; i < tp->n; i++) /* count first: arrays sized once */
-    if (tp->t[i].grads > 0 && (acc += tp->t[i].grads) >= size) n++, acc = 0;
+    if (tp->t[i].grads > 0 && ddpb_fill(&acc, tp->t[i].grads, size) > 0) n++;
   n += acc > 0;
   tp->bk_task = mem_alloc(sizeof *tp->bk_task * (size_t)(n > 0 ? n : 1));
   tp->bk_dur = mem_alloc(sizeof *tp->bk_dur * (size_t)(n > 0 ? n : 1));
@@ -67,12 +61,9 @@ static int plan_tmpl(ev_ctx *c, ev_tmpl *tp, double size, double red, double par
   tp->nbk = 0;
   acc = 0;
   for (int i = 0; i < tp->n; i++) {
-    if (tp->t[i].grads <= 0) continue;
-    acc += tp->t[i].grads;
-    if (acc < size) continue;
+    if (tp->t[i].grads <= 0 || (b = ddpb_fill(&acc, tp->t[i].grads, size)) <= 0) continue;
     tp->bk_task[tp->nbk] = i;
-    tp->bk_dur[tp->nbk++] = red * acc / params * c->dp_factor;
-    acc = 0;
+    tp->bk_dur[tp->nbk++] = red * b / params * c->dp_factor;
   }
   if (acc > 0) {
     tp->bk_task[tp->nbk] = tp->n;
@@ -140,8 +131,7 @@ int ev_buckets_plan(ev_ctx *c) {
   /* what the closed form exposes beyond the overlapped reduction */
   c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
   if (c->vpp > 1) return plan_chunks(c, k.worst); /* one bucket per model chunk */
-  double dp = (p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1);
-  double size = fmax(EVB_MIN_PARAMS, EVB_PER_RANK * dp);
+  double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
   for (int s = 0; s < c->S; s++) {
     ev_tmpl *tp = &c->tm[2 * s + 1];
     eng_dpred ds;
@@ -164,24 +154,19 @@ int ev_buckets_plan(ev_ctx *c) {
 void ev_buckets_reduce(ev_ctx *c, int s, double t) {
   const ev_tmpl *tp = &c->tm[2 * s + 1];
   int nbk = c->chunks ? c->vpp : tp->nbk;
-  double prev = 0, d = 0, share = c->dp_share[s];
+  ddpb_chain ch = ddpb_chain_new(t, c->dp_share[s]);
   for (int k = 0; k < nbk; k++) {
     double left = 0; /* it has left on every replica */
     for (int r = 0; r < c->R; r++) {
       double x = c->issue[(long)(r * c->S + s) * c->nb + k];
       if (x > left) left = x;
     }
-    left += d; /* the backward before it ran slower by d */
-    double dur = c->chunks ? c->chunk_dur[s] : tp->bk_dur[k];
-    double start = left > prev ? left : prev, stop = start + dur, bend = t + d;
-    if (start < bend) /* beside the backward: it slows */
-      d += ev_overlap(dur, (stop < bend ? stop : bend) - start, share);
+    double dur = c->chunks ? c->chunk_dur[s] : tp->bk_dur[k], start = ddpb_add(&ch, left, dur);
+    double stop = start + dur;
     for (int r = 0; c->out_spans && r < c->R; r++)
       if (c->out->n_spans < c->cap_spans)
         c->out->spans[c->out->n_spans++] =
             (ev_span){r * c->S + s, EV_DP, c->dp_name, -1, 'D', start, stop - start};
-    prev = stop;
   }
-  double slowed = t + d; /* the backward's end, slowed */
-  c->dpx[s] = (prev > slowed ? prev : slowed) - t + c->dp_tail;
+  c->dpx[s] = ddpb_exposed(&ch) + c->dp_tail;
 }

@@ -88,6 +88,53 @@ static int simulate(fleet_net *net, const sched *one, const sched *all,
   return rc;
 }
 
+/* GPUs of one pipeline stage. */
+static int stage_span(const sc_scenario *s) {
+  return s->cluster.gpus / (s->plan.pp > 0 ? s->plan.pp : 1);
+}
+
+/* Every group like g in one pipeline stage running the same collective
+ * at once: one group's schedule, the k groups' side by side, and the
+ * topology node of each of their ranks. */
+typedef struct fleet_run {
+  sched one, all;  /* owned */
+  int *node;       /* owned: node[q n + i], member i of group q */
+  int k;           /* groups; 0: nothing to simulate */
+} fleet_run;
+
+static void run_free(fleet_run *r) {
+  sched_free(&r->one), sched_free(&r->all);
+  mem_free(r->node);
+}
+
+/* Lay out op of `bytes` on every group like g in pipeline stage `stage`
+ * into *r (run_free it whatever is returned): group q of the stage has
+ * its members at base_q + i stride, base_q the ranks whose position in
+ * the group is 0. r->k = 0 when there is nothing to simulate (no
+ * topology, a one-rank group, no bytes, a group wider than a stage, a
+ * stage past the cluster). SC_OK or SC_ENOMEM. */
+static int run_build(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op op,
+                     double bytes, int stage, fleet_run *r, sc_error *err) {
+  memset(r, 0, sizeof *r);
+  sched_init(&r->one), sched_init(&r->all);
+  if (!net || g->ranks <= 1 || bytes <= 0) return SC_OK;
+  int n = g->ranks, stride = g->stride, span = stage_span(s), k = span / n;
+  if (k < 1 || (long)(n - 1) * stride >= span || (long)(stage + 1) * span > s->cluster.gpus)
+    return SC_OK;
+  r->node = mem_alloc(sizeof *r->node * (size_t)span);
+  if (!r->node || ncoll_schedule(&r->one, op, bytes, n, per_domain(&s->cluster, n, stride)) ||
+      replicate(&r->one, n, k, &r->all))
+    return sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
+                        coll_op_name(op));
+  for (int q = 0, b = 0; q < k && b < span; b++) {
+    if ((b / stride) % n) continue;
+    for (int i = 0; i < n; i++) r->node[q * n + i] = net->t->gpus[stage * span + b + i * stride];
+    q++;
+  }
+  r->k = k;
+  return SC_OK;
+}
+
 int fleet_open(const sc_scenario *s, fleet_net **out, sc_error *err) {
   *out = NULL;
   const sc_cluster *c = &s->cluster;
@@ -124,33 +171,14 @@ int fleet_group(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op
                 double bytes, fleet *out, sc_error *err) {
   memset(out, 0, sizeof *out);
   out->factor = 1;
-  if (!net || g->ranks <= 1 || bytes <= 0) return SC_OK;
-  const sc_cluster *c = &s->cluster;
-  int n = g->ranks, stride = g->stride;
-  int span = c->gpus / (s->plan.pp > 0 ? s->plan.pp : 1); /* GPUs of a stage */
-  int k = span / n;                                         /* groups in it */
-  if (k < 1 || (long)(n - 1) * stride >= span) return SC_OK;
-  const topo *t = net->t;
-  out->groups = k;
-  out->bytes = bytes;
-  sched one, all;
-  sched_init(&one), sched_init(&all);
-  int rc = SC_OK;
-  int *node = mem_alloc(sizeof *node * (size_t)span);
-  if (!node || ncoll_schedule(&one, op, bytes, n, per_domain(c, n, stride)) ||
-      replicate(&one, n, k, &all))
-    rc = sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
-                      coll_op_name(op));
-  /* group q of the stage: its members base_q + i stride, base_q the
-   * ranks whose position in the group is 0 */
-  for (int q = 0, b = 0; rc == SC_OK && q < k && b < span; b++) {
-    if ((b / stride) % n) continue;
-    for (int i = 0; i < n; i++) node[q * n + i] = t->gpus[b + i * stride];
-    q++;
+  fleet_run r;
+  int rc = run_build(net, s, g, op, bytes, 0, &r, err);
+  if (rc == SC_OK && r.k > 0) {
+    out->groups = r.k;
+    out->bytes = bytes;
+    rc = simulate(net, &r.one, &r.all, r.node, out, err);
   }
-  if (rc == SC_OK) rc = simulate(net, &one, &all, node, out, err);
-  mem_free(node);
-  sched_free(&one), sched_free(&all);
+  run_free(&r);
   return rc;
 }
 
@@ -198,11 +226,6 @@ static int demand_of(fleet_net *net, const sched *sc, const int *node, evs_deman
   return links_of(net, sc, node, 0, out, err);
 }
 
-/* GPUs of one pipeline stage. */
-static int stage_span(const sc_scenario *s) {
-  return s->cluster.gpus / (s->plan.pp > 0 ? s->plan.pp : 1);
-}
-
 int fleet_pp(fleet_net *net, const sc_scenario *s, const xg *x, int b, int dir, evs_demand *out,
              sc_error *err) {
   memset(out, 0, sizeof *out);
@@ -228,51 +251,21 @@ int fleet_dp_at(fleet_net *net, const sc_scenario *s, const xg *x, int stage, ev
                 sc_error *err) {
   memset(out, 0, sizeof *out);
   const xg_group *g = dp_group(x);
-  if (!net || !g || stage >= x->n_stages) return SC_OK;
-  const sc_cluster *c = &s->cluster;
-  int n = g->ranks, stride = g->stride, span = stage_span(s), k = span / n;
+  if (!g || stage >= x->n_stages) return SC_OK;
   double bytes = x->stages[stage].params * (s->plan.dtype == SC_FP32 ? 4 : 2);
-  if (k < 1 || bytes <= 0 || (long)(n - 1) * stride >= span) return SC_OK;
-  sched one, all;
-  sched_init(&one), sched_init(&all);
-  int rc = SC_OK;
-  int *node = mem_alloc(sizeof *node * (size_t)span);
-  if (!node || ncoll_schedule(&one, COLL_ALL_REDUCE, bytes, n, per_domain(c, n, stride)) ||
-      replicate(&one, n, k, &all))
-    rc = sc_error_set(err, SC_ENOMEM, "out of memory building the stage's reductions");
-  for (int q = 0, b = 0; rc == SC_OK && q < k && b < span; b++) { /* as fleet_group */
-    if ((b / stride) % n) continue;
-    for (int i = 0; i < n; i++) node[q * n + i] = net->t->gpus[stage * span + b + i * stride];
-    q++;
-  }
-  if (rc == SC_OK) rc = demand_of(net, &all, node, out, err);
-  mem_free(node);
-  sched_free(&one), sched_free(&all);
+  fleet_run r;
+  int rc = run_build(net, s, g, COLL_ALL_REDUCE, bytes, stage, &r, err);
+  if (rc == SC_OK && r.k > 0) rc = demand_of(net, &r.all, r.node, out, err);
+  run_free(&r);
   return rc;
 }
 
 int fleet_group_at(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op op,
                    double bytes, int stage, evs_demand *out, sc_error *err) {
   memset(out, 0, sizeof *out);
-  if (!net || g->ranks <= 1 || bytes <= 0) return SC_OK;
-  int n = g->ranks, stride = g->stride, span = stage_span(s), k = span / n;
-  if (k < 1 || (long)(n - 1) * stride >= span || (long)(stage + 1) * span > s->cluster.gpus)
-    return SC_OK;
-  sched one, all;
-  sched_init(&one), sched_init(&all);
-  int rc = SC_OK;
-  int *node = mem_alloc(sizeof *node * (size_t)span);
-  if (!node || ncoll_schedule(&one, op, bytes, n, per_domain(&s->cluster, n, stride)) ||
-      replicate(&one, n, k, &all))
-    rc = sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
-                      coll_op_name(op));
-  for (int q = 0, b = 0; rc == SC_OK && q < k && b < span; b++) { /* as fleet_group */
-    if ((b / stride) % n) continue;
-    for (int i = 0; i < n; i++) node[q * n + i] = net->t->gpus[stage * span + b + i * stride];
-    q++;
-  }
-  if (rc == SC_OK) rc = links_of(net, &all, node, 1, out, err);
-  mem_free(node);
-  sched_free(&one), sched_free(&all);
+  fleet_run r;
+  int rc = run_build(net, s, g, op, bytes, stage, &r, err);
+  if (rc == SC_OK && r.k > 0) rc = links_of(net, &r.all, r.node, 1, out, err);
+  run_free(&r);
   return rc;
 }

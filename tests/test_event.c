@@ -13,6 +13,7 @@
 
 #include "engine/engine.h"
 #include "engine/event.h"
+#include "engine/fleet.h"
 #include "job/job.h"
 #include "stepcast.h"
 
@@ -174,8 +175,8 @@ Test(event, the_trace_parses_and_shows_every_stream) {
   json_error_t je;
   json_t *root = json_loads(buf, 0, &je);
   cr_assert(root, "trace does not parse: line %d: %s", je.line, je.text);
-  json_t *evs = json_object_get(root, "traceEvents");
-  cr_assert(json_is_array(evs));
+  json_t *tev = json_object_get(root, "traceEvents");
+  cr_assert(json_is_array(tev));
   const char *want[] = {"compute", "TP (tensor parallel)", "CP (context parallel)",
                         "EP (expert parallel)", "MP (re-layout)", "PP (pipeline send/recv)",
                         "DP (data parallel)", "offload (host copies)"};
@@ -184,7 +185,7 @@ Test(event, the_trace_parses_and_shows_every_stream) {
   int contiguous = 1;
   size_t i;
   json_t *e;
-  json_array_foreach(evs, i, e) {
+  json_array_foreach(tev, i, e) {
     const char *ph = json_string_value(json_object_get(e, "ph"));
     int tid = (int)json_integer_value(json_object_get(e, "tid"));
     if (!strcmp(ph, "M") && !strcmp(json_string_value(json_object_get(e, "name")), "thread_name")) {
@@ -309,6 +310,39 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
   cr_expect(ev1.time.ep_comm / c1.time.ep_comm < ev.time.ep_comm / c.time.ep_comm,
             "non-blocking %g / %g, 4:1 %g / %g", ev1.time.ep_comm, c1.time.ep_comm,
             ev.time.ep_comm, c.time.ep_comm);
+}
+
+/* The bytes of the fleet's gradient all-reduce (every data-parallel group
+ * at once on the topology) for a dtype and main-gradient type. */
+static double fleet_bytes(sc_dtype dtype, sc_dtype main_grads) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  cr_assert_eq(sc_scenario_load_string(
+                   &s,
+                   "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+                   "\"gpus\": 16, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+                   "\"fat_tree:hosts=16,radix=8,levels=2,bw=25\"}, \"plan\": {\"tp\": 1, "
+                   "\"pp\": 1, \"global_batch\": 64}}",
+                   "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  s.plan.dtype = dtype, s.plan.main_grads = main_grads;
+  sc_event_pred *p;
+  event(&s, 1, &p);
+  double b = event_pred_fleet(p)->bytes;
+  sc_event_pred_free(p);
+  return b;
+}
+
+Test(event, the_fleet_reduces_gradients_in_the_closed_forms_type) {
+  /* bf16 with fp32 main gradients reduces in fp32 (Megatron's
+   * grad_reduce_in_fp32), as eng_grad_bytes; fp16 in fp16 */
+  double bf_fp32 = fleet_bytes(SC_BF16, SC_FP32), bf_bf16 = fleet_bytes(SC_BF16, SC_BF16);
+  double fp16 = fleet_bytes(SC_FP16, SC_FP32);
+  cr_assert(bf_bf16 > 0, "bf16 main gradients: %g bytes", bf_bf16);
+  cr_expect_float_eq(bf_fp32, 2 * bf_bf16, 1e-9 * bf_fp32, "fp32 main gradients %g bytes, bf16 %g",
+                     bf_fp32, bf_bf16);
+  cr_expect_float_eq(fp16, bf_bf16, 1e-9 * fp16, "fp16 %g bytes, bf16 %g", fp16, bf_bf16);
 }
 
 Test(event, a_job_predicts_several_plans_as_the_one_call_does) {

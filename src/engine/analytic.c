@@ -469,16 +469,7 @@ static void share_max(grp_share *a, grp_share b) {
   a->hbm = b.hbm > a->hbm ? b.hbm : a->hbm;
 }
 
-/* Bytes per gradient element in the data-parallel reduction: 16-bit
- * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
- * accumulated and reduced in fp32 when the main gradients are fp32
- * (Megatron-LM arguments.py: "bfloat16 requires gradient accumulation and
- * all-reduce to be done in fp32", accumulate_allreduce_grads_in_fp32 on
- * with main_grads_dtype fp32; the DDP buffer then holds fp32); fp16
- * training reduces in fp16. ZeRO-3 / FSDP keep the 16-bit type: FSDP's
- * mixed precision reduces in param_dtype unless told otherwise
- * (torch MixedPrecision reduce_dtype). */
-static double grad_bytes(const sc_plan *p) {
+double eng_grad_bytes(const sc_plan *p) {
   int bf = p->dtype == SC_BF16 || p->dtype == SC_FP8 || p->dtype == SC_FP4;
   return bf && p->main_grads == SC_FP32 ? 4 : dtype_bytes(p);
 }
@@ -491,7 +482,7 @@ static double grad_bytes(const sc_plan *p) {
  * parameters reduced). */
 static void grad_reduction(const eng *e, const xg_stage *st, double *red, double *ag,
                            grp_share *share, double *params) {
-  double e_b = grad_bytes(&e->s->plan), p_b = dtype_bytes(&e->s->plan);
+  double e_b = eng_grad_bytes(&e->s->plan), p_b = dtype_bytes(&e->s->plan);
   *red = *ag = *params = 0;
   share->sm = share->hbm = 0;
   for (int gi = 0; gi < e->x->n_groups; gi++) {

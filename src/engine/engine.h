@@ -137,6 +137,17 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
  * grad_sync_func is, beside the other chunks' backward passes. */
 double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p);
 
+/* Bytes per gradient element in the data-parallel reduction: 16-bit
+ * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
+ * accumulated and reduced in fp32 when the main gradients are fp32
+ * (Megatron-LM arguments.py: "bfloat16 requires gradient accumulation and
+ * all-reduce to be done in fp32", accumulate_allreduce_grads_in_fp32 on
+ * with main_grads_dtype fp32; the DDP buffer then holds fp32); fp16
+ * training reduces in fp16. ZeRO-3 / FSDP keep the 16-bit type: FSDP's
+ * mixed precision reduces in param_dtype unless told otherwise
+ * (torch MixedPrecision reduce_dtype). */
+double eng_grad_bytes(const sc_plan *p);
+
 /* The gradient reduction of stage s (eng_dpred); worst is the step's
  * slowest stage (eng_step.worst), whose backward is the window. */
 void eng_dp_reduction(const eng *e, int s, int worst, eng_dpred *out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "engine/engine.h"
 #include "load/topo_json.h"
 #include "net/flow.h"
 #include "net/linkwhatif.h"
@@ -187,7 +188,7 @@ int fleet_dp(fleet_net *net, const sc_scenario *s, const xg *x, fleet *out, sc_e
   out->factor = 1;
   const xg_group *g = dp_group(x);
   if (!net || !g || x->n_stages < 1) return SC_OK;
-  double bytes = x->stages[0].params * (s->plan.dtype == SC_FP32 ? 4 : 2);
+  double bytes = x->stages[0].params * eng_grad_bytes(&s->plan);
   return fleet_group(net, s, g, COLL_ALL_REDUCE, bytes, out, err);
 }
 
@@ -252,7 +253,7 @@ int fleet_dp_at(fleet_net *net, const sc_scenario *s, const xg *x, int stage, ev
   memset(out, 0, sizeof *out);
   const xg_group *g = dp_group(x);
   if (!g || stage >= x->n_stages) return SC_OK;
-  double bytes = x->stages[stage].params * (s->plan.dtype == SC_FP32 ? 4 : 2);
+  double bytes = x->stages[stage].params * eng_grad_bytes(&s->plan);
   fleet_run r;
   int rc = run_build(net, s, g, COLL_ALL_REDUCE, bytes, stage, &r, err);
   if (rc == SC_OK && r.k > 0) rc = demand_of(net, &r.all, r.node, out, err);

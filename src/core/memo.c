@@ -56,8 +56,7 @@ int memo_put(memo *m, const double *key, const double *val) {
   memo_ent *s = slot(m->e, m->cap, key);
   if (!s->used) m->n++;
   memcpy(s->key, key, sizeof s->key);
-  s->val[0] = val[0];
-  s->val[1] = val[1];
+  memcpy(s->val, val, sizeof s->val);
   s->used = 1;
   return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * memo.h -- a memo of pure functions: up to MEMO_KEY doubles in, two
+ * memo.h -- a memo of pure functions: up to MEMO_KEY doubles in, MEMO_VAL
  * doubles out (module prefix: memo_).
  *
  * An open-addressing hash table, at most half full, grown by doubling.
@@ -11,10 +11,11 @@
 #define SC_CORE_MEMO_H
 
 #define MEMO_KEY 6
+#define MEMO_VAL 3 /* a collective's time, SM share and HBM share */
 
 typedef struct memo_ent {
   double key[MEMO_KEY];
-  double val[2];
+  double val[MEMO_VAL];
   int used;
 } memo_ent;
 
@@ -29,7 +30,7 @@ void memo_free(memo *m);
 /* The entry of key[0..MEMO_KEY) (unused key slots must be 0), or NULL. */
 const double *memo_get(const memo *m, const double *key);
 
-/* Remember val[0..2) for key. 0, or -1 when out of memory (nothing is
+/* Remember val[0..MEMO_VAL) for key. 0, or -1 when out of memory (nothing is
  * remembered; the memo is still valid). */
 int memo_put(memo *m, const double *key, const double *val);
 

@@ -60,7 +60,7 @@ static double gemm(const eng *e, sc_dtype dt, double m, double n, double k, doub
   const double key[MEMO_KEY] = {1, m, n, k, batch, dt};
   const double *v = recall(e, key);
   if (v) return v[0];
-  double t[2] = {cost_gemm(&e->s->cluster.gpu, dt, m, n, k, batch), 0};
+  double t[MEMO_VAL] = {cost_gemm(&e->s->cluster.gpu, dt, m, n, k, batch)};
   remember(e, key, t);
   return t[0];
 }
@@ -85,16 +85,15 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
   const double *v = recall(e, key);
   if (v) return v[0];
   const sc_gpu *g = &e->s->cluster.gpu;
-  double c[2] = {bwd ? cost_conv_time(g, t->dtype, &cv, COST_CONV_DGRAD) +
-                           cost_conv_time(g, t->dtype, &cv, COST_CONV_WGRAD)
-                     : cost_conv_time(g, t->dtype, &cv, COST_CONV_FWD),
-                 0};
+  double c[MEMO_VAL] = {bwd ? cost_conv_time(g, t->dtype, &cv, COST_CONV_DGRAD) +
+                                  cost_conv_time(g, t->dtype, &cv, COST_CONV_WGRAD)
+                            : cost_conv_time(g, t->dtype, &cv, COST_CONV_FWD)};
   remember(e, key, c);
   return c[0];
 }
 
-/* grp_cost of the job's cluster, memoised by (op, bytes, group): the
- * time and SM share under key 2, the HBM share under key 5. */
+/* grp_cost of the job's cluster, memoised by (op, bytes, group) under
+ * key 2: the time, the SM share and the HBM share in one entry. */
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share);
 
 /* The same for fsdp.c: the time of `op` on the job's group `group`, with
@@ -105,23 +104,19 @@ double eng_coll(const eng *e, int group, coll_op op, double bytes, grp_share *sh
 
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share) {
   const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
-  const double hkey[MEMO_KEY] = {5, op, bytes, g->g.ranks, g->stride, 0};
-  const double *v = recall(e, key), *h = v && share ? recall(e, hkey) : NULL;
-  if (v && (!share || h)) {
-    if (share) share->sm = v[1], share->hbm = h[0];
+  const double *v = recall(e, key);
+  if (v) {
+    if (share) share->sm = v[1], share->hbm = v[2];
     return v[0];
   }
   grp_share sh;
-  double t[2];
-  t[0] = grp_cost_ex(e->net, e->net_bound, &e->s->cluster.gpu, g, op, bytes, &sh);
-  t[1] = sh.sm;
+  double t = grp_cost_ex(e->net, e->net_bound, &e->s->cluster.gpu, g, op, bytes, &sh);
   if (!ncost_failed(e->net)) { /* never a fallback */
-    const double hv[2] = {sh.hbm, 0};
-    remember(e, key, t);
-    remember(e, hkey, hv);
+    const double val[MEMO_VAL] = {t, sh.sm, sh.hbm};
+    remember(e, key, val);
   }
   if (share) *share = sh;
-  return t[0];
+  return t;
 }
 
 double eng_task_compute(const eng *e, const xg_task *t, int bwd) {

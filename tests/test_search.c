@@ -165,6 +165,48 @@ Test(search, same_top_k_on_a_topology_with_pruning) {
   same_as_exhaustive(&s, 1);
 }
 
+Test(search, same_top_k_on_a_torus_where_the_flow_engine_runs) {
+  /* on a torus some collectives have no closed form (net/flowcf.h): the
+   * threads share the flow engine's memo (engine/netcost.c), and 2 or 3
+   * threads find what one does, bit for bit */
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  cr_assert_eq(sc_scenario_load_string(&s,
+                                       "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"gpus\": 64, "
+                                       "\"gpus_per_node\": 1, \"nvlink_domain\": 1, "
+                                       "\"topology\": \"torus:x=4,y=4,z=4,bw=25\"}, "
+                                       "\"plan\": {\"tp\": 1, \"pp\": 1}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  enum { K = 20 };
+  sc_candidate one[K], best[K];
+  sc_search_stats st1, st;
+  int n1 = 0, n = 0;
+  for (int threads = 1; threads <= 3; threads++) {
+    sc_search_opts o;
+    sc_search_opts_default(&o);
+    o.threads = threads;
+    cr_assert_eq(sc_search(&s, &o, threads == 1 ? one : best, K, threads == 1 ? &n1 : &n,
+                           threads == 1 ? &st1 : &st, &e),
+                 SC_OK, "%s", e.msg);
+    if (threads == 1) {
+      cr_assert(n1 == K && st1.pruned > 0, "1 thread: %d plans, %ld pruned", n1, st1.pruned);
+      continue;
+    }
+    cr_assert_eq(n, n1, "threads %d: %d plans, 1 thread %d", threads, n, n1);
+    cr_expect(st.fit == st1.fit && st.pruned == st1.pruned,
+              "threads %d: fit %ld pruned %ld, 1 thread %ld %ld", threads, st.fit, st.pruned,
+              st1.fit, st1.pruned);
+    for (int i = 0; i < n; i++)
+      cr_expect(best[i].result.step_s == one[i].result.step_s &&
+                    best[i].result.mem.total == one[i].result.mem.total,
+                "threads %d, rank %d: step %.17g mem %.17g, 1 thread %.17g %.17g", threads,
+                i + 1, best[i].result.step_s, best[i].result.mem.total, one[i].result.step_s,
+                one[i].result.mem.total);
+  }
+}
+
 /* Every plan the search accepts passes the framework's checks: the plan
  * validation (which holds Megatron's interleaved rule) accepts it. */
 Test(search, every_plan_listed_is_a_valid_plan) {

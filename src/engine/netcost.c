@@ -375,6 +375,50 @@ static void store(core *c, coll_op op, double bytes, int ranks, int stride, doub
 static void wait_a_little(void) { sched_yield(); }
 
 static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape *out);
+static int shape_find(const core *c, coll_op op, int ranks, int stride);
+
+/* What a collective needs once both are known, in one look: the shape of
+ * (op, ranks, stride) into *sh and, when the memo holds the flow-engine
+ * time of (op, grid, ranks, stride), that time into *flow (*have = 1).
+ * 0, or -1 when the shape is not bounded yet. Under sc_ncost. */
+static int lookup(core *c, coll_op op, double grid, int ranks, int stride, shape *sh,
+                  double *flow, int *have) {
+  *have = 0;
+  int i = shape_find(c, op, ranks, stride);
+  if (i < 0 || c->sh[i].state != ENTRY_DONE) return -1;
+  *sh = c->sh[i];
+  const memo *m = c->cap ? memo_slot(c, op, grid, ranks, stride) : NULL;
+  if (m && m->used == ENTRY_DONE) *flow = m->flow, *have = 1;
+  return 0;
+}
+
+/* The flow-engine seconds of (op, grid, ranks, stride), from the memo or
+ * simulated by this thread (claim); -1 when it cannot run (reported by
+ * ncost_error). */
+static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, int per) {
+  core *c = n->c;
+  double flow = 0;
+  claim_rc rc;
+  for (;;) {
+#pragma omp critical(sc_ncost)
+    rc = claim(c, op, grid, ranks, stride, &flow);
+    if (rc != CLAIM_WAIT) break;
+    wait_a_little();
+  }
+  if (rc == CLAIM_NOMEM) {
+    sc_error e;
+    sc_error_set(&e, SC_ENOMEM, "out of memory remembering collective times");
+    fail(n, &e);
+    return -1;
+  }
+  if (rc == CLAIM_MINE) {
+    /* on this thread's routes, outside the lock */
+    flow = simulate(n, op, grid, ranks, stride, per);
+#pragma omp critical(sc_ncost)
+    store(c, op, grid, ranks, stride, flow);
+  }
+  return flow;
+}
 
 static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
                       double nccl) {
@@ -384,36 +428,23 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   /* a reduce-scatter and an all-gather of the same size on the same group
    * run the same ring schedule (build_rings): one simulation serves both */
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
-  /* where max-min sharing leaves no choice, the time in closed form
-   * (net/flowcf.h) */
+  double grid = on_grid(bytes), flow = 0;
   shape sh;
-  if (shape_of(n, key, ranks, stride, per, &sh)) {
+  int known, have;
+  /* once the shape is bounded and the size simulated: one critical
+   * section per collective */
+#pragma omp critical(sc_ncost)
+  known = lookup(c, key, grid, ranks, stride, &sh, &flow, &have) == 0;
+  if (!known && shape_of(n, key, ranks, stride, per, &sh)) {
     fail_nomem(n, op);
     return nccl;
   }
-  double flow = 0;
-  if (fcf_time(sh.cf, bytes, &flow)) return flow > nccl ? flow : nccl;
-  double grid = on_grid(bytes);
-  claim_rc rc;
-  for (;;) {
-#pragma omp critical(sc_ncost)
-    rc = claim(c, key, grid, ranks, stride, &flow);
-    if (rc != CLAIM_WAIT) break;
-    wait_a_little();
-  }
-  if (rc == CLAIM_NOMEM) {
-    sc_error e;
-    sc_error_set(&e, SC_ENOMEM, "out of memory remembering collective times");
-    fail(n, &e);
-    return nccl;
-  }
-  if (rc == CLAIM_MINE) {
-    /* on this thread's routes, outside the lock */
-    flow = simulate(n, key, grid, ranks, stride, per);
-#pragma omp critical(sc_ncost)
-    store(c, key, grid, ranks, stride, flow);
-    if (flow < 0) return nccl; /* a failure: reported by ncost_error */
-  }
+  /* where max-min sharing leaves no choice, the time in closed form
+   * (net/flowcf.h), whatever the memo holds for the rounded size */
+  double cf;
+  if (fcf_time(sh.cf, bytes, &cf)) return cf > nccl ? cf : nccl;
+  if (!known || !have) flow = flow_of(n, key, grid, ranks, stride, per);
+  if (flow < 0) return nccl; /* a failure: reported by ncost_error */
   flow *= bytes / grid;
   return flow > nccl ? flow : nccl;
 }

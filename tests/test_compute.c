@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cost/compute.h"
+#include "cost/conv.h"
 #include "load/csv.h"
 
 static const sc_gpu *gpu(const char *name) {
@@ -114,4 +115,25 @@ Test(compute, cuda_core_gemms_take_the_cuda_core_fit) {
   const sc_gpu *a = gpu("a100-sxm4-80gb");
   cr_assert_lt(cost_gemm_eff(a, SC_FP32, 8192, 8192, 8192, 1), 0.79);
   cr_assert_gt(cost_gemm_eff(a, SC_TF32, 8192, 8192, 8192, 1), 0.80);
+}
+
+/* Which GEMMs run on the CUDA cores is decided in cost_gemm_peak_eff, so
+ * every caller (cost_gemm, recsys's dot interaction, the trace what-ifs)
+ * gets it: fp32 on a V100 and an A100 (no TF32 asked), fp16 on a P100 at
+ * the CUDA-core efficiency of cost/conv.c; fp16 on a V100, tf32 on an
+ * A100 at the preset's tensor-core gemm_eff. */
+Test(compute, cuda_core_gemms_get_the_cuda_core_efficiency_everywhere) {
+  double cuda = COST_CONV_DEFAULT.eff_cuda;
+  const sc_gpu *v = gpu("v100-sxm2-32gb"), *a = gpu("a100-sxm4-80gb"), *p = gpu("p100-sxm2-16gb");
+  cr_expect_eq(cost_gemm_peak_eff(v, SC_FP32), cuda, "v100 fp32 %g", cost_gemm_peak_eff(v, SC_FP32));
+  cr_expect_eq(cost_gemm_peak_eff(a, SC_FP32), cuda, "a100 fp32 %g", cost_gemm_peak_eff(a, SC_FP32));
+  cr_expect_eq(cost_gemm_peak_eff(p, SC_FP16), cuda, "p100 fp16 %g", cost_gemm_peak_eff(p, SC_FP16));
+  cr_expect_eq(cost_gemm_peak_eff(v, SC_FP16), v->gemm_eff, "v100 fp16 %g",
+               cost_gemm_peak_eff(v, SC_FP16));
+  cr_expect_eq(cost_gemm_peak_eff(a, SC_TF32), a->gemm_eff, "a100 tf32 %g",
+               cost_gemm_peak_eff(a, SC_TF32));
+  cr_assert(v->gemm_eff != cuda, "the two efficiencies must differ for this test to mean anything");
+  /* cost_gemm's large-GEMM efficiency never exceeds it */
+  double e = cost_gemm_eff(v, SC_FP32, 8192, 8192, 8192, 1);
+  cr_expect(e <= cost_gemm_peak_eff(v, SC_FP32) && e > 0.8 * cuda, "v100 fp32 8192^3: %g", e);
 }

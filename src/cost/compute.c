@@ -90,27 +90,30 @@ double cost_fma_issue(const sc_gpu *g) {
   return g->arch >= 30 && g->arch < 50 ? KEPLER_FMA_ISSUE : 1.0;
 }
 
+/* On the tensor cores: the cuBLASLt fit above with the GPU's gemm_eff
+ * (gemm_eff_fp8 for fp8 and fp4 when set). On the CUDA cores (fp32 before
+ * Ampere or without TF32, fp16 before Volta: cost_conv_tensor_cores
+ * false): SGEMM's FMA pipeline at the CUDA-core efficiency fitted to the
+ * CUDA-core implicit-GEMM convolutions of the V100 fp32 ResNet-50 trace
+ * (cost/conv.c COST_CONV_DEFAULT: eff_cuda 0.78; docs/calibration.md),
+ * the only CUDA-core GEMM measurement in ../shared. Kepler's issue limit
+ * on top of either. Every caller gets the rule: cost_gemm, recsys's dense
+ * layers and interaction, the trace what-ifs. */
 double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
+  if (!cost_conv_tensor_cores(g, dt)) return COST_CONV_DEFAULT.eff_cuda * cost_fma_issue(g);
   int low = dt == SC_FP8 || dt == SC_FP4;
   double e = low && g->gemm_eff_fp8 > 0 ? g->gemm_eff_fp8 : g->gemm_eff;
   return e * cost_fma_issue(g);
 }
 
-/* The shape parameters and large-GEMM efficiency of a GEMM in dt on g.
- * On the tensor cores: the cuBLASLt fit above with the GPU's gemm_eff.
- * On the CUDA cores (fp32 before Ampere or without TF32, fp16 before
- * Volta: cost_conv_tensor_cores false): SGEMM's FMA pipeline, whose
- * k-loop prologue is short next to its slow math, at the CUDA-core
- * efficiency and prologue fitted to the CUDA-core implicit-GEMM
- * convolutions of the V100 fp32 ResNet-50 trace (cost/conv.c
- * COST_CONV_DEFAULT: eff_cuda 0.78, k0 = 8; docs/calibration.md), the
- * only CUDA-core GEMM measurement in ../shared; Kepler's issue limit on
- * top, as for those convolutions. rs_dense.c costs its MLPs with it. */
+/* The shape parameters and large-GEMM efficiency of a GEMM in dt on g
+ * (cost_gemm_peak_eff). On the CUDA cores the k-loop prologue is short
+ * next to the slow math: the prologue fitted with eff_cuda (cost/conv.c
+ * COST_CONV_DEFAULT, k0 = 8). */
 static double gemm_params(const sc_gpu *g, sc_dtype dt, cost_gemm_shape *sh) {
   *sh = COST_GEMM_DEFAULT;
-  if (cost_conv_tensor_cores(g, dt)) return cost_gemm_peak_eff(g, dt);
-  sh->k0 = COST_CONV_DEFAULT.k0;
-  return COST_CONV_DEFAULT.eff_cuda * cost_fma_issue(g);
+  if (!cost_conv_tensor_cores(g, dt)) sh->k0 = COST_CONV_DEFAULT.k0;
+  return cost_gemm_peak_eff(g, dt);
 }
 
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,

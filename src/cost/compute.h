@@ -39,8 +39,11 @@ double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch);
 
-/* The large-GEMM efficiency of g in dtype dt (gemm_eff, or gemm_eff_fp8
- * for fp8 and fp4 when set). */
+/* The large-GEMM efficiency of g in dtype dt: on the tensor cores
+ * gemm_eff (gemm_eff_fp8 for fp8 and fp4 when set), on the CUDA cores
+ * (cost_conv_tensor_cores false: fp32 before Ampere or without TF32, fp16
+ * before Volta) the CUDA-core efficiency of cost/conv.c; Kepler's issue
+ * limit included. */
 double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt);
 
 /* Fraction of the datasheet FMA rate the SMs can issue in a dense kernel:

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "stepcast.h"
 
 static coll_group a100(int n) {
   coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
@@ -173,4 +174,21 @@ Test(coll_nccl, ring_plateau_latency_across_nodes) {
                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
   double lat1 = (8.4 + 14 * 3.4) * 1e-6, bw1 = 240e9 * 8.0 / 14.0;
   cr_expect(fabs(t3 - 20e-6 - (1 << 20) / bw1 - lat1) < 1e-9, "one node: %g us", t3 * 1e6);
+}
+
+/* The public group becomes the module's field by field (coll_group_of,
+ * the one conversion coll_api.c and topo_api.c use): distinct values in
+ * every field come back in the field of the same name. */
+Test(coll_nccl, the_public_group_converts_field_by_field) {
+  sc_coll_group g = {.ranks = 16, .ranks_per_node = 8, .arch = 90, .intra_bw = 450e9,
+                     .inter_bw = 50e9, .intra_lat = 1e-6, .inter_lat = 5e-6, .node_gpus = 8,
+                     .host_gpus = 2};
+  coll_group c = coll_group_of(&g);
+  cr_expect(c.ranks == 16 && c.ranks_per_node == 8 && c.arch == 90, "%d %d %d", c.ranks,
+            c.ranks_per_node, c.arch);
+  cr_expect(c.intra_bw == 450e9 && c.inter_bw == 50e9, "%g %g", c.intra_bw, c.inter_bw);
+  cr_expect(c.intra_lat == 1e-6 && c.inter_lat == 5e-6, "%g %g", c.intra_lat, c.inter_lat);
+  cr_expect(c.node_gpus == 8 && c.host_gpus == 2, "%d %d", c.node_gpus, c.host_gpus);
+  coll_cost a = coll_nccl_time(COLL_ALL_REDUCE, 1 << 20, &c);
+  cr_expect_eq(sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1 << 20, &g).time, a.time);
 }

@@ -43,6 +43,12 @@ typedef struct coll_group {
                           run (coll_nccl.c, COLL_HOST_GPU_S) */
 } coll_group;
 
+struct sc_coll_group;
+
+/* The module's group of the public sc_coll_group (stepcast.h), field by
+ * field by name: the one conversion every public entry uses (coll_api.c). */
+coll_group coll_group_of(const struct sc_coll_group *g);
+
 typedef struct coll_cost {
   double time;         /* seconds */
   const char *algo;    /* static string: "ring", "tree", "nvls", ... */

@@ -31,11 +31,21 @@ _Static_assert(sizeof(sc_coll_cost) == sizeof(coll_cost), "sc_coll_cost != coll_
  * documented failure value (stepcast.h), never an assert or a crash. */
 static int op_ok(sc_coll_op op) { return (unsigned)op < SC_COLL_OP_COUNT; }
 
+coll_group coll_group_of(const sc_coll_group *g) {
+  return (coll_group){.ranks = g->ranks,
+                      .ranks_per_node = g->ranks_per_node,
+                      .arch = g->arch,
+                      .intra_bw = g->intra_bw,
+                      .inter_bw = g->inter_bw,
+                      .intra_lat = g->intra_lat,
+                      .inter_lat = g->inter_lat,
+                      .node_gpus = g->node_gpus,
+                      .host_gpus = g->host_gpus};
+}
+
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g) {
   if (!op_ok(op) || !g || !(bytes >= 0) || g->ranks < 1) return (sc_coll_cost){.time = -1};
-  coll_group cg = {g->ranks,     g->ranks_per_node, g->arch,      g->intra_bw,
-                   g->inter_bw,  g->intra_lat,      g->inter_lat, g->node_gpus,
-                   g->host_gpus};
+  coll_group cg = coll_group_of(g);
   coll_cost c = coll_nccl_time((coll_op)op, bytes, &cg);
   return (sc_coll_cost){c.time, c.algo, c.proto, c.launch, c.channels};
 }

@@ -94,8 +94,12 @@ int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
     sc_topo_free(t);
     return sc_error_set(err, SC_ENOMEM, "collective sweep: out of memory for %ld sizes", cap);
   }
-  sc_coll_group g = {o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps * 1e9,
-                     o->nic_Gbps * 1e9 / 8, 0, 0, 0, o->gpus_per_thread};
+  sc_coll_group g = {.ranks = o->ranks,
+                     .ranks_per_node = o->ranks_per_node,
+                     .arch = o->arch,
+                     .intra_bw = o->nvlink_GBps * 1e9,
+                     .inter_bw = o->nic_Gbps * 1e9 / 8,
+                     .host_gpus = o->gpus_per_thread};
   double fac = sc_coll_busbw_factor(o->op, o->ranks);
   for (double b = o->min_bytes; b <= o->max_bytes * 1.0000001 && out->n < cap && !rc;
        b *= o->factor) {

@@ -181,9 +181,7 @@ int sc_coll_simulate_nccl(sc_topo *t, sc_coll_op op, double bytes, const sc_coll
   if (rc) return rc;
   if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
     return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
-  coll_group cg = {g->ranks,    g->ranks_per_node, g->arch,      g->intra_bw,
-                   g->inter_bw, g->intra_lat,      g->inter_lat, g->node_gpus,
-                   g->host_gpus};
+  coll_group cg = coll_group_of(g);
   return ncoll_time(t->t, t->routes, (coll_op)op, bytes, &cg, t->t->gpus, fn, ud, seconds,
                     flow_s, err);
 }

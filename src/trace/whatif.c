@@ -106,15 +106,14 @@ double wi_coll_model(const wi_ctx *c, const tg_gpu *g, const sc_gpu *gpu, int ra
   double nvl = c->w.nvlink_bw > 0          ? c->w.nvlink_bw
                : gpu && gpu->nvlink_bw > 0 ? gpu->nvlink_bw
                                            : 150e9;
-  sc_coll_group grp = {ranks,
-                       rpn,
-                       gpu && gpu->arch ? gpu->arch : 80,
-                       nvl,
-                       c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW,
-                       WI_NVLINK_LAT,
-                       WI_NIC_LAT,
-                       0,
-                       1 /* a traced framework: one GPU per process */};
+  sc_coll_group grp = {.ranks = ranks,
+                       .ranks_per_node = rpn,
+                       .arch = gpu && gpu->arch ? gpu->arch : 80,
+                       .intra_bw = nvl,
+                       .inter_bw = c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW,
+                       .intra_lat = WI_NVLINK_LAT,
+                       .inter_lat = WI_NIC_LAT,
+                       .host_gpus = 1 /* a traced framework: one GPU per process */};
   return sc_coll_nccl_time((sc_coll_op)g->coll_op, g->bytes, &grp).time;
 }
 

@@ -487,7 +487,7 @@ static void grad_reduction(const eng *e, const xg_stage *st, double *red, double
       const xg_run *r = &e->x->runs[st->first_run + j];
       const xg_segment *sg = &e->x->segs[r->segment];
       if (sg->block < 0 || sg->zero >= 3 || sg->dp_group != gi) continue;
-      double bytes = r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0)) * e_b;
+      double bytes = r->count * xg_seg_params(sg, (int)(st - e->x->stages)) * e_b;
       if (sg->zero >= 1) bytes_rs += bytes;
       else bytes_ar += bytes;
     }
@@ -554,7 +554,7 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0 || sg->zero < 3 || sg->rep_group < 0) continue;
-    rep += r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0)) * e_b / sg->shard;
+    rep += r->count * xg_seg_params(sg, (int)(st - e->x->stages)) * e_b / sg->shard;
     rep_grp = sg->rep_group;
   }
   if (rep_grp >= 0) {
@@ -607,7 +607,7 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0) continue;
-    double params = r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0));
+    double params = r->count * xg_seg_params(sg, (int)(st - e->x->stages));
     n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
     lp += r->count * sg->params_lp;
   }

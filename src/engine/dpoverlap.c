@@ -69,7 +69,7 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];
-    double lp = sg->block < 0 || sg->zero >= 3 ? 0 : sg->params + (s > 0 ? sg->tied_params : 0);
+    double lp = sg->block < 0 || sg->zero >= 3 ? 0 : xg_seg_params(sg, s);
     double bt = bwd_time(e, r->segment);
     for (int k = 0; k < r->count; k++) {
       tau += bt;

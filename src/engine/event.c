@@ -128,7 +128,7 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
       /* the layer's gradients are complete after its first task's backward
        * (as analytic.c grad_reduction counts them) */
       if (sg->n_tasks > 0 && sg->block >= 0 && sg->zero < 3)
-        tp->t[tp->n - 1].grads = sg->params + (s > 0 ? sg->tied_params : 0);
+        tp->t[tp->n - 1].grads = xg_seg_params(sg, s);
     }
   }
   return 0;

@@ -18,13 +18,6 @@ struct fleet_net {
   route_table *rt;     /* owned */
 };
 
-/* The first data-parallel group of x; NULL if none with > 1 rank. */
-static const xg_group *dp_group(const xg *x) {
-  for (int i = 0; i < x->n_groups; i++)
-    if (x->groups[i].kind == XG_GROUP_DP && x->groups[i].ranks > 1) return &x->groups[i];
-  return NULL;
-}
-
 /* Members per NVLink domain, as engine/groups.c lays a group out. */
 static int per_domain(const sc_cluster *c, int n, int stride) {
   int domain = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
@@ -186,7 +179,7 @@ int fleet_group(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op
 int fleet_dp(fleet_net *net, const sc_scenario *s, const xg *x, fleet *out, sc_error *err) {
   memset(out, 0, sizeof *out);
   out->factor = 1;
-  const xg_group *g = dp_group(x);
+  const xg_group *g = xg_dp_group(x);
   if (!net || !g || x->n_stages < 1) return SC_OK;
   double bytes = x->stages[0].params * eng_grad_bytes(&s->plan);
   return fleet_group(net, s, g, COLL_ALL_REDUCE, bytes, out, err);
@@ -251,7 +244,7 @@ int fleet_pp(fleet_net *net, const sc_scenario *s, const xg *x, int b, int dir, 
 int fleet_dp_at(fleet_net *net, const sc_scenario *s, const xg *x, int stage, evs_demand *out,
                 sc_error *err) {
   memset(out, 0, sizeof *out);
-  const xg_group *g = dp_group(x);
+  const xg_group *g = xg_dp_group(x);
   if (!g || stage >= x->n_stages) return SC_OK;
   double bytes = x->stages[stage].params * eng_grad_bytes(&s->plan);
   fleet_run r;

@@ -176,7 +176,7 @@ static double root_params(const eng *e, const xg_stage *st, int *gi) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (!is_unit(sg) || sg->role == WG_ROLE_LAYER) continue;
-    n += r->count * (sg->params + (st != e->x->stages ? sg->tied_params : 0));
+    n += r->count * xg_seg_params(sg, (int)(st - e->x->stages));
     *gi = sg->dp_group;
   }
   return n;

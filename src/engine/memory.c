@@ -51,7 +51,7 @@ void eng_memory(eng *e, int s) {
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];
     if (sg->block < 0) continue;
-    double params = r->count * (sg->params + (s > 0 ? sg->tied_params : 0));
+    double params = r->count * xg_seg_params(sg, s);
     double dp = sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp; /* ZeRO's ranks */
     /* main gradients in fp32 (Megatron's main_grad) or 16 bits */
     double gb = eb == 4 || p->main_grads == SC_FP32 ? 4 : 2;

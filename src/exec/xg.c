@@ -69,3 +69,9 @@ int xg_add_group(xg *x, xg_group_kind kind, int ranks, int stride) {
   xg_group g = {kind, ranks, stride};
   return push((void **)&x->groups, &x->n_groups, &x->cap_groups, &g, sizeof g);
 }
+
+const xg_group *xg_dp_group(const xg *x) {
+  for (int i = 0; i < x->n_groups; i++)
+    if (x->groups[i].kind == XG_GROUP_DP && x->groups[i].ranks > 1) return &x->groups[i];
+  return NULL;
+}

@@ -171,10 +171,21 @@ int xg_add_task(xg *x, const xg_task *t);
 coll_op xg_comm_op(const xg_task *t, int bwd);
 /* Bytes a COMM task moves in forward (bwd = 0) or backward. */
 double xg_comm_bytes(const xg_task *t, int bwd);
+
+/* The parameters segment sg holds on pipeline stage `stage`: its own,
+ * and the weights it shares with the embedding again on every stage
+ * after the first (which holds the embedding). */
+static inline double xg_seg_params(const xg_segment *sg, int stage) {
+  return sg->params + (stage > 0 ? sg->tied_params : 0);
+}
+
 int xg_add_segment(xg *x, const xg_segment *s);
 int xg_add_run(xg *x, int segment, int count);
 int xg_add_stage(xg *x, const xg_stage *s);
 /* The index of an equal group, added if new; -1 when out of memory. */
 int xg_add_group(xg *x, xg_group_kind kind, int ranks, int stride);
+
+/* The first data-parallel group of x with more than one rank, or NULL. */
+const xg_group *xg_dp_group(const xg *x);
 
 #endif /* SC_EXEC_XG_H */

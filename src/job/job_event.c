@@ -45,9 +45,7 @@ static double exposed(const sc_plan *p, double red, double b) {
  * does, less the alone time so overlapped. 0 without a topology or when
  * the groups do not slow each other. */
 static double dp_extra(const eng *e, const fleet *f) {
-  const xg_group *g = NULL;
-  for (int i = 0; i < e->x->n_groups && !g; i++)
-    if (e->x->groups[i].kind == XG_GROUP_DP && e->x->groups[i].ranks > 1) g = &e->x->groups[i];
+  const xg_group *g = xg_dp_group(e->x);
   if (!g || f->factor <= 1) return 0;
   grp gm = grp_make(&e->s->cluster, g);
   double alone = grp_cost(e->net, e->s->cluster.gpu.sm_count, &gm, COLL_ALL_REDUCE, f->bytes,

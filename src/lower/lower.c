@@ -959,7 +959,7 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
   for (int i = 0; i < st.n_runs; i++) {
     const xg_run *r = &x->runs[st.first_run + i];
     const xg_segment *sg = &x->segs[r->segment];
-    st.params += r->count * (sg->params + (s > 0 ? sg->tied_params : 0));
+    st.params += r->count * xg_seg_params(sg, s);
     if (sg->role == WG_ROLE_LAYER) st.layers += r->count;
   }
   for (int i = 0; i < x->n_stages && st.same_as < 0; i++)

@@ -8,9 +8,8 @@
 
 #include "core/mem.h"
 #include "engine/engine.h"
-#include "load/topo_json.h"
+#include "engine/netcost.h"
 #include "net/flow.h"
-#include "net/linkwhatif.h"
 #include "net/ncoll.h"
 
 struct fleet_net {
@@ -131,14 +130,9 @@ static int run_build(fleet_net *net, const sc_scenario *s, const xg_group *g, co
 
 int fleet_open(const sc_scenario *s, fleet_net **out, sc_error *err) {
   *out = NULL;
-  const sc_cluster *c = &s->cluster;
-  if (!c->topology[0]) return SC_OK;
   topo *t = NULL;
-  int rc = topo_load_spec(c->topology, &t, err);
-  if (rc == SC_OK)
-    rc = lwi_apply(&t, c->link_fail, c->link_degrade, "cluster.link_fail",
-                   "cluster.link_degrade", err);
-  if (rc != SC_OK || t->n_gpus < c->gpus) {
+  int rc = ncost_topology(&s->cluster, &t, err);
+  if (rc != SC_OK || !t || t->n_gpus < s->cluster.gpus) {
     topo_free(t);
     return rc;
   }

@@ -84,11 +84,8 @@ struct ncost {
   fcf_scratch w;      /* owned: scratch of shape_bound */
 };
 
-int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
+int ncost_topology(const sc_cluster *c, topo **out, sc_error *err) {
   *out = NULL;
-  if (!c->topology[0] && (c->link_fail[0] || c->link_degrade[0]))
-    return sc_error_set(err, SC_EINPUT, "cluster.%s names cables but cluster.topology is "
-                        "empty", c->link_fail[0] ? "link_fail" : "link_degrade");
   if (!c->topology[0]) return SC_OK;
   topo *t = NULL;
   int rc = topo_load_spec(c->topology, &t, err);
@@ -99,6 +96,18 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
     topo_free(t);
     return rc;
   }
+  *out = t;
+  return SC_OK;
+}
+
+int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
+  *out = NULL;
+  if (!c->topology[0] && (c->link_fail[0] || c->link_degrade[0]))
+    return sc_error_set(err, SC_EINPUT, "cluster.%s names cables but cluster.topology is "
+                        "empty", c->link_fail[0] ? "link_fail" : "link_degrade");
+  topo *t = NULL;
+  int rc = ncost_topology(c, &t, err);
+  if (rc != SC_OK || !t) return rc;
   if (t->n_gpus < c->gpus) {
     sc_error_set(err, SC_EINPUT,
                  "cluster.topology: '%s' has %d GPUs but cluster.gpus is %d; "

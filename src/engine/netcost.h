@@ -34,9 +34,16 @@
 #define SC_ENGINE_NETCOST_H
 
 #include "coll/coll.h"
+#include "net/topo.h"
 #include "stepcast.h"
 
 typedef struct ncost ncost;
+
+/* The topology cluster.topology names with the cluster's link what-ifs
+ * (cluster.link_fail, cluster.link_degrade) applied, into *out (the
+ * caller's: topo_free); NULL and SC_OK when it names none. Errors: the
+ * topology's own and the what-ifs' (*out NULL). */
+int ncost_topology(const sc_cluster *c, topo **out, sc_error *err);
 
 /* Load the topology the cluster names. *out is NULL (and SC_OK returned)
  * when it names none. Errors: the topology's own (file:line:column or the

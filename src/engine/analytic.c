@@ -502,13 +502,7 @@ static void grad_reduction(const eng *e, const xg_stage *st, double *red, double
   }
 }
 
-/* The part of a gradient reduction of `red` s that the closed form
- * exposes beside a last backward of `b` s (which loses `share` of the
- * time they overlap: grp_slow). Assumptions
- * without a measurement: overlapped with the last backward it can hide
- * under 90 % of it (the first buckets fill only after the last layers'
- * gradients), and at least its last bucket (10 %) stays exposed. */
-static double red_exposed(const sc_plan *p, double red, double b, double share) {
+double eng_red_exposed(const sc_plan *p, double red, double b, double share) {
   if (!p->overlap_grad_reduce) return red;
   double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
   return overlapped(red, window, share);
@@ -517,7 +511,7 @@ static double red_exposed(const sc_plan *p, double red, double b, double share) 
 /* The exposed part of stage st's gradient reduction: with
  * overlap_grad_reduce and one model chunk per stage, Megatron's buckets
  * (dpoverlap.c); otherwise (interleaved, HSDP) hidden under at most 90 %
- * of the slowest stage's backward (red_exposed), or all of it. */
+ * of the slowest stage's backward (eng_red_exposed), or all of it. */
 static double red_exposed_stage(const eng *e, const xg_stage *st, double red, double params,
                                 grp_share sh, int hsdp, const eng_stage *worst) {
   const sc_plan *p = &e->s->plan;
@@ -531,7 +525,7 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
                                    : 0;
   if (!hsdp && e->x->vpp > 1 && e->x->micro_batches % p->pp == 0)
     return eng_dp_overlap_chunks(e, si, red, share, p2p);
-  if (hsdp || e->x->vpp > 1) return red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
+  if (hsdp || e->x->vpp > 1) return eng_red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
   return eng_dp_overlap(e, si, red, params, share, p2p);
 }
 

@@ -176,6 +176,14 @@ int eng_timeline(eng *e, sc_span **spans, size_t *n, double *step_s, sc_error *e
  * takes from the compute beside it (grp_share). */
 double eng_coll(const eng *e, int group, coll_op op, double bytes, grp_share *share);
 
+/* The part of a gradient reduction of `red` s that the closed form
+ * exposes beside a last backward of `b` s (which loses `share` of the
+ * time they overlap: grp_slow). Assumptions
+ * without a measurement: overlapped with the last backward it can hide
+ * under 90 % of it (the first buckets fill only after the last layers'
+ * gradients), and at least its last bucket (10 %) stays exposed. */
+double eng_red_exposed(const sc_plan *p, double red, double b, double share);
+
 /* Critical-path cost of `comm` seconds overlapped with `window` seconds
  * of compute whose SMs it shares (`share` of them taken). */
 double eng_overlapped(double comm, double window, double share);

@@ -29,15 +29,6 @@ void sc_event_pred_free(sc_event_pred *p) {
   mem_free(p);
 }
 
-/* The exposed part of a gradient reduction of `red` s after the last
- * backward `b` s, as the step model overlaps it (analytic.c dp_exposed:
- * hidden under at most 90 % of the backward and of itself). */
-static double exposed(const sc_plan *p, double red, double b) {
-  if (!p->overlap_grad_reduce) return red;
-  double window = 0.9 * b < 0.9 * red ? 0.9 * b : 0.9 * red;
-  return red - (red < window ? red : window);
-}
-
 /* What the reduction of every data-parallel group at once adds to the
  * exposed time of one group alone (the step model's time of the stage's
  * gradient all-reduce, topology included), s: the alone time x the
@@ -53,7 +44,9 @@ static double dp_extra(const eng *e, const fleet *f) {
   eng_step k;
   eng_step_of(e, &k);
   double b = e->st[k.worst].b;
-  return exposed(&e->s->plan, alone * f->factor, b) - exposed(&e->s->plan, alone, b);
+  /* as the step model overlaps it, without the backward's slowdown */
+  return eng_red_exposed(&e->s->plan, alone * f->factor, b, 0) -
+         eng_red_exposed(&e->s->plan, alone, b, 0);
 }
 
 /* One collective's fleet factor, remembered. */

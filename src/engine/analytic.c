@@ -40,7 +40,7 @@ void eng_free(eng *e) {
   eng_init(e);
 }
 
-static double dtype_bytes(const sc_plan *p) {
+double eng_param_bytes(const sc_plan *p) {
   return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
 }
 
@@ -466,7 +466,7 @@ static void share_max(grp_share *a, grp_share b) {
 
 double eng_grad_bytes(const sc_plan *p) {
   int bf = p->dtype == SC_BF16 || p->dtype == SC_FP8 || p->dtype == SC_FP4;
-  return bf && p->main_grads == SC_FP32 ? 4 : dtype_bytes(p);
+  return bf && p->main_grads == SC_FP32 ? 4 : eng_param_bytes(p);
 }
 
 /* The gradient reduction of stage st after its backward, ZeRO 0-2: an
@@ -477,7 +477,7 @@ double eng_grad_bytes(const sc_plan *p) {
  * parameters reduced). */
 static void grad_reduction(const eng *e, const xg_stage *st, double *red, double *ag,
                            grp_share *share, double *params) {
-  double e_b = eng_grad_bytes(&e->s->plan), p_b = dtype_bytes(&e->s->plan);
+  double e_b = eng_grad_bytes(&e->s->plan), p_b = eng_param_bytes(&e->s->plan);
   *red = *ag = *params = 0;
   share->sm = share->hbm = 0;
   for (int gi = 0; gi < e->x->n_groups; gi++) {
@@ -535,7 +535,7 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
  * measurement). */
 static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *worst, int mbs) {
   const sc_plan *p = &e->s->plan;
-  double e_b = dtype_bytes(p), red, ag, params;
+  double e_b = eng_param_bytes(p), red, ag, params;
   grp_share share;
   double t = fsdp_exposed(e, st, mbs); /* ZeRO-3 / FSDP units: fsdp.c */
   grad_reduction(e, st, &red, &ag, &share, &params);

@@ -137,6 +137,10 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
  * grad_sync_func is, beside the other chunks' backward passes. */
 double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p);
 
+/* Bytes per parameter element of the plan's type: 4 in fp32 and tf32,
+ * else 2 (fp8 and fp4 training keep 16-bit parameters). */
+double eng_param_bytes(const sc_plan *p);
+
 /* Bytes per gradient element in the data-parallel reduction: 16-bit
  * gradients of bf16 (and fp8/fp4, whose parameters are bf16) training are
  * accumulated and reduced in fp32 when the main gradients are fp32

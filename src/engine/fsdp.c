@@ -38,8 +38,6 @@
 #define FSDP_CACHE 32   /* runs whose units are costed once per call */
 #define FSDP_RING 65    /* > the deepest prefetch (plan.fsdp_prefetch <= 64) */
 
-static double bytes_of(const sc_plan *p) { return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2; }
-
 static int is_unit(const xg_segment *sg) { return sg->zero >= 3 && sg->block >= 0; }
 
 static int is_layer(const xg_segment *sg) { return is_unit(sg) && sg->role == WG_ROLE_LAYER; }
@@ -95,7 +93,7 @@ static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
 /* DeepSpeed's gathers of segment sg: one all-gather per module. */
 static double ds_gather_time(const eng *e, const xg_segment *sg, grp_share *share) {
   const wg_block *bl = &e->g->blocks[sg->block];
-  double eb = bytes_of(&e->s->plan), t = 0, scale = ds_scale(e, sg);
+  double eb = eng_param_bytes(&e->s->plan), t = 0, scale = ds_scale(e, sg);
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
     double p = ds_module(e, sg, i, scale);
     grp_share s = {0, 0};
@@ -129,7 +127,7 @@ static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems,
                              grp_share *share) {
   *share = (grp_share){0, 0};
   if (!sg || sg->rep_group < 0 || !fsdp_hsdp_per_unit(&e->s->plan) || elems <= 0) return 0;
-  return eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems * bytes_of(&e->s->plan) / sg->shard,
+  return eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems * eng_param_bytes(&e->s->plan) / sg->shard,
                   share);
 }
 
@@ -143,7 +141,7 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   u.b = e->qs[2 * r->segment + 1].compute;
   u.host = e->qs[2 * r->segment].host;
   if (!is_layer(sg)) return u;
-  double eb = bytes_of(p), n = e->x->groups[sg->dp_group].ranks;
+  double eb = eng_param_bytes(p), n = e->x->groups[sg->dp_group].ranks;
   const sc_gpu *g = &e->s->cluster.gpu;
   u.layer = 1;
   u.params = sg->params;
@@ -297,7 +295,7 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
     if (is_layer(sg)) gi = sg->dp_group;
   }
   grp_share share = {0, 0};
-  double rs = eng_coll(x->e, gi, COLL_REDUCE_SCATTER, x->pending * bytes_of(p), &share);
+  double rs = eng_coll(x->e, gi, COLL_REDUCE_SCATTER, x->pending * eng_param_bytes(p), &share);
   issue(x, x->c, rs, share);
   x->pending = 0;
 }
@@ -374,7 +372,7 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
   fsdp_ctx x;
   ctx_init(&x, e, st);
   const sc_plan *p = &e->s->plan;
-  double eb = bytes_of(p);
+  double eb = eng_param_bytes(p);
   grp_share share = {0, 0};
   if (x.root > 0) {
     /* the root unit: gathered first (FSDP2: its copy-in before, its
@@ -423,7 +421,7 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
 /* Elements per GPU the reduce-scatters of one backward move, and their
  * number, for DeepSpeed's reduce bucket (filled in backward order). */
 static void ds_buckets(const eng *e, const xg_stage *st, double root, fsdp_traffic *t) {
-  double pending = 0, bucket = e->s->plan.ds_reduce_bucket, eb = bytes_of(&e->s->plan);
+  double pending = 0, bucket = e->s->plan.ds_reduce_bucket, eb = eng_param_bytes(&e->s->plan);
   for (int j = st->n_runs - 1; j >= 0; j--) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
@@ -439,7 +437,7 @@ static void ds_buckets(const eng *e, const xg_stage *st, double root, fsdp_traff
 
 void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
   const sc_plan *p = &e->s->plan;
-  double eb = bytes_of(p);
+  double eb = eng_param_bytes(p);
   fsdp_traffic t = {0, 0, 0, 0, 0, 0, 0};
   fsdp_ctx x;
   memset(&x, 0, sizeof x);

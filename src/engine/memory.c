@@ -43,7 +43,7 @@ void eng_memory(eng *e, int s) {
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   sc_memory *out = &e->st[s].m;
-  double eb = p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
+  double eb = eng_param_bytes(p);
   double act = 0, remat = 0, offloaded = 0, off_buf = 0;
   int off_left = p->offload_layers;
   out->weights = out->gradients = out->optimizer = 0;

@@ -8,6 +8,7 @@
 
 #include "core/mem.h"
 #include "engine/engine.h"
+#include "engine/groups.h"
 #include "engine/netcost.h"
 #include "net/flow.h"
 #include "net/ncoll.h"
@@ -16,16 +17,6 @@ struct fleet_net {
   topo *t;             /* owned */
   route_table *rt;     /* owned */
 };
-
-/* Members per NVLink domain, as engine/groups.c lays a group out. */
-static int per_domain(const sc_cluster *c, int n, int stride) {
-  int domain = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
-  int per = domain / stride;
-  if (per < 1) per = 1;
-  if (per > n) per = n;
-  while (per > 1 && n % per) per--;
-  return per;
-}
 
 /* `k` copies of one group's schedule `one` side by side, copy g's ranks
  * offset by g * n. 0 or -1. */
@@ -115,7 +106,7 @@ static int run_build(fleet_net *net, const sc_scenario *s, const xg_group *g, co
   if (k < 1 || (long)(n - 1) * stride >= span || (long)(stage + 1) * span > s->cluster.gpus)
     return SC_OK;
   r->node = mem_alloc(sizeof *r->node * (size_t)span);
-  if (!r->node || ncoll_schedule(&r->one, op, bytes, n, per_domain(&s->cluster, n, stride)) ||
+  if (!r->node || ncoll_schedule(&r->one, op, bytes, n, grp_per_domain(&s->cluster, n, stride)) ||
       replicate(&r->one, n, k, &r->all))
     return sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
                         coll_op_name(op));

@@ -91,12 +91,16 @@ void dp_spans_add(dp_spans *r, double start, double end) {
                            .start = start, .dur = end - start};
 }
 
-/* Message [start, end): the part of it inside the backward pass, and its
- * span when the run records. */
-static void dp_note_msg(dp_overlap *o, const dp_model *m, double start, double end) {
-  double in = fmin(end, m->bwd_s) - start;
+/* k messages of t s each, back to back from `start`: counted, the part
+ * of them inside the backward pass, and their span when the run records.
+ * Returns their end. */
+static double dp_send(dp_overlap *o, const dp_model *m, double start, double t, int k) {
+  double end = start + k * t, in = fmin(end, m->bwd_s) - start;
   if (in > 0) o->overlapped_s += in;
   dp_spans_add(o->rec, start, end);
+  o->comm_s += k * t;
+  o->messages += k;
+  return end;
 }
 
 /* Per-tensor messages: each layer's tensors leave one by one when the
@@ -110,11 +114,7 @@ static double dp_run_tensors(const dp_model *m, dp_msg_cost cost, const void *ct
     if (l->grad_bytes <= 0) continue;
     int k = l->tensors > 0 ? l->tensors : 1;
     double t = cost(ctx, l->grad_bytes / k, 1);
-    double start = fmax(overlap ? ready : m->bwd_s, end);
-    end = start + k * t;
-    dp_note_msg(o, m, start, end);
-    o->comm_s += k * t;
-    o->messages += k;
+    end = dp_send(o, m, fmax(overlap ? ready : m->bwd_s, end), t, k);
   }
   return end;
 }
@@ -134,11 +134,7 @@ static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost
     int last = i == m->n - 1;
     if (bytes <= 0 || (bytes < cap && !last)) continue;
     double start = fmax(overlap ? ready : m->bwd_s, end);
-    double t = cost(ctx, bytes, tensors);
-    end = start + t;
-    dp_note_msg(o, m, start, end);
-    o->comm_s += t;
-    o->messages++;
+    end = dp_send(o, m, start, cost(ctx, bytes, tensors), 1);
     bytes = 0, tensors = 0, first = 0;
   }
   return end;
@@ -168,11 +164,7 @@ static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost 
       bytes += k->grad_bytes, tensors += k->tensors;
       ready += k->bwd_s, i++;
     }
-    double t = cost(ctx, bytes, tensors);
-    end = start + t;
-    dp_note_msg(o, m, start, end);
-    o->comm_s += t;
-    o->messages++;
+    end = dp_send(o, m, start, cost(ctx, bytes, tensors), 1);
   }
   return end;
 }

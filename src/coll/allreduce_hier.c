@@ -7,15 +7,20 @@
  */
 #include "coll/sched.h"
 
+/* One ring step inside every node, repeated ppn - 1 times: the intra
+ * reduce-scatter and the intra all-gather move the same bytes. */
+static int intra_ring(sched *s, const sched_params *p, int ppn) {
+  if (sched_begin(s, ppn - 1)) return -1;
+  for (int i = 0; i < p->n; i++) {
+    int node = i / ppn, loc = i % ppn;
+    if (sched_add(s, i, node * ppn + (loc + 1) % ppn, p->bytes / ppn)) return -1;
+  }
+  return 0;
+}
+
 static int build(sched *s, const sched_params *p) {
   int ppn = p->ppn > 0 ? p->ppn : p->n, m = p->n / ppn;
-  if (ppn > 1) { /* intra reduce-scatter */
-    if (sched_begin(s, ppn - 1)) return -1;
-    for (int i = 0; i < p->n; i++) {
-      int node = i / ppn, loc = i % ppn;
-      if (sched_add(s, i, node * ppn + (loc + 1) % ppn, p->bytes / ppn)) return -1;
-    }
-  }
+  if (ppn > 1 && intra_ring(s, p, ppn)) return -1; /* intra reduce-scatter */
   if (m > 1) { /* inter all-reduce per rail */
     if (sched_begin(s, 2 * (m - 1))) return -1;
     for (int i = 0; i < p->n; i++) {
@@ -23,13 +28,7 @@ static int build(sched *s, const sched_params *p) {
       if (sched_add(s, i, ((node + 1) % m) * ppn + loc, p->bytes / ppn / m)) return -1;
     }
   }
-  if (ppn > 1) { /* intra all-gather */
-    if (sched_begin(s, ppn - 1)) return -1;
-    for (int i = 0; i < p->n; i++) {
-      int node = i / ppn, loc = i % ppn;
-      if (sched_add(s, i, node * ppn + (loc + 1) % ppn, p->bytes / ppn)) return -1;
-    }
-  }
+  if (ppn > 1 && intra_ring(s, p, ppn)) return -1; /* intra all-gather */
   return 0;
 }
 

@@ -10,11 +10,6 @@
 
 #include "dp/dp.h"
 
-#define MiB (1024.0 * 1024.0)
-/* KungFu splits every all-reduce into 1 MiB chunks run concurrently
- * (kungfu/srcs/go/kungfu/session/session.go, chunkSize = 1 Mi). */
-#define DP_KF_CHUNK (1 * MiB)
-
 typedef struct ar_ctx {
   const dp_ctx *c;
   coll_group all;      /* every GPU */
@@ -99,34 +94,11 @@ static double ar_mpi(const void *ctx, double bytes, int tensors) {
   return dp_mpi_allreduce_time(f, bytes, tensors);
 }
 
-/* KungFu (default BINARY_TREE_STAR across servers, STAR within one:
- * kungfu/srcs/go/kungfu/session/strategy.go autoSelect): tensors copied
- * to the host; inside a server every worker sends to the local master
- * and receives the sum (sockets); the masters reduce up a binary tree and
- * broadcast down it; 1 MiB chunks pipeline the phases. */
+/* KungFu's all-reduce through its Go runtime: kungfu.c. */
 static double ar_kungfu(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;
-  const dp_fabric *f = a->c->f;
-  if (f->gpus == 1) return 0;
-  double copies = 2 * dp_host_time(f, bytes, f->host_share);
-  int peers = f->gpn - 1;
-  double local = 0;
-  if (peers > 0) {
-    double bw = fmin(f->cpu_reduce_bw, peers * f->loop_bw);
-    local = 2 * peers * bytes / bw;
-  }
-  double net = 0;
-  if (f->nodes > 1) {
-    int deg = f->nodes - 1 < 3 ? f->nodes - 1 : 3; /* parent + two children */
-    int depth = (int)ceil(log2(f->nodes + 1.0)) - 1;
-    net = deg * bytes / fmin(f->net_bw, deg * f->net_stream_bw) +
-          2 * depth * (f->net_lat + f->net_msg_s);
-  }
-  if (f->topo_rate > 0) local = 0, net = bytes * f->topo_rate + f->net_msg_s;
-  double chunks = fmax(1, ceil(bytes / DP_KF_CHUNK));
-  double lo = fmin(local, net), hi = fmax(local, net);
-  return copies + hi + lo / chunks;
+  return dp_kf_allreduce_time(a->c->f, bytes);
 }
 
 /* Reduce-scatter inside each server, all-reduce of 1/gpn across servers

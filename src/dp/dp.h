@@ -18,6 +18,7 @@
  *   allreduce.c  NCCL (ring/tree as NCCL chooses, or ring forced), TF
  *                replicated (NCCL or device copies), MPI in host memory,
  *                hierarchical, KungFu's collective over TCP
+ *   kungfu.c     KungFu's binary-tree-star all-reduce through host memory
  *   mpi.c        MPI in host memory: Open MPI's ring over TCP and shared
  *                memory, Horovod's fusion buffer, the host copies
  *   ps.c         parameter servers: synchronous, distributed-replicated,
@@ -180,6 +181,26 @@ double dp_mpi_ring_time(const dp_fabric *f, double bytes);
  * back, the fusion buffer's memcpy in and out (messages of more than one
  * tensor), and the ring. */
 double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors);
+
+/* KungFu's all-reduce (kungfu.c): the default BINARY_TREE_STAR strategy
+ * over `nodes` hosts of `gpn` ranks, what one chunk crosses in sequence
+ * and what the busiest host carries per byte of buffer. */
+typedef struct dp_kf_plan {
+  int hops_local;          /* loopback hops of one chunk (to the master and
+                              back), 0 or 2 */
+  int hops_net;            /* network hops of one chunk: 2 x tree depth */
+  double mem_per_byte;     /* bytes through the busiest host's memory per
+                              byte of buffer (socket copies, DMA, sums) */
+  int net_edges;           /* tree edges at the busiest host's master
+                              (parent + children): buffers per direction
+                              on its NIC */
+} dp_kf_plan;
+
+void dp_kf_plan_for(int nodes, int gpn, dp_kf_plan *p);
+/* Seconds of one KungFu all-reduce of `bytes` (one tensor): its host
+ * copies, the first 1 MiB chunk through every hop, the rest at the
+ * slowest resource's rate. */
+double dp_kf_allreduce_time(const dp_fabric *f, double bytes);
 
 /* ------------------------------------------------------------ overlap */
 

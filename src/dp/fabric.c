@@ -4,6 +4,7 @@
  * hybrid cube-mesh, 4-GPU meshes, NVSwitch) or PCIe between GPUs; see
  * dp.h. Every constant names its source; docs/calibration.md lists them.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -40,12 +41,25 @@
  * calls, wake-up, one-way latency of a TCP message on a LAN): 50 us
  * (assumed, typical of Linux TCP over 10-100 GbE; not fitted). */
 #define DP_TCP_MSG_S 50e-6
-/* Host memory bandwidth of a server's CPUs: two sockets of 4 DDR4-2400
- * channels (153.6 GB/s, Intel E5-2698 v4 datasheet, DGX-1), 60 % of it
- * reached (STREAM triad on such servers): ~92 GB/s moved. Summing moves
- * three bytes per byte reduced (two reads, one write): ~30 GB/s. */
-#define DP_HOST_MEM_BW (153.6e9 * 0.6)
-#define DP_CPU_REDUCE_BW (DP_HOST_MEM_BW / 3)
+/* Host memory bandwidth of a server's CPUs, where the scenario's cluster
+ * gives none (cluster.host_mem_GBps): the dgx1-v100 preset's figure, two
+ * Xeon E5-2698 v4 with 4 channels of DDR4-2133 each, 136.5 GB/s (DGX-1
+ * datasheet and whitepaper, src/hw/cluster_presets.c [DGX1-H]): one figure
+ * for one server, read from the preset rather than restated here. It is
+ * the DDR peak (no STREAM measurement of a CPU is in ../shared/calibration),
+ * so an upper bound. Summing moves three bytes per byte reduced (two
+ * reads, one write). */
+#define DP_HOST_PRESET "dgx1-v100"
+#define DP_REDUCE_BYTES 3
+
+/* The server's host memory bandwidth: the cluster's, else the default
+ * server's (DP_HOST_PRESET). */
+static double dp_host_mem_bw(const sc_cluster *cl) {
+  if (cl->host.mem_bw > 0) return cl->host.mem_bw;
+  const sc_cluster *ref = sc_cluster_preset(DP_HOST_PRESET);
+  assert(ref && ref->host.mem_bw > 0);
+  return ref->host.mem_bw;
+}
 
 static int dp_nvlink_gpu(const sc_gpu *g) { return g->nvlink_bw > 0; }
 
@@ -83,8 +97,8 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
   f->host_bw = (d->host_bw > 0 ? d->host_bw : DP_PCIE3_BW) * DP_PCIE_EFF;
   f->host_share = f->gpn >= DP_HOST_SHARE ? DP_HOST_SHARE : 1;
   f->host_lat = DP_HOST_LAT;
-  f->host_mem_bw = DP_HOST_MEM_BW;
-  f->cpu_reduce_bw = DP_CPU_REDUCE_BW;
+  f->host_mem_bw = dp_host_mem_bw(cl);
+  f->cpu_reduce_bw = f->host_mem_bw / DP_REDUCE_BYTES;
   f->loop_bw = DP_TCP_STREAM_BW;
   f->gpu_mem_bw = cl->gpu.hbm_bw * cl->gpu.hbm_eff;
   double line = d->network_bw > 0 ? d->network_bw : cl->nic_bw * f->gpn;

@@ -209,6 +209,10 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
              "%snetwork %.0f Gb/s per server (not stated; %s)", *assumed ? "; " : "",
              d->network_bw * 8 / 1e9, ref ? ref : "10 GbE");
   }
+  /* the server's CPUs and memory: the GPU's reference system, as for the
+   * NIC above; none (p2.8xlarge K80, DGX-1 P100): src/dp/fabric.c's default
+   * server */
+  cl->host = rowd_reference_host(g->name);
   const char *tr = vdp_cell(c, "transport");
   d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA
                                                                         : SC_DP_TR_AUTO;

@@ -214,3 +214,11 @@ double rowd_reference_nic(const char *gpu, const char **preset) {
   *preset = NULL;
   return 0;
 }
+
+sc_host rowd_reference_host(const char *gpu) {
+  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
+    const sc_cluster *c = sc_cluster_preset_at(i);
+    if (!strcasecmp(c->gpu.name, gpu) && c->nic_bw > 0) return c->host;
+  }
+  return (sc_host){0};
+}

@@ -70,5 +70,8 @@ int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p);
  * system (the first cluster preset with that GPU), in bytes/s, and that
  * preset's id in *preset; 0 when there is none. */
 double rowd_reference_nic(const char *gpu, const char **preset);
+/* The host side (CPU memory, PCIe uplinks) of the GPU's reference system,
+ * the same preset; all 0 (= the consumer's default) when there is none. */
+sc_host rowd_reference_host(const char *gpu);
 
 #endif

@@ -129,10 +129,21 @@ expect 0 "fix that degree" -- search --help
 if "$CLI" search --help | grep -q -- "--tp  *same as --set"; then
   echo "FAIL: search --help lists --tp twice"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
-expect 2 "--top expects an integer" -- search --top 0
-expect 2 "--threads expects an integer" -- search --threads 0
-expect 2 "--max-seconds expects seconds" -- search --max-seconds -1
-expect 2 "--max-plans expects an integer" -- search --max-plans x
+# every search option's value is parsed by the library (sc_search_opts_set):
+# one message format, under the option's own name (--max-mb, not its key)
+expect 2 "--top: expected an integer 1..1000, got '0'" -- search --top 0
+expect 2 "--threads: expected an integer 1..4096, got '0'" -- search --threads 0
+expect 2 "--max-seconds: expected seconds > 0, got '-1'" -- search --max-seconds -1
+expect 2 "--max-plans: expected an integer 1..1000000000, got 'x'" -- search --max-plans x
+expect 2 "--max-mb: expected an integer 1..4096, got '0'" -- search --max-mb 0
+expect 2 "--tp: expected an integer 1..16777216, got 'x'" -- search --tp x
+# each option --help lists is one the search takes
+for opt in $("$CLI" search --help | grep -o -- '--max-[a-z]*\|--threads\|--all\|--rerank\|--zero\|--dtypes\|--headroom' | sort -u); do
+  # (a trailing unknown option stops it before any search runs)
+  if "$CLI" search "$opt" --zzz 2>&1 | grep -q -- "unknown option '$opt'"; then
+    echo "FAIL: search --help lists $opt, which search refuses"; fail=$((fail + 1))
+  else pass=$((pass + 1)); fi
+done
 # a 1 ms budget on a 4,566-plan space (13 ms whole here): stopped with the
 # best so far (exit 0), or with none yet when the machine is slow enough
 # that only plans that do not fit were tried (exit 1); any thread sees it

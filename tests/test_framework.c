@@ -56,13 +56,6 @@ Test(framework, versions_and_lists) {
   cr_expect(!(t.named >> VFW_PADDLE & 1));
 }
 
-Test(framework, has_ignores_case) {
-  cr_expect(vfw_has("NVSwitch (DGX A100)", "nvswitch"));
-  cr_expect(vfw_has("a PCIE gen4 x16", "pcie"));
-  cr_expect(!vfw_has("nvlink", "nvswitch"));
-  cr_expect(!vfw_has(NULL, "x"));
-}
-
 /* Framework texts of the dp_training rows as plan switches. */
 Test(framework, plan_switches) {
   sc_plan p;

@@ -49,6 +49,7 @@
 #include "validate/dp_rows.h"
 #include "validate/framework.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowtext.h"
 
 #define VDP_KEY 256
 
@@ -93,24 +94,24 @@ static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
 }
 
 static sc_dp_intra vdp_intra(const char *s) {
-  if (vfw_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
-  if (vfw_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
-  if (vfw_has(s, "nvlink-mesh")) return SC_DP_INTRA_NVLINK_MESH;
-  if (vfw_has(s, "pcie")) return SC_DP_INTRA_PCIE;
+  if (rowtext_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
+  if (rowtext_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
+  if (rowtext_has(s, "nvlink-mesh")) return SC_DP_INTRA_NVLINK_MESH;
+  if (rowtext_has(s, "pcie")) return SC_DP_INTRA_PCIE;
   return SC_DP_INTRA_AUTO;
 }
 
 static double vdp_pcie(const char *s) {
-  if (vfw_has(s, "gen5")) return 63e9;
-  if (vfw_has(s, "gen4")) return 31.5e9;
+  if (rowtext_has(s, "gen5")) return 63e9;
+  if (rowtext_has(s, "gen4")) return 31.5e9;
   return 15.75e9; /* gen3 x16, PCI-SIG */
 }
 
 static sc_dp_place vdp_place(const char *s) {
   if (!*s) return SC_PS_AUTO;
-  if (vfw_has(s, "gpu")) return SC_PS_GPU;
-  if (vfw_has(s, "co-located")) return SC_PS_COLOCATED;
-  if (vfw_has(s, "dedicated")) return SC_PS_SERVERS;
+  if (rowtext_has(s, "gpu")) return SC_PS_GPU;
+  if (rowtext_has(s, "co-located")) return SC_PS_COLOCATED;
+  if (rowtext_has(s, "dedicated")) return SC_PS_SERVERS;
   return SC_PS_HOST_CPU;
 }
 
@@ -137,8 +138,8 @@ static int vdp_image(const char *notes) {
  * so such rows run seq / 2 tokens. Other data or lengths stay padded. */
 #define VDP_WIKI512_PAD 0.5 /* padding share of BERT's Wikipedia set at 512 [Krell 2021] */
 static int vdp_tokens(const char *notes, const char *data, int seq) {
-  if (seq != 512 || !vfw_has(data, "wikipedia")) return 0;
-  if (!vfw_has(notes, "unpad") && !vfw_has(notes, "pack")) return 0;
+  if (seq != 512 || !rowtext_has(data, "wikipedia")) return 0;
+  if (!rowtext_has(notes, "unpad") && !rowtext_has(notes, "pack")) return 0;
   return (int)(seq * (1 - VDP_WIKI512_PAD));
 }
 

@@ -3,6 +3,8 @@
  */
 #include "validate/framework.h"
 
+#include "validate/rowtext.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +26,6 @@ static const struct {
 /* 1 when word (lower case) starts at text[i], ignoring ASCII case. */
 static int at(const char *text, size_t i, const char *word) {
   return !strncasecmp(text + i, word, strlen(word));
-}
-
-int vfw_has(const char *text, const char *word) {
-  for (size_t i = 0; text && text[i]; i++)
-    if (at(text, i, word)) return 1;
-  return 0;
 }
 
 /* 1 when the spelling w names its framework at text[i]. */
@@ -68,7 +64,7 @@ vfw_text vfw_read(const char *text) {
     }
   }
   t.sole = t.n_named == 1 ? t.first : VFW_NONE;
-  t.horovod = vfw_has(text, "horovod");
+  t.horovod = rowtext_has(text, "horovod");
   return t;
 }
 

@@ -51,10 +51,6 @@ typedef struct vfw_text {
 /* Read a row's framework text (NULL reads as empty). */
 vfw_text vfw_read(const char *text);
 
-/* 1 when word (lower case) occurs in text, ignoring ASCII case: the one
- * search of row texts (frameworks, notes, topology words). */
-int vfw_has(const char *text, const char *word);
-
 /* The framework of a dp_training row as plan switches, the first
  * framework named deciding. Graph-mode frameworks (TensorFlow 1.x and
  * 2.x Keras fit, MXNet hybridized or symbolic, OneFlow, Paddle 1.x static

@@ -56,6 +56,7 @@
 #include "validate/framework.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowtext.h"
 
 /* Criteo 1TB categorical cardinalities in feature order, rows capped at
  * 40M (MLPerf Training DLRM, e.g. the `tables` column of
@@ -121,21 +122,10 @@ static int widths(rctx *c, const char *col, int *w, int max) {
   return n;
 }
 
-/* A number after `key` in text (e.g. "alpha " in "power-law (alpha 1.05"). */
-static double after(const char *text, const char *key, double dflt) {
-  const char *p = strstr(text, key);
-  if (!p) return dflt;
-  p += strlen(key);
-  while (*p == ' ' || *p == '~' || *p == '=') p++;
-  char *end;
-  double v = strtod(p, &end);
-  return end == p ? dflt : v;
-}
-
 /* HugeCTR's slot_size_array: 2 wide slots (width 1), then deep slots. */
 static int slot_tables(rctx *c, sc_rs_model *m) {
   const char *s = cell(c, "tables");
-  int deep = (int)after(cell(c, "emb_dim"), "", 16);
+  int deep = (int)rowtext_after(cell(c, "emb_dim"), "", 16);
   int n = 0;
   for (const char *p = s; *p && *p != ' ' && *p != '('; p++) n += *p == ',';
   n += 1;
@@ -167,7 +157,7 @@ static int fill_rows(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   if (!unknown) return SC_OK;
   double gib = num(c, "embedding_GiB", 0), bytes = gib * 1073741824.0;
   if (gib <= 0) {
-    double gb = after(cell(c, "notes"), "(~", 0);
+    double gb = rowtext_after(cell(c, "notes"), "(~", 0);
     bytes = gb * 1e9;
     snprintf(assumed + strlen(assumed), an - strlen(assumed),
              "%sembedding size ~%g GB from the notes", *assumed ? "; " : "", gb);
@@ -186,7 +176,7 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   sc_rs_model *m = &j->model;
   const char *kind = cell(c, "model"), *notes = cell(c, "notes");
   snprintf(m->name, sizeof m->name, "%s", kind);
-  double alpha = after(notes, "power-law (alpha", 0);
+  double alpha = rowtext_after(notes, "power-law (alpha", 0);
   sc_rs_dist dist = alpha > 0 ? SC_RS_POWERLAW : SC_RS_UNIFORM;
   int rc;
   if (!strcmp(kind, "wide_and_deep")) {
@@ -214,15 +204,15 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   m->dense_features = (int)num(c, "dense_features", nb ? w[0] : 13);
   for (int i = 1; i < nb; i++) m->bottom[m->n_bottom++] = w[i];
   if (m->inter == SC_RS_CONCAT) /* "avgpool stride 7 over concatenated embeddings" */
-    m->concat_pool = (int)after(cell(c, "interaction"), "avgpool stride", 0);
+    m->concat_pool = (int)rowtext_after(cell(c, "interaction"), "avgpool stride", 0);
   if (m->inter == SC_RS_DCNV2) {
     const char *in = cell(c, "interaction");
-    m->cross_layers = (int)after(in, "(", 3);
-    m->cross_rank = (int)after(in, "projection", 0);
+    m->cross_layers = (int)rowtext_after(in, "(", 3);
+    m->cross_rank = (int)rowtext_after(in, "projection", 0);
   }
   /* "2x1024-1 (ReLU, dropout 0.5)": dropout after the hidden layers */
-  m->dropout = vfw_has(cell(c, "top_mlp"), "dropout") ||
-               vfw_has(cell(c, "bottom_mlp"), "dropout");
+  m->dropout = rowtext_has(cell(c, "top_mlp"), "dropout") ||
+               rowtext_has(cell(c, "bottom_mlp"), "dropout");
   int nt = widths(c, "top_mlp", w, SC_RS_MAX_LAYERS + 1);
   int first = nt && w[0] == sc_rs_interaction_width(m); /* the input width, not a layer */
   for (int i = first; i < nt && m->n_top < SC_RS_MAX_LAYERS; i++) m->top[m->n_top++] = w[i];
@@ -268,7 +258,7 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
    * sharding_detail); PyTorch rows that do not state a layout get it too,
    * except TorchRec's, whose dense part is data parallel */
   j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL ||
-                      (fw.sole == VFW_PYTORCH && !vfw_has(fwt, "torchrec"));
+                      (fw.sole == VFW_PYTORCH && !rowtext_has(fwt, "torchrec"));
   if (fw.horovod) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
   /* HugeCTR's reader splits keys by owner (named alone or in a list) */
   j->keys_from_reader = fw.named >> VFW_HUGECTR & 1;

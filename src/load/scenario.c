@@ -110,7 +110,6 @@ static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
 static const char *const scn_recomp_names[] = {"none", "selective", "full"};
 static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
-static const char *const scn_fsdp_impl_names[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
@@ -296,7 +295,7 @@ static const scn_field scn_plan_fields[] = {
     F_SPECIAL("pp_layout", NULL,
               "an array of pp*vpp layer counts, chunk k of stage s at index k*pp + s"),
     /* FSDP / ZeRO-3 per framework, MoE as run (src/plan/plan_fsdp.c) */
-    F_ENUM(sc_plan, "fsdp_impl", fsdp_impl, scn_fsdp_impl_names),
+    F_ENUM(sc_plan, "fsdp_impl", fsdp_impl, plan_fsdp_impl_names),
     F_BOOL(sc_plan, "fsdp_reshard", fsdp_reshard),
     F_INT(sc_plan, "fsdp_prefetch", fsdp_prefetch, 0, 64, "units gathered ahead in backward, 0..64"),
     F_BOOL(sc_plan, "fsdp_forward_prefetch", fsdp_forward_prefetch),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stepcast.h"
+#include "plan/plan.h"
 #include "report/esc.h"
 #include "report/report_int.h"
 #include "validate/validate.h"
@@ -117,15 +118,14 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
  * where it matters. */
 static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   const sc_plan *p = &s->plan;
-  static const char *const impl[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
-  if (p->zero >= 3 && (unsigned)p->fsdp_impl <= SC_FSDP_XLA) {
+  if (p->zero >= 3 && (unsigned)p->fsdp_impl < PLAN_FSDP_IMPLS) {
     if (p->fsdp_impl == SC_FSDP_DEEPSPEED)
       fprintf(out, "  zero-3    deepspeed: prefetch bucket %.3g, max live %.3g, reuse distance %.3g, "
                    "reduce bucket %.3g elements\n",
               p->ds_prefetch_bucket, p->ds_max_live, p->ds_max_reuse, p->ds_reduce_bucket);
     else
       fprintf(out, "  zero-3    %s: %s, backward prefetch %d, forward prefetch %s\n",
-              impl[p->fsdp_impl], p->fsdp_reshard ? "reshard after forward" : "kept gathered to backward",
+              plan_fsdp_impl_names[p->fsdp_impl], p->fsdp_reshard ? "reshard after forward" : "kept gathered to backward",
               p->fsdp_prefetch,
               p->fsdp_forward_prefetch || p->fsdp_impl == SC_FSDP_XLA ? "explicit" : "implicit");
   }

@@ -734,6 +734,9 @@ typedef struct sc_search_stats {
   int reranked;          /* 1 = best[] is ordered by event_s (the event
                             engine), 0 = by the closed form's step_s */
   double seconds;        /* wall time of the search */
+  unsigned dtypes;       /* bit d (an sc_dtype): the GEMM types the space
+                            held (opts' that the GPU has a peak for, or the
+                            scenario's) */
   int has_closest;       /* 1 when no plan fits and closest is set */
   sc_candidate closest;  /* then: the valid plan that needs least memory */
 } sc_search_stats;

@@ -499,14 +499,13 @@ static void search_csv(FILE *out, const sc_candidate *c, int n) {
 }
 
 /* What a searched plan sets beyond the table's columns (docs/search.md):
- * "fp8 stages 23/25/23 recompute 3 layers offload 24 etp 1 hsdp 8", or
- * "" for none of them. */
+ * "stages first 23 last 23 recompute 3 layers offload 24 etp 1 hsdp 8",
+ * or "" for none of them. */
 static void search_extra(const sc_plan *p, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = 0;
 #define EXTRA(...) \
   if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)
-  if (p->dtype != SC_BF16) EXTRA("%s%s", n ? " " : "", sc_dtype_name(p->dtype));
   if (p->pp_first_layers || p->pp_last_layers)
     EXTRA("%sstages first %d last %d", n ? " " : "", p->pp_first_layers, p->pp_last_layers);
   if (p->pp_embedding_in_split) EXTRA("%sembedding/loss in split", n ? " " : "");
@@ -519,8 +518,9 @@ static void search_extra(const sc_plan *p, char *buf, size_t cap) {
 #undef EXTRA
 }
 
-/* One row of the search table; '*' marks the Pareto front. */
-static void search_row(FILE *out, const sc_candidate *c, int rank) {
+/* One row of the search table; '*' marks the Pareto front; the dtype
+ * column where the space mixes types (dtype_col). */
+static void search_row(FILE *out, const sc_candidate *c, int rank, int dtype_col) {
   const sc_plan *p = &c->plan;
   const sc_result *r = &c->result;
   char r_txt[16];
@@ -529,15 +529,17 @@ static void search_row(FILE *out, const sc_candidate *c, int rank) {
           r_txt, c->pareto ? '*' : ' ', p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
           p->micro_batch, p->zero, recomp_name(p->recompute), r->step_s, r->tokens_per_s,
           100 * r->mfu, r->mem.total / GIB);
-  if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
   char extra[160];
   search_extra(p, extra, sizeof extra);
+  int more = c->event_s > 0 || extra[0] || !r->mem.fits; /* no trailing blanks */
+  if (dtype_col) fprintf(out, "  %-*s", more ? 5 : 0, sc_dtype_name(p->dtype));
+  if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
   fprintf(out, "%s%s%s\n", extra[0] ? "  " : "", extra, r->mem.fits ? "" : "  does not fit");
 }
 
 /* Nothing fits: the plan that needs least memory, where it goes and why
  * it does not fit. */
-static void search_closest(FILE *out, const sc_candidate *c) {
+static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
   const sc_memory *m = &c->result.mem;
   part mp[6];
   mem_parts(m, mp);
@@ -553,10 +555,19 @@ static void search_closest(FILE *out, const sc_candidate *c) {
     fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
                  "the GPU has:\n",
             m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
-  search_row(out, c, 0);
+  search_row(out, c, 0, dtype_col);
   fprintf(out, "    memory per GPU:");
   for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
+}
+
+/* The dtypes of mask m (bit d an sc_dtype) as "bf16, fp8". */
+static void dtype_list(unsigned m, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT && n < cap; d++)
+    if (m >> d & 1u)
+      n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", sc_dtype_name((sc_dtype)d));
 }
 
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
@@ -566,9 +577,14 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
     else search_csv(out, c, n);
     return;
   }
-  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s\n", SC_VERSION,
+  /* the types searched: one in the title, or a column where they mix */
+  unsigned dts = st->dtypes ? st->dtypes : 1u << s->plan.dtype;
+  int dtype_col = (dts & (dts - 1)) != 0;
+  char types[64];
+  dtype_list(dts, types, sizeof types);
+  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
-          sc_dtype_name(s->plan.dtype));
+          dtype_col ? "dtypes " : "", types);
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d threads)\n",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
           st->seconds > 0 ? st->tried / st->seconds : 0, st->threads);
@@ -578,10 +594,10 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
           st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
                        : "ranked by the closed-form engine");
-  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s\n",
-          st->reranked ? "     event s" : "");
-  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1);
-  if (n == 0 && st->has_closest) search_closest(out, &st->closest);
+  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s%s\n",
+          dtype_col ? "  dtype" : "", st->reranked ? "     event s" : "");
+  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1, dtype_col);
+  if (n == 0 && st->has_closest) search_closest(out, &st->closest, dtype_col);
   else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
 

@@ -121,6 +121,15 @@ expect 2 "unknown option '--bogus'" -- predict --bogus
 expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 0 "usage: stepcast" -- --help
 expect 0 "a100-sxm4-80gb" -- presets
+# the listing says what each GPU has: its dense peak with the type (the K80
+# has no 16-bit path), "memory" (GDDR boards too), the link by its kind
+expect 0 "k80                 4.37 TFLOP/s fp32" -- presets
+presets_out=$("$CLI" presets)
+if grep -q " 0 TFLOP/s\|HBM" <<<"$presets_out" ||
+   grep -- "-pcie-" <<<"$presets_out" | grep -qv "GB/s PCIe$" ||
+   ! grep -q "mi300x .* GB/s Infinity Fabric$" <<<"$presets_out"; then
+  echo "FAIL: presets: a zero peak, 'HBM', or a link named for what it is not"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64

@@ -835,6 +835,24 @@ static double gpu_tflops16(const sc_gpu *g) {
   return (g->peak_flops[SC_BF16] > 0 ? g->peak_flops[SC_BF16] : g->peak_flops[SC_FP16]) / 1e12;
 }
 
+/* The dense peak a GPU has for training: the first of bf16, fp16, tf32
+ * and fp32 it has a peak for (fp32 on a K80, fp16 on a V100); its type
+ * into *dt. */
+static double gpu_dense_tflops(const sc_gpu *g, sc_dtype *dt) {
+  static const sc_dtype order[] = {SC_BF16, SC_FP16, SC_TF32, SC_FP32};
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (g->peak_flops[order[i]] > 0) return *dt = order[i], g->peak_flops[order[i]] / 1e12;
+  return *dt = SC_FP32, 0;
+}
+
+/* The GPU-to-GPU link as the table names it, and as JSON and CSV do. */
+static const char *gpu_link_label(sc_gpu_link l, int key) {
+  static const char *const label[] = {"NVLink", "PCIe", "Infinity Fabric"};
+  static const char *const keys[] = {"nvlink", "pcie", "infinity_fabric"};
+  if ((unsigned)l > SC_LINK_INFINITY_FABRIC) l = SC_LINK_NVLINK;
+  return key ? keys[l] : label[l];
+}
+
 /* layers, hidden, heads, kv_heads, seq of a preset for the CSV and JSON
  * lists (CNNs: 0 but the image size as seq; BERT: its encoder). */
 static void preset_shape(const sc_model *m, int sh[5]) {
@@ -852,8 +870,11 @@ static void presets_table(FILE *out) {
   fprintf(out, "GPUs (cluster.gpu):\n");
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
     const sc_gpu *g = sc_gpu_preset_at(i);
-    fprintf(out, "  %-16s %7.0f TFLOP/s bf16/fp16  %6.0f GB  %5.2f TB/s HBM  %4.0f GB/s NVLink\n",
-            g->name, gpu_tflops16(g), g->hbm_bytes / 1e9, g->hbm_bw / 1e12, g->nvlink_bw / 1e9);
+    sc_dtype dt;
+    double tf = gpu_dense_tflops(g, &dt);
+    fprintf(out, "  %-16s %7.4g TFLOP/s %-4s  %6.0f GB  %5.2f TB/s memory  %4.0f GB/s %s\n",
+            g->name, tf, sc_dtype_name(dt), g->hbm_bytes / 1e9, g->hbm_bw / 1e12,
+            g->nvlink_bw / 1e9, gpu_link_label(g->link, 0));
   }
   fprintf(out, "\nModels (model):\n");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
@@ -884,7 +905,7 @@ static void presets_table(FILE *out) {
  * that kind (the other CSV columns blank). */
 static const char PRESET_CSV_HEADER[] =
     "kind,name,tflops_16bit,hbm_bytes,hbm_Bps,nvlink_Bps,params,layers,hidden,heads,kv_heads,"
-    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps\n";
+    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps,dense_tflops,dense_dtype,link\n";
 
 static void presets_csv(FILE *out) {
   fputs(PRESET_CSV_HEADER, out);
@@ -892,8 +913,10 @@ static void presets_csv(FILE *out) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     fputs("gpu,", out);
     esc_csv(out, g->name, ',');
-    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,\n", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw,
-            g->nvlink_bw);
+    sc_dtype dt;
+    double tf = gpu_dense_tflops(g, &dt);
+    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,,%.6g,%s,%s\n", gpu_tflops16(g), g->hbm_bytes,
+            g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_label(g->link, 1));
   }
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
@@ -901,8 +924,8 @@ static void presets_csv(FILE *out) {
     esc_csv(out, m->name, ',');
     int sh[5];
     preset_shape(m, sh);
-    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2], sh[3],
-            sh[4]);
+    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2],
+            sh[3], sh[4]);
   }
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
@@ -910,7 +933,7 @@ static void presets_csv(FILE *out) {
     esc_csv(out, c->name, ',');
     fprintf(out, ",,,,,,,,,,");
     esc_csv(out, c->gpu.name, ',');
-    fprintf(out, "%d,%d,%.6g\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+    fprintf(out, "%d,%d,%.6g,,,\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
   }
 }
 
@@ -920,8 +943,13 @@ static void presets_json(FILE *out) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
     esc_json(out, g->name);
+    sc_dtype dt;
+    double tf = gpu_dense_tflops(g, &dt);
     fprintf(out, ", \"tflops_16bit\": %.6g, \"hbm_bytes\": %.6g, \"hbm_Bps\": %.6g, "
-                 "\"nvlink_Bps\": %.6g}", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw);
+                 "\"nvlink_Bps\": %.6g, \"dense_tflops\": %.6g, \"dense_dtype\": \"%s\", "
+                 "\"link\": \"%s\"}",
+            gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt),
+            gpu_link_label(g->link, 1));
   }
   fprintf(out, "],\n \"models\": [");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {

@@ -1343,34 +1343,37 @@ int sc_scenario_load_file(sc_scenario *s, const char *path, const char *const *o
   return sc_scenario_load_file_ex(s, path, overrides, n_overrides, 0, err);
 }
 
-int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *origin,
-                               const char *const *overrides, size_t n_overrides, unsigned flags,
-                               sc_error *err) {
+/* Parse text (len bytes) and load it into s: `where` names it in
+ * messages, `path` (NULL for a string) is the file relative paths in it
+ * are read against. Frees nothing of text. */
+static int scn_load_text(sc_scenario *s, const char *text, size_t len, const char *where,
+                         const char *path, const char *const *overrides, size_t n_overrides,
+                         unsigned flags, sc_error *err) {
   json_error_t je;
-  const char *where = origin ? origin : "<string>";
-  if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
   json_t *root;
-  int prc = jparse(json, strlen(json), JSON_REJECT_DUPLICATES, &root, &je);
+  int prc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
   if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
   if (prc) return scn_syntax(&je, where, err);
-  int rc = scn_load(s, root, where, NULL, overrides, n_overrides, flags, err);
+  int rc = scn_load(s, root, where, path, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;
 }
 
+int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *origin,
+                               const char *const *overrides, size_t n_overrides, unsigned flags,
+                               sc_error *err) {
+  const char *where = origin ? origin : "<string>";
+  if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
+  return scn_load_text(s, json, strlen(json), where, NULL, overrides, n_overrides, flags, err);
+}
+
 int sc_scenario_load_file_ex(sc_scenario *s, const char *path, const char *const *overrides,
                              size_t n_overrides, unsigned flags, sc_error *err) {
-  json_error_t je;
   char *text;
   size_t len;
-  int frc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
-  if (frc) return frc;
-  json_t *root;
-  int prc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
+  int rc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
+  if (rc) return rc;
+  rc = scn_load_text(s, text, len, path, path, overrides, n_overrides, flags, err);
   mem_free(text);
-  if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
-  if (prc) return scn_syntax(&je, path, err);
-  int rc = scn_load(s, root, path, path, overrides, n_overrides, flags, err);
-  json_decref(root);
   return rc;
 }

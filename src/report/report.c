@@ -213,8 +213,8 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   pred_caveats(out, s, r);
 }
 
-/* "model": ..., "gpu": ..., "gpus": N of s (JSON fields). */
-static void json_job(FILE *out, const sc_scenario *s) {
+/* report_int.h */
+void report_json_job(FILE *out, const sc_scenario *s) {
   fprintf(out, "\"model\": ");
   esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
@@ -227,7 +227,7 @@ static void json_job(FILE *out, const sc_scenario *s) {
 static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
                              double train_tokens) {
   const sc_plan *p = &s->plan;
-  json_job(out, s);
+  report_json_job(out, s);
   fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
@@ -395,11 +395,9 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
   for (size_t i = 0; i < n; i++)
     if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
   int per_stage = stages > 0 ? s->cluster.gpus / stages : 0;
-  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ");
-  esc_json(out, s->model.name);
-  fprintf(out, ", \"gpu\": ");
-  esc_json(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d},\n \"traceEvents\": [", s->cluster.gpus);
+  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {");
+  report_json_job(out, s);
+  fprintf(out, "},\n \"traceEvents\": [");
   for (int st = 0; st < stages; st++) {
     fprintf(out, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
                  "\"args\": {\"name\": \"stage %d (%d GPUs)\"}},",
@@ -463,7 +461,7 @@ static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate
 static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
                         const sc_search_stats *st) {
   fputc('{', out);
-  json_job(out, s);
+  report_json_job(out, s);
   fprintf(out, ", \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", \"ranked_by\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",

@@ -75,11 +75,7 @@ typedef struct rctx {
 static const char *cell(rctx *c, const char *col) { return csv_get(c->f, csv_col(c->f, col)); }
 
 static int malformed(rctx *c, const char *col, const char *want) {
-  if (!c->bad)
-    sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected %s, got '%s'", c->path,
-                 c->f->record_line, col, want, cell(c, col));
-  c->bad = 1;
-  return SC_EINPUT;
+  return csv_malformed(c->f, c->path, col, want, &c->bad, c->err);
 }
 
 /* Leading number of column col; dflt when blank; garbage is malformed. */

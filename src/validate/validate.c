@@ -66,10 +66,9 @@ static double num(row_ctx *c, const char *col, double dflt, double min) {
 static long whole(row_ctx *c, const char *col, long dflt, long min, long max) {
   double v = num(c, col, (double)dflt, (double)min);
   if (!c->bad && (v != floor(v) || v > (double)max)) {
-    sc_error_set(c->err, SC_EINPUT,
-                 "%s:%d: column '%s': expected a whole number in %ld..%ld, got '%s'", c->path,
-                 c->f->record_line, col, min, max, cell(c, col));
-    c->bad = 1;
+    char want[64];
+    snprintf(want, sizeof want, "a whole number in %ld..%ld", min, max);
+    csv_malformed(c->f, c->path, col, want, &c->bad, c->err);
   }
   return c->bad ? dflt : (long)v;
 }
@@ -132,19 +131,10 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   if (!*rc || !strcmp(rc, "none")) p->recompute = SC_RECOMP_NONE;
   else if (!strcmp(rc, "selective")) p->recompute = SC_RECOMP_SELECTIVE;
   else if (!strcmp(rc, "full")) p->recompute = SC_RECOMP_FULL;
-  else if (!c->bad) {
-    sc_error_set(c->err, SC_EINPUT,
-                 "%s:%d: column 'recompute': expected none, selective, full or "
-                 "blank, got '%s'", c->path, c->f->record_line, rc);
-    c->bad = 1;
-  }
-  const char *dt = cell(c, "dtype");
-  if (!dtype_from(dt, &p->dtype) && !c->bad) {
-    sc_error_set(c->err, SC_EINPUT,
-                 "%s:%d: column 'dtype': expected fp32, tf32, fp16, bf16, fp8 "
-                 "or fp4, got '%s'", c->path, c->f->record_line, dt);
-    c->bad = 1;
-  }
+  else csv_malformed(c->f, c->path, "recompute", "none, selective, full or blank", &c->bad,
+                     c->err);
+  if (!dtype_from(cell(c, "dtype"), &p->dtype))
+    csv_malformed(c->f, c->path, "dtype", "fp32, tf32, fp16, bf16, fp8 or fp4", &c->bad, c->err);
   const char *gname = cell(c, "gpu");
   const sc_gpu *g = sc_gpu_preset(gname);
   if (!g) {

@@ -106,9 +106,6 @@ struct scn_section {
 static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
 static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
-static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
-static const char *const scn_recomp_names[] = {"none", "selective", "full"};
-static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
 static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
 _Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
@@ -238,7 +235,7 @@ static const scn_field scn_override_fields[] = {
     F_INT(sc_override, "ep", ep, 1, PLAN_MAX_DEGREE, "a positive integer"),
     F_BOOL(sc_override, "sp", sp),
     F_INT(sc_override, "zero", zero, 0, 3, "an integer 0..3"),
-    F_ENUM(sc_override, "recompute", recompute, scn_recomp_names),
+    F_ENUM(sc_override, "recompute", recompute, plan_recomp_names),
 };
 
 static const scn_field scn_plan_fields[] = {
@@ -255,8 +252,8 @@ static const scn_field scn_plan_fields[] = {
     F_INT(sc_plan, "zero", zero, 0, 3, "an integer 0..3"),
     F_INT(sc_plan, "fsdp_shard", fsdp_shard, 0, PLAN_MAX_GPUS,
           "ranks one ZeRO-3 shard spans (HSDP; 0 = every data-parallel rank)"),
-    F_ENUM(sc_plan, "schedule", schedule, scn_sched_names),
-    F_ENUM(sc_plan, "recompute", recompute, scn_recomp_names),
+    F_ENUM(sc_plan, "schedule", schedule, plan_sched_names),
+    F_ENUM(sc_plan, "recompute", recompute, plan_recomp_names),
     F_LONG(sc_plan, "global_batch", global_batch, 1, PLAN_MAX_BATCH,
            "a positive integer (sequences per step)"),
     F_LONG(sc_plan, "micro_batch", micro_batch, 0, PLAN_MAX_BATCH,
@@ -268,7 +265,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "overlap_tp", overlap_tp),
     F_BOOL(sc_plan, "overlap_ep", overlap_ep),
     F_BOOL(sc_plan, "flash_attention", flash_attention),
-    F_ENUM(sc_plan, "attention", attention, scn_attn_names),
+    F_ENUM(sc_plan, "attention", attention, plan_attn_names),
     F_BOOL(sc_plan, "fused_kernels", fused_kernels),
     F_BOOL(sc_plan, "framework_eager", framework_eager),
     F_BOOL(sc_plan, "cuda_graphs", cuda_graphs),

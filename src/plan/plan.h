@@ -26,6 +26,15 @@
 #define PLAN_MAX_BATCH (1L << 40)     /* sequences per step */
 #define PLAN_MAX_MICRO (1L << 20)     /* micro-batches per pipeline per step (an int everywhere) */
 
+/* The names of the plan's enums, in enum order: the one table of each
+ * (the scenario's keys, the reports). plan.c. */
+#define PLAN_SCHEDS (SC_SCHED_INTERLEAVED + 1)
+extern const char *const plan_sched_names[PLAN_SCHEDS];
+#define PLAN_RECOMPS (SC_RECOMP_FULL + 1)
+extern const char *const plan_recomp_names[PLAN_RECOMPS];
+#define PLAN_ATTNS (SC_ATTN_CUDNN + 1)
+extern const char *const plan_attn_names[PLAN_ATTNS];
+
 /* SC_EINPUT ("PATH: V is out of range (valid: LO..HI)") unless
  * lo <= v <= hi. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err);

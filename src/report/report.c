@@ -20,17 +20,19 @@ int sc_format_from_name(const char *s) {
   return -1;
 }
 
+/* The plan's enums by name (plan.h's tables; a value out of range reads
+ * as the default, as a resolved plan never has one). */
 static const char *sched_name(sc_schedule s) {
-  return s == SC_SCHED_GPIPE ? "gpipe" : s == SC_SCHED_INTERLEAVED ? "interleaved" : "1f1b";
+  return plan_sched_names[(unsigned)s < PLAN_SCHEDS ? s : SC_SCHED_1F1B];
 }
 
 static const char *attn_name(const sc_plan *p) {
-  static const char *const names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
-  return p->flash_attention ? names[p->attention] : "unfused";
+  unsigned a = (unsigned)p->attention;
+  return p->flash_attention && a < PLAN_ATTNS ? plan_attn_names[a] : "unfused";
 }
 
 static const char *recomp_name(sc_recompute r) {
-  return r == SC_RECOMP_FULL ? "full" : r == SC_RECOMP_SELECTIVE ? "selective" : "none";
+  return plan_recomp_names[(unsigned)r < PLAN_RECOMPS ? r : SC_RECOMP_NONE];
 }
 
 /* One override as "layers 0-3: recompute full, zero 3". */

@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "core/dtype.h"
 #include "core/file.h"
 #include "core/mem.h"
 #include "core/utf8.h"
@@ -107,8 +108,6 @@ static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
 static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
-static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
-_Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
 #define TFLOPS 1e12
 #define PEAK(d) \
@@ -258,7 +257,7 @@ static const scn_field scn_plan_fields[] = {
            "a positive integer (sequences per step)"),
     F_LONG(sc_plan, "micro_batch", micro_batch, 0, PLAN_MAX_BATCH,
            "a positive integer (0 = pick)"),
-    F_ENUM(sc_plan, "dtype", dtype, scn_dtype_names),
+    F_ENUM(sc_plan, "dtype", dtype, dtype_names),
     F_BOOL(sc_plan, "distributed_optimizer", distributed_optimizer),
     F_BOOL(sc_plan, "overlap_grad_reduce", overlap_grad_reduce),
     F_BOOL(sc_plan, "overlap_param_gather", overlap_param_gather),
@@ -272,7 +271,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "channels_last", channels_last),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
-    F_ENUM(sc_plan, "main_grads", main_grads, scn_dtype_names),
+    F_ENUM(sc_plan, "main_grads", main_grads, dtype_names),
     F_BOOL(sc_plan, "fp8_param", fp8_param),
     F_ENUM(sc_plan, "fp8_recipe", fp8_recipe, scn_fp8_recipe_names),
     F_INT(sc_plan, "bf16_first_layers", bf16_first_layers, 0, PLAN_MAX_LAYERS,

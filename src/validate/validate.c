@@ -33,6 +33,7 @@
 
 #include "coll/coll.h"
 #include "core/clock.h"
+#include "core/dtype.h"
 #include "core/mem.h"
 #include "core/vec.h"
 #include "load/csv.h"
@@ -88,9 +89,9 @@ static int add_row(val_file *vf, const val_row *r) {
 }
 
 static int dtype_from(const char *s, sc_dtype *d) {
-  for (int i = 0; i < SC_DTYPE_COUNT; i++)
-    if (strcmp(s, sc_dtype_name((sc_dtype)i)) == 0) { *d = (sc_dtype)i; return 1; }
-  return 0;
+  int i = dtype_from_name(s, strlen(s));
+  if (i >= 0) *d = (sc_dtype)i;
+  return i >= 0;
 }
 
 /* Fill scenario from a training row. Returns SC_OK, SC_EINPUT (malformed

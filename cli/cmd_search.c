@@ -42,27 +42,17 @@ static void help(void) {
          "so far is shown).\n");
 }
 
-/* Parse an integer option value in 1..max; 0 on error (message printed). */
-static long positive(const char *opt, const char *v, long max) {
+/* Parse --top's value, 1..1000, into *top; 0 on error (message printed in
+ * the library's format, as for the other options). */
+static int parse_top(const char *v, int *top) {
   char *end = NULL;
-  long x = v ? strtol(v, &end, 10) : 0;
-  if (!v || *end || x < 1 || x > max) {
-    fprintf(stderr, "stepcast search: %s expects an integer 1..%ld, got '%s'\n", opt, max,
-            v ? v : "");
+  long x = strtol(v, &end, 10);
+  if (end == v || *end || x < 1 || x > 1000) {
+    fprintf(stderr, "stepcast search: --top: expected an integer 1..1000, got '%s'\n", v);
     return 0;
   }
-  return x;
-}
-
-/* Parse seconds > 0; 0 on error (message printed). */
-static double seconds(const char *opt, const char *v) {
-  char *end = NULL;
-  double x = v ? strtod(v, &end) : 0;
-  if (!v || *end || !(x > 0) || x > 1e9) {
-    fprintf(stderr, "stepcast search: %s expects seconds > 0, got '%s'\n", opt, v ? v : "");
-    return 0;
-  }
-  return x;
+  *top = (int)x;
+  return 1;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -82,34 +72,9 @@ static int progress(void *ctx, long done, long total, double secs) {
 
 /* Parse one search option at argv[*i]: 1 taken, 0 not ours, -1 bad value. */
 static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
-  const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-  int *dst = !strcmp(a, "--top")       ? top
-             : !strcmp(a, "--max-tp")  ? &o->max_tp
-             : !strcmp(a, "--max-pp")  ? &o->max_pp
-             : !strcmp(a, "--max-mb")  ? &o->max_micro_batch
-             : !strcmp(a, "--max-vpp") ? &o->max_vpp
-             : !strcmp(a, "--threads") ? &o->threads
-                                       : NULL;
-  if (!strcmp(a, "--all") || !strcmp(a, "--rerank")) {
-    if (a[2] == 'a') o->require_fit = 0;
-    else o->rerank = 1;
-    return 1;
-  }
-  int lim = search_limits_take(argc, argv, i, o);
-  if (lim) return lim;
-  if (dst) {
-    (*i)++;
-    return (*dst = (int)positive(a, v, dst == top ? 1000 : 4096)) ? 1 : -1;
-  }
-  if (!strcmp(a, "--max-plans")) {
-    (*i)++;
-    return (o->max_plans = positive(a, v, 1000000000L)) ? 1 : -1;
-  }
-  if (!strcmp(a, "--max-seconds")) {
-    (*i)++;
-    return (o->max_seconds = seconds(a, v)) > 0 ? 1 : -1;
-  }
-  return 0;
+  if (strcmp(argv[*i], "--top")) return search_limits_take(argc, argv, i, o);
+  const char *v = ++*i < argc ? argv[*i] : "";
+  return parse_top(v, top) ? 1 : -1;
 }
 
 /* Run the search of s and print it (MPI: process 0 prints); the exit

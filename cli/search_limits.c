@@ -1,9 +1,13 @@
 /*
- * search_limits.c -- the user's constraints on `stepcast search`'s plan
- * space: fixed degrees (--tp, --pp, --dp, --cp, --ep), the ZeRO stages
- * (--zero 1,3), the GEMM types (--dtypes bf16,fp8) and a memory margin
- * (--headroom 4 for GiB, 0.1 or 10% for a fraction), parsed by the
- * library's sc_search_opts_set. docs/search.md.
+ * search_limits.c -- the options of `stepcast search` that shape and bound
+ * the search: fixed degrees (--tp, --pp, --dp, --cp, --ep), the ZeRO stages
+ * (--zero 1,3), the GEMM types (--dtypes bf16,fp8), a memory margin
+ * (--headroom 4 for GiB, 0.1 or 10% for a fraction), the space's bounds
+ * (--max-tp, --max-pp, --max-mb, --max-vpp), the budgets (--max-plans,
+ * --max-seconds), --threads, --all and --rerank. Each is one key of the
+ * library's sc_search_opts_set, which parses and checks the value (one
+ * parser and one message format for the CLI and the bindings).
+ * docs/search.md.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,18 +24,44 @@ void search_limits_help(void) {
          "                        its memory (0.1 or 10%%)\n");
 }
 
+/* Each option, the sc_search_opts_set key it sets, and whether it is a
+ * switch (no value: the key is set to "1"). */
+static const struct {
+  const char *flag, *key;
+  int is_switch;
+} options[] = {
+    {"--tp", "tp", 0},          {"--pp", "pp", 0},
+    {"--dp", "dp", 0},          {"--cp", "cp", 0},
+    {"--ep", "ep", 0},          {"--zero", "zero", 0},
+    {"--dtypes", "dtypes", 0},  {"--headroom", "headroom", 0},
+    {"--max-tp", "max_tp", 0},  {"--max-pp", "max_pp", 0},
+    {"--max-mb", "max_micro_batch", 0}, {"--max-vpp", "max_vpp", 0},
+    {"--threads", "threads", 0}, {"--max-plans", "max_plans", 0},
+    {"--max-seconds", "max_seconds", 0}, {"--all", "all", 1},
+    {"--rerank", "rerank", 1},
+};
+
+/* The ones a scenario flag of the same name would otherwise mean. */
 const char *const search_limits_flags[] = {"--tp",   "--pp",     "--dp",       "--cp", "--ep",
                                            "--zero", "--dtypes", "--headroom", NULL};
 
+/* The library's message names the key first ("max_micro_batch: expected
+ * ..."): print it under the option's own name. */
+static void print_error(const char *flag, const char *key, const char *msg) {
+  size_t n = strlen(key);
+  if (!strncmp(msg, key, n) && msg[n] == ':') fprintf(stderr, "stepcast search: %s%s\n", flag, msg + n);
+  else fprintf(stderr, "stepcast search: %s: %s\n", flag, msg);
+}
+
 int search_limits_take(int argc, char **argv, int *i, sc_search_opts *o) {
-  const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : "";
-  for (size_t k = 0; search_limits_flags[k]; k++) {
-    if (strcmp(a, search_limits_flags[k])) continue;
-    (*i)++;
-    /* the library parses it (src/search/opts_set.c), as for the bindings */
+  const char *a = argv[*i];
+  for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
+    if (strcmp(a, options[k].flag)) continue;
+    const char *v = "1";
+    if (!options[k].is_switch) v = ++*i < argc ? argv[*i] : "";
     sc_error err = {0};
-    if (sc_search_opts_set(o, a + 2, v, &err) == SC_OK) return 1;
-    fprintf(stderr, "stepcast search: --%s\n", err.msg);
+    if (sc_search_opts_set(o, options[k].key, v, &err) == SC_OK) return 1;
+    print_error(a, options[k].key, err.msg);
     return -1;
   }
   return 0;

@@ -1,6 +1,7 @@
 /*
- * search_limits.h -- the user's constraints on `stepcast search`'s space
- * (module prefix: search_limits_).
+ * search_limits.h -- the options of `stepcast search` that the library's
+ * sc_search_opts_set parses: constraints on the space, its bounds, the
+ * budgets, threads, --all, --rerank (module prefix: search_limits_).
  */
 #ifndef SC_CLI_SEARCH_LIMITS_H
 #define SC_CLI_SEARCH_LIMITS_H
@@ -12,11 +13,12 @@
  * than setting plan.tp). */
 extern const char *const search_limits_flags[];
 
-/* The options' lines of `stepcast search --help`. */
+/* The constraints' lines of `stepcast search --help`. */
 void search_limits_help(void);
 
-/* Parse one constraint option at argv[*i] into o (advancing *i past its
- * value): 1 taken, 0 not ours, -1 bad value (message printed). */
+/* Parse one search option at argv[*i] into o (advancing *i past its
+ * value): 1 taken, 0 not ours, -1 bad value (the library's message, under
+ * the option's name, printed). */
 int search_limits_take(int argc, char **argv, int *i, sc_search_opts *o);
 
 #endif

@@ -80,6 +80,14 @@ double sc_dtype_bytes(sc_dtype d);
 
 /* One GPU type. Each preset names the source of each constant in
  * src/hw/gpu_presets.c. */
+/* What joins a GPU to the other GPUs of its server: the link nvlink_bw
+ * describes (a preset without NVLink gives its PCIe slot's rate). */
+typedef enum sc_gpu_link {
+  SC_LINK_NVLINK = 0,     /* NVLink (NVSwitch, mesh or bridge) */
+  SC_LINK_PCIE,           /* no GPU-to-GPU link: the PCIe x16 slot */
+  SC_LINK_INFINITY_FABRIC /* AMD Infinity Fabric (xGMI) */
+} sc_gpu_link;
+
 typedef struct sc_gpu {
   char name[32];                        /* preset id, e.g. "a100-sxm4-80gb" */
   int arch;                             /* SM version: 70, 80, 90, 100; 0 = not NVIDIA */
@@ -94,6 +102,8 @@ typedef struct sc_gpu {
   double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
+  sc_gpu_link link;                     /* what nvlink_bw is (presets; a GPU
+                                           given in a scenario: NVLink) */
   double host_bw;                       /* host link (PCIe or NVLink-C2C) per
                                            direction, achievable bytes/s
                                            (0 = by generation, cost/compute.c) */
@@ -734,6 +744,9 @@ typedef struct sc_search_stats {
   int reranked;          /* 1 = best[] is ordered by event_s (the event
                             engine), 0 = by the closed form's step_s */
   double seconds;        /* wall time of the search */
+  unsigned dtypes;       /* bit d (an sc_dtype): the GEMM types the space
+                            held (opts' that the GPU has a peak for, or the
+                            scenario's) */
   int has_closest;       /* 1 when no plan fits and closest is set */
   sc_candidate closest;  /* then: the valid plan that needs least memory */
 } sc_search_stats;

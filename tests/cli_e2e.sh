@@ -121,6 +121,15 @@ expect 2 "unknown option '--bogus'" -- predict --bogus
 expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 0 "usage: stepcast" -- --help
 expect 0 "a100-sxm4-80gb" -- presets
+# the listing says what each GPU has: its dense peak with the type (the K80
+# has no 16-bit path), "memory" (GDDR boards too), the link by its kind
+expect 0 "k80                 4.37 TFLOP/s fp32" -- presets
+presets_out=$("$CLI" presets)
+if grep -q " 0 TFLOP/s\|HBM" <<<"$presets_out" ||
+   grep -- "-pcie-" <<<"$presets_out" | grep -qv "GB/s PCIe$" ||
+   ! grep -q "mi300x .* GB/s Infinity Fabric$" <<<"$presets_out"; then
+  echo "FAIL: presets: a zero peak, 'HBM', or a link named for what it is not"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64
@@ -129,10 +138,21 @@ expect 0 "fix that degree" -- search --help
 if "$CLI" search --help | grep -q -- "--tp  *same as --set"; then
   echo "FAIL: search --help lists --tp twice"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
-expect 2 "--top expects an integer" -- search --top 0
-expect 2 "--threads expects an integer" -- search --threads 0
-expect 2 "--max-seconds expects seconds" -- search --max-seconds -1
-expect 2 "--max-plans expects an integer" -- search --max-plans x
+# every search option's value is parsed by the library (sc_search_opts_set):
+# one message format, under the option's own name (--max-mb, not its key)
+expect 2 "--top: expected an integer 1..1000, got '0'" -- search --top 0
+expect 2 "--threads: expected an integer 1..4096, got '0'" -- search --threads 0
+expect 2 "--max-seconds: expected seconds > 0, got '-1'" -- search --max-seconds -1
+expect 2 "--max-plans: expected an integer 1..1000000000, got 'x'" -- search --max-plans x
+expect 2 "--max-mb: expected an integer 1..4096, got '0'" -- search --max-mb 0
+expect 2 "--tp: expected an integer 1..16777216, got 'x'" -- search --tp x
+# each option --help lists is one the search takes
+for opt in $("$CLI" search --help | grep -o -- '--max-[a-z]*\|--threads\|--all\|--rerank\|--zero\|--dtypes\|--headroom' | sort -u); do
+  # (a trailing unknown option stops it before any search runs)
+  if "$CLI" search "$opt" --zzz 2>&1 | grep -q -- "unknown option '$opt'"; then
+    echo "FAIL: search --help lists $opt, which search refuses"; fail=$((fail + 1))
+  else pass=$((pass + 1)); fi
+done
 # a 1 ms budget on a 4,566-plan space (13 ms whole here): stopped with the
 # best so far (exit 0), or with none yet when the machine is slow enough
 # that only plans that do not fit were tried (exit 1); any thread sees it
@@ -148,6 +168,11 @@ expect 0 "skipped: unknown GPU 'tpu-v9'" -- validate "$TMP/rows.csv"
 expect 0 '"skipped": "unknown GPU' -- validate --format json "$TMP/rows.csv"
 printf 'id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,measured_iter_s,tp\nx,m,2,64,4,100,16,8,bf16,a100-sxm4-80gb,8,abc,1\n' > "$TMP/bad.csv"
 expect 2 "$TMP/bad.csv:2: column 'measured_iter_s'" -- validate "$TMP/bad.csv"
+# a bad cell has one message, whatever reads it (csv_malformed)
+sed '2s/,full,fp16,/,sometimes,fp16,/' "$TMP/rows.csv" > "$TMP/recomp.csv"
+expect 2 "$TMP/recomp.csv:2: column 'recompute': expected none, selective, full or blank, got 'sometimes'" -- validate "$TMP/recomp.csv"
+sed '2s/,full,fp16,/,full,fp12,/' "$TMP/rows.csv" > "$TMP/dtype.csv"
+expect 2 "$TMP/dtype.csv:2: column 'dtype': expected fp32, tf32, fp16, bf16, fp8 or fp4, got 'fp12'" -- validate "$TMP/dtype.csv"
 printf 'id,measured_iter_s,tp\nx,1,1\n' > "$TMP/nocol.csv"
 expect 2 "$TMP/nocol.csv:1: the header lacks the column 'model'" -- validate "$TMP/nocol.csv"
 printf 'id,foo\nx,1\n' > "$TMP/nohdr.csv"

@@ -71,5 +71,20 @@ else
   echo "FAIL: $SET is missing: the row checks need ../shared"; fail=$((fail + 1))
 fi
 
+# the framework column is read ignoring case (src/validate/framework.c): a
+# capitalised TensorFlow row is the same job as the set's own spelling
+MERLIN=../shared/validation/recsys/merlin_distributed_embeddings_synthetic.csv
+if [[ -r $MERLIN ]]; then
+  { head -2 "$MERLIN"; sed -n 2p "$MERLIN" | sed 's/^merlin-001/upper-001/;
+      s/"tensorflow-2 (distributed-embeddings, Horovod)"/"TensorFlow 2.9 (Distributed-Embeddings, HOROVOD)"/'; } > "$TMP/case.csv"
+  out=$("$CLI" validate "$TMP/case.csv")
+  lower=$(awk '$1 == "merlin-001" {print $3, $5, $6}' <<<"$out")
+  upper=$(awk '$1 == "upper-001" {print $3, $5, $6}' <<<"$out")
+  if [[ -n $lower && $lower == "$upper" && $upper == *TF32* ]]; then pass=$((pass + 1))
+  else echo "FAIL: framework case: '$lower' vs '$upper'"; fail=$((fail + 1)); fi
+else
+  echo "FAIL: $MERLIN is missing: the row checks need ../shared"; fail=$((fail + 1))
+fi
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

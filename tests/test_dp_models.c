@@ -306,42 +306,6 @@ Test(dp_models, json_graph_attributes) {
   cr_assert(strstr(err.msg, "concat_channels wants the height and width"), "%s", err.msg);
 }
 
-/* Framework texts of the dp_training rows as plan switches. */
-Test(dp_models, framework_text) {
-  sc_plan p;
-  sc_plan_default(&p);
-  cr_assert_eq(dpm_framework("tensorflow-1.x (tf_cnn_benchmarks)", &p), 1);
-  cr_assert_eq(p.framework_eager, 0);
-  cr_assert_eq(dpm_framework("pytorch 1.5 (NGC 20.03, APEX, DALI)", &p), 1);
-  cr_assert_eq(p.framework_eager, 1);
-  cr_assert_eq(dpm_framework("mxnet 1.6.0 (gluon-nlp, Horovod)", &p), 1);
-  cr_assert_eq(p.framework_eager, 0);
-  /* the first named decides */
-  cr_assert_eq(dpm_framework("NGC PyTorch 22.04 , NGC MXNet 22.04", &p), 1);
-  cr_assert_eq(p.framework_eager, 1);
-  p.framework_eager = 0;
-  cr_assert_eq(dpm_framework("caffe2", &p), 0);
-  cr_assert_eq(p.framework_eager, 0, "unknown text leaves the plan");
-  cr_assert_eq(dpm_framework(NULL, &p), 0);
-}
-
-/* The activation layout: PyTorch's default memory format is NCHW, so a
- * text naming PyTorch alone turns channels_last off; a container list
- * naming PyTorch among others, and the other frameworks, leave it. */
-Test(dp_models, framework_layout) {
-  sc_plan p;
-  sc_plan_default(&p);
-  cr_assert_eq(p.channels_last, 1, "default: NHWC");
-  dpm_framework("tensorflow-1.15 (NGC 20.03, Horovod, DALI)", &p);
-  cr_assert_eq(p.channels_last, 1);
-  dpm_framework("NVIDIA PyTorch/TensorFlow/MxNet/HugeCTR", &p);
-  cr_assert_eq(p.channels_last, 1, "a container list says nothing of the layout");
-  dpm_framework("pytorch 1.5 (NGC 20.03, APEX, DALI)", &p);
-  cr_assert_eq(p.channels_last, 0);
-  dpm_framework("mxnet 1.6.0 (Horovod)", &p);
-  cr_assert_eq(p.channels_last, 0, "MXNet leaves what the plan says");
-}
-
 /* plan.channels_last through a scenario: NCHW slows a tensor-core (fp16)
  * ResNet-50 step by the transposes around its convolutions and leaves the
  * fp32 one (CUDA-core convolutions, cuDNN's NCHW kernels) as it is. */

@@ -6,12 +6,15 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cost/compute.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
 #include "load/csv.h"
+#include "plan/plan.h"
 #include "lowered.h"
 
 /* A 4-layer GPT (h 1024, ffn 4096, biases, LayerNorm, learned positions,
@@ -307,6 +310,34 @@ Test(fsdp, bad_values_exit_with_what_is_valid) {
   s.plan.fsdp_impl = (sc_fsdp_impl)9;
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "\"deepspeed\""), "%s", err.msg);
+}
+
+/* The implementations' names are one table (plan_fsdp_impl_names): each
+ * name loads as its value from a scenario file and comes back in the
+ * report's zero-3 line. */
+Test(fsdp, impl_names_load_and_report_alike) {
+  for (int i = 0; i < PLAN_FSDP_IMPLS; i++) {
+    char set[64];
+    snprintf(set, sizeof set, "plan.fsdp_impl=%s", plan_fsdp_impl_names[i]);
+    const char *ov[] = {set};
+    sc_scenario s;
+    sc_error err = {0};
+    cr_assert_eq(sc_scenario_load_file(&s, SC_SOURCE_DIR "/examples/mpt-7b-fsdp-8-a100.json", ov,
+                                       1, &err),
+                 SC_OK, "%s: %s", set, err.msg);
+    cr_assert_eq((int)s.plan.fsdp_impl, i, "%s", set);
+    sc_result r;
+    cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s: %s", set, err.msg);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    sc_report_prediction(f, SC_FORMAT_TABLE, &s, &r, 0);
+    fclose(f);
+    char want[64];
+    snprintf(want, sizeof want, "zero-3    %s:", plan_fsdp_impl_names[i]);
+    cr_expect(strstr(text, want), "%s: no '%s' in the report", set, want);
+    free(text);
+  }
 }
 
 /* ------------------------------------------------------------------ MoE */

@@ -137,6 +137,21 @@ Test(presets, moe_presets_match_published_parameter_counts) {
                      1.0, "MoE minus dense parameters");
 }
 
+/* The link each GPU preset's nvlink_bw describes: PCIe for the boards
+ * without NVLink (the PCIe form factors but the A5000 with its bridge, and
+ * the K80), Infinity Fabric for AMD's, NVLink for the rest; and every
+ * preset has a dense peak in some type. */
+Test(presets, every_gpu_preset_names_its_link) {
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    sc_gpu_link want = strstr(g->name, "-pcie-") || !strcmp(g->name, "k80") ? SC_LINK_PCIE
+                       : !strncmp(g->name, "mi", 2)                        ? SC_LINK_INFINITY_FABRIC
+                                                                           : SC_LINK_NVLINK;
+    cr_expect_eq(g->link, want, "%s: link %d, want %d", g->name, g->link, want);
+    cr_expect(g->peak_flops[SC_FP32] > 0 || g->peak_flops[SC_BF16] > 0, "%s: no peak", g->name);
+  }
+}
+
 Test(presets, every_cluster_preset_has_its_gpu) {
   cr_assert_geq(sc_cluster_preset_count(), 7);
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {

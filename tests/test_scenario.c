@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "load/scenario.h"
+#include "plan/plan.h"
 #include "stepcast.h"
 
 /* Load json (+ overrides) and require success. */
@@ -346,4 +347,47 @@ Test(suggest, edit_distance_and_ranking) {
   cr_assert_null(scn_suggest("zzzzzz", keys, 5));
   static const char *const gpus[] = {"h200", "h100-sxm5-80gb"};
   cr_assert_str_eq(scn_suggest("h100", gpus, 2), "h100-sxm5-80gb");
+}
+
+/* The plan's enum names are one table each (src/plan/plan.h): every name
+ * loads as its value, and the report writes the value back by that name. */
+Test(format, plan_enum_names_load_and_report_alike) {
+  static const struct {
+    const char *key;
+    const char *const *names;
+    int n;
+  } enums[] = {{"plan.schedule", plan_sched_names, PLAN_SCHEDS},
+               {"plan.recompute", plan_recomp_names, PLAN_RECOMPS},
+               {"plan.attention", plan_attn_names, PLAN_ATTNS}};
+  for (size_t e = 0; e < sizeof enums / sizeof enums[0]; e++) {
+    for (int v = 0; v < enums[e].n; v++) {
+      char set[64];
+      snprintf(set, sizeof set, "%s=%s", enums[e].key, enums[e].names[v]);
+      const char *ov[] = {set};
+      sc_scenario s;
+      sc_error err = {0};
+      cr_assert_eq(sc_scenario_load_string_ex(&s, "{}", "t.json", ov, 1, SC_LOAD_PLAN_UNCHECKED,
+                                              &err),
+                   SC_OK, "%s: %s", set, err.msg);
+      int got = e == 0 ? (int)s.plan.schedule : e == 1 ? (int)s.plan.recompute
+                                                       : (int)s.plan.attention;
+      cr_expect_eq(got, v, "%s loads as %d", set, got);
+    }
+  }
+  /* the report: predict's JSON plan names them from the same tables */
+  sc_scenario s = load_ok("{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\"}, \"plan\": "
+                          "{\"recompute\": \"selective\", \"attention\": \"flash3\"}}",
+                          NULL, 0);
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  sc_report_prediction(f, SC_FORMAT_JSON, &s, &r, 0);
+  fclose(f);
+  cr_expect(strstr(text, "\"schedule\": \"1f1b\""), "%s", text);
+  cr_expect(strstr(text, "\"recompute\": \"selective\""), "%s", text);
+  cr_expect(strstr(text, "\"attention\": \"flash3\""), "%s", text);
+  free(text);
 }

@@ -406,3 +406,46 @@ Test(search, rerank_orders_the_top_k_by_the_event_engine) {
     if (i) cr_assert(b[i - 1].event_s <= b[i].event_s, "not in the event engine's order at %d", i);
   }
 }
+
+/* The stats name the GEMM types the space held: the scenario's by
+ * default, the ones asked for that the GPU has a peak for (the A100 has
+ * none for fp8). The table shows a dtype column only when they mix. */
+Test(search, stats_name_the_types_searched) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* GPT-3 175B on A100: nothing fits 8 GPUs, quick */
+  s.cluster.gpus = 8;
+  s.plan.dp = 0;
+  s.plan.pp = 1;
+  s.plan.global_batch = 64;
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  sc_candidate best[2];
+  int n = 0;
+  sc_search_stats st;
+  sc_error err = {0};
+  cr_assert_eq(sc_search(&s, &o, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(st.dtypes, 1u << s.plan.dtype);
+  o.dtypes = 1u << SC_BF16 | 1u << SC_FP8;
+  cr_assert_eq(sc_search(&s, &o, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(st.dtypes, 1u << SC_BF16, "the A100 has no fp8 peak: %#x", st.dtypes);
+  o.dtypes = 1u << SC_BF16 | 1u << SC_FP16;
+  cr_assert_eq(sc_search(&s, &o, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(st.dtypes, 1u << SC_BF16 | 1u << SC_FP16);
+  cr_assert(st.has_closest);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  sc_report_search(f, SC_FORMAT_TABLE, &s, best, n, &st);
+  fclose(f);
+  cr_expect(strstr(text, "global batch 64, dtypes fp16, bf16\n"), "%s", text);
+  cr_expect(strstr(text, "GiB/GPU  dtype\n"), "%s", text);
+  free(text);
+  o.dtypes = 1u << SC_FP16; /* one type: in the title, no column */
+  cr_assert_eq(sc_search(&s, &o, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
+  f = open_memstream(&text, &len);
+  sc_report_search(f, SC_FORMAT_TABLE, &s, best, n, &st);
+  fclose(f);
+  cr_expect(strstr(text, "global batch 64, fp16\n"), "%s", text);
+  cr_expect(!strstr(text, "dtype"), "%s", text);
+  free(text);
+}

@@ -227,6 +227,7 @@ static const sc_gpu gpu_presets[] = {
                                 over the shape model's 0.95 there */
         .attn_eff = 0.30,    /* no row: assumption, H100-like */
         .nvlink_bw = 448 * GB,                            /* [DS] 7 x 64 GB/s Infinity Fabric per dir */
+        .link = SC_LINK_INFINITY_FABRIC, /* [DS] AMD Infinity Fabric */
         .calibrated = CAL16,
     },
     {
@@ -243,6 +244,7 @@ static const sc_gpu gpu_presets[] = {
                                 model's 0.95 at 13312x10240x8192 */
         .attn_eff = 0.30,    /* no row: assumption, as mi300x */
         .nvlink_bw = 448 * GB,                            /* [DS] 7 x 64 GB/s Infinity Fabric */
+        .link = SC_LINK_INFINITY_FABRIC, /* [DS] AMD Infinity Fabric */
         .calibrated = CAL16,
     },
     {
@@ -258,6 +260,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.655,   /* no row: as mi355x (same CDNA 4 die, lower clock) */
         .attn_eff = 0.30,    /* no row: assumption, as mi300x */
         .nvlink_bw = 537.6 * GB, /* [DS] Infinity Fabric 1,075 GB/s aggregate, half per dir */
+        .link = SC_LINK_INFINITY_FABRIC, /* [DS] AMD Infinity Fabric */
         .calibrated = 0,
     },
     {
@@ -274,6 +277,7 @@ static const sc_gpu gpu_presets[] = {
                                 2300) / datasheet 2516.6, over the shape model's 0.95 */
         .attn_eff = 0.30,    /* no row: assumption, as mi300x */
         .nvlink_bw = 537.6 * GB, /* [DS] Infinity Fabric 1,075 GB/s aggregate, half per dir */
+        .link = SC_LINK_INFINITY_FABRIC, /* [DS] AMD Infinity Fabric */
         .calibrated = CAL16,
     },
 
@@ -298,6 +302,7 @@ static const sc_gpu gpu_presets[] = {
         .attn_eff = 0.45,    /* no fused attention: unfused kernels are used */
         .nvlink_bw = 15.75 * GB, /* no NVLink: the board's PCIe gen3 x16 (switch shared by
                                     the two dies), [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -326,6 +331,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,
         .attn_eff = 0.45,
         .nvlink_bw = 15.75 * GB,                          /* no NVLink: PCIe gen3 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -354,6 +360,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,    /* as v100-sxm2 */
         .attn_eff = 0.45,
         .nvlink_bw = 15.75 * GB,                          /* no NVLink: PCIe gen3 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -368,6 +375,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,
         .attn_eff = 0.45,
         .nvlink_bw = 15.75 * GB,                          /* PCIe gen3 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -382,6 +390,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,
         .attn_eff = 0.45,
         .nvlink_bw = 15.75 * GB,                          /* PCIe gen3 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -398,6 +407,7 @@ static const sc_gpu gpu_presets[] = {
         .attn_eff = 0.66,    /* as a100-sxm4 */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] (NVLink
                                                              bridge pairs: see the cluster) */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -412,6 +422,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,
         .attn_eff = 0.66,
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -426,6 +437,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,    /* as a100 [FIT-GEMM] */
         .attn_eff = 0.66,
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -440,6 +452,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
         .attn_eff = 0.66,    /* as a100 */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
     {
@@ -471,6 +484,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff_fp8 = 0.70,
         .attn_eff = 0.33,
         .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
 };

@@ -9,7 +9,6 @@
  * an operator with parameters: that operator's gradient is ready there,
  * and the accumulated time is its entry's bwd_s.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,41 +148,4 @@ void dpm_free(dpm_model *m) {
   if (!m) return;
   mem_free(m->layers);
   memset(m, 0, sizeof *m);
-}
-
-/* The position of word in text ignoring case, or -1. */
-static long find_word(const char *text, const char *word) {
-  size_t n = strlen(word);
-  for (const char *t = text; *t; t++) {
-    size_t i = 0;
-    while (i < n && t[i] && tolower((unsigned char)t[i]) == word[i]) i++;
-    if (i == n) return t - text;
-  }
-  return -1;
-}
-
-int dpm_framework(const char *framework, sc_plan *p) {
-  /* nchw: the framework's default activation layout is NCHW. PyTorch's
-   * default memory format is torch.contiguous_format (NCHW; channels_last
-   * is opt-in, PyTorch 1.5 onwards); 0: the framework's CNN scripts pick
-   * their layout, the plan's channels_last stays. A text that also names
-   * a framework without that default lists a container's contents
-   * ("NVIDIA PyTorch/TensorFlow/MxNet"), not the implementation that ran:
-   * the layout stays then too. */
-  static const struct { const char *word; int eager, nchw; } fw[] = {
-      {"pytorch", 1, 1}, {"tensorflow", 0, 0}, {"tf_cnn", 0, 0}, {"keras", 0, 0},
-      {"mxnet", 0, 0},   {"oneflow", 0, 0},    {"paddle", 0, 0}, {"kungfu", 0, 0},
-  };
-  long best = -1;
-  int eager = 1, nchw = 0, others = 0;
-  for (size_t i = 0; framework && i < sizeof fw / sizeof fw[0]; i++) {
-    long at = find_word(framework, fw[i].word);
-    if (at < 0) continue;
-    others += !fw[i].nchw;
-    if (best < 0 || at < best) best = at, eager = fw[i].eager, nchw = fw[i].nchw;
-  }
-  if (best < 0) return 0;
-  p->framework_eager = eager;
-  if (nchw && !others) p->channels_last = 0;
-  return 1;
 }

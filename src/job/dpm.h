@@ -75,17 +75,4 @@ int dpm_layers(const sc_scenario *s, dpm_model *out, sc_error *err);
 
 void dpm_free(dpm_model *m);
 
-/* The framework of a measurement row (the dp_training `framework` text:
- * "tensorflow-1.x (tf_cnn_benchmarks)", "pytorch 1.5 (NGC 20.03, APEX)",
- * "mxnet 1.6.0 (Horovod)", ...) as plan switches: the first framework the
- * text names decides. Graph-mode frameworks (TensorFlow 1.x and 2.x
- * Keras fit, MXNet hybridized or symbolic, OneFlow, Paddle 1.x static
- * graphs, KungFu on TensorFlow) issue kernels from their C++ executors:
- * plan.framework_eager 0, no per-call host time counted; PyTorch is an
- * eager framework (framework_eager 1) whose CNN activations are NCHW
- * by default (plan.channels_last 0; the others' CNN scripts choose their
- * layout, channels_last is left as it is). Returns 1 when the text names one
- * of these, 0 (plan unchanged) otherwise. */
-int dpm_framework(const char *framework, sc_plan *p);
-
 #endif /* SC_JOB_DPM_H */

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,11 +113,19 @@ double csv_num(const csv_file *f, const char *path, const char *col, double dflt
   double v = strtod(s, &end);
   while (isspace((unsigned char)*end)) end++;
   if (*end || errno || !isfinite(v) || v < min) {
-    if (!*bad)
-      sc_error_set(err, SC_EINPUT, "%s:%d: column '%s': expected a number >= %g, got '%s'",
-                   path, f->record_line, col, min, s);
-    *bad = 1;
+    char want[48];
+    snprintf(want, sizeof want, "a number >= %g", min);
+    csv_malformed(f, path, col, want, bad, err);
     return dflt;
   }
   return v;
+}
+
+int csv_malformed(const csv_file *f, const char *path, const char *col, const char *want,
+                  int *bad, sc_error *err) {
+  if (!*bad)
+    sc_error_set(err, SC_EINPUT, "%s:%d: column '%s': expected %s, got '%s'", path,
+                 f->record_line, col, want, csv_get(f, csv_col(f, col)));
+  *bad = 1;
+  return SC_EINPUT;
 }

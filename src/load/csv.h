@@ -51,4 +51,11 @@ void csv_close(csv_file *f);
 double csv_num(const csv_file *f, const char *path, const char *col, double dflt, double min,
                int *bad, sc_error *err);
 
+/* A malformed cell of the current record: unless *bad is already set,
+ * err becomes "PATH:LINE: column 'COL': expected WANT, got 'CELL'"; then
+ * *bad is set. Returns SC_EINPUT. The one message of a bad cell (csv_num
+ * and the validation's readers of rows). */
+int csv_malformed(const csv_file *f, const char *path, const char *col, const char *want,
+                  int *bad, sc_error *err);
+
 #endif

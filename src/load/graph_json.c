@@ -891,16 +891,12 @@ int graph_json_load_buffer(const char *buf, size_t len, const char *origin, wg_g
 }
 
 int graph_json_load_file(const char *path, wg_graph **out, sc_error *err) {
-  gj_ctx c = {path, err};
-  json_error_t je;
   *out = NULL;
   char *text;
   size_t len;
   int rc = file_read(path, "graph file", FILE_MAX_DATA, &text, &len, err);
   if (rc) return rc;
-  json_t *root;
-  rc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
+  rc = graph_json_load_buffer(text, len, path, out, err);
   mem_free(text);
-  if (rc == SC_ENOMEM) return gj_nomem(&c, "parsing");
-  return gj_parsed(&c, root, &je, out);
+  return rc;
 }

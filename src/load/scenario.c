@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "core/dtype.h"
 #include "core/file.h"
 #include "core/mem.h"
 #include "core/utf8.h"
@@ -106,13 +107,7 @@ struct scn_section {
 static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
 static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
-static const char *const scn_sched_names[] = {"1f1b", "gpipe", "interleaved"};
-static const char *const scn_recomp_names[] = {"none", "selective", "full"};
-static const char *const scn_attn_names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
-static const char *const scn_fsdp_impl_names[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
-static const char *const scn_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "fp4"};
-_Static_assert(NFIELDS(scn_dtype_names) == SC_DTYPE_COUNT, "one name per dtype");
 
 #define TFLOPS 1e12
 #define PEAK(d) \
@@ -239,7 +234,7 @@ static const scn_field scn_override_fields[] = {
     F_INT(sc_override, "ep", ep, 1, PLAN_MAX_DEGREE, "a positive integer"),
     F_BOOL(sc_override, "sp", sp),
     F_INT(sc_override, "zero", zero, 0, 3, "an integer 0..3"),
-    F_ENUM(sc_override, "recompute", recompute, scn_recomp_names),
+    F_ENUM(sc_override, "recompute", recompute, plan_recomp_names),
 };
 
 static const scn_field scn_plan_fields[] = {
@@ -256,27 +251,27 @@ static const scn_field scn_plan_fields[] = {
     F_INT(sc_plan, "zero", zero, 0, 3, "an integer 0..3"),
     F_INT(sc_plan, "fsdp_shard", fsdp_shard, 0, PLAN_MAX_GPUS,
           "ranks one ZeRO-3 shard spans (HSDP; 0 = every data-parallel rank)"),
-    F_ENUM(sc_plan, "schedule", schedule, scn_sched_names),
-    F_ENUM(sc_plan, "recompute", recompute, scn_recomp_names),
+    F_ENUM(sc_plan, "schedule", schedule, plan_sched_names),
+    F_ENUM(sc_plan, "recompute", recompute, plan_recomp_names),
     F_LONG(sc_plan, "global_batch", global_batch, 1, PLAN_MAX_BATCH,
            "a positive integer (sequences per step)"),
     F_LONG(sc_plan, "micro_batch", micro_batch, 0, PLAN_MAX_BATCH,
            "a positive integer (0 = pick)"),
-    F_ENUM(sc_plan, "dtype", dtype, scn_dtype_names),
+    F_ENUM(sc_plan, "dtype", dtype, dtype_names),
     F_BOOL(sc_plan, "distributed_optimizer", distributed_optimizer),
     F_BOOL(sc_plan, "overlap_grad_reduce", overlap_grad_reduce),
     F_BOOL(sc_plan, "overlap_param_gather", overlap_param_gather),
     F_BOOL(sc_plan, "overlap_tp", overlap_tp),
     F_BOOL(sc_plan, "overlap_ep", overlap_ep),
     F_BOOL(sc_plan, "flash_attention", flash_attention),
-    F_ENUM(sc_plan, "attention", attention, scn_attn_names),
+    F_ENUM(sc_plan, "attention", attention, plan_attn_names),
     F_BOOL(sc_plan, "fused_kernels", fused_kernels),
     F_BOOL(sc_plan, "framework_eager", framework_eager),
     F_BOOL(sc_plan, "cuda_graphs", cuda_graphs),
     F_BOOL(sc_plan, "channels_last", channels_last),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),
-    F_ENUM(sc_plan, "main_grads", main_grads, scn_dtype_names),
+    F_ENUM(sc_plan, "main_grads", main_grads, dtype_names),
     F_BOOL(sc_plan, "fp8_param", fp8_param),
     F_ENUM(sc_plan, "fp8_recipe", fp8_recipe, scn_fp8_recipe_names),
     F_INT(sc_plan, "bf16_first_layers", bf16_first_layers, 0, PLAN_MAX_LAYERS,
@@ -296,7 +291,7 @@ static const scn_field scn_plan_fields[] = {
     F_SPECIAL("pp_layout", NULL,
               "an array of pp*vpp layer counts, chunk k of stage s at index k*pp + s"),
     /* FSDP / ZeRO-3 per framework, MoE as run (src/plan/plan_fsdp.c) */
-    F_ENUM(sc_plan, "fsdp_impl", fsdp_impl, scn_fsdp_impl_names),
+    F_ENUM(sc_plan, "fsdp_impl", fsdp_impl, plan_fsdp_impl_names),
     F_BOOL(sc_plan, "fsdp_reshard", fsdp_reshard),
     F_INT(sc_plan, "fsdp_prefetch", fsdp_prefetch, 0, 64, "units gathered ahead in backward, 0..64"),
     F_BOOL(sc_plan, "fsdp_forward_prefetch", fsdp_forward_prefetch),
@@ -1344,34 +1339,37 @@ int sc_scenario_load_file(sc_scenario *s, const char *path, const char *const *o
   return sc_scenario_load_file_ex(s, path, overrides, n_overrides, 0, err);
 }
 
-int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *origin,
-                               const char *const *overrides, size_t n_overrides, unsigned flags,
-                               sc_error *err) {
+/* Parse text (len bytes) and load it into s: `where` names it in
+ * messages, `path` (NULL for a string) is the file relative paths in it
+ * are read against. Frees nothing of text. */
+static int scn_load_text(sc_scenario *s, const char *text, size_t len, const char *where,
+                         const char *path, const char *const *overrides, size_t n_overrides,
+                         unsigned flags, sc_error *err) {
   json_error_t je;
-  const char *where = origin ? origin : "<string>";
-  if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
   json_t *root;
-  int prc = jparse(json, strlen(json), JSON_REJECT_DUPLICATES, &root, &je);
+  int prc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
   if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", where);
   if (prc) return scn_syntax(&je, where, err);
-  int rc = scn_load(s, root, where, NULL, overrides, n_overrides, flags, err);
+  int rc = scn_load(s, root, where, path, overrides, n_overrides, flags, err);
   json_decref(root);
   return rc;
 }
 
+int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *origin,
+                               const char *const *overrides, size_t n_overrides, unsigned flags,
+                               sc_error *err) {
+  const char *where = origin ? origin : "<string>";
+  if (!json) return sc_error_set(err, SC_EINPUT, "%s: no JSON text (NULL)", where);
+  return scn_load_text(s, json, strlen(json), where, NULL, overrides, n_overrides, flags, err);
+}
+
 int sc_scenario_load_file_ex(sc_scenario *s, const char *path, const char *const *overrides,
                              size_t n_overrides, unsigned flags, sc_error *err) {
-  json_error_t je;
   char *text;
   size_t len;
-  int frc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
-  if (frc) return frc;
-  json_t *root;
-  int prc = jparse(text, len, JSON_REJECT_DUPLICATES, &root, &je);
+  int rc = file_read(path, "scenario file", FILE_MAX_SCENARIO, &text, &len, err);
+  if (rc) return rc;
+  rc = scn_load_text(s, text, len, path, path, overrides, n_overrides, flags, err);
   mem_free(text);
-  if (prc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", path);
-  if (prc) return scn_syntax(&je, path, err);
-  int rc = scn_load(s, root, path, path, overrides, n_overrides, flags, err);
-  json_decref(root);
   return rc;
 }

@@ -26,6 +26,15 @@
 #define PLAN_MAX_BATCH (1L << 40)     /* sequences per step */
 #define PLAN_MAX_MICRO (1L << 20)     /* micro-batches per pipeline per step (an int everywhere) */
 
+/* The names of the plan's enums, in enum order: the one table of each
+ * (the scenario's keys, the reports). plan.c. */
+#define PLAN_SCHEDS (SC_SCHED_INTERLEAVED + 1)
+extern const char *const plan_sched_names[PLAN_SCHEDS];
+#define PLAN_RECOMPS (SC_RECOMP_FULL + 1)
+extern const char *const plan_recomp_names[PLAN_RECOMPS];
+#define PLAN_ATTNS (SC_ATTN_CUDNN + 1)
+extern const char *const plan_attn_names[PLAN_ATTNS];
+
 /* SC_EINPUT ("PATH: V is out of range (valid: LO..HI)") unless
  * lo <= v <= hi. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err);
@@ -54,6 +63,11 @@ int plan_stage_layers(const sc_plan *p, int layers, int vpp, int *out, sc_error 
  * other and the plan: SC_OK or SC_EINPUT naming the key and what would be
  * valid. */
 void plan_fsdp_moe_default(sc_plan *p);
+
+/* The name of each sc_fsdp_impl, in enum order: the one table of them
+ * (the scenario key plan.fsdp_impl, the report, the checks' messages). */
+#define PLAN_FSDP_IMPLS (SC_FSDP_XLA + 1)
+extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
 #endif /* SC_PLAN_H */

@@ -5,6 +5,9 @@
  */
 #include "plan/plan.h"
 
+#include <stdio.h>
+#include <string.h>
+
 /* DeepSpeed ZeRO-3's defaults, deepspeed/runtime/zero/config.py
  * (../shared/reference/deepspeed): stage3_prefetch_bucket_size 5e7,
  * stage3_max_live_parameters 1e9, stage3_max_reuse_distance 1e9,
@@ -15,6 +18,8 @@
 #define DS_MAX_REUSE 1e9
 #define DS_REDUCE_BUCKET 5e8
 #define DS_PERSISTENCE 1e5
+
+const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
 
 void plan_fsdp_moe_default(sc_plan *p) {
   p->fsdp_impl = SC_FSDP2;   /* PyTorch's current FSDP (fully_shard) */
@@ -40,10 +45,13 @@ void plan_fsdp_moe_default(sc_plan *p) {
 }
 
 static int fsdp_keys(const sc_plan *p, sc_error *err) {
-  if ((unsigned)p->fsdp_impl > SC_FSDP_XLA)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.fsdp_impl: %d; valid: \"fsdp2\", \"fsdp1\", \"deepspeed\", \"xla\"",
-                        (int)p->fsdp_impl);
+  if ((unsigned)p->fsdp_impl >= PLAN_FSDP_IMPLS) {
+    char valid[64] = "";
+    for (int i = 0; i < PLAN_FSDP_IMPLS; i++)
+      snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s\"%s\"", i ? ", " : "",
+               plan_fsdp_impl_names[i]);
+    return sc_error_set(err, SC_EINPUT, "plan.fsdp_impl: %d; valid: %s", (int)p->fsdp_impl, valid);
+  }
   if (p->fsdp_prefetch < 0 || p->fsdp_prefetch > 64)
     return sc_error_set(err, SC_EINPUT, "plan.fsdp_prefetch: %d; valid: 0..64 units ahead",
                         p->fsdp_prefetch);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "report/esc.h"
+#include "report/report_int.h"
 #include "stepcast.h"
 
 static void dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n) {
@@ -45,12 +46,9 @@ void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_re
     return;
   }
   if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"model\": ");
-    esc_json(out, s->model.name);
-    fprintf(out, ", \"gpu\": ");
-    esc_json(out, s->cluster.gpu.name);
-    fprintf(out, ", \"gpus\": %d, \"global_batch\": %ld, \"schemes\": [", s->cluster.gpus,
-            s->plan.global_batch);
+    fputc('{', out);
+    report_json_job(out, s);
+    fprintf(out, ", \"global_batch\": %ld, \"schemes\": [", s->plan.global_batch);
     for (int i = 0; i < n; i++) {
       fprintf(out, "%s\n  ", i ? "," : "");
       dp_json_row(out, &r[i]);

@@ -128,12 +128,9 @@ static const char *pass_cat(char k) {
 void sc_report_event_trace(FILE *out, const sc_scenario *s, const sc_event_pred *p) {
   const ev_out *ev = event_pred_run(p);
   int per_class = ev->stages > 0 ? s->cluster.gpus / ev->stages : 0;
-  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"engine\": \"event\", \"model\": ");
-  esc_json(out, s->model.name);
-  fprintf(out, ", \"gpu\": ");
-  esc_json(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d, \"step_s\": %.6g, \"critical_path\": ", s->cluster.gpus,
-          ev->step_s);
+  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"engine\": \"event\", ");
+  report_json_job(out, s);
+  fprintf(out, ", \"step_s\": %.6g, \"critical_path\": ", ev->step_s);
   path_json(out, ev);
   fprintf(out, "},\n \"traceEvents\": [");
   for (int c = 0; c < ev->classes; c++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stepcast.h"
+#include "plan/plan.h"
 #include "report/esc.h"
 #include "report/report_int.h"
 #include "validate/validate.h"
@@ -19,17 +20,19 @@ int sc_format_from_name(const char *s) {
   return -1;
 }
 
+/* The plan's enums by name (plan.h's tables; a value out of range reads
+ * as the default, as a resolved plan never has one). */
 static const char *sched_name(sc_schedule s) {
-  return s == SC_SCHED_GPIPE ? "gpipe" : s == SC_SCHED_INTERLEAVED ? "interleaved" : "1f1b";
+  return plan_sched_names[(unsigned)s < PLAN_SCHEDS ? s : SC_SCHED_1F1B];
 }
 
 static const char *attn_name(const sc_plan *p) {
-  static const char *const names[] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
-  return p->flash_attention ? names[p->attention] : "unfused";
+  unsigned a = (unsigned)p->attention;
+  return p->flash_attention && a < PLAN_ATTNS ? plan_attn_names[a] : "unfused";
 }
 
 static const char *recomp_name(sc_recompute r) {
-  return r == SC_RECOMP_FULL ? "full" : r == SC_RECOMP_SELECTIVE ? "selective" : "none";
+  return plan_recomp_names[(unsigned)r < PLAN_RECOMPS ? r : SC_RECOMP_NONE];
 }
 
 /* One override as "layers 0-3: recompute full, zero 3". */
@@ -117,15 +120,14 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
  * where it matters. */
 static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   const sc_plan *p = &s->plan;
-  static const char *const impl[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
-  if (p->zero >= 3 && (unsigned)p->fsdp_impl <= SC_FSDP_XLA) {
+  if (p->zero >= 3 && (unsigned)p->fsdp_impl < PLAN_FSDP_IMPLS) {
     if (p->fsdp_impl == SC_FSDP_DEEPSPEED)
       fprintf(out, "  zero-3    deepspeed: prefetch bucket %.3g, max live %.3g, reuse distance %.3g, "
                    "reduce bucket %.3g elements\n",
               p->ds_prefetch_bucket, p->ds_max_live, p->ds_max_reuse, p->ds_reduce_bucket);
     else
       fprintf(out, "  zero-3    %s: %s, backward prefetch %d, forward prefetch %s\n",
-              impl[p->fsdp_impl], p->fsdp_reshard ? "reshard after forward" : "kept gathered to backward",
+              plan_fsdp_impl_names[p->fsdp_impl], p->fsdp_reshard ? "reshard after forward" : "kept gathered to backward",
               p->fsdp_prefetch,
               p->fsdp_forward_prefetch || p->fsdp_impl == SC_FSDP_XLA ? "explicit" : "implicit");
   }
@@ -213,8 +215,8 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   pred_caveats(out, s, r);
 }
 
-/* "model": ..., "gpu": ..., "gpus": N of s (JSON fields). */
-static void json_job(FILE *out, const sc_scenario *s) {
+/* report_int.h */
+void report_json_job(FILE *out, const sc_scenario *s) {
   fprintf(out, "\"model\": ");
   esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
@@ -227,7 +229,7 @@ static void json_job(FILE *out, const sc_scenario *s) {
 static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
                              double train_tokens) {
   const sc_plan *p = &s->plan;
-  json_job(out, s);
+  report_json_job(out, s);
   fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
@@ -395,11 +397,9 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
   for (size_t i = 0; i < n; i++)
     if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
   int per_stage = stages > 0 ? s->cluster.gpus / stages : 0;
-  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": ");
-  esc_json(out, s->model.name);
-  fprintf(out, ", \"gpu\": ");
-  esc_json(out, s->cluster.gpu.name);
-  fprintf(out, ", \"gpus\": %d},\n \"traceEvents\": [", s->cluster.gpus);
+  fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {");
+  report_json_job(out, s);
+  fprintf(out, "},\n \"traceEvents\": [");
   for (int st = 0; st < stages; st++) {
     fprintf(out, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
                  "\"args\": {\"name\": \"stage %d (%d GPUs)\"}},",
@@ -463,7 +463,7 @@ static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate
 static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
                         const sc_search_stats *st) {
   fputc('{', out);
-  json_job(out, s);
+  report_json_job(out, s);
   fprintf(out, ", \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", \"ranked_by\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",
@@ -499,14 +499,13 @@ static void search_csv(FILE *out, const sc_candidate *c, int n) {
 }
 
 /* What a searched plan sets beyond the table's columns (docs/search.md):
- * "fp8 stages 23/25/23 recompute 3 layers offload 24 etp 1 hsdp 8", or
- * "" for none of them. */
+ * "stages first 23 last 23 recompute 3 layers offload 24 etp 1 hsdp 8",
+ * or "" for none of them. */
 static void search_extra(const sc_plan *p, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = 0;
 #define EXTRA(...) \
   if (n < cap) n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)
-  if (p->dtype != SC_BF16) EXTRA("%s%s", n ? " " : "", sc_dtype_name(p->dtype));
   if (p->pp_first_layers || p->pp_last_layers)
     EXTRA("%sstages first %d last %d", n ? " " : "", p->pp_first_layers, p->pp_last_layers);
   if (p->pp_embedding_in_split) EXTRA("%sembedding/loss in split", n ? " " : "");
@@ -519,8 +518,9 @@ static void search_extra(const sc_plan *p, char *buf, size_t cap) {
 #undef EXTRA
 }
 
-/* One row of the search table; '*' marks the Pareto front. */
-static void search_row(FILE *out, const sc_candidate *c, int rank) {
+/* One row of the search table; '*' marks the Pareto front; the dtype
+ * column where the space mixes types (dtype_col). */
+static void search_row(FILE *out, const sc_candidate *c, int rank, int dtype_col) {
   const sc_plan *p = &c->plan;
   const sc_result *r = &c->result;
   char r_txt[16];
@@ -529,15 +529,17 @@ static void search_row(FILE *out, const sc_candidate *c, int rank) {
           r_txt, c->pareto ? '*' : ' ', p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp,
           p->micro_batch, p->zero, recomp_name(p->recompute), r->step_s, r->tokens_per_s,
           100 * r->mfu, r->mem.total / GIB);
-  if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
   char extra[160];
   search_extra(p, extra, sizeof extra);
+  int more = c->event_s > 0 || extra[0] || !r->mem.fits; /* no trailing blanks */
+  if (dtype_col) fprintf(out, "  %-*s", more ? 5 : 0, sc_dtype_name(p->dtype));
+  if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
   fprintf(out, "%s%s%s\n", extra[0] ? "  " : "", extra, r->mem.fits ? "" : "  does not fit");
 }
 
 /* Nothing fits: the plan that needs least memory, where it goes and why
  * it does not fit. */
-static void search_closest(FILE *out, const sc_candidate *c) {
+static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
   const sc_memory *m = &c->result.mem;
   part mp[6];
   mem_parts(m, mp);
@@ -553,10 +555,19 @@ static void search_closest(FILE *out, const sc_candidate *c) {
     fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
                  "the GPU has:\n",
             m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
-  search_row(out, c, 0);
+  search_row(out, c, 0, dtype_col);
   fprintf(out, "    memory per GPU:");
   for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
+}
+
+/* The dtypes of mask m (bit d an sc_dtype) as "bf16, fp8". */
+static void dtype_list(unsigned m, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT && n < cap; d++)
+    if (m >> d & 1u)
+      n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", sc_dtype_name((sc_dtype)d));
 }
 
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
@@ -566,9 +577,14 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
     else search_csv(out, c, n);
     return;
   }
-  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s\n", SC_VERSION,
+  /* the types searched: one in the title, or a column where they mix */
+  unsigned dts = st->dtypes ? st->dtypes : 1u << s->plan.dtype;
+  int dtype_col = (dts & (dts - 1)) != 0;
+  char types[64];
+  dtype_list(dts, types, sizeof types);
+  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
-          sc_dtype_name(s->plan.dtype));
+          dtype_col ? "dtypes " : "", types);
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d threads)\n",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
           st->seconds > 0 ? st->tried / st->seconds : 0, st->threads);
@@ -578,10 +594,10 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
           st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
                        : "ranked by the closed-form engine");
-  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s\n",
-          st->reranked ? "     event s" : "");
-  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1);
-  if (n == 0 && st->has_closest) search_closest(out, &st->closest);
+  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s%s\n",
+          dtype_col ? "  dtype" : "", st->reranked ? "     event s" : "");
+  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1, dtype_col);
+  if (n == 0 && st->has_closest) search_closest(out, &st->closest, dtype_col);
   else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
 
@@ -819,6 +835,24 @@ static double gpu_tflops16(const sc_gpu *g) {
   return (g->peak_flops[SC_BF16] > 0 ? g->peak_flops[SC_BF16] : g->peak_flops[SC_FP16]) / 1e12;
 }
 
+/* The dense peak a GPU has for training: the first of bf16, fp16, tf32
+ * and fp32 it has a peak for (fp32 on a K80, fp16 on a V100); its type
+ * into *dt. */
+static double gpu_dense_tflops(const sc_gpu *g, sc_dtype *dt) {
+  static const sc_dtype order[] = {SC_BF16, SC_FP16, SC_TF32, SC_FP32};
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (g->peak_flops[order[i]] > 0) return *dt = order[i], g->peak_flops[order[i]] / 1e12;
+  return *dt = SC_FP32, 0;
+}
+
+/* The GPU-to-GPU link as the table names it, and as JSON and CSV do. */
+static const char *gpu_link_label(sc_gpu_link l, int key) {
+  static const char *const label[] = {"NVLink", "PCIe", "Infinity Fabric"};
+  static const char *const keys[] = {"nvlink", "pcie", "infinity_fabric"};
+  if ((unsigned)l > SC_LINK_INFINITY_FABRIC) l = SC_LINK_NVLINK;
+  return key ? keys[l] : label[l];
+}
+
 /* layers, hidden, heads, kv_heads, seq of a preset for the CSV and JSON
  * lists (CNNs: 0 but the image size as seq; BERT: its encoder). */
 static void preset_shape(const sc_model *m, int sh[5]) {
@@ -836,8 +870,11 @@ static void presets_table(FILE *out) {
   fprintf(out, "GPUs (cluster.gpu):\n");
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
     const sc_gpu *g = sc_gpu_preset_at(i);
-    fprintf(out, "  %-16s %7.0f TFLOP/s bf16/fp16  %6.0f GB  %5.2f TB/s HBM  %4.0f GB/s NVLink\n",
-            g->name, gpu_tflops16(g), g->hbm_bytes / 1e9, g->hbm_bw / 1e12, g->nvlink_bw / 1e9);
+    sc_dtype dt;
+    double tf = gpu_dense_tflops(g, &dt);
+    fprintf(out, "  %-16s %7.4g TFLOP/s %-4s  %6.0f GB  %5.2f TB/s memory  %4.0f GB/s %s\n",
+            g->name, tf, sc_dtype_name(dt), g->hbm_bytes / 1e9, g->hbm_bw / 1e12,
+            g->nvlink_bw / 1e9, gpu_link_label(g->link, 0));
   }
   fprintf(out, "\nModels (model):\n");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
@@ -868,7 +905,7 @@ static void presets_table(FILE *out) {
  * that kind (the other CSV columns blank). */
 static const char PRESET_CSV_HEADER[] =
     "kind,name,tflops_16bit,hbm_bytes,hbm_Bps,nvlink_Bps,params,layers,hidden,heads,kv_heads,"
-    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps\n";
+    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps,dense_tflops,dense_dtype,link\n";
 
 static void presets_csv(FILE *out) {
   fputs(PRESET_CSV_HEADER, out);
@@ -876,8 +913,10 @@ static void presets_csv(FILE *out) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     fputs("gpu,", out);
     esc_csv(out, g->name, ',');
-    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,\n", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw,
-            g->nvlink_bw);
+    sc_dtype dt;
+    double tf = gpu_dense_tflops(g, &dt);
+    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,,%.6g,%s,%s\n", gpu_tflops16(g), g->hbm_bytes,
+            g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_label(g->link, 1));
   }
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
@@ -885,8 +924,8 @@ static void presets_csv(FILE *out) {
     esc_csv(out, m->name, ',');
     int sh[5];
     preset_shape(m, sh);
-    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2], sh[3],
-            sh[4]);
+    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2],
+            sh[3], sh[4]);
   }
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
@@ -894,7 +933,7 @@ static void presets_csv(FILE *out) {
     esc_csv(out, c->name, ',');
     fprintf(out, ",,,,,,,,,,");
     esc_csv(out, c->gpu.name, ',');
-    fprintf(out, "%d,%d,%.6g\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+    fprintf(out, "%d,%d,%.6g,,,\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
   }
 }
 
@@ -904,8 +943,13 @@ static void presets_json(FILE *out) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
     esc_json(out, g->name);
+    sc_dtype dt;
+    double tf = gpu_dense_tflops(g, &dt);
     fprintf(out, ", \"tflops_16bit\": %.6g, \"hbm_bytes\": %.6g, \"hbm_Bps\": %.6g, "
-                 "\"nvlink_Bps\": %.6g}", gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw);
+                 "\"nvlink_Bps\": %.6g, \"dense_tflops\": %.6g, \"dense_dtype\": \"%s\", "
+                 "\"link\": \"%s\"}",
+            gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt),
+            gpu_link_label(g->link, 1));
   }
   fprintf(out, "],\n \"models\": [");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {

@@ -13,4 +13,9 @@
  * closing brace (report.c), for documents that add members. */
 void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r);
 
+/* The job's JSON members `"model": ..., "gpu": ..., "gpus": N` of s, no
+ * separator before or after (report.c): every document that names its
+ * job. */
+void report_json_job(FILE *out, const sc_scenario *s);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dtype.h"
 #include "stepcast.h"
 
 #define MAX_DEGREE (1L << 24)  /* PLAN_MAX_DEGREE of the scenario loader */
@@ -48,15 +49,6 @@ static int set_seconds(const char *key, const char *v, double *dst, sc_error *er
   return SC_OK;
 }
 
-/* The dtype called name[0..len) (SC_DTYPE_COUNT if none). */
-static int dtype_named(const char *name, size_t len) {
-  for (int d = 0; d < SC_DTYPE_COUNT; d++) {
-    const char *n = sc_dtype_name((sc_dtype)d);
-    if (strlen(n) == len && !strncmp(n, name, len)) return d;
-  }
-  return SC_DTYPE_COUNT;
-}
-
 /* A comma-separated list into a bit mask: ZeRO stages 0..3 (dtypes 0) or
  * dtype names (dtypes 1). */
 static int set_mask(const char *key, const char *v, int dtypes, unsigned *dst, sc_error *err) {
@@ -64,7 +56,7 @@ static int set_mask(const char *key, const char *v, int dtypes, unsigned *dst, s
   for (const char *p = v; *p;) {
     size_t len = strcspn(p, ",");
     int bit = -1;
-    if (dtypes) bit = dtype_named(p, len);
+    if (dtypes) bit = dtype_from_name(p, len);
     else if (len == 1 && p[0] >= '0' && p[0] <= '3') bit = p[0] - '0';
     if (bit < 0 || bit >= SC_DTYPE_COUNT || len == 0) m = 0, p = "";
     else m |= 1u << bit, p += len + (p[len] == ',');

@@ -511,6 +511,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   long n = 0;
   sc_search_stats st;
   memset(&st, 0, sizeof st);
+  st.dtypes = space_dtypes(&b, &o);
   worker *ws = NULL;
   sc_candidate *scratch = NULL;
   rc = space_build(&b, job_graph(job), &o, &pts, &n, err);

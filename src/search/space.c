@@ -122,16 +122,21 @@ static int inner(sink *s, space_pt pt, long local, const layout *ly, int layers,
   return 0;
 }
 
-/* The dtypes searched, into out; how many: o's that the GPU has a peak
- * for, or the scenario's. */
-static int dtypes_of(const sc_scenario *base, const sc_search_opts *o, signed char *out) {
-  int n = 0;
-  if (!o->dtypes) {
-    out[0] = (signed char)base->plan.dtype;
-    return 1;
-  }
+unsigned space_dtypes(const sc_scenario *base, const sc_search_opts *o) {
+  if (!o->dtypes) return 1u << base->plan.dtype;
+  unsigned m = 0;
   for (int d = 0; d < SC_DTYPE_COUNT; d++)
-    if ((o->dtypes >> d & 1u) && base->cluster.gpu.peak_flops[d] > 0) out[n++] = (signed char)d;
+    if ((o->dtypes >> d & 1u) && base->cluster.gpu.peak_flops[d] > 0) m |= 1u << d;
+  return m;
+}
+
+/* The dtypes searched (space_dtypes), into out in sc_dtype order; how
+ * many. */
+static int dtypes_of(const sc_scenario *base, const sc_search_opts *o, signed char *out) {
+  unsigned m = space_dtypes(base, o);
+  int n = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT; d++)
+    if (m >> d & 1u) out[n++] = (signed char)d;
   return n;
 }
 

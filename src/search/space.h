@@ -53,6 +53,10 @@ typedef struct space_pt {
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err);
 
+/* The GEMM types base's space holds, bit d an sc_dtype: o's dtypes that
+ * the GPU has a peak for, or (o->dtypes 0) the scenario's. */
+unsigned space_dtypes(const sc_scenario *base, const sc_search_opts *o);
+
 /* The plan of point pt: base with pt's fields. */
 void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out);
 

@@ -3,15 +3,11 @@
  */
 #include "validate/collrow.h"
 
-#include <stdlib.h>
-#include <string.h>
+#include <math.h>
+
+#include "validate/rowtext.h"
 
 int collrow_host_gpus(const char *notes) {
-  const char *key = "nGpus ";
-  const char *p = notes ? strstr(notes, key) : NULL;
-  if (!p) return 1;
-  char *end;
-  long n = strtol(p + strlen(key), &end, 10);
-  if (end == p + strlen(key) || n < 1 || n > 1024) return 1;
-  return (int)n;
+  double n = rowtext_after(notes, "nGpus ", 1);
+  return n >= 1 && n <= 1024 && n == floor(n) ? (int)n : 1;
 }

@@ -18,11 +18,12 @@
  *     `host_link` the PCIe generation; `network_Gbps` the server's NICs;
  *   - `transport` tcp or rdma; blank/unknown = the scheme's library
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
- *   - `framework` with "horovod": Horovod tensor fusion; TensorFlow 2
- *     without Horovod: one message after the backward pass; else the
- *     scheme's default (src/dp/overlap.c); eager (PyTorch) or a graph executor
- *     (TensorFlow, MXNet, OneFlow, Paddle, KungFu) as dpm_framework reads
- *     the text; unfused attention before
+ *   - `framework` (read by validate/framework.c, its spellings there) with
+ *     Horovod: Horovod tensor fusion; TensorFlow 2 without Horovod: one
+ *     message after the backward pass; else the scheme's default
+ *     (src/dp/overlap.c); eager (PyTorch) or a graph executor (TensorFlow,
+ *     MXNet, OneFlow, Paddle, KungFu, HugeCTR) as vfw_plan sets it;
+ *     unfused attention before
  *     Ampere (no FlashAttention on sm70 and older);
  *   - `ps_placement` host_cpu, gpu0, co-located (worker CPUs), dedicated;
  *     `ps_count` blank = one PS per server.
@@ -41,13 +42,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/mem.h"
 #include "core/vec.h"
 #include "dp/dp.h"
 #include "validate/dp_rows.h"
+#include "validate/framework.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowtext.h"
 
 #define VDP_KEY 256
 
@@ -79,45 +81,37 @@ int vdp_is_dp_set(const csv_file *f) {
          csv_col(f, "scheme") >= 0;
 }
 
-/* 1 when word occurs in s, ignoring case. */
-static int vdp_has(const char *s, const char *word) {
-  size_t n = strlen(word);
-  for (; *s; s++)
-    if (!strncasecmp(s, word, n)) return 1;
-  return 0;
-}
-
 /* How the row's framework turns gradients into messages: Horovod's
  * tensor fusion where it names Horovod; TensorFlow 2's distribution
  * strategies (no Horovod) sum the gradients in the optimizer's
  * apply_gradients, after the backward pass has produced all of them, as
  * one batch (docs/dp.md "Per framework"): one message after the backward
  * pass; else the scheme's default. */
-static sc_dp_fusion_kind vdp_fusion(const char *fw) {
-  if (vdp_has(fw, "horovod")) return SC_DP_FUSION_HOROVOD;
-  if (vdp_has(fw, "tensorflow-2.") || vdp_has(fw, "tensorflow 2.")) return SC_DP_FUSION_NONE;
+static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
+  if (fw->horovod) return SC_DP_FUSION_HOROVOD;
+  if (fw->tf_major == 2) return SC_DP_FUSION_NONE;
   return SC_DP_FUSION_AUTO;
 }
 
 static sc_dp_intra vdp_intra(const char *s) {
-  if (vdp_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
-  if (vdp_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
-  if (vdp_has(s, "nvlink-mesh")) return SC_DP_INTRA_NVLINK_MESH;
-  if (vdp_has(s, "pcie")) return SC_DP_INTRA_PCIE;
+  if (rowtext_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
+  if (rowtext_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
+  if (rowtext_has(s, "nvlink-mesh")) return SC_DP_INTRA_NVLINK_MESH;
+  if (rowtext_has(s, "pcie")) return SC_DP_INTRA_PCIE;
   return SC_DP_INTRA_AUTO;
 }
 
 static double vdp_pcie(const char *s) {
-  if (vdp_has(s, "gen5")) return 63e9;
-  if (vdp_has(s, "gen4")) return 31.5e9;
+  if (rowtext_has(s, "gen5")) return 63e9;
+  if (rowtext_has(s, "gen4")) return 31.5e9;
   return 15.75e9; /* gen3 x16, PCI-SIG */
 }
 
 static sc_dp_place vdp_place(const char *s) {
   if (!*s) return SC_PS_AUTO;
-  if (vdp_has(s, "gpu")) return SC_PS_GPU;
-  if (vdp_has(s, "co-located")) return SC_PS_COLOCATED;
-  if (vdp_has(s, "dedicated")) return SC_PS_SERVERS;
+  if (rowtext_has(s, "gpu")) return SC_PS_GPU;
+  if (rowtext_has(s, "co-located")) return SC_PS_COLOCATED;
+  if (rowtext_has(s, "dedicated")) return SC_PS_SERVERS;
   return SC_PS_HOST_CPU;
 }
 
@@ -144,8 +138,8 @@ static int vdp_image(const char *notes) {
  * so such rows run seq / 2 tokens. Other data or lengths stay padded. */
 #define VDP_WIKI512_PAD 0.5 /* padding share of BERT's Wikipedia set at 512 [Krell 2021] */
 static int vdp_tokens(const char *notes, const char *data, int seq) {
-  if (seq != 512 || !vdp_has(data, "wikipedia")) return 0;
-  if (!vdp_has(notes, "unpad") && !vdp_has(notes, "pack")) return 0;
+  if (seq != 512 || !rowtext_has(data, "wikipedia")) return 0;
+  if (!rowtext_has(notes, "unpad") && !rowtext_has(notes, "pack")) return 0;
   return (int)(seq * (1 - VDP_WIKI512_PAD));
 }
 
@@ -222,8 +216,8 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
-  const char *fw = vdp_cell(c, "framework");
-  d->fusion = vdp_fusion(fw);
+  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
+  d->fusion = vdp_fusion(&fw);
   sc_plan *p = &s->plan;
   sc_plan_default(p);
   long b = (long)vdp_num(c, "batch_per_gpu", 0);
@@ -231,9 +225,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (b < 1) return snprintf(why, wn, "batch_per_gpu is blank"), 1;
   p->micro_batch = b;
   p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
-  /* eager or graph executor: the models branch's reading of the text
-   * (src/job/dpm.h); a text naming no framework keeps the default */
-  dpm_framework(fw, p);
+  /* eager or graph executor, and PyTorch's layout (validate/framework.h);
+   * a text naming no framework keeps the default */
+  vfw_plan(&fw, p);
   if (g->arch > 0 && g->arch < 80) { /* fused attention arrived with Ampere, as the
                                         loader's CNN/BERT defaults say */
     p->flash_attention = 0;

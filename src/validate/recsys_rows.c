@@ -16,6 +16,9 @@
  *   - dtype `unknown` (MLPerf): mixed precision, as NVIDIA's implementations
  *     train; optimizer `not stated`: SGD for DLRM (the reference optimizer),
  *     Adam for DCNv2 (the notes of its rows);
+ *   - the row's framework is the one its `framework` text names
+ *     (validate/framework.h: any case; a container's list of several names
+ *     none of them);
  *   - HugeCTR *Hash embeddings (sharding_detail) probe a hash table;
  *     TensorFlow rows (distributed-embeddings) issue their ops table by
  *     table, each dispatched by the framework (host cost per op as an
@@ -50,8 +53,10 @@
 #include <strings.h>
 
 #include "core/mem.h"
+#include "validate/framework.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowtext.h"
 
 /* Criteo 1TB categorical cardinalities in feature order, rows capped at
  * 40M (MLPerf Training DLRM, e.g. the `tables` column of
@@ -69,20 +74,8 @@ typedef struct rctx {
 
 static const char *cell(rctx *c, const char *col) { return csv_get(c->f, csv_col(c->f, col)); }
 
-/* 1 when `word` (lower case) occurs in s, ignoring ASCII case. */
-static int strcasestr_ascii(const char *s, const char *word) {
-  size_t n = strlen(word);
-  for (; *s; s++)
-    if (!strncasecmp(s, word, n)) return 1;
-  return 0;
-}
-
 static int malformed(rctx *c, const char *col, const char *want) {
-  if (!c->bad)
-    sc_error_set(c->err, SC_EINPUT, "%s:%d: column '%s': expected %s, got '%s'", c->path,
-                 c->f->record_line, col, want, cell(c, col));
-  c->bad = 1;
-  return SC_EINPUT;
+  return csv_malformed(c->f, c->path, col, want, &c->bad, c->err);
 }
 
 /* Leading number of column col; dflt when blank; garbage is malformed. */
@@ -125,21 +118,10 @@ static int widths(rctx *c, const char *col, int *w, int max) {
   return n;
 }
 
-/* A number after `key` in text (e.g. "alpha " in "power-law (alpha 1.05"). */
-static double after(const char *text, const char *key, double dflt) {
-  const char *p = strstr(text, key);
-  if (!p) return dflt;
-  p += strlen(key);
-  while (*p == ' ' || *p == '~' || *p == '=') p++;
-  char *end;
-  double v = strtod(p, &end);
-  return end == p ? dflt : v;
-}
-
 /* HugeCTR's slot_size_array: 2 wide slots (width 1), then deep slots. */
 static int slot_tables(rctx *c, sc_rs_model *m) {
   const char *s = cell(c, "tables");
-  int deep = (int)after(cell(c, "emb_dim"), "", 16);
+  int deep = (int)rowtext_after(cell(c, "emb_dim"), "", 16);
   int n = 0;
   for (const char *p = s; *p && *p != ' ' && *p != '('; p++) n += *p == ',';
   n += 1;
@@ -171,7 +153,7 @@ static int fill_rows(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   if (!unknown) return SC_OK;
   double gib = num(c, "embedding_GiB", 0), bytes = gib * 1073741824.0;
   if (gib <= 0) {
-    double gb = after(cell(c, "notes"), "(~", 0);
+    double gb = rowtext_after(cell(c, "notes"), "(~", 0);
     bytes = gb * 1e9;
     snprintf(assumed + strlen(assumed), an - strlen(assumed),
              "%sembedding size ~%g GB from the notes", *assumed ? "; " : "", gb);
@@ -190,7 +172,7 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   sc_rs_model *m = &j->model;
   const char *kind = cell(c, "model"), *notes = cell(c, "notes");
   snprintf(m->name, sizeof m->name, "%s", kind);
-  double alpha = after(notes, "power-law (alpha", 0);
+  double alpha = rowtext_after(notes, "power-law (alpha", 0);
   sc_rs_dist dist = alpha > 0 ? SC_RS_POWERLAW : SC_RS_UNIFORM;
   int rc;
   if (!strcmp(kind, "wide_and_deep")) {
@@ -218,15 +200,15 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   m->dense_features = (int)num(c, "dense_features", nb ? w[0] : 13);
   for (int i = 1; i < nb; i++) m->bottom[m->n_bottom++] = w[i];
   if (m->inter == SC_RS_CONCAT) /* "avgpool stride 7 over concatenated embeddings" */
-    m->concat_pool = (int)after(cell(c, "interaction"), "avgpool stride", 0);
+    m->concat_pool = (int)rowtext_after(cell(c, "interaction"), "avgpool stride", 0);
   if (m->inter == SC_RS_DCNV2) {
     const char *in = cell(c, "interaction");
-    m->cross_layers = (int)after(in, "(", 3);
-    m->cross_rank = (int)after(in, "projection", 0);
+    m->cross_layers = (int)rowtext_after(in, "(", 3);
+    m->cross_rank = (int)rowtext_after(in, "projection", 0);
   }
   /* "2x1024-1 (ReLU, dropout 0.5)": dropout after the hidden layers */
-  m->dropout = strcasestr_ascii(cell(c, "top_mlp"), "dropout") ||
-               strcasestr_ascii(cell(c, "bottom_mlp"), "dropout");
+  m->dropout = rowtext_has(cell(c, "top_mlp"), "dropout") ||
+               rowtext_has(cell(c, "bottom_mlp"), "dropout");
   int nt = widths(c, "top_mlp", w, SC_RS_MAX_LAYERS + 1);
   int first = nt && w[0] == sc_rs_interaction_width(m); /* the input width, not a layer */
   for (int i = first; i < nt && m->n_top < SC_RS_MAX_LAYERS; i++) m->top[m->n_top++] = w[i];
@@ -253,25 +235,29 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
     j->opt = j->model.inter == SC_RS_DCNV2 ? SC_RS_ADAM : SC_RS_SGD;
   else return malformed(c, "optimizer", "sgd, adagrad, adam or not stated");
   j->global_batch = (long)num(c, "global_batch", 0);
-  const char *fw = cell(c, "framework");
+  /* the implementation that ran: the one framework the text names (a
+   * container's list of several is none of them; validate/framework.h) */
+  const char *fwt = cell(c, "framework");
+  vfw_text fw = vfw_read(fwt);
   j->kernel = strstr(cell(c, "sharding_detail"), "Hash") ? SC_RS_HASH : SC_RS_FUSED;
   j->emb_bytes = 4;
   j->eager = 0;
-  if (strstr(fw, "tensorflow")) { /* TF + distributed-embeddings: ops per table, dispatched one by one */
+  if (fw.sole == VFW_TENSORFLOW) { /* TF + distributed-embeddings: ops per table, dispatched one by one */
     j->kernel = SC_RS_PER_TABLE;
     j->eager = 1;
   }
-  if (!strncasecmp(fw, "pytorch", 7)) j->eager = 1; /* PyTorch launches kernel by kernel */
+  if (fw.sole == VFW_PYTORCH) j->eager = 1; /* PyTorch launches kernel by kernel */
   /* PyTorch's embedding_bag and Keras' Embedding return the table's type;
    * mixed precision casts the pooled vectors after the lookup */
-  j->pooled_table_type = !strncasecmp(fw, "pytorch", 7) || strstr(fw, "tensorflow") != NULL;
+  j->pooled_table_type = fw.sole == VFW_PYTORCH || fw.sole == VFW_TENSORFLOW;
   /* NVIDIA's PyTorch DLRM keeps the bottom MLP on GPU 0 (the DLE rows'
    * sharding_detail); PyTorch rows that do not state a layout get it too,
    * except TorchRec's, whose dense part is data parallel */
   j->bottom_on_gpu0 = strstr(cell(c, "sharding_detail"), "bottom MLP on GPU 0") != NULL ||
-                      (!strncasecmp(fw, "pytorch", 7) && !strcasestr_ascii(fw, "torchrec"));
-  if (strcasestr_ascii(fw, "horovod")) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
-  j->keys_from_reader = strcasestr_ascii(fw, "hugectr"); /* HugeCTR's reader splits keys by owner */
+                      (fw.sole == VFW_PYTORCH && !rowtext_has(fwt, "torchrec"));
+  if (fw.horovod) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
+  /* HugeCTR's reader splits keys by owner (named alone or in a list) */
+  j->keys_from_reader = fw.named >> VFW_HUGECTR & 1;
   return SC_OK;
 }
 
@@ -293,7 +279,8 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
   j->nvlink_bw = num(c, "intra_node_GBps", 0) * 1e9;
   /* TensorFlow (>= 2.4) runs fp32 matrix products in TF32 on Ampere and
    * later unless told not to (tf.config.experimental.enable_tensor_float_32_execution) */
-  if (j->dtype == SC_FP32 && j->gpu.arch >= 80 && strstr(cell(c, "framework"), "tensorflow")) {
+  if (j->dtype == SC_FP32 && j->gpu.arch >= 80 &&
+      vfw_read(cell(c, "framework")).sole == VFW_TENSORFLOW) {
     j->dtype = SC_TF32;
     snprintf(assumed + strlen(assumed), an - strlen(assumed),
              "%sTF32 matmuls (TensorFlow default on Ampere)", *assumed ? "; " : "");

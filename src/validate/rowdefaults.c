@@ -2,29 +2,22 @@
  * rowdefaults.c -- see rowdefaults.h. Each rule says where it comes from.
  */
 #include "validate/rowdefaults.h"
+#include "validate/rowtext.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* hay contains needle, ignoring case. */
-static int has(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++)
-    if (strncasecmp(hay, needle, n) == 0) return 1;
-  return 0;
-}
-
 /* ------------------------------------------------------------ framework */
 
 rowd_framework rowd_framework_of(const char *notes) {
-  if (has(notes, "maxtext")) return ROWD_FW_MAXTEXT;
+  if (rowtext_has(notes, "maxtext")) return ROWD_FW_MAXTEXT;
   /* named, or named by options only it has: Transformer Engine's
    * userbuffers (ub_tp_comm_overlap), NeMo's distributed_fused_adam */
-  if (has(notes, "nemo") || has(notes, "megatron-core") || has(notes, "mcore") ||
-      has(notes, "transformer engine") || has(notes, "ub_tp_comm_overlap") ||
-      has(notes, "distributed_fused_adam"))
+  if (rowtext_has(notes, "nemo") || rowtext_has(notes, "megatron-core") || rowtext_has(notes, "mcore") ||
+      rowtext_has(notes, "transformer engine") || rowtext_has(notes, "ub_tp_comm_overlap") ||
+      rowtext_has(notes, "distributed_fused_adam"))
     return ROWD_FW_MCORE;
   return ROWD_FW_UNKNOWN;
 }
@@ -75,17 +68,17 @@ static void note(char *why, size_t cap, const char *fmt, const char *arg) {
 
 /* What the notes state about the architecture. */
 static void stated(const char *notes, sc_transformer *m) {
-  if (has(notes, "swiglu") || has(notes, "geglu")) m->act = SC_ACT_SWIGLU;
-  else if (has(notes, "relu")) m->act = SC_ACT_RELU; /* squared ReLU costs as ReLU */
-  else if (has(notes, "gelu")) m->act = SC_ACT_GELU;
-  if (has(notes, "rmsnorm")) m->norm = SC_NORM_RMSNORM;
-  else if (has(notes, "layernorm")) m->norm = SC_NORM_LAYERNORM;
-  if (has(notes, "rope") || has(notes, "rotary")) m->pos = SC_POS_ROPE;
-  else if (has(notes, "alibi")) m->pos = SC_POS_ALIBI;
-  else if (has(notes, "learned position")) m->pos = SC_POS_LEARNED;
-  if (has(notes, "untied")) m->tied_embeddings = 0;
-  else if (has(notes, "tied embeddings")) m->tied_embeddings = 1;
-  if (has(notes, "no bias") || has(notes, "no_bias") || has(notes, "bias-free")) m->bias = 0;
+  if (rowtext_has(notes, "swiglu") || rowtext_has(notes, "geglu")) m->act = SC_ACT_SWIGLU;
+  else if (rowtext_has(notes, "relu")) m->act = SC_ACT_RELU; /* squared ReLU costs as ReLU */
+  else if (rowtext_has(notes, "gelu")) m->act = SC_ACT_GELU;
+  if (rowtext_has(notes, "rmsnorm")) m->norm = SC_NORM_RMSNORM;
+  else if (rowtext_has(notes, "layernorm")) m->norm = SC_NORM_LAYERNORM;
+  if (rowtext_has(notes, "rope") || rowtext_has(notes, "rotary")) m->pos = SC_POS_ROPE;
+  else if (rowtext_has(notes, "alibi")) m->pos = SC_POS_ALIBI;
+  else if (rowtext_has(notes, "learned position")) m->pos = SC_POS_LEARNED;
+  if (rowtext_has(notes, "untied")) m->tied_embeddings = 0;
+  else if (rowtext_has(notes, "tied embeddings")) m->tied_embeddings = 1;
+  if (rowtext_has(notes, "no bias") || rowtext_has(notes, "no_bias") || rowtext_has(notes, "bias-free")) m->bias = 0;
 }
 
 void rowd_architecture(const char *model, const char *notes, sc_transformer *m, char *why,
@@ -133,17 +126,17 @@ static int megatron_runs_te(int arch, sc_dtype dt) {
 
 void rowd_attention(const char *notes, rowd_framework fw, int arch, sc_plan *p) {
   p->flash_attention = 1;
-  if (has(notes, "flashattention-3") || has(notes, "flash attention 3") || has(notes, "fa3"))
+  if (rowtext_has(notes, "flashattention-3") || rowtext_has(notes, "flash attention 3") || rowtext_has(notes, "fa3"))
     p->attention = SC_ATTN_FLASH3;
-  else if (has(notes, "flashattention-2") || has(notes, "flash attention 2") ||
-           has(notes, "fa2"))
+  else if (rowtext_has(notes, "flashattention-2") || rowtext_has(notes, "flash attention 2") ||
+           rowtext_has(notes, "fa2"))
     p->attention = SC_ATTN_FLASH2;
-  else if (has(notes, "flashattention-1") || has(notes, "flash attention 1") ||
-           has(notes, "fa1"))
+  else if (rowtext_has(notes, "flashattention-1") || rowtext_has(notes, "flash attention 1") ||
+           rowtext_has(notes, "fa1"))
     p->attention = SC_ATTN_FLASH1;
-  else if (has(notes, "cudnn"))
+  else if (rowtext_has(notes, "cudnn"))
     p->attention = SC_ATTN_CUDNN;
-  else if (has(notes, "flash attention") || has(notes, "flashattention"))
+  else if (rowtext_has(notes, "flash attention") || rowtext_has(notes, "flashattention"))
     p->attention = SC_ATTN_FLASH2; /* no generation stated: the calibrated one */
   else if (fw != ROWD_FW_UNKNOWN)
     /* Transformer Engine's DotProductAttention picks cuDNN's fused kernel
@@ -174,8 +167,8 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p) {
     p->overlap_grad_reduce = p->overlap_param_gather = 1;
     p->framework_eager = 0;
   }
-  if (has(notes, "tp comm overlap") || has(notes, "tp_comm_overlap")) p->overlap_tp = 1;
-  if (has(notes, "no gradient buckets") || has(notes, "no overlap")) p->overlap_grad_reduce = 0;
+  if (rowtext_has(notes, "tp comm overlap") || rowtext_has(notes, "tp_comm_overlap")) p->overlap_tp = 1;
+  if (rowtext_has(notes, "no gradient buckets") || rowtext_has(notes, "no overlap")) p->overlap_grad_reduce = 0;
 }
 
 /* ---------------------------------------------------------------- FSDP */
@@ -187,9 +180,9 @@ void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p) {
   if (fw == ROWD_FW_MAXTEXT) p->fsdp_impl = SC_FSDP_XLA;
   /* FULL_SHARD and SHARD_GRAD_OP name the sharding strategies of
    * PyTorch's FullyShardedDataParallel (FSDP1); FSDP2 has none */
-  if (has(notes, "full_shard") || has(notes, "shard_grad_op")) p->fsdp_impl = SC_FSDP1;
-  if (has(notes, "shard_grad_op")) p->fsdp_reshard = 0;
-  if (has(notes, "deepspeed zero-3") || has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
+  if (rowtext_has(notes, "full_shard") || rowtext_has(notes, "shard_grad_op")) p->fsdp_impl = SC_FSDP1;
+  if (rowtext_has(notes, "shard_grad_op")) p->fsdp_reshard = 0;
+  if (rowtext_has(notes, "deepspeed zero-3") || rowtext_has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
 }
 
 /* ------------------------------------------------------------ pipeline */

@@ -33,6 +33,7 @@
 
 #include "coll/coll.h"
 #include "core/clock.h"
+#include "core/dtype.h"
 #include "core/mem.h"
 #include "core/vec.h"
 #include "load/csv.h"
@@ -66,10 +67,9 @@ static double num(row_ctx *c, const char *col, double dflt, double min) {
 static long whole(row_ctx *c, const char *col, long dflt, long min, long max) {
   double v = num(c, col, (double)dflt, (double)min);
   if (!c->bad && (v != floor(v) || v > (double)max)) {
-    sc_error_set(c->err, SC_EINPUT,
-                 "%s:%d: column '%s': expected a whole number in %ld..%ld, got '%s'", c->path,
-                 c->f->record_line, col, min, max, cell(c, col));
-    c->bad = 1;
+    char want[64];
+    snprintf(want, sizeof want, "a whole number in %ld..%ld", min, max);
+    csv_malformed(c->f, c->path, col, want, &c->bad, c->err);
   }
   return c->bad ? dflt : (long)v;
 }
@@ -89,9 +89,9 @@ static int add_row(val_file *vf, const val_row *r) {
 }
 
 static int dtype_from(const char *s, sc_dtype *d) {
-  for (int i = 0; i < SC_DTYPE_COUNT; i++)
-    if (strcmp(s, sc_dtype_name((sc_dtype)i)) == 0) { *d = (sc_dtype)i; return 1; }
-  return 0;
+  int i = dtype_from_name(s, strlen(s));
+  if (i >= 0) *d = (sc_dtype)i;
+  return i >= 0;
 }
 
 /* Fill scenario from a training row. Returns SC_OK, SC_EINPUT (malformed
@@ -132,19 +132,10 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   if (!*rc || !strcmp(rc, "none")) p->recompute = SC_RECOMP_NONE;
   else if (!strcmp(rc, "selective")) p->recompute = SC_RECOMP_SELECTIVE;
   else if (!strcmp(rc, "full")) p->recompute = SC_RECOMP_FULL;
-  else if (!c->bad) {
-    sc_error_set(c->err, SC_EINPUT,
-                 "%s:%d: column 'recompute': expected none, selective, full or "
-                 "blank, got '%s'", c->path, c->f->record_line, rc);
-    c->bad = 1;
-  }
-  const char *dt = cell(c, "dtype");
-  if (!dtype_from(dt, &p->dtype) && !c->bad) {
-    sc_error_set(c->err, SC_EINPUT,
-                 "%s:%d: column 'dtype': expected fp32, tf32, fp16, bf16, fp8 "
-                 "or fp4, got '%s'", c->path, c->f->record_line, dt);
-    c->bad = 1;
-  }
+  else csv_malformed(c->f, c->path, "recompute", "none, selective, full or blank", &c->bad,
+                     c->err);
+  if (!dtype_from(cell(c, "dtype"), &p->dtype))
+    csv_malformed(c->f, c->path, "dtype", "fp32, tf32, fp16, bf16, fp8 or fp4", &c->bad, c->err);
   const char *gname = cell(c, "gpu");
   const sc_gpu *g = sc_gpu_preset(gname);
   if (!g) {
@@ -311,7 +302,7 @@ static const struct {
      "COLL_LAUNCH_S (20 us) and the push/pull step latency were chosen on this set"},
     {"mlperf_resnet50_bert_v0.7-v2.1.csv",
      "decided looking at this set: packed BERT rows at half their tokens (Krell et al. "
-     "2021); the layout of rows naming a container's frameworks (dpm_framework)"},
+     "2021); the layout of container-named rows, tf2.0 as TensorFlow 2 (validate/framework.c)"},
     {"dlperf_v100_frameworks.csv",
      "PyTorch-alone rows run NCHW, AMP all-reduces fp32 gradients, TensorFlow 2 sends one "
      "message after backward: rules decided looking at this set"},

@@ -1,0 +1,78 @@
+/*
+ * framework.c -- see framework.h.
+ */
+#include "validate/framework.h"
+
+#include "validate/rowtext.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The spellings of each framework (framework.h). "tf" is special: it
+ * names TensorFlow only followed by a digit and not preceded by a letter
+ * or digit (spelled_at). */
+static const struct {
+  const char *word;
+  vfw_kind kind;
+} spellings[] = {
+    {"pytorch", VFW_PYTORCH}, {"tensorflow", VFW_TENSORFLOW}, {"tf_cnn", VFW_TENSORFLOW},
+    {"keras", VFW_TENSORFLOW}, {"tf", VFW_TENSORFLOW},        {"mxnet", VFW_MXNET},
+    {"oneflow", VFW_ONEFLOW}, {"paddle", VFW_PADDLE},         {"kungfu", VFW_KUNGFU},
+    {"hugectr", VFW_HUGECTR},
+};
+
+/* 1 when word (lower case) starts at text[i], ignoring ASCII case. */
+static int at(const char *text, size_t i, const char *word) {
+  return !strncasecmp(text + i, word, strlen(word));
+}
+
+/* 1 when the spelling w names its framework at text[i]. */
+static int spelled_at(const char *text, size_t i, const char *w) {
+  if (!at(text, i, w)) return 0;
+  if (strcmp(w, "tf")) return 1;
+  return (i == 0 || !isalnum((unsigned char)text[i - 1])) &&
+         isdigit((unsigned char)text[i + 2]);
+}
+
+/* TensorFlow's major version stated at p (just after "tensorflow" or
+ * "tf"): a 1 or 2 standing alone, after at most one '-', '_' or space;
+ * 0 when none (an NGC release number such as 21.05 is not one). */
+static int major_at(const char *p) {
+  if (*p == '-' || *p == '_' || *p == ' ') p++;
+  if (!isdigit((unsigned char)*p)) return 0;
+  char *end = NULL;
+  long v = strtol(p, &end, 10);
+  return v == 1 || v == 2 ? (int)v : 0;
+}
+
+vfw_text vfw_read(const char *text) {
+  vfw_text t = {VFW_NONE, VFW_NONE, 0, 0, 0, 0};
+  for (size_t i = 0; text && text[i]; i++) {
+    for (size_t k = 0; k < sizeof spellings / sizeof spellings[0]; k++) {
+      const char *w = spellings[k].word;
+      if (!spelled_at(text, i, w)) continue;
+      vfw_kind kind = spellings[k].kind;
+      if (!(t.named >> kind & 1)) {
+        t.named |= 1u << kind;
+        t.n_named++;
+        if (t.first == VFW_NONE) t.first = kind;
+      }
+      if (kind == VFW_TENSORFLOW && !t.tf_major && (!strcmp(w, "tf") || !strcmp(w, "tensorflow")))
+        t.tf_major = major_at(text + i + strlen(w));
+    }
+  }
+  t.sole = t.n_named == 1 ? t.first : VFW_NONE;
+  t.horovod = rowtext_has(text, "horovod");
+  return t;
+}
+
+int vfw_plan(const vfw_text *fw, sc_plan *p) {
+  if (fw->first == VFW_NONE) return 0;
+  p->framework_eager = fw->first == VFW_PYTORCH;
+  /* PyTorch's default memory format is torch.contiguous_format (NCHW;
+   * channels_last is opt-in, PyTorch 1.5 onwards) */
+  if (fw->sole == VFW_PYTORCH) p->channels_last = 0;
+  return 1;
+}

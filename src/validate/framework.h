@@ -1,0 +1,67 @@
+/*
+ * framework.h -- the training framework a measurement row names, read
+ * once for every kind of row (module prefix: vfw_). dp_training rows
+ * (dp_rows.c) and recsys rows (recsys_rows.c) read their `framework`
+ * column through it; docs/accuracy.md says what each kind of row does with
+ * the answer.
+ *
+ * Spellings recognised, ignoring ASCII case (the texts the sets in
+ * ../shared/validation use, and their obvious variants):
+ *   PyTorch     "pytorch"
+ *   TensorFlow  "tensorflow", "tf_cnn" (tf_cnn_benchmarks), "keras",
+ *               "tf" + a digit (MLPerf's "tf2.0", NGC's "21.05-tf1")
+ *   MXNet       "mxnet"
+ *   OneFlow     "oneflow"
+ *   Paddle      "paddle" (PaddlePaddle)
+ *   KungFu      "kungfu"
+ *   HugeCTR     "hugectr"
+ * TensorFlow's major version is the number right after "tensorflow"
+ * (optionally after '-', '_' or a space: "tensorflow-2.3",
+ * "tensorflow 2.x") or after "tf": 1 or 2; an NGC release number
+ * ("TensorFlow 21.05") is not a version. A text naming several frameworks
+ * ("NGC MXNet 21.05 , NGC PyTorch 21.05 , NGC TensorFlow 21.05-tf1") lists
+ * a container's contents, not the implementation that ran.
+ */
+#ifndef SC_VALIDATE_FRAMEWORK_H
+#define SC_VALIDATE_FRAMEWORK_H
+
+#include "stepcast.h"
+
+typedef enum vfw_kind {
+  VFW_NONE = 0, /* no framework named */
+  VFW_PYTORCH,
+  VFW_TENSORFLOW,
+  VFW_MXNET,
+  VFW_ONEFLOW,
+  VFW_PADDLE,
+  VFW_KUNGFU,
+  VFW_HUGECTR,
+  VFW_KIND_COUNT
+} vfw_kind;
+
+typedef struct vfw_text {
+  vfw_kind first;  /* the framework named first (VFW_NONE: none) */
+  vfw_kind sole;   /* the one framework named, VFW_NONE when none or several */
+  unsigned named;  /* bit k set: framework k (vfw_kind) is named */
+  int n_named;     /* distinct frameworks named */
+  int tf_major;    /* TensorFlow's major version (1, 2) as stated, else 0 */
+  int horovod;     /* the text names Horovod (its tensor fusion and cycle) */
+} vfw_text;
+
+/* Read a row's framework text (NULL reads as empty). */
+vfw_text vfw_read(const char *text);
+
+/* The framework of a dp_training row as plan switches, the first
+ * framework named deciding. Graph-mode frameworks (TensorFlow 1.x and
+ * 2.x Keras fit, MXNet hybridized or symbolic, OneFlow, Paddle 1.x static
+ * graphs, KungFu on TensorFlow, HugeCTR) issue kernels from their C++
+ * executors: plan.framework_eager 0, no per-call host time counted;
+ * PyTorch is an eager framework (framework_eager 1) whose CNN activations
+ * are NCHW by default (plan.channels_last 0 when PyTorch is the only
+ * framework named; the others' CNN scripts choose their layout and a
+ * container's list says nothing of it: channels_last is left as it is).
+ * Returns 1 when the text names a framework, 0 (plan unchanged)
+ * otherwise. */
+int vfw_plan(const vfw_text *fw, sc_plan *p);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * rowtext.h -- reading the free text of a measurement row (its notes,
+ * framework, wiring, data columns): the one place the validation searches
+ * such text (module prefix: rowtext_).
+ */
+#ifndef SC_VALIDATE_ROWTEXT_H
+#define SC_VALIDATE_ROWTEXT_H
+
+/* 1 when word occurs in text, ignoring ASCII case; 0 otherwise (also when
+ * text is NULL). */
+int rowtext_has(const char *text, const char *word);
+
+/* The number right after the first `key` in text (case as written),
+ * skipping spaces, '~' and '=' ("alpha " in "power-law (alpha 1.05",
+ * "nGpus " in an nccl-tests header; key "" reads a leading number); dflt
+ * when text is NULL, key does not occur, or no number follows. */
+double rowtext_after(const char *text, const char *key, double dflt);
+
+#endif /* SC_VALIDATE_ROWTEXT_H */

@@ -1,0 +1,104 @@
+/*
+ * test_framework.c -- the framework a measurement row names
+ * (src/validate/framework.c): the spellings of the validation sets, case,
+ * TensorFlow's major version, container lists, and the plan switches of a
+ * dp_training row.
+ */
+#include <criterion/criterion.h>
+
+#include "validate/framework.h"
+
+/* One text's reading, checked field by field with the text in the message. */
+static void expect(const char *text, vfw_kind first, vfw_kind sole, int tf_major, int horovod) {
+  vfw_text t = vfw_read(text);
+  cr_expect_eq(t.first, first, "'%s': first %d, want %d", text, t.first, first);
+  cr_expect_eq(t.sole, sole, "'%s': sole %d, want %d", text, t.sole, sole);
+  cr_expect_eq(t.tf_major, tf_major, "'%s': tf_major %d, want %d", text, t.tf_major, tf_major);
+  cr_expect_eq(t.horovod, horovod, "'%s': horovod %d, want %d", text, t.horovod, horovod);
+}
+
+Test(framework, spellings_of_the_sets) {
+  expect("tensorflow-2.3", VFW_TENSORFLOW, VFW_TENSORFLOW, 2, 0);
+  expect("tf2.0", VFW_TENSORFLOW, VFW_TENSORFLOW, 2, 0); /* MLPerf's spelling */
+  expect("TF2.0", VFW_TENSORFLOW, VFW_TENSORFLOW, 2, 0);
+  expect("TensorFlow 2.x (Keras)", VFW_TENSORFLOW, VFW_TENSORFLOW, 2, 0);
+  expect("tensorflow-2 (distributed-embeddings, Horovod)", VFW_TENSORFLOW, VFW_TENSORFLOW, 2, 1);
+  expect("tensorflow-1.15 (NGC 20.03, Horovod, DALI)", VFW_TENSORFLOW, VFW_TENSORFLOW, 1, 1);
+  expect("tensorflow-1.x (tf_cnn_benchmarks)", VFW_TENSORFLOW, VFW_TENSORFLOW, 1, 0);
+  expect("kungfu (tensorflow-1.13)", VFW_KUNGFU, VFW_NONE, 1, 0);
+  expect("PyTorch NVIDIA Release 21.05", VFW_PYTORCH, VFW_PYTORCH, 0, 0);
+  expect("pytorch (NVIDIA DLRM)", VFW_PYTORCH, VFW_PYTORCH, 0, 0);
+  expect("MxNet NVIDIA Release 22.04", VFW_MXNET, VFW_MXNET, 0, 0);
+  expect("PaddlePaddle (branch: develop, commitID: 605e7f0)", VFW_PADDLE, VFW_PADDLE, 0, 0);
+  expect("oneflow 0.2.0", VFW_ONEFLOW, VFW_ONEFLOW, 0, 0);
+  expect("Merlin HugeCTR with NVIDIA DL Frameworks Release 20.06", VFW_HUGECTR, VFW_HUGECTR, 0,
+         0);
+  expect("CUDA 11.6", VFW_NONE, VFW_NONE, 0, 0);
+  expect("NGC MLPerf v2.1/2.0", VFW_NONE, VFW_NONE, 0, 0);
+  expect("", VFW_NONE, VFW_NONE, 0, 0);
+  expect(NULL, VFW_NONE, VFW_NONE, 0, 0);
+}
+
+/* An NGC release number is not a TensorFlow version; "tf" inside a word
+ * or without a digit names nothing; a container list names no one
+ * implementation. */
+Test(framework, versions_and_lists) {
+  expect("NGC MXNet 21.05 , NGC PyTorch 21.05 , NGC TensorFlow 21.05-tf1", VFW_MXNET, VFW_NONE,
+         1, 0);
+  expect("NVIDIA Release 22.04 Tensorflow, MxNet, pytorch, hugectr", VFW_TENSORFLOW, VFW_NONE, 0,
+         0);
+  expect("TensorFlow 21.05", VFW_TENSORFLOW, VFW_TENSORFLOW, 0, 0);
+  expect("mytf2 build", VFW_NONE, VFW_NONE, 0, 0);
+  expect("tf records", VFW_NONE, VFW_NONE, 0, 0);
+  vfw_text t = vfw_read("NVIDIA PyTorch/TensorFlow/MxNet/HugeCTR");
+  cr_expect_eq(t.n_named, 4);
+  cr_expect(t.named >> VFW_HUGECTR & 1);
+  cr_expect(!(t.named >> VFW_PADDLE & 1));
+}
+
+/* Framework texts of the dp_training rows as plan switches. */
+Test(framework, plan_switches) {
+  sc_plan p;
+  sc_plan_default(&p);
+  vfw_text t = vfw_read("tensorflow-1.x (tf_cnn_benchmarks)");
+  cr_assert_eq(vfw_plan(&t, &p), 1);
+  cr_assert_eq(p.framework_eager, 0);
+  t = vfw_read("pytorch 1.5 (NGC 20.03, APEX, DALI)");
+  cr_assert_eq(vfw_plan(&t, &p), 1);
+  cr_assert_eq(p.framework_eager, 1);
+  t = vfw_read("tf2.0");
+  cr_assert_eq(vfw_plan(&t, &p), 1);
+  cr_assert_eq(p.framework_eager, 0, "MLPerf's tf2.0 is TensorFlow: a graph executor");
+  t = vfw_read("mxnet 1.6.0 (gluon-nlp, Horovod)");
+  cr_assert_eq(vfw_plan(&t, &p), 1);
+  cr_assert_eq(p.framework_eager, 0);
+  /* the first named decides */
+  t = vfw_read("NGC PyTorch 22.04 , NGC MXNet 22.04");
+  cr_assert_eq(vfw_plan(&t, &p), 1);
+  cr_assert_eq(p.framework_eager, 1);
+  p.framework_eager = 0;
+  t = vfw_read("caffe2");
+  cr_assert_eq(vfw_plan(&t, &p), 0);
+  cr_assert_eq(p.framework_eager, 0, "unknown text leaves the plan");
+}
+
+/* The activation layout: PyTorch's default memory format is NCHW, so a
+ * text naming PyTorch alone turns channels_last off; a container list
+ * naming PyTorch among others, and the other frameworks, leave it. */
+Test(framework, plan_layout) {
+  sc_plan p;
+  sc_plan_default(&p);
+  cr_assert_eq(p.channels_last, 1, "default: NHWC");
+  vfw_text t = vfw_read("tensorflow-1.15 (NGC 20.03, Horovod, DALI)");
+  vfw_plan(&t, &p);
+  cr_assert_eq(p.channels_last, 1);
+  t = vfw_read("NVIDIA PyTorch/TensorFlow/MxNet/HugeCTR");
+  vfw_plan(&t, &p);
+  cr_assert_eq(p.channels_last, 1, "a container list says nothing of the layout");
+  t = vfw_read("pytorch 1.5 (NGC 20.03, APEX, DALI)");
+  vfw_plan(&t, &p);
+  cr_assert_eq(p.channels_last, 0);
+  t = vfw_read("mxnet 1.6.0 (Horovod)");
+  vfw_plan(&t, &p);
+  cr_assert_eq(p.channels_last, 0, "MXNet leaves what the plan says");
+}

@@ -115,6 +115,14 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   fputc('\n', out);
 }
 
+/* The GPU-to-GPU link as the table names it, and as JSON and CSV do. */
+static const char *gpu_link_label(sc_gpu_link l, int key) {
+  static const char *const label[] = {"NVLink", "PCIe", "Infinity Fabric"};
+  static const char *const keys[] = {"nvlink", "pcie", "infinity_fabric"};
+  if ((unsigned)l > SC_LINK_INFINITY_FABRIC) l = SC_LINK_NVLINK;
+  return key ? keys[l] : label[l];
+}
+
 /* What the plan assumes of ZeRO-3 (the FSDP implementation and its
  * schedule) and of MoE (grouped GEMM, imbalance, capacity), for plans
  * where it matters. */
@@ -163,8 +171,8 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   else
     fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", name,
             r->params / 1e9, path);
-  fprintf(out, "  cluster   %d x %s, %d per node, NVLink %.0f GB/s, NIC %.0f Gb/s per GPU\n",
-          c->gpus, gpu, c->gpus_per_node,
+  fprintf(out, "  cluster   %d x %s, %d per node, %s %.0f GB/s, NIC %.0f Gb/s per GPU\n",
+          c->gpus, gpu, c->gpus_per_node, gpu_link_label(c->gpu.link, 0),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
@@ -843,14 +851,6 @@ static double gpu_dense_tflops(const sc_gpu *g, sc_dtype *dt) {
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
     if (g->peak_flops[order[i]] > 0) return *dt = order[i], g->peak_flops[order[i]] / 1e12;
   return *dt = SC_FP32, 0;
-}
-
-/* The GPU-to-GPU link as the table names it, and as JSON and CSV do. */
-static const char *gpu_link_label(sc_gpu_link l, int key) {
-  static const char *const label[] = {"NVLink", "PCIe", "Infinity Fabric"};
-  static const char *const keys[] = {"nvlink", "pcie", "infinity_fabric"};
-  if ((unsigned)l > SC_LINK_INFINITY_FABRIC) l = SC_LINK_NVLINK;
-  return key ? keys[l] : label[l];
 }
 
 /* layers, hidden, heads, kv_heads, seq of a preset for the CSV and JSON

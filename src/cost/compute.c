@@ -158,8 +158,10 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
 /* Throughput of the other attention kernels relative to FA2 on the same
  * GPU, from ../shared/calibration/attention_kernel_benchmarks.csv (means of
  * the ratios over head dims 64/128, seq 512-16k, causal and not):
- *   FA1: 0.52 of FA2 forward+backward (A100 0.527 over 23 pairs, H100 0.524
- *        over 24; FA2 README figures);
+ *   FA1: of FA2 forward+backward, 0.605 at head dim 64 (24 pairs: A100
+ *        0.608, H100 0.603) and 0.443 at 128 (23 pairs: A100 0.439, H100
+ *        0.446), FA2 README figures (0.526 pooled); linear in the head
+ *        dimension between the two, the nearest outside (attn_fa1);
  *   FA3 (Hopper only): 1.70x forward, 1.62x backward (FA3 paper Fig. 5-6):
  *        1.65;
  *   cuDNN fused attention (Transformer Engine's default): Hopper 1.53x
@@ -171,10 +173,17 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
  *        TFLOP/s) = 1013 TFLOP/s, 3.0x the FA2 rate measured on GB200
  *        (0.15 of 2250-2500 TFLOP/s, azure row 66): cudnn on sm100 = 3.0.
  * Never above the GPU's large-GEMM efficiency. */
-static double attn_version(const sc_gpu *g, sc_attention a) {
+#define FA1_D64 0.605
+#define FA1_D128 0.443
+static double attn_fa1(double d) {
+  double t = d <= 64 ? 0 : d >= 128 ? 1 : (d - 64) / 64;
+  return FA1_D64 + t * (FA1_D128 - FA1_D64);
+}
+
+static double attn_version(const sc_gpu *g, sc_attention a, double d) {
   double f = 1.0;
   switch (a) {
-  case SC_ATTN_FLASH1: f = 0.52; break;
+  case SC_ATTN_FLASH1: f = attn_fa1(d); break;
   case SC_ATTN_FLASH3: f = 1.65; break;
   case SC_ATTN_CUDNN: f = g->arch >= 100 ? 3.0 : g->arch >= 90 ? 1.52 : 1.0; break;
   default: break;
@@ -201,7 +210,7 @@ static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double 
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
   double eff = g->attn_eff * se * attn_head_dim(d) * (causal ? ATTN_CAUSAL : 1.0);
   if (eff <= 0.01) eff = 0.01;
-  return flops / (cost_peak(g, dt) * eff) / attn_version(g, a);
+  return flops / (cost_peak(g, dt) * eff) / attn_version(g, a, d);
 }
 
 double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,

@@ -294,3 +294,52 @@ Test(moe_dispatch, a_rows_dispatcher_from_its_notes_else_megatrons_default) {
   rowm_moe("num_query_groups 8", ROWD_FW_MCORE, &p);
   cr_assert_eq(p.moe_router_groups, 0);
 }
+
+Test(moe_dispatch, a_rows_columns_win_over_its_notes) {
+  sc_plan p;
+  sc_plan_default(&p);
+  cr_assert_eq(rowm_moe_columns("DeepEP; num_groups 4 group_topk 2", "alltoall", "8", "3",
+                                ROWD_FW_MCORE, &p),
+               0);
+  cr_assert(p.moe_dispatcher == SC_MOE_ALLTOALL && p.moe_router_groups == 8 &&
+                p.moe_router_group_topk == 3,
+            "%d %d %d", p.moe_dispatcher, p.moe_router_groups, p.moe_router_group_topk);
+  /* blank columns: the notes */
+  cr_assert_eq(rowm_moe_columns("DeepEP; num_groups 4 group_topk 2", "", "", "", ROWD_FW_MCORE,
+                                &p),
+               0);
+  cr_assert(p.moe_dispatcher == SC_MOE_FLEX && p.moe_router_groups == 4);
+  /* neither: Megatron's default */
+  cr_assert_eq(rowm_moe_columns("", "", "", "", ROWD_FW_UNKNOWN, &p), 1);
+  cr_assert_eq(p.moe_dispatcher, SC_MOE_ALLGATHER);
+  cr_assert_eq(rowm_moe_columns("", "flex", "", "", ROWD_FW_UNKNOWN, &p), 0);
+  cr_assert_eq(p.moe_dispatcher, SC_MOE_FLEX);
+}
+
+/* ------------------------------------------------- the model zoo examples */
+
+/* The Megatron-MoE model zoo's runs as examples/ writes them: both
+ * engines within 2 % for every dispatcher, and DeepSeek-V3's flex with
+ * node-limited routing sends less across nodes than its all-to-all. */
+Test(moe_dispatch, model_zoo_examples_agree_in_both_engines) {
+  const char *ex[] = {"deepseek-v3-modelzoo-h100.json", "qwen3-235b-modelzoo-h100.json",
+                      "mixtral-8x22b-modelzoo-h100.json"};
+  const char *disp[] = {"plan.moe_dispatcher=\"alltoall\"", "plan.moe_dispatcher=\"allgather\"",
+                        "plan.moe_dispatcher=\"flex\""};
+  for (int i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", SC_SOURCE_DIR, ex[i]);
+    double ep[3];
+    for (int d = 0; d < 3; d++) {
+      sc_scenario s;
+      sc_error err = {0};
+      cr_assert_eq(sc_scenario_load_file(&s, path, &disp[d], 1, &err), SC_OK, "%s", err.msg);
+      sc_result a = predict(&s, 0), b = predict(&s, 1);
+      cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "%s %s: closed %g, event %g", ex[i],
+                disp[d], a.step_s, b.step_s);
+      ep[d] = a.time.ep_comm;
+    }
+    if (i == 0) cr_assert(ep[2] < 0.6 * ep[0], "DeepSeek-V3 flex %g vs all-to-all %g", ep[2], ep[0]);
+    if (i == 2) cr_assert(ep[2] <= ep[0] * (1 + 1e-9), "Mixtral 8x22B: one node, no network leg");
+  }
+}

@@ -412,7 +412,7 @@ static const char *const scn_aliases[][2] = {
     {"deepep", "flex"}, {"hybridep", "flex"}, {"all_to_all", "alltoall"},
     {"all_gather", "allgather"}, {"moe_router_num_groups", "moe_router_groups"},
     {"moe_flex_dispatcher_num_sms", "moe_flex_sms"}, {"moe_deepep_num_sms", "moe_flex_sms"},
-    {"moe_hybridep_num_sms", "moe_flex_sms"},
+    {"moe_hybridep_num_sms", "moe_flex_sms"}, {"moe_router_topk_limited_devices", "moe_router_group_topk"},
     {"grad_reduce_in_fp32", "main_grads"}, {"num_layers_at_start_in_bf16", "bf16_first_layers"},
     {"num_layers_at_end_in_bf16", "bf16_last_layers"}, {"fp8_param_gather", "fp8_param"}, {"activation_checkpointing", "recompute"},
     {"num_layers_in_first_pipeline_stage", "pp_first_layers"},

@@ -69,3 +69,25 @@ int rowm_moe(const char *notes, rowd_framework fw, sc_plan *p) {
   p->moe_dispatcher = SC_MOE_ALLGATHER; /* Megatron's moe_token_dispatcher_type */
   return 1;
 }
+
+/* A whole number in text, 0 when blank or not one. */
+static int cell_int(const char *text) {
+  char *end;
+  long v = strtol(text, &end, 10);
+  return end != text && *end == '\0' && v > 0 && v < 1 << 16 ? (int)v : 0;
+}
+
+int rowm_moe_columns(const char *notes, const char *dispatcher, const char *groups,
+                     const char *group_topk, rowd_framework fw, sc_plan *p) {
+  int dflt = rowm_moe(notes, fw, p);
+  static const char *const flex[] = {"flex", "deepep", "hybridep"};
+  static const char *const a2a[] = {"alltoall", "all-to-all", "all_to_all"};
+  static const char *const ag[] = {"allgather", "all-gather", "all_gather"};
+  size_t n = strlen(dispatcher);
+  if (near(dispatcher, n, flex, 3)) p->moe_dispatcher = SC_MOE_FLEX, dflt = 0;
+  else if (near(dispatcher, n, a2a, 3)) p->moe_dispatcher = SC_MOE_ALLTOALL, dflt = 0;
+  else if (near(dispatcher, n, ag, 3)) p->moe_dispatcher = SC_MOE_ALLGATHER, dflt = 0;
+  if (cell_int(groups)) p->moe_router_groups = cell_int(groups);
+  if (cell_int(group_topk)) p->moe_router_group_topk = cell_int(group_topk);
+  return dflt;
+}

@@ -21,4 +21,11 @@
  * framework's default (the row's "assumed" note says so). */
 int rowm_moe(const char *notes, rowd_framework fw, sc_plan *p);
 
+/* The row's own columns, which win over its notes: `dispatcher` (a
+ * dispatcher name as above, "" = blank), `groups` and `group_topk`
+ * (moe_router_num_groups / moe_router_group_topk, "" = blank). Returns
+ * 1 when the dispatcher was neither in a column nor in the notes. */
+int rowm_moe_columns(const char *notes, const char *dispatcher, const char *groups,
+                     const char *group_topk, rowd_framework fw, sc_plan *p);
+
 #endif

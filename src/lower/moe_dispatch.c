@@ -62,8 +62,9 @@ int moed_ranks_per_node(const sc_cluster *c, int ep, int stride) {
 }
 
 void moed_flex_fanout(const moed_in *in, double *inter, double *intra) {
-  int n = in->ep, per = in->per_node, nodes = n / per;
+  int n = in->ep, per = in->per_node;
   assert(n >= 1 && per >= 1 && n % per == 0);
+  int nodes = n / per;
   *inter = nodes > 1 ? moed_distinct(in->experts, nodes, in->groups, in->group_topk, in->topk) *
                            (nodes - 1) / nodes
                      : 0;

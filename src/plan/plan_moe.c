@@ -74,9 +74,9 @@ static int routing_groups(const sc_scenario *s, sc_error *err) {
                         "valid: 1..%d",
                         M, G, G);
   int ep = p->ep > 0 ? p->ep : 1, nodes = ep > 1 ? ep_nodes(s) : 1;
-  char valid[256];
   if (m->experts % G || !moed_aligned(m->experts, ep, G) ||
       !moed_aligned(m->experts, nodes, G)) {
+    char valid[256];
     aligned_groups(m->experts, ep, nodes, valid, sizeof valid);
     return sc_error_set(err, SC_EINPUT,
                         "plan.moe_router_groups: %d must divide model.experts %d into groups "

@@ -343,21 +343,3 @@ Test(moe_dispatch, model_zoo_examples_agree_in_both_engines) {
     if (i == 2) cr_assert(ep[2] <= ep[0] * (1 + 1e-9), "Mixtral 8x22B: one node, no network leg");
   }
 }
-
-Test(moe_dispatch, ranks_per_node_as_the_engines_lay_groups_out) {
-  /* the lowering's fan-out and the engines' groups must see the same
-   * nodes: moed_ranks_per_node against grp_make */
-  sc_cluster c;
-  memset(&c, 0, sizeof c);
-  const int domains[] = {4, 8, 72}, eps[] = {2, 6, 8, 12, 16, 22, 64}, strides[] = {1, 2, 4};
-  for (int d = 0; d < 3; d++)
-    for (int i = 0; i < 7; i++)
-      for (int k = 0; k < 3; k++) {
-        c.gpus_per_node = domains[d] == 72 ? 4 : domains[d];
-        c.nvlink_domain = domains[d];
-        xg_group ep = {XG_GROUP_EP, eps[i], strides[k]};
-        grp g = grp_make(&c, &ep);
-        cr_assert_eq(moed_ranks_per_node(&c, eps[i], strides[k]), g.g.ranks_per_node,
-                     "domain %d ep %d stride %d", domains[d], eps[i], strides[k]);
-      }
-}

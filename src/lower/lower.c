@@ -248,7 +248,8 @@ static int experts(lctx *c, int t, int expert) {
   const sc_plan *p = &c->s->plan;
   const wg_op *r = block_route(c, c->g->tensors[t].block);
   int topk = r && r->topk > 0 ? (int)r->topk : 1, n_exp = r ? (int)r->experts : 0;
-  int per = moed_ranks_per_node(&c->s->cluster, c->st.ep, c->st.etp);
+  /* the nodes the expert group spans, as the engines lay it out */
+  int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
   moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, s->lay) / topk, topk, n_exp, c->st.ep, per,
                 p->moe_router_groups, p->moe_router_group_topk, moe_cf(c), !expert};
   /* plan.c checks the routing groups against the model's experts; a

@@ -7,6 +7,8 @@
 #include <assert.h>
 #include <math.h>
 
+#include "engine/groups.h"
+
 /* log C(n, r); -inf when r is out of 0..n. */
 static double lchoose(double n, double r) {
   if (r < 0 || r > n) return -INFINITY;
@@ -52,13 +54,8 @@ double moed_distinct(int experts, int units, int groups, int group_topk, int top
   return units * (1 - missed);
 }
 
-int moed_ranks_per_node(const sc_cluster *c, int ep, int stride) {
-  int domain = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
-  int per = stride > 0 ? domain / stride : domain;
-  if (per < 1) per = 1;
-  if (per > ep) per = ep;
-  while (per > 1 && ep % per) per--;
-  return per;
+int moed_per_node(const sc_cluster *c, int ep, int stride) {
+  return grp_per_domain(c, ep, stride > 0 ? stride : 1);
 }
 
 void moed_flex_fanout(const moed_in *in, double *inter, double *intra) {

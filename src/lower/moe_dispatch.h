@@ -42,17 +42,18 @@ double moed_distinct(int experts, int units, int groups, int group_topk, int top
  * size divides the other), which moed_distinct needs. */
 int moed_aligned(int experts, int units, int groups);
 
-/* Expert-parallel ranks in one NVLink domain for a group of `ep` ranks at
- * `stride` (as src/engine/groups.c lays a group out: members per domain
- * divide the group). */
-int moed_ranks_per_node(const sc_cluster *c, int ep, int stride);
+/* Expert-parallel ranks in one NVLink domain for a group of `ep` ranks
+ * `stride` apart: the engines' layout (grp_per_domain, src/engine/groups.c),
+ * which decides the nodes the fan-out counts. */
+int moed_per_node(const sc_cluster *c, int ep, int stride);
 
 /* One dispatch or combine of a layer, per GPU and micro-batch. */
 typedef struct moed_in {
   sc_moe_dispatcher disp;
   double tok_bytes;   /* the rank's tokens, each once: T x hidden x bytes */
   int topk, experts;  /* of the model */
-  int ep, per_node;   /* expert-parallel ranks, of them in one NVLink domain */
+  int ep, per_node;   /* expert-parallel ranks, of them in one NVLink domain
+                         (moed_per_node) */
   int groups, group_topk; /* group-limited routing, 0 = none */
   double cf;          /* busiest rank's tokens over the mean (capacity or
                          imbalance: lower.c moe_cf) */

@@ -36,7 +36,7 @@ void plan_moe_default(sc_plan *p) {
 static int ep_nodes(const sc_scenario *s) {
   const sc_plan *p = &s->plan;
   int etp = p->etp > 0 ? p->etp : p->tp;
-  return p->ep / moed_ranks_per_node(&s->cluster, p->ep, etp);
+  return p->ep / moed_per_node(&s->cluster, p->ep, etp);
 }
 
 /* Groups counts that split `experts` into groups nesting with both units

@@ -343,3 +343,15 @@ Test(moe_dispatch, model_zoo_examples_agree_in_both_engines) {
     if (i == 2) cr_assert(ep[2] <= ep[0] * (1 + 1e-9), "Mixtral 8x22B: one node, no network leg");
   }
 }
+
+#include "validate/rowtext.h"
+
+Test(moe_dispatch, rowtext_near_looks_both_ways_within_the_span) {
+  cr_assert(rowtext_near("flex dispatcher", "dispatcher", "flex", 24));
+  cr_assert(rowtext_near("Dispatcher type: FLEX", "dispatcher", "flex", 24));
+  /* 30 characters away: too far */
+  cr_assert(!rowtext_near("flex ------------------------------ dispatcher", "dispatcher", "flex", 24));
+  cr_assert(!rowtext_near("dispatcher ------------------------------ flex", "dispatcher", "flex", 24));
+  cr_assert(!rowtext_near(NULL, "dispatcher", "flex", 24));
+  cr_assert(!rowtext_near("flex", "dispatcher", "flex", 24));
+}

@@ -318,6 +318,16 @@ typedef enum sc_fsdp_impl {
                           layer into its weights, one layer ahead */
 } sc_fsdp_impl;
 
+/* How MoE tokens reach their experts and come back (Megatron-Core's
+ * moe_token_dispatcher_type; docs/model.md "MoE token dispatchers"). */
+typedef enum sc_moe_dispatcher {
+  SC_MOE_ALLTOALL = 0, /* all-to-all of each token's top-k copies */
+  SC_MOE_ALLGATHER,    /* all-gather of every rank's tokens over the expert
+                          group, reduce-scatter of the outputs */
+  SC_MOE_FLEX          /* DeepEP-style: a token crosses the network once per
+                          destination node, fanned out over NVLink there */
+} sc_moe_dispatcher;
+
 /* One override of the plan for some layers: the strategy tree of Proteus
  * (a default plan plus per-layer or per-block changes). An int field set
  * to SC_INHERIT keeps the plan's value. Overrides apply in order; a later
@@ -451,6 +461,11 @@ typedef struct sc_plan {
                                 0 = one GEMM per expert (SequentialMLP) */
   double moe_imbalance;      /* tokens of the busiest expert-parallel rank over
                                 the mean (>= 1; 1 = balanced) */
+  sc_moe_dispatcher moe_dispatcher; /* token dispatcher (src/lower/moe_dispatch.c) */
+  int moe_router_groups;     /* group-limited routing: experts in this many
+                                equal groups (0 = none) */
+  int moe_router_group_topk; /* groups each token may choose (0 = none) */
+  int moe_flex_sms;          /* SMs the flex dispatcher's kernels hold */
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

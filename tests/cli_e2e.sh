@@ -105,6 +105,24 @@ expect 2 "valid: 0, 1" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fs
 expect 0 "dp_comm_exposed" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=deepspeed --set plan.ds_max_reuse=0
 expect 2 "plan.moe_imbalance: 20 is more than the busiest of ep 8 ranks can hold" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=20
 expect 2 "plan.moe_imbalance" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=0.5
+# MoE token dispatchers and group-limited routing (src/plan/plan_moe.c)
+MX=examples/mixtral-8x7b-h100.json
+expect 2 'plan.moe_dispatcher: unknown value string "deepep"; did you mean "flex"? valid: alltoall, allgather, flex' -- predict $MX --set plan.moe_dispatcher=deepep
+expect 2 'plan.moe_token_dispatcher_type: unknown key; did you mean "moe_dispatcher"?' -- predict $MX --set plan.moe_token_dispatcher_type=flex
+expect 2 'plan.moe_router_num_groups: unknown key; did you mean "moe_router_groups"?' -- predict $MX --set plan.moe_router_num_groups=2
+expect 2 'plan.moe_router_group_topk: 3 is more than plan.moe_router_groups 2; valid: 1..2' -- predict $MX --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=3
+expect 2 'plan.moe_router_groups: 3 must divide model.experts 8' -- predict $MX --set plan.moe_router_groups=3 --set plan.moe_router_group_topk=1
+expect 2 'valid: 1, 2, 4, 8' -- predict $MX --set plan.moe_router_groups=3 --set plan.moe_router_group_topk=1
+expect 2 'group-limited routing needs both >= 1' -- predict $MX --set plan.moe_router_groups=2
+expect 2 '"flex" moves tokens between expert-parallel ranks and needs plan.ep > 1 (ep is 1); valid: "alltoall" or "allgather"' -- predict $MX --set plan.moe_dispatcher=flex --set plan.ep=1
+expect 2 'does not support moe_pad_expert_input_to_capacity' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_capacity=1.25
+expect 0 'dispatch  flex (DeepEP), 20 SMs, routing limited to 1 of 2 expert groups' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=1
+# a row that names no dispatcher runs Megatron's default, and says so
+{ head -1 "$ROOT/data/validation/training/dgxc_benchmarking.csv"
+  echo 'moe-1,test,Mixtral-8x7B,32,4096,32,8,14336,32000,4096,8,2,256,1,2,4,8,1,8,1,1,1,selective,bf16,h100-sxm5-80gb,64,8,8,450,400,4.0,test,Megatron-Core'
+  echo 'moe-2,test,Mixtral-8x7B,32,4096,32,8,14336,32000,4096,8,2,256,1,2,4,8,1,8,1,1,1,selective,bf16,h100-sxm5-80gb,64,8,8,450,400,4.0,test,Megatron-Core; --moe-token-dispatcher-type alltoall'
+} > "$TMP/moe_rows.csv"
+expect 0 "MoE dispatcher allgather (Megatron's default; the notes name none)" -- validate "$TMP/moe_rows.csv"
 # pipeline stage layouts (Megatron-Core's rules)
 expect 2 "plan.pp: 8 does not divide the 126 layers of the model" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8
 expect 0 "step time" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8 --set plan.pp_embedding_in_split=true --set plan.pp_loss_in_split=true

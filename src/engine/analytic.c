@@ -102,8 +102,14 @@ double eng_coll(const eng *e, int group, coll_op op, double bytes, grp_share *sh
   return coll(e, &e->grps[group], op, bytes, share);
 }
 
+double eng_coll_on(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share) {
+  return coll(e, g, op, bytes, share);
+}
+
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share) {
-  const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, 0};
+  /* ranks per node follows from ranks and stride except in the flex
+   * dispatcher's sub-groups (epflex.c): part of the key */
+  const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node};
   const double *v = recall(e, key);
   if (v) {
     if (share) share->sm = v[1], share->hbm = v[2];
@@ -151,6 +157,7 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
 }
 
 static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
+  if (t->flex) return eng_flex_cost(e, t, bwd, share);
   coll_op op = xg_comm_op(t, bwd);
   return coll(e, &e->grps[t->group], op, xg_comm_bytes(t, bwd), share);
 }

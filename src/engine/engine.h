@@ -179,6 +179,11 @@ int eng_timeline(eng *e, sc_span **spans, size_t *n, double *step_s, sc_error *e
  * job's memoised cost); *share (if not NULL) the SM and HBM shares it
  * takes from the compute beside it (grp_share). */
 double eng_coll(const eng *e, int group, coll_op op, double bytes, grp_share *share);
+/* The same on a group g that need not be one of the job's (memoised). */
+double eng_coll_on(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share);
+/* GPU-stream seconds of an MoE flex dispatch or combine (task t with
+ * t->flex, epflex.c), its shares in *share (may be NULL). */
+double eng_flex_cost(const eng *e, const xg_task *t, int bwd, grp_share *share);
 
 /* The part of a gradient reduction of `red` s that the closed form
  * exposes beside a last backward of `b` s (which loses `share` of the

@@ -98,6 +98,11 @@ typedef struct xg_task {
   coll_op coll;              /* COMM */
   int group;                 /* COMM: index into xg.groups */
   xg_overlap overlap;        /* COMM */
+  int flex;                  /* COMM: 1 = an MoE flex (DeepEP) dispatch or
+                                combine: `bytes` per GPU, flex_inter of them
+                                over the network, the rest over NVLink
+                                (src/lower/moe_dispatch.c) */
+  double flex_inter;         /* COMM with flex: 0..1 */
   int dep[2];                /* tasks of the segment this one waits for
                                 (data), XG_NO_DEP if none; stream order
                                 is implied by the position */

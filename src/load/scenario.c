@@ -303,6 +303,13 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "moe_grouped_gemm", moe_grouped_gemm),
     F_NUM(sc_plan, "moe_imbalance", moe_imbalance, 1, 0, 1024, 1,
           "tokens of the busiest expert-parallel rank over the mean, >= 1"),
+    /* MoE token dispatch (src/plan/plan_moe.c) */
+    F_ENUM(sc_plan, "moe_dispatcher", moe_dispatcher, plan_moe_dispatcher_names),
+    F_INT(sc_plan, "moe_router_groups", moe_router_groups, 0, PLAN_MAX_HEADS,
+          "groups of experts for group-limited routing (0 = none)"),
+    F_INT(sc_plan, "moe_router_group_topk", moe_router_group_topk, 0, PLAN_MAX_HEADS,
+          "groups a token may choose (0 = none)"),
+    F_INT(sc_plan, "moe_flex_sms", moe_flex_sms, 1, 1024, "SMs of the flex dispatcher, >= 1"),
 };
 static const scn_section scn_plan_sec = {"plan", scn_plan_fields, NFIELDS(scn_plan_fields)};
 
@@ -401,6 +408,11 @@ static const char *const scn_aliases[][2] = {
     {"recompute_granularity", "recompute"}, {"recompute_num_layers", "recompute_layers"},
     {"cpu_offloading_num_layers", "offload_layers"},
     {"overlap_moe_expert_parallel_comm", "overlap_ep"},
+    {"moe_token_dispatcher_type", "moe_dispatcher"}, {"token_dispatcher", "moe_dispatcher"},
+    {"deepep", "flex"}, {"hybridep", "flex"}, {"all_to_all", "alltoall"},
+    {"all_gather", "allgather"}, {"moe_router_num_groups", "moe_router_groups"},
+    {"moe_flex_dispatcher_num_sms", "moe_flex_sms"}, {"moe_deepep_num_sms", "moe_flex_sms"},
+    {"moe_hybridep_num_sms", "moe_flex_sms"}, {"moe_router_topk_limited_devices", "moe_router_group_topk"},
     {"grad_reduce_in_fp32", "main_grads"}, {"num_layers_at_start_in_bf16", "bf16_first_layers"},
     {"num_layers_at_end_in_bf16", "bf16_last_layers"}, {"fp8_param_gather", "fp8_param"}, {"activation_checkpointing", "recompute"},
     {"num_layers_in_first_pipeline_stage", "pp_first_layers"},

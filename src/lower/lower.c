@@ -37,6 +37,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/fp8cast.h"
+#include "lower/moe_dispatch.h"
 #include "plan/plan.h"
 #include "plan/strategy.h"
 
@@ -228,15 +229,43 @@ static double moe_cf(const lctx *c) {
   return p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance >= 1 ? p->moe_imbalance : 1.0;
 }
 
-/* Move tensor t to (expert = 1) or from the experts before op reads it. */
+/* The route op of block b (its top-k and experts), or NULL. */
+static const wg_op *block_route(const lctx *c, int b) {
+  const wg_block *bl = &c->g->blocks[b];
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    if (c->g->ops[i].kind == WG_ROUTE) return &c->g->ops[i];
+  return NULL;
+}
+
+/* Move tensor t (each token's top-k copies) to (expert = 1) or from the
+ * experts before op reads it: the collective of plan.moe_dispatcher
+ * (src/lower/moe_dispatch.c). */
 static int experts(lctx *c, int t, int expert) {
   tstate *s = &c->ts[t];
   if (s->expert == expert) return 0;
   s->expert = expert;
   if (c->st.ep <= 1) return 0;
-  int k = comm(c, COLL_ALL_TO_ALL, c->g_ep, bytes_gpu(c, t, s->lay) * moe_cf(c), "",
-               expert ? "ep_dispatch" : "ep_combine", s->task);
+  const sc_plan *p = &c->s->plan;
+  const wg_op *r = block_route(c, c->g->tensors[t].block);
+  int topk = r && r->topk > 0 ? (int)r->topk : 1, n_exp = r ? (int)r->experts : 0;
+  /* the nodes the expert group spans, as the engines lay it out */
+  int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
+  moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, s->lay) / topk, topk, n_exp, c->st.ep, per,
+                p->moe_router_groups, p->moe_router_group_topk, moe_cf(c), !expert};
+  /* plan.c checks the routing groups against the model's experts; a
+   * graph's own experts that do not fit them run without */
+  if (in.groups > 0 && (n_exp % in.groups || in.group_topk > in.groups ||
+                        topk > in.group_topk * (n_exp / in.groups) ||
+                        !moed_aligned(n_exp, c->st.ep, in.groups) ||
+                        !moed_aligned(n_exp, c->st.ep / per, in.groups)))
+    in.groups = in.group_topk = 0;
+  if (n_exp < in.ep || n_exp % in.ep) in.disp = SC_MOE_ALLTOALL;
+  moed_comm mc = moed_shape(&in);
+  int k = comm(c, mc.op, c->g_ep, mc.bytes, "", expert ? "ep_dispatch" : "ep_combine", s->task);
   if (k < 0) return -1;
+  xg_task *ct = &c->x->tasks[c->seg_first + k];
+  ct->flex = mc.flex;
+  ct->flex_inter = mc.inter_frac;
   s->task = k;
   return 0;
 }

@@ -70,4 +70,15 @@ void plan_fsdp_moe_default(sc_plan *p);
 extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
+/* plan_moe.c: the MoE token dispatcher, group-limited routing and the
+ * flex dispatcher's SMs: defaults into p, and their checks (SC_OK or
+ * SC_EINPUT naming the key and what would be valid). */
+void plan_moe_default(sc_plan *p);
+int plan_moe(const sc_scenario *s, sc_error *err);
+
+/* The name of each sc_moe_dispatcher, in enum order: the one table of
+ * them (the scenario key plan.moe_dispatcher, the checks' messages). */
+#define PLAN_MOE_DISPATCHERS (SC_MOE_FLEX + 1)
+extern const char *const plan_moe_dispatcher_names[PLAN_MOE_DISPATCHERS];
+
 #endif /* SC_PLAN_H */

@@ -42,6 +42,7 @@ void plan_fsdp_moe_default(sc_plan *p) {
   p->moe_grouped_gemm = 1;
   p->moe_imbalance = 1.0;    /* balanced: no measurement of a trained
                                 router's imbalance is in ../shared */
+  plan_moe_default(p);       /* dispatcher, routing groups (plan_moe.c) */
 }
 
 static int fsdp_keys(const sc_plan *p, sc_error *err) {
@@ -108,5 +109,6 @@ static int moe_keys(const sc_scenario *s, sc_error *err) {
 
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err) {
   int rc = fsdp_keys(&s->plan, err);
-  return rc ? rc : moe_keys(s, err);
+  if (!rc) rc = moe_keys(s, err);
+  return rc ? rc : plan_moe(s, err);
 }

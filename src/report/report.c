@@ -126,6 +126,17 @@ static const char *gpu_link_label(sc_gpu_link l, int key) {
 /* What the plan assumes of ZeRO-3 (the FSDP implementation and its
  * schedule) and of MoE (grouped GEMM, imbalance, capacity), for plans
  * where it matters. */
+/* The MoE dispatcher line of the plan table (docs/output.md). */
+static void moe_dispatch_line(FILE *out, const sc_plan *p) {
+  static const char *const name[] = {"all-to-all", "all-gather / reduce-scatter", "flex (DeepEP)"};
+  fprintf(out, "  dispatch  %s", name[p->moe_dispatcher <= SC_MOE_FLEX ? p->moe_dispatcher : 0]);
+  if (p->moe_dispatcher == SC_MOE_FLEX) fprintf(out, ", %d SMs", p->moe_flex_sms);
+  if (p->moe_router_groups > 0)
+    fprintf(out, ", routing limited to %d of %d expert groups", p->moe_router_group_topk,
+            p->moe_router_groups);
+  fputc('\n', out);
+}
+
 static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   const sc_plan *p = &s->plan;
   if (p->zero >= 3 && (unsigned)p->fsdp_impl < PLAN_FSDP_IMPLS) {
@@ -145,6 +156,7 @@ static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
     fprintf(out, "  moe       grouped GEMM %s, busiest rank %.2fx the mean tokens, %s\n",
             p->moe_grouped_gemm ? "on" : "off", p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance,
             cap);
+    moe_dispatch_line(out, p);
   }
 }
 

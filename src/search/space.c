@@ -277,6 +277,8 @@ void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
   if (out->overlap_ep && (pt->ep <= 1 || pt->recompute == SC_RECOMP_FULL ||
                           (pt->pp > 1 && pt->vpp < 2)))
     out->overlap_ep = 0;
+  /* the flex dispatcher only between expert-parallel ranks */
+  if (out->moe_dispatcher == SC_MOE_FLEX && pt->ep <= 1) out->moe_dispatcher = SC_MOE_ALLTOALL;
   /* the stage layout is the space's */
   out->pp_first_layers = pt->first;
   out->pp_last_layers = pt->last;

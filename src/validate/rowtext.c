@@ -23,3 +23,14 @@ double rowtext_after(const char *text, const char *key, double dflt) {
   double v = strtod(p, &end);
   return end == p ? dflt : v;
 }
+
+int rowtext_near(const char *text, const char *anchor, const char *word, size_t span) {
+  size_t na = strlen(anchor), nw = strlen(word);
+  for (const char *a = text; a && *a; a++) {
+    if (strncasecmp(a, anchor, na)) continue;
+    const char *from = (size_t)(a - text) > span ? a - span : text;
+    for (const char *w = from; *w && w <= a + na + span; w++)
+      if (!strncasecmp(w, word, nw)) return 1;
+  }
+  return 0;
+}

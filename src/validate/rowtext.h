@@ -6,6 +6,8 @@
 #ifndef SC_VALIDATE_ROWTEXT_H
 #define SC_VALIDATE_ROWTEXT_H
 
+#include <stddef.h>
+
 /* 1 when word occurs in text, ignoring ASCII case; 0 otherwise (also when
  * text is NULL). */
 int rowtext_has(const char *text, const char *word);
@@ -15,5 +17,11 @@ int rowtext_has(const char *text, const char *word);
  * "nGpus " in an nccl-tests header; key "" reads a leading number); dflt
  * when text is NULL, key does not occur, or no number follows. */
 double rowtext_after(const char *text, const char *key, double dflt);
+
+/* 1 when word occurs, ignoring ASCII case, within `span` characters
+ * before or after an occurrence of anchor (also ignoring case) in text
+ * ("flex" near "dispatcher" in "flex dispatcher" and "dispatcher type:
+ * flex"); 0 otherwise (also when text is NULL). */
+int rowtext_near(const char *text, const char *anchor, const char *word, size_t span);
 
 #endif /* SC_VALIDATE_ROWTEXT_H */

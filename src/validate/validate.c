@@ -41,6 +41,7 @@
 #include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowmoe.h"
 #include "validate/validate.h"
 
 /* Column lookup and typed parsing of the current record. */
@@ -148,6 +149,12 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_fsdp(notes, fw, p);
   if (rowd_pipeline_layout(fw, m->layers, p))
     snprintf(assumed, an, "embedding and loss counted as layers in the pipeline split");
+  if (rowm_moe_columns(notes, cell(c, "moe_dispatcher"), cell(c, "moe_router_num_groups"),
+                       cell(c, "moe_router_group_topk"), fw, p) &&
+      m->experts > 1 && p->ep > 1) /* validate/rowmoe.c */
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%sMoE dispatcher allgather (Megatron's default; the notes name none)",
+             *assumed ? "; " : "");
   p->fused_kernels = 1;
   p->distributed_optimizer = 0;
 

@@ -1,0 +1,130 @@
+/*
+ * plan_moe.c -- the plan keys of MoE token dispatch: the dispatcher, the
+ * group-limited routing and the flex dispatcher's SMs; their defaults
+ * (each sourced) and their checks (module prefix: plan_).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower/moe_dispatch.h"
+#include "plan/plan.h"
+
+/* DeepEP's SMs: Megatron-Core's moe_flex_dispatcher_num_sms defaults to
+ * None ("each backend uses its own default"); the deprecated
+ * moe_deepep_num_sms it replaced documents DeepEP's as "historical
+ * default 20" (megatron/core/transformer/transformer_config.py,
+ * ../shared/reference/megatron-lm) */
+#define FLEX_SMS_DEFAULT 20
+
+const char *const plan_moe_dispatcher_names[PLAN_MOE_DISPATCHERS] = {"alltoall", "allgather",
+                                                                    "flex"};
+
+void plan_moe_default(sc_plan *p) {
+  /* A scenario that names no dispatcher runs the all-to-all: what the
+   * Megatron-MoE model zoo runs for most of its models (runtime.conf:
+   * Mixtral, DeepSeek-V2, Qwen3-30B; flex for DeepSeek-V3 and
+   * Qwen3-235B), while Megatron-Core's own default is "allgather"
+   * (transformer_config.py moe_token_dispatcher_type): a measurement
+   * row that names none gets the framework's default (validate) */
+  p->moe_dispatcher = SC_MOE_ALLTOALL;
+  p->moe_router_groups = 0; /* transformer_config.py: None, no group limit */
+  p->moe_router_group_topk = 0;
+  p->moe_flex_sms = FLEX_SMS_DEFAULT;
+}
+
+/* The nodes an expert group of the plan spans (NVLink domains). */
+static int ep_nodes(const sc_scenario *s) {
+  const sc_plan *p = &s->plan;
+  int etp = p->etp > 0 ? p->etp : p->tp;
+  return p->ep / moed_per_node(&s->cluster, p->ep, etp);
+}
+
+/* Groups counts that split `experts` into groups nesting with both units
+ * (ep ranks and their nodes), into buf. */
+static void aligned_groups(int experts, int ep, int nodes, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int g = 1; g <= experts && len + 12 < cap; g++)
+    if (experts % g == 0 && moed_aligned(experts, ep, g) && moed_aligned(experts, nodes, g))
+      len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? ", " : "", g);
+}
+
+static int routing_groups(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  int G = p->moe_router_groups, M = p->moe_router_group_topk;
+  if (G == 0 && M == 0) return SC_OK;
+  if (G < 1 || M < 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups %d and plan.moe_router_group_topk %d: "
+                        "group-limited routing needs both >= 1 (Megatron "
+                        "moe_router_num_groups / moe_router_group_topk); valid: both 0 (no "
+                        "limit), or e.g. groups = the nodes of the expert group and a topk "
+                        "below it",
+                        G, M);
+  if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK; /* lower.c checks a graph's */
+  const sc_transformer *m = &s->model.tf;
+  if (m->experts <= 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups: %d needs an MoE model (model.experts > 1); "
+                        "valid: 0",
+                        G);
+  if (M > G)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_group_topk: %d is more than plan.moe_router_groups %d; "
+                        "valid: 1..%d",
+                        M, G, G);
+  int ep = p->ep > 0 ? p->ep : 1, nodes = ep > 1 ? ep_nodes(s) : 1;
+  if (m->experts % G || !moed_aligned(m->experts, ep, G) ||
+      !moed_aligned(m->experts, nodes, G)) {
+    char valid[256];
+    aligned_groups(m->experts, ep, nodes, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups: %d must divide model.experts %d into groups "
+                        "that hold whole expert-parallel ranks and nodes or lie inside one "
+                        "(ep %d over %d node(s)); valid: %s",
+                        G, m->experts, ep, nodes, valid);
+  }
+  int topk = m->topk > 0 ? m->topk : 1, pool = M * (m->experts / G);
+  if (topk > pool)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_group_topk: %d groups of %d experts hold fewer than "
+                        "model.topk %d; valid: %d..%d",
+                        M, m->experts / G, topk, (topk + m->experts / G - 1) / (m->experts / G),
+                        G);
+  return SC_OK;
+}
+
+static int dispatcher(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  if ((unsigned)p->moe_dispatcher >= PLAN_MOE_DISPATCHERS) {
+    char valid[64] = "";
+    for (int i = 0; i < PLAN_MOE_DISPATCHERS; i++)
+      snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s\"%s\"", i ? ", " : "",
+               plan_moe_dispatcher_names[i]);
+    return sc_error_set(err, SC_EINPUT, "plan.moe_dispatcher: %d; valid: %s",
+                        (int)p->moe_dispatcher, valid);
+  }
+  if (p->moe_dispatcher != SC_MOE_FLEX) return SC_OK; /* moe_flex_sms unread */
+  int sms = s->cluster.gpu.sm_count;
+  if (p->moe_flex_sms < 1 || (sms > 0 && p->moe_flex_sms > sms))
+    return sc_error_set(err, SC_EINPUT, "plan.moe_flex_sms: %d; valid: 1..%d (the GPU's SMs)",
+                        p->moe_flex_sms, sms > 0 ? sms : 1024);
+  if (p->ep <= 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_dispatcher: \"flex\" moves tokens between expert-parallel "
+                        "ranks and needs plan.ep > 1 (ep is %d); valid: \"alltoall\" or "
+                        "\"allgather\", or plan.ep > 1",
+                        p->ep);
+  if (p->moe_capacity > 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_dispatcher: \"flex\" (DeepEP) does not pad experts to "
+                        "capacity (Megatron: \"Flex token dispatcher with deepep backend does "
+                        "not support moe_pad_expert_input_to_capacity\"); valid: "
+                        "plan.moe_capacity 0, or \"alltoall\"");
+  return SC_OK;
+}
+
+int plan_moe(const sc_scenario *s, sc_error *err) {
+  int rc = dispatcher(s, err);
+  return rc ? rc : routing_groups(s, err);
+}

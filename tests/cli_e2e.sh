@@ -123,6 +123,8 @@ expect 0 'dispatch  flex (DeepEP), 20 SMs, routing limited to 1 of 2 expert grou
   echo 'moe-2,test,Mixtral-8x7B,32,4096,32,8,14336,32000,4096,8,2,256,1,2,4,8,1,8,1,1,1,selective,bf16,h100-sxm5-80gb,64,8,8,450,400,4.0,test,Megatron-Core; --moe-token-dispatcher-type alltoall'
 } > "$TMP/moe_rows.csv"
 expect 0 "MoE dispatcher allgather (Megatron's default; the notes name none)" -- validate "$TMP/moe_rows.csv"
+sed 's/,Megatron-Core$/,NeMo 2.0 recipe/' "$TMP/moe_rows.csv" > "$TMP/moe_rows_nemo.csv"
+expect 0 "MoE dispatcher alltoall (NeMo's MoE configs' default; the notes name none)" -- validate "$TMP/moe_rows_nemo.csv"
 # pipeline stage layouts (Megatron-Core's rules)
 expect 2 "plan.pp: 8 does not divide the 126 layers of the model" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8
 expect 0 "step time" -- predict -m llama3.1-405b -g h100-sxm5-80gb -n 1024 --tp 8 --pp 8 --cp 2 --gb 512 --set plan.vpp=8 --set plan.pp_embedding_in_split=true --set plan.pp_loss_in_split=true

@@ -56,6 +56,14 @@ int rowm_moe(const char *notes, rowd_framework fw, sc_plan *p) {
     return 0;
   }
   if (fw == ROWD_FW_MAXTEXT) return 0; /* not Megatron: the scenario default */
+  if (rowtext_has(notes, "nemo")) {
+    /* NeMo's MoE model configs (MixtralConfig, DeepSeekConfig,
+     * Qwen3MoEConfig in nemo/collections/llm/gpt/model/) set
+     * moe_token_dispatcher_type = "alltoall" over Megatron-Core's
+     * default; NeMo's source is not in ../shared (docs/accuracy.md). */
+    p->moe_dispatcher = SC_MOE_ALLTOALL;
+    return 1;
+  }
   p->moe_dispatcher = SC_MOE_ALLGATHER; /* Megatron's moe_token_dispatcher_type */
   return 1;
 }

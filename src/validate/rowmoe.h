@@ -15,8 +15,9 @@
  * allgather / all-gather, flex) or DeepEP / HybridEP anywhere (flex);
  * "num_groups N" and "group_topk N" (Megatron's moe_router_num_groups /
  * moe_router_group_topk, dashes or underscores). A row that names no
- * dispatcher runs its framework's: Megatron-LM and Megatron-Core's
- * argparse default "allgather" (transformer_config.py); other frameworks
+ * dispatcher runs its framework's: NeMo's MoE model configs set
+ * "alltoall"; otherwise Megatron-LM and Megatron-Core's argparse default
+ * "allgather" (transformer_config.py); other frameworks
  * keep the scenario default. Returns 1 when the dispatcher was the
  * framework's default (the row's "assumed" note says so). */
 int rowm_moe(const char *notes, rowd_framework fw, sc_plan *p);

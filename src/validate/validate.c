@@ -153,8 +153,9 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
                        cell(c, "moe_router_group_topk"), fw, p) &&
       m->experts > 1 && p->ep > 1) /* validate/rowmoe.c */
     snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%sMoE dispatcher allgather (Megatron's default; the notes name none)",
-             *assumed ? "; " : "");
+             "%sMoE dispatcher %s (%s default; the notes name none)", *assumed ? "; " : "",
+             p->moe_dispatcher == SC_MOE_ALLTOALL ? "alltoall" : "allgather",
+             p->moe_dispatcher == SC_MOE_ALLTOALL ? "NeMo's MoE configs'" : "Megatron's");
   p->fused_kernels = 1;
   p->distributed_optimizer = 0;
 

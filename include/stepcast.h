@@ -78,8 +78,6 @@ double sc_dtype_bytes(sc_dtype d);
 
 /* ------------------------------------------------------------------ GPU */
 
-/* One GPU type. Each preset names the source of each constant in
- * src/hw/gpu_presets.c. */
 /* What joins a GPU to the other GPUs of its server: the link nvlink_bw
  * describes (a preset without NVLink gives its PCIe slot's rate). */
 typedef enum sc_gpu_link {
@@ -88,6 +86,8 @@ typedef enum sc_gpu_link {
   SC_LINK_INFINITY_FABRIC /* AMD Infinity Fabric (xGMI) */
 } sc_gpu_link;
 
+/* One GPU type. Each preset names the source of each constant in
+ * src/hw/gpu_presets.c. */
 typedef struct sc_gpu {
   char name[32];                        /* preset id, e.g. "a100-sxm4-80gb" */
   int arch;                             /* SM version: 70, 80, 90, 100; 0 = not NVIDIA */
@@ -102,8 +102,9 @@ typedef struct sc_gpu {
   double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
-  sc_gpu_link link;                     /* what nvlink_bw is (presets; a GPU
-                                           given in a scenario: NVLink) */
+  sc_gpu_link link;                     /* what nvlink_bw is: the preset's;
+                                           a scenario's cluster.gpu.link, else
+                                           the GPU it changes (0: NVLink) */
   double host_bw;                       /* host link (PCIe or NVLink-C2C) per
                                            direction, achievable bytes/s
                                            (0 = by generation, cost/compute.c) */

@@ -391,3 +391,35 @@ Test(format, plan_enum_names_load_and_report_alike) {
   cr_expect(strstr(text, "\"attention\": \"flash3\""), "%s", text);
   free(text);
 }
+
+/* cluster.gpu.link: a GPU object keeps its base GPU's link unless it says
+ * which; predict's header names the link it gives. */
+Test(format, gpu_link_from_the_preset_or_the_key) {
+  sc_scenario s = load_ok("{\"cluster\": {\"gpu\": {\"preset\": \"a40-pcie-48gb\"}}}", NULL, 0);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_PCIE);
+  /* its NVLink bridge (112.5 GB/s per direction, A40 datasheet) */
+  s = load_ok("{\"cluster\": {\"gpu\": {\"preset\": \"a40-pcie-48gb\", \"nvlink_GBps\": 56.25, "
+              "\"link\": \"nvlink\"}}}",
+              NULL, 0);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_NVLINK);
+  s = load_ok("{\"cluster\": {\"preset\": \"dgx-h100\", \"nodes\": 16, \"gpu\": {\"hbm_GB\": 96}}}", NULL, 0);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_NVLINK, "a variant keeps its GPU's link");
+  const char *ov[] = {"cluster.gpu.link=infinity_fabric"};
+  s = load_ok("{}", ov, 1);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_INFINITY_FABRIC);
+  ERR("{\"cluster\": {\"gpu\": {\"link\": \"pci\"}}}", "cluster.gpu.link", "nvlink", "pcie",
+      "infinity_fabric");
+  s = load_ok("{\"cluster\": {\"gpus\": 8, \"gpu\": {\"preset\": \"a40-pcie-48gb\", \"link\": \"pcie\"}}, "
+              "\"model\": \"gpt3-1.3b\", \"plan\": {\"tp\": 1, \"pp\": 1, \"global_batch\": 8}}",
+              NULL, 0);
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  sc_report_prediction(f, SC_FORMAT_TABLE, &s, &r, 0);
+  fclose(f);
+  cr_expect(strstr(text, "per node, PCIe 32 GB/s"), "%s", text);
+  free(text);
+}

@@ -644,7 +644,9 @@ typedef struct sc_dp_result {
  * message naming the dp.* key; SC_ENOMEM. */
 int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err);
 /* Every scheme that applies to s, fastest first (stable), at most max;
- * returns how many (or -code on error). */
+ * returns how many (or -code on error). A scheme whose prediction is an
+ * input error is left out; when every one is, that error (the first
+ * scheme's) is returned. */
 int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *err);
 /* The scenario JSON `stepcast dp` starts from without a file (a static
  * string): ResNet-50 v1.5 on 16 V100 in two servers over 25 GbE, 64

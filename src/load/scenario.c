@@ -35,6 +35,7 @@
 #include "core/mem.h"
 #include "core/utf8.h"
 #include "hw/cluster_presets.h"
+#include "hw/gpu_link.h"
 #include "load/graph_json.h"
 #include "load/jparse.h"
 #include "load/scenario.h"
@@ -141,6 +142,7 @@ static const scn_field scn_gpu_fields[] = {
     F_NUM(sc_gpu, "gemm_eff_fp8", gemm_eff_fp8, 0, 0, 1, 1, "a fraction in [0, 1] (0 = gemm_eff)"),
     F_NUM(sc_gpu, "attn_eff", attn_eff, 0, 1, 1, 1, "a fraction in (0, 1]"),
     F_NUM(sc_gpu, "nvlink_GBps", nvlink_bw, 0, 0, 1e6, 1e9, "GB/s per direction >= 0"),
+    F_ENUM(sc_gpu, "link", link, gpu_link_keys),
     F_NUM(sc_gpu, "host_GBps", host_bw, 0, 0, 1e5, 1e9,
           "GB/s per direction >= 0 (0 = by generation)"),
     F_NUM(sc_gpu, "launch_us", launch_s, 0, 0, 1e6, 1e-6, "microseconds >= 0 (0 = default)"),

@@ -139,11 +139,11 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
   }
 }
 
-/* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved"};
 const char *const plan_recomp_names[PLAN_RECOMPS] = {"none", "selective", "full"};
 const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 
+/* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
   if (v >= lo && v <= hi) return SC_OK;
   return sc_error_set(err, SC_EINPUT, "%s: %lld is out of range (valid: %lld..%lld)",

@@ -57,17 +57,18 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap);
  * SC_EINPUT naming the plan key and what would be valid. */
 int plan_stage_layers(const sc_plan *p, int layers, int vpp, int *out, sc_error *err);
 
+/* The name of each sc_fsdp_impl, in enum order: the one table of them
+ * (the scenario key plan.fsdp_impl, the report, the checks' messages).
+ * plan_fsdp.c. */
+#define PLAN_FSDP_IMPLS (SC_FSDP_XLA + 1)
+extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
+
 /* plan_fsdp.c: the FSDP / ZeRO-3 implementation keys and the MoE run
  * keys (grouped GEMM, imbalance). plan_fsdp_moe_default sets the
  * frameworks' defaults into p; plan_fsdp_moe checks the keys against each
  * other and the plan: SC_OK or SC_EINPUT naming the key and what would be
  * valid. */
 void plan_fsdp_moe_default(sc_plan *p);
-
-/* The name of each sc_fsdp_impl, in enum order: the one table of them
- * (the scenario key plan.fsdp_impl, the report, the checks' messages). */
-#define PLAN_FSDP_IMPLS (SC_FSDP_XLA + 1)
-extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
 /* plan_moe.c: the MoE token dispatcher, group-limited routing and the

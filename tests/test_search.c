@@ -229,6 +229,37 @@ Test(search, every_plan_listed_is_a_valid_plan) {
   }
 }
 
+/* An MoE scenario with uneven pipeline stages and the flex dispatcher (the
+ * model zoo's DeepSeek-V3): the search starts from it (the neutral plan's
+ * pp 1 cannot hold its stage split), and every plan it lists passes the
+ * plan checks: flex only where ep > 1 (Megatron's DeepEP moves tokens
+ * between expert ranks), the all-to-all where the candidate has ep 1. */
+Test(search, an_moe_scenario_with_uneven_stages_and_flex_lists_valid_plans) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *path = SC_SOURCE_DIR "/examples/deepseek-v3-modelzoo-h100.json";
+  cr_assert_eq(sc_scenario_load_file(&s, path, NULL, 0, &err), SC_OK, "%s", err.msg);
+  cr_assert(s.plan.pp_first_layers > 0 && s.plan.moe_dispatcher == SC_MOE_FLEX);
+  sc_candidate best[100];
+  int n = 0, ep1 = 0;
+  sc_search_stats st;
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.require_fit = 0;
+  cr_assert_eq(sc_search(&s, &o, best, 100, &n, &st, &err), SC_OK, "%s", err.msg);
+  cr_assert(n > 0);
+  for (int i = 0; i < n; i++) {
+    sc_scenario t = s;
+    t.plan = best[i].plan;
+    cr_assert_eq(sc_scenario_resolve(&t, &err), SC_OK, "plan %d: %s", i, err.msg);
+    int ep = t.plan.ep;
+    cr_assert_eq(t.plan.moe_dispatcher, ep > 1 ? SC_MOE_FLEX : SC_MOE_ALLTOALL, "plan %d ep %d",
+                 i, ep);
+    ep1 += ep == 1;
+  }
+  cr_assert(ep1 > 0 && ep1 < n, "%d of %d plans with ep 1", ep1, n);
+}
+
 /* Megatron-LM rejects an interleaved schedule whose micro-batch count is
  * not a multiple of pp; so does the plan validation. */
 Test(search, interleaved_needs_a_multiple_of_pp_micro_batches) {

@@ -475,6 +475,8 @@ static int resolve_base(const sc_scenario *base, sc_scenario *b, sc_error *err) 
   neutral.micro_batch = 0;
   neutral.schedule = SC_SCHED_1F1B;
   neutral.n_overrides = 0; /* the search picks one strategy for every layer */
+  neutral.pp_first_layers = neutral.pp_last_layers = 0; /* uneven stages need pp > 1;
+                                                           space.c sets each candidate's */
   neutral.global_batch = base->cluster.gpus;
   b->plan = neutral;
   /* the flex dispatcher needs ep > 1: checked at the neutral plan's ep 1

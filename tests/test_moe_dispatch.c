@@ -261,6 +261,26 @@ Test(moe_dispatch, bad_input_names_what_is_valid) {
   bad(&s, "plan.moe_flex_sms");
 }
 
+/* Routing groups that straddle the expert ranks: Megatron takes any group
+ * count dividing the experts; only flex's model needs them nested. 24
+ * experts on ep 8 (3 a rank, 12 a node of 4 ranks), 6 groups of 4. */
+Test(moe_dispatch, straddling_groups_refused_only_for_flex) {
+  sc_scenario s = mixtral16(SC_MOE_ALLTOALL);
+  s.model.tf.experts = 24;
+  s.plan.moe_router_groups = 6;
+  s.plan.moe_router_group_topk = 1;
+  sc_result a = predict(&s, 0);
+  s.plan.moe_router_groups = s.plan.moe_router_group_topk = 0;
+  sc_result b = predict(&s, 0);
+  /* the all-to-all's bytes do not depend on the routing */
+  cr_assert_float_eq(a.step_s, b.step_s, 1e-12 * b.step_s, "%g vs %g", a.step_s, b.step_s);
+  s.plan.moe_router_groups = 6;
+  s.plan.moe_router_group_topk = 1;
+  s.plan.moe_dispatcher = SC_MOE_FLEX;
+  bad(&s, "straddle expert-parallel ranks or nodes (ep 8 over 2 node(s))");
+  bad(&s, "valid: 1, 2, 4, 8, 24, or \"alltoall\"");
+}
+
 /* ------------------------------------------------------- validation rows */
 
 #include "validate/rowmoe.h"

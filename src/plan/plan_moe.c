@@ -39,13 +39,14 @@ static int ep_nodes(const sc_scenario *s) {
   return p->ep / moed_per_node(&s->cluster, p->ep, etp);
 }
 
-/* Groups counts that split `experts` into groups nesting with both units
- * (ep ranks and their nodes), into buf. */
-static void aligned_groups(int experts, int ep, int nodes, char *buf, size_t cap) {
+/* Groups counts that split `experts` evenly, into buf; with nest, only
+ * those nesting with both units (ep ranks and their nodes). */
+static void aligned_groups(int experts, int ep, int nodes, int nest, char *buf, size_t cap) {
   size_t len = 0;
   buf[0] = '\0';
   for (int g = 1; g <= experts && len + 12 < cap; g++)
-    if (experts % g == 0 && moed_aligned(experts, ep, g) && moed_aligned(experts, nodes, g))
+    if (experts % g == 0 &&
+        (!nest || (moed_aligned(experts, ep, g) && moed_aligned(experts, nodes, g))))
       len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? ", " : "", g);
 }
 
@@ -74,14 +75,25 @@ static int routing_groups(const sc_scenario *s, sc_error *err) {
                         "valid: 1..%d",
                         M, G, G);
   int ep = p->ep > 0 ? p->ep : 1, nodes = ep > 1 ? ep_nodes(s) : 1;
-  if (m->experts % G || !moed_aligned(m->experts, ep, G) ||
-      !moed_aligned(m->experts, nodes, G)) {
-    char valid[256];
-    aligned_groups(m->experts, ep, nodes, valid, sizeof valid);
+  char valid[256];
+  if (m->experts % G) {
+    aligned_groups(m->experts, ep, nodes, 0, valid, sizeof valid);
     return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_groups: %d must divide model.experts %d into groups "
-                        "that hold whole expert-parallel ranks and nodes or lie inside one "
-                        "(ep %d over %d node(s)); valid: %s",
+                        "plan.moe_router_groups: %d must divide model.experts %d (Megatron "
+                        "splits the experts into equal groups); valid: %s",
+                        G, m->experts, valid);
+  }
+  /* only flex reads the groups (moed_distinct needs them nested with the
+   * ranks and nodes); the all-to-all and all-gather send the same bytes
+   * under any routing, so any group count Megatron takes is accepted */
+  if (p->moe_dispatcher == SC_MOE_FLEX &&
+      (!moed_aligned(m->experts, ep, G) || !moed_aligned(m->experts, nodes, G))) {
+    aligned_groups(m->experts, ep, nodes, 1, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups: %d splits model.experts %d into groups that "
+                        "straddle expert-parallel ranks or nodes (ep %d over %d node(s)); the "
+                        "flex dispatcher's model needs groups that hold whole ranks and nodes "
+                        "or lie inside one; valid: %s, or \"alltoall\"",
                         G, m->experts, ep, nodes, valid);
   }
   int topk = m->topk > 0 ? m->topk : 1, pool = M * (m->experts / G);

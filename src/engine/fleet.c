@@ -106,7 +106,7 @@ static int run_build(fleet_net *net, const sc_scenario *s, const xg_group *g, co
   if (k < 1 || (long)(n - 1) * stride >= span || (long)(stage + 1) * span > s->cluster.gpus)
     return SC_OK;
   r->node = mem_alloc(sizeof *r->node * (size_t)span);
-  if (!r->node || ncoll_schedule(&r->one, op, bytes, n, grp_per_domain(&s->cluster, n, stride)) ||
+  if (!r->node || ncoll_schedule(&r->one, op, bytes, n, xg_per_domain(&s->cluster, n, stride)) ||
       replicate(&r->one, n, k, &r->all))
     return sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
                         coll_op_name(op));

@@ -5,25 +5,12 @@
 
 #include "coll/collhbm.h"
 
-/* The GPUs of one NVLink domain on c. */
-static int domain_gpus(const sc_cluster *c) {
-  return c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
-}
-
-int grp_per_domain(const sc_cluster *c, int ranks, int stride) {
-  int per = domain_gpus(c) / stride;
-  if (per < 1) per = 1;
-  if (per > ranks) per = ranks;
-  while (per > 1 && ranks % per) per--; /* members per domain must divide ranks */
-  return per;
-}
-
 grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   grp r;
   coll_group *g = &r.g;
-  int n = xgg->ranks, stride = xgg->stride, domain = domain_gpus(c);
+  int n = xgg->ranks, stride = xgg->stride, domain = xg_domain_gpus(c);
   g->ranks = n;
-  g->ranks_per_node = grp_per_domain(c, n, stride);
+  g->ranks_per_node = xg_per_domain(c, n, stride);
   g->arch = c->gpu.arch;
   g->intra_bw = c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw;
   g->inter_bw = c->nic_bw;

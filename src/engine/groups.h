@@ -22,10 +22,6 @@ typedef struct grp {
 /* The group of g's ranks and stride on cluster c. */
 grp grp_make(const sc_cluster *c, const xg_group *g);
 
-/* Members per NVLink domain of a group of `ranks` GPUs `stride` job ranks
- * apart on cluster c: as many as fit in a domain, dividing ranks. */
-int grp_per_domain(const sc_cluster *c, int ranks, int stride);
-
 /* GPU-stream seconds of `op` over group g (0 for a one-rank group): NCCL's
  * closed form with the per-call overhead nccl-tests sees (the host side
  * of every call is charged separately, on the host's clock), raised to the flow

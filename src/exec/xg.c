@@ -70,6 +70,18 @@ int xg_add_group(xg *x, xg_group_kind kind, int ranks, int stride) {
   return push((void **)&x->groups, &x->n_groups, &x->cap_groups, &g, sizeof g);
 }
 
+int xg_domain_gpus(const sc_cluster *c) {
+  return c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+}
+
+int xg_per_domain(const sc_cluster *c, int ranks, int stride) {
+  int per = xg_domain_gpus(c) / stride;
+  if (per < 1) per = 1;
+  if (per > ranks) per = ranks;
+  while (per > 1 && ranks % per) per--; /* members per domain must divide ranks */
+  return per;
+}
+
 const xg_group *xg_dp_group(const xg *x) {
   for (int i = 0; i < x->n_groups; i++)
     if (x->groups[i].kind == XG_GROUP_DP && x->groups[i].ranks > 1) return &x->groups[i];

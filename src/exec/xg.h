@@ -193,4 +193,15 @@ int xg_add_group(xg *x, xg_group_kind kind, int ranks, int stride);
 /* The first data-parallel group of x with more than one rank, or NULL. */
 const xg_group *xg_dp_group(const xg *x);
 
+/* The GPUs of one NVLink domain on cluster c (cluster.nvlink_domain, else
+ * gpus_per_node). */
+int xg_domain_gpus(const sc_cluster *c);
+
+/* Members per NVLink domain of a group of `ranks` GPUs `stride` job ranks
+ * apart on cluster c: as many as fit in a domain, dividing ranks. The one
+ * placement rule of a group that the lowering (the MoE dispatch's nodes,
+ * src/lower/moe_dispatch.c) and the engines (src/engine/groups.c,
+ * fleet.c) share. */
+int xg_per_domain(const sc_cluster *c, int ranks, int stride);
+
 #endif /* SC_EXEC_XG_H */

@@ -7,7 +7,7 @@
 #include <assert.h>
 #include <math.h>
 
-#include "engine/groups.h"
+#include "exec/xg.h"
 
 /* log C(n, r); -inf when r is out of 0..n. */
 static double lchoose(double n, double r) {
@@ -55,7 +55,7 @@ double moed_distinct(int experts, int units, int groups, int group_topk, int top
 }
 
 int moed_per_node(const sc_cluster *c, int ep, int stride) {
-  return grp_per_domain(c, ep, stride > 0 ? stride : 1);
+  return xg_per_domain(c, ep, stride > 0 ? stride : 1);
 }
 
 void moed_flex_fanout(const moed_in *in, double *inter, double *intra) {

@@ -43,7 +43,7 @@ double moed_distinct(int experts, int units, int groups, int group_topk, int top
 int moed_aligned(int experts, int units, int groups);
 
 /* Expert-parallel ranks in one NVLink domain for a group of `ep` ranks
- * `stride` apart: the engines' layout (grp_per_domain, src/engine/groups.c),
+ * `stride` apart: the engines' layout (xg_per_domain, src/exec/xg.c),
  * which decides the nodes the fan-out counts. */
 int moed_per_node(const sc_cluster *c, int ep, int stride);
 

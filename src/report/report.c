@@ -116,13 +116,11 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   fputc('\n', out);
 }
 
-/* What the plan assumes of ZeRO-3 (the FSDP implementation and its
- * schedule) and of MoE (grouped GEMM, imbalance, capacity), for plans
- * where it matters. */
 /* The MoE dispatcher line of the plan table (docs/output.md). */
 static void moe_dispatch_line(FILE *out, const sc_plan *p) {
   static const char *const name[] = {"all-to-all", "all-gather / reduce-scatter", "flex (DeepEP)"};
-  fprintf(out, "  dispatch  %s", name[p->moe_dispatcher <= SC_MOE_FLEX ? p->moe_dispatcher : 0]);
+  unsigned d = (unsigned)p->moe_dispatcher;
+  fprintf(out, "  dispatch  %s", name[d <= SC_MOE_FLEX ? d : 0]);
   if (p->moe_dispatcher == SC_MOE_FLEX) fprintf(out, ", %d SMs", p->moe_flex_sms);
   if (p->moe_router_groups > 0)
     fprintf(out, ", routing limited to %d of %d expert groups", p->moe_router_group_topk,
@@ -130,6 +128,9 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
   fputc('\n', out);
 }
 
+/* What the plan assumes of ZeRO-3 (the FSDP implementation and its
+ * schedule) and of MoE (grouped GEMM, imbalance, capacity, dispatcher),
+ * for plans where it matters. */
 static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   const sc_plan *p = &s->plan;
   if (p->zero >= 3 && (unsigned)p->fsdp_impl < PLAN_FSDP_IMPLS) {

@@ -258,6 +258,15 @@ Test(search, an_moe_scenario_with_uneven_stages_and_flex_lists_valid_plans) {
     ep1 += ep == 1;
   }
   cr_assert(ep1 > 0 && ep1 < n, "%d of %d plans with ep 1", ep1, n);
+  /* flex keys no ep makes valid stop the search, rather than leave only
+   * the ep 1 plans */
+  s.plan.moe_capacity = 1.25;
+  cr_assert_eq(sc_search(&s, &o, best, 100, &n, &st, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "moe_pad_expert_input_to_capacity"), "%s", err.msg);
+  s.plan.moe_capacity = 0;
+  s.plan.moe_flex_sms = 1000;
+  cr_assert_eq(sc_search(&s, &o, best, 100, &n, &st, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.moe_flex_sms: 1000; valid: 1..132"), "%s", err.msg);
 }
 
 /* Megatron-LM rejects an interleaved schedule whose micro-batch count is

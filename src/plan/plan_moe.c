@@ -117,16 +117,23 @@ static int dispatcher(const sc_scenario *s, sc_error *err) {
                         (int)p->moe_dispatcher, valid);
   }
   if (p->moe_dispatcher != SC_MOE_FLEX) return SC_OK; /* moe_flex_sms unread */
-  int sms = s->cluster.gpu.sm_count;
-  if (p->moe_flex_sms < 1 || (sms > 0 && p->moe_flex_sms > sms))
-    return sc_error_set(err, SC_EINPUT, "plan.moe_flex_sms: %d; valid: 1..%d (the GPU's SMs)",
-                        p->moe_flex_sms, sms > 0 ? sms : 1024);
+  int rc = plan_moe_flex(s, err);
+  if (rc) return rc;
   if (p->ep <= 1)
     return sc_error_set(err, SC_EINPUT,
                         "plan.moe_dispatcher: \"flex\" moves tokens between expert-parallel "
                         "ranks and needs plan.ep > 1 (ep is %d); valid: \"alltoall\" or "
                         "\"allgather\", or plan.ep > 1",
                         p->ep);
+  return SC_OK;
+}
+
+int plan_moe_flex(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  int sms = s->cluster.gpu.sm_count;
+  if (p->moe_flex_sms < 1 || (sms > 0 && p->moe_flex_sms > sms))
+    return sc_error_set(err, SC_EINPUT, "plan.moe_flex_sms: %d; valid: 1..%d (the GPU's SMs)",
+                        p->moe_flex_sms, sms > 0 ? sms : 1024);
   if (p->moe_capacity > 0)
     return sc_error_set(err, SC_EINPUT,
                         "plan.moe_dispatcher: \"flex\" (DeepEP) does not pad experts to "

@@ -32,6 +32,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "job/job.h"
+#include "plan/plan.h"
 #include "search/space.h"
 #include "search/spread.h"
 #include "search/topk.h"
@@ -480,12 +481,14 @@ static int resolve_base(const sc_scenario *base, sc_scenario *b, sc_error *err) 
   neutral.global_batch = base->cluster.gpus;
   b->plan = neutral;
   /* the flex dispatcher needs ep > 1: checked at the neutral plan's ep 1
-   * as the all-to-all, and kept for the candidates (space.c) */
+   * as the all-to-all, its other keys on their own, and kept for the
+   * candidates (space.c) */
   b->plan.moe_dispatcher = base->plan.moe_dispatcher == SC_MOE_FLEX ? SC_MOE_ALLTOALL
                                                                     : base->plan.moe_dispatcher;
   int rc = sc_scenario_resolve(b, err);
   if (rc != SC_OK) return rc;
   b->plan.moe_dispatcher = base->plan.moe_dispatcher;
+  if (b->plan.moe_dispatcher == SC_MOE_FLEX && (rc = plan_moe_flex(b, err)) != SC_OK) return rc;
   b->plan.global_batch = base->plan.global_batch;
   if (b->plan.global_batch < 1)
     return sc_error_set(err, SC_EINPUT, "plan.global_batch: a search needs a global batch >= 1");

@@ -1,6 +1,7 @@
 /*
  * lowered.h -- a scenario lowered to its execution graph, for the tests
- * that look at the lowering's output (test_lower.c, test_pipeline_layout.c).
+ * that look at the lowering's output (test_lower.c, test_pipeline_layout.c,
+ * test_fsdp_moe.c, test_moe_dispatch.c).
  * Header-only: each test executable includes it once.
  */
 #ifndef SC_TESTS_LOWERED_H
@@ -31,6 +32,23 @@ static inline void lowered_make(lowered *l, const sc_scenario *in) {
   cr_assert_eq(model_transformer.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
   xg_init(&l->x);
   cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
+}
+
+/* The first task named `name` (lower_task_name) of a layer segment of
+ * stage 0; fails the test when there is none. */
+static inline const xg_task *lowered_task(const lowered *l, const char *name) {
+  const xg_stage *st = &l->x.stages[0];
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
+    for (int i = 0; i < sg->n_tasks; i++) {
+      char buf[64];
+      const xg_task *t = &l->x.tasks[sg->first_task + i];
+      if (sg->role == WG_ROLE_LAYER && !strcmp(lower_task_name(t, buf, sizeof buf), name))
+        return t;
+    }
+  }
+  cr_assert_fail("no task %s", name);
+  return NULL;
 }
 
 static inline void lowered_done(lowered *l) {

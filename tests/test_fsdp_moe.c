@@ -356,21 +356,6 @@ static sc_scenario mixtral(void) {
   return s;
 }
 
-static const xg_task *task_named(const lowered *l, const char *name) {
-  const xg_stage *st = &l->x.stages[0];
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
-    for (int i = 0; i < sg->n_tasks; i++) {
-      char buf[64];
-      const xg_task *t = &l->x.tasks[sg->first_task + i];
-      if (sg->role == WG_ROLE_LAYER && !strcmp(lower_task_name(t, buf, sizeof buf), name))
-        return t;
-    }
-  }
-  cr_assert_fail("no task %s", name);
-  return NULL;
-}
-
 Test(moe, imbalance_scales_the_busiest_ranks_experts_and_all_to_all) {
   /* each GPU routes its 4096 tokens x top-2 = 8192 rows; the 2 ranks of
    * the expert-parallel group exchange them, so a rank's 4 experts get
@@ -379,7 +364,7 @@ Test(moe, imbalance_scales_the_busiest_ranks_experts_and_all_to_all) {
   sc_scenario s = mixtral();
   lowered a;
   lowered_make(&a, &s);
-  const xg_task *fc1 = task_named(&a, "fc1"), *disp = task_named(&a, "ep_dispatch");
+  const xg_task *fc1 = lowered_task(&a, "fc1"), *disp = lowered_task(&a, "ep_dispatch");
   cr_assert(fc1->batch == 4 && fc1->m == T * k / 4, "fc1 %g x m %g", fc1->batch, fc1->m);
   /* what a rank sends: its 8192 rows of h 16-bit values */
   double d1 = disp->bytes;
@@ -387,14 +372,14 @@ Test(moe, imbalance_scales_the_busiest_ranks_experts_and_all_to_all) {
   lowered_done(&a);
   s.plan.moe_imbalance = 1.5;
   lowered_make(&a, &s);
-  fc1 = task_named(&a, "fc1"), disp = task_named(&a, "ep_dispatch");
+  fc1 = lowered_task(&a, "fc1"), disp = lowered_task(&a, "ep_dispatch");
   cr_assert_float_eq(fc1->m, 1.5 * T * k / 4, 1e-9, "fc1 m %g", fc1->m);
   cr_assert_float_eq(disp->bytes, 1.5 * d1, 1e-6, "dispatch %g", disp->bytes);
   lowered_done(&a);
   /* padding to a capacity of 1.25 caps what the busiest rank computes */
   s.plan.moe_capacity = 1.25;
   lowered_make(&a, &s);
-  cr_assert_float_eq(task_named(&a, "fc1")->m, 1.25 * T * k / 4, 1e-9, "capped");
+  cr_assert_float_eq(lowered_task(&a, "fc1")->m, 1.25 * T * k / 4, 1e-9, "capped");
   lowered_done(&a);
 }
 
@@ -407,7 +392,7 @@ Test(moe, sequential_experts_cost_one_gemm_each) {
     eng e;
     eng_init(&e);
     e.s = &l.s, e.g = l.g, e.x = &l.x;
-    const xg_task *t = task_named(&l, "fc1");
+    const xg_task *t = lowered_task(&l, "fc1");
     const sc_gpu *g = &l.s.cluster.gpu;
     double got = eng_task_compute(&e, t, 0);
     double want = grouped ? cost_gemm(g, t->dtype, t->m, t->n, t->k, 4)

@@ -85,28 +85,13 @@ static sc_scenario mixtral16(sc_moe_dispatcher d) {
   return s;
 }
 
-static const xg_task *task_named(const lowered *l, const char *name) {
-  const xg_stage *st = &l->x.stages[0];
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
-    for (int i = 0; i < sg->n_tasks; i++) {
-      char buf[64];
-      const xg_task *t = &l->x.tasks[sg->first_task + i];
-      if (sg->role == WG_ROLE_LAYER && !strcmp(lower_task_name(t, buf, sizeof buf), name))
-        return t;
-    }
-  }
-  cr_assert_fail("no task %s", name);
-  return NULL;
-}
-
 static const double T = 4096, H = 4096, E = 2; /* tokens a GPU, hidden, bytes */
 
 Test(moe_dispatch, alltoall_sends_topk_copies_whatever_the_groups) {
   sc_scenario s = mixtral16(SC_MOE_ALLTOALL);
   lowered l;
   lowered_make(&l, &s);
-  const xg_task *d = task_named(&l, "ep_dispatch");
+  const xg_task *d = lowered_task(&l, "ep_dispatch");
   cr_assert(d->coll == COLL_ALL_TO_ALL && !d->flex);
   cr_assert_float_eq(d->bytes, T * 2 * H * E, 1, "%g", d->bytes);
   lowered_done(&l);
@@ -115,7 +100,7 @@ Test(moe_dispatch, alltoall_sends_topk_copies_whatever_the_groups) {
   s.plan.moe_router_groups = 2;
   s.plan.moe_router_group_topk = 1;
   lowered_make(&l, &s);
-  cr_assert_float_eq(task_named(&l, "ep_dispatch")->bytes, T * 2 * H * E, 1, "grouped");
+  cr_assert_float_eq(lowered_task(&l, "ep_dispatch")->bytes, T * 2 * H * E, 1, "grouped");
   lowered_done(&l);
 }
 
@@ -124,7 +109,7 @@ Test(moe_dispatch, allgather_gathers_every_ranks_tokens_once) {
   s.plan.moe_imbalance = 1.5; /* every rank gets every token: no effect */
   lowered l;
   lowered_make(&l, &s);
-  const xg_task *d = task_named(&l, "ep_dispatch"), *c = task_named(&l, "ep_combine");
+  const xg_task *d = lowered_task(&l, "ep_dispatch"), *c = lowered_task(&l, "ep_combine");
   cr_assert(d->coll == COLL_ALL_GATHER && c->coll == COLL_REDUCE_SCATTER, "%d %d", d->coll,
             c->coll);
   /* 8 ranks x 4096 tokens x 4096 x 2 bytes, not top-2 copies */
@@ -143,7 +128,7 @@ Test(moe_dispatch, flex_sends_once_per_node_then_nvlink) {
   sc_scenario s = mixtral16(SC_MOE_FLEX);
   lowered l;
   lowered_make(&l, &s);
-  const xg_task *d = task_named(&l, "ep_dispatch");
+  const xg_task *d = lowered_task(&l, "ep_dispatch");
   cr_assert(d->coll == COLL_ALL_TO_ALL && d->flex);
   double inter = 11.0 / 14, intra = 1.5;
   cr_assert_float_eq(d->bytes, T * H * E * (inter + intra), 1, "%g", d->bytes);
@@ -153,7 +138,7 @@ Test(moe_dispatch, flex_sends_once_per_node_then_nvlink) {
   s.plan.moe_router_groups = 2;
   s.plan.moe_router_group_topk = 1;
   lowered_make(&l, &s);
-  d = task_named(&l, "ep_dispatch");
+  d = lowered_task(&l, "ep_dispatch");
   cr_assert_float_eq(d->bytes, T * H * E * (0.5 + 1.5), 1, "%g", d->bytes);
   cr_assert_float_eq(d->flex_inter, 0.25, 1e-12, "%g", d->flex_inter);
   lowered_done(&l);
@@ -170,7 +155,7 @@ Test(moe_dispatch, flex_cost_is_the_slower_of_network_and_nvlink) {
   e.s = &l.s, e.g = l.g, e.x = &l.x;
   sc_error err = {0};
   cr_assert_eq(eng_prepare(&e, &err), SC_OK, "%s", err.msg);
-  const xg_task *d = task_named(&l, "ep_dispatch");
+  const xg_task *d = lowered_task(&l, "ep_dispatch");
   const grp *g = &e.grps[d->group];
   cr_assert(g->g.ranks == 8 && g->g.ranks_per_node == 4, "%d %d", g->g.ranks,
             g->g.ranks_per_node);

@@ -58,6 +58,10 @@ typedef struct moed_in {
   double cf;          /* busiest rank's tokens over the mean (capacity or
                          imbalance: lower.c moe_cf) */
   int combine;        /* 0 dispatch (to the experts), 1 combine (back) */
+  int etp;            /* allgather and flex: expert tensor parallelism of
+                         the group (ep x etp ranks, etp fastest; each
+                         token goes to all etp ranks of its experts'
+                         EP rank); 0 or 1: ep ranks alone */
 } moed_in;
 
 /* The collective that carries it. */

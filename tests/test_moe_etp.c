@@ -235,3 +235,61 @@ Test(moe_etp, engines_agree_and_the_legs_count_as_expert_parallel) {
   cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "mixtral: closed %g, event %g", a.step_s,
             b.step_s);
 }
+
+/* A JSON graph whose last expert linear is column-parallel (its output
+ * split by features, not partial sums): the combine gathers it over the
+ * tensor-parallel ranks and re-splits it by sequence instead of reduce-
+ * scattering; both engines run it and agree. */
+Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence) {
+  const char *path = "moe_etp_graph.json";
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fputs("{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": {\"name\": "
+        "\"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+        "{\"name\": \"router\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"r\", "
+        "\"out_features\": 8},"
+        "{\"name\": \"route\", \"op\": \"moe_route\", \"in\": [\"x\", \"r\"], \"out\": \"xr\", "
+        "\"experts\": 8, \"topk\": 2},"
+        "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"xr\"], \"out\": \"h\", "
+        "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
+        "{\"name\": \"unroute\", \"op\": \"moe_unroute\", \"in\": [\"h\"], \"out\": \"m\", "
+        "\"experts\": 8, \"topk\": 2},"
+        "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"m\", \"x\"], \"out\": \"y\"}], "
+        "\"output\": \"y\"}]}",
+        f);
+  cr_assert_eq(fclose(f), 0);
+  sc_scenario s = small(SC_MOE_ALLTOALL);
+  memset(&s.model, 0, sizeof s.model);
+  s.model.kind = SC_MODEL_GRAPH;
+  snprintf(s.model.name, sizeof s.model.name, "graph");
+  snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
+  sc_result a = predict(&s, 0), b = predict(&s, 1);
+  cr_assert(a.time.ep_comm > 0);
+  cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "closed %g, event %g", a.step_s, b.step_s);
+  /* the lowering: no reduce-scatter of the expert-tensor leg; the 2 x 1024
+   * feature-split copies gathered over tp (4 MiB), then the shard's
+   * copies sent back (2 MiB) */
+  lowered l;
+  sc_error err = {0};
+  memset(&l, 0, sizeof l);
+  l.s = s;
+  cr_assert_eq(sc_scenario_resolve(&l.s, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(model_graph.build(&l.s.model, &l.g, &err), SC_OK, "%s", err.msg);
+  xg_init(&l.x);
+  cr_assert_eq(lower_plan(l.g, &l.s, &l.ls, &l.x, &err), SC_OK, "%s", err.msg);
+  char got[512];
+  const xg_segment *sg = layer_seg(&l);
+  size_t len = 0;
+  for (int i = 0; i < sg->n_tasks; i++) {
+    char nm[64];
+    lower_task_name(&l.x.tasks[sg->first_task + i], nm, sizeof nm);
+    len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", len ? " " : "", nm);
+  }
+  cr_assert_str_eq(got, "router route ep_dispatch etp_gather e1 ag_e1 ep_combine unroute res");
+  cr_assert_float_eq(task_named(&l, "ag_e1")->bytes, 4194304, 1e-3, "%g",
+                     task_named(&l, "ag_e1")->bytes);
+  cr_assert_float_eq(task_named(&l, "ep_combine")->bytes, 2097152, 1e-3, "%g",
+                     task_named(&l, "ep_combine")->bytes);
+  lowered_done(&l);
+  remove(path);
+}

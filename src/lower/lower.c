@@ -293,6 +293,11 @@ static int experts(lctx *c, int t, int expert) {
    * own shard (the combine undoes what the dispatch did) */
   int split = expert ? s->lay == LAY_SEQ && c->st.etp > 1 : c->etp_split;
   c->etp_split = expert && split;
+  /* a graph's expert output that is not partial sums (no row-parallel
+   * expert linear last): gathered and re-split by sequence first, no
+   * reduce-scatter */
+  int scatter = split && !expert && s->lay == LAY_PART;
+  if (split && !expert && !scatter && convert(c, t, LAY_SEQ, s->origin)) return -1;
   lay tok = split ? LAY_SEQ : s->lay;
   /* the nodes the expert group spans, as the engines lay it out */
   int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
@@ -314,7 +319,7 @@ static int experts(lctx *c, int t, int expert) {
     in.etp = c->st.etp;
   }
   moed_comm mc = moed_shape(&in);
-  if (split && in.disp == SC_MOE_ALLTOALL && !expert && etp_leg(c, t, 0)) return -1;
+  if (scatter && in.disp == SC_MOE_ALLTOALL && etp_leg(c, t, 0)) return -1;
   if (moe_comm(c, t, &mc, grp, expert)) return -1;
   if (split && in.disp == SC_MOE_ALLTOALL && expert && etp_leg(c, t, 1)) return -1;
   if (split) s->lay = expert ? LAY_REPL : LAY_SEQ;

@@ -130,6 +130,17 @@ static const char *gpu_link_label(sc_gpu_link l, int key) {
 static void moe_dispatch_line(FILE *out, const sc_plan *p) {
   static const char *const name[] = {"all-to-all", "all-gather / reduce-scatter", "flex (DeepEP)"};
   fprintf(out, "  dispatch  %s", name[p->moe_dispatcher <= SC_MOE_FLEX ? p->moe_dispatcher : 0]);
+  /* experts split over the tensor-parallel ranks (etp = tp): each rank
+   * routes its sequence shard (src/lower/lower.c experts()) */
+  int etp = p->etp > 0 ? p->etp : p->tp;
+  if (etp > 1 && p->sp && p->ep > 1) {
+    if (p->moe_dispatcher == SC_MOE_ALLGATHER)
+      fprintf(out, " over the %d x %d expert group", etp, p->ep);
+    else if (p->moe_dispatcher == SC_MOE_FLEX)
+      fprintf(out, " to all %d expert-tensor ranks of an expert", etp);
+    else
+      fprintf(out, ", then all-gather over the %d expert-tensor ranks", etp);
+  }
   if (p->moe_dispatcher == SC_MOE_FLEX) fprintf(out, ", %d SMs", p->moe_flex_sms);
   if (p->moe_router_groups > 0)
     fprintf(out, ", routing limited to %d of %d expert groups", p->moe_router_group_topk,

@@ -293,3 +293,19 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
   lowered_done(&l);
   remove(path);
 }
+
+Test(moe_etp, biased_experts_split_by_etp_are_refused_as_megatron_does) {
+  sc_scenario s = small(SC_MOE_ALLTOALL);
+  s.model.tf.bias = 1;
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.etp: 2") && strstr(err.msg, "only supported when ETP==1") &&
+                strstr(err.msg, "valid: plan.etp 1"),
+            "%s", err.msg);
+  s.plan.etp = 1;
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  s.plan.etp = 0;
+  s.plan.tp = 1; /* etp = tp = 1: whole experts */
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+}

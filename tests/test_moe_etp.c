@@ -226,14 +226,23 @@ Test(moe_etp, engines_agree_and_the_legs_count_as_expert_parallel) {
   /* the Mixtral example (tp 2, ep 8 over nodes): routing the shard halves
    * what crosses the network, so the all-to-all dispatch beats gathering
    * the sequence over tp first; both engines agree */
-  char path[512];
-  snprintf(path, sizeof path, "%s/examples/mixtral-8x7b-h100.json", SC_SOURCE_DIR);
-  sc_scenario s;
-  sc_error err = {0};
-  cr_assert_eq(sc_scenario_load_file(&s, path, NULL, 0, &err), SC_OK, "%s", err.msg);
-  sc_result a = predict(&s, 0), b = predict(&s, 1);
-  cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "mixtral: closed %g, event %g", a.step_s,
-            b.step_s);
+  const char *ex[] = {"mixtral-8x7b-h100.json", "mixtral-8x22b-modelzoo-h100.json",
+                      "qwen3-235b-modelzoo-h100.json"};
+  /* the model zoo's runs with etp 1 swapped for etp = tp (Qwen3's ep 32
+   * then no longer divides dp 16) */
+  const char *set[][2] = {{"plan.etp=0", "plan.ep=8"},
+                          {"plan.etp=2", "plan.ep=8"},
+                          {"plan.etp=2", "plan.ep=16"}};
+  for (int i = 0; i < 3; i++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", SC_SOURCE_DIR, ex[i]);
+    sc_scenario s;
+    sc_error err = {0};
+    cr_assert_eq(sc_scenario_load_file(&s, path, set[i], 2, &err), SC_OK, "%s", err.msg);
+    sc_result a = predict(&s, 0), b = predict(&s, 1);
+    cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "%s: closed %g, event %g", ex[i], a.step_s,
+              b.step_s);
+  }
 }
 
 /* A JSON graph whose last expert linear is column-parallel (its output

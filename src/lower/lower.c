@@ -331,8 +331,9 @@ static int fp8_gather(const lctx *c, const wg_op *o) {
 }
 
 /* Bytes op keeps for backward: its saved inputs (as they were before the
- * op converted them, or after if smaller: a sequence-parallel linear
- * keeps its shard), its output, and its extra state. act_sel: what it
+ * op gathered them: sequence parallelism re-gathers in backward), output
+ * and extras (split as the op's elements were). `before` holds the
+ * inputs' layouts before conversion. act_sel: what it
  * keeps under the plan's selective recompute modules (recmod.h): nothing
  * inside an enabled module, which keeps its inputs (16-bit) instead;
  * nothing discarded by an output-discarding one. */

@@ -184,6 +184,11 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p));
   fsdp_moe_lines(out, s);
+  if (p->recompute_modules) {
+    char mods[160];
+    plan_recmod_list(p->recompute_modules, mods, sizeof mods);
+    fprintf(out, "  recompute modules %s (selective)\n", mods);
+  }
   for (int i = 0; i < p->n_overrides; i++) {
     char text[160];
     override_text(&p->overrides[i], text, sizeof text);
@@ -246,10 +251,15 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
-               "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
+               "\"micro_batch\": %ld, \"micro_batches\": %d",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
+  /* the selective recompute modules, when the plan names them */
+  for (int i = 0, n = 0; i < PLAN_RECMODS; i++)
+    if (p->recompute_modules & (1u << i))
+      fprintf(out, "%s\"%s\"", n++ ? ", " : ", \"recompute_modules\": [", plan_recmod_names[i]);
+  fprintf(out, "%s},\n", p->recompute_modules ? "]" : "");
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,

@@ -78,8 +78,6 @@ double sc_dtype_bytes(sc_dtype d);
 
 /* ------------------------------------------------------------------ GPU */
 
-/* One GPU type. Each preset names the source of each constant in
- * src/hw/gpu_presets.c. */
 /* What joins a GPU to the other GPUs of its server: the link nvlink_bw
  * describes (a preset without NVLink gives its PCIe slot's rate). */
 typedef enum sc_gpu_link {
@@ -88,6 +86,8 @@ typedef enum sc_gpu_link {
   SC_LINK_INFINITY_FABRIC /* AMD Infinity Fabric (xGMI) */
 } sc_gpu_link;
 
+/* One GPU type. Each preset names the source of each constant in
+ * src/hw/gpu_presets.c. */
 typedef struct sc_gpu {
   char name[32];                        /* preset id, e.g. "a100-sxm4-80gb" */
   int arch;                             /* SM version: 70, 80, 90, 100; 0 = not NVIDIA */
@@ -102,8 +102,9 @@ typedef struct sc_gpu {
   double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
   double attn_eff;                      /* flash-attention fraction of peak */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
-  sc_gpu_link link;                     /* what nvlink_bw is (presets; a GPU
-                                           given in a scenario: NVLink) */
+  sc_gpu_link link;                     /* what nvlink_bw is: the preset's;
+                                           a scenario's cluster.gpu.link, else
+                                           the GPU it changes (0: NVLink) */
   double host_bw;                       /* host link (PCIe or NVLink-C2C) per
                                            direction, achievable bytes/s
                                            (0 = by generation, cost/compute.c) */
@@ -306,6 +307,21 @@ typedef enum sc_recompute {
   SC_RECOMP_FULL
 } sc_recompute;
 
+/* Megatron-Core's selective recompute modules (plan.recompute_modules,
+ * TransformerConfig.recompute_modules): bits of sc_plan.recompute_modules.
+ * Normal checkpointing keeps a module's inputs and re-runs it before its
+ * backward; output-discarding checkpointing (moe_act, layernorm,
+ * mla_up_proj) also frees its output (docs/model.md). */
+typedef enum sc_recompute_module {
+  SC_RECMOD_CORE_ATTN = 1 << 0,     /* core attention (the default) */
+  SC_RECMOD_MOE_ACT = 1 << 1,       /* the experts' activation function */
+  SC_RECMOD_LAYERNORM = 1 << 2,     /* input and pre-MLP norms (unfused ones) */
+  SC_RECMOD_MLA_UP_PROJ = 1 << 3,   /* MLA up-projections, their norms, RoPE */
+  SC_RECMOD_MLP = 1 << 4,           /* the MLP of a dense layer */
+  SC_RECMOD_MOE = 1 << 5,           /* the whole MoE part of a layer */
+  SC_RECMOD_SHARED_EXPERTS = 1 << 6 /* the shared experts */
+} sc_recompute_module;
+
 /* The FSDP / ZeRO-3 implementation (plan.fsdp_impl). */
 typedef enum sc_fsdp_impl {
   SC_FSDP2 = 0,        /* PyTorch fully_shard: per-parameter sharding, one
@@ -433,6 +449,9 @@ typedef struct sc_plan {
   int recompute_layers;      /* with recompute full: only the first N layers of
                                 every model chunk are recomputed (Megatron's
                                 "block" method, recompute_num_layers); 0 = all */
+  unsigned recompute_modules; /* selective recompute: SC_RECMOD_* bits of the
+                                modules re-run (Megatron --recompute-modules);
+                                0 = Megatron's default, core_attn */
   int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
                                 [k*pp + s] = layers of chunk k on stage s */
   int pp_layout[SC_MAX_PP_LAYOUT];
@@ -658,7 +677,9 @@ typedef struct sc_dp_result {
  * message naming the dp.* key; SC_ENOMEM. */
 int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err);
 /* Every scheme that applies to s, fastest first (stable), at most max;
- * returns how many (or -code on error). */
+ * returns how many (or -code on error). A scheme whose prediction is an
+ * input error is left out; when every one is, that error (the first
+ * scheme's) is returned. */
 int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *err);
 /* The scenario JSON `stepcast dp` starts from without a file (a static
  * string): ResNet-50 v1.5 on 16 V100 in two servers over 25 GbE, 64

@@ -372,6 +372,37 @@ Test(dp_predict, a_topology_runs_the_exchange_on_the_flow_engine) {
   cr_assert_lt(ar2.comm_s, ar.comm_s, "twice the link bandwidth, less time");
 }
 
+/* The topology's cable what-ifs (cluster.link_degrade, link_fail) apply
+ * to the schemes' exchange as to every engine (engine/netcost.h
+ * ncost_topology); without a topology they are an input error that
+ * names the key, and a compare where nothing applies says why. */
+Test(dp_predict, a_topologys_cable_what_ifs_apply_and_errors_are_told) {
+  sc_scenario s = job16("allreduce_ring_nccl");
+  s.cluster.gpus_per_node = 1, s.cluster.nvlink_domain = 1;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "ring:n=16,bw=3.125");
+  sc_dp_result whole = predict(&s);
+  snprintf(s.cluster.link_degrade, sizeof s.cluster.link_degrade, "gpu0-gpu1:0.5");
+  sc_dp_result slowed = predict(&s);
+  cr_assert_gt(slowed.comm_s, 1.5 * whole.comm_s, "a ring cable at half speed: %g vs %g s",
+               slowed.comm_s, whole.comm_s);
+  sc_dp_result r[32];
+  sc_error err = {0};
+  s.cluster.link_degrade[0] = 0;
+  snprintf(s.cluster.link_fail, sizeof s.cluster.link_fail, "gpu0-gpu9");
+  cr_assert_eq(sc_dp_compare(&s, r, 32, &err), -SC_EINPUT);
+  cr_assert(strstr(err.msg, "cluster.link_fail"), "%s", err.msg);
+  s.cluster.topology[0] = 0;
+  err = (sc_error){0};
+  cr_assert_eq(sc_dp_compare(&s, r, 32, &err), -SC_EINPUT);
+  cr_assert(strstr(err.msg, "cluster.link_fail names cables but cluster.topology is empty"),
+            "%s", err.msg);
+  s.cluster.link_fail[0] = 0;
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "fattree:k=4");
+  err = (sc_error){0};
+  cr_assert_eq(sc_dp_compare(&s, r, 32, &err), -SC_EINPUT, "no scheme applies: %s", err.msg);
+  cr_assert(strstr(err.msg, "fattree") && strstr(err.msg, "fat_tree"), "%s", err.msg);
+}
+
 Test(dp_predict, the_timeline_holds_every_message_and_ends_at_the_step) {
   static const char *const schemes[] = {"allreduce_nccl", "allreduce_mpi_host", "ps_sync",
                                         "ps_sync_distributed_replicated"};

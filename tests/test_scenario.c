@@ -351,6 +351,20 @@ Test(suggest, edit_distance_and_ranking) {
 
 /* The plan's enum names are one table each (src/plan/plan.h): every name
  * loads as its value, and the report writes the value back by that name. */
+/* sc_predict's report of s in fmt (the caller frees it). */
+static char *predicted(const sc_scenario *s, sc_format fmt) {
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  cr_assert(f);
+  sc_report_prediction(f, fmt, s, &r, 0);
+  fclose(f);
+  return text;
+}
+
 Test(format, plan_enum_names_load_and_report_alike) {
   static const struct {
     const char *key;
@@ -378,16 +392,37 @@ Test(format, plan_enum_names_load_and_report_alike) {
   sc_scenario s = load_ok("{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\"}, \"plan\": "
                           "{\"recompute\": \"selective\", \"attention\": \"flash3\"}}",
                           NULL, 0);
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  sc_report_prediction(f, SC_FORMAT_JSON, &s, &r, 0);
-  fclose(f);
+  char *text = predicted(&s, SC_FORMAT_JSON);
   cr_expect(strstr(text, "\"schedule\": \"1f1b\""), "%s", text);
   cr_expect(strstr(text, "\"recompute\": \"selective\""), "%s", text);
   cr_expect(strstr(text, "\"attention\": \"flash3\""), "%s", text);
+  free(text);
+}
+
+/* cluster.gpu.link: a GPU object keeps its base GPU's link unless it says
+ * which; predict's header names the link it gives. */
+Test(format, gpu_link_from_the_preset_or_the_key) {
+  sc_scenario s = load_ok("{\"cluster\": {\"gpu\": {\"preset\": \"a40-pcie-48gb\"}}}", NULL, 0);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_PCIE);
+  /* its NVLink bridge (A40 datasheet: 112.5 GB/s both directions) */
+  s = load_ok("{\"cluster\": {\"gpu\": {\"preset\": \"a40-pcie-48gb\", \"nvlink_GBps\": 56.25, "
+              "\"link\": \"nvlink\"}}}",
+              NULL, 0);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_NVLINK);
+  s = load_ok("{\"cluster\": {\"preset\": \"dgx-h100\", \"nodes\": 16, "
+              "\"gpu\": {\"hbm_GB\": 96}}}",
+              NULL, 0);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_NVLINK, "a variant keeps its GPU's link");
+  const char *ov[] = {"cluster.gpu.link=infinity_fabric"};
+  s = load_ok("{}", ov, 1);
+  cr_expect_eq(s.cluster.gpu.link, SC_LINK_INFINITY_FABRIC);
+  ERR("{\"cluster\": {\"gpu\": {\"link\": \"pci\"}}}", "cluster.gpu.link", "nvlink", "pcie",
+      "infinity_fabric");
+  s = load_ok("{\"cluster\": {\"gpus\": 8, \"gpu\": {\"preset\": \"a40-pcie-48gb\", "
+              "\"link\": \"pcie\"}}, "
+              "\"model\": \"gpt3-1.3b\", \"plan\": {\"tp\": 1, \"pp\": 1, \"global_batch\": 8}}",
+              NULL, 0);
+  char *text = predicted(&s, SC_FORMAT_TABLE);
+  cr_expect(strstr(text, "per node, PCIe 32 GB/s"), "%s", text);
   free(text);
 }

@@ -48,7 +48,7 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   one->dp.scheme[0] = '\0';
   sc_cluster *cl = &one->cluster;
   cl->gpus = 1, cl->gpus_per_node = 1, cl->nvlink_domain = 1;
-  cl->topology[0] = '\0';
+  cl->topology[0] = cl->link_fail[0] = cl->link_degrade[0] = '\0'; /* no network */
   sc_plan *p = &one->plan;
   p->tp = p->pp = p->cp = p->ep = p->dp = 1;
   p->etp = 0, p->vpp = 0, p->zero = 0, p->fsdp_shard = 0, p->sp = 0;
@@ -299,14 +299,19 @@ int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *er
   int rc = dp_prepare(s, &pr, err);
   if (rc) return -rc;
   int n = 0;
+  sc_error first = {0}; /* the first scheme's input error, if none applies */
   for (int i = 0; i < DP_SCHEME_COUNT && n < max && rc == SC_OK; i++) {
     if (!dp_applies(&pr, (dp_scheme)i)) continue;
     sc_error e = {0};
     int r = dp_eval(&pr, (dp_scheme)i, &out[n], NULL, &e);
     if (r == SC_OK) n++;
     else if (r != SC_EINPUT) rc = r, *err = e;
+    else if (!first.code) first = e;
   }
   dp_free_prep(&pr);
+  /* a scheme that does not apply is left out; when none does, what is
+   * wrong is the scenario's (its topology, its batch): say what */
+  if (rc == SC_OK && n == 0 && first.code) rc = first.code, *err = first;
   if (rc) return -rc;
   qsort(out, (size_t)n, sizeof *out, dp_by_step);
   return n;

@@ -23,7 +23,7 @@
 
 #include "coll/sched.h"
 #include "dp/dp.h"
-#include "load/topo_json.h"
+#include "engine/netcost.h"
 #include "net/flow.h"
 #include "net/route.h"
 
@@ -115,10 +115,11 @@ static int tr_exchange(const topo *t, route_table *rt, const dp_ctx *c, double b
 int dp_topo_rate(const dp_ctx *c, double *rate, sc_error *err) {
   *rate = 0;
   const char *spec = c->s->cluster.topology;
-  if (!spec[0] || c->f->gpus < 2) return SC_OK;
+  if (c->f->gpus < 2) return SC_OK;
+  /* the cluster's topology with its cable what-ifs, as every engine reads it */
   topo *t = NULL;
-  int rc = topo_load_spec(spec, &t, err);
-  if (rc) return rc;
+  int rc = ncost_topology(&c->s->cluster, &t, err);
+  if (rc || !t) return rc;
   if (t->n_gpus < c->f->gpus) {
     rc = sc_error_set(err, SC_EINPUT, "cluster.topology: %s has %d GPUs, the job %d", spec,
                       t->n_gpus, c->f->gpus);

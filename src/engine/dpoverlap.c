@@ -8,8 +8,9 @@
  * sync is on for the last micro-batch only, and a bucket is reduced as
  * soon as its last gradient is complete, one after another on the DP
  * stream. The closed form runs that chain as the event engine does
- * (evbucket.c), with the same bucket size and chain (ddpbucket.c): a bucket leaves when the backward of the layer that
- * completes it ends (each layer taking its backward queue's GPU time),
+ * (evbucket.c), with the same bucket size and chain (ddpbucket.c): a
+ * bucket leaves when the backward of the layer that completes it ends
+ * (each layer taking its backward queue's GPU time),
  * takes red x its share of the parameters, and starts when it has left
  * and the bucket before it is done; while buckets run beside the
  * backward, the backward slows by `share` (grp_slow) x the overlap, so

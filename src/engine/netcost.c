@@ -86,6 +86,9 @@ struct ncost {
 
 int ncost_topology(const sc_cluster *c, topo **out, sc_error *err) {
   *out = NULL;
+  if (!c->topology[0] && (c->link_fail[0] || c->link_degrade[0]))
+    return sc_error_set(err, SC_EINPUT, "cluster.%s names cables but cluster.topology is "
+                        "empty", c->link_fail[0] ? "link_fail" : "link_degrade");
   if (!c->topology[0]) return SC_OK;
   topo *t = NULL;
   int rc = topo_load_spec(c->topology, &t, err);
@@ -102,9 +105,6 @@ int ncost_topology(const sc_cluster *c, topo **out, sc_error *err) {
 
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
   *out = NULL;
-  if (!c->topology[0] && (c->link_fail[0] || c->link_degrade[0]))
-    return sc_error_set(err, SC_EINPUT, "cluster.%s names cables but cluster.topology is "
-                        "empty", c->link_fail[0] ? "link_fail" : "link_degrade");
   topo *t = NULL;
   int rc = ncost_topology(c, &t, err);
   if (rc != SC_OK || !t) return rc;

@@ -42,7 +42,9 @@ typedef struct ncost ncost;
 /* The topology cluster.topology names with the cluster's link what-ifs
  * (cluster.link_fail, cluster.link_degrade) applied, into *out (the
  * caller's: topo_free); NULL and SC_OK when it names none. Errors: the
- * topology's own and the what-ifs' (*out NULL). */
+ * topology's own, the what-ifs', and what-ifs without a topology
+ * (SC_EINPUT); *out NULL then. Every reader of the cluster's topology
+ * (ncost_open, fleet_open, the dp schemes' dp_topo_rate) loads it here. */
 int ncost_topology(const sc_cluster *c, topo **out, sc_error *err);
 
 /* Load the topology the cluster names. *out is NULL (and SC_OK returned)

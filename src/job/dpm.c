@@ -29,7 +29,8 @@ static sc_scenario worker(const sc_scenario *s) {
   if (batch < 1) batch = 1;
   w.cluster.gpus = 1;
   w.cluster.gpus_per_node = 1;
-  w.cluster.topology[0] = '\0';
+  w.cluster.topology[0] = '\0'; /* and its cable what-ifs: a worker alone has no network */
+  w.cluster.link_fail[0] = w.cluster.link_degrade[0] = '\0';
   p->tp = p->pp = p->cp = p->ep = p->etp = p->dp = 1;
   p->vpp = 1;
   p->sp = 0;

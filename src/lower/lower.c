@@ -38,6 +38,7 @@
 #include "core/vec.h"
 #include "cost/fp8cast.h"
 #include "lower/moe_dispatch.h"
+#include "lower/recmod.h"
 #include "plan/plan.h"
 #include "plan/strategy.h"
 
@@ -70,6 +71,9 @@ typedef struct lctx {
   sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
   sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
   lay run_lay;    /* how the op being lowered splits its elements */
+  unsigned en;    /* recompute modules a selective layer re-runs (SC_RECMOD_*) */
+  int cur_depth;  /* times the op being lowered re-runs under them (its
+                     tasks' recompute_sel; 0 outside an op) */
   int etp_split;  /* the block's MoE dispatch sent sequence shards over
                      etp = tp > 1 (experts()): its combine mirrors it */
 } lctx;
@@ -110,8 +114,12 @@ static double rows_gpu(const lctx *c, int t, lay l) {
 
 /* ------------------------------------------------------------ tasks */
 
+/* Append task t; it re-runs as often as the op being lowered does under
+ * selective recomputation, plus what t itself says (core attention). */
 static int emit(lctx *c, const xg_task *t) {
-  if (xg_add_task(c->x, t) < 0) return -1;
+  xg_task u = *t;
+  u.recompute_sel += c->cur_depth;
+  if (xg_add_task(c->x, &u) < 0) return -1;
   return c->x->n_tasks - 1 - c->seg_first;
 }
 
@@ -198,6 +206,11 @@ static int convert(lctx *c, int t, lay want, int op) {
     k = comm(c, rs ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, c->g_tp, full, rs ? "rs_" : "ar_",
              op_name(c, s->origin), s->task);
     if (k < 0) return -1;
+    /* the reduction belongs to the layer that made the partial sums
+     * (Megatron's RowParallelLinear reduces its own output): it re-runs
+     * with that layer's recompute module */
+    c->x->tasks[c->seg_first + k].recompute_sel =
+        s->origin >= 0 ? rm_depth(c->g, s->origin, c->en) : 0;
     /* backward all-gathers the output gradient: in fp8 for an fp8 GEMM */
     if (rs && s->origin >= 0 && fp8_gather(c, &c->g->ops[s->origin]))
       c->x->tasks[c->seg_first + k].comm_scale[1] = 1.0 / c->e;
@@ -376,29 +389,40 @@ static int fp8_gather(const lctx *c, const wg_op *o) {
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
- * inputs' layouts before conversion. */
-static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
-  double b = 0, extra = 0;
+ * inputs' layouts before conversion. act_sel: what it
+ * keeps under the plan's selective recompute modules (recmod.h): nothing
+ * inside an enabled module, which keeps its inputs (16-bit) instead;
+ * nothing discarded by an output-discarding one. */
+static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) {
+  double b = 0, extra = 0, keep = 0;
+  int inside = rm_inside(c->g, opi, c->en);
   /* Transformer Engine keeps the fp8 cast of a low-precision GEMM's input
    * for its weight gradient: one byte an element instead of two (NVFP4
    * recipes keep the same fp8 copy) */
   double in_scale = low_precision(c, o) ? 0.5 : 1.0;
   for (int i = 0; i < o->n_in; i++) {
-    if (!(o->saved & WG_SAVE_IN(i))) continue;
     double x = bytes_gpu(c, o->in[i], before[i]), y = bytes_gpu(c, o->in[i], c->ts[o->in[i]].lay);
     /* an expert keeps what the dispatcher delivered (its gather is not
      * the linear's own, so backward does not re-gather) */
     if (o->expert) x = y;
-    b += (x < y ? x : y) * in_scale;
+    double v = x < y ? x : y;
+    if (inside && rm_keeps_input(c->g, opi, i, c->en)) keep += v;
+    if (!(o->saved & WG_SAVE_IN(i))) continue;
+    b += v * in_scale;
+    if (!inside && !rm_discarded(c->g, o->in[i], c->en)) keep += v * in_scale;
   }
-  if (o->saved & WG_SAVE_OUT) b += bytes_gpu(c, o->out, out);
+  if (o->saved & WG_SAVE_OUT) {
+    double v = bytes_gpu(c, o->out, out);
+    b += v;
+    if (!inside && !rm_discarded(c->g, o->out, c->en)) keep += v;
+  }
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
     double n = o->saved_elems * c->mb / c->cpdiv;
     if (c->run_lay == LAY_SEQ || c->run_lay == LAY_FEAT) n /= c->st.tp;
     extra = n * (o->saved_e * c->e + o->saved_b);
   }
   c->act += b + extra;
-  c->act_sel += b + (o->saved_selective ? 0 : extra);
+  c->act_sel += keep + (inside ? 0 : extra);
 }
 
 /* Parameters op holds on one GPU: the convention of the step model since
@@ -600,6 +624,8 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   double dv = o->v_head_dim > 0 ? (double)o->v_head_dim : d; /* MLA: v narrower than q, k */
   double e = c->e;
   int dep = c->ts[x].task;
+  /* the kernels are Megatron's core attention ("core_attn" module) */
+  int core = (rm_bits(c->g, opi, c->en) & SC_RECMOD_CORE_ATTN) != 0;
   int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
                    c->flash ? 3 : 6, 1.0, dep);
   if (t < 0) return -1;
@@ -621,20 +647,20 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     a.causal = o->causal;
     a.flops = o->flops * b / (tp * c->cpdiv);
     a.bwd_scale = o->bwd_scale;
-    a.recompute_sel = 1;
+    a.recompute_sel = core;
     a.host_fwd = a.host_bwd = 3;
     a.dep[0] = t;
     if ((t = emit(c, &a)) < 0) return -1;
   } else {
     double scores = b * hq * sl * skv;
     if ((t = gemm_task(c, "attn_qk", opi, sl, skv, d, b * hq, 2, 3, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = gemm_task(c, "attn_av", opi, sl, dv, skv, b * hq, 4, 3, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
   }
   tstate *y = &c->ts[o->out];
   y->lay = c->run_lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
@@ -743,6 +769,7 @@ static int lower_op(lctx *c, int opi) {
   lay before[WG_MAX_IN];
   for (int i = 0; i < o->n_in; i++) before[i] = c->ts[o->in[i]].lay;
   c->run_lay = LAY_REPL;
+  c->cur_depth = rm_depth(c->g, opi, c->en);
   int rc;
   switch (o->kind) {
   case WG_LINEAR: rc = lower_linear(c, o, opi); break;
@@ -750,8 +777,9 @@ static int lower_op(lctx *c, int opi) {
   case WG_CONV: case WG_MATMUL: case WG_INTERACTION: rc = lower_dense(c, o, opi); break;
   default: rc = lower_mem(c, o, opi); break;
   }
+  c->cur_depth = 0;
   if (rc) return rc;
-  saved(c, o, before, c->ts[o->out].lay);
+  saved(c, opi, o, before, c->ts[o->out].lay);
   params(c, o);
   return 0;
 }
@@ -822,6 +850,9 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.params_lp = c->params_lp;
   sg.act_bytes = c->act;
   sg.act_sel_bytes = c->act_sel;
+  for (int i = 0; i < sg.n_tasks; i++)
+    if (c->x->tasks[sg.first_task + i].recompute_sel > sg.recomp_depth)
+      sg.recomp_depth = c->x->tasks[sg.first_task + i].recompute_sel;
   sg.input_bytes = bytes_gpu(c, bl->input, boundary(st));
   return xg_add_segment(c->x, &sg);
 }
@@ -1081,6 +1112,7 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   c.e = act_bytes(p->dtype);
   c.mb = (double)p->micro_batch;
   c.flash = p->flash_attention;
+  c.en = plan_recmod_mask(p);
   c.lp = p->dtype;
   c.hp = p->dtype;
   if (p->dtype == SC_FP8 || p->dtype == SC_FP4)

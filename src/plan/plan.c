@@ -139,11 +139,11 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
   }
 }
 
-/* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved"};
 const char *const plan_recomp_names[PLAN_RECOMPS] = {"none", "selective", "full"};
 const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
 
+/* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
   if (v >= lo && v <= hi) return SC_OK;
   return sc_error_set(err, SC_EINPUT, "%s: %lld is out of range (valid: %lld..%lld)",
@@ -894,7 +894,7 @@ int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
       (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
       (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
       (rc = plan_interleaved_batches(&t.plan, err)) || (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)) ||
-      (rc = plan_fsdp_moe(&t, err)))
+      (rc = plan_fsdp_moe(&t, err)) || (rc = plan_recmod(&t, err)))
     return rc;
   plan_switches(&t.plan);
   *s = t;

@@ -57,17 +57,18 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap);
  * SC_EINPUT naming the plan key and what would be valid. */
 int plan_stage_layers(const sc_plan *p, int layers, int vpp, int *out, sc_error *err);
 
+/* The name of each sc_fsdp_impl, in enum order: the one table of them
+ * (the scenario key plan.fsdp_impl, the report, the checks' messages).
+ * plan_fsdp.c. */
+#define PLAN_FSDP_IMPLS (SC_FSDP_XLA + 1)
+extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
+
 /* plan_fsdp.c: the FSDP / ZeRO-3 implementation keys and the MoE run
  * keys (grouped GEMM, imbalance). plan_fsdp_moe_default sets the
  * frameworks' defaults into p; plan_fsdp_moe checks the keys against each
  * other and the plan: SC_OK or SC_EINPUT naming the key and what would be
  * valid. */
 void plan_fsdp_moe_default(sc_plan *p);
-
-/* The name of each sc_fsdp_impl, in enum order: the one table of them
- * (the scenario key plan.fsdp_impl, the report, the checks' messages). */
-#define PLAN_FSDP_IMPLS (SC_FSDP_XLA + 1)
-extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
 /* plan_moe.c: the MoE token dispatcher, group-limited routing and the
@@ -80,5 +81,24 @@ int plan_moe(const sc_scenario *s, sc_error *err);
  * them (the scenario key plan.moe_dispatcher, the checks' messages). */
 #define PLAN_MOE_DISPATCHERS (SC_MOE_FLEX + 1)
 extern const char *const plan_moe_dispatcher_names[PLAN_MOE_DISPATCHERS];
+
+/* plan_recmod.c: Megatron-Core's selective recompute modules
+ * (plan.recompute_modules). plan_recmod_names[i] names bit 1 << i. */
+#define PLAN_RECMODS 7
+extern const char *const plan_recmod_names[PLAN_RECMODS];
+/* The modules a selective layer of plan p re-runs: its list, or
+ * Megatron's default ["core_attn"] when it gives none. */
+unsigned plan_recmod_mask(const sc_plan *p);
+/* The bit of module `name` into *bit; SC_EINPUT naming `path` and the
+ * valid names otherwise (Megatron's modules of layers stepcast does not
+ * build said so). */
+int plan_recmod_bit(const char *name, unsigned *bit, sc_error *err, const char *path);
+/* The names of mask's modules, "a, b", into buf. */
+void plan_recmod_list(unsigned mask, char *buf, size_t cap);
+/* 1 when some layer of p recomputes selectively (plan or override). */
+int plan_recmod_used(const sc_plan *p);
+/* Megatron's checks of the list against the plan and the model: SC_OK or
+ * SC_EINPUT naming the key and what would be valid. */
+int plan_recmod(const sc_scenario *s, sc_error *err);
 
 #endif /* SC_PLAN_H */

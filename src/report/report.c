@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stepcast.h"
+#include "hw/gpu_link.h"
 #include "plan/plan.h"
 #include "report/esc.h"
 #include "report/report_int.h"
@@ -115,14 +116,6 @@ static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
   fputc('\n', out);
 }
 
-/* The GPU-to-GPU link as the table names it, and as JSON and CSV do. */
-static const char *gpu_link_label(sc_gpu_link l, int key) {
-  static const char *const label[] = {"NVLink", "PCIe", "Infinity Fabric"};
-  static const char *const keys[] = {"nvlink", "pcie", "infinity_fabric"};
-  if ((unsigned)l > SC_LINK_INFINITY_FABRIC) l = SC_LINK_NVLINK;
-  return key ? keys[l] : label[l];
-}
-
 /* What the plan assumes of ZeRO-3 (the FSDP implementation and its
  * schedule) and of MoE (grouped GEMM, imbalance, capacity), for plans
  * where it matters. */
@@ -195,13 +188,18 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", name,
             r->params / 1e9, path);
   fprintf(out, "  cluster   %d x %s, %d per node, %s %.0f GB/s, NIC %.0f Gb/s per GPU\n",
-          c->gpus, gpu, c->gpus_per_node, gpu_link_label(c->gpu.link, 0),
+          c->gpus, gpu, c->gpus_per_node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p));
   fsdp_moe_lines(out, s);
+  if (p->recompute_modules) {
+    char mods[160];
+    plan_recmod_list(p->recompute_modules, mods, sizeof mods);
+    fprintf(out, "  recompute modules %s (selective)\n", mods);
+  }
   for (int i = 0; i < p->n_overrides; i++) {
     char text[160];
     override_text(&p->overrides[i], text, sizeof text);
@@ -264,10 +262,15 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
-               "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
+               "\"micro_batch\": %ld, \"micro_batches\": %d",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
+  /* the selective recompute modules, when the plan names them */
+  for (int i = 0, n = 0; i < PLAN_RECMODS; i++)
+    if (p->recompute_modules & (1u << i))
+      fprintf(out, "%s\"%s\"", n++ ? ", " : ", \"recompute_modules\": [", plan_recmod_names[i]);
+  fprintf(out, "%s},\n", p->recompute_modules ? "]" : "");
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
@@ -897,7 +900,7 @@ static void presets_table(FILE *out) {
     double tf = gpu_dense_tflops(g, &dt);
     fprintf(out, "  %-16s %7.4g TFLOP/s %-4s  %6.0f GB  %5.2f TB/s memory  %4.0f GB/s %s\n",
             g->name, tf, sc_dtype_name(dt), g->hbm_bytes / 1e9, g->hbm_bw / 1e12,
-            g->nvlink_bw / 1e9, gpu_link_label(g->link, 0));
+            g->nvlink_bw / 1e9, gpu_link_label(g->link));
   }
   fprintf(out, "\nModels (model):\n");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
@@ -939,7 +942,7 @@ static void presets_csv(FILE *out) {
     sc_dtype dt;
     double tf = gpu_dense_tflops(g, &dt);
     fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,,%.6g,%s,%s\n", gpu_tflops16(g), g->hbm_bytes,
-            g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_label(g->link, 1));
+            g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_key(g->link));
   }
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
@@ -972,7 +975,7 @@ static void presets_json(FILE *out) {
                  "\"nvlink_Bps\": %.6g, \"dense_tflops\": %.6g, \"dense_dtype\": \"%s\", "
                  "\"link\": \"%s\"}",
             gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt),
-            gpu_link_label(g->link, 1));
+            gpu_link_key(g->link));
   }
   fprintf(out, "],\n \"models\": [");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {

@@ -196,22 +196,23 @@ int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p) {
 
 /* ------------------------------------------------------------- network */
 
-double rowd_reference_nic(const char *gpu, const char **preset) {
+/* The GPU's reference system: the first cluster preset with that GPU and
+ * a network; NULL when none. */
+static const sc_cluster *reference_system(const char *gpu) {
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
-    if (!strcasecmp(c->gpu.name, gpu) && c->nic_bw > 0) {
-      *preset = c->name;
-      return c->nic_bw;
-    }
+    if (!strcasecmp(c->gpu.name, gpu) && c->nic_bw > 0) return c;
   }
-  *preset = NULL;
-  return 0;
+  return NULL;
+}
+
+double rowd_reference_nic(const char *gpu, const char **preset) {
+  const sc_cluster *c = reference_system(gpu);
+  *preset = c ? c->name : NULL;
+  return c ? c->nic_bw : 0;
 }
 
 sc_host rowd_reference_host(const char *gpu) {
-  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
-    const sc_cluster *c = sc_cluster_preset_at(i);
-    if (!strcasecmp(c->gpu.name, gpu) && c->nic_bw > 0) return c->host;
-  }
-  return (sc_host){0};
+  const sc_cluster *c = reference_system(gpu);
+  return c ? c->host : (sc_host){0};
 }

@@ -307,6 +307,21 @@ typedef enum sc_recompute {
   SC_RECOMP_FULL
 } sc_recompute;
 
+/* Megatron-Core's selective recompute modules (plan.recompute_modules,
+ * TransformerConfig.recompute_modules): bits of sc_plan.recompute_modules.
+ * Normal checkpointing keeps a module's inputs and re-runs it before its
+ * backward; output-discarding checkpointing (moe_act, layernorm,
+ * mla_up_proj) also frees its output (docs/model.md). */
+typedef enum sc_recompute_module {
+  SC_RECMOD_CORE_ATTN = 1 << 0,     /* core attention (the default) */
+  SC_RECMOD_MOE_ACT = 1 << 1,       /* the experts' activation function */
+  SC_RECMOD_LAYERNORM = 1 << 2,     /* input and pre-MLP norms (unfused ones) */
+  SC_RECMOD_MLA_UP_PROJ = 1 << 3,   /* MLA up-projections, their norms, RoPE */
+  SC_RECMOD_MLP = 1 << 4,           /* the MLP of a dense layer */
+  SC_RECMOD_MOE = 1 << 5,           /* the whole MoE part of a layer */
+  SC_RECMOD_SHARED_EXPERTS = 1 << 6 /* the shared experts */
+} sc_recompute_module;
+
 /* The FSDP / ZeRO-3 implementation (plan.fsdp_impl). */
 typedef enum sc_fsdp_impl {
   SC_FSDP2 = 0,        /* PyTorch fully_shard: per-parameter sharding, one
@@ -434,6 +449,9 @@ typedef struct sc_plan {
   int recompute_layers;      /* with recompute full: only the first N layers of
                                 every model chunk are recomputed (Megatron's
                                 "block" method, recompute_num_layers); 0 = all */
+  unsigned recompute_modules; /* selective recompute: SC_RECMOD_* bits of the
+                                modules re-run (Megatron --recompute-modules);
+                                0 = Megatron's default, core_attn */
   int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
                                 [k*pp + s] = layers of chunk k on stage s */
   int pp_layout[SC_MAX_PP_LAYOUT];

@@ -116,7 +116,10 @@ expect 2 'valid: 1, 2, 4, 8' -- predict $MX --set plan.moe_router_groups=3 --set
 expect 2 'group-limited routing needs both >= 1' -- predict $MX --set plan.moe_router_groups=2
 expect 2 '"flex" moves tokens between expert-parallel ranks and needs plan.ep > 1 (ep is 1); valid: "alltoall" or "allgather"' -- predict $MX --set plan.moe_dispatcher=flex --set plan.ep=1
 expect 2 'does not support moe_pad_expert_input_to_capacity' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_capacity=1.25
-expect 0 'dispatch  flex (DeepEP), 20 SMs, routing limited to 1 of 2 expert groups' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=1
+expect 0 'dispatch  flex (DeepEP) to all 2 expert-tensor ranks of an expert, 20 SMs, routing limited to 1 of 2 expert groups' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=1
+expect 0 'dispatch  flex (DeepEP), 20 SMs, routing limited to 1 of 2 expert groups' -- predict $MX --set plan.moe_dispatcher=flex --set plan.etp=1 --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=1
+expect 0 'dispatch  all-to-all, then all-gather over the 2 expert-tensor ranks' -- predict $MX
+expect 0 'dispatch  all-gather / reduce-scatter over the 2 x 8 expert group' -- predict $MX --set plan.moe_dispatcher=allgather
 # a row that names no dispatcher runs Megatron's default, and says so
 { head -1 "$ROOT/data/validation/training/dgxc_benchmarking.csv"
   echo 'moe-1,test,Mixtral-8x7B,32,4096,32,8,14336,32000,4096,8,2,256,1,2,4,8,1,8,1,1,1,selective,bf16,h100-sxm5-80gb,64,8,8,450,400,4.0,test,Megatron-Core'

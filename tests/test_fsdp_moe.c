@@ -357,8 +357,9 @@ static sc_scenario mixtral(void) {
 }
 
 Test(moe, imbalance_scales_the_busiest_ranks_experts_and_all_to_all) {
-  /* each GPU routes its 4096 tokens x top-2 = 8192 rows; the 2 ranks of
-   * the expert-parallel group exchange them, so a rank's 4 experts get
+  /* each GPU routes its sequence shard, 2048 tokens x top-2 = 4096 rows;
+   * the 2 ranks of the expert-parallel group exchange them and the 2
+   * expert-tensor ranks gather theirs, so a rank's 4 experts get
    * 8192 / 4 = 2048 rows each on average; the busiest rank at 1.5x: 3072 */
   double T = 4096, k = 2, h = 4096, e = 2;
   sc_scenario s = mixtral();
@@ -366,9 +367,9 @@ Test(moe, imbalance_scales_the_busiest_ranks_experts_and_all_to_all) {
   lowered_make(&a, &s);
   const xg_task *fc1 = lowered_task(&a, "fc1"), *disp = lowered_task(&a, "ep_dispatch");
   cr_assert(fc1->batch == 4 && fc1->m == T * k / 4, "fc1 %g x m %g", fc1->batch, fc1->m);
-  /* what a rank sends: its 8192 rows of h 16-bit values */
+  /* what a rank sends: its 4096 rows of h 16-bit values */
   double d1 = disp->bytes;
-  cr_assert_float_eq(d1, T * k * h * e, 1, "dispatch %g", d1);
+  cr_assert_float_eq(d1, T / 2 * k * h * e, 1, "dispatch %g", d1);
   lowered_done(&a);
   s.plan.moe_imbalance = 1.5;
   lowered_make(&a, &s);

@@ -149,7 +149,7 @@ static wg_graph *reference(const spec *m) {
 /* ---------------------------------------------------------- comparing */
 
 #define SAME(what, field, fmt)                                                         \
-  cr_assert(a->field == b->field, "%s: " #field " is " fmt " in the JSON graph, " fmt \
+  cr_assert((a->field) == (b->field), "%s: " #field " is " fmt " in the JSON graph, " fmt \
             " in the reference", what, a->field, b->field)
 
 /* "KIND 'NAME'" of the reference's element into what[64]; the names agree. */
@@ -184,7 +184,8 @@ static void same_op(const wg_op *a, const wg_op *b) {
   SAME(what, params, "%g"); SAME(what, elems, "%g"); SAME(what, traffic_e, "%g");
   SAME(what, traffic_b, "%g"); SAME(what, bwd_scale, "%g"); SAME(what, host_fwd, "%d");
   SAME(what, host_bwd, "%d"); SAME(what, saved, "%u"); SAME(what, saved_elems, "%g");
-  SAME(what, saved_e, "%g"); SAME(what, saved_b, "%g"); SAME(what, saved_selective, "%d");
+  /* JSON graphs name no recompute modules: only attention's core_attn */
+  SAME(what, saved_e, "%g"); SAME(what, saved_b, "%g"); SAME(what, recmod & (unsigned)SC_RECMOD_CORE_ATTN, "%u");
   SAME(what, linear_fn, "%d");
 }
 

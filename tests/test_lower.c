@@ -179,17 +179,22 @@ Test(lower, moe_layer_with_expert_and_tensor_parallelism) {
   names(&l, segment(&l, 0, WG_ROLE_LAYER), got, sizeof got);
   cr_assert_str_eq(got,
                    "norm1 M, ag_qkv C, qkv G, rope M, qkv_layout M, flash_attn A, ctx_layout M, "
-                   "proj G, rs_proj C, bias_dropout_add1 M, norm2 M, ag_router C, router G, "
-                   "route M, ep_dispatch C, fc1 G, swiglu M, fc2 G, ep_combine C, unroute M, "
-                   "rs_fc2 C, bias_dropout_add2 M");
+                   "proj G, rs_proj C, bias_dropout_add1 M, norm2 M, router G, "
+                   "route M, ep_dispatch C, etp_gather C, fc1 G, swiglu M, fc2 G, "
+                   "etp_scatter C, ep_combine C, unroute M, bias_dropout_add2 M");
   const xg_segment *sg = segment(&l, 0, WG_ROLE_LAYER);
   double T = 4096, h = 4096, k = 2, e = 2;
   const xg_task *fc1 = task(&l, sg, "fc1"), *disp = task(&l, sg, "ep_dispatch");
-  /* 8 experts over ep 8: one local expert gets all T k routed rows */
+  /* 8 experts over ep 8: one local expert gets all T k routed rows of
+   * the two expert-tensor ranks */
   cr_assert(fc1->batch == 1 && fc1->m == T * k && fc1->n == 2 * 14336 / 2 && fc1->k == h,
             "fc1 %g x [%g %g %g]", fc1->batch, fc1->m, fc1->n, fc1->k);
-  cr_assert(disp->coll == COLL_ALL_TO_ALL && disp->bytes == T * k * h * e, "dispatch %g",
+  /* a rank sends its sequence shard's copies (etp = tp 2), the expert-
+   * tensor all-gather brings its neighbour's */
+  cr_assert(disp->coll == COLL_ALL_TO_ALL && disp->bytes == T / 2 * k * h * e, "dispatch %g",
             disp->bytes);
+  const xg_task *ag = task(&l, sg, "etp_gather");
+  cr_assert(ag->coll == COLL_ALL_GATHER && ag->bytes == T * k * h * e, "etp gather %g", ag->bytes);
   cr_assert_eq(task(&l, sg, "qkv")->n, (32 + 2 * 8) * 128 / 2.0, "GQA qkv columns per GPU");
   done(&l);
 }

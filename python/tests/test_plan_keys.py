@@ -83,6 +83,7 @@ CASES = {
     "fp8_param": (LLAMA, {"plan.dtype": "fp8", "plan.fp8_param": True}),
     "offload_layers": (MPT, {"plan.offload_layers": 4}),
     "recompute_layers": (DEFAULT, {"plan.recompute": "full", "plan.recompute_layers": 2}),
+    "recompute_modules": (DEFAULT, {"plan.recompute_modules": ["core_attn", "mlp"]}),
     "pp_first_layers": (DEFAULT, {"plan.pp_first_layers": 5, "plan.pp_last_layers": 7}),
     "pp_last_layers": (DEFAULT, {"plan.pp_last_layers": 5, "plan.pp_first_layers": 7}),
     "pp_embedding_in_split": (DEFAULT, {"model.layers": 95,

@@ -242,8 +242,9 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
 }
 
 /* Append the tasks of segment sg in pass k to the queue (backward: in
- * reverse order). 0 or -1 (out of memory). */
-static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
+ * reverse order; selective recomputation: the tasks re-run at least
+ * `level` times). 0 or -1 (out of memory). */
+static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   const sc_plan *p = &e->s->plan;
   double launch = p->framework_eager ? cost_launch(&e->s->cluster.gpu) : 0;
   double prev = 0;
@@ -251,7 +252,7 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k) {
   for (int j = 0; j < sg->n_tasks; j++) {
     int i = k == PASS_BWD ? sg->n_tasks - 1 - j : j;
     const xg_task *t = &e->x->tasks[sg->first_task + i];
-    if (k == PASS_RECOMP_SEL && !t->recompute_sel) continue;
+    if (k == PASS_RECOMP_SEL && t->recompute_sel < level) continue;
     if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 1, sizeof *e->q)) return -1;
     eng_qop *q = &e->q[e->n_q++];
     q->gpu = task_gpu(e, sg, i, k, prev, prev_mem);
@@ -332,12 +333,14 @@ static int build_queues(eng *e) {
     const xg_segment *sg = &x->segs[s];
     int *off = &e->qoff[4 * s];
     off[0] = e->n_q;
-    if (enqueue(e, sg, PASS_FWD)) return -1;
+    if (enqueue(e, sg, PASS_FWD, 0)) return -1;
     off[1] = e->n_q - off[0];
     off[2] = e->n_q;
-    if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_FWD)) return -1;
-    if (sg->recompute == SC_RECOMP_SELECTIVE && enqueue(e, sg, PASS_RECOMP_SEL)) return -1;
-    if (enqueue(e, sg, PASS_BWD)) return -1;
+    if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_FWD, 0)) return -1;
+    /* a module inside another re-runs once per enclosing recomputation */
+    for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
+      if (enqueue(e, sg, PASS_RECOMP_SEL, lv)) return -1;
+    if (enqueue(e, sg, PASS_BWD, 0)) return -1;
     off[3] = e->n_q - off[2];
     summarize(e, off[0], off[1], &e->qs[2 * s]);
     summarize(e, off[2], off[3], &e->qs[2 * s + 1]);

@@ -117,12 +117,14 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
           if (add_task(c, sg, i, 'F', tp)) return -1;
         continue;
       }
-      for (int i = 0; i < sg->n_tasks; i++) {
-        const xg_task *t = &x->tasks[sg->first_task + i];
-        if (sg->recompute == SC_RECOMP_FULL ||
-            (sg->recompute == SC_RECOMP_SELECTIVE && t->recompute_sel))
-          if (add_task(c, sg, i, 'R', tp)) return -1;
-      }
+      for (int i = 0; i < sg->n_tasks && sg->recompute == SC_RECOMP_FULL; i++)
+        if (add_task(c, sg, i, 'R', tp)) return -1;
+      /* selective: each level re-runs the tasks its modules hold (as
+       * analytic.c build_queues) */
+      for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
+        for (int i = 0; i < sg->n_tasks; i++)
+          if (x->tasks[sg->first_task + i].recompute_sel >= lv && add_task(c, sg, i, 'R', tp))
+            return -1;
       for (int i = sg->n_tasks - 1; i >= 0; i--)
         if (add_task(c, sg, i, 'B', tp)) return -1;
       /* the layer's gradients are complete after its first task's backward

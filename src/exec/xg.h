@@ -94,7 +94,9 @@ typedef struct xg_task {
                                 as a fraction of `bytes` (TE's fp8 gathers:
                                 1 / 2); 0 = 1 */
   int host_fwd, host_bwd;    /* framework calls of an eager framework */
-  int recompute_sel;         /* 1 = re-run by selective recomputation */
+  int recompute_sel;         /* times selective recomputation re-runs it in
+                                backward (the plan's recompute modules that
+                                hold it; 0 = none) */
   coll_op coll;              /* COMM */
   int group;                 /* COMM: index into xg.groups */
   xg_overlap overlap;        /* COMM */
@@ -130,7 +132,9 @@ typedef struct xg_segment {
                                 params (their low-precision copies) */
   double act_bytes;          /* activations kept for backward, per
                                 micro-batch and GPU, without recompute */
-  double act_sel_bytes;      /* ... with selective recomputation */
+  double act_sel_bytes;      /* ... with selective recomputation (the
+                                plan's recompute modules) */
+  int recomp_depth;          /* selective: most times a task re-runs */
   double input_bytes;        /* its input tensor, per micro-batch and GPU
                                 (what full recomputation keeps) */
 } xg_segment;

@@ -336,10 +336,11 @@ static int shape_attention(add_ctx *c) {
   o->bwd_scale = o->bwd_scale > 0 ? o->bwd_scale : 2.5; /* FA2: 5 matmuls vs 2 */
   o->saved = WG_SAVE_IN(0);
   /* unfused kernels keep the scores: softmax output, dropout mask and
-   * dropout output, 2e + 1 bytes each, dropped by selective recompute */
+   * dropout output, 2e + 1 bytes each, dropped by selective recompute
+   * (Megatron's core_attn module) */
   o->saved_elems = h * s * s;
   o->saved_e = 2, o->saved_b = 1;
-  o->saved_selective = 1;
+  o->recmod |= SC_RECMOD_CORE_ATTN;
   return SC_OK;
 }
 

@@ -174,7 +174,9 @@ typedef struct wg_op {
   unsigned saved;            /* WG_SAVE_* bits */
   double saved_elems;        /* extra elements kept (masks, scores) */
   double saved_e, saved_b;   /* their bytes: saved_elems (saved_e e + saved_b) */
-  int saved_selective;       /* 1 = selective recomputation drops the extra */
+  unsigned recmod;           /* SC_RECMOD_* bits: the Megatron-Core recompute
+                                modules it belongs to (plan.recompute_modules;
+                                src/lower/recmod.c); attention: core_attn */
   int linear_fn;             /* 1 = passes partial sums through unchanged */
   int line;                  /* source line (JSON graphs), 0 if none */
 } wg_op;

@@ -284,6 +284,8 @@ static const scn_field scn_plan_fields[] = {
           "0 or the number of layers whose activations go to host memory"),
     F_INT(sc_plan, "recompute_layers", recompute_layers, 0, PLAN_MAX_LAYERS,
           "layers recomputed per model chunk (0 = all, with recompute \"full\")"),
+    F_SPECIAL("recompute_modules", NULL,
+              "an array of Megatron recompute modules, e.g. [\"core_attn\", \"moe_act\"]"),
     F_INT(sc_plan, "pp_first_layers", pp_first_layers, 0, PLAN_MAX_LAYERS,
           "layers of the first pipeline stage (0 = even split)"),
     F_INT(sc_plan, "pp_last_layers", pp_last_layers, 0, PLAN_MAX_LAYERS,
@@ -1085,6 +1087,32 @@ static int scn_pp_layout(scn_ctx *c, const json_t *v, sc_plan *p) {
   return SC_OK;
 }
 
+/* "plan.recompute_modules": Megatron-Core's module names (plan_recmod.c). */
+static int scn_recompute_modules(scn_ctx *c, const json_t *v, sc_plan *p) {
+  const char *k = "plan.recompute_modules";
+  if (!json_is_array(v))
+    return scn_type(c, k, "an array of module names, e.g. [\"core_attn\", \"moe_act\"]", v);
+  if (json_array_size(v) == 0)
+    return scn_fail(c, k, "an empty list recomputes nothing; valid: plan.recompute \"none\", "
+                          "or name modules (default [\"core_attn\"])");
+  unsigned set = 0;
+  for (size_t i = 0; i < json_array_size(v); i++) {
+    char path[64];
+    const json_t *e = json_array_get(v, i);
+    unsigned bit = 0;
+    snprintf(path, sizeof path, "%s[%zu]", k, i);
+    if (!json_is_string(e)) return scn_type(c, path, "a module name (a string)", e);
+    int rc = plan_recmod_bit(json_string_value(e), &bit, c->err, path);
+    if (rc) {
+      snprintf(c->bad, sizeof c->bad, "%s", k);
+      return rc;
+    }
+    set |= bit;
+  }
+  p->recompute_modules = set;
+  return SC_OK;
+}
+
 /* ------------------------------------------------------------ document */
 
 /* A CNN or BERT (data-parallel models) starts from a plan of its own
@@ -1139,6 +1167,8 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;
   const json_t *lay = p ? json_object_get(p, "pp_layout") : NULL;
   if (lay && (rc = scn_pp_layout(c, lay, &s->plan))) return rc;
+  const json_t *rm = p ? json_object_get(p, "recompute_modules") : NULL;
+  if (rm && (rc = scn_recompute_modules(c, rm, &s->plan))) return rc;
   const json_t *dp = json_object_get(root, "dp");
   if (dp && !json_is_object(dp)) return scn_type(c, "dp", "an object", dp);
   if (dp && (rc = scn_fields(c, &scn_dp_sec, dp, &s->dp))) return rc;

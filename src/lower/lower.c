@@ -38,6 +38,7 @@
 #include "core/vec.h"
 #include "cost/fp8cast.h"
 #include "lower/moe_dispatch.h"
+#include "lower/recmod.h"
 #include "plan/plan.h"
 #include "plan/strategy.h"
 
@@ -70,6 +71,11 @@ typedef struct lctx {
   sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
   sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
   lay run_lay;    /* how the op being lowered splits its elements */
+  unsigned en;    /* recompute modules a selective layer re-runs (SC_RECMOD_*) */
+  int cur_depth;  /* times the op being lowered re-runs under them (its
+                     tasks' recompute_sel; 0 outside an op) */
+  int etp_split;  /* the block's MoE dispatch sent sequence shards over
+                     etp = tp > 1 (experts()): its combine mirrors it */
 } lctx;
 
 const char *lower_task_name(const xg_task *t, char *buf, size_t cap) {
@@ -108,8 +114,12 @@ static double rows_gpu(const lctx *c, int t, lay l) {
 
 /* ------------------------------------------------------------ tasks */
 
+/* Append task t; it re-runs as often as the op being lowered does under
+ * selective recomputation, plus what t itself says (core attention). */
 static int emit(lctx *c, const xg_task *t) {
-  if (xg_add_task(c->x, t) < 0) return -1;
+  xg_task u = *t;
+  u.recompute_sel += c->cur_depth;
+  if (xg_add_task(c->x, &u) < 0) return -1;
   return c->x->n_tasks - 1 - c->seg_first;
 }
 
@@ -136,7 +146,8 @@ static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
   t.dep[0] = dep;
   t.host_fwd = t.host_bwd = 2;
   if (grp == c->g_tp && c->s->plan.overlap_tp) t.overlap = XG_OVL_PREV;
-  if (grp == c->g_ep && c->s->plan.overlap_ep) t.overlap = XG_OVL_OTHER;
+  /* the dispatcher's collectives (all on expert groups) */
+  if (c->x->groups[grp].kind == XG_GROUP_EP && c->s->plan.overlap_ep) t.overlap = XG_OVL_OTHER;
   return emit(c, &t);
 }
 
@@ -195,6 +206,11 @@ static int convert(lctx *c, int t, lay want, int op) {
     k = comm(c, rs ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, c->g_tp, full, rs ? "rs_" : "ar_",
              op_name(c, s->origin), s->task);
     if (k < 0) return -1;
+    /* the reduction belongs to the layer that made the partial sums
+     * (Megatron's RowParallelLinear reduces its own output): it re-runs
+     * with that layer's recompute module */
+    c->x->tasks[c->seg_first + k].recompute_sel =
+        s->origin >= 0 ? rm_depth(c->g, s->origin, c->en) : 0;
     /* backward all-gathers the output gradient: in fp8 for an fp8 GEMM */
     if (rs && s->origin >= 0 && fp8_gather(c, &c->g->ops[s->origin]))
       c->x->tasks[c->seg_first + k].comm_scale[1] = 1.0 / c->e;
@@ -237,9 +253,47 @@ static const wg_op *block_route(const lctx *c, int b) {
   return NULL;
 }
 
+/* The dispatcher's collective mc on group grp for tensor t, named for the
+ * direction; the task index or -1. */
+static int moe_comm(lctx *c, int t, const moed_comm *mc, int grp, int expert) {
+  int k = comm(c, mc->op, grp, mc->bytes, "", expert ? "ep_dispatch" : "ep_combine",
+               c->ts[t].task);
+  if (k < 0) return -1;
+  xg_task *ct = &c->x->tasks[c->seg_first + k];
+  ct->flex = mc->flex;
+  ct->flex_inter = mc->inter_frac;
+  c->ts[t].task = k;
+  return 0;
+}
+
+/* The expert-tensor-parallel leg of an all-to-all dispatch (expert = 1:
+ * all-gather the tokens the rank received, so that each of the etp ranks
+ * holding a shard of its experts has them all) or combine (0: reduce-
+ * scatter the experts' partial outputs back): Megatron-Core's
+ * MoEAlltoAllTokenDispatcher, gather_from_sequence_parallel_region /
+ * reduce_scatter_to_sequence_parallel_region over the expert tensor group
+ * (docs/model.md "MoE token dispatchers"). nccl-tests size: the gathered
+ * tokens, cf x the mean like the all-to-all's. */
+static int etp_leg(lctx *c, int t, int expert) {
+  int g = xg_add_group(c->x, XG_GROUP_EP, c->st.etp, 1);
+  if (g < 0) return -1;
+  double bytes = bytes_gpu(c, t, LAY_REPL) * moe_cf(c);
+  int k = comm(c, expert ? COLL_ALL_GATHER : COLL_REDUCE_SCATTER, g, bytes, "",
+               expert ? "etp_gather" : "etp_scatter", c->ts[t].task);
+  if (k < 0) return -1;
+  c->ts[t].task = k;
+  return 0;
+}
+
 /* Move tensor t (each token's top-k copies) to (expert = 1) or from the
  * experts before op reads it: the collective of plan.moe_dispatcher
- * (src/lower/moe_dispatch.c). */
+ * (src/lower/moe_dispatch.c). Tokens split by sequence over a tensor-
+ * parallel group whose ranks also split the experts (etp = tp > 1) are
+ * dispatched as Megatron-Core does: every rank sends its own shard's
+ * copies (alltoall, then the expert-tensor all-gather), or the whole
+ * etp x ep expert group gathers them at once (allgather), or DeepEP sends
+ * each to all etp ranks of its experts (flex); the experts' output comes
+ * back the mirror way, split by sequence again. */
 static int experts(lctx *c, int t, int expert) {
   tstate *s = &c->ts[t];
   if (s->expert == expert) return 0;
@@ -248,10 +302,20 @@ static int experts(lctx *c, int t, int expert) {
   const sc_plan *p = &c->s->plan;
   const wg_op *r = block_route(c, c->g->tensors[t].block);
   int topk = r && r->topk > 0 ? (int)r->topk : 1, n_exp = r ? (int)r->experts : 0;
+  /* etp = tp > 1 with the tokens split by sequence: each rank routes its
+   * own shard (the combine undoes what the dispatch did) */
+  int split = expert ? s->lay == LAY_SEQ && c->st.etp > 1 : c->etp_split;
+  c->etp_split = expert && split;
+  /* a graph's expert output that is not partial sums (no row-parallel
+   * expert linear last): gathered and re-split by sequence first, no
+   * reduce-scatter */
+  int scatter = split && !expert && s->lay == LAY_PART;
+  if (split && !expert && !scatter && convert(c, t, LAY_SEQ, s->origin)) return -1;
+  lay tok = split ? LAY_SEQ : s->lay;
   /* the nodes the expert group spans, as the engines lay it out */
   int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
-  moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, s->lay) / topk, topk, n_exp, c->st.ep, per,
-                p->moe_router_groups, p->moe_router_group_topk, moe_cf(c), !expert};
+  moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, tok) / topk, topk, n_exp, c->st.ep, per,
+                p->moe_router_groups, p->moe_router_group_topk, moe_cf(c), !expert, 1};
   /* plan.c checks the routing groups against the model's experts; a
    * graph's own experts that do not fit them run without */
   if (in.groups > 0 && (n_exp % in.groups || in.group_topk > in.groups ||
@@ -260,13 +324,18 @@ static int experts(lctx *c, int t, int expert) {
                         !moed_aligned(n_exp, c->st.ep / per, in.groups)))
     in.groups = in.group_topk = 0;
   if (n_exp < in.ep || n_exp % in.ep) in.disp = SC_MOE_ALLTOALL;
+  int grp = c->g_ep;
+  if (split && in.disp != SC_MOE_ALLTOALL) {
+    /* one collective over the etp x ep expert group (etp fastest) */
+    grp = xg_add_group(c->x, XG_GROUP_EP, c->st.ep * c->st.etp, 1);
+    if (grp < 0) return -1;
+    in.etp = c->st.etp;
+  }
   moed_comm mc = moed_shape(&in);
-  int k = comm(c, mc.op, c->g_ep, mc.bytes, "", expert ? "ep_dispatch" : "ep_combine", s->task);
-  if (k < 0) return -1;
-  xg_task *ct = &c->x->tasks[c->seg_first + k];
-  ct->flex = mc.flex;
-  ct->flex_inter = mc.inter_frac;
-  s->task = k;
+  if (scatter && in.disp == SC_MOE_ALLTOALL && etp_leg(c, t, 0)) return -1;
+  if (moe_comm(c, t, &mc, grp, expert)) return -1;
+  if (split && in.disp == SC_MOE_ALLTOALL && expert && etp_leg(c, t, 1)) return -1;
+  if (split) s->lay = expert ? LAY_REPL : LAY_SEQ;
   return 0;
 }
 
@@ -320,26 +389,40 @@ static int fp8_gather(const lctx *c, const wg_op *o) {
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
- * inputs' layouts before conversion. */
-static void saved(lctx *c, const wg_op *o, const lay *before, lay out) {
-  double b = 0, extra = 0;
+ * inputs' layouts before conversion. act_sel: what it
+ * keeps under the plan's selective recompute modules (recmod.h): nothing
+ * inside an enabled module, which keeps its inputs (16-bit) instead;
+ * nothing discarded by an output-discarding one. */
+static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) {
+  double b = 0, extra = 0, keep = 0;
+  int inside = rm_inside(c->g, opi, c->en);
   /* Transformer Engine keeps the fp8 cast of a low-precision GEMM's input
    * for its weight gradient: one byte an element instead of two (NVFP4
    * recipes keep the same fp8 copy) */
   double in_scale = low_precision(c, o) ? 0.5 : 1.0;
   for (int i = 0; i < o->n_in; i++) {
-    if (!(o->saved & WG_SAVE_IN(i))) continue;
     double x = bytes_gpu(c, o->in[i], before[i]), y = bytes_gpu(c, o->in[i], c->ts[o->in[i]].lay);
-    b += (x < y ? x : y) * in_scale;
+    /* an expert keeps what the dispatcher delivered (its gather is not
+     * the linear's own, so backward does not re-gather) */
+    if (o->expert) x = y;
+    double v = x < y ? x : y;
+    if (inside && rm_keeps_input(c->g, opi, i, c->en)) keep += v;
+    if (!(o->saved & WG_SAVE_IN(i))) continue;
+    b += v * in_scale;
+    if (!inside && !rm_discarded(c->g, o->in[i], c->en)) keep += v * in_scale;
   }
-  if (o->saved & WG_SAVE_OUT) b += bytes_gpu(c, o->out, out);
+  if (o->saved & WG_SAVE_OUT) {
+    double v = bytes_gpu(c, o->out, out);
+    b += v;
+    if (!inside && !rm_discarded(c->g, o->out, c->en)) keep += v;
+  }
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
     double n = o->saved_elems * c->mb / c->cpdiv;
     if (c->run_lay == LAY_SEQ || c->run_lay == LAY_FEAT) n /= c->st.tp;
     extra = n * (o->saved_e * c->e + o->saved_b);
   }
   c->act += b + extra;
-  c->act_sel += b + (o->saved_selective ? 0 : extra);
+  c->act_sel += keep + (inside ? 0 : extra);
 }
 
 /* Parameters op holds on one GPU: the convention of the step model since
@@ -360,16 +443,18 @@ static void params(lctx *c, const wg_op *o) {
 
 /* ------------------------------------------------------ operators */
 
-/* Under expert tensor parallelism 1 with tp > 1 (Megatron-Core's MoE
- * parallel folding), the MoE part of a layer is token-local: the router
- * and the experts run on the tokens the rank holds (its sequence shard
- * under sequence parallelism), with whole expert weights, and the
- * expert-parallel all-to-all moves the tokens; no tensor-parallel
- * collective. The ops: expert linears, and the router (the linear whose
- * output a route op reads). */
+/* With tp > 1 the router runs on the tokens the rank holds (its sequence
+ * shard under sequence parallelism) and the dispatcher moves them
+ * (experts()); no tensor-parallel gather before it (Megatron-Core's
+ * MoELayer routes the sequence-parallel hidden states). Under expert
+ * tensor parallelism 1 (MoE parallel folding) the experts are token-local
+ * too, with whole expert weights; under etp = tp they are split like the
+ * layer's MLP. The ops: expert linears (etp 1), the route op, and the
+ * router (the linear whose output a route op reads). */
 static int token_local(const lctx *c, const wg_op *o) {
-  if (c->st.etp != 1 || c->st.tp <= 1) return 0;
-  if (o->kind == WG_ROUTE || (o->kind == WG_LINEAR && o->expert)) return 1;
+  if (c->st.tp <= 1) return 0;
+  if (o->kind == WG_LINEAR && o->expert) return c->st.etp == 1;
+  if (o->kind == WG_ROUTE) return 1;
   if (o->kind != WG_LINEAR || o->tp != WG_TP_NONE) return 0;
   const wg_block *bl = &c->g->blocks[o->block];
   for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
@@ -445,7 +530,9 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
     if (q < 0) return -1;
     c->ts[x].task = q;
   }
-  if (convert(c, x, want, opi) || (o->expert && experts(c, x, 1))) return -1;
+  /* the dispatcher moves an expert's input first (its expert-tensor
+   * all-gather included), then the layout it runs in is there */
+  if ((o->expert && experts(c, x, 1)) || convert(c, x, want, opi)) return -1;
   int dep = c->ts[x].task;
   if (gathered && fp8_gather(c, o) && dep >= 0) {
     /* the forward all-gather carries the fp8 copy; backward's
@@ -537,6 +624,8 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   double dv = o->v_head_dim > 0 ? (double)o->v_head_dim : d; /* MLA: v narrower than q, k */
   double e = c->e;
   int dep = c->ts[x].task;
+  /* the kernels are Megatron's core attention ("core_attn" module) */
+  int core = (rm_bits(c->g, opi, c->en) & SC_RECMOD_CORE_ATTN) != 0;
   int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
                    c->flash ? 3 : 6, 1.0, dep);
   if (t < 0) return -1;
@@ -558,20 +647,20 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     a.causal = o->causal;
     a.flops = o->flops * b / (tp * c->cpdiv);
     a.bwd_scale = o->bwd_scale;
-    a.recompute_sel = 1;
+    a.recompute_sel = core;
     a.host_fwd = a.host_bwd = 3;
     a.dep[0] = t;
     if ((t = emit(c, &a)) < 0) return -1;
   } else {
     double scores = b * hq * sl * skv;
     if ((t = gemm_task(c, "attn_qk", opi, sl, skv, d, b * hq, 2, 3, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = gemm_task(c, "attn_av", opi, sl, dv, skv, b * hq, 4, 3, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel = 1;
+    c->x->tasks[c->seg_first + t].recompute_sel += core;
   }
   tstate *y = &c->ts[o->out];
   y->lay = c->run_lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
@@ -610,8 +699,7 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   } else if (o->kind == WG_LOSS && c->ts[o->in[0]].lay == LAY_FEAT) {
     l = LAY_FEAT; /* vocab-parallel cross entropy */
   } else if (o->kind == WG_ROUTE) {
-    /* tokens are routed whole (etp = tp: gathered from the sequence
-     * shards first) or where they are (token-local, etp 1) */
+    /* tokens are routed where they are (token_local: tp > 1) */
     l = token_local(c, o) ? local_layout(c, o->in[0]) : LAY_REPL;
     for (int i = 0; i < o->n_in; i++)
       if (convert(c, o->in[i], l, opi)) return -1;
@@ -681,6 +769,7 @@ static int lower_op(lctx *c, int opi) {
   lay before[WG_MAX_IN];
   for (int i = 0; i < o->n_in; i++) before[i] = c->ts[o->in[i]].lay;
   c->run_lay = LAY_REPL;
+  c->cur_depth = rm_depth(c->g, opi, c->en);
   int rc;
   switch (o->kind) {
   case WG_LINEAR: rc = lower_linear(c, o, opi); break;
@@ -688,8 +777,9 @@ static int lower_op(lctx *c, int opi) {
   case WG_CONV: case WG_MATMUL: case WG_INTERACTION: rc = lower_dense(c, o, opi); break;
   default: rc = lower_mem(c, o, opi); break;
   }
+  c->cur_depth = 0;
   if (rc) return rc;
-  saved(c, o, before, c->ts[o->out].lay);
+  saved(c, opi, o, before, c->ts[o->out].lay);
   params(c, o);
   return 0;
 }
@@ -760,6 +850,9 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.params_lp = c->params_lp;
   sg.act_bytes = c->act;
   sg.act_sel_bytes = c->act_sel;
+  for (int i = 0; i < sg.n_tasks; i++)
+    if (c->x->tasks[sg.first_task + i].recompute_sel > sg.recomp_depth)
+      sg.recomp_depth = c->x->tasks[sg.first_task + i].recompute_sel;
   sg.input_bytes = bytes_gpu(c, bl->input, boundary(st));
   return xg_add_segment(c->x, &sg);
 }
@@ -1019,6 +1112,7 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   c.e = act_bytes(p->dtype);
   c.mb = (double)p->micro_batch;
   c.flash = p->flash_attention;
+  c.en = plan_recmod_mask(p);
   c.lp = p->dtype;
   c.hp = p->dtype;
   if (p->dtype == SC_FP8 || p->dtype == SC_FP4)

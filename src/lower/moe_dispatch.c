@@ -58,16 +58,20 @@ int moed_per_node(const sc_cluster *c, int ep, int stride) {
   return xg_per_domain(c, ep, stride > 0 ? stride : 1);
 }
 
+/* With etp > 1 a token reaches every one of the etp GPUs of each expert-
+ * parallel rank it picks, and a node holds per x etp GPUs of the group:
+ * the nodes a token reaches do not change, the NVLink fan-out is etp x the
+ * distinct ranks, (per etp - 1) / (per etp) of them not the arrival GPU. */
 void moed_flex_fanout(const moed_in *in, double *inter, double *intra) {
-  int n = in->ep, per = in->per_node;
+  int n = in->ep, per = in->per_node, etp = in->etp > 1 ? in->etp : 1;
   assert(n >= 1 && per >= 1 && n % per == 0);
-  int nodes = n / per;
+  int nodes = n / per, gpus = per * etp;
   *inter = nodes > 1 ? moed_distinct(in->experts, nodes, in->groups, in->group_topk, in->topk) *
                            (nodes - 1) / nodes
                      : 0;
-  *intra = per > 1 ? moed_distinct(in->experts, n, in->groups, in->group_topk, in->topk) *
-                         (per - 1) / per
-                   : 0;
+  *intra = gpus > 1 ? moed_distinct(in->experts, n, in->groups, in->group_topk, in->topk) * etp *
+                          (gpus - 1) / gpus
+                    : 0;
 }
 
 moed_comm moed_shape(const moed_in *in) {
@@ -78,7 +82,7 @@ moed_comm moed_shape(const moed_in *in) {
      * reduce-scattered back (its input): ep x the rank's tokens; the
      * routing map and probabilities gathered beside them are not counted */
     r.op = in->combine ? COLL_REDUCE_SCATTER : COLL_ALL_GATHER;
-    r.bytes = in->tok_bytes * in->ep;
+    r.bytes = in->tok_bytes * in->ep * (in->etp > 1 ? in->etp : 1);
     break;
   case SC_MOE_FLEX: {
     double fi, fa;

@@ -8,13 +8,15 @@
  *
  *   alltoall   each token's top-k copies, all-to-all over the expert-
  *              parallel group: T k h bytes a rank, (n - per) / n of them
- *              across nodes;
+ *              across nodes (with etp > 1 the lowering adds the expert-
+ *              tensor all-gather / reduce-scatter: src/lower/lower.c);
  *   allgather  every rank's tokens all-gathered over the expert group (T h
- *              from each of the n ranks, not top-k copies), the experts'
- *              outputs reduce-scattered back;
+ *              from each of the etp x n ranks, not top-k copies), the
+ *              experts' outputs reduce-scattered back;
  *   flex       DeepEP's dispatch/combine: a token crosses the network once
  *              per distinct remote node among its experts, then NVLink
- *              carries it to each distinct GPU of that node.
+ *              carries it to each distinct GPU of that node (all etp GPUs
+ *              of each expert-parallel rank it picks).
  *
  * Group-limited routing (moe_router_num_groups / moe_router_group_topk)
  * confines a token's experts to a few groups: it bounds the distinct nodes
@@ -58,6 +60,10 @@ typedef struct moed_in {
   double cf;          /* busiest rank's tokens over the mean (capacity or
                          imbalance: lower.c moe_cf) */
   int combine;        /* 0 dispatch (to the experts), 1 combine (back) */
+  int etp;            /* allgather and flex: expert tensor parallelism of
+                         the group (ep x etp ranks, etp fastest; each
+                         token goes to all etp ranks of its experts'
+                         EP rank); 0 or 1: ep ranks alone */
 } moed_in;
 
 /* The collective that carries it. */

@@ -273,21 +273,28 @@ static wg_fn act_fn(const sc_transformer *m) {
   return m->act == SC_ACT_SWIGLU ? WG_FN_SWIGLU : m->act == SC_ACT_RELU ? WG_FN_RELU : WG_FN_GELU;
 }
 
+/* Op o tagged with the Megatron-Core recompute modules `bits` it belongs
+ * to (SC_RECMOD_*; what each keeps and re-runs: src/lower/recmod.c). */
+static wg_op in_mod(wg_op o, unsigned bits) {
+  o.recmod |= bits;
+  return o;
+}
+
 /* A dense MLP `ffn` wide from `in` to `out`, its operators named with
- * prefix `pre` ("" or "shared_"). */
+ * prefix `pre` ("" or "shared_") and in recompute modules `mods`. */
 static int dense_mlp(wg_graph *g, const sc_transformer *m, long ffn, const char *pre,
-                     const char *in, const char *out, sc_error *err) {
+                     unsigned mods, const char *in, const char *out, sc_error *err) {
   long up = m->act == SC_ACT_SWIGLU ? 2L * ffn : ffn;
   char n1[WG_NAME], na[WG_NAME], n2[WG_NAME];
   snprintf(n1, sizeof n1, "%sfc1", pre);
   snprintf(na, sizeof na, "%s%s", pre, act_name(m));
   snprintf(n2, sizeof n2, "%sact", pre);
   int rc;
-  if ((rc = add(g, linear(n1, up, WG_TP_COLUMN, m->bias), in, NULL, n1, err)) ||
-      (rc = add(g, eltwise(na, act_fn(m)), n1, NULL, n2, err)))
+  if ((rc = add(g, in_mod(linear(n1, up, WG_TP_COLUMN, m->bias), mods), in, NULL, n1, err)) ||
+      (rc = add(g, in_mod(eltwise(na, act_fn(m)), mods), n1, NULL, n2, err)))
     return rc;
   snprintf(n1, sizeof n1, "%sfc2", pre);
-  return add(g, linear(n1, m->hidden, WG_TP_ROW, m->bias), n2, NULL, out, err);
+  return add(g, in_mod(linear(n1, m->hidden, WG_TP_ROW, m->bias), mods), n2, NULL, out, err);
 }
 
 /* The MLP from ln2 to mlp_out: dense, or routed experts (and the shared
@@ -295,51 +302,61 @@ static int dense_mlp(wg_graph *g, const sc_transformer *m, long ffn, const char 
 static int mlp(wg_graph *g, const sc_transformer *m, int is_moe, sc_error *err) {
   long up = m->act == SC_ACT_SWIGLU ? 2L * m->ffn : m->ffn;
   int rc;
-  if (!is_moe) return dense_mlp(g, m, dense_ffn(m), "", "ln2", "mlp_out", err);
+  if (!is_moe) return dense_mlp(g, m, dense_ffn(m), "", SC_RECMOD_MLP, "ln2", "mlp_out", err);
   wg_op route = op("route", WG_ROUTE), unroute = op("unroute", WG_UNROUTE);
   wg_op fc1 = linear("fc1", up, WG_TP_COLUMN, m->bias), fc2 = linear("fc2", m->hidden, WG_TP_ROW, m->bias);
   route.experts = unroute.experts = fc1.experts = fc2.experts = m->experts;
   route.topk = unroute.topk = m->topk;
   fc1.expert = fc2.expert = 1;
-  wg_op router = linear("router", m->experts, WG_TP_NONE, 0);
+  /* Megatron-Core's MoELayer ("moe"), the experts' activation inside it
+   * ("moe_act") and the shared experts ("shared_experts") */
+  route.recmod = unroute.recmod = fc1.recmod = fc2.recmod = SC_RECMOD_MOE;
+  wg_op router = in_mod(linear("router", m->experts, WG_TP_NONE, 0), SC_RECMOD_MOE);
   router.high_precision = 1; /* Megatron's router is not a TE linear layer */
   const char *routed_out = m->shared_experts > 0 ? "routed_out" : "mlp_out";
   if ((rc = add(g, router, "ln2", NULL, "router", err)) ||
       (rc = add(g, route, "ln2", "router", "routed", err)) ||
       (rc = add(g, fc1, "routed", NULL, "fc1", err)) ||
-      (rc = add(g, eltwise(act_name(m), act_fn(m)), "fc1", NULL, "act", err)) ||
+      (rc = add(g, in_mod(eltwise(act_name(m), act_fn(m)), SC_RECMOD_MOE | SC_RECMOD_MOE_ACT),
+                "fc1", NULL, "act", err)) ||
       (rc = add(g, fc2, "act", NULL, "fc2", err)) ||
       (rc = add(g, unroute, "fc2", NULL, routed_out, err)))
     return rc;
   if (m->shared_experts == 0) return SC_OK;
-  if ((rc = dense_mlp(g, m, (long)m->shared_experts * m->ffn, "shared_", "ln2", "shared_out",
-                      err)))
+  if ((rc = dense_mlp(g, m, (long)m->shared_experts * m->ffn, "shared_",
+                      SC_RECMOD_MOE | SC_RECMOD_SHARED_EXPERTS, "ln2", "shared_out", err)))
     return rc;
-  return add(g, eltwise("shared_add", WG_FN_ADD), "routed_out", "shared_out", "mlp_out", err);
+  return add(g, in_mod(eltwise("shared_add", WG_FN_ADD), SC_RECMOD_MOE), "routed_out",
+             "shared_out", "mlp_out", err);
 }
 
 /* MLA from ln1 to the packed q, k, v: latent down-projections (every
  * tensor-parallel rank runs them whole), their norms, per-head up-
- * projections (column-parallel) and the concatenation. */
+ * projections (column-parallel) and the concatenation. The norms, up-
+ * projections, concatenation and RoPE are Megatron-Core's "mla_up_proj"
+ * recompute module (with Transformer Engine the q/kv norms are fused into
+ * the up-projections, TELayerNormColumnParallelLinear). */
 static int mla_qkv(wg_graph *g, const sc_transformer *m, sc_error *err) {
   long a = m->heads, dqk = m->head_dim + m->rope_dim;
   long dv = m->v_head_dim > 0 ? m->v_head_dim : m->head_dim;
+  const unsigned up = SC_RECMOD_MLA_UP_PROJ;
   int rc;
   const char *q_in = "ln1";
   if (m->q_lora_rank > 0) {
     if ((rc = add(g, linear("q_down", m->q_lora_rank, WG_TP_NONE, 0), "ln1", NULL, "q_c", err)) ||
-        (rc = add(g, norm(m, "q_norm"), "q_c", NULL, "q_cn", err)))
+        (rc = add(g, in_mod(norm(m, "q_norm"), up), "q_c", NULL, "q_cn", err)))
       return rc;
     q_in = "q_cn";
   }
-  if ((rc = add(g, linear(m->q_lora_rank > 0 ? "q_up" : "q_proj", a * dqk, WG_TP_COLUMN, 0), q_in,
-                NULL, "q", err)) ||
+  if ((rc = add(g, in_mod(linear(m->q_lora_rank > 0 ? "q_up" : "q_proj", a * dqk, WG_TP_COLUMN, 0), up),
+                q_in, NULL, "q", err)) ||
       (rc = add(g, linear("kv_down", (long)m->kv_lora_rank + m->rope_dim, WG_TP_NONE, 0), "ln1",
                 NULL, "kv_c", err)) ||
-      (rc = add(g, norm(m, "kv_norm"), "kv_c", NULL, "kv_cn", err)) ||
-      (rc = add(g, linear("kv_up", a * (dqk + dv), WG_TP_COLUMN, 0), "kv_cn", NULL, "kv", err)))
+      (rc = add(g, in_mod(norm(m, "kv_norm"), up), "kv_c", NULL, "kv_cn", err)) ||
+      (rc = add(g, in_mod(linear("kv_up", a * (dqk + dv), WG_TP_COLUMN, 0), up), "kv_cn", NULL,
+                "kv", err)))
     return rc;
-  return add(g, eltwise("qkv_concat", WG_FN_CONCAT), "q", "kv", "qkv", err);
+  return add(g, in_mod(eltwise("qkv_concat", WG_FN_CONCAT), up), "q", "kv", "qkv", err);
 }
 
 /* A block of `count` layers, MoE or dense. */
@@ -354,13 +371,15 @@ static int layer(wg_graph *g, const sc_transformer *m, int is_moe, int count, sc
    * are "dense_layer" */
   const char *name = moe(m) && !is_moe ? "dense_layer" : "layer";
   if ((rc = wg_block_begin(g, name, WG_ROLE_LAYER, count, "x", 2, x, WG_ELEM_ACT, err)) ||
-      (rc = add(g, norm(m, "norm1"), "x", NULL, "ln1", err)) ||
+      (rc = add(g, in_mod(norm(m, "norm1"), SC_RECMOD_LAYERNORM), "x", NULL, "ln1", err)) ||
       (rc = mla(m) ? mla_qkv(g, m, err) : add(g, linear("qkv", qkv, WG_TP_COLUMN, m->bias), "ln1", NULL, "qkv", err)) ||
-      (rope && (rc = add(g, heads(eltwise("rope", WG_FN_ROPE), m), "qkv", NULL, "qkv_rope", err))) ||
+      (rope && (rc = add(g, in_mod(heads(eltwise("rope", WG_FN_ROPE), m), mla(m) ? SC_RECMOD_MLA_UP_PROJ : 0),
+                         "qkv", NULL, "qkv_rope", err))) ||
       (rc = add(g, attn, rope ? "qkv_rope" : "qkv", NULL, "ctx", err)) ||
       (rc = add(g, linear("proj", m->hidden, WG_TP_ROW, m->bias), "ctx", NULL, "attn_out", err)) ||
       (rc = add(g, eltwise("bias_dropout_add1", WG_FN_BIAS_DROPOUT_ADD), "attn_out", "x", "x1", err)) ||
-      (rc = add(g, norm(m, "norm2"), "x1", NULL, "ln2", err)) || (rc = mlp(g, m, is_moe, err)) ||
+      (rc = add(g, in_mod(norm(m, "norm2"), SC_RECMOD_LAYERNORM), "x1", NULL, "ln2", err)) ||
+      (rc = mlp(g, m, is_moe, err)) ||
       (rc = add(g, eltwise("bias_dropout_add2", WG_FN_BIAS_DROPOUT_ADD), "mlp_out", "x1", "y", err)))
     return rc;
   return wg_block_end(g, "y", err);

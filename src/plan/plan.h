@@ -85,4 +85,23 @@ int plan_moe_flex(const sc_scenario *s, sc_error *err);
 #define PLAN_MOE_DISPATCHERS (SC_MOE_FLEX + 1)
 extern const char *const plan_moe_dispatcher_names[PLAN_MOE_DISPATCHERS];
 
+/* plan_recmod.c: Megatron-Core's selective recompute modules
+ * (plan.recompute_modules). plan_recmod_names[i] names bit 1 << i. */
+#define PLAN_RECMODS 7
+extern const char *const plan_recmod_names[PLAN_RECMODS];
+/* The modules a selective layer of plan p re-runs: its list, or
+ * Megatron's default ["core_attn"] when it gives none. */
+unsigned plan_recmod_mask(const sc_plan *p);
+/* The bit of module `name` into *bit; SC_EINPUT naming `path` and the
+ * valid names otherwise (Megatron's modules of layers stepcast does not
+ * build said so). */
+int plan_recmod_bit(const char *name, unsigned *bit, sc_error *err, const char *path);
+/* The names of mask's modules, "a, b", into buf. */
+void plan_recmod_list(unsigned mask, char *buf, size_t cap);
+/* 1 when some layer of p recomputes selectively (plan or override). */
+int plan_recmod_used(const sc_plan *p);
+/* Megatron's checks of the list against the plan and the model: SC_OK or
+ * SC_EINPUT naming the key and what would be valid. */
+int plan_recmod(const sc_scenario *s, sc_error *err);
+
 #endif /* SC_PLAN_H */

@@ -143,7 +143,24 @@ int plan_moe_flex(const sc_scenario *s, sc_error *err) {
   return SC_OK;
 }
 
+/* Megatron-Core splits biased experts only whole: "Bias in Moe is only
+ * supported when ETP==1" (transformer_config.py, add_bias_linear with
+ * num_moe_experts). */
+static int expert_bias(const sc_scenario *s, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK;
+  const sc_transformer *m = &s->model.tf;
+  int etp = p->etp > 0 ? p->etp : p->tp;
+  if (m->experts <= 1 || !m->bias || etp <= 1) return SC_OK;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.etp: %d splits the experts of a model with biases (model.bias), "
+                      "which Megatron-Core refuses (\"Bias in Moe is only supported when "
+                      "ETP==1\"); valid: plan.etp 1, or model.bias false",
+                      etp);
+}
+
 int plan_moe(const sc_scenario *s, sc_error *err) {
   int rc = dispatcher(s, err);
+  if (rc == SC_OK) rc = expert_bias(s, err);
   return rc ? rc : routing_groups(s, err);
 }

@@ -121,6 +121,17 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
   static const char *const name[] = {"all-to-all", "all-gather / reduce-scatter", "flex (DeepEP)"};
   unsigned d = (unsigned)p->moe_dispatcher;
   fprintf(out, "  dispatch  %s", name[d <= SC_MOE_FLEX ? d : 0]);
+  /* experts split over the tensor-parallel ranks (etp = tp): each rank
+   * routes its sequence shard (src/lower/lower.c experts()) */
+  int etp = p->etp > 0 ? p->etp : p->tp;
+  if (etp > 1 && p->sp && p->ep > 1) {
+    if (p->moe_dispatcher == SC_MOE_ALLGATHER)
+      fprintf(out, " over the %d x %d expert group", etp, p->ep);
+    else if (p->moe_dispatcher == SC_MOE_FLEX)
+      fprintf(out, " to all %d expert-tensor ranks of an expert", etp);
+    else
+      fprintf(out, ", then all-gather over the %d expert-tensor ranks", etp);
+  }
   if (p->moe_dispatcher == SC_MOE_FLEX) fprintf(out, ", %d SMs", p->moe_flex_sms);
   if (p->moe_router_groups > 0)
     fprintf(out, ", routing limited to %d of %d expert groups", p->moe_router_group_topk,
@@ -185,6 +196,11 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p));
   fsdp_moe_lines(out, s);
+  if (p->recompute_modules) {
+    char mods[160];
+    plan_recmod_list(p->recompute_modules, mods, sizeof mods);
+    fprintf(out, "  recompute modules %s (selective)\n", mods);
+  }
   for (int i = 0; i < p->n_overrides; i++) {
     char text[160];
     override_text(&p->overrides[i], text, sizeof text);
@@ -247,10 +263,15 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "
-               "\"micro_batch\": %ld, \"micro_batches\": %d},\n",
+               "\"micro_batch\": %ld, \"micro_batches\": %d",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
+  /* the selective recompute modules, when the plan names them */
+  for (int i = 0, n = 0; i < PLAN_RECMODS; i++)
+    if (p->recompute_modules & (1u << i))
+      fprintf(out, "%s\"%s\"", n++ ? ", " : ", \"recompute_modules\": [", plan_recmod_names[i]);
+  fprintf(out, "%s},\n", p->recompute_modules ? "]" : "");
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,

@@ -267,6 +267,8 @@ void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
   out->fsdp_shard = pt->fsdp_shard;
   out->recompute = (sc_recompute)pt->recompute;
   out->recompute_layers = pt->recompute_layers;
+  /* the scenario's recompute modules go with its selective points */
+  if (!plan_recmod_used(out)) out->recompute_modules = 0;
   out->offload_layers = pt->offload_layers;
   out->dtype = (sc_dtype)pt->dtype;
   /* the ZeRO stage is the space's; fp8 primary weights only with fp8 */

@@ -69,7 +69,10 @@ typedef struct moed_in {
 /* The collective that carries it. */
 typedef struct moed_comm {
   coll_op op;         /* in forward; backward runs the conjugate */
-  double bytes;       /* nccl-tests size per GPU */
+  double bytes;       /* per GPU: the nccl-tests size (all-to-all,
+                         all-gather, reduce-scatter); flex: the bytes the
+                         GPU sends off itself, network and NVLink legs
+                         together (no share stays local) */
   int flex;           /* 1 = flex: bytes split by inter_frac (engines) */
   double inter_frac;  /* flex: the part of bytes that crosses nodes */
 } moed_comm;

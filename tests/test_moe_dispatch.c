@@ -244,6 +244,14 @@ Test(moe_dispatch, bad_input_names_what_is_valid) {
   s = mixtral16(SC_MOE_FLEX);
   s.plan.moe_flex_sms = 100000;
   bad(&s, "plan.moe_flex_sms");
+  /* Megatron overlaps the expert-parallel communication only for these two */
+  s = mixtral16(SC_MOE_ALLGATHER);
+  s.plan.overlap_ep = 1;
+  bad(&s, "plan.overlap_ep: needs plan.moe_dispatcher \"alltoall\" or \"flex\"");
+  s.plan.moe_dispatcher = SC_MOE_FLEX;
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
 }
 
 /* Routing groups that straddle the expert ranks: Megatron takes any group

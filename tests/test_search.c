@@ -267,6 +267,23 @@ Test(search, an_moe_scenario_with_uneven_stages_and_flex_lists_valid_plans) {
   s.plan.moe_flex_sms = 1000;
   cr_assert_eq(sc_search(&s, &o, best, 100, &n, &st, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "plan.moe_flex_sms: 1000; valid: 1..132"), "%s", err.msg);
+  /* overlap_ep (Megatron's overlap_moe_expert_parallel_comm) needs
+   * ep > 1, which the candidates have: kept where Megatron allows it */
+  s.plan.moe_flex_sms = 20;
+  s.plan.overlap_ep = 1;
+  cr_assert_eq(sc_search(&s, &o, best, 100, &n, &st, &err), SC_OK, "%s", err.msg);
+  int overlapped = 0;
+  for (int i = 0; i < n; i++) {
+    sc_scenario t = s;
+    t.plan = best[i].plan;
+    cr_assert_eq(sc_scenario_resolve(&t, &err), SC_OK, "plan %d: %s", i, err.msg);
+    overlapped += t.plan.overlap_ep;
+  }
+  cr_assert(overlapped > 0, "no plan of %d overlaps", n);
+  /* not with the all-gather dispatcher, at any ep */
+  s.plan.moe_dispatcher = SC_MOE_ALLGATHER;
+  cr_assert_eq(sc_search(&s, &o, best, 100, &n, &st, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "supported with alltoall/flex token dispatcher"), "%s", err.msg);
 }
 
 /* Megatron-LM rejects an interleaved schedule whose micro-batch count is

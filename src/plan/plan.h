@@ -76,9 +76,10 @@ int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
  * SC_EINPUT naming the key and what would be valid). */
 void plan_moe_default(sc_plan *p);
 int plan_moe(const sc_scenario *s, sc_error *err);
-/* The flex dispatcher's checks that hold at any ep (its SMs, no padding
- * to capacity): plan_moe's, for the search's base plan at ep 1. */
-int plan_moe_flex(const sc_scenario *s, sc_error *err);
+/* plan_moe's checks that hold at any ep (overlap_ep not with the
+ * all-gather; flex's SMs, no padding to capacity with flex), for the
+ * search's base plan at ep 1. */
+int plan_moe_base(const sc_scenario *s, sc_error *err);
 
 /* The name of each sc_moe_dispatcher, in enum order: the one table of
  * them (the scenario key plan.moe_dispatcher, the checks' messages). */

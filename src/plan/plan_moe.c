@@ -116,10 +116,9 @@ static int dispatcher(const sc_scenario *s, sc_error *err) {
     return sc_error_set(err, SC_EINPUT, "plan.moe_dispatcher: %d; valid: %s",
                         (int)p->moe_dispatcher, valid);
   }
-  if (p->moe_dispatcher != SC_MOE_FLEX) return SC_OK; /* moe_flex_sms unread */
-  int rc = plan_moe_flex(s, err);
+  int rc = plan_moe_base(s, err);
   if (rc) return rc;
-  if (p->ep <= 1)
+  if (p->moe_dispatcher == SC_MOE_FLEX && p->ep <= 1)
     return sc_error_set(err, SC_EINPUT,
                         "plan.moe_dispatcher: \"flex\" moves tokens between expert-parallel "
                         "ranks and needs plan.ep > 1 (ep is %d); valid: \"alltoall\" or "
@@ -128,8 +127,15 @@ static int dispatcher(const sc_scenario *s, sc_error *err) {
   return SC_OK;
 }
 
-int plan_moe_flex(const sc_scenario *s, sc_error *err) {
+int plan_moe_base(const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
+  if (p->overlap_ep && p->moe_dispatcher == SC_MOE_ALLGATHER)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.overlap_ep: needs plan.moe_dispatcher \"alltoall\" or \"flex\" "
+                        "(Megatron: \"overlap_moe_expert_parallel_comm is supported with "
+                        "alltoall/flex token dispatcher\"); valid: plan.overlap_ep false, or "
+                        "another dispatcher");
+  if (p->moe_dispatcher != SC_MOE_FLEX) return SC_OK; /* moe_flex_sms unread */
   int sms = s->cluster.gpu.sm_count;
   if (p->moe_flex_sms < 1 || (sms > 0 && p->moe_flex_sms > sms))
     return sc_error_set(err, SC_EINPUT, "plan.moe_flex_sms: %d; valid: 1..%d (the GPU's SMs)",

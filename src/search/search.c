@@ -480,15 +480,18 @@ static int resolve_base(const sc_scenario *base, sc_scenario *b, sc_error *err) 
                                                            space.c sets each candidate's */
   neutral.global_batch = base->cluster.gpus;
   b->plan = neutral;
-  /* the flex dispatcher needs ep > 1: checked at the neutral plan's ep 1
-   * as the all-to-all, its other keys on their own, and kept for the
-   * candidates (space.c) */
+  /* the flex dispatcher and overlap_ep need ep > 1: checked at the
+   * neutral plan's ep 1 as the all-to-all without the overlap, their
+   * keys that hold at any ep on their own, and kept for the candidates
+   * (space.c) */
   b->plan.moe_dispatcher = base->plan.moe_dispatcher == SC_MOE_FLEX ? SC_MOE_ALLTOALL
                                                                     : base->plan.moe_dispatcher;
+  b->plan.overlap_ep = 0;
   int rc = sc_scenario_resolve(b, err);
   if (rc != SC_OK) return rc;
   b->plan.moe_dispatcher = base->plan.moe_dispatcher;
-  if (b->plan.moe_dispatcher == SC_MOE_FLEX && (rc = plan_moe_flex(b, err)) != SC_OK) return rc;
+  b->plan.overlap_ep = base->plan.overlap_ep;
+  if ((rc = plan_moe_base(b, err)) != SC_OK) return rc;
   b->plan.global_batch = base->plan.global_batch;
   if (b->plan.global_batch < 1)
     return sc_error_set(err, SC_EINPUT, "plan.global_batch: a search needs a global batch >= 1");

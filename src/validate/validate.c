@@ -156,6 +156,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
              "%sMoE dispatcher %s (%s default; the notes name none)", *assumed ? "; " : "",
              p->moe_dispatcher == SC_MOE_ALLTOALL ? "alltoall" : "allgather",
              p->moe_dispatcher == SC_MOE_ALLTOALL ? "NeMo's MoE configs'" : "Megatron's");
+  if (m->experts <= 1) /* a dense row's "num_groups" is not a router's (GroupNorm's) */
+    p->moe_router_groups = p->moe_router_group_topk = 0;
   p->fused_kernels = 1;
   p->distributed_optimizer = 0;
 

@@ -9,10 +9,15 @@
 
 #include "exec/xg.h"
 
-/* log C(n, r); -inf when r is out of 0..n. */
-static double lchoose(double n, double r) {
+/* log C(n, r) of whole n, r; -inf when r is out of 0..n. By the product
+ * (r <= the routing groups), not lgamma, which writes the global signgam:
+ * the search lowers plans on several threads. */
+static double lchoose(int n, int r) {
   if (r < 0 || r > n) return -INFINITY;
-  return lgamma(n + 1) - lgamma(r + 1) - lgamma(n - r + 1);
+  if (r > n - r) r = n - r;
+  double s = 0;
+  for (int i = 1; i <= r; i++) s += log((double)(n - r + i) / i);
+  return s;
 }
 
 /* C(pool - away, k) / C(pool, k): the chance that k distinct experts drawn

@@ -29,7 +29,8 @@ int rowtext_near(const char *text, const char *anchor, const char *word, size_t 
   for (const char *a = text; a && *a; a++) {
     if (strncasecmp(a, anchor, na)) continue;
     const char *from = (size_t)(a - text) > span ? a - span : text;
-    for (const char *w = from; *w && w <= a + na + span; w++)
+    /* offsets, not a + na + span: that pointer may lie past the string */
+    for (const char *w = from; *w && (w <= a || (size_t)(w - a) <= na + span); w++)
       if (!strncasecmp(w, word, nw)) return 1;
   }
   return 0;

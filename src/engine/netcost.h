@@ -13,7 +13,10 @@
  *   max(NCCL model on the group's link bandwidths,
  *       flow-engine time on the topology),
  * so a non-blocking fabric changes nothing and an oversubscribed,
- * tapered or torus network slows what it should. Where max-min sharing
+ * tapered or torus network slows what it should. Every replica group of
+ * the collective's kind runs it at the same time in a step, so the flow
+ * engine runs them all (the `window` of ncost_time; docs/network.md,
+ * "Replica groups at once"). Where max-min sharing
  * leaves no choice (net/flowcf.h: the large rings of an oversubscribed
  * fat-tree) the flow time comes in closed form, from one pass over the
  * group shape's schedule at one byte, instead of a simulation: the exact

@@ -35,9 +35,7 @@ typedef struct memo {
   double bytes;
   int ranks, stride;
   int window;         /* ranks whose groups run it at once, 0 = alone */
-  double flow;        /* flow-engine seconds (state DONE); for an
-                         all-to-all of several groups, their factor
-                         (by_factor) */
+  double flow;        /* flow-engine seconds (state DONE) */
   int used;           /* 0 = free slot, else an entry_state */
 } memo;
 
@@ -59,6 +57,7 @@ typedef struct shape {
   int window;         /* as memo's */
   int k;              /* groups run side by side: copies() of the window,
                          or 1 when they cannot share a link (isolated) */
+  double factor;      /* by_factor: what the k groups do to one (>= 1) */
   int state;          /* an entry_state */
   fcf *cf;            /* owned by the core when done, else NULL */
 } shape;
@@ -378,17 +377,36 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
  * collisions at every step, which groups running on their own do not. */
 static int by_factor(coll_op op, int k) { return op == COLL_ALL_TO_ALL && k > 1; }
 
-/* What the k groups of an all-to-all at once do to one: the flow-engine
- * time of every group's transfers at once (as NCCL posts them), k groups
- * side by side over one group alone -- the event engine's fleet factor
- * (fleet.h) on the same placement; -1 when it cannot run (the reason
- * kept). */
-static double a2a_factor(ncost *n, double bytes, int ranks, int stride, int window, int k,
-                         int per) {
-  double all = simulate(n, COLL_ALL_TO_ALL, bytes, ranks, stride, window, k, 1, per);
-  double one = all < 0 ? -1 : simulate(n, COLL_ALL_TO_ALL, bytes, ranks, stride, 0, 1, 1, per);
+/* The busiest link's load over its bandwidth, s per byte, of op's
+ * transfers flattened (all at once) on k groups; -1 when out of memory
+ * or past the limit (the reason kept). */
+static double flat_load(ncost *n, coll_op op, int ranks, int stride, int window, int k,
+                        int per) {
+  sched s;
+  sched_init(&s);
+  int built = build_all(n, &s, op, 1.0, ranks, k, 1, per);
+  int *node = group_nodes(n, ranks, stride, window, k);
+  fcf f;
+  double load = -1;
+  if (built == 0 && node && fcf_build(n->c->t, n->rt, &s, node, &n->w, &f) == 0)
+    load = f.per_byte;
+  mem_free(node);
+  sched_free(&s);
+  return load;
+}
+
+/* What the k groups of an all-to-all at once do to one, into sh->factor:
+ * with every group's transfers at once (as NCCL posts them), the busiest
+ * link's load of the k groups over one group's -- the bandwidth-bound
+ * limit of the event engine's fleet factor (fleet.h: the flow-engine
+ * times of the same runs), independent of the size. 0, or -1 (out of
+ * memory, the limit: reported). */
+static int a2a_factor(ncost *n, shape *sh, int per) {
+  double all = flat_load(n, sh->op, sh->ranks, sh->stride, sh->window, sh->k, per);
+  double one = all < 0 ? -1 : flat_load(n, sh->op, sh->ranks, sh->stride, 0, 1, per);
   if (all < 0 || one < 0) return -1;
-  return one > 0 && all > one ? all / one : 1;
+  sh->factor = one > 0 && all > one ? all / one : 1;
+  return 0;
 }
 
 /* The copies of shape sh (op, ranks, stride, window set) to run into
@@ -398,7 +416,7 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   sh->k = copies(sh->ranks, sh->stride, sh->window);
   if (sh->k > 1 && isolated(n, sh->op, sh->ranks, sh->stride, per)) sh->k = 1;
   sh->cf = NULL;
-  if (by_factor(sh->op, sh->k)) return 0; /* no bound or closed form: a factor */
+  if (by_factor(sh->op, sh->k)) return a2a_factor(n, sh, per); /* no bound: a factor */
   sched s;
   sched_init(&s);
   int built = build_all(n, &s, sh->op, 1.0, sh->ranks, sh->k, 0, per);
@@ -546,8 +564,7 @@ static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, 
   }
   if (rc == CLAIM_MINE) {
     /* on this thread's routes, outside the lock */
-    flow = by_factor(op, k) ? a2a_factor(n, grid, ranks, stride, window, k, per)
-                            : simulate(n, op, grid, ranks, stride, window, k, 0, per);
+    flow = simulate(n, op, grid, ranks, stride, window, k, 0, per);
 #pragma omp critical(sc_ncost)
     store(c, op, grid, ranks, stride, window, flow);
   }
@@ -581,11 +598,8 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
     fail_nomem(n, op);
     return nccl;
   }
-  if (by_factor(key, sh.k)) { /* the group alone, times the factor */
-    double f = known && have ? flow : flow_of(n, key, grid, ranks, stride, window, sh.k, per);
-    double alone = time_of(n, op, bytes, ranks, stride, 0, per, nccl);
-    return f > 1 ? alone * f : alone;
-  }
+  if (by_factor(key, sh.k)) /* the group alone, times the factor */
+    return time_of(n, op, bytes, ranks, stride, 0, per, nccl) * sh.factor;
   /* where max-min sharing leaves no choice, the time in closed form
    * (net/flowcf.h), whatever the memo holds for the rounded size */
   double cf;

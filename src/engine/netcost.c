@@ -56,7 +56,8 @@ typedef struct shape {
   int ranks, stride;
   int window;         /* as memo's */
   int k;              /* groups run side by side: copies() of the window,
-                         or 1 when they cannot share a link (isolated) */
+                         or 1 when they cannot share a link, or would
+                         pass the flow engine's limit (alone_enough) */
   double factor;      /* by_factor: what the k groups do to one (>= 1) */
   int state;          /* an entry_state */
   fcf *cf;            /* owned by the core when done, else NULL */
@@ -274,14 +275,21 @@ static int stub_gpu(const topo *t, int v) {
 /* 1 when the group of (op, ranks, stride) alone crosses only links at one
  * of its own GPUs with a single neighbour (a host link of a fat-tree:
  * groups inside one leaf switch), so that no other group can share a
- * link with it and its copies change nothing; 0 otherwise, or when its
- * schedule or a route cannot be made (the full run then reports it). */
-static int isolated(ncost *n, coll_op op, int ranks, int stride, int per) {
+ * link with it and its copies change nothing, or when k copies of its
+ * schedule would pass the flow engine's limit of transfers (the group is
+ * then costed alone: docs/network.md); 0 otherwise, or when its schedule
+ * or a route cannot be made (the full run then reports it). */
+static int alone_enough(ncost *n, coll_op op, int ranks, int stride, int k, int per) {
   const topo *t = n->c->t;
   sched s;
   sched_init(&s);
   int *node = group_nodes(n, ranks, stride, 0, 1);
   int ok = node && build(n, &s, op, 1.0, ranks, per) == 0;
+  if (ok && (double)s.nx * k > SCHED_MAX_XFERS) {
+    mem_free(node);
+    sched_free(&s);
+    return 1;
+  }
   for (int i = 0; ok && i < s.nx; i++) {
     const int *l;
     int len;
@@ -414,7 +422,7 @@ static int a2a_factor(ncost *n, shape *sh, int per) {
  * (net/flowcf.h). 0, or -1 when out of memory. */
 static int shape_bound(ncost *n, shape *sh, int per) {
   sh->k = copies(sh->ranks, sh->stride, sh->window);
-  if (sh->k > 1 && isolated(n, sh->op, sh->ranks, sh->stride, per)) sh->k = 1;
+  if (sh->k > 1 && alone_enough(n, sh->op, sh->ranks, sh->stride, sh->k, per)) sh->k = 1;
   sh->cf = NULL;
   if (by_factor(sh->op, sh->k)) return a2a_factor(n, sh, per); /* no bound: a factor */
   sched s;
@@ -466,8 +474,10 @@ static int memo_grow(core *n) {
   }
   n->cap = cap;
   for (int i = 0; i < old_cap; i++)
-    if (old[i].used) *memo_slot(n, old[i].op, old[i].bytes, old[i].ranks, old[i].stride, old[i].window) =
-          old[i];
+    if (old[i].used) {
+      const memo *o = &old[i];
+      *memo_slot(n, o->op, o->bytes, o->ranks, o->stride, o->window) = *o;
+    }
   mem_free(old);
   return 0;
 }

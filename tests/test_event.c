@@ -242,10 +242,13 @@ Test(event, an_oversubscribed_fat_tree_slows_the_data_parallel_reduction) {
   cr_expect(rb.time.dp_comm > 3 * ra.time.dp_comm, "dp on the path: %g s -> %g s",
             ra.time.dp_comm, rb.time.dp_comm);
   cr_expect(rb.step_s > ra.step_s, "step %g -> %g s", ra.step_s, rb.step_s);
-  /* and more than the closed form sees for one group alone on it */
+  /* the closed form runs both groups at once on it too (netcost.h):
+   * the same reduction within a few per cent */
   sc_result cb = closed(&b);
-  cr_expect(rb.time.dp_comm > cb.time.dp_comm, "event dp %g s, closed form %g s",
-            rb.time.dp_comm, cb.time.dp_comm);
+  cr_expect(fabs(rb.time.dp_comm - cb.time.dp_comm) < 0.05 * rb.time.dp_comm,
+            "event dp %g s, closed form %g s", rb.time.dp_comm, cb.time.dp_comm);
+  cr_expect(fabs(rb.step_s - cb.step_s) < 0.05 * rb.step_s, "event step %g s, closed form %g s",
+            rb.step_s, cb.step_s);
 }
 
 Test(event, link_what_ifs) {
@@ -287,8 +290,10 @@ Test(event, link_what_ifs) {
 Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
   /* Mixtral 8x7B on 64 single-GPU hosts, ep 8: eight expert groups of
    * eight hosts (two leaves each) exchange tokens at once; with 4:1 leaf
-   * uplinks their all-to-alls share them, which one group alone (the
-   * closed form's view) does not see */
+   * uplinks their all-to-alls share them: the event engine scales one
+   * group alone by the fleet's factor (fleet.h), the closed form runs the
+   * eight groups at once (netcost.h); both see it, within a few per cent,
+   * where one group alone (the closed form before) saw 30 % less */
   sc_scenario s;
   sc_scenario_default(&s);
   sc_error e = {0};
@@ -301,15 +306,17 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
                    "test", NULL, 0, &e),
                SC_OK, "%s", e.msg);
   sc_result c = closed(&s), ev = event(&s, 1, NULL);
-  cr_expect(ev.time.ep_comm > 1.3 * c.time.ep_comm, "expert all-to-all: event %g s, closed %g s",
-            ev.time.ep_comm, c.time.ep_comm);
+  cr_expect(fabs(ev.time.ep_comm - c.time.ep_comm) < 0.05 * ev.time.ep_comm,
+            "expert all-to-all: event %g s, closed %g s", ev.time.ep_comm, c.time.ep_comm);
   /* non-blocking: they still collide on the hashed up-links, less */
   snprintf(s.cluster.topology, sizeof s.cluster.topology,
            "fat_tree:hosts=64,radix=8,levels=3,bw=25");
   sc_result c1 = closed(&s), ev1 = event(&s, 1, NULL);
-  cr_expect(ev1.time.ep_comm / c1.time.ep_comm < ev.time.ep_comm / c.time.ep_comm,
+  cr_expect(ev1.time.ep_comm < 0.75 * ev.time.ep_comm && c1.time.ep_comm < 0.75 * c.time.ep_comm,
             "non-blocking %g / %g, 4:1 %g / %g", ev1.time.ep_comm, c1.time.ep_comm,
             ev.time.ep_comm, c.time.ep_comm);
+  cr_expect(fabs(ev1.time.ep_comm - c1.time.ep_comm) < 0.05 * ev1.time.ep_comm,
+            "non-blocking: event %g s, closed %g s", ev1.time.ep_comm, c1.time.ep_comm);
 }
 
 /* The bytes of the fleet's gradient all-reduce (every data-parallel group
@@ -696,4 +703,39 @@ Test(event, an_expert_all_to_all_and_pipeline_sends_on_one_cable_slow_each_other
   cr_expect(fabs(a.step_s / b.step_s - 1) < 1e-9, "folded %.12g s, unfolded %.12g s", a.step_s,
             b.step_s);
   sc_event_pred_free(p);
+}
+
+/* On an oversubscribed fat-tree every replica group runs its collectives
+ * at the same time as the others of its kind. The closed form costs each
+ * with all of them on the links (engine/netcost.h), the event engine its
+ * time alone times the fleet's factor and the link sharing between kinds
+ * (docs/event.md): the steps agree within 3 % on the shipped examples
+ * (they differed by 26 % on Mixtral before the closed form counted the
+ * other groups, 7 % on Llama-3 70B). */
+Test(event, closed_form_and_event_engine_agree_on_oversubscribed_fat_trees) {
+  static const struct {
+    const char *file, *topology;
+  } cases[] = {
+      {"/examples/mixtral-8x7b-h100.json", "fat_tree:hosts=64,radix=16,levels=2,oversub=4,bw=50"},
+      {"/examples/llama3-70b-512-h100.json", "fat_tree:hosts=512,radix=16,levels=3,oversub=4,bw=50"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char path[512], ov[160];
+    snprintf(path, sizeof path, "%s%s", SC_SOURCE_DIR, cases[i].file);
+    snprintf(ov, sizeof ov, "cluster.topology=%s", cases[i].topology);
+    const char *ovs[] = {ov};
+    sc_scenario s;
+    sc_scenario_default(&s);
+    sc_error e = {0};
+    cr_assert_eq(sc_scenario_load_file(&s, path, ovs, 1, &e), SC_OK, "%s", e.msg);
+    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    cr_expect(fabs(c.step_s - ev.step_s) < 0.03 * ev.step_s, "%s: closed %g s, event %g s",
+              cases[i].file, c.step_s, ev.step_s);
+    cr_expect(fabs(c.time.ep_comm - ev.time.ep_comm) <= 0.03 * ev.time.ep_comm,
+              "%s: expert all-to-all closed %g s, event %g s", cases[i].file, c.time.ep_comm,
+              ev.time.ep_comm);
+    cr_expect(fabs(c.time.dp_comm - ev.time.dp_comm) <= 0.05 * ev.time.dp_comm + 1e-3,
+              "%s: data parallel closed %g s, event %g s", cases[i].file, c.time.dp_comm,
+              ev.time.dp_comm);
+  }
 }

@@ -36,13 +36,13 @@ static double check_bound(const char *spec, int gpus, int domain) {
         if (per > ranks) per = ranks;
         for (int k = 10; k <= 36; k += 2) {
           double b = ldexp(1, k);
-          double t = ncost_time(n, ops[o], b, ranks, stride, per, 0);
-          double lo = ncost_bound(n, ops[o], b, ranks, stride, per, 0);
+          double t = ncost_time(n, ops[o], b, ranks, stride, 0, per, 0);
+          double lo = ncost_bound(n, ops[o], b, ranks, stride, 0, per, 0);
           cr_assert(lo > 0 && lo <= t, "%s: op %d over %d ranks stride %d, %g bytes: bound %g s > flow %g s",
                     spec, ops[o], ranks, stride, b, lo, t);
           if (k >= 30 && lo / t < tightest) tightest = lo / t;
           /* the bound of a larger size is never below a smaller one's */
-          cr_assert(ncost_bound(n, ops[o], 2 * b, ranks, stride, per, 0) >= lo);
+          cr_assert(ncost_bound(n, ops[o], 2 * b, ranks, stride, 0, per, 0) >= lo);
         }
       }
   cr_assert_eq(ncost_error(n, &e), SC_OK, "%s", e.msg);
@@ -68,8 +68,8 @@ Test(netcost, bound_is_the_nccl_time_when_larger) {
   ncost *n;
   sc_error e = {0};
   cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
-  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 16, 1, 8, 1.0), 1.0);
-  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 1, 1, 1, 0.5), 0.5);
+  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 16, 1, 0, 8, 1.0), 1.0);
+  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 1, 1, 0, 1, 0.5), 0.5);
   ncost_close(n);
 }
 
@@ -115,10 +115,86 @@ Test(netcost, rounded_sizes_agree_with_direct_runs) {
   static const double sizes[] = {98304 + 4096, 4803608576.0, 4803612672.0, 123456789.0, 777.0};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
     for (int stride = 1; stride <= 32; stride *= 4) {
-      double t = ncost_time(n, COLL_SEND_RECV, sizes[i], 2, stride, 1, 0);
+      double t = ncost_time(n, COLL_SEND_RECV, sizes[i], 2, stride, 0, 1, 0);
       double d = direct_send(spec, sizes[i], stride);
       cr_assert(fabs(t - d) <= 2e-5 * d, "%g bytes over stride %d: %.9g s, direct %.9g s", sizes[i],
                 stride, t, d);
     }
+  ncost_close(n);
+}
+
+/* ncost on tests/data/two_switches.json: gpu0-3 on switch A, gpu4-7 on
+ * switch B, one 5 GB/s cable between them, 100 GB/s host links. */
+static ncost *two_switches(void) {
+  sc_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.topology, sizeof c.topology, "%s/tests/data/two_switches.json", SC_SOURCE_DIR);
+  c.gpus = 8;
+  ncost *n;
+  sc_error e = {0};
+  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  return n;
+}
+
+/* A send from gpu0 to gpu4 crosses the cable: 1 GB at 5 GB/s, 0.2 s
+ * (and 3 us of latency). With the window of 8 ranks every group like it
+ * ({0,4}, {1,5}, {2,6}, {3,7}: engine/place.h) sends at once, the four
+ * share the cable at 1.25 GB/s each: 0.8 s; with a window of 4 the
+ * groups of two members 2 apart ({0,2}, {1,3}) stay on switch A, where
+ * each has its own host links: the time alone. */
+Test(netcost, groups_sharing_one_cable_each_take_their_share) {
+  ncost *n = two_switches();
+  double alone = ncost_time(n, COLL_SEND_RECV, 1e9, 2, 4, 0, 1, 0);
+  cr_assert(fabs(alone - 0.2) < 0.002, "alone %g s, want 0.2 s", alone);
+  double all = ncost_time(n, COLL_SEND_RECV, 1e9, 2, 4, 8, 1, 0);
+  cr_assert(fabs(all - 4 * alone) < 0.004 * all, "four at once %g s, alone %g s", all, alone);
+  /* the bound stays below (the search prunes on it) */
+  double lo = ncost_bound(n, COLL_SEND_RECV, 1e9, 2, 4, 8, 1, 0);
+  cr_assert(lo > 0 && lo <= all, "bound %g s, four at once %g s", lo, all);
+  double in_a = ncost_time(n, COLL_SEND_RECV, 1e9, 2, 2, 0, 1, 0);
+  double in_a_all = ncost_time(n, COLL_SEND_RECV, 1e9, 2, 2, 4, 1, 0);
+  cr_assert(in_a < alone / 10 && in_a_all == in_a, "inside switch A: alone %g s, both %g s", in_a,
+            in_a_all);
+  /* NCCL's time when larger, as alone */
+  cr_assert_eq(ncost_time(n, COLL_SEND_RECV, 1e9, 2, 4, 8, 1, 5.0), 5.0);
+  sc_error e = {0};
+  cr_assert_eq(ncost_error(n, &e), SC_OK, "%s", e.msg);
+  ncost_close(n);
+}
+
+/* Rings crossing the cable: two groups of 4 ranks 2 apart ({0,2,4,6},
+ * {1,3,5,7}) each cross it twice per ring step, one way each; both at
+ * once put twice the bytes on it: twice the time of one alone. */
+Test(netcost, two_rings_on_one_cable_take_twice_as_long) {
+  ncost *n = two_switches();
+  double alone = ncost_time(n, COLL_ALL_GATHER, 1e9, 4, 2, 0, 1, 0);
+  double both = ncost_time(n, COLL_ALL_GATHER, 1e9, 4, 2, 8, 1, 0);
+  cr_assert(fabs(both - 2 * alone) < 0.004 * both, "both %g s, alone %g s", both, alone);
+  ncost_close(n);
+}
+
+/* The bound with the other groups stays below the time on an
+ * oversubscribed fat-tree, whatever the window. */
+Test(netcost, bound_below_the_time_of_every_group_at_once) {
+  sc_cluster c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.topology, sizeof c.topology, "%s", "fat_tree:hosts=64,radix=8,levels=3,oversub=4,bw=25");
+  c.gpus = 64;
+  ncost *n;
+  sc_error e = {0};
+  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  static const coll_op ops[] = {COLL_ALL_GATHER, COLL_ALL_REDUCE, COLL_ALL_TO_ALL};
+  for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+    for (int ranks = 2; ranks <= 16; ranks *= 2)
+      for (int stride = 1; stride * ranks <= 64; stride *= 2)
+        for (int window = stride * ranks; window <= 64; window *= 4) {
+          double t = ncost_time(n, ops[o], 1e9, ranks, stride, window, 1, 0);
+          double one = ncost_time(n, ops[o], 1e9, ranks, stride, 0, 1, 0);
+          double lo = ncost_bound(n, ops[o], 1e9, ranks, stride, window, 1, 0);
+          cr_assert(lo <= t && one <= t * (1 + 1e-9),
+                    "op %d, %d ranks stride %d window %d: bound %g, alone %g, all %g s", ops[o],
+                    ranks, stride, window, lo, one, t);
+        }
+  cr_assert_eq(ncost_error(n, &e), SC_OK, "%s", e.msg);
   ncost_close(n);
 }

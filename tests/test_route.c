@@ -107,3 +107,39 @@ Test(route, remembered_paths_are_the_paths) {
   route_free(r), route_free(fresh);
   topo_free(t);
 }
+
+/* A host with a single neighbour (every GPU of a fat-tree) routes on its
+ * leaf's hop counts (route.c, stub_link): the same paths as from its own.
+ * The same fat-tree with a dead-end switch hung on every GPU (new node
+ * and link ids after the others, on no shortest path between GPUs) makes
+ * every GPU a node with two neighbours, routed from its own hop counts:
+ * every pair of GPUs gets the same links either way. */
+Test(route, a_host_on_one_link_gets_the_paths_of_its_own_search) {
+  const char *spec = "fat_tree:hosts=64,radix=8,levels=3,oversub=2";
+  topo *stub = gen(spec), *own = gen(spec);
+  int gpus = own->n_gpus;
+  for (int i = 0; i < gpus; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "dead_end%d", i);
+    int x = topo_add_node(own, name, TOPO_SWITCH);
+    cr_assert(x >= 0 && topo_add_duplex(own, own->gpus[i], x, 1e9, 1e-6) >= 0);
+  }
+  sc_error e = {0};
+  cr_assert_eq(topo_finalize(own, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(own->n_gpus, gpus);
+  route_table *a = route_new(stub, ROUTE_ECMP), *b = route_new(own, ROUTE_ECMP);
+  for (int i = 0; i < gpus; i++)
+    for (int j = 0; j < gpus; j++) {
+      const int *p, *q;
+      int n, m;
+      cr_assert_eq(route_path(a, stub->gpus[i], stub->gpus[j], &p, &n), 0);
+      int saved[16];
+      cr_assert(n <= 16);
+      if (n) memcpy(saved, p, sizeof *p * (size_t)n); /* p is NULL for no link */
+      cr_assert_eq(route_path(b, own->gpus[i], own->gpus[j], &q, &m), 0);
+      cr_assert(m == n && (n == 0 || !memcmp(q, saved, sizeof *q * (size_t)n)),
+                "gpu %d -> gpu %d differ", i, j);
+    }
+  route_free(a), route_free(b);
+  topo_free(stub), topo_free(own);
+}

@@ -109,14 +109,19 @@ double eng_coll_on(const eng *e, const grp *g, coll_op op, double bytes, grp_sha
 static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_share *share) {
   /* ranks per node follows from ranks and stride except in the flex
    * dispatcher's sub-groups (epflex.c): part of the key */
-  const double key[MEMO_KEY] = {2, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node};
+  int window = e->net ? g->window : 0;
+  /* tag 2 for the group alone, -window with the groups beside it */
+  const double key[MEMO_KEY] = {window ? -window : 2, op, bytes, g->g.ranks, g->stride,
+                                g->g.ranks_per_node};
   const double *v = recall(e, key);
   if (v) {
     if (share) share->sm = v[1], share->hbm = v[2];
     return v[0];
   }
   grp_share sh;
-  double t = grp_cost_ex(e->net, e->net_bound, &e->s->cluster.gpu, g, op, bytes, &sh);
+  grp gw = *g;
+  gw.window = window;
+  double t = grp_cost_ex(e->net, e->net_bound, &e->s->cluster.gpu, &gw, op, bytes, &sh);
   if (!ncost_failed(e->net)) { /* never a fallback */
     const double val[MEMO_VAL] = {t, sh.sm, sh.hbm};
     remember(e, key, val);
@@ -433,12 +438,24 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   if (r->host < 0) r->host = 0;
 }
 
+int eng_window(const sc_scenario *s, const xg_group *g) {
+  int pp = s->plan.pp > 0 ? s->plan.pp : 1, span = s->cluster.gpus / pp;
+  if (g->kind == XG_GROUP_PP) return pp > 1 ? 2 * span : 0;
+  return span;
+}
+
 int eng_prepare(eng *e, sc_error *err) {
   const xg *x = e->x;
   if (vec_grow((void **)&e->grps, &e->cap_grps, x->n_groups, sizeof *e->grps) ||
       vec_grow((void **)&e->st, &e->cap_st, x->n_stages, sizeof *e->st))
     return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
-  for (int i = 0; i < x->n_groups; i++) e->grps[i] = grp_make(&e->s->cluster, &x->groups[i]);
+  for (int i = 0; i < x->n_groups; i++) {
+    e->grps[i] = grp_make(&e->s->cluster, &x->groups[i]);
+    /* the event engine's base (net_alone): alone, but for the sends,
+     * which it does not scale (engine.h) */
+    if (!e->net_alone || x->groups[i].kind == XG_GROUP_PP)
+      e->grps[i].window = eng_window(e->s, &x->groups[i]);
+  }
   if (build_queues(e)) return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
   for (int s = 0; s < x->n_stages; s++) {
     const xg_stage *st = &x->stages[s];

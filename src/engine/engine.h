@@ -93,6 +93,15 @@ typedef struct eng {
   ncost *net;                   /* borrowed, may be NULL */
   int net_bound;                /* 1: net's collectives only bounded from
                                    below (ncost_bound), no flow engine */
+  int net_alone;                /* 1: each group's collectives on net
+                                   alone, without the other groups of its
+                                   kind beside it (the event engine's
+                                   base, which it scales by fleet.h's
+                                   factors), but the pipeline's sends,
+                                   which it does not scale: their link
+                                   demand (fleet_pp) is all pipelines'
+                                   at once, at that run's pace; 0: every
+                                   group with the others (grp.window) */
   memo *costs;                  /* borrowed: kernel and collective times
                                    already computed for this job; NULL = none */
   int oom;                      /* set when costs could not grow: the
@@ -108,6 +117,11 @@ typedef struct eng {
   eng_stage *st;                /* per pipeline stage */
   int cap_st;
 } eng;
+
+/* The window of job ranks whose groups like g run g's collectives at
+ * once (grp.window, engine/place.h): one pipeline stage (gpus / pp), two
+ * for the pipeline's send/recv (0 without pipeline parallelism). */
+int eng_window(const sc_scenario *s, const xg_group *g);
 
 void eng_init(eng *e);
 void eng_free(eng *e);

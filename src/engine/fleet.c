@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/groups.h"
 #include "engine/netcost.h"
+#include "engine/place.h"
 #include "net/flow.h"
 #include "net/ncoll.h"
 
@@ -17,21 +18,6 @@ struct fleet_net {
   topo *t;             /* owned */
   route_table *rt;     /* owned */
 };
-
-/* `k` copies of one group's schedule `one` side by side, copy g's ranks
- * offset by g * n. 0 or -1. */
-static int replicate(const sched *one, int n, int k, sched *out) {
-  for (int si = 0; si < one->ns; si++) {
-    const sched_step *st = &one->s[si];
-    if (sched_begin(out, st->repeat)) return -1;
-    for (int g = 0; g < k; g++)
-      for (int j = 0; j < st->count; j++) {
-        const sched_xfer *x = &one->x[st->first + j];
-        if (sched_add(out, x->src + g * n, x->dst + g * n, x->bytes)) return -1;
-      }
-  }
-  return 0;
-}
 
 /* The busiest links of the run into out->top. */
 static void busiest(const topo *t, const double *lb, fleet *out) {
@@ -92,9 +78,8 @@ static void run_free(fleet_run *r) {
 }
 
 /* Lay out op of `bytes` on every group like g in pipeline stage `stage`
- * into *r (run_free it whatever is returned): group q of the stage has
- * its members at base_q + i stride, base_q the ranks whose position in
- * the group is 0. r->k = 0 when there is nothing to simulate (no
+ * into *r (run_free it whatever is returned): the groups of the stage
+ * as engine/place.h lays them out. r->k = 0 when there is nothing to simulate (no
  * topology, a one-rank group, no bytes, a group wider than a stage, a
  * stage past the cluster). SC_OK or SC_ENOMEM. */
 static int run_build(fleet_net *net, const sc_scenario *s, const xg_group *g, coll_op op,
@@ -102,19 +87,15 @@ static int run_build(fleet_net *net, const sc_scenario *s, const xg_group *g, co
   memset(r, 0, sizeof *r);
   sched_init(&r->one), sched_init(&r->all);
   if (!net || g->ranks <= 1 || bytes <= 0) return SC_OK;
-  int n = g->ranks, stride = g->stride, span = stage_span(s), k = span / n;
-  if (k < 1 || (long)(n - 1) * stride >= span || (long)(stage + 1) * span > s->cluster.gpus)
-    return SC_OK;
+  int n = g->ranks, stride = g->stride, span = stage_span(s), k = place_count(n, stride, span);
+  if (k < 1 || (long)(stage + 1) * span > s->cluster.gpus) return SC_OK;
   r->node = mem_alloc(sizeof *r->node * (size_t)span);
   if (!r->node || ncoll_schedule(&r->one, op, bytes, n, xg_per_domain(&s->cluster, n, stride)) ||
-      replicate(&r->one, n, k, &r->all))
+      place_replicate(&r->one, n, k, &r->all))
     return sc_error_set(err, SC_ENOMEM, "out of memory building %d concurrent %s", k,
                         coll_op_name(op));
-  for (int q = 0, b = 0; q < k && b < span; b++) {
-    if ((b / stride) % n) continue;
-    for (int i = 0; i < n; i++) r->node[q * n + i] = net->t->gpus[stage * span + b + i * stride];
-    q++;
-  }
+  place_ranks(n, stride, span, r->node);
+  for (int i = 0; i < k * n; i++) r->node[i] = net->t->gpus[stage * span + r->node[i]];
   r->k = k;
   return SC_OK;
 }

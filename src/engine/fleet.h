@@ -5,11 +5,12 @@
  * After the pipeline flush every data-parallel group of a stage (one per
  * tensor- and context-parallel rank) reduces its gradients at the same
  * time, and on a tapered or oversubscribed fabric their rings share
- * links. The step model's collective times run one group alone
- * (engine/netcost.h); this runs NCCL's schedule (net/ncoll.h) of the
- * stage's gradient all-reduce for all groups of stage 0 together and for
- * one alone, on the scenario's topology (with its link what-ifs), and
- * gives the event engine their ratio. It also measures what each link
+ * links. The event engine costs its collectives with one group alone
+ * (eng.net_alone; the closed form runs them all, engine/netcost.h, on
+ * the same placement, engine/place.h); this runs NCCL's schedule
+ * (net/ncoll.h) of the stage's gradient all-reduce for all groups of
+ * stage 0 together and for one alone, on the scenario's topology (with
+ * its link what-ifs), and gives the event engine their ratio. It also measures what each link
  * carries, for the report's busiest links.
  */
 #ifndef SC_ENGINE_FLEET_H

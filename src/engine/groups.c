@@ -19,6 +19,7 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   g->node_gpus = domain;
   g->host_gpus = 1; /* frameworks run one GPU per process */
   r.stride = stride;
+  r.window = 0;
   return r;
 }
 
@@ -43,9 +44,11 @@ static double cost(ncost *net, int bound, int sm_count, const sc_gpu *gpu, const
   coll_cost c = coll_nccl_time(op, bytes, &g->g);
   double t = c.time;
   if (net && bound)
-    t = ncost_bound(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
+    t = ncost_bound(net, op, bytes, g->g.ranks, g->stride, g->window, g->g.ranks_per_node,
+                    t);
   else if (net)
-    t = ncost_time(net, op, bytes, g->g.ranks, g->stride, g->g.ranks_per_node, t);
+    t = ncost_time(net, op, bytes, g->g.ranks, g->stride, g->window, g->g.ranks_per_node,
+                   t);
   if (!sh) return t;
   if (sm_count > 0) {
     double share = (double)c.channels / sm_count;

@@ -17,9 +17,11 @@
 typedef struct grp {
   coll_group g;    /* what NCCL's closed forms see */
   int stride;      /* job ranks between consecutive members */
+  int window;      /* job ranks whose groups of this shape run the same
+                      collectives at once (engine/place.h), 0 = alone */
 } grp;
 
-/* The group of g's ranks and stride on cluster c. */
+/* The group of g's ranks and stride on cluster c, alone (window 0). */
 grp grp_make(const sc_cluster *c, const xg_group *g);
 
 /* GPU-stream seconds of `op` over group g (0 for a one-rank group): NCCL's

@@ -13,6 +13,7 @@
 
 #include "coll/sched.h"
 #include "engine/netcost.h"
+#include "engine/place.h"
 #include "net/flow.h"
 #include "net/flowcf.h"
 #include "net/linkwhatif.h"
@@ -33,6 +34,7 @@ typedef struct memo {
   coll_op op;
   double bytes;
   int ranks, stride;
+  int window;         /* ranks whose groups run it at once, 0 = alone */
   double flow;        /* flow-engine seconds (state DONE) */
   int used;           /* 0 = free slot, else an entry_state */
 } memo;
@@ -52,6 +54,11 @@ typedef enum entry_state { ENTRY_DONE = 1, ENTRY_PENDING, ENTRY_FAILED } entry_s
 typedef struct shape {
   coll_op op;
   int ranks, stride;
+  int window;         /* as memo's */
+  int k;              /* groups run side by side: copies() of the window,
+                         or 1 when they cannot share a link, or would
+                         pass the flow engine's limit (alone_enough) */
+  double factor;      /* by_factor: what the k groups do to one (>= 1) */
   int state;          /* an entry_state */
   fcf *cf;            /* owned by the core when done, else NULL */
 } shape;
@@ -240,13 +247,106 @@ static int build(ncost *n, sched *s, coll_op op, double bytes, int ranks, int pe
   return a->build(s, &p);
 }
 
-/* The topology's GPU of each of the group's ranks (a new array, or NULL
- * when out of memory). */
-static int *group_nodes(const ncost *n, int ranks, int stride) {
-  int *node = mem_alloc(sizeof(int) * (size_t)ranks);
-  if (node)
-    for (int i = 0; i < ranks; i++) node[i] = n->c->t->gpus[i * stride];
+/* The topology's GPU of each rank of the k groups (k = 1: the group
+ * alone, at job rank 0; else every group in the first `window` ranks, as
+ * engine/place.h lays them out): a new array of k ranks entries, or NULL
+ * when out of memory. */
+static int *group_nodes(const ncost *n, int ranks, int stride, int window, int k) {
+  int *node = mem_alloc(sizeof(int) * (size_t)ranks * (size_t)k);
+  if (!node) return NULL;
+  if (k > 1) place_ranks(ranks, stride, window, node);
+  for (int i = 0; i < ranks * k; i++) node[i] = n->c->t->gpus[k > 1 ? node[i] : i * stride];
   return node;
+}
+
+/* Groups running at once in `window` ranks (1: alone). */
+static int copies(int ranks, int stride, int window) {
+  int k = window > 0 ? place_count(ranks, stride, window) : 1;
+  return k > 1 ? k : 1;
+}
+
+/* 1 when node v is a GPU with a single neighbour: the links to and from
+ * it carry its own traffic only (no shortest path passes through it). */
+static int stub_gpu(const topo *t, int v) {
+  return t->nodes[v].kind == TOPO_GPU && t->out_start[v + 1] - t->out_start[v] == 1 &&
+         t->in_start[v + 1] - t->in_start[v] == 1;
+}
+
+/* 1 when the group of (op, ranks, stride) alone crosses only links at one
+ * of its own GPUs with a single neighbour (a host link of a fat-tree:
+ * groups inside one leaf switch), so that no other group can share a
+ * link with it and its copies change nothing, or when k copies of its
+ * schedule would pass the flow engine's limit of transfers (the group is
+ * then costed alone: docs/network.md); 0 otherwise, or when its schedule
+ * or a route cannot be made (the full run then reports it). */
+static int alone_enough(ncost *n, coll_op op, int ranks, int stride, int k, int per) {
+  const topo *t = n->c->t;
+  sched s;
+  sched_init(&s);
+  int *node = group_nodes(n, ranks, stride, 0, 1);
+  int ok = node && build(n, &s, op, 1.0, ranks, per) == 0;
+  if (ok && (double)s.nx * k > SCHED_MAX_XFERS) {
+    mem_free(node);
+    sched_free(&s);
+    return 1;
+  }
+  for (int i = 0; ok && i < s.nx; i++) {
+    const int *l;
+    int len;
+    if (route_path(n->rt, node[s.x[i].src], node[s.x[i].dst], &l, &len)) ok = 0;
+    for (int j = 0; ok && j < len; j++)
+      ok = stub_gpu(t, t->links[l[j]].src) || stub_gpu(t, t->links[l[j]].dst);
+  }
+  mem_free(node);
+  sched_free(&s);
+  return ok;
+}
+
+/* The transfers of every step of `one` in one step of *out (begun
+ * empty), each moving its bytes times its step's repeat: a collective
+ * whose transfers NCCL posts all at once (an all-to-all's grouped sends
+ * and receives), without the barriers between the steps of the pairwise
+ * schedule. 0, or -1 when out of memory. */
+static int flatten(const sched *one, sched *out) {
+  if (sched_begin(out, 1)) return -1;
+  for (int si = 0; si < one->ns; si++) {
+    const sched_step *st = &one->s[si];
+    for (int j = 0; j < st->count; j++) {
+      const sched_xfer *x = &one->x[st->first + j];
+      if (st->repeat > 0 && sched_add(out, x->src, x->dst, x->bytes * st->repeat)) return -1;
+    }
+  }
+  return 0;
+}
+
+/* The schedule of op on one group (build), or on k groups side by side
+ * (place_replicate), flattened when `flat` (each group's transfers at
+ * once): into *s, begun empty. 0, or -1 (out of memory, or the
+ * transfers past the flow engine's limit: the reason kept, see build). */
+static int build_all(ncost *n, sched *s, coll_op op, double bytes, int ranks, int k, int flat,
+                     int per) {
+  if (k == 1 && !flat) return build(n, s, op, bytes, ranks, per);
+  sched one;
+  sched_init(&one);
+  int rc = build(n, &one, op, bytes, ranks, per);
+  if (rc == 0 && (double)one.nx * k > SCHED_MAX_XFERS) {
+    sc_error e;
+    sc_error_set(&e, SC_EINPUT,
+                 "%s on %d groups of %d ranks of the topology at once: %.0f transfers, more "
+                 "than the flow engine's limit of %d (docs/input.md, Limits)",
+                 coll_op_name(op), k, ranks, (double)one.nx * k, SCHED_MAX_XFERS);
+    fail(n, &e);
+    rc = -1;
+  } else if (rc == 0 && flat) {
+    sched fl;
+    sched_init(&fl);
+    rc = flatten(&one, &fl) ? -1 : place_replicate(&fl, ranks, k, s);
+    sched_free(&fl);
+  } else if (rc == 0) {
+    rc = place_replicate(&one, ranks, k, s);
+  }
+  sched_free(&one);
+  return rc;
 }
 
 static void fail_nomem(ncost *n, coll_op op) {
@@ -259,11 +359,11 @@ static void fail_nomem(ncost *n, coll_op op) {
 /* Flow-engine seconds of op on the group, or -1 when it cannot run (the
  * reason is kept for ncost_error). */
 static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride,
-                       int per) {
+                       int window, int k, int flat, int per) {
   sched s;
   sched_init(&s);
-  int built = build(n, &s, op, bytes, ranks, per);
-  int *node = group_nodes(n, ranks, stride);
+  int built = build_all(n, &s, op, bytes, ranks, k, flat, per);
+  int *node = group_nodes(n, ranks, stride, window, k);
   double t = -1;
   sc_error err = {0};
   if (node && built == 0) {
@@ -278,13 +378,57 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
   return t;
 }
 
-/* The bound and closed form of shape sh (op, ranks, stride set), from
- * its schedule at one byte (net/flowcf.h). 0, or -1 when out of memory. */
-static int shape_bound(ncost *n, shape *sh, int per) {
+/* 1 when the copies of op run as a factor on the group alone (a2a_factor)
+ * rather than side by side: the pairwise all-to-all, whose steps each
+ * pair other ranks, so that k groups held together step by step (the flow
+ * engine's steps are barriers) would wait for each other's hashed
+ * collisions at every step, which groups running on their own do not. */
+static int by_factor(coll_op op, int k) { return op == COLL_ALL_TO_ALL && k > 1; }
+
+/* The busiest link's load over its bandwidth, s per byte, of op's
+ * transfers flattened (all at once) on k groups; -1 when out of memory
+ * or past the limit (the reason kept). */
+static double flat_load(ncost *n, coll_op op, int ranks, int stride, int window, int k,
+                        int per) {
   sched s;
   sched_init(&s);
-  int built = build(n, &s, sh->op, 1.0, sh->ranks, per);
-  int *node = group_nodes(n, sh->ranks, sh->stride);
+  int built = build_all(n, &s, op, 1.0, ranks, k, 1, per);
+  int *node = group_nodes(n, ranks, stride, window, k);
+  fcf f;
+  double load = -1;
+  if (built == 0 && node && fcf_build(n->c->t, n->rt, &s, node, &n->w, &f) == 0)
+    load = f.per_byte;
+  mem_free(node);
+  sched_free(&s);
+  return load;
+}
+
+/* What the k groups of an all-to-all at once do to one, into sh->factor:
+ * with every group's transfers at once (as NCCL posts them), the busiest
+ * link's load of the k groups over one group's -- the bandwidth-bound
+ * limit of the event engine's fleet factor (fleet.h: the flow-engine
+ * times of the same runs), independent of the size. 0, or -1 (out of
+ * memory, the limit: reported). */
+static int a2a_factor(ncost *n, shape *sh, int per) {
+  double all = flat_load(n, sh->op, sh->ranks, sh->stride, sh->window, sh->k, per);
+  double one = all < 0 ? -1 : flat_load(n, sh->op, sh->ranks, sh->stride, 0, 1, per);
+  if (all < 0 || one < 0) return -1;
+  sh->factor = one > 0 && all > one ? all / one : 1;
+  return 0;
+}
+
+/* The copies of shape sh (op, ranks, stride, window set) to run into
+ * sh->k, and its bound and closed form, from their schedule at one byte
+ * (net/flowcf.h). 0, or -1 when out of memory. */
+static int shape_bound(ncost *n, shape *sh, int per) {
+  sh->k = copies(sh->ranks, sh->stride, sh->window);
+  if (sh->k > 1 && alone_enough(n, sh->op, sh->ranks, sh->stride, sh->k, per)) sh->k = 1;
+  sh->cf = NULL;
+  if (by_factor(sh->op, sh->k)) return a2a_factor(n, sh, per); /* no bound: a factor */
+  sched s;
+  sched_init(&s);
+  int built = build_all(n, &s, sh->op, 1.0, sh->ranks, sh->k, 0, per);
+  int *node = group_nodes(n, sh->ranks, sh->stride, sh->window, sh->k);
   int rc = -1;
   sh->cf = mem_alloc(sizeof *sh->cf);
   if (built == 0 && node && sh->cf) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
@@ -297,22 +441,23 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   return rc;
 }
 
-static unsigned long memo_hash(coll_op op, double bytes, int ranks, int stride) {
+static unsigned long memo_hash(coll_op op, double bytes, int ranks, int stride, int window) {
   unsigned long long b;
   memcpy(&b, &bytes, sizeof b);
   unsigned long long h = b * 0x9E3779B97F4A7C15ull;
   h ^= (unsigned long long)op * 0xC2B2AE3D27D4EB4Full + (unsigned long long)ranks * 0x165667B19E3779F9ull +
-       (unsigned long long)stride;
+       (unsigned long long)stride + (unsigned long long)window * 0x27D4EB2F165667C5ull;
   return (unsigned long)(h ^ (h >> 29));
 }
 
-/* The slot of (op, bytes, ranks, stride): its entry, or the free slot
- * where it goes. */
-static memo *memo_slot(core *n, coll_op op, double bytes, int ranks, int stride) {
-  unsigned long i = memo_hash(op, bytes, ranks, stride) & (unsigned long)(n->cap - 1);
+/* The slot of (op, bytes, ranks, stride, window): its entry, or the
+ * free slot where it goes. */
+static memo *memo_slot(core *n, coll_op op, double bytes, int ranks, int stride, int window) {
+  unsigned long i = memo_hash(op, bytes, ranks, stride, window) & (unsigned long)(n->cap - 1);
   for (;; i = (i + 1) & (unsigned long)(n->cap - 1)) {
     memo *m = &n->m[i];
-    if (!m->used || (m->op == op && m->bytes == bytes && m->ranks == ranks && m->stride == stride))
+    if (!m->used || (m->op == op && m->bytes == bytes && m->ranks == ranks &&
+                     m->stride == stride && m->window == window))
       return m;
   }
 }
@@ -329,7 +474,10 @@ static int memo_grow(core *n) {
   }
   n->cap = cap;
   for (int i = 0; i < old_cap; i++)
-    if (old[i].used) *memo_slot(n, old[i].op, old[i].bytes, old[i].ranks, old[i].stride) = old[i];
+    if (old[i].used) {
+      const memo *o = &old[i];
+      *memo_slot(n, o->op, o->bytes, o->ranks, o->stride, o->window) = *o;
+    }
   mem_free(old);
   return 0;
 }
@@ -358,23 +506,25 @@ typedef enum claim_rc { CLAIM_DONE, CLAIM_WAIT, CLAIM_MINE, CLAIM_NOMEM } claim_
  * (*flow), CLAIM_WAIT while another thread computes it, or CLAIM_MINE
  * when it was missing (or failed) and is now this thread's to compute.
  * Under sc_ncost. */
-static claim_rc claim(core *c, coll_op op, double bytes, int ranks, int stride, double *flow) {
+static claim_rc claim(core *c, coll_op op, double bytes, int ranks, int stride, int window,
+                      double *flow) {
   if (2 * (c->n_memo + 1) > c->cap && memo_grow(c)) return CLAIM_NOMEM;
-  memo *m = memo_slot(c, op, bytes, ranks, stride);
+  memo *m = memo_slot(c, op, bytes, ranks, stride, window);
   if (m->used == ENTRY_DONE) {
     *flow = m->flow;
     return CLAIM_DONE;
   }
   if (m->used == ENTRY_PENDING) return CLAIM_WAIT;
   if (!m->used) c->n_memo++;
-  *m = (memo){op, bytes, ranks, stride, 0, ENTRY_PENDING};
+  *m = (memo){op, bytes, ranks, stride, window, 0, ENTRY_PENDING};
   return CLAIM_MINE;
 }
 
 /* Store the time of a claimed entry (flow < 0: it failed). Under
  * sc_ncost. */
-static void store(core *c, coll_op op, double bytes, int ranks, int stride, double flow) {
-  memo *m = memo_slot(c, op, bytes, ranks, stride);
+static void store(core *c, coll_op op, double bytes, int ranks, int stride, int window,
+                  double flow) {
+  memo *m = memo_slot(c, op, bytes, ranks, stride, window);
   m->flow = flow;
   m->used = flow < 0 ? ENTRY_FAILED : ENTRY_DONE;
 }
@@ -383,20 +533,21 @@ static void store(core *c, coll_op op, double bytes, int ranks, int stride, doub
  * than cores). */
 static void wait_a_little(void) { sched_yield(); }
 
-static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape *out);
-static int shape_find(const core *c, coll_op op, int ranks, int stride);
+static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int per,
+                    shape *out);
+static int shape_find(const core *c, coll_op op, int ranks, int stride, int window);
 
 /* What a collective needs once both are known, in one look: the shape of
  * (op, ranks, stride) into *sh and, when the memo holds the flow-engine
  * time of (op, grid, ranks, stride), that time into *flow (*have = 1).
  * 0, or -1 when the shape is not bounded yet. Under sc_ncost. */
-static int lookup(core *c, coll_op op, double grid, int ranks, int stride, shape *sh,
-                  double *flow, int *have) {
+static int lookup(core *c, coll_op op, double grid, int ranks, int stride, int window,
+                  shape *sh, double *flow, int *have) {
   *have = 0;
-  int i = shape_find(c, op, ranks, stride);
+  int i = shape_find(c, op, ranks, stride, window);
   if (i < 0 || c->sh[i].state != ENTRY_DONE) return -1;
   *sh = c->sh[i];
-  const memo *m = c->cap ? memo_slot(c, op, grid, ranks, stride) : NULL;
+  const memo *m = c->cap ? memo_slot(c, op, grid, ranks, stride, window) : NULL;
   if (m && m->used == ENTRY_DONE) *flow = m->flow, *have = 1;
   return 0;
 }
@@ -404,13 +555,14 @@ static int lookup(core *c, coll_op op, double grid, int ranks, int stride, shape
 /* The flow-engine seconds of (op, grid, ranks, stride), from the memo or
  * simulated by this thread (claim); -1 when it cannot run (reported by
  * ncost_error). */
-static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, int per) {
+static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, int window,
+                      int k, int per) {
   core *c = n->c;
   double flow = 0;
   claim_rc rc;
   for (;;) {
 #pragma omp critical(sc_ncost)
-    rc = claim(c, op, grid, ranks, stride, &flow);
+    rc = claim(c, op, grid, ranks, stride, window, &flow);
     if (rc != CLAIM_WAIT) break;
     wait_a_little();
   }
@@ -422,18 +574,26 @@ static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, 
   }
   if (rc == CLAIM_MINE) {
     /* on this thread's routes, outside the lock */
-    flow = simulate(n, op, grid, ranks, stride, per);
+    flow = simulate(n, op, grid, ranks, stride, window, k, 0, per);
 #pragma omp critical(sc_ncost)
-    store(c, op, grid, ranks, stride, flow);
+    store(c, op, grid, ranks, stride, window, flow);
   }
   return flow;
 }
 
-static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
-                      double nccl) {
+/* The window of a collective as the memo keys it: 0 (the group alone)
+ * where no other group runs beside it on the topology's GPUs. */
+static int window_of(const core *c, int ranks, int stride, int window) {
+  if (window > c->t->n_gpus || copies(ranks, stride, window) == 1) return 0;
+  return window;
+}
+
+static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
+                      int per, double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
   core *c = n->c;
   if ((long)(ranks - 1) * stride >= c->t->n_gpus) return nccl;
+  window = window_of(c, ranks, stride, window);
   /* a reduce-scatter and an all-gather of the same size on the same group
    * run the same ring schedule (build_rings): one simulation serves both */
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
@@ -443,32 +603,38 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   /* once the shape is bounded and the size simulated: one critical
    * section per collective */
 #pragma omp critical(sc_ncost)
-  known = lookup(c, key, grid, ranks, stride, &sh, &flow, &have) == 0;
-  if (!known && shape_of(n, key, ranks, stride, per, &sh)) {
+  known = lookup(c, key, grid, ranks, stride, window, &sh, &flow, &have) == 0;
+  if (!known && shape_of(n, key, ranks, stride, window, per, &sh)) {
     fail_nomem(n, op);
     return nccl;
   }
+  if (by_factor(key, sh.k)) /* the group alone, times the factor */
+    return time_of(n, op, bytes, ranks, stride, 0, per, nccl) * sh.factor;
   /* where max-min sharing leaves no choice, the time in closed form
    * (net/flowcf.h), whatever the memo holds for the rounded size */
   double cf;
   if (fcf_time(sh.cf, bytes, &cf)) return cf > nccl ? cf : nccl;
-  if (!known || !have) flow = flow_of(n, key, grid, ranks, stride, per);
+  if (!known || !have) flow = flow_of(n, key, grid, ranks, stride, window, sh.k, per);
   if (flow < 0) return nccl; /* a failure: reported by ncost_error */
   flow *= bytes / grid;
   return flow > nccl ? flow : nccl;
 }
 
-/* The index of shape (op, ranks, stride) among c's, or -1. Under sc_ncost. */
-static int shape_find(const core *c, coll_op op, int ranks, int stride) {
+/* The index of shape (op, ranks, stride, window) among c's, or -1. Under
+ * sc_ncost. */
+static int shape_find(const core *c, coll_op op, int ranks, int stride, int window) {
   for (int i = 0; i < c->n_sh; i++)
-    if (c->sh[i].op == op && c->sh[i].ranks == ranks && c->sh[i].stride == stride) return i;
+    if (c->sh[i].op == op && c->sh[i].ranks == ranks && c->sh[i].stride == stride &&
+        c->sh[i].window == window)
+      return i;
   return -1;
 }
 
 /* claim() for the shape of (op, ranks, stride): *out is the shape when
  * done, *at its index when it is this thread's to bound. Under sc_ncost. */
-static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, shape *out, int *at) {
-  int i = shape_find(c, op, ranks, stride);
+static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, int window, shape *out,
+                            int *at) {
+  int i = shape_find(c, op, ranks, stride, window);
   if (i >= 0 && c->sh[i].state == ENTRY_DONE) {
     *out = c->sh[i];
     return CLAIM_DONE;
@@ -478,7 +644,7 @@ static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, shape *o
     if (vec_grow((void **)&c->sh, &c->cap_sh, (long)c->n_sh + 1, sizeof *c->sh)) return CLAIM_NOMEM;
     i = c->n_sh++;
   }
-  c->sh[i].op = op, c->sh[i].ranks = ranks, c->sh[i].stride = stride;
+  c->sh[i].op = op, c->sh[i].ranks = ranks, c->sh[i].stride = stride, c->sh[i].window = window;
   c->sh[i].state = ENTRY_PENDING;
   c->sh[i].cf = NULL;
   *at = i;
@@ -487,18 +653,19 @@ static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, shape *o
 
 /* The bound of (op, ranks, stride) into *out, computed on first use (on
  * this thread's routes, outside the lock); 0, or -1 when out of memory. */
-static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape *out) {
+static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int per,
+                    shape *out) {
   core *c = n->c;
   int at = -1;
   claim_rc rc;
   for (;;) {
 #pragma omp critical(sc_ncost)
-    rc = shape_claim(c, op, ranks, stride, out, &at);
+    rc = shape_claim(c, op, ranks, stride, window, out, &at);
     if (rc != CLAIM_WAIT) break;
     wait_a_little();
   }
   if (rc != CLAIM_MINE) return rc == CLAIM_DONE ? 0 : -1;
-  out->op = op, out->ranks = ranks, out->stride = stride;
+  out->op = op, out->ranks = ranks, out->stride = stride, out->window = window;
   out->state = ENTRY_DONE;
   int failed = shape_bound(n, out, per) != 0;
   if (failed) out->state = ENTRY_FAILED;
@@ -507,13 +674,18 @@ static int shape_of(ncost *n, coll_op op, int ranks, int stride, int per, shape 
   return failed ? -1 : 0;
 }
 
-static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
-                       double nccl) {
+static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
+                       int per, double nccl) {
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
   if ((long)(ranks - 1) * stride >= n->c->t->n_gpus) return nccl;
+  /* the group alone: the other groups only add bytes to the links, so
+   * its bound is below theirs together, and costs routes of one group
+   * (a search bounds every plan, and times only those it keeps) */
+  (void)window;
+  window = 0;
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
   shape sh;
-  if (shape_of(n, key, ranks, stride, per, &sh)) {
+  if (shape_of(n, key, ranks, stride, window, per, &sh)) {
     fail_nomem(n, op);
     return nccl;
   }
@@ -521,14 +693,14 @@ static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride
   return b > nccl ? b : nccl;
 }
 
-double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
-                   double nccl) {
-  return bound_of(n, op, bytes, ranks, stride, per, nccl);
+double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
+                   int per, double nccl) {
+  return bound_of(n, op, bytes, ranks, stride, window, per, nccl);
 }
 
-double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
+double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
                   int per, double nccl) {
-  return time_of(n, op, bytes, ranks, stride, per, nccl);
+  return time_of(n, op, bytes, ranks, stride, window, per, nccl);
 }
 
 int ncost_failed(const ncost *n) {

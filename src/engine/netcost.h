@@ -13,7 +13,10 @@
  *   max(NCCL model on the group's link bandwidths,
  *       flow-engine time on the topology),
  * so a non-blocking fabric changes nothing and an oversubscribed,
- * tapered or torus network slows what it should. Where max-min sharing
+ * tapered or torus network slows what it should. Every replica group of
+ * the collective's kind runs it at the same time in a step, so the flow
+ * engine runs them all (the `window` of ncost_time; docs/network.md,
+ * "Replica groups at once"). Where max-min sharing
  * leaves no choice (net/flowcf.h: the large rings of an oversubscribed
  * fat-tree) the flow time comes in closed form, from one pass over the
  * group shape's schedule at one byte, instead of a simulation: the exact
@@ -58,11 +61,16 @@ void ncost_close(ncost *n);
 
 /* Seconds of op over `ranks` GPUs `stride` apart (starting at GPU 0),
  * `per` of them in each NVLink domain, given NCCL's closed-form time
- * `nccl` (without the per-call overhead). When the flow engine cannot run
+ * `nccl` (without the per-call overhead), while every other group of the
+ * same shape in the first `window` job ranks runs the same collective at
+ * once (engine/place.h: the groups of its kind in a pipeline stage, or
+ * the two stages of a send/recv); window 0 -- or one where no other group
+ * fits -- runs the group alone. The flow engine then runs all those
+ * groups' schedules side by side and the time is the last one's end. When the flow engine cannot run
  * (out of memory, or a transfer without a route) it returns `nccl` and
  * keeps the error for ncost_error: a caller must check it before it uses
  * the times. */
-double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
+double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
                   int per, double nccl);
 
 /* A lower bound of ncost_time's seconds, without running the flow
@@ -72,9 +80,10 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride,
  * longest path latency, summed over the steps, less 1 % for the flow
  * engine's event precision. Computed once per (op, ranks, stride) at one
  * byte (every transfer of the schedules is proportional to the size) and
- * scaled. Failures as ncost_time's. */
-double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int per,
-                   double nccl);
+ * scaled; with the other groups of `window` as ncost_time. Failures as
+ * ncost_time's. */
+double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
+                   int per, double nccl);
 
 /* 1 when a failure is waiting for ncost_error (0 for NULL). */
 int ncost_failed(const ncost *n);

@@ -184,6 +184,18 @@ static int link_demands(fleet_net *n, const sc_scenario *s, const xg *x, links *
   return rc;
 }
 
+/* Cost e's stages with each group's collectives alone on the topology
+ * (on = 1), or again with the groups of its kind beside it (on = 0, the
+ * closed form's). The event engine starts from the alone times and
+ * scales them by the fleet's factors (fleet.h), so the closed form's
+ * times, which already hold those groups, would count them twice. Nothing
+ * to do without a topology (both are the same). SC_OK or SC_ENOMEM. */
+static int alone(eng *e, int on, sc_error *err) {
+  if (!e->net || e->net_alone == on) return SC_OK;
+  e->net_alone = on;
+  return eng_prepare(e, err);
+}
+
 /* Run the prepared engine e (the plan of job j) through the event
  * engine into p and r. */
 static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_result *r,
@@ -200,7 +212,8 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   eo.straggler = c->straggler_slowdown;
   fctx fc = {0};
   fc.s = &p->s, fc.x = e->x;
-  int rc = fleet_open(&p->s, &fc.net, err);
+  int rc = alone(e, 1, err);
+  if (rc == SC_OK) rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
   eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
   eo.dp_factor = rc == SC_OK ? p->dp.factor : 1;
@@ -216,7 +229,8 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   if (rc == SC_OK && fc.rc) rc = sc_error_set(err, fc.rc, "%s", fc.err.msg);
   fctx_free(&fc);
   fleet_close(fc.net);
-  return rc;
+  int back = alone(e, 0, err);
+  return rc == SC_OK ? back : rc;
 }
 
 int sc_job_predict_event(sc_job *j, const sc_plan *plan, const sc_event_opts *o, sc_result *r,

@@ -164,11 +164,13 @@ static inline int hop(const route_table *r, const unsigned char *d, int u) {
   return lazy_known(r, u) ? r->ldist[u] : -1;
 }
 
-/* Walk back from dst choosing a predecessor one hop closer to src. */
-static int walk_back(route_table *r, const unsigned char *d, int src, int dst) {
+/* Walk back from dst to `from` (the node d counts hops from) choosing a
+ * predecessor one hop closer, among equals by a hash seeded with the
+ * path's source src. */
+static int walk_back(route_table *r, const unsigned char *d, int src, int from, int dst) {
   const topo *t = r->t;
   int len = 0, v = dst;
-  while (v != src) {
+  while (v != from) {
     int best = -1, nbest = 0;
     for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
       int id = t->in_link[k], u = t->links[id].src;
@@ -245,9 +247,24 @@ static void memo_put(route_table *r, long key, const int *p, int len) {
   r->n_memo++;
 }
 
+/* The link out of src when src has exactly one neighbour, joined to it
+ * by one link each way (a host on its leaf switch), else -1. Every path
+ * from such a node leaves over that link, and the hop counts from it are
+ * its neighbour's plus one: the walk back from the neighbour's counts
+ * meets the same candidates at every node, so it picks the same path,
+ * and the GPUs of one switch share one search. */
+static int stub_link(const topo *t, int src) {
+  if (t->out_start[src + 1] - t->out_start[src] != 1 || t->in_start[src + 1] - t->in_start[src] != 1)
+    return -1;
+  int out = t->out_link[t->out_start[src]], in = t->in_link[t->in_start[src]];
+  return t->links[out].dst == t->links[in].src ? out : -1;
+}
+
 int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   assert(src >= 0 && src < r->t->n_nodes && dst >= 0 && dst < r->t->n_nodes);
   long key = (long)src * r->t->n_nodes + dst + 1;
+  int stub = src != dst && !r->dist[src] ? stub_link(r->t, src) : -1;
+  int from = stub >= 0 ? r->t->links[stub].dst : src; /* whose hop counts */
   const route_memo *m = r->dist[src] ? NULL : memo_slot(r, key);
   if (m && m->key == key) {
     *links = m->len ? r->memo_links + m->off : NULL;
@@ -255,9 +272,10 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n) {
     return 0;
   }
   const unsigned char *d;
-  int rc = reach(r, src, dst, &d);
+  int rc = reach(r, from, dst, &d);
   if (rc) return rc;
-  int len = walk_back(r, d, src, dst);
+  int len = walk_back(r, d, src, from, dst);
+  if (stub >= 0) r->scratch[len++] = stub;
   for (int i = 0; i < len; i++) r->path[i] = r->scratch[len - 1 - i];
   if (!d) memo_put(r, key, r->path, len);
   *links = len ? r->path : NULL;

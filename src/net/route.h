@@ -11,7 +11,9 @@
  * byte per node, from one breadth-first search); a path is walked back
  * from them on each request (its length times the in-degree). So all
  * paths from one source cost one search, and memory grows with the
- * sources, not the pairs (route.c).
+ * sources, not the pairs (route.c). A source with a single neighbour (a
+ * host on its leaf switch) uses its neighbour's hop counts: the same
+ * paths, and the hosts of one switch share one search.
  *
  * Ownership: route_new borrows the topo (it must outlive the table).
  */

@@ -210,25 +210,53 @@ static void refused(const char *json, const char *const *set, size_t n, const ch
 
 Test(recmod, megatrons_checks_say_what_is_valid) {
   const char *sel = "plan.recompute=selective";
-  const char *none[] = {"plan.recompute_modules=[\"moe_act\"]"};
-  refused(small, none, 1, "plan.recompute \"selective\"");
   const char *gg[] = {sel, "plan.moe_grouped_gemm=false", "plan.recompute_modules=[\"moe_act\"]"};
   refused(small, gg, 3, "moe_act needs plan.moe_grouped_gemm true");
   const char *mla[] = {sel, "model.kv_lora_rank=0", "model.q_lora_rank=0", "model.rope_dim=0",
                        "model.v_head_dim=0", "plan.recompute_modules=[\"mla_up_proj\"]"};
   refused(small, mla, 6, "mla_up_proj needs multi-latent attention");
-  const char *dense[] = {sel, "model.experts=0", "model.topk=0", "model.dense_layers=0",
-                         "model.shared_experts=0",
-                         "plan.recompute_modules=[\"moe\"]"};
-  refused(small, dense, 6, "the model is dense");
   const char *gdn[] = {sel, "plan.recompute_modules=[\"gdn_norm_out\"]"};
   refused(small, gdn, 2, "GatedDeltaNet");
   const char *bad[] = {sel, "plan.recompute_modules=[\"core_atn\"]"};
   refused(small, bad, 2, "valid: core_attn, moe_act, layernorm");
   const char *fp8[] = {sel, "plan.dtype=fp8", "plan.recompute_modules=[\"layernorm\"]"};
   refused(small, fp8, 3, "Delayed scaling does not support");
-  const char *full[] = {"plan.recompute=full", "plan.recompute_modules=[\"core_attn\"]"};
-  refused(small, full, 2, "it is \"full\"");
+}
+
+/* Activations and step of the small model with `set`. */
+static sc_result run(const char *const *set, size_t n) {
+  sc_scenario s = load(small, set, n);
+  return predict(&s);
+}
+
+#define SAME(a, b, what)                                                                   \
+  cr_expect((a).step_s == (b).step_s && (a).mem.activations == (b).mem.activations,       \
+            "%s: %g s %g B vs %g s %g B", what, (a).step_s, (a).mem.activations, (b).step_s, \
+            (b).mem.activations)
+
+Test(recmod, what_megatron_accepts_and_ignores_runs_as_without_it) {
+  /* unfused attention, so that core_attn frees something */
+  const char *un = "plan.flash_attention=false", *sel = "plan.recompute=selective";
+  /* a list without selective granularity: Megatron does not read it */
+  const char *none_l[] = {un, "plan.recompute_modules=[\"moe_act\"]"}, *none[] = {un};
+  SAME(run(none_l, 2), run(none, 1), "recompute none");
+  const char *full_l[] = {un, "plan.recompute=full", "plan.recompute_modules=[\"core_attn\"]"};
+  SAME(run(full_l, 3), run(full_l, 2), "recompute full");
+  /* an empty list: selective layers re-run nothing, as recompute none */
+  const char *empty[] = {un, sel, "plan.recompute_modules=[]"}, *dflt[] = {un, sel};
+  sc_result e = run(empty, 3), d = run(dflt, 2);
+  SAME(e, run(none, 1), "empty list");
+  cr_expect(d.mem.activations < e.mem.activations, "the default frees the scores");
+  /* modules of parts the model lacks wrap nothing */
+  const char *dense_l[] = {un, sel, "model.experts=0", "model.topk=0", "model.dense_layers=0",
+                           "model.shared_experts=0", "plan.recompute_modules=[\"moe\", \"layernorm\"]"};
+  const char *dense[] = {un, sel, "model.experts=0", "model.topk=0", "model.dense_layers=0",
+                         "model.shared_experts=0", "plan.recompute_modules=[\"layernorm\"]"};
+  SAME(run(dense_l, 7), run(dense, 7), "moe on a dense model");
+  const char *noshared_l[] = {sel, "model.shared_experts=0",
+                              "plan.recompute_modules=[\"shared_experts\", \"moe_act\"]"};
+  const char *noshared[] = {sel, "model.shared_experts=0", "plan.recompute_modules=[\"moe_act\"]"};
+  SAME(run(noshared_l, 3), run(noshared, 3), "shared_experts without shared experts");
 }
 
 Test(recmod, the_search_carries_the_modules_to_its_selective_plans) {

@@ -272,6 +272,19 @@ Test(recmod, what_megatron_accepts_and_ignores_runs_as_without_it) {
   SAME(run(noshared_l, 3), run(noshared, 3), "shared_experts without shared experts");
 }
 
+Test(recmod, an_override_selective_layer_reruns_the_list) {
+  /* plan recompute none, layer 0 (the dense one) selective with mlp: it
+   * frees layer 0's MLP inside (fc1's output, the activation's), as the
+   * plan-wide list does on that layer; layers 1-2 keep everything */
+  const double s = 128, e = 2;
+  const char *ov[] = {"plan.overrides=[{\"layers\": 0, \"recompute\": \"selective\"}]",
+                      "plan.recompute_modules=[\"mlp\"]"};
+  sc_scenario a = with(NULL, 0, NULL), b = load(small, ov, 2);
+  double got = predict(&a).mem.activations - predict(&b).mem.activations;
+  double want = s * 2048 * e + s * 1024 * e;
+  cr_expect(fabs(got - want) < 1e-6 * want, "override frees %.0f bytes, by hand %.0f", got, want);
+}
+
 Test(recmod, the_search_carries_the_modules_to_its_selective_plans) {
   const char *set[] = {"plan.recompute=selective", "plan.recompute_modules=[\"moe_act\"]",
                        "cluster.gpus=4", "cluster.gpus_per_node=4", "plan.global_batch=16"};

@@ -319,7 +319,9 @@ typedef enum sc_recompute_module {
   SC_RECMOD_MLA_UP_PROJ = 1 << 3,   /* MLA up-projections, their norms, RoPE */
   SC_RECMOD_MLP = 1 << 4,           /* the MLP of a dense layer */
   SC_RECMOD_MOE = 1 << 5,           /* the whole MoE part of a layer */
-  SC_RECMOD_SHARED_EXPERTS = 1 << 6 /* the shared experts */
+  SC_RECMOD_SHARED_EXPERTS = 1 << 6, /* the shared experts */
+  SC_RECMOD_NONE = 1 << 7            /* the list was given empty: a selective
+                                        layer re-runs nothing (as Megatron) */
 } sc_recompute_module;
 
 /* The FSDP / ZeRO-3 implementation (plan.fsdp_impl). */
@@ -451,7 +453,8 @@ typedef struct sc_plan {
                                 "block" method, recompute_num_layers); 0 = all */
   unsigned recompute_modules; /* selective recompute: SC_RECMOD_* bits of the
                                 modules re-run (Megatron --recompute-modules);
-                                0 = Megatron's default, core_attn */
+                                0 = Megatron's default, core_attn;
+                                SC_RECMOD_NONE = an empty list */
   int n_pp_layout;           /* explicit layers per virtual stage: pp_layout
                                 [k*pp + s] = layers of chunk k on stage s */
   int pp_layout[SC_MAX_PP_LAYOUT];

@@ -1,7 +1,7 @@
 /*
  * lowered.h -- a scenario lowered to its execution graph, for the tests
  * that look at the lowering's output (test_lower.c, test_pipeline_layout.c,
- * test_fsdp_moe.c, test_moe_dispatch.c).
+ * test_fsdp_moe.c, test_moe_dispatch.c, test_moe_etp.c).
  * Header-only: each test executable includes it once.
  */
 #ifndef SC_TESTS_LOWERED_H
@@ -35,8 +35,8 @@ static inline void lowered_make(lowered *l, const sc_scenario *in) {
 }
 
 /* The first task named `name` (lower_task_name) of a layer segment of
- * stage 0; fails the test when there is none. */
-static inline const xg_task *lowered_task(const lowered *l, const char *name) {
+ * stage 0, or NULL. */
+static inline const xg_task *lowered_find(const lowered *l, const char *name) {
   const xg_stage *st = &l->x.stages[0];
   for (int j = 0; j < st->n_runs; j++) {
     const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
@@ -47,8 +47,25 @@ static inline const xg_task *lowered_task(const lowered *l, const char *name) {
         return t;
     }
   }
-  cr_assert_fail("no task %s", name);
   return NULL;
+}
+
+/* lowered_find's task; fails the test when there is none. */
+static inline const xg_task *lowered_task(const lowered *l, const char *name) {
+  const xg_task *t = lowered_find(l, name);
+  cr_assert(t, "no task %s", name);
+  return t;
+}
+
+/* The closed-form (event 0) or event-engine prediction of s; any failure
+ * fails the test. */
+static inline sc_result lowered_predict(const sc_scenario *s, int event) {
+  sc_result r;
+  sc_error err = {0};
+  sc_event_opts eo = {1, 0};
+  int rc = event ? sc_predict_event(s, &eo, &r, NULL, &err) : sc_predict(s, &r, &err);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  return r;
 }
 
 static inline void lowered_done(lowered *l) {

@@ -702,6 +702,22 @@ Test(alloc_faults, event_engine_on_a_topology) {
   job_case("sc_predict_event with passes sharing links", &s, 6);
 }
 
+/* Nested selective recompute modules (the engines' re-run levels) and an
+ * MoE dispatched over etp = tp > 1 (the expert-tensor legs' groups). */
+Test(alloc_faults, recompute_modules_and_expert_tensor_dispatch) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  const char *js =
+      "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-h100\", \"gpus\": 16}, "
+      "\"plan\": {\"tp\": 2, \"pp\": 2, \"ep\": 4, \"sp\": true, \"global_batch\": 16, "
+      "\"micro_batch\": 1, \"moe_grouped_gemm\": true, \"recompute\": \"selective\", "
+      "\"recompute_modules\": [\"moe\", \"moe_act\", \"layernorm\"]}}";
+  cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+  job_case("sc_predict with nested recompute modules, etp 2", &s, 0);
+  job_case("sc_predict_event with nested recompute modules, etp 2", &s, 6);
+}
+
 /* ------------------------------------------ data-parallel schemes (dp) */
 
 typedef struct dp_fault_ctx {

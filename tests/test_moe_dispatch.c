@@ -181,21 +181,12 @@ Test(moe_dispatch, flex_cost_is_the_slower_of_network_and_nvlink) {
   lowered_done(&l);
 }
 
-static sc_result predict(const sc_scenario *s, int event) {
-  sc_result r;
-  sc_error err = {0};
-  sc_event_opts eo = {1, 0};
-  int rc = event ? sc_predict_event(s, &eo, &r, NULL, &err) : sc_predict(s, &r, &err);
-  cr_assert_eq(rc, SC_OK, "%s", err.msg);
-  return r;
-}
-
 Test(moe_dispatch, engines_agree_for_every_dispatcher) {
   for (int d = SC_MOE_ALLTOALL; d <= SC_MOE_FLEX; d++) {
     sc_scenario s = mixtral16((sc_moe_dispatcher)d);
     s.plan.moe_router_groups = 2;
     s.plan.moe_router_group_topk = 1;
-    sc_result a = predict(&s, 0), b = predict(&s, 1);
+    sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
     cr_assert(a.time.ep_comm > 0, "dispatcher %d", d);
     cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "dispatcher %d: closed %g, event %g", d,
               a.step_s, b.step_s);
@@ -206,9 +197,9 @@ Test(moe_dispatch, flex_sms_slow_the_overlapped_compute) {
   sc_scenario s = mixtral16(SC_MOE_FLEX);
   s.plan.overlap_ep = 1;
   s.plan.global_batch = 128;
-  sc_result a = predict(&s, 0);
+  sc_result a = lowered_predict(&s, 0);
   s.plan.moe_flex_sms = 64;
-  sc_result b = predict(&s, 0);
+  sc_result b = lowered_predict(&s, 0);
   cr_assert(b.step_s > a.step_s, "20 SMs %g, 64 SMs %g", a.step_s, b.step_s);
 }
 
@@ -262,9 +253,9 @@ Test(moe_dispatch, straddling_groups_refused_only_for_flex) {
   s.model.tf.experts = 24;
   s.plan.moe_router_groups = 6;
   s.plan.moe_router_group_topk = 1;
-  sc_result a = predict(&s, 0);
+  sc_result a = lowered_predict(&s, 0);
   s.plan.moe_router_groups = s.plan.moe_router_group_topk = 0;
-  sc_result b = predict(&s, 0);
+  sc_result b = lowered_predict(&s, 0);
   /* the all-to-all's bytes do not depend on the routing */
   cr_assert_float_eq(a.step_s, b.step_s, 1e-12 * b.step_s, "%g vs %g", a.step_s, b.step_s);
   s.plan.moe_router_groups = 6;
@@ -350,7 +341,7 @@ Test(moe_dispatch, model_zoo_examples_agree_in_both_engines) {
       sc_scenario s;
       sc_error err = {0};
       cr_assert_eq(sc_scenario_load_file(&s, path, &disp[d], 1, &err), SC_OK, "%s", err.msg);
-      sc_result a = predict(&s, 0), b = predict(&s, 1);
+      sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
       cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "%s %s: closed %g, event %g", ex[i],
                 disp[d], a.step_s, b.step_s);
       ep[d] = a.time.ep_comm;

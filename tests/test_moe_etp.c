@@ -54,23 +54,6 @@ static const xg_segment *layer_seg(const lowered *l) {
   return NULL;
 }
 
-/* The task named `name` of the layer segment, or NULL. */
-static const xg_task *find(const lowered *l, const char *name) {
-  const xg_segment *sg = layer_seg(l);
-  for (int i = 0; i < sg->n_tasks; i++) {
-    char buf[64];
-    const xg_task *t = &l->x.tasks[sg->first_task + i];
-    if (!strcmp(lower_task_name(t, buf, sizeof buf), name)) return t;
-  }
-  return NULL;
-}
-
-static const xg_task *task_named(const lowered *l, const char *name) {
-  const xg_task *t = find(l, name);
-  cr_assert(t, "no task %s", name);
-  return t;
-}
-
 /* The layer's tasks from norm2 on, as "name name ...". */
 static void moe_names(const lowered *l, char *buf, size_t cap) {
   const xg_segment *sg = layer_seg(l);
@@ -100,8 +83,8 @@ Test(moe_etp, alltoall_routes_the_shard_then_gathers_over_etp) {
    * 16-bit values: 512 x 2 x 1024 x 2 = 2 MiB; the expert-tensor group
    * gathers what its 2 ranks received: 4 MiB (the nccl-tests size, the
    * gathered output) */
-  const xg_task *a2a = task_named(&l, "ep_dispatch"), *ag = task_named(&l, "etp_gather");
-  const xg_task *rs = task_named(&l, "etp_scatter"), *back = task_named(&l, "ep_combine");
+  const xg_task *a2a = lowered_task(&l, "ep_dispatch"), *ag = lowered_task(&l, "etp_gather");
+  const xg_task *rs = lowered_task(&l, "etp_scatter"), *back = lowered_task(&l, "ep_combine");
   cr_assert(a2a->coll == COLL_ALL_TO_ALL && back->coll == COLL_ALL_TO_ALL);
   cr_assert(ag->coll == COLL_ALL_GATHER && rs->coll == COLL_REDUCE_SCATTER);
   cr_assert_float_eq(a2a->bytes, 2097152, 1e-3, "dispatch %g", a2a->bytes);
@@ -118,8 +101,8 @@ Test(moe_etp, alltoall_routes_the_shard_then_gathers_over_etp) {
   /* the router and route run on the 512 local tokens; the experts on all
    * 1024 x 2 copies of the group: 2 local experts of 1024 rows each, fc1
    * (SwiGLU: 2 x 2048 columns) split over etp 2 */
-  cr_assert_float_eq(task_named(&l, "router")->m, S / 2, 1e-9, "router rows");
-  const xg_task *fc1 = task_named(&l, "fc1");
+  cr_assert_float_eq(lowered_task(&l, "router")->m, S / 2, 1e-9, "router rows");
+  const xg_task *fc1 = lowered_task(&l, "fc1");
   cr_assert(fc1->batch == 2 && fc1->m == S * K / 2 && fc1->n == 2048 && fc1->k == H,
             "fc1 %g x [%g %g %g]", fc1->batch, fc1->m, fc1->n, fc1->k);
   lowered_done(&l);
@@ -130,8 +113,8 @@ Test(moe_etp, imbalance_scales_both_legs) {
   s.plan.moe_imbalance = 1.5;
   lowered l;
   lowered_make(&l, &s);
-  cr_assert_float_eq(task_named(&l, "ep_dispatch")->bytes, 1.5 * 2097152, 1e-3, "a2a");
-  cr_assert_float_eq(task_named(&l, "etp_gather")->bytes, 1.5 * 4194304, 1e-3, "etp gather");
+  cr_assert_float_eq(lowered_task(&l, "ep_dispatch")->bytes, 1.5 * 2097152, 1e-3, "a2a");
+  cr_assert_float_eq(lowered_task(&l, "etp_gather")->bytes, 1.5 * 4194304, 1e-3, "etp gather");
   lowered_done(&l);
 }
 
@@ -145,7 +128,7 @@ Test(moe_etp, allgather_gathers_over_the_etp_x_ep_group_at_once) {
                         "bias_dropout_add2");
   /* the 8 ranks of the expert group each bring 512 tokens once (not
    * top-k copies): 8 x 512 x 1024 x 2 = 8 MiB gathered */
-  const xg_task *d = task_named(&l, "ep_dispatch"), *c = task_named(&l, "ep_combine");
+  const xg_task *d = lowered_task(&l, "ep_dispatch"), *c = lowered_task(&l, "ep_combine");
   cr_assert(d->coll == COLL_ALL_GATHER && c->coll == COLL_REDUCE_SCATTER);
   cr_assert_float_eq(d->bytes, 8388608, 1e-3, "%g", d->bytes);
   cr_assert_float_eq(c->bytes, 8388608, 1e-3, "%g", c->bytes);
@@ -162,10 +145,10 @@ Test(moe_etp, flex_sends_each_token_to_all_etp_ranks_of_its_experts) {
   /* one node: no network leg. A token's 2 experts fall on 4 (1 -
    * C(6,2)/C(8,2)) = 13/7 distinct ep ranks, each 2 GPUs: 26/7 GPUs of the
    * 8, 7/8 of them not the token's own: 13/4 NVLink sends of 2 KiB */
-  const xg_task *d = task_named(&l, "ep_dispatch");
+  const xg_task *d = lowered_task(&l, "ep_dispatch");
   cr_assert(d->flex && d->flex_inter == 0, "%d %g", d->flex, d->flex_inter);
   cr_assert_float_eq(d->bytes, S / 2 * H * E * 13.0 / 4, 1e-3, "%g", d->bytes);
-  cr_assert(!find(&l, "etp_gather"), "DeepEP delivers to every etp rank itself");
+  cr_assert(!lowered_find(&l, "etp_gather"), "DeepEP delivers to every etp rank itself");
   const xg_group *g = &l.x.groups[d->group];
   cr_assert(g->ranks == 8 && g->stride == 1, "%d/%d", g->ranks, g->stride);
   lowered_done(&l);
@@ -178,8 +161,8 @@ Test(moe_etp, etp1_and_sp_off_as_before) {
   s.plan.etp = 1;
   lowered l;
   lowered_make(&l, &s);
-  cr_assert_float_eq(task_named(&l, "ep_dispatch")->bytes, 2097152, 1e-3, "etp 1");
-  cr_assert(!find(&l, "etp_gather") && !find(&l, "ag_router"));
+  cr_assert_float_eq(lowered_task(&l, "ep_dispatch")->bytes, 2097152, 1e-3, "etp 1");
+  cr_assert(!lowered_find(&l, "etp_gather") && !lowered_find(&l, "ag_router"));
   lowered_done(&l);
   /* sequence parallelism off: every tensor-parallel rank holds all 1024
    * tokens and sends their copies, 4 MiB; the partial sums come back and
@@ -187,8 +170,8 @@ Test(moe_etp, etp1_and_sp_off_as_before) {
   s = small(SC_MOE_ALLTOALL);
   s.plan.sp = 0;
   lowered_make(&l, &s);
-  cr_assert_float_eq(task_named(&l, "ep_dispatch")->bytes, 4194304, 1e-3, "sp off");
-  cr_assert(!find(&l, "etp_gather"));
+  cr_assert_float_eq(lowered_task(&l, "ep_dispatch")->bytes, 4194304, 1e-3, "sp off");
+  cr_assert(!lowered_find(&l, "etp_gather"));
   lowered_done(&l);
 }
 
@@ -197,19 +180,10 @@ Test(moe_etp, overlap_ep_hides_the_etp_legs_too) {
   s.plan.overlap_ep = 1;
   lowered l;
   lowered_make(&l, &s);
-  cr_assert_eq(task_named(&l, "etp_gather")->overlap, XG_OVL_OTHER);
-  cr_assert_eq(task_named(&l, "etp_scatter")->overlap, XG_OVL_OTHER);
-  cr_assert_eq(task_named(&l, "ep_dispatch")->overlap, XG_OVL_OTHER);
+  cr_assert_eq(lowered_task(&l, "etp_gather")->overlap, XG_OVL_OTHER);
+  cr_assert_eq(lowered_task(&l, "etp_scatter")->overlap, XG_OVL_OTHER);
+  cr_assert_eq(lowered_task(&l, "ep_dispatch")->overlap, XG_OVL_OTHER);
   lowered_done(&l);
-}
-
-static sc_result predict(const sc_scenario *s, int event) {
-  sc_result r;
-  sc_error err = {0};
-  sc_event_opts eo = {1, 0};
-  int rc = event ? sc_predict_event(s, &eo, &r, NULL, &err) : sc_predict(s, &r, &err);
-  cr_assert_eq(rc, SC_OK, "%s", err.msg);
-  return r;
 }
 
 Test(moe_etp, engines_agree_and_the_legs_count_as_expert_parallel) {
@@ -218,7 +192,7 @@ Test(moe_etp, engines_agree_and_the_legs_count_as_expert_parallel) {
       if (ov && d == SC_MOE_ALLGATHER) continue; /* Megatron overlaps only alltoall/flex */
       sc_scenario s = small((sc_moe_dispatcher)d);
       s.plan.overlap_ep = ov;
-      sc_result a = predict(&s, 0), b = predict(&s, 1);
+      sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
       cr_assert(a.time.ep_comm > 0, "dispatcher %d", d);
       cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "dispatcher %d overlap %d: closed %g, "
                 "event %g", d, ov, a.step_s, b.step_s);
@@ -240,7 +214,7 @@ Test(moe_etp, engines_agree_and_the_legs_count_as_expert_parallel) {
     sc_scenario s;
     sc_error err = {0};
     cr_assert_eq(sc_scenario_load_file(&s, path, set[i], 2, &err), SC_OK, "%s", err.msg);
-    sc_result a = predict(&s, 0), b = predict(&s, 1);
+    sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
     cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "%s: closed %g, event %g", ex[i], a.step_s,
               b.step_s);
   }
@@ -273,7 +247,7 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
   s.model.kind = SC_MODEL_GRAPH;
   snprintf(s.model.name, sizeof s.model.name, "graph");
   snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
-  sc_result a = predict(&s, 0), b = predict(&s, 1);
+  sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
   cr_assert(a.time.ep_comm > 0);
   cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "closed %g, event %g", a.step_s, b.step_s);
   /* the lowering: no reduce-scatter of the expert-tensor leg; the 2 x 1024
@@ -296,10 +270,10 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
     len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", len ? " " : "", nm);
   }
   cr_assert_str_eq(got, "router route ep_dispatch etp_gather e1 ag_e1 ep_combine unroute res");
-  cr_assert_float_eq(task_named(&l, "ag_e1")->bytes, 4194304, 1e-3, "%g",
-                     task_named(&l, "ag_e1")->bytes);
-  cr_assert_float_eq(task_named(&l, "ep_combine")->bytes, 2097152, 1e-3, "%g",
-                     task_named(&l, "ep_combine")->bytes);
+  cr_assert_float_eq(lowered_task(&l, "ag_e1")->bytes, 4194304, 1e-3, "%g",
+                     lowered_task(&l, "ag_e1")->bytes);
+  cr_assert_float_eq(lowered_task(&l, "ep_combine")->bytes, 2097152, 1e-3, "%g",
+                     lowered_task(&l, "ep_combine")->bytes);
   lowered_done(&l);
   remove(path);
 }

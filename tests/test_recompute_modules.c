@@ -84,29 +84,29 @@ Test(recmod, each_module_frees_what_it_keeps_by_hand) {
        * 48) and attention's q, k, v (4 x (80 + 80 + 64)); the latents
        * before the norms stay as the checkpoint's inputs */
       {"[\"mla_up_proj\"]", 3 * (s * 64 * e + s * 48 * e + s * 4 * 224 * e), "MLA up-projection"},
-      /* ln1 (read by q_down and kv_down) in every layer; ln2 (read by the
-       * router and the shared fc1) in the MoE layers; the dense layer's
-       * ln2 is fused into fc1 (Transformer Engine) and stays */
-      {"[\"layernorm\"]", 3 * (2 * s * h * e) + 2 * (2 * s * h * e), "norm outputs"},
+      /* ln1 (read by q_down and kv_down: one storage both keep) in every
+       * layer; ln2 (read by the router and the shared fc1) in the MoE
+       * layers; the dense layer's ln2 is fused into fc1 (Transformer
+       * Engine) and stays */
+      {"[\"layernorm\"]", 3 * (s * h * e) + 2 * (s * h * e), "norm outputs"},
       /* the shared expert's fc1 output (1024) and activation output (512) */
       {"[\"shared_experts\"]", 2 * (s * 1024 * e + s * 512 * e), "shared expert inside"},
-      /* the MoE part but its input: router (ln2), fc1 (2 s tokens), the
-       * expert activation's input and output, the shared expert's three,
-       * less ln2 kept once */
+      /* the MoE part but its input (ln2, which the router and the shared
+       * fc1 keep, one storage, and the checkpoint keeps): fc1's input (2 s
+       * tokens), the expert activation's input and output, the shared
+       * expert's activation input and output */
       {"[\"moe\"]",
-       2 * (s * h * e + 2 * s * h * e + 2 * s * 1024 * e + 2 * s * 512 * e + s * h * e +
-            s * 1024 * e + s * 512 * e - s * h * e),
+       2 * (2 * s * h * e + 2 * s * 1024 * e + 2 * s * 512 * e + s * 1024 * e + s * 512 * e),
        "MoE inside"},
       /* nested modules add nothing to the MoE's */
       {"[\"moe\", \"moe_act\", \"shared_experts\"]",
-       2 * (2 * s * h * e + 2 * s * 1024 * e + 2 * s * 512 * e + s * h * e + s * 1024 * e +
-            s * 512 * e),
+       2 * (2 * s * h * e + 2 * s * 1024 * e + 2 * s * 512 * e + s * 1024 * e + s * 512 * e),
        "MoE with its inner modules"},
       /* with layernorm the MoE's kept input is freed too */
       {"[\"moe\", \"layernorm\"]",
-       2 * (s * h * e + 2 * s * h * e + 2 * s * 1024 * e + 2 * s * 512 * e + s * h * e +
-            s * 1024 * e + s * 512 * e) +
-           3 * (2 * s * h * e),
+       2 * (s * h * e + 2 * s * h * e + 2 * s * 1024 * e + 2 * s * 512 * e + s * 1024 * e +
+            s * 512 * e) +
+           3 * (s * h * e),
        "MoE and its freed input"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -115,6 +115,19 @@ Test(recmod, each_module_frees_what_it_keeps_by_hand) {
               "%s (%s): frees %.0f bytes, by hand %.0f", cases[i].mods, cases[i].why, got,
               cases[i].bytes);
   }
+}
+
+Test(recmod, a_tensor_two_operators_keep_is_one_storage) {
+  /* ln2 is read by the router and the shared expert's fc1, both keep it:
+   * autograd saves the one bf16 tensor. The shared expert adds only its
+   * activation's input (1024 wide) and fc2's (512), in 2 MoE layers */
+  const double s = 128, e = 2;
+  const char *with_shared[] = {"model.shared_experts=1"}, *without[] = {"model.shared_experts=0"};
+  sc_scenario a = load(small, with_shared, 1), b = load(small, without, 1);
+  double got = predict(&a).mem.activations - predict(&b).mem.activations;
+  double want = 2 * (s * 1024 * e + s * 512 * e);
+  cr_expect(fabs(got - want) < 1e-6 * want, "the shared expert keeps %.0f bytes, by hand %.0f",
+            got, want);
 }
 
 Test(recmod, the_default_list_is_todays_selective) {
@@ -210,25 +223,66 @@ static void refused(const char *json, const char *const *set, size_t n, const ch
 
 Test(recmod, megatrons_checks_say_what_is_valid) {
   const char *sel = "plan.recompute=selective";
-  const char *none[] = {"plan.recompute_modules=[\"moe_act\"]"};
-  refused(small, none, 1, "plan.recompute \"selective\"");
   const char *gg[] = {sel, "plan.moe_grouped_gemm=false", "plan.recompute_modules=[\"moe_act\"]"};
   refused(small, gg, 3, "moe_act needs plan.moe_grouped_gemm true");
   const char *mla[] = {sel, "model.kv_lora_rank=0", "model.q_lora_rank=0", "model.rope_dim=0",
                        "model.v_head_dim=0", "plan.recompute_modules=[\"mla_up_proj\"]"};
   refused(small, mla, 6, "mla_up_proj needs multi-latent attention");
-  const char *dense[] = {sel, "model.experts=0", "model.topk=0", "model.dense_layers=0",
-                         "model.shared_experts=0",
-                         "plan.recompute_modules=[\"moe\"]"};
-  refused(small, dense, 6, "the model is dense");
   const char *gdn[] = {sel, "plan.recompute_modules=[\"gdn_norm_out\"]"};
   refused(small, gdn, 2, "GatedDeltaNet");
   const char *bad[] = {sel, "plan.recompute_modules=[\"core_atn\"]"};
   refused(small, bad, 2, "valid: core_attn, moe_act, layernorm");
   const char *fp8[] = {sel, "plan.dtype=fp8", "plan.recompute_modules=[\"layernorm\"]"};
   refused(small, fp8, 3, "Delayed scaling does not support");
-  const char *full[] = {"plan.recompute=full", "plan.recompute_modules=[\"core_attn\"]"};
-  refused(small, full, 2, "it is \"full\"");
+}
+
+/* Activations and step of the small model with `set`. */
+static sc_result run(const char *const *set, size_t n) {
+  sc_scenario s = load(small, set, n);
+  return predict(&s);
+}
+
+#define SAME(a, b, what)                                                                   \
+  cr_expect((a).step_s == (b).step_s && (a).mem.activations == (b).mem.activations,       \
+            "%s: %g s %g B vs %g s %g B", what, (a).step_s, (a).mem.activations, (b).step_s, \
+            (b).mem.activations)
+
+Test(recmod, what_megatron_accepts_and_ignores_runs_as_without_it) {
+  /* unfused attention, so that core_attn frees something */
+  const char *un = "plan.flash_attention=false", *sel = "plan.recompute=selective";
+  /* a list without selective granularity: Megatron does not read it */
+  const char *none_l[] = {un, "plan.recompute_modules=[\"moe_act\"]"}, *none[] = {un};
+  SAME(run(none_l, 2), run(none, 1), "recompute none");
+  const char *full_l[] = {un, "plan.recompute=full", "plan.recompute_modules=[\"core_attn\"]"};
+  SAME(run(full_l, 3), run(full_l, 2), "recompute full");
+  /* an empty list: selective layers re-run nothing, as recompute none */
+  const char *empty[] = {un, sel, "plan.recompute_modules=[]"}, *dflt[] = {un, sel};
+  sc_result e = run(empty, 3), d = run(dflt, 2);
+  SAME(e, run(none, 1), "empty list");
+  cr_expect(d.mem.activations < e.mem.activations, "the default frees the scores");
+  /* modules of parts the model lacks wrap nothing */
+  const char *dense_l[] = {un, sel, "model.experts=0", "model.topk=0", "model.dense_layers=0",
+                           "model.shared_experts=0", "plan.recompute_modules=[\"moe\", \"layernorm\"]"};
+  const char *dense[] = {un, sel, "model.experts=0", "model.topk=0", "model.dense_layers=0",
+                         "model.shared_experts=0", "plan.recompute_modules=[\"layernorm\"]"};
+  SAME(run(dense_l, 7), run(dense, 7), "moe on a dense model");
+  const char *noshared_l[] = {sel, "model.shared_experts=0",
+                              "plan.recompute_modules=[\"shared_experts\", \"moe_act\"]"};
+  const char *noshared[] = {sel, "model.shared_experts=0", "plan.recompute_modules=[\"moe_act\"]"};
+  SAME(run(noshared_l, 3), run(noshared, 3), "shared_experts without shared experts");
+}
+
+Test(recmod, an_override_selective_layer_reruns_the_list) {
+  /* plan recompute none, layer 0 (the dense one) selective with mlp: it
+   * frees layer 0's MLP inside (fc1's output, the activation's), as the
+   * plan-wide list does on that layer; layers 1-2 keep everything */
+  const double s = 128, e = 2;
+  const char *ov[] = {"plan.overrides=[{\"layers\": 0, \"recompute\": \"selective\"}]",
+                      "plan.recompute_modules=[\"mlp\"]"};
+  sc_scenario a = with(NULL, 0, NULL), b = load(small, ov, 2);
+  double got = predict(&a).mem.activations - predict(&b).mem.activations;
+  double want = s * 2048 * e + s * 1024 * e;
+  cr_expect(fabs(got - want) < 1e-6 * want, "override frees %.0f bytes, by hand %.0f", got, want);
 }
 
 Test(recmod, the_search_carries_the_modules_to_its_selective_plans) {

@@ -1092,10 +1092,8 @@ static int scn_recompute_modules(scn_ctx *c, const json_t *v, sc_plan *p) {
   const char *k = "plan.recompute_modules";
   if (!json_is_array(v))
     return scn_type(c, k, "an array of module names, e.g. [\"core_attn\", \"moe_act\"]", v);
-  if (json_array_size(v) == 0)
-    return scn_fail(c, k, "an empty list recomputes nothing; valid: plan.recompute \"none\", "
-                          "or name modules (default [\"core_attn\"])");
-  unsigned set = 0;
+  /* an empty list: selective layers re-run nothing, as in Megatron */
+  unsigned set = json_array_size(v) == 0 ? SC_RECMOD_NONE : 0;
   for (size_t i = 0; i < json_array_size(v); i++) {
     char path[64];
     const json_t *e = json_array_get(v, i);

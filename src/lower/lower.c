@@ -50,7 +50,15 @@ typedef struct tstate {
   int expert;     /* on the expert side of the all-to-all */
   int origin;     /* op whose partial sums it holds (PART), for names */
   int task;       /* segment-local task that produced it, XG_NO_DEP */
+  unsigned kept;  /* TS_KEPT_* bits: already counted as kept in 16 bits */
 } tstate;
+
+/* tstate.kept: a 16-bit tensor that several operators save for backward
+ * is one storage (autograd saves the tensor, not a copy), counted once in
+ * the activations without recompute (ALL) and with the selective modules
+ * (SEL); an fp8 GEMM keeps its own cast, counted apart. */
+#define TS_KEPT_ALL 1u
+#define TS_KEPT_SEL 2u
 
 typedef struct lctx {
   const wg_graph *g;
@@ -386,6 +394,15 @@ static int fp8_gather(const lctx *c, const wg_op *o) {
   return low_precision(c, o) && c->lp == SC_FP8 && (r == SC_FP8_DELAYED || r == SC_FP8_CURRENT);
 }
 
+/* Bytes v a tensor adds to a kept total: 0 when `shared` (a 16-bit
+ * tensor) and already counted there (bit of *kept), marked counted. */
+static double once(unsigned *kept, unsigned bit, int shared, double v) {
+  if (!shared) return v;
+  if (*kept & bit) return 0;
+  *kept |= bit;
+  return v;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
@@ -406,15 +423,19 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
      * the linear's own, so backward does not re-gather) */
     if (o->expert) x = y;
     double v = x < y ? x : y;
-    if (inside && rm_keeps_input(c->g, opi, i, c->en)) keep += v;
+    unsigned *kept = &c->ts[o->in[i]].kept;
+    if (inside && rm_keeps_input(c->g, opi, i, c->en)) keep += once(kept, TS_KEPT_SEL, 1, v);
     if (!(o->saved & WG_SAVE_IN(i))) continue;
-    b += v * in_scale;
-    if (!inside && !rm_discarded(c->g, o->in[i], c->en)) keep += v * in_scale;
+    int bits16 = in_scale == 1.0;
+    b += once(kept, TS_KEPT_ALL, bits16, v * in_scale);
+    if (!inside && !rm_discarded(c->g, o->in[i], c->en))
+      keep += once(kept, TS_KEPT_SEL, bits16, v * in_scale);
   }
   if (o->saved & WG_SAVE_OUT) {
     double v = bytes_gpu(c, o->out, out);
-    b += v;
-    if (!inside && !rm_discarded(c->g, o->out, c->en)) keep += v;
+    unsigned *kept = &c->ts[o->out].kept;
+    b += once(kept, TS_KEPT_ALL, 1, v);
+    if (!inside && !rm_discarded(c->g, o->out, c->en)) keep += once(kept, TS_KEPT_SEL, 1, v);
   }
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
     double n = o->saved_elems * c->mb / c->cpdiv;
@@ -823,10 +844,10 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   c->seg_first = c->x->n_tasks;
   c->act = c->act_sel = c->params = c->tied = c->params_lp = 0;
   tstate *in = &c->ts[bl->input];
-  *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP};
+  *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP, 0};
   for (int j = 0; j < bl->n_ops; j++) {
     int opi = bl->first_op + j;
-    c->ts[c->g->ops[opi].out] = (tstate){LAY_REPL, 0, opi, XG_NO_DEP};
+    c->ts[c->g->ops[opi].out] = (tstate){LAY_REPL, 0, opi, XG_NO_DEP, 0};
     if (lower_op(c, opi)) return -1;
   }
   /* a block hands the next one whole or sequence-split activations */

@@ -97,12 +97,18 @@ unsigned plan_recmod_mask(const sc_plan *p);
  * valid names otherwise (Megatron's modules of layers stepcast does not
  * build said so). */
 int plan_recmod_bit(const char *name, unsigned *bit, sc_error *err, const char *path);
-/* The names of mask's modules, "a, b", into buf. */
+/* The names of mask's modules, "a, b" ("none" for SC_RECMOD_NONE), into
+ * buf. */
 void plan_recmod_list(unsigned mask, char *buf, size_t cap);
 /* 1 when some layer of p recomputes selectively (plan or override). */
 int plan_recmod_used(const sc_plan *p);
 /* Megatron's checks of the list against the plan and the model: SC_OK or
  * SC_EINPUT naming the key and what would be valid. */
 int plan_recmod(const sc_scenario *s, sc_error *err);
+/* What of s's list runs nothing, as a report note ("" when all of it
+ * runs): the whole list when no layer recomputes selectively (Megatron
+ * reads it only then), the MoE modules on a dense model, shared_experts
+ * without shared experts. Megatron accepts these; so does stepcast. */
+void plan_recmod_note(const sc_scenario *s, char *buf, size_t cap);
 
 #endif /* SC_PLAN_H */

@@ -22,7 +22,8 @@ const char *const plan_recmod_names[PLAN_RECMODS] = {
 static const char *const foreign[] = {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"};
 
 unsigned plan_recmod_mask(const sc_plan *p) {
-  return p->recompute_modules ? p->recompute_modules : SC_RECMOD_CORE_ATTN;
+  return p->recompute_modules ? p->recompute_modules & ~(unsigned)SC_RECMOD_NONE
+                              : SC_RECMOD_CORE_ATTN;
 }
 
 int plan_recmod_bit(const char *name, unsigned *bit, sc_error *err, const char *path) {
@@ -46,6 +47,7 @@ int plan_recmod_bit(const char *name, unsigned *bit, sc_error *err, const char *
 void plan_recmod_list(unsigned mask, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = '\0';
+  if (mask == SC_RECMOD_NONE) snprintf(buf, cap, "none");
   for (int i = 0; i < PLAN_RECMODS && n < cap; i++)
     if (mask & (1u << i))
       n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", plan_recmod_names[i]);
@@ -59,7 +61,10 @@ int plan_recmod_used(const sc_plan *p) {
   return 0;
 }
 
-/* The model-dependent checks of transformer_config.py, for model m. */
+/* The model-dependent checks of transformer_config.py, for model m.
+ * Modules of parts the model lacks (moe on a dense model, shared_experts
+ * without shared experts) Megatron accepts and finds nothing to wrap:
+ * they pass, and the report says so (plan_recmod_note). */
 static int recmod_model(const sc_scenario *s, unsigned set, sc_error *err) {
   const sc_plan *p = &s->plan;
   const sc_transformer *m = &s->model.tf;
@@ -70,21 +75,10 @@ static int recmod_model(const sc_scenario *s, unsigned set, sc_error *err) {
                         "(model.preset or its keys); valid here: [\"core_attn\"]",
                         k);
   if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK;
-  int moe = m->experts > 1;
-  if (!moe && (set & (SC_RECMOD_MOE | SC_RECMOD_MOE_ACT | SC_RECMOD_SHARED_EXPERTS)))
-    return sc_error_set(err, SC_EINPUT,
-                        "%s: moe, moe_act and shared_experts recompute MoE layers, and the model "
-                        "is dense (model.experts %d); valid: core_attn, layernorm, mlp%s",
-                        k, m->experts, m->kv_lora_rank > 0 ? ", mla_up_proj" : "");
   if ((set & SC_RECMOD_MOE_ACT) && !p->moe_grouped_gemm)
     return sc_error_set(err, SC_EINPUT,
                         "%s: moe_act needs plan.moe_grouped_gemm true (Megatron: \"moe_act in "
                         "recompute_modules is only supported with moe_grouped_gemm\")",
-                        k);
-  if ((set & SC_RECMOD_SHARED_EXPERTS) && m->shared_experts < 1)
-    return sc_error_set(err, SC_EINPUT,
-                        "%s: shared_experts: the model has no shared experts "
-                        "(model.shared_experts 0); valid: moe, moe_act, or set shared experts",
                         k);
   if ((set & SC_RECMOD_MLA_UP_PROJ) && m->kv_lora_rank < 1)
     return sc_error_set(err, SC_EINPUT,
@@ -106,14 +100,43 @@ int plan_recmod(const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
   unsigned set = p->recompute_modules;
   if (set == 0) return SC_OK;
-  if (set >> PLAN_RECMODS)
-    return sc_error_set(err, SC_EINPUT, "plan.recompute_modules: bits 0x%x are not modules",
-                        set >> PLAN_RECMODS << PLAN_RECMODS);
-  if (!plan_recmod_used(p))
+  unsigned all = (1u << PLAN_RECMODS) - 1;
+  if ((set & SC_RECMOD_NONE) ? set != SC_RECMOD_NONE : (set & ~all) != 0)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.recompute_modules: the modules are recomputed with plan.recompute "
-                        "\"selective\" (Megatron --recompute-granularity selective), and it is "
-                        "\"%s\"; valid: set plan.recompute \"selective\", or drop the list",
-                        plan_recomp_names[p->recompute]);
-  return recmod_model(s, set, err);
+                        "plan.recompute_modules: 0x%x is not a set of modules (bits of 0x%x, "
+                        "or 0x%x alone: an empty list)",
+                        set, all, (unsigned)SC_RECMOD_NONE);
+  /* Megatron checks the list only with selective granularity (and
+   * ignores it otherwise: plan_recmod_note) */
+  if (!plan_recmod_used(p)) return SC_OK;
+  return recmod_model(s, set & all, err);
+}
+
+/* The MoE modules the model lacks: all of them on a dense model,
+ * shared_experts without shared experts. */
+static unsigned recmod_absent(const sc_scenario *s) {
+  const sc_transformer *m = &s->model.tf;
+  if (s->model.kind != SC_MODEL_TRANSFORMER) return 0;
+  if (m->experts <= 1) return SC_RECMOD_MOE | SC_RECMOD_MOE_ACT | SC_RECMOD_SHARED_EXPERTS;
+  return m->shared_experts < 1 ? SC_RECMOD_SHARED_EXPERTS : 0;
+}
+
+void plan_recmod_note(const sc_scenario *s, char *buf, size_t cap) {
+  const sc_plan *p = &s->plan;
+  char mods[160];
+  buf[0] = '\0';
+  if (!p->recompute_modules) return;
+  if (!plan_recmod_used(p)) {
+    plan_recmod_list(p->recompute_modules, mods, sizeof mods);
+    snprintf(buf, cap,
+             "recompute modules %s ignored: no layer recomputes selectively (plan.recompute "
+             "\"%s\"; Megatron reads --recompute-modules only with granularity selective)",
+             mods, plan_recomp_names[p->recompute]);
+    return;
+  }
+  unsigned idle = p->recompute_modules & recmod_absent(s);
+  if (!idle) return;
+  plan_recmod_list(idle, mods, sizeof mods);
+  snprintf(buf, cap, "recompute modules %s wrap nothing: the model has no %s", mods,
+           s->model.tf.experts <= 1 ? "experts" : "shared experts");
 }

@@ -196,11 +196,14 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p));
   fsdp_moe_lines(out, s);
-  if (p->recompute_modules) {
+  if (p->recompute_modules && plan_recmod_used(p)) {
     char mods[160];
     plan_recmod_list(p->recompute_modules, mods, sizeof mods);
     fprintf(out, "  recompute modules %s (selective)\n", mods);
   }
+  char note[320];
+  plan_recmod_note(s, note, sizeof note);
+  if (note[0]) fprintf(out, "  note: %s\n", note);
   for (int i = 0; i < p->n_overrides; i++) {
     char text[160];
     override_text(&p->overrides[i], text, sizeof text);
@@ -268,9 +271,10 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
   /* the selective recompute modules, when the plan names them */
+  if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
   for (int i = 0, n = 0; i < PLAN_RECMODS; i++)
     if (p->recompute_modules & (1u << i))
-      fprintf(out, "%s\"%s\"", n++ ? ", " : ", \"recompute_modules\": [", plan_recmod_names[i]);
+      fprintf(out, "%s\"%s\"", n++ ? ", " : "", plan_recmod_names[i]);
   fprintf(out, "%s},\n", p->recompute_modules ? "]" : "");
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",

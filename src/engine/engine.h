@@ -198,6 +198,19 @@ double eng_coll_on(const eng *e, const grp *g, coll_op op, double bytes, grp_sha
 /* GPU-stream seconds of an MoE flex dispatch or combine (task t with
  * t->flex, epflex.c), its shares in *share (may be NULL). */
 double eng_flex_cost(const eng *e, const xg_task *t, int bwd, grp_share *share);
+/* The two legs of a flex call of `bytes` per GPU, `inter` (0..1) of them
+ * over the network, on group g: leg[0] one rank in each node over the
+ * nodes, leg[1] the ranks of one node, each as the all-to-all group it
+ * runs on (g's window kept) and the bytes that all-to-all moves off every
+ * rank (0: no such leg). */
+typedef struct eng_flex_leg {
+  grp g;
+  double bytes;
+} eng_flex_leg;
+void eng_flex_legs(const grp *g, double bytes, double inter, eng_flex_leg leg[2]);
+/* eng_flex_cost of such a call on g (its window decides whether the
+ * other groups run beside it). */
+double eng_flex_on(const eng *e, const grp *g, double bytes, double inter, grp_share *share);
 
 /* The part of a gradient reduction of `red` s that the closed form
  * exposes beside a last backward of `b` s (which loses `share` of the

@@ -19,31 +19,41 @@
  */
 #include "engine/engine.h"
 
-double eng_flex_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
-  const grp *g = &e->grps[t->group];
-  double bytes = xg_comm_bytes(t, bwd), inter = bytes * t->flex_inter, intra = bytes - inter;
+void eng_flex_legs(const grp *g, double bytes, double inter, eng_flex_leg leg[2]) {
+  double over = bytes * inter, intra = bytes - over;
   int n = g->g.ranks, per = g->g.ranks_per_node > 0 ? g->g.ranks_per_node : 1;
   int nodes = n / per;
-  grp_share si = {0, 0}, sa = {0, 0};
-  double ti = 0, ta = 0;
-  if (nodes > 1 && inter > 0) {
-    grp gi = *g; /* one rank in each node */
-    gi.g.ranks = nodes;
-    gi.g.ranks_per_node = 1;
-    gi.stride = g->stride * per;
-    ti = eng_coll_on(e, &gi, COLL_ALL_TO_ALL, inter * nodes / (nodes - 1), share ? &si : NULL);
+  leg[0] = leg[1] = (eng_flex_leg){*g, 0};
+  if (nodes > 1 && over > 0) { /* one rank in each node */
+    leg[0].g.g.ranks = nodes;
+    leg[0].g.g.ranks_per_node = 1;
+    leg[0].g.stride = g->stride * per;
+    leg[0].bytes = over * nodes / (nodes - 1);
   }
-  if (per > 1 && intra > 0) {
-    grp ga = *g; /* the ranks of one node */
-    ga.g.ranks = per;
-    ga.g.ranks_per_node = per;
-    ta = eng_coll_on(e, &ga, COLL_ALL_TO_ALL, intra * per / (per - 1), share ? &sa : NULL);
+  if (per > 1 && intra > 0) { /* the ranks of one node */
+    leg[1].g.g.ranks = per;
+    leg[1].g.g.ranks_per_node = per;
+    leg[1].bytes = intra * per / (per - 1);
   }
+}
+
+double eng_flex_on(const eng *e, const grp *g, double bytes, double inter, grp_share *share) {
+  eng_flex_leg leg[2];
+  eng_flex_legs(g, bytes, inter, leg);
+  grp_share sh[2] = {{0, 0}, {0, 0}};
+  double t[2] = {0, 0};
+  for (int i = 0; i < 2; i++)
+    if (leg[i].bytes > 0)
+      t[i] = eng_coll_on(e, &leg[i].g, COLL_ALL_TO_ALL, leg[i].bytes, share ? &sh[i] : NULL);
   if (share) {
     int sms = e->s->cluster.gpu.sm_count;
     double f = sms > 0 ? (double)e->s->plan.moe_flex_sms / sms : 0;
     share->sm = f < 1 ? f : 1;
-    share->hbm = si.hbm > sa.hbm ? si.hbm : sa.hbm;
+    share->hbm = sh[0].hbm > sh[1].hbm ? sh[0].hbm : sh[1].hbm;
   }
-  return ti > ta ? ti : ta;
+  return t[0] > t[1] ? t[0] : t[1];
+}
+
+double eng_flex_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
+  return eng_flex_on(e, &e->grps[t->group], xg_comm_bytes(t, bwd), t->flex_inter, share);
 }

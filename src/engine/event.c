@@ -82,13 +82,14 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->share = (grp_share){0, 0};
   q->mem = t->kind == XG_MEM;
   q->grads = 0;
-  q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE;
+  q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE, q->flex = -1;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
     coll_op op = xg_comm_op(t, bwd);
     q->bytes = xg_comm_bytes(t, bwd), q->group = t->group, q->op = op;
+    q->flex = t->flex ? t->flex_inter : -1;
     if (c->o->comm_factor) { /* the other groups of the kind beside it */
-      double f = c->o->comm_factor(c->o->comm_ud, t->group, op, q->bytes);
+      double f = c->o->comm_factor(c->o->comm_ud, t->group, op, q->bytes, q->flex);
       if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
   } else {
@@ -160,7 +161,7 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
   tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0,
-                             0, -1, COLL_ALL_REDUCE};
+                             0, -1, COLL_ALL_REDUCE, -1};
   return 0;
 }
 

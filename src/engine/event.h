@@ -71,14 +71,16 @@ typedef struct ev_opts {
   double straggler;    /* its kernels take (1 + straggler) times longer */
   /* every group of a kind runs its collective at once: the factor by
    * which op of `bytes` on group `group` (index into xg.groups) takes
-   * longer than alone (engine/fleet.h); NULL = 1 */
-  double (*comm_factor)(void *ud, int group, coll_op op, double bytes);
+   * longer than alone (engine/fleet.h); NULL = 1. flex >= 0: an MoE flex
+   * dispatch or combine on the group (engine/epflex.c), that part of its
+   * bytes over the network; -1: op itself */
+  double (*comm_factor)(void *ud, int group, coll_op op, double bytes, double flex);
   /* the bytes the same collectives of pipeline stage `stage` put on each
    * link (evshare.h, rate = bytes; owned by comm_ud), NULL = none: what a
    * pass's collectives share with the sends, the reductions and other
    * stages' passes (evlinks.c) */
   const struct evs_demand *(*comm_links)(void *ud, int group, coll_op op, double bytes,
-                                         int stage);
+                                         double flex, int stage);
   void *comm_ud;
   double dp_factor;    /* the gradient buckets take this x their alone
                           time: every data-parallel group at once on

@@ -28,6 +28,9 @@ typedef struct ev_task {
   double bytes;        /* a collective: its size (0 = none) ... */
   int group;           /* ... its group (index into xg.groups) */
   coll_op op;          /* ... and its operation as this pass runs it */
+  double flex;         /* an MoE flex dispatch or combine: the part of its
+                          bytes over the network (xg_task.flex_inter);
+                          -1 = another collective or none */
 } ev_task;
 
 /* The tasks of one stage's forward or backward pass in issue order. */

@@ -34,7 +34,7 @@ static void gather(ev_ctx *c, const ev_tmpl *tp, int s, double *acc, int *cnt, i
   for (int i = 0; i < tp->n; i++) {
     const ev_task *q = &tp->t[i];
     if (q->bytes <= 0 || q->group < 0 || q->stream == EV_PP || q->stream == EV_DP) continue;
-    const evs_demand *d = o->comm_links(o->comm_ud, q->group, q->op, q->bytes, s);
+    const evs_demand *d = o->comm_links(o->comm_ud, q->group, q->op, q->bytes, q->flex, s);
     for (int k = 0; d && k < d->n; k++) acc[d->link[k]] += d->rate[k] * c->scale;
     count(d, who, cnt, mark);
   }

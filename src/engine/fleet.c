@@ -229,3 +229,42 @@ int fleet_group_at(fleet_net *net, const sc_scenario *s, const xg_group *g, coll
   run_free(&r);
   return rc;
 }
+
+/* d's bytes per link added into acc (per link of the topology). */
+static void add_into(const evs_demand *d, double *acc) {
+  for (int k = 0; k < d->n; k++) acc[d->link[k]] += d->rate[k];
+}
+
+int fleet_flex_at(fleet_net *net, const sc_scenario *s, const xg_group *g, double bytes,
+                  double inter, int stage, evs_demand *out, sc_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!net) return SC_OK;
+  grp gm = grp_make(&s->cluster, g);
+  eng_flex_leg leg[2];
+  eng_flex_legs(&gm, bytes, inter, leg);
+  int L = net->t->n_links;
+  double *acc = mem_calloc((size_t)(L > 0 ? L : 1), sizeof *acc);
+  int rc = acc ? SC_OK : sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
+  for (int i = 0; rc == SC_OK && i < 2; i++) {
+    if (leg[i].bytes <= 0) continue;
+    xg_group lg = {g->kind, leg[i].g.g.ranks, leg[i].g.stride};
+    evs_demand d;
+    rc = fleet_group_at(net, s, &lg, COLL_ALL_TO_ALL, leg[i].bytes, stage, &d, err);
+    if (rc == SC_OK) add_into(&d, acc);
+    evs_demand_free(&d);
+  }
+  int n = 0;
+  for (int l = 0; rc == SC_OK && l < L; l++) n += acc[l] > 0;
+  if (rc == SC_OK && n > 0) {
+    out->link = mem_alloc(sizeof *out->link * (size_t)n);
+    out->rate = mem_alloc(sizeof *out->rate * (size_t)n);
+    if (!out->link || !out->rate) {
+      evs_demand_free(out);
+      rc = sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
+    }
+    for (int l = 0; rc == SC_OK && l < L; l++)
+      if (acc[l] > 0) out->link[out->n] = l, out->rate[out->n++] = acc[l];
+  }
+  mem_free(acc);
+  return rc;
+}

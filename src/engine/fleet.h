@@ -77,6 +77,14 @@ int fleet_dp_at(fleet_net *n, const sc_scenario *s, const xg *x, int stage, evs_
 int fleet_group_at(fleet_net *n, const sc_scenario *s, const xg_group *g, coll_op op,
                    double bytes, int stage, evs_demand *out, sc_error *err);
 
+/* fleet_group_at of an MoE flex dispatch or combine (engine/epflex.c) of
+ * `bytes` per GPU, `inter` (0..1) of them over the network, on every
+ * expert group like g of the stage: its two legs' all-to-alls, each on
+ * every copy of its group at once (the network leg between one rank per
+ * node, the NVLink leg inside each node), their bytes per link summed. */
+int fleet_flex_at(fleet_net *n, const sc_scenario *s, const xg_group *g, double bytes,
+                  double inter, int stage, evs_demand *out, sc_error *err);
+
 /* The topology's links: their count and each one's bandwidth (bytes/s)
  * into bw (room for fleet_links(n, NULL)). */
 int fleet_links(const fleet_net *n, double *bw);

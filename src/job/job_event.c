@@ -53,14 +53,14 @@ static double dp_extra(const eng *e, const fleet *f) {
 typedef struct fmemo {
   int group;
   coll_op op;
-  double bytes, factor;
+  double bytes, flex, factor;
 } fmemo;
 
 /* One collective's bytes per link on one stage, remembered. */
 typedef struct lmemo {
   int group, stage;
   coll_op op;
-  double bytes;
+  double bytes, flex;
   evs_demand d;        /* owned */
 } lmemo;
 
@@ -69,6 +69,7 @@ typedef struct fctx {
   fleet_net *net;
   const sc_scenario *s;
   const xg *x;
+  const eng *e;        /* the job's, its groups alone (eng.net_alone) */
   fmemo *m;
   int n, cap;
   lmemo *lm;
@@ -77,35 +78,53 @@ typedef struct fctx {
   sc_error err;
 } fctx;
 
+/* A flex call's factor (engine/epflex.c): its time as the closed form
+ * costs it, each leg on every copy of its group in the stage at once
+ * (the group's window), over its time alone. */
+static double flex_factor(const fctx *f, int group, double bytes, double inter) {
+  const eng *e = f->e;
+  grp w = e->grps[group];
+  w.window = eng_window(e->s, &f->x->groups[group]);
+  double alone = eng_flex_on(e, &e->grps[group], bytes, inter, NULL);
+  double all = eng_flex_on(e, &w, bytes, inter, NULL);
+  return alone > 0 ? all / alone : 1;
+}
+
 /* ev_opts.comm_factor: every group of the kind in the stage at once. */
-static double comm_factor(void *ud, int group, coll_op op, double bytes) {
+static double comm_factor(void *ud, int group, coll_op op, double bytes, double flex) {
   fctx *f = ud;
   for (int i = 0; i < f->n; i++)
-    if (f->m[i].group == group && f->m[i].op == op && f->m[i].bytes == bytes)
+    if (f->m[i].group == group && f->m[i].op == op && f->m[i].bytes == bytes &&
+        f->m[i].flex == flex)
       return f->m[i].factor;
   const xg_group *g = &f->x->groups[group];
   if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return 1;
-  fleet fl;
-  int rc = fleet_group(f->net, f->s, g, op, bytes, &fl, &f->err);
+  fleet fl = {.factor = 1};
+  int rc = flex >= 0 ? SC_OK : fleet_group(f->net, f->s, g, op, bytes, &fl, &f->err);
   if (rc) {
     f->rc = rc;
     return 1;
   }
+  if (flex >= 0) fl.factor = flex_factor(f, group, bytes, flex);
   if (vec_grow((void **)&f->m, &f->cap, f->n + 1L, sizeof *f->m)) {
     f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
     return 1;
   }
-  f->m[f->n++] = (fmemo){group, op, bytes, fl.factor};
+  f->m[f->n++] = (fmemo){group, op, bytes, flex, fl.factor};
   return fl.factor;
 }
 
 /* ev_opts.comm_links: the bytes the collective of every group of the
- * kind in pipeline stage `stage` puts on each link. */
-static const evs_demand *comm_links(void *ud, int group, coll_op op, double bytes, int stage) {
+ * kind in pipeline stage `stage` puts on each link (a flex call: its two
+ * legs', fleet_flex_at). */
+static const evs_demand *comm_links(void *ud, int group, coll_op op, double bytes, double flex,
+                                    int stage) {
   fctx *f = ud;
   for (int i = 0; i < f->n_lm; i++) {
     const lmemo *m = &f->lm[i];
-    if (m->group == group && m->op == op && m->bytes == bytes && m->stage == stage) return &m->d;
+    if (m->group == group && m->op == op && m->bytes == bytes && m->flex == flex &&
+        m->stage == stage)
+      return &m->d;
   }
   const xg_group *g = &f->x->groups[group];
   if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return NULL;
@@ -114,8 +133,9 @@ static const evs_demand *comm_links(void *ud, int group, coll_op op, double byte
     return NULL;
   }
   lmemo *m = &f->lm[f->n_lm];
-  *m = (lmemo){group, stage, op, bytes, {0}};
-  int rc = fleet_group_at(f->net, f->s, g, op, bytes, stage, &m->d, &f->err);
+  *m = (lmemo){group, stage, op, bytes, flex, {0}};
+  int rc = flex >= 0 ? fleet_flex_at(f->net, f->s, g, bytes, flex, stage, &m->d, &f->err)
+                     : fleet_group_at(f->net, f->s, g, op, bytes, stage, &m->d, &f->err);
   if (rc) {
     f->rc = rc;
     return NULL;
@@ -211,7 +231,7 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   eo.straggler_gpu = c->straggler_slowdown > 0 ? c->straggler_gpu : -1;
   eo.straggler = c->straggler_slowdown;
   fctx fc = {0};
-  fc.s = &p->s, fc.x = e->x;
+  fc.s = &p->s, fc.x = e->x, fc.e = e;
   int rc = alone(e, 1, err);
   if (rc == SC_OK) rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);

@@ -29,24 +29,35 @@ void sc_event_pred_free(sc_event_pred *p) {
   mem_free(p);
 }
 
-/* What the reduction of every data-parallel group at once adds to the
- * exposed time of one group alone (the step model's time of the stage's
- * gradient all-reduce, topology included), s: the alone time x the
- * fleet's factor, overlapped with the last backward as the step model
- * does, less the alone time so overlapped. 0 without a topology or when
- * the groups do not slow each other. */
-static double dp_extra(const eng *e, const fleet *f) {
-  const xg_group *g = xg_dp_group(e->x);
-  if (!g || f->factor <= 1) return 0;
-  grp gm = grp_make(&e->s->cluster, g);
-  double alone = grp_cost(e->net, e->s->cluster.gpu.sm_count, &gm, COLL_ALL_REDUCE, f->bytes,
-                          NULL);
+/* What the reduction of every data-parallel group at once does to the
+ * stage's reduction as the closed form costs it (e in the closed form's
+ * mode, its groups beside each other: docs/network.md "Replica groups at
+ * once"), for the event engine to apply to its alone times. */
+typedef struct dp_closed {
+  double red;          /* stage 0's gradient reduction, s */
+  double dp;           /* the step's exposed data-parallel time, s */
+} dp_closed;
+
+static void dp_closed_of(const eng *e, dp_closed *out) {
   eng_step k;
   eng_step_of(e, &k);
-  double b = e->st[k.worst].b;
-  /* as the step model overlaps it, without the backward's slowdown */
-  return eng_red_exposed(&e->s->plan, alone * f->factor, b, 0) -
-         eng_red_exposed(&e->s->plan, alone, b, 0);
+  eng_dpred d;
+  eng_dp_reduction(e, 0, k.worst, &d);
+  out->red = d.red, out->dp = k.dp;
+}
+
+/* The event engine's data-parallel factor and extra (ev_opts.dp_factor,
+ * dp_extra) from the closed form's reduction (c, all groups at once) and
+ * its own (a, alone): the buckets take c.red / a.red x their alone
+ * time, and the unbucketed reduction what the closed form exposes beyond
+ * the alone one. Both 1 and 0 without a topology, where c and a agree.
+ * (The flow engine's ratio of the fleet against one group alone, fleet.h,
+ * scaled NCCL's alone time, which can exceed that group's flow time, by
+ * the flows' slowdown; the closed form takes the larger of NCCL alone and
+ * the flows of all groups.) */
+static void dp_factors(const dp_closed *c, const dp_closed *a, ev_opts *eo) {
+  eo->dp_factor = a->red > 0 && c->red > a->red ? c->red / a->red : 1;
+  eo->dp_extra = c->dp > a->dp ? c->dp - a->dp : 0;
 }
 
 /* One collective's fleet factor, remembered. */
@@ -232,11 +243,13 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   eo.straggler = c->straggler_slowdown;
   fctx fc = {0};
   fc.s = &p->s, fc.x = e->x, fc.e = e;
+  dp_closed dc, da;
+  dp_closed_of(e, &dc);
   int rc = alone(e, 1, err);
   if (rc == SC_OK) rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
-  eo.dp_extra = rc == SC_OK ? dp_extra(e, &p->dp) : 0;
-  eo.dp_factor = rc == SC_OK ? p->dp.factor : 1;
+  eo.dp_factor = 1, eo.dp_extra = 0;
+  if (rc == SC_OK && fc.net) dp_closed_of(e, &da), dp_factors(&dc, &da, &eo);
   if (fc.net) eo.comm_factor = comm_factor, eo.comm_links = comm_links, eo.comm_ud = &fc;
   links lk = {0};
   if (rc == SC_OK && fc.net) rc = link_demands(fc.net, &p->s, e->x, &lk, err);

@@ -700,6 +700,16 @@ Test(alloc_faults, event_engine_on_a_topology) {
            SC_SOURCE_DIR);
   cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
   job_case("sc_predict_event with passes sharing links", &s, 6);
+  /* a flex dispatch there: its two legs' factors and links (fleet_flex_at) */
+  snprintf(js, sizeof js,
+           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+           "\"gpus\": 12, \"gpus_per_node\": 2, \"topology\": "
+           "\"%s/tests/data/two_switches.json\"}, \"plan\": {\"tp\": 1, \"pp\": 3, \"ep\": 4, "
+           "\"pp_first_layers\": 10, \"pp_last_layers\": 11, \"global_batch\": 12, "
+           "\"micro_batch\": 1, \"moe_dispatcher\": \"flex\"}}",
+           SC_SOURCE_DIR);
+  cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+  job_case("sc_predict_event with a flex dispatch on a topology", &s, 6);
 }
 
 /* Nested selective recompute modules (the engines' re-run levels) and an

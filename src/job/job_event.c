@@ -243,8 +243,8 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   eo.straggler = c->straggler_slowdown;
   fctx fc = {0};
   fc.s = &p->s, fc.x = e->x, fc.e = e;
-  dp_closed dc, da;
-  dp_closed_of(e, &dc);
+  dp_closed dc = {0, 0}, da;
+  if (e->net) dp_closed_of(e, &dc); /* only a topology's groups slow each other */
   int rc = alone(e, 1, err);
   if (rc == SC_OK) rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);

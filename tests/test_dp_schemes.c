@@ -169,22 +169,28 @@ Test(dp_ps, the_update_runs_where_the_variables_live) {
   cr_assert_float_eq(dp_ps_worker_compute(&c), 0.75, 1e-12, "no replica to assign");
 }
 
-/* One server of 4 GPUs, variables on its CPUs; one layer of 1 GB of
- * gradient with no backward or forward to hide behind, so the step is
- * compute + push + pull. PCIe 1 GB/s shared by 2 GPUs, CPUs sum at
- * 2 GB/s, GPU links 2 GB/s, no fixed costs. */
-static double ps_one_server_step(dp_scheme scheme) {
+/* One layer of 1 GB with nothing to hide behind, on fabric f, one PS
+ * task on the host CPUs: the scheme's step time, s. */
+static double ps_step(dp_scheme scheme, dp_fabric f) {
   static dp_layer one;
   one = (dp_layer){.grad_bytes = 1e9, .tensors = 1};
   dp_model m = {.layers = &one, .n = 1, .grad_bytes = 1e9, .tensors = 1, .micro_steps = 1};
-  dp_fabric f = {.gpus = 4, .gpn = 4, .nodes = 1, .host_share = 2, .host_bw = 1e9,
-                 .cpu_reduce_bw = 2e9, .intra_bw = 2e9, .loop_bw = 4e9};
   sc_dp_spec spec = {.ps_place = SC_PS_HOST_CPU};
   dp_ctx c = {.spec = &spec, .m = &m, .f = &f, .scheme = scheme, .compute_s = 1.0};
   dp_cost out;
   sc_error err = {0};
   cr_assert_eq(dp_ps_cost(&c, &out, &err), SC_OK, "%s", err.msg);
   return out.step_s;
+}
+
+/* One server of 4 GPUs, variables on its CPUs; one layer of 1 GB of
+ * gradient with no backward or forward to hide behind, so the step is
+ * compute + push + pull. PCIe 1 GB/s shared by 2 GPUs, CPUs sum at
+ * 2 GB/s, GPU links 2 GB/s, no fixed costs. */
+static double ps_one_server_step(dp_scheme scheme) {
+  return ps_step(scheme, (dp_fabric){.gpus = 4, .gpn = 4, .nodes = 1, .host_share = 2,
+                                     .host_bw = 1e9, .cpu_reduce_bw = 2e9, .intra_bw = 2e9,
+                                     .loop_bw = 4e9});
 }
 
 Test(dp_ps, one_server_pushes_sum_where_the_scheme_sums_and_pulls_only_copy) {
@@ -209,17 +215,9 @@ Test(dp_ps, one_server_pushes_sum_where_the_scheme_sums_and_pulls_only_copy) {
  * 1 GB with nothing to hide behind: PCIe 1 GB/s, network 1 GB/s, CPUs
  * sum at 2 GB/s, no fixed costs. */
 static double ps_two_server_step(dp_scheme scheme) {
-  static dp_layer one;
-  one = (dp_layer){.grad_bytes = 1e9, .tensors = 1};
-  dp_model m = {.layers = &one, .n = 1, .grad_bytes = 1e9, .tensors = 1, .micro_steps = 1};
-  dp_fabric f = {.gpus = 2, .gpn = 1, .nodes = 2, .host_share = 1, .host_bw = 1e9,
-                 .cpu_reduce_bw = 2e9, .net_bw = 1e9, .net_stream_bw = 1e9, .loop_bw = 4e9};
-  sc_dp_spec spec = {.ps_place = SC_PS_HOST_CPU};
-  dp_ctx c = {.spec = &spec, .m = &m, .f = &f, .scheme = scheme, .compute_s = 1.0};
-  dp_cost out;
-  sc_error err = {0};
-  cr_assert_eq(dp_ps_cost(&c, &out, &err), SC_OK, "%s", err.msg);
-  return out.step_s;
+  return ps_step(scheme, (dp_fabric){.gpus = 2, .gpn = 1, .nodes = 2, .host_share = 1,
+                                     .host_bw = 1e9, .cpu_reduce_bw = 2e9, .net_bw = 1e9,
+                                     .net_stream_bw = 1e9, .loop_bw = 4e9});
 }
 
 Test(dp_ps, distributed_replicated_pulls_inside_the_step) {

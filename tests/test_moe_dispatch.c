@@ -285,6 +285,9 @@ Test(moe_dispatch, a_rows_dispatcher_from_its_notes_else_megatrons_default) {
   /* NeMo's MoE model configs set the all-to-all over that default */
   cr_assert_eq(rowm_moe("NeMo 2.0 recipe, bf16", ROWD_FW_MCORE, &p), 1);
   cr_assert_eq(p.moe_dispatcher, SC_MOE_ALLTOALL);
+  /* a model named Nemotron does not make the row NeMo's */
+  cr_assert_eq(rowm_moe("Nemotron MoE, Megatron-Core", ROWD_FW_MCORE, &p), 1);
+  cr_assert_eq(p.moe_dispatcher, SC_MOE_ALLGATHER);
   /* MaxText is not Megatron: the scenario default stays */
   sc_plan_default(&p);
   cr_assert_eq(rowm_moe("MaxText", ROWD_FW_MAXTEXT, &p), 0);

@@ -27,3 +27,11 @@ Test(rowtext, number_after_a_key) {
   /* nccl-tests' header through collrow_host_gpus (tests/test_coll_host.c) */
   cr_expect_float_eq(rowtext_after("nThread 1 nGpus 8 minBytes 8", "nGpus ", 1), 8, 0);
 }
+
+Test(rowtext, word_is_not_part_of_a_longer_word) {
+  cr_assert(rowtext_word("NeMo 2.0 recipe", "nemo"));
+  cr_assert(rowtext_word("recipe (NeMo)", "nemo"));
+  cr_assert_not(rowtext_word("Nemotron-4 340B", "nemo"));
+  cr_assert_not(rowtext_word("nemo2", "nemo"));
+  cr_assert_not(rowtext_word(NULL, "nemo"));
+}

@@ -56,7 +56,7 @@ int rowm_moe(const char *notes, rowd_framework fw, sc_plan *p) {
     return 0;
   }
   if (fw == ROWD_FW_MAXTEXT) return 0; /* not Megatron: the scenario default */
-  if (rowtext_has(notes, "nemo")) {
+  if (rowtext_word(notes, "nemo")) { /* not Nemotron, a model */
     /* NeMo's MoE model configs (MixtralConfig, DeepSeekConfig,
      * Qwen3MoEConfig in nemo/collections/llm/gpt/model/) set
      * moe_token_dispatcher_type = "alltoall" over Megatron-Core's

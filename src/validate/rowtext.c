@@ -14,6 +14,15 @@ int rowtext_has(const char *text, const char *word) {
   return 0;
 }
 
+static int wordch(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+int rowtext_word(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *t = text; t && *t; t++)
+    if (!strncasecmp(t, word, n) && (t == text || !wordch(t[-1])) && !wordch(t[n])) return 1;
+  return 0;
+}
+
 double rowtext_after(const char *text, const char *key, double dflt) {
   const char *p = text ? strstr(text, key) : NULL;
   if (!p) return dflt;

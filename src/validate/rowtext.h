@@ -12,6 +12,10 @@
  * text is NULL). */
 int rowtext_has(const char *text, const char *word);
 
+/* As rowtext_has, but only where word is not part of a longer word (no
+ * letter or digit right before or after it): "NeMo" but not "Nemotron". */
+int rowtext_word(const char *text, const char *word);
+
 /* The number right after the first `key` in text (case as written),
  * skipping spaces, '~' and '=' ("alpha " in "power-law (alpha 1.05",
  * "nGpus " in an nccl-tests header; key "" reads a leading number); dflt

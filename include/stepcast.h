@@ -488,6 +488,12 @@ typedef struct sc_plan {
                                 equal groups (0 = none) */
   int moe_router_group_topk; /* groups each token may choose (0 = none) */
   int moe_flex_sms;          /* SMs the flex dispatcher's kernels hold */
+  /* Automatic mixed precision (src/cost/amp.h, docs/model.md) */
+  int amp;                   /* 1 = fp32 parameters, 16-bit GEMMs as the
+                                frameworks' AMP runs them: norms and the
+                                attention softmax in fp32 with casts,
+                                weight casts and loss scaling each step;
+                                0 = the model cast wholly to plan.dtype */
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

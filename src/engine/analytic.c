@@ -24,6 +24,7 @@
 #include "cost/compute.h"
 #include "cost/hostlink.h"
 #include "cost/conv.h"
+#include "cost/amp.h"
 #include "cost/fp8cast.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
@@ -632,7 +633,9 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
     lp += r->count * sg->params_lp;
   }
-  return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param) + fp8_weight_cast(e, lp);
+  /* AMP's weight and gradient casts and loss scaling (cost/amp.h) */
+  double amp = amp_on(p) ? n * amp_step_bytes_per_param() : 0;
+  return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param + amp) + fp8_weight_cast(e, lp);
 }
 
 /* pipe_p2p_on_path's fb: forward + backward of stage s per micro-batch. */

@@ -36,6 +36,7 @@
 
 #include "core/mem.h"
 #include "core/vec.h"
+#include "cost/amp.h"
 #include "cost/fp8cast.h"
 #include "lower/moe_dispatch.h"
 #include "lower/recmod.h"
@@ -626,8 +627,14 @@ static int softmax_task(lctx *c, int opi, double batches, double sq, double skv,
   /* the rule is Megatron's: the transformer builder's layer is Megatron-LM's
    * (docs/model.md); the other builders' frameworks keep the one-kernel
    * cost, which no measurement here decides against */
-  if (c->s->model.kind != SC_MODEL_TRANSFORMER || fused_softmax_fits(c, batches, sq, skv, causal))
-    return mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, dep);
+  if (c->s->model.kind != SC_MODEL_TRANSFORMER || fused_softmax_fits(c, batches, sq, skv, causal)) {
+    if (!amp_on(&c->s->plan)) return mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, dep);
+    /* AMP's fp32 list: softmax in fp32 between two casts (cost/amp.h) */
+    double bs = 1.5;
+    int casts;
+    double f = amp_island_bytes(scores, 2, e, &bs, &casts);
+    return mem_task(c, "softmax", opi, f, 3 + casts, 2 + casts, bs, dep);
+  }
   int casts = e < 4;
   double f = casts ? 4 : e, cast = casts ? 2 * (e + 4) : 0;
   double fwd = 6 * f + cast, bwd = 7 * f + cast;
@@ -710,6 +717,15 @@ static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels
   }
 }
 
+/* 1 when o runs as an fp32 island of automatic mixed precision: a layer
+ * or RMS norm (on the fp32 lists of autocast, apex O1 and TensorFlow's
+ * AMP; batch norm takes fp16 in cuDNN under every AMP) in a plan whose
+ * activations are 16-bit. */
+static int amp_island(const lctx *c, const wg_op *o) {
+  return amp_on(&c->s->plan) && c->e < 4 && o->kind == WG_NORM &&
+         (o->fn == WG_FN_LAYERNORM || o->fn == WG_FN_RMSNORM);
+}
+
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
  * pooling. */
 static int lower_mem(lctx *c, const wg_op *o, int opi) {
@@ -733,10 +749,16 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   double traffic;
   int kernels;
   unfused(c, o, &traffic, &kernels);
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic;
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale;
+  int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
+  if (amp_island(c, o)) {
+    /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
+    int casts;
+    bytes = amp_island_bytes(n, o->traffic_e * traffic, c->e, &bs, &casts);
+    hf += casts, hb += casts;
+  }
   c->run_lay = l;
-  int t = mem_task(c, o->name, opi, bytes, o->host_fwd * kernels, o->host_bwd * kernels,
-                   o->bwd_scale, c->ts[o->in[0]].task);
+  int t = mem_task(c, o->name, opi, bytes, hf, hb, bs, c->ts[o->in[0]].task);
   if (t < 0) return -1;
   if (o->n_in > 1) c->x->tasks[c->x->n_tasks - 1].dep[1] = c->ts[o->in[1]].task;
   tstate *y = &c->ts[o->out];

@@ -737,6 +737,7 @@ static void plan_switches(sc_plan *p) {
   p->fused_kernels = !!p->fused_kernels;
   p->framework_eager = !!p->framework_eager;
   p->channels_last = !!p->channels_last;
+  p->amp = !!p->amp;
 }
 
 /* Check every relation of the scenario and fill the fields left 0 for the

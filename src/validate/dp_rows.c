@@ -239,6 +239,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
    * parameters (fp16 casts inserted before the GEMMs), so the gradients
    * the all-reduce moves are fp32 (docs/dp.md "Mixed precision") */
   if (!strcmp(dt, "amp")) s->dp.grad_bytes = 4;
+  /* and runs the frameworks' fp32 lists, casts and loss scaling
+   * (plan.amp, cost/amp.h) */
+  p->amp = !strcmp(dt, "amp");
   if (!strcmp(dt, "unknown") || !*dt)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
              *assumed ? "; " : "");

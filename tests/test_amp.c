@@ -1,0 +1,151 @@
+/*
+ * test_amp.c -- automatic mixed precision (src/cost/amp.c, plan.amp): the
+ * fp32 islands' bytes by hand, the lowering of BERT's norms and attention
+ * softmax with and without AMP, and the per-step passes in the optimizer
+ * time of a whole prediction.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "cost/amp.h"
+#include "cost/compute.h"
+#include "exec/xg.h"
+#include "lower/lower.h"
+#include "model/builder.h"
+
+#define NEAR(got, want, what)                                                            \
+  cr_assert(fabs((got) - (want)) <= 1e-9 * fabs(want), "%s: %.9g, want %.9g", what, \
+            (double)(got), (double)(want))
+
+/* A norm of n elements (its kernels move 2 elements per element forward,
+ * 4 backward: bwd_scale 2) in fp16: forward cast in 2 + 4, the norm 2 x 4,
+ * cast out 4 + 2 = 20 bytes an element; backward the norm 4 x 4 and the
+ * same two casts = 28. */
+Test(amp, island_bytes_by_hand) {
+  double bs = 2.0;
+  int casts = 0;
+  double f = amp_island_bytes(1e6, 2, 2, &bs, &casts);
+  NEAR(f, 20e6, "forward bytes");
+  NEAR(f * bs, 28e6, "backward bytes");
+  cr_assert_eq(casts, 2);
+  /* the attention softmax (2 elements forward, 1.5 x backward): 8 + 12
+   * = 20 forward, 12 + 12 = 24 backward */
+  bs = 1.5;
+  f = amp_island_bytes(1e6, 2, 2, &bs, &casts);
+  NEAR(f, 20e6, "softmax forward");
+  NEAR(f * bs, 24e6, "softmax backward");
+}
+
+Test(amp, only_with_a_16_bit_plan) {
+  sc_plan p;
+  memset(&p, 0, sizeof p);
+  p.amp = 1;
+  p.dtype = SC_FP16;
+  cr_assert(amp_on(&p));
+  p.dtype = SC_BF16;
+  cr_assert(amp_on(&p));
+  p.dtype = SC_FP32;
+  cr_assert(!amp_on(&p), "an fp32 plan has nothing to cast");
+  p.dtype = SC_FP8;
+  cr_assert(!amp_on(&p), "fp8 plans are Transformer Engine's (cost/fp8cast.c)");
+  p.dtype = SC_FP16;
+  p.amp = 0;
+  cr_assert(!amp_on(&p));
+}
+
+/* BERT-base on one V100, batch 8 at seq 128, fp16 (amp as given). */
+static void bert(sc_scenario *s, int amp, const char *dtype) {
+  char d[32], a[32];
+  snprintf(d, sizeof d, "plan.dtype=\"%s\"", dtype);
+  snprintf(a, sizeof a, "plan.amp=%s", amp ? "true" : "false");
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=8", "plan.micro_batch=8",
+                      "plan.flash_attention=false", d, a};
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(s, "{\"model\": \"bert_base\"}", "t", ov, 9, &err),
+               SC_OK, "%s", err.msg);
+}
+
+typedef struct lowered_bert {
+  sc_scenario s;
+  wg_graph *g;
+  xg x;
+  lower_scratch ls;
+} lowered_bert;
+
+static void lower_bert(lowered_bert *l, int amp) {
+  sc_error err = {0};
+  memset(l, 0, sizeof *l);
+  bert(&l->s, amp, "fp16");
+  cr_assert_eq(model_bert.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
+  xg_init(&l->x);
+  cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
+}
+
+static void lowered_bert_done(lowered_bert *l) {
+  wg_free(l->g);
+  xg_free(&l->x);
+  lower_scratch_free(&l->ls);
+}
+
+/* The task `name` of the layer segment. */
+static const xg_task *layer_task(const lowered_bert *l, const char *name) {
+  for (int s = 0; s < l->x.n_segs; s++) {
+    const xg_segment *sg = &l->x.segs[s];
+    if (sg->role != WG_ROLE_LAYER) continue;
+    for (int i = 0; i < sg->n_tasks; i++) {
+      char buf[64];
+      const xg_task *t = &l->x.tasks[sg->first_task + i];
+      if (!strcmp(lower_task_name(t, buf, sizeof buf), name)) return t;
+    }
+  }
+  cr_assert_fail("no layer task %s", name);
+  return NULL;
+}
+
+Test(amp, bert_norms_and_softmax_run_in_fp32_between_casts) {
+  lowered_bert off, on;
+  lower_bert(&off, 0);
+  lower_bert(&on, 1);
+  double n = 8.0 * 128 * 768, scores = 8.0 * 12 * 128 * 128;
+  const xg_task *a = layer_task(&off, "norm1"), *b = layer_task(&on, "norm1");
+  NEAR(a->bytes, 4 * n, "fp16 norm forward");
+  NEAR(a->bytes * a->bwd_scale, 8 * n, "fp16 norm backward");
+  NEAR(b->bytes, 20 * n, "AMP norm forward");
+  NEAR(b->bytes * b->bwd_scale, 28 * n, "AMP norm backward");
+  cr_assert_eq(b->host_fwd, a->host_fwd + 2, "two casts forward");
+  cr_assert_eq(b->host_bwd, a->host_bwd + 2, "two casts backward");
+  a = layer_task(&off, "softmax"), b = layer_task(&on, "softmax");
+  NEAR(a->bytes, 4 * scores, "fp16 softmax");
+  NEAR(b->bytes, 20 * scores, "AMP softmax forward");
+  NEAR(b->bytes * b->bwd_scale, 24 * scores, "AMP softmax backward");
+  /* the GEMMs are the same 16-bit GEMMs */
+  a = layer_task(&off, "fc1"), b = layer_task(&on, "fc1");
+  cr_assert(a->dtype == SC_FP16 && b->dtype == SC_FP16 && a->flops == b->flops);
+  lowered_bert_done(&off);
+  lowered_bert_done(&on);
+}
+
+/* The optimizer's 34 bytes per parameter plus AMP's 18, one kernel's
+ * fixed cost each way: (on - off) / (off - t0) = 18 / 34. An fp32 plan
+ * ignores plan.amp. */
+Test(amp, per_step_passes_in_the_optimizer_time) {
+  sc_scenario s;
+  sc_result off, on;
+  sc_error err = {0};
+  bert(&s, 0, "fp16");
+  cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
+  bert(&s, 1, "fp16");
+  cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
+  double extra = on.time.optimizer - off.time.optimizer;
+  NEAR(extra / (off.time.optimizer - COST_KERNEL_T0), amp_step_bytes_per_param() / 34.0,
+       "AMP passes over the optimizer's bytes");
+  cr_assert(on.step_s > off.step_s + extra, "the fp32 islands cost time too: %g vs %g + %g",
+            on.step_s, off.step_s, extra);
+  bert(&s, 0, "fp32");
+  cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
+  bert(&s, 1, "fp32");
+  cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(on.step_s, off.step_s, "fp32: %g vs %g", on.step_s, off.step_s);
+}

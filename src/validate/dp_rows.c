@@ -10,7 +10,8 @@
  *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
  *     batch_per_gpu;
  *   - dtype amp = fp16 GEMMs, fp32 gradients exchanged (AMP keeps fp32
- *     weights); `unknown`
+ *     weights) and the frameworks' AMP compute (plan.amp: fp32 norms and
+ *     softmax, casts, loss scaling; cost/amp.h); `unknown`
  *     (MLPerf) = fp16, as NVIDIA's implementations train (MLPerf note 1);
  *   - the GPU preset `gpu`; `gpus_per_node` blank = min(gpus, 8);
  *     `intra_node` gives the wiring (nvswitch, DGX-1 hybrid cube-mesh,

@@ -11,7 +11,7 @@ on gpu0: scheme ps_sync), whose pulls, pushes and update this compute-
 only prediction leaves out; the summary separates them. Each row becomes
   -m MODEL_VARIANT -g GPU -n 1 --gb batch_per_gpu*grad_accum
   plan.micro_batch=batch_per_gpu, plan.dtype=DTYPE, model.seq=SEQ (BERT)
-with DTYPE fp32 -> fp32, tf32 -> tf32, amp -> fp16, unknown -> fp16 (the
+with DTYPE fp32 -> fp32, tf32 -> tf32, amp -> fp16 with plan.amp, unknown -> fp16 (the
 MLPerf rows: NVIDIA's implementations train in mixed precision; the same
 rule for every such row). Nothing else of the row is used: the framework
 is run as an eager framework (the library default), real data loading is
@@ -35,6 +35,8 @@ def predict(exe, row):
     cmd = [exe, "predict", "-m", row["model_variant"], "-g", row["gpu"], "-n", "1",
            "--gb", str(b * acc), "--set", f"plan.micro_batch={b}",
            "--set", f"plan.dtype={DTYPES[row['dtype']]}", "--format", "json"]
+    if row["dtype"] == "amp":  # the frameworks' AMP (plan.amp, docs/model.md)
+        cmd += ["--set", "plan.amp=true"]
     if row["model"].startswith("bert") and row["seq"]:
         cmd += ["--set", f"model.seq={int(row['seq'])}"]
     out = subprocess.run(cmd, capture_output=True, text=True)

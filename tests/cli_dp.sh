@@ -34,6 +34,14 @@ printf '0-1\n# 1-2 left out\n2-3\n' > "$TMP/split.edges"
 expect 2 "not connected" -- predict "$G" --set cluster.gpus=4 --set plan.global_batch=128 --set "dp.graph=@$TMP/split.edges"
 expect 3 "cannot read the dp.graph file" -- predict "$G" --set dp.graph=@/nonexistent/graph.edges
 
+# automatic mixed precision (plan.amp, docs/model.md): shown in the plan line
+# and the JSON plan; an fp32 plan has nothing to cast and shows neither
+B="-m bert_base -g v100-sxm2-16gb -n 1 --gb 64 --dtype fp16 --set plan.amp=true"
+expect 0 "recompute none  fp16 amp  attention" -- predict $B
+expect 0 '"amp": true' -- predict $B --format json
+expect 0 "recompute none  fp32  attention" -- predict $B --dtype fp32
+expect 2 "plan.amp" -- predict $B --set plan.amp=3
+
 # bad input: exit 2, the key and what is wrong
 expect 2 "dp.scheme: unknown scheme 'allreduce_magic'" -- predict "$EX" --set dp.scheme=allreduce_magic
 expect 2 "not connected" -- predict "$EX" --set dp.scheme=neighbor_allreduce_graph --set dp.graph=0-1,2-3

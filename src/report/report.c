@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cost/amp.h"
 #include "stepcast.h"
 #include "hw/gpu_link.h"
 #include "plan/plan.h"
@@ -191,10 +192,10 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  cluster   %d x %s, %d per node, %s %.0f GB/s, NIC %.0f Gb/s per GPU\n",
           c->gpus, gpu, c->gpus_per_node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
-  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s  attention %s\n",
+  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          attn_name(p));
+          amp_on(p) ? " amp" : "", attn_name(p));
   fsdp_moe_lines(out, s);
   if (p->recompute_modules && plan_recmod_used(p)) {
     char mods[160];
@@ -270,6 +271,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
+  if (amp_on(p)) fprintf(out, ", \"amp\": true"); /* cost/amp.h */
   /* the selective recompute modules, when the plan names them */
   if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
   for (int i = 0, n = 0; i < PLAN_RECMODS; i++)

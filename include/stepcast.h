@@ -1143,6 +1143,13 @@ typedef struct sc_validation_row {
   double unc_x;         /* dp sets: |error| in samples/s over the row's
                            measured_uncertainty; -1 when none is given */
   char group[32];       /* recsys: the row's sharding kind; "" otherwise */
+  int fit;              /* training: 1 = the memory model says the row's plan
+                           fits, -1 = it says it does not (every row ran, so
+                           that is a false verdict), 0 = no verdict (not a
+                           predicted training row) */
+  double mem_total;     /* training: predicted memory of the fullest GPU
+                           (sc_memory.total), bytes; 0 without a verdict */
+  double mem_capacity;  /* ... and that GPU's memory, bytes */
 } sc_validation_row;
 
 /* One set: its rows and the summary of their errors (fractions). */
@@ -1167,6 +1174,8 @@ typedef struct sc_validation {
   double scaling_err;   /* dp sets: mean |error| of the scaling efficiency
                            against the one-GPU row (fraction) ... */
   int scaling_rows;     /* ... over this many multi-GPU rows (0: none) */
+  int no_fit;           /* training: predicted rows the memory model says do
+                           not fit (rows with fit -1: false verdicts) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it

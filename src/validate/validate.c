@@ -208,6 +208,10 @@ static int predict_training(row_ctx *c, val_row *r) {
   r->predicted = res.step_s;
   r->time = res.time;
   r->mfu = res.mfu;
+  /* the row ran, so "does not fit" is a false verdict of the memory model */
+  r->fit = res.mem.fits ? 1 : -1;
+  r->mem_total = res.mem.total;
+  r->mem_capacity = res.mem.capacity;
   return SC_OK;
 }
 
@@ -272,6 +276,7 @@ static int summarize(val_file *vf) {
     val_row *r = &vf->rows[i];
     if (r->skipped[0]) { vf->skipped++; continue; }
     vf->predicted++;
+    if (r->fit < 0) vf->no_fit++;
     apes[k++] = r->ape;
     sum += r->ape;
     if (r->ape > vf->max_ape) vf->max_ape = r->ape;

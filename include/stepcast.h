@@ -444,6 +444,11 @@ typedef struct sc_plan {
   int bf16_last_layers;      /* ... and the last N layers' */
   int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
                                 gather): no 16-bit copy of the fp8 GEMM weights */
+  int param_remainders;      /* 1 = the optimizer keeps the low 16 bits of the
+                                fp32 master weights beside the bf16 parameters
+                                (Apex DistributedFusedAdam store_param_remainders,
+                                NeMo's distributed_fused_adam): 2 bytes per
+                                parameter instead of 4; needs bf16 parameters */
   int offload_layers;        /* activations of the first N layers kept in host
                                  memory between forward and backward
                                  (Megatron --cpu-offloading-num-layers);

@@ -41,6 +41,7 @@
 #include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowmem.h"
 #include "validate/rowmoe.h"
 #include "validate/validate.h"
 
@@ -147,6 +148,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_attention(notes, fw, g->arch, p);
   rowd_overlap(notes, fw, p);
   rowd_fsdp(notes, fw, p);
+  rowmem_defaults(notes, p); /* validate/rowmem.c: what the framework keeps in memory */
   if (rowd_pipeline_layout(fw, m->layers, p))
     snprintf(assumed, an, "embedding and loss counted as layers in the pipeline split");
   if (rowm_moe_columns(notes, cell(c, "moe_dispatcher"), cell(c, "moe_router_num_groups"),

@@ -444,6 +444,11 @@ typedef struct sc_plan {
   int bf16_last_layers;      /* ... and the last N layers' */
   int fp8_param;             /* 1 = fp8 primary weights (Megatron --fp8-param-
                                 gather): no 16-bit copy of the fp8 GEMM weights */
+  int param_remainders;      /* 1 = the optimizer keeps the low 16 bits of the
+                                fp32 master weights beside the bf16 parameters
+                                (Apex DistributedFusedAdam store_param_remainders,
+                                NeMo's distributed_fused_adam): 2 bytes per
+                                parameter instead of 4; needs bf16 parameters */
   int offload_layers;        /* activations of the first N layers kept in host
                                  memory between forward and backward
                                  (Megatron --cpu-offloading-num-layers);
@@ -1149,6 +1154,13 @@ typedef struct sc_validation_row {
   double unc_x;         /* dp sets: |error| in samples/s over the row's
                            measured_uncertainty; -1 when none is given */
   char group[32];       /* recsys: the row's sharding kind; "" otherwise */
+  int fit;              /* training: 1 = the memory model says the row's plan
+                           fits, -1 = it says it does not (every row ran, so
+                           that is a false verdict), 0 = no verdict (not a
+                           predicted training row) */
+  double mem_total;     /* training: predicted memory of the fullest GPU
+                           (sc_memory.total), bytes; 0 without a verdict */
+  double mem_capacity;  /* ... and that GPU's memory, bytes */
 } sc_validation_row;
 
 /* One set: its rows and the summary of their errors (fractions). */
@@ -1173,6 +1185,8 @@ typedef struct sc_validation {
   double scaling_err;   /* dp sets: mean |error| of the scaling efficiency
                            against the one-GPU row (fraction) ... */
   int scaling_rows;     /* ... over this many multi-GPU rows (0: none) */
+  int no_fit;           /* training: predicted rows the memory model says do
+                           not fit (rows with fit -1: false verdicts) */
 } sc_validation;
 
 /* Predict every row of the CSV at path. On success fills *out (release it

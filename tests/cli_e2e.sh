@@ -194,6 +194,16 @@ b,t,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,tpu-v9,3
 CSV
 expect 0 "skipped: unknown GPU 'tpu-v9'" -- validate "$TMP/rows.csv"
 expect 0 '"skipped": "unknown GPU' -- validate --format json "$TMP/rows.csv"
+# the memory verdict of each training row (issue 8 item 6): row c, a
+# 70B-shaped model on one 80 GB GPU, ran in this file, so it is a false verdict
+sed -n 1,2p "$TMP/rows.csv" > "$TMP/fit.csv"
+echo 'c,t,GPT,80,8192,64,,28672,32000,2048,,,8,1,1,1,1,1,1,1,0,0,full,bf16,a100-sxm4-80gb,1,1,1,300,200,60,iteration_time,' >> "$TMP/fit.csv"
+expect 0 "memory: 1 of 2 predicted rows do not fit" -- validate --summary "$TMP/fit.csv"
+expect 0 " of 80.0 GiB" -- validate "$TMP/fit.csv"
+expect 0 '"fits": false, "memory_gib": ' -- validate --format json "$TMP/fit.csv"
+expect 0 '"no_fit": 1' -- validate --format json "$TMP/fit.csv"
+expect 0 ',skipped,fits' -- validate --format csv "$TMP/fit.csv"
+expect 0 ',,no' -- validate --format csv "$TMP/fit.csv"
 printf 'id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,measured_iter_s,tp\nx,m,2,64,4,100,16,8,bf16,a100-sxm4-80gb,8,abc,1\n' > "$TMP/bad.csv"
 expect 2 "$TMP/bad.csv:2: column 'measured_iter_s'" -- validate "$TMP/bad.csv"
 # a bad cell has one message, whatever reads it (csv_malformed)

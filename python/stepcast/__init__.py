@@ -305,7 +305,8 @@ def validate_json(paths=None):
 
 def validate(paths=None):
     """Predict published measurements: one dict per row (file, kind, id,
-    measured, predicted, ape, skipped), ready for pandas.DataFrame. Rows
+    measured, predicted, ape, skipped; training rows also fits, memory_gib,
+    capacity_gib: the memory model's verdict), ready for pandas.DataFrame. Rows
     not predicted have predicted and ape None and the reason in skipped.
     paths: CSV files, or None for every set shipped with stepcast."""
     doc = json.loads(validate_json(paths))

@@ -13,6 +13,7 @@
  * schedule says how many micro-batches a stage holds at its peak.
  */
 #include "cost/compute.h"
+#include "cost/fp8cast.h"
 #include "cost/hostlink.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
@@ -24,8 +25,41 @@
  * 1 GiB is what PyTorch reports reserved beyond tensors on an idle
  * training process (CUDA context ~0.5 GiB + NCCL/cuBLAS buffers). */
 #define BUFFER_FIXED (1.0 * GIB)
-/* Caching-allocator fragmentation, fraction of the rest. */
+/* Caching-allocator fragmentation: a fraction (an assumption, not a
+ * measurement) of what the step allocates and frees again -- the
+ * activations and, under ZeRO-3, the gathered units. The persistent state
+ * is allocated once, in whole buffers, before the first step: Megatron's
+ * ParamAndGradBuffer takes one torch.zeros for its parameters and one for
+ * its gradients (../shared/reference/megatron-lm/megatron/core/
+ * distributed/param_and_grad_buffer.py), FSDP its flat or sharded
+ * parameters, Apex's DistributedFusedAdam contiguous buffers; PyTorch's
+ * caching allocator rounds such blocks up to 2 MiB only, so they leave
+ * no holes to speak of. */
 #define BUFFER_FRAG 0.05
+
+/* Optimizer state bytes per parameter (before ZeRO's sharding): Adam's
+ * m and v in fp32 (8), plus, for 16-bit parameters, the fp32 master
+ * weight (4) -- or only its low 16 bits (2) where the optimizer keeps the
+ * remainders the bf16 parameter lacks (Apex DistributedFusedAdam's
+ * store_param_remainders, plan.param_remainders). */
+static double opt_bytes(const sc_plan *p, double eb) {
+  if (eb == 4) return 8.0;
+  return 8.0 + (p->param_remainders ? 2.0 : 4.0);
+}
+
+/* Bytes per weight of the low-precision copies Transformer Engine keeps
+ * of a GEMM weight between micro-batches (cached on the first one,
+ * is_first_microbatch): in fp8 what its weight quantizer writes
+ * (cost/fp8cast.c, the same bytes its cast costs) -- per-tensor recipes
+ * an fp8 copy and, on Hopper, its transpose (2; Blackwell's fp8 GEMMs
+ * take any layout: 1); the block recipes a rowwise and a columnwise copy
+ * with their scales (MXFP8: 2 x (1 + 1/32)). fp4: 2, as a pair of fp8
+ * copies (NVFP4's packed 4-bit copies are not modelled). */
+static double lp_bytes(const eng *e) {
+  const sc_plan *p = &e->s->plan;
+  if (p->dtype != SC_FP8) return 2.0;
+  return fp8c_weight_bytes(p->fp8_recipe, 0, e->s->cluster.gpu.arch < 100);
+}
 
 /* Activation bytes one micro-batch of segment sg keeps under its
  * recomputation mode. */
@@ -56,12 +90,12 @@ void eng_memory(eng *e, int s) {
     /* main gradients in fp32 (Megatron's main_grad) or 16 bits */
     double gb = eb == 4 || p->main_grads == SC_FP32 ? 4 : 2;
     double w = params * eb, g = params * gb;
-    /* fp8 GEMM weights: Transformer Engine keeps an fp8 copy and its
-     * transpose (2 bytes) beside the 16-bit weight; with fp8 primary
-     * weights (fp8_param) the fp8 copy and transpose replace it */
+    /* fp8 GEMM weights: Transformer Engine keeps its fp8 copies beside
+     * the 16-bit weight; with fp8 primary weights (fp8_param) they
+     * replace it */
     double lp = r->count * sg->params_lp;
-    if (lp > 0) w += lp * (p->fp8_param ? 2.0 - eb : 2.0);
-    double o = params * (eb == 4 ? 8.0 : 12.0); /* fp32 master + Adam m, v */
+    if (lp > 0) w += lp * (p->fp8_param ? lp_bytes(e) - eb : lp_bytes(e));
+    double o = params * opt_bytes(p, eb); /* master + Adam m, v */
     if (sg->zero >= 1) o /= dp;
     if (sg->zero >= 2) g /= dp;
     if (sg->zero >= 3) w /= dp;
@@ -89,7 +123,7 @@ void eng_memory(eng *e, int s) {
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
   out->activations = (act - offloaded) * in_flight + remat + (offloaded > 0 ? off_buf : 0);
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
-  out->buffers = BUFFER_FIXED + BUFFER_FRAG * sum;
+  out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + gw + gg);
   out->total = sum + out->buffers;
   out->capacity = e->s->cluster.gpu.hbm_bytes;
   /* the offloaded activations sit in pinned CPU buffers until their

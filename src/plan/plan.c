@@ -577,6 +577,11 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
     return sc_error_set(err, SC_EINPUT,
                         "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\" (is \"%s\")",
                         sc_dtype_name(p->dtype));
+  if (p->param_remainders && p->dtype != SC_BF16 && p->dtype != SC_FP8 && p->dtype != SC_FP4)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.param_remainders: the remainders of fp32 master weights need bf16 "
+                        "parameters: plan.dtype \"bf16\", \"fp8\" or \"fp4\" (is \"%s\")",
+                        sc_dtype_name(p->dtype));
   if (p->etp != 0 && p->etp != 1 && p->etp != p->tp)
     return sc_error_set(err, SC_EINPUT,
                         "plan.etp: %d; valid: 0 or %d (= tp: experts split like the rest of the "

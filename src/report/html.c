@@ -431,7 +431,11 @@ static void validation_chart(FILE *out, const sc_validation *v, int idx) {
     fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\"><title>", sc_at(&x, r->measured),
             sc_at(&y, r->predicted));
     esc_xml(out, r->id);
-    fprintf(out, ": %+.1f %%</title></circle>\n", 100 * (r->predicted - r->measured) / r->measured);
+    fprintf(out, ": %+.1f %%", 100 * (r->predicted - r->measured) / r->measured);
+    if (r->fit < 0)
+      fprintf(out, ", does not fit by the memory model: %.1f of %.1f GiB",
+              r->mem_total / 1073741824.0, r->mem_capacity / 1073741824.0);
+    fprintf(out, "</title></circle>\n");
   }
   fprintf(out, "</g>\n");
   svg_legend(out, &f, 0, "#d9ead3", "within 10 %");
@@ -442,18 +446,23 @@ static void validation_chart(FILE *out, const sc_validation *v, int idx) {
 void sc_html_validation(FILE *out, const sc_validation *sets, int n) {
   html_head(out, "stepcast validation: predicted against published measurements");
   fprintf(out, "<table>\n<tr><th>set</th><th>rows</th><th>predicted</th><th>skipped</th>"
-               "<th>MAPE</th><th>median</th><th>max</th><th>within 10 %%</th></tr>\n");
+               "<th>MAPE</th><th>median</th><th>max</th><th>within 10 %%</th>"
+               "<th>do not fit (ran: false verdicts)</th></tr>\n");
   for (int i = 0; i < n; i++) {
     fprintf(out, "<tr><td>");
     esc_xml(out, sets[i].path);
     if (sets[i].kind == SC_VALIDATION_UNSUPPORTED)
-      fprintf(out, "</td><td>%d</td><td colspan=\"6\">not supported yet: %d rows</td></tr>\n",
+      fprintf(out, "</td><td>%d</td><td colspan=\"7\">not supported yet: %d rows</td></tr>\n",
               sets[i].n, sets[i].n);
     else
       fprintf(out, "</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f %%</td><td>%.1f %%</td>"
-                   "<td>%.1f %%</td><td>%d</td></tr>\n",
+                   "<td>%.1f %%</td><td>%d</td>",
               sets[i].n, sets[i].predicted, sets[i].skipped, 100 * sets[i].mape,
               100 * sets[i].median_ape, 100 * sets[i].max_ape, sets[i].within_10pct);
+    if (sets[i].kind == SC_VALIDATION_TRAINING)
+      fprintf(out, "<td>%d</td></tr>\n", sets[i].no_fit);
+    else if (sets[i].kind != SC_VALIDATION_UNSUPPORTED)
+      fprintf(out, "<td>-</td></tr>\n");
   }
   fprintf(out, "</table>\n");
   for (int i = 0; i < n; i++)

@@ -672,6 +672,18 @@ static void val_groups(FILE *out, const val_file *f, int w) {
   }
 }
 
+/* A training row's memory verdict: "fits" (null when not predicted) and
+ * the memory it was judged on, GiB. */
+static void val_json_fit(FILE *out, const val_row *r) {
+  if (!r->fit) {
+    fprintf(out, ", \"fits\": null, \"memory_gib\": null, \"capacity_gib\": null");
+    return;
+  }
+  fprintf(out, ", \"fits\": %s, \"memory_gib\": %.6g, \"capacity_gib\": %.6g",
+          r->fit > 0 ? "true" : "false", r->mem_total / 1073741824.0,
+          r->mem_capacity / 1073741824.0);
+}
+
 static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
   fprintf(out, "{\"files\": [");
   for (int i = 0; i < n; i++) {
@@ -687,6 +699,7 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
               f[i].mape_large);
+    if (f[i].kind == VAL_TRAINING) fprintf(out, ", \"no_fit\": %d", f[i].no_fit);
     fprintf(out, ", \"in_sample\": ");
     if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
@@ -722,13 +735,14 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
       fprintf(out, ", \"assumed\": ");
       if (r->assumed[0]) esc_json(out, r->assumed);
       else fprintf(out, "null");
+      if (f[i].kind == VAL_TRAINING) val_json_fit(out, r);
       fputc('}', out);
     }
   fprintf(out, "]}\n");
 }
 
 static void val_csv(FILE *out, const val_file *f, int n) {
-  fprintf(out, "file,kind,id,measured,predicted,ape,skipped\n");
+  fprintf(out, "file,kind,id,measured,predicted,ape,skipped,fits\n");
   for (int i = 0; i < n; i++)
     for (int j = 0; j < f[i].n; j++) {
       const val_row *r = &f[i].rows[j];
@@ -737,10 +751,11 @@ static void val_csv(FILE *out, const val_file *f, int n) {
       esc_csv(out, r->id, ',');
       if (r->skipped[0]) {
         fprintf(out, "%.6g,,,", r->measured);
-        esc_csv(out, r->skipped, '\n');
+        esc_csv(out, r->skipped, ',');
       } else {
-        fprintf(out, "%.6g,%.6g,%.6g,\n", r->measured, r->predicted, r->ape);
+        fprintf(out, "%.6g,%.6g,%.6g,,", r->measured, r->predicted, r->ape);
       }
+      fprintf(out, "%s\n", r->fit > 0 ? "yes" : r->fit < 0 ? "no" : "");
     }
 }
 
@@ -764,9 +779,13 @@ static void val_rows_table(FILE *out, const val_file *f) {
     if (r->skipped[0])
       fprintf(out, "  %-28s %12.4g %12s %8s  skipped: %s\n", id, r->measured, "-", "-", why);
     else
-      fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s\n", id, r->measured, r->predicted,
+      fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s", id, r->measured, r->predicted,
               100 * (r->predicted - r->measured) / r->measured,
               r->assumed[0] ? "  assumed: " : "", assumed);
+    if (r->fit < 0)
+      fprintf(out, "  does not fit: %.1f of %.1f GiB", r->mem_total / 1073741824.0,
+              r->mem_capacity / 1073741824.0);
+    if (!r->skipped[0]) fputc('\n', out);
   }
   fprintf(out, "  (%s)\n\n", unit);
 }
@@ -790,6 +809,9 @@ static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
             f[i].predicted, f[i].skipped, 100 * f[i].mape, 100 * f[i].median_ape,
             100 * f[i].max_ape, f[i].within_10pct);
     if (f[i].kind == VAL_RECSYS) val_groups(out, &f[i], w);
+    if (f[i].kind == VAL_TRAINING)
+      fprintf(out, "%-*s memory: %d of %d predicted rows do not fit by the memory model (they "
+                   "ran: false verdicts)\n", w, "", f[i].no_fit, f[i].predicted);
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
               "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);

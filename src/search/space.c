@@ -274,6 +274,8 @@ void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
   /* the ZeRO stage is the space's; fp8 primary weights only with fp8 */
   out->distributed_optimizer = 0;
   if (out->dtype != SC_FP8 && out->dtype != SC_FP4) out->fp8_param = 0;
+  if (out->dtype != SC_BF16 && out->dtype != SC_FP8 && out->dtype != SC_FP4)
+    out->param_remainders = 0; /* needs bf16 parameters */
   /* overlap switches are the scenario's; MoE overlap only where Megatron
    * allows it (ep > 1, no full recomputation, interleaved with pp > 1) */
   if (out->overlap_ep && (pt->ep <= 1 || pt->recompute == SC_RECOMP_FULL ||

@@ -41,6 +41,7 @@
 #include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowmem.h"
 #include "validate/rowmoe.h"
 #include "validate/validate.h"
 
@@ -147,6 +148,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_attention(notes, fw, g->arch, p);
   rowd_overlap(notes, fw, p);
   rowd_fsdp(notes, fw, p);
+  rowmem_defaults(notes, p); /* validate/rowmem.c: what the framework keeps in memory */
   if (rowd_pipeline_layout(fw, m->layers, p))
     snprintf(assumed, an, "embedding and loss counted as layers in the pipeline split");
   if (rowm_moe_columns(notes, cell(c, "moe_dispatcher"), cell(c, "moe_router_num_groups"),
@@ -208,6 +210,10 @@ static int predict_training(row_ctx *c, val_row *r) {
   r->predicted = res.step_s;
   r->time = res.time;
   r->mfu = res.mfu;
+  /* the row ran, so "does not fit" is a false verdict of the memory model */
+  r->fit = res.mem.fits ? 1 : -1;
+  r->mem_total = res.mem.total;
+  r->mem_capacity = res.mem.capacity;
   return SC_OK;
 }
 
@@ -272,6 +278,7 @@ static int summarize(val_file *vf) {
     val_row *r = &vf->rows[i];
     if (r->skipped[0]) { vf->skipped++; continue; }
     vf->predicted++;
+    if (r->fit < 0) vf->no_fit++;
     apes[k++] = r->ape;
     sum += r->ape;
     if (r->ape > vf->max_ape) vf->max_ape = r->ape;

@@ -31,6 +31,7 @@
 #include "cost/compute.h"
 #include "recsys/rs_model.h"
 #include "recsys/rs_shard.h"
+#include "recsys/rs_tfsparse.h"
 
 static double act_bytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
 
@@ -295,17 +296,23 @@ static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
 }
 
 /* Kernels the host issues per iteration, and the per-table framework ops
- * (their fixed GPU cost goes to the embedding backward). */
-static int host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+ * (their fixed GPU cost goes to the embedding backward). The ops a table
+ * launches only after a device-to-host sync (TensorFlow's Unique count,
+ * rs_tfsparse.h) go to *exposed, counted once per table on the GPU with
+ * the most shards; the others may run ahead of the GPU. */
+static double host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r, double *exposed) {
+  const sc_rs_job *j = c->j;
+  double launch = j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu);
   int groups = popcount(v->kinds_used);
   int kernels = c->dense.kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
-  if (c->j->kernel == SC_RS_PER_TABLE) {
-    int most = 0;
-    for (int g = 0; g < c->j->gpus; g++) if (c->shards[g] > most) most = c->shards[g];
-    kernels += most * RS_TABLE_OPS;
-    r->emb_bwd_s += most * RS_TABLE_OPS * COST_KERNEL_T0;
-  }
-  return kernels;
+  *exposed = 0;
+  if (j->kernel != SC_RS_PER_TABLE) return kernels * launch;
+  int most = 0, ops = rs_tf_table_ops(j->opt), after = rs_tf_post_sync_ops(j->opt);
+  for (int g = 0; g < j->gpus; g++) if (c->shards[g] > most) most = c->shards[g];
+  double in_op_after, in_op = rs_tf_host_s(j->opt, &in_op_after);
+  *exposed = most * (after * launch + in_op_after);
+  r->emb_bwd_s += most * (ops + rs_tf_extra_kernels(j->opt)) * COST_KERNEL_T0;
+  return (kernels + most * (ops - after)) * launch + most * in_op;
 }
 
 /* A data reader per node prefetches the next batch while the GPUs train on
@@ -337,7 +344,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   int groups = popcount(v.kinds_used);
   r->emb_fwd_s += groups * RS_FWD_KERNELS * COST_KERNEL_T0;
   r->emb_bwd_s += groups * RS_BWD_KERNELS * COST_KERNEL_T0;
-  int kernels = host_kernels(c, &v, r);
+  double exposed;
+  double host = host_kernels(c, &v, r, &exposed);
   double ar = comms(c, &v, r);
   /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
    * the whole batch before it (its output is one more pooled vector) */
@@ -358,8 +366,7 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
                r->allreduce_s + r->optimizer_s;
   /* the host issues every kernel and collective; an eager framework's
    * launches bound a short step, a graph or C++ runtime's hardly */
-  double host = kernels * (j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu));
-  r->overhead_s = host > gpu ? host - gpu : 0;
+  r->overhead_s = (host > gpu ? host - gpu : 0) + exposed;
   /* a framework that runs collectives on a background cycle (Horovod's
    * RunLoopOnce, HOROVOD_CYCLE_TIME default 1 ms: horovod/common/
    * operations.cc): each dependent collective waits half a cycle on average */

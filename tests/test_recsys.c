@@ -650,7 +650,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.43, 0.32, 0.21, 0.12};
+  static const double level[] = {0.43, 0.29, 0.21, 0.12};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

@@ -9,6 +9,7 @@
 
 #include "cost/compute.h"
 #include "recsys/rs_emb.h"
+#include "recsys/rs_shard.h"
 #include "recsys/rs_tfsparse.h"
 #include "stepcast_recsys.h"
 
@@ -91,4 +92,45 @@ Test(recsys_tf, adagrad_against_sgd_by_hand) {
   cr_assert_float_eq(r[1].overhead_s, 4 * 78.2e-6, 1e-12, "exposed %g", r[1].overhead_s);
   sc_rs_result_free(&r[0]);
   sc_rs_result_free(&r[1]);
+}
+
+/* A table read by several features (a Keras layer called on several
+ * inputs): per extra feature its lookup, combiner and gradient (3 ops),
+ * and with two or more the tape's concatenation of their IndexedSlices
+ * (2 ops; values and int64 indices read and written once). */
+Test(recsys_tf, several_features_by_hand) {
+  cr_assert_eq(rs_tf_feature_ops(1), 0);
+  cr_assert_eq(rs_tf_feature_ops(2), 5);
+  cr_assert_eq(rs_tf_feature_ops(3), 8);
+  cr_assert_eq(rs_tf_aggregate_bytes(1, 1e6, 64), 0);
+  cr_assert_float_eq(rs_tf_aggregate_bytes(2, 1e6, 64), 1e6 * (64 + 8) * 2, 1e-6);
+}
+
+/* The planner's greedy weighs a table as rs_eval charges it: a per-table
+ * framework's table of two features (`1x1000000x16@1+10`) under Adagrad
+ * costs its lookups plus (12 + 5 + 19) kernels x 3 us and the 3 ops x
+ * 20 us + 7 kernels x 2.6 us that wait for the Unique's count: 186.2 us
+ * more than the same table's lookup time. */
+Test(recsys_tf, greedy_weighs_the_fixed_cost_per_table) {
+  sc_rs_job j;
+  sc_rs_job_default(&j);
+  j.model.inter = SC_RS_CONCAT;
+  j.model.n_top = 1;
+  j.model.top[0] = 1;
+  j.kernel = SC_RS_PER_TABLE;
+  j.eager = 1;
+  j.gpu.launch_s = 20e-6;
+  j.opt = SC_RS_ADAGRAD;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_tables_parse("1x1000000x16@1+10", SC_RS_UNIFORM, 0, &j.model, &e), SC_OK,
+               "%s", e.msg);
+  rs_ctx c;
+  cr_assert_eq(rs_ctx_open(&c, &j, &e), SC_OK, "%s", e.msg);
+  rs_shard_geo geo = {1e6, 1, 16, c.st[0].lookups, 1, 65536.0 * 2, c.l2};
+  double f, b;
+  rs_shard_time(&j, &j.model.tables[0], &c.st[0], &geo, &f, &b);
+  cr_assert_float_eq(rs_table_tw_s(&c, 0) - (f + b), 36 * 3e-6 + 3 * 20e-6 + 7 * 2.6e-6, 1e-12,
+                     "fixed %g", rs_table_tw_s(&c, 0) - (f + b));
+  rs_ctx_close(&c);
+  sc_rs_job_free(&j);
 }

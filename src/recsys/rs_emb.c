@@ -10,10 +10,6 @@
 #include "recsys/rs_model.h"
 #include "recsys/rs_tfsparse.h"
 
-/* Bytes of one lookup id: int64 (TorchRec planner BIGINT_DTYPE = 8,
- * ../shared/reference/torchrec/torchrec/distributed/planner/constants.py;
- * HugeCTR and distributed-embeddings use 64-bit keys as well). */
-#define RS_ID_BYTES 8.0
 /* The FBGEMM table-batched kernels read a row with 32 threads x 4-element
  * vectors: below 32 elements a row still costs 32, and rows narrower than
  * 128 elements leave lanes idle: x1.15 from 64, x1.75 below 64 (TorchRec
@@ -225,7 +221,8 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double passes = ceil(log2(fmax(2, g->rows)) / RS_SORT_DIGIT_BITS);
   double bwd = cast + pooled * ob + g->lookups * gather_bytes(j->kernel, g->dim, ob);
   if (j->kernel == SC_RS_PER_TABLE) /* TensorFlow: IndexedSlices, then the optimizer's ops */
-    bwd += rs_tf_sparse_bytes(j->opt, g->lookups, u, g->dim * eb, rowb, rand_rowb,
+    bwd += rs_tf_aggregate_bytes((int)st->outputs, g->lookups, g->dim * eb) +
+           rs_tf_sparse_bytes(j->opt, g->lookups, u, g->dim * eb, rowb, rand_rowb,
                               opt_arrays(j->opt));
   else /* fused kernels: sort the ids, accumulate in place, update the unique rows */
     bwd += g->lookups * RS_SORT_PAIR_BYTES * 2 * passes + u * rand_rowb * 2 * opt_arrays(j->opt);

@@ -44,6 +44,23 @@
 
 int rs_tf_dedups(sc_rs_opt o) { return o != SC_RS_SGD; }
 
+/* Ops of each feature of a table beyond its first (lookup, combiner,
+ * lookup gradient) and of the aggregation of several features'
+ * IndexedSlices: our reading of TensorFlow's gradients_util.py
+ * (_AggregateIndexedSlicesGradients: ConcatV2 of the values and of the
+ * indices), the way a Keras layer called on several inputs gets one
+ * gradient per call. */
+#define RS_TF_FEATURE_OPS 3
+#define RS_TF_AGGREGATE_OPS 2
+
+int rs_tf_feature_ops(int features) {
+  return features > 1 ? (features - 1) * RS_TF_FEATURE_OPS + RS_TF_AGGREGATE_OPS : 0;
+}
+
+double rs_tf_aggregate_bytes(int features, double lookups, double dense_b) {
+  return features > 1 ? lookups * (dense_b + RS_ID_BYTES) * 2 : 0;
+}
+
 int rs_tf_extra_kernels(sc_rs_opt o) {
   return rs_tf_dedups(o) ? RS_TF_UNIQUE_KERNELS_PRE + RS_TF_UNIQUE_KERNELS_POST - 1 : 0;
 }

@@ -53,6 +53,17 @@ int rs_tf_table_ops(sc_rs_opt o);
  * reached it (segment sum and the sparse apply): not hidden by GPU work. */
 int rs_tf_post_sync_ops(sc_rs_opt o);
 
+/* Framework ops a table read by `features` features issues beyond
+ * rs_tf_table_ops: per extra feature its lookup, combiner and lookup
+ * gradient (3); with two or more, the tape's aggregation of their
+ * IndexedSlices (2 concatenations: values, indices). */
+int rs_tf_feature_ops(int features);
+
+/* HBM bytes of that aggregation: the values ([L, d], dense_b a row) and
+ * the int64 indices of all L lookups read and written once; 0 for one
+ * feature. */
+double rs_tf_aggregate_bytes(int features, double lookups, double dense_b);
+
 /* Kernels a table launches beyond one per op: the GPU Unique's sorts,
  * scans and scatters (0 for SGD). */
 int rs_tf_extra_kernels(sc_rs_opt o);

@@ -492,7 +492,7 @@ static double lcg(unsigned long long *s) {
  * every enumerated plan (exhaustive: each table data-parallel, row-wise,
  * table-wise on any GPU, in two column slices on neighbouring GPUs or four
  * on four), both ranked by the same closed form? */
-Test(recsys_plan, planner_within_5pct_of_exhaustive_on_60_random_dlrms, .timeout = 120) {
+static void planner_study(sc_rs_kernel kernel, sc_rs_opt opt) {
   unsigned long long seed = 12345;
   static const char *gpus[] = {"v100-sxm2-32gb", "a100-sxm4-80gb", "h100-sxm5-80gb"};
   int within = 0, exact = 0, configs = 60;
@@ -515,6 +515,9 @@ Test(recsys_plan, planner_within_5pct_of_exhaustive_on_60_random_dlrms, .timeout
     j.gpu = *sc_gpu_preset(gpus[(int)(lcg(&seed) * 3)]);
     j.global_batch = 4096L << (int)(lcg(&seed) * 5);
     j.dtype = lcg(&seed) < 0.5 ? SC_FP16 : SC_FP32;
+    j.kernel = kernel;
+    j.opt = opt;
+    j.eager = kernel == SC_RS_PER_TABLE;
     sc_rs_plan_opts o;
     sc_rs_plan_opts_default(&o);
     o.top = 1;
@@ -538,10 +541,21 @@ Test(recsys_plan, planner_within_5pct_of_exhaustive_on_60_random_dlrms, .timeout
     sc_rs_plans_free(&pick);
     sc_rs_job_free(&j);
   }
-  cr_log_info("planner within 5 %% of the exhaustive best on %d of %d, the best itself on %d; "
-              "worst gap %.2f %%", within, configs, exact, 100 * worst);
+  cr_log_info("planner (kernel %d) within 5 %% of the exhaustive best on %d of %d, the best "
+              "itself on %d; worst gap %.2f %%", (int)kernel, within, configs, exact, 100 * worst);
   cr_assert(within >= configs * 95 / 100, "within 5 %%: %d of %d (worst %.1f %%)", within, configs,
             100 * worst);
+}
+
+Test(recsys_plan, planner_within_5pct_of_exhaustive_on_60_random_dlrms, .timeout = 120) {
+  planner_study(SC_RS_FUSED, SC_RS_SGD);
+}
+
+/* The same study for a framework that runs tables one by one (TensorFlow
+ * with Adagrad: per-table ops, Unique, launches after its count), whose
+ * fixed cost per table the greedy seed now weighs. */
+Test(recsys_plan, planner_within_5pct_of_exhaustive_per_table_adagrad, .timeout = 120) {
+  planner_study(SC_RS_PER_TABLE, SC_RS_ADAGRAD);
 }
 
 Test(recsys_json, example_jobs_load_and_predict) {
@@ -650,7 +664,7 @@ Test(recsys_validate, shared_sets_predicted) {
                                 "mlperf_dlrm_v0.7-v2.1.csv", "nvidia_dle_dlrm_dcnv2.csv"};
   /* the current levels (docs/accuracy.md), so that a change that makes a
    * set worse fails here */
-  static const double level[] = {0.43, 0.38, 0.21, 0.12};
+  static const double level[] = {0.43, 0.29, 0.21, 0.12};
   for (int i = 0; i < 4; i++) {
     char path[512];
     snprintf(path, sizeof path, "%s/validation/recsys/%s", SC_SHARED_DIR, files[i]);

@@ -8,11 +8,8 @@
 
 #include "recsys/rs_emb.h"
 #include "recsys/rs_model.h"
+#include "recsys/rs_tfsparse.h"
 
-/* Bytes of one lookup id: int64 (TorchRec planner BIGINT_DTYPE = 8,
- * ../shared/reference/torchrec/torchrec/distributed/planner/constants.py;
- * HugeCTR and distributed-embeddings use 64-bit keys as well). */
-#define RS_ID_BYTES 8.0
 /* The FBGEMM table-batched kernels read a row with 32 threads x 4-element
  * vectors: below 32 elements a row still costs 32, and rows narrower than
  * 128 elements leave lanes idle: x1.15 from 64, x1.75 below 64 (TorchRec
@@ -22,21 +19,10 @@
 #define RS_FULL_DIM 128
 #define RS_HALF_PENALTY 1.15
 #define RS_QUARTER_PENALTY 1.75
-/* A row found in L2 costs this fraction of an HBM read: L2 read bandwidth
- * over HBM bandwidth is 5120 B/clk x 1.41 GHz = 7.2 TB/s against 1.56-2.0
- * TB/s on A100 and 2048 B/clk x 1.53 GHz = 3.1 TB/s against 0.9 TB/s on V100
- * (NVIDIA A100 and V100 architecture whitepapers): about 1/4. */
-#define RS_L2_HIT_COST 0.25
 /* A GPU hash-table probe (HugeCTR *Hash embeddings): the key's bucket is
  * one more random 32-byte sector read besides the value row (open
  * addressing at load factor <= 0.5: one probe on average). */
 #define RS_HASH_PROBE_BYTES 32.0
-/* Radix sort of the backward pass: (64-bit id, 32-bit position) pairs read
- * and written once per 8-bit digit of the row index (cub onesweep, the sort
- * FBGEMM's backward runs: linearize_index + DeviceRadixSort in the DLRM
- * trace ../shared/traces/param_dlrm_8rank_v100). */
-#define RS_SORT_PAIR_BYTES 12.0
-#define RS_SORT_DIGIT_BITS 8.0
 /* Global memory is read in 32-byte sectors: a warp's loads are served by
  * as many 32-byte transactions as the sectors its addresses touch (CUDA C++
  * Best Practices Guide, "Coalesced Access to Global Memory", compute
@@ -233,15 +219,14 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double u = grid_at(st->uniq, RS_UGRID, k) * g->row_frac;
   if (u > g->rows) u = g->rows;
   double passes = ceil(log2(fmax(2, g->rows)) / RS_SORT_DIGIT_BITS);
-  double bwd = cast + pooled * ob + g->lookups * gather_bytes(j->kernel, g->dim, ob) +
-               g->lookups * RS_SORT_PAIR_BYTES * 2 * passes +
-               u * rand_rowb * 2 * opt_arrays(j->opt);
+  double bwd = cast + pooled * ob + g->lookups * gather_bytes(j->kernel, g->dim, ob);
+  if (j->kernel == SC_RS_PER_TABLE) /* TensorFlow: IndexedSlices, then the optimizer's ops */
+    bwd += rs_tf_aggregate_bytes((int)st->outputs, g->lookups, g->dim * eb) +
+           rs_tf_sparse_bytes(j->opt, g->lookups, u, g->dim * eb, rowb, rand_rowb,
+                              opt_arrays(j->opt));
+  else /* fused kernels: sort the ids, accumulate in place, update the unique rows */
+    bwd += g->lookups * RS_SORT_PAIR_BYTES * 2 * passes + u * rand_rowb * 2 * opt_arrays(j->opt);
   if (j->opt == SC_RS_ADAM_GLOBAL) bwd += held_rows(j, g) * g->dim * eb * 2 * opt_arrays(j->opt);
-  /* ops per table: the gradient leaves the lookup op as a sparse tensor of
-   * one row per lookup (TensorFlow's IndexedSlices), written, then read
-   * back to deduplicate it before the optimizer; fused kernels accumulate
-   * in place */
-  if (j->kernel == SC_RS_PER_TABLE) bwd += 2 * g->lookups * g->dim * eb;
   *fwd_s = fwd / bw;
   *bwd_s = bwd / bw;
 }

@@ -25,6 +25,22 @@
 #define RS_UGRID 24   /* unique rows for L / 2^k lookups, k = 0..RS_UGRID-1 */
 #define RS_MGRID 48   /* lookup mass of the hottest 2^k rows, k = 0..RS_MGRID-1 */
 
+/* Bytes of one lookup id: int64 (TorchRec planner BIGINT_DTYPE = 8,
+ * ../shared/reference/torchrec/torchrec/distributed/planner/constants.py;
+ * HugeCTR and distributed-embeddings use 64-bit keys as well). */
+#define RS_ID_BYTES 8.0
+/* A row found in L2 costs this fraction of an HBM read: L2 read bandwidth
+ * over HBM bandwidth is 5120 B/clk x 1.41 GHz = 7.2 TB/s against 1.56-2.0
+ * TB/s on A100 and 2048 B/clk x 1.53 GHz = 3.1 TB/s against 0.9 TB/s on V100
+ * (NVIDIA A100 and V100 architecture whitepapers): about 1/4. */
+#define RS_L2_HIT_COST 0.25
+/* Radix sort of the backward pass: (64-bit id, 32-bit position) pairs read
+ * and written once per 8-bit digit of the row index (cub onesweep, the sort
+ * FBGEMM's backward runs: linearize_index + DeviceRadixSort in the DLRM
+ * trace ../shared/traces/param_dlrm_8rank_v100). */
+#define RS_SORT_PAIR_BYTES 12.0
+#define RS_SORT_DIGIT_BITS 8.0
+
 /* What one table costs, precomputed once per job. */
 typedef struct rs_tstat {
   double lookups;               /* global lookups per iteration (batch x H) */

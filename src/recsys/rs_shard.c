@@ -31,6 +31,7 @@
 #include "cost/compute.h"
 #include "recsys/rs_model.h"
 #include "recsys/rs_shard.h"
+#include "recsys/rs_tfsparse.h"
 
 static double act_bytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
 
@@ -55,7 +56,7 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   int n = j->gpus, m = j->model.n_tables;
   c->st = mem_calloc((size_t)m, sizeof *c->st);
   c->fwd = mem_calloc((size_t)n * 5, sizeof *c->fwd);
-  c->shards = mem_calloc((size_t)n, sizeof *c->shards);
+  c->shards = mem_calloc((size_t)n * 2, sizeof *c->shards);
   if (!c->st || !c->fwd || !c->shards) {
     rs_ctx_close(c);
     return sc_error_set(err, SC_ENOMEM, "recsys: out of memory");
@@ -64,6 +65,7 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   c->mem = c->bwd + n;
   c->send = c->mem + n;
   c->lookups = c->send + n;
+  c->xops = c->shards + n;
   for (int t = 0; t < m; t++) {
     if (t > 0 && rs_same_shape(&j->model.tables[t - 1], &j->model.tables[t]))
       c->st[t] = c->st[t - 1]; /* groups of equal tables: computed once */
@@ -157,19 +159,27 @@ static void put_all(rs_ctx *c, int t, rs_shard_geo *geo) {
   }
 }
 
-/* Shards per GPU (their L2 share), counted before the costs. */
+/* One shard of a table with xo extra framework ops on GPU g. */
+static void add_shard(rs_ctx *c, int g, int xo) {
+  c->shards[g]++;
+  c->xops[g] += xo;
+}
+
+/* Shards per GPU (their L2 share) and the extra ops of tables read by
+ * several features (per-table frameworks), counted before the costs. */
 static void count_shards(rs_ctx *c, const sc_rs_plan *p) {
   int n = c->j->gpus, gpn = c->all.ranks_per_node;
-  memset(c->shards, 0, sizeof *c->shards * (size_t)n);
+  memset(c->shards, 0, sizeof *c->shards * (size_t)n * 2);
   for (int t = 0; t < p->n; t++) {
     const sc_rs_shard *s = &p->s[t];
-    if (s->kind == SC_RS_TABLE_WISE) c->shards[s->gpu]++;
+    int xo = c->j->kernel == SC_RS_PER_TABLE ? rs_tf_feature_ops((int)c->st[t].outputs) : 0;
+    if (s->kind == SC_RS_TABLE_WISE) add_shard(c, s->gpu, xo);
     else if (s->kind == SC_RS_COLUMN_WISE)
-      for (int k = 0; k < s->parts; k++) c->shards[s->gpu + k]++;
+      for (int k = 0; k < s->parts; k++) add_shard(c, s->gpu + k, xo);
     else if (s->kind == SC_RS_TABLE_ROW_WISE)
-      for (int k = 0; k < gpn && s->gpu * gpn + k < n; k++) c->shards[s->gpu * gpn + k]++;
+      for (int k = 0; k < gpn && s->gpu * gpn + k < n; k++) add_shard(c, s->gpu * gpn + k, xo);
     else
-      for (int g = 0; g < n; g++) c->shards[g]++;
+      for (int g = 0; g < n; g++) add_shard(c, g, xo);
   }
 }
 
@@ -295,17 +305,26 @@ static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
 }
 
 /* Kernels the host issues per iteration, and the per-table framework ops
- * (their fixed GPU cost goes to the embedding backward). */
-static int host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+ * (their fixed GPU cost goes to the embedding backward). The ops a table
+ * launches only after a device-to-host sync (TensorFlow's Unique count,
+ * rs_tfsparse.h) go to *exposed, counted once per table on the GPU with
+ * the most shards; the others may run ahead of the GPU. */
+static double host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r, double *exposed) {
+  const sc_rs_job *j = c->j;
+  double launch = j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu);
   int groups = popcount(v->kinds_used);
   int kernels = c->dense.kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
-  if (c->j->kernel == SC_RS_PER_TABLE) {
-    int most = 0;
-    for (int g = 0; g < c->j->gpus; g++) if (c->shards[g] > most) most = c->shards[g];
-    kernels += most * RS_TABLE_OPS;
-    r->emb_bwd_s += most * RS_TABLE_OPS * COST_KERNEL_T0;
+  *exposed = 0;
+  if (j->kernel != SC_RS_PER_TABLE) return kernels * launch;
+  int most = 0, busiest = 0, ops = rs_tf_table_ops(j->opt), after = rs_tf_post_sync_ops(j->opt);
+  for (int g = 0; g < j->gpus; g++) {
+    if (c->shards[g] > most) most = c->shards[g];
+    if (c->shards[g] * ops + c->xops[g] > busiest) busiest = c->shards[g] * ops + c->xops[g];
   }
-  return kernels;
+  double in_op_after, in_op = rs_tf_host_s(j->opt, &in_op_after);
+  *exposed = most * (after * launch + in_op_after);
+  r->emb_bwd_s += (busiest + most * rs_tf_extra_kernels(j->opt)) * COST_KERNEL_T0;
+  return (kernels + busiest - most * after) * launch + most * in_op;
 }
 
 /* A data reader per node prefetches the next batch while the GPUs train on
@@ -337,7 +356,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   int groups = popcount(v.kinds_used);
   r->emb_fwd_s += groups * RS_FWD_KERNELS * COST_KERNEL_T0;
   r->emb_bwd_s += groups * RS_BWD_KERNELS * COST_KERNEL_T0;
-  int kernels = host_kernels(c, &v, r);
+  double exposed;
+  double host = host_kernels(c, &v, r, &exposed);
   double ar = comms(c, &v, r);
   /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
    * the whole batch before it (its output is one more pooled vector) */
@@ -358,8 +378,7 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
                r->allreduce_s + r->optimizer_s;
   /* the host issues every kernel and collective; an eager framework's
    * launches bound a short step, a graph or C++ runtime's hardly */
-  double host = kernels * (j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu));
-  r->overhead_s = host > gpu ? host - gpu : 0;
+  r->overhead_s = (host > gpu ? host - gpu : 0) + exposed;
   /* a framework that runs collectives on a background cycle (Horovod's
    * RunLoopOnce, HOROVOD_CYCLE_TIME default 1 ms: horovod/common/
    * operations.cc): each dependent collective waits half a cycle on average */
@@ -375,11 +394,24 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->fits = r->mem_bytes <= r->mem_capacity;
 }
 
+/* Seconds a table of a per-table framework costs its GPU whatever its
+ * size, as rs_eval charges them: its ops' and kernels' fixed cost and the
+ * launches that wait for the Unique's count (0 for other kernels). */
+static double table_fixed_s(const rs_ctx *c, int t) {
+  const sc_rs_job *j = c->j;
+  if (j->kernel != SC_RS_PER_TABLE) return 0;
+  double launch = j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu), after;
+  rs_tf_host_s(j->opt, &after);
+  int kernels = rs_tf_table_ops(j->opt) + rs_tf_feature_ops((int)c->st[t].outputs) +
+                rs_tf_extra_kernels(j->opt);
+  return kernels * COST_KERNEL_T0 + rs_tf_post_sync_ops(j->opt) * launch + after;
+}
+
 double rs_table_tw_s(const rs_ctx *c, int t) {
   const sc_rs_table *tb = &c->j->model.tables[t];
   rs_shard_geo geo = {tb->rows, 1, tb->dim, c->st[t].lookups, 1,
                       (double)c->j->global_batch * c->st[t].outputs, c->l2};
   double f, b;
   rs_shard_time(c->j, tb, &c->st[t], &geo, &f, &b);
-  return f + b;
+  return f + b + table_fixed_s(c, t);
 }

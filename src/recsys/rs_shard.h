@@ -26,7 +26,8 @@ typedef struct rs_ctx {
   int nodes;
   /* scratch, gpus entries each (owned) */
   double *fwd, *bwd, *mem, *send, *lookups;
-  int *shards;
+  int *shards;                /* shards per GPU; owns xops too */
+  int *xops;                  /* extra framework ops per GPU (tables of several features) */
 } rs_ctx;
 
 /* Prepare c for job j (checked). SC_OK, SC_EINPUT, SC_ENOMEM. */
@@ -45,7 +46,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r);
  * seconds: what it exceeds iter_s by, else 0. */
 double rs_reader_exposed(const sc_rs_job *j, int nodes, double iter_s);
 
-/* Per-GPU lookup seconds of table t placed whole on one GPU (planner). */
+/* Per-GPU seconds of table t placed whole on one GPU (planner): its
+ * lookups, and a per-table framework's fixed cost per table. */
 double rs_table_tw_s(const rs_ctx *c, int t);
 
 /* Whole tables greedily, heaviest first, on the least-loaded GPU with

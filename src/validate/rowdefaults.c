@@ -168,6 +168,13 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p) {
     p->framework_eager = 0;
   }
   if (rowtext_has(notes, "tp comm overlap") || rowtext_has(notes, "tp_comm_overlap")) p->overlap_tp = 1;
+  /* Megatron-LM, Megatron-DeepSpeed, Megatron-Core/NeMo (Transformer
+   * Engine's Linear) reduce a column-parallel linear's input gradient
+   * beside its weight gradient (docs/model.md, "Asynchronous tensor-
+   * parallel backward"); torchtitan's DTensor tensor parallelism (eager)
+   * reduces it after the linear's whole backward (our reading of
+   * PyTorch's DTensor redistribution; its source is not in ../shared) */
+  p->tp_async_bwd = !(rowtext_has(notes, "torchtitan") || rowtext_has(notes, "dtensor"));
   if (rowtext_has(notes, "no gradient buckets") || rowtext_has(notes, "no overlap")) p->overlap_grad_reduce = 0;
 }
 

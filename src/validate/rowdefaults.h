@@ -48,7 +48,9 @@ void rowd_attention(const char *notes, rowd_framework fw, int arch, sc_plan *p);
 
 /* The framework's overlap defaults and what the notes state about them:
  * gradient reduce and parameter gather overlap, tensor-parallel
- * communication overlap, an eager (Python) or compiled framework. */
+ * communication overlap (and the backward's asynchronous input-gradient
+ * reduction, off for a row naming torchtitan or DTensor), an eager
+ * (Python) or compiled framework. */
 void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p);
 
 /* The FSDP implementation of a zero-3 row: XLA for MaxText, FSDP1 where

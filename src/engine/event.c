@@ -74,8 +74,9 @@ static void wgrad_windows(ev_ctx *c, const xg_segment *sg, const xg_task *t, ev_
   q->regather = eng_regather(e, t, &q->share2);
   if (q->regather <= 0) return;
   q->dgrad = eng_task_dgrad(e, g);
+  q->regather_bytes = xg_comm_bytes(t, 0);
   if (c->o->comm_factor) {
-    double f = c->o->comm_factor(c->o->comm_ud, t->group, COLL_ALL_GATHER, xg_comm_bytes(t, 0), -1);
+    double f = c->o->comm_factor(c->o->comm_ud, t->group, COLL_ALL_GATHER, q->regather_bytes, -1);
     if (f > 1) q->regather *= f, q->share2.hbm /= f;
   }
 }
@@ -100,7 +101,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->mem = t->kind == XG_MEM;
   q->grads = 0;
   q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE, q->flex = -1;
-  q->window = q->regather = q->dgrad = 0;
+  q->window = q->regather = q->regather_bytes = q->dgrad = 0;
   q->share2 = (grp_share){0, 0};
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
@@ -181,7 +182,7 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
   tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0,
-                             0, -1, COLL_ALL_REDUCE, -1, 0, 0, 0, {0, 0}};
+                             0, -1, COLL_ALL_REDUCE, -1, 0, 0, 0, 0, {0, 0}};
   return 0;
 }
 

@@ -35,7 +35,9 @@ typedef struct ev_task {
                           the weight-gradient GEMM it runs beside
                           (eng_task_wgrad); 0 otherwise */
   double regather;     /* s: ... under sequence parallelism, the gather of
-                          the GEMM's input again (eng_regather) ... */
+                          the GEMM's input again (eng_regather), of
+                          regather_bytes (the forward's) ... */
+  double regather_bytes;
   double dgrad;        /* s: ... beside its data-gradient GEMM */
   grp_share share2;    /* the re-gather's shares */
 } ev_task;

@@ -161,16 +161,19 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   return 0;
 }
 
-double eng_task_wgrad(const eng *e, const xg_task *t) {
+/* One of GEMM task t's two backward GEMMs, [m, n, k] as eng_task_compute
+ * costs it: each local expert on its own without grouped GEMM; 0 for
+ * other kinds and convolutions. */
+static double bwd_gemm(const eng *e, const xg_task *t, double m, double n, double k) {
   if (t->kind != XG_GEMM || (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV)) return 0;
   if (t->op >= 0 && e->g && e->g->ops[t->op].expert && !e->s->plan.moe_grouped_gemm)
-    return t->batch * gemm(e, t->dtype, t->k, t->n, t->m, 1);
-  return gemm(e, t->dtype, t->k, t->n, t->m, t->batch); /* as eng_task_compute's second */
+    return t->batch * gemm(e, t->dtype, m, n, k, 1);
+  return gemm(e, t->dtype, m, n, k, t->batch);
 }
 
-double eng_task_dgrad(const eng *e, const xg_task *t) {
-  return t->kind == XG_GEMM ? eng_task_compute(e, t, 1) - eng_task_wgrad(e, t) : 0;
-}
+double eng_task_wgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->k, t->n, t->m); }
+
+double eng_task_dgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->m, t->k, t->n); }
 
 double eng_regather(const eng *e, const xg_task *t, grp_share *share) {
   share->sm = share->hbm = 0;

@@ -182,8 +182,8 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd);
  * kinds and for convolutions (cuDNN's passes are costed whole). */
 double eng_task_wgrad(const eng *e, const xg_task *t);
 
-/* GPU time of the data-gradient GEMM of GEMM task t in backward (its
- * backward less eng_task_wgrad). */
+/* GPU time of the data-gradient GEMM of GEMM task t in backward (with
+ * eng_task_wgrad, its backward; 0 as there). */
 double eng_task_dgrad(const eng *e, const xg_task *t);
 
 /* Collective task t marked XG_OVL_WGRAD that gathers a column-parallel

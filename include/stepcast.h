@@ -407,6 +407,12 @@ typedef struct sc_plan {
   int overlap_grad_reduce;   /* gradient reduce overlapped with backward */
   int overlap_param_gather;  /* ZeRO-3 gather overlapped with compute */
   int overlap_tp;            /* TP communication overlapped with GEMMs */
+  int tp_async_bwd;          /* 1 = in backward, the reduction of a column-
+                                parallel linear's input gradient (all-reduce;
+                                reduce-scatter under sequence parallelism)
+                                runs beside that linear's weight-gradient
+                                GEMM (Megatron's async TP all-reduce, TE's
+                                Linear); 0 = it blocks the stream */
   int overlap_ep;            /* MoE all-to-alls of one micro-batch hidden
                                 under another's compute (Megatron
                                 --overlap-moe-expert-parallel-comm,
@@ -1172,7 +1178,7 @@ typedef struct sc_validation {
   int predicted, skipped, within_10pct;  /* rows of each kind */
   double mape, median_ape, max_ape;      /* over predicted rows */
   double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
-  char in_sample[192];  /* what was fitted to this set (its figure is then
+  char in_sample[320];  /* what was fitted to this set (its figure is then
                            not an independent check), "" when nothing */
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting (reported only with

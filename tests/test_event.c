@@ -116,6 +116,9 @@ Test(event, a_straggler_grows_the_step_by_its_delay_on_the_critical_path) {
   sc_scenario s = small();
   s.plan.pp = 1, s.plan.tp = 8, s.plan.dp = 0;
   s.plan.framework_eager = 0;
+  /* every tensor-parallel collective blocks (plan.tp_async_bwd off: a
+   * slower weight gradient would hide more of the backward's) */
+  s.plan.tp_async_bwd = 0;
   sc_result a = event(&s, 1, NULL);
   s.cluster.straggler_gpu = 17;
   s.cluster.straggler_slowdown = 0.2;
@@ -125,6 +128,16 @@ Test(event, a_straggler_grows_the_step_by_its_delay_on_the_critical_path) {
             a.time.compute, want);
   cr_expect(fabs(b.time.compute - 1.2 * a.time.compute) < 1e-3 * b.time.compute,
             "compute on the path %g s, 1.2 x %g s", b.time.compute, a.time.compute);
+  /* with it, the slower weight gradients cover more of the reductions
+   * beside them: the step grows by less */
+  s.plan.tp_async_bwd = 1;
+  s.cluster.straggler_slowdown = 0;
+  sc_result a1 = event(&s, 1, NULL);
+  s.cluster.straggler_slowdown = 0.2;
+  sc_result b1 = event(&s, 1, NULL);
+  double got1 = b1.step_s - a1.step_s;
+  cr_expect(got1 > 0 && got1 < got && got1 <= 0.2 * a1.time.compute * 1.001,
+            "async: grew %g s (blocking %g s)", got1, got);
   /* with a pipeline, a straggler in stage 1 of 4 at +50 % makes that
    * stage (of its replica) the slowest, the pace of its pipeline, and the
    * other replicas wait for it at the reduction: the step grows (here

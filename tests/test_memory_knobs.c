@@ -183,9 +183,11 @@ Test(memory, fp8_sequence_parallel_gathers_move_one_byte_an_element) {
    * all-gather in forward and fc2's output-gradient all-gather in backward
    * (the reduce-scatter's backward) move half the bytes of the block
    * recipe, which keeps 16-bit gathers; the other directions (16-bit
-   * gradients and outputs) take the same time */
+   * gradients and outputs) take the same time. plan.tp_async_bwd off: the
+   * gather's backward is its reduce-scatter alone */
   sc_scenario s = base();
   s.plan.dtype = SC_FP8;
+  s.plan.tp_async_bwd = 0;
   sc_op_time ag_d = op_of(&s, "ag_fc1"), rs_d = op_of(&s, "rs_fc2");
   s.plan.fp8_recipe = SC_FP8_BLOCK;
   sc_op_time ag_b = op_of(&s, "ag_fc1"), rs_b = op_of(&s, "rs_fc2");
@@ -193,6 +195,16 @@ Test(memory, fp8_sequence_parallel_gathers_move_one_byte_an_element) {
   cr_assert_float_eq(ag_d.bwd_s, ag_b.bwd_s, 1e-12, "%g vs %g", ag_d.bwd_s, ag_b.bwd_s);
   cr_assert_lt(rs_d.bwd_s, rs_b.bwd_s, "%g vs %g", rs_d.bwd_s, rs_b.bwd_s);
   cr_assert_float_eq(rs_d.fwd_s, rs_b.fwd_s, 1e-12, "%g vs %g", rs_d.fwd_s, rs_b.fwd_s);
+  /* on, the backward gathers fc1's input again for its weight gradient,
+   * as the forward did: in fp8 under the per-tensor recipe */
+  s.plan.tp_async_bwd = 1;
+  sc_op_time ag_b1 = op_of(&s, "ag_fc1");
+  s.plan.fp8_recipe = SC_FP8_DELAYED;
+  sc_op_time ag_d1 = op_of(&s, "ag_fc1");
+  cr_assert_float_eq(ag_d1.bwd_s, ag_d.bwd_s + ag_d.fwd_s, 1e-12, "%g vs %g + %g", ag_d1.bwd_s,
+                     ag_d.bwd_s, ag_d.fwd_s);
+  cr_assert_float_eq(ag_b1.bwd_s, ag_b.bwd_s + ag_b.fwd_s, 1e-12, "%g vs %g + %g", ag_b1.bwd_s,
+                     ag_b.bwd_s, ag_b.fwd_s);
 }
 
 Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {

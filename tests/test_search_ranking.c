@@ -13,7 +13,8 @@
 #define VTRAIN SC_SHARED_DIR "/validation/training/vtrain_single_node.csv"
 
 /* Measured at the last change of the model (bench/bench_ranking.c):
- * 136 groups, tau 0.8818, 103 within 5 % (0.8759 and 91 before a
+ * 136 groups, tau 0.8818, 103 within 5 % (with plan.tp_async_bwd on,
+ * which is off by default: 0.875 and 91; docs/accuracy.md) (0.8759 and 91 before a
  * collective held the GPU stream for nccl-tests' per-call overhead too;
  * 0.8490 and 89 before the batch's
  * host time at every micro-batch, 0.8396 before the host waited

@@ -58,6 +58,7 @@ CASES = {
     "overlap_grad_reduce": (DEFAULT, {"plan.overlap_grad_reduce": False}),
     "overlap_param_gather": (DEFAULT, {"plan.overlap_param_gather": False}),
     "overlap_tp": (DEFAULT, {"plan.overlap_tp": True}),
+    "tp_async_bwd": (DEFAULT, {"plan.tp_async_bwd": True}),
     "overlap_ep": (MIXTRAL, {"plan.overlap_ep": True, "plan.pp": 1}),
     "moe_dispatcher": (MIXTRAL, {"plan.moe_dispatcher": "flex"}),
     "moe_router_groups": (MIXTRAL, {"plan.moe_dispatcher": "flex", "plan.moe_router_groups": 2,

@@ -162,6 +162,26 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   return 0;
 }
 
+/* One of GEMM task t's two backward GEMMs, [m, n, k] as eng_task_compute
+ * costs it: each local expert on its own without grouped GEMM; 0 for
+ * other kinds and convolutions. */
+static double bwd_gemm(const eng *e, const xg_task *t, double m, double n, double k) {
+  if (t->kind != XG_GEMM || (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV)) return 0;
+  if (t->op >= 0 && e->g && e->g->ops[t->op].expert && !e->s->plan.moe_grouped_gemm)
+    return t->batch * gemm(e, t->dtype, m, n, k, 1);
+  return gemm(e, t->dtype, m, n, k, t->batch);
+}
+
+double eng_task_wgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->k, t->n, t->m); }
+
+double eng_task_dgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->m, t->k, t->n); }
+
+double eng_regather(const eng *e, const xg_task *t, grp_share *share) {
+  share->sm = share->hbm = 0;
+  if (t->kind != XG_COMM || t->overlap != XG_OVL_WGRAD || t->coll != COLL_ALL_GATHER) return 0;
+  return coll(e, &e->grps[t->group], COLL_ALL_GATHER, xg_comm_bytes(t, 0), share);
+}
+
 static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
   if (t->flex) return eng_flex_cost(e, t, bwd, share);
   coll_op op = xg_comm_op(t, bwd);
@@ -189,6 +209,24 @@ static double overlapped(double comm, double window, double share) {
 
 double eng_overlapped(double comm, double window, double share) {
   return overlapped(comm, window, share);
+}
+
+/* Megatron's LinearWithGradAccumulationAndAsyncCommunication.backward
+ * (TE's Linear and LayerNormLinear the same): the input gradient's
+ * all-reduce (reduce-scatter under sequence parallelism) is issued
+ * asynchronously after the data-gradient GEMM and waited for after the
+ * weight-gradient GEMM, so only that GEMM covers it; under sequence
+ * parallelism the input the weight gradient needs is all-gathered
+ * asynchronously first and waited for after the data-gradient GEMM. Both
+ * beside GEMMs, so the SMs NCCL holds are what those lose. */
+double eng_wgrad_exposed(const eng *e, const xg_segment *sg, const xg_task *t, double comm,
+                         grp_share share) {
+  assert(t->overlap == XG_OVL_WGRAD && t->wgrad >= 0 && t->wgrad < sg->n_tasks);
+  const xg_task *g = &e->x->tasks[sg->first_task + t->wgrad];
+  grp_share sh;
+  double ag = eng_regather(e, t, &sh);
+  return overlapped(comm, eng_task_wgrad(e, g), grp_slow(share, 0)) +
+         (ag > 0 ? overlapped(ag, eng_task_dgrad(e, g), grp_slow(sh, 0)) : 0);
 }
 
 /* ------------------------------------------------------------ queues */
@@ -227,7 +265,9 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
   const xg_task *t = &e->x->tasks[sg->first_task + i];
   int bwd = k == PASS_BWD;
   if (t->kind != XG_COMM) return eng_task_compute(e, t, bwd);
-  if (t->overlap == XG_OVL_NONE) return comm_cost(e, t, bwd, NULL); /* blocks the stream */
+  /* blocks the stream (an async backward reduction blocks in forward) */
+  if (t->overlap == XG_OVL_NONE || (t->overlap == XG_OVL_WGRAD && !bwd))
+    return comm_cost(e, t, bwd, NULL);
   grp_share share;
   double c = comm_cost(e, t, bwd, &share);
   if (t->overlap == XG_OVL_NEXT) {
@@ -238,6 +278,8 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
   } else if (t->overlap == XG_OVL_OTHER) {
     double mf, w = other_window(e, sg, bwd, &mf);
     c = overlapped(c, w, grp_slow(share, mf));
+  } else if (t->overlap == XG_OVL_WGRAD) {
+    c = eng_wgrad_exposed(e, sg, t, c, share);
   } else if (t->overlap == XG_OVL_PREV) {
     /* chunked GEMM/collective overlap hides it behind the GEMM next to
      * it, never completely */

@@ -177,6 +177,30 @@ void eng_result(const eng *e, sc_result *r);
  * communication excluded (0 for collectives). */
 double eng_task_compute(const eng *e, const xg_task *t, int bwd);
 
+/* GPU time of the weight-gradient GEMM of GEMM task t in backward (the
+ * window a collective marked XG_OVL_WGRAD hides under); 0 for other
+ * kinds and for convolutions (cuDNN's passes are costed whole). */
+double eng_task_wgrad(const eng *e, const xg_task *t);
+
+/* GPU time of the data-gradient GEMM of GEMM task t in backward (with
+ * eng_task_wgrad, its backward; 0 as there). */
+double eng_task_dgrad(const eng *e, const xg_task *t);
+
+/* Collective task t marked XG_OVL_WGRAD that gathers a column-parallel
+ * linear's sequence-split input: its backward gathers that input again
+ * for the weight gradient (the forward's bytes), beside the data
+ * gradient. Its time alone and in *share its SM and HBM shares; 0 for
+ * any other task. */
+double eng_regather(const eng *e, const xg_task *t, grp_share *share);
+
+/* The backward of collective task t marked XG_OVL_WGRAD, of `comm`
+ * seconds alone taking `share` of the SMs: the part the weight gradient
+ * of its GEMM in segment sg does not cover plus that GEMM's slowdown,
+ * and for a sequence-parallel gather the same for the re-gather beside
+ * the data gradient (plan.tp_async_bwd; both engines). */
+double eng_wgrad_exposed(const eng *e, const xg_segment *sg, const xg_task *t, double comm,
+                         grp_share share);
+
 /* Time of collective task t (its conjugate in backward), without overlap. */
 double eng_task_comm(const eng *e, const xg_task *t, int bwd);
 

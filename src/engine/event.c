@@ -63,6 +63,24 @@ static ev_stream stream_of(const xg *x, const xg_task *t) {
   }
 }
 
+/* The backward of collective t marked XG_OVL_WGRAD (eng_wgrad_exposed):
+ * the GEMM's weight gradient it runs beside and, for a sequence-parallel
+ * gather, the re-gather beside the data gradient, lengthened as q->gpu is
+ * by the other groups of the kind beside it. */
+static void wgrad_windows(ev_ctx *c, const xg_segment *sg, const xg_task *t, ev_task *q) {
+  const eng *e = c->e;
+  const xg_task *g = &e->x->tasks[sg->first_task + t->wgrad];
+  q->window = eng_task_wgrad(e, g);
+  q->regather = eng_regather(e, t, &q->share2);
+  if (q->regather <= 0) return;
+  q->dgrad = eng_task_dgrad(e, g);
+  q->regather_bytes = xg_comm_bytes(t, 0);
+  if (c->o->comm_factor) {
+    double f = c->o->comm_factor(c->o->comm_ud, t->group, COLL_ALL_GATHER, q->regather_bytes, -1);
+    if (f > 1) q->regather *= f, q->share2.hbm /= f;
+  }
+}
+
 /* Append task i of segment sg as pass kind k ('F', 'R' recompute, 'B'). */
 static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp) {
   const eng *e = c->e;
@@ -83,6 +101,8 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->mem = t->kind == XG_MEM;
   q->grads = 0;
   q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE, q->flex = -1;
+  q->window = q->regather = q->regather_bytes = q->dgrad = 0;
+  q->share2 = (grp_share){0, 0};
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
     coll_op op = xg_comm_op(t, bwd);
@@ -92,6 +112,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
       double f = c->o->comm_factor(c->o->comm_ud, t->group, op, q->bytes, q->flex);
       if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
+    if (bwd && t->overlap == XG_OVL_WGRAD) wgrad_windows(c, sg, t, q);
   } else {
     q->gpu = eng_task_compute(e, t, bwd);
   }
@@ -161,7 +182,7 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
   tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0,
-                             0, -1, COLL_ALL_REDUCE, -1};
+                             0, -1, COLL_ALL_REDUCE, -1, 0, 0, 0, 0, {0, 0}};
   return 0;
 }
 
@@ -246,6 +267,20 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
       double lim = prev_w < 0.9 * cg ? prev_w : 0.9 * cg;
       double extra = ev_overlap(cg, lim, grp_slow(q->share, prev_mem));
       double exposed = cg - (cg < lim ? cg : lim) + extra;
+      span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
+      charge(c, acc, q->name, q->stream, exposed);
+      g = ready + exposed;
+      continue;
+    }
+    if (q->overlap == XG_OVL_WGRAD && pk == 'B') {
+      /* issued after its GEMM's data gradient, waited for after the
+       * weight gradient (eng_wgrad_exposed): that GEMM covers it */
+      double lim = q->window * c->scale * slow, ag = q->regather * c->scale;
+      double lim2 = q->dgrad * c->scale * slow;
+      double extra = ev_overlap(cg, lim, grp_slow(q->share, 0)) +
+                     ev_overlap(ag, lim2, grp_slow(q->share2, 0));
+      double exposed = cg - (cg < lim ? cg : lim) + ag - (ag < lim2 ? ag : lim2) + extra;
+      cg += ag;
       span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
       charge(c, acc, q->name, q->stream, exposed);
       g = ready + exposed;

@@ -31,6 +31,15 @@ typedef struct ev_task {
   double flex;         /* an MoE flex dispatch or combine: the part of its
                           bytes over the network (xg_task.flex_inter);
                           -1 = another collective or none */
+  double window;       /* s: a backward collective marked XG_OVL_WGRAD:
+                          the weight-gradient GEMM it runs beside
+                          (eng_task_wgrad); 0 otherwise */
+  double regather;     /* s: ... under sequence parallelism, the gather of
+                          the GEMM's input again (eng_regather), of
+                          regather_bytes (the forward's) ... */
+  double regather_bytes;
+  double dgrad;        /* s: ... beside its data-gradient GEMM */
+  grp_share share2;    /* the re-gather's shares */
 } ev_task;
 
 /* The tasks of one stage's forward or backward pass in issue order. */

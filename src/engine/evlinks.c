@@ -37,6 +37,10 @@ static void gather(ev_ctx *c, const ev_tmpl *tp, int s, double *acc, int *cnt, i
     const evs_demand *d = o->comm_links(o->comm_ud, q->group, q->op, q->bytes, q->flex, s);
     for (int k = 0; d && k < d->n; k++) acc[d->link[k]] += d->rate[k] * c->scale;
     count(d, who, cnt, mark);
+    if (q->regather_bytes <= 0) continue; /* a sequence-parallel gather again */
+    d = o->comm_links(o->comm_ud, q->group, COLL_ALL_GATHER, q->regather_bytes, -1, s);
+    for (int k = 0; d && k < d->n; k++) acc[d->link[k]] += d->rate[k] * c->scale;
+    count(d, who, cnt, mark);
   }
 }
 

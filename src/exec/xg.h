@@ -53,8 +53,12 @@ typedef enum xg_overlap {
   XG_OVL_NONE = 0, /* on the critical path */
   XG_OVL_NEXT,     /* hidden under the next task (context-parallel ring) */
   XG_OVL_PREV,     /* hidden under the GEMM before it when plan.overlap_tp */
-  XG_OVL_OTHER     /* hidden under another micro-batch's pass of the same
+  XG_OVL_OTHER,    /* hidden under another micro-batch's pass of the same
                       segment (plan.overlap_ep: combined 1F1B) */
+  XG_OVL_WGRAD     /* blocks in forward; in backward, the reduction of a
+                      column-parallel linear's input gradient, hidden
+                      under the weight gradient of GEMM xg_task.wgrad
+                      (plan.tp_async_bwd) */
 } xg_overlap;
 
 /* The parallel groups of a strategy; a task names one by index into
@@ -100,6 +104,11 @@ typedef struct xg_task {
   coll_op coll;              /* COMM */
   int group;                 /* COMM: index into xg.groups */
   xg_overlap overlap;        /* COMM */
+  int wgrad;                 /* COMM with XG_OVL_WGRAD: the segment's task
+                                (index from its first) whose weight-gradient
+                                GEMM it runs beside in backward; GEMM: 1
+                                when a collective runs beside its weight
+                                gradient (so that it hides one at most) */
   int flex;                  /* COMM: 1 = an MoE flex (DeepEP) dispatch or
                                 combine: `bytes` per GPU, flex_inter of them
                                 over the network, the rest over NVLink

@@ -199,7 +199,10 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
     o->bytes = t->kind == XG_MEM || t->kind == XG_COMM ? t->bytes : 0;
     if (t->kind == XG_COMM) {
       o->fwd_s = eng_task_comm(&j->e, t, 0);
-      o->bwd_s = eng_task_comm(&j->e, t, 1);
+      /* a sequence-parallel gather's backward under plan.tp_async_bwd:
+       * the reduce-scatter and the input gathered again */
+      grp_share sh;
+      o->bwd_s = eng_task_comm(&j->e, t, 1) + eng_regather(&j->e, t, &sh);
       continue;
     }
     o->fwd_s = eng_task_compute(&j->e, t, 0);

@@ -264,6 +264,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "overlap_grad_reduce", overlap_grad_reduce),
     F_BOOL(sc_plan, "overlap_param_gather", overlap_param_gather),
     F_BOOL(sc_plan, "overlap_tp", overlap_tp),
+    F_BOOL(sc_plan, "tp_async_bwd", tp_async_bwd),
     F_BOOL(sc_plan, "overlap_ep", overlap_ep),
     F_BOOL(sc_plan, "flash_attention", flash_attention),
     F_ENUM(sc_plan, "attention", attention, plan_attn_names),

@@ -160,6 +160,14 @@ static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
   return emit(c, &t);
 }
 
+/* 1 when a tensor-parallel collective whose backward reduces a column-
+ * parallel linear's input gradient runs that reduction beside the
+ * linear's weight gradient (plan.tp_async_bwd; plan.overlap_tp hides it
+ * its own way). */
+static int async_bwd(const lctx *c) {
+  return c->s->plan.tp_async_bwd && !c->s->plan.overlap_tp && c->st.tp > 1;
+}
+
 /* A memory-bound kernel named prefix + name (both static or owned by the
  * graph: the task keeps the pointers). */
 static int mem_task_p(lctx *c, const char *prefix, const char *name, int op, double bytes,
@@ -220,6 +228,13 @@ static int convert(lctx *c, int t, lay want, int op) {
      * with that layer's recompute module */
     c->x->tasks[c->seg_first + k].recompute_sel =
         s->origin >= 0 ? rm_depth(c->g, s->origin, c->en) : 0;
+    /* without sequence parallelism its backward is the all-reduce of the
+     * input gradient of the column-parallel linear that reads the sum:
+     * which one, pair_wgrad decides at the segment's end */
+    if (!rs && async_bwd(c)) {
+      c->x->tasks[c->seg_first + k].overlap = XG_OVL_WGRAD;
+      c->x->tasks[c->seg_first + k].wgrad = -1;
+    }
     /* backward all-gathers the output gradient: in fp8 for an fp8 GEMM */
     if (rs && s->origin >= 0 && fp8_gather(c, &c->g->ops[s->origin]))
       c->x->tasks[c->seg_first + k].comm_scale[1] = 1.0 / c->e;
@@ -529,6 +544,56 @@ static int fp8_casts(lctx *c, const wg_op *o, int opi, double x_elems, double dy
   return mem_task_p(c, "cast_", o->name, opi, f, fi.launches, fb.launches, b / f, dep);
 }
 
+/* Collective k (segment-relative) runs beside the weight gradient of
+ * GEMM g in backward; g hides no other. */
+static void hide_under(lctx *c, int k, int g) {
+  xg_task *ct = &c->x->tasks[c->seg_first + k], *gt = &c->x->tasks[c->seg_first + g];
+  if (ct->kind != XG_COMM || ct->group != c->g_tp || ct->overlap != XG_OVL_NONE || gt->wgrad)
+    return;
+  ct->overlap = XG_OVL_WGRAD;
+  ct->wgrad = g;
+  gt->wgrad = 1;
+}
+
+/* 1 when task t is the GEMM of a column-parallel linear split over the
+ * tensor-parallel group (the vocabulary's too), no weight gradient of
+ * which hides a collective yet. */
+static int free_column(const lctx *c, const xg_task *t) {
+  if (t->kind != XG_GEMM || t->op < 0 || t->wgrad) return 0;
+  const wg_op *o = &c->g->ops[t->op];
+  return o->kind == WG_LINEAR && (o->tp == WG_TP_COLUMN || o->tp == WG_TP_VOCAB) && !o->expert &&
+         !token_local(c, o);
+}
+
+/* The first free column-parallel GEMM of tasks [from, to) of the
+ * segment, or -1. */
+static int next_column(const lctx *c, int from, int to) {
+  for (int j = from; j < to; j++)
+    if (free_column(c, &c->x->tasks[c->seg_first + j])) return j;
+  return -1;
+}
+
+/* At a segment's end, the all-reduces of partial sums marked for
+ * plan.tp_async_bwd (convert) get the column-parallel GEMM whose input
+ * gradient their backward reduces: Megatron's layer reduces the
+ * attention's output (ar after the output projection) and hands it,
+ * through the residual add and the norm, to the MLP's first linear, and
+ * the MLP's output to the next layer's QKV. So each takes the first free
+ * column-parallel GEMM after it in forward order, else (the last of a
+ * layer) the first of the segment: in a run of layers, the next layer's,
+ * which is the same GEMM. One with none left blocks, as before. */
+static void pair_wgrad(lctx *c) {
+  int n = c->x->n_tasks - c->seg_first;
+  for (int i = 0; i < n; i++) {
+    xg_task *t = &c->x->tasks[c->seg_first + i];
+    if (t->kind != XG_COMM || t->overlap != XG_OVL_WGRAD || t->wgrad >= 0) continue;
+    int g = next_column(c, i + 1, n);
+    if (g < 0) g = next_column(c, 0, i);
+    t->overlap = XG_OVL_NONE, t->wgrad = 0;
+    if (g >= 0) hide_under(c, i, g);
+  }
+}
+
 static int lower_linear(lctx *c, const wg_op *o, int opi) {
   int x = o->in[0], local = token_local(c, o);
   lay want = local ? local_layout(c, x) : o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
@@ -555,7 +620,7 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   /* the dispatcher moves an expert's input first (its expert-tensor
    * all-gather included), then the layout it runs in is there */
   if ((o->expert && experts(c, x, 1)) || convert(c, x, want, opi)) return -1;
-  int dep = c->ts[x].task;
+  int dep = c->ts[x].task, gather = gathered ? dep : -1;
   if (gathered && fp8_gather(c, o) && dep >= 0) {
     /* the forward all-gather carries the fp8 copy; backward's
      * reduce-scatter of the data gradient stays 16-bit */
@@ -583,6 +648,9 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */
   if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;
+  /* sequence parallelism: the gather's backward, the reduce-scatter of
+   * this linear's input gradient, runs beside its weight gradient */
+  if (gather >= 0 && async_bwd(c)) hide_under(c, gather, t);
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->expert = o->expert;
@@ -874,6 +942,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   }
   /* a block hands the next one whole or sequence-split activations */
   if (bl->role != WG_ROLE_LAST && convert(c, bl->output, boundary(st), -1)) return -1;
+  pair_wgrad(c);
   xg_segment sg;
   memset(&sg, 0, sizeof sg);
   sg.block = b;

@@ -41,6 +41,10 @@ void sc_plan_default(sc_plan *p) {
   p->overlap_grad_reduce = 1;
   p->overlap_param_gather = 1;
   p->overlap_tp = 0;
+  /* off: every Megatron-family framework runs it on, but with it every
+   * validation set with tp > 1 moved away from its measurements
+   * (docs/accuracy.md, "The asynchronous tensor-parallel backward") */
+  p->tp_async_bwd = 0;
   p->flash_attention = 1;
   p->fused_kernels = 1;
   p->framework_eager = 1;
@@ -734,6 +738,7 @@ static void plan_switches(sc_plan *p) {
   p->overlap_grad_reduce = !!p->overlap_grad_reduce;
   p->overlap_param_gather = !!p->overlap_param_gather;
   p->overlap_tp = !!p->overlap_tp;
+  p->tp_async_bwd = !!p->tp_async_bwd;
   p->flash_attention = !!p->flash_attention;
   /* flash_attention off means the unfused kernels, and naming them turns
    * flash attention off */

@@ -6,6 +6,8 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -229,9 +231,9 @@ Test(moe_dispatch, bad_input_names_what_is_valid) {
   s.plan.moe_router_groups = 3;
   s.plan.moe_router_group_topk = 1;
   bad(&s, "must divide model.experts 8");
-  s.plan.moe_router_groups = 2;
-  s.plan.moe_router_group_topk = 0;
-  bad(&s, "needs both >= 1");
+  s.plan.moe_router_groups = 0;
+  s.plan.moe_router_group_topk = 1;
+  bad(&s, "moe_router_num_groups must be specified");
   s = mixtral16(SC_MOE_FLEX);
   s.plan.moe_flex_sms = 100000;
   bad(&s, "plan.moe_flex_sms");
@@ -243,6 +245,37 @@ Test(moe_dispatch, bad_input_names_what_is_valid) {
   sc_result r;
   sc_error err = {0};
   cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+}
+
+/* Groups without a group topk: Megatron-Core neither checks nor limits
+ * them (it does only with moe_router_group_topk), so they are taken and
+ * cost as unlimited routing, even groups that would not divide the
+ * experts; the report says so. */
+Test(moe_dispatch, groups_without_group_topk_route_unlimited) {
+  sc_scenario s = mixtral16(SC_MOE_FLEX);
+  sc_result free_r = lowered_predict(&s, 0);
+  s.plan.moe_router_groups = 3;
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  cr_assert_float_eq(r.step_s, free_r.step_s, 1e-12 * free_r.step_s, "%g vs unlimited %g",
+                     r.step_s, free_r.step_s);
+  s.plan.moe_router_groups = 2;
+  s.plan.moe_router_group_topk = 1;
+  sc_result limited = lowered_predict(&s, 0);
+  cr_assert(limited.step_s < free_r.step_s, "the limit cuts flex's sends: %g vs %g",
+            limited.step_s, free_r.step_s);
+  s.plan.moe_router_group_topk = 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  sc_report_prediction(out, SC_FORMAT_TABLE, &s, &r, 0);
+  fclose(out);
+  cr_assert(strstr(text, "routing unlimited (2 router groups without moe_router_group_topk"),
+            "%s", text);
+  cr_assert_null(strstr(text, "routing limited"), "%s", text);
+  free(text);
 }
 
 /* Routing groups that straddle the expert ranks: Megatron takes any group

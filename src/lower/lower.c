@@ -322,8 +322,11 @@ static int experts(lctx *c, int t, int expert) {
   lay tok = split ? LAY_SEQ : s->lay;
   /* the nodes the expert group spans, as the engines lay it out */
   int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
+  /* groups without a group topk: Megatron routes unlimited (plan_moe.c) */
+  int limited = p->moe_router_group_topk > 0;
   moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, tok) / topk, topk, n_exp, c->st.ep, per,
-                p->moe_router_groups, p->moe_router_group_topk, moe_cf(c), !expert, 1};
+                limited ? p->moe_router_groups : 0, p->moe_router_group_topk, moe_cf(c),
+                !expert, 1};
   /* plan.c checks the routing groups against the model's experts; a
    * graph's own experts that do not fit them run without */
   if (in.groups > 0 && (n_exp % in.groups || in.group_topk > in.groups ||

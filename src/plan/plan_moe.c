@@ -53,15 +53,18 @@ static void aligned_groups(int experts, int ep, int nodes, int nest, char *buf, 
 static int routing_groups(const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
   int G = p->moe_router_groups, M = p->moe_router_group_topk;
-  if (G == 0 && M == 0) return SC_OK;
-  if (G < 1 || M < 1)
+  /* Megatron-Core checks the groups and limits the routing only when
+   * moe_router_group_topk is set (transformer_config.py __post_init__):
+   * groups alone are taken and the routing runs unlimited */
+  if (M == 0) return SC_OK;
+  if (G < 1)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_groups %d and plan.moe_router_group_topk %d: "
-                        "group-limited routing needs both >= 1 (Megatron "
-                        "moe_router_num_groups / moe_router_group_topk); valid: both 0 (no "
-                        "limit), or e.g. groups = the nodes of the expert group and a topk "
-                        "below it",
-                        G, M);
+                        "plan.moe_router_group_topk %d without plan.moe_router_groups: "
+                        "Megatron refuses it (\"When using group limited routing, "
+                        "moe_router_num_groups must be specified.\"); valid: "
+                        "plan.moe_router_groups >= %d dividing the experts (e.g. the nodes of "
+                        "the expert group), or plan.moe_router_group_topk 0 (no limit)",
+                        M, M);
   if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK; /* lower.c checks a graph's */
   const sc_transformer *m = &s->model.tf;
   if (m->experts <= 1)

@@ -133,8 +133,12 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
       fprintf(out, ", then all-gather over the %d expert-tensor ranks", etp);
   }
   if (p->moe_dispatcher == SC_MOE_FLEX) fprintf(out, ", %d SMs", p->moe_flex_sms);
-  if (p->moe_router_groups > 0)
+  if (p->moe_router_groups > 0 && p->moe_router_group_topk > 0)
     fprintf(out, ", routing limited to %d of %d expert groups", p->moe_router_group_topk,
+            p->moe_router_groups);
+  else if (p->moe_router_groups > 0) /* plan_moe.c: Megatron's rule */
+    fprintf(out, ", routing unlimited (%d router groups without moe_router_group_topk, as "
+                 "Megatron runs it)",
             p->moe_router_groups);
   fputc('\n', out);
 }

@@ -298,6 +298,96 @@ Test(moe_dispatch, straddling_groups_refused_only_for_flex) {
   bad(&s, "valid: 1, 2, 4, 8, 24, or \"alltoall\"");
 }
 
+/* 12 experts (one a rank) over ep 12 on 24 GPUs in nodes of 6: tp 1 x
+ * cp 2 puts 6 ranks on a node (2 nodes); an override giving layers 0..3
+ * tp 2 (cp 1) puts 3 there (4 nodes). 6 groups of 2 experts nest with 6
+ * experts a node, not with 3: Megatron limits every layer's routing the
+ * same, and flex's model cannot cost the straddling layers, which are
+ * refused rather than run unlimited under a report of limited routing. */
+static sc_scenario twelve_experts(sc_moe_dispatcher d) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.model.tf.experts = 12;
+  s.cluster.gpus = 24;
+  s.cluster.gpus_per_node = s.cluster.nvlink_domain = 6;
+  s.plan.tp = s.plan.pp = s.plan.vpp = 1;
+  s.plan.cp = 2;
+  s.plan.dp = 0;
+  s.plan.ep = 12;
+  s.plan.schedule = SC_SCHED_1F1B;
+  s.plan.global_batch = 48;
+  s.plan.micro_batch = 1;
+  s.plan.moe_dispatcher = d;
+  s.plan.moe_router_groups = 6;
+  s.plan.moe_router_group_topk = 3;
+  sc_override_init(&s.plan.overrides[0]);
+  s.plan.overrides[0].first = 0;
+  s.plan.overrides[0].last = 3;
+  s.plan.overrides[0].tp = 2;
+  s.plan.n_overrides = 1;
+  return s;
+}
+
+Test(moe_dispatch, override_layers_the_groups_do_not_fit_are_refused_under_flex) {
+  sc_scenario s = twelve_experts(SC_MOE_FLEX);
+  bad(&s, "plan.moe_router_groups: 6 splits model.experts 12 into groups that straddle "
+          "expert-parallel ranks or nodes (ep 12 over 4 node(s) in layer 0 with tp 2 by "
+          "plan.overrides)");
+  bad(&s, "valid: 1, 2, 4, 12, or \"alltoall\"");
+  s.plan.n_overrides = 0;
+  (void)lowered_predict(&s, 0); /* the plan's own layout fits */
+  /* the all-to-all keeps the groups in every layer: its bytes do not
+   * depend on them */
+  s = twelve_experts(SC_MOE_ALLTOALL);
+  sc_result limited = lowered_predict(&s, 0);
+  s.plan.moe_router_groups = s.plan.moe_router_group_topk = 0;
+  sc_result free_r = lowered_predict(&s, 0);
+  cr_assert_float_eq(limited.step_s, free_r.step_s, 1e-12 * free_r.step_s, "%g vs %g",
+                     limited.step_s, free_r.step_s);
+}
+
+/* A graph's routing groups must fit each layer's layout as a
+ * transformer's do; they are not dropped silently. */
+static sc_scenario graph_moe(const char *path, int experts) {
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fprintf(f,
+          "{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 4, \"input\": "
+          "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+          "{\"name\": \"router\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"r\", "
+          "\"out_features\": %d},"
+          "{\"name\": \"route\", \"op\": \"moe_route\", \"in\": [\"x\", \"r\"], \"out\": "
+          "\"xr\", \"experts\": %d, \"topk\": 2},"
+          "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"xr\"], \"out\": \"h\", "
+          "\"out_features\": 1024, \"parallel\": \"column\"},"
+          "{\"name\": \"unroute\", \"op\": \"moe_unroute\", \"in\": [\"h\"], \"out\": \"m\", "
+          "\"experts\": %d, \"topk\": 2},"
+          "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"m\", \"x\"], \"out\": \"y\"}], "
+          "\"output\": \"y\"}]}",
+          experts, experts, experts);
+  cr_assert_eq(fclose(f), 0);
+  sc_scenario s = twelve_experts(SC_MOE_FLEX);
+  memset(&s.model, 0, sizeof s.model);
+  s.model.kind = SC_MODEL_GRAPH;
+  snprintf(s.model.name, sizeof s.model.name, "graph");
+  snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
+  return s;
+}
+
+Test(moe_dispatch, a_graphs_override_layers_the_groups_do_not_fit_are_refused_under_flex) {
+  const char *path = "moe_dispatch_graph12.json";
+  sc_scenario s = graph_moe(path, 12);
+  bad(&s, "plan.moe_router_groups: 6 splits the 12 experts of op 'route' (block 'moe') into "
+          "groups that straddle expert-parallel ranks or nodes (ep 12 over 4 node(s) with tp 2 "
+          "by plan.overrides)");
+  s.plan.n_overrides = 0;
+  (void)lowered_predict(&s, 0);
+  s.plan.moe_router_groups = 5;
+  bad(&s, "plan.moe_router_groups: 5 must divide the 12 experts of op 'route'");
+  remove(path);
+}
+
 /* ------------------------------------------------------- validation rows */
 
 #include "validate/rowmoe.h"

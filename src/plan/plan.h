@@ -80,6 +80,16 @@ int plan_moe(const sc_scenario *s, sc_error *err);
  * all-gather; flex's SMs, no padding to capacity with flex), for the
  * search's base plan at ep 1. */
 int plan_moe_base(const sc_scenario *s, sc_error *err);
+/* Plan s's group-limited routing (when its group topk is set) against
+ * layers of `experts` experts, each token picking `topk`, over `ep`
+ * expert-parallel ranks with expert tensor parallelism `etp`: groups
+ * that divide the experts, hold at least topk experts in the chosen
+ * ones, and under flex nest with the ranks and their nodes. `what` names
+ * the experts in a message ("model.experts 8"), `at` the layers when
+ * their layout is not the plan's ("" for the plan's). SC_OK, or
+ * SC_EINPUT naming the key and what would be valid. */
+int plan_moe_groups_fit(const sc_scenario *s, int experts, int topk, int ep, int etp,
+                        const char *what, const char *at, sc_error *err);
 
 /* The name of each sc_moe_dispatcher, in enum order: the one table of
  * them (the scenario key plan.moe_dispatcher, the checks' messages). */

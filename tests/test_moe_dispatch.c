@@ -347,8 +347,9 @@ Test(moe_dispatch, override_layers_the_groups_do_not_fit_are_refused_under_flex)
                      limited.step_s, free_r.step_s);
 }
 
-/* A graph's routing groups must fit each layer's layout as a
- * transformer's do; they are not dropped silently. */
+/* A graph's experts: ep must divide them (Megatron's rule) at the key
+ * that set the layer's ep, and the routing groups must fit each layer's
+ * layout as a transformer's do; neither falls back silently. */
 static sc_scenario graph_moe(const char *path, int experts) {
   FILE *f = fopen(path, "w");
   cr_assert(f, "cannot write %s", path);
@@ -373,6 +374,23 @@ static sc_scenario graph_moe(const char *path, int experts) {
   snprintf(s.model.name, sizeof s.model.name, "graph");
   snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
   return s;
+}
+
+Test(moe_dispatch, a_graphs_experts_ep_does_not_divide_are_refused) {
+  const char *path = "moe_dispatch_graph6.json";
+  sc_scenario s = graph_moe(path, 6);
+  s.plan.n_overrides = 0;
+  s.plan.moe_router_groups = s.plan.moe_router_group_topk = 0;
+  bad(&s, "plan.ep: 12 does not divide the 6 experts of op 'route' (block 'moe'; Megatron: "
+          "\"Number of experts should be a multiple of expert model parallel_size.\"); "
+          "valid ep: 1, 2, 3, 6");
+  s.plan.ep = 6;
+  (void)lowered_predict(&s, 0);
+  s.plan.overrides[0].tp = SC_INHERIT;
+  s.plan.overrides[0].ep = 4;
+  s.plan.n_overrides = 1;
+  bad(&s, "plan.overrides[0].ep: 4 does not divide the 6 experts");
+  remove(path);
 }
 
 Test(moe_dispatch, a_graphs_override_layers_the_groups_do_not_fit_are_refused_under_flex) {

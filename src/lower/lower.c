@@ -328,13 +328,13 @@ static int experts(lctx *c, int t, int expert) {
                 limited ? p->moe_router_groups : 0, p->moe_router_group_topk, moe_cf(c),
                 !expert, 1};
   /* refused before lowering (plan_moe.c for a transformer's layers,
-   * lower_check for a graph's): routing groups that do not fit this
-   * layer's layout */
+   * lower_check for a graph's): experts that ep does not divide, routing
+   * groups that do not fit this layer's layout */
+  assert(n_exp >= in.ep && n_exp % in.ep == 0);
   assert(!in.groups || (n_exp % in.groups == 0 && topk <= in.group_topk * (n_exp / in.groups)));
   assert(in.disp != SC_MOE_FLEX || !in.groups ||
          (moed_aligned(n_exp, c->st.ep, in.groups) &&
           moed_aligned(n_exp, c->st.ep / per, in.groups)));
-  if (n_exp < in.ep || n_exp % in.ep) in.disp = SC_MOE_ALLTOALL;
   int grp = c->g_ep;
   if (split && in.disp != SC_MOE_ALLTOALL) {
     /* one collective over the etp x ep expert group (etp fastest) */
@@ -1205,9 +1205,6 @@ static int check_tp(const wg_graph *g, int b, const strat *st, const char *path,
       return fail(err, path, "%d does not divide %s %ld of op '%s' (block '%s'); valid %s: %s",
                   split, what, need, o->name, bl->name, o->expert ? "etp" : "tp", valid);
     }
-    if (o->expert && o->experts % st->ep)
-      return fail(err, path, "ep %d does not divide the %ld experts of op '%s' (block '%s')",
-                  st->ep, o->experts, o->name, bl->name);
     if ((o->kind == WG_CONV || o->kind == WG_POOL || o->kind == WG_INTERACTION) && st->cp > 1)
       return fail(err, path, "cp %d: op '%s' (block '%s') has no sequence to split; valid cp: 1",
                   st->cp, o->name, bl->name);
@@ -1220,20 +1217,33 @@ static int check_tp(const wg_graph *g, int b, const strat *st, const char *path,
   return SC_OK;
 }
 
-/* Block b's routing against the layer's strategy st: the plan's routing
- * groups fit it (plan_moe.c). */
-static int check_routing(const wg_graph *g, int b, const strat *st, const sc_scenario *s,
-                         sc_error *err) {
+/* Block b's routing and expert layers against the layer's strategy st:
+ * ep divides their experts (Megatron, arguments.py: "Number of experts
+ * should be a multiple of expert model parallel_size"; `path` is the key
+ * of ep), and the plan's routing groups fit the routing (plan_moe.c). */
+static int check_experts(const wg_graph *g, int b, const strat *st, const sc_scenario *s,
+                         const char *path, sc_error *err) {
   const wg_block *bl = &g->blocks[b];
   for (int j = 0; j < bl->n_ops; j++) {
     const wg_op *o = &g->ops[bl->first_op + j];
-    if (o->kind != WG_ROUTE) continue;
+    if (o->kind != WG_ROUTE && !o->expert) continue;
+    if (o->experts % st->ep) {
+      char valid[256];
+      plan_divisors(plan_gcd(o->experts, plan_ep_mesh(&s->plan, st->cp)), valid, sizeof valid);
+      return fail(err, path,
+                  "%d does not divide the %ld experts of op '%s' (block '%s'; Megatron: \"Number "
+                  "of experts should be a multiple of expert model parallel_size.\"); valid "
+                  "ep: %s",
+                  st->ep, o->experts, o->name, bl->name, valid);
+    }
     char what[160], at[48] = "";
     snprintf(what, sizeof what, "the %ld experts of op '%s' (block '%s')", o->experts, o->name,
              bl->name);
     if (st->tp != s->plan.tp || st->ep != s->plan.ep)
       snprintf(at, sizeof at, " with tp %d by plan.overrides", st->tp);
-    int rc = plan_moe_groups_fit(s, (int)o->experts, (int)o->topk, st->ep, st->etp, what, at, err);
+    int rc = o->kind == WG_ROUTE ? plan_moe_groups_fit(s, (int)o->experts, (int)o->topk, st->ep,
+                                                       st->etp, what, at, err)
+                                 : SC_OK;
     if (rc) return rc;
   }
   return SC_OK;
@@ -1304,7 +1314,8 @@ int lower_check(const wg_graph *g, const sc_scenario *s, sc_error *err) {
       int at = bl->role == WG_ROLE_LAYER ? layer : -1;
       key_of(p, bl, at, "tp", path, sizeof path);
       if ((rc = check_tp(g, b, &st, path, err))) return rc;
-      if ((rc = check_routing(g, b, &st, s, err))) return rc;
+      key_of(p, bl, at, "ep", path, sizeof path);
+      if ((rc = check_experts(g, b, &st, s, path, err))) return rc;
       if (bl->role == WG_ROLE_LAYER) layer++;
       if (bl->count > 1 && p->n_overrides == 0) { /* every instance alike */
         if (bl->role == WG_ROLE_LAYER) layer += bl->count - 1;

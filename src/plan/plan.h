@@ -49,6 +49,11 @@ void plan_divisors(long long n, char *buf, size_t cap);
 /* The divisors of n that are at most max ("none" when n < 1). */
 void plan_divisors_upto(long long n, long long max, char *buf, size_t cap);
 
+/* The ranks plan p's expert parallelism spreads over in layers of
+ * context parallelism cp: dp x cp, and x tp where experts stay whole
+ * (etp 1); ep must divide it. */
+long long plan_ep_mesh(const sc_plan *p, int cp);
+
 /* Layers of each virtual pipeline stage of plan p over a model of
  * `layers` layers, as Megatron-Core splits them (even, uneven first/last
  * stage, embedding/loss counted in the split, or an explicit layout):

@@ -305,20 +305,13 @@ Test(moe_dispatch, straddling_groups_refused_only_for_flex) {
  * same, and flex's model cannot cost the straddling layers, which are
  * refused rather than run unlimited under a report of limited routing. */
 static sc_scenario twelve_experts(sc_moe_dispatcher d) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
+  sc_scenario s = mixtral16(d);
   s.model.tf.experts = 12;
   s.cluster.gpus = 24;
   s.cluster.gpus_per_node = s.cluster.nvlink_domain = 6;
-  s.plan.tp = s.plan.pp = s.plan.vpp = 1;
   s.plan.cp = 2;
-  s.plan.dp = 0;
   s.plan.ep = 12;
-  s.plan.schedule = SC_SCHED_1F1B;
   s.plan.global_batch = 48;
-  s.plan.micro_batch = 1;
-  s.plan.moe_dispatcher = d;
   s.plan.moe_router_groups = 6;
   s.plan.moe_router_group_topk = 3;
   sc_override_init(&s.plan.overrides[0]);
@@ -369,10 +362,7 @@ static sc_scenario graph_moe(const char *path, int experts) {
           experts, experts, experts);
   cr_assert_eq(fclose(f), 0);
   sc_scenario s = twelve_experts(SC_MOE_FLEX);
-  memset(&s.model, 0, sizeof s.model);
-  s.model.kind = SC_MODEL_GRAPH;
-  snprintf(s.model.name, sizeof s.model.name, "graph");
-  snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
+  lowered_graph_model(&s, path);
   return s;
 }
 

@@ -243,10 +243,7 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
         f);
   cr_assert_eq(fclose(f), 0);
   sc_scenario s = small(SC_MOE_ALLTOALL);
-  memset(&s.model, 0, sizeof s.model);
-  s.model.kind = SC_MODEL_GRAPH;
-  snprintf(s.model.name, sizeof s.model.name, "graph");
-  snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
+  lowered_graph_model(&s, path);
   sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
   cr_assert(a.time.ep_comm > 0);
   cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "closed %g, event %g", a.step_s, b.step_s);

@@ -396,6 +396,35 @@ Test(moe_dispatch, a_graphs_override_layers_the_groups_do_not_fit_are_refused_un
   remove(path);
 }
 
+/* Expert layers with no moe_route in their block: nothing routes their
+ * tokens, which go all-to-all whatever the dispatcher (as before the
+ * checks above; flex would otherwise read a routing of 0 experts). */
+Test(moe_dispatch, expert_layers_without_routing_go_all_to_all) {
+  const char *path = "moe_dispatch_unrouted.json";
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fputs("{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": "
+        "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+        "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"h\", "
+        "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
+        "{\"name\": \"e2\", \"op\": \"linear\", \"in\": [\"h\"], \"out\": \"y\", "
+        "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"row\"}], "
+        "\"output\": \"y\"}]}",
+        f);
+  cr_assert_eq(fclose(f), 0);
+  sc_scenario s = mixtral16(SC_MOE_FLEX);
+  lowered_graph_model(&s, path);
+  s.plan.moe_router_groups = 2;
+  s.plan.moe_router_group_topk = 1;
+  sc_result flex = lowered_predict(&s, 0);
+  s.plan.moe_dispatcher = SC_MOE_ALLTOALL;
+  sc_result a2a = lowered_predict(&s, 0);
+  cr_assert(a2a.time.ep_comm > 0);
+  cr_assert_float_eq(flex.step_s, a2a.step_s, 1e-12 * a2a.step_s, "flex %g, all-to-all %g",
+                     flex.step_s, a2a.step_s);
+  remove(path);
+}
+
 /* ------------------------------------------------------- validation rows */
 
 #include "validate/rowmoe.h"

@@ -327,10 +327,13 @@ static int experts(lctx *c, int t, int expert) {
   moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, tok) / topk, topk, n_exp, c->st.ep, per,
                 limited ? p->moe_router_groups : 0, p->moe_router_group_topk, moe_cf(c),
                 !expert, 1};
+  /* a graph's expert layers with no moe_route in their block: nothing
+   * routes their tokens, which go all-to-all, one copy each, unlimited */
+  if (!r) in.disp = SC_MOE_ALLTOALL, in.groups = in.group_topk = 0;
   /* refused before lowering (plan_moe.c for a transformer's layers,
    * lower_check for a graph's): experts that ep does not divide, routing
    * groups that do not fit this layer's layout */
-  assert(n_exp >= in.ep && n_exp % in.ep == 0);
+  assert(!r || (n_exp >= in.ep && n_exp % in.ep == 0));
   assert(!in.groups || (n_exp % in.groups == 0 && topk <= in.group_topk * (n_exp / in.groups)));
   assert(in.disp != SC_MOE_FLEX || !in.groups ||
          (moed_aligned(n_exp, c->st.ep, in.groups) &&

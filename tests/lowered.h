@@ -58,8 +58,13 @@ static inline const xg_task *lowered_task(const lowered *l, const char *name) {
   return t;
 }
 
-/* Make s's model the workload graph in file `path` (docs/graph.md). */
-static inline void lowered_graph_model(sc_scenario *s, const char *path) {
+/* Write the workload graph `json` (docs/graph.md) to file `path` and make
+ * it s's model; the caller removes the file. */
+static inline void lowered_graph_model(sc_scenario *s, const char *path, const char *json) {
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fputs(json, f);
+  cr_assert_eq(fclose(f), 0);
   memset(&s->model, 0, sizeof s->model);
   s->model.kind = SC_MODEL_GRAPH;
   snprintf(s->model.name, sizeof s->model.name, "graph");

@@ -344,9 +344,8 @@ Test(moe_dispatch, override_layers_the_groups_do_not_fit_are_refused_under_flex)
  * that set the layer's ep, and the routing groups must fit each layer's
  * layout as a transformer's do; neither falls back silently. */
 static sc_scenario graph_moe(const char *path, int experts) {
-  FILE *f = fopen(path, "w");
-  cr_assert(f, "cannot write %s", path);
-  fprintf(f,
+  char json[1024];
+  snprintf(json, sizeof json,
           "{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 4, \"input\": "
           "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
           "{\"name\": \"router\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"r\", "
@@ -360,9 +359,8 @@ static sc_scenario graph_moe(const char *path, int experts) {
           "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"m\", \"x\"], \"out\": \"y\"}], "
           "\"output\": \"y\"}]}",
           experts, experts, experts);
-  cr_assert_eq(fclose(f), 0);
   sc_scenario s = twelve_experts(SC_MOE_FLEX);
-  lowered_graph_model(&s, path);
+  lowered_graph_model(&s, path, json);
   return s;
 }
 
@@ -396,24 +394,22 @@ Test(moe_dispatch, a_graphs_override_layers_the_groups_do_not_fit_are_refused_un
   remove(path);
 }
 
+static const char *const UNROUTED_GRAPH =
+    "{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": "
+    "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+    "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"h\", "
+    "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
+    "{\"name\": \"e2\", \"op\": \"linear\", \"in\": [\"h\"], \"out\": \"y\", "
+    "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"row\"}], "
+    "\"output\": \"y\"}]}";
+
 /* Expert layers with no moe_route in their block: nothing routes their
  * tokens, which go all-to-all whatever the dispatcher (as before the
  * checks above; flex would otherwise read a routing of 0 experts). */
 Test(moe_dispatch, expert_layers_without_routing_go_all_to_all) {
   const char *path = "moe_dispatch_unrouted.json";
-  FILE *f = fopen(path, "w");
-  cr_assert(f, "cannot write %s", path);
-  fputs("{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": "
-        "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
-        "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"h\", "
-        "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
-        "{\"name\": \"e2\", \"op\": \"linear\", \"in\": [\"h\"], \"out\": \"y\", "
-        "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"row\"}], "
-        "\"output\": \"y\"}]}",
-        f);
-  cr_assert_eq(fclose(f), 0);
   sc_scenario s = mixtral16(SC_MOE_FLEX);
-  lowered_graph_model(&s, path);
+  lowered_graph_model(&s, path, UNROUTED_GRAPH);
   s.plan.moe_router_groups = 2;
   s.plan.moe_router_group_topk = 1;
   sc_result flex = lowered_predict(&s, 0);

@@ -3,6 +3,7 @@
  * group-limited routing and the flex dispatcher's SMs; their defaults
  * (each sourced) and their checks (module prefix: plan_).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,7 @@ int plan_moe_groups_fit(const sc_scenario *s, int experts, int topk, int ep, int
   const sc_plan *p = &s->plan;
   int G = p->moe_router_groups, M = p->moe_router_group_topk;
   if (M == 0) return SC_OK; /* no limit (routing_groups) */
+  assert(G >= 1 && M <= G);  /* routing_groups refused the rest */
   ep = ep > 0 ? ep : 1;
   int nodes = ep > 1 ? ep / moed_per_node(&s->cluster, ep, etp) : 1;
   char valid[256];

@@ -113,7 +113,8 @@ expect 2 'plan.moe_router_num_groups: unknown key; did you mean "moe_router_grou
 expect 2 'plan.moe_router_group_topk: 3 is more than plan.moe_router_groups 2; valid: 1..2' -- predict $MX --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=3
 expect 2 'plan.moe_router_groups: 3 must divide model.experts 8' -- predict $MX --set plan.moe_router_groups=3 --set plan.moe_router_group_topk=1
 expect 2 'valid: 1, 2, 4, 8' -- predict $MX --set plan.moe_router_groups=3 --set plan.moe_router_group_topk=1
-expect 2 'group-limited routing needs both >= 1' -- predict $MX --set plan.moe_router_groups=2
+expect 0 'routing unlimited (2 router groups without moe_router_group_topk, as Megatron runs it)' -- predict $MX --set plan.moe_router_groups=2
+expect 2 'plan.moe_router_group_topk 1 without plan.moe_router_groups: Megatron refuses it ("When using group limited routing, moe_router_num_groups must be specified.")' -- predict $MX --set plan.moe_router_group_topk=1
 expect 2 '"flex" moves tokens between expert-parallel ranks and needs plan.ep > 1 (ep is 1); valid: "alltoall" or "allgather"' -- predict $MX --set plan.moe_dispatcher=flex --set plan.ep=1
 expect 2 'does not support moe_pad_expert_input_to_capacity' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_capacity=1.25
 expect 0 'dispatch  flex (DeepEP) to all 2 expert-tensor ranks of an expert, 20 SMs, routing limited to 1 of 2 expert groups' -- predict $MX --set plan.moe_dispatcher=flex --set plan.moe_router_groups=2 --set plan.moe_router_group_topk=1

@@ -8,6 +8,7 @@
 #define SC_TESTS_LOWERED_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "exec/xg.h"
@@ -55,6 +56,19 @@ static inline const xg_task *lowered_task(const lowered *l, const char *name) {
   const xg_task *t = lowered_find(l, name);
   cr_assert(t, "no task %s", name);
   return t;
+}
+
+/* Write the workload graph `json` (docs/graph.md) to file `path` and make
+ * it s's model; the caller removes the file. */
+static inline void lowered_graph_model(sc_scenario *s, const char *path, const char *json) {
+  FILE *f = fopen(path, "w");
+  cr_assert(f, "cannot write %s", path);
+  fputs(json, f);
+  cr_assert_eq(fclose(f), 0);
+  memset(&s->model, 0, sizeof s->model);
+  s->model.kind = SC_MODEL_GRAPH;
+  snprintf(s->model.name, sizeof s->model.name, "graph");
+  snprintf(s->model.graph.path, sizeof s->model.graph.path, "%s", path);
 }
 
 /* The closed-form (event 0) or event-engine prediction of s; any failure

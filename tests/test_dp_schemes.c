@@ -569,3 +569,38 @@ Test(dp_validate, the_four_sets_are_read_whole) {
     sc_validation_free(&v);
   }
 }
+
+/* ------------------------------------------------- the GPU-GPU link */
+
+/* The fabric `auto` picks for 8 GPUs of a preset in one server, with the
+ * preset's link kind replaced by `link` when link >= 0. */
+static dp_fabric auto_fabric(const char *gpu, int link) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  const sc_gpu *g = sc_gpu_preset(gpu);
+  cr_assert(g, "no preset %s", gpu);
+  s.cluster.gpu = *g;
+  if (link >= 0) s.cluster.gpu.link = (sc_gpu_link)link;
+  s.cluster.gpus = s.cluster.gpus_per_node = 8;
+  s.cluster.nvlink_bw = s.cluster.gpu.nvlink_bw; /* as resolved: the GPU's */
+  dp_fabric f;
+  sc_error err = {0};
+  cr_assert_eq(dp_fabric_resolve(&s, &f, &err), SC_OK, "%s", err.msg);
+  return f;
+}
+
+/* A PCIe board is PCIe by its preset's link kind, though its nvlink_bw
+ * (its slot's rate) is not 0; its own slot sets the bandwidth. */
+Test(dp_schemes, auto_intra_follows_the_gpus_link_kind) {
+  dp_fabric f = auto_fabric("a100-pcie-80gb", -1);
+  cr_assert_eq(f.intra, SC_DP_INTRA_PCIE);
+  cr_assert_float_eq(f.intra_bw, 31.5e9 * 0.88, 1, "gen4 x16: %g", f.intra_bw);
+  f = auto_fabric("v100-pcie-16gb", -1);
+  cr_assert_eq(f.intra, SC_DP_INTRA_PCIE);
+  cr_assert_float_eq(f.intra_bw, 15.75e9 * 0.88, 1, "gen3 x16: %g", f.intra_bw);
+  f = auto_fabric("a100-pcie-80gb", SC_LINK_NVLINK); /* told it has NVLink */
+  cr_assert_eq(f.intra, SC_DP_INTRA_NVSWITCH);
+  cr_assert_eq(auto_fabric("a100-sxm4-80gb", -1).intra, SC_DP_INTRA_NVSWITCH);
+  cr_assert_eq(auto_fabric("v100-sxm2-16gb", -1).intra, SC_DP_INTRA_CUBEMESH);
+  cr_assert_eq(auto_fabric("mi300x", -1).intra, SC_DP_INTRA_NVSWITCH, "Infinity Fabric");
+}

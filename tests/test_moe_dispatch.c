@@ -6,6 +6,8 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -229,9 +231,9 @@ Test(moe_dispatch, bad_input_names_what_is_valid) {
   s.plan.moe_router_groups = 3;
   s.plan.moe_router_group_topk = 1;
   bad(&s, "must divide model.experts 8");
-  s.plan.moe_router_groups = 2;
-  s.plan.moe_router_group_topk = 0;
-  bad(&s, "needs both >= 1");
+  s.plan.moe_router_groups = 0;
+  s.plan.moe_router_group_topk = 1;
+  bad(&s, "moe_router_num_groups must be specified");
   s = mixtral16(SC_MOE_FLEX);
   s.plan.moe_flex_sms = 100000;
   bad(&s, "plan.moe_flex_sms");
@@ -243,6 +245,37 @@ Test(moe_dispatch, bad_input_names_what_is_valid) {
   sc_result r;
   sc_error err = {0};
   cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+}
+
+/* Groups without a group topk: Megatron-Core neither checks nor limits
+ * them (it does only with moe_router_group_topk), so they are taken and
+ * cost as unlimited routing, even groups that would not divide the
+ * experts; the report says so. */
+Test(moe_dispatch, groups_without_group_topk_route_unlimited) {
+  sc_scenario s = mixtral16(SC_MOE_FLEX);
+  sc_result free_r = lowered_predict(&s, 0);
+  s.plan.moe_router_groups = 3;
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  cr_assert_float_eq(r.step_s, free_r.step_s, 1e-12 * free_r.step_s, "%g vs unlimited %g",
+                     r.step_s, free_r.step_s);
+  s.plan.moe_router_groups = 2;
+  s.plan.moe_router_group_topk = 1;
+  sc_result limited = lowered_predict(&s, 0);
+  cr_assert(limited.step_s < free_r.step_s, "the limit cuts flex's sends: %g vs %g",
+            limited.step_s, free_r.step_s);
+  s.plan.moe_router_group_topk = 0;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&text, &len);
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  sc_report_prediction(out, SC_FORMAT_TABLE, &s, &r, 0);
+  fclose(out);
+  cr_assert(strstr(text, "routing unlimited (2 router groups without moe_router_group_topk"),
+            "%s", text);
+  cr_assert_null(strstr(text, "routing limited"), "%s", text);
+  free(text);
 }
 
 /* Routing groups that straddle the expert ranks: Megatron takes any group
@@ -263,6 +296,129 @@ Test(moe_dispatch, straddling_groups_refused_only_for_flex) {
   s.plan.moe_dispatcher = SC_MOE_FLEX;
   bad(&s, "straddle expert-parallel ranks or nodes (ep 8 over 2 node(s))");
   bad(&s, "valid: 1, 2, 4, 8, 24, or \"alltoall\"");
+}
+
+/* 12 experts (one a rank) over ep 12 on 24 GPUs in nodes of 6: tp 1 x
+ * cp 2 puts 6 ranks on a node (2 nodes); an override giving layers 0..3
+ * tp 2 (cp 1) puts 3 there (4 nodes). 6 groups of 2 experts nest with 6
+ * experts a node, not with 3: Megatron limits every layer's routing the
+ * same, and flex's model cannot cost the straddling layers, which are
+ * refused rather than run unlimited under a report of limited routing. */
+static sc_scenario twelve_experts(sc_moe_dispatcher d) {
+  sc_scenario s = mixtral16(d);
+  s.model.tf.experts = 12;
+  s.cluster.gpus = 24;
+  s.cluster.gpus_per_node = s.cluster.nvlink_domain = 6;
+  s.plan.cp = 2;
+  s.plan.ep = 12;
+  s.plan.global_batch = 48;
+  s.plan.moe_router_groups = 6;
+  s.plan.moe_router_group_topk = 3;
+  sc_override_init(&s.plan.overrides[0]);
+  s.plan.overrides[0].first = 0;
+  s.plan.overrides[0].last = 3;
+  s.plan.overrides[0].tp = 2;
+  s.plan.n_overrides = 1;
+  return s;
+}
+
+Test(moe_dispatch, override_layers_the_groups_do_not_fit_are_refused_under_flex) {
+  sc_scenario s = twelve_experts(SC_MOE_FLEX);
+  bad(&s, "plan.moe_router_groups: 6 splits model.experts 12 into groups that straddle "
+          "expert-parallel ranks or nodes (ep 12 over 4 node(s) in layer 0 with tp 2 by "
+          "plan.overrides)");
+  bad(&s, "valid: 1, 2, 4, 12, or \"alltoall\"");
+  s.plan.n_overrides = 0;
+  (void)lowered_predict(&s, 0); /* the plan's own layout fits */
+  /* the all-to-all keeps the groups in every layer: its bytes do not
+   * depend on them */
+  s = twelve_experts(SC_MOE_ALLTOALL);
+  sc_result limited = lowered_predict(&s, 0);
+  s.plan.moe_router_groups = s.plan.moe_router_group_topk = 0;
+  sc_result free_r = lowered_predict(&s, 0);
+  cr_assert_float_eq(limited.step_s, free_r.step_s, 1e-12 * free_r.step_s, "%g vs %g",
+                     limited.step_s, free_r.step_s);
+}
+
+/* A graph's experts: ep must divide them (Megatron's rule) at the key
+ * that set the layer's ep, and the routing groups must fit each layer's
+ * layout as a transformer's do; neither falls back silently. */
+static sc_scenario graph_moe(const char *path, int experts) {
+  char json[1024];
+  snprintf(json, sizeof json,
+          "{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 4, \"input\": "
+          "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+          "{\"name\": \"router\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"r\", "
+          "\"out_features\": %d},"
+          "{\"name\": \"route\", \"op\": \"moe_route\", \"in\": [\"x\", \"r\"], \"out\": "
+          "\"xr\", \"experts\": %d, \"topk\": 2},"
+          "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"xr\"], \"out\": \"h\", "
+          "\"out_features\": 1024, \"parallel\": \"column\"},"
+          "{\"name\": \"unroute\", \"op\": \"moe_unroute\", \"in\": [\"h\"], \"out\": \"m\", "
+          "\"experts\": %d, \"topk\": 2},"
+          "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"m\", \"x\"], \"out\": \"y\"}], "
+          "\"output\": \"y\"}]}",
+          experts, experts, experts);
+  sc_scenario s = twelve_experts(SC_MOE_FLEX);
+  lowered_graph_model(&s, path, json);
+  return s;
+}
+
+Test(moe_dispatch, a_graphs_experts_ep_does_not_divide_are_refused) {
+  const char *path = "moe_dispatch_graph6.json";
+  sc_scenario s = graph_moe(path, 6);
+  s.plan.n_overrides = 0;
+  s.plan.moe_router_groups = s.plan.moe_router_group_topk = 0;
+  bad(&s, "plan.ep: 12 does not divide the 6 experts of op 'route' (block 'moe'; Megatron: "
+          "\"Number of experts should be a multiple of expert model parallel_size.\"); "
+          "valid ep: 1, 2, 3, 6");
+  s.plan.ep = 6;
+  (void)lowered_predict(&s, 0);
+  s.plan.overrides[0].tp = SC_INHERIT;
+  s.plan.overrides[0].ep = 4;
+  s.plan.n_overrides = 1;
+  bad(&s, "plan.overrides[0].ep: 4 does not divide the 6 experts");
+  remove(path);
+}
+
+Test(moe_dispatch, a_graphs_override_layers_the_groups_do_not_fit_are_refused_under_flex) {
+  const char *path = "moe_dispatch_graph12.json";
+  sc_scenario s = graph_moe(path, 12);
+  bad(&s, "plan.moe_router_groups: 6 splits the 12 experts of op 'route' (block 'moe') into "
+          "groups that straddle expert-parallel ranks or nodes (ep 12 over 4 node(s) with tp 2 "
+          "by plan.overrides)");
+  s.plan.n_overrides = 0;
+  (void)lowered_predict(&s, 0);
+  s.plan.moe_router_groups = 5;
+  bad(&s, "plan.moe_router_groups: 5 must divide the 12 experts of op 'route'");
+  remove(path);
+}
+
+static const char *const UNROUTED_GRAPH =
+    "{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": "
+    "{\"name\": \"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+    "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"h\", "
+    "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
+    "{\"name\": \"e2\", \"op\": \"linear\", \"in\": [\"h\"], \"out\": \"y\", "
+    "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"row\"}], "
+    "\"output\": \"y\"}]}";
+
+/* Expert layers with no moe_route in their block: nothing routes their
+ * tokens, which go all-to-all whatever the dispatcher (as before the
+ * checks above; flex would otherwise read a routing of 0 experts). */
+Test(moe_dispatch, expert_layers_without_routing_go_all_to_all) {
+  const char *path = "moe_dispatch_unrouted.json";
+  sc_scenario s = mixtral16(SC_MOE_FLEX);
+  lowered_graph_model(&s, path, UNROUTED_GRAPH);
+  s.plan.moe_router_groups = 2;
+  s.plan.moe_router_group_topk = 1;
+  sc_result flex = lowered_predict(&s, 0);
+  s.plan.moe_dispatcher = SC_MOE_ALLTOALL;
+  sc_result a2a = lowered_predict(&s, 0);
+  cr_assert(a2a.time.ep_comm > 0);
+  cr_assert_float_eq(flex.step_s, a2a.step_s, 1e-12 * a2a.step_s, "flex %g, all-to-all %g",
+                     flex.step_s, a2a.step_s);
+  remove(path);
 }
 
 /* ------------------------------------------------------- validation rows */

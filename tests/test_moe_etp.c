@@ -220,33 +220,28 @@ Test(moe_etp, engines_agree_and_the_legs_count_as_expert_parallel) {
   }
 }
 
+static const char *const FEATURE_SPLIT_GRAPH =
+    "{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": {\"name\": "
+    "\"x\", \"shape\": [1024, 1024]}, \"ops\": ["
+    "{\"name\": \"router\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"r\", "
+    "\"out_features\": 8},"
+    "{\"name\": \"route\", \"op\": \"moe_route\", \"in\": [\"x\", \"r\"], \"out\": \"xr\", "
+    "\"experts\": 8, \"topk\": 2},"
+    "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"xr\"], \"out\": \"h\", "
+    "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
+    "{\"name\": \"unroute\", \"op\": \"moe_unroute\", \"in\": [\"h\"], \"out\": \"m\", "
+    "\"experts\": 8, \"topk\": 2},"
+    "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"m\", \"x\"], \"out\": \"y\"}], "
+    "\"output\": \"y\"}]}";
+
 /* A JSON graph whose last expert linear is column-parallel (its output
  * split by features, not partial sums): the combine gathers it over the
  * tensor-parallel ranks and re-splits it by sequence instead of reduce-
  * scattering; both engines run it and agree. */
 Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence) {
   const char *path = "moe_etp_graph.json";
-  FILE *f = fopen(path, "w");
-  cr_assert(f, "cannot write %s", path);
-  fputs("{\"seq\": 1024, \"blocks\": [{\"name\": \"moe\", \"repeat\": 2, \"input\": {\"name\": "
-        "\"x\", \"shape\": [1024, 1024]}, \"ops\": ["
-        "{\"name\": \"router\", \"op\": \"linear\", \"in\": [\"x\"], \"out\": \"r\", "
-        "\"out_features\": 8},"
-        "{\"name\": \"route\", \"op\": \"moe_route\", \"in\": [\"x\", \"r\"], \"out\": \"xr\", "
-        "\"experts\": 8, \"topk\": 2},"
-        "{\"name\": \"e1\", \"op\": \"linear\", \"in\": [\"xr\"], \"out\": \"h\", "
-        "\"out_features\": 1024, \"expert\": true, \"experts\": 8, \"parallel\": \"column\"},"
-        "{\"name\": \"unroute\", \"op\": \"moe_unroute\", \"in\": [\"h\"], \"out\": \"m\", "
-        "\"experts\": 8, \"topk\": 2},"
-        "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"m\", \"x\"], \"out\": \"y\"}], "
-        "\"output\": \"y\"}]}",
-        f);
-  cr_assert_eq(fclose(f), 0);
   sc_scenario s = small(SC_MOE_ALLTOALL);
-  memset(&s.model, 0, sizeof s.model);
-  s.model.kind = SC_MODEL_GRAPH;
-  snprintf(s.model.name, sizeof s.model.name, "graph");
-  snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s", path);
+  lowered_graph_model(&s, path, FEATURE_SPLIT_GRAPH);
   sc_result a = lowered_predict(&s, 0), b = lowered_predict(&s, 1);
   cr_assert(a.time.ep_comm > 0);
   cr_assert(fabs(b.step_s / a.step_s - 1) < 0.02, "closed %g, event %g", a.step_s, b.step_s);

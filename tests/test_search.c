@@ -497,6 +497,11 @@ Test(search, stats_name_the_types_searched) {
   cr_expect(strstr(text, "global batch 64, dtypes fp16, bf16\n"), "%s", text);
   cr_expect(strstr(text, "GiB/GPU  dtype\n"), "%s", text);
   free(text);
+  f = open_memstream(&text, &len); /* JSON lists them too */
+  sc_report_search(f, SC_FORMAT_JSON, &s, best, n, &st);
+  fclose(f);
+  cr_expect(strstr(text, "\"global_batch\": 64, \"dtypes\": [\"fp16\", \"bf16\"],"), "%s", text);
+  free(text);
   o.dtypes = 1u << SC_FP16; /* one type: in the title, no column */
   cr_assert_eq(sc_search(&s, &o, best, 2, &n, &st, &err), SC_OK, "%s", err.msg);
   f = open_memstream(&text, &len);

@@ -172,6 +172,16 @@ Test(validate, megatron_lm_attention_follows_te_where_te_is_required) {
   cr_expect_eq(p.attention, SC_ATTN_FLASH2, "the notes win over the default");
 }
 
+/* NeMo names the framework only as a word: a Nemotron model's name alone
+ * is no framework (Megatron-LM's defaults); NeMo's options still are. */
+Test(validate, framework_nemo_is_a_word_not_nemotron) {
+  cr_expect_eq(rowd_framework_of("NeMo 2.0 recipe"), ROWD_FW_MCORE);
+  cr_expect_eq(rowd_framework_of("llm/nemo_megatron launcher"), ROWD_FW_MCORE);
+  cr_expect_eq(rowd_framework_of("Nemotron-4 15B, squared ReLU"), ROWD_FW_UNKNOWN);
+  cr_expect_eq(rowd_framework_of("nemotron4-340b-synth.yaml, distributed_fused_adam"), ROWD_FW_MCORE);
+  cr_expect_eq(rowd_framework_of("Nemotron on MaxText"), ROWD_FW_MAXTEXT);
+}
+
 /* Step time of one small GPT row on `gpu` in `dtype` with the given notes. */
 static double gen_row(const char *gpu, const char *dtype, const char *notes) {
   char buf[4096];

@@ -244,7 +244,7 @@ def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
            dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None, threads=None,
            max_plans=None, max_seconds=None):
     """The fastest plans of the scenario's model, cluster and batch, as
-    ``stepcast search --format json``: space, tried, valid, fit, pruned,
+    ``stepcast search --format json``: dtypes, space, tried, valid, fit, pruned,
     stopped, ranked_by, plans [{rank, pareto_front, plan, step_s, ...,
     searched}] (docs/output.md). Options as the command's (None: its
     default): bounds max_tp, max_pp, max_micro_batch, max_vpp (--max-mb);

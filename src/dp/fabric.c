@@ -61,11 +61,13 @@ static double dp_host_mem_bw(const sc_cluster *cl) {
   return ref->host.mem_bw;
 }
 
-static int dp_nvlink_gpu(const sc_gpu *g) { return g->nvlink_bw > 0; }
+/* The GPU preset's link kind, not its nvlink_bw: a board without NVLink
+ * gives its PCIe slot's rate there (sc_gpu_link); Infinity Fabric, like
+ * NVLink, joins the GPUs directly. */
+static int dp_linked_gpu(const sc_gpu *g) { return g->link != SC_LINK_PCIE; }
 
 static sc_dp_intra dp_intra_auto(const sc_scenario *s, int gpn) {
-  if (gpn <= 1) return SC_DP_INTRA_PCIE;
-  if (!dp_nvlink_gpu(&s->cluster.gpu) && s->cluster.nvlink_bw <= 0) return SC_DP_INTRA_PCIE;
+  if (gpn <= 1 || !dp_linked_gpu(&s->cluster.gpu)) return SC_DP_INTRA_PCIE;
   int arch = s->cluster.gpu.arch;
   if ((arch == 60 || arch == 70) && gpn <= 8) return SC_DP_INTRA_CUBEMESH;
   return SC_DP_INTRA_NVSWITCH;
@@ -73,7 +75,11 @@ static sc_dp_intra dp_intra_auto(const sc_scenario *s, int gpn) {
 
 static double dp_intra_bw(const sc_scenario *s, sc_dp_intra intra) {
   if (s->dp.intra_bw > 0) return s->dp.intra_bw;
-  if (intra == SC_DP_INTRA_PCIE) return DP_PCIE3_BW * DP_PCIE_EFF;
+  /* a PCIe board's nvlink_bw is its slot's rate (gen4 x16 on an A100
+   * PCIe); any other GPU put on PCIe: gen3 x16 */
+  const sc_gpu *g = &s->cluster.gpu;
+  if (intra == SC_DP_INTRA_PCIE)
+    return (!dp_linked_gpu(g) && g->nvlink_bw > 0 ? g->nvlink_bw : DP_PCIE3_BW) * DP_PCIE_EFF;
   double bw = s->cluster.nvlink_bw > 0 ? s->cluster.nvlink_bw : s->cluster.gpu.nvlink_bw;
   return bw > 0 ? bw : DP_PCIE3_BW * DP_PCIE_EFF;
 }

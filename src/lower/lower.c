@@ -338,16 +338,22 @@ static int experts(lctx *c, int t, int expert) {
   lay tok = split ? LAY_SEQ : s->lay;
   /* the nodes the expert group spans, as the engines lay it out */
   int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
+  /* groups without a group topk: Megatron routes unlimited (plan_moe.c) */
+  int limited = p->moe_router_group_topk > 0;
   moed_in in = {p->moe_dispatcher, bytes_gpu(c, t, tok) / topk, topk, n_exp, c->st.ep, per,
-                p->moe_router_groups, p->moe_router_group_topk, moe_cf(c), !expert, 1};
-  /* plan.c checks the routing groups against the model's experts; a
-   * graph's own experts that do not fit them run without */
-  if (in.groups > 0 && (n_exp % in.groups || in.group_topk > in.groups ||
-                        topk > in.group_topk * (n_exp / in.groups) ||
-                        !moed_aligned(n_exp, c->st.ep, in.groups) ||
-                        !moed_aligned(n_exp, c->st.ep / per, in.groups)))
-    in.groups = in.group_topk = 0;
-  if (n_exp < in.ep || n_exp % in.ep) in.disp = SC_MOE_ALLTOALL;
+                limited ? p->moe_router_groups : 0, p->moe_router_group_topk, moe_cf(c),
+                !expert, 1};
+  /* a graph's expert layers with no moe_route in their block: nothing
+   * routes their tokens, which go all-to-all, one copy each, unlimited */
+  if (!r) in.disp = SC_MOE_ALLTOALL, in.groups = in.group_topk = 0;
+  /* refused before lowering (plan_moe.c for a transformer's layers,
+   * lower_check for a graph's): experts that ep does not divide, routing
+   * groups that do not fit this layer's layout */
+  assert(!r || (n_exp >= in.ep && n_exp % in.ep == 0));
+  assert(!in.groups || (n_exp % in.groups == 0 && topk <= in.group_topk * (n_exp / in.groups)));
+  assert(in.disp != SC_MOE_FLEX || !in.groups ||
+         (moed_aligned(n_exp, c->st.ep, in.groups) &&
+          moed_aligned(n_exp, c->st.ep / per, in.groups)));
   int grp = c->g_ep;
   if (split && in.disp != SC_MOE_ALLTOALL) {
     /* one collective over the etp x ep expert group (etp fastest) */
@@ -1293,9 +1299,6 @@ static int check_tp(const wg_graph *g, int b, const strat *st, const char *path,
       return fail(err, path, "%d does not divide %s %ld of op '%s' (block '%s'); valid %s: %s",
                   split, what, need, o->name, bl->name, o->expert ? "etp" : "tp", valid);
     }
-    if (o->expert && o->experts % st->ep)
-      return fail(err, path, "ep %d does not divide the %ld experts of op '%s' (block '%s')",
-                  st->ep, o->experts, o->name, bl->name);
     if ((o->kind == WG_CONV || o->kind == WG_POOL || o->kind == WG_INTERACTION) && st->cp > 1)
       return fail(err, path, "cp %d: op '%s' (block '%s') has no sequence to split; valid cp: 1",
                   st->cp, o->name, bl->name);
@@ -1306,6 +1309,52 @@ static int check_tp(const wg_graph *g, int b, const strat *st, const char *path,
                 "not divide them; set sp false or a tp that divides %ld",
                 st->tp, g->seq / st->cp, st->tp, g->seq / st->cp);
   return SC_OK;
+}
+
+/* Block b's routing and expert layers against the layer's strategy st:
+ * ep divides their experts (Megatron, arguments.py: "Number of experts
+ * should be a multiple of expert model parallel_size"; `path` is the key
+ * of ep), and the plan's routing groups fit the routing (plan_moe.c). */
+static int check_experts(const wg_graph *g, int b, const strat *st, const sc_scenario *s,
+                         const char *path, sc_error *err) {
+  const wg_block *bl = &g->blocks[b];
+  for (int j = 0; j < bl->n_ops; j++) {
+    const wg_op *o = &g->ops[bl->first_op + j];
+    if (o->kind != WG_ROUTE && !o->expert) continue;
+    if (o->experts % st->ep) {
+      char valid[256];
+      plan_divisors(plan_gcd(o->experts, plan_ep_mesh(&s->plan, st->cp)), valid, sizeof valid);
+      return fail(err, path,
+                  "%d does not divide the %ld experts of op '%s' (block '%s'; Megatron: \"Number "
+                  "of experts should be a multiple of expert model parallel_size.\"); valid "
+                  "ep: %s",
+                  st->ep, o->experts, o->name, bl->name, valid);
+    }
+    char what[160], at[48] = "";
+    snprintf(what, sizeof what, "the %ld experts of op '%s' (block '%s')", o->experts, o->name,
+             bl->name);
+    if (st->tp != s->plan.tp || st->ep != s->plan.ep)
+      snprintf(at, sizeof at, " with tp %d by plan.overrides", st->tp);
+    int rc = o->kind == WG_ROUTE ? plan_moe_groups_fit(s, (int)o->experts, (int)o->topk, st->ep,
+                                                       st->etp, what, at, err)
+                                 : SC_OK;
+    if (rc) return rc;
+  }
+  return SC_OK;
+}
+
+/* The key of `field` ("tp" or "ep") of instance `layer` of block bl: the
+ * last override covering it that sets the field, else the plan's. */
+static void key_of(const sc_plan *p, const wg_block *bl, int layer, const char *field,
+                   char *path, size_t cap) {
+  snprintf(path, cap, "plan.%s", field);
+  for (int k = 0; k < p->n_overrides; k++) {
+    const sc_override *o = &p->overrides[k];
+    int sets = field[0] == 't' ? o->tp != SC_INHERIT : o->ep != SC_INHERIT;
+    if (sets && (o->block[0] ? !strcmp(o->block, bl->name)
+                             : bl->role == WG_ROLE_LAYER && layer >= o->first && layer <= o->last))
+      snprintf(path, cap, "plan.overrides[%d].%s", k, field);
+  }
 }
 
 static int check_overrides(const wg_graph *g, const sc_plan *p, sc_error *err) {
@@ -1355,14 +1404,12 @@ int lower_check(const wg_graph *g, const sc_scenario *s, sc_error *err) {
     for (int i = 0; i < bl->count; i++) {
       strat st;
       strat_of(p, bl->name, bl->role == WG_ROLE_LAYER ? layer : -1, &st);
-      char path[48] = "plan.tp";
-      for (int k = 0; k < p->n_overrides; k++) {
-        const sc_override *o = &p->overrides[k];
-        if (o->block[0] ? !strcmp(o->block, bl->name)
-                        : bl->role == WG_ROLE_LAYER && layer >= o->first && layer <= o->last)
-          snprintf(path, sizeof path, "plan.overrides[%d].tp", k);
-      }
+      char path[48];
+      int at = bl->role == WG_ROLE_LAYER ? layer : -1;
+      key_of(p, bl, at, "tp", path, sizeof path);
       if ((rc = check_tp(g, b, &st, path, err))) return rc;
+      key_of(p, bl, at, "ep", path, sizeof path);
+      if ((rc = check_experts(g, b, &st, s, path, err))) return rc;
       if (bl->role == WG_ROLE_LAYER) layer++;
       if (bl->count > 1 && p->n_overrides == 0) { /* every instance alike */
         if (bl->role == WG_ROLE_LAYER) layer += bl->count - 1;

@@ -399,6 +399,12 @@ static int plan_data(sc_scenario *s, sc_error *err) {
 
 /* Expert parallelism distributes the experts over ep ranks taken from the
  * data (x context) parallel group. */
+long long plan_ep_mesh(const sc_plan *p, int cp) {
+  /* experts whole on each GPU (etp 1): ep folds over tp x dp x cp */
+  int folded = p->etp == 1 && p->tp > 1;
+  return plan_mul(p->dp, cp) * (folded ? p->tp : 1);
+}
+
 static int plan_expert_split(const sc_scenario *s, int ep, int cp, const char *path,
                              sc_error *err) {
   const sc_plan *p = &s->plan;
@@ -409,9 +415,8 @@ static int plan_expert_split(const sc_scenario *s, int ep, int cp, const char *p
     return sc_error_set(err, SC_EINPUT,
                         "%s: %d needs an MoE model, but model.experts is %d; valid ep: 1", path,
                         ep, experts);
-  /* experts whole on each GPU (etp 1): ep folds over tp x dp x cp */
   int folded = p->etp == 1 && p->tp > 1;
-  long long mesh = plan_mul(p->dp, cp) * (folded ? p->tp : 1);
+  long long mesh = plan_ep_mesh(p, cp);
   if ((!tf || experts % ep == 0) && mesh % ep == 0) return SC_OK;
   char valid[256];
   plan_divisors(tf ? plan_gcd(experts, mesh) : mesh, valid, sizeof valid);

@@ -49,6 +49,11 @@ void plan_divisors(long long n, char *buf, size_t cap);
 /* The divisors of n that are at most max ("none" when n < 1). */
 void plan_divisors_upto(long long n, long long max, char *buf, size_t cap);
 
+/* The ranks plan p's expert parallelism spreads over in layers of
+ * context parallelism cp: dp x cp, and x tp where experts stay whole
+ * (etp 1); ep must divide it. */
+long long plan_ep_mesh(const sc_plan *p, int cp);
+
 /* Layers of each virtual pipeline stage of plan p over a model of
  * `layers` layers, as Megatron-Core splits them (even, uneven first/last
  * stage, embedding/loss counted in the split, or an explicit layout):
@@ -80,6 +85,16 @@ int plan_moe(const sc_scenario *s, sc_error *err);
  * all-gather; flex's SMs, no padding to capacity with flex), for the
  * search's base plan at ep 1. */
 int plan_moe_base(const sc_scenario *s, sc_error *err);
+/* Plan s's group-limited routing (when its group topk is set) against
+ * layers of `experts` experts, each token picking `topk`, over `ep`
+ * expert-parallel ranks with expert tensor parallelism `etp`: groups
+ * that divide the experts, hold at least topk experts in the chosen
+ * ones, and under flex nest with the ranks and their nodes. `what` names
+ * the experts in a message ("model.experts 8"), `at` the layers when
+ * their layout is not the plan's ("" for the plan's). SC_OK, or
+ * SC_EINPUT naming the key and what would be valid. */
+int plan_moe_groups_fit(const sc_scenario *s, int experts, int topk, int ep, int etp,
+                        const char *what, const char *at, sc_error *err);
 
 /* The name of each sc_moe_dispatcher, in enum order: the one table of
  * them (the scenario key plan.moe_dispatcher, the checks' messages). */

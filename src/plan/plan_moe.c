@@ -3,11 +3,13 @@
  * group-limited routing and the flex dispatcher's SMs; their defaults
  * (each sourced) and their checks (module prefix: plan_).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lower/moe_dispatch.h"
 #include "plan/plan.h"
+#include "plan/strategy.h"
 
 /* DeepEP's SMs: Megatron-Core's moe_flex_dispatcher_num_sms defaults to
  * None ("each backend uses its own default"); the deprecated
@@ -32,13 +34,6 @@ void plan_moe_default(sc_plan *p) {
   p->moe_flex_sms = FLEX_SMS_DEFAULT;
 }
 
-/* The nodes an expert group of the plan spans (NVLink domains). */
-static int ep_nodes(const sc_scenario *s) {
-  const sc_plan *p = &s->plan;
-  int etp = p->etp > 0 ? p->etp : p->tp;
-  return p->ep / moed_per_node(&s->cluster, p->ep, etp);
-}
-
 /* Groups counts that split `experts` evenly, into buf; with nest, only
  * those nesting with both units (ep ranks and their nodes). */
 static void aligned_groups(int experts, int ep, int nodes, int nest, char *buf, size_t cap) {
@@ -50,60 +45,94 @@ static void aligned_groups(int experts, int ep, int nodes, int nest, char *buf, 
       len += (size_t)snprintf(buf + len, cap - len, "%s%d", len ? ", " : "", g);
 }
 
+int plan_moe_groups_fit(const sc_scenario *s, int experts, int topk, int ep, int etp,
+                        const char *what, const char *at, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  int G = p->moe_router_groups, M = p->moe_router_group_topk;
+  if (M == 0) return SC_OK; /* no limit (routing_groups) */
+  assert(G >= 1 && M <= G);  /* routing_groups refused the rest */
+  ep = ep > 0 ? ep : 1;
+  int nodes = ep > 1 ? ep / moed_per_node(&s->cluster, ep, etp) : 1;
+  char valid[256];
+  if (experts % G) {
+    aligned_groups(experts, ep, nodes, 0, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups: %d must divide %s (Megatron splits the "
+                        "experts into equal groups); valid: %s",
+                        G, what, valid);
+  }
+  /* only flex reads the groups (moed_distinct needs them nested with the
+   * ranks and nodes); the all-to-all and all-gather send the same bytes
+   * under any routing, so any group count Megatron takes is accepted */
+  if (p->moe_dispatcher == SC_MOE_FLEX &&
+      (!moed_aligned(experts, ep, G) || !moed_aligned(experts, nodes, G))) {
+    aligned_groups(experts, ep, nodes, 1, valid, sizeof valid);
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups: %d splits %s into groups that straddle "
+                        "expert-parallel ranks or nodes (ep %d over %d node(s)%s); the flex "
+                        "dispatcher's model needs groups that hold whole ranks and nodes or lie "
+                        "inside one; valid: %s, or \"alltoall\"",
+                        G, what, ep, nodes, at, valid);
+  }
+  int per_group = experts / G, pool = M * per_group;
+  if ((topk > 0 ? topk : 1) > pool)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_group_topk: %d groups of %d experts hold fewer than "
+                        "the top-%d experts of a token (%s); valid: %d..%d",
+                        M, per_group, topk, what, (topk + per_group - 1) / per_group, G);
+  return SC_OK;
+}
+
+/* The groups against every transformer layer whose overrides change its
+ * tp or ep: Megatron's router limits them the same in every layer, so a
+ * layout they do not fit (under flex) is refused, not run unlimited. */
+static int override_groups(const sc_scenario *s, const char *what, sc_error *err) {
+  const sc_plan *p = &s->plan;
+  for (int l = 0; l < s->model.tf.layers && p->n_overrides > 0; l++) {
+    strat st;
+    strat_of(p, "layer", l, &st);
+    if (st.ep == p->ep && st.etp == (p->etp > 0 ? p->etp : p->tp)) continue; /* checked */
+    char at[64];
+    snprintf(at, sizeof at, " in layer %d with tp %d by plan.overrides", l, st.tp);
+    int rc = plan_moe_groups_fit(s, s->model.tf.experts, s->model.tf.topk, st.ep, st.etp, what,
+                                 at, err);
+    if (rc) return rc;
+  }
+  return SC_OK;
+}
+
 static int routing_groups(const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
   int G = p->moe_router_groups, M = p->moe_router_group_topk;
-  if (G == 0 && M == 0) return SC_OK;
-  if (G < 1 || M < 1)
+  /* Megatron-Core checks the groups and limits the routing only when
+   * moe_router_group_topk is set (transformer_config.py __post_init__):
+   * groups alone are taken and the routing runs unlimited */
+  if (M == 0) return SC_OK;
+  if (G < 1)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_groups %d and plan.moe_router_group_topk %d: "
-                        "group-limited routing needs both >= 1 (Megatron "
-                        "moe_router_num_groups / moe_router_group_topk); valid: both 0 (no "
-                        "limit), or e.g. groups = the nodes of the expert group and a topk "
-                        "below it",
-                        G, M);
-  if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK; /* lower.c checks a graph's */
+                        "plan.moe_router_group_topk %d without plan.moe_router_groups: "
+                        "Megatron refuses it (\"When using group limited routing, "
+                        "moe_router_num_groups must be specified.\"); valid: "
+                        "plan.moe_router_groups >= %d dividing the experts (e.g. the nodes of "
+                        "the expert group), or plan.moe_router_group_topk 0 (no limit)",
+                        M, M);
+  if (M > G)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_group_topk: %d is more than plan.moe_router_groups %d; "
+                        "valid: 1..%d",
+                        M, G, G);
+  if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK; /* lower_check: a graph's */
   const sc_transformer *m = &s->model.tf;
   if (m->experts <= 1)
     return sc_error_set(err, SC_EINPUT,
                         "plan.moe_router_groups: %d needs an MoE model (model.experts > 1); "
                         "valid: 0",
                         G);
-  if (M > G)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_group_topk: %d is more than plan.moe_router_groups %d; "
-                        "valid: 1..%d",
-                        M, G, G);
-  int ep = p->ep > 0 ? p->ep : 1, nodes = ep > 1 ? ep_nodes(s) : 1;
-  char valid[256];
-  if (m->experts % G) {
-    aligned_groups(m->experts, ep, nodes, 0, valid, sizeof valid);
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_groups: %d must divide model.experts %d (Megatron "
-                        "splits the experts into equal groups); valid: %s",
-                        G, m->experts, valid);
-  }
-  /* only flex reads the groups (moed_distinct needs them nested with the
-   * ranks and nodes); the all-to-all and all-gather send the same bytes
-   * under any routing, so any group count Megatron takes is accepted */
-  if (p->moe_dispatcher == SC_MOE_FLEX &&
-      (!moed_aligned(m->experts, ep, G) || !moed_aligned(m->experts, nodes, G))) {
-    aligned_groups(m->experts, ep, nodes, 1, valid, sizeof valid);
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_groups: %d splits model.experts %d into groups that "
-                        "straddle expert-parallel ranks or nodes (ep %d over %d node(s)); the "
-                        "flex dispatcher's model needs groups that hold whole ranks and nodes "
-                        "or lie inside one; valid: %s, or \"alltoall\"",
-                        G, m->experts, ep, nodes, valid);
-  }
-  int topk = m->topk > 0 ? m->topk : 1, pool = M * (m->experts / G);
-  if (topk > pool)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_group_topk: %d groups of %d experts hold fewer than "
-                        "model.topk %d; valid: %d..%d",
-                        M, m->experts / G, topk, (topk + m->experts / G - 1) / (m->experts / G),
-                        G);
-  return SC_OK;
+  char what[48];
+  snprintf(what, sizeof what, "model.experts %d", m->experts);
+  int etp = p->etp > 0 ? p->etp : p->tp;
+  int rc = plan_moe_groups_fit(s, m->experts, m->topk, p->ep, etp, what, "", err);
+  return rc ? rc : override_groups(s, what, err);
 }
 
 static int dispatcher(const sc_scenario *s, sc_error *err) {

@@ -134,8 +134,12 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
       fprintf(out, ", then all-gather over the %d expert-tensor ranks", etp);
   }
   if (p->moe_dispatcher == SC_MOE_FLEX) fprintf(out, ", %d SMs", p->moe_flex_sms);
-  if (p->moe_router_groups > 0)
+  if (p->moe_router_groups > 0 && p->moe_router_group_topk > 0)
     fprintf(out, ", routing limited to %d of %d expert groups", p->moe_router_group_topk,
+            p->moe_router_groups);
+  else if (p->moe_router_groups > 0) /* plan_moe.c: Megatron's rule */
+    fprintf(out, ", routing unlimited (%d router groups without moe_router_group_topk, as "
+                 "Megatron runs it)",
             p->moe_router_groups);
   fputc('\n', out);
 }
@@ -501,14 +505,32 @@ static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate
   fputc('}', out);
 }
 
+/* The dtypes of mask m (bit d an sc_dtype) as "bf16, fp8", each between
+ * `quote`s ("\"bf16\", \"fp8\"" for JSON). */
+static void dtype_list(unsigned m, const char *quote, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT && n < cap; d++)
+    if (m >> d & 1u)
+      n += (size_t)snprintf(buf + n, cap - n, "%s%s%s%s", n ? ", " : "", quote,
+                            sc_dtype_name((sc_dtype)d), quote);
+}
+
+/* The GEMM types a search held: its stats', or the scenario's one. */
+static unsigned searched_dtypes(const sc_scenario *s, const sc_search_stats *st) {
+  return st->dtypes ? st->dtypes : 1u << s->plan.dtype;
+}
+
 static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
                         const sc_search_stats *st) {
+  char types[96];
+  dtype_list(searched_dtypes(s, st), "\"", types, sizeof types);
   fputc('{', out);
   report_json_job(out, s);
-  fprintf(out, ", \"global_batch\": %ld,\n \"space\": %ld, \"tried\": %ld, "
+  fprintf(out, ", \"global_batch\": %ld, \"dtypes\": [%s],\n \"space\": %ld, \"tried\": %ld, "
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", \"ranked_by\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",
-          s->plan.global_batch, st->total, st->tried, st->valid, st->fit,
+          s->plan.global_batch, types, st->total, st->tried, st->valid, st->fit,
           st->pruned, stop_name(st->stopped), st->reranked ? "event" : "closed_form",
           st->seconds);
   for (int i = 0; i < n; i++) {
@@ -602,15 +624,6 @@ static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
 }
 
-/* The dtypes of mask m (bit d an sc_dtype) as "bf16, fp8". */
-static void dtype_list(unsigned m, char *buf, size_t cap) {
-  size_t n = 0;
-  buf[0] = 0;
-  for (int d = 0; d < SC_DTYPE_COUNT && n < cap; d++)
-    if (m >> d & 1u)
-      n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", sc_dtype_name((sc_dtype)d));
-}
-
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
   if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
@@ -619,10 +632,10 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
     return;
   }
   /* the types searched: one in the title, or a column where they mix */
-  unsigned dts = st->dtypes ? st->dtypes : 1u << s->plan.dtype;
+  unsigned dts = searched_dtypes(s, st);
   int dtype_col = (dts & (dts - 1)) != 0;
   char types[64];
-  dtype_list(dts, types, sizeof types);
+  dtype_list(dts, "", types, sizeof types);
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           dtype_col ? "dtypes " : "", types);

@@ -14,8 +14,9 @@
 rowd_framework rowd_framework_of(const char *notes) {
   if (rowtext_has(notes, "maxtext")) return ROWD_FW_MAXTEXT;
   /* named, or named by options only it has: Transformer Engine's
-   * userbuffers (ub_tp_comm_overlap), NeMo's distributed_fused_adam */
-  if (rowtext_has(notes, "nemo") || rowtext_has(notes, "megatron-core") || rowtext_has(notes, "mcore") ||
+   * userbuffers (ub_tp_comm_overlap), NeMo's distributed_fused_adam.
+   * NeMo as a word: "Nemotron" names a model, not the framework. */
+  if (rowtext_word(notes, "nemo") || rowtext_has(notes, "megatron-core") || rowtext_has(notes, "mcore") ||
       rowtext_has(notes, "transformer engine") || rowtext_has(notes, "ub_tp_comm_overlap") ||
       rowtext_has(notes, "distributed_fused_adam"))
     return ROWD_FW_MCORE;

@@ -160,6 +160,16 @@ typedef struct sc_transformer {
   int kv_lora_rank;    /* 0 = standard attention */
   int rope_dim;        /* RoPE part of a q/k head (qk_rope_head_dim) */
   int v_head_dim;      /* value head size (0 = head_dim) */
+  /* Dropout probabilities in training, 0..1 (src/model/transformer.c).
+   * 0 = none: the framework skips the dropout, so no 1-byte mask is kept
+   * for backward and no dropout kernel runs. The presets state their
+   * models' rates (GPT-style 0.1, Megatron's default; Llama, Mixtral,
+   * Qwen3, DeepSeek-V3, Nemotron-4, MPT 0); a scenario's model without a
+   * preset starts from the default GPT-3 preset, so 0.1; a spec filled
+   * in by hand has whatever it sets (0 when zeroed). */
+  double attention_dropout; /* on the attention probabilities */
+  double hidden_dropout;    /* on the attention and MLP outputs before
+                               each residual add (bias-dropout-add) */
 } sc_transformer;
 
 /* A model described as a workload graph in a JSON file (docs/graph.md). */

@@ -25,10 +25,11 @@
 typedef struct spec {
   int layers, hidden, heads, kv_heads, head_dim, ffn, vocab, seq;
   int swiglu, rmsnorm, rope, learned, tied, bias;
+  int dropout; /* 0: attention_dropout = hidden_dropout = 0 (no_dropout ops) */
 } spec;
 
-static const spec gpt = {2, 768, 12, 12, 64, 3072, 50257, 2048, 0, 0, 0, 1, 1, 1};
-static const spec llama = {2, 4096, 32, 8, 128, 14336, 128256, 8192, 1, 1, 1, 0, 0, 0};
+static const spec gpt = {2, 768, 12, 12, 64, 3072, 50257, 2048, 0, 0, 0, 1, 1, 1, 1};
+static const spec llama = {2, 4096, 32, 8, 128, 14336, 128256, 8192, 1, 1, 1, 0, 0, 0, 0};
 
 static wg_op op(const char *name, wg_kind kind) {
   wg_op o;
@@ -47,6 +48,13 @@ static wg_op linear(const char *name, long n, wg_tp tp, int bias) {
 static wg_op eltwise(const char *name, wg_fn fn) {
   wg_op o = op(name, WG_ELTWISE);
   o.fn = fn;
+  return o;
+}
+
+/* transformer.c: bda() */
+static wg_op bda(const spec *m, const char *name) {
+  wg_op o = eltwise(name, WG_FN_BIAS_DROPOUT_ADD);
+  o.no_dropout = !m->dropout;
   return o;
 }
 
@@ -88,6 +96,7 @@ static void layer(wg_graph *g, const spec *m) {
   wg_op attn = heads(op("attn", WG_ATTENTION), m);
   sc_error err = {0};
   attn.causal = 1, attn.tp = WG_TP_HEADS;
+  attn.no_dropout = !m->dropout;
   cr_assert_eq(wg_block_begin(g, "layer", WG_ROLE_LAYER, m->layers, "x", 2, x, WG_ELEM_ACT, &err),
                SC_OK, "%s", err.msg);
   add(g, norm(m, "norm1"), "x", NULL, "ln1");
@@ -95,12 +104,12 @@ static void layer(wg_graph *g, const spec *m) {
   if (m->rope) add(g, heads(eltwise("rope", WG_FN_ROPE), m), "qkv", NULL, "qkv_rope");
   add(g, attn, m->rope ? "qkv_rope" : "qkv", NULL, "ctx");
   add(g, linear("proj", m->hidden, WG_TP_ROW, m->bias), "ctx", NULL, "attn_out");
-  add(g, eltwise("bias_dropout_add1", WG_FN_BIAS_DROPOUT_ADD), "attn_out", "x", "x1");
+  add(g, bda(m, "bias_dropout_add1"), "attn_out", "x", "x1");
   add(g, norm(m, "norm2"), "x1", NULL, "ln2");
   add(g, linear("fc1", up, WG_TP_COLUMN, m->bias), "ln2", NULL, "fc1");
   add(g, eltwise("act", m->swiglu ? WG_FN_SWIGLU : WG_FN_GELU), "fc1", NULL, "act");
   add(g, linear("fc2", m->hidden, WG_TP_ROW, m->bias), "act", NULL, "mlp_out");
-  add(g, eltwise("bias_dropout_add2", WG_FN_BIAS_DROPOUT_ADD), "mlp_out", "x1", "y");
+  add(g, bda(m, "bias_dropout_add2"), "mlp_out", "x1", "y");
   cr_assert_eq(wg_block_end(g, "y", &err), SC_OK, "%s", err.msg);
 }
 
@@ -186,7 +195,7 @@ static void same_op(const wg_op *a, const wg_op *b) {
   SAME(what, host_bwd, "%d"); SAME(what, saved, "%u"); SAME(what, saved_elems, "%g");
   /* JSON graphs name no recompute modules: only attention's core_attn */
   SAME(what, saved_e, "%g"); SAME(what, saved_b, "%g"); SAME(what, recmod & (unsigned)SC_RECMOD_CORE_ATTN, "%u");
-  SAME(what, linear_fn, "%d");
+  SAME(what, linear_fn, "%d"); SAME(what, no_dropout, "%d");
 }
 
 static void same_block(const wg_block *a, const wg_block *b) {

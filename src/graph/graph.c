@@ -24,6 +24,12 @@
  * and v (and, when the plan runs it unfused, the scores: softmax output,
  * dropout mask and dropout output, which selective recomputation drops),
  * the loss its logits with an fp32 copy.
+ *
+ * With no_dropout (a dropout rate of 0) attention and bias-dropout-add
+ * keep no mask: PyTorch's dropout returns its input when p is 0 (ATen's
+ * _dropout_impl; the fused native_dropout kernel runs only for 0 < p <
+ * 1), so the unfused attention keeps only the softmax output (which the
+ * AV matmul reads) and bias-dropout-add is a residual add, 3e bytes.
  */
 #include "graph/graph.h"
 
@@ -340,6 +346,7 @@ static int shape_attention(add_ctx *c) {
    * (Megatron's core_attn module) */
   o->saved_elems = h * s * s;
   o->saved_e = 2, o->saved_b = 1;
+  if (o->no_dropout) o->saved_e = 1, o->saved_b = 0; /* the softmax output alone */
   o->recmod |= SC_RECMOD_CORE_ATTN;
   return SC_OK;
 }
@@ -469,7 +476,7 @@ static int shape_eltwise(add_ctx *c) {
       return mismatch(c, 1, want);
     }
     e = 3;
-    if (o->fn == WG_FN_BIAS_DROPOUT_ADD) {
+    if (o->fn == WG_FN_BIAS_DROPOUT_ADD && !o->no_dropout) {
       b = 1;
       o->saved_elems = elems, o->saved_b = 1;
     }

@@ -159,6 +159,9 @@ typedef struct wg_op {
                                 kernel_w and its width padding (kernel_w 0 =
                                 square, pad_w unused) */
   long rows;                 /* SLICE: positions kept */
+  int no_dropout;            /* ATTENTION, BIAS_DROPOUT_ADD: 1 = dropout rate
+                                0, which frameworks skip: no mask kept, no
+                                dropout kernel (0 = the op drops out) */
   /* derived by wg_add, per sample and unsharded (a caller may preset
    * host_fwd/host_bwd, bwd_scale and the traffic coefficients; 0 = the
    * default of the kind) */

@@ -66,7 +66,8 @@ enum {
   GJ_A_OUT_FEATURES, GJ_A_IN_FEATURES, GJ_A_BIAS, GJ_A_TIED, GJ_A_PARALLEL, GJ_A_EXPERT,
   GJ_A_EXPERTS, GJ_A_TOPK, GJ_A_HEADS, GJ_A_KV_HEADS, GJ_A_HEAD_DIM, GJ_A_CAUSAL, GJ_A_VOCAB,
   GJ_A_DIM, GJ_A_POSITIONS, GJ_A_OUT_CHANNELS, GJ_A_KERNEL, GJ_A_STRIDE, GJ_A_PAD,
-  GJ_A_HIGH_PRECISION, GJ_A_V_HEAD_DIM, GJ_A_KERNEL_W, GJ_A_PAD_W, GJ_A_ROWS, GJ_A_COUNT
+  GJ_A_HIGH_PRECISION, GJ_A_V_HEAD_DIM, GJ_A_KERNEL_W, GJ_A_PAD_W, GJ_A_ROWS, GJ_A_NO_DROPOUT,
+  GJ_A_COUNT
 };
 
 typedef enum gj_vtype { GJ_LONG, GJ_INT, GJ_BOOL, GJ_TP } gj_vtype;
@@ -110,6 +111,7 @@ static const gj_attr gj_attrs[GJ_A_COUNT] = {
     GJ_INT_ATTR("kernel_w", kernel_w, 1),
     GJ_INT_ATTR("pad_w", pad_w, 0),
     GJ_LONG_ATTR("rows", rows, 1),
+    GJ_BOOL_ATTR("no_dropout", no_dropout),
 };
 
 /* Keys every operator takes, before its attributes. */
@@ -138,8 +140,8 @@ static const gj_opdef gj_defs[] = {
          A(HIGH_PRECISION),
      TP(NONE) | TP(COLUMN) | TP(ROW) | TP(VOCAB)},
     {"matmul", WG_MATMUL, WG_FN_NONE, A(PARALLEL), TP(NONE) | TP(HEADS)},
-    {"attention", WG_ATTENTION, WG_FN_NONE, GJ_HEAD_ATTRS | A(CAUSAL) | A(PARALLEL) | A(V_HEAD_DIM),
-     TP(NONE) | TP(HEADS)},
+    {"attention", WG_ATTENTION, WG_FN_NONE,
+     GJ_HEAD_ATTRS | A(CAUSAL) | A(PARALLEL) | A(V_HEAD_DIM) | A(NO_DROPOUT), TP(NONE) | TP(HEADS)},
     {"conv2d", WG_CONV, WG_FN_NONE, A(OUT_CHANNELS) | GJ_POOL_ATTRS | A(BIAS) | A(HIGH_PRECISION),
      0},
     {"maxpool", WG_POOL, WG_FN_MAX, GJ_POOL_ATTRS, 0},
@@ -152,7 +154,7 @@ static const gj_opdef gj_defs[] = {
     {"relu", WG_ELTWISE, WG_FN_RELU, 0, 0},
     {"dropout", WG_ELTWISE, WG_FN_DROPOUT, 0, 0},
     {"add", WG_ELTWISE, WG_FN_ADD, 0, 0},
-    {"bias_dropout_add", WG_ELTWISE, WG_FN_BIAS_DROPOUT_ADD, 0, 0},
+    {"bias_dropout_add", WG_ELTWISE, WG_FN_BIAS_DROPOUT_ADD, A(NO_DROPOUT), 0},
     {"rope", WG_ELTWISE, WG_FN_ROPE, GJ_HEAD_ATTRS, 0},
     {"softmax", WG_ELTWISE, WG_FN_SOFTMAX, 0, 0},
     {"scale", WG_ELTWISE, WG_FN_SCALE, 0, 0},

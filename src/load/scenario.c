@@ -225,6 +225,10 @@ static const scn_field scn_model_fields[] = {
               "masked positions per sequence of a BERT preset (an integer, 0 = 5 seq / 32)"),
     F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
           "MLA value head size (0 = head_dim)"),
+    F_NUM(sc_model, "attention_dropout", tf.attention_dropout, 0, 0, 1, 1,
+          "a probability 0..1 (0 = no dropout: no mask, no kernel)"),
+    F_NUM(sc_model, "hidden_dropout", tf.hidden_dropout, 0, 0, 1, 1,
+          "a probability 0..1 (0 = no dropout: no mask, no kernel)"),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
 
@@ -791,6 +795,11 @@ static int scn_graph_model(scn_ctx *c, const json_t *v, sc_model *m) {
   const char *shaped = scn_model_shaped(v);
   if (json_object_get(v, "preset"))
     return scn_fail(c, "model.graph", "give a preset or a graph, not both");
+  static const char *const drop[] = {"model.attention_dropout", "model.hidden_dropout"};
+  for (size_t i = 0; i < NFIELDS(drop); i++)
+    if (json_object_get(v, drop[i] + strlen("model.")))
+      return scn_fail(c, drop[i], "applies to transformer specs, not to a graph, whose "
+                      "dropout is its own operators (docs/graph.md)");
   if (shaped || json_object_get(v, "seq"))
     return scn_fail(c, shaped ? "model.layers" : "model.seq",
                     "a graph model takes its shape from the graph file; drop model.%s",

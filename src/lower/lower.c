@@ -22,7 +22,8 @@
  *   softmax           3 / 2         fused scale-mask-softmax, or where its
  *                     6 / 5         kernel does not apply Megatron's
  *                                   PyTorch path (softmax_task)
- *   dropout           4 / 2         RNG tracker fork + dropout
+ *   dropout           4 / 2         RNG tracker fork + dropout (none at
+ *                                   a rate of 0: dropout returns its input)
  *   bmm (AV)          4 / 3
  *   context layout    3 / 2         permute, contiguous, view
  */
@@ -759,8 +760,11 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     c->x->tasks[c->seg_first + t].recompute_sel += core;
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
-    if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0) return -1;
-    c->x->tasks[c->seg_first + t].recompute_sel += core;
+    if (!o->no_dropout) {
+      if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0)
+        return -1;
+      c->x->tasks[c->seg_first + t].recompute_sel += core;
+    }
     if ((t = gemm_task(c, "attn_av", opi, sl, dv, skv, b * hq, 4, 3, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
   }
@@ -778,14 +782,17 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
  * (megatron/core/fusions: bias_gelu, bias_dropout_add, bias_swiglu):
  * bias add + GELU (2 kernels, twice the traffic), bias add + dropout +
  * residual add (3 kernels; 8 tensor passes against the fused 4), SiLU
- * then multiply (2 kernels; 5 passes against 3). *traffic and *kernels
- * are the factors. */
+ * then multiply (2 kernels; 5 passes against 3). At a dropout rate of 0
+ * bias-dropout-add is bias add + residual add (2 kernels; 5 passes
+ * against 3). *traffic and *kernels are the factors. */
 static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels) {
   *traffic = 1, *kernels = 1;
   if (c->s->plan.fused_kernels || o->kind != WG_ELTWISE) return;
   switch (o->fn) {
   case WG_FN_GELU: *traffic = 2, *kernels = 2; break;
-  case WG_FN_BIAS_DROPOUT_ADD: *traffic = 2, *kernels = 3; break;
+  case WG_FN_BIAS_DROPOUT_ADD:
+    *traffic = o->no_dropout ? 5.0 / 3.0 : 2, *kernels = o->no_dropout ? 2 : 3;
+    break;
   case WG_FN_SWIGLU: *traffic = 5.0 / 3.0, *kernels = 2; break;
   default: break;
   }

@@ -44,6 +44,37 @@
  *           model definitions src/model/cnn.c names per architecture.
  *   [BERT]  Devlin et al. 2019, "BERT", Sec. 3 and A.2; google-research/
  *           bert run_pretraining.py (max_predictions_per_seq 20 at 128).
+ *
+ * Dropout rates (attention_dropout, hidden_dropout; 0 = none, no mask and
+ * no kernel):
+ *   [D-MEG] 0.1 and 0.1: Megatron's defaults, TransformerConfig
+ *           hidden_dropout = attention_dropout = 0.1 (../shared/reference/
+ *           megatron-lm/megatron/core/transformer/transformer_config.py,
+ *           lines 188-192), the --hidden-dropout / --attention-dropout
+ *           defaults (arguments.py builds them from that dataclass,
+ *           ArgumentGroupFactory(TransformerConfig), line 2373). The GPT-3
+ *           paper states no rate; GPT-1/GPT-2 trained with 0.1 (Radford et
+ *           al. 2018, Sec. 4.1: "residual, embedding, and attention
+ *           dropouts with a rate of 0.1").
+ *   [D-ZOO] 0 and 0: Megatron-MoE-ModelZoo's training arguments
+ *           --attention-dropout 0.0 --hidden-dropout 0.0 (../shared/
+ *           reference/megatron-moe-modelzoo/model_configs/benchmarking/
+ *           Mixtral-8x7B.yaml, Mixtral-8x22B.yaml, Qwen3-235B-A22B.yaml,
+ *           Qwen3-30B-A3B.yaml, DeepSeek-V3.yaml).
+ *   [D-LLAMA] 0 and 0, not in ../shared (our reading): Meta's reference
+ *           model.py (meta-llama/llama, llama3, llama-models) has no
+ *           dropout module, HF's config.json of the Llama 2/3/3.1 models
+ *           states attention_dropout 0.0, and NeMo's LlamaConfig
+ *           (nemo/collections/llm/gpt/model/llama.py) sets attention_dropout
+ *           = hidden_dropout = 0.0; torchtitan's Llama 3/4 have no dropout.
+ *   [D-MPT] 0 and 0, not in ../shared (our reading): llm-foundry's
+ *           MPTConfig defaults (llmfoundry/models/mpt/configuration_mpt.py:
+ *           resid_pdrop 0.0, emb_pdrop 0.0, attn_config attn_pdrop 0.0),
+ *           which the pretrain yamls of [MPT] leave as they are.
+ *   [D-NEMO4] 0 and 0: the Nemotron-4 15B report (Parmar et al. 2024,
+ *           Sec. 2: "no bias terms, dropout rate of zero, and untied
+ *           input-output embeddings"); the 340B report builds on the same
+ *           architecture. Not in ../shared.
  */
 #include <stddef.h>
 #include <strings.h>
@@ -51,29 +82,34 @@
 #include "stepcast.h"
 
 /* GPT-2-style dense transformer (GPT-3, Megatron): learned positions,
- * LayerNorm, GELU, biases, tied embeddings, MHA, ffn 4h. */
+ * LayerNorm, GELU, biases, tied embeddings, MHA, ffn 4h, dropout 0.1. */
 #define GPT(id, l, h, nh, hd, v)                                        \
   {.kind = SC_MODEL_TRANSFORMER, .name = id, .tf = {.layers = l, .hidden = h, .heads = nh, .kv_heads = nh,   \
    .head_dim = hd, .ffn = 4 * (h), .vocab = v, .seq = 2048,             \
    .experts = 0, .topk = 0, .act = SC_ACT_GELU,                         \
    .norm = SC_NORM_LAYERNORM, .pos = SC_POS_LEARNED,                    \
-   .tied_embeddings = 1, .bias = 1}}
+   .tied_embeddings = 1, .bias = 1,                                     \
+   .attention_dropout = 0.1, .hidden_dropout = 0.1 /* [D-MEG] */}}
 
-/* Llama-style: RoPE, RMSNorm, SwiGLU, no biases, untied embeddings. */
+/* Llama-style: RoPE, RMSNorm, SwiGLU, no biases, untied embeddings, no
+ * dropout. */
 #define LLAMA(id, l, h, nh, kv, f, v, s)                                \
   {.kind = SC_MODEL_TRANSFORMER, .name = id, .tf = {.layers = l, .hidden = h, .heads = nh, .kv_heads = kv,   \
    .head_dim = (h) / (nh), .ffn = f, .vocab = v, .seq = s,              \
    .experts = 0, .topk = 0, .act = SC_ACT_SWIGLU,                       \
    .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE,                         \
-   .tied_embeddings = 0, .bias = 0}}
+   .tied_embeddings = 0, .bias = 0,                                     \
+   .attention_dropout = 0, .hidden_dropout = 0 /* [D-LLAMA] */}}
 
-/* MPT: ALiBi, LayerNorm without bias, GELU, no biases, tied, ffn 4h. */
+/* MPT: ALiBi, LayerNorm without bias, GELU, no biases, tied, ffn 4h, no
+ * dropout. */
 #define MPT(id, l, h, nh)                                               \
   {.kind = SC_MODEL_TRANSFORMER, .name = id, .tf = {.layers = l, .hidden = h, .heads = nh, .kv_heads = nh,   \
    .head_dim = (h) / (nh), .ffn = 4 * (h), .vocab = 50368, .seq = 2048, \
    .experts = 0, .topk = 0, .act = SC_ACT_GELU,                         \
    .norm = SC_NORM_LAYERNORM, .pos = SC_POS_ALIBI,                      \
-   .tied_embeddings = 1, .bias = 0}}
+   .tied_embeddings = 1, .bias = 0,                                     \
+   .attention_dropout = 0, .hidden_dropout = 0 /* [D-MPT] */}}
 
 /* A CNN of src/model/cnn.c at its input size. */
 #define CNN(id, a, px) {.kind = SC_MODEL_CNN, .name = id, .cnn = {.arch = a, .image = px, .classes = 1000}}
@@ -141,26 +177,30 @@ static const sc_model model_presets[] = {
      .kv_heads = 8, .head_dim = 128, .ffn = 14336, .vocab = 32000,
      .seq = 4096, .experts = 8, .topk = 2, .act = SC_ACT_SWIGLU,
      .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE, .tied_embeddings = 0,
-     .bias = 0}},
+     .bias = 0,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-ZOO] */}},
     /* Mixtral 8x22B [REF]: 56 layers, 6144, 48/8 heads, experts of 16384,
      * top-2 of 8; vocab 32000 (v0.1); trains at 4096 here. */
     {.kind = SC_MODEL_TRANSFORMER, .name = "mixtral-8x22b", .tf = {.layers = 56, .hidden = 6144,
      .heads = 48, .kv_heads = 8, .head_dim = 128, .ffn = 16384, .vocab = 32000, .seq = 4096,
      .experts = 8, .topk = 2, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM, .pos = SC_POS_ROPE,
-     .tied_embeddings = 0, .bias = 0}},
+     .tied_embeddings = 0, .bias = 0,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-ZOO] */}},
     /* Qwen3-235B-A22B [REF]: 94 layers, 4096, 64/4 heads of 128, 128
      * experts of 1536, top-8, every layer MoE; seq 4096 as the ModelZoo
      * benchmark runs it. (QK-layernorm left out: two small norms.) */
     {.kind = SC_MODEL_TRANSFORMER, .name = "qwen3-235b-a22b", .tf = {.layers = 94, .hidden = 4096,
      .heads = 64, .kv_heads = 4, .head_dim = 128, .ffn = 1536, .vocab = 151936, .seq = 4096,
      .experts = 128, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
-     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-ZOO] */}},
     /* Qwen3-30B-A3B [REF]: 48 layers, 2048, 32/4 heads of 128, 128 experts
      * of 768, top-8. */
     {.kind = SC_MODEL_TRANSFORMER, .name = "qwen3-30b-a3b", .tf = {.layers = 48, .hidden = 2048,
      .heads = 32, .kv_heads = 4, .head_dim = 128, .ffn = 768, .vocab = 151936, .seq = 4096,
      .experts = 128, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
-     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-ZOO] */}},
     /* Llama 4 Scout 17B-16E [REF]: 48 layers, 5120, 40/8 heads of 128, 16
      * routed experts of 8192, top-1, one shared expert, every layer MoE;
      * seq 8192 (NoPE layers counted as RoPE: the same GEMMs). */
@@ -168,7 +208,8 @@ static const sc_model model_presets[] = {
      .heads = 40, .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 202048, .seq = 8192,
      .experts = 16, .topk = 1, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
      .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .shared_experts = 1,
-     .dense_ffn = 16384}},
+     .dense_ffn = 16384,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-LLAMA] */}},
     /* Llama 4 Maverick 17B-128E [REF]: as Scout with 128 routed experts on
      * every second layer (interleave step 2: layers 1, 3, ... MoE), dense
      * layers of 16384. */
@@ -176,7 +217,8 @@ static const sc_model model_presets[] = {
      .hidden = 5120, .heads = 40, .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 202048,
      .seq = 8192, .experts = 128, .topk = 1, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
      .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .shared_experts = 1, .moe_every = 2,
-     .dense_ffn = 16384}},
+     .dense_ffn = 16384,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-LLAMA] */}},
     /* DeepSeek-V3 [REF] (inference/configs/config_671B.json): 61 layers of
      * 7168, MLA (128 heads, q latent 1536, kv latent 512, q/k heads 128 +
      * 64 RoPE, v 128), 3 dense layers of 18432, then 256 routed experts of
@@ -188,16 +230,19 @@ static const sc_model model_presets[] = {
      .experts = 256, .topk = 8, .act = SC_ACT_SWIGLU, .norm = SC_NORM_RMSNORM,
      .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0, .dense_layers = 3, .dense_ffn = 18432,
      .shared_experts = 1, .q_lora_rank = 1536, .kv_lora_rank = 512, .rope_dim = 64,
-     .v_head_dim = 128}},
+     .v_head_dim = 128,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-ZOO] */}},
     /* Nemotron-4 [NEMO4]. */
     {.kind = SC_MODEL_TRANSFORMER, .name = "nemotron4-15b", .tf = {.layers = 32, .hidden = 6144,
      .heads = 48, .kv_heads = 8, .head_dim = 128, .ffn = 24576, .vocab = 256000, .seq = 4096,
      .experts = 0, .topk = 0, .act = SC_ACT_RELU, .norm = SC_NORM_LAYERNORM, .pos = SC_POS_ROPE,
-     .tied_embeddings = 0, .bias = 0}},
+     .tied_embeddings = 0, .bias = 0,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-NEMO4] */}},
     {.kind = SC_MODEL_TRANSFORMER, .name = "nemotron4-340b", .tf = {.layers = 96,
      .hidden = 18432, .heads = 96, .kv_heads = 8, .head_dim = 192, .ffn = 73728, .vocab = 256000,
      .seq = 4096, .experts = 0, .topk = 0, .act = SC_ACT_RELU, .norm = SC_NORM_LAYERNORM,
-     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0}},
+     .pos = SC_POS_ROPE, .tied_embeddings = 0, .bias = 0,
+     .attention_dropout = 0, .hidden_dropout = 0 /* [D-NEMO4] */}},
 
     /* Data-parallel CNNs and BERT [DP]: the architectures of
      * ../shared/validation/MODELS.md (src/model/cnn.c, bert.c); ids are

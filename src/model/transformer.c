@@ -17,6 +17,14 @@
  * parallel annotations, and expands the attention into the kernels of the
  * plan (flash or unfused).
  *
+ * Dropout follows the spec's rates: attention_dropout on the attention
+ * probabilities, hidden_dropout in the two bias-dropout-adds (Megatron's
+ * TransformerLayer passes config.hidden_dropout to both, ../shared/
+ * reference/megatron-lm/megatron/core/transformer/transformer_layer.py).
+ * A rate of 0 marks the op no_dropout: no mask kept, no dropout kernel
+ * (src/graph/graph.c). The embedding dropout Megatron also applies (one
+ * mask on the first stage) is not in the graph.
+ *
  * The spec checks that used to live in the plan checker are here too
  * (transformer_resolve): ranges, head shape, MoE fields.
  */
@@ -64,6 +72,19 @@ static int tf_ranges(const sc_transformer *m, sc_error *err) {
     return sc_error_set(err, SC_EINPUT, "model.position: %d is not valid (learned, rope, alibi)",
                         (int)m->pos);
   return SC_OK;
+}
+
+/* Dropout rates are probabilities (NaN fails both comparisons). */
+static int tf_dropout(const sc_transformer *m, sc_error *err) {
+  const char *key = NULL;
+  double v = 0;
+  if (!(m->attention_dropout >= 0 && m->attention_dropout <= 1))
+    key = "attention_dropout", v = m->attention_dropout;
+  else if (!(m->hidden_dropout >= 0 && m->hidden_dropout <= 1))
+    key = "hidden_dropout", v = m->hidden_dropout;
+  if (!key) return SC_OK;
+  return sc_error_set(err, SC_EINPUT, "model.%s: %g is not a probability (valid: 0..1; 0 = no dropout)",
+                      key, v);
 }
 
 /* Check the attention shape and fill kv_heads, head_dim and ffn when they
@@ -126,7 +147,8 @@ static int tf_resolve(sc_model *model, sc_error *err) {
   sc_transformer *m = &model->tf;
   int rc;
   model->name[sizeof model->name - 1] = '\0';
-  if ((rc = tf_ranges(m, err)) || (rc = tf_attention(m, err))) return rc;
+  if ((rc = tf_ranges(m, err)) || (rc = tf_dropout(m, err)) || (rc = tf_attention(m, err)))
+    return rc;
   return tf_moe(m, err);
 }
 
@@ -243,6 +265,13 @@ static wg_op linear(const char *name, long n, wg_tp tp, int bias) {
 static wg_op eltwise(const char *name, wg_fn fn) {
   wg_op o = op(name, WG_ELTWISE);
   o.fn = fn;
+  return o;
+}
+
+/* A bias-dropout-add at the spec's hidden dropout rate. */
+static wg_op bda(const sc_transformer *m, const char *name) {
+  wg_op o = eltwise(name, WG_FN_BIAS_DROPOUT_ADD);
+  o.no_dropout = m->hidden_dropout == 0;
   return o;
 }
 
@@ -367,6 +396,7 @@ static int layer(wg_graph *g, const sc_transformer *m, int is_moe, int count, sc
   wg_op attn = heads(op("attn", WG_ATTENTION), m);
   attn.causal = 1;
   attn.tp = WG_TP_HEADS;
+  attn.no_dropout = m->attention_dropout == 0;
   /* "layer" is the model's main layer kind; dense layers of an MoE model
    * are "dense_layer" */
   const char *name = moe(m) && !is_moe ? "dense_layer" : "layer";
@@ -377,10 +407,10 @@ static int layer(wg_graph *g, const sc_transformer *m, int is_moe, int count, sc
                          "qkv", NULL, "qkv_rope", err))) ||
       (rc = add(g, attn, rope ? "qkv_rope" : "qkv", NULL, "ctx", err)) ||
       (rc = add(g, linear("proj", m->hidden, WG_TP_ROW, m->bias), "ctx", NULL, "attn_out", err)) ||
-      (rc = add(g, eltwise("bias_dropout_add1", WG_FN_BIAS_DROPOUT_ADD), "attn_out", "x", "x1", err)) ||
+      (rc = add(g, bda(m, "bias_dropout_add1"), "attn_out", "x", "x1", err)) ||
       (rc = add(g, in_mod(norm(m, "norm2"), SC_RECMOD_LAYERNORM), "x1", NULL, "ln2", err)) ||
       (rc = mlp(g, m, is_moe, err)) ||
-      (rc = add(g, eltwise("bias_dropout_add2", WG_FN_BIAS_DROPOUT_ADD), "mlp_out", "x1", "y", err)))
+      (rc = add(g, bda(m, "bias_dropout_add2"), "mlp_out", "x1", "y", err)))
     return rc;
   return wg_block_end(g, "y", err);
 }

@@ -80,6 +80,7 @@ static void stated(const char *notes, sc_transformer *m) {
   if (rowtext_has(notes, "untied")) m->tied_embeddings = 0;
   else if (rowtext_has(notes, "tied embeddings")) m->tied_embeddings = 1;
   if (rowtext_has(notes, "no bias") || rowtext_has(notes, "no_bias") || rowtext_has(notes, "bias-free")) m->bias = 0;
+  if (rowtext_has(notes, "no dropout")) m->attention_dropout = m->hidden_dropout = 0;
 }
 
 void rowd_architecture(const char *model, const char *notes, sc_transformer *m, char *why,
@@ -90,6 +91,10 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
   m->pos = SC_POS_LEARNED;
   m->tied_embeddings = 1;
   m->bias = 1;
+  /* Megatron's --attention-dropout and --hidden-dropout defaults, 0.1
+   * (TransformerConfig in ../shared/reference/megatron-lm), for every row
+   * whose model has no preset: each such row is a Megatron-family run */
+  m->attention_dropout = m->hidden_dropout = 0.1;
   const sc_model *p = named_preset(model);
   if (p) {
     m->act = p->tf.act;
@@ -97,6 +102,8 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
     m->pos = p->tf.pos;
     m->tied_embeddings = p->tf.tied_embeddings;
     m->bias = p->tf.bias;
+    m->attention_dropout = p->tf.attention_dropout; /* the rates its config states */
+    m->hidden_dropout = p->tf.hidden_dropout;
     note(why, why_size, "architecture of preset %s", p->name);
   }
   stated(notes, m);

@@ -30,7 +30,8 @@ rowd_framework rowd_framework_of(const char *notes);
 const char *rowd_framework_name(rowd_framework f);
 
 /* The architecture fields of m (activation, norm, positions, tied
- * embeddings, biases; never the shape): GPT-style by default, those of
+ * embeddings, biases, dropout rates; never the shape): GPT-style with
+ * Megatron's dropout 0.1 by default, those of
  * the model preset the `model` text names (the longest preset id that,
  * ignoring case and punctuation, starts it), then what the notes state.
  * Appends what it took from where to `why` (may be NULL). */

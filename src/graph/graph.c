@@ -26,10 +26,12 @@
  * the loss its logits with an fp32 copy.
  *
  * With no_dropout (a dropout rate of 0) attention and bias-dropout-add
- * keep no mask: PyTorch's dropout returns its input when p is 0 (ATen's
- * _dropout_impl; the fused native_dropout kernel runs only for 0 < p <
- * 1), so the unfused attention keeps only the softmax output (which the
- * AV matmul reads) and bias-dropout-add is a residual add, 3e bytes.
+ * keep no mask: PyTorch's dropout returns its input when p is 0 (torch/
+ * _refs/nn/functional/__init__.py, "if p == 0: return a", Debian's
+ * python3-torch 1.13; ATen's _dropout_impl likewise, its fused
+ * native_dropout kernel only for 0 < p < 1), so the unfused attention
+ * keeps only the softmax output (which the AV matmul reads) and
+ * bias-dropout-add is a residual add, 3e bytes.
  */
 #include "graph/graph.h"
 

@@ -9,6 +9,8 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "graph/graph.h"
+#include "load/graph_json.h"
 #include "stepcast.h"
 #include "validate/rowdefaults.h"
 
@@ -216,4 +218,44 @@ Test(validation, rows_take_the_rates_of_the_preset_they_name_else_megatrons) {
   cr_assert(m.attention_dropout == 0.1 && m.hidden_dropout == 0.1);
   rowd_architecture("GPT", "trained with no dropout", &m, NULL, 0);
   cr_assert(m.attention_dropout == 0 && m.hidden_dropout == 0);
+}
+
+/* --------------------------------------------------------- JSON graphs */
+
+/* One layer block [4, 8] -> y: a bias-dropout-add of x with itself. */
+#define BDA_LAYER(extra)                                                                  \
+  "{\"blocks\": [{\"name\": \"layer\", \"input\": {\"name\": \"x\", \"shape\": [4, 8]}, " \
+  "\"ops\": [{\"name\": \"b\", \"op\": \"bias_dropout_add\", \"in\": [\"x\", \"x\"], "    \
+  "\"out\": \"y\"" extra "}], \"output\": \"y\"}]}"
+
+static int load(const char *json, wg_graph **g, sc_error *err) {
+  return graph_json_load_buffer(json, strlen(json), "t.json", g, err);
+}
+
+Test(graph_json, no_dropout_drops_the_mask_of_bias_dropout_add) {
+  wg_graph *g = NULL, *h = NULL;
+  sc_error err = {0};
+  cr_assert_eq(load(BDA_LAYER(""), &g, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(load(BDA_LAYER(", \"no_dropout\": true"), &h, &err), SC_OK, "%s", err.msg);
+  const wg_op *a = &g->ops[0], *b = &h->ops[0];
+  cr_assert(a->traffic_b == 1 && a->saved_elems == 32 && a->saved_b == 1, "%g %g %g",
+            a->traffic_b, a->saved_elems, a->saved_b);
+  cr_assert(b->no_dropout && b->traffic_b == 0 && b->saved_elems == 0, "%g %g", b->traffic_b,
+            b->saved_elems);
+  cr_assert_eq(a->traffic_e, b->traffic_e); /* 3e both */
+  wg_free(g);
+  wg_free(h);
+  cr_assert_eq(load(BDA_LAYER(", \"no_dropout\": 1"), &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "no_dropout") && strstr(err.msg, "true or false"), "%s", err.msg);
+}
+
+Test(graph_json, no_dropout_applies_to_attention_and_bias_dropout_add_only) {
+  const char *doc =
+      "{\"blocks\": [{\"name\": \"layer\", \"input\": {\"name\": \"x\", \"shape\": [4, 8]}, "
+      "\"ops\": [{\"name\": \"a\", \"op\": \"relu\", \"in\": [\"x\"], \"out\": \"y\", "
+      "\"no_dropout\": true}], \"output\": \"y\"}]}";
+  wg_graph *g = NULL;
+  sc_error err = {0};
+  cr_assert_eq(load(doc, &g, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "no_dropout") && strstr(err.msg, "does not apply"), "%s", err.msg);
 }

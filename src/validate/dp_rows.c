@@ -94,6 +94,27 @@ static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
   return SC_DP_FUSION_AUTO;
 }
 
+/* 1 when the row is BERT pre-training in NVIDIA's implementation: its
+ * text (notes or unstated_inputs) says the implementation is NVIDIA-
+ * derived, and its framework text names PyTorch or MXNet first (NVIDIA's
+ * BERT was written for those; an NGC container list, whose first entry is
+ * MXNet, or no framework named, counts too; a text naming TensorFlow or
+ * Paddle first is another implementation). NVIDIA's BERT pre-training
+ * sums the accumulated gradients in one flat fp16 all-reduce after the
+ * last micro-batch's backward pass instead of bucketing them beside it:
+ * DeepLearningExamples PyTorch/LanguageModeling/BERT run_pretraining.py,
+ * `--allreduce_post_accumulation --allreduce_post_accumulation_fp16`
+ * (the defaults of its scripts/run_pretraining.sh; recalled from the
+ * published source, which is not in ../shared/reference), from which
+ * NVIDIA's MLPerf BERT derives; docs/dp.md "Per framework". */
+static int vdp_nvidia_bert(vdp_ctx *c, const sc_model *m, const vfw_text *fw) {
+  if (m->kind != SC_MODEL_BERT) return 0;
+  if (!rowtext_has(vdp_cell(c, "notes"), "nvidia-derived") &&
+      !rowtext_has(vdp_cell(c, "unstated_inputs"), "nvidia-derived"))
+    return 0;
+  return fw->first == VFW_NONE || fw->first == VFW_PYTORCH || fw->first == VFW_MXNET;
+}
+
 static sc_dp_intra vdp_intra(const char *s) {
   if (rowtext_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
   if (rowtext_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
@@ -219,6 +240,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
   vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   d->fusion = vdp_fusion(&fw);
+  if (vdp_nvidia_bert(c, &s->model, &fw)) {
+    d->fusion = SC_DP_FUSION_NONE;
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%sall-reduce after backward (NVIDIA BERT)", *assumed ? "; " : "");
+  }
   sc_plan *p = &s->plan;
   sc_plan_default(p);
   long b = (long)vdp_num(c, "batch_per_gpu", 0);

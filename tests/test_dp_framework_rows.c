@@ -50,7 +50,7 @@ static void bert_row(FILE *f, const char *id, const char *notes, const char *dat
 static void nv_row(FILE *f, const char *id, const char *model, const char *fw,
                    const char *unstated) {
   fprintf(f,
-          "%s,test,\"max seq 512\",%s,%s,32,1,512,512,unknown,\"%s\",real (Wikipedia),"
+          "%s,test,\"max seq 512; most implementations pack/unpad sequences\",%s,%s,32,1,512,512,unknown,\"%s\",real (Wikipedia),"
           "a100-sxm4-80gb,16,8,2,nvswitch,300,,1600,8,infiniband-hdr,,allreduce_nccl,allreduce,,,"
           "1,1000,,0.5,0.5,test,verified,\"%s\"\n",
           id, model, !strcmp(model, "resnet50") ? "resnet50_v1.5" : model, fw, unstated);
@@ -82,6 +82,8 @@ static void write_rows(void) {
   nv_row(f, "paddlebert", "bert_large", "PaddlePaddle (branch: develop)", nv);
   nv_row(f, "plainbert", "bert_large", "PyTorch NVIDIA Release 21.09", "dtype");
   nv_row(f, "nvresnet", "resnet50", "MXNet NVIDIA Release 21.09", nv);
+  nv_row(f, "nvbertlist", "bert_large", "NVIDIA Release 22.04 Tensorflow, MxNet, PyTorch", nv);
+  nv_row(f, "tfbert", "bert_large", "tf2.0", nv);
   fclose(f);
 }
 
@@ -202,6 +204,8 @@ Test(dp_framework_rows, nvidia_bert_reduces_once_after_the_backward_pass) {
   cr_assert_eq(scenario("nvbert").dp.fusion, SC_DP_FUSION_NONE);
   cr_assert_eq(scenario("nvbertngc").dp.fusion, SC_DP_FUSION_NONE);
   cr_assert_eq(scenario("nvbertnone").dp.fusion, SC_DP_FUSION_NONE);
+  /* a container's list, whatever it names first */
+  cr_assert_eq(scenario("nvbertlist").dp.fusion, SC_DP_FUSION_NONE);
   /* another implementation (Paddle named first), a row that does not say
    * NVIDIA-derived, or a CNN: the scheme's default (DDP buckets) */
   cr_assert_eq(scenario("paddlebert").dp.fusion, SC_DP_FUSION_AUTO);
@@ -233,4 +237,16 @@ Test(dp_framework_rows, nvidia_bert_reduces_once_after_the_backward_pass) {
   }
   cr_assert_eq(seen, 2);
   sc_validation_free(&v);
+}
+
+Test(dp_framework_rows, tensorflow_bert_stays_padded) {
+  /* TensorFlow's BERT pads every sequence to max_seq_length: a row whose
+   * framework text names TensorFlow alone runs seq tokens even where the
+   * notes say most implementations pack; PyTorch's, an NGC list's: 256 */
+  cr_assert_eq(scenario("tfbert").model.bert.tokens, 0);
+  cr_assert_eq(scenario("nvbert").model.bert.tokens, 256);
+  cr_assert_eq(scenario("nvbertlist").model.bert.tokens, 256);
+  cr_assert_eq(scenario("paddlebert").model.bert.tokens, 256);
+  /* and, being TensorFlow 2, sends one message after the backward pass */
+  cr_assert_eq(scenario("tfbert").dp.fusion, SC_DP_FUSION_NONE);
 }

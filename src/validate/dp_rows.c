@@ -97,9 +97,9 @@ static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
 /* 1 when the row is BERT pre-training in NVIDIA's implementation: its
  * text (notes or unstated_inputs) says the implementation is NVIDIA-
  * derived, and its framework text names PyTorch or MXNet first (NVIDIA's
- * BERT was written for those; an NGC container list, whose first entry is
- * MXNet, or no framework named, counts too; a text naming TensorFlow or
- * Paddle first is another implementation). NVIDIA's BERT pre-training
+ * BERT was written for those), lists several frameworks (an NGC
+ * container's contents, framework.h) or names none; a text naming only
+ * TensorFlow or Paddle is another implementation. NVIDIA's BERT pre-training
  * sums the accumulated gradients in one flat fp16 all-reduce after the
  * last micro-batch's backward pass instead of bucketing them beside it:
  * DeepLearningExamples PyTorch/LanguageModeling/BERT run_pretraining.py,
@@ -112,7 +112,8 @@ static int vdp_nvidia_bert(vdp_ctx *c, const sc_model *m, const vfw_text *fw) {
   if (!rowtext_has(vdp_cell(c, "notes"), "nvidia-derived") &&
       !rowtext_has(vdp_cell(c, "unstated_inputs"), "nvidia-derived"))
     return 0;
-  return fw->first == VFW_NONE || fw->first == VFW_PYTORCH || fw->first == VFW_MXNET;
+  return fw->n_named > 1 || fw->first == VFW_NONE || fw->first == VFW_PYTORCH ||
+         fw->first == VFW_MXNET;
 }
 
 static sc_dp_intra vdp_intra(const char *s) {
@@ -157,10 +158,17 @@ static int vdp_image(const char *notes) {
  * tokens are padding (Krell et al. 2021, "Efficient sequence packing
  * without cross-contamination", arXiv:2107.02027, on the BERT Wikipedia
  * pre-training set at sequence length 512: packing doubles throughput),
- * so such rows run seq / 2 tokens. Other data or lengths stay padded. */
+ * so such rows run seq / 2 tokens. Other data or lengths stay padded, and
+ * so does a row whose framework text names TensorFlow alone: TensorFlow's
+ * BERT (google-research/bert's create_pretraining_data.py and
+ * run_pretraining.py, and the TF 2 Model Garden's official/nlp that
+ * follows them) pads every instance to max_seq_length and runs fixed
+ * [batch, max_seq_length] shapes, with an input mask over the padding
+ * (recalled from those public sources, not in ../shared/reference). */
 #define VDP_WIKI512_PAD 0.5 /* padding share of BERT's Wikipedia set at 512 [Krell 2021] */
-static int vdp_tokens(const char *notes, const char *data, int seq) {
+static int vdp_tokens(const char *notes, const char *data, const vfw_text *fw, int seq) {
   if (seq != 512 || !rowtext_has(data, "wikipedia")) return 0;
+  if (fw->sole == VFW_TENSORFLOW) return 0;
   if (!rowtext_has(notes, "unpad") && !rowtext_has(notes, "pack")) return 0;
   return (int)(seq * (1 - VDP_WIKI512_PAD));
 }
@@ -175,10 +183,12 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (!m) m = sc_model_preset(vdp_cell(c, "model"));
   if (!m) return snprintf(why, wn, "no model preset for '%s'", variant), 1;
   s->model = *m;
+  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   int seq = (int)vdp_num(c, "seq", 0);
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
   if (s->model.kind == SC_MODEL_BERT)
-    s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), s->model.bert.seq);
+    s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), &fw,
+                                      s->model.bert.seq);
   if (s->model.kind == SC_MODEL_BERT && s->model.bert.tokens > 0)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%s%d tokens per sequence (packed)",
              *assumed ? "; " : "", s->model.bert.tokens);
@@ -238,7 +248,6 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
-  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   d->fusion = vdp_fusion(&fw);
   if (vdp_nvidia_bert(c, &s->model, &fw)) {
     d->fusion = SC_DP_FUSION_NONE;

@@ -5,7 +5,8 @@
  * framework would have used, the same way for every row):
  *   - the model preset named by `model_variant` (BERT: `seq` tokens,
  *     half of them on Wikipedia data at 512 when the notes say the
- *     implementations pack or unpad: vdp_tokens; a CNN: the square input
+ *     implementations pack or unpad, unless the framework is TensorFlow
+ *     alone, whose BERT pads: vdp_tokens; a CNN: the square input
  *     the notes state, "224x224", else the model's own);
  *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
  *     batch_per_gpu;
@@ -21,7 +22,9 @@
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
  *   - `framework` (read by validate/framework.c, its spellings there) with
  *     Horovod: Horovod tensor fusion; TensorFlow 2 without Horovod: one
- *     message after the backward pass; else the scheme's default
+ *     message after the backward pass; NVIDIA's BERT (the row says its
+ *     implementation is NVIDIA-derived): one message after the backward
+ *     pass, vdp_nvidia_bert; else the scheme's default
  *     (src/dp/overlap.c); eager (PyTorch) or a graph executor (TensorFlow,
  *     MXNet, OneFlow, Paddle, KungFu, HugeCTR) as vfw_plan sets it;
  *     unfused attention before

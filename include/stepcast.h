@@ -1161,7 +1161,7 @@ typedef struct sc_validation_row {
   double ape;           /* |predicted - measured| / measured */
   double bytes;         /* collective message size, bytes; 0 for training */
   char skipped[192];    /* why the row was not predicted; "" when it was */
-  char assumed[128];    /* what the prediction assumed for a blank cell the
+  char assumed[256];    /* what the prediction assumed for a blank cell the
                            row's framework does not decide (e.g. the NIC of
                            the GPU's reference system); "" if nothing */
   sc_breakdown time;    /* training: where the predicted time goes */

@@ -45,6 +45,17 @@ static void bert_row(FILE *f, const char *id, const char *notes, const char *dat
           id, notes, seq, data);
 }
 
+/* A BERT-large (or ResNet-50) row of MLPerf's shape on two 8-GPU
+ * NVSwitch servers with the given framework text and unstated_inputs. */
+static void nv_row(FILE *f, const char *id, const char *model, const char *fw,
+                   const char *unstated) {
+  fprintf(f,
+          "%s,test,\"max seq 512; most implementations pack/unpad sequences\",%s,%s,32,1,512,512,unknown,\"%s\",real (Wikipedia),"
+          "a100-sxm4-80gb,16,8,2,nvswitch,300,,1600,8,infiniband-hdr,,allreduce_nccl,allreduce,,,"
+          "1,1000,,0.5,0.5,test,verified,\"%s\"\n",
+          id, model, !strcmp(model, "resnet50") ? "resnet50_v1.5" : model, fw, unstated);
+}
+
 static char path[64];
 
 static void write_rows(void) {
@@ -64,6 +75,15 @@ static void write_rows(void) {
   bert_row(f, "padded", "max seq 512", "real (Wikipedia)", 512);
   bert_row(f, "packed128", packs, "real (Wikipedia)", 128);
   bert_row(f, "packedsyn", packs, "synthetic", 512);
+  static const char nv[] = "dtype (the NVIDIA-derived implementations train in mixed precision)";
+  nv_row(f, "nvbert", "bert_large", "PyTorch NVIDIA Release 21.09", nv);
+  nv_row(f, "nvbertngc", "bert_large", "NGC MXNet 22.05 , NGC PyTorch 22.05", nv);
+  nv_row(f, "nvbertnone", "bert_large", "", nv);
+  nv_row(f, "paddlebert", "bert_large", "PaddlePaddle (branch: develop)", nv);
+  nv_row(f, "plainbert", "bert_large", "PyTorch NVIDIA Release 21.09", "dtype");
+  nv_row(f, "nvresnet", "resnet50", "MXNet NVIDIA Release 21.09", nv);
+  nv_row(f, "nvbertlist", "bert_large", "NVIDIA Release 22.04 Tensorflow, MxNet, PyTorch", nv);
+  nv_row(f, "tfbert", "bert_large", "tf2.0", nv);
   fclose(f);
 }
 
@@ -174,4 +194,59 @@ Test(dp_framework_rows, packed_wikipedia_bert_runs_half_the_tokens) {
   }
   cr_assert_eq(seen, 2);
   sc_validation_free(&v);
+}
+
+Test(dp_framework_rows, nvidia_bert_reduces_once_after_the_backward_pass) {
+  /* a BERT row whose text says its implementation is NVIDIA-derived, with
+   * PyTorch, an NGC container list or no framework named: NVIDIA's BERT
+   * all-reduces the accumulated gradients in one flat message after the
+   * backward pass (DeepLearningExamples' --allreduce_post_accumulation) */
+  cr_assert_eq(scenario("nvbert").dp.fusion, SC_DP_FUSION_NONE);
+  cr_assert_eq(scenario("nvbertngc").dp.fusion, SC_DP_FUSION_NONE);
+  cr_assert_eq(scenario("nvbertnone").dp.fusion, SC_DP_FUSION_NONE);
+  /* a container's list, whatever it names first */
+  cr_assert_eq(scenario("nvbertlist").dp.fusion, SC_DP_FUSION_NONE);
+  /* another implementation (Paddle named first), a row that does not say
+   * NVIDIA-derived, or a CNN: the scheme's default (DDP buckets) */
+  cr_assert_eq(scenario("paddlebert").dp.fusion, SC_DP_FUSION_AUTO);
+  cr_assert_eq(scenario("plainbert").dp.fusion, SC_DP_FUSION_AUTO);
+  cr_assert_eq(scenario("nvresnet").dp.fusion, SC_DP_FUSION_AUTO);
+  sc_scenario nv = scenario("nvbert"), plain = scenario("plainbert");
+  sc_dp_result rn = predict(&nv), rp = predict(&plain);
+  /* nothing overlaps: the step is the compute plus the whole exchange */
+  cr_assert_eq(rn.messages, 1);
+  cr_assert_float_eq(rn.exposed_s, rn.comm_s, 1e-12, "%g vs %g", rn.exposed_s, rn.comm_s);
+  cr_assert_float_eq(rn.step_s, rn.compute_s + rn.comm_s, 1e-9 * rn.step_s);
+  /* the same compute and gradient bytes as the bucketed default, which
+   * hides part of its exchange behind the backward pass */
+  cr_assert_float_eq(rn.compute_s, rp.compute_s, 1e-12);
+  cr_assert_float_eq(rn.grad_bytes, rp.grad_bytes, 1e-9 * rn.grad_bytes);
+  cr_assert_gt(rp.messages, 1);
+  cr_assert_lt(rp.exposed_s, rp.comm_s);
+  cr_assert_gt(rn.step_s, rp.step_s);
+  /* the report says what it assumed */
+  sc_validation v;
+  sc_error e = {0};
+  cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s", e.msg);
+  int seen = 0;
+  for (int i = 0; i < v.n; i++) {
+    if (strcmp(v.rows[i].id, "nvbert") && strcmp(v.rows[i].id, "plainbert")) continue;
+    int said = strstr(v.rows[i].assumed, "after backward (NVIDIA BERT)") != NULL;
+    cr_assert_eq(said, !strcmp(v.rows[i].id, "nvbert"), "%s: %s", v.rows[i].id, v.rows[i].assumed);
+    seen++;
+  }
+  cr_assert_eq(seen, 2);
+  sc_validation_free(&v);
+}
+
+Test(dp_framework_rows, tensorflow_bert_stays_padded) {
+  /* TensorFlow's BERT pads every sequence to max_seq_length: a row whose
+   * framework text names TensorFlow alone runs seq tokens even where the
+   * notes say most implementations pack; PyTorch's, an NGC list's: 256 */
+  cr_assert_eq(scenario("tfbert").model.bert.tokens, 0);
+  cr_assert_eq(scenario("nvbert").model.bert.tokens, 256);
+  cr_assert_eq(scenario("nvbertlist").model.bert.tokens, 256);
+  cr_assert_eq(scenario("paddlebert").model.bert.tokens, 256);
+  /* and, being TensorFlow 2, sends one message after the backward pass */
+  cr_assert_eq(scenario("tfbert").dp.fusion, SC_DP_FUSION_NONE);
 }

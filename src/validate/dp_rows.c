@@ -5,7 +5,8 @@
  * framework would have used, the same way for every row):
  *   - the model preset named by `model_variant` (BERT: `seq` tokens,
  *     half of them on Wikipedia data at 512 when the notes say the
- *     implementations pack or unpad: vdp_tokens; a CNN: the square input
+ *     implementations pack or unpad, unless the framework is TensorFlow
+ *     alone, whose BERT pads: vdp_tokens; a CNN: the square input
  *     the notes state, "224x224", else the model's own);
  *     batch_per_gpu x gpus x grad_accum samples per step, micro-batch
  *     batch_per_gpu;
@@ -21,7 +22,9 @@
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
  *   - `framework` (read by validate/framework.c, its spellings there) with
  *     Horovod: Horovod tensor fusion; TensorFlow 2 without Horovod: one
- *     message after the backward pass; else the scheme's default
+ *     message after the backward pass; NVIDIA's BERT (the row says its
+ *     implementation is NVIDIA-derived): one message after the backward
+ *     pass, vdp_nvidia_bert; else the scheme's default
  *     (src/dp/overlap.c); eager (PyTorch) or a graph executor (TensorFlow,
  *     MXNet, OneFlow, Paddle, KungFu, HugeCTR) as vfw_plan sets it;
  *     unfused attention before
@@ -94,6 +97,28 @@ static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
   return SC_DP_FUSION_AUTO;
 }
 
+/* 1 when the row is BERT pre-training in NVIDIA's implementation: its
+ * text (notes or unstated_inputs) says the implementation is NVIDIA-
+ * derived, and its framework text names PyTorch or MXNet first (NVIDIA's
+ * BERT was written for those), lists several frameworks (an NGC
+ * container's contents, framework.h) or names none; a text naming only
+ * TensorFlow or Paddle is another implementation. NVIDIA's BERT pre-training
+ * sums the accumulated gradients in one flat fp16 all-reduce after the
+ * last micro-batch's backward pass instead of bucketing them beside it:
+ * DeepLearningExamples PyTorch/LanguageModeling/BERT run_pretraining.py,
+ * `--allreduce_post_accumulation --allreduce_post_accumulation_fp16`
+ * (the defaults of its scripts/run_pretraining.sh; recalled from the
+ * published source, which is not in ../shared/reference), from which
+ * NVIDIA's MLPerf BERT derives; docs/dp.md "Per framework". */
+static int vdp_nvidia_bert(vdp_ctx *c, const sc_model *m, const vfw_text *fw) {
+  if (m->kind != SC_MODEL_BERT) return 0;
+  if (!rowtext_has(vdp_cell(c, "notes"), "nvidia-derived") &&
+      !rowtext_has(vdp_cell(c, "unstated_inputs"), "nvidia-derived"))
+    return 0;
+  return fw->n_named > 1 || fw->first == VFW_NONE || fw->first == VFW_PYTORCH ||
+         fw->first == VFW_MXNET;
+}
+
 static sc_dp_intra vdp_intra(const char *s) {
   if (rowtext_has(s, "nvswitch")) return SC_DP_INTRA_NVSWITCH;
   if (rowtext_has(s, "hybrid-cube-mesh")) return SC_DP_INTRA_CUBEMESH;
@@ -136,10 +161,17 @@ static int vdp_image(const char *notes) {
  * tokens are padding (Krell et al. 2021, "Efficient sequence packing
  * without cross-contamination", arXiv:2107.02027, on the BERT Wikipedia
  * pre-training set at sequence length 512: packing doubles throughput),
- * so such rows run seq / 2 tokens. Other data or lengths stay padded. */
+ * so such rows run seq / 2 tokens. Other data or lengths stay padded, and
+ * so does a row whose framework text names TensorFlow alone: TensorFlow's
+ * BERT (google-research/bert's create_pretraining_data.py and
+ * run_pretraining.py, and the TF 2 Model Garden's official/nlp that
+ * follows them) pads every instance to max_seq_length and runs fixed
+ * [batch, max_seq_length] shapes, with an input mask over the padding
+ * (recalled from those public sources, not in ../shared/reference). */
 #define VDP_WIKI512_PAD 0.5 /* padding share of BERT's Wikipedia set at 512 [Krell 2021] */
-static int vdp_tokens(const char *notes, const char *data, int seq) {
+static int vdp_tokens(const char *notes, const char *data, const vfw_text *fw, int seq) {
   if (seq != 512 || !rowtext_has(data, "wikipedia")) return 0;
+  if (fw->sole == VFW_TENSORFLOW) return 0;
   if (!rowtext_has(notes, "unpad") && !rowtext_has(notes, "pack")) return 0;
   return (int)(seq * (1 - VDP_WIKI512_PAD));
 }
@@ -154,10 +186,12 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (!m) m = sc_model_preset(vdp_cell(c, "model"));
   if (!m) return snprintf(why, wn, "no model preset for '%s'", variant), 1;
   s->model = *m;
+  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   int seq = (int)vdp_num(c, "seq", 0);
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
   if (s->model.kind == SC_MODEL_BERT)
-    s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), s->model.bert.seq);
+    s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), &fw,
+                                      s->model.bert.seq);
   if (s->model.kind == SC_MODEL_BERT && s->model.bert.tokens > 0)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%s%d tokens per sequence (packed)",
              *assumed ? "; " : "", s->model.bert.tokens);
@@ -217,8 +251,12 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
-  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   d->fusion = vdp_fusion(&fw);
+  if (vdp_nvidia_bert(c, &s->model, &fw)) {
+    d->fusion = SC_DP_FUSION_NONE;
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%sall-reduce after backward (NVIDIA BERT)", *assumed ? "; " : "");
+  }
   sc_plan *p = &s->plan;
   sc_plan_default(p);
   long b = (long)vdp_num(c, "batch_per_gpu", 0);

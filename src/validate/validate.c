@@ -319,7 +319,9 @@ static const struct {
      "COLL_LAUNCH_S (20 us) and the push/pull step latency were chosen on this set"},
     {"mlperf_resnet50_bert_v0.7-v2.1.csv",
      "decided looking at this set: packed BERT rows at half their tokens (Krell et al. "
-     "2021); the layout of container-named rows, tf2.0 as TensorFlow 2 (validate/framework.c)"},
+     "2021); the layout of container-named rows, tf2.0 as TensorFlow 2 (validate/framework.c); "
+     "NVIDIA-derived BERT all-reduces once after the backward pass, TensorFlow's BERT stays "
+     "padded (validate/dp_rows.c)"},
     {"dlperf_v100_frameworks.csv",
      "PyTorch-alone rows run NCHW, AMP all-reduces fp32 gradients and runs plan.amp, "
      "TensorFlow 2 sends one message after backward: rules decided looking at this set"},

@@ -128,8 +128,7 @@ Test(amp, bert_norms_and_softmax_run_in_fp32_between_casts) {
 }
 
 /* The optimizer's 34 bytes per parameter plus AMP's 18, one kernel's
- * fixed cost each way: (on - off) / (off - t0) = 18 / 34. An fp32 plan
- * ignores plan.amp. */
+ * fixed cost each way: (on - off) / (off - t0) = 18 / 34. */
 Test(amp, per_step_passes_in_the_optimizer_time) {
   sc_scenario s;
   sc_result off, on;
@@ -143,9 +142,20 @@ Test(amp, per_step_passes_in_the_optimizer_time) {
        "AMP passes over the optimizer's bytes");
   cr_assert(on.step_s > off.step_s + extra, "the fp32 islands cost time too: %g vs %g + %g",
             on.step_s, off.step_s, extra);
-  bert(&s, 0, "fp32");
-  cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
-  bert(&s, 1, "fp32");
-  cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(on.step_s, off.step_s, "fp32: %g vs %g", on.step_s, off.step_s);
+}
+
+/* AMP on a plan with no 16-bit GEMMs (fp32) would change nothing:
+ * refused as an input error naming the key and the valid dtypes. */
+Test(amp, refused_without_16_bit_gemms) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"fp32\"",
+                      "plan.amp=true"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 7, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.amp: ") &&
+                strstr(err.msg, "\"fp16\" or \"bf16\" (is \"fp32\")"),
+            "%s", err.msg);
+  bert(&s, 0, "fp32"); /* the same without amp loads */
 }

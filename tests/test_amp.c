@@ -127,3 +127,19 @@ Test(amp, refused_without_16_bit_gemms) {
             "%s", err.msg);
   bert(&s, 0, "fp32"); /* the same without amp loads */
 }
+
+/* AMP's parameters are fp32: no bf16 half for plan.param_remainders to
+ * complete; refused with both named. */
+Test(amp, param_remainders_refused_with_amp) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *rem[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=1", "plan.tp=1",
+                       "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"bf16\"",
+                       "plan.amp=true", "plan.param_remainders=true"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", rem, 8, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.param_remainders: ") && strstr(err.msg, "plan.amp"), "%s",
+            err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", rem, 7, &err),
+               SC_OK, "amp alone: %s", err.msg);
+}

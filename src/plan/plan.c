@@ -597,6 +597,10 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
                         "parameters: plan.dtype \"fp16\" or \"bf16\" (is \"%s\"); or "
                         "plan.amp false",
                         sc_dtype_name(p->dtype));
+  if (p->amp && p->param_remainders)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.param_remainders: the remainders complete bf16 parameters to fp32, "
+                        "but plan.amp keeps the parameters fp32; valid: one of the two");
   if (p->etp != 0 && p->etp != 1 && p->etp != p->tp)
     return sc_error_set(err, SC_EINPUT,
                         "plan.etp: %d; valid: 0 or %d (= tp: experts split like the rest of the "

@@ -3,7 +3,8 @@
  * list parser (sc_rs_tables_parse) and what follows it: any bytes must
  * give SC_OK or an error value naming the group, never a crash, a leak or
  * undefined behaviour. A list that parses is also checked and, when small,
- * evaluated table-wise on 2 GPUs.
+ * evaluated table-wise on 2 GPUs, with the fused kernels and as a
+ * per-table framework.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -29,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (sc_rs_job_check(&j, &err) == SC_OK &&
         sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 1, &p, &err) == SC_OK) {
       sc_rs_result r;
+      if (sc_rs_evaluate(&j, &p, &r, &err) == SC_OK) sc_rs_result_free(&r);
+      /* and as a per-table framework (TensorFlow's sparse gradients,
+       * rs_tfsparse.c): SGD's scatter-add or another optimizer's Unique */
+      j.kernel = SC_RS_PER_TABLE;
+      j.opt = size & 1 ? SC_RS_ADAGRAD : SC_RS_SGD;
       if (sc_rs_evaluate(&j, &p, &r, &err) == SC_OK) sc_rs_result_free(&r);
       sc_rs_plan_free(&p);
     }

@@ -35,11 +35,11 @@ expect 2 "not connected" -- predict "$G" --set cluster.gpus=4 --set plan.global_
 expect 3 "cannot read the dp.graph file" -- predict "$G" --set dp.graph=@/nonexistent/graph.edges
 
 # automatic mixed precision (plan.amp, docs/model.md): shown in the plan line
-# and the JSON plan; an fp32 plan has nothing to cast and shows neither
+# and the JSON plan; an fp32 plan has nothing to cast: refused
 B="-m bert_base -g v100-sxm2-16gb -n 1 --gb 64 --dtype fp16 --set plan.amp=true"
 expect 0 "recompute none  fp16 amp  attention" -- predict $B
 expect 0 '"amp": true' -- predict $B --format json
-expect 0 "recompute none  fp32  attention" -- predict $B --dtype fp32
+expect 2 'plan.amp: automatic mixed precision runs 16-bit GEMMs beside fp32 parameters: plan.dtype "fp16" or "bf16" (is "fp32")' -- predict $B --dtype fp32
 expect 2 "plan.amp" -- predict $B --set plan.amp=3
 
 # bad input: exit 2, the key and what is wrong

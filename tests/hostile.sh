@@ -206,6 +206,16 @@ for fmt in table json csv; do
   [[ $a == "$b" ]] && pass=$((pass + 1)) || { echo "FAIL: validate --format $fmt differs run to run"; fail=$((fail + 1)); }
 done
 h 0 '' -- validate --timings
+# 20. the keys of the AMP, memory, recsys, tp_async and routing-group merges
+h 2 'plan.amp: expected true or false, got integer 2' -- predict --set plan.amp=2
+h 2 'plan.amp: automatic mixed precision runs 16-bit GEMMs beside fp32 parameters: plan.dtype "fp16" or "bf16" (is "fp32")' -- predict --set plan.amp=true --dtype fp32
+h 2 'plan.param_remainders: the remainders of fp32 master weights need bf16 parameters' -- predict --set plan.param_remainders=true --dtype fp16
+h 2 'plan.tp_async_bwd: expected true or false, got null' -- predict --set plan.tp_async_bwd=null
+h 2 'plan.moe_router_groups: 4 needs an MoE model (model.experts > 1); valid: 0' -- predict --set plan.moe_router_groups=4
+h 2 'plan.moe_router_group_topk 2 without plan.moe_router_groups' -- predict examples/mixtral-8x7b-h100.json --set plan.moe_router_group_topk=2
+h 2 'plan.overrides[0].ep: 16 must divide model.experts 8' -- predict examples/mixtral-8x7b-h100.json --set 'plan.overrides=[{"layers": [0, 3], "ep": 16}]'
+sed 's/"optimizer": "sgd"/"optimizer": "adagrad", "kernel": "per_tables"/' "$ROOT/examples/recsys/dlrm_criteo_8gpu.json" > "$TMP/kernel.json"
+h 2 'training.kernel: expected fused, hash or per_table' -- recsys predict "$TMP/kernel.json"
 
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

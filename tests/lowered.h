@@ -1,7 +1,8 @@
 /*
  * lowered.h -- a scenario lowered to its execution graph, for the tests
  * that look at the lowering's output (test_lower.c, test_pipeline_layout.c,
- * test_fsdp_moe.c, test_moe_dispatch.c, test_moe_etp.c).
+ * test_fsdp_moe.c, test_moe_dispatch.c, test_moe_etp.c, test_tp_async.c,
+ * test_amp.c).
  * Header-only: each test executable includes it once.
  */
 #ifndef SC_TESTS_LOWERED_H
@@ -23,16 +24,29 @@ typedef struct lowered {
   lower_scratch ls;
 } lowered;
 
-/* Resolve `in`, build its transformer graph and lower the plan into *l;
- * any failure fails the test. Free with lowered_done. */
+/* Resolve `in`, build its model's graph (its kind's builder) and lower the
+ * plan into *l; any failure fails the test. Free with lowered_done. */
 static inline void lowered_make(lowered *l, const sc_scenario *in) {
   sc_error err = {0};
   memset(l, 0, sizeof *l);
   l->s = *in;
   cr_assert_eq(sc_scenario_resolve(&l->s, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(model_transformer.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
+  const model_builder *b = model_builder_for(l->s.model.kind);
+  cr_assert(b, "no builder for model kind %d", (int)l->s.model.kind);
+  cr_assert_eq(b->build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
   xg_init(&l->x);
   cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
+}
+
+/* The first layer segment of stage 0; fails the test when there is none. */
+static inline const xg_segment *lowered_layer_seg(const lowered *l) {
+  const xg_stage *st = &l->x.stages[0];
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
+    if (sg->role == WG_ROLE_LAYER) return sg;
+  }
+  cr_assert_fail("no layer segment");
+  return NULL;
 }
 
 /* The first task named `name` (lower_task_name) of a layer segment of

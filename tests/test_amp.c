@@ -10,9 +10,7 @@
 
 #include "cost/amp.h"
 #include "cost/compute.h"
-#include "exec/xg.h"
-#include "lower/lower.h"
-#include "model/builder.h"
+#include "lowered.h"
 
 #define NEAR(got, want, what)                                                            \
   cr_assert(fabs((got) - (want)) <= 1e-9 * fabs(want), "%s: %.9g, want %.9g", what, \
@@ -67,69 +65,38 @@ static void bert(sc_scenario *s, int amp, const char *dtype) {
                SC_OK, "%s", err.msg);
 }
 
-typedef struct lowered_bert {
+/* BERT as bert() loads it, lowered (lowered.h); free with lowered_done. */
+static void lower_bert(lowered *l, int amp) {
   sc_scenario s;
-  wg_graph *g;
-  xg x;
-  lower_scratch ls;
-} lowered_bert;
-
-static void lower_bert(lowered_bert *l, int amp) {
-  sc_error err = {0};
-  memset(l, 0, sizeof *l);
-  bert(&l->s, amp, "fp16");
-  cr_assert_eq(model_bert.build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
-  xg_init(&l->x);
-  cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
-}
-
-static void lowered_bert_done(lowered_bert *l) {
-  wg_free(l->g);
-  xg_free(&l->x);
-  lower_scratch_free(&l->ls);
-}
-
-/* The task `name` of the layer segment. */
-static const xg_task *layer_task(const lowered_bert *l, const char *name) {
-  for (int s = 0; s < l->x.n_segs; s++) {
-    const xg_segment *sg = &l->x.segs[s];
-    if (sg->role != WG_ROLE_LAYER) continue;
-    for (int i = 0; i < sg->n_tasks; i++) {
-      char buf[64];
-      const xg_task *t = &l->x.tasks[sg->first_task + i];
-      if (!strcmp(lower_task_name(t, buf, sizeof buf), name)) return t;
-    }
-  }
-  cr_assert_fail("no layer task %s", name);
-  return NULL;
+  bert(&s, amp, "fp16");
+  lowered_make(l, &s);
 }
 
 Test(amp, bert_norms_and_softmax_run_in_fp32_between_casts) {
-  lowered_bert off, on;
+  lowered off, on;
   lower_bert(&off, 0);
   lower_bert(&on, 1);
   double n = 8.0 * 128 * 768, scores = 8.0 * 12 * 128 * 128;
-  const xg_task *a = layer_task(&off, "norm1"), *b = layer_task(&on, "norm1");
+  const xg_task *a = lowered_task(&off, "norm1"), *b = lowered_task(&on, "norm1");
   NEAR(a->bytes, 4 * n, "fp16 norm forward");
   NEAR(a->bytes * a->bwd_scale, 8 * n, "fp16 norm backward");
   NEAR(b->bytes, 20 * n, "AMP norm forward");
   NEAR(b->bytes * b->bwd_scale, 28 * n, "AMP norm backward");
   cr_assert_eq(b->host_fwd, a->host_fwd + 2, "two casts forward");
   cr_assert_eq(b->host_bwd, a->host_bwd + 2, "two casts backward");
-  a = layer_task(&off, "softmax"), b = layer_task(&on, "softmax");
+  a = lowered_task(&off, "softmax"), b = lowered_task(&on, "softmax");
   NEAR(a->bytes, 4 * scores, "fp16 softmax");
   NEAR(b->bytes, 20 * scores, "AMP softmax forward");
   NEAR(b->bytes * b->bwd_scale, 24 * scores, "AMP softmax backward");
   /* the GEMMs are the same 16-bit GEMMs */
-  a = layer_task(&off, "fc1"), b = layer_task(&on, "fc1");
+  a = lowered_task(&off, "fc1"), b = lowered_task(&on, "fc1");
   cr_assert(a->dtype == SC_FP16 && b->dtype == SC_FP16 && a->flops == b->flops);
-  lowered_bert_done(&off);
-  lowered_bert_done(&on);
+  lowered_done(&off);
+  lowered_done(&on);
 }
 
 /* The optimizer's 34 bytes per parameter plus AMP's 18, one kernel's
- * fixed cost each way: (on - off) / (off - t0) = 18 / 34. An fp32 plan
- * ignores plan.amp. */
+ * fixed cost each way: (on - off) / (off - t0) = 18 / 34. */
 Test(amp, per_step_passes_in_the_optimizer_time) {
   sc_scenario s;
   sc_result off, on;
@@ -143,9 +110,36 @@ Test(amp, per_step_passes_in_the_optimizer_time) {
        "AMP passes over the optimizer's bytes");
   cr_assert(on.step_s > off.step_s + extra, "the fp32 islands cost time too: %g vs %g + %g",
             on.step_s, off.step_s, extra);
-  bert(&s, 0, "fp32");
-  cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
-  bert(&s, 1, "fp32");
-  cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(on.step_s, off.step_s, "fp32: %g vs %g", on.step_s, off.step_s);
+}
+
+/* AMP on a plan with no 16-bit GEMMs (fp32) would change nothing:
+ * refused as an input error naming the key and the valid dtypes. */
+Test(amp, refused_without_16_bit_gemms) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"fp32\"",
+                      "plan.amp=true"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 7, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.amp: ") &&
+                strstr(err.msg, "\"fp16\" or \"bf16\" (is \"fp32\")"),
+            "%s", err.msg);
+  bert(&s, 0, "fp32"); /* the same without amp loads */
+}
+
+/* AMP's parameters are fp32: no bf16 half for plan.param_remainders to
+ * complete; refused with both named. */
+Test(amp, param_remainders_refused_with_amp) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *rem[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=1", "plan.tp=1",
+                       "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"bf16\"",
+                       "plan.amp=true", "plan.param_remainders=true"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", rem, 8, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.param_remainders: ") && strstr(err.msg, "plan.amp"), "%s",
+            err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", rem, 7, &err),
+               SC_OK, "amp alone: %s", err.msg);
 }

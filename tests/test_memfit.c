@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gpt24.h"
 #include "stepcast.h"
 
 static const char *HEADER =
@@ -72,48 +73,20 @@ Test(memfit, skipped_rows_have_no_verdict) {
 
 /* ------------------------------------------------ memory accounting */
 
-/* A 24-layer GPT (h 2048) on 8 H100 in tp 2, pp 2, dp 2, distributed
- * optimizer (zero 1). */
+/* gpt24.h's GPT with the distributed optimizer (zero 1). */
 static sc_scenario base(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_transformer *m = &s.model.tf;
-  m->layers = 24;
-  m->hidden = 2048;
-  m->heads = 16;
-  m->kv_heads = 16;
-  m->head_dim = 0;
-  m->ffn = 8192;
-  m->vocab = 32000;
-  m->seq = 2048;
-  m->bias = 0;
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 8;
-  sc_plan_default(&s.plan);
-  s.plan.tp = 2;
-  s.plan.pp = 2;
-  s.plan.dp = 2;
-  s.plan.sp = 1;
+  sc_scenario s = gpt24_h100();
   s.plan.zero = 1;
-  s.plan.global_batch = 16;
-  s.plan.micro_batch = 1;
   return s;
-}
-
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
 }
 
 Test(memfit, param_remainders_keep_two_bytes_of_the_fp32_master) {
   /* Adam m and v (8) + the fp32 master (4) = 12 bytes a parameter; with
    * the remainders the master costs 2: 10/12 of the state, same shard */
   sc_scenario s = base();
-  sc_result a = predict(&s);
+  sc_result a = gpt24_predict(&s);
   s.plan.param_remainders = 1;
-  sc_result b = predict(&s);
+  sc_result b = gpt24_predict(&s);
   cr_assert_float_eq(b.mem.optimizer / a.mem.optimizer, 10.0 / 12.0, 1e-12, "%g vs %g",
                      b.mem.optimizer, a.mem.optimizer);
   cr_assert_eq(a.mem.weights, b.mem.weights);
@@ -130,24 +103,24 @@ Test(memfit, fp8_weight_copies_are_what_te_quantizes_per_gpu_and_recipe) {
   /* the most loaded stage holds 12 layers of 12 h^2 / tp GEMM weights */
   double lp = 12.0 * 12.0 * 2048.0 * 2048.0 / 2;
   sc_scenario s = base();
-  sc_result bf = predict(&s);
+  sc_result bf = gpt24_predict(&s);
   s.plan.dtype = SC_FP8;
-  sc_result hop = predict(&s); /* Hopper, delayed: fp8 copy + transpose */
+  sc_result hop = gpt24_predict(&s); /* Hopper, delayed: fp8 copy + transpose */
   cr_assert_float_eq(hop.mem.weights - bf.mem.weights, 2 * lp, 1e-6 * lp, "%g",
                      hop.mem.weights - bf.mem.weights);
   s.cluster.gpu = *sc_gpu_preset("gb200");
   s.plan.dtype = SC_BF16;
-  sc_result bfb = predict(&s);
+  sc_result bfb = gpt24_predict(&s);
   s.plan.dtype = SC_FP8;
-  sc_result bw = predict(&s); /* Blackwell, per-tensor: one copy, any layout */
+  sc_result bw = gpt24_predict(&s); /* Blackwell, per-tensor: one copy, any layout */
   cr_assert_float_eq(bw.mem.weights - bfb.mem.weights, lp, 1e-6 * lp, "%g",
                      bw.mem.weights - bfb.mem.weights);
   s.plan.fp8_recipe = SC_FP8_MXFP8; /* rowwise + columnwise, E8M0 per 32 */
-  sc_result mx = predict(&s);
+  sc_result mx = gpt24_predict(&s);
   cr_assert_float_eq(mx.mem.weights - bfb.mem.weights, 2 * (1 + 1.0 / 32) * lp, 1e-6 * lp,
                      "%g", mx.mem.weights - bfb.mem.weights);
   s.plan.fp8_param = 1; /* the MXFP8 copies replace the bf16 weight */
-  sc_result mp = predict(&s);
+  sc_result mp = gpt24_predict(&s);
   cr_assert_float_eq(mp.mem.weights - bfb.mem.weights, (2 * (1 + 1.0 / 32) - 2) * lp, 1e-6 * lp,
                      "%g", mp.mem.weights - bfb.mem.weights);
 }
@@ -156,12 +129,12 @@ Test(memfit, buffers_are_a_gib_and_slack_on_what_the_step_frees) {
   /* 1 GiB of context and workspaces + 5 % of the activations; the
    * persistent buffers (weights, gradients, optimizer) add no slack */
   sc_scenario s = base();
-  sc_result a = predict(&s);
+  sc_result a = gpt24_predict(&s);
   cr_assert_float_eq(a.mem.buffers, 1073741824.0 + 0.05 * a.mem.activations,
                      1e-9 * a.mem.buffers, "buffers %g, activations %g", a.mem.buffers,
                      a.mem.activations);
   s.plan.main_grads = SC_BF16; /* halves the gradient buffer ... */
-  sc_result b = predict(&s);
+  sc_result b = gpt24_predict(&s);
   cr_assert(b.mem.gradients < a.mem.gradients);
   cr_assert_float_eq(b.mem.buffers, a.mem.buffers, 1e-9 * a.mem.buffers); /* ... not the slack */
   cr_assert_float_eq(a.mem.total,
@@ -242,7 +215,7 @@ Test(memfit, a_genuine_oom_stays_an_oom_under_the_framework_defaults) {
       "r,Llama-3.1-405B,126,16384,128,8,53248,128256,8192,64,1,8,1,1,1,full,fp8,"
       "h100-sxm5-80gb,8,30,\"NeMo 2.0 performance script\"");
   cr_assert_eq(s.plan.fp8_param, 1);
-  sc_result r = predict(&s);
+  sc_result r = gpt24_predict(&s);
   cr_assert_eq(r.mem.fits, 0, "%.1f GiB", r.mem.total / 1073741824.0);
   cr_assert(r.mem.weights + r.mem.gradients > 4.0 * 405e9 / 8 * 0.95, "%g",
             r.mem.weights + r.mem.gradients);

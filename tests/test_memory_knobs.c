@@ -9,46 +9,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "gpt24.h"
 #include "stepcast.h"
 
-/* A 24-layer GPT (h 2048, no biases) on 8 H100 in tp 2, pp 2, dp 2. */
-static sc_scenario base(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_transformer *m = &s.model.tf;
-  m->layers = 24;
-  m->hidden = 2048;
-  m->heads = 16;
-  m->kv_heads = 16;
-  m->head_dim = 0;
-  m->ffn = 8192;
-  m->vocab = 32000;
-  m->seq = 2048;
-  m->bias = 0;
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 8;
-  sc_plan_default(&s.plan);
-  s.plan.tp = 2;
-  s.plan.pp = 2;
-  s.plan.dp = 2;
-  s.plan.sp = 1;
-  s.plan.global_batch = 16;
-  s.plan.micro_batch = 1;
-  return s;
-}
-
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
-}
-
 Test(memory, bf16_main_grads_halve_the_gradients) {
-  sc_scenario s = base();
-  sc_result a = predict(&s);
+  sc_scenario s = gpt24_h100();
+  sc_result a = gpt24_predict(&s);
   s.plan.main_grads = SC_BF16;
-  sc_result b = predict(&s);
+  sc_result b = gpt24_predict(&s);
   cr_assert_float_eq(b.mem.gradients / a.mem.gradients, 0.5, 1e-12, "%g vs %g",
                      b.mem.gradients, a.mem.gradients);
   cr_assert_eq(a.mem.weights, b.mem.weights);
@@ -58,16 +26,16 @@ Test(memory, fp8_keeps_weight_copies_and_one_byte_gemm_inputs) {
   /* the most loaded stage holds 12 layers; each layer's GEMM weights are
    * 12 h^2 / tp = 12 x 2048^2 / 2 per GPU; fp8 adds an fp8 copy and its
    * transpose, 2 bytes each */
-  sc_scenario s = base();
-  sc_result bf = predict(&s);
+  sc_scenario s = gpt24_h100();
+  sc_result bf = gpt24_predict(&s);
   s.plan.dtype = SC_FP8;
-  sc_result f8 = predict(&s);
+  sc_result f8 = gpt24_predict(&s);
   double lp = 12.0 * 12.0 * 2048.0 * 2048.0 / 2;
   cr_assert_float_eq(f8.mem.weights - bf.mem.weights, 2 * lp, 1e-6 * lp,
                      "extra weight bytes %g, expected %g", f8.mem.weights - bf.mem.weights, 2 * lp);
   /* fp8 primary weights: the copy and transpose replace the 16-bit weight */
   s.plan.fp8_param = 1;
-  sc_result p8 = predict(&s);
+  sc_result p8 = gpt24_predict(&s);
   cr_assert_float_eq(p8.mem.weights, bf.mem.weights, 1e-6 * lp, "%g vs %g", p8.mem.weights,
                      bf.mem.weights);
   /* activations: of the 34 s b h bytes a layer keeps (Korthikanti et al.)
@@ -84,15 +52,15 @@ Test(memory, partial_recompute_is_linear_in_the_layers_recomputed) {
    * so that the most loaded stage stays the same): each layer taken out
    * of recomputation keeps its activations instead of its input, the same
    * bytes per layer */
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   s.plan.pp = 1;
   s.plan.dp = 4;
   s.plan.recompute = SC_RECOMP_FULL;
-  sc_result all = predict(&s);
+  sc_result all = gpt24_predict(&s);
   double act[25];
   for (int n = 1; n <= 24; n++) {
     s.plan.recompute_layers = n;
-    act[n] = predict(&s).mem.activations;
+    act[n] = gpt24_predict(&s).mem.activations;
   }
   cr_assert_float_eq(act[24], all.mem.activations, 1e-9 * act[24]);
   double step = act[1] - act[2];
@@ -102,22 +70,22 @@ Test(memory, partial_recompute_is_linear_in_the_layers_recomputed) {
                        act[n] - act[n + 1], step);
   /* and the step runs faster with fewer layers recomputed */
   s.plan.recompute_layers = 4;
-  cr_assert_lt(predict(&s).step_s, all.step_s);
+  cr_assert_lt(gpt24_predict(&s).step_s, all.step_s);
 }
 
 Test(memory, bad_combinations_say_what_is_valid) {
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   sc_result r;
   sc_error err = {0};
   s.plan.fp8_param = 1;
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\""), "%s",
             err.msg);
-  s = base();
+  s = gpt24_h100();
   s.plan.recompute_layers = 2;
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "need plan.recompute \"full\""), "%s", err.msg);
-  s = base();
+  s = gpt24_h100();
   s.plan.main_grads = SC_FP8;
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "valid: \"fp32\", \"bf16\""), "%s", err.msg);
@@ -149,19 +117,19 @@ Test(memory, fp8_casts_of_the_norm_fed_fc1_per_recipe) {
    *   block:   both 1x128-scaled copies from the shard (2 + 2 x 1.03125,
    *            over N / 2): 2.03125 N
    * and the step gets slower from delayed to current scaling. */
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   s.plan.dtype = SC_FP8;
   double N = 2048.0 * 2048.0;
   /* delayed: the transpose (2 N) in the cast task, the norm's -N / 2 in
    * the norm's own task (norm2, whose output fc1 reads) */
   cr_assert_float_eq(cast_fc1_bytes(&s), 2 * N + 24576, 1.0, "%g", cast_fc1_bytes(&s));
   double norm_delayed = task_bytes(&s, "norm2");
-  sc_result delayed = predict(&s);
+  sc_result delayed = gpt24_predict(&s);
   s.plan.fp8_recipe = SC_FP8_CURRENT;
   cr_assert_float_eq(cast_fc1_bytes(&s), 3.5 * N, 1.0, "%g", cast_fc1_bytes(&s));
   cr_assert_float_eq(task_bytes(&s, "norm2") - norm_delayed, 0.5 * N, 1.0, "%g vs %g",
                      task_bytes(&s, "norm2"), norm_delayed);
-  cr_assert_gt(predict(&s).step_s, delayed.step_s);
+  cr_assert_gt(gpt24_predict(&s).step_s, delayed.step_s);
   s.plan.fp8_recipe = SC_FP8_BLOCK;
   cr_assert_float_eq(cast_fc1_bytes(&s), 2.03125 * N, 1.0, "%g", cast_fc1_bytes(&s));
 }
@@ -185,7 +153,7 @@ Test(memory, fp8_sequence_parallel_gathers_move_one_byte_an_element) {
    * recipe, which keeps 16-bit gathers; the other directions (16-bit
    * gradients and outputs) take the same time. plan.tp_async_bwd off: the
    * gather's backward is its reduce-scatter alone */
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   s.plan.dtype = SC_FP8;
   s.plan.tp_async_bwd = 0;
   sc_op_time ag_d = op_of(&s, "ag_fc1"), rs_d = op_of(&s, "rs_fc2");
@@ -211,14 +179,14 @@ Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {
   /* pp 1: the two layers kept in 16 bits hold no fp8 weight copies:
    * 2 layers x 2 bytes x 12 h^2 / tp fewer bytes, and their GEMMs run at
    * the bf16 rate (more GPU compute time) */
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   s.plan.pp = 1;
   s.plan.dp = 4;
   s.plan.dtype = SC_FP8;
-  sc_result all = predict(&s);
+  sc_result all = gpt24_predict(&s);
   s.plan.bf16_first_layers = 1;
   s.plan.bf16_last_layers = 1;
-  sc_result kept = predict(&s);
+  sc_result kept = gpt24_predict(&s);
   double per_layer = 12.0 * 2048.0 * 2048.0 / 2;
   cr_assert_float_eq(all.mem.weights - kept.mem.weights, 2 * 2 * per_layer, 1e-6 * per_layer,
                      "%g", all.mem.weights - kept.mem.weights);
@@ -229,7 +197,7 @@ Test(memory, hsdp_shards_within_and_replicates_across) {
   /* ZeRO-3 over dp 32 (8 nodes x 4... here 32 GPUs, tp 1): optimizer
    * states divided by 32; with fsdp_shard 8 by 8 -- exactly 4x more -- and
    * the gradient all-reduce across the 4 replicas shows in dp_comm */
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   s.cluster.gpus = 32;
   s.plan.tp = 1;
   s.plan.sp = 0;
@@ -237,9 +205,9 @@ Test(memory, hsdp_shards_within_and_replicates_across) {
   s.plan.dp = 32;
   s.plan.zero = 3;
   s.plan.global_batch = 64;
-  sc_result full = predict(&s);
+  sc_result full = gpt24_predict(&s);
   s.plan.fsdp_shard = 8;
-  sc_result hsdp = predict(&s);
+  sc_result hsdp = gpt24_predict(&s);
   cr_assert_float_eq(hsdp.mem.optimizer / full.mem.optimizer, 4.0, 1e-9, "%g vs %g",
                      hsdp.mem.optimizer, full.mem.optimizer);
   cr_assert_gt(hsdp.mem.weights, full.mem.weights);
@@ -261,15 +229,15 @@ Test(memory, hsdp_shards_within_and_replicates_across) {
  * backward over the host link, exposed where the layer's compute does not
  * cover it. */
 Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
-  sc_scenario s = base();
+  sc_scenario s = gpt24_h100();
   s.plan.pp = 1;
   s.plan.dp = 4;
   s.plan.recompute = SC_RECOMP_NONE;
-  sc_result r0 = predict(&s);
+  sc_result r0 = gpt24_predict(&s);
   s.plan.offload_layers = 2;
-  sc_result r2 = predict(&s);
+  sc_result r2 = gpt24_predict(&s);
   s.plan.offload_layers = 4;
-  sc_result r4 = predict(&s);
+  sc_result r4 = gpt24_predict(&s);
   double L = r0.mem.activations - r2.mem.activations;
   cr_assert(L > 0, "one layer's activations: %g", L);
   cr_assert_float_eq(r2.mem.activations - r4.mem.activations, 2 * L, 1e-6 * L);
@@ -277,7 +245,7 @@ Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
    * two GPUs: test_hostlink.c): the copies dwarf the compute, both ways */
   s.cluster.gpu.host_bw = 1e9;
   s.cluster.host.gpus_per_link = 1;
-  sc_result slow = predict(&s);
+  sc_result slow = gpt24_predict(&s);
   double mbs = (double)slow.micro_batches, copies = 2.0 * 4 * mbs * L / 1e9;
   cr_assert(slow.time.offload < copies && slow.time.offload > 0.95 * copies,
             "exposed %g s, copies %g s", slow.time.offload, copies);
@@ -285,7 +253,7 @@ Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
   /* an instant link, CPU memory not limiting, hides everything */
   s.cluster.gpu.host_bw = 1e18;
   s.cluster.host.mem_bw = 0;
-  cr_assert_eq(predict(&s).time.offload, 0);
+  cr_assert_eq(gpt24_predict(&s).time.offload, 0);
   /* what Megatron refuses */
   sc_error err = {0};
   sc_result r;

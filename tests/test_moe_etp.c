@@ -44,19 +44,9 @@ static sc_scenario small(sc_moe_dispatcher d) {
 
 static const double S = 1024, H = 1024, K = 2, E = 2; /* tokens, hidden, top-k, bytes */
 
-static const xg_segment *layer_seg(const lowered *l) {
-  const xg_stage *st = &l->x.stages[0];
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
-    if (sg->role == WG_ROLE_LAYER) return sg;
-  }
-  cr_assert_fail("no layer segment");
-  return NULL;
-}
-
 /* The layer's tasks from norm2 on, as "name name ...". */
 static void moe_names(const lowered *l, char *buf, size_t cap) {
-  const xg_segment *sg = layer_seg(l);
+  const xg_segment *sg = lowered_layer_seg(l);
   size_t len = 0;
   int on = 0;
   buf[0] = 0;
@@ -257,7 +247,7 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
   xg_init(&l.x);
   cr_assert_eq(lower_plan(l.g, &l.s, &l.ls, &l.x, &err), SC_OK, "%s", err.msg);
   char got[512];
-  const xg_segment *sg = layer_seg(&l);
+  const xg_segment *sg = lowered_layer_seg(&l);
   size_t len = 0;
   for (int i = 0; i < sg->n_tasks; i++) {
     char nm[64];

@@ -342,6 +342,14 @@ Test(errors, experts_context_and_zero) {
   sc_scenario s = base();
   s.plan.ep = 2;
   EXPECT_ERROR(s, "plan.ep: 2 needs an MoE model", "valid ep: 1");
+  /* routing groups on a dense model, with or without a group topk */
+  s = base();
+  s.plan.moe_router_groups = 4;
+  EXPECT_ERROR(s, "plan.moe_router_groups: 4 needs an MoE model", "valid: 0");
+  s.plan.moe_router_group_topk = 1;
+  EXPECT_ERROR(s, "plan.moe_router_groups: 4 needs an MoE model", "valid: 0");
+  s = base();
+  s.plan.ep = 2;
   s.model = *sc_model_preset("mixtral-8x7b");
   s.plan.ep = 4;
   EXPECT_ERROR(s, "plan.ep: 4 must divide model.experts 8 and dp*cp 2", "valid ep: 1, 2");

@@ -123,6 +123,26 @@ Test(search_space, fp8_only_where_the_gpu_has_it) {
   cr_assert(z.n > 0 && z.fp8 == 0);
 }
 
+/* plan.amp goes with a 16-bit dtype (plan.c refuses it otherwise): the
+ * space's fp8 points drop it and resolve, its bf16 points keep it. */
+Test(search_space, amp_only_on_16_bit_points) {
+  sc_scenario s = scenario("gpt3-13b", "h100-sxm5-80gb", 64, 256);
+  s.plan.amp = 1;
+  sc_search_opts o;
+  bounds(&o);
+  o.dtypes = 1u << SC_BF16 | 1u << SC_FP8;
+  seen z = walk_space(&s, &o);
+  cr_assert(z.n > 0 && z.fp8 > 0 && z.fp8 < z.n, "%ld points, %d fp8", z.n, z.fp8);
+  space_pt pt = {0};
+  pt.tp = pt.pp = pt.dp = pt.ep = pt.etp = pt.vpp = 1;
+  sc_plan out;
+  for (int d = 0; d < SC_DTYPE_COUNT; d++) {
+    pt.dtype = (signed char)d;
+    space_plan(&s.plan, &pt, &out);
+    cr_assert_eq(out.amp, d == SC_FP16 || d == SC_BF16, "%s", sc_dtype_name((sc_dtype)d));
+  }
+}
+
 Test(search_space, fp8_is_picked_when_faster) {
   sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
   sc_candidate a[5], b[5];

@@ -32,24 +32,13 @@ static sc_scenario one_node(int tp, int sp, int async) {
   return s;
 }
 
-/* Segment-relative index of task t in the layer segment of stage 0. */
-static const xg_segment *layer_seg(const lowered *l) {
-  const xg_stage *st = &l->x.stages[0];
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + j].segment];
-    if (sg->role == WG_ROLE_LAYER) return sg;
-  }
-  cr_assert_fail("no layer segment");
-  return NULL;
-}
-
 static const char *name_of(const lowered *l, const xg_segment *sg, int i, char *buf, size_t n) {
   return lower_task_name(&l->x.tasks[sg->first_task + i], buf, n);
 }
 
 /* The GEMM collective `comm` hides under, by name ("-" when it blocks). */
 static const char *hider(const lowered *l, const char *comm, char *buf, size_t n) {
-  const xg_segment *sg = layer_seg(l);
+  const xg_segment *sg = lowered_layer_seg(l);
   const xg_task *t = lowered_task(l, comm);
   if (t->overlap != XG_OVL_WGRAD) return "-";
   cr_assert(t->wgrad >= 0 && t->wgrad < sg->n_tasks, "%s: wgrad %d", comm, t->wgrad);

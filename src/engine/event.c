@@ -181,8 +181,10 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");
   if (name < 0) return -1;
-  tp->t[tp->n++] = (ev_task){name, EV_OFFLOAD, XG_OVL_NONE, bwd ? 'B' : 'F', t, 0, {0, 0}, 0, 0,
-                             0, -1, COLL_ALL_REDUCE, -1, 0, 0, 0, 0, {0, 0}};
+  /* the fields not named are 0 */
+  tp->t[tp->n++] = (ev_task){.name = name, .stream = EV_OFFLOAD, .overlap = XG_OVL_NONE,
+                             .pass = bwd ? 'B' : 'F', .gpu = t, .group = -1,
+                             .op = COLL_ALL_REDUCE, .flex = -1};
   return 0;
 }
 

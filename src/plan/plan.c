@@ -591,6 +591,16 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
                         "plan.param_remainders: the remainders of fp32 master weights need bf16 "
                         "parameters: plan.dtype \"bf16\", \"fp8\" or \"fp4\" (is \"%s\")",
                         sc_dtype_name(p->dtype));
+  if (p->amp && p->dtype != SC_FP16 && p->dtype != SC_BF16)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.amp: automatic mixed precision runs 16-bit GEMMs beside fp32 "
+                        "parameters: plan.dtype \"fp16\" or \"bf16\" (is \"%s\"); or "
+                        "plan.amp false",
+                        sc_dtype_name(p->dtype));
+  if (p->amp && p->param_remainders)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.param_remainders: the remainders complete bf16 parameters to fp32, "
+                        "but plan.amp keeps the parameters fp32; valid: one of the two");
   if (p->etp != 0 && p->etp != 1 && p->etp != p->tp)
     return sc_error_set(err, SC_EINPUT,
                         "plan.etp: %d; valid: 0 or %d (= tp: experts split like the rest of the "

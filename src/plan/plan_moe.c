@@ -104,6 +104,13 @@ static int override_groups(const sc_scenario *s, const char *what, sc_error *err
 static int routing_groups(const sc_scenario *s, sc_error *err) {
   const sc_plan *p = &s->plan;
   int G = p->moe_router_groups, M = p->moe_router_group_topk;
+  /* groups, limited or not, name a transformer's experts (a graph's:
+   * lower_check) */
+  if (G > 0 && s->model.kind == SC_MODEL_TRANSFORMER && s->model.tf.experts <= 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_router_groups: %d needs an MoE model (model.experts > 1); "
+                        "valid: 0",
+                        G);
   /* Megatron-Core checks the groups and limits the routing only when
    * moe_router_group_topk is set (transformer_config.py __post_init__):
    * groups alone are taken and the routing runs unlimited */
@@ -123,11 +130,6 @@ static int routing_groups(const sc_scenario *s, sc_error *err) {
                         M, G, G);
   if (s->model.kind != SC_MODEL_TRANSFORMER) return SC_OK; /* lower_check: a graph's */
   const sc_transformer *m = &s->model.tf;
-  if (m->experts <= 1)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.moe_router_groups: %d needs an MoE model (model.experts > 1); "
-                        "valid: 0",
-                        G);
   char what[48];
   snprintf(what, sizeof what, "model.experts %d", m->experts);
   int etp = p->etp > 0 ? p->etp : p->tp;

@@ -304,14 +304,21 @@ static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
   return coll(c, COLL_ALL_REDUCE, sc_rs_dense_params(&c->j->model) * 4 + v->dp_grad, &c->all);
 }
 
-/* Kernels the host issues per iteration, and the per-table framework ops
- * (their fixed GPU cost goes to the embedding backward). The ops a table
+/* Host seconds of one launch: an eager framework's op, or a graph or C++
+ * runtime's kernel. */
+static double launch_s(const sc_rs_job *j) {
+  return j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu);
+}
+
+/* Host seconds of launching the kernels issued per iteration and the
+ * per-table framework ops (their fixed GPU cost goes to the embedding
+ * backward). The ops a table
  * launches only after a device-to-host sync (TensorFlow's Unique count,
  * rs_tfsparse.h) go to *exposed, counted once per table on the GPU with
  * the most shards; the others may run ahead of the GPU. */
 static double host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r, double *exposed) {
   const sc_rs_job *j = c->j;
-  double launch = j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu);
+  double launch = launch_s(j);
   int groups = popcount(v->kinds_used);
   int kernels = c->dense.kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
   *exposed = 0;
@@ -400,7 +407,7 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
 static double table_fixed_s(const rs_ctx *c, int t) {
   const sc_rs_job *j = c->j;
   if (j->kernel != SC_RS_PER_TABLE) return 0;
-  double launch = j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu), after;
+  double launch = launch_s(j), after;
   rs_tf_host_s(j->opt, &after);
   int kernels = rs_tf_table_ops(j->opt) + rs_tf_feature_ops((int)c->st[t].outputs) +
                 rs_tf_extra_kernels(j->opt);

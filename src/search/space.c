@@ -276,6 +276,7 @@ void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
   if (out->dtype != SC_FP8 && out->dtype != SC_FP4) out->fp8_param = 0;
   if (out->dtype != SC_BF16 && out->dtype != SC_FP8 && out->dtype != SC_FP4)
     out->param_remainders = 0; /* needs bf16 parameters */
+  if (out->dtype != SC_FP16 && out->dtype != SC_BF16) out->amp = 0; /* 16-bit GEMMs only */
   /* overlap switches are the scenario's; MoE overlap only where Megatron
    * allows it (ep > 1, no full recomputation, interleaved with pp > 1) */
   if (out->overlap_ep && (pt->ep <= 1 || pt->recompute == SC_RECOMP_FULL ||

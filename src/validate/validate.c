@@ -307,6 +307,8 @@ static int nomem(sc_error *err, const char *path) {
  * constants"): their figures are in-sample, and every report says so next
  * to them. This is the provenance of constants, never an input of a
  * prediction. */
+/* One choice made on every training set with tp > 1 (docs/calibration.md) */
+#define VAL_TP_ASYNC "plan.tp_async_bwd off by default, chosen on the training sets with tp > 1"
 static const struct {
   const char *file;
   const char *what;
@@ -327,15 +329,15 @@ static const struct {
      "TensorFlow 2 sends one message after backward: rules decided looking at this set"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
-     "adopted after it moved this set from 4.0 to 8.2 %; plan.tp_async_bwd off by default, chosen on the training sets with tp > 1"},
-    {"megatron_sc21_table1.csv", "plan.tp_async_bwd off by default, chosen on the training sets with tp > 1"},
-    {"vtrain_single_node.csv", "plan.tp_async_bwd off by default, chosen on the training sets with tp > 1"},
+     "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},
+    {"megatron_sc21_table1.csv", VAL_TP_ASYNC},
+    {"vtrain_single_node.csv", VAL_TP_ASYNC},
     {"mlperf_dlrm_v0.7-v2.1.csv",
      "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
      "looking at this set"},
     {"dgxc_benchmarking.csv",
      "rows naming no framework run Transformer Engine's attention in fp8/fp4 and on Blackwell "
-     "(rowd_attention): decided looking at this set's GB200 rows; plan.tp_async_bwd off by default, chosen on the training sets with tp > 1"},
+     "(rowd_attention): decided looking at this set's GB200 rows; " VAL_TP_ASYNC},
 };
 
 static void mark_in_sample(val_file *vf) {

@@ -30,13 +30,15 @@ static void help(void) {
          "              the error bands (docs/report.md); '-': standard output\n"
          "  --row ID    predict one training row as `stepcast predict` would show it\n"
          "              (the scenario its blank cells give, with the full breakdown;\n"
-         "              with --engine event, the event engine's report)\n\n"
+         "              with --engine event, the event engine's report)\n"
+         "  --ops       with --row: also list the operators of one layer with their\n"
+         "              times, as `stepcast predict --ops` does (closed form)\n\n"
          "Exit codes (docs/output.md): 0 ok, 2 malformed CSV, 3 unreadable file,\n"
          "4 out of memory.\n");
 }
 
 /* `validate --row ID FILE`: the prediction of one training row. */
-static int one_row(const char *path, const char *id, sc_format fmt, int event) {
+static int one_row(const char *path, const char *id, sc_format fmt, int event, int show_ops) {
   sc_scenario s;
   sc_result r;
   sc_error err = {0};
@@ -56,7 +58,13 @@ static int one_row(const char *path, const char *id, sc_format fmt, int event) {
     return cli_exit_code(rc);
   }
   sc_scenario_resolve(&s, &err);
-  sc_report_prediction(stdout, fmt, &s, &r, 0);
+  sc_op_time ops[64];
+  int n = show_ops ? sc_explain_layer(&s, ops, 64, &err) : 0;
+  if (n < 0) {
+    fprintf(stderr, "stepcast validate: %s\n", err.msg);
+    return cli_exit_code(-n);
+  }
+  sc_report_prediction_ops(stdout, fmt, &s, &r, 0, show_ops ? ops : NULL, n);
   return 0;
 }
 
@@ -135,10 +143,12 @@ int cmd_validate(int argc, char **argv) {
     if (!strcmp(argv[i], "--row")) {
       sc_format f = SC_FORMAT_TABLE;
       const char *file = NULL;
-      int ev = 0;
+      int ev = 0, ops = 0;
       for (int k = 1; k < argc; k++) {
         if (k == i || k == i + 1) continue;
-        if (!strcmp(argv[k], "--engine") && k + 1 < argc) {
+        if (!strcmp(argv[k], "--ops")) {
+          ops = 1;
+        } else if (!strcmp(argv[k], "--engine") && k + 1 < argc) {
           ev = engine_event(argv[++k]);
           if (ev < 0) return 2;
         } else if (!strcmp(argv[k], "--format") && k + 1 < argc) {
@@ -156,7 +166,11 @@ int cmd_validate(int argc, char **argv) {
         fprintf(stderr, "stepcast validate: --row ID needs the CSV file of that row\n");
         return 2;
       }
-      return one_row(file, argv[i + 1], f, ev);
+      if (ev && ops) {
+        fprintf(stderr, "stepcast validate: --ops goes with the closed form, not --engine event\n");
+        return 2;
+      }
+      return one_row(file, argv[i + 1], f, ev, ops);
     }
   sc_format fmt = SC_FORMAT_TABLE;
   unsigned flags = SC_REPORT_ROWS;

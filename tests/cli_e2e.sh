@@ -24,6 +24,11 @@ printf '{"model": "llama3-7b"}' > "$TMP/preset.json"
 expect 2 'unknown model preset "llama3-7b"; did you mean' -- predict "$TMP/preset.json"
 expect 2 'unknown GPU preset "h100"; did you mean "h100-sxm5-80gb"?' -- predict --gpu h100
 expect 2 "--engine expects 'closed' or 'event'" -- validate --row vt1-1 --engine evnt ../shared/validation/training/vtrain_single_node.csv
+# validate --row --ops: one layer's operators of the row's scenario (an fp8
+# row shows Transformer Engine's quantization kernels); closed form only
+expect 0 "cast_fc2" -- validate --row dgxc-v2505-llama31-405b-gb200-fp8-128 --ops ../shared/validation/training/dgxc_benchmarking.csv
+expect 0 '"layer_ops"' -- validate --row dgxc-v2505-llama31-405b-gb200-fp8-128 --ops --format json ../shared/validation/training/dgxc_benchmarking.csv
+expect 2 "--ops goes with the closed form" -- validate --row vt1-1 --ops --engine event ../shared/validation/training/vtrain_single_node.csv
 expect 2 'unknown cluster preset' -- predict --set cluster.preset=dgx-z100
 expect 2 'plan.tp: 5 does not divide model.heads 96' -- predict --tp 5
 expect 2 'valid tp: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96' -- predict --tp 5

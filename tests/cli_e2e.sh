@@ -164,6 +164,7 @@ else echo "FAIL: the HTML summary does not say the verdict is marginal"; fail=$(
 # search: the same plans, the marginal ones marked (57.1 GiB on 58)
 expect 0 "57.1  marginal" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
 expect 0 "--headroom 3% keeps only plans clear of it" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
+expect 1 "marginal: within the memory model's 3 % band of the GPU's memory (docs/accuracy.md): it may fit" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=4.9
 expect 0 ',offload_layers,fits_marginal' -- search -m gpt3-13b -n 64 --gb 256 --top 3 --format csv
 band_out=$("$CLI" search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58 --format json)
 if grep -q '"fits_confidence": "marginal"' <<<"$band_out" &&

@@ -648,6 +648,9 @@ static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
                  "the GPU has:\n",
             m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
   search_row(out, c, 0, dtype_col);
+  if (sc_memory_marginal(m))
+    fprintf(out, "    marginal: within the memory model's %.0f %% band of the GPU's memory "
+                 "(docs/accuracy.md): it may fit\n", 100 * SC_MEMORY_BAND);
   fprintf(out, "    memory per GPU:");
   for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");

@@ -643,6 +643,19 @@ typedef struct sc_memory {
                            bytes; 0 = not limited */
 } sc_memory;
 
+/* The memory model's error band, a fraction of the GPU's capacity
+ * (docs/accuracy.md, "The memory model's band": the largest amount by
+ * which it puts a training validation row, all of which ran, over its
+ * GPU's memory, 2.7 %, rounded up to a whole percent). */
+#define SC_MEMORY_BAND 0.03
+
+/* 1 when m's predicted total is within SC_MEMORY_BAND of its capacity,
+ * either side: its `fits` verdict is marginal (a plan said to fit may
+ * not, one said not to may). 0 when the total is clear of the band, when
+ * offloading's host memory does not fit (that decides), or without a
+ * capacity. `fits` itself is unchanged by the band. */
+int sc_memory_marginal(const sc_memory *m);
+
 /* Where one step's time goes on the critical path; the parts add up to
  * step_s. */
 typedef struct sc_breakdown {

@@ -51,9 +51,9 @@ Test(report, csv_fields_are_quoted_per_rfc4180) {
   hostile_set(&v, rows);
   char *csv = NULL;
   CAPTURE(csv, sc_report_validation(out, SC_FORMAT_CSV, &v, 1, 0));
-  cr_expect(strstr(csv, "\"dir,with \"\"quotes\"\"/set.csv\",training,\"a,b\",2,2.2,0.1,,no\n"),
+  cr_expect(strstr(csv, "\"dir,with \"\"quotes\"\"/set.csv\",training,\"a,b\",2,2.2,0.1,,no,0\n"),
             "%s", csv);
-  cr_expect(strstr(csv, ",\"q\"\"x\"\"\",3,,,\"line one,\nline \"\"two\"\"\",\n"), "%s", csv);
+  cr_expect(strstr(csv, ",\"q\"\"x\"\"\",3,,,\"line one,\nline \"\"two\"\"\",,\n"), "%s", csv);
   free(csv);
   char *json = NULL;
   CAPTURE(json, sc_report_validation(out, SC_FORMAT_JSON, &v, 1, SC_REPORT_ROWS));

@@ -168,7 +168,9 @@ def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None):
 def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     """Predict one training step: the fields of ``stepcast predict --format
     json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
-    and layer_ops with ops=True). scenario: a dict in the scenario JSON
+    and layer_ops with ops=True). fits_confidence is "marginal" where the
+    memory total is within the memory model's error band of the GPU's
+    memory (docs/accuracy.md), either side: fits may then be wrong. scenario: a dict in the scenario JSON
     format (docs/input.md), a file path, or None for the built-in default;
     overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set."""
     return json.loads(predict_json(scenario, overrides, ops, train_tokens))
@@ -305,8 +307,9 @@ def validate_json(paths=None):
 
 def validate(paths=None):
     """Predict published measurements: one dict per row (file, kind, id,
-    measured, predicted, ape, skipped; training rows also fits, memory_gib,
-    capacity_gib: the memory model's verdict), ready for pandas.DataFrame. Rows
+    measured, predicted, ape, skipped; training rows also fits,
+    fits_confidence ("clear" or "marginal"), memory_gib, capacity_gib: the
+    memory model's verdict), ready for pandas.DataFrame. Rows
     not predicted have predicted and ape None and the reason in skipped.
     paths: CSV files, or None for every set shipped with stepcast."""
     doc = json.loads(validate_json(paths))

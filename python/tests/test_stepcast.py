@@ -62,6 +62,18 @@ def test_predict_fields():
     assert 0 < r["mfu"] < 1 and r["memory_bytes"]["total"] > 0
 
 
+def test_predict_fit_confidence():
+    # the default plan needs about 21.1 GiB a GPU: clear of the memory
+    # model's 3 % band on 80 GiB, marginal on 21.5 (fits) and 20.7 (over)
+    assert stepcast.predict()["fits_confidence"] == "clear"
+    near = stepcast.predict(overrides={"cluster.gpu.hbm_GiB": 21.5})
+    assert near["fits"] and near["fits_confidence"] == "marginal"
+    over = stepcast.predict(overrides={"cluster.gpu.hbm_GiB": 20.7})
+    assert not over["fits"] and over["fits_confidence"] == "marginal"
+    far = stepcast.predict(overrides={"cluster.gpu.hbm_GiB": 20})
+    assert not far["fits"] and far["fits_confidence"] == "clear"
+
+
 def test_search_equals_cli():
     args = ["-m", "gpt3-13b", "-n", "64", "--gb", "256"]
     doc = json.loads(cli("search", *args, "--top", "3", "--format", "json").stdout)

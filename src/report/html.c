@@ -268,8 +268,21 @@ static void timeline_chart(FILE *out, const sc_span *sp, size_t n, double step_s
   svg_close(out);
 }
 
+/* The summary's memory verdict: fits, does NOT fit, or marginal within
+ * the memory model's band of the capacity (sc_memory_marginal). */
+static void mem_word(const sc_memory *m, char *buf, size_t cap) {
+  if (sc_memory_marginal(m))
+    snprintf(buf, cap, "%s, marginal: within the memory model's %.0f %% band, %s",
+             m->fits ? "fits" : "does NOT fit", 100 * SC_MEMORY_BAND,
+             m->fits ? "may not fit" : "may fit");
+  else
+    snprintf(buf, cap, "%s", m->fits ? "fits" : "does NOT fit");
+}
+
 static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
   const sc_plan *p = &s->plan;
+  char verdict[128];
+  mem_word(&r->mem, verdict, sizeof verdict);
   fprintf(out, "<table>\n<tr><th>what</th><th>value</th></tr>\n<tr><td>model</td><td>");
   esc_xml(out, s->model.name);
   fprintf(out, " (%.1fB parameters)</td></tr>\n<tr><td>cluster</td><td>%d x ", r->params / 1e9,
@@ -283,7 +296,7 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
                "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n</table>\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->zero, r->micro_batch, p->global_batch,
           r->step_s, r->tokens_per_s, 100 * r->mfu, r->mem.total / GIB, r->mem.capacity / GIB,
-          r->mem.fits ? "fits" : "does NOT fit");
+          verdict);
 }
 
 void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
@@ -364,10 +377,11 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
             colour(0));
     for (int i = 0; i < n; i++)
       fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\"><title>tp %d pp %d dp %d mb %ld: "
-                   "%.4g s, %.1f GiB</title></circle>\n",
+                   "%.4g s, %.1f GiB%s</title></circle>\n",
               sc_at(&x, plans[i].result.step_s), sc_at(&y, plans[i].result.mem.total),
               plans[i].plan.tp, plans[i].plan.pp, plans[i].plan.dp, plans[i].plan.micro_batch,
-              plans[i].result.step_s, plans[i].result.mem.total / GIB);
+              plans[i].result.step_s, plans[i].result.mem.total / GIB,
+              sc_memory_marginal(&plans[i].result.mem) ? " (marginal)" : "");
     fprintf(out, "</g>\n");
     pareto_path(out, plans, n, &x, &y);
     svg_legend(out, &f, 0, colour(0), "plans");
@@ -432,8 +446,13 @@ static void validation_chart(FILE *out, const sc_validation *v, int idx) {
             sc_at(&y, r->predicted));
     esc_xml(out, r->id);
     fprintf(out, ": %+.1f %%", 100 * (r->predicted - r->measured) / r->measured);
+    sc_memory m = {.total = r->mem_total, .capacity = r->mem_capacity};
     if (r->fit < 0)
-      fprintf(out, ", does not fit by the memory model: %.1f of %.1f GiB",
+      fprintf(out, ", does not fit by the memory model: %.1f of %.1f GiB%s",
+              r->mem_total / 1073741824.0, r->mem_capacity / 1073741824.0,
+              sc_memory_marginal(&m) ? " (marginal: may fit)" : "");
+    else if (r->fit > 0 && sc_memory_marginal(&m))
+      fprintf(out, ", fits by the memory model, marginal: %.1f of %.1f GiB",
               r->mem_total / 1073741824.0, r->mem_capacity / 1073741824.0);
     fprintf(out, "</title></circle>\n");
   }

@@ -52,6 +52,25 @@ static void override_text(const sc_override *o, char *buf, size_t cap) {
     snprintf(buf + n, cap - n, " recompute %s", recomp_name((sc_recompute)o->recompute));
 }
 
+/* The GPU memory verdict line: yes, NO, or marginal where the total is
+ * within the memory model's band of the capacity (sc_memory_marginal). */
+static void gpu_verdict(FILE *out, const sc_memory *m) {
+  double cap = m->capacity / GIB, tot = m->total / GIB;
+  if (sc_memory_marginal(m) && m->fits)
+    fprintf(out, "\n  fits: marginal -- %.1f of %.1f GiB (%.1f GiB free); within the memory "
+                 "model's %.0f %% band (docs/accuracy.md): may not fit\n",
+            tot, cap, cap - tot, 100 * SC_MEMORY_BAND);
+  else if (sc_memory_marginal(m) && m->total > m->capacity)
+    fprintf(out, "\n  fits: marginal, NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB "
+                 "over); within the memory model's %.0f %% band (docs/accuracy.md): may fit\n",
+            tot, cap, tot - cap, 100 * SC_MEMORY_BAND);
+  else if (m->fits)
+    fprintf(out, "\n  fits: yes (%.1f GiB free)\n", cap - tot);
+  else if (m->total > m->capacity)
+    fprintf(out, "\n  fits: NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB over)\n",
+            tot, cap, tot - cap);
+}
+
 /* Activation offloading's pinned CPU memory per server when the plan
  * offloads: what it needs and, over the server's CPU memory, the verdict
  * with both numbers. */
@@ -244,11 +263,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   for (int i = 0; i < 6; i++)
     fprintf(out, "    %-22s %12.2f\n", mp[i].name, mp[i].s / GIB);
   fprintf(out, "    %-22s %12.2f\n", "capacity", r->mem.capacity / GIB);
-  if (r->mem.fits)
-    fprintf(out, "\n  fits: yes (%.1f GiB free)\n", (r->mem.capacity - r->mem.total) / GIB);
-  else if (r->mem.total > r->mem.capacity)
-    fprintf(out, "\n  fits: NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB over)\n",
-            r->mem.total / GIB, r->mem.capacity / GIB, (r->mem.total - r->mem.capacity) / GIB);
+  gpu_verdict(out, &r->mem);
   host_verdict(out, &r->mem);
   pred_caveats(out, s, r);
 }
@@ -301,7 +316,8 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   if (r->mem.host > 0) /* only plans that offload */
     fprintf(out, ", \"host_offload_per_server\": %.6g, \"host_capacity_per_server\": %.6g",
             r->mem.host, r->mem.host_capacity);
-  fprintf(out, "}, \"fits\": %s", r->mem.fits ? "true" : "false");
+  fprintf(out, "}, \"fits\": %s, \"fits_confidence\": \"%s\"", r->mem.fits ? "true" : "false",
+          sc_memory_marginal(&r->mem) ? "marginal" : "clear");
 }
 
 /* The members of a prediction's JSON object, from "{" to the last member
@@ -325,7 +341,7 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
     fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
     for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
     for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
-    fprintf(out, ",fits");
+    fprintf(out, ",fits,fits_marginal");
     return;
   }
   const sc_plan *p = &s->plan;
@@ -336,7 +352,7 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
           r->tokens_per_s, r->tflops_per_gpu, r->mfu);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%d", r->mem.fits);
+  fprintf(out, ",%d,%d", r->mem.fits, sc_memory_marginal(&r->mem));
 }
 
 static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
@@ -547,7 +563,7 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
 
 static void search_csv(FILE *out, const sc_candidate *c, int n) {
   fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits,"
-               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers\n");
+               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers,fits_marginal\n");
   for (int i = 0; i < n; i++) {
     const sc_plan *p = &c[i].plan;
     const sc_result *r = &c[i].result;
@@ -555,9 +571,9 @@ static void search_csv(FILE *out, const sc_candidate *c, int n) {
             c[i].pareto, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
             recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
             r->mem.fits);
-    fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d\n", sc_dtype_name(p->dtype), p->etp, p->fsdp_shard,
+    fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d,%d\n", sc_dtype_name(p->dtype), p->etp, p->fsdp_shard,
             p->pp_first_layers, p->pp_last_layers, p->pp_embedding_in_split, p->recompute_layers,
-            p->offload_layers);
+            p->offload_layers, sc_memory_marginal(&r->mem));
   }
 }
 
@@ -594,10 +610,23 @@ static void search_row(FILE *out, const sc_candidate *c, int rank, int dtype_col
           100 * r->mfu, r->mem.total / GIB);
   char extra[160];
   search_extra(p, extra, sizeof extra);
-  int more = c->event_s > 0 || extra[0] || !r->mem.fits; /* no trailing blanks */
+  int marginal = sc_memory_marginal(&r->mem);
+  int more = c->event_s > 0 || extra[0] || !r->mem.fits || marginal; /* no trailing blanks */
   if (dtype_col) fprintf(out, "  %-*s", more ? 5 : 0, sc_dtype_name(p->dtype));
   if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
-  fprintf(out, "%s%s%s\n", extra[0] ? "  " : "", extra, r->mem.fits ? "" : "  does not fit");
+  fprintf(out, "%s%s%s%s\n", extra[0] ? "  " : "", extra, r->mem.fits ? "" : "  does not fit",
+          marginal ? "  marginal" : "");
+}
+
+/* After the table, where a plan shown is marginal: what the marker means. */
+static void search_marginal_note(FILE *out, const sc_candidate *c, int n) {
+  int any = 0;
+  for (int i = 0; i < n && !any; i++) any = sc_memory_marginal(&c[i].result.mem);
+  if (!any) return;
+  fprintf(out, "\n  marginal: within the memory model's %.0f %% band of the GPU's memory "
+               "(docs/accuracy.md): may not fit,\n  or may fit where it does not; --headroom "
+               "%.0f%% keeps only plans clear of it\n",
+          100 * SC_MEMORY_BAND, 100 * SC_MEMORY_BAND);
 }
 
 /* Nothing fits: the plan that needs least memory, where it goes and why
@@ -619,6 +648,9 @@ static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
                  "the GPU has:\n",
             m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
   search_row(out, c, 0, dtype_col);
+  if (sc_memory_marginal(m))
+    fprintf(out, "    marginal: within the memory model's %.0f %% band of the GPU's memory "
+                 "(docs/accuracy.md): it may fit\n", 100 * SC_MEMORY_BAND);
   fprintf(out, "    memory per GPU:");
   for (int i = 0; i < 6; i++) fprintf(out, " %s %.1f GiB%s", mp[i].name, mp[i].s / GIB, i < 5 ? "," : "\n");
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
@@ -651,6 +683,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s%s\n",
           dtype_col ? "  dtype" : "", st->reranked ? "     event s" : "");
   for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1, dtype_col);
+  search_marginal_note(out, c, n);
   if (n == 0 && st->has_closest) search_closest(out, &st->closest, dtype_col);
   else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
@@ -685,16 +718,32 @@ static void val_groups(FILE *out, const val_file *f, int w) {
   }
 }
 
-/* A training row's memory verdict: "fits" (null when not predicted) and
- * the memory it was judged on, GiB. */
+/* 1 when a training row's memory verdict is marginal: its predicted total
+ * within the memory model's band of the GPU's capacity (sc_memory_marginal). */
+static int val_marginal(const val_row *r) {
+  sc_memory m = {.total = r->mem_total, .capacity = r->mem_capacity};
+  return r->fit != 0 && sc_memory_marginal(&m);
+}
+
+/* The training rows of f whose memory verdict is marginal. */
+static int val_marginal_rows(const val_file *f) {
+  int n = 0;
+  for (int j = 0; j < f->n; j++) n += val_marginal(&f->rows[j]);
+  return n;
+}
+
+/* A training row's memory verdict: "fits" (null when not predicted), how
+ * sure it is and the memory it was judged on, GiB. */
 static void val_json_fit(FILE *out, const val_row *r) {
   if (!r->fit) {
-    fprintf(out, ", \"fits\": null, \"memory_gib\": null, \"capacity_gib\": null");
+    fprintf(out, ", \"fits\": null, \"memory_gib\": null, \"capacity_gib\": null, "
+                 "\"fits_confidence\": null");
     return;
   }
-  fprintf(out, ", \"fits\": %s, \"memory_gib\": %.6g, \"capacity_gib\": %.6g",
+  fprintf(out, ", \"fits\": %s, \"memory_gib\": %.6g, \"capacity_gib\": %.6g, "
+               "\"fits_confidence\": \"%s\"",
           r->fit > 0 ? "true" : "false", r->mem_total / 1073741824.0,
-          r->mem_capacity / 1073741824.0);
+          r->mem_capacity / 1073741824.0, val_marginal(r) ? "marginal" : "clear");
 }
 
 static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
@@ -712,7 +761,9 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, ", \"mape_below_1mib\": %.6g, \"mape_from_1mib\": %.6g", f[i].mape_small,
               f[i].mape_large);
-    if (f[i].kind == VAL_TRAINING) fprintf(out, ", \"no_fit\": %d", f[i].no_fit);
+    if (f[i].kind == VAL_TRAINING)
+      fprintf(out, ", \"no_fit\": %d, \"fit_marginal\": %d", f[i].no_fit,
+              val_marginal_rows(&f[i]));
     fprintf(out, ", \"in_sample\": ");
     if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
@@ -755,7 +806,7 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
 }
 
 static void val_csv(FILE *out, const val_file *f, int n) {
-  fprintf(out, "file,kind,id,measured,predicted,ape,skipped,fits\n");
+  fprintf(out, "file,kind,id,measured,predicted,ape,skipped,fits,fits_marginal\n");
   for (int i = 0; i < n; i++)
     for (int j = 0; j < f[i].n; j++) {
       const val_row *r = &f[i].rows[j];
@@ -768,8 +819,20 @@ static void val_csv(FILE *out, const val_file *f, int n) {
       } else {
         fprintf(out, "%.6g,%.6g,%.6g,,", r->measured, r->predicted, r->ape);
       }
-      fprintf(out, "%s\n", r->fit > 0 ? "yes" : r->fit < 0 ? "no" : "");
+      fprintf(out, "%s,%s\n", r->fit > 0 ? "yes" : r->fit < 0 ? "no" : "",
+              !r->fit ? "" : val_marginal(r) ? "1" : "0");
     }
+}
+
+/* A training row's memory verdict where it is not a plain "fits": does
+ * not fit, or within the memory model's band either side (marginal). */
+static void val_row_fit(FILE *out, const val_row *r) {
+  double tot = r->mem_total / 1073741824.0, cap = r->mem_capacity / 1073741824.0;
+  if (r->fit < 0)
+    fprintf(out, "  does not fit: %.1f of %.1f GiB%s", tot, cap,
+            val_marginal(r) ? " (marginal: within the band, may fit)" : "");
+  else if (val_marginal(r))
+    fprintf(out, "  fits, marginal: %.1f of %.1f GiB", tot, cap);
 }
 
 static void val_rows_table(FILE *out, const val_file *f) {
@@ -795,9 +858,7 @@ static void val_rows_table(FILE *out, const val_file *f) {
       fprintf(out, "  %-28s %12.4g %12.4g %+7.1f%%%s%s", id, r->measured, r->predicted,
               100 * (r->predicted - r->measured) / r->measured,
               r->assumed[0] ? "  assumed: " : "", assumed);
-    if (r->fit < 0)
-      fprintf(out, "  does not fit: %.1f of %.1f GiB", r->mem_total / 1073741824.0,
-              r->mem_capacity / 1073741824.0);
+    val_row_fit(out, r);
     if (!r->skipped[0]) fputc('\n', out);
   }
   fprintf(out, "  (%s)\n\n", unit);
@@ -824,7 +885,8 @@ static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
     if (f[i].kind == VAL_RECSYS) val_groups(out, &f[i], w);
     if (f[i].kind == VAL_TRAINING)
       fprintf(out, "%-*s memory: %d of %d predicted rows do not fit by the memory model (they "
-                   "ran: false verdicts)\n", w, "", f[i].no_fit, f[i].predicted);
+                   "ran: false verdicts); %d within its %.0f %% band of capacity (marginal)\n",
+              w, "", f[i].no_fit, f[i].predicted, val_marginal_rows(&f[i]), 100 * SC_MEMORY_BAND);
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
               "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);

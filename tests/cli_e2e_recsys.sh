@@ -67,6 +67,21 @@ if [[ -r $SET ]]; then
   expect 2 "no row with id 'nope'" -- recsys row $SET nope
   expect 2 "stepcast recsys row FILE ID" -- validate --row mlperf-dlrm-052 $SET
   expect 0 "recsys" -- validate --format json $SET
+  # tools/recsys/residual.py: its groups cover every predicted row, the
+  # identical-input floor is under the file's MAPE, and every row giving
+  # both throughputs is read
+  res=$(python3 tools/recsys/residual.py --stepcast "$CLI" --rows 3 "$SET")
+  if python3 - "$res" <<'PY'; then pass=$((pass + 1))
+import re, sys
+t = sys.argv[1]
+fw = t.split("by framework named")[1].split("by GPU")[0]
+n = sum(int(m) for m in re.findall(r"^\s+\S+\s+(\d+)\s+[+-]", fw, re.M))
+floor, mape = map(float, re.search(r"alone: ([0-9.]+)% \(file MAPE ([0-9.]+)%", t).groups())
+ratio = re.search(r"throughput over (\d+) rows: ([0-9.]+) \.\. ([0-9.]+)", t)
+assert n == 53 and 0 < floor < mape and int(ratio.group(1)) == 48, (n, floor, mape)
+assert len(re.findall(r"^mlperf-dlrm-\d+ ", t, re.M)) == 3
+PY
+  else echo "FAIL: tools/recsys/residual.py on $SET:"; echo "$res" | head -20; fail=$((fail + 1)); fi
 else
   echo "FAIL: $SET is missing: the row checks need ../shared"; fail=$((fail + 1))
 fi

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Where a recommendation set's error sits: every row's signed error joined
+with the columns a prediction reads (framework, GPU, GPU count, nodes,
+batch, dtype, intra-node link), the error grouped by each of them, and the
+floor that rows with identical inputs put under any model's MAPE.
+
+    tools/recsys/residual.py [--stepcast build/stepcast] [--rows N] [CSV]
+
+Default CSV: ../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv.
+
+Framework class: the framework names the row's `framework` text contains
+(HugeCTR, PyTorch, MXNet, TensorFlow; a container's list of several is
+printed as the list, "-" when none is named), the way
+src/validate/framework.c reads it, so a group is what the predictor sees.
+
+Identical inputs: rows that stepcast predicts to the same iteration time
+(to 1e-9 s) ran the same job as far as the row states it; for each such
+group the best single prediction (the one minimising the group's summed
+absolute percentage error, which is one of the measured values) gives a
+floor under the MAPE that no model reading only these columns can beat.
+
+Evaluation check (sets whose `measured_from` gives both a tracked and a
+run-average throughput, "run-average incl. evaluation = X samples/s"):
+the ratio tracked / run-average per row; 1.000 means the tracked figure
+holds the same evaluation time as the run average.
+
+Analysis only: nothing here feeds a prediction.
+"""
+import argparse
+import collections
+import csv
+import io
+import re
+import subprocess
+
+NAMES = [("hugectr", "HugeCTR"), ("pytorch", "PyTorch"), ("mxnet", "MXNet"),
+         ("tensorflow", "TensorFlow")]
+
+
+def predicted(exe, path):
+    out = subprocess.run([exe, "validate", "--format", "csv", path],
+                         capture_output=True, text=True, check=False).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if not rows:
+        raise SystemExit(f"{exe} validate printed no rows for {path}")
+    return {r["id"]: float(r["predicted"]) for r in rows
+            if r["predicted"] and not r["skipped"]}
+
+
+def fw_class(text):
+    t = text.lower()
+    named = [n for k, n in NAMES if k in t]
+    return "+".join(named) if named else "-"
+
+
+def table(title, rows, key):
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[key(r)].append(r["err"])
+    print(f"\n{title}")
+    print(f"  {'value':42s} {'rows':>4s} {'signed':>8s} {'MAPE':>7s}")
+    for k in sorted(by, key=lambda v: (len(v), v) if v.isdigit() else (99, v)):
+        v = by[k]
+        print(f"  {k:42s} {len(v):4d} {sum(v) / len(v):+7.1f}% "
+              f"{sum(abs(e) for e in v) / len(v):6.1f}%")
+
+
+def floor(rows):
+    by = collections.defaultdict(list)
+    for r in rows:
+        by[round(r["pred"], 9)].append(r)
+    total, out = 0.0, []
+    for p, g in sorted(by.items()):
+        ms = [x["meas"] for x in g]
+        best = min(sum(abs(c - m) / m for m in ms) for c in ms)
+        total += best
+        if len(g) > 1:
+            out.append((p, g, best))
+    print("\nrows with identical inputs (same prediction), measured ms:")
+    for p, g, best in out:
+        ids = " ".join(f"{x['id'][-3:]}:{x['meas'] * 1e3:.3f}" for x in g)
+        print(f"  pred {p * 1e3:.3f} ms  {ids}  (best one value: sum APE {best:.2f})")
+    print(f"floor MAPE from identical inputs alone: {100 * total / len(rows):.1f}% "
+          f"(file MAPE {sum(abs(r['err']) for r in rows) / len(rows):.1f}%)")
+
+
+def eval_check(rows):
+    ratios = []
+    for r in rows:
+        m = re.search(r"incl\. evaluation = ([0-9.e+]+)", r["measured_from"])
+        if m and r["measured_samples_per_s"]:
+            ratios.append(float(r["measured_samples_per_s"]) / float(m.group(1)))
+    if ratios:
+        print(f"\ntracked / run-average throughput over {len(ratios)} rows: "
+              f"{min(ratios):.4f} .. {max(ratios):.4f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--stepcast", default="build/stepcast")
+    ap.add_argument("--rows", type=int, default=1000, help="print the N worst rows")
+    ap.add_argument("csv", nargs="?",
+                    default="../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv")
+    a = ap.parse_args()
+    pred = predicted(a.stepcast, a.csv)
+    rows = []
+    for r in csv.DictReader(open(a.csv, newline="")):
+        if r["id"] not in pred:
+            continue
+        r["meas"] = float(r["measured_iter_ms"]) * 1e-3
+        r["pred"] = pred[r["id"]]
+        r["err"] = 100 * (r["pred"] / r["meas"] - 1)
+        r["fw"] = fw_class(r["framework"])
+        rows.append(r)
+    print(f"{'id':16s} {'signed':>8s} {'meas ms':>8s} {'pred ms':>8s}  framework / gpu x gpus "
+          f"(nodes) batch dtype intra")
+    for r in sorted(rows, key=lambda x: -abs(x["err"]))[:a.rows]:
+        print(f"{r['id']:16s} {r['err']:+7.1f}% {r['meas'] * 1e3:8.3f} {r['pred'] * 1e3:8.3f}"
+              f"  {r['fw']} / {r['gpu']} x {r['gpus']} ({r['nodes']}) {r['global_batch']} "
+              f"{r['dtype']} {r['intra_node']}")
+    table("by framework named", rows, lambda r: r["fw"])
+    table("by GPU", rows, lambda r: r["gpu"])
+    table("by nodes", rows, lambda r: r["nodes"])
+    table("by GPUs", rows, lambda r: r["gpus"])
+    table("by global batch", rows, lambda r: r["global_batch"])
+    table("by intra-node link", rows, lambda r: r["intra_node"])
+    floor(rows)
+    eval_check(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -192,3 +192,24 @@ Test(coll_nccl, the_public_group_converts_field_by_field) {
   coll_cost a = coll_nccl_time(COLL_ALL_REDUCE, 1 << 20, &c);
   cr_expect_eq(sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1 << 20, &g).time, a.time);
 }
+
+/* Ring LL128 on 8 A100 (NVSwitch) as NCCL 2.30.7's source gives it, by
+ * hand: ring graph 12 channels x 20 GB/s (search.cc 6 x 40, halved and
+ * doubled by ncclTopoDupChannels), busBw = min(0.92 x 240, 12 x 20) =
+ * 220.8 GB/s (tuning.cc), latency baseLat 14 + 2(n-1) x 1.9 us, plus
+ * COLL_LAUNCH_S 20 us; kernels on 24 channels (connect.cc x2). At 8-16
+ * MiB one rank's share of a channel (43-85 KiB) is below one LL128 step
+ * (576000 B of payload), so there is no chunk loop to add
+ * (docs/network.md "Known misses"). */
+Test(coll_nccl, ll128_a100_8_ranks_from_source) {
+  coll_group g = a100(8);
+  for (double b = 8.0 * (1 << 20); b <= 16.0 * (1 << 20); b *= 2) {
+    double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                   COLL_PROTO_LL128);
+    double want = 20e-6 + (14.0 + 14 * 1.9) * 1e-6 + b * 14.0 / 8.0 / 220.8e9;
+    cr_expect(fabs(t - want) < 1e-9, "%.0f bytes: %g us, want %g us", b, t * 1e6, want * 1e6);
+    coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, b, &g);
+    cr_expect_str_eq(c.proto, "LL128", "%.0f bytes", b);
+    cr_expect_eq(c.channels, 24);
+  }
+}

@@ -7,6 +7,7 @@
  * follow.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "graph/graph.h"
@@ -121,7 +122,9 @@ Test(scenario, a_preset_brings_its_rates_and_the_keys_change_them) {
 Test(scenario, rates_outside_0_to_1_and_on_graphs_are_refused) {
   load_fails("{\"model\": {\"hidden_dropout\": 1.5}}", "model.hidden_dropout");
   load_fails("{\"model\": {\"attention_dropout\": -0.1}}", "model.attention_dropout");
-  load_fails("{\"model\": {\"attention_dropout\": \"none\"}}", "model.attention_dropout");
+  /* the type error names the whole valid range too, not only its floor */
+  load_fails("{\"model\": {\"attention_dropout\": \"none\"}}",
+             "model.attention_dropout: expected a probability in [0, 1]");
   load_fails("{\"model\": {\"graph\": \"x.json\", \"hidden_dropout\": 0}}",
              "model.hidden_dropout: applies to transformer specs");
   load_fails("{\"model\": {\"preset\": \"bert_large\", \"hidden_dropout\": 0}}",
@@ -134,6 +137,9 @@ Test(scenario, the_builder_checks_a_spec_filled_by_hand) {
   sc_error err = {0};
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.hidden_dropout: 2 is not a probability"), "%s", err.msg);
+  s = one_gpu(NAN, 0.1); /* NaN fails both comparisons */
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.attention_dropout: nan is not a probability"), "%s", err.msg);
 }
 
 /* ------------------------------------------------------------- memory */

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gpt24.h" /* gpt24_predict */
 #include "graph/graph.h"
 #include "load/graph_json.h"
 #include "stepcast.h"
@@ -39,13 +40,6 @@ static sc_scenario one_gpu(double attn, double hidden) {
   s.plan.recompute = SC_RECOMP_NONE;
   s.plan.dtype = SC_BF16;
   return s;
-}
-
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
 }
 
 /* The operator of one layer named `name`, or NULL. */
@@ -149,7 +143,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
    * a sequence: 8 sequences x 4 layers x 2 x 1024 x 1024 bytes = 64 MiB */
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0.1, 0);
   s.plan.global_batch = s.plan.micro_batch = t.plan.global_batch = t.plan.micro_batch = 8;
-  sc_result a = predict(&s), b = predict(&t);
+  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 8.0 * 4 * 2 * 1024 * 1024, 1e-3,
                      "%.0f - %.0f", a.mem.activations, b.mem.activations);
   cr_assert_lt(b.step_s, a.step_s, "%g vs %g", b.step_s, a.step_s);
@@ -157,7 +151,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
 
 Test(memory, flash_attention_keeps_no_mask_either_way) {
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
-  sc_result a = predict(&s), b = predict(&t);
+  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
   cr_assert_eq(a.mem.activations, b.mem.activations);
   cr_assert_eq(a.step_s, b.step_s);
 }
@@ -169,7 +163,7 @@ Test(memory, unfused_attention_at_0_keeps_the_softmax_output_alone) {
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
   s.plan.flash_attention = t.plan.flash_attention = 0;
   s.plan.attention = t.plan.attention = SC_ATTN_UNFUSED;
-  sc_result a = predict(&s), b = predict(&t);
+  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 4.0 * 3 * 16 * 1024 * 1024, 1e-3,
                      "%.0f - %.0f", a.mem.activations, b.mem.activations);
   cr_assert_lt(b.step_s, a.step_s, "%g vs %g", b.step_s, a.step_s);

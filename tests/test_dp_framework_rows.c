@@ -101,6 +101,23 @@ static sc_dp_result predict(const sc_scenario *s) {
   return r;
 }
 
+/* Validate the test file: row `yes` lists `words` among its assumptions,
+ * row `no` does not. */
+static void said_only_by(const char *yes, const char *no, const char *words) {
+  sc_validation v;
+  sc_error e = {0};
+  cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s", e.msg);
+  int seen = 0;
+  for (int i = 0; i < v.n; i++) {
+    if (strcmp(v.rows[i].id, yes) && strcmp(v.rows[i].id, no)) continue;
+    int said = strstr(v.rows[i].assumed, words) != NULL;
+    cr_assert_eq(said, !strcmp(v.rows[i].id, yes), "%s: %s", v.rows[i].id, v.rows[i].assumed);
+    seen++;
+  }
+  cr_assert_eq(seen, 2);
+  sc_validation_free(&v);
+}
+
 static void cleanup(void) { remove(path); }
 
 TestSuite(dp_framework_rows, .init = write_rows, .fini = cleanup);
@@ -182,18 +199,7 @@ Test(dp_framework_rows, packed_wikipedia_bert_runs_half_the_tokens) {
   double ratio = predict(&pk).compute_s / predict(&pd).compute_s;
   cr_assert(ratio > 0.4 && ratio < 0.6, "packed / padded compute %g", ratio);
   /* the report says what it assumed for the row */
-  sc_validation v;
-  sc_error e = {0};
-  cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s", e.msg);
-  int seen = 0;
-  for (int i = 0; i < v.n; i++) {
-    if (strcmp(v.rows[i].id, "packed") && strcmp(v.rows[i].id, "padded")) continue;
-    int said = strstr(v.rows[i].assumed, "256 tokens per sequence") != NULL;
-    cr_assert_eq(said, !strcmp(v.rows[i].id, "packed"), "%s: %s", v.rows[i].id, v.rows[i].assumed);
-    seen++;
-  }
-  cr_assert_eq(seen, 2);
-  sc_validation_free(&v);
+  said_only_by("packed", "padded", "256 tokens per sequence");
 }
 
 Test(dp_framework_rows, nvidia_bert_reduces_once_after_the_backward_pass) {
@@ -225,18 +231,7 @@ Test(dp_framework_rows, nvidia_bert_reduces_once_after_the_backward_pass) {
   cr_assert_lt(rp.exposed_s, rp.comm_s);
   cr_assert_gt(rn.step_s, rp.step_s);
   /* the report says what it assumed */
-  sc_validation v;
-  sc_error e = {0};
-  cr_assert_eq(sc_validate_file(path, &v, &e), SC_OK, "%s", e.msg);
-  int seen = 0;
-  for (int i = 0; i < v.n; i++) {
-    if (strcmp(v.rows[i].id, "nvbert") && strcmp(v.rows[i].id, "plainbert")) continue;
-    int said = strstr(v.rows[i].assumed, "after backward (NVIDIA BERT)") != NULL;
-    cr_assert_eq(said, !strcmp(v.rows[i].id, "nvbert"), "%s: %s", v.rows[i].id, v.rows[i].assumed);
-    seen++;
-  }
-  cr_assert_eq(seen, 2);
-  sc_validation_free(&v);
+  said_only_by("nvbert", "plainbert", "after backward (NVIDIA BERT)");
 }
 
 Test(dp_framework_rows, tensorflow_bert_stays_padded) {

@@ -2,7 +2,8 @@
  * gpt24.h -- the small GPT the memory tests measure (test_memory_knobs.c,
  * test_memfit.c): 24 layers, hidden 2048, no biases, on 8 H100 in tp 2,
  * pp 2, dp 2 with sequence parallelism, global batch 16 of micro-batches
- * of 1; and a prediction that fails the test on any error.
+ * of 1; and a prediction that fails the test on any error (which
+ * test_dropout.c uses on its own one-GPU model).
  * Header-only: each test executable includes it once.
  */
 #ifndef SC_TESTS_GPT24_H

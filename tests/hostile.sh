@@ -216,6 +216,19 @@ h 2 'plan.moe_router_group_topk 2 without plan.moe_router_groups' -- predict exa
 h 2 'plan.overrides[0].ep: 16 must divide model.experts 8' -- predict examples/mixtral-8x7b-h100.json --set 'plan.overrides=[{"layers": [0, 3], "ep": 16}]'
 sed 's/"optimizer": "sgd"/"optimizer": "adagrad", "kernel": "per_tables"/' "$ROOT/examples/recsys/dlrm_criteo_8gpu.json" > "$TMP/kernel.json"
 h 2 'training.kernel: expected fused, hash or per_table' -- recsys predict "$TMP/kernel.json"
+# 21. the dropout keys: NaN, out of range, a string, on a BERT or CNN preset
+# and on a graph; a graph's no_dropout that is not a bool or on another op
+h 2 'model.attention_dropout: expected a probability in [0, 1]' -- predict --set model.attention_dropout=nan
+h 2 'model.hidden_dropout: 1.5 is out of range' -- predict --set model.hidden_dropout=1.5
+h 2 'model.hidden_dropout: -1e-300 is out of range' -- predict --set model.hidden_dropout=-1e-300
+h 2 'model.attention_dropout: expected a probability in [0, 1] (0 = no dropout: no mask, no kernel), got string' -- predict --set 'model.attention_dropout="0.1"'
+h 2 'model.hidden_dropout does not apply to bert_large (a BERT preset)' -- predict --set model.preset=bert_large --set model.hidden_dropout=0
+h 2 'model.attention_dropout does not apply to resnet50 (a CNN preset)' -- predict --set model.preset=resnet50 --set model.attention_dropout=0.1
+h 2 'model.attention_dropout: applies to transformer specs, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.attention_dropout=0
+sed '0,/"no_dropout": true/s//"no_dropout": "yes"/' "$ROOT/examples/graphs/llama-2layer.json" > "$TMP/nodrop.json"
+h 2 'no_dropout (op "attn"): expected true or false, got string "yes"' -- predict --set model.graph="$TMP/nodrop.json"
+sed '0,/"out_features": 6144, "parallel": "column"/s//"out_features": 6144, "parallel": "column", "no_dropout": true/' "$ROOT/examples/graphs/llama-2layer.json" > "$TMP/nodrop2.json"
+h 2 'no_dropout (op "qkv"): does not apply to "op": "linear"' -- predict --set model.graph="$TMP/nodrop2.json"
 
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

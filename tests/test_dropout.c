@@ -7,8 +7,10 @@
  * follow.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
+#include "gpt24.h" /* gpt24_predict */
 #include "graph/graph.h"
 #include "load/graph_json.h"
 #include "stepcast.h"
@@ -38,13 +40,6 @@ static sc_scenario one_gpu(double attn, double hidden) {
   s.plan.recompute = SC_RECOMP_NONE;
   s.plan.dtype = SC_BF16;
   return s;
-}
-
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
 }
 
 /* The operator of one layer named `name`, or NULL. */
@@ -121,7 +116,9 @@ Test(scenario, a_preset_brings_its_rates_and_the_keys_change_them) {
 Test(scenario, rates_outside_0_to_1_and_on_graphs_are_refused) {
   load_fails("{\"model\": {\"hidden_dropout\": 1.5}}", "model.hidden_dropout");
   load_fails("{\"model\": {\"attention_dropout\": -0.1}}", "model.attention_dropout");
-  load_fails("{\"model\": {\"attention_dropout\": \"none\"}}", "model.attention_dropout");
+  /* the type error names the whole valid range too, not only its floor */
+  load_fails("{\"model\": {\"attention_dropout\": \"none\"}}",
+             "model.attention_dropout: expected a probability in [0, 1]");
   load_fails("{\"model\": {\"graph\": \"x.json\", \"hidden_dropout\": 0}}",
              "model.hidden_dropout: applies to transformer specs");
   load_fails("{\"model\": {\"preset\": \"bert_large\", \"hidden_dropout\": 0}}",
@@ -134,6 +131,9 @@ Test(scenario, the_builder_checks_a_spec_filled_by_hand) {
   sc_error err = {0};
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.hidden_dropout: 2 is not a probability"), "%s", err.msg);
+  s = one_gpu(NAN, 0.1); /* NaN fails both comparisons */
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.attention_dropout: nan is not a probability"), "%s", err.msg);
 }
 
 /* ------------------------------------------------------------- memory */
@@ -143,7 +143,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
    * a sequence: 8 sequences x 4 layers x 2 x 1024 x 1024 bytes = 64 MiB */
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0.1, 0);
   s.plan.global_batch = s.plan.micro_batch = t.plan.global_batch = t.plan.micro_batch = 8;
-  sc_result a = predict(&s), b = predict(&t);
+  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 8.0 * 4 * 2 * 1024 * 1024, 1e-3,
                      "%.0f - %.0f", a.mem.activations, b.mem.activations);
   cr_assert_lt(b.step_s, a.step_s, "%g vs %g", b.step_s, a.step_s);
@@ -151,7 +151,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
 
 Test(memory, flash_attention_keeps_no_mask_either_way) {
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
-  sc_result a = predict(&s), b = predict(&t);
+  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
   cr_assert_eq(a.mem.activations, b.mem.activations);
   cr_assert_eq(a.step_s, b.step_s);
 }
@@ -163,7 +163,7 @@ Test(memory, unfused_attention_at_0_keeps_the_softmax_output_alone) {
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
   s.plan.flash_attention = t.plan.flash_attention = 0;
   s.plan.attention = t.plan.attention = SC_ATTN_UNFUSED;
-  sc_result a = predict(&s), b = predict(&t);
+  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 4.0 * 3 * 16 * 1024 * 1024, 1e-3,
                      "%.0f - %.0f", a.mem.activations, b.mem.activations);
   cr_assert_lt(b.step_s, a.step_s, "%g vs %g", b.step_s, a.step_s);

@@ -77,8 +77,12 @@ def _find_library():
     env = os.environ.get("STEPCAST_LIB")
     if env:
         return env
-    for build in sorted(glob.glob(os.path.join(_SOURCE, "build*", "libstepcast.so"))):
-        return build
+    # build/ first: glob order puts build-asan/ before it, and a sanitized
+    # library cannot be loaded into a Python that was not started with ASan
+    builds = sorted(glob.glob(os.path.join(_SOURCE, "build*", "libstepcast.so")),
+                    key=lambda p: (os.path.basename(os.path.dirname(p)) != "build", p))
+    if builds:
+        return builds[0]
     found = ctypes.util.find_library("stepcast")
     return found or "libstepcast.so." + _SOVERSION
 

@@ -169,3 +169,17 @@ def test_recsys_errors_name_the_table(tmp_path):
     with pytest.raises(stepcast.Error) as e:
         stepcast.recsys_predict(str(bad))
     assert e.value.code == 2 and "group 2 (table t1)" in str(e.value)
+
+
+def test_the_library_of_build_comes_before_other_build_folders(tmp_path, monkeypatch):
+    # scripts/test.sh leaves build-asan/ (sorted before build/) beside
+    # build/; its sanitized library cannot be loaded into a plain Python
+    for d in ("build-asan", "build", "build-mpi"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "libstepcast.so").write_bytes(b"")
+    monkeypatch.delenv("STEPCAST_LIB", raising=False)
+    monkeypatch.setattr(stepcast, "_SOURCE", str(tmp_path))
+    assert stepcast._find_library() == str(tmp_path / "build" / "libstepcast.so")
+    (tmp_path / "build" / "libstepcast.so").unlink()
+    assert stepcast._find_library() == str(tmp_path / "build-asan" / "libstepcast.so")
+

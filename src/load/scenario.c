@@ -226,9 +226,9 @@ static const scn_field scn_model_fields[] = {
     F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
           "MLA value head size (0 = head_dim)"),
     F_NUM(sc_model, "attention_dropout", tf.attention_dropout, 0, 0, 1, 1,
-          "a probability >= 0 (0 = no dropout: no mask, no kernel)"),
+          "a probability in [0, 1] (0 = no dropout: no mask, no kernel)"),
     F_NUM(sc_model, "hidden_dropout", tf.hidden_dropout, 0, 0, 1, 1,
-          "a probability >= 0 (0 = no dropout: no mask, no kernel)"),
+          "a probability in [0, 1] (0 = no dropout: no mask, no kernel)"),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
 

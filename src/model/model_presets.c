@@ -71,10 +71,10 @@
  *           MPTConfig defaults (llmfoundry/models/mpt/configuration_mpt.py:
  *           resid_pdrop 0.0, emb_pdrop 0.0, attn_config attn_pdrop 0.0),
  *           which the pretrain yamls of [MPT] leave as they are.
- *   [D-NEMO4] 0 and 0: the Nemotron-4 15B report (Parmar et al. 2024,
- *           Sec. 2: "no bias terms, dropout rate of zero, and untied
- *           input-output embeddings"); the 340B report builds on the same
- *           architecture. Not in ../shared.
+ *   [D-NEMO4] 0 and 0, not in ../shared (our reading): the Nemotron-4
+ *           15B report (Parmar et al. 2024, Sec. 2: "no bias terms,
+ *           dropout rate of zero, and untied input-output embeddings");
+ *           the 340B report builds on the same architecture.
  */
 #include <stddef.h>
 #include <strings.h>

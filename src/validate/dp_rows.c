@@ -22,9 +22,9 @@
  *     default (NCCL RDMA, gRPC/MPI/KungFu sockets);
  *   - `framework` (read by validate/framework.c, its spellings there) with
  *     Horovod: Horovod tensor fusion; TensorFlow 2 without Horovod: one
- *     message after the backward pass; NVIDIA's BERT (the row says its
- *     implementation is NVIDIA-derived): one message after the backward
- *     pass, vdp_nvidia_bert; else the scheme's default
+ *     message after the backward pass; NVIDIA's BERT (a BERT row on
+ *     PyTorch, MXNet or a container's list, without Horovod): one message
+ *     after the backward pass, vdp_nvidia_bert; else the scheme's default
  *     (src/dp/overlap.c); eager (PyTorch) or a graph executor (TensorFlow,
  *     MXNet, OneFlow, Paddle, KungFu, HugeCTR) as vfw_plan sets it;
  *     unfused attention before
@@ -97,26 +97,28 @@ static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
   return SC_DP_FUSION_AUTO;
 }
 
-/* 1 when the row is BERT pre-training in NVIDIA's implementation: its
- * text (notes or unstated_inputs) says the implementation is NVIDIA-
- * derived, and its framework text names PyTorch or MXNet first (NVIDIA's
- * BERT was written for those), lists several frameworks (an NGC
- * container's contents, framework.h) or names none; a text naming only
- * TensorFlow or Paddle is another implementation. NVIDIA's BERT pre-training
- * sums the accumulated gradients in one flat fp16 all-reduce after the
- * last micro-batch's backward pass instead of bucketing them beside it:
- * DeepLearningExamples PyTorch/LanguageModeling/BERT run_pretraining.py,
+/* 1 when the row is BERT pre-training in NVIDIA's implementation, read
+ * from its framework text alone, the same way for every BERT row: PyTorch
+ * or MXNet named first (the BERT pre-training those frameworks ran on
+ * NVIDIA GPUs is NVIDIA's: DeepLearningExamples for PyTorch, which NGC's
+ * PyTorch builds ship and the MLPerf submissions derive from, NVIDIA's
+ * MLPerf code for MXNet) or several frameworks listed (an NGC container's
+ * contents, framework.h), and no Horovod (whose tensor fusion the text
+ * states instead: gluon-nlp's MXNet BERT). No framework named, TensorFlow
+ * or Paddle alone: another or an unknown implementation, the scheme's
+ * default. NVIDIA's BERT pre-training sums the accumulated gradients in
+ * one flat fp16 all-reduce after the last micro-batch's backward pass
+ * instead of bucketing them beside it: DeepLearningExamples
+ * PyTorch/LanguageModeling/BERT run_pretraining.py,
  * `--allreduce_post_accumulation --allreduce_post_accumulation_fp16`
  * (the defaults of its scripts/run_pretraining.sh; recalled from the
- * published source, which is not in ../shared/reference), from which
- * NVIDIA's MLPerf BERT derives; docs/dp.md "Per framework". */
-static int vdp_nvidia_bert(vdp_ctx *c, const sc_model *m, const vfw_text *fw) {
-  if (m->kind != SC_MODEL_BERT) return 0;
-  if (!rowtext_has(vdp_cell(c, "notes"), "nvidia-derived") &&
-      !rowtext_has(vdp_cell(c, "unstated_inputs"), "nvidia-derived"))
-    return 0;
-  return fw->n_named > 1 || fw->first == VFW_NONE || fw->first == VFW_PYTORCH ||
-         fw->first == VFW_MXNET;
+ * published source, which is not in ../shared/reference); docs/dp.md
+ * "Per framework". The notes are not read: the "NVIDIA-derived" of the
+ * MLPerf rows' precision sentence stands in every row of that set,
+ * whatever ran, so keying on it would key on the source. */
+static int vdp_nvidia_bert(const sc_model *m, const vfw_text *fw) {
+  if (m->kind != SC_MODEL_BERT || fw->horovod) return 0;
+  return fw->n_named > 1 || fw->first == VFW_PYTORCH || fw->first == VFW_MXNET;
 }
 
 static sc_dp_intra vdp_intra(const char *s) {
@@ -252,7 +254,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
   d->fusion = vdp_fusion(&fw);
-  if (vdp_nvidia_bert(c, &s->model, &fw)) {
+  if (vdp_nvidia_bert(&s->model, &fw)) {
     d->fusion = SC_DP_FUSION_NONE;
     snprintf(assumed + strlen(assumed), an - strlen(assumed),
              "%sall-reduce after backward (NVIDIA BERT)", *assumed ? "; " : "");

@@ -11,14 +11,14 @@ server), 9-128, 129-1,023, 1,024 and more. Skipped rows are counted
 apart. Nothing here changes a prediction: it reads validate's CSV output
 and the measurement file's `model` and `gpus` columns.
 """
-import argparse
 import collections
 import csv
-import glob
 import io
 import os
 import subprocess
 import sys
+
+import dpargs
 
 BANDS = [(1, 1), (2, 8), (9, 128), (129, 1023), (1024, 10**9)]
 
@@ -60,14 +60,10 @@ def one_file(exe, path):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--stepcast", default="build/stepcast")
-    ap.add_argument("csv", nargs="*")
-    a = ap.parse_args()
-    files = a.csv or sorted(glob.glob("../shared/validation/dp_training/*.csv"))
+    exe, files = dpargs.parse()
     rc = 0
     for f in files:
-        rc |= one_file(a.stepcast, f)
+        rc |= one_file(exe, f)
     return rc
 
 

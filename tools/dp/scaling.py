@@ -12,11 +12,12 @@ efficiency, the multi-GPU step's extra time over one GPU (ms, measured and
 predicted), the predicted exchange time (ms, every message, hidden or not), and the mean absolute efficiency error per column value.
 Default CSV: ../shared/validation/dp_training/dlperf_v100_frameworks.csv.
 """
-import argparse
 import collections
 import csv
 import io
 import subprocess
+
+import dpargs
 
 BASE = ["model_variant", "batch_per_gpu", "grad_accum", "seq", "dtype", "data", "gpu",
         "framework"]
@@ -41,17 +42,13 @@ def comm_ms(exe, path, rid):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--stepcast", default="build/stepcast")
-    ap.add_argument("csv", nargs="*",
-                    default=["../shared/validation/dp_training/dlperf_v100_frameworks.csv"])
-    a = ap.parse_args()
+    exe, files = dpargs.parse(["../shared/validation/dp_training/dlperf_v100_frameworks.csv"])
     by = collections.defaultdict(list)
     extra = collections.defaultdict(list)  # framework -> predicted - measured extra ms
     print(f"{'framework':48s} {'model':10s} {'dtype':5s} {'bs':>4s} {'gpus':>4s} "
           f"{'eff_m':>6s} {'eff_p':>6s} {'d_eff':>6s} {'extra_m':>8s} {'extra_p':>8s} {'comm_p':>8s}")
-    for path in a.csv:
-        pred = predicted(a.stepcast, path)
+    for path in files:
+        pred = predicted(exe, path)
         rows = list(csv.DictReader(open(path)))
         one = {}
         for r in rows:
@@ -67,7 +64,7 @@ def main():
             print(f"{r['framework'][:48]:48s} {r['model']:10s} {r['dtype']:5s} "
                   f"{r['batch_per_gpu']:>4s} {r['gpus']:>4s} {em:6.3f} {ep:6.3f} {ep - em:+6.3f} "
                   f"{(mn - m1) * 1e3:8.1f} {(pn - p1) * 1e3:8.1f} "
-                  f"{comm_ms(a.stepcast, path, r['id']):8.1f}")
+                  f"{comm_ms(exe, path, r['id']):8.1f}")
             for key in ("framework", "model", "dtype", "gpus"):
                 by[(key, r[key])].append(abs(ep - em) / em)
             by[("model x dtype x gpus", f"{r['model']} {r['dtype']} {r['gpus']}")].append(

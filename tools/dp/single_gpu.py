@@ -17,14 +17,14 @@ rule for every such row). Nothing else of the row is used: the framework
 is run as an eager framework (the library default), real data loading is
 not modelled. The target is measured_iter_s (= worker_step_s).
 """
-import argparse
 import collections
 import csv
-import glob
 import json
 import os
 import subprocess
 import sys
+
+import dpargs
 
 DTYPES = {"fp32": "fp32", "tf32": "tf32", "amp": "fp16", "unknown": "fp16"}
 
@@ -48,18 +48,14 @@ def predict(exe, row):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--stepcast", default="build/stepcast")
-    ap.add_argument("csv", nargs="*")
-    a = ap.parse_args()
-    files = a.csv or sorted(glob.glob("../shared/validation/dp_training/*.csv"))
+    exe, files = dpargs.parse()
     groups = collections.OrderedDict()
     for f in files:
         for row in csv.DictReader(open(f)):
             if row["gpus"] != "1":
                 continue
             meas = float(row["measured_iter_s"] or row["worker_step_s"])
-            pred, why = predict(a.stepcast, row)
+            pred, why = predict(exe, row)
             key = (os.path.basename(f), row["model_variant"], row["gpu"], row["dtype"],
                    row["scheme"] + (f" ({row['ps_placement']})" if row["ps_placement"] else ""))
             if pred is None:

@@ -24,8 +24,11 @@
  * thread enqueues and launches the op on each GPU it drives, g->host_gpus;
  * 5.48 us per GPU, COLL_HOST_GPU_S):
  *
- *  - NVSwitch node: one channel per NVLink, each at NCCL's SMxx_NVLINK_BW
- *    (what NCCL's ring search reaches through a switch).
+ *  - NVSwitch node: the GPU's NVLinks at NCCL's SMxx_NVLINK_BW each, split
+ *    into rings the way NCCL's ring search does (nccl_rings.c: A100 12 x
+ *    20, H100 12 x 30, B200 16 x 45 GB/s). Across nodes, one channel per
+ *    NVLink (NCCL's inter-node search, speedArrayInter through the NICs,
+ *    is not emulated).
  *  - DGX-1 hybrid cube-mesh (V100): the rings that fit on the direct
  *    NVLinks of the first k GPUs (coll_cubemesh_rings), each at the wire
  *    rate of one link: datasheet 25 GB/s per direction times the NVLink
@@ -45,6 +48,7 @@
 #include <math.h>
 
 #include "coll/coll.h"
+#include "coll/nccl_rings.h"
 
 /* ------------------------------------------------------------ constants */
 
@@ -175,11 +179,9 @@ static const double datasheet_link_bw[CC_COUNT] = {25.0, 25.0, 25.0, 50.0};
  * max(divUp(nelem, 16*SlicePerChunk)*16, sliceSize/32). */
 #define SLICE_MIN_FRACTION (1.0 / 32)
 /* Channels: NCCL's ring search finds the rings (our nch), then
- * ncclTopoPostset duplicates them, NCCL src/graph/connect.cc (2.18):
- * nChannels = comm->nChannels = std::min(MAXCHANNELS, nChannels*2);
- * MAXCHANNELS 32, NCCL src/include/devcomm.h (2.18). */
-#define CHANNEL_DUP 2
-#define MAXCHANNELS 32
+ * ncclTopoPostset duplicates them for the kernels (nch_run):
+ * nccl_rings.c. */
+#define MULTI_NODE_MAXCHANNELS 32
 /* Threads per channel and the bytes per thread below which NCCL runs a
  * collective on fewer channels: NCCL src/include/devcomm.h (2.18)
  * NCCL_SIMPLE_MAX_NTHREADS 512, NCCL_LL_MAX_NTHREADS 512,
@@ -274,6 +276,11 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
     if (links > 1e6) links = 1e6; /* 25 PB/s: no int overflow below */
     s.nch = links < 1 ? 1 : (int)links;
     intra_bw = links * nccl_nvlink_bw[s.cc];
+    if (s.nodes == 1) { /* NCCL's ring search on the switch, nccl_rings.c */
+      nccl_ring_graph rg = nccl_rings_search(g->arch, intra_bw);
+      s.nch = rg.nch;
+      intra_bw = rg.nch * rg.bw;
+    }
   }
   if (s.ppn == 1) intra_bw = 1e30; /* nothing crosses NVLink */
   s.bus_bw = intra_bw;
@@ -282,7 +289,11 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
     if (net < s.bus_bw) s.bus_bw = net;
     if (s.ppn == 1) s.nch = 2; /* NCCL: two channels per NIC */
   }
-  s.nch_run = s.nch * CHANNEL_DUP < MAXCHANNELS ? s.nch * CHANNEL_DUP : MAXCHANNELS;
+  s.nch_run = nccl_rings_kernel_channels(s.nch);
+  /* The one-channel-per-NVLink rule across nodes keeps NCCL 2.18's cap,
+   * MAXCHANNELS 32 (src/include/devcomm.h, 2.18), as it had before the
+   * single-node search was emulated; 2.30.7 raised MAXCHANNELS to 64. */
+  if (s.nodes > 1 && s.nch_run > MULTI_NODE_MAXCHANNELS) s.nch_run = MULTI_NODE_MAXCHANNELS;
   /* NCCL turns P2P read on by default between NVLink-connected Ampere
    * GPUs only: src/graph/paths.cc ncclTopoCheckP2p (2.18), "Enable P2P
    * Read for Ampere/NVLink only" (cudaCompCap == 80). */

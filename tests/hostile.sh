@@ -218,10 +218,13 @@ sed 's/"optimizer": "sgd"/"optimizer": "adagrad", "kernel": "per_tables"/' "$ROO
 h 2 'training.kernel: expected fused, hash or per_table' -- recsys predict "$TMP/kernel.json"
 # 21. the dropout keys: NaN, out of range, a string, on a BERT or CNN preset
 # and on a graph; a graph's no_dropout that is not a bool or on another op
-h 2 'model.attention_dropout: expected a probability in [0, 1]' -- predict --set model.attention_dropout=nan
+h 2 'model.attention_dropout: expected a probability in [0, 1)' -- predict --set model.attention_dropout=nan
 h 2 'model.hidden_dropout: 1.5 is out of range' -- predict --set model.hidden_dropout=1.5
 h 2 'model.hidden_dropout: -1e-300 is out of range' -- predict --set model.hidden_dropout=-1e-300
-h 2 'model.attention_dropout: expected a probability in [0, 1] (0 = no dropout: no mask, no kernel), got string' -- predict --set 'model.attention_dropout="0.1"'
+h 2 'model.attention_dropout: expected a probability in [0, 1) (0 = no dropout: no mask, no kernel; 1 is refused: it drops everything), got string' -- predict --set 'model.attention_dropout="0.1"'
+# a rate of 1 is refused (PyTorch returns zeros there: no mask, another kernel), exit 2 naming the key
+h 2 'model.hidden_dropout: 1 is out of range (valid: a probability in [0, 1) (0 = no dropout: no mask, no kernel; 1 is refused: it drops everything), below 1)' -- predict --set model.hidden_dropout=1
+h 2 'model.attention_dropout: 1 is out of range' -- search --set model.attention_dropout=1
 h 2 'model.hidden_dropout does not apply to bert_large (a BERT preset)' -- predict --set model.preset=bert_large --set model.hidden_dropout=0
 h 2 'model.attention_dropout does not apply to resnet50 (a CNN preset)' -- predict --set model.preset=resnet50 --set model.attention_dropout=0.1
 h 2 'model.attention_dropout: applies to transformer specs, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.attention_dropout=0

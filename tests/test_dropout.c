@@ -113,12 +113,16 @@ Test(scenario, a_preset_brings_its_rates_and_the_keys_change_them) {
   cr_assert(s.model.tf.attention_dropout == 0 && s.model.tf.hidden_dropout == 0.1);
 }
 
-Test(scenario, rates_outside_0_to_1_and_on_graphs_are_refused) {
+Test(scenario, rates_outside_0_to_below_1_and_on_graphs_are_refused) {
   load_fails("{\"model\": {\"hidden_dropout\": 1.5}}", "model.hidden_dropout");
   load_fails("{\"model\": {\"attention_dropout\": -0.1}}", "model.attention_dropout");
   /* the type error names the whole valid range too, not only its floor */
   load_fails("{\"model\": {\"attention_dropout\": \"none\"}}",
-             "model.attention_dropout: expected a probability in [0, 1]");
+             "model.attention_dropout: expected a probability in [0, 1)");
+  /* a rate of 1 is refused, not costed as a masked dropout (docs/input.md) */
+  load_fails("{\"model\": {\"hidden_dropout\": 1}}",
+             "model.hidden_dropout: 1 is out of range (valid: a probability in [0, 1)");
+  load_fails("{\"model\": {\"attention_dropout\": 1}}", "1 is refused: it drops everything), below 1");
   load_fails("{\"model\": {\"graph\": \"x.json\", \"hidden_dropout\": 0}}",
              "model.hidden_dropout: applies to transformer specs");
   load_fails("{\"model\": {\"preset\": \"bert_large\", \"hidden_dropout\": 0}}",
@@ -130,7 +134,16 @@ Test(scenario, the_builder_checks_a_spec_filled_by_hand) {
   sc_result r;
   sc_error err = {0};
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
-  cr_assert(strstr(err.msg, "model.hidden_dropout: 2 is not a probability"), "%s", err.msg);
+  cr_assert(strstr(err.msg, "model.hidden_dropout: 2 is not a probability below 1 (valid: 0 <= rate < 1"),
+            "%s", err.msg);
+  s = one_gpu(1, 0.1); /* 1 itself: refused, not costed like 0.5 */
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.attention_dropout: 1 is not a probability below 1"), "%s", err.msg);
+  s = one_gpu(0.1, 1);
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.hidden_dropout: 1 is not a probability below 1"), "%s", err.msg);
+  s = one_gpu(nextafter(1, 0), nextafter(1, 0)); /* just below 1: a rate */
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
   s = one_gpu(NAN, 0.1); /* NaN fails both comparisons */
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.attention_dropout: nan is not a probability"), "%s", err.msg);

@@ -164,6 +164,50 @@ Test(report, html_pages_hold_their_charts) {
   free(again);
 }
 
+/* The validation page's summary counts the marginal memory verdicts of a
+ * training set beside its false ones: rows with a verdict whose total is
+ * within SC_MEMORY_BAND of capacity, either side; a skipped row (no
+ * verdict) is not counted whatever its totals. A set of another kind has
+ * neither count; an unsupported set spans every column. */
+Test(report, html_validation_counts_marginal_verdicts) {
+  const double gib = 1073741824.0;
+  sc_validation_row rows[4];
+  memset(rows, 0, sizeof rows);
+  double total[4] = {39.2, 40.8, 30, 39.5}; /* of 40 GiB */
+  int fit[4] = {1, -1, 1, 0};               /* the last one skipped */
+  for (int i = 0; i < 4; i++) {
+    snprintf(rows[i].id, sizeof rows[i].id, "r%d", i);
+    rows[i].measured = 1, rows[i].predicted = fit[i] ? 1.1 : -1, rows[i].ape = 0.1;
+    rows[i].fit = fit[i];
+    rows[i].mem_total = total[i] * gib, rows[i].mem_capacity = 40 * gib;
+  }
+  snprintf(rows[3].skipped, sizeof rows[3].skipped, "no time");
+  sc_validation v[3];
+  memset(v, 0, sizeof v);
+  snprintf(v[0].path, sizeof v[0].path, "train.csv");
+  v[0].kind = SC_VALIDATION_TRAINING;
+  v[0].rows = rows, v[0].n = v[0].cap = 4, v[0].predicted = 3, v[0].skipped = 1, v[0].no_fit = 1;
+  snprintf(v[1].path, sizeof v[1].path, "coll.csv");
+  v[1].kind = SC_VALIDATION_COLLECTIVE;
+  snprintf(v[2].path, sizeof v[2].path, "later.csv");
+  v[2].kind = SC_VALIDATION_UNSUPPORTED, v[2].n = 5;
+  char *page = NULL;
+  CAPTURE(page, sc_html_validation(out, v, 3));
+  cr_expect(strstr(page, "<th>do not fit (ran: false verdicts)</th><th>marginal (within the "
+                         "memory model's 3 % band)</th></tr>"), "%s", page);
+  cr_expect(strstr(page, "<td>train.csv</td>") && strstr(page, "<td>1</td><td>2</td></tr>"),
+            "1 false verdict, 2 marginal (39.2 and 40.8 of 40 GiB): %s", page);
+  cr_expect(strstr(page, "<td>coll.csv</td>") && strstr(page, "<td>-</td><td>-</td></tr>"), "%s",
+            page);
+  cr_expect(strstr(page, "<td colspan=\"8\">not supported yet: 5 rows</td>"), "%s", page);
+  const char *hdr = strstr(page, "<tr><th>set</th>");
+  cr_assert(hdr);
+  int th = 0;
+  for (const char *p = hdr; p < strstr(hdr, "</tr>"); p++) th += !strncmp(p, "<th>", 4);
+  cr_expect_eq(th, 10, "10 columns, as the unsupported row: set, rows and a span of 8");
+  free(page);
+}
+
 Test(report, empty_search_page_has_finite_axes) {
   sc_scenario s;
   sc_scenario_default(&s);

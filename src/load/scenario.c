@@ -74,6 +74,7 @@ typedef struct scn_field {
   size_t size;                /* SCN_STR: capacity of the char array */
   double lo, hi;              /* valid range in JSON units */
   int lo_open;                /* SCN_NUM: 1 = must be > lo */
+  int hi_open;                /* SCN_NUM: 1 = must be < hi */
   double scale;               /* SCN_NUM: SI units per JSON unit */
   const char *const *names;   /* SCN_ENUM: names, index = enum value */
   int n_names;
@@ -99,6 +100,12 @@ struct scn_section {
 #define F_NUM(T, k, m, l, open, h, sc, w)                                     \
   {.key = k, .kind = SCN_NUM, .off = offsetof(T, m), .lo = l, .lo_open = open, \
    .hi = h, .scale = sc, .what = w}
+/* A rate in [0, 1): 1 itself is refused (the dropout rates; a rate of 1
+ * zeroes the branch, which no framework trains: docs/input.md). */
+#define SCN_DROPOUT_WHAT \
+  "a probability in [0, 1) (0 = no dropout: no mask, no kernel; 1 is refused: it drops everything)"
+#define F_RATE(T, k, m, w) \
+  {.key = k, .kind = SCN_NUM, .off = offsetof(T, m), .lo = 0, .hi = 1, .hi_open = 1, .scale = 1, .what = w}
 #define F_ENUM(T, k, m, nm) \
   {.key = k, .kind = SCN_ENUM, .off = offsetof(T, m), .names = nm, .n_names = NFIELDS(nm)}
 #define F_STR(T, k, m) \
@@ -225,10 +232,8 @@ static const scn_field scn_model_fields[] = {
               "masked positions per sequence of a BERT preset (an integer, 0 = 5 seq / 32)"),
     F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
           "MLA value head size (0 = head_dim)"),
-    F_NUM(sc_model, "attention_dropout", tf.attention_dropout, 0, 0, 1, 1,
-          "a probability in [0, 1] (0 = no dropout: no mask, no kernel)"),
-    F_NUM(sc_model, "hidden_dropout", tf.hidden_dropout, 0, 0, 1, 1,
-          "a probability in [0, 1] (0 = no dropout: no mask, no kernel)"),
+    F_RATE(sc_model, "attention_dropout", tf.attention_dropout, SCN_DROPOUT_WHAT),
+    F_RATE(sc_model, "hidden_dropout", tf.hidden_dropout, SCN_DROPOUT_WHAT),
 };
 static const scn_section scn_model_sec = {"model", scn_model_fields, NFIELDS(scn_model_fields)};
 
@@ -580,8 +585,10 @@ static int scn_number(scn_ctx *c, const scn_field *f, const json_t *v, const cha
   if (!json_is_number(v)) return scn_type(c, path, f->what, v);
   double x = json_number_value(v);
   int low = f->lo_open ? !(x > f->lo) : !(x >= f->lo);
-  if (!isfinite(x) || low || x > f->hi)
-    return scn_fail(c, path, "%g is out of range (valid: %s, at most %g)", x, f->what, f->hi);
+  int high = f->hi_open ? !(x < f->hi) : x > f->hi;
+  if (!isfinite(x) || low || high)
+    return scn_fail(c, path, "%g is out of range (valid: %s, %s %g)", x, f->what,
+                    f->hi_open ? "below" : "at most", f->hi);
   /* a nonzero value below a billionth of the maximum (denormals
    * included) is no hardware: times divided by it would overflow */
   if (x != 0 && fabs(x) < f->hi * SCN_MIN_FRACTION)

@@ -74,16 +74,23 @@ static int tf_ranges(const sc_transformer *m, sc_error *err) {
   return SC_OK;
 }
 
-/* Dropout rates are probabilities (NaN fails both comparisons). */
+/* Dropout rates are probabilities below 1 (NaN fails both comparisons).
+ * A rate of 1 is refused, not costed: PyTorch then returns zeros by a
+ * multiply (ATen's _dropout_impl; its fused native_dropout kernel is for
+ * 0 < p < 1 only), so no mask and a kernel unlike either case modelled,
+ * and the layer's attention or residual branch contributes nothing -- a
+ * run no framework trains (docs/input.md, "Dropout"). */
 static int tf_dropout(const sc_transformer *m, sc_error *err) {
   const char *key = NULL;
   double v = 0;
-  if (!(m->attention_dropout >= 0 && m->attention_dropout <= 1))
+  if (!(m->attention_dropout >= 0 && m->attention_dropout < 1))
     key = "attention_dropout", v = m->attention_dropout;
-  else if (!(m->hidden_dropout >= 0 && m->hidden_dropout <= 1))
+  else if (!(m->hidden_dropout >= 0 && m->hidden_dropout < 1))
     key = "hidden_dropout", v = m->hidden_dropout;
   if (!key) return SC_OK;
-  return sc_error_set(err, SC_EINPUT, "model.%s: %g is not a probability (valid: 0..1; 0 = no dropout)",
+  return sc_error_set(err, SC_EINPUT,
+                      "model.%s: %g is not a probability below 1 (valid: 0 <= rate < 1; 0 = no "
+                      "dropout; 1 would drop everything, docs/input.md)",
                       key, v);
 }
 

@@ -97,8 +97,11 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
           r->allreduce_s, r->optimizer_s, r->overhead_s);
   if (j->reader_batch_s > 0 || j->reader_sample_s > 0)
     fprintf(out, "\"reader_s\": %.6g, ", r->reader_s);
+  /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
+   * on LLM training rows only; docs/recsys.md says why it does not apply */
   fprintf(out, "\"memory\": {\"max_bytes\": %.6g, \"gpu\": %d, \"capacity_bytes\": %.6g, "
-               "\"fits\": %s}, \"worst_gpu\": %d, \"gpus\": [",
+               "\"fits\": %s, \"fits_confidence\": \"unmeasured\"}, \"worst_gpu\": %d, "
+               "\"gpus\": [",
           r->mem_bytes, r->fullest_gpu, r->mem_capacity, r->fits ? "true" : "false",
           r->worst_gpu);
   for (int g = 0; r->gpu_emb_s && g < r->gpus; g++)

@@ -36,8 +36,10 @@ static void dp_json_row(FILE *out, const sc_dp_result *x) {
           x->family, x->async ? "true" : "false", x->step_s, x->samples_per_s, x->efficiency,
           x->compute_s, x->comm_s, x->exposed_s, x->grad_bytes, x->messages);
   esc_json(out, x->how);
-  fprintf(out, ", \"memory_GB\": %.4g, \"fits\": %s}", x->mem.total / 1e9,
-          x->mem.fits ? "true" : "false");
+  /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
+   * on LLM training rows only; docs/dp.md says why it does not apply */
+  fprintf(out, ", \"memory_GB\": %.4g, \"fits\": %s, \"fits_confidence\": \"unmeasured\"}",
+          x->mem.total / 1e9, x->mem.fits ? "true" : "false");
 }
 
 void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_result *r, int n) {

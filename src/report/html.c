@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report/esc.h"
+#include "report/report_int.h"
 #include "stepcast.h"
 
 #define GIB 1073741824.0
@@ -466,12 +467,14 @@ void sc_html_validation(FILE *out, const sc_validation *sets, int n) {
   html_head(out, "stepcast validation: predicted against published measurements");
   fprintf(out, "<table>\n<tr><th>set</th><th>rows</th><th>predicted</th><th>skipped</th>"
                "<th>MAPE</th><th>median</th><th>max</th><th>within 10 %%</th>"
-               "<th>do not fit (ran: false verdicts)</th></tr>\n");
+               "<th>do not fit (ran: false verdicts)</th>"
+               "<th>marginal (within the memory model's %.0f %% band)</th></tr>\n",
+          100 * SC_MEMORY_BAND);
   for (int i = 0; i < n; i++) {
     fprintf(out, "<tr><td>");
     esc_xml(out, sets[i].path);
     if (sets[i].kind == SC_VALIDATION_UNSUPPORTED)
-      fprintf(out, "</td><td>%d</td><td colspan=\"7\">not supported yet: %d rows</td></tr>\n",
+      fprintf(out, "</td><td>%d</td><td colspan=\"8\">not supported yet: %d rows</td></tr>\n",
               sets[i].n, sets[i].n);
     else
       fprintf(out, "</td><td>%d</td><td>%d</td><td>%d</td><td>%.1f %%</td><td>%.1f %%</td>"
@@ -479,9 +482,10 @@ void sc_html_validation(FILE *out, const sc_validation *sets, int n) {
               sets[i].n, sets[i].predicted, sets[i].skipped, 100 * sets[i].mape,
               100 * sets[i].median_ape, 100 * sets[i].max_ape, sets[i].within_10pct);
     if (sets[i].kind == SC_VALIDATION_TRAINING)
-      fprintf(out, "<td>%d</td></tr>\n", sets[i].no_fit);
+      fprintf(out, "<td>%d</td><td>%d</td></tr>\n", sets[i].no_fit,
+              report_val_marginal_rows(&sets[i]));
     else if (sets[i].kind != SC_VALIDATION_UNSUPPORTED)
-      fprintf(out, "<td>-</td></tr>\n");
+      fprintf(out, "<td>-</td><td>-</td></tr>\n");
   }
   fprintf(out, "</table>\n");
   for (int i = 0; i < n; i++)

@@ -722,15 +722,15 @@ static void val_groups(FILE *out, const val_file *f, int w) {
 
 /* 1 when a training row's memory verdict is marginal: its predicted total
  * within the memory model's band of the GPU's capacity (sc_memory_marginal). */
-static int val_marginal(const val_row *r) {
+int report_val_marginal(const sc_validation_row *r) {
   sc_memory m = {.total = r->mem_total, .capacity = r->mem_capacity};
   return r->fit != 0 && sc_memory_marginal(&m);
 }
 
 /* The training rows of f whose memory verdict is marginal. */
-static int val_marginal_rows(const val_file *f) {
+int report_val_marginal_rows(const sc_validation *f) {
   int n = 0;
-  for (int j = 0; j < f->n; j++) n += val_marginal(&f->rows[j]);
+  for (int j = 0; j < f->n; j++) n += report_val_marginal(&f->rows[j]);
   return n;
 }
 
@@ -745,7 +745,7 @@ static void val_json_fit(FILE *out, const val_row *r) {
   fprintf(out, ", \"fits\": %s, \"memory_gib\": %.6g, \"capacity_gib\": %.6g, "
                "\"fits_confidence\": \"%s\"",
           r->fit > 0 ? "true" : "false", r->mem_total / 1073741824.0,
-          r->mem_capacity / 1073741824.0, val_marginal(r) ? "marginal" : "clear");
+          r->mem_capacity / 1073741824.0, report_val_marginal(r) ? "marginal" : "clear");
 }
 
 static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
@@ -765,7 +765,7 @@ static void val_json(FILE *out, const val_file *f, int n, unsigned flags) {
               f[i].mape_large);
     if (f[i].kind == VAL_TRAINING)
       fprintf(out, ", \"no_fit\": %d, \"fit_marginal\": %d", f[i].no_fit,
-              val_marginal_rows(&f[i]));
+              report_val_marginal_rows(&f[i]));
     fprintf(out, ", \"in_sample\": ");
     if (f[i].in_sample[0]) esc_json(out, f[i].in_sample);
     else fprintf(out, "null");
@@ -822,7 +822,7 @@ static void val_csv(FILE *out, const val_file *f, int n) {
         fprintf(out, "%.6g,%.6g,%.6g,,", r->measured, r->predicted, r->ape);
       }
       fprintf(out, "%s,%s\n", r->fit > 0 ? "yes" : r->fit < 0 ? "no" : "",
-              !r->fit ? "" : val_marginal(r) ? "1" : "0");
+              !r->fit ? "" : report_val_marginal(r) ? "1" : "0");
     }
 }
 
@@ -832,8 +832,8 @@ static void val_row_fit(FILE *out, const val_row *r) {
   double tot = r->mem_total / 1073741824.0, cap = r->mem_capacity / 1073741824.0;
   if (r->fit < 0)
     fprintf(out, "  does not fit: %.1f of %.1f GiB%s", tot, cap,
-            val_marginal(r) ? " (marginal: within the band, may fit)" : "");
-  else if (val_marginal(r))
+            report_val_marginal(r) ? " (marginal: within the band, may fit)" : "");
+  else if (report_val_marginal(r))
     fprintf(out, "  fits, marginal: %.1f of %.1f GiB", tot, cap);
 }
 
@@ -888,7 +888,7 @@ static void val_table(FILE *out, const val_file *f, int n, unsigned flags) {
     if (f[i].kind == VAL_TRAINING)
       fprintf(out, "%-*s memory: %d of %d predicted rows do not fit by the memory model (they "
                    "ran: false verdicts); %d within its %.0f %% band of capacity (marginal)\n",
-              w, "", f[i].no_fit, f[i].predicted, val_marginal_rows(&f[i]), 100 * SC_MEMORY_BAND);
+              w, "", f[i].no_fit, f[i].predicted, report_val_marginal_rows(&f[i]), 100 * SC_MEMORY_BAND);
     if (f[i].kind == VAL_COLLECTIVE)
       fprintf(out, "%-*s MAPE below 1 MiB %.1f%% (%d rows), from 1 MiB %.1f%% (%d rows)\n", w,
               "", 100 * f[i].mape_small, f[i].n_small, 100 * f[i].mape_large, f[i].n_large);

@@ -7,7 +7,7 @@
  * predicted total within SC_MEMORY_BAND of the capacity, either side, is
  * therefore a marginal verdict: a plan said to fit may not, and a plan
  * said not to may. docs/accuracy.md ("The memory model's band") derives
- * the band from those rows; tests/test_validate.c checks that it still
+ * the band from those rows; tests/test_memband.c checks that it still
  * covers them.
  */
 #include "stepcast.h"

@@ -339,7 +339,8 @@ static const struct {
      "looking at this set"},
     {"dgxc_benchmarking.csv",
      "rows naming no framework run Transformer Engine's attention in fp8/fp4 and on Blackwell "
-     "(rowd_attention): decided looking at this set's GB200 rows; " VAL_TP_ASYNC},
+     "(rowd_attention): decided looking at this set's GB200 rows; NeMo/Apex memory defaults "
+     "(rowmem.c) written after its false verdicts; " VAL_TP_ASYNC},
 };
 
 static void mark_in_sample(val_file *vf) {

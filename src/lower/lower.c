@@ -688,6 +688,23 @@ static int fused_softmax_fits(const lctx *c, double batches, double sq, double s
   return fmod(causal ? batches : sq, per_block) == 0;
 }
 
+/* BERT's attention scores before the softmax, where the framework runs
+ * each element-wise op as its own kernel (plan.fused_kernels false): the
+ * reference attention_layer (google-research/bert modeling.py, which the
+ * BERT builder and the BERT implementations it names follow: NVIDIA's
+ * PyTorch `attention_scores / math.sqrt(...)` then `+ attention_mask`)
+ * scales the scores by 1/sqrt(head_dim) and adds the mask's large negative
+ * adder in two ops before tf.nn.softmax. Two kernels forward, each reading
+ * and writing every score at the activation width (the mask itself is
+ * [batch, 1, 1, seq]: negligible); backward only the scale's (the add
+ * passes its gradient through): one pass. Fused kernels (Megatron's
+ * scale-mask-softmax, XLA's fusion) fold both into the softmax. Returns
+ * dep itself where nothing is added. */
+static int bert_scale_mask_task(lctx *c, int opi, double scores, int dep) {
+  if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels) return dep;
+  return mem_task(c, "attn_scale_mask", opi, scores * 4 * c->e, 2, 1, 0.5, dep);
+}
+
 /* The attention softmax task: the fused kernel (reads and writes the 16-bit
  * scores; backward reads the output and its gradient), or where it does not
  * apply Megatron's PyTorch path (forward_torch_softmax): scores cast to
@@ -758,6 +775,10 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     double scores = b * hq * sl * skv;
     if ((t = gemm_task(c, "attn_qk", opi, sl, skv, d, b * hq, 2, 3, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
+    int sm = bert_scale_mask_task(c, opi, scores, t);
+    if (sm < 0) return -1;
+    if (sm != t) c->x->tasks[c->seg_first + sm].recompute_sel += core;
+    t = sm;
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
     if (!o->no_dropout) {

@@ -48,7 +48,7 @@ static int major_at(const char *p) {
 }
 
 vfw_text vfw_read(const char *text) {
-  vfw_text t = {VFW_NONE, VFW_NONE, 0, 0, 0, 0};
+  vfw_text t = {VFW_NONE, VFW_NONE, 0, 0, 0, 0, 0};
   for (size_t i = 0; text && text[i]; i++) {
     for (size_t k = 0; k < sizeof spellings / sizeof spellings[0]; k++) {
       const char *w = spellings[k].word;
@@ -65,6 +65,7 @@ vfw_text vfw_read(const char *text) {
   }
   t.sole = t.n_named == 1 ? t.first : VFW_NONE;
   t.horovod = rowtext_has(text, "horovod");
+  t.xla = rowtext_has(text, "xla");
   return t;
 }
 
@@ -74,5 +75,7 @@ int vfw_plan(const vfw_text *fw, sc_plan *p) {
   /* PyTorch's default memory format is torch.contiguous_format (NCHW;
    * channels_last is opt-in, PyTorch 1.5 onwards) */
   if (fw->sole == VFW_PYTORCH) p->channels_last = 0;
+  /* TensorFlow without XLA: unfused element-wise kernels (framework.h) */
+  if (fw->sole == VFW_TENSORFLOW && !fw->xla) p->fused_kernels = 0;
   return 1;
 }

@@ -46,6 +46,7 @@ typedef struct vfw_text {
   int n_named;     /* distinct frameworks named */
   int tf_major;    /* TensorFlow's major version (1, 2) as stated, else 0 */
   int horovod;     /* the text names Horovod (its tensor fusion and cycle) */
+  int xla;         /* the text names XLA (TensorFlow's fusing compiler) */
 } vfw_text;
 
 /* Read a row's framework text (NULL reads as empty). */
@@ -60,6 +61,14 @@ vfw_text vfw_read(const char *text);
  * are NCHW by default (plan.channels_last 0 when PyTorch is the only
  * framework named; the others' CNN scripts choose their layout and a
  * container's list says nothing of it: channels_last is left as it is).
+ * TensorFlow named alone, without XLA, runs each element-wise op of the
+ * graph as its own kernel (plan.fused_kernels 0): its graph optimizer
+ * (Grappler's remapper) fuses convolutions and MatMuls with their bias
+ * and activation and batch norm with its activation, but no chain of
+ * element-wise ops (GELU, dropout, residual add, the attention's scale and
+ * mask): that is XLA's auto-clustering, opt-in in TensorFlow 1.x and 2.x
+ * (tf.config.optimizer.set_jit, TF_XLA_FLAGS; a script's --xla flag),
+ * which the text names when it ran.
  * Returns 1 when the text names a framework, 0 (plan unchanged)
  * otherwise. */
 int vfw_plan(const vfw_text *fw, sc_plan *p);

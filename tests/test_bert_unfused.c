@@ -1,0 +1,125 @@
+/*
+ * test_bert_unfused.c -- BERT's attention scale and mask add as kernels of
+ * their own where the framework fuses no element-wise chain
+ * (plan.fused_kernels false: src/lower/lower.c bert_scale_mask_task), and
+ * the framework texts that select it (src/validate/framework.c: TensorFlow
+ * named alone, without XLA).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "lowered.h"
+#include "validate/framework.h"
+
+#define NEAR(got, want, what)                                                            \
+  cr_assert(fabs((got) - (want)) <= 1e-9 * fabs(want), "%s: %.9g, want %.9g", what, \
+            (double)(got), (double)(want))
+
+/* `model` on one V100, batch 8 at seq 128, unfused attention; amp and
+ * fused_kernels as given. */
+static void lower_model(lowered *l, const char *model, const char *dtype, int amp, int fused) {
+  char d[32], a[32], f[40], m[48];
+  snprintf(d, sizeof d, "plan.dtype=\"%s\"", dtype);
+  snprintf(a, sizeof a, "plan.amp=%s", amp ? "true" : "false");
+  snprintf(f, sizeof f, "plan.fused_kernels=%s", fused ? "true" : "false");
+  snprintf(m, sizeof m, "{\"model\": \"%s\"}", model);
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=8", "plan.micro_batch=8",
+                      "plan.flash_attention=false", "model.seq=128", d, a, f};
+  sc_scenario s;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, m, "t", ov, 11, &err), SC_OK, "%s", err.msg);
+  lowered_make(l, &s);
+}
+
+/* BERT-base, 8 sequences of 128, 12 heads: 8 x 12 x 128 x 128 = 1,572,864
+ * scores. fp16: the scale and the mask add each read and write every
+ * score, 2 x (2 + 2) = 8 bytes a score forward (12,582,912 bytes); the
+ * scale's backward one pass, 4 bytes a score (6,291,456: bwd_scale 0.5).
+ * Two kernels forward, one backward. */
+Test(bert_unfused, scale_and_mask_by_hand) {
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  double scores = 8.0 * 12 * 128 * 128;
+  const xg_task *t = lowered_task(&l, "attn_scale_mask");
+  NEAR(t->bytes, 8 * scores, "forward bytes");
+  NEAR(t->bytes, 12582912.0, "forward bytes, by hand");
+  NEAR(t->bytes * t->bwd_scale, 6291456.0, "backward bytes, by hand");
+  cr_assert_eq(t->host_fwd, 2, "scale and mask add forward");
+  cr_assert_eq(t->host_bwd, 1, "the scale's backward alone");
+  lowered_done(&l);
+  /* fp32: 4-byte scores, twice the bytes */
+  lower_model(&l, "bert_base", "fp32", 0, 0);
+  NEAR(lowered_task(&l, "attn_scale_mask")->bytes, 16 * scores, "fp32 forward bytes");
+  lowered_done(&l);
+}
+
+/* Under AMP the scale and the add run in 16 bits between the fp16 QK^T
+ * GEMM and the fp32 softmax island (whose casts amp.c counts): the same
+ * 8 bytes a score as the fp16 model. */
+Test(bert_unfused, amp_keeps_the_scores_16_bit) {
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 1, 0);
+  NEAR(lowered_task(&l, "attn_scale_mask")->bytes, 8 * 8.0 * 12 * 128 * 128, "AMP bytes");
+  lowered_done(&l);
+}
+
+/* Fused kernels fold the scale and the mask into the softmax: no task;
+ * the transformer builder (Megatron's attention) never has one. */
+Test(bert_unfused, none_when_fused_or_not_bert) {
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  cr_assert_null(lowered_find(&l, "attn_scale_mask"), "fused kernels");
+  cr_assert_not_null(lowered_find(&l, "softmax"));
+  lowered_done(&l);
+  lower_model(&l, "gpt3-125m", "fp16", 0, 0);
+  cr_assert_null(lowered_find(&l, "attn_scale_mask"), "the transformer builder");
+  lowered_done(&l);
+}
+
+/* The unfused step is slower by at least the added bytes at the V100's
+ * achievable bandwidth (900 GB/s x 0.89), 12 layers, forward and
+ * backward: 12 x 18,874,368 B / 801 GB/s = 0.283 ms. */
+Test(bert_unfused, step_slower_by_the_bytes) {
+  sc_result on, off;
+  sc_error err = {0};
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  cr_assert_eq(sc_predict(&l.s, &on, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  cr_assert_eq(sc_predict(&l.s, &off, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+  double added = 12 * 18874368.0 / (900e9 * 0.89);
+  cr_assert(off.step_s - on.step_s >= added, "unfused %.6f s, fused %.6f s, want >= %.6f more",
+            off.step_s, on.step_s, added);
+}
+
+/* TensorFlow named alone without XLA runs unfused element-wise kernels;
+ * with XLA, another framework, or a container list, the plan keeps its
+ * fused kernels. */
+Test(bert_unfused, framework_texts) {
+  static const struct {
+    const char *text;
+    int fused;
+  } cases[] = {
+      {"tensorflow-1.15 (NGC 20.03, Horovod)", 0},
+      {"tensorflow-2.3", 0},
+      {"tf2.0", 0},
+      {"tensorflow-1.15 (NGC 20.03, Horovod, XLA)", 1},
+      {"tensorflow-1.15 (NGC 20.03, Horovod, DALI, XLA)", 1},
+      {"NVIDIA Release 22.04 Tensorflow, MxNet, pytorch, hugectr", 1},
+      {"pytorch 1.5 (NGC 20.03, APEX)", 1},
+      {"mxnet 1.6.0 (gluon-nlp, Horovod)", 1},
+      {"oneflow 0.2.0", 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sc_plan p;
+    sc_plan_default(&p);
+    vfw_text t = vfw_read(cases[i].text);
+    cr_assert_eq(vfw_plan(&t, &p), 1, "%s", cases[i].text);
+    cr_assert_eq(p.fused_kernels, cases[i].fused, "%s: fused_kernels %d", cases[i].text,
+                 p.fused_kernels);
+  }
+}

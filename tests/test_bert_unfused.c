@@ -65,6 +65,31 @@ Test(bert_unfused, amp_keeps_the_scores_16_bit) {
   lowered_done(&l);
 }
 
+/* BERT's GELU unfused is modeling.py's op chain (lower.c bert_gelu_chain):
+ * fc1's output, 8 x 128 x 3072 = 3,145,728 elements in fp16, 20 passes
+ * forward (2 bytes each: 125,829,120 bytes) in 9 kernels, 27 backward
+ * (169,869,312) in 11; fused, 2 and 4 passes (12,582,912 and 25,165,824). */
+Test(bert_unfused, gelu_op_chain_by_hand) {
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  const xg_task *t = lowered_task(&l, "bias_gelu");
+  NEAR(t->bytes, 125829120.0, "unfused forward bytes");
+  NEAR(t->bytes * t->bwd_scale, 169869312.0, "unfused backward bytes");
+  cr_assert_eq(t->host_fwd, 9);
+  cr_assert_eq(t->host_bwd, 11);
+  lowered_done(&l);
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  t = lowered_task(&l, "bias_gelu");
+  NEAR(t->bytes, 12582912.0, "fused forward bytes");
+  NEAR(t->bytes * t->bwd_scale, 25165824.0, "fused backward bytes");
+  lowered_done(&l);
+  /* the transformer builder's unfused GELU stays Megatron's two kernels:
+   * twice the fused traffic (gpt3-125m: 8 x 128 x 3072 elements too) */
+  lower_model(&l, "gpt3-125m", "fp16", 0, 0);
+  NEAR(lowered_task(&l, "bias_gelu")->bytes, 2 * 12582912.0, "Megatron unfused GELU");
+  lowered_done(&l);
+}
+
 /* Fused kernels fold the scale and the mask into the softmax: no task;
  * the transformer builder (Megatron's attention) never has one. */
 Test(bert_unfused, none_when_fused_or_not_bert) {
@@ -78,9 +103,10 @@ Test(bert_unfused, none_when_fused_or_not_bert) {
   lowered_done(&l);
 }
 
-/* The unfused step is slower by at least the added bytes at the V100's
- * achievable bandwidth (900 GB/s x 0.89), 12 layers, forward and
- * backward: 12 x 18,874,368 B / 801 GB/s = 0.283 ms. */
+/* The unfused step is slower by at least the scale and mask's bytes at
+ * the V100's achievable bandwidth (900 GB/s x 0.89), 12 layers, forward
+ * and backward: 12 x 18,874,368 B / 801 GB/s = 0.283 ms (the GELU chain
+ * adds more). */
 Test(bert_unfused, step_slower_by_the_bytes) {
   sc_result on, off;
   sc_error err = {0};

@@ -819,6 +819,37 @@ static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels
   }
 }
 
+/* BERT's GELU where each element-wise op is its own kernel
+ * (plan.fused_kernels false): the reference gelu of google-research/bert
+ * modeling.py, which the BERT builder follows,
+ *   cdf = 0.5 * (1.0 + tf.tanh(sqrt(2 / pi) * (x + 0.044715 * tf.pow(x, 3))))
+ *   return x * cdf
+ * after the dense layer's own BiasAdd. Passes over the tensor (a read or
+ * a write of every element), counted op by op:
+ *   forward   BiasAdd 2, Pow 2, Mul 2, Add 3, Mul 2, Tanh 2, Add 2, Mul 2,
+ *             Mul 3: 20 passes in 9 kernels (fused: 2);
+ *   backward  the product's two gradients 3 + 3, Mul 2, TanhGrad 3, Mul 2,
+ *             Mul 2, Pow's gradient grad * 3 * pow(x, 2) (TF's PowGrad: pow,
+ *             scalar mul, mul) 2 + 2 + 3, the AddN of x's three gradients
+ *             4, BiasAddGrad's read 1: 27 passes in 11 kernels (fused: 4);
+ * the additions' gradients pass through (no kernel), the constants get
+ * none. At the activation width: under AMP TensorFlow paints the chain
+ * after its deny-listed Pow fp32, which is not counted (a lower bound).
+ * The pooler's tanh, built as a GELU-cost kernel (bert.c), takes the same
+ * count on its batch x hidden elements: negligible. */
+#define BERT_GELU_FWD_PASSES 20.0
+#define BERT_GELU_BWD_PASSES 27.0
+static int bert_gelu_chain(const lctx *c, const wg_op *o, double *traffic, double *bs, int *hf,
+                           int *hb) {
+  if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels || o->kind != WG_ELTWISE ||
+      o->fn != WG_FN_GELU)
+    return 0;
+  *traffic = BERT_GELU_FWD_PASSES / o->traffic_e;
+  *bs = BERT_GELU_BWD_PASSES / BERT_GELU_FWD_PASSES;
+  *hf = 9, *hb = 11;
+  return 1;
+}
+
 /* 1 when o runs as an fp32 island of automatic mixed precision: a layer
  * or RMS norm (on the fp32 lists of autocast, apex O1 and TensorFlow's
  * AMP; batch norm takes fp16 in cuDNN under every AMP) in a plan whose
@@ -851,8 +882,10 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   double traffic;
   int kernels;
   unfused(c, o, &traffic, &kernels);
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale;
+  double bs = o->bwd_scale;
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
+  bert_gelu_chain(c, o, &traffic, &bs, &hf, &hb);
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic;
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

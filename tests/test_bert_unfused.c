@@ -1,7 +1,8 @@
 /*
  * test_bert_unfused.c -- BERT's attention scale and mask add as kernels of
  * their own where the framework fuses no element-wise chain
- * (plan.fused_kernels false: src/lower/lower.c bert_scale_mask_task), and
+ * (plan.fused_kernels false: src/lower/lower.c bert_scale_mask_task), its
+ * GELU and dropouts as modeling.py's TensorFlow op chains (bert_unfused_chain), and
  * the framework texts that select it (src/validate/framework.c: TensorFlow
  * named alone, without XLA).
  */
@@ -87,6 +88,33 @@ Test(bert_unfused, gelu_op_chain_by_hand) {
    * twice the fused traffic (gpt3-125m: 8 x 128 x 3072 elements too) */
   lower_model(&l, "gpt3-125m", "fp16", 0, 0);
   NEAR(lowered_task(&l, "bias_gelu")->bytes, 2 * 12582912.0, "Megatron unfused GELU");
+  lowered_done(&l);
+}
+
+/* tf.nn.dropout unfused: 8 passes and 2 mask bytes forward, 5 passes
+ * backward. The attention's on 1,572,864 fp16 scores: 18 bytes a score
+ * forward (28,311,552), 10 backward (15,728,640), 5 and 2 kernels. Bias,
+ * dropout and residual add on 8 x 128 x 768 = 786,432 elements: 13
+ * passes and 2 bytes forward (28 bytes: 22,020,096), 9 passes backward
+ * (18 bytes: 14,155,776), 7 and 4 kernels. Fused: 2e + 1 and 3e + 1 each
+ * way. */
+Test(bert_unfused, dropout_op_chains_by_hand) {
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  const xg_task *t = lowered_task(&l, "attn_dropout");
+  NEAR(t->bytes, 28311552.0, "attention dropout forward");
+  NEAR(t->bytes * t->bwd_scale, 15728640.0, "attention dropout backward");
+  cr_assert(t->host_fwd == 5 && t->host_bwd == 2, "kernels %d / %d", t->host_fwd, t->host_bwd);
+  t = lowered_task(&l, "bias_dropout_add1");
+  NEAR(t->bytes, 22020096.0, "bias-dropout-add forward");
+  NEAR(t->bytes * t->bwd_scale, 14155776.0, "bias-dropout-add backward");
+  cr_assert(t->host_fwd == 7 && t->host_bwd == 4, "kernels %d / %d", t->host_fwd, t->host_bwd);
+  lowered_done(&l);
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  t = lowered_task(&l, "attn_dropout");
+  NEAR(t->bytes, 1572864.0 * 5, "fused attention dropout");
+  NEAR(t->bytes * t->bwd_scale, 1572864.0 * 5, "fused attention dropout backward");
+  NEAR(lowered_task(&l, "bias_dropout_add1")->bytes, 786432.0 * 7, "fused bias-dropout-add");
   lowered_done(&l);
 }
 

@@ -688,6 +688,63 @@ static int fused_softmax_fits(const lctx *c, double batches, double sq, double s
   return fmod(causal ? batches : sq, per_block) == 0;
 }
 
+/* BERT's element-wise ops where each is its own kernel
+ * (plan.fused_kernels false), as the reference code of the BERT builder,
+ * google-research/bert modeling.py, writes them for TensorFlow 1.x; passes
+ * over the tensor (a read or a write of every element at the activation
+ * width e; a bool mask 1 byte), counted op by op. The additions'
+ * gradients pass through (no kernel); constants get none.
+ *
+ * GELU, after the dense layer's own BiasAdd:
+ *   cdf = 0.5 * (1.0 + tf.tanh(sqrt(2 / pi) * (x + 0.044715 * tf.pow(x, 3))))
+ *   return x * cdf
+ *   forward   BiasAdd 2, Pow 2, Mul 2, Add 3, Mul 2, Tanh 2, Add 2, Mul 2,
+ *             Mul 3: 20 passes in 9 kernels (fused: 2);
+ *   backward  the product's two gradients 3 + 3, Mul 2, TanhGrad 3, Mul 2,
+ *             Mul 2, Pow's gradient grad * 3 * pow(x, 2) (TF's PowGrad: pow,
+ *             scalar mul, mul) 2 + 2 + 3, the AddN of x's three gradients
+ *             4, BiasAddGrad's read 1: 27 passes in 11 kernels (fused: 4).
+ * Dropout, tf.nn.dropout (TensorFlow 1.14+ dropout_v2: a uniform random
+ * tensor in x's dtype, keep_mask = random >= rate, x * scale *
+ * cast(keep_mask)):
+ *   forward   RandomUniform 1, GreaterEqual 1 + 1 byte, Mul 2, Cast 1 byte
+ *             + 1, Mul 3: 8 passes and 2 bytes in 5 kernels;
+ *   backward  grad * cast(mask) 3, * scale 2: 5 passes in 2 kernels.
+ * Bias, dropout and residual add (the dense output's BiasAdd, dropout,
+ * then `+ layer_input` before the LayerNorm): forward 2 + 8 + 3 = 13
+ * passes and 2 bytes in 7 kernels; backward the dropout's 5, BiasAddGrad's
+ * read 1 and the AddN where the residual's gradient meets the other
+ * branch 3: 9 passes in 4 kernels (fused: 3 passes and the 1-byte mask,
+ * each way).
+ * Under AMP TensorFlow paints the GELU chain after its deny-listed Pow
+ * fp32, which is not counted (a lower bound). The pooler's tanh, built as
+ * a GELU-cost kernel (bert.c), takes the GELU count on its batch x hidden
+ * elements: negligible. */
+typedef struct bert_chain {
+  double fwd_e, fwd_b; /* forward bytes per element: fwd_e e + fwd_b */
+  double bwd_e;        /* backward bytes per element: bwd_e e */
+  int hf, hb;          /* kernels forward, backward */
+} bert_chain;
+static const bert_chain BERT_GELU = {20, 0, 27, 9, 11};
+static const bert_chain BERT_DROPOUT = {8, 2, 5, 5, 2};
+static const bert_chain BERT_BIAS_DROPOUT_ADD = {13, 2, 9, 7, 4};
+
+/* The chain of o when the plan runs BERT unfused, else NULL. */
+static const bert_chain *bert_unfused_chain(const lctx *c, const wg_op *o) {
+  if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels || o->kind != WG_ELTWISE)
+    return NULL;
+  if (o->fn == WG_FN_GELU) return &BERT_GELU;
+  if (o->fn == WG_FN_BIAS_DROPOUT_ADD && !o->no_dropout) return &BERT_BIAS_DROPOUT_ADD;
+  if (o->fn == WG_FN_DROPOUT) return &BERT_DROPOUT;
+  return NULL;
+}
+
+/* A memory task of n elements costed as chain k. */
+static int chain_task(lctx *c, const char *name, int opi, double n, const bert_chain *k, int dep) {
+  double f = n * (k->fwd_e * c->e + k->fwd_b), b = n * k->bwd_e * c->e;
+  return mem_task(c, name, opi, f, k->hf, k->hb, b / f, dep);
+}
+
 /* BERT's attention scores before the softmax, where the framework runs
  * each element-wise op as its own kernel (plan.fused_kernels false): the
  * reference attention_layer (google-research/bert modeling.py, which the
@@ -782,8 +839,10 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
     if (!o->no_dropout) {
-      if ((t = mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t)) < 0)
-        return -1;
+      int bert = c->s->model.kind == SC_MODEL_BERT && !c->s->plan.fused_kernels;
+      t = bert ? chain_task(c, "attn_dropout", opi, scores, &BERT_DROPOUT, t)
+               : mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t);
+      if (t < 0) return -1;
       c->x->tasks[c->seg_first + t].recompute_sel += core;
     }
     if ((t = gemm_task(c, "attn_av", opi, sl, dv, skv, b * hq, 4, 3, t)) < 0) return -1;
@@ -819,37 +878,6 @@ static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels
   }
 }
 
-/* BERT's GELU where each element-wise op is its own kernel
- * (plan.fused_kernels false): the reference gelu of google-research/bert
- * modeling.py, which the BERT builder follows,
- *   cdf = 0.5 * (1.0 + tf.tanh(sqrt(2 / pi) * (x + 0.044715 * tf.pow(x, 3))))
- *   return x * cdf
- * after the dense layer's own BiasAdd. Passes over the tensor (a read or
- * a write of every element), counted op by op:
- *   forward   BiasAdd 2, Pow 2, Mul 2, Add 3, Mul 2, Tanh 2, Add 2, Mul 2,
- *             Mul 3: 20 passes in 9 kernels (fused: 2);
- *   backward  the product's two gradients 3 + 3, Mul 2, TanhGrad 3, Mul 2,
- *             Mul 2, Pow's gradient grad * 3 * pow(x, 2) (TF's PowGrad: pow,
- *             scalar mul, mul) 2 + 2 + 3, the AddN of x's three gradients
- *             4, BiasAddGrad's read 1: 27 passes in 11 kernels (fused: 4);
- * the additions' gradients pass through (no kernel), the constants get
- * none. At the activation width: under AMP TensorFlow paints the chain
- * after its deny-listed Pow fp32, which is not counted (a lower bound).
- * The pooler's tanh, built as a GELU-cost kernel (bert.c), takes the same
- * count on its batch x hidden elements: negligible. */
-#define BERT_GELU_FWD_PASSES 20.0
-#define BERT_GELU_BWD_PASSES 27.0
-static int bert_gelu_chain(const lctx *c, const wg_op *o, double *traffic, double *bs, int *hf,
-                           int *hb) {
-  if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels || o->kind != WG_ELTWISE ||
-      o->fn != WG_FN_GELU)
-    return 0;
-  *traffic = BERT_GELU_FWD_PASSES / o->traffic_e;
-  *bs = BERT_GELU_BWD_PASSES / BERT_GELU_FWD_PASSES;
-  *hf = 9, *hb = 11;
-  return 1;
-}
-
 /* 1 when o runs as an fp32 island of automatic mixed precision: a layer
  * or RMS norm (on the fp32 lists of autocast, apex O1 and TensorFlow's
  * AMP; batch norm takes fp16 in cuDNN under every AMP) in a plan whose
@@ -882,10 +910,14 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   double traffic;
   int kernels;
   unfused(c, o, &traffic, &kernels);
-  double bs = o->bwd_scale;
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale;
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
-  bert_gelu_chain(c, o, &traffic, &bs, &hf, &hb);
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic;
+  const bert_chain *chain = bert_unfused_chain(c, o);
+  if (chain) {
+    bytes = n * (chain->fwd_e * c->e + chain->fwd_b);
+    bs = n * chain->bwd_e * c->e / bytes;
+    hf = chain->hf, hb = chain->hb;
+  }
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

@@ -2,7 +2,8 @@
  * test_bert_unfused.c -- BERT's attention scale and mask add as kernels of
  * their own where the framework fuses no element-wise chain
  * (plan.fused_kernels false: src/lower/lower.c bert_scale_mask_task), its
- * GELU and dropouts as modeling.py's TensorFlow op chains (bert_unfused_chain), and
+ * GELU and dropouts as modeling.py's TensorFlow op chains (bert_unfused_chain), its
+ * optimizer as optimization.py's (src/cost/optchain.c), and
  * the framework texts that select it (src/validate/framework.c: TensorFlow
  * named alone, without XLA).
  */
@@ -10,6 +11,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "cost/compute.h"
+#include "cost/optchain.h"
 #include "lowered.h"
 #include "validate/framework.h"
 
@@ -176,4 +179,36 @@ Test(bert_unfused, framework_texts) {
     cr_assert_eq(p.fused_kernels, cases[i].fused, "%s: fused_kernels %d", cases[i].text,
                  p.fused_kernels);
   }
+}
+
+/* optimization.py's AdamWeightDecayOptimizer as TensorFlow ops: 39 passes
+ * of the update and 3 of the global-norm clip over fp32 parameters, 42 x 4
+ * = 168 bytes a parameter; fused (or not BERT) the graph's figure. */
+Test(bert_unfused, optimizer_op_chain_by_hand) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("bert_base");
+  s.plan.fused_kernels = 0;
+  NEAR(optc_bytes_per_param(&s, 34), 168.0, "BERT unfused");
+  s.plan.fused_kernels = 1;
+  NEAR(optc_bytes_per_param(&s, 34), 34.0, "BERT fused");
+  s.model = *sc_model_preset("gpt3-125m");
+  s.plan.fused_kernels = 0;
+  NEAR(optc_bytes_per_param(&s, 34), 34.0, "Megatron's fused Adam, whatever the kernels");
+}
+
+/* In a prediction: the optimizer's time less one kernel's fixed cost
+ * scales with the bytes, 168 / 34 (fp16, no AMP passes). */
+Test(bert_unfused, optimizer_time_scales_with_the_bytes) {
+  sc_result on, off;
+  sc_error err = {0};
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  cr_assert_eq(sc_predict(&l.s, &on, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  cr_assert_eq(sc_predict(&l.s, &off, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+  NEAR((off.time.optimizer - COST_KERNEL_T0) / (on.time.optimizer - COST_KERNEL_T0), 168.0 / 34,
+       "unfused over fused optimizer time");
 }

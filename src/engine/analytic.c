@@ -25,6 +25,7 @@
 #include "cost/hostlink.h"
 #include "cost/conv.h"
 #include "cost/amp.h"
+#include "cost/optchain.h"
 #include "cost/fp8cast.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
@@ -677,7 +678,9 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
   }
   /* AMP's weight and gradient casts and loss scaling (cost/amp.h) */
   double amp = amp_on(p) ? n * amp_step_bytes_per_param() : 0;
-  return cost_mem(&e->s->cluster.gpu, n * e->g->opt.bytes_per_param + amp) + fp8_weight_cast(e, lp);
+  /* BERT's optimizer as separate ops where kernels are unfused (cost/optchain.h) */
+  double bpp = optc_bytes_per_param(e->s, e->g->opt.bytes_per_param);
+  return cost_mem(&e->s->cluster.gpu, n * bpp + amp) + fp8_weight_cast(e, lp);
 }
 
 /* pipe_p2p_on_path's fb: forward + backward of stage s per micro-batch. */

@@ -59,13 +59,30 @@ Test(bert_unfused, scale_and_mask_by_hand) {
   lowered_done(&l);
 }
 
-/* Under AMP the scale and the add run in 16 bits between the fp16 QK^T
- * GEMM and the fp32 softmax island (whose casts amp.c counts): the same
- * 8 bytes a score as the fp16 model. */
-Test(bert_unfused, amp_keeps_the_scores_16_bit) {
+/* Under AMP TensorFlow's AMP rewrite leaves the chains fp32 (lower.c
+ * chain_width): the scale and the mask add, inside the softmax's fp32
+ * region, 2 x (4 + 4) = 16 bytes a score forward; the GELU's own region
+ * adds two casts each way (2 + 4 bytes each): 3,145,728 elements x (20 x 4
+ * + 12) = 289,406,976 bytes forward, x (27 x 4 + 12) = 377,487,360
+ * backward, 11 and 13 kernels; bias-dropout-add, inside the norm's
+ * region, 786,432 x (13 x 4 + 2) = 42,467,328 forward, x 9 x 4 =
+ * 28,311,552 backward, no casts of its own. */
+Test(bert_unfused, amp_runs_the_chains_in_fp32) {
   lowered l;
   lower_model(&l, "bert_base", "fp16", 1, 0);
-  NEAR(lowered_task(&l, "attn_scale_mask")->bytes, 8 * 8.0 * 12 * 128 * 128, "AMP bytes");
+  NEAR(lowered_task(&l, "attn_scale_mask")->bytes, 16 * 8.0 * 12 * 128 * 128, "AMP scale, mask");
+  const xg_task *t = lowered_task(&l, "bias_gelu");
+  NEAR(t->bytes, 289406976.0, "AMP GELU forward");
+  NEAR(t->bytes * t->bwd_scale, 377487360.0, "AMP GELU backward");
+  cr_assert(t->host_fwd == 11 && t->host_bwd == 13, "kernels %d / %d", t->host_fwd, t->host_bwd);
+  t = lowered_task(&l, "bias_dropout_add1");
+  NEAR(t->bytes, 42467328.0, "AMP bias-dropout-add forward");
+  NEAR(t->bytes * t->bwd_scale, 28311552.0, "AMP bias-dropout-add backward");
+  cr_assert(t->host_fwd == 7 && t->host_bwd == 4, "kernels %d / %d", t->host_fwd, t->host_bwd);
+  lowered_done(&l);
+  /* fused kernels under AMP: the 16-bit fused GELU, as before */
+  lower_model(&l, "bert_base", "fp16", 1, 1);
+  NEAR(lowered_task(&l, "bias_gelu")->bytes, 12582912.0, "fused AMP GELU");
   lowered_done(&l);
 }
 

@@ -716,18 +716,37 @@ static int fused_softmax_fits(const lctx *c, double batches, double sq, double s
  * read 1 and the AddN where the residual's gradient meets the other
  * branch 3: 9 passes in 4 kernels (fused: 3 passes and the 1-byte mask,
  * each way).
- * Under AMP TensorFlow paints the GELU chain after its deny-listed Pow
- * fp32, which is not counted (a lower bound). The pooler's tanh, built as
- * a GELU-cost kernel (bert.c), takes the GELU count on its batch x hidden
- * elements: negligible. */
+ * Under AMP (plan.amp) these chains run in fp32, as TensorFlow's AMP
+ * graph rewrite (grappler auto_mixed_precision, TF 1.14+) leaves them: it
+ * runs an op in fp16 only where it paints it "white" -- MatMul and the
+ * like, and the gray ops (Add, Mul, Sub, RealDiv, Tanh, BiasAdd, ...)
+ * found between white ops -- and paints "black" (fp32) every gray op on a
+ * forward path from a deny-listed op (Pow, Mean, Softmax, ...). BERT's
+ * GELU follows its Pow, the residual adds and the dropouts before them
+ * lead into the LayerNorm's Means and follow the previous LayerNorm, the
+ * attention's scale, mask and dropout surround its Softmax: none is
+ * between white ops, all run fp32, forward and backward (an assumption
+ * for the gradient ops, which the pass paints by the same lists). The
+ * casts: the norms' and the softmax's islands (cost/amp.h) already cast
+ * into and out of the fp32 regions that hold the dropouts, the residual
+ * adds, the scale and the mask; the GELU's region, between fc1's MatMul
+ * and fc2's, adds its own two casts each way. The pooler's tanh, built
+ * as a GELU-cost kernel (bert.c), takes the GELU count on its batch x
+ * hidden elements: negligible. */
 typedef struct bert_chain {
   double fwd_e, fwd_b; /* forward bytes per element: fwd_e e + fwd_b */
   double bwd_e;        /* backward bytes per element: bwd_e e */
   int hf, hb;          /* kernels forward, backward */
+  int amp_casts;       /* casts each way of its own fp32 region under AMP */
 } bert_chain;
-static const bert_chain BERT_GELU = {20, 0, 27, 9, 11};
-static const bert_chain BERT_DROPOUT = {8, 2, 5, 5, 2};
-static const bert_chain BERT_BIAS_DROPOUT_ADD = {13, 2, 9, 7, 4};
+static const bert_chain BERT_GELU = {20, 0, 27, 9, 11, 2};
+static const bert_chain BERT_DROPOUT = {8, 2, 5, 5, 2, 0};
+static const bert_chain BERT_BIAS_DROPOUT_ADD = {13, 2, 9, 7, 4, 0};
+#define BERT_FP32 4.0
+
+/* Bytes of an element of an unfused BERT chain: fp32 under AMP (above),
+ * else the activation width. */
+static double chain_width(const lctx *c) { return amp_on(&c->s->plan) && c->e < 4 ? BERT_FP32 : c->e; }
 
 /* The chain of o when the plan runs BERT unfused, else NULL. */
 static const bert_chain *bert_unfused_chain(const lctx *c, const wg_op *o) {
@@ -739,10 +758,25 @@ static const bert_chain *bert_unfused_chain(const lctx *c, const wg_op *o) {
   return NULL;
 }
 
+/* Chain k over n elements: forward bytes (returned), backward over
+ * forward (*bs), kernels (*hf, *hb), with AMP's fp32 width and casts. */
+static double chain_cost(const lctx *c, const bert_chain *k, double n, double *bs, int *hf,
+                         int *hb) {
+  double w = chain_width(c);
+  int casts = w > c->e ? k->amp_casts : 0;
+  double cast = casts * n * (c->e + BERT_FP32);
+  double f = n * (k->fwd_e * w + k->fwd_b) + cast, b = n * k->bwd_e * w + cast;
+  *bs = b / f;
+  *hf = k->hf + casts, *hb = k->hb + casts;
+  return f;
+}
+
 /* A memory task of n elements costed as chain k. */
 static int chain_task(lctx *c, const char *name, int opi, double n, const bert_chain *k, int dep) {
-  double f = n * (k->fwd_e * c->e + k->fwd_b), b = n * k->bwd_e * c->e;
-  return mem_task(c, name, opi, f, k->hf, k->hb, b / f, dep);
+  double bs;
+  int hf, hb;
+  double f = chain_cost(c, k, n, &bs, &hf, &hb);
+  return mem_task(c, name, opi, f, hf, hb, bs, dep);
 }
 
 /* BERT's attention scores before the softmax, where the framework runs
@@ -752,14 +786,15 @@ static int chain_task(lctx *c, const char *name, int opi, double n, const bert_c
  * PyTorch `attention_scores / math.sqrt(...)` then `+ attention_mask`)
  * scales the scores by 1/sqrt(head_dim) and adds the mask's large negative
  * adder in two ops before tf.nn.softmax. Two kernels forward, each reading
- * and writing every score at the activation width (the mask itself is
+ * and writing every score at the chain width (chain_width: fp32 under
+ * AMP, inside the softmax's fp32 region; the mask itself is
  * [batch, 1, 1, seq]: negligible); backward only the scale's (the add
  * passes its gradient through): one pass. Fused kernels (Megatron's
  * scale-mask-softmax, XLA's fusion) fold both into the softmax. Returns
  * dep itself where nothing is added. */
 static int bert_scale_mask_task(lctx *c, int opi, double scores, int dep) {
   if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels) return dep;
-  return mem_task(c, "attn_scale_mask", opi, scores * 4 * c->e, 2, 1, 0.5, dep);
+  return mem_task(c, "attn_scale_mask", opi, scores * 4 * chain_width(c), 2, 1, 0.5, dep);
 }
 
 /* The attention softmax task: the fused kernel (reads and writes the 16-bit
@@ -913,11 +948,7 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale;
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
-  if (chain) {
-    bytes = n * (chain->fwd_e * c->e + chain->fwd_b);
-    bs = n * chain->bwd_e * c->e / bytes;
-    hf = chain->hf, hb = chain->hb;
-  }
+  if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

@@ -12,8 +12,8 @@ if [[ ! -r $SET ]]; then
 fi
 
 # a synthetic copy: every step 3 ms per layer and micro-batch, 5 ms per
-# micro-batch, 1 ms per layer and 20 ms a step; the fit must give 3.00 ms
-# and 5.0 ms back for every series
+# micro-batch, 1 ms per layer and 20 ms a step; the fit must give 3.00 ms,
+# 5.0 ms and 44.0 ms a step at 24 layers back for every series
 python3 - "$SET" "$TMP/synth.csv" <<'PY'
 import csv, sys
 src, dst = sys.argv[1:]
@@ -29,7 +29,7 @@ with open(dst, 'w', newline='') as f:
 PY
 out=$(python3 "$TOOL" --stepcast "$CLI" "$TMP/synth.csv")
 n=$(grep -c '^h[0-9]' <<<"$out")
-bad=$(awk '/^h[0-9]/ && ($4 != "3.00" || $(NF-1) != "5.0")' <<<"$out")
+bad=$(awk '/^h[0-9]/ && ($4 != "3.00" || $10 != "5.0" || $12 != "44.0")' <<<"$out")
 if [[ $n -eq 24 && -z $bad ]]; then pass=$((pass + 1))
 else echo "FAIL: synthetic split: $n series, off: $bad"; fail=$((fail + 1)); fi
 

@@ -13,7 +13,8 @@ Every pp 1 series (hidden, tp, micro-batch) has rows at 12-24 layers and
 
 gives a, the time of one layer for one micro-batch, c the rest of a
 micro-batch (embedding, output layer, loss, the batch's host work), and
-d L + e what a step pays once (optimizer, data-parallel reduction), for
+d L + e what a step pays once (optimizer, data-parallel reduction;
+printed at 24 layers), for
 the measured times and, the same way, for stepcast's predictions. Beside
 them, the model's GPU time of one layer and micro-batch from `validate
 --row ID --ops` (forward twice under full recomputation, plus backward:
@@ -87,10 +88,11 @@ def series_table(cli, path, rows, pred):
         m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
         ser[(int(r['hidden']), int(r['tp']), int(r['micro_batch']))].append(
             (int(r['layers']), m, float(r['measured_iter_s']), pred.get(r['id']), r['id']))
-    print('%-18s %21s %15s %10s %19s' % ('', 'per layer-micro-batch', 'model', '',
-                                          'rest of a mb'))
-    print('%-18s %7s %7s %6s %7s %7s %10s %9s %9s' % (
-        'hidden tp mb', 'meas', 'model', 'ratio', 'host', 'GPU', 'meas/max', 'meas', 'model'))
+    print('%-18s %21s %15s %10s %19s %19s' % ('', 'per layer-micro-batch', 'model', '',
+                                               'rest of a mb', 'a step, 24 layers'))
+    print('%-18s %7s %7s %6s %7s %7s %10s %9s %9s %9s %9s' % (
+        'hidden tp mb', 'meas', 'model', 'ratio', 'host', 'GPU', 'meas/max', 'meas', 'model',
+        'meas', 'model'))
     for k in sorted(ser):
         pts = [p for p in ser[k] if p[3] is not None]
         x = [[m * L, m, L, 1.0] for L, m, *_ in pts]
@@ -100,9 +102,10 @@ def series_table(cli, path, rows, pred):
             continue
         rid = max(pts)[4]
         g, h = layer_gpu_ms(cli, path, rid), layer_host_ms(k[1])
-        print('h%-5d tp%d mb%-5d %7.2f %7.2f %6.2f %7.2f %7.2f %10.2f %9.1f %9.1f' % (
+        print('h%-5d tp%d mb%-5d %7.2f %7.2f %6.2f %7.2f %7.2f %10.2f %9.1f %9.1f %9.1f %9.1f' % (
             k + (fm[0] * 1e3, fp[0] * 1e3, fm[0] / fp[0], h, g, fm[0] * 1e3 / max(h, g),
-                 fm[1] * 1e3, fp[1] * 1e3)))
+                 fm[1] * 1e3, fp[1] * 1e3, (24 * fm[2] + fm[3]) * 1e3,
+                 (24 * fp[2] + fp[3]) * 1e3)))
 
 
 def misses(rows, pred):

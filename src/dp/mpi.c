@@ -46,6 +46,7 @@
  * Units: seconds, bytes, bytes/s.
  */
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 
 #include "dp/dp.h"
@@ -56,7 +57,8 @@
 
 int dp_mpi_ring_phases(int n, double bytes) {
   if (n <= 1 || !(bytes > n * DP_MPI_SEGMENT)) return 1;
-  return (int)ceil(bytes / n / DP_MPI_SEGMENT);
+  double phases = ceil(bytes / n / DP_MPI_SEGMENT);
+  return phases < INT_MAX ? (int)phases : INT_MAX;
 }
 
 double dp_mpi_thread_bw(const dp_fabric *f) {

@@ -90,7 +90,7 @@ static double ar_mpi(const void *ctx, double bytes, int tensors) {
   if (n == 1) return 0;
   if (f->topo_rate > 0)
     return 2 * dp_host_time(f, bytes, f->host_share) + bytes * f->topo_rate +
-           2.0 * (n - 1) * f->net_msg_s + f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
+           2.0 * (n - 1) * f->net_msg_s + 3.0 * (n - 1.0) / n * bytes / dp_mpi_thread_bw(f);
   return dp_mpi_allreduce_time(f, bytes, tensors);
 }
 

@@ -145,6 +145,8 @@ typedef struct dp_fabric {
   double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at
                               (host_mem_bw / 3: two reads, one write) */
   double loop_bw;          /* one socket stream inside a server, bytes/s */
+  double core_mem_bw;      /* memory traffic (reads + writes) one CPU
+                              thread sustains, bytes/s; 0 = unbounded */
   double gpu_mem_bw;       /* the GPU's achievable memory bandwidth
                               (hbm_bw x hbm_eff), bytes/s */
   const char *transport;   /* "tcp", "rdma", "none" (static string) */
@@ -174,9 +176,22 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
 /* MPI all-reduce in host memory (mpi.c): Open MPI's ring of one fused
  * message of `bytes` per rank over f's ranks, seconds: 2 (n-1) steps of
  * one block of bytes/n on the slowest hop, the n-1 reduce-scatter steps
- * each followed by the reduction of the block (the gpn ranks of a server
- * sharing its CPUs' bandwidth). */
+ * each followed by the reduction of the block on the calling thread (at
+ * most f->core_mem_bw, the gpn ranks of a server sharing its CPUs'
+ * bandwidth); above n segments of 1 MiB the reduce-scatter runs in
+ * phases of one segment per block, each step a message of its own. */
 double dp_mpi_ring_time(const dp_fabric *f, double bytes);
+/* Reduce-scatter phases of Open MPI's ring for `bytes` over n ranks: 1
+ * (plain ring) up to n segments, else ceil(block / segment). */
+int dp_mpi_ring_phases(int n, double bytes);
+/* Bytes/s one rank's thread moves through host memory while the gpn
+ * ranks of its server do the same: the smaller of one thread's rate and
+ * its share of the server's. */
+double dp_mpi_thread_bw(const dp_fabric *f);
+/* Copies of one block the busiest rank's thread makes per ring step:
+ * 2 across servers (its socket send and its shared-memory receive), 1 on
+ * one server (its shared-memory receive). */
+int dp_mpi_step_copies(const dp_fabric *f);
 /* The whole message as Horovod's MPI path runs it: host copies there and
  * back, the fusion buffer's memcpy in and out (messages of more than one
  * tensor), and the ring. */

@@ -334,6 +334,9 @@ static const struct {
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},
     {"megatron_sc21_table1.csv", VAL_TP_ASYNC},
     {"vtrain_single_node.csv", VAL_TP_ASYNC},
+    {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
+     "the MPI path's per-thread copies and sums (dp/mpi.c, a derived core rate, not fitted) "
+     "were added looking at this set's Horovod-MPI rows"},
     {"mlperf_dlrm_v0.7-v2.1.csv",
      "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
      "looking at this set"},

@@ -656,6 +656,15 @@ typedef struct sc_memory {
  * offloading's host memory does not fit (that decides), or without a
  * capacity. `fits` itself is unchanged by the band. */
 int sc_memory_marginal(const sc_memory *m);
+/* 1 when the band was measured on s's kind of model: the transformer
+ * builder's LLMs, whose training rows it comes from. CNNs, BERT and JSON
+ * workload graphs get plain verdicts, never marginal, as `stepcast dp`
+ * and `stepcast recsys` give them. */
+int sc_memory_band_measured(const sc_scenario *s);
+/* How sure the verdict m of s is, as the JSON outputs' `fits_confidence`
+ * says it (static strings): "unmeasured" (!sc_memory_band_measured),
+ * else "marginal" (sc_memory_marginal) or "clear". */
+const char *sc_fits_confidence(const sc_scenario *s, const sc_memory *m);
 
 /* Where one step's time goes on the critical path; the parts add up to
  * step_s. */

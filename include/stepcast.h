@@ -569,7 +569,7 @@ typedef struct sc_dp_spec {
   double bucket_bytes;       /* fusion threshold (0 = the framework's) */
   double cycle_s;            /* Horovod cycle time (0 = the framework's) */
   double grad_bytes;         /* bytes per gradient element (0 = 2 under fp16/
-                                bf16 compute, else 4) */
+                                bf16 compute without plan.amp, else 4) */
   double other_s;            /* extra seconds per step (input pipeline), >= 0 */
   double jitter;             /* coefficient of variation of a worker's compute
                                 time (0 = none): a synchronous step waits for
@@ -632,7 +632,8 @@ typedef struct sc_memory {
   double weights;      /* parameters held in compute dtype (+ master copy) */
   double gradients;
   double optimizer;    /* Adam moments and fp32 master weights */
-  double activations;  /* stored for backward, all in-flight micro-batches */
+  double activations;  /* stored for backward, all in-flight micro-batches
+                          (plan.amp: with the 16-bit weight copies) */
   double buffers;      /* communication buffers, workspace, fragmentation */
   double total;
   double capacity;     /* HBM of the GPU */
@@ -655,6 +656,15 @@ typedef struct sc_memory {
  * offloading's host memory does not fit (that decides), or without a
  * capacity. `fits` itself is unchanged by the band. */
 int sc_memory_marginal(const sc_memory *m);
+/* 1 when the band was measured on s's kind of model: the transformer
+ * builder's LLMs, whose training rows it comes from. CNNs, BERT and JSON
+ * workload graphs get plain verdicts, never marginal, as `stepcast dp`
+ * and `stepcast recsys` give them. */
+int sc_memory_band_measured(const sc_scenario *s);
+/* How sure the verdict m of s is, as the JSON outputs' `fits_confidence`
+ * says it (static strings): "unmeasured" (!sc_memory_band_measured),
+ * else "marginal" (sc_memory_marginal) or "clear". */
+const char *sc_fits_confidence(const sc_scenario *s, const sc_memory *m);
 
 /* Where one step's time goes on the critical path; the parts add up to
  * step_s. */

@@ -76,5 +76,27 @@ fi
 out=$("$CLI" dp --set cluster.gpu.hbm_GB=4.4 2>&1; "$CLI" predict "$R" --set cluster.gpu.hbm_GB=4.4 2>&1)
 [[ $out != *marginal* ]] && pass=$((pass + 1)) || { echo "FAIL: dp text calls a verdict marginal"; fail=$((fail + 1)); }
 
+# predict and search on these models without dp.scheme say the same: a
+# plain verdict (ResNet-50 needs 12.0 GiB: 12.2 and 11.8 GiB GPUs are
+# within the 3 % band, which only the transformer builder's LLMs have),
+# JSON "unmeasured", CSV fits_marginal 0, no "marginal" in the table,
+# the search or the HTML summary; a JSON graph is not measured either
+C="-m resnet50 -g v100-sxm2-16gb -n 1 --gb 256"
+expect 0 "fits: yes (0.2 GiB free)" -- predict $C --set cluster.gpu.hbm_GiB=12.2
+expect 0 "fits: NO -- needs 12.0 GiB, the GPU has 11.8 GiB (0.2 GiB over)" -- predict $C --set cluster.gpu.hbm_GiB=11.8
+expect 0 '"fits": true, "fits_confidence": "unmeasured"' -- predict $C --set cluster.gpu.hbm_GiB=12.2 --format json
+expect 0 '"fits": false, "fits_confidence": "unmeasured"' -- predict $C --set cluster.gpu.hbm_GiB=11.8 --format json
+expect 0 '"fits_confidence": "unmeasured"' -- predict -m bert_base -g v100-sxm2-16gb -n 1 --gb 64 --set cluster.gpu.hbm_GiB=6.5 --format json
+expect 0 '"fits_confidence": "unmeasured"' -- predict -m examples/graphs/gpt-2layer.json -n 8 --tp 2 --pp 2 --gb 64 --format json
+# the default scenario (an LLM, 21.1 GiB) on 21.5 GiB stays marginal (cli_e2e.sh)
+expect 0 '"fits": true, "fits_confidence": "marginal"' -- predict --set cluster.gpu.hbm_GiB=21.5 --format json
+out=$("$CLI" predict $C --set cluster.gpu.hbm_GiB=12.2 2>&1; "$CLI" predict $C --set cluster.gpu.hbm_GiB=11.8 2>&1
+      "$CLI" predict -m bert_base -g v100-sxm2-16gb -n 1 --gb 64 --set cluster.gpu.hbm_GiB=6.5 2>&1
+      "$CLI" search $C --set cluster.gpu.hbm_GiB=2.15 --top 3 2>&1
+      "$CLI" predict $C --set cluster.gpu.hbm_GiB=12.2 --html - 2>&1)
+[[ $out != *marginal* ]] && pass=$((pass + 1)) || { echo "FAIL: a CNN/BERT verdict is called marginal"; fail=$((fail + 1)); }
+csv=$("$CLI" predict $C --set cluster.gpu.hbm_GiB=12.2 --format csv | tail -1)
+[[ $csv == *,1,0 ]] && pass=$((pass + 1)) || { echo "FAIL: CSV fits,fits_marginal not 1,0: $csv"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

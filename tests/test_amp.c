@@ -128,18 +128,28 @@ Test(amp, refused_without_16_bit_gemms) {
   bert(&s, 0, "fp32"); /* the same without amp loads */
 }
 
-/* AMP's parameters are fp32: no bf16 half for plan.param_remainders to
- * complete; refused with both named. */
-Test(amp, param_remainders_refused_with_amp) {
+/* BERT on one A100 in bf16 under AMP with `key_ov` (a plan key that
+ * contradicts AMP's fp32 parameters): refused naming `key` and plan.amp;
+ * the same loads without AMP, and AMP loads without the key. */
+static void refused_with_amp(const char *key_ov, const char *key) {
   sc_scenario s;
   sc_error err = {0};
-  const char *rem[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=1", "plan.tp=1",
-                       "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"bf16\"",
-                       "plan.amp=true", "plan.param_remainders=true"};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", rem, 8, &err),
-               SC_EINPUT);
-  cr_assert(strstr(err.msg, "plan.param_remainders: ") && strstr(err.msg, "plan.amp"), "%s",
-            err.msg);
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", rem, 7, &err),
+  const char *ov[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=8", "plan.dtype=\"bf16\"",
+                      "plan.amp=true", key_ov};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 8, &err),
+               SC_EINPUT, "%s with amp loads", key_ov);
+  cr_assert(strstr(err.msg, key) && strstr(err.msg, "plan.amp"), "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 7, &err),
                SC_OK, "amp alone: %s", err.msg);
+  ov[6] = "plan.amp=false";
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 8, &err),
+               SC_OK, "%s without amp: %s", key_ov, err.msg);
+}
+
+/* AMP's parameters are fp32: no bf16 half for plan.param_remainders to
+ * complete, and their gradients are fp32, not plan.main_grads bf16. */
+Test(amp, keys_of_16_bit_parameters_refused_with_amp) {
+  refused_with_amp("plan.param_remainders=true", "plan.param_remainders: ");
+  refused_with_amp("plan.main_grads=\"bf16\"", "plan.main_grads: \"bf16\"");
 }

@@ -63,8 +63,17 @@ static void write_rows(void) {
   FILE *f = fopen(path, "w");
   cr_assert(f, "cannot write %s", path);
   fputs(header, f);
-  row(f, "amp", "bert_base", "bert_base", 64, "128", "amp", "pytorch 1.5 (NGC 20.03, APEX)");
-  row(f, "fp32", "bert_base", "bert_base", 64, "128", "fp32", "pytorch 1.5 (NGC 20.03, APEX)");
+  row(f, "amp", "bert_base", "bert_base", 64, "128", "amp", "oneflow 0.2.0");
+  row(f, "fp32", "bert_base", "bert_base", 64, "128", "fp32", "oneflow 0.2.0");
+  /* NVIDIA's BERT (PyTorch named first, no Horovod) */
+  row(f, "nvamp", "bert_base", "bert_base", 64, "128", "amp", "pytorch 1.5 (NGC 20.03, APEX)");
+  row(f, "nvfp32", "bert_base", "bert_base", 64, "128", "fp32", "pytorch 1.5 (NGC 20.03, APEX)");
+  /* Horovod dated by an NGC release before 20.11, by its version, or not */
+  row(f, "hvdngc", "resnet50", "resnet50_v1.5", 128, "", "fp32",
+      "tensorflow-1.15 (NGC 20.03, Horovod, DALI)");
+  row(f, "hvd016", "resnet50", "resnet50_v1.5", 128, "", "fp32",
+      "horovod 0.16.1 (tensorflow-1.13, OpenMPI 4.0.0)");
+  row(f, "hvdnew", "resnet50", "resnet50_v1.5", 128, "", "fp32", "Horovod 0.28.1, NGC 23.05");
   row(f, "tf2", "resnet50", "resnet50_v1.5", 128, "", "fp32", "tensorflow-2.3");
   row(f, "tf2ddp", "resnet50", "resnet50_v1.5", 128, "", "fp32", "oneflow 0.2.0");
   row(f, "hvd", "resnet50", "resnet50_v1.5", 128, "", "fp32", "mxnet 1.6.0 (Horovod)");
@@ -138,6 +147,42 @@ Test(dp_framework_rows, amp_exchanges_fp32_gradients) {
   /* the same bytes as fp32 over the same links, behind a faster backward:
    * no less exposed */
   cr_assert_geq(r.exposed_s, 0.999 * predict(&fp32).exposed_s);
+}
+
+Test(dp_framework_rows, nvidia_bert_casts_its_flat_buffer_to_fp16_under_amp) {
+  /* run_pretraining.py --allreduce_post_accumulation_fp16: the AMP row
+   * all-reduces 2 bytes per parameter after the backward pass, the fp32
+   * row 4 (the by-dtype default) */
+  sc_scenario amp = scenario("nvamp"), fp32 = scenario("nvfp32");
+  cr_assert_eq(amp.dp.fusion, SC_DP_FUSION_NONE);
+  cr_assert_float_eq(amp.dp.grad_bytes, 2, 0);
+  cr_assert_float_eq(fp32.dp.grad_bytes, 0, 0);
+  sc_dp_result ra = predict(&amp), rf = predict(&fp32);
+  cr_assert_float_eq(ra.grad_bytes, 0.5 * rf.grad_bytes, 1e-9 * rf.grad_bytes, "%g vs %g / 2",
+                     ra.grad_bytes, rf.grad_bytes);
+  /* nothing overlaps: half the bytes, less than the fp32 row's exposure */
+  cr_assert_lt(ra.exposed_s, rf.exposed_s);
+}
+
+Test(dp_framework_rows, horovod_before_0_21_fuses_64_mib_every_5_ms) {
+  sc_scenario ngc = scenario("hvdngc"), v016 = scenario("hvd016"), nw = scenario("hvdnew"),
+              plain = scenario("hvd");
+  cr_assert_float_eq(ngc.dp.bucket_bytes, 64.0 * 1048576, 0);
+  cr_assert_float_eq(ngc.dp.cycle_s, 5e-3, 0);
+  cr_assert_float_eq(v016.dp.bucket_bytes, 64.0 * 1048576, 0);
+  cr_assert_float_eq(v016.dp.cycle_s, 5e-3, 0);
+  /* a later or undated Horovod: the scheme's (the copied source's) */
+  cr_assert_float_eq(nw.dp.bucket_bytes, 0, 0);
+  cr_assert_float_eq(nw.dp.cycle_s, 0, 0);
+  cr_assert_float_eq(plain.dp.cycle_s, 0, 0);
+  /* the same row under the newer defaults: ticks five times rarer fuse
+   * what a 1 ms cycle sends as several messages */
+  sc_scenario cur_s = ngc;
+  cur_s.dp.bucket_bytes = cur_s.dp.cycle_s = 0;
+  sc_dp_result old = predict(&ngc), cur = predict(&cur_s);
+  cr_assert_lt(old.messages, cur.messages, "%d vs %d", old.messages, cur.messages);
+  cr_assert_float_eq(old.comm_s + old.compute_s, old.comm_s + cur.compute_s, 1e-12,
+                     "the compute is the framework's, not Horovod's");
 }
 
 Test(dp_framework_rows, fusion_follows_the_framework) {

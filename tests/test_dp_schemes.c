@@ -62,8 +62,12 @@ Test(dp_overlap, per_tensor_messages_hide_behind_the_remaining_backward) {
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.5, &o);
   cr_assert_float_eq(o.overlapped_s, 3.0, 1e-12);
   cr_assert_float_eq(o.exposed_s, 1.5, 1e-12);
+  /* a 0.9 slowdown (SMs and HBM, dp_gpu_share) stretches it by 2.7 s;
+   * the slowdown is at most the whole backward's pace (1) */
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.9, &o);
-  cr_assert_float_eq(o.exposed_s, 1.5, 1e-12, "the share is capped at one half");
+  cr_assert_float_eq(o.exposed_s, 2.7, 1e-12);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 1.5, &o);
+  cr_assert_float_eq(o.exposed_s, 3.0, 1e-12, "the share is capped at one");
 }
 
 Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
@@ -114,35 +118,75 @@ Test(dp_overlap, framework_defaults) {
 
 /* ---------------------------------------------------- MPI in host memory */
 
-/* Two servers of two GPUs; round numbers so each term can be read off. */
+/* Two servers of two GPUs; round numbers so each term can be read off.
+ * No per-thread limit: a rank's thread moves its share of the server's
+ * memory bandwidth, 12e9 / 2 = 6e9 bytes/s. */
 static dp_fabric mpi_fabric(void) {
   return (dp_fabric){.gpus = 4, .gpn = 2, .nodes = 2, .net_stream_bw = 1e9, .net_bw = 1e9,
-                     .host_bw = 1e9, .host_share = 1, .host_mem_bw = 6e9,
-                     .cpu_reduce_bw = 2e9, .loop_bw = 2e9};
+                     .host_bw = 1e9, .host_share = 1, .host_mem_bw = 12e9,
+                     .cpu_reduce_bw = 4e9, .loop_bw = 2e9};
 }
 
 Test(dp_mpi, the_ring_runs_transfer_then_reduction_on_every_step) {
   dp_fabric f = mpi_fabric();
-  /* 4e9 bytes: blocks of 1e9; a cross-server hop 1 s on one stream; the
-   * two ranks of a server reduce a block each at once: 2e9 / 2e9 = 1 s;
-   * 3 reduce-scatter steps of 1 + 1 s, 3 all-gather steps of 1 s */
-  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 9.0, 1e-9);
-  /* host copies there and back 2 x 4 s; the fusion buffer in and out:
-   * 2 x 4e9 x 2 ranks over 6e9 / 2 = 5.33 s; a one-tensor message is
-   * reduced in place */
-  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 9.0 + 8.0 + 16.0 / 3, 1e-9);
-  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 1), 17.0, 1e-9);
+  cr_assert_float_eq(dp_mpi_thread_bw(&f), 6e9, 1, "the server's 12e9 over its 2 ranks");
+  /* 4e9 bytes: blocks of 1e9; a cross-server hop 1 s on one stream (the
+   * thread's two copies per step, 4e9 bytes moved at 6e9, take 0.67 s);
+   * a rank sums its block on its thread: 3e9 bytes moved at 6e9 = 0.5 s;
+   * 3 reduce-scatter steps of 1 + 0.5 s, 3 all-gather steps of 1 s */
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 7.5, 1e-9);
+  /* host copies there and back 2 x 4 s; the fusion buffer in and out on
+   * the thread: 2 copies x 2 bytes x 4e9 at 6e9 = 2.67 s; a one-tensor
+   * message is reduced in place */
+  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 7.5 + 8.0 + 16.0 / 6, 1e-9);
+  cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 1), 15.5, 1e-9);
   /* a network faster than shared memory: the in-server hop (4e9 / 4 /
-   * 2e9 = 0.5 s) bounds each step: 3 x (0.5 + 1) + 3 x 0.5 */
+   * 2e9 = 0.5 s) would bound each step, but the thread's two copies
+   * (0.67 s) are longer: 3 x (0.67 + 0.5) + 3 x 0.67 */
   f.net_stream_bw = 4e9;
-  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 6.0, 1e-9);
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 3.5 + 2.0, 1e-9);
   f.net_stream_bw = 1e9;
-  /* one server of four: hops in shared memory at 2e9 (0.5 s), four
-   * ranks share the CPUs (1e9 x 4 / 2e9 = 2 s): 3 x 2.5 + 3 x 0.5 */
+  /* one server of four: each rank's thread 12e9 / 4 = 3e9; one copy
+   * per step (its shared-memory receive): 2e9 / 3e9 = 0.67 s, over the
+   * 0.5 s of the hop; the sum 3e9 / 3e9 = 1 s: 3 x 1.67 + 3 x 0.67 */
   f.nodes = 1, f.gpn = 4;
-  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 9.0, 1e-9);
+  cr_assert_eq(dp_mpi_step_copies(&f), 1);
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 7.0, 1e-9);
   f.gpus = 1;
   cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 0.0, 1e-12, "one rank: no exchange");
+}
+
+Test(dp_mpi, one_thread_copies_and_sums_at_most_its_core_rate) {
+  dp_fabric f = mpi_fabric();
+  /* a core slower than the rank's share of memory (3e9 < 6e9): the
+   * thread's two copies per step take 4e9 / 3e9 = 1.33 s (over the 1 s
+   * stream), the sum 3e9 / 3e9 = 1 s: 3 x 2.33 + 3 x 1.33 = 11 s */
+  f.core_mem_bw = 3e9;
+  cr_assert_float_eq(dp_mpi_thread_bw(&f), 3e9, 1);
+  cr_assert_eq(dp_mpi_step_copies(&f), 2);
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 11.0, 1e-9);
+  /* a core faster than the share: the share binds (6e9) */
+  f.core_mem_bw = 20e9;
+  cr_assert_float_eq(dp_mpi_ring_time(&f, 4e9), 7.5, 1e-9);
+}
+
+Test(dp_mpi, above_n_segments_the_reduce_scatter_runs_in_phases) {
+  const double MiB = 1048576;
+  /* up to n segments of 1 MiB the plain ring: one phase */
+  cr_assert_eq(dp_mpi_ring_phases(16, 16 * MiB), 1);
+  cr_assert_eq(dp_mpi_ring_phases(16, 1e3), 1);
+  cr_assert_eq(dp_mpi_ring_phases(1, 1e9), 1);
+  /* above: one phase per segment of a block, rounded up */
+  cr_assert_eq(dp_mpi_ring_phases(16, 16 * MiB + 16), 2);
+  cr_assert_eq(dp_mpi_ring_phases(16, 102e6), 7, "6.375e6 / 1 MiB = 6.08");
+  /* each phase's step is a message: 4 ranks, blocks of 3 MiB = 3
+   * phases; 1 ms per network message: 3 reduce-scatter steps pay 3 ms
+   * each, 3 all-gather steps 1 ms each, 12 ms over the latency-free ring */
+  dp_fabric f = mpi_fabric();
+  double b = 4 * 3 * MiB;
+  double free_ring = dp_mpi_ring_time(&f, b);
+  f.net_lat = 1e-3;
+  cr_assert_float_eq(dp_mpi_ring_time(&f, b) - free_ring, 12e-3, 1e-12);
 }
 
 /* ------------------------------------------------------ parameter servers */
@@ -605,4 +649,13 @@ Test(dp_schemes, auto_intra_follows_the_gpus_link_kind) {
   cr_assert_eq(auto_fabric("a100-sxm4-80gb", -1).intra, SC_DP_INTRA_NVSWITCH);
   cr_assert_eq(auto_fabric("v100-sxm2-16gb", -1).intra, SC_DP_INTRA_CUBEMESH);
   cr_assert_eq(auto_fabric("mi300x", -1).intra, SC_DP_INTRA_NVSWITCH, "Infinity Fabric");
+}
+
+/* One CPU thread's memory rate: 16 misses in flight x 64 B / 90 ns
+ * (fabric.c), whatever the GPU; on a DGX-1 of 8 ranks it binds before
+ * the rank's share of the 136.5 GB/s (17.1 GB/s). */
+Test(dp_mpi, the_fabric_gives_one_threads_memory_rate) {
+  dp_fabric f = auto_fabric("v100-sxm2-16gb", -1);
+  cr_assert_float_eq(f.core_mem_bw, 16 * 64 / 90e-9, 1, "%g", f.core_mem_bw);
+  cr_assert_float_eq(dp_mpi_thread_bw(&f), 16 * 64 / 90e-9, 1);
 }

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 
+#include "engine/fsdp1k.h"
 #include "stepcast.h"
 
 /* MPT-760m's layer (h 1536, 12 heads, ffn 4h, no biases, LayerNorm
@@ -102,7 +103,8 @@ Test(fsdp_scale, long_units_hide_all_but_the_first_gathers_and_last_reduces) {
    * first layer's and the root's reduce-scatters (nothing after them),
    * and the SMs every hidden collective's channels take from the compute
    * beside it (channels / SMs of the GPU, src/engine/groups.c; their
-   * HBM share, charged on the memory-bound kernels, is below that here).
+   * HBM share, charged on the memory-bound kernels, is below that here),
+   * with FSDP1's kernels around them (fsdp1k.h) and its gradients' cats.
    * So from 16 to 128 GPUs the step grows by what those four collectives
    * grow plus that share of what all the others grow, however much the
    * ring's latency adds: a schedule that waited for its gathers would
@@ -115,7 +117,13 @@ Test(fsdp_scale, long_units_hide_all_but_the_first_gathers_and_last_reduces) {
     double rs = coll_sm(&s, SC_COLL_REDUCE_SCATTER, 2 * P, &sm);
     double rag = coll_sm(&s, SC_COLL_ALL_GATHER, 2 * R, &sm);
     double rrs = coll_sm(&s, SC_COLL_REDUCE_SCATTER, 2 * R, &sm);
-    edge[i] = rag + ag + rs + rrs;
+    /* FSDP1's kernels (fsdp1k.h): the casts before the exposed gathers,
+     * those around the exposed reduce-scatters, and every gradient's cat
+     * on the compute stream */
+    double n = s.plan.dp;
+    fsdp1k_cost kp = fsdp1k_unit(&s.cluster.gpu, P, 2, n), kr = fsdp1k_unit(&s.cluster.gpu, R, 2, n);
+    ag += kp.cast, rs += kp.reduce, rag += kr.cast, rrs += kr.reduce;
+    edge[i] = rag + ag + rs + rrs + L * kp.cat + kr.cat;
     all[i] = edge[i] + (2 * L - 1) * ag + (L - 1) * rs;
     step[i] = r.step_s, dp[i] = r.time.dp_comm;
     cr_assert(r.time.compute / L > 10 * (2 * ag + rs),

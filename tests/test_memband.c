@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "stepcast.h"
@@ -42,6 +43,26 @@ Test(memband, host_memory_over_decides_whatever_the_gpu_margin) {
   cr_expect_eq(sc_memory_marginal(&m), 0, "offloading over the server's memory is not marginal");
   m.host = 400 * GIB, m.fits = 1;
   cr_expect_eq(sc_memory_marginal(&m), 1, "host memory within: the GPU's margin decides");
+}
+
+/* The band was measured on the transformer builder's LLMs only: the same
+ * near-capacity total is "marginal" there and "unmeasured" (never
+ * marginal) on a CNN, BERT or a JSON graph, as stepcast dp prints it. */
+Test(memband, measured_on_the_transformer_builder_only) {
+  sc_memory near = mem(79.3, 80), far = mem(40, 80);
+  sc_scenario s;
+  memset(&s, 0, sizeof s);
+  s.model.kind = SC_MODEL_TRANSFORMER;
+  cr_expect(sc_memory_band_measured(&s));
+  cr_expect_str_eq(sc_fits_confidence(&s, &near), "marginal");
+  cr_expect_str_eq(sc_fits_confidence(&s, &far), "clear");
+  const sc_model_kind others[] = {SC_MODEL_GRAPH, SC_MODEL_CNN, SC_MODEL_BERT};
+  for (int i = 0; i < 3; i++) {
+    s.model.kind = others[i];
+    cr_expect(!sc_memory_band_measured(&s), "kind %d", (int)others[i]);
+    cr_expect_str_eq(sc_fits_confidence(&s, &near), "unmeasured", "kind %d", (int)others[i]);
+    cr_expect_str_eq(sc_fits_confidence(&s, &far), "unmeasured", "kind %d", (int)others[i]);
+  }
 }
 
 static const char *SETS[] = {"dgxc_benchmarking.csv", "megatron_2020_scaling.csv",

@@ -174,7 +174,9 @@ def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
     and layer_ops with ops=True). fits_confidence is "marginal" where the
     memory total is within the memory model's error band of the GPU's
-    memory (docs/accuracy.md), either side: fits may then be wrong. scenario: a dict in the scenario JSON
+    memory (docs/accuracy.md), either side: fits may then be wrong;
+    "unmeasured" on CNNs, BERT and JSON graphs, which the band was not
+    measured on. scenario: a dict in the scenario JSON
     format (docs/input.md), a file path, or None for the built-in default;
     overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set."""
     return json.loads(predict_json(scenario, overrides, ops, train_tokens))

@@ -18,6 +18,11 @@
  *                 gradient, and dynamic loss scaling's unscale and
  *                 inf/nan check over every gradient.
  *
+ * Memory: the fp32 parameters and their fp32 gradients (eng_param_bytes,
+ * eng_grad_bytes), Adam's moments with no master copy, and the 16-bit
+ * weight copies each micro-batch keeps for its backward
+ * (engine/memory.c).
+ *
  * The op lists and the passes are read from framework code that is not in
  * ../shared/reference (docs/model.md "Automatic mixed precision" names
  * each): an assumption, stated, nothing fitted. Bytes are HBM bytes.

@@ -21,17 +21,6 @@ typedef struct ar_ctx {
                           the GPU (0 = none) */
 } ar_ctx;
 
-static coll_intra ar_intra(sc_dp_intra i) {
-  switch (i) {
-  case SC_DP_INTRA_CUBEMESH: return COLL_INTRA_CUBEMESH;
-  case SC_DP_INTRA_PCIE: return COLL_INTRA_PCIE;
-  case SC_DP_INTRA_NVSWITCH:
-  case SC_DP_INTRA_NVLINK_MESH: return COLL_INTRA_NVSWITCH;
-  case SC_DP_INTRA_AUTO: break;
-  }
-  return COLL_INTRA_AUTO;
-}
-
 /* On a named topology: the flow engine's rate, one latency. */
 static double ar_on_topo(const dp_fabric *f, double bytes) {
   return f->net_lat + f->net_msg_s + bytes * f->topo_rate;
@@ -90,7 +79,7 @@ static double ar_mpi(const void *ctx, double bytes, int tensors) {
   if (n == 1) return 0;
   if (f->topo_rate > 0)
     return 2 * dp_host_time(f, bytes, f->host_share) + bytes * f->topo_rate +
-           2.0 * (n - 1) * f->net_msg_s + f->gpn * (n - 1.0) / n * bytes / f->cpu_reduce_bw;
+           2.0 * (n - 1) * f->net_msg_s + 3.0 * (n - 1.0) / n * bytes / dp_mpi_thread_bw(f);
   return dp_mpi_allreduce_time(f, bytes, tensors);
 }
 
@@ -134,18 +123,10 @@ static double ar_fused(const void *ctx, double bytes, int tensors) {
   return a->inner(ctx, bytes, tensors) + (tensors > 1 ? bytes * a->fuse_s : 0);
 }
 
-double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes) {
-  int sms = c->s->cluster.gpu.sm_count;
-  if (g->ranks <= 1 || sms <= 0 || !(bytes > 0)) return 0;
-  coll_intra intra = ar_intra(c->f->intra);
-  double share = (double)coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, g, intra).channels / sms;
-  return share < 0.5 ? share : 0.5;
-}
-
 static void ar_groups(const dp_ctx *c, ar_ctx *a) {
   const dp_fabric *f = c->f;
   a->c = c;
-  a->intra = ar_intra(f->intra);
+  a->intra = dp_coll_intra(f->intra);
   dp_fabric_group(f, f->gpus, f->gpn, &a->all);
   dp_fabric_group(f, f->gpn, f->gpn, &a->local);
   dp_fabric_group(f, f->nodes, 1, &a->cross);
@@ -176,9 +157,10 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   }
   dp_fusion fu;
   dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
-  /* NCCL's kernels take SMs from the backward pass they overlap */
+  /* NCCL's kernels take SMs and HBM bandwidth from the backward pass
+   * they overlap (contend.c) */
   int nccl = fn == ar_nccl || fn == ar_ring || fn == ar_hier;
-  double share = nccl ? dp_sm_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;
+  double share = nccl ? dp_gpu_share(c, &a.all, fmin(c->m->grad_bytes, fu.bucket_bytes)) : 0;
   /* Horovod (cycle fusion) running NCCL on the GPU copies through its
    * fusion buffer; its MPI path charges the host memcpy itself (mpi.c) */
   if (nccl && fu.cycle_s > 0) {

@@ -45,6 +45,7 @@
 #define SC_DP_H
 
 #include "coll/coll.h"
+#include "engine/groups.h"
 #include "job/dpm.h"
 #include "stepcast.h"
 
@@ -100,6 +101,9 @@ typedef struct dp_model {
   double head_s;       /* forward seconds before the first layer's weights
                           are needed */
   double bwd_s;        /* sum of layers[].bwd_s */
+  double mem_frac;     /* the backward's GPU time in memory-bound kernels,
+                          as a fraction of its GPU time (dpm bwd_mem_s /
+                          bwd_s): the part NCCL's HBM traffic slows */
   double other_s;      /* host, optimizer, input pipeline, ... seconds */
   double opt_s;        /* the optimizer step's GPU seconds (part of the
                           one-GPU step; where a parameter server holds
@@ -145,6 +149,8 @@ typedef struct dp_fabric {
   double cpu_reduce_bw;    /* bytes/s a server's CPUs sum gradients at
                               (host_mem_bw / 3: two reads, one write) */
   double loop_bw;          /* one socket stream inside a server, bytes/s */
+  double core_mem_bw;      /* memory traffic (reads + writes) one CPU
+                              thread sustains, bytes/s; 0 = unbounded */
   double gpu_mem_bw;       /* the GPU's achievable memory bandwidth
                               (hbm_bw x hbm_eff), bytes/s */
   const char *transport;   /* "tcp", "rdma", "none" (static string) */
@@ -167,6 +173,8 @@ double dp_host_time(const dp_fabric *f, double bytes, int sharing);
  * over one local socket stream (f->loop_bw), a socket message's kernel
  * and copy cost included. */
 double dp_loop_time(const dp_fabric *f, double bytes);
+/* The wiring NCCL's closed forms read for the server's GPU-GPU path. */
+coll_intra dp_coll_intra(sc_dp_intra i);
 /* The NCCL group of `ranks` GPUs over this fabric (intra per GPU, the
  * server's network share per GPU). */
 void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_group *out);
@@ -174,9 +182,22 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
 /* MPI all-reduce in host memory (mpi.c): Open MPI's ring of one fused
  * message of `bytes` per rank over f's ranks, seconds: 2 (n-1) steps of
  * one block of bytes/n on the slowest hop, the n-1 reduce-scatter steps
- * each followed by the reduction of the block (the gpn ranks of a server
- * sharing its CPUs' bandwidth). */
+ * each followed by the reduction of the block on the calling thread (at
+ * most f->core_mem_bw, the gpn ranks of a server sharing its CPUs'
+ * bandwidth); above n segments of 1 MiB the reduce-scatter runs in
+ * phases of one segment per block, each step a message of its own. */
 double dp_mpi_ring_time(const dp_fabric *f, double bytes);
+/* Reduce-scatter phases of Open MPI's ring for `bytes` over n ranks: 1
+ * (plain ring) up to n segments, else ceil(block / segment). */
+int dp_mpi_ring_phases(int n, double bytes);
+/* Bytes/s one rank's thread moves through host memory while the gpn
+ * ranks of its server do the same: the smaller of one thread's rate and
+ * its share of the server's. */
+double dp_mpi_thread_bw(const dp_fabric *f);
+/* Copies of one block the busiest rank's thread makes per ring step:
+ * 2 across servers (its socket send and its shared-memory receive), 1 on
+ * one server (its shared-memory receive). */
+int dp_mpi_step_copies(const dp_fabric *f);
 /* The whole message as Horovod's MPI path runs it: host copies there and
  * back, the fusion buffer's memcpy in and out (messages of more than one
  * tensor), and the ring. */
@@ -249,10 +270,10 @@ typedef struct dp_overlap {
 /* Run the closed form: messages from m's layers under fu, each costing
  * cost(ctx, ...), serialised on one channel, overlapping the remaining
  * backward. overlap = 0: every message after the backward pass.
- * sm_share: the fraction of the GPU's SMs the exchange's kernels take
- * (NCCL: channels / SMs, at most 1/2 as src/engine/groups.c); the
- * backward pass slows by it while messages overlap it, and exposed_s
- * includes that. 0 for exchanges the host or copy engines run. */
+ * sm_share: the fraction by which the backward pass slows while the
+ * exchange's kernels run beside it (NCCL: dp_gpu_share, SMs and HBM;
+ * 0..1); the backward pass slows by it while messages overlap it, and
+ * exposed_s includes that. 0 for exchanges the host or copy engines run. */
 void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, const void *ctx,
                     int overlap, double sm_share, dp_overlap *out);
 
@@ -278,9 +299,15 @@ typedef struct dp_cost {
   char how[96];            /* algorithm / bottleneck in words */
 } dp_cost;
 
-/* The SMs NCCL's all-reduce of `bytes` over g takes from compute:
- * channels / SMs, at most 1/2 (the rule of src/engine/groups.c). */
-double dp_sm_share(const dp_ctx *c, const coll_group *g, double bytes);
+/* What NCCL's all-reduce of `bytes` over g takes from the backward pass
+ * it overlaps (contend.c): its SMs (channels / SMs, at most 1/2, the rule
+ * of src/engine/groups.c) and its HBM bandwidth (the kernel's HBM bytes,
+ * coll/collhbm.h, over its time, over the GPU's achievable bandwidth). */
+grp_share dp_nccl_share(const dp_ctx *c, const coll_group *g, double bytes);
+/* The fraction by which the backward pass slows while that all-reduce
+ * runs beside it: grp_slow of those shares with the model's memory-bound
+ * fraction of the backward (dp_model.mem_frac). */
+double dp_gpu_share(const dp_ctx *c, const coll_group *g, double bytes);
 
 /* Family entry points: SC_OK, or SC_EINPUT when the scheme does not
  * apply to the job (message says why). */

@@ -51,6 +51,17 @@
  * reads, one write). */
 #define DP_HOST_PRESET "dgx1-v100"
 #define DP_REDUCE_BYTES 3
+/* Memory traffic one CPU thread sustains (a memcpy, a sum of float
+ * arrays on one core): Little's law over the misses a core keeps in
+ * flight, 16 L2 superqueue entries (Intel 64 and IA-32 Architectures
+ * Optimization Reference Manual, Haswell/Broadwell/Skylake server
+ * microarchitectures) x 64-byte lines / ~90 ns of local DRAM latency
+ * (a two-socket Xeon E5 v4's idle load latency, assumed: no CPU latency
+ * or STREAM measurement is in ../shared/calibration) = 11.4 GB/s. Not
+ * fitted. */
+#define DP_CORE_MISSES 16
+#define DP_LINE_BYTES 64
+#define DP_DRAM_LAT 90e-9
 
 /* The server's host memory bandwidth: the cluster's, else the default
  * server's (DP_HOST_PRESET). */
@@ -106,6 +117,7 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
   f->host_mem_bw = dp_host_mem_bw(cl);
   f->cpu_reduce_bw = f->host_mem_bw / DP_REDUCE_BYTES;
   f->loop_bw = DP_TCP_STREAM_BW;
+  f->core_mem_bw = DP_CORE_MISSES * DP_LINE_BYTES / DP_DRAM_LAT;
   f->gpu_mem_bw = cl->gpu.hbm_bw * cl->gpu.hbm_eff;
   double line = d->network_bw > 0 ? d->network_bw : cl->nic_bw * f->gpn;
   f->net_line = line;

@@ -173,13 +173,13 @@ int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   dp_fusion fu;
   dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
   dp_overlap o = {.rec = c->rec};
-  /* BlueFog's NCCL path takes SMs like NCCL's all-reduce; over sockets
+  /* BlueFog's NCCL path takes SMs and HBM like NCCL's all-reduce; over sockets
    * the host moves the models */
   double share = 0;
   if (!c->f->tcp) {
     coll_group all;
     dp_fabric_group(c->f, c->f->gpus, c->f->gpn, &all);
-    share = dp_sm_share(c, &all, c->m->param_bytes);
+    share = dp_gpu_share(c, &all, c->m->param_bytes);
   }
   dp_overlap_run(c->m, &fu, go_msg, &g, 1, share, &o);
   out->comm_s = o.comm_s;

@@ -35,6 +35,7 @@ int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, d
     m->tensors += m->layers[i].tensors;
   }
   m->fwd_s = d->fwd_s;
+  m->mem_frac = d->bwd_s > 0 ? fmin(1, d->bwd_mem_s / d->bwd_s) : 0;
   m->opt_s = d->optimizer_s;
   m->head_s = d->head_s;
   m->micro_steps = 1;

@@ -177,8 +177,8 @@ void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, co
   double end = fu->per_tensor   ? dp_run_tensors(m, cost, ctx, overlap, out)
                : fu->cycle_s > 0 ? dp_run_cycles(m, fu, cost, ctx, overlap, out)
                                  : dp_run_buckets(m, fu, cost, ctx, overlap, out);
-  /* the backward pass runs slower while messages share its SMs; the
-   * messages themselves keep their times (first order) */
-  double stretch = out->overlapped_s * fmin(fmax(sm_share, 0), 0.5);
+  /* the backward pass runs slower while messages share its SMs and HBM
+   * (contend.c); the messages themselves keep their times (first order) */
+  double stretch = out->overlapped_s * fmin(fmax(sm_share, 0), 1);
   out->exposed_s = stretch + fmax(0, end - m->bwd_s - stretch);
 }

@@ -17,6 +17,7 @@
 
 #include "core/mem.h"
 #include "core/vec.h"
+#include "cost/amp.h"
 #include "dp/dp.h"
 
 /* What every scheme of one scenario shares. */
@@ -83,10 +84,12 @@ static int dp_prepare(const sc_scenario *s, dp_prep *pr, sc_error *err) {
   if (rc) return rc;
   dpm_model dm;
   if ((rc = dpm_layers(&one, &dm, err))) return rc;
+  /* gradients in the parameters' dtype: 16 bits in fp16/bf16 training,
+   * fp32 under AMP (fp32 parameters, cost/amp.h) and in fp32/tf32 */
   sc_dtype dt = one.plan.dtype;
-  double ge = s->dp.grad_bytes > 0 ? s->dp.grad_bytes
-              : (dt == SC_FP16 || dt == SC_BF16)  ? 2
-                                                  : 4;
+  double ge = s->dp.grad_bytes > 0                                  ? s->dp.grad_bytes
+              : (dt == SC_FP16 || dt == SC_BF16) && !amp_on(&one.plan) ? 2
+                                                                     : 4;
   rc = dp_model_from_dpm(&dm, ge, 4, &pr->m, err);
   dpm_free(&dm);
   pr->m.samples = (double)pr->per_gpu;

@@ -43,7 +43,7 @@ void eng_free(eng *e) {
 }
 
 double eng_param_bytes(const sc_plan *p) {
-  return p->dtype == SC_FP32 || p->dtype == SC_TF32 ? 4 : 2;
+  return p->dtype == SC_FP32 || p->dtype == SC_TF32 || amp_on(p) ? 4 : 2;
 }
 
 /* Look up key in the job's cost memo; NULL when absent (or no memo). */

@@ -152,7 +152,8 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
 double eng_dp_overlap_chunks(const eng *e, int s, double red, double share, double p2p);
 
 /* Bytes per parameter element of the plan's type: 4 in fp32 and tf32,
- * else 2 (fp8 and fp4 training keep 16-bit parameters). */
+ * and under AMP (plan.amp: the parameters stay fp32, cost/amp.h), else 2
+ * (fp8 and fp4 training keep 16-bit parameters). */
 double eng_param_bytes(const sc_plan *p);
 
 /* Bytes per gradient element in the data-parallel reduction: 16-bit
@@ -163,7 +164,10 @@ double eng_param_bytes(const sc_plan *p);
  * with main_grads_dtype fp32; the DDP buffer then holds fp32); fp16
  * training reduces in fp16. ZeRO-3 / FSDP keep the 16-bit type: FSDP's
  * mixed precision reduces in param_dtype unless told otherwise
- * (torch MixedPrecision reduce_dtype). */
+ * (torch MixedPrecision reduce_dtype). Under AMP the gradients of the
+ * fp32 parameters are fp32, and DDP reduces them as they are (its
+ * buckets have the parameters' dtype, ../shared/reference/pytorch/torch/
+ * nn/parallel/distributed.py): 4. */
 double eng_grad_bytes(const sc_plan *p);
 
 /* The gradient reduction of stage s (eng_dpred); worst is the step's

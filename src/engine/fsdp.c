@@ -34,6 +34,7 @@
 
 #include "cost/compute.h"
 #include "engine/fsdp.h"
+#include "engine/fsdp1k.h"
 
 #define FSDP_CACHE 32   /* runs whose units are costed once per call */
 #define FSDP_RING 65    /* > the deepest prefetch (plan.fsdp_prefetch <= 64) */
@@ -131,6 +132,20 @@ static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems,
                   share);
 }
 
+/* Add FSDP1's kernels k (fsdp1k.h) to unit u: the cast before each
+ * gather and those around the reduce-scatter on their streams (NCCL's
+ * shares kept for the collectives' own time), the gradient's cat on the
+ * compute stream in backward. */
+static void fsdp1_kernels(fsdp1k_cost k, fsdp_unit *u) {
+  double kg = u->gather + k.cast > 0 ? u->gather / (u->gather + k.cast) : 0;
+  double kr = u->reduce + k.reduce > 0 ? u->reduce / (u->reduce + k.reduce) : 0;
+  u->share.sm *= kg, u->share.hbm *= kg;
+  u->rs_share.sm *= kr, u->rs_share.hbm *= kr;
+  u->gather += k.cast;
+  u->reduce += k.reduce;
+  u->rs_copy = k.cat;
+}
+
 /* Segment r's unit, costed. */
 static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   const xg_segment *sg = &e->x->segs[r->segment];
@@ -163,6 +178,8 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
     u.gather += copy_in;
     u.copy_out = cost_mem(g, 2 * sg->params * eb);
     u.rs_copy = cost_mem(g, 2 * sg->params * eb);
+  } else if (p->fsdp_impl == SC_FSDP1) {
+    fsdp1_kernels(fsdp1k_unit(g, sg->params, eb, n), &u);
   }
   return u;
 }
@@ -379,9 +396,10 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
      * copy-out after), its gradients reduced last */
     const sc_gpu *g = &e->s->cluster.gpu;
     double ag = eng_coll(e, x.root_grp, COLL_ALL_GATHER, x.root * eb, &share);
-    double in = p->fsdp_impl == SC_FSDP2
-                    ? cost_mem(g, 2 * x.root * eb / e->x->groups[x.root_grp].ranks)
-                    : 0;
+    double nr = e->x->groups[x.root_grp].ranks;
+    double in = p->fsdp_impl == SC_FSDP2   ? cost_mem(g, 2 * x.root * eb / nr)
+                : p->fsdp_impl == SC_FSDP1 ? fsdp1k_unit(g, x.root, eb, nr).cast
+                                           : 0;
     double k = ag / (in + ag); /* NCCL's kernels: the gather only */
     x.c = issue(&x, 0, in + ag, (grp_share){share.sm * k, share.hbm * k});
     if (p->fsdp_impl == SC_FSDP2) {
@@ -405,6 +423,14 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
       x.c += cc, x.compute += cc, x.copies += cc;
     }
     double rs = eng_coll(e, gi, COLL_REDUCE_SCATTER, last * eb, &share);
+    if (p->fsdp_impl == SC_FSDP1 && x.root > 0) {
+      /* the root's gradient cat (compute stream), then the kernels around
+       * its reduce-scatter (fsdp1k.h) */
+      fsdp_unit ru = {.reduce = rs, .rs_share = share};
+      fsdp1_kernels(fsdp1k_unit(&e->s->cluster.gpu, x.root, eb, e->x->groups[gi].ranks), &ru);
+      x.c += ru.rs_copy, x.compute += ru.rs_copy, x.copies += ru.rs_copy;
+      rs = ru.reduce, share = ru.rs_share;
+    }
     issue(&x, x.c, rs, share);
     double ar = hsdp_allreduce(e, any_unit(e, st), x.root, &share);
     if (ar > 0) issue(&x, x.c, ar, share);
@@ -463,6 +489,7 @@ void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
         t.allreduces++, t.allreduce_bytes += sg->params * eb / sg->shard;
       if (p->fsdp_impl == SC_FSDP2)
         t.copy_bytes += (1 + again) * (2 * bytes / n + 2 * bytes) + 2 * bytes;
+      if (p->fsdp_impl == SC_FSDP1) t.copy_bytes += fsdp1k_bytes(sg->params, eb, n, 1 + (int)again);
     }
   }
   if (ds) ds_buckets(e, st, x.root, &t);
@@ -474,6 +501,8 @@ void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
     double n = e->x->groups[x.root_grp].ranks;
     t.copy_bytes += 2 * x.root * eb / n + 2 * x.root * eb + 2 * x.root * eb;
   }
+  if (p->fsdp_impl == SC_FSDP1 && x.root > 0)
+    t.copy_bytes += fsdp1k_bytes(x.root, eb, e->x->groups[x.root_grp].ranks, 1);
   out->gathers = mbs * t.gathers;
   out->gather_bytes = mbs * t.gather_bytes;
   out->reduces = mbs * t.reduces;

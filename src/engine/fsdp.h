@@ -18,11 +18,14 @@
 typedef struct fsdp_unit {
   double f, b;        /* forward, backward (+ recompute) compute, s */
   double host;        /* host time of the forward queue, s */
-  double gather;      /* copy-in + all-gather(s) on the gather stream, s */
+  double gather;      /* copy-in (FSDP2) or shard cast (FSDP1) + all-gather(s)
+                         on the gather stream, s */
   double copy_out;    /* FSDP2 copy-out on the compute stream per gather, s */
   double reduce;      /* reduce-scatter of its gradients (DeepSpeed: 0, its
-                         gradients go to the reduce bucket), s */
-  double rs_copy;     /* FSDP2 chunk-cat before the reduce-scatter, s */
+                         gradients go to the reduce bucket; FSDP1: with the
+                         kernels around it, fsdp1k.h), s */
+  double rs_copy;     /* FSDP2 chunk-cat before the reduce-scatter, FSDP1
+                         the gradient's cat (fsdp1k.h), compute stream, s */
   double params;      /* elements per GPU it gathers (0: not a unit) */
   grp_share share;    /* the gather's SM and HBM shares (groups.h) */
   grp_share rs_share; /* ... and the reduce-scatter's */
@@ -39,7 +42,8 @@ typedef struct fsdp_traffic {
   double gather_bytes;/* bytes of their gathered outputs */
   double reduces;     /* reduce-scatter calls */
   double reduce_bytes;/* bytes of their inputs */
-  double copy_bytes;  /* HBM bytes of FSDP2's copy-in, copy-out, chunk-cat */
+  double copy_bytes;  /* HBM bytes of FSDP2's copy-in, copy-out, chunk-cat;
+                         FSDP1's kernels (fsdp1k.h) */
   double allreduces;  /* HSDP all-reduces across replicas (FSDP1/FSDP2) */
   double allreduce_bytes;
 } fsdp_traffic;

@@ -12,6 +12,7 @@
  * only the layer input (and rematerialises one layer at a time). The
  * schedule says how many micro-batches a stage holds at its peak.
  */
+#include "cost/amp.h"
 #include "cost/compute.h"
 #include "cost/fp8cast.h"
 #include "cost/hostlink.h"
@@ -41,10 +42,39 @@
  * m and v in fp32 (8), plus, for 16-bit parameters, the fp32 master
  * weight (4) -- or only its low 16 bits (2) where the optimizer keeps the
  * remainders the bf16 parameter lacks (Apex DistributedFusedAdam's
- * store_param_remainders, plan.param_remainders). */
+ * store_param_remainders, plan.param_remainders). Under AMP eb is 4
+ * (eng_param_bytes): the fp32 parameters are what the optimizer updates,
+ * no master copy. */
 static double opt_bytes(const sc_plan *p, double eb) {
   if (eb == 4) return 8.0;
   return 8.0 + (p->param_remainders ? 2.0 : 4.0);
+}
+
+/* Bytes per GEMM or convolution weight of the 16-bit copies AMP makes in
+ * each forward and autograd keeps for that op's backward, which needs the
+ * weight for its input gradient: autocast casts a weight once per autocast
+ * region (its weight cast cache, cleared when the region exits:
+ * torch/amp/autocast_mode.py __exit__, torch.clear_autocast_cache; read
+ * in Debian's python3-torch 1.13, not in ../shared/reference) and the
+ * cast tensor is what the GEMM saves; TensorFlow's AMP rewrite keeps its
+ * Cast node's output for the gradient op likewise. So every micro-batch
+ * between its forward and its backward holds one 16-bit copy of those
+ * weights (tied ones too: a tied head casts the embedding table), an
+ * activation by lifetime; under full recomputation the forward keeps
+ * nothing for backward and the copies live one forward (the cache), the
+ * recomputation then casting one layer at a time. Norm, embedding and
+ * batch-norm weights are not cast (autocast's fp32 list, no list, cuDNN's
+ * batch norm takes fp32 scale and bias). 2 bytes: fp16 or bf16. */
+#define AMP_COPY_BYTES 2.0
+
+/* Bytes of AMP's 16-bit weight copies of run r (segment sg): *kept those
+ * held per micro-batch in flight, *once those held by one forward. */
+static void amp_copies(const sc_plan *p, const xg_run *r, const xg_segment *sg, double *kept,
+                       double *once) {
+  if (!amp_on(p)) return;
+  double b = r->count * sg->params_cast * AMP_COPY_BYTES;
+  if (sg->recompute == SC_RECOMP_FULL) *once += b;
+  else *kept += b;
 }
 
 /* Bytes per weight of the low-precision copies Transformer Engine keeps
@@ -78,7 +108,7 @@ void eng_memory(eng *e, int s) {
   const xg_stage *st = &x->stages[s];
   sc_memory *out = &e->st[s].m;
   double eb = eng_param_bytes(p);
-  double act = 0, remat = 0, offloaded = 0, off_buf = 0;
+  double act = 0, remat = 0, offloaded = 0, off_buf = 0, copies_once = 0;
   int off_left = p->offload_layers;
   out->weights = out->gradients = out->optimizer = 0;
   for (int j = 0; j < st->n_runs; j++) {
@@ -103,6 +133,7 @@ void eng_memory(eng *e, int s) {
     out->gradients += g;
     out->optimizer += o;
     act += r->count * seg_act(sg);
+    amp_copies(p, r, sg, &act, &copies_once);
     if (off_left > 0 && sg->role == WG_ROLE_LAYER) {
       /* offloaded layers' activations live in host memory; one layer's
        * worth stays as the buffer the copy in flight uses */
@@ -121,7 +152,8 @@ void eng_memory(eng *e, int s) {
   out->gradients += gg;
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
-  out->activations = (act - offloaded) * in_flight + remat + (offloaded > 0 ? off_buf : 0);
+  out->activations = (act - offloaded) * in_flight + remat + (offloaded > 0 ? off_buf : 0) +
+                     copies_once;
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + gw + gg);
   out->total = sum + out->buffers;

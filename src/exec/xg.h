@@ -139,6 +139,10 @@ typedef struct xg_segment {
                                 held again by a stage without it */
   double params_lp;          /* per GPU: the weights of fp8/fp4 GEMMs among
                                 params (their low-precision copies) */
+  double params_cast;        /* per GPU: the weights of GEMMs and
+                                convolutions, tied ones included: what
+                                AMP casts to 16 bits each forward
+                                (engine/memory.c) */
   double act_bytes;          /* activations kept for backward, per
                                 micro-batch and GPU, without recompute */
   double act_sel_bytes;      /* ... with selective recomputation (the

@@ -107,6 +107,7 @@ static int walk(const sc_job *j, dpm_model *m) {
           double f = eng_task_compute(e, t, 0), bw = eng_task_compute(e, t, 1);
           m->fwd_s += f;
           m->bwd_s += bw;
+          if (t->kind == XG_MEM) m->bwd_mem_s += bw;
           acc += bw;
           acc_fwd += f;
           acc_host += launch * t->host_bwd;

@@ -59,6 +59,8 @@ typedef struct dpm_model {
   int tensors;       /* sum of layers[].tensors */
   double fwd_s;      /* GPU seconds of the forward pass */
   double bwd_s;      /* GPU seconds of the whole backward pass */
+  double bwd_mem_s;  /* the part of bwd_s in memory-bound kernels (XG_MEM
+                        tasks): what NCCL's HBM traffic slows (dp/contend.c) */
   double tail_s;     /* backward GPU seconds after the last gradient is
                         ready (input-side ops without parameters) */
   double head_s;     /* forward GPU seconds before the first layer's

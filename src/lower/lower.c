@@ -77,6 +77,7 @@ typedef struct lctx {
   int seg_first;  /* first task of the segment being lowered */
   double act, act_sel, params, tied;
   double params_lp; /* of those, weights of low-precision GEMMs */
+  double params_cast; /* weights of GEMMs and convolutions, tied ones too */
   int flash;
   sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
   sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
@@ -483,6 +484,7 @@ static void params(lctx *c, const wg_op *o) {
   if (o->tied) c->tied += p;
   else c->params += p;
   if (low_precision(c, o)) c->params_lp += p;
+  if (o->kind == WG_LINEAR || o->kind == WG_CONV) c->params_cast += p;
 }
 
 /* ------------------------------------------------------ operators */
@@ -1062,7 +1064,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   if (c->g_tp < 0 || c->g_cp < 0 || c->g_ep < 0 || c->g_dp < 0 || c->g_mp < 0) return -1;
   if (c->g_rep == -2) return -1;
   c->seg_first = c->x->n_tasks;
-  c->act = c->act_sel = c->params = c->tied = c->params_lp = 0;
+  c->act = c->act_sel = c->params = c->tied = c->params_lp = c->params_cast = 0;
   tstate *in = &c->ts[bl->input];
   *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP, 0};
   for (int j = 0; j < bl->n_ops; j++) {
@@ -1090,6 +1092,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.params = c->params;
   sg.tied_params = c->tied;
   sg.params_lp = c->params_lp;
+  sg.params_cast = c->params_cast;
   sg.act_bytes = c->act;
   sg.act_sel_bytes = c->act_sel;
   for (int i = 0; i < sg.n_tasks; i++)

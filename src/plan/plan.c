@@ -601,6 +601,11 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
     return sc_error_set(err, SC_EINPUT,
                         "plan.param_remainders: the remainders complete bf16 parameters to fp32, "
                         "but plan.amp keeps the parameters fp32; valid: one of the two");
+  if (p->amp && p->main_grads != SC_FP32)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.main_grads: \"%s\", but plan.amp keeps fp32 parameters, whose "
+                        "gradients are fp32; valid: \"fp32\" with plan.amp",
+                        sc_dtype_name(p->main_grads));
   if (p->etp != 0 && p->etp != 1 && p->etp != p->tp)
     return sc_error_set(err, SC_EINPUT,
                         "plan.etp: %d; valid: 0 or %d (= tp: experts split like the rest of the "

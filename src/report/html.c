@@ -269,10 +269,10 @@ static void timeline_chart(FILE *out, const sc_span *sp, size_t n, double step_s
   svg_close(out);
 }
 
-/* The summary's memory verdict: fits, does NOT fit, or marginal within
- * the memory model's band of the capacity (sc_memory_marginal). */
-static void mem_word(const sc_memory *m, char *buf, size_t cap) {
-  if (sc_memory_marginal(m))
+/* The summary's memory verdict of s: fits, does NOT fit, or marginal
+ * within the memory model's band of the capacity (report_marginal). */
+static void mem_word(const sc_scenario *s, const sc_memory *m, char *buf, size_t cap) {
+  if (report_marginal(s, m))
     snprintf(buf, cap, "%s, marginal: within the memory model's %.0f %% band, %s",
              m->fits ? "fits" : "does NOT fit", 100 * SC_MEMORY_BAND,
              m->fits ? "may not fit" : "may fit");
@@ -283,7 +283,7 @@ static void mem_word(const sc_memory *m, char *buf, size_t cap) {
 static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
   const sc_plan *p = &s->plan;
   char verdict[128];
-  mem_word(&r->mem, verdict, sizeof verdict);
+  mem_word(s, &r->mem, verdict, sizeof verdict);
   fprintf(out, "<table>\n<tr><th>what</th><th>value</th></tr>\n<tr><td>model</td><td>");
   esc_xml(out, s->model.name);
   fprintf(out, " (%.1fB parameters)</td></tr>\n<tr><td>cluster</td><td>%d x ", r->params / 1e9,
@@ -382,7 +382,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
               sc_at(&x, plans[i].result.step_s), sc_at(&y, plans[i].result.mem.total),
               plans[i].plan.tp, plans[i].plan.pp, plans[i].plan.dp, plans[i].plan.micro_batch,
               plans[i].result.step_s, plans[i].result.mem.total / GIB,
-              sc_memory_marginal(&plans[i].result.mem) ? " (marginal)" : "");
+              report_marginal(s, &plans[i].result.mem) ? " (marginal)" : "");
     fprintf(out, "</g>\n");
     pareto_path(out, plans, n, &x, &y);
     svg_legend(out, &f, 0, colour(0), "plans");

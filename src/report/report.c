@@ -52,15 +52,21 @@ static void override_text(const sc_override *o, char *buf, size_t cap) {
     snprintf(buf + n, cap - n, " recompute %s", recomp_name((sc_recompute)o->recompute));
 }
 
-/* The GPU memory verdict line: yes, NO, or marginal where the total is
- * within the memory model's band of the capacity (sc_memory_marginal). */
-static void gpu_verdict(FILE *out, const sc_memory *m) {
+/* report_int.h */
+int report_marginal(const sc_scenario *s, const sc_memory *m) {
+  return sc_memory_band_measured(s) && sc_memory_marginal(m);
+}
+
+/* The GPU memory verdict line of s: yes, NO, or marginal where the total
+ * is within the memory model's band of the capacity (report_marginal). */
+static void gpu_verdict(FILE *out, const sc_scenario *s, const sc_memory *m) {
   double cap = m->capacity / GIB, tot = m->total / GIB;
-  if (sc_memory_marginal(m) && m->fits)
+  int marginal = report_marginal(s, m);
+  if (marginal && m->fits)
     fprintf(out, "\n  fits: marginal -- %.1f of %.1f GiB (%.1f GiB free); within the memory "
                  "model's %.0f %% band (docs/accuracy.md): may not fit\n",
             tot, cap, cap - tot, 100 * SC_MEMORY_BAND);
-  else if (sc_memory_marginal(m) && m->total > m->capacity)
+  else if (marginal && m->total > m->capacity)
     fprintf(out, "\n  fits: marginal, NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB "
                  "over); within the memory model's %.0f %% band (docs/accuracy.md): may fit\n",
             tot, cap, tot - cap, 100 * SC_MEMORY_BAND);
@@ -265,7 +271,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   for (int i = 0; i < 6; i++)
     fprintf(out, "    %-22s %12.2f\n", mp[i].name, mp[i].s / GIB);
   fprintf(out, "    %-22s %12.2f\n", "capacity", r->mem.capacity / GIB);
-  gpu_verdict(out, &r->mem);
+  gpu_verdict(out, s, &r->mem);
   host_verdict(out, &r->mem);
   pred_caveats(out, s, r);
 }
@@ -319,7 +325,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
     fprintf(out, ", \"host_offload_per_server\": %.6g, \"host_capacity_per_server\": %.6g",
             r->mem.host, r->mem.host_capacity);
   fprintf(out, "}, \"fits\": %s, \"fits_confidence\": \"%s\"", r->mem.fits ? "true" : "false",
-          sc_memory_marginal(&r->mem) ? "marginal" : "clear");
+          sc_fits_confidence(s, &r->mem));
 }
 
 /* The members of a prediction's JSON object, from "{" to the last member
@@ -354,7 +360,7 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
           r->tokens_per_s, r->tflops_per_gpu, r->mfu);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%d,%d", r->mem.fits, sc_memory_marginal(&r->mem));
+  fprintf(out, ",%d,%d", r->mem.fits, report_marginal(s, &r->mem));
 }
 
 static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
@@ -563,7 +569,7 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
   fputs("}\n", out);
 }
 
-static void search_csv(FILE *out, const sc_candidate *c, int n) {
+static void search_csv(FILE *out, const sc_scenario *s, const sc_candidate *c, int n) {
   fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits,"
                "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers,fits_marginal\n");
   for (int i = 0; i < n; i++) {
@@ -575,7 +581,7 @@ static void search_csv(FILE *out, const sc_candidate *c, int n) {
             r->mem.fits);
     fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d,%d\n", sc_dtype_name(p->dtype), p->etp, p->fsdp_shard,
             p->pp_first_layers, p->pp_last_layers, p->pp_embedding_in_split, p->recompute_layers,
-            p->offload_layers, sc_memory_marginal(&r->mem));
+            p->offload_layers, report_marginal(s, &r->mem));
   }
 }
 
@@ -599,9 +605,10 @@ static void search_extra(const sc_plan *p, char *buf, size_t cap) {
 #undef EXTRA
 }
 
-/* One row of the search table; '*' marks the Pareto front; the dtype
- * column where the space mixes types (dtype_col). */
-static void search_row(FILE *out, const sc_candidate *c, int rank, int dtype_col) {
+/* One row of the search table of s; '*' marks the Pareto front; the
+ * dtype column where the space mixes types (dtype_col). */
+static void search_row(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank,
+                       int dtype_col) {
   const sc_plan *p = &c->plan;
   const sc_result *r = &c->result;
   char r_txt[16];
@@ -612,7 +619,7 @@ static void search_row(FILE *out, const sc_candidate *c, int rank, int dtype_col
           100 * r->mfu, r->mem.total / GIB);
   char extra[160];
   search_extra(p, extra, sizeof extra);
-  int marginal = sc_memory_marginal(&r->mem);
+  int marginal = report_marginal(s, &r->mem);
   int more = c->event_s > 0 || extra[0] || !r->mem.fits || marginal; /* no trailing blanks */
   if (dtype_col) fprintf(out, "  %-*s", more ? 5 : 0, sc_dtype_name(p->dtype));
   if (c->event_s > 0) fprintf(out, " %12.3f", c->event_s);
@@ -621,9 +628,9 @@ static void search_row(FILE *out, const sc_candidate *c, int rank, int dtype_col
 }
 
 /* After the table, where a plan shown is marginal: what the marker means. */
-static void search_marginal_note(FILE *out, const sc_candidate *c, int n) {
+static void search_marginal_note(FILE *out, const sc_scenario *s, const sc_candidate *c, int n) {
   int any = 0;
-  for (int i = 0; i < n && !any; i++) any = sc_memory_marginal(&c[i].result.mem);
+  for (int i = 0; i < n && !any; i++) any = report_marginal(s, &c[i].result.mem);
   if (!any) return;
   fprintf(out, "\n  marginal: within the memory model's %.0f %% band of the GPU's memory "
                "(docs/accuracy.md): may not fit,\n  or may fit where it does not; --headroom "
@@ -633,7 +640,8 @@ static void search_marginal_note(FILE *out, const sc_candidate *c, int n) {
 
 /* Nothing fits: the plan that needs least memory, where it goes and why
  * it does not fit. */
-static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
+static void search_closest(FILE *out, const sc_scenario *s, const sc_candidate *c,
+                           int dtype_col) {
   const sc_memory *m = &c->result.mem;
   part mp[6];
   mem_parts(m, mp);
@@ -649,8 +657,8 @@ static void search_closest(FILE *out, const sc_candidate *c, int dtype_col) {
     fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
                  "the GPU has:\n",
             m->total / GIB, (m->total - m->capacity) / GIB, m->capacity / GIB);
-  search_row(out, c, 0, dtype_col);
-  if (sc_memory_marginal(m))
+  search_row(out, s, c, 0, dtype_col);
+  if (report_marginal(s, m))
     fprintf(out, "    marginal: within the memory model's %.0f %% band of the GPU's memory "
                  "(docs/accuracy.md): it may fit\n", 100 * SC_MEMORY_BAND);
   fprintf(out, "    memory per GPU:");
@@ -662,7 +670,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
   if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
     if (fmt == SC_FORMAT_JSON) search_json(out, s, c, n, st);
-    else search_csv(out, c, n);
+    else search_csv(out, s, c, n);
     return;
   }
   /* the types searched: one in the title, or a column where they mix */
@@ -684,9 +692,9 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                        : "ranked by the closed-form engine");
   fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s%s\n",
           dtype_col ? "  dtype" : "", st->reranked ? "     event s" : "");
-  for (int i = 0; i < n; i++) search_row(out, &c[i], i + 1, dtype_col);
-  search_marginal_note(out, c, n);
-  if (n == 0 && st->has_closest) search_closest(out, &st->closest, dtype_col);
+  for (int i = 0; i < n; i++) search_row(out, s, &c[i], i + 1, dtype_col);
+  search_marginal_note(out, s, c, n);
+  if (n == 0 && st->has_closest) search_closest(out, s, &st->closest, dtype_col);
   else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
 

@@ -18,6 +18,10 @@ void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r);
  * job. */
 void report_json_job(FILE *out, const sc_scenario *s);
 
+/* 1 when the verdict m of s is marginal: within the band, on a model the
+ * band was measured on (sc_memory_band_measured) (report.c). */
+int report_marginal(const sc_scenario *s, const sc_memory *m);
+
 /* 1 when a validation row's memory verdict is marginal (it has one and
  * its predicted total is within SC_MEMORY_BAND of the capacity,
  * sc_memory_marginal); the count of such rows in a set (report.c). */

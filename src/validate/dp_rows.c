@@ -53,6 +53,7 @@
 #include "validate/dp_rows.h"
 #include "validate/framework.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowhorovod.h"
 #include "validate/rowtext.h"
 
 #define VDP_KEY 256
@@ -254,6 +255,10 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
   d->fusion = vdp_fusion(&fw);
+  if (fw.horovod) { /* the fusion defaults of the Horovod the text dates */
+    vhv_defaults hv = vhv_for(vdp_cell(c, "framework"));
+    if (hv.before_021) d->bucket_bytes = hv.fusion_bytes, d->cycle_s = hv.cycle_s;
+  }
   if (vdp_nvidia_bert(&s->model, &fw)) {
     d->fusion = SC_DP_FUSION_NONE;
     snprintf(assumed + strlen(assumed), an - strlen(assumed),
@@ -280,6 +285,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
    * parameters (fp16 casts inserted before the GEMMs), so the gradients
    * the all-reduce moves are fp32 (docs/dp.md "Mixed precision") */
   if (!strcmp(dt, "amp")) s->dp.grad_bytes = 4;
+  /* except NVIDIA's BERT, whose post-accumulation all-reduce casts the
+   * flat gradient buffer to fp16 under --fp16 (vdp_nvidia_bert's flags;
+   * docs/dp.md "Per framework") */
+  if (!strcmp(dt, "amp") && d->fusion == SC_DP_FUSION_NONE && vdp_nvidia_bert(&s->model, &fw))
+    s->dp.grad_bytes = 2;
   /* and runs the frameworks' fp32 lists, casts and loss scaling
    * (plan.amp, cost/amp.h) */
   p->amp = !strcmp(dt, "amp");

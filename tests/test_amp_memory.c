@@ -1,0 +1,142 @@
+/*
+ * test_amp_memory.c -- memory per GPU under automatic mixed precision
+ * (plan.amp, src/engine/memory.c): fp32 parameters and gradients, Adam's
+ * two fp32 moments and no master copy, the 16-bit copies of the GEMM and
+ * convolution weights each micro-batch keeps for its backward; against
+ * the model cast wholly to fp16 (16-bit weights, fp32 main gradients,
+ * master + m + v). Bytes per parameter by hand; the same through the
+ * data-parallel path (sc_dp_predict), whose gradients are then fp32.
+ * (plan.main_grads bf16, refused with AMP: test_amp.c.)
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lowered.h"
+
+#define NEAR(got, want, what)                                                            \
+  cr_assert(fabs((got) - (want)) <= 1e-9 * fabs(want), "%s: %.9g, want %.9g", what, \
+            (double)(got), (double)(want))
+
+/* BERT-base on one V100, batch 8 at seq 128, fp16, AMP as given, plus
+ * up to three more overrides. */
+static void bert(sc_scenario *s, int amp, const char *more[], int n_more) {
+  const char *ov[12] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                        "plan.pp=1", "plan.global_batch=8", "plan.micro_batch=8",
+                        "plan.dtype=\"fp16\"", amp ? "plan.amp=true" : "plan.amp=false"};
+  for (int i = 0; i < n_more; i++) ov[8 + i] = more[i];
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(s, "{\"model\": \"bert_base\"}", "t", ov, 8 + n_more, &err),
+               SC_OK, "%s", err.msg);
+}
+
+/* Weights AMP casts on stage 0 of l: sum of count x params_cast. */
+static double cast_params(const lowered *l) {
+  const xg_stage *st = &l->x.stages[0];
+  double c = 0;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &l->x.runs[st->first_run + j];
+    c += r->count * l->x.segs[r->segment].params_cast;
+  }
+  return c;
+}
+
+/* A BERT layer's GEMMs hold 12 h^2 weights and 9 h biases (qkv 3h, proj
+ * h, fc1 4h, fc2 h), its two layer norms 4 h: AMP casts the first. */
+Test(amp_memory, a_layers_cast_weights_are_its_gemms) {
+  sc_scenario s;
+  bert(&s, 1, NULL, 0);
+  lowered l;
+  lowered_make(&l, &s);
+  const xg_segment *sg = lowered_layer_seg(&l);
+  double h = 768;
+  NEAR(sg->params, 12 * h * h + 13 * h, "layer parameters");
+  NEAR(sg->params_cast, 12 * h * h + 9 * h, "layer weights AMP casts");
+  lowered_done(&l);
+}
+
+/* Per parameter P: fp16 alone 2 (weights) + 4 (fp32 main gradients) + 12
+ * (master, m, v); AMP 4 + 4 + 8, and 2 per cast weight C in the
+ * activations (one micro-batch in flight). */
+Test(amp_memory, bytes_per_parameter_by_hand) {
+  sc_scenario s;
+  sc_result off, on;
+  sc_error err = {0};
+  bert(&s, 0, NULL, 0);
+  cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
+  bert(&s, 1, NULL, 0);
+  cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
+  lowered l;
+  lowered_make(&l, &s);
+  double P = on.params, C = cast_params(&l);
+  lowered_done(&l);
+  NEAR(off.params, P, "the same parameters");
+  NEAR(off.mem.weights, 2 * P, "fp16 weights");
+  NEAR(off.mem.gradients, 4 * P, "fp16: fp32 main gradients");
+  NEAR(off.mem.optimizer, 12 * P, "fp16: master, m, v");
+  NEAR(on.mem.weights, 4 * P, "AMP: fp32 weights");
+  NEAR(on.mem.gradients, 4 * P, "AMP: fp32 gradients");
+  NEAR(on.mem.optimizer, 8 * P, "AMP: m, v; no master copy");
+  NEAR(on.mem.activations - off.mem.activations, 2 * C, "AMP: the 16-bit weight copies");
+  /* the tied MLM decoder casts the word embedding: C counts it beside
+   * the layers' GEMMs, and less than every parameter (norms, position
+   * and type embeddings are not cast) */
+  double h = 768, layers = 12 * (12 * h * h + 9 * h);
+  cr_assert(C > layers + 30522 * h && C < P, "cast weights %.0f of %.0f parameters", C, P);
+  NEAR(on.mem.total - off.mem.total, 2 * P - 4 * P + 2 * C * 1.05,
+       "AMP total: +2 P weights, -4 P optimizer, +2 C copies and their 5 % allocator slack");
+}
+
+/* A pipeline stage keeps one copy per micro-batch in flight (1F1B: pp -
+ * stage on stage 0 = 2), and one forward's (autocast's cache) under full
+ * recomputation. GPT-2-small-like, bf16, a small vocabulary: stage 0, with
+ * more in flight, is the fullest. */
+Test(amp_memory, copies_per_micro_batch_in_flight) {
+  const char *base[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=2", "plan.tp=1",
+                        "plan.pp=2", "plan.global_batch=8", "plan.micro_batch=1",
+                        "plan.dtype=\"bf16\"", "plan.amp=false", "plan.recompute=\"none\""};
+  const char *json = "{\"model\": {\"layers\": 12, \"hidden\": 768, \"heads\": 12, "
+                     "\"seq\": 1024, \"vocab\": 1024}}";
+  for (int full = 0; full <= 1; full++) {
+    const char *ov[9];
+    memcpy(ov, base, sizeof ov);
+    if (full) ov[8] = "plan.recompute=\"full\"";
+    sc_scenario s;
+    sc_result off, on;
+    sc_error err = {0};
+    cr_assert_eq(sc_scenario_load_string(&s, json, "t", ov, 9, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
+    ov[7] = "plan.amp=true";
+    cr_assert_eq(sc_scenario_load_string(&s, json, "t", ov, 9, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
+    lowered l;
+    lowered_make(&l, &s);
+    double C = cast_params(&l);
+    lowered_done(&l);
+    cr_assert(C > 6 * 12 * 768.0 * 768, "stage 0 casts its six layers' GEMMs: %.0f", C);
+    NEAR(on.mem.activations - off.mem.activations, (full ? 1 : 2) * 2 * C,
+         full ? "full recompute: one forward's copies" : "1F1B stage 0: two micro-batches");
+  }
+}
+
+/* The data-parallel path (stepcast dp) predicts one GPU's memory with
+ * the same model, and exchanges the fp32 gradients of AMP's fp32
+ * parameters: 4 bytes each where fp16 alone exchanges 2. */
+Test(amp_memory, dp_path_memory_and_fp32_gradients) {
+  const char *dp[] = {"cluster.gpus=8", "plan.global_batch=64", "dp.scheme=\"allreduce_nccl\""};
+  sc_scenario s;
+  sc_dp_result off, on;
+  sc_result one;
+  sc_error err = {0};
+  bert(&s, 0, dp, 3);
+  cr_assert_eq(sc_dp_predict(&s, &off, &err), SC_OK, "%s", err.msg);
+  bert(&s, 1, dp, 3);
+  cr_assert_eq(sc_dp_predict(&s, &on, &err), SC_OK, "%s", err.msg);
+  NEAR(on.grad_bytes, 2 * off.grad_bytes, "AMP exchanges fp32 gradients");
+  bert(&s, 1, NULL, 0); /* one GPU, the per-GPU batch of 8 */
+  cr_assert_eq(sc_predict(&s, &one, &err), SC_OK, "%s", err.msg);
+  NEAR(on.mem.weights, 4 * one.params, "dp: fp32 weights");
+  NEAR(on.mem.optimizer, 8 * one.params, "dp: m, v");
+  NEAR(on.mem.total, one.mem.total, "dp: the one-GPU memory");
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""vTrain's single-node rows split into per-layer, per-micro-batch and
+per-step parts, measured against stepcast (issue 14, plan ranking).
+
+    tools/calib/vtrain_layers.py [--stepcast build/stepcast] [--misses] [CSV]
+
+Default CSV: ../shared/validation/training/vtrain_single_node.csv.
+
+Every pp 1 series (hidden, tp, micro-batch) has rows at 12-24 layers and
+1-16 micro-batches a step; least squares over them of
+
+    t = a (m L) + c m + d L + e        m micro-batches a step, L layers
+
+gives a, the time of one layer for one micro-batch, c the rest of a
+micro-batch (embedding, output layer, loss, the batch's host work), and
+d L + e what a step pays once (optimizer, data-parallel reduction;
+printed at 24 layers), for
+the measured times and, the same way, for stepcast's predictions. Beside
+them, the model's GPU time of one layer and micro-batch from `validate
+--row ID --ops` (forward twice under full recomputation, plus backward:
+GEMMs, memory-bound kernels and the tensor-parallel all-reduces on the
+stream) and its host time (framework calls x cost_launch, 20 us, plus
+per collective 20 + 81 us, src/cost/compute.c): stepcast's queue model
+runs one layer at max(host, GPU).
+
+--misses lists the groups (same layers, hidden, GPU count, global batch)
+whose predicted-best plan is more than 5 % slower than the measured best,
+as build/bench_ranking counts them.
+"""
+import argparse
+import collections
+import csv
+import io
+import re
+import subprocess
+import sys
+
+LAUNCH_S = 20e-6          # cost_launch default (src/cost/compute.c)
+COLL_HOST_S = 81e-6 + 20e-6  # collective call + its autograd function
+
+
+def predictions(cli, path):
+    out = subprocess.run([cli, 'validate', '--format', 'csv', path], capture_output=True,
+                         text=True, check=True).stdout
+    return {r['id']: float(r['predicted']) for r in csv.DictReader(io.StringIO(out))
+            if r['predicted']}
+
+
+def lstsq(rows, ys):
+    """Normal equations with Gauss-Jordan; None when the columns are dependent."""
+    k = len(rows[0])
+    m = [[sum(r[i] * r[j] for r in rows) for j in range(k)] +
+         [sum(r[i] * y for r, y in zip(rows, ys))] for i in range(k)]
+    for c in range(k):
+        p = max(range(c, k), key=lambda i: abs(m[i][c]))
+        if abs(m[p][c]) < 1e-9:
+            return None
+        m[c], m[p] = m[p], m[c]
+        for i in range(k):
+            if i != c:
+                f = m[i][c] / m[c][c]
+                m[i] = [u - f * v for u, v in zip(m[i], m[c])]
+    return [m[i][k] / m[i][i] for i in range(k)]
+
+
+def layer_gpu_ms(cli, path, rid):
+    """The model's GPU ms of one layer and micro-batch (forward twice: full
+    recomputation) from the --ops table's sum line."""
+    out = subprocess.run([cli, 'validate', '--row', rid, '--ops', path], capture_output=True,
+                         text=True).stdout
+    m = re.search(r'^\s+sum\s+([0-9.]+)\s+([0-9.]+)', out, re.M)
+    return 2 * float(m.group(1)) + float(m.group(2)) if m else float('nan')
+
+
+def layer_host_ms(tp):
+    """The model's host ms of one layer and micro-batch: the GPT layer's
+    framework calls (src/graph/graph.c) forward, recomputed forward and
+    backward x 20 us, 2.99 ms for these rows, and at tp > 1 six all-reduces
+    (two in each pass) x 101 us."""
+    return 2.99 + (6 * COLL_HOST_S * 1e3 if tp > 1 else 0)
+
+
+def series_table(cli, path, rows, pred):
+    ser = collections.defaultdict(list)
+    for r in rows:
+        if r['pp'] != '1':
+            continue
+        m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
+        ser[(int(r['hidden']), int(r['tp']), int(r['micro_batch']))].append(
+            (int(r['layers']), m, float(r['measured_iter_s']), pred.get(r['id']), r['id']))
+    print('%-18s %21s %15s %10s %19s %19s' % ('', 'per layer-micro-batch', 'model', '',
+                                               'rest of a mb', 'a step, 24 layers'))
+    print('%-18s %7s %7s %6s %7s %7s %10s %9s %9s %9s %9s' % (
+        'hidden tp mb', 'meas', 'model', 'ratio', 'host', 'GPU', 'meas/max', 'meas', 'model',
+        'meas', 'model'))
+    for k in sorted(ser):
+        pts = [p for p in ser[k] if p[3] is not None]
+        x = [[m * L, m, L, 1.0] for L, m, *_ in pts]
+        fm = lstsq(x, [p[2] for p in pts])
+        fp = lstsq(x, [p[3] for p in pts])
+        if not fm or not fp:
+            continue
+        rid = max(pts)[4]
+        g, h = layer_gpu_ms(cli, path, rid), layer_host_ms(k[1])
+        print('h%-5d tp%d mb%-5d %7.2f %7.2f %6.2f %7.2f %7.2f %10.2f %9.1f %9.1f %9.1f %9.1f' % (
+            k + (fm[0] * 1e3, fp[0] * 1e3, fm[0] / fp[0], h, g, fm[0] * 1e3 / max(h, g),
+                 fm[1] * 1e3, fp[1] * 1e3, (24 * fm[2] + fm[3]) * 1e3,
+                 (24 * fp[2] + fp[3]) * 1e3)))
+
+
+def misses(rows, pred):
+    g = collections.defaultdict(list)
+    for r in rows:
+        if r['id'] in pred:
+            g[(r['layers'], r['hidden'], r['gpus'], r['global_batch'])].append(r)
+    n = bad = 0
+    d = lambda r: 'tp%s pp%s dp%s mb%s' % (r['tp'], r['pp'], r['dp'], r['micro_batch'])
+    for k, rs in sorted(g.items()):
+        if len(rs) < 3:
+            continue
+        n += 1
+        mb = min(rs, key=lambda r: float(r['measured_iter_s']))
+        pb = min(rs, key=lambda r: pred[r['id']])
+        m0, m1 = float(mb['measured_iter_s']), float(pb['measured_iter_s'])
+        if m1 > 1.05 * m0:
+            bad += 1
+            print('L%s h%s %s GPUs batch %3s | best %-18s %.3f (pred %+5.1f %%) | picked %-18s'
+                  ' %.3f (pred %+5.1f %%) +%.0f %%' % (
+                      k + (d(mb), m0, 100 * (pred[mb['id']] / m0 - 1), d(pb), m1,
+                           100 * (pred[pb['id']] / m1 - 1), 100 * (m1 / m0 - 1))))
+    print('%d of %d groups: predicted best more than 5 %% slower than the measured best' %
+          (bad, n))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--stepcast', default='build/stepcast')
+    ap.add_argument('--misses', action='store_true')
+    ap.add_argument('csv', nargs='?',
+                    default='../shared/validation/training/vtrain_single_node.csv')
+    a = ap.parse_args()
+    try:
+        rows = list(csv.DictReader(open(a.csv)))
+    except OSError as e:
+        sys.exit('vtrain_layers.py: %s (the set lives in ../shared)' % e)
+    pred = predictions(a.stepcast, a.csv)
+    if a.misses:
+        misses(rows, pred)
+    else:
+        series_table(a.stepcast, a.csv, rows, pred)
+
+
+if __name__ == '__main__':
+    main()

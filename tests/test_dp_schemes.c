@@ -5,6 +5,7 @@
  * the fabric changes; the dp_training sets read whole (../shared).
  */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -176,9 +177,14 @@ Test(dp_mpi, above_n_segments_the_reduce_scatter_runs_in_phases) {
   cr_assert_eq(dp_mpi_ring_phases(16, 16 * MiB), 1);
   cr_assert_eq(dp_mpi_ring_phases(16, 1e3), 1);
   cr_assert_eq(dp_mpi_ring_phases(1, 1e9), 1);
-  /* above: one phase per segment of a block, rounded up */
-  cr_assert_eq(dp_mpi_ring_phases(16, 16 * MiB + 16), 2);
-  cr_assert_eq(dp_mpi_ring_phases(16, 102e6), 7, "6.375e6 / 1 MiB = 6.08");
+  /* above: one phase per segment of a block, rounded to the nearest
+   * (Open MPI's num_phases: a remainder of more than half a segment per
+   * block adds one) */
+  cr_assert_eq(dp_mpi_ring_phases(16, 16 * MiB + 16), 1, "1 byte over a segment per block");
+  cr_assert_eq(dp_mpi_ring_phases(16, 102e6), 6, "6.375e6 / 1 MiB = 6.08");
+  cr_assert_eq(dp_mpi_ring_phases(16, 16 * 2.5 * MiB), 2, "a half rounds down");
+  cr_assert_eq(dp_mpi_ring_phases(16, 16 * 2.6 * MiB), 3);
+  cr_assert_eq(dp_mpi_ring_phases(2, 1e30), INT_MAX, "clamped, no overflow");
   /* each phase's step is a message: 4 ranks, blocks of 3 MiB = 3
    * phases; 1 ms per network message: 3 reduce-scatter steps pay 3 ms
    * each, 3 all-gather steps 1 ms each, 12 ms over the latency-free ring */

@@ -188,7 +188,8 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
  * phases of one segment per block, each step a message of its own. */
 double dp_mpi_ring_time(const dp_fabric *f, double bytes);
 /* Reduce-scatter phases of Open MPI's ring for `bytes` over n ranks: 1
- * (plain ring) up to n segments, else ceil(block / segment). */
+ * (plain ring) up to n segments, else block / segment rounded to the
+ * nearest (halves down), as the segmented ring counts them. */
 int dp_mpi_ring_phases(int n, double bytes);
 /* Bytes/s one rank's thread moves through host memory while the gpn
  * ranks of its server do the same: the smaller of one thread's rate and

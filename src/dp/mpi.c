@@ -38,7 +38,8 @@
  *      ompi_coll_tuned_allreduce_intra_dec_fixed; recalled, not in
  *      ../shared/reference) takes the plain ring up to n segments of
  *      1 MiB and above it ompi_coll_base_allreduce_intra_ring_segmented:
- *      the reduce-scatter runs in ceil(block / 1 MiB) phases, each a full
+ *      the reduce-scatter runs in block / 1 MiB phases (rounded to the
+ *      nearest, dp_mpi_ring_phases), each a full
  *      ring of n - 1 steps over one segment of every block (the same
  *      bytes, more messages: each pays the hop's latency and the TCP
  *      message cost); the all-gather then moves whole blocks.
@@ -55,9 +56,16 @@
 #define DP_MPI_COPY_BYTES 2      /* memcpy: one read, one write per byte */
 #define DP_MPI_SUM_BYTES 3       /* sum: two reads, one write per byte */
 
+/* ompi_coll_base_allreduce_intra_ring_segmented (coll_base_allreduce.c,
+ * lines 662-667 of Open MPI 4.1.4, Debian's openmpi source package; not
+ * changed since 1.x as we recall, so 4.0's too): num_phases = count / (size *
+ * segcount), one more where the remainder exceeds half of size *
+ * segcount (and size elements): the block's segments rounded to the
+ * nearest, halves down. In bytes, segcount elements are one segment. */
 int dp_mpi_ring_phases(int n, double bytes) {
   if (n <= 1 || !(bytes > n * DP_MPI_SEGMENT)) return 1;
-  double phases = ceil(bytes / n / DP_MPI_SEGMENT);
+  double whole = n * DP_MPI_SEGMENT, phases = floor(bytes / whole);
+  if (bytes - phases * whole > whole / 2) phases += 1;
   return phases < INT_MAX ? (int)phases : INT_MAX;
 }
 

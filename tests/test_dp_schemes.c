@@ -141,6 +141,11 @@ Test(dp_mpi, the_ring_runs_transfer_then_reduction_on_every_step) {
    * message is reduced in place */
   cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 2), 7.5 + 8.0 + 16.0 / 6, 1e-9);
   cr_assert_float_eq(dp_mpi_allreduce_time(&f, 4e9, 1), 15.5, 1e-9);
+  /* the parts a named topology reuses (allreduce.c ar_mpi): the host
+   * side as above, and the ring's sums, 3 x 0.5 s */
+  cr_assert_float_eq(dp_mpi_host_side(&f, 4e9, 2), 8.0 + 16.0 / 6, 1e-9);
+  cr_assert_float_eq(dp_mpi_host_side(&f, 4e9, 1), 8.0, 1e-9);
+  cr_assert_float_eq(dp_mpi_sum_time(&f, 4e9), 1.5, 1e-9);
   /* a network faster than shared memory: the in-server hop (4e9 / 4 /
    * 2e9 = 0.5 s) would bound each step, but the thread's two copies
    * (0.67 s) are longer: 3 x (0.67 + 0.5) + 3 x 0.67 */

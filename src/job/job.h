@@ -29,6 +29,8 @@ const struct eng *job_eng(const sc_job *j);
  *
  * job_lower   check `plan` against the job and lower it; *mem is the
  *             memory of its most loaded stage (no time costed yet).
+ *             The lowering comes from the job's memo of lowered plans
+ *             (lower/lcache.h) where an earlier plan lowered the same.
  *             SC_EINPUT when the checks reject the plan.
  * job_bound   after job_lower: a lower bound of the step, every
  *             collective on a topology at the larger of NCCL's closed

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/vec.h"
 
 void lcache_init(lcache *c) { memset(c, 0, sizeof *c); }
 
@@ -97,6 +98,25 @@ static void restamp(xg *x, const sc_plan *p) {
   }
 }
 
+/* Room in x's arrays for as many elements as `most` counts. 0, or -1
+ * when out of memory. */
+static int presize(xg *x, const xg *most) {
+  return vec_grow((void **)&x->tasks, &x->cap_tasks, most->n_tasks, sizeof *x->tasks) ||
+         vec_grow((void **)&x->segs, &x->cap_segs, most->n_segs, sizeof *x->segs) ||
+         vec_grow((void **)&x->runs, &x->cap_runs, most->n_runs, sizeof *x->runs) ||
+         vec_grow((void **)&x->stages, &x->cap_stages, most->n_stages, sizeof *x->stages) ||
+         vec_grow((void **)&x->groups, &x->cap_groups, most->n_groups, sizeof *x->groups);
+}
+
+/* Raise most's counts to x's. */
+static void note_most(xg *most, const xg *x) {
+  if (x->n_tasks > most->n_tasks) most->n_tasks = x->n_tasks;
+  if (x->n_segs > most->n_segs) most->n_segs = x->n_segs;
+  if (x->n_runs > most->n_runs) most->n_runs = x->n_runs;
+  if (x->n_stages > most->n_stages) most->n_stages = x->n_stages;
+  if (x->n_groups > most->n_groups) most->n_groups = x->n_groups;
+}
+
 #ifdef SC_DEBUG_CHECKS
 /* Lower s again on its own and compare with the remembered graph. */
 static void recheck(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, const xg *got) {
@@ -134,8 +154,11 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   }
   c->misses++;
   victim->used = 0;
+  if (presize(&victim->x, &c->most))
+    return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
   int rc = lower_plan(g, s, scr, &victim->x, err);
   if (rc != SC_OK) return rc;
+  note_most(&c->most, &victim->x);
   victim->used = 1;
   victim->hash = h;
   victim->stamp = c->clock;

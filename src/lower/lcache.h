@@ -50,6 +50,10 @@ typedef struct lcache_slot {
 typedef struct lcache {
   lcache_slot *slots; /* owned, LCACHE_SLOTS, allocated on first use */
   uint64_t clock;     /* lookups so far */
+  xg most;            /* counts only: the most tasks, segments, runs,
+                         stages and groups a graph of this memo held (a
+                         slot used for the first time is sized to them
+                         at once, not grown element by element) */
   long hits, misses;  /* counts, for tests and benchmarks */
 } lcache;
 

@@ -38,6 +38,7 @@ struct sc_job {
   memo bound_costs;       /* the same without the topology (job_bound) */
   lower_scratch ls;
   lcache lc;              /* the search's lowered plans (job_lower) */
+  int quiet;              /* job_quiet_checks */
   eng e;
 };
 
@@ -100,16 +101,27 @@ const xg *job_xg(const sc_job *j) { return j->e.x; }
 
 const eng *job_eng(const sc_job *j) { return &j->e; }
 
+/* Resolve j->cur and check it against the graph: SC_OK or SC_EINPUT
+ * (with j->quiet, an empty message: job_quiet_checks). */
+static int check(sc_job *j, sc_error *err) {
+  sc_error *e = j->quiet ? NULL : err; /* NULL: no message formatted */
+  int rc = sc_scenario_resolve(&j->cur, e);
+  if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER) rc = lower_check(j->g, &j->cur, e);
+  if (rc != SC_OK && j->quiet && err) {
+    err->code = rc;
+    err->msg[0] = '\0';
+  }
+  return rc;
+}
+
 /* Check plan (NULL: the scenario's) against the job and lower it into
  * j->x (with `memoise`, the search's: into or from j->lc), which j->e then
  * evaluates. */
 static int check_and_lower(sc_job *j, const sc_plan *plan, int memoise, sc_error *err) {
   j->cur = j->s;
   if (plan) j->cur.plan = *plan;
-  int rc = sc_scenario_resolve(&j->cur, err);
+  int rc = check(j, err);
   if (rc != SC_OK) return rc;
-  if (j->cur.model.kind != SC_MODEL_TRANSFORMER && (rc = lower_check(j->g, &j->cur, err)))
-    return rc;
   const xg *x = &j->x;
   rc = memoise ? lcache_lower(&j->lc, j->g, &j->cur, &j->ls, &x, err)
             : lower_plan(j->g, &j->cur, &j->ls, &j->x, err);
@@ -235,13 +247,12 @@ int job_settle(sc_job *j, int rc, sc_error *err) { return settle(j, rc, err); }
 
 int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
+void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
+
 int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->cur = j->s;
   j->cur.plan = *plan;
-  int rc = sc_scenario_resolve(&j->cur, err);
-  if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER)
-    rc = lower_check(j->g, &j->cur, err);
-  return rc;
+  return check(j, err);
 }
 
 /* prepare()'s check and lowering, with the memory of every stage. */

@@ -40,6 +40,12 @@ const struct eng *job_eng(const sc_job *j);
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+/* With on = 1, job_lower's and job_check's plan checks reject a plan
+ * (SC_EINPUT) without formatting its message (err->msg left empty): for
+ * the search's first pass, which drops rejected plans unread (on a space
+ * with many of them, such as tp 8 against 4 KV heads, the messages were
+ * 8 % of the search). Other errors keep their messages. Off by default. */
+void job_quiet_checks(sc_job *j, int on);
 /* job_lower's checks alone (SC_OK or SC_EINPUT): for a plan known not to
  * fit, whose validity still counts. */
 int job_check(sc_job *j, const sc_plan *plan, sc_error *err);

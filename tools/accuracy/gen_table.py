@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""gen_table.py -- regenerate src/report/accuracy_table.c, the accuracy of
+the model per class of LLM training run (src/report/accuracy.h), from what
+`stepcast validate` predicts now; or check the committed table against it.
+
+    python3 tools/accuracy/gen_table.py --stepcast build/stepcast \\
+        > src/report/accuracy_table.c
+    python3 tools/accuracy/gen_table.py --stepcast build/stepcast \\
+        --check src/report/accuracy_table.c --out build/accuracy_table.c
+
+The rows are those of `stepcast validate --format csv` over
+VALIDATION/training/ (every .csv) (predicted rows only; skipped rows have no
+error); the IN-SAMPLE marks are the `in_sample` texts of
+`stepcast validate --format json` (a non-empty text marks the set). The
+class of a row comes from the row's own plan and GPU columns, by the rules
+of src/report/accuracy.h (keep the two in step):
+  - architecture: the `arch` of the row's GPU preset in src/hw/gpu_presets.c,
+    divided by 10 (7 Volta, 8 Ampere, 9 Hopper, 10 Blackwell);
+  - dtype class: fp16/bf16 = 16-bit, fp8/fp4 = fp8/fp4, else 32-bit;
+  - parallel style: zero >= 3 = FSDP/ZeRO-3, else Megatron-style;
+  - MoE rows (experts > 1) are prefixed "MoE " (the C lookup has no row
+    for them unless a set gains some).
+Never keyed on a row's source, id or model name; file names are provenance.
+
+--check: regenerate into --out, then fail (exit 1, naming each figure) if
+the committed table's classes differ, a row count differs, or a MAPE,
+signed or worst error differs by more than 0.5 points. Python 3 standard
+library only.
+"""
+import argparse
+import csv
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ARCH = {7: "Volta", 8: "Ampere", 9: "Hopper", 10: "Blackwell"}
+ARCH_ORDER = ["Volta", "Ampere", "Hopper", "Blackwell"]
+TOLERANCE = 0.5  # points of percent
+MAX_SRC = 6      # ACC_MAX_SRC of accuracy.h
+REGEN = ("python3 tools/accuracy/gen_table.py --stepcast build/stepcast "
+         "> src/report/accuracy_table.c")
+
+
+def gpu_arch():
+    """GPU preset name -> SM version, read from src/hw/gpu_presets.c."""
+    text = open(os.path.join(ROOT, "src/hw/gpu_presets.c"), encoding="utf-8").read()
+    pairs = re.findall(r'\.name\s*=\s*"([^"]+)",[^{}]*?\.arch\s*=\s*(\d+)', text)
+    if not pairs:
+        sys.exit("gen_table.py: no GPU presets found in src/hw/gpu_presets.c")
+    return {name: int(arch) for name, arch in pairs}
+
+
+def row_class(cols, arches):
+    """The class of one training row from its plan and GPU columns."""
+    arch = ARCH.get(arches.get(cols["gpu"], -1) // 10)
+    if arch is None:
+        return None
+    dt = cols["dtype"].strip().lower()
+    dtype = "16-bit" if dt in ("fp16", "bf16") else "fp8/fp4" if dt in ("fp8", "fp4") else "32-bit"
+    zero = int(float(cols.get("zero") or 0))
+    style = "FSDP/ZeRO-3" if zero >= 3 else "Megatron-style"
+    if int(float(cols.get("experts") or 1)) > 1:
+        style = "MoE " + style
+    return (arch, dtype, style)
+
+
+def run(cmd):
+    res = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if res.returncode != 0:
+        sys.exit("gen_table.py: %s failed (exit %d):\n%s" % (" ".join(cmd), res.returncode,
+                                                            res.stderr))
+    return res.stdout
+
+
+def collect(stepcast, validation):
+    """{class: {"errs": [signed %], "src": {file: n}}} and the IN-SAMPLE sets."""
+    files = sorted(glob.glob(os.path.join(validation, "training", "*.csv")))
+    if not files:
+        sys.exit("gen_table.py: no training sets under %s (../shared/validation is needed)"
+                 % validation)
+    arches = gpu_arch()
+    cols = {}
+    for f in files:
+        with open(f, newline="", encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                cols[(os.path.basename(f), r["id"])] = r
+    in_sample = set()
+    for fi in json.loads(run([stepcast, "validate", "--format", "json"] + files))["files"]:
+        if fi.get("in_sample"):
+            in_sample.add(os.path.basename(fi["file"]))
+    classes = {}
+    for r in csv.DictReader(run([stepcast, "validate", "--format", "csv"] + files).splitlines()):
+        if r["kind"] != "training" or r["skipped"] or not r["predicted"]:
+            continue
+        base = os.path.basename(r["file"])
+        cls = row_class(cols[(base, r["id"])], arches)
+        if cls is None:
+            continue
+        meas, pred = float(r["measured"]), float(r["predicted"])
+        c = classes.setdefault(cls, {"errs": [], "src": {}})
+        c["errs"].append(100.0 * (pred - meas) / meas)
+        c["src"][base] = c["src"].get(base, 0) + 1
+    return classes, in_sample
+
+
+def figures(classes):
+    """[(class, n, mape, signed, worst, [(file, n)])] in a fixed order."""
+    def key(cls):
+        return (ARCH_ORDER.index(cls[0]), cls[1], cls[2])
+    out = []
+    for cls in sorted(classes, key=key):
+        e = classes[cls]["errs"]
+        worst = max(e, key=lambda x: (abs(x), x))
+        out.append((cls, len(e), sum(abs(x) for x in e) / len(e), sum(e) / len(e), worst,
+                    sorted(classes[cls]["src"].items())))
+    return out
+
+
+def c_source(rows, in_sample):
+    lines = [
+        "/*",
+        " * accuracy_table.c -- GENERATED by tools/accuracy/gen_table.py; do not edit.",
+        " * Regenerate: " + REGEN,
+        " * Checked by the ctest accuracy_table_fresh (0.5 points, exact row counts).",
+        " *",
+        " * Per class of LLM training run (src/report/accuracy.h): predicted rows of",
+        " * `stepcast validate` over ../shared/validation/training/ (every .csv), their mean",
+        " * |error|, mean signed error and largest error (percent of the measured step,",
+        " * predicted - measured), and the sets they come from (1 = IN-SAMPLE).",
+        " */",
+        '#include "report/accuracy.h"',
+        "",
+        "const acc_row acc_llm[] = {",
+        "    /* arch, dtype, style, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */",
+    ]
+    for cls, n, mape, signed, worst, src in rows:
+        if len(src) > MAX_SRC:
+            sys.exit("gen_table.py: class %s has %d sets, more than ACC_MAX_SRC (%d)"
+                     % (" ".join(cls), len(src), MAX_SRC))
+        s = ", ".join('{"%s", %d, %d}' % (f, k, int(f in in_sample)) for f, k in src)
+        lines.append('    {"%s", "%s", "%s", %d, %.2f, %.2f, %.2f, %d, {%s}},'
+                     % (cls + (n, mape, signed, worst, len(src), s)))
+    lines += ["};", "const int acc_llm_n = (int)(sizeof acc_llm / sizeof acc_llm[0]);", ""]
+    return "\n".join(lines)
+
+
+ROW_RE = re.compile(r'^\s*\{"([^"]+)", "([^"]+)", "([^"]+)", (\d+), (-?[\d.]+), (-?[\d.]+), '
+                    r'(-?[\d.]+), \d+, \{')
+
+
+def parse(text):
+    """{class: (n, mape, signed, worst)} of a generated C file."""
+    out = {}
+    for line in text.splitlines():
+        m = ROW_RE.match(line)
+        if m:
+            g = m.groups()
+            out[g[:3]] = (int(g[3]), float(g[4]), float(g[5]), float(g[6]))
+    return out
+
+
+def check(committed_path, fresh_text):
+    old = parse(open(committed_path, encoding="utf-8").read())
+    new = parse(fresh_text)
+    bad = []
+    for cls in sorted(set(old) | set(new)):
+        name = " ".join(cls)
+        if cls not in new:
+            bad.append("%s: in the committed table, no longer has rows" % name)
+        elif cls not in old:
+            bad.append("%s: has %d rows now, missing from the committed table" % (name, new[cls][0]))
+        else:
+            if old[cls][0] != new[cls][0]:
+                bad.append("%s: n %d committed, %d now" % (name, old[cls][0], new[cls][0]))
+            for i, what in ((1, "MAPE"), (2, "signed error"), (3, "worst error")):
+                if abs(old[cls][i] - new[cls][i]) > TOLERANCE:
+                    bad.append("%s: %s %.2f %% committed, %.2f %% now" %
+                               (name, what, old[cls][i], new[cls][i]))
+    if not old:
+        bad.append("no rows parsed from %s" % committed_path)
+    for b in bad:
+        print("STALE: " + b)
+    if bad:
+        print("the accuracy table %s is stale (more than %.1f points or a row count off);\n"
+              "regenerate it with: %s" % (committed_path, TOLERANCE, REGEN))
+        return 1
+    print("accuracy table fresh: %d classes within %.1f points" % (len(new), TOLERANCE))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--stepcast", default=os.path.join(ROOT, "build", "stepcast"))
+    ap.add_argument("--validation", default=os.path.join(ROOT, "..", "shared", "validation"))
+    ap.add_argument("--check", metavar="COMMITTED_C")
+    ap.add_argument("--out", metavar="FRESH_C", help="write the regenerated table here")
+    a = ap.parse_args()
+    classes, in_sample = collect(os.path.abspath(a.stepcast), os.path.abspath(a.validation))
+    text = c_source(figures(classes), in_sample)
+    if a.out:
+        with open(a.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    if a.check:
+        return check(a.check, text)
+    if not a.out:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -24,6 +24,14 @@ expect 0 "  accuracy, plan 1   MAPE " -- search "$L" --top 2
 expect 0 '"accuracy": {"class": ' -- search "$L" --top 2 --format json
 expect 0 "accuracy: MAPE " -- predict "$L" --html -
 
+# collectives: a line per size class the sweep reaches (NCCL's model column)
+expect 0 "# accuracy (time(us), NCCL's model): MAPE " -- collective --ranks 16 --ppn 8 --max 64M
+expect 0 "published all_reduce from 1 MiB inter-node measurements" -- collective --ranks 16 --ppn 8 --max 64M
+expect 0 "no published runs like this (all_gather below 1 MiB intra-node)" -- collective --op all_gather --ranks 8 --max 4M
+expect 0 '"accuracy": [{"class": "all_reduce from 1 MiB intra-node", "n": ' -- collective --ranks 8 --ppn 8 --min 2M --max 64M --format json
+n=$("$CLI" collective --ranks 8 --ppn 8 --min 2M --max 64M | grep -c "accuracy")
+[[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: a sweep from 2 MiB prints $n accuracy lines"; fail=$((fail + 1)); }
+
 # one line in the table, once in a search
 n=$("$CLI" predict "$L" | grep -c "accuracy ")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: predict prints $n accuracy lines"; fail=$((fail + 1)); }
@@ -50,7 +58,7 @@ check 0 "$T" "accuracy table fresh"
 # the first class's MAPE (the 5th field of its row) nudged by 0.6 and 0.4
 nudge() { # delta n-delta
   awk -v d="$1" -v k="$2" 'BEGIN { FS = OFS = ", " }
-    !done && /^    \{"/ { $5 = sprintf("%.2f", $5 + d); $4 = $4 + k; done = 1 } { print }' "$T"
+    !done && /^    \{\{"/ { $5 = sprintf("%.2f", $5 + d); $4 = $4 + k; done = 1 } { print }' "$T"
 }
 nudge 0.6 0 > "$TMP/off06.c"
 check 1 "$TMP/off06.c" "regenerate it with: python3 tools/accuracy/gen_table.py"

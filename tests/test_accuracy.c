@@ -142,5 +142,25 @@ Test(accuracy, table_counts_match_the_c_lookup, .timeout = 600) {
   cr_expect_eq(unmatched, 0, "%d predicted rows fall in no class of the table", unmatched);
   for (int i = 0; i < acc_llm_n; i++)
     cr_expect_eq(count[i], acc_llm[i].n, "%s %s %s: the C lookup finds %d rows, the table %d",
-                 acc_llm[i].arch, acc_llm[i].dtype, acc_llm[i].style, count[i], acc_llm[i].n);
+                 acc_llm[i].key[0], acc_llm[i].key[1], acc_llm[i].key[2], count[i], acc_llm[i].n);
+}
+
+/* Collectives: op, size against 1 MiB, and whether the ranks fit in one
+ * node make the class; an op no set measures is unvalidated. */
+Test(accuracy, collective_classes) {
+  sc_coll_sweep_opts o;
+  sc_coll_sweep_default(&o); /* all-reduce, 8 ranks of one DGX A100 */
+  char name[96];
+  const acc_row *r = acc_coll_class(&o, 1, name, sizeof name);
+  cr_expect_str_eq(name, "all_reduce from 1 MiB intra-node");
+  cr_expect(r && r->n > 0, "%s: no rows", name);
+  o.ranks = 16, o.ranks_per_node = 8;
+  r = acc_coll_class(&o, 0, name, sizeof name);
+  cr_expect_str_eq(name, "all_reduce below 1 MiB inter-node");
+  cr_expect(r && r->n > 0, "%s: no rows", name);
+  int op = sc_coll_op_from_name("all_gather");
+  cr_assert_geq(op, 0);
+  o.op = (sc_coll_op)op;
+  cr_expect_null(acc_coll_class(&o, 1, name, sizeof name), "%s has rows", name);
+  cr_expect_str_eq(name, "all_gather from 1 MiB inter-node");
 }

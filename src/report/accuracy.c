@@ -38,6 +38,17 @@ static const char *model_class(const sc_scenario *s) {
   }
 }
 
+/* The row of table[0..n) with the class (k0, k1, k2) and rows; NULL if
+ * none. */
+static const acc_row *find(const acc_row *table, int n, const char *k0, const char *k1,
+                           const char *k2) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(table[i].key[0], k0) && !strcmp(table[i].key[1], k1) &&
+        !strcmp(table[i].key[2], k2))
+      return table[i].n > 0 ? &table[i] : NULL;
+  return NULL;
+}
+
 /* accuracy.h */
 const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char *style) {
   const char *a = arch_family(s->cluster.gpu.arch);
@@ -49,12 +60,7 @@ const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char
   snprintf(dtype, 32, "%s", dtype_class(s->plan.dtype));
   if (m && strcmp(m, "MoE")) snprintf(style, 32, "%s", m); /* tp/pp/zero mean little there */
   else snprintf(style, 32, "%s%s%s", m ? m : "", m ? " " : "", par);
-  if (!a || m) return NULL;
-  for (int i = 0; i < acc_llm_n; i++)
-    if (!strcmp(acc_llm[i].arch, arch) && !strcmp(acc_llm[i].dtype, dtype) &&
-        !strcmp(acc_llm[i].style, style))
-      return acc_llm[i].n > 0 ? &acc_llm[i] : NULL;
-  return NULL;
+  return !a || m ? NULL : find(acc_llm, acc_llm_n, arch, dtype, style);
 }
 
 /* The table row of s, NULL when unvalidated. */
@@ -79,17 +85,23 @@ static void src_list(const acc_row *r, char *buf, size_t cap) {
                           r->src[i].in_sample ? " (IN-SAMPLE)" : "");
 }
 
-void acc_text(const sc_scenario *s, char *buf, size_t cap) {
-  char name[112], files[512];
-  acc_class_name(s, name, sizeof name);
-  const acc_row *r = row_of(s);
+/* What row r (NULL: none) of the class called name says, as one text. */
+static void row_text(const acc_row *r, const char *name, const char *what, char *buf,
+                     size_t cap) {
+  char files[512];
   if (!r) {
     snprintf(buf, cap, "no published runs like this (%s): the model is unvalidated here", name);
     return;
   }
   src_list(r, files, sizeof files);
-  snprintf(buf, cap, "MAPE %.1f %% on %d published %s runs (signed %+.1f %%, worst %+.1f %%; "
-                     "from %s)", r->mape, r->n, name, r->signed_err, r->worst, files);
+  snprintf(buf, cap, "MAPE %.1f %% on %d published %s %s (signed %+.1f %%, worst %+.1f %%; "
+                     "from %s)", r->mape, r->n, name, what, r->signed_err, r->worst, files);
+}
+
+void acc_text(const sc_scenario *s, char *buf, size_t cap) {
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  row_text(row_of(s), name, "runs", buf, cap);
 }
 
 void acc_table_line(FILE *out, const sc_scenario *s, const char *label) {
@@ -109,10 +121,8 @@ static void src_json(FILE *out, const acc_row *r, int in_sample) {
   fputc(']', out);
 }
 
-void acc_json(FILE *out, const sc_scenario *s) {
-  char name[112];
-  acc_class_name(s, name, sizeof name);
-  const acc_row *r = row_of(s);
+/* The members of an "accuracy" object of row r (NULL: none) called name. */
+static void row_json(FILE *out, const acc_row *r, const char *name) {
   fprintf(out, "\"class\": ");
   esc_json(out, name);
   if (r)
@@ -124,6 +134,12 @@ void acc_json(FILE *out, const sc_scenario *s) {
   src_json(out, r, 0);
   fprintf(out, ", \"in_sample\": ");
   src_json(out, r, 1);
+}
+
+void acc_json(FILE *out, const sc_scenario *s) {
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  row_json(out, row_of(s), name);
 }
 
 void acc_csv(FILE *out, const sc_scenario *s, int header) {
@@ -140,4 +156,45 @@ void acc_csv(FILE *out, const sc_scenario *s, int header) {
     fprintf(out, "%d,%.4g,%.4g,%.4g", r->n, r->mape / 100, r->signed_err / 100, r->worst / 100);
   else
     fprintf(out, "0,,,");
+}
+
+/* ------------------------------------------------------------ collective */
+
+const acc_row *acc_coll_class(const sc_coll_sweep_opts *o, int large, char *buf, size_t cap) {
+  const char *op = sc_coll_op_name(o->op);
+  const char *size = large ? "from 1 MiB" : "below 1 MiB";
+  const char *where = o->ranks <= o->ranks_per_node ? "intra-node" : "inter-node";
+  snprintf(buf, cap, "%s %s %s", op, size, where);
+  return find(acc_coll, acc_coll_n, op, size, where);
+}
+
+/* Whether sweep s has sizes below 1 MiB (large == 0) or from 1 MiB (the
+ * split of `validate`'s collective MAPEs). */
+static int coll_reaches(const sc_coll_sweep *s, int large) {
+  for (int i = 0; i < s->n; i++)
+    if ((s->points[i].bytes >= 1048576) == (large != 0)) return 1;
+  return 0;
+}
+
+void acc_coll_table(FILE *out, const sc_coll_sweep *s) {
+  for (int large = 0; large < 2; large++) {
+    if (!coll_reaches(s, large)) continue;
+    char name[96], text[768];
+    const acc_row *r = acc_coll_class(&s->opts, large, name, sizeof name);
+    row_text(r, name, "measurements", text, sizeof text);
+    fprintf(out, "# accuracy (time(us), NCCL's model): %s\n", text);
+  }
+}
+
+void acc_coll_json(FILE *out, const sc_coll_sweep *s) {
+  fputc('[', out);
+  for (int large = 0, k = 0; large < 2; large++) {
+    if (!coll_reaches(s, large)) continue;
+    char name[96];
+    const acc_row *r = acc_coll_class(&s->opts, large, name, sizeof name);
+    fputs(k++ ? ", {" : "{", out);
+    row_json(out, r, name);
+    fputc('}', out);
+  }
+  fputc(']', out);
 }

@@ -3,23 +3,33 @@
  * Regenerate: python3 tools/accuracy/gen_table.py --stepcast build/stepcast > src/report/accuracy_table.c
  * Checked by the ctest accuracy_table_fresh (0.5 points, exact row counts).
  *
- * Per class of LLM training run (src/report/accuracy.h): predicted rows of
- * `stepcast validate` over ../shared/validation/training/ (every .csv), their mean
- * |error|, mean signed error and largest error (percent of the measured step,
- * predicted - measured), and the sets they come from (1 = IN-SAMPLE).
+ * Per class (src/report/accuracy.h): the predicted rows of `stepcast validate`
+ * over ../shared/validation/training (acc_llm) and collectives (acc_coll),
+ * their mean |error|, mean signed error and largest error (percent of the
+ * measured time, predicted - measured), and the sets they come from
+ * (1 = IN-SAMPLE).
  */
 #include "report/accuracy.h"
 
 const acc_row acc_llm[] = {
-    /* arch, dtype, style, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {"Volta", "16-bit", "Megatron-style", 4, 2.95, 0.50, 4.41, 1, {{"megatron_2020_scaling.csv", 4, 1}}},
-    {"Ampere", "16-bit", "FSDP/ZeRO-3", 128, 15.97, -15.18, -60.18, 1, {{"mosaic_fsdp_a100.csv", 128, 0}}},
-    {"Ampere", "16-bit", "Megatron-style", 1458, 8.41, 2.94, 29.56, 3, {{"megatron_2020_scaling.csv", 8, 1}, {"megatron_sc21_table1.csv", 10, 1}, {"vtrain_single_node.csv", 1440, 1}}},
-    {"Hopper", "16-bit", "FSDP/ZeRO-3", 5, 2.55, -2.55, -3.31, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
-    {"Hopper", "16-bit", "Megatron-style", 41, 3.45, -3.14, -8.91, 1, {{"dgxc_benchmarking.csv", 41, 1}}},
-    {"Hopper", "fp8/fp4", "FSDP/ZeRO-3", 5, 12.06, 12.06, 14.18, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
-    {"Hopper", "fp8/fp4", "Megatron-style", 47, 5.69, -0.55, 14.62, 1, {{"dgxc_benchmarking.csv", 47, 1}}},
-    {"Blackwell", "16-bit", "Megatron-style", 9, 3.53, 0.81, 6.71, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
-    {"Blackwell", "fp8/fp4", "Megatron-style", 9, 5.76, -5.19, -13.72, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
+    {{"Volta", "16-bit", "Megatron-style"}, 4, 2.95, 0.50, 4.41, 1, {{"megatron_2020_scaling.csv", 4, 1}}},
+    {{"Ampere", "16-bit", "FSDP/ZeRO-3"}, 128, 15.97, -15.18, -60.18, 1, {{"mosaic_fsdp_a100.csv", 128, 0}}},
+    {{"Ampere", "16-bit", "Megatron-style"}, 1458, 8.41, 2.94, 29.56, 3, {{"megatron_2020_scaling.csv", 8, 1}, {"megatron_sc21_table1.csv", 10, 1}, {"vtrain_single_node.csv", 1440, 1}}},
+    {{"Hopper", "16-bit", "FSDP/ZeRO-3"}, 5, 2.55, -2.55, -3.31, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
+    {{"Hopper", "16-bit", "Megatron-style"}, 41, 3.45, -3.14, -8.91, 1, {{"dgxc_benchmarking.csv", 41, 1}}},
+    {{"Hopper", "fp8/fp4", "FSDP/ZeRO-3"}, 5, 12.06, 12.06, 14.18, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
+    {{"Hopper", "fp8/fp4", "Megatron-style"}, 47, 5.69, -0.55, 14.62, 1, {{"dgxc_benchmarking.csv", 47, 1}}},
+    {{"Blackwell", "16-bit", "Megatron-style"}, 9, 3.53, 0.81, 6.71, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
+    {{"Blackwell", "fp8/fp4", "Megatron-style"}, 9, 5.76, -5.19, -13.72, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
 };
 const int acc_llm_n = (int)(sizeof acc_llm / sizeof acc_llm[0]);
+
+const acc_row acc_coll[] = {
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
+    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 20.26, -11.17, -62.20, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 0}}},
+    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 66.33, 56.61, 226.71, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 0}}},
+    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 20.81, -20.81, -31.93, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 0}}},
+    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 8.36, -3.67, -39.73, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 0}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
+};
+const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);

@@ -994,7 +994,13 @@ void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
     }
     fputs(fmt == SC_FORMAT_JSON ? "}" : "\n", out);
   }
-  if (fmt == SC_FORMAT_JSON) fprintf(out, "]}\n");
+  if (fmt == SC_FORMAT_JSON) { /* report/accuracy.h: NCCL's model on published runs */
+    fprintf(out, "],\n \"accuracy\": ");
+    acc_coll_json(out, s);
+    fprintf(out, "}\n");
+  } else if (fmt == SC_FORMAT_TABLE) {
+    acc_coll_table(out, s);
+  }
 }
 
 /* --------------------------------------------------------------- presets */

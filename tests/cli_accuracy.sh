@@ -32,6 +32,13 @@ expect 0 '"accuracy": [{"class": "all_reduce from 1 MiB intra-node", "n": ' -- c
 n=$("$CLI" collective --ranks 8 --ppn 8 --min 2M --max 64M | grep -c "accuracy")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: a sweep from 2 MiB prints $n accuracy lines"; fail=$((fail + 1)); }
 
+# data-parallel schemes: a line per scheme family, an object per scheme
+D=examples/dp/resnet50-16-v100-25gbe.json
+expect 0 "  accuracy, ps: MAPE " -- dp "$D"
+expect 0 "published CNN allreduce data-parallel runs" -- dp "$D"
+expect 0 '"accuracy": {"class": "CNN gossip data-parallel", "n": ' -- dp "$D" --format json
+expect 0 "accuracy, allreduce: no published runs like this (transformer allreduce data-parallel)" -- predict examples/dp/gpt3-350m-16-v100-allreduce.json
+
 # one line in the table, once in a search
 n=$("$CLI" predict "$L" | grep -c "accuracy ")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: predict prints $n accuracy lines"; fail=$((fail + 1)); }

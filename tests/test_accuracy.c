@@ -164,3 +164,50 @@ Test(accuracy, collective_classes) {
   cr_expect_null(acc_coll_class(&o, 1, name, sizeof name), "%s has rows", name);
   cr_expect_str_eq(name, "all_gather from 1 MiB inter-node");
 }
+
+/* Data-parallel rows: the builder's kind of each row's model and the
+ * family of its scheme (what `stepcast dp` classes a scheme by) put
+ * exactly the table's row counts in each class. */
+Test(accuracy, dp_table_counts_match_the_c_lookup, .timeout = 600) {
+  glob_t g;
+  int rc = glob(SC_SHARED_DIR "/validation/dp_training/*.csv", 0, NULL, &g);
+  cr_assert_eq(rc, 0, "no dp sets under %s/validation/dp_training: ../shared is needed",
+               SC_SHARED_DIR);
+  int count[64] = {0}, unmatched = 0;
+  cr_assert_leq(acc_dp_n, 64);
+  for (size_t f = 0; f < g.gl_pathc; f++) {
+    sc_validation v;
+    sc_error e = {0};
+    cr_assert_eq(sc_validate_file(g.gl_pathv[f], &v, &e), SC_OK, "%s", e.msg);
+    for (int i = 0; i < v.n; i++) {
+      if (v.rows[i].skipped[0]) continue;
+      sc_scenario s;
+      cr_assert_eq(sc_validate_row_scenario(g.gl_pathv[f], v.rows[i].id, &s, &e), SC_OK, "%s %s: %s",
+                   g.gl_pathv[f], v.rows[i].id, e.msg);
+      char name[96];
+      /* the row's family as validate predicted it (sc_dp_result.family) */
+      const acc_row *r = acc_dp_class(&s, v.rows[i].family, name, sizeof name);
+      if (r) count[r - acc_dp]++;
+      else unmatched++, cr_log_warn("%s %s: %s has no row", g.gl_pathv[f], v.rows[i].id, name);
+    }
+    sc_validation_free(&v);
+  }
+  globfree(&g);
+  cr_expect_eq(unmatched, 0, "%d predicted dp rows fall in no class of the table", unmatched);
+  for (int i = 0; i < acc_dp_n; i++)
+    cr_expect_eq(count[i], acc_dp[i].n, "%s %s: the C lookup finds %d rows, the table %d",
+                 acc_dp[i].key[0], acc_dp[i].key[1], count[i], acc_dp[i].n);
+}
+
+Test(accuracy, dp_classes) {
+  const char *cnn[] = {"model=\"resnet50\"", "cluster.gpu=\"v100-sxm2-16gb\"", "plan.tp=1", "plan.dtype=\"fp16\"",
+                       "plan.global_batch=256"};
+  sc_scenario s = scen(LLAMA, cnn, 5);
+  char name[96];
+  cr_expect_not_null(acc_dp_class(&s, "allreduce", name, sizeof name), "%s", name);
+  cr_expect_str_eq(name, "CNN allreduce data-parallel");
+  cr_expect_not_null(acc_dp_class(&s, "ps", name, sizeof name), "%s", name);
+  sc_scenario llm = scen(LLAMA, NULL, 0);
+  cr_expect_null(acc_dp_class(&llm, "allreduce", name, sizeof name), "%s", name);
+  cr_expect_str_eq(name, "transformer allreduce data-parallel");
+}

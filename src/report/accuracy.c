@@ -198,3 +198,37 @@ void acc_coll_json(FILE *out, const sc_coll_sweep *s) {
   }
   fputc(']', out);
 }
+
+/* --------------------------------------------------------- data-parallel */
+
+/* The model family of a data-parallel scenario: the builder's kind. */
+static const char *dp_model(const sc_scenario *s) {
+  switch (s->model.kind) {
+  case SC_MODEL_CNN: return "CNN";
+  case SC_MODEL_BERT: return "BERT";
+  case SC_MODEL_GRAPH: return "workload-graph";
+  default: return "transformer";
+  }
+}
+
+const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s %s data-parallel", dp_model(s), family);
+  return find(acc_dp, acc_dp_n, dp_model(s), family, "data-parallel");
+}
+
+void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n) {
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int k = 0; k < i && !seen; k++) seen = !strcmp(r[k].family, r[i].family);
+    if (seen) continue;
+    char name[96], text[768];
+    const acc_row *row = acc_dp_class(s, r[i].family, name, sizeof name);
+    row_text(row, name, "runs", text, sizeof text);
+    fprintf(out, "%s  accuracy, %s: %s\n", i ? "" : "\n", r[i].family, text);
+  }
+}
+
+void acc_dp_json(FILE *out, const sc_scenario *s, const char *family) {
+  char name[96];
+  row_json(out, acc_dp_class(s, family, name, sizeof name), name);
+}

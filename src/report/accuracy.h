@@ -45,7 +45,10 @@ typedef struct acc_row {
                            ("16-bit", "fp8/fp4", "32-bit"), parallel style
                            ("Megatron-style", "FSDP/ZeRO-3"). Collectives:
                            op ("all_reduce"), size ("below 1 MiB", "from
-                           1 MiB"), locality ("intra-node", "inter-node") */
+                           1 MiB"), locality ("intra-node", "inter-node").
+                           Data-parallel: model family ("CNN", "BERT"),
+                           scheme family ("allreduce", "ps", "gossip",
+                           "none"), "data-parallel" */
   int n;                /* predicted validation rows in the class */
   double mape;          /* mean |error|, % */
   double signed_err;    /* mean signed error, % (< 0: the model is fast) */
@@ -62,6 +65,8 @@ extern const acc_row acc_llm[];
 extern const int acc_llm_n;
 extern const acc_row acc_coll[];
 extern const int acc_coll_n;
+extern const acc_row acc_dp[];   /* ../shared/validation/dp_training */
+extern const int acc_dp_n;
 
 /* The class of scenario s (resolved): its three names, written into
  * arch/dtype/style (each at least 32 bytes), and the table row, or NULL
@@ -101,5 +106,19 @@ void acc_coll_table(FILE *out, const sc_coll_sweep *s);
 
 /* The "accuracy" JSON array of a collective sweep (its value only). */
 void acc_coll_json(FILE *out, const sc_coll_sweep *s);
+
+/* Data-parallel schemes (`stepcast dp`): the class of scenario s under a
+ * scheme of `family` (sc_dp_result.family), its name into buf ("CNN
+ * allreduce data-parallel": the model family is the builder's kind, CNN
+ * or BERT; a transformer or a workload graph has no dp rows), and its row
+ * or NULL. */
+const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap);
+
+/* The accuracy lines of a scheme comparison: one per scheme family of
+ * r[0..n), in order of first appearance. */
+void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n);
+
+/* The members of one scheme's "accuracy" JSON object. */
+void acc_dp_json(FILE *out, const sc_scenario *s, const char *family);
 
 #endif

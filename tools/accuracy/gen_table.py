@@ -24,7 +24,10 @@ of src/report/accuracy.h (keep the two in step):
 A collective row (VALIDATION/collectives) is classed by its op, its size
 (below 1 MiB or from 1 MiB, validate's split) and whether its ranks fit in
 one node (ranks <= gpus_per_node, blank 8: intra-node, else inter-node).
-Never keyed on a row's source, id or model name; file names are provenance.
+A data-parallel row (VALIDATION/dp_training) is classed by its model family
+(BERT or CNN: which builder makes its model; test_accuracy checks that
+this agrees with the builder's kind on every row) and its scheme_family.
+Never keyed on a row's source or id; file names are provenance.
 
 --check: regenerate into --out, then fail (exit 1, naming each figure) if
 the committed table's classes differ, a row count differs, or a MAPE,
@@ -87,6 +90,14 @@ def coll_class(cols):
     size = "below 1 MiB" if float(cols["bytes"]) < 1048576 else "from 1 MiB"
     where = "intra-node" if int(float(cols["ranks"])) <= gpn else "inter-node"
     return (cols["op"], size, where)
+
+
+def dp_class(cols):
+    """The class of one data-parallel row: the model family its builder
+    makes (BERT for the bert_* models, CNN for the others: the sets hold
+    only those two kinds) and the row's scheme family."""
+    model = "BERT" if cols["model"].strip().lower().startswith("bert") else "CNN"
+    return (model, cols["scheme_family"].strip(), "data-parallel")
 
 
 def collect(stepcast, validation, kind, classify):
@@ -153,7 +164,8 @@ def c_source(tables):
         " * Checked by the ctest accuracy_table_fresh (0.5 points, exact row counts).",
         " *",
         " * Per class (src/report/accuracy.h): the predicted rows of `stepcast validate`",
-        " * over ../shared/validation/training (acc_llm) and collectives (acc_coll),",
+        " * over ../shared/validation/training (acc_llm), collectives (acc_coll) and",
+        " * dp_training (acc_dp),",
         " * their mean |error|, mean signed error and largest error (percent of the",
         " * measured time, predicted - measured), and the sets they come from",
         " * (1 = IN-SAMPLE).",
@@ -226,9 +238,11 @@ def main():
     arches = gpu_arch()
     llm, llm_in = collect(stepcast, validation, "training", lambda c: row_class(c, arches))
     coll, coll_in = collect(stepcast, validation, "collectives", coll_class)
+    dp, dp_in = collect(stepcast, validation, "dp_training", dp_class)
     text = c_source([
         ("acc_llm", figures(llm, lambda c: (ARCH_ORDER.index(c[0]), c[1], c[2])), llm_in),
         ("acc_coll", figures(coll, lambda c: c), coll_in),
+        ("acc_dp", figures(dp, lambda c: c), dp_in),
     ])
     if a.out:
         with open(a.out, "w", encoding="utf-8") as fh:

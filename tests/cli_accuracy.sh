@@ -39,6 +39,11 @@ expect 0 "published CNN allreduce data-parallel runs" -- dp "$D"
 expect 0 '"accuracy": {"class": "CNN gossip data-parallel", "n": ' -- dp "$D" --format json
 expect 0 "accuracy, allreduce: no published runs like this (transformer allreduce data-parallel)" -- predict examples/dp/gpt3-350m-16-v100-allreduce.json
 
+# recommendation models: one line under the iteration, an object in JSON
+expect 0 "accuracy      MAPE " -- recsys predict examples/recsys/dlrm_criteo_8gpu.json
+expect 0 "published recsys multi-GPU training runs" -- recsys predict examples/recsys/dlrm_criteo_8gpu.json
+expect 0 '"accuracy": {"class": "recsys multi-GPU training", "n": ' -- recsys predict examples/recsys/dlrm_criteo_8gpu.json --format json
+
 # one line in the table, once in a search
 n=$("$CLI" predict "$L" | grep -c "accuracy ")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: predict prints $n accuracy lines"; fail=$((fail + 1)); }

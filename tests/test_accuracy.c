@@ -211,3 +211,13 @@ Test(accuracy, dp_classes) {
   cr_expect_null(acc_dp_class(&llm, "allreduce", name, sizeof name), "%s", name);
   cr_expect_str_eq(name, "transformer allreduce data-parallel");
 }
+
+/* Recommendation models: one GPU or several make the class. */
+Test(accuracy, recsys_classes) {
+  char name[64];
+  const acc_row *one = acc_rs_class(1, name, sizeof name);
+  cr_expect_str_eq(name, "recsys one GPU training");
+  const acc_row *many = acc_rs_class(8, name, sizeof name);
+  cr_expect_str_eq(name, "recsys multi-GPU training");
+  cr_expect(one && many && one != many && one->n > 0 && many->n > 0, "recsys rows missing");
+}

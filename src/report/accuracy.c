@@ -232,3 +232,22 @@ void acc_dp_json(FILE *out, const sc_scenario *s, const char *family) {
   char name[96];
   row_json(out, acc_dp_class(s, family, name, sizeof name), name);
 }
+
+/* ---------------------------------------------------------------- recsys */
+
+const acc_row *acc_rs_class(int gpus, char *buf, size_t cap) {
+  const char *where = gpus > 1 ? "multi-GPU" : "one GPU";
+  snprintf(buf, cap, "recsys %s training", where);
+  return find(acc_rs, acc_rs_n, "recsys", where, "training");
+}
+
+void acc_rs_text(int gpus, char *buf, size_t cap) {
+  char name[64];
+  const acc_row *r = acc_rs_class(gpus, name, sizeof name);
+  row_text(r, name, "runs", buf, cap);
+}
+
+void acc_rs_json(FILE *out, int gpus) {
+  char name[64];
+  row_json(out, acc_rs_class(gpus, name, sizeof name), name);
+}

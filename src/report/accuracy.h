@@ -48,7 +48,9 @@ typedef struct acc_row {
                            1 MiB"), locality ("intra-node", "inter-node").
                            Data-parallel: model family ("CNN", "BERT"),
                            scheme family ("allreduce", "ps", "gossip",
-                           "none"), "data-parallel" */
+                           "none"), "data-parallel". Recommendation
+                           models: "recsys", "one GPU" or "multi-GPU",
+                           "training" */
   int n;                /* predicted validation rows in the class */
   double mape;          /* mean |error|, % */
   double signed_err;    /* mean signed error, % (< 0: the model is fast) */
@@ -67,6 +69,8 @@ extern const acc_row acc_coll[];
 extern const int acc_coll_n;
 extern const acc_row acc_dp[];   /* ../shared/validation/dp_training */
 extern const int acc_dp_n;
+extern const acc_row acc_rs[];   /* ../shared/validation/recsys */
+extern const int acc_rs_n;
 
 /* The class of scenario s (resolved): its three names, written into
  * arch/dtype/style (each at least 32 bytes), and the table row, or NULL
@@ -120,5 +124,16 @@ void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n)
 
 /* The members of one scheme's "accuracy" JSON object. */
 void acc_dp_json(FILE *out, const sc_scenario *s, const char *family);
+
+/* Recommendation models (`stepcast recsys`): the class of a job on
+ * `gpus` GPUs ("recsys one GPU training", "recsys multi-GPU training"),
+ * its name into buf, and its row or NULL. */
+const acc_row *acc_rs_class(int gpus, char *buf, size_t cap);
+
+/* What the table says of a recsys job on `gpus` GPUs, as one text. */
+void acc_rs_text(int gpus, char *buf, size_t cap);
+
+/* The members of its "accuracy" JSON object. */
+void acc_rs_json(FILE *out, int gpus);
 
 #endif

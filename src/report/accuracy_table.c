@@ -5,7 +5,7 @@
  *
  * Per class (src/report/accuracy.h): the predicted rows of `stepcast validate`
  * over ../shared/validation/training (acc_llm), collectives (acc_coll) and
- * dp_training (acc_dp),
+ * dp_training (acc_dp) and recsys (acc_rs),
  * their mean |error|, mean signed error and largest error (percent of the
  * measured time, predicted - measured), and the sets they come from
  * (1 = IN-SAMPLE).
@@ -45,3 +45,10 @@ const acc_row acc_dp[] = {
     {{"CNN", "ps", "data-parallel"}, 175, 30.20, -28.99, -55.39, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 160, 0}}},
 };
 const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);
+
+const acc_row acc_rs[] = {
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
+    {{"recsys", "multi-GPU", "training"}, 100, 23.50, -11.07, 116.92, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 0}, {"merlin_distributed_embeddings_synthetic.csv", 12, 0}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 0}}},
+    {{"recsys", "one GPU", "training"}, 33, 13.27, -6.96, -40.82, 3, {{"hugectr_wdl_batch_sweep.csv", 9, 0}, {"merlin_distributed_embeddings_synthetic.csv", 2, 0}, {"nvidia_dle_dlrm_dcnv2.csv", 22, 0}}},
+};
+const int acc_rs_n = (int)(sizeof acc_rs / sizeof acc_rs[0]);

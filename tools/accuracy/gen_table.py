@@ -27,6 +27,8 @@ one node (ranks <= gpus_per_node, blank 8: intra-node, else inter-node).
 A data-parallel row (VALIDATION/dp_training) is classed by its model family
 (BERT or CNN: which builder makes its model; test_accuracy checks that
 this agrees with the builder's kind on every row) and its scheme_family.
+A recommendation row (VALIDATION/recsys) is classed by its gpus: one GPU
+or several.
 Never keyed on a row's source or id; file names are provenance.
 
 --check: regenerate into --out, then fail (exit 1, naming each figure) if
@@ -100,6 +102,11 @@ def dp_class(cols):
     return (model, cols["scheme_family"].strip(), "data-parallel")
 
 
+def rs_class(cols):
+    """The class of one recommendation row: one GPU or several."""
+    return ("recsys", "one GPU" if int(float(cols["gpus"] or 1)) <= 1 else "multi-GPU", "training")
+
+
 def collect(stepcast, validation, kind, classify):
     """{class: {"errs": [signed %], "src": {file: n}}} of the predicted rows
     of VALIDATION/kind/*.csv, and the sets validate marks IN-SAMPLE."""
@@ -165,7 +172,7 @@ def c_source(tables):
         " *",
         " * Per class (src/report/accuracy.h): the predicted rows of `stepcast validate`",
         " * over ../shared/validation/training (acc_llm), collectives (acc_coll) and",
-        " * dp_training (acc_dp),",
+        " * dp_training (acc_dp) and recsys (acc_rs),",
         " * their mean |error|, mean signed error and largest error (percent of the",
         " * measured time, predicted - measured), and the sets they come from",
         " * (1 = IN-SAMPLE).",
@@ -239,10 +246,12 @@ def main():
     llm, llm_in = collect(stepcast, validation, "training", lambda c: row_class(c, arches))
     coll, coll_in = collect(stepcast, validation, "collectives", coll_class)
     dp, dp_in = collect(stepcast, validation, "dp_training", dp_class)
+    rs, rs_in = collect(stepcast, validation, "recsys", rs_class)
     text = c_source([
         ("acc_llm", figures(llm, lambda c: (ARCH_ORDER.index(c[0]), c[1], c[2])), llm_in),
         ("acc_coll", figures(coll, lambda c: c), coll_in),
         ("acc_dp", figures(dp, lambda c: c), dp_in),
+        ("acc_rs", figures(rs, lambda c: c), rs_in),
     ])
     if a.out:
         with open(a.out, "w", encoding="utf-8") as fh:

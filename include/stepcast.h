@@ -195,6 +195,9 @@ typedef struct sc_cnn {
   int image;           /* input height = width, pixels (0 = the arch's own:
                           224, Inception 299, AlexNet 227) */
   int classes;         /* classifier outputs (0 = 1000) */
+  int fused_bn;        /* ResNet: 1 = batch norm fused into the
+                          convolutions as NVIDIA's MXNet ResNet-50 runs it
+                          (src/model/cnn.c); 0 = separate kernels */
 } sc_cnn;
 
 /* A BERT encoder with its pre-training heads (src/model/bert.c). */
@@ -1211,7 +1214,7 @@ typedef struct sc_validation {
   int predicted, skipped, within_10pct;  /* rows of each kind */
   double mape, median_ape, max_ape;      /* over predicted rows */
   double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
-  char in_sample[320];  /* what was fitted to this set (its figure is then
+  char in_sample[512];  /* what was fitted to this set (its figure is then
                            not an independent check), "" when nothing */
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting (reported only with

@@ -24,17 +24,44 @@ static double flops(const cost_conv *c) {
 /* A 1x1 conv 1024 -> 1024 at 28 x 28, batch 64, on an A100 in fp16: an
  * implicit GEMM of 50176 x 1024 x 1024, large and tensor-core bound.
  * By hand: 105.2 GFLOP at 312 TFLOP/s x 0.84 x the tile and k-loop
- * efficiency (K = 1024: 1024 / (1024 + 8) = 0.992; the 256 x 128 tile
+ * efficiency (K = 1024 with the tensor-core GEMM's k0 of 256: 1024 /
+ * (1024 + 256) = 0.8; the 256 x 128 tile
  * fills 50176 / 50176 and 1024 / 1024, waves 1568 CTAs on 108 SMs: 1568 /
- * (1568 + 0.7 x 52) = 0.977) = 0.815: 105.2e9 / 254.2e12 = 414 us, plus
+ * (1568 + 0.7 x 52) = 0.977) = 0.657: 105.2e9 / 204.8e12 = 514 us, plus
  * 3 us. Memory: (51.4 M + 51.4 M) x 2 + 1 M x 2 = 207.6 MB / 1.61 TB/s =
  * 129 us: compute-bound. */
 Test(conv, one_conv_by_hand) {
   const sc_gpu *g = gpu("a100-sxm4-80gb");
   cost_conv c = {.n = 64, .c = 1024, .k = 1024, .r = 1, .s = 1, .p = 28, .q = 28, .stride = 1};
   double t = cost_conv_time(g, SC_FP16, &c, COST_CONV_FWD);
-  double want = flops(&c) / (312e12 * 0.84 * (1024.0 / 1032.0) * (1568.0 / (1568 + 0.7 * 52))) + 3e-6;
+  double want = flops(&c) / (312e12 * 0.84 * (1024.0 / 1280.0) * (1568.0 / (1568 + 0.7 * 52))) + 3e-6;
   cr_assert(fabs(t / want - 1) < 0.01, "fwd %.1f us, by hand %.1f us", t * 1e6, want * 1e6);
+}
+
+/* A tensor-core convolution's forward is the GEMM model's GEMM of the
+ * same m, n, k (the same efficiency, k-loop prologue included: k0 256 of
+ * the cuBLASLt fit, not the CUDA-core fit's 8), and a CUDA-core one keeps
+ * the CUDA-core k0: at K = 64 (a 1x1 conv from 64 channels) the
+ * tensor-core k-loop runs at 64 / 320 = 0.2 of its rate, the CUDA-core
+ * one at 64 / 72. */
+Test(conv, tensor_core_pass_is_the_gemm_model) {
+  const sc_gpu *g = gpu("a100-sxm4-80gb");
+  for (double ch = 64; ch <= 1024; ch *= 4) {
+    cost_conv c = {.n = 256, .c = ch, .k = 256, .r = 1, .s = 1, .p = 56, .q = 56, .stride = 1};
+    double m = 256.0 * 56 * 56, t = cost_conv_time(g, SC_FP16, &c, COST_CONV_FWD);
+    double eff = cost_gemm_eff(g, SC_FP16, m, 256, ch, 1);
+    double tc = flops(&c) / (312e12 * eff);
+    double tm = (m * ch + m * 256) * 2 / (g->hbm_bw * g->hbm_eff) + 256 * ch * 2 / (g->hbm_bw * g->hbm_eff);
+    double want = (tc > tm ? tc : tm) + 3e-6;
+    cr_assert(fabs(t / want - 1) < 1e-9, "c=%g: conv %.2f us, GEMM model %.2f us", ch, t * 1e6,
+              want * 1e6);
+  }
+  cost_conv_params pr = COST_CONV_DEFAULT;
+  cost_conv c = {.n = 256, .c = 64, .k = 256, .r = 1, .s = 1, .p = 56, .q = 56, .stride = 1};
+  double t8 = cost_conv_time_ex(g, &pr, SC_FP32, &c, COST_CONV_FWD);
+  pr.k0 = 256;
+  double t256 = cost_conv_time_ex(g, &pr, SC_FP32, &c, COST_CONV_FWD);
+  cr_assert(t256 > t8 * 1.5, "fp32 on A100 (no TF32 asked): k0 must matter there, %g vs %g", t256, t8);
 }
 
 Test(conv, never_beats_peak_or_memory) {

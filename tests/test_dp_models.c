@@ -328,3 +328,76 @@ Test(dp_models, channels_last_key) {
   cr_assert_eq(t[0][0], t[0][1], "fp32: %g vs %g", t[0][0], t[0][1]);
   cr_assert(t[1][0] > 1.2 * t[1][1], "fp16 NCHW %g s, NHWC %g s", t[1][0], t[1][1]);
 }
+
+/* Fused batch norm (model.fused_bn, NVIDIA's MXNet ResNet): the first
+ * block of stage 1 (56 x 56, width 64, a projection shortcut; E = 256 x
+ * 56 x 56 elements at the block's output) moves nothing in its batch
+ * norms and ReLUs; its add moves 3 passes of E forward and, backward, its
+ * own 3 plus 5 passes of each batch norm: conv1_bn and conv2_bn E / 4
+ * each, conv3_bn and shortcut_bn E each: (3 + 5 x 2.5) / 3 = 5.1667 x
+ * the forward. The stem keeps batch norm's 3 and 5 passes, its ReLU
+ * folded in. Parameters do not change. */
+Test(dp_models, fused_batch_norm) {
+  sc_model plain, fused;
+  wg_graph *g0 = build("resnet50_v1.5", &plain);
+  const sc_model *p = sc_model_preset("resnet50_v1.5");
+  fused = *p;
+  fused.cnn.fused_bn = 1;
+  sc_error err = {0};
+  const model_builder *b = model_builder_for(fused.kind);
+  cr_assert_eq(b->resolve(&fused, &err), SC_OK, "%s", err.msg);
+  wg_graph *g1 = NULL;
+  cr_assert_eq(b->build(&fused, &g1, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(b->params(&fused), b->params(&plain), "params %.0f vs %.0f", b->params(&fused),
+               b->params(&plain));
+  static const char *const gone[] = {"conv1_bn", "conv1_relu", "conv2_bn", "conv2_relu",
+                                     "conv3_bn", "shortcut_bn", "out"};
+  for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+    const wg_op *o = find_op(g1, "stage1_down", gone[i]);
+    cr_assert(o->traffic_e == 0 && o->traffic_b == 0 && o->host_fwd == 0 && o->host_bwd == 0,
+              "%s still moves bytes or launches", gone[i]);
+    cr_assert(find_op(g0, "stage1_down", gone[i])->traffic_e > 0, "%s unfused", gone[i]);
+  }
+  const wg_op *a0 = find_op(g0, "stage1_down", "add"), *a1 = find_op(g1, "stage1_down", "add");
+  double e = 256.0 * 56 * 56;
+  cr_assert_eq(a1->elems, e, "add elements %.0f", a1->elems);
+  cr_assert_eq(a1->traffic_e, 3.0, "add passes %g", a1->traffic_e);
+  cr_assert(fabs(a1->bwd_scale - (3 + 5 * 2.5) / 3) < 1e-12, "add backward x %.6f, by hand %.6f",
+            a1->bwd_scale, (3 + 5 * 2.5) / 3);
+  cr_assert_eq(a0->bwd_scale, 1.0, "unfused add backward x %g", a0->bwd_scale);
+  const wg_op *s0 = find_op(g1, "stem", "conv1_bn"), *s1 = find_op(g1, "stem", "conv1_relu");
+  cr_assert(s0->traffic_e == 3 && fabs(s0->bwd_scale - 5.0 / 3) < 1e-12, "stem batch norm %g x %g",
+            s0->traffic_e, s0->bwd_scale);
+  cr_assert_eq(s1->traffic_e, 0, "stem ReLU folded into the batch norm kernel");
+  wg_free(g0);
+  wg_free(g1);
+
+  sc_model vgg = *sc_model_preset("vgg16");
+  vgg.cnn.fused_bn = 1;
+  cr_assert_eq(b->resolve(&vgg, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.fused_bn"), "%s", err.msg);
+
+  /* the scenario key, and a step that is shorter fused (A100, fp16) */
+  sc_scenario s;
+  const char *keys[] = {"cluster.gpu=a100-sxm4-80gb", "cluster.gpus=1", "plan.dtype=fp16",
+                        "plan.global_batch=256", "plan.micro_batch=256"};
+  sc_result r0, r1;
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"resnet50_v1.5\"}", "t", keys, 5, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &r0, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(
+                   &s, "{\"model\": {\"preset\": \"resnet50_v1.5\", \"fused_bn\": 1}}", "t", keys, 5,
+                   &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.cnn.fused_bn, 1);
+  cr_assert_eq(sc_predict(&s, &r1, &err), SC_OK, "%s", err.msg);
+  const char *over[] = {"model.fused_bn=1", "cluster.gpus=1", "plan.global_batch=64",
+                        "plan.micro_batch=64"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"resnet101_v1\"}", "t", over, 4, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.cnn.fused_bn, 1, "the override sets it");
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"inception_v3\"}", "t", over, 4, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "inception_v3 has no fused batch norm"), "%s", err.msg);
+  cr_assert(r1.step_s < 0.9 * r0.step_s, "fused %.4f s, unfused %.4f s", r1.step_s, r0.step_s);
+}

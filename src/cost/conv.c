@@ -13,7 +13,13 @@
  * ../shared: tensor-core convolutions take the GPU's large-GEMM
  * efficiency (the cuBLASLt fit of cost/compute.c) times tc_ratio = 1,
  * with the same tile, wave and split-K model: an assumption, stated,
- * not fitted.
+ * not fitted. "The same" includes the k-loop prologue: a tensor-core
+ * pass takes the cuBLASLt fit's k0 (COST_GEMM_DEFAULT, 256), as
+ * cost_gemm does for tensor-core GEMMs, and only CUDA-core passes the k0
+ * fitted here (8; compute.c gemm_params makes the same split). Until
+ * branch cnna100 every pass took k0 = 8, so a tensor-core 1x1
+ * convolution from 64 channels (K = 64) ran its k-loop at 64 / 72 of its
+ * rate where the GEMM model gives the same GEMM 64 / 320.
  */
 #include <math.h>
 
@@ -109,7 +115,7 @@ double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype d
   }
   if (pass == COST_CONV_DGRAD && cv->stride > 1) base *= pr->dgrad_stride;
   cost_gemm_shape sh = COST_GEMM_DEFAULT;
-  sh.k0 = pr->k0;
+  if (!tc) sh.k0 = pr->k0; /* tensor cores: the cuBLASLt fit's k0 (see the top) */
   double split = pass == COST_CONV_WGRAD ? wgrad_split(g, m, n, k) : 1;
   double eff = cost_gemm_eff_ex(g, &sh, base, m, n, k / split, split);
   double flops = 2.0 * m * n * k;

@@ -15,7 +15,8 @@
  *
  *   eff = conv_eff(pass, path) * tile fill * wave quantization * K / (K + k0)
  *
- * with the tile and wave model of the GEMM (cost/compute.c) and these
+ * with the tile, wave and k-loop model of the GEMM (cost/compute.c: on
+ * the tensor cores its k0, on the CUDA cores the k0 fitted here) and these
  * conv-specific terms:
  *   - a 3x3 stride-1 convolution on the CUDA cores (fp32 before Ampere,
  *     fp16 on Pascal) runs Winograd: its FLOPs count `wino` times less
@@ -55,7 +56,7 @@ typedef struct cost_conv {
 typedef struct cost_conv_params {
   double eff_cuda;     /* large convolutions on the CUDA cores (fp32 FMA), fraction of peak */
   double tc_ratio;     /* tensor-core convolutions: this x the GPU's GEMM efficiency */
-  double k0;           /* reduction prologue/epilogue in units of K */
+  double k0;           /* reduction prologue/epilogue in units of K (CUDA-core passes) */
   double wino;         /* Winograd's FLOP saving on 3x3 stride-1 convs (CUDA cores) */
   double wgrad_eff;    /* the weight gradient relative to fwd */
   double wgrad_w;      /* ... and times 1 / (1 + wgrad_w p q / (p q +

@@ -71,15 +71,16 @@ static double ar_copy(const void *ctx, double bytes, int tensors) {
 
 /* MPI all-reduce in host memory (Horovod with CPU tensors over Open
  * MPI): mpi.c; on a named topology the flow engine's rate carries the
- * ring's bytes. */
+ * ring's bytes, Horovod's host side and the ring's sums as mpi.c has
+ * them. */
 static double ar_mpi(const void *ctx, double bytes, int tensors) {
   const ar_ctx *a = ctx;
   const dp_fabric *f = a->c->f;
   int n = f->gpus;
   if (n == 1) return 0;
   if (f->topo_rate > 0)
-    return 2 * dp_host_time(f, bytes, f->host_share) + bytes * f->topo_rate +
-           2.0 * (n - 1) * f->net_msg_s + 3.0 * (n - 1.0) / n * bytes / dp_mpi_thread_bw(f);
+    return dp_mpi_host_side(f, bytes, tensors) + bytes * f->topo_rate +
+           2.0 * (n - 1) * f->net_msg_s + dp_mpi_sum_time(f, bytes);
   return dp_mpi_allreduce_time(f, bytes, tensors);
 }
 

@@ -188,7 +188,8 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
  * phases of one segment per block, each step a message of its own. */
 double dp_mpi_ring_time(const dp_fabric *f, double bytes);
 /* Reduce-scatter phases of Open MPI's ring for `bytes` over n ranks: 1
- * (plain ring) up to n segments, else ceil(block / segment). */
+ * (plain ring) up to n segments, else block / segment rounded to the
+ * nearest (halves down), as the segmented ring counts them. */
 int dp_mpi_ring_phases(int n, double bytes);
 /* Bytes/s one rank's thread moves through host memory while the gpn
  * ranks of its server do the same: the smaller of one thread's rate and
@@ -198,9 +199,16 @@ double dp_mpi_thread_bw(const dp_fabric *f);
  * 2 across servers (its socket send and its shared-memory receive), 1 on
  * one server (its shared-memory receive). */
 int dp_mpi_step_copies(const dp_fabric *f);
-/* The whole message as Horovod's MPI path runs it: host copies there and
- * back, the fusion buffer's memcpy in and out (messages of more than one
- * tensor), and the ring. */
+/* Seconds of what a rank's thread sums in the ring's reduce-scatter:
+ * (n - 1) blocks of bytes/n, three bytes moved per byte summed, at
+ * dp_mpi_thread_bw. */
+double dp_mpi_sum_time(const dp_fabric *f, double bytes);
+/* Seconds of Horovod's host side of a message of `tensors` tensors: the
+ * PCIe copies there and back and the fusion buffer's memcpy in and out
+ * (messages of more than one tensor; one is reduced in place). */
+double dp_mpi_host_side(const dp_fabric *f, double bytes, int tensors);
+/* The whole message as Horovod's MPI path runs it: its host side
+ * (dp_mpi_host_side) and the ring. */
 double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors);
 
 /* KungFu's all-reduce (kungfu.c): the default BINARY_TREE_STAR strategy

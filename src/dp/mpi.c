@@ -38,7 +38,8 @@
  *      ompi_coll_tuned_allreduce_intra_dec_fixed; recalled, not in
  *      ../shared/reference) takes the plain ring up to n segments of
  *      1 MiB and above it ompi_coll_base_allreduce_intra_ring_segmented:
- *      the reduce-scatter runs in ceil(block / 1 MiB) phases, each a full
+ *      the reduce-scatter runs in block / 1 MiB phases (rounded to the
+ *      nearest, dp_mpi_ring_phases), each a full
  *      ring of n - 1 steps over one segment of every block (the same
  *      bytes, more messages: each pays the hop's latency and the TCP
  *      message cost); the all-gather then moves whole blocks.
@@ -55,9 +56,16 @@
 #define DP_MPI_COPY_BYTES 2      /* memcpy: one read, one write per byte */
 #define DP_MPI_SUM_BYTES 3       /* sum: two reads, one write per byte */
 
+/* ompi_coll_base_allreduce_intra_ring_segmented (coll_base_allreduce.c,
+ * lines 662-667 of Open MPI 4.1.4, Debian's openmpi source package; not
+ * changed since 1.x as we recall, so 4.0's too): num_phases = count / (size *
+ * segcount), one more where the remainder exceeds half of size *
+ * segcount (and size elements): the block's segments rounded to the
+ * nearest, halves down. In bytes, segcount elements are one segment. */
 int dp_mpi_ring_phases(int n, double bytes) {
   if (n <= 1 || !(bytes > n * DP_MPI_SEGMENT)) return 1;
-  double phases = ceil(bytes / n / DP_MPI_SEGMENT);
+  double whole = n * DP_MPI_SEGMENT, phases = floor(bytes / whole);
+  if (bytes - phases * whole > whole / 2) phases += 1;
   return phases < INT_MAX ? (int)phases : INT_MAX;
 }
 
@@ -76,19 +84,27 @@ double dp_mpi_ring_time(const dp_fabric *f, double bytes) {
   double blk = bytes / n;
   double lat_local = f->host_lat;
   double lat_net = f->nodes > 1 ? f->net_lat + f->net_msg_s : 0;
-  double thread = dp_mpi_thread_bw(f);
   double move = f->nodes > 1 ? fmax(blk / f->loop_bw, blk / f->net_stream_bw) : blk / f->loop_bw;
-  move = fmax(move, dp_mpi_step_copies(f) * DP_MPI_COPY_BYTES * blk / thread);
+  move = fmax(move, dp_mpi_step_copies(f) * DP_MPI_COPY_BYTES * blk / dp_mpi_thread_bw(f));
   double lat = fmax(lat_local, lat_net);
-  double reduce = DP_MPI_SUM_BYTES * blk / thread;
   int phases = dp_mpi_ring_phases(n, bytes);
-  double scatter = (n - 1) * (move + reduce + phases * lat);
+  double scatter = (n - 1) * (move + phases * lat) + dp_mpi_sum_time(f, bytes);
   return scatter + (n - 1) * (move + lat);
 }
 
-double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors) {
+double dp_mpi_sum_time(const dp_fabric *f, double bytes) {
+  int n = f->gpus;
+  if (n <= 1 || !(bytes > 0)) return 0;
+  return (n - 1) * DP_MPI_SUM_BYTES * (bytes / n) / dp_mpi_thread_bw(f);
+}
+
+double dp_mpi_host_side(const dp_fabric *f, double bytes, int tensors) {
   if (f->gpus <= 1 || !(bytes > 0)) return 0;
   double copies = 2 * dp_host_time(f, bytes, f->host_share);
   double fusion = tensors > 1 ? 2 * DP_MPI_COPY_BYTES * bytes / dp_mpi_thread_bw(f) : 0;
-  return copies + fusion + dp_mpi_ring_time(f, bytes);
+  return copies + fusion;
+}
+
+double dp_mpi_allreduce_time(const dp_fabric *f, double bytes, int tensors) {
+  return dp_mpi_host_side(f, bytes, tensors) + dp_mpi_ring_time(f, bytes);
 }

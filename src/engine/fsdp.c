@@ -236,12 +236,14 @@ typedef struct fsdp_ctx {
   double root;              /* root unit elements, and its group */
   int root_grp;
   double c, m;              /* compute and communication clocks, s */
-  double compute;           /* compute run (FSDP2 copies included), s */
-  double copies;            /* of that, FSDP2 copy kernels, s */
+  double compute;           /* compute run (FSDP2 copies, FSDP1 cats
+                               included), s */
+  double copies;            /* of that, FSDP2 copy kernels and FSDP1
+                               gradient cats (fsdp1k.h), s */
   double comm, shared;      /* communication run, and share x that, s */
   double mf[2];             /* forward, backward: the fraction of the
                                compute in memory-bound kernels (XG_MEM,
-                               FSDP2's copies) */
+                               FSDP2's copies, FSDP1's cats) */
   int bwd;                  /* the pass being walked */
   double ready[FSDP_RING];  /* per position: when its gather is done */
   double after, live;       /* DeepSpeed, lead walk: layer elements passed,
@@ -371,7 +373,8 @@ static void ctx_init(fsdp_ctx *x, const eng *e, const xg_stage *st) {
     if (j < FSDP_CACHE) x->cache[j] = u;
     if (is_layer(&e->x->segs[r->segment]) && e->x->segs[r->segment].params > x->layer_params)
       x->layer_params = e->x->segs[r->segment].params;
-    /* FSDP2's copy-out and chunk-cat are memory-bound kernels too */
+    /* FSDP2's copy-out and chunk-cat, FSDP1's gradient cat: memory-bound
+     * kernels too */
     double copy_f = u.copy_out, copy_b = u.copy_out + u.rs_copy;
     mem[0] += r->count * (e->qs[2 * r->segment].mem + copy_f);
     all[0] += r->count * (e->qs[2 * r->segment].compute + copy_f);

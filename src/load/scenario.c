@@ -226,6 +226,8 @@ static const scn_field scn_model_fields[] = {
           "MLA RoPE part of a q/k head (qk_rope_head_dim)"),
     F_SPECIAL("image", NULL, "input pixels per side of a CNN preset (an integer)"),
     F_SPECIAL("classes", NULL, "classifier outputs of a CNN preset (an integer)"),
+    F_SPECIAL("fused_bn", NULL,
+              "1 = a ResNet preset's batch norm fused into its convolutions (cuDNN fused ops)"),
     F_SPECIAL("tokens", NULL,
               "mean tokens per sequence of a BERT preset that unpads or packs (0 = seq)"),
     F_SPECIAL("mlm_positions", NULL,
@@ -843,7 +845,7 @@ static int scn_model_string(scn_ctx *c, const json_t *v, sc_model *m) {
 }
 
 /* Keys of the CNN and BERT presets beside preset and name. */
-static const char *const scn_zoo_keys[] = {"image", "classes", "mlm_positions", "tokens"};
+static const char *const scn_zoo_keys[] = {"image", "classes", "fused_bn", "mlm_positions", "tokens"};
 
 /* An integer key of the model object into *out (untouched if absent). */
 static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int hi, int *out) {
@@ -869,20 +871,23 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
   json_t *x;
   json_object_foreach((json_t *)v, key, x) {
     int ok = !strcmp(key, "preset") || !strcmp(key, "name") ||
-             (cnn ? !strcmp(key, "image") || !strcmp(key, "classes")
+             (cnn ? !strcmp(key, "image") || !strcmp(key, "classes") ||
+                        !strcmp(key, "fused_bn")
                   : !strcmp(key, "seq") || !strcmp(key, "mlm_positions") ||
                         !strcmp(key, "tokens"));
     if (!ok)
       return scn_fail(c, "model", "model.%s does not apply to %s (a %s preset); valid: preset, "
                       "name, %s", key, m->name, cnn ? "CNN" : "BERT",
-                      cnn ? "image, classes" : "seq, tokens, mlm_positions");
+                      cnn ? "image, classes, fused_bn" : "seq, tokens, mlm_positions");
   }
   const json_t *name = json_object_get(v, "name");
   if (name && !json_is_string(name)) return scn_type(c, "model.name", "a string", name);
   if (name) snprintf(m->name, sizeof m->name, "%s", json_string_value(name));
   if (cnn)
-    return (rc = scn_zoo_int(c, v, "image", 0, 1 << 20, &m->cnn.image)) ? rc
-           : scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes);
+    return (rc = scn_zoo_int(c, v, "image", 0, 1 << 20, &m->cnn.image)) ||
+                   (rc = scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes))
+               ? rc
+               : scn_zoo_int(c, v, "fused_bn", 0, 1, &m->cnn.fused_bn);
   if ((rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ||
       (rc = scn_zoo_int(c, v, "tokens", 0, PLAN_MAX_SEQ, &m->bert.tokens)))
     return rc;

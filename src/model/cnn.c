@@ -45,7 +45,27 @@
  * and gradient twice (reductions, then the input gradient) and writes
  * once, 5 passes (cuDNN's two-kernel batch norm); ReLU's backward reads
  * its output and the gradient and writes one: 3 passes against 2.
+ *
+ * Fused batch norm (sc_cnn.fused_bn, ResNets only): NVIDIA's MXNet
+ * ResNet-50 (its MLPerf Training implementation and NGC's) runs cuDNN's
+ * fused operations on NHWC fp16 tensors: each convolution computes its
+ * output's batch-norm statistics in its epilogue, the next convolution
+ * applies the scale, bias and ReLU to its input as it loads it (and the
+ * weight gradient re-applies them), and the block ends in one
+ * scale-bias-add-ReLU kernel (cudnnFusedOps: SCALE_BIAS_ACTIVATION_CONV_
+ * BNSTATS, SCALE_BIAS_ACTIVATION_WGRAD, BN_FINALIZE_STATISTICS_TRAINING,
+ * SCALE_BIAS_ADD_ACTIVATION_GEN_BITMASK, DACTIVATION_FORK_DBATCHNORM;
+ * NVIDIA's MXNet operators NormConvolution, BNStatsFinalize and
+ * ScaleBiasAddRelu). Our reading of that code, which is not in
+ * ../shared/reference. Modelled as: the block's batch norms and ReLUs
+ * move no bytes of their own forward or backward; the block's add moves
+ * its 3 passes forward and, backward, its own passes plus each batch
+ * norm's 5 (the ReLU derivatives come from the bitmask inside them). The
+ * stem's batch norm + ReLU (before the max-pool, which takes no
+ * prologue) is cuDNN's BN-activation kernel: batch norm's passes, the
+ * ReLU's folded in.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +103,13 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
                         "model.image: %d pixels is not valid for %s (valid: 75..4096; "
                         "%d is the network's own)",
                         m->image, arch_names[m->arch], default_image(m->arch));
+  if (m->fused_bn && m->arch != SC_CNN_RESNET50_V1 && m->arch != SC_CNN_RESNET50_V15 &&
+      m->arch != SC_CNN_RESNET101_V1 && m->arch != SC_CNN_RESNET152_V1)
+    return sc_error_set(err, SC_EINPUT,
+                        "model.fused_bn: %s has no fused batch norm (valid: the ResNets)",
+                        arch_names[m->arch]);
+  if (m->fused_bn != 0 && m->fused_bn != 1)
+    return sc_error_set(err, SC_EINPUT, "model.fused_bn: %d is not valid (0 or 1)", m->fused_bn);
   if (m->classes < 1 || m->classes > 1000000)
     return sc_error_set(err, SC_EINPUT, "model.classes: %d is not valid (1..1000000)",
                         m->classes);
@@ -204,24 +231,63 @@ static void classifier(cnn_ctx *c, const char *in, long classes, int pool_first)
 
 /* ------------------------------------------------------------- ResNet */
 
+/* Fused batch norm: op i (a batch norm or a ReLU) launches nothing of
+ * its own and moves no bytes (its work is in the convolutions and the
+ * block's add). */
+static void fold(cnn_ctx *c, int i) {
+  wg_op *o = &c->g->ops[i];
+  o->traffic_e = o->traffic_b = 0;
+  o->host_fwd = o->host_bwd = 0;
+}
+
+/* Fused batch norm: the block's add (op `sum`) becomes the scale-bias-
+ * add-ReLU kernel, whose backward also carries the backward of the
+ * batch norms bn[0..n) (5 passes each, the ReLU derivatives folded in):
+ * its bwd_scale = (its own backward bytes + theirs) / its forward bytes. */
+static void fold_block(cnn_ctx *c, int sum, const int *bn_ops, int n) {
+  wg_op *a = &c->g->ops[sum];
+  assert(a->traffic_b == 0 && a->traffic_e > 0);
+  double fwd = a->elems * a->traffic_e, bwd = fwd * a->bwd_scale;
+  for (int i = 0; i < n; i++) {
+    const wg_op *b = &c->g->ops[bn_ops[i]];
+    assert(b->traffic_b == 0);
+    bwd += b->elems * b->traffic_e * b->bwd_scale;
+    fold(c, bn_ops[i]);
+  }
+  a->bwd_scale = bwd / fwd;
+}
+
+/* Index of the operator added last. */
+static int last_op(const cnn_ctx *c) { return c->g->n_ops - 1; }
+
 /* One bottleneck block from x: 1x1 width, 3x3 width, 1x1 4 width, with a
  * projection shortcut when `proj`; the first 1x1 (v1) or the 3x3 (v1.5)
- * strides by s. */
-static void bottleneck(cnn_ctx *c, long width, int s, int proj, int v15) {
+ * strides by s; `fused`: batch norm fused (see the top of the file). */
+static void bottleneck(cnn_ctx *c, long width, int s, int proj, int v15, int fused) {
   char a[WG_NAME], b[WG_NAME];
+  int bns[4], relus[3], n = 0;
   cbr(c, "conv1", "x", width, 1, 1, v15 ? 1 : s, 0, 0, a, sizeof a);
+  if (!c->rc) bns[n++] = last_op(c) - 1, relus[0] = last_op(c);
   cbr(c, "conv2", a, width, 3, 3, v15 ? s : 1, 1, 1, b, sizeof b);
+  if (!c->rc) bns[n++] = last_op(c) - 1, relus[1] = last_op(c);
   conv(c, "conv3", b, 4 * width, 1, 1, 1, 0, 0, 0);
   bn(c, "conv3_bn", "conv3");
+  if (!c->rc) bns[n++] = last_op(c);
   const char *sc = "x";
   if (proj) {
     conv(c, "shortcut", "x", 4 * width, 1, 1, s, 0, 0, 0);
     bn(c, "shortcut_bn", "shortcut");
+    if (!c->rc) bns[n++] = last_op(c);
     sc = "shortcut_bn";
   }
   const char *in[2] = {"conv3_bn", sc};
   add(c, op("add", WG_ELTWISE, WG_FN_ADD), in, 2, "add");
+  int sum = c->rc ? -1 : last_op(c);
   relu(c, "out", "add");
+  if (c->rc || !fused) return;
+  relus[2] = last_op(c);
+  fold_block(c, sum, bns, n);
+  for (int i = 0; i < 3; i++) fold(c, relus[i]);
 }
 
 static void resnet(cnn_ctx *c, const sc_cnn *m, const int stages[4]) {
@@ -229,6 +295,7 @@ static void resnet(cnn_ctx *c, const sc_cnn *m, const int stages[4]) {
   char t[WG_NAME];
   begin(c, "stem", WG_ROLE_FIRST, 1, 3, m->image, m->image);
   cbr(c, "conv1", "x", 64, 7, 7, 2, 3, 3, t, sizeof t);
+  if (m->fused_bn && !c->rc) fold(c, last_op(c)); /* ReLU inside the BN kernel */
   pool(c, "maxpool", t, WG_FN_MAX, 3, 2, 1);
   end(c, "maxpool");
   for (int s = 0; s < 4; s++) {
@@ -238,7 +305,7 @@ static void resnet(cnn_ctx *c, const sc_cnn *m, const int stages[4]) {
       snprintf(name, sizeof name, first ? "stage%d_down" : "stage%d", s + 1);
       last_shape(c, &ch, &h, &w);
       begin(c, name, WG_ROLE_LAYER, first ? 1 : n, ch, h, w);
-      bottleneck(c, width, first && s > 0 ? 2 : 1, first, v15);
+      bottleneck(c, width, first && s > 0 ? 2 : 1, first, v15, m->fused_bn);
       end(c, "out");
     }
   }

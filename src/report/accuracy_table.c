@@ -39,9 +39,9 @@ const acc_row acc_dp[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
     {{"BERT", "allreduce", "data-parallel"}, 181, 19.34, -9.85, 151.55, 2, {{"dlperf_v100_frameworks.csv", 75, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 106, 1}}},
     {{"BERT", "none", "data-parallel"}, 26, 18.49, -13.81, -56.03, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
-    {{"CNN", "allreduce", "data-parallel"}, 255, 20.59, -4.51, -74.69, 4, {{"dlperf_v100_frameworks.csv", 48, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 130, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 0}}},
+    {{"CNN", "allreduce", "data-parallel"}, 255, 18.17, -14.80, -78.29, 4, {{"dlperf_v100_frameworks.csv", 48, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 130, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 0}}},
     {{"CNN", "gossip", "data-parallel"}, 15, 34.92, -34.92, -67.40, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
-    {{"CNN", "none", "data-parallel"}, 17, 12.18, -6.35, -37.47, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
+    {{"CNN", "none", "data-parallel"}, 17, 11.68, -5.63, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "ps", "data-parallel"}, 175, 30.20, -28.99, -55.39, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 160, 0}}},
 };
 const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);

@@ -179,6 +179,26 @@ static int vdp_tokens(const char *notes, const char *data, const vfw_text *fw, i
   return (int)(seq * (1 - VDP_WIKI512_PAD));
 }
 
+/* NVIDIA's MXNet ResNet: a ResNet row whose framework text names MXNet,
+ * in 16 bits on the tensor cores (dtype fp16, amp or unknown, read as
+ * fp16 mixed precision) and NHWC, runs batch norm fused into its
+ * convolutions (cuDNN's fused operations, fp16 NHWC only: sc_cnn.fused_bn,
+ * src/model/cnn.c); the same way for every row. Decided looking at the
+ * MLPerf set (validate marks it IN-SAMPLE; docs/calibration.md). */
+static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, const char *dt,
+                         char *assumed, size_t an) {
+  sc_cnn_arch a = m->cnn.arch;
+  int resnet = a == SC_CNN_RESNET50_V1 || a == SC_CNN_RESNET50_V15 ||
+               a == SC_CNN_RESNET101_V1 || a == SC_CNN_RESNET152_V1;
+  if (m->kind != SC_MODEL_CNN || !resnet || !(fw->named >> VFW_MXNET & 1) ||
+      !strcmp(dt, "fp32") || !strcmp(dt, "tf32") || !p->channels_last)
+    return;
+  m->cnn.fused_bn = 1;
+  snprintf(assumed + strlen(assumed), an - strlen(assumed),
+           "%sbatch norm fused into the convolutions (NVIDIA's MXNet ResNet)",
+           *assumed ? "; " : "");
+}
+
 /* The scenario of the current row; 0, or 1 with `why` when the row cannot
  * be modelled (c->bad on a malformed cell). */
 static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
@@ -293,6 +313,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   /* and runs the frameworks' fp32 lists, casts and loss scaling
    * (plan.amp, cost/amp.h) */
   p->amp = !strcmp(dt, "amp");
+  vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
              *assumed ? "; " : "");

@@ -323,12 +323,14 @@ static const struct {
      "decided looking at this set: packed BERT rows at half their tokens (Krell et al. "
      "2021); the layout and fused kernels of container-named rows, tf2.0 as TensorFlow 2 "
      "(validate/framework.c); BERT on PyTorch, MXNet or a container all-reduces once after "
-     "backward, TensorFlow's BERT stays padded (validate/dp_rows.c)"},
+     "backward, TensorFlow's BERT stays padded; MXNet ResNet rows in 16 bits fuse batch "
+     "norm (validate/dp_rows.c)"},
     {"dlperf_v100_frameworks.csv",
      "decided looking at this set: PyTorch-alone rows run NCHW; AMP all-reduces fp32 "
      "gradients and runs plan.amp; TensorFlow 2 sends one message after backward; "
      "TensorFlow without XLA unfused; NVIDIA's BERT exchange (keyed on the "
-     "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms"},
+     "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms; "
+     "the MXNet ResNet fused batch norm reached its MXNet rows with its figures seen"},
     {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
      "added looking at this set's figures: the MPI path's per-thread copies and sums "
      "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "

@@ -41,6 +41,16 @@
  *   gpt3-175b, fat-tree        912 -> 4,412 (1,163, 1,152) 47,700 -> 33,300 349,000 -> 511,000
  *   qwen3-30b-a3b (threads)  23,160 -> 212,816 (73,553, 0) 26,400 -> 32,200
  *
+ * The memo of lowered plans and the unformatted rejections (main 0e49652
+ * -> this version, docs/search.md "Lowered plans remembered"),
+ * instructions per plan, one search, one thread:
+ *
+ *   llama3-70b, default        37,500 -> 26,600
+ *   llama3-70b, fat-tree       47,700 -> 36,700
+ *   gpt3-175b, default         35,900 -> 27,900
+ *   gpt3-175b, fat-tree        40,300 -> 32,300
+ *   qwen3-30b-a3b              39,700 -> 26,300
+ *
  * With a topology no collective of these searches runs the flow engine
  * any more: each has a closed form (net/flowcf.h). Threads, quiet
  * machine (before this version): the 23,160-plan case 613,000-639,000

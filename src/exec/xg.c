@@ -28,7 +28,7 @@ void xg_reset(xg *x) {
 
 /* Append one element of `size` bytes to an array of the graph. */
 static int push(void **arr, int *n, int *cap, const void *elem, size_t size) {
-  if (vec_grow(arr, cap, (long)*n + 1, size)) return -1;
+  if (*n >= *cap && vec_grow(arr, cap, (long)*n + 1, size)) return -1; /* no call when room */
   memcpy((char *)*arr + (size_t)*n * size, elem, size);
   return (*n)++;
 }

@@ -23,6 +23,7 @@
 #include "cost/compute.h"
 #include "engine/engine.h"
 #include "job/job.h"
+#include "lower/lcache.h"
 #include "lower/lower.h"
 #include "model/builder.h"
 
@@ -36,6 +37,8 @@ struct sc_job {
   memo costs;             /* kernel and collective times of this job */
   memo bound_costs;       /* the same without the topology (job_bound) */
   lower_scratch ls;
+  lcache lc;              /* the search's lowered plans (job_lower) */
+  int quiet;              /* job_quiet_checks */
   eng e;
 };
 
@@ -50,6 +53,7 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   xg_init(&j->x);
   memo_init(&j->costs);
   memo_init(&j->bound_costs);
+  lcache_init(&j->lc);
   eng_init(&j->e);
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
@@ -82,6 +86,7 @@ void sc_job_close(sc_job *j) {
   memo_free(&j->costs);
   memo_free(&j->bound_costs);
   lower_scratch_free(&j->ls);
+  lcache_free(&j->lc);
   eng_free(&j->e);
   mem_free(j);
 }
@@ -92,23 +97,38 @@ const sc_scenario *job_current(const sc_job *j) { return &j->cur; }
 
 const wg_graph *job_graph(const sc_job *j) { return j->g; }
 
-const xg *job_xg(const sc_job *j) { return &j->x; }
+const xg *job_xg(const sc_job *j) { return j->e.x; }
 
 const eng *job_eng(const sc_job *j) { return &j->e; }
 
+/* Resolve j->cur and check it against the graph: SC_OK or SC_EINPUT
+ * (with j->quiet, an empty message: job_quiet_checks). */
+static int check(sc_job *j, sc_error *err) {
+  sc_error *e = j->quiet ? NULL : err; /* NULL: no message formatted */
+  int rc = sc_scenario_resolve(&j->cur, e);
+  if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER) rc = lower_check(j->g, &j->cur, e);
+  if (rc != SC_OK && j->quiet && err) {
+    err->code = rc;
+    err->msg[0] = '\0';
+  }
+  return rc;
+}
+
 /* Check plan (NULL: the scenario's) against the job and lower it into
- * j->x, which j->e then evaluates. */
-static int check_and_lower(sc_job *j, const sc_plan *plan, sc_error *err) {
+ * j->x (with `memoise`, the search's: into or from j->lc), which j->e then
+ * evaluates. */
+static int check_and_lower(sc_job *j, const sc_plan *plan, int memoise, sc_error *err) {
   j->cur = j->s;
   if (plan) j->cur.plan = *plan;
-  int rc = sc_scenario_resolve(&j->cur, err);
+  int rc = check(j, err);
   if (rc != SC_OK) return rc;
-  if (j->cur.model.kind != SC_MODEL_TRANSFORMER && (rc = lower_check(j->g, &j->cur, err)))
-    return rc;
-  if ((rc = lower_plan(j->g, &j->cur, &j->ls, &j->x, err))) return rc;
+  const xg *x = &j->x;
+  rc = memoise ? lcache_lower(&j->lc, j->g, &j->cur, &j->ls, &x, err)
+            : lower_plan(j->g, &j->cur, &j->ls, &j->x, err);
+  if (rc) return rc;
   j->e.s = &j->cur;
   j->e.g = j->g;
-  j->e.x = &j->x;
+  j->e.x = x;
   j->e.net = j->net;
   j->e.costs = &j->costs;
   j->e.oom = 0;
@@ -117,7 +137,7 @@ static int check_and_lower(sc_job *j, const sc_plan *plan, sc_error *err) {
 
 /* check_and_lower, then cost the plan's stages into j->e. */
 static int prepare(sc_job *j, const sc_plan *plan, sc_error *err) {
-  int rc = check_and_lower(j, plan, err);
+  int rc = check_and_lower(j, plan, 0, err);
   return rc != SC_OK ? rc : eng_prepare(&j->e, err);
 }
 
@@ -227,18 +247,17 @@ int job_settle(sc_job *j, int rc, sc_error *err) { return settle(j, rc, err); }
 
 int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
+void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
+
 int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {
   j->cur = j->s;
   j->cur.plan = *plan;
-  int rc = sc_scenario_resolve(&j->cur, err);
-  if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER)
-    rc = lower_check(j->g, &j->cur, err);
-  return rc;
+  return check(j, err);
 }
 
 /* prepare()'s check and lowering, with the memory of every stage. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
-  int rc = check_and_lower(j, plan, err);
+  int rc = check_and_lower(j, plan, 1, err);
   return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
 }
 

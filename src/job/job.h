@@ -29,6 +29,8 @@ const struct eng *job_eng(const sc_job *j);
  *
  * job_lower   check `plan` against the job and lower it; *mem is the
  *             memory of its most loaded stage (no time costed yet).
+ *             The lowering comes from the job's memo of lowered plans
+ *             (lower/lcache.h) where an earlier plan lowered the same.
  *             SC_EINPUT when the checks reject the plan.
  * job_bound   after job_lower: a lower bound of the step, every
  *             collective on a topology at the larger of NCCL's closed
@@ -38,6 +40,12 @@ const struct eng *job_eng(const sc_job *j);
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+/* With on = 1, job_lower's and job_check's plan checks reject a plan
+ * (SC_EINPUT) without formatting its message (err->msg left empty): for
+ * the search's first pass, which drops rejected plans unread (on a space
+ * with many of them, such as tp 8 against 4 KV heads, the messages were
+ * 8 % of the search). Other errors keep their messages. Off by default. */
+void job_quiet_checks(sc_job *j, int on);
 /* job_lower's checks alone (SC_OK or SC_EINPUT): for a plan known not to
  * fit, whose validity still counts. */
 int job_check(sc_job *j, const sc_plan *plan, sc_error *err);

@@ -75,6 +75,8 @@ typedef struct lctx {
   int g_tp, g_cp, g_ep, g_dp, g_mp;
   int g_rep, shard; /* HSDP replica group (-1 none); ranks of a ZeRO shard */
   int seg_first;  /* first task of the segment being lowered */
+  int seg_hint;   /* the segment segment_for found last (-1 none): the
+                     next layer's, as a rule */
   double act, act_sel, params, tied;
   double params_lp; /* of those, weights of low-precision GEMMs */
   double params_cast; /* weights of GEMMs and convolutions, tied ones too */
@@ -1105,14 +1107,23 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   return xg_add_segment(c->x, &sg);
 }
 
-/* The segment of (block b, strategy st): an existing one or a new one. */
+/* 1 when segment i is block b's under strategy st. */
+static int segment_is(const lctx *c, int i, int b, const strat *st) {
+  const xg_segment *s = &c->x->segs[i];
+  strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp, s->etp};
+  return s->block == b && strat_equal(&o, st);
+}
+
+/* The segment of (block b, strategy st): an existing one or a new one.
+ * There is at most one of each (block, strategy), so the hint, tried
+ * first, finds the one the scan would. */
 static int segment_for(lctx *c, int b, const strat *st) {
-  for (int i = 0; i < c->x->n_segs; i++) {
-    const xg_segment *s = &c->x->segs[i];
-    strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp, s->etp};
-    if (s->block == b && strat_equal(&o, st)) return i;
+  int i = c->seg_hint;
+  if (i < 0 || i >= c->x->n_segs || !segment_is(c, i, b, st)) {
+    for (i = 0; i < c->x->n_segs && !segment_is(c, i, b, st); i++) {}
+    if (i == c->x->n_segs) i = lower_segment(c, b, st);
   }
-  return lower_segment(c, b, st);
+  return c->seg_hint = i;
 }
 
 /* A re-layout between a segment of strategy a and one of b (block input
@@ -1357,6 +1368,7 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   c.x = x;
   c.ts = scr->state;
   c.err = err;
+  c.seg_hint = -1;
   c.e = act_bytes(p->dtype);
   c.mb = (double)p->micro_batch;
   c.flash = p->flash_attention;

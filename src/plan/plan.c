@@ -324,6 +324,7 @@ static int plan_tensor_split(const sc_transformer *m, int tp, int cp, int sp, co
   if (m->heads % tp) what = "model.heads", of = m->heads;
   else if (m->kv_heads % tp) what = "model.kv_heads", of = m->kv_heads;
   else if (m->ffn % tp) what = "model.ffn", of = m->ffn;
+  if (what && !err) return SC_EINPUT; /* no message wanted (job_quiet_checks) */
   if (what) {
     char valid[256]; /* formatted only on the error path (a search's hot loop) */
     plan_divisors(plan_gcd(plan_gcd(m->heads, m->kv_heads), m->ffn), valid, sizeof valid);

@@ -222,13 +222,17 @@ static void first_pass(shared *sh, worker *w, long i) {
   if (cannot_fit(sh, w, i, w->capacity)) {
     sc_plan p;
     space_plan(&sh->base->plan, &sh->pts[i], &p);
+    job_quiet_checks(w->job, 1); /* a rejection's message is not read */
     int rc = job_check(w->job, &p, &e);
+    job_quiet_checks(w->job, 0);
     if (rc == SC_OK) w->valid++;
     else if (rc != SC_EINPUT) fail(sh, w, rc, &e);
     return;
   }
+  job_quiet_checks(w->job, 1);
   int rc = lower(sh, w, i, &m, &e);
-  if (rc == SC_EINPUT) return; /* a plan the checks reject */
+  job_quiet_checks(w->job, 0);
+  if (rc == SC_EINPUT) return; /* a plan the checks reject (no message) */
   if (rc != SC_OK) {
     fail(sh, w, rc, &e);
     return;

@@ -1,0 +1,219 @@
+/*
+ * lcache.c -- a memo of lowered plans; see lcache.h.
+ *
+ * A set-associative table: the hash of a key's plan picks a set of
+ * LCACHE_WAYS slots; a key is found by its hash and then compared byte for
+ * byte with the whole resolved scenario, so a hit is exactly the
+ * scenario lowered before (two scenarios that differ only in padding
+ * bytes are a miss, never a wrong hit).
+ */
+#include "lower/lcache.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+
+void lcache_init(lcache *c) { memset(c, 0, sizeof *c); }
+
+void lcache_free(lcache *c) {
+  if (c->slots)
+    for (int i = 0; i < LCACHE_SLOTS; i++) xg_free(&c->slots[i].x);
+  mem_free(c->slots);
+  lcache_init(c);
+}
+
+/* 1 when the plan's ZeRO stage reaches the lowering only as the stage
+ * recorded in each segment: no per-layer overrides (which may set their
+ * own stage) and no HSDP shard under ZeRO 3 (which adds a replica group,
+ * lower.c, groups()). */
+static int zero_free(const sc_plan *p) {
+  return p->n_overrides == 0 && !(p->zero >= 3 && p->fsdp_shard > 0);
+}
+
+/* 1 when the plan's recomputation mode reaches the lowering only as the
+ * mode recorded in the segments of layer blocks: no overrides and
+ * recompute_layers 0 (partial recomputation gives the first layers of
+ * each chunk segments of their own). The selective modules
+ * (recompute_modules) are the same for every mode: a selective plan's
+ * tasks count their re-runs, and the engine uses those counts only when
+ * the segment says selective. */
+static int recompute_free(const sc_plan *p) {
+  return p->n_overrides == 0 && p->recompute_layers == 0;
+}
+
+/* The memo's key of resolved scenario s: s without what the lowering does
+ * not read (offload_layers) and, where zero_free and recompute_free,
+ * without the ZeRO stage and the recomputation mode (written into the
+ * segments on every hit, restamp). */
+static void key_of(const sc_scenario *s, sc_scenario *k) {
+  *k = *s;
+  k->plan.offload_layers = 0;
+  if (zero_free(&s->plan)) k->plan.zero = 0;
+  if (recompute_free(&s->plan)) k->plan.recompute = SC_RECOMP_NONE;
+}
+
+/* FNV-1a of h and n bytes at b, a 64-bit word at a time. */
+static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
+  const unsigned char *c = b;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, c + i, 8);
+    h = (h ^ w) * 1099511628211u;
+  }
+  for (; i < n; i++) h = (h ^ c[i]) * 1099511628211u;
+  return h;
+}
+
+/* A hash of the plan: its fields, the overrides and explicit stage
+ * layout only as far as they are used (most of the plan's bytes are
+ * those arrays). The model and cluster are a job's own and rarely
+ * differ; the byte comparison decides. */
+static uint64_t hash_plan(const sc_plan *p) {
+  const char *b = (const char *)p;
+  size_t ov = offsetof(sc_plan, overrides), after_ov = offsetof(sc_plan, pp_first_layers);
+  size_t ly = offsetof(sc_plan, pp_layout), after_ly = ly + sizeof p->pp_layout;
+  int n_ov = p->n_overrides > 0 && p->n_overrides <= SC_MAX_OVERRIDES ? p->n_overrides : 0;
+  int n_ly = p->n_pp_layout > 0 && p->n_pp_layout <= SC_MAX_PP_LAYOUT ? p->n_pp_layout : 0;
+  uint64_t h = hash_bytes(14695981039346656037u, b, ov);
+  h = hash_bytes(h, p->overrides, n_ov * sizeof p->overrides[0]);
+  h = hash_bytes(h, b + after_ov, ly - after_ov);
+  h = hash_bytes(h, p->pp_layout, n_ly * sizeof p->pp_layout[0]);
+  h = hash_bytes(h, b + after_ly, sizeof *p - after_ly);
+  return h ^ (h >> 29);
+}
+
+/* The plan's ZeRO stage into every segment of x, its recomputation mode
+ * into those of layer blocks (what lower_plan writes there when zero_free
+ * and recompute_free: strat_of gives other blocks no recomputation, and a
+ * re-layout segment none). */
+static void restamp(xg *x, const sc_plan *p) {
+  int z = zero_free(p), r = recompute_free(p);
+  for (int i = 0; i < x->n_segs; i++) {
+    if (z) x->segs[i].zero = p->zero;
+    if (r && x->segs[i].role == WG_ROLE_LAYER) x->segs[i].recompute = p->recompute;
+  }
+}
+
+/* Room in x's arrays for as many elements as `most` counts. 0, or -1
+ * when out of memory. */
+static int presize(xg *x, const xg *most) {
+  return vec_grow((void **)&x->tasks, &x->cap_tasks, most->n_tasks, sizeof *x->tasks) ||
+         vec_grow((void **)&x->segs, &x->cap_segs, most->n_segs, sizeof *x->segs) ||
+         vec_grow((void **)&x->runs, &x->cap_runs, most->n_runs, sizeof *x->runs) ||
+         vec_grow((void **)&x->stages, &x->cap_stages, most->n_stages, sizeof *x->stages) ||
+         vec_grow((void **)&x->groups, &x->cap_groups, most->n_groups, sizeof *x->groups);
+}
+
+/* Raise most's counts to x's. */
+static void note_most(xg *most, const xg *x) {
+  if (x->n_tasks > most->n_tasks) most->n_tasks = x->n_tasks;
+  if (x->n_segs > most->n_segs) most->n_segs = x->n_segs;
+  if (x->n_runs > most->n_runs) most->n_runs = x->n_runs;
+  if (x->n_stages > most->n_stages) most->n_stages = x->n_stages;
+  if (x->n_groups > most->n_groups) most->n_groups = x->n_groups;
+}
+
+#ifdef SC_DEBUG_CHECKS
+/* Lower s again on its own and compare with the remembered graph. */
+static void recheck(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, const xg *got) {
+  xg fresh;
+  xg_init(&fresh);
+  sc_error e = {0};
+  if (lower_plan(g, s, scr, &fresh, &e) == SC_OK) assert(lcache_xg_equal(&fresh, got));
+  xg_free(&fresh);
+}
+#endif
+
+int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scratch *scr,
+                 const xg **out, sc_error *err) {
+  *out = NULL;
+  if (!c->slots && !(c->slots = mem_calloc(LCACHE_SLOTS, sizeof *c->slots)))
+    return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
+  sc_scenario key;
+  key_of(s, &key);
+  uint64_t h = hash_plan(&key.plan);
+  lcache_slot *set = &c->slots[(size_t)(h & (LCACHE_SETS - 1)) * LCACHE_WAYS], *victim = set;
+  c->clock++;
+  for (int w = 0; w < LCACHE_WAYS; w++) {
+    lcache_slot *sl = &set[w];
+    if (sl->used && sl->hash == h && !memcmp(&sl->key, &key, sizeof key)) {
+      sl->stamp = c->clock;
+      restamp(&sl->x, &s->plan);
+#ifdef SC_DEBUG_CHECKS
+      recheck(g, s, scr, &sl->x);
+#endif
+      c->hits++;
+      *out = &sl->x;
+      return SC_OK;
+    }
+    if (!sl->used || (victim->used && sl->stamp < victim->stamp)) victim = sl;
+  }
+  c->misses++;
+  victim->used = 0;
+  if (presize(&victim->x, &c->most))
+    return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
+  int rc = lower_plan(g, s, scr, &victim->x, err);
+  if (rc != SC_OK) return rc;
+  note_most(&c->most, &victim->x);
+  victim->used = 1;
+  victim->hash = h;
+  victim->stamp = c->clock;
+  victim->key = key;
+  *out = &victim->x;
+  return SC_OK;
+}
+
+/* ------------------------------------------------------- comparison */
+
+/* The comparison names every field: a new field must be added below. */
+_Static_assert(sizeof(xg_task) == 176 && sizeof(xg_segment) == 128 && sizeof(xg_stage) == 32 &&
+                   sizeof(xg_run) == 8 && sizeof(xg_group) == 12,
+               "lcache_xg_equal compares the execution graph field by field: update it");
+
+/* Field f the same bit for bit in *a and *b. */
+#define SAME(f) (memcmp(&a->f, &b->f, sizeof a->f) == 0)
+
+static int task_equal(const xg_task *a, const xg_task *b) {
+  return SAME(prefix) && SAME(name) && SAME(kind) && SAME(stream) && SAME(op) && SAME(dtype) &&
+         SAME(m) && SAME(n) && SAME(k) && SAME(batch) && SAME(flops) && SAME(sq) && SAME(d) &&
+         SAME(causal) && SAME(bytes) && SAME(bwd_scale) && SAME(comm_scale) &&
+         SAME(host_fwd) && SAME(host_bwd) && SAME(recompute_sel) && SAME(coll) &&
+         SAME(group) && SAME(overlap) && SAME(wgrad) && SAME(flex) && SAME(flex_inter) &&
+         SAME(dep);
+}
+
+static int seg_equal(const xg_segment *a, const xg_segment *b) {
+  return SAME(block) && SAME(first_task) && SAME(n_tasks) && SAME(tp) && SAME(cp) && SAME(ep) &&
+         SAME(sp) && SAME(zero) && SAME(recompute) && SAME(hp) && SAME(etp) && SAME(role) &&
+         SAME(dp_group) && SAME(rep_group) && SAME(shard) && SAME(params) &&
+         SAME(tied_params) && SAME(params_lp) && SAME(params_cast) && SAME(act_bytes) &&
+         SAME(act_sel_bytes) && SAME(recomp_depth) && SAME(input_bytes);
+}
+
+static int stage_equal(const xg_stage *a, const xg_stage *b) {
+  return SAME(first_run) && SAME(n_runs) && SAME(same_as) && SAME(params) && SAME(layers);
+}
+
+int lcache_xg_equal(const xg *a, const xg *b) {
+  if (!(SAME(n_tasks) && SAME(n_segs) && SAME(n_runs) && SAME(n_stages) && SAME(n_groups) &&
+        SAME(micro_batches) && SAME(vpp) && SAME(pp_group) && SAME(p2p_bytes)))
+    return 0;
+  for (int i = 0; i < a->n_tasks; i++)
+    if (!task_equal(&a->tasks[i], &b->tasks[i])) return 0;
+  for (int i = 0; i < a->n_segs; i++)
+    if (!seg_equal(&a->segs[i], &b->segs[i])) return 0;
+  for (int i = 0; i < a->n_runs; i++)
+    if (a->runs[i].segment != b->runs[i].segment || a->runs[i].count != b->runs[i].count)
+      return 0;
+  for (int i = 0; i < a->n_stages; i++)
+    if (!stage_equal(&a->stages[i], &b->stages[i])) return 0;
+  for (int i = 0; i < a->n_groups; i++) {
+    const xg_group *p = &a->groups[i], *q = &b->groups[i];
+    if (p->kind != q->kind || p->ranks != q->ranks || p->stride != q->stride) return 0;
+  }
+  return 1;
+}

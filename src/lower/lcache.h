@@ -1,0 +1,75 @@
+/*
+ * lcache.h -- a memo of lowered plans, for a search (module prefix:
+ * lcache_).
+ *
+ * lower_plan is a pure function of the workload graph and the resolved
+ * scenario, and it is half of what a search spends on a plan (the
+ * lowering walks every operator of every distinct block). Many plans of
+ * a search lower to the same execution graph: the offloading variants of
+ * a plan (offload_layers is read only by the memory model and the
+ * engine), its ZeRO stages 0-3 (the lowering records the stage in every
+ * segment, `xg_segment.zero`, and reads it nowhere else, except that
+ * ZeRO 3 with an HSDP shard adds the replica group) and its
+ * recomputation modes none, selective and full (recorded in the segments
+ * of layer blocks, `xg_segment.recompute`; the selective modules' re-run
+ * counts are in the tasks whatever the mode). The memo keeps the last
+ * execution graphs it lowered, keyed by the resolved scenario with those
+ * fields set aside (not where per-layer overrides or partial
+ * recomputation make them differ from layer to layer), and on a hit
+ * writes the plan's stage and mode into the segments: the graph is then
+ * exactly what lower_plan gives (tests/test_lcache.c compares whole
+ * search spaces; built with SC_DEBUG_CHECKS every hit is lowered again
+ * and compared).
+ *
+ * One memo per job (so per thread): no sharing, no locks. Memory: up to
+ * LCACHE_SLOTS execution graphs and as many scenarios (4 KiB each), the
+ * graphs' arrays grown once and then reused.
+ */
+#ifndef SC_LOWER_LCACHE_H
+#define SC_LOWER_LCACHE_H
+
+#include <stdint.h>
+
+#include "exec/xg.h"
+#include "graph/graph.h"
+#include "lower/lower.h"
+#include "stepcast.h"
+
+#define LCACHE_WAYS 8                   /* slots a key may sit in */
+#define LCACHE_SETS 32                  /* power of two */
+#define LCACHE_SLOTS (LCACHE_WAYS * LCACHE_SETS)
+
+typedef struct lcache_slot {
+  int used;
+  uint64_t hash;      /* of key.plan */
+  uint64_t stamp;     /* last use, for eviction (least recently used) */
+  sc_scenario key;    /* the resolved scenario, normalised (lcache.c, key_of) */
+  xg x;               /* its execution graph (owned) */
+} lcache_slot;
+
+typedef struct lcache {
+  lcache_slot *slots; /* owned, LCACHE_SLOTS, allocated on first use */
+  uint64_t clock;     /* lookups so far */
+  xg most;            /* counts only: the most tasks, segments, runs,
+                         stages and groups a graph of this memo held (a
+                         slot used for the first time is sized to them
+                         at once, not grown element by element) */
+  long hits, misses;  /* counts, for tests and benchmarks */
+} lcache;
+
+void lcache_init(lcache *c);
+void lcache_free(lcache *c);
+
+/* The execution graph of the resolved scenario s on graph g, exactly as
+ * lower_plan(g, s, scr, x, err) would lower it: a remembered one, or
+ * lowered now into the least recently used slot. *out is borrowed from
+ * the memo, valid until the next call. SC_OK, SC_ENOMEM, or lower_plan's
+ * error (the slot is then forgotten). */
+int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scratch *scr,
+                 const xg **out, sc_error *err);
+
+/* 1 when a and b hold the same execution graph, field by field (the
+ * check behind the memo's tests). */
+int lcache_xg_equal(const xg *a, const xg *b);
+
+#endif /* SC_LOWER_LCACHE_H */

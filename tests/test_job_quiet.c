@@ -1,0 +1,60 @@
+/*
+ * test_job_quiet.c -- job_quiet_checks: the search's first pass rejects
+ * plans without formatting their messages, with the same verdict (code)
+ * as the loud checks, and leaves valid plans and their memory as they
+ * were.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "job/job.h"
+#include "stepcast.h"
+
+/* Qwen3-30B-A3B has 4 KV heads: tp 8 is rejected by the plan check. */
+static sc_job *open_qwen(sc_plan *base) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("qwen3-30b-a3b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 64;
+  s.plan.tp = 2, s.plan.pp = 1, s.plan.cp = 1, s.plan.ep = 8, s.plan.dp = 0;
+  s.plan.micro_batch = 1;
+  s.plan.global_batch = 256;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  sc_job *j;
+  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
+  *base = s.plan;
+  return j;
+}
+
+Test(job_quiet, same_verdicts_no_messages) {
+  sc_plan ok, bad;
+  sc_job *j = open_qwen(&ok);
+  bad = ok;
+  bad.tp = 8, bad.dp = 0;
+  sc_error loud = {0}, quiet = {0};
+  sc_memory m1, m2;
+  /* loud: the message names the key */
+  cr_assert_eq(job_lower(j, &bad, &m1, &loud), SC_EINPUT);
+  cr_assert(strstr(loud.msg, "plan.tp"), "%s", loud.msg);
+  cr_assert_eq(job_check(j, &bad, &loud), SC_EINPUT);
+  cr_assert(strstr(loud.msg, "kv_heads"), "%s", loud.msg);
+  /* quiet: the same code, no message */
+  job_quiet_checks(j, 1);
+  memset(quiet.msg, 'x', sizeof quiet.msg - 1);
+  cr_assert_eq(job_lower(j, &bad, &m1, &quiet), SC_EINPUT);
+  cr_assert_eq(quiet.code, SC_EINPUT);
+  cr_assert_str_eq(quiet.msg, "");
+  cr_assert_eq(job_check(j, &bad, &quiet), SC_EINPUT);
+  cr_assert_str_eq(quiet.msg, "");
+  /* a valid plan: the same memory quiet and loud */
+  cr_assert_eq(job_lower(j, &ok, &m1, &quiet), SC_OK);
+  job_quiet_checks(j, 0);
+  cr_assert_eq(job_lower(j, &ok, &m2, &loud), SC_OK, "%s", loud.msg);
+  cr_assert_eq(memcmp(&m1, &m2, sizeof m1), 0);
+  /* off again: messages are back */
+  cr_assert_eq(job_check(j, &bad, &loud), SC_EINPUT);
+  cr_assert(strstr(loud.msg, "kv_heads"), "%s", loud.msg);
+  sc_job_close(j);
+}

@@ -1,0 +1,193 @@
+/*
+ * test_lcache.c -- the memo of lowered plans (src/lower/lcache.h) gives
+ * exactly what lower_plan gives, over whole search spaces: every plan's
+ * execution graph from the memo, compared field by field with the plan
+ * lowered on its own, in the search's order (so that the ZeRO stages,
+ * recomputation modes and offloading variants hit the graphs of their
+ * neighbours and get their own stage and mode written back).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "exec/xg.h"
+#include "lower/lcache.h"
+#include "lower/lower.h"
+#include "model/builder.h"
+#include "search/space.h"
+#include "stepcast.h"
+
+/* Every valid plan of s's space through the memo and on its own; the
+ * memo's hit count. Fails the test on the first difference. */
+static long compare_space(const sc_scenario *in) {
+  sc_error err = {0};
+  sc_scenario base = *in;
+  /* a plan every such cluster accepts; the space replaces it */
+  base.plan.tp = base.plan.pp = base.plan.cp = base.plan.ep = base.plan.vpp = 1;
+  base.plan.dp = 0;
+  base.plan.micro_batch = 0;
+  cr_assert_eq(sc_scenario_resolve(&base, &err), SC_OK, "%s", err.msg);
+  wg_graph *g = NULL;
+  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
+               err.msg);
+  sc_search_opts o;
+  sc_search_opts_default(&o); /* the search's bounds (search.c) */
+  o.max_tp = 8;
+  o.max_pp = 64;
+  o.max_micro_batch = 16;
+  o.max_vpp = 4;
+  space_pt *pts = NULL;
+  long n = 0;
+  cr_assert_eq(space_build(&base, g, &o, &pts, &n, &err), SC_OK, "%s", err.msg);
+  lcache c;
+  lcache_init(&c);
+  lower_scratch ls1 = {0}, ls2 = {0};
+  xg fresh;
+  xg_init(&fresh);
+  long valid = 0;
+  for (long i = 0; i < n; i++) {
+    sc_scenario s = base;
+    space_plan(&base.plan, &pts[i], &s.plan);
+    if (sc_scenario_resolve(&s, &err) != SC_OK) {
+      if (i == 0) cr_log_info("point 0: %s", err.msg);
+      continue;
+    }
+    const xg *got = NULL;
+    int rc1 = lcache_lower(&c, g, &s, &ls1, &got, &err);
+    int rc2 = lower_plan(g, &s, &ls2, &fresh, &err);
+    cr_assert_eq(rc1, rc2, "point %ld: memo rc %d, lower_plan rc %d", i, rc1, rc2);
+    if (rc1 != SC_OK) continue;
+    valid++;
+    cr_assert(lcache_xg_equal(got, &fresh),
+              "point %ld (tp %d pp %d dp %d mb %d vpp %d zero %d shard %d recompute %d/%d "
+              "offload %d): the memo's graph differs from lower_plan's",
+              i, s.plan.tp, s.plan.pp, s.plan.dp, s.plan.micro_batch, s.plan.vpp, s.plan.zero,
+              s.plan.fsdp_shard, (int)s.plan.recompute, s.plan.recompute_layers,
+              s.plan.offload_layers);
+  }
+  cr_assert_gt(valid, 100, "only %ld valid plans", valid);
+  cr_assert_eq(c.hits + c.misses, valid);
+  cr_log_info("%ld valid plans, %ld from the memo", valid, c.hits);
+  long hits = c.hits;
+  lcache_free(&c);
+  lower_scratch_free(&ls1);
+  lower_scratch_free(&ls2);
+  xg_free(&fresh);
+  mem_free(pts);
+  wg_free(g);
+  return hits;
+}
+
+/* Llama-3 70B on 512 H100 with global batch 512 (bench_search's case). */
+static sc_scenario llama(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("llama3-70b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 512;
+  s.plan.global_batch = 512;
+  return s;
+}
+
+/* ZeRO 0-3, HSDP shards, every recomputation mode, offloading. */
+Test(lcache, llama_space_as_lower_plan) {
+  sc_scenario s = llama();
+  long hits = compare_space(&s);
+  cr_assert_gt(hits, 500, "the memo found only %ld lowered plans again", hits);
+}
+
+/* An MoE model (ep, etp, the dispatcher's collectives) in fp8 with the
+ * first and last layers in bf16 (per-layer strategies). */
+Test(lcache, moe_fp8_space_as_lower_plan) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 64;
+  s.plan.global_batch = 256;
+  s.plan.dtype = SC_FP8;
+  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
+  cr_assert_gt(compare_space(&s), 0);
+}
+
+/* Overrides may set their own ZeRO stage and recomputation: then the
+ * memo keeps the plan's in its key (a plan differing only there is
+ * lowered again, never taken from its neighbour). */
+Test(lcache, overrides_keep_zero_and_recompute_in_the_key) {
+  sc_scenario s = llama();
+  s.plan.n_overrides = 1;
+  sc_override *ov = &s.plan.overrides[0];
+  sc_override_init(ov);
+  ov->first = 0, ov->last = 3;
+  ov->recompute = SC_RECOMP_FULL;
+  ov->zero = 1;
+  compare_space(&s);
+}
+
+/* The comparison sees a difference in what the memo writes back. */
+Test(lcache, equal_sees_zero_and_recompute) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  wg_graph *g = NULL;
+  cr_assert_eq(model_builder_for(s.model.kind)->build(&s.model, &g, &err), SC_OK);
+  lower_scratch ls = {0};
+  xg a, b;
+  xg_init(&a);
+  xg_init(&b);
+  cr_assert_eq(lower_plan(g, &s, &ls, &a, &err), SC_OK);
+  cr_assert_eq(lower_plan(g, &s, &ls, &b, &err), SC_OK);
+  cr_assert(lcache_xg_equal(&a, &b));
+  int layer = -1;
+  for (int i = 0; i < b.n_segs; i++)
+    if (b.segs[i].role == WG_ROLE_LAYER) layer = i;
+  cr_assert_geq(layer, 0);
+  b.segs[layer].zero ^= 1;
+  cr_assert_not(lcache_xg_equal(&a, &b));
+  b.segs[layer].zero ^= 1;
+  b.segs[layer].recompute = b.segs[layer].recompute == SC_RECOMP_FULL ? SC_RECOMP_NONE
+                                                                       : SC_RECOMP_FULL;
+  cr_assert_not(lcache_xg_equal(&a, &b));
+  xg_free(&a);
+  xg_free(&b);
+  lower_scratch_free(&ls);
+  wg_free(g);
+}
+
+/* ZeRO 3 with an HSDP shard adds the replica group, so the memo keeps
+ * the stage in its key there; the plan check refuses a shard under the
+ * other stages, so only the ZeRO 3 plan lowers, and lowers as on its
+ * own. */
+Test(lcache, hsdp_shard_keeps_zero_in_the_key) {
+  sc_scenario base = llama();
+  base.plan.tp = 8, base.plan.pp = 1, base.plan.cp = 1, base.plan.ep = 1, base.plan.vpp = 1;
+  base.plan.dp = 64, base.plan.micro_batch = 1, base.plan.fsdp_shard = 8;
+  sc_error err = {0};
+  wg_graph *g = NULL;
+  sc_scenario m = base;
+  cr_assert_eq(sc_scenario_resolve_model(&m, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(model_builder_for(m.model.kind)->build(&m.model, &g, &err), SC_OK);
+  lcache c;
+  lcache_init(&c);
+  lower_scratch ls1 = {0}, ls2 = {0};
+  xg fresh;
+  xg_init(&fresh);
+  int lowered = 0;
+  for (int zero = 3; zero >= 0; zero--) {
+    sc_scenario s = base;
+    s.plan.zero = zero;
+    if (sc_scenario_resolve(&s, &err) != SC_OK) continue;
+    const xg *got;
+    cr_assert_eq(lcache_lower(&c, g, &s, &ls1, &got, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(lower_plan(g, &s, &ls2, &fresh, &err), SC_OK, "%s", err.msg);
+    cr_assert(lcache_xg_equal(got, &fresh), "zero %d, shard %d", zero, s.plan.fsdp_shard);
+    lowered++;
+  }
+  cr_assert_eq(lowered, 1);
+  lcache_free(&c);
+  lower_scratch_free(&ls1);
+  lower_scratch_free(&ls2);
+  xg_free(&fresh);
+  wg_free(g);
+}

@@ -11,6 +11,7 @@
 
 #include "core/mem.h"
 #include "exec/xg.h"
+#include "job/job.h"
 #include "lower/lcache.h"
 #include "lower/lower.h"
 #include "model/builder.h"
@@ -190,4 +191,101 @@ Test(lcache, hsdp_shard_keeps_zero_in_the_key) {
   lower_scratch_free(&ls2);
   xg_free(&fresh);
   wg_free(g);
+}
+
+/* ------------------------------------- memory and step through a job */
+
+/* 1 when a and b are the same memory, field by field (sc_memory has
+ * padding after `fits`, so not memcmp). */
+static int mem_same(const sc_memory *a, const sc_memory *b) {
+  return a->weights == b->weights && a->gradients == b->gradients &&
+         a->optimizer == b->optimizer && a->activations == b->activations &&
+         a->buffers == b->buffers && a->total == b->total && a->capacity == b->capacity &&
+         a->fits == b->fits && a->host == b->host && a->host_capacity == b->host_capacity;
+}
+
+/* The first `most` valid plans of s's space as the search evaluates them
+ * (job_lower from the job's memo, then job_finish) and as sc_job_predict
+ * gives them (lowered on its own): the same memory of the most loaded
+ * stage and the same result, bit for bit. The memo's hit count. */
+static long job_space_as_predict(const sc_scenario *in, long most) {
+  sc_error err = {0};
+  sc_scenario base = *in;
+  base.plan.tp = base.plan.pp = base.plan.cp = base.plan.ep = base.plan.vpp = 1;
+  base.plan.dp = 0;
+  base.plan.micro_batch = 0;
+  cr_assert_eq(sc_scenario_resolve(&base, &err), SC_OK, "%s", err.msg);
+  sc_job *j = NULL;
+  cr_assert_eq(sc_job_open(&base, &j, &err), SC_OK, "%s", err.msg);
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.max_tp = 8;
+  o.max_pp = 64;
+  o.max_micro_batch = 8;
+  o.max_vpp = 2;
+  space_pt *pts = NULL;
+  long n = 0, valid = 0, hits = 0;
+  cr_assert_eq(space_build(&base, job_graph(j), &o, &pts, &n, &err), SC_OK, "%s", err.msg);
+  for (long i = 0; i < n && valid < most; i++) {
+    sc_plan p;
+    space_plan(&base.plan, &pts[i], &p);
+    sc_memory m;
+    if (job_lower(j, &p, &m, &err) != SC_OK) continue;
+    sc_result a, b;
+    cr_assert_eq(job_finish(j, &a, &err), SC_OK, "point %ld: %s", i, err.msg);
+    cr_assert_eq(sc_job_predict(j, &p, &b, &err), SC_OK, "point %ld: %s", i, err.msg);
+    valid++;
+    cr_assert(mem_same(&m, &b.mem) && mem_same(&a.mem, &b.mem),
+              "point %ld (tp %d pp %d dp %d zero %d shard %d recompute %d/%d offload %d): "
+              "memory %.6g from the memo, %.6g on its own",
+              i, p.tp, p.pp, p.dp, p.zero, p.fsdp_shard, (int)p.recompute, p.recompute_layers,
+              p.offload_layers, m.total, b.mem.total);
+    cr_assert(a.step_s == b.step_s && !memcmp(&a.time, &b.time, sizeof a.time),
+              "point %ld (zero %d recompute %d/%d offload %d): step %.9g s from the memo, "
+              "%.9g s on its own",
+              i, p.zero, (int)p.recompute, p.recompute_layers, p.offload_layers, a.step_s,
+              b.step_s);
+  }
+  hits = job_memo_hits(j);
+  cr_log_info("%ld plans evaluated, %ld lowerings from the memo", valid, hits);
+  cr_assert_gt(valid, 0, "no valid plan");
+  mem_free(pts);
+  sc_job_close(j);
+  return hits;
+}
+
+/* AMP (fp32 weights, 16-bit GEMMs, casts per micro-batch) over ZeRO
+ * stages, HSDP shards, partial recomputation and offloading. */
+Test(lcache, job_amp_space_as_predict) {
+  sc_scenario s = llama();
+  s.cluster.gpus = 64;
+  s.plan.global_batch = 128;
+  s.plan.amp = 1;
+  cr_assert_gt(job_space_as_predict(&s, 400), 50);
+}
+
+/* MoE in fp8 with bf16 first and last layers (per-layer strategies). */
+Test(lcache, job_moe_space_as_predict) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 64;
+  s.plan.global_batch = 256;
+  s.plan.dtype = SC_FP8;
+  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
+  cr_assert_gt(job_space_as_predict(&s, 300), 0);
+}
+
+/* A JSON workload graph (examples/graphs/gpt-2layer.json). */
+Test(lcache, job_graph_space_as_predict) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model.kind = SC_MODEL_GRAPH;
+  snprintf(s.model.graph.path, sizeof s.model.graph.path, "%s/examples/graphs/gpt-2layer.json",
+           SC_SOURCE_DIR);
+  s.cluster.gpu = *sc_gpu_preset("a100-sxm4-80gb");
+  s.cluster.gpus = 16;
+  s.plan.global_batch = 64;
+  cr_assert_gt(job_space_as_predict(&s, 400), 0);
 }

@@ -247,6 +247,8 @@ int job_settle(sc_job *j, int rc, sc_error *err) { return settle(j, rc, err); }
 
 int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
+long job_memo_hits(const sc_job *j) { return j->lc.hits; }
+
 void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
 
 int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {

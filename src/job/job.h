@@ -62,6 +62,10 @@ int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
  * flow engine). */
 int job_has_topology(const sc_job *j);
 
+/* How many of job_lower's lowerings came from the memo (a count, for
+ * tests and benchmarks). */
+long job_memo_hits(const sc_job *j);
+
 /* Check and lower plan (NULL: the scenario's) and cost its stages; *e is
  * the job's prepared engine (for the event engine). Then job_settle. */
 int job_prepare(sc_job *j, const sc_plan *plan, struct eng **e, sc_error *err);

@@ -14,7 +14,14 @@ expect 0 "  accuracy           MAPE " -- predict "$L"
 expect 0 "published Hopper 16-bit Megatron-style runs (signed " -- predict "$L"
 expect 0 "published Hopper fp8/fp4 Megatron-style runs" -- predict "$L" --set plan.dtype=fp8
 expect 0 "published Ampere 16-bit FSDP/ZeRO-3 runs" -- predict examples/mpt-7b-fsdp-8-a100.json
-expect 0 "no published runs like this (non-NVIDIA 16-bit Megatron-style): the model is unvalidated here" -- predict "$L" -g mi300x
+expect 0 "no published runs like this (non-NVIDIA 16-bit Megatron-style): the model is" -- predict "$L" -g mi300x
+# the line wraps at 100 columns, under its text; each set with its rows
+expect 0 "                     unvalidated here" -- predict "$L" -g mi300x
+out=$("$CLI" predict examples/gpt3-175b-1024-a100.json)
+n=$(awk '/^  accuracy|^ {21}[^ ]/ && length($0) > 100' <<<"$out" | wc -l)
+[[ $n == 0 ]] && pass=$((pass + 1)) || { echo "FAIL: $n accuracy lines over 100 columns"; fail=$((fail + 1)); }
+grep -Eq "vtrain_single_node\.csv [0-9]+" <<<"$out" && pass=$((pass + 1)) ||
+  { echo "FAIL: the Ampere line does not give vtrain_single_node.csv's rows"; fail=$((fail + 1)); }
 expect 0 "no published runs like this (Hopper 16-bit MoE Megatron-style)" -- predict examples/mixtral-8x7b-h100.json
 expect 0 '"accuracy": {"class": "Hopper 16-bit Megatron-style", "n": ' -- predict "$L" --format json
 expect 0 '"in_sample": ["dgxc_benchmarking.csv"]' -- predict "$L" --format json

@@ -55,7 +55,8 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   fprintf(out, "\n\niteration     %9.3f ms   %.4g samples/s\n", MS(r->iter_s), r->samples_per_s);
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_rs_text(j->gpus, acc, sizeof acc);
-  fprintf(out, "accuracy      %s\n", acc);
+  fprintf(out, "accuracy      ");
+  acc_wrap(out, acc, 14, 14);
   fprintf(out, "  ids all-to-all       %9.3f ms\n", MS(r->ids_s));
   fprintf(out, "  embedding forward    %9.3f ms  (GPU %d)\n", MS(r->emb_fwd_s), r->worst_gpu);
   fprintf(out, "  pooled all-to-all    %9.3f ms fwd  %9.3f ms bwd\n", MS(r->a2a_fwd_s),

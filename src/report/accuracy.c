@@ -75,14 +75,16 @@ void acc_class_name(const sc_scenario *s, char *buf, size_t cap) {
   snprintf(buf, cap, "%s %s %s", a, d, st);
 }
 
-/* The sets of row r as "a.csv (IN-SAMPLE), b.csv": each IN-SAMPLE set
- * (validate marks it: something was chosen looking at it) says so. */
+/* The sets of row r as "a.csv 8 (IN-SAMPLE), b.csv 1440": each set with
+ * its rows in the class (so that a class most of whose rows are one
+ * set's, such as single-node runs, shows it), each IN-SAMPLE set
+ * (validate marks it: something was chosen looking at it) saying so. */
 static void src_list(const acc_row *r, char *buf, size_t cap) {
   size_t n = 0;
   buf[0] = 0;
   for (int i = 0; i < r->n_src && n < cap; i++)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%s%s", n ? ", " : "", r->src[i].file,
-                          r->src[i].in_sample ? " (IN-SAMPLE)" : "");
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s %d%s", n ? ", " : "", r->src[i].file,
+                          r->src[i].n, r->src[i].in_sample ? " (IN-SAMPLE)" : "");
 }
 
 /* What row r (NULL: none) of the class called name says, as one text. */
@@ -94,8 +96,10 @@ static void row_text(const acc_row *r, const char *name, const char *what, char 
     return;
   }
   src_list(r, files, sizeof files);
-  snprintf(buf, cap, "MAPE %.1f %% on %d published %s %s (signed %+.1f %%, worst %+.1f %%; "
-                     "from %s)", r->mape, r->n, name, what, r->signed_err, r->worst, files);
+  snprintf(buf, cap,
+           "MAPE %.1f %% on %d published %s %s (signed %+.1f %%, worst %+.1f %%; "
+           "rows per set: %s)",
+           r->mape, r->n, name, what, r->signed_err, r->worst, files);
 }
 
 void acc_text(const sc_scenario *s, char *buf, size_t cap) {
@@ -104,10 +108,26 @@ void acc_text(const sc_scenario *s, char *buf, size_t cap) {
   row_text(row_of(s), name, "runs", buf, cap);
 }
 
+void acc_wrap(FILE *out, const char *text, int col, int indent) {
+  const char *w = text;
+  int first = 1;
+  while (*w) {
+    size_t len = strcspn(w, " ");
+    if (!first && col + 1 + (int)len > ACC_WIDTH) col = fprintf(out, "\n%*s", indent, "") - 1;
+    else if (!first) col += fprintf(out, " ");
+    col += fprintf(out, "%.*s", (int)len, w);
+    first = 0;
+    w += len;
+    w += strspn(w, " ");
+  }
+  fputc('\n', out);
+}
+
 void acc_table_line(FILE *out, const sc_scenario *s, const char *label) {
   char text[768];
   acc_text(s, text, sizeof text);
-  fprintf(out, "  %-18s %s\n", label, text);
+  fprintf(out, "  %-18s ", label);
+  acc_wrap(out, text, 21, 21);
 }
 
 /* A JSON array of the sets of r (in_sample != 0: the IN-SAMPLE ones). */
@@ -224,7 +244,9 @@ void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n)
     char name[96], text[768];
     const acc_row *row = acc_dp_class(s, r[i].family, name, sizeof name);
     row_text(row, name, "runs", text, sizeof text);
-    fprintf(out, "%s  accuracy, %s: %s\n", i ? "" : "\n", r[i].family, text);
+    int col = fprintf(out, "%s  accuracy, %s:", i ? "" : "\n", r[i].family) - (i ? 0 : 1);
+    fputc(' ', out);
+    acc_wrap(out, text, col + 1, 4);
   }
 }
 

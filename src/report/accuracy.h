@@ -83,8 +83,17 @@ const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char
  * (...): the model is unvalidated here". */
 void acc_text(const sc_scenario *s, char *buf, size_t cap);
 
+/* The widest line the report lines below print, in columns (a 100-column
+ * terminal; a word longer than that stands alone on its line). */
+#define ACC_WIDTH 100
+
+/* text, whose first word starts at column `col` (0-based) of out's
+ * current line, word by word: a word that would end past ACC_WIDTH starts
+ * a new line of `indent` spaces. Ends with a newline. */
+void acc_wrap(FILE *out, const char *text, int col, int indent);
+
 /* acc_text as a line of predict's table: two spaces, label in 18 columns,
- * the text, a newline. */
+ * the text (wrapped under itself, acc_wrap), a newline. */
 void acc_table_line(FILE *out, const sc_scenario *s, const char *label);
 
 /* The members of the "accuracy" JSON object (without braces):

@@ -89,39 +89,50 @@ Test(accuracy, no_rows_is_unvalidated) {
   }
 }
 
+/* Prediction r of s as sc_report_prediction writes it in format fmt (a
+ * string the caller frees). */
+static char *report_text(sc_format fmt, const sc_scenario *s, const sc_result *r) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  cr_assert_not_null(out);
+  sc_report_prediction(out, fmt, s, r, 0);
+  fclose(out);
+  return buf;
+}
+
 Test(accuracy, report_formats_carry_the_class) {
   sc_scenario s = scen(LLAMA, NULL, 0);
   sc_result r;
   sc_error e = {0};
   cr_assert_eq(sc_predict(&s, &r, &e), SC_OK, "%s", e.msg);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *out = open_memstream(&buf, &len);
-  sc_report_prediction(out, SC_FORMAT_JSON, &s, &r, 0);
-  fclose(out);
+  char *buf = report_text(SC_FORMAT_JSON, &s, &r);
   cr_expect(strstr(buf, "\"accuracy\": {\"class\": \"Hopper 16-bit Megatron-style\", \"n\": "),
             "%s", buf);
   cr_expect(strstr(buf, "\"in_sample\": [\"dgxc_benchmarking.csv\"]"), "%s", buf);
   free(buf);
-  out = open_memstream(&buf, &len);
-  sc_report_prediction(out, SC_FORMAT_CSV, &s, &r, 0);
-  fclose(out);
+  buf = report_text(SC_FORMAT_CSV, &s, &r);
   cr_expect(strstr(buf, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst\n"),
             "%s", buf);
   cr_expect(strstr(buf, ",Hopper 16-bit Megatron-style,"), "%s", buf);
   free(buf);
 }
 
-/* Every predicted training row of ../shared/validation, classified by the
- * C lookup on the scenario validate predicts for it, counts toward the
- * class the generated table lists with that many rows. */
-Test(accuracy, table_counts_match_the_c_lookup, .timeout = 600) {
+/* The table row of validation row v of a set (predicted as scenario s) by
+ * the C lookup, its class name into name[96]; NULL when none. */
+typedef const acc_row *(*row_class)(const sc_scenario *s, const sc_validation_row *v,
+                                    char *name);
+
+/* Every predicted row of the sets matching `pattern` (under ../shared:
+ * fails loudly without it), classified by `classify` on the scenario validate
+ * predicts for it, counts toward the class table[0..n) lists with that
+ * many rows, and none falls outside the table. */
+static void expect_counts(const char *pattern, const acc_row *table, int n, row_class classify) {
   glob_t g;
-  int rc = glob(SC_SHARED_DIR "/validation/training/*.csv", 0, NULL, &g);
-  cr_assert_eq(rc, 0, "no training sets under %s/validation/training: ../shared is needed",
-               SC_SHARED_DIR);
+  int rc = glob(pattern, 0, NULL, &g);
+  cr_assert_eq(rc, 0, "no sets match %s: ../shared is needed", pattern);
   int count[64] = {0}, unmatched = 0;
-  cr_assert_leq(acc_llm_n, 64);
+  cr_assert_leq(n, 64);
   for (size_t f = 0; f < g.gl_pathc; f++) {
     sc_validation v;
     sc_error e = {0};
@@ -129,20 +140,41 @@ Test(accuracy, table_counts_match_the_c_lookup, .timeout = 600) {
     for (int i = 0; i < v.n; i++) {
       if (v.rows[i].skipped[0]) continue;
       sc_scenario s;
-      cr_assert_eq(sc_validate_row_scenario(g.gl_pathv[f], v.rows[i].id, &s, &e), SC_OK, "%s %s: %s",
-                   g.gl_pathv[f], v.rows[i].id, e.msg);
-      char a[32], d[32], st[32];
-      const acc_row *r = acc_llm_class(&s, a, d, st);
-      if (r) count[r - acc_llm]++;
-      else unmatched++;
+      cr_assert_eq(sc_validate_row_scenario(g.gl_pathv[f], v.rows[i].id, &s, &e), SC_OK,
+                   "%s %s: %s", g.gl_pathv[f], v.rows[i].id, e.msg);
+      char name[96];
+      const acc_row *r = classify(&s, &v.rows[i], name);
+      if (r) count[r - table]++;
+      else unmatched++, cr_log_warn("%s %s: %s has no row", g.gl_pathv[f], v.rows[i].id, name);
     }
     sc_validation_free(&v);
   }
   globfree(&g);
-  cr_expect_eq(unmatched, 0, "%d predicted rows fall in no class of the table", unmatched);
-  for (int i = 0; i < acc_llm_n; i++)
-    cr_expect_eq(count[i], acc_llm[i].n, "%s %s %s: the C lookup finds %d rows, the table %d",
-                 acc_llm[i].key[0], acc_llm[i].key[1], acc_llm[i].key[2], count[i], acc_llm[i].n);
+  cr_expect_eq(unmatched, 0, "%d predicted rows of %s fall in no class of the table", unmatched,
+               pattern);
+  for (int i = 0; i < n; i++)
+    cr_expect_eq(count[i], table[i].n, "%s %s %s: the C lookup finds %d rows, the table %d",
+                 table[i].key[0], table[i].key[1], table[i].key[2], count[i], table[i].n);
+}
+
+static const acc_row *llm_class(const sc_scenario *s, const sc_validation_row *v, char *name) {
+  (void)v;
+  char a[32], d[32], st[32];
+  const acc_row *r = acc_llm_class(s, a, d, st);
+  snprintf(name, 96, "%s %s %s", a, d, st);
+  return r;
+}
+
+/* the row's family as validate predicted it (sc_dp_result.family) */
+static const acc_row *dp_class(const sc_scenario *s, const sc_validation_row *v, char *name) {
+  return acc_dp_class(s, v->family, name, 96);
+}
+
+/* Every predicted training row of ../shared/validation, classified by the
+ * C lookup on the scenario validate predicts for it, counts toward the
+ * class the generated table lists with that many rows. */
+Test(accuracy, table_counts_match_the_c_lookup, .timeout = 600) {
+  expect_counts(SC_SHARED_DIR "/validation/training/*.csv", acc_llm, acc_llm_n, llm_class);
 }
 
 /* Collectives: op, size against 1 MiB, and whether the ranks fit in one
@@ -169,34 +201,7 @@ Test(accuracy, collective_classes) {
  * family of its scheme (what `stepcast dp` classes a scheme by) put
  * exactly the table's row counts in each class. */
 Test(accuracy, dp_table_counts_match_the_c_lookup, .timeout = 600) {
-  glob_t g;
-  int rc = glob(SC_SHARED_DIR "/validation/dp_training/*.csv", 0, NULL, &g);
-  cr_assert_eq(rc, 0, "no dp sets under %s/validation/dp_training: ../shared is needed",
-               SC_SHARED_DIR);
-  int count[64] = {0}, unmatched = 0;
-  cr_assert_leq(acc_dp_n, 64);
-  for (size_t f = 0; f < g.gl_pathc; f++) {
-    sc_validation v;
-    sc_error e = {0};
-    cr_assert_eq(sc_validate_file(g.gl_pathv[f], &v, &e), SC_OK, "%s", e.msg);
-    for (int i = 0; i < v.n; i++) {
-      if (v.rows[i].skipped[0]) continue;
-      sc_scenario s;
-      cr_assert_eq(sc_validate_row_scenario(g.gl_pathv[f], v.rows[i].id, &s, &e), SC_OK, "%s %s: %s",
-                   g.gl_pathv[f], v.rows[i].id, e.msg);
-      char name[96];
-      /* the row's family as validate predicted it (sc_dp_result.family) */
-      const acc_row *r = acc_dp_class(&s, v.rows[i].family, name, sizeof name);
-      if (r) count[r - acc_dp]++;
-      else unmatched++, cr_log_warn("%s %s: %s has no row", g.gl_pathv[f], v.rows[i].id, name);
-    }
-    sc_validation_free(&v);
-  }
-  globfree(&g);
-  cr_expect_eq(unmatched, 0, "%d predicted dp rows fall in no class of the table", unmatched);
-  for (int i = 0; i < acc_dp_n; i++)
-    cr_expect_eq(count[i], acc_dp[i].n, "%s %s: the C lookup finds %d rows, the table %d",
-                 acc_dp[i].key[0], acc_dp[i].key[1], count[i], acc_dp[i].n);
+  expect_counts(SC_SHARED_DIR "/validation/dp_training/*.csv", acc_dp, acc_dp_n, dp_class);
 }
 
 Test(accuracy, dp_classes) {

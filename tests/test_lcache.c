@@ -18,28 +18,45 @@
 #include "search/space.h"
 #include "stepcast.h"
 
+/* in with a plan every such cluster accepts (the space replaces it),
+ * resolved, into *base. */
+static void base_of(const sc_scenario *in, sc_scenario *base) {
+  sc_error err = {0};
+  *base = *in;
+  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
+  base->plan.dp = 0;
+  base->plan.micro_batch = 0;
+  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
+}
+
+/* The search space of base on graph g (the search's bounds, search.c, up
+ * to micro-batch max_mb and vpp max_vpp) into *pts (owned), *n points. */
+static void space_of(const sc_scenario *base, const wg_graph *g, int max_mb, int max_vpp,
+                     space_pt **pts, long *n) {
+  sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.max_tp = 8;
+  o.max_pp = 64;
+  o.max_micro_batch = max_mb;
+  o.max_vpp = max_vpp;
+  *pts = NULL;
+  *n = 0;
+  cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
+}
+
 /* Every valid plan of s's space through the memo and on its own; the
  * memo's hit count. Fails the test on the first difference. */
 static long compare_space(const sc_scenario *in) {
   sc_error err = {0};
-  sc_scenario base = *in;
-  /* a plan every such cluster accepts; the space replaces it */
-  base.plan.tp = base.plan.pp = base.plan.cp = base.plan.ep = base.plan.vpp = 1;
-  base.plan.dp = 0;
-  base.plan.micro_batch = 0;
-  cr_assert_eq(sc_scenario_resolve(&base, &err), SC_OK, "%s", err.msg);
+  sc_scenario base;
+  base_of(in, &base);
   wg_graph *g = NULL;
   cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
                err.msg);
-  sc_search_opts o;
-  sc_search_opts_default(&o); /* the search's bounds (search.c) */
-  o.max_tp = 8;
-  o.max_pp = 64;
-  o.max_micro_batch = 16;
-  o.max_vpp = 4;
-  space_pt *pts = NULL;
-  long n = 0;
-  cr_assert_eq(space_build(&base, g, &o, &pts, &n, &err), SC_OK, "%s", err.msg);
+  space_pt *pts;
+  long n;
+  space_of(&base, g, 16, 4, &pts, &n);
   lcache c;
   lcache_init(&c);
   lower_scratch ls1 = {0}, ls2 = {0};
@@ -99,7 +116,7 @@ Test(lcache, llama_space_as_lower_plan) {
 
 /* An MoE model (ep, etp, the dispatcher's collectives) in fp8 with the
  * first and last layers in bf16 (per-layer strategies). */
-Test(lcache, moe_fp8_space_as_lower_plan) {
+static sc_scenario moe_fp8(void) {
   sc_scenario s;
   sc_scenario_default(&s);
   s.model = *sc_model_preset("mixtral-8x7b");
@@ -108,6 +125,11 @@ Test(lcache, moe_fp8_space_as_lower_plan) {
   s.plan.global_batch = 256;
   s.plan.dtype = SC_FP8;
   s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
+  return s;
+}
+
+Test(lcache, moe_fp8_space_as_lower_plan) {
+  sc_scenario s = moe_fp8();
   cr_assert_gt(compare_space(&s), 0);
 }
 
@@ -210,22 +232,13 @@ static int mem_same(const sc_memory *a, const sc_memory *b) {
  * stage and the same result, bit for bit. The memo's hit count. */
 static long job_space_as_predict(const sc_scenario *in, long most) {
   sc_error err = {0};
-  sc_scenario base = *in;
-  base.plan.tp = base.plan.pp = base.plan.cp = base.plan.ep = base.plan.vpp = 1;
-  base.plan.dp = 0;
-  base.plan.micro_batch = 0;
-  cr_assert_eq(sc_scenario_resolve(&base, &err), SC_OK, "%s", err.msg);
+  sc_scenario base;
+  base_of(in, &base);
   sc_job *j = NULL;
   cr_assert_eq(sc_job_open(&base, &j, &err), SC_OK, "%s", err.msg);
-  sc_search_opts o;
-  sc_search_opts_default(&o);
-  o.max_tp = 8;
-  o.max_pp = 64;
-  o.max_micro_batch = 8;
-  o.max_vpp = 2;
-  space_pt *pts = NULL;
-  long n = 0, valid = 0, hits = 0;
-  cr_assert_eq(space_build(&base, job_graph(j), &o, &pts, &n, &err), SC_OK, "%s", err.msg);
+  space_pt *pts;
+  long n, valid = 0, hits = 0;
+  space_of(&base, job_graph(j), 8, 2, &pts, &n);
   for (long i = 0; i < n && valid < most; i++) {
     sc_plan p;
     space_plan(&base.plan, &pts[i], &p);
@@ -266,14 +279,7 @@ Test(lcache, job_amp_space_as_predict) {
 
 /* MoE in fp8 with bf16 first and last layers (per-layer strategies). */
 Test(lcache, job_moe_space_as_predict) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 64;
-  s.plan.global_batch = 256;
-  s.plan.dtype = SC_FP8;
-  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
+  sc_scenario s = moe_fp8();
   cr_assert_gt(job_space_as_predict(&s, 300), 0);
 }
 

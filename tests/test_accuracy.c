@@ -110,6 +110,18 @@ Test(accuracy, report_formats_carry_the_class) {
   cr_expect(strstr(buf, "\"accuracy\": {\"class\": \"Hopper 16-bit Megatron-style\", \"n\": "),
             "%s", buf);
   cr_expect(strstr(buf, "\"in_sample\": [\"dgxc_benchmarking.csv\"]"), "%s", buf);
+  /* each file's rows in the class, adding up to n */
+  char a[32], d[32], st[32], want[128];
+  const acc_row *row = acc_llm_class(&s, a, d, st);
+  cr_assert_not_null(row);
+  int len = snprintf(want, sizeof want, "\"file_rows\": ["), sum = 0;
+  for (int i = 0; i < row->n_src; i++, len = (int)strlen(want)) {
+    snprintf(want + len, sizeof want - len, "%s%d", i ? ", " : "", row->src[i].n);
+    sum += row->src[i].n;
+  }
+  snprintf(want + len, sizeof want - len, "]");
+  cr_expect_eq(sum, row->n);
+  cr_expect(strstr(buf, want), "%s lacks %s", buf, want);
   free(buf);
   buf = report_text(SC_FORMAT_CSV, &s, &r);
   cr_expect(strstr(buf, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst\n"),

@@ -130,6 +130,14 @@ void acc_table_line(FILE *out, const sc_scenario *s, const char *label) {
   acc_wrap(out, text, 21, 21);
 }
 
+/* A JSON array of the rows each set of r has in the class, in the order
+ * of src_json's "files". */
+static void src_rows_json(FILE *out, const acc_row *r) {
+  fputc('[', out);
+  for (int i = 0; r && i < r->n_src; i++) fprintf(out, "%s%d", i ? ", " : "", r->src[i].n);
+  fputc(']', out);
+}
+
 /* A JSON array of the sets of r (in_sample != 0: the IN-SAMPLE ones). */
 static void src_json(FILE *out, const acc_row *r, int in_sample) {
   fputc('[', out);
@@ -152,6 +160,8 @@ static void row_json(FILE *out, const acc_row *r, const char *name) {
     fprintf(out, ", \"n\": 0, \"mape\": null, \"signed\": null, \"worst\": null");
   fprintf(out, ", \"files\": ");
   src_json(out, r, 0);
+  fprintf(out, ", \"file_rows\": ");
+  src_rows_json(out, r);
   fprintf(out, ", \"in_sample\": ");
   src_json(out, r, 1);
 }

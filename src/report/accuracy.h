@@ -97,7 +97,8 @@ void acc_wrap(FILE *out, const char *text, int col, int indent);
 void acc_table_line(FILE *out, const sc_scenario *s, const char *label);
 
 /* The members of the "accuracy" JSON object (without braces):
- * class, n, mape, signed, worst, files, in_sample. */
+ * class, n, mape, signed, worst, files, file_rows (each file's rows in
+ * the class), in_sample. */
 void acc_json(FILE *out, const sc_scenario *s);
 
 /* The CSV columns: header (header != 0) or values, each with a leading

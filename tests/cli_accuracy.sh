@@ -58,7 +58,7 @@ n=$("$CLI" search "$L" --top 5 | grep -c "accuracy")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: search prints $n accuracy lines"; fail=$((fail + 1)); }
 
 # the staleness check: the committed table passes; a copy with a MAPE 0.6
-# points off or a row count off fails naming the command that regenerates
+# points off, a row count, a set's rows or its IN-SAMPLE mark off fails naming the command that regenerates
 # it; 0.4 points off passes
 GEN="python3 tools/accuracy/gen_table.py --stepcast $CLI"
 T=src/report/accuracy_table.c
@@ -85,6 +85,11 @@ nudge 0.4 0 > "$TMP/off04.c"
 check 0 "$TMP/off04.c" "accuracy table fresh"
 nudge 0 1 > "$TMP/count.c"
 check 1 "$TMP/count.c" "committed, "
+# a set's rows (which the line prints) or its IN-SAMPLE mark off
+sed '0,/\.csv", [0-9]*, \([01]\)}/s//.csv", 999, \1}/' "$T" > "$TMP/setrows.c"
+check 1 "$TMP/setrows.c" "sets "
+sed '0,/\.csv", \([0-9]*\), 1}/s//.csv", \1, 0}/' "$T" > "$TMP/insample.c"
+check 1 "$TMP/insample.c" "sets "
 grep -q "^const acc_row acc_llm\[\] = {" "$TMP/fresh.c" && pass=$((pass + 1)) || { echo "FAIL: --out wrote no table"; fail=$((fail + 1)); }
 
 echo "cli_accuracy: $pass passed, $fail failed"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "job/job.h"
+#include "memsame.h"
 #include "stepcast.h"
 
 /* Qwen3-30B-A3B has 4 KV heads: tp 8 is rejected by the plan check. */
@@ -52,7 +53,7 @@ Test(job_quiet, same_verdicts_no_messages) {
   cr_assert_eq(job_lower(j, &ok, &m1, &quiet), SC_OK);
   job_quiet_checks(j, 0);
   cr_assert_eq(job_lower(j, &ok, &m2, &loud), SC_OK, "%s", loud.msg);
-  cr_assert_eq(memcmp(&m1, &m2, sizeof m1), 0);
+  cr_assert(mem_same(&m1, &m2));
   /* off again: messages are back */
   cr_assert_eq(job_check(j, &bad, &loud), SC_EINPUT);
   cr_assert(strstr(loud.msg, "kv_heads"), "%s", loud.msg);

@@ -14,6 +14,7 @@
 #include "job/job.h"
 #include "lower/lcache.h"
 #include "lower/lower.h"
+#include "memsame.h"
 #include "model/builder.h"
 #include "search/space.h"
 #include "stepcast.h"
@@ -216,15 +217,6 @@ Test(lcache, hsdp_shard_keeps_zero_in_the_key) {
 }
 
 /* ------------------------------------- memory and step through a job */
-
-/* 1 when a and b are the same memory, field by field (sc_memory has
- * padding after `fits`, so not memcmp). */
-static int mem_same(const sc_memory *a, const sc_memory *b) {
-  return a->weights == b->weights && a->gradients == b->gradients &&
-         a->optimizer == b->optimizer && a->activations == b->activations &&
-         a->buffers == b->buffers && a->total == b->total && a->capacity == b->capacity &&
-         a->fits == b->fits && a->host == b->host && a->host_capacity == b->host_capacity;
-}
 
 /* The first `most` valid plans of s's space as the search evaluates them
  * (job_lower from the job's memo, then job_finish) and as sc_job_predict

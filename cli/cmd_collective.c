@@ -94,7 +94,8 @@ static int count(const char *s, long max, int *out) {
 static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
-  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric, d.nvlink_GBps, d.nic_Gbps,
+  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric,
+              d.nvlink_GBps, d.nic_Gbps,
               d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {

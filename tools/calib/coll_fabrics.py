@@ -15,8 +15,9 @@ error (predicted / measured - 1; negative = the model is too fast).
 
 --no-fabric leaves out --fabric (every system as InfiniBand: the model
 before cluster.fabric). --check "sys=bound,..." exits 1 when a system's
-median |error| over all its rows exceeds its bound (a fraction); used by
-tests/calib_fabrics.sh. Python 3 standard library only.
+median |error| over all its rows exceeds its bound (a fraction); used by the
+ctest tests calib_fabrics and calib_fabrics_without (CMakeLists.txt).
+Python 3 standard library only.
 
 The systems' inputs (what each row leaves blank is taken from the vendor's
 datasheet of that machine, the same for every row of the system):
@@ -50,7 +51,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# name, rows, ranks, ppn, arch, nvlink GB/s, nic Gb/s, fabric, note
+# name, rows, ranks, ppn, arch, nvlink GB/s, nic Gb/s, fabric
 SYSTEMS = [
     ("gcp-a3-mega", range(28, 59), 16, 8, 90, 450, 200, "tcpxo"),
     ("aws-p6-b200", range(124, 163, 2), 32, 8, 100, 900, 400, "efa"),

@@ -239,5 +239,21 @@ h 2 'no_dropout (op "attn"): expected true or false, got string "yes"' -- predic
 sed '0,/"out_features": 6144, "parallel": "column"/s//"out_features": 6144, "parallel": "column", "no_dropout": true/' "$ROOT/examples/graphs/llama-2layer.json" > "$TMP/nodrop2.json"
 h 2 'no_dropout (op "qkv"): does not apply to "op": "linear"' -- predict --set model.graph="$TMP/nodrop2.json"
 
+# 22. model.fused_bn (ResNet presets, 0 or 1), plan.fused_kernels (a bool)
+# and the dp fusion keys: exit 2 naming what would be valid
+h 2 'model.fused_bn: inception_v3 has no fused batch norm (valid: the ResNets)' -- predict --set model.preset=inception_v3 --set model.fused_bn=1
+h 2 'model.fused_bn: vgg16 has no fused batch norm (valid: the ResNets)' -- dp --set model.preset=vgg16 --set model.fused_bn=1
+h 2 'model.fused_bn: expected an integer 0..1, got integer 2' -- predict --set model.preset=resnet50 --set model.fused_bn=2
+h 2 'model.fused_bn: expected an integer 0..1, got true' -- predict --set model.preset=resnet50 --set model.fused_bn=true
+h 2 'model.fused_bn does not apply to bert_large (a BERT preset); valid: preset, name, seq, tokens, mlm_positions' -- predict --set model.preset=bert_large --set model.fused_bn=1
+h 2 'model.fused_bn applies to ResNet presets only, not to a transformer spec' -- predict --set model.fused_bn=1
+h 2 'model.fused_bn applies to ResNet presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.fused_bn=1
+h 2 'model.tokens applies to BERT presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.tokens=64
+h 2 'plan.fused_kernels: expected true or false, got integer 2' -- predict --set model.preset=bert_base --set plan.fused_kernels=2
+h 2 'dp.cycle_ms: -5 is out of range (valid: ms (0 = the framework' -- dp --set dp.cycle_ms=-5
+h 2 'dp.bucket_MB: 1e+300 is out of range' -- dp --set dp.bucket_MB=1e300
+h 2 'dp.grad_bytes: 9 is out of range' -- dp --set dp.grad_bytes=9
+h 2 'dp.fusion: unknown value string "xla"; valid: auto, ddp, horovod, tensor, none, megatron' -- dp --set dp.fusion=xla
+
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -37,21 +37,28 @@ static void lower_model(lowered *l, const char *model, const char *dtype, int am
   lowered_make(l, &s);
 }
 
+/* Task `name` of l moves `fwd` bytes forward and `bwd` backward in `hf`
+ * and `hb` kernels (bytes worked by hand in each test's comment). */
+static void expect_task(lowered *l, const char *name, double fwd, double bwd, int hf, int hb) {
+  const xg_task *t = lowered_task(l, name);
+  NEAR(t->bytes, fwd, name);
+  NEAR(t->bytes * t->bwd_scale, bwd, name);
+  cr_assert(t->host_fwd == hf && t->host_bwd == hb, "%s: kernels %d / %d, want %d / %d", name,
+            t->host_fwd, t->host_bwd, hf, hb);
+}
+
 /* BERT-base, 8 sequences of 128, 12 heads: 8 x 12 x 128 x 128 = 1,572,864
  * scores. fp16: the scale and the mask add each read and write every
  * score, 2 x (2 + 2) = 8 bytes a score forward (12,582,912 bytes); the
- * scale's backward one pass, 4 bytes a score (6,291,456: bwd_scale 0.5).
+ * scale's backward one kernel reading and writing each score, 4 bytes a
+ * score (6,291,456: bwd_scale 0.5).
  * Two kernels forward, one backward. */
 Test(bert_unfused, scale_and_mask_by_hand) {
   lowered l;
   lower_model(&l, "bert_base", "fp16", 0, 0);
   double scores = 8.0 * 12 * 128 * 128;
-  const xg_task *t = lowered_task(&l, "attn_scale_mask");
-  NEAR(t->bytes, 8 * scores, "forward bytes");
-  NEAR(t->bytes, 12582912.0, "forward bytes, by hand");
-  NEAR(t->bytes * t->bwd_scale, 6291456.0, "backward bytes, by hand");
-  cr_assert_eq(t->host_fwd, 2, "scale and mask add forward");
-  cr_assert_eq(t->host_bwd, 1, "the scale's backward alone");
+  NEAR(8 * scores, 12582912.0, "the scores, by hand");
+  expect_task(&l, "attn_scale_mask", 12582912.0, 6291456.0, 2, 1);
   lowered_done(&l);
   /* fp32: 4-byte scores, twice the bytes */
   lower_model(&l, "bert_base", "fp32", 0, 0);
@@ -71,14 +78,8 @@ Test(bert_unfused, amp_runs_the_chains_in_fp32) {
   lowered l;
   lower_model(&l, "bert_base", "fp16", 1, 0);
   NEAR(lowered_task(&l, "attn_scale_mask")->bytes, 16 * 8.0 * 12 * 128 * 128, "AMP scale, mask");
-  const xg_task *t = lowered_task(&l, "bias_gelu");
-  NEAR(t->bytes, 289406976.0, "AMP GELU forward");
-  NEAR(t->bytes * t->bwd_scale, 377487360.0, "AMP GELU backward");
-  cr_assert(t->host_fwd == 11 && t->host_bwd == 13, "kernels %d / %d", t->host_fwd, t->host_bwd);
-  t = lowered_task(&l, "bias_dropout_add1");
-  NEAR(t->bytes, 42467328.0, "AMP bias-dropout-add forward");
-  NEAR(t->bytes * t->bwd_scale, 28311552.0, "AMP bias-dropout-add backward");
-  cr_assert(t->host_fwd == 7 && t->host_bwd == 4, "kernels %d / %d", t->host_fwd, t->host_bwd);
+  expect_task(&l, "bias_gelu", 289406976.0, 377487360.0, 11, 13);
+  expect_task(&l, "bias_dropout_add1", 42467328.0, 28311552.0, 7, 4);
   lowered_done(&l);
   /* fused kernels under AMP: the 16-bit fused GELU, as before */
   lower_model(&l, "bert_base", "fp16", 1, 1);
@@ -93,14 +94,10 @@ Test(bert_unfused, amp_runs_the_chains_in_fp32) {
 Test(bert_unfused, gelu_op_chain_by_hand) {
   lowered l;
   lower_model(&l, "bert_base", "fp16", 0, 0);
-  const xg_task *t = lowered_task(&l, "bias_gelu");
-  NEAR(t->bytes, 125829120.0, "unfused forward bytes");
-  NEAR(t->bytes * t->bwd_scale, 169869312.0, "unfused backward bytes");
-  cr_assert_eq(t->host_fwd, 9);
-  cr_assert_eq(t->host_bwd, 11);
+  expect_task(&l, "bias_gelu", 125829120.0, 169869312.0, 9, 11);
   lowered_done(&l);
   lower_model(&l, "bert_base", "fp16", 0, 1);
-  t = lowered_task(&l, "bias_gelu");
+  const xg_task *t = lowered_task(&l, "bias_gelu");
   NEAR(t->bytes, 12582912.0, "fused forward bytes");
   NEAR(t->bytes * t->bwd_scale, 25165824.0, "fused backward bytes");
   lowered_done(&l);
@@ -121,17 +118,11 @@ Test(bert_unfused, gelu_op_chain_by_hand) {
 Test(bert_unfused, dropout_op_chains_by_hand) {
   lowered l;
   lower_model(&l, "bert_base", "fp16", 0, 0);
-  const xg_task *t = lowered_task(&l, "attn_dropout");
-  NEAR(t->bytes, 28311552.0, "attention dropout forward");
-  NEAR(t->bytes * t->bwd_scale, 15728640.0, "attention dropout backward");
-  cr_assert(t->host_fwd == 5 && t->host_bwd == 2, "kernels %d / %d", t->host_fwd, t->host_bwd);
-  t = lowered_task(&l, "bias_dropout_add1");
-  NEAR(t->bytes, 22020096.0, "bias-dropout-add forward");
-  NEAR(t->bytes * t->bwd_scale, 14155776.0, "bias-dropout-add backward");
-  cr_assert(t->host_fwd == 7 && t->host_bwd == 4, "kernels %d / %d", t->host_fwd, t->host_bwd);
+  expect_task(&l, "attn_dropout", 28311552.0, 15728640.0, 5, 2);
+  expect_task(&l, "bias_dropout_add1", 22020096.0, 14155776.0, 7, 4);
   lowered_done(&l);
   lower_model(&l, "bert_base", "fp16", 0, 1);
-  t = lowered_task(&l, "attn_dropout");
+  const xg_task *t = lowered_task(&l, "attn_dropout");
   NEAR(t->bytes, 1572864.0 * 5, "fused attention dropout");
   NEAR(t->bytes * t->bwd_scale, 1572864.0 * 5, "fused attention dropout backward");
   NEAR(lowered_task(&l, "bias_dropout_add1")->bytes, 786432.0 * 7, "fused bias-dropout-add");
@@ -151,20 +142,26 @@ Test(bert_unfused, none_when_fused_or_not_bert) {
   lowered_done(&l);
 }
 
+/* BERT-base in fp16 (lower_model's scenario) predicted with fused
+ * kernels (*on) and without (*off). */
+static void predict_fused_and_not(sc_result *on, sc_result *off) {
+  sc_error err = {0};
+  lowered l;
+  lower_model(&l, "bert_base", "fp16", 0, 1);
+  cr_assert_eq(sc_predict(&l.s, on, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+  lower_model(&l, "bert_base", "fp16", 0, 0);
+  cr_assert_eq(sc_predict(&l.s, off, &err), SC_OK, "%s", err.msg);
+  lowered_done(&l);
+}
+
 /* The unfused step is slower by at least the scale and mask's bytes at
  * the V100's achievable bandwidth (900 GB/s x 0.89), 12 layers, forward
  * and backward: 12 x 18,874,368 B / 801 GB/s = 0.283 ms (the GELU chain
  * adds more). */
 Test(bert_unfused, step_slower_by_the_bytes) {
   sc_result on, off;
-  sc_error err = {0};
-  lowered l;
-  lower_model(&l, "bert_base", "fp16", 0, 1);
-  cr_assert_eq(sc_predict(&l.s, &on, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
-  lower_model(&l, "bert_base", "fp16", 0, 0);
-  cr_assert_eq(sc_predict(&l.s, &off, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
+  predict_fused_and_not(&on, &off);
   double added = 12 * 18874368.0 / (900e9 * 0.89);
   cr_assert(off.step_s - on.step_s >= added, "unfused %.6f s, fused %.6f s, want >= %.6f more",
             off.step_s, on.step_s, added);
@@ -187,6 +184,7 @@ Test(bert_unfused, framework_texts) {
       {"pytorch 1.5 (NGC 20.03, APEX)", 1},
       {"mxnet 1.6.0 (gluon-nlp, Horovod)", 1},
       {"oneflow 0.2.0", 1},
+      {"tensorflow-1.15 on p3.xlarge", 0}, /* XLA as a word, not inside another */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     sc_plan p;
@@ -218,14 +216,7 @@ Test(bert_unfused, optimizer_op_chain_by_hand) {
  * scales with the bytes, 168 / 34 (fp16, no AMP passes). */
 Test(bert_unfused, optimizer_time_scales_with_the_bytes) {
   sc_result on, off;
-  sc_error err = {0};
-  lowered l;
-  lower_model(&l, "bert_base", "fp16", 0, 1);
-  cr_assert_eq(sc_predict(&l.s, &on, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
-  lower_model(&l, "bert_base", "fp16", 0, 0);
-  cr_assert_eq(sc_predict(&l.s, &off, &err), SC_OK, "%s", err.msg);
-  lowered_done(&l);
+  predict_fused_and_not(&on, &off);
   NEAR((off.time.optimizer - COST_KERNEL_T0) / (on.time.optimizer - COST_KERNEL_T0), 168.0 / 34,
        "unfused over fused optimizer time");
 }

@@ -64,6 +64,43 @@ Test(conv, tensor_core_pass_is_the_gemm_model) {
   cr_assert(t256 > t8 * 1.5, "fp32 on A100 (no TF32 asked): k0 must matter there, %g vs %g", t256, t8);
 }
 
+/* Which k0 a pass takes, Volta to Blackwell and an AMD part: the fitted
+ * CUDA-core k0 (cost_conv_params.k0) reaches a pass only where it runs on
+ * the CUDA cores -- fp32 everywhere (no TF32 asked), fp16 before Volta;
+ * fp16 from Volta, TF32 and bf16 from Ampere, fp8 from Ada/Hopper and
+ * the MI300X's matrix cores take the GEMM model's k0, whatever the params
+ * say. A 1x1 conv from 64 channels (K = 64), where k0 weighs most. */
+Test(conv, the_k0_follows_the_tensor_core_choice) {
+  static const struct {
+    const char *gpu;
+    sc_dtype dt;
+    int tc;
+  } cases[] = {
+      {"p100-sxm2-16gb", SC_FP16, 0}, {"v100-sxm2-16gb", SC_FP32, 0},
+      {"v100-sxm2-16gb", SC_FP16, 1}, {"a100-sxm4-80gb", SC_FP32, 0},
+      {"a100-sxm4-80gb", SC_TF32, 1}, {"a100-sxm4-80gb", SC_BF16, 1},
+      {"h100-sxm5-80gb", SC_FP8, 1},  {"h100-sxm5-80gb", SC_TF32, 1},
+      {"b200", SC_FP16, 1},           {"b200", SC_FP32, 0},
+      {"mi300x", SC_FP16, 1},
+  };
+  cost_conv c = {.n = 256, .c = 64, .k = 256, .r = 1, .s = 1, .p = 56, .q = 56, .stride = 1};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const sc_gpu *g = gpu(cases[i].gpu);
+    cr_assert_eq(cost_conv_tensor_cores(g, cases[i].dt), cases[i].tc, "%s dtype %d", cases[i].gpu,
+                 (int)cases[i].dt);
+    cost_conv_params lo = COST_CONV_DEFAULT, hi = COST_CONV_DEFAULT;
+    hi.k0 = 1000;
+    double t_lo = cost_conv_time_ex(g, &lo, cases[i].dt, &c, COST_CONV_FWD);
+    double t_hi = cost_conv_time_ex(g, &hi, cases[i].dt, &c, COST_CONV_FWD);
+    if (cases[i].tc)
+      cr_assert(t_lo == t_hi, "%s dtype %d: tensor cores ignore the CUDA-core k0 (%g vs %g)",
+                cases[i].gpu, (int)cases[i].dt, t_lo, t_hi);
+    else
+      cr_assert(t_hi > 1.5 * t_lo, "%s dtype %d: CUDA cores take the fitted k0 (%g vs %g)",
+                cases[i].gpu, (int)cases[i].dt, t_lo, t_hi);
+  }
+}
+
 Test(conv, never_beats_peak_or_memory) {
   static const char *const gpus[] = {"k80", "p100-sxm2-16gb", "v100-sxm2-16gb", "a100-sxm4-80gb",
                                      "h100-sxm5-80gb"};

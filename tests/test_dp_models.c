@@ -218,7 +218,7 @@ Test(dp_models, scenario_keys) {
   cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"gpt3-125m\", \"image\": 224}}",
                                        "t", NULL, 0, &err),
                SC_EINPUT);
-  cr_assert(strstr(err.msg, "CNN and BERT presets only"), "%s", err.msg);
+  cr_assert(strstr(err.msg, "model.image applies to CNN presets only"), "%s", err.msg);
 }
 
 /* The data-parallel view (src/job/dpm.h): ResNet-50's gradients in

@@ -37,3 +37,30 @@ Test(rowhorovod, releases_before_0_21_fuse_64_mib_every_5_ms) {
   cr_expect(!vhv_for("Horovod 0.22.1, NGC 20.03").before_021);
   cr_expect(!vhv_for(NULL).before_021);
 }
+
+/* Versions as numbers (major, then minor), however the text spells them;
+ * the first "horovod" that carries one; nothing readable: not dated. */
+Test(rowhorovod, versions_read_whatever_the_spelling) {
+  cr_expect(vhv_for("horovod 0.9").before_021, "0.9 is older than 0.21");
+  cr_expect(vhv_for("horovod 0.20.3").before_021);
+  cr_expect(!vhv_for("horovod 0.100").before_021, "minor 100 is after 21, not 0.1");
+  cr_expect(!vhv_for("horovod 1.0").before_021);
+  cr_expect(vhv_for("Horovod V0.19.5").before_021);
+  cr_expect(vhv_for("horovod==0.19.0").before_021);
+  cr_expect(vhv_for("Horovod: 0.18").before_021);
+  cr_expect(vhv_for("Horovod (MPI), horovod 0.19").before_021, "the second names the release");
+  cr_expect(!vhv_for("horovod").before_021, "no release: newer");
+  cr_expect(!vhv_for("horovod 0.").before_021);
+  cr_expect(!vhv_for("horovod .19").before_021);
+  cr_expect(!vhv_for("horovod 99999999999999999999999.1").before_021, "overflow saturates");
+  cr_expect(vhv_for("horovod 0.99999999999999999999999 NGC 20.03").before_021 == 0,
+            "a saturated minor is after 21, and the version decides");
+  cr_expect(!vhv_for("").before_021);
+  /* NGC releases: 20.03 before 20.11, 21.03 after; not YY.MM: undated */
+  cr_expect(vhv_for("Horovod, NGC 20.03").before_021);
+  cr_expect(!vhv_for("Horovod, NGC 21.03").before_021);
+  cr_expect(!vhv_for("Horovod, NGC 20.11").before_021, "the first release that could hold 0.21");
+  cr_expect(!vhv_for("Horovod, NGC 2003").before_021);
+  cr_expect(!vhv_for("Horovod, NGC").before_021);
+}
+

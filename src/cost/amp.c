@@ -28,21 +28,27 @@ int amp_on(const sc_plan *p) {
   return p->amp && (p->dtype == SC_FP16 || p->dtype == SC_BF16);
 }
 
-/* Bytes per parameter of the per-step passes:
- *   weight cast    the fp32 parameter read (4) and its fp16 copy written
- *                  (2), each step before the forward (autocast's cast
- *                  cache lives one autocast region; TF's Cast node runs
- *                  each step); the copy the optimizer's 34 bytes write
- *                  (engine/analytic.c) stands for it in a 16-bit model;
- *                  here it is written by this pass instead: 4 more;
- *   gradient cast  the fp16 weight gradient read (2), the fp32 gradient
- *                  written (4): 6 (the backward of the cast);
- *   loss scaling   unscale and inf/nan check of every fp32 gradient in
- *                  one read and one write (4 + 4): 8 (PyTorch's fused
+/* HBM bytes of AMP's passes outside the islands, per parameter:
+ *   weight cast    per micro-batch, over the stage's local parameters:
+ *                  the fp32 parameter read (4) and its 16-bit copy
+ *                  written (2), before each forward (autocast's cast cache
+ *                  lives one autocast region, one forward; TF's Cast node
+ *                  runs each step): 6;
+ *   gradient cast  per micro-batch, over the local parameters: the 16-bit
+ *                  weight gradient read (2), the fp32 gradient written
+ *                  (4), the backward of the cast: 6;
+ *   loss scaling   per step, over the optimizer's shard: unscale and
+ *                  inf/nan check of every fp32 gradient in one read and
+ *                  one write (4 + 4): 8 (PyTorch's fused
  *                  _amp_foreach_non_finite_check_and_unscale_; TF's
  *                  LossScaleOptimizer runs the check as a separate read,
- *                  not counted).
- * 4 + 6 + 8 = 18. */
-#define AMP_STEP_BYTES 18.0
+ *                  not counted), less the 16-bit copy the optimizer's 34
+ *                  bytes write (engine/analytic.c), which AMP does not
+ *                  keep: the weight cast writes it instead: -2.
+ * One micro-batch, nothing sharded: 12 + 6 = 18 a parameter. */
+#define AMP_MB_BYTES 12.0
+#define AMP_STEP_BYTES 6.0
 
-double amp_step_bytes_per_param(void) { return AMP_STEP_BYTES; }
+double amp_pass_bytes(double local, double shard, int micro_batches) {
+  return local * AMP_MB_BYTES * (micro_batches > 0 ? micro_batches : 1) + shard * AMP_STEP_BYTES;
+}

@@ -43,7 +43,10 @@ double amp_island_bytes(double n, double fwd_e, double e, double *bwd_scale, int
  * or bf16): the rules above apply. */
 int amp_on(const sc_plan *p);
 
-/* HBM bytes per parameter of AMP's per-step passes (above). */
-double amp_step_bytes_per_param(void);
+/* HBM bytes of AMP's weight and gradient casts and loss scaling in one
+ * step (amp.c): local parameters of the stage (unsharded, cast each
+ * micro-batch), shard the optimizer's share of them (loss scaling once a
+ * step), micro_batches per step (< 1 taken as 1). */
+double amp_pass_bytes(double local, double shard, int micro_batches);
 
 #endif /* SC_COST_AMP_H */

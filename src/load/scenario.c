@@ -801,6 +801,23 @@ static void scn_stem(const char *path, char *buf, size_t cap) {
 
 /* A graph model: {"graph": path} with an optional name; the transformer
  * keys do not apply. */
+/* Keys of the CNN and BERT presets beside preset and name, with the
+ * presets each applies to. */
+static const struct {
+  const char *key, *presets;
+} scn_zoo_keys[] = {{"image", "CNN"},          {"classes", "CNN"}, {"fused_bn", "ResNet"},
+                    {"mlm_positions", "BERT"}, {"tokens", "BERT"}};
+
+/* A model object v that is not a CNN or BERT preset (`what`: "presets",
+ * "a graph") given one of their keys: the error; else SC_OK. */
+static int scn_no_zoo_keys(scn_ctx *c, const json_t *v, const char *what) {
+  for (size_t i = 0; i < NFIELDS(scn_zoo_keys); i++)
+    if (json_object_get(v, scn_zoo_keys[i].key))
+      return scn_fail(c, "model", "model.%s applies to %s presets only, not to %s",
+                      scn_zoo_keys[i].key, scn_zoo_keys[i].presets, what);
+  return SC_OK;
+}
+
 static int scn_graph_model(scn_ctx *c, const json_t *v, sc_model *m) {
   const json_t *g = json_object_get(v, "graph"), *name = json_object_get(v, "name");
   const char *shaped = scn_model_shaped(v);
@@ -811,6 +828,8 @@ static int scn_graph_model(scn_ctx *c, const json_t *v, sc_model *m) {
     if (json_object_get(v, drop[i] + strlen("model.")))
       return scn_fail(c, drop[i], "applies to transformer specs, not to a graph, whose "
                       "dropout is its own operators (docs/graph.md)");
+  int rc = scn_no_zoo_keys(c, v, "a graph");
+  if (rc) return rc;
   if (shaped || json_object_get(v, "seq"))
     return scn_fail(c, shaped ? "model.layers" : "model.seq",
                     "a graph model takes its shape from the graph file; drop model.%s",
@@ -845,9 +864,6 @@ static int scn_model_string(scn_ctx *c, const json_t *v, sc_model *m) {
   }
   return scn_model_preset(c, "model", id, m);
 }
-
-/* Keys of the CNN and BERT presets beside preset and name. */
-static const char *const scn_zoo_keys[] = {"image", "classes", "fused_bn", "mlm_positions", "tokens"};
 
 /* An integer key of the model object into *out (untouched if absent). */
 static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int hi, int *out) {
@@ -911,10 +927,7 @@ static int scn_model(scn_ctx *c, const json_t *v, sc_model *m) {
             (rc = scn_model_preset(c, "model.preset", id, m))))
     return rc;
   if (m->kind == SC_MODEL_CNN || m->kind == SC_MODEL_BERT) return scn_zoo_model(c, v, m);
-  for (size_t i = 0; i < NFIELDS(scn_zoo_keys); i++)
-    if (json_object_get(v, scn_zoo_keys[i]))
-      return scn_fail(c, "model", "model.%s applies to CNN and BERT presets only",
-                      scn_zoo_keys[i]);
+  if ((rc = scn_no_zoo_keys(c, v, "a transformer spec"))) return rc;
   if (m->kind != SC_MODEL_TRANSFORMER) { /* a graph model edited: a transformer again */
     sc_scenario d;
     sc_scenario_default(&d);

@@ -791,9 +791,12 @@ static int chain_task(lctx *c, const char *name, int opi, double n, const bert_c
  * scales the scores by 1/sqrt(head_dim) and adds the mask's large negative
  * adder in two ops before tf.nn.softmax. Two kernels forward, each reading
  * and writing every score at the chain width (chain_width: fp32 under
- * AMP, inside the softmax's fp32 region; the mask itself is
- * [batch, 1, 1, seq]: negligible); backward only the scale's (the add
- * passes its gradient through): one pass. Fused kernels (Megatron's
+ * AMP, inside the softmax's fp32 region); backward only the scale's (the
+ * add passes its gradient through): one kernel, 2 passes. Not counted:
+ * modeling.py's mask is [batch, 1, from_seq, to_seq], 1/heads of the
+ * scores, and each layer recomputes its adder (1 - mask) x -10000 (Sub,
+ * Mul) before the add reads it: about 5 / heads more passes of the
+ * scores forward, 0.3-0.4 of a pass at 12-16 heads. Fused kernels (Megatron's
  * scale-mask-softmax, XLA's fusion) fold both into the softmax. Returns
  * dep itself where nothing is added. */
 static int bert_scale_mask_task(lctx *c, int opi, double scores, int dep) {

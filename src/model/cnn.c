@@ -103,8 +103,7 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
                         "model.image: %d pixels is not valid for %s (valid: 75..4096; "
                         "%d is the network's own)",
                         m->image, arch_names[m->arch], default_image(m->arch));
-  if (m->fused_bn && m->arch != SC_CNN_RESNET50_V1 && m->arch != SC_CNN_RESNET50_V15 &&
-      m->arch != SC_CNN_RESNET101_V1 && m->arch != SC_CNN_RESNET152_V1)
+  if (m->fused_bn && !model_cnn_is_resnet(m->arch))
     return sc_error_set(err, SC_EINPUT,
                         "model.fused_bn: %s has no fused batch norm (valid: the ResNets)",
                         arch_names[m->arch]);
@@ -552,6 +551,11 @@ static double cnn_params(const sc_model *model) {
 
 const char *model_cnn_arch_name(sc_cnn_arch a) {
   return (unsigned)a < SC_CNN_ARCH_COUNT ? arch_names[a] : "?";
+}
+
+int model_cnn_is_resnet(sc_cnn_arch a) {
+  return a == SC_CNN_RESNET50_V1 || a == SC_CNN_RESNET50_V15 || a == SC_CNN_RESNET101_V1 ||
+         a == SC_CNN_RESNET152_V1;
 }
 
 const model_builder model_cnn = {SC_MODEL_CNN, "cnn", cnn_resolve, cnn_build, cnn_params,

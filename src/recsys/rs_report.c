@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/accuracy.h"
 #include "report/esc.h"
 #include "recsys/rs_model.h"
 #include "stepcast_recsys.h"
@@ -52,6 +53,9 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   fprintf(out, "sharding      ");
   plan_line(out, p);
   fprintf(out, "\n\niteration     %9.3f ms   %.4g samples/s\n", MS(r->iter_s), r->samples_per_s);
+  char acc[768]; /* report/accuracy.h: the model's record on runs like this */
+  acc_rs_text(j->gpus, acc, sizeof acc);
+  fprintf(out, "accuracy      %s\n", acc);
   fprintf(out, "  ids all-to-all       %9.3f ms\n", MS(r->ids_s));
   fprintf(out, "  embedding forward    %9.3f ms  (GPU %d)\n", MS(r->emb_fwd_s), r->worst_gpu);
   fprintf(out, "  pooled all-to-all    %9.3f ms fwd  %9.3f ms bwd\n", MS(r->a2a_fwd_s),
@@ -114,7 +118,9 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
     fprintf(out, ", \"kind\": \"%s\", \"gpu\": %d, \"parts\": %d}",
             sc_rs_shard_name(p->s[t].kind), p->s[t].gpu, p->s[t].parts);
   }
-  fprintf(out, "]}");
+  fprintf(out, "], \"accuracy\": {"); /* report/accuracy.h */
+  acc_rs_json(out, j->gpus);
+  fprintf(out, "}}");
 }
 
 void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plan *p,

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "report/accuracy.h"
 #include "report/esc.h"
 #include "report/report_int.h"
 #include "stepcast.h"
@@ -25,9 +26,10 @@ static void dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int
             x->step_s, x->samples_per_s, 100 * x->efficiency, x->exposed_s, x->comm_s, x->how,
             x->async ? " (async: a worker's mean step)" : "");
   }
+  acc_dp_table(out, s, r, n); /* report/accuracy.h */
 }
 
-static void dp_json_row(FILE *out, const sc_dp_result *x) {
+static void dp_json_row(FILE *out, const sc_scenario *s, const sc_dp_result *x) {
   fprintf(out, "{\"scheme\": ");
   esc_json(out, x->scheme);
   fprintf(out, ", \"family\": \"%s\", \"async\": %s, \"step_s\": %.6g, \"samples_per_s\": %.6g, "
@@ -38,8 +40,10 @@ static void dp_json_row(FILE *out, const sc_dp_result *x) {
   esc_json(out, x->how);
   /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
    * on LLM training rows only; docs/dp.md says why it does not apply */
-  fprintf(out, ", \"memory_GB\": %.4g, \"fits\": %s, \"fits_confidence\": \"unmeasured\"}",
-          x->mem.total / 1e9, x->mem.fits ? "true" : "false");
+  fprintf(out, ", \"memory_GB\": %.4g, \"fits\": %s, \"fits_confidence\": \"unmeasured\", "
+               "\"accuracy\": {", x->mem.total / 1e9, x->mem.fits ? "true" : "false");
+  acc_dp_json(out, s, x->family); /* report/accuracy.h */
+  fprintf(out, "}}");
 }
 
 void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_result *r, int n) {
@@ -53,7 +57,7 @@ void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_re
     fprintf(out, ", \"global_batch\": %ld, \"schemes\": [", s->plan.global_batch);
     for (int i = 0; i < n; i++) {
       fprintf(out, "%s\n  ", i ? "," : "");
-      dp_json_row(out, &r[i]);
+      dp_json_row(out, s, &r[i]);
     }
     fprintf(out, "\n]}\n");
     return;

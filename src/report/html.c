@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/accuracy.h"
 #include "report/esc.h"
 #include "report/report_int.h"
 #include "stepcast.h"
@@ -297,7 +298,11 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
                "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n</table>\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->zero, r->micro_batch, p->global_batch,
           r->step_s, r->tokens_per_s, 100 * r->mfu, r->mem.total / GIB, r->mem.capacity / GIB,
-          verdict);
+          verdict);  char acc[768]; /* report/accuracy.h: the model's record on runs like this */
+  acc_text(s, acc, sizeof acc);
+  fprintf(out, "<p class=\"note\">accuracy: ");
+  esc_xml(out, acc);
+  fprintf(out, "</p>\n");
 }
 
 void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,

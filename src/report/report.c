@@ -9,6 +9,7 @@
 #include "stepcast.h"
 #include "hw/gpu_link.h"
 #include "plan/plan.h"
+#include "report/accuracy.h"
 #include "report/esc.h"
 #include "report/report_int.h"
 #include "validate/validate.h"
@@ -258,6 +259,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     fprintf(out, "  time to train      %10.1f days for %.3g tokens (%.0f GPU-hours)\n",
             train_tokens / r->tokens_per_s / 86400, train_tokens,
             train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
+  acc_table_line(out, s, "accuracy"); /* report/accuracy.h: the model's record on runs like this */
   fputc('\n', out);
   part pt[9];
   int n = parts(r, pt);
@@ -334,6 +336,9 @@ static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
                       double train_tokens) {
   fputc('{', out);
   pred_json_fields(out, s, r, train_tokens);
+  fprintf(out, ",\n \"accuracy\": {"); /* report/accuracy.h */
+  acc_json(out, s);
+  fputc('}', out);
 }
 
 void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r) {
@@ -350,6 +355,7 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
     for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
     for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
     fprintf(out, ",fits,fits_marginal");
+    acc_csv(out, s, 1);
     return;
   }
   const sc_plan *p = &s->plan;
@@ -361,6 +367,7 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
   fprintf(out, ",%d,%d", r->mem.fits, report_marginal(s, &r->mem));
+  acc_csv(out, s, 0);
 }
 
 static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
@@ -562,6 +569,13 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
     search_json_plan(out, s, &c[i], i + 1);
   }
   fputs("]", out);
+  if (n > 0) { /* report/accuracy.h: the best plan's class, once */
+    sc_scenario best = *s;
+    best.plan = c[0].plan;
+    fputs(",\n \"accuracy\": {", out);
+    acc_json(out, &best);
+    fputc('}', out);
+  }
   if (st->has_closest) {
     fputs(",\n \"closest\": ", out);
     search_json_plan(out, s, &st->closest, 0);
@@ -694,6 +708,12 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
           dtype_col ? "  dtype" : "", st->reranked ? "     event s" : "");
   for (int i = 0; i < n; i++) search_row(out, s, &c[i], i + 1, dtype_col);
   search_marginal_note(out, s, c, n);
+  if (n > 0) { /* report/accuracy.h: the best plan's class, once */
+    sc_scenario best = *s;
+    best.plan = c[0].plan;
+    fputc('\n', out);
+    acc_table_line(out, &best, "accuracy, plan 1");
+  }
   if (n == 0 && st->has_closest) search_closest(out, s, &st->closest, dtype_col);
   else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
 }
@@ -974,7 +994,13 @@ void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
     }
     fputs(fmt == SC_FORMAT_JSON ? "}" : "\n", out);
   }
-  if (fmt == SC_FORMAT_JSON) fprintf(out, "]}\n");
+  if (fmt == SC_FORMAT_JSON) { /* report/accuracy.h: NCCL's model on published runs */
+    fprintf(out, "],\n \"accuracy\": ");
+    acc_coll_json(out, s);
+    fprintf(out, "}\n");
+  } else if (fmt == SC_FORMAT_TABLE) {
+    acc_coll_table(out, s);
+  }
 }
 
 /* --------------------------------------------------------------- presets */

@@ -50,6 +50,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "dp/dp.h"
+#include "model/builder.h"
 #include "validate/dp_rows.h"
 #include "validate/framework.h"
 #include "validate/rowdefaults.h"
@@ -187,11 +188,9 @@ static int vdp_tokens(const char *notes, const char *data, const vfw_text *fw, i
  * MLPerf set (validate marks it IN-SAMPLE; docs/calibration.md). */
 static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, const char *dt,
                          char *assumed, size_t an) {
-  sc_cnn_arch a = m->cnn.arch;
-  int resnet = a == SC_CNN_RESNET50_V1 || a == SC_CNN_RESNET50_V15 ||
-               a == SC_CNN_RESNET101_V1 || a == SC_CNN_RESNET152_V1;
-  if (m->kind != SC_MODEL_CNN || !resnet || !(fw->named >> VFW_MXNET & 1) ||
-      !strcmp(dt, "fp32") || !strcmp(dt, "tf32") || !p->channels_last)
+  if (m->kind != SC_MODEL_CNN || !model_cnn_is_resnet(m->cnn.arch) ||
+      !(fw->named >> VFW_MXNET & 1) || !strcmp(dt, "fp32") || !strcmp(dt, "tf32") ||
+      !p->channels_last)
     return;
   m->cnn.fused_bn = 1;
   snprintf(assumed + strlen(assumed), an - strlen(assumed),

@@ -65,7 +65,7 @@ vfw_text vfw_read(const char *text) {
   }
   t.sole = t.n_named == 1 ? t.first : VFW_NONE;
   t.horovod = rowtext_has(text, "horovod");
-  t.xla = rowtext_has(text, "xla");
+  t.xla = rowtext_word(text, "xla"); /* a word: not "xlarge" */
   return t;
 }
 

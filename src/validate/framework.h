@@ -63,9 +63,11 @@ vfw_text vfw_read(const char *text);
  * container's list says nothing of it: channels_last is left as it is).
  * TensorFlow named alone, without XLA, runs each element-wise op of the
  * graph as its own kernel (plan.fused_kernels 0): its graph optimizer
- * (Grappler's remapper) fuses convolutions and MatMuls with their bias
- * and activation and batch norm with its activation, but no chain of
- * element-wise ops (GELU, dropout, residual add, the attention's scale and
+ * (Grappler's remapper) fuses, on the GPU, convolutions with their bias
+ * and ReLU and batch norm with its activation (its MatMul + BiasAdd
+ * fusion ran on the CPU alone in TensorFlow 1.x, recalled: a dense
+ * layer's BiasAdd is a kernel, as lower.c's BERT chains count it), but no
+ * chain of element-wise ops (GELU, dropout, residual add, the attention's scale and
  * mask): that is XLA's auto-clustering, opt-in in TensorFlow 1.x and 2.x
  * (tf.config.optimizer.set_jit, TF_XLA_FLAGS; a script's --xla flag),
  * which the text names when it ran.

@@ -60,25 +60,31 @@ double vhv_ngc_release(const char *text) {
   return 0;
 }
 
-/* The "X.Y" release after "horovod" (-1 when none is given). */
-static double vhv_version(const char *text) {
-  const char *p = vhv_find(text, "horovod");
-  if (!p) return -1;
-  p += strlen("horovod");
-  while (*p == ' ' || *p == '-' || *p == 'v') p++;
-  if (!isdigit((unsigned char)*p)) return -1;
-  char *end;
-  long major = strtol(p, &end, 10);
-  if (*end != '.' || !isdigit((unsigned char)end[1])) return -1;
-  long minor = strtol(end + 1, NULL, 10);
-  return (double)major + (double)minor / 1000.0;
+/* The first "X.Y" release written after a "horovod" in text (every
+ * occurrence is tried: "Horovod (MPI), horovod 0.19"), spelled "horovod
+ * 0.19", "horovod-0.19", "horovod v0.19", "Horovod==0.19" or "horovod:
+ * 0.19": 1 with *major and *minor set, 0 when none is given. */
+static int vhv_version(const char *text, long *major, long *minor) {
+  for (const char *p = vhv_find(text, "horovod"); p; p = vhv_find(p + 1, "horovod")) {
+    const char *q = p + strlen("horovod");
+    while (*q == ' ' || *q == '-' || *q == '=' || *q == ':' || *q == 'v' || *q == 'V') q++;
+    if (!isdigit((unsigned char)*q)) continue;
+    char *end;
+    long a = strtol(q, &end, 10);
+    if (*end != '.' || !isdigit((unsigned char)end[1])) continue;
+    *major = a, *minor = strtol(end + 1, NULL, 10);
+    return 1;
+  }
+  return 0;
 }
 
 vhv_defaults vhv_for(const char *text) {
   vhv_defaults d = {VHV_NEW_FUSION, VHV_NEW_CYCLE, 0};
   if (!text) return d;
-  double v = vhv_version(text), ngc = vhv_ngc_release(text);
-  if (v >= 0) d.before_021 = v < 0.021;
+  long major, minor;
+  double ngc = vhv_ngc_release(text);
+  /* compared as numbers, not as one decimal: 0.9 is before 0.21, 0.100 after */
+  if (vhv_version(text, &major, &minor)) d.before_021 = major == 0 && minor < 21;
   else if (ngc > 0) d.before_021 = ngc < VHV_NGC_FIRST_NEW;
   if (d.before_021) d.fusion_bytes = VHV_OLD_FUSION, d.cycle_s = VHV_OLD_CYCLE;
   return d;

@@ -12,7 +12,8 @@
  * CHANGELOG and earlier operations.cc (not in ../shared/reference).
  *
  * A row's framework text dates its Horovod, the same way for every row:
- *   - "horovod X.Y[.Z]": that release;
+ *   - "horovod X.Y[.Z]" (also "horovod-", "v", "==", ": " before the
+ *     number; the first "horovod" that carries one): that release;
  *   - an NGC container release YY.MM ("NGC 20.03", "NGC20.06", "NGC
  *     MXNet 21.05", "NVIDIA Release 20.06"): a container built before
  *     2020-11 cannot hold 0.21, so a release before 20.11 runs the older

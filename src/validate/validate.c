@@ -328,7 +328,8 @@ static const struct {
     {"dlperf_v100_frameworks.csv",
      "decided looking at this set: PyTorch-alone rows run NCHW; AMP all-reduces fp32 "
      "gradients and runs plan.amp; TensorFlow 2 sends one message after backward; "
-     "TensorFlow without XLA unfused; NVIDIA's BERT exchange (keyed on the "
+     "TensorFlow without XLA unfused (BERT's modeling.py op chains and optimizer, fp32 under "
+     "AMP); NVIDIA's BERT exchange (keyed on the "
      "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms; "
      "the MXNet ResNet fused batch norm reached its MXNet rows with its figures seen"},
     {"kungfu_2xdgx1_allreduce_ps_gossip.csv",

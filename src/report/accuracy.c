@@ -1,0 +1,253 @@
+/*
+ * accuracy.c -- the accuracy class of a prediction and its report lines;
+ * see accuracy.h. The figures are accuracy_table.c's (generated).
+ */
+#include <string.h>
+
+#include "report/accuracy.h"
+#include "report/esc.h"
+
+/* The architecture family of a GPU preset's SM version; NULL when no
+ * validation set has one (AMD's arch 0, Kepler, Pascal). */
+static const char *arch_family(int arch) {
+  switch (arch / 10) {
+  case 7: return "Volta";
+  case 8: return "Ampere";
+  case 9: return "Hopper";
+  case 10: return "Blackwell";
+  default: return NULL; /* AMD's 0, Kepler, Pascal */
+  }
+}
+
+static const char *dtype_class(sc_dtype d) {
+  if (d == SC_FP16 || d == SC_BF16) return "16-bit";
+  if (d == SC_FP8 || d == SC_FP4) return "fp8/fp4";
+  return "32-bit";
+}
+
+/* The kind of model when it is not what the LLM table covers (a dense
+ * transformer): "MoE", "workload-graph", "CNN", "BERT"; NULL for a dense
+ * transformer. */
+static const char *model_class(const sc_scenario *s) {
+  switch (s->model.kind) {
+  case SC_MODEL_TRANSFORMER: return s->model.tf.experts > 1 ? "MoE" : NULL;
+  case SC_MODEL_GRAPH: return "workload-graph";
+  case SC_MODEL_CNN: return "CNN";
+  case SC_MODEL_BERT: return "BERT";
+  default: return "other-model";
+  }
+}
+
+/* The row of table[0..n) with the class (k0, k1, k2) and rows; NULL if
+ * none. */
+static const acc_row *find(const acc_row *table, int n, const char *k0, const char *k1,
+                           const char *k2) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(table[i].key[0], k0) && !strcmp(table[i].key[1], k1) &&
+        !strcmp(table[i].key[2], k2))
+      return table[i].n > 0 ? &table[i] : NULL;
+  return NULL;
+}
+
+/* accuracy.h */
+const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char *style) {
+  const char *a = arch_family(s->cluster.gpu.arch);
+  const char *m = model_class(s);
+  const char *par = s->plan.zero >= 3 ? "FSDP/ZeRO-3" : "Megatron-style";
+  if (a) snprintf(arch, 32, "%s", a);
+  else if (s->cluster.gpu.arch == 0) snprintf(arch, 32, "non-NVIDIA");
+  else snprintf(arch, 32, "sm_%d", s->cluster.gpu.arch);
+  snprintf(dtype, 32, "%s", dtype_class(s->plan.dtype));
+  if (m && strcmp(m, "MoE")) snprintf(style, 32, "%s", m); /* tp/pp/zero mean little there */
+  else snprintf(style, 32, "%s%s%s", m ? m : "", m ? " " : "", par);
+  return !a || m ? NULL : find(acc_llm, acc_llm_n, arch, dtype, style);
+}
+
+/* The table row of s, NULL when unvalidated. */
+static const acc_row *row_of(const sc_scenario *s) {
+  char a[32], d[32], st[32];
+  return acc_llm_class(s, a, d, st);
+}
+
+void acc_class_name(const sc_scenario *s, char *buf, size_t cap) {
+  char a[32], d[32], st[32];
+  acc_llm_class(s, a, d, st);
+  snprintf(buf, cap, "%s %s %s", a, d, st);
+}
+
+/* The sets of row r as "a.csv (IN-SAMPLE), b.csv": each IN-SAMPLE set
+ * (validate marks it: something was chosen looking at it) says so. */
+static void src_list(const acc_row *r, char *buf, size_t cap) {
+  size_t n = 0;
+  buf[0] = 0;
+  for (int i = 0; i < r->n_src && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%s%s", n ? ", " : "", r->src[i].file,
+                          r->src[i].in_sample ? " (IN-SAMPLE)" : "");
+}
+
+/* What row r (NULL: none) of the class called name says, as one text. */
+static void row_text(const acc_row *r, const char *name, const char *what, char *buf,
+                     size_t cap) {
+  char files[512];
+  if (!r) {
+    snprintf(buf, cap, "no published runs like this (%s): the model is unvalidated here", name);
+    return;
+  }
+  src_list(r, files, sizeof files);
+  snprintf(buf, cap, "MAPE %.1f %% on %d published %s %s (signed %+.1f %%, worst %+.1f %%; "
+                     "from %s)", r->mape, r->n, name, what, r->signed_err, r->worst, files);
+}
+
+void acc_text(const sc_scenario *s, char *buf, size_t cap) {
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  row_text(row_of(s), name, "runs", buf, cap);
+}
+
+void acc_table_line(FILE *out, const sc_scenario *s, const char *label) {
+  char text[768];
+  acc_text(s, text, sizeof text);
+  fprintf(out, "  %-18s %s\n", label, text);
+}
+
+/* A JSON array of the sets of r (in_sample != 0: the IN-SAMPLE ones). */
+static void src_json(FILE *out, const acc_row *r, int in_sample) {
+  fputc('[', out);
+  for (int i = 0, k = 0; r && i < r->n_src; i++) {
+    if (in_sample && !r->src[i].in_sample) continue;
+    fputs(k++ ? ", " : "", out);
+    esc_json(out, r->src[i].file);
+  }
+  fputc(']', out);
+}
+
+/* The members of an "accuracy" object of row r (NULL: none) called name. */
+static void row_json(FILE *out, const acc_row *r, const char *name) {
+  fprintf(out, "\"class\": ");
+  esc_json(out, name);
+  if (r)
+    fprintf(out, ", \"n\": %d, \"mape\": %.4g, \"signed\": %.4g, \"worst\": %.4g", r->n,
+            r->mape / 100, r->signed_err / 100, r->worst / 100);
+  else
+    fprintf(out, ", \"n\": 0, \"mape\": null, \"signed\": null, \"worst\": null");
+  fprintf(out, ", \"files\": ");
+  src_json(out, r, 0);
+  fprintf(out, ", \"in_sample\": ");
+  src_json(out, r, 1);
+}
+
+void acc_json(FILE *out, const sc_scenario *s) {
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  row_json(out, row_of(s), name);
+}
+
+void acc_csv(FILE *out, const sc_scenario *s, int header) {
+  if (header) {
+    fprintf(out, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst");
+    return;
+  }
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  const acc_row *r = row_of(s);
+  fputc(',', out);
+  esc_csv(out, name, ',');
+  if (r)
+    fprintf(out, "%d,%.4g,%.4g,%.4g", r->n, r->mape / 100, r->signed_err / 100, r->worst / 100);
+  else
+    fprintf(out, "0,,,");
+}
+
+/* ------------------------------------------------------------ collective */
+
+const acc_row *acc_coll_class(const sc_coll_sweep_opts *o, int large, char *buf, size_t cap) {
+  const char *op = sc_coll_op_name(o->op);
+  const char *size = large ? "from 1 MiB" : "below 1 MiB";
+  const char *where = o->ranks <= o->ranks_per_node ? "intra-node" : "inter-node";
+  snprintf(buf, cap, "%s %s %s", op, size, where);
+  return find(acc_coll, acc_coll_n, op, size, where);
+}
+
+/* Whether sweep s has sizes below 1 MiB (large == 0) or from 1 MiB (the
+ * split of `validate`'s collective MAPEs). */
+static int coll_reaches(const sc_coll_sweep *s, int large) {
+  for (int i = 0; i < s->n; i++)
+    if ((s->points[i].bytes >= 1048576) == (large != 0)) return 1;
+  return 0;
+}
+
+void acc_coll_table(FILE *out, const sc_coll_sweep *s) {
+  for (int large = 0; large < 2; large++) {
+    if (!coll_reaches(s, large)) continue;
+    char name[96], text[768];
+    const acc_row *r = acc_coll_class(&s->opts, large, name, sizeof name);
+    row_text(r, name, "measurements", text, sizeof text);
+    fprintf(out, "# accuracy (time(us), NCCL's model): %s\n", text);
+  }
+}
+
+void acc_coll_json(FILE *out, const sc_coll_sweep *s) {
+  fputc('[', out);
+  for (int large = 0, k = 0; large < 2; large++) {
+    if (!coll_reaches(s, large)) continue;
+    char name[96];
+    const acc_row *r = acc_coll_class(&s->opts, large, name, sizeof name);
+    fputs(k++ ? ", {" : "{", out);
+    row_json(out, r, name);
+    fputc('}', out);
+  }
+  fputc(']', out);
+}
+
+/* --------------------------------------------------------- data-parallel */
+
+/* The model family of a data-parallel scenario: the builder's kind. */
+static const char *dp_model(const sc_scenario *s) {
+  switch (s->model.kind) {
+  case SC_MODEL_CNN: return "CNN";
+  case SC_MODEL_BERT: return "BERT";
+  case SC_MODEL_GRAPH: return "workload-graph";
+  default: return "transformer";
+  }
+}
+
+const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s %s data-parallel", dp_model(s), family);
+  return find(acc_dp, acc_dp_n, dp_model(s), family, "data-parallel");
+}
+
+void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n) {
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int k = 0; k < i && !seen; k++) seen = !strcmp(r[k].family, r[i].family);
+    if (seen) continue;
+    char name[96], text[768];
+    const acc_row *row = acc_dp_class(s, r[i].family, name, sizeof name);
+    row_text(row, name, "runs", text, sizeof text);
+    fprintf(out, "%s  accuracy, %s: %s\n", i ? "" : "\n", r[i].family, text);
+  }
+}
+
+void acc_dp_json(FILE *out, const sc_scenario *s, const char *family) {
+  char name[96];
+  row_json(out, acc_dp_class(s, family, name, sizeof name), name);
+}
+
+/* ---------------------------------------------------------------- recsys */
+
+const acc_row *acc_rs_class(int gpus, char *buf, size_t cap) {
+  const char *where = gpus > 1 ? "multi-GPU" : "one GPU";
+  snprintf(buf, cap, "recsys %s training", where);
+  return find(acc_rs, acc_rs_n, "recsys", where, "training");
+}
+
+void acc_rs_text(int gpus, char *buf, size_t cap) {
+  char name[64];
+  const acc_row *r = acc_rs_class(gpus, name, sizeof name);
+  row_text(r, name, "runs", buf, cap);
+}
+
+void acc_rs_json(FILE *out, int gpus) {
+  char name[64];
+  row_json(out, acc_rs_class(gpus, name, sizeof name), name);
+}

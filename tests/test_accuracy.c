@@ -1,0 +1,223 @@
+/*
+ * test_accuracy.c -- the accuracy class of a prediction (src/report/
+ * accuracy.h): hand-picked scenarios land in the class their GPU and plan
+ * say, a GPU or model with no published rows reads "unvalidated", and the
+ * C lookup puts every training row of ../shared/validation in the class
+ * whose row count the generated table (tools/accuracy/gen_table.py, which
+ * classifies from the CSV columns) gives it -- the two rules agree.
+ */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/accuracy.h"
+#include "stepcast.h"
+
+/* The scenario of a JSON text with overrides, resolved; asserts SC_OK. */
+static sc_scenario scen(const char *json, const char *const *ov, size_t n) {
+  sc_scenario s;
+  sc_error e = {0};
+  int rc = sc_scenario_load_string(&s, json, "test", ov, n, &e);
+  cr_assert_eq(rc, SC_OK, "%s: %s", json, e.msg);
+  return s;
+}
+
+/* The class name of s and its table row (NULL = unvalidated). */
+static const acc_row *cls(const sc_scenario *s, char *name, size_t cap) {
+  acc_class_name(s, name, cap);
+  char a[32], d[32], st[32];
+  return acc_llm_class(s, a, d, st);
+}
+
+static const char LLAMA[] = "{\"model\": \"llama3-70b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", "
+                            "\"gpus\": 64}, \"plan\": {\"tp\": 8, \"pp\": 1, \"global_batch\": 64, "
+                            "\"dtype\": \"bf16\"}}";
+
+Test(accuracy, hopper_bf16_megatron) {
+  sc_scenario s = scen(LLAMA, NULL, 0);
+  char name[112];
+  const acc_row *r = cls(&s, name, sizeof name);
+  cr_expect_str_eq(name, "Hopper 16-bit Megatron-style");
+  cr_assert_not_null(r, "%s: no table row", name);
+  cr_expect_gt(r->n, 0);
+  cr_expect(r->mape >= 0 && r->mape <= 100 && r->worst != 0, "%s: mape %g worst %g", name,
+            r->mape, r->worst);
+}
+
+Test(accuracy, dtype_and_style_split_the_class) {
+  const char *fp8[] = {"plan.dtype=\"fp8\""};
+  const char *z3[] = {"plan.zero=3", "plan.tp=1"};
+  const char *b200[] = {"cluster.gpu=\"b200\""};
+  const char *v100[] = {"cluster.gpu=\"v100-sxm3-32gb\"", "plan.dtype=\"fp16\"",
+                        "model=\"gpt3-1.3b\"", "plan.tp=1"};
+  const char *a100[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "plan.zero=3", "plan.tp=1"};
+  struct { const char *const *ov; size_t n; const char *want; } c[] = {
+      {fp8, 1, "Hopper fp8/fp4 Megatron-style"},
+      {z3, 2, "Hopper 16-bit FSDP/ZeRO-3"},
+      {b200, 1, "Blackwell 16-bit Megatron-style"},
+      {v100, 4, "Volta 16-bit Megatron-style"},
+      {a100, 3, "Ampere 16-bit FSDP/ZeRO-3"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    sc_scenario s = scen(LLAMA, c[i].ov, c[i].n);
+    char name[112];
+    const acc_row *r = cls(&s, name, sizeof name);
+    cr_expect_str_eq(name, c[i].want, "case %zu", i);
+    cr_expect_not_null(r, "case %zu (%s): the training sets have such rows", i, name);
+  }
+}
+
+Test(accuracy, no_rows_is_unvalidated) {
+  const char *amd[] = {"cluster.gpu=\"mi300x\""};
+  const char *f32[] = {"plan.dtype=\"fp32\""};
+  const char *moe[] = {"model=\"mixtral-8x7b\"", "plan.ep=8"};
+  struct { const char *const *ov; size_t n; const char *want; } c[] = {
+      {amd, 1, "non-NVIDIA 16-bit Megatron-style"},
+      {f32, 1, "Hopper 32-bit Megatron-style"},
+      {moe, 2, "Hopper 16-bit MoE Megatron-style"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    sc_scenario s = scen(LLAMA, c[i].ov, c[i].n);
+    char name[112], text[768];
+    cr_expect_null(cls(&s, name, sizeof name), "case %zu: %s has a row", i, name);
+    cr_expect_str_eq(name, c[i].want, "case %zu", i);
+    acc_text(&s, text, sizeof text);
+    cr_expect(strstr(text, "no published runs like this") && strstr(text, "unvalidated"),
+              "case %zu: %s", i, text);
+  }
+}
+
+Test(accuracy, report_formats_carry_the_class) {
+  sc_scenario s = scen(LLAMA, NULL, 0);
+  sc_result r;
+  sc_error e = {0};
+  cr_assert_eq(sc_predict(&s, &r, &e), SC_OK, "%s", e.msg);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  sc_report_prediction(out, SC_FORMAT_JSON, &s, &r, 0);
+  fclose(out);
+  cr_expect(strstr(buf, "\"accuracy\": {\"class\": \"Hopper 16-bit Megatron-style\", \"n\": "),
+            "%s", buf);
+  cr_expect(strstr(buf, "\"in_sample\": [\"dgxc_benchmarking.csv\"]"), "%s", buf);
+  free(buf);
+  out = open_memstream(&buf, &len);
+  sc_report_prediction(out, SC_FORMAT_CSV, &s, &r, 0);
+  fclose(out);
+  cr_expect(strstr(buf, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst\n"),
+            "%s", buf);
+  cr_expect(strstr(buf, ",Hopper 16-bit Megatron-style,"), "%s", buf);
+  free(buf);
+}
+
+/* Every predicted training row of ../shared/validation, classified by the
+ * C lookup on the scenario validate predicts for it, counts toward the
+ * class the generated table lists with that many rows. */
+Test(accuracy, table_counts_match_the_c_lookup, .timeout = 600) {
+  glob_t g;
+  int rc = glob(SC_SHARED_DIR "/validation/training/*.csv", 0, NULL, &g);
+  cr_assert_eq(rc, 0, "no training sets under %s/validation/training: ../shared is needed",
+               SC_SHARED_DIR);
+  int count[64] = {0}, unmatched = 0;
+  cr_assert_leq(acc_llm_n, 64);
+  for (size_t f = 0; f < g.gl_pathc; f++) {
+    sc_validation v;
+    sc_error e = {0};
+    cr_assert_eq(sc_validate_file(g.gl_pathv[f], &v, &e), SC_OK, "%s", e.msg);
+    for (int i = 0; i < v.n; i++) {
+      if (v.rows[i].skipped[0]) continue;
+      sc_scenario s;
+      cr_assert_eq(sc_validate_row_scenario(g.gl_pathv[f], v.rows[i].id, &s, &e), SC_OK, "%s %s: %s",
+                   g.gl_pathv[f], v.rows[i].id, e.msg);
+      char a[32], d[32], st[32];
+      const acc_row *r = acc_llm_class(&s, a, d, st);
+      if (r) count[r - acc_llm]++;
+      else unmatched++;
+    }
+    sc_validation_free(&v);
+  }
+  globfree(&g);
+  cr_expect_eq(unmatched, 0, "%d predicted rows fall in no class of the table", unmatched);
+  for (int i = 0; i < acc_llm_n; i++)
+    cr_expect_eq(count[i], acc_llm[i].n, "%s %s %s: the C lookup finds %d rows, the table %d",
+                 acc_llm[i].key[0], acc_llm[i].key[1], acc_llm[i].key[2], count[i], acc_llm[i].n);
+}
+
+/* Collectives: op, size against 1 MiB, and whether the ranks fit in one
+ * node make the class; an op no set measures is unvalidated. */
+Test(accuracy, collective_classes) {
+  sc_coll_sweep_opts o;
+  sc_coll_sweep_default(&o); /* all-reduce, 8 ranks of one DGX A100 */
+  char name[96];
+  const acc_row *r = acc_coll_class(&o, 1, name, sizeof name);
+  cr_expect_str_eq(name, "all_reduce from 1 MiB intra-node");
+  cr_expect(r && r->n > 0, "%s: no rows", name);
+  o.ranks = 16, o.ranks_per_node = 8;
+  r = acc_coll_class(&o, 0, name, sizeof name);
+  cr_expect_str_eq(name, "all_reduce below 1 MiB inter-node");
+  cr_expect(r && r->n > 0, "%s: no rows", name);
+  int op = sc_coll_op_from_name("all_gather");
+  cr_assert_geq(op, 0);
+  o.op = (sc_coll_op)op;
+  cr_expect_null(acc_coll_class(&o, 1, name, sizeof name), "%s has rows", name);
+  cr_expect_str_eq(name, "all_gather from 1 MiB inter-node");
+}
+
+/* Data-parallel rows: the builder's kind of each row's model and the
+ * family of its scheme (what `stepcast dp` classes a scheme by) put
+ * exactly the table's row counts in each class. */
+Test(accuracy, dp_table_counts_match_the_c_lookup, .timeout = 600) {
+  glob_t g;
+  int rc = glob(SC_SHARED_DIR "/validation/dp_training/*.csv", 0, NULL, &g);
+  cr_assert_eq(rc, 0, "no dp sets under %s/validation/dp_training: ../shared is needed",
+               SC_SHARED_DIR);
+  int count[64] = {0}, unmatched = 0;
+  cr_assert_leq(acc_dp_n, 64);
+  for (size_t f = 0; f < g.gl_pathc; f++) {
+    sc_validation v;
+    sc_error e = {0};
+    cr_assert_eq(sc_validate_file(g.gl_pathv[f], &v, &e), SC_OK, "%s", e.msg);
+    for (int i = 0; i < v.n; i++) {
+      if (v.rows[i].skipped[0]) continue;
+      sc_scenario s;
+      cr_assert_eq(sc_validate_row_scenario(g.gl_pathv[f], v.rows[i].id, &s, &e), SC_OK, "%s %s: %s",
+                   g.gl_pathv[f], v.rows[i].id, e.msg);
+      char name[96];
+      /* the row's family as validate predicted it (sc_dp_result.family) */
+      const acc_row *r = acc_dp_class(&s, v.rows[i].family, name, sizeof name);
+      if (r) count[r - acc_dp]++;
+      else unmatched++, cr_log_warn("%s %s: %s has no row", g.gl_pathv[f], v.rows[i].id, name);
+    }
+    sc_validation_free(&v);
+  }
+  globfree(&g);
+  cr_expect_eq(unmatched, 0, "%d predicted dp rows fall in no class of the table", unmatched);
+  for (int i = 0; i < acc_dp_n; i++)
+    cr_expect_eq(count[i], acc_dp[i].n, "%s %s: the C lookup finds %d rows, the table %d",
+                 acc_dp[i].key[0], acc_dp[i].key[1], count[i], acc_dp[i].n);
+}
+
+Test(accuracy, dp_classes) {
+  const char *cnn[] = {"model=\"resnet50\"", "cluster.gpu=\"v100-sxm2-16gb\"", "plan.tp=1", "plan.dtype=\"fp16\"",
+                       "plan.global_batch=256"};
+  sc_scenario s = scen(LLAMA, cnn, 5);
+  char name[96];
+  cr_expect_not_null(acc_dp_class(&s, "allreduce", name, sizeof name), "%s", name);
+  cr_expect_str_eq(name, "CNN allreduce data-parallel");
+  cr_expect_not_null(acc_dp_class(&s, "ps", name, sizeof name), "%s", name);
+  sc_scenario llm = scen(LLAMA, NULL, 0);
+  cr_expect_null(acc_dp_class(&llm, "allreduce", name, sizeof name), "%s", name);
+  cr_expect_str_eq(name, "transformer allreduce data-parallel");
+}
+
+/* Recommendation models: one GPU or several make the class. */
+Test(accuracy, recsys_classes) {
+  char name[64];
+  const acc_row *one = acc_rs_class(1, name, sizeof name);
+  cr_expect_str_eq(name, "recsys one GPU training");
+  const acc_row *many = acc_rs_class(8, name, sizeof name);
+  cr_expect_str_eq(name, "recsys multi-GPU training");
+  cr_expect(one && many && one != many && one->n > 0 && many->n > 0, "recsys rows missing");
+}

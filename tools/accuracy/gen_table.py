@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""gen_table.py -- regenerate src/report/accuracy_table.c, the accuracy of
+the model per class of LLM training run and of collective (src/report/
+accuracy.h), from what `stepcast validate` predicts now; or check the
+committed table against it.
+
+    python3 tools/accuracy/gen_table.py --stepcast build/stepcast \\
+        > src/report/accuracy_table.c
+    python3 tools/accuracy/gen_table.py --stepcast build/stepcast \\
+        --check src/report/accuracy_table.c --out build/accuracy_table.c
+
+The rows are those of `stepcast validate --format csv` over
+VALIDATION/training/ (every .csv) (predicted rows only; skipped rows have no
+error); the IN-SAMPLE marks are the `in_sample` texts of
+`stepcast validate --format json` (a non-empty text marks the set). The
+class of a row comes from the row's own plan and GPU columns, by the rules
+of src/report/accuracy.h (keep the two in step):
+  - architecture: the `arch` of the row's GPU preset in src/hw/gpu_presets.c,
+    divided by 10 (7 Volta, 8 Ampere, 9 Hopper, 10 Blackwell);
+  - dtype class: fp16/bf16 = 16-bit, fp8/fp4 = fp8/fp4, else 32-bit;
+  - parallel style: zero >= 3 = FSDP/ZeRO-3, else Megatron-style;
+  - MoE rows (experts > 1) are prefixed "MoE " (the C lookup has no row
+    for them unless a set gains some).
+A collective row (VALIDATION/collectives) is classed by its op, its size
+(below 1 MiB or from 1 MiB, validate's split) and whether its ranks fit in
+one node (ranks <= gpus_per_node, blank 8: intra-node, else inter-node).
+A data-parallel row (VALIDATION/dp_training) is classed by its model family
+(BERT or CNN: which builder makes its model; test_accuracy checks that
+this agrees with the builder's kind on every row) and its scheme_family.
+A recommendation row (VALIDATION/recsys) is classed by its gpus: one GPU
+or several.
+Never keyed on a row's source or id; file names are provenance.
+
+--check: regenerate into --out, then fail (exit 1, naming each figure) if
+the committed table's classes differ, a row count differs, or a MAPE,
+signed or worst error differs by more than 0.5 points. Python 3 standard
+library only.
+"""
+import argparse
+import csv
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ARCH = {7: "Volta", 8: "Ampere", 9: "Hopper", 10: "Blackwell"}
+ARCH_ORDER = ["Volta", "Ampere", "Hopper", "Blackwell"]
+TOLERANCE = 0.5  # points of percent
+MAX_SRC = 6      # ACC_MAX_SRC of accuracy.h
+REGEN = ("python3 tools/accuracy/gen_table.py --stepcast build/stepcast "
+         "> src/report/accuracy_table.c")
+
+
+def gpu_arch():
+    """GPU preset name -> SM version, read from src/hw/gpu_presets.c."""
+    text = open(os.path.join(ROOT, "src/hw/gpu_presets.c"), encoding="utf-8").read()
+    pairs = re.findall(r'\.name\s*=\s*"([^"]+)",[^{}]*?\.arch\s*=\s*(\d+)', text)
+    if not pairs:
+        sys.exit("gen_table.py: no GPU presets found in src/hw/gpu_presets.c")
+    return {name: int(arch) for name, arch in pairs}
+
+
+def row_class(cols, arches):
+    """The class of one training row from its plan and GPU columns."""
+    arch = ARCH.get(arches.get(cols["gpu"], -1) // 10)
+    if arch is None:
+        return None
+    dt = cols["dtype"].strip().lower()
+    dtype = "16-bit" if dt in ("fp16", "bf16") else "fp8/fp4" if dt in ("fp8", "fp4") else "32-bit"
+    zero = int(float(cols.get("zero") or 0))
+    style = "FSDP/ZeRO-3" if zero >= 3 else "Megatron-style"
+    if int(float(cols.get("experts") or 1)) > 1:
+        style = "MoE " + style
+    return (arch, dtype, style)
+
+
+def run(cmd):
+    res = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if res.returncode != 0:
+        sys.exit("gen_table.py: %s failed (exit %d):\n%s" % (" ".join(cmd), res.returncode,
+                                                            res.stderr))
+    return res.stdout
+
+
+def coll_class(cols):
+    """The class of one collective row: op, size (validate's 1 MiB split),
+    locality (ranks within gpus_per_node, blank = 8, as validate reads it)."""
+    gpn = int(float(cols.get("gpus_per_node") or 8))
+    size = "below 1 MiB" if float(cols["bytes"]) < 1048576 else "from 1 MiB"
+    where = "intra-node" if int(float(cols["ranks"])) <= gpn else "inter-node"
+    return (cols["op"], size, where)
+
+
+def dp_class(cols):
+    """The class of one data-parallel row: the model family its builder
+    makes (BERT for the bert_* models, CNN for the others: the sets hold
+    only those two kinds) and the row's scheme family."""
+    model = "BERT" if cols["model"].strip().lower().startswith("bert") else "CNN"
+    return (model, cols["scheme_family"].strip(), "data-parallel")
+
+
+def rs_class(cols):
+    """The class of one recommendation row: one GPU or several."""
+    return ("recsys", "one GPU" if int(float(cols["gpus"] or 1)) <= 1 else "multi-GPU", "training")
+
+
+def collect(stepcast, validation, kind, classify):
+    """{class: {"errs": [signed %], "src": {file: n}}} of the predicted rows
+    of VALIDATION/kind/*.csv, and the sets validate marks IN-SAMPLE."""
+    files = sorted(glob.glob(os.path.join(validation, kind, "*.csv")))
+    if not files:
+        sys.exit("gen_table.py: no %s sets under %s (../shared/validation is needed)"
+                 % (kind, validation))
+    cols = {}
+    for f in files:
+        with open(f, newline="", encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                cols[(os.path.basename(f), r["id"])] = r
+    in_sample = set()
+    for fi in json.loads(run([stepcast, "validate", "--format", "json"] + files))["files"]:
+        if fi.get("in_sample"):
+            in_sample.add(os.path.basename(fi["file"]))
+    classes = {}
+    for r in csv.DictReader(run([stepcast, "validate", "--format", "csv"] + files).splitlines()):
+        if r["skipped"] or not r["predicted"]:
+            continue
+        base = os.path.basename(r["file"])
+        cls = classify(cols[(base, r["id"])])
+        if cls is None:
+            continue
+        meas, pred = float(r["measured"]), float(r["predicted"])
+        c = classes.setdefault(cls, {"errs": [], "src": {}})
+        c["errs"].append(100.0 * (pred - meas) / meas)
+        c["src"][base] = c["src"].get(base, 0) + 1
+    return classes, in_sample
+
+
+def figures(classes, order):
+    """[(class, n, mape, signed, worst, [(file, n)])] in a fixed order."""
+    out = []
+    for cls in sorted(classes, key=order):
+        e = classes[cls]["errs"]
+        worst = max(e, key=lambda x: (abs(x), x))
+        out.append((cls, len(e), sum(abs(x) for x in e) / len(e), sum(e) / len(e), worst,
+                    sorted(classes[cls]["src"].items())))
+    return out
+
+
+def c_array(name, rows, in_sample):
+    lines = ["const acc_row %s[] = {" % name,
+             "    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */"]
+    for cls, n, mape, signed, worst, src in rows:
+        if len(src) > MAX_SRC:
+            sys.exit("gen_table.py: class %s has %d sets, more than ACC_MAX_SRC (%d)"
+                     % (" ".join(cls), len(src), MAX_SRC))
+        s = ", ".join('{"%s", %d, %d}' % (f, k, int(f in in_sample)) for f, k in src)
+        lines.append('    {{"%s", "%s", "%s"}, %d, %.2f, %.2f, %.2f, %d, {%s}},'
+                     % (cls + (n, mape, signed, worst, len(src), s)))
+    lines += ["};", "const int %s_n = (int)(sizeof %s / sizeof %s[0]);" % (name, name, name), ""]
+    return lines
+
+
+def c_source(tables):
+    lines = [
+        "/*",
+        " * accuracy_table.c -- GENERATED by tools/accuracy/gen_table.py; do not edit.",
+        " * Regenerate: " + REGEN,
+        " * Checked by the ctest accuracy_table_fresh (0.5 points, exact row counts).",
+        " *",
+        " * Per class (src/report/accuracy.h): the predicted rows of `stepcast validate`",
+        " * over ../shared/validation/training (acc_llm), collectives (acc_coll) and",
+        " * dp_training (acc_dp) and recsys (acc_rs),",
+        " * their mean |error|, mean signed error and largest error (percent of the",
+        " * measured time, predicted - measured), and the sets they come from",
+        " * (1 = IN-SAMPLE).",
+        " */",
+        '#include "report/accuracy.h"',
+        "",
+    ]
+    for name, rows, in_sample in tables:
+        lines += c_array(name, rows, in_sample)
+    return "\n".join(lines)
+
+
+ROW_RE = re.compile(r'^\s*\{\{"([^"]+)", "([^"]+)", "([^"]+)"\}, (\d+), (-?[\d.]+), (-?[\d.]+), '
+                    r'(-?[\d.]+), \d+, \{')
+ARRAY_RE = re.compile(r'^const acc_row (\w+)\[\] = \{')
+
+
+def parse(text):
+    """{(table, class...): (n, mape, signed, worst)} of a generated C file."""
+    out = {}
+    table = "?"
+    for line in text.splitlines():
+        a = ARRAY_RE.match(line)
+        if a:
+            table = a.group(1)
+        m = ROW_RE.match(line)
+        if m:
+            g = m.groups()
+            out[(table,) + g[:3]] = (int(g[3]), float(g[4]), float(g[5]), float(g[6]))
+    return out
+
+
+def check(committed_path, fresh_text):
+    old = parse(open(committed_path, encoding="utf-8").read())
+    new = parse(fresh_text)
+    bad = []
+    for cls in sorted(set(old) | set(new)):
+        name = "%s: %s" % (cls[0], " ".join(cls[1:]))
+        if cls not in new:
+            bad.append("%s: in the committed table, no longer has rows" % name)
+        elif cls not in old:
+            bad.append("%s: has %d rows now, missing from the committed table" % (name, new[cls][0]))
+        else:
+            if old[cls][0] != new[cls][0]:
+                bad.append("%s: n %d committed, %d now" % (name, old[cls][0], new[cls][0]))
+            for i, what in ((1, "MAPE"), (2, "signed error"), (3, "worst error")):
+                if abs(old[cls][i] - new[cls][i]) > TOLERANCE:
+                    bad.append("%s: %s %.2f %% committed, %.2f %% now" %
+                               (name, what, old[cls][i], new[cls][i]))
+    if not old:
+        bad.append("no rows parsed from %s" % committed_path)
+    for b in bad:
+        print("STALE: " + b)
+    if bad:
+        print("the accuracy table %s is stale (more than %.1f points or a row count off);\n"
+              "regenerate it with: %s" % (committed_path, TOLERANCE, REGEN))
+        return 1
+    print("accuracy table fresh: %d classes within %.1f points" % (len(new), TOLERANCE))
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--stepcast", default=os.path.join(ROOT, "build", "stepcast"))
+    ap.add_argument("--validation", default=os.path.join(ROOT, "..", "shared", "validation"))
+    ap.add_argument("--check", metavar="COMMITTED_C")
+    ap.add_argument("--out", metavar="FRESH_C", help="write the regenerated table here")
+    a = ap.parse_args()
+    stepcast, validation = os.path.abspath(a.stepcast), os.path.abspath(a.validation)
+    arches = gpu_arch()
+    llm, llm_in = collect(stepcast, validation, "training", lambda c: row_class(c, arches))
+    coll, coll_in = collect(stepcast, validation, "collectives", coll_class)
+    dp, dp_in = collect(stepcast, validation, "dp_training", dp_class)
+    rs, rs_in = collect(stepcast, validation, "recsys", rs_class)
+    text = c_source([
+        ("acc_llm", figures(llm, lambda c: (ARCH_ORDER.index(c[0]), c[1], c[2])), llm_in),
+        ("acc_coll", figures(coll, lambda c: c), coll_in),
+        ("acc_dp", figures(dp, lambda c: c), dp_in),
+        ("acc_rs", figures(rs, lambda c: c), rs_in),
+    ])
+    if a.out:
+        with open(a.out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    if a.check:
+        return check(a.check, text)
+    if not a.out:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

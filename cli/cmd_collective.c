@@ -6,7 +6,8 @@
  * side.
  *
  *   stepcast collective --op all_reduce --ranks 16 --ppn 8 --arch 80
- *       --nvlink 300 --nic 200 --min 1K --max 1G [--topo SPEC --algo ring]
+ *       --nvlink 300 --nic 200 [--fabric efa] --min 1K --max 1G
+ *       [--topo SPEC --algo ring]
  *       [--format table|json|csv]
  *
  * The sweep and its report are the library's (sc_coll_sweep_run,
@@ -25,7 +26,7 @@
 #include "stepcast.h"
 
 typedef struct opts {
-  int op, ranks, ppn, arch, gpt;
+  int op, ranks, ppn, arch, gpt, fabric;
   double nvlink, nic, min, max, factor;
   const char *topo, *algo, *html;
   sc_format format;
@@ -93,7 +94,8 @@ static int count(const char *s, long max, int *out) {
 static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
-  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.nvlink_GBps, d.nic_Gbps,
+  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric,
+              d.nvlink_GBps, d.nic_Gbps,
               d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
@@ -116,6 +118,10 @@ static int parse(int argc, char **argv, opts *o) {
         return bad("--gpus-per-thread expects an integer 1..1024 (nccl-tests -g), got", v);
     } else if (!strcmp(k, "--arch")) {
       if (count(v, 1000, &o->arch)) return bad("--arch expects an SM version such as 80, got", v);
+    }
+    else if (!strcmp(k, "--fabric")) {
+      if ((o->fabric = sc_fabric_from_name(v)) < 0)
+        return bad("unknown fabric (valid: infiniband roce efa tcpxo)", v);
     }
     else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end);
     else if (!strcmp(k, "--nic")) o->nic = strtod(v, &end);
@@ -149,12 +155,16 @@ int cmd_collective(int argc, char **argv) {
   int rc = parse(argc, argv, &o);
   if (rc < 0) {
     printf("usage: stepcast collective [--op OP] [--ranks N] [--ppn N] [--arch 70|80|90|100]\n"
-           "  [--nvlink GB/s] [--nic Gb/s] [--min SIZE] [--max SIZE] [--factor F]\n"
+           "  [--nvlink GB/s] [--nic Gb/s] [--fabric infiniband|roce|efa|tcpxo]\n"
+           "  [--min SIZE] [--max SIZE] [--factor F]\n"
            "  [--gpus-per-thread N] [--topo SPEC --algo NAME] [--format table|json|csv]\n"
            "  [--html FILE]\n\n"
            "--gpus-per-thread N: one benchmark thread issues every collective for N GPUs\n"
            "(nccl-tests -g N in one process); each op then costs at least N x 5.48 us of\n"
            "host time. Default 1: one GPU per process (docs/network.md).\n"
+           "--fabric: the scale-out network's kind; sets its per-traversal latency and\n"
+           "achievable fraction of the NIC rate (docs/network.md, \"Fabrics\"). Default\n"
+           "infiniband.\n"
            "--html FILE writes an HTML report with the bus-bandwidth curve (docs/report.md);\n"
            "'-' writes it to standard output instead of the table.\n"
            "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
@@ -168,6 +178,7 @@ int cmd_collective(int argc, char **argv) {
   so.ranks_per_node = o.ppn;
   so.arch = o.arch;
   so.gpus_per_thread = o.gpt;
+  so.fabric = o.fabric;
   so.nvlink_GBps = o.nvlink;
   so.nic_Gbps = o.nic;
   so.min_bytes = o.min;

@@ -260,6 +260,26 @@ typedef struct sc_host {
                            offload buffers (0 = not limited) */
 } sc_host;
 
+/* The kind of scale-out network (cluster.fabric; docs/network.md
+ * "Fabrics"). It sets the latency of one network traversal (unless
+ * cluster.nic_latency_us is given) and the fraction of the NIC line rate
+ * NCCL reaches; InfiniBand (0) is the model without a fabric. */
+typedef enum sc_fabric {
+  SC_FABRIC_INFINIBAND = 0, /* NCCL's IB verbs transport */
+  SC_FABRIC_ROCE,           /* RoCE v2 through the same transport */
+  SC_FABRIC_EFA,            /* AWS EFA (SRD) through aws-ofi-nccl */
+  SC_FABRIC_TCPXO,          /* GCP GPUDirect-TCPXO (A3 Mega) */
+  SC_FABRIC_COUNT
+} sc_fabric;
+
+/* "infiniband", "roce", "efa", "tcpxo"; out of range as "infiniband". */
+const char *sc_fabric_name(int f);
+/* The sc_fabric of a name (any case), or -1 when unknown. */
+int sc_fabric_from_name(const char *name);
+/* One network traversal of fabric f, seconds (cluster.nic_latency_us's
+ * default on that fabric). */
+double sc_fabric_latency(int f);
+
 typedef struct sc_cluster {
   char name[64];        /* preset id or free text */
   sc_gpu gpu;           /* the GPU type (copied from a preset, maybe edited) */
@@ -277,6 +297,7 @@ typedef struct sc_cluster {
   char link_fail[256];  /* cables of the topology that failed: "a-b,c-d" */
   char link_degrade[256]; /* cables running slower: "a-b:0.5,..." */
   sc_host host;         /* host links and memory per server (offload) */
+  int fabric;           /* sc_fabric of the scale-out network */
 } sc_cluster;
 
 const sc_cluster *sc_cluster_preset(const char *name);
@@ -1001,6 +1022,8 @@ typedef struct sc_coll_group {
                           one GPU per process, as frameworks run. An op
                           costs at least host_gpus x 5.48 us
                           (docs/network.md, "The host side") */
+  int fabric;          /* sc_fabric of the network (0 = InfiniBand): its
+                          efficiency, and its latency when inter_lat is 0 */
 } sc_coll_group;
 
 /* Cost of one collective as NCCL would run it. */
@@ -1131,6 +1154,7 @@ typedef struct sc_coll_sweep_opts {
   char algo[32];         /* flow-engine plug-in ("" = the first for op) */
   int gpus_per_thread;   /* GPUs one benchmark thread drives, 1..1024
                             (nccl-tests -g; 1 = one GPU per process) */
+  int fabric;            /* sc_fabric of the network (0 = InfiniBand) */
 } sc_coll_sweep_opts;
 
 /* One size of a sweep. */

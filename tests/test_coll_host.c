@@ -16,7 +16,7 @@
 
 /* 8 A100 on NVSwitch, NCCL's per-hop latencies, host_gpus GPUs a thread */
 static coll_group a100x8(int host_gpus) {
-  coll_group g = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, host_gpus};
+  coll_group g = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, host_gpus, 0};
   return g;
 }
 

@@ -12,7 +12,7 @@
 #include "stepcast.h"
 
 static coll_group a100(int n) {
-  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
+  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
   return g;
 }
 
@@ -87,7 +87,7 @@ Test(coll_nccl, simple_bandwidth_ramp) {
  * is 2 MiB), 2 slices of 512 KiB, 3 primitives: pull waits 6 times, push
  * 3. Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
 Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
   coll_group a = v;
   a.arch = 80;
   double b = 4.0 * (1 << 20);
@@ -140,7 +140,7 @@ Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
  * (past the table) -> 1. Latency 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us,
  * plus the 20 us launch. */
 static coll_group a100x16(void) {
-  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1};
+  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
   return g;
 }
 

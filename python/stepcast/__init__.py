@@ -70,7 +70,7 @@ class _SweepOpts(ctypes.Structure):
                 ("nic_Gbps", ctypes.c_double), ("min_bytes", ctypes.c_double),
                 ("max_bytes", ctypes.c_double), ("factor", ctypes.c_double),
                 ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32),
-                ("gpus_per_thread", ctypes.c_int)]
+                ("gpus_per_thread", ctypes.c_int), ("fabric", ctypes.c_int)]
 
 
 def _find_library():
@@ -111,6 +111,7 @@ def _load():
     lib.sc_search_opts_set.argtypes = [ctypes.POINTER(_SearchOpts), ctypes.c_char_p,
                                        ctypes.c_char_p, ctypes.POINTER(_Err)]
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
+    lib.sc_fabric_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
     lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, out, ctypes.POINTER(_Err)]
@@ -325,7 +326,7 @@ def validate(paths=None):
 
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                     nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
-                    algo=None, gpus_per_thread=1):
+                    algo=None, gpus_per_thread=1, fabric="infiniband"):
     """The text of ``stepcast collective --format json``."""
     o = _SweepOpts()
     _lib.sc_coll_sweep_default(ctypes.byref(o))
@@ -338,6 +339,9 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
     o.nvlink_GBps, o.nic_Gbps = float(nvlink_GBps), float(nic_Gbps)
     o.min_bytes, o.max_bytes, o.factor = float(min_bytes), float(max_bytes), float(factor)
     o.gpus_per_thread = int(gpus_per_thread)
+    o.fabric = _lib.sc_fabric_from_name(str(fabric).encode("utf-8"))
+    if o.fabric < 0:
+        raise Error(2, f"unknown fabric '{fabric}' (valid: infiniband roce efa tcpxo)")
     for field, value, cap in (("topo", topo, 256), ("algo", algo, 32)):
         raw = os.fsencode(value) if value else b""
         if len(raw) >= cap:
@@ -348,15 +352,18 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
 
 def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None,
-               gpus_per_thread=1):
+               gpus_per_thread=1, fabric="infiniband"):
     """One collective over a range of sizes, as ``stepcast collective
     --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
     "flow_busbw_GBps"]}]}; topo (a generator spec or a .json file) adds the
     flow engine's time on that topology with plug-in algo; gpus_per_thread
-    is nccl-tests' -g (GPUs one thread drives; docs/network.md)."""
+    is nccl-tests' -g (GPUs one thread drives; docs/network.md); fabric is
+    the network's kind (infiniband roce efa tcpxo; docs/network.md
+    "Fabrics")."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
-                                      min_bytes, max_bytes, factor, topo, algo, gpus_per_thread))
+                                      min_bytes, max_bytes, factor, topo, algo, gpus_per_thread,
+                                      fabric))
 
 
 def recsys_predict_json(job, sharding=None):

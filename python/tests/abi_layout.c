@@ -52,5 +52,6 @@ int main(void) {
   F(sc_coll_sweep_opts, topo);
   F(sc_coll_sweep_opts, algo);
   F(sc_coll_sweep_opts, gpus_per_thread);
+  F(sc_coll_sweep_opts, fabric);
   return 0;
 }

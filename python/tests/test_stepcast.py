@@ -119,6 +119,18 @@ def test_collective_gpus_per_thread_equals_cli():
     assert r == json.loads(text) and r["rows"][0]["time_us"] == 43.84
 
 
+def test_collective_fabric_equals_cli():
+    # GPUDirect-TCPXO's per-traversal latency (docs/network.md "Fabrics")
+    text = cli("collective", "--ranks", "16", "--ppn", "8", "--fabric", "tcpxo", "--max", "64K",
+               "--format", "json").stdout
+    r = stepcast.collective(ranks=16, ranks_per_node=8, max_bytes=64 << 10, fabric="tcpxo")
+    ib = stepcast.collective(ranks=16, ranks_per_node=8, max_bytes=64 << 10)
+    assert r == json.loads(text) and r["rows"][0]["time_us"] > ib["rows"][0]["time_us"] + 50
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.collective(fabric="ethernet")
+    assert e.value.code == 2 and "infiniband roce efa tcpxo" in str(e.value)
+
+
 def test_collective_on_topology_equals_cli():
     topo = os.path.join(ROOT, "examples", "topologies", "two_dgx_a100.json")
     text = cli("collective", "--ranks", "16", "--ppn", "8", "--topo", topo, "--algo", "ring",

@@ -41,6 +41,9 @@ typedef struct coll_group {
                           collective for (nccl-tests "-g N" in one process:
                           N); 0 or 1 = one GPU per process, as frameworks
                           run (coll_nccl.c, COLL_HOST_GPU_S) */
+  int fabric;          /* sc_fabric (fabrics.c): the network's efficiency,
+                          and its per-traversal latency when inter_lat is
+                          0; 0 = InfiniBand */
 } coll_group;
 
 struct sc_coll_group;

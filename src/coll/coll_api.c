@@ -40,7 +40,8 @@ coll_group coll_group_of(const sc_coll_group *g) {
                       .intra_lat = g->intra_lat,
                       .inter_lat = g->inter_lat,
                       .node_gpus = g->node_gpus,
-                      .host_gpus = g->host_gpus};
+                      .host_gpus = g->host_gpus,
+                      .fabric = g->fabric};
 }
 
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g) {

@@ -34,7 +34,8 @@
  *    rate of one link: datasheet 25 GB/s per direction times the NVLink
  *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
  *    header flit plus eight 16-byte data flits).
- *  - Across nodes: rpn NIC rails, each at nic * NET_EFF (0.88, from the
+ *  - Across nodes: rpn NIC rails, each at nic * NET_EFF (0.88 on
+ *    InfiniBand, fabrics.c; from the
  *    calibration's multi-node runs; NCCL's tuner assumes 0.96).
  *
  * The tuner constants are NCCL 2.30.7 values from
@@ -48,6 +49,7 @@
 #include <math.h>
 
 #include "coll/coll.h"
+#include "coll/fabrics.h"
 #include "coll/nccl_rings.h"
 
 /* ------------------------------------------------------------ constants */
@@ -139,14 +141,8 @@ static const double datasheet_link_bw[CC_COUNT] = {25.0, 25.0, 25.0, 50.0};
 #define NVLINK_PAYLOAD_EFF (128.0 / 144.0) /* see the file comment */
 #define PCI_BW 12.0                        /* GB/s, row 383 */
 /* Bus bandwidth NCCL reaches across nodes per unit of NIC line rate at
- * large sizes. DERIVED from the multi-node all_reduce rows of
- * ../shared/calibration/collective_benchmarks.csv: A100 8 x HDR, 128 ranks
- * (rows 23-27) 159.8 / 200 = 0.80; A100 4 x 200 Gb/s per node, 2 nodes
- * (row 82) 86 / 100 = 0.86; H200 16 x 200 Gb/s EFA (row 189) 364.9 / 400 =
- * 0.91; B200 8 x 400 Gb/s EFA (row 162) 381.8 / 400 = 0.955: mean 0.88.
- * (NCCL's own tuner constant is NET_BW 12 GB/s per 100 Gb/s = 0.96, row
- * 393; the runs reach less.) */
-#define NET_EFF 0.88
+ * large sizes: NET_EFF, per fabric (fabrics.c, fab_net_eff; InfiniBand
+ * 0.88). */
 #define NET_OVERHEAD_US 1.0       /* row 373, Intel CPU; x3 for Simple */
 #define RING_LL_FACTOR 0.5        /* row 365 */
 #define RING_LL128_FACTOR 0.92    /* row 366 */
@@ -208,6 +204,7 @@ typedef struct nccl_sys {
   int nvls;       /* NVLink SHARP usable */
   double lat_x_intra, lat_x_net; /* the cluster's per-hop latencies over
                                     NCCL's (see hw_lat_scale) */
+  double net_eff; /* NET_EFF of the group's fabric (fabrics.c) */
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
@@ -258,7 +255,11 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   if (intra == COLL_INTRA_AUTO) intra = guess_intra(g);
   s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
   s.lat_x_intra = hw_lat_scale(g->intra_lat, NCCL_NVLINK_HOP_US);
-  s.lat_x_net = hw_lat_scale(g->inter_lat, NCCL_NET_HOP_US);
+  /* no per-traversal latency given: the fabric's (InfiniBand's is
+   * NCCL's own, a scale of exactly 1) */
+  s.lat_x_net = g->inter_lat > 0 ? hw_lat_scale(g->inter_lat, NCCL_NET_HOP_US)
+                                 : fab_hop_us(g->fabric) / NCCL_NET_HOP_US;
+  s.net_eff = fab_net_eff(g->fabric);
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;
@@ -285,7 +286,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   if (s.ppn == 1) intra_bw = 1e30; /* nothing crosses NVLink */
   s.bus_bw = intra_bw;
   if (s.nodes > 1) {
-    double net = s.ppn * g->inter_bw / GBS * NET_EFF;
+    double net = s.ppn * g->inter_bw / GBS * s.net_eff;
     if (net < s.bus_bw) s.bus_bw = net;
     if (s.ppn == 1) s.nch = 2; /* NCCL: two channels per NIC */
   }
@@ -530,7 +531,7 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
     nccl_sys one = sys_of(&gg, COLL_INTRA_AUTO);
     t_intra = intra_b / one.bus_bw / GBS;
   }
-  double t_inter = inter_b > 0 ? inter_b / (g->inter_bw * NET_EFF) : 0;
+  double t_inter = inter_b > 0 ? inter_b / (g->inter_bw * s->net_eff) : 0;
   return COLL_LAUNCH_S + lat * US + fmax(t_intra, t_inter);
 }
 

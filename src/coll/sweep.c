@@ -53,6 +53,9 @@ static int sweep_check(const sc_coll_sweep_opts *o, long *points, sc_error *err)
   if (o->gpus_per_thread < 1 || o->gpus_per_thread > 1024)
     return sc_error_set(err, SC_EINPUT, "gpus_per_thread must be 1..1024 (GPUs one thread "
                         "drives, nccl-tests -g), got %d", o->gpus_per_thread);
+  if ((unsigned)o->fabric >= SC_FABRIC_COUNT)
+    return sc_error_set(err, SC_EINPUT, "fabric: %d is not a fabric (valid: 0..%d, "
+                        "infiniband roce efa tcpxo)", o->fabric, SC_FABRIC_COUNT - 1);
   if (!(o->factor > 1) || !isfinite(o->factor))
     return sc_error_set(err, SC_EINPUT, "factor must be > 1, got %g", o->factor);
   double n = floor(log(o->max_bytes / o->min_bytes) / log(o->factor)) + 2;
@@ -99,7 +102,8 @@ int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
                      .arch = o->arch,
                      .intra_bw = o->nvlink_GBps * 1e9,
                      .inter_bw = o->nic_Gbps * 1e9 / 8,
-                     .host_gpus = o->gpus_per_thread};
+                     .host_gpus = o->gpus_per_thread,
+                     .fabric = o->fabric};
   double fac = sc_coll_busbw_factor(o->op, o->ranks);
   for (double b = o->min_bytes; b <= o->max_bytes * 1.0000001 && out->n < cap && !rc;
        b *= o->factor) {

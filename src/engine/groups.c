@@ -16,6 +16,7 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   g->inter_bw = c->nic_bw;
   g->intra_lat = c->nvlink_lat;
   g->inter_lat = c->nic_lat;
+  g->fabric = c->fabric;
   g->node_gpus = domain;
   g->host_gpus = 1; /* frameworks run one GPU per process */
   r.stride = stride;

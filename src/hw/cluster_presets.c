@@ -73,6 +73,24 @@
  *   [DGX1-H]   DGX-1 (V100) whitepaper: four PCIe switches, each with 2
  *              GPUs and 1 NIC, uplinked to the 2 Xeon E5-2698 v4 (4
  *              channels DDR4-2133 each: 136.5 GB/s); datasheet: 512 GB.
+ *   [P5]       AWS EC2 P5 instance page / user guide (2023): p5.48xlarge,
+ *              8x H100 SXM 80GB, NVSwitch (900 GB/s bidirectional per
+ *              GPU), 3200 Gb/s EFA (v2) per instance: 400 Gb/s per GPU.
+ *   [P5EN]     AWS EC2 P5en (2024): p5en.48xlarge, 8x H200 141GB, 3200
+ *              Gb/s EFA v3 per instance; ../shared/calibration/
+ *              collective_benchmarks.csv rows 189-191: "EFA v3 inter-node:
+ *              16x 200 Gb/s NICs per node" = 400 Gb/s per GPU.
+ *   [P6B200]   AWS EC2 P6-B200 (2025): p6-b200.48xlarge, 8x B200;
+ *              collective_benchmarks.csv rows 123-162: "EFA v4 8x400 Gb/s
+ *              (50 GB/s per GPU)".
+ *   [A3MEGA]   Google Cloud A3 Mega machine type (a3-megagpu-8g, 2024):
+ *              8x H100 SXM 80GB, 8 GPU NICs of 200 Gb/s with
+ *              GPUDirect-TCPXO (1,800 Gb/s per VM with the host NIC);
+ *              collective_benchmarks.csv rows 28-58 ("GCP A3 Mega ...
+ *              GPUDirect-TCPXO per repo name").
+ *   [FABRIC]   the fabric's per-traversal latency and efficiency:
+ *              src/coll/fabrics.c (fitted / derived on the calibration
+ *              rows named there).
  *   [NCCL-LAT] typical per-hop latencies from NCCL's hwLatency table
  *              (src/graph/tuning.cc, ../shared/calibration/
  *              nccl_tuning_constants.csv): NVLINK Ring LL 0.6 us (rows 61,
@@ -82,6 +100,7 @@
 #include <stddef.h>
 #include <strings.h>
 
+#include "coll/fabrics.h"
 #include "hw/cluster_presets.h"
 #include "stepcast.h"
 
@@ -94,6 +113,14 @@
   {.name = id, .gpu = {.name = gpu_id}, .gpus = n, .gpus_per_node = n,   \
    .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,      \
    .nvlink_lat = 0.6 * US, .nic_lat = 2.7 * US, .topology = "", .host = host_}
+
+/* A rented server: as SERVER, on scale-out fabric `fab` (sc_fabric), whose
+ * per-traversal latency it takes ([FABRIC]). */
+#define CLOUD(id, gpu_id, n, nic_gbit, fab)                                \
+  {.name = id, .gpu = {.name = gpu_id}, .gpus = n, .gpus_per_node = n,     \
+   .nvlink_domain = n, .nvlink_bw = 0, .nic_bw = (nic_gbit) * GBIT,        \
+   .nvlink_lat = 0.6 * US, .nic_lat = (FAB_##fab##_HOP_US) * US, .topology = "", \
+   .host = {1, 0, 0, 0}, .fabric = SC_FABRIC_##fab}
 
 /* The host side of a server: GPUs per uplink, uplink GB/s per direction
  * (0 = the GPU's host link), CPU memory GB/s and GB (0 = not limited). */
@@ -147,6 +174,15 @@ static const sc_cluster cluster_presets[] = {
      * 6 links), 50 Gb/s per GPU (4 x 100 Gb/s for 8 GPUs). */
     /* [DGX1-H] 2 GPUs per PCIe Gen3 uplink, 136.5 GB/s, 512 GB. */
     SERVER("dgx1-v100", "v100-sxm2-32gb", 8, 50, HOST(2, 0, 136.5, 512)),
+    /* Rented servers, their host side not in our sources (not limited,
+     * each GPU its own PCIe link). [P5] 400 Gb/s EFA per GPU. */
+    CLOUD("aws-p5", "h100-sxm5-80gb", 8, 400, EFA),
+    /* [P5EN] 400 Gb/s EFA v3 per GPU. */
+    CLOUD("aws-p5en", "h200", 8, 400, EFA),
+    /* [P6B200] 400 Gb/s EFA v4 per GPU. */
+    CLOUD("aws-p6-b200", "b200", 8, 400, EFA),
+    /* [A3MEGA] 200 Gb/s GPUDirect-TCPXO per GPU. */
+    CLOUD("gcp-a3-mega", "h100-sxm5-80gb", 8, 200, TCPXO),
 };
 
 #define N_CLUSTER (sizeof cluster_presets / sizeof cluster_presets[0])

@@ -30,6 +30,7 @@
 
 #include <jansson.h>
 
+#include "coll/fabrics.h"
 #include "core/dtype.h"
 #include "core/file.h"
 #include "core/mem.h"
@@ -170,6 +171,7 @@ static const scn_field scn_cluster_fields[] = {
     F_NUM(sc_cluster, "nic_Gbps", nic_bw, 0, 0, 1e7, 1e9 / 8, "Gb/s per GPU per direction >= 0"),
     F_NUM(sc_cluster, "nvlink_latency_us", nvlink_lat, 0, 0, 1e6, 1e-6, "microseconds >= 0"),
     F_NUM(sc_cluster, "nic_latency_us", nic_lat, 0, 0, 1e6, 1e-6, "microseconds >= 0"),
+    F_ENUM(sc_cluster, "fabric", fabric, fab_names),
     F_STR(sc_cluster, "topology", topology),
     F_INT(sc_cluster, "straggler_gpu", straggler_gpu, 0, PLAN_MAX_GPUS,
           "a GPU index 0..gpus-1 (event engine what-if)"),
@@ -1045,6 +1047,10 @@ static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
    * the document gives it (host_* keys below; 0 = not limited) */
   if (g && !p) memset(&cl->host, 0, sizeof cl->host);
   if ((rc = scn_fields(c, &scn_cluster_sec, v, cl))) return rc;
+  /* a fabric brings its per-traversal latency unless the document gives
+   * nic_latency_us (docs/network.md "Fabrics") */
+  if (json_object_get(v, "fabric") && !json_object_get(v, "nic_latency_us"))
+    cl->nic_lat = sc_fabric_latency(cl->fabric);
   return scn_cluster_size(c, v, cl);
 }
 

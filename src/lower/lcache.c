@@ -118,17 +118,19 @@ static void note_most(xg *most, const xg *x) {
 }
 
 #ifdef SC_DEBUG_CHECKS
-/* Lower s again on its own and compare with the remembered graph: the
- * same graph, or out of memory (SC_ALLOC_FAULTS); a plan the memo holds
- * lowers, so any other error is the memo's. */
-static void recheck(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, const xg *got) {
+/* Lower s again on its own and compare with the remembered graph: SC_OK,
+ * or what the second lowering failed with (out of memory: reported like
+ * any other allocation of the call, so that fault injection sees every
+ * failure reported). A plan the memo holds lowers, so any other error is
+ * the memo's. */
+static int recheck(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, const xg *got,
+                   sc_error *err) {
   xg fresh;
   xg_init(&fresh);
-  sc_error e = {0};
-  int rc = lower_plan(g, s, scr, &fresh, &e);
+  int rc = lower_plan(g, s, scr, &fresh, err);
   assert(rc == SC_ENOMEM || (rc == SC_OK && lcache_xg_equal(&fresh, got)));
-  (void)rc;
   xg_free(&fresh);
+  return rc;
 }
 #endif
 
@@ -148,7 +150,8 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
       sl->stamp = c->clock;
       restamp(&sl->x, &s->plan);
 #ifdef SC_DEBUG_CHECKS
-      recheck(g, s, scr, &sl->x);
+      int rc = recheck(g, s, scr, &sl->x, err);
+      if (rc != SC_OK) return rc;
 #endif
       c->hits++;
       *out = &sl->x;

@@ -11,21 +11,27 @@ CLI=${1:?usage: cli_accuracy.sh PATH/TO/stepcast}
 L=examples/llama3-70b-512-h100.json
 
 expect 0 "  accuracy           MAPE " -- predict "$L"
-expect 0 "published Hopper 16-bit Megatron-style runs (signed " -- predict "$L"
-expect 0 "published Hopper fp8/fp4 Megatron-style runs" -- predict "$L" --set plan.dtype=fp8
-expect 0 "published Ampere 16-bit FSDP/ZeRO-3 runs" -- predict examples/mpt-7b-fsdp-8-a100.json
-expect 0 "no published runs like this (non-NVIDIA 16-bit Megatron-style): the model is" -- predict "$L" -g mi300x
+expect 0 "                     (signed " -- predict "$L"
+expect 0 "published Hopper 16-bit Megatron-style multi-server runs" -- predict "$L"
+expect 0 "published Hopper fp8/fp4 Megatron-style multi-server runs" -- predict "$L" --set plan.dtype=fp8
+expect 0 "published Ampere 16-bit FSDP/ZeRO-3 one-server runs" -- predict examples/mpt-7b-fsdp-8-a100.json
+expect 0 "no published runs like this (non-NVIDIA 16-bit Megatron-style multi-server):" -- predict "$L" -g mi300x
 # the line wraps at 100 columns, under its text; each set with its rows
-expect 0 "                     unvalidated here" -- predict "$L" -g mi300x
+expect 0 "                     the model is unvalidated here" -- predict "$L" -g mi300x
 out=$("$CLI" predict examples/gpt3-175b-1024-a100.json)
 n=$(awk '/^  accuracy|^ {21}[^ ]/ && length($0) > 100' <<<"$out" | wc -l)
 [[ $n == 0 ]] && pass=$((pass + 1)) || { echo "FAIL: $n accuracy lines over 100 columns"; fail=$((fail + 1)); }
-grep -Eq "vtrain_single_node\.csv [0-9]+" <<<"$out" && pass=$((pass + 1)) ||
-  { echo "FAIL: the Ampere line does not give vtrain_single_node.csv's rows"; fail=$((fail + 1)); }
-expect 0 "no published runs like this (Hopper 16-bit MoE Megatron-style)" -- predict examples/mixtral-8x7b-h100.json
-expect 0 '"accuracy": {"class": "Hopper 16-bit Megatron-style", "n": ' -- predict "$L" --format json
+# scale splits the class: 1,024 GPUs are quoted the multi-server rows (not
+# vTrain's single-node ones), 8 GPUs in one node the one-server rows
+grep -q "published Ampere 16-bit Megatron-style multi-server runs" <<<"$out" &&
+  grep -Eq "megatron_sc21_table1\.csv [0-9]+" <<<"$out" && ! grep -q vtrain_single_node <<<"$out" &&
+  pass=$((pass + 1)) ||
+  { echo "FAIL: GPT-3 on 1,024 A100s is not quoted the multi-server rows alone:"; echo "$out" | grep -A2 "^  accuracy"; fail=$((fail + 1)); }
+expect 0 "published Ampere 16-bit Megatron-style one-server runs" -- predict examples/gpt3-175b-1024-a100.json --set model=\"gpt3-1.3b\" --set cluster.nodes=1 --set plan.pp=1 --set plan.dp=1
+expect 0 "no published runs like this (Hopper 16-bit MoE Megatron-style multi-server)" -- predict examples/mixtral-8x7b-h100.json
+expect 0 '"accuracy": {"class": "Hopper 16-bit Megatron-style multi-server", "n": ' -- predict "$L" --format json
 expect 0 '"in_sample": ["dgxc_benchmarking.csv"]' -- predict "$L" --format json
-expect 0 '"accuracy": {"class": "non-NVIDIA 16-bit Megatron-style", "n": 0, "mape": null' -- predict "$L" -g mi300x --format json
+expect 0 '"accuracy": {"class": "non-NVIDIA 16-bit Megatron-style multi-server", "n": 0, "mape": null' -- predict "$L" -g mi300x --format json
 expect 0 ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst" -- predict "$L" --format csv
 expect 0 "  accuracy, plan 1   MAPE " -- search "$L" --top 2
 expect 0 '"accuracy": {"class": ' -- search "$L" --top 2 --format json

@@ -39,7 +39,7 @@ Test(accuracy, hopper_bf16_megatron) {
   sc_scenario s = scen(LLAMA, NULL, 0);
   char name[112];
   const acc_row *r = cls(&s, name, sizeof name);
-  cr_expect_str_eq(name, "Hopper 16-bit Megatron-style");
+  cr_expect_str_eq(name, "Hopper 16-bit Megatron-style multi-server");
   cr_assert_not_null(r, "%s: no table row", name);
   cr_expect_gt(r->n, 0);
   cr_expect(r->mape >= 0 && r->mape <= 100 && r->worst != 0, "%s: mape %g worst %g", name,
@@ -51,14 +51,14 @@ Test(accuracy, dtype_and_style_split_the_class) {
   const char *z3[] = {"plan.zero=3", "plan.tp=1"};
   const char *b200[] = {"cluster.gpu=\"b200\""};
   const char *v100[] = {"cluster.gpu=\"v100-sxm3-32gb\"", "plan.dtype=\"fp16\"",
-                        "model=\"gpt3-1.3b\"", "plan.tp=1"};
+                        "model=\"gpt3-1.3b\"", "plan.tp=1", "cluster.gpus=8"};
   const char *a100[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "plan.zero=3", "plan.tp=1"};
   struct { const char *const *ov; size_t n; const char *want; } c[] = {
-      {fp8, 1, "Hopper fp8/fp4 Megatron-style"},
-      {z3, 2, "Hopper 16-bit FSDP/ZeRO-3"},
-      {b200, 1, "Blackwell 16-bit Megatron-style"},
-      {v100, 4, "Volta 16-bit Megatron-style"},
-      {a100, 3, "Ampere 16-bit FSDP/ZeRO-3"},
+      {fp8, 1, "Hopper fp8/fp4 Megatron-style multi-server"},
+      {z3, 2, "Hopper 16-bit FSDP/ZeRO-3 multi-server"},
+      {b200, 1, "Blackwell 16-bit Megatron-style multi-server"},
+      {v100, 5, "Volta 16-bit Megatron-style one-server"},
+      {a100, 3, "Ampere 16-bit FSDP/ZeRO-3 multi-server"},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     sc_scenario s = scen(LLAMA, c[i].ov, c[i].n);
@@ -69,14 +69,44 @@ Test(accuracy, dtype_and_style_split_the_class) {
   }
 }
 
+/* Scale splits the class: a plan whose GPUs fit in one node (gpus <=
+ * gpus_per_node) is quoted the one-server rows, a larger one the
+ * multi-server rows -- GPT-3 175B on 1,024 A100s is not quoted the
+ * single-node runs that make most of Ampere's Megatron-style rows. */
+Test(accuracy, scale_splits_the_class) {
+  static const char GPT3[] = "{\"model\": \"gpt3-175b\", \"cluster\": {\"gpu\": "
+                             "\"a100-sxm4-80gb\", \"gpus\": 1024, \"gpus_per_node\": 8}, "
+                             "\"plan\": {\"tp\": 8, \"pp\": 16, \"global_batch\": 1536, "
+                             "\"micro_batch\": 1, \"dtype\": \"fp16\"}}";
+  const char *node[] = {"model=\"gpt3-1.3b\"", "cluster.gpus=8", "plan.tp=2", "plan.pp=1",
+                        "plan.global_batch=64"};
+  const char *two[] = {"model=\"gpt3-1.3b\"", "cluster.gpus=16", "plan.tp=2", "plan.pp=1",
+                       "plan.global_batch=64"};
+  char name[112];
+  sc_scenario big = scen(GPT3, NULL, 0);
+  const acc_row *multi = cls(&big, name, sizeof name);
+  cr_expect_str_eq(name, "Ampere 16-bit Megatron-style multi-server");
+  cr_assert_not_null(multi, "%s: no table row", name);
+  sc_scenario one = scen(GPT3, node, 5);
+  const acc_row *single = cls(&one, name, sizeof name);
+  cr_expect_str_eq(name, "Ampere 16-bit Megatron-style one-server");
+  cr_assert_not_null(single, "%s: no table row", name);
+  cr_expect_neq(multi, single);
+  /* the single-node set is the one-server class's, not the multi-server's */
+  for (int i = 0; i < multi->n_src; i++)
+    cr_expect_str_neq(multi->src[i].file, "vtrain_single_node.csv");
+  sc_scenario s16 = scen(GPT3, two, 5);
+  cr_expect_eq(cls(&s16, name, sizeof name), multi, "%s", name);
+}
+
 Test(accuracy, no_rows_is_unvalidated) {
   const char *amd[] = {"cluster.gpu=\"mi300x\""};
   const char *f32[] = {"plan.dtype=\"fp32\""};
   const char *moe[] = {"model=\"mixtral-8x7b\"", "plan.ep=8"};
   struct { const char *const *ov; size_t n; const char *want; } c[] = {
-      {amd, 1, "non-NVIDIA 16-bit Megatron-style"},
-      {f32, 1, "Hopper 32-bit Megatron-style"},
-      {moe, 2, "Hopper 16-bit MoE Megatron-style"},
+      {amd, 1, "non-NVIDIA 16-bit Megatron-style multi-server"},
+      {f32, 1, "Hopper 32-bit Megatron-style multi-server"},
+      {moe, 2, "Hopper 16-bit MoE Megatron-style multi-server"},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     sc_scenario s = scen(LLAMA, c[i].ov, c[i].n);
@@ -107,7 +137,7 @@ Test(accuracy, report_formats_carry_the_class) {
   sc_error e = {0};
   cr_assert_eq(sc_predict(&s, &r, &e), SC_OK, "%s", e.msg);
   char *buf = report_text(SC_FORMAT_JSON, &s, &r);
-  cr_expect(strstr(buf, "\"accuracy\": {\"class\": \"Hopper 16-bit Megatron-style\", \"n\": "),
+  cr_expect(strstr(buf, "\"accuracy\": {\"class\": \"Hopper 16-bit Megatron-style multi-server\", \"n\": "),
             "%s", buf);
   cr_expect(strstr(buf, "\"in_sample\": [\"dgxc_benchmarking.csv\"]"), "%s", buf);
   /* each file's rows in the class, adding up to n */
@@ -126,7 +156,7 @@ Test(accuracy, report_formats_carry_the_class) {
   buf = report_text(SC_FORMAT_CSV, &s, &r);
   cr_expect(strstr(buf, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst\n"),
             "%s", buf);
-  cr_expect(strstr(buf, ",Hopper 16-bit Megatron-style,"), "%s", buf);
+  cr_expect(strstr(buf, ",Hopper 16-bit Megatron-style multi-server,"), "%s", buf);
   free(buf);
 }
 

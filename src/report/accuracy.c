@@ -50,16 +50,21 @@ static const acc_row *find(const acc_row *table, int n, const char *k0, const ch
 }
 
 /* accuracy.h */
+const char *acc_llm_scale(const sc_scenario *s) {
+  return s->cluster.gpus <= s->cluster.gpus_per_node ? "one-server" : "multi-server";
+}
+
 const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char *style) {
   const char *a = arch_family(s->cluster.gpu.arch);
   const char *m = model_class(s);
   const char *par = s->plan.zero >= 3 ? "FSDP/ZeRO-3" : "Megatron-style";
+  const char *scale = acc_llm_scale(s);
   if (a) snprintf(arch, 32, "%s", a);
   else if (s->cluster.gpu.arch == 0) snprintf(arch, 32, "non-NVIDIA");
   else snprintf(arch, 32, "sm_%d", s->cluster.gpu.arch);
   snprintf(dtype, 32, "%s", dtype_class(s->plan.dtype));
   if (m && strcmp(m, "MoE")) snprintf(style, 32, "%s", m); /* tp/pp/zero mean little there */
-  else snprintf(style, 32, "%s%s%s", m ? m : "", m ? " " : "", par);
+  else snprintf(style, 32, "%s%s%s %s", m ? m : "", m ? " " : "", par, scale);
   return !a || m ? NULL : find(acc_llm, acc_llm_n, arch, dtype, style);
 }
 

@@ -19,6 +19,9 @@
  *     fp32/tf32 = "32-bit";
  *   - parallel style: plan.zero >= 3 = "FSDP/ZeRO-3" (parameters sharded
  *     and gathered per layer), else "Megatron-style" (tp/pp/dp, ZeRO 0-2);
+ *   - scale, appended to the style: "one-server" when the cluster's GPUs
+ *     fit in one node (gpus <= gpus_per_node), else "multi-server" (so
+ *     that a 1,024-GPU plan is not quoted the error of single-node runs);
  *   - a model that is not a dense transformer (MoE: experts > 1, a CNN,
  *     BERT or a workload graph) is its own class: no training set row is
  *     one, so such a prediction reads "unvalidated".
@@ -45,7 +48,8 @@ typedef struct acc_row {
   const char *key[3];   /* the class. LLM training: architecture ("Volta",
                            "Ampere", "Hopper", "Blackwell"), dtype class
                            ("16-bit", "fp8/fp4", "32-bit"), parallel style
-                           ("Megatron-style", "FSDP/ZeRO-3"). Collectives:
+                           and scale ("Megatron-style multi-server",
+                           "FSDP/ZeRO-3 one-server"). Collectives:
                            op ("all_reduce"), size ("below 1 MiB", "from
                            1 MiB"), locality ("intra-node", "inter-node").
                            Data-parallel: model family ("CNN", "BERT"),
@@ -74,13 +78,17 @@ extern const int acc_dp_n;
 extern const acc_row acc_rs[];   /* ../shared/validation/recsys */
 extern const int acc_rs_n;
 
+/* The scale of scenario s's LLM class: "one-server" (gpus <=
+ * gpus_per_node) or "multi-server". */
+const char *acc_llm_scale(const sc_scenario *s);
+
 /* The class of scenario s (resolved): its three names, written into
  * arch/dtype/style (each at least 32 bytes), and the table row, or NULL
  * when no published run is in the class. */
 const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char *style);
 
 /* What the table says of s as one text: "MAPE 3.5 % on 41 published
- * Hopper 16-bit Megatron-style runs (signed -3.1 %, worst -8.9 %; from
+ * Hopper 16-bit Megatron-style multi-server runs (signed -3.1 %, worst -8.9 %; from
  * dgxc_benchmarking.csv (IN-SAMPLE))", or "no published runs like this
  * (...): the model is unvalidated here". */
 void acc_text(const sc_scenario *s, char *buf, size_t cap);
@@ -107,7 +115,7 @@ void acc_json(FILE *out, const sc_scenario *s);
  * comma. */
 void acc_csv(FILE *out, const sc_scenario *s, int header);
 
-/* The class as one text "Hopper 16-bit Megatron-style" into buf. */
+/* The class as one text "Hopper 16-bit Megatron-style multi-server" into buf. */
 void acc_class_name(const sc_scenario *s, char *buf, size_t cap);
 
 /* Collectives (`stepcast collective`, NCCL's model column): the class of

@@ -19,6 +19,9 @@ of src/report/accuracy.h (keep the two in step):
     divided by 10 (7 Volta, 8 Ampere, 9 Hopper, 10 Blackwell);
   - dtype class: fp16/bf16 = 16-bit, fp8/fp4 = fp8/fp4, else 32-bit;
   - parallel style: zero >= 3 = FSDP/ZeRO-3, else Megatron-style;
+  - scale, appended to the style: "one-server" when gpus <= gpus_per_node
+    (blank gpus 1, blank gpus_per_node 8, as validate reads them), else
+    "multi-server";
   - MoE rows (experts > 1) are prefixed "MoE " (the C lookup has no row
     for them unless a set gains some).
 A collective row (VALIDATION/collectives) is classed by its op, its size
@@ -72,6 +75,9 @@ def row_class(cols, arches):
     dtype = "16-bit" if dt in ("fp16", "bf16") else "fp8/fp4" if dt in ("fp8", "fp4") else "32-bit"
     zero = int(float(cols.get("zero") or 0))
     style = "FSDP/ZeRO-3" if zero >= 3 else "Megatron-style"
+    gpus = int(float(cols.get("gpus") or 1))
+    gpn = int(float(cols.get("gpus_per_node") or 8))
+    style += " one-server" if gpus <= gpn else " multi-server"
     if int(float(cols.get("experts") or 1)) > 1:
         style = "MoE " + style
     return (arch, dtype, style)

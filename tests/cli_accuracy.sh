@@ -48,9 +48,10 @@ n=$("$CLI" collective --ranks 8 --ppn 8 --min 2M --max 64M | grep -c "accuracy")
 # data-parallel schemes: a line per scheme family, an object per scheme
 D=examples/dp/resnet50-16-v100-25gbe.json
 expect 0 "  accuracy, ps: MAPE " -- dp "$D"
-expect 0 "published CNN allreduce data-parallel runs" -- dp "$D"
-expect 0 '"accuracy": {"class": "CNN gossip data-parallel", "n": ' -- dp "$D" --format json
-expect 0 "accuracy, allreduce: no published runs like this (transformer allreduce data-parallel)" -- predict examples/dp/gpt3-350m-16-v100-allreduce.json
+expect 0 "published CNN allreduce multi-server data-parallel runs" -- dp "$D"
+expect 0 "published CNN allreduce one-server data-parallel runs" -- dp "$D" --set cluster.gpus=8 --set plan.global_batch=512
+expect 0 '"accuracy": {"class": "CNN gossip multi-server data-parallel", "n": ' -- dp "$D" --format json
+expect 0 "accuracy, allreduce: no published runs like this (transformer allreduce multi-server" -- predict examples/dp/gpt3-350m-16-v100-allreduce.json
 
 # recommendation models: one line under the iteration, an object in JSON
 expect 0 "accuracy      MAPE " -- recsys predict examples/recsys/dlrm_criteo_8gpu.json

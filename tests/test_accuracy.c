@@ -252,11 +252,19 @@ Test(accuracy, dp_classes) {
   sc_scenario s = scen(LLAMA, cnn, 5);
   char name[96];
   cr_expect_not_null(acc_dp_class(&s, "allreduce", name, sizeof name), "%s", name);
-  cr_expect_str_eq(name, "CNN allreduce data-parallel");
+  cr_expect_str_eq(name, "CNN allreduce multi-server data-parallel");
   cr_expect_not_null(acc_dp_class(&s, "ps", name, sizeof name), "%s", name);
+  /* scale splits the class as for LLM training: 8 GPUs in one node */
+  const char *node[] = {"model=\"resnet50\"", "cluster.gpu=\"v100-sxm2-16gb\"", "plan.tp=1",
+                        "plan.dtype=\"fp16\"", "plan.global_batch=256", "cluster.gpus=8"};
+  sc_scenario one = scen(LLAMA, node, 6);
+  const acc_row *r1 = acc_dp_class(&one, "allreduce", name, sizeof name);
+  cr_expect_not_null(r1, "%s", name);
+  cr_expect_str_eq(name, "CNN allreduce one-server data-parallel");
+  cr_expect_neq(r1, acc_dp_class(&s, "allreduce", name, sizeof name));
   sc_scenario llm = scen(LLAMA, NULL, 0);
   cr_expect_null(acc_dp_class(&llm, "allreduce", name, sizeof name), "%s", name);
-  cr_expect_str_eq(name, "transformer allreduce data-parallel");
+  cr_expect_str_eq(name, "transformer allreduce multi-server data-parallel");
 }
 
 /* Recommendation models: one GPU or several make the class. */

@@ -247,8 +247,10 @@ static const char *dp_model(const sc_scenario *s) {
 }
 
 const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s %s data-parallel", dp_model(s), family);
-  return find(acc_dp, acc_dp_n, dp_model(s), family, "data-parallel");
+  char where[48];
+  snprintf(where, sizeof where, "%s data-parallel", acc_llm_scale(s));
+  snprintf(buf, cap, "%s %s %s", dp_model(s), family, where);
+  return find(acc_dp, acc_dp_n, dp_model(s), family, where);
 }
 
 void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n) {

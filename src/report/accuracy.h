@@ -54,7 +54,8 @@ typedef struct acc_row {
                            1 MiB"), locality ("intra-node", "inter-node").
                            Data-parallel: model family ("CNN", "BERT"),
                            scheme family ("allreduce", "ps", "gossip",
-                           "none"), "data-parallel". Recommendation
+                           "none"), scale ("one-server data-parallel",
+                           "multi-server data-parallel", as LLM training). Recommendation
                            models: "recsys", "one GPU" or "multi-GPU",
                            "training" */
   int n;                /* predicted validation rows in the class */
@@ -78,8 +79,8 @@ extern const int acc_dp_n;
 extern const acc_row acc_rs[];   /* ../shared/validation/recsys */
 extern const int acc_rs_n;
 
-/* The scale of scenario s's LLM class: "one-server" (gpus <=
- * gpus_per_node) or "multi-server". */
+/* The scale of scenario s's LLM or data-parallel class: "one-server"
+ * (gpus <= gpus_per_node) or "multi-server". */
 const char *acc_llm_scale(const sc_scenario *s);
 
 /* The class of scenario s (resolved): its three names, written into
@@ -133,9 +134,9 @@ void acc_coll_json(FILE *out, const sc_coll_sweep *s);
 
 /* Data-parallel schemes (`stepcast dp`): the class of scenario s under a
  * scheme of `family` (sc_dp_result.family), its name into buf ("CNN
- * allreduce data-parallel": the model family is the builder's kind, CNN
- * or BERT; a transformer or a workload graph has no dp rows), and its row
- * or NULL. */
+ * allreduce multi-server data-parallel": the model family is the
+ * builder's kind, CNN or BERT; a transformer or a workload graph has no
+ * dp rows; scale as acc_llm_scale), and its row or NULL. */
 const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap);
 
 /* The accuracy lines of a scheme comparison: one per scheme family of

@@ -42,12 +42,15 @@ const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 
 const acc_row acc_dp[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"BERT", "allreduce", "data-parallel"}, 181, 19.34, -9.85, 151.55, 2, {{"dlperf_v100_frameworks.csv", 75, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 106, 1}}},
-    {{"BERT", "none", "data-parallel"}, 26, 18.49, -13.81, -56.03, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
-    {{"CNN", "allreduce", "data-parallel"}, 255, 18.17, -14.80, -78.29, 4, {{"dlperf_v100_frameworks.csv", 48, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 130, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 0}}},
-    {{"CNN", "gossip", "data-parallel"}, 15, 34.92, -34.92, -67.40, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
-    {{"CNN", "none", "data-parallel"}, 17, 11.68, -5.63, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
-    {{"CNN", "ps", "data-parallel"}, 175, 30.20, -28.99, -55.39, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 160, 0}}},
+    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 23.55, -11.40, 151.55, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
+    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 15.53, -8.44, -74.34, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
+    {{"BERT", "none", "one-server data-parallel"}, 26, 18.49, -13.81, -56.03, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
+    {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.77, -21.09, -78.29, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
+    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 15.39, -11.00, -76.46, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 0}}},
+    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 34.92, -34.92, -67.40, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
+    {{"CNN", "none", "one-server data-parallel"}, 17, 11.68, -5.63, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
+    {{"CNN", "ps", "multi-server data-parallel"}, 30, 31.37, -27.59, -55.39, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 0}}},
+    {{"CNN", "ps", "one-server data-parallel"}, 145, 29.96, -29.28, -49.68, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 0}}},
 };
 const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);
 

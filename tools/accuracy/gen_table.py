@@ -29,7 +29,9 @@ A collective row (VALIDATION/collectives) is classed by its op, its size
 one node (ranks <= gpus_per_node, blank 8: intra-node, else inter-node).
 A data-parallel row (VALIDATION/dp_training) is classed by its model family
 (BERT or CNN: which builder makes its model; test_accuracy checks that
-this agrees with the builder's kind on every row) and its scheme_family.
+this agrees with the builder's kind on every row), its scheme_family and
+its scale (one-server when gpus <= gpus_per_node, blank gpus 1, blank
+gpus_per_node min(gpus, 8) as validate reads them; else multi-server).
 A recommendation row (VALIDATION/recsys) is classed by its gpus: one GPU
 or several.
 Never keyed on a row's source or id; file names are provenance.
@@ -105,7 +107,10 @@ def dp_class(cols):
     makes (BERT for the bert_* models, CNN for the others: the sets hold
     only those two kinds) and the row's scheme family."""
     model = "BERT" if cols["model"].strip().lower().startswith("bert") else "CNN"
-    return (model, cols["scheme_family"].strip(), "data-parallel")
+    gpus = int(float(cols.get("gpus") or 1))
+    gpn = int(float(cols.get("gpus_per_node") or min(gpus, 8)))
+    where = "one-server" if gpus <= gpn else "multi-server"
+    return (model, cols["scheme_family"].strip(), where + " data-parallel")
 
 
 def rs_class(cols):

@@ -200,8 +200,9 @@ def test_the_library_of_build_comes_before_other_build_folders(tmp_path, monkeyp
 def test_predict_accuracy():
     # the model's record on published runs like the plan (docs/output.md)
     acc = stepcast.predict()["accuracy"]
-    assert acc["class"] == "Ampere 16-bit Megatron-style"
+    assert acc["class"] == "Ampere 16-bit Megatron-style multi-server"
     assert acc["n"] > 0 and 0 < acc["mape"] < 1 and abs(acc["worst"]) >= acc["mape"]
+    assert "vtrain_single_node.csv" not in acc["files"]  # 1,024 GPUs: not one-node runs
     assert acc["files"] and set(acc["in_sample"]) <= set(acc["files"])
     amd = stepcast.predict(overrides={"cluster.gpu": "mi300x"})["accuracy"]
     assert amd["n"] == 0 and amd["mape"] is None and amd["files"] == []

@@ -50,7 +50,7 @@ static const acc_row *find(const acc_row *table, int n, const char *k0, const ch
 }
 
 /* accuracy.h */
-const char *acc_llm_scale(const sc_scenario *s) {
+const char *acc_scale(const sc_scenario *s) {
   return s->cluster.gpus <= s->cluster.gpus_per_node ? "one-server" : "multi-server";
 }
 
@@ -58,11 +58,12 @@ const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char
   const char *a = arch_family(s->cluster.gpu.arch);
   const char *m = model_class(s);
   const char *par = s->plan.zero >= 3 ? "FSDP/ZeRO-3" : "Megatron-style";
-  const char *scale = acc_llm_scale(s);
+  const char *scale = acc_scale(s);
   if (a) snprintf(arch, 32, "%s", a);
   else if (s->cluster.gpu.arch == 0) snprintf(arch, 32, "non-NVIDIA");
   else snprintf(arch, 32, "sm_%d", s->cluster.gpu.arch);
   snprintf(dtype, 32, "%s", dtype_class(s->plan.dtype));
+  /* the longest style, "MoE Megatron-style multi-server", is 31 characters */
   if (m && strcmp(m, "MoE")) snprintf(style, 32, "%s", m); /* tp/pp/zero mean little there */
   else snprintf(style, 32, "%s%s%s %s", m ? m : "", m ? " " : "", par, scale);
   return !a || m ? NULL : find(acc_llm, acc_llm_n, arch, dtype, style);
@@ -248,7 +249,7 @@ static const char *dp_model(const sc_scenario *s) {
 
 const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap) {
   char where[48];
-  snprintf(where, sizeof where, "%s data-parallel", acc_llm_scale(s));
+  snprintf(where, sizeof where, "%s data-parallel", acc_scale(s));
   snprintf(buf, cap, "%s %s %s", dp_model(s), family, where);
   return find(acc_dp, acc_dp_n, dp_model(s), family, where);
 }

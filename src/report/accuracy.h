@@ -81,7 +81,7 @@ extern const int acc_rs_n;
 
 /* The scale of scenario s's LLM or data-parallel class: "one-server"
  * (gpus <= gpus_per_node) or "multi-server". */
-const char *acc_llm_scale(const sc_scenario *s);
+const char *acc_scale(const sc_scenario *s);
 
 /* The class of scenario s (resolved): its three names, written into
  * arch/dtype/style (each at least 32 bytes), and the table row, or NULL
@@ -136,7 +136,7 @@ void acc_coll_json(FILE *out, const sc_coll_sweep *s);
  * scheme of `family` (sc_dp_result.family), its name into buf ("CNN
  * allreduce multi-server data-parallel": the model family is the
  * builder's kind, CNN or BERT; a transformer or a workload graph has no
- * dp rows; scale as acc_llm_scale), and its row or NULL. */
+ * dp rows; scale as acc_scale), and its row or NULL. */
 const acc_row *acc_dp_class(const sc_scenario *s, const char *family, char *buf, size_t cap);
 
 /* The accuracy lines of a scheme comparison: one per scheme family of

@@ -105,7 +105,7 @@ def coll_class(cols):
 def dp_class(cols):
     """The class of one data-parallel row: the model family its builder
     makes (BERT for the bert_* models, CNN for the others: the sets hold
-    only those two kinds) and the row's scheme family."""
+    only those two kinds), the row's scheme family and its scale."""
     model = "BERT" if cols["model"].strip().lower().startswith("bert") else "CNN"
     gpus = int(float(cols.get("gpus") or 1))
     gpn = int(float(cols.get("gpus_per_node") or min(gpus, 8)))

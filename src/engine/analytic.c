@@ -678,8 +678,10 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     lp += r->count * sg->params_lp;
   }
   /* AMP's weight and gradient casts (each micro-batch, every local
-   * weight) and loss scaling (the shard), cost/amp.h */
-  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches) : 0;
+   * weight), PyTorch's accumulation of the fp32 gradients (each
+   * micro-batch after the first) and loss scaling (the shard),
+   * cost/amp.h */
+  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, p->framework_eager) : 0;
   /* BERT's optimizer as separate ops where kernels are unfused (cost/optchain.h) */
   double bpp = optc_bytes_per_param(e->s, e->g->opt.bytes_per_param);
   return cost_mem(&e->s->cluster.gpu, n * bpp + amp) + fp8_weight_cast(e, lp);

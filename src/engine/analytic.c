@@ -180,7 +180,7 @@ double eng_task_dgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t-
 double eng_regather(const eng *e, const xg_task *t, grp_share *share) {
   share->sm = share->hbm = 0;
   if (t->kind != XG_COMM || t->overlap != XG_OVL_WGRAD || t->coll != COLL_ALL_GATHER) return 0;
-  return coll(e, &e->grps[t->group], COLL_ALL_GATHER, xg_comm_bytes(t, 0), share);
+  return coll(e, &e->grps[t->group], COLL_ALL_GATHER, xg_regather_bytes(t), share);
 }
 
 static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {

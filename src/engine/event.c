@@ -74,7 +74,7 @@ static void wgrad_windows(ev_ctx *c, const xg_segment *sg, const xg_task *t, ev_
   q->regather = eng_regather(e, t, &q->share2);
   if (q->regather <= 0) return;
   q->dgrad = eng_task_dgrad(e, g);
-  q->regather_bytes = xg_comm_bytes(t, 0);
+  q->regather_bytes = xg_regather_bytes(t);
   if (c->o->comm_factor) {
     double f = c->o->comm_factor(c->o->comm_ud, t->group, COLL_ALL_GATHER, q->regather_bytes, -1);
     if (f > 1) q->regather *= f, q->share2.hbm /= f;

@@ -22,21 +22,25 @@
  * probed topology. A benchmark issues collectives back to back, so an op
  * costs the slower of that GPU time and the host's (coll_host_time: one
  * thread enqueues and launches the op on each GPU it drives, g->host_gpus;
- * 5.48 us per GPU, COLL_HOST_GPU_S):
+ * 5.48 us per GPU, COLL_HOST_GPU_S). With one thread driving several GPUs
+ * the op is max(kernels + COLL_STREAM_GAP_S, host): COLL_LAUNCH_S is the
+ * fitted per-op cost of one GPU per process, and that layout's launch and
+ * completion are the host time itself (coll_nccl_time_ex).
  *
  *  - NVSwitch node: the GPU's NVLinks at NCCL's SMxx_NVLINK_BW each, split
  *    into rings the way NCCL's ring search does (nccl_rings.c: A100 12 x
- *    20, H100 12 x 30, B200 16 x 45 GB/s). Across nodes, one channel per
- *    NVLink (NCCL's inter-node search, speedArrayInter through the NICs,
- *    is not emulated).
+ *    20, H100 12 x 30, B200 16 x 45 GB/s). Across nodes, NCCL's
+ *    inter-node search (nccl_net.c, sys_net): channels per NIC rail, the
+ *    tuner's own busBw (the tree's bwIntra on two nodes) for the choice.
  *  - DGX-1 hybrid cube-mesh (V100): the rings that fit on the direct
  *    NVLinks of the first k GPUs (coll_cubemesh_rings), each at the wire
  *    rate of one link: datasheet 25 GB/s per direction times the NVLink
  *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
  *    header flit plus eight 16-byte data flits).
- *  - Across nodes: rpn NIC rails, each at nic * NET_EFF (0.88 on
- *    InfiniBand, fabrics.c; from the
- *    calibration's multi-node runs; NCCL's tuner assumes 0.96).
+ *  - Across nodes the kernels reach rpn NIC rails, each at nic * NET_EFF
+ *    (0.88 on InfiniBand, fabrics.c; from the calibration's multi-node
+ *    runs; NCCL's tuner assumes 0.96); a tree on two nodes up to twice
+ *    that (sys_net).
  *
  * The tuner constants are NCCL 2.30.7 values from
  * ../shared/calibration/nccl_tuning_constants.csv; the row id is next to
@@ -639,7 +643,12 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
   /* nccl-tests (and a training loop) issue collectives back to back
    * without waiting for them: the host enqueues op k+1 while the GPUs run
    * op k, so each op costs the slower of the two. One thread driving N
-   * GPUs (nccl-tests -g N) enqueues and launches N kernels per op. */
+   * GPUs (nccl-tests -g N) launches GPU i's kernel of op k at (kN + i) h;
+   * op k ends at its last launch + K at the earliest, and a GPU starts op
+   * k+1 after op k: the period is max(N h, K), K the kernels plus the
+   * stream's launch gap. Row 83 (-g 8) measures that layout's whole
+   * per-op cost as N h, so COLL_LAUNCH_S, fitted to one GPU per process,
+   * is not added there (docs/network.md "The host side"). */
   best.time = g->host_gpus > 1 ? fmax(kernel + COLL_STREAM_GAP_S, coll_host_time(g))
                                : fmax(gpu, coll_host_time(g));
   best.algo = coll_algo_name(ba);

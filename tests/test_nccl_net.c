@@ -105,3 +105,21 @@ Test(nccl_net, two_node_a100_stays_ring) {
   cr_expect_str_eq(c.algo, "ring");
   cr_expect_eq(c.channels, 16);
 }
+
+/* The cluster states the NIC per GPU; a share under 200 Gb/s on Ampere
+ * and later is a NIC shared by GPUs: 2 x 8 A100 with 100 Gb/s each (4 x
+ * 200 Gb/s per node, calibration row 82's system) searches 4 NICs of 25
+ * GB/s: 4 channels, 8 CTAs, and NCCL's ring (96 GB/s x 16/30 = 51.2
+ * against the tree's 4 x 23.6 x 0.5 = 47.2). One NIC of 200 Gb/s per GPU
+ * gives 8 channels, 16 CTAs. */
+Test(nccl_net, a_share_under_one_nic_is_a_shared_nic) {
+  coll_group g = h100x16();
+  g.arch = 80;
+  g.intra_bw = 300e9;
+  g.inter_bw = 12.5e9;
+  coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &g);
+  cr_expect_str_eq(c.algo, "ring");
+  cr_expect_eq(c.channels, 8, "4 NICs, doubled: %d", c.channels);
+  g.inter_bw = 25e9;
+  cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &g).channels, 16);
+}

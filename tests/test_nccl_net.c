@@ -122,4 +122,10 @@ Test(nccl_net, a_share_under_one_nic_is_a_shared_nic) {
   cr_expect_eq(c.channels, 8, "4 NICs, doubled: %d", c.channels);
   g.inter_bw = 25e9;
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &g).channels, 16);
+  /* 1 Gb/s per GPU, 1 GB/s a node: one NIC of 1 GB/s, not one of 25:
+   * speed 0.24 fits 4 channels (0.12 fits 8, no more in all): 8 CTAs */
+  g.arch = 90;
+  g.intra_bw = 450e9;
+  g.inter_bw = 0.125e9;
+  cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &g).channels, 8);
 }

@@ -265,7 +265,8 @@ static int guess_intra(const coll_group *g) {
 
 /* The slowest NIC of a node's rails, GB/s: a GPU's share of the network
  * below it is a NIC shared by GPUs (4 x 200 Gb/s for 8 GPUs: 4 NICs of 25
- * GB/s, not 8 of 12.5). Datasheets: DGX A100 and later HGX/DGX carry
+ * GB/s, not 8 of 12.5; a node with less than one such NIC in all has one
+ * NIC of what it has). Datasheets: DGX A100 and later HGX/DGX carry
  * 200 Gb/s HDR or faster compute NICs (DGX A100 8 x 200 Gb/s ConnectX-6);
  * DGX-2 (V100) 100 Gb/s EDR ConnectX-5. */
 #define NIC_MIN_GBS_SM80 25.0
@@ -284,8 +285,10 @@ static int guess_intra(const coll_group *g) {
  * more nodes a tree's inner nodes carry 2S each way, as a ring does. */
 static void sys_net(nccl_sys *s, const coll_group *g, double nvl) {
   double share = g->inter_bw / GBS; /* GB/s of NIC per GPU */
-  double nic = fmax(share, g->arch >= 80 ? NIC_MIN_GBS_SM80 : NIC_MIN_GBS_SM70);
-  int rails = (int)floor(s->ppn * share / nic + 0.5);
+  double node = s->ppn * share;      /* the node's NICs in all */
+  double nic_min = g->arch >= 80 ? NIC_MIN_GBS_SM80 : NIC_MIN_GBS_SM70;
+  double nic = fmax(share, fmin(nic_min, node)); /* one NIC's GB/s */
+  int rails = (int)floor(node / nic + 0.5);
   if (rails < 1) rails = 1;
   nccl_net_graph net = nccl_net_search(g->arch, rails, nic, nvl);
   s->nch = net.nch;
@@ -345,7 +348,8 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   /* Across nodes the kernels keep NCCL 2.18's cap, MAXCHANNELS 32
    * (src/include/devcomm.h, 2.18); 2.30.7 raised MAXCHANNELS to 64. */
   if (s.nodes > 1 && s.nch_run > MULTI_NODE_MAXCHANNELS) s.nch_run = MULTI_NODE_MAXCHANNELS;
-  if (s.nodes > 1 && s.ppn > 1 && intra == COLL_INTRA_NVSWITCH && g->inter_bw > 0)
+  if (s.nodes > 1 && s.ppn > 1 && intra == COLL_INTRA_NVSWITCH && g->inter_bw > 0 &&
+      intra_bw > 0)
     sys_net(&s, g, intra_bw);
   /* NCCL turns P2P read on by default between NVLink-connected Ampere
    * GPUs only: src/graph/paths.cc ncclTopoCheckP2p (2.18), "Enable P2P

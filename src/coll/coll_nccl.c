@@ -273,9 +273,9 @@ static int guess_intra(const coll_group *g) {
 #define NIC_MIN_GBS_SM70 12.5
 
 /* Channels and bandwidths of an NVSwitch group across nodes from NCCL's
- * inter-node search (nccl_net.c): the NICs (NIC_MIN_GBS_*) at g->inter_bw
- * per GPU,
- * the GPU's NVLinks at NCCL's SMxx_NVLINK_BW (nvl, GB/s). The tuner
+ * inter-node search (nccl_net.c): the node's NICs (g->inter_bw per GPU,
+ * in NICs of at least NIC_MIN_GBS_*) and the GPU's NVLinks at NCCL's
+ * SMxx_NVLINK_BW (nvl, GB/s). The tuner
  * compares NCCL's own busBw (nChannels x the graph's bw, the tree's
  * bwIntra on two nodes); the runs reach the NICs at NET_EFF (bus_bw).
  * A tree on two nodes moves each byte across the network once per

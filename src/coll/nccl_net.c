@@ -85,7 +85,7 @@ static nccl_net_graph pass1(const net_sys *ns, int *index) {
   nccl_net_graph g = {0, 0.0, 0.0};
   double max_bw = fmin(ns->nic, ns->nvl);
   int i = 0;
-  while (ns->sp[i] > max_bw && i < ns->nsp - 1) i++;
+  while (i < ns->nsp - 1 && ns->sp[i] > max_bw) i++;
   for (;;) {
     int k = channels_at(ns, ns->sp[i]);
     if (k >= 1 && k * ns->sp[i] > g.nch * g.bw_inter) g.nch = k, g.bw_inter = ns->sp[i], *index = i;
@@ -110,7 +110,7 @@ static void dup_channels(nccl_net_graph *g, int arch) {
  * bwInter and the NVLinks carry nch channels at it. */
 static double tree_bw_intra(const net_sys *ns, const nccl_net_graph *g) {
   int i = 0;
-  while (ns->sp[i] > g->bw_inter && i < ns->nsp - 1) i++;
+  while (i < ns->nsp - 1 && ns->sp[i] > g->bw_inter) i++;
   double bw = g->bw_inter;
   while (i > 0 && bw < 2 * g->bw_inter) {
     double next = ns->sp[i - 1];

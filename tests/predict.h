@@ -1,0 +1,22 @@
+/*
+ * predict.h -- sc_predict (the closed form) of a scenario that must
+ * predict: any error fails the test with the library's message. For the
+ * tests that check laws of the prediction rather than its errors.
+ * Header-only: each test executable includes it once.
+ */
+#ifndef SC_TESTS_PREDICT_H
+#define SC_TESTS_PREDICT_H
+
+#include <criterion/criterion.h>
+
+#include "stepcast.h"
+
+/* sc_predict of s; any error fails the test. */
+static inline sc_result predict_ok(const sc_scenario *s) {
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "sc_predict: %s", err.msg);
+  return r;
+}
+
+#endif

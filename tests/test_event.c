@@ -549,6 +549,20 @@ Test(event, bf16_gradients_are_reduced_in_fp32) {
             f16.time.dp_comm, b16.time.dp_comm);
 }
 
+/* Open s as a job (*j, the caller's to sc_job_close), prepare its engine
+ * and put in *d the data-parallel reduction of stage 0 at the step's
+ * worst rank; any error fails the test. Returns the engine (j's). */
+static struct eng *dp_reduction(const sc_scenario *s, sc_job **j, eng_dpred *d) {
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(s, j, &err), SC_OK, "%s", err.msg);
+  struct eng *e;
+  cr_assert_eq(job_prepare(*j, NULL, &e, &err), SC_OK, "%s", err.msg);
+  eng_step st;
+  eng_step_of(e, &st);
+  eng_dp_reduction(e, 0, st.worst, d);
+  return e;
+}
+
 Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
   /* GPT-3 1.3B, dp 8 in one NVSwitch node: the gradient all-reduce runs
    * at NVLink speed and its kernels read and write ~3 bytes of HBM per
@@ -559,14 +573,8 @@ Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
   s.cluster.gpus = 8, s.plan.tp = 1, s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0;
   s.plan.global_batch = 64;
   sc_job *j;
-  sc_error err = {0};
-  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
-  struct eng *e;
-  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
   eng_dpred d;
-  eng_step st;
-  eng_step_of(e, &st);
-  eng_dp_reduction(e, 0, st.worst, &d);
+  struct eng *e = dp_reduction(&s, &j, &d);
   int gi = 0;
   while (gi < e->x->n_groups && e->x->groups[gi].kind != XG_GROUP_DP) gi++;
   cr_assert(gi < e->x->n_groups && d.params > 0);
@@ -635,14 +643,8 @@ Test(event, the_last_bucket_leaves_after_the_slowed_backward) {
   sc_scenario s = small();
   s.plan.pp = 1, s.plan.dp = 0;
   sc_job *j;
-  sc_error err = {0};
-  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
-  struct eng *e;
-  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
   eng_dpred d;
-  eng_step st;
-  eng_step_of(e, &st);
-  eng_dp_reduction(e, 0, st.worst, &d);
+  dp_reduction(&s, &j, &d);
   sc_job_close(j);
   sc_event_pred *p;
   event(&s, 1, &p);

@@ -15,7 +15,7 @@
 #include "engine/event.h"
 #include "engine/fleet.h"
 #include "job/job.h"
-#include "predict.h" /* predict_ok */
+#include "predict.h" /* scenario_ok, predict_ok */
 #include "stepcast.h"
 
 static sc_result event(const sc_scenario *s, int fold, sc_event_pred **p) {
@@ -33,15 +33,10 @@ static double sum(const sc_breakdown *b) {
 
 /* GPT-3 1.3B on 64 A100: tp 2, pp 4, dp 8. */
 static sc_scenario small(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
-                                            "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
-                                            "\"plan\": {\"tp\": 2, \"pp\": 4, "
-                                            "\"global_batch\": 256, \"micro_batch\": 2}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                              "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
+                              "\"plan\": {\"tp\": 2, \"pp\": 4, "
+                              "\"global_batch\": 256, \"micro_batch\": 2}}");
   return s;
 }
 
@@ -301,17 +296,11 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
    * group alone by the fleet's factor (fleet.h), the closed form runs the
    * eight groups at once (netcost.h); both see it, within a few per cent,
    * where one group alone (the closed form before) saw 30 % less */
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(
-                   &s,
-                   "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
-                   "\"gpus\": 64, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
-                   "\"fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=4\"}, \"plan\": {\"tp\": 1, "
-                   "\"pp\": 1, \"ep\": 8, \"global_batch\": 256}}",
-                   "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok(
+      "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+      "\"gpus\": 64, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+      "\"fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=4\"}, \"plan\": {\"tp\": 1, "
+      "\"pp\": 1, \"ep\": 8, \"global_batch\": 256}}");
   sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(fabs(ev.time.ep_comm - c.time.ep_comm) < 0.05 * ev.time.ep_comm,
             "expert all-to-all: event %g s, closed %g s", ev.time.ep_comm, c.time.ep_comm);
@@ -329,17 +318,11 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
 /* The bytes of the fleet's gradient all-reduce (every data-parallel group
  * at once on the topology) for a dtype and main-gradient type. */
 static double fleet_bytes(sc_dtype dtype, sc_dtype main_grads) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(
-                   &s,
-                   "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"preset\": \"dgx-a100\", "
-                   "\"gpus\": 16, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
-                   "\"fat_tree:hosts=16,radix=8,levels=2,bw=25\"}, \"plan\": {\"tp\": 1, "
-                   "\"pp\": 1, \"global_batch\": 64}}",
-                   "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok(
+      "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+      "\"gpus\": 16, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+      "\"fat_tree:hosts=16,radix=8,levels=2,bw=25\"}, \"plan\": {\"tp\": 1, "
+      "\"pp\": 1, \"global_batch\": 64}}");
   s.plan.dtype = dtype, s.plan.main_grads = main_grads;
   sc_event_pred *p;
   event(&s, 1, &p);
@@ -793,10 +776,7 @@ Test(event, data_parallel_reduction_on_a_torus_agrees_with_the_closed_form) {
                "\"topology\": \"torus:x=4,y=4,z=4,bw=50\"}, \"plan\": {\"tp\": 2, \"pp\": %d, "
                "\"global_batch\": 256, \"overlap_grad_reduce\": %s}}",
                pp, ov ? "true" : "false");
-      sc_scenario s;
-      sc_scenario_default(&s);
-      sc_error e = {0};
-      cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+      sc_scenario s = scenario_ok(js);
       sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
       cr_expect(fabs(c.step_s - ev.step_s) < 0.02 * c.step_s,
                 "pp %d overlap %d: closed %g s, event %g s", pp, ov, c.step_s, ev.step_s);

@@ -11,22 +11,17 @@
 
 #include "cost/compute.h"
 #include "cost/hostlink.h"
-#include "predict.h" /* predict_ok */
+#include "predict.h" /* scenario_ok, predict_ok */
 #include "stepcast.h"
 
 /* GPT-3 1.3B on 64 A100 of dgx-a100 servers, tp 8, pp 1, offloading
  * `layers` layers; the cluster's host side as the preset gives it. */
 static sc_scenario offloading(int layers) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
-                                            "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
-                                            "\"plan\": {\"tp\": 8, \"pp\": 1, "
-                                            "\"global_batch\": 256, \"micro_batch\": 4, "
-                                            "\"recompute\": \"none\"}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                              "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
+                              "\"plan\": {\"tp\": 8, \"pp\": 1, "
+                              "\"global_batch\": 256, \"micro_batch\": 4, "
+                              "\"recompute\": \"none\"}}");
   s.plan.dp = 0;
   s.plan.offload_layers = layers;
   return s;
@@ -157,15 +152,10 @@ Test(hostlink, offloading_with_cuda_graphs_is_refused_and_not_searched) {
 }
 
 Test(hostlink, scenario_keys_set_the_host_side) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"preset\": \"dgx-h100\", "
-                                            "\"nodes\": 128, \"host_gpus_per_link\": 4, "
-                                            "\"host_link_GBps\": 64, \"host_mem_GBps\": 300, "
-                                            "\"host_RAM_GB\": 1024}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"cluster\": {\"preset\": \"dgx-h100\", "
+                              "\"nodes\": 128, \"host_gpus_per_link\": 4, "
+                              "\"host_link_GBps\": 64, \"host_mem_GBps\": 300, "
+                              "\"host_RAM_GB\": 1024}}");
   cr_expect_eq(s.cluster.host.gpus_per_link, 4);
   cr_expect_float_eq(s.cluster.host.link_bw, 64e9, 1);
   cr_expect_float_eq(s.cluster.host.mem_bw, 300e9, 1);
@@ -174,6 +164,7 @@ Test(hostlink, scenario_keys_set_the_host_side) {
   cr_expect_float_eq(hostlink_bw(&s.cluster), 16e9, 1);
   sc_scenario d;
   sc_scenario_default(&d);
+  sc_error e = {0};
   cr_expect_neq(sc_scenario_load_string(&d, "{\"cluster\": {\"host_mem_GBps\": -1}}", "test",
                                         NULL, 0, &e),
                 SC_OK);

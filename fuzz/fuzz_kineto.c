@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_replay.h"
+#include "fuzz_text.h"
 #include "core/mem.h"
 #include "trace/kineto.h"
-#include "trace/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,10 +26,8 @@ static void check(const sc_trace_result *r) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char *buf = malloc(size + 1);
+  char *buf = fuzz_text(data, size);
   if (!buf) return 0;
-  memcpy(buf, data, size);
-  buf[size] = '\0';
   tg_job *j = mem_calloc(1, sizeof *j);
   tg_rank *r = mem_calloc(1, sizeof *r);
   if (!j || !r) abort();
@@ -37,14 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc != SC_OK && (!err.msg[0] || (rc != SC_EINPUT && rc != SC_ENOMEM))) abort();
   if (rc == SC_OK) {
     j->r = r, j->n = j->cap = 1;
-    rp_run run = {0};
-    sc_trace_result res;
-    rc = rp_replay(&run, j, NULL, &res, &err);
-    if (rc == SC_OK)
-      check(&res);
-    else if (!err.msg[0])
-      abort();
-    rp_free(&run);
+    fuzz_replay(j, check);
     tg_job_free(j); /* frees r */
   } else {
     tg_rank_free(r);

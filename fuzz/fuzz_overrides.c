@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "stepcast.h"
 
 #define MAX_OVERRIDES 8
@@ -19,10 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 4096) return 0;
-  char *buf = malloc(size + 1);
+  char *buf = fuzz_text(data, size);
   if (!buf) return 0;
-  memcpy(buf, data, size);
-  buf[size] = '\0';
   const char *ov[MAX_OVERRIDES];
   size_t n_ov = 0;
   for (char *p = buf; p && n_ov < MAX_OVERRIDES;) {

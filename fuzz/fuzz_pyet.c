@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_replay.h"
+#include "fuzz_text.h"
 #include "core/mem.h"
 #include "trace/etjoin.h"
 #include "trace/kineto.h"
 #include "trace/pyet.h"
-#include "trace/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,14 +55,7 @@ static void join_and_replay(const pet_graph *g) {
   if (rc == SC_OK) {
     if (st.matched > st.ops) abort();
     j->r = out, j->n = j->cap = 1, out = NULL;
-    rp_run run = {0};
-    sc_trace_result res;
-    rc = rp_replay(&run, j, NULL, &res, &err);
-    if (rc == SC_OK)
-      check(&res);
-    else if (!err.msg[0])
-      abort();
-    rp_free(&run);
+    fuzz_replay(j, check);
   }
   if (out) tg_rank_free(out), mem_free(out);
   tg_rank_free(k), mem_free(k);
@@ -69,10 +63,8 @@ static void join_and_replay(const pet_graph *g) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char *buf = malloc(size + 1);
+  char *buf = fuzz_text(data, size);
   if (!buf) return 0;
-  memcpy(buf, data, size);
-  buf[size] = '\0';
   (void)pet_sniff(buf, size);
   pet_graph g = {0};
   sc_error err = {0};

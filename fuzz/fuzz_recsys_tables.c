@@ -10,13 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "stepcast_recsys.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char *s = malloc(size + 1);
+  char *s = fuzz_text(data, size);
   if (!s) return 0;
-  memcpy(s, data, size);
-  s[size] = '\0';
   sc_rs_job j;
   sc_rs_job_default(&j);
   j.model.inter = SC_RS_CONCAT;

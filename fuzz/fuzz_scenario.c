@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text.h"
 #include "stepcast.h"
 
 #define MAX_OVERRIDES 8
@@ -21,10 +22,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char *buf = malloc(size + 1);
+  char *buf = fuzz_text(data, size);
   if (!buf) return 0;
-  memcpy(buf, data, size);
-  buf[size] = '\0';
   size_t json_len = strlen(buf);
   const char *ov[MAX_OVERRIDES];
   size_t n_ov = 0;

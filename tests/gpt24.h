@@ -2,14 +2,11 @@
  * gpt24.h -- the small GPT the memory tests measure (test_memory_knobs.c,
  * test_memfit.c): 24 layers, hidden 2048, no biases, on 8 H100 in tp 2,
  * pp 2, dp 2 with sequence parallelism, global batch 16 of micro-batches
- * of 1; and a prediction that fails the test on any error (which
- * test_dropout.c uses on its own one-GPU model).
+ * of 1 (predict it with predict_ok, predict.h).
  * Header-only: each test executable includes it once.
  */
 #ifndef SC_TESTS_GPT24_H
 #define SC_TESTS_GPT24_H
-
-#include <criterion/criterion.h>
 
 #include "stepcast.h"
 
@@ -36,14 +33,6 @@ static inline sc_scenario gpt24_h100(void) {
   s.plan.global_batch = 16;
   s.plan.micro_batch = 1;
   return s;
-}
-
-/* sc_predict of s; any error fails the test. */
-static inline sc_result gpt24_predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
 }
 
 #endif

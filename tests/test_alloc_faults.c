@@ -28,6 +28,7 @@
 #include "net/flow.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
+#include "tmpfile.h"
 #include "validate/validate.h"
 
 /* Leaks of one iteration, found at once where LeakSanitizer runs (the
@@ -97,12 +98,7 @@ static void fault_loop(const fault_case *c) {
 /* A new temporary file holding body; its path is written to path. */
 static void write_tmp(const char *body, char *path, size_t size) {
   snprintf(path, size, "/tmp/sc_alloc_XXXXXX");
-  int fd = mkstemp(path);
-  cr_assert(fd >= 0, "mkstemp %s", path);
-  FILE *f = fdopen(fd, "w");
-  cr_assert_not_null(f);
-  fputs(body, f);
-  fclose(f);
+  tmp_write(path, body);
 }
 
 /* ------------------------------------------------------------ topologies */

@@ -10,9 +10,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "gpt24.h" /* gpt24_predict */
 #include "graph/graph.h"
 #include "load/graph_json.h"
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
 #include "validate/rowdefaults.h"
 
@@ -156,7 +156,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
    * a sequence: 8 sequences x 4 layers x 2 x 1024 x 1024 bytes = 64 MiB */
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0.1, 0);
   s.plan.global_batch = s.plan.micro_batch = t.plan.global_batch = t.plan.micro_batch = 8;
-  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
+  sc_result a = predict_ok(&s), b = predict_ok(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 8.0 * 4 * 2 * 1024 * 1024, 1e-3,
                      "%.0f - %.0f", a.mem.activations, b.mem.activations);
   cr_assert_lt(b.step_s, a.step_s, "%g vs %g", b.step_s, a.step_s);
@@ -164,7 +164,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
 
 Test(memory, flash_attention_keeps_no_mask_either_way) {
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
-  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
+  sc_result a = predict_ok(&s), b = predict_ok(&t);
   cr_assert_eq(a.mem.activations, b.mem.activations);
   cr_assert_eq(a.step_s, b.step_s);
 }
@@ -176,7 +176,7 @@ Test(memory, unfused_attention_at_0_keeps_the_softmax_output_alone) {
   sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
   s.plan.flash_attention = t.plan.flash_attention = 0;
   s.plan.attention = t.plan.attention = SC_ATTN_UNFUSED;
-  sc_result a = gpt24_predict(&s), b = gpt24_predict(&t);
+  sc_result a = predict_ok(&s), b = predict_ok(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 4.0 * 3 * 16 * 1024 * 1024, 1e-3,
                      "%.0f - %.0f", a.mem.activations, b.mem.activations);
   cr_assert_lt(b.step_s, a.step_s, "%g vs %g", b.step_s, a.step_s);

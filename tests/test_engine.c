@@ -9,15 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
-
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  int rc = sc_predict(s, &r, &err);
-  cr_assert_eq(rc, SC_OK, "sc_predict failed: %s", err.msg);
-  return r;
-}
 
 /* GPT-1.7B of the SC'21 table on 32 A100s, a plan without pipeline. */
 static sc_scenario small(void) {
@@ -45,7 +38,7 @@ static sc_scenario small(void) {
 Test(engine, parts_add_up_to_the_step) {
   sc_scenario s;
   sc_scenario_default(&s);
-  sc_result r = predict(&s);
+  sc_result r = predict_ok(&s);
   const sc_breakdown *t = &r.time;
   double sum = t->compute + t->host + t->tp_comm + t->pp_comm + t->bubble + t->dp_comm + t->optimizer;
   cr_assert_float_eq(sum, r.step_s, 1e-9 * r.step_s, "parts %g != step %g", sum, r.step_s);
@@ -55,9 +48,9 @@ Test(engine, parts_add_up_to_the_step) {
 
 Test(engine, more_micro_batches_cost_proportionally_more) {
   sc_scenario s = small();
-  sc_result a = predict(&s);
+  sc_result a = predict_ok(&s);
   s.plan.global_batch *= 2;
-  sc_result b = predict(&s);
+  sc_result b = predict_ok(&s);
   double ratio = b.time.compute / a.time.compute;
   cr_assert_float_eq(ratio, 2.0, 0.01, "compute ratio %g", ratio);
   cr_assert(b.step_s > 1.8 * a.step_s && b.step_s < 2.05 * a.step_s,
@@ -70,7 +63,7 @@ Test(engine, bubble_follows_the_schedule) {
   s.plan.dp = 8;
   s.plan.micro_batch = 1;
   s.plan.global_batch = 64; /* 8 micro-batches per pipeline */
-  sc_result r = predict(&s);
+  sc_result r = predict_ok(&s);
   double per_mb = (r.time.compute + r.time.host + r.time.tp_comm) / r.micro_batches;
   /* 1F1B: (pp - 1) passes of fill and drain through the stages other
    * than the slowest (the last, with the output layer): a little under 3
@@ -79,7 +72,7 @@ Test(engine, bubble_follows_the_schedule) {
             "bubble %g = %g micro-batches", r.time.bubble, r.time.bubble / per_mb);
   s.plan.schedule = SC_SCHED_INTERLEAVED;
   s.plan.vpp = 3;
-  sc_result ri = predict(&s);
+  sc_result ri = predict_ok(&s);
   /* the batch's host work precedes a micro-batch's first chunk only: the
    * fill waits for it whole at each of the 3 stages it passes, the rest of
    * the bubble divides by vpp */
@@ -90,9 +83,9 @@ Test(engine, bubble_follows_the_schedule) {
                      r.time.bubble, bh);
   /* without it (a framework that is not eager) the whole bubble divides */
   s.plan.framework_eager = 0, s.plan.schedule = SC_SCHED_1F1B, s.plan.vpp = 1;
-  r = predict(&s);
+  r = predict_ok(&s);
   s.plan.schedule = SC_SCHED_INTERLEAVED, s.plan.vpp = 3;
-  ri = predict(&s);
+  ri = predict_ok(&s);
   cr_assert_float_eq(ri.time.bubble / r.time.bubble, 1.0 / 3.0, 0.05,
                      "interleaving by 3 should divide the bubble by 3: %g vs %g",
                      ri.time.bubble, r.time.bubble);
@@ -101,11 +94,11 @@ Test(engine, bubble_follows_the_schedule) {
 Test(engine, recomputation_trades_time_for_memory) {
   sc_scenario s = small();
   s.plan.flash_attention = 0; /* with flash attention selective saves nothing */
-  sc_result none = predict(&s);
+  sc_result none = predict_ok(&s);
   s.plan.recompute = SC_RECOMP_SELECTIVE;
-  sc_result sel = predict(&s);
+  sc_result sel = predict_ok(&s);
   s.plan.recompute = SC_RECOMP_FULL;
-  sc_result full = predict(&s);
+  sc_result full = predict_ok(&s);
   cr_assert(none.mem.activations > sel.mem.activations, "selective saves memory");
   cr_assert(sel.mem.activations > full.mem.activations, "full saves more");
   cr_assert(none.step_s < sel.step_s && sel.step_s < full.step_s,
@@ -117,13 +110,13 @@ Test(engine, recomputation_trades_time_for_memory) {
 
 Test(engine, zero_stages_shard_state) {
   sc_scenario s = small();
-  sc_result z0 = predict(&s);
+  sc_result z0 = predict_ok(&s);
   s.plan.zero = 1;
-  sc_result z1 = predict(&s);
+  sc_result z1 = predict_ok(&s);
   s.plan.zero = 2;
-  sc_result z2 = predict(&s);
+  sc_result z2 = predict_ok(&s);
   s.plan.zero = 3;
-  sc_result z3 = predict(&s);
+  sc_result z3 = predict_ok(&s);
   cr_assert_float_eq(z1.mem.optimizer, z0.mem.optimizer / 32, 1, "ZeRO-1 shards optimizer");
   cr_assert_float_eq(z2.mem.gradients, z1.mem.gradients / 32, 1, "ZeRO-2 shards gradients");
   cr_assert(z3.mem.weights < z2.mem.weights / 4, "ZeRO-3 shards weights: %g vs %g",
@@ -140,7 +133,7 @@ Test(engine, a_model_too_big_does_not_fit) {
   s.plan.zero = 0;
   s.plan.distributed_optimizer = 0;
   s.plan.global_batch = 8;
-  sc_result r = predict(&s);
+  sc_result r = predict_ok(&s);
   cr_assert(!r.mem.fits, "GPT-3 175B on 8 GPUs cannot fit: %g GiB", r.mem.total / 1073741824.0);
   cr_assert(r.mem.total > 2 * r.mem.capacity);
 }
@@ -152,16 +145,16 @@ Test(engine, model_flops_match_the_megatron_formula) {
   double B = 512, sq = 2048, l = 24, h = 2304, V = 51200;
   double megatron = 72 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (12 * l * h));
   s.plan.global_batch = (long)B; /* one step of 512 sequences */
-  double ours = predict(&s).model_flops;
+  double ours = predict_ok(&s).model_flops;
   cr_assert_float_eq(ours / megatron, 1.0, 0.01, "ours %g vs Megatron %g", ours, megatron);
 }
 
 Test(engine, faster_network_never_slows_the_step) {
   sc_scenario s;
   sc_scenario_default(&s);
-  sc_result slow = predict(&s);
+  sc_result slow = predict_ok(&s);
   s.cluster.nic_bw *= 2;
-  sc_result fast = predict(&s);
+  sc_result fast = predict_ok(&s);
   cr_assert(fast.step_s <= slow.step_s, "doubling NIC: %g > %g", fast.step_s, slow.step_s);
 }
 
@@ -177,10 +170,10 @@ Test(engine, host_bound_small_model) {
   s.model.tf.seq = 256;
   s.plan.micro_batch = 1;
   s.plan.global_batch = 32;
-  sc_result eager = predict(&s);
+  sc_result eager = predict_ok(&s);
   cr_assert(eager.time.host > 0.3 * eager.step_s, "host share %g of %g", eager.time.host, eager.step_s);
   s.plan.framework_eager = 0;
-  sc_result graph = predict(&s);
+  sc_result graph = predict_ok(&s);
   cr_assert(graph.time.host == 0 && graph.step_s < eager.step_s);
 }
 
@@ -190,7 +183,7 @@ Test(engine, every_micro_batch_pays_the_batchs_host_time_with_the_gpu_idle) {
    * for the GPU: 2.77 ms (cost_batch_host, docs/calibration.md) exposed
    * each time, in both engines */
   sc_scenario s = small();
-  sc_result r = predict(&s);
+  sc_result r = predict_ok(&s);
   int m = r.micro_batches;
   cr_assert(m > 1, "%d micro-batches", m);
   double per = r.time.host / m;
@@ -256,14 +249,14 @@ Test(engine, attention_kernels_order_by_generation) {
   for (int i = 0; i < 4; i++) {
     s.plan.attention = order[i];
     s.plan.flash_attention = order[i] != SC_ATTN_UNFUSED;
-    t[i] = predict(&s).step_s;
+    t[i] = predict_ok(&s).step_s;
   }
   for (int i = 0; i < 3; i++)
     cr_assert(t[i] < t[i + 1], "kernel %d (%g s) not faster than kernel %d (%g s)", order[i],
               t[i], order[i + 1], t[i + 1]);
   s.plan.attention = SC_ATTN_FLASH1;
   s.plan.flash_attention = 0;
-  cr_assert_float_eq(predict(&s).step_s, t[3], 1e-9 * t[3], "flash off = unfused");
+  cr_assert_float_eq(predict_ok(&s).step_s, t[3], 1e-9 * t[3], "flash off = unfused");
 }
 
 Test(engine, mfu_is_against_the_dense_bf16_peak_in_fp8_too) {
@@ -273,11 +266,11 @@ Test(engine, mfu_is_against_the_dense_bf16_peak_in_fp8_too) {
   sc_scenario s = small();
   s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
   s.plan.dtype = SC_FP8;
-  sc_result r = predict(&s);
+  sc_result r = predict_ok(&s);
   cr_assert_float_eq(r.mfu_lowp / r.mfu, 989.4 / 1978.9, 1e-9, "mfu %g, fp8 fraction %g", r.mfu,
                      r.mfu_lowp);
   s.plan.dtype = SC_BF16;
-  r = predict(&s);
+  r = predict_ok(&s);
   cr_assert_eq(r.mfu, r.mfu_lowp);
 }
 
@@ -302,9 +295,9 @@ Test(engine, unfused_kernels_move_more_bytes) {
     }
   }
   cr_assert_eq(seen, 3);
-  sc_result rf = predict(&s);
+  sc_result rf = predict_ok(&s);
   s.plan.fused_kernels = 1;
-  cr_assert_gt(rf.step_s, predict(&s).step_s);
+  cr_assert_gt(rf.step_s, predict_ok(&s).step_s);
 }
 
 Test(engine, cuda_graphs_take_the_framework_off_the_host_path) {
@@ -322,9 +315,9 @@ Test(engine, cuda_graphs_take_the_framework_off_the_host_path) {
   s.plan.sp = 1;
   s.plan.global_batch = 8;
   s.plan.micro_batch = 1;
-  sc_result eager = predict(&s);
+  sc_result eager = predict_ok(&s);
   s.plan.cuda_graphs = 1;
-  sc_result graphs = predict(&s);
+  sc_result graphs = predict_ok(&s);
   cr_assert_gt(eager.time.host, 0.1 * eager.step_s, "not host-bound: %g of %g", eager.time.host,
                eager.step_s);
   cr_assert_lt(graphs.time.host, 0.1 * eager.time.host, "%g vs %g", graphs.time.host,
@@ -348,18 +341,18 @@ Test(engine, moe_all_to_all_overlap_hides_under_the_other_micro_batch) {
   s.plan.ep = 8;
   s.plan.global_batch = 256;
   s.plan.micro_batch = 1;
-  sc_result a = predict(&s);
+  sc_result a = predict_ok(&s);
   s.plan.overlap_ep = 1;
-  sc_result b = predict(&s);
+  sc_result b = predict_ok(&s);
   cr_assert(a.time.ep_comm > 0 && b.time.ep_comm < 0.5 * a.time.ep_comm,
             "exposed EP %g s -> %g s", a.time.ep_comm, b.time.ep_comm);
   cr_assert_float_eq(a.time.compute, b.time.compute, 1e-9 * a.time.compute);
   cr_assert(b.step_s < a.step_s);
   /* one micro-batch per step: nothing to pair with */
   s.plan.global_batch = 32;
-  sc_result c = predict(&s);
+  sc_result c = predict_ok(&s);
   s.plan.overlap_ep = 0;
-  sc_result d = predict(&s);
+  sc_result d = predict_ok(&s);
   cr_assert_float_eq(c.step_s, d.step_s, 1e-12 * d.step_s);
   sc_error err = {0};
   sc_result r;

@@ -15,14 +15,8 @@
 #include "engine/event.h"
 #include "engine/fleet.h"
 #include "job/job.h"
+#include "predict.h" /* scenario_ok, predict_ok */
 #include "stepcast.h"
-
-static sc_result closed(const sc_scenario *s) {
-  sc_result r;
-  sc_error e = {0};
-  cr_assert_eq(sc_predict(s, &r, &e), SC_OK, "sc_predict: %s", e.msg);
-  return r;
-}
 
 static sc_result event(const sc_scenario *s, int fold, sc_event_pred **p) {
   sc_result r;
@@ -39,15 +33,10 @@ static double sum(const sc_breakdown *b) {
 
 /* GPT-3 1.3B on 64 A100: tp 2, pp 4, dp 8. */
 static sc_scenario small(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
-                                            "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
-                                            "\"plan\": {\"tp\": 2, \"pp\": 4, "
-                                            "\"global_batch\": 256, \"micro_batch\": 2}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                              "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
+                              "\"plan\": {\"tp\": 2, \"pp\": 4, "
+                              "\"global_batch\": 256, \"micro_batch\": 2}}");
   return s;
 }
 
@@ -63,7 +52,7 @@ Test(event, agrees_with_the_closed_form) {
     sc_scenario s = small();
     s.plan.tp = cases[i].tp, s.plan.pp = cases[i].pp, s.plan.dp = 0;
     s.plan.schedule = cases[i].sched;
-    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
     double d = ev.step_s / c.step_s - 1;
     cr_expect(fabs(d) < 0.02, "%s: event %g s, closed form %g s (%+.2f %%)", cases[i].what,
               ev.step_s, c.step_s, 100 * d);
@@ -73,7 +62,7 @@ Test(event, agrees_with_the_closed_form) {
   /* the default scenario: GPT-3 175B on 1,024 A100 */
   sc_scenario s;
   sc_scenario_default(&s);
-  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.02, "default: event %g s, closed %g s",
             ev.step_s, c.step_s);
 }
@@ -257,7 +246,7 @@ Test(event, an_oversubscribed_fat_tree_slows_the_data_parallel_reduction) {
   cr_expect(rb.step_s > ra.step_s, "step %g -> %g s", ra.step_s, rb.step_s);
   /* the closed form runs both groups at once on it too (netcost.h):
    * the same reduction within a few per cent */
-  sc_result cb = closed(&b);
+  sc_result cb = predict_ok(&b);
   cr_expect(fabs(rb.time.dp_comm - cb.time.dp_comm) < 0.05 * rb.time.dp_comm,
             "event dp %g s, closed form %g s", rb.time.dp_comm, cb.time.dp_comm);
   cr_expect(fabs(rb.step_s - cb.step_s) < 0.05 * rb.step_s, "event step %g s, closed form %g s",
@@ -278,7 +267,7 @@ Test(event, link_what_ifs) {
   /* the closed form sees it too (the collectives on the topology) */
   sc_scenario s0 = on_fat_tree(1);
   s0.plan.overlap_grad_reduce = 0;
-  sc_result c0 = closed(&s0), c1 = closed(&s);
+  sc_result c0 = predict_ok(&s0), c1 = predict_ok(&s);
   cr_expect(c1.time.dp_comm > 1.5 * c0.time.dp_comm, "closed form: dp %g -> %g s",
             c0.time.dp_comm, c1.time.dp_comm);
   /* a failed uplink is routed around */
@@ -307,24 +296,18 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
    * group alone by the fleet's factor (fleet.h), the closed form runs the
    * eight groups at once (netcost.h); both see it, within a few per cent,
    * where one group alone (the closed form before) saw 30 % less */
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(
-                   &s,
-                   "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
-                   "\"gpus\": 64, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
-                   "\"fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=4\"}, \"plan\": {\"tp\": 1, "
-                   "\"pp\": 1, \"ep\": 8, \"global_batch\": 256}}",
-                   "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
-  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  sc_scenario s = scenario_ok(
+      "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+      "\"gpus\": 64, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+      "\"fat_tree:hosts=64,radix=8,levels=3,bw=25,oversub=4\"}, \"plan\": {\"tp\": 1, "
+      "\"pp\": 1, \"ep\": 8, \"global_batch\": 256}}");
+  sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(fabs(ev.time.ep_comm - c.time.ep_comm) < 0.05 * ev.time.ep_comm,
             "expert all-to-all: event %g s, closed %g s", ev.time.ep_comm, c.time.ep_comm);
   /* non-blocking: they still collide on the hashed up-links, less */
   snprintf(s.cluster.topology, sizeof s.cluster.topology,
            "fat_tree:hosts=64,radix=8,levels=3,bw=25");
-  sc_result c1 = closed(&s), ev1 = event(&s, 1, NULL);
+  sc_result c1 = predict_ok(&s), ev1 = event(&s, 1, NULL);
   cr_expect(ev1.time.ep_comm < 0.75 * ev.time.ep_comm && c1.time.ep_comm < 0.75 * c.time.ep_comm,
             "non-blocking %g / %g, 4:1 %g / %g", ev1.time.ep_comm, c1.time.ep_comm,
             ev.time.ep_comm, c.time.ep_comm);
@@ -335,17 +318,11 @@ Test(event, concurrent_expert_all_to_alls_share_the_uplinks) {
 /* The bytes of the fleet's gradient all-reduce (every data-parallel group
  * at once on the topology) for a dtype and main-gradient type. */
 static double fleet_bytes(sc_dtype dtype, sc_dtype main_grads) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(
-                   &s,
-                   "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"preset\": \"dgx-a100\", "
-                   "\"gpus\": 16, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
-                   "\"fat_tree:hosts=16,radix=8,levels=2,bw=25\"}, \"plan\": {\"tp\": 1, "
-                   "\"pp\": 1, \"global_batch\": 64}}",
-                   "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok(
+      "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"preset\": \"dgx-a100\", "
+      "\"gpus\": 16, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
+      "\"fat_tree:hosts=16,radix=8,levels=2,bw=25\"}, \"plan\": {\"tp\": 1, "
+      "\"pp\": 1, \"global_batch\": 64}}");
   s.plan.dtype = dtype, s.plan.main_grads = main_grads;
   sc_event_pred *p;
   event(&s, 1, &p);
@@ -391,7 +368,7 @@ Test(event, activation_offload_is_on_the_path_as_in_the_closed_form) {
   s.plan.offload_layers = 2;
   s.plan.pp = 1, s.plan.tp = 8, s.plan.dp = 0;
   s.plan.recompute = SC_RECOMP_NONE;
-  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(c.time.offload > 0, "closed form offload %g s", c.time.offload);
   cr_expect(fabs(ev.time.offload - c.time.offload) <= 0.02 * c.time.offload + 1e-9,
             "offload on the path %g s, closed form %g s", ev.time.offload, c.time.offload);
@@ -519,7 +496,7 @@ Test(event, the_closed_form_overlaps_the_buckets_as_the_event_engine_runs_them) 
   for (int pp = 1; pp <= 4; pp += 3) {
     sc_scenario s = small();
     s.plan.pp = pp, s.plan.dp = 0;
-    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
     /* pp 1: the same reduction exposed (the closed form takes layers of
      * equal size); pp 4: the path may end on a later stage's reduction
      * (beside the drain, off the path), so compare the steps */
@@ -530,7 +507,7 @@ Test(event, the_closed_form_overlaps_the_buckets_as_the_event_engine_runs_them) 
     cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "pp %d: event %g s, closed form %g s", pp,
               ev.step_s, c.step_s);
     s.plan.overlap_grad_reduce = 0;
-    sc_result c0 = closed(&s);
+    sc_result c0 = predict_ok(&s);
     /* the last bucket and the backward's slowdown beside the others (22 %
      * of the SMs here) stay exposed: well under the whole */
     cr_expect(c0.time.dp_comm > 1.5 * c.time.dp_comm, "pp %d: overlap hides %g of %g s", pp,
@@ -543,16 +520,30 @@ Test(event, bf16_gradients_are_reduced_in_fp32) {
    * fp32 when the main gradients are fp32 (the default) */
   sc_scenario s = small();
   s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0, s.plan.overlap_grad_reduce = 0;
-  sc_result f32 = closed(&s);
+  sc_result f32 = predict_ok(&s);
   s.plan.main_grads = SC_BF16;
-  sc_result b16 = closed(&s);
+  sc_result b16 = predict_ok(&s);
   double r = f32.time.dp_comm / b16.time.dp_comm;
   cr_expect(r > 1.8 && r < 2.05, "fp32 %g s, bf16 %g s (x %g)", f32.time.dp_comm,
             b16.time.dp_comm, r);
   s.plan.dtype = SC_FP16, s.plan.main_grads = SC_FP32; /* fp16 reduces in fp16 */
-  sc_result f16 = closed(&s);
+  sc_result f16 = predict_ok(&s);
   cr_expect(fabs(f16.time.dp_comm / b16.time.dp_comm - 1) < 0.01, "fp16 %g s, bf16 grads %g s",
             f16.time.dp_comm, b16.time.dp_comm);
+}
+
+/* Open s as a job (*j, the caller's to sc_job_close), prepare its engine
+ * and put in *d the data-parallel reduction of stage 0 at the step's
+ * worst rank; any error fails the test. Returns the engine (j's). */
+static struct eng *dp_reduction(const sc_scenario *s, sc_job **j, eng_dpred *d) {
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(s, j, &err), SC_OK, "%s", err.msg);
+  struct eng *e;
+  cr_assert_eq(job_prepare(*j, NULL, &e, &err), SC_OK, "%s", err.msg);
+  eng_step st;
+  eng_step_of(e, &st);
+  eng_dp_reduction(e, 0, st.worst, d);
+  return e;
 }
 
 Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
@@ -565,14 +556,8 @@ Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
   s.cluster.gpus = 8, s.plan.tp = 1, s.plan.pp = 1, s.plan.dp = 0, s.plan.zero = 0;
   s.plan.global_batch = 64;
   sc_job *j;
-  sc_error err = {0};
-  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
-  struct eng *e;
-  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
   eng_dpred d;
-  eng_step st;
-  eng_step_of(e, &st);
-  eng_dp_reduction(e, 0, st.worst, &d);
+  struct eng *e = dp_reduction(&s, &j, &d);
   int gi = 0;
   while (gi < e->x->n_groups && e->x->groups[gi].kind != XG_GROUP_DP) gi++;
   cr_assert(gi < e->x->n_groups && d.params > 0);
@@ -587,7 +572,7 @@ Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
             "memory-bound %g", d.share, sh.sm, sh.hbm, mf);
   sc_job_close(j);
   /* both engines charge it the same way */
-  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "event %g s, closed form %g s", ev.step_s,
             c.step_s);
 }
@@ -625,7 +610,7 @@ Test(event, interleaved_chunks_reduce_after_their_last_backward) {
               st - 1, lead[st - 1]);
   sc_event_pred_free(p);
   /* the closed form charges the same chunks */
-  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(fabs(ev.step_s / c.step_s - 1) < 0.005, "event %g s, closed form %g s", ev.step_s,
             c.step_s);
   cr_expect(fabs(ev.time.dp_comm - c.time.dp_comm) <= 0.25 * c.time.dp_comm + 1e-4,
@@ -641,14 +626,8 @@ Test(event, the_last_bucket_leaves_after_the_slowed_backward) {
   sc_scenario s = small();
   s.plan.pp = 1, s.plan.dp = 0;
   sc_job *j;
-  sc_error err = {0};
-  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
-  struct eng *e;
-  cr_assert_eq(job_prepare(j, NULL, &e, &err), SC_OK, "%s", err.msg);
   eng_dpred d;
-  eng_step st;
-  eng_step_of(e, &st);
-  eng_dp_reduction(e, 0, st.worst, &d);
+  dp_reduction(&s, &j, &d);
   sc_job_close(j);
   sc_event_pred *p;
   event(&s, 1, &p);
@@ -741,7 +720,7 @@ Test(event, closed_form_and_event_engine_agree_on_oversubscribed_fat_trees) {
     sc_scenario_default(&s);
     sc_error e = {0};
     cr_assert_eq(sc_scenario_load_file(&s, path, ovs, 1, &e), SC_OK, "%s", e.msg);
-    sc_result c = closed(&s), ev = event(&s, 1, NULL);
+    sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
     cr_expect(fabs(c.step_s - ev.step_s) < 0.03 * ev.step_s, "%s: closed %g s, event %g s",
               cases[i].file, c.step_s, ev.step_s);
     cr_expect(fabs(c.time.ep_comm - ev.time.ep_comm) <= 0.03 * ev.time.ep_comm,
@@ -771,7 +750,7 @@ Test(event, flex_dispatch_on_a_fat_tree_agrees_with_the_closed_form) {
   sc_scenario_default(&s);
   sc_error e = {0};
   cr_assert_eq(sc_scenario_load_file(&s, path, ovs, 5, &e), SC_OK, "%s", e.msg);
-  sc_result c = closed(&s), ev = event(&s, 1, NULL);
+  sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
   cr_expect(fabs(c.step_s - ev.step_s) < 0.05 * c.step_s, "closed %g s, event %g s", c.step_s,
             ev.step_s);
   cr_expect(fabs(c.time.ep_comm - ev.time.ep_comm) <= 0.05 * c.time.ep_comm,
@@ -797,11 +776,8 @@ Test(event, data_parallel_reduction_on_a_torus_agrees_with_the_closed_form) {
                "\"topology\": \"torus:x=4,y=4,z=4,bw=50\"}, \"plan\": {\"tp\": 2, \"pp\": %d, "
                "\"global_batch\": 256, \"overlap_grad_reduce\": %s}}",
                pp, ov ? "true" : "false");
-      sc_scenario s;
-      sc_scenario_default(&s);
-      sc_error e = {0};
-      cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
-      sc_result c = closed(&s), ev = event(&s, 1, NULL);
+      sc_scenario s = scenario_ok(js);
+      sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);
       cr_expect(fabs(c.step_s - ev.step_s) < 0.02 * c.step_s,
                 "pp %d overlap %d: closed %g s, event %g s", pp, ov, c.step_s, ev.step_s);
       /* (pp 1: the last buckets beside the backward's end differ by 7 %) */

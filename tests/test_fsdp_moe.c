@@ -17,6 +17,7 @@
 #include "load/csv.h"
 #include "plan/plan.h"
 #include "lowered.h"
+#include "predict.h" /* predict_ok */
 
 /* A 4-layer GPT (h 1024, ffn 4096, biases, LayerNorm, learned positions,
  * tied embeddings) on 8 A100 in FSDP over dp 8: batch 16 of micro-batch
@@ -161,25 +162,18 @@ Test(fsdp, deepspeed_gathers_modules_and_keeps_by_reuse_distance) {
   cr_assert_eq(tb.reduces, 2 * 3, "reduces %g", tb.reduces);
 }
 
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
-}
-
 Test(fsdp, memory_of_live_units) {
   sc_scenario s = gpt();
-  sc_result a = predict(&s);
+  sc_result a = predict_ok(&s);
   /* two more units prefetched in backward: 2 x P x 2 bytes more */
   s.plan.fsdp_prefetch = 3;
-  sc_result b = predict(&s);
+  sc_result b = predict_ok(&s);
   cr_assert_float_eq(b.mem.weights - a.mem.weights, 2 * P * 2, 1, "%g",
                      b.mem.weights - a.mem.weights);
   /* no reshard: all 4 layers gathered instead of 2 */
   s.plan.fsdp_prefetch = 1;
   s.plan.fsdp_reshard = 0;
-  sc_result c = predict(&s);
+  sc_result c = predict_ok(&s);
   cr_assert_float_eq(c.mem.weights - a.mem.weights, (L - 2) * P * 2, 1, "%g",
                      c.mem.weights - a.mem.weights);
 }
@@ -192,9 +186,9 @@ Test(fsdp, deepspeed_memory_of_live_parameters) {
    * gradients: the reduce bucket (the stage, LP + R, under 5e8) and the
    * module computing, against FSDP2's 2 layers and the root */
   sc_scenario s = gpt();
-  sc_result f = predict(&s);
+  sc_result f = predict_ok(&s);
   s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
-  sc_result d = predict(&s);
+  sc_result d = predict_ok(&s);
   double root = 32000 * H + 2048 * H + 2 * H, fc1 = 4 * H * H + 4 * H, eb = 2;
   double want_w = (fc1 + 5e7 + L * P + L * 4 * H + root) - (2 * P + root);
   double want_g = (L * P + root + fc1) - (2 * P + root);
@@ -218,9 +212,9 @@ Test(fsdp, fsdp2_copies_cost_their_hbm_time) {
   s.model.tf.kv_heads = 32;
   s.model.tf.ffn = 4 * (int)h;
   s.cluster.nvlink_bw = 1e15;
-  sc_result f2 = predict(&s);
+  sc_result f2 = predict_ok(&s);
   s.plan.fsdp_impl = SC_FSDP1;
-  sc_result f1 = predict(&s);
+  sc_result f1 = predict_ok(&s);
   const sc_gpu *g = sc_gpu_preset("a100-sxm4-80gb");
   /* 2 micro-batches: the root's copy-out and chunk-cat, each layer's two
    * copy-outs (forward, backward) and one chunk-cat */
@@ -254,9 +248,9 @@ Test(fsdp, comm_bound_time_follows_the_bytes) {
   s.plan.dp = 16;
   s.plan.global_batch = 32;
   s.plan.fsdp_impl = SC_FSDP1;
-  sc_result a = predict(&s);
+  sc_result a = predict_ok(&s);
   s.plan.fsdp_reshard = 0;
-  sc_result b = predict(&s);
+  sc_result b = predict_ok(&s);
   double root = 32000 * H + 2048 * H + 2 * H;
   double want = (2 * root + 3 * L * P) / (2 * root + 2 * L * P), got = a.time.dp_comm / b.time.dp_comm;
   cr_assert(a.time.dp_comm > 30 * a.time.compute, "not comm-bound: %g vs %g", a.time.dp_comm,
@@ -287,9 +281,9 @@ Test(fsdp, per_module_gathers_pay_the_ring_latency_at_scale) {
     s.plan.dp = s.cluster.gpus;
     s.plan.global_batch = 2L * s.cluster.gpus;
     s.plan.fsdp_impl = SC_FSDP1;
-    sc_result f = predict(&s);
+    sc_result f = predict_ok(&s);
     s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
-    sc_result d = predict(&s);
+    sc_result d = predict_ok(&s);
     ratio[big] = d.time.dp_comm / f.time.dp_comm;
     if (!big) extra = d.time.dp_comm - f.time.dp_comm, steps = d.step_s / f.step_s;
   }
@@ -303,9 +297,9 @@ Test(fsdp, prefetch_hides_what_no_prefetch_exposes) {
   s.cluster.gpus = 64; /* 8 nodes: the gathers cross the network */
   s.plan.dp = 64;
   s.plan.global_batch = 128;
-  sc_result on = predict(&s);
+  sc_result on = predict_ok(&s);
   s.plan.fsdp_prefetch = 0;
-  sc_result off = predict(&s);
+  sc_result off = predict_ok(&s);
   cr_assert(off.time.dp_comm > on.time.dp_comm, "no prefetch %g, prefetch %g", off.time.dp_comm,
             on.time.dp_comm);
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "engine/fsdp1k.h"
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
 
 /* MPT-760m's layer (h 1536, 12 heads, ffn 4h, no biases, LayerNorm
@@ -50,13 +51,6 @@ static sc_scenario mpt(int gpus) {
   s.plan.micro_batch = 12;
   s.plan.global_batch = 12L * gpus;
   return s;
-}
-
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
 }
 
 /* One collective of `bytes` over the scenario's data-parallel group; the
@@ -112,7 +106,7 @@ Test(fsdp_scale, long_units_hide_all_but_the_first_gathers_and_last_reduces) {
   double step[2], dp[2], edge[2], all[2], sm = 0;
   for (int i = 0; i < 2; i++) {
     sc_scenario s = mpt(i ? 128 : 16);
-    sc_result r = predict(&s);
+    sc_result r = predict_ok(&s);
     double ag = coll_sm(&s, SC_COLL_ALL_GATHER, 2 * P, &sm);
     double rs = coll_sm(&s, SC_COLL_REDUCE_SCATTER, 2 * P, &sm);
     double rag = coll_sm(&s, SC_COLL_ALL_GATHER, 2 * R, &sm);

@@ -18,6 +18,7 @@
 #include "core/mem.h"
 #include "graph/graph.h"
 #include "load/graph_json.h"
+#include "tmpfile.h"
 
 /* ------------------------------------------- the transformer reference */
 
@@ -593,11 +594,7 @@ Test(errors, unreadable_file_is_eio) {
 
 Test(errors, file_syntax_error_names_the_path) {
   char path[] = "/tmp/test_graph_json_XXXXXX";
-  int fd = mkstemp(path);
-  cr_assert(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs("{\"blocks\": [\n  {\"name\": x}\n]}\n", f);
-  fclose(f);
+  tmp_write(path, "{\"blocks\": [\n  {\"name\": x}\n]}\n");
   wg_graph *g = NULL;
   sc_error err = {0};
   int rc = graph_json_load_file(path, &g, &err);

@@ -11,31 +11,20 @@
 
 #include "cost/compute.h"
 #include "cost/hostlink.h"
+#include "predict.h" /* scenario_ok, predict_ok */
 #include "stepcast.h"
 
 /* GPT-3 1.3B on 64 A100 of dgx-a100 servers, tp 8, pp 1, offloading
  * `layers` layers; the cluster's host side as the preset gives it. */
 static sc_scenario offloading(int layers) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
-                                            "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
-                                            "\"plan\": {\"tp\": 8, \"pp\": 1, "
-                                            "\"global_batch\": 256, \"micro_batch\": 4, "
-                                            "\"recompute\": \"none\"}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                              "{\"preset\": \"dgx-a100\", \"gpus\": 64}, "
+                              "\"plan\": {\"tp\": 8, \"pp\": 1, "
+                              "\"global_batch\": 256, \"micro_batch\": 4, "
+                              "\"recompute\": \"none\"}}");
   s.plan.dp = 0;
   s.plan.offload_layers = layers;
   return s;
-}
-
-static sc_result closed(const sc_scenario *s) {
-  sc_result r;
-  sc_error e = {0};
-  cr_assert_eq(sc_predict(s, &r, &e), SC_OK, "sc_predict: %s", e.msg);
-  return r;
 }
 
 static sc_result event(const sc_scenario *s) {
@@ -75,9 +64,9 @@ Test(hostlink, shared_uplink_adds_the_copies_once_more_in_both_engines) {
   sc_scenario s = offloading(12);
   s.cluster.gpu.host_bw = 0.5e9; /* copies much longer than any layer */
   s.cluster.host.gpus_per_link = 1;
-  sc_result own = closed(&s);
+  sc_result own = predict_ok(&s);
   s.cluster.host.gpus_per_link = 2;
-  sc_result shared = closed(&s), ev = event(&s);
+  sc_result shared = predict_ok(&s), ev = event(&s);
   cr_assert(own.mem.host > 0);
   double per_gpu = own.mem.host / s.cluster.gpus_per_node; /* bytes, one micro-batch */
   double want = own.micro_batches * 2 * per_gpu / 0.5e9;
@@ -93,9 +82,9 @@ Test(hostlink, shared_uplink_adds_the_copies_once_more_in_both_engines) {
 
 Test(hostlink, pinned_host_memory_per_server_and_its_refusal) {
   sc_scenario s = offloading(12);
-  sc_result r = closed(&s);
+  sc_result r = predict_ok(&s);
   sc_scenario t = offloading(0);
-  sc_result none = closed(&t);
+  sc_result none = predict_ok(&t);
   /* dgx-a100: 2 TB per server */
   cr_expect_float_eq(r.mem.host_capacity, 2000e9, 1);
   cr_expect(r.mem.fits, "fits with %g of %g bytes", r.mem.host, r.mem.host_capacity);
@@ -108,12 +97,12 @@ Test(hostlink, pinned_host_memory_per_server_and_its_refusal) {
                      none.mem.activations, r.mem.activations, per_layer);
   /* a server with less CPU memory than that: the plan does not fit */
   s.cluster.host.mem_bytes = r.mem.host - 1;
-  sc_result over = closed(&s);
+  sc_result over = predict_ok(&s);
   cr_expect(!over.mem.fits, "host %g > capacity %g yet fits", over.mem.host,
             over.mem.host_capacity);
   cr_expect(over.mem.total <= over.mem.capacity, "the GPU memory alone fits");
   s.cluster.host.mem_bytes = r.mem.host;
-  cr_expect(closed(&s).mem.fits);
+  cr_expect(predict_ok(&s).mem.fits);
 }
 
 Test(hostlink, search_keeps_no_plan_whose_offload_the_server_cannot_hold) {
@@ -163,15 +152,10 @@ Test(hostlink, offloading_with_cuda_graphs_is_refused_and_not_searched) {
 }
 
 Test(hostlink, scenario_keys_set_the_host_side) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"preset\": \"dgx-h100\", "
-                                            "\"nodes\": 128, \"host_gpus_per_link\": 4, "
-                                            "\"host_link_GBps\": 64, \"host_mem_GBps\": 300, "
-                                            "\"host_RAM_GB\": 1024}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"cluster\": {\"preset\": \"dgx-h100\", "
+                              "\"nodes\": 128, \"host_gpus_per_link\": 4, "
+                              "\"host_link_GBps\": 64, \"host_mem_GBps\": 300, "
+                              "\"host_RAM_GB\": 1024}}");
   cr_expect_eq(s.cluster.host.gpus_per_link, 4);
   cr_expect_float_eq(s.cluster.host.link_bw, 64e9, 1);
   cr_expect_float_eq(s.cluster.host.mem_bw, 300e9, 1);
@@ -180,6 +164,7 @@ Test(hostlink, scenario_keys_set_the_host_side) {
   cr_expect_float_eq(hostlink_bw(&s.cluster), 16e9, 1);
   sc_scenario d;
   sc_scenario_default(&d);
+  sc_error e = {0};
   cr_expect_neq(sc_scenario_load_string(&d, "{\"cluster\": {\"host_mem_GBps\": -1}}", "test",
                                         NULL, 0, &e),
                 SC_OK);

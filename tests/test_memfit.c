@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "gpt24.h"
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
+#include "tmpfile.h"
 
 static const char *HEADER =
     "id,source,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,experts,topk,global_batch,"
@@ -29,10 +31,7 @@ static const char *HUGE =
 static int run_csv(const char *body, sc_validation *vf) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/sc_memfit_%d.csv", (int)getpid());
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(body, f);
-  fclose(f);
+  file_write(path, body);
   sc_error err = {0};
   int rc = sc_validate_file(path, vf, &err);
   unlink(path);
@@ -84,9 +83,9 @@ Test(memfit, param_remainders_keep_two_bytes_of_the_fp32_master) {
   /* Adam m and v (8) + the fp32 master (4) = 12 bytes a parameter; with
    * the remainders the master costs 2: 10/12 of the state, same shard */
   sc_scenario s = base();
-  sc_result a = gpt24_predict(&s);
+  sc_result a = predict_ok(&s);
   s.plan.param_remainders = 1;
-  sc_result b = gpt24_predict(&s);
+  sc_result b = predict_ok(&s);
   cr_assert_float_eq(b.mem.optimizer / a.mem.optimizer, 10.0 / 12.0, 1e-12, "%g vs %g",
                      b.mem.optimizer, a.mem.optimizer);
   cr_assert_eq(a.mem.weights, b.mem.weights);
@@ -103,24 +102,24 @@ Test(memfit, fp8_weight_copies_are_what_te_quantizes_per_gpu_and_recipe) {
   /* the most loaded stage holds 12 layers of 12 h^2 / tp GEMM weights */
   double lp = 12.0 * 12.0 * 2048.0 * 2048.0 / 2;
   sc_scenario s = base();
-  sc_result bf = gpt24_predict(&s);
+  sc_result bf = predict_ok(&s);
   s.plan.dtype = SC_FP8;
-  sc_result hop = gpt24_predict(&s); /* Hopper, delayed: fp8 copy + transpose */
+  sc_result hop = predict_ok(&s); /* Hopper, delayed: fp8 copy + transpose */
   cr_assert_float_eq(hop.mem.weights - bf.mem.weights, 2 * lp, 1e-6 * lp, "%g",
                      hop.mem.weights - bf.mem.weights);
   s.cluster.gpu = *sc_gpu_preset("gb200");
   s.plan.dtype = SC_BF16;
-  sc_result bfb = gpt24_predict(&s);
+  sc_result bfb = predict_ok(&s);
   s.plan.dtype = SC_FP8;
-  sc_result bw = gpt24_predict(&s); /* Blackwell, per-tensor: one copy, any layout */
+  sc_result bw = predict_ok(&s); /* Blackwell, per-tensor: one copy, any layout */
   cr_assert_float_eq(bw.mem.weights - bfb.mem.weights, lp, 1e-6 * lp, "%g",
                      bw.mem.weights - bfb.mem.weights);
   s.plan.fp8_recipe = SC_FP8_MXFP8; /* rowwise + columnwise, E8M0 per 32 */
-  sc_result mx = gpt24_predict(&s);
+  sc_result mx = predict_ok(&s);
   cr_assert_float_eq(mx.mem.weights - bfb.mem.weights, 2 * (1 + 1.0 / 32) * lp, 1e-6 * lp,
                      "%g", mx.mem.weights - bfb.mem.weights);
   s.plan.fp8_param = 1; /* the MXFP8 copies replace the bf16 weight */
-  sc_result mp = gpt24_predict(&s);
+  sc_result mp = predict_ok(&s);
   cr_assert_float_eq(mp.mem.weights - bfb.mem.weights, (2 * (1 + 1.0 / 32) - 2) * lp, 1e-6 * lp,
                      "%g", mp.mem.weights - bfb.mem.weights);
 }
@@ -129,12 +128,12 @@ Test(memfit, buffers_are_a_gib_and_slack_on_what_the_step_frees) {
   /* 1 GiB of context and workspaces + 5 % of the activations; the
    * persistent buffers (weights, gradients, optimizer) add no slack */
   sc_scenario s = base();
-  sc_result a = gpt24_predict(&s);
+  sc_result a = predict_ok(&s);
   cr_assert_float_eq(a.mem.buffers, 1073741824.0 + 0.05 * a.mem.activations,
                      1e-9 * a.mem.buffers, "buffers %g, activations %g", a.mem.buffers,
                      a.mem.activations);
   s.plan.main_grads = SC_BF16; /* halves the gradient buffer ... */
-  sc_result b = gpt24_predict(&s);
+  sc_result b = predict_ok(&s);
   cr_assert(b.mem.gradients < a.mem.gradients);
   cr_assert_float_eq(b.mem.buffers, a.mem.buffers, 1e-9 * a.mem.buffers); /* ... not the slack */
   cr_assert_float_eq(a.mem.total,
@@ -154,10 +153,7 @@ static sc_scenario row_scenario(const char *line) {
   char path[64], body[2048];
   snprintf(path, sizeof path, "/tmp/sc_memfit_row_%d.csv", (int)getpid());
   snprintf(body, sizeof body, "%s%s\n", ROW_HEADER, line);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(body, f);
-  fclose(f);
+  file_write(path, body);
   sc_scenario s;
   sc_error err = {0};
   int rc = sc_validate_row_scenario(path, "r", &s, &err);
@@ -215,7 +211,7 @@ Test(memfit, a_genuine_oom_stays_an_oom_under_the_framework_defaults) {
       "r,Llama-3.1-405B,126,16384,128,8,53248,128256,8192,64,1,8,1,1,1,full,fp8,"
       "h100-sxm5-80gb,8,30,\"NeMo 2.0 performance script\"");
   cr_assert_eq(s.plan.fp8_param, 1);
-  sc_result r = gpt24_predict(&s);
+  sc_result r = predict_ok(&s);
   cr_assert_eq(r.mem.fits, 0, "%.1f GiB", r.mem.total / 1073741824.0);
   cr_assert(r.mem.weights + r.mem.gradients > 4.0 * 405e9 / 8 * 0.95, "%g",
             r.mem.weights + r.mem.gradients);

@@ -10,13 +10,14 @@
 #include <string.h>
 
 #include "gpt24.h"
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
 
 Test(memory, bf16_main_grads_halve_the_gradients) {
   sc_scenario s = gpt24_h100();
-  sc_result a = gpt24_predict(&s);
+  sc_result a = predict_ok(&s);
   s.plan.main_grads = SC_BF16;
-  sc_result b = gpt24_predict(&s);
+  sc_result b = predict_ok(&s);
   cr_assert_float_eq(b.mem.gradients / a.mem.gradients, 0.5, 1e-12, "%g vs %g",
                      b.mem.gradients, a.mem.gradients);
   cr_assert_eq(a.mem.weights, b.mem.weights);
@@ -27,15 +28,15 @@ Test(memory, fp8_keeps_weight_copies_and_one_byte_gemm_inputs) {
    * 12 h^2 / tp = 12 x 2048^2 / 2 per GPU; fp8 adds an fp8 copy and its
    * transpose, 2 bytes each */
   sc_scenario s = gpt24_h100();
-  sc_result bf = gpt24_predict(&s);
+  sc_result bf = predict_ok(&s);
   s.plan.dtype = SC_FP8;
-  sc_result f8 = gpt24_predict(&s);
+  sc_result f8 = predict_ok(&s);
   double lp = 12.0 * 12.0 * 2048.0 * 2048.0 / 2;
   cr_assert_float_eq(f8.mem.weights - bf.mem.weights, 2 * lp, 1e-6 * lp,
                      "extra weight bytes %g, expected %g", f8.mem.weights - bf.mem.weights, 2 * lp);
   /* fp8 primary weights: the copy and transpose replace the 16-bit weight */
   s.plan.fp8_param = 1;
-  sc_result p8 = gpt24_predict(&s);
+  sc_result p8 = predict_ok(&s);
   cr_assert_float_eq(p8.mem.weights, bf.mem.weights, 1e-6 * lp, "%g vs %g", p8.mem.weights,
                      bf.mem.weights);
   /* activations: of the 34 s b h bytes a layer keeps (Korthikanti et al.)
@@ -56,11 +57,11 @@ Test(memory, partial_recompute_is_linear_in_the_layers_recomputed) {
   s.plan.pp = 1;
   s.plan.dp = 4;
   s.plan.recompute = SC_RECOMP_FULL;
-  sc_result all = gpt24_predict(&s);
+  sc_result all = predict_ok(&s);
   double act[25];
   for (int n = 1; n <= 24; n++) {
     s.plan.recompute_layers = n;
-    act[n] = gpt24_predict(&s).mem.activations;
+    act[n] = predict_ok(&s).mem.activations;
   }
   cr_assert_float_eq(act[24], all.mem.activations, 1e-9 * act[24]);
   double step = act[1] - act[2];
@@ -70,7 +71,7 @@ Test(memory, partial_recompute_is_linear_in_the_layers_recomputed) {
                        act[n] - act[n + 1], step);
   /* and the step runs faster with fewer layers recomputed */
   s.plan.recompute_layers = 4;
-  cr_assert_lt(gpt24_predict(&s).step_s, all.step_s);
+  cr_assert_lt(predict_ok(&s).step_s, all.step_s);
 }
 
 Test(memory, bad_combinations_say_what_is_valid) {
@@ -124,12 +125,12 @@ Test(memory, fp8_casts_of_the_norm_fed_fc1_per_recipe) {
    * the norm's own task (norm2, whose output fc1 reads) */
   cr_assert_float_eq(cast_fc1_bytes(&s), 2 * N + 24576, 1.0, "%g", cast_fc1_bytes(&s));
   double norm_delayed = task_bytes(&s, "norm2");
-  sc_result delayed = gpt24_predict(&s);
+  sc_result delayed = predict_ok(&s);
   s.plan.fp8_recipe = SC_FP8_CURRENT;
   cr_assert_float_eq(cast_fc1_bytes(&s), 3.5 * N, 1.0, "%g", cast_fc1_bytes(&s));
   cr_assert_float_eq(task_bytes(&s, "norm2") - norm_delayed, 0.5 * N, 1.0, "%g vs %g",
                      task_bytes(&s, "norm2"), norm_delayed);
-  cr_assert_gt(gpt24_predict(&s).step_s, delayed.step_s);
+  cr_assert_gt(predict_ok(&s).step_s, delayed.step_s);
   s.plan.fp8_recipe = SC_FP8_BLOCK;
   cr_assert_float_eq(cast_fc1_bytes(&s), 2.03125 * N, 1.0, "%g", cast_fc1_bytes(&s));
 }
@@ -183,10 +184,10 @@ Test(memory, first_and_last_layers_in_bf16_drop_their_fp8_copies) {
   s.plan.pp = 1;
   s.plan.dp = 4;
   s.plan.dtype = SC_FP8;
-  sc_result all = gpt24_predict(&s);
+  sc_result all = predict_ok(&s);
   s.plan.bf16_first_layers = 1;
   s.plan.bf16_last_layers = 1;
-  sc_result kept = gpt24_predict(&s);
+  sc_result kept = predict_ok(&s);
   double per_layer = 12.0 * 2048.0 * 2048.0 / 2;
   cr_assert_float_eq(all.mem.weights - kept.mem.weights, 2 * 2 * per_layer, 1e-6 * per_layer,
                      "%g", all.mem.weights - kept.mem.weights);
@@ -205,9 +206,9 @@ Test(memory, hsdp_shards_within_and_replicates_across) {
   s.plan.dp = 32;
   s.plan.zero = 3;
   s.plan.global_batch = 64;
-  sc_result full = gpt24_predict(&s);
+  sc_result full = predict_ok(&s);
   s.plan.fsdp_shard = 8;
-  sc_result hsdp = gpt24_predict(&s);
+  sc_result hsdp = predict_ok(&s);
   cr_assert_float_eq(hsdp.mem.optimizer / full.mem.optimizer, 4.0, 1e-9, "%g vs %g",
                      hsdp.mem.optimizer, full.mem.optimizer);
   cr_assert_gt(hsdp.mem.weights, full.mem.weights);
@@ -233,11 +234,11 @@ Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
   s.plan.pp = 1;
   s.plan.dp = 4;
   s.plan.recompute = SC_RECOMP_NONE;
-  sc_result r0 = gpt24_predict(&s);
+  sc_result r0 = predict_ok(&s);
   s.plan.offload_layers = 2;
-  sc_result r2 = gpt24_predict(&s);
+  sc_result r2 = predict_ok(&s);
   s.plan.offload_layers = 4;
-  sc_result r4 = gpt24_predict(&s);
+  sc_result r4 = predict_ok(&s);
   double L = r0.mem.activations - r2.mem.activations;
   cr_assert(L > 0, "one layer's activations: %g", L);
   cr_assert_float_eq(r2.mem.activations - r4.mem.activations, 2 * L, 1e-6 * L);
@@ -245,7 +246,7 @@ Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
    * two GPUs: test_hostlink.c): the copies dwarf the compute, both ways */
   s.cluster.gpu.host_bw = 1e9;
   s.cluster.host.gpus_per_link = 1;
-  sc_result slow = gpt24_predict(&s);
+  sc_result slow = predict_ok(&s);
   double mbs = (double)slow.micro_batches, copies = 2.0 * 4 * mbs * L / 1e9;
   cr_assert(slow.time.offload < copies && slow.time.offload > 0.95 * copies,
             "exposed %g s, copies %g s", slow.time.offload, copies);
@@ -253,7 +254,7 @@ Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
   /* an instant link, CPU memory not limiting, hides everything */
   s.cluster.gpu.host_bw = 1e18;
   s.cluster.host.mem_bw = 0;
-  cr_assert_eq(gpt24_predict(&s).time.offload, 0);
+  cr_assert_eq(predict_ok(&s).time.offload, 0);
   /* what Megatron refuses */
   sc_error err = {0};
   sc_result r;

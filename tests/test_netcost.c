@@ -14,11 +14,9 @@
 #include "net/flow.h"
 #include "net/route.h"
 
-/* Over every op the search costs, power-of-two groups and strides and
- * sizes 1 KiB .. 64 GiB on topology `spec` of `gpus` GPUs (NVLink domains
- * of `domain`): bound <= time; returns the smallest bound/time at 1 GiB
- * and more. */
-static double check_bound(const char *spec, int gpus, int domain) {
+/* ncost on topology `spec` (a generator or a file) of `gpus` GPUs, the
+ * rest of the cluster zero; any error fails the test. ncost_close it. */
+static ncost *open_on(const char *spec, int gpus) {
   sc_cluster c;
   memset(&c, 0, sizeof c);
   snprintf(c.topology, sizeof c.topology, "%s", spec);
@@ -26,6 +24,16 @@ static double check_bound(const char *spec, int gpus, int domain) {
   ncost *n;
   sc_error e = {0};
   cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  return n;
+}
+
+/* Over every op the search costs, power-of-two groups and strides and
+ * sizes 1 KiB .. 64 GiB on topology `spec` of `gpus` GPUs (NVLink domains
+ * of `domain`): bound <= time; returns the smallest bound/time at 1 GiB
+ * and more. */
+static double check_bound(const char *spec, int gpus, int domain) {
+  ncost *n = open_on(spec, gpus);
+  sc_error e = {0};
   static const coll_op ops[] = {COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_ALL_REDUCE,
                                 COLL_SEND_RECV, COLL_ALL_TO_ALL};
   double tightest = INFINITY;
@@ -61,13 +69,7 @@ Test(netcost, bound_below_flow_on_a_torus_and_a_rail_network) {
 }
 
 Test(netcost, bound_is_the_nccl_time_when_larger) {
-  sc_cluster c;
-  memset(&c, 0, sizeof c);
-  snprintf(c.topology, sizeof c.topology, "%s", "fat_tree:hosts=32,radix=8,levels=2,oversub=2,bw=50");
-  c.gpus = 32;
-  ncost *n;
-  sc_error e = {0};
-  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  ncost *n = open_on("fat_tree:hosts=32,radix=8,levels=2,oversub=2,bw=50", 32);
   cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 16, 1, 0, 8, 1.0), 1.0);
   cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, 1e6, 1, 1, 0, 1, 0.5), 0.5);
   ncost_close(n);
@@ -105,13 +107,7 @@ static double direct_send(const char *spec, double bytes, int stride) {
  * sizes off the grid (a few KiB apart, as a search's stages are). */
 Test(netcost, rounded_sizes_agree_with_direct_runs) {
   const char *spec = "fat_tree:hosts=64,radix=8,levels=3,oversub=2,bw=50";
-  sc_cluster c;
-  memset(&c, 0, sizeof c);
-  snprintf(c.topology, sizeof c.topology, "%s", spec);
-  c.gpus = 64;
-  ncost *n;
-  sc_error e = {0};
-  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
+  ncost *n = open_on(spec, 64);
   static const double sizes[] = {98304 + 4096, 4803608576.0, 4803612672.0, 123456789.0, 777.0};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
     for (int stride = 1; stride <= 32; stride *= 4) {
@@ -126,14 +122,7 @@ Test(netcost, rounded_sizes_agree_with_direct_runs) {
 /* ncost on tests/data/two_switches.json: gpu0-3 on switch A, gpu4-7 on
  * switch B, one 5 GB/s cable between them, 100 GB/s host links. */
 static ncost *two_switches(void) {
-  sc_cluster c;
-  memset(&c, 0, sizeof c);
-  snprintf(c.topology, sizeof c.topology, "%s/tests/data/two_switches.json", SC_SOURCE_DIR);
-  c.gpus = 8;
-  ncost *n;
-  sc_error e = {0};
-  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
-  return n;
+  return open_on(SC_SOURCE_DIR "/tests/data/two_switches.json", 8);
 }
 
 /* A send from gpu0 to gpu4 crosses the cable: 1 GB at 5 GB/s, 0.2 s
@@ -176,13 +165,8 @@ Test(netcost, two_rings_on_one_cable_take_twice_as_long) {
 /* The bound with the other groups stays below the time on an
  * oversubscribed fat-tree, whatever the window. */
 Test(netcost, bound_below_the_time_of_every_group_at_once) {
-  sc_cluster c;
-  memset(&c, 0, sizeof c);
-  snprintf(c.topology, sizeof c.topology, "%s", "fat_tree:hosts=64,radix=8,levels=3,oversub=4,bw=25");
-  c.gpus = 64;
-  ncost *n;
+  ncost *n = open_on("fat_tree:hosts=64,radix=8,levels=3,oversub=4,bw=25", 64);
   sc_error e = {0};
-  cr_assert_eq(ncost_open(&c, &n, &e), SC_OK, "%s", e.msg);
   static const coll_op ops[] = {COLL_ALL_GATHER, COLL_ALL_REDUCE, COLL_ALL_TO_ALL};
   for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
     for (int ranks = 2; ranks <= 16; ranks *= 2)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
 
 /* One GPU, one micro-batch in flight (pp 1): seq s = 128, hidden h = 256,
@@ -52,17 +53,10 @@ static sc_scenario with(const char *mods, int selective, const char *extra) {
   return load(small, set, n);
 }
 
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error e = {0};
-  cr_assert_eq(sc_predict(s, &r, &e), SC_OK, "%s", e.msg);
-  return r;
-}
-
 /* Activation bytes freed by modules `mods` against no recomputation. */
 static double saved(const char *mods, const char *extra) {
   sc_scenario a = with(NULL, 0, extra), b = with(mods, 1, extra);
-  return predict(&a).mem.activations - predict(&b).mem.activations;
+  return predict_ok(&a).mem.activations - predict_ok(&b).mem.activations;
 }
 
 Test(recmod, each_module_frees_what_it_keeps_by_hand) {
@@ -124,7 +118,7 @@ Test(recmod, a_tensor_two_operators_keep_is_one_storage) {
   const double s = 128, e = 2;
   const char *with_shared[] = {"model.shared_experts=1"}, *without[] = {"model.shared_experts=0"};
   sc_scenario a = load(small, with_shared, 1), b = load(small, without, 1);
-  double got = predict(&a).mem.activations - predict(&b).mem.activations;
+  double got = predict_ok(&a).mem.activations - predict_ok(&b).mem.activations;
   double want = 2 * (s * 1024 * e + s * 512 * e);
   cr_expect(fabs(got - want) < 1e-6 * want, "the shared expert keeps %.0f bytes, by hand %.0f",
             got, want);
@@ -132,13 +126,13 @@ Test(recmod, a_tensor_two_operators_keep_is_one_storage) {
 
 Test(recmod, the_default_list_is_todays_selective) {
   sc_scenario a = with(NULL, 1, NULL), b = with("[\"core_attn\"]", 1, NULL);
-  sc_result ra = predict(&a), rb = predict(&b);
+  sc_result ra = predict_ok(&a), rb = predict_ok(&b);
   cr_assert_eq(ra.step_s, rb.step_s);
   cr_assert_eq(ra.mem.activations, rb.mem.activations);
   /* unfused attention: core_attn frees the scores, 5 a s^2 bytes a layer */
   a = with(NULL, 0, "plan.flash_attention=false");
   b = with("[\"core_attn\"]", 1, "plan.flash_attention=false");
-  double got = predict(&a).mem.activations - predict(&b).mem.activations;
+  double got = predict_ok(&a).mem.activations - predict_ok(&b).mem.activations;
   cr_expect(fabs(got - 3 * 5.0 * 4 * 128 * 128) < 1e-6 * got, "scores freed %g", got);
 }
 
@@ -163,7 +157,7 @@ Test(recmod, the_backward_reruns_the_modules_forward) {
    * line grows by micro-batches x layers x the module's forward */
   const char *dense0 = "model.dense_layers=0";
   sc_scenario none = with(NULL, 0, dense0);
-  double base = predict(&none).time.compute, per = 4.0 * 3; /* 4 micro-batches, 3 layers */
+  double base = predict_ok(&none).time.compute, per = 4.0 * 3; /* 4 micro-batches, 3 layers */
   static const char *const act[] = {"swiglu"};
   static const char *const shared[] = {"shared_fc1", "shared_swiglu", "shared_fc2"};
   static const char *const moe[] = {"router", "route", "fc1", "swiglu", "fc2", "unroute",
@@ -183,7 +177,7 @@ Test(recmod, the_backward_reruns_the_modules_forward) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     sc_scenario s = with(cases[i].mods, 1, dense0);
     double want = per * cases[i].times * fwd_of(&s, cases[i].names, cases[i].n);
-    double got = predict(&s).time.compute - base;
+    double got = predict_ok(&s).time.compute - base;
     cr_expect(fabs(got - want) < 1e-6 * want, "%s: backward grows %g s, the forward is %g s",
               cases[i].mods, got, want);
   }
@@ -191,7 +185,7 @@ Test(recmod, the_backward_reruns_the_modules_forward) {
    * recomputation discards its output again) */
   sc_scenario s = with("[\"moe\", \"moe_act\"]", 1, dense0);
   double want = per * (fwd_of(&s, moe, 10) + fwd_of(&s, act, 1));
-  double got = predict(&s).time.compute - base;
+  double got = predict_ok(&s).time.compute - base;
   cr_expect(fabs(got - want) < 1e-6 * want, "moe + moe_act: %g s, want %g s", got, want);
 }
 
@@ -201,7 +195,7 @@ Test(recmod, the_event_engine_agrees) {
                        "cluster.gpus=8", "cluster.gpus_per_node=8", "plan.pp=2", "plan.ep=4",
                        "plan.tp=1", "plan.global_batch=32", "model.layers=4"};
   sc_scenario s = load(small, set, sizeof set / sizeof *set);
-  sc_result c = predict(&s), ev;
+  sc_result c = predict_ok(&s), ev;
   sc_error e = {0};
   sc_event_opts o = {1, 0};
   cr_assert_eq(sc_predict_event(&s, &o, &ev, NULL, &e), SC_OK, "%s", e.msg);
@@ -239,7 +233,7 @@ Test(recmod, megatrons_checks_say_what_is_valid) {
 /* Activations and step of the small model with `set`. */
 static sc_result run(const char *const *set, size_t n) {
   sc_scenario s = load(small, set, n);
-  return predict(&s);
+  return predict_ok(&s);
 }
 
 #define SAME(a, b, what)                                                                   \
@@ -280,7 +274,7 @@ Test(recmod, an_override_selective_layer_reruns_the_list) {
   const char *ov[] = {"plan.overrides=[{\"layers\": 0, \"recompute\": \"selective\"}]",
                       "plan.recompute_modules=[\"mlp\"]"};
   sc_scenario a = with(NULL, 0, NULL), b = load(small, ov, 2);
-  double got = predict(&a).mem.activations - predict(&b).mem.activations;
+  double got = predict_ok(&a).mem.activations - predict_ok(&b).mem.activations;
   double want = s * 2048 * e + s * 1024 * e;
   cr_expect(fabs(got - want) < 1e-6 * want, "override frees %.0f bytes, by hand %.0f", got, want);
 }

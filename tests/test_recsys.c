@@ -17,6 +17,7 @@
 #include "recsys/rs_emb.h"
 #include "recsys/rs_shard.h"
 #include "stepcast_recsys.h"
+#include "tmpfile.h"
 
 #define JUMBO "50x100000x128@1+200;24x20000000x128@1+200;1x400000000x256@1+200;" \
               "1x400000000x256@1;100x10x32@1;200x10000x64@1;350x100000x128@1;"   \
@@ -600,10 +601,7 @@ Test(recsys_json, errors_name_the_key) {
        "training.reader_us_per_sample: expected a number >= 0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs(cases[i].body, f);
-    fclose(f);
+    file_write(path, cases[i].body);
     sc_rs_job j;
     sc_rs_plan p;
     int autop;

@@ -12,6 +12,7 @@
 #include "load/scenario.h"
 #include "plan/plan.h"
 #include "stepcast.h"
+#include "tmpfile.h"
 
 /* Load json (+ overrides) and require success. */
 static sc_scenario load_ok(const char *json, const char *const *ov, size_t n) {
@@ -314,11 +315,7 @@ Test(files, io_and_syntax_errors_name_the_file) {
   cr_assert_eq(rc, SC_EIO, "%s", err.msg);
   cr_assert(strstr(err.msg, "/nonexistent/x.json: cannot read"), "%s", err.msg);
   char path[] = "/tmp/stepcast_test_XXXXXX";
-  int fd = mkstemp(path);
-  cr_assert_geq(fd, 0);
-  FILE *f = fdopen(fd, "w");
-  fputs("{\n  \"plan\": {\n    \"tp\": 8,\n    \"pp\" 4\n  }\n}\n", f);
-  fclose(f);
+  tmp_write(path, "{\n  \"plan\": {\n    \"tp\": 8,\n    \"pp\" 4\n  }\n}\n");
   rc = sc_scenario_load_file(&s, path, NULL, 0, &err);
   remove(path);
   char want[64];

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "predict.h" /* predict_ok */
 #include "stepcast.h"
 
 /* GPT-3 2.7B (32 layers, h 2560, 32 heads, seq 2048) on 8 A100, data
@@ -26,13 +27,6 @@ static sc_scenario gpt_2b7(void) {
   return s;
 }
 
-static sc_result predict(const sc_scenario *s) {
-  sc_result r;
-  sc_error err = {0};
-  cr_assert_eq(sc_predict(s, &r, &err), SC_OK, "%s", err.msg);
-  return r;
-}
-
 static sc_override range(int first, int last) {
   sc_override o;
   sc_override_init(&o);
@@ -43,14 +37,14 @@ static sc_override range(int first, int last) {
 
 Test(strategy, full_recompute_on_four_layers_follows_korthikanti) {
   sc_scenario s = gpt_2b7();
-  sc_result sel = predict(&s);
+  sc_result sel = predict_ok(&s);
   s.plan.recompute = SC_RECOMP_FULL;
-  sc_result full = predict(&s);
+  sc_result full = predict_ok(&s);
   s.plan.recompute = SC_RECOMP_SELECTIVE;
   s.plan.overrides[0] = range(0, 3);
   s.plan.overrides[0].recompute = SC_RECOMP_FULL;
   s.plan.n_overrides = 1;
-  sc_result mix = predict(&s);
+  sc_result mix = predict_ok(&s);
 
   /* Activations per layer and sequence in 16-bit training (Korthikanti et
    * al. 2022, Table 2, t = 1): selective 34 s h, full recompute 2 s h,
@@ -74,14 +68,14 @@ Test(strategy, full_recompute_on_four_layers_follows_korthikanti) {
 Test(strategy, zero3_on_half_the_layers_shards_their_weights) {
   sc_scenario s = gpt_2b7();
   s.plan.flash_attention = 1;
-  sc_result z1 = predict(&s);
+  sc_result z1 = predict_ok(&s);
   s.plan.zero = 3;
-  sc_result z3 = predict(&s);
+  sc_result z3 = predict_ok(&s);
   s.plan.zero = 1;
   s.plan.overrides[0] = range(0, 15);
   s.plan.overrides[0].zero = 3;
   s.plan.n_overrides = 1;
-  sc_result mix = predict(&s);
+  sc_result mix = predict_ok(&s);
   /* one layer: 12 h^2 + 13 h parameters; 16 of them go from whole bf16
    * weights to 1/8 of them, and two layers are gathered at a time */
   double h = 2560, lp = 12 * h * h + 13 * h, e = 2;
@@ -97,14 +91,14 @@ Test(strategy, zero3_on_half_the_layers_shards_their_weights) {
 Test(strategy, an_override_of_every_layer_is_the_plan) {
   sc_scenario s = gpt_2b7();
   s.plan.recompute = SC_RECOMP_FULL;
-  sc_result plain = predict(&s);
+  sc_result plain = predict_ok(&s);
   s.plan.recompute = SC_RECOMP_NONE;
   strcpy(s.plan.overrides[0].block, "layer");
   sc_override_init(&s.plan.overrides[0]);
   strcpy(s.plan.overrides[0].block, "layer");
   s.plan.overrides[0].recompute = SC_RECOMP_FULL;
   s.plan.n_overrides = 1;
-  sc_result by_block = predict(&s);
+  sc_result by_block = predict_ok(&s);
   cr_assert_eq(by_block.step_s, plain.step_s, "block override %g vs plan %g", by_block.step_s,
                plain.step_s);
   cr_assert_eq(by_block.mem.total, plain.mem.total);
@@ -113,11 +107,11 @@ Test(strategy, an_override_of_every_layer_is_the_plan) {
 Test(strategy, sequence_parallelism_off_for_some_layers_costs_a_relayout) {
   sc_scenario s;
   sc_scenario_default(&s); /* GPT-3 175B, tp 8 with sp, pp 16 */
-  sc_result sp = predict(&s);
+  sc_result sp = predict_ok(&s);
   s.plan.overrides[0] = range(0, 47);
   s.plan.overrides[0].sp = 0;
   s.plan.n_overrides = 1;
-  sc_result half = predict(&s);
+  sc_result half = predict_ok(&s);
   cr_assert(half.mem.activations > sp.mem.activations, "sp off keeps whole activations");
   cr_assert(half.step_s != sp.step_s);
   /* every block without sp is the plan without sp */
@@ -128,10 +122,10 @@ Test(strategy, sequence_parallelism_off_for_some_layers_costs_a_relayout) {
     s.plan.overrides[i].sp = 0;
   }
   s.plan.n_overrides = 3;
-  sc_result every = predict(&s);
+  sc_result every = predict_ok(&s);
   s.plan.n_overrides = 0;
   s.plan.sp = 0;
-  sc_result plan_off = predict(&s);
+  sc_result plan_off = predict_ok(&s);
   cr_assert_eq(every.step_s, plan_off.step_s, "overrides %g vs plan %g", every.step_s,
                plan_off.step_s);
   cr_assert_eq(every.mem.total, plan_off.mem.total);
@@ -167,11 +161,11 @@ Test(strategy, tp_and_cp_trade_within_a_layer) {
   s.plan.pp = 1;
   s.plan.dp = 0;
   s.plan.global_batch = 64;
-  sc_result base = predict(&s);
+  sc_result base = predict_ok(&s);
   s.plan.overrides[0] = range(0, 15);
   s.plan.overrides[0].cp = 2; /* tp 4 x cp 2 on half the layers */
   s.plan.n_overrides = 1;
-  sc_result mixed = predict(&s);
+  sc_result mixed = predict_ok(&s);
   sc_error err = {0};
   cr_assert(mixed.step_s > 0 && mixed.step_s != base.step_s, "%g vs %g", mixed.step_s,
             base.step_s);

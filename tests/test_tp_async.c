@@ -14,19 +14,15 @@
 #include "engine/groups.h"
 #include "job/job.h"
 #include "lowered.h"
+#include "predict.h" /* scenario_ok */
 
 /* GPT-3 1.3B on 8 A100 of one node: tp 8 (or tp), pp 1, no recompute,
  * no host overhead (the step is the GPU's sum), sp as asked. */
 static sc_scenario one_node(int tp, int sp, int async) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"gpt3-1.3b\", \"cluster\": "
-                                            "{\"preset\": \"dgx-a100\", \"gpus\": 8}, "
-                                            "\"plan\": {\"pp\": 1, \"global_batch\": 16, "
-                                            "\"micro_batch\": 2, \"recompute\": \"none\"}}",
-                                       "test", NULL, 0, &e),
-               SC_OK, "%s", e.msg);
+  sc_scenario s = scenario_ok("{\"model\": \"gpt3-1.3b\", \"cluster\": "
+                              "{\"preset\": \"dgx-a100\", \"gpus\": 8}, "
+                              "\"plan\": {\"pp\": 1, \"global_batch\": 16, "
+                              "\"micro_batch\": 2, \"recompute\": \"none\"}}");
   s.plan.tp = tp, s.plan.dp = 0, s.plan.sp = sp, s.plan.tp_async_bwd = async;
   s.plan.framework_eager = 0;
   return s;

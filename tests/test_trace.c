@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "stepcast.h"
+#include "tmpfile.h"
 
 #define DATA SC_SOURCE_DIR "/tests/data/trace/"
 #define TRACES SC_SHARED_DIR "/traces/"
@@ -38,10 +39,7 @@ static sc_trace_result replay(sc_trace *t, const sc_trace_whatif *w) {
 static int load_text(const char *text, sc_error *err) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/sc_trace_%d.json", (int)getpid());
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  fclose(f);
+  file_write(path, text);
   sc_trace *t = NULL;
   const char *p = path;
   int rc = sc_trace_load(&p, 1, NULL, NULL, &t, err);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "stepcast.h"
+#include "tmpfile.h"
 #include "load/csv.h"
 #include "validate/rowdefaults.h"
 
@@ -21,29 +22,21 @@ static const char *GOOD =
     "r1,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,1,1,32,1,1,1,0,0,full,fp16,"
     "a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,\n";
 
-static char *write_tmp(const char *body) {
-  static char path[64];
+/* sc_validate_file of a file of HEADER and then `rows`. */
+static int run_csv(const char *rows, sc_validation *vf, sc_error *err) {
+  char path[64], body[8192];
   snprintf(path, sizeof path, "/tmp/sc_val_%d.csv", (int)getpid());
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(body, f);
-  fclose(f);
-  return path;
-}
-
-static int run_csv(const char *body, sc_validation *vf, sc_error *err) {
-  char *p = write_tmp(body);
-  int rc = sc_validate_file(p, vf, err);
-  unlink(p);
+  snprintf(body, sizeof body, "%s%s", HEADER, rows);
+  file_write(path, body);
+  int rc = sc_validate_file(path, vf, err);
+  unlink(path);
   return rc;
 }
 
 Test(validate, good_row_is_predicted) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s%s", HEADER, GOOD);
   sc_validation vf;
   sc_error err = {0};
-  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(run_csv(GOOD, &vf, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(vf.n, 1);
   cr_assert_eq(vf.predicted, 1);
   cr_assert(vf.rows[0].predicted > 0);
@@ -52,7 +45,7 @@ Test(validate, good_row_is_predicted) {
 
 Test(validate, garbage_number_names_line_and_column) {
   char buf[2048];
-  snprintf(buf, sizeof buf, "%s%s%s", HEADER, GOOD,
+  snprintf(buf, sizeof buf, "%s%s", GOOD,
            "r2,test,GPT,24,2304,24,,9216,51200,2048,,,512,16,x1,1,32,1,1,1,0,0,full,fp16,"
            "a100-sxm4-80gb,32,8,8,300,200,3.5,iteration_time,\n");
   sc_validation vf;
@@ -63,30 +56,24 @@ Test(validate, garbage_number_names_line_and_column) {
 }
 
 Test(validate, wrong_field_count_is_an_error) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s%s", HEADER, "r1,test,GPT,24\n");
   sc_validation vf;
   sc_error err = {0};
-  cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
+  cr_assert_eq(run_csv("r1,test,GPT,24\n", &vf, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, ":2:") && strstr(err.msg, "fields"), "message: %s", err.msg);
 }
 
 Test(validate, unterminated_quote_is_an_error) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s%s", HEADER, "r1,\"test,GPT,24\n");
   sc_validation vf;
   sc_error err = {0};
-  cr_assert_eq(run_csv(buf, &vf, &err), SC_EINPUT);
+  cr_assert_eq(run_csv("r1,\"test,GPT,24\n", &vf, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "unterminated"), "message: %s", err.msg);
 }
 
 /* One row alone in a file is skipped, and the reason names `what`. */
 static void expect_skipped(const char *row, const char *what) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s%s", HEADER, row);
   sc_validation vf;
   sc_error err = {0};
-  cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(run_csv(row, &vf, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(vf.skipped, 1);
   cr_assert(strstr(vf.rows[0].skipped, what), "reason: %s", vf.rows[0].skipped);
   sc_validation_free(&vf);
@@ -110,9 +97,9 @@ Test(validate, impossible_plan_is_skipped_with_the_checker_reason) {
 static double flash_row(const char *source, const char *notes) {
   char buf[4096];
   snprintf(buf, sizeof buf,
-           "%sr1,%s,MPT-1b,24,2048,16,,8192,50368,16384,,,64,2,1,1,8,1,1,1,0,3,none,bf16,"
+           "r1,%s,MPT-1b,24,2048,16,,8192,50368,16384,,,64,2,1,1,8,1,1,1,0,3,none,bf16,"
            "a100-sxm4-80gb,8,8,8,300,200,16,iteration_time,\"%s\"\n",
-           HEADER, source, notes);
+           source, notes);
   sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);
@@ -186,9 +173,9 @@ Test(validate, framework_nemo_is_a_word_not_nemotron) {
 static double gen_row(const char *gpu, const char *dtype, const char *notes) {
   char buf[4096];
   snprintf(buf, sizeof buf,
-           "%sr1,test,GPT,8,4096,32,8,14336,32000,8192,,,16,1,4,1,2,1,1,1,1,1,none,%s,"
+           "r1,test,GPT,8,4096,32,8,14336,32000,8192,,,16,1,4,1,2,1,1,1,1,1,none,%s,"
            "%s,8,4,72,900,400,1,iteration_time,\"%s\"\n",
-           HEADER, dtype, gpu, notes);
+           dtype, gpu, notes);
   sc_validation vf;
   sc_error err = {0};
   cr_assert_eq(run_csv(buf, &vf, &err), SC_OK, "%s", err.msg);

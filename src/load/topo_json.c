@@ -35,6 +35,16 @@ static int only_keys(json_t *obj, const char *valid, const char *origin, const c
   return SC_OK;
 }
 
+/* Element i of the array `what` ("nodes", "links"): path (cap bytes)
+ * receives "what[i]"; el must be an object of only the keys in `keys`. */
+static int array_object(json_t *el, const char *what, size_t i, const char *keys,
+                        const char *origin, char *path, size_t cap, sc_error *err) {
+  snprintf(path, cap, "%s[%zu]", what, i);
+  if (!json_is_object(el))
+    return sc_error_set(err, SC_EINPUT, "%s: %s: must be an object", origin, path);
+  return only_keys(el, keys, origin, path, err);
+}
+
 /* 1 when s can be printed as it is in a table, a DOT file or JSON: no
  * control character (terminal escapes), quote or backslash. */
 static int plain(const char *s) {
@@ -51,10 +61,7 @@ static int load_nodes(topo *t, json_t *nodes, const char *origin, sc_error *err)
   json_t *n;
   json_array_foreach(nodes, i, n) {
     char path[32];
-    snprintf(path, sizeof path, "nodes[%zu]", i);
-    if (!json_is_object(n))
-      return sc_error_set(err, SC_EINPUT, "%s: %s: must be an object", origin, path);
-    int rc = only_keys(n, "name kind", origin, path, err);
+    int rc = array_object(n, "nodes", i, "name kind", origin, path, sizeof path, err);
     if (rc) return rc;
     const char *name = json_string_value(json_object_get(n, "name"));
     json_t *kv = json_object_get(n, "kind");
@@ -149,10 +156,8 @@ static int load_links(topo *t, const name_ix *ix, json_t *links, const char *ori
   json_t *l;
   json_array_foreach(links, i, l) {
     char path[32];
-    snprintf(path, sizeof path, "links[%zu]", i);
-    if (!json_is_object(l))
-      return sc_error_set(err, SC_EINPUT, "%s: %s: must be an object", origin, path);
-    int rc = only_keys(l, "from to bw_GBps lat_us duplex", origin, path, err);
+    int rc = array_object(l, "links", i, "from to bw_GBps lat_us duplex", origin, path,
+                          sizeof path, err);
     int a = -1, b = -1;
     double bw = 0, lat = 0;
     if (!rc) rc = node_ref(t, ix, l, "from", origin, path, &a, err);

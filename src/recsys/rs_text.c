@@ -7,30 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mstream.h"
 #include "stepcast_recsys.h"
-
-/* Run fn's report into a malloc'd string *out. */
-typedef struct doc {
-  char *buf;
-  size_t len;
-  FILE *f;
-} doc;
-
-static int doc_open(doc *d, sc_error *err) {
-  d->buf = NULL;
-  d->len = 0;
-  d->f = open_memstream(&d->buf, &d->len);
-  return d->f ? SC_OK : sc_error_set(err, SC_ENOMEM, "out of memory for the JSON text");
-}
-
-static int doc_close(doc *d, char **out, sc_error *err) {
-  if (fclose(d->f) != 0 || !d->buf) {
-    free(d->buf);
-    return sc_error_set(err, SC_ENOMEM, "out of memory for the JSON text");
-  }
-  *out = d->buf;
-  return SC_OK;
-}
 
 /* The plan of `sharding` (a kind name, "table_wise+split") into p. */
 static int uniform(const sc_rs_job *j, const char *sharding, sc_rs_plan *p, sc_error *err) {
@@ -66,10 +44,10 @@ int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_er
   else if (p.n == 0) rc = best(&j, &p, err);
   sc_rs_result r = {0};
   if (!rc) rc = sc_rs_evaluate(&j, &p, &r, err);
-  doc d;
-  if (!rc && !(rc = doc_open(&d, err))) {
-    sc_rs_report_result(d.f, SC_FORMAT_JSON, &j, &p, &r);
-    rc = doc_close(&d, out, err);
+  mstream m;
+  if (!rc && !(rc = mstream_open(&m, err))) {
+    sc_rs_report_result(m.f, SC_FORMAT_JSON, &j, &p, &r);
+    rc = mstream_close(&m, out, err);
   }
   sc_rs_result_free(&r);
   sc_rs_plan_free(&p);
@@ -90,10 +68,10 @@ int sc_rs_plan_json(const char *path, int top, char **out, sc_error *err) {
   o.top = top;
   sc_rs_plans ps;
   rc = sc_rs_plan_search(&j, &o, &ps, err);
-  doc d;
-  if (!rc && !(rc = doc_open(&d, err))) {
-    sc_rs_report_plans(d.f, SC_FORMAT_JSON, &j, &ps);
-    rc = doc_close(&d, out, err);
+  mstream m;
+  if (!rc && !(rc = mstream_open(&m, err))) {
+    sc_rs_report_plans(m.f, SC_FORMAT_JSON, &j, &ps);
+    rc = mstream_close(&m, out, err);
   }
   sc_rs_plans_free(&ps); /* zeroed by the search even when it fails */
   sc_rs_job_free(&j);

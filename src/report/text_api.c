@@ -9,33 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mstream.h"
 #include "stepcast.h"
-
-/* A memory stream the writers print into; *buf and *len follow it. */
-typedef struct mstream {
-  FILE *f;
-  char *buf;
-  size_t len;
-} mstream;
-
-static int ms_open(mstream *m, sc_error *err) {
-  m->buf = NULL;
-  m->len = 0;
-  m->f = open_memstream(&m->buf, &m->len);
-  return m->f ? SC_OK : sc_error_set(err, SC_ENOMEM, "out of memory for the output");
-}
-
-/* Close m; on success *out owns the text. */
-static int ms_close(mstream *m, char **out, sc_error *err) {
-  int bad = ferror(m->f) != 0;
-  bad |= fclose(m->f) != 0;
-  if (bad) {
-    free(m->buf);
-    return sc_error_set(err, SC_ENOMEM, "out of memory for the output");
-  }
-  *out = m->buf;
-  return SC_OK;
-}
 
 /* Load the scenario of a path, JSON text or neither (the default). */
 static int load(sc_scenario *s, const char *path, const char *json,
@@ -59,17 +34,17 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
   if (rc == SC_OK && s.dp.scheme[0]) { /* a data-parallel scenario: `predict` prints it so */
     sc_dp_result d;
     mstream m;
-    if ((rc = sc_dp_predict(&s, &d, err)) || (rc = ms_open(&m, err))) return rc;
+    if ((rc = sc_dp_predict(&s, &d, err)) || (rc = mstream_open(&m, err))) return rc;
     sc_report_dp(m.f, SC_FORMAT_JSON, &s, &d, 1);
-    return ms_close(&m, out, err);
+    return mstream_close(&m, out, err);
   }
   if (rc == SC_OK) rc = sc_predict(&s, &r, err);
   if (rc == SC_OK && ops && (n = sc_explain_layer(&s, layer, 64, err)) < 0) rc = -n;
   mstream m;
-  if (rc == SC_OK) rc = ms_open(&m, err);
+  if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc != SC_OK) return rc;
   sc_report_prediction_ops(m.f, SC_FORMAT_JSON, &s, &r, train_tokens, ops ? layer : NULL, n);
-  return ms_close(&m, out, err);
+  return mstream_close(&m, out, err);
 }
 
 int sc_dp_json(const char *path, const char *json, const char *const *overrides,
@@ -82,10 +57,10 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
   int n = rc == SC_OK ? sc_dp_compare(&s, r, 32, err) : 0;
   if (n < 0) rc = -n;
   mstream m;
-  if (rc == SC_OK) rc = ms_open(&m, err);
+  if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc != SC_OK) return rc;
   sc_report_dp(m.f, SC_FORMAT_JSON, &s, r, n);
-  return ms_close(&m, out, err);
+  return mstream_close(&m, out, err);
 }
 
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
@@ -103,10 +78,10 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
   int n = 0;
   mstream m;
   rc = sc_search(&s, opts, best, top, &n, &st, err);
-  if (rc == SC_OK) rc = ms_open(&m, err);
+  if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc == SC_OK) {
     sc_report_search(m.f, SC_FORMAT_JSON, &s, best, n, &st);
-    rc = ms_close(&m, out, err);
+    rc = mstream_close(&m, out, err);
   }
   free(best);
   return rc;
@@ -125,10 +100,10 @@ int sc_validate_json(const char *const *paths, const char *const *names, size_t 
       snprintf(sets[done].path, sizeof sets[done].path, "%s", names[done]);
   }
   mstream m;
-  if (rc == SC_OK) rc = ms_open(&m, err);
+  if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc == SC_OK) {
     sc_report_validation(m.f, SC_FORMAT_JSON, sets, (int)n, SC_REPORT_ROWS);
-    rc = ms_close(&m, out, err);
+    rc = mstream_close(&m, out, err);
   }
   for (size_t i = 0; i < done; i++) sc_validation_free(&sets[i]);
   free(sets);
@@ -140,9 +115,9 @@ int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err) {
   sc_coll_sweep sw;
   int rc = sc_coll_sweep_run(o, NULL, NULL, &sw, err);
   mstream m;
-  if (rc == SC_OK && (rc = ms_open(&m, err)) == SC_OK) {
+  if (rc == SC_OK && (rc = mstream_open(&m, err)) == SC_OK) {
     sc_report_collective(m.f, SC_FORMAT_JSON, &sw);
-    rc = ms_close(&m, out, err);
+    rc = mstream_close(&m, out, err);
   }
   if (sw.points) sc_coll_sweep_free(&sw);
   return rc;

@@ -63,6 +63,51 @@ Test(nccl_net, b200_four_rails_duplicate) {
   cr_expect_eq(nccl_net_kernel_channels(&g, 100), 16);
 }
 
+/* B200 + 8 x 400 Gb/s (AWS p6-b200, DGX B200): sm100SpeedArrayInter
+ * from 48 (the first <= 50): 8 NICs x 1 = 8 channels, NVLink 721.8 / 48
+ * = 15, so 8 x 48 = 384; 45.1, 42, 40, 30 fit 8 (less); 24 (24 / 48 =
+ * 0.5 > 0.49) fits 16 x 24 = 384, not more; 22 / 48 < 0.49 stops. sm90+
+ * with 48 < 50 GB/s and more than 4 channels: no duplication. Postset
+ * doubles to 16; 48 > 45 but 16 is not under 16: no quadrupling. Tree
+ * pass 2: 48 -> 80 (640 <= 721.8) -> 86 (688) -> 96 (768 > 721.8): 86. */
+Test(nccl_net, b200_eight_ndr_rails) {
+  nccl_net_graph g = nccl_net_search(100, 8, 50.0, 721.8);
+  cr_expect_eq(g.nch, 8);
+  cr_expect_float_eq(g.bw_inter, 48.0, 1e-12);
+  cr_expect_float_eq(g.bw_tree_2, 86.0, 1e-12);
+  cr_expect_eq(nccl_net_kernel_channels(&g, 100), 16);
+}
+
+/* H100 + 4 x 400 Gb/s for 8 GPUs: 48 fits 4 (one per NIC), 192; 24 fits
+ * 8 x 24 = 192, not more; 4 x 48 is duplicated (not more than 4
+ * channels) to 8 x 24, run on 16; tree 24 -> 30 -> 40 -> 42 -> 45 (8 x
+ * 45 = 360 <= 370.8) -> 48 (384): 45. The same graph as 8 NICs of 25
+ * GB/s (h100_eight_rails), which is how coll_nccl.c reads a 200 Gb/s
+ * share. */
+Test(nccl_net, h100_four_ndr_nics) {
+  nccl_net_graph g = nccl_net_search(90, 4, 50.0, 370.8);
+  nccl_net_graph r = nccl_net_search(90, 8, 25.0, 370.8);
+  cr_expect_eq(g.nch, 8);
+  cr_expect_float_eq(g.bw_inter, 24.0, 1e-12);
+  cr_expect_float_eq(g.bw_tree_2, 45.0, 1e-12);
+  cr_expect_eq(nccl_net_kernel_channels(&g, 90), 16);
+  cr_expect_eq(r.nch, g.nch);
+  cr_expect_float_eq(r.bw_inter, g.bw_inter, 1e-12);
+  cr_expect_float_eq(r.bw_tree_2, g.bw_tree_2, 1e-12);
+}
+
+/* H100 + 4 x 200 Gb/s for 8 GPUs: 4 x 24 = 96; 12 (12 / 24 = 0.5) fits
+ * 8 x 12 = 96, not more; 6 / 24 < 0.49 stops. 24 < 25: no duplication;
+ * 8 CTAs. Tree 24 -> 30 -> 40 -> 42 -> 45 -> 48 (4 x 48 = 192), 48 is
+ * not under 2 x 24: 48. */
+Test(nccl_net, h100_four_hdr_nics) {
+  nccl_net_graph g = nccl_net_search(90, 4, 25.0, 370.8);
+  cr_expect_eq(g.nch, 4);
+  cr_expect_float_eq(g.bw_inter, 24.0, 1e-12);
+  cr_expect_float_eq(g.bw_tree_2, 48.0, 1e-12);
+  cr_expect_eq(nccl_net_kernel_channels(&g, 90), 8);
+}
+
 /* A NIC slower than NCCL's whole table: one channel at the NIC. */
 Test(nccl_net, slower_than_the_table) {
   nccl_net_graph g = nccl_net_search(80, 1, 0.05, 240.0);

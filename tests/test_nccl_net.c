@@ -11,6 +11,7 @@
 
 #include "coll/coll.h"
 #include "coll/nccl_net.h"
+#include "stepcast.h"
 
 /* 8 A100 (NVLink 12 x 20 = 240 GB/s in NCCL's units) + 8 x 200 Gb/s (25
  * GB/s): speedArrayInter from 24 (the first <= 25); 8 NICs x 1 = 8
@@ -173,4 +174,26 @@ Test(nccl_net, a_share_under_one_nic_is_a_shared_nic) {
   g.intra_bw = 450e9;
   g.inter_bw = 0.125e9;
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &g).channels, 8);
+}
+
+/* NCCL's ring LL128 cap is the search's nChannels x perChMaxRingLL128Bw
+ * (tuning.cc "graphs[a]->nChannels * perChMaxRingLL128Bw"; Blackwell 40
+ * GB/s): on 4 x 8 B200 with 8 x 400 Gb/s EFA (AWS p6-b200) that is 8 x
+ * 40 = 320 GB/s, under 0.92 x 8 x 50 x 0.93 = 342 as the kernels run and
+ * 0.92 x 8 x 48 = 353 in the tuner, though the kernels run 16 CTAs. Both
+ * figures: 1 GiB more costs 2^30 / (320e9 x 32/62). */
+Test(nccl_net, b200_ring_ll128_capped_by_search_channels) {
+  coll_group g = {32, 8, 100, 900e9, 50e9, 0, 0, 8, 1, SC_FABRIC_EFA};
+  double b = 1073741824.0, want = b / (320e9 * 32.0 / 62.0);
+  double d_run = coll_nccl_algo_time(COLL_ALL_REDUCE, 2 * b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                     COLL_PROTO_LL128) -
+                 coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                     COLL_PROTO_LL128);
+  double d_tune = coll_nccl_tuner_time(COLL_ALL_REDUCE, 2 * b, &g, COLL_INTRA_AUTO,
+                                       COLL_ALGO_RING, COLL_PROTO_LL128) -
+                  coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                       COLL_PROTO_LL128);
+  cr_expect(fabs(d_run - want) < 1e-9, "run %g us, want %g us", d_run * 1e6, want * 1e6);
+  cr_expect(fabs(d_tune - want) < 1e-9, "tuner %g us, want %g us", d_tune * 1e6, want * 1e6);
+  cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, b, &g).channels, 16);
 }

@@ -11,6 +11,7 @@
 
 #include "coll/coll.h"
 #include "coll/nccl_net.h"
+#include "stepcast.h"
 
 /* 8 A100 (NVLink 12 x 20 = 240 GB/s in NCCL's units) + 8 x 200 Gb/s (25
  * GB/s): speedArrayInter from 24 (the first <= 25); 8 NICs x 1 = 8
@@ -61,6 +62,51 @@ Test(nccl_net, b200_four_rails_duplicate) {
   cr_expect_eq(g.nch, 8);
   cr_expect_float_eq(g.bw_inter, 24.0, 1e-12);
   cr_expect_eq(nccl_net_kernel_channels(&g, 100), 16);
+}
+
+/* B200 + 8 x 400 Gb/s (AWS p6-b200, DGX B200): sm100SpeedArrayInter
+ * from 48 (the first <= 50): 8 NICs x 1 = 8 channels, NVLink 721.8 / 48
+ * = 15, so 8 x 48 = 384; 45.1, 42, 40, 30 fit 8 (less); 24 (24 / 48 =
+ * 0.5 > 0.49) fits 16 x 24 = 384, not more; 22 / 48 < 0.49 stops. sm90+
+ * with 48 < 50 GB/s and more than 4 channels: no duplication. Postset
+ * doubles to 16; 48 > 45 but 16 is not under 16: no quadrupling. Tree
+ * pass 2: 48 -> 80 (640 <= 721.8) -> 86 (688) -> 96 (768 > 721.8): 86. */
+Test(nccl_net, b200_eight_ndr_rails) {
+  nccl_net_graph g = nccl_net_search(100, 8, 50.0, 721.8);
+  cr_expect_eq(g.nch, 8);
+  cr_expect_float_eq(g.bw_inter, 48.0, 1e-12);
+  cr_expect_float_eq(g.bw_tree_2, 86.0, 1e-12);
+  cr_expect_eq(nccl_net_kernel_channels(&g, 100), 16);
+}
+
+/* H100 + 4 x 400 Gb/s for 8 GPUs: 48 fits 4 (one per NIC), 192; 24 fits
+ * 8 x 24 = 192, not more; 4 x 48 is duplicated (not more than 4
+ * channels) to 8 x 24, run on 16; tree 24 -> 30 -> 40 -> 42 -> 45 (8 x
+ * 45 = 360 <= 370.8) -> 48 (384): 45. The same graph as 8 NICs of 25
+ * GB/s (h100_eight_rails), which is how coll_nccl.c reads a 200 Gb/s
+ * share. */
+Test(nccl_net, h100_four_ndr_nics) {
+  nccl_net_graph g = nccl_net_search(90, 4, 50.0, 370.8);
+  nccl_net_graph r = nccl_net_search(90, 8, 25.0, 370.8);
+  cr_expect_eq(g.nch, 8);
+  cr_expect_float_eq(g.bw_inter, 24.0, 1e-12);
+  cr_expect_float_eq(g.bw_tree_2, 45.0, 1e-12);
+  cr_expect_eq(nccl_net_kernel_channels(&g, 90), 16);
+  cr_expect_eq(r.nch, g.nch);
+  cr_expect_float_eq(r.bw_inter, g.bw_inter, 1e-12);
+  cr_expect_float_eq(r.bw_tree_2, g.bw_tree_2, 1e-12);
+}
+
+/* H100 + 4 x 200 Gb/s for 8 GPUs: 4 x 24 = 96; 12 (12 / 24 = 0.5) fits
+ * 8 x 12 = 96, not more; 6 / 24 < 0.49 stops. 24 < 25: no duplication;
+ * 8 CTAs. Tree 24 -> 30 -> 40 -> 42 -> 45 -> 48 (4 x 48 = 192), 48 is
+ * not under 2 x 24: 48. */
+Test(nccl_net, h100_four_hdr_nics) {
+  nccl_net_graph g = nccl_net_search(90, 4, 25.0, 370.8);
+  cr_expect_eq(g.nch, 4);
+  cr_expect_float_eq(g.bw_inter, 24.0, 1e-12);
+  cr_expect_float_eq(g.bw_tree_2, 48.0, 1e-12);
+  cr_expect_eq(nccl_net_kernel_channels(&g, 90), 8);
 }
 
 /* A NIC slower than NCCL's whole table: one channel at the NIC. */
@@ -128,4 +174,26 @@ Test(nccl_net, a_share_under_one_nic_is_a_shared_nic) {
   g.intra_bw = 450e9;
   g.inter_bw = 0.125e9;
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &g).channels, 8);
+}
+
+/* NCCL's ring LL128 cap is the search's nChannels x perChMaxRingLL128Bw
+ * (tuning.cc "graphs[a]->nChannels * perChMaxRingLL128Bw"; Blackwell 40
+ * GB/s): on 4 x 8 B200 with 8 x 400 Gb/s EFA (AWS p6-b200) that is 8 x
+ * 40 = 320 GB/s, under 0.92 x 8 x 50 x 0.93 = 342 as the kernels run and
+ * 0.92 x 8 x 48 = 353 in the tuner, though the kernels run 16 CTAs. Both
+ * figures: 1 GiB more costs 2^30 / (320e9 x 32/62). */
+Test(nccl_net, b200_ring_ll128_capped_by_search_channels) {
+  coll_group g = {32, 8, 100, 900e9, 50e9, 0, 0, 8, 1, SC_FABRIC_EFA};
+  double b = 1073741824.0, want = b / (320e9 * 32.0 / 62.0);
+  double d_run = coll_nccl_algo_time(COLL_ALL_REDUCE, 2 * b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                     COLL_PROTO_LL128) -
+                 coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                     COLL_PROTO_LL128);
+  double d_tune = coll_nccl_tuner_time(COLL_ALL_REDUCE, 2 * b, &g, COLL_INTRA_AUTO,
+                                       COLL_ALGO_RING, COLL_PROTO_LL128) -
+                  coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                       COLL_PROTO_LL128);
+  cr_expect(fabs(d_run - want) < 1e-9, "run %g us, want %g us", d_run * 1e6, want * 1e6);
+  cr_expect(fabs(d_tune - want) < 1e-9, "tuner %g us, want %g us", d_tune * 1e6, want * 1e6);
+  cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, b, &g).channels, 16);
 }

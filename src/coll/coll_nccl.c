@@ -293,6 +293,7 @@ static void sys_net(nccl_sys *s, const coll_group *g, double nvl) {
   nccl_net_graph net = nccl_net_search(g->arch, rails, nic, nvl);
   s->nch = net.nch;
   s->nch_run = nccl_net_kernel_channels(&net, g->arch);
+  assert(s->nch_run >= s->nch); /* postset only duplicates */
   s->tune_bw = fmin(nvl, net.nch * net.bw_inter);
   s->tree_tune_bw = s->nodes == 2 ? fmin(nvl, net.nch * net.bw_tree_2) : s->tune_bw;
   s->tree_bw = s->nodes == 2 ? fmin(s->tree_tune_bw, 2 * s->bus_bw) : s->bus_bw;

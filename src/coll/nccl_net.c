@@ -135,6 +135,8 @@ nccl_net_graph nccl_net_search(int arch, int rails, double nic_gbs, double nvl_g
   }
   dup_channels(&g, arch);
   g.bw_tree_2 = tree_bw_intra(&ns, &g);
+  assert(g.nch >= 1 && g.nch <= NET_MAX_CHANNELS && g.bw_inter > 0);
+  assert(g.bw_tree_2 >= g.bw_inter); /* pass 2 only raises bwIntra */
   return g;
 }
 
@@ -149,6 +151,7 @@ nccl_net_graph nccl_net_search(int arch, int rails, double nic_gbs, double nvl_g
 #define NET_QUAD_BELOW 16
 
 int nccl_net_kernel_channels(const nccl_net_graph *g, int arch) {
+  assert(g && g->nch >= 1 && g->nch <= NET_MAX_CHANNELS);
   int nc = 2 * g->nch;
   if (arch >= 90 && g->bw_inter > NET_QUAD_MIN_BW && nc < NET_QUAD_BELOW) nc *= 2;
   return nc < NET_KERNEL_MAX_CHANNELS ? nc : NET_KERNEL_MAX_CHANNELS;

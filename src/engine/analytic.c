@@ -290,9 +290,6 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
   return c;
 }
 
-/* Append the tasks of segment sg in pass k to the queue (backward: in
- * reverse order; selective recomputation: the tasks re-run at least
- * `level` times). 0 or -1 (out of memory). */
 double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int recompute) {
   const sc_plan *p = &e->s->plan;
   const xg_task *t = &e->x->tasks[sg->first_task + i];
@@ -307,6 +304,9 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
   return host;
 }
 
+/* Append the tasks of segment sg in pass k to the queue (backward: in
+ * reverse order; selective recomputation: the tasks re-run at least
+ * `level` times). 0 or -1 (out of memory). */
 static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   double prev = 0;
   int prev_mem = 0;

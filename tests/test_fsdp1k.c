@@ -133,14 +133,10 @@ static sc_result mpt_host_bound(const char *impl, int event) {
                       "model.seq=256", "plan.global_batch=32", "plan.micro_batch=1",
                       "plan.framework_eager=true", f};
   sc_scenario s;
-  sc_result r;
   sc_error err = {0};
   cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"mpt-125m\"}", "t", ov, 12, &err),
                SC_OK, "%s", err.msg);
-  sc_event_opts o = {1, 0};
-  int rc = event ? sc_predict_event(&s, &o, &r, NULL, &err) : sc_predict(&s, &r, &err);
-  cr_assert_eq(rc, SC_OK, "%s", err.msg);
-  return r;
+  return lowered_predict(&s, event);
 }
 
 /* Both engines take the host time from eng_task_host: FSDP1's 1 + 8

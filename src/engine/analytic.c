@@ -675,7 +675,7 @@ static double fp8_weight_cast(const eng *e, double lp) {
  * optimizer bytes per parameter, 34). */
 static double optimizer_time(const eng *e, const xg_stage *st) {
   const sc_plan *p = &e->s->plan;
-  double n = 0, lp = 0, local = 0;
+  double n = 0, lp = 0, local = 0, whole = 0;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
@@ -683,13 +683,15 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     double params = r->count * xg_seg_params(sg, (int)(st - e->x->stages));
     n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
     local += params;
+    whole += sg->zero < 3 ? params : 0; /* FSDP units free the gradient each micro-batch */
     lp += r->count * sg->params_lp;
   }
   /* AMP's weight and gradient casts (each micro-batch, every local
-   * weight), PyTorch's accumulation of the fp32 gradients (each
-   * micro-batch after the first) and loss scaling (the shard),
+   * weight), PyTorch's accumulation of the fp32 gradients it keeps whole
+   * (each micro-batch after the first) and loss scaling (the shard),
    * cost/amp.h */
-  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, p->framework_eager) : 0;
+  double added = p->framework_eager ? whole : 0;
+  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, added) : 0;
   /* BERT's optimizer as separate ops where kernels are unfused (cost/optchain.h) */
   double bpp = optc_bytes_per_param(e->s, e->g->opt.bytes_per_param);
   return cost_mem(&e->s->cluster.gpu, n * bpp + amp) + fp8_weight_cast(e, lp);

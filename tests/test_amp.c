@@ -147,9 +147,39 @@ Test(amp, casts_each_micro_batch) {
  * read 4 + write 4 each: 54 + 3 x 12 = 90 bytes a parameter. */
 Test(amp, pytorch_adds_each_later_micro_batch) {
   NEAR(accum_ratio(1), 90.0 / 34.0, "casts, three in-place adds, loss scaling");
-  NEAR(amp_pass_bytes(1e6, 1e6, 1, 1), 18e6, "one micro-batch: nothing to add");
-  NEAR(amp_pass_bytes(1e6, 0.25e6, 4, 1), (12 * 4 + 12 * 3) * 1e6 + 6 * 0.25e6,
+  NEAR(amp_pass_bytes(1e6, 1e6, 1, 1e6), 18e6, "one micro-batch: nothing to add");
+  NEAR(amp_pass_bytes(1e6, 0.25e6, 4, 1e6), (12 * 4 + 12 * 3) * 1e6 + 6 * 0.25e6,
        "the adds run over the local parameters, not the shard");
+}
+
+/* The optimizer time of MPT-125m under AMP on 8 A100, bf16, ZeRO
+ * `zero` over dp 8, 4 micro-batches of one sequence, with
+ * plan.framework_eager `eager`. */
+static double sharded_opt(int zero, int eager) {
+  char z[16];
+  snprintf(z, sizeof z, "plan.zero=%d", zero);
+  const char *ov[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=8", "plan.tp=1",
+                      "plan.pp=1", "plan.dp=8", "plan.dtype=\"bf16\"", "plan.amp=true",
+                      "plan.global_batch=32", "plan.micro_batch=1", "plan.fsdp_impl=\"fsdp1\"",
+                      z, eager ? "plan.framework_eager=true" : "plan.framework_eager=false"};
+  sc_scenario s;
+  sc_result r;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"mpt-125m\"}", "t", ov, 12, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(r.micro_batches, 4);
+  return r.time.optimizer;
+}
+
+/* ZeRO 1 keeps each gradient whole through the step: PyTorch adds the
+ * three later micro-batches' into .grad. Under ZeRO-3 (FSDP units) the
+ * post-backward hook reduce-scatters and frees each micro-batch's
+ * gradient, so AccumulateGrad steals every time and FSDP accumulates the
+ * shard (fsdp1k.c): no AMP add, eager or not. */
+Test(amp, no_adds_where_fsdp_frees_the_gradient) {
+  cr_assert_gt(sharded_opt(1, 1), sharded_opt(1, 0), "ZeRO 1: PyTorch adds");
+  cr_assert_float_eq(sharded_opt(3, 1), sharded_opt(3, 0), 1e-15, "ZeRO-3: nothing added");
 }
 
 /* AMP on a plan with no 16-bit GEMMs (fp32) would change nothing:

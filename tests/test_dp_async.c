@@ -52,3 +52,26 @@ Test(dp_async, no_shared_work_no_wait) {
   cr_assert_float_eq(dp_async_step(16, 0.7, &d, &q, 1), 0.7, 1e-12);
   cr_assert_float_eq(dp_async_step(16, 0.7, NULL, NULL, 0), 0.7, 1e-12);
 }
+
+/* Pair averaging on two servers of two GPUs: a server's NIC serves only
+ * the other server's workers (its own fetch through the loopback), so its
+ * queue has n - gpn = 2 customers. 1 GB models over a 1 GB/s network:
+ * each worker picks a remote peer with probability 2/3, each NIC serves
+ * (4 - 2) x 2 / 3 = 4/3 requests a round (4/3 s), 2/3 s a customer. The
+ * fetch (2/3 x 1 s + 1/3 x 0.1 s + 0.1 s) and the save hide behind the
+ * 1 s backward, so a worker's own step is its 1 s of compute: Z = 1/3,
+ * n = 1: R = 2/3, cycle 1, Q = 2/3; n = 2: R = 2/3 x 5/3 = 10/9, cycle
+ * 13/9. (Counting all 4 workers as its customers at 1/3 s each gives
+ * 1.474 s: the 2 on its own server never queue there.) */
+Test(dp_async, pair_averaging_queues_the_other_servers_workers) {
+  dp_fabric f = {.gpus = 4, .gpn = 2, .nodes = 2, .net_bw = 1e9, .net_stream_bw = 1e9,
+                 .host_bw = 1e10, .host_share = 1, .loop_bw = 1e10};
+  dp_model m = {.param_bytes = 1e9, .bwd_s = 1.0, .micro_steps = 1};
+  sc_dp_spec spec = {0};
+  dp_ctx c = {.spec = &spec, .m = &m, .f = &f, .scheme = DP_PAIR_AVERAGING_ASYNC,
+              .compute_s = 1.0};
+  dp_cost out;
+  sc_error err = {0};
+  cr_assert_eq(dp_gossip_cost(&c, &out, &err), SC_OK, "%s", err.msg);
+  cr_assert_float_eq(out.step_s, 13.0 / 9, 1e-12, "step %.6f s, want 13/9", out.step_s);
+}

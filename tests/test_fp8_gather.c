@@ -11,21 +11,6 @@
 #include "job/job.h"
 #include "lowered.h"
 
-static const xg_task *layer_task(const lowered *l, const char *name) {
-  const xg_stage *st = &l->x.stages[0];
-  for (int i = 0; i < st->n_runs; i++) {
-    const xg_segment *sg = &l->x.segs[l->x.runs[st->first_run + i].segment];
-    if (sg->role != WG_ROLE_LAYER) continue;
-    for (int j = 0; j < sg->n_tasks; j++) {
-      char buf[64];
-      const xg_task *t = &l->x.tasks[sg->first_task + j];
-      if (!strcmp(lower_task_name(t, buf, sizeof buf), name)) return t;
-    }
-  }
-  cr_assert_fail("no layer task %s", name);
-  return NULL;
-}
-
 /* The input gather of qkv (its all-gather in forward, its re-gather for
  * the weight gradient) and the output-gradient gather of proj (the
  * backward of rs_proj), in bytes, for recipe r. */
@@ -37,7 +22,7 @@ static void gathers(sc_dtype dt, sc_fp8_recipe r, double out[3]) {
   s.plan.fp8_recipe = r;
   lowered l;
   lowered_make(&l, &s);
-  const xg_task *ag = layer_task(&l, "ag_qkv"), *rs = layer_task(&l, "rs_proj");
+  const xg_task *ag = lowered_task(&l, "ag_qkv"), *rs = lowered_task(&l, "rs_proj");
   out[0] = xg_comm_bytes(ag, 0);
   out[1] = xg_regather_bytes(ag);
   out[2] = xg_comm_bytes(rs, 1);

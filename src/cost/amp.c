@@ -48,7 +48,7 @@ int amp_on(const sc_plan *p) {
  *   accumulation  per micro-batch after the first, over the local
  *                  parameters, where the framework adds the micro-batch's
  *                  fp32 gradient into the parameter's .grad as a kernel of
- *                  its own (amp_pass_bytes' eager): read .grad (4), read
+ *                  its own (amp_pass_bytes' added): read .grad (4), read
  *                  the new gradient (4), write .grad (4): 12. PyTorch's
  *                  AccumulateGrad (torch/csrc/autograd/functions/
  *                  accumulate_grad.h, read in Debian's libtorch-dev):
@@ -57,7 +57,17 @@ int amp_on(const sc_plan *p) {
  *                  place; zero_grad(set_to_none=True), the default that
  *                  ../shared/reference/pytorch/torch/nn/parallel/
  *                  distributed.py states, leaves no .grad at the step's
- *                  start, so the first micro-batch steals. The graph
+ *                  start, so the first micro-batch steals. Not under
+ *                  ZeRO-3 (FSDP units): the post-backward hook
+ *                  reduce-scatters each micro-batch's unsharded gradient
+ *                  and sets .grad to None (FSDP2: ../shared/reference/
+ *                  pytorch/torch/distributed/fsdp/_fully_shard/
+ *                  _fsdp_param_group.py line 652; FSDP1: "param.grad =
+ *                  None", fully_sharded_data_parallel.py line 3292 of
+ *                  Debian's python3-torch 1.13.1), so every micro-batch
+ *                  steals, and the implementation adds the shard itself
+ *                  (_fsdp_collectives.py line 749; FSDP1's accumulation
+ *                  kernel, engine/fsdp1k.c). The graph
  *                  frameworks (framework_eager 0: TensorFlow, MXNet,
  *                  Paddle, OneFlow) accumulate as their scripts or
  *                  executors choose (accumulator variables; MXNet's
@@ -69,8 +79,7 @@ int amp_on(const sc_plan *p) {
 #define AMP_STEP_BYTES 6.0
 #define AMP_ADD_BYTES 12.0
 
-double amp_pass_bytes(double local, double shard, int micro_batches, int eager) {
+double amp_pass_bytes(double local, double shard, int micro_batches, double added) {
   int m = micro_batches > 0 ? micro_batches : 1;
-  double adds = eager ? (m - 1) * AMP_ADD_BYTES : 0;
-  return local * (AMP_MB_BYTES * m + adds) + shard * AMP_STEP_BYTES;
+  return local * AMP_MB_BYTES * m + added * (m - 1) * AMP_ADD_BYTES + shard * AMP_STEP_BYTES;
 }

@@ -46,11 +46,12 @@ int amp_on(const sc_plan *p);
 /* HBM bytes of AMP's weight and gradient casts and loss scaling in one
  * step (amp.c): local parameters of the stage (unsharded, cast each
  * micro-batch), shard the optimizer's share of them (loss scaling once a
- * step), micro_batches per step (< 1 taken as 1). eager (plan.
- * framework_eager: PyTorch autocast / apex O1) adds each micro-batch's
- * fp32 gradient after the first into the parameter's gradient as a
- * kernel of its own (autograd's AccumulateGrad); the graph frameworks'
- * accumulation is not counted (amp.c). */
-double amp_pass_bytes(double local, double shard, int micro_batches, int eager);
+ * step), micro_batches per step (< 1 taken as 1), added those of the
+ * local parameters whose fp32 gradient autograd adds into .grad after the
+ * first micro-batch, as a kernel of its own (AccumulateGrad): under an
+ * eager framework (plan.framework_eager: PyTorch autocast / apex O1) the
+ * parameters whose gradients stay whole through the step (ZeRO 0-2);
+ * 0 for the graph frameworks' accumulation and for FSDP units (amp.c). */
+double amp_pass_bytes(double local, double shard, int micro_batches, double added);
 
 #endif /* SC_COST_AMP_H */

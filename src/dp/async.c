@@ -22,7 +22,8 @@
  * ch. 6) gives the mean cycle between the bounds: with Q_j(0) = 0,
  *   R_j(n) = D_j (1 + Q_j(n-1)),  X(n) = n / (Z + sum R_j(n)),
  *   Q_j(n) = X(n) R_j(n),
- * and the worker's mean step is Z + sum R_j(N): near `own` when the
+ * and the worker's mean step is Z + sum R_j(N) (where own < sum D_j, Z
+ * is 0 and one worker's cycle is sum D_j): near `own` when the
  * stations are lightly loaded, near N x max D_j when one saturates, and
  * above both where they cross, by the time a request waits behind the
  * other workers' requests in progress. Nothing fitted.
@@ -36,9 +37,12 @@
 #include "dp/dp.h"
 
 double dp_async_step(int workers, double own, const double *demand, double *q, int stations) {
-  assert(stations >= 0 && (stations == 0 || (demand && q)));
+  assert(stations >= 0 && (stations == 0 || (demand && q)) && own >= 0);
   double d_sum = 0;
-  for (int j = 0; j < stations; j++) d_sum += demand[j], q[j] = 0;
+  for (int j = 0; j < stations; j++) {
+    assert(demand[j] >= 0 && demand[j] < INFINITY); /* 0 * inf would make NaN below */
+    d_sum += demand[j], q[j] = 0;
+  }
   if (workers < 1 || !(d_sum > 0)) return own;
   double z = fmax(0, own - d_sum), cycle = own;
   for (int n = 1; n <= workers; n++) {

@@ -150,11 +150,15 @@ static void go_pair(const dp_ctx *c, dp_cost *out) {
   double served = f->nodes > 1 ? (n - f->gpn) * (double)f->gpn / (n - 1) : 0;
   double nic = served * P / f->net_bw;
   out->comm_s = fetch + save;
-  /* the busiest NIC serves every worker's requests: 1/n of its round per
-   * worker's step, shared with the requests of the others in progress
-   * (async.c) */
-  double demand = nic / n, q;
-  out->step_s = dp_async_step(n, c->compute_s + own, &demand, &q, 1);
+  /* a server's NIC serves the n - gpn workers of the other servers, each
+   * picking one of its gpn workers with probability gpn / (n - 1): its
+   * round shared among them, each request waiting behind the others in
+   * progress (async.c). Exact for two servers (each server's workers
+   * queue only at the other's NIC); with more, a worker's requests at
+   * the other NICs count as its own time. */
+  int customers = f->nodes > 1 ? n - f->gpn : n;
+  double demand = f->nodes > 1 ? nic / customers : 0, q;
+  out->step_s = dp_async_step(customers, c->compute_s + own, &demand, &q, 1);
   out->exposed_s = out->step_s - c->compute_s;
   out->messages = 1;
   snprintf(out->how, sizeof out->how, "one random peer's model per step, %.0f%% across servers",

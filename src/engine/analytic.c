@@ -290,9 +290,6 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
   return c;
 }
 
-/* Append the tasks of segment sg in pass k to the queue (backward: in
- * reverse order; selective recomputation: the tasks re-run at least
- * `level` times). 0 or -1 (out of memory). */
 double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int recompute) {
   const sc_plan *p = &e->s->plan;
   const xg_task *t = &e->x->tasks[sg->first_task + i];
@@ -307,6 +304,9 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
   return host;
 }
 
+/* Append the tasks of segment sg in pass k to the queue (backward: in
+ * reverse order; selective recomputation: the tasks re-run at least
+ * `level` times). 0 or -1 (out of memory). */
 static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   double prev = 0;
   int prev_mem = 0;
@@ -675,7 +675,7 @@ static double fp8_weight_cast(const eng *e, double lp) {
  * optimizer bytes per parameter, 34). */
 static double optimizer_time(const eng *e, const xg_stage *st) {
   const sc_plan *p = &e->s->plan;
-  double n = 0, lp = 0, local = 0;
+  double n = 0, lp = 0, local = 0, whole = 0;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
@@ -683,13 +683,15 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     double params = r->count * xg_seg_params(sg, (int)(st - e->x->stages));
     n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
     local += params;
+    whole += sg->zero < 3 ? params : 0; /* FSDP units free the gradient each micro-batch */
     lp += r->count * sg->params_lp;
   }
   /* AMP's weight and gradient casts (each micro-batch, every local
-   * weight), PyTorch's accumulation of the fp32 gradients (each
-   * micro-batch after the first) and loss scaling (the shard),
+   * weight), PyTorch's accumulation of the fp32 gradients it keeps whole
+   * (each micro-batch after the first) and loss scaling (the shard),
    * cost/amp.h */
-  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, p->framework_eager) : 0;
+  double added = p->framework_eager ? whole : 0;
+  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, added) : 0;
   /* BERT's optimizer as separate ops where kernels are unfused (cost/optchain.h) */
   double bpp = optc_bytes_per_param(e->s, e->g->opt.bytes_per_param);
   return cost_mem(&e->s->cluster.gpu, n * bpp + amp) + fp8_weight_cast(e, lp);

@@ -47,7 +47,7 @@ const acc_row acc_dp[] = {
     {{"BERT", "none", "one-server data-parallel"}, 26, 18.49, -13.81, -56.03, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.74, -21.06, -78.29, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
     {{"CNN", "allreduce", "one-server data-parallel"}, 159, 15.39, -11.00, -76.46, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 0}}},
-    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 33.46, -33.46, -63.28, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
+    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 32.79, -32.79, -61.83, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
     {{"CNN", "none", "one-server data-parallel"}, 17, 11.68, -5.63, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "ps", "multi-server data-parallel"}, 30, 31.23, -26.39, -55.39, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 0}}},
     {{"CNN", "ps", "one-server data-parallel"}, 145, 29.96, -29.28, -49.68, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 0}}},

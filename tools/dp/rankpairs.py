@@ -114,13 +114,10 @@ def report(exe, path, show_all):
 
 
 def main():
-    import sys
-    show_all = "--all" in sys.argv
-    if show_all:
-        sys.argv.remove("--all")
-    exe, files = dpargs.parse()
+    exe, files, given = dpargs.parse_switches(
+        switches=[("--all", "print every pair, the right ones too")])
     for f in files:
-        report(exe, f, show_all)
+        report(exe, f, "--all" in given)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@
 #include "lower/lcache.h"
 #include "lower/lower.h"
 #include "model/builder.h"
+#include "plan/plan.h"
 
 struct sc_job {
   sc_scenario s;          /* model and cluster resolved, plan as given */
@@ -105,7 +106,7 @@ const eng *job_eng(const sc_job *j) { return &j->e; }
  * (with j->quiet, an empty message: job_quiet_checks). */
 static int check(sc_job *j, sc_error *err) {
   sc_error *e = j->quiet ? NULL : err; /* NULL: no message formatted */
-  int rc = sc_scenario_resolve(&j->cur, e);
+  int rc = plan_resolve_scratch(&j->cur, e); /* j->cur is scratch */
   if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER) rc = lower_check(j->g, &j->cur, e);
   if (rc != SC_OK && j->quiet && err) {
     err->code = rc;

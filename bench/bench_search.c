@@ -1,62 +1,42 @@
 /*
- * bench_search.c -- plans evaluated per second by `stepcast search`.
+ * bench_search.c -- plans evaluated per second by `stepcast search`, on
+ * one thread and on many.
  *
  * Searches the plan space of Llama-3 70B on 512 H100 (global batch 512)
  * and of GPT-3 175B on 1,024 A100 (the default scenario), each with the
  * cluster's default network (NVLink domains and one non-blocking NIC rail
  * per GPU, closed forms only) and with a named topology (a 2:1
- * oversubscribed 3-level fat-tree), where every distinct collective is
- * also timed on the topology (flow engine, or its closed form where
- * there is one); each on one thread and on THREADS.
- * Prints plans tried (and of them fitting and pruned), seconds per
- * search, plans per second of wall time and per CPU-second (all threads).
+ * oversubscribed 3-level fat-tree), and a larger space (Qwen3-30B-A3B on
+ * 16,384 H100 at 32k tokens, 212,816 plans) for the thread scaling.
  *
- *   build/bench_search [REPEATS] [THREADS] [CASE]   (defaults 3, 2, every case)
+ *   build/bench_search [ROUNDS] [THREADS] [CASE]   (defaults 11, 2, every case)
+ *   build/bench_search ROUNDS -T CASE               (only T-thread searches: profiling)
  *
- * Each search opens its own job(s), so the cold memos (every distinct
- * GEMM, NCCL tuning and flow-engine run costed once per thread) are part
- * of the figure. The last case (212,816 plans: Qwen3-30B-A3B on 16,384
- * H100 at 32k tokens, cp and ep widening the space) measures the thread
- * scaling. The machine is shared: compare instructions per search
- * (valgrind --tool=callgrind --toggle-collect=sc_search
- * build/bench_search 1 1 CASE). One thread, main 28c1533 -> this
- * version (docs/search.md, Speed), instructions per search and plans/s
- * of the fastest of 3 x 20 searches on the loaded 2-core machine:
+ * Per case it prints (docs/search.md, "Speed"):
+ * - plans tried, valid, fitting and pruned (the same on any thread count:
+ *   the bench exits 1 if the 1- and T-thread searches disagree);
+ * - the first search of the case on T threads (not counted: in the first
+ *   case it starts the OpenMP threads and touches fresh memory);
+ * - ROUNDS rounds of one search on 1 thread then one on T threads
+ *   (interleaved, so that the machine's load falls on both alike): the
+ *   median wall time of one whole sc_search call (each search opens its
+ *   own jobs: the cold memos, the threads' start-up work and the joins
+ *   are in it), plans per second of it and of the fastest search, plans
+ *   per CPU-second (every thread's CPU time, spinning included) and, on T
+ *   threads, plans per second per thread;
+ * - the speed-up: median 1-thread time / median T-thread time (and the
+ *   same of the fastest searches);
+ * - T one-thread searches at once, ROUNDS each (each its own thread):
+ *   plans per second together. This is what the cores give when no search
+ *   shares anything: the ceiling of the T-thread search's speed-up on
+ *   this machine at this load (a shared 2-core machine rarely gives 2x).
+ * - the load average when the case started (/proc/loadavg): with more
+ *   runnable processes than cores, a thread that waits at a join is
+ *   descheduled for milliseconds, longer than a small search.
  *
- *                               instructions         plans/s              plans (fit, pruned)
- *   llama3-70b, default       11.03 M ->  10.97 M   614,000 -> 614,000   420 (154, 0)
- *   llama3-70b, fat-tree      42.23 M ->  21.74 M   119,000 -> 306,000   420 (154, 144)
- *   gpt3-175b, default        29.51 M ->  27.07 M   551,000 -> 568,000   912 (401, 0)
- *   gpt3-175b, fat-tree       44.92 M ->  40.15 M   331,000 -> 389,000   912 (401, 390)
- *   qwen3-30b-a3b (threads)    586 M  ->   574 M                        23,160 (8,329, 0)
- *
- * The whole space (uneven stages, ZeRO 0-3, HSDP, partial recompute,
- * offload, etp; main 01dd4b2 -> this version), instructions per plan
- * (one search, cold memos) and fastest plans/s of 3 x 20 (one thread):
- *
- *                               plans (fit, pruned)         instr./plan       plans/s
- *   llama3-70b, default        420 -> 2,442 (575, 0)     28,700 -> 30,700  548,000 -> 540,000
- *   llama3-70b, fat-tree       420 -> 2,442 (575, 564)   54,600 -> 35,600  275,000 -> 464,000
- *   gpt3-175b, default         912 -> 4,412 (1,163, 0)   33,200 -> 30,100  483,000 -> 570,000
- *   gpt3-175b, fat-tree        912 -> 4,412 (1,163, 1,152) 47,700 -> 33,300 349,000 -> 511,000
- *   qwen3-30b-a3b (threads)  23,160 -> 212,816 (73,553, 0) 26,400 -> 32,200
- *
- * The memo of lowered plans and the unformatted rejections (main 0e49652
- * -> this version, docs/search.md "Lowered plans remembered"),
- * instructions per plan, one search, one thread:
- *
- *   llama3-70b, default        37,500 -> 26,600
- *   llama3-70b, fat-tree       47,700 -> 36,700
- *   gpt3-175b, default         35,900 -> 27,900
- *   gpt3-175b, fat-tree        40,300 -> 32,300
- *   qwen3-30b-a3b              39,700 -> 26,300
- *
- * With a topology no collective of these searches runs the flow engine
- * any more: each has a closed form (net/flowcf.h). Threads, quiet
- * machine (before this version): the 23,160-plan case 613,000-639,000
- * plans/s on one thread, 1,210,000-1,250,000 on two (1.95x); on the
- * small spaces a late second thread costs more than it brings to a
- * 1-2 ms search.
+ * The machine is shared: compare instructions (valgrind --tool=callgrind
+ * --toggle-collect=sc_search build/bench_search 1 -1 CASE), and ratios
+ * measured in one run.
  */
 #include <math.h>
 #include <pthread.h>
@@ -156,6 +136,15 @@ static double concurrent(const char *name, const sc_scenario *s, int reps, int t
 /* Only the cases whose name contains this (NULL: every case). */
 static const char *only;
 
+/* The 1-minute load average (runnable processes), or -1. */
+static double load_1min(void) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  double l = -1;
+  if (f && fscanf(f, "%lf", &l) != 1) l = -1;
+  if (f) fclose(f);
+  return l;
+}
+
 /* One case: a warm-up search on `threads` (not counted: it starts the
  * OpenMP threads), then `reps` rounds of a one-thread search followed by
  * a `threads`-thread search (interleaved, so that the machine's load
@@ -173,7 +162,8 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
   static double t1[MAX_REPEATS], tn[MAX_REPEATS];
   sc_search_stats st1, stn;
   double best1, bestn, cpu1 = 0, cpun = 0;
-  search_once(name, s, threads, &stn, NULL);
+  double load = load_1min();
+  double warm = search_once(name, s, threads, &stn, NULL);
   for (int i = 0; i < reps; i++) {
     double c = cpu_s();
     t1[i] = search_once(name, s, 1, &st1, &best1);
@@ -190,9 +180,10 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
   }
   double m1 = median(t1, reps), mn = median(tn, reps), f1 = t1[0], fn = tn[0];
   double plans = (double)st1.tried;
-  printf("%s\n", name);
+  printf("%s (load average %.2f on start)\n", name, load);
   printf("  plans %ld tried, %ld valid, %ld fit, %ld pruned; best step %.3f s\n", st1.tried,
          st1.valid, st1.fit, st1.pruned, best1);
+  printf("  first search, %d threads: %8.3f ms (not counted)\n", stn.threads, 1e3 * warm);
   printf("  one search, 1 thread : %8.3f ms  %9.0f plans/s  (fastest %9.0f)  %9.0f per CPU-s\n",
          1e3 * m1, plans / m1, plans / f1, reps * plans / cpu1);
   printf("  one search, %d threads: %8.3f ms  %9.0f plans/s  (fastest %9.0f)  %9.0f per CPU-s"

@@ -18,9 +18,10 @@
  * Threads (OpenMP, one job each, sharing the first job's topology and its
  * flow-engine memo; at most one thread per 256 plans) walk contiguous
  * shares of the space and steal from each other (deal.h); MPI processes
- * take blocks of PROC_BLOCK points round-robin. The ranking is a total order (topk.h: step, memory, space
- * index), so the top k is the same whatever the thread count; the
- * "pruned" count is taken against the final k-th best, so it is too.
+ * take blocks of PROC_BLOCK points round-robin. The ranking is a total
+ * order (topk.h: step, memory, space index), so the top k is the same
+ * whatever the thread count; the "pruned" count is taken against the
+ * final k-th best, so it is too.
  */
 #include <math.h>
 #include <stdlib.h>

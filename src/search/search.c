@@ -23,6 +23,7 @@
  * whatever the thread count; the "pruned" count is taken against the
  * final k-th best, so it is too.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,11 +150,12 @@ static void fail(shared *sh, worker *w, int rc, const sc_error *e) {
   set_stop(sh, -1);
 }
 
-/* Check and lower plan i; SC_OK with its memory, or what rejected it. */
+/* Check and lower plan i; SC_OK with its memory, or what rejected it.
+ * The job's scenario is the search's base (sc_search), so the point's
+ * fields go straight into the job's copy of its plan. */
 static int lower(shared *sh, worker *w, long i, sc_memory *m, sc_error *e) {
-  sc_plan p;
-  space_plan(&sh->base->plan, &sh->pts[i], &p);
-  return job_lower(w->job, &p, m, e);
+  space_apply(&sh->pts[i], job_plan(w->job));
+  return job_lower(w->job, NULL, m, e);
 }
 
 /* 1 when a plan of step, mem and index i would enter top. */
@@ -227,10 +229,9 @@ static void first_pass(shared *sh, worker *w, long i) {
   sc_error e = {0};
   w->tried++;
   if (cannot_fit(sh, w, i, w->capacity)) {
-    sc_plan p;
-    space_plan(&sh->base->plan, &sh->pts[i], &p);
+    space_apply(&sh->pts[i], job_plan(w->job));
     job_quiet_checks(w->job, 1); /* a rejection's message is not read */
-    int rc = job_check(w->job, &p, &e);
+    int rc = job_check(w->job, NULL, &e);
     job_quiet_checks(w->job, 0);
     if (rc == SC_OK) w->valid++;
     else if (rc != SC_EINPUT) fail(sh, w, rc, &e);
@@ -563,6 +564,8 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   double t0 = clock_now_s();
   sc_job *job;
   if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;
+  /* lower() writes points into the job's copy of b's plan */
+  assert(!memcmp(&sc_job_scenario(job)->plan, &b.plan, sizeof b.plan));
   space_pt *pts = NULL;
   long n = 0;
   sc_search_stats st;

@@ -30,6 +30,9 @@
  *   plans per second together. This is what the cores give when no search
  *   shares anything: the ceiling of the T-thread search's speed-up on
  *   this machine at this load (a shared 2-core machine rarely gives 2x).
+ * - before each search the bench sleeps 30 ms, so that the OpenMP
+ *   threads of the search before have stopped spinning (they spin for
+ *   milliseconds before they sleep, unless OMP_WAIT_POLICY=passive);
  * - the load average when the case started (/proc/loadavg): with more
  *   runnable processes than cores, a thread that waits at a join is
  *   descheduled for milliseconds, longer than a small search.
@@ -63,10 +66,19 @@ static double cpu_s(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+/* Sleep 30 ms: OpenMP's idle threads spin for milliseconds after a
+ * parallel search (GOMP_SPINCOUNT) before they sleep; a search timed
+ * right after one would share the cores with them. */
+static void settle(void) {
+  struct timespec t = {0, 30000000};
+  nanosleep(&t, NULL);
+}
+
 /* One search of s on `threads` threads: its wall seconds (the whole
  * sc_search call), its counts into *st and best step into *best_s. */
 static double search_once(const char *name, const sc_scenario *s, int threads,
                           sc_search_stats *st, double *best_s) {
+  settle();
   sc_candidate best[10];
   int n = 0;
   sc_error err = {0};

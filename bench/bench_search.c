@@ -30,9 +30,10 @@
  *   plans per second together. This is what the cores give when no search
  *   shares anything: the ceiling of the T-thread search's speed-up on
  *   this machine at this load (a shared 2-core machine rarely gives 2x).
- * - before each search the bench sleeps 30 ms, so that the OpenMP
+ * - before each timed search the bench sleeps 30 ms, so that the OpenMP
  *   threads of the search before have stopped spinning (they spin for
  *   milliseconds before they sleep, unless OMP_WAIT_POLICY=passive);
+ *   CPU seconds are counted from the end of the sleep;
  * - the load average when the case started (/proc/loadavg): with more
  *   runnable processes than cores, a thread that waits at a join is
  *   descheduled for milliseconds, longer than a small search.
@@ -75,10 +76,13 @@ static void settle(void) {
 }
 
 /* One search of s on `threads` threads: its wall seconds (the whole
- * sc_search call), its counts into *st and best step into *best_s. */
+ * sc_search call), its counts into *st, best step into *best_s and (cpu
+ * not NULL: after settle) the process's CPU seconds during it added to
+ * *cpu. */
 static double search_once(const char *name, const sc_scenario *s, int threads,
-                          sc_search_stats *st, double *best_s) {
-  settle();
+                          sc_search_stats *st, double *best_s, double *cpu) {
+  if (cpu) settle();
+  double c0 = cpu ? cpu_s() : 0;
   sc_candidate best[10];
   int n = 0;
   sc_error err = {0};
@@ -91,6 +95,7 @@ static double search_once(const char *name, const sc_scenario *s, int threads,
     exit(2);
   }
   double t = now_s() - t0;
+  if (cpu) *cpu += cpu_s() - c0;
   if (best_s) *best_s = n > 0 ? best[0].result.step_s : 0;
   return t;
 }
@@ -118,7 +123,7 @@ static void *solo_run(void *arg) {
   solo *j = arg;
   sc_search_stats st;
   for (int i = 0; i < j->reps; i++) {
-    search_once(j->name, j->s, 1, &st, NULL);
+    search_once(j->name, j->s, 1, &st, NULL, NULL);
     j->plans += st.tried;
   }
   return NULL;
@@ -166,7 +171,7 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
   if (threads < 0) { /* profiling: only searches on -threads threads */
     sc_search_stats st;
     double best, t = 0;
-    for (int i = 0; i < reps; i++) t += search_once(name, s, -threads, &st, &best);
+    for (int i = 0; i < reps; i++) t += search_once(name, s, -threads, &st, &best, NULL);
     printf("%s: %d x %ld plans on %d threads, %.3f ms each, best step %.3f s\n", name, reps,
            st.tried, st.threads, 1e3 * t / reps, best);
     return;
@@ -175,14 +180,10 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
   sc_search_stats st1, stn;
   double best1, bestn, cpu1 = 0, cpun = 0;
   double load = load_1min();
-  double warm = search_once(name, s, threads, &stn, NULL);
+  double warm = search_once(name, s, threads, &stn, NULL, NULL);
   for (int i = 0; i < reps; i++) {
-    double c = cpu_s();
-    t1[i] = search_once(name, s, 1, &st1, &best1);
-    cpu1 += cpu_s() - c;
-    c = cpu_s();
-    tn[i] = threads > 1 ? search_once(name, s, threads, &stn, &bestn) : t1[i];
-    cpun += cpu_s() - c;
+    t1[i] = search_once(name, s, 1, &st1, &best1, &cpu1);
+    tn[i] = threads > 1 ? search_once(name, s, threads, &stn, &bestn, &cpun) : t1[i];
   }
   if (threads < 2) stn = st1, bestn = best1, cpun = cpu1;
   if (st1.tried != stn.tried || st1.fit != stn.fit || st1.pruned != stn.pruned ||

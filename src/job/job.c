@@ -115,11 +115,11 @@ static int check(sc_job *j, sc_error *err) {
   return rc;
 }
 
+static int lower_cur(sc_job *j, int memoise, sc_error *err);
+
 /* Check plan (NULL: the scenario's) against the job and lower it into
  * j->x (with `memoise`, the search's: into or from j->lc), which j->e then
  * evaluates. */
-static int lower_cur(sc_job *j, int memoise, sc_error *err);
-
 static int check_and_lower(sc_job *j, const sc_plan *plan, int memoise, sc_error *err) {
   j->cur = j->s;
   if (plan) j->cur.plan = *plan;

@@ -27,8 +27,9 @@ const struct eng *job_eng(const sc_job *j);
 /* A plan's evaluation in phases, for the search (each a subset of
  * sc_job_predict's work, which is job_lower then job_finish):
  *
- * job_lower   check `plan` against the job and lower it; *mem is the
- *             memory of its most loaded stage (no time costed yet).
+ * job_lower   check `plan` (NULL: job_plan's) against the job and
+ *             lower it; *mem is the memory of its most loaded stage
+ *             (no time costed yet).
  *             The lowering comes from the job's memo of lowered plans
  *             (lower/lcache.h) where an earlier plan lowered the same.
  *             SC_EINPUT when the checks reject the plan.

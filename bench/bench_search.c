@@ -169,8 +169,8 @@ static double load_1min(void) {
 static void bench(const char *name, const sc_scenario *s, int reps, int threads) {
   if (only && !strstr(name, only)) return;
   if (threads < 0) { /* profiling: only searches on -threads threads */
-    sc_search_stats st;
-    double best, t = 0;
+    sc_search_stats st = {0};
+    double best = 0, t = 0;
     for (int i = 0; i < reps; i++) t += search_once(name, s, -threads, &st, &best, NULL);
     printf("%s: %d x %ld plans on %d threads, %.3f ms each, best step %.3f s\n", name, reps,
            st.tried, st.threads, 1e3 * t / reps, best);

@@ -177,8 +177,8 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
     return;
   }
   static double t1[MAX_REPEATS], tn[MAX_REPEATS];
-  sc_search_stats st1, stn;
-  double best1, bestn, cpu1 = 0, cpun = 0;
+  sc_search_stats st1 = {0}, stn = {0};
+  double best1 = 0, bestn = 0, cpu1 = 0, cpun = 0;
   double load = load_1min();
   double warm = search_once(name, s, threads, &stn, NULL, NULL);
   for (int i = 0; i < reps; i++) {
@@ -222,8 +222,9 @@ int main(int argc, char **argv) {
   if (reps > MAX_REPEATS) reps = MAX_REPEATS;
   if (threads == 0) threads = 1;
   if (threads > MAX_THREADS || threads < -MAX_THREADS) threads = MAX_THREADS;
-  printf("bench_search: %d rounds of (1 thread, %d threads) per case; medians of the wall "
-         "time of one whole sc_search call\n", reps, threads);
+  if (threads > 0)
+    printf("bench_search: %d rounds of (1 thread, %d threads) per case; medians of the wall "
+           "time of one whole sc_search call\n", reps, threads);
   sc_scenario s;
   sc_scenario_default(&s);
   s.model = *sc_model_preset("llama3-70b");

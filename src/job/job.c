@@ -26,6 +26,7 @@
 #include "lower/lcache.h"
 #include "lower/lower.h"
 #include "model/builder.h"
+#include "plan/plan.h"
 
 struct sc_job {
   sc_scenario s;          /* model and cluster resolved, plan as given */
@@ -105,7 +106,7 @@ const eng *job_eng(const sc_job *j) { return &j->e; }
  * (with j->quiet, an empty message: job_quiet_checks). */
 static int check(sc_job *j, sc_error *err) {
   sc_error *e = j->quiet ? NULL : err; /* NULL: no message formatted */
-  int rc = sc_scenario_resolve(&j->cur, e);
+  int rc = plan_resolve_scratch(&j->cur, e); /* j->cur is scratch */
   if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER) rc = lower_check(j->g, &j->cur, e);
   if (rc != SC_OK && j->quiet && err) {
     err->code = rc;
@@ -114,12 +115,19 @@ static int check(sc_job *j, sc_error *err) {
   return rc;
 }
 
+static int lower_cur(sc_job *j, int memoise, sc_error *err);
+
 /* Check plan (NULL: the scenario's) against the job and lower it into
  * j->x (with `memoise`, the search's: into or from j->lc), which j->e then
  * evaluates. */
 static int check_and_lower(sc_job *j, const sc_plan *plan, int memoise, sc_error *err) {
   j->cur = j->s;
   if (plan) j->cur.plan = *plan;
+  return lower_cur(j, memoise, err);
+}
+
+/* check_and_lower of the plan in j->cur. */
+static int lower_cur(sc_job *j, int memoise, sc_error *err) {
   int rc = check(j, err);
   if (rc != SC_OK) return rc;
   const xg *x = &j->x;
@@ -251,15 +259,27 @@ long job_memo_hits(const sc_job *j) { return j->lc.hits; }
 
 void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
 
-int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {
+sc_plan *job_plan(sc_job *j) {
+  j->cur = j->s;
+  return &j->cur.plan;
+}
+
+/* The plan to evaluate into j->cur (NULL: job_plan's, already there). */
+static void take_plan(sc_job *j, const sc_plan *plan) {
+  if (!plan) return;
   j->cur = j->s;
   j->cur.plan = *plan;
+}
+
+int job_check(sc_job *j, const sc_plan *plan, sc_error *err) {
+  take_plan(j, plan);
   return check(j, err);
 }
 
 /* prepare()'s check and lowering, with the memory of every stage. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
-  int rc = check_and_lower(j, plan, 1, err);
+  take_plan(j, plan);
+  int rc = lower_cur(j, 1, err);
   return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
 }
 

@@ -27,8 +27,9 @@ const struct eng *job_eng(const sc_job *j);
 /* A plan's evaluation in phases, for the search (each a subset of
  * sc_job_predict's work, which is job_lower then job_finish):
  *
- * job_lower   check `plan` against the job and lower it; *mem is the
- *             memory of its most loaded stage (no time costed yet).
+ * job_lower   check `plan` (NULL: job_plan's) against the job and
+ *             lower it; *mem is the memory of its most loaded stage
+ *             (no time costed yet).
  *             The lowering comes from the job's memo of lowered plans
  *             (lower/lcache.h) where an earlier plan lowered the same.
  *             SC_EINPUT when the checks reject the plan.
@@ -40,6 +41,11 @@ const struct eng *job_eng(const sc_job *j);
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+/* The plan job_lower and job_check evaluate when given plan NULL: the
+ * job's scenario's plan, for the caller to change in place (the search
+ * sets a point's fields; no 2.3 KB plan copied twice per plan). Borrowed
+ * from the job, valid until its next call. */
+sc_plan *job_plan(sc_job *j);
 /* With on = 1, job_lower's and job_check's plan checks reject a plan
  * (SC_EINPUT) without formatting its message (err->msg left empty): for
  * the search's first pass, which drops rejected plans unread (on a space

@@ -55,6 +55,42 @@ static void key_of(const sc_scenario *s, sc_scenario *k) {
   if (recompute_free(&s->plan)) k->plan.recompute = SC_RECOMP_NONE;
 }
 
+/* A plan's bytes in four parts: the head (the plain fields), the
+ * overrides, the middle (uneven stages, offloading) and the rest (the
+ * explicit stage layout and what follows). The fields key_of sets aside
+ * are in the head and the middle, so a look-up copies and normalises
+ * those two (about 200 bytes, parts_of) and reads the arrays (most of
+ * the 4 KiB scenario) where they are. */
+#define OV offsetof(sc_plan, overrides)
+#define MID offsetof(sc_plan, pp_first_layers)
+#define LY offsetof(sc_plan, pp_layout)
+_Static_assert(offsetof(sc_plan, zero) < OV && offsetof(sc_plan, recompute) < OV &&
+                   offsetof(sc_plan, offload_layers) >= MID &&
+                   offsetof(sc_plan, offload_layers) < LY && OV < MID && MID < LY,
+               "lcache: a normalised field moved out of the plan's head or middle");
+
+/* The head and middle of plan p into *k (the rest of *k is not set),
+ * normalised as key_of does. */
+static void parts_of(const sc_plan *p, sc_plan *k) {
+  memcpy(k, p, OV);
+  memcpy((char *)k + MID, (const char *)p + MID, LY - MID);
+  k->offload_layers = 0;
+  if (zero_free(p)) k->zero = 0;
+  if (recompute_free(p)) k->recompute = SC_RECOMP_NONE;
+}
+
+/* 1 when key (key_of of some scenario) is key_of(s), given k = parts_of
+ * of s's plan: key_of(s) is s with k's head and middle. */
+static int key_is(const sc_scenario *key, const sc_scenario *s, const sc_plan *k) {
+  const char *a = (const char *)&key->plan, *b = (const char *)&s->plan;
+  return !memcmp(key, s, offsetof(sc_scenario, plan)) && !memcmp(a, k, OV) &&
+         !memcmp(a + OV, b + OV, MID - OV) && !memcmp(a + MID, (const char *)k + MID, LY - MID) &&
+         !memcmp(a + LY, b + LY, sizeof(sc_plan) - LY) &&
+         !memcmp((const char *)key + offsetof(sc_scenario, plan) + sizeof(sc_plan),
+                 (const char *)s + offsetof(sc_scenario, plan) + sizeof(sc_plan),
+                 sizeof(sc_scenario) - offsetof(sc_scenario, plan) - sizeof(sc_plan));
+}
+
 /* FNV-1a of h and n bytes at b, a 64-bit word at a time. */
 static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
   const unsigned char *c = b;
@@ -68,19 +104,19 @@ static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
   return h;
 }
 
-/* A hash of the plan: its fields, the overrides and explicit stage
- * layout only as far as they are used (most of the plan's bytes are
- * those arrays). The model and cluster are a job's own and rarely
- * differ; the byte comparison decides. */
-static uint64_t hash_plan(const sc_plan *p) {
-  const char *b = (const char *)p;
-  size_t ov = offsetof(sc_plan, overrides), after_ov = offsetof(sc_plan, pp_first_layers);
-  size_t ly = offsetof(sc_plan, pp_layout), after_ly = ly + sizeof p->pp_layout;
+/* A hash of the normalised plan (k: its head and middle, p: the plan
+ * itself for the arrays), the overrides and explicit stage layout only as
+ * far as they are used (most of the plan's bytes are those arrays). The
+ * model and cluster are a job's own and rarely differ; the byte
+ * comparison decides. */
+static uint64_t hash_plan(const sc_plan *k, const sc_plan *p) {
+  const char *h0 = (const char *)k, *b = (const char *)p;
+  size_t after_ly = LY + sizeof p->pp_layout;
   int n_ov = p->n_overrides > 0 && p->n_overrides <= SC_MAX_OVERRIDES ? p->n_overrides : 0;
   int n_ly = p->n_pp_layout > 0 && p->n_pp_layout <= SC_MAX_PP_LAYOUT ? p->n_pp_layout : 0;
-  uint64_t h = hash_bytes(14695981039346656037u, b, ov);
+  uint64_t h = hash_bytes(14695981039346656037u, h0, OV);
   h = hash_bytes(h, p->overrides, n_ov * sizeof p->overrides[0]);
-  h = hash_bytes(h, b + after_ov, ly - after_ov);
+  h = hash_bytes(h, h0 + MID, LY - MID);
   h = hash_bytes(h, p->pp_layout, n_ly * sizeof p->pp_layout[0]);
   h = hash_bytes(h, b + after_ly, sizeof *p - after_ly);
   return h ^ (h >> 29);
@@ -139,14 +175,14 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   *out = NULL;
   if (!c->slots && !(c->slots = mem_calloc(LCACHE_SLOTS, sizeof *c->slots)))
     return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
-  sc_scenario key;
-  key_of(s, &key);
-  uint64_t h = hash_plan(&key.plan);
+  sc_plan k;
+  parts_of(&s->plan, &k);
+  uint64_t h = hash_plan(&k, &s->plan);
   lcache_slot *set = &c->slots[(size_t)(h & (LCACHE_SETS - 1)) * LCACHE_WAYS], *victim = set;
   c->clock++;
   for (int w = 0; w < LCACHE_WAYS; w++) {
     lcache_slot *sl = &set[w];
-    if (sl->used && sl->hash == h && !memcmp(&sl->key, &key, sizeof key)) {
+    if (sl->used && sl->hash == h && key_is(&sl->key, s, &k)) {
       sl->stamp = c->clock;
       restamp(&sl->x, &s->plan);
 #ifdef SC_DEBUG_CHECKS
@@ -169,7 +205,7 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   victim->used = 1;
   victim->hash = h;
   victim->stamp = c->clock;
-  victim->key = key;
+  key_of(s, &victim->key);
   *out = &victim->x;
   return SC_OK;
 }

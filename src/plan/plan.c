@@ -917,19 +917,24 @@ int sc_scenario_resolve_model(sc_scenario *s, sc_error *err) {
   return SC_OK;
 }
 
-int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
-  sc_scenario t = *s;
+int plan_resolve_scratch(sc_scenario *t, sc_error *err) {
   int rc;
-  if ((rc = plan_model(&t.model, err)) || (rc = plan_cluster(&t.cluster, err)) ||
-      (rc = plan_basics(&t.plan, err)) || (rc = plan_dtype(&t, err)) ||
-      (rc = plan_tensor(&t, err)) || (rc = plan_context(&t, err)) ||
-      (rc = plan_data(&t, err)) || (rc = plan_expert(&t, err)) ||
-      (rc = plan_pipeline(&t, err)) || (rc = plan_batch(&t.plan, err)) ||
-      (rc = plan_interleaved_batches(&t.plan, err)) || (rc = plan_attention(&t, err)) || (rc = plan_overrides(&t, err)) ||
-      (rc = plan_fsdp_moe(&t, err)) || (rc = plan_recmod(&t, err)))
+  if ((rc = plan_model(&t->model, err)) || (rc = plan_cluster(&t->cluster, err)) ||
+      (rc = plan_basics(&t->plan, err)) || (rc = plan_dtype(t, err)) ||
+      (rc = plan_tensor(t, err)) || (rc = plan_context(t, err)) ||
+      (rc = plan_data(t, err)) || (rc = plan_expert(t, err)) ||
+      (rc = plan_pipeline(t, err)) || (rc = plan_batch(&t->plan, err)) ||
+      (rc = plan_interleaved_batches(&t->plan, err)) || (rc = plan_attention(t, err)) || (rc = plan_overrides(t, err)) ||
+      (rc = plan_fsdp_moe(t, err)) || (rc = plan_recmod(t, err)))
     return rc;
-  plan_switches(&t.plan);
-  *s = t;
+  plan_switches(&t->plan);
   plan_clear_error(err);
   return SC_OK;
+}
+
+int sc_scenario_resolve(sc_scenario *s, sc_error *err) {
+  sc_scenario t = *s;
+  int rc = plan_resolve_scratch(&t, err);
+  if (rc == SC_OK) *s = t;
+  return rc;
 }

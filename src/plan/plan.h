@@ -35,6 +35,11 @@ extern const char *const plan_recomp_names[PLAN_RECOMPS];
 #define PLAN_ATTNS (SC_ATTN_CUDNN + 1)
 extern const char *const plan_attn_names[PLAN_ATTNS];
 
+/* sc_scenario_resolve in place: on an error *s is left half resolved
+ * (for a scratch copy the caller drops then, without the 4 KB copies
+ * that keep the caller's scenario whole). */
+int plan_resolve_scratch(sc_scenario *s, sc_error *err);
+
 /* SC_EINPUT ("PATH: V is out of range (valid: LO..HI)") unless
  * lo <= v <= hi. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err);

@@ -16,11 +16,14 @@
  *    flow engine runs only for plans that could still enter the top k.
  *
  * Threads (OpenMP, one job each, sharing the first job's topology and its
- * flow-engine memo; at most one thread per 256 plans) take plans
- * dynamically. The ranking is a total order (topk.h: step, memory, space
- * index), so the top k is the same whatever the thread count; the
- * "pruned" count is taken against the final k-th best, so it is too.
+ * flow-engine memo; at most one thread per 256 plans) walk contiguous
+ * shares of the space and steal from each other (deal.h); MPI processes
+ * take blocks of PROC_BLOCK points round-robin. The ranking is a total
+ * order (topk.h: step, memory, space index), so the top k is the same
+ * whatever the thread count; the "pruned" count is taken against the
+ * final k-th best, so it is too.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +36,13 @@
 #include "core/vec.h"
 #include "job/job.h"
 #include "plan/plan.h"
+#include "search/deal.h"
 #include "search/space.h"
 #include "search/spread.h"
 #include "search/topk.h"
 
 #define PLANS_PER_THREAD 256
+#define PROC_BLOCK 256
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
 
@@ -74,7 +79,10 @@ typedef struct shared {
   const sc_search_opts *o;
   const space_pt *pts;
   long n;                       /* points searched (all processes) */
-  int rank, size;               /* this process takes points rank, rank + size, ... */
+  int rank, size;               /* this process takes blocks rank, rank + size, ...
+                                   of PROC_BLOCK points (proc_point) */
+  long count;                   /* its points */
+  deal deal;                    /* them (0 .. count - 1) among its threads */
   int topo;                     /* the job has a topology */
   int stop;                     /* an SC_SEARCH_* reason, or -1 on error (atomic) */
   long done;                    /* plans looked at (atomic) */
@@ -142,11 +150,12 @@ static void fail(shared *sh, worker *w, int rc, const sc_error *e) {
   set_stop(sh, -1);
 }
 
-/* Check and lower plan i; SC_OK with its memory, or what rejected it. */
+/* Check and lower plan i; SC_OK with its memory, or what rejected it.
+ * The job's scenario is the search's base (sc_search), so the point's
+ * fields go straight into the job's copy of its plan. */
 static int lower(shared *sh, worker *w, long i, sc_memory *m, sc_error *e) {
-  sc_plan p;
-  space_plan(&sh->base->plan, &sh->pts[i], &p);
-  return job_lower(w->job, &p, m, e);
+  space_apply(&sh->pts[i], job_plan(w->job));
+  return job_lower(w->job, NULL, m, e);
 }
 
 /* 1 when a plan of step, mem and index i would enter top. */
@@ -220,10 +229,9 @@ static void first_pass(shared *sh, worker *w, long i) {
   sc_error e = {0};
   w->tried++;
   if (cannot_fit(sh, w, i, w->capacity)) {
-    sc_plan p;
-    space_plan(&sh->base->plan, &sh->pts[i], &p);
+    space_apply(&sh->pts[i], job_plan(w->job));
     job_quiet_checks(w->job, 1); /* a rejection's message is not read */
-    int rc = job_check(w->job, &p, &e);
+    int rc = job_check(w->job, NULL, &e);
     job_quiet_checks(w->job, 0);
     if (rc == SC_OK) w->valid++;
     else if (rc != SC_EINPUT) fail(sh, w, rc, &e);
@@ -364,6 +372,35 @@ static int worker_job(shared *sh, worker *ws, int t) {
 
 /* ------------------------------------------------------------- driver */
 
+/* Process rank of size takes blocks rank, rank + size, ... of PROC_BLOCK
+ * points (blocks keep neighbours together and spread the cheap and dear
+ * parts of the space over the processes); its point j is the space's
+ * point proc_point(j), and it has proc_count points. */
+static long proc_point(const shared *sh, long j) {
+  long b = j / PROC_BLOCK;
+  return (b * sh->size + sh->rank) * PROC_BLOCK + j % PROC_BLOCK;
+}
+
+static long proc_count(long n, int rank, int size) {
+  long full = n / PROC_BLOCK, rem = n % PROC_BLOCK;
+  long count = full > rank ? (full - rank + size - 1) / size * PROC_BLOCK : 0;
+  return count + (rem > 0 && full % size == rank ? rem : 0);
+}
+
+/* 1 when points a and a + 1 lower alike but for ZeRO, the HSDP shard,
+ * the dtype, micro-batch, vpp, recomputation and offloading (the fields
+ * of space.c's outer loops): a thread that takes both reuses its memo of
+ * lowered plans and the static memory of the first (cannot_fit). */
+static int same_unit(const void *ctx, long a) {
+  const shared *sh = ctx;
+  long i = proc_point(sh, a), j = proc_point(sh, a + 1);
+  if (j != i + 1) return 0;
+  const space_pt *p = &sh->pts[i], *q = &sh->pts[j];
+  return p->tp == q->tp && p->cp == q->cp && p->pp == q->pp && p->dp == q->dp &&
+         p->ep == q->ep && p->etp == q->etp && p->first == q->first && p->last == q->last &&
+         p->emb_loss == q->emb_loss;
+}
+
 /* Threads for n plans (this process's share). */
 static int thread_count(const sc_search_opts *o, long n) {
 #ifdef _OPENMP
@@ -414,18 +451,21 @@ static int worker_error(const worker *ws, int nt, sc_error *err) {
  * merged over the processes; results in ws[0].best. */
 static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
                sc_search_stats *st, sc_error *err) {
+  int rc = deal_open(&sh->deal, sh->count, nt, same_unit, sh, err);
+  if (rc != SC_OK) return rc;
 #pragma omp parallel num_threads(nt)
   {
     int t = thread_id();
     int ok = worker_job(sh, ws, t) == 0;
-#pragma omp for schedule(dynamic, 16)
-    for (long i = sh->rank; i < sh->n; i += sh->size) {
-      if (!ok || get_stop(sh)) continue;
-      first_pass(sh, &ws[t], i);
-      tick(sh, &ws[t]);
-    }
+    long lo, hi;
+    while (ok && !get_stop(sh) && deal_next(&sh->deal, t, &lo, &hi))
+      for (long j = lo; j < hi && !get_stop(sh); j++) {
+        first_pass(sh, &ws[t], proc_point(sh, j));
+        tick(sh, &ws[t]);
+      }
   }
-  int rc = worker_error(ws, nt, err);
+  deal_close(&sh->deal);
+  rc = worker_error(ws, nt, err);
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);
   long counts[4] = {0, 0, 0, nt};
   for (int t = 0; t < nt; t++) {
@@ -524,6 +564,8 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   double t0 = clock_now_s();
   sc_job *job;
   if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;
+  /* lower() writes points into the job's copy of b's plan */
+  assert(!memcmp(&sc_job_scenario(job)->plan, &b.plan, sizeof b.plan));
   space_pt *pts = NULL;
   long n = 0;
   sc_search_stats st;
@@ -535,7 +577,8 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
   int rank, size;
   spread_where(&rank, &size);
-  int nt = thread_count(&o, n > rank ? (n - rank + size - 1) / size : 0);
+  long count = proc_count(n, rank, size);
+  int nt = thread_count(&o, count);
   if (rc == SC_OK) {
     ws = mem_calloc((size_t)nt, sizeof *ws);
     scratch = mem_alloc(sizeof *scratch * (size_t)max_best);
@@ -543,7 +586,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   }
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
-    shared sh = {&b, &o, pts, n, rank, size, job_has_topology(job), 0, 0, t0,
+    shared sh = {&b, &o, pts, n, rank, size, count, {0}, job_has_topology(job), 0, 0, t0,
                  t0 - PROGRESS_EVERY_S, {0}, INFINITY};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;

@@ -253,6 +253,10 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
 
 void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {
   *out = *base;
+  space_apply(pt, out);
+}
+
+void space_apply(const space_pt *pt, sc_plan *out) {
   out->tp = pt->tp;
   out->pp = pt->pp;
   out->dp = pt->dp;

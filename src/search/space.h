@@ -59,5 +59,8 @@ unsigned space_dtypes(const sc_scenario *base, const sc_search_opts *o);
 
 /* The plan of point pt: base with pt's fields. */
 void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out);
+/* space_plan in place: *p holds the base plan (a fresh copy of it: the
+ * fields a point sets are overwritten, the ones it clears cleared). */
+void space_apply(const space_pt *pt, sc_plan *p);
 
 #endif

@@ -45,7 +45,7 @@
 
 #define SCN_PATH 160     /* bytes kept of a key path */
 #define SCN_LIST 480     /* bytes kept of a "valid: a, b, c" list */
-#define SCN_MAX_NAMES 64 /* presets or keys listed at most */
+#define SCN_MAX_NAMES 256 /* presets or keys listed at most */
 #define SCN_MIN_FRACTION 1e-9 /* nonzero numbers: at least this x the key's maximum */
 
 _Static_assert(sizeof(sc_act) == sizeof(int), "enums are stored as int");
@@ -488,17 +488,18 @@ const char *scn_suggest(const char *word, const char *const *cands, size_t n) {
   return NULL;
 }
 
-void scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
+size_t scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
   size_t len = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < n; i++) {
     size_t need = strlen(names[i]) + 2;
-    if (len + need + 6 >= cap) {
-      snprintf(buf + len, cap - len, "%s...", len ? ", " : "");
-      return;
+    if (len + need + 24 >= cap) {
+      snprintf(buf + len, cap - len, "%s... (%zu more)", len ? ", " : "", n - i);
+      return n - i;
     }
     len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", names[i]);
   }
+  return 0;
 }
 
 /* " Did you mean \"x\"?" or "" into buf. */
@@ -700,9 +701,10 @@ static int scn_unknown(scn_ctx *c, const scn_section *sec, const char *key) {
   char path[SCN_PATH], hint[96], valid[SCN_LIST];
   scn_path(path, sizeof path, sec->path, key);
   scn_did_you_mean(key, names, n, hint, sizeof hint);
-  scn_join(names, n, valid, sizeof valid);
-  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s", hint,
-                  *sec->path ? sec->path : "the top level", valid);
+  size_t left = scn_join(names, n, valid, sizeof valid);
+  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s%s", hint,
+                  *sec->path ? sec->path : "the top level", valid,
+                  left ? "; docs/input.md lists them all" : "");
 }
 
 /* Every key of obj must be a field of sec (checked before any value, so
@@ -746,9 +748,10 @@ static int scn_unknown_preset(scn_ctx *c, const char *path, const char *kind, co
   for (size_t i = 0; i < count && n < SCN_MAX_NAMES; i++) names[n++] = at(i);
   char hint[96], valid[SCN_LIST], shown[48];
   scn_did_you_mean(id, names, n, hint, sizeof hint);
-  scn_join(names, n, valid, sizeof valid);
+  size_t left = scn_join(names, n, valid, sizeof valid);
   snprintf(shown, sizeof shown, "%s", id);
-  return scn_fail(c, path, "unknown %s preset \"%s\";%s valid: %s", kind, shown, hint, valid);
+  return scn_fail(c, path, "unknown %s preset \"%s\";%s valid: %s%s", kind, shown, hint, valid,
+                  left ? "; `stepcast presets` lists them all" : "");
 }
 
 /* The string value of a "preset" key, or fail with its type. */

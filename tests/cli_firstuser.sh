@@ -15,7 +15,8 @@ expect 2 'more); `stepcast presets` lists them all' -- predict -m no-such-model
 
 # stepcast dp: a scheme name that is none of them, PS shards beyond the
 # model's variables and a bad gossip graph were dropped in silence
-expect 2 "dp.scheme: unknown scheme 'allreduce'; valid: single_gpu" -- dp --set dp.scheme=allreduce
+expect 2 "dp.scheme: unknown scheme 'allreduce'; did you mean \"allreduce_ring_nccl\"? valid: single_gpu" -- dp --set dp.scheme=allreduce
+expect 2 "dp.scheme: unknown scheme 'allreduce_ncl'; did you mean \"allreduce_nccl\"?" -- predict examples/dp/resnet50-16-v100-25gbe.json --set dp.scheme=allreduce_ncl
 expect 2 'dp.ps_count: 100000 parameter-server shards but the model has only 161 variables' -- dp --set dp.ps_count=100000
 expect 2 "dp.graph: unknown graph 'rnig'; valid: exp2, ring" -- dp --set dp.graph=rnig
 expect 2 "is not connected over 16 workers" -- dp --set dp.graph=@examples/dp/ring8-chords.edges

@@ -1185,6 +1185,22 @@ static void scn_dp_defaults(sc_scenario *s, const json_t *plan) {
   p->dtype = g->peak_flops[SC_BF16] > 0 ? SC_BF16 : g->peak_flops[SC_FP16] > 0 ? SC_FP16 : SC_FP32;
 }
 
+/* dp.scheme names one of the schemes (src/dp/scheme.c), checked here so
+ * that a typo is reported before the plan's checks that follow from it. */
+static int scn_dp_scheme(scn_ctx *c, const char *name) {
+  if (!name[0]) return SC_OK;
+  const char *names[SCN_MAX_NAMES];
+  size_t n = 0;
+  for (int i = 0; i < sc_dp_scheme_count() && n < SCN_MAX_NAMES; i++) {
+    names[n++] = sc_dp_scheme_name(i);
+    if (!strcmp(name, names[n - 1])) return SC_OK;
+  }
+  char hint[96], valid[SCN_LIST];
+  scn_did_you_mean(name, names, n, hint, sizeof hint);
+  scn_join(names, n, valid, sizeof valid);
+  return scn_fail(c, "dp.scheme", "unknown scheme '%.40s';%s valid: %s", name, hint, valid);
+}
+
 /* Decode a whole document into *s, starting from the default scenario. */
 static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   int rc;
@@ -1216,6 +1232,7 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   const json_t *dp = json_object_get(root, "dp");
   if (dp && !json_is_object(dp)) return scn_type(c, "dp", "an object", dp);
   if (dp && (rc = scn_fields(c, &scn_dp_sec, dp, &s->dp))) return rc;
+  if (dp && (rc = scn_dp_scheme(c, s->dp.scheme))) return rc;
   return SC_OK;
 }
 

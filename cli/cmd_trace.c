@@ -40,7 +40,8 @@ static void usage(FILE *out) {
       "  --nic GBITS        network per GPU per direction, Gb/s (default 200)\n"
       "  --ppn N            GPUs per NVLink domain (default 8)\n"
       "  --no-overlap       communication does not overlap computation\n"
-      "  --comm-model       collectives take the network model's time, not the traced one\n",
+      "  --comm-model       collectives take the network model's time, not the traced one\n"
+      "\nExit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n",
       out);
 }
 
@@ -75,6 +76,8 @@ static int whatif_opt(opts *o, int argc, char **argv, int *i) {
   while (k < 4 && strcmp(a, names[k])) k++;
   if (k == 4) return 0;
   if ((x = positive(v)) < 0) return bad("expected a number in 1e-9..1e9 after", a), 2;
+  if (k == 3 && (x < 1 || x != (double)(int)x))
+    return bad("--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got", v), 2;
   (*i)++;
   if (k == 0)
     o->w.dp_scale = x;

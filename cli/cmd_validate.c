@@ -211,6 +211,11 @@ int cmd_validate(int argc, char **argv) {
       fmt = (sc_format)f;
       continue;
     }
+    if (!strcmp(a, "--row")) { /* the --row ID FILE form above needs both */
+      fprintf(stderr, "stepcast validate: --row expects a row ID and the FILE.csv that holds it\n");
+      rc = 2;
+      goto done;
+    }
     if (a[0] == '-' && a[1]) {
       fprintf(stderr, "stepcast validate: unknown option '%s' (see stepcast validate --help)\n", a);
       rc = 2;

@@ -27,5 +27,26 @@ printf '0-1, 1-2\n2 3\n' > "$TMP/space.edges"
 expect 2 "space.edges:2: '2 3' is not an edge" -- dp -n 4 --gb 256 --set dp.graph=@"$TMP/space.edges"
 expect 3 'cannot read the dp.graph file' -- dp --set dp.graph=@"$TMP/missing.edges"
 
+# every subcommand's --help goes to standard output, exit 0
+for c in predict search validate collective topo trace presets dp recsys "recsys plan" \
+         "recsys predict" "recsys row"; do
+  out=$("$CLI" $c --help 2>/dev/null)
+  rc=$?
+  [[ $rc -eq 0 && $out == *usage:* ]] && pass=$((pass + 1)) ||
+    { echo "FAIL: stepcast $c --help -> exit $rc, no usage on stdout"; fail=$((fail + 1)); }
+done
+# stepcast dp takes no parallel degrees: every GPU holds a whole replica
+expect 2 'stepcast dp: --tp does not apply: every GPU holds a whole replica' -- dp --tp 8
+expect 2 'stepcast dp: --zero does not apply' -- dp --zero 3
+expect 0 'the job (default: the ResNet-50 job above)' -- dp --help
+# options without their value, or with a value that is not whole
+expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
+expect 2 'presets: --format expects table, json or csv' -- presets --format
+expect 2 'recsys: --top expects a value' -- recsys plan examples/recsys/my_tables.json --top
+expect 2 'recsys: --top 3x: valid: 1..16' -- recsys plan examples/recsys/my_tables.json --top 3x
+expect 2 'recsys plan: --sharding sets the plan of `recsys predict`' -- recsys plan examples/recsys/my_tables.json --sharding row_wise
+expect 2 "--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got '0.5'" -- trace examples/traces/rank0.json --ppn 0.5
+expect 2 'unexpected argument' -- topo 'ring:n=4' extra
+
 echo "cli_firstuser: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -48,5 +48,26 @@ expect 2 'recsys plan: --sharding sets the plan of `recsys predict`' -- recsys p
 expect 2 "--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got '0.5'" -- trace examples/traces/rank0.json --ppn 0.5
 expect 2 'unexpected argument' -- topo 'ring:n=4' extra
 
+# wrong types that were taken in silence: a recsys model.kind or name that
+# is not a string (ran as dlrm), fractional GPUs (2.5 ran as 2), a
+# generator topology's name that is not a string; a file's topology that
+# does not connect its GPUs names the file
+python3 - "$ROOT" "$TMP" <<'PY'
+import json, sys
+root, tmp = sys.argv[1], sys.argv[2]
+def put(src, name, edit):
+    d = json.load(open(f"{root}/{src}")); edit(d); json.dump(d, open(f"{tmp}/{name}", "w"))
+put("examples/recsys/dlrm_criteo_8gpu.json", "rkind.json", lambda d: d["model"].update(kind=3))
+put("examples/recsys/dlrm_criteo_8gpu.json", "rname.json", lambda d: d["model"].update(name=[]))
+put("examples/recsys/dlrm_criteo_8gpu.json", "rgpus.json", lambda d: d["cluster"].update(gpus=2.5))
+put("examples/topologies/fat_tree_64.json", "tname.json", lambda d: d.update(name=3))
+put("examples/topologies/two_dgx_a100.json", "tlinks.json", lambda d: d.update(links=[]))
+PY
+expect 2 'rkind.json: model.kind: expected dlrm, dlrm_dcnv2, wide_and_deep or synthetic' -- recsys predict "$TMP/rkind.json"
+expect 2 'rname.json: model.name: expected a string' -- recsys predict "$TMP/rname.json"
+expect 2 'rgpus.json: cluster.gpus: expected a whole number of GPUs, 1..65536' -- recsys predict "$TMP/rgpus.json"
+expect 2 'tname.json: name: must be a string' -- topo "$TMP/tname.json"
+expect 2 'tlinks.json: topology two DGX A100' -- topo "$TMP/tlinks.json"
+
 echo "cli_firstuser: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -186,7 +186,8 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   int rc = keys_ok(c, o, "model", ok);
   if (rc) return rc;
   json_t *k = json_object_get(o, "kind"), *in = json_object_get(o, "interaction");
-  const char *kind = k && json_is_string(k) ? json_string_value(k) : "dlrm";
+  if (k && !json_is_string(k)) return fail(c, "model.kind", "dlrm, dlrm_dcnv2, wide_and_deep or synthetic");
+  const char *kind = k ? json_string_value(k) : "dlrm";
   if (!strcmp(kind, "dlrm")) m->inter = SC_RS_DOT;
   else if (!strcmp(kind, "dlrm_dcnv2")) { m->inter = SC_RS_DCNV2; m->cross_layers = 3; }
   else if (!strcmp(kind, "wide_and_deep") || !strcmp(kind, "synthetic")) m->inter = SC_RS_CONCAT;
@@ -199,7 +200,8 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
     else return fail(c, "model.interaction", "dot, dcnv2 or concat");
   }
   json_t *nm = json_object_get(o, "name");
-  snprintf(m->name, sizeof m->name, "%s", nm && json_is_string(nm) ? json_string_value(nm) : kind);
+  if (nm && !json_is_string(nm)) return fail(c, "model.name", "a string");
+  snprintf(m->name, sizeof m->name, "%s", nm ? json_string_value(nm) : kind);
   double df = 13, cl = m->cross_layers, cr = 0, cp = 0;
   if ((rc = getnum(c, o, "model", "dense_features", 0, &df)) ||
       (rc = getnum(c, o, "model", "cross_layers", 0, &cl)) ||
@@ -238,6 +240,9 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
       (rc = getnum(c, o, "cluster", "nvlink_GBps", 0, &nvl)) ||
       (rc = getnum(c, o, "cluster", "nic_Gbps", 0, &nic)))
     return rc;
+  if (n != floor(n) || n > 65536) return fail(c, "cluster.gpus", "a whole number of GPUs, 1..65536");
+  if (gpn != floor(gpn) || gpn > 65536)
+    return fail(c, "cluster.gpus_per_node", "a whole number of GPUs, 1..65536");
   j->gpus = (int)fmin(n, 1 << 20);
   j->gpus_per_node = gpn > 0 ? (int)fmin(gpn, 1 << 20) : (j->gpus < 8 ? j->gpus : 8);
   j->nvlink_bw = nvl * 1e9;

@@ -62,7 +62,17 @@ put("examples/recsys/dlrm_criteo_8gpu.json", "rname.json", lambda d: d["model"].
 put("examples/recsys/dlrm_criteo_8gpu.json", "rgpus.json", lambda d: d["cluster"].update(gpus=2.5))
 put("examples/topologies/fat_tree_64.json", "tname.json", lambda d: d.update(name=3))
 put("examples/topologies/two_dgx_a100.json", "tlinks.json", lambda d: d.update(links=[]))
+put("examples/recsys/my_tables.json", "rshard.json", lambda d: d["sharding"][2].update(gpu=0.5))
+put("examples/recsys/my_tables.json", "rnic.json", lambda d: d["cluster"].update(nic_Gbps=1e308))
 PY
+expect 2 'rshard.json: sharding[2].gpu: expected a whole number in 0..65535' -- recsys predict "$TMP/rshard.json"
+expect 2 'rnic.json: cluster.nic_Gbps: expected 0 or Gb/s per GPU in 0.01..1e7' -- recsys predict "$TMP/rnic.json"
+# the recsys job file is read as every other input: a directory is an
+# I/O error (was a JSON syntax error, exit 2), /dev/zero is not text
+expect 3 'is a directory; the recsys job file must be a file' -- recsys predict "$TMP"
+expect 3 'cannot read the recsys job file (No such file or directory)' -- recsys plan "$TMP/none.json"
+ln -s /dev/zero "$TMP/zero.json"
+expect 2 'byte 0 is NUL: the recsys job file must be text' -- recsys predict "$TMP/zero.json"
 expect 2 'rkind.json: model.kind: expected dlrm, dlrm_dcnv2, wide_and_deep or synthetic' -- recsys predict "$TMP/rkind.json"
 expect 2 'rname.json: model.name: expected a string' -- recsys predict "$TMP/rname.json"
 expect 2 'rgpus.json: cluster.gpus: expected a whole number of GPUs, 1..65536' -- recsys predict "$TMP/rgpus.json"

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mem.h"
+#include "load/jparse.h"
 #include "stepcast_recsys.h"
 
 typedef struct jctx {
@@ -50,6 +52,23 @@ static int getnum(jctx *c, json_t *o, const char *where, const char *key, double
     return fail(c, k, want);
   }
   *v = json_number_value(x);
+  return SC_OK;
+}
+
+/* Like getnum, for a whole number in min..max (GPU and node indices,
+ * part counts): a fraction or a huge value is refused, not truncated. */
+static int getwhole(jctx *c, json_t *o, const char *where, const char *key, double min,
+                    double max, double *v) {
+  double x = *v;
+  int rc = getnum(c, o, where, key, min, &x);
+  if (rc) return rc;
+  if (x != floor(x) || x > max) {
+    char k[96], want[64];
+    snprintf(k, sizeof k, "%s.%s", where, key);
+    snprintf(want, sizeof want, "a whole number in %g..%g", min, max);
+    return fail(c, k, want);
+  }
+  *v = x;
   return SC_OK;
 }
 
@@ -240,6 +259,11 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
       (rc = getnum(c, o, "cluster", "nvlink_GBps", 0, &nvl)) ||
       (rc = getnum(c, o, "cluster", "nic_Gbps", 0, &nic)))
     return rc;
+  /* the scenario's ranges (docs/input.md "cluster"): 0 = the GPU's / none */
+  if (nvl != 0 && (nvl < 1e-3 || nvl > 1e6))
+    return fail(c, "cluster.nvlink_GBps", "0 or GB/s per direction in 0.001..1e6");
+  if (nic != 0 && (nic < 1e-2 || nic > 1e7))
+    return fail(c, "cluster.nic_Gbps", "0 or Gb/s per GPU in 0.01..1e7");
   if (n != floor(n) || n > 65536) return fail(c, "cluster.gpus", "a whole number of GPUs, 1..65536");
   if (gpn != floor(gpn) || gpn > 65536)
     return fail(c, "cluster.gpus_per_node", "a whole number of GPUs, 1..65536");
@@ -365,8 +389,9 @@ static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, in
     if (kind < 0) return fail(c, where, "\"kind\": data_parallel, table_wise, row_wise, "
                                          "column_wise or table_row_wise");
     double g = 0, node = 0, parts = 1;
-    if ((rc = getnum(c, x, where, "gpu", 0, &g)) || (rc = getnum(c, x, where, "node", 0, &node)) ||
-        (rc = getnum(c, x, where, "parts", 1, &parts)))
+    if ((rc = getwhole(c, x, where, "gpu", 0, 65535, &g)) ||
+        (rc = getwhole(c, x, where, "node", 0, 65535, &node)) ||
+        (rc = getwhole(c, x, where, "parts", 1, 65536, &parts)))
       return rc;
     p->s[t] = (sc_rs_shard){(sc_rs_shard_kind)kind,
                             (int)fmin(kind == SC_RS_TABLE_ROW_WISE ? node : g, 1 << 20),
@@ -385,11 +410,15 @@ int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *a
   memset(plan, 0, sizeof *plan);
   *auto_plan = 0;
   json_error_t je;
-  FILE *f = fopen(path, "rb");
-  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read", path);
-  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-  fclose(f);
-  if (!root)
+  char *buf;
+  size_t len;
+  int frc = file_read(path, "recsys job file", FILE_MAX_SCENARIO, &buf, &len, err);
+  if (frc) return frc;
+  json_t *root;
+  frc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
+  mem_free(buf);
+  if (frc == SC_ENOMEM) return sc_error_set(err, frc, "%s: out of memory", path);
+  if (frc)
     return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
   jctx c = {path, err};
   static const char *const ok[] = {"model", "cluster", "training", "sharding", NULL};

@@ -39,6 +39,8 @@ done
 expect 2 'stepcast dp: --tp does not apply: every GPU holds a whole replica' -- dp --tp 8
 expect 2 'stepcast dp: --zero does not apply' -- dp --zero 3
 expect 0 'the job (default: the ResNet-50 job above)' -- dp --help
+# stepcast dp --format csv has the columns docs/output.md lists (memory and the verdict were missing)
+expect 0 'grad_bytes,messages,how,memory_GB,fits,fits_confidence' -- dp --format csv
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -41,6 +41,11 @@ expect 2 'stepcast dp: --zero does not apply' -- dp --zero 3
 expect 0 'the job (default: the ResNet-50 job above)' -- dp --help
 # stepcast dp --format csv has the columns docs/output.md lists (memory and the verdict were missing)
 expect 0 'grad_bytes,messages,how,memory_GB,fits,fits_confidence' -- dp --format csv
+# a straggler outside the job is refused by either engine; the closed form says it ignores one
+expect 2 'cluster.straggler_gpu: GPU 5000 does not exist (the job has GPUs 0..1023)' -- predict --set cluster.straggler_gpu=5000 --set cluster.straggler_slowdown=0.5
+expect 0 'note: cluster.straggler_slowdown is a what-if of --engine event' -- predict --set cluster.straggler_gpu=5 --set cluster.straggler_slowdown=0.5
+# an output that cannot be opened says why
+expect 3 'cannot write /tmp (Is a directory)' -- predict --trace /tmp
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

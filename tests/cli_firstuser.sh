@@ -46,6 +46,9 @@ expect 2 'cluster.straggler_gpu: GPU 5000 does not exist (the job has GPUs 0..10
 expect 0 'note: cluster.straggler_slowdown is a what-if of --engine event' -- predict --set cluster.straggler_gpu=5 --set cluster.straggler_slowdown=0.5
 # an output that cannot be opened says why
 expect 3 'cannot write /tmp (Is a directory)' -- predict --trace /tmp
+# an integer key takes a whole number written as a real (Python's json writes 1024.0)
+expect 0 'cluster   1024 x a100-sxm4-80gb' -- predict -n 1024.0 --tp 8.0
+expect 2 'plan.global_batch: expected a positive integer (sequences per step), got number 1.5' -- predict --gb 1.5
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

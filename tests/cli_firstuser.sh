@@ -49,6 +49,13 @@ expect 3 'cannot write /tmp (Is a directory)' -- predict --trace /tmp
 # an integer key takes a whole number written as a real (Python's json writes 1024.0)
 expect 0 'cluster   1024 x a100-sxm4-80gb' -- predict -n 1024.0 --tp 8.0
 expect 2 'plan.global_batch: expected a positive integer (sequences per step), got number 1.5' -- predict --gb 1.5
+# search: types the GPU has no peak for are an error, not an empty search
+expect 2 'dtypes: the GPU a100-sxm4-80gb has a dense peak for none of the types asked; valid: fp32, tf32, fp16, bf16' -- search --dtypes fp8
+expect 1 'under the degrees and bounds given' -- search --tp 5
+# collective: --algo needs the flow engine's topology; stray words are named as such
+expect 2 "give --topo too, got --algo 'ring'" -- collective --algo ring
+expect 2 "unexpected argument (every option takes --NAME VALUE) 'extra'" -- collective extra
+expect 2 "unknown option (see stepcast collective --help) '--zzz'" -- collective --zzz 3
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

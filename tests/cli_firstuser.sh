@@ -56,6 +56,16 @@ expect 1 'under the degrees and bounds given' -- search --tp 5
 expect 2 "give --topo too, got --algo 'ring'" -- collective --algo ring
 expect 2 "unexpected argument (every option takes --NAME VALUE) 'extra'" -- collective extra
 expect 2 "unknown option (see stepcast collective --help) '--zzz'" -- collective --zzz 3
+# trace: the same file twice is not two ranks; --perfetto - is standard output (it wrote a file named '-')
+expect 2 'the same trace is given twice' -- trace examples/traces/rank0.json ./examples/traces/rank0.json
+CLI_ABS=$(cd "$(dirname "$CLI")" && pwd)/$(basename "$CLI")
+mkdir -p "$TMP/pf"
+(cd "$TMP/pf" && "$CLI_ABS" trace "$ROOT/examples/traces/rank0.json" --perfetto - > "$TMP/pf.json")
+if python3 -m json.tool "$TMP/pf.json" >/dev/null 2>&1 && [[ ! -e "$TMP/pf/-" ]]; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: trace --perfetto - is not one JSON document on standard output"; fail=$((fail + 1))
+fi
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -66,6 +66,12 @@ if python3 -m json.tool "$TMP/pf.json" >/dev/null 2>&1 && [[ ! -e "$TMP/pf/-" ]]
 else
   echo "FAIL: trace --perfetto - is not one JSON document on standard output"; fail=$((fail + 1))
 fi
+# the accuracy line keeps a number with its unit when it wraps (a line began with '%')
+if "$CLI" recsys plan examples/recsys/synthetic_jumbo_1gpu.json 2>/dev/null | grep -q '^ *%'; then
+  echo "FAIL: a wrapped accuracy line starts with '%'"; fail=$((fail + 1))
+else
+  pass=$((pass + 1))
+fi
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -72,6 +72,13 @@ if "$CLI" recsys plan examples/recsys/synthetic_jumbo_1gpu.json 2>/dev/null | gr
 else
   pass=$((pass + 1))
 fi
+# dp.graph's "@PATH" in a scenario file is relative to that file's folder,
+# as model.graph and cluster.topology are (it was read from the working
+# directory)
+mkdir -p "$TMP/scen/g"
+cp "$ROOT/examples/dp/ring8-chords.edges" "$TMP/scen/g/ring8.edges"
+printf '{"model": "resnet50", "cluster": {"gpus": 8}, "plan": {"global_batch": 256}, "dp": {"scheme": "neighbor_allreduce_graph", "graph": "@g/ring8.edges"}}' > "$TMP/scen/d.json"
+expect 0 'neighbor_allreduce_graph' -- predict "$TMP/scen/d.json"
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -1384,7 +1384,20 @@ static int scn_rebase_key(json_t *obj, const char *key, const char *dir, size_t 
   return json_object_set_new(obj, key, json_string(joined)) ? sc_error_set(err, SC_ENOMEM, "out of memory") : SC_OK;
 }
 
-/* Files a scenario file names (model.graph, cluster.topology) are
+/* The same for dp.graph's "@PATH" (an edge-list or matrix file). */
+static int scn_rebase_at(json_t *dp, const char *dir, size_t dlen, sc_error *err) {
+  json_t *v = json_is_object(dp) ? json_object_get(dp, "graph") : NULL;
+  const char *at = json_is_string(v) ? json_string_value(v) : NULL;
+  if (!at || at[0] != '@' || at[1] == '/' || !at[1]) return SC_OK;
+  char joined[512];
+  if (dlen + strlen(at) + 1 >= sizeof joined)
+    return sc_error_set(err, SC_EINPUT, "dp.graph: the path \"%s\" is too long", at + 1);
+  snprintf(joined, sizeof joined, "@%.*s/%s", (int)dlen, dir, at + 1);
+  return json_object_set_new(dp, "graph", json_string(joined)) ? sc_error_set(err, SC_ENOMEM, "out of memory") : SC_OK;
+}
+
+/* Files a scenario file names (model.graph, cluster.topology, dp.graph's
+ * "@PATH") are
  * relative to the scenario file's folder; those given by overrides are
  * relative to the working directory (they are applied afterwards). */
 static int scn_rebase(json_t *root, const char *file, sc_error *err) {
@@ -1394,6 +1407,7 @@ static int scn_rebase(json_t *root, const char *file, sc_error *err) {
   int rc = scn_rebase_key(root, "model", file, dlen, err);
   if (!rc) rc = scn_rebase_key(json_object_get(root, "model"), "graph", file, dlen, err);
   if (!rc) rc = scn_rebase_key(json_object_get(root, "cluster"), "topology", file, dlen, err);
+  if (!rc) rc = scn_rebase_at(json_object_get(root, "dp"), file, dlen, err);
   return rc;
 }
 

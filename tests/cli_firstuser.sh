@@ -79,6 +79,17 @@ mkdir -p "$TMP/scen/g"
 cp "$ROOT/examples/dp/ring8-chords.edges" "$TMP/scen/g/ring8.edges"
 printf '{"model": "resnet50", "cluster": {"gpus": 8}, "plan": {"global_batch": 256}, "dp": {"scheme": "neighbor_allreduce_graph", "graph": "@g/ring8.edges"}}' > "$TMP/scen/d.json"
 expect 0 'neighbor_allreduce_graph' -- predict "$TMP/scen/d.json"
+# a data-parallel measurement row with 0 GPUs divided by zero (SIGFPE):
+# a malformed cell naming file, line and column
+python3 - "$ROOT" "$TMP" <<'PY'
+import csv, sys
+root, tmp = sys.argv[1], sys.argv[2]
+rows = list(csv.reader(open(f"{root}/data/validation/dp_training/tf_cnn_benchmarks_2017.csv")))
+h, r = rows[0], rows[1]
+r[h.index("gpus")] = "0"
+w = csv.writer(open(f"{tmp}/gpus0.csv", "w"), lineterminator="\n"); w.writerow(h); w.writerow(r)
+PY
+expect 2 "gpus0.csv:2: column 'gpus': expected a whole number in 1..16777216, got '0'" -- validate "$TMP/gpus0.csv"
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -90,6 +90,9 @@ r[h.index("gpus")] = "0"
 w = csv.writer(open(f"{tmp}/gpus0.csv", "w"), lineterminator="\n"); w.writerow(h); w.writerow(r)
 PY
 expect 2 "gpus0.csv:2: column 'gpus': expected a whole number in 1..16777216, got '0'" -- validate "$TMP/gpus0.csv"
+# stepcast dp: a micro-batch that does not divide the per-GPU batch was replaced by the whole batch
+expect 2 'plan.micro_batch: 7 does not divide the 64 samples per GPU' -- dp --mb 7
+expect 0 'global batch 512' -- dp --gb 512
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -56,8 +56,16 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   p->distributed_optimizer = 0;
   p->schedule = SC_SCHED_1F1B;
   p->global_batch = *per_gpu;
-  if (p->micro_batch > *per_gpu || (p->micro_batch > 0 && *per_gpu % p->micro_batch))
-    p->micro_batch = *per_gpu;
+  /* a micro-batch at least the GPU's samples is all of them at once
+   * (no accumulation); a smaller one that does not split them evenly is
+   * the user's to change, not ours to replace */
+  if (p->micro_batch > *per_gpu) p->micro_batch = *per_gpu;
+  if (p->micro_batch > 0 && *per_gpu % p->micro_batch)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.micro_batch: %ld does not divide the %ld samples per GPU "
+                        "(plan.global_batch %ld over %d GPUs); give a divisor of %ld, or 0 "
+                        "(gradient accumulation off: the whole per-GPU batch at once)",
+                        p->micro_batch, *per_gpu, s->plan.global_batch, gpus, *per_gpu);
   if (p->micro_batch == 0) p->micro_batch = *per_gpu;
   return SC_OK;
 }

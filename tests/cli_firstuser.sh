@@ -93,6 +93,8 @@ expect 2 "gpus0.csv:2: column 'gpus': expected a whole number in 1..16777216, go
 # stepcast dp: a micro-batch that does not divide the per-GPU batch was replaced by the whole batch
 expect 2 'plan.micro_batch: 7 does not divide the 64 samples per GPU' -- dp --mb 7
 expect 0 'global batch 512' -- dp --gb 512
+# a graph model's file is read before the plan is checked: a missing file is the error (a plan error came first)
+expect 3 'nonexist.json: cannot read the graph file (No such file or directory)' -- predict -m nonexist.json -n 8
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

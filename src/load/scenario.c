@@ -1432,10 +1432,12 @@ static int scn_load(sc_scenario *s, json_t *root, const char *origin, const char
   for (size_t i = 0; i < n_ov; i++)
     if ((rc = scn_apply_override(root, ov[i], err))) return rc;
   rc = scn_decode(&c, root, &t);
+  /* the graph file first: a missing or malformed model is the error to
+   * report, not the plan checks that follow from it */
+  if (!rc && (rc = scn_check_graph(&t.model, err))) return rc;
   if (!rc && (rc = flags & SC_LOAD_PLAN_UNCHECKED ? sc_scenario_resolve_model(&t, &local)
                                                   : sc_scenario_resolve(&t, &local)))
     scn_msg_path(local.msg, c.bad, sizeof c.bad);
-  if (!rc && (rc = scn_check_graph(&t.model, err))) return rc;
   if (!rc) {
     *s = t;
     return sc_error_set(err, SC_OK, "%s", "");

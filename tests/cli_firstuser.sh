@@ -95,6 +95,8 @@ expect 2 'plan.micro_batch: 7 does not divide the 64 samples per GPU' -- dp --mb
 expect 0 'global batch 512' -- dp --gb 512
 # a graph model's file is read before the plan is checked: a missing file is the error (a plan error came first)
 expect 3 'nonexist.json: cannot read the graph file (No such file or directory)' -- predict -m nonexist.json -n 8
+# a generator key given twice took the last value
+expect 2 'generator ring: n is given twice (one value per key)' -- topo 'ring:n=4,n=8'
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -90,6 +90,10 @@ r[h.index("gpus")] = "0"
 w = csv.writer(open(f"{tmp}/gpus0.csv", "w"), lineterminator="\n"); w.writerow(h); w.writerow(r)
 PY
 expect 2 "gpus0.csv:2: column 'gpus': expected a whole number in 1..16777216, got '0'" -- validate "$TMP/gpus0.csv"
+# a denormal cell was refused as "expected a number >= 0"
+head -2 "$ROOT/data/validation/collectives/echo_allreduce_a100_2_to_32.csv" |
+  python3 -c 'import csv,sys; r=list(csv.reader(sys.stdin)); r[1][r[0].index("measured_time_us")]="1e-320"; csv.writer(sys.stdout, lineterminator="\n").writerows(r)' > "$TMP/den.csv"
+expect 2 "column 'measured_time_us': expected a number >= 0 within a double's range" -- validate "$TMP/den.csv"
 # stepcast dp: a micro-batch that does not divide the per-GPU batch was replaced by the whole batch
 expect 2 'plan.micro_batch: 7 does not divide the 64 samples per GPU' -- dp --mb 7
 expect 0 'global batch 512' -- dp --gb 512

@@ -101,6 +101,11 @@ expect 0 'global batch 512' -- dp --gb 512
 expect 3 'nonexist.json: cannot read the graph file (No such file or directory)' -- predict -m nonexist.json -n 8
 # a generator key given twice took the last value
 expect 2 'generator ring: n is given twice (one value per key)' -- topo 'ring:n=4,n=8'
+# another command's file given to predict or recsys says which command reads it
+expect 2 'training: unknown key; valid keys in the top level: model, cluster, plan, dp, description (a recommendation job? `stepcast recsys predict FILE` reads it)' -- predict examples/recsys/dlrm_criteo_8gpu.json
+expect 2 '(a topology? `stepcast topo FILE`, or cluster.topology in a scenario)' -- dp examples/topologies/two_dgx_a100.json
+expect 2 '(a workload graph? `-m FILE` or model.graph in a scenario)' -- search examples/graphs/gpt-2layer.json
+expect 2 'llama3-70b-512-h100.json: description: unknown key; valid: model, cluster, training, sharding (a training scenario? `stepcast predict FILE` reads it)' -- recsys predict examples/llama3-70b-512-h100.json
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -698,17 +698,33 @@ static size_t scn_keys(const scn_section *sec, const char **names) {
   return n;
 }
 
+/* A document at the top level (obj; NULL: an override) with a key of
+ * another stepcast input: which command reads that file, or "". */
+static const char *scn_other_input(const scn_section *sec, const json_t *obj) {
+  if (sec != &scn_root_sec || !obj) return "";
+  if (json_object_get(obj, "training") || json_object_get(obj, "sharding"))
+    return " (a recommendation job? `stepcast recsys predict FILE` reads it)";
+  if (json_object_get(obj, "nodes") || json_object_get(obj, "links") ||
+      json_object_get(obj, "generator"))
+    return " (a topology? `stepcast topo FILE`, or cluster.topology in a scenario)";
+  if (json_object_get(obj, "blocks"))
+    return " (a workload graph? `-m FILE` or model.graph in a scenario)";
+  if (json_object_get(obj, "traceEvents") || json_object_get(obj, "schemaVersion"))
+    return " (a profiler trace? `stepcast trace FILE` reads it)";
+  return "";
+}
+
 /* Fail on an unknown key of sec, with a suggestion and the valid keys. */
-static int scn_unknown(scn_ctx *c, const scn_section *sec, const char *key) {
+static int scn_unknown(scn_ctx *c, const scn_section *sec, const char *key, const json_t *obj) {
   const char *names[SCN_MAX_NAMES];
   size_t n = scn_keys(sec, names);
   char path[SCN_PATH], hint[96], valid[SCN_LIST];
   scn_path(path, sizeof path, sec->path, key);
   scn_did_you_mean(key, names, n, hint, sizeof hint);
   size_t left = scn_join(names, n, valid, sizeof valid);
-  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s%s", hint,
+  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s%s%s", hint,
                   *sec->path ? sec->path : "the top level", valid,
-                  left ? "; docs/input.md lists them all" : "");
+                  left ? "; docs/input.md lists them all" : "", scn_other_input(sec, obj));
 }
 
 /* Every key of obj must be a field of sec (checked before any value, so
@@ -717,7 +733,7 @@ static int scn_known(scn_ctx *c, const scn_section *sec, const json_t *obj) {
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)obj, key, v) {
-    if (!scn_find(sec, key)) return scn_unknown(c, sec, key);
+    if (!scn_find(sec, key)) return scn_unknown(c, sec, key, obj);
   }
   return SC_OK;
 }
@@ -1274,7 +1290,7 @@ static int scn_override_path(const char *text, char *path, char **seg, sc_error 
     if (!f) {
       sc_error inner = {0};
       scn_ctx c = {.err = &inner};
-      scn_unknown(&c, sec, s);
+      scn_unknown(&c, sec, s, NULL);
       scn_ov_fail(err, text, "%s", inner.msg);
       return 0;
     }

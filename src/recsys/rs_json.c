@@ -33,8 +33,11 @@ static int keys_ok(jctx *c, json_t *o, const char *where, const char *const *ok)
       char valid[256] = "";
       for (int i = 0; ok[i]; i++)
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", ok[i]);
-      return sc_error_set(c->err, SC_EINPUT, "%s: %s.%s: unknown key; valid: %s", c->path, where,
-                          k, valid);
+      /* a training scenario's keys: say which command reads that file */
+      int scen = !*where && (!strcmp(k, "plan") || !strcmp(k, "description") || !strcmp(k, "dp"));
+      return sc_error_set(c->err, SC_EINPUT, "%s: %s%s%s: unknown key; valid: %s%s", c->path, where,
+                          *where ? "." : "", k, valid,
+                          scen ? " (a training scenario? `stepcast predict FILE` reads it)" : "");
     }
   }
   return SC_OK;

@@ -106,6 +106,10 @@ expect 2 'training: unknown key; valid keys in the top level: model, cluster, pl
 expect 2 '(a topology? `stepcast topo FILE`, or cluster.topology in a scenario)' -- dp examples/topologies/two_dgx_a100.json
 expect 2 '(a workload graph? `-m FILE` or model.graph in a scenario)' -- search examples/graphs/gpt-2layer.json
 expect 2 'llama3-70b-512-h100.json: description: unknown key; valid: model, cluster, training, sharding (a training scenario? `stepcast predict FILE` reads it)' -- recsys predict examples/llama3-70b-512-h100.json
+# a section or preset set after a key inside it replaced that key in silence: sections apply first
+expect 0 'seq 4096' -- predict --set model.seq=4096 -m llama3-70b
+expect 2 'model.kv_heads: 5 does not divide model.heads 64 (each KV head serves a whole group of query heads); valid: 1, 2, 4, 8, 16, 32, 64 (set by override "model.kv_heads=5")' -- predict --set model.kv_heads=5 -m llama3-70b
+expect 0 'capacity                      93.13' -- predict --set cluster.gpu.hbm_GB=100 -g h100-sxm5-80gb
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -1364,15 +1364,19 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
 /* --------------------------------------------------------------- loading */
 
 /* The override (if any) that set the key path `bad` or an object holding
- * it: the last one whose key path equals bad or is a prefix of it. */
+ * it: of those whose key path equals bad or is a prefix of it, the one
+ * applied last (the longest key path, then the latest; scn_apply_overrides). */
 static const char *scn_blame(const char *bad, const char *const *ov, size_t n) {
-  for (size_t i = n; i-- > 0;) {
+  const char *who = NULL;
+  size_t best = 0;
+  for (size_t i = n; i-- > 0;) { /* the last applied: the deepest, then the latest */
     const char *eq = ov[i] ? strchr(ov[i], '=') : NULL;
     if (!eq) continue;
     size_t len = (size_t)(eq - ov[i]);
-    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.')) return ov[i];
+    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.') && len > best)
+      who = ov[i], best = len;
   }
-  return NULL;
+  return who;
 }
 
 /* The key path at the start of a resolve message ("plan.tp: ..."). */
@@ -1437,6 +1441,32 @@ static int scn_check_graph(const sc_model *m, sc_error *err) {
   return rc;
 }
 
+/* Key-path segments of an override "a.b.c=v" (3); 0 without a '='. */
+static int scn_ov_depth(const char *ov) {
+  const char *eq = ov ? strchr(ov, '=') : NULL;
+  int n = eq ? 1 : 0;
+  for (const char *p = ov; p && p < eq; p++) n += *p == '.';
+  return n;
+}
+
+/* Apply the overrides, shallower key paths first and otherwise in the
+ * order given: a whole section or preset (`-m llama3-70b`, `model=...`,
+ * `cluster.gpu=h100-sxm5-80gb`) is set before the keys inside it, so that
+ * `--set model.seq=4096 -m llama3-70b` edits the preset rather than
+ * being replaced by it in silence. */
+static int scn_apply_overrides(json_t *root, const char *const *ov, size_t n_ov, sc_error *err) {
+  int max = 0;
+  for (size_t i = 0; i < n_ov; i++)
+    if (scn_ov_depth(ov[i]) > max) max = scn_ov_depth(ov[i]);
+  for (int d = 0; d <= max; d++)
+    for (size_t i = 0; i < n_ov; i++) {
+      if (scn_ov_depth(ov[i]) != d) continue;
+      int rc = scn_apply_override(root, ov[i], err);
+      if (rc) return rc;
+    }
+  return SC_OK;
+}
+
 static int scn_load(sc_scenario *s, json_t *root, const char *origin, const char *file,
                     const char *const *ov, size_t n_ov, unsigned flags, sc_error *err) {
   sc_error local = {0};
@@ -1445,8 +1475,7 @@ static int scn_load(sc_scenario *s, json_t *root, const char *origin, const char
   int rc = SC_OK;
   if (n_ov && !ov) return sc_error_set(err, SC_EINPUT, "overrides: NULL list of %zu", n_ov);
   if ((rc = scn_rebase(root, file, &local))) return sc_error_set(err, rc, "%s: %s", origin, local.msg);
-  for (size_t i = 0; i < n_ov; i++)
-    if ((rc = scn_apply_override(root, ov[i], err))) return rc;
+  if ((rc = scn_apply_overrides(root, ov, n_ov, err))) return rc;
   rc = scn_decode(&c, root, &t);
   /* the graph file first: a missing or malformed model is the error to
    * report, not the plan checks that follow from it */

@@ -61,7 +61,7 @@ expect 0 '"accuracy": {"class": "recsys multi-GPU training", "n": ' -- recsys pr
 # one line in the table, once in a search
 n=$("$CLI" predict "$L" | grep -c "accuracy ")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: predict prints $n accuracy lines"; fail=$((fail + 1)); }
-n=$("$CLI" search "$L" --top 5 | grep -c "accuracy")
+n=$("$CLI" search "$L" --top 5 | grep -c "^  accuracy")
 [[ $n == 1 ]] && pass=$((pass + 1)) || { echo "FAIL: search prints $n accuracy lines"; fail=$((fail + 1)); }
 
 # the staleness check: the committed table passes; a copy with a MAPE 0.6

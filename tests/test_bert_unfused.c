@@ -220,3 +220,57 @@ Test(bert_unfused, optimizer_time_scales_with_the_bytes) {
   NEAR((off.time.optimizer - COST_KERNEL_T0) / (on.time.optimizer - COST_KERNEL_T0), 168.0 / 34,
        "unfused over fused optimizer time");
 }
+
+/* BERT-base on one A100 (sm80, where the plan's default is fused
+ * attention), batch 8 at seq 128, fp16, with the plan switches of the
+ * framework text `fw`, lowered. */
+static void lower_a100_as(lowered *l, const char *fw) {
+  const char *ov[] = {"cluster.gpu=\"a100-sxm4-80gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=8", "plan.micro_batch=8",
+                      "plan.dtype=\"fp16\"", "model.seq=128"};
+  sc_scenario s;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 8, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert(s.plan.flash_attention, "Ampere's default is fused attention");
+  vfw_text t = vfw_read(fw);
+  cr_assert_eq(vfw_plan(&t, &s.plan), 1, "%s", fw);
+  lowered_make(l, &s);
+}
+
+/* TensorFlow (with or without XLA) and gluon-nlp's MXNet have no fused
+ * attention kernel: on an A100 the scores go through HBM, the softmax a
+ * kernel of its own reading and writing each of the 8 x 12 x 128 x 128 =
+ * 1,572,864 fp16 scores, 2 + 2 = 4 bytes a score: 6,291,456 bytes.
+ * PyTorch, NVIDIA's BERT (MXNet without Horovod, container lists),
+ * Paddle and OneFlow keep the fused attention: no softmax task. */
+Test(bert_unfused, attention_by_framework_on_ampere) {
+  static const struct {
+    const char *text;
+    int unfused;
+  } cases[] = {
+      {"tensorflow-2.3", 1},
+      {"tensorflow-1.15 (NGC 20.03, Horovod, XLA)", 1},
+      {"tf2.0", 1},
+      {"mxnet 1.6.0 (gluon-nlp, Horovod)", 1},
+      {"pytorch 1.5 (NGC 20.03, APEX)", 0},
+      {"MXNet NVIDIA Release 21.05", 0},
+      {"NGC MXNet 21.05 , NGC PyTorch 21.05 , NGC TensorFlow 21.05-tf1", 0},
+      {"PaddlePaddle (branch: develop, commitID: 108aeb2)", 0},
+      {"oneflow 0.2.0", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    lowered l;
+    lower_a100_as(&l, cases[i].text);
+    cr_assert_eq(!l.s.plan.flash_attention, cases[i].unfused, "%s", cases[i].text);
+    cr_assert_eq(l.s.plan.attention == SC_ATTN_UNFUSED, cases[i].unfused, "%s", cases[i].text);
+    const xg_task *sm = lowered_find(&l, "softmax");
+    if (cases[i].unfused) {
+      cr_assert(sm, "%s: no softmax task", cases[i].text);
+      NEAR(sm->bytes, 6291456.0, cases[i].text);
+    } else {
+      cr_assert(!sm, "%s: a softmax task under fused attention", cases[i].text);
+    }
+    lowered_done(&l);
+  }
+}

@@ -157,16 +157,17 @@ Test(coll_nccl, tree_correction_factor) {
 
 /* Ring Simple across nodes: latency 8.4 + 28 NVLink steps x 3.4 + 2 net
  * steps x 14.0 = 131.6 us, times 1.4 (Ampere) once each channel and rank
- * has 64 B: 24 channels x 16 ranks x 64 = 24 KiB. 16 KiB: 131.6; 1 MiB:
- * 184.24. Bandwidth 176 GB/s x 16/30. */
+ * has 64 B: 16 channels (8 NIC rails, doubled: nccl_net.c) x 16 ranks x
+ * 64 = 16 KiB. 8 KiB: 131.6; 1 MiB: 184.24. Bandwidth NCCL's own: 8
+ * channels x 24 GB/s = 192 GB/s, x 16/30. */
 Test(coll_nccl, ring_plateau_latency_across_nodes) {
   coll_group g = a100x16();
-  double algbw = 176e9 * 16.0 / 30.0;
-  double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 16384, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+  double algbw = 192e9 * 16.0 / 30.0;
+  double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8192, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
                                    COLL_PROTO_SIMPLE);
   double t2 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 1 << 20, &g, COLL_INTRA_AUTO,
                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
-  cr_expect(fabs(t1 - 20e-6 - 16384 / algbw - 131.6e-6) < 1e-9, "16 KiB: %g us", t1 * 1e6);
+  cr_expect(fabs(t1 - 20e-6 - 8192 / algbw - 131.6e-6) < 1e-9, "8 KiB: %g us", t1 * 1e6);
   cr_expect(fabs(t2 - 20e-6 - (1 << 20) / algbw - 1.4 * 131.6e-6) < 1e-9, "1 MiB: %g us",
             t2 * 1e6);
   g.ranks = g.ranks_per_node = 8; /* one node: no plateau */

@@ -262,8 +262,12 @@ Test(dp_ps, one_server_pushes_sum_where_the_scheme_sums_and_pulls_only_copy) {
    * GPU (2 s): 1 + 2.50005 + 2.25005 */
   cr_assert_float_eq(ps_one_server_step(DP_PS_SYNC_DIST_REPLICATED), 5.7501, 1e-9);
   /* the asynchronous PS is distributed TensorFlow too: parameter_server's
-   * 2.5 s push and 2 s pull each cross the socket once more */
-  cr_assert_float_eq(ps_one_server_step(DP_PS_ASYNC), 6.0001, 1e-9);
+   * 2.5 s push and 2 s pull each cross the socket once more, a worker's
+   * own step of 6.0001 s; its 4 workers then share the one PS queue, each
+   * putting a quarter of the 2.75005 s push on it (D = 0.6875125 s,
+   * Z = 5.3125875 s), and mean value analysis (async.c) gives R(1) = D,
+   * R(n) = D (1 + (n-1) R(n-1) / (Z + R(n-1))): 6.28771 s */
+  cr_assert_float_eq(ps_one_server_step(DP_PS_ASYNC), 6.28771, 1e-5);
 }
 
 /* Two servers of one GPU, two PS tasks (one per server), one layer of
@@ -373,12 +377,15 @@ Test(dp_predict, pair_averaging_hides_its_fetch_and_save_behind_the_step) {
   /* async_sgd.py: the peer request and the save depend on no gradient,
    * so with a step long enough to cover both nothing is exposed, and a
    * shorter one exposes only what the longer of the two leaves (not
-   * their sum) */
+   * their sum); what a long step still shows is the wait behind the other
+   * workers' requests at the busiest NIC (async.c), a sliver of the
+   * exchange */
   sc_scenario s = job16("pair_averaging_async");
   s.plan.global_batch = 16 * 64, s.plan.micro_batch = 4; /* 16 micro-steps */
   sc_dp_result big = predict(&s);
-  cr_assert_float_eq(big.exposed_s, 0, 1e-12, "compute %g s covers %g s of exchange",
-                     big.compute_s, big.comm_s);
+  cr_assert(big.exposed_s > 0 && big.exposed_s < 0.01 * big.comm_s,
+            "compute %g s covers %g s of exchange (exposed %g)", big.compute_s, big.comm_s,
+            big.exposed_s);
   s = job16("pair_averaging_async");
   s.plan.global_batch = 16, s.plan.micro_batch = 1;
   sc_dp_result small = predict(&s);
@@ -588,7 +595,9 @@ static void guard(const char *file, double max_mape, double max_scaling, double 
 }
 
 Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.33, 0.10, 0.68); }
-Test(dp_validate, kungfu) { guard("kungfu_2xdgx1_allreduce_ps_gossip.csv", 0.33, 0, 0.75); }
+/* branch rankdp24: asynchronous workers queue at the shared PS lanes and
+ * NICs (src/dp/async.c): ranking 79 -> 83 %, MAPE 26.9 -> 26.4 % */
+Test(dp_validate, kungfu) { guard("kungfu_2xdgx1_allreduce_ps_gossip.csv", 0.28, 0, 0.82); }
 /* branch dlamp: AMP's longer compute (plan.amp) leaves the exchange a smaller
  * share of the predicted step, so the scaling error grew 21.9 -> 22.6 % while
  * the MAPE fell 27.1 -> 24.4 % (docs/accuracy.md) */

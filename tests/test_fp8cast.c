@@ -102,3 +102,20 @@ Test(fp8cast, amax_history) {
   cr_expect_float_eq(fp8c_history_bytes(SC_FP8_CURRENT, 1), 0.0, 1e-9);
   cr_expect_float_eq(fp8c_history_bytes(SC_FP8_MXFP8, 0), 0.0, 1e-9);
 }
+
+/* Sequence-parallel gathers of a quantized operand, bytes per gathered
+ * element: per-tensor recipes the rowwise fp8 copy (1) every time; MXFP8
+ * both copies in forward and for the output gradient, 2 x (1 + 1/32) =
+ * 2.0625, the columnwise one alone for the weight gradient's re-gather,
+ * 1.03125; the block recipe gathers 16 bits (0: not quantized). */
+Test(fp8cast, sequence_parallel_gathers) {
+  const fp8c_gather w[3] = {FP8C_AG_INPUT, FP8C_AG_REGATHER, FP8C_AG_DGRAD};
+  const double want[4][3] = {
+      {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {2.0625, 1.03125, 2.0625}};
+  const sc_fp8_recipe r[4] = {SC_FP8_DELAYED, SC_FP8_CURRENT, SC_FP8_BLOCK, SC_FP8_MXFP8};
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++)
+      cr_expect_float_eq(fp8c_gather_bytes(r[i], w[j]), want[i][j], 1e-12,
+                         "recipe %d gather %d: %g bytes, want %g", (int)r[i], j,
+                         fp8c_gather_bytes(r[i], w[j]), want[i][j]);
+}

@@ -70,7 +70,8 @@ coll_cost coll_nccl_time(coll_op op, double bytes, const coll_group *g);
 /* Host time of one collective call on the thread that issues it for
  * g->host_gpus GPUs (at least one), seconds. A benchmark that issues
  * collectives back to back runs at the slower of this and the GPU's time
- * (coll_nccl.c, COLL_HOST_GPU_S). */
+ * (coll_nccl.c, COLL_HOST_GPU_S; with host_gpus > 1 the GPU's time is
+ * the kernels plus the stream's launch gap, without COLL_LAUNCH_S). */
 double coll_host_time(const coll_group *g);
 
 /* Name of an op ("all_reduce", ...) and the op for a name (-1 if none). */

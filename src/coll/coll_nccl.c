@@ -22,21 +22,25 @@
  * probed topology. A benchmark issues collectives back to back, so an op
  * costs the slower of that GPU time and the host's (coll_host_time: one
  * thread enqueues and launches the op on each GPU it drives, g->host_gpus;
- * 5.48 us per GPU, COLL_HOST_GPU_S):
+ * 5.48 us per GPU, COLL_HOST_GPU_S). With one thread driving several GPUs
+ * the op is max(kernels + COLL_STREAM_GAP_S, host): COLL_LAUNCH_S is the
+ * fitted per-op cost of one GPU per process, and that layout's launch and
+ * completion are the host time itself (coll_nccl_time_ex).
  *
  *  - NVSwitch node: the GPU's NVLinks at NCCL's SMxx_NVLINK_BW each, split
  *    into rings the way NCCL's ring search does (nccl_rings.c: A100 12 x
- *    20, H100 12 x 30, B200 16 x 45 GB/s). Across nodes, one channel per
- *    NVLink (NCCL's inter-node search, speedArrayInter through the NICs,
- *    is not emulated).
+ *    20, H100 12 x 30, B200 16 x 45 GB/s). Across nodes, NCCL's
+ *    inter-node search (nccl_net.c, sys_net): channels per NIC rail, the
+ *    tuner's own busBw (the tree's bwIntra on two nodes) for the choice.
  *  - DGX-1 hybrid cube-mesh (V100): the rings that fit on the direct
  *    NVLinks of the first k GPUs (coll_cubemesh_rings), each at the wire
  *    rate of one link: datasheet 25 GB/s per direction times the NVLink
  *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
  *    header flit plus eight 16-byte data flits).
- *  - Across nodes: rpn NIC rails, each at nic * NET_EFF (0.88 on
- *    InfiniBand, fabrics.c; from the
- *    calibration's multi-node runs; NCCL's tuner assumes 0.96).
+ *  - Across nodes the kernels reach rpn NIC rails, each at nic * NET_EFF
+ *    (0.88 on InfiniBand, fabrics.c; from the calibration's multi-node
+ *    runs; NCCL's tuner assumes 0.96); a tree on two nodes up to twice
+ *    that (sys_net).
  *
  * The tuner constants are NCCL 2.30.7 values from
  * ../shared/calibration/nccl_tuning_constants.csv; the row id is next to
@@ -50,6 +54,7 @@
 
 #include "coll/coll.h"
 #include "coll/fabrics.h"
+#include "coll/nccl_net.h"
 #include "coll/nccl_rings.h"
 
 /* ------------------------------------------------------------ constants */
@@ -73,6 +78,14 @@
  * all-reduce of 32 KiB, where NCCL's own estimate of the GPU's time is
  * 15.7 us (ring LL): host-bound, 43.83 / 8 = 5.48 us per GPU. */
 #define COLL_HOST_GPU_S 5.48e-6
+
+/* GPU time between two kernels issued back to back on one stream,
+ * seconds: ../shared/calibration/host_overheads.csv row 1 (H200, 10,000
+ * back-to-back stream launches of a tiny kernel: 2.43 us per kernel, an
+ * upper bound that includes the kernel; rows 5 and 8, A40 and L40, give
+ * 2.05 and 1.64). Used where one thread drives several GPUs (see
+ * coll_nccl_time_ex). */
+#define COLL_STREAM_GAP_S 2.43e-6
 
 #define US 1e-6 /* tables are in microseconds */
 #define GBS 1e9 /* and GB/s */
@@ -199,7 +212,12 @@ typedef struct nccl_sys {
   int hw_intra;   /* HW_NVLINK or HW_PCI */
   int nch;        /* channels of NCCL's ring search (the tuner's nChannels) */
   int nch_run;    /* channels the kernels run on: nch duplicated, <= 32 */
-  double bus_bw;  /* NCCL busBw of all channels, GB/s */
+  double bus_bw;  /* busBw of all channels as the kernels reach it, GB/s
+                     (across nodes: the NICs at the fabric's NET_EFF) */
+  double tune_bw; /* the ring's busBw in NCCL's tuner (nChannels x bw of
+                     its graph), GB/s; bus_bw on one node */
+  double tree_tune_bw; /* the tree's, GB/s (bwIntra on two nodes) */
+  double tree_bw; /* the tree's as it runs, GB/s (see sys_net) */
   int p2p_read;   /* peers pull over NVLink (see ring_simple_time) */
   int nvls;       /* NVLink SHARP usable */
   double lat_x_intra, lat_x_net; /* the cluster's per-hop latencies over
@@ -243,6 +261,41 @@ static int guess_intra(const coll_group *g) {
   if (g->arch < 80 && g->intra_bw <= 150e9 * 1.001 && node <= 8)
     return COLL_INTRA_CUBEMESH;
   return COLL_INTRA_NVSWITCH;
+}
+
+/* The slowest NIC of a node's rails, GB/s: a GPU's share of the network
+ * below it is a NIC shared by GPUs (4 x 200 Gb/s for 8 GPUs: 4 NICs of 25
+ * GB/s, not 8 of 12.5; a node with less than one such NIC in all has one
+ * NIC of what it has). Datasheets: DGX A100 and later HGX/DGX carry
+ * 200 Gb/s HDR or faster compute NICs (DGX A100 8 x 200 Gb/s ConnectX-6);
+ * DGX-2 (V100) 100 Gb/s EDR ConnectX-5. */
+#define NIC_MIN_GBS_SM80 25.0
+#define NIC_MIN_GBS_SM70 12.5
+
+/* Channels and bandwidths of an NVSwitch group across nodes from NCCL's
+ * inter-node search (nccl_net.c): the node's NICs (g->inter_bw per GPU,
+ * in NICs of at least NIC_MIN_GBS_*) and the GPU's NVLinks at NCCL's
+ * SMxx_NVLINK_BW (nvl, GB/s). The tuner
+ * compares NCCL's own busBw (nChannels x the graph's bw, the tree's
+ * bwIntra on two nodes); the runs reach the NICs at NET_EFF (bus_bw).
+ * A tree on two nodes moves each byte across the network once per
+ * direction (each node is the root of one of the two trees and a leaf of
+ * the other: S/2 up and S/2 down in each), a ring twice, so the tree runs
+ * at up to twice the ring's busBw: min(its tuner figure, 2 bus_bw). On
+ * more nodes a tree's inner nodes carry 2S each way, as a ring does. */
+static void sys_net(nccl_sys *s, const coll_group *g, double nvl) {
+  double share = g->inter_bw / GBS; /* GB/s of NIC per GPU */
+  double node = s->ppn * share;      /* the node's NICs in all */
+  double nic_min = g->arch >= 80 ? NIC_MIN_GBS_SM80 : NIC_MIN_GBS_SM70;
+  double nic = fmax(share, fmin(nic_min, node)); /* one NIC's GB/s */
+  int rails = (int)floor(node / nic + 0.5);
+  if (rails < 1) rails = 1;
+  nccl_net_graph net = nccl_net_search(g->arch, rails, nic, nvl);
+  s->nch = net.nch;
+  s->nch_run = nccl_net_kernel_channels(&net, g->arch);
+  s->tune_bw = fmin(nvl, net.nch * net.bw_inter);
+  s->tree_tune_bw = s->nodes == 2 ? fmin(nvl, net.nch * net.bw_tree_2) : s->tune_bw;
+  s->tree_bw = s->nodes == 2 ? fmin(s->tree_tune_bw, 2 * s->bus_bw) : s->bus_bw;
 }
 
 static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
@@ -290,11 +343,14 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
     if (net < s.bus_bw) s.bus_bw = net;
     if (s.ppn == 1) s.nch = 2; /* NCCL: two channels per NIC */
   }
+  s.tune_bw = s.tree_tune_bw = s.tree_bw = s.bus_bw;
   s.nch_run = nccl_rings_kernel_channels(s.nch);
-  /* The one-channel-per-NVLink rule across nodes keeps NCCL 2.18's cap,
-   * MAXCHANNELS 32 (src/include/devcomm.h, 2.18), as it had before the
-   * single-node search was emulated; 2.30.7 raised MAXCHANNELS to 64. */
+  /* Across nodes the kernels keep NCCL 2.18's cap, MAXCHANNELS 32
+   * (src/include/devcomm.h, 2.18); 2.30.7 raised MAXCHANNELS to 64. */
   if (s.nodes > 1 && s.nch_run > MULTI_NODE_MAXCHANNELS) s.nch_run = MULTI_NODE_MAXCHANNELS;
+  if (s.nodes > 1 && s.ppn > 1 && intra == COLL_INTRA_NVSWITCH && g->inter_bw > 0 &&
+      intra_bw > 0)
+    sys_net(&s, g, intra_bw);
   /* NCCL turns P2P read on by default between NVLink-connected Ampere
    * GPUs only: src/graph/paths.cc ncclTopoCheckP2p (2.18), "Enable P2P
    * Read for Ampere/NVLink only" (cudaCompCap == 80). */
@@ -315,11 +371,14 @@ static int log2i(int x) {
 /* Index of nodes in NCCL's 3-column tables: 1, 2, more. */
 static int node_col(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 
-/* busBw of (a, p) after NCCL's refinements, GB/s; 0 = not available. */
-static double bus_bw(const nccl_sys *s, coll_algo a, coll_proto p) {
+/* busBw of (a, p) after NCCL's refinements, GB/s; 0 = not available.
+ * tuner: NCCL's own figure (what it compares); else as the kernels run. */
+static double bus_bw(const nccl_sys *s, coll_algo a, coll_proto p, int tuner) {
   int c = node_col(s->nodes);
   double ll_max = ll_max_bw[s->nodes == 1 ? s->cc : 0][c];
-  double bw = s->bus_bw;
+  double bw = a == COLL_ALGO_TREE ? (tuner ? s->tree_tune_bw : s->tree_bw)
+              : a == COLL_ALGO_RING && tuner ? s->tune_bw
+                                             : s->bus_bw;
   switch (a) {
   case COLL_ALGO_RING:
     if (p == COLL_PROTO_LL) bw = fmin(ll_max, bw * RING_LL_FACTOR);
@@ -402,14 +461,16 @@ static double ring_plateau(const nccl_sys *s, coll_algo a, coll_proto p, double 
   return s->cc < CC_AMPERE ? 1.9 : 1.4;
 }
 
-/* NCCL's own estimate of (a, p), the number its tuner compares: seconds
- * including COLL_LAUNCH_S, or -1 when NCCL would not run that pair. */
+/* NCCL's estimate of (a, p) with its own bandwidths (tuner = 1: the
+ * number its tuner compares) or with the bandwidths the kernels reach
+ * (tuner = 0): seconds including COLL_LAUNCH_S, or -1 when NCCL would not
+ * run that pair. */
 static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
-                         coll_algo a, coll_proto p) {
+                         coll_algo a, coll_proto p, int tuner) {
   if (a == COLL_ALGO_TREE && (op != COLL_ALL_REDUCE || s->nodes == 1))
     return -1; /* NCCL's tree is an all-reduce across nodes */
   if (a == COLL_ALGO_NVLS && op != COLL_ALL_REDUCE) return -1;
-  double bw = bus_bw(s, a, p);
+  double bw = bus_bw(s, a, p, tuner);
   if (bw <= 0) return -1;
   double ratio = a == COLL_ALGO_RING ? (double)s->n / ring_steps(op, s->n)
                  : a == COLL_ALGO_NVLS ? NVLS_RATIO
@@ -468,7 +529,7 @@ static int active_channels(const nccl_sys *s, double bytes, coll_proto p) {
  * (pull) rows of ../shared/validation/collectives (docs/accuracy.md). */
 static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   coll_proto p = COLL_PROTO_SIMPLE;
-  double busbw = bus_bw(s, COLL_ALGO_RING, p) * GBS; /* bytes/s, all channels */
+  double busbw = bus_bw(s, COLL_ALGO_RING, p, 0) * GBS; /* bytes/s, all channels */
   double b = busbw / s->nch_run;                   /* one channel */
   int nc = active_channels(s, bytes, p);
   int n = s->n;
@@ -502,7 +563,7 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
  * Tree and NVLS keep the tuner's form too. */
 static double exec_time(const nccl_sys *s, coll_op op, double bytes,
                         coll_algo a, coll_proto p) {
-  double t = tuned_time(s, op, bytes, a, p);
+  double t = tuned_time(s, op, bytes, a, p, 0);
   if (t < 0 || a != COLL_ALGO_RING || p != COLL_PROTO_SIMPLE) return t;
   return ring_simple_time(s, op, bytes);
 }
@@ -545,7 +606,7 @@ static double algo_time(coll_op op, double bytes, const coll_group *g,
   if (op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV)
     return a == COLL_ALGO_RING && p == COLL_PROTO_SIMPLE
                ? p2p_time(&s, g, op, bytes) : -1;
-  return tuner ? tuned_time(&s, op, bytes, a, p) : exec_time(&s, op, bytes, a, p);
+  return tuner ? tuned_time(&s, op, bytes, a, p, 1) : exec_time(&s, op, bytes, a, p);
 }
 
 double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
@@ -586,8 +647,14 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
   /* nccl-tests (and a training loop) issue collectives back to back
    * without waiting for them: the host enqueues op k+1 while the GPUs run
    * op k, so each op costs the slower of the two. One thread driving N
-   * GPUs (nccl-tests -g N) enqueues and launches N kernels per op. */
-  best.time = fmax(gpu, coll_host_time(g));
+   * GPUs (nccl-tests -g N) launches GPU i's kernel of op k at (kN + i) h;
+   * op k ends at its last launch + K at the earliest, and a GPU starts op
+   * k+1 after op k: the period is max(N h, K), K the kernels plus the
+   * stream's launch gap. Row 83 (-g 8) measures that layout's whole
+   * per-op cost as N h, so COLL_LAUNCH_S, fitted to one GPU per process,
+   * is not added there (docs/network.md "The host side"). */
+  best.time = g->host_gpus > 1 ? fmax(kernel + COLL_STREAM_GAP_S, coll_host_time(g))
+                               : fmax(gpu, coll_host_time(g));
   best.algo = coll_algo_name(ba);
   best.proto = coll_proto_name(bp);
   best.launch = best.time - kernel; /* all but the kernels' own time */

@@ -45,10 +45,32 @@ int amp_on(const sc_plan *p) {
  *                  not counted), less the 16-bit copy the optimizer's 34
  *                  bytes write (engine/analytic.c), which AMP does not
  *                  keep: the weight cast writes it instead: -2.
+ *   accumulation  per micro-batch after the first, over the local
+ *                  parameters, where the framework adds the micro-batch's
+ *                  fp32 gradient into the parameter's .grad as a kernel of
+ *                  its own (amp_pass_bytes' eager): read .grad (4), read
+ *                  the new gradient (4), write .grad (4): 12. PyTorch's
+ *                  AccumulateGrad (torch/csrc/autograd/functions/
+ *                  accumulate_grad.h, read in Debian's libtorch-dev):
+ *                  with no .grad yet it steals the new gradient (no
+ *                  copy), else it runs "variable_grad += new_grad" in
+ *                  place; zero_grad(set_to_none=True), the default that
+ *                  ../shared/reference/pytorch/torch/nn/parallel/
+ *                  distributed.py states, leaves no .grad at the step's
+ *                  start, so the first micro-batch steals. The graph
+ *                  frameworks (framework_eager 0: TensorFlow, MXNet,
+ *                  Paddle, OneFlow) accumulate as their scripts or
+ *                  executors choose (accumulator variables; MXNet's
+ *                  grad_req "add" writes into the gradient from the
+ *                  kernel that produces it), from code ../shared does
+ *                  not hold: not counted.
  * One micro-batch, nothing sharded: 12 + 6 = 18 a parameter. */
 #define AMP_MB_BYTES 12.0
 #define AMP_STEP_BYTES 6.0
+#define AMP_ADD_BYTES 12.0
 
-double amp_pass_bytes(double local, double shard, int micro_batches) {
-  return local * AMP_MB_BYTES * (micro_batches > 0 ? micro_batches : 1) + shard * AMP_STEP_BYTES;
+double amp_pass_bytes(double local, double shard, int micro_batches, int eager) {
+  int m = micro_batches > 0 ? micro_batches : 1;
+  double adds = eager ? (m - 1) * AMP_ADD_BYTES : 0;
+  return local * (AMP_MB_BYTES * m + adds) + shard * AMP_STEP_BYTES;
 }

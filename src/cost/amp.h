@@ -46,7 +46,11 @@ int amp_on(const sc_plan *p);
 /* HBM bytes of AMP's weight and gradient casts and loss scaling in one
  * step (amp.c): local parameters of the stage (unsharded, cast each
  * micro-batch), shard the optimizer's share of them (loss scaling once a
- * step), micro_batches per step (< 1 taken as 1). */
-double amp_pass_bytes(double local, double shard, int micro_batches);
+ * step), micro_batches per step (< 1 taken as 1). eager (plan.
+ * framework_eager: PyTorch autocast / apex O1) adds each micro-batch's
+ * fp32 gradient after the first into the parameter's gradient as a
+ * kernel of its own (autograd's AccumulateGrad); the graph frameworks'
+ * accumulation is not counted (amp.c). */
+double amp_pass_bytes(double local, double shard, int micro_batches, int eager);
 
 #endif /* SC_COST_AMP_H */

@@ -101,3 +101,24 @@ double fp8c_history_bytes(sc_fp8_recipe r, int fwd) {
   if (r != SC_FP8_DELAYED) return 0;
   return (fwd ? 3.0 : 2.0) * 1024.0 * 4.0 * 2.0;
 }
+
+/* Transformer Engine's sequence-parallel gathers of a quantized operand
+ * (transformer_engine/pytorch/distributed.py gather_along_first_dim and
+ * the linear modules that call it; TE's source, not in ../shared: our
+ * reading of TE 2.x):
+ *   - per-tensor recipes (delayed, current) gather the rowwise fp8 data
+ *     ("all-gather is not supported with FP8 column-wise data"); the
+ *     weight gradient's re-gather is rowwise too, transposed after on
+ *     Hopper (tensor_scaled): 1 byte an element each time;
+ *   - MXFP8 (_all_gather_mxfp8) gathers every usage the quantizer is set
+ *     to, data and E8M0 scales: the forward input with rowwise (forward
+ *     GEMM) and columnwise (kept for the weight gradient) usage, the
+ *     backward re-gather columnwise only (the weight-gradient GEMM), the
+ *     output gradient rowwise (data gradient) and columnwise (weight
+ *     gradient): 2 (1 + 1/32) or 1 + 1/32 bytes an element;
+ *   - Float8BlockScaling: gathered in 16 bits here (0). */
+double fp8c_gather_bytes(sc_fp8_recipe r, fp8c_gather which) {
+  if (r == SC_FP8_DELAYED || r == SC_FP8_CURRENT) return 1.0;
+  if (r != SC_FP8_MXFP8) return 0;
+  return (which == FP8C_AG_REGATHER ? 1.0 : 2.0) * copy_bytes(r, 0);
+}

@@ -58,4 +58,16 @@ double fp8c_weight_bytes(sc_fp8_recipe r, double e, int tn_only);
  * other recipes. */
 double fp8c_history_bytes(sc_fp8_recipe r, int fwd);
 
+/* Which sequence-parallel all-gather of an fp8 GEMM's operand: the
+ * input's in forward, its re-gather for the weight gradient in backward
+ * (TE saves the local shard and gathers it again), the output gradient's
+ * in backward (row-parallel linear). */
+typedef enum fp8c_gather { FP8C_AG_INPUT, FP8C_AG_REGATHER, FP8C_AG_DGRAD } fp8c_gather;
+
+/* Bytes per element of the gathered tensor that gather moves: what TE
+ * quantizes before it (per-tensor recipes: the rowwise fp8 copy, 1;
+ * MXFP8: each copy the GEMMs after it need, 1 + 1/32 each). 0 when the
+ * recipe gathers the 16-bit tensor (block recipe: not modelled). */
+double fp8c_gather_bytes(sc_fp8_recipe r, fp8c_gather which);
+
 #endif

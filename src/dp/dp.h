@@ -328,6 +328,15 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 double dp_ps_worker_compute(const dp_ctx *c);
 int dp_gossip_cost(const dp_ctx *c, dp_cost *out, sc_error *err);
 
+/* A worker's mean step (s) when `workers` asynchronous workers each take
+ * `own` seconds per step on their own (compute and exposed exchange) and
+ * put demand[j] seconds of work per step on each of `stations` shared
+ * servers (what server j does for one round of all workers / workers),
+ * served by processor sharing: exact mean value analysis of that closed
+ * queueing network (async.c), between max(own, workers x max demand) and
+ * above it where the two cross. q: scratch of `stations` doubles. */
+double dp_async_step(int workers, double own, const double *demand, double *q, int stations);
+
 /* The scheme's exchange of one step on the scenario's cluster.topology,
  * by the flow engine (topo_rate.c): *rate seconds per byte of gradient
  * per worker, 0 when there is no topology or the scheme keeps its closed

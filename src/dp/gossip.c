@@ -132,7 +132,8 @@ static int go_setup(const dp_ctx *c, go_ctx *g, sc_error *err) {
  * while the save takes the other one off it (the two directions of the
  * host link). A worker waits for what the longer of the two leaves past
  * its compute. The busiest NIC serves the requests of every remote
- * worker that picked one of its gpn workers. */
+ * worker that picked one of its gpn workers, shared with whatever other
+ * requests are in progress (dp_async_step). */
 static void go_pair(const dp_ctx *c, dp_cost *out) {
   const dp_fabric *f = c->f;
   double P = c->m->param_bytes;
@@ -149,7 +150,11 @@ static void go_pair(const dp_ctx *c, dp_cost *out) {
   double served = f->nodes > 1 ? (n - f->gpn) * (double)f->gpn / (n - 1) : 0;
   double nic = served * P / f->net_bw;
   out->comm_s = fetch + save;
-  out->step_s = fmax(c->compute_s + own, nic);
+  /* the busiest NIC serves every worker's requests: 1/n of its round per
+   * worker's step, shared with the requests of the others in progress
+   * (async.c) */
+  double demand = nic / n, q;
+  out->step_s = dp_async_step(n, c->compute_s + own, &demand, &q, 1);
   out->exposed_s = out->step_s - c->compute_s;
   out->messages = 1;
   snprintf(out->how, sizeof out->how, "one random peer's model per step, %.0f%% across servers",

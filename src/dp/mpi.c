@@ -54,7 +54,20 @@
 
 #define DP_MPI_SEGMENT 1048576.0 /* segsize of the fixed decision, bytes */
 #define DP_MPI_COPY_BYTES 2      /* memcpy: one read, one write per byte */
-#define DP_MPI_SUM_BYTES 3       /* sum: two reads, one write per byte */
+/* sum: two reads, one write per byte of the received block. The ring's
+ * ompi_op_reduce(op, source, target, count, dtype) reduces in place:
+ * "the original values in the target buffer are reduced with the values
+ * in the source buffer and the result is stored in the target buffer"
+ * (ompi/op/op.h of Debian's libopenmpi-dev 4.1.4, the inline that the
+ * ring calls with the received block as source and the rank's block as
+ * target): read source, read target, write target, three streams; the
+ * target line is in cache when it is written (just read), so no
+ * write-allocate read is added. Whether the buffer is passed in place
+ * does not change the sum (Horovod's MPI calls pass MPI_IN_PLACE on its
+ * own buffer: horovod/common/ops/nccl_operations.cc line 504 in
+ * ../shared/reference, the cross-server step of its hierarchical
+ * all-reduce; the CPU path's mpi_operations.cc is not there). */
+#define DP_MPI_SUM_BYTES 3
 
 /* ompi_coll_base_allreduce_intra_ring_segmented (coll_base_allreduce.c,
  * lines 662-667 of Open MPI 4.1.4, Debian's openmpi source package; not

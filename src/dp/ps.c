@@ -125,17 +125,18 @@ static double ps_msg(const void *ctx, double b, int tensors) {
  * that server's NIC, one variable after another; every worker server's
  * own NIC sends its part of each variable, one after another. The push
  * ends when the last lane and the last send are done. Fills o like
- * dp_overlap_run (no SM share: the host moves the bytes); SC_OK or
- * SC_ENOMEM. */
+ * dp_overlap_run (no SM share: the host moves the bytes) and busy[j]
+ * (p->lanes of them, the caller's) with lane j's work in the step;
+ * SC_OK or SC_ENOMEM. */
 static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *o,
-                         double *busiest, sc_error *err) {
+                         double *busy, sc_error *err) {
   const dp_fabric *f = p->c->f;
   dp_spans *rec = o->rec;
   memset(o, 0, sizeof *o);
   o->rec = rec;
-  double *lane = mem_calloc(2 * (size_t)p->lanes, sizeof *lane);
+  double *lane = mem_calloc((size_t)p->lanes, sizeof *lane);
   if (!lane) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
-  double *busy = lane + p->lanes; /* work per lane, for the asynchronous bound */
+  for (int j = 0; j < p->lanes; j++) busy[j] = 0;
   double senders = p->dedicated ? f->nodes : f->nodes - 1, ready = 0, out_end = 0;
   int fwd = m->tensors; /* forward index of the next tensor, counted down */
   for (int i = 0; i < m->n; i++) {
@@ -160,8 +161,7 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
     }
   }
   double end = out_end;
-  *busiest = 0;
-  for (int j = 0; j < p->lanes; j++) end = fmax(end, lane[j]), *busiest = fmax(*busiest, busy[j]);
+  for (int j = 0; j < p->lanes; j++) end = fmax(end, lane[j]);
   mem_free(lane);
   o->exposed_s = fmax(0, end - m->bwd_s);
   return SC_OK;
@@ -245,12 +245,19 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
   dp_overlap push = {.rec = c->rec};
   int k = c->spec->ps_count > 0 ? c->spec->ps_count : p.servers;
-  double busiest = 0;
+  /* per PS lane: its work in one round of every worker, then the
+   * asynchronous queue's scratch */
+  double *busy = mem_calloc(2 * (size_t)p.lanes, sizeof *busy);
+  if (!busy) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
+  int stations = p.lanes;
   if ((c->f->nodes > 1 || p.dedicated) && c->f->topo_rate <= 0) {
-    if ((rc = ps_push_lanes(c->m, &p, k, &push, &busiest, err))) return rc;
+    if ((rc = ps_push_lanes(c->m, &p, k, &push, busy, err))) {
+      mem_free(busy);
+      return rc;
+    }
   } else {
     dp_overlap_run(c->m, &fu, ps_msg, &p, 1, 0, &push);
-    busiest = push.comm_s;
+    busy[0] = push.comm_s, stations = 1; /* one queue serves every push */
   }
   double pull_total;
   double pull = ps_pull_exposed(c->m, &p, &pull_total);
@@ -261,11 +268,13 @@ int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
                       : p.on_gpu  ? "GPU 0"
                       : c->f->nodes == 1 ? "host CPU" : "workers' CPUs";
   if (c->scheme == DP_PS_ASYNC) {
-    /* no barrier: each worker's own exchange, but the PS links serve
-     * every worker's push and pull: a worker's mean step is at least the
-     * time the busiest PS link needs for one step of all workers */
-    step = fmax(step, busiest);
+    /* no barrier, but the PS lanes serve every worker's pushes: each
+     * worker puts 1/gpus of a lane's round on it, and waits behind the
+     * other workers' pushes in progress (async.c) */
+    for (int j = 0; j < stations; j++) busy[j] /= c->f->gpus;
+    step = dp_async_step(c->f->gpus, step, busy, busy + p.lanes, stations);
   }
+  mem_free(busy);
   out->step_s = step;
   out->exposed_s = step - c->compute_s;
   snprintf(out->how, sizeof out->how, "%d PS shard%s on %s, %d tensors pushed and pulled",

@@ -180,7 +180,7 @@ double eng_task_dgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t-
 double eng_regather(const eng *e, const xg_task *t, grp_share *share) {
   share->sm = share->hbm = 0;
   if (t->kind != XG_COMM || t->overlap != XG_OVL_WGRAD || t->coll != COLL_ALL_GATHER) return 0;
-  return coll(e, &e->grps[t->group], COLL_ALL_GATHER, xg_comm_bytes(t, 0), share);
+  return coll(e, &e->grps[t->group], COLL_ALL_GATHER, xg_regather_bytes(t), share);
 }
 
 static double comm_cost(const eng *e, const xg_task *t, int bwd, grp_share *share) {
@@ -232,7 +232,7 @@ double eng_wgrad_exposed(const eng *e, const xg_segment *sg, const xg_task *t, d
 
 /* ------------------------------------------------------------ queues */
 
-typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_SEL } pass_kind;
+typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_FULL, PASS_RECOMP_SEL } pass_kind;
 
 /* Compute another micro-batch's pass hides one all-to-all of segment sg
  * under combined 1F1B (plan.overlap_ep, Megatron's
@@ -293,9 +293,21 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
 /* Append the tasks of segment sg in pass k to the queue (backward: in
  * reverse order; selective recomputation: the tasks re-run at least
  * `level` times). 0 or -1 (out of memory). */
-static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
+double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int recompute) {
   const sc_plan *p = &e->s->plan;
-  double launch = p->framework_eager ? cost_launch(&e->s->cluster.gpu) : 0;
+  const xg_task *t = &e->x->tasks[sg->first_task + i];
+  /* replayed from a CUDA graph: one graph node per kernel, no framework */
+  if (p->cuda_graphs) return cost_graph_launch(&e->s->cluster.gpu);
+  if (!p->framework_eager) return 0;
+  double launch = cost_launch(&e->s->cluster.gpu);
+  /* a collective: its autograd function, then the torch.distributed call */
+  double host = t->kind == XG_COMM ? launch + cost_coll_host(&e->s->cluster.gpu)
+                                   : launch * (bwd ? t->host_bwd : t->host_fwd);
+  if (i == 0 && !recompute) host += launch * fsdp_unit_launches(e, sg, bwd);
+  return host;
+}
+
+static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   double prev = 0;
   int prev_mem = 0;
   for (int j = 0; j < sg->n_tasks; j++) {
@@ -305,14 +317,10 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
     if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 1, sizeof *e->q)) return -1;
     eng_qop *q = &e->q[e->n_q++];
     q->gpu = task_gpu(e, sg, i, k, prev, prev_mem);
-    q->host = launch * (k == PASS_BWD ? t->host_bwd : t->host_fwd);
+    q->host = eng_task_host(e, sg, i, k == PASS_BWD, k == PASS_RECOMP_FULL || k == PASS_RECOMP_SEL);
     q->comm = t->kind == XG_COMM;
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     q->mem = t->kind == XG_MEM;
-    /* a collective: its autograd function, then the torch.distributed call */
-    if (q->comm && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
-    /* replayed from a CUDA graph: one graph node per kernel, no framework */
-    if (p->cuda_graphs) q->host = cost_graph_launch(&e->s->cluster.gpu);
     if (!q->comm) prev = q->gpu, prev_mem = q->mem;
   }
   return 0;
@@ -385,7 +393,7 @@ static int build_queues(eng *e) {
     if (enqueue(e, sg, PASS_FWD, 0)) return -1;
     off[1] = e->n_q - off[0];
     off[2] = e->n_q;
-    if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_FWD, 0)) return -1;
+    if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_RECOMP_FULL, 0)) return -1;
     /* a module inside another re-runs once per enclosing recomputation */
     for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
       if (enqueue(e, sg, PASS_RECOMP_SEL, lv)) return -1;
@@ -678,8 +686,10 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     lp += r->count * sg->params_lp;
   }
   /* AMP's weight and gradient casts (each micro-batch, every local
-   * weight) and loss scaling (the shard), cost/amp.h */
-  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches) : 0;
+   * weight), PyTorch's accumulation of the fp32 gradients (each
+   * micro-batch after the first) and loss scaling (the shard),
+   * cost/amp.h */
+  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, p->framework_eager) : 0;
   /* BERT's optimizer as separate ops where kernels are unfused (cost/optchain.h) */
   double bpp = optc_bytes_per_param(e->s, e->g->opt.bytes_per_param);
   return cost_mem(&e->s->cluster.gpu, n * bpp + amp) + fp8_weight_cast(e, lp);

@@ -181,6 +181,16 @@ void eng_result(const eng *e, sc_result *r);
  * communication excluded (0 for collectives). */
 double eng_task_compute(const eng *e, const xg_task *t, int bwd);
 
+/* Host time of issuing task i of segment sg in the forward (bwd 0) or
+ * backward (bwd 1) pass, recompute 1 for its re-run forward: under an
+ * eager framework a launch per framework call (a collective: its autograd
+ * function and the torch.distributed call), and on a layer unit's first
+ * task the calls of the FSDP implementation's own kernels
+ * (fsdp_unit_launches: forward before it, backward after it, not in a
+ * recomputation); one graph node under CUDA graphs; 0 for a graph
+ * executor. Both engines' queues take it. */
+double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int recompute);
+
 /* GPU time of the weight-gradient GEMM of GEMM task t in backward (the
  * window a collective marked XG_OVL_WGRAD hides under); 0 for other
  * kinds and for convolutions (cuDNN's passes are costed whole). */

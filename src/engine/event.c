@@ -74,7 +74,7 @@ static void wgrad_windows(ev_ctx *c, const xg_segment *sg, const xg_task *t, ev_
   q->regather = eng_regather(e, t, &q->share2);
   if (q->regather <= 0) return;
   q->dgrad = eng_task_dgrad(e, g);
-  q->regather_bytes = xg_comm_bytes(t, 0);
+  q->regather_bytes = xg_regather_bytes(t);
   if (c->o->comm_factor) {
     double f = c->o->comm_factor(c->o->comm_ud, t->group, COLL_ALL_GATHER, q->regather_bytes, -1);
     if (f > 1) q->regather *= f, q->share2.hbm /= f;
@@ -84,7 +84,6 @@ static void wgrad_windows(ev_ctx *c, const xg_segment *sg, const xg_task *t, ev_
 /* Append task i of segment sg as pass kind k ('F', 'R' recompute, 'B'). */
 static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp) {
   const eng *e = c->e;
-  const sc_plan *p = &e->s->plan;
   const xg_task *t = &e->x->tasks[sg->first_task + i];
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   ev_task *q = &tp->t[tp->n++];
@@ -117,10 +116,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
     q->gpu = eng_task_compute(e, t, bwd);
   }
   /* the host side, as the analytic engine's queue (analytic.c enqueue) */
-  double launch = p->framework_eager ? cost_launch(&e->s->cluster.gpu) : 0;
-  q->host = launch * (bwd ? t->host_bwd : t->host_fwd);
-  if (t->kind == XG_COMM && launch > 0) q->host = launch + cost_coll_host(&e->s->cluster.gpu);
-  if (p->cuda_graphs) q->host = cost_graph_launch(&e->s->cluster.gpu);
+  q->host = eng_task_host(e, sg, i, bwd, k == 'R');
   return 0;
 }
 

@@ -146,6 +146,14 @@ static void fsdp1_kernels(fsdp1k_cost k, fsdp_unit *u) {
   u->rs_copy = k.cat;
 }
 
+int fsdp_unit_launches(const eng *e, const xg_segment *sg, int bwd) {
+  const sc_plan *p = &e->s->plan;
+  if (p->fsdp_impl != SC_FSDP1 || !is_layer(sg)) return 0;
+  int f, b;
+  fsdp1k_launches(eng_param_bytes(p), e->x->groups[sg->dp_group].ranks, p->fsdp_reshard, &f, &b);
+  return bwd ? b : f;
+}
+
 /* Segment r's unit, costed. */
 static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   const xg_segment *sg = &e->x->segs[r->segment];

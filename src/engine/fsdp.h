@@ -59,6 +59,14 @@ int fsdp_hsdp_per_unit(const sc_plan *p);
  * eng_prepare's groups and queues. */
 double fsdp_exposed(const eng *e, const xg_stage *st, int mbs);
 
+/* Framework calls the implementation adds around layer unit sg in the
+ * forward (bwd 0) or backward (bwd 1) pass of one micro-batch, beyond its
+ * lowered tasks and its collectives: FSDP1's kernels (fsdp1k.h); 0 for a
+ * segment that is not a layer unit and for the other implementations
+ * (their copies' launches are not counted). The root unit's are not
+ * counted either (one unit of the stage's layers + 1). */
+int fsdp_unit_launches(const eng *e, const xg_segment *sg, int bwd);
+
 /* Count what stage st gathers and reduces in mbs micro-batches (no
  * times; needs only the lowered graph). */
 void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out);

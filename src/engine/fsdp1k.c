@@ -52,3 +52,12 @@ double fsdp1k_bytes(double params, double e, double n, int gathers) {
   k_bytes k = bytes_of(params, e, n);
   return gathers * k.cast + k.cat + k.pad + k.prediv + k.zeros + k.postdiv + k.tofp32 + k.accum;
 }
+
+void fsdp1k_launches(double e, double n, int regather, int *fwd, int *bwd) {
+  *fwd = *bwd = 0;
+  if (n < 2) return;
+  k_bytes k = bytes_of(1, e, n);
+  *fwd = k.cast > 0;
+  *bwd = (regather && k.cast > 0) + (k.cat > 0) + (k.pad > 0) + (k.prediv > 0) + (k.zeros > 0) +
+         (k.postdiv > 0) + (k.tofp32 > 0) + (k.accum > 0);
+}

@@ -55,6 +55,16 @@ double fsdp1k_predivide(double n);
  * fp32 shard) on GPU g. */
 fsdp1k_cost fsdp1k_unit(const sc_gpu *g, double params, double e, double n);
 
+/* The kernels of a unit over n ranks with e-byte weights that run (a
+ * kernel of 0 bytes above does not), per micro-batch: *fwd the cast
+ * before its gather; *bwd, with regather (resharded after forward) the
+ * cast before the gather again, then the cat, pad, pre-divide, zeros,
+ * post-divide, fp32 cast and accumulation. Each is a framework call from
+ * FSDP's hooks (the cat autograd's), launched on the host as the
+ * lowered kernels are (analytic.c eng_task_host); 0 and 0 where
+ * fsdp1k_unit costs nothing (n < 2). */
+void fsdp1k_launches(double e, double n, int regather, int *fwd, int *bwd);
+
 /* HBM bytes those kernels move per micro-batch for the unit, with
  * `gathers` gathers (1 or 2: the backward's again). */
 double fsdp1k_bytes(double params, double e, double n, int gathers);

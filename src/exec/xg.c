@@ -49,6 +49,11 @@ double xg_comm_bytes(const xg_task *t, int bwd) {
   return f > 0 ? t->bytes * f : t->bytes;
 }
 
+double xg_regather_bytes(const xg_task *t) {
+  double f = t->comm_scale[2] > 0 ? t->comm_scale[2] : t->comm_scale[0];
+  return f > 0 ? t->bytes * f : t->bytes;
+}
+
 int xg_add_segment(xg *x, const xg_segment *s) {
   return push((void **)&x->segs, &x->n_segs, &x->cap_segs, s, sizeof *s);
 }

@@ -94,8 +94,10 @@ typedef struct xg_task {
   int causal;                /* ATTN */
   double bytes;              /* MEM: moved; COMM: nccl-tests size */
   double bwd_scale;          /* MEM traffic, ATTN FLOPs of backward vs forward */
-  double comm_scale[2];      /* COMM: bytes moved forward [0], backward [1]
-                                as a fraction of `bytes` (TE's fp8 gathers:
+  double comm_scale[3];      /* COMM: bytes moved forward [0], backward [1]
+                                and by an all-gather's re-gather for the
+                                weight gradient [2] (0 = as [0]) as a
+                                fraction of `bytes` (TE's fp8 gathers:
                                 1 / 2); 0 = 1 */
   int host_fwd, host_bwd;    /* framework calls of an eager framework */
   int recompute_sel;         /* times selective recomputation re-runs it in
@@ -193,6 +195,10 @@ int xg_add_task(xg *x, const xg_task *t);
 coll_op xg_comm_op(const xg_task *t, int bwd);
 /* Bytes a COMM task moves in forward (bwd = 0) or backward. */
 double xg_comm_bytes(const xg_task *t, int bwd);
+
+/* Bytes the re-gather of all-gather t moves in backward (sequence
+ * parallelism gathers the saved shard again for the weight gradient). */
+double xg_regather_bytes(const xg_task *t);
 
 /* The parameters segment sg holds on pipeline stage `stage`: its own,
  * and the weights it shares with the embedding again on every stage

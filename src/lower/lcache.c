@@ -177,7 +177,7 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
 /* ------------------------------------------------------- comparison */
 
 /* The comparison names every field: a new field must be added below. */
-_Static_assert(sizeof(xg_task) == 176 && sizeof(xg_segment) == 128 && sizeof(xg_stage) == 32 &&
+_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 128 && sizeof(xg_stage) == 32 &&
                    sizeof(xg_run) == 8 && sizeof(xg_group) == 12,
                "lcache_xg_equal compares the execution graph field by field: update it");
 

@@ -206,7 +206,7 @@ static int gemm_task(lctx *c, const char *name, int op, double m, double n, doub
 
 static const char *op_name(const lctx *c, int op) { return op >= 0 ? c->g->ops[op].name : "input"; }
 
-static int fp8_gather(const lctx *c, const wg_op *o);
+static double fp8_gather(const lctx *c, const wg_op *o, fp8c_gather which);
 
 /* Make tensor t have layout `want` before operator `op` reads it,
  * inserting the collective that takes it there. 0 or -1 (no memory). */
@@ -239,9 +239,10 @@ static int convert(lctx *c, int t, lay want, int op) {
       c->x->tasks[c->seg_first + k].overlap = XG_OVL_WGRAD;
       c->x->tasks[c->seg_first + k].wgrad = -1;
     }
-    /* backward all-gathers the output gradient: in fp8 for an fp8 GEMM */
-    if (rs && s->origin >= 0 && fp8_gather(c, &c->g->ops[s->origin]))
-      c->x->tasks[c->seg_first + k].comm_scale[1] = 1.0 / c->e;
+    /* backward all-gathers the output gradient: quantized for an fp8 GEMM */
+    if (rs && s->origin >= 0)
+      c->x->tasks[c->seg_first + k].comm_scale[1] =
+          fp8_gather(c, &c->g->ops[s->origin], FP8C_AG_DGRAD);
     s->task = k;
     s->lay = rs ? LAY_SEQ : LAY_REPL;
     return s->lay == want ? 0 : convert(c, t, want, op);
@@ -411,13 +412,14 @@ static int low_precision(const lctx *c, const wg_op *o) {
          c->g->blocks[o->block].role == WG_ROLE_LAYER && !o->high_precision;
 }
 
-/* 1 when Transformer Engine gathers op's sequence-parallel operands in
- * fp8 (1 byte an element): its input in forward, its output gradient in
- * backward -- per-tensor recipes, which gather the rowwise copy and
- * transpose after (block recipes: 16-bit bytes kept, not modelled). */
-static int fp8_gather(const lctx *c, const wg_op *o) {
-  sc_fp8_recipe r = c->s->plan.fp8_recipe;
-  return low_precision(c, o) && c->lp == SC_FP8 && (r == SC_FP8_DELAYED || r == SC_FP8_CURRENT);
+/* The fraction of the 16-bit bytes a sequence-parallel gather of op's
+ * operand moves when Transformer Engine gathers it quantized (its input
+ * in forward and again for the weight gradient, its output gradient in
+ * backward: fp8c_gather_bytes, src/cost/fp8cast.c); 0 when it gathers 16
+ * bits (no fp8 GEMM, or the block recipe: not modelled). */
+static double fp8_gather(const lctx *c, const wg_op *o, fp8c_gather which) {
+  if (!low_precision(c, o) || c->lp != SC_FP8) return 0;
+  return fp8c_gather_bytes(c->s->plan.fp8_recipe, which) / c->e;
 }
 
 /* Bytes v a tensor adds to a kept total: 0 when `shared` (a 16-bit
@@ -632,11 +634,15 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
    * all-gather included), then the layout it runs in is there */
   if ((o->expert && experts(c, x, 1)) || convert(c, x, want, opi)) return -1;
   int dep = c->ts[x].task, gather = gathered ? dep : -1;
-  if (gathered && fp8_gather(c, o) && dep >= 0) {
-    /* the forward all-gather carries the fp8 copy; backward's
-     * reduce-scatter of the data gradient stays 16-bit */
+  if (gathered && fp8_gather(c, o, FP8C_AG_INPUT) > 0 && dep >= 0) {
+    /* the forward all-gather and the weight gradient's re-gather carry
+     * the quantized copies; backward's reduce-scatter of the data
+     * gradient stays 16-bit */
     xg_task *ag = &c->x->tasks[c->seg_first + dep];
-    if (ag->kind == XG_COMM && ag->coll == COLL_ALL_GATHER) ag->comm_scale[0] = 1.0 / c->e;
+    if (ag->kind == XG_COMM && ag->coll == COLL_ALL_GATHER) {
+      ag->comm_scale[0] = fp8_gather(c, o, FP8C_AG_INPUT);
+      ag->comm_scale[2] = fp8_gather(c, o, FP8C_AG_REGATHER);
+    }
   }
   if (fp8 && !gathered) {
     dep = fp8_casts(c, o, opi, x_elems, dy_elems, gathered, local, dep);

@@ -28,7 +28,9 @@
  *     (src/dp/overlap.c); eager (PyTorch) or a graph executor (TensorFlow,
  *     MXNet, OneFlow, Paddle, KungFu, HugeCTR) as vfw_plan sets it;
  *     unfused attention before
- *     Ampere (no FlashAttention on sm70 and older);
+ *     Ampere (no FlashAttention on sm70 and older), and on every GPU
+ *     where the framework has no fused attention (TensorFlow, gluon-nlp's
+ *     MXNet: vfw_plan);
  *   - `ps_placement` host_cpu, gpu0, co-located (worker CPUs), dedicated;
  *     `ps_count` blank = one PS per server.
  * The target is measured_iter_s (synchronous) or worker_step_s

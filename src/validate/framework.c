@@ -69,6 +69,13 @@ vfw_text vfw_read(const char *text) {
   return t;
 }
 
+/* 1 when the row's framework runs the attention unfused on every GPU
+ * (framework.h): TensorFlow named alone, with or without XLA, or MXNet
+ * named alone with Horovod (gluon-nlp's BERT, not NVIDIA's). */
+static int unfused_attention(const vfw_text *fw) {
+  return fw->sole == VFW_TENSORFLOW || (fw->sole == VFW_MXNET && fw->horovod);
+}
+
 int vfw_plan(const vfw_text *fw, sc_plan *p) {
   if (fw->first == VFW_NONE) return 0;
   p->framework_eager = fw->first == VFW_PYTORCH;
@@ -77,5 +84,9 @@ int vfw_plan(const vfw_text *fw, sc_plan *p) {
   if (fw->sole == VFW_PYTORCH) p->channels_last = 0;
   /* TensorFlow without XLA: unfused element-wise kernels (framework.h) */
   if (fw->sole == VFW_TENSORFLOW && !fw->xla) p->fused_kernels = 0;
+  if (unfused_attention(fw)) {
+    p->flash_attention = 0;
+    p->attention = SC_ATTN_UNFUSED;
+  }
   return 1;
 }

@@ -71,6 +71,24 @@ vfw_text vfw_read(const char *text);
  * mask): that is XLA's auto-clustering, opt-in in TensorFlow 1.x and 2.x
  * (tf.config.optimizer.set_jit, TF_XLA_FLAGS; a script's --xla flag),
  * which the text names when it ran.
+ * The attention, on every GPU (before Ampere every row runs it unfused
+ * anyway, dp_rows.c): unfused (plan.flash_attention 0: QK^T, scale and
+ * mask, softmax, dropout and the product with V as kernels of their own,
+ * the heads x seq^2 scores in HBM) where the text names TensorFlow alone
+ * -- TensorFlow 1.x and 2.x have no fused attention kernel: BERT's
+ * modeling.py and Keras' MultiHeadAttention build it of matmul/einsum,
+ * softmax and dropout ops, and XLA fuses the element-wise ops between
+ * its two GEMMs but not the GEMMs, so the scores still pass through HBM
+ * (recalled from those public sources, not in ../shared/reference) --
+ * and where it names MXNet alone with Horovod: gluon-nlp's BERT, whose
+ * attention is MXNet's interleaved_matmul_selfatt_qk / _valatt batched
+ * GEMMs around a softmax and a dropout (recalled likewise). PyTorch rows
+ * keep the plan's fused attention (torch's scaled_dot_product_attention,
+ * flash-attn, apex's fmha), and so do NVIDIA's BERT (PyTorch or MXNet
+ * without Horovod, container lists: its MLPerf code's fused multi-head
+ * attention), Paddle, OneFlow and texts naming no framework: no source
+ * in ../shared says which attention those ran (Baidu's MLPerf Paddle
+ * BERT is MLPerf-grade code), so the plan's default stands.
  * Returns 1 when the text names a framework, 0 (plan unchanged)
  * otherwise. */
 int vfw_plan(const vfw_text *fw, sc_plan *p);

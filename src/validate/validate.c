@@ -335,7 +335,8 @@ static const struct {
     {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
      "added looking at this set's figures: the MPI path's per-thread copies and sums "
      "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "
-     "(validate/rowhorovod.c)"},
+     "(validate/rowhorovod.c); asynchronous workers queue at shared servers (dp/async.c, "
+     "mean value analysis, nothing fitted)"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

@@ -110,6 +110,8 @@ expect 2 'llama3-70b-512-h100.json: description: unknown key; valid: model, clus
 expect 0 'seq 4096' -- predict --set model.seq=4096 -m llama3-70b
 expect 2 'model.kv_heads: 5 does not divide model.heads 64 (each KV head serves a whole group of query heads); valid: 1, 2, 4, 8, 16, 32, 64 (set by override "model.kv_heads=5")' -- predict --set model.kv_heads=5 -m llama3-70b
 expect 0 'capacity                      93.13' -- predict --set cluster.gpu.hbm_GB=100 -g h100-sxm5-80gb
+# a model given as a path that is not a .json graph file was called an unknown preset
+expect 2 'model: "models/my.graph" is no model preset, and a workload graph file' -- predict -m models/my.graph
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

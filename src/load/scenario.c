@@ -796,6 +796,9 @@ static void scn_model_relax(sc_model *model) {
 
 static int scn_model_preset(scn_ctx *c, const char *path, const char *id, sc_model *m) {
   const sc_model *p = sc_model_preset(id);
+  if (!p && strchr(id, '/')) /* a path, not an id: a graph file ends in .json */
+    return scn_fail(c, path, "\"%.100s\" is no model preset, and a workload graph file's name "
+                    "ends in .json (docs/graph.md)", id);
   if (!p)
     return scn_unknown_preset(c, path, "model", id, scn_model_id, sc_model_preset_count());
   *m = *p;

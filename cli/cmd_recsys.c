@@ -36,7 +36,7 @@ static int fail(int rc, const sc_error *e) {
 typedef struct args {
   const char *file, *id, *sharding;
   sc_format fmt;
-  int top;
+  int top, top_set;
 } args;
 
 static int parse(int argc, char **argv, args *a) {
@@ -65,6 +65,7 @@ static int parse(int argc, char **argv, args *a) {
       char *end;
       long t = strtol(v, &end, 10);
       a->top = *end || t < 1 || t > 16 ? 0 : (int)t;
+      a->top_set = 1;
       if (a->top < 1) {
         fprintf(stderr, "stepcast recsys: --top %s: valid: 1..16\n", v);
         return 2;
@@ -155,7 +156,12 @@ int cmd_recsys(int argc, char **argv) {
     sc_rs_job_free(&j);
     return fail(rc, &e);
   }
-  if (a.sharding) rc = override(&j, a.sharding, &p);
+  if (a.top_set && strcmp(sub, "plan") && (p.n > 0 || a.sharding)) {
+    fprintf(stderr, "stepcast recsys %s: --top lists planned shardings (`recsys plan`, or a job "
+                    "without one); this job's sharding is given\n", sub);
+    rc = 2;
+  }
+  if (!rc && a.sharding) rc = override(&j, a.sharding, &p);
   if (!rc) {
     if (!strcmp(sub, "plan") || (p.n == 0 && !a.sharding)) rc = plan(&j, &a);
     else rc = predict(&j, &p, a.fmt);

@@ -112,6 +112,8 @@ expect 2 'model.kv_heads: 5 does not divide model.heads 64 (each KV head serves 
 expect 0 'capacity                      93.13' -- predict --set cluster.gpu.hbm_GB=100 -g h100-sxm5-80gb
 # a model given as a path that is not a .json graph file was called an unknown preset
 expect 2 'model: "models/my.graph" is no model preset, and a workload graph file' -- predict -m models/my.graph
+# recsys predict --top on a job that gives its sharding was ignored
+expect 2 'recsys predict: --top lists planned shardings' -- recsys predict examples/recsys/my_tables.json --top 3
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -28,9 +28,13 @@ static int only_keys(json_t *obj, const char *valid, const char *origin, const c
       ok = m == n && !strncmp(p, key, n);
       p += m + (p[m] == ' ');
     }
+    /* a scenario at the top level: say which commands read it */
+    int scen = !*path && (json_object_get(obj, "plan") || json_object_get(obj, "model"));
     if (!ok)
-      return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key (valid: %s)", origin, path,
-                          *path ? "." : "", key, valid);
+      return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key (valid: %s)%s", origin, path,
+                          *path ? "." : "", key, valid,
+                          scen ? " (a scenario? `stepcast predict FILE` reads it; a topology "
+                                 "goes in its cluster.topology)" : "");
   }
   return SC_OK;
 }

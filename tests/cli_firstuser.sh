@@ -115,6 +115,7 @@ expect 2 'model: "models/my.graph" is no model preset, and a workload graph file
 # recsys predict --top on a job that gives its sharding was ignored
 expect 2 'recsys predict: --top lists planned shardings' -- recsys predict examples/recsys/my_tables.json --top 3
 expect 2 '(a scenario? `stepcast predict FILE` reads it; a topology goes in its cluster.topology)' -- topo examples/llama3-70b-512-h100.json
+expect 2 'description: unknown key; valid keys: name, seq, model_flops, optimizer, blocks (a scenario? `stepcast predict FILE` reads it)' -- predict -m examples/llama3-70b-512-h100.json -n 8 --tp 1 --pp 1 --gb 8
 # options without their value, or with a value that is not whole
 expect 2 '--row expects a row ID and the FILE.csv' -- validate --row x
 expect 2 'presets: --format expects table, json or csv' -- presets --format

@@ -91,6 +91,16 @@ static int count(const char *s, long max, int *out) {
   return 0;
 }
 
+/* 1 when k is one of the options parse takes (each with a value). */
+static int known(const char *k) {
+  static const char *const names[] = {"--op", "--ranks", "--ppn", "--gpus-per-thread", "--arch",
+                                      "--fabric", "--nvlink", "--nic", "--min", "--max",
+                                      "--factor", "--topo", "--algo", "--html", "--format", NULL};
+  for (int i = 0; names[i]; i++)
+    if (!strcmp(k, names[i])) return 1;
+  return 0;
+}
+
 static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
@@ -101,6 +111,8 @@ static int parse(int argc, char **argv, opts *o) {
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(k, "-h") || !strcmp(k, "--help")) return -1;
+    if (!known(k)) return bad(k[0] == '-' ? "unknown option (see stepcast collective --help)"
+                                          : "unexpected argument (every option takes --NAME VALUE)", k);
     if (!v) return bad("missing value for", k);
     i++;
     char *end = NULL;
@@ -138,6 +150,9 @@ static int parse(int argc, char **argv, opts *o) {
     } else return bad("unknown option", k);
     if (end && *end) return bad("not a number:", v);
   }
+  if (o->algo && !o->topo)
+    return bad("--algo picks the flow engine's algorithm on a --topo SPEC; give --topo too, "
+               "got --algo", o->algo);
   if (!ppn_set && o->ppn > o->ranks) o->ppn = o->ranks;
   if (o->ranks < 1 || o->ranks > 1 << 24) {
     char got[32];

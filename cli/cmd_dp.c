@@ -50,14 +50,34 @@ int cli_dp_trace(const char *cmd, const sc_scenario *s, const char *path) {
   return cli_close_out(cmd, path, f);
 }
 
+/* Plan flags that `dp` takes no value from: every GPU holds a whole
+ * replica (tp = pp = cp = ep = 1, no ZeRO or sequence parallelism, one
+ * 1F1B stage: src/dp/predict.c dp_single), and dp is cluster.gpus. */
+static const char *const dp_ignored[] = {"SCENARIO.json", /* help: dp says its own default */
+                                         "--tp", "--pp", "--dp", "--cp", "--ep", "--vpp",
+                                         "--sp", "--zero", "--schedule", NULL};
+
+static int dp_refused(const char *arg) {
+  for (int k = 1; dp_ignored[k]; k++)
+    if (!strcmp(arg, dp_ignored[k])) {
+      fprintf(stderr, "stepcast dp: %s does not apply: every GPU holds a whole replica "
+                      "(data parallelism over cluster.gpus; valid plan flags: --mb, --gb, "
+                      "--recompute, --dtype)\n", arg);
+      return 1;
+    }
+  return 0;
+}
+
 static void help(void) {
   printf("usage: stepcast dp [SCENARIO.json] [options]\n\n"
          "Predict every data-parallel scheme that applies to the job (parameter servers,\n"
          "all-reduce, gossip; docs/input.md \"dp\") and list them fastest first: time per\n"
          "step, samples/s, scaling efficiency, exposed communication. The plan's batch is\n"
          "split evenly over cluster.gpus; dp.* keys set the transport, PS shards, graph.\n"
-         "Without a file: ResNet-50 on 16 V100 (two servers) over 25 GbE, 64 per GPU.\n\n");
-  scen_args_help(NULL);
+         "Without a file: ResNet-50 on 16 V100 (two servers) over 25 GbE, 64 per GPU.\n\n"
+         "  SCENARIO.json         the job (default: the ResNet-50 job above)\n");
+  scen_args_help(dp_ignored);
+  printf("\nExit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
 }
 
 int cmd_dp(int argc, char **argv) {
@@ -71,6 +91,10 @@ int cmd_dp(int argc, char **argv) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       help();
       rc = -1;
+      break;
+    }
+    if (dp_refused(argv[i])) {
+      rc = 2;
       break;
     }
     int took = scen_args_take(&sa, "dp", argc, argv, &i);

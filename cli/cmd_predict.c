@@ -184,6 +184,9 @@ int cmd_predict(int argc, char **argv) {
   } else if (!rc) {
     sc_result r;
     sc_error err = {0};
+    if (s.cluster.straggler_slowdown > 0)
+      fprintf(stderr, "stepcast predict: note: cluster.straggler_slowdown is a what-if of "
+                      "--engine event (docs/event.md); the closed form does not model it\n");
     int prc = sc_predict(&s, &r, &err);
     if (prc != SC_OK) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);

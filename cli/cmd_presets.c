@@ -16,7 +16,7 @@ int cmd_presets(int argc, char **argv) {
              "List the GPU, model and cluster presets known by name.\n");
       return 0;
     }
-    int f = !strcmp(argv[i], "--format") && i + 1 < argc ? sc_format_from_name(argv[++i]) : -2;
+    int f = !strcmp(argv[i], "--format") ? (i + 1 < argc ? sc_format_from_name(argv[++i]) : -1) : -2;
     if (f == -1) {
       fprintf(stderr, "stepcast presets: --format expects table, json or csv\n");
       return 2;

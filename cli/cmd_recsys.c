@@ -36,7 +36,7 @@ static int fail(int rc, const sc_error *e) {
 typedef struct args {
   const char *file, *id, *sharding;
   sc_format fmt;
-  int top;
+  int top, top_set;
 } args;
 
 static int parse(int argc, char **argv, args *a) {
@@ -45,6 +45,14 @@ static int parse(int argc, char **argv, args *a) {
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+      help();
+      return -1;
+    }
+    if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top"))) {
+      fprintf(stderr, "stepcast recsys: %s expects a value (see stepcast recsys --help)\n", s);
+      return 2;
+    }
     if (!strcmp(s, "--format") && v) {
       if (!strcmp(v, "json")) a->fmt = SC_FORMAT_JSON;
       else if (!strcmp(v, "table")) a->fmt = SC_FORMAT_TABLE;
@@ -54,8 +62,11 @@ static int parse(int argc, char **argv, args *a) {
       a->sharding = v;
       i++;
     } else if (!strcmp(s, "--top") && v) {
-      a->top = atoi(v);
-      if (a->top < 1 || a->top > 16) {
+      char *end;
+      long t = strtol(v, &end, 10);
+      a->top = *end || t < 1 || t > 16 ? 0 : (int)t;
+      a->top_set = 1;
+      if (a->top < 1) {
         fprintf(stderr, "stepcast recsys: --top %s: valid: 1..16\n", v);
         return 2;
       }
@@ -124,7 +135,12 @@ int cmd_recsys(int argc, char **argv) {
   }
   args a;
   int rc = parse(argc, argv, &a);
-  if (rc) return rc;
+  if (rc) return rc < 0 ? 0 : rc;
+  if (a.sharding && !strcmp(sub, "plan")) {
+    fprintf(stderr, "stepcast recsys plan: --sharding sets the plan of `recsys predict`; "
+                    "plan searches the shardings itself\n");
+    return 2;
+  }
   sc_rs_job j;
   sc_rs_plan p;
   sc_error e = {0};
@@ -140,7 +156,12 @@ int cmd_recsys(int argc, char **argv) {
     sc_rs_job_free(&j);
     return fail(rc, &e);
   }
-  if (a.sharding) rc = override(&j, a.sharding, &p);
+  if (a.top_set && strcmp(sub, "plan") && (p.n > 0 || a.sharding)) {
+    fprintf(stderr, "stepcast recsys %s: --top lists planned shardings (`recsys plan`, or a job "
+                    "without one); this job's sharding is given\n", sub);
+    rc = 2;
+  }
+  if (!rc && a.sharding) rc = override(&j, a.sharding, &p);
   if (!rc) {
     if (!strcmp(sub, "plan") || (p.n == 0 && !a.sharding)) rc = plan(&j, &a);
     else rc = predict(&j, &p, a.fmt);

@@ -12,12 +12,20 @@
 #include "cli.h"
 #include "stepcast.h"
 
-static int usage(void) {
-  fprintf(stderr,
-          "usage: stepcast topo SPEC [--check] [--dot] [--format table|json|csv]\n"
-          "       stepcast topo --list\n"
-          "SPEC: a .json file (docs/network.md) or a generator spec name:key=value,...\n");
-  return 2;
+static void usage(FILE *out) {
+  fputs("usage: stepcast topo SPEC [--check] [--dot] [--format table|json|csv]\n"
+        "       stepcast topo --list\n"
+        "\n"
+        "Describe a topology: nodes, GPUs, switches, links, bandwidth and latency ranges.\n"
+        "  SPEC               a .json file (docs/network.md) or a generator spec\n"
+        "                     name:key=value,... (e.g. 'rail:nodes=4,gpus=8')\n"
+        "  --check            also report warnings (asymmetric links, ...)\n"
+        "  --dot              write Graphviz DOT to standard output instead\n"
+        "  --format F         table (default), json or csv\n"
+        "  --list             list the generators with their keys and defaults\n"
+        "\n"
+        "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n",
+        out);
 }
 
 int cmd_topo(int argc, char **argv) {
@@ -40,14 +48,15 @@ int cmd_topo(int argc, char **argv) {
       sc_topo_generators_help(stdout);
       return 0;
     } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage();
+      usage(stdout);
       return 0;
     } else if (argv[i][0] == '-' || spec) {
-      fprintf(stderr, "stepcast topo: unexpected argument '%s'\n", argv[i]);
-      return usage();
+      fprintf(stderr, "stepcast topo: unexpected argument '%s' (see stepcast topo --help)\n",
+              argv[i]);
+      return 2;
     } else spec = argv[i];
   }
-  if (!spec) return usage();
+  if (!spec) return usage(stderr), 2;
   sc_topo *t;
   sc_error err = {0};
   int rc = sc_topo_load(spec, &t, &err);

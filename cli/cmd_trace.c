@@ -7,9 +7,11 @@
  *       [--nvlink GB/s] [--nic Gb/s] [--ppn N] [--no-overlap] [--comm-model]
  *       [--perfetto OUT.json] [--export-graph OUT.json]
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -30,7 +32,8 @@ static void usage(FILE *out) {
       "                     ETs (.et): one file, or one per rank of one job; PyTorch\n"
       "                     execution traces (ET JSON) join the Kineto trace of their pid\n"
       "  --format F         table (default) or json\n"
-      "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace\n"
+      "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace ('-':\n"
+      "                     standard output, in place of the report)\n"
       "  --export-graph OUT write the loaded graph as Kineto JSON that stepcast trace reads\n"
       "                     back (one file per rank: OUT-rankN.json); edit it and replay\n"
       "what-if (any of these adds a what-if column):\n"
@@ -40,7 +43,8 @@ static void usage(FILE *out) {
       "  --nic GBITS        network per GPU per direction, Gb/s (default 200)\n"
       "  --ppn N            GPUs per NVLink domain (default 8)\n"
       "  --no-overlap       communication does not overlap computation\n"
-      "  --comm-model       collectives take the network model's time, not the traced one\n",
+      "  --comm-model       collectives take the network model's time, not the traced one\n"
+      "\nExit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n",
       out);
 }
 
@@ -75,6 +79,8 @@ static int whatif_opt(opts *o, int argc, char **argv, int *i) {
   while (k < 4 && strcmp(a, names[k])) k++;
   if (k == 4) return 0;
   if ((x = positive(v)) < 0) return bad("expected a number in 1e-9..1e9 after", a), 2;
+  if (k == 3 && (x < 1 || x != (double)(int)x))
+    return bad("--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got", v), 2;
   (*i)++;
   if (k == 0)
     o->w.dp_scale = x;
@@ -85,6 +91,20 @@ static int whatif_opt(opts *o, int argc, char **argv, int *i) {
   else
     o->w.ranks_per_node = (int)x;
   return o->whatif = 1;
+}
+
+/* A file named twice would count as two ranks of the job: refuse it. */
+static int same_file_twice(const opts *o) {
+  for (int i = 1; i < o->n_files; i++)
+    for (int k = 0; k < i; k++) {
+      struct stat a, b;
+      if (!strcmp(o->files[i], o->files[k]) ||
+          (!stat(o->files[i], &a) && !stat(o->files[k], &b) && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino))
+        return bad("the same trace is given twice (each file is one rank of the job):",
+                   o->files[i]);
+    }
+  return 0;
 }
 
 static int parse(int argc, char **argv, opts *o) {
@@ -114,7 +134,10 @@ static int parse(int argc, char **argv, opts *o) {
       o->files[o->n_files++] = a;
   }
   if (!o->n_files) return usage(stderr), 2;
-  return 0;
+  if (cli_is_stdout(o->graph))
+    return bad("--export-graph writes files (one per rank); '-' (standard output) is for "
+               "--perfetto, got", o->graph);
+  return same_file_twice(o);
 }
 
 static void show_progress(void *ud, double done) {
@@ -125,11 +148,13 @@ static void show_progress(void *ud, double done) {
   if (o->n_files > 1 && isatty(2) && done >= 1) fprintf(stderr, "\r%50s\r", "");
 }
 
+/* The replayed schedule to path ('-': standard output, in place of the
+ * report: one document per run). */
 static int write_perfetto(const sc_trace *t, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return fprintf(stderr, "stepcast trace: cannot write %s\n", path), 3;
+  FILE *f = cli_open_out("trace", path);
+  if (!f) return 3;
   sc_trace_write_perfetto(t, f);
-  return fclose(f) ? (fprintf(stderr, "stepcast trace: cannot write %s\n", path), 3) : 0;
+  return cli_close_out("trace", path, f);
 }
 
 /* The loaded graph, one Kineto JSON per rank: path itself for one rank,
@@ -145,7 +170,7 @@ static int write_graph(const sc_trace *t, const char *path) {
     else
       snprintf(name, sizeof name, "%.*s-rank%d%s", (int)stem, path, r, path + stem);
     FILE *f = fopen(name, "w");
-    if (!f) return fprintf(stderr, "stepcast trace: cannot write %s\n", name), 3;
+    if (!f) return fprintf(stderr, "stepcast trace: cannot write %s (%s)\n", name, strerror(errno)), 3;
     sc_error err = {0};
     int rc = sc_trace_write_graph(t, r, f, &err);
     if (fclose(f) && !rc) return fprintf(stderr, "stepcast trace: cannot write %s\n", name), 3;
@@ -169,7 +194,8 @@ static int run(opts *o) {
   if (o->whatif && sc_trace_replay(t, &o->w, &x, &err)) return fail(t, &err);
   const char *warn = sc_trace_warnings(t);
   if (*warn) fprintf(stderr, "stepcast trace: warning: %s", warn);
-  sc_report_trace_replay(stdout, (sc_format)o->format, t, &base, &o->w, o->whatif ? &x : NULL);
+  if (!cli_is_stdout(o->perfetto))
+    sc_report_trace_replay(stdout, (sc_format)o->format, t, &base, &o->w, o->whatif ? &x : NULL);
   int rc = o->perfetto ? write_perfetto(t, o->perfetto) : 0;
   if (!rc && o->graph) rc = write_graph(t, o->graph);
   sc_trace_close(t);

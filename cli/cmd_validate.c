@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "stepcast.h"
@@ -112,10 +113,14 @@ static int run_sets(const char *const *paths, int n, size_t strip, sc_format fmt
                     unsigned flags, const char *html, int event) {
   sc_validation *sets = calloc((size_t)n, sizeof *sets);
   if (!sets) return 4;
-  int done = 0, rc = 0;
+  int done = 0, rc = 0, tty = n > 1 && isatty(STDERR_FILENO);
   for (; done < n && !rc; done++) {
     sc_error err = {0};
+    if (tty) /* progress on a terminal only (docs/output.md); cleared below */
+      fprintf(stderr, "\r\033[Kstepcast validate: set %d of %d: %s", done + 1, n,
+              paths[done] + strip);
     int vrc = sc_validate_file_engine(paths[done], event, &sets[done], &err);
+    if (tty) fprintf(stderr, "\r\033[K");
     if (vrc != SC_OK) {
       fprintf(stderr, "stepcast validate: %s\n", err.msg);
       rc = cli_exit_code(vrc);
@@ -210,6 +215,11 @@ int cmd_validate(int argc, char **argv) {
       }
       fmt = (sc_format)f;
       continue;
+    }
+    if (!strcmp(a, "--row")) { /* the --row ID FILE form above needs both */
+      fprintf(stderr, "stepcast validate: --row expects a row ID and the FILE.csv that holds it\n");
+      rc = 2;
+      goto done;
     }
     if (a[0] == '-' && a[1]) {
       fprintf(stderr, "stepcast validate: unknown option '%s' (see stepcast validate --help)\n", a);

@@ -5,6 +5,7 @@
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,7 @@ int cli_exit_code(int code) {
 FILE *cli_open_out(const char *cmd, const char *path) {
   if (!strcmp(path, "-")) return stdout;
   FILE *f = fopen(path, "w");
-  if (!f) fprintf(stderr, "stepcast %s: cannot write %s\n", cmd, path);
+  if (!f) fprintf(stderr, "stepcast %s: cannot write %s (%s)\n", cmd, path, strerror(errno));
   return f;
 }
 

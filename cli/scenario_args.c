@@ -103,8 +103,9 @@ static int listed(const char *name, const char *const *list) {
 }
 
 void scen_args_help(const char *const *except) {
-  printf("  SCENARIO.json         the scenario (default: GPT-3 175B on 1,024 A100 80 GB)\n"
-         "  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
+  if (!listed("SCENARIO.json", except))
+    printf("  SCENARIO.json         the scenario (default: GPT-3 175B on 1,024 A100 80 GB)\n");
+  printf("  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
   for (size_t i = 0; i < N_FLAGS; i++)
     if (!listed(flags[i].flag, except))
       printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);

@@ -35,7 +35,8 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s);
 
 /* Print the help lines of the shared arguments, leaving out the flags in
- * `except` (NULL-terminated; NULL: none) that the command takes itself. */
+ * `except` (NULL-terminated; NULL: none) that the command takes itself
+ * ("SCENARIO.json": the command describes its own default). */
 void scen_args_help(const char *const *except);
 
 #endif

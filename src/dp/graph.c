@@ -148,6 +148,26 @@ int dp_graph_connected(const dp_graph *g) {
   return count == n;
 }
 
+/* One line of an edge-list file: edges "a-b" with ranks 0..n-1 (commas
+ * between several), or fail naming PATH:LINE and what is valid. */
+static int gr_edge_line(const char *path, int no, const char *line, int n, sc_error *err) {
+  const char *p = line;
+  while (*p) {
+    char *end;
+    long a = strtol(p, &end, 10);
+    int ok = end != p && *end == '-' && isdigit((unsigned char)end[1]);
+    long b = ok ? strtol(end + 1, &end, 10) : -1;
+    if (!ok || a < 0 || b < 0 || a >= n || b >= n)
+      return sc_error_set(err, SC_EINPUT,
+                          "dp.graph: %s:%d: '%.20s' is not an edge; valid: 'a-b' with ranks "
+                          "0..%d (the workers, cluster.gpus), one edge per line",
+                          path, no, p, n - 1);
+    p = end;
+    while (*p == ',' || isspace((unsigned char)*p)) p++;
+  }
+  return SC_OK;
+}
+
 /* "@PATH": the graph text is the file's: one edge ("a-b") or one row of
  * the mixing matrix per line, '#' starts a comment, blank lines skipped. */
 static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
@@ -162,12 +182,18 @@ static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
   }
   int matrix = strchr(buf, '.') != NULL;
   size_t k = 0;
-  char *save = NULL;
-  for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+  int no = 0;
+  char *p = buf;
+  for (char *line = p; line; line = p) {
+    p = strchr(line, '\n');
+    if (p) *p++ = '\0';
+    no++;
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     while (isspace((unsigned char)*line)) line++;
+    for (size_t l = strlen(line); l && isspace((unsigned char)line[l - 1]);) line[--l] = '\0';
     if (!*line) continue;
+    if (!matrix && (rc = gr_edge_line(path, no, line, n, err))) break;
     if (k) text[k++] = matrix ? ';' : ',';
     size_t l = strlen(line);
     memcpy(text + k, line, l);
@@ -175,8 +201,9 @@ static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
   }
   text[k] = '\0';
   mem_free(buf);
-  rc = k ? dp_graph_parse(text, n, g, err)
-         : sc_error_set(err, SC_EINPUT, "dp.graph: %s holds no edge and no matrix row", path);
+  if (!rc)
+    rc = k ? dp_graph_parse(text, n, g, err)
+           : sc_error_set(err, SC_EINPUT, "dp.graph: %s holds no edge and no matrix row", path);
   mem_free(text);
   return rc;
 }

@@ -56,8 +56,16 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   p->distributed_optimizer = 0;
   p->schedule = SC_SCHED_1F1B;
   p->global_batch = *per_gpu;
-  if (p->micro_batch > *per_gpu || (p->micro_batch > 0 && *per_gpu % p->micro_batch))
-    p->micro_batch = *per_gpu;
+  /* a micro-batch at least the GPU's samples is all of them at once
+   * (no accumulation); a smaller one that does not split them evenly is
+   * the user's to change, not ours to replace */
+  if (p->micro_batch > *per_gpu) p->micro_batch = *per_gpu;
+  if (p->micro_batch > 0 && *per_gpu % p->micro_batch)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.micro_batch: %ld does not divide the %ld samples per GPU "
+                        "(plan.global_batch %ld over %d GPUs); give a divisor of %ld, or 0 "
+                        "(gradient accumulation off: the whole per-GPU batch at once)",
+                        p->micro_batch, *per_gpu, s->plan.global_batch, gpus, *per_gpu);
   if (p->micro_batch == 0) p->micro_batch = *per_gpu;
   return SC_OK;
 }
@@ -298,23 +306,24 @@ static int dp_by_step(const void *a, const void *b) {
 }
 
 int sc_dp_compare(const sc_scenario *s, sc_dp_result *out, int max, sc_error *err) {
+  /* the comparison runs every scheme, but a scheme name that is none of
+   * them is a typo to report, not a value to ignore */
+  if (s->dp.scheme[0] && dp_scheme_from_name(s->dp.scheme) < 0) return -dp_unknown(s->dp.scheme, err);
   dp_prep pr;
   int rc = dp_prepare(s, &pr, err);
   if (rc) return -rc;
   int n = 0;
-  sc_error first = {0}; /* the first scheme's input error, if none applies */
   for (int i = 0; i < DP_SCHEME_COUNT && n < max && rc == SC_OK; i++) {
     if (!dp_applies(&pr, (dp_scheme)i)) continue;
-    sc_error e = {0};
-    int r = dp_eval(&pr, (dp_scheme)i, &out[n], NULL, &e);
+    int r = dp_eval(&pr, (dp_scheme)i, &out[n], NULL, err);
     if (r == SC_OK) n++;
-    else if (r != SC_EINPUT) rc = r, *err = e;
-    else if (!first.code) first = e;
+    else rc = r;
   }
   dp_free_prep(&pr);
-  /* a scheme that does not apply is left out; when none does, what is
-   * wrong is the scenario's (its topology, its batch): say what */
-  if (rc == SC_OK && n == 0 && first.code) rc = first.code, *err = first;
+  /* dp_applies leaves out the schemes the cluster's shape rules out; an
+   * input error of one that applies is the job's (dp.ps_count over the
+   * model's variables, a bad or disconnected dp.graph): say what, rather
+   * than drop the scheme from the list in silence */
   if (rc) return -rc;
   qsort(out, (size_t)n, sizeof *out, dp_by_step);
   return n;

@@ -113,8 +113,9 @@ double csv_num(const csv_file *f, const char *path, const char *col, double dflt
   double v = strtod(s, &end);
   while (isspace((unsigned char)*end)) end++;
   if (*end || errno || !isfinite(v) || v < min) {
-    char want[48];
-    snprintf(want, sizeof want, "a number >= %g", min);
+    char want[128];
+    snprintf(want, sizeof want, "a number >= %g%s", min,
+             errno == ERANGE ? " within a double's range (0, or 1e-307..1e308 in magnitude)" : "");
     csv_malformed(f, path, col, want, bad, err);
     return dflt;
   }

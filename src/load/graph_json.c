@@ -356,7 +356,14 @@ static int gj_keys(const gj_ctx *c, const char *base, const char *label, const j
         return gj_fail(c, p, "does not apply to \"op\": \"%s\", which takes: %s", opname, list);
     const char *near = scn_suggest(key, valid, n);
     if (near) snprintf(hint, sizeof hint, " did you mean \"%s\"?", near);
-    return gj_fail(c, p, "unknown key;%s valid keys: %s", hint, list);
+    /* another stepcast input at the top level: say which command reads it */
+    const char *other = *base || label ? ""
+                        : json_object_get(obj, "plan") || json_object_get(obj, "cluster")
+                            ? " (a scenario? `stepcast predict FILE` reads it)"
+                        : json_object_get(obj, "nodes") || json_object_get(obj, "generator")
+                            ? " (a topology? `stepcast topo FILE`, or cluster.topology)"
+                            : "";
+    return gj_fail(c, p, "unknown key;%s valid keys: %s%s", hint, list, other);
   }
   return SC_OK;
 }

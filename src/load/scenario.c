@@ -45,7 +45,7 @@
 
 #define SCN_PATH 160     /* bytes kept of a key path */
 #define SCN_LIST 480     /* bytes kept of a "valid: a, b, c" list */
-#define SCN_MAX_NAMES 64 /* presets or keys listed at most */
+#define SCN_MAX_NAMES 256 /* presets or keys listed at most */
 #define SCN_MIN_FRACTION 1e-9 /* nonzero numbers: at least this x the key's maximum */
 
 _Static_assert(sizeof(sc_act) == sizeof(int), "enums are stored as int");
@@ -488,17 +488,18 @@ const char *scn_suggest(const char *word, const char *const *cands, size_t n) {
   return NULL;
 }
 
-void scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
+size_t scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
   size_t len = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < n; i++) {
     size_t need = strlen(names[i]) + 2;
-    if (len + need + 6 >= cap) {
-      snprintf(buf + len, cap - len, "%s...", len ? ", " : "");
-      return;
+    if (len + need + 24 >= cap) {
+      snprintf(buf + len, cap - len, "%s... (%zu more)", len ? ", " : "", n - i);
+      return n - i;
     }
     len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", names[i]);
   }
+  return 0;
 }
 
 /* " Did you mean \"x\"?" or "" into buf. */
@@ -574,8 +575,12 @@ static void scn_path(char *buf, size_t cap, const char *parent, const char *key)
 /* Read a JSON integer in [f->lo, f->hi] into *out. */
 static int scn_integer(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
                        long long *out) {
-  if (!json_is_integer(v)) return scn_type(c, path, f->what, v);
-  long long x = json_integer_value(v);
+  /* a whole number written as a real (1e3, 8.0: what Python's json writes
+   * for a float) is that integer, exactly; a fraction is refused */
+  double r = json_is_real(v) ? json_real_value(v) : 0.5;
+  if (!json_is_integer(v) && !(r == floor(r) && fabs(r) <= 9007199254740992.0))
+    return scn_type(c, path, f->what, v);
+  long long x = json_is_integer(v) ? json_integer_value(v) : (long long)r;
   if (x < (long long)f->lo || x > (long long)f->hi)
     return scn_fail(c, path, "%lld is out of range (valid: %lld..%lld)", x,
                     (long long)f->lo, (long long)f->hi);
@@ -693,16 +698,33 @@ static size_t scn_keys(const scn_section *sec, const char **names) {
   return n;
 }
 
+/* A document at the top level (obj; NULL: an override) with a key of
+ * another stepcast input: which command reads that file, or "". */
+static const char *scn_other_input(const scn_section *sec, const json_t *obj) {
+  if (sec != &scn_root_sec || !obj) return "";
+  if (json_object_get(obj, "training") || json_object_get(obj, "sharding"))
+    return " (a recommendation job? `stepcast recsys predict FILE` reads it)";
+  if (json_object_get(obj, "nodes") || json_object_get(obj, "links") ||
+      json_object_get(obj, "generator"))
+    return " (a topology? `stepcast topo FILE`, or cluster.topology in a scenario)";
+  if (json_object_get(obj, "blocks"))
+    return " (a workload graph? `-m FILE` or model.graph in a scenario)";
+  if (json_object_get(obj, "traceEvents") || json_object_get(obj, "schemaVersion"))
+    return " (a profiler trace? `stepcast trace FILE` reads it)";
+  return "";
+}
+
 /* Fail on an unknown key of sec, with a suggestion and the valid keys. */
-static int scn_unknown(scn_ctx *c, const scn_section *sec, const char *key) {
+static int scn_unknown(scn_ctx *c, const scn_section *sec, const char *key, const json_t *obj) {
   const char *names[SCN_MAX_NAMES];
   size_t n = scn_keys(sec, names);
   char path[SCN_PATH], hint[96], valid[SCN_LIST];
   scn_path(path, sizeof path, sec->path, key);
   scn_did_you_mean(key, names, n, hint, sizeof hint);
-  scn_join(names, n, valid, sizeof valid);
-  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s", hint,
-                  *sec->path ? sec->path : "the top level", valid);
+  size_t left = scn_join(names, n, valid, sizeof valid);
+  return scn_fail(c, path, "unknown key;%s valid keys in %s: %s%s%s", hint,
+                  *sec->path ? sec->path : "the top level", valid,
+                  left ? "; docs/input.md lists them all" : "", scn_other_input(sec, obj));
 }
 
 /* Every key of obj must be a field of sec (checked before any value, so
@@ -711,7 +733,7 @@ static int scn_known(scn_ctx *c, const scn_section *sec, const json_t *obj) {
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)obj, key, v) {
-    if (!scn_find(sec, key)) return scn_unknown(c, sec, key);
+    if (!scn_find(sec, key)) return scn_unknown(c, sec, key, obj);
   }
   return SC_OK;
 }
@@ -746,9 +768,10 @@ static int scn_unknown_preset(scn_ctx *c, const char *path, const char *kind, co
   for (size_t i = 0; i < count && n < SCN_MAX_NAMES; i++) names[n++] = at(i);
   char hint[96], valid[SCN_LIST], shown[48];
   scn_did_you_mean(id, names, n, hint, sizeof hint);
-  scn_join(names, n, valid, sizeof valid);
+  size_t left = scn_join(names, n, valid, sizeof valid);
   snprintf(shown, sizeof shown, "%s", id);
-  return scn_fail(c, path, "unknown %s preset \"%s\";%s valid: %s", kind, shown, hint, valid);
+  return scn_fail(c, path, "unknown %s preset \"%s\";%s valid: %s%s", kind, shown, hint, valid,
+                  left ? "; `stepcast presets` lists them all" : "");
 }
 
 /* The string value of a "preset" key, or fail with its type. */
@@ -773,6 +796,9 @@ static void scn_model_relax(sc_model *model) {
 
 static int scn_model_preset(scn_ctx *c, const char *path, const char *id, sc_model *m) {
   const sc_model *p = sc_model_preset(id);
+  if (!p && strchr(id, '/')) /* a path, not an id: a graph file ends in .json */
+    return scn_fail(c, path, "\"%.100s\" is no model preset, and a workload graph file's name "
+                    "ends in .json (docs/graph.md)", id);
   if (!p)
     return scn_unknown_preset(c, path, "model", id, scn_model_id, sc_model_preset_count());
   *m = *p;
@@ -1182,6 +1208,22 @@ static void scn_dp_defaults(sc_scenario *s, const json_t *plan) {
   p->dtype = g->peak_flops[SC_BF16] > 0 ? SC_BF16 : g->peak_flops[SC_FP16] > 0 ? SC_FP16 : SC_FP32;
 }
 
+/* dp.scheme names one of the schemes (src/dp/scheme.c), checked here so
+ * that a typo is reported before the plan's checks that follow from it. */
+static int scn_dp_scheme(scn_ctx *c, const char *name) {
+  if (!name[0]) return SC_OK;
+  const char *names[SCN_MAX_NAMES];
+  size_t n = 0;
+  for (int i = 0; i < sc_dp_scheme_count() && n < SCN_MAX_NAMES; i++) {
+    names[n++] = sc_dp_scheme_name(i);
+    if (!strcmp(name, names[n - 1])) return SC_OK;
+  }
+  char hint[96], valid[SCN_LIST];
+  scn_did_you_mean(name, names, n, hint, sizeof hint);
+  scn_join(names, n, valid, sizeof valid);
+  return scn_fail(c, "dp.scheme", "unknown scheme '%.40s';%s valid: %s", name, hint, valid);
+}
+
 /* Decode a whole document into *s, starting from the default scenario. */
 static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   int rc;
@@ -1213,6 +1255,7 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   const json_t *dp = json_object_get(root, "dp");
   if (dp && !json_is_object(dp)) return scn_type(c, "dp", "an object", dp);
   if (dp && (rc = scn_fields(c, &scn_dp_sec, dp, &s->dp))) return rc;
+  if (dp && (rc = scn_dp_scheme(c, s->dp.scheme))) return rc;
   return SC_OK;
 }
 
@@ -1250,7 +1293,7 @@ static int scn_override_path(const char *text, char *path, char **seg, sc_error 
     if (!f) {
       sc_error inner = {0};
       scn_ctx c = {.err = &inner};
-      scn_unknown(&c, sec, s);
+      scn_unknown(&c, sec, s, NULL);
       scn_ov_fail(err, text, "%s", inner.msg);
       return 0;
     }
@@ -1324,15 +1367,19 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
 /* --------------------------------------------------------------- loading */
 
 /* The override (if any) that set the key path `bad` or an object holding
- * it: the last one whose key path equals bad or is a prefix of it. */
+ * it: of those whose key path equals bad or is a prefix of it, the one
+ * applied last (the longest key path, then the latest; scn_apply_overrides). */
 static const char *scn_blame(const char *bad, const char *const *ov, size_t n) {
-  for (size_t i = n; i-- > 0;) {
+  const char *who = NULL;
+  size_t best = 0;
+  for (size_t i = n; i-- > 0;) { /* the last applied: the deepest, then the latest */
     const char *eq = ov[i] ? strchr(ov[i], '=') : NULL;
     if (!eq) continue;
     size_t len = (size_t)(eq - ov[i]);
-    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.')) return ov[i];
+    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.') && len > best)
+      who = ov[i], best = len;
   }
-  return NULL;
+  return who;
 }
 
 /* The key path at the start of a resolve message ("plan.tp: ..."). */
@@ -1360,7 +1407,20 @@ static int scn_rebase_key(json_t *obj, const char *key, const char *dir, size_t 
   return json_object_set_new(obj, key, json_string(joined)) ? sc_error_set(err, SC_ENOMEM, "out of memory") : SC_OK;
 }
 
-/* Files a scenario file names (model.graph, cluster.topology) are
+/* The same for dp.graph's "@PATH" (an edge-list or matrix file). */
+static int scn_rebase_at(json_t *dp, const char *dir, size_t dlen, sc_error *err) {
+  json_t *v = json_is_object(dp) ? json_object_get(dp, "graph") : NULL;
+  const char *at = json_is_string(v) ? json_string_value(v) : NULL;
+  if (!at || at[0] != '@' || at[1] == '/' || !at[1]) return SC_OK;
+  char joined[512];
+  if (dlen + strlen(at) + 1 >= sizeof joined)
+    return sc_error_set(err, SC_EINPUT, "dp.graph: the path \"%s\" is too long", at + 1);
+  snprintf(joined, sizeof joined, "@%.*s/%s", (int)dlen, dir, at + 1);
+  return json_object_set_new(dp, "graph", json_string(joined)) ? sc_error_set(err, SC_ENOMEM, "out of memory") : SC_OK;
+}
+
+/* Files a scenario file names (model.graph, cluster.topology, dp.graph's
+ * "@PATH") are
  * relative to the scenario file's folder; those given by overrides are
  * relative to the working directory (they are applied afterwards). */
 static int scn_rebase(json_t *root, const char *file, sc_error *err) {
@@ -1370,6 +1430,7 @@ static int scn_rebase(json_t *root, const char *file, sc_error *err) {
   int rc = scn_rebase_key(root, "model", file, dlen, err);
   if (!rc) rc = scn_rebase_key(json_object_get(root, "model"), "graph", file, dlen, err);
   if (!rc) rc = scn_rebase_key(json_object_get(root, "cluster"), "topology", file, dlen, err);
+  if (!rc) rc = scn_rebase_at(json_object_get(root, "dp"), file, dlen, err);
   return rc;
 }
 
@@ -1383,6 +1444,32 @@ static int scn_check_graph(const sc_model *m, sc_error *err) {
   return rc;
 }
 
+/* Key-path segments of an override "a.b.c=v" (3); 0 without a '='. */
+static int scn_ov_depth(const char *ov) {
+  const char *eq = ov ? strchr(ov, '=') : NULL;
+  int n = eq ? 1 : 0;
+  for (const char *p = ov; p && p < eq; p++) n += *p == '.';
+  return n;
+}
+
+/* Apply the overrides, shallower key paths first and otherwise in the
+ * order given: a whole section or preset (`-m llama3-70b`, `model=...`,
+ * `cluster.gpu=h100-sxm5-80gb`) is set before the keys inside it, so that
+ * `--set model.seq=4096 -m llama3-70b` edits the preset rather than
+ * being replaced by it in silence. */
+static int scn_apply_overrides(json_t *root, const char *const *ov, size_t n_ov, sc_error *err) {
+  int max = 0;
+  for (size_t i = 0; i < n_ov; i++)
+    if (scn_ov_depth(ov[i]) > max) max = scn_ov_depth(ov[i]);
+  for (int d = 0; d <= max; d++)
+    for (size_t i = 0; i < n_ov; i++) {
+      if (scn_ov_depth(ov[i]) != d) continue;
+      int rc = scn_apply_override(root, ov[i], err);
+      if (rc) return rc;
+    }
+  return SC_OK;
+}
+
 static int scn_load(sc_scenario *s, json_t *root, const char *origin, const char *file,
                     const char *const *ov, size_t n_ov, unsigned flags, sc_error *err) {
   sc_error local = {0};
@@ -1391,13 +1478,14 @@ static int scn_load(sc_scenario *s, json_t *root, const char *origin, const char
   int rc = SC_OK;
   if (n_ov && !ov) return sc_error_set(err, SC_EINPUT, "overrides: NULL list of %zu", n_ov);
   if ((rc = scn_rebase(root, file, &local))) return sc_error_set(err, rc, "%s: %s", origin, local.msg);
-  for (size_t i = 0; i < n_ov; i++)
-    if ((rc = scn_apply_override(root, ov[i], err))) return rc;
+  if ((rc = scn_apply_overrides(root, ov, n_ov, err))) return rc;
   rc = scn_decode(&c, root, &t);
+  /* the graph file first: a missing or malformed model is the error to
+   * report, not the plan checks that follow from it */
+  if (!rc && (rc = scn_check_graph(&t.model, err))) return rc;
   if (!rc && (rc = flags & SC_LOAD_PLAN_UNCHECKED ? sc_scenario_resolve_model(&t, &local)
                                                   : sc_scenario_resolve(&t, &local)))
     scn_msg_path(local.msg, c.bad, sizeof c.bad);
-  if (!rc && (rc = scn_check_graph(&t.model, err))) return rc;
   if (!rc) {
     *s = t;
     return sc_error_set(err, SC_OK, "%s", "");

@@ -39,9 +39,9 @@ int scn_edit_distance(const char *a, const char *b);
  * copied; the result points into them. */
 const char *scn_suggest(const char *word, const char *const *cands, size_t n);
 
-/* Join names[0..n) as "a, b, c" into buf, ending in ", ..." when the
- * list does not fit. */
-void scn_join(const char *const *names, size_t n, char *buf, size_t cap);
+/* Join names[0..n) as "a, b, c" into buf, ending in ", ... (K more)"
+ * when the list does not fit; returns K (0 when every name fits). */
+size_t scn_join(const char *const *names, size_t n, char *buf, size_t cap);
 
 /* Describe a JSON value for a message: `string "abc"`, `integer 8`, ... */
 void scn_describe(const json_t *v, char *buf, size_t cap);

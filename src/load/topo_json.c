@@ -28,9 +28,13 @@ static int only_keys(json_t *obj, const char *valid, const char *origin, const c
       ok = m == n && !strncmp(p, key, n);
       p += m + (p[m] == ' ');
     }
+    /* a scenario at the top level: say which commands read it */
+    int scen = !*path && (json_object_get(obj, "plan") || json_object_get(obj, "model"));
     if (!ok)
-      return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key (valid: %s)", origin, path,
-                          *path ? "." : "", key, valid);
+      return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key (valid: %s)%s", origin, path,
+                          *path ? "." : "", key, valid,
+                          scen ? " (a scenario? `stepcast predict FILE` reads it; a topology "
+                                 "goes in its cluster.topology)" : "");
   }
   return SC_OK;
 }
@@ -193,6 +197,11 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
   int rc = only_keys(root, "name generator nodes links", origin, "", err);
   if (rc) return rc;
   json_t *gen = json_object_get(root, "generator");
+  const char *name = json_string_value(json_object_get(root, "name"));
+  if (json_object_get(root, "name") && (!name || !plain(name)))
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: name: must be a string without control "
+                        "characters, quotes or backslashes", origin);
   if (gen) {
     if (!json_is_string(gen))
       return sc_error_set(err, SC_EINPUT, "%s: generator: must be a string such as \"ring:n=8\"",
@@ -202,11 +211,6 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
                           origin);
     rc = topo_gen(json_string_value(gen), out, err);
   } else {
-    const char *name = json_string_value(json_object_get(root, "name"));
-    if (json_object_get(root, "name") && (!name || !plain(name)))
-      return sc_error_set(err, SC_EINPUT,
-                          "%s: name: must be a string without control "
-                          "characters, quotes or backslashes", origin);
     topo *t = topo_new(name ? name : origin);
     if (!t) return sc_error_set(err, SC_ENOMEM, "%s: out of memory", origin);
     json_t *nodes = json_object_get(root, "nodes"), *links = json_object_get(root, "links");
@@ -232,6 +236,11 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
   if (rc) {
     topo_free(*out);
     *out = NULL;
+  }
+  if (rc == SC_EINPUT && !gen) { /* the check names the topology: say which file */
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    sc_error_set(err, rc, "%s: %s", origin, msg);
   }
   return rc;
 }

@@ -457,6 +457,8 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
 
 /* Parse "key=value,key=value" over the defaults. */
 static int parse_args(const gen_def *g, const char *p, gen_args *a, sc_error *err) {
+  _Static_assert(MAX_KEYS <= 32, "seen holds one bit per key");
+  unsigned seen = 0; /* keys given, by index: one value each */
   while (p && *p) {
     const char *eq = strchr(p, '='), *end = strchr(p, ',');
     if (!end) end = p + strlen(p);
@@ -469,6 +471,10 @@ static int parse_args(const gen_def *g, const char *p, gen_args *a, sc_error *er
     if (i == a->n)
       return sc_error_set(err, SC_EINPUT, "generator %s: unknown key '%.*s' (valid: %s)",
                           g->name, (int)(eq - p), p, g->keys);
+    if (seen >> i & 1u)
+      return sc_error_set(err, SC_EINPUT, "generator %s: %s is given twice (one value per key)",
+                          g->name, a->key[i]);
+    seen |= 1u << i;
     char *stop;
     char buf[64];
     if (end - eq - 1 >= (long)sizeof buf)

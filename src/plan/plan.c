@@ -223,6 +223,10 @@ static int plan_cluster_sizes(sc_cluster *c, sc_error *err) {
                         "cluster.nvlink_domain: %d must be a multiple of cluster.gpus_per_node %d "
                         "(rack-scale NVLink) or divide it",
                         c->nvlink_domain, c->gpus_per_node);
+  if (c->straggler_slowdown > 0 && c->straggler_gpu >= c->gpus) /* whichever engine runs */
+    return sc_error_set(err, SC_EINPUT,
+                        "cluster.straggler_gpu: GPU %d does not exist (the job has GPUs 0..%d)",
+                        c->straggler_gpu, c->gpus - 1);
   return SC_OK;
 }
 

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mem.h"
+#include "load/jparse.h"
 #include "stepcast_recsys.h"
 
 typedef struct jctx {
@@ -31,8 +33,11 @@ static int keys_ok(jctx *c, json_t *o, const char *where, const char *const *ok)
       char valid[256] = "";
       for (int i = 0; ok[i]; i++)
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", ok[i]);
-      return sc_error_set(c->err, SC_EINPUT, "%s: %s.%s: unknown key; valid: %s", c->path, where,
-                          k, valid);
+      /* a training scenario's keys: say which command reads that file */
+      int scen = !*where && (!strcmp(k, "plan") || !strcmp(k, "description") || !strcmp(k, "dp"));
+      return sc_error_set(c->err, SC_EINPUT, "%s: %s%s%s: unknown key; valid: %s%s", c->path, where,
+                          *where ? "." : "", k, valid,
+                          scen ? " (a training scenario? `stepcast predict FILE` reads it)" : "");
     }
   }
   return SC_OK;
@@ -50,6 +55,23 @@ static int getnum(jctx *c, json_t *o, const char *where, const char *key, double
     return fail(c, k, want);
   }
   *v = json_number_value(x);
+  return SC_OK;
+}
+
+/* Like getnum, for a whole number in min..max (GPU and node indices,
+ * part counts): a fraction or a huge value is refused, not truncated. */
+static int getwhole(jctx *c, json_t *o, const char *where, const char *key, double min,
+                    double max, double *v) {
+  double x = *v;
+  int rc = getnum(c, o, where, key, min, &x);
+  if (rc) return rc;
+  if (x != floor(x) || x > max) {
+    char k[96], want[64];
+    snprintf(k, sizeof k, "%s.%s", where, key);
+    snprintf(want, sizeof want, "a whole number in %g..%g", min, max);
+    return fail(c, k, want);
+  }
+  *v = x;
   return SC_OK;
 }
 
@@ -186,7 +208,8 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   int rc = keys_ok(c, o, "model", ok);
   if (rc) return rc;
   json_t *k = json_object_get(o, "kind"), *in = json_object_get(o, "interaction");
-  const char *kind = k && json_is_string(k) ? json_string_value(k) : "dlrm";
+  if (k && !json_is_string(k)) return fail(c, "model.kind", "dlrm, dlrm_dcnv2, wide_and_deep or synthetic");
+  const char *kind = k ? json_string_value(k) : "dlrm";
   if (!strcmp(kind, "dlrm")) m->inter = SC_RS_DOT;
   else if (!strcmp(kind, "dlrm_dcnv2")) { m->inter = SC_RS_DCNV2; m->cross_layers = 3; }
   else if (!strcmp(kind, "wide_and_deep") || !strcmp(kind, "synthetic")) m->inter = SC_RS_CONCAT;
@@ -199,7 +222,8 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
     else return fail(c, "model.interaction", "dot, dcnv2 or concat");
   }
   json_t *nm = json_object_get(o, "name");
-  snprintf(m->name, sizeof m->name, "%s", nm && json_is_string(nm) ? json_string_value(nm) : kind);
+  if (nm && !json_is_string(nm)) return fail(c, "model.name", "a string");
+  snprintf(m->name, sizeof m->name, "%s", nm ? json_string_value(nm) : kind);
   double df = 13, cl = m->cross_layers, cr = 0, cp = 0;
   if ((rc = getnum(c, o, "model", "dense_features", 0, &df)) ||
       (rc = getnum(c, o, "model", "cross_layers", 0, &cl)) ||
@@ -238,6 +262,14 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
       (rc = getnum(c, o, "cluster", "nvlink_GBps", 0, &nvl)) ||
       (rc = getnum(c, o, "cluster", "nic_Gbps", 0, &nic)))
     return rc;
+  /* the scenario's ranges (docs/input.md "cluster"): 0 = the GPU's / none */
+  if (nvl != 0 && (nvl < 1e-3 || nvl > 1e6))
+    return fail(c, "cluster.nvlink_GBps", "0 or GB/s per direction in 0.001..1e6");
+  if (nic != 0 && (nic < 1e-2 || nic > 1e7))
+    return fail(c, "cluster.nic_Gbps", "0 or Gb/s per GPU in 0.01..1e7");
+  if (n != floor(n) || n > 65536) return fail(c, "cluster.gpus", "a whole number of GPUs, 1..65536");
+  if (gpn != floor(gpn) || gpn > 65536)
+    return fail(c, "cluster.gpus_per_node", "a whole number of GPUs, 1..65536");
   j->gpus = (int)fmin(n, 1 << 20);
   j->gpus_per_node = gpn > 0 ? (int)fmin(gpn, 1 << 20) : (j->gpus < 8 ? j->gpus : 8);
   j->nvlink_bw = nvl * 1e9;
@@ -360,8 +392,9 @@ static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, in
     if (kind < 0) return fail(c, where, "\"kind\": data_parallel, table_wise, row_wise, "
                                          "column_wise or table_row_wise");
     double g = 0, node = 0, parts = 1;
-    if ((rc = getnum(c, x, where, "gpu", 0, &g)) || (rc = getnum(c, x, where, "node", 0, &node)) ||
-        (rc = getnum(c, x, where, "parts", 1, &parts)))
+    if ((rc = getwhole(c, x, where, "gpu", 0, 65535, &g)) ||
+        (rc = getwhole(c, x, where, "node", 0, 65535, &node)) ||
+        (rc = getwhole(c, x, where, "parts", 1, 65536, &parts)))
       return rc;
     p->s[t] = (sc_rs_shard){(sc_rs_shard_kind)kind,
                             (int)fmin(kind == SC_RS_TABLE_ROW_WISE ? node : g, 1 << 20),
@@ -380,11 +413,15 @@ int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *a
   memset(plan, 0, sizeof *plan);
   *auto_plan = 0;
   json_error_t je;
-  FILE *f = fopen(path, "rb");
-  if (!f) return sc_error_set(err, SC_EIO, "%s: cannot read", path);
-  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-  fclose(f);
-  if (!root)
+  char *buf;
+  size_t len;
+  int frc = file_read(path, "recsys job file", FILE_MAX_SCENARIO, &buf, &len, err);
+  if (frc) return frc;
+  json_t *root;
+  frc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
+  mem_free(buf);
+  if (frc == SC_ENOMEM) return sc_error_set(err, frc, "%s: out of memory", path);
+  if (frc)
     return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
   jctx c = {path, err};
   static const char *const ok[] = {"model", "cluster", "training", "sharding", NULL};

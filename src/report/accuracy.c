@@ -119,6 +119,11 @@ void acc_wrap(FILE *out, const char *text, int col, int indent) {
   int first = 1;
   while (*w) {
     size_t len = strcspn(w, " ");
+    /* a number keeps its unit: "+116.9 %" never breaks before the '%' */
+    while (w[len] == ' ' && w[len + strspn(w + len, " ")] == '%') {
+      len += strspn(w + len, " ");
+      len += strcspn(w + len, " ");
+    }
     if (!first && col + 1 + (int)len > ACC_WIDTH) col = fprintf(out, "\n%*s", indent, "") - 1;
     else if (!first) col += fprintf(out, " ");
     col += fprintf(out, "%.*s", (int)len, w);

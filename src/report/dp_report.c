@@ -63,12 +63,13 @@ void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_re
     return;
   }
   fprintf(out, "scheme,family,async,step_s,samples_per_s,efficiency,compute_s,comm_s,exposed_s,"
-               "grad_bytes,messages,how\n");
+               "grad_bytes,messages,how,memory_GB,fits,fits_confidence\n");
   for (int i = 0; i < n; i++) {
     const sc_dp_result *x = &r[i];
     fprintf(out, "%s,%s,%d,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%d,", x->scheme, x->family,
             x->async, x->step_s, x->samples_per_s, x->efficiency, x->compute_s, x->comm_s,
             x->exposed_s, x->grad_bytes, x->messages);
-    esc_csv(out, x->how, '\n');
+    esc_csv(out, x->how, ',');
+    fprintf(out, "%.4g,%d,unmeasured\n", x->mem.total / 1e9, x->mem.fits);
   }
 }

@@ -715,7 +715,9 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
     acc_table_line(out, &best, "accuracy, plan 1");
   }
   if (n == 0 && st->has_closest) search_closest(out, s, &st->closest, dtype_col);
-  else if (n == 0) fprintf(out, "  no plan is valid for this model, cluster and batch\n");
+  else if (n == 0)
+    fprintf(out, "  no plan is valid for this model, cluster and batch under the degrees and "
+                 "bounds given (docs/search.md, \"The space\")\n");
 }
 
 /* ------------------------------------------------------------ validation */

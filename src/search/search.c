@@ -542,6 +542,20 @@ static int resolve_base(const sc_scenario *base, sc_scenario *b, sc_error *err) 
   return SC_OK;
 }
 
+/* dtypes asked for (o->dtypes) of which the GPU has a peak for none:
+ * an input error naming those it has, not an empty search. */
+static int check_dtypes(const sc_scenario *b, const sc_search_opts *o, sc_error *err) {
+  if (!o->dtypes || space_dtypes(b, o)) return SC_OK;
+  char valid[128] = "";
+  for (int d = 0; d < SC_DTYPE_COUNT; d++)
+    if (b->cluster.gpu.peak_flops[d] > 0)
+      snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", *valid ? ", " : "",
+               sc_dtype_name((sc_dtype)d));
+  return sc_error_set(err, SC_EINPUT,
+                      "dtypes: the GPU %s has a dense peak for none of the types asked; valid: %s",
+                      b->cluster.gpu.name, valid);
+}
+
 static void fill_defaults(const sc_scenario *b, const sc_search_opts *opts, sc_search_opts *o) {
   if (opts) *o = *opts;
   else sc_search_opts_default(o);
@@ -561,6 +575,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (max_best < 1) return sc_error_set(err, SC_EINPUT, "a search keeps at least 1 plan");
   sc_search_opts o;
   fill_defaults(&b, opts, &o);
+  if ((rc = check_dtypes(&b, &o, err)) != SC_OK) return rc;
   double t0 = clock_now_s();
   sc_job *job;
   if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;

@@ -84,6 +84,15 @@ static double vdp_num(vdp_ctx *c, const char *col, double dflt) {
   return csv_num(c->f, c->path, col, dflt, 0, &c->bad, c->err);
 }
 
+/* A count of GPUs in col (dflt when blank): a whole number in
+ * 1..2^24, else a malformed cell (c->bad; never 0, which divided). */
+static int vdp_count(vdp_ctx *c, const char *col, int dflt) {
+  double v = vdp_num(c, col, dflt);
+  if (!c->bad && (v < 1 || v != floor(v) || v > (double)(1 << 24)))
+    csv_malformed(c->f, c->path, col, "a whole number in 1..16777216", &c->bad, c->err);
+  return c->bad ? dflt : (int)v;
+}
+
 int vdp_is_dp_set(const csv_file *f) {
   return csv_col(f, "measured_iter_s") >= 0 && csv_col(f, "model_variant") >= 0 &&
          csv_col(f, "scheme") >= 0;
@@ -227,8 +236,8 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   sc_cluster *cl = &s->cluster;
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
-  cl->gpus = (int)vdp_num(c, "gpus", 1);
-  int gpn = (int)vdp_num(c, "gpus_per_node", cl->gpus < 8 ? cl->gpus : 8);
+  cl->gpus = vdp_count(c, "gpus", 1);
+  int gpn = vdp_count(c, "gpus_per_node", cl->gpus < 8 ? cl->gpus : 8);
   if (gpn < 1) gpn = 1;
   if (gpn > cl->gpus) gpn = cl->gpus;
   cl->gpus_per_node = gpn;
@@ -337,7 +346,7 @@ static void vdp_keys(vdp_ctx *c, vdp_info *in) {
                                      "dtype", "data", "gpu", "framework"};
   vdp_key(c, group, sizeof group / sizeof group[0], in->group);
   vdp_key(c, base, sizeof base / sizeof base[0], in->base);
-  in->gpus = (int)vdp_num(c, "gpus", 1);
+  in->gpus = vdp_count(c, "gpus", 1);
 }
 
 static int vdp_add(val_file *vf, const val_row *r) {

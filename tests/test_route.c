@@ -6,6 +6,7 @@
  * pairs.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/route.h"
@@ -142,4 +143,63 @@ Test(route, a_host_on_one_link_gets_the_paths_of_its_own_search) {
     }
   route_free(a), route_free(b);
   topo_free(stub), topo_free(own);
+}
+
+/* The paths of every GPU pair of t from a table of its own, into a new
+ * array (n_gpus^2 entries of up to 8 links, len in lens). */
+static void all_paths(route_table *r, const topo *t, int *links, int *lens) {
+  int g = t->n_gpus;
+  for (int i = 0; i < g; i++)
+    for (int j = 0; j < g; j++) {
+      const int *p;
+      int n;
+      cr_assert_eq(route_path(r, t->gpus[i], t->gpus[j], &p, &n), 0);
+      cr_assert_leq(n, 8);
+      lens[i * g + j] = n;
+      if (n) memcpy(links + (i * g + j) * 8, p, sizeof *p * (size_t)n);
+    }
+}
+
+Test(route, tables_sharing_hop_counts_give_the_same_paths_on_threads) {
+  /* a fat-tree (hosts on one link: the leaves' counts are shared) and a
+   * torus (every GPU its own source) */
+  const char *specs[] = {"fat_tree:hosts=64,radix=8,levels=3", "torus:x=4,y=4,z=2"};
+  for (int s = 0; s < 2; s++) {
+    topo *t = gen(specs[s]);
+    int g = t->n_gpus;
+    int *want = calloc((size_t)g * g * 8, sizeof *want), *wlen = calloc((size_t)g * g, sizeof *wlen);
+    route_table *alone = route_new(t, ROUTE_ECMP);
+    all_paths(alone, t, want, wlen);
+    route_free(alone);
+    /* four tables on one base's counts, each walking the pairs from its
+     * own start (so that they race for the same sources), on threads
+     * where there are */
+    enum { VIEWS = 4 };
+    route_table *base = route_new(t, ROUTE_ECMP), *view[VIEWS];
+    int bad[VIEWS] = {0};
+    for (int v = 0; v < VIEWS; v++) cr_assert_not_null(view[v] = route_new_sharing(base));
+    size_t before = route_bytes(base);
+#pragma omp parallel for num_threads(VIEWS) schedule(static, 1)
+    for (int v = 0; v < VIEWS; v++)
+      for (int k = 0; k < g * g; k++) {
+        int pair = (k + v * g * g / VIEWS) % (g * g), i = pair / g, j = pair % g;
+        const int *p;
+        int n;
+        if (route_path(view[v], t->gpus[i], t->gpus[j], &p, &n) != 0 || n != wlen[pair] ||
+            (n && memcmp(p, want + pair * 8, sizeof *p * (size_t)n)))
+          bad[v]++;
+      }
+    for (int v = 0; v < VIEWS; v++) cr_expect_eq(bad[v], 0, "%s: table %d: %d paths differ", specs[s], v, bad[v]);
+    /* the views' searches are the base's: it holds their counts without
+     * having asked for a path (hop-count arrays, a byte per node each) */
+    cr_expect_geq(route_bytes(base), before + (size_t)t->n_nodes, "%s", specs[s]);
+    const int *p;
+    int n;
+    cr_assert_eq(route_path(base, t->gpus[0], t->gpus[g - 1], &p, &n), 0);
+    cr_expect_eq(n, wlen[g - 1]);
+    for (int v = 0; v < VIEWS; v++) route_free(view[v]);
+    route_free(base);
+    free(want), free(wlen);
+    topo_free(t);
+  }
 }

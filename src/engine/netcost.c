@@ -83,7 +83,8 @@ typedef struct core {
 
 /* One thread's view: the shared core and the thread's own routes (a
  * route table is a cache filled as paths are asked for, route.h: one per
- * thread lets simulations run side by side) and scratch. */
+ * thread lets simulations run side by side; a view's table shares the
+ * owner's hop counts, route_new_sharing) and scratch. */
 struct ncost {
   core *c;            /* owned when `owner` */
   int owner;          /* 1 = opened by ncost_open, closed last */
@@ -146,7 +147,7 @@ int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
   *out = NULL;
   if (!base) return SC_OK;
   ncost *n = mem_calloc(1, sizeof *n);
-  route_table *rt = route_new(base->c->t, ROUTE_ECMP);
+  route_table *rt = route_new_sharing(base->rt); /* base's hop counts, its own paths */
   if (!n || !rt) {
     mem_free(n);
     route_free(rt);

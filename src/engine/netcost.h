@@ -30,7 +30,10 @@
  * ncost_open_sharing on the first job's. They share the topology, the
  * memo of flow-engine runs, the bounds and the failure (each read and
  * written under an OpenMP critical section); each has its own route table
- * (routes are filled in lazily), so their simulations run side by side.
+ * (routes are filled in lazily), so their simulations run side by side,
+ * and the tables share the first job's per-source hop counts
+ * (route_new_sharing: each breadth-first search runs once per search,
+ * published lock-free and read-only after).
  * One ncost is used by one thread at a time.
  */
 #ifndef SC_ENGINE_NETCOST_H
@@ -55,7 +58,8 @@ int ncost_topology(const sc_cluster *c, topo **out, sc_error *err);
  * element), or SC_EINPUT when it has fewer GPUs than the cluster. */
 int ncost_open(const sc_cluster *c, ncost **out, sc_error *err);
 /* A view of base (NULL: *out NULL) for another thread: base's topology,
- * memo and bounds, its own routes. Close it before base. SC_ENOMEM. */
+ * memo, bounds and hop counts, its own route table. Close it before
+ * base. SC_ENOMEM. */
 int ncost_open_sharing(ncost *base, ncost **out, sc_error *err);
 void ncost_close(ncost *n);
 

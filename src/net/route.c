@@ -12,6 +12,15 @@
  * nodes one hop closer are all known either way, so a pair always gets
  * the same path); it costs its length times the in-degree, and is
  * written into the table's path buffer.
+ *
+ * Sharing (route_new_sharing): the hop-count arrays live in a `hops`
+ * block that the tables of a search's threads share. An array is built
+ * privately by the first table that needs it, then published with a
+ * compare-and-swap on its slot; once published it is never written again,
+ * so every table reads it without a lock (a table that loses the race
+ * frees its own copy and takes the winner's: the same counts). Everything
+ * else a table writes -- the asks, the lazy search, its memo of paths,
+ * the path buffers -- is its own.
  */
 #include "net/route.h"
 
@@ -38,11 +47,19 @@ typedef struct route_memo {
   int len;
 } route_memo;
 
+/* The per-source hop counts, shared by the tables of route_new_sharing:
+ * slot v NULL until published (atomic pointer, set once), then
+ * read-only; freed with the block by the table that created it. */
+typedef struct hops {
+  unsigned char **dist;  /* per node: hop counts from it, or NULL (owned) */
+  long n_dist;           /* sources with an array (atomic) */
+} hops;
+
 struct route_table {
   const topo *t;
   route_policy policy;
-  unsigned char **dist;  /* per node: hop counts from it, or NULL (owned) */
-  long n_dist;           /* sources with an array */
+  hops *h;               /* owned when `owner`, else the base table's */
+  int owner;
   unsigned char *asks;   /* per node: destinations asked of it, to ROUTE_KEEP */
   /* the shared lazy search from `src` */
   int src;
@@ -62,13 +79,19 @@ struct route_table {
   long n_links, cap_links;
 };
 
-route_table *route_new(const topo *t, route_policy policy) {
+/* A table over t whose hop counts are h (NULL: a block of its own). */
+static route_table *table_new(const topo *t, route_policy policy, hops *h) {
   assert(t && t->out_start);
   route_table *r = mem_calloc(1, sizeof *r);
   if (!r) return NULL;
   size_t n = (size_t)t->n_nodes;
   r->t = t, r->policy = policy, r->src = -1;
-  r->dist = mem_calloc(n, sizeof *r->dist);
+  r->owner = !h;
+  if (h) {
+    r->h = h;
+  } else if ((r->h = mem_calloc(1, sizeof *r->h))) {
+    r->h->dist = mem_calloc(n, sizeof *r->h->dist);
+  }
   r->asks = mem_calloc(n, 1);
   r->ldist = mem_alloc(n * sizeof *r->ldist);
   r->stamp = mem_calloc(n, sizeof *r->stamp);
@@ -79,7 +102,7 @@ route_table *route_new(const topo *t, route_policy policy) {
   r->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *r->out_dst);
   if (r->out_dst)
     for (int k = 0; k < degrees; k++) r->out_dst[k] = t->links[t->out_link[k]].dst;
-  if (!r->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch || !r->path ||
+  if (!r->h || !r->h->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch || !r->path ||
       !r->out_dst) {
     route_free(r);
     return NULL;
@@ -87,11 +110,21 @@ route_table *route_new(const topo *t, route_policy policy) {
   return r;
 }
 
+route_table *route_new(const topo *t, route_policy policy) { return table_new(t, policy, NULL); }
+
+route_table *route_new_sharing(const route_table *base) {
+  return table_new(base->t, base->policy, base->h);
+}
+
 void route_free(route_table *r) {
   if (!r) return;
-  if (r->dist)
-    for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->dist[v]);
-  mem_free(r->dist), mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
+  if (r->owner && r->h) {
+    if (r->h->dist)
+      for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->h->dist[v]);
+    mem_free(r->h->dist);
+    mem_free(r->h);
+  }
+  mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
   mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
   mem_free(r->memo), mem_free(r->memo_links), mem_free(r->out_dst);
   mem_free(r);
@@ -103,10 +136,29 @@ static uint64_t mix(uint64_t x) {
   return x;
 }
 
+/* The published hop counts from src, or NULL (none yet). */
+static inline const unsigned char *published(const route_table *r, int src) {
+  return __atomic_load_n(&r->h->dist[src], __ATOMIC_ACQUIRE);
+}
+
+/* Publish d as the hop counts from src: d itself, or the array another
+ * table published first (d is then freed; the counts are the same). */
+static const unsigned char *publish(route_table *r, int src, unsigned char *d) {
+  unsigned char *none = NULL;
+  if (!__atomic_compare_exchange_n(&r->h->dist[src], &none, d, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    mem_free(d);
+    return none; /* the winner's */
+  }
+  __atomic_add_fetch(&r->h->n_dist, 1, __ATOMIC_RELAXED);
+  return d;
+}
+
 /* The hop counts from src, computed on first use; NULL when out of
  * memory. */
 static const unsigned char *dist_from(route_table *r, int src) {
-  if (r->dist[src]) return r->dist[src];
+  const unsigned char *have = published(r, src);
+  if (have) return have;
   if (r->src == src) r->src = -1; /* the lazy search's queue is reused */
   const topo *t = r->t;
   unsigned char *d = mem_alloc((size_t)t->n_nodes);
@@ -123,9 +175,7 @@ static const unsigned char *dist_from(route_table *r, int src) {
       if (d[w] == FAR) d[w] = (unsigned char)(d[v] + 1), r->queue[tail++] = w;
     }
   }
-  r->dist[src] = d;
-  r->n_dist++;
-  return d;
+  return publish(r, src, d);
 }
 
 /* The shared lazy search: start from src (the stamps mark what it knows). */
@@ -197,7 +247,7 @@ static int walk_back(route_table *r, const unsigned char *d, int src, int from, 
 /* The source's hop counts: its array (*d), or the lazy search run to dst
  * (*d NULL). 0, ROUTE_UNREACHABLE or ROUTE_NOMEM. */
 static int reach(route_table *r, int src, int dst, const unsigned char **d) {
-  *d = r->dist[src];
+  *d = published(r, src);
   if (!*d && r->asks[src] < ROUTE_KEEP) r->asks[src]++;
   if (!*d && r->asks[src] >= ROUTE_KEEP) {
     *d = dist_from(r, src);
@@ -263,9 +313,10 @@ static int stub_link(const topo *t, int src) {
 int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   assert(src >= 0 && src < r->t->n_nodes && dst >= 0 && dst < r->t->n_nodes);
   long key = (long)src * r->t->n_nodes + dst + 1;
-  int stub = src != dst && !r->dist[src] ? stub_link(r->t, src) : -1;
+  int own = published(r, src) != NULL;
+  int stub = src != dst && !own ? stub_link(r->t, src) : -1;
   int from = stub >= 0 ? r->t->links[stub].dst : src; /* whose hop counts */
-  const route_memo *m = r->dist[src] ? NULL : memo_slot(r, key);
+  const route_memo *m = own ? NULL : memo_slot(r, key);
   if (m && m->key == key) {
     *links = m->len ? r->memo_links + m->off : NULL;
     *n = m->len;
@@ -284,7 +335,7 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n) {
 }
 
 int route_len(route_table *r, int src, int dst) {
-  if (!r->dist[src]) { /* lazily searched: the path, remembered for later */
+  if (!published(r, src)) { /* lazily searched: the path, remembered for later */
     const int *links;
     int n, rc = route_path(r, src, dst, &links, &n);
     return rc ? rc : n;
@@ -296,9 +347,9 @@ int route_len(route_table *r, int src, int dst) {
 
 size_t route_bytes(const route_table *r) {
   size_t n = (size_t)r->t->n_nodes;
-  return sizeof *r + n * (sizeof *r->dist + sizeof *r->queue + sizeof *r->scratch +
+  return sizeof *r + n * (sizeof *r->h->dist + sizeof *r->queue + sizeof *r->scratch +
                           sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
-         (size_t)r->n_dist * n + (size_t)r->cap_memo * sizeof *r->memo +
+         (size_t)__atomic_load_n(&r->h->n_dist, __ATOMIC_RELAXED) * n + (size_t)r->cap_memo * sizeof *r->memo +
          (size_t)r->cap_links * sizeof *r->memo_links +
          (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst;
 }

@@ -16,6 +16,12 @@
  * paths, and the hosts of one switch share one search.
  *
  * Ownership: route_new borrows the topo (it must outlive the table).
+ *
+ * Threads: a table is used by one thread at a time. Tables made by
+ * route_new_sharing share their base's hop counts (route.c): each source's
+ * search runs once for all of them, and each keeps its own lazy search,
+ * memo of paths and buffers, so that threads route side by side. The
+ * paths are the same whichever table asks first.
  */
 #ifndef SC_NET_ROUTE_H
 #define SC_NET_ROUTE_H
@@ -30,6 +36,9 @@ typedef struct route_table route_table;
 
 /* New table over a finalized topo; NULL when out of memory. */
 route_table *route_new(const topo *t, route_policy policy);
+/* A table over base's topo and policy that shares base's hop counts;
+ * NULL when out of memory. Free it before base (base owns the counts). */
+route_table *route_new_sharing(const route_table *base);
 void route_free(route_table *r);
 
 /* Failures of route_path. */
@@ -46,7 +55,8 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n);
  * ROUTE_NOMEM. */
 int route_len(route_table *r, int src, int dst);
 
-/* Bytes the table holds (hop counts, BFS state, path buffer). */
+/* Bytes the table holds (hop counts -- shared ones too --, BFS state,
+ * path buffer). */
 size_t route_bytes(const route_table *r);
 
 #endif /* SC_NET_ROUTE_H */

@@ -15,9 +15,10 @@
  *    plans in order of their bound against the shared k-th best step: the
  *    flow engine runs only for plans that could still enter the top k.
  *
- * Threads (OpenMP, one job each, sharing the first job's topology and its
- * flow-engine memo; at most one thread per 256 plans) walk contiguous
- * shares of the space and steal from each other (deal.h); MPI processes
+ * Threads (OpenMP, one job each, sharing the first job's topology, its
+ * flow-engine memo and its routes' hop counts; at most one thread per 256
+ * plans) walk contiguous shares of the space and steal from each other
+ * (deal.h); both passes run in one parallel region (both_passes); MPI processes
  * take blocks of PROC_BLOCK points round-robin. The ranking is a total
  * order (topk.h: step, memory, space index), so the top k is the same
  * whatever the thread count; the "pruned" count is taken against the
@@ -89,6 +90,14 @@ typedef struct shared {
   double t0, last_report;       /* clock_now_s() */
   topk top;                     /* second pass: the shared top k */
   double bar;                   /* topk_bar(&top) (atomic) */
+  /* between the passes (order_bounded, by the last thread done with the
+   * first; read by all after the barrier) */
+  int passed;                   /* threads done with the first pass (atomic) */
+  bounded *all;                 /* owned: every bounded plan, best bound first */
+  long nb;                      /* their count; 0 when the second pass is skipped */
+  int ordered;                  /* sh->top is open (best_first_done closes it) */
+  int order_rc;                 /* SC_OK, or why ordering failed (order_err) */
+  sc_error order_err;
 } shared;
 
 void sc_search_opts_default(sc_search_opts *o) {
@@ -319,35 +328,44 @@ static void workers_close(worker *ws, int n) {
   }
 }
 
-/* The second pass over every worker's bounded plans, best bound first;
- * the shared top k ends in workers[0]'s slots, and *all (a new array of
- * *nb, mem_free it) holds every bounded plan for the pruned count. */
-static int best_first(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
-                      bounded **all_out, long *nb_out, sc_error *err) {
+static int worker_error(const worker *ws, int nt, sc_error *err);
+
+/* Between the passes of a search with a topology, on one thread (the
+ * last done with the first pass), while the others wait at the barrier:
+ * every worker's bounded plans into sh->all, best bound first (a total
+ * order: the same whoever runs it), and the shared top k (in scratch)
+ * empty. The second pass is skipped (sh->nb 0) after a first-pass error;
+ * a failure here is kept in sh->order_rc. */
+static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k) {
+  sh->nb = 0;
+  sh->bar = INFINITY;
+  sh->order_rc = SC_OK;
+  sc_error ignored;
+  if (worker_error(ws, nt, &ignored) != SC_OK) return; /* run() reports the worker's */
   long nb = 0;
   for (int t = 0; t < nt; t++) nb += ws[t].n_b;
-  bounded *all = mem_alloc(sizeof *all * (size_t)(nb > 0 ? nb : 1));
-  if (!all) return sc_error_set(err, SC_ENOMEM, "out of memory ordering the plans to cost");
+  sh->all = mem_alloc(sizeof *sh->all * (size_t)(nb > 0 ? nb : 1));
+  if (!sh->all) {
+    sh->order_rc = sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
+    return;
+  }
   long m = 0;
   for (int t = 0; t < nt; t++) {
-    if (ws[t].n_b) memcpy(all + m, ws[t].b, sizeof *all * (size_t)ws[t].n_b);
+    if (ws[t].n_b) memcpy(sh->all + m, ws[t].b, sizeof *sh->all * (size_t)ws[t].n_b);
     m += ws[t].n_b;
   }
-  qsort(all, (size_t)nb, sizeof *all, by_bound);
-  int rc = topk_init(&sh->top, scratch, k, err);
-  if (rc != SC_OK) {
-    mem_free(all);
-    return rc;
-  }
-  sh->bar = INFINITY;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-  for (long i = 0; i < nb; i++) second_pass(sh, &ws[thread_id()], &all[i]);
+  qsort(sh->all, (size_t)nb, sizeof *sh->all, by_bound);
+  sh->order_rc = topk_init(&sh->top, scratch, k, &sh->order_err);
+  if (sh->order_rc == SC_OK) sh->nb = nb, sh->ordered = 1;
+}
+
+/* After the second pass: the shared top k into workers[0]'s slots. */
+static void best_first_done(shared *sh, worker *ws) {
+  if (!sh->ordered) return;
+  sh->ordered = 0;
   ws[0].best.n = 0;
   topk_merge(&ws[0].best, &sh->top);
   topk_free(&sh->top);
-  *all_out = all;
-  *nb_out = nb;
-  return SC_OK;
 }
 
 /* Pruned: bounded plans whose bound exceeds the final k-th best (of every
@@ -447,6 +465,29 @@ static int worker_error(const worker *ws, int nt, sc_error *err) {
   return SC_OK;
 }
 
+/* The first pass over this process's share on thread t of nt, then
+ * (with a topology) the best-first second pass: both in one parallel
+ * region, so that a search forks and joins its threads once. The last
+ * thread done with the first pass orders the bounded plans while the
+ * others wait at the barrier. */
+static void both_passes(shared *sh, worker *ws, int nt, int t, sc_candidate *scratch, int k) {
+  int ok = worker_job(sh, ws, t) == 0;
+  long lo, hi;
+  while (ok && !get_stop(sh) && deal_next(&sh->deal, t, &lo, &hi))
+    for (long j = lo; j < hi && !get_stop(sh); j++) {
+      first_pass(sh, &ws[t], proc_point(sh, j));
+      tick(sh, &ws[t]);
+    }
+  if (!sh->topo) return; /* every thread alike: none reaches the barrier */
+  int done;
+#pragma omp atomic capture
+  done = ++sh->passed;
+  if (done == nt) order_bounded(sh, ws, nt, scratch, k);
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) nowait
+  for (long i = 0; i < sh->nb; i++) second_pass(sh, &ws[t], &sh->all[i]);
+}
+
 /* Both passes over this process's share of the space with nt workers,
  * merged over the processes; results in ws[0].best. */
 static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
@@ -454,18 +495,9 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   int rc = deal_open(&sh->deal, sh->count, nt, same_unit, sh, err);
   if (rc != SC_OK) return rc;
 #pragma omp parallel num_threads(nt)
-  {
-    int t = thread_id();
-    int ok = worker_job(sh, ws, t) == 0;
-    long lo, hi;
-    while (ok && !get_stop(sh) && deal_next(&sh->deal, t, &lo, &hi))
-      for (long j = lo; j < hi && !get_stop(sh); j++) {
-        first_pass(sh, &ws[t], proc_point(sh, j));
-        tick(sh, &ws[t]);
-      }
-  }
+  both_passes(sh, ws, nt, thread_id(), scratch, k);
   deal_close(&sh->deal);
-  rc = worker_error(ws, nt, err);
+  rc = worker_error(ws, nt, err); /* of either pass */
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);
   long counts[4] = {0, 0, 0, nt};
   for (int t = 0; t < nt; t++) {
@@ -473,16 +505,14 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
     counts[1] += ws[t].valid;
     counts[2] += ws[t].fit;
   }
-  bounded *all = NULL;
-  long nb = 0;
-  if (rc == SC_OK && sh->topo && (rc = best_first(sh, ws, nt, scratch, k, &all, &nb, err)) == SC_OK)
-    rc = worker_error(ws, nt, err);
+  best_first_done(sh, ws);
+  if (rc == SC_OK && sh->order_rc != SC_OK) *err = sh->order_err, rc = sh->order_rc;
   /* processes fail together, or none waits for one that gave up */
   if (spread_any(rc != SC_OK) && rc == SC_OK)
     rc = sc_error_set(err, SC_ENOMEM, "another search process failed");
   if (rc == SC_OK) rc = spread_topk(&ws[0].best, err);
   if (rc == SC_OK) {
-    long pruned = sh->topo ? pruned_of(all, nb, topk_bar(&ws[0].best)) : 0;
+    long pruned = sh->topo ? pruned_of(sh->all, sh->nb, topk_bar(&ws[0].best)) : 0;
     spread_sum(&pruned, 1);
     spread_sum(counts, 4);
     st->tried = counts[0];
@@ -491,7 +521,8 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
     st->threads = (int)counts[3];
     st->pruned = pruned;
   }
-  mem_free(all);
+  mem_free(sh->all);
+  sh->all = NULL;
   if (rc != SC_OK) return rc;
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
 }
@@ -602,7 +633,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
     shared sh = {&b, &o, pts, n, rank, size, count, {0}, job_has_topology(job), 0, 0, t0,
-                 t0 - PROGRESS_EVERY_S, {0}, INFINITY};
+                 t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, SC_OK, {0}};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
   }

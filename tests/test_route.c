@@ -145,8 +145,8 @@ Test(route, a_host_on_one_link_gets_the_paths_of_its_own_search) {
   topo_free(stub), topo_free(own);
 }
 
-/* The paths of every GPU pair of t from a table of its own, into a new
- * array (n_gpus^2 entries of up to 8 links, len in lens). */
+/* The paths of every GPU pair (i, j) of t from table r: links[(i * g +
+ * j) * 8 ...] (up to 8 links each), their counts in lens[i * g + j]. */
 static void all_paths(route_table *r, const topo *t, int *links, int *lens) {
   int g = t->n_gpus;
   for (int i = 0; i < g; i++)
@@ -167,7 +167,8 @@ Test(route, tables_sharing_hop_counts_give_the_same_paths_on_threads) {
   for (int s = 0; s < 2; s++) {
     topo *t = gen(specs[s]);
     int g = t->n_gpus;
-    int *want = calloc((size_t)g * g * 8, sizeof *want), *wlen = calloc((size_t)g * g, sizeof *wlen);
+    int *want = calloc((size_t)g * g * 8, sizeof *want);
+    int *wlen = calloc((size_t)g * g, sizeof *wlen);
     route_table *alone = route_new(t, ROUTE_ECMP);
     all_paths(alone, t, want, wlen);
     route_free(alone);
@@ -189,7 +190,8 @@ Test(route, tables_sharing_hop_counts_give_the_same_paths_on_threads) {
             (n && memcmp(p, want + pair * 8, sizeof *p * (size_t)n)))
           bad[v]++;
       }
-    for (int v = 0; v < VIEWS; v++) cr_expect_eq(bad[v], 0, "%s: table %d: %d paths differ", specs[s], v, bad[v]);
+    for (int v = 0; v < VIEWS; v++)
+      cr_expect_eq(bad[v], 0, "%s: table %d: %d paths differ", specs[s], v, bad[v]);
     /* the views' searches are the base's: it holds their counts without
      * having asked for a path (hop-count arrays, a byte per node each) */
     cr_expect_geq(route_bytes(base), before + (size_t)t->n_nodes, "%s", specs[s]);

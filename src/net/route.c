@@ -102,8 +102,8 @@ static route_table *table_new(const topo *t, route_policy policy, hops *h) {
   r->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *r->out_dst);
   if (r->out_dst)
     for (int k = 0; k < degrees; k++) r->out_dst[k] = t->links[t->out_link[k]].dst;
-  if (!r->h || !r->h->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch || !r->path ||
-      !r->out_dst) {
+  if (!r->h || !r->h->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch ||
+      !r->path || !r->out_dst) {
     route_free(r);
     return NULL;
   }
@@ -349,7 +349,8 @@ size_t route_bytes(const route_table *r) {
   size_t n = (size_t)r->t->n_nodes;
   return sizeof *r + n * (sizeof *r->h->dist + sizeof *r->queue + sizeof *r->scratch +
                           sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
-         (size_t)__atomic_load_n(&r->h->n_dist, __ATOMIC_RELAXED) * n + (size_t)r->cap_memo * sizeof *r->memo +
+         (size_t)__atomic_load_n(&r->h->n_dist, __ATOMIC_RELAXED) * n +
+         (size_t)r->cap_memo * sizeof *r->memo +
          (size_t)r->cap_links * sizeof *r->memo_links +
          (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst;
 }

@@ -346,7 +346,8 @@ static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch,
   for (int t = 0; t < nt; t++) nb += ws[t].n_b;
   sh->all = mem_alloc(sizeof *sh->all * (size_t)(nb > 0 ? nb : 1));
   if (!sh->all) {
-    sh->order_rc = sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
+    sh->order_rc =
+        sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
     return;
   }
   long m = 0;

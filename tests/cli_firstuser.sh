@@ -49,6 +49,8 @@ expect 3 'cannot write /tmp (Is a directory)' -- predict --trace /tmp
 # an integer key takes a whole number written as a real (Python's json writes 1024.0)
 expect 0 'cluster   1024 x a100-sxm4-80gb' -- predict -n 1024.0 --tp 8.0
 expect 2 'plan.global_batch: expected a positive integer (sequences per step), got number 1.5' -- predict --gb 1.5
+# a whole number beyond the key's range is out of range, not 'expected an integer'
+expect 2 'plan.tp: 1e+30 is out of range (valid: 1..1048576)' -- predict --tp 1e30
 # search: types the GPU has no peak for are an error, not an empty search
 expect 2 'dtypes: the GPU a100-sxm4-80gb has a dense peak for none of the types asked; valid: fp32, tf32, fp16, bf16' -- search --dtypes fp8
 expect 1 'under the degrees and bounds given' -- search --tp 5

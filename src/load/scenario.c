@@ -576,10 +576,13 @@ static void scn_path(char *buf, size_t cap, const char *parent, const char *key)
 static int scn_integer(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
                        long long *out) {
   /* a whole number written as a real (1e3, 8.0: what Python's json writes
-   * for a float) is that integer, exactly; a fraction is refused */
+   * for a float) is that integer, exactly; a fraction is refused, and a
+   * whole real out of range (1e30) said to be so */
   double r = json_is_real(v) ? json_real_value(v) : 0.5;
-  if (!json_is_integer(v) && !(r == floor(r) && fabs(r) <= 9007199254740992.0))
-    return scn_type(c, path, f->what, v);
+  if (!json_is_integer(v) && r != floor(r)) return scn_type(c, path, f->what, v);
+  if (!json_is_integer(v) && (r < f->lo || r > f->hi))
+    return scn_fail(c, path, "%.17g is out of range (valid: %lld..%lld)", r, (long long)f->lo,
+                    (long long)f->hi);
   long long x = json_is_integer(v) ? json_integer_value(v) : (long long)r;
   if (x < (long long)f->lo || x > (long long)f->hi)
     return scn_fail(c, path, "%lld is out of range (valid: %lld..%lld)", x,

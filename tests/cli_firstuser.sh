@@ -26,6 +26,9 @@ expect 2 "oob.edges:4: '2-9' is not an edge; valid: 'a-b' with ranks 0..7" -- dp
 printf '0-1, 1-2\n2 3\n' > "$TMP/space.edges"
 expect 2 "space.edges:2: '2 3' is not an edge" -- dp -n 4 --gb 256 --set dp.graph=@"$TMP/space.edges"
 expect 3 'cannot read the dp.graph file' -- dp --set dp.graph=@"$TMP/missing.edges"
+# a '.' in a comment does not make an edge list a mixing matrix
+printf '# a ring of 4. Edges:\n0-1\n1-2\n2-3\n3-0 # closes it.\n' > "$TMP/dot.edges"
+expect 0 'neighbor_allreduce_graph' -- dp -n 4 --gb 256 --set dp.graph=@"$TMP/dot.edges"
 
 # every subcommand's --help goes to standard output, exit 0
 for c in predict search validate collective topo trace presets dp recsys "recsys plan" \

@@ -51,6 +51,9 @@ expect 0 'note: cluster.straggler_slowdown is a what-if of --engine event' -- pr
 expect 3 'cannot write /tmp (Is a directory)' -- predict --trace /tmp
 # an integer key takes a whole number written as a real (Python's json writes 1024.0)
 expect 0 'cluster   1024 x a100-sxm4-80gb' -- predict -n 1024.0 --tp 8.0
+expect 0 'resnet50: 25.6M parameters, 200x200 images' -- predict --set model.preset=resnet50 -n 8 --gb 256 --set model.image=200.0
+expect 0 'step time' -- predict --set 'plan.overrides=[{"layers": 3.0, "recompute": "full"}]'
+expect 2 'plan.overrides[0].layers: expected a layer index (0-based), got number 3.5' -- predict --set 'plan.overrides=[{"layers": 3.5, "recompute": "full"}]'
 expect 2 'plan.global_batch: expected a positive integer (sequences per step), got number 1.5' -- predict --gb 1.5
 # a whole number beyond the key's range is out of range, not 'expected an integer'
 expect 2 'plan.tp: 1e+30 is out of range (valid: 1..1048576)' -- predict --tp 1e30

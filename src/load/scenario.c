@@ -900,12 +900,15 @@ static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int
   char path[64];
   snprintf(path, sizeof path, "model.%s", key);
   if (!x) return SC_OK;
-  if (!json_is_integer(x) || json_integer_value(x) < lo || json_integer_value(x) > hi) {
+  /* a whole number written as a real (224.0) too, as scn_integer */
+  double n = json_number_value(x); /* 0 for a non-number */
+  int whole = json_is_integer(x) || (json_is_real(x) && n == floor(n));
+  if (!whole || n < lo || n > hi) {
     char what[64];
     snprintf(what, sizeof what, "an integer %d..%d", lo, hi);
     return scn_type(c, path, what, x);
   }
-  *out = (int)json_integer_value(x);
+  *out = (int)n;
   return SC_OK;
 }
 
@@ -1091,7 +1094,7 @@ static int scn_override_layers(scn_ctx *c, const json_t *v, const char *path, sc
                        .what = "a layer index (0-based)"};
   long long a = 0, b = 0;
   int rc;
-  if (json_is_integer(v)) {
+  if (json_is_number(v)) { /* a whole real too (scn_integer) */
     if ((rc = scn_integer(c, &f, v, path, &a))) return rc;
     o->first = o->last = (int)a;
     return SC_OK;

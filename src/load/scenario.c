@@ -1372,18 +1372,38 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
 
 /* --------------------------------------------------------------- loading */
 
+/* The depth at which an override applies (scn_apply_overrides): the
+ * segments of its key path ("a.b.c=v": 3), less one for a section's
+ * identity (`preset`, and `model.graph`), which is the section set
+ * whole: `--set model.preset=X` and `-m Y` keep the order given, and
+ * both come before `model.seq`. 0 without a '='. */
+static int scn_ov_depth(const char *ov) {
+  const char *eq = ov ? strchr(ov, '=') : NULL;
+  if (!eq) return 0;
+  int n = 1;
+  const char *last = ov;
+  for (const char *p = ov; p < eq; p++)
+    if (*p == '.') n++, last = p + 1;
+  size_t len = (size_t)(eq - last);
+  int identity = (len == 6 && !strncmp(last, "preset", 6)) ||
+                 ((size_t)(eq - ov) == 11 && !strncmp(ov, "model.graph", 11));
+  return n > 1 && identity ? n - 1 : n;
+}
+
 /* The override (if any) that set the key path `bad` or an object holding
  * it: of those whose key path equals bad or is a prefix of it, the one
- * applied last (the longest key path, then the latest; scn_apply_overrides). */
+ * applied last (the deepest, scn_ov_depth, then the latest;
+ * scn_apply_overrides). */
 static const char *scn_blame(const char *bad, const char *const *ov, size_t n) {
   const char *who = NULL;
-  size_t best = 0;
+  int best = 0;
   for (size_t i = n; i-- > 0;) { /* the last applied: the deepest, then the latest */
     const char *eq = ov[i] ? strchr(ov[i], '=') : NULL;
     if (!eq) continue;
     size_t len = (size_t)(eq - ov[i]);
-    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.') && len > best)
-      who = ov[i], best = len;
+    int depth = scn_ov_depth(ov[i]);
+    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.') && depth > best)
+      who = ov[i], best = depth;
   }
   return who;
 }
@@ -1448,14 +1468,6 @@ static int scn_check_graph(const sc_model *m, sc_error *err) {
   int rc = graph_json_load_file(m->graph.path, &g, err);
   wg_free(g);
   return rc;
-}
-
-/* Key-path segments of an override "a.b.c=v" (3); 0 without a '='. */
-static int scn_ov_depth(const char *ov) {
-  const char *eq = ov ? strchr(ov, '=') : NULL;
-  int n = eq ? 1 : 0;
-  for (const char *p = ov; p && p < eq; p++) n += *p == '.';
-  return n;
 }
 
 /* Apply the overrides, shallower key paths first and otherwise in the

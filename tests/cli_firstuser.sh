@@ -26,6 +26,9 @@ expect 2 "oob.edges:4: '2-9' is not an edge; valid: 'a-b' with ranks 0..7" -- dp
 printf '0-1, 1-2\n2 3\n' > "$TMP/space.edges"
 expect 2 "space.edges:2: '2 3' is not an edge" -- dp -n 4 --gb 256 --set dp.graph=@"$TMP/space.edges"
 expect 3 'cannot read the dp.graph file' -- dp --set dp.graph=@"$TMP/missing.edges"
+# a '.' in a comment does not make an edge list a mixing matrix
+printf '# a ring of 4. Edges:\n0-1\n1-2\n2-3\n3-0 # closes it.\n' > "$TMP/dot.edges"
+expect 0 'neighbor_allreduce_graph' -- dp -n 4 --gb 256 --set dp.graph=@"$TMP/dot.edges"
 
 # every subcommand's --help goes to standard output, exit 0
 for c in predict search validate collective topo trace presets dp recsys "recsys plan" \
@@ -48,7 +51,12 @@ expect 0 'note: cluster.straggler_slowdown is a what-if of --engine event' -- pr
 expect 3 'cannot write /tmp (Is a directory)' -- predict --trace /tmp
 # an integer key takes a whole number written as a real (Python's json writes 1024.0)
 expect 0 'cluster   1024 x a100-sxm4-80gb' -- predict -n 1024.0 --tp 8.0
+expect 0 'resnet50: 25.6M parameters, 200x200 images' -- predict --set model.preset=resnet50 -n 8 --gb 256 --set model.image=200.0
+expect 0 'step time' -- predict --set 'plan.overrides=[{"layers": 3.0, "recompute": "full"}]'
+expect 2 'plan.overrides[0].layers: expected a layer index (0-based), got number 3.5' -- predict --set 'plan.overrides=[{"layers": 3.5, "recompute": "full"}]'
 expect 2 'plan.global_batch: expected a positive integer (sequences per step), got number 1.5' -- predict --gb 1.5
+# a whole number beyond the key's range is out of range, not 'expected an integer'
+expect 2 'plan.tp: 1e+30 is out of range (valid: 1..1048576)' -- predict --tp 1e30
 # search: types the GPU has no peak for are an error, not an empty search
 expect 2 'dtypes: the GPU a100-sxm4-80gb has a dense peak for none of the types asked; valid: fp32, tf32, fp16, bf16' -- search --dtypes fp8
 expect 1 'under the degrees and bounds given' -- search --tp 5

@@ -2,7 +2,7 @@
  * test_job_quiet.c -- job_quiet_checks: the search's first pass rejects
  * plans without formatting their messages, with the same verdict (code)
  * as the loud checks, and leaves valid plans and their memory as they
- * were.
+ * were; job_plan, the plan the search writes its points into.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -57,5 +57,36 @@ Test(job_quiet, same_verdicts_no_messages) {
   /* off again: messages are back */
   cr_assert_eq(job_check(j, &bad, &loud), SC_EINPUT);
   cr_assert(strstr(loud.msg, "kv_heads"), "%s", loud.msg);
+  sc_job_close(j);
+}
+
+/* job_plan (the search's points written into the job's copy of its
+ * plan): the job's base plan afresh on every call, whatever the plan
+ * resolved or rejected before it left; job_lower and job_check of NULL
+ * evaluate it as they do the same plan given. */
+Test(job_plan, fresh_base_evaluated_as_given) {
+  sc_plan ok;
+  sc_job *j = open_qwen(&ok);
+  sc_plan four = ok;
+  four.tp = 4, four.dp = 0;
+  sc_error err = {0};
+  sc_memory given, in_place, given4, in_place4;
+  cr_assert_eq(job_lower(j, &ok, &given, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(job_lower(j, &four, &given4, &err), SC_OK, "%s", err.msg);
+  cr_assert(given.weights != given4.weights, "tp 2 and tp 4 hold different weights");
+  sc_plan *p = job_plan(j);
+  cr_assert(!memcmp(p, &ok, sizeof ok), "job_plan after a resolved plan: the base plan");
+  p->tp = 8, p->dp = 0; /* 4 KV heads: rejected */
+  cr_assert_eq(job_check(j, NULL, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "kv_heads"), "%s", err.msg);
+  p = job_plan(j);
+  cr_assert(!memcmp(p, &ok, sizeof ok), "job_plan after a rejected plan: the base plan");
+  cr_assert_eq(job_lower(j, NULL, &in_place, &err), SC_OK, "%s", err.msg);
+  cr_assert(mem_same(&given, &in_place));
+  p = job_plan(j);
+  p->tp = 4, p->dp = 0;
+  cr_assert_eq(job_lower(j, NULL, &in_place4, &err), SC_OK, "%s", err.msg);
+  cr_assert(mem_same(&given4, &in_place4));
+  cr_assert_eq(job_current(j)->plan.tp, 4);
   sc_job_close(j);
 }

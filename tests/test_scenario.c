@@ -251,6 +251,35 @@ Test(overrides, set_values_and_parse_json_or_strings) {
   cr_assert_eq(s.plan.tp, 8, "later overrides win");
 }
 
+/* Shorter key paths apply first, each depth in the order given: a
+ * section or preset set by one override is edited by the keys inside it,
+ * whichever comes first; keys of one path, and a section and its preset
+ * key, keep their order; the blamed override is the one applied last. */
+Test(overrides, sections_before_the_keys_inside_them) {
+  sc_scenario s = load_ok("{}", OV("model.seq=4096", "model=llama3-70b"));
+  cr_assert_str_eq(s.model.name, "llama3-70b");
+  cr_assert_eq(s.model.tf.seq, 4096, "the key edits the preset given after it");
+  s = load_ok("{}", OV("plan.tp=8", "plan={\"tp\": 2, \"pp\": 1}", "plan.pp=2", "plan.pp=4"));
+  cr_assert(s.plan.tp == 8 && s.plan.pp == 4, "tp %d pp %d", s.plan.tp, s.plan.pp);
+  s = load_ok("{}", OV("cluster.gpu.hbm_GB=96", "cluster.gpu=h100-sxm5-80gb", "cluster=dgx-h100",
+                       "cluster.gpus=64", "plan.tp=8", "plan.pp=8"));
+  cr_assert_str_eq(s.cluster.gpu.name, "h100-sxm5-80gb");
+  cr_assert(s.cluster.gpus == 64 && s.cluster.gpu.hbm_bytes == 96e9);
+  /* a section's preset is the section set whole: the order given */
+  s = load_ok("{}", OV("model.preset=gpt3-1.3b", "model.seq=4096", "model=llama3-70b",
+                       "plan.tp=8", "plan.pp=8"));
+  cr_assert_str_eq(s.model.name, "llama3-70b");
+  cr_assert_eq(s.model.tf.seq, 4096);
+  s = load_ok("{}", OV("model=llama3-70b", "model.preset=gpt3-1.3b", "plan.pp=8"));
+  cr_assert_str_eq(s.model.name, "gpt3-1.3b");
+  load_err("{}", OV("model=gpt3-1.3b", "model.preset=zzz", "model.seq=100"), SC_EINPUT,
+           NEEDLES("unknown model preset \"zzz\"", "(set by override \"model.preset=zzz\")"));
+  load_err("{}", OV("plan.tp=5", "plan={\"tp\": 4, \"pp\": 1}"), SC_EINPUT,
+           NEEDLES("plan.tp: 5 does not divide", "(set by override \"plan.tp=5\")"));
+  load_err("{}", OV("plan.tp=5", "plan.tp=7"), SC_EINPUT,
+           NEEDLES("plan.tp: 7 does not divide", "(set by override \"plan.tp=7\")"));
+}
+
 Test(overrides, errors_name_the_override) {
   load_err("{}", OV("plan.tpp=8"), SC_EINPUT,
            NEEDLES("override \"plan.tpp=8\": plan.tpp: unknown key", "did you mean \"tp\"?"));

@@ -86,8 +86,9 @@ static int by_rank(const void *a, const void *b) {
 }
 
 /* Every plan of s's space predicted on its own, fitting ones ranked in
- * the search's order: *n of them in a new array. */
-static ranked *exhaustive(const sc_scenario *s, int *n) {
+ * the search's order: *n of them in a new array; *space plans in the
+ * space, *valid of them accepted by the checks. */
+static ranked *exhaustive(const sc_scenario *s, int *n, long *space, long *valid) {
   sc_error err = {0};
   sc_job *j;
   cr_assert_eq(sc_job_open(s, &j, &err), SC_OK, "%s", err.msg);
@@ -102,12 +103,15 @@ static ranked *exhaustive(const sc_scenario *s, int *n) {
   cr_assert_eq(space_build(s, job_graph(j), &o, &pts, &np, &err), SC_OK);
   ranked *r = malloc(sizeof *r * (size_t)np);
   *n = 0;
+  *space = np;
+  *valid = 0;
   for (long i = 0; i < np; i++) {
     sc_plan p;
     space_plan(&s->plan, &pts[i], &p);
     sc_result res;
     int rc = sc_job_predict(j, &p, &res, &err);
     cr_assert(rc == SC_OK || rc == SC_EINPUT, "plan %ld: %s", i, err.msg);
+    *valid += rc == SC_OK;
     if (rc == SC_OK && res.mem.fits) r[(*n)++] = (ranked){res.step_s, res.mem.total, i, 1};
   }
   qsort(r, (size_t)*n, sizeof *r, by_rank);
@@ -117,10 +121,12 @@ static ranked *exhaustive(const sc_scenario *s, int *n) {
 }
 
 /* The search on 1-3 threads returns the exhaustive walk's top k, with the
- * same counts; with a topology the best-first pass prunes some plans. */
+ * same counts (each plan of the space looked at once, by one thread);
+ * with a topology the best-first pass prunes some plans. */
 static void same_as_exhaustive(const sc_scenario *s, int topology) {
   int n_all;
-  ranked *all = exhaustive(s, &n_all);
+  long space, valid;
+  ranked *all = exhaustive(s, &n_all, &space, &valid);
   enum { K = 12 };
   long pruned = -1;
   for (int threads = 1; threads <= 3; threads++) {
@@ -134,6 +140,9 @@ static void same_as_exhaustive(const sc_scenario *s, int topology) {
     cr_assert_eq(sc_search(s, &o, best, K, &n, &st, &err), SC_OK, "%s", err.msg);
     cr_assert_eq(st.threads, threads, "threads %d: ran %d (space %ld)", threads, st.threads,
                  st.total);
+    cr_assert(st.total == space && st.tried == space && st.valid == valid,
+              "threads %d: space %ld, tried %ld, valid %ld; exhaustive %ld, %ld valid", threads,
+              st.total, st.tried, st.valid, space, valid);
     cr_assert_eq(st.fit, n_all, "threads %d: fit %ld, exhaustive %d", threads, st.fit, n_all);
     cr_assert_eq(n, n_all < K ? n_all : K);
     for (int i = 0; i < n; i++) {

@@ -15,8 +15,9 @@
 static inline void file_write(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   cr_assert_not_null(f, "cannot write %s", path);
-  fputs(text, f);
-  fclose(f);
+  int ok = fputs(text, f) >= 0;
+  ok &= fclose(f) == 0;
+  cr_assert(ok, "cannot write %s", path);
 }
 
 /* Write text to a new file named after the mkstemp template path (ending
@@ -26,8 +27,9 @@ static inline void tmp_write(char *path, const char *text) {
   cr_assert(fd >= 0, "mkstemp %s", path);
   FILE *f = fdopen(fd, "w");
   cr_assert_not_null(f, "cannot write %s", path);
-  fputs(text, f);
-  fclose(f);
+  int ok = fputs(text, f) >= 0;
+  ok &= fclose(f) == 0;
+  cr_assert(ok, "cannot write %s", path);
 }
 
 #endif

@@ -168,6 +168,18 @@ static int gr_edge_line(const char *path, int no, const char *line, int n, sc_er
   return SC_OK;
 }
 
+/* 1 when text has a '.' outside its '#' comments: a mixing matrix's
+ * rows (an edge list has none; a comment may say anything). */
+static int gr_has_dot(const char *t) {
+  int comment = 0;
+  for (; *t; t++) {
+    if (*t == '\n') comment = 0;
+    else if (*t == '#') comment = 1;
+    else if (*t == '.' && !comment) return 1;
+  }
+  return 0;
+}
+
 /* "@PATH": the graph text is the file's: one edge ("a-b") or one row of
  * the mixing matrix per line, '#' starts a comment, blank lines skipped. */
 static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
@@ -180,7 +192,7 @@ static int gr_file(const char *path, int n, dp_graph *g, sc_error *err) {
     mem_free(buf);
     return sc_error_set(err, SC_ENOMEM, "dp.graph: out of memory reading %s", path);
   }
-  int matrix = strchr(buf, '.') != NULL;
+  int matrix = gr_has_dot(buf);
   size_t k = 0;
   int no = 0;
   char *p = buf;

@@ -576,10 +576,13 @@ static void scn_path(char *buf, size_t cap, const char *parent, const char *key)
 static int scn_integer(scn_ctx *c, const scn_field *f, const json_t *v, const char *path,
                        long long *out) {
   /* a whole number written as a real (1e3, 8.0: what Python's json writes
-   * for a float) is that integer, exactly; a fraction is refused */
+   * for a float) is that integer, exactly; a fraction is refused, and a
+   * whole real out of range (1e30) said to be so */
   double r = json_is_real(v) ? json_real_value(v) : 0.5;
-  if (!json_is_integer(v) && !(r == floor(r) && fabs(r) <= 9007199254740992.0))
-    return scn_type(c, path, f->what, v);
+  if (!json_is_integer(v) && r != floor(r)) return scn_type(c, path, f->what, v);
+  if (!json_is_integer(v) && (r < f->lo || r > f->hi))
+    return scn_fail(c, path, "%.17g is out of range (valid: %lld..%lld)", r, (long long)f->lo,
+                    (long long)f->hi);
   long long x = json_is_integer(v) ? json_integer_value(v) : (long long)r;
   if (x < (long long)f->lo || x > (long long)f->hi)
     return scn_fail(c, path, "%lld is out of range (valid: %lld..%lld)", x,
@@ -897,12 +900,15 @@ static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int
   char path[64];
   snprintf(path, sizeof path, "model.%s", key);
   if (!x) return SC_OK;
-  if (!json_is_integer(x) || json_integer_value(x) < lo || json_integer_value(x) > hi) {
+  /* a whole number written as a real (224.0) too, as scn_integer */
+  double n = json_number_value(x); /* 0 for a non-number */
+  int whole = json_is_integer(x) || (json_is_real(x) && n == floor(n));
+  if (!whole || n < lo || n > hi) {
     char what[64];
     snprintf(what, sizeof what, "an integer %d..%d", lo, hi);
     return scn_type(c, path, what, x);
   }
-  *out = (int)json_integer_value(x);
+  *out = (int)n;
   return SC_OK;
 }
 
@@ -1088,7 +1094,7 @@ static int scn_override_layers(scn_ctx *c, const json_t *v, const char *path, sc
                        .what = "a layer index (0-based)"};
   long long a = 0, b = 0;
   int rc;
-  if (json_is_integer(v)) {
+  if (json_is_number(v)) { /* a whole real too (scn_integer) */
     if ((rc = scn_integer(c, &f, v, path, &a))) return rc;
     o->first = o->last = (int)a;
     return SC_OK;
@@ -1366,18 +1372,38 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
 
 /* --------------------------------------------------------------- loading */
 
+/* The depth at which an override applies (scn_apply_overrides): the
+ * segments of its key path ("a.b.c=v": 3), less one for a section's
+ * identity (`preset`, and `model.graph`), which is the section set
+ * whole: `--set model.preset=X` and `-m Y` keep the order given, and
+ * both come before `model.seq`. 0 without a '='. */
+static int scn_ov_depth(const char *ov) {
+  const char *eq = ov ? strchr(ov, '=') : NULL;
+  if (!eq) return 0;
+  int n = 1;
+  const char *last = ov;
+  for (const char *p = ov; p < eq; p++)
+    if (*p == '.') n++, last = p + 1;
+  size_t len = (size_t)(eq - last);
+  int identity = (len == 6 && !strncmp(last, "preset", 6)) ||
+                 ((size_t)(eq - ov) == 11 && !strncmp(ov, "model.graph", 11));
+  return n > 1 && identity ? n - 1 : n;
+}
+
 /* The override (if any) that set the key path `bad` or an object holding
  * it: of those whose key path equals bad or is a prefix of it, the one
- * applied last (the longest key path, then the latest; scn_apply_overrides). */
+ * applied last (the deepest, scn_ov_depth, then the latest;
+ * scn_apply_overrides). */
 static const char *scn_blame(const char *bad, const char *const *ov, size_t n) {
   const char *who = NULL;
-  size_t best = 0;
+  int best = 0;
   for (size_t i = n; i-- > 0;) { /* the last applied: the deepest, then the latest */
     const char *eq = ov[i] ? strchr(ov[i], '=') : NULL;
     if (!eq) continue;
     size_t len = (size_t)(eq - ov[i]);
-    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.') && len > best)
-      who = ov[i], best = len;
+    int depth = scn_ov_depth(ov[i]);
+    if (strncmp(bad, ov[i], len) == 0 && (bad[len] == '\0' || bad[len] == '.') && depth > best)
+      who = ov[i], best = depth;
   }
   return who;
 }
@@ -1442,14 +1468,6 @@ static int scn_check_graph(const sc_model *m, sc_error *err) {
   int rc = graph_json_load_file(m->graph.path, &g, err);
   wg_free(g);
   return rc;
-}
-
-/* Key-path segments of an override "a.b.c=v" (3); 0 without a '='. */
-static int scn_ov_depth(const char *ov) {
-  const char *eq = ov ? strchr(ov, '=') : NULL;
-  int n = eq ? 1 : 0;
-  for (const char *p = ov; p && p < eq; p++) n += *p == '.';
-  return n;
 }
 
 /* Apply the overrides, shallower key paths first and otherwise in the

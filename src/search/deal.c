@@ -4,9 +4,13 @@
  *
  * A share's range only shrinks (its owner takes from the front, thieves
  * cut off the back) until it is empty; only then does its owner refill it
- * with a range it cut off another share. Every point is in at most one
- * range at any time and leaves it exactly once, so a compare-and-swap
- * on a stale value always fails (a range never comes back).
+ * with a range it cut off another share (the one plain store: no thief
+ * swaps an empty range). Every point is in at most one range at any time,
+ * or with the thief moving it. Each compare-and-swap takes points out of
+ * the range it expected, computed from that value alone, so it is right
+ * whenever it succeeds, even where a range has come back (one point
+ * stolen back and forth: an ABA that does no harm); a point handed out
+ * for evaluation never returns to any range.
  */
 #include "search/deal.h"
 

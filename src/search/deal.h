@@ -47,8 +47,10 @@ int deal_open(deal *d, long n, int nt, deal_same_fn same, const void *ctx,
 void deal_close(deal *d);
 
 /* The next points for thread t (0 <= t < nt): 1 with [*lo, *hi) its to
- * evaluate, 0 when no share holds any point (every point has been
- * handed out). Safe to call from every thread at once. */
+ * evaluate, 0 when no share holds any point (every point has been handed
+ * out, or is being moved by a thief that will take it itself: a thread
+ * may stop while another still works). Safe to call from every thread at
+ * once; every point is handed out once if each thread calls until 0. */
 int deal_next(deal *d, int t, long *lo, long *hi);
 
 #endif

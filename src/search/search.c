@@ -18,11 +18,11 @@
  * Threads (OpenMP, one job each, sharing the first job's topology, its
  * flow-engine memo and its routes' hop counts; at most one thread per 256
  * plans) walk contiguous shares of the space and steal from each other
- * (deal.h); both passes run in one parallel region (both_passes); MPI processes
- * take blocks of PROC_BLOCK points round-robin. The ranking is a total
- * order (topk.h: step, memory, space index), so the top k is the same
- * whatever the thread count; the "pruned" count is taken against the
- * final k-th best, so it is too.
+ * (deal.h); both passes run in one parallel region (both_passes); MPI
+ * processes take blocks of SPREAD_BLOCK points round-robin (spread.h).
+ * The ranking is a total order (topk.h: step, memory, space index), so
+ * the top k is the same whatever the thread count; the "pruned" count is
+ * taken against the final k-th best, so it is too.
  */
 #include <assert.h>
 #include <math.h>
@@ -43,7 +43,6 @@
 #include "search/topk.h"
 
 #define PLANS_PER_THREAD 256
-#define PROC_BLOCK 256
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
 
@@ -81,7 +80,7 @@ typedef struct shared {
   const space_pt *pts;
   long n;                       /* points searched (all processes) */
   int rank, size;               /* this process takes blocks rank, rank + size, ...
-                                   of PROC_BLOCK points (proc_point) */
+                                   of SPREAD_BLOCK points (proc_point) */
   long count;                   /* its points */
   deal deal;                    /* them (0 .. count - 1) among its threads */
   int topo;                     /* the job has a topology */
@@ -391,20 +390,8 @@ static int worker_job(shared *sh, worker *ws, int t) {
 
 /* ------------------------------------------------------------- driver */
 
-/* Process rank of size takes blocks rank, rank + size, ... of PROC_BLOCK
- * points (blocks keep neighbours together and spread the cheap and dear
- * parts of the space over the processes); its point j is the space's
- * point proc_point(j), and it has proc_count points. */
-static long proc_point(const shared *sh, long j) {
-  long b = j / PROC_BLOCK;
-  return (b * sh->size + sh->rank) * PROC_BLOCK + j % PROC_BLOCK;
-}
-
-static long proc_count(long n, int rank, int size) {
-  long full = n / PROC_BLOCK, rem = n % PROC_BLOCK;
-  long count = full > rank ? (full - rank + size - 1) / size * PROC_BLOCK : 0;
-  return count + (rem > 0 && full % size == rank ? rem : 0);
-}
+/* The space's index of this process's point j (spread.h). */
+static long proc_point(const shared *sh, long j) { return spread_point(j, sh->rank, sh->size); }
 
 /* 1 when points a and a + 1 lower alike but for ZeRO, the HSDP shard,
  * the dtype, micro-batch, vpp, recomputation and offloading (the fields
@@ -624,7 +611,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
   int rank, size;
   spread_where(&rank, &size);
-  long count = proc_count(n, rank, size);
+  long count = spread_count(n, rank, size);
   int nt = thread_count(&o, count);
   if (rc == SC_OK) {
     ws = mem_calloc((size_t)nt, sizeof *ws);

@@ -8,6 +8,17 @@
 #include "core/mem.h"
 #include "stepcast.h"
 
+long spread_count(long n, int rank, int size) {
+  long full = n / SPREAD_BLOCK, rem = n % SPREAD_BLOCK;
+  long count = full > rank ? (full - rank + size - 1) / size * SPREAD_BLOCK : 0;
+  return count + (rem > 0 && full % size == rank ? rem : 0);
+}
+
+long spread_point(long j, int rank, int size) {
+  long b = j / SPREAD_BLOCK;
+  return (b * size + rank) * SPREAD_BLOCK + j % SPREAD_BLOCK;
+}
+
 #ifdef SC_MPI
 #include <mpi.h>
 

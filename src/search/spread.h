@@ -2,8 +2,9 @@
  * spread.h -- a search split over MPI processes (module prefix: spread_).
  *
  * Built with -DSC_MPI=ON, a search started under mpirun splits its plan
- * space over the processes (process r of n takes the points r, r + n,
- * r + 2n, ... of the canonical order), each on its own threads, then
+ * space over the processes (process r of n takes the blocks r, r + n,
+ * r + 2n, ... of SPREAD_BLOCK points of the canonical order:
+ * spread_count, spread_point), each on its own threads, then
  * merges: the top k (the same total order, so the same plans as one
  * process finds), the counts, the closest plan. Every process ends with
  * the whole result. Without SC_MPI, or outside mpirun, there is one
@@ -13,6 +14,18 @@
 #define SC_SEARCH_SPREAD_H
 
 #include "search/topk.h"
+
+/* Points of the space a process takes at a time: blocks keep neighbours
+ * together (they lower alike) and spread the cheap and dear parts of the
+ * space over the processes. */
+#define SPREAD_BLOCK 256
+
+/* The points of a space of n that process rank of size takes. */
+long spread_count(long n, int rank, int size);
+
+/* The space's index of that process's point j (0 <= j < spread_count):
+ * over the processes, every point 0 .. n - 1 exactly once. */
+long spread_point(long j, int rank, int size);
 
 /* This process's rank and the number of processes (0 and 1 without MPI
  * or before sc_mpi_init). */

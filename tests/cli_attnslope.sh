@@ -8,9 +8,7 @@ CLI=${1:?usage: cli_attnslope.sh path/to/stepcast}
 source "$(dirname "$0")/e2e_lib.sh"
 SET=../shared/validation/training/mosaic_fsdp_a100.csv
 TOOL=tools/fsdp/attnslope.py
-if [[ ! -r $SET ]]; then
-  echo "FAIL: $SET is missing: these checks need ../shared"; exit 1
-fi
+need_shared "$SET"
 
 # a synthetic copy: every step costs 10 us per token per GPU plus its
 # attention FLOPs (4 s h d / 2 x 3.5 a layer, x 4.5 / 3.5 with full

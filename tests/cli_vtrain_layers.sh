@@ -7,9 +7,7 @@ CLI=${1:?usage: cli_vtrain_layers.sh path/to/stepcast}
 source "$(dirname "$0")/e2e_lib.sh"
 SET=../shared/validation/training/vtrain_single_node.csv
 TOOL=tools/calib/vtrain_layers.py
-if [[ ! -r $SET ]]; then
-  echo "FAIL: $SET is missing: these checks need ../shared"; exit 1
-fi
+need_shared "$SET"
 
 # a synthetic copy: every step 3 ms per layer and micro-batch, 5 ms per
 # micro-batch, 1 ms per layer and 20 ms a step; the fit must give 3.00 ms,

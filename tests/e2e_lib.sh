@@ -2,7 +2,8 @@
 # setting CLI). Provides TMP (removed on exit), the pass/fail counters and
 # expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE (or one of
 # CODE|CODE...) and NEEDLE
-# (a fixed string) in stdout+stderr, and no death by signal.
+# (a fixed string) in stdout+stderr, and no death by signal;
+# need_shared FILE: stop with FAIL unless FILE (under ../shared) is readable.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -25,5 +26,12 @@ expect() {
     fail=$((fail + 1))
   else
     pass=$((pass + 1))
+  fi
+}
+
+need_shared() {
+  if [[ ! -r $1 ]]; then
+    echo "FAIL: $1 is missing: these checks need ../shared"
+    exit 1
   fi
 }

@@ -11,6 +11,7 @@
  *
  *   build/bench_search [ROUNDS] [THREADS] [CASE]   (defaults 11, 2, every case)
  *   build/bench_search ROUNDS -T CASE               (only T-thread searches: profiling)
+ *   build/bench_search --hot [ROUNDS] [THREADS] [CASE]
  *
  * Per case it prints (docs/search.md, "Speed"):
  * - plans tried, valid, fitting and pruned (the same on any thread count:
@@ -37,6 +38,15 @@
  * - the load average when the case started (/proc/loadavg): with more
  *   runnable processes than cores, a thread that waits at a join is
  *   descheduled for milliseconds, longer than a small search.
+ *
+ * --hot: searches back to back, without the 30 ms sleep, so that the
+ *   OpenMP threads (and, on a virtual machine, its idle vCPUs) are awake
+ *   when a search starts: the speed-up of searches run in a loop or of a
+ *   long search, without the wake-up of a sleeping core that a single
+ *   short search pays (milliseconds on this VM: the median 2-thread
+ *   speed-up of a 5-10 ms search is then about 1x, its fastest 1.5-1.7x).
+ *   The "at once" line is left out (the idle OpenMP thread spins beside
+ *   the one-thread searches); per CPU-s counts that spinning too.
  *
  * The machine is shared: compare instructions (valgrind --tool=callgrind
  * --toggle-collect=sc_search build/bench_search 1 -1 CASE), and ratios
@@ -70,7 +80,10 @@ static double cpu_s(void) {
 /* Sleep 30 ms: OpenMP's idle threads spin for milliseconds after a
  * parallel search (GOMP_SPINCOUNT) before they sleep; a search timed
  * right after one would share the cores with them. */
+static int hot; /* --hot: no settle (the file comment) */
+
 static void settle(void) {
+  if (hot) return;
   struct timespec t = {0, 30000000};
   nanosleep(&t, NULL);
 }
@@ -205,7 +218,7 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
          plans / mn / stn.threads);
   printf("  speed-up %.2fx median (%.2fx fastest) on %d threads\n", m1 / mn, f1 / fn,
          stn.threads);
-  if (threads > 1) {
+  if (threads > 1 && !hot) {
     double c = concurrent(name, s, reps, threads);
     printf("  %d one-thread searches at once: %9.0f plans/s together, %9.0f per thread "
            "(%.2fx one search on 1 thread)\n",
@@ -215,6 +228,11 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--hot")) {
+    hot = 1;
+    argv++;
+    argc--;
+  }
   int reps = argc > 1 ? atoi(argv[1]) : 11;
   int threads = argc > 2 ? atoi(argv[2]) : 2;
   only = argc > 3 ? argv[3] : NULL;
@@ -224,7 +242,8 @@ int main(int argc, char **argv) {
   if (threads > MAX_THREADS || threads < -MAX_THREADS) threads = MAX_THREADS;
   if (threads > 0)
     printf("bench_search: %d rounds of (1 thread, %d threads) per case; medians of the wall "
-           "time of one whole sc_search call\n", reps, threads);
+           "time of one whole sc_search call%s\n", reps, threads,
+           hot ? "; hot: back to back, no sleep between searches" : "");
   sc_scenario s;
   sc_scenario_default(&s);
   s.model = *sc_model_preset("llama3-70b");

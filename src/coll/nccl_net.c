@@ -37,6 +37,7 @@
  * (18 x 20.6 = 370.8) + 8 x 200 Gb/s: 8 x 24, tree 45.
  */
 #include "coll/nccl_net.h"
+#include "coll/nccl_search.h"
 
 #include <assert.h>
 #include <math.h>
@@ -54,15 +55,8 @@ static const double inter_sm100[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
                                      6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 #define NSPEEDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Ring graph maxChannels, MAXCHANNELS (64, src/include/device.h 2.30.7)
- * / 2 (src/init.cc). */
-#define NET_MAX_CHANNELS 32
-/* search.cc: "speedArray[speedIndex + 1] / graph->bwInter > .49" */
-#define NET_STEP_RATIO 0.49
-/* ncclTopoDupChannels thresholds, GB/s per channel. */
-#define NET_DUP_MIN_BW 25.0
-#define NET_DUP_MIN_BW_SM90 50.0
-#define NET_DUP_MAX_CH_SM90 4
+/* The step-down ratio, maxChannels and ncclTopoDupChannels' thresholds
+ * are shared with the one-node search: nccl_search.h. */
 /* NCCL rounds its link arithmetic to 1e-3 GB/s (search.cc SUB_ROUND). */
 #define NET_TOL 1e-6
 
@@ -77,34 +71,12 @@ typedef struct net_sys {
 static int channels_at(const net_sys *ns, double s) {
   double by_nic = ns->rails * floor(ns->nic / s + NET_TOL);
   double by_nvl = floor(ns->nvl / s + NET_TOL);
-  double k = fmin(fmin(by_nic, by_nvl), NET_MAX_CHANNELS);
+  double k = fmin(fmin(by_nic, by_nvl), NCCL_SEARCH_MAX_CHANNELS);
   return (int)k;
 }
 
-static nccl_net_graph pass1(const net_sys *ns, int *index) {
-  nccl_net_graph g = {0, 0.0, 0.0};
-  double max_bw = fmin(ns->nic, ns->nvl);
-  int i = 0;
-  while (i < ns->nsp - 1 && ns->sp[i] > max_bw) i++;
-  for (;;) {
-    int k = channels_at(ns, ns->sp[i]);
-    if (k >= 1 && k * ns->sp[i] > g.nch * g.bw_inter) g.nch = k, g.bw_inter = ns->sp[i], *index = i;
-    if (g.nch == NET_MAX_CHANNELS || g.nch * g.bw_inter >= ns->nvl) break;
-    if (i < ns->nsp - 1 && (g.nch == 0 || ns->sp[i + 1] / g.bw_inter > NET_STEP_RATIO))
-      i++;
-    else
-      break;
-  }
-  return g;
-}
-
-static void dup_channels(nccl_net_graph *g, int arch) {
-  if (g->bw_inter < NET_DUP_MIN_BW) return;
-  if (arch > 80 && g->bw_inter < NET_DUP_MIN_BW_SM90 && g->nch > NET_DUP_MAX_CH_SM90) return;
-  int dup = 2 * g->nch < NET_MAX_CHANNELS ? 2 * g->nch : NET_MAX_CHANNELS;
-  g->bw_inter /= (dup + g->nch - 1) / g->nch; /* DIVUP */
-  g->nch = dup;
-}
+/* channels_at for nccl_search_pass1: ctx is the net_sys. */
+static int fit_net(const void *ctx, double s) { return channels_at(ctx, s); }
 
 /* Pass 2 of the tree: bwIntra up the speed table while below twice
  * bwInter and the NVLinks carry nch channels at it. */
@@ -127,15 +99,16 @@ nccl_net_graph nccl_net_search(int arch, int rails, double nic_gbs, double nvl_g
                 arch >= 100 ? NSPEEDS(inter_sm100)
                 : arch >= 90 ? NSPEEDS(inter_sm90) : NSPEEDS(inter_sm70),
                 rails, nic_gbs, nvl_gbs};
-  int index = 0;
-  nccl_net_graph g = pass1(&ns, &index);
+  nccl_net_graph g = {0, 0.0, 0.0};
+  nccl_search_pass1(ns.sp, ns.nsp, fmin(nic_gbs, nvl_gbs), nvl_gbs, fit_net, &ns, &g.nch,
+                    &g.bw_inter);
   if (g.nch == 0) { /* slower than NCCL's table: one channel at the NIC */
     nccl_net_graph one = {1, fmin(nic_gbs, nvl_gbs), fmin(nic_gbs, nvl_gbs)};
     return one;
   }
-  dup_channels(&g, arch);
+  nccl_search_dup(arch, &g.nch, &g.bw_inter);
   g.bw_tree_2 = tree_bw_intra(&ns, &g);
-  assert(g.nch >= 1 && g.nch <= NET_MAX_CHANNELS && g.bw_inter > 0);
+  assert(g.nch >= 1 && g.nch <= NCCL_SEARCH_MAX_CHANNELS && g.bw_inter > 0);
   assert(g.bw_tree_2 >= g.bw_inter); /* pass 2 only raises bwIntra */
   return g;
 }
@@ -151,7 +124,7 @@ nccl_net_graph nccl_net_search(int arch, int rails, double nic_gbs, double nvl_g
 #define NET_QUAD_BELOW 16
 
 int nccl_net_kernel_channels(const nccl_net_graph *g, int arch) {
-  assert(g && g->nch >= 1 && g->nch <= NET_MAX_CHANNELS);
+  assert(g && g->nch >= 1 && g->nch <= NCCL_SEARCH_MAX_CHANNELS);
   int nc = 2 * g->nch;
   if (arch >= 90 && g->bw_inter > NET_QUAD_MIN_BW && nc < NET_QUAD_BELOW) nc *= 2;
   return nc < NET_KERNEL_MAX_CHANNELS ? nc : NET_KERNEL_MAX_CHANNELS;

@@ -30,6 +30,7 @@
  * B200 (18 x 40.1 = 721.8) 8 x 90 -> 16 x 45 = 720.
  */
 #include "coll/nccl_rings.h"
+#include "coll/nccl_search.h"
 
 #include <assert.h>
 #include <math.h>
@@ -45,51 +46,23 @@ static const double speeds_sm100[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
 #define NSPEEDS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* MAXCHANNELS 64: NCCL src/include/device.h (2.30.7); the ring graph's
- * maxChannels is MAXCHANNELS / 2: src/init.cc (2.30.7). */
+ * maxChannels is half of it (NCCL_SEARCH_MAX_CHANNELS, nccl_search.h). */
 #define NCCL_MAXCHANNELS 64
-#define RING_MAX_CHANNELS (NCCL_MAXCHANNELS / 2)
-/* search.cc: "speedArray[speedIndex + 1] / graph->bwInter > .49" */
-#define SPEED_STEP_RATIO 0.49
-/* ncclTopoDupChannels thresholds, GB/s per ring. */
-#define DUP_MIN_BW 25.0
-#define DUP_MIN_BW_SM90 50.0
-#define DUP_MAX_RINGS_SM90 4
 
 /* Rings found at speed s: floor(gpu_bw / s), NCCL's link arithmetic is
  * rounded to 1e-3 GB/s (search.cc SUB_ROUND), hence the tolerance. */
 static int rings_at(double gpu_bw, double s) {
   double k = floor(gpu_bw / s + 1e-6);
-  return k > RING_MAX_CHANNELS ? RING_MAX_CHANNELS : (int)k;
+  return k > NCCL_SEARCH_MAX_CHANNELS ? NCCL_SEARCH_MAX_CHANNELS : (int)k;
 }
+
+/* rings_at for nccl_search_pass1: ctx is the GPU's bw (const double). */
+static int fit_rings(const void *ctx, double s) { return rings_at(*(const double *)ctx, s); }
 
 /* Keeps (k, s) if strictly better than *g (ncclTopoCompareGraphs). */
 static void compare(nccl_ring_graph *g, int k, double s, int min_k) {
   if (k < 1 || k < min_k) return;
   if (k * s > g->nch * g->bw) g->nch = k, g->bw = s;
-}
-
-static nccl_ring_graph pass1(const double *sp, int n, double gpu_bw) {
-  nccl_ring_graph g = {0, 0.0};
-  int i = 0;
-  while (sp[i] > gpu_bw && i < n - 1) i++;
-  for (;;) {
-    int k = rings_at(gpu_bw, sp[i]);
-    compare(&g, k, sp[i], 1);
-    if (g.nch == RING_MAX_CHANNELS || g.nch * g.bw >= gpu_bw) break;
-    if (i < n - 1 && (g.nch == 0 || sp[i + 1] / g.bw > SPEED_STEP_RATIO))
-      i++;
-    else
-      break;
-  }
-  return g;
-}
-
-static void dup_channels(nccl_ring_graph *g, int arch) {
-  if (g->bw < DUP_MIN_BW) return;
-  if (arch > 80 && g->bw < DUP_MIN_BW_SM90 && g->nch > DUP_MAX_RINGS_SM90) return;
-  int dup = 2 * g->nch < RING_MAX_CHANNELS ? 2 * g->nch : RING_MAX_CHANNELS;
-  g->bw /= (dup + g->nch - 1) / g->nch; /* DIVUP */
-  g->nch = dup;
 }
 
 static void pass2(nccl_ring_graph *g, const double *sp, int n, double gpu_bw) {
@@ -107,12 +80,13 @@ nccl_ring_graph nccl_rings_search(int arch, double gpu_bw) {
   const double *sp = arch >= 100 ? speeds_sm100 : arch >= 90 ? speeds_sm90 : speeds_sm70;
   int n = arch >= 100 ? NSPEEDS(speeds_sm100)
           : arch >= 90 ? NSPEEDS(speeds_sm90) : NSPEEDS(speeds_sm70);
-  nccl_ring_graph g = pass1(sp, n, gpu_bw);
+  nccl_ring_graph g;
+  nccl_search_pass1(sp, n, gpu_bw, gpu_bw, fit_rings, &gpu_bw, &g.nch, &g.bw);
   if (g.nch == 0) {
     nccl_ring_graph one = {1, gpu_bw};
     return one;
   }
-  dup_channels(&g, arch);
+  nccl_search_dup(arch, &g.nch, &g.bw);
   pass2(&g, sp, n, gpu_bw);
   return g;
 }

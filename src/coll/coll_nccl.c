@@ -228,9 +228,10 @@ typedef struct nccl_sys {
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
- * per-hop latencies of the cluster presets. A cluster that states other
- * per-hop latencies (cluster.nvlink_latency_us, nic_latency_us) scales
- * NCCL's hardware latency rows of that medium by its ratio to these. */
+ * per-hop latencies of the cluster presets. A cluster that states another
+ * NVLink hop (cluster.nvlink_latency_us) scales NCCL's NVLINK rows by its
+ * ratio to 0.6; another network traversal (nic_latency_us, a fabric) adds
+ * its difference to 2.7 to the NET rows (net_hw_lat). */
 #define NCCL_NVLINK_HOP_US 0.6
 #define NCCL_NET_HOP_US 2.7
 static double hw_lat_scale(double lat_s, double nccl_us) {
@@ -312,7 +313,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
   s.lat_x_intra = hw_lat_scale(g->intra_lat, NCCL_NVLINK_HOP_US);
   /* no per-traversal latency given: the fabric's (InfiniBand's is
-   * NCCL's own, a scale of exactly 1) */
+   * NCCL's own, a difference of exactly 0) */
   s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
   s.net_eff = fab_net_eff(g->fabric);
   double intra_bw; /* GB/s of all channels inside a node */
@@ -425,8 +426,9 @@ static double net_hw_lat(const nccl_sys *s, coll_algo a, coll_proto p) {
 }
 
 /* NCCL's per-step hardware latency of (a, p) inside a node and across the
- * network, us: hwLat of the node's medium and of NET (tuning.cc
- * ncclTopoTuneModel), each scaled by the cluster's per-hop latency; a
+ * network, us: hwLat of the node's medium (tuning.cc ncclTopoTuneModel)
+ * scaled by the cluster's NVLink hop, and of NET with the cluster's
+ * traversal added (net_hw_lat); a
  * ring step across nodes costs at least NCCL's network overhead inside
  * the node (x3 for Simple, tuning.cc). */
 static void hop_lat(const nccl_sys *s, coll_algo a, coll_proto p, double *intra,

@@ -681,10 +681,9 @@ static const sc_gpu gpu_presets[] = {
         .arch = 86,
         .sm_count = 84,                                   /* [DS] 10,752 CUDA cores / 128 */
         .peak_flops = {38.7 * T, 77.4 * T, 154.8 * T, 154.8 * T, 0, 0}, /* [DS] NVIDIA RTX
-                             A6000 datasheet (2021): FP32 38.7, tensor 309.7* = fp16 dense
-                             154.8 (NVIDIA Ampere GA102 GPU architecture whitepaper v2.0,
-                             RTX A6000 column: TF32 77.4, fp16 / bf16 with fp32 accumulate
-                             154.8) */
+                             A6000 datasheet (2021): FP32 38.7, tensor 309.7* (fp16): fp16 /
+                             bf16 dense 154.8, tf32 half of it (the Ampere tensor-core
+                             ratios, as rtx-a5000's datasheet prints them) */
         .vector_flops = 38.7 * T,
         .hbm_bytes = 48 * GIB,                            /* [DS] 48 GB GDDR6 */
         .hbm_bw = 768 * GB,                               /* [DS] */

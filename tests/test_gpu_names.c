@@ -14,6 +14,7 @@
 
 #include "stepcast.h"
 #include "hw/gpu_names.h"
+#include "trace/whatif.h"
 
 /* ------------------------------------------------------------- mapping */
 
@@ -137,6 +138,30 @@ Test(gpu_names, null_text_and_note_are_safe) {
   char tiny[8];
   cr_assert_not_null(gpun_resolve("A100", tiny, sizeof tiny));
   cr_assert_eq(strlen(tiny), sizeof tiny - 1, "note truncated, terminated");
+}
+
+/* A traced device name (PyTorch profiler deviceProperties) reads the same
+ * way; a name it cannot read falls back to the old substring table, then
+ * the SM version. */
+Test(gpu_names, traced_device_names) {
+  static const struct {
+    const char *name;
+    int arch;
+    const char *preset;
+  } t[] = {{"NVIDIA A100-SXM4-80GB", 80, "a100-sxm4-80gb"}, /* the shipped traces' */
+           {"Tesla V100-SXM2-32GB", 70, "v100-sxm2-32gb"},
+           {"NVIDIA L40S", 89, "l40s"},
+           {"NVIDIA H800", 90, "h800"},
+           {"NVIDIA A100 80GB PCIe", 80, "a100-pcie-80gb"},
+           {"NVIDIA H100 80GB HBM3", 90, "h100-sxm5-80gb"},
+           {"AMD Instinct MI300X", 0, "mi300x"},
+           {"Some Future GPU", 90, "h100-sxm5-80gb"}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    const sc_gpu *g = wi_traced_gpu(t[i].name, t[i].arch);
+    cr_expect(g && !strcmp(g->name, t[i].preset), "'%s' -> %s, expected %s", t[i].name,
+              g ? g->name : "none", t[i].preset);
+  }
+  cr_expect_null(wi_traced_gpu("Some Future GPU", 89), "sm89 without a readable name: none");
 }
 
 /* --------------------------------------------------- presets predict */

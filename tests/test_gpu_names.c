@@ -66,6 +66,8 @@ static const name_case names[] = {
     {"NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada", NULL},
     {"NVIDIA GeForce RTX 4090", "rtx-4090", NULL},
     {"Tesla T4", "t4", NULL},
+    {"NVIDIA GeForce RTX 3090", "rtx-3090", NULL},
+    {"8x NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb", NULL},
     {"NVIDIA A30", "a30-pcie-24gb", NULL},
     {"NVIDIA A40", "a40-pcie-48gb", NULL},
     {"AMD Instinct MI300X OAM", "mi300x", NULL},
@@ -88,6 +90,7 @@ static const name_case names[] = {
     {"Tesla P100", "p100-pcie-16gb", "form factor not stated"},
     {"NVIDIA A10G", "a10", "A10G"},
     {"AMD Instinct MI250X", "mi250x", "GCD"},
+    {"AMD MI250X GCD", "mi250x", "GCD"},
     {"Tesla K80", "k80", "GK210"},
     /* parts without a preset, contradictions and non-GPU text: none */
     {"A800-SXM4-40GB", NULL, NULL},
@@ -96,6 +99,8 @@ static const name_case names[] = {
     {"MI300A", NULL, NULL},
     {"Quadro RTX 6000", NULL, NULL},
     {"RTX 4090 D", NULL, NULL},
+    {"RTX 3090 Ti", NULL, NULL},
+    {"8xA100", NULL, NULL},
     {"A100X", NULL, NULL},
     {"A100 48GB", NULL, NULL},
     {"V100 SXM2 24GB", NULL, NULL},
@@ -191,7 +196,8 @@ static double step_on(const char *gpu, const char *dtype) {
 Test(gpu_names, new_presets_load_and_predict) {
   static const char *const ids[] = {"h800",  "a800-sxm4-80gb", "a800-pcie-80gb", "gh200-144gb",
                                     "gh200-96gb", "h100-nvl-94gb", "l40s", "l40", "l4", "a10",
-                                    "rtx-a6000", "rtx-6000-ada", "rtx-4090", "mi250x", "mi250"};
+                                    "rtx-a6000", "rtx-6000-ada", "rtx-4090", "rtx-3090", "mi250x",
+                                    "mi250"};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
     const sc_gpu *g = sc_gpu_preset(ids[i]);
     cr_assert_not_null(g, "%s", ids[i]);

@@ -3,7 +3,7 @@
  *
  * The text is cut into words at every character that is not a letter or a
  * digit ("Tesla V100-SXM2-16GB" -> tesla, v100, sxm2, 16gb); each word is
- * a brand word (ignored), a GPU model, a form factor, a memory size
+ * a brand word or a count ("8x": ignored), a GPU model, a form factor, a memory size
  * ("80gb", "80g", or "80" followed by "gb"), a memory type, or unknown.
  * The model picks the rows of `parts` below; what else the text states
  * filters them; the first row left is the answer. The rows of one model
@@ -59,6 +59,7 @@ static const part parts[] = {
     {"a6000", "pcie", 48, "", "rtx-a6000", NULL},
     {"rtx6000ada", "pcie", 48, "", "rtx-6000-ada", NULL},
     {"4090", "pcie", 24, "", "rtx-4090", NULL},
+    {"3090", "pcie", 24, "", "rtx-3090", NULL},
     {"l4", "pcie", 24, "", "l4", NULL},
     {"l40", "pcie", 48, "", "l40", NULL},
     {"l40s", "pcie", 48, "", "l40s", NULL},
@@ -87,7 +88,7 @@ static const part parts[] = {
 /* Brand and filler words: they name no part. */
 static const char *const brand_words[] = {
     "nvidia", "amd",  "tesla",  "instinct", "geforce",    "quadro",   "rtx", "gpu",
-    "tensor", "core", "hopper", "grace",    "superchip", "generation", "ada"};
+    "tensor", "core", "hopper", "grace",    "superchip", "generation", "ada", "gcd"};
 
 static const char *const memtypes[] = {"hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x"};
 
@@ -104,6 +105,12 @@ static int in_list(const char *w, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (!strcmp(w, list[i])) return 1;
   return 0;
+}
+
+/* 1 when w is a count ("8x" in "8x A100"): it names no part. */
+static int count_word(const char *w) {
+  size_t d = strspn(w, "0123456789");
+  return d > 0 && w[d] == 'x' && w[d + 1] == '\0';
 }
 
 /* Cut text into lower-case words; the count, or -1 when there are more
@@ -167,7 +174,8 @@ static int read_words(char w[][WORD_LEN], int n, said *s) {
     const char *m;
     char before[8];
     snprintf(before, sizeof before, "%s", s->form);
-    if (in_list(w[i], brand_words, sizeof brand_words / sizeof brand_words[0])) continue;
+    if (in_list(w[i], brand_words, sizeof brand_words / sizeof brand_words[0]) || count_word(w[i]))
+      continue;
     if (!strcmp(w[i], "6000") && next && !strcmp(next, "ada")) m = "rtx6000ada", used = 1;
     else m = model_word(w[i]);
     if (m) {

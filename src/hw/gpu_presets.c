@@ -732,6 +732,24 @@ static const sc_gpu gpu_presets[] = {
         .calibrated = 0,
     },
     {
+        .name = "rtx-3090",
+        .arch = 86,
+        .sm_count = 82,                                   /* [DS] GA102 whitepaper */
+        .peak_flops = {35.6 * T, 35.6 * T, 71 * T, 71 * T, 0, 0}, /* [DS] NVIDIA Ampere GA102
+                             GPU architecture whitepaper v2.0, GeForce RTX 3090: FP32 35.6,
+                             fp16 / bf16 with fp32 accumulate 71, TF32 35.6 (GeForce: half
+                             the fp16-accumulate rate) */
+        .vector_flops = 35.6 * T,
+        .hbm_bytes = 24 * GIB,                            /* [DS] 24 GB GDDR6X */
+        .hbm_bw = 936 * GB,                               /* [DS] */
+        .hbm_eff = 0.945,    /* A40's [MB 90] (GA102) */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.66,
+        .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
+                                                             bidirectional (as rtx-a5000) */
+        .calibrated = 0,
+    },
+    {
         .name = "t4",
         .arch = 75,
         .sm_count = 40,                                   /* [DS] 2,560 CUDA cores / 64 */

@@ -245,6 +245,17 @@ Test(gpu_names, new_cluster_presets_load_and_predict) {
   }
 }
 
+/* A scenario takes preset ids only; a published spelling that names one
+ * preset is an error that gives the id. */
+Test(gpu_names, scenario_error_names_the_preset_of_a_spelling) {
+  sc_scenario s;
+  sc_error e = {0};
+  int rc = sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"NVIDIA L40S\"}}", "t", NULL,
+                                   0, &e);
+  cr_assert_eq(rc, SC_EINPUT);
+  cr_assert(strstr(e.msg, "cluster.gpu") && strstr(e.msg, "\"l40s\""), "%s", e.msg);
+}
+
 Test(gpu_names, cli_predicts_on_a_new_preset) {
   char cmd[512];
   snprintf(cmd, sizeof cmd,

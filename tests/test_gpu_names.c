@@ -223,9 +223,10 @@ Test(gpu_names, new_presets_rank_as_their_datasheets) {
 }
 
 Test(gpu_names, new_cluster_presets_load_and_predict) {
-  static const char *const ids[] = {"dgx-h200",          "hgx-h800", "azure-nd-a100-v4",
-                                    "azure-ndm-a100-v4", "aws-p4d",  "aws-p4de",
-                                    "azure-nd-h100-v5",  "azure-nd-mi300x-v5", "olcf-frontier"};
+  static const char *const ids[] = {
+      "dgx-a100-320gb",   "dgx-h200",         "hgx-h800", "azure-nd-a100-v4",   "azure-ndm-a100-v4",
+      "aws-p4d",          "aws-p4de",         "aws-p5e",  "azure-nd-h100-v5",   "azure-nd-h200-v5",
+      "azure-nd-mi300x-v5", "olcf-frontier"};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
     char json[256];
     snprintf(json, sizeof json,

@@ -106,6 +106,14 @@
  *   [NDH100V5] Microsoft Azure ND H100 v5-series documentation (2023): 8x
  *              H100 SXM 80GB, NVLink 4, one 400 Gb/s NDR InfiniBand
  *              (ConnectX-7) per GPU, 3.2 Tb/s per VM.
+ *   [NDH200V5] Microsoft Azure ND H200 v5-series documentation (2024): 8x
+ *              H200 141GB, NVLink 4, one 400 Gb/s NDR InfiniBand per GPU,
+ *              3.2 Tb/s per VM.
+ *   [P5E]      AWS EC2 P5 instance page (2024): p5e.48xlarge, 8x H200 141GB,
+ *              3,200 Gb/s EFA per instance = 400 Gb/s per GPU.
+ *   [DGXA100-320] NVIDIA DGX A100 datasheet (2020), 320GB system: 8x A100
+ *              40GB, otherwise as [DGXA100] (8x 200 Gb/s HDR for compute,
+ *              2x EPYC 7742) with 1 TB system memory.
  *   [NDMI300X] Microsoft Azure ND MI300X v5-series documentation (2024): 8x
  *              MI300X on Infinity Fabric, one 400 Gb/s NDR InfiniBand per
  *              GPU, 3.2 Tb/s per VM.
@@ -167,6 +175,8 @@ static const sc_cluster cluster_presets[] = {
     /* [DGXA100-SA] 2 GPUs per PCIe Gen4 x16 uplink (26.28 GB/s per
      * direction, the GPU's own link rate), 409.6 GB/s, 2 TB. */
     SERVER("dgx-a100", "a100-sxm4-80gb", 8, 200, HOST(2, 0, 409.6, 2000)),
+    /* [DGXA100-320] as dgx-a100 with the 40 GB GPUs and 1 TB. */
+    SERVER("dgx-a100-320gb", "a100-sxm4-40gb", 8, 200, HOST(2, 0, 409.6, 1000)),
     /* [DGXH100] NVLink 450 GB/s per direction, 400 Gb/s NDR per GPU. */
     /* [HGX-PCIE] own PCIe Gen5 link per GPU; [DGXH100-H] 614.4 GB/s,
      * 2 TB. */
@@ -216,9 +226,7 @@ static const sc_cluster cluster_presets[] = {
     CLOUD("aws-p6-b200", "b200", 8, 400, EFA),
     /* [A3MEGA] 200 Gb/s GPUDirect-TCPXO per GPU. */
     CLOUD("gcp-a3-mega", "h100-sxm5-80gb", 8, 200, TCPXO),
-    /* [NDV4] 200 Gb/s HDR InfiniBand per GPU (first of the A100 40GB
-     * servers: the reference system rows of that GPU take, validate/
-     * rowdefaults.c, has DGX A100's one 200 Gb/s port per GPU). */
+    /* [NDV4] 200 Gb/s HDR InfiniBand per GPU. */
     CLOUD("azure-nd-a100-v4", "a100-sxm4-40gb", 8, 200, INFINIBAND),
     CLOUD("azure-ndm-a100-v4", "a100-sxm4-80gb", 8, 200, INFINIBAND),
     /* [P4D] 50 Gb/s EFA per GPU. */
@@ -226,6 +234,10 @@ static const sc_cluster cluster_presets[] = {
     CLOUD("aws-p4de", "a100-sxm4-80gb", 8, 50, EFA),
     /* [NDH100V5] 400 Gb/s NDR InfiniBand per GPU. */
     CLOUD("azure-nd-h100-v5", "h100-sxm5-80gb", 8, 400, INFINIBAND),
+    /* [NDH200V5] 400 Gb/s NDR InfiniBand per GPU. */
+    CLOUD("azure-nd-h200-v5", "h200", 8, 400, INFINIBAND),
+    /* [P5E] 400 Gb/s EFA per GPU. */
+    CLOUD("aws-p5e", "h200", 8, 400, EFA),
     /* [NDMI300X] Infinity Fabric 448 GB/s per direction (from mi300x),
      * 400 Gb/s NDR InfiniBand per GPU. */
     CLOUD("azure-nd-mi300x-v5", "mi300x", 8, 400, INFINIBAND),

@@ -176,8 +176,10 @@ static int read_words(char w[][WORD_LEN], int n, said *s) {
     snprintf(before, sizeof before, "%s", s->form);
     if (in_list(w[i], brand_words, sizeof brand_words / sizeof brand_words[0]) || count_word(w[i]))
       continue;
-    if (!strcmp(w[i], "6000") && next && !strcmp(next, "ada")) m = "rtx6000ada", used = 1;
-    else m = model_word(w[i]);
+    if (!strcmp(w[i], "6000") && next && !strcmp(next, "ada"))
+      m = model_word("rtx6000ada"), used = 1; /* "RTX 6000 Ada" */
+    else
+      m = model_word(w[i]);
     if (m) {
       if (s->model) return 0;
       s->model = m;

@@ -41,6 +41,7 @@
 #include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowgpu.h"
 #include "validate/rowmem.h"
 #include "validate/rowmoe.h"
 #include "validate/validate.h"
@@ -139,7 +140,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   if (!dtype_from(cell(c, "dtype"), &p->dtype))
     csv_malformed(c->f, c->path, "dtype", "fp32, tf32, fp16, bf16, fp8 or fp4", &c->bad, c->err);
   const char *gname = cell(c, "gpu");
-  const sc_gpu *g = sc_gpu_preset(gname);
+  const sc_gpu *g = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
   if (!g) {
     snprintf(why, wn, "unknown GPU '%s' (no preset)", gname);
     return c->bad ? SC_EINPUT : SC_EMODEL;
@@ -150,7 +151,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_fsdp(notes, fw, p);
   rowmem_defaults(notes, p); /* validate/rowmem.c: what the framework keeps in memory */
   if (rowd_pipeline_layout(fw, m->layers, p))
-    snprintf(assumed, an, "embedding and loss counted as layers in the pipeline split");
+    snprintf(assumed + strlen(assumed), an - strlen(assumed),
+             "%sembedding and loss counted as layers in the pipeline split", *assumed ? "; " : "");
   if (rowm_moe_columns(notes, cell(c, "moe_dispatcher"), cell(c, "moe_router_num_groups"),
                        cell(c, "moe_router_group_topk"), fw, p) &&
       m->experts > 1 && p->ep > 1) /* validate/rowmoe.c */
@@ -237,7 +239,7 @@ static void predict_collective(row_ctx *c, val_row *r) {
     snprintf(r->skipped, sizeof r->skipped, "unknown collective '%s'", opn);
     return;
   }
-  const sc_gpu *g = sc_gpu_preset(gname);
+  const sc_gpu *g = rowg_gpu(gname, r->assumed, sizeof r->assumed);
   if (!g) {
     snprintf(r->skipped, sizeof r->skipped, "unknown GPU '%s' (no preset)", gname);
     return;

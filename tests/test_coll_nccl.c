@@ -100,6 +100,34 @@ Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
             pull * 1e6);
 }
 
+/* Which GPUs pull (paths.cc ncclTopoCheckP2p): compute capability 8.0
+ * only, and only between GPUs of one host. sm_86 shares the Ampere tables
+ * but pushes: on the cube-mesh pair above it is exactly Volta's time. One
+ * A100 per node has no P2P peer and pushes: 2 nodes x 1 A100, 64 MiB, ring
+ * Simple: 2 NIC channels duplicated to 4 of 25 x 0.88 / 4 = 5.5 GB/s; 8 MiB
+ * per rank and channel, 4 chunks of 2 MiB in 2 slices of 1 MiB; 2 steps,
+ * both across the network (NET Tree Simple 14 us, ppn 1), 3 primitives:
+ * 20 + 8.4 us (baseLat) + 4 x 2 x 2 MiB / 5.5 GB/s + 3 x 14 us (the later chunks
+ * hide the step: 14 us < a slice's 190.7 us, and the FIFO's 2 (14 +
+ * 381.3) / 4 < 381.3). Pulling would add 3 x 2 x 4 x 14 - 3 x 14 us. */
+Test(coll_nccl, only_sm80_peers_in_one_node_pull) {
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group a86 = v;
+  a86.arch = 86;
+  double b = 4.0 * (1 << 20);
+  double t70 = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH, COLL_ALGO_RING,
+                                   COLL_PROTO_SIMPLE);
+  double t86 = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &a86, COLL_INTRA_CUBEMESH,
+                                   COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  cr_expect(fabs(t86 - t70) < 1e-12, "sm_86 %g us, Volta %g us", t86 * 1e6, t70 * 1e6);
+  coll_group one = {2, 1, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  double mib = 1024.0 * 1024.0;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, 64 * mib, &one, COLL_INTRA_AUTO,
+                                 COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  double want = 20e-6 + 8.4e-6 + 4 * 2 * 2 * mib / 5.5e9 + 3 * 14e-6;
+  cr_expect(fabs(t - want) < 1e-9, "%g us, want %g us", t * 1e6, want * 1e6);
+}
+
 Test(coll_nccl, other_ops_run) {
   coll_group g = a100(8);
   coll_op ops[] = {COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_BROADCAST, COLL_REDUCE,

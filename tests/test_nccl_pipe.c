@@ -111,3 +111,13 @@ Test(nccl_pipe, h100_node_adds_only_copies) {
                                   COLL_PROTO_SIMPLE);
   cr_expect(fabs(t2 - t - 4 * cp) < 1e-9, "%g us more, want %g", (t2 - t) * 1e6, 4 * cp * 1e6);
 }
+
+/* A pulling chain (A100 broadcast / reduce over NVLink) reads each chunk
+ * after its flag: one copy plus one step a chunk, (iters + steps - 1) x
+ * (c/b + step) = 16 x 35 = 560 us for the chain above (the FIFO round,
+ * (5 + 60) / 8, is shorter); pushing it is 515 us. */
+Test(nccl_pipe, pulling_chain_pays_a_step_per_chunk) {
+  nccl_pipe p = {.iters = 10, .steps = 7, .prims = 7, .spc = 1, .cb = 30e-6,
+                 .step_lat = 5e-6, .hop = 5e-6, .fifo = 8, .pull = 1};
+  cr_expect(fabs(nccl_pipe_chain_time(&p) - 560e-6) < 1e-12, "%g", nccl_pipe_chain_time(&p));
+}

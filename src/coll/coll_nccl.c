@@ -354,10 +354,14 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   if (s.nodes > 1 && s.ppn > 1 && intra == COLL_INTRA_NVSWITCH && g->inter_bw > 0 &&
       intra_bw > 0)
     sys_net(&s, g, intra_bw);
-  /* NCCL turns P2P read on by default between NVLink-connected Ampere
-   * GPUs only: src/graph/paths.cc ncclTopoCheckP2p (2.18), "Enable P2P
-   * Read for Ampere/NVLink only" (cudaCompCap == 80). */
-  s.p2p_read = s.cc == CC_AMPERE && intra != COLL_INTRA_PCIE;
+  /* NCCL turns P2P read on by default between NVLink-connected GPUs of
+   * compute capability 8.0 only (A100; not sm_86/89, which share the
+   * Ampere tables), and only inside a node: ncclTopoCheckP2p
+   * (../shared/reference/nccl/src/graph/paths.cc) returns no P2P at all
+   * for ranks on different hosts, and "Enable P2P Read for Ampere/NVLink
+   * only" on PATH_NVL with cudaCompCap == 80. One rank per node has no
+   * P2P peer: every hop is the network's, which pushes. */
+  s.p2p_read = g->arch == 80 && intra != COLL_INTRA_PCIE && s.ppn > 1;
   s.nvls = intra == COLL_INTRA_NVSWITCH && s.nodes == 1 && s.ppn > 2 &&
            nvls_eff[s.cc] > 0;
   return s;

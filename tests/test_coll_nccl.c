@@ -142,7 +142,7 @@ Test(coll_nccl, other_ops_run) {
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1e6, &one).time, 0);
 }
 
-Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
+Test(coll_nccl, per_hop_latencies_add_to_nccls_hardware_latency) {
   /* 8 A100 in one node, 8 bytes: ring LL, 2 (n - 1) = 14 NVLink steps of
    * NCCL's 0.6 us; a cluster stating 1.2 us per hop pays 14 x 0.6 more */
   coll_group g = a100(8);
@@ -152,6 +152,17 @@ Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
   cr_assert_str_eq(a.algo, "ring");
   cr_assert_str_eq(b.algo, "ring");
   cr_assert_float_eq(b.time - a.time, 14 * 0.6e-6, 1e-12, "%g vs %g", b.time, a.time);
+  /* the hop's difference is added to each NVLink entry, as NCCL adds a
+   * transport's latency (tuning.cc: interLat += latencyInter), not
+   * multiplied into it: ring LL128 (1.9 us) and Simple (3.4 us) also pay
+   * 14 x 0.6 us more, not 14 x 1.9 and 14 x 3.4 */
+  for (int p = COLL_PROTO_LL128; p <= COLL_PROTO_SIMPLE; p++) {
+    coll_group h = a100(8);
+    double t0 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, COLL_ALGO_RING, p);
+    h.intra_lat = 1.2e-6;
+    double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, COLL_ALGO_RING, p);
+    cr_expect(fabs(t1 - t0 - 14 * 0.6e-6) < 1e-12, "proto %d: %g us more", p, (t1 - t0) * 1e6);
+  }
   /* the network's hop across 2 nodes: slower when the NIC hop is */
   coll_group m = a100(16);
   m.ranks_per_node = 8;

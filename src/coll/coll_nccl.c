@@ -581,9 +581,16 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
                   .hop = ring_max_hop(s),
                   .pull = s->p2p_read};
   if (op == COLL_BROADCAST || op == COLL_REDUCE) {
-    double d = bytes / nc;
-    pp.iters = ceil(d / (SIMPLE_STEP_BYTES * CHAIN_CHUNKSTEPS));
-    pp.cb = d / pp.iters / b;
+    /* NCCL's chain loop moves full chunks and then the remainder
+     * (broadcast.h / reduce.h runRing: nelem = min(chunkCount, channelCount
+     * - elemOffset)), not equal chunks: the first chunk is a full one (or
+     * all of d), and the remainder counts as its fraction of a chunk, so
+     * the time grows continuously with d (equal chunks made it drop by a
+     * third where d passes one chunk: 2 chunks of half the size pipeline
+     * where one full chunk crosses every hop alone). */
+    double d = bytes / nc, chunk = SIMPLE_STEP_BYTES * CHAIN_CHUNKSTEPS;
+    pp.iters = d > chunk ? d / chunk : 1.0;
+    pp.cb = fmin(d, chunk) / b;
     pp.prims = steps;
     pp.spc = 1;
     pp.fifo = NCCL_STEPS / CHAIN_SLICESTEPS;

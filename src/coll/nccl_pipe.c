@@ -42,7 +42,9 @@
  * 4. Chain (broadcast, reduce: CHUNKSTEPS = SLICESTEPS = 1, pattern
  *    PipelineFrom/To): the first chunk crosses the hops with a copy and a
  *    step's latency each; the rest follow one per copy or per FIFO round
- *    of the slowest hop, (hop + 2 c/b) / fifo. No cycle. Pulling, each
+ *    of the slowest hop, (hop + 2 c/b) / fifo, c a full chunk (NCCL's
+ *    loop moves full chunks, then the remainder, which coll_nccl.c passes
+ *    as a fraction of an iteration). No cycle. Pulling, each
  *    chunk (one slice) is a read after its flag, as in rule 3: one per
  *    copy plus a step's latency.
  */

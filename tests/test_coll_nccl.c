@@ -170,6 +170,24 @@ Test(coll_nccl, per_hop_latencies_add_to_nccls_hardware_latency) {
   m.inter_lat = 5.4e-6;
   coll_cost d = coll_nccl_time(COLL_ALL_REDUCE, 8, &m);
   cr_assert_gt(d.time, c.time);
+  /* added, not scaled (net_hw_lat): 2.7 us more per network step, whatever
+   * the protocol. Ring across 2 nodes: 2 network steps, 5.4 us (8 bytes
+   * is below NCCL's 64 B per channel and rank of the ring plateau factor);
+   * tree: 2 x log2(2) = 2 network steps, 5.4 us. Scaled, ring LL128's 4.0
+   * and Simple's 14.0 us entries would have paid 2 x 4.0 and 2 x 14. */
+  struct { int a, p; double more; } add[] = {
+      {COLL_ALGO_RING, COLL_PROTO_LL128, 5.4e-6},
+      {COLL_ALGO_RING, COLL_PROTO_SIMPLE, 5.4e-6},
+      {COLL_ALGO_TREE, COLL_PROTO_SIMPLE, 5.4e-6}};
+  for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) {
+    coll_group h = a100(16);
+    h.ranks_per_node = 8;
+    double t0 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, add[i].a, add[i].p);
+    h.inter_lat = 5.4e-6;
+    double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, add[i].a, add[i].p);
+    cr_expect(fabs(t1 - t0 - add[i].more) < 1e-12, "algo %d proto %d: %g us more", add[i].a,
+              add[i].p, (t1 - t0) * 1e6);
+  }
 }
 
 /* NCCL's size-dependent refinements (ncclTopoGetAlgoTime, tuning.cc

@@ -100,6 +100,34 @@ Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
             pull * 1e6);
 }
 
+/* Which GPUs pull (paths.cc ncclTopoCheckP2p): compute capability 8.0
+ * only, and only between GPUs of one host. sm_86 shares the Ampere tables
+ * but pushes: on the cube-mesh pair above it is exactly Volta's time. One
+ * A100 per node has no P2P peer and pushes: 2 nodes x 1 A100, 64 MiB, ring
+ * Simple: 2 NIC channels duplicated to 4 of 25 x 0.88 / 4 = 5.5 GB/s; 8 MiB
+ * per rank and channel, 4 chunks of 2 MiB in 2 slices of 1 MiB; 2 steps,
+ * both across the network (NET Tree Simple 14 us, ppn 1), 3 primitives:
+ * 20 + 8.4 us (baseLat) + 4 x 2 x 2 MiB / 5.5 GB/s + 3 x 14 us (the later chunks
+ * hide the step: 14 us < a slice's 190.7 us, and the FIFO's 2 (14 +
+ * 381.3) / 4 < 381.3). Pulling would add 3 x 2 x 4 x 14 - 3 x 14 us. */
+Test(coll_nccl, only_sm80_peers_in_one_node_pull) {
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group a86 = v;
+  a86.arch = 86;
+  double b = 4.0 * (1 << 20);
+  double t70 = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH, COLL_ALGO_RING,
+                                   COLL_PROTO_SIMPLE);
+  double t86 = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &a86, COLL_INTRA_CUBEMESH,
+                                   COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  cr_expect(fabs(t86 - t70) < 1e-12, "sm_86 %g us, Volta %g us", t86 * 1e6, t70 * 1e6);
+  coll_group one = {2, 1, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  double mib = 1024.0 * 1024.0;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, 64 * mib, &one, COLL_INTRA_AUTO,
+                                 COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  double want = 20e-6 + 8.4e-6 + 4 * 2 * 2 * mib / 5.5e9 + 3 * 14e-6;
+  cr_expect(fabs(t - want) < 1e-9, "%g us, want %g us", t * 1e6, want * 1e6);
+}
+
 Test(coll_nccl, other_ops_run) {
   coll_group g = a100(8);
   coll_op ops[] = {COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_BROADCAST, COLL_REDUCE,
@@ -114,7 +142,7 @@ Test(coll_nccl, other_ops_run) {
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1e6, &one).time, 0);
 }
 
-Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
+Test(coll_nccl, per_hop_latencies_add_to_nccls_hardware_latency) {
   /* 8 A100 in one node, 8 bytes: ring LL, 2 (n - 1) = 14 NVLink steps of
    * NCCL's 0.6 us; a cluster stating 1.2 us per hop pays 14 x 0.6 more */
   coll_group g = a100(8);
@@ -124,6 +152,17 @@ Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
   cr_assert_str_eq(a.algo, "ring");
   cr_assert_str_eq(b.algo, "ring");
   cr_assert_float_eq(b.time - a.time, 14 * 0.6e-6, 1e-12, "%g vs %g", b.time, a.time);
+  /* the hop's difference is added to each NVLink entry, as NCCL adds a
+   * transport's latency (tuning.cc: interLat += latencyInter), not
+   * multiplied into it: ring LL128 (1.9 us) and Simple (3.4 us) also pay
+   * 14 x 0.6 us more, not 14 x 1.9 and 14 x 3.4 */
+  for (int p = COLL_PROTO_LL128; p <= COLL_PROTO_SIMPLE; p++) {
+    coll_group h = a100(8);
+    double t0 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, COLL_ALGO_RING, p);
+    h.intra_lat = 1.2e-6;
+    double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, COLL_ALGO_RING, p);
+    cr_expect(fabs(t1 - t0 - 14 * 0.6e-6) < 1e-12, "proto %d: %g us more", p, (t1 - t0) * 1e6);
+  }
   /* the network's hop across 2 nodes: slower when the NIC hop is */
   coll_group m = a100(16);
   m.ranks_per_node = 8;
@@ -131,6 +170,24 @@ Test(coll_nccl, per_hop_latencies_scale_nccls_hardware_latency) {
   m.inter_lat = 5.4e-6;
   coll_cost d = coll_nccl_time(COLL_ALL_REDUCE, 8, &m);
   cr_assert_gt(d.time, c.time);
+  /* added, not scaled (net_hw_lat): 2.7 us more per network step, whatever
+   * the protocol. Ring across 2 nodes: 2 network steps, 5.4 us (8 bytes
+   * is below NCCL's 64 B per channel and rank of the ring plateau factor);
+   * tree: 2 x log2(2) = 2 network steps, 5.4 us. Scaled, ring LL128's 4.0
+   * and Simple's 14.0 us entries would have paid 2 x 4.0 and 2 x 14. */
+  struct { int a, p; double more; } add[] = {
+      {COLL_ALGO_RING, COLL_PROTO_LL128, 5.4e-6},
+      {COLL_ALGO_RING, COLL_PROTO_SIMPLE, 5.4e-6},
+      {COLL_ALGO_TREE, COLL_PROTO_SIMPLE, 5.4e-6}};
+  for (size_t i = 0; i < sizeof add / sizeof add[0]; i++) {
+    coll_group h = a100(16);
+    h.ranks_per_node = 8;
+    double t0 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, add[i].a, add[i].p);
+    h.inter_lat = 5.4e-6;
+    double t1 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &h, COLL_INTRA_AUTO, add[i].a, add[i].p);
+    cr_expect(fabs(t1 - t0 - add[i].more) < 1e-12, "algo %d proto %d: %g us more", add[i].a,
+              add[i].p, (t1 - t0) * 1e6);
+  }
 }
 
 /* NCCL's size-dependent refinements (ncclTopoGetAlgoTime, tuning.cc

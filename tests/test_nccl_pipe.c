@@ -111,3 +111,35 @@ Test(nccl_pipe, h100_node_adds_only_copies) {
                                   COLL_PROTO_SIMPLE);
   cr_expect(fabs(t2 - t - 4 * cp) < 1e-9, "%g us more, want %g", (t2 - t) * 1e6, 4 * cp * 1e6);
 }
+
+/* A pulling chain (A100 broadcast / reduce over NVLink) reads each chunk
+ * after its flag: one copy plus one step a chunk, (iters + steps - 1) x
+ * (c/b + step) = 16 x 35 = 560 us for the chain above (the FIFO round,
+ * (5 + 60) / 8, is shorter); pushing it is 515 us. */
+Test(nccl_pipe, pulling_chain_pays_a_step_per_chunk) {
+  nccl_pipe p = {.iters = 10, .steps = 7, .prims = 7, .spc = 1, .cb = 30e-6,
+                 .step_lat = 5e-6, .hop = 5e-6, .fifo = 8, .pull = 1};
+  cr_expect(fabs(nccl_pipe_chain_time(&p) - 560e-6) < 1e-12, "%g", nccl_pipe_chain_time(&p));
+}
+
+/* Through the model, a broadcast on 8 H100 (24 channels of 15 GB/s, 7
+ * NVLink hops of 3.4 us): 12 MiB is one full chunk of 512 KiB per
+ * channel, crossing every hop alone: 20 + 8.4 + 7 x (512 KiB / 15 GB/s +
+ * 3.4) us. NCCL's loop moves full chunks, then the remainder, so 1 KiB
+ * more per channel adds its copy, 1 KiB / 15 GB/s, and 12 MiB more one
+ * chunk's copy (the FIFO round, (3.4 + 2 x 35) / 8 us, is shorter); with
+ * equal chunks it dropped by a third (2 chunks of 256.5 KiB pipelining). */
+Test(nccl_pipe, chain_grows_continuously_past_one_chunk) {
+  coll_group g = {8, 8, 90, 450e9, 50e9, 0, 0, 8, 1, 0};
+  double chunk = 0.5 * MIB, cb = chunk / 15e9;
+  double t1 = coll_nccl_algo_time(COLL_BROADCAST, 24 * chunk, &g, COLL_INTRA_AUTO,
+                                  COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  double want = 20e-6 + 8.4e-6 + 7 * (cb + 3.4e-6);
+  cr_expect(fabs(t1 - want) < 1e-9, "%g us, want %g us", t1 * 1e6, want * 1e6);
+  double t2 = coll_nccl_algo_time(COLL_BROADCAST, 24 * (chunk + 1024), &g, COLL_INTRA_AUTO,
+                                  COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  cr_expect(fabs(t2 - t1 - 1024 / 15e9) < 1e-12, "%g us more", (t2 - t1) * 1e6);
+  double t3 = coll_nccl_algo_time(COLL_BROADCAST, 48 * chunk, &g, COLL_INTRA_AUTO,
+                                  COLL_ALGO_RING, COLL_PROTO_SIMPLE);
+  cr_expect(fabs(t3 - t1 - cb) < 1e-12, "%g us more, want %g", (t3 - t1) * 1e6, cb * 1e6);
+}

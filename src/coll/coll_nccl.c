@@ -221,22 +221,24 @@ typedef struct nccl_sys {
   double tree_bw; /* the tree's as it runs, GB/s (see sys_net) */
   int p2p_read;   /* peers pull over NVLink (see ring_simple_time) */
   int nvls;       /* NVLink SHARP usable */
-  double lat_x_intra; /* the cluster's NVLink hop latency over NCCL's
-                         (see hw_lat_scale) */
+  double intra_hop_us; /* one NVLink hop, us (see intra_hw_lat) */
   double net_hop_us;  /* one network traversal, us (see net_hw_lat) */
   double net_eff; /* NET_EFF of the group's fabric (fabrics.c) */
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
  * per-hop latencies of the cluster presets. A cluster that states another
- * NVLink hop (cluster.nvlink_latency_us) scales NCCL's NVLINK rows by its
- * ratio to 0.6; another network traversal (nic_latency_us, a fabric) adds
- * its difference to 2.7 to the NET rows (net_hw_lat). */
+ * NVLink hop (cluster.nvlink_latency_us) or network traversal
+ * (nic_latency_us, a fabric) adds its difference to 0.6 or 2.7 us to the
+ * node's or the NET rows (intra_hw_lat, net_hw_lat): NCCL's tuner itself
+ * adds a transport's latency to its tables rather than scaling them
+ * (tuning.cc ncclTopoTuneModel: interLat += graphs[a]->latencyInter, the
+ * net plugin's reported latency). Before branch review25a the NVLink hop
+ * scaled the node's rows by its ratio to 0.6 (LL's 0.6 the same either
+ * way; LL128 and Simple now pay the difference once, not 3.2 and 5.7
+ * times it). */
 #define NCCL_NVLINK_HOP_US 0.6
 #define NCCL_NET_HOP_US 2.7
-static double hw_lat_scale(double lat_s, double nccl_us) {
-  return lat_s > 0 ? lat_s / (nccl_us * US) : 1.0;
-}
 
 static int cc_index(int arch) {
   if (arch >= 100) return CC_BLACKWELL;
@@ -311,7 +313,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   s.cc = cc_index(g->arch);
   if (intra == COLL_INTRA_AUTO) intra = guess_intra(g);
   s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
-  s.lat_x_intra = hw_lat_scale(g->intra_lat, NCCL_NVLINK_HOP_US);
+  s.intra_hop_us = g->intra_lat > 0 ? g->intra_lat / US : NCCL_NVLINK_HOP_US;
   /* no per-traversal latency given: the fabric's (InfiniBand's is
    * NCCL's own, a difference of exactly 0) */
   s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
@@ -354,10 +356,14 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   if (s.nodes > 1 && s.ppn > 1 && intra == COLL_INTRA_NVSWITCH && g->inter_bw > 0 &&
       intra_bw > 0)
     sys_net(&s, g, intra_bw);
-  /* NCCL turns P2P read on by default between NVLink-connected Ampere
-   * GPUs only: src/graph/paths.cc ncclTopoCheckP2p (2.18), "Enable P2P
-   * Read for Ampere/NVLink only" (cudaCompCap == 80). */
-  s.p2p_read = s.cc == CC_AMPERE && intra != COLL_INTRA_PCIE;
+  /* NCCL turns P2P read on by default between NVLink-connected GPUs of
+   * compute capability 8.0 only (A100; not sm_86/89, which share the
+   * Ampere tables), and only inside a node: ncclTopoCheckP2p
+   * (../shared/reference/nccl/src/graph/paths.cc) returns no P2P at all
+   * for ranks on different hosts, and "Enable P2P Read for Ampere/NVLink
+   * only" on PATH_NVL with cudaCompCap == 80. One rank per node has no
+   * P2P peer: every hop is the network's, which pushes. */
+  s.p2p_read = g->arch == 80 && intra != COLL_INTRA_PCIE && s.ppn > 1;
   s.nvls = intra == COLL_INTRA_NVSWITCH && s.nodes == 1 && s.ppn > 2 &&
            nvls_eff[s.cc] > 0;
   return s;
@@ -412,6 +418,16 @@ static int ring_steps(coll_op op, int n) {
   }
 }
 
+/* NCCL's hwLat entry of (a, p) of the node's medium (NVLink or PCI) with
+ * the cluster's NVLink hop, us: the entry plus the hop's difference to
+ * NCCL's 0.6 us (the protocol's own cost at the two ends is not the
+ * wire's, see net_hw_lat). Entries NCCL leaves at 0 stay 0; the others
+ * are >= 0.6, so the sum is >= the hop, > 0. */
+static double intra_hw_lat(const nccl_sys *s, coll_algo a, coll_proto p) {
+  double e = hw_lat[s->hw_intra][a][p];
+  return e > 0 ? e + (s->intra_hop_us - NCCL_NVLINK_HOP_US) : 0.0;
+}
+
 /* NCCL's hwLat NET entry of (a, p) on the group's network, us. NCCL's
  * entries are for its own InfiniBand transport, whose one traversal is the
  * Ring LL entry (NCCL_NET_HOP_US); the other entries add the protocol's
@@ -427,13 +443,12 @@ static double net_hw_lat(const nccl_sys *s, coll_algo a, coll_proto p) {
 
 /* NCCL's per-step hardware latency of (a, p) inside a node and across the
  * network, us: hwLat of the node's medium (tuning.cc ncclTopoTuneModel)
- * scaled by the cluster's NVLink hop, and of NET with the cluster's
- * traversal added (net_hw_lat); a
- * ring step across nodes costs at least NCCL's network overhead inside
+ * and of NET, each with the cluster's hop added (intra_hw_lat,
+ * net_hw_lat); a ring step across nodes costs at least NCCL's network overhead inside
  * the node (x3 for Simple, tuning.cc). */
 static void hop_lat(const nccl_sys *s, coll_algo a, coll_proto p, double *intra,
                     double *inter) {
-  *intra = hw_lat[s->hw_intra][a][p] * s->lat_x_intra;
+  *intra = intra_hw_lat(s, a, p);
   *inter = net_hw_lat(s, s->ppn == 1 ? COLL_ALGO_TREE : a, p);
   if (a == COLL_ALGO_RING && s->nodes > 1) {
     double over = NET_OVERHEAD_US * (p == COLL_PROTO_SIMPLE ? 3 : 1);
@@ -566,9 +581,16 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
                   .hop = ring_max_hop(s),
                   .pull = s->p2p_read};
   if (op == COLL_BROADCAST || op == COLL_REDUCE) {
-    double d = bytes / nc;
-    pp.iters = ceil(d / (SIMPLE_STEP_BYTES * CHAIN_CHUNKSTEPS));
-    pp.cb = d / pp.iters / b;
+    /* NCCL's chain loop moves full chunks and then the remainder
+     * (broadcast.h / reduce.h runRing: nelem = min(chunkCount, channelCount
+     * - elemOffset)), not equal chunks: the first chunk is a full one (or
+     * all of d), and the remainder counts as its fraction of a chunk, so
+     * the time grows continuously with d (equal chunks made it drop by a
+     * third where d passes one chunk: 2 chunks of half the size pipeline
+     * where one full chunk crosses every hop alone). */
+    double d = bytes / nc, chunk = SIMPLE_STEP_BYTES * CHAIN_CHUNKSTEPS;
+    pp.iters = d > chunk ? d / chunk : 1.0;
+    pp.cb = fmin(d, chunk) / b;
     pp.prims = steps;
     pp.spc = 1;
     pp.fifo = NCCL_STEPS / CHAIN_SLICESTEPS;
@@ -614,7 +636,7 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
   }
   double lat = base_lat[COLL_ALGO_RING][COLL_PROTO_SIMPLE];
   lat += inter_b > 0 ? net_hw_lat(s, COLL_ALGO_RING, COLL_PROTO_SIMPLE)
-                     : hw_lat[s->hw_intra][COLL_ALGO_RING][COLL_PROTO_SIMPLE] * s->lat_x_intra;
+                     : intra_hw_lat(s, COLL_ALGO_RING, COLL_PROTO_SIMPLE);
   double t_intra = intra_b > 0 ? intra_b / (s->ppn > 1 ? s->bus_bw : 1) / GBS : 0;
   if (s->nodes > 1 && s->ppn > 1) {
     /* bus_bw was capped by the NICs; NVLink traffic is not */

@@ -42,7 +42,11 @@
  * 4. Chain (broadcast, reduce: CHUNKSTEPS = SLICESTEPS = 1, pattern
  *    PipelineFrom/To): the first chunk crosses the hops with a copy and a
  *    step's latency each; the rest follow one per copy or per FIFO round
- *    of the slowest hop, (hop + 2 c/b) / fifo. No cycle.
+ *    of the slowest hop, (hop + 2 c/b) / fifo, c a full chunk (NCCL's
+ *    loop moves full chunks, then the remainder, which coll_nccl.c passes
+ *    as a fraction of an iteration). No cycle. Pulling, each
+ *    chunk (one slice) is a read after its flag, as in rule 3: one per
+ *    copy plus a step's latency.
  */
 #include "coll/nccl_pipe.h"
 
@@ -68,6 +72,7 @@ double nccl_pipe_ring_time(const nccl_pipe *p) {
 double nccl_pipe_chain_time(const nccl_pipe *p) {
   assert(p->iters >= 1 && p->steps >= 1 && p->fifo >= 1);
   double period = (p->hop + 2 * p->cb) / p->fifo;
-  if (period < p->cb) period = p->cb;
+  double own = p->pull ? p->cb + p->step_lat : p->cb; /* rule 3 when pulling */
+  if (period < own) period = own;
   return p->steps * (p->cb + p->step_lat) + (p->iters - 1) * period;
 }

@@ -10,7 +10,8 @@
 
 /* One channel of a Simple ring or chain. Seconds unless stated. */
 typedef struct nccl_pipe {
-  double iters;    /* loop iterations (chunks per rank and channel), >= 1 */
+  double iters;    /* loop iterations (chunks per rank and channel), >= 1;
+                      a chain's last, partial chunk counts as its fraction */
   int steps;       /* the ring's data steps per iteration (2(n-1), n-1) */
   int prims;       /* primitives per iteration (2n-1, n; a chain: n-1) */
   double spc;      /* slices per chunk, 1..CHUNKSTEPS/SLICESTEPS */
@@ -30,7 +31,8 @@ double nccl_pipe_ring_later(const nccl_pipe *p);
 double nccl_pipe_ring_time(const nccl_pipe *p);
 
 /* The channel's time of a chain (broadcast, reduce): the first chunk
- * across `steps` hops, the others one per period. */
+ * across `steps` hops, the others one per period (a partial last chunk
+ * its fraction of one). */
 double nccl_pipe_chain_time(const nccl_pipe *p);
 
 #endif /* SC_COLL_NCCL_PIPE_H */

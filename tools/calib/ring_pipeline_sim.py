@@ -18,6 +18,12 @@ Times are solved by relaxation. Prints, for a uniform ring and for rings
 with a slow network hop between nodes, the time per primitive after the
 first iteration against nccl_pipe_ring_later's closed form
 c/b + max(0, step_lat - (spc-1) cs, spc (hop + 2 cs) / fifo - c/b).
+Then, for the first iteration of a uniform ring, the latency the same
+dependencies expose (the one-iteration time less its prims x c/b of
+copies) against nccl_pipe.c's rule 1 (prims x step_lat): the rule is
+not derived from these dependencies, which hide the step behind the
+other slice in the first iteration as in the later ones (review25a,
+docs/network.md).
 
     python3 tools/calib/ring_pipeline_sim.py
 
@@ -72,6 +78,15 @@ def main():
         cf = closed_form(lat, cs)
         print("%-8s %3d %6.1f %6.1f %10.1f %10.1f %+6.1f%%" % (name, n, intra, hop, later, cf,
                                                               100 * (cf / later - 1)))
+    print()
+    print("first iteration, uniform ring of 8, 2 slices: exposed latency")
+    print("%6s %6s %10s %10s" % ("lat", "slice", "sim", "rule 1"))
+    n = 8
+    prims = 2 * n - 1
+    for lam in (3.4, 10.0):
+        for slice_us in (1.0, 2.0, 5.0, 11.6, 45.0):
+            sim = simulate(n, [lam] * n, slice_us, 1) - prims * 2 * slice_us
+            print("%6.1f %6.1f %10.1f %10.1f" % (lam, slice_us, sim, prims * lam))
 
 
 if __name__ == "__main__":

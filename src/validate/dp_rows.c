@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/mem.h"
 #include "core/vec.h"
@@ -58,6 +59,7 @@
 #include "validate/rowdefaults.h"
 #include "validate/rowhorovod.h"
 #include "validate/rowtext.h"
+#include "validate/rowvalues.h"
 
 #define VDP_KEY 256
 
@@ -209,17 +211,97 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
            *assumed ? "; " : "");
 }
 
+/* The model_variant of the row; blank: the `model` preset, except a
+ * ResNet-50 of TensorFlow named alone, whose implementations (Keras
+ * ResNet50, tf_cnn_benchmarks resnet50) are v1 (the schema's
+ * model_variant column); said in assumed. */
+static const char *vdp_variant(vdp_ctx *c, const vfw_text *fw, char *assumed, size_t an) {
+  const char *v = vdp_cell(c, "model_variant"), *model = vdp_cell(c, "model");
+  if (*v) return v;
+  v = fw->sole == VFW_TENSORFLOW && !strcmp(model, "resnet50") ? "resnet50_v1" : model;
+  const sc_model *m = sc_model_preset(v);
+  if (m && m->kind == SC_MODEL_CNN && m->cnn.arch == SC_CNN_RESNET50_V15) v = "resnet50_v1.5";
+  rowv_note(assumed, an, "model_variant %s (blank%s)", v,
+            fw->sole == VFW_TENSORFLOW && !strcmp(v, "resnet50_v1") ? "; TensorFlow's ResNet-50"
+                                                                    : "");
+  return v;
+}
+
+/* The dtype cell: fp32, tf32, amp (fp16 mixed precision; also "mixed",
+ * "fp16-mixed", "amp_fp16"), bf16 (bf16 mixed precision under autocast,
+ * fp32 weights: also "bf16-mixed", "amp_bf16"), fp16 (16-bit weights),
+ * unknown or blank (fp16 mixed precision, said); any case. 1 and *dt
+ * set to one of "fp32", "tf32", "amp", "amp_bf16", "fp16", "unknown";
+ * 0 when the cell names none of them. */
+static int vdp_dtype(const char *cell, const char **dt) {
+  char b[24];
+  size_t n = 0;
+  for (const char *p = cell; *p && n + 1 < sizeof b; p++)
+    if (!isspace((unsigned char)*p)) b[n++] = (char)tolower((unsigned char)*p);
+  b[n] = '\0';
+  if (!strcmp(b, "unknown") || !strcmp(b, "notstated") || !n) return *dt = "unknown", 1;
+  if (!strcmp(b, "amp") || !strcmp(b, "mixed") || !strcmp(b, "mixedprecision") ||
+      !strcmp(b, "amp_fp16") || !strcmp(b, "fp16-mixed") || !strcmp(b, "16-mixed"))
+    return *dt = "amp", 1;
+  if (!strcmp(b, "amp_bf16") || !strcmp(b, "bf16") || !strcmp(b, "bf16-mixed") ||
+      !strcmp(b, "bfloat16"))
+    return *dt = "amp_bf16", 1;
+  sc_dtype d;
+  if (!rowv_dtype(b, &d) || d == SC_FP8 || d == SC_FP4) return 0;
+  *dt = d == SC_FP32 ? "fp32" : d == SC_TF32 ? "tf32" : d == SC_BF16 ? "amp_bf16" : "fp16";
+  return 1;
+}
+
+/* The GPUs per server: the cell; blank: gpus / nodes where `nodes`
+ * divides gpus, else min(gpus, 8); said in assumed. */
+static int vdp_gpn(vdp_ctx *c, int gpus, char *assumed, size_t an) {
+  if (*vdp_cell(c, "gpus_per_node")) return vdp_count(c, "gpus_per_node", 1);
+  int nodes = *vdp_cell(c, "nodes") ? vdp_count(c, "nodes", 1) : 0;
+  int gpn = nodes > 0 && gpus % nodes == 0 ? gpus / nodes : gpus < 8 ? gpus : 8;
+  if (gpus > 1)
+    rowv_note(assumed, an, "%d GPUs per server (blank; %s)", gpn,
+              nodes > 0 && gpus % nodes == 0 ? "gpus / nodes" : "at most 8");
+  return gpn;
+}
+
+/* fp32 on Ampere or newer (arch 80+) runs in TF32 where the framework's
+ * default does: TensorFlow (2.4+, and NVIDIA's TF1 builds, enable TF32
+ * unless told not to: tf.config.experimental.
+ * enable_tensor_float_32_execution) for every op, and PyTorch for
+ * convolutions (torch.backends.cudnn.allow_tf32 defaults to True, while
+ * its matmuls stay fp32 since 1.12): a CNN row; said in assumed. */
+static void vdp_tf32(const vfw_text *fw, const sc_model *m, int arch, sc_plan *p, char *assumed,
+                     size_t an) {
+  if (p->dtype != SC_FP32 || arch < 80) return;
+  int tf = fw->sole == VFW_TENSORFLOW, torch_cnn = fw->sole == VFW_PYTORCH && m->kind == SC_MODEL_CNN;
+  if (!tf && !torch_cnn) return;
+  p->dtype = SC_TF32;
+  rowv_note(assumed, an, "TF32 for fp32 (%s default on Ampere and newer)",
+            tf ? "TensorFlow's" : "PyTorch cuDNN's");
+}
+
+/* A blank batch_per_gpu from the schema's identity global_batch =
+ * batch_per_gpu x gpus x grad_accum, when it divides; else 0. */
+static long vdp_batch(vdp_ctx *c, int gpus, long acc, char *assumed, size_t an) {
+  double g = vdp_num(c, "global_batch", 0);
+  double per = gpus * (double)acc;
+  if (c->bad || g < 1 || fmod(g, per) != 0) return 0;
+  rowv_note(assumed, an, "batch_per_gpu %ld = global_batch / (gpus x grad_accum) (blank)",
+            (long)(g / per));
+  return (long)(g / per);
+}
+
 /* The scenario of the current row; 0, or 1 with `why` when the row cannot
  * be modelled (c->bad on a malformed cell). */
 static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
                         size_t an) {
   sc_scenario_default(s);
-  const char *variant = vdp_cell(c, "model_variant");
+  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
+  const char *variant = vdp_variant(c, &fw, assumed, an);
   const sc_model *m = sc_model_preset(variant);
   if (!m) m = sc_model_preset(vdp_cell(c, "model"));
   if (!m) return snprintf(why, wn, "no model preset for '%s'", variant), 1;
   s->model = *m;
-  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   int seq = (int)vdp_num(c, "seq", 0);
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
   if (s->model.kind == SC_MODEL_BERT)
@@ -237,7 +319,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
   cl->gpus = vdp_count(c, "gpus", 1);
-  int gpn = vdp_count(c, "gpus_per_node", cl->gpus < 8 ? cl->gpus : 8);
+  int gpn = vdp_gpn(c, cl->gpus, assumed, an);
   if (gpn < 1) gpn = 1;
   if (gpn > cl->gpus) gpn = cl->gpus;
   cl->gpus_per_node = gpn;
@@ -275,9 +357,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
    * NIC above; none (p2.8xlarge K80, DGX-1 P100): src/dp/fabric.c's default
    * server */
   cl->host = rowd_reference_host(g->name);
-  const char *tr = vdp_cell(c, "transport");
-  d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA
-                                                                        : SC_DP_TR_AUTO;
+  const char *tr = vdp_cell(c, "transport"); /* any case */
+  d->transport = !strcasecmp(tr, "tcp") ? SC_DP_TR_TCP
+                 : !strcasecmp(tr, "rdma") ? SC_DP_TR_RDMA : SC_DP_TR_AUTO;
   const char *scheme = vdp_cell(c, "scheme");
   if (dp_scheme_from_name(scheme) < 0)
     return snprintf(why, wn, "unknown scheme '%s'", scheme), 1;
@@ -298,7 +380,10 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   sc_plan_default(p);
   long b = (long)vdp_num(c, "batch_per_gpu", 0);
   long acc = (long)vdp_num(c, "grad_accum", 1);
-  if (b < 1) return snprintf(why, wn, "batch_per_gpu is blank"), 1;
+  if (b < 1) b = vdp_batch(c, cl->gpus, acc > 0 ? acc : 1, assumed, an);
+  if (b < 1)
+    return snprintf(why, wn, "batch_per_gpu is blank and global_batch does not give it "
+                             "(global_batch / (gpus x grad_accum))"), 1;
   p->micro_batch = b;
   p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
   /* eager or graph executor, and PyTorch's layout (validate/framework.h);
@@ -309,8 +394,15 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
     p->flash_attention = 0;
     p->attention = SC_ATTN_UNFUSED;
   }
-  const char *dt = vdp_cell(c, "dtype");
-  p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32 : SC_FP16;
+  const char *dt = NULL;
+  if (!vdp_dtype(vdp_cell(c, "dtype"), &dt)) {
+    csv_malformed(c->f, c->path, "dtype", "fp32, tf32, amp, bf16, fp16 or unknown", &c->bad,
+                  c->err);
+    return 1;
+  }
+  p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32
+             : !strcmp(dt, "amp_bf16") ? SC_BF16 : SC_FP16;
+  if (!strcmp(dt, "amp_bf16")) dt = "amp"; /* autocast: fp32 weights, as fp16 AMP */
   /* automatic mixed precision keeps the fp32 weights as the model's
    * parameters (fp16 casts inserted before the GEMMs), so the gradients
    * the all-reduce moves are fp32 (docs/dp.md "Mixed precision") */
@@ -323,6 +415,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   /* and runs the frameworks' fp32 lists, casts and loss scaling
    * (plan.amp, cost/amp.h) */
   p->amp = !strcmp(dt, "amp");
+  vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",

@@ -45,7 +45,7 @@ static void squash(const char *s, char *buf, size_t cap) {
 
 /* The preset whose id, squashed, is the longest prefix of the squashed
  * model text (the part before a parenthesis). */
-static const sc_model *named_preset(const char *model) {
+const sc_model *rowd_named_preset(const char *model) {
   char text[96], head[96], id[96];
   snprintf(head, sizeof head, "%.*s", (int)strcspn(model, "("), model);
   squash(head, text, sizeof text);
@@ -95,7 +95,7 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
    * (TransformerConfig in ../shared/reference/megatron-lm), for every row
    * whose model has no preset: each such row is a Megatron-family run */
   m->attention_dropout = m->hidden_dropout = 0.1;
-  const sc_model *p = named_preset(model);
+  const sc_model *p = rowd_named_preset(model);
   if (p) {
     m->act = p->tf.act;
     m->norm = p->tf.norm;
@@ -197,6 +197,7 @@ void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p) {
 
 int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p) {
   int chunks = p->pp * (p->vpp > 1 ? p->vpp : 1);
+  if (p->n_pp_layout > 0 || p->pp_first_layers > 0 || p->pp_last_layers > 0) return 0; /* stated */
   if (fw != ROWD_FW_MCORE || p->pp < 2 || layers % chunks == 0 || (layers + 2) % chunks) return 0;
   p->pp_embedding_in_split = p->pp_loss_in_split = 1;
   return 1;

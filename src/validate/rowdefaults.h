@@ -38,6 +38,11 @@ const char *rowd_framework_name(rowd_framework f);
 void rowd_architecture(const char *model, const char *notes, sc_transformer *m, char *why,
                        size_t why_size);
 
+/* The transformer preset the `model` text names: the longest preset id
+ * that, ignoring case and punctuation, starts it (before any '('); NULL
+ * when none. */
+const sc_model *rowd_named_preset(const char *model);
+
 /* The attention kernel: what the notes state (a FlashAttention generation,
  * cuDNN, "flash attention" = FlashAttention-2, the calibrated generation),
  * else the framework's default (Megatron-Core / NeMo and MaxText: cuDNN
@@ -64,6 +69,7 @@ void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p);
  * (account_for_embedding/loss_in_pipeline_split, as NeMo's Llama 3.1 405B
  * recipe does for 126 layers) when that makes the split even; other
  * frameworks keep the even split (and the row is skipped with the reason).
+ * A layout the row states (p->n_pp_layout, pp_first/last_layers) stands.
  * Returns 1 when it set the layout. */
 int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p);
 

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/mem.h"
 
 /* s lowercased, without leading and trailing spaces, into buf (cap
  * bytes); 0 when it does not fit (a cell this long names no value). */
@@ -197,25 +196,17 @@ int rowv_pp_layout(const char *s, sc_plan *p, char *why, size_t wn) {
   int n = number_list(s, counts, SC_MAX_PP_LAYOUT);
   if (n < 0) return snprintf(why, wn, "more than %d virtual stages", SC_MAX_PP_LAYOUT), 0;
   if (n == 0) {
-    lay *x = mem_alloc(sizeof *x); /* 8 KiB: off the stack */
-    if (!x) return snprintf(why, wn, "out of memory reading the layout"), 0;
-    memset(x, 0, sizeof *x);
-    x->s = s;
-    lay_seq(x, 0);
-    if (!x->err && *x->s) x->err = "a ')' without its '('";
-    if (x->err) {
-      snprintf(why, wn, "%s", x->err);
-      mem_free(x);
-      return 0;
-    }
+    lay x = {.s = s, .n = 0, .err = NULL}; /* 8 KiB of symbols */
+    lay_seq(&x, 0);
+    if (!x.err && *x.s) x.err = "a ')' without its '('";
+    if (x.err) return snprintf(why, wn, "%s", x.err), 0;
     counts[0] = 0;
-    for (size_t i = 0; i < x->n && n < SC_MAX_PP_LAYOUT; i++) {
-      if (x->out[i] == '|') counts[++n] = 0;
-      else counts[n] += x->out[i] == 't';
+    for (size_t i = 0; i < x.n && n < SC_MAX_PP_LAYOUT; i++) {
+      if (x.out[i] != '|') counts[n] += x.out[i] == 't';
+      else if (++n < SC_MAX_PP_LAYOUT) counts[n] = 0;
     }
-    int over = n >= SC_MAX_PP_LAYOUT;
-    mem_free(x);
-    if (over) return snprintf(why, wn, "more than %d virtual stages", SC_MAX_PP_LAYOUT), 0;
+    if (n >= SC_MAX_PP_LAYOUT)
+      return snprintf(why, wn, "more than %d virtual stages", SC_MAX_PP_LAYOUT), 0;
     n++;
   }
   memcpy(p->pp_layout, counts, sizeof counts[0] * (size_t)n);

@@ -14,7 +14,10 @@
  *     else the one the row's framework shipped when the source was
  *     published (flash_generation below), else FlashAttention-2;
  *   - recompute blank = none; micro_batch blank = picked by
- *     sc_scenario_resolve; vpp blank = 1, vpp > 1 = interleaved 1F1B;
+ *     sc_scenario_resolve; dp blank = gpus / (tp*pp*cp); vpp blank = 1,
+ *     vpp > 1 = interleaved 1F1B; the spellings of coded cells, the
+ *     blanks other sources leave and the layout cells beyond the schema:
+ *     validate/rowtrain.c (each said in the row's `assumed` text);
  *   - an eager PyTorch framework (host launch overhead counts);
  *   - zero = 3 is FSDP (FULL_SHARD): gathers and reduce-scatters are
  *     prefetched and overlapped with the layers' compute, as FSDP always

@@ -61,6 +61,7 @@ Test(unseen_rows, training) {
   ASSUMES(&vf, "ut-mi300x", "mi300x preset");
   ASSUMES(&vf, "ut-blank-optional", "seq of preset llama3-8b", "tp, pp, cp, ep 1", "dp = gpus",
           "micro_batch", "NVLink");
+  ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp x pp x dp x cp");
   sc_validation_free(&vf);
 }
 
@@ -81,6 +82,7 @@ Test(unseen_rows, dp_training) {
   ASSUMES(&vf, "ud-rn50-batch-blank", "batch_per_gpu 128");
   ASSUMES(&vf, "ud-rn50-gpn-blank", "8 GPUs per server");
   ASSUMES(&vf, "ud-rn101-fp32", "TF32");
+  ASSUMES(&vf, "ud-rn50-gpus-blank", "gpus 16 = nodes x gpus_per_node");
   sc_validation_free(&vf);
 }
 
@@ -90,6 +92,7 @@ Test(unseen_rows, recsys) {
   ASSUMES(&vf, "ur-dcnv2-mh-rw", "row-wise Adagrad", "NVLink", "nic_Gbps");
   ASSUMES(&vf, "ur-dlrm-planner", "planner", "GPUs per server");
   ASSUMES(&vf, "ur-dcnv2-unknown-dtype", "mixed precision", "optimizer adam");
+  ASSUMES(&vf, "ur-dlrm-gpus-blank", "gpus 16 = global_batch / batch_per_gpu");
   /* TorchRec's kinds, however spelled, form one group each */
   for (int i = 0; i < vf.n; i++)
     cr_expect(strcmp(vf.rows[i].group, "TABLE_WISE") && strcmp(vf.rows[i].group, "Row_Wise"),
@@ -175,4 +178,38 @@ Test(unseen_rows, a_misspelt_dtype_is_malformed_not_guessed) {
                &vf, &err, &rc);
   cr_assert_eq(rc, SC_EINPUT);
   cr_expect(strstr(err.msg, "'dtype'") && strstr(err.msg, "brainfloat"), "message: %s", err.msg);
+}
+
+Test(unseen_rows, a_collective_without_a_required_cell_is_skipped_naming_it) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sc_unseen_c_%d.csv", (int)getpid());
+  file_write(path, "id,op,bytes,ranks,gpus_per_node,gpu,nvlink_GBps,nic_Gbps,measured_time_us\n"
+                   "a,all_reduce,,8,8,h100-sxm5-80gb,,,1\n"
+                   "b,all_reduce,1024,,8,h100-sxm5-80gb,,,1\n"
+                   "c,all_gather,1024,8,8,,,,1\n"
+                   "d,all_reduce,1024,16,8,mi300x,,,1\n");
+  sc_validation vf;
+  sc_error err = {0};
+  int rc = sc_validate_file(path, &vf, &err);
+  unlink(path);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 4, "a blank size, rank count or GPU is never read as 0 or 1");
+  static const char *const why[] = {"bytes is blank", "ranks is blank", "gpu is blank",
+                                    "no reference system of mi300x"};
+  for (int i = 0; i < 4; i++)
+    cr_expect(strstr(vf.rows[i].skipped, why[i]), "%s: %s", vf.rows[i].id, vf.rows[i].skipped);
+  sc_validation_free(&vf);
+}
+
+Test(unseen_rows, a_training_row_without_a_gpu_count_is_skipped_naming_it) {
+  sc_validation vf;
+  sc_error err = {0};
+  int rc;
+  training_row("x,t,Llama-3-8B,32,4096,32,8,14336,128256,8192,,,64,1,1,1,,1,1,,0,1,full,"
+               "bf16,h100-sxm5-80gb,,8,8,450,,1,p,,,",
+               &vf, &err, &rc);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 1);
+  cr_expect(strstr(vf.rows[0].skipped, "gpus and dp are blank"), "reason: %s", vf.rows[0].skipped);
+  sc_validation_free(&vf);
 }

@@ -40,3 +40,13 @@ int collrow_links(const char *gpu, double gpu_nvlink, double nvl_GBps, double ni
   rowv_note(assumed, an, "nic_Gbps %.0f of %s (not published)", *inter_bw * 8 / 1e9, ref);
   return 0;
 }
+
+const char *collrow_blank(const csv_file *f) {
+  static const char *const need[] = {"op", "bytes", "ranks", "gpu"};
+  for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+    const char *s = csv_get(f, csv_col(f, need[i]));
+    while (isspace((unsigned char)*s)) s++;
+    if (!*s) return need[i];
+  }
+  return NULL;
+}

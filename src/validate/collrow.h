@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "load/csv.h"
+
 /* GPUs one host thread of the benchmark drove: N when the notes quote
  * nccl-tests' header "nGpus N" (each of its nThread threads issues every
  * collective for nGpus GPUs, `-g N`), else 1 (one GPU per process, as
@@ -24,6 +26,10 @@ int collrow_host_gpus(const char *notes);
  * dropping ASCII case, '-' and spaces: NCCL's "AllReduce", "ReduceScatter",
  * nccl-tests' "alltoall", "all-to-all"; -1 when none. */
 int collrow_op(const char *op);
+
+/* The first of the cells a collective cannot be predicted without (op,
+ * bytes, ranks, gpu) that is blank in the current record of f, or NULL. */
+const char *collrow_blank(const csv_file *f);
 
 /* The links of a row whose cells may be blank: *intra_bw (bytes/s per
  * direction) = nvl_GBps, blank (0) = the GPU preset's NVLink (gpu_nvlink,

@@ -252,6 +252,26 @@ static int vdp_dtype(const char *cell, const char **dt) {
   return 1;
 }
 
+/* The GPUs of the job: the cell; blank: nodes x gpus_per_node when both
+ * are given, else global_batch / (batch_per_gpu x grad_accum) when whole
+ * (the schema's identity); said in assumed. 0 when nothing gives it. */
+static int vdp_gpus(vdp_ctx *c, char *assumed, size_t an) {
+  if (*vdp_cell(c, "gpus")) return vdp_count(c, "gpus", 1);
+  if (*vdp_cell(c, "nodes") && *vdp_cell(c, "gpus_per_node")) {
+    long n = (long)vdp_count(c, "nodes", 1) * vdp_count(c, "gpus_per_node", 1);
+    if (c->bad || n > 1L << 24) return 0;
+    rowv_note(assumed, an, "gpus %ld = nodes x gpus_per_node (blank)", n);
+    return (int)n;
+  }
+  double g = vdp_num(c, "global_batch", 0), b = vdp_num(c, "batch_per_gpu", 0);
+  double acc = vdp_num(c, "grad_accum", 1);
+  double per = b * (acc >= 1 ? acc : 1);
+  if (c->bad || per < 1 || g < per || fmod(g, per) != 0 || g / per > 1 << 24) return 0;
+  rowv_note(assumed, an, "gpus %.0f = global_batch / (batch_per_gpu x grad_accum) (blank)",
+            g / per);
+  return (int)(g / per);
+}
+
 /* The GPUs per server: the cell; blank: gpus / nodes where `nodes`
  * divides gpus, else min(gpus, 8); said in assumed. */
 static int vdp_gpn(vdp_ctx *c, int gpus, char *assumed, size_t an) {
@@ -318,7 +338,9 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   sc_cluster *cl = &s->cluster;
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
-  cl->gpus = vdp_count(c, "gpus", 1);
+  cl->gpus = vdp_gpus(c, assumed, an);
+  if (cl->gpus < 1) return snprintf(why, wn, "gpus is blank and nothing gives it (nodes x "
+                                             "gpus_per_node, or global_batch / batch_per_gpu)"), 1;
   int gpn = vdp_gpn(c, cl->gpus, assumed, an);
   if (gpn < 1) gpn = 1;
   if (gpn > cl->gpus) gpn = cl->gpus;
@@ -439,7 +461,7 @@ static void vdp_keys(vdp_ctx *c, vdp_info *in) {
                                      "dtype", "data", "gpu", "framework"};
   vdp_key(c, group, sizeof group / sizeof group[0], in->group);
   vdp_key(c, base, sizeof base / sizeof base[0], in->base);
-  in->gpus = vdp_count(c, "gpus", 1);
+  in->gpus = *vdp_cell(c, "gpus") ? vdp_count(c, "gpus", 1) : 0; /* blank: in no baseline */
 }
 
 static int vdp_add(val_file *vf, const val_row *r) {

@@ -324,7 +324,20 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
     return SC_EMODEL;
   }
   j->gpu = *gp;
-  j->gpus = (int)num(c, "gpus", 1);
+  j->gpus = (int)num(c, "gpus", 0);
+  if (j->gpus < 1) { /* blank: global_batch / batch_per_gpu, else nodes x gpus_per_node */
+    double g = num(c, "global_batch", 0), b = num(c, "batch_per_gpu", 0);
+    double n = num(c, "nodes", 0), gpn = num(c, "gpus_per_node", 0);
+    int by_batch = b >= 1 && g >= b && fmod(g, b) == 0 && g / b <= 1 << 24;
+    if (!by_batch && !(n >= 1 && gpn >= 1 && n * gpn <= 1 << 24)) {
+      snprintf(why, wn, "gpus is blank and nothing gives it (global_batch / batch_per_gpu, or "
+               "nodes x gpus_per_node)");
+      return SC_EMODEL;
+    }
+    j->gpus = (int)(by_batch ? g / b : n * gpn);
+    rowv_note(assumed, an, "gpus %d = %s (blank)", j->gpus,
+              by_batch ? "global_batch / batch_per_gpu" : "nodes x gpus_per_node");
+  }
   j->gpus_per_node = (int)num(c, "gpus_per_node", 0);
   if (j->gpus_per_node < 1) { /* blank: gpus / nodes, else at most 8 */
     int nodes = (int)num(c, "nodes", 0);

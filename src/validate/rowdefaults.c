@@ -190,7 +190,9 @@ void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p) {
    * PyTorch's FullyShardedDataParallel (FSDP1); FSDP2 has none */
   if (rowtext_has(notes, "full_shard") || rowtext_has(notes, "shard_grad_op")) p->fsdp_impl = SC_FSDP1;
   if (rowtext_has(notes, "shard_grad_op")) p->fsdp_reshard = 0;
-  if (rowtext_has(notes, "deepspeed zero-3") || rowtext_has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
+  /* a zero-3 row naming DeepSpeed (Megatron-DeepSpeed included) runs
+   * DeepSpeed's ZeRO-3 */
+  if (rowtext_has(notes, "deepspeed") || rowtext_has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
 }
 
 /* ------------------------------------------------------------ pipeline */

@@ -60,7 +60,7 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p);
 /* The FSDP implementation of a zero-3 row: XLA for MaxText, FSDP1 where
  * the notes name one of its sharding strategies (FULL_SHARD,
  * SHARD_GRAD_OP: no reshard after forward), DeepSpeed where they name
- * ZeRO stage 3; otherwise the default (FSDP2). */
+ * DeepSpeed or ZeRO stage 3; otherwise the default (FSDP2). */
 void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p);
 
 /* The stage layout when the row gives none and its layers do not split

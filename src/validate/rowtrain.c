@@ -262,6 +262,18 @@ int rowt_layout(const csv_file *f, const char *path, const char *notes, sc_plan 
 
 /* ----------------------------------------------------------- the blanks */
 
+int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t wn,
+              char *assumed, size_t an) {
+  if (!blank(f, "gpus")) return SC_OK;
+  if (p->dp < 1)
+    return snprintf(why, wn, "gpus and dp are blank: nothing gives the GPU count"), SC_EMODEL;
+  long n = (long)p->tp * p->pp * p->dp * (p->cp > 0 ? p->cp : 1);
+  if (n > 1L << 24) return snprintf(why, wn, "gpus blank and tp x pp x dp x cp = %ld", n), SC_EMODEL;
+  *gpus = (int)n;
+  rowv_note(assumed, an, "gpus %d = tp x pp x dp x cp (blank)", *gpus);
+  return SC_OK;
+}
+
 void rowt_blank_notes(const csv_file *f, const sc_plan *p, const sc_cluster *cl, char *assumed,
                       size_t an) {
   static const char *const ones[] = {"tp", "pp", "cp", "ep"};

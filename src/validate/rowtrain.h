@@ -62,6 +62,12 @@ int rowt_model(const csv_file *f, const char *model, sc_transformer *m, char *wh
 int rowt_layout(const csv_file *f, const char *path, const char *notes, sc_plan *p, char *why,
                 size_t wn, char *assumed, size_t an, int *bad, sc_error *err);
 
+/* A blank `gpus`: tp x pp x dp x cp when `dp` is given (said in
+ * assumed); else SC_EMODEL with `why` (nothing gives the GPU count). A
+ * given cell: SC_OK, *gpus left as read. */
+int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t wn,
+              char *assumed, size_t an);
+
 /* Say in assumed what blank plan and cluster cells were taken as: tp, pp,
  * cp, ep = 1; dp = gpus / (tp x pp x cp); micro_batch (the whole replica
  * batch without pipelining, else 1: sc_plan_resolve's rule); GPUs per

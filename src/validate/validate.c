@@ -163,6 +163,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
   cl->gpus = integer(c, "gpus", 1, 1);
+  if (rowt_gpus(c->f, p, &cl->gpus, why, wn, assumed, an)) return c->bad ? SC_EINPUT : SC_EMODEL;
   cl->gpus_per_node = integer(c, "gpus_per_node", 8, 1);
   cl->nvlink_domain = integer(c, "nvlink_domain", cl->gpus_per_node, 1);
   cl->nvlink_bw = num(c, "nvlink_GBps", g->nvlink_bw / 1e9, 0) * 1e9;
@@ -172,8 +173,12 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
     /* not published: the NIC of the GPU's reference system, said in the row */
     const char *ref;
     cl->nic_bw = rowd_reference_nic(g->name, &ref);
-    if (ref)
-      snprintf(assumed + strlen(assumed), an - strlen(assumed), "%snic_Gbps %.0f of %s (not published)",
+    if (!ref) {
+      snprintf(why, wn, "nic_Gbps is blank, the GPUs span NVLink domains, and %s has no "
+               "reference system to take it from", g->name);
+      return c->bad ? SC_EINPUT : SC_EMODEL;
+    }
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%snic_Gbps %.0f of %s (not published)",
                *assumed ? "; " : "", cl->nic_bw * 8 / 1e9, ref);
   }
   rowt_blank_notes(c->f, p, cl, assumed, an);
@@ -230,6 +235,11 @@ static void predict_collective(row_ctx *c, val_row *r) {
   double nic = num(c, "nic_Gbps", 0, 0);
   if (c->bad) return;
   r->bytes = bytes;
+  const char *blank_cell = collrow_blank(c->f); /* validate/collrow.c */
+  if (blank_cell) {
+    snprintf(r->skipped, sizeof r->skipped, "%s is blank (required)", blank_cell);
+    return;
+  }
   if (op < 0) {
     snprintf(r->skipped, sizeof r->skipped, "unknown collective '%s'", opn);
     return;

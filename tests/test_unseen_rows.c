@@ -83,6 +83,12 @@ Test(unseen_rows, dp_training) {
   ASSUMES(&vf, "ud-rn50-gpn-blank", "8 GPUs per server");
   ASSUMES(&vf, "ud-rn101-fp32", "TF32");
   ASSUMES(&vf, "ud-rn50-gpus-blank", "gpus 16 = nodes x gpus_per_node");
+  ASSUMES(&vf, "ud-gossip-async", "asynchronous (synchronous blank");
+  for (int i = 0; i < vf.n; i++) /* "yes" and a scheme in capitals: the synchronous DDP row */
+    if (!strcmp(vf.rows[i].id, "ud-sync-yes"))
+      cr_expect_float_eq(vf.rows[i].predicted, vf.rows[0].predicted, 1e-12,
+                         "ud-sync-yes %g, ud-rn50-ddp-8 %g", vf.rows[i].predicted,
+                         vf.rows[0].predicted);
   sc_validation_free(&vf);
 }
 
@@ -93,6 +99,8 @@ Test(unseen_rows, recsys) {
   ASSUMES(&vf, "ur-dlrm-planner", "planner", "GPUs per server");
   ASSUMES(&vf, "ur-dcnv2-unknown-dtype", "mixed precision", "optimizer adam");
   ASSUMES(&vf, "ur-dlrm-gpus-blank", "gpus 16 = global_batch / batch_per_gpu");
+  ASSUMES(&vf, "ur-dlrm-hotness-col", "pooling factor 20 of hotness");
+  ASSUMES(&vf, "ur-dlrm-no-hotness", "one-hot tables");
   /* TorchRec's kinds, however spelled, form one group each */
   for (int i = 0; i < vf.n; i++)
     cr_expect(strcmp(vf.rows[i].group, "TABLE_WISE") && strcmp(vf.rows[i].group, "Row_Wise"),

@@ -81,6 +81,18 @@ static const char *vdp_cell(vdp_ctx *c, const char *col) {
   return csv_get(c->f, csv_col(c->f, col));
 }
 
+/* The `scheme` cell lowercased and trimmed into buf (cap bytes): the
+ * vocabulary of DP-AND-RECSYS.md in any case. */
+static const char *vdp_scheme(vdp_ctx *c, char *buf, size_t cap) {
+  const char *s = vdp_cell(c, "scheme");
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = 0;
+  for (; *s && n + 1 < cap; s++) buf[n++] = (char)tolower((unsigned char)*s);
+  while (n > 0 && isspace((unsigned char)buf[n - 1])) n--;
+  buf[n] = '\0';
+  return buf;
+}
+
 /* A number in col; dflt when blank; sets c->bad on garbage. */
 static double vdp_num(vdp_ctx *c, const char *col, double dflt) {
   return csv_num(c->f, c->path, col, dflt, 0, &c->bad, c->err);
@@ -334,6 +346,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
   const sc_gpu *g = sc_gpu_preset(gname);
+  if (!g && !*gname) return snprintf(why, wn, "gpu is blank (required)"), 1;
   if (!g) return snprintf(why, wn, "unknown GPU '%s' (no preset)", gname), 1;
   sc_cluster *cl = &s->cluster;
   cl->gpu = *g;
@@ -382,9 +395,10 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   const char *tr = vdp_cell(c, "transport"); /* any case */
   d->transport = !strcasecmp(tr, "tcp") ? SC_DP_TR_TCP
                  : !strcasecmp(tr, "rdma") ? SC_DP_TR_RDMA : SC_DP_TR_AUTO;
-  const char *scheme = vdp_cell(c, "scheme");
+  char sbuf[48];
+  const char *scheme = vdp_scheme(c, sbuf, sizeof sbuf); /* any case */
   if (dp_scheme_from_name(scheme) < 0)
-    return snprintf(why, wn, "unknown scheme '%s'", scheme), 1;
+    return snprintf(why, wn, "unknown scheme '%s'", vdp_cell(c, "scheme")), 1;
   snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
@@ -447,7 +461,8 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
 
 /* "scheme#" and the cells of cols, '|'-separated, into key. */
 static void vdp_key(vdp_ctx *c, const char *const *cols, size_t n, char *key) {
-  snprintf(key, VDP_KEY, "%.40s#", vdp_cell(c, "scheme"));
+  char b[48];
+  snprintf(key, VDP_KEY, "%.40s#", vdp_scheme(c, b, sizeof b));
   for (size_t i = 0; i < n; i++)
     snprintf(key + strlen(key), VDP_KEY - strlen(key), "%.60s|", vdp_cell(c, cols[i]));
 }
@@ -470,9 +485,29 @@ static int vdp_add(val_file *vf, const val_row *r) {
   return 0;
 }
 
+/* 1 when the row is asynchronous: its `synchronous` cell (0/1, true/
+ * false, yes/no, on/off); blank: the scheme's own (ps_async and
+ * pair_averaging_async are asynchronous), said in assumed. A cell that is
+ * none of these is malformed (c->bad). */
+static int vdp_async(vdp_ctx *c, char *assumed, size_t an) {
+  const char *cellv = vdp_cell(c, "synchronous");
+  int v;
+  if (rowv_flag(cellv, &v)) return !v;
+  if (strspn(cellv, " ") != strlen(cellv)) {
+    csv_malformed(c->f, c->path, "synchronous", "1 or 0 (also true/false, yes/no)", &c->bad,
+                  c->err);
+    return 0;
+  }
+  char b[48];
+  int k = dp_scheme_from_name(vdp_scheme(c, b, sizeof b));
+  int async = k >= 0 && dp_scheme_async((dp_scheme)k);
+  rowv_note(assumed, an, "%s (synchronous blank; the scheme's)", async ? "asynchronous" : "synchronous");
+  return async;
+}
+
 /* Predict the current row into r. SC_OK (r may be skipped), or SC_ENOMEM. */
 static int vdp_row(vdp_ctx *c, val_row *r) {
-  int async = !strcmp(vdp_cell(c, "synchronous"), "0");
+  int async = vdp_async(c, r->assumed, sizeof r->assumed);
   r->measured = vdp_num(c, async ? "worker_step_s" : "measured_iter_s", 0);
   snprintf(r->family, sizeof r->family, "%s", vdp_cell(c, "scheme_family"));
   double unc = vdp_num(c, "measured_uncertainty", 0);

@@ -192,6 +192,42 @@ static int fill_rows(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   return SC_OK;
 }
 
+/* The `tables` cell with a pooling factor on every group: a group
+ * written without "@H" (COUNTxROWSxDIM) takes the `hotness` cell when it
+ * is a number (the schema's lookups per table per sample), else 1 (one-
+ * hot) when `hotness` is blank, said in assumed; a `hotness` that is not
+ * a number leaves the group as written, for the parser to name. Owned by
+ * the caller (mem_free); NULL when out of memory. */
+static char *tables_spec(rctx *c, char *assumed, size_t an) {
+  const char *t = cell(c, "tables"), *hot = cell(c, "hotness");
+  size_t groups = 1;
+  for (const char *p = t; *p; p++) groups += *p == ';';
+  char *out = mem_alloc(strlen(t) + groups * 24 + 1);
+  if (!out) return NULL;
+  char *end;
+  double h = strtod(hot, &end);
+  int numeric = end != hot && h > 0 && h < 1e6 && !*end, bare = 0;
+  size_t n = 0;
+  while (*t) {
+    size_t k = strcspn(t, ";");
+    memcpy(out + n, t, k);
+    n += k;
+    int has_at = memchr(t, '@', k) != NULL, empty = strspn(t, " ") == k;
+    if (!has_at && !empty && (numeric || !*hot)) {
+      n += (size_t)sprintf(out + n, "@%.6g", numeric ? h : 1.0);
+      bare = 1;
+    }
+    t += k;
+    if (*t == ';') out[n++] = *t++;
+  }
+  out[n] = '\0';
+  if (bare)
+    rowv_note(assumed, an, numeric ? "tables' pooling factor %.6g of hotness" :
+                                     "one-hot tables (tables and hotness give none)",
+              numeric ? h : 1.0);
+  return out;
+}
+
 static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, size_t an) {
   sc_rs_model *m = &j->model;
   char kbuf[48];
@@ -206,7 +242,10 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   } else if (!strcmp(kind, "dlrm") || !strcmp(kind, "dlrm_dcnv2") ||
              !strncmp(kind, "synthetic_", 10)) {
     sc_error e = {0};
-    rc = sc_rs_tables_parse(cell(c, "tables"), dist, alpha, m, &e);
+    char *spec = tables_spec(c, assumed, an);
+    if (!spec) return SC_ENOMEM;
+    rc = sc_rs_tables_parse(spec, dist, alpha, m, &e);
+    mem_free(spec);
     if (rc == SC_EINPUT && !c->bad) {
       sc_error_set(c->err, SC_EINPUT, "%s:%d: column 'tables': %s", c->path,
                    c->f->record_line, e.msg);
@@ -320,7 +359,8 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
   const char *gname = cell(c, "gpu");
   const sc_gpu *gp = sc_gpu_preset(gname);
   if (!gp) {
-    snprintf(why, wn, "unknown GPU '%.40s' (no preset)", gname);
+    snprintf(why, wn, *gname ? "unknown GPU '%.40s' (no preset)" : "gpu is blank (required)",
+             gname);
     return SC_EMODEL;
   }
   j->gpu = *gp;

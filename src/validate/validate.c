@@ -135,7 +135,8 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   const char *gname = cell(c, "gpu");
   const sc_gpu *g = sc_gpu_preset(gname);
   if (!g) {
-    snprintf(why, wn, "unknown GPU '%s' (no preset)", gname);
+    snprintf(why, wn, *gname ? "unknown GPU '%.60s' (no preset)" : "gpu is blank (required)",
+             gname);
     return c->bad ? SC_EINPUT : SC_EMODEL;
   }
   rowd_framework fw = rowd_framework_of(notes);

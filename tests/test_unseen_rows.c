@@ -52,16 +52,28 @@ static void assumes(const sc_validation *vf, const char *id, const char *const *
 Test(unseen_rows, training) {
   sc_validation vf;
   all_predicted("unseen_training.csv", &vf, 15);
-  ASSUMES(&vf, "ut-titan-8b-fsdp2", "dp = gpus", "micro_batch");
+  ASSUMES(&vf, "ut-titan-8b-fsdp2", "dp = gpus/(tp*pp*cp)", "micro_batch = replica batch");
   ASSUMES(&vf, "ut-titan-70b-hsdp", "nic_Gbps 400", "NVLink 450");
-  ASSUMES(&vf, "ut-ds-zero2-7b", "cp, ep 1");
+  ASSUMES(&vf, "ut-ds-zero2-7b", "cp/ep 1");
   ASSUMES(&vf, "ut-nemo-70b-cp", "recompute none");
   ASSUMES(&vf, "ut-mcore-qwen3-30b", "head_dim 128", "dispatcher", "nic_Gbps");
   ASSUMES(&vf, "ut-mcore-dsv3", "MoE layout", "latent attention");
-  ASSUMES(&vf, "ut-mi300x", "mi300x preset");
-  ASSUMES(&vf, "ut-blank-optional", "seq of preset llama3-8b", "tp, pp, cp, ep 1", "dp = gpus",
+  ASSUMES(&vf, "ut-mi300x", "NVLink 448 GB/s of the GPU");
+  ASSUMES(&vf, "ut-blank-optional", "seq of preset llama3-8b", "tp/pp/cp/ep 1", "dp = gpus",
           "micro_batch", "NVLink");
-  ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp x pp x dp x cp");
+  ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp*pp*dp*cp");
+  sc_validation_free(&vf);
+}
+
+/* A header with the required columns only: every other column reads as
+ * blank, and each blank is said (the notes fit the row's assumed text). */
+Test(unseen_rows, training_minimal_header) {
+  sc_validation vf;
+  all_predicted("unseen_training_minimal.csv", &vf, 4);
+  ASSUMES(&vf, "um-llama3-8b", "recompute none", "cp/ep 1", "dp = gpus/(tp*pp*cp)",
+          "micro_batch = replica batch", "8 GPUs per node", "NVLink 450 GB/s of the GPU");
+  ASSUMES(&vf, "um-h200-fp8", "fp8 delayed scaling", "sp 0", "nic_Gbps 400", "micro_batch 1",
+          "NVLink 450");
   sc_validation_free(&vf);
 }
 

@@ -4,6 +4,7 @@
 #include "validate/rowtrain.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,7 @@ static void fp8_recipe(const char *notes, sc_plan *p, char *assumed, size_t an) 
   else if (rowtext_has(notes, "delayed")) p->fp8_recipe = SC_FP8_DELAYED;
   else {
     p->fp8_recipe = SC_FP8_DELAYED;
-    rowv_note(assumed, an, "fp8 delayed scaling (Transformer Engine's default; the notes name none)");
+    rowv_note(assumed, an, "fp8 delayed scaling (TE's default)");
   }
 }
 
@@ -72,8 +73,7 @@ int rowt_plan_cells(const csv_file *f, const char *path, sc_plan *p, char *assum
   else if (rowv_zero(cell(f, "zero"), &v)) p->zero = v;
   else csv_malformed(f, path, "zero", "0, 1, 2 or 3 (also ZeRO-N, stage N, fsdp, ddp)", bad, err);
   sc_recompute r = SC_RECOMP_NONE;
-  if (blank(f, "recompute")) rowv_note(assumed, an, "recompute none (blank)");
-  else if (!rowv_recompute(cell(f, "recompute"), &r))
+  if (!blank(f, "recompute") && !rowv_recompute(cell(f, "recompute"), &r))
     csv_malformed(f, path, "recompute", "none, selective, full or blank (also true/false)", bad,
                   err);
   p->recompute = r;
@@ -270,24 +270,35 @@ int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t 
   long n = (long)p->tp * p->pp * p->dp * (p->cp > 0 ? p->cp : 1);
   if (n > 1L << 24) return snprintf(why, wn, "gpus blank and tp x pp x dp x cp = %ld", n), SC_EMODEL;
   *gpus = (int)n;
-  rowv_note(assumed, an, "gpus %d = tp x pp x dp x cp (blank)", *gpus);
+  rowv_note(assumed, an, "gpus %d = tp*pp*dp*cp (blank)", *gpus);
   return SC_OK;
+}
+
+/* Append ", " (when *list is not empty) and the formatted item to list. */
+static void item(char *list, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void item(char *list, size_t cap, const char *fmt, ...) {
+  size_t n = strlen(list);
+  if (n && n + 2 < cap) n += (size_t)snprintf(list + n, cap - n, ", ");
+  if (n + 1 >= cap) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(list + n, cap - n, fmt, ap);
+  va_end(ap);
 }
 
 void rowt_blank_notes(const csv_file *f, const sc_plan *p, const sc_cluster *cl, char *assumed,
                       size_t an) {
   static const char *const ones[] = {"tp", "pp", "cp", "ep"};
-  char list[32] = "";
+  char list[160] = "", deg[24] = "";
+  if (blank(f, "recompute")) item(list, sizeof list, "recompute none");
   for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
-    if (blank(f, ones[i]))
-      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", ones[i]);
-  if (*list) rowv_note(assumed, an, "%s 1 (blank)", list);
-  if (blank(f, "dp")) rowv_note(assumed, an, "dp = gpus / (tp x pp x cp) (blank)");
+    if (blank(f, ones[i])) snprintf(deg + strlen(deg), sizeof deg - strlen(deg), "%s%s", *deg ? "/" : "", ones[i]);
+  if (*deg) item(list, sizeof list, "%s 1", deg);
+  if (blank(f, "dp")) item(list, sizeof list, "dp = gpus/(tp*pp*cp)");
   if (blank(f, "micro_batch"))
-    rowv_note(assumed, an, "micro_batch %s (blank)",
-              p->pp > 1 ? "1" : "= the replica's whole batch");
-  if (blank(f, "gpus_per_node")) rowv_note(assumed, an, "%d GPUs per node (blank)", cl->gpus_per_node);
+    item(list, sizeof list, "micro_batch %s", p->pp > 1 ? "1" : "= replica batch");
+  if (blank(f, "gpus_per_node")) item(list, sizeof list, "%d GPUs per node", cl->gpus_per_node);
   if (blank(f, "nvlink_GBps"))
-    rowv_note(assumed, an, "NVLink %.0f GB/s of the %s preset (blank)", cl->nvlink_bw / 1e9,
-              cl->gpu.name);
+    item(list, sizeof list, "NVLink %.0f GB/s of the GPU", cl->nvlink_bw / 1e9);
+  if (*list) rowv_note(assumed, an, "blank: %s", list);
 }

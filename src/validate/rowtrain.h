@@ -19,8 +19,8 @@
 #include "stepcast.h"
 
 /* The coded plan cells of the current record: `sp` (an on/off cell),
- * `zero` (rowv_zero), `recompute` (rowv_recompute; blank = none, said in
- * assumed) and `dtype` (rowv_dtype). SC_OK, or SC_EINPUT with the
+ * `zero` (rowv_zero), `recompute` (rowv_recompute; blank = none, said by
+ * rowt_blank_notes) and `dtype` (rowv_dtype). SC_OK, or SC_EINPUT with the
  * malformed cell named in err (*bad set; a set *bad is left alone). */
 int rowt_plan_cells(const csv_file *f, const char *path, sc_plan *p, char *assumed, size_t an,
                     int *bad, sc_error *err);
@@ -68,10 +68,11 @@ int rowt_layout(const csv_file *f, const char *path, const char *notes, sc_plan 
 int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t wn,
               char *assumed, size_t an);
 
-/* Say in assumed what blank plan and cluster cells were taken as: tp, pp,
- * cp, ep = 1; dp = gpus / (tp x pp x cp); micro_batch (the whole replica
- * batch without pipelining, else 1: sc_plan_resolve's rule); GPUs per
- * server 8; NVLink bandwidth of the GPU preset. */
+/* Say in assumed, as one clause "blank: ...", what blank plan and cluster
+ * cells were taken as: recompute none; tp, pp, cp, ep 1; dp = gpus /
+ * (tp x pp x cp); micro_batch (the whole replica batch without
+ * pipelining, else 1: sc_plan_resolve's rule); GPUs per server 8; NVLink
+ * bandwidth of the GPU preset. */
 void rowt_blank_notes(const csv_file *f, const sc_plan *p, const sc_cluster *cl, char *assumed,
                       size_t an);
 

@@ -77,6 +77,24 @@ Test(unseen_rows, training_minimal_header) {
   sc_validation_free(&vf);
 }
 
+/* Headers with the required columns only, for the other schemas. */
+Test(unseen_rows, minimal_headers) {
+  sc_validation vf;
+  all_predicted("unseen_collectives_minimal.csv", &vf, 4);
+  ASSUMES(&vf, "ucm-ar-8", "NVLink 450 GB/s of the GPU", "8 GPUs per node");
+  ASSUMES(&vf, "ucm-rs-32", "nic_Gbps 400 of dgx-b200");
+  sc_validation_free(&vf);
+  all_predicted("unseen_dp_training_minimal.csv", &vf, 3);
+  ASSUMES(&vf, "udm-rn50-32", "synchronous (blank", "model_variant resnet50_v1.5",
+          "8 GPUs/server", "network 3200", "batch_per_gpu 256", "fp16 mixed precision");
+  cr_expect(strstr(vf.note, "allreduce"), "families from the schemes: %s", vf.note);
+  sc_validation_free(&vf);
+  all_predicted("unseen_recsys_minimal.csv", &vf, 2);
+  ASSUMES(&vf, "urm-dcnv2-16", "mixed precision (dtype blank)", "optimizer adam",
+          "8 GPUs per server", "NVLink 450", "nic_Gbps 400");
+  sc_validation_free(&vf);
+}
+
 Test(unseen_rows, collectives) {
   sc_validation vf;
   all_predicted("unseen_collectives.csv", &vf, 12);
@@ -92,10 +110,10 @@ Test(unseen_rows, dp_training) {
   ASSUMES(&vf, "ud-rn50-ddp-32", "network 1600 Gb/s");
   ASSUMES(&vf, "ud-rn50-variant-blank", "model_variant resnet50_v1.5");
   ASSUMES(&vf, "ud-rn50-batch-blank", "batch_per_gpu 128");
-  ASSUMES(&vf, "ud-rn50-gpn-blank", "8 GPUs per server");
+  ASSUMES(&vf, "ud-rn50-gpn-blank", "8 GPUs/server");
   ASSUMES(&vf, "ud-rn101-fp32", "TF32");
   ASSUMES(&vf, "ud-rn50-gpus-blank", "gpus 16 = nodes x gpus_per_node");
-  ASSUMES(&vf, "ud-gossip-async", "asynchronous (synchronous blank");
+  ASSUMES(&vf, "ud-gossip-async", "asynchronous (blank: the scheme");
   for (int i = 0; i < vf.n; i++) /* "yes" and a scheme in capitals: the synchronous DDP row */
     if (!strcmp(vf.rows[i].id, "ud-sync-yes"))
       cr_expect_float_eq(vf.rows[i].predicted, vf.rows[0].predicted, 1e-12,

@@ -291,7 +291,7 @@ static int vdp_gpn(vdp_ctx *c, int gpus, char *assumed, size_t an) {
   int nodes = *vdp_cell(c, "nodes") ? vdp_count(c, "nodes", 1) : 0;
   int gpn = nodes > 0 && gpus % nodes == 0 ? gpus / nodes : gpus < 8 ? gpus : 8;
   if (gpus > 1)
-    rowv_note(assumed, an, "%d GPUs per server (blank; %s)", gpn,
+    rowv_note(assumed, an, "%d GPUs/server (blank; %s)", gpn,
               nodes > 0 && gpus % nodes == 0 ? "gpus / nodes" : "at most 8");
   return gpn;
 }
@@ -318,7 +318,7 @@ static long vdp_batch(vdp_ctx *c, int gpus, long acc, char *assumed, size_t an) 
   double g = vdp_num(c, "global_batch", 0);
   double per = gpus * (double)acc;
   if (c->bad || g < 1 || fmod(g, per) != 0) return 0;
-  rowv_note(assumed, an, "batch_per_gpu %ld = global_batch / (gpus x grad_accum) (blank)",
+  rowv_note(assumed, an, "batch_per_gpu %ld = global/(gpus*accum) (blank)",
             (long)(g / per));
   return (long)(g / per);
 }
@@ -501,15 +501,24 @@ static int vdp_async(vdp_ctx *c, char *assumed, size_t an) {
   char b[48];
   int k = dp_scheme_from_name(vdp_scheme(c, b, sizeof b));
   int async = k >= 0 && dp_scheme_async((dp_scheme)k);
-  rowv_note(assumed, an, "%s (synchronous blank; the scheme's)", async ? "asynchronous" : "synchronous");
+  rowv_note(assumed, an, "%s (blank: the scheme's)", async ? "asynchronous" : "synchronous");
   return async;
+}
+
+/* The row's scheme family: its `scheme_family` cell, blank: the scheme's
+ * (ps, allreduce, gossip, none), for the per-family summary. */
+static void vdp_family(vdp_ctx *c, char *fam, size_t cap) {
+  char b[48];
+  int k = dp_scheme_from_name(vdp_scheme(c, b, sizeof b));
+  const char *cellv = vdp_cell(c, "scheme_family");
+  snprintf(fam, cap, "%s", *cellv || k < 0 ? cellv : dp_family_name(dp_scheme_family((dp_scheme)k)));
 }
 
 /* Predict the current row into r. SC_OK (r may be skipped), or SC_ENOMEM. */
 static int vdp_row(vdp_ctx *c, val_row *r) {
   int async = vdp_async(c, r->assumed, sizeof r->assumed);
   r->measured = vdp_num(c, async ? "worker_step_s" : "measured_iter_s", 0);
-  snprintf(r->family, sizeof r->family, "%s", vdp_cell(c, "scheme_family"));
+  vdp_family(c, r->family, sizeof r->family);
   double unc = vdp_num(c, "measured_uncertainty", 0);
   if (c->bad) return SC_OK;
   if (r->measured <= 0) {

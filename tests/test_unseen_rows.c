@@ -62,6 +62,7 @@ Test(unseen_rows, training) {
   ASSUMES(&vf, "ut-blank-optional", "seq of preset llama3-8b", "tp/pp/cp/ep 1", "dp = gpus",
           "micro_batch", "NVLink");
   ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp*pp*dp*cp");
+  ASSUMES(&vf, "ut-hf-repo-id", "vocab, seq of preset llama3.1-8b");
   sc_validation_free(&vf);
 }
 
@@ -249,5 +250,18 @@ Test(unseen_rows, a_training_row_without_a_gpu_count_is_skipped_naming_it) {
   cr_assert_eq(rc, SC_OK, "%s", err.msg);
   cr_assert_eq(vf.skipped, 1);
   cr_expect(strstr(vf.rows[0].skipped, "gpus and dp are blank"), "reason: %s", vf.rows[0].skipped);
+  sc_validation_free(&vf);
+}
+
+Test(unseen_rows, a_row_without_its_measurement_is_skipped_not_an_error) {
+  sc_validation vf;
+  sc_error err = {0};
+  int rc;
+  training_row("x,t,Llama-3-8B,32,4096,32,8,14336,128256,8192,,,64,1,1,1,8,1,1,,0,1,full,"
+               "bf16,h100-sxm5-80gb,8,8,8,450,,,p,,,",
+               &vf, &err, &rc);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 1);
+  cr_expect(strstr(vf.rows[0].skipped, "measured_iter_s is blank"), "%s", vf.rows[0].skipped);
   sc_validation_free(&vf);
 }

@@ -485,6 +485,10 @@ int valrs_row(const csv_file *f, const char *path, val_row *r, sc_error *err) {
   rctx c = {f, path, err, 0};
   r->measured = num(&c, "measured_iter_ms", 0) * 1e-3;
   if (c.bad) return SC_EINPUT;
+  if (!*cell(&c, "measured_iter_ms")) { /* nothing to judge against */
+    snprintf(r->skipped, sizeof r->skipped, "no measurement: measured_iter_ms is blank");
+    return SC_OK;
+  }
   if (r->measured <= 0)
     return sc_error_set(err, SC_EINPUT, "%s:%d: the measured value must be > 0", path,
                         f->record_line);

@@ -48,6 +48,8 @@ static void squash(const char *s, char *buf, size_t cap) {
 const sc_model *rowd_named_preset(const char *model) {
   char text[96], head[96], id[96];
   snprintf(head, sizeof head, "%.*s", (int)strcspn(model, "("), model);
+  char *repo = strrchr(head, '/'); /* a Hugging Face id: "meta-llama/Llama-3.1-8B" */
+  if (repo) memmove(head, repo + 1, strlen(repo));
   squash(head, text, sizeof text);
   const sc_model *best = NULL;
   size_t best_len = 0;

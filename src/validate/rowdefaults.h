@@ -39,8 +39,8 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
                        size_t why_size);
 
 /* The transformer preset the `model` text names: the longest preset id
- * that, ignoring case and punctuation, starts it (before any '('); NULL
- * when none. */
+ * that, ignoring case and punctuation, starts it (before any '(', after
+ * the last '/' of a Hugging Face repository id); NULL when none. */
 const sc_model *rowd_named_preset(const char *model);
 
 /* The attention kernel: what the notes state (a FlashAttention generation,

@@ -468,8 +468,14 @@ int sc_validate_file_engine(const char *path, int event, val_file *vf, sc_error 
       if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
       continue;
     }
-    r.measured = num(&c, vf->kind == VAL_TRAINING ? "measured_iter_s"
-                                                  : "measured_time_us", 0, 0);
+    const char *target = vf->kind == VAL_TRAINING ? "measured_iter_s" : "measured_time_us";
+    r.measured = num(&c, target, 0, 0);
+    if (!c.bad && !*cell(&c, target)) { /* nothing to judge against: said, not guessed */
+      snprintf(r.skipped, sizeof r.skipped, "no measurement: %s is blank", target);
+      r.predicted = -1;
+      if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
+      continue;
+    }
     if (!c.bad && r.measured <= 0) {
       sc_error_set(err, SC_EINPUT, "%s:%d: the measured value must be > 0",
                    path, f.record_line);

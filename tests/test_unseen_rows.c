@@ -63,6 +63,8 @@ Test(unseen_rows, training) {
           "micro_batch", "NVLink");
   ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp*pp*dp*cp");
   ASSUMES(&vf, "ut-hf-repo-id", "vocab, seq of preset llama3.1-8b");
+  ASSUMES(&vf, "ut-gb200-blank-node", "NVLink domain 72 of gb200-nvl72", "4 GPUs per node",
+          "nic_Gbps 400 of gb200-nvl72");
   sc_validation_free(&vf);
 }
 
@@ -102,6 +104,7 @@ Test(unseen_rows, collectives) {
   ASSUMES(&vf, "uc-ag-h100-64", "NVLink 450", "nic_Gbps 400 of dgx-h100");
   ASSUMES(&vf, "uc-ag-b200-32", "nic_Gbps 400 of dgx-b200");
   ASSUMES(&vf, "uc-ar-h100-gpn-blank", "8 GPUs per node");
+  ASSUMES(&vf, "uc-ar-gb200-64", "72 GPUs per node (blank; NVLink domain of gb200-nvl72)");
   sc_validation_free(&vf);
 }
 

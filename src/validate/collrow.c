@@ -50,3 +50,11 @@ const char *collrow_blank(const csv_file *f) {
   }
   return NULL;
 }
+
+int collrow_node(const char *gpu, char *assumed, size_t an) {
+  int gpn, domain;
+  const char *ref = rowd_reference_node(gpu, &gpn, &domain);
+  rowv_note(assumed, an, "%d GPUs per node (blank; %s%s)", domain,
+            ref ? "NVLink domain of " : "no reference system", ref ? ref : "");
+  return domain;
+}

@@ -31,6 +31,12 @@ int collrow_op(const char *op);
  * bytes, ranks, gpu) that is blank in the current record of f, or NULL. */
 const char *collrow_blank(const csv_file *f);
 
+/* The GPUs per node of a row whose `gpus_per_node` is blank: the NVLink
+ * domain of the GPU's reference system (a DGX/HGX server 8, GB200 NVL72
+ * 72: the GPUs a collective reaches over NVLink), else 8; said in
+ * assumed (capacity an). */
+int collrow_node(const char *gpu, char *assumed, size_t an);
+
 /* The links of a row whose cells may be blank: *intra_bw (bytes/s per
  * direction) = nvl_GBps, blank (0) = the GPU preset's NVLink (gpu_nvlink,
  * bytes/s); *inter_bw = nic_Gbps, blank (0) with the ranks spanning

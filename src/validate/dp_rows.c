@@ -285,14 +285,18 @@ static int vdp_gpus(vdp_ctx *c, char *assumed, size_t an) {
 }
 
 /* The GPUs per server: the cell; blank: gpus / nodes where `nodes`
- * divides gpus, else min(gpus, 8); said in assumed. */
-static int vdp_gpn(vdp_ctx *c, int gpus, char *assumed, size_t an) {
+ * divides gpus, else the server of the GPU's reference system
+ * (rowd_reference_node), else 8 -- at most gpus; said in assumed. */
+static int vdp_gpn(vdp_ctx *c, const char *gpu, int gpus, char *assumed, size_t an) {
   if (*vdp_cell(c, "gpus_per_node")) return vdp_count(c, "gpus_per_node", 1);
   int nodes = *vdp_cell(c, "nodes") ? vdp_count(c, "nodes", 1) : 0;
-  int gpn = nodes > 0 && gpus % nodes == 0 ? gpus / nodes : gpus < 8 ? gpus : 8;
+  int ref_gpn, domain;
+  const char *ref = rowd_reference_node(gpu, &ref_gpn, &domain);
+  int by_nodes = nodes > 0 && gpus % nodes == 0;
+  int gpn = by_nodes ? gpus / nodes : gpus < ref_gpn ? gpus : ref_gpn;
   if (gpus > 1)
-    rowv_note(assumed, an, "%d GPUs/server (blank; %s)", gpn,
-              nodes > 0 && gpus % nodes == 0 ? "gpus / nodes" : "at most 8");
+    rowv_note(assumed, an, "%d GPUs/server (blank; %s%s)", gpn,
+              by_nodes ? "gpus / nodes" : ref ? "as " : "at most 8", by_nodes || !ref ? "" : ref);
   return gpn;
 }
 
@@ -354,7 +358,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   cl->gpus = vdp_gpus(c, assumed, an);
   if (cl->gpus < 1) return snprintf(why, wn, "gpus is blank and nothing gives it (nodes x "
                                              "gpus_per_node, or global_batch / batch_per_gpu)"), 1;
-  int gpn = vdp_gpn(c, cl->gpus, assumed, an);
+  int gpn = vdp_gpn(c, g->name, cl->gpus, assumed, an);
   if (gpn < 1) gpn = 1;
   if (gpn > cl->gpus) gpn = cl->gpus;
   cl->gpus_per_node = gpn;

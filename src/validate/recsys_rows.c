@@ -379,14 +379,16 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
               by_batch ? "global_batch / batch_per_gpu" : "nodes x gpus_per_node");
   }
   j->gpus_per_node = (int)num(c, "gpus_per_node", 0);
-  if (j->gpus_per_node < 1) { /* blank: gpus / nodes, else at most 8 */
-    int nodes = (int)num(c, "nodes", 0);
+  if (j->gpus_per_node < 1) { /* blank: gpus / nodes, else the reference server's */
+    int nodes = (int)num(c, "nodes", 0), ref_gpn, domain;
+    const char *ref = rowd_reference_node(gp->name, &ref_gpn, &domain);
     int by_nodes = nodes > 0 && j->gpus % nodes == 0;
-    j->gpus_per_node = by_nodes ? j->gpus / nodes : j->gpus < 8 ? j->gpus : 8;
+    j->gpus_per_node = by_nodes ? j->gpus / nodes : j->gpus < ref_gpn ? j->gpus : ref_gpn;
     if (j->gpus_per_node < 1) j->gpus_per_node = 1;
     if (j->gpus > 1)
-      rowv_note(assumed, an, "%d GPUs per server (blank; %s)", j->gpus_per_node,
-                by_nodes ? "gpus / nodes" : "at most 8");
+      rowv_note(assumed, an, "%d GPUs per server (blank; %s%s)", j->gpus_per_node,
+                by_nodes ? "gpus / nodes" : ref ? "as " : "at most 8",
+                by_nodes || !ref ? "" : ref);
   }
   const char *in = cell(c, "intra_node");
   j->intra = !strncmp(in, "nvswitch", 8) || !strncmp(in, "nvlink-mesh", 11) ? 1

@@ -225,6 +225,13 @@ double rowd_reference_nic(const char *gpu, const char **preset) {
   return c ? c->nic_bw : 0;
 }
 
+const char *rowd_reference_node(const char *gpu, int *gpn, int *domain) {
+  const sc_cluster *c = reference_system(gpu);
+  *gpn = c ? c->gpus_per_node : 8;
+  *domain = c ? c->nvlink_domain : 8;
+  return c ? c->name : NULL;
+}
+
 sc_host rowd_reference_host(const char *gpu) {
   const sc_cluster *c = reference_system(gpu);
   return c ? c->host : (sc_host){0};

@@ -77,6 +77,10 @@ int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p);
  * system (the first cluster preset with that GPU), in bytes/s, and that
  * preset's id in *preset; 0 when there is none. */
 double rowd_reference_nic(const char *gpu, const char **preset);
+/* The server of the GPU's reference system, the same preset: its GPUs per
+ * node and NVLink domain into *gpn and *domain (8 and 8 when there is
+ * none); its id, or NULL. */
+const char *rowd_reference_node(const char *gpu, int *gpn, int *domain);
 /* The host side (CPU memory, PCIe uplinks) of the GPU's reference system,
  * the same preset; all 0 (= the consumer's default) when there is none. */
 sc_host rowd_reference_host(const char *gpu);

@@ -274,6 +274,17 @@ int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t 
   return SC_OK;
 }
 
+void rowt_node(const csv_file *f, sc_cluster *cl, char *assumed, size_t an) {
+  int gpn, domain;
+  const char *ref = rowd_reference_node(cl->gpu.name, &gpn, &domain);
+  if (blank(f, "gpus_per_node")) cl->gpus_per_node = gpn;
+  if (!blank(f, "nvlink_domain")) return;
+  cl->nvlink_domain = cl->gpus_per_node;
+  if (!ref || domain <= cl->gpus_per_node) return;
+  cl->nvlink_domain = domain < cl->gpus ? domain : cl->gpus;
+  rowv_note(assumed, an, "NVLink domain %d of %s (blank)", cl->nvlink_domain, ref);
+}
+
 /* Append ", " (when *list is not empty) and the formatted item to list. */
 static void item(char *list, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void item(char *list, size_t cap, const char *fmt, ...) {

@@ -68,11 +68,18 @@ int rowt_layout(const csv_file *f, const char *path, const char *notes, sc_plan 
 int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t wn,
               char *assumed, size_t an);
 
+/* Blank `gpus_per_node` and `nvlink_domain`: those of the GPU's
+ * reference system (rowd_reference_node: a DGX/HGX server 8 and 8, GB200
+ * NVL72 4 per node and 72 over NVLink), else 8 and gpus_per_node; the
+ * domain no larger than the row's GPUs. Said by rowt_blank_notes (GPUs
+ * per node) and here (a domain other than gpus_per_node). */
+void rowt_node(const csv_file *f, sc_cluster *cl, char *assumed, size_t an);
+
 /* Say in assumed, as one clause "blank: ...", what blank plan and cluster
  * cells were taken as: recompute none; tp, pp, cp, ep 1; dp = gpus /
  * (tp x pp x cp); micro_batch (the whole replica batch without
- * pipelining, else 1: sc_plan_resolve's rule); GPUs per server 8; NVLink
- * bandwidth of the GPU preset. */
+ * pipelining, else 1: sc_plan_resolve's rule); GPUs per server
+ * (rowt_node); NVLink bandwidth of the GPU preset. */
 void rowt_blank_notes(const csv_file *f, const sc_plan *p, const sc_cluster *cl, char *assumed,
                       size_t an);
 

@@ -167,6 +167,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   if (rowt_gpus(c->f, p, &cl->gpus, why, wn, assumed, an)) return c->bad ? SC_EINPUT : SC_EMODEL;
   cl->gpus_per_node = integer(c, "gpus_per_node", 8, 1);
   cl->nvlink_domain = integer(c, "nvlink_domain", cl->gpus_per_node, 1);
+  rowt_node(c->f, cl, assumed, an); /* blank: the GPU's reference server */
   cl->nvlink_bw = num(c, "nvlink_GBps", g->nvlink_bw / 1e9, 0) * 1e9;
   cl->nic_bw = num(c, "nic_Gbps", 0, 0) * 1e9 / 8;
   cl->topology[0] = '\0';
@@ -252,6 +253,8 @@ static void predict_collective(row_ctx *c, val_row *r) {
   }
   sc_scenario def;
   sc_scenario_default(&def);
+  if (csv_col(c->f, "gpus_per_node") < 0 || !*cell(c, "gpus_per_node"))
+    gpn = collrow_node(g->name, r->assumed, sizeof r->assumed); /* validate/collrow.c */
   coll_group grp;
   grp.ranks = ranks;
   grp.ranks_per_node = ranks < gpn ? ranks : gpn;
@@ -263,8 +266,6 @@ static void predict_collective(row_ctx *c, val_row *r) {
              "reference system of %s to take it from)", ranks / grp.ranks_per_node, g->name);
     return;
   }
-  if (csv_col(c->f, "gpus_per_node") < 0 || !*cell(c, "gpus_per_node"))
-    rowv_note(r->assumed, sizeof r->assumed, "%d GPUs per node (blank)", gpn);
   grp.intra_lat = def.cluster.nvlink_lat;
   grp.inter_lat = def.cluster.nic_lat;
   grp.node_gpus = gpn;

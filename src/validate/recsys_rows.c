@@ -243,7 +243,7 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
              !strncmp(kind, "synthetic_", 10)) {
     sc_error e = {0};
     char *spec = tables_spec(c, assumed, an);
-    if (!spec) return SC_ENOMEM;
+    if (!spec) return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->path);
     rc = sc_rs_tables_parse(spec, dist, alpha, m, &e);
     mem_free(spec);
     if (rc == SC_EINPUT && !c->bad) {

@@ -1,7 +1,8 @@
 /*
  * test_coll_fabric.c -- cluster.fabric (src/coll/fabrics.c): InfiniBand is
  * the model without a fabric, bit for bit; another fabric's latency enters
- * NCCL's formulas as a scale of the NET hwLat rows and its efficiency as
+ * NCCL's formulas as an addition to every NET hwLat entry (its traversal
+ * over InfiniBand's 2.7 us, once per network step) and its efficiency as
  * the share of the NIC line rate, with arithmetic checkable by hand; an
  * explicit nic_latency_us wins over the fabric's; names round-trip.
  */
@@ -39,26 +40,28 @@ Test(fabric, infiniband_is_the_model_without_a_fabric) {
 }
 
 /* Ring LL across 4 nodes: 2(4-1) = 6 network steps of hwLat NET Ring LL
- * 2.7 us x (L / 2.7) = L each; the bandwidth part is the same (tcpxo
- * keeps InfiniBand's efficiency), so tcpxo - infiniband = 6 (36.2 - 2.7)
- * = 201 us at any size. */
+ * 2.7 us + (L - 2.7) = L each; the bandwidth part is the same (tcpxo
+ * keeps InfiniBand's efficiency), so tcpxo - infiniband = 6 (43.5 - 2.7)
+ * = 244.8 us at any size. */
 Test(fabric, ring_ll_pays_the_fabric_latency_per_network_step) {
   coll_group ib = h100(32, SC_FABRIC_INFINIBAND), tx = h100(32, SC_FABRIC_TCPXO);
   for (double b = 8; b <= 1e6; b *= 8) {
     double d = tuner(&tx, b, COLL_ALGO_RING, COLL_PROTO_LL) -
                tuner(&ib, b, COLL_ALGO_RING, COLL_PROTO_LL);
-    cr_expect(fabs(d - 201e-6) < 1e-12, "bytes %.0f: %.6f us", b, d * 1e6);
+    cr_expect(fabs(d - 244.8e-6) < 1e-12, "bytes %.0f: %.6f us", b, d * 1e6);
   }
 }
 
 /* Tree LL across 2 nodes: 2 log2(2) = 2 network hops of hwLat NET Tree LL
- * 5.0 us x (36.2 / 2.7): 2 x 5.0 x (36.2 / 2.7 - 1) = 124.074 us more. */
+ * 5.0 us + (43.5 - 2.7): 2 x 40.8 = 81.6 us more. The protocol's own
+ * 5.0 us is not scaled: a multiplicative rule would give 2 x 5.0 x
+ * (43.5 / 2.7 - 1) = 151.1 us. */
 Test(fabric, tree_ll_pays_the_fabric_latency_per_level) {
   coll_group ib = h100(16, SC_FABRIC_INFINIBAND), tx = h100(16, SC_FABRIC_TCPXO);
   double d = tuner(&tx, 64, COLL_ALGO_TREE, COLL_PROTO_LL) -
              tuner(&ib, 64, COLL_ALGO_TREE, COLL_PROTO_LL);
-  cr_expect(fabs(d - 10.0 * (36.2 / 2.7 - 1) * 1e-6) < 1e-12, "%.6f us", d * 1e6);
-  cr_expect(fabs(d - 124.074e-6) < 1e-9, "%.6f us", d * 1e6);
+  cr_expect(fabs(d - 2 * (43.5 - 2.7) * 1e-6) < 1e-12, "%.6f us", d * 1e6);
+  cr_expect(fabs(d - 81.6e-6) < 1e-9, "%.6f us", d * 1e6);
 }
 
 /* Ring Simple, 2 x 8 GPUs, 1 GiB, the same latency given to both (the
@@ -109,7 +112,7 @@ Test(fabric, names_round_trip) {
   cr_expect_eq(sc_fabric_from_name(NULL), -1);
   cr_expect_str_eq(sc_fabric_name(99), "infiniband");
   cr_expect(sc_fabric_latency(SC_FABRIC_INFINIBAND) == 2.7e-6);
-  cr_expect(fabs(sc_fabric_latency(SC_FABRIC_TCPXO) - 36.2e-6) < 1e-15);
+  cr_expect(fabs(sc_fabric_latency(SC_FABRIC_TCPXO) - 43.5e-6) < 1e-15);
 }
 
 static sc_scenario load(const char *json) {
@@ -124,14 +127,14 @@ Test(fabric, scenario_fabric_sets_latency_unless_given) {
   sc_scenario s =
       load("{\"cluster\": {\"nodes\": 16, \"preset\": \"dgx-h100\", \"fabric\": \"efa\"}}");
   cr_expect_eq(s.cluster.fabric, SC_FABRIC_EFA);
-  cr_expect(fabs(s.cluster.nic_lat - 29.2e-6) < 1e-15, "%g", s.cluster.nic_lat);
+  cr_expect(fabs(s.cluster.nic_lat - 70.9e-6) < 1e-15, "%g", s.cluster.nic_lat);
   s = load("{\"cluster\": {\"nodes\": 16, \"preset\": \"dgx-h100\", \"fabric\": \"efa\", "
            "\"nic_latency_us\": 5}}");
   cr_expect_eq(s.cluster.fabric, SC_FABRIC_EFA);
   cr_expect(fabs(s.cluster.nic_lat - 5e-6) < 1e-15, "%g", s.cluster.nic_lat);
   s = load("{\"cluster\": {\"preset\": \"gcp-a3-mega\", \"nodes\": 16}}");
   cr_expect_eq(s.cluster.fabric, SC_FABRIC_TCPXO);
-  cr_expect(fabs(s.cluster.nic_lat - 36.2e-6) < 1e-15, "%g", s.cluster.nic_lat);
+  cr_expect(fabs(s.cluster.nic_lat - 43.5e-6) < 1e-15, "%g", s.cluster.nic_lat);
   s = load("{\"cluster\": {\"nodes\": 16, \"preset\": \"aws-p5\", "
            "\"fabric\": \"infiniband\"}}");
   cr_expect_eq(s.cluster.fabric, SC_FABRIC_INFINIBAND);

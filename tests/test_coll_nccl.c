@@ -1,8 +1,9 @@
 /*
  * test_coll_nccl.c -- NCCL's choice and execution model (src/coll/coll_nccl.c):
  * the pair coll_nccl_time runs is the tuner's argmin, LL/LL128 keep the
- * tuner's form, ring Simple reduces to it for one chunk of one slice and
- * pays the per-step latency once per slice and loop iteration beyond.
+ * tuner's form, ring Simple reduces to it for one chunk of one slice and,
+ * pulling (A100), pays the per-step latency once per slice and loop
+ * iteration beyond (pushing: tests/test_nccl_pipe.c).
  */
 #include <criterion/criterion.h>
 #include <math.h>

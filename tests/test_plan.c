@@ -137,14 +137,24 @@ Test(presets, moe_presets_match_published_parameter_counts) {
                      1.0, "MoE minus dense parameters");
 }
 
+/* The PCIe cards whose id does not say "-pcie-" (the H100 NVL's bridges
+ * join pairs only). */
+static int pcie_card(const char *id) {
+  static const char *const cards[] = {"k80", "h100-nvl-94gb", "l40s", "l40", "l4",
+                                      "a10", "rtx-6000-ada",  "rtx-4090", "t4"};
+  for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++)
+    if (!strcmp(id, cards[i])) return 1;
+  return 0;
+}
+
 /* The link each GPU preset's nvlink_bw describes: PCIe for the boards
- * without NVLink (the PCIe form factors but the A5000 with its bridge, and
- * the K80), Infinity Fabric for AMD's, NVLink for the rest; and every
- * preset has a dense peak in some type. */
+ * without NVLink (the PCIe form factors but the A5000 and A6000 with their
+ * bridges, and the cards above), Infinity Fabric for AMD's, NVLink for
+ * the rest; and every preset has a dense peak in some type. */
 Test(presets, every_gpu_preset_names_its_link) {
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
     const sc_gpu *g = sc_gpu_preset_at(i);
-    sc_gpu_link want = strstr(g->name, "-pcie-") || !strcmp(g->name, "k80") ? SC_LINK_PCIE
+    sc_gpu_link want = strstr(g->name, "-pcie-") || pcie_card(g->name) ? SC_LINK_PCIE
                        : !strncmp(g->name, "mi", 2)                        ? SC_LINK_INFINITY_FABRIC
                                                                            : SC_LINK_NVLINK;
     cr_expect_eq(g->link, want, "%s: link %d, want %d", g->name, g->link, want);

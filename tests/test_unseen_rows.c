@@ -47,6 +47,14 @@ static void assumes(const sc_validation *vf, const char *id, const char *const *
   cr_assert_fail("no row %s", id);
 }
 
+/* The predicted value of row `id` of vf. */
+static double pred(const sc_validation *vf, const char *id) {
+  for (int i = 0; i < vf->n; i++)
+    if (!strcmp(vf->rows[i].id, id)) return vf->rows[i].predicted;
+  cr_assert_fail("no row %s", id);
+  return 0;
+}
+
 #define ASSUMES(vf, id, ...) assumes(vf, id, (const char *const[]){__VA_ARGS__, NULL})
 
 Test(unseen_rows, training) {
@@ -63,6 +71,8 @@ Test(unseen_rows, training) {
           "micro_batch", "NVLink");
   ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp*pp*dp*cp");
   ASSUMES(&vf, "ut-hf-repo-id", "vocab, seq of preset llama3.1-8b");
+  cr_expect_float_eq(pred(&vf, "ut-gpu-spelled"), pred(&vf, "ut-titan-8b-fsdp2"), 1e-12,
+                     "\"NVIDIA H100 80GB HBM3\" is the h100-sxm5-80gb preset");
   ASSUMES(&vf, "ut-gb200-blank-node", "NVLink domain 72 of gb200-nvl72", "4 GPUs per node",
           "nic_Gbps 400 of gb200-nvl72");
   sc_validation_free(&vf);
@@ -104,6 +114,7 @@ Test(unseen_rows, collectives) {
   ASSUMES(&vf, "uc-ag-h100-64", "NVLink 450", "nic_Gbps 400 of dgx-h100");
   ASSUMES(&vf, "uc-ag-b200-32", "nic_Gbps 400 of dgx-b200");
   ASSUMES(&vf, "uc-ar-h100-gpn-blank", "8 GPUs per node");
+  cr_expect_float_eq(pred(&vf, "uc-ar-gpu-spelled"), pred(&vf, "uc-ar-h100-16"), 1e-12);
   ASSUMES(&vf, "uc-ar-gb200-64", "72 GPUs per node (blank; NVLink domain of gb200-nvl72)");
   sc_validation_free(&vf);
 }
@@ -229,7 +240,7 @@ Test(unseen_rows, a_collective_without_a_required_cell_is_skipped_naming_it) {
                    "a,all_reduce,,8,8,h100-sxm5-80gb,,,1\n"
                    "b,all_reduce,1024,,8,h100-sxm5-80gb,,,1\n"
                    "c,all_gather,1024,8,8,,,,1\n"
-                   "d,all_reduce,1024,16,8,mi300x,,,1\n");
+                   "d,all_reduce,1024,16,8,a40-pcie-48gb,,,1\n");
   sc_validation vf;
   sc_error err = {0};
   int rc = sc_validate_file(path, &vf, &err);
@@ -237,7 +248,7 @@ Test(unseen_rows, a_collective_without_a_required_cell_is_skipped_naming_it) {
   cr_assert_eq(rc, SC_OK, "%s", err.msg);
   cr_assert_eq(vf.skipped, 4, "a blank size, rank count or GPU is never read as 0 or 1");
   static const char *const why[] = {"bytes is blank", "ranks is blank", "gpu is blank",
-                                    "no reference system of mi300x"};
+                                    "no reference system of a40-pcie-48gb"};
   for (int i = 0; i < 4; i++)
     cr_expect(strstr(vf.rows[i].skipped, why[i]), "%s: %s", vf.rows[i].id, vf.rows[i].skipped);
   sc_validation_free(&vf);

@@ -55,6 +55,7 @@
 #include "coll/coll.h"
 #include "coll/fabrics.h"
 #include "coll/nccl_net.h"
+#include "coll/nccl_pipe.h"
 #include "coll/nccl_rings.h"
 
 /* ------------------------------------------------------------ constants */
@@ -220,15 +221,17 @@ typedef struct nccl_sys {
   double tree_bw; /* the tree's as it runs, GB/s (see sys_net) */
   int p2p_read;   /* peers pull over NVLink (see ring_simple_time) */
   int nvls;       /* NVLink SHARP usable */
-  double lat_x_intra, lat_x_net; /* the cluster's per-hop latencies over
-                                    NCCL's (see hw_lat_scale) */
+  double lat_x_intra; /* the cluster's NVLink hop latency over NCCL's
+                         (see hw_lat_scale) */
+  double net_hop_us;  /* one network traversal, us (see net_hw_lat) */
   double net_eff; /* NET_EFF of the group's fabric (fabrics.c) */
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
- * per-hop latencies of the cluster presets. A cluster that states other
- * per-hop latencies (cluster.nvlink_latency_us, nic_latency_us) scales
- * NCCL's hardware latency rows of that medium by its ratio to these. */
+ * per-hop latencies of the cluster presets. A cluster that states another
+ * NVLink hop (cluster.nvlink_latency_us) scales NCCL's NVLINK rows by its
+ * ratio to 0.6; another network traversal (nic_latency_us, a fabric) adds
+ * its difference to 2.7 to the NET rows (net_hw_lat). */
 #define NCCL_NVLINK_HOP_US 0.6
 #define NCCL_NET_HOP_US 2.7
 static double hw_lat_scale(double lat_s, double nccl_us) {
@@ -310,9 +313,8 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
   s.lat_x_intra = hw_lat_scale(g->intra_lat, NCCL_NVLINK_HOP_US);
   /* no per-traversal latency given: the fabric's (InfiniBand's is
-   * NCCL's own, a scale of exactly 1) */
-  s.lat_x_net = g->inter_lat > 0 ? hw_lat_scale(g->inter_lat, NCCL_NET_HOP_US)
-                                 : fab_hop_us(g->fabric) / NCCL_NET_HOP_US;
+   * NCCL's own, a difference of exactly 0) */
+  s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
   s.net_eff = fab_net_eff(g->fabric);
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
@@ -410,17 +412,42 @@ static int ring_steps(coll_op op, int n) {
   }
 }
 
+/* NCCL's hwLat NET entry of (a, p) on the group's network, us. NCCL's
+ * entries are for its own InfiniBand transport, whose one traversal is the
+ * Ring LL entry (NCCL_NET_HOP_US); the other entries add the protocol's
+ * own cost at the two ends (LL128's and Simple's per-step flags, fences,
+ * the proxy's flush: Simple 14 us against LL's 2.7). A network whose one
+ * traversal takes longer (a fabric, cluster.nic_latency_us) adds the
+ * difference once per step, whatever the protocol: every step crosses the
+ * wire once. Entries NCCL leaves at 0 (pairs it does not run) stay 0. */
+static double net_hw_lat(const nccl_sys *s, coll_algo a, coll_proto p) {
+  double e = hw_lat[HW_NET][a][p];
+  return e > 0 ? e + (s->net_hop_us - NCCL_NET_HOP_US) : 0.0;
+}
+
+/* NCCL's per-step hardware latency of (a, p) inside a node and across the
+ * network, us: hwLat of the node's medium (tuning.cc ncclTopoTuneModel)
+ * scaled by the cluster's NVLink hop, and of NET with the cluster's
+ * traversal added (net_hw_lat); a
+ * ring step across nodes costs at least NCCL's network overhead inside
+ * the node (x3 for Simple, tuning.cc). */
+static void hop_lat(const nccl_sys *s, coll_algo a, coll_proto p, double *intra,
+                    double *inter) {
+  *intra = hw_lat[s->hw_intra][a][p] * s->lat_x_intra;
+  *inter = net_hw_lat(s, s->ppn == 1 ? COLL_ALGO_TREE : a, p);
+  if (a == COLL_ALGO_RING && s->nodes > 1) {
+    double over = NET_OVERHEAD_US * (p == COLL_PROTO_SIMPLE ? 3 : 1);
+    if (over > *intra) *intra = over;
+  }
+}
+
 /* Latency of (a, p) for op, seconds. */
 static double latency(const nccl_sys *s, coll_op op, coll_algo a,
                       coll_proto p) {
   double lat = base_lat[a][p];
-  double intra = hw_lat[s->hw_intra][a][p] * s->lat_x_intra;
-  double inter = hw_lat[HW_NET][s->ppn == 1 ? COLL_ALGO_TREE : a][p] * s->lat_x_net;
+  double intra, inter;
+  hop_lat(s, a, p, &intra, &inter);
   if (a == COLL_ALGO_RING) {
-    if (s->nodes > 1) {
-      double over = NET_OVERHEAD_US * (p == COLL_PROTO_SIMPLE ? 3 : 1);
-      if (over > intra) intra = over;
-    }
     int steps = ring_steps(op, s->n);
     if (op == COLL_BROADCAST || op == COLL_REDUCE) steps = s->n - 1;
     int inter_steps = s->nodes == 1 ? 0
@@ -433,6 +460,14 @@ static double latency(const nccl_sys *s, coll_op op, coll_algo a,
     lat += intra;
   }
   return lat * US;
+}
+
+/* The slowest hop of a Simple ring or chain, seconds: the network's step
+ * across nodes, else the node's. */
+static double ring_max_hop(const nccl_sys *s) {
+  double intra, inter;
+  hop_lat(s, COLL_ALGO_RING, COLL_PROTO_SIMPLE, &intra, &inter);
+  return (s->nodes > 1 && inter > intra ? inter : intra) * US;
 }
 
 /* NCCL's size-dependent refinements of its estimate of an all-reduce,
@@ -499,35 +534,25 @@ static int active_channels(const nccl_sys *s, double bytes, coll_proto p) {
  * runRing and friends, prims_simple.h). Per channel, each rank owns
  * bytes/(n nc) of the buffer (all-reduce, all-gather, reduce-scatter) and
  * moves it in L loop iterations of one chunk c <= chunkSize
- * (stepSize x CHUNKSTEPS = 2 MiB); in each iteration the chunk passes the
- * ring's nsteps steps, executed by the channel's block as `prims`
- * primitives (all-reduce: send, n-2 recvReduceSend, recvReduceCopySend,
- * n-2 recvCopySend, recv = 2n-1; all-gather / reduce-scatter: n), each cut
- * into up to CHUNKSTEPS/SLICESTEPS = 2 slices. Every slice is one
- * wait-for-peer / copy / barrier / post round of the whole block. How much
- * of the wait is exposed depends on who moves the data:
- *
- *  - push (P2P write, NCCL's default except Ampere NVLink): the sender
- *    stores each slice into the receiver's FIFO and posts; stores are
- *    posted and the sender may run NCCL_STEPS steps ahead, so a slice's
- *    flag latency overlaps the copies of the slices behind it. A rank
- *    waits for its peer once per primitive (the ring's data dependency),
- *    and we charge NCCL's per-step latency (hwLat) once per primitive.
- *  - pull (P2P read, Ampere NVLink): the receiver's block reads each slice
- *    across NVLink after seeing its flag; the reads are round trips that
- *    cannot be issued before the flag, so every slice pays the latency,
- *    serially with the copy: hwLat per slice.
- *
- * The copies move nsteps * c per iteration at the channel's share of the
- * bus bandwidth. Broadcast and reduce run a chain (CHUNKSTEPS 1): chunks
- * of one step pipelined over n-1 hops.
+ * (stepSize x CHUNKSTEPS = 2 MiB; enqueue.cc calcCollChunking); in each
+ * iteration the chunk passes the ring's nsteps steps, executed by the
+ * channel's block as `prims` primitives (all-reduce: send, n-2
+ * recvReduceSend, recvReduceCopySend, n-2 recvCopySend, recv = 2n-1;
+ * all-gather / reduce-scatter: n), each cut into up to
+ * CHUNKSTEPS/SLICESTEPS = 2 slices. The copies move nsteps * c per
+ * iteration at the channel's share of the bus bandwidth. How much of the
+ * per-step latency the pipeline exposes (nccl_pipe.c): in the first
+ * iteration a wait per primitive when pushing (P2P write, the network),
+ * per slice when pulling (P2P read, Ampere NVLink); in later iterations,
+ * when pushing, only what the ring's cycle or the slowest hop's FIFO
+ * cannot hide, and per slice again when pulling. Broadcast and reduce run
+ * a chain (CHUNKSTEPS 1): chunks of one step pipelined over n-1 hops.
  *
  * With one iteration and one slice per primitive this is the tuner's
- * formula (plus one step); bigger messages pay the latency again per
- * iteration (and per slice when pulling), which is what makes the
- * measured bandwidth ramp up more slowly than latency + size/bandwidth.
- * The push/pull split was introduced after seeing the V100 (push) and A100
- * (pull) rows of ../shared/validation/collectives (docs/accuracy.md). */
+ * formula (plus one step), which makes the measured bandwidth ramp up more
+ * slowly than latency + size/bandwidth. The push/pull split was introduced
+ * after seeing the V100 (push) and A100 (pull) rows of
+ * ../shared/validation/collectives (docs/accuracy.md). */
 static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   coll_proto p = COLL_PROTO_SIMPLE;
   double busbw = bus_bw(s, COLL_ALGO_RING, p, 0) * GBS; /* bytes/s, all channels */
@@ -536,25 +561,30 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   int n = s->n;
   int steps = op == COLL_BROADCAST || op == COLL_REDUCE ? n - 1 : ring_steps(op, n);
   double base = base_lat[COLL_ALGO_RING][p] * US;
-  double step_lat = (latency(s, op, COLL_ALGO_RING, p) - base) / steps;
+  nccl_pipe pp = {.steps = steps,
+                  .step_lat = (latency(s, op, COLL_ALGO_RING, p) - base) / steps,
+                  .hop = ring_max_hop(s),
+                  .pull = s->p2p_read};
   if (op == COLL_BROADCAST || op == COLL_REDUCE) {
-    double chunk = SIMPLE_STEP_BYTES * CHAIN_CHUNKSTEPS;
     double d = bytes / nc;
-    double iters = ceil(d / chunk);
-    double c = d / iters;
-    return COLL_LAUNCH_S + base + (iters + steps - 1) * (c / b + step_lat);
+    pp.iters = ceil(d / (SIMPLE_STEP_BYTES * CHAIN_CHUNKSTEPS));
+    pp.cb = d / pp.iters / b;
+    pp.prims = steps;
+    pp.spc = 1;
+    pp.fifo = NCCL_STEPS / CHAIN_SLICESTEPS;
+    return COLL_LAUNCH_S + base + nccl_pipe_chain_time(&pp);
   }
-  double chunk = SIMPLE_STEP_BYTES * RING_CHUNKSTEPS;
   double slice_max = SIMPLE_STEP_BYTES * RING_SLICESTEPS;
   int spc_max = RING_CHUNKSTEPS / RING_SLICESTEPS;
   double d = bytes / ((double)n * nc); /* one rank's share of one channel */
-  double iters = ceil(d / chunk);
-  double c = d / iters;
+  pp.iters = ceil(d / (SIMPLE_STEP_BYTES * RING_CHUNKSTEPS));
+  double c = d / pp.iters;
   double slice = fmax(c / spc_max, slice_max * SLICE_MIN_FRACTION);
-  double spc = fmin(spc_max, ceil(c / slice));
-  int prims = op == COLL_ALL_REDUCE ? 2 * n - 1 : n;
-  double waits = s->p2p_read ? prims * spc : prims;
-  return COLL_LAUNCH_S + base + iters * (steps * c / b + waits * step_lat);
+  pp.spc = fmin(spc_max, ceil(c / slice));
+  pp.cb = c / b;
+  pp.prims = op == COLL_ALL_REDUCE ? 2 * n - 1 : n;
+  pp.fifo = NCCL_STEPS / RING_SLICESTEPS;
+  return COLL_LAUNCH_S + base + nccl_pipe_ring_time(&pp);
 }
 
 /* Time of (a, p) as NCCL executes it, seconds, or -1 when not run. LL and
@@ -583,7 +613,7 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
     inter_b = bytes * (s->n - s->ppn) / s->n;
   }
   double lat = base_lat[COLL_ALGO_RING][COLL_PROTO_SIMPLE];
-  lat += inter_b > 0 ? hw_lat[HW_NET][COLL_ALGO_RING][COLL_PROTO_SIMPLE] * s->lat_x_net
+  lat += inter_b > 0 ? net_hw_lat(s, COLL_ALGO_RING, COLL_PROTO_SIMPLE)
                      : hw_lat[s->hw_intra][COLL_ALGO_RING][COLL_PROTO_SIMPLE] * s->lat_x_intra;
   double t_intra = intra_b > 0 ? intra_b / (s->ppn > 1 ? s->bus_bw : 1) / GBS : 0;
   if (s->nodes > 1 && s->ppn > 1) {

@@ -13,8 +13,8 @@
  * sources are in fabrics.c's table. */
 #define FAB_INFINIBAND_HOP_US 2.7
 #define FAB_ROCE_HOP_US 2.7
-#define FAB_EFA_HOP_US 29.2
-#define FAB_TCPXO_HOP_US 36.2
+#define FAB_EFA_HOP_US 70.9
+#define FAB_TCPXO_HOP_US 43.5
 
 /* Names of the fabrics, index = sc_fabric (the scenario's cluster.fabric
  * enum and `stepcast collective --fabric`). */

@@ -88,6 +88,41 @@
  *              GPUDirect-TCPXO (1,800 Gb/s per VM with the host NIC);
  *              collective_benchmarks.csv rows 28-58 ("GCP A3 Mega ...
  *              GPUDirect-TCPXO per repo name").
+ *   [DGXH200]  NVIDIA DGX H200 datasheet (2024): 8x H200 141GB, 4 NVSwitch,
+ *              NVLink 900 GB/s bidirectional per GPU, 8x single-port
+ *              ConnectX-7 400 Gb/s for compute; 2x Intel Xeon Platinum
+ *              8480C, 2 TB system memory (as DGX H100).
+ *   [DSV3]     DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv:2412.19437
+ *              v1 (2024), Sec. 3.1 and 3.2.2: nodes of 8 H800 joined by
+ *              NVLink and NVSwitch, InfiniBand between nodes, "IB (50 GB/s)"
+ *              per GPU = one 400 Gb/s port per GPU.
+ *   [P4D]      AWS EC2 P4 instance page / user guide (2020): p4d.24xlarge,
+ *              8x A100 40GB on NVSwitch (600 GB/s bidirectional per GPU),
+ *              400 Gb/s EFA per instance = 50 Gb/s per GPU; p4de.24xlarge
+ *              the same with 8x A100 80GB.
+ *   [NDV4]     Microsoft Azure ND A100 v4-series / NDm A100 v4-series
+ *              documentation (2021): 8x A100 SXM4 40GB (NDm: 80GB), NVLink 3,
+ *              one 200 Gb/s HDR InfiniBand per GPU (1.6 Tb/s per VM).
+ *   [NDH100V5] Microsoft Azure ND H100 v5-series documentation (2023): 8x
+ *              H100 SXM 80GB, NVLink 4, one 400 Gb/s NDR InfiniBand
+ *              (ConnectX-7) per GPU, 3.2 Tb/s per VM.
+ *   [NDH200V5] Microsoft Azure ND H200 v5-series documentation (2024): 8x
+ *              H200 141GB, NVLink 4, one 400 Gb/s NDR InfiniBand per GPU,
+ *              3.2 Tb/s per VM.
+ *   [P5E]      AWS EC2 P5 instance page (2024): p5e.48xlarge, 8x H200 141GB,
+ *              3,200 Gb/s EFA per instance = 400 Gb/s per GPU.
+ *   [DGXA100-320] NVIDIA DGX A100 datasheet (2020), 320GB system: 8x A100
+ *              40GB, otherwise as [DGXA100] (8x 200 Gb/s HDR for compute,
+ *              2x EPYC 7742) with 1 TB system memory.
+ *   [NDMI300X] Microsoft Azure ND MI300X v5-series documentation (2024): 8x
+ *              MI300X on Infinity Fabric, one 400 Gb/s NDR InfiniBand per
+ *              GPU, 3.2 Tb/s per VM.
+ *   [FRONTIER] OLCF Frontier User Guide (docs.olcf.ornl.gov, System
+ *              Overview, node diagram): an HPE Cray EX235a node, 4 MI250X =
+ *              8 GCDs (the GPUs the mi250x preset counts), 4 HPE Slingshot
+ *              200 Gb/s NICs (one per module: 100 Gb/s per GCD), each GCD
+ *              on its own 36 GB/s-per-direction Infinity Fabric link to the
+ *              64-core EPYC 7A53, 512 GB DDR4.
  *   [FABRIC]   the fabric's per-traversal latency and efficiency:
  *              src/coll/fabrics.c (fitted / derived on the calibration
  *              rows named there).
@@ -140,6 +175,8 @@ static const sc_cluster cluster_presets[] = {
     /* [DGXA100-SA] 2 GPUs per PCIe Gen4 x16 uplink (26.28 GB/s per
      * direction, the GPU's own link rate), 409.6 GB/s, 2 TB. */
     SERVER("dgx-a100", "a100-sxm4-80gb", 8, 200, HOST(2, 0, 409.6, 2000)),
+    /* [DGXA100-320] as dgx-a100 with the 40 GB GPUs and 1 TB. */
+    SERVER("dgx-a100-320gb", "a100-sxm4-40gb", 8, 200, HOST(2, 0, 409.6, 1000)),
     /* [DGXH100] NVLink 450 GB/s per direction, 400 Gb/s NDR per GPU. */
     /* [HGX-PCIE] own PCIe Gen5 link per GPU; [DGXH100-H] 614.4 GB/s,
      * 2 TB. */
@@ -148,6 +185,12 @@ static const sc_cluster cluster_presets[] = {
     /* [HGX-PCIE]; the CPUs and memory are the server maker's: not
      * limited. */
     SERVER("hgx-h100", "h100-sxm5-80gb", 8, 400, HOST(1, 0, 0, 0)),
+    /* [DGXH200] NVLink 450 GB/s per direction, 400 Gb/s NDR per GPU;
+     * [HGX-PCIE] own PCIe Gen5 link per GPU; [DGXH100-H] 614.4 GB/s, 2 TB. */
+    SERVER("dgx-h200", "h200", 8, 400, HOST(1, 0, 614.4, 2000)),
+    /* [DSV3] NVLink 200 GB/s per direction (from h800), 400 Gb/s per GPU;
+     * host side not in the report: not limited. */
+    SERVER("hgx-h800", "h800", 8, 400, HOST(1, 0, 0, 0)),
     /* [DGXB200] NVLink 900 GB/s per direction, 400 Gb/s per GPU. */
     /* [DGXB200-H] 716.8 GB/s, 2 TB; the GPUs' PCIe sharing is not in our
      * sources (each its own link). */
@@ -183,6 +226,27 @@ static const sc_cluster cluster_presets[] = {
     CLOUD("aws-p6-b200", "b200", 8, 400, EFA),
     /* [A3MEGA] 200 Gb/s GPUDirect-TCPXO per GPU. */
     CLOUD("gcp-a3-mega", "h100-sxm5-80gb", 8, 200, TCPXO),
+    /* [NDV4] 200 Gb/s HDR InfiniBand per GPU. */
+    CLOUD("azure-nd-a100-v4", "a100-sxm4-40gb", 8, 200, INFINIBAND),
+    CLOUD("azure-ndm-a100-v4", "a100-sxm4-80gb", 8, 200, INFINIBAND),
+    /* [P4D] 50 Gb/s EFA per GPU. */
+    CLOUD("aws-p4d", "a100-sxm4-40gb", 8, 50, EFA),
+    CLOUD("aws-p4de", "a100-sxm4-80gb", 8, 50, EFA),
+    /* [NDH100V5] 400 Gb/s NDR InfiniBand per GPU. */
+    CLOUD("azure-nd-h100-v5", "h100-sxm5-80gb", 8, 400, INFINIBAND),
+    /* [NDH200V5] 400 Gb/s NDR InfiniBand per GPU. */
+    CLOUD("azure-nd-h200-v5", "h200", 8, 400, INFINIBAND),
+    /* [P5E] 400 Gb/s EFA per GPU. */
+    CLOUD("aws-p5e", "h200", 8, 400, EFA),
+    /* [NDMI300X] Infinity Fabric 448 GB/s per direction (from mi300x),
+     * 400 Gb/s NDR InfiniBand per GPU. */
+    CLOUD("azure-nd-mi300x-v5", "mi300x", 8, 400, INFINIBAND),
+    /* [FRONTIER] 8 GCDs on Infinity Fabric (50 GB/s per direction, the
+     * one-link hop, from mi250x), 100 Gb/s Slingshot per GCD; each GCD its
+     * own 36 GB/s CPU link, 512 GB; the DDR bandwidth is not in the guide
+     * (not limited). Slingshot is taken at the InfiniBand hop latency
+     * (no Slingshot measurement in ../shared). */
+    SERVER("olcf-frontier", "mi250x", 8, 100, HOST(1, 36, 0, 512)),
 };
 
 #define N_CLUSTER (sizeof cluster_presets / sizeof cluster_presets[0])

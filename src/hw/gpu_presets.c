@@ -487,6 +487,330 @@ static const sc_gpu gpu_presets[] = {
         .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
         .calibrated = 0,
     },
+
+    /* ---- GPUs of published runs outside ../shared/validation. Sources
+     * ([DS] with the document named at each GPU, dense figures: the
+     * datasheets print tensor rates with 2:4 sparsity, marked "*", which
+     * are halved here). No GEMM or attention calibration row exists for
+     * any of them except where the comment names one: each takes the
+     * efficiencies of its architecture's calibrated GPU, as the comment
+     * says (Ada, sm89, runs Ampere's kernel generation -- mma.sync, no
+     * wgmma or TMA; FlashAttention-2's sm80 path -- so it takes the
+     * A100's; Hopper variants take the H100's; CDNA 2 the CDNA 3
+     * convention). GDDR memory: the L40's gpu-stream ratio [MB 102] 816 /
+     * 864 GB/s = 0.944 (Ada) or the A40's [MB 90] 0.945 (Ampere, Turing). */
+    {
+        .name = "h800",  /* H800 SXM5 80 GB: the H100 SXM5 die for China, NVLink cut */
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] as H100 SXM5 */
+        .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS]
+                             NVIDIA H800 Tensor Core GPU datasheet (2023), SXM column:
+                             TF32 989*, BF16/FP16 1,979*, FP8 3,958*; FP64 cut to 1 */
+        .vector_flops = 66.9 * T,                         /* [DS] FP32 67 */
+        .hbm_bytes = 80 * GIB,                            /* [DS] 80 GB HBM3 */
+        .hbm_bw = 3350 * GB,                              /* [DS] 3.35 TB/s */
+        .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] (same memory system) */
+        .gemm_eff = 0.79,    /* as h100-sxm5-80gb (same die and clocks); the DeepGEMM H800
+                                rows of gemm_shape_benchmarks.csv are fine-grained fp8, not
+                                the cuBLASLt rows the shape model was fitted to */
+        .gemm_eff_fp8 = 0.70,
+        .attn_eff = 0.33,    /* as h100-sxm5-80gb [AZ 62] */
+        .nvlink_bw = 200 * GB,                            /* [DS] NVLink 400 GB/s bidirectional
+                                                             (8 links; H100: 18) */
+        .calibrated = 0,
+    },
+    {
+        .name = "a800-sxm4-80gb",  /* the A100 SXM4 80 GB die for China, NVLink cut */
+        .arch = 80,
+        .sm_count = 108,                                  /* [DS] as A100 */
+        .peak_flops = {19.5 * T, 156 * T, 312 * T, 312 * T, 0, 0}, /* [DS] NVIDIA A800 Tensor
+                             Core GPU datasheet (2022), 80GB SXM column */
+        .vector_flops = 19.5 * T,
+        .hbm_bytes = 80 * GIB,                            /* [DS] 80 GB HBM2e */
+        .hbm_bw = 2039 * GB,                              /* [DS] */
+        .hbm_eff = 0.79,     /* as a100-sxm4 [AZ 44] */
+        .gemm_eff = 0.84,    /* as a100-sxm4 [FIT-GEMM] (same die and clocks) */
+        .attn_eff = 0.66,    /* as a100-sxm4 */
+        .nvlink_bw = 200 * GB,                            /* [DS] NVLink 400 GB/s bidirectional
+                                                             (A100: 600) */
+        .calibrated = 0,
+    },
+    {
+        .name = "a800-pcie-80gb",
+        .arch = 80,
+        .sm_count = 108,                                  /* [DS] */
+        .peak_flops = {19.5 * T, 156 * T, 312 * T, 312 * T, 0, 0}, /* [DS] A800 datasheet
+                             (2022), 80GB PCIe column */
+        .vector_flops = 19.5 * T,
+        .hbm_bytes = 80 * GIB,                            /* [DS] */
+        .hbm_bw = 1935 * GB,                              /* [DS] */
+        .hbm_eff = 0.79,     /* as a100-sxm4 [AZ 44] */
+        .gemm_eff = 0.84,
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] (NVLink
+                                                             bridge pairs: see the cluster) */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
+        .calibrated = 0,
+    },
+    {
+        .name = "gh200-144gb",  /* GH200 Grace Hopper superchip, HBM3e version */
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] the H100 GPU */
+        .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] NVIDIA
+                             GH200 Grace Hopper Superchip datasheet (2024): TF32 494,
+                             BF16/FP16 990, FP8 1,979 dense */
+        .vector_flops = 66.9 * T,                         /* [DS] FP32 67 */
+        .hbm_bytes = 144 * GB,                            /* [DS] 144 GB HBM3e */
+        .hbm_bw = 4900 * GB,                              /* [DS] 4.9 TB/s */
+        .hbm_eff = 0.835,    /* no STREAM row: H200's [AZ 54] (HBM3e) */
+        .gemm_eff = 0.824,   /* bf16: H100's 0.79 x [MAMF] row 3 GH200 bf16 83.8 % / H100
+                                80.3 % (row 3 is this 141 GiB HBM3e part) */
+        .gemm_eff_fp8 = 0.766, /* H100's 0.70 x [MAMF] row 14 GH200 fp8 77.6 % / H100 70.9 % */
+        .attn_eff = 0.33,    /* no row: as h100-sxm5-80gb [AZ 62] */
+        .nvlink_bw = 450 * GB,                            /* [DS] 18 NVLink 4 links, 900 GB/s
+                                                             bidirectional */
+        .host_bw = 0,        /* NVLink-C2C: cost_host_bw's Grace figure */
+        .calibrated = CAL16 | CAL8,
+    },
+    {
+        .name = "gh200-96gb",   /* GH200 Grace Hopper superchip, HBM3 version */
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] */
+        .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] as
+                             gh200-144gb */
+        .vector_flops = 66.9 * T,
+        .hbm_bytes = 96 * GB,                             /* [DS] 96 GB HBM3 */
+        .hbm_bw = 4000 * GB,                              /* [DS] 4 TB/s */
+        .hbm_eff = 0.866,    /* no STREAM row: H100's [AZ 49] (HBM3) */
+        .gemm_eff = 0.824,   /* as gh200-144gb (same GPU and clocks) */
+        .gemm_eff_fp8 = 0.766,
+        .attn_eff = 0.33,
+        .nvlink_bw = 450 * GB,                            /* [DS] */
+        .calibrated = 0,
+    },
+    {
+        .name = "h100-nvl-94gb",  /* H100 NVL: PCIe card, NVLink bridges between pairs */
+        .arch = 90,
+        .sm_count = 132,                                  /* [DS] 16,896 CUDA cores / 128 */
+        .peak_flops = {60 * T, 417.5 * T, 835.5 * T, 835.5 * T, 1670.5 * T, 0}, /* [DS] NVIDIA
+                             H100 NVL datasheet (2024): FP32 60, TF32 835*, BF16/FP16 1,671*,
+                             FP8 3,341* (350-400 W: lower clocks than SXM5) */
+        .vector_flops = 60 * T,
+        .hbm_bytes = 94 * GIB,                            /* [DS] 94 GB HBM3 */
+        .hbm_bw = 3900 * GB,                              /* [DS] 3.9 TB/s */
+        .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] (HBM3) */
+        .gemm_eff = 0.79,    /* as h100-sxm5 */
+        .gemm_eff_fp8 = 0.70,
+        .attn_eff = 0.33,
+        .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS] (NVLink
+                                                             bridge pairs, 600 GB/s
+                                                             bidirectional: see the cluster) */
+        .link = SC_LINK_PCIE, /* [DS] bridges join pairs only */
+        .calibrated = 0,
+    },
+    {
+        .name = "l40s",
+        .arch = 89,
+        .sm_count = 142,                                  /* [DS] 18,176 CUDA cores / 128 */
+        .peak_flops = {91.6 * T, 183 * T, 362.05 * T, 362.05 * T, 733 * T, 0}, /* [DS] NVIDIA
+                             L40S GPU datasheet (2023): TF32 183, BF16/FP16 362.05, FP8 733
+                             dense */
+        .vector_flops = 91.6 * T,                         /* [DS] */
+        .hbm_bytes = 48 * GIB,                            /* [DS] 48 GB GDDR6 */
+        .hbm_bw = 864 * GB,                               /* [DS] */
+        .hbm_eff = 0.944,    /* the L40's [MB 102] (same board and memory) */
+        .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] (Ada runs its kernels) */
+        .attn_eff = 0.66,    /* as a100 (FA2's sm80 path) */
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    {
+        .name = "l40",
+        .arch = 89,
+        .sm_count = 142,                                  /* [DS] 18,176 CUDA cores / 128 */
+        .peak_flops = {90.5 * T, 90.5 * T, 181.05 * T, 181.05 * T, 362 * T, 0}, /* [DS] NVIDIA
+                             L40 GPU datasheet (2022): TF32 90.5, BF16/FP16 181.05, FP8 362
+                             dense */
+        .vector_flops = 90.5 * T,                         /* [DS] */
+        .hbm_bytes = 48 * GIB,                            /* [DS] 48 GB GDDR6 */
+        .hbm_bw = 864 * GB,                               /* [DS] */
+        .hbm_eff = 0.944,    /* [MB 102] gpu-stream scale 816 GB/s / 864 */
+        .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
+        .attn_eff = 0.66,    /* as a100 */
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    {
+        .name = "l4",
+        .arch = 89,
+        .sm_count = 58,                                   /* [DS] 7,424 CUDA cores / 128 */
+        .peak_flops = {30.3 * T, 60 * T, 121 * T, 121 * T, 242.5 * T, 0}, /* [DS] NVIDIA L4
+                             Tensor Core GPU datasheet (2023): TF32 120*, BF16/FP16 242*,
+                             FP8 485* */
+        .vector_flops = 30.3 * T,                         /* [DS] */
+        .hbm_bytes = 24 * GIB,                            /* [DS] 24 GB GDDR6 */
+        .hbm_bw = 300 * GB,                               /* [DS] */
+        .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada, GDDR6) */
+        .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] (72 W: the card
+                                may throttle below this) */
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    {
+        .name = "a10",
+        .arch = 86,
+        .sm_count = 72,                                   /* [DS] 9,216 CUDA cores / 128 */
+        .peak_flops = {31.2 * T, 62.5 * T, 125 * T, 125 * T, 0, 0}, /* [DS] NVIDIA A10 Tensor
+                             Core GPU datasheet (2021): TF32 62.5, BF16/FP16 125 dense */
+        .vector_flops = 31.2 * T,                         /* [DS] */
+        .hbm_bytes = 24 * GIB,                            /* [DS] 24 GB GDDR6 */
+        .hbm_bw = 600 * GB,                               /* [DS] */
+        .hbm_eff = 0.945,    /* A40's [MB 90] (GDDR6, same generation) */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    {
+        .name = "rtx-a6000",
+        .arch = 86,
+        .sm_count = 84,                                   /* [DS] 10,752 CUDA cores / 128 */
+        .peak_flops = {38.7 * T, 77.4 * T, 154.8 * T, 154.8 * T, 0, 0}, /* [DS] NVIDIA RTX
+                             A6000 datasheet (2021): FP32 38.7, tensor 309.7* (fp16): fp16 /
+                             bf16 dense 154.8, tf32 half of it (the Ampere tensor-core
+                             ratios, as rtx-a5000's datasheet prints them) */
+        .vector_flops = 38.7 * T,
+        .hbm_bytes = 48 * GIB,                            /* [DS] 48 GB GDDR6 */
+        .hbm_bw = 768 * GB,                               /* [DS] */
+        .hbm_eff = 0.945,    /* A40's [MB 90] (same GA102 board design) */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.66,
+        .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
+                                                             bidirectional (as rtx-a5000) */
+        .calibrated = 0,
+    },
+    {
+        .name = "rtx-6000-ada",
+        .arch = 89,
+        .sm_count = 142,                                  /* [DS] 18,176 CUDA cores / 128 */
+        .peak_flops = {91.1 * T, 182.1 * T, 364.25 * T, 364.25 * T, 728.5 * T, 0}, /* [DS]
+                             NVIDIA RTX 6000 Ada Generation datasheet (2022): FP32 91.1,
+                             tensor 1,457* (fp8): fp8 dense 728.5, fp16 half of it (Ada
+                             tensor core: NVIDIA Ada GPU architecture whitepaper v2.1), tf32
+                             a quarter */
+        .vector_flops = 91.1 * T,
+        .hbm_bytes = 48 * GIB,                            /* [DS] 48 GB GDDR6 */
+        .hbm_bw = 960 * GB,                               /* [DS] */
+        .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada, GDDR6) */
+        .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    {
+        .name = "rtx-4090",
+        .arch = 89,
+        .sm_count = 128,                                  /* [DS] Ada whitepaper v2.1 */
+        .peak_flops = {82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 330.3 * T, 0}, /* [DS] NVIDIA
+                             Ada GPU architecture whitepaper v2.1, GeForce RTX 4090: fp16 /
+                             bf16 with fp32 accumulate 165.2, TF32 82.6, fp8 with fp32
+                             accumulate 330.3 (GeForce: half the fp16-accumulate rate) */
+        .vector_flops = 82.6 * T,                         /* [DS] */
+        .hbm_bytes = 24 * GIB,                            /* [DS] 24 GB GDDR6X */
+        .hbm_bw = 1008 * GB,                              /* [DS] */
+        .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada) */
+        .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
+        .attn_eff = 0.66,
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    {
+        .name = "rtx-3090",
+        .arch = 86,
+        .sm_count = 82,                                   /* [DS] GA102 whitepaper */
+        .peak_flops = {35.6 * T, 35.6 * T, 71 * T, 71 * T, 0, 0}, /* [DS] NVIDIA Ampere GA102
+                             GPU architecture whitepaper v2.0, GeForce RTX 3090: FP32 35.6,
+                             fp16 / bf16 with fp32 accumulate 71, TF32 35.6 (GeForce: half
+                             the fp16-accumulate rate) */
+        .vector_flops = 35.6 * T,
+        .hbm_bytes = 24 * GIB,                            /* [DS] 24 GB GDDR6X */
+        .hbm_bw = 936 * GB,                               /* [DS] */
+        .hbm_eff = 0.945,    /* A40's [MB 90] (GA102) */
+        .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
+        .attn_eff = 0.66,
+        .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
+                                                             bidirectional (as rtx-a5000) */
+        .calibrated = 0,
+    },
+    {
+        .name = "t4",
+        .arch = 75,
+        .sm_count = 40,                                   /* [DS] 2,560 CUDA cores / 64 */
+        .peak_flops = {8.1 * T, 0, 65 * T, 0, 0, 0},      /* [DS] NVIDIA T4 Tensor Core GPU
+                             datasheet (2019): FP32 8.1, mixed precision FP16/FP32 65 */
+        .vector_flops = 8.1 * T,
+        .hbm_bytes = 16 * GIB,                            /* [DS] 16 GB GDDR6 */
+        .hbm_bw = 320 * GB,                               /* [DS] "320+ GB/s" */
+        .hbm_eff = 0.945,    /* A40's [MB 90] (GDDR6) */
+        .gemm_eff = 0.84,    /* no GEMM row: the V100s' value (A100 [FIT-GEMM]); 70 W: the
+                                card may throttle below this */
+        .attn_eff = 0.45,    /* no fused attention before sm80: as the V100s */
+        .nvlink_bw = 15.75 * GB,                          /* PCIe gen3 x16 [DS] */
+        .link = SC_LINK_PCIE, /* [DS] no NVLink */
+        .calibrated = 0,
+    },
+    /* AMD MI250X / MI250: one preset is ONE GCD (graphics compute die),
+     * half an OAM module: ROCm and PyTorch show each GCD as a device and
+     * frameworks run one rank per GCD, so `gpus` counts GCDs (a Frontier
+     * node: 4 modules = 8 GPUs). Figures are the module datasheet's halved. */
+    {
+        .name = "mi250x",
+        .arch = 0,
+        .sm_count = 110,                                  /* [DS] 220 CUs / 2 */
+        .peak_flops = {47.85 * T, 0, 191.5 * T, 191.5 * T, 0, 0}, /* [DS] AMD Instinct MI250X
+                             datasheet: FP32 matrix 95.7, FP16/BF16 383 per module; no TF32 */
+        .vector_flops = 23.95 * T,                        /* [DS] FP32 vector 47.9 / 2 */
+        .hbm_bytes = 64 * GB,                             /* [DS] 128 GB HBM2e / 2 */
+        .hbm_bw = 1638.4 * GB,                            /* [DS] 3.2768 TB/s / 2 */
+        .hbm_eff = 0.854,    /* [MB 78] MI210 (one CDNA 2 GCD, same HBM2e) gpu-stream scale
+                                1399 GB/s / 1638.4 */
+        .gemm_eff = 0.81,    /* [MAMF] row 26: bf16 147.0 TFLOP/s on 1 GCD / 191.5 = 76.7 %
+                                (v1 table), over the shape model's 0.944 at 1024x19968x14080 */
+        .attn_eff = 0.30,    /* no row: assumption, as mi300x */
+        .nvlink_bw = 50 * GB,                             /* one Infinity Fabric link to a GCD
+                                                             of another module, 50 GB/s per
+                                                             direction (OLCF Frontier User
+                                                             Guide, node diagram: 50-100 GB/s
+                                                             between modules, 200 within) */
+        .link = SC_LINK_INFINITY_FABRIC, /* [DS] AMD Infinity Fabric */
+        .host_bw = 26.28e9,  /* [DS] PCIe Gen4 x16 per module, at Ampere's achieved Gen4
+                                rate (cost_host_bw) */
+        .calibrated = CAL16,
+    },
+    {
+        .name = "mi250",
+        .arch = 0,
+        .sm_count = 104,                                  /* [DS] 208 CUs / 2 */
+        .peak_flops = {45.25 * T, 0, 181.05 * T, 181.05 * T, 0, 0}, /* [DS] AMD Instinct MI250
+                             datasheet: FP32 matrix 90.5, FP16/BF16 362.1 per module */
+        .vector_flops = 22.65 * T,                        /* [DS] FP32 vector 45.3 / 2 */
+        .hbm_bytes = 64 * GB,                             /* [DS] 128 GB HBM2e / 2 */
+        .hbm_bw = 1638.4 * GB,                            /* [DS] 3.2768 TB/s / 2 */
+        .hbm_eff = 0.854,    /* as mi250x [MB 78] */
+        .gemm_eff = 0.81,    /* as mi250x (same GCD, fewer CUs) */
+        .attn_eff = 0.30,
+        .nvlink_bw = 50 * GB,                             /* as mi250x */
+        .link = SC_LINK_INFINITY_FABRIC, /* [DS] AMD Infinity Fabric */
+        .host_bw = 26.28e9,  /* as mi250x */
+        .calibrated = 0,
+    },
 };
 
 #define N_GPU (sizeof gpu_presets / sizeof gpu_presets[0])

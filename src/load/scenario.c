@@ -37,6 +37,7 @@
 #include "core/utf8.h"
 #include "hw/cluster_presets.h"
 #include "hw/gpu_link.h"
+#include "hw/gpu_names.h"
 #include "load/graph_json.h"
 #include "load/jparse.h"
 #include "load/scenario.h"
@@ -974,6 +975,11 @@ static int scn_model(scn_ctx *c, const json_t *v, sc_model *m) {
 
 static int scn_gpu_preset(scn_ctx *c, const char *path, const char *id, sc_gpu *g) {
   const sc_gpu *p = sc_gpu_preset(id);
+  char note[128]; /* a published spelling that names one preset: say which */
+  const sc_gpu *named = p ? NULL : gpun_resolve(id, note, sizeof note);
+  if (named && !note[0])
+    return scn_fail(c, path, "unknown GPU preset \"%.48s\"; it names the preset \"%s\" "
+                    "(docs/hardware.md): give that id", id, named->name);
   if (!p) return scn_unknown_preset(c, path, "GPU", id, scn_gpu_id, sc_gpu_preset_count());
   *g = *p;
   return SC_OK;

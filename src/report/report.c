@@ -1062,7 +1062,7 @@ static void presets_table(FILE *out) {
   fprintf(out, "\nClusters (cluster.preset):\n");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
-    fprintf(out, "  %-16s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU",
+    fprintf(out, "  %-18s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU",
             c->name, c->gpu.name, c->gpus_per_node, c->nvlink_domain, c->nic_bw * 8 / 1e9);
     if (c->fabric) fprintf(out, " (%s)", sc_fabric_name(c->fabric));
     preset_host(out, &c->host);

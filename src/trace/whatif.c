@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cost/compute.h"
+#include "hw/gpu_names.h"
 
 /* Network defaults when the what-if names none. Latencies are those of
  * the server presets (src/hw/cluster_presets.c: 0.6 us per NVLink hop,
@@ -18,9 +19,12 @@
 #define WI_NIC_BW (200e9 / 8)
 #define WI_RANKS_PER_NODE 8
 
-/* Traced device names (deviceProperties) to presets: a substring of the
- * name, or failing that the SM version. */
+/* Traced device names (deviceProperties) to presets: the name as
+ * hw/gpu_names.h reads it (nvidia-smi's spellings, "NVIDIA L40S"), else a
+ * substring of the name, else the SM version. */
 const sc_gpu *wi_traced_gpu(const char *name, int arch) {
+  const sc_gpu *named = name ? gpun_resolve(name, NULL, 0) : NULL;
+  if (named) return named;
   static const struct {
     const char *key, *preset;
   } t[] = {{"V100", "v100-sxm2-32gb"}, {"A100-SXM4-40GB", "a100-sxm4-40gb"},

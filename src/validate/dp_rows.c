@@ -57,6 +57,7 @@
 #include "validate/dp_rows.h"
 #include "validate/framework.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowgpu.h"
 #include "validate/rowhorovod.h"
 #include "validate/rowtext.h"
 #include "validate/rowvalues.h"
@@ -349,7 +350,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   int image = vdp_image(vdp_cell(c, "notes"));
   if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
-  const sc_gpu *g = sc_gpu_preset(gname);
+  const sc_gpu *g = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
   if (!g && !*gname) return snprintf(why, wn, "gpu is blank (required)"), 1;
   if (!g) return snprintf(why, wn, "unknown GPU '%s' (no preset)", gname), 1;
   sc_cluster *cl = &s->cluster;

@@ -56,6 +56,7 @@
 #include "validate/framework.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowgpu.h"
 #include "validate/rowtext.h"
 #include "validate/rowvalues.h"
 
@@ -357,7 +358,7 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
 
 static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, size_t an) {
   const char *gname = cell(c, "gpu");
-  const sc_gpu *gp = sc_gpu_preset(gname);
+  const sc_gpu *gp = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
   if (!gp) {
     snprintf(why, wn, *gname ? "unknown GPU '%.40s' (no preset)" : "gpu is blank (required)",
              gname);

@@ -8,7 +8,7 @@
  * blank cell is said in the row's `assumed` text; a row that lacks an
  * input nothing can stand in for is skipped with the reason. The same
  * rules for every row; nothing reads a row's source, id or measurement
- * (docs/accuracy.md, "How a row becomes a scenario", items 10-14).
+ * (docs/accuracy.md, "How a row becomes a scenario", items 11-15).
  */
 #ifndef SC_VALIDATE_ROWTRAIN_H
 #define SC_VALIDATE_ROWTRAIN_H

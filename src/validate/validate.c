@@ -44,6 +44,7 @@
 #include "validate/dp_rows.h"
 #include "validate/recsys_rows.h"
 #include "validate/rowdefaults.h"
+#include "validate/rowgpu.h"
 #include "validate/rowmem.h"
 #include "validate/rowmoe.h"
 #include "validate/rowtrain.h"
@@ -133,7 +134,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   /* sp, zero, recompute, dtype in their spellings: validate/rowtrain.c */
   rowt_plan_cells(c->f, c->path, p, assumed, an, &c->bad, c->err);
   const char *gname = cell(c, "gpu");
-  const sc_gpu *g = sc_gpu_preset(gname);
+  const sc_gpu *g = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
   if (!g) {
     snprintf(why, wn, *gname ? "unknown GPU '%.60s' (no preset)" : "gpu is blank (required)",
              gname);
@@ -246,7 +247,7 @@ static void predict_collective(row_ctx *c, val_row *r) {
     snprintf(r->skipped, sizeof r->skipped, "unknown collective '%s'", opn);
     return;
   }
-  const sc_gpu *g = sc_gpu_preset(gname);
+  const sc_gpu *g = rowg_gpu(gname, r->assumed, sizeof r->assumed);
   if (!g) {
     snprintf(r->skipped, sizeof r->skipped, "unknown GPU '%s' (no preset)", gname);
     return;

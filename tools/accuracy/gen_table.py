@@ -22,7 +22,7 @@ of src/report/accuracy.h (keep the two in step):
   - scale, appended to the style: "one-server" when gpus <= gpus_per_node
     (blank gpus 1, blank gpus_per_node 8; no row of the sets leaves them
     blank: validate fills such a blank from the row's other cells or the
-    GPU's reference server, docs/accuracy.md item 11, which this tool does
+    GPU's reference server, docs/accuracy.md item 12, which this tool does
     not repeat), else "multi-server";
   - MoE rows (experts > 1) are prefixed "MoE " (the C lookup has no row
     for them unless a set gains some).

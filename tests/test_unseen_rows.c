@@ -61,14 +61,14 @@ Test(unseen_rows, training) {
   sc_validation vf;
   all_predicted("unseen_training.csv", &vf, 15);
   ASSUMES(&vf, "ut-titan-8b-fsdp2", "dp = gpus/(tp*pp*cp)", "micro_batch = replica batch");
-  ASSUMES(&vf, "ut-titan-70b-hsdp", "nic_Gbps 400", "NVLink 450");
+  ASSUMES(&vf, "ut-titan-70b-hsdp", "nic_Gbps 400", "nvlink_GBps 450");
   ASSUMES(&vf, "ut-ds-zero2-7b", "cp/ep 1");
   ASSUMES(&vf, "ut-nemo-70b-cp", "recompute none");
   ASSUMES(&vf, "ut-mcore-qwen3-30b", "head_dim 128", "dispatcher", "nic_Gbps");
   ASSUMES(&vf, "ut-mcore-dsv3", "MoE layout", "latent attention");
-  ASSUMES(&vf, "ut-mi300x", "NVLink 448 GB/s of the GPU");
+  ASSUMES(&vf, "ut-mi300x", "nvlink_GBps 448 of the GPU");
   ASSUMES(&vf, "ut-blank-optional", "seq of preset llama3-8b", "tp/pp/cp/ep 1", "dp = gpus",
-          "micro_batch", "NVLink");
+          "micro_batch", "nvlink_GBps");
   ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp*pp*dp*cp");
   ASSUMES(&vf, "ut-hf-repo-id", "vocab, seq of preset llama3.1-8b");
   cr_expect_float_eq(pred(&vf, "ut-gpu-spelled"), pred(&vf, "ut-titan-8b-fsdp2"), 1e-12,
@@ -84,9 +84,9 @@ Test(unseen_rows, training_minimal_header) {
   sc_validation vf;
   all_predicted("unseen_training_minimal.csv", &vf, 4);
   ASSUMES(&vf, "um-llama3-8b", "recompute none", "cp/ep 1", "dp = gpus/(tp*pp*cp)",
-          "micro_batch = replica batch", "8 GPUs per node", "NVLink 450 GB/s of the GPU");
+          "micro_batch = replica batch", "8 GPUs per node", "nvlink_GBps 450 of the GPU");
   ASSUMES(&vf, "um-h200-fp8", "fp8 delayed scaling", "sp 0", "nic_Gbps 400", "micro_batch 1",
-          "NVLink 450");
+          "nvlink_GBps 450");
   sc_validation_free(&vf);
 }
 
@@ -94,7 +94,7 @@ Test(unseen_rows, training_minimal_header) {
 Test(unseen_rows, minimal_headers) {
   sc_validation vf;
   all_predicted("unseen_collectives_minimal.csv", &vf, 4);
-  ASSUMES(&vf, "ucm-ar-8", "NVLink 450 GB/s of the GPU", "8 GPUs per node");
+  ASSUMES(&vf, "ucm-ar-8", "nvlink_GBps 450 of the GPU", "8 GPUs per node");
   ASSUMES(&vf, "ucm-rs-32", "nic_Gbps 400 of dgx-b200");
   sc_validation_free(&vf);
   all_predicted("unseen_dp_training_minimal.csv", &vf, 3);
@@ -104,14 +104,14 @@ Test(unseen_rows, minimal_headers) {
   sc_validation_free(&vf);
   all_predicted("unseen_recsys_minimal.csv", &vf, 2);
   ASSUMES(&vf, "urm-dcnv2-16", "mixed precision (dtype blank)", "optimizer adam",
-          "8 GPUs per server", "NVLink 450", "nic_Gbps 400");
+          "8 GPUs per server", "intra_node_GBps 450", "nic_Gbps 400");
   sc_validation_free(&vf);
 }
 
 Test(unseen_rows, collectives) {
   sc_validation vf;
   all_predicted("unseen_collectives.csv", &vf, 12);
-  ASSUMES(&vf, "uc-ag-h100-64", "NVLink 450", "nic_Gbps 400 of dgx-h100");
+  ASSUMES(&vf, "uc-ag-h100-64", "nvlink_GBps 450", "nic_Gbps 400 of dgx-h100");
   ASSUMES(&vf, "uc-ag-b200-32", "nic_Gbps 400 of dgx-b200");
   ASSUMES(&vf, "uc-ar-h100-gpn-blank", "8 GPUs per node");
   cr_expect_float_eq(pred(&vf, "uc-ar-gpu-spelled"), pred(&vf, "uc-ar-h100-16"), 1e-12);
@@ -140,7 +140,7 @@ Test(unseen_rows, dp_training) {
 Test(unseen_rows, recsys) {
   sc_validation vf;
   all_predicted("unseen_recsys.csv", &vf, 10);
-  ASSUMES(&vf, "ur-dcnv2-mh-rw", "row-wise Adagrad", "NVLink", "nic_Gbps");
+  ASSUMES(&vf, "ur-dcnv2-mh-rw", "row-wise Adagrad", "intra_node_GBps", "nic_Gbps");
   ASSUMES(&vf, "ur-dlrm-planner", "planner", "GPUs per server");
   ASSUMES(&vf, "ur-dcnv2-unknown-dtype", "mixed precision", "optimizer adam");
   ASSUMES(&vf, "ur-dlrm-gpus-blank", "gpus 16 = global_batch / batch_per_gpu");

@@ -31,7 +31,7 @@ int collrow_links(const char *gpu, double gpu_nvlink, double nvl_GBps, double ni
                   int spans, double *intra_bw, double *inter_bw, char *assumed, size_t an) {
   *intra_bw = nvl_GBps > 0 ? nvl_GBps * 1e9 : gpu_nvlink;
   if (nvl_GBps <= 0)
-    rowv_note(assumed, an, "NVLink %.0f GB/s of the GPU (blank)", gpu_nvlink / 1e9);
+    rowv_note(assumed, an, "nvlink_GBps %.0f of the GPU (blank)", gpu_nvlink / 1e9);
   *inter_bw = nic_Gbps * 1e9 / 8;
   if (nic_Gbps > 0 || !spans) return 0;
   const char *ref = NULL;

@@ -397,7 +397,7 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
              : !strncmp(in, "pcie", 4) ? 3 : 0;
   j->nvlink_bw = num(c, "intra_node_GBps", 0) * 1e9;
   if (j->nvlink_bw <= 0 && j->gpus_per_node > 1 && j->intra != 3) /* 0: the preset's */
-    rowv_note(assumed, an, "NVLink %.0f GB/s of the GPU (blank)", gp->nvlink_bw / 1e9);
+    rowv_note(assumed, an, "intra_node_GBps %.0f of the GPU (blank)", gp->nvlink_bw / 1e9);
   /* TensorFlow (>= 2.4) runs fp32 matrix products in TF32 on Ampere and
    * later unless told not to (tf.config.experimental.enable_tensor_float_32_execution) */
   if (j->dtype == SC_FP32 && j->gpu.arch >= 80 &&

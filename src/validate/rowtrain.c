@@ -310,6 +310,6 @@ void rowt_blank_notes(const csv_file *f, const sc_plan *p, const sc_cluster *cl,
     item(list, sizeof list, "micro_batch %s", p->pp > 1 ? "1" : "= replica batch");
   if (blank(f, "gpus_per_node")) item(list, sizeof list, "%d GPUs per node", cl->gpus_per_node);
   if (blank(f, "nvlink_GBps"))
-    item(list, sizeof list, "NVLink %.0f GB/s of the GPU", cl->nvlink_bw / 1e9);
+    item(list, sizeof list, "nvlink_GBps %.0f of the GPU", cl->nvlink_bw / 1e9);
   if (*list) rowv_note(assumed, an, "blank: %s", list);
 }

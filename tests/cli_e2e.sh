@@ -260,9 +260,9 @@ printf 'id,model,layers,hidden,heads,vocab,seq,global_batch,dtype,gpu,gpus,measu
 expect 2 "$TMP/bad.csv:2: column 'measured_iter_s'" -- validate "$TMP/bad.csv"
 # a bad cell has one message, whatever reads it (csv_malformed)
 sed '2s/,full,fp16,/,sometimes,fp16,/' "$TMP/rows.csv" > "$TMP/recomp.csv"
-expect 2 "$TMP/recomp.csv:2: column 'recompute': expected none, selective, full or blank, got 'sometimes'" -- validate "$TMP/recomp.csv"
+expect 2 "$TMP/recomp.csv:2: column 'recompute': expected none, selective, full or blank (also true/false), got 'sometimes'" -- validate "$TMP/recomp.csv"
 sed '2s/,full,fp16,/,full,fp12,/' "$TMP/rows.csv" > "$TMP/dtype.csv"
-expect 2 "$TMP/dtype.csv:2: column 'dtype': expected fp32, tf32, fp16, bf16, fp8 or fp4, got 'fp12'" -- validate "$TMP/dtype.csv"
+expect 2 "$TMP/dtype.csv:2: column 'dtype': expected fp32, tf32, fp16, bf16, fp8 or fp4 (also bfloat16, bf16-mixed, amp), got 'fp12'" -- validate "$TMP/dtype.csv"
 printf 'id,measured_iter_s,tp\nx,1,1\n' > "$TMP/nocol.csv"
 expect 2 "$TMP/nocol.csv:1: the header lacks the column 'model'" -- validate "$TMP/nocol.csv"
 printf 'id,foo\nx,1\n' > "$TMP/nohdr.csv"

@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/mem.h"
 #include "core/vec.h"
@@ -59,6 +60,7 @@
 #include "validate/rowgpu.h"
 #include "validate/rowhorovod.h"
 #include "validate/rowtext.h"
+#include "validate/rowvalues.h"
 
 #define VDP_KEY 256
 
@@ -78,6 +80,18 @@ typedef struct vdp_ctx {
 
 static const char *vdp_cell(vdp_ctx *c, const char *col) {
   return csv_get(c->f, csv_col(c->f, col));
+}
+
+/* The `scheme` cell lowercased and trimmed into buf (cap bytes): the
+ * vocabulary of DP-AND-RECSYS.md in any case. */
+static const char *vdp_scheme(vdp_ctx *c, char *buf, size_t cap) {
+  const char *s = vdp_cell(c, "scheme");
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = 0;
+  for (; *s && n + 1 < cap; s++) buf[n++] = (char)tolower((unsigned char)*s);
+  while (n > 0 && isspace((unsigned char)buf[n - 1])) n--;
+  buf[n] = '\0';
+  return buf;
 }
 
 /* A number in col; dflt when blank; sets c->bad on garbage. */
@@ -210,17 +224,121 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
            *assumed ? "; " : "");
 }
 
+/* The model_variant of the row; blank: the `model` preset, except a
+ * ResNet-50 of TensorFlow named alone, whose implementations (Keras
+ * ResNet50, tf_cnn_benchmarks resnet50) are v1 (the schema's
+ * model_variant column); said in assumed. */
+static const char *vdp_variant(vdp_ctx *c, const vfw_text *fw, char *assumed, size_t an) {
+  const char *v = vdp_cell(c, "model_variant"), *model = vdp_cell(c, "model");
+  if (*v) return v;
+  v = fw->sole == VFW_TENSORFLOW && !strcmp(model, "resnet50") ? "resnet50_v1" : model;
+  const sc_model *m = sc_model_preset(v);
+  if (m && m->kind == SC_MODEL_CNN && m->cnn.arch == SC_CNN_RESNET50_V15) v = "resnet50_v1.5";
+  rowv_note(assumed, an, "model_variant %s (blank%s)", v,
+            fw->sole == VFW_TENSORFLOW && !strcmp(v, "resnet50_v1") ? "; TensorFlow's ResNet-50"
+                                                                    : "");
+  return v;
+}
+
+/* The dtype cell: fp32, tf32, amp (fp16 mixed precision; also "mixed",
+ * "fp16-mixed", "amp_fp16"), bf16 (bf16 mixed precision under autocast,
+ * fp32 weights: also "bf16-mixed", "amp_bf16"), fp16 (16-bit weights),
+ * unknown or blank (fp16 mixed precision, said); any case. 1 and *dt
+ * set to one of "fp32", "tf32", "amp", "amp_bf16", "fp16", "unknown";
+ * 0 when the cell names none of them. */
+static int vdp_dtype(const char *cell, const char **dt) {
+  char b[24];
+  size_t n = 0;
+  for (const char *p = cell; *p && n + 1 < sizeof b; p++)
+    if (!isspace((unsigned char)*p)) b[n++] = (char)tolower((unsigned char)*p);
+  b[n] = '\0';
+  if (!strcmp(b, "unknown") || !strcmp(b, "notstated") || !n) return *dt = "unknown", 1;
+  if (!strcmp(b, "amp") || !strcmp(b, "mixed") || !strcmp(b, "mixedprecision") ||
+      !strcmp(b, "amp_fp16") || !strcmp(b, "fp16-mixed") || !strcmp(b, "16-mixed"))
+    return *dt = "amp", 1;
+  if (!strcmp(b, "amp_bf16") || !strcmp(b, "bf16") || !strcmp(b, "bf16-mixed") ||
+      !strcmp(b, "bfloat16"))
+    return *dt = "amp_bf16", 1;
+  sc_dtype d;
+  if (!rowv_dtype(b, &d) || d == SC_FP8 || d == SC_FP4) return 0;
+  *dt = d == SC_FP32 ? "fp32" : d == SC_TF32 ? "tf32" : d == SC_BF16 ? "amp_bf16" : "fp16";
+  return 1;
+}
+
+/* The GPUs of the job: the cell; blank: nodes x gpus_per_node when both
+ * are given, else global_batch / (batch_per_gpu x grad_accum) when whole
+ * (the schema's identity); said in assumed. 0 when nothing gives it. */
+static int vdp_gpus(vdp_ctx *c, char *assumed, size_t an) {
+  if (*vdp_cell(c, "gpus")) return vdp_count(c, "gpus", 1);
+  if (*vdp_cell(c, "nodes") && *vdp_cell(c, "gpus_per_node")) {
+    long n = (long)vdp_count(c, "nodes", 1) * vdp_count(c, "gpus_per_node", 1);
+    if (c->bad || n > 1L << 24) return 0;
+    rowv_note(assumed, an, "gpus %ld = nodes x gpus_per_node (blank)", n);
+    return (int)n;
+  }
+  double g = vdp_num(c, "global_batch", 0), b = vdp_num(c, "batch_per_gpu", 0);
+  double acc = vdp_num(c, "grad_accum", 1);
+  double per = b * (acc >= 1 ? acc : 1);
+  if (c->bad || per < 1 || g < per || fmod(g, per) != 0 || g / per > 1 << 24) return 0;
+  rowv_note(assumed, an, "gpus %.0f = global_batch / (batch_per_gpu x grad_accum) (blank)",
+            g / per);
+  return (int)(g / per);
+}
+
+/* The GPUs per server: the cell; blank: gpus / nodes where `nodes`
+ * divides gpus, else the server of the GPU's reference system
+ * (rowd_reference_node), else 8 -- at most gpus; said in assumed. */
+static int vdp_gpn(vdp_ctx *c, const char *gpu, int gpus, char *assumed, size_t an) {
+  if (*vdp_cell(c, "gpus_per_node")) return vdp_count(c, "gpus_per_node", 1);
+  int nodes = *vdp_cell(c, "nodes") ? vdp_count(c, "nodes", 1) : 0;
+  int ref_gpn, domain;
+  const char *ref = rowd_reference_node(gpu, &ref_gpn, &domain);
+  int by_nodes = nodes > 0 && gpus % nodes == 0;
+  int gpn = by_nodes ? gpus / nodes : gpus < ref_gpn ? gpus : ref_gpn;
+  if (gpus > 1)
+    rowv_note(assumed, an, "%d GPUs/server (blank; %s%s)", gpn,
+              by_nodes ? "gpus / nodes" : ref ? "as " : "at most 8", by_nodes || !ref ? "" : ref);
+  return gpn;
+}
+
+/* fp32 on Ampere or newer (arch 80+) runs in TF32 where the framework's
+ * default does: TensorFlow (2.4+, and NVIDIA's TF1 builds, enable TF32
+ * unless told not to: tf.config.experimental.
+ * enable_tensor_float_32_execution) for every op, and PyTorch for
+ * convolutions (torch.backends.cudnn.allow_tf32 defaults to True, while
+ * its matmuls stay fp32 since 1.12): a CNN row; said in assumed. */
+static void vdp_tf32(const vfw_text *fw, const sc_model *m, int arch, sc_plan *p, char *assumed,
+                     size_t an) {
+  if (p->dtype != SC_FP32 || arch < 80) return;
+  int tf = fw->sole == VFW_TENSORFLOW, torch_cnn = fw->sole == VFW_PYTORCH && m->kind == SC_MODEL_CNN;
+  if (!tf && !torch_cnn) return;
+  p->dtype = SC_TF32;
+  rowv_note(assumed, an, "TF32 for fp32 (%s default on Ampere and newer)",
+            tf ? "TensorFlow's" : "PyTorch cuDNN's");
+}
+
+/* A blank batch_per_gpu from the schema's identity global_batch =
+ * batch_per_gpu x gpus x grad_accum, when it divides; else 0. */
+static long vdp_batch(vdp_ctx *c, int gpus, long acc, char *assumed, size_t an) {
+  double g = vdp_num(c, "global_batch", 0);
+  double per = gpus * (double)acc;
+  if (c->bad || g < 1 || fmod(g, per) != 0) return 0;
+  rowv_note(assumed, an, "batch_per_gpu %ld = global/(gpus*accum) (blank)",
+            (long)(g / per));
+  return (long)(g / per);
+}
+
 /* The scenario of the current row; 0, or 1 with `why` when the row cannot
  * be modelled (c->bad on a malformed cell). */
 static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
                         size_t an) {
   sc_scenario_default(s);
-  const char *variant = vdp_cell(c, "model_variant");
+  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
+  const char *variant = vdp_variant(c, &fw, assumed, an);
   const sc_model *m = sc_model_preset(variant);
   if (!m) m = sc_model_preset(vdp_cell(c, "model"));
   if (!m) return snprintf(why, wn, "no model preset for '%s'", variant), 1;
   s->model = *m;
-  vfw_text fw = vfw_read(vdp_cell(c, "framework"));
   int seq = (int)vdp_num(c, "seq", 0);
   if (s->model.kind == SC_MODEL_BERT && seq > 0) s->model.bert.seq = seq;
   if (s->model.kind == SC_MODEL_BERT)
@@ -233,12 +351,15 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
   const sc_gpu *g = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
+  if (!g && !*gname) return snprintf(why, wn, "gpu is blank (required)"), 1;
   if (!g) return snprintf(why, wn, "unknown GPU '%s' (no preset)", gname), 1;
   sc_cluster *cl = &s->cluster;
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
-  cl->gpus = vdp_count(c, "gpus", 1);
-  int gpn = vdp_count(c, "gpus_per_node", cl->gpus < 8 ? cl->gpus : 8);
+  cl->gpus = vdp_gpus(c, assumed, an);
+  if (cl->gpus < 1) return snprintf(why, wn, "gpus is blank and nothing gives it (nodes x "
+                                             "gpus_per_node, or global_batch / batch_per_gpu)"), 1;
+  int gpn = vdp_gpn(c, g->name, cl->gpus, assumed, an);
   if (gpn < 1) gpn = 1;
   if (gpn > cl->gpus) gpn = cl->gpus;
   cl->gpus_per_node = gpn;
@@ -276,12 +397,13 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
    * NIC above; none (p2.8xlarge K80, DGX-1 P100): src/dp/fabric.c's default
    * server */
   cl->host = rowd_reference_host(g->name);
-  const char *tr = vdp_cell(c, "transport");
-  d->transport = !strcmp(tr, "tcp") ? SC_DP_TR_TCP : !strcmp(tr, "rdma") ? SC_DP_TR_RDMA
-                                                                        : SC_DP_TR_AUTO;
-  const char *scheme = vdp_cell(c, "scheme");
+  const char *tr = vdp_cell(c, "transport"); /* any case */
+  d->transport = !strcasecmp(tr, "tcp") ? SC_DP_TR_TCP
+                 : !strcasecmp(tr, "rdma") ? SC_DP_TR_RDMA : SC_DP_TR_AUTO;
+  char sbuf[48];
+  const char *scheme = vdp_scheme(c, sbuf, sizeof sbuf); /* any case */
   if (dp_scheme_from_name(scheme) < 0)
-    return snprintf(why, wn, "unknown scheme '%s'", scheme), 1;
+    return snprintf(why, wn, "unknown scheme '%s'", vdp_cell(c, "scheme")), 1;
   snprintf(d->scheme, sizeof d->scheme, "%s", scheme);
   d->ps_count = (int)vdp_num(c, "ps_count", 0);
   d->ps_place = vdp_place(vdp_cell(c, "ps_placement"));
@@ -299,7 +421,10 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   sc_plan_default(p);
   long b = (long)vdp_num(c, "batch_per_gpu", 0);
   long acc = (long)vdp_num(c, "grad_accum", 1);
-  if (b < 1) return snprintf(why, wn, "batch_per_gpu is blank"), 1;
+  if (b < 1) b = vdp_batch(c, cl->gpus, acc > 0 ? acc : 1, assumed, an);
+  if (b < 1)
+    return snprintf(why, wn, "batch_per_gpu is blank and global_batch does not give it "
+                             "(global_batch / (gpus x grad_accum))"), 1;
   p->micro_batch = b;
   p->global_batch = b * (acc > 0 ? acc : 1) * cl->gpus;
   /* eager or graph executor, and PyTorch's layout (validate/framework.h);
@@ -310,8 +435,15 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
     p->flash_attention = 0;
     p->attention = SC_ATTN_UNFUSED;
   }
-  const char *dt = vdp_cell(c, "dtype");
-  p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32 : SC_FP16;
+  const char *dt = NULL;
+  if (!vdp_dtype(vdp_cell(c, "dtype"), &dt)) {
+    csv_malformed(c->f, c->path, "dtype", "fp32, tf32, amp, bf16, fp16 or unknown", &c->bad,
+                  c->err);
+    return 1;
+  }
+  p->dtype = !strcmp(dt, "fp32") ? SC_FP32 : !strcmp(dt, "tf32") ? SC_TF32
+             : !strcmp(dt, "amp_bf16") ? SC_BF16 : SC_FP16;
+  if (!strcmp(dt, "amp_bf16")) dt = "amp"; /* autocast: fp32 weights, as fp16 AMP */
   /* automatic mixed precision keeps the fp32 weights as the model's
    * parameters (fp16 casts inserted before the GEMMs), so the gradients
    * the all-reduce moves are fp32 (docs/dp.md "Mixed precision") */
@@ -324,6 +456,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   /* and runs the frameworks' fp32 lists, casts and loss scaling
    * (plan.amp, cost/amp.h) */
   p->amp = !strcmp(dt, "amp");
+  vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)
     snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
@@ -333,7 +466,8 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
 
 /* "scheme#" and the cells of cols, '|'-separated, into key. */
 static void vdp_key(vdp_ctx *c, const char *const *cols, size_t n, char *key) {
-  snprintf(key, VDP_KEY, "%.40s#", vdp_cell(c, "scheme"));
+  char b[48];
+  snprintf(key, VDP_KEY, "%.40s#", vdp_scheme(c, b, sizeof b));
   for (size_t i = 0; i < n; i++)
     snprintf(key + strlen(key), VDP_KEY - strlen(key), "%.60s|", vdp_cell(c, cols[i]));
 }
@@ -347,7 +481,7 @@ static void vdp_keys(vdp_ctx *c, vdp_info *in) {
                                      "dtype", "data", "gpu", "framework"};
   vdp_key(c, group, sizeof group / sizeof group[0], in->group);
   vdp_key(c, base, sizeof base / sizeof base[0], in->base);
-  in->gpus = vdp_count(c, "gpus", 1);
+  in->gpus = *vdp_cell(c, "gpus") ? vdp_count(c, "gpus", 1) : 0; /* blank: in no baseline */
 }
 
 static int vdp_add(val_file *vf, const val_row *r) {
@@ -356,11 +490,40 @@ static int vdp_add(val_file *vf, const val_row *r) {
   return 0;
 }
 
+/* 1 when the row is asynchronous: its `synchronous` cell (0/1, true/
+ * false, yes/no, on/off); blank: the scheme's own (ps_async and
+ * pair_averaging_async are asynchronous), said in assumed. A cell that is
+ * none of these is malformed (c->bad). */
+static int vdp_async(vdp_ctx *c, char *assumed, size_t an) {
+  const char *cellv = vdp_cell(c, "synchronous");
+  int v;
+  if (rowv_flag(cellv, &v)) return !v;
+  if (strspn(cellv, " ") != strlen(cellv)) {
+    csv_malformed(c->f, c->path, "synchronous", "1 or 0 (also true/false, yes/no)", &c->bad,
+                  c->err);
+    return 0;
+  }
+  char b[48];
+  int k = dp_scheme_from_name(vdp_scheme(c, b, sizeof b));
+  int async = k >= 0 && dp_scheme_async((dp_scheme)k);
+  rowv_note(assumed, an, "%s (blank: the scheme's)", async ? "asynchronous" : "synchronous");
+  return async;
+}
+
+/* The row's scheme family: its `scheme_family` cell, blank: the scheme's
+ * (ps, allreduce, gossip, none), for the per-family summary. */
+static void vdp_family(vdp_ctx *c, char *fam, size_t cap) {
+  char b[48];
+  int k = dp_scheme_from_name(vdp_scheme(c, b, sizeof b));
+  const char *cellv = vdp_cell(c, "scheme_family");
+  snprintf(fam, cap, "%s", *cellv || k < 0 ? cellv : dp_family_name(dp_scheme_family((dp_scheme)k)));
+}
+
 /* Predict the current row into r. SC_OK (r may be skipped), or SC_ENOMEM. */
 static int vdp_row(vdp_ctx *c, val_row *r) {
-  int async = !strcmp(vdp_cell(c, "synchronous"), "0");
+  int async = vdp_async(c, r->assumed, sizeof r->assumed);
   r->measured = vdp_num(c, async ? "worker_step_s" : "measured_iter_s", 0);
-  snprintf(r->family, sizeof r->family, "%s", vdp_cell(c, "scheme_family"));
+  vdp_family(c, r->family, sizeof r->family);
   double unc = vdp_num(c, "measured_uncertainty", 0);
   if (c->bad) return SC_OK;
   if (r->measured <= 0) {

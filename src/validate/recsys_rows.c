@@ -58,6 +58,7 @@
 #include "validate/rowdefaults.h"
 #include "validate/rowgpu.h"
 #include "validate/rowtext.h"
+#include "validate/rowvalues.h"
 
 /* Criteo 1TB categorical cardinalities in feature order, rows capped at
  * 40M (MLPerf Training DLRM, e.g. the `tables` column of
@@ -74,6 +75,29 @@ typedef struct rctx {
 } rctx;
 
 static const char *cell(rctx *c, const char *col) { return csv_get(c->f, csv_col(c->f, col)); }
+
+/* The cell of col lowercased, '-' and spaces as '_', without spaces around
+ * it, into buf (cap bytes; longer cells are cut: no value is that long). */
+static const char *lower(rctx *c, const char *col, char *buf, size_t cap) {
+  const char *s = cell(c, col);
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = 0;
+  for (; *s && n + 1 < cap; s++)
+    buf[n++] = *s == '-' || *s == ' ' ? '_' : (char)tolower((unsigned char)*s);
+  while (n > 0 && buf[n - 1] == '_') n--;
+  buf[n] = '\0';
+  return buf;
+}
+
+/* The model kind of the `model` cell in any case, '-' or '_': dlrm;
+ * dlrm_dcnv2 (also dcnv2, dlrmv2, dlrm_v2: MLPerf's DLRMv2 is DLRM-DCNv2);
+ * wide_and_deep (also wide_deep, wdl); synthetic_*; else the cell. */
+static const char *model_kind(rctx *c, char *buf, size_t cap) {
+  const char *k = lower(c, "model", buf, cap);
+  if (!strcmp(k, "dcnv2") || !strcmp(k, "dlrmv2") || !strcmp(k, "dlrm_v2")) return "dlrm_dcnv2";
+  if (!strcmp(k, "wide_deep") || !strcmp(k, "wdl") || !strcmp(k, "wide&deep")) return "wide_and_deep";
+  return k;
+}
 
 static int malformed(rctx *c, const char *col, const char *want) {
   return csv_malformed(c->f, c->path, col, want, &c->bad, c->err);
@@ -169,9 +193,46 @@ static int fill_rows(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   return SC_OK;
 }
 
+/* The `tables` cell with a pooling factor on every group: a group
+ * written without "@H" (COUNTxROWSxDIM) takes the `hotness` cell when it
+ * is a number (the schema's lookups per table per sample), else 1 (one-
+ * hot) when `hotness` is blank, said in assumed; a `hotness` that is not
+ * a number leaves the group as written, for the parser to name. Owned by
+ * the caller (mem_free); NULL when out of memory. */
+static char *tables_spec(rctx *c, char *assumed, size_t an) {
+  const char *t = cell(c, "tables"), *hot = cell(c, "hotness");
+  size_t groups = 1;
+  for (const char *p = t; *p; p++) groups += *p == ';';
+  char *out = mem_alloc(strlen(t) + groups * 24 + 1);
+  if (!out) return NULL;
+  char *end;
+  double h = strtod(hot, &end);
+  int numeric = end != hot && h > 0 && h < 1e6 && !*end, bare = 0;
+  size_t n = 0;
+  while (*t) {
+    size_t k = strcspn(t, ";");
+    memcpy(out + n, t, k);
+    n += k;
+    int has_at = memchr(t, '@', k) != NULL, empty = strspn(t, " ") == k;
+    if (!has_at && !empty && (numeric || !*hot)) {
+      n += (size_t)sprintf(out + n, "@%.6g", numeric ? h : 1.0);
+      bare = 1;
+    }
+    t += k;
+    if (*t == ';') out[n++] = *t++;
+  }
+  out[n] = '\0';
+  if (bare)
+    rowv_note(assumed, an, numeric ? "tables' pooling factor %.6g of hotness" :
+                                     "one-hot tables (tables and hotness give none)",
+              numeric ? h : 1.0);
+  return out;
+}
+
 static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, size_t an) {
   sc_rs_model *m = &j->model;
-  const char *kind = cell(c, "model"), *notes = cell(c, "notes");
+  char kbuf[48];
+  const char *kind = model_kind(c, kbuf, sizeof kbuf), *notes = cell(c, "notes");
   snprintf(m->name, sizeof m->name, "%s", kind);
   double alpha = rowtext_after(notes, "power-law (alpha", 0);
   sc_rs_dist dist = alpha > 0 ? SC_RS_POWERLAW : SC_RS_UNIFORM;
@@ -182,7 +243,10 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   } else if (!strcmp(kind, "dlrm") || !strcmp(kind, "dlrm_dcnv2") ||
              !strncmp(kind, "synthetic_", 10)) {
     sc_error e = {0};
-    rc = sc_rs_tables_parse(cell(c, "tables"), dist, alpha, m, &e);
+    char *spec = tables_spec(c, assumed, an);
+    if (!spec) return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->path);
+    rc = sc_rs_tables_parse(spec, dist, alpha, m, &e);
+    mem_free(spec);
     if (rc == SC_EINPUT && !c->bad) {
       sc_error_set(c->err, SC_EINPUT, "%s:%d: column 'tables': %s", c->path,
                    c->f->record_line, e.msg);
@@ -219,22 +283,52 @@ static int model_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed, 
   return rc;
 }
 
-static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
-  const char *dt = cell(c, "dtype"), *opt = cell(c, "optimizer");
-  if (!strcmp(dt, "fp32")) j->dtype = SC_FP32; /* TF32 on Ampere+ under TF: cluster_of */
-  else if (!strcmp(dt, "tf32")) j->dtype = SC_TF32;
-  else if (!strcmp(dt, "amp") || !strcmp(dt, "fp16")) j->dtype = SC_FP16;
-  else if (!strcmp(dt, "unknown")) {
+/* The dtype cell: fp32, tf32, amp / fp16 / mixed (fp16), bf16 (any
+ * spelling rowv_dtype reads), unknown or blank (mixed precision, as
+ * NVIDIA's implementations train; said). SC_OK or SC_EINPUT. */
+static int dtype_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
+  char b[32];
+  const char *dt = lower(c, "dtype", b, sizeof b);
+  sc_dtype d;
+  if (!*dt || !strcmp(dt, "unknown") || !strcmp(dt, "not_stated")) {
     j->dtype = SC_FP16;
-    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%smixed precision (not logged)",
-             *assumed ? "; " : "");
-  } else return malformed(c, "dtype", "fp32, tf32, amp or unknown");
-  if (!strncmp(opt, "sgd", 3)) j->opt = SC_RS_SGD;
+    rowv_note(assumed, an, "mixed precision (%s)", *dt ? "not logged" : "dtype blank");
+  } else if (!strcmp(dt, "mixed") || !strcmp(dt, "amp_fp16")) {
+    j->dtype = SC_FP16;
+  } else if (!strcmp(dt, "amp_bf16")) {
+    j->dtype = SC_BF16;
+  } else if (rowv_dtype(dt, &d) && d != SC_FP8 && d != SC_FP4) {
+    j->dtype = d;
+  } else {
+    return malformed(c, "dtype", "fp32, tf32, amp, fp16, bf16 or unknown");
+  }
+  return SC_OK;
+}
+
+/* The optimizer cell, any case: sgd (FBGEMM's exact_sgd too), adagrad,
+ * row-wise Adagrad (TorchRec's default, FBGEMM's exact_rowwise_adagrad:
+ * one accumulator per row, costed as Adagrad's one per element, an upper
+ * bound; said), adam (HugeCTR's "update_type Global": every row each
+ * step), blank or not stated (SGD for DLRM, its reference optimizer; Adam
+ * for DCNv2, as its rows' notes state). SC_OK or SC_EINPUT. */
+static int optimizer_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
+  char b[64];
+  const char *opt = lower(c, "optimizer", b, sizeof b);
+  if (!strncmp(opt, "sgd", 3) || !strncmp(opt, "exact_sgd", 9)) j->opt = SC_RS_SGD;
   else if (!strncmp(opt, "adagrad", 7)) j->opt = SC_RS_ADAGRAD;
-  else if (!strncmp(opt, "adam", 4)) j->opt = strstr(opt, "Global") ? SC_RS_ADAM_GLOBAL : SC_RS_ADAM;
-  else if (!*opt || !strcmp(opt, "not stated"))
+  else if (strstr(opt, "rowwise_adagrad") || strstr(opt, "row_wise_adagrad")) {
+    j->opt = SC_RS_ADAGRAD;
+    rowv_note(assumed, an, "row-wise Adagrad costed as Adagrad (an accumulator per element)");
+  } else if (!strncmp(opt, "adam", 4)) j->opt = strstr(opt, "global") ? SC_RS_ADAM_GLOBAL : SC_RS_ADAM;
+  else if (!*opt || !strcmp(opt, "not_stated")) {
     j->opt = j->model.inter == SC_RS_DCNV2 ? SC_RS_ADAM : SC_RS_SGD;
-  else return malformed(c, "optimizer", "sgd, adagrad, adam or not stated");
+    if (!*opt) rowv_note(assumed, an, "optimizer %s (blank)", j->opt == SC_RS_ADAM ? "adam" : "sgd");
+  } else return malformed(c, "optimizer", "sgd, adagrad, rowwise_adagrad, adam or not stated");
+  return SC_OK;
+}
+
+static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
+  if (dtype_of(c, j, assumed, an) || optimizer_of(c, j, assumed, an)) return SC_EINPUT;
   j->global_batch = (long)num(c, "global_batch", 0);
   /* the implementation that ran: the one framework the text names (a
    * container's list of several is none of them; validate/framework.h) */
@@ -266,18 +360,44 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
   const char *gname = cell(c, "gpu");
   const sc_gpu *gp = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
   if (!gp) {
-    snprintf(why, wn, "unknown GPU '%.40s' (no preset)", gname);
+    snprintf(why, wn, *gname ? "unknown GPU '%.40s' (no preset)" : "gpu is blank (required)",
+             gname);
     return SC_EMODEL;
   }
   j->gpu = *gp;
-  j->gpus = (int)num(c, "gpus", 1);
-  j->gpus_per_node = (int)num(c, "gpus_per_node", j->gpus < 8 ? j->gpus : 8);
-  if (j->gpus_per_node < 1) j->gpus_per_node = 1;
+  j->gpus = (int)num(c, "gpus", 0);
+  if (j->gpus < 1) { /* blank: global_batch / batch_per_gpu, else nodes x gpus_per_node */
+    double g = num(c, "global_batch", 0), b = num(c, "batch_per_gpu", 0);
+    double n = num(c, "nodes", 0), gpn = num(c, "gpus_per_node", 0);
+    int by_batch = b >= 1 && g >= b && fmod(g, b) == 0 && g / b <= 1 << 24;
+    if (!by_batch && !(n >= 1 && gpn >= 1 && n * gpn <= 1 << 24)) {
+      snprintf(why, wn, "gpus is blank and nothing gives it (global_batch / batch_per_gpu, or "
+               "nodes x gpus_per_node)");
+      return SC_EMODEL;
+    }
+    j->gpus = (int)(by_batch ? g / b : n * gpn);
+    rowv_note(assumed, an, "gpus %d = %s (blank)", j->gpus,
+              by_batch ? "global_batch / batch_per_gpu" : "nodes x gpus_per_node");
+  }
+  j->gpus_per_node = (int)num(c, "gpus_per_node", 0);
+  if (j->gpus_per_node < 1) { /* blank: gpus / nodes, else the reference server's */
+    int nodes = (int)num(c, "nodes", 0), ref_gpn, domain;
+    const char *ref = rowd_reference_node(gp->name, &ref_gpn, &domain);
+    int by_nodes = nodes > 0 && j->gpus % nodes == 0;
+    j->gpus_per_node = by_nodes ? j->gpus / nodes : j->gpus < ref_gpn ? j->gpus : ref_gpn;
+    if (j->gpus_per_node < 1) j->gpus_per_node = 1;
+    if (j->gpus > 1)
+      rowv_note(assumed, an, "%d GPUs per server (blank; %s%s)", j->gpus_per_node,
+                by_nodes ? "gpus / nodes" : ref ? "as " : "at most 8",
+                by_nodes || !ref ? "" : ref);
+  }
   const char *in = cell(c, "intra_node");
   j->intra = !strncmp(in, "nvswitch", 8) || !strncmp(in, "nvlink-mesh", 11) ? 1
              : !strncmp(in, "nvlink-hybrid", 13) ? 2
              : !strncmp(in, "pcie", 4) ? 3 : 0;
   j->nvlink_bw = num(c, "intra_node_GBps", 0) * 1e9;
+  if (j->nvlink_bw <= 0 && j->gpus_per_node > 1 && j->intra != 3) /* 0: the preset's */
+    rowv_note(assumed, an, "intra_node_GBps %.0f of the GPU (blank)", gp->nvlink_bw / 1e9);
   /* TensorFlow (>= 2.4) runs fp32 matrix products in TF32 on Ampere and
    * later unless told not to (tf.config.experimental.enable_tensor_float_32_execution) */
   if (j->dtype == SC_FP32 && j->gpu.arch >= 80 &&
@@ -303,13 +423,18 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
 
 static int plan_of(rctx *c, const sc_rs_job *j, sc_rs_plan *p, char *why, size_t wn,
                    sc_error *err) {
-  const char *sh = cell(c, "sharding");
+  char b[48];
+  const char *sh = lower(c, "sharding", b, sizeof b);
+  if (!strncmp(sh, "shardingtype.", 13)) sh += 13; /* TorchRec's enum, printed */
   /* a table too large for any GPU was sliced (distributed-embeddings'
    * column slicing), or the run could not have happened */
   if (!strcmp(sh, "single_gpu") || !strcmp(sh, "table_wise") || !strcmp(sh, "table_wise+split"))
     return sc_rs_plan_uniform(j, SC_RS_TABLE_WISE, 1, p, err);
   if (!strcmp(sh, "row_wise")) return sc_rs_plan_uniform(j, SC_RS_ROW_WISE, 0, p, err);
-  if (!strcmp(sh, "hybrid_auto")) {
+  /* TorchRec's other kinds, every table the same way */
+  int k = sc_rs_shard_from_name(sh);
+  if (k >= 0) return sc_rs_plan_uniform(j, (sc_rs_shard_kind)k, 0, p, err);
+  if (!strcmp(sh, "hybrid_auto") || !strcmp(sh, "auto") || !strcmp(sh, "planner")) {
     sc_rs_plans ps;
     int rc = sc_rs_plan_search(j, NULL, &ps, err);
     if (rc) return rc;
@@ -319,9 +444,18 @@ static int plan_of(rctx *c, const sc_rs_job *j, sc_rs_plan *p, char *why, size_t
     sc_rs_plans_free(&ps);
     return SC_OK;
   }
-  snprintf(why, wn, "unknown sharding '%.40s' (valid: single_gpu, table_wise, "
-           "table_wise+split, row_wise, hybrid_auto)", sh);
+  snprintf(why, wn, "unknown sharding '%.20s' (valid: single_gpu, table_wise[+split], "
+           "row_wise, column_wise, table_row_wise, data_parallel, hybrid_auto)",
+           cell(c, "sharding"));
   return SC_EMODEL;
+}
+
+/* 1 when the row's sharding is the planner's (hybrid_auto and its
+ * spellings). */
+static int valrs_planned(rctx *c) {
+  char b[48];
+  const char *sh = lower(c, "sharding", b, sizeof b);
+  return !strcmp(sh, "hybrid_auto") || !strcmp(sh, "auto") || !strcmp(sh, "planner");
 }
 
 int valrs_is_recsys(const csv_file *f) {
@@ -344,6 +478,8 @@ int valrs_job(const csv_file *f, const char *path, sc_rs_job *j, sc_rs_plan *p, 
     if (rc == SC_EINPUT) { snprintf(why, sizeof why, "%.150s", e.msg); rc = SC_EMODEL; }
   }
   if (rc == SC_OK) rc = plan_of(&c, j, p, why, sizeof why, err);
+  if (rc == SC_OK && valrs_planned(&c))
+    rowv_note(assumed, an, "the planner's fastest sharding (the run's plan is not published)");
   if (rc == SC_EMODEL) sc_error_set(err, SC_EMODEL, "%s", why);
   return rc;
 }
@@ -352,10 +488,16 @@ int valrs_row(const csv_file *f, const char *path, val_row *r, sc_error *err) {
   rctx c = {f, path, err, 0};
   r->measured = num(&c, "measured_iter_ms", 0) * 1e-3;
   if (c.bad) return SC_EINPUT;
+  if (!*cell(&c, "measured_iter_ms")) { /* nothing to judge against */
+    snprintf(r->skipped, sizeof r->skipped, "no measurement: measured_iter_ms is blank");
+    return SC_OK;
+  }
   if (r->measured <= 0)
     return sc_error_set(err, SC_EINPUT, "%s:%d: the measured value must be > 0", path,
                         f->record_line);
-  snprintf(r->group, sizeof r->group, "%s", cell(&c, "sharding"));
+  char sh[48];
+  lower(&c, "sharding", sh, sizeof sh); /* one group per kind, however spelled */
+  snprintf(r->group, sizeof r->group, "%.31s", strncmp(sh, "shardingtype.", 13) ? sh : sh + 13);
   sc_rs_job j;
   sc_rs_plan p;
   sc_error e = {0};

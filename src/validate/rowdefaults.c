@@ -45,9 +45,11 @@ static void squash(const char *s, char *buf, size_t cap) {
 
 /* The preset whose id, squashed, is the longest prefix of the squashed
  * model text (the part before a parenthesis). */
-static const sc_model *named_preset(const char *model) {
+const sc_model *rowd_named_preset(const char *model) {
   char text[96], head[96], id[96];
   snprintf(head, sizeof head, "%.*s", (int)strcspn(model, "("), model);
+  char *repo = strrchr(head, '/'); /* a Hugging Face id: "meta-llama/Llama-3.1-8B" */
+  if (repo) memmove(head, repo + 1, strlen(repo));
   squash(head, text, sizeof text);
   const sc_model *best = NULL;
   size_t best_len = 0;
@@ -95,7 +97,7 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
    * (TransformerConfig in ../shared/reference/megatron-lm), for every row
    * whose model has no preset: each such row is a Megatron-family run */
   m->attention_dropout = m->hidden_dropout = 0.1;
-  const sc_model *p = named_preset(model);
+  const sc_model *p = rowd_named_preset(model);
   if (p) {
     m->act = p->tf.act;
     m->norm = p->tf.norm;
@@ -190,13 +192,16 @@ void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p) {
    * PyTorch's FullyShardedDataParallel (FSDP1); FSDP2 has none */
   if (rowtext_has(notes, "full_shard") || rowtext_has(notes, "shard_grad_op")) p->fsdp_impl = SC_FSDP1;
   if (rowtext_has(notes, "shard_grad_op")) p->fsdp_reshard = 0;
-  if (rowtext_has(notes, "deepspeed zero-3") || rowtext_has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
+  /* a zero-3 row naming DeepSpeed (Megatron-DeepSpeed included) runs
+   * DeepSpeed's ZeRO-3 */
+  if (rowtext_has(notes, "deepspeed") || rowtext_has(notes, "zero stage 3")) p->fsdp_impl = SC_FSDP_DEEPSPEED;
 }
 
 /* ------------------------------------------------------------ pipeline */
 
 int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p) {
   int chunks = p->pp * (p->vpp > 1 ? p->vpp : 1);
+  if (p->n_pp_layout > 0 || p->pp_first_layers > 0 || p->pp_last_layers > 0) return 0; /* stated */
   if (fw != ROWD_FW_MCORE || p->pp < 2 || layers % chunks == 0 || (layers + 2) % chunks) return 0;
   p->pp_embedding_in_split = p->pp_loss_in_split = 1;
   return 1;
@@ -218,6 +223,13 @@ double rowd_reference_nic(const char *gpu, const char **preset) {
   const sc_cluster *c = reference_system(gpu);
   *preset = c ? c->name : NULL;
   return c ? c->nic_bw : 0;
+}
+
+const char *rowd_reference_node(const char *gpu, int *gpn, int *domain) {
+  const sc_cluster *c = reference_system(gpu);
+  *gpn = c ? c->gpus_per_node : 8;
+  *domain = c ? c->nvlink_domain : 8;
+  return c ? c->name : NULL;
 }
 
 sc_host rowd_reference_host(const char *gpu) {

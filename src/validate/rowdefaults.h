@@ -38,6 +38,11 @@ const char *rowd_framework_name(rowd_framework f);
 void rowd_architecture(const char *model, const char *notes, sc_transformer *m, char *why,
                        size_t why_size);
 
+/* The transformer preset the `model` text names: the longest preset id
+ * that, ignoring case and punctuation, starts it (before any '(', after
+ * the last '/' of a Hugging Face repository id); NULL when none. */
+const sc_model *rowd_named_preset(const char *model);
+
 /* The attention kernel: what the notes state (a FlashAttention generation,
  * cuDNN, "flash attention" = FlashAttention-2, the calibrated generation),
  * else the framework's default (Megatron-Core / NeMo and MaxText: cuDNN
@@ -55,7 +60,7 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p);
 /* The FSDP implementation of a zero-3 row: XLA for MaxText, FSDP1 where
  * the notes name one of its sharding strategies (FULL_SHARD,
  * SHARD_GRAD_OP: no reshard after forward), DeepSpeed where they name
- * ZeRO stage 3; otherwise the default (FSDP2). */
+ * DeepSpeed or ZeRO stage 3; otherwise the default (FSDP2). */
 void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p);
 
 /* The stage layout when the row gives none and its layers do not split
@@ -64,6 +69,7 @@ void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p);
  * (account_for_embedding/loss_in_pipeline_split, as NeMo's Llama 3.1 405B
  * recipe does for 126 layers) when that makes the split even; other
  * frameworks keep the even split (and the row is skipped with the reason).
+ * A layout the row states (p->n_pp_layout, pp_first/last_layers) stands.
  * Returns 1 when it set the layout. */
 int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p);
 
@@ -71,6 +77,10 @@ int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p);
  * system (the first cluster preset with that GPU), in bytes/s, and that
  * preset's id in *preset; 0 when there is none. */
 double rowd_reference_nic(const char *gpu, const char **preset);
+/* The server of the GPU's reference system, the same preset: its GPUs per
+ * node and NVLink domain into *gpn and *domain (8 and 8 when there is
+ * none); its id, or NULL. */
+const char *rowd_reference_node(const char *gpu, int *gpn, int *domain);
 /* The host side (CPU memory, PCIe uplinks) of the GPU's reference system,
  * the same preset; all 0 (= the consumer's default) when there is none. */
 sc_host rowd_reference_host(const char *gpu);

@@ -14,7 +14,10 @@
  *     else the one the row's framework shipped when the source was
  *     published (flash_generation below), else FlashAttention-2;
  *   - recompute blank = none; micro_batch blank = picked by
- *     sc_scenario_resolve; vpp blank = 1, vpp > 1 = interleaved 1F1B;
+ *     sc_scenario_resolve; dp blank = gpus / (tp*pp*cp); vpp blank = 1,
+ *     vpp > 1 = interleaved 1F1B; the spellings of coded cells, the
+ *     blanks other sources leave and the layout cells beyond the schema:
+ *     validate/rowtrain.c (each said in the row's `assumed` text);
  *   - an eager PyTorch framework (host launch overhead counts);
  *   - zero = 3 is FSDP (FULL_SHARD): gathers and reduce-scatters are
  *     prefetched and overlapped with the layers' compute, as FSDP always
@@ -44,6 +47,8 @@
 #include "validate/rowgpu.h"
 #include "validate/rowmem.h"
 #include "validate/rowmoe.h"
+#include "validate/rowtrain.h"
+#include "validate/rowvalues.h"
 #include "validate/validate.h"
 
 /* Column lookup and typed parsing of the current record. */
@@ -91,12 +96,6 @@ static int add_row(val_file *vf, const val_row *r) {
   return 0;
 }
 
-static int dtype_from(const char *s, sc_dtype *d) {
-  int i = dtype_from_name(s, strlen(s));
-  if (i >= 0) *d = (sc_dtype)i;
-  return i >= 0;
-}
-
 /* Fill scenario from a training row. Returns SC_OK, SC_EINPUT (malformed
  * row: err set) or SC_EMODEL (cannot model: reason in `why`). */
 static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, char *assumed,
@@ -117,6 +116,9 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   m->topk = integer(c, "topk", m->experts > 1 ? 2 : 0, 0);
   const char *notes = cell(c, "notes");
   rowd_architecture(cell(c, "model"), notes, m, NULL, 0);
+  /* blank shape cells, and what the named preset adds: validate/rowtrain.c */
+  if (rowt_model(c->f, cell(c, "model"), m, why, wn, assumed, an))
+    return c->bad ? SC_EINPUT : SC_EMODEL;
 
   sc_plan *p = &s->plan;
   sc_plan_default(p);
@@ -124,25 +126,18 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   p->micro_batch = whole(c, "micro_batch", 0, 1, 1L << 40);
   p->tp = integer(c, "tp", 1, 1);
   p->pp = integer(c, "pp", 1, 1);
-  p->dp = integer(c, "dp", 1, 1);
+  p->dp = integer(c, "dp", 0, 1); /* blank: gpus / (tp*pp*cp), resolved */
   p->cp = integer(c, "cp", 1, 1);
   p->ep = integer(c, "ep", 1, 1);
   p->vpp = integer(c, "vpp", 0, 1);
   p->schedule = p->vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
-  p->sp = integer(c, "sp", 0, 0);
-  p->zero = integer(c, "zero", 0, 0);
-  const char *rc = cell(c, "recompute");
-  if (!*rc || !strcmp(rc, "none")) p->recompute = SC_RECOMP_NONE;
-  else if (!strcmp(rc, "selective")) p->recompute = SC_RECOMP_SELECTIVE;
-  else if (!strcmp(rc, "full")) p->recompute = SC_RECOMP_FULL;
-  else csv_malformed(c->f, c->path, "recompute", "none, selective, full or blank", &c->bad,
-                     c->err);
-  if (!dtype_from(cell(c, "dtype"), &p->dtype))
-    csv_malformed(c->f, c->path, "dtype", "fp32, tf32, fp16, bf16, fp8 or fp4", &c->bad, c->err);
+  /* sp, zero, recompute, dtype in their spellings: validate/rowtrain.c */
+  rowt_plan_cells(c->f, c->path, p, assumed, an, &c->bad, c->err);
   const char *gname = cell(c, "gpu");
   const sc_gpu *g = rowg_gpu(gname, assumed, an); /* validate/rowgpu.h */
   if (!g) {
-    snprintf(why, wn, "unknown GPU '%s' (no preset)", gname);
+    snprintf(why, wn, *gname ? "unknown GPU '%.60s' (no preset)" : "gpu is blank (required)",
+             gname);
     return c->bad ? SC_EINPUT : SC_EMODEL;
   }
   rowd_framework fw = rowd_framework_of(notes);
@@ -150,9 +145,10 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   rowd_overlap(notes, fw, p);
   rowd_fsdp(notes, fw, p);
   rowmem_defaults(notes, p); /* validate/rowmem.c: what the framework keeps in memory */
+  int lrc = rowt_layout(c->f, c->path, notes, p, why, wn, assumed, an, &c->bad, c->err);
+  if (lrc) return c->bad ? SC_EINPUT : lrc; /* etp, pp layout, HSDP, sp: rowtrain.c */
   if (rowd_pipeline_layout(fw, m->layers, p))
-    snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%sembedding and loss counted as layers in the pipeline split", *assumed ? "; " : "");
+    rowv_note(assumed, an, "embedding and loss counted as layers in the pipeline split");
   if (rowm_moe_columns(notes, cell(c, "moe_dispatcher"), cell(c, "moe_router_num_groups"),
                        cell(c, "moe_router_group_topk"), fw, p) &&
       m->experts > 1 && p->ep > 1) /* validate/rowmoe.c */
@@ -169,8 +165,10 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   cl->gpu = *g;
   snprintf(cl->name, sizeof cl->name, "validation row");
   cl->gpus = integer(c, "gpus", 1, 1);
+  if (rowt_gpus(c->f, p, &cl->gpus, why, wn, assumed, an)) return c->bad ? SC_EINPUT : SC_EMODEL;
   cl->gpus_per_node = integer(c, "gpus_per_node", 8, 1);
   cl->nvlink_domain = integer(c, "nvlink_domain", cl->gpus_per_node, 1);
+  rowt_node(c->f, cl, assumed, an); /* blank: the GPU's reference server */
   cl->nvlink_bw = num(c, "nvlink_GBps", g->nvlink_bw / 1e9, 0) * 1e9;
   cl->nic_bw = num(c, "nic_Gbps", 0, 0) * 1e9 / 8;
   cl->topology[0] = '\0';
@@ -178,10 +176,15 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
     /* not published: the NIC of the GPU's reference system, said in the row */
     const char *ref;
     cl->nic_bw = rowd_reference_nic(g->name, &ref);
-    if (ref)
-      snprintf(assumed + strlen(assumed), an - strlen(assumed), "%snic_Gbps %.0f of %s (not published)",
+    if (!ref) {
+      snprintf(why, wn, "nic_Gbps is blank, the GPUs span NVLink domains, and %s has no "
+               "reference system to take it from", g->name);
+      return c->bad ? SC_EINPUT : SC_EMODEL;
+    }
+    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%snic_Gbps %.0f of %s (not published)",
                *assumed ? "; " : "", cl->nic_bw * 8 / 1e9, ref);
   }
+  rowt_blank_notes(c->f, p, cl, assumed, an);
   if (c->bad) return SC_EINPUT;
   return SC_OK;
 }
@@ -221,7 +224,7 @@ static int predict_training(row_ctx *c, val_row *r) {
 
 static void predict_collective(row_ctx *c, val_row *r) {
   const char *opn = cell(c, "op");
-  int op = coll_op_from_name(opn);
+  int op = collrow_op(opn); /* any case, '-' (validate/collrow.c) */
   double bytes = num(c, "bytes", 0, 1);
   if (!c->bad && bytes > 1125899906842624.0) { /* 2^50, as sc_coll_sweep_run */
     sc_error_set(c->err, SC_EINPUT, "%s:%d: column 'bytes': %g is more than 2^50 (1 PiB)",
@@ -235,6 +238,11 @@ static void predict_collective(row_ctx *c, val_row *r) {
   double nic = num(c, "nic_Gbps", 0, 0);
   if (c->bad) return;
   r->bytes = bytes;
+  const char *blank_cell = collrow_blank(c->f); /* validate/collrow.c */
+  if (blank_cell) {
+    snprintf(r->skipped, sizeof r->skipped, "%s is blank (required)", blank_cell);
+    return;
+  }
   if (op < 0) {
     snprintf(r->skipped, sizeof r->skipped, "unknown collective '%s'", opn);
     return;
@@ -246,21 +254,23 @@ static void predict_collective(row_ctx *c, val_row *r) {
   }
   sc_scenario def;
   sc_scenario_default(&def);
+  if (csv_col(c->f, "gpus_per_node") < 0 || !*cell(c, "gpus_per_node"))
+    gpn = collrow_node(g->name, r->assumed, sizeof r->assumed); /* validate/collrow.c */
   coll_group grp;
   grp.ranks = ranks;
   grp.ranks_per_node = ranks < gpn ? ranks : gpn;
   grp.arch = g->arch;
-  grp.intra_bw = (nvl > 0 ? nvl * 1e9 : g->nvlink_bw);
-  grp.inter_bw = nic * 1e9 / 8;
+  int spans = ranks > grp.ranks_per_node;
+  if (collrow_links(g->name, g->nvlink_bw, nvl, nic, spans, &grp.intra_bw, &grp.inter_bw,
+                    r->assumed, sizeof r->assumed)) {
+    snprintf(r->skipped, sizeof r->skipped, "spans %d nodes but nic_Gbps is blank (and no "
+             "reference system of %s to take it from)", ranks / grp.ranks_per_node, g->name);
+    return;
+  }
   grp.intra_lat = def.cluster.nvlink_lat;
   grp.inter_lat = def.cluster.nic_lat;
   grp.node_gpus = gpn;
   grp.host_gpus = collrow_host_gpus(cell(c, "notes")); /* validate/collrow.h */
-  if (ranks > grp.ranks_per_node && grp.inter_bw <= 0) {
-    snprintf(r->skipped, sizeof r->skipped,
-             "spans %d nodes but nic_Gbps is blank", ranks / grp.ranks_per_node);
-    return;
-  }
   r->predicted = coll_nccl_time((coll_op)op, bytes, &grp).time * 1e6;
 }
 
@@ -460,8 +470,14 @@ int sc_validate_file_engine(const char *path, int event, val_file *vf, sc_error 
       if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
       continue;
     }
-    r.measured = num(&c, vf->kind == VAL_TRAINING ? "measured_iter_s"
-                                                  : "measured_time_us", 0, 0);
+    const char *target = vf->kind == VAL_TRAINING ? "measured_iter_s" : "measured_time_us";
+    r.measured = num(&c, target, 0, 0);
+    if (!c.bad && !*cell(&c, target)) { /* nothing to judge against: said, not guessed */
+      snprintf(r.skipped, sizeof r.skipped, "no measurement: %s is blank", target);
+      r.predicted = -1;
+      if (add_row(vf, &r)) { rc = -nomem(err, path); break; }
+      continue;
+    }
     if (!c.bad && r.measured <= 0) {
       sc_error_set(err, SC_EINPUT, "%s:%d: the measured value must be > 0",
                    path, f.record_line);

@@ -20,18 +20,23 @@ of src/report/accuracy.h (keep the two in step):
   - dtype class: fp16/bf16 = 16-bit, fp8/fp4 = fp8/fp4, else 32-bit;
   - parallel style: zero >= 3 = FSDP/ZeRO-3, else Megatron-style;
   - scale, appended to the style: "one-server" when gpus <= gpus_per_node
-    (blank gpus 1, blank gpus_per_node 8, as validate reads them), else
-    "multi-server";
+    (blank gpus 1, blank gpus_per_node 8; no row of the sets leaves them
+    blank: validate fills such a blank from the row's other cells or the
+    GPU's reference server, docs/accuracy.md item 12, which this tool does
+    not repeat), else "multi-server";
   - MoE rows (experts > 1) are prefixed "MoE " (the C lookup has no row
     for them unless a set gains some).
 A collective row (VALIDATION/collectives) is classed by its op, its size
 (below 1 MiB or from 1 MiB, validate's split) and whether its ranks fit in
-one node (ranks <= gpus_per_node, blank 8: intra-node, else inter-node).
+one node (ranks <= gpus_per_node, blank 8 -- none is blank; validate
+reads a blank as the reference server's NVLink domain: intra-node, else
+inter-node).
 A data-parallel row (VALIDATION/dp_training) is classed by its model family
 (BERT or CNN: which builder makes its model; test_accuracy checks that
 this agrees with the builder's kind on every row), its scheme_family and
 its scale (one-server when gpus <= gpus_per_node, blank gpus 1, blank
-gpus_per_node min(gpus, 8) as validate reads them; else multi-server).
+gpus_per_node min(gpus, 8); none is blank in the sets, and validate fills
+a blank from nodes or the reference server; else multi-server).
 A recommendation row (VALIDATION/recsys) is classed by its gpus: one GPU
 or several.
 Never keyed on a row's source or id; file names are provenance.
@@ -95,7 +100,7 @@ def run(cmd):
 
 def coll_class(cols):
     """The class of one collective row: op, size (validate's 1 MiB split),
-    locality (ranks within gpus_per_node, blank = 8, as validate reads it)."""
+    locality (ranks within gpus_per_node, blank = 8; no set row is blank)."""
     gpn = int(float(cols.get("gpus_per_node") or 8))
     size = "below 1 MiB" if float(cols["bytes"]) < 1048576 else "from 1 MiB"
     where = "intra-node" if int(float(cols["ranks"])) <= gpn else "inter-node"

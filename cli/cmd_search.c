@@ -120,7 +120,12 @@ int cmd_search(int argc, char **argv) {
   const char *html = NULL; /* --html FILE (cli/html_out.c) */
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--html") && i + 1 < argc) {
+    if (!strcmp(a, "--html")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "stepcast search: --html expects a file name ('-': standard output)\n");
+        rc = 2;
+        break;
+      }
       html = argv[++i];
       continue;
     }

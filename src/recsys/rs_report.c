@@ -148,8 +148,10 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
     fprintf(out, "]}\n");
     return;
   }
-  fprintf(out, "%ld plans evaluated (%s); the fastest that fit:\n\n", ps->evaluated,
-          ps->exhaustive ? "every plan enumerated" : "greedy + local search");
+  fprintf(out, "%ld plans evaluated (%s); %s:\n\n", ps->evaluated,
+          ps->exhaustive ? "every plan enumerated" : "greedy + local search",
+          ps->n && !ps->res[0].fits ? "none fits, those that need least memory"
+                                    : "the fastest that fit");
   fprintf(out, "  #  %10s  %8s  %s\n", "iter ms", "mem GiB", "sharding");
   for (int i = 0; i < ps->n; i++) {
     fprintf(out, "  %d  %10.3f  %8.2f  ", i + 1, MS(ps->res[i].iter_s), GIB(ps->res[i].mem_bytes));

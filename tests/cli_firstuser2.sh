@@ -17,6 +17,10 @@ cd "$ROOT" || exit 1
 expect 2 "--html expects a file name ('-': standard output)" -- search --html
 expect 1 'no plan fits; the closest needs' -- search -n 8 --gb 64 --threads 1
 
+# search on a CNN headed its images/s "tokens/s"; a dp.scheme was dropped in silence
+expect 0 'recompute   step s   images/s   MFU' -- search -m resnet50 -n 8 --gb 256 --threads 1 --top 1
+expect 0 'note: dp.scheme allreduce_nccl is not searched' -- search examples/dp/resnet50-16-v100-25gbe.json --threads 1 --top 1
+
 # validate --row ID FILE took any other word as the file: --summary,
 # --html's file, a second CSV, --format without its value
 F=data/validation/training/dgxc_benchmarking.csv

@@ -104,6 +104,8 @@ expect 2 'rs_long.json: model.tables[0].name: ' -- recsys predict "$TMP/rs_long.
 expect 2 "table 0 ('t0'): rows unknown ('?') or 0" -- recsys predict "$TMP/rs_unknown.json"
 expect 2 "rs_gpu8.json: sharding of table 0 ('t0'): table_wise on GPU 8, but the cluster has 8 GPUs (valid: 0..7)" -- recsys predict "$TMP/rs_gpu8.json"
 expect 0 'iteration' -- recsys predict "$TMP/rs_ok.json"
+# a round number of samples/s lost its digits ("7e+04 samples/s")
+expect 1 'iteration       789.958 ms   7.000e+04 samples/s' -- recsys predict examples/recsys/dlrm_criteo_8gpu.json --sharding data_parallel
 
 # collective: a size, --ppn or --arch that is not valid said neither what
 # was given nor what would do; 16 GPUs per thread on nodes of 8 ran
@@ -115,6 +117,9 @@ expect 2 '--gpus-per-thread 16 is more than the 8 GPUs per node (--ppn)' -- coll
 # trace: --ppn 0 was "expected a number" (0.5 said whole number); the value is named
 expect 2 "--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got '0'" -- trace examples/traces/rank0.json --ppn 0
 expect 2 "--dp-scale expects a number in 1e-9..1e9, got '0'" -- trace examples/traces/rank0.json --dp-scale 0
+# a .tar.gz of traces (as ../shared/traces ships them) said only "it starts with byte 0x72"
+tar -czf "$TMP/traces.tar.gz" -C examples traces/rank0.json traces/rank1.json
+expect 2 'starts with byte 0x74 (a tar archive: unpack it and give the trace files in it)' -- trace "$TMP/traces.tar.gz"
 
 # every example through every command that takes it: exit 0 or 1 (nothing
 # fits), one JSON document, one rectangular CSV table, the same bytes twice

@@ -52,7 +52,7 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
           j->gpu.name, j->gpus_per_node, j->global_batch, j->global_batch / j->gpus);
   fprintf(out, "sharding      ");
   plan_line(out, p);
-  fprintf(out, "\n\niteration     %9.3f ms   %.4g samples/s\n", MS(r->iter_s), r->samples_per_s);
+  fprintf(out, "\n\niteration     %9.3f ms   %#.4g samples/s\n", MS(r->iter_s), r->samples_per_s);
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_rs_text(j->gpus, acc, sizeof acc);
   fprintf(out, "accuracy      ");

@@ -31,6 +31,9 @@ expect 2 'validate: --html does not go with --row' -- validate --row $ID $F --ht
 expect 2 "--row ID takes one FILE.csv, got '$F' and 'other.csv'" -- validate --row $ID $F other.csv
 expect 2 'validate: --format expects table, json or csv' -- validate --row $ID $F --format
 expect 2 'validate: --ops goes with --row ID FILE.csv' -- validate --ops
+# --summary with --format json or csv printed every row (it is the table's)
+expect 2 'validate: --summary is for the table; --format json has every row' -- validate --summary --format json
+expect 2 'validate: --summary is for the table; --format csv' -- validate --format csv --summary
 
 # topo --list printed its table whatever came beside it; --dot ignored --format;
 # a topology's name was cut at 63 bytes ("... on ")
@@ -170,7 +173,8 @@ done
 sweep "table json csv" collective --topo examples/topologies/two_dgx_a100.json --ranks 16 --ppn 8 --max 16M
 sweep "table json" trace examples/traces/rank0.json examples/traces/rank1.json --dp-scale 2
 sweep "table json csv" presets
-sweep "table json csv" validate --summary data/validation/collectives/echo_allreduce_a100_2_to_32.csv
+sweep "table" validate --summary data/validation/collectives/echo_allreduce_a100_2_to_32.csv
+sweep "json csv" validate data/validation/collectives/echo_allreduce_a100_2_to_32.csv
 
 echo "cli_firstuser2: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -31,9 +31,6 @@ expect 2 'validate: --html does not go with --row' -- validate --row $ID $F --ht
 expect 2 "--row ID takes one FILE.csv, got '$F' and 'other.csv'" -- validate --row $ID $F other.csv
 expect 2 'validate: --format expects table, json or csv' -- validate --row $ID $F --format
 expect 2 'validate: --ops goes with --row ID FILE.csv' -- validate --ops
-# --summary with --format json or csv printed every row (it is the table's)
-expect 2 'validate: --summary is for the table; --format json has every row' -- validate --summary --format json
-expect 2 'validate: --summary is for the table; --format csv' -- validate --format csv --summary
 
 # topo --list printed its table whatever came beside it; --dot ignored --format;
 # a topology's name was cut at 63 bytes ("... on ")

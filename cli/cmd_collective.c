@@ -129,7 +129,9 @@ static int parse(int argc, char **argv, opts *o) {
       if (count(v, 1024, &o->gpt))
         return bad("--gpus-per-thread expects an integer 1..1024 (nccl-tests -g), got", v);
     } else if (!strcmp(k, "--arch")) {
-      if (count(v, 1000, &o->arch)) return bad("--arch expects an SM version such as 80, got", v);
+      if (count(v, 199, &o->arch) || o->arch < 30) /* 7 or 800 for 70 or 80 ran as is */
+        return bad("--arch expects an SM version 30..199 (70 V100, 80 A100, 90 H100, 100 B200), got",
+                   v);
     }
     else if (!strcmp(k, "--fabric")) {
       if ((o->fabric = sc_fabric_from_name(v)) < 0)
@@ -137,8 +139,14 @@ static int parse(int argc, char **argv, opts *o) {
     }
     else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end);
     else if (!strcmp(k, "--nic")) o->nic = strtod(v, &end);
-    else if (!strcmp(k, "--min")) { if ((o->min = parse_size(v)) < 0) return bad("bad size", v); }
-    else if (!strcmp(k, "--max")) { if ((o->max = parse_size(v)) < 0) return bad("bad size", v); }
+    else if (!strcmp(k, "--min") || !strcmp(k, "--max")) {
+      double *b = k[3] == 'i' ? &o->min : &o->max;
+      if ((*b = parse_size(v)) < 0) {
+        fprintf(stderr, "stepcast collective: %s expects a size in bytes > 0 (64, 4K, 1M, 2G: "
+                        "powers of 1024), got '%s'\n", k, v);
+        return 2;
+      }
+    }
     else if (!strcmp(k, "--factor")) o->factor = strtod(v, &end);
     else if (!strcmp(k, "--topo")) o->topo = v;
     else if (!strcmp(k, "--algo")) o->algo = v;
@@ -159,7 +167,16 @@ static int parse(int argc, char **argv, opts *o) {
     snprintf(got, sizeof got, "%d", o->ranks);
     return bad("--ranks must be 1..16777216, got", got);
   }
-  if (o->ppn < 1 || o->ranks % o->ppn) return bad("--ppn must divide --ranks", "");
+  if (o->ppn < 1 || o->ranks % o->ppn) {
+    fprintf(stderr, "stepcast collective: --ppn %d does not divide --ranks %d (ranks per node: "
+                    "every node holds as many)\n", o->ppn, o->ranks);
+    return 2;
+  }
+  if (o->gpt > o->ppn) { /* one thread's GPUs are in one process, on one node */
+    fprintf(stderr, "stepcast collective: --gpus-per-thread %d is more than the %d GPUs per "
+                    "node (--ppn)\n", o->gpt, o->ppn);
+    return 2;
+  }
   if (!(o->factor > 1)) return bad("--factor must be > 1", "");
   if (o->min > o->max) return bad("--min is larger than --max", "");
   return 0; /* the library checks the bandwidths and sizes (sc_coll_sweep_run) */

@@ -12,11 +12,28 @@
 #include "scenario_args.h"
 #include "stepcast.h"
 
+/* The comparison reads any scenario's model, cluster and batch and runs a
+ * whole replica on every GPU: say on stderr which of the plan's degrees
+ * it leaves aside (they were dropped in silence). */
+static void note_unused_plan(const char *cmd, const sc_plan *p) {
+  char b[160] = "";
+  int n = 0;
+  const char *key[] = {"tp", "pp", "cp", "ep", "zero"};
+  int v[] = {p->tp, p->pp, p->cp, p->ep, p->zero}, none[] = {1, 1, 1, 1, 0};
+  for (int k = 0; k < 5; k++)
+    if (v[k] > none[k] && n >= 0 && n < (int)sizeof b)
+      n += snprintf(b + n, sizeof b - (size_t)n, "%splan.%s %d", n ? ", " : "", key[k], v[k]);
+  if (n > 0)
+    fprintf(stderr, "stepcast %s: note: %s not used: every GPU holds a whole replica "
+                    "(data parallelism over cluster.gpus)\n", cmd, b);
+}
+
 int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare) {
   sc_dp_result r[32];
   sc_error err = {0};
   int n = 1, rc = SC_OK;
   if (compare) {
+    note_unused_plan(cmd, &s->plan);
     n = sc_dp_compare(s, r, 32, &err);
     if (n < 0) rc = -n;
   } else {

@@ -82,11 +82,15 @@ static int parse(int argc, char **argv, args *a) {
   return 0;
 }
 
-/* Predict plan p of j and report it; the exit code. */
-static int predict(const sc_rs_job *j, const sc_rs_plan *p, sc_format fmt) {
+/* Predict plan p of j (read from `path`) and report it; the exit code. */
+static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc_format fmt) {
   sc_rs_result r;
   sc_error e = {0};
   int rc = sc_rs_evaluate(j, p, &r, &e);
+  if (rc == SC_EINPUT) { /* the plan's check: say which file's sharding */
+    fprintf(stderr, "stepcast recsys: %s: %s\n", path, e.msg);
+    return cli_exit_code(rc);
+  }
   if (rc) return fail(rc, &e);
   sc_rs_report_result(stdout, fmt, j, p, &r);
   int fits = r.fits;
@@ -164,7 +168,7 @@ int cmd_recsys(int argc, char **argv) {
   if (!rc && a.sharding) rc = override(&j, a.sharding, &p);
   if (!rc) {
     if (!strcmp(sub, "plan") || (p.n == 0 && !a.sharding)) rc = plan(&j, &a);
-    else rc = predict(&j, &p, a.fmt);
+    else rc = predict(a.file, &j, &p, a.fmt);
   }
   sc_rs_plan_free(&p);
   sc_rs_job_free(&j);

@@ -120,7 +120,12 @@ int cmd_search(int argc, char **argv) {
   const char *html = NULL; /* --html FILE (cli/html_out.c) */
   for (int i = 1; i < argc && !rc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--html") && i + 1 < argc) {
+    if (!strcmp(a, "--html")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "stepcast search: --html expects a file name ('-': standard output)\n");
+        rc = 2;
+        break;
+      }
       html = argv[++i];
       continue;
     }
@@ -143,6 +148,10 @@ int cmd_search(int argc, char **argv) {
   }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "search", &s);
+  if (!rc && s.dp.scheme[0]) /* searched as any plan: the scheme was dropped in silence */
+    fprintf(stderr, "stepcast search: note: dp.scheme %s is not searched: plans are costed as "
+                    "tp/pp/dp plans with NCCL's data-parallel reduction (`stepcast dp` compares "
+                    "the schemes)\n", s.dp.scheme);
   if (!rc) {
     /* under mpirun (a build with SC_MPI) the processes share the space */
     int rank = sc_mpi_init(&argc, &argv);

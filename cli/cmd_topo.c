@@ -30,7 +30,7 @@ static void usage(FILE *out) {
 
 int cmd_topo(int argc, char **argv) {
   const char *spec = NULL;
-  int dot = 0, check = 0;
+  int dot = 0, check = 0, list = 0, fmt_given = 0;
   sc_format fmt = SC_FORMAT_TABLE;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--dot")) dot = 1;
@@ -41,13 +41,11 @@ int cmd_topo(int argc, char **argv) {
         return 2;
       }
       fmt = (sc_format)f;
+      fmt_given = 1;
     }
     else if (!strcmp(argv[i], "--check")) check = 1;
-    else if (!strcmp(argv[i], "--list")) {
-      printf("topology generators (bw, nvlink: GB/s per direction; nic: Gb/s; lat: us):\n");
-      sc_topo_generators_help(stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+    else if (!strcmp(argv[i], "--list")) list = 1;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       usage(stdout);
       return 0;
     } else if (argv[i][0] == '-' || spec) {
@@ -55,6 +53,23 @@ int cmd_topo(int argc, char **argv) {
               argv[i]);
       return 2;
     } else spec = argv[i];
+  }
+  /* --list and --dot print one fixed form: a --format or SPEC beside them
+   * was ignored in silence */
+  if (list && (spec || dot || check || fmt_given)) {
+    fprintf(stderr, "stepcast topo: --list takes nothing else (it prints the generators as a "
+                    "table), got %s\n", spec ? spec : dot ? "--dot" : check ? "--check" : "--format");
+    return 2;
+  }
+  if (list) {
+    printf("topology generators (bw, nvlink: GB/s per direction; nic: Gb/s; lat: us):\n");
+    sc_topo_generators_help(stdout);
+    return 0;
+  }
+  if (dot && (check || fmt_given)) {
+    fprintf(stderr, "stepcast topo: --dot writes Graphviz DOT; %s does not go with it\n",
+            check ? "--check" : "--format");
+    return 2;
   }
   if (!spec) return usage(stderr), 2;
   sc_topo *t;

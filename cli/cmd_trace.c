@@ -78,9 +78,14 @@ static int whatif_opt(opts *o, int argc, char **argv, int *i) {
   int k = 0;
   while (k < 4 && strcmp(a, names[k])) k++;
   if (k == 4) return 0;
-  if ((x = positive(v)) < 0) return bad("expected a number in 1e-9..1e9 after", a), 2;
+  x = positive(v);
   if (k == 3 && (x < 1 || x != (double)(int)x))
     return bad("--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got", v), 2;
+  if (x < 0) {
+    fprintf(stderr, "stepcast trace: %s expects a number in 1e-9..1e9, got '%s' (stepcast trace "
+                    "--help)\n", a, v ? v : "");
+    return 2;
+  }
   (*i)++;
   if (k == 0)
     o->w.dp_scale = x;

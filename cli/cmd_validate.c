@@ -15,7 +15,9 @@
 
 static void help(void) {
   printf("usage: stepcast validate [--format table|json|csv] [--summary] [--timings]\n"
-         "                         [--html FILE] [FILE.csv...]\n\n"
+         "                         [--engine closed|event] [--html FILE] [FILE.csv...]\n"
+         "       stepcast validate --row ID FILE.csv [--ops] [--engine closed|event]\n"
+         "                         [--format table|json|csv]\n\n"
          "Predict every row of measurement CSVs (training sets: seconds per step;\n"
          "collective sets: microseconds) and print each row's error, then per file\n"
          "the MAPE, median and max error and the rows within 10 %%. Rows that cannot\n"
@@ -23,7 +25,7 @@ static void help(void) {
          "shipped with stepcast (data/validation: training, collectives, dp_training,\n"
          "recsys); sets of models stepcast cannot build yet are counted as \"not\n"
          "supported yet\".\n\n"
-         "  --summary   print only the per-file summary (table format)\n"
+         "  --summary   print only the per-file summary (the table; JSON and CSV keep every row)\n"
          "  --engine E  predict training rows with the closed form (closed, default) or\n"
          "              the event engine (event; docs/event.md)\n"
          "  --timings   also print the wall time of each set (output differs run to run)\n"
@@ -153,16 +155,24 @@ int cmd_validate(int argc, char **argv) {
         if (k == i || k == i + 1) continue;
         if (!strcmp(argv[k], "--ops")) {
           ops = 1;
-        } else if (!strcmp(argv[k], "--engine") && k + 1 < argc) {
-          ev = engine_event(argv[++k]);
+        } else if (!strcmp(argv[k], "--engine")) {
+          ev = engine_event(k + 1 < argc ? argv[++k] : NULL);
           if (ev < 0) return 2;
-        } else if (!strcmp(argv[k], "--format") && k + 1 < argc) {
-          int v = sc_format_from_name(argv[++k]);
+        } else if (!strcmp(argv[k], "--format")) {
+          int v = k + 1 < argc ? sc_format_from_name(argv[++k]) : -1;
           if (v < 0) {
             fprintf(stderr, "stepcast validate: --format expects table, json or csv\n");
             return 2;
           }
           f = (sc_format)v;
+        } else if (argv[k][0] == '-' && argv[k][1]) { /* --html, --summary, ... */
+          fprintf(stderr, "stepcast validate: %s does not go with --row (valid with --row: "
+                          "--format, --engine, --ops)\n", argv[k]);
+          return 2;
+        } else if (file) {
+          fprintf(stderr, "stepcast validate: --row ID takes one FILE.csv, got '%s' and '%s'\n",
+                  file, argv[k]);
+          return 2;
         } else {
           file = argv[k];
         }
@@ -215,6 +225,11 @@ int cmd_validate(int argc, char **argv) {
       }
       fmt = (sc_format)f;
       continue;
+    }
+    if (!strcmp(a, "--ops")) {
+      fprintf(stderr, "stepcast validate: --ops goes with --row ID FILE.csv (one row's operators)\n");
+      rc = 2;
+      goto done;
     }
     if (!strcmp(a, "--row")) { /* the --row ID FILE form above needs both */
       fprintf(stderr, "stepcast validate: --row expects a row ID and the FILE.csv that holds it\n");

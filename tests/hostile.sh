@@ -55,7 +55,7 @@ h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max inf
 h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max 1e300G
 h 2 'sizes: need 1 <= min_bytes <= max_bytes <= 2^50' -- collective --max 1e300
 h 2 'by a factor 1.0000001: at most 100000' -- collective --factor 1.0000001
-h 2 'bad size' -- collective --min nan
+h 2 '--min expects a size in bytes > 0' -- collective --min nan
 h 2 'factor must be > 1' -- collective --factor inf
 # 4. tiny positive bandwidths and efficiencies printed NaN/inf as JSON
 for v in 1e-320 4.9e-324 1e-300; do
@@ -179,7 +179,7 @@ h 2 'algorithm rhd of all_reduce needs a power-of-two rank count, got 6 (valid: 
 h 2 "--train-tokens expects a number of tokens in 1..1e18, e.g. 15e12, got 'inf'" -- predict --train-tokens inf
 h 2 "--train-tokens expects a number of tokens in 1..1e18, e.g. 15e12, got '1e999'" -- predict --train-tokens 1e999
 h 2 "unknown option '--bogus'" -- presets --bogus
-h 2 'expected a number in 1e-9..1e9 after' -- trace examples/traces --dp-scale inf
+h 2 '--dp-scale expects a number in 1e-9..1e9' -- trace examples/traces --dp-scale inf
 # 16. debug builds aborted on user input: one rank on a topology, a send to itself
 h 0 'flow engine: ring:n=4' -- collective --ranks 1 --ppn 1 --topo ring:n=4 --max 4K
 h 0 'flow engine: ring:n=4' -- collective --op send_recv --ranks 1 --ppn 1 --topo ring:n=4 --max 4K

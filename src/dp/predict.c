@@ -36,6 +36,27 @@ static int dp_unknown(const char *name, sc_error *err) {
   return sc_error_set(err, SC_EINPUT, "dp.scheme: unknown scheme '%s'; valid: %s", name, valid);
 }
 
+/* A data-parallel scheme runs a whole replica on every GPU: a parallel
+ * degree or ZeRO stage in the plan of a scenario that names its scheme
+ * (dp.scheme) would be dropped in silence. An error naming the key, unless
+ * it is the value that means none. (sc_dp_compare, `stepcast dp`, reads
+ * any scenario's model, cluster and batch and leaves its plan's degrees
+ * aside, as documented; the CLI says so.) */
+static int dp_whole_replica(const sc_plan *p, sc_error *err) {
+  const struct {
+    const char *key;
+    int v, none;
+  } k[] = {{"tp", p->tp, 1}, {"pp", p->pp, 1}, {"cp", p->cp, 1}, {"ep", p->ep, 1},
+           {"zero", p->zero, 0}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (k[i].v > k[i].none)
+      return sc_error_set(err, SC_EINPUT,
+                          "plan.%s: %d does not apply to a data-parallel scheme (dp.scheme): "
+                          "every GPU holds a whole replica; valid: %d, or leave "
+                          "it out", k[i].key, k[i].v, k[i].none);
+  return SC_OK;
+}
+
 /* The single-GPU scenario of s: one GPU, the per-GPU batch. */
 static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_error *err) {
   int gpus = s->cluster.gpus;
@@ -223,7 +244,9 @@ int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err) {
   int sc = dp_scheme_from_name(s->dp.scheme);
   if (sc < 0) return dp_unknown(s->dp.scheme, err);
   dp_prep pr;
-  int rc = dp_prepare(s, &pr, err);
+  int rc = dp_whole_replica(&s->plan, err);
+  if (rc) return rc;
+  rc = dp_prepare(s, &pr, err);
   if (rc == SC_OK) rc = dp_eval(&pr, (dp_scheme)sc, r, NULL, err);
   dp_free_prep(&pr);
   return rc;
@@ -269,7 +292,9 @@ int sc_dp_timeline(const sc_scenario *s, sc_span **spans, size_t *n, double *ste
   dp_prep pr;
   dp_spans rec = {0};
   sc_dp_result r;
-  int rc = dp_prepare(s, &pr, err);
+  int rc = dp_whole_replica(&s->plan, err);
+  if (rc) return rc;
+  rc = dp_prepare(s, &pr, err);
   if (rc == SC_OK) rc = dp_eval(&pr, (dp_scheme)sc, &r, &rec, err);
   if (rc == SC_OK) dp_layout(&pr, &r, &rec);
   if (rc == SC_OK && rec.oom) rc = sc_error_set(err, SC_ENOMEM, "out of memory for the timeline");

@@ -198,10 +198,12 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
   if (rc) return rc;
   json_t *gen = json_object_get(root, "generator");
   const char *name = json_string_value(json_object_get(root, "name"));
-  if (json_object_get(root, "name") && (!name || !plain(name)))
+  if (json_object_get(root, "name") && (!name || !plain(name) ||
+                                       strlen(name) >= sizeof((topo *)0)->name))
     return sc_error_set(err, SC_EINPUT,
-                        "%s: name: must be a string without control "
-                        "characters, quotes or backslashes", origin);
+                        "%s: name: must be a string of at most %zu bytes without control "
+                        "characters, quotes or backslashes", origin,
+                        sizeof((topo *)0)->name - 1);
   if (gen) {
     if (!json_is_string(gen))
       return sc_error_set(err, SC_EINPUT, "%s: generator: must be a string such as \"ring:n=8\"",

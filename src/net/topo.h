@@ -38,7 +38,7 @@ typedef struct topo_link {
 } topo_link;
 
 typedef struct topo {
-  char name[64];
+  char name[256];  /* the JSON file's "name" (at most 255 bytes), the spec or the path */
   topo_node *nodes;
   topo_link *links;
   int n_nodes, cap_nodes;

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/file.h"
@@ -133,6 +134,10 @@ static int table_of(jctx *c, json_t *o, int i, sc_rs_table *t, int *count) {
   memset(t, 0, sizeof *t);
   json_t *nm = json_object_get(o, "name");
   if (nm && !json_is_string(nm)) return fail(c, where, "a string \"name\"");
+  if (nm && strlen(json_string_value(nm)) >= sizeof t->name) /* was cut in silence */
+    return sc_error_set(c->err, SC_EINPUT, "%s: %s.name: '%s' is %zu bytes; valid: at most %zu",
+                        c->path, where, json_string_value(nm), strlen(json_string_value(nm)),
+                        sizeof t->name - 1);
   snprintf(t->name, sizeof t->name, "%s", nm ? json_string_value(nm) : "");
   double rows = 0, dim = 0, cnt = 1;
   if ((rc = getnum(c, o, where, "rows", 0, &rows)) || (rc = getnum(c, o, where, "dim", 0, &dim)) ||
@@ -158,6 +163,31 @@ static int table_of(jctx *c, json_t *o, int i, sc_rs_table *t, int *count) {
   t->wide = w && json_is_true(w);
   snprintf(k, sizeof k, "%s.ids", where);
   return dist_of(c, json_object_get(o, "ids"), k, t);
+}
+
+static int by_name(const void *a, const void *b) {
+  const sc_rs_table *x = *(const sc_rs_table *const *)a, *y = *(const sc_rs_table *const *)b;
+  int d = strcmp(x->name, y->name);
+  return d ? d : (x > y) - (x < y);
+}
+
+/* The sharding names tables: two tables of one name (given twice, or a
+ * name the copies or unnamed tables also get, "t3", "emb_0") are an
+ * error naming both. */
+static int names_unique(jctx *c, const sc_rs_model *m) {
+  const sc_rs_table **ix = mem_alloc(sizeof *ix * (size_t)m->n_tables);
+  if (!ix) return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->path);
+  for (int t = 0; t < m->n_tables; t++) ix[t] = &m->tables[t];
+  qsort(ix, (size_t)m->n_tables, sizeof *ix, by_name);
+  int rc = SC_OK;
+  for (int t = 1; t < m->n_tables && !rc; t++)
+    if (!strcmp(ix[t]->name, ix[t - 1]->name))
+      rc = sc_error_set(c->err, SC_EINPUT, "%s: model.tables: tables %d and %d are both named "
+                        "'%s'; give each table its own name (the sharding refers to them by name)",
+                        c->path, (int)(ix[t - 1] - m->tables), (int)(ix[t] - m->tables),
+                        ix[t]->name);
+  mem_free(ix);
+  return rc;
 }
 
 static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
@@ -197,7 +227,7 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
       m->n_tables++;
     }
   }
-  return SC_OK;
+  return names_unique(c, m);
 }
 
 static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
@@ -356,6 +386,22 @@ static int table_ref(const sc_rs_model *m, json_t *x) {
   return -1;
 }
 
+/* A sharding entry's "table" that names no table: say what was given
+ * and what is valid. */
+static int no_table(jctx *c, const char *where, const sc_rs_model *m, json_t *x) {
+  int n = m->n_tables;
+  const char *first = m->tables[0].name, *last = m->tables[n - 1].name;
+  if (json_is_string(x))
+    return sc_error_set(c->err, SC_EINPUT, "%s: %s.table: no table is named '%s'; valid: a "
+                        "name ('%s'%s%s%s) or an index 0..%d", c->path, where,
+                        json_string_value(x), first, n > 1 ? (n > 2 ? " .. '" : ", '") : "",
+                        n > 1 ? last : "", n > 1 ? "'" : "", n - 1);
+  if (json_is_integer(x))
+    return sc_error_set(c->err, SC_EINPUT, "%s: %s.table: no table %lld; valid: an index "
+                        "0..%d or a name", c->path, where, (long long)json_integer_value(x), n - 1);
+  return fail(c, where, "\"table\": a table name of the model or an index");
+}
+
 static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, int *autop) {
   *autop = 0;
   if (!o) return SC_OK;
@@ -386,7 +432,10 @@ static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, in
     int rc = keys_ok(c, x, where, ok);
     if (rc) return rc;
     int t = table_ref(&j->model, json_object_get(x, "table"));
-    if (t < 0) return fail(c, where, "\"table\": a table name of the model or an index");
+    if (t < 0) return no_table(c, where, &j->model, json_object_get(x, "table"));
+    if (p->s[t].gpu >= 0)
+      return sc_error_set(c->err, SC_EINPUT, "%s: %s: table %d ('%s') already has an entry; "
+                          "give one per table", c->path, where, t, j->model.tables[t].name);
     json_t *k = json_object_get(x, "kind");
     int kind = k && json_is_string(k) ? sc_rs_shard_from_name(json_string_value(k)) : -1;
     if (kind < 0) return fail(c, where, "\"kind\": data_parallel, table_wise, row_wise, "

@@ -220,6 +220,9 @@ double sc_rs_embedding_elems(const sc_rs_model *m) {
 
 /* A table's check: the message names it and what would be valid. */
 int rs_table_check(const sc_rs_table *t, int i, sc_error *err) {
+  if (t->rows == 0) /* '?' of the table list: a measurement set's unknown */
+    return sc_error_set(err, SC_EINPUT, "table %d ('%s'): rows unknown ('?') or 0; valid: "
+                        "1..1e15 (a table needs at least one row: give its row count)", i, t->name);
   if (!(t->rows >= 1) || t->rows > RS_MAX_ROWS)
     return sc_error_set(err, SC_EINPUT, "table %d ('%s'): rows %g; valid: 1..1e15 (a table "
                         "needs at least one row)", i, t->name, t->rows);

@@ -52,7 +52,10 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
           j->gpu.name, j->gpus_per_node, j->global_batch, j->global_batch / j->gpus);
   fprintf(out, "sharding      ");
   plan_line(out, p);
-  fprintf(out, "\n\niteration     %9.3f ms   %.4g samples/s\n", MS(r->iter_s), r->samples_per_s);
+  char sps[32]; /* 4 significant digits, kept: 7.000e+04, not 7e+04; 4525, not 4525. */
+  int w = snprintf(sps, sizeof sps, "%#.4g", r->samples_per_s);
+  if (w > 0 && w < (int)sizeof sps && sps[w - 1] == '.') sps[w - 1] = '\0';
+  fprintf(out, "\n\niteration     %9.3f ms   %s samples/s\n", MS(r->iter_s), sps);
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_rs_text(j->gpus, acc, sizeof acc);
   fprintf(out, "accuracy      ");
@@ -148,8 +151,10 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
     fprintf(out, "]}\n");
     return;
   }
-  fprintf(out, "%ld plans evaluated (%s); the fastest that fit:\n\n", ps->evaluated,
-          ps->exhaustive ? "every plan enumerated" : "greedy + local search");
+  fprintf(out, "%ld plans evaluated (%s); %s:\n\n", ps->evaluated,
+          ps->exhaustive ? "every plan enumerated" : "greedy + local search",
+          ps->n && !ps->res[0].fits ? "none fits, those that need least memory"
+                                    : "the fastest that fit");
   fprintf(out, "  #  %10s  %8s  %s\n", "iter ms", "mem GiB", "sharding");
   for (int i = 0; i < ps->n; i++) {
     fprintf(out, "  %d  %10.3f  %8.2f  ", i + 1, MS(ps->res[i].iter_s), GIB(ps->res[i].mem_bytes));

@@ -293,11 +293,12 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
   fprintf(out, "</td></tr>\n<tr><td>plan</td><td>tp %d, pp %d, dp %d, cp %d, ep %d, vpp %d, "
                "zero %d, micro-batch %ld, global batch %ld</td></tr>\n"
                "<tr><td>step time</td><td>%.4g s</td></tr>\n"
-               "<tr><td>throughput</td><td>%.0f tokens/s</td></tr>\n"
+               "<tr><td>throughput</td><td>%.0f %s/s</td></tr>\n"
                "<tr><td>MFU</td><td>%.1f %%</td></tr>\n"
                "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n</table>\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->zero, r->micro_batch, p->global_batch,
-          r->step_s, r->tokens_per_s, 100 * r->mfu, r->mem.total / GIB, r->mem.capacity / GIB,
+          r->step_s, r->tokens_per_s, s->model.kind == SC_MODEL_CNN ? "images" : "tokens",
+          100 * r->mfu, r->mem.total / GIB, r->mem.capacity / GIB,
           verdict);
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_text(s, acc, sizeof acc);

@@ -704,8 +704,10 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
           st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
                        : "ranked by the closed-form engine");
-  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   tokens/s   MFU   GiB/GPU%s%s\n",
-          dtype_col ? "  dtype" : "", st->reranked ? "     event s" : "");
+  /* a CNN's throughput is images (tokens_per_s = seq_per_s there), as predict says */
+  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   %s   MFU   GiB/GPU%s%s\n",
+          s->model.kind == SC_MODEL_CNN ? "images/s" : "tokens/s", dtype_col ? "  dtype" : "",
+          st->reranked ? "     event s" : "");
   for (int i = 0; i < n; i++) search_row(out, s, &c[i], i + 1, dtype_col);
   search_marginal_note(out, s, c, n);
   if (n > 0) { /* report/accuracy.h: the best plan's class, once */

@@ -607,10 +607,12 @@ int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err) {
     if (got > 0) n += (size_t)got;
     if (!looked && (looked = first_look(b, n)) < 0) {
       unsigned first = (unsigned char)b[0];
+      int tar = n >= 262 && !memcmp(b + 257, "ustar", 5); /* POSIX tar's magic */
       mem_free(b), gzclose(f);
       return sc_error_set(err, SC_EINPUT,
                           "%s: neither a JSON trace (a '{' or '[' first) nor a Chakra ET: it "
-                          "starts with byte 0x%02x", path, first);
+                          "starts with byte 0x%02x%s", path, first,
+                          tar ? " (a tar archive: unpack it and give the trace files in it)" : "");
     }
   } while (got > 0);
   int zerr = 0;

@@ -73,14 +73,13 @@ static void drop(sc_rs_plans *o, int i) {
   o->n--;
 }
 
-/* Search key of local search: fitting plans by time, any plan that does
- * not fit above them all. (1e30 + bytes is the same double for every
- * memory under about 1e14 bytes, so local search does not steer towards
- * less memory from a seed that does not fit; making it do so finds faster
- * plans for 22 MLPerf DLRM rows and moves docs/accuracy.md's figures, so
- * it is left as it is.) */
+/* Search key of local search: fitting plans by time (seconds, far below
+ * 1e9), any plan that does not fit above them all and ordered by its
+ * memory (bytes x 1e-6: the double keeps about 0.1 byte of resolution at
+ * 1e9, so local search steers a seed that does not fit towards less
+ * memory). */
 static double key(const sc_rs_result *r) {
-  return r->fits ? r->iter_s : 1e30 + r->mem_bytes;
+  return r->fits ? r->iter_s : 1e9 + r->mem_bytes * 1e-6;
 }
 
 /* The order of the listed plans: 1 when a ranks before b. Fitting plans by

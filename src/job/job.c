@@ -22,6 +22,7 @@
 #include "core/mem.h"
 #include "cost/compute.h"
 #include "engine/engine.h"
+#include "engine/qmemo.h"
 #include "job/job.h"
 #include "lower/lcache.h"
 #include "lower/lower.h"
@@ -39,6 +40,7 @@ struct sc_job {
   memo bound_costs;       /* the same without the topology (job_bound) */
   lower_scratch ls;
   lcache lc;              /* the search's lowered plans (job_lower) */
+  qmemo qm;               /* their engine queues (job_bound, job_finish) */
   int quiet;              /* job_quiet_checks */
   eng e;
 };
@@ -55,6 +57,7 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   memo_init(&j->costs);
   memo_init(&j->bound_costs);
   lcache_init(&j->lc);
+  qmemo_init(&j->qm);
   eng_init(&j->e);
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
@@ -88,6 +91,7 @@ void sc_job_close(sc_job *j) {
   memo_free(&j->bound_costs);
   lower_scratch_free(&j->ls);
   lcache_free(&j->lc);
+  qmemo_free(&j->qm);
   eng_free(&j->e);
   mem_free(j);
 }
@@ -140,6 +144,8 @@ static int lower_cur(sc_job *j, int memoise, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   j->e.oom = 0;
+  /* the queues of segments the memo of segments numbered (qmemo.h) */
+  j->e.qm = &j->qm;
   return SC_OK;
 }
 

@@ -226,8 +226,10 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
 
 /* ------------------------------------------------------- comparison */
 
-/* The comparison names every field: a new field must be added below. */
-_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 128 && sizeof(xg_stage) == 32 &&
+/* The comparison names every field: a new field must be added below
+ * (xg_segment.memo_id, a tag of the memo of segments, is not compared:
+ * the same graph lowered with or without that memo). */
+_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 136 && sizeof(xg_stage) == 32 &&
                    sizeof(xg_run) == 8 && sizeof(xg_group) == 12,
                "lcache_xg_equal compares the execution graph field by field: update it");
 

@@ -182,10 +182,10 @@ static segm_slot *victim(segm *m) {
   return v;
 }
 
-int segm_keep(segm *m, int b, const strat *st, const xg *x, int seg, const segm_call *calls,
+int segm_keep(segm *m, int b, const strat *st, xg *x, int seg, const segm_call *calls,
               int n_calls) {
   if (!m->cur || n_calls > SEGM_CALLS) return 0;
-  const xg_segment *sg = &x->segs[seg];
+  xg_segment *sg = &x->segs[seg];
   segm_slot *sl = victim(m);
   sl->ctx = 0; /* unused until complete */
   if (vec_grow((void **)&sl->tasks, &sl->cap_tasks, sg->n_tasks, sizeof *sl->tasks)) return -1;
@@ -208,5 +208,7 @@ int segm_keep(segm *m, int b, const strat *st, const xg *x, int seg, const segm_
   sl->st = key_strat(st);
   sl->stamp = m->clock;
   sl->ctx = m->cur;
+  sl->id = sg->memo_id = ++m->ids;
+  sl->seg.memo_id = sl->id;
   return 0;
 }

@@ -30,7 +30,10 @@
  * those calls; a hit replays the calls on the new graph (same arguments,
  * so the same groups in the same order as lower_segment would add), maps
  * the ordinals back to indices, appends the tasks and the segment, and
- * writes the plan's ZeRO stage and recomputation mode into it. The graph
+ * writes the plan's ZeRO stage and recomputation mode into it. Each
+ * segment remembered gets a number (xg_segment.memo_id) that the engine's
+ * memo of queues keys on (engine/qmemo.h): segments of one number have
+ * the same tasks and fields but for those two, in the same context. The graph
  * is then what lower_plan gives without the memo: tests/test_lcache.c and
  * tests/test_segmemo.c compare whole search spaces; built with
  * SC_DEBUG_CHECKS, lcache.c lowers a sample of the plans that took
@@ -69,6 +72,7 @@ typedef struct segm_ctx {
 
 typedef struct segm_slot {
   uint64_t ctx;           /* serial of its context; 0 = unused */
+  uint64_t id;            /* unique to this filling (xg_segment.memo_id) */
   uint64_t stamp;         /* last use */
   int block;
   strat st;               /* reduced (segmemo.c, key_strat) */
@@ -85,6 +89,7 @@ typedef struct segm {
   segm_slot *slots;       /* owned, SEGM_SLOTS, allocated on first use */
   uint64_t cur;           /* serial of the context of the plan being lowered */
   uint64_t serials;       /* contexts made so far */
+  uint64_t ids;           /* segments remembered so far */
   uint64_t clock;         /* uses so far, for eviction */
   long hits, misses;      /* segments, for tests and benchmarks */
 } segm;
@@ -98,16 +103,17 @@ int segm_begin(segm *m, const sc_scenario *s);
 
 /* Block b under strategy st from the memo, appended to x (its tasks, the
  * groups it adds, the segment with st's ZeRO stage and recomputation
- * mode): the new segment's index; -1 when the memo does not hold it; -2
- * when x cannot grow. */
+ * mode, its memo_id): the new segment's index; -1 when the memo does not
+ * hold it; -2 when x cannot grow. */
 int segm_fetch(segm *m, int b, const strat *st, xg *x);
 
-/* Remember segment `seg` of x, just lowered for block b under strategy st
+/* Remember segment `seg` of x (and tag it with its memo_id), just lowered
+ * for block b under strategy st
  * with the group calls calls[0..n_calls) (n_calls > SEGM_CALLS: too
  * many, not remembered). 0, or -1 when out of memory (nothing is
  * remembered; reported like any allocation of the lowering, so that
  * fault injection sees every failure). */
-int segm_keep(segm *m, int b, const strat *st, const xg *x, int seg, const segm_call *calls,
+int segm_keep(segm *m, int b, const strat *st, xg *x, int seg, const segm_call *calls,
                int n_calls);
 
 #endif /* SC_LOWER_SEGMEMO_H */

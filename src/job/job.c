@@ -263,6 +263,8 @@ int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
 long job_memo_hits(const sc_job *j) { return j->lc.hits; }
 
+long job_queue_memo_hits(const sc_job *j) { return j->qm.hits; }
+
 void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
 
 sc_plan *job_plan(sc_job *j) {

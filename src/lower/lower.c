@@ -1126,11 +1126,16 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   return xg_add_segment(c->x, &sg);
 }
 
-/* 1 when segment i is block b's under strategy st. */
+_Static_assert(sizeof(strat) == 8 * sizeof(int), "segment_is compares every field of strat");
+
+/* 1 when segment i is block b's under strategy st (strat_equal's fields,
+ * compared here: a plan with partial recomputation asks once per span of
+ * layers, scanning its few segments). */
 static int segment_is(const lctx *c, int i, int b, const strat *st) {
   const xg_segment *s = &c->x->segs[i];
-  strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp, s->etp};
-  return s->block == b && strat_equal(&o, st);
+  return s->block == b && s->tp == st->tp && s->cp == st->cp && s->ep == st->ep &&
+         s->sp == st->sp && s->zero == st->zero && s->recompute == st->recompute &&
+         s->hp == st->hp && s->etp == st->etp;
 }
 
 /* A new segment of (block b, strategy st): from the memo of segments

@@ -66,6 +66,10 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   } else if (rc == SC_OK) {
     rc = ncost_open(&j->s.cluster, &j->net, err);
   }
+  /* the model and cluster as resolving them again leaves them: what
+   * check() resolved for every plan before, so that it resolves only the
+   * plan now (same bits, whether or not resolving twice changes them) */
+  if (rc == SC_OK) rc = sc_scenario_resolve_model(&j->s, err);
   if (rc != SC_OK) {
     sc_job_close(j);
     return rc;
@@ -110,7 +114,8 @@ const eng *job_eng(const sc_job *j) { return &j->e; }
  * (with j->quiet, an empty message: job_quiet_checks). */
 static int check(sc_job *j, sc_error *err) {
   sc_error *e = j->quiet ? NULL : err; /* NULL: no message formatted */
-  int rc = plan_resolve_scratch(&j->cur, e); /* j->cur is scratch */
+  /* j->cur is scratch; its model and cluster are j->s's, resolved */
+  int rc = plan_resolve_plan(&j->cur, e);
   if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER) rc = lower_check(j->g, &j->cur, e);
   if (rc != SC_OK && j->quiet && err) {
     err->code = rc;

@@ -543,17 +543,35 @@ int eng_prepare(eng *e, sc_error *err) {
       e->grps[i].window = eng_window(e->s, &x->groups[i]);
   }
   if (build_queues(e)) return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
+  /* the memory of every stage, kept where it was computed already for
+   * this graph and scenario (job_lower's eng_prepare_memory, or job_bound
+   * before job_finish: the memory reads neither the network nor the mode) */
+  int keep = e->mem_ready;
   eng_memory_pass(e);
   for (int s = 0; s < x->n_stages; s++) {
     const xg_stage *st = &x->stages[s];
+    sc_memory m = e->st[s].m;
+    double total = e->st[s].mem;
     if (st->same_as >= 0) {
       e->st[s] = e->st[st->same_as];
     } else {
       memset(&e->st[s], 0, sizeof e->st[s]);
       stage_cost(e, st, &e->st[s]);
     }
-    eng_memory(e, s);
+    if (!keep) {
+      eng_memory(e, s);
+      continue;
+    }
+    e->st[s].m = m;
+    e->st[s].mem = total;
+#ifdef SC_DEBUG_CHECKS
+    eng_memory(e, s); /* computed again: the same */
+    assert(e->st[s].m.total == m.total && e->st[s].m.weights == m.weights &&
+           e->st[s].m.activations == m.activations && e->st[s].m.host == m.host &&
+           e->st[s].m.fits == m.fits && e->st[s].mem == total);
+#endif
   }
+  e->mem_ready = 1;
   return SC_OK;
 }
 
@@ -568,6 +586,7 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
     if (e->st[s].m.total > e->st[ms].m.total) ms = s;
   }
   *out = e->st[ms].m;
+  e->mem_ready = 1;
   return SC_OK;
 }
 

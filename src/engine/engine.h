@@ -135,6 +135,10 @@ typedef struct eng {
   int cap_st;
   long mem_pass;                /* passes of eng_memory over the stages: a
                                    stage's sums are reused within one */
+  int mem_ready;                /* 1: st[*].m and .mem hold the memory of x
+                                   under s (set by eng_prepare_memory and
+                                   eng_prepare, which then keeps it);
+                                   whoever changes x or s sets it to 0 */
 } eng;
 
 /* The window of job ranks whose groups like g run g's collectives at

@@ -149,6 +149,7 @@ static int lower_cur(sc_job *j, int memoise, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   j->e.oom = 0;
+  j->e.mem_ready = 0; /* a new graph or plan */
   /* the queues of segments the memo of segments numbered (qmemo.h) */
   j->e.qm = &j->qm;
   return SC_OK;
@@ -273,12 +274,14 @@ long job_queue_memo_hits(const sc_job *j) { return j->qm.hits; }
 void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
 
 sc_plan *job_plan(sc_job *j) {
+  j->e.mem_ready = 0; /* j->cur, the engine's scenario, changes */
   j->cur = j->s;
   return &j->cur.plan;
 }
 
 /* The plan to evaluate into j->cur (NULL: job_plan's, already there). */
 static void take_plan(sc_job *j, const sc_plan *plan) {
+  j->e.mem_ready = 0; /* j->cur, the engine's scenario, may change */
   if (!plan) return;
   j->cur = j->s;
   j->cur.plan = *plan;

@@ -1252,6 +1252,10 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
                   p->bf16_last_layers > 0;
   for (int b = 0; b < g->n_blocks; b++) {
     const wg_block *bl = &g->blocks[b];
+    /* without overrides every instance of a block has strat_of's strategy
+     * before the per-layer knobs: asked once */
+    strat base;
+    if (p->n_overrides == 0) strat_of(p, bl->name, bl->role == WG_ROLE_LAYER ? layer : -1, &base);
     for (int i = 0, span; i < bl->count; i += span) {
       strat st;
       int idx = bl->role == WG_ROLE_LAYER ? layer : -1, seg, tr = -1;
@@ -1280,7 +1284,8 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
          * hot path: one lookup per block, not per layer) */
         seg = prev;
       } else {
-        strat_of(p, bl->name, idx, &st);
+        if (p->n_overrides == 0) st = base;
+        else strat_of(p, bl->name, idx, &st);
         if (idx >= 0) {
           /* first and last layers kept in 16 bits (Megatron's
            * --first-last-layers-bf16) */

@@ -29,6 +29,7 @@
 #include "cost/fp8cast.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
+#include "engine/qmemo.h"
 #include "pipeline/pipe.h"
 
 void eng_init(eng *e) { memset(e, 0, sizeof *e); }
@@ -378,30 +379,63 @@ static void run(const eng_qsum *q, int reps, qclock *c) {
 #endif
 }
 
-/* The forward queue of every segment and its backward queue (with the
- * recomputation its strategy asks for). */
+/* The forward queue of segment s and its backward queue (with the
+ * recomputation its strategy asks for), summarised into e->qs[2s..2s+1]. */
+static int segment_queues(eng *e, int s) {
+  const xg_segment *sg = &e->x->segs[s];
+  int *off = &e->qoff[4 * s];
+  e->n_q = 0;
+  off[0] = e->n_q;
+  if (enqueue(e, sg, PASS_FWD, 0)) return -1;
+  off[1] = e->n_q - off[0];
+  off[2] = e->n_q;
+  if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_RECOMP_FULL, 0)) return -1;
+  /* a module inside another re-runs once per enclosing recomputation */
+  for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
+    if (enqueue(e, sg, PASS_RECOMP_SEL, lv)) return -1;
+  if (enqueue(e, sg, PASS_BWD, 0)) return -1;
+  off[3] = e->n_q - off[2];
+  summarize(e, off[0], off[1], &e->qs[2 * s]);
+  summarize(e, off[2], off[3], &e->qs[2 * s + 1]);
+  return 0;
+}
+
+/* The key of segment sg's queues in the memo of queues (qmemo.h). */
+static qmemo_key queue_key(const eng *e, const xg_segment *sg) {
+  return (qmemo_key){sg->memo_id, sg->zero >= 3, (int)sg->recompute,
+                     e->net_bound | e->net_alone << 1};
+}
+
+/* The queues of segment s: from the memo of queues where it holds them,
+ * else costed (and then remembered). 0 or -1 (out of memory). */
+static int queues_of(eng *e, int s) {
+  qmemo_key k = queue_key(e, &e->x->segs[s]);
+  const eng_qsum *got = e->qm ? qmemo_get(e->qm, &k) : NULL;
+  if (got) {
+    e->qs[2 * s] = got[0];
+    e->qs[2 * s + 1] = got[1];
+#ifdef SC_DEBUG_CHECKS
+    /* a sample of the hits costed again: the same bits */
+    if (e->qm->hits % QMEMO_CHECK_EVERY == 0) {
+      if (segment_queues(e, s)) return -1;
+      assert(!memcmp(&e->qs[2 * s], got, 2 * sizeof *got));
+    }
+#endif
+    return 0;
+  }
+  if (segment_queues(e, s)) return -1;
+  /* a memo of costs that could not grow fails the evaluation: not kept */
+  return e->qm && k.id && !e->oom ? qmemo_put(e->qm, &k, &e->qs[2 * s]) : 0;
+}
+
+/* The queues of every segment into e->qs. 0 or -1 (out of memory). */
 static int build_queues(eng *e) {
   const xg *x = e->x;
-  e->n_q = 0;
   if (vec_grow((void **)&e->qoff, &e->cap_seg4, 4L * x->n_segs, sizeof *e->qoff) ||
       vec_grow((void **)&e->qs, &e->cap_seg2, 2L * x->n_segs, sizeof *e->qs))
     return -1;
-  for (int s = 0; s < x->n_segs; s++) {
-    const xg_segment *sg = &x->segs[s];
-    int *off = &e->qoff[4 * s];
-    off[0] = e->n_q;
-    if (enqueue(e, sg, PASS_FWD, 0)) return -1;
-    off[1] = e->n_q - off[0];
-    off[2] = e->n_q;
-    if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_RECOMP_FULL, 0)) return -1;
-    /* a module inside another re-runs once per enclosing recomputation */
-    for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
-      if (enqueue(e, sg, PASS_RECOMP_SEL, lv)) return -1;
-    if (enqueue(e, sg, PASS_BWD, 0)) return -1;
-    off[3] = e->n_q - off[2];
-    summarize(e, off[0], off[1], &e->qs[2 * s]);
-    summarize(e, off[2], off[3], &e->qs[2 * s + 1]);
-  }
+  for (int s = 0; s < x->n_segs; s++)
+    if (queues_of(e, s)) return -1;
   return 0;
 }
 
@@ -509,16 +543,35 @@ int eng_prepare(eng *e, sc_error *err) {
       e->grps[i].window = eng_window(e->s, &x->groups[i]);
   }
   if (build_queues(e)) return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
+  /* the memory of every stage, kept where it was computed already for
+   * this graph and scenario (job_lower's eng_prepare_memory, or job_bound
+   * before job_finish: the memory reads neither the network nor the mode) */
+  int keep = e->mem_ready;
+  eng_memory_pass(e);
   for (int s = 0; s < x->n_stages; s++) {
     const xg_stage *st = &x->stages[s];
+    sc_memory m = e->st[s].m;
+    double total = e->st[s].mem;
     if (st->same_as >= 0) {
       e->st[s] = e->st[st->same_as];
     } else {
       memset(&e->st[s], 0, sizeof e->st[s]);
       stage_cost(e, st, &e->st[s]);
     }
-    eng_memory(e, s);
+    if (!keep) {
+      eng_memory(e, s);
+      continue;
+    }
+    e->st[s].m = m;
+    e->st[s].mem = total;
+#ifdef SC_DEBUG_CHECKS
+    eng_memory(e, s); /* computed again: the same */
+    assert(e->st[s].m.total == m.total && e->st[s].m.weights == m.weights &&
+           e->st[s].m.activations == m.activations && e->st[s].m.host == m.host &&
+           e->st[s].m.fits == m.fits && e->st[s].mem == total);
+#endif
   }
+  e->mem_ready = 1;
   return SC_OK;
 }
 
@@ -527,11 +580,13 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
   if (vec_grow((void **)&e->st, &e->cap_st, x->n_stages, sizeof *e->st))
     return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
   int ms = 0;
+  eng_memory_pass(e);
   for (int s = 0; s < x->n_stages; s++) {
     eng_memory(e, s);
     if (e->st[s].m.total > e->st[ms].m.total) ms = s;
   }
   *out = e->st[ms].m;
+  e->mem_ready = 1;
   return SC_OK;
 }
 

@@ -17,6 +17,8 @@
 #ifndef SC_ENGINE_H
 #define SC_ENGINE_H
 
+#include <stdint.h>
+
 #include "core/memo.h"
 #include "engine/groups.h"
 #include "engine/netcost.h"
@@ -44,6 +46,17 @@ typedef struct eng_qsum {
   double mem;         /* of compute, memory-bound kernels (XG_MEM) */
 } eng_qsum;
 
+/* What the runs of a stage add up to in its memory (memory.c, eng_memory),
+ * before the micro-batches in flight: bytes per GPU. */
+typedef struct eng_memsum {
+  double weights, gradients, optimizer; /* of the runs, FSDP's units aside */
+  double act;                   /* activations kept per micro-batch */
+  double remat;                 /* the largest layer rematerialised */
+  double offloaded, off_buf;    /* in host memory; the copy buffer */
+  double copies_once;           /* AMP's weight copies made once */
+  double gw, gg;                /* FSDP's gathered weights and gradients */
+} eng_memsum;
+
 /* Per micro-batch time of one stage and its parts. */
 typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
@@ -56,6 +69,8 @@ typedef struct eng_stage {
                                    in memory-bound kernels (overlap
                                    slowdown: groups.h grp_slow) */
   sc_memory m;                  /* its breakdown */
+  eng_memsum sums;              /* what its runs add up to (memory.c) */
+  long sums_pass;               /* eng.mem_pass when sums were made */
 } eng_stage;
 
 /* What follows from the stage costs: the step's closed form. */
@@ -106,6 +121,8 @@ typedef struct eng {
                                    already computed for this job; NULL = none */
   int oom;                      /* set when costs could not grow: the
                                    evaluation must fail with SC_ENOMEM */
+  struct qmemo *qm;             /* borrowed: the queues of segments costed
+                                   before (qmemo.h), or NULL */
   /* scratch, owned and reused: */
   grp *grps;                    /* one per x->groups */
   int cap_grps;
@@ -116,6 +133,12 @@ typedef struct eng {
   int cap_seg4, cap_seg2;
   eng_stage *st;                /* per pipeline stage */
   int cap_st;
+  long mem_pass;                /* passes of eng_memory over the stages: a
+                                   stage's sums are reused within one */
+  int mem_ready;                /* 1: st[*].m and .mem hold the memory of x
+                                   under s (set by eng_prepare_memory and
+                                   eng_prepare, which then keeps it);
+                                   whoever changes x or s sets it to 0 */
 } eng;
 
 /* The window of job ranks whose groups like g run g's collectives at
@@ -264,5 +287,8 @@ double eng_overlapped(double comm, double window, double share);
 
 /* Memory per GPU of stage st (fills e->st[st].m); memory.c. */
 void eng_memory(eng *e, int st);
+/* Before a pass of eng_memory over the stages 0, 1, ... (a stage with the
+ * runs of an earlier one takes its sums from it within one pass). */
+void eng_memory_pass(eng *e);
 
 #endif

@@ -259,9 +259,14 @@ typedef struct fsdp_ctx {
   double pending;           /* DeepSpeed: gradient elements in the bucket */
 } fsdp_ctx;
 
-static fsdp_unit unit_at(const fsdp_ctx *x, const cursor *c) {
+/* The unit under cursor c: x's cached one, or costed into *spill (a run
+ * past the cache). Borrowed from x or spill (not copied: the passes ask
+ * twice per layer). */
+static const fsdp_unit *unit_at(const fsdp_ctx *x, const cursor *c, fsdp_unit *spill) {
   int j = cur_index(c);
-  return j < FSDP_CACHE ? x->cache[j] : unit_of(x->e, &x->e->x->runs[x->st->first_run + j]);
+  if (j < FSDP_CACHE) return &x->cache[j];
+  *spill = unit_of(x->e, &x->e->x->runs[x->st->first_run + j]);
+  return spill;
 }
 
 /* Put `comm` seconds on the communication stream, issued at t; returns
@@ -293,17 +298,18 @@ static int ds_kept(fsdp_ctx *x, double params) {
 static void gather_ahead(fsdp_ctx *x, const cursor *lead, int q, double t) {
   if (!cur_ok(lead)) return;
   const sc_plan *p = &x->e->s->plan;
-  fsdp_unit u = unit_at(x, lead);
-  double g = u.gather;
-  if (lead->bwd && u.params > 0) {
-    if (!p->fsdp_reshard || ds_kept(x, u.params)) g = 0;
+  fsdp_unit spill;
+  const fsdp_unit *u = unit_at(x, lead, &spill);
+  double g = u->gather;
+  if (lead->bwd && u->params > 0) {
+    if (!p->fsdp_reshard || ds_kept(x, u->params)) g = 0;
     /* DeepSpeed: a module released after its recomputed forward (reuse
      * distance below the layer) is gathered again for its backward */
     else if (p->fsdp_impl == SC_FSDP_DEEPSPEED && p->recompute == SC_RECOMP_FULL &&
-             p->ds_max_reuse < u.params)
+             p->ds_max_reuse < u->params)
       g *= 2;
   }
-  x->ready[q % FSDP_RING] = u.params > 0 && g > 0 ? issue(x, t, g, u.share) : -INFINITY;
+  x->ready[q % FSDP_RING] = u->params > 0 && g > 0 ? issue(x, t, g, u->share) : -INFINITY;
 }
 
 /* Reduce the gradients of unit u, done at the compute clock. */
@@ -345,21 +351,22 @@ static void pass(fsdp_ctx *x, int bwd) {
   int first = d > 1 ? d : 1;
   for (int q = 0; q < first; q++, cur_next(&lead)) gather_ahead(x, &lead, q, x->c);
   for (int q = 0; cur_ok(&c); q++, cur_next(&c)) {
-    fsdp_unit u = unit_at(x, &c);
+    fsdp_unit spill;
+    const fsdp_unit *u = unit_at(x, &c, &spill);
     double r = x->ready[q % FSDP_RING], start = r > x->c ? r : x->c;
-    int gathered = u.params > 0 && r > -INFINITY;
+    int gathered = u->params > 0 && r > -INFINITY;
     /* implicit prefetch: the host reaches the next unit once it has
      * issued this one's kernels (taking host and GPU level here) */
-    double reach = u.host < u.f ? u.host : u.f;
+    double reach = u->host < u->f ? u->host : u->f;
     if (d > 0) {
       gather_ahead(x, &lead, q + d, implicit ? start + reach : start);
       cur_next(&lead);
     }
-    double run = (bwd ? u.b : u.f) + (gathered ? u.copy_out : 0) + (bwd ? u.rs_copy : 0);
+    double run = (bwd ? u->b : u->f) + (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
     x->c = start + run;
     x->compute += run;
-    x->copies += (gathered ? u.copy_out : 0) + (bwd ? u.rs_copy : 0);
-    if (bwd && u.params > 0) reduce(x, &u);
+    x->copies += (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
+    if (bwd && u->params > 0) reduce(x, u);
     if (d == 0) {
       gather_ahead(x, &lead, q + 1, x->c);
       cur_next(&lead);

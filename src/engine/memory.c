@@ -12,6 +12,9 @@
  * only the layer input (and rematerialises one layer at a time). The
  * schedule says how many micro-batches a stage holds at its peak.
  */
+#include <assert.h>
+#include <string.h>
+
 #include "cost/amp.h"
 #include "cost/compute.h"
 #include "cost/fp8cast.h"
@@ -102,15 +105,19 @@ static double seg_act(const xg_segment *sg) {
   return sg->act_bytes;
 }
 
-void eng_memory(eng *e, int s) {
+void eng_memory_pass(eng *e) { e->mem_pass++; }
+
+/* What the runs of stage s add up to. It reads the stage's runs and,
+ * through xg_seg_params, only whether s is the first stage (stages after
+ * it hold the tied weights again): the same for two stages with the same
+ * runs on the same side of stage 0. */
+static void sums_of(const eng *e, int s, eng_memsum *m) {
   const sc_plan *p = &e->s->plan;
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
-  sc_memory *out = &e->st[s].m;
   double eb = eng_param_bytes(p);
-  double act = 0, remat = 0, offloaded = 0, off_buf = 0, copies_once = 0;
   int off_left = p->offload_layers;
-  out->weights = out->gradients = out->optimizer = 0;
+  memset(m, 0, sizeof *m);
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];
@@ -129,40 +136,63 @@ void eng_memory(eng *e, int s) {
     if (sg->zero >= 1) o /= dp;
     if (sg->zero >= 2) g /= dp;
     if (sg->zero >= 3) w /= dp;
-    out->weights += w;
-    out->gradients += g;
-    out->optimizer += o;
-    act += r->count * seg_act(sg);
-    amp_copies(p, r, sg, &act, &copies_once);
+    m->weights += w;
+    m->gradients += g;
+    m->optimizer += o;
+    m->act += r->count * seg_act(sg);
+    amp_copies(p, r, sg, &m->act, &m->copies_once);
     if (off_left > 0 && sg->role == WG_ROLE_LAYER) {
       /* offloaded layers' activations live in host memory; one layer's
        * worth stays as the buffer the copy in flight uses */
       int n = r->count < off_left ? r->count : off_left;
       off_left -= n;
-      offloaded += n * seg_act(sg);
-      if (seg_act(sg) > off_buf) off_buf = seg_act(sg);
+      m->offloaded += n * seg_act(sg);
+      if (seg_act(sg) > m->off_buf) m->off_buf = seg_act(sg);
     }
     /* one layer is rematerialised at a time during backward */
-    if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > remat) remat = sg->act_bytes;
+    if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > m->remat) m->remat = sg->act_bytes;
   }
   /* ZeRO-3 / FSDP: the units gathered at once (fsdp.c) */
-  double gw, gg;
-  fsdp_memory(e, st, eb, &gw, &gg);
-  out->weights += gw;
-  out->gradients += gg;
+  fsdp_memory(e, st, eb, &m->gw, &m->gg);
+}
+
+void eng_memory(eng *e, int s) {
+  const sc_plan *p = &e->s->plan;
+  const xg *x = e->x;
+  const xg_stage *st = &x->stages[s];
+  sc_memory *out = &e->st[s].m;
+  /* a stage with the runs of an earlier one on its side of stage 0 (a
+   * pipeline's middle stages) sums what that one summed in this pass */
+  int t = st->same_as;
+  eng_memsum m;
+  if (t >= 0 && t < s && (t > 0) == (s > 0) && e->st[t].sums_pass == e->mem_pass) {
+    m = e->st[t].sums;
+#ifdef SC_DEBUG_CHECKS
+    eng_memsum fresh;
+    sums_of(e, s, &fresh);
+    assert(!memcmp(&fresh, &m, sizeof m));
+#endif
+  } else {
+    sums_of(e, s, &m);
+  }
+  e->st[s].sums = m;
+  e->st[s].sums_pass = e->mem_pass;
+  out->weights = m.weights + m.gw;
+  out->gradients = m.gradients + m.gg;
+  out->optimizer = m.optimizer;
   pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
-  out->activations = (act - offloaded) * in_flight + remat + (offloaded > 0 ? off_buf : 0) +
-                     copies_once;
+  out->activations = (m.act - m.offloaded) * in_flight + m.remat +
+                     (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
-  out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + gw + gg);
+  out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + m.gw + m.gg);
   out->total = sum + out->buffers;
   out->capacity = e->s->cluster.gpu.hbm_bytes;
   /* the offloaded activations sit in pinned CPU buffers until their
    * backward (Megatron model_parallel_config.py: "the pinned CPU buffers"
    * of cpu_offloading_retain_pinned_cpu_buffers); every GPU of the server
    * holds as much (offloading needs pp 1) */
-  out->host = offloaded * in_flight * e->s->cluster.gpus_per_node;
+  out->host = m.offloaded * in_flight * e->s->cluster.gpus_per_node;
   out->host_capacity = hostlink_capacity(&e->s->cluster);
   out->fits = out->total <= out->capacity &&
               (out->host_capacity <= 0 || out->host <= out->host_capacity);

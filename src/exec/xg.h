@@ -33,6 +33,8 @@
 #ifndef SC_EXEC_XG_H
 #define SC_EXEC_XG_H
 
+#include <stdint.h>
+
 #include "coll/coll.h"
 #include "stepcast.h"
 
@@ -152,6 +154,12 @@ typedef struct xg_segment {
   int recomp_depth;          /* selective: most times a task re-runs */
   double input_bytes;        /* its input tensor, per micro-batch and GPU
                                 (what full recomputation keeps) */
+  uint64_t memo_id;          /* the memo of segments' number for this
+                                segment's content less its ZeRO stage and
+                                recomputation mode (lower/segmemo.h);
+                                0 = none. A tag for the engine's memo of
+                                queues (engine/qmemo.h), not part of the
+                                graph: lcache_xg_equal does not compare it */
 } xg_segment;
 
 typedef struct xg_run {

@@ -22,6 +22,7 @@
 #include "core/mem.h"
 #include "cost/compute.h"
 #include "engine/engine.h"
+#include "engine/qmemo.h"
 #include "job/job.h"
 #include "lower/lcache.h"
 #include "lower/lower.h"
@@ -39,6 +40,7 @@ struct sc_job {
   memo bound_costs;       /* the same without the topology (job_bound) */
   lower_scratch ls;
   lcache lc;              /* the search's lowered plans (job_lower) */
+  qmemo qm;               /* their engine queues (job_bound, job_finish) */
   int quiet;              /* job_quiet_checks */
   eng e;
 };
@@ -55,6 +57,7 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   memo_init(&j->costs);
   memo_init(&j->bound_costs);
   lcache_init(&j->lc);
+  qmemo_init(&j->qm);
   eng_init(&j->e);
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
@@ -63,6 +66,10 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   } else if (rc == SC_OK) {
     rc = ncost_open(&j->s.cluster, &j->net, err);
   }
+  /* the model and cluster as resolving them again leaves them: what
+   * check() resolved for every plan before, so that it resolves only the
+   * plan now (same bits, whether or not resolving twice changes them) */
+  if (rc == SC_OK) rc = sc_scenario_resolve_model(&j->s, err);
   if (rc != SC_OK) {
     sc_job_close(j);
     return rc;
@@ -88,6 +95,7 @@ void sc_job_close(sc_job *j) {
   memo_free(&j->bound_costs);
   lower_scratch_free(&j->ls);
   lcache_free(&j->lc);
+  qmemo_free(&j->qm);
   eng_free(&j->e);
   mem_free(j);
 }
@@ -106,7 +114,8 @@ const eng *job_eng(const sc_job *j) { return &j->e; }
  * (with j->quiet, an empty message: job_quiet_checks). */
 static int check(sc_job *j, sc_error *err) {
   sc_error *e = j->quiet ? NULL : err; /* NULL: no message formatted */
-  int rc = plan_resolve_scratch(&j->cur, e); /* j->cur is scratch */
+  /* j->cur is scratch; its model and cluster are j->s's, resolved */
+  int rc = plan_resolve_plan(&j->cur, e);
   if (rc == SC_OK && j->cur.model.kind != SC_MODEL_TRANSFORMER) rc = lower_check(j->g, &j->cur, e);
   if (rc != SC_OK && j->quiet && err) {
     err->code = rc;
@@ -140,6 +149,9 @@ static int lower_cur(sc_job *j, int memoise, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   j->e.oom = 0;
+  j->e.mem_ready = 0; /* a new graph or plan */
+  /* the queues of segments the memo of segments numbered (qmemo.h) */
+  j->e.qm = &j->qm;
   return SC_OK;
 }
 
@@ -257,15 +269,19 @@ int job_has_topology(const sc_job *j) { return j->net != NULL; }
 
 long job_memo_hits(const sc_job *j) { return j->lc.hits; }
 
+long job_queue_memo_hits(const sc_job *j) { return j->qm.hits; }
+
 void job_quiet_checks(sc_job *j, int on) { j->quiet = on; }
 
 sc_plan *job_plan(sc_job *j) {
+  j->e.mem_ready = 0; /* j->cur, the engine's scenario, changes */
   j->cur = j->s;
   return &j->cur.plan;
 }
 
 /* The plan to evaluate into j->cur (NULL: job_plan's, already there). */
 static void take_plan(sc_job *j, const sc_plan *plan) {
+  j->e.mem_ready = 0; /* j->cur, the engine's scenario, may change */
   if (!plan) return;
   j->cur = j->s;
   j->cur.plan = *plan;

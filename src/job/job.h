@@ -71,6 +71,9 @@ int job_has_topology(const sc_job *j);
 /* How many of job_lower's lowerings came from the memo (a count, for
  * tests and benchmarks). */
 long job_memo_hits(const sc_job *j);
+/* How many segments' queues job_bound and job_finish took from the memo
+ * of queues (engine/qmemo.h; a count, for tests and benchmarks). */
+long job_queue_memo_hits(const sc_job *j);
 
 /* Check and lower plan (NULL: the scenario's) and cost its stages; *e is
  * the job's prepared engine (for the event engine). Then job_settle. */

@@ -19,6 +19,7 @@
 void lcache_init(lcache *c) { memset(c, 0, sizeof *c); }
 
 void lcache_free(lcache *c) {
+  segm_free(&c->segs);
   if (c->slots)
     for (int i = 0; i < LCACHE_SLOTS; i++) xg_free(&c->slots[i].x);
   mem_free(c->slots);
@@ -153,6 +154,11 @@ static void note_most(xg *most, const xg *x) {
   if (x->n_groups > most->n_groups) most->n_groups = x->n_groups;
 }
 
+/* SC_DEBUG_CHECKS: of the misses that took segments from the memo of
+ * segments, every this many is lowered again without it and compared (a
+ * sample: a debug build's search stays affordable). */
+#define SEGM_CHECK_EVERY 4
+
 #ifdef SC_DEBUG_CHECKS
 /* Lower s again on its own and compare with the remembered graph: SC_OK,
  * or what the second lowering failed with (out of memory: reported like
@@ -199,8 +205,16 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   victim->used = 0;
   if (presize(&victim->x, &c->most))
     return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
-  int rc = lower_plan(g, s, scr, &victim->x, err);
+  long seg_hits = c->segs.hits;
+  int rc = lower_plan_memo(g, s, scr, &c->segs, &victim->x, err);
   if (rc != SC_OK) return rc;
+#ifdef SC_DEBUG_CHECKS
+  if (c->segs.hits > seg_hits && c->checked++ % SEGM_CHECK_EVERY == 0 &&
+      (rc = recheck(g, s, scr, &victim->x, err)) != SC_OK)
+    return rc;
+#else
+  (void)seg_hits;
+#endif
   note_most(&c->most, &victim->x);
   victim->used = 1;
   victim->hash = h;
@@ -212,8 +226,10 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
 
 /* ------------------------------------------------------- comparison */
 
-/* The comparison names every field: a new field must be added below. */
-_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 128 && sizeof(xg_stage) == 32 &&
+/* The comparison names every field: a new field must be added below
+ * (xg_segment.memo_id, a tag of the memo of segments, is not compared:
+ * the same graph lowered with or without that memo). */
+_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 136 && sizeof(xg_stage) == 32 &&
                    sizeof(xg_run) == 8 && sizeof(xg_group) == 12,
                "lcache_xg_equal compares the execution graph field by field: update it");
 

@@ -21,6 +21,9 @@
  * search spaces; built with SC_DEBUG_CHECKS every hit is lowered again
  * and compared).
  *
+ * A miss is lowered with the memo of segments (segmemo.h), so that only
+ * the segments no earlier plan had are lowered again.
+ *
  * One memo per job (so per thread): no sharing, no locks. Memory: up to
  * LCACHE_SLOTS execution graphs and as many scenarios (4 KiB each), the
  * graphs' arrays grown once and then reused.
@@ -33,6 +36,7 @@
 #include "exec/xg.h"
 #include "graph/graph.h"
 #include "lower/lower.h"
+#include "lower/segmemo.h"
 #include "stepcast.h"
 
 #define LCACHE_WAYS 8                   /* slots a key may sit in */
@@ -55,6 +59,12 @@ typedef struct lcache {
                          slot used for the first time is sized to them
                          at once, not grown element by element) */
   long hits, misses;  /* counts, for tests and benchmarks */
+  segm segs;          /* the segments of the plans lowered on a miss
+                         (segmemo.h): a miss re-lowers only the segments
+                         no earlier plan had */
+  long checked;       /* SC_DEBUG_CHECKS: misses that took segments from
+                         segs (every SEGM_CHECK_EVERY-th is lowered again
+                         without them and compared) */
 } lcache;
 
 void lcache_init(lcache *c);

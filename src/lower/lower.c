@@ -41,6 +41,7 @@
 #include "cost/fp8cast.h"
 #include "lower/moe_dispatch.h"
 #include "lower/recmod.h"
+#include "lower/segmemo.h"
 #include "plan/plan.h"
 #include "plan/strategy.h"
 
@@ -89,6 +90,9 @@ typedef struct lctx {
                      tasks' recompute_sel; 0 outside an op) */
   int etp_split;  /* the block's MoE dispatch sent sequence shards over
                      etp = tp > 1 (experts()): its combine mirrors it */
+  segm *memo;     /* lowered segments of earlier plans, or NULL (borrowed) */
+  segm_call calls[SEGM_CALLS]; /* the group calls of the segment being lowered */
+  int n_calls;    /* how many (past SEGM_CALLS: counted, not kept) */
 } lctx;
 
 const char *lower_task_name(const xg_task *t, char *buf, size_t cap) {
@@ -147,6 +151,15 @@ static xg_task task(xg_kind kind, const char *prefix, const char *name, int op) 
   t.bwd_scale = 2.0;
   t.dep[0] = t.dep[1] = XG_NO_DEP;
   return t;
+}
+
+/* xg_add_group, noted in the calls of the segment being lowered (the
+ * memo of segments replays them: segmemo.h). */
+static int add_group(lctx *c, xg_group_kind kind, int ranks, int stride) {
+  int i = xg_add_group(c->x, kind, ranks, stride);
+  if (c->n_calls < SEGM_CALLS) c->calls[c->n_calls] = (segm_call){kind, ranks, stride, i};
+  c->n_calls++;
+  return i;
 }
 
 /* A collective on group `grp` reading the output of task `dep`. */
@@ -304,7 +317,7 @@ static int moe_comm(lctx *c, int t, const moed_comm *mc, int grp, int expert) {
  * (docs/model.md "MoE token dispatchers"). nccl-tests size: the gathered
  * tokens, cf x the mean like the all-to-all's. */
 static int etp_leg(lctx *c, int t, int expert) {
-  int g = xg_add_group(c->x, XG_GROUP_EP, c->st.etp, 1);
+  int g = add_group(c, XG_GROUP_EP, c->st.etp, 1);
   if (g < 0) return -1;
   double bytes = bytes_gpu(c, t, LAY_REPL) * moe_cf(c);
   int k = comm(c, expert ? COLL_ALL_GATHER : COLL_REDUCE_SCATTER, g, bytes, "",
@@ -362,7 +375,7 @@ static int experts(lctx *c, int t, int expert) {
   int grp = c->g_ep;
   if (split && in.disp != SC_MOE_ALLTOALL) {
     /* one collective over the etp x ep expert group (etp fastest) */
-    grp = xg_add_group(c->x, XG_GROUP_EP, c->st.ep * c->st.etp, 1);
+    grp = add_group(c, XG_GROUP_EP, c->st.ep * c->st.etp, 1);
     if (grp < 0) return -1;
     in.etp = c->st.etp;
   }
@@ -1045,24 +1058,23 @@ static int lower_op(lctx *c, int opi) {
 static lay boundary(const strat *st) { return st->sp && st->tp > 1 ? LAY_SEQ : LAY_REPL; }
 
 static void groups(lctx *c) {
-  xg *x = c->x;
   const sc_plan *p = &c->s->plan;
-  c->g_tp = xg_add_group(x, XG_GROUP_TP, c->st.tp, 1);
-  c->g_cp = xg_add_group(x, XG_GROUP_CP, c->st.cp, c->st.tp);
+  c->g_tp = add_group(c, XG_GROUP_TP, c->st.tp, 1);
+  c->g_cp = add_group(c, XG_GROUP_CP, c->st.cp, c->st.tp);
   /* Megatron's expert ranks: etp fastest, then ep (tp when etp = tp) */
-  c->g_ep = xg_add_group(x, XG_GROUP_EP, c->st.ep, c->st.etp);
-  c->g_dp = xg_add_group(x, XG_GROUP_DP, p->dp * c->st.cp, c->st.tp);
+  c->g_ep = add_group(c, XG_GROUP_EP, c->st.ep, c->st.etp);
+  c->g_dp = add_group(c, XG_GROUP_DP, p->dp * c->st.cp, c->st.tp);
   c->g_rep = -1;
   c->shard = p->dp * c->st.cp;
   if (c->st.zero >= 3 && p->fsdp_shard > 0 && p->fsdp_shard < c->shard) {
     /* HSDP: shards of fsdp_shard neighbouring data-parallel ranks,
      * replicated across the groups of them */
-    c->g_rep = xg_add_group(x, XG_GROUP_DP, c->shard / p->fsdp_shard, c->st.tp * p->fsdp_shard);
+    c->g_rep = add_group(c, XG_GROUP_DP, c->shard / p->fsdp_shard, c->st.tp * p->fsdp_shard);
     if (c->g_rep < 0) c->g_rep = -2; /* out of memory, apart from "none" */
-    c->g_dp = xg_add_group(x, XG_GROUP_DP, p->fsdp_shard, c->st.tp);
+    c->g_dp = add_group(c, XG_GROUP_DP, p->fsdp_shard, c->st.tp);
     c->shard = p->fsdp_shard;
   }
-  c->g_mp = xg_add_group(x, XG_GROUP_MP, c->st.tp * c->st.cp, 1);
+  c->g_mp = add_group(c, XG_GROUP_MP, c->st.tp * c->st.cp, 1);
 }
 
 /* Lower one instance of block b under strategy st into a new segment;
@@ -1071,6 +1083,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   const wg_block *bl = &c->g->blocks[b];
   c->st = *st;
   c->cpdiv = c->g->seq > 0 ? st->cp : 1;
+  c->n_calls = 0;
   groups(c);
   if (c->g_tp < 0 || c->g_cp < 0 || c->g_ep < 0 || c->g_dp < 0 || c->g_mp < 0) return -1;
   if (c->g_rep == -2) return -1;
@@ -1113,11 +1126,27 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   return xg_add_segment(c->x, &sg);
 }
 
-/* 1 when segment i is block b's under strategy st. */
+_Static_assert(sizeof(strat) == 8 * sizeof(int), "segment_is compares every field of strat");
+
+/* 1 when segment i is block b's under strategy st (strat_equal's fields,
+ * compared here: a plan with partial recomputation asks once per span of
+ * layers, scanning its few segments). */
 static int segment_is(const lctx *c, int i, int b, const strat *st) {
   const xg_segment *s = &c->x->segs[i];
-  strat o = {s->tp, s->cp, s->ep, s->sp, s->zero, s->recompute, s->hp, s->etp};
-  return s->block == b && strat_equal(&o, st);
+  return s->block == b && s->tp == st->tp && s->cp == st->cp && s->ep == st->ep &&
+         s->sp == st->sp && s->zero == st->zero && s->recompute == st->recompute &&
+         s->hp == st->hp && s->etp == st->etp;
+}
+
+/* A new segment of (block b, strategy st): from the memo of segments
+ * when it holds it, else lowered (and then remembered). Its index, or -1
+ * when out of memory. */
+static int new_segment(lctx *c, int b, const strat *st) {
+  int i = c->memo ? segm_fetch(c->memo, b, st, c->x) : -1;
+  if (i != -1) return i < 0 ? -1 : i;
+  i = lower_segment(c, b, st);
+  if (i >= 0 && c->memo && segm_keep(c->memo, b, st, c->x, i, c->calls, c->n_calls)) return -1;
+  return i;
 }
 
 /* The segment of (block b, strategy st): an existing one or a new one.
@@ -1127,7 +1156,7 @@ static int segment_for(lctx *c, int b, const strat *st) {
   int i = c->seg_hint;
   if (i < 0 || i >= c->x->n_segs || !segment_is(c, i, b, st)) {
     for (i = 0; i < c->x->n_segs && !segment_is(c, i, b, st); i++) {}
-    if (i == c->x->n_segs) i = lower_segment(c, b, st);
+    if (i == c->x->n_segs) i = new_segment(c, b, st);
   }
   return c->seg_hint = i;
 }
@@ -1191,6 +1220,26 @@ typedef struct chain {
   int last_trans;
 } chain;
 
+/* How many layers from `layer` (position in_chunk of virtual stage
+ * `chunk`, of which `left` are instances of its block) have its strategy
+ * without overrides: up to the end of the chunk, of the block, of the
+ * layers kept in 16 bits, and of the layers recomputed under partial
+ * recomputation (build_chain's per-layer knobs). With overrides, 1. */
+static int same_strat_span(const lctx *c, const lower_scratch *scr, int layer, int chunk,
+                           int in_chunk, int left) {
+  const sc_plan *p = &c->s->plan;
+  if (p->n_overrides > 0) return 1;
+  int n = left, last = p->pp * c->x->vpp - 1, hp_end = c->g->layers - p->bf16_last_layers;
+  if (chunk < last && scr->stage_layers[chunk] - in_chunk < n)
+    n = scr->stage_layers[chunk] - in_chunk;
+  if (layer < p->bf16_first_layers && p->bf16_first_layers - layer < n)
+    n = p->bf16_first_layers - layer;
+  if (layer < hp_end && hp_end - layer < n) n = hp_end - layer;
+  if (in_chunk < p->recompute_layers && p->recompute_layers - in_chunk < n)
+    n = p->recompute_layers - in_chunk;
+  return n > 1 ? n : 1;
+}
+
 static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
   const wg_graph *g = c->g;
   const sc_plan *p = &c->s->plan;
@@ -1203,9 +1252,14 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
                   p->bf16_last_layers > 0;
   for (int b = 0; b < g->n_blocks; b++) {
     const wg_block *bl = &g->blocks[b];
-    for (int i = 0; i < bl->count; i++) {
+    /* without overrides every instance of a block has strat_of's strategy
+     * before the per-layer knobs: asked once */
+    strat base;
+    if (p->n_overrides == 0) strat_of(p, bl->name, bl->role == WG_ROLE_LAYER ? layer : -1, &base);
+    for (int i = 0, span; i < bl->count; i += span) {
       strat st;
       int idx = bl->role == WG_ROLE_LAYER ? layer : -1, seg, tr = -1;
+      span = 1;
       if (i > 0 && p->n_overrides == 0 && !per_layer && idx >= 0) {
         /* the rest of the block's layers are the one before it: the same
          * segment, no re-layout (the chunk position only matters to the
@@ -1216,16 +1270,22 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
         }
         break;
       }
-      if (idx >= 0)
+      if (idx >= 0) {
         while (chunk < p->pp * c->x->vpp - 1 && in_chunk >= scr->stage_layers[chunk])
           chunk++, in_chunk = 0;
+        /* the layers after it with its strategy: the same segment, no
+         * re-layout, one look-up (partial recomputation and 16-bit
+         * first and last layers: a few spans per chunk, not every layer) */
+        span = same_strat_span(c, scr, layer, chunk, in_chunk, bl->count - i);
+      }
       if (i > 0 && p->n_overrides == 0 && !per_layer) {
         /* without overrides every instance of a block has the strategy of
          * the one before it: the same segment, no re-layout (a search's
          * hot path: one lookup per block, not per layer) */
         seg = prev;
       } else {
-        strat_of(p, bl->name, idx, &st);
+        if (p->n_overrides == 0) st = base;
+        else strat_of(p, bl->name, idx, &st);
         if (idx >= 0) {
           /* first and last layers kept in 16 bits (Megatron's
            * --first-last-layers-bf16) */
@@ -1237,7 +1297,7 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
         }
         seg = segment_for(c, b, &st);
       }
-      if (idx >= 0) in_chunk++;
+      if (idx >= 0) in_chunk += span;
       if (seg < 0) return -1;
       if (seg != prev && prev >= 0 && bl->role != WG_ROLE_FIRST) {
         strat a = seg_strat(&c->x->segs[prev]);
@@ -1245,9 +1305,10 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
         if (tr == -2) return -1;
       }
       if (bl->role == WG_ROLE_LAYER) {
-        scr->layer_seg[layer] = seg;
-        scr->layer_trans[layer] = tr;
-        layer++;
+        for (int k = 0; k < span; k++, layer++) {
+          scr->layer_seg[layer] = seg;
+          scr->layer_trans[layer] = k == 0 ? tr : -1;
+        }
       } else if (bl->role == WG_ROLE_FIRST) {
         if (ch->n_first == 8) return -1;
         ch->first[ch->n_first++] = seg;
@@ -1362,6 +1423,11 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
 
 int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *x,
                sc_error *err) {
+  return lower_plan_memo(g, s, scr, NULL, x, err);
+}
+
+int lower_plan_memo(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, segm *memo,
+                    xg *x, sc_error *err) {
   const sc_plan *p = &s->plan;
   assert(g->finalized);
   xg_reset(x);
@@ -1375,6 +1441,8 @@ int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *
   c.ts = scr->state;
   c.err = err;
   c.seg_hint = -1;
+  c.memo = memo;
+  if (memo && segm_begin(memo, s) != SC_OK) goto nomem;
   c.e = act_bytes(p->dtype);
   c.mb = (double)p->micro_batch;
   c.flash = p->flash_attention;

@@ -61,6 +61,13 @@ int lower_check(const wg_graph *g, const sc_scenario *s, sc_error *err);
 int lower_plan(const wg_graph *g, const sc_scenario *s, lower_scratch *scr, xg *x,
                sc_error *err);
 
+/* lower_plan, taking the segments it needs from memo (segmemo.h: those an
+ * earlier plan of the same job lowered alike) and remembering the ones it
+ * lowers: the same graph as lower_plan's. memo NULL: lower_plan. */
+struct segm;
+int lower_plan_memo(const wg_graph *g, const sc_scenario *s, lower_scratch *scr,
+                    struct segm *memo, xg *x, sc_error *err);
+
 /* The printable name of a task (prefix + name) into buf. */
 const char *lower_task_name(const xg_task *t, char *buf, size_t cap);
 

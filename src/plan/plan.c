@@ -923,8 +923,13 @@ int sc_scenario_resolve_model(sc_scenario *s, sc_error *err) {
 
 int plan_resolve_scratch(sc_scenario *t, sc_error *err) {
   int rc;
-  if ((rc = plan_model(&t->model, err)) || (rc = plan_cluster(&t->cluster, err)) ||
-      (rc = plan_basics(&t->plan, err)) || (rc = plan_dtype(t, err)) ||
+  if ((rc = plan_model(&t->model, err)) || (rc = plan_cluster(&t->cluster, err))) return rc;
+  return plan_resolve_plan(t, err);
+}
+
+int plan_resolve_plan(sc_scenario *t, sc_error *err) {
+  int rc;
+  if ((rc = plan_basics(&t->plan, err)) || (rc = plan_dtype(t, err)) ||
       (rc = plan_tensor(t, err)) || (rc = plan_context(t, err)) ||
       (rc = plan_data(t, err)) || (rc = plan_expert(t, err)) ||
       (rc = plan_pipeline(t, err)) || (rc = plan_batch(&t->plan, err)) ||

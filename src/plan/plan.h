@@ -39,6 +39,11 @@ extern const char *const plan_attn_names[PLAN_ATTNS];
  * (for a scratch copy the caller drops then, without the 4 KB copies
  * that keep the caller's scenario whole). */
 int plan_resolve_scratch(sc_scenario *s, sc_error *err);
+/* plan_resolve_scratch after its first step, resolving the model and the
+ * cluster: s's plan checked and resolved against them as they are (a
+ * job's, resolved once when it opened: a search does not resolve them
+ * again for every plan). */
+int plan_resolve_plan(sc_scenario *s, sc_error *err);
 
 /* SC_EINPUT ("PATH: V is out of range (valid: LO..HI)") unless
  * lo <= v <= hi. */

@@ -1,0 +1,214 @@
+/*
+ * segmemo.c -- a memo of lowered segments; see segmemo.h for what a
+ * segment depends on and why the key covers it.
+ *
+ * Two tables, each searched linearly (16 and 64 entries, touched once per
+ * plan and once per distinct segment of a plan that misses lcache):
+ * contexts (the normalised scenario, compared byte for byte after a hash
+ * match, so a hit is exactly a scenario seen before; padding bytes that
+ * differ give a miss, never a wrong hit) and segments (context serial,
+ * block, reduced strategy). A context that is evicted takes its serial
+ * with it: segments of an old serial never match again and are reused
+ * first.
+ */
+#include "lower/segmemo.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "core/vec.h"
+
+void segm_init(segm *m) { memset(m, 0, sizeof *m); }
+
+void segm_free(segm *m) {
+  if (m->slots)
+    for (int i = 0; i < SEGM_SLOTS; i++) mem_free(m->slots[i].tasks);
+  mem_free(m->slots);
+  mem_free(m->ctxs);
+  segm_init(m);
+}
+
+/* ---------------------------------------------------------- contexts */
+
+/* The fields of a plan lower_segment never reads (segmemo.h), set to
+ * fixed values in p. */
+static void normalise(sc_plan *p) {
+  p->zero = 0;
+  p->recompute = SC_RECOMP_NONE;
+  p->vpp = 0;
+  p->schedule = SC_SCHED_1F1B;
+  p->recompute_layers = 0;
+  p->offload_layers = 0;
+}
+
+/* FNV-1a of h and n bytes at b, a 64-bit word at a time. */
+static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
+  const unsigned char *c = b;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, c + i, 8);
+    h = (h ^ w) * 1099511628211u;
+  }
+  for (; i < n; i++) h = (h ^ c[i]) * 1099511628211u;
+  return h;
+}
+
+/* A hash of plan p: its fields before the overrides and between the
+ * overrides and the explicit stage layout (the arrays, most of its bytes,
+ * are left to the byte comparison; the model and cluster are the job's). */
+static uint64_t hash_plan(const sc_plan *p) {
+  size_t ov = offsetof(sc_plan, overrides), mid = offsetof(sc_plan, pp_first_layers),
+         ly = offsetof(sc_plan, pp_layout);
+  uint64_t h = hash_bytes(14695981039346656037u, p, ov);
+  h = hash_bytes(h, (const char *)p + mid, ly - mid);
+  return h ^ (h >> 29);
+}
+
+int segm_begin(segm *m, const sc_scenario *s) {
+  m->cur = 0;
+  if (!m->ctxs && !(m->ctxs = mem_calloc(SEGM_CONTEXTS, sizeof *m->ctxs))) return SC_ENOMEM;
+  if (!m->slots && !(m->slots = mem_calloc(SEGM_SLOTS, sizeof *m->slots))) return SC_ENOMEM;
+  m->clock++;
+  /* the plan normalised on the stack; the rest of the scenario compared
+   * where it is */
+  sc_plan k = s->plan;
+  normalise(&k);
+  uint64_t h = hash_plan(&k);
+  size_t at = offsetof(sc_scenario, plan), after = at + sizeof(sc_plan);
+  segm_ctx *victim = &m->ctxs[0];
+  for (int i = 0; i < SEGM_CONTEXTS; i++) {
+    segm_ctx *c = &m->ctxs[i];
+    if (c->serial && c->hash == h && !memcmp(&c->key.plan, &k, sizeof k) &&
+        !memcmp(&c->key, s, at) &&
+        !memcmp((const char *)&c->key + after, (const char *)s + after, sizeof *s - after)) {
+      c->stamp = m->clock;
+      m->cur = c->serial;
+      return SC_OK;
+    }
+    if (!c->serial || (victim->serial && c->stamp < victim->stamp)) victim = c;
+  }
+  victim->serial = ++m->serials;
+  victim->hash = h;
+  victim->stamp = m->clock;
+  victim->key = *s;
+  victim->key.plan = k;
+  m->cur = victim->serial;
+  return SC_OK;
+}
+
+/* ---------------------------------------------------------- segments */
+
+/* The strategy as the memo keys it: the ZeRO stage only as "3 or not",
+ * the recomputation mode set aside (segmemo.h). */
+static strat key_strat(const strat *st) {
+  strat k = *st;
+  k.zero = st->zero >= 3 ? 3 : 0;
+  k.recompute = SC_RECOMP_NONE;
+  return k;
+}
+
+/* 1 when ctx serial `serial` is still in the context table. */
+static int live(const segm *m, uint64_t serial) {
+  for (int i = 0; i < SEGM_CONTEXTS; i++)
+    if (m->ctxs[i].serial == serial) return 1;
+  return 0;
+}
+
+static segm_slot *find(segm *m, int b, const strat *k) {
+  for (int i = 0; i < SEGM_SLOTS; i++) {
+    segm_slot *sl = &m->slots[i];
+    if (sl->ctx == m->cur && sl->block == b && strat_equal(&sl->st, k)) return sl;
+  }
+  return NULL;
+}
+
+/* Index of a remembered group ordinal in x after the calls were replayed
+ * into idx (-1 stays -1). */
+static int mapped(const int *idx, int ordinal) { return ordinal < 0 ? ordinal : idx[ordinal]; }
+
+int segm_fetch(segm *m, int b, const strat *st, xg *x) {
+  if (!m->cur) return -1;
+  strat k = key_strat(st);
+  segm_slot *sl = find(m, b, &k);
+  if (!sl) {
+    m->misses++;
+    return -1;
+  }
+  m->hits++;
+  sl->stamp = m->clock;
+  int idx[SEGM_CALLS];
+  for (int i = 0; i < sl->n_calls; i++) {
+    idx[i] = xg_add_group(x, sl->calls[i].kind, sl->calls[i].ranks, sl->calls[i].stride);
+    if (idx[i] < 0) return -2;
+  }
+  if (vec_grow((void **)&x->tasks, &x->cap_tasks, (long)x->n_tasks + sl->n_tasks,
+               sizeof *x->tasks))
+    return -2;
+  int first = x->n_tasks;
+  memcpy(&x->tasks[first], sl->tasks, sizeof *sl->tasks * (size_t)sl->n_tasks);
+  for (int i = 0; i < sl->n_tasks; i++)
+    if (x->tasks[first + i].kind == XG_COMM)
+      x->tasks[first + i].group = idx[x->tasks[first + i].group];
+  x->n_tasks += sl->n_tasks;
+  xg_segment sg = sl->seg;
+  sg.first_task = first;
+  sg.dp_group = mapped(idx, sg.dp_group);
+  sg.rep_group = mapped(idx, sg.rep_group);
+  sg.zero = st->zero;
+  sg.recompute = st->recompute;
+  int s = xg_add_segment(x, &sg);
+  return s < 0 ? -2 : s;
+}
+
+/* The ordinal of the first call that returned group index g, or -1. */
+static int ordinal(const segm_call *calls, int n, int g) {
+  for (int i = 0; i < n; i++)
+    if (calls[i].index == g) return i;
+  return -1;
+}
+
+/* The slot to fill: an unused one, one of an evicted context, or the
+ * least recently used. */
+static segm_slot *victim(segm *m) {
+  segm_slot *v = &m->slots[0];
+  for (int i = 0; i < SEGM_SLOTS; i++) {
+    segm_slot *sl = &m->slots[i];
+    if (!sl->ctx || !live(m, sl->ctx)) return sl;
+    if (sl->stamp < v->stamp) v = sl;
+  }
+  return v;
+}
+
+int segm_keep(segm *m, int b, const strat *st, xg *x, int seg, const segm_call *calls,
+              int n_calls) {
+  if (!m->cur || n_calls > SEGM_CALLS) return 0;
+  xg_segment *sg = &x->segs[seg];
+  segm_slot *sl = victim(m);
+  sl->ctx = 0; /* unused until complete */
+  if (vec_grow((void **)&sl->tasks, &sl->cap_tasks, sg->n_tasks, sizeof *sl->tasks)) return -1;
+  memcpy(sl->tasks, &x->tasks[sg->first_task], sizeof *sl->tasks * (size_t)sg->n_tasks);
+  for (int i = 0; i < sg->n_tasks; i++) {
+    if (sl->tasks[i].kind != XG_COMM) continue;
+    int o = ordinal(calls, n_calls, sl->tasks[i].group);
+    if (o < 0) return 0; /* a group this segment did not ask for: not kept */
+    sl->tasks[i].group = o;
+  }
+  sl->n_tasks = sg->n_tasks;
+  sl->seg = *sg;
+  sl->seg.first_task = 0;
+  sl->seg.dp_group = ordinal(calls, n_calls, sg->dp_group);
+  sl->seg.rep_group = sg->rep_group < 0 ? sg->rep_group : ordinal(calls, n_calls, sg->rep_group);
+  if (sl->seg.dp_group < 0 || (sg->rep_group >= 0 && sl->seg.rep_group < 0)) return 0;
+  memcpy(sl->calls, calls, sizeof *calls * (size_t)n_calls);
+  sl->n_calls = n_calls;
+  sl->block = b;
+  sl->st = key_strat(st);
+  sl->stamp = m->clock;
+  sl->ctx = m->cur;
+  sl->id = sg->memo_id = ++m->ids;
+  sl->seg.memo_id = sl->id;
+  return 0;
+}

@@ -100,6 +100,8 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
     rc = cli_exit_code(src);
   } else {
     if (rank == 0 && !cli_is_stdout(html)) sc_report_search(stdout, sa->fmt, s, best, n, &st);
+    if (rank == 0 && sa->fmt == SC_FORMAT_CSV && st.n_reasons) /* CSV has no row to say it */
+      fprintf(stderr, "stepcast search: no plan is valid: %s\n", st.reasons[0].example);
     if (rank == 0 && html) rc = cli_search_html(html, s, o, n ? best : NULL);
     if (!rc) rc = st.stopped == SC_SEARCH_INTERRUPTED ? 130 : n == 0 ? 1 : 0;
   }

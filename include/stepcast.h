@@ -841,6 +841,16 @@ typedef struct sc_candidate {
 #define SC_SEARCH_COMPLETE 0
 #define SC_SEARCH_BUDGET 1       /* max_seconds reached */
 #define SC_SEARCH_INTERRUPTED 2  /* the progress callback said stop */
+#define SC_SEARCH_MAX_PLANS 3    /* max_plans cut the space (total < full) */
+
+/* Why plans were rejected, when none is valid: one reason (the key path
+ * the plan check names, "plan.tp"), how many plans it rejected of those
+ * re-checked, and the first one's message as `predict` words it. */
+#define SC_SEARCH_REASONS 4
+typedef struct sc_search_reason {
+  long count;            /* plans rejected for it */
+  char example[768];     /* the first one's message (sc_error.msg) */
+} sc_search_reason;
 
 typedef struct sc_search_stats {
   long tried;            /* plans generated and looked at */
@@ -852,8 +862,11 @@ typedef struct sc_search_stats {
                             (0 without a topology, where the bound is the
                             step itself) */
   long total;            /* plans in the space (within max_plans) */
+  long full;             /* plans in the whole space (> total: max_plans
+                            cut it) */
   int threads;           /* threads used */
-  int stopped;           /* SC_SEARCH_COMPLETE, _BUDGET or _INTERRUPTED */
+  int stopped;           /* SC_SEARCH_COMPLETE, _BUDGET, _INTERRUPTED or
+                            _MAX_PLANS */
   int reranked;          /* 1 = best[] is ordered by event_s (the event
                             engine), 0 = by the closed form's step_s */
   double seconds;        /* wall time of the search */
@@ -862,6 +875,11 @@ typedef struct sc_search_stats {
                             scenario's) */
   int has_closest;       /* 1 when no plan fits and closest is set */
   sc_candidate closest;  /* then: the valid plan that needs least memory */
+  /* When no plan is valid: the first `rechecked` plans of the space
+   * checked again with messages, their reasons by key, most first. */
+  long rechecked;
+  int n_reasons;
+  sc_search_reason reasons[SC_SEARCH_REASONS];
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:

@@ -17,6 +17,19 @@ cd "$ROOT" || exit 1
 expect 2 "--html expects a file name ('-': standard output)" -- search --html
 expect 1 'no plan fits; the closest needs' -- search -n 8 --gb 64 --threads 1
 
+# round 25 QA: "no plan is valid" gave no reason; --max-plans said "complete"
+# with the cut space's size; CSV had no row for the closest plan
+expect 1 '1952 plans, e.g. plan.tp: 64 does not divide model.heads 96' -- search examples/gpt3-175b-1024-a100.json --tp 64 --threads 2
+expect 1 '"example": "plan.tp: 64 does not divide model.heads 96' -- search examples/gpt3-175b-1024-a100.json --tp 64 --threads 2 --format json
+expect 1 'no plan is valid: plan.tp: 64 does not divide' -- search examples/gpt3-175b-1024-a100.json --tp 64 --threads 2 --format csv
+expect 1 'the space is empty: tp: 3 does not divide the 1024 GPUs' -- search examples/gpt3-175b-1024-a100.json --tp 3
+expect 0 'stopped (max_plans): searched the first 100 of the space' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1
+expect 0 '"space": 100, "space_full": 216, "tried": 100' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format json
+expect 0 '"stopped": "max_plans"' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format json
+expect 0 ',closest,stopped
+1,1,' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
+expect 0 ',0,max_plans' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
+expect 1 ',0,full,124.925,1049.2,0.452497,3.94774e+11,0,bf16,0,0,0,0,0,0,0,0,1,complete' -- search -n 8 --gb 64 --threads 1 --format csv
 # search on a CNN headed its images/s "tokens/s"; a dp.scheme was dropped in silence
 expect 0 'recompute   step s   images/s   MFU' -- search -m resnet50 -n 8 --gb 256 --threads 1 --top 1
 expect 0 'note: dp.scheme allreduce_nccl is not searched' -- search examples/dp/resnet50-16-v100-25gbe.json --threads 1 --top 1

@@ -514,12 +514,6 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
 
 /* ---------------------------------------------------------------- search */
 
-static const char *stop_name(int stopped) {
-  return stopped == SC_SEARCH_BUDGET        ? "budget"
-         : stopped == SC_SEARCH_INTERRUPTED ? "interrupted"
-                                            : "complete";
-}
-
 /* Plan c of s as a search lists it: every field of predict's JSON. */
 static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank) {
   sc_scenario t = *s;
@@ -558,11 +552,11 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
   dtype_list(searched_dtypes(s, st), "\"", types, sizeof types);
   fputc('{', out);
   report_json_job(out, s);
-  fprintf(out, ", \"global_batch\": %ld, \"dtypes\": [%s],\n \"space\": %ld, \"tried\": %ld, "
+  fprintf(out, ", \"global_batch\": %ld, \"dtypes\": [%s],\n \"space\": %ld, \"space_full\": %ld, \"tried\": %ld, "
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", \"ranked_by\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",
-          s->plan.global_batch, types, st->total, st->tried, st->valid, st->fit,
-          st->pruned, stop_name(st->stopped), st->reranked ? "event" : "closed_form",
+          s->plan.global_batch, types, st->total, st->full, st->tried, st->valid, st->fit,
+          st->pruned, report_stop_name(st->stopped), st->reranked ? "event" : "closed_form",
           st->seconds);
   for (int i = 0; i < n; i++) {
     fputs(i ? ",\n  " : "\n  ", out);
@@ -580,23 +574,34 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
     fputs(",\n \"closest\": ", out);
     search_json_plan(out, s, &st->closest, 0);
   }
+  report_search_rejects_json(out, st);
   fputs("}\n", out);
 }
 
-static void search_csv(FILE *out, const sc_scenario *s, const sc_candidate *c, int n) {
+/* One CSV row: plan c ranked `rank` (0: the closest plan, shown when none
+ * fits: closest 1), and how the search stopped. */
+static void search_csv_row(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank,
+                           const char *stopped) {
+  const sc_plan *p = &c->plan;
+  const sc_result *r = &c->result;
+  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d,", rank, c->pareto,
+          p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
+          recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
+          r->mem.fits);
+  fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s\n", sc_dtype_name(p->dtype), p->etp,
+          p->fsdp_shard, p->pp_first_layers, p->pp_last_layers, p->pp_embedding_in_split,
+          p->recompute_layers, p->offload_layers, report_marginal(s, &r->mem), rank == 0,
+          stopped);
+}
+
+static void search_csv(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
+                       const sc_search_stats *st) {
   fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits,"
-               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers,fits_marginal\n");
-  for (int i = 0; i < n; i++) {
-    const sc_plan *p = &c[i].plan;
-    const sc_result *r = &c[i].result;
-    fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d,", i + 1,
-            c[i].pareto, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
-            recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
-            r->mem.fits);
-    fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d,%d\n", sc_dtype_name(p->dtype), p->etp, p->fsdp_shard,
-            p->pp_first_layers, p->pp_last_layers, p->pp_embedding_in_split, p->recompute_layers,
-            p->offload_layers, report_marginal(s, &r->mem));
-  }
+               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers,fits_marginal,"
+               "closest,stopped\n");
+  const char *stopped = report_stop_name(st->stopped);
+  for (int i = 0; i < n; i++) search_csv_row(out, s, &c[i], i + 1, stopped);
+  if (n == 0 && st->has_closest) search_csv_row(out, s, &st->closest, 0, stopped);
 }
 
 /* What a searched plan sets beyond the table's columns (docs/search.md):
@@ -684,7 +689,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
   if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
     if (fmt == SC_FORMAT_JSON) search_json(out, s, c, n, st);
-    else search_csv(out, s, c, n);
+    else search_csv(out, s, c, n, st);
     return;
   }
   /* the types searched: one in the title, or a column where they mix */
@@ -698,9 +703,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d threads)\n",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
           st->seconds > 0 ? st->tried / st->seconds : 0, st->threads);
-  if (st->stopped != SC_SEARCH_COMPLETE)
-    fprintf(out, "stopped (%s) after %ld of %ld plans: the best so far\n", stop_name(st->stopped),
-            st->tried, st->total);
+  report_search_stop_text(out, st);
   fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
           st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
                        : "ranked by the closed-form engine");
@@ -720,6 +723,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   else if (n == 0)
     fprintf(out, "  no plan is valid for this model, cluster and batch under the degrees and "
                  "bounds given (docs/search.md, \"The space\")\n");
+  if (n == 0) report_search_rejects_text(out, st);
 }
 
 /* ------------------------------------------------------------ validation */

@@ -28,4 +28,14 @@ int report_marginal(const sc_scenario *s, const sc_memory *m);
 int report_val_marginal(const sc_validation_row *r);
 int report_val_marginal_rows(const sc_validation *f);
 
+/* A search's stop (search_stop.c): its JSON/CSV name ("complete",
+ * "budget", "interrupted", "max_plans"); the table's line when it did not
+ * complete (none when it did); and, when no plan was valid, the plan
+ * check's reasons (st->reasons) as table lines or as the JSON member
+ * `, "rejected": {...}`. */
+const char *report_stop_name(int stopped);
+void report_search_stop_text(FILE *out, const sc_search_stats *st);
+void report_search_rejects_text(FILE *out, const sc_search_stats *st);
+void report_search_rejects_json(FILE *out, const sc_search_stats *st);
+
 #endif

@@ -38,6 +38,7 @@
 #include "job/job.h"
 #include "plan/plan.h"
 #include "search/deal.h"
+#include "search/rejects.h"
 #include "search/space.h"
 #include "search/spread.h"
 #include "search/topk.h"
@@ -608,6 +609,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   worker *ws = NULL;
   sc_candidate *scratch = NULL;
   rc = space_build(&b, job_graph(job), &o, &pts, &n, err);
+  long full = n;
   if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
   int rank, size;
   spread_where(&rank, &size);
@@ -623,8 +625,11 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
     shared sh = {&b, &o, pts, n, rank, size, count, {0}, job_has_topology(job), 0, 0, t0,
                  t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, SC_OK, {0}};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
-    st.stopped = sh.stop > 0 ? sh.stop : SC_SEARCH_COMPLETE;
+    st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
   }
+  /* none valid: why, in the plan check's words (formatted only now) */
+  if (rc == SC_OK && full == 0) rejects_empty(&b, job_graph(job), &o, &st);
+  else if (rc == SC_OK && st.valid == 0) rc = rejects_explain(job, pts, n, &st, err);
   if (rc == SC_OK && o.rerank) {
     rc = rerank(job, &ws[0].best, err);
     st.reranked = 1;
@@ -633,6 +638,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
     topk_pareto(&ws[0].best);
     *n_best = ws[0].best.n;
     st.total = n;
+    st.full = full;
     st.seconds = clock_now_s() - t0;
     if (stats) *stats = st;
   }

@@ -173,8 +173,7 @@ static int state_loop(sink *s, space_pt pt, const sc_scenario *base, const layou
   return 0;
 }
 
-/* The largest expert count of g's operators (0 for a dense model). */
-static int experts_of(const wg_graph *g) {
+int space_experts(const wg_graph *g) {
   int experts = 0;
   for (int i = 0; i < g->n_ops; i++)
     if (g->ops[i].expert && g->ops[i].experts > experts) experts = (int)g->ops[i].experts;
@@ -184,7 +183,7 @@ static int experts_of(const wg_graph *g) {
 /* etp and ep of one (tp, cp, pp, layout). */
 static int expert_loop(sink *s, space_pt pt, const sc_scenario *base, const wg_graph *g,
                        const layout *ly, const sc_search_opts *o) {
-  int experts = experts_of(g);
+  int experts = space_experts(g);
   for (int etp = 0; etp <= (experts > 1 && pt.tp > 1); etp++) {
     long long mesh = (long long)pt.dp * pt.cp * (etp ? pt.tp : 1);
     pt.etp = (signed char)etp;

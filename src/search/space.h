@@ -57,6 +57,9 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
  * the GPU has a peak for, or (o->dtypes 0) the scenario's. */
 unsigned space_dtypes(const sc_scenario *base, const sc_search_opts *o);
 
+/* The largest expert count of g's operators (0 for a dense model). */
+int space_experts(const wg_graph *g);
+
 /* The plan of point pt: base with pt's fields. */
 void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out);
 /* space_plan in place: *p holds the base plan (a fresh copy of it: the

@@ -3,9 +3,11 @@
  * models, the iteration time of a sharding of their embedding tables and
  * the planner that searches for the fastest (docs/recsys.md).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "stepcast_recsys.h"
@@ -14,7 +16,8 @@ int cmd_recsys(int argc, char **argv);
 
 static void help(void) {
   printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
-         "       stepcast recsys plan JOB.json [--top K] [--format table|json]\n"
+         "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
+         "                                    [--format table|json]\n"
          "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
          "Recommendation models (DLRM, DCNv2, Wide&Deep, synthetic) with embedding tables\n"
          "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
@@ -22,10 +25,13 @@ static void help(void) {
          "            sharding (or --sharding KIND for every table: data_parallel,\n"
          "            table_wise, table_wise+split, row_wise, column_wise, table_row_wise)\n"
          "  plan      the fastest shardings that fit, with per-GPU load and why (--top K,\n"
-         "            1..16, default 5)\n"
+         "            1..16, default 5); --max-seconds S or --max-evals N stop its local\n"
+         "            search early with the best so far (said in the output); progress\n"
+         "            goes to stderr when it is a terminal, Ctrl-C stops it too\n"
          "  row       predict one row of a recommendation measurement set\n\n"
          "Exit codes: 0 ok, 1 the plan does not fit (predict) or nothing fits (plan),\n"
-         "2 bad input (named), 3 unreadable file, 4 out of memory.\n");
+         "2 bad input (named), 3 unreadable file, 4 out of memory, 130 plan interrupted\n"
+         "(Ctrl-C; the best so far is shown).\n");
 }
 
 static int fail(int rc, const sc_error *e) {
@@ -36,8 +42,27 @@ static int fail(int rc, const sc_error *e) {
 typedef struct args {
   const char *file, *id, *sharding;
   sc_format fmt;
-  int top, top_set;
+  int top, top_set, budget_set;
+  double max_seconds;       /* plan's budgets (0: none) */
+  long max_evals;
 } args;
+
+/* --max-seconds S (> 0) or --max-evals N (>= 1) of `recsys plan` at s, v:
+ * 1 taken, 0 not these, -1 a bad value (said). */
+static int take_budget(const char *s, const char *v, args *a) {
+  char *end = NULL;
+  if (!strcmp(s, "--max-seconds")) {
+    a->max_seconds = strtod(v, &end);
+    if (end != v && !*end && a->max_seconds > 0 && a->max_seconds < 1e9) return 1;
+    fprintf(stderr, "stepcast recsys: --max-seconds %s: valid: seconds > 0\n", v);
+    return -1;
+  }
+  if (strcmp(s, "--max-evals")) return 0;
+  a->max_evals = strtol(v, &end, 10);
+  if (end != v && !*end && a->max_evals >= 1) return 1;
+  fprintf(stderr, "stepcast recsys: --max-evals %s: valid: an integer >= 1\n", v);
+  return -1;
+}
 
 static int parse(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
@@ -45,11 +70,13 @@ static int parse(int argc, char **argv, args *a) {
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int budget;
     if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
       help();
       return -1;
     }
-    if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top"))) {
+    if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top") ||
+               !strcmp(s, "--max-seconds") || !strcmp(s, "--max-evals"))) {
       fprintf(stderr, "stepcast recsys: %s expects a value (see stepcast recsys --help)\n", s);
       return 2;
     }
@@ -70,6 +97,10 @@ static int parse(int argc, char **argv, args *a) {
         fprintf(stderr, "stepcast recsys: --top %s: valid: 1..16\n", v);
         return 2;
       }
+      i++;
+    } else if (v && (budget = take_budget(s, v, a)) != 0) {
+      if (budget < 0) return 2;
+      a->budget_set = 1;
       i++;
     } else if (s[0] == '-' && s[1]) {
       fprintf(stderr, "stepcast recsys: unknown option '%s' (see --help)\n", s);
@@ -98,18 +129,46 @@ static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc
   return fits ? 0 : 1;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+/* The planner's progress callback: a line on stderr (a terminal, after a
+ * second; *ctx set once one is printed), and stop on Ctrl-C. */
+static int progress(void *ctx, long evaluated, double secs) {
+  if (isatty(STDERR_FILENO) && secs >= 1.0) {
+    fprintf(stderr, "\rrecsys plan: %ld plans evaluated, %.1f s", evaluated, secs);
+    *(int *)ctx = 1;
+  }
+  return interrupted;
+}
+
 static int plan(const sc_rs_job *j, const args *a) {
   sc_rs_plan_opts o;
   sc_rs_plan_opts_default(&o);
   o.top = a->top;
+  o.max_seconds = a->max_seconds;
+  o.max_evals = a->max_evals;
+  int shown = 0;
+  o.progress = progress;
+  o.progress_ctx = &shown;
   sc_rs_plans ps;
   sc_error e = {0};
+  struct sigaction sa_new, sa_old;
+  memset(&sa_new, 0, sizeof sa_new);
+  sa_new.sa_handler = on_sigint;
+  sigaction(SIGINT, &sa_new, &sa_old);
   int rc = sc_rs_plan_search(j, &o, &ps, &e);
+  sigaction(SIGINT, &sa_old, NULL);
+  if (shown) fputc('\n', stderr);
   if (rc) return fail(rc, &e);
   sc_rs_report_plans(stdout, a->fmt, j, &ps);
-  int ok = ps.n > 0 && ps.res[0].fits;
+  int ok = ps.n > 0 && ps.res[0].fits, stop = ps.stopped;
   sc_rs_plans_free(&ps);
-  return ok ? 0 : 1;
+  return stop == SC_RS_STOP_INTERRUPTED ? 130 : ok ? 0 : 1;
 }
 
 /* --sharding KIND over the job's own plan. */
@@ -163,6 +222,12 @@ int cmd_recsys(int argc, char **argv) {
   if (a.top_set && strcmp(sub, "plan") && (p.n > 0 || a.sharding)) {
     fprintf(stderr, "stepcast recsys %s: --top lists planned shardings (`recsys plan`, or a job "
                     "without one); this job's sharding is given\n", sub);
+    rc = 2;
+  }
+  if (!rc && a.budget_set && strcmp(sub, "plan") && (p.n > 0 || a.sharding)) {
+    fprintf(stderr, "stepcast recsys %s: --max-seconds and --max-evals bound the planner "
+                    "(`recsys plan`, or a job without a sharding); this job's sharding is given\n",
+            sub);
     rc = 2;
   }
   if (!rc && a.sharding) rc = override(&j, a.sharding, &p);

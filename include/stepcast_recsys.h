@@ -227,11 +227,27 @@ int sc_rs_evaluate(const sc_rs_job *j, const sc_rs_plan *p, sc_rs_result *r, sc_
 
 /* ------------------------------------------------------------- planner */
 
+/* What the planner is told while it runs: plans evaluated so far and the
+ * wall time, s. Return nonzero to stop it (the best plans so far are
+ * returned, stopped = SC_RS_STOP_INTERRUPTED). Called at most about ten
+ * times a second, from the calling thread. */
+typedef int (*sc_rs_progress)(void *ctx, long evaluated, double seconds);
+
 typedef struct sc_rs_plan_opts {
   int top;                     /* plans to keep (1..16) */
   int exhaustive_max;          /* enumerate every plan when there are at most this many */
   int local_iters;             /* local-search moves tried */
+  double max_seconds;          /* budget: stop after this wall time, s [0: none] */
+  long max_evals;              /* budget: stop after this many evaluations [0: none] */
+  sc_rs_progress progress;     /* NULL = none */
+  void *progress_ctx;          /* passed to progress */
 } sc_rs_plan_opts;
+
+/* Why the planner ended (sc_rs_plans.stopped). */
+#define SC_RS_STOP_COMPLETE 0
+#define SC_RS_STOP_MAX_SECONDS 1   /* max_seconds reached */
+#define SC_RS_STOP_MAX_EVALS 2     /* max_evals reached */
+#define SC_RS_STOP_INTERRUPTED 3   /* the progress callback said stop */
 
 void sc_rs_plan_opts_default(sc_rs_plan_opts *o);
 
@@ -243,6 +259,9 @@ typedef struct sc_rs_plans {
   char why[16][160];           /* one line: what decides this plan's time */
   long evaluated;              /* plans evaluated */
   int exhaustive;              /* 1 = every plan was enumerated */
+  int stopped;                 /* SC_RS_STOP_*: COMPLETE, or the plans are
+                                  the best found before a budget or the
+                                  callback stopped the search */
 } sc_rs_plans;
 
 /* Search the per-table shardings of j (greedy, then local search;

@@ -228,7 +228,7 @@ done
 # a 1 ms budget on a 4,566-plan space (13 ms whole here): stopped with the
 # best so far (exit 0), or with none yet when the machine is slow enough
 # that only plans that do not fit were tried (exit 1); any thread sees it
-expect "0|1" "stopped (budget)" -- search -m gpt3-13b -n 4096 --gb 65536 --max-mb 4096 --max-seconds 0.001
+expect "0|1" "stopped (budget: max_seconds) after" -- search -m gpt3-13b -n 4096 --gb 65536 --max-mb 4096 --max-seconds 0.001
 expect 1 "the closest needs" -- search -n 8 --gb 64
 expect 2 "multiple of pp 16" -- predict --vpp 2 --gb 160
 cat > "$TMP/rows.csv" <<'CSV'

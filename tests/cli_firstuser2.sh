@@ -30,6 +30,15 @@ expect 0 ',closest,stopped
 1,1,' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
 expect 0 ',0,max_plans' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
 expect 1 ',0,full,124.925,1049.2,0.452497,3.94774e+11,0,bf16,0,0,0,0,0,0,0,0,1,complete' -- search -n 8 --gb 64 --threads 1 --format csv
+# recsys plan on thousands of tables ran minutes with no budget: --max-evals
+# and --max-seconds stop it early and say so
+expect 0 'stopped early (max_evals) after 50 plans evaluated: the best found so far' -- recsys plan examples/recsys/my_tables.json --max-evals 50 --top 1
+expect 0 '"evaluated": 50, "exhaustive": false, "stopped": "max_evals"' -- recsys plan examples/recsys/my_tables.json --max-evals 50 --top 1 --format json
+expect 0 '"stopped": "complete"' -- recsys plan examples/recsys/dlrm_criteo_8gpu.json --top 1 --format json
+expect 0 '"stopped": "max_seconds"' -- recsys plan examples/recsys/my_tables.json --max-seconds 1e-9 --top 1 --format json
+expect 2 '--max-evals 0: valid: an integer >= 1' -- recsys plan examples/recsys/my_tables.json --max-evals 0
+expect 2 '--max-seconds -1: valid: seconds > 0' -- recsys plan examples/recsys/my_tables.json --max-seconds -1
+expect 2 '--max-seconds and --max-evals bound the planner' -- recsys predict examples/recsys/my_tables.json --max-seconds 5
 # search on a CNN headed its images/s "tokens/s"; a dp.scheme was dropped in silence
 expect 0 'recompute   step s   images/s   MFU' -- search -m resnet50 -n 8 --gb 256 --threads 1 --top 1
 expect 0 'note: dp.scheme allreduce_nccl is not searched' -- search examples/dp/resnet50-16-v100-25gbe.json --threads 1 --top 1

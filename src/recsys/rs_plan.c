@@ -21,15 +21,25 @@
  *               option of one other table); an improving move is
  *               kept and the pass restarts, until a pass finds none or
  *               local_iters tables were tried.
+ * A budget (max_seconds, max_evals) or the progress callback stops either
+ * early: every evaluation after the stop returns at once without a plan
+ * (eval), so no move is kept and the loops unwind; the plans kept are the
+ * best seen, and `stopped` says why. Without a budget nothing differs.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/mem.h"
 #include "recsys/rs_shard.h"
 
+#define PROGRESS_EVERY_S 0.1
+/* Evaluations between two reads of the clock. */
+#define WATCH_EVERY 16
+
 void sc_rs_plan_opts_default(sc_rs_plan_opts *o) {
+  memset(o, 0, sizeof *o);
   o->top = 5;
   o->exhaustive_max = 20000;
   o->local_iters = 4000;
@@ -51,6 +61,8 @@ typedef struct search {
   int fit_found;            /* a fitting plan was seen */
   sc_rs_result r;           /* scratch result with per-GPU arrays */
   int oom;
+  const sc_rs_plan_opts *o; /* borrowed: budgets and progress */
+  double t0, last_report;   /* clock_now_s() */
 } search;
 
 static int same_plan(const sc_rs_plan *a, const sc_rs_plan *b) {
@@ -131,12 +143,33 @@ static void offer(search *s, const sc_rs_plan *p) {
   o->n++;
 }
 
-/* Evaluate p, offer it; its rank key. */
+/* After an evaluation: the budgets and the progress callback, which may
+ * stop the search (s->out->stopped). The clock is read every WATCH_EVERY
+ * evaluations, and only when a time budget or a callback asks for it. */
+static void watch(search *s) {
+  const sc_rs_plan_opts *o = s->o;
+  long done = s->out->evaluated;
+  if (o->max_evals > 0 && done >= o->max_evals) s->out->stopped = SC_RS_STOP_MAX_EVALS;
+  if ((o->max_seconds <= 0 && !o->progress) || done % WATCH_EVERY) return;
+  double now = clock_now_s();
+  if (o->max_seconds > 0 && now - s->t0 > o->max_seconds && !s->out->stopped)
+    s->out->stopped = SC_RS_STOP_MAX_SECONDS;
+  if (o->progress && now - s->last_report >= PROGRESS_EVERY_S) {
+    s->last_report = now;
+    if (o->progress(o->progress_ctx, done, now - s->t0) && !s->out->stopped)
+      s->out->stopped = SC_RS_STOP_INTERRUPTED;
+  }
+}
+
+/* Evaluate p, offer it; its rank key (+inf, with nothing evaluated, once
+ * the search is stopped: no move beats it). */
 static double eval(search *s, const sc_rs_plan *p) {
+  if (s->out->stopped) return INFINITY;
   rs_eval(&s->c, p, &s->r);
   s->out->evaluated++;
   if (s->r.fits) s->fit_found = 1;
   offer(s, p);
+  watch(s);
   return key(&s->r);
 }
 
@@ -180,7 +213,7 @@ static void exhaustive(search *s, sc_rs_plan *p) {
     eval(s, p);
     int t = 0;
     while (t < m && ++digit[t] == k) { digit[t] = 0; p->s[t] = option(&s->c, t, 0); t++; }
-    if (t == m) break;
+    if (t == m || s->out->stopped) break;
     p->s[t] = option(&s->c, t, digit[t]);
   }
   mem_free(digit);
@@ -320,13 +353,16 @@ static void local_search(search *s, sc_rs_plan *p, int iters) {
   double best = eval(s, p);
   long tried = 0;
   int improved = 1;
-  while (improved && tried < iters && !s->oom && s->out->evaluated < RS_MAX_EVALS) {
+  while (improved && tried < iters && !s->oom && !s->out->stopped &&
+         s->out->evaluated < RS_MAX_EVALS) {
     improved = 0;
     /* tables of the most loaded GPU first, then every table */
     loads(s, p, load);
     int worst = argmax(load, s->c.j->gpus);
     for (int pass = 0; pass < 2 && !improved; pass++)
-      for (int t = 0; t < p->n && tried < iters && s->out->evaluated < RS_MAX_EVALS; t++) {
+      for (int t = 0; t < p->n && tried < iters && s->out->evaluated < RS_MAX_EVALS &&
+                      !s->out->stopped;
+           t++) {
         const sc_rs_shard *x = &p->s[t];
         int on_worst = x->kind == SC_RS_TABLE_WISE ? x->gpu == worst
                        : x->kind == SC_RS_COLUMN_WISE ? worst >= x->gpu && worst < x->gpu + x->parts
@@ -380,7 +416,7 @@ static void seeds(search *s, sc_rs_plan *p, int iters) {
   int m = p->n;
   static const sc_rs_shard_kind kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_DATA_PARALLEL,
                                            SC_RS_TABLE_ROW_WISE};
-  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !s->oom; k++) {
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !s->oom && !s->out->stopped; k++) {
     if (kinds[k] == SC_RS_TABLE_ROW_WISE && s->c.nodes < 2) continue;
     if (kinds[k] == SC_RS_TABLE_WISE) {
       if (rs_plan_greedy_tw(&s->c, 1, p)) { s->oom = 1; return; }
@@ -400,9 +436,15 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   else sc_rs_plan_opts_default(&o);
   if (o.top < 1 || o.top > 16)
     return sc_error_set(err, SC_EINPUT, "planner: top %d; valid: 1..16", o.top);
+  if (o.max_seconds < 0 || o.max_evals < 0)
+    return sc_error_set(err, SC_EINPUT, "planner: max_seconds %g, max_evals %ld; valid: >= 0 "
+                        "(0: no budget)", o.max_seconds, o.max_evals);
   search s = {0};
   s.out = out;
   s.top = o.top;
+  s.o = &o;
+  s.t0 = clock_now_s();
+  s.last_report = s.t0;
   int rc = rs_ctx_open(&s.c, j, err);
   if (rc) return rc;
   int m = j->model.n_tables, n = j->gpus;

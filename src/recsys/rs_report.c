@@ -137,10 +137,19 @@ void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_
   }
 }
 
+/* How the planner ended (sc_rs_plans.stopped), as JSON and the table
+ * name it. */
+static const char *stop_name(int stopped) {
+  return stopped == SC_RS_STOP_MAX_SECONDS  ? "max_seconds"
+         : stopped == SC_RS_STOP_MAX_EVALS  ? "max_evals"
+         : stopped == SC_RS_STOP_INTERRUPTED ? "interrupted"
+                                             : "complete";
+}
+
 void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *ps) {
   if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"evaluated\": %ld, \"exhaustive\": %s, \"plans\": [", ps->evaluated,
-            ps->exhaustive ? "true" : "false");
+    fprintf(out, "{\"evaluated\": %ld, \"exhaustive\": %s, \"stopped\": \"%s\", \"plans\": [",
+            ps->evaluated, ps->exhaustive ? "true" : "false", stop_name(ps->stopped));
     for (int i = 0; i < ps->n; i++) {
       fprintf(out, "%s\n {\"rank\": %d, \"why\": ", i ? "," : "", i + 1);
       esc_json(out, ps->why[i]);
@@ -155,6 +164,9 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
           ps->exhaustive ? "every plan enumerated" : "greedy + local search",
           ps->n && !ps->res[0].fits ? "none fits, those that need least memory"
                                     : "the fastest that fit");
+  if (ps->stopped)
+    fprintf(out, "stopped early (%s) after %ld plans evaluated: the best found so far; a larger "
+                 "budget may find faster plans\n\n", stop_name(ps->stopped), ps->evaluated);
   fprintf(out, "  #  %10s  %8s  %s\n", "iter ms", "mem GiB", "sharding");
   for (int i = 0; i < ps->n; i++) {
     fprintf(out, "  %d  %10.3f  %8.2f  ", i + 1, MS(ps->res[i].iter_s), GIB(ps->res[i].mem_bytes));

@@ -162,7 +162,9 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
   }
   fprintf(out, "%ld plans evaluated (%s); %s:\n\n", ps->evaluated,
           ps->exhaustive ? "every plan enumerated" : "greedy + local search",
-          ps->n && !ps->res[0].fits ? "none fits, those that need least memory"
+          ps->n && !ps->res[0].fits ? ps->stopped ? "none of those evaluated fits, those that "
+                                                    "need least memory"
+                                                  : "none fits, those that need least memory"
                                     : "the fastest that fit");
   if (ps->stopped)
     fprintf(out, "stopped early (%s) after %ld plans evaluated: the best found so far; a larger "

@@ -700,17 +700,19 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           dtype_col ? "dtypes " : "", types);
-  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d threads)\n",
+  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s)\n",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
-          st->seconds > 0 ? st->tried / st->seconds : 0, st->threads);
+          st->seconds > 0 ? st->tried / st->seconds : 0, st->threads, st->threads == 1 ? "" : "s");
   report_search_stop_text(out, st);
   fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
           st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
                        : "ranked by the closed-form engine");
-  /* a CNN's throughput is images (tokens_per_s = seq_per_s there), as predict says */
-  fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   %s   MFU   GiB/GPU%s%s\n",
-          s->model.kind == SC_MODEL_CNN ? "images/s" : "tokens/s", dtype_col ? "  dtype" : "",
-          st->reranked ? "     event s" : "");
+  /* a CNN's throughput is images (tokens_per_s = seq_per_s there), as predict says;
+   * no header over no row (no plan valid) */
+  if (n > 0 || st->has_closest)
+    fprintf(out, "  rank  tp  pp   dp  cp  ep vpp  mb zero recompute   step s   %s   MFU   GiB/GPU%s%s\n",
+            s->model.kind == SC_MODEL_CNN ? "images/s" : "tokens/s", dtype_col ? "  dtype" : "",
+            st->reranked ? "     event s" : "");
   for (int i = 0; i < n; i++) search_row(out, s, &c[i], i + 1, dtype_col);
   search_marginal_note(out, s, c, n);
   if (n > 0) { /* report/accuracy.h: the best plan's class, once */

@@ -44,7 +44,7 @@ void report_search_rejects_text(FILE *out, const sc_search_stats *st) {
     indented(out, st->reasons[0].example, 4);
     return;
   }
-  fprintf(out, "  the plan check rejected %s %ld plans of the space:\n",
+  fprintf(out, "  the plan check's reasons, over %s %ld plans of the space:\n",
           st->rechecked < st->total ? "the first" : "all", st->rechecked);
   for (int i = 0; i < st->n_reasons; i++) {
     const sc_search_reason *r = &st->reasons[i];

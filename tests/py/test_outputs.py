@@ -127,9 +127,16 @@ def agree(name, doc, rows):
             if rows[i]["op_name"] != op["name"] or not close(float(rows[i]["op_fwd_s"]), op["fwd_s"]):
                 fail(name, f"CSV op row {i} != JSON layer_ops[{i}]")
     elif name.startswith("search"):
-        if len(rows) != len(doc["plans"]):
-            fail(name, f"CSV {len(rows)} plans, JSON {len(doc['plans'])}")
-        for r, p in zip(rows, doc["plans"]):
+        # nothing fits: CSV's one row is JSON's "closest" (closest 1, rank 0)
+        plans = doc["plans"] or ([doc["closest"]] if "closest" in doc else [])
+        if len(rows) != len(plans):
+            fail(name, f"CSV {len(rows)} plans, JSON {len(plans)}")
+        if not doc["plans"] and rows and (rows[0]["closest"], rows[0]["rank"]) != ("1", "0"):
+            fail(name, "CSV's closest row is not marked closest 1, rank 0")
+        for r in rows:
+            if r["stopped"] != doc["stopped"]:
+                fail(name, f"CSV stopped {r['stopped']} != JSON {doc['stopped']}")
+        for r, p in zip(rows, plans):
             if not close(float(r["step_s"]), p["step_s"]):
                 fail(name, f"CSV step_s {r['step_s']} != JSON {p['step_s']}")
     elif name.startswith("validate"):

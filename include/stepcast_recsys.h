@@ -262,6 +262,8 @@ typedef struct sc_rs_plans {
   int stopped;                 /* SC_RS_STOP_*: COMPLETE, or the plans are
                                   the best found before a budget or the
                                   callback stopped the search */
+  int bounded;                 /* 1 = local search reached its own bound of
+                                  300,000 evaluations (docs/recsys.md, "Speed") */
 } sc_rs_plans;
 
 /* Search the per-table shardings of j (greedy, then local search;

@@ -35,7 +35,7 @@ expect 0 'plans/s, 1 thread)' -- search examples/gpt3-175b-1024-a100.json --max-
 # and --max-seconds stop it early and say so
 expect 0 'stopped early (max_evals) after 50 plans evaluated: the best found so far' -- recsys plan examples/recsys/my_tables.json --max-evals 50 --top 1
 expect 0 '"evaluated": 50, "exhaustive": false, "stopped": "max_evals"' -- recsys plan examples/recsys/my_tables.json --max-evals 50 --top 1 --format json
-expect 0 '"stopped": "complete"' -- recsys plan examples/recsys/dlrm_criteo_8gpu.json --top 1 --format json
+expect 0 '"stopped": "complete", "eval_bound_reached": false' -- recsys plan examples/recsys/dlrm_criteo_8gpu.json --top 1 --format json
 expect 0 '"stopped": "max_seconds"' -- recsys plan examples/recsys/my_tables.json --max-seconds 1e-9 --top 1 --format json
 expect 2 '--max-evals 0: valid: an integer >= 1' -- recsys plan examples/recsys/my_tables.json --max-evals 0
 expect 2 '--max-seconds -1: valid: seconds > 0' -- recsys plan examples/recsys/my_tables.json --max-seconds -1

@@ -372,6 +372,7 @@ static void local_search(search *s, sc_rs_plan *p, int iters) {
         if (improve_table(s, p, t, &best, load)) improved = 1;
       }
   }
+  if (s->out->evaluated >= RS_MAX_EVALS) s->out->bounded = 1;
   mem_free(load);
 }
 

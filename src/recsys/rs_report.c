@@ -148,8 +148,10 @@ static const char *stop_name(int stopped) {
 
 void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *ps) {
   if (fmt == SC_FORMAT_JSON) {
-    fprintf(out, "{\"evaluated\": %ld, \"exhaustive\": %s, \"stopped\": \"%s\", \"plans\": [",
-            ps->evaluated, ps->exhaustive ? "true" : "false", stop_name(ps->stopped));
+    fprintf(out, "{\"evaluated\": %ld, \"exhaustive\": %s, \"stopped\": \"%s\", "
+                 "\"eval_bound_reached\": %s, \"plans\": [",
+            ps->evaluated, ps->exhaustive ? "true" : "false", stop_name(ps->stopped),
+            ps->bounded ? "true" : "false");
     for (int i = 0; i < ps->n; i++) {
       fprintf(out, "%s\n {\"rank\": %d, \"why\": ", i ? "," : "", i + 1);
       esc_json(out, ps->why[i]);
@@ -169,6 +171,9 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
   if (ps->stopped)
     fprintf(out, "stopped early (%s) after %ld plans evaluated: the best found so far; a larger "
                  "budget may find faster plans\n\n", stop_name(ps->stopped), ps->evaluated);
+  if (ps->bounded && !ps->stopped)
+    fprintf(out, "local search reached its bound of 300,000 evaluations (docs/recsys.md, "
+                 "\"Speed\"): the best found within it\n\n");
   fprintf(out, "  #  %10s  %8s  %s\n", "iter ms", "mem GiB", "sharding");
   for (int i = 0; i < ps->n; i++) {
     fprintf(out, "  %d  %10.3f  %8.2f  ", i + 1, MS(ps->res[i].iter_s), GIB(ps->res[i].mem_bytes));

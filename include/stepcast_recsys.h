@@ -258,7 +258,8 @@ typedef struct sc_rs_plans {
   sc_rs_result res[16];
   char why[16][160];           /* one line: what decides this plan's time */
   long evaluated;              /* plans evaluated */
-  int exhaustive;              /* 1 = every plan was enumerated */
+  int exhaustive;              /* 1 = the plans were enumerated (every one
+                                  unless `stopped`) */
   int stopped;                 /* SC_RS_STOP_*: COMPLETE, or the plans are
                                   the best found before a budget or the
                                   callback stopped the search */

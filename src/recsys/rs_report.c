@@ -163,7 +163,8 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
     return;
   }
   fprintf(out, "%ld plans evaluated (%s); %s:\n\n", ps->evaluated,
-          ps->exhaustive ? "every plan enumerated" : "greedy + local search",
+          ps->exhaustive ? ps->stopped ? "enumeration" : "every plan enumerated"
+                         : "greedy + local search",
           ps->n && !ps->res[0].fits ? ps->stopped ? "none of those evaluated fits, those that "
                                                     "need least memory"
                                                   : "none fits, those that need least memory"

@@ -46,9 +46,16 @@ static int number_after(const char *text, const char *key) {
 
 /* ------------------------------------------------------ coded plan cells */
 
-/* The fp8 scaling recipe the notes name; else Transformer Engine's
- * default, delayed scaling (te.common.recipe.DelayedScaling, the recipe
- * fp8_autocast takes when given none), said in assumed. */
+/* The fp8 scaling recipe the notes name; else the default of the framework
+ * they name, said in assumed:
+ *   - torchtitan: its float8 converter without a recipe_name builds
+ *     torchao's Float8LinearConfig(), tensorwise scaling computed from the
+ *     current tensor (torchao and torchtitan are not in
+ *     ../shared/reference: from their public sources, an assumption
+ *     docs/accuracy.md states);
+ *   - any other (Megatron-LM, NeMo, Megatron-Core: TransformerConfig's
+ *     fp8_recipe = "delayed", ../shared/reference/megatron-lm/megatron/
+ *     core/transformer/transformer_config.py): delayed scaling. */
 static void fp8_recipe(const char *notes, sc_plan *p, char *assumed, size_t an) {
   if (rowtext_has(notes, "mxfp8")) p->fp8_recipe = SC_FP8_MXFP8;
   else if (rowtext_has(notes, "blockwise") || rowtext_has(notes, "block-wise") ||
@@ -57,9 +64,12 @@ static void fp8_recipe(const char *notes, sc_plan *p, char *assumed, size_t an) 
   else if (rowtext_has(notes, "current scaling") || rowtext_has(notes, "tensorwise"))
     p->fp8_recipe = SC_FP8_CURRENT;
   else if (rowtext_has(notes, "delayed")) p->fp8_recipe = SC_FP8_DELAYED;
-  else {
+  else if (rowtext_has(notes, "torchtitan")) {
+    p->fp8_recipe = SC_FP8_CURRENT;
+    rowv_note(assumed, an, "fp8 tensorwise current scaling (torchtitan/torchao's default)");
+  } else {
     p->fp8_recipe = SC_FP8_DELAYED;
-    rowv_note(assumed, an, "fp8 delayed scaling (TE's default)");
+    rowv_note(assumed, an, "fp8 delayed scaling (Megatron's --fp8-recipe default)");
   }
 }
 
@@ -189,7 +199,7 @@ static int layout_pp(const csv_file *f, const char *path, const char *notes, sc_
                layout_in_notes(notes, "pipeline_model_parallel_layout", text, sizeof text);
   if (stated && !rowv_pp_layout(text, p, bad_why, sizeof bad_why)) {
     if (from_cell) {
-      char want[160];
+      char want[192]; /* 75 bytes of text + bad_why (96) */
       snprintf(want, sizeof want, "layers per virtual stage (4,8,8) or Megatron's layout "
                "(Et*3|(tt|)*29m|L): %s", bad_why);
       return csv_malformed(f, path, "pp_layout", want, bad, err);
@@ -237,8 +247,12 @@ static void layout_sp(const csv_file *f, const char *notes, sc_plan *p, char *as
   if (!blank(f, "sp") || p->tp < 2) return;
   if (rowtext_has(notes, "torchtitan") || rowtext_word(notes, "nemo")) {
     p->sp = 1;
-    rowv_note(assumed, an, "sp 1 (blank; %s runs TP with sequence parallelism)",
-              rowtext_has(notes, "torchtitan") ? "torchtitan" : "NeMo");
+    /* torchtitan: its TP plan always shards the norms' sequence (a fact
+     * of its code); NeMo: MegatronStrategy's own default is off, but its
+     * LLM recipes turn it on with TP -- an assumption, said so */
+    rowv_note(assumed, an, "sp 1 (blank; %s)",
+              rowtext_has(notes, "torchtitan") ? "torchtitan's TP plan"
+                                               : "assumed as NeMo's recipes set it with TP");
   } else {
     rowv_note(assumed, an, "sp 0 (blank; Megatron's default)");
   }

@@ -217,6 +217,24 @@ Test(unseen_rows, a_malformed_layout_cell_names_the_column) {
   cr_expect(strstr(err.msg, "'pp_layout'") && strstr(err.msg, ":2:"), "message: %s", err.msg);
 }
 
+Test(unseen_rows, a_layout_in_the_notes_too_long_to_read_is_skipped_not_ignored) {
+  char row[2048], layout[700];
+  for (int i = 0; i < 699; i++) layout[i] = (i % 9 == 8) ? '|' : 't';
+  layout[699] = '\0';
+  snprintf(row, sizeof row,
+           "x,t,Llama-3-8B,32,4096,32,8,14336,128256,8192,,,64,1,1,4,2,1,1,,0,1,full,"
+           "bf16,h100-sxm5-80gb,8,8,8,450,,1,p,pipeline-model-parallel-layout %s,,", layout);
+  sc_validation vf;
+  sc_error err = {0};
+  int rc;
+  training_row(row, &vf, &err, &rc);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 1, "an unread layout is not replaced by the even split");
+  cr_expect(strstr(vf.rows[0].skipped, "pipeline layout in the notes longer"), "reason: %s",
+            vf.rows[0].skipped);
+  sc_validation_free(&vf);
+}
+
 Test(unseen_rows, a_layout_cell_sets_the_stages) {
   sc_validation vf;
   sc_error err = {0};

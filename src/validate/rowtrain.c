@@ -172,7 +172,8 @@ static int layout_etp(const csv_file *f, const char *path, const char *notes, sc
 }
 
 /* The text of a layout the notes give after key, up to a space, comma or
- * ';' (at most cap - 1 bytes into buf); 0 when none. */
+ * ';' (at most cap - 1 bytes into buf); 0 when none; -1 when it is longer
+ * (the caller skips the row naming it: an unread layout is not guessed). */
 static int layout_in_notes(const char *notes, const char *key, char *buf, size_t cap) {
   size_t n = strlen(key);
   for (const char *t = notes; t && *t; t++) {
@@ -180,7 +181,8 @@ static int layout_in_notes(const char *notes, const char *key, char *buf, size_t
     const char *v = t + n;
     while (*v == ' ' || *v == '=' || *v == ':' || *v == '"') v++;
     size_t k = strcspn(v, " ,;\"");
-    if (!k || k >= cap) return 0;
+    if (!k) return 0;
+    if (k >= cap) return -1;
     memcpy(buf, v, k);
     buf[k] = '\0';
     return 1;
@@ -195,8 +197,13 @@ static int layout_pp(const csv_file *f, const char *path, const char *notes, sc_
   char text[512], bad_why[96] = "";
   int from_cell = !blank(f, "pp_layout");
   if (from_cell) snprintf(text, sizeof text, "%s", cell(f, "pp_layout"));
-  int stated = from_cell || layout_in_notes(notes, "pipeline-model-parallel-layout", text, sizeof text) ||
-               layout_in_notes(notes, "pipeline_model_parallel_layout", text, sizeof text);
+  int in_notes = from_cell ? 0 : layout_in_notes(notes, "pipeline-model-parallel-layout", text, sizeof text);
+  if (!from_cell && !in_notes)
+    in_notes = layout_in_notes(notes, "pipeline_model_parallel_layout", text, sizeof text);
+  if (in_notes < 0)
+    return snprintf(why, wn, "pipeline layout in the notes longer than %zu bytes", sizeof text - 1),
+           SC_EMODEL;
+  int stated = from_cell || in_notes;
   if (stated && !rowv_pp_layout(text, p, bad_why, sizeof bad_why)) {
     if (from_cell) {
       char want[192]; /* 75 bytes of text + bad_why (96) */

@@ -513,7 +513,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.79,    /* as h100-sxm5-80gb (same die and clocks); the DeepGEMM H800
                                 rows of gemm_shape_benchmarks.csv are fine-grained fp8, not
                                 the cuBLASLt rows the shape model was fitted to */
-        .gemm_eff_fp8 = 0.70,
+        .gemm_eff_fp8 = 0.70, /* as h100-sxm5-80gb */
         .attn_eff = 0.33,    /* as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 200 * GB,                            /* [DS] NVLink 400 GB/s bidirectional
                                                              (8 links; H100: 18) */
@@ -545,11 +545,14 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,                            /* [DS] */
         .hbm_bw = 1935 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* as a100-sxm4 [AZ 44] */
-        .gemm_eff = 0.84,
-        .attn_eff = 0.66,
-        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] (NVLink
-                                                             bridge pairs: see the cluster) */
-        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
+        .gemm_eff = 0.84,    /* as a100-sxm4 [FIT-GEMM] (same die) */
+        .attn_eff = 0.66,    /* as a100-sxm4 */
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS]; the A800
+                                                             datasheet lists an NVLink bridge
+                                                             for 2 GPUs, 400 GB/s
+                                                             bidirectional: not modelled (no
+                                                             cluster preset pairs them) */
+        .link = SC_LINK_PCIE, /* beyond a bridged pair: PCIe */
         .calibrated = 0,
     },
     {
@@ -560,7 +563,10 @@ static const sc_gpu gpu_presets[] = {
                              GH200 Grace Hopper Superchip datasheet (2024): TF32 494,
                              BF16/FP16 990, FP8 1,979 dense */
         .vector_flops = 66.9 * T,                         /* [DS] FP32 67 */
-        .hbm_bytes = 144 * GB,                            /* [DS] 144 GB HBM3e */
+        .hbm_bytes = 144 * GIB,                           /* [DS] 144 GB HBM3e: six 24 GiB
+                                                             stacks; "GB" here is GiB, as the
+                                                             H100's 80 GB (review25b; [MAMF]
+                                                             rows 3, 14 saw 141 GiB usable) */
         .hbm_bw = 4900 * GB,                              /* [DS] 4.9 TB/s */
         .hbm_eff = 0.835,    /* no STREAM row: H200's [AZ 54] (HBM3e) */
         .gemm_eff = 0.824,   /* bf16: H100's 0.79 x [MAMF] row 3 GH200 bf16 83.8 % / H100
@@ -579,12 +585,13 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] as
                              gh200-144gb */
         .vector_flops = 66.9 * T,
-        .hbm_bytes = 96 * GB,                             /* [DS] 96 GB HBM3 */
+        .hbm_bytes = 96 * GIB,                            /* [DS] 96 GB HBM3: six 16 GiB
+                                                             stacks, as h100-sxm5-96gb */
         .hbm_bw = 4000 * GB,                              /* [DS] 4 TB/s */
         .hbm_eff = 0.866,    /* no STREAM row: H100's [AZ 49] (HBM3) */
         .gemm_eff = 0.824,   /* as gh200-144gb (same GPU and clocks) */
-        .gemm_eff_fp8 = 0.766,
-        .attn_eff = 0.33,
+        .gemm_eff_fp8 = 0.766, /* as gh200-144gb */
+        .attn_eff = 0.33,    /* no row: as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 450 * GB,                            /* [DS] */
         .calibrated = 0,
     },
@@ -599,12 +606,13 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 94 * GIB,                            /* [DS] 94 GB HBM3 */
         .hbm_bw = 3900 * GB,                              /* [DS] 3.9 TB/s */
         .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] (HBM3) */
-        .gemm_eff = 0.79,    /* as h100-sxm5 */
-        .gemm_eff_fp8 = 0.70,
-        .attn_eff = 0.33,
-        .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS] (NVLink
-                                                             bridge pairs, 600 GB/s
-                                                             bidirectional: see the cluster) */
+        .gemm_eff = 0.79,    /* as h100-sxm5 (no NVL row; lower clocks: may be high) */
+        .gemm_eff_fp8 = 0.70, /* as h100-sxm5 */
+        .attn_eff = 0.33,    /* as h100-sxm5 [AZ 62] */
+        .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS]; NVLink
+                                                             bridges join card pairs, 600 GB/s
+                                                             bidirectional: not modelled (no
+                                                             cluster preset pairs them) */
         .link = SC_LINK_PCIE, /* [DS] bridges join pairs only */
         .calibrated = 0,
     },
@@ -655,7 +663,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada, GDDR6) */
         .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] (72 W: the card
                                 may throttle below this) */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -671,7 +679,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 600 * GB,                               /* [DS] */
         .hbm_eff = 0.945,    /* A40's [MB 90] (GDDR6, same generation) */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -689,7 +697,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 768 * GB,                               /* [DS] */
         .hbm_eff = 0.945,    /* A40's [MB 90] (same GA102 board design) */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
                                                              bidirectional (as rtx-a5000) */
         .calibrated = 0,
@@ -708,7 +716,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 960 * GB,                               /* [DS] */
         .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada, GDDR6) */
         .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -726,7 +734,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 1008 * GB,                              /* [DS] */
         .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada) */
         .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -744,7 +752,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 936 * GB,                               /* [DS] */
         .hbm_eff = 0.945,    /* A40's [MB 90] (GA102) */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
                                                              bidirectional (as rtx-a5000) */
         .calibrated = 0,
@@ -777,7 +785,9 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {47.85 * T, 0, 191.5 * T, 191.5 * T, 0, 0}, /* [DS] AMD Instinct MI250X
                              datasheet: FP32 matrix 95.7, FP16/BF16 383 per module; no TF32 */
         .vector_flops = 23.95 * T,                        /* [DS] FP32 vector 47.9 / 2 */
-        .hbm_bytes = 64 * GB,                             /* [DS] 128 GB HBM2e / 2 */
+        .hbm_bytes = 64 * GIB,                            /* [DS] 128 GB HBM2e / 2: four
+                                                             16 GiB stacks per GCD (rocm-smi
+                                                             shows 64 GiB per GCD) */
         .hbm_bw = 1638.4 * GB,                            /* [DS] 3.2768 TB/s / 2 */
         .hbm_eff = 0.854,    /* [MB 78] MI210 (one CDNA 2 GCD, same HBM2e) gpu-stream scale
                                 1399 GB/s / 1638.4 */
@@ -801,7 +811,9 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {45.25 * T, 0, 181.05 * T, 181.05 * T, 0, 0}, /* [DS] AMD Instinct MI250
                              datasheet: FP32 matrix 90.5, FP16/BF16 362.1 per module */
         .vector_flops = 22.65 * T,                        /* [DS] FP32 vector 45.3 / 2 */
-        .hbm_bytes = 64 * GB,                             /* [DS] 128 GB HBM2e / 2 */
+        .hbm_bytes = 64 * GIB,                            /* [DS] 128 GB HBM2e / 2: four
+                                                             16 GiB stacks per GCD (rocm-smi
+                                                             shows 64 GiB per GCD) */
         .hbm_bw = 1638.4 * GB,                            /* [DS] 3.2768 TB/s / 2 */
         .hbm_eff = 0.854,    /* as mi250x [MB 78] */
         .gemm_eff = 0.81,    /* as mi250x (same GCD, fewer CUs) */

@@ -139,7 +139,11 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 132,                                  /* [DS] */
         .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] */
         .vector_flops = 66.9 * T,
-        .hbm_bytes = 141 * GB,                            /* [DS] 141 GB */
+        .hbm_bytes = 141 * GIB,                           /* [DS] 141 GB: HBM capacities are
+                                                             binary (DRAM dies of 2^n bits), so a
+                                                             datasheet GB of HBM is a GiB (the H100
+                                                             80 GB above, 80 GiB; GH200 "141GiB",
+                                                             mamf_matmul_peak.csv row 3) */
         .hbm_bw = 4800 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* [AZ 54] STREAM copy 4.01 TB/s / 4.8 */
         .gemm_eff = 0.755,   /* bf16: 0.69 x [MAMF] bf16 80.3 % ("H200 is the same" as
@@ -155,7 +159,8 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 148,                                  /* [DS] */
         .peak_flops = {80 * T, 1100 * T, 2250 * T, 2250 * T, 4500 * T, 9000 * T}, /* [DS] HGX B200 per GPU, dense */
         .vector_flops = 80 * T,
-        .hbm_bytes = 180 * GB,                            /* [DS] DGX B200: 1,440 GB / 8 */
+        .hbm_bytes = 180 * GIB,                           /* [DS] DGX B200: 1,440 GB / 8 (HBM GB
+                                                             = GiB, see h200) */
         .hbm_bw = 7700 * GB,                              /* [DS] DGX B200: 64 TB/s / 8 = 8; HGX: 7.7 */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.644,   /* bf16: fp8 below x [MAMF] B200 bf16 77.6 % / fp8 76.3 % */
@@ -171,7 +176,8 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 148,                                  /* [DS] */
         .peak_flops = {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 10000 * T}, /* [DS] GB200 NVL72: 180 PF fp16 / 72 */
         .vector_flops = 80 * T,
-        .hbm_bytes = 186 * GB,                            /* [DS] NVL72: 13.4 TB / 72 */
+        .hbm_bytes = 186 * GIB,                           /* [DS] NVL72: 13.4 TB / 72 (HBM GB =
+                                                             GiB, see h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.605,   /* bf16: 0.60 x [MAMF] GB200 bf16 72.9 % / fp8 72.3 % */
@@ -188,7 +194,8 @@ static const sc_gpu gpu_presets[] = {
                              per GPU, dense (144 PF fp4 sparse / 8 = 18, dense 13.5);
                              bf16 2250 and fp8 4500 as [MAMF] rows 6, 17 state */
         .vector_flops = 75 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] 288 GB HBM3e */
+        .hbm_bytes = 288 * GIB,                           /* [DS] 288 GB HBM3e (HBM GB = GiB, see
+                                                             h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.652,   /* bf16: B200's 0.644 x [MAMF] B300 bf16 78.6 % / B200 77.6 % */
@@ -204,7 +211,8 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 15000 * T}, /* [DS] GB300
                              NVL72 / 72, dense: 1,080 PF fp4, 360 PF fp8, 180 PF bf16 */
         .vector_flops = 80 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] 20.7 TB / 72 */
+        .hbm_bytes = 288 * GIB,                           /* [DS] 20.7 TB / 72 (HBM GB = GiB, see
+                                                             h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] 576 TB/s / 72 */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.605,   /* no row: GB200's (same rack design, [MAMF] B300 within 1 % of
@@ -220,7 +228,8 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 304,                                  /* [DS] compute units */
         .peak_flops = {163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 0}, /* [DS] */
         .vector_flops = 163.4 * T,
-        .hbm_bytes = 192 * GB,                            /* [DS] */
+        .hbm_bytes = 192 * GIB,                           /* [DS] 192 GB: eight 24 GiB HBM3
+                                                             stacks (HBM GB = GiB, see h200) */
         .hbm_bw = 5300 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.54,    /* [MAMF] bf16 668.4 / 1300 TFLOP/s at 10240x15360x8192,
@@ -237,7 +246,7 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 0}, /* [DS] as
                              MI300X (same CDNA 3 die and clocks) */
         .vector_flops = 163.4 * T,
-        .hbm_bytes = 256 * GB,                            /* [DS] HBM3E */
+        .hbm_bytes = 256 * GIB,                           /* [DS] HBM3E (HBM GB = GiB, see h200) */
         .hbm_bw = 6000 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.636,   /* [MAMF] row 11: bf16 784.9 / 1300 TFLOP/s, over the shape
@@ -254,7 +263,7 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {144.2 * T, 1153.5 * T, 2307 * T, 2307 * T, 4614 * T, 9228 * T}, /* [DS]
                              dense; fp4 = MXFP4 */
         .vector_flops = 144.2 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] HBM3E */
+        .hbm_bytes = 288 * GIB,                           /* [DS] HBM3E (HBM GB = GiB, see h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.655,   /* no row: as mi355x (same CDNA 4 die, lower clock) */
@@ -270,7 +279,7 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {157.3 * T, 1258.3 * T, 2516.6 * T, 2516.6 * T, 5033.2 * T, 10066.3 * T}, /*
                              [DS] dense; fp4 = MXFP4 */
         .vector_flops = 157.3 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] HBM3E */
+        .hbm_bytes = 288 * GIB,                           /* [DS] HBM3E (HBM GB = GiB, see h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.655,   /* [MAMF] row 10: bf16 1565 TFLOP/s (the row's own theoretical is

@@ -39,6 +39,7 @@
 #include "core/vec.h"
 #include "cost/amp.h"
 #include "cost/fp8cast.h"
+#include "cost/softmax.h"
 #include "lower/moe_dispatch.h"
 #include "lower/recmod.h"
 #include "lower/segmemo.h"
@@ -830,24 +831,32 @@ static int bert_scale_mask_task(lctx *c, int opi, double scores, int dep) {
  * apply_query_key_layer_scaling), scaled, masked_fill_, softmax and cast
  * back, each a kernel and a framework call (one more forward call for the
  * availability check); fp32 runs skip the casts. Bytes per score element
- * (e = 2): forward 6 + 8 + 8 + 8 + 6 = 36, backward 6 + 12 + 8 + 8 + 6 = 40. */
+ * (e = 2): forward 6 + 8 + 8 + 8 x 1.33 + 6 = 38.6, backward 6 + 12 x 1.74
+ * + 8 + 8 + 6 = 48.9, torch.softmax's passes as measured (cost/softmax.h). */
 static int softmax_task(lctx *c, int opi, double batches, double sq, double skv, int causal,
                         int dep) {
   double scores = batches * sq * skv, e = c->e;
   /* the rule is Megatron's: the transformer builder's layer is Megatron-LM's
-   * (docs/model.md); the other builders' frameworks keep the one-kernel
-   * cost, which no measurement here decides against */
-  if (c->s->model.kind != SC_MODEL_TRANSFORMER || fused_softmax_fits(c, batches, sq, skv, causal)) {
-    if (!amp_on(&c->s->plan)) return mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, dep);
+   * (docs/model.md); the other builders' frameworks run their own one-kernel
+   * softmax (torch.softmax), whose time is measured (cost/softmax.h) */
+  int framework = c->s->model.kind != SC_MODEL_TRANSFORMER;
+  if (framework || fused_softmax_fits(c, batches, sq, skv, causal)) {
+    /* passes a score forward and backward over forward: Megatron's fused
+     * kernel by its traffic, the framework's torch.softmax as measured
+     * (cost/softmax.h) */
+    double fe = framework ? smx_fwd_bytes(1, 1) : 2;
+    double bs = framework ? smx_bwd_bytes(1, 1) / fe : 1.5;
+    if (!amp_on(&c->s->plan)) return mem_task(c, "softmax", opi, scores * e * fe, 3, 2, bs, dep);
     /* AMP's fp32 list: softmax in fp32 between two casts (cost/amp.h) */
-    double bs = 1.5;
     int casts;
-    double f = amp_island_bytes(scores, 2, e, &bs, &casts);
+    double f = amp_island_bytes(scores, fe, e, &bs, &casts);
     return mem_task(c, "softmax", opi, f, 3 + casts, 2 + casts, bs, dep);
   }
   int casts = e < 4;
   double f = casts ? 4 : e, cast = casts ? 2 * (e + 4) : 0;
-  double fwd = 6 * f + cast, bwd = 7 * f + cast;
+  /* scale and masked_fill_ 2 passes each way each, torch.softmax as
+   * measured (cost/softmax.h) */
+  double fwd = 4 * f + smx_fwd_bytes(1, f) + cast, bwd = 4 * f + smx_bwd_bytes(1, f) + cast;
   int kernels = 3 + 2 * casts;
   return mem_task(c, "softmax_torch", opi, scores * fwd, kernels + 1, kernels, bwd / fwd, dep);
 }

@@ -98,6 +98,10 @@ typedef struct segm {
   uint64_t serials;       /* contexts made so far */
   uint64_t ids;           /* segments remembered so far */
   uint64_t clock;         /* uses so far, for eviction */
+  int cur_slots[SEGM_SLOTS]; /* the slots of context `cur` (segm_begin
+                             lists them, segm_keep adds to them; a slot
+                             listed may have been emptied since) */
+  int n_cur;
   long hits, misses;      /* segments, for tests and benchmarks */
 } segm;
 

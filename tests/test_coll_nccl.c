@@ -103,6 +103,19 @@ Test(coll_nccl, ll_across_nodes_keeps_tuner_form) {
   cr_expect(fabs(t - e) < 1e-12, "%g vs %g", t, e);
 }
 
+/* On PCIe the channels share the one link: no per-channel reduction of
+ * the bandwidth either (8 GPUs without NVLink, 8 KiB on one of 4 channels). */
+Test(coll_nccl, ll_on_pcie_keeps_tuner_form) {
+  coll_group g = a100(8);
+  g.intra_bw = 0;
+  double b = 8192;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_PCIE, COLL_ALGO_RING,
+                                 COLL_PROTO_LL);
+  double e = coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_PCIE, COLL_ALGO_RING,
+                                  COLL_PROTO_LL);
+  cr_expect(t > 0 && fabs(t - e) < 1e-12, "%g vs %g", t, e);
+}
+
 /* 8 ranks, 24 channels, 2 MiB: 10.9 KiB per rank and channel, one chunk,
  * one slice: 2n-1 = 15 primitives against the tuner's 2(n-1) = 14 steps,
  * so exactly one NVLink Simple step latency (3.4 us) more. */

@@ -619,15 +619,16 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
  * channels, times the channels active, then the protocol's total caps
  * (llMaxBw, nChannels x perChMaxRingLL128Bw), which bind only when enough
  * channels run. With every channel active this is the tuner's form.
- * Inside one node only: there each channel is a ring of NCCL's search with
- * its own share of the GPU's NVLinks (nccl_rings.c, bw per channel), so a
- * channel's rate is its share; across nodes the channels share the NICs,
- * whose rate one channel's share does not bound. */
+ * Inside one NVLink node only: there each channel is a ring of NCCL's
+ * search with its own share of the GPU's NVLinks (nccl_rings.c, bw per
+ * channel; the cube-mesh rings, one link each), so a channel's rate is its
+ * share; across nodes the channels share the NICs, and on PCIe the one
+ * link, whose rate one channel's share does not bound. */
 static double ring_line_time(const nccl_sys *s, coll_op op, double bytes, coll_proto p) {
   double t = tuned_time(s, op, bytes, COLL_ALGO_RING, p, 0);
   if (t < 0) return t;
   int nc = active_channels(s, bytes, p);
-  if (s->nodes > 1 || nc >= s->nch_run) return t;
+  if (s->nodes > 1 || s->hw_intra != HW_NVLINK || nc >= s->nch_run) return t;
   double full = bus_bw(s, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
   double f = p == COLL_PROTO_LL ? RING_LL_FACTOR : RING_LL128_FACTOR;
   double run = fmin(full, s->bus_bw * f * nc / s->nch_run);

@@ -34,14 +34,15 @@ Test(coll_host, host_time_is_per_gpu_of_the_thread) {
 }
 
 /* 1 KiB all-reduce on 8 A100 runs ring LL: 20 (launch) + 6.6 (baseLat) +
- * 14 steps x 0.6 (NVLink LL) = 35.0 us plus 1024 B / (87.7 GB/s x 8/14)
- * = 0.02 us, GPU-bound with one GPU per process; one thread driving all
+ * 14 steps x 0.6 (NVLink LL) = 35.0 us plus 1024 B on the one channel NCCL
+ * keeps (240 x 0.5 / 24 = 5 GB/s of busBw) / (5 GB/s x 8/14) = 0.36 us,
+ * GPU-bound with one GPU per process; one thread driving all
  * 8 takes 8 x 5.48 = 43.84 us, and the op costs that. */
 Test(coll_host, one_thread_for_eight_gpus_is_host_bound_when_small) {
   coll_group one = a100x8(1), all = a100x8(8);
   coll_cost a = coll_nccl_time(COLL_ALL_REDUCE, 1024, &one);
   coll_cost b = coll_nccl_time(COLL_ALL_REDUCE, 1024, &all);
-  double gpu = (20 + 6.6 + 14 * 0.6) * US + 1024 / (87.7e9 * 8 / 14);
+  double gpu = (20 + 6.6 + 14 * 0.6) * US + 1024 / (5e9 * 8 / 14);
   cr_expect(fabs(a.time - gpu) < 1e-9, "one GPU a process: %g us, expected %g", a.time / US,
             gpu / US);
   cr_expect(fabs(b.time - 43.84 * US) < 1e-9, "8 GPUs a thread: %g us", b.time / US);
@@ -68,16 +69,17 @@ Test(coll_host, kernel_time_does_not_depend_on_the_layout) {
   cr_expect(fabs(big8.launch - 2.43 * US) < 1e-12, "1 GiB: launch %g us", big8.launch / US);
 }
 
-/* Two GPUs a thread, 8 B: the kernel (ring LL: 6.6 + 2 x 0.6 = 7.8 us)
- * and its launch gap (10.2 us) hide under the host's 2 x 5.48 = 10.96 us,
- * where one GPU a process pays 20 + 7.8 us. */
+/* Two GPUs a thread, 8 B: the kernel (ring LL: 6.6 + 2 x 0.6 = 7.8 us,
+ * plus 8 B on one channel of 5 GB/s) and its launch gap (10.2 us) hide
+ * under the host's 2 x 5.48 = 10.96 us, where one GPU a process pays
+ * 20 + 7.8 us and the 8 B. */
 Test(coll_host, two_gpus_a_thread_small_is_host_bound) {
   coll_group g = {2, 2, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 2, 0};
   coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, 8, &g);
   cr_expect(fabs(c.time - 10.96 * US) < 1e-12, "%g us", c.time / US);
   g.host_gpus = 1;
   coll_cost d = coll_nccl_time(COLL_ALL_REDUCE, 8, &g);
-  cr_expect(fabs(d.time - (20 + 7.8) * US) < 1e-9, "%g us", d.time / US);
+  cr_expect(fabs(d.time - ((20 + 7.8) * US + 8 / 5e9)) < 1e-12, "%g us", d.time / US);
 }
 
 Test(collrow, host_gpus_from_the_nccl_tests_header) {

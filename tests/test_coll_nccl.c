@@ -1,8 +1,9 @@
 /*
  * test_coll_nccl.c -- NCCL's choice and execution model (src/coll/coll_nccl.c):
  * the pair coll_nccl_time runs is the tuner's argmin, LL/LL128 keep the
- * tuner's form, ring Simple reduces to it for one chunk of one slice and,
- * pulling (A100), pays the per-step latency once per slice and loop
+ * tuner's form with the bandwidth of the channels that run (one node),
+ * ring Simple reduces to it for one chunk of one slice and, pulling
+ * (A100), pays the per-step latency once per slice and loop
  * iteration beyond (pushing: tests/test_nccl_pipe.c).
  */
 #include <criterion/criterion.h>
@@ -35,14 +36,84 @@ Test(coll_nccl, choice_is_tuner_argmin) {
   }
 }
 
+/* Once every kernel channel runs (LL on 8 ranks: 24 x 512 threads x 8 B x
+ * 8 ranks = 768 KiB; LL128: 24 x 640 x 8 = 120 KiB), LL and LL128 are the
+ * tuner's latency + size / bandwidth. */
 Test(coll_nccl, ll_protocols_keep_tuner_form) {
   coll_group g = a100(8);
   for (int p = COLL_PROTO_LL; p <= COLL_PROTO_LL128; p++)
-    for (double b = 1024; b <= 1e9; b *= 8) {
+    for (double b = 1 << 20; b <= 1e9; b *= 8) {
       double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING, p);
       double e = coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING, p);
       cr_expect_float_eq(t, e, 1e-12, "proto %d bytes %.0f: %g vs %g", p, b, t, e);
     }
+}
+
+/* Fewer channels at small sizes (enqueue.cc topoGetAlgoInfo: while
+ * (nBytes < nc * nt * threadThreshold) nc--), by hand. 8 x A100: 12 search
+ * rings of 20 GB/s, 24 kernel channels, so one channel's ring LL rate is
+ * 240 x 0.5 / 24 = 5 GB/s of busBw. 256 KiB: the LL threshold per channel
+ * is 512 threads x 8 B x 8 ranks = 32 KiB, so 8 channels run: busBw
+ * min(87.7, 8 x 5) = 40 GB/s, algbw 40 x 8/14; latency 6.6 + 14 x 0.6 =
+ * 15.0 us; plus the 20 us launch. */
+Test(coll_nccl, ll_small_size_runs_on_fewer_channels) {
+  coll_group g = a100(8);
+  double b = 256.0 * 1024;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                 COLL_PROTO_LL);
+  double e = 20e-6 + 15.0e-6 + b / (40e9 * 8.0 / 14.0);
+  cr_expect(fabs(t - e) < 1e-9, "LL 256 KiB: %g us, by hand %g us", t * 1e6, e * 1e6);
+  /* the tuner compares all 24 channels: min(87.7, 120) GB/s */
+  double tu = coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                   COLL_PROTO_LL);
+  double eu = 20e-6 + 15.0e-6 + b / (87.7e9 * 8.0 / 14.0);
+  cr_expect(fabs(tu - eu) < 1e-9, "tuner %g us, by hand %g us", tu * 1e6, eu * 1e6);
+  /* LL128, 64 KiB: 640 x 8 B = 5 KiB per channel, 12 channels of 240 x
+   * 0.92 / 24 = 9.2 GB/s = 110.4 GB/s (under 12 x 20 = 240); latency 14 +
+   * 14 x 1.9 = 40.6 us. */
+  b = 64.0 * 1024;
+  t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                          COLL_PROTO_LL128);
+  e = 20e-6 + 40.6e-6 + b / (110.4e9 * 8.0 / 14.0);
+  cr_expect(fabs(t - e) < 1e-9, "LL128 64 KiB: %g us, by hand %g us", t * 1e6, e * 1e6);
+}
+
+/* In the channel-reduced range the time hardly grows with the size: each
+ * active channel carries about one threshold's worth (8 x A100, LL: 32 KiB
+ * per channel), so 128 KiB on 4 channels and 512 KiB on 16 take the same. */
+Test(coll_nccl, ll_channel_reduced_range_is_flat) {
+  coll_group g = a100(8);
+  double t1 = coll_nccl_algo_time(COLL_ALL_REDUCE, 128.0 * 1024, &g, COLL_INTRA_AUTO,
+                                  COLL_ALGO_RING, COLL_PROTO_LL);
+  double t2 = coll_nccl_algo_time(COLL_ALL_REDUCE, 512.0 * 1024, &g, COLL_INTRA_AUTO,
+                                  COLL_ALGO_RING, COLL_PROTO_LL);
+  cr_expect(fabs(t1 - t2) < 1e-9, "128 KiB %g us, 512 KiB %g us", t1 * 1e6, t2 * 1e6);
+}
+
+/* Across nodes the channels share the NICs: no per-channel reduction of
+ * the bandwidth (2 x 1 A100, 8 KiB of LL on one of its channels). */
+Test(coll_nccl, ll_across_nodes_keeps_tuner_form) {
+  coll_group g = a100(2);
+  g.ranks_per_node = 1;
+  double b = 8192;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                 COLL_PROTO_LL);
+  double e = coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                  COLL_PROTO_LL);
+  cr_expect(fabs(t - e) < 1e-12, "%g vs %g", t, e);
+}
+
+/* On PCIe the channels share the one link: no per-channel reduction of
+ * the bandwidth either (8 GPUs without NVLink, 8 KiB on one of 4 channels). */
+Test(coll_nccl, ll_on_pcie_keeps_tuner_form) {
+  coll_group g = a100(8);
+  g.intra_bw = 0;
+  double b = 8192;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_PCIE, COLL_ALGO_RING,
+                                 COLL_PROTO_LL);
+  double e = coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_PCIE, COLL_ALGO_RING,
+                                  COLL_PROTO_LL);
+  cr_expect(t > 0 && fabs(t - e) < 1e-12, "%g vs %g", t, e);
 }
 
 /* 8 ranks, 24 channels, 2 MiB: 10.9 KiB per rank and channel, one chunk,

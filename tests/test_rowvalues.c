@@ -115,6 +115,21 @@ Test(rowvalues, notes_join) {
   cr_expect_str_eq(a, "x 1; y");
   rowv_note(a, sizeof a, "%s", "a long text that does not fit at all");
   cr_expect_eq(strlen(a), sizeof a - 1, "truncated at the end, never past it");
+  cr_expect_str_eq(a + sizeof a - 4, "...", "a cut note says so: %s", a);
+  rowv_note(a, sizeof a, "z");
+  cr_expect_str_eq(a + sizeof a - 4, "...", "nothing appended after the cut");
+}
+
+Test(rowvalues, a_note_that_fits_exactly_is_not_marked_cut) {
+  char a[8] = "";
+  rowv_note(a, sizeof a, "1234567");
+  cr_expect_str_eq(a, "1234567");
+  char b[8] = "abc";
+  rowv_note(b, sizeof b, "de");
+  cr_expect_str_eq(b, "abc; de");
+  char c[8] = "abc";
+  rowv_note(c, sizeof c, "def");
+  cr_expect_str_eq(c, "abc;...", "the separator alone fits: still marked");
 }
 
 Test(rowvalues, collective_op_spellings) {

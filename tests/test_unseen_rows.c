@@ -75,6 +75,13 @@ Test(unseen_rows, training) {
                      "\"NVIDIA H100 80GB HBM3\" is the h100-sxm5-80gb preset");
   ASSUMES(&vf, "ut-gb200-blank-node", "NVLink domain 72 of gb200-nvl72", "4 GPUs per node",
           "nic_Gbps 400 of gb200-nvl72");
+  /* an fp8 row's blank recipe is its framework's: torchtitan's torchao
+   * tensorwise (current) scaling, Megatron's delayed */
+  ASSUMES(&vf, "ut-titan-8b-fp8", "fp8 tensorwise current scaling (torchtitan");
+  ASSUMES(&vf, "ut-mcore-8b-fp8-norecipe", "fp8 delayed scaling (Megatron's --fp8-recipe default)");
+  cr_expect(pred(&vf, "ut-titan-8b-fp8") != pred(&vf, "ut-titan-8b-fp8-delayed"),
+            "the recipe reaches the prediction");
+  ASSUMES(&vf, "ut-a100-40gb-nic-blank", "nic_Gbps 200 of dgx-a100-320gb");
   sc_validation_free(&vf);
 }
 
@@ -129,6 +136,9 @@ Test(unseen_rows, dp_training) {
   ASSUMES(&vf, "ud-rn101-fp32", "TF32");
   ASSUMES(&vf, "ud-rn50-gpus-blank", "gpus 16 = nodes x gpus_per_node");
   ASSUMES(&vf, "ud-gossip-async", "asynchronous (blank: the scheme");
+  /* the A100 40 GB's reference system is found as for training rows (the
+   * same rowd_reference_nic), not 10 GbE */
+  ASSUMES(&vf, "ud-a100-40gb-net-blank", "network 1600 Gb/s per server (not stated; dgx-a100-320gb)");
   for (int i = 0; i < vf.n; i++) /* "yes" and a scheme in capitals: the synchronous DDP row */
     if (!strcmp(vf.rows[i].id, "ud-sync-yes"))
       cr_expect_float_eq(vf.rows[i].predicted, vf.rows[0].predicted, 1e-12,
@@ -205,6 +215,24 @@ Test(unseen_rows, a_malformed_layout_cell_names_the_column) {
                &vf, &err, &rc);
   cr_assert_eq(rc, SC_EINPUT);
   cr_expect(strstr(err.msg, "'pp_layout'") && strstr(err.msg, ":2:"), "message: %s", err.msg);
+}
+
+Test(unseen_rows, a_layout_in_the_notes_too_long_to_read_is_skipped_not_ignored) {
+  char row[2048], layout[700];
+  for (int i = 0; i < 699; i++) layout[i] = (i % 9 == 8) ? '|' : 't';
+  layout[699] = '\0';
+  snprintf(row, sizeof row,
+           "x,t,Llama-3-8B,32,4096,32,8,14336,128256,8192,,,64,1,1,4,2,1,1,,0,1,full,"
+           "bf16,h100-sxm5-80gb,8,8,8,450,,1,p,pipeline-model-parallel-layout %s,,", layout);
+  sc_validation vf;
+  sc_error err = {0};
+  int rc;
+  training_row(row, &vf, &err, &rc);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.skipped, 1, "an unread layout is not replaced by the even split");
+  cr_expect(strstr(vf.rows[0].skipped, "pipeline layout in the notes longer"), "reason: %s",
+            vf.rows[0].skipped);
+  sc_validation_free(&vf);
 }
 
 Test(unseen_rows, a_layout_cell_sets_the_stages) {

@@ -609,13 +609,45 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   return COLL_LAUNCH_S + base + nccl_pipe_ring_time(&pp);
 }
 
+/* Ring LL / LL128 as the kernels run them, seconds: the tuner's latency
+ * + size / bandwidth form (see exec_time), with the bandwidth of the
+ * channels that run. NCCL runs a small collective on fewer channels
+ * (enqueue.cc topoGetAlgoInfo: while (nBytes < nc * nt * threadThreshold)
+ * nc--; active_channels), each one block at the same per-channel rate:
+ * the ring's uncapped busBw (the tuner's refinement of the graph's bw,
+ * RING_LL_FACTOR / RING_LL128_FACTOR) shared by the nch_run kernel
+ * channels, times the channels active, then the protocol's total caps
+ * (llMaxBw, nChannels x perChMaxRingLL128Bw), which bind only when enough
+ * channels run. With every channel active this is the tuner's form.
+ * Inside one NVLink node only: there each channel is a ring of NCCL's
+ * search with its own share of the GPU's NVLinks (nccl_rings.c, bw per
+ * channel; the cube-mesh rings, one link each), so a channel's rate is its
+ * share; across nodes the channels share the NICs, and on PCIe the one
+ * link, whose rate one channel's share does not bound. */
+static double ring_line_time(const nccl_sys *s, coll_op op, double bytes, coll_proto p) {
+  double t = tuned_time(s, op, bytes, COLL_ALGO_RING, p, 0);
+  if (t < 0) return t;
+  int nc = active_channels(s, bytes, p);
+  if (s->nodes > 1 || s->hw_intra != HW_NVLINK || nc >= s->nch_run) return t;
+  double full = bus_bw(s, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
+  double f = p == COLL_PROTO_LL ? RING_LL_FACTOR : RING_LL128_FACTOR;
+  double run = fmin(full, s->bus_bw * f * nc / s->nch_run);
+  double ratio = (double)s->n / ring_steps(op, s->n);
+  return t - bytes / (full * ratio * GBS) + bytes / (run * ratio * GBS);
+}
+
 /* Time of (a, p) as NCCL executes it, seconds, or -1 when not run. LL and
  * LL128 carry a flag in every 8-byte word / 128-byte line, so a receiver
  * forwards data as it lands and the per-step latency is paid once per
- * hop: the tuner's latency + size/bandwidth is their execution model.
+ * hop: the tuner's latency + size/bandwidth is their execution model,
+ * with the bandwidth of the channels that run on a ring inside a node
+ * (ring_line_time; a chain, broadcast and reduce, keeps all of it).
  * Tree and NVLS keep the tuner's form too. */
 static double exec_time(const nccl_sys *s, coll_op op, double bytes,
                         coll_algo a, coll_proto p) {
+  if (a == COLL_ALGO_RING && p != COLL_PROTO_SIMPLE && op != COLL_BROADCAST &&
+      op != COLL_REDUCE)
+    return ring_line_time(s, op, bytes, p);
   double t = tuned_time(s, op, bytes, a, p, 0);
   if (t < 0 || a != COLL_ALGO_RING || p != COLL_PROTO_SIMPLE) return t;
   return ring_simple_time(s, op, bytes);

@@ -139,7 +139,11 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 132,                                  /* [DS] */
         .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] */
         .vector_flops = 66.9 * T,
-        .hbm_bytes = 141 * GB,                            /* [DS] 141 GB */
+        .hbm_bytes = 141 * GIB,                           /* [DS] 141 GB: HBM capacities are
+                                                             binary (DRAM dies of 2^n bits), so a
+                                                             datasheet GB of HBM is a GiB (the H100
+                                                             80 GB above, 80 GiB; GH200 "141GiB",
+                                                             mamf_matmul_peak.csv row 3) */
         .hbm_bw = 4800 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* [AZ 54] STREAM copy 4.01 TB/s / 4.8 */
         .gemm_eff = 0.755,   /* bf16: 0.69 x [MAMF] bf16 80.3 % ("H200 is the same" as
@@ -155,7 +159,8 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 148,                                  /* [DS] */
         .peak_flops = {80 * T, 1100 * T, 2250 * T, 2250 * T, 4500 * T, 9000 * T}, /* [DS] HGX B200 per GPU, dense */
         .vector_flops = 80 * T,
-        .hbm_bytes = 180 * GB,                            /* [DS] DGX B200: 1,440 GB / 8 */
+        .hbm_bytes = 180 * GIB,                           /* [DS] DGX B200: 1,440 GB / 8 (HBM GB
+                                                             = GiB, see h200) */
         .hbm_bw = 7700 * GB,                              /* [DS] DGX B200: 64 TB/s / 8 = 8; HGX: 7.7 */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.644,   /* bf16: fp8 below x [MAMF] B200 bf16 77.6 % / fp8 76.3 % */
@@ -171,7 +176,8 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 148,                                  /* [DS] */
         .peak_flops = {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 10000 * T}, /* [DS] GB200 NVL72: 180 PF fp16 / 72 */
         .vector_flops = 80 * T,
-        .hbm_bytes = 186 * GB,                            /* [DS] NVL72: 13.4 TB / 72 */
+        .hbm_bytes = 186 * GIB,                           /* [DS] NVL72: 13.4 TB / 72 (HBM GB =
+                                                             GiB, see h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.605,   /* bf16: 0.60 x [MAMF] GB200 bf16 72.9 % / fp8 72.3 % */
@@ -188,7 +194,8 @@ static const sc_gpu gpu_presets[] = {
                              per GPU, dense (144 PF fp4 sparse / 8 = 18, dense 13.5);
                              bf16 2250 and fp8 4500 as [MAMF] rows 6, 17 state */
         .vector_flops = 75 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] 288 GB HBM3e */
+        .hbm_bytes = 288 * GIB,                           /* [DS] 288 GB HBM3e (HBM GB = GiB, see
+                                                             h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.652,   /* bf16: B200's 0.644 x [MAMF] B300 bf16 78.6 % / B200 77.6 % */
@@ -204,7 +211,8 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T, 15000 * T}, /* [DS] GB300
                              NVL72 / 72, dense: 1,080 PF fp4, 360 PF fp8, 180 PF bf16 */
         .vector_flops = 80 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] 20.7 TB / 72 */
+        .hbm_bytes = 288 * GIB,                           /* [DS] 20.7 TB / 72 (HBM GB = GiB, see
+                                                             h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] 576 TB/s / 72 */
         .hbm_eff = 0.835,    /* no STREAM row: H200 ratio [AZ 54] */
         .gemm_eff = 0.605,   /* no row: GB200's (same rack design, [MAMF] B300 within 1 % of
@@ -220,7 +228,8 @@ static const sc_gpu gpu_presets[] = {
         .sm_count = 304,                                  /* [DS] compute units */
         .peak_flops = {163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 0}, /* [DS] */
         .vector_flops = 163.4 * T,
-        .hbm_bytes = 192 * GB,                            /* [DS] */
+        .hbm_bytes = 192 * GIB,                           /* [DS] 192 GB: eight 24 GiB HBM3
+                                                             stacks (HBM GB = GiB, see h200) */
         .hbm_bw = 5300 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.54,    /* [MAMF] bf16 668.4 / 1300 TFLOP/s at 10240x15360x8192,
@@ -237,7 +246,7 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {163.4 * T, 653.7 * T, 1307.4 * T, 1307.4 * T, 2614.9 * T, 0}, /* [DS] as
                              MI300X (same CDNA 3 die and clocks) */
         .vector_flops = 163.4 * T,
-        .hbm_bytes = 256 * GB,                            /* [DS] HBM3E */
+        .hbm_bytes = 256 * GIB,                           /* [DS] HBM3E (HBM GB = GiB, see h200) */
         .hbm_bw = 6000 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.636,   /* [MAMF] row 11: bf16 784.9 / 1300 TFLOP/s, over the shape
@@ -254,7 +263,7 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {144.2 * T, 1153.5 * T, 2307 * T, 2307 * T, 4614 * T, 9228 * T}, /* [DS]
                              dense; fp4 = MXFP4 */
         .vector_flops = 144.2 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] HBM3E */
+        .hbm_bytes = 288 * GIB,                           /* [DS] HBM3E (HBM GB = GiB, see h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.655,   /* no row: as mi355x (same CDNA 4 die, lower clock) */
@@ -270,7 +279,7 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {157.3 * T, 1258.3 * T, 2516.6 * T, 2516.6 * T, 5033.2 * T, 10066.3 * T}, /*
                              [DS] dense; fp4 = MXFP4 */
         .vector_flops = 157.3 * T,
-        .hbm_bytes = 288 * GB,                            /* [DS] HBM3E */
+        .hbm_bytes = 288 * GIB,                           /* [DS] HBM3E (HBM GB = GiB, see h200) */
         .hbm_bw = 8000 * GB,                              /* [DS] */
         .hbm_eff = 0.80,     /* no STREAM row: A100 ratio [AZ 44] */
         .gemm_eff = 0.655,   /* [MAMF] row 10: bf16 1565 TFLOP/s (the row's own theoretical is
@@ -513,7 +522,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff = 0.79,    /* as h100-sxm5-80gb (same die and clocks); the DeepGEMM H800
                                 rows of gemm_shape_benchmarks.csv are fine-grained fp8, not
                                 the cuBLASLt rows the shape model was fitted to */
-        .gemm_eff_fp8 = 0.70,
+        .gemm_eff_fp8 = 0.70, /* as h100-sxm5-80gb */
         .attn_eff = 0.33,    /* as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 200 * GB,                            /* [DS] NVLink 400 GB/s bidirectional
                                                              (8 links; H100: 18) */
@@ -545,11 +554,14 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,                            /* [DS] */
         .hbm_bw = 1935 * GB,                              /* [DS] */
         .hbm_eff = 0.79,     /* as a100-sxm4 [AZ 44] */
-        .gemm_eff = 0.84,
-        .attn_eff = 0.66,
-        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] (NVLink
-                                                             bridge pairs: see the cluster) */
-        .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
+        .gemm_eff = 0.84,    /* as a100-sxm4 [FIT-GEMM] (same die) */
+        .attn_eff = 0.66,    /* as a100-sxm4 */
+        .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS]; the A800
+                                                             datasheet lists an NVLink bridge
+                                                             for 2 GPUs, 400 GB/s
+                                                             bidirectional: not modelled (no
+                                                             cluster preset pairs them) */
+        .link = SC_LINK_PCIE, /* beyond a bridged pair: PCIe */
         .calibrated = 0,
     },
     {
@@ -560,7 +572,10 @@ static const sc_gpu gpu_presets[] = {
                              GH200 Grace Hopper Superchip datasheet (2024): TF32 494,
                              BF16/FP16 990, FP8 1,979 dense */
         .vector_flops = 66.9 * T,                         /* [DS] FP32 67 */
-        .hbm_bytes = 144 * GB,                            /* [DS] 144 GB HBM3e */
+        .hbm_bytes = 144 * GIB,                           /* [DS] 144 GB HBM3e: six 24 GiB
+                                                             stacks; "GB" here is GiB, as the
+                                                             H100's 80 GB (review25b; [MAMF]
+                                                             rows 3, 14 saw 141 GiB usable) */
         .hbm_bw = 4900 * GB,                              /* [DS] 4.9 TB/s */
         .hbm_eff = 0.835,    /* no STREAM row: H200's [AZ 54] (HBM3e) */
         .gemm_eff = 0.824,   /* bf16: H100's 0.79 x [MAMF] row 3 GH200 bf16 83.8 % / H100
@@ -579,12 +594,13 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T, 0}, /* [DS] as
                              gh200-144gb */
         .vector_flops = 66.9 * T,
-        .hbm_bytes = 96 * GB,                             /* [DS] 96 GB HBM3 */
+        .hbm_bytes = 96 * GIB,                            /* [DS] 96 GB HBM3: six 16 GiB
+                                                             stacks, as h100-sxm5-96gb */
         .hbm_bw = 4000 * GB,                              /* [DS] 4 TB/s */
         .hbm_eff = 0.866,    /* no STREAM row: H100's [AZ 49] (HBM3) */
         .gemm_eff = 0.824,   /* as gh200-144gb (same GPU and clocks) */
-        .gemm_eff_fp8 = 0.766,
-        .attn_eff = 0.33,
+        .gemm_eff_fp8 = 0.766, /* as gh200-144gb */
+        .attn_eff = 0.33,    /* no row: as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 450 * GB,                            /* [DS] */
         .calibrated = 0,
     },
@@ -599,12 +615,13 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 94 * GIB,                            /* [DS] 94 GB HBM3 */
         .hbm_bw = 3900 * GB,                              /* [DS] 3.9 TB/s */
         .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] (HBM3) */
-        .gemm_eff = 0.79,    /* as h100-sxm5 */
-        .gemm_eff_fp8 = 0.70,
-        .attn_eff = 0.33,
-        .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS] (NVLink
-                                                             bridge pairs, 600 GB/s
-                                                             bidirectional: see the cluster) */
+        .gemm_eff = 0.79,    /* as h100-sxm5 (no NVL row; lower clocks: may be high) */
+        .gemm_eff_fp8 = 0.70, /* as h100-sxm5 */
+        .attn_eff = 0.33,    /* as h100-sxm5 [AZ 62] */
+        .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS]; NVLink
+                                                             bridges join card pairs, 600 GB/s
+                                                             bidirectional: not modelled (no
+                                                             cluster preset pairs them) */
         .link = SC_LINK_PCIE, /* [DS] bridges join pairs only */
         .calibrated = 0,
     },
@@ -655,7 +672,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada, GDDR6) */
         .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] (72 W: the card
                                 may throttle below this) */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -671,7 +688,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 600 * GB,                               /* [DS] */
         .hbm_eff = 0.945,    /* A40's [MB 90] (GDDR6, same generation) */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -689,7 +706,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 768 * GB,                               /* [DS] */
         .hbm_eff = 0.945,    /* A40's [MB 90] (same GA102 board design) */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
                                                              bidirectional (as rtx-a5000) */
         .calibrated = 0,
@@ -708,7 +725,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 960 * GB,                               /* [DS] */
         .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada, GDDR6) */
         .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -726,7 +743,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 1008 * GB,                              /* [DS] */
         .hbm_eff = 0.944,    /* the L40's [MB 102] (Ada) */
         .gemm_eff = 0.84,    /* no GEMM row: Ampere's A100 [FIT-GEMM] */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 31.5 * GB,                           /* PCIe gen4 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink */
         .calibrated = 0,
@@ -744,7 +761,7 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bw = 936 * GB,                               /* [DS] */
         .hbm_eff = 0.945,    /* A40's [MB 90] (GA102) */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
-        .attn_eff = 0.66,
+        .attn_eff = 0.66,    /* no row: as a100 (FA2's sm80 path) */
         .nvlink_bw = 56.25 * GB,                          /* [DS] NVLink bridge 112.5 GB/s
                                                              bidirectional (as rtx-a5000) */
         .calibrated = 0,
@@ -777,7 +794,9 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {47.85 * T, 0, 191.5 * T, 191.5 * T, 0, 0}, /* [DS] AMD Instinct MI250X
                              datasheet: FP32 matrix 95.7, FP16/BF16 383 per module; no TF32 */
         .vector_flops = 23.95 * T,                        /* [DS] FP32 vector 47.9 / 2 */
-        .hbm_bytes = 64 * GB,                             /* [DS] 128 GB HBM2e / 2 */
+        .hbm_bytes = 64 * GIB,                            /* [DS] 128 GB HBM2e / 2: four
+                                                             16 GiB stacks per GCD (rocm-smi
+                                                             shows 64 GiB per GCD) */
         .hbm_bw = 1638.4 * GB,                            /* [DS] 3.2768 TB/s / 2 */
         .hbm_eff = 0.854,    /* [MB 78] MI210 (one CDNA 2 GCD, same HBM2e) gpu-stream scale
                                 1399 GB/s / 1638.4 */
@@ -801,7 +820,9 @@ static const sc_gpu gpu_presets[] = {
         .peak_flops = {45.25 * T, 0, 181.05 * T, 181.05 * T, 0, 0}, /* [DS] AMD Instinct MI250
                              datasheet: FP32 matrix 90.5, FP16/BF16 362.1 per module */
         .vector_flops = 22.65 * T,                        /* [DS] FP32 vector 45.3 / 2 */
-        .hbm_bytes = 64 * GB,                             /* [DS] 128 GB HBM2e / 2 */
+        .hbm_bytes = 64 * GIB,                            /* [DS] 128 GB HBM2e / 2: four
+                                                             16 GiB stacks per GCD (rocm-smi
+                                                             shows 64 GiB per GCD) */
         .hbm_bw = 1638.4 * GB,                            /* [DS] 3.2768 TB/s / 2 */
         .hbm_eff = 0.854,    /* as mi250x [MB 78] */
         .gemm_eff = 0.81,    /* as mi250x (same GCD, fewer CUs) */

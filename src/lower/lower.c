@@ -39,6 +39,7 @@
 #include "core/vec.h"
 #include "cost/amp.h"
 #include "cost/fp8cast.h"
+#include "cost/softmax.h"
 #include "lower/moe_dispatch.h"
 #include "lower/recmod.h"
 #include "lower/segmemo.h"
@@ -102,9 +103,7 @@ const char *lower_task_name(const xg_task *t, char *buf, size_t cap) {
 
 void lower_scratch_free(lower_scratch *s) {
   mem_free(s->state);
-  mem_free(s->layer_seg);
-  mem_free(s->layer_trans);
-  mem_free(s->layer_run);
+  mem_free(s->pieces);
   memset(s, 0, sizeof *s);
 }
 
@@ -830,24 +829,32 @@ static int bert_scale_mask_task(lctx *c, int opi, double scores, int dep) {
  * apply_query_key_layer_scaling), scaled, masked_fill_, softmax and cast
  * back, each a kernel and a framework call (one more forward call for the
  * availability check); fp32 runs skip the casts. Bytes per score element
- * (e = 2): forward 6 + 8 + 8 + 8 + 6 = 36, backward 6 + 12 + 8 + 8 + 6 = 40. */
+ * (e = 2): forward 6 + 8 + 8 + 8 x 1.33 + 6 = 38.6, backward 6 + 12 x 1.74
+ * + 8 + 8 + 6 = 48.9, torch.softmax's passes as measured (cost/softmax.h). */
 static int softmax_task(lctx *c, int opi, double batches, double sq, double skv, int causal,
                         int dep) {
   double scores = batches * sq * skv, e = c->e;
   /* the rule is Megatron's: the transformer builder's layer is Megatron-LM's
-   * (docs/model.md); the other builders' frameworks keep the one-kernel
-   * cost, which no measurement here decides against */
-  if (c->s->model.kind != SC_MODEL_TRANSFORMER || fused_softmax_fits(c, batches, sq, skv, causal)) {
-    if (!amp_on(&c->s->plan)) return mem_task(c, "softmax", opi, scores * e * 2, 3, 2, 1.5, dep);
+   * (docs/model.md); the other builders' frameworks run their own one-kernel
+   * softmax (torch.softmax), whose time is measured (cost/softmax.h) */
+  int framework = c->s->model.kind != SC_MODEL_TRANSFORMER;
+  if (framework || fused_softmax_fits(c, batches, sq, skv, causal)) {
+    /* passes a score forward and backward over forward: Megatron's fused
+     * kernel by its traffic, the framework's torch.softmax as measured
+     * (cost/softmax.h) */
+    double fe = framework ? smx_fwd_bytes(1, 1) : 2;
+    double bs = framework ? smx_bwd_bytes(1, 1) / fe : 1.5;
+    if (!amp_on(&c->s->plan)) return mem_task(c, "softmax", opi, scores * e * fe, 3, 2, bs, dep);
     /* AMP's fp32 list: softmax in fp32 between two casts (cost/amp.h) */
-    double bs = 1.5;
     int casts;
-    double f = amp_island_bytes(scores, 2, e, &bs, &casts);
+    double f = amp_island_bytes(scores, fe, e, &bs, &casts);
     return mem_task(c, "softmax", opi, f, 3 + casts, 2 + casts, bs, dep);
   }
   int casts = e < 4;
   double f = casts ? 4 : e, cast = casts ? 2 * (e + 4) : 0;
-  double fwd = 6 * f + cast, bwd = 7 * f + cast;
+  /* scale and masked_fill_ 2 passes each way each, torch.softmax as
+   * measured (cost/softmax.h) */
+  double fwd = 4 * f + smx_fwd_bytes(1, f) + cast, bwd = 4 * f + smx_bwd_bytes(1, f) + cast;
   int kernels = 3 + 2 * casts;
   return mem_task(c, "softmax_torch", opi, scores * fwd, kernels + 1, kernels, bwd / fwd, dep);
 }
@@ -1201,13 +1208,8 @@ static strat seg_strat(const xg_segment *s) {
 
 static int scratch(lower_scratch *scr, const wg_graph *g) {
   if (vec_grow(&scr->state, &scr->cap_state, g->n_tensors, sizeof(tstate))) return -1;
-  int cap = scr->cap_layers;
-  if (vec_grow((void **)&scr->layer_seg, &cap, g->layers, sizeof(int))) return -1;
-  cap = scr->cap_layers;
-  if (vec_grow((void **)&scr->layer_trans, &cap, g->layers, sizeof(int))) return -1;
-  cap = scr->cap_layers;
-  if (vec_grow((void **)&scr->layer_run, &cap, g->layers, sizeof(int))) return -1;
-  scr->cap_layers = cap;
+  if (vec_grow((void **)&scr->pieces, &scr->cap_pieces, g->layers, sizeof *scr->pieces))
+    return -1;
   return 0;
 }
 
@@ -1240,6 +1242,20 @@ static int same_strat_span(const lctx *c, const lower_scratch *scr, int layer, i
   return n > 1 ? n : 1;
 }
 
+/* Layers first..first+n-1 in segment seg, after re-layout trans (-1
+ * none): appended to scr's pieces, or to the last piece when that one is
+ * in seg and no re-layout comes between. */
+static void piece(lower_scratch *scr, int first, int n, int seg, int trans) {
+  lower_piece *last = scr->n_pieces > 0 ? &scr->pieces[scr->n_pieces - 1] : NULL;
+  assert(!last || last->first + last->n == first);
+  if (last && last->seg == seg && trans < 0) {
+    last->n += n;
+    return;
+  }
+  assert(scr->n_pieces < scr->cap_pieces);
+  scr->pieces[scr->n_pieces++] = (lower_piece){first, n, seg, trans};
+}
+
 static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
   const wg_graph *g = c->g;
   const sc_plan *p = &c->s->plan;
@@ -1247,6 +1263,7 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
   int chunk = 0, in_chunk = 0; /* virtual stage of `layer`, its position there */
   ch->n_first = ch->n_last = 0;
   ch->last_trans = -1;
+  scr->n_pieces = 0;
   /* knobs that change the strategy from one layer to the next */
   int per_layer = p->recompute_layers > 0 || p->bf16_first_layers > 0 ||
                   p->bf16_last_layers > 0;
@@ -1264,10 +1281,8 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
         /* the rest of the block's layers are the one before it: the same
          * segment, no re-layout (the chunk position only matters to the
          * per-layer knobs, so it is not kept) */
-        for (int k = i; k < bl->count; k++, layer++) {
-          scr->layer_seg[layer] = prev;
-          scr->layer_trans[layer] = -1;
-        }
+        piece(scr, layer, bl->count - i, prev, -1);
+        layer += bl->count - i;
         break;
       }
       if (idx >= 0) {
@@ -1305,10 +1320,8 @@ static int build_chain(lctx *c, lower_scratch *scr, chain *ch) {
         if (tr == -2) return -1;
       }
       if (bl->role == WG_ROLE_LAYER) {
-        for (int k = 0; k < span; k++, layer++) {
-          scr->layer_seg[layer] = seg;
-          scr->layer_trans[layer] = k == 0 ? tr : -1;
-        }
+        piece(scr, layer, span, seg, tr);
+        layer += span;
       } else if (bl->role == WG_ROLE_FIRST) {
         if (ch->n_first == 8) return -1;
         ch->first[ch->n_first++] = seg;
@@ -1350,19 +1363,23 @@ static int run_n(xg *x, int first, int seg, int n) {
   return xg_add_run(x, seg, n) < 0 ? -1 : 0;
 }
 
-/* Per layer the length of its run (it and the layers after it in its
- * segment without a re-layout), and the first layer of each of the n
- * virtual stages. */
-static void runs_and_offsets(lower_scratch *scr, int layers, int n) {
-  for (int l = layers - 1; l >= 0; l--)
-    scr->layer_run[l] = l + 1 < layers && scr->layer_trans[l + 1] < 0 &&
-                                scr->layer_seg[l + 1] == scr->layer_seg[l]
-                            ? scr->layer_run[l + 1] + 1
-                            : 1;
+/* The first layer of each of the n virtual stages. */
+static void stage_offsets(lower_scratch *scr, int n) {
   for (int v = 0, first = 0; v < n; v++) {
     scr->stage_first[v] = first;
     first += scr->stage_layers[v];
   }
+}
+
+/* The index of the piece of scr that holds layer l. */
+static int piece_of(const lower_scratch *scr, int l) {
+  int lo = 0, hi = scr->n_pieces - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (scr->pieces[mid].first <= l) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /* 1 when stages a and b have the same runs. */
@@ -1389,12 +1406,16 @@ static int build_stage(lctx *c, lower_scratch *scr, const chain *ch, int s) {
   /* virtual stages in model order: chunk k of stage s is number k*pp + s */
   for (int k = 0; k < vpp; k++) {
     int first = scr->stage_first[k * pp + s], n = scr->stage_layers[k * pp + s];
-    for (int l = first, m; l < first + n; l += m) {
-      /* a layer's re-layout, then it and the layers after it in the same
-       * segment without one: one run */
-      m = scr->layer_run[l] < first + n - l ? scr->layer_run[l] : first + n - l;
-      if (run(x, st.first_run, scr->layer_trans[l]) ||
-          run_n(x, st.first_run, scr->layer_seg[l], m))
+    /* each piece's layers within the chunk, after its re-layout when the
+     * piece starts there: one run (run_n joins a piece to the run before
+     * it in the same segment) */
+    for (int i = n > 0 ? piece_of(scr, first) : scr->n_pieces; i < scr->n_pieces; i++) {
+      const lower_piece *pc = &scr->pieces[i];
+      if (pc->first >= first + n) break;
+      int from = pc->first > first ? pc->first : first;
+      int to = pc->first + pc->n < first + n ? pc->first + pc->n : first + n;
+      if ((pc->first >= first && run(x, st.first_run, pc->trans)) ||
+          run_n(x, st.first_run, pc->seg, to - from))
         return -1;
     }
   }
@@ -1457,7 +1478,7 @@ int lower_plan_memo(const wg_graph *g, const sc_scenario *s, lower_scratch *scr,
   if (rc) return rc;
   chain ch;
   if (build_chain(&c, scr, &ch)) goto nomem;
-  runs_and_offsets(scr, g->layers, p->pp * x->vpp);
+  stage_offsets(scr, p->pp * x->vpp);
   for (int st = 0; st < p->pp; st++)
     if (build_stage(&c, scr, &ch, st)) goto nomem;
   /* neighbouring stages are tp*cp*dp ranks apart; an activation of the

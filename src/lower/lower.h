@@ -34,14 +34,20 @@
 #include "stepcast.h"
 
 /* Working memory of the lowering, reused across calls (owned by a job). */
+/* Layers first..first+n-1 in one segment, a re-layout before the first
+ * of them or none. */
+typedef struct lower_piece {
+  int first, n;              /* layers */
+  int seg;                   /* their segment */
+  int trans;                 /* a re-layout segment before them, or -1 */
+} lower_piece;
+
 typedef struct lower_scratch {
   void *state;               /* per tensor of the graph */
   int cap_state;
-  int *layer_seg;            /* per layer: its segment */
-  int *layer_trans;          /* per layer: a re-layout segment before it, or -1 */
-  int *layer_run;            /* per layer: it and the layers after it in its
-                                segment without a re-layout */
-  int cap_layers;
+  lower_piece *pieces;       /* the layers in order, in pieces (at most one
+                                per layer) */
+  int n_pieces, cap_pieces;
   int stage_layers[SC_MAX_PP_LAYOUT]; /* layers of virtual stage k*pp + s */
   int stage_first[SC_MAX_PP_LAYOUT];  /* its first layer */
 } lower_scratch;

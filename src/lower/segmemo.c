@@ -2,14 +2,13 @@
  * segmemo.c -- a memo of lowered segments; see segmemo.h for what a
  * segment depends on and why the key covers it.
  *
- * Two tables, each searched linearly (16 and 64 entries, touched once per
- * plan and once per distinct segment of a plan that misses lcache):
- * contexts (the normalised scenario, compared byte for byte after a hash
- * match, so a hit is exactly a scenario seen before; padding bytes that
- * differ give a miss, never a wrong hit) and segments (context serial,
- * block, reduced strategy). A context that is evicted takes its serial
- * with it: segments of an old serial never match again and are reused
- * first.
+ * Two tables: contexts, searched linearly once per plan that misses
+ * lcache (16 entries: the normalised scenario, compared byte for byte
+ * after a hash match, so a hit is exactly a scenario seen before; padding
+ * bytes that differ give a miss, never a wrong hit), and segments (64
+ * slots: context serial, block, reduced strategy), of which a look-up
+ * scans only the current context's, listed when the context is found. A
+ * context that is evicted empties its slots, which are reused first.
  */
 #include "lower/segmemo.h"
 
@@ -56,45 +55,89 @@ static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
   return h;
 }
 
-/* A hash of plan p: its fields before the overrides and between the
- * overrides and the explicit stage layout (the arrays, most of its bytes,
+/* The plan in three parts: the head (the plain fields, before the
+ * overrides), the middle (between the overrides and the explicit stage
+ * layout) and the rest. The fields normalise() sets are in the head and
+ * the middle, so a look-up normalises a copy of those two (about 200 of
+ * the plan's 2.3 KB) and compares the rest where it is. */
+#define OV offsetof(sc_plan, overrides)
+#define MID offsetof(sc_plan, pp_first_layers)
+#define LY offsetof(sc_plan, pp_layout)
+_Static_assert(offsetof(sc_plan, zero) < OV && offsetof(sc_plan, recompute) < OV &&
+                   offsetof(sc_plan, vpp) < OV && offsetof(sc_plan, schedule) < OV &&
+                   offsetof(sc_plan, offload_layers) >= MID &&
+                   offsetof(sc_plan, offload_layers) < LY &&
+                   offsetof(sc_plan, recompute_layers) >= MID &&
+                   offsetof(sc_plan, recompute_layers) < LY && OV < MID && MID < LY,
+               "segmemo: a normalised field moved out of the plan's head or middle");
+
+/* The head and middle of plan p into *k (the rest of *k is not set),
+ * normalised. */
+static void parts_of(const sc_plan *p, sc_plan *k) {
+  memcpy(k, p, OV);
+  memcpy((char *)k + MID, (const char *)p + MID, LY - MID);
+  normalise(k);
+}
+
+/* A hash of k's head and middle (the arrays, most of the plan's bytes,
  * are left to the byte comparison; the model and cluster are the job's). */
-static uint64_t hash_plan(const sc_plan *p) {
-  size_t ov = offsetof(sc_plan, overrides), mid = offsetof(sc_plan, pp_first_layers),
-         ly = offsetof(sc_plan, pp_layout);
-  uint64_t h = hash_bytes(14695981039346656037u, p, ov);
-  h = hash_bytes(h, (const char *)p + mid, ly - mid);
+static uint64_t hash_parts(const sc_plan *k) {
+  uint64_t h = hash_bytes(14695981039346656037u, k, OV);
+  h = hash_bytes(h, (const char *)k + MID, LY - MID);
   return h ^ (h >> 29);
+}
+
+/* 1 when key (a context's: a scenario with its plan normalised) is s
+ * normalised, given k = parts_of(s's plan). */
+static int key_is(const sc_scenario *key, const sc_scenario *s, const sc_plan *k) {
+  const char *a = (const char *)&key->plan, *b = (const char *)&s->plan;
+  size_t at = offsetof(sc_scenario, plan), after = at + sizeof(sc_plan);
+  return !memcmp(a, k, OV) && !memcmp(a + MID, (const char *)k + MID, LY - MID) &&
+         !memcmp(a + OV, b + OV, MID - OV) && !memcmp(a + LY, b + LY, sizeof(sc_plan) - LY) &&
+         !memcmp(key, s, at) &&
+         !memcmp((const char *)key + after, (const char *)s + after, sizeof *s - after);
+}
+
+/* Empty the slots of context serial `serial` (evicted). */
+static void drop_slots(segm *m, uint64_t serial) {
+  for (int i = 0; i < SEGM_SLOTS; i++)
+    if (m->slots[i].ctx == serial) m->slots[i].ctx = 0;
+}
+
+/* List the slots of the current context. */
+static void list_slots(segm *m) {
+  m->n_cur = 0;
+  for (int i = 0; i < SEGM_SLOTS; i++)
+    if (m->slots[i].ctx == m->cur) m->cur_slots[m->n_cur++] = i;
 }
 
 int segm_begin(segm *m, const sc_scenario *s) {
   m->cur = 0;
+  m->n_cur = 0;
   if (!m->ctxs && !(m->ctxs = mem_calloc(SEGM_CONTEXTS, sizeof *m->ctxs))) return SC_ENOMEM;
   if (!m->slots && !(m->slots = mem_calloc(SEGM_SLOTS, sizeof *m->slots))) return SC_ENOMEM;
   m->clock++;
-  /* the plan normalised on the stack; the rest of the scenario compared
-   * where it is */
-  sc_plan k = s->plan;
-  normalise(&k);
-  uint64_t h = hash_plan(&k);
-  size_t at = offsetof(sc_scenario, plan), after = at + sizeof(sc_plan);
+  sc_plan k;
+  parts_of(&s->plan, &k);
+  uint64_t h = hash_parts(&k);
   segm_ctx *victim = &m->ctxs[0];
   for (int i = 0; i < SEGM_CONTEXTS; i++) {
     segm_ctx *c = &m->ctxs[i];
-    if (c->serial && c->hash == h && !memcmp(&c->key.plan, &k, sizeof k) &&
-        !memcmp(&c->key, s, at) &&
-        !memcmp((const char *)&c->key + after, (const char *)s + after, sizeof *s - after)) {
+    if (c->serial && c->hash == h && key_is(&c->key, s, &k)) {
       c->stamp = m->clock;
       m->cur = c->serial;
+      list_slots(m);
       return SC_OK;
     }
     if (!c->serial || (victim->serial && c->stamp < victim->stamp)) victim = c;
   }
+  if (victim->serial) drop_slots(m, victim->serial);
   victim->serial = ++m->serials;
   victim->hash = h;
   victim->stamp = m->clock;
   victim->key = *s;
-  victim->key.plan = k;
+  memcpy(&victim->key.plan, &k, OV);
+  memcpy((char *)&victim->key.plan + MID, (const char *)&k + MID, LY - MID);
   m->cur = victim->serial;
   return SC_OK;
 }
@@ -110,16 +153,9 @@ static strat key_strat(const strat *st) {
   return k;
 }
 
-/* 1 when ctx serial `serial` is still in the context table. */
-static int live(const segm *m, uint64_t serial) {
-  for (int i = 0; i < SEGM_CONTEXTS; i++)
-    if (m->ctxs[i].serial == serial) return 1;
-  return 0;
-}
-
 static segm_slot *find(segm *m, int b, const strat *k) {
-  for (int i = 0; i < SEGM_SLOTS; i++) {
-    segm_slot *sl = &m->slots[i];
+  for (int i = 0; i < m->n_cur; i++) {
+    segm_slot *sl = &m->slots[m->cur_slots[i]];
     if (sl->ctx == m->cur && sl->block == b && strat_equal(&sl->st, k)) return sl;
   }
   return NULL;
@@ -170,16 +206,24 @@ static int ordinal(const segm_call *calls, int n, int g) {
   return -1;
 }
 
-/* The slot to fill: an unused one, one of an evicted context, or the
- * least recently used. */
+/* The slot to fill: an unused one (never filled, or of an evicted
+ * context: segm_begin empties those), or the least recently used. */
 static segm_slot *victim(segm *m) {
   segm_slot *v = &m->slots[0];
   for (int i = 0; i < SEGM_SLOTS; i++) {
     segm_slot *sl = &m->slots[i];
-    if (!sl->ctx || !live(m, sl->ctx)) return sl;
+    if (!sl->ctx) return sl;
     if (sl->stamp < v->stamp) v = sl;
   }
   return v;
+}
+
+/* Slot i in the list of the current context's slots (once). */
+static void listed(segm *m, int i) {
+  for (int j = 0; j < m->n_cur; j++)
+    if (m->cur_slots[j] == i) return;
+  assert(m->n_cur < SEGM_SLOTS);
+  m->cur_slots[m->n_cur++] = i;
 }
 
 int segm_keep(segm *m, int b, const strat *st, xg *x, int seg, const segm_call *calls,
@@ -210,5 +254,6 @@ int segm_keep(segm *m, int b, const strat *st, xg *x, int seg, const segm_call *
   sl->ctx = m->cur;
   sl->id = sg->memo_id = ++m->ids;
   sl->seg.memo_id = sl->id;
+  listed(m, (int)(sl - m->slots));
   return 0;
 }

@@ -24,6 +24,13 @@
  *     groups it adds (xg_add_group: an existing group's index, or a new
  *     one at the end).
  *
+ * The context is also what the engine's memo of queues (engine/qmemo.h)
+ * relies on: a segment's number stands for its context, and the queues
+ * read fields lower_segment never does (cuda_graphs, framework_eager,
+ * attention, moe_grouped_gemm, the cluster). A field may be set aside
+ * here (segmemo.c, normalise) only when neither reads it; tests/
+ * test_memo_mix.c turns such fields one at a time and fails otherwise.
+ *
  * So the memo keys a segment by (context, block, strategy so reduced),
  * keeps its tasks and its segment record with every group index replaced
  * by the ordinal of the group call that returned it, and the list of
@@ -91,6 +98,10 @@ typedef struct segm {
   uint64_t serials;       /* contexts made so far */
   uint64_t ids;           /* segments remembered so far */
   uint64_t clock;         /* uses so far, for eviction */
+  int cur_slots[SEGM_SLOTS]; /* the slots of context `cur` (segm_begin
+                             lists them, segm_keep adds to them; a slot
+                             listed may have been emptied since) */
+  int n_cur;
   long hits, misses;      /* segments, for tests and benchmarks */
 } segm;
 

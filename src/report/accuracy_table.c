@@ -21,20 +21,20 @@ const acc_row acc_llm[] = {
     {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.20, -3.25, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}}},
     {{"Ampere", "16-bit", "Megatron-style one-server"}, 1444, 8.45, 3.00, 29.56, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"vtrain_single_node.csv", 1440, 1}}},
     {{"Hopper", "16-bit", "FSDP/ZeRO-3 multi-server"}, 5, 3.71, -3.71, -4.91, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
-    {{"Hopper", "16-bit", "Megatron-style multi-server"}, 40, 3.75, -3.47, -9.03, 1, {{"dgxc_benchmarking.csv", 40, 1}}},
+    {{"Hopper", "16-bit", "Megatron-style multi-server"}, 40, 3.74, -3.46, -9.02, 1, {{"dgxc_benchmarking.csv", 40, 1}}},
     {{"Hopper", "16-bit", "Megatron-style one-server"}, 1, 0.49, -0.49, -0.49, 1, {{"dgxc_benchmarking.csv", 1, 1}}},
     {{"Hopper", "fp8/fp4", "FSDP/ZeRO-3 multi-server"}, 5, 10.22, 10.22, 12.64, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
     {{"Hopper", "fp8/fp4", "Megatron-style multi-server"}, 46, 6.08, -0.87, 14.62, 1, {{"dgxc_benchmarking.csv", 46, 1}}},
     {{"Hopper", "fp8/fp4", "Megatron-style one-server"}, 1, 0.02, -0.02, -0.02, 1, {{"dgxc_benchmarking.csv", 1, 1}}},
     {{"Blackwell", "16-bit", "Megatron-style multi-server"}, 9, 3.47, 0.75, 6.54, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
-    {{"Blackwell", "fp8/fp4", "Megatron-style multi-server"}, 9, 5.80, -5.28, -13.73, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
+    {{"Blackwell", "fp8/fp4", "Megatron-style multi-server"}, 9, 5.80, -5.27, -13.73, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
 };
 const int acc_llm_n = (int)(sizeof acc_llm / sizeof acc_llm[0]);
 
 const acc_row acc_coll[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
     {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 20.19, -11.10, -62.20, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 0}}},
-    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 29.49, 10.35, -71.39, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 0}}},
+    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 28.73, 13.51, -71.39, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 0}}},
     {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 19.13, -19.13, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 0}}},
     {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 9.62, -5.42, -57.28, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 0}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
 };
@@ -42,9 +42,9 @@ const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 
 const acc_row acc_dp[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 23.67, -11.11, 154.62, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
-    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 15.54, -8.49, -74.34, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
-    {{"BERT", "none", "one-server data-parallel"}, 26, 18.49, -13.81, -56.03, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
+    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 23.30, -10.67, 154.62, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
+    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 15.34, -8.18, -73.79, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
+    {{"BERT", "none", "one-server data-parallel"}, 26, 17.77, -12.83, -54.98, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.74, -21.06, -78.29, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
     {{"CNN", "allreduce", "one-server data-parallel"}, 159, 15.39, -11.00, -76.46, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 0}}},
     {{"CNN", "gossip", "multi-server data-parallel"}, 15, 32.79, -32.79, -61.83, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},

@@ -1048,8 +1048,10 @@ static void presets_table(FILE *out) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     sc_dtype dt;
     double tf = gpu_dense_tflops(g, &dt);
-    fprintf(out, "  %-16s %7.4g TFLOP/s %-4s  %6.0f GB  %5.2f TB/s memory  %4.0f GB/s %s\n",
-            g->name, tf, sc_dtype_name(dt), g->hbm_bytes / 1e9, g->hbm_bw / 1e12,
+    /* memory in GiB (2^30 B): the unit nvidia-smi and the datasheets'
+     * "80 GB" mean; bandwidths in decimal units, as datasheets give them */
+    fprintf(out, "  %-16s %7.4g TFLOP/s %-4s  %6.1f GiB  %5.2f TB/s memory  %4.0f GB/s %s\n",
+            g->name, tf, sc_dtype_name(dt), g->hbm_bytes / 1073741824.0, g->hbm_bw / 1e12,
             g->nvlink_bw / 1e9, gpu_link_label(g->link));
   }
   fprintf(out, "\nModels (model):\n");

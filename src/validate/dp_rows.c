@@ -219,9 +219,7 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
       !p->channels_last)
     return;
   m->cnn.fused_bn = 1;
-  snprintf(assumed + strlen(assumed), an - strlen(assumed),
-           "%sbatch norm fused into the convolutions (NVIDIA's MXNet ResNet)",
-           *assumed ? "; " : "");
+  rowv_note(assumed, an, "batch norm fused into the convolutions (NVIDIA's MXNet ResNet)");
 }
 
 /* The model_variant of the row; blank: the `model` preset, except a
@@ -345,8 +343,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
     s->model.bert.tokens = vdp_tokens(vdp_cell(c, "notes"), vdp_cell(c, "data"), &fw,
                                       s->model.bert.seq);
   if (s->model.kind == SC_MODEL_BERT && s->model.bert.tokens > 0)
-    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%s%d tokens per sequence (packed)",
-             *assumed ? "; " : "", s->model.bert.tokens);
+    rowv_note(assumed, an, "%d tokens per sequence (packed)", s->model.bert.tokens);
   int image = vdp_image(vdp_cell(c, "notes"));
   if (s->model.kind == SC_MODEL_CNN && image > 0) s->model.cnn.image = image;
   const char *gname = vdp_cell(c, "gpu");
@@ -389,9 +386,8 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
     double per_gpu = rowd_reference_nic(g->name, &ref);
     d->network_bw = ref ? per_gpu * gpn : 10e9 / 8;
     cl->nic_bw = d->network_bw / gpn;
-    snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%snetwork %.0f Gb/s per server (not stated; %s)", *assumed ? "; " : "",
-             d->network_bw * 8 / 1e9, ref ? ref : "10 GbE");
+    rowv_note(assumed, an, "network %.0f Gb/s per server (not stated; %s)",
+              d->network_bw * 8 / 1e9, ref ? ref : "10 GbE");
   }
   /* the server's CPUs and memory: the GPU's reference system, as for the
    * NIC above; none (p2.8xlarge K80, DGX-1 P100): src/dp/fabric.c's default
@@ -414,8 +410,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   }
   if (vdp_nvidia_bert(&s->model, &fw)) {
     d->fusion = SC_DP_FUSION_NONE;
-    snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%sall-reduce after backward (NVIDIA BERT)", *assumed ? "; " : "");
+    rowv_note(assumed, an, "all-reduce after backward (NVIDIA BERT)");
   }
   sc_plan *p = &s->plan;
   sc_plan_default(p);
@@ -459,8 +454,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)
-    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%sfp16 mixed precision (dtype unknown)",
-             *assumed ? "; " : "");
+    rowv_note(assumed, an, "fp16 mixed precision (dtype unknown)");
   return 0;
 }
 
@@ -547,9 +541,8 @@ static int vdp_row(vdp_ctx *c, val_row *r) {
     return SC_OK;
   }
   if (!res.mem.fits)
-    snprintf(r->assumed + strlen(r->assumed), sizeof r->assumed - strlen(r->assumed),
-             "%smemory model %.1f GB > %.1f GB (the run fit)", r->assumed[0] ? "; " : "",
-             res.mem.total / 1e9, res.mem.capacity / 1e9);
+    rowv_note(r->assumed, sizeof r->assumed, "memory model %.1f GiB > %.1f GiB (the run fit)",
+              res.mem.total / 1073741824.0, res.mem.capacity / 1073741824.0);
   r->predicted = res.step_s;
   r->ape = fabs(r->predicted - r->measured) / r->measured;
   r->unc_x = -1;

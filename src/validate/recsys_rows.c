@@ -180,16 +180,14 @@ static int fill_rows(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   if (gib <= 0) {
     double gb = rowtext_after(cell(c, "notes"), "(~", 0);
     bytes = gb * 1e9;
-    snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%sembedding size ~%g GB from the notes", *assumed ? "; " : "", gb);
+    rowv_note(assumed, an, "embedding size ~%g GB from the notes", gb);
   }
   if (bytes <= 0 || m->n_tables != 26) return SC_EMODEL;
   double elems = bytes / 4, profile = 0;
   for (int t = 0; t < 26; t++) profile += criteo_counts[t] * m->tables[t].dim;
   for (int t = 0; t < 26; t++)
     m->tables[t].rows = fmax(1, floor(criteo_counts[t] * elems / profile));
-  snprintf(assumed + strlen(assumed), an - strlen(assumed),
-           "%srows per table in Criteo 1TB proportions", *assumed ? "; " : "");
+  rowv_note(assumed, an, "rows per table in Criteo 1TB proportions");
   return SC_OK;
 }
 
@@ -403,8 +401,7 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
   if (j->dtype == SC_FP32 && j->gpu.arch >= 80 &&
       vfw_read(cell(c, "framework")).sole == VFW_TENSORFLOW) {
     j->dtype = SC_TF32;
-    snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%sTF32 matmuls (TensorFlow default on Ampere)", *assumed ? "; " : "");
+    rowv_note(assumed, an, "TF32 matmuls (TensorFlow default on Ampere)");
   }
   double net = num(c, "network_Gbps", 0);
   if (j->gpus > j->gpus_per_node) {
@@ -413,9 +410,8 @@ static int cluster_of(rctx *c, sc_rs_job *j, char *why, size_t wn, char *assumed
       const char *ref = NULL;
       j->nic_bw = rowd_reference_nic(j->gpu.name, &ref);
       if (ref)
-        snprintf(assumed + strlen(assumed), an - strlen(assumed),
-                 "%snic_Gbps %.0f of %s (not published)", *assumed ? "; " : "",
-                 j->nic_bw * 8 / 1e9, ref);
+        rowv_note(assumed, an, "nic_Gbps %.0f of %s (not published)", j->nic_bw * 8 / 1e9,
+                  ref);
     }
   }
   return SC_OK;
@@ -508,9 +504,8 @@ int valrs_row(const csv_file *f, const char *path, val_row *r, sc_error *err) {
     if (rc == SC_OK) {
       r->predicted = res.iter_s;
       if (!res.fits)
-        snprintf(r->assumed + strlen(r->assumed), sizeof r->assumed - strlen(r->assumed),
-                 "%spredicted not to fit (%.1f of %.1f GiB)", r->assumed[0] ? "; " : "",
-                 res.mem_bytes / 1073741824.0, res.mem_capacity / 1073741824.0);
+        rowv_note(r->assumed, sizeof r->assumed, "predicted not to fit (%.1f of %.1f GiB)",
+                  res.mem_bytes / 1073741824.0, res.mem_capacity / 1073741824.0);
       sc_rs_result_free(&res);
     }
   }

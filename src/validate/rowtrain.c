@@ -46,9 +46,16 @@ static int number_after(const char *text, const char *key) {
 
 /* ------------------------------------------------------ coded plan cells */
 
-/* The fp8 scaling recipe the notes name; else Transformer Engine's
- * default, delayed scaling (te.common.recipe.DelayedScaling, the recipe
- * fp8_autocast takes when given none), said in assumed. */
+/* The fp8 scaling recipe the notes name; else the default of the framework
+ * they name, said in assumed:
+ *   - torchtitan: its float8 converter without a recipe_name builds
+ *     torchao's Float8LinearConfig(), tensorwise scaling computed from the
+ *     current tensor (torchao and torchtitan are not in
+ *     ../shared/reference: from their public sources, an assumption
+ *     docs/accuracy.md states);
+ *   - any other (Megatron-LM, NeMo, Megatron-Core: TransformerConfig's
+ *     fp8_recipe = "delayed", ../shared/reference/megatron-lm/megatron/
+ *     core/transformer/transformer_config.py): delayed scaling. */
 static void fp8_recipe(const char *notes, sc_plan *p, char *assumed, size_t an) {
   if (rowtext_has(notes, "mxfp8")) p->fp8_recipe = SC_FP8_MXFP8;
   else if (rowtext_has(notes, "blockwise") || rowtext_has(notes, "block-wise") ||
@@ -57,9 +64,12 @@ static void fp8_recipe(const char *notes, sc_plan *p, char *assumed, size_t an) 
   else if (rowtext_has(notes, "current scaling") || rowtext_has(notes, "tensorwise"))
     p->fp8_recipe = SC_FP8_CURRENT;
   else if (rowtext_has(notes, "delayed")) p->fp8_recipe = SC_FP8_DELAYED;
-  else {
+  else if (rowtext_has(notes, "torchtitan")) {
+    p->fp8_recipe = SC_FP8_CURRENT;
+    rowv_note(assumed, an, "fp8 tensorwise current scaling (torchtitan/torchao's default)");
+  } else {
     p->fp8_recipe = SC_FP8_DELAYED;
-    rowv_note(assumed, an, "fp8 delayed scaling (TE's default)");
+    rowv_note(assumed, an, "fp8 delayed scaling (Megatron's --fp8-recipe default)");
   }
 }
 
@@ -162,7 +172,8 @@ static int layout_etp(const csv_file *f, const char *path, const char *notes, sc
 }
 
 /* The text of a layout the notes give after key, up to a space, comma or
- * ';' (at most cap - 1 bytes into buf); 0 when none. */
+ * ';' (at most cap - 1 bytes into buf); 0 when none; -1 when it is longer
+ * (the caller skips the row naming it: an unread layout is not guessed). */
 static int layout_in_notes(const char *notes, const char *key, char *buf, size_t cap) {
   size_t n = strlen(key);
   for (const char *t = notes; t && *t; t++) {
@@ -170,7 +181,8 @@ static int layout_in_notes(const char *notes, const char *key, char *buf, size_t
     const char *v = t + n;
     while (*v == ' ' || *v == '=' || *v == ':' || *v == '"') v++;
     size_t k = strcspn(v, " ,;\"");
-    if (!k || k >= cap) return 0;
+    if (!k) return 0;
+    if (k >= cap) return -1;
     memcpy(buf, v, k);
     buf[k] = '\0';
     return 1;
@@ -185,11 +197,16 @@ static int layout_pp(const csv_file *f, const char *path, const char *notes, sc_
   char text[512], bad_why[96] = "";
   int from_cell = !blank(f, "pp_layout");
   if (from_cell) snprintf(text, sizeof text, "%s", cell(f, "pp_layout"));
-  int stated = from_cell || layout_in_notes(notes, "pipeline-model-parallel-layout", text, sizeof text) ||
-               layout_in_notes(notes, "pipeline_model_parallel_layout", text, sizeof text);
+  int in_notes = from_cell ? 0 : layout_in_notes(notes, "pipeline-model-parallel-layout", text, sizeof text);
+  if (!from_cell && !in_notes)
+    in_notes = layout_in_notes(notes, "pipeline_model_parallel_layout", text, sizeof text);
+  if (in_notes < 0)
+    return snprintf(why, wn, "pipeline layout in the notes longer than %zu bytes", sizeof text - 1),
+           SC_EMODEL;
+  int stated = from_cell || in_notes;
   if (stated && !rowv_pp_layout(text, p, bad_why, sizeof bad_why)) {
     if (from_cell) {
-      char want[160];
+      char want[192]; /* 75 bytes of text + bad_why (96) */
       snprintf(want, sizeof want, "layers per virtual stage (4,8,8) or Megatron's layout "
                "(Et*3|(tt|)*29m|L): %s", bad_why);
       return csv_malformed(f, path, "pp_layout", want, bad, err);
@@ -237,8 +254,12 @@ static void layout_sp(const csv_file *f, const char *notes, sc_plan *p, char *as
   if (!blank(f, "sp") || p->tp < 2) return;
   if (rowtext_has(notes, "torchtitan") || rowtext_word(notes, "nemo")) {
     p->sp = 1;
-    rowv_note(assumed, an, "sp 1 (blank; %s runs TP with sequence parallelism)",
-              rowtext_has(notes, "torchtitan") ? "torchtitan" : "NeMo");
+    /* torchtitan: its TP plan always shards the norms' sequence (a fact
+     * of its code); NeMo: MegatronStrategy's own default is off, but its
+     * LLM recipes turn it on with TP -- an assumption, said so */
+    rowv_note(assumed, an, "sp 1 (blank; %s)",
+              rowtext_has(notes, "torchtitan") ? "torchtitan's TP plan"
+                                               : "assumed as NeMo's recipes set it with TP");
   } else {
     rowv_note(assumed, an, "sp 0 (blank; Megatron's default)");
   }

@@ -20,7 +20,8 @@
 
 /* The coded plan cells of the current record: `sp` (an on/off cell),
  * `zero` (rowv_zero), `recompute` (rowv_recompute; blank = none, said by
- * rowt_blank_notes) and `dtype` (rowv_dtype). SC_OK, or SC_EINPUT with the
+ * rowt_blank_notes) and `dtype` (rowv_dtype); an fp8 row's recipe from
+ * the notes, else its framework's default (rowtrain.c, fp8_recipe). SC_OK, or SC_EINPUT with the
  * malformed cell named in err (*bad set; a set *bad is left alone). */
 int rowt_plan_cells(const csv_file *f, const char *path, sc_plan *p, char *assumed, size_t an,
                     int *bad, sc_error *err);
@@ -54,8 +55,9 @@ int rowt_model(const csv_file *f, const char *model, sc_transformer *m, char *wh
  *     HYBRID_SHARD default, the node's GPUs over tp);
  *   - blank `sp` with tp > 1: on where the notes name torchtitan (its
  *     tensor-parallel plan always shards the norms' sequence) or NeMo
- *     (its recipes set sequence_parallel with TP), else off (Megatron's
- *     default); said in assumed;
+ *     (an assumption: its recipes set sequence_parallel with TP, its
+ *     MegatronStrategy default is off), else off (Megatron's default);
+ *     said in assumed;
  *   - torchtitan named and no attention kernel named: PyTorch SDPA's
  *     flash backend, FlashAttention-2.
  * SC_OK; SC_EINPUT on a malformed cell (*bad, err); SC_EMODEL with `why`. */

@@ -214,13 +214,19 @@ int rowv_pp_layout(const char *s, sc_plan *p, char *why, size_t wn) {
   return 1;
 }
 
+/* End assumed (capacity an >= 4) with "..." in place of its last
+ * characters: the note was cut at the capacity. */
+static void mark_cut(char *assumed, size_t an) { memcpy(assumed + an - 4, "...", 4); }
+
 void rowv_note(char *assumed, size_t an, const char *fmt, ...) {
   size_t n = strlen(assumed);
-  if (n + 1 >= an) return;
-  if (n) n += (size_t)snprintf(assumed + n, an - n, "; ");
-  if (n + 1 >= an) return;
+  if (an < 4 || n + 1 >= an) return; /* full: already cut and marked */
+  char text[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(assumed + n, an - n, fmt, ap);
+  int w = vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  int put = snprintf(assumed + n, an - n, "%s%s", n ? "; " : "", text);
+  if (w < 0 || (size_t)w >= sizeof text || put < 0 || (size_t)put >= an - n)
+    mark_cut(assumed, an);
 }

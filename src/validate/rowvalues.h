@@ -61,7 +61,8 @@ int rowv_zero(const char *s, int *z);
 int rowv_pp_layout(const char *s, sc_plan *p, char *why, size_t wn);
 
 /* Append "; " (when *assumed is not empty) and the formatted text to
- * assumed (capacity an bytes), truncating at its end. */
+ * assumed (capacity an bytes). What does not fit is cut and the note ends
+ * with "..." (the reader sees it was cut); nothing is appended after. */
 void rowv_note(char *assumed, size_t an, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

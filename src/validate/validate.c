@@ -152,10 +152,9 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
   if (rowm_moe_columns(notes, cell(c, "moe_dispatcher"), cell(c, "moe_router_num_groups"),
                        cell(c, "moe_router_group_topk"), fw, p) &&
       m->experts > 1 && p->ep > 1) /* validate/rowmoe.c */
-    snprintf(assumed + strlen(assumed), an - strlen(assumed),
-             "%sMoE dispatcher %s (%s default; the notes name none)", *assumed ? "; " : "",
-             p->moe_dispatcher == SC_MOE_ALLTOALL ? "alltoall" : "allgather",
-             p->moe_dispatcher == SC_MOE_ALLTOALL ? "NeMo's MoE configs'" : "Megatron's");
+    rowv_note(assumed, an, "MoE dispatcher %s (%s default; the notes name none)",
+              p->moe_dispatcher == SC_MOE_ALLTOALL ? "alltoall" : "allgather",
+              p->moe_dispatcher == SC_MOE_ALLTOALL ? "NeMo's MoE configs'" : "Megatron's");
   if (m->experts <= 1) /* a dense row's "num_groups" is not a router's (GroupNorm's) */
     p->moe_router_groups = p->moe_router_group_topk = 0;
   p->fused_kernels = 1;
@@ -181,8 +180,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
                "reference system to take it from", g->name);
       return c->bad ? SC_EINPUT : SC_EMODEL;
     }
-    snprintf(assumed + strlen(assumed), an - strlen(assumed), "%snic_Gbps %.0f of %s (not published)",
-               *assumed ? "; " : "", cl->nic_bw * 8 / 1e9, ref);
+    rowv_note(assumed, an, "nic_Gbps %.0f of %s (not published)", cl->nic_bw * 8 / 1e9, ref);
   }
   rowt_blank_notes(c->f, p, cl, assumed, an);
   if (c->bad) return SC_EINPUT;

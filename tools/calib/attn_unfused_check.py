@@ -21,7 +21,11 @@ backward, are the model's time. A graph model runs the one-kernel softmax
 (src/lower/lower.c softmax_task), as torch.softmax does. The model has no
 causal-mask add: a causal row's prediction adds two passes of the 16-bit
 scores (read, write) at the GPU's achievable HBM bandwidth, taken from the
-model's own softmax (2 passes forward) -- printed as its own column.
+model's own softmax forward over its measured factor (SMX_FWD of
+src/cost/softmax.c) -- printed as its own column.
+
+--fit fits the factors of the framework's softmax (src/cost/softmax.c)
+over the model's current ones: 1.000 when calibrated (see fit()).
 
 The measured time is the row's FLOPs (fwd = 4 b s^2 h d, halved when
 causal; fwd+bwd = 3.5 fwd: the file's flop_convention) over its TFLOP/s.
@@ -87,6 +91,96 @@ def model_ms(stepcast, gpu, seq, batch, heads, head_dim, causal, tmp):
     return total, softmax_fwd
 
 
+def smx_factor(path):
+    """SMX_FWD of src/cost/softmax.c: the model's softmax forward over its
+    two passes of the scores."""
+    with open(path) as f:
+        m = re.search(r"#define SMX_FWD ([\d.]+)", f.read())
+    if not m:
+        sys.exit("attn_unfused_check: no SMX_FWD in %s" % path)
+    return float(m.group(1))
+
+
+def task_ms(stepcast, gpu, seq, batch, heads, head_dim, tmp):
+    """{task: (fwd ms, bwd ms)} of the attention's tasks, non-causal."""
+    path = os.path.join(tmp, "attn.json")
+    with open(path, "w") as f:
+        json.dump(graph(seq, heads, head_dim, False), f)
+    cmd = [stepcast, "predict", "--set", "model.graph=" + path, "-g", gpu, "-n", "1",
+           "--tp", "1", "--pp", "1", "--gb", str(batch), "--mb", str(batch),
+           "--dtype", "fp16", "--set", "plan.flash_attention=false", "--ops"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("stepcast failed: %s\n%s" % (" ".join(cmd), out.stderr))
+    r = {}
+    for line in out.stdout.splitlines():
+        m = re.match(r"\s+(\w+)\s+(gemm|mem|attn)\s+([\d.]+)\s+([\d.]+)", line)
+        if m and m.group(1) in ATTN_TASKS:
+            r[m.group(1)] = (float(m.group(3)), float(m.group(4)))
+    return r
+
+
+def solve(a, y):
+    """Least squares by the normal equations (Gauss-Jordan)."""
+    n = len(a[0])
+    m = [[sum(r[i] * r[j] for r in a) for j in range(n)] + [sum(r[i] * v for r, v in zip(a, y))]
+         for i in range(n)]
+    for i in range(n):
+        p = max(range(i, n), key=lambda k: abs(m[k][i]))
+        m[i], m[p] = m[p], m[i]
+        for k in range(n):
+            if k != i:
+                f = m[k][i] / m[i][i]
+                m[k] = [x - f * z for x, z in zip(m[k], m[i])]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+FIT_TASKS = {"softmax": ("softmax",), "gemm": ("attn_qk", "attn_av"), "all": ATTN_TASKS}
+
+
+def fit(stepcast, path, on="softmax"):
+    """Fit the softmax factors: the non-causal rows at seq >= 2048 (the FA3
+    paper's H100 forward and backward apart, the FA2 README's forward +
+    backward), least squares on (measured - model) / measured against the
+    model's softmax (--fit-on: the GEMMs, every task) forward and backward
+    ms and a constant forward and
+    backward ms per row (every row has 16k tokens of hidden 2048: the
+    constant is what the rows hold that is not per score). Prints the
+    factors over the model's current ones (1 = calibrated)."""
+    a, y = [], []
+    with tempfile.TemporaryDirectory() as tmp, open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if "tandard attention" not in r["implementation"] or r["causal"] != "False":
+                continue
+            if r["gpu"] not in GPUS or int(r["seqlen"]) < 2048:
+                continue
+            try:
+                tflops = float(r["tflops"])
+            except ValueError:
+                continue
+            d, s, b, h = int(r["head_dim"]), int(r["seqlen"]), int(r["batch"]), int(r["nheads"])
+            p = r["pass"]
+            mult = {"fwd": 1.0, "bwd": 2.5, "fwd+bwd": 3.5}[p]
+            meas = mult * 4 * b * s * s * h * d / (tflops * 1e12) * 1e3
+            t = task_ms(stepcast, GPUS[r["gpu"]], s, b, h, d, tmp)
+            dirs = {"fwd": (0,), "bwd": (1,), "fwd+bwd": (0, 1)}[p]
+            model = sum(v[i] for v in t.values() for i in dirs)
+            sm = [sum(t[k][i] for k in FIT_TASKS[on]) if i in dirs else 0.0 for i in (0, 1)]
+            one = [1.0 if i in dirs else 0.0 for i in (0, 1)]
+            a.append([v / meas for v in sm + one])
+            y.append((meas - model) / meas)
+    if not a:
+        print("attn_unfused_check: no rows to fit in %s" % path, file=sys.stderr)
+        return 2
+    c = solve(a, y)
+    res = [v - sum(x * z for x, z in zip(row, c)) for row, v in zip(a, y)]
+    print("%d rows: %s forward x %.3f, backward x %.3f of the model's; per row "
+          "%.3f ms forward, %.3f ms backward; rms relative error %.3f (before %.3f)"
+          % (len(a), on, 1 + c[0], 1 + c[1], c[2], c[3],
+             math.sqrt(sum(v * v for v in res) / len(res)), math.sqrt(sum(v * v for v in y) / len(y))))
+    return 0
+
+
 def rows(path):
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
@@ -105,9 +199,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stepcast", default="build/stepcast")
     ap.add_argument("--csv", default="../shared/calibration/attention_kernel_benchmarks.csv")
+    ap.add_argument("--softmax-c", default="src/cost/softmax.c",
+                    help="where SMX_FWD is defined (the mask add is two unscaled passes)")
+    ap.add_argument("--fit", action="store_true",
+                    help="fit the softmax forward and backward factors over the model's")
+    ap.add_argument("--fit-on", choices=sorted(FIT_TASKS), default="softmax",
+                    help="the tasks whose time the --fit factors multiply (to compare)")
     a = ap.parse_args()
     if not os.path.exists(a.csv):
         sys.exit("attn_unfused_check: %s not found (needs ../shared)" % a.csv)
+    smx_fwd = smx_factor(a.softmax_c)
+    if a.fit:
+        return fit(a.stepcast, a.csv, a.fit_on)
     groups = {}
     n = 0
     print("| row | GPU | causal | head dim | seq | batch | measured ms | model ms | mask add ms | model / measured |")
@@ -119,7 +222,7 @@ def main():
             flops = 3.5 * 4 * b * s * s * h * d / (2 if causal else 1)
             meas = flops / (tflops * 1e12) * 1e3
             tot, sm_fwd = model_ms(a.stepcast, GPUS[r["gpu"]], s, b, h, d, causal, tmp)
-            mask = sm_fwd if causal else 0.0
+            mask = sm_fwd / smx_fwd if causal else 0.0
             ratio = (tot + mask) / meas
             groups.setdefault((r["gpu"], causal), []).append(ratio)
             n += 1

@@ -1,0 +1,16 @@
+/*
+ * softmax.c -- the framework's row softmax over the attention scores; see
+ * softmax.h.
+ */
+#include "cost/softmax.h"
+
+/* Measured time of the softmax forward and backward kernels over the time
+ * of their passes at the GPU's achievable HBM bandwidth (softmax.h: fitted
+ * to 24 attention_kernel_benchmarks.csv rows; 1.332 and 1.741 before
+ * rounding). */
+#define SMX_FWD 1.33
+#define SMX_BWD 1.74
+
+double smx_fwd_bytes(double n, double w) { return 2 * n * w * SMX_FWD; }
+
+double smx_bwd_bytes(double n, double w) { return 3 * n * w * SMX_BWD; }

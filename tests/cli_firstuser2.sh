@@ -29,7 +29,9 @@ expect 0 '"stopped": "max_plans"' -- search examples/gpt3-175b-1024-a100.json --
 expect 0 ',closest,stopped
 1,1,' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
 expect 0 ',0,max_plans' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
-expect 1 ',0,full,124.925,1049.2,0.452497,3.94774e+11,0,bf16,0,0,0,0,0,0,0,0,1,complete' -- search -n 8 --gb 64 --threads 1 --format csv
+expect 1 ',closest,stopped
+0,0,' -- search -n 8 --gb 64 --threads 1 --format csv
+expect 1 ',0,bf16,0,0,0,0,0,0,0,0,1,complete' -- search -n 8 --gb 64 --threads 1 --format csv
 expect 0 'plans/s, 1 thread)' -- search examples/gpt3-175b-1024-a100.json --max-plans 10 --top 1 --threads 1 --all
 # recsys plan on thousands of tables ran minutes with no budget: --max-evals
 # and --max-seconds stop it early and say so

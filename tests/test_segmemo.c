@@ -23,6 +23,7 @@
 #include "memsame.h"
 #include "model/builder.h"
 #include "search/space.h"
+#include "searchcost.h"
 #include "stepcast.h"
 
 /* in with a plan every such cluster accepts (the space replaces it),
@@ -140,18 +141,6 @@ Test(segmemo, moe_fp8_space_as_lower_plan) {
   cr_assert_gt(lower_space(&s, 0), 100);
 }
 
-/* The results of two evaluations, field by field. */
-static int same_result(const sc_result *a, const sc_result *b) {
-  return a->step_s == b->step_s && a->tokens_per_s == b->tokens_per_s &&
-         a->seq_per_s == b->seq_per_s && a->model_flops == b->model_flops &&
-         a->hw_flops == b->hw_flops && a->tflops_per_gpu == b->tflops_per_gpu &&
-         a->mfu == b->mfu && a->mfu_lowp == b->mfu_lowp &&
-         a->micro_batches == b->micro_batches && a->micro_batch == b->micro_batch &&
-         !memcmp(&a->time, &b->time, sizeof a->time) && mem_same(&a->mem, &b->mem) &&
-         a->params == b->params;
-}
-_Static_assert(sizeof(sc_breakdown) == 9 * sizeof(double), "same_result: sc_breakdown");
-
 /* Every plan of s's space as the search evaluates it (job_lower, on a
  * topology job_bound, then job_finish on one job: the memos of plans,
  * segments and queues) and with sc_job_predict on another job (none of
@@ -171,12 +160,9 @@ static long phases_as_predict(const sc_scenario *in) {
     space_plan(&base.plan, &pts[i], &p);
     sc_memory m;
     sc_result r1, r2;
-    memset(&r1, 0, sizeof r1);
-    memset(&r2, 0, sizeof r2);
-    int rc1 = job_lower(a, &p, &m, &err);
     double bound = 0;
-    if (rc1 == SC_OK && job_has_topology(a)) rc1 = job_bound(a, &bound, &err);
-    if (rc1 == SC_OK) rc1 = job_finish(a, &r1, &err);
+    int rc1 = search_cost(a, &p, &m, &bound, &r1, &err);
+    memset(&r2, 0, sizeof r2);
     int rc2 = sc_job_predict(b, &p, &r2, &err);
     cr_assert_eq(rc1, rc2, "plan %ld: phases rc %d, predict rc %d (%s)", i, rc1, rc2, err.msg);
     if (rc1 != SC_OK) continue;

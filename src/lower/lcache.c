@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/memo.h"
 #include "core/vec.h"
 
 void lcache_init(lcache *c) { memset(c, 0, sizeof *c); }
@@ -92,19 +93,6 @@ static int key_is(const sc_scenario *key, const sc_scenario *s, const sc_plan *k
                  sizeof(sc_scenario) - offsetof(sc_scenario, plan) - sizeof(sc_plan));
 }
 
-/* FNV-1a of h and n bytes at b, a 64-bit word at a time. */
-static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
-  const unsigned char *c = b;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    memcpy(&w, c + i, 8);
-    h = (h ^ w) * 1099511628211u;
-  }
-  for (; i < n; i++) h = (h ^ c[i]) * 1099511628211u;
-  return h;
-}
-
 /* A hash of the normalised plan (k: its head and middle, p: the plan
  * itself for the arrays), the overrides and explicit stage layout only as
  * far as they are used (most of the plan's bytes are those arrays). The
@@ -115,11 +103,11 @@ static uint64_t hash_plan(const sc_plan *k, const sc_plan *p) {
   size_t after_ly = LY + sizeof p->pp_layout;
   int n_ov = p->n_overrides > 0 && p->n_overrides <= SC_MAX_OVERRIDES ? p->n_overrides : 0;
   int n_ly = p->n_pp_layout > 0 && p->n_pp_layout <= SC_MAX_PP_LAYOUT ? p->n_pp_layout : 0;
-  uint64_t h = hash_bytes(14695981039346656037u, h0, OV);
-  h = hash_bytes(h, p->overrides, n_ov * sizeof p->overrides[0]);
-  h = hash_bytes(h, h0 + MID, LY - MID);
-  h = hash_bytes(h, p->pp_layout, n_ly * sizeof p->pp_layout[0]);
-  h = hash_bytes(h, b + after_ly, sizeof *p - after_ly);
+  uint64_t h = memo_hash_bytes(14695981039346656037u, h0, OV);
+  h = memo_hash_bytes(h, p->overrides, n_ov * sizeof p->overrides[0]);
+  h = memo_hash_bytes(h, h0 + MID, LY - MID);
+  h = memo_hash_bytes(h, p->pp_layout, n_ly * sizeof p->pp_layout[0]);
+  h = memo_hash_bytes(h, b + after_ly, sizeof *p - after_ly);
   return h ^ (h >> 29);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/memo.h"
 #include "core/vec.h"
 
 void segm_init(segm *m) { memset(m, 0, sizeof *m); }
@@ -40,19 +41,6 @@ static void normalise(sc_plan *p) {
   p->schedule = SC_SCHED_1F1B;
   p->recompute_layers = 0;
   p->offload_layers = 0;
-}
-
-/* FNV-1a of h and n bytes at b, a 64-bit word at a time. */
-static uint64_t hash_bytes(uint64_t h, const void *b, size_t n) {
-  const unsigned char *c = b;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    memcpy(&w, c + i, 8);
-    h = (h ^ w) * 1099511628211u;
-  }
-  for (; i < n; i++) h = (h ^ c[i]) * 1099511628211u;
-  return h;
 }
 
 /* The plan in three parts: the head (the plain fields, before the
@@ -82,8 +70,8 @@ static void parts_of(const sc_plan *p, sc_plan *k) {
 /* A hash of k's head and middle (the arrays, most of the plan's bytes,
  * are left to the byte comparison; the model and cluster are the job's). */
 static uint64_t hash_parts(const sc_plan *k) {
-  uint64_t h = hash_bytes(14695981039346656037u, k, OV);
-  h = hash_bytes(h, (const char *)k + MID, LY - MID);
+  uint64_t h = memo_hash_bytes(14695981039346656037u, k, OV);
+  h = memo_hash_bytes(h, (const char *)k + MID, LY - MID);
   return h ^ (h >> 29);
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tools/calib/vtrain_layers.py (docs/accuracy.md, "Plan ranking on vTrain"):
 # its least-squares split recovers a known per-layer time, its table covers
-# every pp 1 series of the set, and --misses lists as many groups as it
-# counts. Needs ../shared (fails loudly without it).
+# every pp 1 series of the set, --misses lists as many groups as it
+# counts, and --split's parts add up to each group's error. Needs ../shared (fails loudly without it).
 CLI=${1:?usage: cli_vtrain_layers.sh path/to/stepcast}
 source "$(dirname "$0")/e2e_lib.sh"
 SET=../shared/validation/training/vtrain_single_node.csv
@@ -44,6 +44,16 @@ listed=$(grep -c '| picked' <<<"$out")
 if [[ $out =~ ([0-9]+)\ of\ 136\ groups ]] && [[ ${BASH_REMATCH[1]} -eq $listed ]]; then
   pass=$((pass + 1))
 else echo "FAIL: --misses: $listed listed"; echo "$out" | tail -3; fail=$((fail + 1)); fi
+
+# --split: each line's three parts sum to the error figure taken from the
+# two rows (within 2 ms of fit residuals; they are 0.5-1.2 ms on the set),
+# that figure is positive (a miss), and the lines are missed groups
+split=$(python3 "$TOOL" --stepcast "$CLI" --split "$SET")
+if awk '/^L[0-9]/ {n++; s = $(NF-3) + $(NF-2) + $(NF-1); d = s - $NF
+                   if ($NF <= 0 || d > 2 || d < -2) bad++}
+        END {exit !(n > 0 && n <= '"$listed"' && bad == 0)}' <<<"$split"; then
+  pass=$((pass + 1))
+else echo "FAIL: --split:"; echo "$split"; fail=$((fail + 1)); fi
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -26,6 +26,15 @@ runs one layer at max(host, GPU).
 --misses lists the groups (same layers, hidden, GPU count, global batch)
 whose predicted-best plan is more than 5 % slower than the measured best,
 as build/bench_ranking counts them.
+
+--split takes the missed groups whose measured best and predicted pick
+both run pp 1 and splits the model's error on each (model - measured, ms)
+into the three fitted parts of its series: the layers (a m L), the rest of
+the micro-batches (c m) and what the step pays once (d L + e), and prints
+the best's error minus the pick's, part by part, beside the same figure
+from the two rows themselves ("rows"; the parts sum to it up to the fits'
+residuals). A group is missed when that figure exceeds the predicted
+margin plus 5 % of the measured best, so it is positive on every line.
 """
 import argparse
 import collections
@@ -78,6 +87,68 @@ def layer_host_ms(tp):
     backward x 20 us, 2.99 ms for these rows, and at tp > 1 six all-reduces
     (two in each pass) x 101 us."""
     return 2.99 + (6 * COLL_HOST_S * 1e3 if tp > 1 else 0)
+
+
+def series_fits(rows, pred):
+    """(hidden, tp, micro-batch) -> (measured fit, model fit) of every pp 1
+    series, each [a, c, d, e] in seconds."""
+    ser = collections.defaultdict(list)
+    for r in rows:
+        if r['pp'] != '1' or r['id'] not in pred:
+            continue
+        m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
+        ser[(int(r['hidden']), int(r['tp']), int(r['micro_batch']))].append(
+            (int(r['layers']), m, float(r['measured_iter_s']), pred[r['id']]))
+    fits = {}
+    for k, pts in ser.items():
+        x = [[m * L, m, L, 1.0] for L, m, *_ in pts]
+        fm, fp = lstsq(x, [p[2] for p in pts]), lstsq(x, [p[3] for p in pts])
+        if fm and fp:
+            fits[k] = (fm, fp)
+    return fits
+
+
+def parts(fit, L, m):
+    """One row's layers, rest and once parts (ms) from its series fit."""
+    a, c, d, e = fit
+    return [1e3 * a * m * L, 1e3 * c * m, 1e3 * (d * L + e)]
+
+
+def split(rows, pred):
+    fits = series_fits(rows, pred)
+    g = collections.defaultdict(list)
+    for r in rows:
+        if r['id'] in pred:
+            g[(r['layers'], r['hidden'], r['gpus'], r['global_batch'])].append(r)
+    d = lambda r: 'tp%s dp%s mb%s' % (r['tp'], r['dp'], r['micro_batch'])
+    tot, n = [0.0, 0.0, 0.0], 0
+    print('%-28s %-14s %-14s %s' % ('group', 'best', 'picked',
+                                     'best err - pick err, ms: layers rest once rows'))
+    for k, rs in sorted(g.items()):
+        if len(rs) < 3:
+            continue
+        mb = min(rs, key=lambda r: float(r['measured_iter_s']))
+        pb = min(rs, key=lambda r: pred[r['id']])
+        if float(pb['measured_iter_s']) <= 1.05 * float(mb['measured_iter_s']):
+            continue
+        if mb['pp'] != '1' or pb['pp'] != '1':
+            continue
+        err = []
+        for r in (mb, pb):
+            key = (int(r['hidden']), int(r['tp']), int(r['micro_batch']))
+            L = int(r['layers'])
+            m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
+            pm, pp = parts(fits[key][0], L, m), parts(fits[key][1], L, m)
+            err.append([b - a for a, b in zip(pm, pp)])
+        rel = [b - a for a, b in zip(err[1], err[0])]
+        tot = [t + x for t, x in zip(tot, rel)]
+        n += 1
+        e = lambda r: 1e3 * (pred[r['id']] - float(r['measured_iter_s']))
+        print('L%-3s h%-5s %s GPUs batch %-4s %-14s %-14s %8.1f %6.1f %6.1f %6.1f' % (
+            k + (d(mb), d(pb)) + tuple(rel) + (e(mb) - e(pb),)))
+    if n:
+        print('mean over %d groups (ms): layers %.1f, rest %.1f, once %.1f' % (
+            n, tot[0] / n, tot[1] / n, tot[2] / n))
 
 
 def series_table(cli, path, rows, pred):
@@ -136,6 +207,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--stepcast', default='build/stepcast')
     ap.add_argument('--misses', action='store_true')
+    ap.add_argument('--split', action='store_true')
     ap.add_argument('csv', nargs='?',
                     default='../shared/validation/training/vtrain_single_node.csv')
     a = ap.parse_args()
@@ -146,6 +218,8 @@ def main():
     pred = predictions(a.stepcast, a.csv)
     if a.misses:
         misses(rows, pred)
+    elif a.split:
+        split(rows, pred)
     else:
         series_table(a.stepcast, a.csv, rows, pred)
 

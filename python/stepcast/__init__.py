@@ -114,7 +114,8 @@ def _load():
     lib.sc_fabric_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
     lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
-    lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, out, ctypes.POINTER(_Err)]
+    lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.c_long,
+                                    out, ctypes.POINTER(_Err)]
     for f in ("sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json",
               "sc_search_opts_set"):
@@ -379,14 +380,19 @@ def recsys_predict(job, sharding=None):
     return json.loads(recsys_predict_json(job, sharding))
 
 
-def recsys_plan_json(job, top=5):
-    """`stepcast recsys plan JOB --top K --format json`: the fastest shardings that fit."""
-    return _call(_lib.sc_rs_plan_json, os.fsencode(job), int(top))
+def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0):
+    """`stepcast recsys plan JOB --top K [--max-seconds S] [--max-evals N]
+    --format json`: the fastest shardings that fit; a budget of 0 is none,
+    and a search a budget stopped returns the best found so far (its
+    document says so: "stopped")."""
+    return _call(_lib.sc_rs_plan_json, os.fsencode(job), int(top), float(max_seconds),
+                 int(max_evals))
 
 
-def recsys_plan(job, top=5):
-    """recsys_plan_json as a dict: evaluated, exhaustive, plans [{rank, why, prediction}]."""
-    return json.loads(recsys_plan_json(job, top))
+def recsys_plan(job, top=5, max_seconds=0, max_evals=0):
+    """recsys_plan_json as a dict: evaluated, exhaustive, stopped, plans
+    [{rank, why, prediction}]."""
+    return json.loads(recsys_plan_json(job, top, max_seconds, max_evals))
 
 
 def version():

@@ -175,6 +175,18 @@ def test_recsys_equals_cli():
     assert plans == json.loads(cli("recsys", "plan", job, "--top", "3", "--format", "json").stdout)
 
 
+def test_recsys_plan_budget_equals_cli():
+    job = os.path.join(ROOT, "examples", "recsys", "dlrm_criteo_8gpu.json")
+    cut = stepcast.recsys_plan(job, top=2, max_evals=50)
+    assert cut["stopped"] == "max_evals" and cut["evaluated"] <= 51
+    assert cut == json.loads(cli("recsys", "plan", job, "--top", "2", "--max-evals", "50",
+                                 "--format", "json").stdout)
+    assert stepcast.recsys_plan(job, top=2)["stopped"] == "complete"
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.recsys_plan(job, max_seconds=-1)
+    assert e.value.code == 2 and "max_seconds" in str(e.value)
+
+
 def test_recsys_errors_name_the_table(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"model": {"tables": "1x10x128@1;1x0x128@1"}}')

@@ -55,7 +55,8 @@ int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_er
   return rc;
 }
 
-int sc_rs_plan_json(const char *path, int top, char **out, sc_error *err) {
+int sc_rs_plan_json(const char *path, int top, double max_seconds, long max_evals, char **out,
+                    sc_error *err) {
   *out = NULL;
   sc_rs_job j;
   sc_rs_plan p;
@@ -66,6 +67,8 @@ int sc_rs_plan_json(const char *path, int top, char **out, sc_error *err) {
   sc_rs_plan_opts o;
   sc_rs_plan_opts_default(&o);
   o.top = top;
+  o.max_seconds = max_seconds;
+  o.max_evals = max_evals;
   sc_rs_plans ps;
   rc = sc_rs_plan_search(&j, &o, &ps, err);
   mstream m;

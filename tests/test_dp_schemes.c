@@ -58,17 +58,26 @@ Test(dp_overlap, per_tensor_messages_hide_behind_the_remaining_backward) {
   cr_assert_eq(o.messages, 4);
   dp_overlap_run(&m, &fu, per_byte, NULL, 0, 0, &o);
   cr_assert_float_eq(o.exposed_s, 4.0, 1e-12, "without overlap all of it is exposed");
-  /* NCCL taking half the SMs: 3 s of messages inside the backward pass
-   * stretch it by 1.5 s, which also covers the 1 s past its end */
+  /* NCCL taking half the SMs: each message inside the backward pass
+   * stretches it by half its time, and the gradients after it are ready
+   * that much later. Layer 1's message [1, 2] (+0.5); layer 2 ready at
+   * 2.5, [2.5, 3.5] (+0.5); layer 3 ready at 4, [4, 5] inside the
+   * backward, now ending at 5 (+0.5); layer 4 ready at 5.5, [5.5, 6.5],
+   * after it. The backward ends 1.5 s late, the exchange 1 s after it */
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.5, &o);
   cr_assert_float_eq(o.overlapped_s, 3.0, 1e-12);
-  cr_assert_float_eq(o.exposed_s, 1.5, 1e-12);
-  /* a 0.9 slowdown (SMs and HBM, dp_gpu_share) stretches it by 2.7 s;
-   * the slowdown is at most the whole backward's pace (1) */
+  cr_assert_float_eq(o.stretch_s, 1.5, 1e-12);
+  cr_assert_float_eq(o.exposed_s, 2.5, 1e-12);
+  /* a 0.9 slowdown (SMs and HBM, dp_gpu_share): ready at 1, 2.9, 4.8,
+   * 6.7; the backward ends at 4 + 2.7, the last message at 7.7 */
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.9, &o);
-  cr_assert_float_eq(o.exposed_s, 2.7, 1e-12);
+  cr_assert_float_eq(o.stretch_s, 2.7, 1e-12);
+  cr_assert_float_eq(o.exposed_s, 3.7, 1e-12);
+  /* the share is capped at one: the backward stops while a message runs,
+   * so nothing overlaps in effect and the step is what it is with every
+   * message after the backward pass (4 s above) */
   dp_overlap_run(&m, &fu, per_byte, NULL, 1, 1.5, &o);
-  cr_assert_float_eq(o.exposed_s, 3.0, 1e-12, "the share is capped at one");
+  cr_assert_float_eq(o.exposed_s, 4.0, 1e-12, "a full share is no overlap at all");
 }
 
 Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {

@@ -272,6 +272,8 @@ typedef struct dp_overlap {
                               the backward pass, plus the backward's slowdown
                               from sharing SMs */
   double overlapped_s;     /* exchange time during the backward pass */
+  double stretch_s;        /* s the backward pass ran longer beside the
+                              messages (sm_share x overlapped_s) */
   int messages;
 } dp_overlap;
 

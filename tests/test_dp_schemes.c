@@ -499,6 +499,23 @@ Test(dp_predict, the_timeline_holds_every_message_and_ends_at_the_step) {
     /* what runs past the backward pass is the exposed exchange (or less:
      * the exposed part also holds the pulls and the SM slowdown) */
     cr_assert_leq(fmax(0, last - bwd_end), r.exposed_s + 1e-9, "%s", schemes[k]);
+    /* the optimizer starts after the backward, slowed by the messages
+     * beside it, has ended: the slowdown is in the step, and on the
+     * timeline */
+    cr_assert_eq(sp[n - 1].kind, 'O');
+    /* DDP buckets: each message leaves when its last layer's backward
+     * (as slowed by the messages before it) ends, or when the previous
+     * message ends */
+    for (size_t i = 0; k == 0 && i < n; i++) {
+      if (sp[i].kind != 'D') continue;
+      int at = 0;
+      for (size_t j = 0; j < n && !at; j++)
+        at = (sp[j].kind == 'B' || (sp[j].kind == 'D' && j != i)) &&
+             fabs(sp[j].start + sp[j].dur - sp[i].start) < 1e-9;
+      cr_assert(at, "message %zu at %g starts at no layer's or message's end", i, sp[i].start);
+    }
+    cr_assert_geq(sp[n - 1].start, bwd_end - 1e-9, "%s: optimizer at %g, backward ends %g",
+                  schemes[k], sp[n - 1].start, bwd_end);
     free(sp);
   }
 }

@@ -256,6 +256,11 @@ typedef double (*dp_msg_cost)(const void *ctx, double bytes, int tensors);
 typedef struct dp_spans {
   sc_span *v;
   int n, cap;
+  double *bwd_end;         /* s from the same start: where each layer's
+                              backward ends once the messages beside it
+                              slowed it (overlap.c); NULL when no run
+                              recorded it; owned like v */
+  int bwd_n, bwd_cap;
   int oom;                 /* 1 = a span could not be recorded */
 } dp_spans;
 

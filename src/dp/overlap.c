@@ -110,6 +110,19 @@ static double ovl_ready(const ovl_run *r, double ready, int overlap) {
   return (overlap ? ready : r->m->bwd_s) + r->shift;
 }
 
+/* Layer i's backward ends at `ready` (unslowed clock): recorded on the
+ * slowed clock for the timeline when the run records. */
+static void ovl_mark(ovl_run *r, int i, double ready) {
+  dp_spans *rec = r->o->rec;
+  if (!rec || rec->oom) return;
+  if (vec_grow((void **)&rec->bwd_end, &rec->bwd_cap, i + 1L, sizeof *rec->bwd_end)) {
+    rec->oom = 1;
+    return;
+  }
+  rec->bwd_end[i] = ready + r->shift;
+  if (rec->bwd_n < i + 1) rec->bwd_n = i + 1;
+}
+
 /* k messages of t s each, back to back from `start`: counted, the part
  * of them inside the (slowed) backward pass, which slows it further, and
  * their span when the run records. Returns their end. */
@@ -136,6 +149,7 @@ static double dp_run_tensors(ovl_run *r, dp_msg_cost cost, const void *ctx, int 
   for (int i = 0; i < m->n; i++) {
     const dp_layer *l = &m->layers[i];
     ready += l->bwd_s;
+    ovl_mark(r, i, ready);
     if (l->grad_bytes <= 0) continue;
     int k = l->tensors > 0 ? l->tensors : 1;
     double t = cost(ctx, l->grad_bytes / k, 1);
@@ -154,6 +168,7 @@ static double dp_run_buckets(ovl_run *r, const dp_fusion *fu, dp_msg_cost cost,
   for (int i = 0; i < m->n; i++) {
     const dp_layer *l = &m->layers[i];
     ready += l->bwd_s;
+    ovl_mark(r, i, ready);
     bytes += l->grad_bytes;
     tensors += l->tensors;
     double cap = first && fu->first_bytes > 0 ? fu->first_bytes : fu->bucket_bytes;
@@ -177,7 +192,8 @@ static double dp_run_cycles(ovl_run *r, const dp_fusion *fu, dp_msg_cost cost,
   while (i < m->n) {
     const dp_layer *l = &m->layers[i];
     if (l->grad_bytes <= 0) { /* nothing to send: time only */
-      ready += l->bwd_s, i++;
+      ready += l->bwd_s;
+      ovl_mark(r, i++, ready);
       continue;
     }
     double rl = ovl_ready(r, ready + l->bwd_s, overlap);
@@ -189,7 +205,8 @@ static double dp_run_cycles(ovl_run *r, const dp_fusion *fu, dp_msg_cost cost,
       double rk = ovl_ready(r, ready + k->bwd_s, overlap);
       if (rk > start + 1e-12 || (bytes > 0 && bytes + k->grad_bytes > fu->bucket_bytes)) break;
       bytes += k->grad_bytes, tensors += k->tensors;
-      ready += k->bwd_s, i++;
+      ready += k->bwd_s;
+      ovl_mark(r, i++, ready);
     }
     end = dp_send(r, start, cost(ctx, bytes, tensors), 1);
   }

@@ -256,6 +256,11 @@ typedef double (*dp_msg_cost)(const void *ctx, double bytes, int tensors);
 typedef struct dp_spans {
   sc_span *v;
   int n, cap;
+  double *bwd_end;         /* s from the same start: where each layer's
+                              backward ends once the messages beside it
+                              slowed it (overlap.c); NULL when no run
+                              recorded it; owned like v */
+  int bwd_n, bwd_cap;
   int oom;                 /* 1 = a span could not be recorded */
 } dp_spans;
 
@@ -272,6 +277,8 @@ typedef struct dp_overlap {
                               the backward pass, plus the backward's slowdown
                               from sharing SMs */
   double overlapped_s;     /* exchange time during the backward pass */
+  double stretch_s;        /* s the backward pass ran longer beside the
+                              messages (sm_share x overlapped_s) */
   int messages;
 } dp_overlap;
 

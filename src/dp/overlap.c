@@ -91,12 +91,50 @@ void dp_spans_add(dp_spans *r, double start, double end) {
                            .start = start, .dur = end - start};
 }
 
+/* One run of messages beside the backward pass. The backward pass slows
+ * by `share` of the time a message overlaps it (contend.c), so the
+ * gradients after that overlap are ready `shift` seconds later than
+ * the layers' own times say: a gradient's ready time is R_i + shift at
+ * the point it is reached (first order: the messages keep their times). */
+typedef struct ovl_run {
+  dp_overlap *o;
+  const dp_model *m;
+  double share;            /* slowdown of the backward per second of overlap, 0..1 */
+  double shift;            /* s: the backward's slowdown so far */
+} ovl_run;
+
+/* When gradient `ready` (s after the backward pass starts, on the
+ * unslowed clock) is ready: overlap 0 puts every message after the
+ * backward pass. */
+static double ovl_ready(const ovl_run *r, double ready, int overlap) {
+  return (overlap ? ready : r->m->bwd_s) + r->shift;
+}
+
+/* Layer i's backward ends at `ready` (unslowed clock): recorded on the
+ * slowed clock for the timeline when the run records. */
+static void ovl_mark(ovl_run *r, int i, double ready) {
+  dp_spans *rec = r->o->rec;
+  if (!rec || rec->oom) return;
+  if (vec_grow((void **)&rec->bwd_end, &rec->bwd_cap, i + 1L, sizeof *rec->bwd_end)) {
+    rec->oom = 1;
+    return;
+  }
+  rec->bwd_end[i] = ready + r->shift;
+  if (rec->bwd_n < i + 1) rec->bwd_n = i + 1;
+}
+
 /* k messages of t s each, back to back from `start`: counted, the part
- * of them inside the backward pass, and their span when the run records.
- * Returns their end. */
-static double dp_send(dp_overlap *o, const dp_model *m, double start, double t, int k) {
-  double end = start + k * t, in = fmin(end, m->bwd_s) - start;
-  if (in > 0) o->overlapped_s += in;
+ * of them inside the (slowed) backward pass, which slows it further, and
+ * their span when the run records. Returns their end. */
+static double dp_send(ovl_run *r, double start, double t, int k) {
+  dp_overlap *o = r->o;
+  double end = start + k * t, in = fmin(end, r->m->bwd_s + r->shift) - start;
+  if (in > 0) {
+    o->overlapped_s += in;
+    /* the backward pass runs past `in` by share x in, which the overlap
+     * of this same message then lengthens no further (first order) */
+    r->shift += in * r->share;
+  }
   dp_spans_add(o->rec, start, end);
   o->comm_s += k * t;
   o->messages += k;
@@ -105,36 +143,39 @@ static double dp_send(dp_overlap *o, const dp_model *m, double start, double t, 
 
 /* Per-tensor messages: each layer's tensors leave one by one when the
  * layer is ready. Returns the end of the last message. */
-static double dp_run_tensors(const dp_model *m, dp_msg_cost cost, const void *ctx, int overlap,
-                             dp_overlap *o) {
+static double dp_run_tensors(ovl_run *r, dp_msg_cost cost, const void *ctx, int overlap) {
+  const dp_model *m = r->m;
   double ready = 0, end = 0;
   for (int i = 0; i < m->n; i++) {
     const dp_layer *l = &m->layers[i];
     ready += l->bwd_s;
+    ovl_mark(r, i, ready);
     if (l->grad_bytes <= 0) continue;
     int k = l->tensors > 0 ? l->tensors : 1;
     double t = cost(ctx, l->grad_bytes / k, 1);
-    end = dp_send(o, m, fmax(overlap ? ready : m->bwd_s, end), t, k);
+    end = dp_send(r, fmax(ovl_ready(r, ready, overlap), end), t, k);
   }
   return end;
 }
 
 /* Size-capped buckets in backward order (DDP): a bucket leaves when it
  * is full (or holds the last gradient) and the previous one is done. */
-static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost,
-                             const void *ctx, int overlap, dp_overlap *o) {
+static double dp_run_buckets(ovl_run *r, const dp_fusion *fu, dp_msg_cost cost,
+                             const void *ctx, int overlap) {
+  const dp_model *m = r->m;
   double end = 0, ready = 0, bytes = 0;
   int tensors = 0, first = 1;
   for (int i = 0; i < m->n; i++) {
     const dp_layer *l = &m->layers[i];
     ready += l->bwd_s;
+    ovl_mark(r, i, ready);
     bytes += l->grad_bytes;
     tensors += l->tensors;
     double cap = first && fu->first_bytes > 0 ? fu->first_bytes : fu->bucket_bytes;
     int last = i == m->n - 1;
     if (bytes <= 0 || (bytes < cap && !last)) continue;
-    double start = fmax(overlap ? ready : m->bwd_s, end);
-    end = dp_send(o, m, start, cost(ctx, bytes, tensors), 1);
+    double start = fmax(ovl_ready(r, ready, overlap), end);
+    end = dp_send(r, start, cost(ctx, bytes, tensors), 1);
     bytes = 0, tensors = 0, first = 0;
   }
   return end;
@@ -143,28 +184,31 @@ static double dp_run_buckets(const dp_model *m, const dp_fusion *fu, dp_msg_cost
 /* Horovod: at each cycle tick after the previous collective, every
  * gradient ready by then (up to the fusion threshold) goes in one
  * message. */
-static double dp_run_cycles(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost,
-                            const void *ctx, int overlap, dp_overlap *o) {
+static double dp_run_cycles(ovl_run *r, const dp_fusion *fu, dp_msg_cost cost,
+                            const void *ctx, int overlap) {
+  const dp_model *m = r->m;
   double end = 0, ready = 0;
   int i = 0;
   while (i < m->n) {
     const dp_layer *l = &m->layers[i];
     if (l->grad_bytes <= 0) { /* nothing to send: time only */
-      ready += l->bwd_s, i++;
+      ready += l->bwd_s;
+      ovl_mark(r, i++, ready);
       continue;
     }
-    double r = overlap ? ready + l->bwd_s : m->bwd_s;
-    double start = ceil(fmax(r, end) / fu->cycle_s - 1e-9) * fu->cycle_s;
+    double rl = ovl_ready(r, ready + l->bwd_s, overlap);
+    double start = ceil(fmax(rl, end) / fu->cycle_s - 1e-9) * fu->cycle_s;
     double bytes = 0;
     int tensors = 0;
     while (i < m->n) {
       const dp_layer *k = &m->layers[i];
-      double rk = overlap ? ready + k->bwd_s : m->bwd_s;
+      double rk = ovl_ready(r, ready + k->bwd_s, overlap);
       if (rk > start + 1e-12 || (bytes > 0 && bytes + k->grad_bytes > fu->bucket_bytes)) break;
       bytes += k->grad_bytes, tensors += k->tensors;
-      ready += k->bwd_s, i++;
+      ready += k->bwd_s;
+      ovl_mark(r, i++, ready);
     }
-    end = dp_send(o, m, start, cost(ctx, bytes, tensors), 1);
+    end = dp_send(r, start, cost(ctx, bytes, tensors), 1);
   }
   return end;
 }
@@ -174,11 +218,12 @@ void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, co
   dp_spans *rec = out->rec;
   memset(out, 0, sizeof *out);
   out->rec = rec;
-  double end = fu->per_tensor   ? dp_run_tensors(m, cost, ctx, overlap, out)
-               : fu->cycle_s > 0 ? dp_run_cycles(m, fu, cost, ctx, overlap, out)
-                                 : dp_run_buckets(m, fu, cost, ctx, overlap, out);
-  /* the backward pass runs slower while messages share its SMs and HBM
-   * (contend.c); the messages themselves keep their times (first order) */
-  double stretch = out->overlapped_s * fmin(fmax(sm_share, 0), 1);
-  out->exposed_s = stretch + fmax(0, end - m->bwd_s - stretch);
+  ovl_run r = {.o = out, .m = m, .share = fmin(fmax(sm_share, 0), 1)};
+  double end = fu->per_tensor   ? dp_run_tensors(&r, cost, ctx, overlap)
+               : fu->cycle_s > 0 ? dp_run_cycles(&r, fu, cost, ctx, overlap)
+                                 : dp_run_buckets(&r, fu, cost, ctx, overlap);
+  /* the backward pass ends `shift` late; the exchange adds what runs past
+   * that end, plus the slowdown itself */
+  out->stretch_s = r.shift;
+  out->exposed_s = r.shift + fmax(0, end - m->bwd_s - r.shift);
 }

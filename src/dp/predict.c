@@ -252,14 +252,22 @@ int sc_dp_predict(const sc_scenario *s, sc_dp_result *r, sc_error *err) {
   return rc;
 }
 
+/* Where layer i of the last backward ends, from that backward's start:
+ * on the clock the messages beside it slowed when the run recorded it
+ * (overlap.c), else on its own. */
+static double dp_layer_end(const dp_model *m, const dp_spans *rec, int i, double own) {
+  return rec->bwd_n == m->n && rec->bwd_end ? rec->bwd_end[i] : own;
+}
+
 /* Compute spans of the step around the recorded messages: the micro-steps
  * before the last one (forward, backward), the last forward, the last
- * backward layer by layer, then the optimizer and host time. Messages
- * were recorded from the start of the last backward: shifted here. */
+ * backward layer by layer (slowed where messages ran beside it), then the
+ * optimizer and host time after the exposed exchange. Messages were
+ * recorded from the start of the last backward: shifted here. */
 static void dp_layout(const dp_prep *pr, const sc_dp_result *r, dp_spans *rec) {
   const dp_model *m = &pr->m;
   int first_msg = 0, M = m->micro_steps > 0 ? m->micro_steps : 1;
-  double t = 0;
+  double t = 0, b0 = 0;
   sc_span sp = {.stage = 0, .lane = 0, .chunk = 0};
   int n_msgs = rec->n;
   for (int k = 0; k < M; k++) {
@@ -268,19 +276,23 @@ static void dp_layout(const dp_prep *pr, const sc_dp_result *r, dp_spans *rec) {
     if (!vec_grow((void **)&rec->v, &rec->cap, rec->n + 1L, sizeof *rec->v)) rec->v[rec->n++] = sp;
     else rec->oom = 1;
     t += m->fwd_s;
-    double b0 = t;
+    b0 = t;
+    double own = 0, prev = 0;
     for (int i = 0; i < m->n && (k == M - 1 || i == 0); i++) {
-      double d = k == M - 1 ? m->layers[i].bwd_s : m->bwd_s;
-      sp.kind = 'B', sp.start = t, sp.dur = d;
+      double d = m->bwd_s, end = d;
+      if (k == M - 1) own += m->layers[i].bwd_s, end = dp_layer_end(m, rec, i, own), d = end - prev;
+      sp.kind = 'B', sp.start = b0 + prev, sp.dur = d;
       if (d > 0 && !vec_grow((void **)&rec->v, &rec->cap, rec->n + 1L, sizeof *rec->v))
         rec->v[rec->n++] = sp;
-      t += d;
+      prev = end;
     }
+    t = b0 + prev;
     if (k == M - 1)
       for (int j = first_msg; j < n_msgs; j++) rec->v[j].start += b0;
   }
-  double other = r->step_s - (t + r->exposed_s);
-  sp.kind = 'O', sp.micro_batch = -1, sp.start = t + r->exposed_s, sp.dur = other > 0 ? other : 0;
+  /* the exposed exchange counts from the end of the unslowed backward */
+  double start = b0 + m->bwd_s + r->exposed_s, other = r->step_s - start;
+  sp.kind = 'O', sp.micro_batch = -1, sp.start = start, sp.dur = other > 0 ? other : 0;
   if (!vec_grow((void **)&rec->v, &rec->cap, rec->n + 1L, sizeof *rec->v)) rec->v[rec->n++] = sp;
 }
 
@@ -299,6 +311,7 @@ int sc_dp_timeline(const sc_scenario *s, sc_span **spans, size_t *n, double *ste
   if (rc == SC_OK) dp_layout(&pr, &r, &rec);
   if (rc == SC_OK && rec.oom) rc = sc_error_set(err, SC_ENOMEM, "out of memory for the timeline");
   dp_free_prep(&pr);
+  mem_free(rec.bwd_end);
   if (rc) {
     mem_free(rec.v);
     return rc;

@@ -28,6 +28,12 @@ floor of the scaling-efficiency error (validate's figure) for any model
 of the exchange's exposure: each row's predicted loss set, per row, to
 its measured loss clamped to [0, comm_p] (nothing hidden at most, all of
 it at best) -- what is left is beyond the exchange as predicted.
+And the file's own MAPE (validate's figure, every row, one-GPU rows
+included) now, at best by the exchange's exposure (each multi-GPU row
+predicted as its one-GPU prediction plus that clamped loss), and with
+each multi-GPU row's loss exactly as measured (one-GPU prediction plus
+the measured loss): what is left then is the one-GPU compute's error,
+which no model of the exchange, or of any multi-GPU cost, removes.
 """
 import collections
 import csv
@@ -61,6 +67,7 @@ def main():
           f"{'loss_p':>7s} {'comm_p':>7s} {'beyond':>7s} {'cv%':>5s}")
     groups = collections.defaultdict(list)
     now, floor = [], []
+    mape = {"now": [], "exposure": [], "loss": []}
     for path in files:
         pred = scaling.predicted(exe, path)
         rows = list(csv.DictReader(open(path)))
@@ -70,6 +77,10 @@ def main():
                 one.setdefault(tuple(r[c] for c in scaling.BASE), r)
         for r in rows:
             base = one.get(tuple(r[c] for c in scaling.BASE))
+            if r["id"] in pred and (r["gpus"] == "1" or not base):
+                e = abs(pred[r["id"]] / float(r["measured_iter_s"]) - 1)
+                for v in mape.values():
+                    v.append(e)
             if r["gpus"] == "1" or not base or r["id"] not in pred:
                 continue
             m1, mn = float(base["measured_iter_s"]), float(r["measured_iter_s"])
@@ -85,6 +96,9 @@ def main():
             now.append(abs(p1 / pn - em) / em)
             best = p1 + min(max(loss_m, 0), comm) / 1e3
             floor.append(abs(p1 / best - em) / em)
+            mape["now"].append(abs(pn / mn - 1))
+            mape["exposure"].append(abs(best / mn - 1))
+            mape["loss"].append(abs((p1 + loss_m / 1e3) / mn - 1))
             for key in (("gpus", r["gpus"]), ("framework", r["framework"])):
                 groups[key].append((loss_m > comm, cv))
     print("\nrows whose measured loss exceeds the whole predicted exchange; median implied cv:")
@@ -95,6 +109,12 @@ def main():
         print(f"\nscaling efficiency error: {100 * sum(now) / len(now):.1f} % now, "
               f"{100 * sum(floor) / len(floor):.1f} % at best by the exchange's exposure "
               f"({len(now)} rows)")
+    if mape["now"]:
+        k = len(mape["now"])
+        print(f"file MAPE: {100 * sum(mape['now']) / k:.1f} % now, "
+              f"{100 * sum(mape['exposure']) / k:.1f} % at best by the exchange's exposure, "
+              f"{100 * sum(mape['loss']) / k:.1f} % with every multi-GPU loss as measured "
+              f"({k} rows)")
 
 
 if __name__ == "__main__":

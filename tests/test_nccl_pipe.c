@@ -1,7 +1,8 @@
 /*
  * test_nccl_pipe.c -- the latency NCCL's Simple pipeline exposes
  * (src/coll/nccl_pipe.c), with arithmetic checkable by hand: the ring's
- * per-step latency is paid once per collective when the slices and the
+ * per-step latency is paid once per collective (per step, the send waits
+ * for nothing: NCCL's tuner formula) when the slices and the
  * FIFO hide it, whatever the channel count and so the number of chunks;
  * beyond that only the cycle's or the FIFO's excess per primitive; pull
  * pays per slice in every iteration; and through coll_nccl_algo_time a
@@ -42,8 +43,9 @@ Test(nccl_pipe, later_iterations_expose_only_the_excess) {
  * The copies are the same, 62 x 4 GiB / 32 / 372 GB/s = 22.37 ms. With
  * a 4 us mean step and a 10 us slowest hop both hide every later
  * iteration (16: cycle 4 - 45.1, FIFO 2 (10 + 90.2) / 4 - 90.2; 2: cycle
- * 4 - 5.64, FIFO 2 (10 + 11.27) / 4 - 11.27 = -0.64): the latency is
- * 63 x 4 = 252 us on both, not 4 x 252 and 32 x 252 (once per chunk). */
+ * 4 - 5.64, FIFO 2 (10 + 11.27) / 4 - 11.27 = -0.64): the latency is the
+ * first iteration's 62 steps x 4 = 248 us on both, not 4 x 248 and 32 x
+ * 248 (once per chunk). */
 Test(nccl_pipe, two_or_sixteen_channels_pay_the_latency_once) {
   double bytes = 4.0 * 1024 * MIB, busbw = 372e9, copies = 62 * bytes / 32 / busbw;
   for (int nc = 2; nc <= 16; nc *= 8) {
@@ -51,14 +53,14 @@ Test(nccl_pipe, two_or_sixteen_channels_pay_the_latency_once) {
     nccl_pipe p = ring32(iters, d / iters / b, 4e-6, 10e-6);
     double lat = nccl_pipe_ring_time(&p) - copies;
     cr_expect(iters == (nc == 16 ? 4 : 32), "%d channels: %g chunks", nc, iters);
-    cr_expect(fabs(lat - 63 * 4e-6) < 1e-9, "%d channels: %g us", nc, lat * 1e6);
+    cr_expect(fabs(lat - 62 * 4e-6) < 1e-9, "%d channels: %g us", nc, lat * 1e6);
   }
 }
 
 /* The same on 2 channels with a 40.5 us slowest hop: the 4 slices in
  * flight (4 MiB) no longer cover the hop, 2 (40.5 + 11.27) / 4 - 11.27 =
- * 14.61 us a primitive in each of the 31 later chunks: 252 us + 31 x 63 x
- * 14.61 us = 28.79 ms more than the copies. 16 channels still hide it. */
+ * 14.61 us a primitive in each of the 31 later chunks: 248 us + 31 x 63 x
+ * 14.61 us = 28.78 ms more than the copies. 16 channels still hide it. */
 Test(nccl_pipe, few_channels_expose_a_long_hop) {
   double bytes = 4.0 * 1024 * MIB, busbw = 372e9, copies = 62 * bytes / 32 / busbw;
   double cb2 = 2 * MIB / (busbw / 2);
@@ -66,10 +68,29 @@ Test(nccl_pipe, few_channels_expose_a_long_hop) {
   double x = 2 * (40.5e-6 + cb2) / 4 - cb2;
   cr_expect(fabs(x - 14.61e-6) < 0.01e-6, "%g us", x * 1e6);
   double lat = nccl_pipe_ring_time(&p) - copies;
-  cr_expect(fabs(lat - (63 * 4e-6 + 31 * 63 * x)) < 1e-9, "%g us", lat * 1e6);
+  cr_expect(fabs(lat - (62 * 4e-6 + 31 * 63 * x)) < 1e-9, "%g us", lat * 1e6);
   double cb16 = 2 * MIB / (busbw / 16);
   p = ring32(4, cb16, 4e-6, 40.5e-6);
-  cr_expect(fabs(nccl_pipe_ring_time(&p) - copies - 63 * 4e-6) < 1e-9);
+  cr_expect(fabs(nccl_pipe_ring_time(&p) - copies - 62 * 4e-6) < 1e-9);
+}
+
+/* The first iteration, one chunk of 32 ranks: pushing, every primitive
+ * but the send waits a step for its peer, 62 x 4 us = 248 us, NCCL's
+ * tuner (nsteps x hwLat); the send waits only for its FIFO, which is
+ * empty (charged 63 x 4 = 252 us until branch nccl26). Pulling with one
+ * slice a primitive, each of the 63 primitives reads after its flag: 252
+ * us; with 2 slices, 126 reads, 504 us. */
+Test(nccl_pipe, first_iteration_pays_the_tuners_steps) {
+  nccl_pipe p = ring32(1, 90e-6, 4e-6, 4e-6);
+  double copies = 62 * 90e-6;
+  cr_expect(fabs(nccl_pipe_ring_time(&p) - copies - 248e-6) < 1e-12, "push %g us",
+            (nccl_pipe_ring_time(&p) - copies) * 1e6);
+  p.pull = 1, p.spc = 1;
+  cr_expect(fabs(nccl_pipe_ring_time(&p) - copies - 252e-6) < 1e-12, "pull, 1 slice %g us",
+            (nccl_pipe_ring_time(&p) - copies) * 1e6);
+  p.spc = 2;
+  cr_expect(fabs(nccl_pipe_ring_time(&p) - copies - 504e-6) < 1e-12, "pull, 2 slices %g us",
+            (nccl_pipe_ring_time(&p) - copies) * 1e6);
 }
 
 /* Pull (P2P read) pays the step per slice in every iteration: 4 chunks x
@@ -96,7 +117,7 @@ Test(nccl_pipe, chain_pays_the_hops_once) {
 /* Through the model: 8 H100 in one node push (P2P write); NCCL's ring
  * search gives 12 x 30 GB/s, 24 kernel channels of 15 GB/s. 1.5 GiB is
  * 8 MiB per rank and channel: 4 chunks of 2 MiB. Time = 20 us launch +
- * 8.4 us baseLat + 4 x 14 x 2 MiB / 15 GB/s + 15 primitives x 3.4 us
+ * 8.4 us baseLat + 4 x 14 x 2 MiB / 15 GB/s + 14 steps x 3.4 us
  * (NVLink Simple ring hwLat, once: a slice of 69.9 us hides it). 3 GiB
  * adds exactly its 4 more chunks' copies. */
 Test(nccl_pipe, h100_node_adds_only_copies) {
@@ -105,7 +126,7 @@ Test(nccl_pipe, h100_node_adds_only_copies) {
   double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
                                  COLL_PROTO_SIMPLE);
   double cp = 14 * 2 * MIB / 15e9;
-  double want = 20e-6 + 8.4e-6 + 4 * cp + 15 * 3.4e-6;
+  double want = 20e-6 + 8.4e-6 + 4 * cp + 14 * 3.4e-6;
   cr_expect(fabs(t - want) < 1e-9, "%g us, want %g us", t * 1e6, want * 1e6);
   double t2 = coll_nccl_algo_time(COLL_ALL_REDUCE, 2 * b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
                                   COLL_PROTO_SIMPLE);

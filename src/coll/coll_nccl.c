@@ -557,14 +557,15 @@ static int active_channels(const nccl_sys *s, double bytes, coll_proto p) {
  * CHUNKSTEPS/SLICESTEPS = 2 slices. The copies move nsteps * c per
  * iteration at the channel's share of the bus bandwidth. How much of the
  * per-step latency the pipeline exposes (nccl_pipe.c): in the first
- * iteration a wait per primitive when pushing (P2P write, the network),
- * per slice when pulling (P2P read, Ampere NVLink); in later iterations,
+ * iteration a wait per step when pushing (P2P write, the network), per
+ * primitive and slice when pulling (P2P read, Ampere NVLink); in later iterations,
  * when pushing, only what the ring's cycle or the slowest hop's FIFO
  * cannot hide, and per slice again when pulling. Broadcast and reduce run
  * a chain (CHUNKSTEPS 1): chunks of one step pipelined over n-1 hops.
  *
- * With one iteration and one slice per primitive this is the tuner's
- * formula (plus one step), which makes the measured bandwidth ramp up more
+ * With one iteration this is the tuner's formula when pushing, and when
+ * pulling with one slice per primitive the tuner's formula plus one step;
+ * pulling with more slices makes the measured bandwidth ramp up more
  * slowly than latency + size/bandwidth. The push/pull split was introduced
  * after seeing the V100 (push) and A100 (pull) rows of
  * ../shared/validation/collectives (docs/accuracy.md). */

@@ -17,10 +17,20 @@
  *
  * The rules, each with where it comes from:
  *
- * 1. First iteration: every primitive waits one step's latency for its
- *    peer (the data dependency of the ring; NCCL's tuner charges
- *    nsteps x hwLat once per collective, tuning.cc ncclTopoTuneModel):
- *    prims x step_lat + steps x c/b, the model before this file.
+ * 1. First iteration: every primitive but the first waits one step's
+ *    latency for its peer (the data dependency of the ring; the send
+ *    waits only for its FIFO, which is empty): steps x step_lat + steps x
+ *    c/b, NCCL's tuner formula (nsteps x hwLat once per collective,
+ *    tuning.cc ncclTopoTuneModel). Until branch nccl26 it was prims x
+ *    step_lat, one step more. The slice-level simulation's dependencies
+ *    (tools/calib/ring_pipeline_sim.py, third table) would hide the step
+ *    behind the chunk's other slice here as in later iterations; the
+ *    measured single-node push rings (V100 of 3-7 GPUs at one iteration,
+ *    the H100 and GB200 training sets) do not show that, so the first
+ *    iteration keeps NCCL's fitted per-step figure, which includes
+ *    per-slice work of the block (barriers, the system fence before each
+ *    post, the flag) that no pipeline hides (docs/network.md, "First
+ *    iteration and the flush").
  * 2. Later iterations, push (P2P write and the network): the block goes on
  *    with the next chunk while earlier slices are on the wire, so the step
  *    latency overlaps copies except where one of two bounds binds:
@@ -66,7 +76,7 @@ double nccl_pipe_ring_time(const nccl_pipe *p) {
   assert(p->iters >= 1 && p->steps >= 1 && p->prims >= p->steps);
   double copies = p->iters * p->steps * p->cb;
   if (p->pull) return copies + p->iters * p->prims * p->spc * p->step_lat;
-  return copies + p->prims * p->step_lat + (p->iters - 1) * p->prims * nccl_pipe_ring_later(p);
+  return copies + p->steps * p->step_lat + (p->iters - 1) * p->prims * nccl_pipe_ring_later(p);
 }
 
 double nccl_pipe_chain_time(const nccl_pipe *p) {

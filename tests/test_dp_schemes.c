@@ -104,6 +104,30 @@ Test(dp_overlap, buckets_leave_when_full_and_horovod_waits_for_its_cycle) {
   cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);
 }
 
+/* A message that runs past the backward's end slows what is left of it
+ * too. DDP with a first bucket of layers 0-2 (30 bytes, ready at 3, [3,
+ * 6]) and layer 3 alone: 1 s of backward is left when the first message
+ * starts. Half the SMs: it runs at half pace beside the message and ends
+ * at 5 (2 s inside, stretch 1 s; counting only the 1 s to the unslowed
+ * end gave 0.5 s); layer 3's message [6, 7]. The whole GPU: the backward
+ * stops until 6, ends at 7, its message [7, 8]: all 4 s exposed, as with
+ * no overlap at all (counting 1 s gave 3 s, less than that). */
+Test(dp_overlap, a_message_past_the_backwards_end_slows_the_rest_of_it) {
+  dp_model m = four_layers();
+  dp_fusion fu = {.bucket_bytes = 10, .first_bytes = 30};
+  dp_overlap o = {0};
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 0.5, &o);
+  cr_assert_eq(o.messages, 2);
+  cr_assert_float_eq(o.overlapped_s, 2.0, 1e-12);
+  cr_assert_float_eq(o.stretch_s, 1.0, 1e-12);
+  cr_assert_float_eq(o.exposed_s, 3.0, 1e-12);
+  dp_overlap_run(&m, &fu, per_byte, NULL, 1, 1, &o);
+  cr_assert_float_eq(o.stretch_s, 3.0, 1e-12);
+  cr_assert_float_eq(o.exposed_s, 4.0, 1e-12, "a full share is no overlap at all");
+  dp_overlap_run(&m, &fu, per_byte, NULL, 0, 0, &o);
+  cr_assert_float_eq(o.exposed_s, 4.0, 1e-12);
+}
+
 Test(dp_overlap, framework_defaults) {
   sc_dp_spec spec = {0};
   dp_fusion fu;

@@ -123,16 +123,29 @@ static void ovl_mark(ovl_run *r, int i, double ready) {
   if (rec->bwd_n < i + 1) rec->bwd_n = i + 1;
 }
 
+/* Seconds of [start, end] inside the backward pass, which ends at `bwd`
+ * if nothing else runs beside it. A message running past that end slows
+ * the rest too: the bwd - start s of backward left at `start` run at
+ * 1 - share of their pace beside it, so the backward ends inside the
+ * message after (bwd - start) / (1 - share) s, or runs beside all of it
+ * (share 1: it stops while the message runs). */
+static double ovl_inside(double start, double end, double bwd, double share) {
+  if (end <= bwd || start >= bwd) return fmin(end, bwd) - start;
+  double left = bwd - start;
+  return share < 1 ? fmin(end - start, left / (1 - share)) : end - start;
+}
+
 /* k messages of t s each, back to back from `start`: counted, the part
  * of them inside the (slowed) backward pass, which slows it further, and
  * their span when the run records. Returns their end. */
 static double dp_send(ovl_run *r, double start, double t, int k) {
   dp_overlap *o = r->o;
-  double end = start + k * t, in = fmin(end, r->m->bwd_s + r->shift) - start;
+  double end = start + k * t;
+  double in = ovl_inside(start, end, r->m->bwd_s + r->shift, r->share);
   if (in > 0) {
     o->overlapped_s += in;
-    /* the backward pass runs past `in` by share x in, which the overlap
-     * of this same message then lengthens no further (first order) */
+    /* the backward pass runs past `in` by share x in (the messages keep
+     * their own times: first order) */
     r->shift += in * r->share;
   }
   dp_spans_add(o->rec, start, end);

@@ -5,6 +5,7 @@
  * found is the same with or without a callback.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "stepcast_recsys.h"
@@ -123,5 +124,9 @@ Test(recsys_budget, a_negative_budget_is_an_input_error) {
   sc_error e = {0};
   cr_assert_eq(sc_rs_plan_search(&j, &o, &ps, &e), SC_EINPUT);
   cr_assert(strstr(e.msg, "max_evals"), "%s", e.msg);
+  o.max_evals = 0;
+  o.max_seconds = NAN; /* recsys_plan(max_seconds=float("nan")) in Python */
+  cr_assert_eq(sc_rs_plan_search(&j, &o, &ps, &e), SC_EINPUT);
+  cr_assert(strstr(e.msg, "max_seconds"), "%s", e.msg);
   sc_rs_job_free(&j);
 }

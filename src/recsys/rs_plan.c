@@ -437,7 +437,8 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   else sc_rs_plan_opts_default(&o);
   if (o.top < 1 || o.top > 16)
     return sc_error_set(err, SC_EINPUT, "planner: top %d; valid: 1..16", o.top);
-  if (o.max_seconds < 0 || o.max_evals < 0)
+  /* NaN is refused too: the Python binding passes any float */
+  if (!(o.max_seconds >= 0) || o.max_evals < 0)
     return sc_error_set(err, SC_EINPUT, "planner: max_seconds %g, max_evals %ld; valid: >= 0 "
                         "(0: no budget)", o.max_seconds, o.max_evals);
   search s = {0};

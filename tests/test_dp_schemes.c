@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "dp/dp.h"
 
 /* ------------------------------------------------------------ schemes */
@@ -126,6 +127,35 @@ Test(dp_overlap, a_message_past_the_backwards_end_slows_the_rest_of_it) {
   cr_assert_float_eq(o.exposed_s, 4.0, 1e-12, "a full share is no overlap at all");
   dp_overlap_run(&m, &fu, per_byte, NULL, 0, 0, &o);
   cr_assert_float_eq(o.exposed_s, 4.0, 1e-12);
+}
+
+/* The timeline's layer ends (recorded when the run records): a layer
+ * that ends beside a message ends there. Messages of 0.3 s a byte, DDP
+ * with a first bucket of layers 0-1 (ready at 2, [2, 8]), then one
+ * bucket a layer; half the SMs. Layers 2 and 3 run at half pace beside
+ * the first message and end at 4 and 6, the backward's 4 + 2 s of
+ * stretch (not at 5 and 6, which is where layer 2's gradient would be
+ * ready after the whole message's slowdown; it leaves at 8 either way). */
+static double per_byte3(const void *ctx, double bytes, int tensors) {
+  (void)ctx, (void)tensors;
+  return 0.3 * bytes;
+}
+Test(dp_overlap, recorded_layer_ends_follow_the_slowed_backward) {
+  dp_model m = four_layers();
+  dp_fusion fu = {.bucket_bytes = 10, .first_bytes = 20};
+  dp_spans rec = {0};
+  dp_overlap o = {.rec = &rec};
+  dp_overlap_run(&m, &fu, per_byte3, NULL, 1, 0.5, &o);
+  cr_assert_float_eq(o.stretch_s, 2.0, 1e-12);
+  cr_assert_eq(rec.n, 3, "%d messages recorded", rec.n);
+  cr_assert_float_eq(rec.v[1].start, 8.0, 1e-12);
+  cr_assert_eq(rec.bwd_n, 4);
+  const double want[4] = {1, 2, 4, 6};
+  for (int i = 0; i < 4; i++)
+    cr_expect_float_eq(rec.bwd_end[i], want[i], 1e-12, "layer %d ends at %g", i, rec.bwd_end[i]);
+  cr_assert_float_eq(rec.bwd_end[3], m.bwd_s + o.stretch_s, 1e-12);
+  mem_free(rec.v); /* allocated by the library (core/vec.h) */
+  mem_free(rec.bwd_end);
 }
 
 Test(dp_overlap, framework_defaults) {

@@ -19,6 +19,7 @@
  * starts at max(its ready time, the end of message k-1). The exchange is
  * exposed for what runs past the end of the backward pass.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -110,8 +111,9 @@ static double ovl_ready(const ovl_run *r, double ready, int overlap) {
   return (overlap ? ready : r->m->bwd_s) + r->shift;
 }
 
-/* Layer i's backward ends at `ready` (unslowed clock): recorded on the
- * slowed clock for the timeline when the run records. */
+/* Layer i's backward ends at `ready` (unslowed clock): recorded for the
+ * timeline when the run records, put on the slowed clock by ovl_clock
+ * once the run's messages are known. */
 static void ovl_mark(ovl_run *r, int i, double ready) {
   dp_spans *rec = r->o->rec;
   if (!rec || rec->oom) return;
@@ -119,8 +121,36 @@ static void ovl_mark(ovl_run *r, int i, double ready) {
     rec->oom = 1;
     return;
   }
-  rec->bwd_end[i] = ready + r->shift;
+  rec->bwd_end[i] = ready;
   if (rec->bwd_n < i + 1) rec->bwd_n = i + 1;
+}
+
+/* The recorded layer ends (s of backward work, from its start) on the
+ * clock the run's messages (spans first.., back to back or apart, never
+ * beside each other) slowed: the backward runs at full pace between
+ * messages and at 1 - share of it beside one. A layer that ends while a
+ * message runs ends there, not after that message's whole slowdown
+ * (which the next gradient's ready time, ovl_ready, may carry: it cannot
+ * leave before that message ends anyway). Returns where the last ends. */
+static double ovl_clock(dp_spans *rec, int first, double share) {
+  double w = 0, t = 0, pace = 1 - share; /* w s of work done by time t */
+  int j = first;
+  for (int i = 0; i < rec->bwd_n; i++) {
+    double want = rec->bwd_end[i];
+    for (; j < rec->n; j++) {
+      double s = fmax(rec->v[j].start, t), e = rec->v[j].start + rec->v[j].dur;
+      if (w + (s - t) >= want) break; /* done before this message */
+      w += s - t, t = s;
+      if (pace > 0 && w + pace * (e - t) >= want) { /* done beside it */
+        t += (want - w) / pace, w = want;
+        break;
+      }
+      w += pace * (e - t), t = e;
+    }
+    t += want - w, w = want;
+    rec->bwd_end[i] = t;
+  }
+  return t;
 }
 
 /* Seconds of [start, end] inside the backward pass, which ends at `bwd`
@@ -232,9 +262,16 @@ void dp_overlap_run(const dp_model *m, const dp_fusion *fu, dp_msg_cost cost, co
   memset(out, 0, sizeof *out);
   out->rec = rec;
   ovl_run r = {.o = out, .m = m, .share = fmin(fmax(sm_share, 0), 1)};
+  int first = rec ? rec->n : 0;
   double end = fu->per_tensor   ? dp_run_tensors(&r, cost, ctx, overlap)
                : fu->cycle_s > 0 ? dp_run_cycles(&r, fu, cost, ctx, overlap)
                                  : dp_run_buckets(&r, fu, cost, ctx, overlap);
+  if (rec && !rec->oom && rec->bwd_n == m->n) {
+    double bwd_end = ovl_clock(rec, first, r.share);
+    /* the layer-by-layer clock and the closed form agree on the end */
+    assert(fabs(bwd_end - (m->bwd_s + r.shift)) <= 1e-9 * (1 + m->bwd_s + r.shift));
+    (void)bwd_end;
+  }
   /* the backward pass ends `shift` late; the exchange adds what runs past
    * that end, plus the slowdown itself */
   out->stretch_s = r.shift;

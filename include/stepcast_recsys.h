@@ -304,8 +304,10 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
 /* The `stepcast recsys predict JOB.json [--sharding KIND] --format json`
  * document of the job file at path (sharding NULL: the job's own, or the
  * planner's best when it has none), and the `stepcast recsys plan --top K
- * [--max-seconds S] [--max-evals N] --format json` document (0: no budget), in *out (malloc'd, free with sc_free; NULL on
- * error). For bindings (python/stepcast). SC_OK, SC_EIO, SC_EINPUT, SC_ENOMEM. */
+ * [--max-seconds S] [--max-evals N] --format json` document (a budget
+ * of 0: none; a negative or NaN one is SC_EINPUT), in *out (malloc'd,
+ * free with sc_free; NULL on error). For bindings (python/stepcast).
+ * SC_OK, SC_EIO, SC_EINPUT, SC_ENOMEM. */
 int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err);
 int sc_rs_plan_json(const char *path, int top, double max_seconds, long max_evals, char **out,
                     sc_error *err);

@@ -241,6 +241,13 @@ Test(recsys_shard, pcie_link_generation_by_hand) {
   cr_assert_eq(sc_rs_evaluate(&j, &p, &g4, &e), SC_OK, "%s", e.msg);
   j.nvlink_bw = 0; /* the board's slot: the preset's Gen4 x16 */
   cr_assert_eq(sc_rs_evaluate(&j, &p, &slot, &e), SC_OK, "%s", e.msg);
+  sc_rs_result guess;
+  j.intra = 0; /* not said: a PCIe board's node is PCIe */
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &guess, &e), SC_OK, "%s", e.msg);
+  cr_assert_float_eq(guess.a2a_fwd_s, g4.a2a_fwd_s, 1e-15, "auto on a PCIe board: %g s",
+                     guess.a2a_fwd_s);
+  sc_rs_result_free(&guess);
+  j.intra = 3;
   j.gpu = *sc_gpu_preset("a100-sxm4-80gb"); /* an NVLink board put on PCIe: Gen3 */
   cr_assert_eq(sc_rs_evaluate(&j, &p, &nvl, &e), SC_OK, "%s", e.msg);
   cr_assert_float_eq(g3.a2a_fwd_s - g4.a2a_fwd_s, 524.288e-6, 1e-12, "Gen3 %g s, Gen4 %g s",

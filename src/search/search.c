@@ -59,6 +59,7 @@ typedef struct worker {
   sc_candidate *slots;   /* owned: best.c */
   topk best;
   long tried, valid, fit;
+  long floored;          /* plans cost() dropped by their step's floor */
   int unticked;          /* plans done not yet added to shared.done */
   long closest;          /* valid plan with least memory (-1 none) */
   space_pt held;         /* the last plan lowered, and of its most loaded */
@@ -188,9 +189,17 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
 static void cost(shared *sh, worker *w, long i, topk *top) {
   sc_result r;
   sc_error e = {0};
-  int rc = job_finish(w->job, &r, &e);
+  /* a plan whose step without its data-parallel reduction already
+   * exceeds the k-th best cannot enter (the bar only falls) */
+  double at = top == &w->best ? topk_bar(top) : get_bar(sh);
+  int above;
+  int rc = job_finish_below(w->job, at, &r, &above, &e);
   if (rc != SC_OK) {
     fail(sh, w, rc, &e);
+    return;
+  }
+  if (above) {
+    w->floored++;
     return;
   }
   if (top == &w->best) {
@@ -270,18 +279,23 @@ static void first_pass(shared *sh, worker *w, long i) {
     cost(sh, w, i, &w->best);
     return;
   }
-  double bound;
-  if ((rc = job_bound(w->job, &bound, &e)) != SC_OK) fail(sh, w, rc, &e);
+  double bound; /* its floor: the second pass bounds the plans it may cost */
+  if ((rc = job_bound_floor(w->job, &bound, &e)) != SC_OK) fail(sh, w, rc, &e);
   else if (push_bounded(w, bound, i)) {
     sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans to cost");
     fail(sh, w, SC_ENOMEM, &e);
   }
 }
 
-/* Second pass over a bounded plan: costed on the topology unless its
- * bound already exceeds the k-th best. An interruption is honoured once
- * the top k is full, so that it always shows the best plans so far. */
-static void second_pass(shared *sh, worker *w, const bounded *b) {
+/* Second pass over a bounded plan (b->bound its floor, job_bound_floor):
+ * dropped when that floor exceeds the k-th best, else bounded
+ * (job_bound: b->bound becomes the bound) and, unless the bound exceeds
+ * the k-th best, costed on the topology. The bar only falls, so a plan
+ * dropped by its floor has a bound above the final bar too: pruned_of
+ * counts the same plans as with every bound computed. An interruption is
+ * honoured once the top k is full, so that it always shows the best plans
+ * so far. */
+static void second_pass(shared *sh, worker *w, bounded *b) {
   watch(sh, sh->n);
   double bar = get_bar(sh);
   int stop = get_stop(sh);
@@ -289,8 +303,9 @@ static void second_pass(shared *sh, worker *w, const bounded *b) {
   sc_memory m;
   sc_error e = {0};
   int rc = lower(sh, w, b->idx, &m, &e);
+  if (rc == SC_OK) rc = job_bound(w->job, &b->bound, &e);
   if (rc != SC_OK) fail(sh, w, rc, &e);
-  else cost(sh, w, b->idx, &sh->top);
+  else if (!(b->bound > get_bar(sh))) cost(sh, w, b->idx, &sh->top);
 }
 
 static int by_bound(const void *a, const void *b) {

@@ -37,6 +37,7 @@
 #include "core/vec.h"
 #include "job/job.h"
 #include "plan/plan.h"
+#include "search/bheap.h"
 #include "search/deal.h"
 #include "search/rejects.h"
 #include "search/space.h"
@@ -46,12 +47,6 @@
 #define PLANS_PER_THREAD 256
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
-
-/* A fitting plan waiting for the second pass, with its bound. */
-typedef struct bounded {
-  double bound;          /* lower bound of the step, s */
-  long idx;              /* space index */
-} bounded;
 
 /* What one thread owns. */
 typedef struct worker {
@@ -94,8 +89,13 @@ typedef struct shared {
   /* between the passes (order_bounded, by the last thread done with the
    * first; read by all after the barrier) */
   int passed;                   /* threads done with the first pass (atomic) */
-  bounded *all;                 /* owned: every bounded plan, best bound first */
+  bounded *all;                 /* owned: every fitting plan with the floor of its
+                                   bound (job_bound_floor), least first; the
+                                   second pass writes the bounds it computes */
   long nb;                      /* their count; 0 when the second pass is skipped */
+  long next;                    /* second pass: all[next] is the next to bound */
+  bheap wait;                   /* second pass: plans bounded, not yet costed
+                                   (its array owned, room for nb) */
   int ordered;                  /* sh->top is open (best_first_done closes it) */
   int order_rc;                 /* SC_OK, or why ordering failed (order_err) */
   sc_error order_err;
@@ -287,31 +287,69 @@ static void first_pass(shared *sh, worker *w, long i) {
   }
 }
 
-/* Second pass over a bounded plan (b->bound its floor, job_bound_floor):
- * dropped when that floor exceeds the k-th best, else bounded
- * (job_bound: b->bound becomes the bound) and, unless the bound exceeds
- * the k-th best, costed on the topology. The bar only falls, so a plan
- * dropped by its floor has a bound above the final bar too: pruned_of
- * counts the same plans as with every bound computed. An interruption is
- * honoured once the top k is full, so that it always shows the best plans
- * so far. */
-static void second_pass(shared *sh, worker *w, bounded *b) {
-  watch(sh, sh->n);
+/* What a thread of the second pass does next (second_next). */
+enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
+
+/* Under sc_search_queue: the next step of the best-first pass. The plans
+ * wait in two lists: sh->all from sh->next on, by the floor of their
+ * bound, and sh->wait, bounded, by bound. Whichever holds the least is
+ * taken: a floor is bounded (NEXT_BOUND, *j its place in sh->all), a
+ * bound is costed (NEXT_COST, *b). So plans are costed in the order of
+ * their bounds, as when every bound was computed first, and a plan is
+ * bounded only once its floor is the least left. A floor or bound above
+ * the k-th best drops the plan and every one after it in its list (the
+ * bar only falls, so its bound is above the final bar too: pruned_of
+ * counts the same plans as with every bound computed). NEXT_NONE when
+ * none is left, or on an error, or on an interruption once the top k is
+ * full (so that it always shows the best plans so far). */
+static int second_next(shared *sh, long *j, bounded *b) {
   double bar = get_bar(sh);
   int stop = get_stop(sh);
-  if (b->bound > bar || stop < 0 || (stop > 0 && bar < INFINITY)) return;
-  sc_memory m;
-  sc_error e = {0};
-  int rc = lower(sh, w, b->idx, &m, &e);
-  if (rc == SC_OK) rc = job_bound(w->job, &b->bound, &e);
-  if (rc != SC_OK) fail(sh, w, rc, &e);
-  else if (!(b->bound > get_bar(sh))) cost(sh, w, b->idx, &sh->top);
+  if (stop < 0 || (stop > 0 && bar < INFINITY)) return NEXT_NONE;
+  if (sh->next < sh->nb && sh->all[sh->next].bound > bar) sh->next = sh->nb;
+  if (sh->wait.n > 0 && sh->wait.a[0].bound > bar) sh->wait.n = 0;
+  const bounded *f = sh->next < sh->nb ? &sh->all[sh->next] : NULL;
+  if (sh->wait.n > 0 && (!f || sh->wait.a[0].bound <= f->bound)) {
+    bheap_take(&sh->wait, b);
+    return NEXT_COST;
+  }
+  if (!f) return NEXT_NONE;
+  *j = sh->next++;
+  return NEXT_BOUND;
+}
+
+/* The second pass on one thread: bound and cost plans as second_next
+ * says until none is left. A bound goes into sh->all (each place written
+ * by the thread that took it, read after the pass) and sh->wait. */
+static void second_pass(shared *sh, worker *w) {
+  for (;;) {
+    watch(sh, sh->n);
+    long j = 0;
+    bounded b = {0, 0};
+    int what;
+#pragma omp critical(sc_search_queue)
+    what = second_next(sh, &j, &b);
+    if (what == NEXT_NONE) return;
+    long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
+    sc_memory m;
+    sc_error e = {0};
+    int rc = lower(sh, w, idx, &m, &e);
+    if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
+      sh->all[j].bound = b.bound;
+      b.idx = idx;
+#pragma omp critical(sc_search_queue)
+      bheap_put(&sh->wait, b);
+    }
+    if (rc != SC_OK) {
+      fail(sh, w, rc, &e);
+      return;
+    }
+    if (what == NEXT_COST) cost(sh, w, idx, &sh->top);
+  }
 }
 
 static int by_bound(const void *a, const void *b) {
-  const bounded *x = a, *y = b;
-  if (x->bound != y->bound) return x->bound < y->bound ? -1 : 1;
-  return (x->idx > y->idx) - (x->idx < y->idx);
+  return bheap_before(a, b) ? -1 : bheap_before(b, a) ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ workers */
@@ -371,6 +409,13 @@ static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch,
     m += ws[t].n_b;
   }
   qsort(sh->all, (size_t)nb, sizeof *sh->all, by_bound);
+  sh->next = 0;
+  sh->wait = (bheap){mem_alloc(sizeof *sh->all * (size_t)(nb > 0 ? nb : 1)), 0};
+  if (!sh->wait.a) {
+    sh->order_rc =
+        sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
+    return;
+  }
   sh->order_rc = topk_init(&sh->top, scratch, k, &sh->order_err);
   if (sh->order_rc == SC_OK) sh->nb = nb, sh->ordered = 1;
 }
@@ -488,8 +533,7 @@ static void both_passes(shared *sh, worker *ws, int nt, int t, sc_candidate *scr
   done = ++sh->passed;
   if (done == nt) order_bounded(sh, ws, nt, scratch, k);
 #pragma omp barrier
-#pragma omp for schedule(dynamic, 1) nowait
-  for (long i = 0; i < sh->nb; i++) second_pass(sh, &ws[t], &sh->all[i]);
+  second_pass(sh, &ws[t]);
 }
 
 /* Both passes over this process's share of the space with nt workers,
@@ -526,7 +570,9 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
     st->pruned = pruned;
   }
   mem_free(sh->all);
+  mem_free(sh->wait.a);
   sh->all = NULL;
+  sh->wait.a = NULL;
   if (rc != SC_OK) return rc;
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
 }
@@ -638,7 +684,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
     shared sh = {&b, &o, pts, n, rank, size, count, {0}, job_has_topology(job), 0, 0, t0,
-                 t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, SC_OK, {0}};
+                 t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, {NULL, 0}, 0, SC_OK, {0}};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
   }

@@ -85,7 +85,8 @@ typedef struct shared {
   long done;                    /* plans looked at (atomic) */
   double t0, last_report;       /* clock_now_s() */
   topk top;                     /* second pass: the shared top k */
-  double bar;                   /* topk_bar(&top) (atomic) */
+  double bar;                   /* second pass: topk_bar(&top); first pass without
+                                   a topology: lower_bar (atomic) */
   /* between the passes (order_bounded, by the last thread done with the
    * first; read by all after the barrier) */
   int passed;                   /* threads done with the first pass (atomic) */
@@ -124,6 +125,17 @@ static double get_bar(shared *sh) {
   double bar;
   __atomic_load(&sh->bar, &bar, __ATOMIC_RELAXED);
   return bar;
+}
+
+/* Without a topology, the first pass's sh->bar: the least of the
+ * threads' k-th best steps (each its own top k's), so that a thread drops
+ * a plan another thread's top k already shuts out: a plan whose step
+ * exceeds one thread's k-th best has k plans before it. */
+static void lower_bar(shared *sh, double bar) {
+  double cur = get_bar(sh);
+  while (bar < cur &&
+         !__atomic_compare_exchange(&sh->bar, &cur, &bar, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
 }
 
 /* Every thread watches the time budget (thread 0 may run out of plans
@@ -190,8 +202,9 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
   sc_result r;
   sc_error e = {0};
   /* a plan whose step without its data-parallel reduction already
-   * exceeds the k-th best cannot enter (the bar only falls) */
-  double at = top == &w->best ? topk_bar(top) : get_bar(sh);
+   * exceeds the k-th best (this thread's, or any thread's: lower_bar)
+   * cannot enter (the bar only falls) */
+  double at = top == &w->best ? fmin(topk_bar(top), get_bar(sh)) : get_bar(sh);
   int above;
   int rc = job_finish_below(w->job, at, &r, &above, &e);
   if (rc != SC_OK) {
@@ -204,6 +217,7 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
   }
   if (top == &w->best) {
     offer(w->job, top, &r, i);
+    lower_bar(sh, topk_bar(top));
     return;
   }
 #pragma omp critical(sc_search_top)

@@ -7,13 +7,20 @@
  * 1. memory first: the plan is checked and lowered and the memory of its
  *    stages summed; a plan that does not fit is dropped before any time
  *    is costed (unless the caller asked for every plan);
- * 2. without a topology the plan is then costed (the closed form, about
- *    5 us) and kept in the thread's top-k;
- * 3. with a topology the first pass only bounds the step from below with
- *    NCCL's closed form for every collective (a topology can only slow a
- *    collective down: netcost.h), and a best-first second pass costs the
- *    plans in order of their bound against the shared k-th best step: the
- *    flow engine runs only for plans that could still enter the top k.
+ * 2. without a topology the plan's stages are then costed and, unless
+ *    the step without its data-parallel reduction and optimizer (its
+ *    floor, job_finish_below) already exceeds the k-th best step (the
+ *    least of the threads': lower_bar), the whole step, which is offered
+ *    to the thread's top-k;
+ * 3. with a topology the first pass keeps only the floor of each plan's
+ *    bound (job_bound_floor: the stages with every collective at the
+ *    larger of NCCL's closed form and its link-load bound; a topology can
+ *    only slow a collective down: netcost.h), and a best-first second
+ *    pass bounds the plans in order of their floor and costs them in
+ *    order of their bound (second_next) against the shared k-th best
+ *    step: the data-parallel collectives are bounded only for plans whose
+ *    floor could still enter the top k, and the flow engine runs only for
+ *    plans whose bound could.
  *
  * Threads (OpenMP, one job each, sharing the first job's topology, its
  * flow-engine memo and its routes' hop counts; at most one thread per 256

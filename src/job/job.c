@@ -322,6 +322,9 @@ static int bound_of(sc_job *j, int floor, double *step_s, sc_error *err) {
   sc_result r;
   if (rc == SC_OK && !floor) eng_result(&j->e, &r);
   *step_s = rc != SC_OK ? 0 : floor ? eng_step_floor(&j->e) : r.step_s;
+#ifdef SC_DEBUG_CHECKS
+  assert(rc != SC_OK || floor || !(eng_step_floor(&j->e) > r.step_s)); /* the floor's floor */
+#endif
   j->e.net_bound = 0;
   j->e.costs = &j->costs;
   return settle(j, rc, err);
@@ -346,6 +349,9 @@ int job_finish_below(sc_job *j, double bar, sc_result *r, int *above, sc_error *
   if (rc == SC_OK && !*above) {
     eng_result(&j->e, r);
     rc = finite_result(r, err);
+#ifdef SC_DEBUG_CHECKS
+    assert(rc != SC_OK || !(eng_step_floor(&j->e) > r->step_s)); /* never above the step */
+#endif
   }
   return settle(j, rc, err);
 }

@@ -198,6 +198,9 @@ typedef struct sc_cnn {
   int fused_bn;        /* ResNet: 1 = batch norm fused into the
                           convolutions as NVIDIA's MXNet ResNet-50 runs it
                           (src/model/cnn.c); 0 = separate kernels */
+  int plain_sgd;       /* 1 = the update is plain SGD (tf_cnn_benchmarks'
+                          --optimizer default, the KungFu benchmarks);
+                          0 = SGD with momentum (src/model/cnn.c) */
 } sc_cnn;
 
 /* A BERT encoder with its pre-training heads (src/model/bert.c). */

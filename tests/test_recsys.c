@@ -212,6 +212,57 @@ Test(recsys_shard, keys_from_reader_drops_the_ids_all_to_all) {
   sc_rs_job_free(&j);
 }
 
+/* NCCL's PCIe bandwidth follows the link's generation (coll_nccl_pci_bw):
+ * Gen3 x16 (15.75 GB/s datasheet) 12 GB/s, Gen4 24, Gen5 48. 4 A100 PCIe,
+ * 4 equal tables table-wise (one a GPU), fp16, batch 65536: every GPU
+ * sends and receives one table's pooled vectors, 65536 x 128 x 2 =
+ * 16,777,216 B, of which 3/4 (12,582,912 B) go to the 3 peers over
+ * PCIe. Gen3: 12,582,912 / 12e9 = 1048.576 us; Gen4: / 24e9 = 524.288 us;
+ * the latencies are the same, so the all-to-all differs by 524.288 us. */
+Test(recsys_shard, pcie_link_generation_by_hand) {
+  cr_assert_float_eq(coll_nccl_pci_bw(0), 12.0, 1e-12);
+  cr_assert_float_eq(coll_nccl_pci_bw(15.75e9), 12.0, 1e-12);
+  cr_assert_float_eq(coll_nccl_pci_bw(31.5e9), 24.0, 1e-12);
+  cr_assert_float_eq(coll_nccl_pci_bw(63e9), 48.0, 1e-12);
+  sc_rs_job j;
+  job(&j, "4x1000000x128@1", 4, SC_RS_UNIFORM, 0);
+  j.gpu = *sc_gpu_preset("a100-pcie-80gb");
+  j.dtype = SC_FP16;
+  j.intra = 3;
+  sc_rs_plan p;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  for (int t = 0; t < 4; t++)
+    for (int u = 0; u < t; u++) cr_assert_neq(p.s[t].gpu, p.s[u].gpu, "one table a GPU");
+  sc_rs_result g3, g4, slot, nvl;
+  j.nvlink_bw = 15.75e9;
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &g3, &e), SC_OK, "%s", e.msg);
+  j.nvlink_bw = 31.5e9;
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &g4, &e), SC_OK, "%s", e.msg);
+  j.nvlink_bw = 0; /* the board's slot: the preset's Gen4 x16 */
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &slot, &e), SC_OK, "%s", e.msg);
+  sc_rs_result guess;
+  j.intra = 0; /* not said: a PCIe board's node is PCIe */
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &guess, &e), SC_OK, "%s", e.msg);
+  cr_assert_float_eq(guess.a2a_fwd_s, g4.a2a_fwd_s, 1e-15, "auto on a PCIe board: %g s",
+                     guess.a2a_fwd_s);
+  sc_rs_result_free(&guess);
+  j.intra = 3;
+  j.gpu = *sc_gpu_preset("a100-sxm4-80gb"); /* an NVLink board put on PCIe: Gen3 */
+  cr_assert_eq(sc_rs_evaluate(&j, &p, &nvl, &e), SC_OK, "%s", e.msg);
+  cr_assert_float_eq(g3.a2a_fwd_s - g4.a2a_fwd_s, 524.288e-6, 1e-12, "Gen3 %g s, Gen4 %g s",
+                     g3.a2a_fwd_s, g4.a2a_fwd_s);
+  cr_assert_float_eq(slot.a2a_fwd_s, g4.a2a_fwd_s, 1e-15);
+  cr_assert_float_eq(nvl.a2a_fwd_s, g3.a2a_fwd_s, 1e-15);
+  cr_assert(g4.a2a_fwd_s > 524.288e-6, "the latency stays: %g s", g4.a2a_fwd_s);
+  sc_rs_result_free(&g3);
+  sc_rs_result_free(&g4);
+  sc_rs_result_free(&slot);
+  sc_rs_result_free(&nvl);
+  sc_rs_plan_free(&p);
+  sc_rs_job_free(&j);
+}
+
 /* A prefetching data reader per node bounds the iteration. 16 GPUs in 2
  * nodes, global batch 65536: each node's reader handles 32768 samples.
  * Reader 2 ms + 0.45 us per sample = 2 + 14.7456 = 16.7456 ms per batch.

@@ -91,8 +91,18 @@ typedef enum coll_intra {
   COLL_INTRA_AUTO = 0,
   COLL_INTRA_NVSWITCH,  /* every GPU has all its links to NVSwitches */
   COLL_INTRA_CUBEMESH,  /* DGX-1 (V100/P100) hybrid cube-mesh, GPUs 0..k-1 */
-  COLL_INTRA_PCIE       /* no NVLink: PCIe through the host */
+  COLL_INTRA_PCIE,      /* no NVLink: PCIe through the host, Gen3 x16 */
+  COLL_INTRA_PCIE_LINK  /* no NVLink: PCIe at the link rate intra_bw gives
+                           (datasheet x16 rate; 0 = Gen3): coll_nccl_pci_bw */
 } coll_intra;
+
+/* NCCL's bandwidth of a PCIe link between GPUs, GB/s, given the link's
+ * datasheet rate per direction in bytes/s (0 = Gen3 x16): NCCL sets a PCI
+ * link to width x per-lane speed (topo.cc), 12 GB/s for Gen3 x16 (PCI_BW,
+ * "PCI Gen3 x16" in ../shared/reference/nccl/src/graph/topo.h); each
+ * generation doubles the per-lane rate (8, 16, 32 GT/s), so Gen4 x16 24,
+ * Gen5 x16 48: PCI_BW x rate / 15.75 GB/s (Gen3 x16's datasheet rate). */
+double coll_nccl_pci_bw(double link_bw);
 
 /* NCCL's algorithms and protocols as the tuner knows them. */
 typedef enum coll_algo {

@@ -758,7 +758,10 @@ static double stage_fb(const void *ud, int s) {
   return e->st[s].f + e->st[s].b;
 }
 
-void eng_step_of(const eng *e, eng_step *out) {
+/* eng_step_of without the data-parallel reduction and the optimizer
+ * (out->dp, out->opt and out->dp_stage left 0): the slowest stage, the
+ * bubble and the pipeline's sends. */
+static void step_pipeline(const eng *e, eng_step *out) {
   const sc_plan *p = &e->s->plan;
   const xg *x = e->x;
   memset(out, 0, sizeof *out);
@@ -789,6 +792,12 @@ void eng_step_of(const eng *e, eng_step *out) {
   out->pp_comm = x->n_stages == p->pp
                      ? pipe_p2p_on_path(ps, &shape, stage_fb, e, out->worst, out->p2p)
                      : out->p2p * ps->p2p_steps(&shape);
+}
+
+void eng_step_of(const eng *e, eng_step *out) {
+  const xg *x = e->x;
+  step_pipeline(e, out);
+  const eng_stage *w = &e->st[out->worst];
   /* after the flush every stage reduces its gradients and steps its
    * optimizer: the stage that takes longest ends the step (with one
    * strategy for every layer: the stage with the most parameters) */
@@ -800,25 +809,40 @@ void eng_step_of(const eng *e, eng_step *out) {
   }
 }
 
+/* r's times and step from step k (r zeroed before). */
+static void step_sum(const eng *e, const eng_step *k, sc_result *r) {
+  const eng_stage *w = &e->st[k->worst];
+  int mbs = e->x->micro_batches;
+  r->time.compute = mbs * w->compute;
+  r->time.host = mbs * w->host;
+  r->time.tp_comm = mbs * (w->comm - w->comm_ep);
+  r->time.ep_comm = mbs * w->comm_ep;
+  r->time.bubble = k->bubble;
+  r->time.pp_comm = k->pp_comm;
+  r->time.dp_comm = k->dp;
+  r->time.optimizer = k->opt;
+  r->time.offload = mbs * w->offload;
+  r->step_s = r->time.compute + r->time.host + r->time.tp_comm + r->time.ep_comm + k->bubble +
+              k->pp_comm + k->dp + k->opt + r->time.offload;
+}
+
+double eng_step_floor(const eng *e) {
+  eng_step k;
+  step_pipeline(e, &k); /* k.dp = k.opt = 0 */
+  sc_result r;
+  memset(&r, 0, sizeof r);
+  step_sum(e, &k, &r);
+  return r.step_s;
+}
+
 void eng_result(const eng *e, sc_result *r) {
   const sc_scenario *s = e->s;
   const sc_plan *p = &s->plan;
   eng_step k;
   eng_step_of(e, &k);
-  const eng_stage *w = &e->st[k.worst];
   int mbs = e->x->micro_batches;
   memset(r, 0, sizeof *r);
-  r->time.compute = mbs * w->compute;
-  r->time.host = mbs * w->host;
-  r->time.tp_comm = mbs * (w->comm - w->comm_ep);
-  r->time.ep_comm = mbs * w->comm_ep;
-  r->time.bubble = k.bubble;
-  r->time.pp_comm = k.pp_comm;
-  r->time.dp_comm = k.dp;
-  r->time.optimizer = k.opt;
-  r->time.offload = mbs * w->offload;
-  r->step_s = r->time.compute + r->time.host + r->time.tp_comm + r->time.ep_comm + k.bubble +
-              k.pp_comm + k.dp + k.opt + r->time.offload;
+  step_sum(e, &k, r);
   double seqs = (double)p->global_batch;
   double tokens = seqs * (e->g->seq > 0 ? (double)e->g->seq : 1);
   r->micro_batches = mbs;

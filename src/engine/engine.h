@@ -161,6 +161,13 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err);
 /* The step's closed form from the prepared stages. */
 void eng_step_of(const eng *e, eng_step *out);
 
+/* A lower bound of the step eng_result gives, from the prepared stages:
+ * its sum with the data-parallel reduction and the optimizer left out
+ * (every part of the step is >= 0 and a rounded sum is monotone in each
+ * term, so never above eng_result's step_s); costs no data-parallel
+ * collective and no FSDP schedule. For the search (job_finish_below). */
+double eng_step_floor(const eng *e);
+
 /* The exposed part of stage s's gradient reduction of red s over
  * `params` parameters beside its last backward (which loses `share` of
  * the time the reduction runs beside it: grp_slow), as

@@ -314,24 +314,45 @@ int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
   return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
 }
 
-int job_bound(sc_job *j, double *step_s, sc_error *err) {
+/* job_bound (floor 0) or job_bound_floor (1). */
+static int bound_of(sc_job *j, int floor, double *step_s, sc_error *err) {
   j->e.net_bound = 1;
   j->e.costs = &j->bound_costs;
   int rc = eng_prepare(&j->e, err);
   sc_result r;
-  if (rc == SC_OK) eng_result(&j->e, &r);
-  *step_s = rc == SC_OK ? r.step_s : 0;
+  if (rc == SC_OK && !floor) eng_result(&j->e, &r);
+  *step_s = rc != SC_OK ? 0 : floor ? eng_step_floor(&j->e) : r.step_s;
+#ifdef SC_DEBUG_CHECKS
+  assert(rc != SC_OK || floor || !(eng_step_floor(&j->e) > r.step_s)); /* the floor's floor */
+#endif
   j->e.net_bound = 0;
   j->e.costs = &j->costs;
   return settle(j, rc, err);
 }
 
+int job_bound(sc_job *j, double *step_s, sc_error *err) { return bound_of(j, 0, step_s, err); }
+
+int job_bound_floor(sc_job *j, double *step_s, sc_error *err) {
+  return bound_of(j, 1, step_s, err);
+}
+
 int job_finish(sc_job *j, sc_result *r, sc_error *err) {
+  int above;
+  return job_finish_below(j, INFINITY, r, &above, err);
+}
+
+int job_finish_below(sc_job *j, double bar, sc_result *r, int *above, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   int rc = eng_prepare(&j->e, err);
-  if (rc == SC_OK) eng_result(&j->e, r);
-  if (rc == SC_OK) rc = finite_result(r, err);
+  *above = rc == SC_OK && bar < INFINITY && eng_step_floor(&j->e) > bar;
+  if (rc == SC_OK && !*above) {
+    eng_result(&j->e, r);
+    rc = finite_result(r, err);
+#ifdef SC_DEBUG_CHECKS
+    assert(rc != SC_OK || !(eng_step_floor(&j->e) > r->step_s)); /* never above the step */
+#endif
+  }
   return settle(j, rc, err);
 }
 

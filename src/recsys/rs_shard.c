@@ -35,13 +35,29 @@
 
 static double act_bytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
 
+/* 1 when the GPUs of a node talk over PCIe: the job says so (intra 3), or
+ * leaves it to the GPU (intra 0) and the GPU is a PCIe board. */
+static int pcie_node(const sc_rs_job *j) {
+  return j->intra == 3 || (j->intra == 0 && j->gpu.link == SC_LINK_PCIE);
+}
+
+/* The GPUs' link inside a node, bytes/s per direction: the job's, else the
+ * GPU's NVLink; on a PCIe node the job's PCIe rate, else the slot of a
+ * PCIe board (its preset's nvlink_bw, e.g. Gen4 x16 31.5 GB/s), else 0:
+ * NCCL's Gen3 x16 (coll_nccl_pci_bw). */
+static double intra_bw_of(const sc_rs_job *j) {
+  if (j->nvlink_bw > 0) return j->nvlink_bw;
+  if (!pcie_node(j) || j->gpu.link == SC_LINK_PCIE) return j->gpu.nvlink_bw;
+  return 0;
+}
+
 static void group_of(const sc_rs_job *j, int ranks, int per_node, coll_group *g) {
   sc_scenario def;
   sc_scenario_default(&def);
   g->ranks = ranks;
   g->ranks_per_node = per_node;
   g->arch = j->gpu.arch;
-  g->intra_bw = j->nvlink_bw > 0 ? j->nvlink_bw : j->gpu.nvlink_bw;
+  g->intra_bw = intra_bw_of(j);
   g->inter_bw = j->nic_bw;
   g->intra_lat = def.cluster.nvlink_lat;
   g->inter_lat = def.cluster.nic_lat;
@@ -78,7 +94,8 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   c->nodes = (n + gpn - 1) / gpn;
   group_of(j, n, gpn, &c->all);
   group_of(j, gpn, gpn, &c->node);
-  c->intra = (coll_intra)j->intra;
+  /* a PCIe node runs at its link's generation (Gen4 x16: 24 GB/s in NCCL) */
+  c->intra = pcie_node(j) ? COLL_INTRA_PCIE_LINK : (coll_intra)j->intra;
   c->l2 = rs_l2_bytes(&j->gpu);
   c->act_b = act_bytes(j->dtype);
   return SC_OK;

@@ -7,13 +7,20 @@
  * 1. memory first: the plan is checked and lowered and the memory of its
  *    stages summed; a plan that does not fit is dropped before any time
  *    is costed (unless the caller asked for every plan);
- * 2. without a topology the plan is then costed (the closed form, about
- *    5 us) and kept in the thread's top-k;
- * 3. with a topology the first pass only bounds the step from below with
- *    NCCL's closed form for every collective (a topology can only slow a
- *    collective down: netcost.h), and a best-first second pass costs the
- *    plans in order of their bound against the shared k-th best step: the
- *    flow engine runs only for plans that could still enter the top k.
+ * 2. without a topology the plan's stages are then costed and, unless
+ *    the step without its data-parallel reduction and optimizer (its
+ *    floor, job_finish_below) already exceeds the k-th best step (the
+ *    least of the threads': lower_bar), the whole step, which is offered
+ *    to the thread's top-k;
+ * 3. with a topology the first pass keeps only the floor of each plan's
+ *    bound (job_bound_floor: the stages with every collective at the
+ *    larger of NCCL's closed form and its link-load bound; a topology can
+ *    only slow a collective down: netcost.h), and a best-first second
+ *    pass bounds the plans in order of their floor and costs them in
+ *    order of their bound (second_next) against the shared k-th best
+ *    step: the data-parallel collectives are bounded only for plans whose
+ *    floor could still enter the top k, and the flow engine runs only for
+ *    plans whose bound could.
  *
  * Threads (OpenMP, one job each, sharing the first job's topology, its
  * flow-engine memo and its routes' hop counts; at most one thread per 256
@@ -37,6 +44,7 @@
 #include "core/vec.h"
 #include "job/job.h"
 #include "plan/plan.h"
+#include "search/bheap.h"
 #include "search/deal.h"
 #include "search/rejects.h"
 #include "search/space.h"
@@ -47,18 +55,13 @@
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
 
-/* A fitting plan waiting for the second pass, with its bound. */
-typedef struct bounded {
-  double bound;          /* lower bound of the step, s */
-  long idx;              /* space index */
-} bounded;
-
 /* What one thread owns. */
 typedef struct worker {
   sc_job *job;           /* owned (worker 0: the search's job, borrowed) */
   sc_candidate *slots;   /* owned: best.c */
   topk best;
   long tried, valid, fit;
+  long floored;          /* plans cost() dropped by their step's floor */
   int unticked;          /* plans done not yet added to shared.done */
   long closest;          /* valid plan with least memory (-1 none) */
   space_pt held;         /* the last plan lowered, and of its most loaded */
@@ -89,12 +92,18 @@ typedef struct shared {
   long done;                    /* plans looked at (atomic) */
   double t0, last_report;       /* clock_now_s() */
   topk top;                     /* second pass: the shared top k */
-  double bar;                   /* topk_bar(&top) (atomic) */
+  double bar;                   /* second pass: topk_bar(&top); first pass without
+                                   a topology: lower_bar (atomic) */
   /* between the passes (order_bounded, by the last thread done with the
    * first; read by all after the barrier) */
   int passed;                   /* threads done with the first pass (atomic) */
-  bounded *all;                 /* owned: every bounded plan, best bound first */
+  bounded *all;                 /* owned: every fitting plan with the floor of its
+                                   bound (job_bound_floor), least first; the
+                                   second pass writes the bounds it computes */
   long nb;                      /* their count; 0 when the second pass is skipped */
+  long next;                    /* second pass: all[next] is the next to bound */
+  bheap wait;                   /* second pass: plans bounded, not yet costed
+                                   (its array owned, room for nb) */
   int ordered;                  /* sh->top is open (best_first_done closes it) */
   int order_rc;                 /* SC_OK, or why ordering failed (order_err) */
   sc_error order_err;
@@ -123,6 +132,17 @@ static double get_bar(shared *sh) {
   double bar;
   __atomic_load(&sh->bar, &bar, __ATOMIC_RELAXED);
   return bar;
+}
+
+/* Without a topology, the first pass's sh->bar: the least of the
+ * threads' k-th best steps (each its own top k's), so that a thread drops
+ * a plan another thread's top k already shuts out: a plan whose step
+ * exceeds one thread's k-th best has k plans before it. */
+static void lower_bar(shared *sh, double bar) {
+  double cur = get_bar(sh);
+  while (bar < cur &&
+         !__atomic_compare_exchange(&sh->bar, &cur, &bar, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
 }
 
 /* Every thread watches the time budget (thread 0 may run out of plans
@@ -188,13 +208,23 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
 static void cost(shared *sh, worker *w, long i, topk *top) {
   sc_result r;
   sc_error e = {0};
-  int rc = job_finish(w->job, &r, &e);
+  /* a plan whose step without its data-parallel reduction already
+   * exceeds the k-th best (this thread's, or any thread's: lower_bar)
+   * cannot enter (the bar only falls) */
+  double at = top == &w->best ? fmin(topk_bar(top), get_bar(sh)) : get_bar(sh);
+  int above;
+  int rc = job_finish_below(w->job, at, &r, &above, &e);
   if (rc != SC_OK) {
     fail(sh, w, rc, &e);
     return;
   }
+  if (above) {
+    w->floored++;
+    return;
+  }
   if (top == &w->best) {
     offer(w->job, top, &r, i);
+    lower_bar(sh, topk_bar(top));
     return;
   }
 #pragma omp critical(sc_search_top)
@@ -270,33 +300,77 @@ static void first_pass(shared *sh, worker *w, long i) {
     cost(sh, w, i, &w->best);
     return;
   }
-  double bound;
-  if ((rc = job_bound(w->job, &bound, &e)) != SC_OK) fail(sh, w, rc, &e);
+  double bound; /* its floor: the second pass bounds the plans it may cost */
+  if ((rc = job_bound_floor(w->job, &bound, &e)) != SC_OK) fail(sh, w, rc, &e);
   else if (push_bounded(w, bound, i)) {
     sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans to cost");
     fail(sh, w, SC_ENOMEM, &e);
   }
 }
 
-/* Second pass over a bounded plan: costed on the topology unless its
- * bound already exceeds the k-th best. An interruption is honoured once
- * the top k is full, so that it always shows the best plans so far. */
-static void second_pass(shared *sh, worker *w, const bounded *b) {
-  watch(sh, sh->n);
+/* What a thread of the second pass does next (second_next). */
+enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
+
+/* Under sc_search_queue: the next step of the best-first pass. The plans
+ * wait in two lists: sh->all from sh->next on, by the floor of their
+ * bound, and sh->wait, bounded, by bound. Whichever holds the least is
+ * taken: a floor is bounded (NEXT_BOUND, *j its place in sh->all), a
+ * bound is costed (NEXT_COST, *b). So plans are costed in the order of
+ * their bounds, as when every bound was computed first, and a plan is
+ * bounded only once its floor is the least left. A floor or bound above
+ * the k-th best drops the plan and every one after it in its list (the
+ * bar only falls, so its bound is above the final bar too: pruned_of
+ * counts the same plans as with every bound computed). NEXT_NONE when
+ * none is left, or on an error, or on an interruption once the top k is
+ * full (so that it always shows the best plans so far). */
+static int second_next(shared *sh, long *j, bounded *b) {
   double bar = get_bar(sh);
   int stop = get_stop(sh);
-  if (b->bound > bar || stop < 0 || (stop > 0 && bar < INFINITY)) return;
-  sc_memory m;
-  sc_error e = {0};
-  int rc = lower(sh, w, b->idx, &m, &e);
-  if (rc != SC_OK) fail(sh, w, rc, &e);
-  else cost(sh, w, b->idx, &sh->top);
+  if (stop < 0 || (stop > 0 && bar < INFINITY)) return NEXT_NONE;
+  if (sh->next < sh->nb && sh->all[sh->next].bound > bar) sh->next = sh->nb;
+  if (sh->wait.n > 0 && sh->wait.a[0].bound > bar) sh->wait.n = 0;
+  const bounded *f = sh->next < sh->nb ? &sh->all[sh->next] : NULL;
+  if (sh->wait.n > 0 && (!f || sh->wait.a[0].bound <= f->bound)) {
+    bheap_take(&sh->wait, b);
+    return NEXT_COST;
+  }
+  if (!f) return NEXT_NONE;
+  *j = sh->next++;
+  return NEXT_BOUND;
+}
+
+/* The second pass on one thread: bound and cost plans as second_next
+ * says until none is left. A bound goes into sh->all (each place written
+ * by the thread that took it, read after the pass) and sh->wait. */
+static void second_pass(shared *sh, worker *w) {
+  for (;;) {
+    watch(sh, sh->n);
+    long j = 0;
+    bounded b = {0, 0};
+    int what;
+#pragma omp critical(sc_search_queue)
+    what = second_next(sh, &j, &b);
+    if (what == NEXT_NONE) return;
+    long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
+    sc_memory m;
+    sc_error e = {0};
+    int rc = lower(sh, w, idx, &m, &e);
+    if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
+      sh->all[j].bound = b.bound;
+      b.idx = idx;
+#pragma omp critical(sc_search_queue)
+      bheap_put(&sh->wait, b);
+    }
+    if (rc != SC_OK) {
+      fail(sh, w, rc, &e);
+      return;
+    }
+    if (what == NEXT_COST) cost(sh, w, idx, &sh->top);
+  }
 }
 
 static int by_bound(const void *a, const void *b) {
-  const bounded *x = a, *y = b;
-  if (x->bound != y->bound) return x->bound < y->bound ? -1 : 1;
-  return (x->idx > y->idx) - (x->idx < y->idx);
+  return bheap_before(a, b) ? -1 : bheap_before(b, a) ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ workers */
@@ -356,6 +430,13 @@ static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch,
     m += ws[t].n_b;
   }
   qsort(sh->all, (size_t)nb, sizeof *sh->all, by_bound);
+  sh->next = 0;
+  sh->wait = (bheap){mem_alloc(sizeof *sh->all * (size_t)(nb > 0 ? nb : 1)), 0};
+  if (!sh->wait.a) {
+    sh->order_rc =
+        sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
+    return;
+  }
   sh->order_rc = topk_init(&sh->top, scratch, k, &sh->order_err);
   if (sh->order_rc == SC_OK) sh->nb = nb, sh->ordered = 1;
 }
@@ -473,8 +554,7 @@ static void both_passes(shared *sh, worker *ws, int nt, int t, sc_candidate *scr
   done = ++sh->passed;
   if (done == nt) order_bounded(sh, ws, nt, scratch, k);
 #pragma omp barrier
-#pragma omp for schedule(dynamic, 1) nowait
-  for (long i = 0; i < sh->nb; i++) second_pass(sh, &ws[t], &sh->all[i]);
+  second_pass(sh, &ws[t]);
 }
 
 /* Both passes over this process's share of the space with nt workers,
@@ -511,7 +591,9 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
     st->pruned = pruned;
   }
   mem_free(sh->all);
+  mem_free(sh->wait.a);
   sh->all = NULL;
+  sh->wait.a = NULL;
   if (rc != SC_OK) return rc;
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
 }
@@ -623,7 +705,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
     shared sh = {&b, &o, pts, n, rank, size, count, {0}, job_has_topology(job), 0, 0, t0,
-                 t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, SC_OK, {0}};
+                 t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, {NULL, 0}, 0, SC_OK, {0}};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
   }

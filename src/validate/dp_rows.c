@@ -222,6 +222,22 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
   rowv_note(assumed, an, "batch norm fused into the convolutions (NVIDIA's MXNet ResNet)");
 }
 
+/* Plain SGD: a CNN row whose framework text names tf_cnn_benchmarks (its
+ * --optimizer flag defaults to `sgd`, TensorFlow's GradientDescent; recalled,
+ * benchmark_cnn.py is not in ../shared/reference) or whose notes say
+ * "plain SGD" (the KungFu benchmarks' rows) updates with plain SGD
+ * (sc_cnn.plain_sgd: 12 bytes a parameter, not momentum's 20), as a CPU
+ * parameter server applies it (dp/ps.c); the same way for every row. */
+static void vdp_plain_sgd(const char *framework, const char *notes, sc_model *m,
+                          char *assumed, size_t an) {
+  if (m->kind != SC_MODEL_CNN ||
+      (!rowtext_has(framework, "tf_cnn") && !rowtext_has(notes, "plain sgd")))
+    return;
+  m->cnn.plain_sgd = 1;
+  rowv_note(assumed, an, "plain SGD (%s)",
+            rowtext_has(framework, "tf_cnn") ? "tf_cnn_benchmarks' default" : "notes");
+}
+
 /* The model_variant of the row; blank: the `model` preset, except a
  * ResNet-50 of TensorFlow named alone, whose implementations (Keras
  * ResNet50, tf_cnn_benchmarks resnet50) are v1 (the schema's
@@ -453,6 +469,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   p->amp = !strcmp(dt, "amp");
   vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
+  vdp_plain_sgd(vdp_cell(c, "framework"), vdp_cell(c, "notes"), &s->model, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)
     rowv_note(assumed, an, "fp16 mixed precision (dtype unknown)");
   return 0;

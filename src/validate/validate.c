@@ -346,7 +346,11 @@ static const struct {
      "added looking at this set's figures: the MPI path's per-thread copies and sums "
      "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "
      "(validate/rowhorovod.c); asynchronous workers queue at shared servers (dp/async.c, "
-     "mean value analysis, nothing fitted)"},
+     "mean value analysis, nothing fitted); plain SGD read off the notes, adopted with its "
+     "figures seen"},
+    {"tf_cnn_benchmarks_2017.csv",
+     "adopted with its figures seen: plain SGD, tf_cnn_benchmarks' default optimizer "
+     "(validate/dp_rows.c)"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

@@ -41,6 +41,13 @@ A recommendation row (VALIDATION/recsys) is classed by its gpus: one GPU
 or several.
 Never keyed on a row's source or id; file names are provenance.
 
+--docs DOC: the per-class tables of DOC (docs/accuracy.md: the four tables
+headed "| class | rows | MAPE | signed | worst | sets (rows) |", in the order
+training, collectives, data-parallel, recommendation) against the committed
+C table (--table, default src/report/accuracy_table.c): exit 1 naming the
+first line that differs; with --write, rewrite them in place. Reads no
+validation set (the C table's own freshness is --check's job).
+
 --check: regenerate into --out, then fail (exit 1, naming each figure) if
 the committed table's classes differ, a row count differs, or a MAPE,
 signed or worst error differs by more than 0.5 points. Python 3 standard
@@ -262,13 +269,77 @@ def check(committed_path, fresh_text):
     return 0
 
 
+MD_HEAD = "| class | rows | MAPE | signed | worst | sets (rows) |"
+MD_TABLES = ("acc_llm", "acc_coll", "acc_dp", "acc_rs")
+
+
+def md_rows(parsed, table):
+    """The markdown rows of one generated table, in the C file's order:
+    the class words (a data-parallel class without its "data-parallel"),
+    n, MAPE, signed and worst error to 0.1 point, the sets without .csv."""
+    rows = []
+    for key, (n, mape, signed, worst, sets) in parsed.items():
+        if key[0] != table:
+            continue
+        words = " ".join(key[1:]).replace(" data-parallel", "")
+        src = ", ".join("%s (%s%s)" % (f[:-4] if f.endswith(".csv") else f, k,
+                                       ", IN-SAMPLE" if ins == "1" else "")
+                        for f, k, ins in sets)
+        rows.append("| %s | %d | %.1f %% | %+.1f %% | %+.1f %% | %s |"
+                    % (words, n, mape, signed, worst, src))
+    return rows
+
+
+def docs_sync(doc_path, table_path, write):
+    """Check (or rewrite) the per-class tables of doc_path against the
+    committed C table; 0 when in step."""
+    parsed = parse(open(table_path, encoding="utf-8").read())
+    lines = open(doc_path, encoding="utf-8").read().split("\n")
+    heads = [i for i, line in enumerate(lines) if line.strip() == MD_HEAD]
+    if len(heads) != len(MD_TABLES):
+        print("%s: %d tables headed '%s', want %d" % (doc_path, len(heads), MD_HEAD,
+                                                     len(MD_TABLES)))
+        return 1
+    out, last = [], 0
+    for head, table in zip(heads, MD_TABLES):
+        start = head + 2  # past the header and its |---| line
+        end = start
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        want = md_rows(parsed, table)
+        if not write and lines[start:end] != want:
+            have = lines[start:end]
+            for i in range(max(len(have), len(want))):
+                h = have[i] if i < len(have) else "(none)"
+                w = want[i] if i < len(want) else "(none)"
+                if h != w:
+                    print("%s:%d: the %s table is not the committed one (%s)\n  has:  %s\n"
+                          "  want: %s\nrewrite it with: python3 tools/accuracy/gen_table.py "
+                          "--docs %s --write" % (doc_path, start + i + 1, table, table_path,
+                                                 h, w, doc_path))
+                    return 1
+        out += lines[last:start] + want
+        last = end
+    out += lines[last:]
+    if write:
+        with open(doc_path, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(out))
+        print("%s: %d tables rewritten" % (doc_path, len(MD_TABLES)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--docs", metavar="DOC_MD")
+    ap.add_argument("--table", default=os.path.join(ROOT, "src", "report", "accuracy_table.c"))
+    ap.add_argument("--write", action="store_true")
     ap.add_argument("--stepcast", default=os.path.join(ROOT, "build", "stepcast"))
     ap.add_argument("--validation", default=os.path.join(ROOT, "..", "shared", "validation"))
     ap.add_argument("--check", metavar="COMMITTED_C")
     ap.add_argument("--out", metavar="FRESH_C", help="write the regenerated table here")
     a = ap.parse_args()
+    if a.docs:
+        return docs_sync(a.docs, a.table, a.write)
     stepcast, validation = os.path.abspath(a.stepcast), os.path.abspath(a.validation)
     arches = gpu_arch()
     llm, llm_in = collect(stepcast, validation, "training", lambda c: row_class(c, arches))

@@ -9,22 +9,34 @@ data, GPU, GPUs, GPUs per server, servers, wiring, network and fabric, and
 of different schemes. A pair counts when the measured targets differ; it
 is right when the predicted order is the measured one (a predicted tie:
 half). Printed per misordered pair (all pairs with --all): the group, the
-two rows and schemes, the measured ratio B/A of the targets and the
-predicted ratio, and a verdict:
+two rows and schemes, their measured and predicted seconds, the measured
+gap (B over A, less one), the predicted ratio B/A, and a verdict:
 
-  tie     the measured targets differ by less than 2 % or by less than
-          the two rows' reading uncertainty (measured_uncertainty,
-          samples/s, turned into seconds): an order no model can be held
-          to, which the figure still counts
+  noise   the measured targets differ by no more than the two rows'
+          reading uncertainty: `measured_uncertainty` (samples/s, turned
+          into seconds), or where that is blank half a unit of the last
+          digit the row's `measured_samples_per_s` is printed to (149:
+          0.5, 51.9: 0.05; a figure printed to three digits is known to
+          no better)
+  tie     not noise, but the targets differ by less than 2 % (about the
+          spread of one scheme measured twice: docs/accuracy.md)
   WRONG   a real misorder
 
-Then per file: pairs, right (as the figure counts them), misordered ties,
-real misorders, and the figure with the ties left out.
+A pair whose two rows' notes name different platforms ("platform AWS
+p2.8xlarge" against "platform GCE ...": no column states the server, so
+the validator groups them) is marked `xplat`: it compares two clusters as
+much as two schemes.
+
+Then per file: pairs, right (as the figure counts them), pairs within the
+reading uncertainty (all, and misordered), misordered ties, real
+misorders, and the figure with noise and ties left out; then the pairs
+of one platform alone, and how many of them are right.
 Default CSV: every file of ../shared/validation/dp_training.
 """
 import collections
 import csv
 import io
+import re
 import subprocess
 
 import dpargs
@@ -49,11 +61,37 @@ def target(r):
 
 
 def unc_s(r, t):
-    """The reading uncertainty in seconds (0 when printed)."""
+    """The reading uncertainty in seconds (0 when the row gives none)."""
     u, sps = r["measured_uncertainty"], r["measured_samples_per_s"]
     if not u or not sps or float(sps) <= 0:
         return 0.0
     return t * float(u) / float(sps)
+
+
+def rounding_sps(cell):
+    """Half a unit of the last printed digit of a samples/s cell (149:
+    0.5, 51.9: 0.05, 2987: 0.5), 0 when the cell is blank."""
+    cell = cell.strip()
+    if not cell:
+        return 0.0
+    decimals = len(cell.split(".")[1]) if "." in cell else 0
+    return 0.5 * 10.0 ** -decimals
+
+
+def read_s(r, t):
+    """The reading uncertainty in seconds: measured_uncertainty where
+    given, else the printed figure's rounding (0 when neither)."""
+    u = unc_s(r, t)
+    sps = r["measured_samples_per_s"]
+    if u > 0 or not sps.strip() or float(sps) <= 0:
+        return u
+    return t * rounding_sps(sps) / float(sps)
+
+
+def platform(r):
+    """The platform the row's notes name ("platform X;"), '' if none."""
+    m = re.search(r"platform ([^;]*)", r["notes"])
+    return m.group(1).replace(" cluster", "").strip() if m else ""
 
 
 def label(r):
@@ -62,7 +100,7 @@ def label(r):
 
 
 def pairs_of(rows, pred):
-    """Yield (a, b, ma, mb, pa, pb, tie) for every counted pair."""
+    """Yield (a, b, ma, mb, pa, pb, tie, noise) for every counted pair."""
     groups = collections.defaultdict(list)
     for r in rows:
         if r["id"] in pred and target(r) > 0:
@@ -74,43 +112,56 @@ def pairs_of(rows, pred):
                 if a["scheme"] == b["scheme"] or ma == mb:
                     continue
                 pa, pb = pred[a["id"]], pred[b["id"]]
-                tie = abs(mb - ma) < TIE_REL * min(ma, mb) or \
-                    abs(mb - ma) <= unc_s(a, ma) + unc_s(b, mb)
-                yield a, b, ma, mb, pa, pb, tie
+                noise = abs(mb - ma) <= read_s(a, ma) + read_s(b, mb)
+                tie = noise or abs(mb - ma) < TIE_REL * min(ma, mb)
+                yield a, b, ma, mb, pa, pb, tie, noise
 
 
 def report(exe, path, show_all):
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     pred = predicted(exe, path)
-    n = right = ties_wrong = wrong = 0
+    n = right = ties_wrong = wrong = noise_all = noise_wrong = 0
     n_real = right_real = 0
+    n_same = right_same = 0
     lines = []
-    for a, b, ma, mb, pa, pb, tie in pairs_of(rows, pred):
+    for a, b, ma, mb, pa, pb, tie, noise in pairs_of(rows, pred):
         n += 1
         ok = 0.5 if pa == pb else float((ma < mb) == (pa < pb))
         right += ok
+        noise_all += noise
+        same = platform(a) == platform(b)
+        n_same += same
+        right_same += ok if same else 0
         if not tie:
             n_real += 1
             right_real += ok
         if ok < 1:
-            ties_wrong += tie
+            noise_wrong += noise
+            ties_wrong += tie and not noise
             wrong += not tie
         if ok < 1 or show_all:
-            verdict = "right" if ok == 1 else ("tie" if tie else "WRONG")
-            lines.append("  %-5s %-34s %-11s %-30s vs %-11s %-30s meas %.3f pred %.3f" %
-                         (verdict, label(a), a["id"], a["scheme"] + "/" + a["ps_placement"],
-                          b["id"], b["scheme"] + "/" + b["ps_placement"], mb / ma, pb / pa))
+            verdict = "right" if ok == 1 else ("noise" if noise else "tie" if tie else "WRONG")
+            verdict += "" if same else " xplat"
+            lines.append("  %-11s %-34s %-11s %-30s vs %-11s %-30s meas %.4g / %.4g s "
+                         "(%+.2f %%) pred %.4g / %.4g s (%.4f)" %
+                         (verdict, label(a), a["id"], a["scheme"] + "/" + a["ps_placement"][:12],
+                          b["id"], b["scheme"] + "/" + b["ps_placement"][:12], ma, mb,
+                          100 * (mb / ma - 1), pa, pb, pb / pa))
     if not n:
         return
     print(path)
-    print("  (ratio = B / A of the seconds per step; meas > 1: A is faster)")
+    print("  (seconds per step of A / B, measured gap B / A - 1, predicted ratio B / A)")
     for line in lines:
         print(line)
-    print("  %d pairs, %.1f right (%.0f%%); misordered: %d ties (< %.0f%% or within the reading "
-          "uncertainty), %d real; without ties %.1f of %d (%.0f%%)" %
-          (n, right, 100 * right / n, ties_wrong, 100 * TIE_REL, wrong, right_real, n_real,
-           100 * right_real / n_real if n_real else 0))
+    print("  %d pairs, %.1f right (%.0f%%); %d within the reading uncertainty, %d of them "
+          "misordered; misordered beyond it: %d ties (< %.0f%%), %d real; without noise and "
+          "ties %.1f of %d (%.0f%%)" %
+          (n, right, 100 * right / n, noise_all, noise_wrong, ties_wrong, 100 * TIE_REL, wrong,
+           right_real, n_real, 100 * right_real / n_real if n_real else 0))
+    if n_same < n:
+        print("  %d pairs compare two platforms (xplat); of the %d on one platform %.1f right" %
+              (n - n_same, n_same, right_same))
 
 
 def main():

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""test_rankpairs.py -- tools/dp/rankpairs.py's verdicts on hand-made rows:
+the printed figure's rounding (half a unit of its last digit), the reading
+uncertainty turned into seconds, the noise / tie / counted split of a pair,
+and the platform read from the notes. Needs no ../shared and no CLI.
+Usage: test_rankpairs.py (from anywhere).
+"""
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "tools", "dp"))
+import rankpairs  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def near(a, b, what):
+    check(abs(a - b) <= 1e-12 * max(1.0, abs(b)), "%s: %r, expected %r" % (what, a, b))
+
+
+def row(rid, scheme, sps, unc="", iter_s="", notes="platform AWS p2.8xlarge; x"):
+    r = {c: "" for c in rankpairs.GROUP}
+    r.update({"id": rid, "scheme": scheme, "ps_placement": "", "synchronous": "1",
+              "measured_samples_per_s": sps, "measured_uncertainty": unc,
+              "measured_iter_s": iter_s, "worker_step_s": "", "notes": notes,
+              "model_variant": "resnet50_v1", "batch_per_gpu": "32", "gpus": "8",
+              "gpu": "k80", "dtype": "fp32", "data": "synthetic"})
+    return r
+
+
+# 149 printed: known to +-0.5 images/s; 51.9: +-0.05; 2987: +-0.5.
+near(rankpairs.rounding_sps("149"), 0.5, "rounding of 149")
+near(rankpairs.rounding_sps("51.9"), 0.05, "rounding of 51.9")
+near(rankpairs.rounding_sps("2987"), 0.5, "rounding of 2987")
+near(rankpairs.rounding_sps(""), 0.0, "rounding of a blank cell")
+
+# 256 images at 149/s = 1.7181 s; +-0.5/149 of it = 5.765 ms. With a stated
+# uncertainty of 2/s on 800/s, 0.32 s x 2/800 = 0.8 ms (the rounding unused).
+a = row("a", "replicated_local_copy", "149", iter_s="1.7181")
+near(rankpairs.read_s(a, 1.7181), 1.7181 * 0.5 / 149, "rounding in seconds")
+k = row("k", "ps_async", "800", unc="2", iter_s="0.32")
+near(rankpairs.read_s(k, 0.32), 0.32 * 2 / 800, "stated uncertainty in seconds")
+
+# 149 vs 148 images/s (1.7181 vs 1.7297 s): 11.6 ms apart, within the two
+# roundings (5.77 + 5.84 ms): noise. 149 vs 146 (1.7534 s): 35.3 ms, outside
+# 11.8 ms, 2.05 % apart: counted. 149 vs 147 (1.7415 s): 23.4 ms, outside
+# 11.7 ms but under 2 %: a tie.
+b = row("b", "ps_sync", "148", iter_s="1.7297")
+c = row("c", "ps_sync_distributed_replicated", "146", iter_s="1.7534")
+d = row("d", "ps_async", "147", iter_s="1.7415", notes="platform GCE n1; y")
+pred = {"a": 1.0, "b": 1.1, "c": 0.9, "d": 1.2}
+seen = {(p[0]["id"], p[1]["id"]): p for p in rankpairs.pairs_of([a, b, c, d], pred)}
+check(len(seen) == 6, "6 pairs of 4 schemes, got %d" % len(seen))
+check(seen[("a", "b")][7] and seen[("a", "b")][6], "149 vs 148 is noise (and a tie)")
+check(not seen[("a", "c")][7] and not seen[("a", "c")][6], "149 vs 146 is counted")
+check(not seen[("a", "d")][7] and seen[("a", "d")][6], "149 vs 147 is a tie, not noise")
+
+# The platform the notes name; " cluster" (a multi-server run) is the same one.
+check(rankpairs.platform(a) == "AWS p2.8xlarge", "platform of a: %r" % rankpairs.platform(a))
+a2 = row("e", "x", "1", notes="model: m; platform AWS p2.8xlarge cluster; EC2")
+check(rankpairs.platform(a2) == "AWS p2.8xlarge", "cluster suffix: %r" % rankpairs.platform(a2))
+check(rankpairs.platform(row("f", "x", "1", notes="none")) == "", "no platform named")
+
+if failures:
+    sys.exit(1)
+print("rankpairs: all checks passed")

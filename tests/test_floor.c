@@ -1,0 +1,154 @@
+/*
+ * test_floor.c -- the floors the search drops plans by (docs/search.md,
+ * "How a plan is evaluated"): for every plan of three spaces, evaluated as
+ * the search does (job_lower, then on a topology job_bound_floor and
+ * job_bound, then job_finish_below),
+ * - on a topology the bound's floor is at most the bound, the bound at
+ *   most the step;
+ * - job_finish_below at a bar of the step itself costs the plan (its
+ *   floor is at most the step) and gives job_finish's result bit for bit
+ *   (sc_job_predict on a job of its own);
+ * - below the floor it drops the plan and leaves the result unwritten,
+ *   and the floor is a real cut: it is above the step of the best plan for
+ *   most plans.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/mem.h"
+#include "job/job.h"
+#include "memsame.h"
+#include "search/space.h"
+#include "stepcast.h"
+
+/* in with a plan every such cluster accepts (the space replaces it),
+ * resolved. */
+static void base_of(const sc_scenario *in, sc_scenario *base) {
+  sc_error err = {0};
+  *base = *in;
+  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
+  base->plan.dp = 0;
+  base->plan.micro_batch = 0;
+  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
+}
+
+/* Llama-3 70B on 512 H100 with global batch 512 (bench_search's case). */
+static sc_scenario llama(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("llama3-70b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 512;
+  s.cluster.nic_bw = 400e9 / 8;
+  s.plan.global_batch = 512;
+  return s;
+}
+
+/* An MoE model in fp8 with 16-bit first and last layers (ep, etp, the
+ * dispatcher's groups) on 64 H100. */
+static sc_scenario moe_fp8(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 64;
+  s.plan.global_batch = 256;
+  s.plan.dtype = SC_FP8;
+  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
+  return s;
+}
+
+/* Every plan of in's space (micro-batch up to 8, vpp up to 4) as above;
+ * how many were costed. */
+static long floors(const sc_scenario *in) {
+  sc_error err = {0};
+  sc_scenario base;
+  base_of(in, &base);
+  sc_job *a, *b;
+  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.max_tp = 8, o.max_pp = 64, o.max_micro_batch = 8, o.max_vpp = 4;
+  space_pt *pts;
+  long n, costed = 0, dropped = 0;
+  cr_assert_eq(space_build(&base, job_graph(a), &o, &pts, &n, &err), SC_OK, "%s", err.msg);
+  double best = INFINITY;
+  double *steps = mem_alloc(sizeof *steps * (size_t)n);
+  cr_assert(steps);
+  for (long i = 0; i < n; i++) {
+    sc_plan p;
+    space_plan(&base.plan, &pts[i], &p);
+    sc_memory m;
+    steps[i] = NAN;
+    if (job_lower(a, &p, &m, &err) != SC_OK) continue;
+    double floor_b = 0, bound = 0;
+    if (job_has_topology(a)) {
+      cr_assert_eq(job_bound_floor(a, &floor_b, &err), SC_OK, "%s", err.msg);
+      cr_assert_eq(job_bound(a, &bound, &err), SC_OK, "%s", err.msg);
+      cr_assert(floor_b <= bound, "plan %ld: bound's floor %.17g above the bound %.17g", i,
+                floor_b, bound);
+    }
+    sc_result r1, r2;
+    memset(&r2, 0, sizeof r2);
+    cr_assert_eq(sc_job_predict(b, &p, &r2, &err), SC_OK, "%s", err.msg);
+    int above = 1;
+    memset(&r1, 0, sizeof r1);
+    cr_assert_eq(job_finish_below(a, r2.step_s, &r1, &above, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(above, 0, "plan %ld: its floor is above its own step %.17g", i, r2.step_s);
+    cr_assert(same_result(&r1, &r2), "plan %ld: step %.17g below the bar, %.17g predicted", i,
+              r1.step_s, r2.step_s);
+    cr_assert(bound <= r1.step_s, "plan %ld: bound %.17g above the step %.17g", i, bound,
+              r1.step_s);
+    costed++;
+    steps[i] = r1.step_s;
+    if (r1.step_s < best) best = r1.step_s;
+  }
+  /* every plan again against the best step: dropped where its floor
+   * exceeds it (never the best plan), the result then left unwritten */
+  for (long i = 0; i < n; i++) {
+    if (isnan(steps[i])) continue;
+    sc_plan p;
+    space_plan(&base.plan, &pts[i], &p);
+    sc_memory m;
+    cr_assert_eq(job_lower(a, &p, &m, &err), SC_OK, "%s", err.msg);
+    sc_result r;
+    memset(&r, 0, sizeof r);
+    r.step_s = -1;
+    int above = 0;
+    cr_assert_eq(job_finish_below(a, best, &r, &above, &err), SC_OK, "%s", err.msg);
+    if (above) {
+      dropped++;
+      cr_assert(steps[i] > best, "plan %ld: the best plan (%.17g s) dropped", i, steps[i]);
+      cr_assert_eq(r.step_s, -1, "plan %ld: a dropped plan's result written", i);
+    } else {
+      cr_assert_eq(r.step_s, steps[i], "plan %ld: %.17g s, %.17g before", i, r.step_s,
+                   steps[i]);
+    }
+  }
+  cr_assert_gt(dropped, costed / 2, "the floor drops only %ld of %ld plans", dropped, costed);
+  cr_log_info("%ld plans costed, %ld dropped by their floor at the best step", costed, dropped);
+  mem_free(steps);
+  mem_free(pts);
+  sc_job_close(a);
+  sc_job_close(b);
+  return costed;
+}
+
+Test(floor, llama_default_network) {
+  sc_scenario s = llama();
+  cr_assert_gt(floors(&s), 500);
+}
+
+Test(floor, llama_fat_tree) {
+  sc_scenario s = llama();
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
+           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
+  cr_assert_gt(floors(&s), 500);
+}
+
+Test(floor, moe_fp8) {
+  sc_scenario s = moe_fp8();
+  cr_assert_gt(floors(&s), 100);
+}

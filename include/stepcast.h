@@ -859,11 +859,14 @@ typedef struct sc_search_stats {
   long tried;            /* plans generated and looked at */
   long valid;            /* plans the checks accepted */
   long fit;              /* valid plans that fit in memory */
-  long pruned;           /* fitting plans whose time lower bound (NCCL's
-                            closed form for every collective) exceeds the
-                            k-th best step: never costed on the topology
-                            (0 without a topology, where the bound is the
-                            step itself) */
+  long pruned;           /* fitting plans whose time lower bound exceeds
+                            the final k-th best step: on a topology its
+                            bound (every collective at the larger of NCCL's
+                            closed form and its link-load bound), or its
+                            floor where the search never bounded it; without
+                            one the floor (the step less its data-parallel
+                            reduction and optimizer). Such plans are not
+                            costed whole (search.md) */
   long total;            /* plans in the space (within max_plans) */
   long full;             /* plans in the whole space (> total: max_plans
                             cut it) */

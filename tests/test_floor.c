@@ -93,10 +93,11 @@ static long floors(const sc_scenario *in) {
     sc_result r1, r2;
     memset(&r2, 0, sizeof r2);
     cr_assert_eq(sc_job_predict(b, &p, &r2, &err), SC_OK, "%s", err.msg);
-    int above = 1;
+    double fl = INFINITY;
     memset(&r1, 0, sizeof r1);
-    cr_assert_eq(job_finish_below(a, r2.step_s, &r1, &above, &err), SC_OK, "%s", err.msg);
-    cr_assert_eq(above, 0, "plan %ld: its floor is above its own step %.17g", i, r2.step_s);
+    cr_assert_eq(job_finish_below(a, r2.step_s, &r1, &fl, &err), SC_OK, "%s", err.msg);
+    cr_assert(fl <= r2.step_s, "plan %ld: its floor %.17g is above its own step %.17g", i, fl,
+              r2.step_s);
     cr_assert(same_result(&r1, &r2), "plan %ld: step %.17g below the bar, %.17g predicted", i,
               r1.step_s, r2.step_s);
     cr_assert(bound <= r1.step_s, "plan %ld: bound %.17g above the step %.17g", i, bound,
@@ -116,9 +117,10 @@ static long floors(const sc_scenario *in) {
     sc_result r;
     memset(&r, 0, sizeof r);
     r.step_s = -1;
-    int above = 0;
-    cr_assert_eq(job_finish_below(a, best, &r, &above, &err), SC_OK, "%s", err.msg);
-    if (above) {
+    double fl = -1;
+    cr_assert_eq(job_finish_below(a, best, &r, &fl, &err), SC_OK, "%s", err.msg);
+    cr_assert(fl >= 0 && fl <= steps[i], "plan %ld: floor %.17g, step %.17g", i, fl, steps[i]);
+    if (fl > best) {
       dropped++;
       cr_assert(steps[i] > best, "plan %ld: the best plan (%.17g s) dropped", i, steps[i]);
       cr_assert_eq(r.step_s, -1, "plan %ld: a dropped plan's result written", i);

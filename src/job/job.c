@@ -337,16 +337,16 @@ int job_bound_floor(sc_job *j, double *step_s, sc_error *err) {
 }
 
 int job_finish(sc_job *j, sc_result *r, sc_error *err) {
-  int above;
-  return job_finish_below(j, INFINITY, r, &above, err);
+  return job_finish_below(j, INFINITY, r, NULL, err);
 }
 
-int job_finish_below(sc_job *j, double bar, sc_result *r, int *above, sc_error *err) {
+int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_error *err) {
   j->e.net = j->net;
   j->e.costs = &j->costs;
   int rc = eng_prepare(&j->e, err);
-  *above = rc == SC_OK && bar < INFINITY && eng_step_floor(&j->e) > bar;
-  if (rc == SC_OK && !*above) {
+  double f = rc == SC_OK && (floor_s || bar < INFINITY) ? eng_step_floor(&j->e) : 0;
+  if (floor_s) *floor_s = f;
+  if (rc == SC_OK && !(f > bar)) {
     eng_result(&j->e, r);
     rc = finite_result(r, err);
 #ifdef SC_DEBUG_CHECKS

@@ -61,12 +61,12 @@ int job_bound(sc_job *j, double *step_s, sc_error *err);
  * (eng_step_floor): no data-parallel collective is costed. */
 int job_bound_floor(sc_job *j, double *step_s, sc_error *err);
 int job_finish(sc_job *j, sc_result *r, sc_error *err);
-/* job_finish for a plan that must beat `bar` (s) to be kept: when the
- * step less its data-parallel reduction and optimizer (eng_step_floor,
- * never above the step) already exceeds bar, *above is 1 and *r is not
- * written (the reduction, the FSDP schedule and the optimizer are not
- * costed); else *above is 0 and *r is job_finish's. */
-int job_finish_below(sc_job *j, double bar, sc_result *r, int *above, sc_error *err);
+/* job_finish for a plan that must beat `bar` (s) to be kept: the step
+ * less its data-parallel reduction and optimizer (eng_step_floor, never
+ * above the step) into *floor_s (s; floor_s may be NULL); when it exceeds
+ * bar, *r is not written (the reduction, the FSDP schedule and the
+ * optimizer are not costed), else *r is job_finish's. */
+int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_error *err);
 
 /* A new job on j0's scenario that shares j0's topology and its memo of
  * flow-engine runs (netcost.h: each job on its own thread, with routes of

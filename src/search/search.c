@@ -61,7 +61,6 @@ typedef struct worker {
   sc_candidate *slots;   /* owned: best.c */
   topk best;
   long tried, valid, fit;
-  long floored;          /* plans cost() dropped by their step's floor */
   int unticked;          /* plans done not yet added to shared.done */
   long closest;          /* valid plan with least memory (-1 none) */
   space_pt held;         /* the last plan lowered, and of its most loaded */
@@ -70,7 +69,8 @@ typedef struct worker {
                             differs only in micro-batch, vpp, recompute */
   double closest_mem;    /* its memory, bytes */
   double capacity;       /* the GPU's memory, bytes (once a plan is lowered) */
-  bounded *b;            /* owned: plans for the second pass */
+  bounded *b;            /* owned: plans for the second pass (without a
+                            topology: every plan costed, with its floor) */
   int n_b, cap_b;
   int rc;                /* SC_OK, or what failed */
   sc_error err;
@@ -204,6 +204,8 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
   topk_add(top, &c, i);
 }
 
+static int push_bounded(worker *w, double bound, long i);
+
 /* Cost the lowered plan i and offer it to top (locked when shared). */
 static void cost(shared *sh, worker *w, long i, topk *top) {
   sc_result r;
@@ -212,16 +214,16 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
    * exceeds the k-th best (this thread's, or any thread's: lower_bar)
    * cannot enter (the bar only falls) */
   double at = top == &w->best ? fmin(topk_bar(top), get_bar(sh)) : get_bar(sh);
-  int above;
-  int rc = job_finish_below(w->job, at, &r, &above, &e);
+  double fl;
+  int rc = job_finish_below(w->job, at, &r, &fl, &e);
+  /* without a topology, its floor for the pruned count (pruned_of) */
+  if (rc == SC_OK && top == &w->best && push_bounded(w, fl, i))
+    rc = sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans' floors");
   if (rc != SC_OK) {
     fail(sh, w, rc, &e);
     return;
   }
-  if (above) {
-    w->floored++;
-    return;
-  }
+  if (fl > at) return;
   if (top == &w->best) {
     offer(w->job, top, &r, i);
     lower_bar(sh, topk_bar(top));
@@ -451,7 +453,9 @@ static void best_first_done(shared *sh, worker *ws) {
 }
 
 /* Pruned: bounded plans whose bound exceeds the final k-th best (of every
- * process), whatever the order they were costed in. */
+ * process), whatever the order they were costed in; without a topology,
+ * plans whose floor exceeds it (cost() drops all or some of them, as the
+ * threads' bars fall: the count is the same whatever the split). */
 static long pruned_of(const bounded *all, long nb, double bar) {
   long n = 0;
   for (long i = 0; i < nb; i++) n += all[i].bound > bar;
@@ -582,6 +586,8 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   if (rc == SC_OK) rc = spread_topk(&ws[0].best, err);
   if (rc == SC_OK) {
     long pruned = sh->topo ? pruned_of(sh->all, sh->nb, topk_bar(&ws[0].best)) : 0;
+    for (int t = 0; t < nt && !sh->topo; t++)
+      pruned += pruned_of(ws[t].b, ws[t].n_b, topk_bar(&ws[0].best));
     spread_sum(&pruned, 1);
     spread_sum(counts, 4);
     st->tried = counts[0];

@@ -83,6 +83,19 @@ static void order_ranks(tg_job *j) {
               j->r[0].device);
 }
 
+/* Two files of one job that name the same distributedInfo rank would be
+ * joined as two ranks: refused (files are few: pairwise). */
+static int distinct_ranks(const tg_job *j, sc_error *err) {
+  for (int a = 1; a < j->n; a++)
+    for (int b = 0; b < a; b++)
+      if (j->r[a].rank >= 0 && j->r[a].rank == j->r[b].rank)
+        return sc_error_set(err, SC_EINPUT,
+                            "%s: distributedInfo.rank %d is also that of %s: give one file per "
+                            "rank of one job",
+                            j->r[a].path, j->r[a].rank, j->r[b].path);
+  return SC_OK;
+}
+
 /* The Kineto rank of et's process: the first unjoined one with its pid,
  * or the only one when one of each was given and a pid is unknown; -1. */
 static int et_partner(const tg_job *j, const pet_graph *et, const char *joined, int n_et) {
@@ -160,6 +173,11 @@ int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, 
     return rc;
   }
   order_ranks(t->job);
+  rc = distinct_ranks(t->job, err);
+  if (rc) {
+    sc_trace_close(t);
+    return rc;
+  }
   *out = t;
   return sc_error_set(err, SC_OK, "%s", "");
 }

@@ -34,6 +34,8 @@ mk "$TMP/rank_neg.json" '{"rank": -3, "world_size": 2}' 130
 mk "$TMP/rank_big.json" '{"rank": 5, "world_size": 2}' 130
 mk "$TMP/world_frac.json" '{"rank": 0, "world_size": 2.5}' 130
 mk "$TMP/overlap.json" '{"rank": 0, "world_size": 1}' 50
+mk "$TMP/w4r0.json" '{"rank": 0, "world_size": 4}' 130
+mk "$TMP/w4r1.json" '{"rank": 1, "world_size": 4}' 130
 
 expect 0 "step (mean)" -- trace "$TMP/ok.json"
 expect 0 "2 ranks" -- trace "$TMP/ok.json" "$TMP/ok1.json"
@@ -42,6 +44,12 @@ expect 2 "rank_neg.json: distributedInfo.rank: expected a whole number in 0..1" 
 expect 2 "rank_big.json: distributedInfo.rank: expected a whole number in 0..1" -- trace "$TMP/rank_big.json"
 expect 2 "world_frac.json: distributedInfo.world_size: expected a whole number" -- trace "$TMP/world_frac.json"
 expect 2 "twin.json: distributedInfo.rank 0 is also that of" -- trace "$TMP/ok.json" "$TMP/twin.json"
+# some ranks of a larger job: joined over those only, said
+expect 0 "2 of the job's 4 ranks (distributedInfo.world_size) given" -- trace "$TMP/w4r0.json" "$TMP/w4r1.json"
+out=$("$CLI" trace "$TMP/ok.json" "$TMP/ok1.json" 2>&1)
+if [[ $out == *"ranks (distributedInfo.world_size) given"* ]]; then
+  echo "FAIL: a whole world warns that ranks are missing"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 # the replay serialises a stream: an overlap the trace shows is said
 expect 0 "overlap.json: 1 GPU operations start up to 70 us before the one before them" -- trace "$TMP/overlap.json"
 out=$("$CLI" trace "$TMP/ok.json" 2>&1)

@@ -76,6 +76,16 @@ expect 2 "hugets.json: traceEvents[2].ts: expected a number of microseconds" -- 
 # silently left as traced (the rank count overflowed an int)
 expect 2 "expected at most 2097152" -- trace "$ASTRA"/all_reduce.*.et --dp-scale 1e7
 expect 0 "data-parallel x1e+06" -- trace "$ASTRA"/all_reduce.*.et --dp-scale 1e6
+python3 - "$TMP/ok.json" "$TMP/group50m.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"].append({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float",
+    "ts": 300, "dur": 100, "pid": 0, "tid": 7, "args": {"stream": 7, "Collective name": "allreduce",
+    "In msg nelems": 1000, "Out msg nelems": 1000, "dtype": "Float", "Group size": 50000000}})
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 0 "step (mean)" -- trace "$TMP/group50m.json"
+expect 2 "expected a scale of at most 0.33" -- trace "$TMP/group50m.json" --dp-scale 2
 
 # "collectives per step": the NCCL kernels within the ProfilerSteps (the
 # 16-rank trace has 5 more after its last step), from the trace itself

@@ -602,6 +602,11 @@ int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whati
   memset(r, 0, sizeof *r);
   run_reset(run);
   tg_rank none = {.world = n}; /* a Chakra ET names no device */
+  if (w && w->gpu)
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: a Chakra ET names neither its device nor its kernels, so --gpu "
+                        "cannot scale it (the network what-ifs apply)",
+                        g[0].path);
   wi_ctx wi;
   int rc = wi_prepare(&wi, &none, w, err);
   for (int ri = 0; ri < n && !rc; ri++)

@@ -66,6 +66,8 @@ expect 2 "empty.json:1:1: invalid JSON" -- trace "$TMP/empty.json"
 expect 2 "trunc.json:" -- trace "$TMP/trunc.json"
 expect 2 "array.json: traceEvents[0]: expected an object (one trace event)" -- trace "$TMP/array.json"
 expect 2 "tev_obj.json:1:17: invalid JSON: expected '['" -- trace "$TMP/tev_obj.json"
+echo '{"nodes": 5, "schema": "1.0.1"}' > "$TMP/nodes_num.json"
+expect 2 "nodes_num.json: nodes: expected an array of operator nodes" -- trace "$TMP/nodes_num.json"
 sed 's/"dur": 100, "pid": 0, "tid": 7, "args": {"correlation": 1/"dur": -100, "pid": 0, "tid": 7, "args": {"correlation": 1/' \
   "$TMP/ok.json" > "$TMP/negdur.json"
 expect 2 "negdur.json: traceEvents[2].dur: expected 0 or a number" -- trace "$TMP/negdur.json"

@@ -539,7 +539,7 @@ static int scan_root_object(kin_ctx *c, int *events, int *nodes) {
       rc = js_skip(j) ? SC_EINPUT : SC_OK;
       if (!rc && (is(&k, "deviceProperties") || is(&k, "distributedInfo")))
         rc = header(c, &k, from, j->p);
-      *nodes |= is(&k, "nodes");
+      if (is(&k, "nodes")) *nodes = *from == '[' ? 1 : 2; /* 2: not an array */
     }
     if (rc) return rc;
     more = js_more(j, '}');
@@ -567,6 +567,11 @@ static int kin_root(kin_ctx *c) {
     rc = (c->js.err = "the end of the text", c->js.err_at = c->js.p, SC_EINPUT);
   if (rc == SC_EINPUT && c->js.err) return syntax_error(c);
   if (rc) return rc;
+  if (!events && nodes == 2)
+    return sc_error_set(c->err, SC_EINPUT,
+                        "%s: nodes: expected an array of operator nodes (a PyTorch execution "
+                        "trace), or traceEvents (a profiler trace)",
+                        c->origin);
   if (!events && nodes)
     return sc_error_set(c->err, SC_EINPUT,
                         "%s: a PyTorch execution trace (\"nodes\"), not a profiler trace: "

@@ -218,7 +218,8 @@ static int class_of(const char *name, int kind) {
 /* ------------------------------------------------------------ events */
 
 static int bad(const kin_ctx *c, size_t i, const char *key, const char *what) {
-  return sc_error_set(c->err, SC_EINPUT, "%s: traceEvents[%zu].%s: %s", c->origin, i, key, what);
+  return sc_error_set(c->err, SC_EINPUT, "%s: traceEvents[%zu]%s%s: %s", c->origin, i,
+                      *key ? "." : "", key, what);
 }
 
 /* ts and dur of event i (us), checked finite and within what a clock
@@ -463,11 +464,35 @@ static int scan_events(kin_ctx *c) {
   return rc < 0 ? SC_EINPUT : rc;
 }
 
+/* distributedInfo's rank and world_size, when present: a whole number
+ * of ranks in 1..1e7 and a rank below it (a rank outside the world
+ * would order and join the files wrongly); absent: -1 and 0. */
+static int dist_info(kin_ctx *c, const json_t *v) {
+  tg_rank *r = c->r;
+  const json_t *jw = json_object_get(v, "world_size"), *jr = json_object_get(v, "rank");
+  int has_w = jw && !json_is_null(jw), has_r = jr && !json_is_null(jr); /* null: absent */
+  double w = num(v, "world_size", NAN), k = num(v, "rank", NAN);
+  if (has_w && !(w >= 1 && w <= 1e7 && w == floor(w)))
+    return sc_error_set(c->err, SC_EINPUT,
+                        "%s: distributedInfo.world_size: expected a whole number of ranks in "
+                        "1..10000000",
+                        c->origin);
+  if (has_r && !(k >= 0 && k == floor(k) && k < (has_w ? w : 1e7)))
+    return sc_error_set(c->err, SC_EINPUT,
+                        "%s: distributedInfo.rank: expected a whole number in 0..%.0f (below "
+                        "world_size)",
+                        c->origin, (has_w ? w : 1e7) - 1);
+  r->rank = has_r ? (int)k : -1;
+  r->world = has_w ? (int)w : 0;
+  return SC_OK;
+}
+
 /* deviceProperties[0] and distributedInfo (small: parsed as a tree). */
-static void header(kin_ctx *c, const js_str *key, const char *from, const char *to) {
+static int header(kin_ctx *c, const js_str *key, const char *from, const char *to) {
   json_t *v =
       json_loadb(from, (size_t)(to - from), JSON_DECODE_INT_AS_REAL | JSON_DECODE_ANY, NULL);
   tg_rank *r = c->r;
+  int rc = SC_OK;
   if (is(key, "deviceProperties")) {
     const json_t *dp = json_array_get(v, 0);
     const char *gname = str(dp, "name");
@@ -477,11 +502,24 @@ static void header(kin_ctx *c, const js_str *key, const char *from, const char *
              strstr(r->device, "Radeon");
     r->arch = r->amd || major < 0 || major > 99 || minor < 0 || minor > 9 ? 0 : major * 10 + minor;
   } else {
-    r->rank = (int)num(v, "rank", -1);
-    double w = num(v, "world_size", 0);
-    r->world = w > 0 && w < 1e7 ? (int)w : 0;
+    rc = dist_info(c, v);
   }
   json_decref(v);
+  return rc;
+}
+
+/* Operations that overlap the one before them on their stream (clock
+ * jitter, programmatic dependent launch, an edited trace): the replay
+ * runs them one after the other, which a warning says. */
+static void warn_overlaps(const kin_ctx *c) {
+  double most, at;
+  int stream, n = tg_stream_overlaps(c->r, &most, &stream, &at);
+  if (n)
+    tg_warn(c->j,
+            "%s: %d GPU operations start up to %.3g us before the one before them on their "
+            "stream ended (the first on stream %d at ts %.17g): the replay runs each stream's "
+            "operations one after the other",
+            c->origin, n, most, stream, at);
 }
 
 /* The top-level object: traceEvents scanned, the header parsed, an
@@ -500,8 +538,8 @@ static int scan_root_object(kin_ctx *c, int *events, int *nodes) {
       const char *from = (js_peek(j), j->p);
       rc = js_skip(j) ? SC_EINPUT : SC_OK;
       if (!rc && (is(&k, "deviceProperties") || is(&k, "distributedInfo")))
-        header(c, &k, from, j->p);
-      *nodes |= is(&k, "nodes");
+        rc = header(c, &k, from, j->p);
+      if (is(&k, "nodes")) *nodes = *from == '[' ? 1 : 2; /* 2: not an array */
     }
     if (rc) return rc;
     more = js_more(j, '}');
@@ -529,6 +567,11 @@ static int kin_root(kin_ctx *c) {
     rc = (c->js.err = "the end of the text", c->js.err_at = c->js.p, SC_EINPUT);
   if (rc == SC_EINPUT && c->js.err) return syntax_error(c);
   if (rc) return rc;
+  if (!events && nodes == 2)
+    return sc_error_set(c->err, SC_EINPUT,
+                        "%s: nodes: expected an array of operator nodes (a PyTorch execution "
+                        "trace), or traceEvents (a profiler trace)",
+                        c->origin);
   if (!events && nodes)
     return sc_error_set(c->err, SC_EINPUT,
                         "%s: a PyTorch execution trace (\"nodes\"), not a profiler trace: "
@@ -546,7 +589,9 @@ static int kin_root(kin_ctx *c) {
   if (c->r->unknown && c->j)
     tg_warn(c->j, "%s: %ld events of unknown category skipped (first: \"%s\")", c->origin,
             c->r->unknown, c->unknown_cat);
-  return tg_link(c->r, c->err);
+  rc = tg_link(c->r, c->err);
+  if (!rc && c->j) warn_overlaps(c);
+  return rc;
 }
 
 int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r, tg_job *j,

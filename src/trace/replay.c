@@ -393,6 +393,15 @@ static int gpu_by_start(const rp_run *run, const tg_job *j, int ri, tg_kv *by_st
   return n;
 }
 
+/* Traced window (us) from the first ProfilerStep's begin to the last
+ * one's end; the whole line when the rank has no step, so that
+ * "collectives per step" leaves out those issued after the last step. */
+static void steps_window(const tg_rank *rk, double *lo, double *hi) {
+  *lo = rk->steps.n ? INFINITY : -INFINITY, *hi = rk->steps.n ? -INFINITY : INFINITY;
+  for (int i = 0; i < rk->steps.n; i++)
+    *lo = fmin(*lo, rk->steps.v[i].ts), *hi = fmax(*hi, rk->steps.v[i].ts + rk->steps.v[i].dur);
+}
+
 /* Steps of every rank: measured and replayed length, critical path, GPU
  * busy time. scratch holds the largest rank's GPU operations. */
 static void results(const rp_run *run, const tg_job *j, sc_trace_result *r, tg_kv *scratch) {
@@ -425,12 +434,14 @@ static void results(const rp_run *run, const tg_job *j, sc_trace_result *r, tg_k
   r->path = (sc_trace_path){part[RP_KERNEL] * k, part[RP_COPY] * k, part[RP_COMM] * k,
                             part[RP_HOST] * k,   part[RP_SYNC] * k, NULL};
   r->path.bound = bound_name(&r->path);
-  double lo = INFINITY, hi = -INFINITY, cm = 0, cp = 0;
+  double lo = INFINITY, hi = -INFINITY, cm = 0, cp = 0, s0, s1;
+  steps_window(&j->r[0], &s0, &s1);
   for (int v = 0; v < run->n; v++) {
     const rp_node *nd = &run->nodes[v];
     if (nd->rank) continue;
     lo = fmin(lo, nd->start), hi = fmax(hi, nd->end);
-    if (nd->cat == RP_COMM) cm += j->r[0].gpu.v[nd->ref].dur, cp += nd->dur;
+    const tg_gpu *g = nd->cat == RP_COMM ? &j->r[0].gpu.v[nd->ref] : NULL;
+    if (g && g->ts >= s0 && g->ts < s1) cm += g->dur, cp += nd->dur;
   }
   int per = j->r[0].steps.n ? j->r[0].steps.n : 1;
   r->span_s = hi > lo ? (hi - lo) * 1e-6 : 0;
@@ -571,11 +582,31 @@ static int chakra_rank(rp_run *run, const ch_graph *g, int ri, int n, const wi_c
   return 0;
 }
 
+/* Time (us) when at least one GPU node (GPU compute, communication) of
+ * rank 0 runs: the Chakra counterpart of gpu_busy over the one step;
+ * -1 out of memory. */
+static double chakra_busy(const rp_run *run) {
+  tg_kv *by = mem_alloc((size_t)(run->n ? run->n : 1) * sizeof *by);
+  if (!by) return -1;
+  int n = 0;
+  for (int v = 0; v < run->n; v++)
+    if (run->nodes[v].rank == 0 && run->nodes[v].is_gpu) by[n++] = (tg_kv){run->nodes[v].start, v};
+  if (n) qsort(by, (size_t)n, sizeof *by, tg_kv_cmp);
+  double busy = gpu_busy(run, by, n, 0, INFINITY);
+  mem_free(by);
+  return busy;
+}
+
 int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whatif *w,
                      sc_trace_result *r, sc_error *err) {
   memset(r, 0, sizeof *r);
   run_reset(run);
   tg_rank none = {.world = n}; /* a Chakra ET names no device */
+  if (w && w->gpu)
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: a Chakra ET names neither its device nor its kernels, so --gpu "
+                        "cannot scale it (the network what-ifs apply)",
+                        g[0].path);
   wi_ctx wi;
   int rc = wi_prepare(&wi, &none, w, err);
   for (int ri = 0; ri < n && !rc; ri++)
@@ -594,6 +625,9 @@ int rp_replay_chakra(rp_run *run, const ch_graph *g, int n, const sc_trace_whati
       r->comm_measured_s += g[0].nodes.v[nd->ref].dur * 1e-6, r->comm_predicted_s += nd->dur * 1e-6;
   }
   critical_path(run, last, 0, part);
+  double busy = chakra_busy(run);
+  if (busy < 0) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
+  r->gpu_busy_s = busy * 1e-6;
   r->steps = 1;
   r->predicted_step_s = r->span_s = run->nodes[last].end * 1e-6;
   r->path = (sc_trace_path){part[RP_KERNEL] * 1e-6, part[RP_COPY] * 1e-6, part[RP_COMM] * 1e-6,

@@ -244,6 +244,26 @@ int tg_link(tg_rank *r, sc_error *err) {
   return SC_OK;
 }
 
+int tg_stream_overlaps(const tg_rank *r, double *most, int *stream, double *at) {
+  int streams[64], ns = 0, count = 0;
+  double end[64];
+  *most = 0, *stream = -1, *at = 0;
+  for (int i = 0; i < r->gpu.n; i++) { /* sorted by ts */
+    const tg_gpu *g = &r->gpu.v[i];
+    int s = 0;
+    while (s < ns && streams[s] != g->stream) s++;
+    if (s == ns && ns < 64) streams[ns] = g->stream, end[ns++] = -INFINITY;
+    if (s == 64) continue; /* more streams than that: not checked */
+    double over = end[s] - g->ts;
+    if (over > TG_OVERLAP_US) {
+      if (!count++) *stream = g->stream, *at = g->ts;
+      *most = fmax(*most, over);
+    }
+    end[s] = fmax(end[s], g->ts + g->dur);
+  }
+  return count;
+}
+
 /* ---------------------------------------------------------- warnings */
 
 void tg_warn(tg_job *j, const char *fmt, ...) {

@@ -141,6 +141,12 @@ static inline const char *tg_str(const tg_rank *r, int off) { return r->names.v 
  * operation to its launch, mark synchronizing calls, and add the step
  * markers. SC_OK or SC_ENOMEM. */
 int tg_link(tg_rank *r, sc_error *err);
+/* GPU operations (of a linked rank) that start more than TG_OVERLAP_US
+ * before the one before them on their stream ended: their count; *most
+ * the largest overlap (us), *stream and *at (us) the stream and start of
+ * the first. The replay runs a stream's operations one after the other. */
+#define TG_OVERLAP_US 1.0
+int tg_stream_overlaps(const tg_rank *r, double *most, int *stream, double *at);
 
 /* Append a warning line to j (truncated when full). */
 void tg_warn(tg_job *j, const char *fmt, ...)

@@ -83,6 +83,30 @@ static void order_ranks(tg_job *j) {
               j->r[0].device);
 }
 
+/* Two files of one job that name the same distributedInfo rank would be
+ * joined as two ranks: refused (files are few: pairwise). */
+static int distinct_ranks(const tg_job *j, sc_error *err) {
+  for (int a = 1; a < j->n; a++)
+    for (int b = 0; b < a; b++)
+      if (j->r[a].rank >= 0 && j->r[a].rank == j->r[b].rank)
+        return sc_error_set(err, SC_EINPUT,
+                            "%s: distributedInfo.rank %d is also that of %s: give one file per "
+                            "rank of one job",
+                            j->r[a].path, j->r[a].rank, j->r[b].path);
+  return SC_OK;
+}
+
+/* Some ranks of a larger job (trace_filter's 2 files of 128 ranks): the
+ * collectives join over the given ranks only, which a warning says. */
+static void warn_partial_world(tg_job *j) {
+  int world = j->n ? j->r[0].world : 0;
+  if (j->n > 1 && world > j->n)
+    tg_warn(j,
+            "%d of the job's %d ranks (distributedInfo.world_size) given: collectives are joined "
+            "over these only; the other ranks' waits stay in the kernels' times",
+            j->n, world);
+}
+
 /* The Kineto rank of et's process: the first unjoined one with its pid,
  * or the only one when one of each was given and a pid is unknown; -1. */
 static int et_partner(const tg_job *j, const pet_graph *et, const char *joined, int n_et) {
@@ -160,6 +184,12 @@ int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, 
     return rc;
   }
   order_ranks(t->job);
+  rc = distinct_ranks(t->job, err);
+  if (rc) {
+    sc_trace_close(t);
+    return rc;
+  }
+  warn_partial_world(t->job);
   *out = t;
   return sc_error_set(err, SC_OK, "%s", "");
 }

@@ -99,8 +99,11 @@ static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
             b->predicted_step_s * 1e3, pct(b->predicted_step_s, b->measured_step_s));
   else
     fprintf(out, "no ProfilerStep in the trace: replayed span %.3f ms\n", b->span_s * 1e3);
-  fprintf(out, "%-24s %9.3f ms %9.3f ms\n", "collectives per step", b->comm_measured_s * 1e3,
-          b->comm_predicted_s * 1e3);
+  if (!(b->comm_measured_s > 0) && b->comm_predicted_s > 0) /* no traced duration (ASTRA-sim) */
+    fprintf(out, "%-24s %12s %9.3f ms\n", "collectives per step", "-", b->comm_predicted_s * 1e3);
+  else
+    fprintf(out, "%-24s %9.3f ms %9.3f ms\n", "collectives per step", b->comm_measured_s * 1e3,
+            b->comm_predicted_s * 1e3);
   if (b->steps && b->predicted_step_s > 0)
     fprintf(out, "%-24s %12s %9.3f ms %6.1f %% of the step\n", "GPU busy per step", "",
             b->gpu_busy_s * 1e3, 100 * b->gpu_busy_s / b->predicted_step_s);

@@ -75,6 +75,28 @@ static int check(const sc_trace_whatif *w, sc_error *err) {
   return SC_OK;
 }
 
+/* The largest group under dp_scale must stay within what the NCCL model
+ * takes (the limit of `stepcast collective`, src/coll/sweep.c): beyond
+ * it the rank count overflowed and collectives silently kept their
+ * traced time. */
+#define WI_MAX_RANKS (1 << 24)
+static int check_ranks(const tg_rank *r, double dp_scale, sc_error *err) {
+  if (dp_scale == 1) return SC_OK; /* the traced groups: ints already */
+  double most = r->world > 0 ? r->world : 1;
+  for (int i = 0; i < r->gpu.n; i++)
+    if (r->gpu.v[i].kind == TG_COMM && r->gpu.v[i].group > most) most = r->gpu.v[i].group;
+  if (most * dp_scale <= WI_MAX_RANKS) return SC_OK;
+  if (most * 2 > WI_MAX_RANKS) /* not even x2: no scale up to offer */
+    return sc_error_set(err, SC_EINPUT,
+                        "trace what-if: dp_scale: the traced group of %.0f ranks times %g is over "
+                        "%d ranks, the NCCL model's range; expected a scale of at most %g",
+                        most, dp_scale, WI_MAX_RANKS, WI_MAX_RANKS / most);
+  return sc_error_set(err, SC_EINPUT,
+                      "trace what-if: dp_scale: %g times the traced group of %.0f ranks is over "
+                      "%d ranks; expected at most %.0f",
+                      dp_scale, most, WI_MAX_RANKS, floor(WI_MAX_RANKS / most));
+}
+
 int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *err) {
   memset(c, 0, sizeof *c);
   if (w)
@@ -85,6 +107,8 @@ int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *
   if (rc) return rc;
   c->from = wi_traced_gpu(r->device, r->arch);
   c->world = r->world;
+  rc = check_ranks(r, c->w.dp_scale, err);
+  if (rc) return rc;
   if (c->w.gpu) {
     c->to = sc_gpu_preset(c->w.gpu);
     if (!c->to)

@@ -44,6 +44,10 @@ typedef struct coll_group {
   int fabric;          /* sc_fabric (fabrics.c): the network's efficiency,
                           and its per-traversal latency when inter_lat is
                           0; 0 = InfiniBand */
+  int pcie;            /* 1 = GPUs joined by PCIe only: intra_bw is the
+                          slot's datasheet x16 rate (0 = Gen3), and
+                          COLL_INTRA_AUTO runs the node as
+                          COLL_INTRA_PCIE_LINK (coll_nccl_pci_bw) */
 } coll_group;
 
 struct sc_coll_group;

@@ -13,6 +13,7 @@
 #include "dp/dp.h"
 #include "engine/groups.h"
 #include "stepcast.h"
+#include "trace/whatif.h"
 
 #define GIB 1073741824.0
 
@@ -99,4 +100,20 @@ Test(pcie_paths, dp_group_on_pcie) {
   dp_fabric_group(&f, 8, 8, &g);
   cr_assert_eq(g.pcie, 0);
   cr_assert_float_eq(g.intra_bw, 300e9, 1);
+}
+
+/* A trace's what-if on a PCIe board (no --nvlink): the collective at the
+ * slot's generation, the 1 GiB ring of ring_time_by_hand (Gen4, 24 GB/s);
+ * with --nvlink 31.5 the same figure is one NVLink. */
+Test(pcie_paths, trace_whatif_on_a_pcie_board) {
+  const sc_gpu *a = sc_gpu_preset("a100-pcie-80gb");
+  wi_ctx c = {0};
+  tg_gpu g = {0};
+  g.coll_op = SC_COLL_ALL_REDUCE;
+  g.bytes = GIB;
+  c.w.ranks_per_node = 8;
+  double t = wi_coll_model(&c, &g, a, 8);
+  cr_expect(t > 1.75 * GIB / 24e9 && t < 1.75 * GIB / 24e9 * 1.005, "%g s", t);
+  c.w.nvlink_bw = 31.5e9;
+  cr_expect_neq(wi_coll_model(&c, &g, a, 8), t);
 }

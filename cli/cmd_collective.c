@@ -7,7 +7,7 @@
  *
  *   stepcast collective --op all_reduce --ranks 16 --ppn 8 --arch 80
  *       --nvlink 300 --nic 200 [--fabric efa] --min 1K --max 1G
- *       [--topo SPEC --algo ring]
+ *       [--topo SPEC --algo ring] [--pcie 31.5 (no NVLink: the slot's rate)]
  *       [--format table|json|csv]
  *
  * The sweep and its report are the library's (sc_coll_sweep_run,
@@ -30,6 +30,7 @@ typedef struct opts {
   double nvlink, nic, min, max, factor;
   const char *topo, *algo, *html;
   sc_format format;
+  double pcie; /* --pcie GB/s: no NVLink, the slot's x16 rate (0 = NVLink) */
 } opts;
 
 /* Seconds since a fixed point (CLOCK_MONOTONIC), for the progress display
@@ -94,7 +95,7 @@ static int count(const char *s, long max, int *out) {
 /* 1 when k is one of the options parse takes (each with a value). */
 static int known(const char *k) {
   static const char *const names[] = {"--op", "--ranks", "--ppn", "--gpus-per-thread", "--arch",
-                                      "--fabric", "--nvlink", "--nic", "--min", "--max",
+                                      "--fabric", "--nvlink", "--nic", "--min", "--max", "--pcie",
                                       "--factor", "--topo", "--algo", "--html", "--format", NULL};
   for (int i = 0; names[i]; i++)
     if (!strcmp(k, names[i])) return 1;
@@ -106,7 +107,7 @@ static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_default(&d);
   *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric,
               d.nvlink_GBps, d.nic_Gbps,
-              d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE};
+              d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE, 0};
   int ppn_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,6 +139,12 @@ static int parse(int argc, char **argv, opts *o) {
         return bad("unknown fabric (valid: infiniband roce efa tcpxo)", v);
     }
     else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end);
+    else if (!strcmp(k, "--pcie")) {
+      o->pcie = strtod(v, &end);
+      if (!(o->pcie > 0) && !(end && *end))
+        return bad("--pcie expects the slot's x16 rate in GB/s > 0 (15.75 Gen3, 31.5 Gen4, "
+                   "63 Gen5), got", v);
+    }
     else if (!strcmp(k, "--nic")) o->nic = strtod(v, &end);
     else if (!strcmp(k, "--min") || !strcmp(k, "--max")) {
       double *b = k[3] == 'i' ? &o->min : &o->max;
@@ -187,13 +194,16 @@ int cmd_collective(int argc, char **argv) {
   int rc = parse(argc, argv, &o);
   if (rc < 0) {
     printf("usage: stepcast collective [--op OP] [--ranks N] [--ppn N] [--arch 70|80|90|100]\n"
-           "  [--nvlink GB/s] [--nic Gb/s] [--fabric infiniband|roce|efa|tcpxo]\n"
+           "  [--nvlink GB/s | --pcie GB/s] [--nic Gb/s] [--fabric infiniband|roce|efa|tcpxo]\n"
            "  [--min SIZE] [--max SIZE] [--factor F]\n"
            "  [--gpus-per-thread N] [--topo SPEC --algo NAME] [--format table|json|csv]\n"
            "  [--html FILE]\n\n"
            "--gpus-per-thread N: one benchmark thread issues every collective for N GPUs\n"
            "(nccl-tests -g N in one process); each op then costs at least N x 5.48 us of\n"
            "host time. Default 1: one GPU per process (docs/network.md).\n"
+           "--pcie GB/s: the GPUs have no NVLink; they share PCIe slots of this x16 rate\n"
+           "per direction (15.75 Gen3, 31.5 Gen4, 63 Gen5), which NCCL runs at 12 GB/s x\n"
+           "rate / 15.75 (Gen4: 24 GB/s; docs/network.md, \"PCIe nodes\"). Replaces --nvlink.\n"
            "--fabric: the scale-out network's kind; sets its per-traversal latency and\n"
            "achievable fraction of the NIC rate (docs/network.md, \"Fabrics\"). Default\n"
            "infiniband.\n"
@@ -211,7 +221,8 @@ int cmd_collective(int argc, char **argv) {
   so.arch = o.arch;
   so.gpus_per_thread = o.gpt;
   so.fabric = o.fabric;
-  so.nvlink_GBps = o.nvlink;
+  so.nvlink_GBps = o.pcie > 0 ? o.pcie : o.nvlink;
+  so.pcie = o.pcie > 0;
   so.nic_Gbps = o.nic;
   so.min_bytes = o.min;
   so.max_bytes = o.max;

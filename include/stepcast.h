@@ -1048,6 +1048,10 @@ typedef struct sc_coll_group {
                           (docs/network.md, "The host side") */
   int fabric;          /* sc_fabric of the network (0 = InfiniBand): its
                           efficiency, and its latency when inter_lat is 0 */
+  int pcie;            /* 1 = the node's GPUs share no NVLink, only PCIe:
+                          intra_bw is their slot's datasheet x16 rate per
+                          direction (0 = Gen3), which NCCL runs at 12 GB/s x
+                          rate / 15.75 GB/s (Gen4 x16: 24; docs/network.md) */
 } sc_coll_group;
 
 /* Cost of one collective as NCCL would run it. */
@@ -1179,6 +1183,8 @@ typedef struct sc_coll_sweep_opts {
   int gpus_per_thread;   /* GPUs one benchmark thread drives, 1..1024
                             (nccl-tests -g; 1 = one GPU per process) */
   int fabric;            /* sc_fabric of the network (0 = InfiniBand) */
+  int pcie;              /* 1 = no NVLink: nvlink_GBps is the GPUs' PCIe slot
+                            rate (sc_coll_group.pcie) */
 } sc_coll_sweep_opts;
 
 /* One size of a sweep. */

@@ -41,6 +41,12 @@ expect 2 "unexpected argument" -- topo ring:n=4 --bogus
 expect 0 "busbw" -- collective --op all_reduce --ranks 8 --arch 80 --nvlink 300 --min 1K --max 1G
 expect 0 "ring" -- collective --op all_gather --ranks 16 --ppn 8 --nic 200 --min 1M --max 64M
 expect 0 "bytes,nccl_us" -- collective --ranks 8 --format csv --min 1M --max 1M
+# no NVLink: a Gen4 x16 slot, NCCL's 24 GB/s: 1 GiB all-reduced by 8 ranks
+# reaches 23.97 GB/s of bus bandwidth (12 x 31.5 / 15.75 = 24, less latency)
+expect 0 "PCIe 31.5 GB/s" -- collective --ranks 8 --arch 80 --pcie 31.5 --min 1G --max 1G
+expect 0 "  23.97 ring /Simple" -- collective --ranks 8 --arch 80 --pcie 31.5 --min 1G --max 1G
+expect 2 "--pcie expects the slot's x16 rate" -- collective --ranks 8 --pcie 0
+expect 2 "not a number" -- collective --ranks 8 --pcie fast
 expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M
 expect 0 "busbw" -- collective --ranks 8 --topo ring:n=8 --algo ring --min 1M --max 4M
 # the 8 x A100 table reaches at least 200 GB/s bus bandwidth at 1 GiB

@@ -14,7 +14,7 @@
 #include "stepcast.h"
 
 static coll_group a100(int n) {
-  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
   return g;
 }
 
@@ -160,7 +160,7 @@ Test(coll_nccl, simple_bandwidth_ramp) {
  * slices of 512 KiB, 3 primitives, 2 steps: pull waits 6 times, push 2.
  * Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
 Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
   coll_group a = v;
   a.arch = 80;
   double b = 4.0 * (1 << 20);
@@ -183,7 +183,7 @@ Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
  * hide the step: 14 us < a slice's 190.7 us, and the FIFO's 2 (14 +
  * 381.3) / 4 < 381.3). Pulling would add 3 x 2 x 4 x 14 - 2 x 14 us. */
 Test(coll_nccl, only_sm80_peers_in_one_node_pull) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
   coll_group a86 = v;
   a86.arch = 86;
   double b = 4.0 * (1 << 20);
@@ -192,7 +192,7 @@ Test(coll_nccl, only_sm80_peers_in_one_node_pull) {
   double t86 = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &a86, COLL_INTRA_CUBEMESH,
                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
   cr_expect(fabs(t86 - t70) < 1e-12, "sm_86 %g us, Volta %g us", t86 * 1e6, t70 * 1e6);
-  coll_group one = {2, 1, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group one = {2, 1, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
   double mib = 1024.0 * 1024.0;
   double t = coll_nccl_algo_time(COLL_ALL_REDUCE, 64 * mib, &one, COLL_INTRA_AUTO,
                                  COLL_ALGO_RING, COLL_PROTO_SIMPLE);
@@ -270,7 +270,7 @@ Test(coll_nccl, per_hop_latencies_add_to_nccls_hardware_latency) {
  * (past the table) -> 1. Latency 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us,
  * plus the 20 us launch. */
 static coll_group a100x16(void) {
-  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0};
+  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
   return g;
 }
 

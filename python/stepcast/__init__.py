@@ -70,7 +70,8 @@ class _SweepOpts(ctypes.Structure):
                 ("nic_Gbps", ctypes.c_double), ("min_bytes", ctypes.c_double),
                 ("max_bytes", ctypes.c_double), ("factor", ctypes.c_double),
                 ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32),
-                ("gpus_per_thread", ctypes.c_int), ("fabric", ctypes.c_int)]
+                ("gpus_per_thread", ctypes.c_int), ("fabric", ctypes.c_int),
+                ("pcie", ctypes.c_int)]
 
 
 def _find_library():
@@ -327,7 +328,7 @@ def validate(paths=None):
 
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                     nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
-                    algo=None, gpus_per_thread=1, fabric="infiniband"):
+                    algo=None, gpus_per_thread=1, fabric="infiniband", pcie_GBps=0):
     """The text of ``stepcast collective --format json``."""
     o = _SweepOpts()
     _lib.sc_coll_sweep_default(ctypes.byref(o))
@@ -338,6 +339,8 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
     o.op, o.ranks, o.arch = code, int(ranks), int(arch)
     o.ranks_per_node = int(ranks_per_node if ranks_per_node is not None else min(ranks, 8))
     o.nvlink_GBps, o.nic_Gbps = float(nvlink_GBps), float(nic_Gbps)
+    if pcie_GBps:  # no NVLink: the PCIe slot's x16 rate (collective --pcie)
+        o.nvlink_GBps, o.pcie = float(pcie_GBps), 1
     o.min_bytes, o.max_bytes, o.factor = float(min_bytes), float(max_bytes), float(factor)
     o.gpus_per_thread = int(gpus_per_thread)
     o.fabric = _lib.sc_fabric_from_name(str(fabric).encode("utf-8"))
@@ -353,7 +356,7 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
 
 def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None,
-               gpus_per_thread=1, fabric="infiniband"):
+               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0):
     """One collective over a range of sizes, as ``stepcast collective
     --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
@@ -361,10 +364,11 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
     flow engine's time on that topology with plug-in algo; gpus_per_thread
     is nccl-tests' -g (GPUs one thread drives; docs/network.md); fabric is
     the network's kind (infiniband roce efa tcpxo; docs/network.md
-    "Fabrics")."""
+    "Fabrics"); pcie_GBps > 0: no NVLink, PCIe slots of that x16 rate
+    (``--pcie``; docs/network.md "PCIe nodes")."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
                                       min_bytes, max_bytes, factor, topo, algo, gpus_per_thread,
-                                      fabric))
+                                      fabric, pcie_GBps))
 
 
 def recsys_predict_json(job, sharding=None):

@@ -53,5 +53,6 @@ int main(void) {
   F(sc_coll_sweep_opts, algo);
   F(sc_coll_sweep_opts, gpus_per_thread);
   F(sc_coll_sweep_opts, fabric);
+  F(sc_coll_sweep_opts, pcie);
   return 0;
 }

@@ -131,6 +131,14 @@ def test_collective_fabric_equals_cli():
     assert e.value.code == 2 and "infiniband roce efa tcpxo" in str(e.value)
 
 
+def test_collective_pcie_equals_cli():
+    # a Gen4 x16 slot, NCCL's 24 GB/s (docs/network.md "PCIe nodes")
+    text = cli("collective", "--ranks", "8", "--pcie", "31.5", "--min", "1G", "--max", "1G",
+               "--format", "json").stdout
+    r = stepcast.collective(ranks=8, min_bytes=1 << 30, max_bytes=1 << 30, pcie_GBps=31.5)
+    assert r == json.loads(text) and 23.5 < r["rows"][0]["busbw_GBps"] < 24.0
+
+
 def test_collective_on_topology_equals_cli():
     topo = os.path.join(ROOT, "examples", "topologies", "two_dgx_a100.json")
     text = cli("collective", "--ranks", "16", "--ppn", "8", "--topo", topo, "--algo", "ring",

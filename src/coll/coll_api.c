@@ -41,7 +41,8 @@ coll_group coll_group_of(const sc_coll_group *g) {
                       .inter_lat = g->inter_lat,
                       .node_gpus = g->node_gpus,
                       .host_gpus = g->host_gpus,
-                      .fabric = g->fabric};
+                      .fabric = g->fabric,
+                      .pcie = g->pcie};
 }
 
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g) {

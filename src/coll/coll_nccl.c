@@ -269,8 +269,10 @@ static int is_pcie(coll_intra intra) {
   return intra == COLL_INTRA_PCIE || intra == COLL_INTRA_PCIE_LINK;
 }
 
+/* A PCIe group (g->pcie) runs at its link's generation, one rule for every
+ * path (coll_nccl_pci_bw); no link at all is Gen3 x16, the same figure. */
 static int guess_intra(const coll_group *g) {
-  if (g->intra_bw <= 0) return COLL_INTRA_PCIE;
+  if (g->pcie || g->intra_bw <= 0) return COLL_INTRA_PCIE_LINK;
   int node = g->node_gpus > 0 ? g->node_gpus : g->ranks_per_node;
   if (g->arch < 80 && g->intra_bw <= 150e9 * 1.001 && node <= 8)
     return COLL_INTRA_CUBEMESH;

@@ -161,6 +161,13 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
   g->ranks_per_node = ranks_per_node;
   g->arch = f->arch;
   g->intra_bw = f->intra_bw;
+  /* on PCIe NCCL sees the link's datasheet rate, before the 88 % a copy
+   * reaches, and runs at its generation (coll_nccl_pci_bw: Gen4 x16 24
+   * GB/s), the rule of every path (docs/network.md "PCIe nodes") */
+  if (f->intra == SC_DP_INTRA_PCIE) {
+    g->pcie = 1;
+    g->intra_bw = f->intra_bw / DP_PCIE_EFF;
+  }
   /* NCCL's closed form applies its own network efficiency to the line
    * rate (src/coll/); over sockets the stream limits bound it first */
   double per_gpu = (f->tcp ? f->net_bw : f->net_line) / (f->gpn > 0 ? f->gpn : 1);

@@ -17,6 +17,9 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   g->intra_lat = c->nvlink_lat;
   g->inter_lat = c->nic_lat;
   g->fabric = c->fabric;
+  /* a board without NVLink (a100-pcie, l40s, h100-pcie, a10): its
+   * nvlink_bw is the slot's PCIe rate, which NCCL runs at its generation */
+  g->pcie = c->gpu.link == SC_LINK_PCIE;
   g->node_gpus = domain;
   g->host_gpus = 1; /* frameworks run one GPU per process */
   r.stride = stride;

@@ -963,8 +963,9 @@ static void preset_host(FILE *out, const sc_host *h) {
 /* The table's first line: the group, and the layout when one thread
  * drives several GPUs. */
 static void coll_header(FILE *out, const sc_coll_sweep_opts *o, int flow) {
-  fprintf(out, "# %s, %d ranks (%d per node), sm%d, NVLink %g GB/s, NIC %g Gb/s%s%s",
-          sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch, o->nvlink_GBps,
+  fprintf(out, "# %s, %d ranks (%d per node), sm%d, %s %g GB/s, NIC %g Gb/s%s%s",
+          sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch,
+          o->pcie ? "PCIe" : "NVLink", o->nvlink_GBps,
           o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "");
   if (o->gpus_per_thread > 1) fprintf(out, ", %d GPUs per host thread", o->gpus_per_thread);
   fputc('\n', out);

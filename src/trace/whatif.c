@@ -141,7 +141,10 @@ double wi_coll_model(const wi_ctx *c, const tg_gpu *g, const sc_gpu *gpu, int ra
                        .inter_bw = c->w.nic_bw > 0 ? c->w.nic_bw : WI_NIC_BW,
                        .intra_lat = WI_NVLINK_LAT,
                        .inter_lat = WI_NIC_LAT,
-                       .host_gpus = 1 /* a traced framework: one GPU per process */};
+                       .host_gpus = 1, /* a traced framework: one GPU per process */
+                       /* a PCIe board's slot at its generation's rate unless
+                        * --nvlink names a link (docs/network.md "PCIe nodes") */
+                       .pcie = !(c->w.nvlink_bw > 0) && gpu && gpu->link == SC_LINK_PCIE};
   return sc_coll_nccl_time((sc_coll_op)g->coll_op, g->bytes, &grp).time;
 }
 

@@ -254,7 +254,7 @@ static void predict_collective(row_ctx *c, val_row *r) {
   sc_scenario_default(&def);
   if (csv_col(c->f, "gpus_per_node") < 0 || !*cell(c, "gpus_per_node"))
     gpn = collrow_node(g->name, r->assumed, sizeof r->assumed); /* validate/collrow.c */
-  coll_group grp;
+  coll_group grp = {0};
   grp.ranks = ranks;
   grp.ranks_per_node = ranks < gpn ? ranks : gpn;
   grp.arch = g->arch;
@@ -269,6 +269,7 @@ static void predict_collective(row_ctx *c, val_row *r) {
   grp.inter_lat = def.cluster.nic_lat;
   grp.node_gpus = gpn;
   grp.host_gpus = collrow_host_gpus(cell(c, "notes")); /* validate/collrow.h */
+  grp.pcie = g->link == SC_LINK_PCIE; /* its slot's rate: coll_nccl_pci_bw */
   r->predicted = coll_nccl_time((coll_op)op, bytes, &grp).time * 1e6;
 }
 

@@ -428,6 +428,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (vdp_nvidia_bert(&s->model, &fw)) {
     d->fusion = SC_DP_FUSION_NONE;
     rowv_note(assumed, an, "all-reduce after backward (NVIDIA BERT)");
+    /* and updates with LAMB (apex FusedLAMB: run_pretraining.py's
+     * optimizer; MLPerf BERT's too), model/optimizer.c; other BERT rows
+     * keep the preset's AdamW (google-research/bert's) */
+    s->model.optimizer = SC_OPT_LAMB;
+    rowv_note(assumed, an, "LAMB (NVIDIA BERT)");
   }
   sc_plan *p = &s->plan;
   sc_plan_default(p);

@@ -671,7 +671,8 @@ int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *ori
 typedef struct sc_memory {
   double weights;      /* parameters held in compute dtype (+ master copy) */
   double gradients;
-  double optimizer;    /* Adam moments and fp32 master weights */
+  double optimizer;    /* optimizer state (Adam: m, v; model.optimizer)
+                          and fp32 master weights */
   double activations;  /* stored for backward, all in-flight micro-batches
                           (plan.amp: with the 16-bit weight copies) */
   double buffers;      /* communication buffers, workspace, fragmentation */

@@ -52,7 +52,7 @@ static int bert_resolve(sc_model *model, sc_error *err) {
   sc_bert *m = &model->bert;
   int rc;
   model->name[sizeof model->name - 1] = '\0';
-  if ((rc = optim_resolve(model, BERT_DEFAULT_OPTIMIZER, err))) return rc;
+  if ((rc = optim_check(model, err))) return rc;
   if (m->ffn == 0) m->ffn = 4 * m->hidden;
   if (m->positions == 0) m->positions = 512;
   if ((rc = plan_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
@@ -178,7 +178,7 @@ static int bert_build(const sc_model *model, wg_graph **out, sc_error *err) {
   *out = NULL;
   bert_ctx c = {.g = wg_new(model->name, bert_rows(&model->bert)), .m = &model->bert, .err = err};
   if (!c.g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
-  optim_apply(model->optimizer ? model->optimizer : BERT_DEFAULT_OPTIMIZER, &c.g->opt);
+  optim_apply(optim_of(model, BERT_DEFAULT_OPTIMIZER), &c.g->opt);
   embedding(&c);
   layer(&c);
   heads(&c);

@@ -112,7 +112,7 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
                         arch_names[m->arch]);
   if (m->fused_bn != 0 && m->fused_bn != 1)
     return sc_error_set(err, SC_EINPUT, "model.fused_bn: %d is not valid (0 or 1)", m->fused_bn);
-  int rc = optim_resolve(model, CNN_DEFAULT_OPTIMIZER, err);
+  int rc = optim_check(model, err);
   if (rc) return rc;
   if (m->classes < 1 || m->classes > 1000000)
     return sc_error_set(err, SC_EINPUT, "model.classes: %d is not valid (1..1000000)",
@@ -530,7 +530,7 @@ static int cnn_build(const sc_model *model, wg_graph **out, sc_error *err) {
   *out = NULL;
   cnn_ctx c = {.g = wg_new(model->name, 0), .err = err, .rc = SC_OK};
   if (!c.g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
-  optim_apply(model->optimizer ? model->optimizer : CNN_DEFAULT_OPTIMIZER, &c.g->opt);
+  optim_apply(optim_of(model, CNN_DEFAULT_OPTIMIZER), &c.g->opt);
   switch (m->arch) {
   case SC_CNN_RESNET50_V1: case SC_CNN_RESNET50_V15: resnet(&c, m, r50); break;
   case SC_CNN_RESNET101_V1: resnet(&c, m, r101); break;

@@ -58,12 +58,15 @@ int optim_from_name(const char *s, sc_optimizer *out) {
   return SC_EINPUT;
 }
 
-int optim_resolve(sc_model *model, sc_optimizer preset_default, sc_error *err) {
+int optim_check(const sc_model *model, sc_error *err) {
   if ((unsigned)model->optimizer >= SC_OPT_COUNT)
     return sc_error_set(err, SC_EINPUT, "model.optimizer: %d is not valid (valid: %s)",
                         (int)model->optimizer, OPTIM_VALID);
-  if (model->optimizer == SC_OPT_DEFAULT) model->optimizer = preset_default;
   return SC_OK;
+}
+
+sc_optimizer optim_of(const sc_model *model, sc_optimizer preset_default) {
+  return model->optimizer == SC_OPT_DEFAULT ? preset_default : model->optimizer;
 }
 
 void optim_apply(sc_optimizer o, wg_optimizer *g) {

@@ -24,9 +24,13 @@ const char *optim_name(sc_optimizer o);
  * is none of OPTIM_VALID (*out untouched). */
 int optim_from_name(const char *s, sc_optimizer *out);
 
-/* Check model->optimizer and resolve SC_OPT_DEFAULT to preset_default:
- * SC_OK, or SC_EINPUT with err naming model.optimizer. */
-int optim_resolve(sc_model *model, sc_optimizer preset_default, sc_error *err);
+/* Check model->optimizer (SC_OPT_DEFAULT stays blank: resolving leaves a
+ * complete preset as it is): SC_OK, or SC_EINPUT with err naming
+ * model.optimizer and the valid names. */
+int optim_check(const sc_model *model, sc_error *err);
+
+/* The optimizer the model updates with: its own, else preset_default. */
+sc_optimizer optim_of(const sc_model *model, sc_optimizer preset_default);
 
 /* The graph's optimizer for the resolved o: update bytes per parameter
  * and state bytes per parameter. */

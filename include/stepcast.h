@@ -177,6 +177,20 @@ typedef struct sc_graph_spec {
   char path[256];      /* the graph file; read when a job is opened */
 } sc_graph_spec;
 
+/* The optimizer that updates a CNN or BERT preset's weights
+ * (model.optimizer; src/model/optimizer.c): it sets the update's bytes
+ * per parameter and the optimizer state each parameter keeps. Names as
+ * src/recsys names its optimizers (training.optimizer). */
+typedef enum sc_optimizer {
+  SC_OPT_DEFAULT = 0, /* the preset's own: CNN momentum, BERT adam */
+  SC_OPT_SGD,         /* plain SGD: no state */
+  SC_OPT_MOMENTUM,    /* SGD with momentum: one fp32 buffer */
+  SC_OPT_ADAM,        /* Adam / AdamW: two fp32 moments */
+  SC_OPT_LAMB,        /* LAMB: Adam's moments, a trust ratio per tensor */
+  SC_OPT_ADAGRAD,     /* Adagrad: one fp32 accumulator */
+  SC_OPT_COUNT
+} sc_optimizer;
+
 /* A convolutional network of the built-in zoo (src/model/cnn.c); the
  * architectures are those of docs/model.md, "CNN and BERT models". */
 typedef enum sc_cnn_arch {
@@ -198,9 +212,6 @@ typedef struct sc_cnn {
   int fused_bn;        /* ResNet: 1 = batch norm fused into the
                           convolutions as NVIDIA's MXNet ResNet-50 runs it
                           (src/model/cnn.c); 0 = separate kernels */
-  int plain_sgd;       /* 1 = the update is plain SGD (tf_cnn_benchmarks'
-                          --optimizer default, the KungFu benchmarks);
-                          0 = SGD with momentum (src/model/cnn.c) */
 } sc_cnn;
 
 /* A BERT encoder with its pre-training heads (src/model/bert.c). */
@@ -230,6 +241,8 @@ typedef enum sc_model_kind {
 typedef struct sc_model {
   sc_model_kind kind;
   char name[64];
+  sc_optimizer optimizer; /* CNN and BERT presets (SC_OPT_DEFAULT: the
+                             preset's own); the other kinds: Adam */
   union {
     sc_transformer tf;     /* SC_MODEL_TRANSFORMER */
     sc_graph_spec graph;   /* SC_MODEL_GRAPH */
@@ -658,7 +671,8 @@ int sc_scenario_load_string_ex(sc_scenario *s, const char *json, const char *ori
 typedef struct sc_memory {
   double weights;      /* parameters held in compute dtype (+ master copy) */
   double gradients;
-  double optimizer;    /* Adam moments and fp32 master weights */
+  double optimizer;    /* optimizer state (Adam: m, v; model.optimizer)
+                          and fp32 master weights */
   double activations;  /* stored for backward, all in-flight micro-batches
                           (plan.amp: with the 16-bit weight copies) */
   double buffers;      /* communication buffers, workspace, fragmentation */

@@ -245,12 +245,14 @@ h 2 'model.fused_bn: inception_v3 has no fused batch norm (valid: the ResNets)' 
 h 2 'model.fused_bn: vgg16 has no fused batch norm (valid: the ResNets)' -- dp --set model.preset=vgg16 --set model.fused_bn=1
 h 2 'model.fused_bn: expected an integer 0..1, got integer 2' -- predict --set model.preset=resnet50 --set model.fused_bn=2
 h 2 'model.fused_bn: expected an integer 0..1, got true' -- predict --set model.preset=resnet50 --set model.fused_bn=true
-h 2 'model.fused_bn does not apply to bert_large (a BERT preset); valid: preset, name, seq, tokens, mlm_positions' -- predict --set model.preset=bert_large --set model.fused_bn=1
+h 2 'model.fused_bn does not apply to bert_large (a BERT preset); valid: preset, name, optimizer, seq, tokens, mlm_positions' -- predict --set model.preset=bert_large --set model.fused_bn=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a transformer spec' -- predict --set model.fused_bn=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.fused_bn=1
-h 2 'model.plain_sgd: expected an integer 0..1, got integer 2' -- predict --set model.preset=resnet50 --set model.plain_sgd=2
-h 2 'model.plain_sgd does not apply to bert_large (a BERT preset)' -- predict --set model.preset=bert_large --set model.plain_sgd=1
-h 2 'model.plain_sgd applies to CNN presets only, not to a transformer spec' -- predict --set model.plain_sgd=1
+h 2 'model.optimizer: "rmsprop" is not an optimizer (valid: sgd, momentum, adam, adamw, lamb or adagrad)' -- predict --set model.preset=resnet50 --set model.optimizer=rmsprop
+h 2 'model.optimizer: expected sgd, momentum, adam, adamw, lamb or adagrad (a string), got integer 2' -- predict --set model.preset=bert_large --set model.optimizer=2
+h 2 'model.optimizer applies to CNN and BERT presets only, not to a transformer spec' -- predict --set model.optimizer=sgd
+h 2 'model.optimizer applies to CNN and BERT presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.optimizer=adam
+h 2 'model.plain_sgd: unknown key; valid keys in model' -- predict --set model.preset=resnet50 --set model.plain_sgd=1
 h 2 'model.tokens applies to BERT presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.tokens=64
 h 2 'plan.fused_kernels: expected true or false, got integer 2' -- predict --set model.preset=bert_base --set plan.fused_kernels=2
 h 2 'dp.cycle_ms: -5 is out of range (valid: ms (0 = the framework' -- dp --set dp.cycle_ms=-5

@@ -22,6 +22,8 @@
 #define OPTC_FP32 4.0
 
 double optc_bytes_per_param(const sc_scenario *s, double graph_bytes) {
-  if (s->model.kind != SC_MODEL_BERT || s->plan.fused_kernels) return graph_bytes;
+  if (s->model.kind != SC_MODEL_BERT || s->plan.fused_kernels ||
+      (s->model.optimizer != SC_OPT_ADAM && s->model.optimizer != SC_OPT_DEFAULT))
+    return graph_bytes;
   return OPTC_BERT_ADAMW_PASSES * OPTC_FP32;
 }

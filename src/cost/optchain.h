@@ -20,7 +20,8 @@
 
 /* Bytes per parameter of one optimizer step: graph_bytes (the graph's
  * fused figure) unless the model is BERT and the plan runs unfused
- * kernels, then optimization.py's op chain (optchain.c). */
+ * kernels and updates with Adam (model.optimizer adam or blank), then
+ * optimization.py's op chain (optchain.c). */
 double optc_bytes_per_param(const sc_scenario *s, double graph_bytes);
 
 #endif

@@ -41,16 +41,17 @@
  * no holes to speak of. */
 #define BUFFER_FRAG 0.05
 
-/* Optimizer state bytes per parameter (before ZeRO's sharding): Adam's
- * m and v in fp32 (8), plus, for 16-bit parameters, the fp32 master
+/* Optimizer state bytes per parameter (before ZeRO's sharding): the
+ * optimizer's own (state, the graph's: Adam's m and v in fp32 8, momentum
+ * 4, plain SGD 0; model/optimizer.c), plus, for 16-bit parameters, the fp32 master
  * weight (4) -- or only its low 16 bits (2) where the optimizer keeps the
  * remainders the bf16 parameter lacks (Apex DistributedFusedAdam's
  * store_param_remainders, plan.param_remainders). Under AMP eb is 4
  * (eng_param_bytes): the fp32 parameters are what the optimizer updates,
  * no master copy. */
-static double opt_bytes(const sc_plan *p, double eb) {
-  if (eb == 4) return 8.0;
-  return 8.0 + (p->param_remainders ? 2.0 : 4.0);
+static double opt_bytes(const sc_plan *p, double eb, double state) {
+  if (eb == 4) return state;
+  return state + (p->param_remainders ? 2.0 : 4.0);
 }
 
 /* Bytes per GEMM or convolution weight of the 16-bit copies AMP makes in
@@ -132,7 +133,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
      * replace it */
     double lp = r->count * sg->params_lp;
     if (lp > 0) w += lp * (p->fp8_param ? lp_bytes(e) - eb : lp_bytes(e));
-    double o = params * opt_bytes(p, eb); /* master + Adam m, v */
+    double o = params * opt_bytes(p, eb, e->g->opt.state_bytes_per_param); /* master + state */
     if (sg->zero >= 1) o /= dp;
     if (sg->zero >= 2) g /= dp;
     if (sg->zero >= 3) w /= dp;

@@ -77,7 +77,8 @@ wg_graph *wg_new(const char *name, long seq) {
   if (!g) return NULL;
   snprintf(g->name, sizeof g->name, "%s", name ? name : "");
   g->seq = seq;
-  g->opt.bytes_per_param = 34.0; /* Adam, see engine/analytic.c */
+  g->opt.bytes_per_param = 34.0;      /* Adam (model/optimizer.c) */
+  g->opt.state_bytes_per_param = 8.0; /* its two fp32 moments */
   return g;
 }
 

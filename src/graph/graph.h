@@ -195,6 +195,8 @@ typedef struct wg_block {
 /* The optimizer that updates every parameter once per step. */
 typedef struct wg_optimizer {
   double bytes_per_param;    /* HBM traffic of the update (Adam: 34) */
+  double state_bytes_per_param; /* state kept per parameter, before ZeRO
+                                   (Adam: 8; model/optimizer.c) */
 } wg_optimizer;
 
 typedef struct wg_graph {

@@ -41,6 +41,7 @@
 #include "load/graph_json.h"
 #include "load/jparse.h"
 #include "load/scenario.h"
+#include "model/optimizer.h"
 #include "plan/plan.h"
 #include "stepcast.h"
 
@@ -231,8 +232,8 @@ static const scn_field scn_model_fields[] = {
     F_SPECIAL("classes", NULL, "classifier outputs of a CNN preset (an integer)"),
     F_SPECIAL("fused_bn", NULL,
               "1 = a ResNet preset's batch norm fused into its convolutions (cuDNN fused ops)"),
-    F_SPECIAL("plain_sgd", NULL,
-              "1 = a CNN preset's update is plain SGD, 0 = SGD with momentum (an integer)"),
+    F_SPECIAL("optimizer", NULL,
+              "a CNN or BERT preset's update: " OPTIM_VALID " (blank: CNN momentum, BERT adam)"),
     F_SPECIAL("tokens", NULL,
               "mean tokens per sequence of a BERT preset that unpads or packs (0 = seq)"),
     F_SPECIAL("mlm_positions", NULL,
@@ -838,7 +839,7 @@ static void scn_stem(const char *path, char *buf, size_t cap) {
 static const struct {
   const char *key, *presets;
 } scn_zoo_keys[] = {{"image", "CNN"},          {"classes", "CNN"}, {"fused_bn", "ResNet"},
-                    {"plain_sgd", "CNN"},      {"mlm_positions", "BERT"}, {"tokens", "BERT"}};
+                    {"optimizer", "CNN and BERT"},      {"mlm_positions", "BERT"}, {"tokens", "BERT"}};
 
 /* A model object v that is not a CNN or BERT preset (`what`: "presets",
  * "a graph") given one of their keys: the error; else SC_OK. */
@@ -915,6 +916,18 @@ static int scn_zoo_int(scn_ctx *c, const json_t *v, const char *key, int lo, int
   return SC_OK;
 }
 
+/* The model object's optimizer name into *out (untouched if absent):
+ * model/optimizer.h's names. */
+static int scn_zoo_optimizer(scn_ctx *c, const json_t *v, sc_optimizer *out) {
+  const json_t *x = json_object_get(v, "optimizer");
+  if (!x) return SC_OK;
+  if (!json_is_string(x)) return scn_type(c, "model.optimizer", OPTIM_VALID " (a string)", x);
+  if (optim_from_name(json_string_value(x), out))
+    return scn_fail(c, "model.optimizer", "\"%.40s\" is not an optimizer (valid: %s)",
+                    json_string_value(x), OPTIM_VALID);
+  return SC_OK;
+}
+
 /* A CNN or BERT preset edited: {"preset": id, "image": 224} or
  * {"preset": "bert_large", "seq": 128, "mlm_positions": 20}; other keys
  * of the transformer do not apply. The builder checks the values. */
@@ -924,24 +937,25 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
   json_t *x;
   json_object_foreach((json_t *)v, key, x) {
     int ok = !strcmp(key, "preset") || !strcmp(key, "name") ||
+             !strcmp(key, "optimizer") ||
              (cnn ? !strcmp(key, "image") || !strcmp(key, "classes") ||
-                        !strcmp(key, "fused_bn") || !strcmp(key, "plain_sgd")
+                        !strcmp(key, "fused_bn")
                   : !strcmp(key, "seq") || !strcmp(key, "mlm_positions") ||
                         !strcmp(key, "tokens"));
     if (!ok)
       return scn_fail(c, "model", "model.%s does not apply to %s (a %s preset); valid: preset, "
-                      "name, %s", key, m->name, cnn ? "CNN" : "BERT",
-                      cnn ? "image, classes, fused_bn, plain_sgd" : "seq, tokens, mlm_positions");
+                      "name, optimizer, %s", key, m->name, cnn ? "CNN" : "BERT",
+                      cnn ? "image, classes, fused_bn" : "seq, tokens, mlm_positions");
   }
   const json_t *name = json_object_get(v, "name");
   if (name && !json_is_string(name)) return scn_type(c, "model.name", "a string", name);
   if (name) snprintf(m->name, sizeof m->name, "%s", json_string_value(name));
+  if ((rc = scn_zoo_optimizer(c, v, &m->optimizer))) return rc;
   if (cnn)
     return (rc = scn_zoo_int(c, v, "image", 0, 1 << 20, &m->cnn.image)) ||
-                   (rc = scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes)) ||
-                   (rc = scn_zoo_int(c, v, "fused_bn", 0, 1, &m->cnn.fused_bn))
+                   (rc = scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes))
                ? rc
-               : scn_zoo_int(c, v, "plain_sgd", 0, 1, &m->cnn.plain_sgd);
+               : scn_zoo_int(c, v, "fused_bn", 0, 1, &m->cnn.fused_bn);
   if ((rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ||
       (rc = scn_zoo_int(c, v, "tokens", 0, PLAN_MAX_SEQ, &m->bert.tokens)))
     return rc;

@@ -31,7 +31,15 @@
 #include <string.h>
 
 #include "model/builder.h"
+#include "model/optimizer.h"
 #include "plan/plan.h"
+
+/* The update where model.optimizer is blank: Adam with decoupled weight
+ * decay, google-research/bert optimization.py's AdamWeightDecayOptimizer
+ * (the reference BERT; cost/optchain.c its op chain unfused). NVIDIA's
+ * BERT and MLPerf BERT run LAMB: model.optimizer lamb (the validator sets
+ * it for NVIDIA's BERT rows, validate/dp_rows.c). */
+#define BERT_DEFAULT_OPTIMIZER SC_OPT_ADAM
 
 /* Rows of the encoder's activations: the tokens it runs per sequence. */
 static long bert_rows(const sc_bert *m) { return m->tokens > 0 ? m->tokens : m->seq; }
@@ -44,6 +52,7 @@ static int bert_resolve(sc_model *model, sc_error *err) {
   sc_bert *m = &model->bert;
   int rc;
   model->name[sizeof model->name - 1] = '\0';
+  if ((rc = optim_check(model, err))) return rc;
   if (m->ffn == 0) m->ffn = 4 * m->hidden;
   if (m->positions == 0) m->positions = 512;
   if ((rc = plan_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
@@ -169,6 +178,7 @@ static int bert_build(const sc_model *model, wg_graph **out, sc_error *err) {
   *out = NULL;
   bert_ctx c = {.g = wg_new(model->name, bert_rows(&model->bert)), .m = &model->bert, .err = err};
   if (!c.g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
+  optim_apply(optim_of(model, BERT_DEFAULT_OPTIMIZER), &c.g->opt);
   embedding(&c);
   layer(&c);
   heads(&c);

@@ -70,17 +70,17 @@
 #include <string.h>
 
 #include "model/builder.h"
+#include "model/optimizer.h"
 
 #define BN_TRAFFIC 3.0          /* passes of the forward batch norm */
 #define BN_BWD (5.0 / 3.0)      /* backward passes / forward passes */
 #define RELU_BWD 1.5
-/* SGD with momentum: fp32 weight, gradient and momentum read, weight and
- * momentum written (torchvision's reference scripts, MLPerf ResNet's). */
-#define SGD_BYTES_PER_PARAM 20.0
-/* Plain SGD (sc_cnn.plain_sgd): weight and gradient read, weight written
- * (TensorFlow's ApplyGradientDescent; tf_cnn_benchmarks' --optimizer
- * default `sgd`, the KungFu benchmarks' GradientDescentOptimizer). */
-#define PLAIN_SGD_BYTES_PER_PARAM 12.0
+/* The update where model.optimizer is blank: SGD with momentum, what
+ * most CNN training scripts run (torchvision's reference scripts, MLPerf
+ * ResNet's, NVIDIA's ResNet-50 in PyTorch, MXNet and TensorFlow); its
+ * bytes and state in model/optimizer.c. tf_cnn_benchmarks' default is
+ * plain `sgd`, which the validator sets for its rows (validate/dp_rows.c). */
+#define CNN_DEFAULT_OPTIMIZER SC_OPT_MOMENTUM
 
 static const char *const arch_names[SC_CNN_ARCH_COUNT] = {
     "resnet50_v1", "resnet50_v1.5", "resnet101_v1", "resnet152_v1",
@@ -112,8 +112,8 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
                         arch_names[m->arch]);
   if (m->fused_bn != 0 && m->fused_bn != 1)
     return sc_error_set(err, SC_EINPUT, "model.fused_bn: %d is not valid (0 or 1)", m->fused_bn);
-  if (m->plain_sgd != 0 && m->plain_sgd != 1)
-    return sc_error_set(err, SC_EINPUT, "model.plain_sgd: %d is not valid (0 or 1)", m->plain_sgd);
+  int rc = optim_check(model, err);
+  if (rc) return rc;
   if (m->classes < 1 || m->classes > 1000000)
     return sc_error_set(err, SC_EINPUT, "model.classes: %d is not valid (1..1000000)",
                         m->classes);
@@ -530,7 +530,7 @@ static int cnn_build(const sc_model *model, wg_graph **out, sc_error *err) {
   *out = NULL;
   cnn_ctx c = {.g = wg_new(model->name, 0), .err = err, .rc = SC_OK};
   if (!c.g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
-  c.g->opt.bytes_per_param = m->plain_sgd ? PLAIN_SGD_BYTES_PER_PARAM : SGD_BYTES_PER_PARAM;
+  optim_apply(optim_of(model, CNN_DEFAULT_OPTIMIZER), &c.g->opt);
   switch (m->arch) {
   case SC_CNN_RESNET50_V1: case SC_CNN_RESNET50_V15: resnet(&c, m, r50); break;
   case SC_CNN_RESNET101_V1: resnet(&c, m, r101); break;

@@ -226,14 +226,15 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
  * --optimizer flag defaults to `sgd`, TensorFlow's GradientDescent; recalled,
  * benchmark_cnn.py is not in ../shared/reference) or whose notes say
  * "plain SGD" (the KungFu benchmarks' rows) updates with plain SGD
- * (sc_cnn.plain_sgd: 12 bytes a parameter, not momentum's 20), as a CPU
+ * (model.optimizer sgd: 12 bytes a parameter and no state, not momentum's
+ * 20 and 4; model/optimizer.c), as a CPU
  * parameter server applies it (dp/ps.c); the same way for every row. */
 static void vdp_plain_sgd(const char *framework, const char *notes, sc_model *m,
                           char *assumed, size_t an) {
   if (m->kind != SC_MODEL_CNN ||
       (!rowtext_has(framework, "tf_cnn") && !rowtext_has(notes, "plain sgd")))
     return;
-  m->cnn.plain_sgd = 1;
+  m->optimizer = SC_OPT_SGD;
   rowv_note(assumed, an, "plain SGD (%s)",
             rowtext_has(framework, "tf_cnn") ? "tf_cnn_benchmarks' default" : "notes");
 }
@@ -427,6 +428,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   if (vdp_nvidia_bert(&s->model, &fw)) {
     d->fusion = SC_DP_FUSION_NONE;
     rowv_note(assumed, an, "all-reduce after backward (NVIDIA BERT)");
+    /* and updates with LAMB (apex FusedLAMB: run_pretraining.py's
+     * optimizer; MLPerf BERT's too), model/optimizer.c; other BERT rows
+     * keep the preset's AdamW (google-research/bert's) */
+    s->model.optimizer = SC_OPT_LAMB;
+    rowv_note(assumed, an, "LAMB (NVIDIA BERT)");
   }
   sc_plan *p = &s->plan;
   sc_plan_default(p);

@@ -1559,6 +1559,14 @@ void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
                             const sc_trace_result *base, const sc_trace_whatif *w,
                             const sc_trace_result *whatif);
 
+/* `stepcast trace --format json` of the n files (sc_trace_load), with
+ * the what-if w (NULL: none, as without what-if options) into *out
+ * (sc_free it); perfetto (NULL: none) a file to write the replayed
+ * schedule to, as --perfetto. Codes as sc_trace_load and sc_trace_replay,
+ * SC_EIO when perfetto cannot be written. */
+int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
+                  const char *perfetto, char **out, sc_error *err);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

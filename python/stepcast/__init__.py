@@ -15,6 +15,9 @@ library's message (the one the CLI prints after ``stepcast COMMAND:``).
                            dtypes=["bf16", "fp8"], headroom="10%")   # as --tp --zero ...
     best["plans"][0]["plan"], best["plans"][0]["searched"]
 
+    job = stepcast.trace(["rank0.json", "rank1.json"], dp_scale=2)["jobs"][0]  # as --dp-scale
+    job["replay"]["predicted_step_s"], job["whatif"]["result"]["predicted_step_s"]
+
     rows = stepcast.validate()          # every shipped measurement set
     import pandas; df = pandas.DataFrame(rows)
 
@@ -30,7 +33,8 @@ import os
 
 __all__ = ["Error", "predict", "search", "validate", "collective", "dp", "recsys_predict",
            "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
-           "dp_json", "recsys_predict_json", "recsys_plan_json", "data_dir", "version"]
+           "dp_json", "recsys_predict_json", "recsys_plan_json", "trace", "trace_json",
+           "data_dir", "version"]
 
 _SOVERSION = "0.1"
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -72,6 +76,14 @@ class _SweepOpts(ctypes.Structure):
                 ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32),
                 ("gpus_per_thread", ctypes.c_int), ("fabric", ctypes.c_int),
                 ("pcie", ctypes.c_int)]
+
+
+class _TraceWhatif(ctypes.Structure):
+    # include/stepcast.h sc_trace_whatif, field for field
+    _fields_ = [("dp_scale", ctypes.c_double), ("gpu", ctypes.c_char_p),
+                ("comm_model", ctypes.c_int), ("overlap", ctypes.c_int),
+                ("nvlink_bw", ctypes.c_double), ("nic_bw", ctypes.c_double),
+                ("ranks_per_node", ctypes.c_int)]
 
 
 def _find_library():
@@ -117,7 +129,11 @@ def _load():
     lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.c_long,
                                     out, ctypes.POINTER(_Err)]
-    for f in ("sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
+    lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
+                                  ctypes.c_char_p, out, ctypes.POINTER(_Err)]
+    lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
+    lib.sc_trace_whatif_default.restype = None
+    for f in ("sc_trace_json", "sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
@@ -397,6 +413,64 @@ def recsys_plan(job, top=5, max_seconds=0, max_evals=0):
     """recsys_plan_json as a dict: evaluated, exhaustive, stopped, plans
     [{rank, why, prediction}]."""
     return json.loads(recsys_plan_json(job, top, max_seconds, max_evals))
+
+
+def _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model):
+    """The sc_trace_whatif of the what-if keywords (units as the command's
+    options: nvlink GB/s, nic Gb/s), or None when none is given (the
+    command's report without a what-if column)."""
+    if (dp_scale, gpu, nvlink, nic, ppn) == (None,) * 5 and not no_overlap and not comm_model:
+        return None
+    w = _TraceWhatif()
+    _lib.sc_trace_whatif_default(ctypes.byref(w))
+    if dp_scale is not None:
+        w.dp_scale = float(dp_scale)
+    if gpu is not None:
+        w.gpu = str(gpu).encode("utf-8")
+    if nvlink is not None:
+        w.nvlink_bw = float(nvlink) * 1e9        # as --nvlink: GB/s
+    if nic is not None:
+        w.nic_bw = float(nic) * 1e9 / 8          # as --nic: Gb/s
+    if ppn is not None:
+        if isinstance(ppn, bool) or float(ppn) != int(ppn) or int(ppn) < 1:
+            raise Error(2, f"ppn: expected a whole number of GPUs per NVLink domain "
+                           f"(1, 2, 8, ...), got {ppn!r}")
+        w.ranks_per_node = int(ppn)
+    if no_overlap:
+        w.overlap = 0
+    if comm_model:
+        w.comm_model = 1
+    return w
+
+
+def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
+               no_overlap=False, comm_model=False, perfetto=None):
+    """The text of ``stepcast trace FILE... --format json`` (the options as trace())."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files = [os.fsencode(p) for p in paths]
+    arr = (ctypes.c_char_p * max(len(files), 1))(*files)
+    w = _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model)
+    return _call(_lib.sc_trace_json, arr, len(files), ctypes.byref(w) if w else None,
+                 os.fsencode(perfetto) if perfetto is not None else None)
+
+
+def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
+          no_overlap=False, comm_model=False, perfetto=None):
+    """Replay the PyTorch profiler traces of one job (a file, or one per
+    rank: Kineto JSON, plain or gzip, Chakra ETs; docs/trace.md), as
+    ``stepcast trace FILE... --format json``: {"jobs": [{"files", "ranks",
+    "gpu", "measured_step_s", "predicted_step_s", "critical_path",
+    "replay": {...}, "whatif": {"change", "result", "step_change"}}]},
+    "whatif" only when a what-if keyword is given (docs/trace.md). The what-if
+    keywords are the command's options: dp_scale (--dp-scale), gpu (a
+    preset, --gpu), nvlink (GB/s per GPU per direction), nic (Gb/s), ppn
+    (GPUs per NVLink domain), no_overlap=True, comm_model=True. perfetto:
+    a file to write the replayed schedule to (--perfetto). A bad file or
+    value raises Error (2 bad input, 3 I/O) with the command's message."""
+    return json.loads(trace_json(paths, dp_scale=dp_scale, gpu=gpu, nvlink=nvlink, nic=nic,
+                                 ppn=ppn, no_overlap=no_overlap, comm_model=comm_model,
+                                 perfetto=perfetto))
 
 
 def version():

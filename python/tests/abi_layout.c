@@ -54,5 +54,13 @@ int main(void) {
   F(sc_coll_sweep_opts, gpus_per_thread);
   F(sc_coll_sweep_opts, fabric);
   F(sc_coll_sweep_opts, pcie);
+  S(sc_trace_whatif);
+  F(sc_trace_whatif, dp_scale);
+  F(sc_trace_whatif, gpu);
+  F(sc_trace_whatif, comm_model);
+  F(sc_trace_whatif, overlap);
+  F(sc_trace_whatif, nvlink_bw);
+  F(sc_trace_whatif, nic_bw);
+  F(sc_trace_whatif, ranks_per_node);
   return 0;
 }

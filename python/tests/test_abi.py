@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import stepcast  # noqa: E402
 
 MIRRORS = {"sc_error": stepcast._Err, "sc_search_opts": stepcast._SearchOpts,
-           "sc_coll_sweep_opts": stepcast._SweepOpts}
+           "sc_coll_sweep_opts": stepcast._SweepOpts, "sc_trace_whatif": stepcast._TraceWhatif}
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,114 @@
+"""stepcast.trace: the bytes of `stepcast trace FILE... --format json`
+(the same writer, sc_report_trace_replay, through sc_trace_json) for real
+profiler traces of ../shared/traces, as traced and under what-ifs, and the
+command's errors. Needs ../shared: fails (does not skip) without it."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import stepcast  # noqa: E402
+
+CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
+TRACES = os.path.join(ROOT, "..", "shared", "traces")
+RESNET = os.path.join(TRACES, "kineto_tb_plugin_resnet50", "worker0.1623143566756.pt.trace.json.gz")
+HTA_2RANK = [os.path.join(TRACES, "hta", "trace_filter", f"sampled_rank-{r}.json.gz")
+             for r in (0, 1)]
+SYNTH = os.path.join(ROOT, "tests", "data", "trace", "synth_1rank.json")
+
+
+def shared(*paths):
+    """paths, asserting each exists: a missing ../shared fails the test."""
+    for p in paths:
+        assert os.path.isfile(p), f"{p}: missing (../shared/traces is needed by this test)"
+    return list(paths)
+
+
+def cli_json(*args):
+    p = subprocess.run([CLI, "trace", *args, "--format", "json"], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert p.returncode == 0, f"stepcast trace {' '.join(args)}: exit {p.returncode}: {p.stderr}"
+    return p.stdout
+
+
+# (files, keyword arguments, the command's options)
+CASES = {
+    "resnet50": (lambda: shared(RESNET), {}, []),
+    "resnet50-gpu-h100": (lambda: shared(RESNET), {"gpu": "h100-sxm5-80gb"},
+                          ["--gpu", "h100-sxm5-80gb"]),
+    "hta-2rank": (lambda: shared(*HTA_2RANK), {}, []),
+    "hta-2rank-dp4-nic": (lambda: shared(*HTA_2RANK),
+                          {"dp_scale": 4, "nic": 100, "nvlink": 450, "ppn": 4,
+                           "comm_model": True, "no_overlap": True},
+                          ["--dp-scale", "4", "--nic", "100", "--nvlink", "450", "--ppn", "4",
+                           "--comm-model", "--no-overlap"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_trace_is_the_cli_document(name):
+    files, kw, opts = CASES[name]
+    files = files()
+    got = stepcast.trace_json(files, **kw)
+    assert got == cli_json(*files, *opts)
+    job, = stepcast.trace(files, **kw)["jobs"]
+    assert job["files"] == files and job["ranks"] == len(files)
+    assert job["replay"]["predicted_step_s"] > 0
+    assert ("whatif" in job) == bool(kw)
+
+
+def test_whatif_changes_the_prediction():
+    files = shared(*HTA_2RANK)
+    job, = stepcast.trace(files, dp_scale=4, nic=25, comm_model=True)["jobs"]
+    w = job["whatif"]
+    assert w["change"]["dp_scale"] == 4 and w["change"]["nic_bw"] == 25e9 / 8
+    assert w["change"]["comm_model"] is True and w["result"]["comm_retimed"] > 0
+    assert w["result"]["predicted_step_s"] != job["replay"]["predicted_step_s"]
+
+
+def test_perfetto_file_is_written(tmp_path):
+    out = tmp_path / "sched.json"
+    cli_out = tmp_path / "cli.json"
+    doc = stepcast.trace_json(SYNTH, dp_scale=2, perfetto=str(out))
+    assert doc == cli_json(SYNTH, "--dp-scale", "2", "--perfetto", str(cli_out))
+    assert out.read_bytes() == cli_out.read_bytes()
+    assert json.loads(out.read_text())["traceEvents"]
+
+
+def test_bad_file_raises_input_error(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"traceEvents": [{"ph": "X", "dur": "x"}')
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.trace(str(bad))
+    assert e.value.code == 2 and "bad.json" in str(e.value)
+    p = subprocess.run([CLI, "trace", str(bad)], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr == f"stepcast trace: {e.value}\n"
+
+
+def test_missing_file_raises_io_error(tmp_path):
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.trace([SYNTH, str(tmp_path / "nope.json")])
+    assert e.value.code == 3 and "nope.json" in str(e.value)
+
+
+@pytest.mark.parametrize("kw, says", [
+    ({"gpu": "h900"}, "unknown GPU preset 'h900'"),
+    ({"dp_scale": 0}, "dp_scale"),
+    ({"ppn": 2.5}, "ppn"),
+    ({"perfetto": "-"}, "perfetto"),
+])
+def test_bad_whatif_raises_input_error(kw, says):
+    with pytest.raises(stepcast.Error, match=says) as e:
+        stepcast.trace(SYNTH, **kw)
+    assert e.value.code == 2
+
+
+def test_perfetto_unwritable_raises_io_error(tmp_path):
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.trace(SYNTH, perfetto=str(tmp_path / "no" / "dir.json"))
+    assert e.value.code == 3 and "cannot write" in str(e.value)

@@ -1,0 +1,60 @@
+/*
+ * trace_text.c -- text out of profiled traces, for bindings (sc_trace_json;
+ * stepcast.h, the Python module): the same document as `stepcast trace
+ * FILE... [what-if options] --format json`, by the same writer
+ * (sc_report_trace_replay), and optionally the replayed schedule as a
+ * Perfetto file, as --perfetto.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/mstream.h"
+#include "stepcast.h"
+
+/* The schedule of t's last replay into the file path: SC_OK or SC_EIO. */
+static int write_perfetto(const sc_trace *t, const char *path, sc_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f) return sc_error_set(err, SC_EIO, "trace: cannot write %s (%s)", path, strerror(errno));
+  sc_trace_write_perfetto(t, f);
+  int bad = fflush(f) != 0 || ferror(f);
+  bad |= fclose(f) != 0;
+  return bad ? sc_error_set(err, SC_EIO, "trace: cannot write %s", path) : SC_OK;
+}
+
+/* The report of t as traced and, when w is not NULL, under w into *out;
+ * the schedule of the last replay (w's, else the traced one) to perfetto
+ * when not NULL. */
+static int replay_json(sc_trace *t, const sc_trace_whatif *w, const char *perfetto, char **out,
+                       sc_error *err) {
+  sc_trace_result base, x;
+  sc_trace_whatif none;
+  int rc = sc_trace_replay(t, NULL, &base, err);
+  if (!rc && w) rc = sc_trace_replay(t, w, &x, err);
+  if (rc) return rc;
+  if (!w) sc_trace_whatif_default(&none);
+  mstream m;
+  if ((rc = mstream_open(&m, err))) return rc;
+  sc_report_trace_replay(m.f, SC_FORMAT_JSON, t, &base, w ? w : &none, w ? &x : NULL);
+  if ((rc = mstream_close(&m, out, err))) return rc;
+  if (perfetto && (rc = write_perfetto(t, perfetto, err))) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
+                  const char *perfetto, char **out, sc_error *err) {
+  *out = NULL;
+  if (perfetto && !strcmp(perfetto, "-"))
+    return sc_error_set(err, SC_EINPUT, "trace: perfetto: expected a file name, not '-' "
+                        "(standard output is the command's, not the library's)");
+  sc_trace *t;
+  int rc = sc_trace_load(paths, n, NULL, NULL, &t, err);
+  if (rc) return rc;
+  rc = replay_json(t, w, perfetto, out, err);
+  sc_trace_close(t);
+  return rc;
+}

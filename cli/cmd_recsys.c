@@ -16,6 +16,7 @@ int cmd_recsys(int argc, char **argv);
 
 static void help(void) {
   printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
+         "                                       [--trace FILE]\n"
          "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
          "                                    [--format table|json]\n"
          "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
@@ -23,7 +24,9 @@ static void help(void) {
          "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
          "  predict   time per iteration, its breakdown and memory per GPU of the job's\n"
          "            sharding (or --sharding KIND for every table: data_parallel,\n"
-         "            table_wise, table_wise+split, row_wise, column_wise, table_row_wise)\n"
+         "            table_wise, table_wise+split, row_wise, column_wise, table_row_wise);\n"
+         "            --trace FILE writes the iteration as Chrome trace JSON (Perfetto), a\n"
+         "            process per GPU ('-': standard output, in place of the report)\n"
          "  plan      the fastest shardings that fit, with per-GPU load and why (--top K,\n"
          "            1..16, default 5); --max-seconds S or --max-evals N stop its local\n"
          "            search early with the best so far (said in the output); progress\n"
@@ -40,7 +43,7 @@ static int fail(int rc, const sc_error *e) {
 }
 
 typedef struct args {
-  const char *file, *id, *sharding;
+  const char *file, *id, *sharding, *trace;
   sc_format fmt;
   int top, top_set, budget_set;
   double max_seconds;       /* plan's budgets (0: none) */
@@ -76,6 +79,7 @@ static int parse(int argc, char **argv, args *a) {
       return -1;
     }
     if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top") ||
+               !strcmp(s, "--trace") ||
                !strcmp(s, "--max-seconds") || !strcmp(s, "--max-evals"))) {
       fprintf(stderr, "stepcast recsys: %s expects a value (see stepcast recsys --help)\n", s);
       return 2;
@@ -87,6 +91,9 @@ static int parse(int argc, char **argv, args *a) {
       i++;
     } else if (!strcmp(s, "--sharding") && v) {
       a->sharding = v;
+      i++;
+    } else if (!strcmp(s, "--trace") && v) {
+      a->trace = v;
       i++;
     } else if (!strcmp(s, "--top") && v) {
       char *end;
@@ -113,8 +120,20 @@ static int parse(int argc, char **argv, args *a) {
   return 0;
 }
 
-/* Predict plan p of j (read from `path`) and report it; the exit code. */
-static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc_format fmt) {
+/* The iteration of plan p of j as a Chrome trace to path; the exit code. */
+static int write_trace(const char *path, const sc_rs_job *j, const sc_rs_plan *p) {
+  FILE *f = cli_open_out("recsys", path);
+  if (!f) return 3;
+  sc_error e = {0};
+  int rc = sc_rs_report_trace(f, j, p, NULL, &e);
+  int io = cli_close_out("recsys", path, f);
+  return rc ? fail(rc, &e) : io;
+}
+
+/* Predict plan p of j (read from `path`) and report it (and its trace to
+ * `trace` when not NULL; "-": in place of the report); the exit code. */
+static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc_format fmt,
+                   const char *trace) {
   sc_rs_result r;
   sc_error e = {0};
   int rc = sc_rs_evaluate(j, p, &r, &e);
@@ -123,10 +142,11 @@ static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc
     return cli_exit_code(rc);
   }
   if (rc) return fail(rc, &e);
-  sc_rs_report_result(stdout, fmt, j, p, &r);
+  if (!trace || !cli_is_stdout(trace)) sc_rs_report_result(stdout, fmt, j, p, &r);
   int fits = r.fits;
   sc_rs_result_free(&r);
-  return fits ? 0 : 1;
+  rc = trace ? write_trace(trace, j, p) : 0;
+  return rc ? rc : fits ? 0 : 1;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -230,10 +250,15 @@ int cmd_recsys(int argc, char **argv) {
             sub);
     rc = 2;
   }
+  if (!rc && a.trace && (strcmp(sub, "predict") || p.n == 0) && !a.sharding) {
+    fprintf(stderr, "stepcast recsys %s: --trace writes the iteration of a given sharding "
+                    "(`recsys predict` of a job with one, or with --sharding KIND)\n", sub);
+    rc = 2;
+  }
   if (!rc && a.sharding) rc = override(&j, a.sharding, &p);
   if (!rc) {
     if (!strcmp(sub, "plan") || (p.n == 0 && !a.sharding)) rc = plan(&j, &a);
-    else rc = predict(a.file, &j, &p, a.fmt);
+    else rc = predict(a.file, &j, &p, a.fmt, a.trace);
   }
   sc_rs_plan_free(&p);
   sc_rs_job_free(&j);

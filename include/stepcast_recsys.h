@@ -296,6 +296,16 @@ int sc_rs_row_job(const char *path, const char *id, sc_rs_job *j, sc_rs_plan *p,
 /* One prediction (table or JSON). */
 void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plan *p,
                          const sc_rs_result *r);
+/* One iteration of job j under plan p as Chrome trace JSON for Perfetto
+ * (docs/recsys.md, "Timeline"): a process per GPU (at most 64, the slowest
+ * always among them) with lanes for dense compute, embedding lookups and
+ * update, embedding communication, the dense all-reduce and the host, laid
+ * out from the prediction's per-GPU times; the last span ends at iter_s.
+ * res (may be NULL) receives the prediction, without its per-GPU arrays.
+ * SC_OK; SC_EINPUT when p does not fit j (as sc_rs_evaluate); SC_ENOMEM.
+ * (src/recsys/rs_trace.c) */
+int sc_rs_report_trace(FILE *out, const sc_rs_job *j, const sc_rs_plan *p, sc_rs_result *res,
+                       sc_error *err);
 /* The planner's plans (table or JSON). */
 void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *p);
 

@@ -131,7 +131,9 @@ void rs_dense(const sc_rs_job *j, double b, rs_dense_time *d) {
   if (b <= 0) return;
   mlp(j, b, m->dense_features, m->bottom, m->n_bottom, 1, 0, &d->bottom_fwd, &d->bottom_bwd,
       &d->kernels, &d->act_bytes);
-  interaction(j, b, &d->top_fwd, &d->top_bwd, &d->kernels, &d->act_bytes);
+  interaction(j, b, &d->inter_fwd, &d->inter_bwd, &d->kernels, &d->act_bytes);
+  d->top_fwd = d->inter_fwd;
+  d->top_bwd = d->inter_bwd;
   mlp(j, b, sc_rs_interaction_width(m), m->top, m->n_top, 0, 1, &d->top_fwd, &d->top_bwd,
       &d->kernels, &d->act_bytes);
   /* loss and its gradient */

@@ -11,6 +11,7 @@
 typedef struct rs_dense_time {
   double bottom_fwd, bottom_bwd;  /* bottom MLP, seconds */
   double top_fwd, top_bwd;        /* interaction + cross network + top MLP */
+  double inter_fwd, inter_bwd;    /* of which the interaction and cross network */
   double optimizer;               /* dense optimizer step */
   double act_bytes;               /* activations kept for backward, bytes */
   int kernels;                    /* kernels launched per iteration */

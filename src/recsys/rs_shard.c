@@ -200,18 +200,8 @@ static void count_shards(rs_ctx *c, const sc_rs_plan *p) {
   }
 }
 
-/* Collective volumes of one plan, bytes. */
-typedef struct volumes {
-  double recv;        /* pooled vectors each GPU receives by all-to-all */
-  double rs;          /* row-wise partial sums reduce-scattered over all GPUs */
-  double rs_node;     /* table-row-wise partial sums reduce-scattered in a node */
-  double ids;         /* lookup ids each GPU sends */
-  double dp_grad;     /* replicated tables' gradients all-reduced */
-  int kinds_used;     /* bit per shard kind */
-} volumes;
-
 /* Place table t's shards; accumulate volumes. */
-static void place(rs_ctx *c, int t, const sc_rs_shard *s, volumes *v) {
+static void place(rs_ctx *c, int t, const sc_rs_shard *s, rs_volumes *v) {
   const sc_rs_job *j = c->j;
   const sc_rs_table *tb = &j->model.tables[t];
   const rs_tstat *st = &c->st[t];
@@ -302,12 +292,14 @@ static void per_gpu(rs_ctx *c, sc_rs_result *r) {
 }
 
 /* The collectives of the plan into r; the all-reduce's full time. */
-static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
+static double comms(const rs_ctx *c, rs_volumes *v, sc_rs_result *r) {
   int n = c->j->gpus;
   /* all-to-all buffers: the largest sender or what every GPU receives */
   double maxsend = 0;
   for (int g = 0; g < n; g++) if (c->send[g] > maxsend) maxsend = c->send[g];
   double a2a = maxsend > v->recv ? maxsend : v->recv;
+  v->a2a = a2a;
+  v->allreduce = sc_rs_dense_params(&c->j->model) * 4 + v->dp_grad;
   /* a data reader that delivers each GPU its keys (HugeCTR's readers split
    * the batch's keys by owner on the host and copy them ahead of the
    * iteration) leaves no ids to exchange between GPUs */
@@ -318,7 +310,7 @@ static double comms(const rs_ctx *c, const volumes *v, sc_rs_result *r) {
                 coll(c, COLL_REDUCE_SCATTER, v->rs_node, &c->node);
   r->ag_bwd_s = coll(c, COLL_ALL_GATHER, v->rs, &c->all) +
                 coll(c, COLL_ALL_GATHER, v->rs_node, &c->node);
-  return coll(c, COLL_ALL_REDUCE, sc_rs_dense_params(&c->j->model) * 4 + v->dp_grad, &c->all);
+  return coll(c, COLL_ALL_REDUCE, v->allreduce, &c->all);
 }
 
 /* Host seconds of one launch: an eager framework's op, or a graph or C++
@@ -333,7 +325,7 @@ static double launch_s(const sc_rs_job *j) {
  * launches only after a device-to-host sync (TensorFlow's Unique count,
  * rs_tfsparse.h) go to *exposed, counted once per table on the GPU with
  * the most shards; the others may run ahead of the GPU. */
-static double host_kernels(const rs_ctx *c, const volumes *v, sc_rs_result *r, double *exposed) {
+static double host_kernels(const rs_ctx *c, const rs_volumes *v, sc_rs_result *r, double *exposed) {
   const sc_rs_job *j = c->j;
   double launch = launch_s(j);
   int groups = popcount(v->kinds_used);
@@ -368,7 +360,7 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   int n = j->gpus;
   memset(c->fwd, 0, sizeof *c->fwd * (size_t)n * 5);
   count_shards(c, p);
-  volumes v = {0};
+  rs_volumes v = {0};
   for (int t = 0; t < p->n; t++) place(c, t, &p->s[t], &v);
   double *gpu_emb = r->gpu_emb_s, *gpu_mem = r->gpu_mem;
   memset(r, 0, sizeof *r);
@@ -416,6 +408,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->samples_per_s = j->global_batch / r->iter_s;
   r->mem_capacity = j->gpu.hbm_bytes;
   r->fits = r->mem_bytes <= r->mem_capacity;
+  c->vol = v;
+  c->allreduce_s = ar;
 }
 
 /* Seconds a table of a per-table framework costs its GPU whatever its

@@ -13,6 +13,18 @@
 #include "recsys/rs_dense.h"
 #include "recsys/rs_emb.h"
 
+/* Collective volumes of one plan, bytes. */
+typedef struct rs_volumes {
+  double recv;        /* pooled vectors each GPU receives by all-to-all */
+  double a2a;         /* the all-to-all's buffer: the largest sender or recv */
+  double rs;          /* row-wise partial sums reduce-scattered over all GPUs */
+  double rs_node;     /* table-row-wise partial sums reduce-scattered in a node */
+  double ids;         /* lookup ids each GPU sends */
+  double dp_grad;     /* replicated tables' gradients all-reduced */
+  double allreduce;   /* dense and replicated gradients all-reduced */
+  int kinds_used;     /* bit per shard kind */
+} rs_volumes;
+
 typedef struct rs_ctx {
   const sc_rs_job *j;         /* borrowed */
   rs_tstat *st;               /* owned: one per table */
@@ -28,6 +40,10 @@ typedef struct rs_ctx {
   double *fwd, *bwd, *mem, *send, *lookups;
   int *shards;                /* shards per GPU; owns xops too */
   int *xops;                  /* extra framework ops per GPU (tables of several features) */
+  /* what the last rs_eval found beyond its result (rs_trace.c reads them;
+     fwd and bwd above hold its per-GPU lookup seconds) */
+  rs_volumes vol;             /* its collective volumes */
+  double allreduce_s;         /* its whole all-reduce, hidden or not, seconds */
 } rs_ctx;
 
 /* Prepare c for job j (checked). SC_OK, SC_EINPUT, SC_ENOMEM. */

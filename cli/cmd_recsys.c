@@ -18,7 +18,7 @@ static void help(void) {
   printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
          "                                       [--trace FILE]\n"
          "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
-         "                                    [--format table|json]\n"
+         "                                    [--format table|json] [--trace FILE]\n"
          "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
          "Recommendation models (DLRM, DCNv2, Wide&Deep, synthetic) with embedding tables\n"
          "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
@@ -26,7 +26,8 @@ static void help(void) {
          "            sharding (or --sharding KIND for every table: data_parallel,\n"
          "            table_wise, table_wise+split, row_wise, column_wise, table_row_wise);\n"
          "            --trace FILE writes the iteration as Chrome trace JSON (Perfetto), a\n"
-         "            process per GPU ('-': standard output, in place of the report)\n"
+         "            process per GPU ('-': standard output, in place of the report); of\n"
+         "            the planner's best plan when the job gives no sharding\n"
          "  plan      the fastest shardings that fit, with per-GPU load and why (--top K,\n"
          "            1..16, default 5); --max-seconds S or --max-evals N stop its local\n"
          "            search early with the best so far (said in the output); progress\n"
@@ -185,10 +186,12 @@ static int plan(const sc_rs_job *j, const args *a) {
   sigaction(SIGINT, &sa_old, NULL);
   if (shown) fputc('\n', stderr);
   if (rc) return fail(rc, &e);
-  sc_rs_report_plans(stdout, a->fmt, j, &ps);
+  if (!a->trace || !cli_is_stdout(a->trace)) sc_rs_report_plans(stdout, a->fmt, j, &ps);
   int ok = ps.n > 0 && ps.res[0].fits, stop = ps.stopped;
+  /* --trace: the iteration of the best plan found (rank 1) */
+  int io = a->trace && ps.n > 0 ? write_trace(a->trace, j, &ps.plan[0]) : 0;
   sc_rs_plans_free(&ps);
-  return stop == SC_RS_STOP_INTERRUPTED ? 130 : ok ? 0 : 1;
+  return io ? io : stop == SC_RS_STOP_INTERRUPTED ? 130 : ok ? 0 : 1;
 }
 
 /* --sharding KIND over the job's own plan. */
@@ -250,9 +253,9 @@ int cmd_recsys(int argc, char **argv) {
             sub);
     rc = 2;
   }
-  if (!rc && a.trace && (strcmp(sub, "predict") || p.n == 0) && !a.sharding) {
-    fprintf(stderr, "stepcast recsys %s: --trace writes the iteration of a given sharding "
-                    "(`recsys predict` of a job with one, or with --sharding KIND)\n", sub);
+  if (!rc && a.trace && !strcmp(sub, "row")) {
+    fprintf(stderr, "stepcast recsys row: --trace writes a job's iteration (`recsys predict` "
+                    "or `recsys plan` of a JOB.json)\n");
     rc = 2;
   }
   if (!rc && a.sharding) rc = override(&j, a.sharding, &p);

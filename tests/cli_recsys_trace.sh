@@ -116,7 +116,19 @@ expect 0 '"table_wise": ["t0", "t12", "t23"]' -- recsys predict $EX/dlrm_criteo_
 expect 0 '"name": "dense all-reduce"' -- recsys predict $EX/dlrm_criteo_8gpu.json --trace -
 expect 1 '"traceEvents"' -- recsys predict $EX/synthetic_jumbo_1gpu.json --trace -
 expect 2 "--trace expects a value" -- recsys predict $EX/dlrm_criteo_8gpu.json --trace
-expect 2 "--trace writes the iteration of a given sharding" -- recsys plan $EX/dlrm_criteo_8gpu.json --trace -
+# `recsys plan --trace`: the iteration of the planner's best plan (rank 1)
+expect 0 '"traceEvents"' -- recsys plan $EX/dlrm_criteo_8gpu.json --top 2 --trace -
+"$CLI" recsys plan $EX/dlrm_criteo_8gpu.json --top 2 --trace "$TMP/plan.json" > /dev/null 2>&1
+"$CLI" recsys plan $EX/dlrm_criteo_8gpu.json --top 2 --format json > "$TMP/plans.json" 2>&1
+if msg=$(python3 - "$TMP/plan.json" "$TMP/plans.json" 2>&1 <<'EOF2'
+import json, sys
+t = json.load(open(sys.argv[1]))
+best = json.load(open(sys.argv[2]))["plans"][0]["prediction"]["iter_s"]
+end = max(e["ts"] + e["dur"] for e in t["traceEvents"] if e.get("ph") == "X")
+assert abs(end - best * 1e6) <= 1.0, "plan trace ends at %.3f us, best plan's iter_s %.3f us" % (end, best * 1e6)
+EOF2
+); then pass=$((pass + 1)); else echo "FAIL: recsys plan --trace: $msg"; fail=$((fail + 1)); fi
+expect 2 "--trace writes a job's iteration" -- recsys row ../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv mlperf-dlrm-001 --trace -
 expect 3 "cannot write" -- recsys predict $EX/dlrm_criteo_8gpu.json --trace /nonexistent/t.json
 
 echo "cli_recsys_trace: $pass passed, $fail failed"

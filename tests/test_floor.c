@@ -20,44 +20,8 @@
 #include "job/job.h"
 #include "memsame.h"
 #include "search/space.h"
+#include "searchcases.h"
 #include "stepcast.h"
-
-/* in with a plan every such cluster accepts (the space replaces it),
- * resolved. */
-static void base_of(const sc_scenario *in, sc_scenario *base) {
-  sc_error err = {0};
-  *base = *in;
-  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
-  base->plan.dp = 0;
-  base->plan.micro_batch = 0;
-  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
-}
-
-/* Llama-3 70B on 512 H100 with global batch 512 (bench_search's case). */
-static sc_scenario llama(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("llama3-70b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 512;
-  s.cluster.nic_bw = 400e9 / 8;
-  s.plan.global_batch = 512;
-  return s;
-}
-
-/* An MoE model in fp8 with 16-bit first and last layers (ep, etp, the
- * dispatcher's groups) on 64 H100. */
-static sc_scenario moe_fp8(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 64;
-  s.plan.global_batch = 256;
-  s.plan.dtype = SC_FP8;
-  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
-  return s;
-}
 
 /* Every plan of in's space (micro-batch up to 8, vpp up to 4) as above;
  * how many were costed. */

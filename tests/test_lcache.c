@@ -17,18 +17,8 @@
 #include "memsame.h"
 #include "model/builder.h"
 #include "search/space.h"
+#include "searchcases.h"
 #include "stepcast.h"
-
-/* in with a plan every such cluster accepts (the space replaces it),
- * resolved, into *base. */
-static void base_of(const sc_scenario *in, sc_scenario *base) {
-  sc_error err = {0};
-  *base = *in;
-  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
-  base->plan.dp = 0;
-  base->plan.micro_batch = 0;
-  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
-}
 
 /* The search space of base on graph g (the search's bounds, search.c, up
  * to micro-batch max_mb and vpp max_vpp) into *pts (owned), *n points. */
@@ -97,36 +87,11 @@ static long compare_space(const sc_scenario *in) {
   return hits;
 }
 
-/* Llama-3 70B on 512 H100 with global batch 512 (bench_search's case). */
-static sc_scenario llama(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("llama3-70b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 512;
-  s.plan.global_batch = 512;
-  return s;
-}
-
 /* ZeRO 0-3, HSDP shards, every recomputation mode, offloading. */
 Test(lcache, llama_space_as_lower_plan) {
   sc_scenario s = llama();
   long hits = compare_space(&s);
   cr_assert_gt(hits, 500, "the memo found only %ld lowered plans again", hits);
-}
-
-/* An MoE model (ep, etp, the dispatcher's collectives) in fp8 with the
- * first and last layers in bf16 (per-layer strategies). */
-static sc_scenario moe_fp8(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 64;
-  s.plan.global_batch = 256;
-  s.plan.dtype = SC_FP8;
-  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
-  return s;
 }
 
 Test(lcache, moe_fp8_space_as_lower_plan) {

@@ -40,6 +40,7 @@
 #include "memsame.h"
 #include "model/builder.h"
 #include "search/space.h"
+#include "searchcases.h"
 #include "searchcost.h"
 #include "stepcast.h"
 
@@ -176,17 +177,6 @@ static int vary_one(sc_plan *p, long i, unsigned what, int layers) {
     if ((knob_group[k] & what) && turn(p, k, h, layers)) return 1;
   }
   return 0;
-}
-
-/* in with a plan every such cluster accepts (the space replaces it),
- * resolved, into *base. */
-static void base_of(const sc_scenario *in, sc_scenario *base) {
-  sc_error err = {0};
-  *base = *in;
-  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
-  base->plan.dp = 0;
-  base->plan.micro_batch = 0;
-  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
 }
 
 typedef struct mix_case {

@@ -23,19 +23,9 @@
 #include "memsame.h"
 #include "model/builder.h"
 #include "search/space.h"
+#include "searchcases.h"
 #include "searchcost.h"
 #include "stepcast.h"
-
-/* in with a plan every such cluster accepts (the space replaces it),
- * resolved, into *base. */
-static void base_of(const sc_scenario *in, sc_scenario *base) {
-  sc_error err = {0};
-  *base = *in;
-  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
-  base->plan.dp = 0;
-  base->plan.micro_batch = 0;
-  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
-}
 
 /* The search space of base on graph g (up to micro-batch 8, vpp 4). */
 static void space_of(const sc_scenario *base, const wg_graph *g, space_pt **pts, long *n) {
@@ -47,32 +37,6 @@ static void space_of(const sc_scenario *base, const wg_graph *g, space_pt **pts,
   o.max_micro_batch = 8;
   o.max_vpp = 4;
   cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
-}
-
-/* Llama-3 70B on 512 H100 with global batch 512 (bench_search's case). */
-static sc_scenario llama(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("llama3-70b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 512;
-  s.cluster.nic_bw = 400e9 / 8;
-  s.plan.global_batch = 512;
-  return s;
-}
-
-/* An MoE model (ep, etp: the dispatcher adds groups of its own) in fp8
- * with its first and last layers in bf16 (per-layer strategies). */
-static sc_scenario moe_fp8(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 64;
-  s.plan.global_batch = 256;
-  s.plan.dtype = SC_FP8;
-  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
-  return s;
 }
 
 /* Every valid plan of in's space (in the search's order, or reversed)

@@ -1,0 +1,54 @@
+/*
+ * searchcases.h -- the scenarios the tests of the search's memos and
+ * floors run their spaces on (test_floor.c, test_lcache.c, test_segmemo.c,
+ * test_memo_mix.c): a base every cluster accepts, and bench_search's
+ * Llama-3 70B case and an fp8 MoE case. Header-only: each test executable
+ * includes it once (Criterion's asserts).
+ */
+#ifndef SC_TESTS_SEARCHCASES_H
+#define SC_TESTS_SEARCHCASES_H
+
+#include <criterion/criterion.h>
+
+#include "stepcast.h"
+
+/* in with a plan every such cluster accepts (the space replaces it),
+ * resolved, into *base. */
+static inline void base_of(const sc_scenario *in, sc_scenario *base) {
+  sc_error err = {0};
+  *base = *in;
+  base->plan.tp = base->plan.pp = base->plan.cp = base->plan.ep = base->plan.vpp = 1;
+  base->plan.dp = 0;
+  base->plan.micro_batch = 0;
+  cr_assert_eq(sc_scenario_resolve(base, &err), SC_OK, "%s", err.msg);
+}
+
+/* Llama-3 70B on 512 H100 (400 Gb/s a GPU) with global batch 512
+ * (bench_search's case). */
+static inline sc_scenario llama(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("llama3-70b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 512;
+  s.cluster.nic_bw = 400e9 / 8;
+  s.plan.global_batch = 512;
+  return s;
+}
+
+/* An MoE model (ep, etp: the dispatcher adds groups of its own) in fp8
+ * with its first and last layers in bf16 (per-layer strategies), on 64
+ * H100. */
+static inline sc_scenario moe_fp8(void) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
+  s.cluster.gpus = 64;
+  s.plan.global_batch = 256;
+  s.plan.dtype = SC_FP8;
+  s.plan.bf16_first_layers = s.plan.bf16_last_layers = 1;
+  return s;
+}
+
+#endif

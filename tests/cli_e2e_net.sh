@@ -47,6 +47,7 @@ expect 0 "PCIe 31.5 GB/s" -- collective --ranks 8 --arch 80 --pcie 31.5 --min 1G
 expect 0 "  23.97 ring /Simple" -- collective --ranks 8 --arch 80 --pcie 31.5 --min 1G --max 1G
 expect 2 "--pcie expects the slot's x16 rate" -- collective --ranks 8 --pcie 0
 expect 2 "not a number" -- collective --ranks 8 --pcie fast
+expect 2 "pcie: the PCIe slot's x16 rate" -- collective --ranks 8 --pcie inf
 expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M
 expect 0 "busbw" -- collective --ranks 8 --topo ring:n=8 --algo ring --min 1M --max 4M
 # the 8 x A100 table reaches at least 200 GB/s bus bandwidth at 1 GiB

@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 #include "coll/coll.h"
 #include "dp/dp.h"
@@ -116,4 +117,36 @@ Test(pcie_paths, trace_whatif_on_a_pcie_board) {
   cr_expect(t > 1.75 * GIB / 24e9 && t < 1.75 * GIB / 24e9 * 1.005, "%g s", t);
   c.w.nvlink_bw = 31.5e9;
   cr_expect_neq(wi_coll_model(&c, &g, a, 8), t);
+}
+
+/* NCCL runs no LL128 between GPUs on PCIe (tuning.cc: pEnable &=
+ * typeIntra <= PATH_NVB): on every size and generation, one node or two,
+ * the tuner never offers it and the choice is LL or Simple; the same
+ * group on NVLink (pcie = 0) does run LL128 at 4 MiB. One GPU a node has
+ * no intra path (PATH_LOC) and keeps it. */
+Test(pcie_paths, no_ll128_on_pcie) {
+  double links[] = {15.75e9, 31.5e9, 63e9};
+  for (int l = 0; l < 3; l++)
+    for (int nodes = 1; nodes <= 2; nodes++) {
+      coll_group g = pcie8(links[l]);
+      g.ranks = 8 * nodes;
+      g.inter_bw = 25e9;
+      for (double b = 1024; b <= GIB; b *= 2) {
+        coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, b, &g);
+        cr_expect(strcmp(c.proto, "LL128"), "%g GB/s, %d nodes, %g B: LL128", links[l] / 1e9,
+                  nodes, b);
+        for (int a = 0; a < COLL_ALGO_COUNT; a++)
+          cr_expect_lt(coll_nccl_tuner_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, a,
+                                            COLL_PROTO_LL128), 0);
+      }
+    }
+  coll_group nv = pcie8(300e9);
+  nv.pcie = 0;
+  cr_expect_str_eq(coll_nccl_time(COLL_ALL_REDUCE, 4 * 1048576.0, &nv).proto, "LL128");
+  coll_group one = pcie8(31.5e9);
+  one.ranks = 2;
+  one.ranks_per_node = one.node_gpus = 1;
+  one.inter_bw = 25e9;
+  cr_expect_geq(coll_nccl_tuner_time(COLL_ALL_REDUCE, 4 * 1048576.0, &one, COLL_INTRA_AUTO,
+                                     COLL_ALGO_RING, COLL_PROTO_LL128), 0);
 }

@@ -394,6 +394,12 @@ static int node_col(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 /* busBw of (a, p) after NCCL's refinements, GB/s; 0 = not available.
  * tuner: NCCL's own figure (what it compares); else as the kernels run. */
 static double bus_bw(const nccl_sys *s, coll_algo a, coll_proto p, int tuner) {
+  /* NCCL enables LL128 only where the node's GPUs reach each other over
+   * NVLink (tuning.cc ncclTopoTuneModel: pEnable &= typeIntra <=
+   * PATH_NVB; ../shared/reference/nccl/src/graph/tuning.cc); GPUs on
+   * PCIe have a PIX path or worse (search.cc: typeIntra is the GPUs' min
+   * path, PATH_LOC for one GPU a node) */
+  if (p == COLL_PROTO_LL128 && s->hw_intra == HW_PCI && s->ppn > 1) return 0.0;
   int c = node_col(s->nodes);
   double ll_max = ll_max_bw[s->nodes == 1 ? s->cc : 0][c];
   double bw = a == COLL_ALGO_TREE ? (tuner ? s->tree_tune_bw : s->tree_bw)

@@ -42,7 +42,8 @@ static int sweep_check(const sc_coll_sweep_opts *o, long *points, sc_error *err)
                         o->ranks_per_node, o->ranks);
   /* the ranges of the scenario's cluster.nvlink_GBps and nic_Gbps */
   if (!(o->nvlink_GBps >= 1e-3 && o->nvlink_GBps <= 1e6))
-    return sc_error_set(err, SC_EINPUT, "nvlink_GBps: %g; valid: 0.001..1e6 (GB/s per direction)",
+    return sc_error_set(err, SC_EINPUT, "nvlink_GBps%s: %g; valid: 0.001..1e6 (GB/s per direction)",
+                        o->pcie ? " (pcie: the PCIe slot's x16 rate, --pcie)" : "",
                         o->nvlink_GBps);
   if (!(o->nic_Gbps >= 1e-2 && o->nic_Gbps <= 1e7))
     return sc_error_set(err, SC_EINPUT, "nic_Gbps: %g; valid: 0.01..1e7 (Gb/s per direction)",

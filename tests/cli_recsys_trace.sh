@@ -106,6 +106,13 @@ check "$TMP/far.json"
 check "$TMP/gpu0.json"
 check "$TMP/big.json" --sharding row_wise
 check "$TMP/big.json" --sharding table_wise
+# table_row_wise alone: its partial sums are reduce-scattered within a node
+for kg in table_row_wise:8 row_wise:128; do
+  line=$("$CLI" recsys predict "$TMP/big.json" --sharding "${kg%:*}" --trace - 2>/dev/null |
+         grep -m1 '"row-wise reduce-scatter"')
+  if [[ $line == *"\"gpus\": ${kg#*:}}"* ]]; then pass=$((pass + 1)); else
+    echo "FAIL: --sharding ${kg%:*}: reduce-scatter not over ${kg#*:} GPUs: $line"; fail=$((fail + 1)); fi
+done
 
 # '-': the trace alone on standard output, the same document as a file
 "$CLI" recsys predict $EX/dlrm_criteo_8gpu.json --trace - > "$TMP/stdout.json" 2>&1

@@ -147,6 +147,8 @@ static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc
   int fits = r.fits;
   sc_rs_result_free(&r);
   rc = trace ? write_trace(trace, j, p) : 0;
+  if (!rc && cli_is_stdout(trace) && !fits) /* the report that says so is not printed */
+    fputs("stepcast recsys: the plan does not fit in GPU memory (exit 1)\n", stderr);
   return rc ? rc : fits ? 0 : 1;
 }
 
@@ -190,6 +192,9 @@ static int plan(const sc_rs_job *j, const args *a) {
   int ok = ps.n > 0 && ps.res[0].fits, stop = ps.stopped;
   /* --trace: the iteration of the best plan found (rank 1) */
   int io = a->trace && ps.n > 0 ? write_trace(a->trace, j, &ps.plan[0]) : 0;
+  if (!io && cli_is_stdout(a->trace) && (stop == SC_RS_STOP_INTERRUPTED || !ok))
+    fprintf(stderr, "stepcast recsys plan: %s (the trace is of the best plan found)\n",
+            stop == SC_RS_STOP_INTERRUPTED ? "interrupted" : "no plan found fits in GPU memory");
   sc_rs_plans_free(&ps);
   return io ? io : stop == SC_RS_STOP_INTERRUPTED ? 130 : ok ? 0 : 1;
 }

@@ -106,6 +106,13 @@ check "$TMP/far.json"
 check "$TMP/gpu0.json"
 check "$TMP/big.json" --sharding row_wise
 check "$TMP/big.json" --sharding table_wise
+# table_row_wise alone: its partial sums are reduce-scattered within a node
+for kg in table_row_wise:8 row_wise:128; do
+  line=$("$CLI" recsys predict "$TMP/big.json" --sharding "${kg%:*}" --trace - 2>/dev/null |
+         grep -m1 '"row-wise reduce-scatter"')
+  if [[ $line == *"\"gpus\": ${kg#*:}}"* ]]; then pass=$((pass + 1)); else
+    echo "FAIL: --sharding ${kg%:*}: reduce-scatter not over ${kg#*:} GPUs: $line"; fail=$((fail + 1)); fi
+done
 
 # '-': the trace alone on standard output, the same document as a file
 "$CLI" recsys predict $EX/dlrm_criteo_8gpu.json --trace - > "$TMP/stdout.json" 2>&1
@@ -115,6 +122,15 @@ if cmp -s "$TMP/stdout.json" "$TMP/file.json"; then pass=$((pass + 1)); else
 expect 0 '"table_wise": ["t0", "t12", "t23"]' -- recsys predict $EX/dlrm_criteo_8gpu.json --trace -
 expect 0 '"name": "dense all-reduce"' -- recsys predict $EX/dlrm_criteo_8gpu.json --trace -
 expect 1 '"traceEvents"' -- recsys predict $EX/synthetic_jumbo_1gpu.json --trace -
+# exit 1 with the report left out: stderr says why, stdout is the trace alone
+for sub in predict plan; do
+  "$CLI" recsys $sub $EX/synthetic_jumbo_1gpu.json --trace - > "$TMP/o.json" 2> "$TMP/e.txt"
+  rc=$?
+  if [[ $rc -eq 1 ]] && grep -q "fit" "$TMP/e.txt" && python3 -m json.tool "$TMP/o.json" > /dev/null
+  then pass=$((pass + 1)); else
+    echo "FAIL: recsys $sub jumbo --trace -: exit $rc, stderr: $(head -c 200 "$TMP/e.txt")"
+    fail=$((fail + 1)); fi
+done
 expect 2 "--trace expects a value" -- recsys predict $EX/dlrm_criteo_8gpu.json --trace
 # `recsys plan --trace`: the iteration of the planner's best plan (rank 1)
 expect 0 '"traceEvents"' -- recsys plan $EX/dlrm_criteo_8gpu.json --top 2 --trace -

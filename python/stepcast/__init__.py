@@ -415,6 +415,24 @@ def recsys_plan(job, top=5, max_seconds=0, max_evals=0):
     return json.loads(recsys_plan_json(job, top, max_seconds, max_evals))
 
 
+def _number(v):
+    """float(v), or None when v is not a number."""
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _whatif_number(name, v):
+    """v as a float in 1e-9..1e9, the range `stepcast trace` takes for its
+    what-if numbers (cli/cmd_trace.c positive): 0 would mean the library's
+    default (nvlink, nic) and a larger one overflows; else Error 2."""
+    x = None if isinstance(v, bool) else _number(v)
+    if x is None or not 1e-9 <= x <= 1e9:
+        raise Error(2, f"{name}: expected a number in 1e-9..1e9, got {v!r}")
+    return x
+
+
 def _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model):
     """The sc_trace_whatif of the what-if keywords (units as the command's
     options: nvlink GB/s, nic Gb/s), or None when none is given (the
@@ -424,23 +442,40 @@ def _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model):
     w = _TraceWhatif()
     _lib.sc_trace_whatif_default(ctypes.byref(w))
     if dp_scale is not None:
-        w.dp_scale = float(dp_scale)
+        w.dp_scale = _whatif_number("dp_scale", dp_scale)
     if gpu is not None:
         w.gpu = str(gpu).encode("utf-8")
     if nvlink is not None:
-        w.nvlink_bw = float(nvlink) * 1e9        # as --nvlink: GB/s
+        w.nvlink_bw = _whatif_number("nvlink", nvlink) * 1e9        # as --nvlink: GB/s
     if nic is not None:
-        w.nic_bw = float(nic) * 1e9 / 8          # as --nic: Gb/s
+        w.nic_bw = _whatif_number("nic", nic) * 1e9 / 8             # as --nic: Gb/s
     if ppn is not None:
-        if isinstance(ppn, bool) or float(ppn) != int(ppn) or int(ppn) < 1:
+        x = None if isinstance(ppn, bool) else _number(ppn)
+        if x is None or not 1 <= x <= 1e9 or x != int(x):
             raise Error(2, f"ppn: expected a whole number of GPUs per NVLink domain "
                            f"(1, 2, 8, ...), got {ppn!r}")
-        w.ranks_per_node = int(ppn)
+        w.ranks_per_node = int(x)
     if no_overlap:
         w.overlap = 0
     if comm_model:
         w.comm_model = 1
     return w
+
+
+def _same_file_twice(files):
+    """Error 2 when a file is named twice (by name or as the same inode):
+    it would count as two ranks of the job, as cli/cmd_trace.c refuses."""
+    seen = {}
+    for f in files:
+        try:
+            st = os.stat(f)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = f                  # unreadable: sc_trace_load says so
+        if key in seen or f in seen.values():
+            raise Error(2, "the same trace is given twice (each file is one rank of the job): "
+                           f"'{os.fsdecode(f)}'")
+        seen[key] = f
 
 
 def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
@@ -449,6 +484,7 @@ def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=Non
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = [os.fsencode(p) for p in paths]
+    _same_file_twice(files)
     arr = (ctypes.c_char_p * max(len(files), 1))(*files)
     w = _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model)
     return _call(_lib.sc_trace_json, arr, len(files), ctypes.byref(w) if w else None,

@@ -112,3 +112,41 @@ def test_perfetto_unwritable_raises_io_error(tmp_path):
     with pytest.raises(stepcast.Error) as e:
         stepcast.trace(SYNTH, perfetto=str(tmp_path / "no" / "dir.json"))
     assert e.value.code == 3 and "cannot write" in str(e.value)
+
+
+@pytest.mark.parametrize("kw, opt", [
+    ({"nvlink": 0}, ["--nvlink", "0"]),        # 0 would be the library's default
+    ({"nic": 0}, ["--nic", "0"]),
+    ({"nic": 2e9}, ["--nic", "2e9"]),
+    ({"dp_scale": 1e-12}, ["--dp-scale", "1e-12"]),
+    ({"dp_scale": float("nan")}, ["--dp-scale", "nan"]),
+    ({"nvlink": "fast"}, ["--nvlink", "fast"]),
+    ({"ppn": 2**32 + 8}, ["--ppn", str(2**32 + 8)]),  # a C int would wrap to 8
+    ({"ppn": float("nan")}, ["--ppn", "nan"]),
+])
+def test_whatif_out_of_the_commands_range_is_refused(kw, opt):
+    """What `stepcast trace` refuses (numbers outside 1e-9..1e9), the
+    binding refuses too, rather than replaying another what-if."""
+    with pytest.raises(stepcast.Error, match=next(iter(kw))) as e:
+        stepcast.trace(SYNTH, **kw)
+    assert e.value.code == 2
+    p = subprocess.run([CLI, "trace", SYNTH, *opt], capture_output=True, text=True)
+    assert p.returncode == 2
+
+
+def test_same_file_twice_is_refused(tmp_path):
+    """One file named twice (also through a link) is refused, as by the
+    command, also when it names no distributedInfo.rank (which the library
+    checks)."""
+    doc = json.load(open(SYNTH))
+    doc.pop("distributedInfo", None)
+    one = tmp_path / "norank.json"
+    one.write_text(json.dumps(doc))
+    link = tmp_path / "again.json"
+    link.symlink_to(one)
+    for files in ([str(one), str(one)], [str(one), str(link)]):
+        with pytest.raises(stepcast.Error, match="given twice") as e:
+            stepcast.trace(files)
+        assert e.value.code == 2
+        p = subprocess.run([CLI, "trace", *files], capture_output=True, text=True)
+        assert p.returncode == 2 and "given twice" in p.stderr

@@ -134,6 +134,9 @@ static void gpu_spans(const trace *t) {
   double bf = serial ? 0 : d->bottom_fwd, bb = serial ? 0 : d->bottom_bwd;
   double sf = serial ? c->dense_global.bottom_fwd : 0, sb = serial ? c->dense_global.bottom_bwd : 0;
   double cf = r->a2a_fwd_s + r->rs_fwd_s, cb = r->a2a_bwd_s + r->ag_bwd_s;
+  /* row-wise partial sums over every GPU, or table-row-wise ones alone
+   * within a node (rs_shard.c comms) */
+  int rs_gpus = v->rs > 0 ? n : c->node.ranks;
   double now = 0;
   coll_span(t, "ids all-to-all", now, r->ids_s, v->ids, n);
   now += r->ids_s;
@@ -142,7 +145,8 @@ static void gpu_spans(const trace *t) {
   if (g == 0) dense_span(t, "bottom MLP (whole batch)", "forward", now, sf, B);
   now += sf;
   coll_span(t, "pooled all-to-all", now, r->a2a_fwd_s, v->a2a, n);
-  coll_span(t, "row-wise reduce-scatter", now + r->a2a_fwd_s, r->rs_fwd_s, v->rs + v->rs_node, n);
+  coll_span(t, "row-wise reduce-scatter", now + r->a2a_fwd_s, r->rs_fwd_s, v->rs + v->rs_node,
+            rs_gpus);
   dense_span(t, "bottom MLP", "forward", now, bf, b);
   now += cf > bf ? cf : bf;
   dense_span(t, "interaction", "forward", now, d->inter_fwd, b);
@@ -154,7 +158,8 @@ static void gpu_spans(const trace *t) {
   now += d->top_bwd;
   double grads = now; /* the top MLP's gradients are ready: the all-reduce may start */
   coll_span(t, "gradient all-to-all", now, r->a2a_bwd_s, v->a2a, n);
-  coll_span(t, "row-wise all-gather", now + r->a2a_bwd_s, r->ag_bwd_s, v->rs + v->rs_node, n);
+  coll_span(t, "row-wise all-gather", now + r->a2a_bwd_s, r->ag_bwd_s, v->rs + v->rs_node,
+            rs_gpus);
   dense_span(t, "bottom MLP backward", "backward", now, bb, b);
   now += cb > bb ? cb : bb;
   if (g == 0) dense_span(t, "bottom MLP backward (whole batch)", "backward", now, sb, B);

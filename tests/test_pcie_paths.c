@@ -45,12 +45,12 @@ Test(pcie_paths, ring_time_by_hand) {
 }
 
 /* The flag is what COLL_INTRA_AUTO reads: the same as naming
- * COLL_INTRA_PCIE_LINK; without it 31.5 GB/s is taken for one NVLink. */
+ * COLL_INTRA_PCIE; without it 31.5 GB/s is taken for one NVLink. */
 Test(pcie_paths, auto_follows_the_flag) {
   coll_group g = pcie8(63e9);
   for (double b = 1024; b <= GIB; b *= 32) {
     double a = coll_nccl_time(COLL_ALL_REDUCE, b, &g).time;
-    double l = coll_nccl_time_ex(COLL_ALL_REDUCE, b, &g, COLL_INTRA_PCIE_LINK).time;
+    double l = coll_nccl_time_ex(COLL_ALL_REDUCE, b, &g, COLL_INTRA_PCIE).time;
     cr_expect_float_eq(a, l, 1e-15, "%g B: %g vs %g", b, a, l);
   }
   coll_group nv = pcie8(31.5e9);
@@ -93,7 +93,7 @@ Test(pcie_paths, dp_group_on_pcie) {
   dp_fabric_group(&f, 8, 8, &g);
   cr_assert_eq(g.pcie, 1);
   cr_assert_float_eq(g.intra_bw, 31.5e9, 1);
-  cr_assert_eq(dp_coll_intra(SC_DP_INTRA_PCIE), COLL_INTRA_PCIE_LINK);
+  cr_assert_eq(dp_coll_intra(SC_DP_INTRA_PCIE), COLL_INTRA_PCIE);
   double t = coll_nccl_time_ex(COLL_ALL_REDUCE, GIB, &g, dp_coll_intra(f.intra)).time;
   cr_expect(t > 1.75 * GIB / 24e9 && t < 1.75 * GIB / 24e9 * 1.005, "%g s", t);
   f.intra = SC_DP_INTRA_NVSWITCH;

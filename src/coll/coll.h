@@ -47,7 +47,7 @@ typedef struct coll_group {
   int pcie;            /* 1 = GPUs joined by PCIe only: intra_bw is the
                           slot's datasheet x16 rate (0 = Gen3), and
                           COLL_INTRA_AUTO runs the node as
-                          COLL_INTRA_PCIE_LINK (coll_nccl_pci_bw) */
+                          COLL_INTRA_PCIE (coll_nccl_pci_bw) */
 } coll_group;
 
 struct sc_coll_group;
@@ -95,11 +95,9 @@ typedef enum coll_intra {
   COLL_INTRA_AUTO = 0,
   COLL_INTRA_NVSWITCH,  /* every GPU has all its links to NVSwitches */
   COLL_INTRA_CUBEMESH,  /* DGX-1 (V100/P100) hybrid cube-mesh, GPUs 0..k-1 */
-  COLL_INTRA_PCIE,      /* no NVLink: PCIe at Gen3 x16 whatever the link
-                           (NCCL's closed-form PCI_BW); no path uses it
-                           since branch pcie26 (COLL_INTRA_PCIE_LINK) */
-  COLL_INTRA_PCIE_LINK  /* no NVLink: PCIe at the link rate intra_bw gives
-                           (datasheet x16 rate; 0 = Gen3): coll_nccl_pci_bw */
+  COLL_INTRA_PCIE       /* no NVLink: PCIe at the link rate intra_bw gives
+                           (datasheet x16 rate; 0 = Gen3 x16, NCCL's
+                           PCI_BW): coll_nccl_pci_bw */
 } coll_intra;
 
 /* NCCL's bandwidth of a PCIe link between GPUs, GB/s, given the link's

@@ -265,14 +265,10 @@ double coll_nccl_pci_bw(double link_bw) {
   return link_bw > 0 ? PCI_BW * link_bw / GBS / PCIE_GEN3_X16_GBS : PCI_BW;
 }
 
-static int is_pcie(coll_intra intra) {
-  return intra == COLL_INTRA_PCIE || intra == COLL_INTRA_PCIE_LINK;
-}
-
 /* A PCIe group (g->pcie) runs at its link's generation, one rule for every
  * path (coll_nccl_pci_bw); no link at all is Gen3 x16, the same figure. */
 static int guess_intra(const coll_group *g) {
-  if (g->pcie || g->intra_bw <= 0) return COLL_INTRA_PCIE_LINK;
+  if (g->pcie || g->intra_bw <= 0) return COLL_INTRA_PCIE;
   int node = g->node_gpus > 0 ? g->node_gpus : g->ranks_per_node;
   if (g->arch < 80 && g->intra_bw <= 150e9 * 1.001 && node <= 8)
     return COLL_INTRA_CUBEMESH;
@@ -323,16 +319,16 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   s.nodes = (s.n + s.ppn - 1) / s.ppn;
   s.cc = cc_index(g->arch);
   if (intra == COLL_INTRA_AUTO) intra = guess_intra(g);
-  s.hw_intra = is_pcie(intra) ? HW_PCI : HW_NVLINK;
+  s.hw_intra = intra == COLL_INTRA_PCIE ? HW_PCI : HW_NVLINK;
   s.intra_hop_us = g->intra_lat > 0 ? g->intra_lat / US : NCCL_NVLINK_HOP_US;
   /* no per-traversal latency given: the fabric's (InfiniBand's is
    * NCCL's own, a difference of exactly 0) */
   s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
   s.net_eff = fab_net_eff(g->fabric);
   double intra_bw; /* GB/s of all channels inside a node */
-  if (is_pcie(intra)) {
+  if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;
-    intra_bw = coll_nccl_pci_bw(intra == COLL_INTRA_PCIE_LINK ? g->intra_bw : 0);
+    intra_bw = coll_nccl_pci_bw(g->intra_bw);
   } else if (intra == COLL_INTRA_CUBEMESH) {
     double link = g->intra_bw / GBS / 6.0; /* DGX-1: 6 links per GPU */
     s.nch = coll_cubemesh_rings(s.ppn);
@@ -374,7 +370,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
    * for ranks on different hosts, and "Enable P2P Read for Ampere/NVLink
    * only" on PATH_NVL with cudaCompCap == 80. One rank per node has no
    * P2P peer: every hop is the network's, which pushes. */
-  s.p2p_read = g->arch == 80 && !is_pcie(intra) && s.ppn > 1;
+  s.p2p_read = g->arch == 80 && intra != COLL_INTRA_PCIE && s.ppn > 1;
   s.nvls = intra == COLL_INTRA_NVSWITCH && s.nodes == 1 && s.ppn > 2 &&
            nvls_eff[s.cc] > 0;
   return s;

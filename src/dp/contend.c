@@ -32,7 +32,7 @@
 coll_intra dp_coll_intra(sc_dp_intra i) {
   switch (i) {
   case SC_DP_INTRA_CUBEMESH: return COLL_INTRA_CUBEMESH;
-  case SC_DP_INTRA_PCIE: return COLL_INTRA_PCIE_LINK; /* dp_fabric_group's link */
+  case SC_DP_INTRA_PCIE: return COLL_INTRA_PCIE; /* dp_fabric_group's link */
   case SC_DP_INTRA_NVSWITCH:
   case SC_DP_INTRA_NVLINK_MESH: return COLL_INTRA_NVSWITCH;
   case SC_DP_INTRA_AUTO: break;

@@ -95,7 +95,7 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   group_of(j, n, gpn, &c->all);
   group_of(j, gpn, gpn, &c->node);
   /* a PCIe node runs at its link's generation (Gen4 x16: 24 GB/s in NCCL) */
-  c->intra = pcie_node(j) ? COLL_INTRA_PCIE_LINK : (coll_intra)j->intra;
+  c->intra = pcie_node(j) ? COLL_INTRA_PCIE : (coll_intra)j->intra;
   c->l2 = rs_l2_bytes(&j->gpu);
   c->act_b = act_bytes(j->dtype);
   return SC_OK;

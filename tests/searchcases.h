@@ -2,13 +2,14 @@
  * searchcases.h -- the scenarios the tests of the search's memos and
  * floors run their spaces on (test_floor.c, test_lcache.c, test_segmemo.c,
  * test_memo_mix.c): a base every cluster accepts, and bench_search's
- * Llama-3 70B case and an fp8 MoE case. Header-only: each test executable
+ * Llama-3 70B cases (default network, fat-tree) and an fp8 MoE case. Header-only: each test executable
  * includes it once (Criterion's asserts).
  */
 #ifndef SC_TESTS_SEARCHCASES_H
 #define SC_TESTS_SEARCHCASES_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 
 #include "stepcast.h"
 
@@ -33,6 +34,14 @@ static inline sc_scenario llama(void) {
   s.cluster.gpus = 512;
   s.cluster.nic_bw = 400e9 / 8;
   s.plan.global_batch = 512;
+  return s;
+}
+
+/* The same on bench_search's 2:1 fat-tree of 512 hosts. */
+static inline sc_scenario llama_fat_tree(void) {
+  sc_scenario s = llama();
+  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
+           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
   return s;
 }
 

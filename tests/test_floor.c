@@ -108,9 +108,7 @@ Test(floor, llama_default_network) {
 }
 
 Test(floor, llama_fat_tree) {
-  sc_scenario s = llama();
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
+  sc_scenario s = llama_fat_tree();
   cr_assert_gt(floors(&s), 500);
 }
 

@@ -161,9 +161,7 @@ Test(qmemo, moe_fp8_plans_as_predicted) {
 /* On a topology the bound and the full cost are two modes of the engine:
  * each its own queues in the memo. */
 Test(qmemo, llama_fat_tree_plans_as_predicted) {
-  sc_scenario s = llama();
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
+  sc_scenario s = llama_fat_tree();
   cr_assert_gt(phases_as_predict(&s), 1000);
 }
 

@@ -17,6 +17,7 @@
 #include "recsys/rs_emb.h"
 #include "recsys/rs_shard.h"
 #include "stepcast_recsys.h"
+#include "rsjob.h"
 #include "tmpfile.h"
 
 #define JUMBO "50x100000x128@1+200;24x20000000x128@1+200;1x400000000x256@1+200;" \
@@ -25,18 +26,7 @@
 
 /* A job of `spec` tables (concat interaction) on n A100 80 GB. */
 static void job(sc_rs_job *j, const char *spec, int n, sc_rs_dist d, double alpha) {
-  sc_rs_job_default(j);
-  j->model.inter = SC_RS_CONCAT;
-  j->model.dense_features = 13;
-  j->model.n_top = 2;
-  j->model.top[0] = 256;
-  j->model.top[1] = 1;
-  j->gpus = n;
-  j->gpus_per_node = n < 8 ? n : 8;
-  j->nic_bw = 25e9;
-  sc_error e = {0};
-  int rc = sc_rs_tables_parse(spec, d, alpha, &j->model, &e);
-  cr_assert_eq(rc, SC_OK, "%s: %s", spec, e.msg);
+  rs_test_job(j, spec, n, d, alpha);
 }
 
 Test(recsys_tables, grammar_expands_groups) {

@@ -8,24 +8,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "rsjob.h"
 #include "stepcast_recsys.h"
 
 /* 120 tables of mixed sizes on 16 GPUs (two nodes): local search, many
  * evaluations. */
 static void many_tables(sc_rs_job *j) {
-  sc_rs_job_default(j);
-  j->model.inter = SC_RS_CONCAT;
-  j->model.dense_features = 13;
-  j->model.n_top = 2;
-  j->model.top[0] = 256;
-  j->model.top[1] = 1;
-  j->gpus = 16;
-  j->gpus_per_node = 8;
-  j->nic_bw = 25e9;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_tables_parse("40x2000000x64@1;40x300000x32@4;40x20000x16@20",
-                                  SC_RS_POWERLAW, 1.05, &j->model, &e),
-               SC_OK, "%s", e.msg);
+  rs_test_job(j, "40x2000000x64@1;40x300000x32@4;40x20000x16@20", 16, SC_RS_POWERLAW, 1.05);
 }
 
 typedef struct seen {

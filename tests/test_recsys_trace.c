@@ -11,24 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rsjob.h"
 #include "stepcast_recsys.h"
 
-/* A DLRM-like job of `spec` tables on n A100 80 GB. */
+/* A DLRM-like job of `spec` tables on n A100 80 GB: rs_test_job's with
+ * a 256-128 bottom MLP and the dot interaction. */
 static void job(sc_rs_job *j, const char *spec, int n) {
-  sc_rs_job_default(j);
-  j->model.dense_features = 13;
+  rs_test_job(j, spec, n, SC_RS_POWERLAW, 1.05);
+  j->model.inter = SC_RS_DOT;
   j->model.n_bottom = 2;
   j->model.bottom[0] = 256;
   j->model.bottom[1] = 128; /* the tables' width (dot interaction) */
-  j->model.n_top = 2;
-  j->model.top[0] = 256;
-  j->model.top[1] = 1;
-  j->gpus = n;
-  j->gpus_per_node = n < 8 ? n : 8;
-  j->nic_bw = 25e9;
-  sc_error e = {0};
-  int rc = sc_rs_tables_parse(spec, SC_RS_POWERLAW, 1.05, &j->model, &e);
-  cr_assert_eq(rc, SC_OK, "%s: %s", spec, e.msg);
 }
 
 /* The latest end (ts + dur, us) of the trace's spans in buf; asserts

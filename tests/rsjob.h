@@ -1,0 +1,31 @@
+/*
+ * rsjob.h -- the recommendation job the recsys tests build on
+ * (test_recsys.c, test_recsys_trace.c, test_recsys_budget.c): `spec`
+ * tables (the `tables` grammar) with 13 dense features and a 256-1 top
+ * MLP over their concatenation, on n A100 80 GB, 8 a node, 25 GB/s NICs.
+ * Header-only: each test executable includes it once.
+ */
+#ifndef SC_TESTS_RSJOB_H
+#define SC_TESTS_RSJOB_H
+
+#include <criterion/criterion.h>
+
+#include "stepcast_recsys.h"
+
+static inline void rs_test_job(sc_rs_job *j, const char *spec, int n, sc_rs_dist d,
+                               double alpha) {
+  sc_rs_job_default(j);
+  j->model.inter = SC_RS_CONCAT;
+  j->model.dense_features = 13;
+  j->model.n_top = 2;
+  j->model.top[0] = 256;
+  j->model.top[1] = 1;
+  j->gpus = n;
+  j->gpus_per_node = n < 8 ? n : 8;
+  j->nic_bw = 25e9;
+  sc_error e = {0};
+  int rc = sc_rs_tables_parse(spec, d, alpha, &j->model, &e);
+  cr_assert_eq(rc, SC_OK, "%s: %s", spec, e.msg);
+}
+
+#endif

@@ -348,6 +348,20 @@ Test(errors, pipeline_must_hold_whole_layers) {
   EXPECT_ERROR(s, "plan.vpp: 3 model chunks per rank need plan.schedule \"interleaved\"");
 }
 
+Test(errors, interleaved_micro_batch_count_names_valid_counts) {
+  sc_scenario s = base(); /* tp 2 x pp 2 on 8 GPUs: dp 2 */
+  s.plan.schedule = SC_SCHED_INTERLEAVED;
+  s.plan.vpp = 2;
+  s.plan.micro_batch = 1;
+  s.plan.global_batch = 6; /* 3 micro-batches per replica */
+  EXPECT_ERROR(s, "a multiple of pp 2", "it is 3", "valid counts nearby: 2 or 4");
+  s.plan.global_batch = 2; /* 1 micro-batch: fewer than the stages */
+  EXPECT_ERROR(s, "a multiple of pp 2", "it is 1", "valid counts: 2, 4, ... (or use vpp 1)");
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_EINPUT);
+  cr_assert_null(strstr(err.msg, "2 or 2"), "a repeated count offered: %s", err.msg);
+}
+
 Test(errors, experts_context_and_zero) {
   sc_scenario s = base();
   s.plan.ep = 2;

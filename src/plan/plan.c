@@ -747,13 +747,20 @@ static int plan_interleaved_batches(const sc_plan *p, sc_error *err) {
   long m = p->global_batch / p->dp / p->micro_batch;
   if (m % p->pp == 0) return SC_OK;
   long lo = m / p->pp * p->pp;
+  if (lo == 0) /* fewer micro-batches than stages: pp itself is the nearest */
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.micro_batch: the interleaved schedule (vpp %d) needs the micro-batch "
+                        "count per replica to be a multiple of pp %d, as Megatron-LM requires; "
+                        "it is %ld (global_batch %ld / dp %d / micro_batch %ld); valid counts: "
+                        "%d, %d, ... (or use vpp 1)",
+                        p->vpp, p->pp, m, p->global_batch, p->dp, p->micro_batch, p->pp,
+                        2 * p->pp);
   return sc_error_set(err, SC_EINPUT,
                       "plan.micro_batch: the interleaved schedule (vpp %d) needs the micro-batch "
                       "count per replica to be a multiple of pp %d, as Megatron-LM requires; "
                       "it is %ld (global_batch %ld / dp %d / micro_batch %ld); valid counts "
                       "nearby: %ld or %ld (or use vpp 1)",
-                      p->vpp, p->pp, m, p->global_batch, p->dp, p->micro_batch,
-                      lo > 0 ? lo : p->pp, lo + p->pp);
+                      p->vpp, p->pp, m, p->global_batch, p->dp, p->micro_batch, lo, lo + p->pp);
 }
 
 /* Normalize the switches to 0/1 and apply their implications. */

@@ -31,7 +31,9 @@ static void help(void) {
          "  --all                 also list plans that do not fit in memory\n");
   search_limits_help();
   printf(
-         "  --rerank              re-rank the listed plans by the event engine (docs/event.md)\n"
+         "  --no-rerank           list the plans in the closed form's order; by default the\n"
+         "                        closed form's top N are re-run by the event engine and\n"
+         "                        listed in its order (docs/event.md; --rerank: the default)\n"
          "  --threads N           threads (default: every core; same result for any N)\n"
          "  --max-plans N         search only the first N plans of the space\n"
          "  --max-seconds S       stop after S seconds with the best so far\n"
@@ -100,6 +102,8 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
     rc = cli_exit_code(src);
   } else {
     if (rank == 0 && !cli_is_stdout(html)) sc_report_search(stdout, sa->fmt, s, best, n, &st);
+    if (rank == 0 && st.rerank_err.code) /* the closed form's order kept */
+      fprintf(stderr, "stepcast search: note: not re-ranked: %s\n", st.rerank_err.msg);
     if (rank == 0 && sa->fmt == SC_FORMAT_CSV && st.n_reasons) /* CSV has no row to say it */
       fprintf(stderr, "stepcast search: no plan is valid: %s\n", st.reasons[0].example);
     if (rank == 0 && html) rc = cli_search_html(html, s, o, n ? best : NULL);
@@ -118,6 +122,7 @@ int cmd_search(int argc, char **argv) {
   sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
   sc_search_opts o;
   sc_search_opts_default(&o);
+  o.rerank = 1; /* the command re-ranks its top N by the event engine (--no-rerank) */
   int top = 10, rc = 0;
   const char *html = NULL; /* --html FILE (cli/html_out.c) */
   for (int i = 1; i < argc && !rc; i++) {

@@ -4,7 +4,7 @@
  * (--zero 1,3), the GEMM types (--dtypes bf16,fp8), a memory margin
  * (--headroom 4 for GiB, 0.1 or 10% for a fraction), the space's bounds
  * (--max-tp, --max-pp, --max-mb, --max-vpp), the budgets (--max-plans,
- * --max-seconds), --threads, --all and --rerank. Each is one key of the
+ * --max-seconds), --threads, --all and --rerank / --no-rerank. Each is one key of the
  * library's sc_search_opts_set, which parses and checks the value (one
  * parser and one message format for the CLI and the bindings).
  * docs/search.md.
@@ -24,21 +24,20 @@ void search_limits_help(void) {
          "                        its memory (0.1 or 10%%)\n");
 }
 
-/* Each option, the sc_search_opts_set key it sets, and whether it is a
- * switch (no value: the key is set to "1"). */
+/* Each option, the sc_search_opts_set key it sets, and for a switch (no
+ * value) the value it sets the key to (NULL: the option takes a value). */
 static const struct {
-  const char *flag, *key;
-  int is_switch;
+  const char *flag, *key, *sw;
 } options[] = {
-    {"--tp", "tp", 0},          {"--pp", "pp", 0},
-    {"--dp", "dp", 0},          {"--cp", "cp", 0},
-    {"--ep", "ep", 0},          {"--zero", "zero", 0},
-    {"--dtypes", "dtypes", 0},  {"--headroom", "headroom", 0},
-    {"--max-tp", "max_tp", 0},  {"--max-pp", "max_pp", 0},
-    {"--max-mb", "max_micro_batch", 0}, {"--max-vpp", "max_vpp", 0},
-    {"--threads", "threads", 0}, {"--max-plans", "max_plans", 0},
-    {"--max-seconds", "max_seconds", 0}, {"--all", "all", 1},
-    {"--rerank", "rerank", 1},
+    {"--tp", "tp", NULL},          {"--pp", "pp", NULL},
+    {"--dp", "dp", NULL},          {"--cp", "cp", NULL},
+    {"--ep", "ep", NULL},          {"--zero", "zero", NULL},
+    {"--dtypes", "dtypes", NULL},  {"--headroom", "headroom", NULL},
+    {"--max-tp", "max_tp", NULL},  {"--max-pp", "max_pp", NULL},
+    {"--max-mb", "max_micro_batch", NULL}, {"--max-vpp", "max_vpp", NULL},
+    {"--threads", "threads", NULL}, {"--max-plans", "max_plans", NULL},
+    {"--max-seconds", "max_seconds", NULL}, {"--all", "all", "1"},
+    {"--rerank", "rerank", "1"}, {"--no-rerank", "rerank", "0"},
 };
 
 /* The ones a scenario flag of the same name would otherwise mean. */
@@ -57,8 +56,8 @@ int search_limits_take(int argc, char **argv, int *i, sc_search_opts *o) {
   const char *a = argv[*i];
   for (size_t k = 0; k < sizeof options / sizeof options[0]; k++) {
     if (strcmp(a, options[k].flag)) continue;
-    const char *v = "1";
-    if (!options[k].is_switch) v = ++*i < argc ? argv[*i] : "";
+    const char *v = options[k].sw;
+    if (!v) v = ++*i < argc ? argv[*i] : "";
     sc_error err = {0};
     if (sc_search_opts_set(o, options[k].key, v, &err) == SC_OK) return 1;
     print_error(a, options[k].key, err.msg);

@@ -1,7 +1,8 @@
 /*
  * search_limits.h -- the options of `stepcast search` that the library's
  * sc_search_opts_set parses: constraints on the space, its bounds, the
- * budgets, threads, --all, --rerank (module prefix: search_limits_).
+ * budgets, threads, --all, --rerank and --no-rerank (module prefix:
+ * search_limits_).
  */
 #ifndef SC_CLI_SEARCH_LIMITS_H
 #define SC_CLI_SEARCH_LIMITS_H

@@ -820,9 +820,9 @@ typedef struct sc_search_opts {
                             256 plans; the result does not depend on it */
   long max_plans;        /* budget: the first N plans of the space [all] */
   double max_seconds;    /* budget: stop after this wall time, s [none] */
-  int rerank;            /* 1 = re-rank the top k by the event engine:
-                            each plan's step as the timeline simulates
-                            its schedule (sc_timeline) [0] */
+  int rerank;            /* 1 = re-rank the top k by the event engine
+                            (sc_job_predict_event), on the search's
+                            threads [0; `stepcast search` and Python: 1] */
   sc_search_progress progress;  /* NULL = none */
   void *progress_ctx;    /* passed to progress */
   /* The user's constraints (docs/search.md, "The space"): */
@@ -852,6 +852,8 @@ typedef struct sc_candidate {
                             plans returned (no other is both faster and
                             smaller) */
   double event_s;        /* re-ranked: the event engine's step, s; else 0 */
+  sc_breakdown event_time; /* re-ranked: the event engine's breakdown (its
+                            critical path; adds up to event_s); else 0 */
 } sc_candidate;
 
 /* Why a search ended. */
@@ -900,6 +902,10 @@ typedef struct sc_search_stats {
   long rechecked;
   int n_reasons;
   sc_search_reason reasons[SC_SEARCH_REASONS];
+  double rerank_seconds; /* of seconds: the re-rank's wall time */
+  sc_error rerank_err;   /* rerank asked but the event engine could not
+                            run a plan (SC_EINPUT): why; the plans keep
+                            the closed form's order (reranked 0) */
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:

@@ -178,10 +178,32 @@ if grep -q "21.1 of 21.5 GiB (fits, marginal: within the memory model's 3 % band
   pass=$((pass + 1))
 else echo "FAIL: the HTML summary does not say the verdict is marginal"; fail=$((fail + 1)); fi
 # search: the same plans, the marginal ones marked (57.1 GiB on 58)
-expect 0 "57.1  marginal" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
+expect 0 "57.1  marginal" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58 --no-rerank
+expect 0 "57.1        2.962  marginal" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
 expect 0 "--headroom 3% keeps only plans clear of it" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
 expect 1 "marginal: within the memory model's 3 % band of the GPU's memory (docs/accuracy.md): it may fit" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=4.9
-expect 0 ',offload_layers,fits_marginal' -- search -m gpt3-13b -n 64 --gb 256 --top 3 --format csv
+expect 0 ',offload_layers,fits_marginal,compute_s,host_overhead_s,' -- search -m gpt3-13b -n 64 --gb 256 --top 3 --format csv
+# re-ranked by the event engine unless --no-rerank (docs/search.md), the table says which;
+# each plan's breakdown under the table (adds up to its step), in CSV, and in JSON with its accuracy
+expect 0 "ranked by the event engine: the closed form's top 3, each re-run" -- search -m gpt3-13b -n 64 --gb 256 --top 3
+expect 0 "ranked by the closed-form engine;" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --no-rerank
+expect 0 "ranked by the event engine: the closed form's top 3" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --no-rerank --rerank
+expect 0 "where the time goes, s: the event engine's critical path (adds up to event s)" -- search -m gpt3-13b -n 64 --gb 256 --top 3
+expect 0 "where the time goes, s: the closed form's (adds up to step s)" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --no-rerank
+expect 0 ',event_optimizer_s,event_offload_exposed_s,ranked_by,closest,stopped' -- search -m gpt3-13b -n 64 --gb 256 --top 3 --format csv
+rr_json=$("$CLI" search -m gpt3-13b -n 64 --gb 256 --top 3 --format json)
+if python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ranked_by"] == "event" and len(d["plans"]) == 3
+for p in d["plans"]:
+    assert p["accuracy"]["class"], p
+    assert abs(sum(p["event_time_s"].values()) - p["event_step_s"]) <= 1e-4 * p["event_step_s"], p
+    assert abs(sum(p["time_s"].values()) - p["step_s"]) <= 1e-4 * p["step_s"], p
+steps = [p["event_step_s"] for p in d["plans"]]
+assert steps == sorted(steps), steps
+' <<<"$rr_json"; then pass=$((pass + 1))
+else echo "FAIL: search JSON: re-ranked plans without accuracy or event_time_s adding up"; fail=$((fail + 1)); fi
 band_out=$("$CLI" search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58 --format json)
 if grep -q '"fits_confidence": "marginal"' <<<"$band_out" &&
    [[ $(grep -c '"tp": ' <<<"$band_out") -eq 3 ]] &&
@@ -219,7 +241,7 @@ expect 2 "--max-plans: expected an integer 1..1000000000, got 'x'" -- search --m
 expect 2 "--max-mb: expected an integer 1..4096, got '0'" -- search --max-mb 0
 expect 2 "--tp: expected an integer 1..16777216, got 'x'" -- search --tp x
 # each option --help lists is one the search takes
-for opt in $("$CLI" search --help | grep -o -- '--max-[a-z]*\|--threads\|--all\|--rerank\|--zero\|--dtypes\|--headroom' | sort -u); do
+for opt in $("$CLI" search --help | grep -o -- '--max-[a-z]*\|--threads\|--all\|--rerank\|--no-rerank\|--zero\|--dtypes\|--headroom' | sort -u); do
   # (a trailing unknown option stops it before any search runs)
   if "$CLI" search "$opt" --zzz 2>&1 | grep -q -- "unknown option '$opt'"; then
     echo "FAIL: search --help lists $opt, which search refuses"; fail=$((fail + 1))

@@ -477,6 +477,91 @@ Test(search, rerank_orders_the_top_k_by_the_event_engine) {
   }
 }
 
+/* The re-rank shares the top k among the search's threads, each plan on
+ * whichever thread's job is free: the same steps, breakdowns and order on
+ * any thread count; each event breakdown adds up to its step; the stats
+ * time it. */
+Test(search, rerank_is_the_same_on_any_thread_count) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* GPT-3 175B on 1,024 A100: pipelines among the top 12 */
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.rerank = 1;
+  o.pp = 8; /* interleaved and 1F1B plans, where the event engine has work to do */
+  enum { K = 12 };
+  sc_candidate a[K], b[K];
+  int na = 0, nb = 0;
+  sc_search_stats sa, sb;
+  sc_error err = {0};
+  o.threads = 1;
+  cr_assert_eq(sc_search(&s, &o, a, K, &na, &sa, &err), SC_OK, "%s", err.msg);
+  cr_assert(na == K && sa.reranked && sa.rerank_seconds > 0 &&
+                sa.rerank_seconds <= sa.seconds && !sa.rerank_err.code,
+            "n %d reranked %d %g of %g s", na, sa.reranked, sa.rerank_seconds, sa.seconds);
+  for (int i = 0; i < na; i++) {
+    const sc_breakdown *t = &a[i].event_time;
+    double sum = t->compute + t->host + t->tp_comm + t->ep_comm + t->pp_comm + t->bubble +
+                 t->dp_comm + t->optimizer + t->offload;
+    cr_assert(fabs(sum - a[i].event_s) <= 1e-9 * a[i].event_s && a[i].event_s > 0,
+              "plan %d: parts %.9g, event step %.9g", i, sum, a[i].event_s);
+    cr_assert(t->bubble > 0 && a[i].plan.pp == 8, "plan %d: pp %d bubble %g", i, a[i].plan.pp,
+              t->bubble);
+  }
+  for (int th = 2; th <= 3; th++) {
+    o.threads = th;
+    cr_assert_eq(sc_search(&s, &o, b, K, &nb, &sb, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(nb, na);
+    for (int i = 0; i < nb; i++) {
+      cr_assert(!memcmp(&a[i].plan, &b[i].plan, sizeof a[i].plan) &&
+                    a[i].event_s == b[i].event_s &&
+                    !memcmp(&a[i].event_time, &b[i].event_time, sizeof a[i].event_time) &&
+                    a[i].pareto == b[i].pareto,
+                "%d threads: plan %d differs (event %.9g vs %.9g)", th, i, b[i].event_s,
+                a[i].event_s);
+    }
+  }
+}
+
+#include "search/rerank.h"
+
+/* A plan the event engine cannot run (here one the plan check refuses):
+ * SC_EINPUT naming it by its place in the list, the list untouched (the
+ * closed form's order, no event steps). */
+Test(search, rerank_keeps_the_closed_form_order_when_a_plan_cannot_run) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.cluster.gpus = 64;
+  s.model.tf.layers = 8;
+  s.plan.tp = 8, s.plan.pp = 1, s.plan.dp = 8, s.plan.vpp = 1;
+  s.plan.schedule = SC_SCHED_1F1B;
+  s.plan.global_batch = 64;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  sc_job *j;
+  cr_assert_eq(sc_job_open(&s, &j, &err), SC_OK, "%s", err.msg);
+  sc_candidate c[3];
+  memset(c, 0, sizeof c);
+  topk t;
+  cr_assert_eq(topk_init(&t, c, 3, &err), SC_OK);
+  for (int i = 0; i < 3; i++) {
+    sc_candidate x;
+    memset(&x, 0, sizeof x);
+    x.plan = s.plan;
+    cr_assert_eq(sc_job_predict(j, &x.plan, &x.result, &err), SC_OK, "%s", err.msg);
+    x.result.step_s += i; /* in this order */
+    if (i == 1) x.plan.tp = 3; /* 3 does not divide the heads */
+    topk_add(&t, &x, i);
+  }
+  sc_job *jobs[2] = {j, NULL};
+  cr_assert_eq(rerank_topk(jobs, 2, &t, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "the event engine cannot run plan 2: "), "%s", err.msg);
+  for (int i = 0; i < 3; i++)
+    cr_assert(c[i].event_s == 0 && c[i].plan.tp == (i == 1 ? 3 : 8), "plan %d", i);
+  topk_free(&t);
+  sc_job_close(jobs[1]);
+  sc_job_close(j);
+}
+
 /* The stats name the GEMM types the space held: the scenario's by
  * default, the ones asked for that the GPU has a peak for (the A100 has
  * none for fp8). The table shows a dtype column only when they mix. */

@@ -253,7 +253,7 @@ def _search_opts(options):
 
 
 def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
-                max_micro_batch=None, max_vpp=None, all=False, *, rerank=False, tp=None,
+                max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None,
                 pp=None, dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None,
                 threads=None, max_plans=None, max_seconds=None):
     """The text of ``stepcast search --format json`` (the options as search())."""
@@ -267,7 +267,7 @@ def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
 
 
 def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
-           max_micro_batch=None, max_vpp=None, all=False, *, rerank=False, tp=None, pp=None,
+           max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None, pp=None,
            dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None, threads=None,
            max_plans=None, max_seconds=None):
     """The fastest plans of the scenario's model, cluster and batch, as
@@ -278,7 +278,8 @@ def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
     all=True also keeps plans that do not fit; fixed degrees tp, pp, dp,
     cp, ep; zero, the ZeRO stages searched ([1, 3] or "1,3"); dtypes, the
     GEMM types searched (["bf16", "fp8"] or "bf16,fp8"); headroom, memory
-    kept free (4 GiB, 0.1 of it, or "10%"); rerank by the event engine;
+    kept free (4 GiB, 0.1 of it, or "10%"); rerank=False keeps the closed
+    form's order (by default its top plans are re-run by the event engine);
     threads; budgets max_plans and max_seconds. A bad value raises Error
     (code 2) with the library's message, which names the option."""
     return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,

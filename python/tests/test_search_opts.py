@@ -48,6 +48,7 @@ CASES = [
                                                       "--tp", "8", "--zero", "3"]),
     (MIXTRAL, dict(top=3, ep=8, cp=1, rerank=True, threads=2),
      ["--top", "3", "--ep", "8", "--cp", "1", "--rerank", "--threads", "2"]),
+    (MIXTRAL, dict(top=3, ep=8, rerank=False), ["--top", "3", "--ep", "8", "--no-rerank"]),
     (MIXTRAL, dict(top=3, max_tp=2, max_pp=2, max_micro_batch=2, max_vpp=2),
      ["--top", "3", "--max-tp", "2", "--max-pp", "2", "--max-mb", "2", "--max-vpp", "2"]),
 ]
@@ -95,8 +96,8 @@ def test_budgets():
     assert r["tried"] <= 50 and r["space"] <= 50
     r = stepcast.search(GPT3, top=2, max_seconds=600, tp=8, zero=3)
     assert r["stopped"] == "complete"
-    assert stepcast.search(MIXTRAL, top=2, rerank=True)["ranked_by"] == "event"
-    assert stepcast.search(MIXTRAL, top=2)["ranked_by"] == "closed_form"
+    assert stepcast.search(MIXTRAL, top=2)["ranked_by"] == "event"  # as the command
+    assert stepcast.search(MIXTRAL, top=2, rerank=False)["ranked_by"] == "closed_form"
 
 
 def test_zero_bounds_keep_their_default():

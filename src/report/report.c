@@ -112,6 +112,16 @@ static int parts(const sc_result *r, part *p) {
   return n;
 }
 
+/* report_int.h */
+int report_time_parts(const sc_breakdown *t, const char **names, double *secs) {
+  sc_result r;
+  r.time = *t;
+  part pt[REPORT_PARTS];
+  int n = parts(&r, pt);
+  for (int i = 0; i < n; i++) names[i] = pt[i].name, secs[i] = pt[i].s;
+  return n;
+}
+
 static void mem_parts(const sc_memory *m, part *p) {
   p[0] = (part){"weights", m->weights};
   p[1] = (part){"gradients", m->gradients};
@@ -330,15 +340,23 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           sc_fits_confidence(s, &r->mem));
 }
 
+/* Every member of a prediction's JSON object, without its braces: the
+ * fields and the model's accuracy on runs like it (predict's document,
+ * and each plan of a search's). */
+static void pred_json_members(FILE *out, const sc_scenario *s, const sc_result *r,
+                              double train_tokens) {
+  pred_json_fields(out, s, r, train_tokens);
+  fprintf(out, ",\n \"accuracy\": {"); /* report/accuracy.h */
+  acc_json(out, s);
+  fputc('}', out);
+}
+
 /* The members of a prediction's JSON object, from "{" to the last member
  * (no closing brace), so that callers can add members (layer_ops). */
 static void pred_json(FILE *out, const sc_scenario *s, const sc_result *r,
                       double train_tokens) {
   fputc('{', out);
-  pred_json_fields(out, s, r, train_tokens);
-  fprintf(out, ",\n \"accuracy\": {"); /* report/accuracy.h */
-  acc_json(out, s);
-  fputc('}', out);
+  pred_json_members(out, s, r, train_tokens);
 }
 
 void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r) {
@@ -514,13 +532,18 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
 
 /* ---------------------------------------------------------------- search */
 
-/* Plan c of s as a search lists it: every field of predict's JSON. */
+/* Plan c of s as a search lists it: every member of predict's JSON (its
+ * accuracy too), and the event engine's step and breakdown when it
+ * re-ranked the plans. */
 static void search_json_plan(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank) {
   sc_scenario t = *s;
   t.plan = c->plan;
   fprintf(out, "{\"rank\": %d, \"pareto_front\": %s, ", rank, c->pareto ? "true" : "false");
-  if (c->event_s > 0) fprintf(out, "\"event_step_s\": %.6g, ", c->event_s);
-  pred_json_fields(out, &t, &c->result, 0);
+  if (c->event_s > 0) {
+    fprintf(out, "\"event_step_s\": %.6g, ", c->event_s);
+    report_search_event_json(out, c);
+  }
+  pred_json_members(out, &t, &c->result, 0);
   const sc_plan *p = &c->plan;
   fprintf(out, ",\n \"searched\": {\"etp\": %d, \"fsdp_shard\": %d, \"pp_first_layers\": %d, "
                "\"pp_last_layers\": %d, \"pp_embedding_in_split\": %s, \"recompute_layers\": %d, "
@@ -546,6 +569,11 @@ static unsigned searched_dtypes(const sc_scenario *s, const sc_search_stats *st)
   return st->dtypes ? st->dtypes : 1u << s->plan.dtype;
 }
 
+/* The engine that ranked a search's plans, as JSON and CSV name it. */
+static const char *ranked_by(const sc_search_stats *st) {
+  return st->reranked ? "event" : "closed_form";
+}
+
 static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
                         const sc_search_stats *st) {
   char types[96];
@@ -556,8 +584,7 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
                "\"valid\": %ld, \"fit\": %ld, \"pruned\": %ld, \"stopped\": \"%s\", \"ranked_by\": \"%s\", "
                "\"seconds\": %.6g,\n \"plans\": [",
           s->plan.global_batch, types, st->total, st->full, st->tried, st->valid, st->fit,
-          st->pruned, report_stop_name(st->stopped), st->reranked ? "event" : "closed_form",
-          st->seconds);
+          st->pruned, report_stop_name(st->stopped), ranked_by(st), st->seconds);
   for (int i = 0; i < n; i++) {
     fputs(i ? ",\n  " : "\n  ", out);
     search_json_plan(out, s, &c[i], i + 1);
@@ -575,33 +602,40 @@ static void search_json(FILE *out, const sc_scenario *s, const sc_candidate *c, 
     search_json_plan(out, s, &st->closest, 0);
   }
   report_search_rejects_json(out, st);
+  if (st->rerank_err.code) { /* asked, but the event engine could not */
+    fputs(",\n \"rerank_error\": ", out);
+    esc_json(out, st->rerank_err.msg);
+  }
   fputs("}\n", out);
 }
 
 /* One CSV row: plan c ranked `rank` (0: the closest plan, shown when none
- * fits: closest 1), and how the search stopped. */
+ * fits: closest 1), its breakdown, the engine that ranked the plans and
+ * how the search stopped. */
 static void search_csv_row(FILE *out, const sc_scenario *s, const sc_candidate *c, int rank,
-                           const char *stopped) {
+                           const char *ranked_by, const char *stopped) {
   const sc_plan *p = &c->plan;
   const sc_result *r = &c->result;
   fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d,", rank, c->pareto,
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
           recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
           r->mem.fits);
-  fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%s\n", sc_dtype_name(p->dtype), p->etp,
+  fprintf(out, "%s,%d,%d,%d,%d,%d,%d,%d,%d", sc_dtype_name(p->dtype), p->etp,
           p->fsdp_shard, p->pp_first_layers, p->pp_last_layers, p->pp_embedding_in_split,
-          p->recompute_layers, p->offload_layers, report_marginal(s, &r->mem), rank == 0,
-          stopped);
+          p->recompute_layers, p->offload_layers, report_marginal(s, &r->mem));
+  report_search_time_csv(out, c, 0);
+  fprintf(out, ",%s,%d,%s\n", ranked_by, rank == 0, stopped);
 }
 
 static void search_csv(FILE *out, const sc_scenario *s, const sc_candidate *c, int n,
                        const sc_search_stats *st) {
   fprintf(out, "rank,pareto_front,tp,pp,dp,cp,ep,vpp,micro_batch,zero,recompute,step_s,tokens_per_s,mfu,memory_bytes,fits,"
-               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers,fits_marginal,"
-               "closest,stopped\n");
-  const char *stopped = report_stop_name(st->stopped);
-  for (int i = 0; i < n; i++) search_csv_row(out, s, &c[i], i + 1, stopped);
-  if (n == 0 && st->has_closest) search_csv_row(out, s, &st->closest, 0, stopped);
+               "dtype,etp,fsdp_shard,pp_first_layers,pp_last_layers,pp_embedding_in_split,recompute_layers,offload_layers,fits_marginal");
+  report_search_time_csv(out, NULL, 1);
+  fprintf(out, ",ranked_by,closest,stopped\n");
+  const char *stopped = report_stop_name(st->stopped), *by = ranked_by(st);
+  for (int i = 0; i < n; i++) search_csv_row(out, s, &c[i], i + 1, by, stopped);
+  if (n == 0 && st->has_closest) search_csv_row(out, s, &st->closest, 0, by, stopped);
 }
 
 /* What a searched plan sets beyond the table's columns (docs/search.md):
@@ -700,13 +734,18 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           dtype_col ? "dtypes " : "", types);
-  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s)\n",
+  double walk = st->seconds - st->rerank_seconds; /* plans/s: of the walk alone */
+  fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
-          st->seconds > 0 ? st->tried / st->seconds : 0, st->threads, st->threads == 1 ? "" : "s");
+          walk > 0 ? st->tried / walk : 0, st->threads, st->threads == 1 ? "" : "s");
+  if (st->reranked) fprintf(out, "; re-rank %.3f s", st->rerank_seconds);
+  fprintf(out, ")\n");
   report_search_stop_text(out, st);
-  fprintf(out, "%s; * = on the time-vs-memory Pareto front\n\n",
-          st->reranked ? "re-ranked by the event engine (event s: its step, docs/event.md)"
-                       : "ranked by the closed-form engine");
+  if (st->reranked)
+    fprintf(out, "ranked by the event engine: the closed form's top %d, each re-run (event s: its "
+                 "step, docs/event.md);\n* = on the time-vs-memory Pareto front\n\n", n);
+  else
+    fprintf(out, "ranked by the closed-form engine; * = on the time-vs-memory Pareto front\n\n");
   /* a CNN's throughput is images (tokens_per_s = seq_per_s there), as predict says;
    * no header over no row (no plan valid) */
   if (n > 0 || st->has_closest)
@@ -714,6 +753,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
             s->model.kind == SC_MODEL_CNN ? "images/s" : "tokens/s", dtype_col ? "  dtype" : "",
             st->reranked ? "     event s" : "");
   for (int i = 0; i < n; i++) search_row(out, s, &c[i], i + 1, dtype_col);
+  report_search_time_text(out, c, n, st->reranked);
   search_marginal_note(out, s, c, n);
   if (n > 0) { /* report/accuracy.h: the best plan's class, once */
     sc_scenario best = *s;

@@ -13,6 +13,22 @@
  * closing brace (report.c), for documents that add members. */
 void report_pred_json(FILE *out, const sc_scenario *s, const sc_result *r);
 
+/* The parts of a time breakdown as predict names them ("compute",
+ * "host_overhead", ..., "offload_exposed"), in its order: names[i] and
+ * secs[i] for i below the count returned, REPORT_PARTS (report.c). */
+#define REPORT_PARTS 9
+int report_time_parts(const sc_breakdown *t, const char **names, double *secs);
+
+/* Where the time goes in a search's plans (search_time.c): under the
+ * table, a block of c[0..n-1]'s parts (the event engine's when reranked,
+ * else the closed form's); the CSV cells of c's parts, its event step and
+ * the event engine's parts, each after a comma (the header's names when
+ * header != 0, c may then be NULL); the JSON member `"event_time_s":
+ * {...},` and a line break, for a re-ranked plan. */
+void report_search_time_text(FILE *out, const sc_candidate *c, int n, int reranked);
+void report_search_time_csv(FILE *out, const sc_candidate *c, int header);
+void report_search_event_json(FILE *out, const sc_candidate *c);
+
 /* The job's JSON members `"model": ..., "gpu": ..., "gpus": N` of s, no
  * separator before or after (report.c): every document that names its
  * job. */

@@ -47,6 +47,7 @@
 #include "search/bheap.h"
 #include "search/deal.h"
 #include "search/rejects.h"
+#include "search/rerank.h"
 #include "search/space.h"
 #include "search/spread.h"
 #include "search/topk.h"
@@ -201,6 +202,7 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
   c.result = *r;
   c.pareto = 0;
   c.event_s = 0;
+  memset(&c.event_time, 0, sizeof c.event_time);
   topk_add(top, &c, i);
 }
 
@@ -525,6 +527,7 @@ static int closest_plan(shared *sh, worker *ws, int nt, sc_search_stats *st, sc_
   st->closest.plan = job_current(ws[0].job)->plan;
   st->closest.pareto = 0;
   st->closest.event_s = 0;
+  memset(&st->closest.event_time, 0, sizeof st->closest.event_time);
   st->has_closest = 1;
   return SC_OK;
 }
@@ -604,17 +607,22 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
 }
 
-/* Re-rank the top k by the event engine: each plan's timeline on job. */
-static int rerank(sc_job *job, topk *t, sc_error *err) {
-  for (int i = 0; i < t->n; i++) {
-    sc_event_opts eo = {1, 0}; /* folded, no spans kept */
-    sc_result r;
-    int rc = sc_job_predict_event(job, &t->c[i].plan, &eo, &r, NULL, err);
-    if (rc != SC_OK) return rc;
-    t->c[i].event_s = r.step_s;
-  }
-  topk_by_event(t);
-  return SC_OK;
+/* Re-rank worker 0's top k by the event engine on the workers' jobs
+ * (rerank.h; a job it opens is kept for workers_close): its wall time,
+ * and why the event engine could not run a plan (the closed form's order
+ * kept), into st. */
+static int rerank(worker *ws, int nt, sc_search_stats *st, sc_error *err) {
+  double t0 = clock_now_s();
+  sc_job **jobs = mem_alloc(sizeof *jobs * (size_t)nt);
+  if (!jobs) return sc_error_set(err, SC_ENOMEM, "out of memory re-ranking the plans");
+  for (int t = 0; t < nt; t++) jobs[t] = ws[t].job;
+  int rc = rerank_topk(jobs, nt, &ws[0].best, err);
+  for (int t = 0; t < nt; t++) ws[t].job = jobs[t];
+  mem_free(jobs);
+  st->reranked = rc == SC_OK && ws[0].best.n > 0;
+  if (rc == SC_EINPUT) st->rerank_err = *err, rc = SC_OK;
+  st->rerank_seconds = clock_now_s() - t0;
+  return rc;
 }
 
 /* Resolve base's model and cluster with a plan that cannot be wrong (one
@@ -718,10 +726,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   /* none valid: why, in the plan check's words (formatted only now) */
   if (rc == SC_OK && full == 0) rejects_empty(&b, job_graph(job), &o, &st);
   else if (rc == SC_OK && st.valid == 0) rc = rejects_explain(job, pts, n, &st, err);
-  if (rc == SC_OK && o.rerank) {
-    rc = rerank(job, &ws[0].best, err);
-    st.reranked = 1;
-  }
+  if (rc == SC_OK && o.rerank) rc = rerank(ws, nt, &st, err);
   if (rc == SC_OK) {
     topk_pareto(&ws[0].best);
     *n_best = ws[0].best.n;

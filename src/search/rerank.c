@@ -1,0 +1,89 @@
+/*
+ * rerank.c -- the top k re-ranked by the event engine; see rerank.h.
+ *
+ * Plan i goes to whichever thread is free (dynamic schedule): a plan
+ * costs milliseconds (pipelines with many micro-batches) down to tens of
+ * microseconds, and k is small. Results land in arrays indexed by i, and
+ * an error is reported for the least i that failed, so neither depends
+ * on which thread ran what.
+ */
+#include "search/rerank.h"
+
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/mem.h"
+#include "job/job.h"
+
+/* One thread's first failure: the least plan index, its code and text. */
+typedef struct fail {
+  int at;                /* plan index, or -1 */
+  int rc;
+  sc_error err;
+} fail;
+
+static int thread_id(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+/* Plan i of t on job j: its event step and breakdown into ev[i]. */
+static int one(sc_job *j, const topk *t, int i, sc_result *ev, sc_error *err) {
+  sc_event_opts eo = {1, 0}; /* folded, no spans kept */
+  return sc_job_predict_event(j, &t->c[i].plan, &eo, &ev[i], NULL, err);
+}
+
+/* On thread `th`: plan i, opening the thread's job first if it has none;
+ * a failure kept in f[th] when it is the thread's least so far. */
+static void run_one(sc_job **jobs, int th, const topk *t, int i, sc_result *ev, fail *f) {
+  sc_error e = {0};
+  int rc = jobs[th] ? SC_OK : job_open_sharing(jobs[0], &jobs[th], &e);
+  if (rc == SC_OK) rc = one(jobs[th], t, i, ev, &e);
+  if (rc != SC_OK && (f[th].at < 0 || i < f[th].at)) {
+    f[th].at = i, f[th].rc = rc;
+    if (rc == SC_EINPUT) /* say which plan */
+      sc_error_set(&f[th].err, rc, "the event engine cannot run plan %d: %s", i + 1, e.msg);
+    else f[th].err = e;
+  }
+}
+
+/* The failure of the least plan index over nt threads' (SC_OK if none). */
+static int first_fail(const fail *f, int nt, sc_error *err) {
+  int best = -1;
+  for (int th = 0; th < nt; th++)
+    if (f[th].at >= 0 && (best < 0 || f[th].at < f[best].at)) best = th;
+  if (best < 0) return SC_OK;
+  *err = f[best].err;
+  return f[best].rc;
+}
+
+int rerank_topk(sc_job **jobs, int nt, topk *t, sc_error *err) {
+  int n = t->n;
+  if (n == 0) return SC_OK;
+  if (nt > n) nt = n;
+  if (nt < 1) nt = 1;
+  sc_result *ev = mem_alloc(sizeof *ev * (size_t)n);
+  fail *f = mem_alloc(sizeof *f * (size_t)nt);
+  if (!ev || !f) {
+    mem_free(ev);
+    mem_free(f);
+    return sc_error_set(err, SC_ENOMEM, "out of memory re-ranking the plans");
+  }
+  for (int th = 0; th < nt; th++) f[th].at = -1;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (int i = 0; i < n; i++) run_one(jobs, thread_id(), t, i, ev, f);
+  int rc = first_fail(f, nt, err);
+  for (int i = 0; i < n && rc == SC_OK; i++) {
+    t->c[i].event_s = ev[i].step_s;
+    t->c[i].event_time = ev[i].time;
+  }
+  if (rc == SC_OK) topk_by_event(t);
+  mem_free(ev);
+  mem_free(f);
+  return rc;
+}

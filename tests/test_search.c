@@ -524,10 +524,12 @@ Test(search, rerank_is_the_same_on_any_thread_count) {
 
 #include "search/rerank.h"
 
+static int stop_at_once(void *ctx) { return 1; }
+
 /* A plan the event engine cannot run (here one the plan check refuses):
  * SC_EINPUT naming it by its place in the list, the list untouched (the
  * closed form's order, no event steps). */
-Test(search, rerank_keeps_the_closed_form_order_when_a_plan_cannot_run) {
+Test(search, rerank_keeps_the_closed_form_order_when_a_plan_cannot_run_or_is_stopped) {
   sc_scenario s;
   sc_scenario_default(&s);
   s.cluster.gpus = 64;
@@ -553,10 +555,17 @@ Test(search, rerank_keeps_the_closed_form_order_when_a_plan_cannot_run) {
     topk_add(&t, &x, i);
   }
   sc_job *jobs[2] = {j, NULL};
-  cr_assert_eq(rerank_topk(jobs, 2, &t, &err), SC_EINPUT);
+  int stopped = -1;
+  cr_assert_eq(rerank_topk(jobs, 2, &t, NULL, NULL, &stopped, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "the event engine cannot run plan 2: "), "%s", err.msg);
   for (int i = 0; i < 3; i++)
     cr_assert(c[i].event_s == 0 && c[i].plan.tp == (i == 1 ? 3 : 8), "plan %d", i);
+  /* told to stop (a budget, Ctrl-C): untouched too, and no error */
+  c[1].plan.tp = 8;
+  cr_assert_eq(rerank_topk(jobs, 1, &t, stop_at_once, NULL, &stopped, &err), SC_OK, "%s", err.msg);
+  cr_assert(stopped == 1 && c[0].event_s == 0 && c[2].event_s == 0, "stopped %d", stopped);
+  cr_assert_eq(rerank_topk(jobs, 1, &t, NULL, NULL, &stopped, &err), SC_OK, "%s", err.msg);
+  cr_assert(stopped == 0 && c[0].event_s > 0 && c[2].event_s > 0, "stopped %d", stopped);
   topk_free(&t);
   sc_job_close(jobs[1]);
   sc_job_close(j);

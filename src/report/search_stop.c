@@ -20,6 +20,10 @@ void report_search_stop_text(FILE *out, const sc_search_stats *st) {
   if (st->stopped == SC_SEARCH_MAX_PLANS)
     fprintf(out, "stopped (max_plans): searched the first %ld of the space's %ld plans: the best "
                  "of those\n", st->total, st->full);
+  else if (st->stopped != SC_SEARCH_COMPLETE && st->rerank_seconds > 0) /* the walk was done */
+    fprintf(out, "stopped (%s) while the event engine re-ranked the best plans: the closed "
+                 "form's order\n",
+            st->stopped == SC_SEARCH_BUDGET ? "budget: max_seconds" : "interrupted");
   else if (st->stopped != SC_SEARCH_COMPLETE)
     fprintf(out, "stopped (%s) after %ld of %ld plans%s: the best so far\n",
             st->stopped == SC_SEARCH_BUDGET ? "budget: max_seconds" : "interrupted", st->tried,

@@ -39,8 +39,11 @@ static int one(sc_job *j, const topk *t, int i, sc_result *ev, sc_error *err) {
 }
 
 /* On thread `th`: plan i, opening the thread's job first if it has none;
- * a failure kept in f[th] when it is the thread's least so far. */
-static void run_one(sc_job **jobs, int th, const topk *t, int i, sc_result *ev, fail *f) {
+ * a failure kept in f[th] when it is the thread's least so far. Nothing
+ * once *halt is set. */
+static void run_one(sc_job **jobs, int th, const topk *t, int i, sc_result *ev, fail *f,
+                    const int *halt) {
+  if (__atomic_load_n(halt, __ATOMIC_RELAXED)) return;
   sc_error e = {0};
   int rc = jobs[th] ? SC_OK : job_open_sharing(jobs[0], &jobs[th], &e);
   if (rc == SC_OK) rc = one(jobs[th], t, i, ev, &e);
@@ -62,8 +65,10 @@ static int first_fail(const fail *f, int nt, sc_error *err) {
   return f[best].rc;
 }
 
-int rerank_topk(sc_job **jobs, int nt, topk *t, sc_error *err) {
-  int n = t->n;
+int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, int *stopped,
+                sc_error *err) {
+  int n = t->n, halt = 0;
+  *stopped = 0;
   if (n == 0) return SC_OK;
   if (nt > n) nt = n;
   if (nt < 1) nt = 1;
@@ -76,8 +81,13 @@ int rerank_topk(sc_job **jobs, int nt, topk *t, sc_error *err) {
   }
   for (int th = 0; th < nt; th++) f[th].at = -1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-  for (int i = 0; i < n; i++) run_one(jobs, thread_id(), t, i, ev, f);
+  for (int i = 0; i < n; i++) {
+    int th = thread_id();
+    run_one(jobs, th, t, i, ev, f, &halt);
+    if (th == 0 && stop && stop(ctx)) __atomic_store_n(&halt, 1, __ATOMIC_RELAXED);
+  }
   int rc = first_fail(f, nt, err);
+  if (rc == SC_OK && halt) *stopped = 1, rc = -1; /* t untouched */
   for (int i = 0; i < n && rc == SC_OK; i++) {
     t->c[i].event_s = ev[i].step_s;
     t->c[i].event_time = ev[i].time;
@@ -85,5 +95,5 @@ int rerank_topk(sc_job **jobs, int nt, topk *t, sc_error *err) {
   if (rc == SC_OK) topk_by_event(t);
   mem_free(ev);
   mem_free(f);
-  return rc;
+  return rc < 0 ? SC_OK : rc;
 }

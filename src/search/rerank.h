@@ -15,14 +15,20 @@
 
 #include "search/topk.h"
 
+/* Asked on the calling thread after each plan it ran: nonzero = stop
+ * (a time budget ran out, the user interrupted). */
+typedef int (*rerank_stop_fn)(void *ctx);
+
 /* Re-rank t by the event engine on nt threads, thread i against jobs[i]:
  * jobs[0] is the search's (required); a NULL jobs[i] is opened on its
  * thread sharing jobs[0] (job_open_sharing) and left in jobs[i], owned by
  * the caller (close it before jobs[0]). On SC_OK every candidate has its
- * event_s and event_time and t is in the event engine's order. SC_EINPUT
- * when the event engine cannot run a plan (err names the first such plan
- * of t's order), SC_ENOMEM: t is left as it was (the closed form's order,
- * event_s 0). */
-int rerank_topk(sc_job **jobs, int nt, topk *t, sc_error *err);
+ * event_s and event_time and t is in the event engine's order, unless
+ * stop (may be NULL) said stop: then *stopped = 1 and t is left as it
+ * was. SC_EINPUT when the event engine cannot run a plan (err names the
+ * first such plan of t's order), SC_ENOMEM: t is left as it was (the
+ * closed form's order, event_s 0). */
+int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, int *stopped,
+                sc_error *err);
 
 #endif

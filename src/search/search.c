@@ -607,21 +607,46 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   return st->fit == 0 ? closest_plan(sh, ws, nt, st, err) : SC_OK;
 }
 
+/* The re-rank's watch, after each plan the calling thread runs: the time
+ * budget of the whole search, and the progress callback (the walk's last
+ * count) at most every PROGRESS_EVERY_S. */
+typedef struct rerank_watch {
+  const sc_search_opts *o;
+  double t0, last;      /* clock_now_s() of the search's start, last report */
+  long done;            /* plans the walk looked at */
+  int stop;             /* an SC_SEARCH_* reason, 0 none */
+} rerank_watch;
+
+static int rerank_stop(void *ctx) {
+  rerank_watch *w = ctx;
+  double now = clock_now_s();
+  if (w->o->max_seconds > 0 && now - w->t0 > w->o->max_seconds) w->stop = SC_SEARCH_BUDGET;
+  else if (w->o->progress && now - w->last >= PROGRESS_EVERY_S) {
+    w->last = now;
+    if (w->o->progress(w->o->progress_ctx, w->done, w->done, now - w->t0))
+      w->stop = SC_SEARCH_INTERRUPTED;
+  }
+  return w->stop;
+}
+
 /* Re-rank worker 0's top k by the event engine on the workers' jobs
- * (rerank.h; a job it opens is kept for workers_close): its wall time,
- * and why the event engine could not run a plan (the closed form's order
- * kept), into st. */
-static int rerank(worker *ws, int nt, sc_search_stats *st, sc_error *err) {
-  double t0 = clock_now_s();
+ * (rerank.h; a job it opens is kept for workers_close) within the
+ * search's budget: its wall time, why the event engine could not run a
+ * plan, or the stop (the closed form's order kept in both), into st. */
+static int rerank(worker *ws, int nt, const sc_search_opts *o, double t0, sc_search_stats *st,
+                  sc_error *err) {
+  double r0 = clock_now_s();
   sc_job **jobs = mem_alloc(sizeof *jobs * (size_t)nt);
   if (!jobs) return sc_error_set(err, SC_ENOMEM, "out of memory re-ranking the plans");
   for (int t = 0; t < nt; t++) jobs[t] = ws[t].job;
-  int rc = rerank_topk(jobs, nt, &ws[0].best, err);
+  rerank_watch w = {o, t0, r0, st->tried, 0};
+  int stopped = 0, rc = rerank_topk(jobs, nt, &ws[0].best, rerank_stop, &w, &stopped, err);
   for (int t = 0; t < nt; t++) ws[t].job = jobs[t];
   mem_free(jobs);
-  st->reranked = rc == SC_OK && ws[0].best.n > 0;
+  st->reranked = rc == SC_OK && !stopped && ws[0].best.n > 0;
+  if (stopped) st->stopped = w.stop;
   if (rc == SC_EINPUT) st->rerank_err = *err, rc = SC_OK;
-  st->rerank_seconds = clock_now_s() - t0;
+  st->rerank_seconds = clock_now_s() - r0;
   return rc;
 }
 
@@ -726,7 +751,9 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   /* none valid: why, in the plan check's words (formatted only now) */
   if (rc == SC_OK && full == 0) rejects_empty(&b, job_graph(job), &o, &st);
   else if (rc == SC_OK && st.valid == 0) rc = rejects_explain(job, pts, n, &st, err);
-  if (rc == SC_OK && o.rerank) rc = rerank(ws, nt, &st, err);
+  /* a walk the budget or the user stopped keeps the closed form's order */
+  if (rc == SC_OK && o.rerank && (st.stopped == SC_SEARCH_COMPLETE || st.stopped == SC_SEARCH_MAX_PLANS))
+    rc = rerank(ws, nt, &o, t0, &st, err);
   if (rc == SC_OK) {
     topk_pareto(&ws[0].best);
     *n_best = ws[0].best.n;

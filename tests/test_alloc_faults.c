@@ -609,7 +609,10 @@ static int job_run(void *ctx) {
     sc_search_opts_default(&o);
     o.threads = 1;
     o.max_plans = 600;
-    o.rerank = c->what == 7; /* the top 3 re-run by the event engine (search/rerank.c) */
+    if (c->what == 7) { /* the top plans (2 of the first 60 fit) re-run by the event engine */
+      o.rerank = 1;
+      o.max_plans = 60;
+    }
     int rc = sc_search(&c->s, &o, best, 3, &n, &st, &c->err);
     if (rc == SC_OK && n > 0) c->got = best[0].result;
     if (rc == SC_OK && n > 0 && c->what == 7) c->got2 = best[0].event_s + best[n - 1].event_s;

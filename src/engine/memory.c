@@ -199,3 +199,37 @@ void eng_memory(eng *e, int s) {
               (out->host_capacity <= 0 || out->host <= out->host_capacity);
   e->st[s].mem = out->total;
 }
+
+/* 1 when a fully recomputed segment of stage s keeps more (its input)
+ * than its activations. */
+static int full_shrinks(const xg *x, int s) {
+  const xg_stage *st = &x->stages[s];
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &x->segs[x->runs[st->first_run + j].segment];
+    if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes < sg->input_bytes) return 1;
+  }
+  return 0;
+}
+
+/* Partial recomputation (the first N layers of each chunk fully
+ * recomputed, the others not: lower.c) changes only the layer segments'
+ * mode, from full to none; weights, gradients, optimizer states, the
+ * micro-batches in flight and every other segment stay. A layer segment
+ * that is no longer recomputed keeps its activations (act_bytes, not less
+ * than its input_bytes unless full_shrinks) per micro-batch in flight,
+ * and AMP's weight copies per micro-batch in flight instead of once
+ * (in_flight >= 1); only the largest layer rematerialised (sums.remat)
+ * and FSDP's gathered units (gw, gg: not compared here) may shrink, each
+ * with its allocator slack (BUFFER_FRAG). So stage s's total less those
+ * is a lower bound of the partial plan's. */
+double eng_memory_floor_partial(const eng *e, int s) {
+  const sc_plan *p = &e->s->plan;
+  const eng_stage *es = &e->st[s];
+  if (p->recompute != SC_RECOMP_FULL || p->recompute_layers > 0 || p->offload_layers > 0 ||
+      p->n_overrides > 0 || full_shrinks(e->x, s))
+    return 0;
+  pipe_shape shape = {p->pp, e->x->vpp, e->x->micro_batches};
+  if (pipe_for(p->schedule)->in_flight(&shape, s) < 1) return 0;
+  double f = es->m.total - (1 + BUFFER_FRAG) * (es->sums.remat + es->sums.gw + es->sums.gg);
+  return f > 0 ? f : 0;
+}

@@ -67,6 +67,11 @@ typedef struct worker {
   double held_static;    /* stage the weights, gradients and optimizer
                             states, bytes: the same for every plan that
                             differs only in micro-batch, vpp, recompute */
+  space_pt full;         /* the last plan lowered with full recomputation
+                            of every layer, and a lower bound of the memory */
+  double full_floor;     /* of its variants that recompute only the first
+                            N layers of a chunk, bytes (0: none known;
+                            job_mem_floor_partial) */
   double closest_mem;    /* its memory, bytes */
   double capacity;       /* the GPU's memory, bytes (once a plan is lowered) */
   bounded *b;            /* owned: plans for the second pass (without a
@@ -258,6 +263,38 @@ static int cannot_fit(const shared *sh, const worker *w, long i, double capacity
          a->emb_loss == b->emb_loss;
 }
 
+/* 1 when a and b are the same point but for recompute_layers. */
+static int same_but_layers(const space_pt *a, const space_pt *b) {
+  return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
+         a->ep == b->ep && a->vpp == b->vpp && a->micro_batch == b->micro_batch &&
+         a->fsdp_shard == b->fsdp_shard && a->first == b->first && a->last == b->last &&
+         a->offload_layers == b->offload_layers && a->zero == b->zero &&
+         a->recompute == b->recompute && a->emb_loss == b->emb_loss && a->etp == b->etp &&
+         a->dtype == b->dtype;
+}
+
+/* 1 when plan i, full recomputation of the first N layers of each chunk,
+ * cannot fit, known without lowering it: the last plan with full
+ * recomputation of every layer that this worker lowered is plan i but for
+ * N, and the lower bound of its partial variants' memory
+ * (job_mem_floor_partial) exceeds the GPU. Only once a plan fits and only
+ * fitting plans are kept (as cannot_fit). */
+static int partial_cannot_fit(const shared *sh, const worker *w, long i, double capacity) {
+  const space_pt *a = &sh->pts[i];
+  return sh->o->require_fit && w->fit > 0 && a->recompute == SC_RECOMP_FULL &&
+         a->recompute_layers > 0 && w->full_floor > capacity && same_but_layers(a, &w->full);
+}
+
+/* After plan i is lowered (memory m): what partial_cannot_fit needs of
+ * it. The bound is asked only of a plan that does not fit itself (the
+ * bound never exceeds its memory). */
+static void note_full(const shared *sh, worker *w, long i, const sc_memory *m) {
+  const space_pt *a = &sh->pts[i];
+  if (a->recompute != SC_RECOMP_FULL || a->recompute_layers > 0) return;
+  w->full = *a;
+  w->full_floor = m->total > w->capacity ? job_mem_floor_partial(w->job) : 0;
+}
+
 /* The memory a plan may use on each GPU of the given capacity, bytes: the
  * capacity less the caller's headroom. */
 static double usable(const sc_search_opts *o, double capacity) {
@@ -269,7 +306,14 @@ static void first_pass(shared *sh, worker *w, long i) {
   sc_memory m;
   sc_error e = {0};
   w->tried++;
-  if (cannot_fit(sh, w, i, w->capacity)) {
+  int unfit = cannot_fit(sh, w, i, w->capacity);
+  int partial_unfit = !unfit && partial_cannot_fit(sh, w, i, w->capacity);
+#ifdef SC_DEBUG_CHECKS
+  double floor_was = w->full_floor; /* lowered all the same, and checked */
+  if (unfit) {
+#else
+  if (unfit || partial_unfit) {
+#endif
     space_apply(&sh->pts[i], job_plan(w->job));
     job_quiet_checks(w->job, 1); /* a rejection's message is not read */
     int rc = job_check(w->job, NULL, &e);
@@ -290,7 +334,11 @@ static void first_pass(shared *sh, worker *w, long i) {
   w->held = sh->pts[i];
   w->held_static = m.weights + m.gradients + m.optimizer;
   w->capacity = usable(sh->o, m.capacity);
+  note_full(sh, w, i, &m);
   m.fits = m.total <= w->capacity && (m.host_capacity <= 0 || m.host <= m.host_capacity);
+#ifdef SC_DEBUG_CHECKS
+  assert(!partial_unfit || (!m.fits && m.total >= floor_was));
+#endif
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;

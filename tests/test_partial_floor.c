@@ -4,8 +4,10 @@
  * by full"): for every plan with full recomputation of every layer in
  * three spaces, job_mem_floor_partial after its job_lower is at most the
  * memory of each of its partial variants (the same point recomputing the
- * first N layers of each chunk), and it is a real cut: above the GPU's
- * memory for many variants that do not fit, and never for one that fits.
+ * first N layers of each chunk, job_mem_floor_partial(j, N)), and it is a
+ * real cut: above the GPU's memory for most variants that do not fit
+ * (Llama-3 70B: 645 of 692; Mixtral fp8 65 of 93; GPT-3 13B in fp16 AMP
+ * 2,565 of 2,838), and never for one that fits.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -28,8 +30,9 @@ static int partial_of(const space_pt *a, const space_pt *b) {
 }
 
 /* Every full plan of in's space and its partial variants, as above: how
- * many variants the bound drops (above the GPU). */
-static long check_space(const sc_scenario *in, long *variants) {
+ * many variants the bound drops (above the GPU); *variants lowered,
+ * *unfit of them that do not fit. */
+static long check_space(const sc_scenario *in, long *variants, long *unfit) {
   sc_error err = {0};
   sc_scenario base;
   base_of(in, &base);
@@ -40,7 +43,7 @@ static long check_space(const sc_scenario *in, long *variants) {
   o.max_tp = 8, o.max_pp = 16, o.max_micro_batch = 8, o.max_vpp = 2;
   space_pt *pts;
   long n, dropped = 0;
-  *variants = 0;
+  *variants = *unfit = 0;
   cr_assert_eq(space_build(&base, job_graph(j), &o, &pts, &n, &err), SC_OK, "%s", err.msg);
   for (long i = 0; i < n; i++) {
     if (pts[i].recompute != SC_RECOMP_FULL || pts[i].recompute_layers > 0) continue;
@@ -48,19 +51,22 @@ static long check_space(const sc_scenario *in, long *variants) {
     sc_memory m;
     space_plan(&base.plan, &pts[i], &p);
     if (job_lower(j, &p, &m, &err) != SC_OK) continue;
-    double fl = job_mem_floor_partial(j);
-    cr_assert(fl <= m.total, "plan %ld: bound %.17g above its own memory %.17g", i, fl,
-              m.total);
     /* the variants follow their full plan in the canonical order */
-    for (long k = i + 1; k < n && partial_of(&pts[i], &pts[k]); k++) {
+    double fl[8];
+    long k0 = i + 1, k1 = k0;
+    for (; k1 < n && k1 - k0 < 8 && partial_of(&pts[i], &pts[k1]); k1++) {
+      fl[k1 - k0] = job_mem_floor_partial(j, pts[k1].recompute_layers);
+    }
+    for (long k = k0; k < k1; k++) {
       space_plan(&base.plan, &pts[k], &p);
       if (job_lower(j, &p, &m, &err) != SC_OK) continue;
       ++*variants;
-      cr_assert(fl <= m.total,
+      cr_assert(fl[k - k0] <= m.total,
                 "plan %ld (%d of every chunk's layers recomputed): memory %.17g below the "
                 "bound %.17g of plan %ld",
-                k, pts[k].recompute_layers, m.total, fl, i);
-      if (fl > m.capacity) {
+                k, pts[k].recompute_layers, m.total, fl[k - k0], i);
+      if (!m.fits) ++*unfit;
+      if (fl[k - k0] > m.capacity) {
         cr_assert(!m.fits, "plan %ld fits under a bound above the GPU", k);
         dropped++;
       }
@@ -73,17 +79,19 @@ static long check_space(const sc_scenario *in, long *variants) {
 
 Test(partial_floor, llama_default_network) {
   sc_scenario s = llama();
-  long variants, dropped = check_space(&s, &variants);
+  long variants, unfit, dropped = check_space(&s, &variants, &unfit);
   cr_assert(variants > 100, "only %ld partial variants", variants);
-  cr_assert(dropped > variants / 10, "the bound drops only %ld of %ld variants", dropped,
-            variants);
+  /* measured: 645 of the 692 that do not fit */
+  cr_assert(dropped >= unfit * 9 / 10, "the bound drops only %ld of the %ld of %ld variants "
+            "that do not fit", dropped, unfit, variants);
 }
 
 Test(partial_floor, moe_fp8) {
   sc_scenario s = moe_fp8();
-  long variants;
-  check_space(&s, &variants);
+  long variants, unfit, dropped = check_space(&s, &variants, &unfit);
   cr_assert(variants > 10, "only %ld partial variants", variants);
+  cr_assert(dropped >= unfit / 2, "the bound drops only %ld of the %ld of %ld variants that "
+            "do not fit", dropped, unfit, variants);
 }
 
 /* fp16 AMP (fp32 weights, 16-bit copies per micro-batch in flight): the
@@ -96,7 +104,8 @@ Test(partial_floor, gpt3_amp) {
   s.model = *sc_model_preset("gpt3-13b");
   s.plan.dtype = SC_FP16;
   s.plan.amp = 1;
-  long variants;
-  check_space(&s, &variants);
+  long variants, unfit, dropped = check_space(&s, &variants, &unfit);
   cr_assert(variants > 10, "only %ld partial variants", variants);
+  cr_assert(dropped >= unfit / 2, "the bound drops only %ld of the %ld of %ld variants that "
+            "do not fit", dropped, unfit, variants);
 }

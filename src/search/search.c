@@ -54,6 +54,7 @@
 #define PLANS_PER_THREAD 256
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
+#define PARTIAL_MAX 4 /* partial recomputation variants of a plan (space.c: 3) */
 
 /* What one thread owns. */
 typedef struct worker {
@@ -68,10 +69,11 @@ typedef struct worker {
                             states, bytes: the same for every plan that
                             differs only in micro-batch, vpp, recompute */
   space_pt full;         /* the last plan lowered with full recomputation
-                            of every layer, and a lower bound of the memory */
-  double full_floor;     /* of its variants that recompute only the first
-                            N layers of a chunk, bytes (0: none known;
-                            job_mem_floor_partial) */
+                            of every layer, and its variants after it that
+                            recompute only the first n of a chunk's layers: */
+  int part_n[PARTIAL_MAX];        /* their n */
+  double part_floor[PARTIAL_MAX]; /* a lower bound of their memory, bytes
+                                     (job_mem_floor_partial; 0: none) */
   double closest_mem;    /* its memory, bytes */
   double capacity;       /* the GPU's memory, bytes (once a plan is lowered) */
   bounded *b;            /* owned: plans for the second pass (without a
@@ -273,26 +275,35 @@ static int same_but_layers(const space_pt *a, const space_pt *b) {
          a->dtype == b->dtype;
 }
 
-/* 1 when plan i, full recomputation of the first N layers of each chunk,
+/* 1 when plan i, full recomputation of the first n layers of each chunk,
  * cannot fit, known without lowering it: the last plan with full
  * recomputation of every layer that this worker lowered is plan i but for
- * N, and the lower bound of its partial variants' memory
- * (job_mem_floor_partial) exceeds the GPU. Only once a plan fits and only
- * fitting plans are kept (as cannot_fit). */
+ * n, and the lower bound of that variant's memory (job_mem_floor_partial)
+ * exceeds the GPU. Only once a plan fits and only fitting plans are kept
+ * (as cannot_fit). */
 static int partial_cannot_fit(const shared *sh, const worker *w, long i, double capacity) {
   const space_pt *a = &sh->pts[i];
-  return sh->o->require_fit && w->fit > 0 && a->recompute == SC_RECOMP_FULL &&
-         a->recompute_layers > 0 && w->full_floor > capacity && same_but_layers(a, &w->full);
+  if (!sh->o->require_fit || w->fit == 0 || a->recompute != SC_RECOMP_FULL ||
+      a->recompute_layers == 0 || !same_but_layers(a, &w->full))
+    return 0;
+  for (int k = 0; k < PARTIAL_MAX; k++)
+    if (w->part_n[k] == a->recompute_layers) return w->part_floor[k] > capacity;
+  return 0;
 }
 
-/* After plan i is lowered (memory m): what partial_cannot_fit needs of
- * it. The bound is asked only of a plan that does not fit itself (the
- * bound never exceeds its memory). */
-static void note_full(const shared *sh, worker *w, long i, const sc_memory *m) {
+/* After plan i is lowered: what partial_cannot_fit needs of it, for the
+ * variants that follow it in the space (the points of a share are
+ * consecutive: deal.c). */
+static void note_full(const shared *sh, worker *w, long i) {
   const space_pt *a = &sh->pts[i];
   if (a->recompute != SC_RECOMP_FULL || a->recompute_layers > 0) return;
   w->full = *a;
-  w->full_floor = m->total > w->capacity ? job_mem_floor_partial(w->job) : 0;
+  for (int k = 0; k < PARTIAL_MAX; k++) {
+    const space_pt *v = i + 1 + k < sh->n ? &sh->pts[i + 1 + k] : NULL;
+    int ok = v && v->recompute_layers > 0 && same_but_layers(v, a);
+    w->part_n[k] = ok ? v->recompute_layers : 0;
+    w->part_floor[k] = ok ? job_mem_floor_partial(w->job, v->recompute_layers) : 0;
+  }
 }
 
 /* The memory a plan may use on each GPU of the given capacity, bytes: the
@@ -309,7 +320,9 @@ static void first_pass(shared *sh, worker *w, long i) {
   int unfit = cannot_fit(sh, w, i, w->capacity);
   int partial_unfit = !unfit && partial_cannot_fit(sh, w, i, w->capacity);
 #ifdef SC_DEBUG_CHECKS
-  double floor_was = w->full_floor; /* lowered all the same, and checked */
+  double floor_was = 0; /* lowered all the same, and checked */
+  for (int k = 0; partial_unfit && k < PARTIAL_MAX; k++)
+    if (w->part_n[k] == sh->pts[i].recompute_layers) floor_was = w->part_floor[k];
   if (unfit) {
 #else
   if (unfit || partial_unfit) {
@@ -334,7 +347,7 @@ static void first_pass(shared *sh, worker *w, long i) {
   w->held = sh->pts[i];
   w->held_static = m.weights + m.gradients + m.optimizer;
   w->capacity = usable(sh->o, m.capacity);
-  note_full(sh, w, i, &m);
+  note_full(sh, w, i);
   m.fits = m.total <= w->capacity && (m.host_capacity <= 0 || m.host <= m.host_capacity);
 #ifdef SC_DEBUG_CHECKS
   assert(!partial_unfit || (!m.fits && m.total >= floor_was));

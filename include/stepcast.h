@@ -242,7 +242,8 @@ typedef struct sc_model {
   sc_model_kind kind;
   char name[64];
   sc_optimizer optimizer; /* CNN and BERT presets (SC_OPT_DEFAULT: the
-                             preset's own); the other kinds: Adam */
+                             preset's own); the other kinds update with
+                             Adam and refuse any other value (SC_EINPUT) */
   union {
     sc_transformer tf;     /* SC_MODEL_TRANSFORMER */
     sc_graph_spec graph;   /* SC_MODEL_GRAPH */

@@ -1568,6 +1568,12 @@ void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
 int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
                   const char *perfetto, char **out, sc_error *err);
 
+/* sc_trace_json, and into *warnings (sc_free it; NULL on error) the
+ * load's and the replays' warnings, one per line ending in '\n' ("" for
+ * none): what `stepcast trace` prints on standard error. */
+int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
+                       const char *perfetto, char **out, char **warnings, sc_error *err);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -143,8 +143,9 @@ Test(trace_text, every_allocation_fails_cleanly) {
  * prints (sc_trace_warnings after its replays): here that 2 of the job's
  * 128 ranks are given (hta/trace_filter; needs ../shared). */
 Test(trace_text, warnings_are_the_commands) {
-  static const char *const hta[] = {SC_SHARED_DIR "/traces/hta/trace_filter/sampled_rank-0.json.gz",
-                                    SC_SHARED_DIR "/traces/hta/trace_filter/sampled_rank-1.json.gz"};
+#define HTA_FILTER SC_SHARED_DIR "/traces/hta/trace_filter/"
+  static const char *const hta[] = {HTA_FILTER "sampled_rank-0.json.gz",
+                                    HTA_FILTER "sampled_rank-1.json.gz"};
   for (int i = 0; i < 2; i++) {
     FILE *f = fopen(hta[i], "rb");
     cr_assert_not_null(f, "%s: missing (../shared/traces is needed)", hta[i]);

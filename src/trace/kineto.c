@@ -230,7 +230,8 @@ static int bad(const kin_ctx *c, size_t i, const char *key, const char *what) {
  * 1e-6 us (a picosecond, no denormal) .. 1e13 us (115 days), so that no
  * sum of them overflows into an infinite or NaN result. */
 static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
-  if (!e->ts_kind) return bad(c, i, "ts", "missing (a complete event needs its start, microseconds)");
+  if (!e->ts_kind)
+    return bad(c, i, "ts", "missing (a complete event needs its start, microseconds)");
   if (!e->dur_kind)
     return bad(c, i, "dur", "missing (a complete event, \"ph\": \"X\", needs its duration, "
                             "microseconds)");
@@ -604,6 +605,7 @@ static int syntax_error(kin_ctx *c) {
  * both events. GPU operations may share an id: the kernels of one
  * cudaGraphLaunch do. */
 static int unique_corrs(kin_ctx *c) {
+  if (c->corrs.n < 2) return SC_OK; /* none yet: corrs.v is NULL */
   qsort(c->corrs.v, (size_t)c->corrs.n, sizeof *c->corrs.v, tg_kv_cmp);
   for (int k = 1; k < c->corrs.n; k++)
     if (c->corrs.v[k].key == c->corrs.v[k - 1].key)

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "model/builder.h"
+#include "model/optimizer.h"
 #include "plan/plan.h"
 
 /* ------------------------------------------------------------- checks */
@@ -154,7 +155,9 @@ static int tf_resolve(sc_model *model, sc_error *err) {
   sc_transformer *m = &model->tf;
   int rc;
   model->name[sizeof model->name - 1] = '\0';
-  if ((rc = tf_ranges(m, err)) || (rc = tf_dropout(m, err)) || (rc = tf_attention(m, err)))
+  if ((rc = tf_ranges(m, err)) || (rc = tf_dropout(m, err)) || (rc = tf_attention(m, err)) ||
+      (rc = optim_check_blank(model, "transformer",
+                              "mixed-precision Adam (fp32 master weights and two moments)", err)))
     return rc;
   return tf_moe(m, err);
 }

@@ -142,11 +142,7 @@ int cmd_search(int argc, char **argv) {
       rc = 2;
       break;
     }
-    int took = scen_args_take(&sa, "search", argc, argv, &i);
-    if (took == 1) continue;
-    if (took == 2) { rc = 2; break; }
-    fprintf(stderr, "stepcast search: unknown option '%s' (see stepcast search --help)\n", a);
-    rc = 2;
+    rc = scen_args_take_last(&sa, "search", argc, argv, &i);
   }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "search", &s);

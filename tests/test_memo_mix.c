@@ -185,19 +185,6 @@ typedef struct mix_case {
   unsigned what;        /* MIX_* */
 } mix_case;
 
-static void space_of(const mix_case *c, const sc_scenario *base, const wg_graph *g,
-                     space_pt **pts, long *n) {
-  sc_error err = {0};
-  sc_search_opts o;
-  sc_search_opts_default(&o);
-  o.max_tp = c->max_tp;
-  o.max_pp = c->max_pp;
-  o.max_micro_batch = c->max_mb;
-  o.max_vpp = c->max_vpp;
-  cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
-  cr_assert_gt(*n, 0);
-}
-
 /* Evaluation e: point e / 2 of the space, as it is (e even) or with one
  * knob turned (e odd; 0 when none of c's changes it: skipped). */
 static int plan_at(const mix_case *c, const sc_scenario *base, const space_pt *pts, long e,
@@ -217,7 +204,8 @@ static long lower_mix(const mix_case *c) {
                err.msg);
   space_pt *pts;
   long n, valid = 0;
-  space_of(c, &base, g, &pts, &n);
+  space_of(&base, g, c->max_tp, c->max_pp, c->max_mb, c->max_vpp, &pts, &n);
+  cr_assert_gt(n, 0);
   segm m;
   segm_init(&m);
   lower_scratch ls1 = {0}, ls2 = {0};
@@ -268,7 +256,8 @@ static long phases_mix(const mix_case *c, long *plan_hits) {
   cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
   space_pt *pts;
   long n, costed = 0, varied = 0, overridden = 0, laid_out = 0;
-  space_of(c, &base, job_graph(a), &pts, &n);
+  space_of(&base, job_graph(a), c->max_tp, c->max_pp, c->max_mb, c->max_vpp, &pts, &n);
+  cr_assert_gt(n, 0);
   for (long i = 0; i < 2 * n; i++) {
     sc_plan p;
     if (!plan_at(c, &base, pts, i, job_graph(a)->layers, &p)) continue;

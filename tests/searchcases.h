@@ -13,6 +13,8 @@
 #include <stdio.h>
 
 #include "graph/graph.h"
+#include "job/job.h"
+#include "model/builder.h"
 #include "search/space.h"
 #include "stepcast.h"
 
@@ -78,6 +80,24 @@ static inline void space_of(const sc_scenario *base, const wg_graph *g, int max_
   *pts = NULL;
   *n = 0;
   cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
+}
+
+/* The workload graph of base (built by its model's builder; the caller
+ * frees it with wg_free). */
+static inline wg_graph *graph_of(const sc_scenario *base) {
+  sc_error err = {0};
+  wg_graph *g = NULL;
+  cr_assert_eq(model_builder_for(base->model.kind)->build(&base->model, &g, &err), SC_OK, "%s",
+               err.msg);
+  return g;
+}
+
+/* Two jobs on base: *a for the path under test, *b for the reference
+ * (the caller closes both with sc_job_close). */
+static inline void two_jobs(const sc_scenario *base, sc_job **a, sc_job **b) {
+  sc_error err = {0};
+  cr_assert_eq(sc_job_open(base, a, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_job_open(base, b, &err), SC_OK, "%s", err.msg);
 }
 
 #endif

@@ -30,8 +30,7 @@ static long floors(const sc_scenario *in) {
   sc_scenario base;
   base_of(in, &base);
   sc_job *a, *b;
-  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
+  two_jobs(&base, &a, &b);
   space_pt *pts;
   long n, costed = 0, dropped = 0;
   space_of(&base, job_graph(a), 8, 64, 8, 4, &pts, &n);

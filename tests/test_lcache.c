@@ -26,9 +26,7 @@ static long compare_space(const sc_scenario *in) {
   sc_error err = {0};
   sc_scenario base;
   base_of(in, &base);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
-               err.msg);
+  wg_graph *g = graph_of(&base);
   space_pt *pts;
   long n;
   space_of(&base, g, 8, 64, 16, 4, &pts, &n);

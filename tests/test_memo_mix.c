@@ -199,9 +199,7 @@ static long lower_mix(const mix_case *c) {
   sc_error err = {0};
   sc_scenario base;
   base_of(&c->s, &base);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
-               err.msg);
+  wg_graph *g = graph_of(&base);
   space_pt *pts;
   long n, valid = 0;
   space_of(&base, g, c->max_tp, c->max_pp, c->max_mb, c->max_vpp, &pts, &n);
@@ -252,8 +250,7 @@ static long phases_mix(const mix_case *c, long *plan_hits) {
   sc_scenario base;
   base_of(&c->s, &base);
   sc_job *a, *b;
-  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
+  two_jobs(&base, &a, &b);
   space_pt *pts;
   long n, costed = 0, varied = 0, overridden = 0, laid_out = 0;
   space_of(&base, job_graph(a), c->max_tp, c->max_pp, c->max_mb, c->max_vpp, &pts, &n);

@@ -34,9 +34,7 @@ static long lower_space(const sc_scenario *in, int reverse) {
   sc_error err = {0};
   sc_scenario base;
   base_of(in, &base);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
-               err.msg);
+  wg_graph *g = graph_of(&base);
   space_pt *pts;
   long n, valid = 0, tagged = 0;
   space_of(&base, g, 8, 64, 8, 4, &pts, &n);
@@ -102,8 +100,7 @@ static long phases_as_predict(const sc_scenario *in) {
   sc_scenario base;
   base_of(in, &base);
   sc_job *a, *b;
-  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
+  two_jobs(&base, &a, &b);
   space_pt *pts;
   long n, costed = 0;
   space_of(&base, job_graph(a), 8, 64, 8, 4, &pts, &n);

@@ -470,12 +470,8 @@ static int tf_build(const sc_model *model, wg_graph **out, sc_error *err) {
     for (n = 1; i + n < m->layers && moe_layer(m, i + n) == kind; n++) continue;
     rc = layer(g, m, kind, n, err);
   }
-  if (rc || (rc = head(g, m, err)) || (rc = wg_finalize(g, err))) {
-    wg_free(g);
-    return rc;
-  }
-  *out = g;
-  return SC_OK;
+  if (rc == SC_OK) rc = head(g, m, err);
+  return model_build_done(g, rc, out, err);
 }
 
 const model_builder model_transformer = {SC_MODEL_TRANSFORMER, "transformer", tf_resolve,

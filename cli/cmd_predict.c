@@ -153,11 +153,7 @@ int cmd_predict(int argc, char **argv) {
       *(a[2] == 't' ? &trace : &html) = argv[++i];
       continue;
     }
-    int took = scen_args_take(&sa, "predict", argc, argv, &i);
-    if (took == 1) continue;
-    if (took == 2) { rc = 2; break; }
-    fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
-    rc = 2;
+    rc = scen_args_take_last(&sa, "predict", argc, argv, &i);
   }
   if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;

@@ -242,7 +242,8 @@ typedef struct sc_model {
   sc_model_kind kind;
   char name[64];
   sc_optimizer optimizer; /* CNN and BERT presets (SC_OPT_DEFAULT: the
-                             preset's own); the other kinds: Adam */
+                             preset's own); the other kinds update with
+                             Adam and refuse any other value (SC_EINPUT) */
   union {
     sc_transformer tf;     /* SC_MODEL_TRANSFORMER */
     sc_graph_spec graph;   /* SC_MODEL_GRAPH */
@@ -1572,6 +1573,12 @@ void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
  * SC_EIO when perfetto cannot be written. */
 int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
                   const char *perfetto, char **out, sc_error *err);
+
+/* sc_trace_json, and into *warnings (sc_free it; NULL on error) the
+ * load's and the replays' warnings, one per line ending in '\n' ("" for
+ * none): what `stepcast trace` prints on standard error. */
+int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
+                       const char *perfetto, char **out, char **warnings, sc_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -314,6 +314,10 @@ int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
   return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
 }
 
+double job_mem_floor_partial(const sc_job *j, int n) {
+  return eng_memory_floor_partial(&j->e, j->e.mem_worst, n);
+}
+
 /* job_bound (floor 0) or job_bound_floor (1). */
 static int bound_of(sc_job *j, int floor, double *step_s, sc_error *err) {
   j->e.net_bound = 1;

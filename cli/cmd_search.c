@@ -94,7 +94,7 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
     rc = cli_exit_code(src);
   } else {
     if (rank == 0 && !cli_is_stdout(html)) sc_report_search(stdout, sa->fmt, s, best, n, &st);
-    if (rank == 0 && st.rerank_err.code) /* the closed form's order kept */
+    if (rank == 0 && st.rerank_err.code && !fflush(stdout)) /* the closed form's order kept */
       fprintf(stderr, "stepcast search: note: not re-ranked: %s\n", st.rerank_err.msg);
     if (rank == 0 && sa->fmt == SC_FORMAT_CSV && st.n_reasons) /* CSV has no row to say it */
       fprintf(stderr, "stepcast search: no plan is valid: %s\n", st.reasons[0].example);

@@ -905,8 +905,10 @@ typedef struct sc_search_stats {
   sc_search_reason reasons[SC_SEARCH_REASONS];
   double rerank_seconds; /* of seconds: the re-rank's wall time */
   sc_error rerank_err;   /* rerank asked but the event engine could not
-                            run a plan (SC_EINPUT): why; the plans keep
-                            the closed form's order (reranked 0) */
+                            run a plan (SC_EINPUT), or a plan has more
+                            micro-batches than it is run on (SC_EMODEL):
+                            why; the plans keep the closed form's order
+                            (reranked 0) */
 } sc_search_stats;
 
 /* Search the plans of base's model, cluster, global batch and dtype:

@@ -191,6 +191,11 @@ expect 0 "ranked by the event engine: the closed form's top 3" -- search -m gpt3
 expect 0 "where the time goes, s: the event engine's critical path (adds up to event s)" -- search -m gpt3-13b -n 64 --gb 256 --top 3
 expect 0 "where the time goes, s: the closed form's (adds up to step s)" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --no-rerank
 expect 0 ',event_optimizer_s,event_offload_exposed_s,ranked_by,closest,stopped' -- search -m gpt3-13b -n 64 --gb 256 --top 3 --format csv
+# a batch of 2^34 sequences: the event engine is not run on a million micro-batches (it
+# would not end); the closed form's order, and why
+expect 0 "note: not re-ranked: the event engine is not run on plan 1: 1048576 micro-batches" -- search --gb 17179869184 --all --top 1
+expect 0 '"ranked_by": "closed_form"' -- search --gb 17179869184 --all --top 1 --format json
+expect 0 '"rerank_error": "the event engine is not run on plan 1' -- search --gb 17179869184 --all --top 1 --format json
 rr_json=$("$CLI" search -m gpt3-13b -n 64 --gb 256 --top 3 --format json)
 if python3 -c '
 import json, sys

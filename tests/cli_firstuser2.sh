@@ -31,8 +31,10 @@ expect 0 ',closest,stopped
 expect 0 ',0,max_plans' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format csv
 expect 1 ',closest,stopped
 0,0,' -- search -n 8 --gb 64 --threads 1 --format csv
-expect 1 ',0,bf16,0,0,0,0,0,0,0,0,1,complete' -- search -n 8 --gb 64 --threads 1 --format csv
-expect 0 'plans/s, 1 thread)' -- search examples/gpt3-175b-1024-a100.json --max-plans 10 --top 1 --threads 1 --all
+expect 1 ',0,bf16,0,0,0,0,0,0,0,0,' -- search -n 8 --gb 64 --threads 1 --format csv
+expect 1 ',closed_form,1,complete' -- search -n 8 --gb 64 --threads 1 --format csv
+expect 0 'plans/s, 1 thread)' -- search examples/gpt3-175b-1024-a100.json --max-plans 10 --top 1 --threads 1 --all --no-rerank
+expect 0 'plans/s, 1 thread; re-rank ' -- search examples/gpt3-175b-1024-a100.json --max-plans 10 --top 1 --threads 1 --all
 # recsys plan on thousands of tables ran minutes with no budget: --max-evals
 # and --max-seconds stop it early and say so
 expect 0 'stopped early (max_evals) after 50 plans evaluated: the best found so far' -- recsys plan examples/recsys/my_tables.json --max-evals 50 --top 1
@@ -162,7 +164,7 @@ sweep() { # FORMATS ARGS...
     if ! python3 -c '
 import csv, io, json, re, sys
 fmt, a, b = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
-clean = lambda s: re.sub(r"\"seconds\": [^,]*|[0-9.]+ s \([0-9]+ plans/s", "", s)
+clean = lambda s: re.sub(r"\"seconds\": [^,]*|[0-9.]+ s \([0-9]+ plans/s[^)]*\)", "", s)
 if clean(a) != clean(b): sys.exit("not the same twice")
 if fmt == "json": json.loads(a)
 if fmt == "csv":

@@ -564,6 +564,13 @@ Test(search, rerank_keeps_the_closed_form_order_when_a_plan_cannot_run_or_is_sto
   c[1].plan.tp = 8;
   cr_assert_eq(rerank_topk(jobs, 1, &t, stop_at_once, NULL, &stopped, &err), SC_OK, "%s", err.msg);
   cr_assert(stopped == 1 && c[0].event_s == 0 && c[2].event_s == 0, "stopped %d", stopped);
+  /* more micro-batches than the event engine is run on: nothing run */
+  c[2].result.micro_batches = 1 << 20;
+  cr_assert_eq(rerank_topk(jobs, 1, &t, NULL, NULL, &stopped, &err), SC_EMODEL);
+  cr_assert(strstr(err.msg, "not run on plan 3: 1048576 micro-batches per pipeline"), "%s",
+            err.msg);
+  cr_assert(c[0].event_s == 0 && c[2].event_s == 0);
+  c[2].result.micro_batches = c[0].result.micro_batches;
   cr_assert_eq(rerank_topk(jobs, 1, &t, NULL, NULL, &stopped, &err), SC_OK, "%s", err.msg);
   cr_assert(stopped == 0 && c[0].event_s > 0 && c[2].event_s > 0, "stopped %d", stopped);
   topk_free(&t);

@@ -26,8 +26,10 @@ typedef int (*rerank_stop_fn)(void *ctx);
  * event_s and event_time and t is in the event engine's order, unless
  * stop (may be NULL) said stop: then *stopped = 1 and t is left as it
  * was. SC_EINPUT when the event engine cannot run a plan (err names the
- * first such plan of t's order), SC_ENOMEM: t is left as it was (the
- * closed form's order, event_s 0). */
+ * first such plan of t's order), SC_EMODEL when a plan has more
+ * micro-batches per pipeline than the engine is run on (its time and
+ * memory grow with them; nothing is run), SC_ENOMEM: t is left as it was
+ * (the closed form's order, event_s 0). */
 int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, int *stopped,
                 sc_error *err);
 

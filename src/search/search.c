@@ -706,7 +706,7 @@ static int rerank(worker *ws, int nt, const sc_search_opts *o, double t0, sc_sea
   mem_free(jobs);
   st->reranked = rc == SC_OK && !stopped && ws[0].best.n > 0;
   if (stopped) st->stopped = w.stop;
-  if (rc == SC_EINPUT) st->rerank_err = *err, rc = SC_OK;
+  if (rc == SC_EINPUT || rc == SC_EMODEL) st->rerank_err = *err, rc = SC_OK;
   st->rerank_seconds = clock_now_s() - r0;
   return rc;
 }

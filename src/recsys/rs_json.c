@@ -322,8 +322,12 @@ static void default_nic(sc_rs_job *j) {
     bw = def.cluster.nic_bw;
   }
   j->nic_bw = bw;
-  snprintf(j->assumed, sizeof j->assumed, "cluster.nic_Gbps %.0f %s%s (not given)", bw * 8 / 1e9,
-           ref ? "of " : "of a training scenario's default", ref ? ref : "");
+  if (ref)
+    snprintf(j->assumed, sizeof j->assumed, "cluster.nic_Gbps %.0f of %s (not given)",
+             bw * 8 / 1e9, ref);
+  else
+    snprintf(j->assumed, sizeof j->assumed, "cluster.nic_Gbps %.0f, a training scenario's "
+             "(not given; no cluster preset has %.40s)", bw * 8 / 1e9, j->gpu.name);
 }
 
 static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {

@@ -214,18 +214,25 @@ static double attn_head_dim(double d) {
  * its sequence ramp and head-dim factor, the kernel versions) describe the
  * softmax and tile-load overheads of kernels 15x faster in math; an FMA-bound
  * kernel is taken flat at these fractions (one shape measured: the sequence
- * and head-dim dependence is not). */
+ * and head-dim dependence is not). The step's kernels ran attention dropout
+ * 0.1 (BERT's); without it the same kernels reach 0.44 / 0.43
+ * (data/measured/attn_bench_h200.csv): these are the conservative end.
+ * The rate is the fp32 FMA peak's whatever dt: the kernel accumulates in
+ * fp32, so a 16-bit input on the CUDA cores (fp16 before Volta: SIMT,
+ * converted and multiplied with FFMA) runs no faster than fp32, not at
+ * Pascal's packed half2 peak. */
 #define ATTN_FMA_FWD 0.32
 #define ATTN_FMA_BWD 0.42
-static double attn_fma_seconds(const sc_gpu *g, sc_dtype dt, double flops, int causal, int bwd) {
-  double eff = (bwd ? ATTN_FMA_BWD : ATTN_FMA_FWD) * cost_fma_issue(g) * (causal ? ATTN_CAUSAL : 1.0);
-  return flops / (cost_peak(g, dt) * eff);
+static double attn_fma_seconds(const sc_gpu *g, double flops, int causal, int bwd) {
+  double eff =
+      (bwd ? ATTN_FMA_BWD : ATTN_FMA_FWD) * cost_fma_issue(g) * (causal ? ATTN_CAUSAL : 1.0);
+  return flops / (cost_peak(g, SC_FP32) * eff);
 }
 
 /* Forward seconds of the kernel without its fixed cost. */
 static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
                            double sq, double d, int causal) {
-  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, dt, flops, causal, 0);
+  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, flops, causal, 0);
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
   double eff = g->attn_eff * se * attn_head_dim(d) * (causal ? ATTN_CAUSAL : 1.0);
   if (eff <= 0.01) eff = 0.01;
@@ -241,7 +248,7 @@ double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double fl
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
                            double flops, double sq, double d, int causal) {
   if (flops <= 0) return 0;
-  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, dt, flops, causal, 1) + COST_KERNEL_T0;
+  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, flops, causal, 1) + COST_KERNEL_T0;
   return attn_seconds(g, dt, a, flops, sq, d, causal) / ATTN_BWD + COST_KERNEL_T0;
 }
 

@@ -204,15 +204,19 @@ static double attn_head_dim(double d) {
   return (d / (d + ATTN_D0)) / (128.0 / (128.0 + ATTN_D0));
 }
 
-/* Attention on the CUDA cores (cost_conv_tensor_cores false: fp32 without
+/* Attention of an fp32 model (cost_conv_tensor_cores false: fp32 without
  * TF32, as PyTorch's SDPA runs an fp32 model: its memory-efficient CUTLASS
- * kernel, FFMA). Measured in this repository on an H200
+ * kernel; on sm80 and later that kernel computes fp32 as three TF32
+ * tensor-core products, fp32-accurate -- xformers' DefaultGemmType for
+ * Sm80 and float, recalled, not in ../shared -- and before sm80 with FFMA;
+ * either way the rate is taken as a fraction of the fp32 peak, measured on
+ * Hopper, an extrapolation on Volta and older). Measured in this repository on an H200
  * (data/measured/traces_h200/bertbase_fp32_s128_b64, tools/calib/
  * kernel_cats.py; BERT-base, seq 128, head dim 64, batch 64, no mask):
  * forward 0.148 ms a layer for 3.22 GFLOP, 0.32 of the fp32 peak;
  * backward 0.286 ms for 8.05 GFLOP, 0.42. The tensor-core terms (attn_eff,
  * its sequence ramp and head-dim factor, the kernel versions) describe the
- * softmax and tile-load overheads of kernels 15x faster in math; an FMA-bound
+ * softmax and tile-load overheads of kernels 15x faster in math; this
  * kernel is taken flat at these fractions (one shape measured: the sequence
  * and head-dim dependence is not). The step's kernels ran attention dropout
  * 0.1 (BERT's); without it the same kernels reach 0.44 / 0.43

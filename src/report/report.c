@@ -2,6 +2,7 @@
  * report.c -- tables, JSON and CSV for predictions and validations: the
  * reports of stepcast.h (sc_format, sc_report_*).
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "stepcast.h"
 #include "hw/gpu_link.h"
 #include "plan/plan.h"
+#include "plan/plan_attn.h"
 #include "report/accuracy.h"
 #include "report/esc.h"
 #include "report/report_int.h"
@@ -31,6 +33,7 @@ static const char *sched_name(sc_schedule s) {
 
 static const char *attn_name(const sc_plan *p) {
   unsigned a = (unsigned)p->attention;
+  assert(a != SC_ATTN_AUTO); /* reports print resolved plans */
   return p->flash_attention && a < PLAN_ATTNS ? plan_attn_names[a] : "unfused";
 }
 
@@ -685,6 +688,43 @@ static void search_closest(FILE *out, const sc_scenario *s, const sc_candidate *
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
 }
 
+/* The kernel a search's plans of GEMM type d run: plan.attention "auto"
+ * resolved for d, as each candidate's is (plan/plan_attn.h). */
+static const char *search_attn_of(const sc_scenario *s, sc_dtype d) {
+  sc_plan p = s->plan;
+  p.dtype = d;
+  if (p.attention == SC_ATTN_AUTO)
+    p.attention = p.flash_attention ? plan_attn_auto(s->cluster.gpu.arch, &p) : SC_ATTN_UNFUSED;
+  return attn_name(&p);
+}
+
+/* The attention of a search's title: ", attention K", or where the types
+ * searched run different kernels "; attention K (bf16), K' (fp8)";
+ * nothing for a CNN. */
+static void search_attention(const sc_scenario *s, unsigned dts, char *buf, size_t cap) {
+  buf[0] = '\0';
+  if (s->model.kind == SC_MODEL_CNN) return;
+  const char *one = NULL;
+  int mixed = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT; d++) {
+    if (!(dts >> d & 1u)) continue;
+    const char *k = search_attn_of(s, (sc_dtype)d);
+    mixed |= one && strcmp(k, one) != 0;
+    if (!one) one = k;
+  }
+  if (!one) return;
+  if (!mixed) {
+    snprintf(buf, cap, ", attention %s", one);
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, cap, "; attention");
+  int listed = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT && n < cap; d++)
+    if (dts >> d & 1u)
+      n += (size_t)snprintf(buf + n, cap - n, "%s %s (%s)", listed++ ? "," : "",
+                            search_attn_of(s, (sc_dtype)d), sc_dtype_name((sc_dtype)d));
+}
+
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
   if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
@@ -695,11 +735,12 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   /* the types searched: one in the title, or a column where they mix */
   unsigned dts = searched_dtypes(s, st);
   int dtype_col = (dts & (dts - 1)) != 0;
-  char types[64];
+  char types[64], attn[160];
   dtype_list(dts, "", types, sizeof types);
-  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
+  search_attention(s, dts, attn, sizeof attn);
+  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
-          dtype_col ? "dtypes " : "", types);
+          dtype_col ? "dtypes " : "", types, attn);
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s)\n",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
           st->seconds > 0 ? st->tried / st->seconds : 0, st->threads, st->threads == 1 ? "" : "s");

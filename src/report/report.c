@@ -2,7 +2,6 @@
  * report.c -- tables, JSON and CSV for predictions and validations: the
  * reports of stepcast.h (sc_format, sc_report_*).
  */
-#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -31,10 +30,12 @@ static const char *sched_name(sc_schedule s) {
   return plan_sched_names[(unsigned)s < PLAN_SCHEDS ? s : SC_SCHED_1F1B];
 }
 
-static const char *attn_name(const sc_plan *p) {
-  unsigned a = (unsigned)p->attention;
-  assert(a != SC_ATTN_AUTO); /* reports print resolved plans */
-  return p->flash_attention && a < PLAN_ATTNS ? plan_attn_names[a] : "unfused";
+/* The kernel plan p runs on gpu: "auto" (a scenario reported before it
+ * was resolved) by its rule, plan/plan_attn.h; never "auto". */
+static const char *attn_name(const sc_gpu *gpu, const sc_plan *p) {
+  sc_attention a = p->attention;
+  if (a == SC_ATTN_AUTO && p->flash_attention) a = plan_attn_auto(gpu->arch, p);
+  return p->flash_attention && (unsigned)a < SC_ATTN_AUTO ? plan_attn_names[a] : "unfused";
 }
 
 static const char *recomp_name(sc_recompute r) {
@@ -230,7 +231,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          amp_on(p) ? " amp" : "", attn_name(p));
+          amp_on(p) ? " amp" : "", attn_name(&s->cluster.gpu, p));
   fsdp_moe_lines(out, s);
   if (p->recompute_modules && plan_recmod_used(p)) {
     char mods[160];
@@ -302,7 +303,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
                "\"micro_batch\": %ld, \"micro_batches\": %d",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
+          attn_name(&s->cluster.gpu, p), p->global_batch, r->micro_batch, r->micro_batches);
   if (amp_on(p)) fprintf(out, ", \"amp\": true"); /* cost/amp.h */
   /* the selective recompute modules, when the plan names them */
   if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
@@ -693,9 +694,7 @@ static void search_closest(FILE *out, const sc_scenario *s, const sc_candidate *
 static const char *search_attn_of(const sc_scenario *s, sc_dtype d) {
   sc_plan p = s->plan;
   p.dtype = d;
-  if (p.attention == SC_ATTN_AUTO)
-    p.attention = p.flash_attention ? plan_attn_auto(s->cluster.gpu.arch, &p) : SC_ATTN_UNFUSED;
-  return attn_name(&p);
+  return attn_name(&s->cluster.gpu, &p);
 }
 
 /* The attention of a search's title: ", attention K", or where the types

@@ -1,6 +1,7 @@
 /*
  * compute.c -- kernel time model. See compute.h for the equations.
  */
+#include <assert.h>
 #include <math.h>
 #include <strings.h>
 
@@ -181,6 +182,7 @@ static double attn_fa1(double d) {
 }
 
 static double attn_version(const sc_gpu *g, sc_attention a, double d) {
+  assert(a != SC_ATTN_AUTO); /* resolved with the scenario */
   double f = 1.0;
   switch (a) {
   case SC_ATTN_FLASH1: f = attn_fa1(d); break;

@@ -335,8 +335,11 @@ typedef enum sc_attention {
   SC_ATTN_FLASH1,      /* FlashAttention (v1) */
   SC_ATTN_FLASH3,      /* FlashAttention-3 (Hopper and newer) */
   SC_ATTN_UNFUSED,     /* baddbmm + softmax + dropout + bmm (= flash off) */
-  SC_ATTN_CUDNN        /* cuDNN fused attention (Transformer Engine's default
+  SC_ATTN_CUDNN,       /* cuDNN fused attention (Transformer Engine's default
                           on Ampere and newer) */
+  SC_ATTN_AUTO         /* the default: what the framework most likely runs
+                          on the GPU (plan/plan_attn.h); resolving the
+                          scenario replaces it with one of the above */
 } sc_attention;
 
 /* How fp8 GEMM operands are scaled (Transformer Engine recipes). */
@@ -801,6 +804,18 @@ typedef struct sc_op_time {
 int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
                      sc_error *err);
 
+/* The whole step of s by operator kind: one row per kind that occurs
+ * (name "conv", "gemm", "attention", "norm", "eltwise", "pool",
+ * "embedding", "interaction", "loss", "moe_route", "comm", "other"; kind
+ * "kind"), summed over every layer of the first pipeline stage (all its
+ * model chunks) for one micro-batch on one GPU: fwd_s and bwd_s the
+ * kernels' GPU times as the engine costs them (comm: the collectives'
+ * times), without host time, overlap or recomputation; flops the forward
+ * FLOPs of its compute tasks, bytes the forward bytes of its memory-bound
+ * and communication tasks, eff 0. Fills at most `max` rows, in order of
+ * first occurrence, and returns how many (or -code on error). */
+int sc_explain_kinds(const sc_scenario *s, sc_op_time *out, int max, sc_error *err);
+
 /* -------------------------------------------------------------- search */
 
 /* What a search is told while it runs: plans done of the total, and the
@@ -1028,10 +1043,12 @@ const sc_scenario *sc_job_scenario(const sc_job *j);
  * with the key path, as sc_scenario_resolve). */
 int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err);
 
-/* sc_timeline and sc_explain_layer of `plan` against the job. */
+/* sc_timeline, sc_explain_layer and sc_explain_kinds of `plan` against the job. */
 int sc_job_timeline(sc_job *j, const sc_plan *plan, sc_span **spans, size_t *n,
                     double *step_s, sc_error *err);
 int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
+                         sc_error *err);
+int sc_job_explain_kinds(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
                          sc_error *err);
 
 /* ----------------------------------------------------------- collectives */
@@ -1354,6 +1371,13 @@ void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_re
 void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
                               const sc_result *r, double train_tokens,
                               const sc_op_time *ops, int n_ops);
+/* ... and the step by operator kind (sc_explain_kinds; kinds NULL: none):
+ * JSON adds an "op_kinds" array, the table format a second table; CSV
+ * leaves them out (its rows are one layer's operators). */
+void sc_report_prediction_kinds(FILE *out, sc_format fmt, const sc_scenario *s,
+                                const sc_result *r, double train_tokens,
+                                const sc_op_time *ops, int n_ops,
+                                const sc_op_time *kinds, int n_kinds);
 
 /* The n operators of one layer (sc_explain_layer) on their own. */
 void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n);

@@ -203,7 +203,7 @@ def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None):
 def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     """Predict one training step: the fields of ``stepcast predict --format
     json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
-    and layer_ops with ops=True). fits_confidence is "marginal" where the
+    and layer_ops and op_kinds with ops=True). fits_confidence is "marginal" where the
     memory total is within the memory model's error band of the GPU's
     memory (docs/accuracy.md), either side: fits may then be wrong;
     "unmeasured" on CNNs, BERT and JSON graphs, which the band was not

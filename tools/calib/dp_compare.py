@@ -4,7 +4,7 @@ training-step measurements (data/measured/*_dp_steps.csv, taken by
 tools/calib/dp_step.py).
 
     tools/calib/dp_compare.py --csv FILE --gpu PRESET [--stepcast build/stepcast]
-                              [--scenarios DIR]
+                              [--scenarios DIR] [--kinds TRACEDIR]
 
 Each measured row becomes one `stepcast predict` scenario on 1 x PRESET:
 the CNN or BERT preset the script trains (`model.preset`; BERT with the
@@ -13,9 +13,11 @@ the CNNs: SGD with momentum; `adam` for BERT: AdamW), global batch =
 micro-batch = the row's batch, and the precision as the row ran it:
 `amp_fp16` -> dtype fp16 + amp, `amp_bf16` -> bf16 + amp, `tf32` and
 `fp32` as they are; `channels_last` from the row's layout (CNNs). BERT
-16-bit rows set attention flash2 (PyTorch's SDPA picks its flash kernel,
-FlashAttention-2, for 16-bit inputs with dropout on Hopper); fp32 rows
-keep stepcast's default. Everything else is the GPU preset's and the
+16-bit rows set attention flash2 (though the traces of
+data/measured/traces_h200 show PyTorch 2.11's SDPA picking cuDNN's
+attention, `cudnn_generated_fort_native_sdpa_sm90_flash_*`, for 16-bit
+inputs with dropout on Hopper: docs/accuracy.md, "Our own H200
+measurements"); fp32 rows keep stepcast's default. Everything else is the GPU preset's and the
 model's defaults (eager framework). With --scenarios DIR the scenario
 files are also written there.
 
@@ -23,6 +25,14 @@ Prints a Markdown table: measured and predicted step time, signed error
 (predicted / measured - 1), predicted host share, measured peak memory
 (torch.cuda.max_memory_allocated) and predicted memory total, both GiB;
 then the MAPE of time and of memory, per model family.
+
+With --kinds TRACEDIR, for every row with a profiler trace
+TRACEDIR/NAME.pt.trace.json.gz (tools/calib/dp_trace.py) also a table of
+GPU time per step by kind of operator: the trace's kernels
+(tools/calib/kernel_cats.py's kinds; in a CNN conv = convolutions, cuBLAS
+GEMMs (its 1x1 convolutions and classifier) and layout transposes; the
+model's optimizer is time_s.optimizer) against
+`predict --ops`'s "op_kinds" (forward + backward, one micro-batch).
 """
 import argparse
 import csv
@@ -55,15 +65,55 @@ def scenario(row, gpu):
             "plan": plan}
 
 
-def predict(exe, scen, path):
+def predict(exe, scen, path, ops=False):
     with open(path, "w") as f:
         json.dump(scen, f, indent=1)
         f.write("\n")
-    out = subprocess.run([exe, "predict", path, "--format", "json"],
+    out = subprocess.run([exe, "predict", path, "--format", "json"] + (["--ops"] if ops else []),
                          capture_output=True, text=True)
     if out.returncode:
         sys.exit("stepcast failed on %s: %s" % (path, out.stderr.strip()))
     return json.loads(out.stdout)
+
+
+# trace kinds (kernel_cats.py) -> the model's operator kinds
+TRACE_TO_MODEL = {"conv": "conv", "gemm": "conv", "bn": "norm", "ln": "norm", "eltwise": "eltwise",
+                  "pool": "pool", "attn": "attention", "loss": "loss", "layout": "conv",
+                  "reduce": "eltwise", "optim": "optimizer", "other": "other"}
+
+
+def kinds_table(a, rows):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import kernel_cats
+    print()
+    print("| config | kind | trace ms | model ms | error |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        path = os.path.join(a.kinds, row["name"] + ".pt.trace.json.gz")
+        if not os.path.exists(path):
+            continue
+        r = predict(a.stepcast, scenario(row, a.gpu), os.path.join(a.scenarios or tempfile.gettempdir(),
+                                                                    row["name"] + "_ops.json"), True)
+        model = {k["name"]: 1e3 * (k["fwd_s"] + k["bwd_s"]) for k in r.get("op_kinds", [])}
+        cnn = "conv" in model
+        if cnn and "gemm" in model:  # a CNN's classifier GEMM: with the convolutions
+            model["conv"] += model.pop("gemm")
+        model["optimizer"] = 1e3 * r["time_s"]["optimizer"]
+        ev = kernel_cats.load(path)
+        steps = {e["name"] for e in ev if e.get("name", "").startswith("ProfilerStep#")}
+        meas = {}
+        for e in ev:
+            if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+                k = TRACE_TO_MODEL[kernel_cats.kind(e["name"])]
+                if not cnn and k == "conv":
+                    k = "gemm"  # cuBLAS/CUTLASS GEMMs of a transformer
+                meas[k] = meas.get(k, 0) + e["dur"] / 1e3 / max(1, len(steps))
+        for k in sorted(set(meas) | set(model), key=lambda k: -meas.get(k, 0)):
+            m, p = meas.get(k, 0), model.get(k, 0)
+            if m < 0.05 and p < 0.05:
+                continue
+            print("| %s | %s | %.1f | %.1f | %s |" % (row["name"], k, m, p,
+                                                     "%+.0f %%" % (100 * (p / m - 1)) if m > 0 else "-"))
 
 
 def mape(es):
@@ -76,6 +126,7 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--gpu", required=True, help="stepcast GPU preset of the measuring GPU")
     ap.add_argument("--scenarios", default="")
+    ap.add_argument("--kinds", default="", help="folder of dp_trace.py traces: per-kind table")
     a = ap.parse_args()
     rows = [r for r in csv.DictReader(open(a.csv)) if r["status"] == "ok"]
     if not rows:
@@ -106,6 +157,8 @@ def main():
                   "memory: MAPE %.1f %% (mean signed %+.1f %%)"
                   % (key, mape([e for e, _ in es]), 100 * sum(e for e, _ in es) / len(es),
                      len(es), mape([m for _, m in es]), 100 * sum(m for _, m in es) / len(es)))
+    if a.kinds:
+        kinds_table(a, rows)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@
 #include "hw/gpu_names.h"
 #include "load/graph_json.h"
 #include "load/jparse.h"
+#include "load/ovsize.h"
 #include "load/scenario.h"
 #include "model/optimizer.h"
 #include "plan/plan.h"
@@ -1500,6 +1501,7 @@ static int scn_check_graph(const sc_model *m, sc_error *err) {
  * being replaced by it in silence. */
 static int scn_apply_overrides(json_t *root, const char *const *ov, size_t n_ov, sc_error *err) {
   int max = 0;
+  ovs_drop_replaced(root, ov, n_ov); /* -n replaces the document's nodes (load/ovsize.h) */
   for (size_t i = 0; i < n_ov; i++)
     if (scn_ov_depth(ov[i]) > max) max = scn_ov_depth(ov[i]);
   for (int d = 0; d <= max; d++)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# cli_cmdline.sh -- what the command line says meets what the file says
+# (audit of round 27): a size of the cluster on the command line replaces
+# the file's (`-n` against "nodes"), a GPU chosen without a stated network
+# brings its reference system's, a CNN's search lists no recompute variant
+# that changes nothing and quotes the data-parallel rows `dp` quotes, and
+# the README's MPI line runs where it is meant to. Each line is `expect
+# CODE NEEDLE -- ARGS...` (tests/e2e_lib.sh).
+# Usage: tests/cli_cmdline.sh PATH/TO/stepcast
+set -u
+CLI=${1:?usage: cli_cmdline.sh PATH/TO/stepcast}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/e2e_lib.sh"
+cd "$ROOT" || exit 1
+LLAMA=examples/llama3-70b-512-h100.json   # "nodes": 64 of dgx-h100
+
+# 1. -n / --nodes replace the file's size (was: "cluster.gpus: 1024 disagrees
+# with cluster.nodes 64 x gpus_per_node 8 = 512; give one of the two")
+expect 0 'cluster   1024 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA -n 1024
+expect 0 'cluster   1024 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA --gpus 1024
+expect 0 'cluster   256 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA --set cluster.gpus=256
+expect 0 'llama3-70b on 1024 x h100-sxm5-80gb' -- search $LLAMA -n 1024 --top 1 --threads 1
+expect 0 'llama3-70b on 1024 x h100-sxm5-80gb' -- search $LLAMA --set cluster.gpus=1024 --top 1 --threads 1
+expect 2 'cluster.gpus: 1020 is not a whole number of nodes of cluster.gpus_per_node 8; valid nearby: 1016 or 1024 (set by override "cluster.gpus=1020")' -- predict $LLAMA -n 1020
+expect 0 'cluster   128 x h100-sxm5-80gb' -- predict $LLAMA --nodes 16
+# a file giving "gpus": --nodes replaces it
+expect 0 'cluster   64 x my-accel, 8 per node' -- predict examples/custom-model-and-gpu.json --nodes 8 --dp 4
+# both on the command line: they must agree, as in a file
+expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 3 x gpus_per_node 8 = 24' -- predict $LLAMA -n 1024 --nodes 3
+expect 0 'cluster   1024 x h100-sxm5-80gb' -- predict $LLAMA -n 1024 --nodes 128
+# and in a file, still
+printf '{"cluster": {"preset": "dgx-h100", "nodes": 64, "gpus": 1024}}' > "$TMP/both.json"
+expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 64 x gpus_per_node 8 = 512; give one of the two' -- predict "$TMP/both.json"
+# dp shares the overrides: a file with "nodes" and -n
+printf '{"model": "resnet50", "cluster": {"gpu": "v100-sxm2-32gb", "nodes": 2, "nic_Gbps": 25}, "plan": {"global_batch": 1024}}' > "$TMP/dp.json"
+expect 0 'data-parallel resnet50 on 32 x v100-sxm2-32gb (8 per server)' -- dp "$TMP/dp.json" -n 32
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

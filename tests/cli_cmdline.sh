@@ -35,5 +35,15 @@ expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 64 x gpus_per_node 8 =
 printf '{"model": "resnet50", "cluster": {"gpu": "v100-sxm2-32gb", "nodes": 2, "nic_Gbps": 25}, "plan": {"global_batch": 1024}}' > "$TMP/dp.json"
 expect 0 'data-parallel resnet50 on 32 x v100-sxm2-32gb (8 per server)' -- dp "$TMP/dp.json" -n 32
 
+# 4. the README's MPI line runs with more processes than cores and says what
+# root needs (tests/search_mpi.sh runs the line itself with an MPI build)
+mpiline=$(grep -E '^mpirun ' README.md)
+if [[ $mpiline == *"--oversubscribe"* && $mpiline == *"--allow-run-as-root"* ]] &&
+   grep -q -- '--allow-run-as-root' docs/search.md; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: README's mpirun line lacks --oversubscribe or the root note: $mpiline"; fail=$((fail + 1))
+fi
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -35,6 +35,19 @@ expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 64 x gpus_per_node 8 =
 printf '{"model": "resnet50", "cluster": {"gpu": "v100-sxm2-32gb", "nodes": 2, "nic_Gbps": 25}, "plan": {"global_batch": 1024}}' > "$TMP/dp.json"
 expect 0 'data-parallel resnet50 on 32 x v100-sxm2-32gb (8 per server)' -- dp "$TMP/dp.json" -n 32
 
+# 3. a CNN has no attention: selective recomputation changes nothing, so its
+# search lists no "selective" plan beside the identical "none" one; BERT keeps it
+out=$("$CLI" search -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 --top 30 --threads 1 2>&1)
+if [[ $out == *" selective "* || $out != *" none "* || $out != *" full "* ]]; then
+  echo "FAIL: resnet50's search lists selective plans (or lacks none/full):"; echo "$out" | head -12
+  fail=$((fail + 1))
+else
+  pass=$((pass + 1))
+fi
+expect 0 ' selective ' -- search -m bert_base -g v100-sxm2-16gb -n 8 --gb 256 --top 10 --threads 1
+# the space shrinks by exactly the selective points: 1455 plans with them, 1220 without
+expect 0 '1220 plans tried, 1220 valid' -- search -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 --top 1 --threads 1
+
 # 4. the README's MPI line runs with more processes than cores and says what
 # root needs (tests/search_mpi.sh runs the line itself with an MPI build)
 mpiline=$(grep -E '^mpirun ' README.md)

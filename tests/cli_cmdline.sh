@@ -48,6 +48,22 @@ expect 0 ' selective ' -- search -m bert_base -g v100-sxm2-16gb -n 8 --gb 256 --
 # the space shrinks by exactly the selective points: 1455 plans with them, 1220 without
 expect 0 '1220 plans tried, 1220 valid' -- search -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 --top 1 --threads 1
 
+# ... and its accuracy line quotes the class `stepcast dp` quotes for the same
+# job (was "no published runs like this (Volta 16-bit CNN)" beside dp's rows)
+J=(-m resnet50 -g v100-sxm2-16gb -n 8 --gb 256)
+s_line=$("$CLI" search "${J[@]}" --top 1 --threads 1 2>&1 | tr -s ' \n' ' ' | grep -o 'MAPE [^;]*;')
+d_line=$("$CLI" dp "${J[@]}" 2>&1 | tr -s ' \n' ' ' | grep -o 'accuracy, allreduce: MAPE [^;]*;')
+if [[ -z $s_line || "accuracy, allreduce: $s_line" != "$d_line" ]]; then
+  echo "FAIL: search and dp quote different classes: '$s_line' against '$d_line'"; fail=$((fail + 1))
+else
+  pass=$((pass + 1))
+fi
+expect 0 'published CNN allreduce one-server data-parallel runs' -- predict "${J[@]}"
+expect 0 '"class": "BERT allreduce multi-server data-parallel", "n": ' -- predict -m bert_base -g v100-sxm2-16gb -n 16 --gb 256 --format json
+expect 0 'published CNN none one-server data-parallel runs' -- predict -m resnet50 -g v100-sxm2-16gb -n 1 --gb 256
+# where the plan is no data-parallel one (tp 2), no dp row applies
+expect 0 'no published runs like this (Volta 16-bit BERT)' -- predict -m bert_base -g v100-sxm2-16gb -n 16 --gb 256 --tp 2
+
 # 4. the README's MPI line runs with more processes than cores and says what
 # root needs (tests/search_mpi.sh runs the line itself with an MPI build)
 mpiline=$(grep -E '^mpirun ' README.md)

@@ -35,6 +35,29 @@ expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 64 x gpus_per_node 8 =
 printf '{"model": "resnet50", "cluster": {"gpu": "v100-sxm2-32gb", "nodes": 2, "nic_Gbps": 25}, "plan": {"global_batch": 1024}}' > "$TMP/dp.json"
 expect 0 'data-parallel resnet50 on 32 x v100-sxm2-32gb (8 per server)' -- dp "$TMP/dp.json" -n 32
 
+# 2. -g without a stated network brings the GPU's reference system's NIC
+# (was the default DGX A100's 200 Gb/s for every GPU) and says so; a stated
+# NIC is kept; the default scenario is unchanged
+expect 0 'NIC 400 Gb/s per GPU (dgx-h100, the reference system of h100-sxm5-80gb)' -- predict -g h100-sxm5-80gb -n 512
+expect 0 'NIC 800 Gb/s per GPU (dgx-b300, the reference system of b300)' -- predict -g b300 -n 512
+expect 0 'NIC 100 Gb/s per GPU
+' -- predict -g b300 -n 512 --nic-gbps 100
+expect 0 'NIC 200 Gb/s per GPU
+' -- predict
+expect 0 'NIC 200 Gb/s per GPU (the default'"'"'s: v100-sxm2-16gb has no reference system)' -- predict -g v100-sxm2-16gb --dtype fp16 -n 128
+# a file naming a preset keeps its server, and says whose NIC a new GPU runs on
+expect 0 'NIC 400 Gb/s per GPU (dgx-h100, the scenario'"'"'s cluster preset)' -- predict $LLAMA -g b300
+expect 0 'NIC 400 Gb/s per GPU
+' -- predict $LLAMA
+# a file choosing a GPU without a preset or a NIC: the reference system's too
+printf '{"cluster": {"gpu": "b200", "nodes": 4}, "model": "gpt3-13b", "plan": {"tp": 8, "pp": 1, "global_batch": 64}}' > "$TMP/b200.json"
+expect 0 'NIC 400 Gb/s per GPU (dgx-b200, the reference system of b200)' -- predict "$TMP/b200.json"
+# the NIC changes the step: 16 H100 over two servers are faster at 400 Gb/s than 200
+t400=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --format csv | tail -1 | cut -d, -f12)
+t200=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --nic-gbps 200 --format csv | tail -1 | cut -d, -f12)
+if awk -v a="$t400" -v b="$t200" 'BEGIN { exit !(a > 0 && a < b) }'; then pass=$((pass + 1))
+else echo "FAIL: step at the reference NIC $t400 s not below the 200 Gb/s one $t200 s"; fail=$((fail + 1)); fi
+
 # 3. a CNN has no attention: selective recomputation changes nothing, so its
 # search lists no "selective" plan beside the identical "none" one; BERT keeps it
 out=$("$CLI" search -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 --top 30 --threads 1 2>&1)

@@ -41,6 +41,7 @@
 #include "load/graph_json.h"
 #include "load/jparse.h"
 #include "load/ovsize.h"
+#include "load/refnet.h"
 #include "load/scenario.h"
 #include "model/optimizer.h"
 #include "plan/plan.h"
@@ -1098,10 +1099,11 @@ static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
   if (!p && scn_cluster_shaped(v)) snprintf(cl->name, sizeof cl->name, "custom");
   const json_t *g = json_object_get(v, "gpu");
   if (g && (rc = scn_gpu(c, g, &cl->gpu))) return rc;
-  /* another GPU without a preset is another server: the base's host side
-   * (uplinks, CPU memory, RAM) no longer applies and is not known unless
-   * the document gives it (host_* keys below; 0 = not limited) */
-  if (g && !p) memset(&cl->host, 0, sizeof cl->host);
+  /* another GPU without a preset is another server: the base's NIC and
+   * host side no longer apply; its reference system's do where the
+   * document states none (load/refnet.h; nic_Gbps, host_* keys below) */
+  if (g && !p) refnet_fill(cl, v);
+  else if (g) refnet_note_preset(cl, v, id);
   if ((rc = scn_fields(c, &scn_cluster_sec, v, cl))) return rc;
   /* a fabric brings its per-traversal latency unless the document gives
    * nic_latency_us (docs/network.md "Fabrics") */

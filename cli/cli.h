@@ -37,6 +37,10 @@ int cli_is_stdout(const char *path);
  * invocation on standard output. */
 int cli_one_stdout(const char *cmd, const char *a, const char *b);
 
+/* 2 after the message "stepcast CMD: unknown option 'ARG' (see stepcast
+ * CMD --help)". */
+int cli_unknown_option(const char *cmd, const char *arg);
+
 /* Flush and close f (not standard output, which is only flushed); 0, or
  * 3 after a message when anything failed to be written. */
 int cli_close_out(const char *cmd, const char *path, FILE *f);

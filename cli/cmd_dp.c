@@ -114,10 +114,7 @@ int cmd_dp(int argc, char **argv) {
       rc = 2;
       break;
     }
-    int took = scen_args_take(&sa, "dp", argc, argv, &i);
-    if (took == 1) continue;
-    if (took == 0) fprintf(stderr, "stepcast dp: unknown option '%s' (see stepcast dp --help)\n", argv[i]);
-    rc = 2;
+    rc = scen_args_take_last(&sa, "dp", argc, argv, &i);
   }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "dp", &s);

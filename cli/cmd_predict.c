@@ -22,7 +22,8 @@ static void help(void) {
          "                        (the same as `stepcast dp`; a scenario with dp.scheme\n"
          "                        predicts that scheme alone)\n"
          "  --require-fit         exit 1 when the plan does not fit in memory\n"
-         "  --ops                 also list the operators of one layer with their times\n"
+         "  --ops                 also list the operators of one layer with their times, and\n"
+         "                        the whole step by operator kind\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
          "  --trace FILE          write the step's timeline as Chrome trace JSON (Perfetto);\n"
          "                        '-' writes it to standard output instead of the report\n"
@@ -71,17 +72,19 @@ static int write_files(const char *trace, const char *html, const sc_scenario *s
  * one layer when show_ops); the exit code. */
 static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int show_ops,
                   double train_tokens) {
-  sc_op_time ops[64];
-  int n = 0;
+  sc_op_time ops[64], kinds[16];
+  int n = 0, nk = 0;
   if (show_ops) {
     sc_error err = {0};
     n = sc_explain_layer(s, ops, 64, &err);
-    if (n < 0) {
+    if (n >= 0) nk = sc_explain_kinds(s, kinds, 16, &err);
+    if (n < 0 || nk < 0) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
-      return cli_exit_code(-n);
+      return cli_exit_code(n < 0 ? -n : -nk);
     }
   }
-  sc_report_prediction_ops(stdout, fmt, s, r, train_tokens, show_ops ? ops : NULL, n);
+  sc_report_prediction_kinds(stdout, fmt, s, r, train_tokens, show_ops ? ops : NULL, n,
+                             show_ops ? kinds : NULL, nk);
   return 0;
 }
 
@@ -153,11 +156,7 @@ int cmd_predict(int argc, char **argv) {
       *(a[2] == 't' ? &trace : &html) = argv[++i];
       continue;
     }
-    int took = scen_args_take(&sa, "predict", argc, argv, &i);
-    if (took == 1) continue;
-    if (took == 2) { rc = 2; break; }
-    fprintf(stderr, "stepcast predict: unknown option '%s' (see stepcast predict --help)\n", a);
-    rc = 2;
+    rc = scen_args_take_last(&sa, "predict", argc, argv, &i);
   }
   if (!rc) rc = cli_one_stdout("predict", trace, html);
   sc_scenario s;

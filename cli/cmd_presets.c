@@ -21,11 +21,7 @@ int cmd_presets(int argc, char **argv) {
       fprintf(stderr, "stepcast presets: --format expects table, json or csv\n");
       return 2;
     }
-    if (f == -2) {
-      fprintf(stderr, "stepcast presets: unknown option '%s' (see stepcast presets --help)\n",
-              argv[i]);
-      return 2;
-    }
+    if (f == -2) return cli_unknown_option("presets", argv[i]);
     fmt = (sc_format)f;
   }
   sc_report_presets(stdout, fmt);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interrupt.h"
 #include "stepcast_recsys.h"
 
 int cmd_recsys(int argc, char **argv);
@@ -152,13 +153,6 @@ static int predict(const char *path, const sc_rs_job *j, const sc_rs_plan *p, sc
   return rc ? rc : fits ? 0 : 1;
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig) {
-  (void)sig;
-  interrupted = 1;
-}
-
 /* The planner's progress callback: a line on stderr (a terminal, after a
  * second; *ctx set once one is printed), and stop on Ctrl-C. */
 static int progress(void *ctx, long evaluated, double secs) {
@@ -166,7 +160,7 @@ static int progress(void *ctx, long evaluated, double secs) {
     fprintf(stderr, "\rrecsys plan: %ld plans evaluated, %.1f s", evaluated, secs);
     *(int *)ctx = 1;
   }
-  return interrupted;
+  return interrupt_seen();
 }
 
 static int plan(const sc_rs_job *j, const args *a) {
@@ -180,12 +174,10 @@ static int plan(const sc_rs_job *j, const args *a) {
   o.progress_ctx = &shown;
   sc_rs_plans ps;
   sc_error e = {0};
-  struct sigaction sa_new, sa_old;
-  memset(&sa_new, 0, sizeof sa_new);
-  sa_new.sa_handler = on_sigint;
-  sigaction(SIGINT, &sa_new, &sa_old);
+  struct sigaction old;
+  interrupt_catch(&old);
   int rc = sc_rs_plan_search(j, &o, &ps, &e);
-  sigaction(SIGINT, &sa_old, NULL);
+  interrupt_release(&old);
   if (shown) fputc('\n', stderr);
   if (rc) return fail(rc, &e);
   if (!a->trace || !cli_is_stdout(a->trace)) sc_rs_report_plans(stdout, a->fmt, j, &ps);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "interrupt.h"
 #include "scenario_args.h"
 #include "search_limits.h"
 #include "stepcast.h"
@@ -55,19 +56,12 @@ static int parse_top(const char *v, int *top) {
   return 1;
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_sigint(int sig) {
-  (void)sig;
-  interrupted = 1;
-}
-
 /* The search's progress callback: a line on stderr (a terminal, after a
  * second), and stop on Ctrl-C. */
 static int progress(void *ctx, long done, long total, double secs) {
   if (*(int *)ctx && secs >= 1.0)
     fprintf(stderr, "\rsearch: %ld of %ld plans, %.1f s", done, total, secs);
-  return interrupted;
+  return interrupt_seen();
 }
 
 /* Parse one search option at argv[*i]: 1 taken, 0 not ours, -1 bad value. */
@@ -88,12 +82,10 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
   if (!best) return 4;
   o->progress = progress;
   o->progress_ctx = &tty;
-  struct sigaction sa_new, sa_old;
-  memset(&sa_new, 0, sizeof sa_new);
-  sa_new.sa_handler = on_sigint;
-  sigaction(SIGINT, &sa_new, &sa_old);
+  struct sigaction old;
+  interrupt_catch(&old);
   int src = sc_search(s, o, best, top, &n, &st, &err);
-  sigaction(SIGINT, &sa_old, NULL);
+  interrupt_release(&old);
   if (tty && st.seconds >= 1.0) fputc('\n', stderr);
   if (src != SC_OK) {
     if (rank == 0) fprintf(stderr, "stepcast search: %s\n", err.msg);
@@ -142,11 +134,7 @@ int cmd_search(int argc, char **argv) {
       rc = 2;
       break;
     }
-    int took = scen_args_take(&sa, "search", argc, argv, &i);
-    if (took == 1) continue;
-    if (took == 2) { rc = 2; break; }
-    fprintf(stderr, "stepcast search: unknown option '%s' (see stepcast search --help)\n", a);
-    rc = 2;
+    rc = scen_args_take_last(&sa, "search", argc, argv, &i);
   }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "search", &s);

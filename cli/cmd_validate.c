@@ -237,8 +237,7 @@ int cmd_validate(int argc, char **argv) {
       goto done;
     }
     if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "stepcast validate: unknown option '%s' (see stepcast validate --help)\n", a);
-      rc = 2;
+      rc = cli_unknown_option("validate", a);
       goto done;
     }
     paths[n++] = a;

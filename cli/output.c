@@ -46,6 +46,11 @@ int cli_one_stdout(const char *cmd, const char *a, const char *b) {
   return 2;
 }
 
+int cli_unknown_option(const char *cmd, const char *arg) {
+  fprintf(stderr, "stepcast %s: unknown option '%s' (see stepcast %s --help)\n", cmd, arg, cmd);
+  return 2;
+}
+
 static int is_dir(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "scenario_args.h"
 
 /* Short flags and the key path each one sets. */
@@ -82,6 +83,12 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
   }
   a->file = arg;
   return 1;
+}
+
+int scen_args_take_last(scen_args *a, const char *cmd, int argc, char **argv, int *i) {
+  int took = scen_args_take(a, cmd, argc, argv, i);
+  if (took == 1) return 0;
+  return took == 0 ? cli_unknown_option(cmd, argv[*i]) : 2;
 }
 
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {

@@ -30,6 +30,11 @@ void scen_args_free(scen_args *a);
  * printing a message naming `cmd` for a bad one. */
 int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i);
 
+/* The last case of a command's option loop: 0 when argv[*i] was a
+ * scenario argument (consumed as scen_args_take does), else 2 after a
+ * message: take's own for a bad one, cli_unknown_option's for any other. */
+int scen_args_take_last(scen_args *a, const char *cmd, int argc, char **argv, int *i);
+
 /* Load the scenario the arguments describe; returns the exit code (0, 2
  * bad input, 3 unreadable) after printing any error. */
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s);

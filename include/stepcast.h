@@ -242,7 +242,8 @@ typedef struct sc_model {
   sc_model_kind kind;
   char name[64];
   sc_optimizer optimizer; /* CNN and BERT presets (SC_OPT_DEFAULT: the
-                             preset's own); the other kinds: Adam */
+                             preset's own); the other kinds update with
+                             Adam and refuse any other value (SC_EINPUT) */
   union {
     sc_transformer tf;     /* SC_MODEL_TRANSFORMER */
     sc_graph_spec graph;   /* SC_MODEL_GRAPH */
@@ -805,6 +806,18 @@ typedef struct sc_op_time {
 int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max,
                      sc_error *err);
 
+/* The whole step of s by operator kind: one row per kind that occurs
+ * (name "conv", "gemm", "attention", "norm", "eltwise", "pool",
+ * "embedding", "interaction", "loss", "moe_route", "comm", "other"; kind
+ * "kind"), summed over every layer of the first pipeline stage (all its
+ * model chunks) for one micro-batch on one GPU: fwd_s and bwd_s the
+ * kernels' GPU times as the engine costs them (comm: the collectives'
+ * times), without host time, overlap or recomputation; flops the forward
+ * FLOPs of its compute tasks, bytes the forward bytes of its memory-bound
+ * and communication tasks, eff 0. Fills at most `max` rows, in order of
+ * first occurrence, and returns how many (or -code on error). */
+int sc_explain_kinds(const sc_scenario *s, sc_op_time *out, int max, sc_error *err);
+
 /* -------------------------------------------------------------- search */
 
 /* What a search is told while it runs: plans done of the total, and the
@@ -1024,10 +1037,12 @@ const sc_scenario *sc_job_scenario(const sc_job *j);
  * with the key path, as sc_scenario_resolve). */
 int sc_job_predict(sc_job *j, const sc_plan *plan, sc_result *r, sc_error *err);
 
-/* sc_timeline and sc_explain_layer of `plan` against the job. */
+/* sc_timeline, sc_explain_layer and sc_explain_kinds of `plan` against the job. */
 int sc_job_timeline(sc_job *j, const sc_plan *plan, sc_span **spans, size_t *n,
                     double *step_s, sc_error *err);
 int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
+                         sc_error *err);
+int sc_job_explain_kinds(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
                          sc_error *err);
 
 /* ----------------------------------------------------------- collectives */
@@ -1350,6 +1365,13 @@ void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_re
 void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
                               const sc_result *r, double train_tokens,
                               const sc_op_time *ops, int n_ops);
+/* ... and the step by operator kind (sc_explain_kinds; kinds NULL: none):
+ * JSON adds an "op_kinds" array, the table format a second table; CSV
+ * leaves them out (its rows are one layer's operators). */
+void sc_report_prediction_kinds(FILE *out, sc_format fmt, const sc_scenario *s,
+                                const sc_result *r, double train_tokens,
+                                const sc_op_time *ops, int n_ops,
+                                const sc_op_time *kinds, int n_kinds);
 
 /* The n operators of one layer (sc_explain_layer) on their own. */
 void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n);
@@ -1571,6 +1593,12 @@ void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
  * SC_EIO when perfetto cannot be written. */
 int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
                   const char *perfetto, char **out, sc_error *err);
+
+/* sc_trace_json, and into *warnings (sc_free it; NULL on error) the
+ * load's and the replays' warnings, one per line ending in '\n' ("" for
+ * none): what `stepcast trace` prints on standard error. */
+int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
+                       const char *perfetto, char **out, char **warnings, sc_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

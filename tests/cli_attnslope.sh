@@ -14,21 +14,12 @@ need_shared "$SET"
 # attention FLOPs (4 s h d / 2 x 3.5 a layer, x 4.5 / 3.5 with full
 # recomputation) at 100 TFLOP/s per GPU; the fit must give back 100 and
 # 10.0 for every family (15 of them)
-python3 - "$SET" "$TMP/synth.csv" <<'PY'
-import csv, sys
-src, dst = sys.argv[1:]
-rows = list(csv.DictReader(open(src)))
-with open(dst, 'w', newline='') as f:
-    w = csv.DictWriter(f, fieldnames=rows[0].keys())
-    w.writeheader()
-    for r in rows:
-        s, g = float(r['seq']), float(r['gpus'])
-        passes = 4.5 if r['recompute'] == 'full' else 3.5
-        x = 4 * s * float(r['hidden']) * 0.5 * passes * float(r['layers'])
-        tokens = float(r['global_batch']) * s
-        r['measured_iter_s'] = '%.12g' % (tokens * (10e-6 / g + x / (g * 100e12)))
-        w.writerow(r)
-PY
+synth_csv "$SET" "$TMP/synth.csv" "
+s, g = float(r['seq']), float(r['gpus'])
+passes = 4.5 if r['recompute'] == 'full' else 3.5
+x = 4 * s * float(r['hidden']) * 0.5 * passes * float(r['layers'])
+tokens = float(r['global_batch']) * s
+r['measured_iter_s'] = '%.12g' % (tokens * (10e-6 / g + x / (g * 100e12)))"
 out=$(python3 "$TOOL" --stepcast "$CLI" "$TMP/synth.csv")
 n=$(grep -c '^MPT' <<<"$out")
 bad=$(awk '/^MPT/ && ($8 != "100" || $9 != "10.0")' <<<"$out")

@@ -74,6 +74,26 @@ expect 2 "negdur.json: traceEvents[2].dur: expected 0 or a number" -- trace "$TM
 sed 's/"ts": 20,/"ts": 1e30,/' "$TMP/ok.json" > "$TMP/hugets.json"
 expect 2 "hugets.json: traceEvents[2].ts: expected a number of microseconds" -- trace "$TMP/hugets.json"
 
+# a complete event without dur says so (not "out of range"); ts and dur
+# given as strings are refused, not read as numbers
+sed 's/"dur": 100, "pid": 0, "tid": 7, "args": {"correlation": 1/"pid": 0, "tid": 7, "args": {"correlation": 1/' \
+  "$TMP/ok.json" > "$TMP/nodur.json"
+expect 2 "nodur.json: traceEvents[2].dur: missing (a complete event" -- trace "$TMP/nodur.json"
+sed 's/"dur": 100, "pid": 0, "tid": 7, "args": {"correlation": 1/"dur": "100", "pid": 0, "tid": 7, "args": {"correlation": 1/' \
+  "$TMP/ok.json" > "$TMP/strdur.json"
+expect 2 "strdur.json: traceEvents[2].dur: expected a number of microseconds, not a string" -- trace "$TMP/strdur.json"
+sed 's/"ts": 10,/"ts": "10",/' "$TMP/ok.json" > "$TMP/strts.json"
+expect 2 "strts.json: traceEvents[1].ts: expected a number of microseconds, not a string" -- trace "$TMP/strts.json"
+# two host calls with one correlation id (two processes' traces merged):
+# the kernel would be joined with the wrong launch; refused naming both.
+# Kernels sharing one id (a cudaGraphLaunch's) are accepted.
+sed 's/"args": {"correlation": 2}/"args": {"correlation": 1}/' "$TMP/ok.json" > "$TMP/dupcorr.json"
+expect 2 "dupcorr.json: traceEvents[3].args.correlation: 1 is also that of traceEvents[1]" -- trace "$TMP/dupcorr.json"
+sed 's/"correlation": 2, "stream": 7/"correlation": 1, "stream": 7/' "$TMP/ok.json" > "$TMP/graphcorr.json"
+expect 0 "step (mean)" -- trace "$TMP/graphcorr.json"
+# files of one job agree on its size: two world_size are two jobs
+expect 2 "w4r1.json: distributedInfo.world_size 4 differs from $TMP/ok.json's 2" -- trace "$TMP/ok.json" "$TMP/w4r1.json"
+
 # a data-parallel scale past the NCCL model's 2^24 ranks: refused, not
 # silently left as traced (the rank count overflowed an int)
 expect 2 "expected at most 2097152" -- trace "$ASTRA"/all_reduce.*.et --dp-scale 1e7

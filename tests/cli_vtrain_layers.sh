@@ -12,19 +12,10 @@ need_shared "$SET"
 # a synthetic copy: every step 3 ms per layer and micro-batch, 5 ms per
 # micro-batch, 1 ms per layer and 20 ms a step; the fit must give 3.00 ms,
 # 5.0 ms and 44.0 ms a step at 24 layers back for every series
-python3 - "$SET" "$TMP/synth.csv" <<'PY'
-import csv, sys
-src, dst = sys.argv[1:]
-rows = list(csv.DictReader(open(src)))
-with open(dst, 'w', newline='') as f:
-    w = csv.DictWriter(f, fieldnames=rows[0].keys())
-    w.writeheader()
-    for r in rows:
-        m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
-        L = int(r['layers'])
-        r['measured_iter_s'] = '%.9f' % (3e-3 * m * L + 5e-3 * m + 1e-3 * L + 20e-3)
-        w.writerow(r)
-PY
+synth_csv "$SET" "$TMP/synth.csv" "
+m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
+L = int(r['layers'])
+r['measured_iter_s'] = '%.9f' % (3e-3 * m * L + 5e-3 * m + 1e-3 * L + 20e-3)"
 out=$(python3 "$TOOL" --stepcast "$CLI" "$TMP/synth.csv")
 n=$(grep -c '^h[0-9]' <<<"$out")
 bad=$(awk '/^h[0-9]/ && ($4 != "3.00" || $10 != "5.0" || $12 != "44.0")' <<<"$out")

@@ -3,7 +3,9 @@
 # expect CODE NEEDLE -- ARGS...: run the CLI, require exit CODE (or one of
 # CODE|CODE...) and NEEDLE
 # (a fixed string) in stdout+stderr, and no death by signal;
-# need_shared FILE: stop with FAIL unless FILE (under ../shared) is readable.
+# need_shared FILE: stop with FAIL unless FILE (under ../shared) is readable;
+# synth_csv SRC DST PY: DST a copy of the CSV SRC, each row r (a dict of
+# strings) first rewritten by the Python statements PY.
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -34,4 +36,19 @@ need_shared() {
     echo "FAIL: $1 is missing: these checks need ../shared"
     exit 1
   fi
+}
+
+synth_csv() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+src, dst, body = sys.argv[1:]
+fix = compile(body, 'synth_csv', 'exec')
+rows = list(csv.DictReader(open(src)))
+with open(dst, 'w', newline='') as f:
+    w = csv.DictWriter(f, fieldnames=rows[0].keys())
+    w.writeheader()
+    for r in rows:
+        exec(fix, {'r': r})
+        w.writerow(r)
+PY
 }

@@ -28,6 +28,7 @@
 #include "net/flow.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
+#include "sharedcable.h"
 #include "tmpfile.h"
 #include "validate/validate.h"
 
@@ -691,18 +692,9 @@ Test(alloc_faults, jobs) {
 /* The event engine on a topology where a pass's expert all-to-alls and
  * the pipeline's sends share a cable (evlinks.c, evshare.c). */
 Test(alloc_faults, event_engine_on_a_topology) {
-  sc_scenario s;
-  sc_scenario_default(&s);
+  sc_scenario s = shared_cable(12);
   sc_error e = {0};
   char js[1024];
-  snprintf(js, sizeof js,
-           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
-           "\"gpus\": 12, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
-           "\"%s/tests/data/two_switches.json\"}, \"plan\": {\"tp\": 1, \"pp\": 3, \"ep\": 4, "
-           "\"pp_first_layers\": 10, \"pp_last_layers\": 11, \"global_batch\": 12, "
-           "\"micro_batch\": 1, \"overlap_grad_reduce\": false}}",
-           SC_SOURCE_DIR);
-  cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
   job_case("sc_predict_event with passes sharing links", &s, 6);
   /* a flex dispatch there: its two legs' factors and links (fleet_flex_at) */
   snprintf(js, sizeof js,

@@ -54,15 +54,27 @@ Test(collhbm, memory_bound_kernels_lose_the_hbm_share_gemms_the_sm_share) {
   cr_expect(near(grp_slow(low, 1), 0.1), "never below the SM share");
 }
 
-Test(collhbm, the_share_is_the_collectives_hbm_rate_over_the_achievable_bandwidth) {
-  /* 8 A100 in one NVSwitch node, 1 GB all-reduce */
+/* One NVSwitch node of 8 A100 80 GB. */
+static sc_cluster a100_node(void) {
   const sc_gpu *a100 = sc_gpu_preset("a100-sxm4-80gb");
   cr_assert(a100);
   sc_cluster c = {0};
   c.gpu = *a100, c.gpus_per_node = 8, c.nvlink_domain = 8;
+  return c;
+}
+
+/* The collective group of c's first `ranks` GPUs. */
+static grp ranks_of(const sc_cluster *c, int ranks) {
   xg_group xgg = {0};
-  xgg.ranks = 8, xgg.stride = 1;
-  grp g = grp_make(&c, &xgg);
+  xgg.ranks = ranks, xgg.stride = 1;
+  return grp_make(c, &xgg);
+}
+
+Test(collhbm, the_share_is_the_collectives_hbm_rate_over_the_achievable_bandwidth) {
+  /* 8 A100 in one NVSwitch node, 1 GB all-reduce */
+  sc_cluster c = a100_node();
+  const sc_gpu *a100 = &c.gpu;
+  grp g = ranks_of(&c, 8);
   grp_share sh;
   double t = grp_cost_ex(NULL, 0, &c.gpu, &g, COLL_ALL_REDUCE, 1e9, &sh);
   coll_cost cc = coll_nccl_time(COLL_ALL_REDUCE, 1e9, &g.g);
@@ -92,13 +104,9 @@ Test(collhbm, a_training_collective_takes_the_models_whole_time_per_call_overhea
    * GPU stream holds it for the collective model's whole time (what
    * nccl-tests measures between back-to-back calls), the 20 us per-call
    * overhead (COLL_LAUNCH_S) included: time - (time - launch) = 20 us */
-  const sc_gpu *a100 = sc_gpu_preset("a100-sxm4-80gb");
-  cr_assert(a100);
-  sc_cluster c = {0};
-  c.gpu = *a100, c.gpus_per_node = 8, c.nvlink_domain = 8;
-  xg_group xgg = {0};
-  xgg.ranks = 2, xgg.stride = 1;
-  grp g = grp_make(&c, &xgg);
+  sc_cluster c = a100_node();
+  const sc_gpu *a100 = &c.gpu;
+  grp g = ranks_of(&c, 2);
   double bytes = 1024.0 * 4 * 1024 * 2;
   coll_cost cc = coll_nccl_time(COLL_ALL_REDUCE, bytes, &g.g);
   double t = grp_cost(NULL, a100->sm_count, &g, COLL_ALL_REDUCE, bytes, NULL);
@@ -107,7 +115,6 @@ Test(collhbm, a_training_collective_takes_the_models_whole_time_per_call_overhea
   cr_expect(near(t - (cc.time - cc.launch), 20e-6), "%g s more than without it",
             t - (cc.time - cc.launch));
   /* one rank: nothing to do, no overhead either */
-  xgg.ranks = 1;
-  grp one = grp_make(&c, &xgg);
+  grp one = ranks_of(&c, 1);
   cr_expect(grp_cost(NULL, a100->sm_count, &one, COLL_ALL_REDUCE, bytes, NULL) == 0);
 }

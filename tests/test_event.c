@@ -16,6 +16,7 @@
 #include "engine/fleet.h"
 #include "job/job.h"
 #include "predict.h" /* scenario_ok, predict_ok */
+#include "sharedcable.h"
 #include "stepcast.h"
 
 static sc_result event(const sc_scenario *s, int fold, sc_event_pred **p) {
@@ -654,18 +655,7 @@ Test(event, an_expert_all_to_all_and_pipeline_sends_on_one_cable_slow_each_other
    * stage 2) cross too. While they overlap both slow down: the sends
    * beside a stage-2 pass take longer than alone, and the stage-2 passes
    * lose time to the shared cable on the critical path */
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_error e = {0};
-  char js[1024];
-  snprintf(js, sizeof js,
-           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"preset\": \"dgx-a100\", "
-           "\"gpus\": 12, \"gpus_per_node\": 1, \"nvlink_domain\": 1, \"topology\": "
-           "\"%s/tests/data/two_switches.json\"}, \"plan\": {\"tp\": 1, \"pp\": 3, \"ep\": 4, "
-           "\"pp_first_layers\": 10, \"pp_last_layers\": 11, "
-           "\"global_batch\": 24, \"micro_batch\": 1, \"overlap_grad_reduce\": false}}",
-           SC_SOURCE_DIR);
-  cr_assert_eq(sc_scenario_load_string(&s, js, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+  sc_scenario s = shared_cable(24);
   sc_event_pred *p;
   event(&s, 1, &p);
   const ev_out *o = event_pred_run(p);

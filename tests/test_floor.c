@@ -30,14 +30,10 @@ static long floors(const sc_scenario *in) {
   sc_scenario base;
   base_of(in, &base);
   sc_job *a, *b;
-  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
-  sc_search_opts o;
-  sc_search_opts_default(&o);
-  o.max_tp = 8, o.max_pp = 64, o.max_micro_batch = 8, o.max_vpp = 4;
+  two_jobs(&base, &a, &b);
   space_pt *pts;
   long n, costed = 0, dropped = 0;
-  cr_assert_eq(space_build(&base, job_graph(a), &o, &pts, &n, &err), SC_OK, "%s", err.msg);
+  space_of(&base, job_graph(a), 8, 64, 8, 4, &pts, &n);
   double best = INFINITY;
   double *steps = mem_alloc(sizeof *steps * (size_t)n);
   cr_assert(steps);

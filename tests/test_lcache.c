@@ -20,34 +20,16 @@
 #include "searchcases.h"
 #include "stepcast.h"
 
-/* The search space of base on graph g (the search's bounds, search.c, up
- * to micro-batch max_mb and vpp max_vpp) into *pts (owned), *n points. */
-static void space_of(const sc_scenario *base, const wg_graph *g, int max_mb, int max_vpp,
-                     space_pt **pts, long *n) {
-  sc_error err = {0};
-  sc_search_opts o;
-  sc_search_opts_default(&o);
-  o.max_tp = 8;
-  o.max_pp = 64;
-  o.max_micro_batch = max_mb;
-  o.max_vpp = max_vpp;
-  *pts = NULL;
-  *n = 0;
-  cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
-}
-
 /* Every valid plan of s's space through the memo and on its own; the
  * memo's hit count. Fails the test on the first difference. */
 static long compare_space(const sc_scenario *in) {
   sc_error err = {0};
   sc_scenario base;
   base_of(in, &base);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
-               err.msg);
+  wg_graph *g = graph_of(&base);
   space_pt *pts;
   long n;
-  space_of(&base, g, 16, 4, &pts, &n);
+  space_of(&base, g, 8, 64, 16, 4, &pts, &n);
   lcache c;
   lcache_init(&c);
   lower_scratch ls1 = {0}, ls2 = {0};
@@ -195,7 +177,7 @@ static long job_space_as_predict(const sc_scenario *in, long most) {
   cr_assert_eq(sc_job_open(&base, &j, &err), SC_OK, "%s", err.msg);
   space_pt *pts;
   long n, valid = 0, hits = 0;
-  space_of(&base, job_graph(j), 8, 2, &pts, &n);
+  space_of(&base, job_graph(j), 8, 64, 8, 2, &pts, &n);
   for (long i = 0; i < n && valid < most; i++) {
     sc_plan p;
     space_plan(&base.plan, &pts[i], &p);

@@ -185,19 +185,6 @@ typedef struct mix_case {
   unsigned what;        /* MIX_* */
 } mix_case;
 
-static void space_of(const mix_case *c, const sc_scenario *base, const wg_graph *g,
-                     space_pt **pts, long *n) {
-  sc_error err = {0};
-  sc_search_opts o;
-  sc_search_opts_default(&o);
-  o.max_tp = c->max_tp;
-  o.max_pp = c->max_pp;
-  o.max_micro_batch = c->max_mb;
-  o.max_vpp = c->max_vpp;
-  cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
-  cr_assert_gt(*n, 0);
-}
-
 /* Evaluation e: point e / 2 of the space, as it is (e even) or with one
  * knob turned (e odd; 0 when none of c's changes it: skipped). */
 static int plan_at(const mix_case *c, const sc_scenario *base, const space_pt *pts, long e,
@@ -212,12 +199,11 @@ static long lower_mix(const mix_case *c) {
   sc_error err = {0};
   sc_scenario base;
   base_of(&c->s, &base);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
-               err.msg);
+  wg_graph *g = graph_of(&base);
   space_pt *pts;
   long n, valid = 0;
-  space_of(c, &base, g, &pts, &n);
+  space_of(&base, g, c->max_tp, c->max_pp, c->max_mb, c->max_vpp, &pts, &n);
+  cr_assert_gt(n, 0);
   segm m;
   segm_init(&m);
   lower_scratch ls1 = {0}, ls2 = {0};
@@ -264,11 +250,11 @@ static long phases_mix(const mix_case *c, long *plan_hits) {
   sc_scenario base;
   base_of(&c->s, &base);
   sc_job *a, *b;
-  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
+  two_jobs(&base, &a, &b);
   space_pt *pts;
   long n, costed = 0, varied = 0, overridden = 0, laid_out = 0;
-  space_of(c, &base, job_graph(a), &pts, &n);
+  space_of(&base, job_graph(a), c->max_tp, c->max_pp, c->max_mb, c->max_vpp, &pts, &n);
+  cr_assert_gt(n, 0);
   for (long i = 0; i < 2 * n; i++) {
     sc_plan p;
     if (!plan_at(c, &base, pts, i, job_graph(a)->layers, &p)) continue;

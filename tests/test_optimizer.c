@@ -96,3 +96,27 @@ Test(optimizer, master_copy_of_16bit_parameters) {
   cr_assert(fabs(b.mem.optimizer - 8 * b.params) < 1, "momentum + master %g, by hand 8 x %g",
             b.mem.optimizer, b.params);
 }
+
+/* The transformer and graph builders update with their own optimizer:
+ * model.optimizer set on them through the C API is refused, naming the
+ * field and what is valid, as the JSON loader refuses the key (it was
+ * ignored: the prediction came back as Adam's). */
+Test(optimizer, refused_on_transformer_and_graph) {
+  static const char *const models[] = {"{\"model\": \"llama2-7b\"}",
+                                       "{\"model\": \"examples/graphs/gpt-2layer.json\"}"};
+  const char *keys[] = {"cluster.gpu=h100-sxm5-80gb", "cluster.gpus=4", "plan.tp=4",
+                        "plan.pp=1"};
+  for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+    sc_scenario s;
+    sc_error err = {0};
+    sc_result r;
+    cr_assert_eq(sc_scenario_load_string(&s, models[i], "t", keys, 4, &err), SC_OK, "%s: %s",
+                 models[i], err.msg);
+    cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s blank: %s", models[i], err.msg);
+    s.model.optimizer = SC_OPT_SGD;
+    cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT, "%s with sgd: %s", models[i], err.msg);
+    cr_assert(strstr(err.msg, "model.optimizer: sgd") && strstr(err.msg, "CNN and BERT") &&
+                  strstr(err.msg, "SC_OPT_DEFAULT"),
+              "%s: %s", models[i], err.msg);
+  }
+}

@@ -27,18 +27,6 @@
 #include "searchcost.h"
 #include "stepcast.h"
 
-/* The search space of base on graph g (up to micro-batch 8, vpp 4). */
-static void space_of(const sc_scenario *base, const wg_graph *g, space_pt **pts, long *n) {
-  sc_error err = {0};
-  sc_search_opts o;
-  sc_search_opts_default(&o);
-  o.max_tp = 8;
-  o.max_pp = 64;
-  o.max_micro_batch = 8;
-  o.max_vpp = 4;
-  cr_assert_eq(space_build(base, g, &o, pts, n, &err), SC_OK, "%s", err.msg);
-}
-
 /* Every valid plan of in's space (in the search's order, or reversed)
  * lowered through one memo of segments and on its own; the memo's hits.
  * Fails the test on the first difference. */
@@ -46,12 +34,10 @@ static long lower_space(const sc_scenario *in, int reverse) {
   sc_error err = {0};
   sc_scenario base;
   base_of(in, &base);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(base.model.kind)->build(&base.model, &g, &err), SC_OK, "%s",
-               err.msg);
+  wg_graph *g = graph_of(&base);
   space_pt *pts;
   long n, valid = 0, tagged = 0;
-  space_of(&base, g, &pts, &n);
+  space_of(&base, g, 8, 64, 8, 4, &pts, &n);
   segm m;
   segm_init(&m);
   lower_scratch ls1 = {0}, ls2 = {0};
@@ -114,11 +100,10 @@ static long phases_as_predict(const sc_scenario *in) {
   sc_scenario base;
   base_of(in, &base);
   sc_job *a, *b;
-  cr_assert_eq(sc_job_open(&base, &a, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(sc_job_open(&base, &b, &err), SC_OK, "%s", err.msg);
+  two_jobs(&base, &a, &b);
   space_pt *pts;
   long n, costed = 0;
-  space_of(&base, job_graph(a), &pts, &n);
+  space_of(&base, job_graph(a), 8, 64, 8, 4, &pts, &n);
   for (long i = 0; i < n; i++) {
     sc_plan p;
     space_plan(&base.plan, &pts[i], &p);

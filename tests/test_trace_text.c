@@ -2,7 +2,8 @@
  * test_trace_text.c -- sc_trace_json (src/trace/trace_text.c): the text
  * is what sc_report_trace_replay writes for the same load and replays
  * (as `stepcast trace --format json` does), with and without a what-if;
- * the Perfetto file is sc_trace_write_perfetto's; bad input, an
+ * the Perfetto file is sc_trace_write_perfetto's; sc_trace_json_warn's
+ * warnings are sc_trace_warnings' after the same replays; bad input, an
  * unwritable Perfetto path and a failing allocation at every point return
  * their codes with nothing in *out (the sanitizer build checks leaks).
  */
@@ -117,19 +118,56 @@ Test(trace_text, every_allocation_fails_cleanly) {
   }
   mem_fail_after(-1);
   for (long n = 0; n < 100000; n++) {
+    char *warned = (char *)1;
     out = (char *)1;
     mem_fail_after(n);
-    int rc = sc_trace_json(files, 2, &w, NULL, &out, &err);
+    int rc = sc_trace_json_warn(files, 2, &w, NULL, &out, &warned, &err);
     mem_fail_after(-1);
     if (rc == SC_OK) {
       cr_expect_str_eq(out, want, "after %ld allocations", n);
       cr_expect_gt(n, 10);
+      cr_expect_not_null(warned);
       sc_free(out);
+      sc_free(warned);
       free(want);
       return;
     }
     cr_assert_eq(rc, SC_ENOMEM, "allocation %ld failing gave %d: %s", n + 1, rc, err.msg);
     cr_assert_null(out);
+    cr_assert_null(warned, "allocation %ld failing left warnings", n + 1);
   }
   cr_assert_fail("never succeeded");
+}
+
+/* sc_trace_json_warn: the same document, and the warnings `stepcast trace`
+ * prints (sc_trace_warnings after its replays): here that 2 of the job's
+ * 128 ranks are given (hta/trace_filter; needs ../shared). */
+Test(trace_text, warnings_are_the_commands) {
+#define HTA_FILTER SC_SHARED_DIR "/traces/hta/trace_filter/"
+  static const char *const hta[] = {HTA_FILTER "sampled_rank-0.json.gz",
+                                    HTA_FILTER "sampled_rank-1.json.gz"};
+  for (int i = 0; i < 2; i++) {
+    FILE *f = fopen(hta[i], "rb");
+    cr_assert_not_null(f, "%s: missing (../shared/traces is needed)", hta[i]);
+    fclose(f);
+  }
+  sc_trace_whatif w = dp4();
+  sc_trace *t;
+  sc_trace_result base, x;
+  sc_error err = {0};
+  cr_assert_eq(sc_trace_load(hta, 2, NULL, NULL, &t, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_trace_replay(t, NULL, &base, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_trace_replay(t, &w, &x, &err), SC_OK, "%s", err.msg);
+  char *out = NULL, *plain = NULL, *warned = NULL;
+  cr_assert_eq(sc_trace_json_warn(hta, 2, &w, NULL, &out, &warned, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_trace_json(hta, 2, &w, NULL, &plain, &err), SC_OK, "%s", err.msg);
+  cr_expect_str_eq(out, plain);
+  cr_expect_str_eq(warned, sc_trace_warnings(t));
+  cr_expect_not_null(strstr(warned, "2 of the job's 128 ranks"), "%s", warned);
+  sc_trace_close(t);
+  sc_free(out), sc_free(plain), sc_free(warned);
+  cr_assert_eq(sc_trace_json_warn(files, 2, NULL, NULL, &out, &warned, &err), SC_OK, "%s",
+               err.msg);
+  cr_expect_str_eq(warned, "", "the synthetic job warns of nothing");
+  sc_free(out), sc_free(warned);
 }

@@ -30,8 +30,9 @@ import ctypes.util
 import glob
 import json
 import os
+import warnings
 
-__all__ = ["Error", "predict", "search", "validate", "collective", "dp", "recsys_predict",
+__all__ = ["Error", "TraceWarning", "predict", "search", "validate", "collective", "dp", "recsys_predict",
            "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
            "dp_json", "recsys_predict_json", "recsys_plan_json", "trace", "trace_json",
            "data_dir", "version"]
@@ -48,6 +49,15 @@ class Error(Exception):
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
+
+
+class TraceWarning(UserWarning):
+    """A warning of trace()'s load or replay (some ranks of a larger job
+    given, events of unknown category skipped, overlapping operations on a
+    stream, ...): each line of the warnings `stepcast trace` prints on
+    standard error, issued with :func:`warnings.warn`, so that
+    ``warnings.catch_warnings`` records them and ``-W error::stepcast.TraceWarning``
+    makes them errors."""
 
 
 class _Err(ctypes.Structure):
@@ -131,9 +141,11 @@ def _load():
                                     out, ctypes.POINTER(_Err)]
     lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
                                   ctypes.c_char_p, out, ctypes.POINTER(_Err)]
+    lib.sc_trace_json_warn.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
+                                       ctypes.c_char_p, out, out, ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
+    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
@@ -191,7 +203,7 @@ def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None):
 def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     """Predict one training step: the fields of ``stepcast predict --format
     json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
-    and layer_ops with ops=True). fits_confidence is "marginal" where the
+    and layer_ops and op_kinds with ops=True). fits_confidence is "marginal" where the
     memory total is within the memory model's error band of the GPU's
     memory (docs/accuracy.md), either side: fits may then be wrong;
     "unmeasured" on CNNs, BERT and JSON graphs, which the band was not
@@ -478,17 +490,45 @@ def _same_file_twice(files):
         seen[key] = f
 
 
-def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-               no_overlap=False, comm_model=False, perfetto=None):
-    """The text of ``stepcast trace FILE... --format json`` (the options as trace())."""
+def _taken(buf):
+    """The text of a string the library allocated, freed."""
+    try:
+        return ctypes.string_at(buf).decode("utf-8", "replace") if buf else ""
+    finally:
+        _lib.sc_free(buf)
+
+
+def _trace_text(paths, kw, stacklevel):
+    """The document of trace_json; the load's and replay's warnings issued
+    as TraceWarning, stacklevel frames up (the caller of the public function)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = [os.fsencode(p) for p in paths]
     _same_file_twice(files)
     arr = (ctypes.c_char_p * max(len(files), 1))(*files)
-    w = _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model)
-    return _call(_lib.sc_trace_json, arr, len(files), ctypes.byref(w) if w else None,
-                 os.fsencode(perfetto) if perfetto is not None else None)
+    w = _trace_whatif(kw["dp_scale"], kw["gpu"], kw["nvlink"], kw["nic"], kw["ppn"],
+                      kw["no_overlap"], kw["comm_model"])
+    perfetto = kw["perfetto"]
+    buf, wbuf, err = ctypes.POINTER(ctypes.c_char)(), ctypes.POINTER(ctypes.c_char)(), _Err()
+    rc = _lib.sc_trace_json_warn(arr, len(files), ctypes.byref(w) if w else None,
+                                 os.fsencode(perfetto) if perfetto is not None else None,
+                                 ctypes.byref(buf), ctypes.byref(wbuf), ctypes.byref(err))
+    if rc != 0:
+        raise Error(rc, err.msg.decode("utf-8", "replace"))
+    text, warned = _taken(buf), _taken(wbuf)
+    for line in warned.splitlines():
+        if line:
+            warnings.warn(line, TraceWarning, stacklevel=stacklevel + 1)
+    return text
+
+
+def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
+               no_overlap=False, comm_model=False, perfetto=None):
+    """The text of ``stepcast trace FILE... --format json`` (the options
+    and the warnings as trace())."""
+    return _trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink, nic=nic, ppn=ppn,
+                                   no_overlap=no_overlap, comm_model=comm_model,
+                                   perfetto=perfetto), 2)
 
 
 def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
@@ -503,10 +543,12 @@ def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
     preset, --gpu), nvlink (GB/s per GPU per direction), nic (Gb/s), ppn
     (GPUs per NVLink domain), no_overlap=True, comm_model=True. perfetto:
     a file to write the replayed schedule to (--perfetto). A bad file or
-    value raises Error (2 bad input, 3 I/O) with the command's message."""
-    return json.loads(trace_json(paths, dp_scale=dp_scale, gpu=gpu, nvlink=nvlink, nic=nic,
-                                 ppn=ppn, no_overlap=no_overlap, comm_model=comm_model,
-                                 perfetto=perfetto))
+    value raises Error (2 bad input, 3 I/O) with the command's message;
+    what the command warns about on standard error is issued as
+    TraceWarning (warnings.warn), one warning a line."""
+    return json.loads(_trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink,
+                                              nic=nic, ppn=ppn, no_overlap=no_overlap,
+                                              comm_model=comm_model, perfetto=perfetto), 2))
 
 
 def version():

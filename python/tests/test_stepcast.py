@@ -53,6 +53,7 @@ def test_predict_options_equal_cli():
     r = stepcast.predict(overrides={"plan.recompute": "full"}, ops=True, train_tokens=3e11)
     assert r == json.loads(text)
     assert len(r["layer_ops"]) > 5 and r["train_days"] > 0
+    assert {k["name"] for k in r["op_kinds"]} >= {"gemm", "attention", "norm"}
 
 
 def test_predict_fields():

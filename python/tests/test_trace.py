@@ -150,3 +150,28 @@ def test_same_file_twice_is_refused(tmp_path):
         assert e.value.code == 2
         p = subprocess.run([CLI, "trace", *files], capture_output=True, text=True)
         assert p.returncode == 2 and "given twice" in p.stderr
+
+
+def test_warnings_are_the_commands():
+    """What `stepcast trace` warns about on standard error (here: 2 of the
+    job's 128 ranks given) comes back as stepcast.TraceWarning, line for
+    line, and the document is still the command's."""
+    files = shared(*HTA_2RANK)
+    with pytest.warns(stepcast.TraceWarning) as got:
+        doc = stepcast.trace_json(files)
+    p = subprocess.run([CLI, "trace", *files, "--format", "json"], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert p.returncode == 0 and doc == p.stdout
+    want = p.stderr.replace("stepcast trace: warning: ", "", 1).splitlines()
+    assert any("2 of the job's 128 ranks" in w for w in want), p.stderr
+    assert [str(w.message) for w in got] == want
+    assert all(w.filename == __file__ for w in got), "issued at the caller's line"
+    with pytest.warns(stepcast.TraceWarning, match="2 of the job's 128 ranks"):
+        stepcast.trace(files)
+
+
+def test_no_warning_without_one(recwarn):
+    stepcast.trace(SYNTH)
+    p = subprocess.run([CLI, "trace", SYNTH], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and "warning" not in p.stderr
+    assert not [w for w in recwarn if issubclass(w.category, stepcast.TraceWarning)]

@@ -204,9 +204,28 @@ static double attn_head_dim(double d) {
   return (d / (d + ATTN_D0)) / (128.0 / (128.0 + ATTN_D0));
 }
 
+/* Attention on the CUDA cores (cost_conv_tensor_cores false: fp32 without
+ * TF32, as PyTorch's SDPA runs an fp32 model: its memory-efficient CUTLASS
+ * kernel, FFMA). Measured in this repository on an H200
+ * (data/measured/traces_h200/bertbase_fp32_s128_b64, tools/calib/
+ * kernel_cats.py; BERT-base, seq 128, head dim 64, batch 64, no mask):
+ * forward 0.148 ms a layer for 3.22 GFLOP, 0.32 of the fp32 peak;
+ * backward 0.286 ms for 8.05 GFLOP, 0.42. The tensor-core terms (attn_eff,
+ * its sequence ramp and head-dim factor, the kernel versions) describe the
+ * softmax and tile-load overheads of kernels 15x faster in math; an FMA-bound
+ * kernel is taken flat at these fractions (one shape measured: the sequence
+ * and head-dim dependence is not). */
+#define ATTN_FMA_FWD 0.32
+#define ATTN_FMA_BWD 0.42
+static double attn_fma_seconds(const sc_gpu *g, sc_dtype dt, double flops, int causal, int bwd) {
+  double eff = (bwd ? ATTN_FMA_BWD : ATTN_FMA_FWD) * cost_fma_issue(g) * (causal ? ATTN_CAUSAL : 1.0);
+  return flops / (cost_peak(g, dt) * eff);
+}
+
 /* Forward seconds of the kernel without its fixed cost. */
 static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
                            double sq, double d, int causal) {
+  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, dt, flops, causal, 0);
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
   double eff = g->attn_eff * se * attn_head_dim(d) * (causal ? ATTN_CAUSAL : 1.0);
   if (eff <= 0.01) eff = 0.01;
@@ -222,6 +241,7 @@ double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double fl
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
                            double flops, double sq, double d, int causal) {
   if (flops <= 0) return 0;
+  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, dt, flops, causal, 1) + COST_KERNEL_T0;
   return attn_seconds(g, dt, a, flops, sq, d, causal) / ATTN_BWD + COST_KERNEL_T0;
 }
 

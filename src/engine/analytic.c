@@ -585,6 +585,7 @@ int eng_prepare_memory(eng *e, sc_memory *out, sc_error *err) {
     eng_memory(e, s);
     if (e->st[s].m.total > e->st[ms].m.total) ms = s;
   }
+  e->mem_worst = ms;
   *out = e->st[ms].m;
   e->mem_ready = 1;
   return SC_OK;

@@ -139,6 +139,8 @@ typedef struct eng {
                                    under s (set by eng_prepare_memory and
                                    eng_prepare, which then keeps it);
                                    whoever changes x or s sets it to 0 */
+  int mem_worst;                /* after eng_prepare_memory: its most
+                                   loaded stage */
 } eng;
 
 /* The window of job ranks whose groups like g run g's collectives at
@@ -294,6 +296,13 @@ double eng_overlapped(double comm, double window, double share);
 
 /* Memory per GPU of stage st (fills e->st[st].m); memory.c. */
 void eng_memory(eng *e, int st);
+/* After eng_memory(e, s) of a plan with full recomputation of every layer
+ * and no offloading: a lower bound of stage s's total memory (bytes), so
+ * of the most loaded stage's, had only the first n >= 1 layers of each
+ * chunk been recomputed (plan.recompute_layers: the same graph with the
+ * other layers' segments not recomputed); 0 when none is known (another
+ * plan). memory.c. */
+double eng_memory_floor_partial(const eng *e, int s, int n);
 /* Before a pass of eng_memory over the stages 0, 1, ... (a stage with the
  * runs of an earlier one takes its sums from it within one pass). */
 void eng_memory_pass(eng *e);

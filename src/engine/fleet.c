@@ -156,6 +156,24 @@ int fleet_links(const fleet_net *n, double *bw) {
   return n->t->n_links;
 }
 
+/* The links l of the L in lb that carry anything into out (zeroed by the
+ * caller), each at lb[l] / div; SC_OK, or SC_ENOMEM with out empty. */
+static int demand_of_links(const double *lb, int L, double div, evs_demand *out,
+                           sc_error *err) {
+  int n = 0;
+  for (int l = 0; l < L; l++) n += lb[l] > 0;
+  if (n == 0) return SC_OK;
+  out->link = mem_alloc(sizeof *out->link * (size_t)n);
+  out->rate = mem_alloc(sizeof *out->rate * (size_t)n);
+  if (!out->link || !out->rate) {
+    evs_demand_free(out);
+    return sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
+  }
+  for (int l = 0; l < L; l++)
+    if (lb[l] > 0) out->link[out->n] = l, out->rate[out->n++] = lb[l] / div;
+  return SC_OK;
+}
+
 /* Run `sc` on the topology with rank i on node[i] and keep each link's
  * bytes over the run's time as the demand (bytes = 1: the bytes). */
 static int links_of(fleet_net *net, const sched *sc, const int *node, int bytes,
@@ -165,18 +183,8 @@ static int links_of(fleet_net *net, const sched *sc, const int *node, int bytes,
   if (!lb) return sc_error_set(err, SC_ENOMEM, "out of memory for the link counts");
   flow_stats st;
   int rc = flow_run_links(t, net->rt, sc, node, &st, lb, err);
-  int n = 0;
-  for (int l = 0; rc == SC_OK && l < t->n_links; l++) n += lb[l] > 0;
-  if (rc == SC_OK && n > 0 && st.time > 0) {
-    out->link = mem_alloc(sizeof *out->link * (size_t)n);
-    out->rate = mem_alloc(sizeof *out->rate * (size_t)n);
-    if (!out->link || !out->rate) {
-      evs_demand_free(out);
-      rc = sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
-    }
-    for (int l = 0; rc == SC_OK && l < t->n_links; l++)
-      if (lb[l] > 0) out->link[out->n] = l, out->rate[out->n++] = bytes ? lb[l] : lb[l] / st.time;
-  }
+  if (rc == SC_OK && st.time > 0)
+    rc = demand_of_links(lb, t->n_links, bytes ? 1 : st.time, out, err);
   mem_free(lb);
   return rc;
 }
@@ -253,18 +261,7 @@ int fleet_flex_at(fleet_net *net, const sc_scenario *s, const xg_group *g, doubl
     if (rc == SC_OK) add_into(&d, acc);
     evs_demand_free(&d);
   }
-  int n = 0;
-  for (int l = 0; rc == SC_OK && l < L; l++) n += acc[l] > 0;
-  if (rc == SC_OK && n > 0) {
-    out->link = mem_alloc(sizeof *out->link * (size_t)n);
-    out->rate = mem_alloc(sizeof *out->rate * (size_t)n);
-    if (!out->link || !out->rate) {
-      evs_demand_free(out);
-      rc = sc_error_set(err, SC_ENOMEM, "out of memory for the link demands");
-    }
-    for (int l = 0; rc == SC_OK && l < L; l++)
-      if (acc[l] > 0) out->link[out->n] = l, out->rate[out->n++] = acc[l];
-  }
+  if (rc == SC_OK) rc = demand_of_links(acc, L, 1, out, err);
   mem_free(acc);
   return rc;
 }

@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "engine/fsdp.h"
 #include "pipeline/pipe.h"
+#include "plan/plan.h"
 
 #define GIB 1073741824.0
 
@@ -198,4 +199,62 @@ void eng_memory(eng *e, int s) {
   out->fits = out->total <= out->capacity &&
               (out->host_capacity <= 0 || out->host <= out->host_capacity);
   e->st[s].mem = out->total;
+}
+
+/* The least a fully recomputed layer segment of stage s keeps beyond its
+ * input (act_bytes - input_bytes, bytes per micro-batch); -1 when one
+ * keeps less than its input; 0 when it has none. */
+static double least_gain(const xg *x, int s) {
+  const xg_stage *st = &x->stages[s];
+  double least = -1;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_segment *sg = &x->segs[x->runs[st->first_run + j].segment];
+    if (sg->recompute != SC_RECOMP_FULL) continue;
+    double d = sg->act_bytes - sg->input_bytes;
+    if (d < 0) return -1;
+    if (sg->role == WG_ROLE_LAYER && (least < 0 || d < least)) least = d;
+  }
+  return least < 0 ? 0 : least;
+}
+
+/* Layers of stage s that recomputing only the first n of each of its
+ * chunks leaves not recomputed (plan_stage_layers' split). */
+static long layers_left(const sc_plan *p, int layers, int vpp, int s, int n) {
+  int lay[SC_MAX_PP_LAYOUT];
+  if (p->pp * vpp > SC_MAX_PP_LAYOUT || plan_stage_layers(p, layers, vpp, lay, NULL) != SC_OK)
+    return 0;
+  long left = 0;
+  for (int k = 0; k < vpp; k++)
+    if (lay[k * p->pp + s] > n) left += lay[k * p->pp + s] - n;
+  return left;
+}
+
+/* Partial recomputation (the first n layers of each chunk fully
+ * recomputed, the others not: lower.c) changes only the layer segments'
+ * mode, from full to none; weights, gradients, optimizer states, the
+ * micro-batches in flight and every other segment stay. A layer that is
+ * no longer recomputed keeps its activations (act_bytes, at least the
+ * stage's least_gain more than the input_bytes it kept) per micro-batch
+ * in flight, and AMP's weight copies per micro-batch in flight instead of
+ * once (in_flight >= 1); only the largest layer rematerialised
+ * (sums.remat) and FSDP's gathered units (gw, gg: not compared here) may
+ * shrink. Each byte of activations brings its allocator slack
+ * (BUFFER_FRAG). So stage s's total, less those that may shrink, plus the
+ * layers left times least_gain per micro-batch in flight, is a lower bound
+ * of the partial plan's; less 1e-9 of it for the rounding of the sums. */
+double eng_memory_floor_partial(const eng *e, int s, int n) {
+  const sc_plan *p = &e->s->plan;
+  const eng_stage *es = &e->st[s];
+  if (p->recompute != SC_RECOMP_FULL || p->recompute_layers > 0 || p->offload_layers > 0 ||
+      p->n_overrides > 0 || n < 1)
+    return 0;
+  double gain = least_gain(e->x, s);
+  pipe_shape shape = {p->pp, e->x->vpp, e->x->micro_batches};
+  double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
+  if (gain < 0 || in_flight < 1) return 0;
+  if (gain > 0) gain *= in_flight * layers_left(p, e->g->layers, e->x->vpp, s, n);
+  double f = es->m.total +
+             (1 + BUFFER_FRAG) * (gain - es->sums.remat - es->sums.gw - es->sums.gg);
+  f *= 1 - 1e-9;
+  return f > 0 ? f : 0;
 }

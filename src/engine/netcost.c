@@ -174,38 +174,6 @@ void ncost_close(ncost *n) {
   mem_free(n);
 }
 
-/* Local index of the member at position i of ring c inside domain k:
- * even domains are walked c, c+1, ..., c-1 and odd ones backwards from
- * c-1, so that a ring leaves one domain and enters the next through the
- * same local GPU -- the same rail of a rail-optimized network, as NCCL's
- * ring search arranges. */
-static int ring_local(int c, int i, int k, int per) {
-  return k % 2 == 0 ? (c + i) % per : ((c - 1 - i) % per + 2 * per) % per;
-}
-
-/* NCCL's rings with one channel per NIC: with `per` members in each
- * NVLink domain, ring c crosses between domains on its own pair of rails,
- * so every NIC carries one ring; the data is split evenly over the rings.
- * One step repeats for the whole collective: 2(n-1) for all-reduce, n-1
- * for reduce-scatter and all-gather, each moving bytes/n per rank in
- * total. Returns 0 or -1. */
-static int build_rings(sched *s, coll_op op, double bytes, int n, int per) {
-  int nodes = n / per;
-  int nch = nodes > 1 ? per : 1;
-  int steps = op == COLL_ALL_REDUCE ? 2 * (n - 1) : n - 1;
-  double chunk = bytes / n / nch;
-  if (sched_begin(s, steps) != 0) return -1;
-  for (int c = 0; c < nch; c++)
-    for (int pos = 0; pos < n; pos++) {
-      /* member at ring position pos, and the one after it */
-      int next = (pos + 1) % n;
-      int from = pos / per * per + ring_local(c, pos % per, pos / per, per);
-      int to = next / per * per + ring_local(c, next % per, next / per, per);
-      if (sched_add(s, from, to, chunk) != 0) return -1;
-    }
-  return 0;
-}
-
 /* Remember the first failure for ncost_error. */
 static void fail(ncost *n, const sc_error *e) {
   core *c = n->c;
@@ -224,8 +192,13 @@ static int may_have_failed(const ncost *n) {
  * each NVLink domain; 0, or -1 when out of memory. Every transfer's size
  * is proportional to `bytes`. */
 static int build(ncost *n, sched *s, coll_op op, double bytes, int ranks, int per) {
-  if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER)
-    return build_rings(s, op, bytes, ranks, per > 0 && ranks % per == 0 ? per : 1);
+  if (op == COLL_ALL_REDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALL_GATHER) {
+    /* NCCL's rings with one channel per NIC, each crossing between the
+     * NVLink domains on its own rail (coll/ring_rails.c) */
+    sched_params p = {
+        .n = ranks, .ppn = per > 0 && ranks % per == 0 ? per : 1, .chunks = 1, .bytes = bytes};
+    return coll_alg_find(op, "rails")->build(s, &p);
+  }
   const coll_alg *a = coll_alg_find(op, op == COLL_ALL_TO_ALL ? "pairwise" : "ring");
   sched_params p = {0};
   p.n = ranks;
@@ -596,7 +569,7 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   if ((long)(ranks - 1) * stride >= c->t->n_gpus) return nccl;
   window = window_of(c, ranks, stride, window);
   /* a reduce-scatter and an all-gather of the same size on the same group
-   * run the same ring schedule (build_rings): one simulation serves both */
+   * run the same ring schedule (the rails plug-in): one simulation serves both */
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
   double grid = on_grid(bytes), flow = 0;
   shape sh;

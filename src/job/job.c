@@ -271,6 +271,70 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
   return rc != SC_OK ? -rc : n;
 }
 
+/* The operator kind a task belongs to, as sc_job_explain_kinds groups
+ * them (the workload graph's op kind; an unfused attention's GEMMs and
+ * softmax count as attention). */
+static const char *task_kind(const eng *e, const xg_task *t) {
+  if (t->kind == XG_COMM) return "comm";
+  if (t->op < 0 || !e->g) return "other";
+  switch (e->g->ops[t->op].kind) {
+  case WG_LINEAR: case WG_MATMUL: return "gemm";
+  case WG_CONV: return "conv";
+  case WG_ATTENTION: return "attention";
+  case WG_POOL: return "pool";
+  case WG_NORM: return "norm";
+  case WG_ELTWISE: return "eltwise";
+  case WG_EMBEDDING: return "embedding";
+  case WG_INTERACTION: return "interaction";
+  case WG_LOSS: return "loss";
+  case WG_ROUTE: case WG_UNROUTE: return "moe_route";
+  default: return "other";
+  }
+}
+
+/* The row of kind `name` in out[0..*n), added when missing (NULL when out
+ * is full). */
+static sc_op_time *kind_row(sc_op_time *out, int *n, int max, const char *name) {
+  for (int i = 0; i < *n; i++)
+    if (!strcmp(out[i].name, name)) return &out[i];
+  if (*n >= max) return NULL;
+  sc_op_time *o = &out[(*n)++];
+  memset(o, 0, sizeof *o);
+  snprintf(o->name, sizeof o->name, "%s", name);
+  snprintf(o->kind, sizeof o->kind, "kind");
+  return o;
+}
+
+int sc_job_explain_kinds(sc_job *j, const sc_plan *plan, sc_op_time *out, int max,
+                         sc_error *err) {
+  int rc = settle(j, prepare(j, plan, err), err);
+  if (rc != SC_OK) return -rc;
+  const xg *x = &j->x;
+  const xg_stage *st = &x->stages[0];
+  int n = 0;
+  for (int r = 0; r < st->n_runs; r++) {
+    const xg_run *run = &x->runs[st->first_run + r];
+    const xg_segment *sg = &x->segs[run->segment];
+    for (int i = 0; i < sg->n_tasks; i++) {
+      const xg_task *t = &x->tasks[sg->first_task + i];
+      sc_op_time *o = kind_row(out, &n, max, task_kind(&j->e, t));
+      if (!o) continue;
+      if (t->kind == XG_COMM) {
+        o->fwd_s += run->count * eng_task_comm(&j->e, t, 0);
+        o->bwd_s += run->count * eng_task_comm(&j->e, t, 1);
+        o->bytes += run->count * t->bytes;
+        continue;
+      }
+      o->fwd_s += run->count * eng_task_compute(&j->e, t, 0);
+      o->bwd_s += run->count * eng_task_compute(&j->e, t, 1);
+      if (t->kind == XG_MEM) o->bytes += run->count * t->bytes;
+      else o->flops += run->count * t->flops;
+    }
+  }
+  rc = settle(j, SC_OK, err);
+  return rc != SC_OK ? -rc : n;
+}
+
 /* ------------------------------------------ the event engine's hooks */
 
 int job_prepare(sc_job *j, const sc_plan *plan, eng **e, sc_error *err) {
@@ -312,6 +376,10 @@ int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err) {
   take_plan(j, plan);
   int rc = lower_cur(j, 1, err);
   return rc != SC_OK ? rc : eng_prepare_memory(&j->e, mem, err);
+}
+
+double job_mem_floor_partial(const sc_job *j, int n) {
+  return eng_memory_floor_partial(&j->e, j->e.mem_worst, n);
 }
 
 /* job_bound (floor 0) or job_bound_floor (1). */
@@ -391,6 +459,15 @@ int sc_explain_layer(const sc_scenario *s, sc_op_time *out, int max, sc_error *e
   int rc = open_resolved(s, &j, err);
   if (rc != SC_OK) return -rc;
   int n = sc_job_explain_layer(j, NULL, out, max, err);
+  sc_job_close(j);
+  return n;
+}
+
+int sc_explain_kinds(const sc_scenario *s, sc_op_time *out, int max, sc_error *err) {
+  sc_job *j;
+  int rc = open_resolved(s, &j, err);
+  if (rc != SC_OK) return -rc;
+  int n = sc_job_explain_kinds(j, NULL, out, max, err);
   sc_job_close(j);
   return n;
 }

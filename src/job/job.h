@@ -41,6 +41,13 @@ const struct eng *job_eng(const sc_job *j);
  * job_finish  after job_lower (job_bound may come between): the
  *             prediction, exactly what sc_job_predict gives. */
 int job_lower(sc_job *j, const sc_plan *plan, sc_memory *mem, sc_error *err);
+/* Right after job_lower of a plan with full recomputation of every layer
+ * (no offloading): a lower bound of the memory of the most loaded stage
+ * (bytes) had only the first n >= 1 layers of each chunk been recomputed
+ * (plan.recompute_layers): its most loaded stage's
+ * eng_memory_floor_partial (engine.h); 0 when none is known. The search
+ * drops such plans unlowered when this exceeds the GPU. */
+double job_mem_floor_partial(const sc_job *j, int n);
 /* The plan job_lower and job_check evaluate when given plan NULL: the
  * job's scenario's plan, for the caller to change in place (the search
  * sets a point's fields; no 2.3 KB plan copied twice per plan). Borrowed

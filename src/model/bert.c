@@ -182,12 +182,7 @@ static int bert_build(const sc_model *model, wg_graph **out, sc_error *err) {
   embedding(&c);
   layer(&c);
   heads(&c);
-  if (c.rc || (c.rc = wg_finalize(c.g, err))) {
-    wg_free(c.g);
-    return c.rc;
-  }
-  *out = c.g;
-  return SC_OK;
+  return model_build_done(c.g, c.rc, out, err);
 }
 
 /* Parameters from the graph; -1 when the spec does not build. */

@@ -23,6 +23,15 @@ double model_params_from_graph(const model_builder *b, const sc_model *model) {
   return p;
 }
 
+int model_build_done(wg_graph *g, int rc, wg_graph **out, sc_error *err) {
+  if (rc || (rc = wg_finalize(g, err))) {
+    wg_free(g);
+    return rc;
+  }
+  *out = g;
+  return SC_OK;
+}
+
 double sc_model_params(const sc_model *m) {
   const model_builder *b = model_builder_for(m->kind);
   double p = b ? b->params(m) : 0;

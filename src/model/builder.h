@@ -39,6 +39,12 @@ typedef struct model_builder {
  * -1 when the spec does not build. For a builder's `params`. */
 double model_params_from_graph(const model_builder *b, const sc_model *m);
 
+/* The end of a builder's build: g (which the call takes over) was built
+ * with result rc. When rc is SC_OK g is finalized (wg_finalize) and, if
+ * that succeeds, handed to *out; on any failure g is freed. Returns the
+ * result. */
+int model_build_done(wg_graph *g, int rc, wg_graph **out, sc_error *err);
+
 /* The builder of kind k; NULL for an unknown kind. */
 const model_builder *model_builder_for(sc_model_kind k);
 

@@ -540,12 +540,7 @@ static int cnn_build(const sc_model *model, wg_graph **out, sc_error *err) {
   case SC_CNN_ALEXNET: alexnet(&c, m); break;
   default: c.rc = sc_error_set(err, SC_EINPUT, "model.arch: %d is not valid", (int)m->arch);
   }
-  if (c.rc || (c.rc = wg_finalize(c.g, err))) {
-    wg_free(c.g);
-    return c.rc;
-  }
-  *out = c.g;
-  return SC_OK;
+  return model_build_done(c.g, c.rc, out, err);
 }
 
 /* Parameters: the graph's (built here: the spec alone does not list

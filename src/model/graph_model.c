@@ -4,6 +4,7 @@
  */
 #include "load/graph_json.h"
 #include "model/builder.h"
+#include "model/optimizer.h"
 
 static int gm_resolve(sc_model *m, sc_error *err) {
   m->name[sizeof m->name - 1] = '\0';
@@ -12,7 +13,9 @@ static int gm_resolve(sc_model *m, sc_error *err) {
     return sc_error_set(err, SC_EINPUT,
                         "model.graph: required for a graph model (the path of a JSON "
                         "workload graph, docs/graph.md)");
-  return SC_OK;
+  return optim_check_blank(m, "graph",
+                           "Adam, or the graph file's optimizer.bytes_per_param (docs/graph.md)",
+                           err);
 }
 
 static int gm_build(const sc_model *m, wg_graph **out, sc_error *err) {

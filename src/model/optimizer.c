@@ -65,6 +65,15 @@ int optim_check(const sc_model *model, sc_error *err) {
   return SC_OK;
 }
 
+int optim_check_blank(const sc_model *model, const char *kind, const char *uses, sc_error *err) {
+  if (model->optimizer == SC_OPT_DEFAULT) return SC_OK;
+  return sc_error_set(err, SC_EINPUT,
+                      "model.optimizer: %s (%d) set on a %s model, which updates with %s; "
+                      "model.optimizer applies to CNN and BERT presets only (valid here: "
+                      "SC_OPT_DEFAULT, 0)",
+                      optim_name(model->optimizer), (int)model->optimizer, kind, uses);
+}
+
 sc_optimizer optim_of(const sc_model *model, sc_optimizer preset_default) {
   return model->optimizer == SC_OPT_DEFAULT ? preset_default : model->optimizer;
 }

@@ -29,6 +29,14 @@ int optim_from_name(const char *s, sc_optimizer *out);
  * model.optimizer and the valid names. */
 int optim_check(const sc_model *model, sc_error *err);
 
+/* For the builders that keep their own optimizer (transformer, graph:
+ * `kind`, updating with `uses`): SC_OK when model->optimizer is blank
+ * (SC_OPT_DEFAULT), else SC_EINPUT with err naming model.optimizer, the
+ * value, what the model updates with and what is valid. The JSON loader
+ * refuses the key on these models in the same way (src/load/scenario.c);
+ * this makes the C API do the same instead of ignoring it. */
+int optim_check_blank(const sc_model *model, const char *kind, const char *uses, sc_error *err);
+
 /* The optimizer the model updates with: its own, else preset_default. */
 sc_optimizer optim_of(const sc_model *model, sc_optimizer preset_default);
 

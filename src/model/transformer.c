@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "model/builder.h"
+#include "model/optimizer.h"
 #include "plan/plan.h"
 
 /* ------------------------------------------------------------- checks */
@@ -154,7 +155,9 @@ static int tf_resolve(sc_model *model, sc_error *err) {
   sc_transformer *m = &model->tf;
   int rc;
   model->name[sizeof model->name - 1] = '\0';
-  if ((rc = tf_ranges(m, err)) || (rc = tf_dropout(m, err)) || (rc = tf_attention(m, err)))
+  if ((rc = tf_ranges(m, err)) || (rc = tf_dropout(m, err)) || (rc = tf_attention(m, err)) ||
+      (rc = optim_check_blank(model, "transformer",
+                              "mixed-precision Adam (fp32 master weights and two moments)", err)))
     return rc;
   return tf_moe(m, err);
 }
@@ -467,12 +470,8 @@ static int tf_build(const sc_model *model, wg_graph **out, sc_error *err) {
     for (n = 1; i + n < m->layers && moe_layer(m, i + n) == kind; n++) continue;
     rc = layer(g, m, kind, n, err);
   }
-  if (rc || (rc = head(g, m, err)) || (rc = wg_finalize(g, err))) {
-    wg_free(g);
-    return rc;
-  }
-  *out = g;
-  return SC_OK;
+  if (rc == SC_OK) rc = head(g, m, err);
+  return model_build_done(g, rc, out, err);
 }
 
 const model_builder model_transformer = {SC_MODEL_TRANSFORMER, "transformer", tf_resolve,

@@ -76,6 +76,44 @@ static int getwhole(jctx *c, json_t *o, const char *where, const char *key, doub
   return SC_OK;
 }
 
+/* A boolean at where.key into *v: 0 when absent; SC_EINPUT when not true
+ * or false. */
+static int getbool(jctx *c, json_t *o, const char *where, const char *key, int *v) {
+  json_t *x = json_object_get(o, key);
+  if (x && !json_is_boolean(x)) {
+    char k[96];
+    snprintf(k, sizeof k, "%s.%s", where, key);
+    return fail(c, k, "true or false");
+  }
+  *v = x && json_is_true(x);
+  return SC_OK;
+}
+
+/* One accepted spelling of a named value and the value it stands for. */
+typedef struct rs_name {
+  const char *name;
+  int value;
+} rs_name;
+
+/* The string x (at key path `key`) looked up in names (ended by a NULL
+ * name) into *v, left as it is when x is absent; SC_EINPUT naming every
+ * spelling ("a, b or c") when x is not one of them. */
+static int getname(jctx *c, json_t *x, const char *key, const rs_name *names, int *v) {
+  if (!x) return SC_OK;
+  const char *s = json_is_string(x) ? json_string_value(x) : "";
+  int n = 0;
+  for (; names[n].name; n++)
+    if (!strcmp(s, names[n].name)) {
+      *v = names[n].value;
+      return SC_OK;
+    }
+  char want[160] = "";
+  for (int i = 0; i < n; i++)
+    snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s",
+             i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i].name);
+  return fail(c, key, want);
+}
+
 static int widths(jctx *c, json_t *o, const char *where, const char *key, int *w, int *n) {
   json_t *a = json_object_get(o, key);
   if (!a) return SC_OK;
@@ -244,13 +282,11 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   else if (!strcmp(kind, "dlrm_dcnv2")) { m->inter = SC_RS_DCNV2; m->cross_layers = 3; }
   else if (!strcmp(kind, "wide_and_deep") || !strcmp(kind, "synthetic")) m->inter = SC_RS_CONCAT;
   else return fail(c, "model.kind", "dlrm, dlrm_dcnv2, wide_and_deep or synthetic");
-  if (in) {
-    const char *s = json_is_string(in) ? json_string_value(in) : "";
-    if (!strcmp(s, "dot")) m->inter = SC_RS_DOT;
-    else if (!strcmp(s, "dcnv2")) m->inter = SC_RS_DCNV2;
-    else if (!strcmp(s, "concat")) m->inter = SC_RS_CONCAT;
-    else return fail(c, "model.interaction", "dot, dcnv2 or concat");
-  }
+  static const rs_name inters[] = {
+      {"dot", SC_RS_DOT}, {"dcnv2", SC_RS_DCNV2}, {"concat", SC_RS_CONCAT}, {NULL, 0}};
+  int inter = (int)m->inter;
+  if ((rc = getname(c, in, "model.interaction", inters, &inter))) return rc;
+  m->inter = (sc_rs_interaction)inter;
   json_t *nm = json_object_get(o, "name");
   if (nm && !json_is_string(nm)) return fail(c, "model.name", "a string");
   snprintf(m->name, sizeof m->name, "%s", nm ? json_string_value(nm) : kind);
@@ -266,9 +302,7 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   m->cross_layers = (int)fmin(cl, 64);
   m->cross_rank = (int)fmin(cr, 1 << 20);
   m->concat_pool = (int)fmin(cp, 1 << 20);
-  json_t *dr = json_object_get(o, "dropout");
-  if (dr && !json_is_boolean(dr)) return fail(c, "model.dropout", "true or false");
-  m->dropout = dr && json_is_true(dr);
+  if ((rc = getbool(c, o, "model", "dropout", &m->dropout))) return rc;
   json_t *t = json_object_get(o, "tables");
   if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
   return tables_of(c, t, json_object_get(o, "ids"), m);
@@ -304,13 +338,8 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
   j->gpus_per_node = gpn > 0 ? (int)fmin(gpn, 1 << 20) : (j->gpus < 8 ? j->gpus : 8);
   j->nvlink_bw = nvl * 1e9;
   j->nic_bw = nic * 1e9 / 8;
-  json_t *in = json_object_get(o, "intra");
-  if (in) {
-    const char *s = json_is_string(in) ? json_string_value(in) : "";
-    j->intra = !strcmp(s, "nvswitch") ? 1 : !strcmp(s, "cubemesh") ? 2 : !strcmp(s, "pcie") ? 3 : -1;
-    if (j->intra < 0) return fail(c, "cluster.intra", "nvswitch, cubemesh or pcie");
-  }
-  return SC_OK;
+  static const rs_name intras[] = {{"nvswitch", 1}, {"cubemesh", 2}, {"pcie", 3}, {NULL, 0}};
+  return getname(c, json_object_get(o, "intra"), "cluster.intra", intras, &j->intra);
 }
 
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
@@ -335,42 +364,25 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   j->coll_cycle_s = fmin(cyc, 1e4) * 1e-3;
   j->global_batch = (long)fmin(b, 1e12);
   j->emb_bytes = (int)fmin(eb, 8);
-  json_t *d = json_object_get(o, "dtype"), *op = json_object_get(o, "optimizer"),
-         *k = json_object_get(o, "kernel"), *e = json_object_get(o, "eager");
-  if (d) {
-    const char *s = json_is_string(d) ? json_string_value(d) : "";
-    if (!strcmp(s, "fp32")) j->dtype = SC_FP32;
-    else if (!strcmp(s, "tf32")) j->dtype = SC_TF32;
-    else if (!strcmp(s, "amp") || !strcmp(s, "fp16")) j->dtype = SC_FP16;
-    else if (!strcmp(s, "bf16")) j->dtype = SC_BF16;
-    else return fail(c, "training.dtype", "fp32, tf32, amp, fp16 or bf16");
-  }
-  if (op) {
-    const char *s = json_is_string(op) ? json_string_value(op) : "";
-    if (!strcmp(s, "sgd")) j->opt = SC_RS_SGD;
-    else if (!strcmp(s, "adagrad")) j->opt = SC_RS_ADAGRAD;
-    else if (!strcmp(s, "adam")) j->opt = SC_RS_ADAM;
-    else if (!strcmp(s, "adam_global")) j->opt = SC_RS_ADAM_GLOBAL;
-    else return fail(c, "training.optimizer", "sgd, adagrad, adam or adam_global");
-  }
-  if (k) {
-    const char *s = json_is_string(k) ? json_string_value(k) : "";
-    if (!strcmp(s, "fused")) j->kernel = SC_RS_FUSED;
-    else if (!strcmp(s, "hash")) j->kernel = SC_RS_HASH;
-    else if (!strcmp(s, "per_table")) j->kernel = SC_RS_PER_TABLE;
-    else return fail(c, "training.kernel", "fused, hash or per_table");
-  }
-  if (e && !json_is_boolean(e)) return fail(c, "training.eager", "true or false");
-  j->eager = e && json_is_true(e);
-  json_t *bg = json_object_get(o, "bottom_mlp_on_gpu0");
-  if (bg && !json_is_boolean(bg)) return fail(c, "training.bottom_mlp_on_gpu0", "true or false");
-  j->bottom_on_gpu0 = bg && json_is_true(bg);
-  json_t *kr = json_object_get(o, "keys_from_reader");
-  if (kr && !json_is_boolean(kr)) return fail(c, "training.keys_from_reader", "true or false");
-  j->keys_from_reader = kr && json_is_true(kr);
-  json_t *pt = json_object_get(o, "pooled_in_table_type");
-  if (pt && !json_is_boolean(pt)) return fail(c, "training.pooled_in_table_type", "true or false");
-  j->pooled_table_type = pt && json_is_true(pt);
+  static const rs_name dtypes[] = {{"fp32", SC_FP32}, {"tf32", SC_TF32}, {"amp", SC_FP16},
+                                   {"fp16", SC_FP16}, {"bf16", SC_BF16}, {NULL, 0}};
+  static const rs_name opts[] = {{"sgd", SC_RS_SGD}, {"adagrad", SC_RS_ADAGRAD},
+                                 {"adam", SC_RS_ADAM}, {"adam_global", SC_RS_ADAM_GLOBAL},
+                                 {NULL, 0}};
+  static const rs_name kernels[] = {
+      {"fused", SC_RS_FUSED}, {"hash", SC_RS_HASH}, {"per_table", SC_RS_PER_TABLE}, {NULL, 0}};
+  int dtype = (int)j->dtype, opt = (int)j->opt, kernel = (int)j->kernel;
+  if ((rc = getname(c, json_object_get(o, "dtype"), "training.dtype", dtypes, &dtype)) ||
+      (rc = getname(c, json_object_get(o, "optimizer"), "training.optimizer", opts, &opt)) ||
+      (rc = getname(c, json_object_get(o, "kernel"), "training.kernel", kernels, &kernel)) ||
+      (rc = getbool(c, o, "training", "eager", &j->eager)) ||
+      (rc = getbool(c, o, "training", "bottom_mlp_on_gpu0", &j->bottom_on_gpu0)) ||
+      (rc = getbool(c, o, "training", "keys_from_reader", &j->keys_from_reader)) ||
+      (rc = getbool(c, o, "training", "pooled_in_table_type", &j->pooled_table_type)))
+    return rc;
+  j->dtype = (sc_dtype)dtype;
+  j->opt = (sc_rs_opt)opt;
+  j->kernel = (sc_rs_kernel)kernel;
   return SC_OK;
 }
 

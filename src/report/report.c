@@ -413,14 +413,37 @@ static void pred_ops_csv(FILE *out, const sc_scenario *s, const sc_result *r,
   }
 }
 
+/* The step by operator kind as a table (sc_explain_kinds). */
+static void kinds_table(FILE *out, const sc_op_time *k, int n) {
+  double tf = 0, tb = 0;
+  for (int i = 0; i < n; i++) { tf += k[i].fwd_s; tb += k[i].bwd_s; }
+  fprintf(out, "\n  the step by operator kind, first stage,   fwd ms    bwd ms   share\n"
+               "  one micro-batch, one GPU (GPU time only)\n");
+  for (int i = 0; i < n; i++)
+    fprintf(out, "    %-26s %10.3f %9.3f  %5.1f %%\n", k[i].name, k[i].fwd_s * 1e3,
+            k[i].bwd_s * 1e3, tf + tb > 0 ? 100 * (k[i].fwd_s + k[i].bwd_s) / (tf + tb) : 0);
+  fprintf(out, "    %-26s %10.3f %9.3f\n", "sum", tf * 1e3, tb * 1e3);
+}
+
 void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
                               const sc_result *r, double train_tokens,
                               const sc_op_time *ops, int n_ops) {
+  sc_report_prediction_kinds(out, fmt, s, r, train_tokens, ops, n_ops, NULL, 0);
+}
+
+void sc_report_prediction_kinds(FILE *out, sc_format fmt, const sc_scenario *s,
+                                const sc_result *r, double train_tokens,
+                                const sc_op_time *ops, int n_ops,
+                                const sc_op_time *kinds, int n_kinds) {
   if (fmt == SC_FORMAT_JSON) {
     pred_json(out, s, r, train_tokens);
     if (ops) {
       fprintf(out, ",\n \"layer_ops\": ");
       ops_json_array(out, ops, n_ops);
+    }
+    if (kinds) {
+      fprintf(out, ",\n \"op_kinds\": ");
+      ops_json_array(out, kinds, n_kinds);
     }
     fprintf(out, "}\n");
   } else if (fmt == SC_FORMAT_CSV && ops) {
@@ -433,6 +456,7 @@ void sc_report_prediction_ops(FILE *out, sc_format fmt, const sc_scenario *s,
   } else {
     pred_table(out, s, r, train_tokens);
     if (ops) sc_report_layer_ops(out, fmt, ops, n_ops);
+    if (kinds) kinds_table(out, kinds, n_kinds);
   }
 }
 

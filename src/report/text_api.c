@@ -29,8 +29,8 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
   *out = NULL;
   sc_scenario s;
   sc_result r;
-  sc_op_time layer[64];
-  int n = 0, rc = load(&s, path, json, overrides, n_overrides, 0, err);
+  sc_op_time layer[64], kinds[16];
+  int n = 0, nk = 0, rc = load(&s, path, json, overrides, n_overrides, 0, err);
   if (rc == SC_OK && s.dp.scheme[0]) { /* a data-parallel scenario: `predict` prints it so */
     sc_dp_result d;
     mstream m;
@@ -40,10 +40,12 @@ int sc_predict_json(const char *path, const char *json, const char *const *overr
   }
   if (rc == SC_OK) rc = sc_predict(&s, &r, err);
   if (rc == SC_OK && ops && (n = sc_explain_layer(&s, layer, 64, err)) < 0) rc = -n;
+  if (rc == SC_OK && ops && (nk = sc_explain_kinds(&s, kinds, 16, err)) < 0) rc = -nk;
   mstream m;
   if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc != SC_OK) return rc;
-  sc_report_prediction_ops(m.f, SC_FORMAT_JSON, &s, &r, train_tokens, ops ? layer : NULL, n);
+  sc_report_prediction_kinds(m.f, SC_FORMAT_JSON, &s, &r, train_tokens, ops ? layer : NULL, n,
+                             ops ? kinds : NULL, nk);
   return mstream_close(&m, out, err);
 }
 

@@ -54,6 +54,7 @@
 #define PLANS_PER_THREAD 256
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
+#define PARTIAL_MAX 4 /* partial recomputation variants of a plan (space.c: 3) */
 
 /* What one thread owns. */
 typedef struct worker {
@@ -67,6 +68,12 @@ typedef struct worker {
   double held_static;    /* stage the weights, gradients and optimizer
                             states, bytes: the same for every plan that
                             differs only in micro-batch, vpp, recompute */
+  space_pt full;         /* the last plan lowered with full recomputation
+                            of every layer, and its variants after it that
+                            recompute only the first n of a chunk's layers: */
+  int part_n[PARTIAL_MAX];        /* their n */
+  double part_floor[PARTIAL_MAX]; /* a lower bound of their memory, bytes
+                                     (job_mem_floor_partial; 0: none) */
   double closest_mem;    /* its memory, bytes */
   double capacity;       /* the GPU's memory, bytes (once a plan is lowered) */
   bounded *b;            /* owned: plans for the second pass (without a
@@ -258,6 +265,47 @@ static int cannot_fit(const shared *sh, const worker *w, long i, double capacity
          a->emb_loss == b->emb_loss;
 }
 
+/* 1 when a and b are the same point but for recompute_layers. */
+static int same_but_layers(const space_pt *a, const space_pt *b) {
+  return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
+         a->ep == b->ep && a->vpp == b->vpp && a->micro_batch == b->micro_batch &&
+         a->fsdp_shard == b->fsdp_shard && a->first == b->first && a->last == b->last &&
+         a->offload_layers == b->offload_layers && a->zero == b->zero &&
+         a->recompute == b->recompute && a->emb_loss == b->emb_loss && a->etp == b->etp &&
+         a->dtype == b->dtype;
+}
+
+/* 1 when plan i, full recomputation of the first n layers of each chunk,
+ * cannot fit, known without lowering it: the last plan with full
+ * recomputation of every layer that this worker lowered is plan i but for
+ * n, and the lower bound of that variant's memory (job_mem_floor_partial)
+ * exceeds the GPU. Only once a plan fits and only fitting plans are kept
+ * (as cannot_fit). */
+static int partial_cannot_fit(const shared *sh, const worker *w, long i, double capacity) {
+  const space_pt *a = &sh->pts[i];
+  if (!sh->o->require_fit || w->fit == 0 || a->recompute != SC_RECOMP_FULL ||
+      a->recompute_layers == 0 || !same_but_layers(a, &w->full))
+    return 0;
+  for (int k = 0; k < PARTIAL_MAX; k++)
+    if (w->part_n[k] == a->recompute_layers) return w->part_floor[k] > capacity;
+  return 0;
+}
+
+/* After plan i is lowered: what partial_cannot_fit needs of it, for the
+ * variants that follow it in the space (the points of a share are
+ * consecutive: deal.c). */
+static void note_full(const shared *sh, worker *w, long i) {
+  const space_pt *a = &sh->pts[i];
+  if (a->recompute != SC_RECOMP_FULL || a->recompute_layers > 0) return;
+  w->full = *a;
+  for (int k = 0; k < PARTIAL_MAX; k++) {
+    const space_pt *v = i + 1 + k < sh->n ? &sh->pts[i + 1 + k] : NULL;
+    int ok = v && v->recompute_layers > 0 && same_but_layers(v, a);
+    w->part_n[k] = ok ? v->recompute_layers : 0;
+    w->part_floor[k] = ok ? job_mem_floor_partial(w->job, v->recompute_layers) : 0;
+  }
+}
+
 /* The memory a plan may use on each GPU of the given capacity, bytes: the
  * capacity less the caller's headroom. */
 static double usable(const sc_search_opts *o, double capacity) {
@@ -269,7 +317,16 @@ static void first_pass(shared *sh, worker *w, long i) {
   sc_memory m;
   sc_error e = {0};
   w->tried++;
-  if (cannot_fit(sh, w, i, w->capacity)) {
+  int unfit = cannot_fit(sh, w, i, w->capacity);
+  int partial_unfit = !unfit && partial_cannot_fit(sh, w, i, w->capacity);
+#ifdef SC_DEBUG_CHECKS
+  double floor_was = 0; /* lowered all the same, and checked */
+  for (int k = 0; partial_unfit && k < PARTIAL_MAX; k++)
+    if (w->part_n[k] == sh->pts[i].recompute_layers) floor_was = w->part_floor[k];
+  if (unfit) {
+#else
+  if (unfit || partial_unfit) {
+#endif
     space_apply(&sh->pts[i], job_plan(w->job));
     job_quiet_checks(w->job, 1); /* a rejection's message is not read */
     int rc = job_check(w->job, NULL, &e);
@@ -290,7 +347,11 @@ static void first_pass(shared *sh, worker *w, long i) {
   w->held = sh->pts[i];
   w->held_static = m.weights + m.gradients + m.optimizer;
   w->capacity = usable(sh->o, m.capacity);
+  note_full(sh, w, i);
   m.fits = m.total <= w->capacity && (m.host_capacity <= 0 || m.host <= m.host_capacity);
+#ifdef SC_DEBUG_CHECKS
+  assert(!partial_unfit || (!m.fits && m.total >= floor_was));
+#endif
   if (w->closest < 0 || m.total < w->closest_mem ||
       (m.total == w->closest_mem && i < w->closest)) {
     w->closest = i;

@@ -30,6 +30,7 @@ typedef struct kin_ctx {
   sc_error *err;
   js js;                /* the scanner over the text */
   VEC(double) tids;     /* (pid, tid) of each host thread seen, pairs */
+  VEC(tg_kv) corrs;     /* (correlation id, event index) of each host call */
   char unknown_cat[64]; /* the first unknown category, for the warning */
   char name[4096];      /* the current event's name, decoded */
 } kin_ctx;
@@ -38,6 +39,8 @@ typedef struct kin_ctx {
 typedef struct kin_ev {
   js_str ph, cat, name, tid_str, coll, dtype;
   double ts, dur, pid, tid;
+  char ts_kind, dur_kind;              /* what ts and dur were: 0 absent, '#' a
+                                          number, else the first byte of the value */
   double corr, stream, in, out, group; /* from args */
   double uid, wait_uid, own;           /* args of an exported graph (tgraph_write.h) */
   const char *dims, *types;            /* where args "Input Dims" and "Input type" start; NULL */
@@ -227,6 +230,11 @@ static int bad(const kin_ctx *c, size_t i, const char *key, const char *what) {
  * 1e-6 us (a picosecond, no denormal) .. 1e13 us (115 days), so that no
  * sum of them overflows into an infinite or NaN result. */
 static int times(const kin_ctx *c, const kin_ev *e, size_t i) {
+  if (!e->ts_kind)
+    return bad(c, i, "ts", "missing (a complete event needs its start, microseconds)");
+  if (!e->dur_kind)
+    return bad(c, i, "dur", "missing (a complete event, \"ph\": \"X\", needs its duration, "
+                            "microseconds)");
   if (!(fabs(e->ts) <= 1e18))
     return bad(c, i, "ts", "expected a number of microseconds in -1e18..1e18");
   if (!(e->dur == 0 || (e->dur >= 1e-6 && e->dur <= 1e13)))
@@ -315,6 +323,7 @@ static int add_runtime(kin_ctx *c, const kin_ev *e, size_t i) {
     h.has_wait = 1, h.wait_uid = e->wait_uid >= 0 ? e->wait_uid : -1, h.own = e->own;
   if (!strncmp(c->name, "hip", 3)) c->r->amd = 1;
   if (h.thread < 0 || h.name < 0 || VEC_PUSH(c->r->host, h)) return nomem(c);
+  if (h.corr >= 0 && VEC_PUSH(c->corrs, ((tg_kv){h.corr, (int)i}))) return nomem(c);
   return SC_OK;
 }
 
@@ -340,8 +349,33 @@ static int add_gpu(kin_ctx *c, const kin_ev *e, size_t i, kin_role role) {
   return SC_OK;
 }
 
+/* What a JSON value that starts with byte k is, for messages. */
+static const char *kind_name(char k) {
+  return k == '"' ? "a string" : k == '{' ? "an object" : k == '[' ? "an array"
+         : k == 'n' ? "null" : "a boolean";
+}
+
+/* ts and dur of a complete event, when given, are JSON numbers (the
+ * Chrome trace format's; PyTorch's profiler writes numbers): a string
+ * "5" is refused, not read as one. */
+static int time_types(const kin_ctx *c, const kin_ev *e, size_t i) {
+  char buf[96];
+  if (e->ts_kind && e->ts_kind != '#') {
+    snprintf(buf, sizeof buf, "expected a number of microseconds, not %s", kind_name(e->ts_kind));
+    return bad(c, i, "ts", buf);
+  }
+  if (e->dur_kind && e->dur_kind != '#') {
+    snprintf(buf, sizeof buf, "expected a number of microseconds, not %s",
+             kind_name(e->dur_kind));
+    return bad(c, i, "dur", buf);
+  }
+  return SC_OK;
+}
+
 static int add_event(kin_ctx *c, const kin_ev *e, size_t i) {
   if (!is(&e->ph, "X")) return c->r->ignored++, SC_OK; /* flows, metadata, instants */
+  int rc = time_types(c, e, i);
+  if (rc) return rc;
   if (!e->name.s) return bad(c, i, "name", "expected a string");
   js_decode(&e->name, c->name, sizeof c->name);
   kin_role role = role_of(&e->cat);
@@ -378,6 +412,16 @@ static int scan_num(js *j, double *out) {
   double d = strtod(buf, &end);
   if (end != buf && !*end) *out = d;
   return 0;
+}
+
+/* ts or dur: a JSON number into *out (*kind '#'); another value is
+ * skipped, *out NAN and *kind its first byte, for time_types() to refuse. */
+static int scan_time(js *j, double *out, char *kind) {
+  char ch = js_peek(j);
+  *out = NAN;
+  if (ch == '-' || (ch >= '0' && ch <= '9')) return *kind = '#', js_number(j, out);
+  *kind = ch ? ch : '?';
+  return js_skip(j);
 }
 
 /* A string member value; other kinds are skipped (left absent). */
@@ -417,8 +461,8 @@ static int scan_member(js *j, const js_str *k, kin_ev *e) {
   if (is(k, "ph")) return scan_str(j, &e->ph);
   if (is(k, "cat")) return scan_str(j, &e->cat);
   if (is(k, "name")) return scan_str(j, &e->name);
-  if (is(k, "ts")) return scan_num(j, &e->ts);
-  if (is(k, "dur")) return scan_num(j, &e->dur);
+  if (is(k, "ts")) return scan_time(j, &e->ts, &e->ts_kind);
+  if (is(k, "dur")) return scan_time(j, &e->dur, &e->dur_kind);
   if (is(k, "pid")) return scan_num(j, &e->pid);
   if (is(k, "tid")) {
     if (js_peek(j) == '"') return e->tid = NAN, js_string(j, &e->tid_str);
@@ -554,6 +598,26 @@ static int syntax_error(kin_ctx *c) {
                       col, c->js.err ? c->js.err : "a value");
 }
 
+/* Two host calls (cuda_runtime, cuda_driver) with one correlation id: the
+ * GPU operations of that id would be joined with the later one. PyTorch's
+ * profiler gives each call its own id within a process (CUPTI's), so a
+ * duplicate means files or processes merged into one: refused, naming
+ * both events. GPU operations may share an id: the kernels of one
+ * cudaGraphLaunch do. */
+static int unique_corrs(kin_ctx *c) {
+  if (c->corrs.n < 2) return SC_OK; /* none yet: corrs.v is NULL */
+  qsort(c->corrs.v, (size_t)c->corrs.n, sizeof *c->corrs.v, tg_kv_cmp);
+  for (int k = 1; k < c->corrs.n; k++)
+    if (c->corrs.v[k].key == c->corrs.v[k - 1].key)
+      return sc_error_set(c->err, SC_EINPUT,
+                          "%s: traceEvents[%d].args.correlation: %.17g is also that of "
+                          "traceEvents[%d]: two host calls with one correlation id (PyTorch's "
+                          "profiler gives each its own within a process: give one process's "
+                          "trace per file)",
+                          c->origin, c->corrs.v[k].idx, c->corrs.v[k].key, c->corrs.v[k - 1].idx);
+  return SC_OK;
+}
+
 static int kin_root(kin_ctx *c) {
   int events = 0, nodes = 0, rc;
   char first = js_peek(&c->js);
@@ -589,6 +653,7 @@ static int kin_root(kin_ctx *c) {
   if (c->r->unknown && c->j)
     tg_warn(c->j, "%s: %ld events of unknown category skipped (first: \"%s\")", c->origin,
             c->r->unknown, c->unknown_cat);
+  if ((rc = unique_corrs(c))) return rc;
   rc = tg_link(c->r, c->err);
   if (!rc && c->j) warn_overlaps(c);
   return rc;
@@ -604,6 +669,7 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
   js_init(&c->js, buf ? buf : "", buf ? len : 0);
   int rc = kin_root(c);
   mem_free(c->tids.v);
+  mem_free(c->corrs.v);
   mem_free(c);
   return rc;
 }

@@ -96,6 +96,25 @@ static int distinct_ranks(const tg_job *j, sc_error *err) {
   return SC_OK;
 }
 
+/* The files of one job agree on its size: two distributedInfo.world_size
+ * that differ are files of two jobs, refused naming both (a file that
+ * gives none agrees with any). */
+static int same_world(const tg_job *j, sc_error *err) {
+  const tg_rank *first = NULL;
+  for (int a = 0; a < j->n; a++) {
+    const tg_rank *r = &j->r[a];
+    if (r->world <= 0) continue;
+    if (!first)
+      first = r;
+    else if (r->world != first->world)
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: distributedInfo.world_size %d differs from %s's %d: the files "
+                          "are of different jobs (give the files of one job)",
+                          r->path, r->world, first->path, first->world);
+  }
+  return SC_OK;
+}
+
 /* Some ranks of a larger job (trace_filter's 2 files of 128 ranks): the
  * collectives join over the given ranks only, which a warning says. */
 static void warn_partial_world(tg_job *j) {
@@ -184,7 +203,8 @@ int sc_trace_load(const char *const *paths, int n, sc_progress_fn fn, void *ud, 
     return rc;
   }
   order_ranks(t->job);
-  rc = distinct_ranks(t->job, err);
+  rc = same_world(t->job, err);
+  if (!rc) rc = distinct_ranks(t->job, err);
   if (rc) {
     sc_trace_close(t);
     return rc;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mem.h"
 #include "core/mstream.h"
 #include "stepcast.h"
 
@@ -47,7 +48,13 @@ static int replay_json(sc_trace *t, const sc_trace_whatif *w, const char *perfet
 
 int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
                   const char *perfetto, char **out, sc_error *err) {
+  return sc_trace_json_warn(paths, n, w, perfetto, out, NULL, err);
+}
+
+int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
+                       const char *perfetto, char **out, char **warnings, sc_error *err) {
   *out = NULL;
+  if (warnings) *warnings = NULL;
   if (perfetto && !strcmp(perfetto, "-"))
     return sc_error_set(err, SC_EINPUT, "trace: perfetto: expected a file name, not '-' "
                         "(standard output is the command's, not the library's)");
@@ -55,6 +62,11 @@ int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
   int rc = sc_trace_load(paths, n, NULL, NULL, &t, err);
   if (rc) return rc;
   rc = replay_json(t, w, perfetto, out, err);
+  if (!rc && warnings && !(*warnings = mem_strdup(sc_trace_warnings(t)))) {
+    free(*out);
+    *out = NULL;
+    rc = sc_error_set(err, SC_ENOMEM, "trace: out of memory");
+  }
   sc_trace_close(t);
   return rc;
 }

@@ -68,27 +68,13 @@ def graph(seq, heads, head_dim, causal):
 def model_ms(stepcast, gpu, seq, batch, heads, head_dim, causal, tmp):
     """Forward + backward ms of the attention's tasks, and the softmax's
     forward ms (two passes of the scores)."""
-    path = os.path.join(tmp, "attn.json")
-    with open(path, "w") as f:
-        json.dump(graph(seq, heads, head_dim, causal), f)
-    cmd = [stepcast, "predict", "--set", "model.graph=" + path, "-g", gpu, "-n", "1",
-           "--tp", "1", "--pp", "1", "--gb", str(batch), "--mb", str(batch),
-           "--dtype", "fp16", "--set", "plan.flash_attention=false", "--ops"]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit("stepcast failed: %s\n%s" % (" ".join(cmd), out.stderr))
-    total = softmax_fwd = 0.0
-    seen = set()
-    for line in out.stdout.splitlines():
-        m = re.match(r"\s+(\w+)\s+(gemm|mem|attn)\s+([\d.]+)\s+([\d.]+)", line)
-        if m and m.group(1) in ATTN_TASKS:
-            total += float(m.group(3)) + float(m.group(4))
-            seen.add(m.group(1))
-            if m.group(1) == "softmax":
-                softmax_fwd = float(m.group(3))
-    if seen != set(ATTN_TASKS):
-        sys.exit("stepcast --ops lacks %s for %s seq %d" % (set(ATTN_TASKS) - seen, gpu, seq))
-    return total, softmax_fwd
+    r = task_ms(stepcast, gpu, seq, batch, heads, head_dim, tmp, causal)
+    if set(r) != set(ATTN_TASKS):
+        sys.exit("stepcast --ops lacks %s for %s seq %d" % (set(ATTN_TASKS) - set(r), gpu, seq))
+    total = 0.0
+    for fwd, bwd in r.values():
+        total += fwd + bwd
+    return total, r["softmax"][0]
 
 
 def smx_factor(path):
@@ -101,11 +87,11 @@ def smx_factor(path):
     return float(m.group(1))
 
 
-def task_ms(stepcast, gpu, seq, batch, heads, head_dim, tmp):
-    """{task: (fwd ms, bwd ms)} of the attention's tasks, non-causal."""
+def task_ms(stepcast, gpu, seq, batch, heads, head_dim, tmp, causal=False):
+    """{task: (fwd ms, bwd ms)} of the attention's tasks."""
     path = os.path.join(tmp, "attn.json")
     with open(path, "w") as f:
-        json.dump(graph(seq, heads, head_dim, False), f)
+        json.dump(graph(seq, heads, head_dim, causal), f)
     cmd = [stepcast, "predict", "--set", "model.graph=" + path, "-g", gpu, "-n", "1",
            "--tp", "1", "--pp", "1", "--gb", str(batch), "--mb", str(batch),
            "--dtype", "fp16", "--set", "plan.flash_attention=false", "--ops"]

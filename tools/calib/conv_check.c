@@ -2,7 +2,7 @@
  * conv_check.c -- the convolution model (src/cost/conv.c) against the
  * per-kernel times of a real ResNet-50 training trace.
  *
- *   conv_check [FILE]         model vs measurement for every conv pass
+ *   conv_check [--gpu PRESET --dtype D] [FILE]   model vs measurement for every conv pass
  *   conv_check --fit [FILE]   grid-search cost_conv_params (eff_cuda, k0,
  *                             wino, wgrad_eff, wgrad_w, wgrad_k1, wino_wgrad,
  *                             dgrad_stride), minimising
@@ -12,7 +12,11 @@
  * tools/calib/kineto_conv.py): "n c h w k r s p q stride fwd dgrad wgrad"
  * in microseconds, one convolution per line. The trace's GPU is a Tesla
  * V100-DGXS-32GB (the V100 SXM2's 80 SMs and clocks): costed as the
- * v100-sxm2-32gb preset, in fp32.
+ * v100-sxm2-32gb preset, in fp32. --gpu and --dtype (fp16, bf16, tf32,
+ * fp32) cost another file, e.g. tools/calib/conv_bench.py's on an H200:
+ *   conv_check --gpu h200 --dtype fp16 data/measured/conv_h200/conv_fp16_cl.txt
+ * (the NCHW files also pay cuDNN's transposes in stepcast: conv_transposes,
+ * which this check leaves out; it compares the convolution kernels).
  *
  * Build: cc -O2 -Iinclude -Isrc tools/calib/conv_check.c build/libstepcast.a -ljansson -lz -lm -fopenmp
  */
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dtype.h"
 #include "cost/conv.h"
 
 typedef struct meas { cost_conv cv; double us[3]; } meas;
@@ -49,6 +54,8 @@ static int load(const char *path, meas *m, int max) {
 }
 
 /* Mean absolute log error of pr over the passes (and its count). */
+static sc_dtype DT = SC_FP32; /* the compute type of the file's passes */
+
 static double score(const sc_gpu *g, const cost_conv_params *pr, const meas *m, int n, int print) {
   static const char *const pass[3] = {"fwd", "dgrad", "wgrad"};
   double sum = 0, tot[2][3] = {{0}};
@@ -56,7 +63,7 @@ static double score(const sc_gpu *g, const cost_conv_params *pr, const meas *m, 
   for (int i = 0; i < n; i++)
     for (int p = 0; p < 3; p++) {
       if (m[i].us[p] <= 0) continue;
-      double t = cost_conv_time_ex(g, pr, SC_FP32, &m[i].cv, (cost_conv_pass)p) * 1e6;
+      double t = cost_conv_time_ex(g, pr, DT, &m[i].cv, (cost_conv_pass)p) * 1e6;
       sum += fabs(log(t / m[i].us[p]));
       cnt++;
       tot[0][p] += m[i].us[p], tot[1][p] += t;
@@ -73,11 +80,27 @@ static double score(const sc_gpu *g, const cost_conv_params *pr, const meas *m, 
 }
 
 int main(int argc, char **argv) {
-  int fit = argc > 1 && !strcmp(argv[1], "--fit");
-  const char *path = argc > 1 + fit ? argv[1 + fit] : "tools/calib/kineto_resnet50_v100_convs.txt";
+  const char *gpu = "v100-sxm2-32gb", *path = "tools/calib/kineto_resnet50_v100_convs.txt";
+  int fit = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--fit")) fit = 1;
+    else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) gpu = argv[++i];
+    else if (!strcmp(argv[i], "--dtype") && i + 1 < argc) {
+      int d = dtype_from_name(argv[i + 1], strlen(argv[i + 1]));
+      if (d < 0) {
+        fprintf(stderr, "conv_check: unknown dtype %s (fp16, bf16, tf32, fp32)\n", argv[i + 1]);
+        return 2;
+      }
+      DT = (sc_dtype)d, i++;
+    } else path = argv[i];
+  }
   static meas m[512];
   int n = load(path, m, 512);
-  const sc_gpu *g = sc_gpu_preset("v100-sxm2-32gb");
+  const sc_gpu *g = sc_gpu_preset(gpu);
+  if (!g) {
+    fprintf(stderr, "conv_check: unknown GPU preset %s\n", gpu);
+    return 2;
+  }
   cost_conv_params best = COST_CONV_DEFAULT;
   if (fit) {
     /* coordinate descent over a grid per parameter from the best of a

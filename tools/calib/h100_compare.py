@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+GPU = ["h100-sxm5-80gb"]  # --gpu: the stepcast preset of the measuring GPU
+
 
 def scenario(row):
     mb = int(row["micro_batch"])
@@ -37,7 +39,7 @@ def scenario(row):
                   "vocab": int(row["vocab"]), "seq": int(row["seq"]),
                   "activation": "gelu", "norm": "layernorm", "position": "learned",
                   "tied_embeddings": row["tied"] == "1", "bias": True},
-        "cluster": {"gpu": "h100-sxm5-80gb", "gpus": 1, "gpus_per_node": 1},
+        "cluster": {"gpu": GPU[0], "gpus": 1, "gpus_per_node": 1},
         "plan": {"tp": 1, "pp": 1, "dp": 1, "sp": False, "zero": 0,
                  "recompute": "full" if row["ckpt"] == "1" else "none",
                  "global_batch": mb, "micro_batch": mb, "dtype": "bf16",
@@ -63,7 +65,9 @@ def main():
     ap.add_argument("--stepcast", default="build/stepcast")
     ap.add_argument("--csv", default="data/measured/h100_gpt_steps.csv")
     ap.add_argument("--scenarios", default="")
+    ap.add_argument("--gpu", default=GPU[0], help="stepcast GPU preset of the measuring GPU")
     a = ap.parse_args()
+    GPU[0] = a.gpu
     rows = [r for r in csv.DictReader(open(a.csv)) if r["status"] == "ok"]
     if not rows:
         sys.exit("no measured rows in " + a.csv)

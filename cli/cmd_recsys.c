@@ -17,9 +17,10 @@ int cmd_recsys(int argc, char **argv);
 
 static void help(void) {
   printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
-         "                                       [--trace FILE]\n"
+         "                                       [--trace FILE] [--set KEY=VALUE]\n"
          "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
-         "                                    [--format table|json] [--trace FILE]\n"
+         "                                    [--headroom X] [--format table|json]\n"
+         "                                    [--trace FILE] [--set KEY=VALUE]\n"
          "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
          "Recommendation models (DLRM, DCNv2, Wide&Deep, synthetic) with embedding tables\n"
          "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
@@ -32,8 +33,13 @@ static void help(void) {
          "  plan      the fastest shardings that fit, with per-GPU load and why (--top K,\n"
          "            1..16, default 5); --max-seconds S or --max-evals N stop its local\n"
          "            search early with the best so far (said in the output); progress\n"
-         "            goes to stderr when it is a terminal, Ctrl-C stops it too\n"
+         "            goes to stderr when it is a terminal, Ctrl-C stops it too;\n"
+         "            --headroom X keeps memory free on every GPU: GiB (4), or a fraction\n"
+         "            of its memory (0.1 or 10%%)\n"
          "  row       predict one row of a recommendation measurement set\n\n"
+         "  --set KEY=VALUE   set a key of JOB.json, e.g. --set cluster.gpus=16,\n"
+         "                    --set training.optimizer=adagrad, --set sharding=row_wise\n"
+         "                    (repeatable; the keys are in docs/input.md)\n\n"
          "Exit codes: 0 ok, 1 the plan does not fit (predict) or nothing fits (plan),\n"
          "2 bad input (named), 3 unreadable file, 4 out of memory, 130 plan interrupted\n"
          "(Ctrl-C; the best so far is shown).\n");
@@ -50,7 +56,29 @@ typedef struct args {
   int top, top_set, budget_set;
   double max_seconds;       /* plan's budgets (0: none) */
   long max_evals;
+  double headroom_bytes, headroom_frac; /* plan's --headroom (0: none) */
+  int headroom_set;
+  const char **ov;          /* --set KEY=VALUE texts (argv's), n_ov of them; owned array */
+  size_t n_ov;
 } args;
+
+/* --headroom X of `recsys plan`: parsed by the library as `search
+ * --headroom` is (sc_search_opts_set), with its message. 0, or 2 after
+ * the message. */
+static int take_headroom(const char *v, args *a) {
+  sc_search_opts so;
+  sc_search_opts_default(&so);
+  sc_error e = {0};
+  if (sc_search_opts_set(&so, "headroom", v, &e)) {
+    const char *msg = !strncmp(e.msg, "headroom:", 9) ? e.msg + 9 : e.msg;
+    fprintf(stderr, "stepcast recsys: --headroom:%s\n", msg);
+    return 2;
+  }
+  a->headroom_bytes = so.headroom_bytes;
+  a->headroom_frac = so.headroom_frac;
+  a->headroom_set = 1;
+  return 0;
+}
 
 /* --max-seconds S (> 0) or --max-evals N (>= 1) of `recsys plan` at s, v:
  * 1 taken, 0 not these, -1 a bad value (said). */
@@ -72,6 +100,8 @@ static int take_budget(const char *s, const char *v, args *a) {
 static int parse(int argc, char **argv, args *a) {
   memset(a, 0, sizeof *a);
   a->top = 5;
+  a->ov = calloc((size_t)argc, sizeof *a->ov);
+  if (!a->ov) { fprintf(stderr, "stepcast recsys: out of memory\n"); return 4; }
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -81,7 +111,7 @@ static int parse(int argc, char **argv, args *a) {
       return -1;
     }
     if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top") ||
-               !strcmp(s, "--trace") ||
+               !strcmp(s, "--trace") || !strcmp(s, "--set") || !strcmp(s, "--headroom") ||
                !strcmp(s, "--max-seconds") || !strcmp(s, "--max-evals"))) {
       fprintf(stderr, "stepcast recsys: %s expects a value (see stepcast recsys --help)\n", s);
       return 2;
@@ -96,6 +126,16 @@ static int parse(int argc, char **argv, args *a) {
       i++;
     } else if (!strcmp(s, "--trace") && v) {
       a->trace = v;
+      i++;
+    } else if (!strcmp(s, "--set") && v) { /* the same words as predict's (scenario_args.c) */
+      if (!strchr(v, '=')) {
+        fprintf(stderr, "stepcast recsys: --set expects KEY=VALUE, e.g. --set cluster.gpus=16\n");
+        return 2;
+      }
+      a->ov[a->n_ov++] = v;
+      i++;
+    } else if (!strcmp(s, "--headroom") && v) {
+      if (take_headroom(v, a)) return 2;
       i++;
     } else if (!strcmp(s, "--top") && v) {
       char *end;
@@ -169,6 +209,8 @@ static int plan(const sc_rs_job *j, const args *a) {
   o.top = a->top;
   o.max_seconds = a->max_seconds;
   o.max_evals = a->max_evals;
+  o.headroom_bytes = a->headroom_bytes;
+  o.headroom_frac = a->headroom_frac;
   int shown = 0;
   o.progress = progress;
   o.progress_ctx = &shown;
@@ -206,19 +248,10 @@ static int override(const sc_rs_job *j, const char *kind, sc_rs_plan *p) {
   return rc ? fail(rc, &e) : 0;
 }
 
-int cmd_recsys(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    help();
-    return argc < 2 ? 2 : 0;
-  }
-  const char *sub = argv[1];
-  if (strcmp(sub, "predict") && strcmp(sub, "plan") && strcmp(sub, "row")) {
-    fprintf(stderr, "stepcast recsys: unknown subcommand '%s' (predict, plan, row)\n", sub);
-    return 2;
-  }
-  args a;
-  int rc = parse(argc, argv, &a);
-  if (rc) return rc < 0 ? 0 : rc;
+/* The subcommand sub of the parsed arguments a; the exit code. */
+static int checked_run(const char *sub, const args *ap) {
+  args a = *ap;
+  int rc = 0;
   if (a.sharding && !strcmp(sub, "plan")) {
     fprintf(stderr, "stepcast recsys plan: --sharding sets the plan of `recsys predict`; "
                     "plan searches the shardings itself\n");
@@ -230,9 +263,14 @@ int cmd_recsys(int argc, char **argv) {
   int autop = 0;
   if (!strcmp(sub, "row")) {
     if (!a.id) { fprintf(stderr, "stepcast recsys row: give FILE.csv and a row ID\n"); return 2; }
+    if (a.n_ov) {
+      fprintf(stderr, "stepcast recsys row: --set edits a JOB.json (`recsys predict` or `recsys "
+                      "plan`); a row's inputs are its cells\n");
+      return 2;
+    }
     rc = sc_rs_row_job(a.file, a.id, &j, &p, &e);
   } else {
-    rc = sc_rs_job_load_file(a.file, &j, &p, &autop, &e);
+    rc = sc_rs_job_load_file_ex(a.file, a.ov, a.n_ov, &j, &p, &autop, &e);
   }
   if (rc) {
     sc_rs_plan_free(&p);
@@ -250,6 +288,12 @@ int cmd_recsys(int argc, char **argv) {
             sub);
     rc = 2;
   }
+  if (!rc && a.headroom_set && strcmp(sub, "plan") && (p.n > 0 || a.sharding)) {
+    fprintf(stderr, "stepcast recsys %s: --headroom is memory the planner keeps free "
+                    "(`recsys plan`, or a job without a sharding); this job's sharding is given\n",
+            sub);
+    rc = 2;
+  }
   if (!rc && a.trace && !strcmp(sub, "row")) {
     fprintf(stderr, "stepcast recsys row: --trace writes a job's iteration (`recsys predict` "
                     "or `recsys plan` of a JOB.json)\n");
@@ -263,4 +307,21 @@ int cmd_recsys(int argc, char **argv) {
   sc_rs_plan_free(&p);
   sc_rs_job_free(&j);
   return rc;
+}
+
+int cmd_recsys(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    help();
+    return argc < 2 ? 2 : 0;
+  }
+  const char *sub = argv[1];
+  if (strcmp(sub, "predict") && strcmp(sub, "plan") && strcmp(sub, "row")) {
+    fprintf(stderr, "stepcast recsys: unknown subcommand '%s' (predict, plan, row)\n", sub);
+    return 2;
+  }
+  args a;
+  int rc = parse(argc, argv, &a);
+  if (!rc) rc = checked_run(sub, &a);
+  free(a.ov);
+  return rc < 0 ? 0 : rc;
 }

@@ -143,6 +143,8 @@ typedef struct sc_rs_job {
                                   batch (fixed part); 0 with reader_sample_s = not modelled */
   double reader_sample_s;      /* data reader: seconds per sample of the node's share of
                                   the global batch */
+  char assumed[128];           /* what the loader took for a key the job leaves out
+                                  (a multi-node job's NIC: docs/input.md); "" if nothing */
 } sc_rs_job;
 
 /* Defaults: no tables, one A100 80 GB, batch 65536, fp32, SGD, fused. */
@@ -208,7 +210,10 @@ typedef struct sc_rs_result {
                                   reader bounds it: iter_s >= its time per batch) */
   double mem_bytes;            /* memory of the fullest GPU */
   double mem_capacity;         /* one GPU's memory */
-  int fits;                    /* 1 when every GPU's memory fits */
+  double mem_headroom;         /* bytes the planner kept free on every GPU (its
+                                  headroom_bytes + headroom_frac x capacity); 0: none */
+  int fits;                    /* 1 when every GPU's memory fits: mem_bytes <=
+                                  mem_capacity - mem_headroom */
   int worst_gpu;               /* the GPU with the longest embedding time */
   int fullest_gpu;
   int gpus;
@@ -241,6 +246,11 @@ typedef struct sc_rs_plan_opts {
   long max_evals;              /* budget: stop after this many evaluations [0: none] */
   sc_rs_progress progress;     /* NULL = none */
   void *progress_ctx;          /* passed to progress */
+  double headroom_bytes;       /* memory kept free on every GPU, bytes [0] */
+  double headroom_frac;        /* ... and as a fraction of its memory, 0..1 [0]: a plan
+                                  fits when its fullest GPU holds at most the capacity
+                                  less both (as sc_search_opts; the greedy seed places
+                                  tables within it too) */
 } sc_rs_plan_opts;
 
 /* Why the planner ended (sc_rs_plans.stopped). */
@@ -284,6 +294,14 @@ void sc_rs_plans_free(sc_rs_plans *p);
  * none or "auto"). SC_OK, SC_EIO, SC_EINPUT (naming the key path), SC_ENOMEM. */
 int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *auto_plan,
                         sc_error *err);
+/* The same with overrides[0..n_overrides) ("cluster.gpus=16",
+ * "training.optimizer=adagrad", "sharding=row_wise": `stepcast recsys
+ * --set`) applied to the document before it is read: a key path is a
+ * top-level key or SECTION.KEY of model, cluster or training; an unknown
+ * one is SC_EINPUT naming the valid keys, and a value the job refuses
+ * names the override that set it. */
+int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_t n_overrides,
+                           sc_rs_job *j, sc_rs_plan *plan, int *auto_plan, sc_error *err);
 
 /* The job and plan stepcast predicts for row `id` of the recommendation
  * set at path (docs/accuracy.md says how blank cells are filled); the

@@ -21,7 +21,8 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["cluster"].update
   $EX/synthetic_jumbo_1gpu.json "$TMP/jumbo128.json"
 expect 0 ": fits" -- recsys predict "$TMP/jumbo128.json" --sharding table_wise+split
 # 79.6 of 80 GiB is within the LLM memory band, which does not apply here
-# (docs/recsys.md): a plain "fits", JSON's fits_confidence "unmeasured"
+# (docs/recsys.md): a plain "fits", JSON's fits_confidence "unmeasured" (it is marked
+# "tight" instead: under 1 GiB free, tests/cli_recsys_opts.sh)
 out=$("$CLI" recsys predict "$TMP/jumbo128.json" --sharding table_wise+split 2>&1)
 [[ $out != *marginal* ]] && pass=$((pass + 1)) || { echo "FAIL: recsys text calls a verdict marginal"; fail=$((fail + 1)); }
 "$CLI" recsys predict "$TMP/jumbo128.json" --sharding table_wise+split --format json > "$TMP/j.json" 2>&1

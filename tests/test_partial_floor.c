@@ -7,7 +7,8 @@
  * first N layers of each chunk, job_mem_floor_partial(j, N)), and it is a
  * real cut: above the GPU's memory for most variants that do not fit
  * (Llama-3 70B: 645 of 692; Mixtral fp8 65 of 93; GPT-3 13B in fp16 AMP
- * 2,565 of 2,838), and never for one that fits.
+ * 2,565 of 2,838), and never for one that fits; and six more plan kinds
+ * (every_plan_kind) where the bound must hold for every variant.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -108,4 +109,41 @@ Test(partial_floor, gpt3_amp) {
   cr_assert(variants > 10, "only %ld partial variants", variants);
   cr_assert(dropped >= unfit / 2, "the bound drops only %ld of the %ld of %ld variants that "
             "do not fit", dropped, unfit, variants);
+}
+
+/* The other plan kinds the search produces, each a space whose every
+ * partial variant check_space compares with its bound: 16-bit AMP, fp32
+ * without flash attention (the 5as/h term kept), context parallelism
+ * (long sequences), ZeRO 3 as DeepSpeed schedules it, MXFP8 with fp8
+ * primary weights on a B200, and dense layers among MoE ones (two layer
+ * blocks in one stage). The bound must hold in every one (the search's
+ * SC_DEBUG_CHECKS build checks only those it drops). */
+Test(partial_floor, every_plan_kind) {
+  static const char *const cases[] = {
+      "{\"model\": \"llama3-70b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"gpus\": 512}, "
+      "\"plan\": {\"global_batch\": 512, \"dtype\": \"bf16\", \"amp\": true}}",
+      "{\"model\": \"llama3-70b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"gpus\": 512}, "
+      "\"plan\": {\"global_batch\": 512, \"dtype\": \"fp32\", \"flash_attention\": false}}",
+      "{\"model\": {\"preset\": \"llama3-70b\", \"seq\": 65536}, \"cluster\": {\"gpu\": \"h200\", "
+      "\"gpus\": 512}, \"plan\": {\"global_batch\": 512}}",
+      "{\"model\": \"llama3-70b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"gpus\": 512}, "
+      "\"plan\": {\"global_batch\": 512, \"fsdp_impl\": \"deepspeed\"}}",
+      "{\"model\": \"llama3-70b\", \"cluster\": {\"gpu\": \"b200\", \"gpus\": 512}, \"plan\": "
+      "{\"global_batch\": 512, \"dtype\": \"fp8\", \"fp8_recipe\": \"mxfp8\", "
+      "\"fp8_param\": true}}",
+      "{\"model\": {\"preset\": \"mixtral-8x7b\", \"dense_layers\": 4, \"moe_every\": 2}, "
+      "\"cluster\": {\"gpu\": \"a100-sxm4-40gb\", \"gpus\": 64}, "
+      "\"plan\": {\"global_batch\": 256}}",
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    sc_scenario s;
+    sc_error err = {0};
+    cr_assert_eq(sc_scenario_load_string_ex(&s, cases[c], "case", NULL, 0, SC_LOAD_PLAN_UNCHECKED,
+                                            &err),
+                 SC_OK, "case %zu: %s", c, err.msg);
+    long variants, unfit;
+    check_space(&s, &variants, &unfit);
+    cr_assert(variants > 100 && unfit > 10, "case %zu: only %ld partial variants, %ld unfit", c,
+              variants, unfit);
+  }
 }

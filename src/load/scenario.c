@@ -1336,10 +1336,8 @@ static int scn_override_path(const char *text, char *path, char **seg, sc_error 
   return n;
 }
 
-/* The JSON value of an override's text into *v: parsed JSON, else the
- * string. SC_OK, SC_EINPUT (not UTF-8) or SC_ENOMEM (never the text taken
- * as a string because an allocation of the parse failed). */
-static int scn_override_value(const char *text, json_t **v) {
+/* scenario.h */
+int scn_override_value(const char *text, json_t **v) {
   json_error_t je;
   int rc = jparse(text, strlen(text), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, v, &je);
   if (rc == SC_ENOMEM) return rc;

@@ -29,6 +29,13 @@
  * hold the sections created so far but no value has been changed. */
 int scn_apply_override(json_t *root, const char *assignment, sc_error *err);
 
+/* The JSON value of an override's text into *v (new reference, the
+ * caller's): parsed JSON, else the text as a string ("h100-sxm5-80gb").
+ * SC_OK, SC_EINPUT (not UTF-8) or SC_ENOMEM (never the text taken as a
+ * string because an allocation of the parse failed). Also used by the
+ * recsys job's overrides (src/recsys/rs_keys.c). */
+int scn_override_value(const char *text, json_t **v);
+
 /* Optimal-string-alignment edit distance between a and b, ignoring ASCII
  * case; only the first 63 bytes of each string are compared. */
 int scn_edit_distance(const char *a, const char *b);

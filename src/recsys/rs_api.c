@@ -39,7 +39,9 @@ int sc_rs_job_check(const sc_rs_job *j, sc_error *err) {
                         j->gpus_per_node);
   if (j->gpus > j->gpus_per_node && !(j->nic_bw > 0))
     return sc_error_set(err, SC_EINPUT, "cluster: %d GPUs span nodes of %d, so "
-                        "cluster.nic_Gbps (per GPU) must be > 0", j->gpus, j->gpus_per_node);
+                        "cluster.nic_Gbps (per GPU) must be > 0 (a job file that leaves it "
+                        "out gets the NIC of the GPU's reference system)", j->gpus,
+                        j->gpus_per_node);
   if (j->global_batch < j->gpus)
     return sc_error_set(err, SC_EINPUT, "training.global_batch: %ld; valid: at least one "
                         "sample per GPU (>= %d)", j->global_batch, j->gpus);
@@ -134,7 +136,7 @@ int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p) {
   /* memory as rs_eval counts it: the dense activations on every GPU, and
    * per table its weights and state plus its pooled outputs and their
    * gradients for the whole batch */
-  double cap = j->gpu.hbm_bytes - c->dense.act_bytes;
+  double cap = j->gpu.hbm_bytes - c->headroom - c->dense.act_bytes;
   for (int i = 0; i < m; i++) {
     int t = ord[i];
     const sc_rs_table *tb = &j->model.tables[t];

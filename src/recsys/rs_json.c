@@ -12,6 +12,8 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "load/jparse.h"
+#include "recsys/rs_keys.h"
+#include "validate/rowdefaults.h"
 #include "stepcast_recsys.h"
 
 typedef struct jctx {
@@ -163,7 +165,7 @@ static int dist_of(jctx *c, json_t *x, const char *k, sc_rs_table *t) {
 }
 
 static int table_of(jctx *c, json_t *o, int i, sc_rs_table *t, int *count) {
-  static const char *const ok[] = {"name", "rows", "dim", "pooling", "count", "ids", "wide", NULL};
+  const char *const *ok = rs_keys_table;
   char where[48];
   snprintf(where, sizeof where, "model.tables[%d]", i);
   if (!json_is_object(o)) return fail(c, where, "a table object {\"rows\", \"dim\", ...}");
@@ -269,9 +271,7 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
 }
 
 static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
-  static const char *const ok[] = {"kind", "name", "tables", "ids", "dense_features", "bottom_mlp",
-                                   "top_mlp", "interaction", "cross_layers", "cross_rank",
-                                   "concat_pool", "dropout", NULL};
+  const char *const *ok = rs_keys_model;
   if (!json_is_object(o)) return fail(c, "model", "an object");
   int rc = keys_ok(c, o, "model", ok);
   if (rc) return rc;
@@ -308,10 +308,31 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   return tables_of(c, t, json_object_get(o, "ids"), m);
 }
 
+/* A job across nodes that leaves cluster.nic_Gbps out: the NIC of the
+ * GPU's reference system (the first cluster preset with that GPU and a
+ * network, as validation fills a row's blank NIC: docs/accuracy.md),
+ * else a training scenario's default (sc_scenario_default: DGX A100's
+ * 200 Gb/s HDR per GPU); said in j->assumed. */
+static void default_nic(sc_rs_job *j) {
+  const char *ref = NULL;
+  double bw = rowd_reference_nic(j->gpu.name, &ref);
+  if (!ref) {
+    sc_scenario def;
+    sc_scenario_default(&def);
+    bw = def.cluster.nic_bw;
+  }
+  j->nic_bw = bw;
+  if (ref)
+    snprintf(j->assumed, sizeof j->assumed, "cluster.nic_Gbps %.0f of %s (not given)",
+             bw * 8 / 1e9, ref);
+  else
+    snprintf(j->assumed, sizeof j->assumed, "cluster.nic_Gbps %.0f, a training scenario's "
+             "(not given; no cluster preset has %.40s)", bw * 8 / 1e9, j->gpu.name);
+}
+
 static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
-  static const char *const ok[] = {"gpu", "gpus", "gpus_per_node", "nvlink_GBps", "nic_Gbps",
-                                   "intra", NULL};
-  if (!o) return SC_OK;
+  const char *const *ok = rs_keys_cluster;
+  if (!o) return SC_OK; /* one GPU (sc_rs_job_default) */
   if (!json_is_object(o)) return fail(c, "cluster", "an object");
   int rc = keys_ok(c, o, "cluster", ok);
   if (rc) return rc;
@@ -338,16 +359,13 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
   j->gpus_per_node = gpn > 0 ? (int)fmin(gpn, 1 << 20) : (j->gpus < 8 ? j->gpus : 8);
   j->nvlink_bw = nvl * 1e9;
   j->nic_bw = nic * 1e9 / 8;
+  if (!json_object_get(o, "nic_Gbps") && j->gpus > j->gpus_per_node) default_nic(j);
   static const rs_name intras[] = {{"nvswitch", 1}, {"cubemesh", 2}, {"pcie", 3}, {NULL, 0}};
   return getname(c, json_object_get(o, "intra"), "cluster.intra", intras, &j->intra);
 }
 
 static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
-  static const char *const ok[] = {"global_batch", "dtype", "optimizer", "kernel",
-                                   "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
-                                   "collective_cycle_ms", "keys_from_reader",
-                                   "pooled_in_table_type", "reader_ms_per_batch",
-                                   "reader_us_per_sample", NULL};
+  const char *const *ok = rs_keys_training;
   if (!o) return SC_OK;
   if (!json_is_object(o)) return fail(c, "training", "an object");
   int rc = keys_ok(c, o, "training", ok);
@@ -434,7 +452,7 @@ static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, in
   if (sc_rs_plan_alloc(p, j->model.n_tables))
     return sc_error_set(c->err, SC_ENOMEM, "%s: out of memory", c->path);
   for (int t = 0; t < p->n; t++) p->s[t] = (sc_rs_shard){SC_RS_DATA_PARALLEL, -1, 1};
-  static const char *const ok[] = {"table", "kind", "gpu", "node", "parts", NULL};
+  const char *const *ok = rs_keys_shard;
   size_t i;
   json_t *x;
   json_array_foreach(o, i, x) {
@@ -470,6 +488,11 @@ static int sharding_of(jctx *c, json_t *o, const sc_rs_job *j, sc_rs_plan *p, in
 
 int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *auto_plan,
                         sc_error *err) {
+  return sc_rs_job_load_file_ex(path, NULL, 0, j, plan, auto_plan, err);
+}
+
+int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_t n_overrides,
+                           sc_rs_job *j, sc_rs_plan *plan, int *auto_plan, sc_error *err) {
   sc_rs_job_default(j);
   memset(plan, 0, sizeof *plan);
   *auto_plan = 0;
@@ -485,8 +508,9 @@ int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *a
   if (frc)
     return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
   jctx c = {path, err};
-  static const char *const ok[] = {"model", "cluster", "training", "sharding", NULL};
+  const char *const *ok = rs_keys_top;
   int rc = json_is_object(root) ? keys_ok(&c, root, "", ok) : fail(&c, "(top)", "an object");
+  if (!rc && n_overrides) rc = rs_keys_apply(root, overrides, n_overrides, err);
   if (!rc) rc = model_of(&c, json_object_get(root, "model"), &j->model);
   if (!rc) rc = cluster_of(&c, json_object_get(root, "cluster"), j);
   if (!rc) rc = training_of(&c, json_object_get(root, "training"), j);
@@ -497,6 +521,7 @@ int sc_rs_job_load_file(const char *path, sc_rs_job *j, sc_rs_plan *plan, int *a
   }
   if (!rc) rc = sharding_of(&c, json_object_get(root, "sharding"), j, plan, auto_plan);
   json_decref(root);
+  if (rc == SC_EINPUT && n_overrides) rs_keys_blame(err, path, overrides, n_overrides);
   if (rc) {
     sc_rs_plan_free(plan);
     sc_rs_job_free(j);

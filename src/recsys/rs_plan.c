@@ -25,6 +25,9 @@
  * early: every evaluation after the stop returns at once without a plan
  * (eval), so no move is kept and the loops unwind; the plans kept are the
  * best seen, and `stopped` says why. Without a budget nothing differs.
+ * A headroom (sc_rs_plan_opts) lowers what a GPU may hold for every
+ * verdict of the search (rs_ctx.headroom: rs_eval's `fits`, the greedy
+ * seed's placement), as `search --headroom` does for training plans.
  */
 #include <math.h>
 #include <stdio.h>
@@ -441,6 +444,11 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   if (!(o.max_seconds >= 0) || o.max_evals < 0)
     return sc_error_set(err, SC_EINPUT, "planner: max_seconds %g, max_evals %ld; valid: >= 0 "
                         "(0: no budget)", o.max_seconds, o.max_evals);
+  if (!(o.headroom_bytes >= 0 && o.headroom_bytes <= 1e18) ||
+      !(o.headroom_frac >= 0 && o.headroom_frac < 1))
+    return sc_error_set(err, SC_EINPUT, "planner: headroom_bytes %g, headroom_frac %g; valid: "
+                        "bytes >= 0 and a fraction in 0..1 (below 1)", o.headroom_bytes,
+                        o.headroom_frac);
   search s = {0};
   s.out = out;
   s.top = o.top;
@@ -449,6 +457,7 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   s.last_report = s.t0;
   int rc = rs_ctx_open(&s.c, j, err);
   if (rc) return rc;
+  s.c.headroom = o.headroom_bytes + o.headroom_frac * j->gpu.hbm_bytes;
   int m = j->model.n_tables, n = j->gpus;
   sc_rs_plan p = {0};
   s.r.gpu_emb_s = mem_alloc(sizeof(double) * (size_t)n);

@@ -13,6 +13,35 @@
 
 #define MS(x) ((x) * 1e3)
 #define GIB(x) ((x) / 1073741824.0)
+/* What this memory count leaves out and a training process holds beyond
+ * its tensors: the CUDA context, NCCL and cuBLAS workspaces and allocator
+ * slack, about 1 GiB (src/engine/memory.c BUFFER_FIXED: what PyTorch
+ * reports reserved on an idle training process). A plan that fits with
+ * less than this free is `tight`: it may not fit (docs/recsys.md). */
+#define RS_UNCOUNTED_BYTES 1073741824.0
+
+/* 1 when r fits with less than RS_UNCOUNTED_BYTES of its GPU free. */
+static int tight(const sc_rs_result *r) {
+  return r->fits && r->mem_capacity - r->mem_bytes < RS_UNCOUNTED_BYTES;
+}
+
+/* The memory line of r: the fullest GPU against one GPU's memory (less
+ * the planner's headroom), the verdict, and why a tight fit may not. */
+static void memory_text(FILE *out, const sc_rs_result *r) {
+  fprintf(out, "memory        %.2f GiB on GPU %d of %.2f GiB", GIB(r->mem_bytes), r->fullest_gpu,
+          GIB(r->mem_capacity));
+  if (r->mem_headroom > 0) fprintf(out, ", %.2f GiB kept free", GIB(r->mem_headroom));
+  if (!r->fits && r->mem_bytes <= r->mem_capacity)
+    fprintf(out, ": DOES NOT FIT the headroom (%.2f GiB allowed)\n",
+            GIB(r->mem_capacity - r->mem_headroom));
+  else if (!tight(r))
+    fprintf(out, ": %s\n", r->fits ? "fits" : "DOES NOT FIT");
+  else
+    fprintf(out, ": fits, tight (%.2f GiB free)\n              less than the ~1 GiB of CUDA "
+                 "context, NCCL and cuBLAS workspaces this count\n              leaves out, so "
+                 "it may not fit (docs/recsys.md); --headroom 1 keeps plans clear of it\n",
+            GIB(r->mem_capacity - r->mem_bytes));
+}
 
 /* Counts of each shard kind in p. */
 static void kinds(const sc_rs_plan *p, int *k) {
@@ -50,6 +79,7 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
           sc_rs_dense_params(m) / 1e6);
   fprintf(out, "cluster       %d x %s (%d per node), batch %ld (%ld per GPU)\n", j->gpus,
           j->gpu.name, j->gpus_per_node, j->global_batch, j->global_batch / j->gpus);
+  if (j->assumed[0]) fprintf(out, "assumed       %s\n", j->assumed);
   fprintf(out, "sharding      ");
   plan_line(out, p);
   char sps[32]; /* 4 significant digits, kept: 7.000e+04, not 7e+04; 4525, not 4525. */
@@ -74,8 +104,7 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   fprintf(out, "  host launches        %9.3f ms beyond the GPU\n", MS(r->overhead_s));
   if (j->reader_batch_s > 0 || j->reader_sample_s > 0)
     fprintf(out, "  data reader          %9.3f ms beyond the rest\n", MS(r->reader_s));
-  fprintf(out, "memory        %.2f GiB on GPU %d of %.2f GiB: %s\n", GIB(r->mem_bytes),
-          r->fullest_gpu, GIB(r->mem_capacity), r->fits ? "fits" : "DOES NOT FIT");
+  memory_text(out, r);
   if (r->gpu_emb_s && r->gpus <= 64) {
     fprintf(out, "per GPU       lookups ms / memory GiB\n");
     for (int g = 0; g < r->gpus; g++)
@@ -108,10 +137,10 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
    * on LLM training rows only; docs/recsys.md says why it does not apply */
   fprintf(out, "\"memory\": {\"max_bytes\": %.6g, \"gpu\": %d, \"capacity_bytes\": %.6g, "
-               "\"fits\": %s, \"fits_confidence\": \"unmeasured\"}, \"worst_gpu\": %d, "
-               "\"gpus\": [",
-          r->mem_bytes, r->fullest_gpu, r->mem_capacity, r->fits ? "true" : "false",
-          r->worst_gpu);
+               "\"headroom_bytes\": %.6g, \"fits\": %s, \"fits_confidence\": \"unmeasured\", "
+               "\"tight\": %s}, \"worst_gpu\": %d, \"gpus\": [",
+          r->mem_bytes, r->fullest_gpu, r->mem_capacity, r->mem_headroom,
+          r->fits ? "true" : "false", tight(r) ? "true" : "false", r->worst_gpu);
   for (int g = 0; r->gpu_emb_s && g < r->gpus; g++)
     fprintf(out, "%s{\"emb_s\": %.6g, \"mem_bytes\": %.6g}", g ? ", " : "", r->gpu_emb_s[g],
             r->gpu_mem[g]);
@@ -122,7 +151,10 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
     fprintf(out, ", \"kind\": \"%s\", \"gpu\": %d, \"parts\": %d}",
             sc_rs_shard_name(p->s[t].kind), p->s[t].gpu, p->s[t].parts);
   }
-  fprintf(out, "], \"accuracy\": {"); /* report/accuracy.h */
+  fprintf(out, "], \"assumed\": ");
+  if (j->assumed[0]) esc_json(out, j->assumed);
+  else fputs("null", out);
+  fprintf(out, ", \"accuracy\": {"); /* report/accuracy.h */
   acc_rs_json(out, j->gpus);
   fprintf(out, "}}");
 }
@@ -175,12 +207,23 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
   if (ps->bounded && !ps->stopped)
     fprintf(out, "local search reached its bound of 300,000 evaluations (docs/recsys.md, "
                  "\"Speed\"): the best found within it\n\n");
+  if (ps->n && ps->res[0].mem_headroom > 0)
+    fprintf(out, "headroom: %.2f GiB kept free on every GPU, a plan fits in %.2f of its %.2f "
+                 "GiB\n\n", GIB(ps->res[0].mem_headroom),
+            GIB(ps->res[0].mem_capacity - ps->res[0].mem_headroom),
+            GIB(ps->res[0].mem_capacity));
   fprintf(out, "  #  %10s  %8s  %s\n", "iter ms", "mem GiB", "sharding");
   for (int i = 0; i < ps->n; i++) {
     fprintf(out, "  %d  %10.3f  %8.2f  ", i + 1, MS(ps->res[i].iter_s), GIB(ps->res[i].mem_bytes));
     plan_line(out, &ps->plan[i]);
-    fprintf(out, "\n     %s\n", ps->why[i]);
+    fprintf(out, "%s\n     %s\n", tight(&ps->res[i]) ? "  tight" : "", ps->why[i]);
   }
+  int any = 0;
+  for (int i = 0; i < ps->n; i++) any |= tight(&ps->res[i]);
+  if (any)
+    fprintf(out, "\n  tight: fits with less than the ~1 GiB of CUDA context, NCCL and cuBLAS "
+                 "workspaces this\n  count leaves out: it may not fit (docs/recsys.md); "
+                 "--headroom 1 keeps only plans clear of it\n");
   if (ps->n) {
     fprintf(out, "\nbest plan\n");
     result_text(out, j, &ps->plan[0], &ps->res[0], 1);

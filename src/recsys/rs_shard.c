@@ -407,7 +407,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->iter_s += r->reader_s;
   r->samples_per_s = j->global_batch / r->iter_s;
   r->mem_capacity = j->gpu.hbm_bytes;
-  r->fits = r->mem_bytes <= r->mem_capacity;
+  r->mem_headroom = c->headroom;
+  r->fits = r->mem_bytes <= r->mem_capacity - c->headroom;
   c->vol = v;
   c->allreduce_s = ar;
 }

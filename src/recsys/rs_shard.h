@@ -35,6 +35,10 @@ typedef struct rs_ctx {
   coll_intra intra;
   double l2;                  /* L2 bytes */
   double act_b;               /* bytes per activation element */
+  double headroom;            /* bytes kept free on every GPU (the planner's
+                                 headroom; 0 from rs_ctx_open): a plan fits
+                                 when its fullest GPU holds at most the GPU's
+                                 memory less this */
   int nodes;
   /* scratch, gpus entries each (owned) */
   double *fwd, *bwd, *mem, *send, *lookups;
@@ -67,7 +71,7 @@ double rs_reader_exposed(const sc_rs_job *j, int nodes, double iter_s);
 double rs_table_tw_s(const rs_ctx *c, int t);
 
 /* Whole tables greedily, heaviest first, on the least-loaded GPU with
- * memory left; a table that fits none is sliced by columns over the
+ * memory left (less c->headroom); a table that fits none is sliced by columns over the
  * fewest consecutive GPUs it fits on (rows split when none) when `split`.
  * p holds n_tables entries. SC_OK or SC_ENOMEM. (rs_api.c) */
 int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p);

@@ -340,8 +340,11 @@ typedef enum sc_attention {
   SC_ATTN_FLASH1,      /* FlashAttention (v1) */
   SC_ATTN_FLASH3,      /* FlashAttention-3 (Hopper and newer) */
   SC_ATTN_UNFUSED,     /* baddbmm + softmax + dropout + bmm (= flash off) */
-  SC_ATTN_CUDNN        /* cuDNN fused attention (Transformer Engine's default
+  SC_ATTN_CUDNN,       /* cuDNN fused attention (Transformer Engine's default
                           on Ampere and newer) */
+  SC_ATTN_AUTO         /* the default: what the framework most likely runs
+                          on the GPU (plan/plan_attn.h); resolving the
+                          scenario replaces it with one of the above */
 } sc_attention;
 
 /* How fp8 GEMM operands are scaled (Transformer Engine recipes). */

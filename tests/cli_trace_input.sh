@@ -93,6 +93,16 @@ sed 's/"correlation": 2, "stream": 7/"correlation": 1, "stream": 7/' "$TMP/ok.js
 expect 0 "step (mean)" -- trace "$TMP/graphcorr.json"
 # files of one job agree on its size: two world_size are two jobs
 expect 2 "w4r1.json: distributedInfo.world_size 4 differs from $TMP/ok.json's 2" -- trace "$TMP/ok.json" "$TMP/w4r1.json"
+# --export-graph of a trace that gives a rank without world_size (HTA's
+# execution_trace benchmark) or world_size without a rank reads back: the
+# export writes only what the trace gave (it wrote "world_size": 0 and
+# "rank": -1, which the loader refuses)
+mk "$TMP/ronly.json" '{"rank": 0}' 130
+mk "$TMP/wonly.json" '{"world_size": 1}' 130
+for f in ronly wonly; do
+  expect 0 "step (mean)" -- trace "$TMP/$f.json" --export-graph "$TMP/$f-graph.json"
+  expect 0 "step (mean)" -- trace "$TMP/$f-graph.json"
+done
 
 # a data-parallel scale past the NCCL model's 2^24 ranks: refused, not
 # silently left as traced (the rank count overflowed an int)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cost/compute.h"
+#include "cost/conv.h"
 #include "load/csv.h"
 
 #define MAXP 64
@@ -142,4 +143,25 @@ Test(attn_version, fp32_attention_runs_at_the_measured_cuda_core_rate) {
   /* the tensor-core path is untouched: bf16 stays faster */
   cr_assert_lt(cost_flash_attn_k(g, SC_BF16, SC_ATTN_FLASH2, f, s, d, 0),
                cost_flash_attn_k(g, SC_FP32, SC_ATTN_FLASH2, f, s, d, 0) / 2);
+}
+
+/* On the CUDA cores the attention kernel (PyTorch's memory-efficient
+ * CUTLASS kernel, SIMT before Volta) accumulates in fp32: a 16-bit input
+ * is converted and multiplied with FFMA, so it runs at the fp32 FMA rate,
+ * not at Pascal's packed half2 peak (twice fp32 on a P100). The measured
+ * fractions are of the fp32 peak (docs/calibration.md). */
+Test(attn_version, fp16_on_the_cuda_cores_runs_at_the_fp32_fma_rate) {
+  const sc_gpu *g = sc_gpu_preset("p100-sxm2-16gb");
+  cr_assert_not_null(g);
+  cr_assert(!cost_conv_tensor_cores(g, SC_FP16), "P100 fp16 is on the CUDA cores");
+  cr_assert_gt(cost_peak(g, SC_FP16), 1.5 * cost_peak(g, SC_FP32), "half2 peak above fp32");
+  double b = 8, h = 16, s = 1024, d = 64, f = 4 * b * h * s * s * d;
+  for (int causal = 0; causal < 2; causal++) {
+    cr_assert_float_eq(cost_flash_attn_k(g, SC_FP16, SC_ATTN_FLASH2, f, s, d, causal),
+                       cost_flash_attn_k(g, SC_FP32, SC_ATTN_FLASH2, f, s, d, causal), 1e-12,
+                       "forward, causal %d", causal);
+    cr_assert_float_eq(cost_flash_attn_bwd(g, SC_FP16, SC_ATTN_FLASH2, 2.5 * f, s, d, causal),
+                       cost_flash_attn_bwd(g, SC_FP32, SC_ATTN_FLASH2, 2.5 * f, s, d, causal),
+                       1e-12, "backward, causal %d", causal);
+  }
 }

@@ -507,7 +507,7 @@ Test(search, stats_name_the_types_searched) {
   FILE *f = open_memstream(&text, &len);
   sc_report_search(f, SC_FORMAT_TABLE, &s, best, n, &st);
   fclose(f);
-  cr_expect(strstr(text, "global batch 64, dtypes fp16, bf16\n"), "%s", text);
+  cr_expect(strstr(text, "global batch 64, dtypes fp16, bf16, attention flash2\n"), "%s", text);
   cr_expect(strstr(text, "GiB/GPU  dtype\n"), "%s", text);
   free(text);
   f = open_memstream(&text, &len); /* JSON lists them too */
@@ -520,7 +520,7 @@ Test(search, stats_name_the_types_searched) {
   f = open_memstream(&text, &len);
   sc_report_search(f, SC_FORMAT_TABLE, &s, best, n, &st);
   fclose(f);
-  cr_expect(strstr(text, "global batch 64, fp16\n"), "%s", text);
+  cr_expect(strstr(text, "global batch 64, fp16, attention flash2\n"), "%s", text);
   cr_expect(!strstr(text, "dtype"), "%s", text);
   free(text);
 }

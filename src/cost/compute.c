@@ -1,6 +1,7 @@
 /*
  * compute.c -- kernel time model. See compute.h for the equations.
  */
+#include <assert.h>
 #include <math.h>
 #include <strings.h>
 
@@ -181,6 +182,7 @@ static double attn_fa1(double d) {
 }
 
 static double attn_version(const sc_gpu *g, sc_attention a, double d) {
+  assert(a != SC_ATTN_AUTO); /* resolved with the scenario */
   double f = 1.0;
   switch (a) {
   case SC_ATTN_FLASH1: f = attn_fa1(d); break;
@@ -204,28 +206,39 @@ static double attn_head_dim(double d) {
   return (d / (d + ATTN_D0)) / (128.0 / (128.0 + ATTN_D0));
 }
 
-/* Attention on the CUDA cores (cost_conv_tensor_cores false: fp32 without
+/* Attention of an fp32 model (cost_conv_tensor_cores false: fp32 without
  * TF32, as PyTorch's SDPA runs an fp32 model: its memory-efficient CUTLASS
- * kernel, FFMA). Measured in this repository on an H200
+ * kernel; on sm80 and later that kernel computes fp32 as three TF32
+ * tensor-core products, fp32-accurate -- xformers' DefaultGemmType for
+ * Sm80 and float, recalled, not in ../shared -- and before sm80 with FFMA;
+ * either way the rate is taken as a fraction of the fp32 peak, measured on
+ * Hopper, an extrapolation on Volta and older). Measured in this repository on an H200
  * (data/measured/traces_h200/bertbase_fp32_s128_b64, tools/calib/
  * kernel_cats.py; BERT-base, seq 128, head dim 64, batch 64, no mask):
  * forward 0.148 ms a layer for 3.22 GFLOP, 0.32 of the fp32 peak;
  * backward 0.286 ms for 8.05 GFLOP, 0.42. The tensor-core terms (attn_eff,
  * its sequence ramp and head-dim factor, the kernel versions) describe the
- * softmax and tile-load overheads of kernels 15x faster in math; an FMA-bound
+ * softmax and tile-load overheads of kernels 15x faster in math; this
  * kernel is taken flat at these fractions (one shape measured: the sequence
- * and head-dim dependence is not). */
+ * and head-dim dependence is not). The step's kernels ran attention dropout
+ * 0.1 (BERT's); without it the same kernels reach 0.44 / 0.43
+ * (data/measured/attn_bench_h200.csv): these are the conservative end.
+ * The rate is the fp32 FMA peak's whatever dt: the kernel accumulates in
+ * fp32, so a 16-bit input on the CUDA cores (fp16 before Volta: SIMT,
+ * converted and multiplied with FFMA) runs no faster than fp32, not at
+ * Pascal's packed half2 peak. */
 #define ATTN_FMA_FWD 0.32
 #define ATTN_FMA_BWD 0.42
-static double attn_fma_seconds(const sc_gpu *g, sc_dtype dt, double flops, int causal, int bwd) {
-  double eff = (bwd ? ATTN_FMA_BWD : ATTN_FMA_FWD) * cost_fma_issue(g) * (causal ? ATTN_CAUSAL : 1.0);
-  return flops / (cost_peak(g, dt) * eff);
+static double attn_fma_seconds(const sc_gpu *g, double flops, int causal, int bwd) {
+  double eff =
+      (bwd ? ATTN_FMA_BWD : ATTN_FMA_FWD) * cost_fma_issue(g) * (causal ? ATTN_CAUSAL : 1.0);
+  return flops / (cost_peak(g, SC_FP32) * eff);
 }
 
 /* Forward seconds of the kernel without its fixed cost. */
 static double attn_seconds(const sc_gpu *g, sc_dtype dt, sc_attention a, double flops,
                            double sq, double d, int causal) {
-  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, dt, flops, causal, 0);
+  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, flops, causal, 0);
   double se = (sq / (sq + ATTN_S0)) / (8192.0 / (8192.0 + ATTN_S0));
   double eff = g->attn_eff * se * attn_head_dim(d) * (causal ? ATTN_CAUSAL : 1.0);
   if (eff <= 0.01) eff = 0.01;
@@ -241,7 +254,7 @@ double cost_flash_attn_k(const sc_gpu *g, sc_dtype dt, sc_attention a, double fl
 double cost_flash_attn_bwd(const sc_gpu *g, sc_dtype dt, sc_attention a,
                            double flops, double sq, double d, int causal) {
   if (flops <= 0) return 0;
-  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, dt, flops, causal, 1) + COST_KERNEL_T0;
+  if (!cost_conv_tensor_cores(g, dt)) return attn_fma_seconds(g, flops, causal, 1) + COST_KERNEL_T0;
   return attn_seconds(g, dt, a, flops, sq, d, causal) / ATTN_BWD + COST_KERNEL_T0;
 }
 

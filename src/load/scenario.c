@@ -1217,9 +1217,9 @@ static int scn_recompute_modules(scn_ctx *c, const json_t *v, sc_plan *p) {
 /* A CNN or BERT (data-parallel models) starts from a plan of its own
  * where the document does not set the keys: no tensor or pipeline
  * parallelism, no ZeRO, no recomputation (the default scenario's are
- * GPT-3's), unfused attention before Ampere, and the GPU's 16-bit type
- * for mixed precision (fp16 where bf16 is missing, as AMP on Volta;
- * fp32 on GPUs without fast 16-bit math, K80). */
+ * GPT-3's), and the GPU's 16-bit type for mixed precision (fp16 where
+ * bf16 is missing, as AMP on Volta; fp32 on GPUs without fast 16-bit
+ * math, K80). Attention: plan.attention auto (unfused before Ampere). */
 static void scn_dp_defaults(sc_scenario *s, const json_t *plan) {
   if (s->model.kind != SC_MODEL_CNN && s->model.kind != SC_MODEL_BERT) return;
   sc_plan *p = &s->plan;
@@ -1229,12 +1229,6 @@ static void scn_dp_defaults(sc_scenario *s, const json_t *plan) {
   if (!plan || !json_object_get(plan, "zero")) p->zero = 0;
   if (!plan || !json_object_get(plan, "distributed_optimizer")) p->distributed_optimizer = 0;
   if (!plan || !json_object_get(plan, "recompute")) p->recompute = SC_RECOMP_NONE;
-  /* fused attention kernels arrived with Ampere (FlashAttention needs sm80) */
-  if ((!plan || !json_object_get(plan, "flash_attention")) && s->cluster.gpu.arch < 80 &&
-      s->cluster.gpu.arch > 0) {
-    p->flash_attention = 0;
-    p->attention = SC_ATTN_UNFUSED;
-  }
   if (plan && json_object_get(plan, "dtype")) return;
   const sc_gpu *g = &s->cluster.gpu;
   p->dtype = g->peak_flops[SC_BF16] > 0 ? SC_BF16 : g->peak_flops[SC_FP16] > 0 ? SC_FP16 : SC_FP32;

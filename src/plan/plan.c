@@ -20,6 +20,7 @@
 #include "hw/cluster_presets.h"
 #include "model/builder.h"
 #include "plan/plan.h"
+#include "plan/plan_attn.h"
 #include "stepcast.h"
 
 /* ------------------------------------------------------------ defaults */
@@ -46,6 +47,7 @@ void sc_plan_default(sc_plan *p) {
    * (docs/accuracy.md, "The asynchronous tensor-parallel backward") */
   p->tp_async_bwd = 0;
   p->flash_attention = 1;
+  p->attention = SC_ATTN_AUTO; /* resolved per GPU: plan/plan_attn.h */
   p->fused_kernels = 1;
   p->framework_eager = 1;
   p->channels_last = 1;
@@ -145,7 +147,7 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
 
 const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved"};
 const char *const plan_recomp_names[PLAN_RECOMPS] = {"none", "selective", "full"};
-const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn"};
+const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn", "auto"};
 
 /* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
@@ -287,9 +289,9 @@ static int plan_basics(sc_plan *p, sc_error *err) {
   if ((unsigned)p->recompute > SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT, "plan.recompute: %d is not valid (none, selective, full)",
                         (int)p->recompute);
-  if ((unsigned)p->attention > SC_ATTN_CUDNN)
+  if ((unsigned)p->attention > SC_ATTN_AUTO)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.attention: %d is not valid (flash2, flash1, flash3, unfused, cudnn)",
+                        "plan.attention: %d is not valid (auto, flash2, flash1, flash3, unfused, cudnn)",
                         (int)p->attention);
   if ((unsigned)p->main_grads >= SC_DTYPE_COUNT)
     return sc_error_set(err, SC_EINPUT, "plan.main_grads: %d is not valid (fp32, bf16)",
@@ -785,9 +787,11 @@ static void plan_switches(sc_plan *p) {
 /* Check every relation of the scenario and fill the fields left 0 for the
  * framework to pick. Works on a copy: on failure *s is unchanged and err
  * holds SC_EINPUT with the key path and the valid values. Idempotent. */
-/* FlashAttention-3 uses Hopper's wgmma and TMA (sm90 only); cuDNN's fused
- * attention runs on Ampere and newer. */
-static int plan_attention(const sc_scenario *s, sc_error *err) {
+/* "auto" resolved (plan/plan_attn.h), then the kernel checked against the
+ * GPU: FlashAttention-3 uses Hopper's wgmma and TMA (sm90 only); cuDNN's
+ * fused attention runs on Ampere and newer. */
+static int plan_attention(sc_scenario *s, sc_error *err) {
+  plan_attn_resolve(s);
   int arch = s->cluster.gpu.arch;
   if (!s->plan.flash_attention) return SC_OK;
   if (s->plan.attention == SC_ATTN_FLASH3 && (arch < 90 || arch >= 100))

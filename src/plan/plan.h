@@ -32,7 +32,7 @@
 extern const char *const plan_sched_names[PLAN_SCHEDS];
 #define PLAN_RECOMPS (SC_RECOMP_FULL + 1)
 extern const char *const plan_recomp_names[PLAN_RECOMPS];
-#define PLAN_ATTNS (SC_ATTN_CUDNN + 1)
+#define PLAN_ATTNS (SC_ATTN_AUTO + 1)
 extern const char *const plan_attn_names[PLAN_ATTNS];
 
 /* sc_scenario_resolve in place: on an error *s is left half resolved

@@ -9,6 +9,7 @@
 #include "stepcast.h"
 #include "hw/gpu_link.h"
 #include "plan/plan.h"
+#include "plan/plan_attn.h"
 #include "report/accuracy.h"
 #include "report/esc.h"
 #include "report/report_int.h"
@@ -29,9 +30,12 @@ static const char *sched_name(sc_schedule s) {
   return plan_sched_names[(unsigned)s < PLAN_SCHEDS ? s : SC_SCHED_1F1B];
 }
 
-static const char *attn_name(const sc_plan *p) {
-  unsigned a = (unsigned)p->attention;
-  return p->flash_attention && a < PLAN_ATTNS ? plan_attn_names[a] : "unfused";
+/* The kernel plan p runs on gpu: "auto" (a scenario reported before it
+ * was resolved) by its rule, plan/plan_attn.h; never "auto". */
+static const char *attn_name(const sc_gpu *gpu, const sc_plan *p) {
+  sc_attention a = p->attention;
+  if (a == SC_ATTN_AUTO && p->flash_attention) a = plan_attn_auto(gpu->arch, p);
+  return p->flash_attention && (unsigned)a < SC_ATTN_AUTO ? plan_attn_names[a] : "unfused";
 }
 
 static const char *recomp_name(sc_recompute r) {
@@ -230,7 +234,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          amp_on(p) ? " amp" : "", attn_name(p));
+          amp_on(p) ? " amp" : "", attn_name(&s->cluster.gpu, p));
   fsdp_moe_lines(out, s);
   if (p->recompute_modules && plan_recmod_used(p)) {
     char mods[160];
@@ -302,7 +306,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
                "\"micro_batch\": %ld, \"micro_batches\": %d",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "true" : "false",
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          attn_name(p), p->global_batch, r->micro_batch, r->micro_batches);
+          attn_name(&s->cluster.gpu, p), p->global_batch, r->micro_batch, r->micro_batches);
   if (amp_on(p)) fprintf(out, ", \"amp\": true"); /* cost/amp.h */
   /* the selective recompute modules, when the plan names them */
   if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
@@ -712,6 +716,41 @@ static void search_closest(FILE *out, const sc_scenario *s, const sc_candidate *
   fprintf(out, "    more GPUs, a smaller global batch or model, or a GPU with more memory would help\n");
 }
 
+/* The kernel a search's plans of GEMM type d run: plan.attention "auto"
+ * resolved for d, as each candidate's is (plan/plan_attn.h). */
+static const char *search_attn_of(const sc_scenario *s, sc_dtype d) {
+  sc_plan p = s->plan;
+  p.dtype = d;
+  return attn_name(&s->cluster.gpu, &p);
+}
+
+/* The attention of a search's title: ", attention K", or where the types
+ * searched run different kernels "; attention K (bf16), K' (fp8)";
+ * nothing for a CNN. */
+static void search_attention(const sc_scenario *s, unsigned dts, char *buf, size_t cap) {
+  buf[0] = '\0';
+  if (s->model.kind == SC_MODEL_CNN) return;
+  const char *one = NULL;
+  int mixed = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT; d++) {
+    if (!(dts >> d & 1u)) continue;
+    const char *k = search_attn_of(s, (sc_dtype)d);
+    mixed |= one && strcmp(k, one) != 0;
+    if (!one) one = k;
+  }
+  if (!one) return;
+  if (!mixed) {
+    snprintf(buf, cap, ", attention %s", one);
+    return;
+  }
+  size_t n = (size_t)snprintf(buf, cap, "; attention");
+  int listed = 0;
+  for (int d = 0; d < SC_DTYPE_COUNT && n < cap; d++)
+    if (dts >> d & 1u)
+      n += (size_t)snprintf(buf + n, cap - n, "%s %s (%s)", listed++ ? "," : "",
+                            search_attn_of(s, (sc_dtype)d), sc_dtype_name((sc_dtype)d));
+}
+
 void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
                       const sc_candidate *c, int n, const sc_search_stats *st) {
   if (fmt == SC_FORMAT_JSON || fmt == SC_FORMAT_CSV) {
@@ -722,11 +761,12 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   /* the types searched: one in the title, or a column where they mix */
   unsigned dts = searched_dtypes(s, st);
   int dtype_col = (dts & (dts - 1)) != 0;
-  char types[64];
+  char types[64], attn[160];
   dtype_list(dts, "", types, sizeof types);
-  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s\n", SC_VERSION,
+  search_attention(s, dts, attn, sizeof attn);
+  fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
-          dtype_col ? "dtypes " : "", types);
+          dtype_col ? "dtypes " : "", types, attn);
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s)\n",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
           st->seconds > 0 ? st->tried / st->seconds : 0, st->threads, st->threads == 1 ? "" : "s");

@@ -704,6 +704,10 @@ static int resolve_base(const sc_scenario *base, sc_scenario *b, sc_error *err) 
   if (rc != SC_OK) return rc;
   b->plan.moe_dispatcher = base->plan.moe_dispatcher;
   b->plan.overlap_ep = base->plan.overlap_ep;
+  if (base->plan.attention == SC_ATTN_AUTO) { /* resolved per candidate: its dtype */
+    b->plan.attention = SC_ATTN_AUTO;
+    b->plan.flash_attention = !!base->plan.flash_attention;
+  }
   if ((rc = plan_moe_base(b, err)) != SC_OK) return rc;
   b->plan.global_batch = base->plan.global_batch;
   if (b->plan.global_batch < 1)

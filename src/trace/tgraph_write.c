@@ -48,8 +48,12 @@ static void header(const tg_rank *r, FILE *out) {
   if (r->arch)
     fprintf(out, ", \"computeMajor\": %d, \"computeMinor\": %d", r->arch / 10, r->arch % 10);
   fputs("}],\n", out);
-  if (r->rank >= 0 || r->world > 0)
+  if (r->rank >= 0 && r->world > 0)
     fprintf(out, "\"distributedInfo\": {\"rank\": %d, \"world_size\": %d},\n", r->rank, r->world);
+  else if (r->rank >= 0) /* what the trace gave: a rank alone, or a size alone */
+    fprintf(out, "\"distributedInfo\": {\"rank\": %d},\n", r->rank);
+  else if (r->world > 0)
+    fprintf(out, "\"distributedInfo\": {\"world_size\": %d},\n", r->world);
   fputs("\"traceEvents\": [\n", out);
 }
 

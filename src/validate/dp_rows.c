@@ -447,11 +447,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   /* eager or graph executor, and PyTorch's layout (validate/framework.h);
    * a text naming no framework keeps the default */
   vfw_plan(&fw, p);
-  if (g->arch > 0 && g->arch < 80) { /* fused attention arrived with Ampere, as the
-                                        loader's CNN/BERT defaults say */
-    p->flash_attention = 0;
-    p->attention = SC_ATTN_UNFUSED;
-  }
+  /* otherwise plan.attention auto: unfused before Ampere (plan/plan_attn.h) */
   const char *dt = NULL;
   if (!vdp_dtype(vdp_cell(c, "dtype"), &dt)) {
     csv_malformed(c->f, c->path, "dtype", "fp32, tf32, amp, bf16, fp16 or unknown", &c->bad,

@@ -3,6 +3,7 @@
  */
 #include "hw/cluster_presets.h"
 #include "validate/rowdefaults.h"
+#include "plan/plan_attn.h"
 #include "validate/rowtext.h"
 
 #include <ctype.h>
@@ -114,27 +115,16 @@ void rowd_architecture(const char *model, const char *notes, sc_transformer *m, 
 
 /* ----------------------------------------------------------- attention */
 
-/* Megatron-LM runs Transformer Engine's modules, whose attention
- * (DotProductAttention) picks cuDNN's fused kernel, in two cases that a
- * row shows without naming a framework:
- *   - fp8 or fp4: Megatron's low-precision path exists only through TE
- *     (megatron/core/fp8_utils.py defines its recipes under HAVE_TE; the
- *     fp8 GEMMs are TE's Linear modules, and a TE layer spec brings TE's
- *     attention with it);
- *   - Blackwell or newer (sm100+): Megatron-LM's defaults are
- *     transformer_impl = "transformer_engine" and attention_backend =
- *     auto, "let transformer engine decide"
- *     (megatron/core/transformer/transformer_config.py in
- *     ../shared/reference/megatron-lm, the snapshot of 2026-08). A
- *     Blackwell run is from 2025 or later; that the switch from the local
- *     implementation came before (Megatron-LM's 2024 releases) is not in
- *     ../shared, an assumption docs/accuracy.md states. The unfused
- *     attention (--use-flash-attn off) is the local implementation's.
- * arch is the row's GPU's compute capability x 10 (0 = unknown). */
-static int megatron_runs_te(int arch, sc_dtype dt) {
-  return dt == SC_FP8 || dt == SC_FP4 || arch >= 100;
-}
-
+/* A row naming no framework is Megatron-LM of its time: its local
+ * attention runs unfused (--use-flash-attn is opt-in) except where it can
+ * only run Transformer Engine's modules, whose DotProductAttention picks
+ * cuDNN's fused kernel: fp8/fp4 rows and Blackwell or newer
+ * (plan_attn_runs_te, plan/plan_attn.h, with its sources). A Blackwell run
+ * is from 2025 or later; that Megatron-LM had switched from the local
+ * implementation before (its 2024 releases) is not in ../shared, an
+ * assumption docs/accuracy.md states. Where it runs fused, the kernel is
+ * plan.attention "auto"'s (plan_attn_auto): `predict` gives a plan that
+ * names no kernel the same one. */
 void rowd_attention(const char *notes, rowd_framework fw, int arch, sc_plan *p) {
   p->flash_attention = 1;
   if (rowtext_has(notes, "flashattention-3") || rowtext_has(notes, "flash attention 3") || rowtext_has(notes, "fa3"))
@@ -153,8 +143,8 @@ void rowd_attention(const char *notes, rowd_framework fw, int arch, sc_plan *p) 
     /* Transformer Engine's DotProductAttention picks cuDNN's fused kernel
      * where it runs (sm80+), and MaxText on GPUs uses the same through TE */
     p->attention = SC_ATTN_CUDNN;
-  else if (megatron_runs_te(arch, p->dtype))
-    p->attention = SC_ATTN_CUDNN; /* Megatron-LM through Transformer Engine */
+  else if (plan_attn_runs_te(arch, p->dtype))
+    p->attention = plan_attn_auto(arch, p); /* Megatron-LM through TE: cuDNN */
   else
     p->flash_attention = 0; /* Megatron-LM without --use-flash-attn */
   if (!p->flash_attention) p->attention = SC_ATTN_UNFUSED;

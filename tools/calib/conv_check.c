@@ -53,9 +53,9 @@ static int load(const char *path, meas *m, int max) {
   return n;
 }
 
-/* Mean absolute log error of pr over the passes (and its count). */
-static sc_dtype DT = SC_FP32; /* the compute type of the file's passes */
+static sc_dtype DT = SC_FP32; /* the compute type of the file's passes (--dtype) */
 
+/* Mean absolute log error of pr over the passes (and its count). */
 static double score(const sc_gpu *g, const cost_conv_params *pr, const meas *m, int n, int print) {
   static const char *const pass[3] = {"fwd", "dgrad", "wgrad"};
   double sum = 0, tot[2][3] = {{0}};

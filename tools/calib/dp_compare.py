@@ -13,9 +13,11 @@ the CNNs: SGD with momentum; `adam` for BERT: AdamW), global batch =
 micro-batch = the row's batch, and the precision as the row ran it:
 `amp_fp16` -> dtype fp16 + amp, `amp_bf16` -> bf16 + amp, `tf32` and
 `fp32` as they are; `channels_last` from the row's layout (CNNs). BERT
-16-bit rows set attention flash2 (PyTorch's SDPA picks its flash kernel,
-FlashAttention-2, for 16-bit inputs with dropout on Hopper); fp32 rows
-keep stepcast's default. Everything else is the GPU preset's and the
+16-bit rows set attention flash2 (though the traces of
+data/measured/traces_h200 show PyTorch 2.11's SDPA picking cuDNN's
+attention, `cudnn_generated_fort_native_sdpa_sm90_flash_*`, for 16-bit
+inputs with dropout on Hopper: docs/accuracy.md, "Our own H200
+measurements"); fp32 rows keep stepcast's default. Everything else is the GPU preset's and the
 model's defaults (eager framework). With --scenarios DIR the scenario
 files are also written there.
 

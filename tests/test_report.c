@@ -75,8 +75,11 @@ Test(report, predict_json_is_the_report) {
   sc_op_time ops[64];
   int n = sc_explain_layer(&s, ops, 64, &err);
   cr_assert(n > 0, "%s", err.msg);
+  sc_op_time kinds[16]; /* --ops also gives the step by operator kind */
+  int nk = sc_explain_kinds(&s, kinds, 16, &err);
+  cr_assert(nk > 0, "%s", err.msg);
   char *want = NULL, *got = NULL;
-  CAPTURE(want, sc_report_prediction_ops(out, SC_FORMAT_JSON, &s, &r, 1e12, ops, n));
+  CAPTURE(want, sc_report_prediction_kinds(out, SC_FORMAT_JSON, &s, &r, 1e12, ops, n, kinds, nk));
   cr_assert_eq(sc_predict_json(NULL, NULL, ov, 1, 1, 1e12, &got, &err), SC_OK, "%s", err.msg);
   cr_expect_str_eq(got, want);
   sc_free(got);

@@ -315,6 +315,11 @@ typedef struct sc_cluster {
   char link_degrade[256]; /* cables running slower: "a-b:0.5,..." */
   sc_host host;         /* host links and memory per server (offload) */
   int fabric;           /* sc_fabric of the scale-out network */
+  char nic_from[96];    /* where nic_bw came from when the document chose
+                           a GPU without a cluster preset and stated no
+                           nic_Gbps (docs/input.md "cluster"): "dgx-h100,
+                           the reference system of h100-sxm5-80gb"; "" =
+                           stated, or the preset's */
 } sc_cluster;
 
 const sc_cluster *sc_cluster_preset(const char *name);

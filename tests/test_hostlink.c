@@ -172,27 +172,44 @@ Test(hostlink, scenario_keys_set_the_host_side) {
 }
 
 /* Another GPU without a cluster preset is another server: the default
- * DGX A100's host side (2 GPUs per uplink, 409.6 GB/s, 2 TB) no longer
- * applies; host keys in the same document still do; a preset's GPU, or an
- * edit of the host side alone, keeps it. */
-Test(hostlink, another_gpu_without_a_preset_drops_the_base_servers_host_side) {
+ * DGX A100's host side (2 GPUs per uplink, 409.6 GB/s, 2 TB) and NIC no
+ * longer apply; its reference system's do (load/refnet.h: H100 -> DGX H100,
+ * each GPU its own uplink, 614.4 GB/s, 2 TB, 400 Gb/s); host keys and
+ * nic_Gbps in the same document still win; a GPU no preset server carries
+ * keeps the base's NIC with an unlimited host side; a preset's GPU, or an
+ * edit of the host side alone, keeps the preset's. */
+Test(hostlink, another_gpu_without_a_preset_brings_its_reference_servers_host_side) {
   sc_error e = {0};
   sc_scenario s;
   sc_scenario_default(&s);
   cr_assert_gt(s.cluster.host.mem_bw, 0, "the default dgx-a100 states its host side");
+  cr_assert_eq(s.cluster.nic_from[0], 0, "the default states its NIC");
   cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\"}}", "test",
                                        NULL, 0, &e),
                SC_OK, "%s", e.msg);
-  cr_expect_eq(s.cluster.host.gpus_per_link, 0);
-  cr_expect_eq(s.cluster.host.mem_bw, 0);
-  cr_expect_eq(s.cluster.host.mem_bytes, 0);
+  cr_expect_eq(s.cluster.host.gpus_per_link, 1);
+  cr_expect_float_eq(s.cluster.host.mem_bw, 614.4e9, 1e3);
+  cr_expect_float_eq(s.cluster.host.mem_bytes, 2000e9, 1e3);
+  cr_expect_float_eq(s.cluster.nic_bw, 400e9 / 8, 1);
+  cr_expect_str_eq(s.cluster.nic_from, "dgx-h100, the reference system of h100-sxm5-80gb");
   sc_scenario_default(&s);
   cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\", "
-                                           "\"host_RAM_GB\": 512}}",
+                                           "\"host_RAM_GB\": 512, \"nic_Gbps\": 100}}",
                                        "test", NULL, 0, &e),
                SC_OK, "%s", e.msg);
   cr_expect_float_eq(s.cluster.host.mem_bytes, 512e9, 1);
+  cr_expect_float_eq(s.cluster.host.mem_bw, 614.4e9, 1e3);
+  cr_expect_float_eq(s.cluster.nic_bw, 100e9 / 8, 1, "a stated NIC is never replaced");
+  cr_expect_eq(s.cluster.nic_from[0], 0, "%s", s.cluster.nic_from);
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"v100-sxm2-16gb\"}, "
+                                           "\"plan\": {\"dtype\": \"fp16\"}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.host.gpus_per_link, 0);
   cr_expect_eq(s.cluster.host.mem_bw, 0);
+  cr_expect_float_eq(s.cluster.nic_bw, 200e9 / 8, 1);
+  cr_expect(strstr(s.cluster.nic_from, "has no reference system"), "%s", s.cluster.nic_from);
   sc_scenario_default(&s);
   cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"host_RAM_GB\": 512}}", "test", NULL,
                                        0, &e),
@@ -206,4 +223,6 @@ Test(hostlink, another_gpu_without_a_preset_drops_the_base_servers_host_side) {
                                        "test", NULL, 0, &e),
                SC_OK, "%s", e.msg);
   cr_expect_float_eq(s.cluster.host.mem_bw, 136.5e9, 1e3);
+  cr_expect_float_eq(s.cluster.nic_bw, 50e9 / 8, 1);
+  cr_expect_str_eq(s.cluster.nic_from, "dgx1-v100, the scenario's cluster preset");
 }

@@ -280,3 +280,10 @@ int clus_preset_fill(sc_cluster *out, const char *name) {
   out->gpu = *g;
   return 1;
 }
+
+const sc_cluster *clus_reference(const char *gpu) {
+  for (size_t i = 0; gpu && i < N_CLUSTER; i++)
+    if (!strcasecmp(cluster_presets[i].gpu.name, gpu) && cluster_presets[i].nic_bw > 0)
+      return &cluster_presets[i];
+  return NULL;
+}

@@ -17,4 +17,10 @@
  * or its GPU preset is unknown, in which case *out is unchanged. */
 int clus_preset_fill(sc_cluster *out, const char *name);
 
+/* The reference system of GPU preset `gpu` (case-insensitive): the first
+ * cluster preset in table order with that GPU and a network (nic_bw > 0),
+ * whose gpu member holds only the GPU id; NULL when none (a GPU no preset
+ * server carries: v100-sxm2-16gb, k80, a custom GPU). */
+const sc_cluster *clus_reference(const char *gpu);
+
 #endif /* SC_CLUSTER_PRESETS_H */

@@ -40,6 +40,8 @@
 #include "hw/gpu_names.h"
 #include "load/graph_json.h"
 #include "load/jparse.h"
+#include "load/ovsize.h"
+#include "load/refnet.h"
 #include "load/scenario.h"
 #include "model/optimizer.h"
 #include "plan/plan.h"
@@ -1097,10 +1099,11 @@ static int scn_cluster(scn_ctx *c, const json_t *v, sc_cluster *cl) {
   if (!p && scn_cluster_shaped(v)) snprintf(cl->name, sizeof cl->name, "custom");
   const json_t *g = json_object_get(v, "gpu");
   if (g && (rc = scn_gpu(c, g, &cl->gpu))) return rc;
-  /* another GPU without a preset is another server: the base's host side
-   * (uplinks, CPU memory, RAM) no longer applies and is not known unless
-   * the document gives it (host_* keys below; 0 = not limited) */
-  if (g && !p) memset(&cl->host, 0, sizeof cl->host);
+  /* another GPU without a preset is another server: the base's NIC and
+   * host side no longer apply; its reference system's do where the
+   * document states none (load/refnet.h; nic_Gbps, host_* keys below) */
+  if (g && !p) refnet_fill(cl, v);
+  else if (g) refnet_note_preset(cl, v, id);
   if ((rc = scn_fields(c, &scn_cluster_sec, v, cl))) return rc;
   /* a fabric brings its per-traversal latency unless the document gives
    * nic_latency_us (docs/network.md "Fabrics") */
@@ -1492,6 +1495,7 @@ static int scn_check_graph(const sc_model *m, sc_error *err) {
  * being replaced by it in silence. */
 static int scn_apply_overrides(json_t *root, const char *const *ov, size_t n_ov, sc_error *err) {
   int max = 0;
+  ovs_drop_replaced(root, ov, n_ov); /* -n replaces the document's nodes (load/ovsize.h) */
   for (size_t i = 0; i < n_ov; i++)
     if (scn_ov_depth(ov[i]) > max) max = scn_ov_depth(ov[i]);
   for (int d = 0; d <= max; d++)

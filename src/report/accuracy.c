@@ -69,14 +69,33 @@ const acc_row *acc_llm_class(const sc_scenario *s, char *arch, char *dtype, char
   return !a || m ? NULL : find(acc_llm, acc_llm_n, arch, dtype, style);
 }
 
+/* A CNN or BERT trained data-parallel (tp, pp and cp 1, ZeRO below 3):
+ * the data-parallel class `stepcast dp` quotes (acc_dp_class), its scheme
+ * family what the step's exchange is: one NCCL all-reduce of the
+ * gradients ("allreduce"; ZeRO 1 and 2 move the same bytes as its
+ * reduce-scatter and all-gather) on more than one GPU, "none" on one.
+ * Writes the class name into buf; *row is its row or NULL. 0 when s is
+ * not such a plan (the LLM classes apply). */
+static int dp_like(const sc_scenario *s, char *buf, size_t cap, const acc_row **row) {
+  const sc_plan *p = &s->plan;
+  if (s->model.kind != SC_MODEL_CNN && s->model.kind != SC_MODEL_BERT) return 0;
+  if (p->tp != 1 || p->pp != 1 || p->cp != 1 || p->zero >= 3) return 0;
+  *row = acc_dp_class(s, s->cluster.gpus > 1 ? "allreduce" : "none", buf, cap);
+  return 1;
+}
+
 /* The table row of s, NULL when unvalidated. */
 static const acc_row *row_of(const sc_scenario *s) {
-  char a[32], d[32], st[32];
+  char a[32], d[32], st[32], name[112];
+  const acc_row *r;
+  if (dp_like(s, name, sizeof name, &r)) return r;
   return acc_llm_class(s, a, d, st);
 }
 
 void acc_class_name(const sc_scenario *s, char *buf, size_t cap) {
   char a[32], d[32], st[32];
+  const acc_row *r;
+  if (dp_like(s, buf, cap, &r)) return;
   acc_llm_class(s, a, d, st);
   snprintf(buf, cap, "%s %s %s", a, d, st);
 }

@@ -235,9 +235,12 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   else
     fprintf(out, "  model     %s: %.1fB parameters, workload graph %s\n", name,
             r->params / 1e9, path);
-  fprintf(out, "  cluster   %d x %s, %d per node, %s %.0f GB/s, NIC %.0f Gb/s per GPU\n",
+  char raw[sizeof c->nic_from + 4] = "", from[sizeof raw]; /* where an unstated NIC came from */
+  if (c->nic_from[0]) snprintf(raw, sizeof raw, " (%s)", c->nic_from);
+  esc_text(from, sizeof from, raw);
+  fprintf(out, "  cluster   %d x %s, %d per node, %s %.0f GB/s, NIC %.0f Gb/s per GPU%s\n",
           c->gpus, gpu, c->gpus_per_node, gpu_link_label(c->gpu.link),
-          (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9);
+          (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9, from);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),

@@ -20,6 +20,7 @@
 
 #include "core/vec.h"
 #include "core/mem.h"
+#include "lower/recmod.h"
 #include "plan/plan.h"
 
 typedef VEC(space_pt) pt_vec;
@@ -28,6 +29,8 @@ typedef VEC(space_pt) pt_vec;
 typedef struct sink {
   pt_vec *v;
   long count;
+  int no_selective; /* 1: selective recomputation re-runs nothing in this
+                       model (selective_void): its points are not emitted */
 } sink;
 
 static int emit(sink *s, const space_pt *pt) {
@@ -83,6 +86,7 @@ static int recompute_loop(sink *s, space_pt pt, int chunk, int layers) {
   static const signed char modes[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
   pt.recompute_layers = pt.offload_layers = 0;
   for (size_t r = 0; r < sizeof modes; r++) {
+    if (modes[r] == SC_RECOMP_SELECTIVE && s->no_selective) continue;
     pt.recompute = modes[r];
     if (emit(s, &pt)) return -1;
   }
@@ -226,11 +230,22 @@ static int walk(const sc_scenario *base, const wg_graph *g, const sc_search_opts
   return 0;
 }
 
+/* 1 when selective recomputation re-runs nothing in g: no operator is in
+ * a module of the plan's recompute_modules (core attention by default;
+ * lower/recmod.h). A CNN has no attention, so its selective plan is its
+ * "none" plan, step and memory alike. */
+static int selective_void(const sc_scenario *base, const wg_graph *g) {
+  unsigned en = plan_recmod_mask(&base->plan);
+  for (int i = 0; i < g->n_ops; i++)
+    if (rm_bits(g, i, en)) return 0;
+  return 1;
+}
+
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err) {
   *pts = NULL, *n = 0;
   /* count first: a space too large to list is refused with its size */
-  sink count = {NULL, 0};
+  sink count = {NULL, 0, selective_void(base, g)};
   walk(base, g, o, &count);
   if (count.count > SPACE_MAX_POINTS)
     return sc_error_set(err, SC_EINPUT,
@@ -240,7 +255,7 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
                         count.count, (double)count.count * sizeof(space_pt) / 1e9,
                         (long)SPACE_MAX_POINTS);
   pt_vec v = {0};
-  sink list = {&v, 0};
+  sink list = {&v, 0, count.no_selective};
   if (walk(base, g, o, &list)) {
     mem_free(v.v);
     return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");

@@ -47,7 +47,8 @@ typedef struct space_pt {
  * or experts, interleaved schedules whose micro-batch count is not a
  * multiple of pp (Megatron-LM), ZeRO 2 and 3 with pipelining (DeepSpeed),
  * offloading with pipelining, recomputation or CUDA graphs (Megatron), dtypes the GPU
- * has no peak for, and what o's constraints exclude. SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
+ * has no peak for, and what o's constraints exclude; and selective
+ * recomputation where it re-runs nothing (a CNN: the "none" plan again). SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
  * counted before anything is allocated, the message gives the count and
  * the memory) or SC_ENOMEM. */
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,

@@ -1,6 +1,7 @@
 /*
  * rowdefaults.c -- see rowdefaults.h. Each rule says where it comes from.
  */
+#include "hw/cluster_presets.h"
 #include "validate/rowdefaults.h"
 #include "plan/plan_attn.h"
 #include "validate/rowtext.h"
@@ -199,15 +200,8 @@ int rowd_pipeline_layout(rowd_framework fw, int layers, sc_plan *p) {
 
 /* ------------------------------------------------------------- network */
 
-/* The GPU's reference system: the first cluster preset with that GPU and
- * a network; NULL when none. */
-static const sc_cluster *reference_system(const char *gpu) {
-  for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
-    const sc_cluster *c = sc_cluster_preset_at(i);
-    if (!strcasecmp(c->gpu.name, gpu) && c->nic_bw > 0) return c;
-  }
-  return NULL;
-}
+/* The GPU's reference system (hw/cluster_presets.h); NULL when none. */
+static const sc_cluster *reference_system(const char *gpu) { return clus_reference(gpu); }
 
 double rowd_reference_nic(const char *gpu, const char **preset) {
   const sc_cluster *c = reference_system(gpu);

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# cli_cmdline.sh -- what the command line says meets what the file says
+# (audit of round 27): a size of the cluster on the command line replaces
+# the file's (`-n` against "nodes"), a GPU chosen without a stated network
+# brings its reference system's, a CNN's search lists no recompute variant
+# that changes nothing and quotes the data-parallel rows `dp` quotes, and
+# the README's MPI line runs where it is meant to. Each line is `expect
+# CODE NEEDLE -- ARGS...` (tests/e2e_lib.sh).
+# Usage: tests/cli_cmdline.sh PATH/TO/stepcast
+set -u
+CLI=${1:?usage: cli_cmdline.sh PATH/TO/stepcast}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/e2e_lib.sh"
+cd "$ROOT" || exit 1
+LLAMA=examples/llama3-70b-512-h100.json   # "nodes": 64 of dgx-h100
+
+# 1. -n / --nodes replace the file's size (was: "cluster.gpus: 1024 disagrees
+# with cluster.nodes 64 x gpus_per_node 8 = 512; give one of the two")
+expect 0 'cluster   1024 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA -n 1024
+expect 0 'cluster   1024 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA --gpus 1024
+expect 0 'cluster   256 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA --set cluster.gpus=256
+expect 0 'llama3-70b on 1024 x h100-sxm5-80gb' -- search $LLAMA -n 1024 --top 1 --threads 1
+expect 0 'llama3-70b on 1024 x h100-sxm5-80gb' -- search $LLAMA --set cluster.gpus=1024 --top 1 --threads 1
+expect 2 'cluster.gpus: 1020 is not a whole number of nodes of cluster.gpus_per_node 8; valid nearby: 1016 or 1024 (set by override "cluster.gpus=1020")' -- predict $LLAMA -n 1020
+expect 0 'cluster   128 x h100-sxm5-80gb' -- predict $LLAMA --nodes 16
+# a file giving "gpus": --nodes replaces it
+expect 0 'cluster   64 x my-accel, 8 per node' -- predict examples/custom-model-and-gpu.json --nodes 8 --dp 4
+# both on the command line: they must agree, as in a file
+expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 3 x gpus_per_node 8 = 24' -- predict $LLAMA -n 1024 --nodes 3
+expect 0 'cluster   1024 x h100-sxm5-80gb' -- predict $LLAMA -n 1024 --nodes 128
+# and in a file, still
+printf '{"cluster": {"preset": "dgx-h100", "nodes": 64, "gpus": 1024}}' > "$TMP/both.json"
+expect 2 'cluster.gpus: 1024 disagrees with cluster.nodes 64 x gpus_per_node 8 = 512; give one of the two' -- predict "$TMP/both.json"
+# dp shares the overrides: a file with "nodes" and -n
+printf '{"model": "resnet50", "cluster": {"gpu": "v100-sxm2-32gb", "nodes": 2, "nic_Gbps": 25}, "plan": {"global_batch": 1024}}' > "$TMP/dp.json"
+expect 0 'data-parallel resnet50 on 32 x v100-sxm2-32gb (8 per server)' -- dp "$TMP/dp.json" -n 32
+
+# 2. -g without a stated network brings the GPU's reference system's NIC
+# (was the default DGX A100's 200 Gb/s for every GPU) and says so; a stated
+# NIC is kept; the default scenario is unchanged
+expect 0 'NIC 400 Gb/s per GPU (dgx-h100, the reference system of h100-sxm5-80gb)' -- predict -g h100-sxm5-80gb -n 512
+expect 0 'NIC 800 Gb/s per GPU (dgx-b300, the reference system of b300)' -- predict -g b300 -n 512
+expect 0 'NIC 100 Gb/s per GPU
+' -- predict -g b300 -n 512 --nic-gbps 100
+expect 0 'NIC 200 Gb/s per GPU
+' -- predict
+expect 0 'NIC 200 Gb/s per GPU (the default'"'"'s: v100-sxm2-16gb has no reference system)' -- predict -g v100-sxm2-16gb --dtype fp16 -n 128
+# a file naming a preset keeps its server, and says whose NIC a new GPU runs on
+expect 0 'NIC 400 Gb/s per GPU (dgx-h100, the scenario'"'"'s cluster preset)' -- predict $LLAMA -g b300
+expect 0 'NIC 400 Gb/s per GPU
+' -- predict $LLAMA
+# a file choosing a GPU without a preset or a NIC: the reference system's too
+printf '{"cluster": {"gpu": "b200", "nodes": 4}, "model": "gpt3-13b", "plan": {"tp": 8, "pp": 1, "global_batch": 64}}' > "$TMP/b200.json"
+expect 0 'NIC 400 Gb/s per GPU (dgx-b200, the reference system of b200)' -- predict "$TMP/b200.json"
+# the NIC changes the step: 16 H100 over two servers are faster at 400 Gb/s than 200
+t400=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --format csv | tail -1 | cut -d, -f12)
+t200=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --nic-gbps 200 --format csv | tail -1 | cut -d, -f12)
+if awk -v a="$t400" -v b="$t200" 'BEGIN { exit !(a > 0 && a < b) }'; then pass=$((pass + 1))
+else echo "FAIL: step at the reference NIC $t400 s not below the 200 Gb/s one $t200 s"; fail=$((fail + 1)); fi
+
+# 3. a CNN has no attention: selective recomputation changes nothing, so its
+# search lists no "selective" plan beside the identical "none" one; BERT keeps it
+out=$("$CLI" search -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 --top 30 --threads 1 2>&1)
+if [[ $out == *" selective "* || $out != *" none "* || $out != *" full "* ]]; then
+  echo "FAIL: resnet50's search lists selective plans (or lacks none/full):"; echo "$out" | head -12
+  fail=$((fail + 1))
+else
+  pass=$((pass + 1))
+fi
+expect 0 ' selective ' -- search -m bert_base -g v100-sxm2-16gb -n 8 --gb 256 --top 10 --threads 1
+# the space shrinks by exactly the selective points: 1455 plans with them, 1220 without
+expect 0 '1220 plans tried, 1220 valid' -- search -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 --top 1 --threads 1
+
+# ... and its accuracy line quotes the class `stepcast dp` quotes for the same
+# job (was "no published runs like this (Volta 16-bit CNN)" beside dp's rows)
+J=(-m resnet50 -g v100-sxm2-16gb -n 8 --gb 256)
+s_line=$("$CLI" search "${J[@]}" --top 1 --threads 1 2>&1 | tr -s ' \n' ' ' | grep -o 'MAPE [^;]*;')
+d_line=$("$CLI" dp "${J[@]}" 2>&1 | tr -s ' \n' ' ' | grep -o 'accuracy, allreduce: MAPE [^;]*;')
+if [[ -z $s_line || "accuracy, allreduce: $s_line" != "$d_line" ]]; then
+  echo "FAIL: search and dp quote different classes: '$s_line' against '$d_line'"; fail=$((fail + 1))
+else
+  pass=$((pass + 1))
+fi
+expect 0 'published CNN allreduce one-server data-parallel runs' -- predict "${J[@]}"
+expect 0 '"class": "BERT allreduce multi-server data-parallel", "n": ' -- predict -m bert_base -g v100-sxm2-16gb -n 16 --gb 256 --format json
+expect 0 'published CNN none one-server data-parallel runs' -- predict -m resnet50 -g v100-sxm2-16gb -n 1 --gb 256
+# where the plan is no data-parallel one (tp 2), no dp row applies
+expect 0 'no published runs like this (Volta 16-bit BERT)' -- predict -m bert_base -g v100-sxm2-16gb -n 16 --gb 256 --tp 2
+
+# 4. the README's MPI line runs with more processes than cores and says what
+# root needs (tests/search_mpi.sh runs the line itself with an MPI build)
+mpiline=$(grep -E '^mpirun ' README.md)
+if [[ $mpiline == *"--oversubscribe"* && $mpiline == *"--allow-run-as-root"* ]] &&
+   grep -q -- '--allow-run-as-root' docs/search.md; then
+  pass=$((pass + 1))
+else
+  echo "FAIL: README's mpirun line lacks --oversubscribe or the root note: $mpiline"; fail=$((fail + 1))
+fi
+
+echo "$pass passed, $fail failed"
+[[ $fail -eq 0 ]]

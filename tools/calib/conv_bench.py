@@ -17,14 +17,14 @@ none).
 import argparse
 import csv
 import os
-import statistics
 import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
-WARM, REPS = 3, 10
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_bench import REPS, timed  # noqa: E402  (median of REPS calls after WARM)
 
 # c, hw (input), k, r (= s), stride, pad
 RESNET50 = [(3, 224, 64, 7, 2, 3),
@@ -40,26 +40,6 @@ RESNET50 = [(3, 224, 64, 7, 2, 3),
 SETTINGS = [("fp16_cl", torch.float16, True, True), ("bf16_cl", torch.bfloat16, True, True),
             ("tf32_cl", torch.float32, True, True), ("tf32_nchw", torch.float32, False, True),
             ("fp32_nchw", torch.float32, False, False)]
-
-
-def timed(fn, dev):
-    for _ in range(WARM):
-        fn()
-    if dev != "cuda":
-        ts = []
-        for _ in range(REPS):
-            t0 = time.perf_counter()
-            fn()
-            ts.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(ts)
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-          for _ in range(REPS)]
-    for a, b in ev:
-        a.record()
-        fn()
-        b.record()
-    torch.cuda.synchronize()
-    return statistics.median(a.elapsed_time(b) for a, b in ev)
 
 
 def main():

@@ -40,6 +40,12 @@ static void help(void) {
          "4 out of memory.\n");
 }
 
+/* Under --row's table, what the prediction assumed for the row, as the
+ * full table's "assumed: ..." (JSON and CSV print predict's document). */
+static void row_assumed(sc_format fmt, const char *assumed) {
+  if (fmt == SC_FORMAT_TABLE && assumed[0]) printf("  assumed: %s\n\n", assumed);
+}
+
 /* `validate --row ID FILE`: the prediction of one training row. */
 static int one_row(const char *path, const char *id, sc_format fmt, int event, int show_ops) {
   sc_scenario s;
@@ -47,13 +53,15 @@ static int one_row(const char *path, const char *id, sc_format fmt, int event, i
   sc_error err = {0};
   sc_event_pred *ep = NULL;
   sc_event_opts eo = {1, 0};
-  int rc = sc_validate_row_scenario(path, id, &s, &err);
+  char assumed[256] = ""; /* sc_validation_row.assumed: the full table's "assumed: ..." */
+  int rc = sc_validate_row_scenario_assumed(path, id, &s, assumed, sizeof assumed, &err);
   if (rc == SC_OK && s.dp.scheme[0]) return cli_dp_report("validate", &s, fmt, 0);
   if (rc == SC_OK && event) {
     rc = sc_predict_event(&s, &eo, &r, &ep, &err);
     if (rc == SC_OK) sc_scenario_resolve(&s, &err), sc_report_event(stdout, fmt, &s, &r, ep);
     sc_event_pred_free(ep);
-    if (rc == SC_OK) return 0;
+    if (rc == SC_OK && fmt == SC_FORMAT_TABLE && assumed[0]) putchar('\n');
+    if (rc == SC_OK) return row_assumed(fmt, assumed), 0;
   }
   if (rc == SC_OK && !event) rc = sc_predict(&s, &r, &err);
   if (rc != SC_OK) {
@@ -68,6 +76,7 @@ static int one_row(const char *path, const char *id, sc_format fmt, int event, i
     return cli_exit_code(-n);
   }
   sc_report_prediction_ops(stdout, fmt, &s, &r, 0, show_ops ? ops : NULL, n);
+  row_assumed(fmt, assumed);
   return 0;
 }
 

@@ -320,6 +320,9 @@ typedef struct sc_cluster {
                            nic_Gbps (docs/input.md "cluster"): "dgx-h100,
                            the reference system of h100-sxm5-80gb"; "" =
                            stated, or the preset's */
+  char node_from[96];   /* the same for gpus_per_node / nvlink_domain
+                           when the document stated neither (or one):
+                           "gb200-nvl72, the reference system of gb200" */
 } sc_cluster;
 
 const sc_cluster *sc_cluster_preset(const char *name);
@@ -1345,6 +1348,11 @@ int sc_validate_file_engine(const char *path, int event, sc_validation *out, sc_
  * SC_OK, SC_EIO, SC_EINPUT (no such row, a malformed row) or SC_EMODEL
  * (a row stepcast cannot model, e.g. an unknown GPU). */
 int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out, sc_error *err);
+/* sc_validate_row_scenario with what the prediction assumed for the row
+ * (the `assumed` text of its sc_validation_row, "" if nothing) into
+ * assumed[0..n) (NUL-terminated, cut to fit); assumed may be NULL. */
+int sc_validate_row_scenario_assumed(const char *path, const char *id, sc_scenario *out,
+                                     char *assumed, size_t n, sc_error *err);
 
 /* Free the rows of v (not v itself); v is left empty. */
 void sc_validation_free(sc_validation *v);

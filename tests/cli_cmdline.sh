@@ -52,6 +52,35 @@ expect 0 'NIC 400 Gb/s per GPU
 # a file choosing a GPU without a preset or a NIC: the reference system's too
 printf '{"cluster": {"gpu": "b200", "nodes": 4}, "model": "gpt3-13b", "plan": {"tp": 8, "pp": 1, "global_batch": 64}}' > "$TMP/b200.json"
 expect 0 'NIC 400 Gb/s per GPU (dgx-b200, the reference system of b200)' -- predict "$TMP/b200.json"
+# a GB200 / GB300 (reference system an NVL72 rack) brings its node (4 per
+# tray) and NVLink domain (72) too (was 8 and 8); stated ones are kept; a
+# size off the new node names where 4 came from; JSON says what was assumed
+expect 0 'cluster   256 x gb200, 4 per node, 72 per NVLink domain, NVLink 900 GB/s, NIC 400 Gb/s per GPU (gb200-nvl72, the reference system of gb200)' -- predict -g gb200 -n 256
+expect 0 'cluster   256 x gb300, 4 per node, 72 per NVLink domain, NVLink 900 GB/s, NIC 800 Gb/s per GPU (gb300-nvl72' -- predict -g gb300 -n 256
+expect 0 'cluster   256 x gb200, 8 per node, 72 per NVLink domain, NVLink' -- predict -g gb200 -n 256 --set cluster.gpus_per_node=8
+expect 0 'cluster   256 x gb200, 4 per node, 72 per NVLink domain (gb200-nvl72, the reference system of gb200), NVLink 900 GB/s, NIC 100 Gb/s per GPU
+' -- predict -g gb200 -n 256 --nic-gbps 100
+expect 0 'cluster   256 x gb200, 8 per node, NVLink 900 GB/s, NIC 100 Gb/s per GPU
+' -- predict -g gb200 -n 256 --nic-gbps 100 --set cluster.gpus_per_node=8 --set cluster.nvlink_domain=8
+expect 0 'cluster   512 x h100-sxm5-80gb, 8 per node, NVLink 450 GB/s, NIC 400 Gb/s per GPU (dgx-h100' -- predict -g h100-sxm5-80gb -n 512
+expect 2 'cluster.gpus: 258 is not a whole number of nodes of cluster.gpus_per_node 4 (gb200-nvl72, the reference system of gb200); valid nearby: 256 or 260 (set by override "cluster.gpus=258")' -- predict -g gb200 -n 258
+expect 0 '"assumed": "cluster.nic_Gbps 400 (gb200-nvl72, the reference system of gb200); cluster.gpus_per_node 4, cluster.nvlink_domain 72 (gb200-nvl72, the reference system of gb200)"' -- predict -g gb200 -n 256 --format json
+expect 0 '"assumed": "cluster.gpus_per_node 4, cluster.nvlink_domain 72 (gb200-nvl72' -- predict -g gb200 -n 256 --nic-gbps 100 --format json
+out=$("$CLI" predict --format json 2>&1)
+if [[ $out == *'"assumed"'* ]]; then echo "FAIL: the default scenario's JSON has an assumed member"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+# the rack's domain changes the step: tp 8 over two trays of 4 runs on NVLink
+# inside the 72, not over the NIC as 8-GPU nodes with domain 4 would
+t72=$("$CLI" predict -m gpt3-13b -g gb200 -n 16 --tp 8 --pp 1 --gb 64 --format csv | tail -1 | cut -d, -f12)
+t4=$("$CLI" predict -m gpt3-13b -g gb200 -n 16 --tp 8 --pp 1 --gb 64 --set cluster.nvlink_domain=4 --format csv | tail -1 | cut -d, -f12)
+if awk -v a="$t72" -v b="$t4" 'BEGIN { exit !(a > 0 && a < b) }'; then pass=$((pass + 1))
+else echo "FAIL: step in the NVL72 domain $t72 s not below the 4-GPU domain one $t4 s"; fail=$((fail + 1)); fi
+# validate --row prints the row's assumed text as the full table does
+GB=data/validation/training/dgxc_benchmarking.csv
+expect 0 '  assumed: embedding and loss counted as layers in the pipeline split; nic_Gbps 400 of gb200-nvl72 (not published)' -- validate --row dgxc-v2505-llama31-405b-gb200-bf16-128 "$GB"
+expect 0 '  assumed: embedding and loss counted as layers in the pipeline split; nic_Gbps 400 of gb200-nvl72 (not published)' -- validate --engine event --row dgxc-v2505-llama31-405b-gb200-bf16-128 "$GB"
+out=$("$CLI" validate --row dgxc-gpt3-175b-h100-bf16-128 "$GB" 2>&1)
+if [[ $out == *'assumed:'* ]]; then echo "FAIL: a row with nothing assumed prints assumed:"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+
 # the NIC changes the step: 16 H100 over two servers are faster at 400 Gb/s than 200
 t400=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --format csv | tail -1 | cut -d, -f12)
 t200=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --nic-gbps 200 --format csv | tail -1 | cut -d, -f12)

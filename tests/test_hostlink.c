@@ -226,3 +226,56 @@ Test(hostlink, another_gpu_without_a_preset_brings_its_reference_servers_host_si
   cr_expect_float_eq(s.cluster.nic_bw, 50e9 / 8, 1);
   cr_expect_str_eq(s.cluster.nic_from, "dgx1-v100, the scenario's cluster preset");
 }
+
+/* The node comes with the reference system too: a GB200 is a tray of 4 in
+ * an NVLink domain of 72 (gb200-nvl72), an H100 a server of 8 whose domain
+ * follows an edited node size; `nodes` counts the new trays; each of
+ * gpus_per_node and nvlink_domain the document states is kept; a preset's
+ * GPU keeps the preset's node. */
+Test(hostlink, another_gpu_without_a_preset_brings_its_reference_systems_node) {
+  sc_error e = {0};
+  sc_scenario s;
+  sc_scenario_default(&s);
+  cr_assert_eq(s.cluster.node_from[0], 0, "the default states its node");
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"gb200\", \"nodes\": 32}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.gpus_per_node, 4);
+  cr_expect_eq(s.cluster.nvlink_domain, 72);
+  cr_expect_eq(s.cluster.gpus, 128, "32 trays of 4");
+  cr_expect_str_eq(s.cluster.node_from, "gb200-nvl72, the reference system of gb200");
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"gb200\", \"gpus_per_node\": 8}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.gpus_per_node, 8, "a stated node size is never replaced");
+  cr_expect_eq(s.cluster.nvlink_domain, 72, "the rack's domain where unstated");
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"gb200\", \"gpus_per_node\": 8, "
+                                           "\"nvlink_domain\": 8}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.nvlink_domain, 8);
+  cr_expect_eq(s.cluster.node_from[0], 0, "%s", s.cluster.node_from);
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"h100-sxm5-80gb\", "
+                                           "\"gpus_per_node\": 4, \"gpus\": 128}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_assert_eq(sc_scenario_resolve(&s, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.nvlink_domain, 4, "a server's domain follows the node");
+  sc_scenario_default(&s);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"preset\": \"dgx-h100\", \"nodes\": 16, "
+                                           "\"gpu\": \"gb200\"}}",
+                                       "test", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.cluster.gpus_per_node, 8, "the preset's server");
+  cr_expect_eq(s.cluster.node_from[0], 0, "%s", s.cluster.node_from);
+  /* whole nodes of the new size, and the error says where 4 came from */
+  sc_scenario_default(&s);
+  cr_expect_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"gpu\": \"gb200\", \"gpus\": 258}}",
+                                       "test", NULL, 0, &e),
+               SC_EINPUT);
+  cr_expect(strstr(e.msg, "gpus_per_node 4 (gb200-nvl72, the reference system of gb200)"), "%s",
+            e.msg);
+}

@@ -217,8 +217,9 @@ static int plan_cluster_sizes(sc_cluster *c, sc_error *err) {
     int lo = c->gpus / c->gpus_per_node * c->gpus_per_node;
     return sc_error_set(err, SC_EINPUT,
                         "cluster.gpus: %d is not a whole number of nodes of "
-                        "cluster.gpus_per_node %d; valid nearby: %d or %d",
-                        c->gpus, c->gpus_per_node, lo, lo + c->gpus_per_node);
+                        "cluster.gpus_per_node %d%s%.96s%s; valid nearby: %d or %d",
+                        c->gpus, c->gpus_per_node, c->node_from[0] ? " (" : "", c->node_from,
+                        c->node_from[0] ? ")" : "", lo, lo + c->gpus_per_node);
   }
   if (c->nvlink_domain % c->gpus_per_node && c->gpus_per_node % c->nvlink_domain)
     return sc_error_set(err, SC_EINPUT,

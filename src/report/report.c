@@ -238,8 +238,18 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   char raw[sizeof c->nic_from + 4] = "", from[sizeof raw]; /* where an unstated NIC came from */
   if (c->nic_from[0]) snprintf(raw, sizeof raw, " (%s)", c->nic_from);
   esc_text(from, sizeof from, raw);
-  fprintf(out, "  cluster   %d x %s, %d per node, %s %.0f GB/s, NIC %.0f Gb/s per GPU%s\n",
-          c->gpus, gpu, c->gpus_per_node, gpu_link_label(c->gpu.link),
+  char node[sizeof c->node_from + 48] = "", nraw[sizeof c->node_from + 4] = "";
+  char nfrom[sizeof nraw]; /* where an unstated node size came from, when not the NIC's */
+  if (c->node_from[0] && strcmp(c->node_from, c->nic_from))
+    snprintf(nraw, sizeof nraw, " (%s)", c->node_from);
+  esc_text(nfrom, sizeof nfrom, nraw);
+  int dom = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+  if (dom != c->gpus_per_node) /* a rack: one NVLink domain over several nodes */
+    snprintf(node, sizeof node, ", %d per NVLink domain%s", dom, nfrom);
+  else
+    snprintf(node, sizeof node, "%s", nfrom);
+  fprintf(out, "  cluster   %d x %s, %d per node%s, %s %.0f GB/s, NIC %.0f Gb/s per GPU%s\n",
+          c->gpus, gpu, c->gpus_per_node, node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9, from);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
@@ -304,12 +314,32 @@ void report_json_job(FILE *out, const sc_scenario *s) {
   fprintf(out, ", \"gpus\": %d", s->cluster.gpus);
 }
 
+/* What the cluster took from a reference system rather than the document
+ * (sc_cluster.nic_from, node_from) as `validate`'s "assumed" words it,
+ * into buf; "" when nothing. */
+static void cluster_assumed(const sc_cluster *c, char *buf, size_t n) {
+  int dom = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+  buf[0] = '\0';
+  if (c->nic_from[0])
+    snprintf(buf, n, "cluster.nic_Gbps %.0f (%s)", c->nic_bw * 8 / 1e9, c->nic_from);
+  size_t k = strlen(buf);
+  if (c->node_from[0])
+    snprintf(buf + k, n - k, "%scluster.gpus_per_node %d, cluster.nvlink_domain %d (%s)",
+             k ? "; " : "", c->gpus_per_node, dom, c->node_from);
+}
+
 /* The fields of a prediction's JSON object, without its braces: the
  * predict document, and each plan of a search's. */
 static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
                              double train_tokens) {
   const sc_plan *p = &s->plan;
   report_json_job(out, s);
+  char assumed[2 * sizeof s->cluster.nic_from + 128];
+  cluster_assumed(&s->cluster, assumed, sizeof assumed);
+  if (assumed[0]) { /* only a cluster that took something from a reference system */
+    fprintf(out, ", \"assumed\": ");
+    esc_json(out, assumed);
+  }
   fprintf(out, ", \"plan\": {\"tp\": %d, \"pp\": %d, \"dp\": %d, \"cp\": %d, "
                "\"ep\": %d, \"vpp\": %d, \"sp\": %s, \"zero\": %d, \"schedule\": \"%s\", "
                "\"recompute\": \"%s\", \"dtype\": \"%s\", \"attention\": \"%s\", \"global_batch\": %ld, "

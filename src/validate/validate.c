@@ -514,6 +514,11 @@ void sc_validation_free(val_file *f) {
 }
 
 int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out, sc_error *err) {
+  return sc_validate_row_scenario_assumed(path, id, out, NULL, 0, err);
+}
+
+int sc_validate_row_scenario_assumed(const char *path, const char *id, sc_scenario *out,
+                                     char *assumed_out, size_t n, sc_error *err) {
   csv_file f;
   int rc = csv_open(&f, path, err);
   if (rc != SC_OK) return rc;
@@ -527,7 +532,7 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
   int found = 0;
   while (!found && (rc = csv_next(&f, path, err)) == 1) {
     if (f.n_fields != f.n_cols || strcmp(cell(&c, "id"), id)) continue;
-    char why[160] = "", assumed[128] = "";
+    char why[160] = "", assumed[sizeof ((sc_validation_row *)0)->assumed] = "";
     found = 1;
     if (vdp_is_dp_set(&f)) { /* issue 9: a data-parallel scenario */
       rc = vdp_row_scenario(&f, path, out, err);
@@ -535,6 +540,7 @@ int sc_validate_row_scenario(const char *path, const char *id, sc_scenario *out,
     }
     rc = training_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
     if (rc == SC_EMODEL) rc = sc_error_set(err, SC_EMODEL, "%s: row %s: %s", path, id, why);
+    if (assumed_out && n) snprintf(assumed_out, n, "%s", assumed); /* as the file's row says */
   }
   csv_close(&f);
   if (rc < 0) return -rc;

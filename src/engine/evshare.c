@@ -19,7 +19,8 @@ int evs_init(evs *s, int cap, int n_links, const double *bw) {
   size_t nl = (size_t)(n_links > 0 ? n_links : 1);
   s->tot = bw ? mem_calloc(nl, sizeof *s->tot) : NULL;
   s->slope = bw ? mem_calloc(nl, sizeof *s->slope) : NULL;
-  if (!s->a || (bw && (!s->tot || !s->slope))) {
+  if (!s->a || (bw && (!s->tot || !s->slope || evh_init(&s->hot, n_links, bw) ||
+                                 evl_init(&s->live, cap, n_links)))) {
     evs_free(s);
     return -1;
   }
@@ -29,12 +30,9 @@ int evs_init(evs *s, int cap, int n_links, const double *bw) {
 
 void evs_free(evs *s) {
   mem_free(s->a), mem_free(s->tot), mem_free(s->slope);
+  evh_free(&s->hot), evl_free(&s->live);
   memset(s, 0, sizeof *s);
 }
-
-/* An activity's overall pace (1 = alone) when its sharing part runs at
- * speed x: 1 / (1 - q + q / x). */
-static double pace(double q, double x) { return x / (x * (1 - q) + q); }
 
 /* Into tot[] the load of every link an activity with a demand crosses,
  * the unfrozen ones at speed t (the frozen at theirs); 1 if one of them
@@ -45,7 +43,7 @@ static int totals(evs *s, double t) {
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) s->tot[s->a[i].d->link[k]] = 0;
   for (int i = 0; i < s->n; i++) {
     const evs_act *a = &s->a[i];
-    double p = pace(a->q, a->frozen ? a->x : t);
+    double p = evs_pace(a->q, a->frozen ? a->x : t);
     for (int k = 0; a->d && k < a->d->n; k++) s->tot[a->d->link[k]] += a->w * a->d->rate[k] * p;
   }
   for (int i = 0; i < s->n && !over; i++)
@@ -60,14 +58,18 @@ static int totals(evs *s, double t) {
  * no link is over its bandwidth. Loads are linear in t while every
  * unfrozen activity is all transfer (q = 1): then exact; else bisected. */
 static double level(evs *s) {
+  if (!s->hot.hot) return 1; /* no link near full: what the sums would say */
   int lin = 1;
   for (int i = 0; i < s->n; i++) lin &= s->a[i].frozen || s->a[i].q >= 1;
   if (!lin) {
     if (!totals(s, 1)) return 1;
+    /* only the links near or over their bandwidth at speed 1 can be
+     * over below it: the same answers from them alone (evlive.h) */
+    int few = !evl_build(&s->live, s->a, s->n, s->bw, s->tot);
     double lo = 0, hi = 1;
     for (int it = 0; it < 60; it++) {
       double mid = 0.5 * (lo + hi);
-      if (totals(s, mid)) hi = mid;
+      if (few ? evl_over(&s->live, s->a, s->n, s->bw, mid) : totals(s, mid)) hi = mid;
       else lo = mid;
     }
     return lo;
@@ -80,7 +82,7 @@ static double level(evs *s) {
     const evs_act *a = &s->a[i];
     for (int k = 0; a->d && k < a->d->n; k++) {
       double v = a->w * a->d->rate[k];
-      if (a->frozen) s->tot[a->d->link[k]] += v * pace(a->q, a->x);
+      if (a->frozen) s->tot[a->d->link[k]] += v * evs_pace(a->q, a->x);
       else s->slope[a->d->link[k]] += v;
     }
   }
@@ -112,7 +114,7 @@ static void solve(evs *s, double now) {
   while (left > 0) {
     double t = level(s);
     if (t < 1e-9) t = 1e-9;
-    (void)totals(s, t);
+    if (t < 1) (void)totals(s, t); /* at 1 every one is fixed, no link read */
     int froze = 0;
     for (int i = 0; i < s->n; i++) {
       evs_act *a = &s->a[i];
@@ -129,7 +131,7 @@ static void solve(evs *s, double now) {
   }
   for (int i = 0; i < s->n; i++) {
     evs_act *a = &s->a[i];
-    double f = a->d ? 1 / pace(a->q, a->x) : 1;
+    double f = a->d ? 1 / evs_pace(a->q, a->x) : 1;
     if (f == a->f) continue;
     double rest = (a->end - now) / a->f; /* alone-seconds still to run */
     a->end = now + (rest > 0 ? rest : 0) * f;
@@ -148,6 +150,7 @@ void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d,
   if (s->n >= s->cap) return;
   evs_act *a = &s->a[s->n++];
   *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0};
+  if (s->bw) evh_change(&s->hot, a->d, w, 1);
   solve(s, now);
 }
 
@@ -162,6 +165,7 @@ int evs_next(const evs *s, double *end) {
 }
 
 void evs_remove(evs *s, int k, double now) {
+  if (s->bw) evh_change(&s->hot, s->a[k].d, s->a[k].w, -1);
   s->a[k] = s->a[--s->n];
   solve(s, now);
 }

@@ -9,9 +9,7 @@
 #include "core/mem.h"
 #include "engine/evshare.h"
 
-#define ONE ((int64_t)1 << 40)          /* a link's bandwidth, units */
-#define TERM_MAX (4 * ONE)              /* a term counts at most this */
-#define HOT (ONE - ((int64_t)1 << 12))  /* 1 - 2^-28 of the bandwidth */
+#define TERM_MAX (4 * EVH_ONE) /* a term counts at most this */
 
 int evh_init(evh *h, int n_links, const double *bw) {
   memset(h, 0, sizeof *h);
@@ -46,9 +44,9 @@ void evh_change(evh *h, const evs_demand *d, double w, int sign) {
     int l = d->link[k];
     assert(l >= 0 && l < h->n_links);
     int64_t *u = &h->units[l];
-    int was = *u >= HOT;
+    int was = *u >= EVH_HOT;
     *u += sign * units(w * d->rate[k], h->inv[l]);
     assert(*u >= 0 && "an activity removed that was not added");
-    h->hot += (*u >= HOT) - was;
+    h->hot += (*u >= EVH_HOT) - was;
   }
 }

@@ -33,6 +33,12 @@ typedef struct evh {
   int hot;             /* links whose bound reaches HOT */
 } evh;
 
+#define EVH_ONE ((int64_t)1 << 40)           /* a link's bandwidth, units */
+#define EVH_HOT (EVH_ONE - ((int64_t)1 << 12)) /* 1 - 2^-28 of it */
+
+/* 1 when link l could be full. */
+static inline int evh_is_hot(const evh *h, int l) { return h->units[l] >= EVH_HOT; }
+
 /* Over n_links links of bandwidth bw (B/s). 0 or -1 (no memory). */
 int evh_init(evh *h, int n_links, const double *bw);
 void evh_free(evh *h);

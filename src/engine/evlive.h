@@ -1,50 +1,69 @@
 /*
- * evlive.h -- the links that can still decide the bisection of
- * evshare.c's level() (module prefix: evl_).
+ * evlive.h -- the loads of the links that could be full, summed link by
+ * link (module prefix: evl_).
  *
- * level() bisects the highest common speed t of the unfrozen activities
- * at which no link is over its bandwidth: 60 times "is any link over at
- * t?", each a sum over every activity's demand. Most links cannot be
- * over at any t tried: their load at speed 1 (every t tried is <= 1) is
- * below their bandwidth by more than the rounding of the sum can move
- * it (loads only grow with t). This set keeps only the others, each with
- * its terms (the activity and w x rate) in the order evshare.c adds them
- * -- activity by activity, link by link of its demand -- so that each
- * load is the same sum, rounded the same, and every answer (hence t) is
- * bit for bit the one of the full scan. A link found well under at a
- * speed that was over elsewhere leaves too (later speeds are lower); the
- * link found over moves to the front (most answers stop there).
+ * evshare.c's solve needs, in each round of its progressive filling,
+ * the loads of the links at some speed: whether one is over, which are
+ * full, how far the unfrozen activities can speed up. Only HOT links
+ * (evhot.h) can be over or full or hold anyone back; the others need no
+ * sum. Once per solve this gathers the terms of the hot links -- the
+ * activity and w x rate -- in the order evshare.c's full scan adds them
+ * (activity by activity, link by link of its demand), so that each load
+ * is the same sum, rounded the same, and every answer is bit for bit the
+ * full scan's.
  *
- * Sized once per run (evl_init); when the kept terms would not fit,
- * evl_build says so and level() scans every link as before.
+ * The bisection of a round (60 times "is any link over at t?") asks only
+ * the LIVE links: those not surely under at speed 1 (a load grows with
+ * the speed, every t asked is <= 1, and the margin, 8 (m + 16) x 2^-53
+ * of the bandwidth for m terms, is more than the rounding of the sum can
+ * move it). A link surely under at a speed that was over elsewhere
+ * leaves too (later speeds are lower); the one found over moves first.
+ *
+ * Sized once per run (evl_init); when the terms would not fit,
+ * evl_gather says so and evshare.c scans every link as before.
  */
 #ifndef SC_ENGINE_EVLIVE_H
 #define SC_ENGINE_EVLIVE_H
 
 struct evs_act;
+struct evh;
 
 typedef struct evl {
-  int *link;           /* live links, n of them (order: any), owned */
-  int *cnt;            /* per link: terms on it this build, owned */
-  int *off;            /* per link: first term in act/v, owned */
+  int *hot;            /* the hot links of this solve, nh, owned */
+  int *link;           /* live links of this round's bisection, n, owned */
+  int *cnt;            /* per link: its terms, owned */
+  int *off;            /* per link: its first term in act/v, owned */
   int *act;            /* per term: index of the activity, owned */
   double *v;           /* per term: w x rate, B/s at pace 1, owned */
   double *p;           /* per activity: its pace at the speed asked, owned */
-  unsigned char *safe; /* per live link: under by the margin at the last ask */
-  int n, cap_terms, n_links, cap_acts;
+  unsigned char *safe; /* per live link: surely under at the last ask, owned */
+  int nh, n, cap_terms;
 } evl;
 
 /* Room for cap_acts activities over n_links links. 0 or -1 (no memory). */
 int evl_init(evl *l, int cap_acts, int n_links);
 void evl_free(evl *l);
 
-/* Keep the links of the n activities a[] whose load at speed 1, tot[]
- * (as evshare.c's totals left it), is not surely under bw[] x (1 +
- * 1e-12). 0, or -1 when the terms do not fit (then scan them all). */
-int evl_build(evl *l, const struct evs_act *a, int n, const double *bw, const double *tot);
+/* Gather the terms of the links of the n activities a[] that are hot in
+ * h. 0, or -1 when they do not fit (then scan every link). */
+int evl_gather(evl *l, const struct evs_act *a, int n, const struct evh *h);
 
-/* 1 when a kept link is over its bandwidth with the unfrozen activities
- * at speed t (the frozen at theirs): the answer of evshare.c's totals. */
+/* Whether a hot link is over its bandwidth (x (1 + 1e-12)) at speed 1
+ * of the unfrozen activities (the frozen at theirs); keeps as live the
+ * hot links not surely under. */
+int evl_over_at_one(evl *l, const struct evs_act *a, int n, const double *bw);
+
+/* The same at speed t <= every speed asked since evl_over_at_one, asking
+ * only the live links. */
 int evl_over(evl *l, const struct evs_act *a, int n, const double *bw, double t);
+
+/* Every activity unfrozen on a hot link, unfrozen at speed q = 1 each:
+ * the highest speed <= 1 at which none is over, as evshare.c's level
+ * computes it ((bandwidth - frozen load) / their demand at speed 1). */
+double evl_linear(evl *l, const struct evs_act *a, int n, const double *bw);
+
+/* Freeze at speed t every unfrozen activity on a hot link that is full
+ * (load >= 1 - 1e-9 of its bandwidth) at t; how many froze. */
+int evl_freeze(evl *l, struct evs_act *a, int n, const double *bw, double t);
 
 #endif

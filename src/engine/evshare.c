@@ -56,16 +56,16 @@ static int totals(evs *s, double t) {
 
 /* The highest common speed t <= 1 of the unfrozen activities at which
  * no link is over its bandwidth. Loads are linear in t while every
- * unfrozen activity is all transfer (q = 1): then exact; else bisected. */
-static double level(evs *s) {
+ * unfrozen activity is all transfer (q = 1): then exact; else bisected.
+ * Only a hot link can be over (evhot.h): none, then 1; `few`: the hot
+ * links' terms are gathered, their sums alone give the same answers
+ * (evlive.h); else every link is summed. */
+static double level(evs *s, int few) {
   if (!s->hot.hot) return 1; /* no link near full: what the sums would say */
   int lin = 1;
   for (int i = 0; i < s->n; i++) lin &= s->a[i].frozen || s->a[i].q >= 1;
   if (!lin) {
-    if (!totals(s, 1)) return 1;
-    /* only the links near or over their bandwidth at speed 1 can be
-     * over below it: the same answers from them alone (evlive.h) */
-    int few = !evl_build(&s->live, s->a, s->n, s->bw, s->tot);
+    if (few ? !evl_over_at_one(&s->live, s->a, s->n, s->bw) : !totals(s, 1)) return 1;
     double lo = 0, hi = 1;
     for (int it = 0; it < 60; it++) {
       double mid = 0.5 * (lo + hi);
@@ -74,6 +74,7 @@ static double level(evs *s) {
     }
     return lo;
   }
+  if (few) return evl_linear(&s->live, s->a, s->n, s->bw);
   /* frozen load into tot, the unfrozen demand at speed 1 into slope */
   for (int i = 0; i < s->n; i++)
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++)
@@ -111,12 +112,15 @@ static void solve(evs *s, double now) {
     s->a[i].x = 1;
     left += !s->a[i].frozen;
   }
+  /* the hot links' terms, once for every round */
+  int few = left > 0 && s->hot.hot && !evl_gather(&s->live, s->a, s->n, &s->hot);
   while (left > 0) {
-    double t = level(s);
+    double t = level(s, few);
     if (t < 1e-9) t = 1e-9;
-    if (t < 1) (void)totals(s, t); /* at 1 every one is fixed, no link read */
     int froze = 0;
-    for (int i = 0; i < s->n; i++) {
+    if (t < 1 && few) froze = evl_freeze(&s->live, s->a, s->n, s->bw, t);
+    else if (t < 1) (void)totals(s, t); /* at 1 every one is fixed, no link read */
+    for (int i = 0; i < s->n && !(t < 1 && few); i++) {
       evs_act *a = &s->a[i];
       if (a->frozen) continue;
       int full = t >= 1;

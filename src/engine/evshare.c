@@ -15,6 +15,9 @@ void evs_demand_free(evs_demand *d) {
 
 int evs_init(evs *s, int cap, int n_links, const double *bw) {
   memset(s, 0, sizeof *s);
+  /* evhot.h's bound holds for up to 10^6 terms on a link (one a running
+   * activity: a demand names each link once) */
+  assert(cap < 1000000 && "activity set too large for evhot.h's margin");
   s->a = mem_alloc(sizeof *s->a * (size_t)(cap > 0 ? cap : 1));
   size_t nl = (size_t)(n_links > 0 ? n_links : 1);
   s->tot = bw ? mem_calloc(nl, sizeof *s->tot) : NULL;

@@ -25,7 +25,9 @@
  * alone pace, its end fixed when it starts.
  *
  * The set is sized once per run (no allocation while the loop runs);
- * the loop asks for the earliest end beside its heap's next event.
+ * the loop asks for the earliest end beside its heap's next event. The
+ * solve sums only the links that could be full (evhot.h), link by link
+ * in the full scan's order (evlive.h): the same doubles, far fewer sums.
  */
 #ifndef SC_ENGINE_EVSHARE_H
 #define SC_ENGINE_EVSHARE_H

@@ -15,11 +15,15 @@ void evs_demand_free(evs_demand *d) {
 
 int evs_init(evs *s, int cap, int n_links, const double *bw) {
   memset(s, 0, sizeof *s);
+  /* evhot.h's bound holds for up to 10^6 terms on a link (one a running
+   * activity: a demand names each link once) */
+  assert(cap < 1000000 && "activity set too large for evhot.h's margin");
   s->a = mem_alloc(sizeof *s->a * (size_t)(cap > 0 ? cap : 1));
   size_t nl = (size_t)(n_links > 0 ? n_links : 1);
   s->tot = bw ? mem_calloc(nl, sizeof *s->tot) : NULL;
   s->slope = bw ? mem_calloc(nl, sizeof *s->slope) : NULL;
-  if (!s->a || (bw && (!s->tot || !s->slope))) {
+  if (!s->a || (bw && (!s->tot || !s->slope || evh_init(&s->hot, n_links, bw) ||
+                                 evl_init(&s->live, cap, n_links)))) {
     evs_free(s);
     return -1;
   }
@@ -29,12 +33,9 @@ int evs_init(evs *s, int cap, int n_links, const double *bw) {
 
 void evs_free(evs *s) {
   mem_free(s->a), mem_free(s->tot), mem_free(s->slope);
+  evh_free(&s->hot), evl_free(&s->live);
   memset(s, 0, sizeof *s);
 }
-
-/* An activity's overall pace (1 = alone) when its sharing part runs at
- * speed x: 1 / (1 - q + q / x). */
-static double pace(double q, double x) { return x / (x * (1 - q) + q); }
 
 /* Into tot[] the load of every link an activity with a demand crosses,
  * the unfrozen ones at speed t (the frozen at theirs); 1 if one of them
@@ -45,7 +46,7 @@ static int totals(evs *s, double t) {
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) s->tot[s->a[i].d->link[k]] = 0;
   for (int i = 0; i < s->n; i++) {
     const evs_act *a = &s->a[i];
-    double p = pace(a->q, a->frozen ? a->x : t);
+    double p = evs_pace(a->q, a->frozen ? a->x : t);
     for (int k = 0; a->d && k < a->d->n; k++) s->tot[a->d->link[k]] += a->w * a->d->rate[k] * p;
   }
   for (int i = 0; i < s->n && !over; i++)
@@ -58,20 +59,25 @@ static int totals(evs *s, double t) {
 
 /* The highest common speed t <= 1 of the unfrozen activities at which
  * no link is over its bandwidth. Loads are linear in t while every
- * unfrozen activity is all transfer (q = 1): then exact; else bisected. */
-static double level(evs *s) {
+ * unfrozen activity is all transfer (q = 1): then exact; else bisected.
+ * Only a hot link can be over (evhot.h): none, then 1; `few`: the hot
+ * links' terms are gathered, their sums alone give the same answers
+ * (evlive.h); else every link is summed. */
+static double level(evs *s, int few) {
+  if (!s->hot.hot) return 1; /* no link near full: what the sums would say */
   int lin = 1;
   for (int i = 0; i < s->n; i++) lin &= s->a[i].frozen || s->a[i].q >= 1;
   if (!lin) {
-    if (!totals(s, 1)) return 1;
+    if (few ? !evl_over_at_one(&s->live, s->a, s->n, s->bw) : !totals(s, 1)) return 1;
     double lo = 0, hi = 1;
     for (int it = 0; it < 60; it++) {
       double mid = 0.5 * (lo + hi);
-      if (totals(s, mid)) hi = mid;
+      if (few ? evl_over(&s->live, s->a, s->n, s->bw, mid) : totals(s, mid)) hi = mid;
       else lo = mid;
     }
     return lo;
   }
+  if (few) return evl_linear(&s->live, s->a, s->n, s->bw);
   /* frozen load into tot, the unfrozen demand at speed 1 into slope */
   for (int i = 0; i < s->n; i++)
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++)
@@ -80,7 +86,7 @@ static double level(evs *s) {
     const evs_act *a = &s->a[i];
     for (int k = 0; a->d && k < a->d->n; k++) {
       double v = a->w * a->d->rate[k];
-      if (a->frozen) s->tot[a->d->link[k]] += v * pace(a->q, a->x);
+      if (a->frozen) s->tot[a->d->link[k]] += v * evs_pace(a->q, a->x);
       else s->slope[a->d->link[k]] += v;
     }
   }
@@ -109,12 +115,15 @@ static void solve(evs *s, double now) {
     s->a[i].x = 1;
     left += !s->a[i].frozen;
   }
+  /* the hot links' terms, once for every round */
+  int few = left > 0 && s->hot.hot && !evl_gather(&s->live, s->a, s->n, &s->hot);
   while (left > 0) {
-    double t = level(s);
+    double t = level(s, few);
     if (t < 1e-9) t = 1e-9;
-    (void)totals(s, t);
     int froze = 0;
-    for (int i = 0; i < s->n; i++) {
+    if (t < 1 && few) froze = evl_freeze(&s->live, s->a, s->n, s->bw, t);
+    else if (t < 1) (void)totals(s, t); /* at 1 every one is fixed, no link read */
+    for (int i = 0; i < s->n && !(t < 1 && few); i++) {
       evs_act *a = &s->a[i];
       if (a->frozen) continue;
       int full = t >= 1;
@@ -129,7 +138,7 @@ static void solve(evs *s, double now) {
   }
   for (int i = 0; i < s->n; i++) {
     evs_act *a = &s->a[i];
-    double f = a->d ? 1 / pace(a->q, a->x) : 1;
+    double f = a->d ? 1 / evs_pace(a->q, a->x) : 1;
     if (f == a->f) continue;
     double rest = (a->end - now) / a->f; /* alone-seconds still to run */
     a->end = now + (rest > 0 ? rest : 0) * f;
@@ -148,6 +157,7 @@ void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d,
   if (s->n >= s->cap) return;
   evs_act *a = &s->a[s->n++];
   *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0};
+  if (s->bw) evh_change(&s->hot, a->d, w, 1);
   solve(s, now);
 }
 
@@ -162,6 +172,7 @@ int evs_next(const evs *s, double *end) {
 }
 
 void evs_remove(evs *s, int k, double now) {
+  if (s->bw) evh_change(&s->hot, s->a[k].d, s->a[k].w, -1);
   s->a[k] = s->a[--s->n];
   solve(s, now);
 }

@@ -25,10 +25,15 @@
  * alone pace, its end fixed when it starts.
  *
  * The set is sized once per run (no allocation while the loop runs);
- * the loop asks for the earliest end beside its heap's next event.
+ * the loop asks for the earliest end beside its heap's next event. The
+ * solve sums only the links that could be full (evhot.h), link by link
+ * in the full scan's order (evlive.h): the same doubles, far fewer sums.
  */
 #ifndef SC_ENGINE_EVSHARE_H
 #define SC_ENGINE_EVSHARE_H
+
+#include "engine/evhot.h"
+#include "engine/evlive.h"
 
 /* A traffic pattern's load on the links: rate[k] bytes/s on link
  * link[k] (indices into the topology's links) at its alone pace. */
@@ -58,7 +63,13 @@ typedef struct evs {
   double *tot, *slope; /* per link, solving: load, B/s; demand at speed
                           1 of those not yet fixed, B/s; owned */
   const double *bw;    /* per link, bytes/s (borrowed); NULL = no topology */
+  evh hot;             /* the links the running activities could fill */
+  evl live;            /* solving: the links a bisection still asks about */
 } evs;
+
+/* An activity's overall pace (1 = alone) when its sharing part (q of
+ * its time) runs at speed x: 1 / (1 - q + q / x). */
+static inline double evs_pace(double q, double x) { return x / (x * (1 - q) + q); }
 
 /* Room for cap activities at once over n_links links of bandwidth bw
  * (NULL, 0: no topology). 0 or -1 (out of memory). */

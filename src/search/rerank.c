@@ -10,12 +10,10 @@
 #include "search/rerank.h"
 
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "core/mem.h"
 #include "job/job.h"
+#include "search/deal.h"
 
 /* The most micro-batches per pipeline of a plan the event engine re-runs:
  * it simulates every micro-batch's passes, about 40 us and 3.4 KB each on
@@ -30,14 +28,6 @@ typedef struct fail {
   int rc;
   sc_error err;
 } fail;
-
-static int thread_id(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
 
 /* Plan i of t on job j: its event step and breakdown into ev[i]. */
 static int one(sc_job *j, const topk *t, int i, sc_result *ev, sc_error *err) {
@@ -105,7 +95,7 @@ int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, 
   for (int th = 0; th < nt; th++) f[th].at = -1;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
   for (int i = 0; i < n; i++) {
-    int th = thread_id();
+    int th = deal_thread();
     run_one(jobs, th, t, i, ev, f, &halt);
     if (th == 0 && stop && stop(ctx)) __atomic_store_n(&halt, 1, __ATOMIC_RELAXED);
   }

@@ -122,14 +122,6 @@ void sc_search_opts_default(sc_search_opts *o) {
   o->require_fit = 1;
 }
 
-static int thread_id(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
-
 /* The flags threads share, read and written whole (GCC/Clang atomics:
  * OpenMP's atomic write draws a spurious unused-variable warning). */
 static int get_stop(shared *sh) { return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED); }
@@ -159,7 +151,7 @@ static void watch(shared *sh, long done) {
   double now = clock_now_s();
   if (sh->o->max_seconds > 0 && now - sh->t0 > sh->o->max_seconds && get_stop(sh) == 0)
     set_stop(sh, SC_SEARCH_BUDGET);
-  if (thread_id() != 0) return;
+  if (deal_thread() != 0) return;
   if (sh->o->progress && now - sh->last_report >= PROGRESS_EVERY_S) {
     sh->last_report = now;
     if (sh->o->progress(sh->o->progress_ctx, done, sh->n, now - sh->t0) && get_stop(sh) == 0)
@@ -632,7 +624,7 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   int rc = deal_open(&sh->deal, sh->count, nt, same_unit, sh, err);
   if (rc != SC_OK) return rc;
 #pragma omp parallel num_threads(nt)
-  both_passes(sh, ws, nt, thread_id(), scratch, k);
+  both_passes(sh, ws, nt, deal_thread(), scratch, k);
   deal_close(&sh->deal);
   rc = worker_error(ws, nt, err); /* of either pass */
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);

@@ -19,26 +19,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchcases.h"
+#include "core/clock.h"
 #include "stepcast.h"
 
 #define MAX_ROUNDS 200
 #define K 10
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, by_value);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* One search of s (rerank or not) on `threads`: its wall seconds; the
  * plans into best, the stats into *st. */
@@ -51,12 +37,12 @@ static double search_once(const char *name, const sc_scenario *s, int threads, i
   o.threads = threads;
   o.rerank = rerank;
   sc_error err = {0};
-  double t0 = now_s();
+  double t0 = clock_now_s();
   if (sc_search(s, &o, best, K, n, st, &err) != SC_OK) {
     fprintf(stderr, "%s: %s\n", name, err.msg);
     exit(2);
   }
-  return now_s() - t0;
+  return clock_now_s() - t0;
 }
 
 /* 1 when a and b hold the same plans (any order). */
@@ -96,13 +82,15 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads,
       }
   int moved = 0;
   for (int i = 0; i < nb; i++) moved += memcmp(&a[i].plan, &b[i].plan, sizeof a[i].plan) != 0;
-  double m0 = median(off, reps), m1 = median(on, reps), mr = median(rr, reps);
+  double m0 = bench_median(off, reps), m1 = bench_median(on, reps), mr = bench_median(rr, reps);
   printf("  %d thread%s: without %8.2f ms, with %8.2f ms (+%5.1f %%); re-rank %7.2f ms, "
          "%.2f ms a plan; %d of %d places changed\n",
          sb.threads, sb.threads == 1 ? " " : "s", 1e3 * m0, 1e3 * m1, 100 * (m1 - m0) / m0,
          1e3 * mr, 1e3 * mr / nb * sb.threads, moved, nb);
   fflush(stdout);
 }
+
+typedef struct bench_reps { int reps, threads; } bench_reps;
 
 static void run_case(const char *name, const sc_scenario *s, int reps, int threads) {
   if (only && !strstr(name, only)) return;
@@ -116,6 +104,11 @@ static void run_case(const char *name, const sc_scenario *s, int reps, int threa
   if (threads > 1) bench(name, s, reps, threads, 0);
 }
 
+static void case_of(const char *name, const sc_scenario *s, void *ctx) {
+  const bench_reps *r = ctx;
+  run_case(name, s, r->reps, r->threads);
+}
+
 int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 7;
   int threads = argc > 2 ? atoi(argv[2]) : 2;
@@ -124,21 +117,7 @@ int main(int argc, char **argv) {
   if (reps > MAX_ROUNDS) reps = MAX_ROUNDS;
   printf("bench_rerank: top %d, %d rounds per case and thread count (without, then with the "
          "re-rank); medians of the wall time of one whole sc_search call\n", K, reps);
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("llama3-70b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 512;
-  s.cluster.nic_bw = 400e9 / 8;
-  s.plan.global_batch = 512;
-  run_case("llama3-70b 512 h100, default network", &s, reps, threads);
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
-  run_case("llama3-70b 512 h100, fat-tree 2:1 topology", &s, reps, threads);
-  sc_scenario_default(&s);
-  run_case("gpt3-175b 1024 a100, default network", &s, reps, threads);
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
-  run_case("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps, threads);
+  bench_reps r = {reps, threads};
+  bench_four_cases(case_of, &r);
   return 0;
 }

@@ -59,16 +59,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "benchcases.h"
+#include "core/clock.h"
 #include "stepcast.h"
 
 #define MAX_REPEATS 1000
 #define MAX_THREADS 256
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 /* CPU seconds of the process so far (every thread). */
 static double cpu_s(void) {
@@ -102,26 +98,15 @@ static double search_once(const char *name, const sc_scenario *s, int threads,
   sc_search_opts o;
   sc_search_opts_default(&o);
   o.threads = threads;
-  double t0 = now_s();
+  double t0 = clock_now_s();
   if (sc_search(s, &o, best, 10, &n, st, &err) != SC_OK) {
     fprintf(stderr, "%s: %s\n", name, err.msg);
     exit(2);
   }
-  double t = now_s() - t0;
+  double t = clock_now_s() - t0;
   if (cpu) *cpu += cpu_s() - c0;
   if (best_s) *best_s = n > 0 ? best[0].result.step_s : 0;
   return t;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (sorts v). */
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, by_value);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* A one-thread search repeated, on a thread of its own (concurrent). */
@@ -147,7 +132,7 @@ static void *solo_run(void *arg) {
 static double concurrent(const char *name, const sc_scenario *s, int reps, int threads) {
   pthread_t th[MAX_THREADS];
   solo jobs[MAX_THREADS];
-  double t0 = now_s();
+  double t0 = clock_now_s();
   for (int t = 0; t < threads; t++) {
     jobs[t] = (solo){name, s, reps, 0};
     if (pthread_create(&th[t], NULL, solo_run, &jobs[t])) {
@@ -160,7 +145,7 @@ static double concurrent(const char *name, const sc_scenario *s, int reps, int t
     pthread_join(th[t], NULL);
     plans += jobs[t].plans;
   }
-  return plans / (now_s() - t0);
+  return plans / (clock_now_s() - t0);
 }
 
 /* Only the cases whose name contains this (NULL: every case). */
@@ -204,7 +189,7 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
     fprintf(stderr, "%s: 1 and %d threads disagree\n", name, threads);
     exit(1);
   }
-  double m1 = median(t1, reps), mn = median(tn, reps), f1 = t1[0], fn = tn[0];
+  double m1 = bench_median(t1, reps), mn = bench_median(tn, reps), f1 = t1[0], fn = tn[0];
   double plans = (double)st1.tried;
   printf("%s (load average %.2f on start)\n", name, load);
   printf("  plans %ld tried, %ld valid, %ld fit, %ld pruned; best step %.3f s\n", st1.tried,
@@ -227,6 +212,13 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
   fflush(stdout);
 }
 
+typedef struct bench_reps { int reps, threads; } bench_reps;
+
+static void case_of(const char *name, const sc_scenario *s, void *ctx) {
+  const bench_reps *r = ctx;
+  bench(name, s, r->reps, r->threads);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "--hot")) {
     hot = 1;
@@ -244,22 +236,9 @@ int main(int argc, char **argv) {
     printf("bench_search: %d rounds of (1 thread, %d threads) per case; medians of the wall "
            "time of one whole sc_search call%s\n", reps, threads,
            hot ? "; hot: back to back, no sleep between searches" : "");
+  bench_reps r = {reps, threads};
+  bench_four_cases(case_of, &r);
   sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("llama3-70b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 512;
-  s.cluster.nic_bw = 400e9 / 8;
-  s.plan.global_batch = 512;
-  bench("llama3-70b 512 h100, default network", &s, reps, threads);
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
-  bench("llama3-70b 512 h100, fat-tree 2:1 topology", &s, reps, threads);
-  sc_scenario_default(&s);
-  bench("gpt3-175b 1024 a100, default network", &s, reps, threads);
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25");
-  bench("gpt3-175b 1024 a100, fat-tree 2:1 topology", &s, reps, threads);
   /* thread scaling: a space of tens of thousands of plans (MoE: ep; 32k
    * tokens: cp) */
   sc_scenario_default(&s);

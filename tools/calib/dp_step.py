@@ -52,7 +52,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from h100_step import Timer, count_kernels, sh, sm_clock, write_env  # noqa: E402
+from h100_step import Timer, count_kernels, sh, sm_clock, time_steps, write_env  # noqa: E402
 
 WARMUP = 4
 STEPS = 12
@@ -244,17 +244,7 @@ def setup(cfg, dev):
 def run_config(cfg, dev):
     name, model, prec, layout, b, seq, mlm = cfg
     net, opt_name, step, t = setup(cfg, dev)
-    for _ in range(WARMUP):
-        step()
-    t.sync()
-    if dev == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-    marks, host = [], []
-    for _ in range(STEPS):
-        c0 = time.perf_counter()
-        marks.append(step())
-        host.append((time.perf_counter() - c0) * 1e3)
-    t.sync()
+    marks, host = time_steps(step, t, dev, WARMUP, STEPS)
     ms = [t.ms(a, z) for a, z in marks]
     med = statistics.median(ms)
     row = dict(name=name, model=model, precision=prec, layout=layout or "-", batch=b,

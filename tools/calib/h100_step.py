@@ -191,6 +191,24 @@ class Timer:
             torch.cuda.synchronize()
 
 
+def time_steps(step, t, dev, warmup, steps):
+    """`warmup` untimed calls of step(), then `steps` timed ones with the
+    peak-memory counter reset between: (each step's CUDA-event marks, each
+    step's host ms to issue it)."""
+    for _ in range(warmup):
+        step()
+    t.sync()
+    if dev == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    marks, host = [], []
+    for _ in range(steps):
+        c0 = time.perf_counter()
+        marks.append(step())
+        host.append((time.perf_counter() - c0) * 1e3)
+    t.sync()
+    return marks, host
+
+
 def make_opt(model, dev):
     try:
         return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=(dev == "cuda")), \
@@ -253,17 +271,7 @@ def run_config(cfg, dev, dtype):
         attention = "sdpa_default"
         opt.zero_grad(set_to_none=True)
         step()
-    for _ in range(WARMUP - 1):
-        step()
-    t.sync()
-    if dev == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-    marks, host = [], []
-    for _ in range(STEPS):
-        c0 = time.perf_counter()
-        marks.append(step())
-        host.append((time.perf_counter() - c0) * 1e3)
-    t.sync()
+    marks, host = time_steps(step, t, dev, WARMUP - 1, STEPS)
     clock = sm_clock() if dev == "cuda" else ""
     step_ms = [t.ms(m[0], m[3]) for m in marks]
     row = dict(name=name, hidden=h, layers=L, heads=heads, seq=seq, micro_batch=mb,

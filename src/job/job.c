@@ -272,23 +272,18 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
 }
 
 /* The operator kind a task belongs to, as sc_job_explain_kinds groups
- * them (the workload graph's op kind; an unfused attention's GEMMs and
- * softmax count as attention). */
+ * them: the workload graph's op kind (wg_kind_name), linear and matmul
+ * as "gemm", conv2d as "conv", the MoE route and unroute as one; an
+ * unfused attention's GEMMs and softmax count as attention. */
 static const char *task_kind(const eng *e, const xg_task *t) {
   if (t->kind == XG_COMM) return "comm";
   if (t->op < 0 || !e->g) return "other";
-  switch (e->g->ops[t->op].kind) {
-  case WG_LINEAR: case WG_MATMUL: return "gemm";
+  wg_kind k = e->g->ops[t->op].kind;
+  switch (k) {
+  case WG_LINEAR: case WG_MATMUL: return "gemm"; /* the GEMM class */
   case WG_CONV: return "conv";
-  case WG_ATTENTION: return "attention";
-  case WG_POOL: return "pool";
-  case WG_NORM: return "norm";
-  case WG_ELTWISE: return "eltwise";
-  case WG_EMBEDDING: return "embedding";
-  case WG_INTERACTION: return "interaction";
-  case WG_LOSS: return "loss";
-  case WG_ROUTE: case WG_UNROUTE: return "moe_route";
-  default: return "other";
+  case WG_UNROUTE: return wg_kind_name(WG_ROUTE); /* both halves of the routing */
+  default: return wg_kind_name(k);
   }
 }
 

@@ -137,3 +137,29 @@ Test(compute, cuda_core_gemms_get_the_cuda_core_efficiency_everywhere) {
   double e = cost_gemm_eff(v, SC_FP32, 8192, 8192, 8192, 1);
   cr_expect(e <= cost_gemm_peak_eff(v, SC_FP32) && e > 0.8 * cuda, "v100 fp32 8192^3: %g", e);
 }
+
+/* Experts' token counts end part-way into a tile (compute.c m_tiles):
+ * with no waves, prologue or fixed cost, m = 128 rows x n = 256 on the
+ * 128x256 tile (efficiency 1) fills it exactly when every entry has 128
+ * rows, and 128 / (1.5 x 128) = 2/3 of it when the rows are a mean and
+ * each entry pads half a tile; no other tile does better (256x128: one
+ * tile half full, 0.5; 64x128: 0.8 x 128 / 160 = 0.64). */
+Test(compute, expert_rows_pad_half_a_tile) {
+  const sc_gpu *g = gpu("h100-sxm5-80gb");
+  cost_gemm_shape sh = {0, 0, 0, 0};
+  cr_assert_float_eq(cost_gemm_eff_ex(g, &sh, 1.0, 128, 256, 128, 4), 1.0, 1e-12);
+  sh.m_pad = COST_GEMM_EXPERT_PAD;
+  cr_assert_float_eq(cost_gemm_eff_ex(g, &sh, 1.0, 128, 256, 128, 4), 2.0 / 3.0, 1e-12);
+}
+
+/* cost_gemm_expert costs more than cost_gemm of the same mean rows, and
+ * the padding fades as the experts' rows grow (half a tile of 2^20). */
+Test(compute, expert_gemm_pads_less_as_tokens_grow) {
+  const sc_gpu *g = gpu("h200");
+  for (double m = 128; m <= 1048576; m *= 8) {
+    double plain = cost_gemm(g, SC_BF16, m, 4096, 7168, 8),
+           ex = cost_gemm_expert(g, SC_BF16, m, 4096, 7168, 8);
+    cr_assert(ex > plain, "m=%g: expert %g not above plain %g", m, ex, plain);
+    if (m >= 1048576) cr_assert(ex < plain * 1.01, "m=%g: expert %g vs %g", m, ex, plain);
+  }
+}

@@ -407,9 +407,17 @@ Test(moe, sequential_experts_cost_one_gemm_each) {
     const xg_task *t = lowered_task(&l, "fc1");
     const sc_gpu *g = &l.s.cluster.gpu;
     double got = eng_task_compute(&e, t, 0);
-    double want = grouped ? cost_gemm(g, t->dtype, t->m, t->n, t->k, 4)
-                          : 4 * cost_gemm(g, t->dtype, t->m, t->n, t->k, 1);
+    /* an expert's rows are a mean count of its tokens (cost_gemm_expert) */
+    double want = grouped ? cost_gemm_expert(g, t->dtype, t->m, t->n, t->k, 4)
+                          : 4 * cost_gemm_expert(g, t->dtype, t->m, t->n, t->k, 1);
     cr_assert_float_eq(got, want, 1e-15, "grouped %d: %g vs %g", grouped, got, want);
+    /* backward: the data gradient's rows are the tokens too, the weight
+     * gradient reduces over them */
+    double bwd = eng_task_compute(&e, t, 1), calls = grouped ? 1 : 4, b = grouped ? 4 : 1;
+    double want_bwd = calls * (cost_gemm_expert(g, t->dtype, t->m, t->k, t->n, b) +
+                               cost_gemm(g, t->dtype, t->k, t->n, t->m, b));
+    cr_assert_float_eq(bwd, want_bwd, 1e-15, "grouped %d bwd: %g vs %g", grouped, bwd, want_bwd);
+    cr_assert_float_eq(eng_task_dgrad(&e, t) + eng_task_wgrad(&e, t), bwd, 1e-15);
     /* one launch per expert without grouping */
     const wg_op *o = &l.g->ops[t->op];
     cr_assert_eq(t->host_fwd, o->host_fwd * (grouped ? 1 : 4));

@@ -31,7 +31,7 @@ static const tile tiles[] = {
  *              costs relative to a busy one (its CTAs run faster with less
  *              contention for HBM and L2);
  *   t0         fixed seconds of every GEMM kernel (launch, ramp-up, tail). */
-const cost_gemm_shape COST_GEMM_DEFAULT = {256.0, 0.7, 3.0e-6};
+const cost_gemm_shape COST_GEMM_DEFAULT = {256.0, 0.7, 3.0e-6, 0};
 
 double cost_peak(const sc_gpu *g, sc_dtype dt) {
   double p = g->peak_flops[dt];
@@ -53,6 +53,22 @@ static double wave_eff(double ctas, double slots, double tail) {
   return ctas / (ctas + tail * idle);
 }
 
+/* Row tiles of one batch entry of m rows: ceil(m / tm) when every entry
+ * has m; with entries of m rows on average that end anywhere in their
+ * last tile (m_pad 0.5, MoE experts: a router's token counts are not
+ * multiples of a tile), m / tm + m_pad, at least one. Measured on an H200
+ * (tools/calib/moe_bench.py, data/measured/moe_bench_h200.csv): CUTLASS's
+ * grouped GEMM with counts spread 0.5-1.5x or 0-2x their mean of 128 ran
+ * 1.45-1.5x the time of equal, tile-aligned counts of the same total
+ * (1.5 tiles an expert against 1), at 512 1.2-1.26x, 2,048 1.06-1.14x,
+ * 8,192 1.01-1.05x; the weight gradient, which reduces over the tokens,
+ * 1.02-1.07x (docs/calibration.md, "MoE expert GEMMs"). */
+static double m_tiles(double m, double tm, double m_pad) {
+  if (m_pad <= 0) return ceil(m / tm);
+  double mt = m / tm + m_pad;
+  return mt > 1 ? mt : 1;
+}
+
 /* Best efficiency over tiles and split-K factors. */
 double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
                         double m, double n, double k, double batch) {
@@ -60,9 +76,10 @@ double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
   double slots = g->sm_count > 0 ? g->sm_count : 108;
   for (size_t i = 0; i < N_TILES; i++) {
     const tile *t = &tiles[i];
-    double fill_m = m / (ceil(m / t->tm) * t->tm);
+    double mt = m_tiles(m, t->tm, sh->m_pad);
+    double fill_m = m / (mt * t->tm);
     double fill_n = n / (ceil(n / t->tn) * t->tn);
-    double ctas = ceil(m / t->tm) * ceil(n / t->tn) * batch;
+    double ctas = mt * ceil(n / t->tn) * batch;
     for (int split = 1; split <= 8; split *= 2) {
       double ks = k / split;
       if (split > 1 && (ks < 256 || ctas >= slots)) break;
@@ -141,6 +158,14 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch) {
   cost_gemm_shape sh;
   double eff = gemm_params(g, dt, &sh);
+  return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
+}
+
+double cost_gemm_expert(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                        double batch) {
+  cost_gemm_shape sh;
+  double eff = gemm_params(g, dt, &sh);
+  sh.m_pad = COST_GEMM_EXPERT_PAD;
   return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
 }
 

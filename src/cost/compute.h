@@ -23,6 +23,9 @@ typedef struct cost_gemm_shape {
   double k0;         /* k-loop prologue/epilogue, in units of k */
   double wave_tail;  /* cost of an idle SM slot in the last wave, 0..1 */
   double t0;         /* fixed seconds per GEMM kernel */
+  double m_pad;      /* rows each batch entry pads on average, in units of
+                      * the tile's m: 0 when m is what every entry has (a
+                      * batched GEMM), 0.5 for MoE experts (COST_GEMM_EXPERT) */
 } cost_gemm_shape;
 
 extern const cost_gemm_shape COST_GEMM_DEFAULT;
@@ -38,6 +41,17 @@ double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
 /* Time of C[m,n] = A[m,k] B[k,n] in dtype dt, `batch` copies. */
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch);
+
+/* Rows padded per expert when m is a mean count of tokens per expert (see
+ * compute.c); the forward and data-gradient GEMMs of MoE experts. */
+#define COST_GEMM_EXPERT_PAD 0.5
+
+/* cost_gemm of `batch` experts holding m tokens each on average: each
+ * expert's token count ends part-way into its last tile (m_pad
+ * COST_GEMM_EXPERT_PAD). Forward (m tokens x k -> n) and data gradient;
+ * the weight gradient reduces over the tokens and is cost_gemm's. */
+double cost_gemm_expert(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                        double batch);
 
 /* The large-GEMM efficiency of g in dtype dt: on the tensor cores
  * gemm_eff (gemm_eff_fp8 for fp8 and fp4 when set), on the CUDA cores

@@ -57,13 +57,17 @@ static void remember(const eng *e, const double *key, const double *val) {
   if (e->costs && memo_put(e->costs, key, val)) ((eng *)e)->oom = 1;
 }
 
-/* cost_gemm, memoised: a search meets the same few dozen shapes in
+/* cost_gemm (rows 0) or, for the m rows of MoE experts' tokens (rows 1),
+ * cost_gemm_expert; memoised: a search meets the same few dozen shapes in
  * millions of plans. */
-static double gemm(const eng *e, sc_dtype dt, double m, double n, double k, double batch) {
-  const double key[MEMO_KEY] = {1, m, n, k, batch, dt};
+static double gemm_rows(const eng *e, sc_dtype dt, double m, double n, double k, double batch,
+                        int rows) {
+  const double key[MEMO_KEY] = {rows ? 6 : 1, m, n, k, batch, dt};
   const double *v = recall(e, key);
   if (v) return v[0];
-  double t[MEMO_VAL] = {cost_gemm(&e->s->cluster.gpu, dt, m, n, k, batch)};
+  const sc_gpu *g = &e->s->cluster.gpu;
+  double t[MEMO_VAL] = {rows ? cost_gemm_expert(g, dt, m, n, k, batch)
+                             : cost_gemm(g, dt, m, n, k, batch)};
   remember(e, key, t);
   return t[0];
 }
@@ -133,6 +137,18 @@ static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_sha
   return t;
 }
 
+/* One of GEMM task t's GEMMs, [m, n, k], whose m runs over t's rows when
+ * `rows` (forward, data gradient) and over its k otherwise (weight
+ * gradient): an MoE expert's rows are its tokens (cost_gemm_expert), and
+ * without grouped GEMM each local expert runs on its own (SequentialMLP:
+ * each its own waves). */
+static double task_gemm(const eng *e, const xg_task *t, double m, double n, double k, int rows) {
+  int expert = t->op >= 0 && e->g && e->g->ops[t->op].expert;
+  if (expert && !e->s->plan.moe_grouped_gemm)
+    return t->batch * gemm_rows(e, t->dtype, m, n, k, 1, rows);
+  return gemm_rows(e, t->dtype, m, n, k, t->batch, expert && rows);
+}
+
 double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   const sc_gpu *g = &e->s->cluster.gpu;
   sc_dtype dt = t->dtype;
@@ -142,16 +158,9 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
       double c = conv(e, t, bwd);
       if (c >= 0) return c;
     }
-    if (t->op >= 0 && e->g && e->g->ops[t->op].expert && !e->s->plan.moe_grouped_gemm) {
-      /* one GEMM per local expert (SequentialMLP): each its own waves */
-      double one = bwd ? gemm(e, t->dtype, t->m, t->k, t->n, 1) + gemm(e, t->dtype, t->k, t->n, t->m, 1)
-                       : gemm(e, t->dtype, t->m, t->n, t->k, 1);
-      return t->batch * one;
-    }
-    if (!bwd) return gemm(e, t->dtype, t->m, t->n, t->k, t->batch);
+    if (!bwd) return task_gemm(e, t, t->m, t->n, t->k, 1);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
-    return gemm(e, t->dtype, t->m, t->k, t->n, t->batch) +
-           gemm(e, t->dtype, t->k, t->n, t->m, t->batch);
+    return task_gemm(e, t, t->m, t->k, t->n, 1) + task_gemm(e, t, t->k, t->n, t->m, 0);
   case XG_ATTN: {
     sc_attention a = e->s->plan.attention;
     if (bwd)
@@ -165,18 +174,15 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
 }
 
 /* One of GEMM task t's two backward GEMMs, [m, n, k] as eng_task_compute
- * costs it: each local expert on its own without grouped GEMM; 0 for
- * other kinds and convolutions. */
-static double bwd_gemm(const eng *e, const xg_task *t, double m, double n, double k) {
+ * costs it; 0 for other kinds and convolutions. */
+static double bwd_gemm(const eng *e, const xg_task *t, double m, double n, double k, int rows) {
   if (t->kind != XG_GEMM || (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV)) return 0;
-  if (t->op >= 0 && e->g && e->g->ops[t->op].expert && !e->s->plan.moe_grouped_gemm)
-    return t->batch * gemm(e, t->dtype, m, n, k, 1);
-  return gemm(e, t->dtype, m, n, k, t->batch);
+  return task_gemm(e, t, m, n, k, rows);
 }
 
-double eng_task_wgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->k, t->n, t->m); }
+double eng_task_wgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->k, t->n, t->m, 0); }
 
-double eng_task_dgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->m, t->k, t->n); }
+double eng_task_dgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->m, t->k, t->n, 1); }
 
 double eng_regather(const eng *e, const xg_task *t, grp_share *share) {
   share->sm = share->hbm = 0;

@@ -91,7 +91,7 @@ static void fit(const row *rows, int n) {
   for (double k0 = 16; k0 <= 256; k0 += 16) /* a CTA pipeline holds <= 256 of k */
     for (double tail = 0.0; tail <= 1.0001; tail += 0.1)
       for (double t0 = 1e-6; t0 <= 10e-6; t0 += 1e-6) {
-        cost_gemm_shape sh = {k0, tail, t0};
+        cost_gemm_shape sh = {k0, tail, t0, 0};
         double total = 0, effs[N_FIT];
         for (int gi = 0; gi < N_FIT; gi++) {
           double bl = 1e9;
@@ -103,7 +103,7 @@ static void fit(const row *rows, int n) {
         }
         if (total < best_loss) {
           best_loss = total;
-          best = (cost_gemm_shape){k0, tail, t0};
+          best = (cost_gemm_shape){k0, tail, t0, 0};
           memcpy(best_eff, effs, sizeof effs);
         }
       }

@@ -4,6 +4,8 @@
 # module, by folder", every file that row names exists, and every src/
 # folder has a row there and one in README.md's layout table.
 # Usage: tests/docs_map.sh (from anywhere; reads the source tree only)
+# (backticks below are literal markdown; the loops read file names, one word each)
+# shellcheck disable=SC2016,SC2013
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ARCH="$ROOT/docs/architecture.md"

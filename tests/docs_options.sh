@@ -4,6 +4,8 @@
 # command is one its --help lists (a renamed or removed option fails here
 # until the docs follow).
 # Usage: tests/docs_options.sh PATH/TO/stepcast
+# (the loops read option names, one word each)
+# shellcheck disable=SC2013
 set -u
 CLI=${1:?usage: docs_options.sh PATH/TO/stepcast}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -26,8 +26,14 @@ static void help(void) {
          "MoE, micro-batch, 1F1B or interleaved, ZeRO 0-3 and HSDP, recompute, partial\n"
          "recompute, offload) and list the fastest that fit\n"
          "(docs/search.md).\n\n");
-  scen_args_help(search_limits_flags);
-  printf("  --top N               how many plans to list (default 10, at most 1000)\n"
+  /* the flags the command takes itself and those of swept dimensions */
+  static const char *const except[] = {"--tp",   "--pp",     "--dp",       "--cp",  "--ep",
+                                       "--zero", "--dtypes", "--headroom", "--mb",  "--vpp",
+                                       "--sp",   "--schedule", "--recompute", NULL};
+  scen_args_help(except);
+  printf("  (--mb, --vpp, --schedule, --sp and --recompute are refused: the search sweeps\n"
+         "  them; bound them with --max-mb and --max-vpp)\n"
+         "  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
          "  --all                 also list plans that do not fit in memory\n");
   search_limits_help();
@@ -64,6 +70,32 @@ static int progress(void *ctx, long done, long total, double secs) {
   if (*(int *)ctx && secs >= 1.0)
     fprintf(stderr, "\rsearch: %ld of %ld plans, %.1f s", done, total, secs);
   return interrupt_seen();
+}
+
+/* Plan flags of the shared scenario arguments whose dimension the search
+ * sweeps itself (src/search/space.c): a value given would be dropped, so
+ * each is refused with the option that bounds it, as `dp` refuses the
+ * degrees it does not use. */
+static const struct {
+  const char *flag, *why;
+} swept[] = {
+    {"--mb", "the micro-batch is searched: bound it with --max-mb N (--max-mb 1 keeps 1)"},
+    {"--vpp", "interleaving is searched: bound it with --max-vpp N (--max-vpp 1: none)"},
+    {"--schedule", "the schedule follows the searched vpp (interleaved when vpp > 1): "
+                   "--max-vpp 1 keeps 1F1B only"},
+    {"--sp", "searched plans run sequence parallelism wherever tp > 1 (Megatron's advice); "
+             "fix tp with --tp N"},
+    {"--recompute", "recomputation is searched (none, selective, full and partial); each "
+                    "plan's is listed"},
+};
+
+static int search_refused(const char *arg) {
+  for (size_t k = 0; k < sizeof swept / sizeof swept[0]; k++)
+    if (!strcmp(arg, swept[k].flag)) {
+      fprintf(stderr, "stepcast search: %s does not apply: %s\n", arg, swept[k].why);
+      return 1;
+    }
+  return 0;
 }
 
 /* Parse one search option at argv[*i]: 1 taken, 0 not ours, -1 bad value. */
@@ -131,6 +163,10 @@ int cmd_search(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       help();
       rc = -1;
+      break;
+    }
+    if (search_refused(a)) {
+      rc = 2;
       break;
     }
     int t = take(argc, argv, &i, &o, &top);

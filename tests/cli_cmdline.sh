@@ -126,5 +126,13 @@ else
   echo "FAIL: README's mpirun line lacks --oversubscribe or the root note: $mpiline"; fail=$((fail + 1))
 fi
 
+# 5. search refuses the plan flags of the dimensions it sweeps (a value would
+# be dropped in silence), naming the option that bounds each
+expect 2 'the micro-batch is searched: bound it with --max-mb' -- search --mb 2
+expect 2 'interleaving is searched: bound it with --max-vpp' -- search --vpp 2
+expect 2 'recomputation is searched' -- search --recompute full
+expect 2 '--schedule does not apply' -- search --schedule interleaved
+expect 2 '--sp does not apply' -- search --sp true
+
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

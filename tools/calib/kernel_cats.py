@@ -62,7 +62,10 @@ def summarize(path, top):
     n = max(1, len(steps))
     t, c, per = collections.Counter(), collections.Counter(), collections.Counter()
     for e in ev:
-        if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+        # Kineto's categories: lower case since PyTorch 1.10-ish, "Kernel",
+        # "Memcpy", "Memset" in the 2021 traces of ../shared/traces
+        if str(e.get("cat", "")).lower() in ("kernel", "gpu_memcpy", "gpu_memset", "memcpy",
+                                             "memset"):
             k = kind(e["name"])
             t[k] += e["dur"]
             c[k] += 1

@@ -57,13 +57,15 @@ static void remember(const eng *e, const double *key, const double *val) {
   if (e->costs && memo_put(e->costs, key, val)) ((eng *)e)->oom = 1;
 }
 
-/* cost_gemm, memoised: a search meets the same few dozen shapes in
- * millions of plans. */
+/* cost_gemm as the plan's GEMM library runs it (cost_gemm_lib: before
+ * cuBLAS 11, plan.cublas_pre11), memoised: a search meets the same few
+ * dozen shapes in millions of plans. */
 static double gemm(const eng *e, sc_dtype dt, double m, double n, double k, double batch) {
-  const double key[MEMO_KEY] = {1, m, n, k, batch, dt};
+  int pre11 = e->s->plan.cublas_pre11;
+  const double key[MEMO_KEY] = {pre11 ? 5 : 1, m, n, k, batch, dt};
   const double *v = recall(e, key);
   if (v) return v[0];
-  double t[MEMO_VAL] = {cost_gemm(&e->s->cluster.gpu, dt, m, n, k, batch)};
+  double t[MEMO_VAL] = {cost_gemm_lib(&e->s->cluster.gpu, dt, m, n, k, batch, pre11)};
   remember(e, key, t);
   return t[0];
 }

@@ -488,6 +488,11 @@ typedef struct sc_plan {
                                 (PyTorch's default memory format): each
                                 tensor-core convolution pass transposes
                                 its operands (src/cost/conv.c) */
+  int cublas_pre11;          /* 1 = the GEMM library predates cuBLAS 11.0
+                                (CUDA 10.x or older): a 16-bit GEMM with
+                                m, n or k not a multiple of 8 runs on the
+                                CUDA cores (src/cost/compute.c
+                                cost_gemm_lib); 0 = cuBLAS 11 or newer */
   int cuda_graphs;           /* 1 = the step's kernels replay from CUDA graphs
                                 (Megatron --enable-cuda-graph, TE graphed
                                 callables): a graph node's launch cost per
@@ -1316,7 +1321,7 @@ typedef struct sc_validation {
   int predicted, skipped, within_10pct;  /* rows of each kind */
   double mape, median_ape, max_ape;      /* over predicted rows */
   double mape_small, mape_large;  /* collectives: below 1 MiB, from 1 MiB */
-  char in_sample[512];  /* what was fitted to this set (its figure is then
+  char in_sample[1024]; /* what was fitted to this set (its figure is then
                            not an independent check), "" when nothing */
   int n_small, n_large;           /* rows in each of those */
   double seconds;       /* wall time spent predicting (reported only with

@@ -77,6 +77,10 @@ static void write_rows(void) {
   row(f, "tf2", "resnet50", "resnet50_v1.5", 128, "", "fp32", "tensorflow-2.3");
   row(f, "tf2ddp", "resnet50", "resnet50_v1.5", 128, "", "fp32", "oneflow 0.2.0");
   row(f, "hvd", "resnet50", "resnet50_v1.5", 128, "", "fp32", "mxnet 1.6.0 (Horovod)");
+  /* the GEMM library an NGC release dates: 20.03 is CUDA 10.2, 20.06 CUDA 11 */
+  row(f, "tfamp", "bert_base", "bert_base", 64, "128", "amp",
+      "tensorflow-1.15 (NGC 20.03, Horovod, XLA)");
+  row(f, "ngc2006", "bert_base", "bert_base", 64, "128", "amp", "MXNet NVIDIA Release 20.06");
   /* an NGC release number is not TensorFlow 2 */
   row(f, "ngc", "resnet50", "resnet50_v1.5", 128, "", "fp32", "NGC TensorFlow 21.05-tf1");
   static const char packs[] = "most implementations pack/unpad sequences";
@@ -294,4 +298,30 @@ Test(dp_framework_rows, tensorflow_bert_stays_padded) {
   cr_assert_eq(scenario("paddlebert").model.bert.tokens, 256);
   /* and, being TensorFlow 2, sends one message after the backward pass */
   cr_assert_eq(scenario("tfbert").dp.fusion, SC_DP_FUSION_NONE);
+}
+
+Test(dp_framework_rows, ngc_before_20_06_runs_cublas_10) {
+  /* NGC 20.03 ships CUDA 10.2: cuBLAS 10, whose 16-bit GEMMs off
+   * multiples of 8 run on the CUDA cores; 20.06 and later, and rows
+   * naming no container, the default (cuBLAS 11) */
+  cr_assert_eq(scenario("tfamp").plan.cublas_pre11, 1);
+  cr_assert_eq(scenario("nvamp").plan.cublas_pre11, 1);
+  cr_assert_eq(scenario("hvdngc").plan.cublas_pre11, 1);
+  cr_assert_eq(scenario("ngc2006").plan.cublas_pre11, 0);
+  cr_assert_eq(scenario("nvbert").plan.cublas_pre11, 0);
+  cr_assert_eq(scenario("amp").plan.cublas_pre11, 0, "OneFlow states no CUDA version");
+  /* NVIDIA's BERT pads its vocabulary to a multiple of 8 (30,528), the
+   * others keep BERT's 30,522 */
+  cr_assert_eq(scenario("nvamp").model.bert.vocab, 30528);
+  cr_assert_eq(scenario("nvbert").model.bert.vocab, 30528);
+  cr_assert_eq(scenario("tfamp").model.bert.vocab, 30522);
+  cr_assert_eq(scenario("amp").model.bert.vocab, 30522);
+  /* so the TensorFlow row runs its masked-LM decoder on the CUDA cores:
+   * slower than the same row under cuBLAS 11 by more than 10 ms a step */
+  sc_scenario tf = scenario("tfamp"), tf11 = tf;
+  tf11.plan.cublas_pre11 = 0;
+  double slower = predict(&tf).compute_s - predict(&tf11).compute_s;
+  cr_assert(slower > 0.010 && slower < 0.016, "%g s", slower);
+  /* said only where it runs 16-bit GEMMs */
+  said_only_by("nvamp", "nvfp32", "cuBLAS 10 (NGC 20.03)");
 }

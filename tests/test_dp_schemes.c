@@ -684,7 +684,10 @@ Test(dp_validate, kungfu) { guard("kungfu_2xdgx1_allreduce_ps_gossip.csv", 0.28,
  * the MAPE fell 27.1 -> 24.4 % (docs/accuracy.md) */
 /* branch dlperf26: the gradients after an overlapped message wait for the
  * slowed backward: MAPE 21.1 -> 20.8 %, scaling 21.5 -> 20.2 % */
-Test(dp_validate, dlperf) { guard("dlperf_v100_frameworks.csv", 0.215, 0.21, 0); }
+/* branch v100amp28: NGC releases before 20.06 run cuBLAS 10, whose 16-bit
+ * GEMMs off multiples of 8 (BERT's 30,522-word decoder) use the CUDA
+ * cores: MAPE 20.64 -> 20.13 % */
+Test(dp_validate, dlperf) { guard("dlperf_v100_frameworks.csv", 0.205, 0.21, 0); }
 /* branch mlperfbert: NVIDIA's BERT all-reduces after the backward pass,
  * TensorFlow's BERT runs padded: 17.4 -> 15.5 % (docs/accuracy.md) */
 Test(dp_validate, mlperf) { guard("mlperf_resnet50_bert_v0.7-v2.1.csv", 0.16, 0, 0); }

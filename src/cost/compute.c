@@ -141,17 +141,24 @@ double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
   return cost_gemm_eff_ex(g, &sh, eff, m, n, k, batch);
 }
 
-double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
-                    sc_dtype dt, double m, double n, double k, double batch) {
+/* The roofline of one GEMM shape at `peak` FLOP/s times the shape's
+ * efficiency, operands of dt's width. */
+static double gemm_at(const sc_gpu *g, const cost_gemm_shape *sh, double geff, double peak,
+                      sc_dtype dt, double m, double n, double k, double batch) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
   double flops = 2.0 * m * n * k * batch;
   double eff = cost_gemm_eff_ex(g, sh, geff, m, n, k, batch);
-  double t_c = flops / (cost_peak(g, dt) * eff);
+  double t_c = flops / (peak * eff);
   /* inputs in the compute type, output in 16 bits (fp32 for fp32) */
   double eb = sc_dtype_bytes(dt), ec = eb < 2 ? 2 : eb;
   double bytes = ((m * k + k * n) * eb + m * n * ec) * batch;
   double t_m = bytes / (g->hbm_bw * g->hbm_eff);
   return (t_c > t_m ? t_c : t_m) + sh->t0;
+}
+
+double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
+                    sc_dtype dt, double m, double n, double k, double batch) {
+  return gemm_at(g, sh, geff, cost_peak(g, dt), dt, m, n, k, batch);
 }
 
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
@@ -167,6 +174,59 @@ double cost_gemm_expert(const sc_gpu *g, sc_dtype dt, double m, double n, double
   double eff = gemm_params(g, dt, &sh);
   sh.m_pad = COST_GEMM_EXPERT_PAD;
   return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
+}
+
+/* cuBLAS before 11.0 (CUDA 10.x and older) ran a 16-bit GEMM on the
+ * tensor cores only when m, n and k were all multiples of 8 (NVIDIA Deep
+ * Learning Performance Guide, "Matrix Multiplication Background", table
+ * "Tensor Core requirements by cuBLAS or cuDNN version": fp16, cuBLAS <
+ * 11.0: multiples of 8; from 11.0: always, faster at multiples of 8 --
+ * recalled, not a file in ../shared; the padding it asks for is why
+ * Megatron pads its vocabulary, ../shared/reference/megatron-lm
+ * arguments.py --make-vocab-size-divisible-by, "for computational
+ * efficiency"). Otherwise the library fell back to its CUDA-core kernels,
+ * which the frameworks call with fp32 accumulation (cublasGemmEx /
+ * cublasSgemmEx with an fp32 compute type): the fp32 FMA rate. Costed as
+ * the CUDA-core GEMM of cost_gemm_peak_eff (the V100 fp32 fit, k0 8) at
+ * the GPU's vector (fp32 FMA) rate, with 16-bit operands. */
+#define PRE11_TC_MULTIPLE 8.0
+
+static int tc_dims_ok(double m, double n, double k) {
+  return fmod(m, PRE11_TC_MULTIPLE) == 0 && fmod(n, PRE11_TC_MULTIPLE) == 0 &&
+         fmod(k, PRE11_TC_MULTIPLE) == 0;
+}
+
+int cost_gemm_pre11_cuda_cores(const sc_gpu *g, sc_dtype dt, double m, double n, double k) {
+  int half = dt == SC_FP16 || dt == SC_BF16;
+  return half && cost_conv_tensor_cores(g, dt) && !tc_dims_ok(m, n, k);
+}
+
+/* The CUDA-core fallback's shape parameters and efficiency (fp32's). */
+static double fallback_params(const sc_gpu *g, cost_gemm_shape *sh) {
+  return gemm_params(g, SC_FP32, sh);
+}
+
+static double vector_peak(const sc_gpu *g) {
+  return g->vector_flops > 0 ? g->vector_flops : cost_peak(g, SC_FP32);
+}
+
+double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
+                     int pre11) {
+  if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k))
+    return cost_gemm(g, dt, m, n, k, batch);
+  cost_gemm_shape sh;
+  double eff = fallback_params(g, &sh);
+  return gemm_at(g, &sh, eff, vector_peak(g), dt, m, n, k, batch);
+}
+
+double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                         double batch, int pre11) {
+  if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k))
+    return cost_gemm_eff(g, dt, m, n, k, batch);
+  cost_gemm_shape sh;
+  double eff = fallback_params(g, &sh);
+  /* as a fraction of dt's (tensor-core) peak, as the other rows give it */
+  return cost_gemm_eff_ex(g, &sh, eff, m, n, k, batch) * vector_peak(g) / cost_peak(g, dt);
 }
 
 /* Flash attention reaches attn_eff (the forward pass, non-causal, at seq

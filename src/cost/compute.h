@@ -69,6 +69,22 @@ double cost_fma_issue(const sc_gpu *g);
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch);
 
+/* 1 when cuBLAS before 11.0 would run this 16-bit GEMM on the CUDA cores:
+ * dt fp16 or bf16 on a GPU with tensor cores for it, and m, n or k not a
+ * multiple of 8 (compute.c says where the rule comes from). */
+int cost_gemm_pre11_cuda_cores(const sc_gpu *g, sc_dtype dt, double m, double n, double k);
+
+/* cost_gemm and cost_gemm_eff as the GEMM library runs them: with pre11
+ * (plan.cublas_pre11: a cuBLAS before 11.0) a GEMM that
+ * cost_gemm_pre11_cuda_cores names runs the CUDA-core kernel at the fp32
+ * FMA rate (fp32 accumulation) with its 16-bit operands; the efficiency
+ * is then given as a fraction of dt's peak. Otherwise the same as
+ * cost_gemm and cost_gemm_eff. */
+double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
+                     int pre11);
+double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                         double batch, int pre11);
+
 /* Forward time of a fused attention kernel a doing `flops` with query
  * length sq and head dim d (causal: a causal mask), and the backward time
  * given the backward FLOPs. */

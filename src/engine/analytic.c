@@ -57,17 +57,20 @@ static void remember(const eng *e, const double *key, const double *val) {
   if (e->costs && memo_put(e->costs, key, val)) ((eng *)e)->oom = 1;
 }
 
-/* cost_gemm (rows 0) or, for the m rows of MoE experts' tokens (rows 1),
- * cost_gemm_expert; memoised: a search meets the same few dozen shapes in
- * millions of plans. */
+/* cost_gemm as the plan's GEMM library runs it (cost_gemm_lib: before
+ * cuBLAS 11, plan.cublas_pre11) or, for the m rows of MoE experts' tokens
+ * (rows 1), cost_gemm_expert (the pre-11 fallback is not applied to
+ * experts' mean token counts); memoised: a search meets the same few
+ * dozen shapes in millions of plans. */
 static double gemm_rows(const eng *e, sc_dtype dt, double m, double n, double k, double batch,
                         int rows) {
-  const double key[MEMO_KEY] = {rows ? 6 : 1, m, n, k, batch, dt};
+  int pre11 = e->s->plan.cublas_pre11;
+  const double key[MEMO_KEY] = {rows ? 6 : pre11 ? 5 : 1, m, n, k, batch, dt};
   const double *v = recall(e, key);
   if (v) return v[0];
   const sc_gpu *g = &e->s->cluster.gpu;
   double t[MEMO_VAL] = {rows ? cost_gemm_expert(g, dt, m, n, k, batch)
-                             : cost_gemm(g, dt, m, n, k, batch)};
+                             : cost_gemm_lib(g, dt, m, n, k, batch, pre11)};
   remember(e, key, t);
   return t[0];
 }

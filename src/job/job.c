@@ -265,7 +265,8 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
     o->fwd_s = eng_task_compute(&j->e, t, 0);
     o->bwd_s = eng_task_compute(&j->e, t, 1);
     if (t->kind == XG_GEMM)
-      o->eff = cost_gemm_eff(&j->cur.cluster.gpu, t->dtype, t->m, t->n, t->k, t->batch);
+      o->eff = cost_gemm_eff_lib(&j->cur.cluster.gpu, t->dtype, t->m, t->n, t->k, t->batch,
+                                 j->cur.plan.cublas_pre11);
   }
   rc = settle(j, SC_OK, err);
   return rc != SC_OK ? -rc : n;

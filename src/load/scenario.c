@@ -291,6 +291,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "framework_eager", framework_eager),
     F_BOOL(sc_plan, "cuda_graphs", cuda_graphs),
     F_BOOL(sc_plan, "channels_last", channels_last),
+    F_BOOL(sc_plan, "cublas_pre11", cublas_pre11),
     F_BOOL(sc_plan, "amp", amp),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),

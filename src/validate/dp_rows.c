@@ -144,6 +144,7 @@ static sc_dp_fusion_kind vdp_fusion(const vfw_text *fw) {
  * "Per framework". The notes are not read: the "NVIDIA-derived" of the
  * MLPerf rows' precision sentence stands in every row of that set,
  * whatever ran, so keying on it would key on the source. */
+#define VDP_VOCAB_PAD 8 /* NVIDIA's BERT pads its vocabulary to a multiple of this */
 static int vdp_nvidia_bert(const sc_model *m, const vfw_text *fw) {
   if (m->kind != SC_MODEL_BERT || fw->horovod) return 0;
   return fw->n_named > 1 || fw->first == VFW_PYTORCH || fw->first == VFW_MXNET;
@@ -220,6 +221,23 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
     return;
   m->cnn.fused_bn = 1;
   rowv_note(assumed, an, "batch norm fused into the convolutions (NVIDIA's MXNet ResNet)");
+}
+
+/* The GEMM library a row's framework text dates: an NGC container
+ * release before 20.06 ships CUDA 10.x and its cuBLAS 10 (NGC 20.03: CUDA
+ * 10.2.89; 20.06 is the first release on CUDA 11.0 -- NGC's framework
+ * release notes, recalled, not a file in ../shared), so its 16-bit GEMMs
+ * with a dimension not a multiple of 8 run on the CUDA cores
+ * (plan.cublas_pre11, cost/compute.c cost_gemm_lib). A row that names no
+ * container states no CUDA version and keeps the default (cuBLAS 11 or
+ * newer); the same way for every row. */
+#define VDP_NGC_FIRST_CUDA11 20.06
+static void vdp_cublas(const char *framework, sc_plan *p, char *assumed, size_t an) {
+  double ngc = vhv_ngc_release(framework);
+  if (ngc <= 0 || ngc >= VDP_NGC_FIRST_CUDA11) return;
+  p->cublas_pre11 = 1;
+  if (p->dtype == SC_FP16 || p->dtype == SC_BF16) /* fp32 runs no tensor cores here */
+    rowv_note(assumed, an, "cuBLAS 10 (NGC %.2f)", ngc);
 }
 
 /* Plain SGD: a CNN row whose framework text names tf_cnn_benchmarks (its
@@ -433,6 +451,11 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
      * keep the preset's AdamW (google-research/bert's) */
     s->model.optimizer = SC_OPT_LAMB;
     rowv_note(assumed, an, "LAMB (NVIDIA BERT)");
+    /* and pads its vocabulary to a multiple of 8 for the tensor cores
+     * (run_pretraining.py: "Padding for divisibility by 8"; recalled, as
+     * above): BERT's 30,522 becomes 30,528 */
+    int v = s->model.bert.vocab;
+    s->model.bert.vocab = (v + VDP_VOCAB_PAD - 1) / VDP_VOCAB_PAD * VDP_VOCAB_PAD;
   }
   sc_plan *p = &s->plan;
   sc_plan_default(p);
@@ -469,6 +492,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   /* and runs the frameworks' fp32 lists, casts and loss scaling
    * (plan.amp, cost/amp.h) */
   p->amp = !strcmp(dt, "amp");
+  vdp_cublas(vdp_cell(c, "framework"), p, assumed, an);
   vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   vdp_plain_sgd(vdp_cell(c, "framework"), vdp_cell(c, "notes"), &s->model, assumed, an);

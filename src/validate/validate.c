@@ -342,7 +342,9 @@ static const struct {
      "TensorFlow without XLA unfused (BERT's modeling.py op chains and optimizer, fp32 under "
      "AMP); NVIDIA's BERT exchange (keyed on the "
      "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms; "
-     "the MXNet ResNet fused batch norm reached its MXNet rows with its figures seen"},
+     "the MXNet ResNet fused batch norm reached its MXNet rows with its figures seen; "
+     "pre-20.06 NGC rows run cuBLAS 10 (16-bit GEMMs off multiples of 8 on the CUDA cores) "
+     "and NVIDIA's BERT pads its vocabulary to a multiple of 8"},
     {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
      "added looking at this set's figures: the MPI path's per-thread copies and sums "
      "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "

@@ -493,6 +493,13 @@ typedef struct sc_plan {
                                 m, n or k not a multiple of 8 runs on the
                                 CUDA cores (src/cost/compute.c
                                 cost_gemm_lib); 0 = cuBLAS 11 or newer */
+  int vocab_multiple;        /* the vocabulary's GEMMs run padded to a
+                                multiple of this x tp (Megatron-LM's
+                                --make-vocab-size-divisible-by); 0 = the
+                                framework's: 128 for the transformer
+                                builder's models and graphs (Megatron,
+                                NeMo), 1 (none) for BERT and CNNs; FSDP
+                                frameworks that keep the vocabulary: 1 */
   int cuda_graphs;           /* 1 = the step's kernels replay from CUDA graphs
                                 (Megatron --enable-cuda-graph, TE graphed
                                 callables): a graph node's launch cost per

@@ -313,3 +313,21 @@ Test(lower, moe_capacity_factor_pads_expert_tokens) {
     done(&l);
   }
 }
+
+/* Megatron pads the vocabulary to a multiple of 128 x tp
+ * (--make-vocab-size-divisible-by; plan.vocab_multiple): GPT-3's 50,257
+ * at tp 8 runs 51,200 columns, 6,400 a rank; vocab_multiple 1 keeps the
+ * vocabulary, a rank's share rounded up to whole columns (50,264 / 8). */
+Test(lower, the_vocabulary_is_padded_as_megatron_pads_it) {
+  sc_scenario s;
+  sc_scenario_default(&s); /* GPT-3 175B (vocab 50,257), tp 8 */
+  cr_assert_eq(s.model.tf.vocab, 50257);
+  lowered l;
+  lower(&l, &s);
+  cr_assert_float_eq(task(&l, segment(&l, 15, WG_ROLE_LAST), "logits")->n, 6400, 1e-9);
+  done(&l);
+  s.plan.vocab_multiple = 1;
+  lower(&l, &s);
+  cr_assert_float_eq(task(&l, segment(&l, 15, WG_ROLE_LAST), "logits")->n, 6283, 1e-9);
+  done(&l);
+}

@@ -210,10 +210,53 @@ static double vector_peak(const sc_gpu *g) {
   return g->vector_flops > 0 ? g->vector_flops : cost_peak(g, SC_FP32);
 }
 
+/* Unaligned rows on Hopper. A tensor-core GEMM whose operand rows are not
+ * 16-byte aligned cannot use the Tensor Memory Accelerator (a TMA
+ * descriptor's strides must be multiples of 16 bytes: CUDA driver API,
+ * cuTensorMapEncodeTiled), so cuBLAS falls back to kernels with narrower
+ * loads. Measured in this repository (tools/calib/gemm_bench.py on an
+ * H200, data/measured/gemm_bench_h200.csv; docs/calibration.md "GEMM
+ * shapes of training on an H200"): the vocabulary GEMMs of BERT (30,522:
+ * rows 4-byte aligned in 16 bits, 8-byte in TF32) and GPT-2 (50,257: 2- and
+ * 4-byte) at 512-32,768 tokens, every pass, ran at 0.33-0.48 (mean 0.39) of the
+ * model's aligned rate with rows 4 or 8 bytes aligned (bf16, fp16, TF32
+ * alike) and 0.18-0.24 (mean 0.21) with 2-byte rows (bf16, fp16), about the same at
+ * every token count; plain fp32 (CUDA cores) was unaffected, and the
+ * padded 50,304 ran at the aligned rate. Dimensions that are not whole
+ * (mean token counts) are taken as aligned. Measured on Hopper only:
+ * Ampere's kernels load with cp.async, whose 16-byte copies have the
+ * same alignment need, but no measurement here says how much they lose,
+ * so earlier GPUs keep their rate. */
+#define ALIGN_ROW_BYTES 16.0
+#define ALIGN_4B_RATE 0.39 /* rows aligned to 4 or 8 bytes */
+#define ALIGN_2B_RATE 0.21 /* rows aligned to 2 bytes */
+
+/* The largest power of two (at most ALIGN_ROW_BYTES) dividing `elems` of
+ * `bytes` each; ALIGN_ROW_BYTES for a dimension that is not whole. */
+static double row_align(double elems, double bytes) {
+  if (elems != floor(elems)) return ALIGN_ROW_BYTES;
+  double a = 1, v = elems * bytes;
+  while (a < ALIGN_ROW_BYTES && fmod(v, 2 * a) == 0) a *= 2;
+  return a;
+}
+
+double cost_gemm_align(const sc_gpu *g, sc_dtype dt, double m, double n, double k) {
+  if (g->arch < 90 || dt == SC_FP8 || dt == SC_FP4 || !cost_conv_tensor_cores(g, dt)) return 1;
+  double b = sc_dtype_bytes(dt), a = row_align(m, b);
+  if (row_align(n, b) < a) a = row_align(n, b);
+  if (row_align(k, b) < a) a = row_align(k, b);
+  return a >= ALIGN_ROW_BYTES ? 1 : a >= 4 ? ALIGN_4B_RATE : ALIGN_2B_RATE;
+}
+
 double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
                      int pre11) {
-  if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k))
-    return cost_gemm(g, dt, m, n, k, batch);
+  if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k)) {
+    double f = cost_gemm_align(g, dt, m, n, k);
+    if (f >= 1) return cost_gemm(g, dt, m, n, k, batch);
+    cost_gemm_shape sh;
+    double eff = gemm_params(g, dt, &sh);
+    return cost_gemm_ex(g, &sh, eff * f, dt, m, n, k, batch);
+  }
   cost_gemm_shape sh;
   double eff = fallback_params(g, &sh);
   return gemm_at(g, &sh, eff, vector_peak(g), dt, m, n, k, batch);
@@ -222,7 +265,7 @@ double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
 double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                          double batch, int pre11) {
   if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k))
-    return cost_gemm_eff(g, dt, m, n, k, batch);
+    return cost_gemm_eff(g, dt, m, n, k, batch) * cost_gemm_align(g, dt, m, n, k);
   cost_gemm_shape sh;
   double eff = fallback_params(g, &sh);
   /* as a fraction of dt's (tensor-core) peak, as the other rows give it */

@@ -74,12 +74,19 @@ double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
  * multiple of 8 (compute.c says where the rule comes from). */
 int cost_gemm_pre11_cuda_cores(const sc_gpu *g, sc_dtype dt, double m, double n, double k);
 
+/* The fraction of its aligned rate a tensor-core GEMM keeps when a
+ * dimension's rows are not 16-byte aligned (compute.c: measured on an
+ * H200; Hopper and later): 1 when every integral dimension times the
+ * element size is a multiple of 16 bytes, or the GPU predates Hopper, or
+ * dt runs no tensor cores. */
+double cost_gemm_align(const sc_gpu *g, sc_dtype dt, double m, double n, double k);
+
 /* cost_gemm and cost_gemm_eff as the GEMM library runs them: with pre11
  * (plan.cublas_pre11: a cuBLAS before 11.0) a GEMM that
  * cost_gemm_pre11_cuda_cores names runs the CUDA-core kernel at the fp32
  * FMA rate (fp32 accumulation) with its 16-bit operands; the efficiency
- * is then given as a fraction of dt's peak. Otherwise the same as
- * cost_gemm and cost_gemm_eff. */
+ * is then given as a fraction of dt's peak. Otherwise cost_gemm and
+ * cost_gemm_eff at cost_gemm_align's fraction of the efficiency. */
 double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
                      int pre11);
 double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,

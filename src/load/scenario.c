@@ -292,6 +292,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "cuda_graphs", cuda_graphs),
     F_BOOL(sc_plan, "channels_last", channels_last),
     F_BOOL(sc_plan, "cublas_pre11", cublas_pre11),
+    F_INT(sc_plan, "vocab_multiple", vocab_multiple, 0, 65536, "0 (the framework's) or 1..65536"),
     F_BOOL(sc_plan, "amp", amp),
     F_SPECIAL("overrides", NULL,
               "an array of per-layer overrides, e.g. [{\"layers\": [0, 3], \"recompute\": \"full\"}]"),

@@ -619,6 +619,26 @@ static void pair_wgrad(lctx *c) {
   }
 }
 
+/* The vocabulary's columns this rank's GEMM runs: Megatron-LM pads the
+ * vocabulary to a multiple of --make-vocab-size-divisible-by x tp
+ * (default 128: ../shared/reference/megatron-lm megatron/training/
+ * arguments.py, "Pad the vocab size to be divisible by this value. This
+ * is added for computational efficieny reasons.") so that every rank's
+ * share is whole and its GEMMs aligned; plan.vocab_multiple, 0 = the
+ * framework's: Megatron's 128 for the transformer builder's models and
+ * graphs (a scenario setting, the same for every plan a search lowers:
+ * FSDP frameworks that keep the model's vocabulary set 1, as validate
+ * does for ZeRO-3 rows), none for BERT (google-research's and Hugging
+ * Face's keep 30,522) and CNNs; a share that tp does not divide is
+ * rounded up to whole columns. The loss reads the padded logits. */
+static double vocab_cols(const lctx *c, double vocab) {
+  int mult = c->s->plan.vocab_multiple;
+  if (mult <= 0)
+    mult = c->s->model.kind == SC_MODEL_TRANSFORMER || c->s->model.kind == SC_MODEL_GRAPH ? 128 : 1;
+  double step = (double)mult * c->st.tp;
+  return ceil(vocab / step) * step / c->st.tp;
+}
+
 static int lower_linear(lctx *c, const wg_op *o, int opi) {
   int x = o->in[0], local = token_local(c, o);
   lay want = local ? local_layout(c, x) : o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
@@ -627,7 +647,8 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   const wg_tensor *in = &c->g->tensors[x];
   double m = rows_gpu(c, x, local ? want : LAY_REPL), k = (double)in->dim[in->rank - 1],
          n = (double)o->features, batch = 1;
-  if (!local && (o->tp == WG_TP_COLUMN || o->tp == WG_TP_VOCAB)) n /= c->st.tp;
+  if (!local && o->tp == WG_TP_COLUMN) n /= c->st.tp;
+  if (!local && o->tp == WG_TP_VOCAB) n = vocab_cols(c, n);
   if (!local && o->tp == WG_TP_ROW) k /= c->st.tp;
   if (o->expert) {
     batch = (double)o->experts / c->st.ep;
@@ -975,6 +996,14 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   }
   double n = o->elems * c->mb / c->cpdiv;
   if (l == LAY_SEQ || l == LAY_FEAT) n /= c->st.tp;
+  int org = c->ts[o->in[0]].origin;
+  if (o->kind == WG_LOSS && org >= 0 && c->g->ops[org].kind == WG_LINEAR &&
+      c->g->ops[org].tp == WG_TP_VOCAB) {
+    /* the logits' columns as the vocabulary's GEMM ran them (padded) */
+    const wg_tensor *x = &c->g->tensors[o->in[0]];
+    double d = (double)x->dim[x->rank - 1];
+    n *= vocab_cols(c, d) * c->st.tp / d;
+  }
   double traffic;
   int kernels;
   unfused(c, o, &traffic, &kernels);

@@ -276,7 +276,8 @@ static int plan_basics(sc_plan *p, sc_error *err) {
       (rc = plan_range(p->cp, 1, PLAN_MAX_DEGREE, "plan.cp", err)) ||
       (rc = plan_range(p->ep, 1, PLAN_MAX_DEGREE, "plan.ep", err)) ||
       (rc = plan_range(p->vpp, 0, PLAN_MAX_VPP, "plan.vpp", err)) ||
-      (rc = plan_range(p->zero, 0, 3, "plan.zero", err)))
+      (rc = plan_range(p->zero, 0, 3, "plan.zero", err)) ||
+      (rc = plan_range(p->vocab_multiple, 0, 65536, "plan.vocab_multiple", err)))
     return rc;
   if (p->global_batch == 0)
     return sc_error_set(err, SC_EINPUT,

@@ -176,6 +176,9 @@ void rowd_overlap(const char *notes, rowd_framework fw, sc_plan *p) {
 
 void rowd_fsdp(const char *notes, rowd_framework fw, sc_plan *p) {
   if (p->zero < 3) return;
+  /* PyTorch FSDP, DeepSpeed and MaxText run the model's vocabulary as it
+   * is; Megatron-Core (NeMo) pads it (plan.vocab_multiple's default) */
+  if (fw != ROWD_FW_MCORE) p->vocab_multiple = 1;
   /* XLA shards parameters itself (MaxText's fsdp mesh axis): each layer's
    * weights are gathered into place, one layer ahead */
   if (fw == ROWD_FW_MAXTEXT) p->fsdp_impl = SC_FSDP_XLA;

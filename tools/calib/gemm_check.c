@@ -3,6 +3,11 @@
  * ../shared/calibration/azure_gpu_microbenchmarks.csv.
  *
  *   gemm_check [CSV]         model vs measurement for every GEMM row
+ *   gemm_check --bench CSV --gpu NAME [--rows]
+ *                            model vs tools/calib/gemm_bench.py's rows
+ *                            (data/measured/gemm_bench_h200.csv): the
+ *                            model's time / measured - 1 by dtype, pass
+ *                            and token count
  *   gemm_check --fit [CSV]   grid-search the shape parameters (k0,
  *                            wave_tail, t0; shared by all GPUs) and each
  *                            GPU's large-GEMM efficiency, minimising the
@@ -114,7 +119,59 @@ static void fit(const row *rows, int n) {
            loss(rows, n, gi, &best, best_eff[gi]));
 }
 
+static sc_dtype bench_dtype(const char *s) {
+  return !strcmp(s, "bf16") ? SC_BF16 : !strcmp(s, "fp16") ? SC_FP16 : !strcmp(s, "tf32") ? SC_TF32
+                                                                                          : SC_FP32;
+}
+
+/* --bench: gemm_bench.py's rows against the engine's GEMM model (cost_gemm_lib, cuBLAS 11 or
+ * newer: the aligned rate, or its fraction for unaligned rows) on one GPU. */
+static int bench(const char *path, const char *gpu, int show) {
+  const sc_gpu *g = sc_gpu_preset(gpu);
+  csv_file f;
+  sc_error err;
+  if (!g || csv_open(&f, path, &err)) {
+    fprintf(stderr, "gemm_check: %s\n", g ? err.msg : "unknown GPU");
+    return 2;
+  }
+  static const char *const dts[] = {"bf16", "fp16", "tf32", "fp32"}, *const ps[] = {"fwd", "dgrad", "wgrad"};
+  double sa[4][3][2] = {{{0}}}, ss[4][3][2] = {{{0}}};
+  int cnt[4][3][2] = {{{0}}};
+  int cw = csv_col(&f, "weight"), cd = csv_col(&f, "dtype"), cp = csv_col(&f, "pass"),
+      cm = csv_col(&f, "m"), cn = csv_col(&f, "n"), ck = csv_col(&f, "k"), cms = csv_col(&f, "ms");
+  while (csv_next(&f, path, &err) == 1) {
+    int d = 0, p = 0;
+    while (d < 4 && strcmp(dts[d], csv_get(&f, cd))) d++;
+    while (p < 3 && strcmp(ps[p], csv_get(&f, cp))) p++;
+    double m = atof(csv_get(&f, cm)), n = atof(csv_get(&f, cn)), k = atof(csv_get(&f, ck)),
+           ms = atof(csv_get(&f, cms));
+    if (d == 4 || p == 3 || ms <= 0) continue;
+    double tokens = p == 2 ? k : m,
+           e = cost_gemm_lib(g, bench_dtype(dts[d]), m, n, k, 1, 0) * 1e3 / ms - 1;
+    int big = tokens >= 8192;
+    sa[d][p][big] += fabs(e), ss[d][p][big] += e, cnt[d][p][big]++;
+    if (show)
+      printf("%-20s %-4s %-5s %6.0f %6.0f %6.0f  measured %8.4f ms  %+6.1f%%\n", csv_get(&f, cw),
+             dts[d], ps[p], m, n, k, ms, 100 * e);
+  }
+  csv_close(&f);
+  printf("%-5s %-6s  %-24s %-24s (model / measured - 1, %s)\n", "dtype", "pass",
+         "tokens 512-2048: MAPE signed", "tokens 8192-32768", g->name);
+  for (int d = 0; d < 4; d++)
+    for (int p = 0; p < 3; p++) {
+      printf("%-5s %-6s", dts[d], ps[p]);
+      for (int b = 0; b < 2; b++)
+        if (cnt[d][p][b])
+          printf("  %6.1f%% %+6.1f%% (%3d)       ", 100 * sa[d][p][b] / cnt[d][p][b],
+                 100 * ss[d][p][b] / cnt[d][p][b], cnt[d][p][b]);
+      printf("\n");
+    }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 4 && !strcmp(argv[1], "--bench") && !strcmp(argv[3], "--gpu"))
+    return bench(argv[2], argv[4], argc > 5 && !strcmp(argv[5], "--rows"));
   int do_fit = argc > 1 && !strcmp(argv[1], "--fit");
   const char *path = argc > 1 + do_fit ? argv[1 + do_fit]
                                         : "../shared/calibration/azure_gpu_microbenchmarks.csv";

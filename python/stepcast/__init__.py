@@ -96,6 +96,15 @@ class _TraceWhatif(ctypes.Structure):
                 ("ranks_per_node", ctypes.c_int)]
 
 
+class _RsPlanOpts(ctypes.Structure):
+    # include/stepcast_recsys.h sc_rs_plan_opts, field for field
+    _fields_ = [("top", ctypes.c_int), ("exhaustive_max", ctypes.c_int),
+                ("local_iters", ctypes.c_int), ("max_seconds", ctypes.c_double),
+                ("max_evals", ctypes.c_long), ("progress", ctypes.c_void_p),
+                ("progress_ctx", ctypes.c_void_p), ("headroom_bytes", ctypes.c_double),
+                ("headroom_frac", ctypes.c_double)]
+
+
 def _find_library():
     env = os.environ.get("STEPCAST_LIB")
     if env:
@@ -136,9 +145,12 @@ def _load():
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_fabric_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
-    lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
-    lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.c_long,
-                                    out, ctypes.POINTER(_Err)]
+    lib.sc_rs_predict_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
+                                          ctypes.c_char_p, out, ctypes.POINTER(_Err)]
+    lib.sc_rs_plan_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
+                                       ctypes.POINTER(_RsPlanOpts), out, ctypes.POINTER(_Err)]
+    lib.sc_rs_plan_opts_default.argtypes = [ctypes.POINTER(_RsPlanOpts)]
+    lib.sc_rs_plan_opts_default.restype = None
     lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
                                   ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_trace_json_warn.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
@@ -146,7 +158,7 @@ def _load():
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
     for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
-              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json",
+              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
@@ -400,32 +412,61 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
                                       fabric, pcie_GBps))
 
 
-def recsys_predict_json(job, sharding=None):
-    """`stepcast recsys predict JOB --format json` of a recommendation job file
-    (docs/recsys.md): sharding None keeps the job's own (the planner's best
-    when it has none), else a kind for every table ("row_wise", ...)."""
-    return _call(_lib.sc_rs_predict_json, os.fsencode(job),
+def recsys_predict_json(job, sharding=None, overrides=None):
+    """`stepcast recsys predict JOB [--sharding KIND] [--set KEY=VALUE]...
+    --format json` of a recommendation job file (docs/recsys.md): sharding
+    None keeps the job's own, else a kind for every table ("row_wise",
+    ...); overrides set keys of the job as --set ({"cluster.gpus": 16} or
+    ["cluster.gpus=16"]). A job without a sharding gives the prediction of
+    the planner's best plan (default options), where the command lists
+    the plans as `recsys plan` does: recsys_plan() takes the planner's options."""
+    ov, n = _strings(_overrides(overrides))
+    return _call(_lib.sc_rs_predict_json_ex, os.fsencode(job), ov, n,
                  sharding.encode("utf-8") if sharding else None)
 
 
-def recsys_predict(job, sharding=None):
+def recsys_predict(job, sharding=None, overrides=None):
     """recsys_predict_json as a dict: iter_s, breakdown, memory (fits), gpus, sharding."""
-    return json.loads(recsys_predict_json(job, sharding))
+    return json.loads(recsys_predict_json(job, sharding, overrides))
 
 
-def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0):
+def _headroom(value):
+    """(bytes, fraction) of a headroom as `search --headroom` reads it
+    (GiB 4, a fraction 0.1, or "10%"), parsed by the library
+    (sc_search_opts_set), as `recsys plan --headroom` does; else Error 2
+    with its message."""
+    so = _SearchOpts()
+    _lib.sc_search_opts_default(ctypes.byref(so))
+    err = _Err()
+    rc = _lib.sc_search_opts_set(ctypes.byref(so), b"headroom",
+                                 _opt_text(value).encode("utf-8"), ctypes.byref(err))
+    if rc != 0:
+        raise Error(rc, err.msg.decode("utf-8", "replace"))
+    return so.headroom_bytes, so.headroom_frac
+
+
+def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None):
     """`stepcast recsys plan JOB --top K [--max-seconds S] [--max-evals N]
-    --format json`: the fastest shardings that fit; a budget of 0 is none,
-    and a search a budget stopped returns the best found so far (its
-    document says so: "stopped")."""
-    return _call(_lib.sc_rs_plan_json, os.fsencode(job), int(top), float(max_seconds),
-                 int(max_evals))
+    [--headroom X] [--set KEY=VALUE]... --format json`: the fastest
+    shardings that fit; a budget of 0 is none, and a search a budget
+    stopped returns the best found so far (its document says so:
+    "stopped"); headroom as search()'s (memory kept free on every GPU);
+    overrides as recsys_predict's."""
+    o = _RsPlanOpts()
+    _lib.sc_rs_plan_opts_default(ctypes.byref(o))
+    o.top, o.max_seconds, o.max_evals = int(top), float(max_seconds), int(max_evals)
+    if headroom is not None:
+        o.headroom_bytes, o.headroom_frac = _headroom(headroom)
+    ov, n = _strings(_overrides(overrides))
+    return _call(_lib.sc_rs_plan_json_ex, os.fsencode(job), ov, n, ctypes.byref(o))
 
 
-def recsys_plan(job, top=5, max_seconds=0, max_evals=0):
+def recsys_plan(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None):
     """recsys_plan_json as a dict: evaluated, exhaustive, stopped, plans
-    [{rank, why, prediction}]."""
-    return json.loads(recsys_plan_json(job, top, max_seconds, max_evals))
+    [{rank, why, prediction}] (prediction.memory.headroom_bytes: what the
+    headroom kept free)."""
+    return json.loads(recsys_plan_json(job, top, max_seconds, max_evals, headroom=headroom,
+                                       overrides=overrides))
 
 
 def _number(v):

@@ -1,6 +1,7 @@
 /*
  * rs_text.c -- JSON text out of a recsys job file, for bindings
- * (sc_rs_predict_json, sc_rs_plan_json; stepcast_recsys.h): the same
+ * (sc_rs_predict_json, sc_rs_plan_json and their _ex forms with --set
+ * overrides and the planner's options; stepcast_recsys.h): the same
  * documents as `stepcast recsys predict|plan --format json`.
  */
 #include <stdio.h>
@@ -34,11 +35,16 @@ static int best(const sc_rs_job *j, sc_rs_plan *p, sc_error *err) {
 }
 
 int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err) {
+  return sc_rs_predict_json_ex(path, NULL, 0, sharding, out, err);
+}
+
+int sc_rs_predict_json_ex(const char *path, const char *const *overrides, size_t n_overrides,
+                          const char *sharding, char **out, sc_error *err) {
   *out = NULL;
   sc_rs_job j;
   sc_rs_plan p;
   int autop;
-  int rc = sc_rs_job_load_file(path, &j, &p, &autop, err);
+  int rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err);
   if (rc) return rc;
   if (sharding) rc = uniform(&j, sharding, &p, err);
   else if (p.n == 0) rc = best(&j, &p, err);
@@ -57,20 +63,25 @@ int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_er
 
 int sc_rs_plan_json(const char *path, int top, double max_seconds, long max_evals, char **out,
                     sc_error *err) {
-  *out = NULL;
-  sc_rs_job j;
-  sc_rs_plan p;
-  int autop;
-  int rc = sc_rs_job_load_file(path, &j, &p, &autop, err);
-  if (rc) return rc;
-  sc_rs_plan_free(&p);
   sc_rs_plan_opts o;
   sc_rs_plan_opts_default(&o);
   o.top = top;
   o.max_seconds = max_seconds;
   o.max_evals = max_evals;
+  return sc_rs_plan_json_ex(path, NULL, 0, &o, out, err);
+}
+
+int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_overrides,
+                       const sc_rs_plan_opts *o, char **out, sc_error *err) {
+  *out = NULL;
+  sc_rs_job j;
+  sc_rs_plan p;
+  int autop;
+  int rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err);
+  if (rc) return rc;
+  sc_rs_plan_free(&p);
   sc_rs_plans ps;
-  rc = sc_rs_plan_search(&j, &o, &ps, err);
+  rc = sc_rs_plan_search(&j, o, &ps, err);
   mstream m;
   if (!rc && !(rc = mstream_open(&m, err))) {
     sc_rs_report_plans(m.f, SC_FORMAT_JSON, &j, &ps);

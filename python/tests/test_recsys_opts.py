@@ -1,0 +1,112 @@
+"""recsys_plan()'s and recsys_predict()'s options (docs/python.md,
+docs/recsys.md): headroom (`recsys plan --headroom`) and overrides
+(`recsys --set`) give the command's JSON to the byte, the headroom drops
+the plans that need the memory it keeps free, and a bad value raises Error
+with the library's message, the one the command prints."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import stepcast  # noqa: E402
+
+CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
+DLRM = os.path.join(ROOT, "examples", "recsys", "dlrm_criteo_8gpu.json")
+MINE = os.path.join(ROOT, "examples", "recsys", "my_tables.json")
+GIB = 1 << 30
+# DLRM's 97 GiB of tables on two A100 80 GB: the fastest plan holds about
+# 58 GiB a GPU, slower ones under 50 (replicating fewer tables)
+TWO = {"cluster.gpus": 2, "cluster.gpus_per_node": 2}
+TWO_SET = ["--set", "cluster.gpus=2", "--set", "cluster.gpus_per_node=2"]
+
+
+def cli(*args, code=0):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == code, f"stepcast {' '.join(args)}: exit {p.returncode}: {p.stderr}"
+    return p
+
+
+def mem(plan):
+    return plan["prediction"]["memory"]
+
+
+def test_headroom_drops_the_plans_within_it():
+    free = stepcast.recsys_plan(DLRM, top=16, overrides=TWO)
+    best = free["plans"][0]
+    cap = mem(best)["capacity_bytes"]
+    assert mem(best)["fits"] and mem(best)["headroom_bytes"] == 0
+    # keep 25 GiB free: the fastest plan (over 55 GiB) no longer fits
+    kept = stepcast.recsys_plan(DLRM, top=16, headroom=25, overrides=TWO)
+    allowed = cap - 25 * GIB
+    assert mem(best)["max_bytes"] > allowed, "the case no longer tests the headroom"
+    assert kept["plans"], "nothing fits under the headroom"
+    for p in kept["plans"]:
+        m = mem(p)
+        assert m["headroom_bytes"] == pytest.approx(25 * GIB, rel=1e-5)
+        assert m["fits"] and m["max_bytes"] <= allowed * (1 + 1e-5)
+    shardings = [p["prediction"]["sharding"] for p in kept["plans"]]
+    assert best["prediction"]["sharding"] not in shardings
+    assert kept["plans"][0]["prediction"]["iter_s"] >= best["prediction"]["iter_s"]
+    # the command's document for the same options, byte for byte
+    text = cli("recsys", "plan", DLRM, "--top", "16", "--headroom", "25", *TWO_SET,
+               "--format", "json").stdout
+    assert stepcast.recsys_plan_json(DLRM, top=16, headroom=25, overrides=TWO) == text
+
+
+@pytest.mark.parametrize("headroom,arg", [("30%", "30%"), (0.3, "0.3"), ("0", "0")])
+def test_headroom_fraction_equals_cli(headroom, arg):
+    text = cli("recsys", "plan", DLRM, "--top", "3", "--headroom", arg, *TWO_SET,
+               "--format", "json").stdout
+    doc = stepcast.recsys_plan(DLRM, top=3, headroom=headroom, overrides=TWO)
+    assert doc == json.loads(text)
+    cap = mem(doc["plans"][0])["capacity_bytes"]
+    frac = 0 if arg == "0" else 0.3
+    assert mem(doc["plans"][0])["headroom_bytes"] == pytest.approx(frac * cap, rel=1e-5)
+
+
+@pytest.mark.parametrize("bad", ["x", "-1", "100%", "1e30", True])
+def test_bad_headroom_raises_the_commands_message(bad):
+    arg = "true" if bad is True else str(bad)
+    err = cli("recsys", "plan", DLRM, "--headroom", arg, code=2).stderr.strip()
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.recsys_plan(DLRM, headroom=bad)
+    assert e.value.code == 2 and err == f"stepcast recsys: --{e.value}"
+
+
+def test_overrides_equal_set():
+    sets = ["--set", "cluster.gpus=16", "--set", "training.optimizer=adagrad"]
+    text = cli("recsys", "predict", DLRM, *sets, "--format", "json").stdout
+    r = stepcast.recsys_predict_json(DLRM, overrides={"cluster.gpus": 16,
+                                                      "training.optimizer": "adagrad"})
+    assert r == text
+    assert stepcast.recsys_predict_json(DLRM, overrides=["cluster.gpus=16",
+                                                         "training.optimizer=adagrad"]) == text
+    assert len(json.loads(text)["gpus"]) == 16
+    assert json.loads(text)["iter_s"] != stepcast.recsys_predict(DLRM)["iter_s"]
+    # with --sharding too, and the plan's --set
+    text = cli("recsys", "predict", MINE, "--sharding", "row_wise", "--set", "cluster.gpus=8",
+               "--format", "json").stdout
+    assert stepcast.recsys_predict_json(MINE, "row_wise", {"cluster.gpus": 8}) == text
+    text = cli("recsys", "plan", MINE, "--top", "2", "--set", "cluster.nic_Gbps=100",
+               "--format", "json").stdout
+    assert stepcast.recsys_plan_json(MINE, top=2, overrides={"cluster.nic_Gbps": 100}) == text
+
+
+def test_sharding_override_is_the_sharding_option():
+    a = stepcast.recsys_predict(DLRM, overrides={"sharding": "row_wise"})
+    assert a == stepcast.recsys_predict(DLRM, sharding="row_wise")
+    assert {s["kind"] for s in a["sharding"]} == {"row_wise"}
+
+
+@pytest.mark.parametrize("override", ["cluster.gpuz=2", "cluster.gpus=abc", "sharding.kind=1"])
+def test_bad_override_raises_the_commands_message(override):
+    err = cli("recsys", "predict", DLRM, "--set", override, code=2).stderr.strip()
+    for call in (stepcast.recsys_predict, stepcast.recsys_plan):
+        with pytest.raises(stepcast.Error) as e:
+            call(DLRM, overrides=[override])
+        assert e.value.code == 2 and err == f"stepcast recsys: {e.value}"

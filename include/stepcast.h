@@ -1481,6 +1481,30 @@ void sc_html_collective(FILE *out, const sc_coll_sweep *sw);
 int sc_predict_json(const char *path, const char *json, const char *const *overrides,
                     size_t n_overrides, int ops, double train_tokens, char **out,
                     sc_error *err);
+/* What `stepcast predict` adds to its document and writes beside it (all
+ * zero: the closed form's document alone, as sc_predict_json without ops
+ * or train_tokens). */
+typedef struct sc_predict_json_opts {
+  int ops;               /* 1 = --ops: the operators of one layer, the step by kind */
+  double train_tokens;   /* --train-tokens: the days to train on this many tokens,
+                            1..1e18 [0: none] */
+  int event;             /* 1 = --engine event: the event engine's document, with its
+                            critical path (not with ops, train_tokens or html) */
+  const char *trace;     /* --trace: a file for the step's Chrome trace (Perfetto), of
+                            the engine chosen [NULL: none] */
+  const char *html;      /* --html: a file for the HTML report (closed form) [NULL] */
+} sc_predict_json_opts;
+
+/* `stepcast predict --format json` with the options o (NULL: none): the
+ * document into *out, the files o names written after it. A data-parallel
+ * scenario (dp.scheme) gives the document of its scheme and takes a trace,
+ * not ops, html or the event engine. SC_EINPUT for a combination the
+ * command refuses, naming the options, or a file named "-" (standard
+ * output is the command's); SC_EIO when a file cannot be written ("trace:
+ * cannot write PATH (reason)"; *out is then NULL); as sc_predict_json else. */
+int sc_predict_json_ex(const char *path, const char *json, const char *const *overrides,
+                       size_t n_overrides, const sc_predict_json_opts *o, char **out,
+                       sc_error *err);
 /* `stepcast search --format json`: the `top` (1..100000) fastest plans. */
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
                    size_t n_overrides, const sc_search_opts *opts, int top, char **out,

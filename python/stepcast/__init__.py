@@ -78,6 +78,12 @@ class _SearchOpts(ctypes.Structure):
                 ("headroom_bytes", ctypes.c_double), ("headroom_frac", ctypes.c_double)]
 
 
+class _PredictOpts(ctypes.Structure):
+    # include/stepcast.h sc_predict_json_opts, field for field
+    _fields_ = [("ops", ctypes.c_int), ("train_tokens", ctypes.c_double),
+                ("event", ctypes.c_int), ("trace", ctypes.c_char_p), ("html", ctypes.c_char_p)]
+
+
 class _SweepOpts(ctypes.Structure):
     _fields_ = [("op", ctypes.c_int), ("ranks", ctypes.c_int), ("ranks_per_node", ctypes.c_int),
                 ("arch", ctypes.c_int), ("nvlink_GBps", ctypes.c_double),
@@ -128,8 +134,8 @@ def _load():
                           "(scripts/build.sh) or set STEPCAST_LIB") from None
     out = ctypes.POINTER(ctypes.POINTER(ctypes.c_char))
     strs = ctypes.POINTER(ctypes.c_char_p)
-    lib.sc_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
-                                    ctypes.c_int, ctypes.c_double, out, ctypes.POINTER(_Err)]
+    lib.sc_predict_json_ex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
+                                       ctypes.POINTER(_PredictOpts), out, ctypes.POINTER(_Err)]
     lib.sc_search_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
                                    ctypes.POINTER(_SearchOpts), ctypes.c_int, out,
                                    ctypes.POINTER(_Err)]
@@ -157,7 +163,7 @@ def _load():
                                        ctypes.c_char_p, out, out, ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
+    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json_ex", "sc_search_json", "sc_validate_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
@@ -204,15 +210,25 @@ def _scenario(scenario):
     return None, json.dumps(scenario).encode("utf-8")
 
 
-def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None):
-    """The text of ``stepcast predict --format json``."""
+_ENGINES = ("closed", "event")
+
+
+def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None, *,
+                 engine="closed", trace=None, html=None):
+    """The text of ``stepcast predict --format json`` (the options as predict())."""
+    if engine not in _ENGINES:
+        raise Error(2, f"engine: expected 'closed' or 'event', got {engine!r}")
+    o = _PredictOpts(ops=int(bool(ops)), train_tokens=float(train_tokens or 0),
+                     event=int(engine == "event"),
+                     trace=os.fsencode(trace) if trace is not None else None,
+                     html=os.fsencode(html) if html is not None else None)
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
-    return _call(_lib.sc_predict_json, path, text, ov, n, int(bool(ops)),
-                 float(train_tokens or 0))
+    return _call(_lib.sc_predict_json_ex, path, text, ov, n, ctypes.byref(o))
 
 
-def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
+def predict(scenario=None, overrides=None, ops=False, train_tokens=None, *, engine="closed",
+            trace=None, html=None):
     """Predict one training step: the fields of ``stepcast predict --format
     json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
     and layer_ops and op_kinds with ops=True). fits_confidence is "marginal" where the
@@ -221,8 +237,16 @@ def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     "unmeasured" on CNNs, BERT and JSON graphs, which the band was not
     measured on. scenario: a dict in the scenario JSON
     format (docs/input.md), a file path, or None for the built-in default;
-    overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set."""
-    return json.loads(predict_json(scenario, overrides, ops, train_tokens))
+    overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set. As the
+    command's options: train_tokens (--train-tokens, 1..1e18: train_days);
+    engine="event" (--engine event: the event engine's document, with
+    engine, closed_form_step_s and critical_path; docs/event.md); trace
+    and html name files for the step's Chrome trace (--trace) and the HTML
+    report (--html, closed form), written after the prediction. A bad
+    value or combination raises Error (code 2) with the library's message;
+    a file that cannot be written, code 3."""
+    return json.loads(predict_json(scenario, overrides, ops, train_tokens, engine=engine,
+                                   trace=trace, html=html))
 
 
 def dp_json(scenario=None, overrides=None):

@@ -63,6 +63,12 @@ int main(void) {
   F(sc_trace_whatif, nvlink_bw);
   F(sc_trace_whatif, nic_bw);
   F(sc_trace_whatif, ranks_per_node);
+  S(sc_predict_json_opts);
+  F(sc_predict_json_opts, ops);
+  F(sc_predict_json_opts, train_tokens);
+  F(sc_predict_json_opts, event);
+  F(sc_predict_json_opts, trace);
+  F(sc_predict_json_opts, html);
   S(sc_rs_plan_opts);
   F(sc_rs_plan_opts, top);
   F(sc_rs_plan_opts, exhaustive_max);

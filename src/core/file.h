@@ -1,5 +1,6 @@
 /*
- * file.h -- read a whole file into memory (module prefix: file_).
+ * file.h -- read a whole file into memory, write a report into one
+ * (module prefix: file_).
  *
  * The loaders (scenario, workload graph, CSV, topology JSON, traces)
  * parse from a buffer; this is the one place that fills it, through mem_
@@ -12,6 +13,7 @@
 #define SC_CORE_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "stepcast.h"
 
@@ -33,5 +35,13 @@ int file_read(const char *path, const char *what, size_t max, char **buf, size_t
  * SC_EIO with the reason in err, naming `what`. For readers that stream
  * (gzip traces) and bound their reads themselves. */
 int file_check(const char *path, const char *what, sc_error *err);
+
+/* Write a report into the file at path (created or truncated): write(f,
+ * ctx) prints it. For the text-out entries that also write files, as the
+ * command's --trace, --html, --perfetto do. SC_OK, or SC_EIO when the file
+ * cannot be created or written, the message "OPTION: cannot write PATH
+ * (reason)" naming `option` as the command's does. */
+int file_write(const char *path, const char *option, void (*write)(FILE *f, const void *ctx),
+               const void *ctx, sc_error *err);
 
 #endif /* SC_CORE_FILE_H */

@@ -3,12 +3,14 @@
  * language bindings call (the Python module, python/stepcast). Each takes
  * a scenario as JSON text or a file path and returns the very document
  * the command prints with --format json (the same writer, so a binding and
- * the CLI agree to the last digit), in a malloc'd string.
+ * the CLI agree to the last digit), in a malloc'd string; predict also
+ * writes the files of --trace and --html.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mstream.h"
 #include "stepcast.h"
 
@@ -23,30 +25,146 @@ static int load(sc_scenario *s, const char *path, const char *json,
                                     overrides, n_overrides, flags, err);
 }
 
-int sc_predict_json(const char *path, const char *json, const char *const *overrides,
-                    size_t n_overrides, int ops, double train_tokens, char **out,
-                    sc_error *err) {
-  *out = NULL;
-  sc_scenario s;
+/* The option values of o the command refuses before it loads anything. */
+static int predict_opts_values(const sc_predict_json_opts *o, sc_error *err) {
+  if (o->train_tokens != 0 && !(o->train_tokens >= 1 && o->train_tokens <= 1e18))
+    return sc_error_set(err, SC_EINPUT, "train_tokens: expected a number of tokens in 1..1e18, "
+                        "e.g. 15e12 (0: none), got %g", o->train_tokens);
+  for (int k = 0; k < 2; k++) {
+    const char *file = k ? o->html : o->trace;
+    if (file && (!*file || !strcmp(file, "-")))
+      return sc_error_set(err, SC_EINPUT, "%s: expected a file name, not '%s' (standard "
+                          "output is the command's, not the library's)", k ? "html" : "trace",
+                          file);
+  }
+  return SC_OK;
+}
+
+/* The combinations of o with the scenario s the command refuses. */
+static int predict_opts_fit(const sc_predict_json_opts *o, const sc_scenario *s,
+                            sc_error *err) {
+  if (o->event && (o->ops || o->train_tokens > 0 || o->html || s->dp.scheme[0]))
+    return sc_error_set(err, SC_EINPUT, "event: the event engine writes its document and "
+                        "trace; ops, train_tokens, html and data-parallel scenarios (dp.scheme) "
+                        "go with the closed form");
+  if (s->dp.scheme[0] && (o->ops || o->html))
+    return sc_error_set(err, SC_EINPUT, "dp.scheme: ops and html are not available for a "
+                        "data-parallel scenario (trace is)");
+  return SC_OK;
+}
+
+/* What a step's trace and HTML report are written from. */
+typedef struct step_files {
+  const sc_scenario *s;
+  const sc_result *r;        /* the closed form's prediction (html); NULL for a trace */
+  const sc_span *spans;      /* sc_timeline's (or sc_dp_timeline's) n spans */
+  size_t n;
+  const sc_event_pred *ev;   /* the event engine's run (its trace); NULL otherwise */
+} step_files;
+
+static void trace_of(FILE *f, const void *ctx) {
+  const step_files *c = ctx;
+  if (c->ev) sc_report_event_trace(f, c->s, c->ev);
+  else sc_report_trace(f, c->s, c->spans, c->n);
+}
+
+static void html_of(FILE *f, const void *ctx) {
+  const step_files *c = ctx;
+  sc_html_prediction(f, c->s, c->r, c->spans, c->n);
+}
+
+/* The trace and HTML report o names of s (r: the closed form's result;
+ * dp: a data-parallel scenario, laid out by sc_dp_timeline); on failure
+ * *out, the document already made, is freed. */
+static int predict_files(const sc_scenario *s, const sc_result *r, int dp,
+                         const sc_predict_json_opts *o, char **out, sc_error *err) {
+  if (!o->trace && !o->html) return SC_OK;
+  sc_span *spans = NULL;
+  size_t n = 0;
+  double step = 0;
+  int rc = dp ? sc_dp_timeline(s, &spans, &n, &step, err) : sc_timeline(s, &spans, &n, &step, err);
+  step_files c = {s, r, spans, n, NULL};
+  if (rc == SC_OK && o->trace) rc = file_write(o->trace, "trace", trace_of, &c, err);
+  if (rc == SC_OK && o->html) rc = file_write(o->html, "html", html_of, &c, err);
+  free(spans);
+  if (rc != SC_OK) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+/* The document of a data-parallel scenario (its scheme, dp.scheme). */
+static int predict_dp(const sc_scenario *s, const sc_predict_json_opts *o, char **out,
+                      sc_error *err) {
+  sc_dp_result d;
+  mstream m;
+  int rc = sc_dp_predict(s, &d, err);
+  if (rc == SC_OK && (rc = mstream_open(&m, err)) == SC_OK) {
+    sc_report_dp(m.f, SC_FORMAT_JSON, s, &d, 1);
+    rc = mstream_close(&m, out, err);
+  }
+  return rc == SC_OK ? predict_files(s, NULL, 1, o, out, err) : rc;
+}
+
+/* The closed form's document, with the operators when o->ops. */
+static int predict_closed(const sc_scenario *s, const sc_predict_json_opts *o, char **out,
+                          sc_error *err) {
   sc_result r;
   sc_op_time layer[64], kinds[16];
-  int n = 0, nk = 0, rc = load(&s, path, json, overrides, n_overrides, 0, err);
-  if (rc == SC_OK && s.dp.scheme[0]) { /* a data-parallel scenario: `predict` prints it so */
-    sc_dp_result d;
-    mstream m;
-    if ((rc = sc_dp_predict(&s, &d, err)) || (rc = mstream_open(&m, err))) return rc;
-    sc_report_dp(m.f, SC_FORMAT_JSON, &s, &d, 1);
-    return mstream_close(&m, out, err);
-  }
-  if (rc == SC_OK) rc = sc_predict(&s, &r, err);
-  if (rc == SC_OK && ops && (n = sc_explain_layer(&s, layer, 64, err)) < 0) rc = -n;
-  if (rc == SC_OK && ops && (nk = sc_explain_kinds(&s, kinds, 16, err)) < 0) rc = -nk;
+  int n = 0, nk = 0, rc = sc_predict(s, &r, err);
+  if (rc == SC_OK && o->ops && (n = sc_explain_layer(s, layer, 64, err)) < 0) rc = -n;
+  if (rc == SC_OK && o->ops && (nk = sc_explain_kinds(s, kinds, 16, err)) < 0) rc = -nk;
   mstream m;
   if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc != SC_OK) return rc;
-  sc_report_prediction_kinds(m.f, SC_FORMAT_JSON, &s, &r, train_tokens, ops ? layer : NULL, n,
-                             ops ? kinds : NULL, nk);
-  return mstream_close(&m, out, err);
+  sc_report_prediction_kinds(m.f, SC_FORMAT_JSON, s, &r, o->train_tokens, o->ops ? layer : NULL,
+                             n, o->ops ? kinds : NULL, nk);
+  rc = mstream_close(&m, out, err);
+  return rc == SC_OK ? predict_files(s, &r, 0, o, out, err) : rc;
+}
+
+/* The event engine's document, and its trace when o->trace. */
+static int predict_event(const sc_scenario *s, const sc_predict_json_opts *o, char **out,
+                         sc_error *err) {
+  sc_event_opts eo = {1, o->trace != NULL};
+  sc_event_pred *p = NULL;
+  sc_result r;
+  mstream m;
+  int rc = sc_predict_event(s, &eo, &r, &p, err);
+  if (rc == SC_OK && (rc = mstream_open(&m, err)) == SC_OK) {
+    sc_report_event(m.f, SC_FORMAT_JSON, s, &r, p);
+    rc = mstream_close(&m, out, err);
+  }
+  step_files c = {s, NULL, NULL, 0, p};
+  if (rc == SC_OK && o->trace && (rc = file_write(o->trace, "trace", trace_of, &c, err))) {
+    free(*out);
+    *out = NULL;
+  }
+  sc_event_pred_free(p);
+  return rc;
+}
+
+int sc_predict_json(const char *path, const char *json, const char *const *overrides,
+                    size_t n_overrides, int ops, double train_tokens, char **out,
+                    sc_error *err) {
+  sc_predict_json_opts o = {.ops = ops, .train_tokens = train_tokens};
+  return sc_predict_json_ex(path, json, overrides, n_overrides, &o, out, err);
+}
+
+int sc_predict_json_ex(const char *path, const char *json, const char *const *overrides,
+                       size_t n_overrides, const sc_predict_json_opts *opts, char **out,
+                       sc_error *err) {
+  *out = NULL;
+  sc_predict_json_opts none = {0};
+  const sc_predict_json_opts *o = opts ? opts : &none;
+  sc_scenario s;
+  int rc = predict_opts_values(o, err);
+  if (rc == SC_OK) rc = load(&s, path, json, overrides, n_overrides, 0, err);
+  if (rc == SC_OK) rc = predict_opts_fit(o, &s, err);
+  if (rc != SC_OK) return rc;
+  if (s.dp.scheme[0]) return predict_dp(&s, o, out, err);
+  return o->event ? predict_event(&s, o, out, err) : predict_closed(&s, o, out, err);
 }
 
 int sc_dp_json(const char *path, const char *json, const char *const *overrides,

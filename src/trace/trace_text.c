@@ -5,24 +5,16 @@
  * (sc_report_trace_replay), and optionally the replayed schedule as a
  * Perfetto file, as --perfetto.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mem.h"
 #include "core/mstream.h"
 #include "stepcast.h"
 
-/* The schedule of t's last replay into the file path: SC_OK or SC_EIO. */
-static int write_perfetto(const sc_trace *t, const char *path, sc_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f) return sc_error_set(err, SC_EIO, "trace: cannot write %s (%s)", path, strerror(errno));
-  sc_trace_write_perfetto(t, f);
-  int bad = fflush(f) != 0 || ferror(f);
-  bad |= fclose(f) != 0;
-  return bad ? sc_error_set(err, SC_EIO, "trace: cannot write %s", path) : SC_OK;
-}
+static void perfetto_of(FILE *f, const void *t) { sc_trace_write_perfetto(t, f); }
 
 /* The report of t as traced and, when w is not NULL, under w into *out;
  * the schedule of the last replay (w's, else the traced one) to perfetto
@@ -39,7 +31,7 @@ static int replay_json(sc_trace *t, const sc_trace_whatif *w, const char *perfet
   if ((rc = mstream_open(&m, err))) return rc;
   sc_report_trace_replay(m.f, SC_FORMAT_JSON, t, &base, w ? w : &none, w ? &x : NULL);
   if ((rc = mstream_close(&m, out, err))) return rc;
-  if (perfetto && (rc = write_perfetto(t, perfetto, err))) {
+  if (perfetto && (rc = file_write(perfetto, "trace", perfetto_of, t, err))) {
     free(*out);
     *out = NULL;
   }

@@ -1514,6 +1514,29 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
  * command names its shipped sets "validation/KIND/FILE.csv"). */
 int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
                      sc_error *err);
+/* What `stepcast validate` adds: its options as sc_validate_json_ex
+ * takes them (all zero: sc_validate_json). */
+typedef struct sc_validate_json_opts {
+  int event;             /* 1 = --engine event: training rows predicted by the event
+                            engine (sc_validate_file_engine) */
+  int timings;           /* 1 = --timings: each set's wall time, "seconds" (differs run
+                            to run) */
+  const char *html;      /* --html: a file for the HTML report [NULL: none; not "-"] */
+} sc_validate_json_opts;
+
+/* sc_validate_json with the options o (NULL: none); the HTML report is
+ * written after the document (SC_EIO "html: cannot write PATH (reason)",
+ * *out NULL, when it cannot be). */
+int sc_validate_json_ex(const char *const *paths, const char *const *names, size_t n,
+                        const sc_validate_json_opts *o, char **out, sc_error *err);
+/* `stepcast validate --row ID FILE.csv [--engine event] [--ops] --format
+ * json`: the document `predict` prints for the scenario row `id` of the
+ * training set at path gives (sc_validate_row_scenario), by the closed
+ * form with the operators of one layer when ops, or by the event engine
+ * when event (not both: SC_EINPUT); a data-parallel row gives its
+ * scheme's document. Codes as sc_validate_row_scenario and sc_predict. */
+int sc_validate_row_json(const char *path, const char *id, int event, int ops, char **out,
+                         sc_error *err);
 /* `stepcast dp --format json`: every data-parallel scheme that applies to
  * the scenario's job, fastest first (the scenario's plan degrees are not
  * checked, as `stepcast dp`; neither path nor json: sc_dp_default_scenario). */

@@ -34,6 +34,7 @@ import warnings
 
 __all__ = ["Error", "TraceWarning", "predict", "search", "validate", "collective", "dp", "recsys_predict",
            "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
+           "validate_row", "validate_row_json",
            "dp_json", "recsys_predict_json", "recsys_plan_json", "trace", "trace_json",
            "data_dir", "version"]
 
@@ -82,6 +83,11 @@ class _PredictOpts(ctypes.Structure):
     # include/stepcast.h sc_predict_json_opts, field for field
     _fields_ = [("ops", ctypes.c_int), ("train_tokens", ctypes.c_double),
                 ("event", ctypes.c_int), ("trace", ctypes.c_char_p), ("html", ctypes.c_char_p)]
+
+
+class _ValidateOpts(ctypes.Structure):
+    # include/stepcast.h sc_validate_json_opts, field for field
+    _fields_ = [("event", ctypes.c_int), ("timings", ctypes.c_int), ("html", ctypes.c_char_p)]
 
 
 class _SweepOpts(ctypes.Structure):
@@ -139,7 +145,10 @@ def _load():
     lib.sc_search_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
                                    ctypes.POINTER(_SearchOpts), ctypes.c_int, out,
                                    ctypes.POINTER(_Err)]
-    lib.sc_validate_json.argtypes = [strs, strs, ctypes.c_size_t, out, ctypes.POINTER(_Err)]
+    lib.sc_validate_json_ex.argtypes = [strs, strs, ctypes.c_size_t, ctypes.POINTER(_ValidateOpts),
+                                        out, ctypes.POINTER(_Err)]
+    lib.sc_validate_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                         ctypes.c_int, out, ctypes.POINTER(_Err)]
     lib.sc_collective_json.argtypes = [ctypes.POINTER(_SweepOpts), out, ctypes.POINTER(_Err)]
     lib.sc_dp_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, out,
                                ctypes.POINTER(_Err)]
@@ -163,7 +172,7 @@ def _load():
                                        ctypes.c_char_p, out, out, ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json_ex", "sc_search_json", "sc_validate_json", "sc_collective_json",
+    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json_ex", "sc_search_json", "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
@@ -213,13 +222,18 @@ def _scenario(scenario):
 _ENGINES = ("closed", "event")
 
 
+def _event(engine):
+    """1 for engine "event", 0 for "closed" (the command's --engine); else Error 2."""
+    if engine not in _ENGINES:
+        raise Error(2, f"engine: expected 'closed' or 'event', got {engine!r}")
+    return int(engine == "event")
+
+
 def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None, *,
                  engine="closed", trace=None, html=None):
     """The text of ``stepcast predict --format json`` (the options as predict())."""
-    if engine not in _ENGINES:
-        raise Error(2, f"engine: expected 'closed' or 'event', got {engine!r}")
     o = _PredictOpts(ops=int(bool(ops)), train_tokens=float(train_tokens or 0),
-                     event=int(engine == "event"),
+                     event=_event(engine),
                      trace=os.fsencode(trace) if trace is not None else None,
                      html=os.fsencode(html) if html is not None else None)
     path, text = _scenario(scenario)
@@ -364,9 +378,10 @@ def _shipped_sets():
     return sets, [os.path.relpath(p, d).replace(os.sep, "/") for p in sets]
 
 
-def validate_json(paths=None):
+def validate_json(paths=None, *, engine="closed", timings=False, html=None):
     """The text of ``stepcast validate --format json`` (paths None: every
-    shipped set, named as the command names them)."""
+    shipped set, named as the command names them; the options as
+    validate())."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if paths is None:
@@ -374,21 +389,40 @@ def validate_json(paths=None):
     else:
         paths = [os.fspath(p) for p in paths]
         names = paths
+    o = _ValidateOpts(event=_event(engine), timings=int(bool(timings)),
+                      html=os.fsencode(html) if html is not None else None)
     arr, n = _strings(paths)
     nm, _ = _strings(names)
-    return _call(_lib.sc_validate_json, arr, nm, n)
+    return _call(_lib.sc_validate_json_ex, arr, nm, n, ctypes.byref(o))
 
 
-def validate(paths=None):
+def validate(paths=None, *, engine="closed", html=None):
     """Predict published measurements: one dict per row (file, kind, id,
     measured, predicted, ape, skipped; training rows also fits,
     fits_confidence ("clear" or "marginal"), memory_gib, capacity_gib: the
     memory model's verdict), ready for pandas.DataFrame. Rows
     not predicted have predicted and ape None and the reason in skipped.
-    paths: CSV files, or None for every set shipped with stepcast."""
-    doc = json.loads(validate_json(paths))
+    paths: CSV files, or None for every set shipped with stepcast;
+    engine="event" predicts the training rows with the event engine
+    (--engine event); html names a file for the HTML report (--html)."""
+    doc = json.loads(validate_json(paths, engine=engine, html=html))
     kinds = {f["file"]: f["kind"] for f in doc["files"]}
     return [dict(r, kind=kinds[r["file"]]) for r in doc["rows"]]
+
+
+def validate_row_json(path, id, *, engine="closed", ops=False):
+    """The text of ``stepcast validate --row ID FILE.csv --format json``."""
+    return _call(_lib.sc_validate_row_json, os.fsencode(path), str(id).encode("utf-8"),
+                 _event(engine), int(bool(ops)))
+
+
+def validate_row(path, id, *, engine="closed", ops=False):
+    """One row of a measurement set predicted as predict() shows it, as
+    ``stepcast validate --row ID FILE.csv --format json``: the document of
+    the scenario its cells (and blank cells' defaults) give; ops=True adds
+    layer_ops and op_kinds (closed form); engine="event" gives the event
+    engine's document; a data-parallel row, its scheme's."""
+    return json.loads(validate_row_json(path, id, engine=engine, ops=ops))
 
 
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,

@@ -69,6 +69,10 @@ int main(void) {
   F(sc_predict_json_opts, event);
   F(sc_predict_json_opts, trace);
   F(sc_predict_json_opts, html);
+  S(sc_validate_json_opts);
+  F(sc_validate_json_opts, event);
+  F(sc_validate_json_opts, timings);
+  F(sc_validate_json_opts, html);
   S(sc_rs_plan_opts);
   F(sc_rs_plan_opts, top);
   F(sc_rs_plan_opts, exhaustive_max);

@@ -18,7 +18,8 @@ import stepcast  # noqa: E402
 
 MIRRORS = {"sc_error": stepcast._Err, "sc_search_opts": stepcast._SearchOpts,
            "sc_coll_sweep_opts": stepcast._SweepOpts, "sc_trace_whatif": stepcast._TraceWhatif,
-           "sc_predict_json_opts": stepcast._PredictOpts, "sc_rs_plan_opts": stepcast._RsPlanOpts}
+           "sc_predict_json_opts": stepcast._PredictOpts,
+           "sc_validate_json_opts": stepcast._ValidateOpts, "sc_rs_plan_opts": stepcast._RsPlanOpts}
 
 
 @pytest.fixture(scope="module")

@@ -207,27 +207,71 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
   return rc;
 }
 
+/* What the HTML report of validated sets is written from. */
+typedef struct validated {
+  const sc_validation *sets;
+  int n;
+} validated;
+
+static void html_sets_of(FILE *f, const void *ctx) {
+  const validated *v = ctx;
+  sc_html_validation(f, v->sets, v->n);
+}
+
 int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
                      sc_error *err) {
+  return sc_validate_json_ex(paths, names, n, NULL, out, err);
+}
+
+int sc_validate_json_ex(const char *const *paths, const char *const *names, size_t n,
+                        const sc_validate_json_opts *opts, char **out, sc_error *err) {
   *out = NULL;
+  sc_validate_json_opts none = {0};
+  const sc_validate_json_opts *o = opts ? opts : &none;
+  if (o->html && (!*o->html || !strcmp(o->html, "-")))
+    return sc_error_set(err, SC_EINPUT, "html: expected a file name, not '%s' (standard output "
+                        "is the command's, not the library's)", o->html);
   sc_validation *sets = calloc(n ? n : 1, sizeof *sets);
   if (!sets) return sc_error_set(err, SC_ENOMEM, "out of memory for %zu sets", n);
   size_t done = 0;
   int rc = SC_OK;
   for (; done < n && rc == SC_OK; done++) {
-    if ((rc = sc_validate_file(paths[done], &sets[done], err)) != SC_OK) break;
+    if ((rc = sc_validate_file_engine(paths[done], o->event, &sets[done], err)) != SC_OK) break;
     if (names && names[done])
       snprintf(sets[done].path, sizeof sets[done].path, "%s", names[done]);
   }
   mstream m;
   if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc == SC_OK) {
-    sc_report_validation(m.f, SC_FORMAT_JSON, sets, (int)n, SC_REPORT_ROWS);
+    unsigned flags = SC_REPORT_ROWS | (o->timings ? SC_REPORT_TIMINGS : 0);
+    sc_report_validation(m.f, SC_FORMAT_JSON, sets, (int)n, flags);
     rc = mstream_close(&m, out, err);
+  }
+  validated v = {sets, (int)n};
+  if (rc == SC_OK && o->html && (rc = file_write(o->html, "html", html_sets_of, &v, err))) {
+    free(*out);
+    *out = NULL;
   }
   for (size_t i = 0; i < done; i++) sc_validation_free(&sets[i]);
   free(sets);
   return rc;
+}
+
+int sc_validate_row_json(const char *path, const char *id, int event, int ops, char **out,
+                         sc_error *err) {
+  *out = NULL;
+  if (event && ops)
+    return sc_error_set(err, SC_EINPUT, "ops goes with the closed form, not the event engine");
+  sc_scenario s;
+  sc_predict_json_opts o = {.ops = ops, .event = event};
+  int rc = sc_validate_row_scenario(path, id, &s, err);
+  if (rc == SC_OK && s.dp.scheme[0]) {
+    o.ops = 0; /* as the command: a data-parallel row's scheme, without operators */
+    return predict_dp(&s, &o, out, err);
+  }
+  if (rc == SC_OK) rc = sc_scenario_resolve(&s, err);
+  if (rc != SC_OK) return rc;
+  return event ? predict_event(&s, &o, out, err) : predict_closed(&s, &o, out, err);
 }
 
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err) {

@@ -34,7 +34,7 @@ import warnings
 
 __all__ = ["Error", "TraceWarning", "predict", "search", "validate", "collective", "dp", "recsys_predict",
            "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
-           "validate_row", "validate_row_json",
+           "validate_row", "validate_row_json", "recsys_row", "recsys_row_json",
            "dp_json", "recsys_predict_json", "recsys_plan_json", "trace", "trace_json",
            "data_dir", "version"]
 
@@ -161,9 +161,12 @@ def _load():
     lib.sc_fabric_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
     lib.sc_rs_predict_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
-                                          ctypes.c_char_p, out, ctypes.POINTER(_Err)]
+                                          ctypes.c_char_p, ctypes.c_char_p, out,
+                                          ctypes.POINTER(_Err)]
     lib.sc_rs_plan_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
-                                       ctypes.POINTER(_RsPlanOpts), out, ctypes.POINTER(_Err)]
+                                       ctypes.POINTER(_RsPlanOpts), ctypes.c_char_p, out,
+                                       ctypes.POINTER(_Err)]
+    lib.sc_rs_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_rs_plan_opts_default.argtypes = [ctypes.POINTER(_RsPlanOpts)]
     lib.sc_rs_plan_opts_default.restype = None
     lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
@@ -173,7 +176,7 @@ def _load():
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
     for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json_ex", "sc_search_json", "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json",
-              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
+              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex", "sc_rs_row_json",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
@@ -219,6 +222,11 @@ def _scenario(scenario):
     return None, json.dumps(scenario).encode("utf-8")
 
 
+def _file(path):
+    """A file name for the library (None: none)."""
+    return os.fsencode(path) if path is not None else None
+
+
 _ENGINES = ("closed", "event")
 
 
@@ -234,8 +242,7 @@ def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None, *,
     """The text of ``stepcast predict --format json`` (the options as predict())."""
     o = _PredictOpts(ops=int(bool(ops)), train_tokens=float(train_tokens or 0),
                      event=_event(engine),
-                     trace=os.fsencode(trace) if trace is not None else None,
-                     html=os.fsencode(html) if html is not None else None)
+                     trace=_file(trace), html=_file(html))
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
     return _call(_lib.sc_predict_json_ex, path, text, ov, n, ctypes.byref(o))
@@ -389,8 +396,7 @@ def validate_json(paths=None, *, engine="closed", timings=False, html=None):
     else:
         paths = [os.fspath(p) for p in paths]
         names = paths
-    o = _ValidateOpts(event=_event(engine), timings=int(bool(timings)),
-                      html=os.fsencode(html) if html is not None else None)
+    o = _ValidateOpts(event=_event(engine), timings=int(bool(timings)), html=_file(html))
     arr, n = _strings(paths)
     nm, _ = _strings(names)
     return _call(_lib.sc_validate_json_ex, arr, nm, n, ctypes.byref(o))
@@ -470,22 +476,35 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
                                       fabric, pcie_GBps))
 
 
-def recsys_predict_json(job, sharding=None, overrides=None):
+def recsys_predict_json(job, sharding=None, overrides=None, *, trace=None):
     """`stepcast recsys predict JOB [--sharding KIND] [--set KEY=VALUE]...
-    --format json` of a recommendation job file (docs/recsys.md): sharding
-    None keeps the job's own, else a kind for every table ("row_wise",
-    ...); overrides set keys of the job as --set ({"cluster.gpus": 16} or
-    ["cluster.gpus=16"]). A job without a sharding gives the prediction of
-    the planner's best plan (default options), where the command lists
-    the plans as `recsys plan` does: recsys_plan() takes the planner's options."""
+    [--trace FILE] --format json` of a recommendation job file
+    (docs/recsys.md): sharding None keeps the job's own, else a kind for
+    every table ("row_wise", ...); overrides set keys of the job as --set
+    ({"cluster.gpus": 16} or ["cluster.gpus=16"]); trace names a file for
+    the iteration as Chrome trace JSON (Perfetto). A job without a sharding
+    gives the prediction of the planner's best plan (default options),
+    where the command lists the plans as `recsys plan` does: recsys_plan()
+    takes the planner's options."""
     ov, n = _strings(_overrides(overrides))
     return _call(_lib.sc_rs_predict_json_ex, os.fsencode(job), ov, n,
-                 sharding.encode("utf-8") if sharding else None)
+                 sharding.encode("utf-8") if sharding else None, _file(trace))
 
 
-def recsys_predict(job, sharding=None, overrides=None):
+def recsys_predict(job, sharding=None, overrides=None, *, trace=None):
     """recsys_predict_json as a dict: iter_s, breakdown, memory (fits), gpus, sharding."""
-    return json.loads(recsys_predict_json(job, sharding, overrides))
+    return json.loads(recsys_predict_json(job, sharding, overrides, trace=trace))
+
+
+def recsys_row_json(path, id):
+    """The text of `stepcast recsys row FILE.csv ID --format json`."""
+    return _call(_lib.sc_rs_row_json, os.fsencode(path), str(id).encode("utf-8"))
+
+
+def recsys_row(path, id):
+    """One row of a recommendation measurement set predicted (the job and
+    sharding its cells give; docs/accuracy.md), as recsys_predict's dict."""
+    return json.loads(recsys_row_json(path, id))
 
 
 def _headroom(value):
@@ -503,28 +522,30 @@ def _headroom(value):
     return so.headroom_bytes, so.headroom_frac
 
 
-def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None):
+def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None,
+                     trace=None):
     """`stepcast recsys plan JOB --top K [--max-seconds S] [--max-evals N]
-    [--headroom X] [--set KEY=VALUE]... --format json`: the fastest
-    shardings that fit; a budget of 0 is none, and a search a budget
-    stopped returns the best found so far (its document says so:
+    [--headroom X] [--set KEY=VALUE]... [--trace FILE] --format json`: the
+    fastest shardings that fit; a budget of 0 is none, and a search a
+    budget stopped returns the best found so far (its document says so:
     "stopped"); headroom as search()'s (memory kept free on every GPU);
-    overrides as recsys_predict's."""
+    overrides as recsys_predict's; trace, the iteration of the best plan."""
     o = _RsPlanOpts()
     _lib.sc_rs_plan_opts_default(ctypes.byref(o))
     o.top, o.max_seconds, o.max_evals = int(top), float(max_seconds), int(max_evals)
     if headroom is not None:
         o.headroom_bytes, o.headroom_frac = _headroom(headroom)
     ov, n = _strings(_overrides(overrides))
-    return _call(_lib.sc_rs_plan_json_ex, os.fsencode(job), ov, n, ctypes.byref(o))
+    return _call(_lib.sc_rs_plan_json_ex, os.fsencode(job), ov, n, ctypes.byref(o), _file(trace))
 
 
-def recsys_plan(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None):
+def recsys_plan(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None,
+                trace=None):
     """recsys_plan_json as a dict: evaluated, exhaustive, stopped, plans
     [{rank, why, prediction}] (prediction.memory.headroom_bytes: what the
     headroom kept free)."""
     return json.loads(recsys_plan_json(job, top, max_seconds, max_evals, headroom=headroom,
-                                       overrides=overrides))
+                                       overrides=overrides, trace=trace))
 
 
 def _number(v):

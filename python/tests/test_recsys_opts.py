@@ -110,3 +110,67 @@ def test_bad_override_raises_the_commands_message(override):
         with pytest.raises(stepcast.Error) as e:
             call(DLRM, overrides=[override])
         assert e.value.code == 2 and err == f"stepcast recsys: {e.value}"
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("sub,kw,args", [
+    ("predict", {}, []),
+    ("predict", {"sharding": "row_wise"}, ["--sharding", "row_wise"]),
+    ("predict", {"overrides": {"sharding": "auto"}}, ["--set", "sharding=auto"]),  # the best plan's
+    ("plan", {"top": 2}, ["--top", "2"]),                                          # rank 1's
+], ids=["own", "row_wise", "planned", "plan"])
+def test_trace_file_equals_cli(tmp_path, sub, kw, args):
+    theirs, ours = tmp_path / "cli.json", tmp_path / "py.json"
+    call = stepcast.recsys_plan_json if sub == "plan" else stepcast.recsys_predict_json
+    text = cli("recsys", sub, DLRM, *args, "--trace", str(theirs), "--format", "json").stdout
+    doc = call(DLRM, trace=str(ours), **kw)
+    if kw.get("overrides"):   # the command lists the plans; the module predicts the best
+        assert json.loads(doc) == json.loads(text)["plans"][0]["prediction"]
+    else:
+        assert doc == text
+    assert read(ours) == read(theirs)
+    meta = json.loads(read(ours))["otherData"]
+    assert meta["iter_s"] == pytest.approx(json.loads(doc).get("iter_s") or
+                                           json.loads(doc)["plans"][0]["prediction"]["iter_s"],
+                                           rel=1e-5)
+
+
+@pytest.mark.parametrize("call", [stepcast.recsys_predict, stepcast.recsys_plan])
+def test_trace_errors(tmp_path, call):
+    with pytest.raises(stepcast.Error) as e:
+        call(DLRM, trace="-")
+    assert e.value.code == 2 and "expected a file name" in str(e.value)
+    path = str(tmp_path / "no" / "dir.json")
+    err = cli("recsys", "predict", DLRM, "--trace", path, code=3).stderr.strip()
+    with pytest.raises(stepcast.Error) as e:
+        call(DLRM, trace=path)
+    assert e.value.code == 3
+    assert err.startswith(f"stepcast recsys: cannot write {path} (")
+    assert str(e.value) == "trace: " + err[len("stepcast recsys: "):]
+
+
+ROWS = os.path.join(ROOT, "data", "validation", "recsys", "mlperf_dlrm_v0.7-v2.1.csv")
+
+
+def test_row_equals_cli():
+    with open(ROWS) as f:
+        ids = [line.split(",")[0] for line in f.readlines()[1:4]]
+    for rid in ids:
+        text = cli("recsys", "row", ROWS, rid, "--format", "json").stdout
+        assert stepcast.recsys_row_json(ROWS, rid) == text
+        assert stepcast.recsys_row(ROWS, rid)["iter_s"] > 0
+    # the row's prediction is the one validate() scores
+    row, = [r for r in stepcast.validate(ROWS) if r["id"] == ids[0]]
+    assert row["predicted"] == pytest.approx(stepcast.recsys_row(ROWS, ids[0])["iter_s"],
+                                             rel=1e-5)
+
+
+def test_row_errors():
+    err = cli("recsys", "row", ROWS, "no-such-row", code=2).stderr.strip()
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.recsys_row(ROWS, "no-such-row")
+    assert e.value.code == 2 and err == f"stepcast recsys: {e.value}"

@@ -91,13 +91,14 @@ int file_read(const char *path, const char *what, size_t max, char **buf, size_t
   return rc;
 }
 
-int file_write(const char *path, const char *option, void (*write)(FILE *f, const void *ctx),
-               const void *ctx, sc_error *err) {
+int file_write(const char *path, const char *option, file_writer write, const void *ctx,
+               sc_error *err) {
   FILE *f = fopen(path, "w");
   if (!f)
     return sc_error_set(err, SC_EIO, "%s: cannot write %s (%s)", option, path, strerror(errno));
-  write(f, ctx);
+  int rc = write(f, ctx, err);
   int bad = fflush(f) != 0 || ferror(f);
   bad |= fclose(f) != 0;
+  if (rc != SC_OK) return rc;
   return bad ? sc_error_set(err, SC_EIO, "%s: cannot write %s", option, path) : SC_OK;
 }

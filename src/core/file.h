@@ -36,12 +36,16 @@ int file_read(const char *path, const char *what, size_t max, char **buf, size_t
  * (gzip traces) and bound their reads themselves. */
 int file_check(const char *path, const char *what, sc_error *err);
 
+/* A writer of a report into f from ctx: SC_OK, or an sc_code with err set. */
+typedef int (*file_writer)(FILE *f, const void *ctx, sc_error *err);
+
 /* Write a report into the file at path (created or truncated): write(f,
- * ctx) prints it. For the text-out entries that also write files, as the
- * command's --trace, --html, --perfetto do. SC_OK, or SC_EIO when the file
- * cannot be created or written, the message "OPTION: cannot write PATH
- * (reason)" naming `option` as the command's does. */
-int file_write(const char *path, const char *option, void (*write)(FILE *f, const void *ctx),
-               const void *ctx, sc_error *err);
+ * ctx, err) prints it. For the text-out entries that also write files, as
+ * the command's --trace, --html, --perfetto do. SC_OK; the writer's code;
+ * or SC_EIO when the file cannot be created or written, the message
+ * "OPTION: cannot write PATH (reason)" naming `option` as the command's
+ * does. */
+int file_write(const char *path, const char *option, file_writer write, const void *ctx,
+               sc_error *err);
 
 #endif /* SC_CORE_FILE_H */

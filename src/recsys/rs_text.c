@@ -1,13 +1,15 @@
 /*
  * rs_text.c -- JSON text out of a recsys job file, for bindings
  * (sc_rs_predict_json, sc_rs_plan_json and their _ex forms with --set
- * overrides and the planner's options; stepcast_recsys.h): the same
- * documents as `stepcast recsys predict|plan --format json`.
+ * overrides, the planner's options and --trace; sc_rs_row_json;
+ * stepcast_recsys.h): the same documents as `stepcast recsys
+ * predict|plan|row --format json`.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mstream.h"
 #include "stepcast_recsys.h"
 
@@ -34,28 +36,68 @@ static int best(const sc_rs_job *j, sc_rs_plan *p, sc_error *err) {
   return SC_OK;
 }
 
+/* What a recsys trace is written from: plan p of job j. */
+typedef struct rs_trace_of {
+  const sc_rs_job *j;
+  const sc_rs_plan *p;
+} rs_trace_of;
+
+static int trace_of(FILE *f, const void *ctx, sc_error *err) {
+  const rs_trace_of *c = ctx;
+  return sc_rs_report_trace(f, c->j, c->p, NULL, err);
+}
+
+/* The iteration of plan p of j as a Chrome trace to path (NULL: none); on
+ * failure *out, the document already made, is freed. */
+static int trace_file(const char *path, const sc_rs_job *j, const sc_rs_plan *p, char **out,
+                      sc_error *err) {
+  rs_trace_of c = {j, p};
+  int rc = path ? file_write(path, "trace", trace_of, &c, err) : SC_OK;
+  if (rc != SC_OK) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+/* "-" or "" refused as a file (standard output is the command's). */
+static int trace_name(const char *trace, sc_error *err) {
+  if (trace && (!*trace || !strcmp(trace, "-")))
+    return sc_error_set(err, SC_EINPUT, "trace: expected a file name, not '%s' (standard "
+                        "output is the command's, not the library's)", trace);
+  return SC_OK;
+}
+
+/* The document of plan p of j (evaluated), and its trace. */
+static int predict_doc(const sc_rs_job *j, const sc_rs_plan *p, const char *trace, char **out,
+                       sc_error *err) {
+  sc_rs_result r = {0};
+  mstream m;
+  int rc = sc_rs_evaluate(j, p, &r, err);
+  if (!rc && !(rc = mstream_open(&m, err))) {
+    sc_rs_report_result(m.f, SC_FORMAT_JSON, j, p, &r);
+    rc = mstream_close(&m, out, err);
+  }
+  sc_rs_result_free(&r);
+  return rc ? rc : trace_file(trace, j, p, out, err);
+}
+
 int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err) {
-  return sc_rs_predict_json_ex(path, NULL, 0, sharding, out, err);
+  return sc_rs_predict_json_ex(path, NULL, 0, sharding, NULL, out, err);
 }
 
 int sc_rs_predict_json_ex(const char *path, const char *const *overrides, size_t n_overrides,
-                          const char *sharding, char **out, sc_error *err) {
+                          const char *sharding, const char *trace, char **out, sc_error *err) {
   *out = NULL;
   sc_rs_job j;
   sc_rs_plan p;
   int autop;
-  int rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err);
+  int rc = trace_name(trace, err);
   if (rc) return rc;
+  if ((rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err))) return rc;
   if (sharding) rc = uniform(&j, sharding, &p, err);
   else if (p.n == 0) rc = best(&j, &p, err);
-  sc_rs_result r = {0};
-  if (!rc) rc = sc_rs_evaluate(&j, &p, &r, err);
-  mstream m;
-  if (!rc && !(rc = mstream_open(&m, err))) {
-    sc_rs_report_result(m.f, SC_FORMAT_JSON, &j, &p, &r);
-    rc = mstream_close(&m, out, err);
-  }
-  sc_rs_result_free(&r);
+  if (!rc) rc = predict_doc(&j, &p, trace, out, err);
   sc_rs_plan_free(&p);
   sc_rs_job_free(&j);
   return rc;
@@ -68,17 +110,18 @@ int sc_rs_plan_json(const char *path, int top, double max_seconds, long max_eval
   o.top = top;
   o.max_seconds = max_seconds;
   o.max_evals = max_evals;
-  return sc_rs_plan_json_ex(path, NULL, 0, &o, out, err);
+  return sc_rs_plan_json_ex(path, NULL, 0, &o, NULL, out, err);
 }
 
 int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_overrides,
-                       const sc_rs_plan_opts *o, char **out, sc_error *err) {
+                       const sc_rs_plan_opts *o, const char *trace, char **out, sc_error *err) {
   *out = NULL;
   sc_rs_job j;
   sc_rs_plan p;
   int autop;
-  int rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err);
+  int rc = trace_name(trace, err);
   if (rc) return rc;
+  if ((rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err))) return rc;
   sc_rs_plan_free(&p);
   sc_rs_plans ps;
   rc = sc_rs_plan_search(&j, o, &ps, err);
@@ -87,7 +130,20 @@ int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_
     sc_rs_report_plans(m.f, SC_FORMAT_JSON, &j, &ps);
     rc = mstream_close(&m, out, err);
   }
+  /* the trace: the iteration of the best plan found (rank 1) */
+  if (!rc && ps.n > 0) rc = trace_file(trace, &j, &ps.plan[0], out, err);
   sc_rs_plans_free(&ps); /* zeroed by the search even when it fails */
+  sc_rs_job_free(&j);
+  return rc;
+}
+
+int sc_rs_row_json(const char *path, const char *id, char **out, sc_error *err) {
+  *out = NULL;
+  sc_rs_job j;
+  sc_rs_plan p;
+  int rc = sc_rs_row_job(path, id, &j, &p, err);
+  if (!rc) rc = predict_doc(&j, &p, NULL, out, err);
+  sc_rs_plan_free(&p);
   sc_rs_job_free(&j);
   return rc;
 }

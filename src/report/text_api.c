@@ -62,15 +62,19 @@ typedef struct step_files {
   const sc_event_pred *ev;   /* the event engine's run (its trace); NULL otherwise */
 } step_files;
 
-static void trace_of(FILE *f, const void *ctx) {
+static int trace_of(FILE *f, const void *ctx, sc_error *err) {
   const step_files *c = ctx;
+  (void)err;
   if (c->ev) sc_report_event_trace(f, c->s, c->ev);
   else sc_report_trace(f, c->s, c->spans, c->n);
+  return SC_OK;
 }
 
-static void html_of(FILE *f, const void *ctx) {
+static int html_of(FILE *f, const void *ctx, sc_error *err) {
   const step_files *c = ctx;
+  (void)err;
   sc_html_prediction(f, c->s, c->r, c->spans, c->n);
+  return SC_OK;
 }
 
 /* The trace and HTML report o names of s (r: the closed form's result;
@@ -213,9 +217,11 @@ typedef struct validated {
   int n;
 } validated;
 
-static void html_sets_of(FILE *f, const void *ctx) {
+static int html_sets_of(FILE *f, const void *ctx, sc_error *err) {
   const validated *v = ctx;
+  (void)err;
   sc_html_validation(f, v->sets, v->n);
+  return SC_OK;
 }
 
 int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,

@@ -14,7 +14,11 @@
 #include "core/mstream.h"
 #include "stepcast.h"
 
-static void perfetto_of(FILE *f, const void *t) { sc_trace_write_perfetto(t, f); }
+static int perfetto_of(FILE *f, const void *t, sc_error *err) {
+  (void)err;
+  sc_trace_write_perfetto(t, f);
+  return SC_OK;
+}
 
 /* The report of t as traced and, when w is not NULL, under w into *out;
  * the schedule of the last replay (w's, else the traced one) to perfetto

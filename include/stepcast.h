@@ -1650,6 +1650,13 @@ void sc_trace_write_perfetto(const sc_trace *t, FILE *out);
  * the graph already). */
 int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err);
 
+/* The name of rank's file (0 .. ranks-1) when the graphs of a job of
+ * `ranks` ranks are exported to path (`stepcast trace --export-graph
+ * PATH`): path itself for one rank, else path with "-rankN" before its
+ * ".json" (or at its end), into buf[0..n), NUL-terminated and cut to fit.
+ * The length of the whole name, as snprintf (n or more: it was cut). */
+int sc_trace_graph_name(const char *path, int rank, int ranks, char *buf, size_t n);
+
 /* The replay of t as traced (base) and, when whatif is not NULL, under
  * w: table (what-if columns with the difference) or JSON (one document,
  * "jobs": [...]). */
@@ -1670,6 +1677,16 @@ int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
  * none): what `stepcast trace` prints on standard error. */
 int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
                        const char *perfetto, char **out, char **warnings, sc_error *err);
+
+/* sc_trace_json_warn, and when graph is not NULL the loaded graph of
+ * every rank written after the document (sc_trace_write_graph) to the
+ * files sc_trace_graph_name names after graph, as `--export-graph`:
+ * SC_EINPUT for a job of Chakra ETs or a name that is too long, SC_EIO
+ * "trace: cannot write NAME (reason)"; on either *out and *warnings are
+ * NULL. */
+int sc_trace_json_ex(const char *const *paths, int n, const sc_trace_whatif *w,
+                     const char *perfetto, const char *graph, char **out, char **warnings,
+                     sc_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

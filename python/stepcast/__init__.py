@@ -171,11 +171,13 @@ def _load():
     lib.sc_rs_plan_opts_default.restype = None
     lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
                                   ctypes.c_char_p, out, ctypes.POINTER(_Err)]
-    lib.sc_trace_json_warn.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
-                                       ctypes.c_char_p, out, out, ctypes.POINTER(_Err)]
+    lib.sc_trace_json_ex.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
+                                     ctypes.c_char_p, ctypes.c_char_p, out, out,
+                                     ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json_ex", "sc_search_json", "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json",
+    for f in ("sc_trace_json", "sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json",
+              "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex", "sc_rs_row_json",
               "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
@@ -629,11 +631,10 @@ def _trace_text(paths, kw, stacklevel):
     arr = (ctypes.c_char_p * max(len(files), 1))(*files)
     w = _trace_whatif(kw["dp_scale"], kw["gpu"], kw["nvlink"], kw["nic"], kw["ppn"],
                       kw["no_overlap"], kw["comm_model"])
-    perfetto = kw["perfetto"]
     buf, wbuf, err = ctypes.POINTER(ctypes.c_char)(), ctypes.POINTER(ctypes.c_char)(), _Err()
-    rc = _lib.sc_trace_json_warn(arr, len(files), ctypes.byref(w) if w else None,
-                                 os.fsencode(perfetto) if perfetto is not None else None,
-                                 ctypes.byref(buf), ctypes.byref(wbuf), ctypes.byref(err))
+    rc = _lib.sc_trace_json_ex(arr, len(files), ctypes.byref(w) if w else None,
+                               _file(kw["perfetto"]), _file(kw["export_graph"]),
+                               ctypes.byref(buf), ctypes.byref(wbuf), ctypes.byref(err))
     if rc != 0:
         raise Error(rc, err.msg.decode("utf-8", "replace"))
     text, warned = _taken(buf), _taken(wbuf)
@@ -644,16 +645,16 @@ def _trace_text(paths, kw, stacklevel):
 
 
 def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-               no_overlap=False, comm_model=False, perfetto=None):
+               no_overlap=False, comm_model=False, perfetto=None, export_graph=None):
     """The text of ``stepcast trace FILE... --format json`` (the options
     and the warnings as trace())."""
     return _trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink, nic=nic, ppn=ppn,
                                    no_overlap=no_overlap, comm_model=comm_model,
-                                   perfetto=perfetto), 2)
+                                   perfetto=perfetto, export_graph=export_graph), 2)
 
 
 def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-          no_overlap=False, comm_model=False, perfetto=None):
+          no_overlap=False, comm_model=False, perfetto=None, export_graph=None):
     """Replay the PyTorch profiler traces of one job (a file, or one per
     rank: Kineto JSON, plain or gzip, Chakra ETs; docs/trace.md), as
     ``stepcast trace FILE... --format json``: {"jobs": [{"files", "ranks",
@@ -663,13 +664,16 @@ def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
     keywords are the command's options: dp_scale (--dp-scale), gpu (a
     preset, --gpu), nvlink (GB/s per GPU per direction), nic (Gb/s), ppn
     (GPUs per NVLink domain), no_overlap=True, comm_model=True. perfetto:
-    a file to write the replayed schedule to (--perfetto). A bad file or
+    a file to write the replayed schedule to (--perfetto); export_graph:
+    the file the loaded graph is written to as Kineto JSON, one per rank
+    (OUT-rankN.json for several; --export-graph). A bad file or
     value raises Error (2 bad input, 3 I/O) with the command's message;
     what the command warns about on standard error is issued as
     TraceWarning (warnings.warn), one warning a line."""
     return json.loads(_trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink,
                                               nic=nic, ppn=ppn, no_overlap=no_overlap,
-                                              comm_model=comm_model, perfetto=perfetto), 2))
+                                              comm_model=comm_model, perfetto=perfetto,
+                                              export_graph=export_graph), 2))
 
 
 def version():

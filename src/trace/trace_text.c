@@ -3,7 +3,7 @@
  * stepcast.h, the Python module): the same document as `stepcast trace
  * FILE... [what-if options] --format json`, by the same writer
  * (sc_report_trace_replay), and optionally the replayed schedule as a
- * Perfetto file, as --perfetto.
+ * Perfetto file, as --perfetto, and the loaded graph, as --export-graph.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,15 +49,58 @@ int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
 
 int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
                        const char *perfetto, char **out, char **warnings, sc_error *err) {
+  return sc_trace_json_ex(paths, n, w, perfetto, NULL, out, warnings, err);
+}
+
+/* What one rank's graph is written from. */
+typedef struct graph_of {
+  const sc_trace *t;
+  int rank;
+} graph_of;
+
+static int graph_writer(FILE *f, const void *ctx, sc_error *err) {
+  const graph_of *g = ctx;
+  return sc_trace_write_graph(g->t, g->rank, f, err);
+}
+
+/* Every rank's graph of t to the files named after path; on failure
+ * *out, the document already made, is freed. */
+static int export_graph(const sc_trace *t, const char *path, char **out, sc_error *err) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  int rc = SC_OK;
+  for (int r = 0; r < in.ranks && rc == SC_OK; r++) {
+    char name[4096];
+    graph_of g = {t, r};
+    if (sc_trace_graph_name(path, r, in.ranks, name, sizeof name) >= (int)sizeof name)
+      rc = sc_error_set(err, SC_EINPUT, "trace: graph: the file name '%s' is too long", path);
+    else
+      rc = file_write(name, "trace", graph_writer, &g, err);
+  }
+  if (rc != SC_OK) {
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int sc_trace_json_ex(const char *const *paths, int n, const sc_trace_whatif *w,
+                     const char *perfetto, const char *graph, char **out, char **warnings,
+                     sc_error *err) {
   *out = NULL;
   if (warnings) *warnings = NULL;
-  if (perfetto && !strcmp(perfetto, "-"))
-    return sc_error_set(err, SC_EINPUT, "trace: perfetto: expected a file name, not '-' "
-                        "(standard output is the command's, not the library's)");
+  for (int k = 0; k < 2; k++) {
+    const char *file = k ? graph : perfetto;
+    if (file && (!*file || !strcmp(file, "-")))
+      return sc_error_set(err, SC_EINPUT, "trace: %s: expected a file name, not '%s' "
+                          "(standard output is the command's, not the library's)",
+                          k ? "graph" : "perfetto", file);
+  }
   sc_trace *t;
   int rc = sc_trace_load(paths, n, NULL, NULL, &t, err);
   if (rc) return rc;
   rc = replay_json(t, w, perfetto, out, err);
+  if (!rc && graph) rc = export_graph(t, graph, out, err);
   if (!rc && warnings && !(*warnings = mem_strdup(sc_trace_warnings(t)))) {
     free(*out);
     *out = NULL;

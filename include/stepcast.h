@@ -1459,6 +1459,14 @@ void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
  * Pareto front, and plans[chosen] marked (chosen < 0: none). */
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
                     int chosen, const sc_search_stats *st);
+/* The plan space of a search of s under o as sc_html_search draws it:
+ * the fastest 1,000 plans, fitting or not, by the closed form (o's
+ * require_fit and rerank are set aside), with chosen (NULL: none; the
+ * plan the search chose) marked where it is among them: what `stepcast
+ * search --html` writes. Runs that search: SC_OK, or sc_search's codes
+ * (nothing written). */
+int sc_html_search_space(FILE *out, const sc_scenario *s, const sc_search_opts *o,
+                         const sc_candidate *chosen, sc_error *err);
 /* Validated sets: the summary table, and per set with predictions a
  * predicted-against-measured scatter with the 10 % and 25 % error bands. */
 void sc_html_validation(FILE *out, const sc_validation *sets, int n);
@@ -1509,6 +1517,14 @@ int sc_predict_json_ex(const char *path, const char *json, const char *const *ov
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
                    size_t n_overrides, const sc_search_opts *opts, int top, char **out,
                    sc_error *err);
+/* sc_search_json, and when html is not NULL the plan space as an HTML
+ * page written to that file after the document (sc_html_search_space,
+ * the first plan marked), as `stepcast search --html FILE`: "-" is
+ * SC_EINPUT (standard output is the command's); SC_EIO "html: cannot
+ * write PATH (reason)", *out NULL, when it cannot be written. */
+int sc_search_json_ex(const char *path, const char *json, const char *const *overrides,
+                      size_t n_overrides, const sc_search_opts *opts, int top, const char *html,
+                      char **out, sc_error *err);
 /* `stepcast validate --format json` of the n CSVs at paths, set i called
  * names[i] in the report (names NULL, or names[i] NULL: paths[i]; the
  * command names its shipped sets "validation/KIND/FILE.csv"). */

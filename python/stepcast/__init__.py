@@ -142,9 +142,9 @@ def _load():
     strs = ctypes.POINTER(ctypes.c_char_p)
     lib.sc_predict_json_ex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
                                        ctypes.POINTER(_PredictOpts), out, ctypes.POINTER(_Err)]
-    lib.sc_search_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
-                                   ctypes.POINTER(_SearchOpts), ctypes.c_int, out,
-                                   ctypes.POINTER(_Err)]
+    lib.sc_search_json_ex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
+                                      ctypes.POINTER(_SearchOpts), ctypes.c_int, ctypes.c_char_p,
+                                      out, ctypes.POINTER(_Err)]
     lib.sc_validate_json_ex.argtypes = [strs, strs, ctypes.c_size_t, ctypes.POINTER(_ValidateOpts),
                                         out, ctypes.POINTER(_Err)]
     lib.sc_validate_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
@@ -176,7 +176,7 @@ def _load():
                                      ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json",
+    for f in ("sc_trace_json", "sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
               "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json",
               "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex", "sc_rs_row_json",
               "sc_search_opts_set"):
@@ -326,7 +326,7 @@ def _search_opts(options):
 def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                 max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None,
                 pp=None, dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None,
-                threads=None, max_plans=None, max_seconds=None):
+                threads=None, max_plans=None, max_seconds=None, html=None):
     """The text of ``stepcast search --format json`` (the options as search())."""
     opts = _search_opts(dict(max_tp=max_tp, max_pp=max_pp, max_micro_batch=max_micro_batch,
                              max_vpp=max_vpp, all=all, rerank=rerank, tp=tp, pp=pp, dp=dp,
@@ -334,13 +334,14 @@ def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                              threads=threads, max_plans=max_plans, max_seconds=max_seconds))
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
-    return _call(_lib.sc_search_json, path, text, ov, n, ctypes.byref(opts), int(top))
+    return _call(_lib.sc_search_json_ex, path, text, ov, n, ctypes.byref(opts), int(top),
+                 _file(html))
 
 
 def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
            max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None, pp=None,
            dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None, threads=None,
-           max_plans=None, max_seconds=None):
+           max_plans=None, max_seconds=None, html=None):
     """The fastest plans of the scenario's model, cluster and batch, as
     ``stepcast search --format json``: dtypes, space, tried, valid, fit, pruned,
     stopped, ranked_by, plans [{rank, pareto_front, plan, step_s, ...,
@@ -351,13 +352,15 @@ def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
     GEMM types searched (["bf16", "fp8"] or "bf16,fp8"); headroom, memory
     kept free (4 GiB, 0.1 of it, or "10%"); rerank=False keeps the closed
     form's order (by default its top plans are re-run by the event engine);
-    threads; budgets max_plans and max_seconds. A bad value raises Error
-    (code 2) with the library's message, which names the option."""
+    threads; budgets max_plans and max_seconds; html, a file for the plan
+    space as an HTML page (--html: the fastest 1,000 plans, the first
+    marked). A bad value raises Error (code 2) with the library's message,
+    which names the option."""
     return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,
                                   max_vpp, all, rerank=rerank, tp=tp, pp=pp, dp=dp, cp=cp,
                                   ep=ep, zero=zero, dtypes=dtypes, headroom=headroom,
                                   threads=threads, max_plans=max_plans,
-                                  max_seconds=max_seconds))
+                                  max_seconds=max_seconds, html=html))
 
 
 def data_dir():

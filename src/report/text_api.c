@@ -187,12 +187,33 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
   return mstream_close(&m, out, err);
 }
 
+/* What a search's HTML page is written from. */
+typedef struct search_page {
+  const sc_scenario *s;
+  const sc_search_opts *o;
+  const sc_candidate *chosen; /* the search's first plan; NULL: none */
+} search_page;
+
+static int search_page_of(FILE *f, const void *ctx, sc_error *err) {
+  const search_page *c = ctx;
+  return sc_html_search_space(f, c->s, c->o, c->chosen, err);
+}
+
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
                    size_t n_overrides, const sc_search_opts *opts, int top, char **out,
                    sc_error *err) {
+  return sc_search_json_ex(path, json, overrides, n_overrides, opts, top, NULL, out, err);
+}
+
+int sc_search_json_ex(const char *path, const char *json, const char *const *overrides,
+                      size_t n_overrides, const sc_search_opts *opts, int top, const char *html,
+                      char **out, sc_error *err) {
   *out = NULL;
   if (top < 1 || top > 100000)
     return sc_error_set(err, SC_EINPUT, "top: expected 1..100000, got %d", top);
+  if (html && (!*html || !strcmp(html, "-")))
+    return sc_error_set(err, SC_EINPUT, "html: expected a file name, not '%s' (standard output "
+                        "is the command's, not the library's)", html);
   sc_scenario s;
   int rc = load(&s, path, json, overrides, n_overrides, SC_LOAD_PLAN_UNCHECKED, err);
   if (rc != SC_OK) return rc;
@@ -206,6 +227,13 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
   if (rc == SC_OK) {
     sc_report_search(m.f, SC_FORMAT_JSON, &s, best, n, &st);
     rc = mstream_close(&m, out, err);
+  }
+  sc_search_opts none;
+  if (!opts) sc_search_opts_default(&none);
+  search_page page = {&s, opts ? opts : &none, n ? best : NULL};
+  if (rc == SC_OK && html && (rc = file_write(html, "html", search_page_of, &page, err))) {
+    free(*out);
+    *out = NULL;
   }
   free(best);
   return rc;

@@ -15,6 +15,9 @@ library's message (the one the CLI prints after ``stepcast COMMAND:``).
                            dtypes=["bf16", "fp8"], headroom="10%")   # as --tp --zero ...
     best["plans"][0]["plan"], best["plans"][0]["searched"]
 
+    ev = stepcast.predict("scenario.json", engine="event", trace="step.json")  # --engine, --trace
+    plans = stepcast.recsys_plan("dlrm.json", headroom=4, overrides={"cluster.gpus": 16})
+
     job = stepcast.trace(["rank0.json", "rank1.json"], dp_scale=2)["jobs"][0]  # as --dp-scale
     job["replay"]["predicted_step_s"], job["whatif"]["result"]["predicted_step_s"]
 

@@ -35,10 +35,10 @@ import json
 import os
 import warnings
 
-__all__ = ["Error", "TraceWarning", "predict", "search", "validate", "collective", "dp", "recsys_predict",
-           "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
-           "validate_row", "validate_row_json", "recsys_row", "recsys_row_json",
-           "dp_json", "recsys_predict_json", "recsys_plan_json", "trace", "trace_json",
+__all__ = ["Error", "TraceWarning", "predict", "search", "validate", "validate_row", "collective",
+           "dp", "recsys_predict", "recsys_plan", "recsys_row", "trace", "predict_json",
+           "search_json", "validate_json", "validate_row_json", "collective_json", "dp_json",
+           "recsys_predict_json", "recsys_plan_json", "recsys_row_json", "trace_json",
            "data_dir", "version"]
 
 _SOVERSION = "0.1"
@@ -172,17 +172,15 @@ def _load():
     lib.sc_rs_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_rs_plan_opts_default.argtypes = [ctypes.POINTER(_RsPlanOpts)]
     lib.sc_rs_plan_opts_default.restype = None
-    lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
-                                  ctypes.c_char_p, out, ctypes.POINTER(_Err)]
     lib.sc_trace_json_ex.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
                                      ctypes.c_char_p, ctypes.c_char_p, out, out,
                                      ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
-              "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json",
-              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex", "sc_rs_row_json",
-              "sc_search_opts_set"):
+    for f in ("sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
+              "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json", "sc_dp_json",
+              "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
+              "sc_rs_row_json", "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
     return lib, path

@@ -5,32 +5,16 @@ command refuses, the module refuses with code 2 and the library's message,
 and a file that cannot be written with code 3."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from clirun import ROOT, cli, read  # also puts python/ on the path
 import stepcast  # noqa: E402
 
-CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
 MPT = os.path.join(ROOT, "examples", "mpt-7b-fsdp-8-a100.json")        # 8 GPUs: small traces
 MIXTRAL = os.path.join(ROOT, "examples", "mixtral-8x7b-h100.json")
 LLAMA = os.path.join(ROOT, "examples", "llama3-70b-512-h100.json")
 PS = os.path.join(ROOT, "examples", "dp", "resnet50-8-p100-ps.json")  # dp.scheme: one scheme
-
-
-def cli(*args, code=0):
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=ROOT)
-    assert p.returncode == code, f"stepcast {' '.join(args)}: exit {p.returncode}: {p.stderr}"
-    return p
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
 
 
 @pytest.mark.parametrize("scenario", [MPT, MIXTRAL, LLAMA], ids=os.path.basename)

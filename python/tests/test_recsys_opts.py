@@ -5,17 +5,12 @@ the plans that need the memory it keeps free, and a bad value raises Error
 with the library's message, the one the command prints."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from clirun import ROOT, cli, read  # also puts python/ on the path
 import stepcast  # noqa: E402
 
-CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
 DLRM = os.path.join(ROOT, "examples", "recsys", "dlrm_criteo_8gpu.json")
 MINE = os.path.join(ROOT, "examples", "recsys", "my_tables.json")
 GIB = 1 << 30
@@ -23,12 +18,6 @@ GIB = 1 << 30
 # 58 GiB a GPU, slower ones under 50 (replicating fewer tables)
 TWO = {"cluster.gpus": 2, "cluster.gpus_per_node": 2}
 TWO_SET = ["--set", "cluster.gpus=2", "--set", "cluster.gpus_per_node=2"]
-
-
-def cli(*args, code=0):
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=ROOT)
-    assert p.returncode == code, f"stepcast {' '.join(args)}: exit {p.returncode}: {p.stderr}"
-    return p
 
 
 def mem(plan):
@@ -110,11 +99,6 @@ def test_bad_override_raises_the_commands_message(override):
         with pytest.raises(stepcast.Error) as e:
             call(DLRM, overrides=[override])
         assert e.value.code == 2 and err == f"stepcast recsys: {e.value}"
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
 
 
 @pytest.mark.parametrize("sub,kw,args", [

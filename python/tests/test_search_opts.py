@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import stepcast  # noqa: E402
+from clirun import read  # noqa: E402
 
 CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
 LLAMA = os.path.join(ROOT, "examples", "llama3-70b-512-h100.json")
@@ -175,9 +176,8 @@ def test_html_file_equals_cli(tmp_path):
     assert p.returncode == 0, p.stderr
     r = stepcast.search(LLAMA, top=3, tp=8, zero=[1, 3], html=str(ours))
     assert without_time(r) == without_time(json.loads(p.stdout))
-    with open(ours, "rb") as a, open(theirs, "rb") as b:
-        page = a.read()
-        assert page == b.read()
+    page = read(ours)
+    assert page == read(theirs)
     assert page.startswith(b"<!DOCTYPE html>") and b"plans tried" in page
 
 

@@ -3,29 +3,13 @@ written as `stepcast trace --export-graph OUT` writes it, one file per rank
 (OUT-rankN.json), the same bytes, and it replays to the same step; a job
 of Chakra ETs or a file that cannot be written raises the command's error."""
 import os
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from clirun import ROOT, cli, read  # also puts python/ on the path
 import stepcast  # noqa: E402
 
-CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
 RANKS = [os.path.join(ROOT, "examples", "traces", f"rank{r}.json") for r in (0, 1)]
-
-
-def cli(*args, code=0):
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=ROOT)
-    assert p.returncode == code, f"stepcast {' '.join(args)}: exit {p.returncode}: {p.stderr}"
-    return p
-
-
-def read(path):
-    with open(path, "rb") as f:
-        return f.read()
 
 
 @pytest.mark.parametrize("files", [RANKS[:1], RANKS], ids=["1rank", "2ranks"])

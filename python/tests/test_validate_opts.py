@@ -5,27 +5,16 @@ the command's document and files to the byte (but the wall times); what
 the command refuses raises Error with the library's message."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+from clirun import ROOT, cli, read  # also puts python/ on the path
 import stepcast  # noqa: E402
 
-CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
 VAL = os.path.join(ROOT, "data", "validation")
 SC21 = os.path.join(VAL, "training", "megatron_sc21_table1.csv")
 COLL = os.path.join(VAL, "collectives", "vtrain_allreduce_a100.csv")
 DP = os.path.join(VAL, "dp_training", "tf_cnn_benchmarks_2017.csv")
-
-
-def cli(*args, code=0):
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, cwd=ROOT)
-    assert p.returncode == code, f"stepcast {' '.join(args)}: exit {p.returncode}: {p.stderr}"
-    return p
 
 
 def first_id(path):
@@ -59,8 +48,7 @@ def test_html_file_equals_cli(tmp_path):
     theirs, ours = tmp_path / "cli.html", tmp_path / "py.html"
     text = cli("validate", SC21, COLL, "--html", str(theirs), "--format", "json").stdout
     assert stepcast.validate_json([SC21, COLL], html=str(ours)) == text
-    with open(ours, "rb") as a, open(theirs, "rb") as b:
-        assert a.read() == b.read()
+    assert read(ours) == read(theirs)
     rows = stepcast.validate([SC21], html=str(ours))
     assert rows and ours.stat().st_size > 0
 
@@ -109,7 +97,8 @@ def test_row_errors(rid, args, kw, code):
     if not kw:   # the row's message is the command's
         assert err == f"stepcast validate: {e.value}"
     else:
-        assert "ops goes with the closed form" in err and "ops goes with the closed form" in str(e.value)
+        assert "ops goes with the closed form" in err
+        assert "ops goes with the closed form" in str(e.value)
 
 
 def test_bad_engine():

@@ -1560,6 +1560,12 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
                size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
+/* sc_collective_json, and when html is not NULL the page of `stepcast
+ * collective --html FILE` (sc_html_collective) written to that file after
+ * the document ("-" is SC_EINPUT; SC_EIO "html: cannot write PATH
+ * (reason)", *out NULL, when it cannot be written). */
+int sc_collective_json_ex(const sc_coll_sweep_opts *o, const char *html, char **out,
+                          sc_error *err);
 /* Free what the *_json entries return (NULL is allowed). */
 void sc_free(void *p);
 

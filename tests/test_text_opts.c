@@ -1,8 +1,8 @@
 /*
  * test_text_opts.c -- the text-out entries with the command's other
  * options (sc_predict_json_ex, sc_search_json_ex, sc_validate_json_ex,
- * sc_validate_row_json, sc_rs_plan_json_ex, sc_rs_row_json,
- * sc_trace_json_ex): each file they write is what the writer of the
+ * sc_validate_row_json, sc_collective_json_ex, sc_rs_plan_json_ex,
+ * sc_rs_row_json, sc_trace_json_ex): each file they write is what the writer of the
  * command writes for the same input, the document is unchanged by it, a
  * recsys headroom keeps its memory free, and refusals and unwritable
  * files return their codes with nothing in *out (the sanitizer build
@@ -261,4 +261,23 @@ Test(text_opts, trace_graph_files) {
   out = (char *)1;
   cr_expect_eq(sc_trace_json_ex(one, 1, NULL, NULL, BAD_DIR, &out, NULL, &err), SC_EIO);
   cr_expect_null(out);
+}
+
+Test(text_opts, collective_page) {
+  sc_coll_sweep_opts o;
+  sc_coll_sweep_default(&o);
+  o.max_bytes = 1 << 20;
+  char hp[64], *out = NULL, *plain = NULL;
+  temp_name(hp);
+  sc_error err = {0};
+  cr_assert_eq(sc_collective_json_ex(&o, hp, &out, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_collective_json(&o, &plain, &err), SC_OK, "%s", err.msg);
+  cr_expect_str_eq(out, plain);
+  char *page = slurp(hp);
+  cr_expect_not_null(strstr(page, "<svg"), "the bus-bandwidth chart");
+  free(page), sc_free(out), sc_free(plain), remove(hp);
+  out = (char *)1;
+  cr_expect_eq(sc_collective_json_ex(&o, BAD_DIR, &out, &err), SC_EIO);
+  cr_expect_null(out);
+  cr_expect_eq(sc_collective_json_ex(&o, "-", &out, &err), SC_EINPUT);
 }

@@ -152,7 +152,8 @@ def _load():
                                         out, ctypes.POINTER(_Err)]
     lib.sc_validate_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
                                          ctypes.c_int, out, ctypes.POINTER(_Err)]
-    lib.sc_collective_json.argtypes = [ctypes.POINTER(_SweepOpts), out, ctypes.POINTER(_Err)]
+    lib.sc_collective_json_ex.argtypes = [ctypes.POINTER(_SweepOpts), ctypes.c_char_p, out,
+                                          ctypes.POINTER(_Err)]
     lib.sc_dp_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, out,
                                ctypes.POINTER(_Err)]
     lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
@@ -178,7 +179,7 @@ def _load():
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
     for f in ("sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
-              "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json", "sc_dp_json",
+              "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json_ex", "sc_dp_json",
               "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
               "sc_rs_row_json", "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
@@ -439,8 +440,9 @@ def validate_row(path, id, *, engine="closed", ops=False):
 
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                     nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
-                    algo=None, gpus_per_thread=1, fabric="infiniband", pcie_GBps=0):
-    """The text of ``stepcast collective --format json``."""
+                    algo=None, gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *,
+                    html=None):
+    """The text of ``stepcast collective --format json`` (html as collective())."""
     o = _SweepOpts()
     _lib.sc_coll_sweep_default(ctypes.byref(o))
     code = _lib.sc_coll_op_from_name(op.encode("utf-8"))
@@ -462,12 +464,12 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
         if len(raw) >= cap:
             raise Error(2, f"{field} is longer than {cap - 1} bytes")
         setattr(o, field, raw)
-    return _call(_lib.sc_collective_json, ctypes.byref(o))
+    return _call(_lib.sc_collective_json_ex, ctypes.byref(o), _file(html))
 
 
 def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None,
-               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0):
+               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *, html=None):
     """One collective over a range of sizes, as ``stepcast collective
     --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
@@ -476,10 +478,11 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
     is nccl-tests' -g (GPUs one thread drives; docs/network.md); fabric is
     the network's kind (infiniband roce efa tcpxo; docs/network.md
     "Fabrics"); pcie_GBps > 0: no NVLink, PCIe slots of that x16 rate
-    (``--pcie``; docs/network.md "PCIe nodes")."""
+    (``--pcie``; docs/network.md "PCIe nodes"); html, a file for the page
+    of ``--html`` (the bus-bandwidth curve; docs/report.md)."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
                                       min_bytes, max_bytes, factor, topo, algo, gpus_per_thread,
-                                      fabric, pcie_GBps))
+                                      fabric, pcie_GBps, html=html))
 
 
 def recsys_predict_json(job, sharding=None, overrides=None, *, trace=None):

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -101,4 +102,21 @@ int file_write(const char *path, const char *option, file_writer write, const vo
   bad |= fclose(f) != 0;
   if (rc != SC_OK) return rc;
   return bad ? sc_error_set(err, SC_EIO, "%s: cannot write %s", option, path) : SC_OK;
+}
+
+int file_write_beside(char **doc, const char *path, const char *option, file_writer write,
+                      const void *ctx, sc_error *err) {
+  int rc = path ? file_write(path, option, write, ctx, err) : SC_OK;
+  if (rc != SC_OK) {
+    free(*doc); /* the entries' documents are malloc'd by the C library (mstream) */
+    *doc = NULL;
+  }
+  return rc;
+}
+
+int file_name_check(const char *path, const char *option, sc_error *err) {
+  if (path && (!*path || !strcmp(path, "-")))
+    return sc_error_set(err, SC_EINPUT, "%s: expected a file name, not '%s' (standard output "
+                        "is the command's, not the library's)", option, path);
+  return SC_OK;
 }

@@ -48,4 +48,15 @@ typedef int (*file_writer)(FILE *f, const void *ctx, sc_error *err);
 int file_write(const char *path, const char *option, file_writer write, const void *ctx,
                sc_error *err);
 
+/* file_write for a file that goes with a document *doc already made (a
+ * text-out entry's): nothing when path is NULL; when the file cannot be
+ * written, *doc is freed and set to NULL and the error returned. */
+int file_write_beside(char **doc, const char *path, const char *option, file_writer write,
+                      const void *ctx, sc_error *err);
+
+/* SC_OK when path (NULL: no file) names a file a text-out entry may
+ * write; SC_EINPUT for "" and "-" ("OPTION: expected a file name, not
+ * '-' ..."): standard output is the command's, not the library's. */
+int file_name_check(const char *path, const char *option, sc_error *err);
+
 #endif /* SC_CORE_FILE_H */

@@ -47,27 +47,6 @@ static int trace_of(FILE *f, const void *ctx, sc_error *err) {
   return sc_rs_report_trace(f, c->j, c->p, NULL, err);
 }
 
-/* The iteration of plan p of j as a Chrome trace to path (NULL: none); on
- * failure *out, the document already made, is freed. */
-static int trace_file(const char *path, const sc_rs_job *j, const sc_rs_plan *p, char **out,
-                      sc_error *err) {
-  rs_trace_of c = {j, p};
-  int rc = path ? file_write(path, "trace", trace_of, &c, err) : SC_OK;
-  if (rc != SC_OK) {
-    free(*out);
-    *out = NULL;
-  }
-  return rc;
-}
-
-/* "-" or "" refused as a file (standard output is the command's). */
-static int trace_name(const char *trace, sc_error *err) {
-  if (trace && (!*trace || !strcmp(trace, "-")))
-    return sc_error_set(err, SC_EINPUT, "trace: expected a file name, not '%s' (standard "
-                        "output is the command's, not the library's)", trace);
-  return SC_OK;
-}
-
 /* The document of plan p of j (evaluated), and its trace. */
 static int predict_doc(const sc_rs_job *j, const sc_rs_plan *p, const char *trace, char **out,
                        sc_error *err) {
@@ -79,7 +58,8 @@ static int predict_doc(const sc_rs_job *j, const sc_rs_plan *p, const char *trac
     rc = mstream_close(&m, out, err);
   }
   sc_rs_result_free(&r);
-  return rc ? rc : trace_file(trace, j, p, out, err);
+  rs_trace_of c = {j, p};
+  return rc ? rc : file_write_beside(out, trace, "trace", trace_of, &c, err);
 }
 
 int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err) {
@@ -92,7 +72,7 @@ int sc_rs_predict_json_ex(const char *path, const char *const *overrides, size_t
   sc_rs_job j;
   sc_rs_plan p;
   int autop;
-  int rc = trace_name(trace, err);
+  int rc = file_name_check(trace, "trace", err);
   if (rc) return rc;
   if ((rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err))) return rc;
   if (sharding) rc = uniform(&j, sharding, &p, err);
@@ -119,7 +99,7 @@ int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_
   sc_rs_job j;
   sc_rs_plan p;
   int autop;
-  int rc = trace_name(trace, err);
+  int rc = file_name_check(trace, "trace", err);
   if (rc) return rc;
   if ((rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err))) return rc;
   sc_rs_plan_free(&p);
@@ -131,7 +111,8 @@ int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_
     rc = mstream_close(&m, out, err);
   }
   /* the trace: the iteration of the best plan found (rank 1) */
-  if (!rc && ps.n > 0) rc = trace_file(trace, &j, &ps.plan[0], out, err);
+  rs_trace_of c = {&j, &ps.plan[0]};
+  if (!rc && ps.n > 0) rc = file_write_beside(out, trace, "trace", trace_of, &c, err);
   sc_rs_plans_free(&ps); /* zeroed by the search even when it fails */
   sc_rs_job_free(&j);
   return rc;

@@ -30,14 +30,8 @@ static int predict_opts_values(const sc_predict_json_opts *o, sc_error *err) {
   if (o->train_tokens != 0 && !(o->train_tokens >= 1 && o->train_tokens <= 1e18))
     return sc_error_set(err, SC_EINPUT, "train_tokens: expected a number of tokens in 1..1e18, "
                         "e.g. 15e12 (0: none), got %g", o->train_tokens);
-  for (int k = 0; k < 2; k++) {
-    const char *file = k ? o->html : o->trace;
-    if (file && (!*file || !strcmp(file, "-")))
-      return sc_error_set(err, SC_EINPUT, "%s: expected a file name, not '%s' (standard "
-                          "output is the command's, not the library's)", k ? "html" : "trace",
-                          file);
-  }
-  return SC_OK;
+  int rc = file_name_check(o->trace, "trace", err);
+  return rc ? rc : file_name_check(o->html, "html", err);
 }
 
 /* The combinations of o with the scenario s the command refuses. */
@@ -88,13 +82,13 @@ static int predict_files(const sc_scenario *s, const sc_result *r, int dp,
   double step = 0;
   int rc = dp ? sc_dp_timeline(s, &spans, &n, &step, err) : sc_timeline(s, &spans, &n, &step, err);
   step_files c = {s, r, spans, n, NULL};
-  if (rc == SC_OK && o->trace) rc = file_write(o->trace, "trace", trace_of, &c, err);
-  if (rc == SC_OK && o->html) rc = file_write(o->html, "html", html_of, &c, err);
-  free(spans);
-  if (rc != SC_OK) {
+  if (rc != SC_OK) { /* no timeline: no document either */
     free(*out);
     *out = NULL;
   }
+  if (rc == SC_OK) rc = file_write_beside(out, o->trace, "trace", trace_of, &c, err);
+  if (rc == SC_OK) rc = file_write_beside(out, o->html, "html", html_of, &c, err);
+  free(spans);
   return rc;
 }
 
@@ -141,10 +135,7 @@ static int predict_event(const sc_scenario *s, const sc_predict_json_opts *o, ch
     rc = mstream_close(&m, out, err);
   }
   step_files c = {s, NULL, NULL, 0, p};
-  if (rc == SC_OK && o->trace && (rc = file_write(o->trace, "trace", trace_of, &c, err))) {
-    free(*out);
-    *out = NULL;
-  }
+  if (rc == SC_OK) rc = file_write_beside(out, o->trace, "trace", trace_of, &c, err);
   sc_event_pred_free(p);
   return rc;
 }
@@ -211,11 +202,9 @@ int sc_search_json_ex(const char *path, const char *json, const char *const *ove
   *out = NULL;
   if (top < 1 || top > 100000)
     return sc_error_set(err, SC_EINPUT, "top: expected 1..100000, got %d", top);
-  if (html && (!*html || !strcmp(html, "-")))
-    return sc_error_set(err, SC_EINPUT, "html: expected a file name, not '%s' (standard output "
-                        "is the command's, not the library's)", html);
   sc_scenario s;
-  int rc = load(&s, path, json, overrides, n_overrides, SC_LOAD_PLAN_UNCHECKED, err);
+  int rc = file_name_check(html, "html", err);
+  if (rc == SC_OK) rc = load(&s, path, json, overrides, n_overrides, SC_LOAD_PLAN_UNCHECKED, err);
   if (rc != SC_OK) return rc;
   sc_candidate *best = malloc(sizeof *best * (size_t)top);
   if (!best) return sc_error_set(err, SC_ENOMEM, "out of memory for %d plans", top);
@@ -231,10 +220,7 @@ int sc_search_json_ex(const char *path, const char *json, const char *const *ove
   sc_search_opts none;
   if (!opts) sc_search_opts_default(&none);
   search_page page = {&s, opts ? opts : &none, n ? best : NULL};
-  if (rc == SC_OK && html && (rc = file_write(html, "html", search_page_of, &page, err))) {
-    free(*out);
-    *out = NULL;
-  }
+  if (rc == SC_OK) rc = file_write_beside(out, html, "html", search_page_of, &page, err);
   free(best);
   return rc;
 }
@@ -262,13 +248,11 @@ int sc_validate_json_ex(const char *const *paths, const char *const *names, size
   *out = NULL;
   sc_validate_json_opts none = {0};
   const sc_validate_json_opts *o = opts ? opts : &none;
-  if (o->html && (!*o->html || !strcmp(o->html, "-")))
-    return sc_error_set(err, SC_EINPUT, "html: expected a file name, not '%s' (standard output "
-                        "is the command's, not the library's)", o->html);
+  int rc = file_name_check(o->html, "html", err);
+  if (rc != SC_OK) return rc;
   sc_validation *sets = calloc(n ? n : 1, sizeof *sets);
   if (!sets) return sc_error_set(err, SC_ENOMEM, "out of memory for %zu sets", n);
   size_t done = 0;
-  int rc = SC_OK;
   for (; done < n && rc == SC_OK; done++) {
     if ((rc = sc_validate_file_engine(paths[done], o->event, &sets[done], err)) != SC_OK) break;
     if (names && names[done])
@@ -282,10 +266,7 @@ int sc_validate_json_ex(const char *const *paths, const char *const *names, size
     rc = mstream_close(&m, out, err);
   }
   validated v = {sets, (int)n};
-  if (rc == SC_OK && o->html && (rc = file_write(o->html, "html", html_sets_of, &v, err))) {
-    free(*out);
-    *out = NULL;
-  }
+  if (rc == SC_OK) rc = file_write_beside(out, o->html, "html", html_sets_of, &v, err);
   for (size_t i = 0; i < done; i++) sc_validation_free(&sets[i]);
   free(sets);
   return rc;
@@ -308,15 +289,29 @@ int sc_validate_row_json(const char *path, const char *id, int event, int ops, c
   return event ? predict_event(&s, &o, out, err) : predict_closed(&s, &o, out, err);
 }
 
+static int html_sweep_of(FILE *f, const void *sweep, sc_error *err) {
+  (void)err;
+  sc_html_collective(f, sweep);
+  return SC_OK;
+}
+
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err) {
+  return sc_collective_json_ex(o, NULL, out, err);
+}
+
+int sc_collective_json_ex(const sc_coll_sweep_opts *o, const char *html, char **out,
+                          sc_error *err) {
   *out = NULL;
+  int rc = file_name_check(html, "html", err);
+  if (rc != SC_OK) return rc;
   sc_coll_sweep sw;
-  int rc = sc_coll_sweep_run(o, NULL, NULL, &sw, err);
+  rc = sc_coll_sweep_run(o, NULL, NULL, &sw, err);
   mstream m;
   if (rc == SC_OK && (rc = mstream_open(&m, err)) == SC_OK) {
     sc_report_collective(m.f, SC_FORMAT_JSON, &sw);
     rc = mstream_close(&m, out, err);
   }
+  if (rc == SC_OK) rc = file_write_beside(out, html, "html", html_sweep_of, &sw, err);
   if (sw.points) sc_coll_sweep_free(&sw);
   return rc;
 }

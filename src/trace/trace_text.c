@@ -35,11 +35,7 @@ static int replay_json(sc_trace *t, const sc_trace_whatif *w, const char *perfet
   if ((rc = mstream_open(&m, err))) return rc;
   sc_report_trace_replay(m.f, SC_FORMAT_JSON, t, &base, w ? w : &none, w ? &x : NULL);
   if ((rc = mstream_close(&m, out, err))) return rc;
-  if (perfetto && (rc = file_write(perfetto, "trace", perfetto_of, t, err))) {
-    free(*out);
-    *out = NULL;
-  }
-  return rc;
+  return file_write_beside(out, perfetto, "trace", perfetto_of, t, err);
 }
 
 int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
@@ -75,9 +71,9 @@ static int export_graph(const sc_trace *t, const char *path, char **out, sc_erro
     if (sc_trace_graph_name(path, r, in.ranks, name, sizeof name) >= (int)sizeof name)
       rc = sc_error_set(err, SC_EINPUT, "trace: graph: the file name '%s' is too long", path);
     else
-      rc = file_write(name, "trace", graph_writer, &g, err);
+      rc = file_write_beside(out, name, "trace", graph_writer, &g, err);
   }
-  if (rc != SC_OK) {
+  if (rc != SC_OK) { /* a name too long: the document goes too */
     free(*out);
     *out = NULL;
   }
@@ -89,16 +85,11 @@ int sc_trace_json_ex(const char *const *paths, int n, const sc_trace_whatif *w,
                      sc_error *err) {
   *out = NULL;
   if (warnings) *warnings = NULL;
-  for (int k = 0; k < 2; k++) {
-    const char *file = k ? graph : perfetto;
-    if (file && (!*file || !strcmp(file, "-")))
-      return sc_error_set(err, SC_EINPUT, "trace: %s: expected a file name, not '%s' "
-                          "(standard output is the command's, not the library's)",
-                          k ? "graph" : "perfetto", file);
-  }
-  sc_trace *t;
-  int rc = sc_trace_load(paths, n, NULL, NULL, &t, err);
+  int rc = file_name_check(perfetto, "trace: perfetto", err);
+  if (!rc) rc = file_name_check(graph, "trace: graph", err);
   if (rc) return rc;
+  sc_trace *t;
+  if ((rc = sc_trace_load(paths, n, NULL, NULL, &t, err))) return rc;
   rc = replay_json(t, w, perfetto, out, err);
   if (!rc && graph) rc = export_graph(t, graph, out, err);
   if (!rc && warnings && !(*warnings = mem_strdup(sc_trace_warnings(t)))) {

@@ -142,6 +142,7 @@ Test(text_opts, predict_with_files_fails_cleanly_at_every_allocation) {
     mem_fail_after(-1);
     if (rc == SC_OK) {
       cr_expect_not_null(out);
+      cr_expect_gt(n, 20, "the prediction and its trace allocate: %ld", n);
       sc_free(out);
       remove(tp);
       return;

@@ -162,18 +162,15 @@ static int write_perfetto(const sc_trace *t, const char *path) {
   return cli_close_out("trace", path, f);
 }
 
-/* The loaded graph, one Kineto JSON per rank: path itself for one rank,
- * else path with "-rankN" before its ".json" (or at its end). */
+/* The loaded graph, one Kineto JSON per rank, named by
+ * sc_trace_graph_name: path itself for one rank, else path with "-rankN"
+ * before its ".json" (or at its end). */
 static int write_graph(const sc_trace *t, const char *path) {
   sc_trace_info in;
   sc_trace_info_get(t, &in);
-  size_t len = strlen(path), stem = len > 5 && !strcmp(path + len - 5, ".json") ? len - 5 : len;
   for (int r = 0; r < in.ranks; r++) {
     char name[4096];
-    if (in.ranks == 1)
-      snprintf(name, sizeof name, "%s", path);
-    else
-      snprintf(name, sizeof name, "%.*s-rank%d%s", (int)stem, path, r, path + stem);
+    sc_trace_graph_name(path, r, in.ranks, name, sizeof name);
     FILE *f = fopen(name, "w");
     if (!f) return fprintf(stderr, "stepcast trace: cannot write %s (%s)\n", name, strerror(errno)), 3;
     sc_error err = {0};

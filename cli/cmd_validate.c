@@ -69,13 +69,15 @@ static int one_row(const char *path, const char *id, sc_format fmt, int event, i
     return cli_exit_code(rc);
   }
   sc_scenario_resolve(&s, &err);
-  sc_op_time ops[64];
+  sc_op_time ops[64], kinds[16]; /* --ops: one layer's operators and the step by kind */
   int n = show_ops ? sc_explain_layer(&s, ops, 64, &err) : 0;
-  if (n < 0) {
+  int nk = show_ops && n >= 0 ? sc_explain_kinds(&s, kinds, 16, &err) : 0;
+  if (n < 0 || nk < 0) {
     fprintf(stderr, "stepcast validate: %s\n", err.msg);
-    return cli_exit_code(-n);
+    return cli_exit_code(n < 0 ? -n : -nk);
   }
-  sc_report_prediction_ops(stdout, fmt, &s, &r, 0, show_ops ? ops : NULL, n);
+  sc_report_prediction_kinds(stdout, fmt, &s, &r, 0, show_ops ? ops : NULL, n,
+                             show_ops ? kinds : NULL, nk);
   row_assumed(fmt, assumed);
   return 0;
 }

@@ -1466,6 +1466,14 @@ void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
  * Pareto front, and plans[chosen] marked (chosen < 0: none). */
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
                     int chosen, const sc_search_stats *st);
+/* The plan space of a search of s under o as sc_html_search draws it:
+ * the fastest 1,000 plans, fitting or not, by the closed form (o's
+ * require_fit and rerank are set aside), with chosen (NULL: none; the
+ * plan the search chose) marked where it is among them: what `stepcast
+ * search --html` writes. Runs that search: SC_OK, or sc_search's codes
+ * (nothing written). */
+int sc_html_search_space(FILE *out, const sc_scenario *s, const sc_search_opts *o,
+                         const sc_candidate *chosen, sc_error *err);
 /* Validated sets: the summary table, and per set with predictions a
  * predicted-against-measured scatter with the 10 % and 25 % error bands. */
 void sc_html_validation(FILE *out, const sc_validation *sets, int n);
@@ -1488,15 +1496,70 @@ void sc_html_collective(FILE *out, const sc_coll_sweep *sw);
 int sc_predict_json(const char *path, const char *json, const char *const *overrides,
                     size_t n_overrides, int ops, double train_tokens, char **out,
                     sc_error *err);
+/* What `stepcast predict` adds to its document and writes beside it (all
+ * zero: the closed form's document alone, as sc_predict_json without ops
+ * or train_tokens). */
+typedef struct sc_predict_json_opts {
+  int ops;               /* 1 = --ops: the operators of one layer, the step by kind */
+  double train_tokens;   /* --train-tokens: the days to train on this many tokens,
+                            1..1e18 [0: none] */
+  int event;             /* 1 = --engine event: the event engine's document, with its
+                            critical path (not with ops, train_tokens or html) */
+  const char *trace;     /* --trace: a file for the step's Chrome trace (Perfetto), of
+                            the engine chosen [NULL: none] */
+  const char *html;      /* --html: a file for the HTML report (closed form) [NULL] */
+} sc_predict_json_opts;
+
+/* `stepcast predict --format json` with the options o (NULL: none): the
+ * document into *out, the files o names written after it. A data-parallel
+ * scenario (dp.scheme) gives the document of its scheme and takes a trace,
+ * not ops, html or the event engine. SC_EINPUT for a combination the
+ * command refuses, naming the options, or a file named "-" (standard
+ * output is the command's); SC_EIO when a file cannot be written ("trace:
+ * cannot write PATH (reason)"; *out is then NULL); as sc_predict_json else. */
+int sc_predict_json_ex(const char *path, const char *json, const char *const *overrides,
+                       size_t n_overrides, const sc_predict_json_opts *o, char **out,
+                       sc_error *err);
 /* `stepcast search --format json`: the `top` (1..100000) fastest plans. */
 int sc_search_json(const char *path, const char *json, const char *const *overrides,
                    size_t n_overrides, const sc_search_opts *opts, int top, char **out,
                    sc_error *err);
+/* sc_search_json, and when html is not NULL the plan space as an HTML
+ * page written to that file after the document (sc_html_search_space,
+ * the first plan marked), as `stepcast search --html FILE`: "-" is
+ * SC_EINPUT (standard output is the command's); SC_EIO "html: cannot
+ * write PATH (reason)", *out NULL, when it cannot be written. */
+int sc_search_json_ex(const char *path, const char *json, const char *const *overrides,
+                      size_t n_overrides, const sc_search_opts *opts, int top, const char *html,
+                      char **out, sc_error *err);
 /* `stepcast validate --format json` of the n CSVs at paths, set i called
  * names[i] in the report (names NULL, or names[i] NULL: paths[i]; the
  * command names its shipped sets "validation/KIND/FILE.csv"). */
 int sc_validate_json(const char *const *paths, const char *const *names, size_t n, char **out,
                      sc_error *err);
+/* What `stepcast validate` adds: its options as sc_validate_json_ex
+ * takes them (all zero: sc_validate_json). */
+typedef struct sc_validate_json_opts {
+  int event;             /* 1 = --engine event: training rows predicted by the event
+                            engine (sc_validate_file_engine) */
+  int timings;           /* 1 = --timings: each set's wall time, "seconds" (differs run
+                            to run) */
+  const char *html;      /* --html: a file for the HTML report [NULL: none; not "-"] */
+} sc_validate_json_opts;
+
+/* sc_validate_json with the options o (NULL: none); the HTML report is
+ * written after the document (SC_EIO "html: cannot write PATH (reason)",
+ * *out NULL, when it cannot be). */
+int sc_validate_json_ex(const char *const *paths, const char *const *names, size_t n,
+                        const sc_validate_json_opts *o, char **out, sc_error *err);
+/* `stepcast validate --row ID FILE.csv [--engine event] [--ops] --format
+ * json`: the document `predict` prints for the scenario row `id` of the
+ * training set at path gives (sc_validate_row_scenario), by the closed
+ * form with the operators of one layer when ops, or by the event engine
+ * when event (not both: SC_EINPUT); a data-parallel row gives its
+ * scheme's document. Codes as sc_validate_row_scenario and sc_predict. */
+int sc_validate_row_json(const char *path, const char *id, int event, int ops, char **out,
+                         sc_error *err);
 /* `stepcast dp --format json`: every data-parallel scheme that applies to
  * the scenario's job, fastest first (the scenario's plan degrees are not
  * checked, as `stepcast dp`; neither path nor json: sc_dp_default_scenario). */
@@ -1504,6 +1567,12 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
                size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
+/* sc_collective_json, and when html is not NULL the page of `stepcast
+ * collective --html FILE` (sc_html_collective) written to that file after
+ * the document ("-" is SC_EINPUT; SC_EIO "html: cannot write PATH
+ * (reason)", *out NULL, when it cannot be written). */
+int sc_collective_json_ex(const sc_coll_sweep_opts *o, const char *html, char **out,
+                          sc_error *err);
 /* Free what the *_json entries return (NULL is allowed). */
 void sc_free(void *p);
 
@@ -1610,6 +1679,13 @@ void sc_trace_write_perfetto(const sc_trace *t, FILE *out);
  * the graph already). */
 int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err);
 
+/* The name of rank's file (0 .. ranks-1) when the graphs of a job of
+ * `ranks` ranks are exported to path (`stepcast trace --export-graph
+ * PATH`): path itself for one rank, else path with "-rankN" before its
+ * ".json" (or at its end), into buf[0..n), NUL-terminated and cut to fit.
+ * The length of the whole name, as snprintf (n or more: it was cut). */
+int sc_trace_graph_name(const char *path, int rank, int ranks, char *buf, size_t n);
+
 /* The replay of t as traced (base) and, when whatif is not NULL, under
  * w: table (what-if columns with the difference) or JSON (one document,
  * "jobs": [...]). */
@@ -1630,6 +1706,16 @@ int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
  * none): what `stepcast trace` prints on standard error. */
 int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
                        const char *perfetto, char **out, char **warnings, sc_error *err);
+
+/* sc_trace_json_warn, and when graph is not NULL the loaded graph of
+ * every rank written after the document (sc_trace_write_graph) to the
+ * files sc_trace_graph_name names after graph, as `--export-graph`:
+ * SC_EINPUT for a job of Chakra ETs or a name that is too long, SC_EIO
+ * "trace: cannot write NAME (reason)"; on either *out and *warnings are
+ * NULL. */
+int sc_trace_json_ex(const char *const *paths, int n, const sc_trace_whatif *w,
+                     const char *perfetto, const char *graph, char **out, char **warnings,
+                     sc_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -339,6 +339,26 @@ void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_r
 int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err);
 int sc_rs_plan_json(const char *path, int top, double max_seconds, long max_evals, char **out,
                     sc_error *err);
+/* The same with what the command's other options give: overrides[0..
+ * n_overrides) applied to the job file as `stepcast recsys --set` does
+ * (sc_rs_job_load_file_ex, with its messages); for the plan, the
+ * planner's options o (NULL: sc_rs_plan_opts_default; top, budgets and
+ * headroom_bytes/headroom_frac as `recsys plan --headroom`, checked by
+ * sc_rs_plan_search; its progress callback, when set, is called from the
+ * calling thread); trace (NULL: none) a file for the iteration as Chrome
+ * trace JSON (sc_rs_report_trace, as --trace; of the best plan found for
+ * a plan), written after the document ("-" is SC_EINPUT: standard output
+ * is the command's; SC_EIO "trace: cannot write PATH (reason)", *out
+ * NULL, when it cannot be written). sc_rs_predict_json_ex plans an
+ * unsharded job with the defaults, as sc_rs_predict_json. */
+int sc_rs_predict_json_ex(const char *path, const char *const *overrides, size_t n_overrides,
+                          const char *sharding, const char *trace, char **out, sc_error *err);
+int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_overrides,
+                       const sc_rs_plan_opts *o, const char *trace, char **out, sc_error *err);
+/* `stepcast recsys row FILE.csv ID --format json`: the prediction of row
+ * id of the recommendation set at path (sc_rs_row_job). Codes as
+ * sc_rs_row_job, and SC_ENOMEM. */
+int sc_rs_row_json(const char *path, const char *id, char **out, sc_error *err);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -15,6 +15,9 @@ library's message (the one the CLI prints after ``stepcast COMMAND:``).
                            dtypes=["bf16", "fp8"], headroom="10%")   # as --tp --zero ...
     best["plans"][0]["plan"], best["plans"][0]["searched"]
 
+    ev = stepcast.predict("scenario.json", engine="event", trace="step.json")  # --engine, --trace
+    plans = stepcast.recsys_plan("dlrm.json", headroom=4, overrides={"cluster.gpus": 16})
+
     job = stepcast.trace(["rank0.json", "rank1.json"], dp_scale=2)["jobs"][0]  # as --dp-scale
     job["replay"]["predicted_step_s"], job["whatif"]["result"]["predicted_step_s"]
 
@@ -32,9 +35,10 @@ import json
 import os
 import warnings
 
-__all__ = ["Error", "TraceWarning", "predict", "search", "validate", "collective", "dp", "recsys_predict",
-           "recsys_plan", "predict_json", "search_json", "validate_json", "collective_json",
-           "dp_json", "recsys_predict_json", "recsys_plan_json", "trace", "trace_json",
+__all__ = ["Error", "TraceWarning", "predict", "search", "validate", "validate_row", "collective",
+           "dp", "recsys_predict", "recsys_plan", "recsys_row", "trace", "predict_json",
+           "search_json", "validate_json", "validate_row_json", "collective_json", "dp_json",
+           "recsys_predict_json", "recsys_plan_json", "recsys_row_json", "trace_json",
            "data_dir", "version"]
 
 _SOVERSION = "0.1"
@@ -78,6 +82,17 @@ class _SearchOpts(ctypes.Structure):
                 ("headroom_bytes", ctypes.c_double), ("headroom_frac", ctypes.c_double)]
 
 
+class _PredictOpts(ctypes.Structure):
+    # include/stepcast.h sc_predict_json_opts, field for field
+    _fields_ = [("ops", ctypes.c_int), ("train_tokens", ctypes.c_double),
+                ("event", ctypes.c_int), ("trace", ctypes.c_char_p), ("html", ctypes.c_char_p)]
+
+
+class _ValidateOpts(ctypes.Structure):
+    # include/stepcast.h sc_validate_json_opts, field for field
+    _fields_ = [("event", ctypes.c_int), ("timings", ctypes.c_int), ("html", ctypes.c_char_p)]
+
+
 class _SweepOpts(ctypes.Structure):
     _fields_ = [("op", ctypes.c_int), ("ranks", ctypes.c_int), ("ranks_per_node", ctypes.c_int),
                 ("arch", ctypes.c_int), ("nvlink_GBps", ctypes.c_double),
@@ -94,6 +109,15 @@ class _TraceWhatif(ctypes.Structure):
                 ("comm_model", ctypes.c_int), ("overlap", ctypes.c_int),
                 ("nvlink_bw", ctypes.c_double), ("nic_bw", ctypes.c_double),
                 ("ranks_per_node", ctypes.c_int)]
+
+
+class _RsPlanOpts(ctypes.Structure):
+    # include/stepcast_recsys.h sc_rs_plan_opts, field for field
+    _fields_ = [("top", ctypes.c_int), ("exhaustive_max", ctypes.c_int),
+                ("local_iters", ctypes.c_int), ("max_seconds", ctypes.c_double),
+                ("max_evals", ctypes.c_long), ("progress", ctypes.c_void_p),
+                ("progress_ctx", ctypes.c_void_p), ("headroom_bytes", ctypes.c_double),
+                ("headroom_frac", ctypes.c_double)]
 
 
 def _find_library():
@@ -119,13 +143,17 @@ def _load():
                           "(scripts/build.sh) or set STEPCAST_LIB") from None
     out = ctypes.POINTER(ctypes.POINTER(ctypes.c_char))
     strs = ctypes.POINTER(ctypes.c_char_p)
-    lib.sc_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
-                                    ctypes.c_int, ctypes.c_double, out, ctypes.POINTER(_Err)]
-    lib.sc_search_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
-                                   ctypes.POINTER(_SearchOpts), ctypes.c_int, out,
-                                   ctypes.POINTER(_Err)]
-    lib.sc_validate_json.argtypes = [strs, strs, ctypes.c_size_t, out, ctypes.POINTER(_Err)]
-    lib.sc_collective_json.argtypes = [ctypes.POINTER(_SweepOpts), out, ctypes.POINTER(_Err)]
+    lib.sc_predict_json_ex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
+                                       ctypes.POINTER(_PredictOpts), out, ctypes.POINTER(_Err)]
+    lib.sc_search_json_ex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
+                                      ctypes.POINTER(_SearchOpts), ctypes.c_int, ctypes.c_char_p,
+                                      out, ctypes.POINTER(_Err)]
+    lib.sc_validate_json_ex.argtypes = [strs, strs, ctypes.c_size_t, ctypes.POINTER(_ValidateOpts),
+                                        out, ctypes.POINTER(_Err)]
+    lib.sc_validate_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                         ctypes.c_int, out, ctypes.POINTER(_Err)]
+    lib.sc_collective_json_ex.argtypes = [ctypes.POINTER(_SweepOpts), ctypes.c_char_p, out,
+                                          ctypes.POINTER(_Err)]
     lib.sc_dp_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, out,
                                ctypes.POINTER(_Err)]
     lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
@@ -136,18 +164,24 @@ def _load():
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_fabric_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
-    lib.sc_rs_predict_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
-    lib.sc_rs_plan_json.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.c_long,
-                                    out, ctypes.POINTER(_Err)]
-    lib.sc_trace_json.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
-                                  ctypes.c_char_p, out, ctypes.POINTER(_Err)]
-    lib.sc_trace_json_warn.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
-                                       ctypes.c_char_p, out, out, ctypes.POINTER(_Err)]
+    lib.sc_rs_predict_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
+                                          ctypes.c_char_p, ctypes.c_char_p, out,
+                                          ctypes.POINTER(_Err)]
+    lib.sc_rs_plan_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
+                                       ctypes.POINTER(_RsPlanOpts), ctypes.c_char_p, out,
+                                       ctypes.POINTER(_Err)]
+    lib.sc_rs_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, out, ctypes.POINTER(_Err)]
+    lib.sc_rs_plan_opts_default.argtypes = [ctypes.POINTER(_RsPlanOpts)]
+    lib.sc_rs_plan_opts_default.restype = None
+    lib.sc_trace_json_ex.argtypes = [strs, ctypes.c_int, ctypes.POINTER(_TraceWhatif),
+                                     ctypes.c_char_p, ctypes.c_char_p, out, out,
+                                     ctypes.POINTER(_Err)]
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
-    for f in ("sc_trace_json", "sc_trace_json_warn", "sc_predict_json", "sc_search_json", "sc_validate_json", "sc_collective_json",
-              "sc_dp_json", "sc_coll_op_from_name", "sc_rs_predict_json", "sc_rs_plan_json",
-              "sc_search_opts_set"):
+    for f in ("sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
+              "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json_ex", "sc_dp_json",
+              "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
+              "sc_rs_row_json", "sc_search_opts_set"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
     return lib, path
@@ -192,15 +226,34 @@ def _scenario(scenario):
     return None, json.dumps(scenario).encode("utf-8")
 
 
-def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None):
-    """The text of ``stepcast predict --format json``."""
+def _file(path):
+    """A file name for the library (None: none)."""
+    return os.fsencode(path) if path is not None else None
+
+
+_ENGINES = ("closed", "event")
+
+
+def _event(engine):
+    """1 for engine "event", 0 for "closed" (the command's --engine); else Error 2."""
+    if engine not in _ENGINES:
+        raise Error(2, f"engine: expected 'closed' or 'event', got {engine!r}")
+    return int(engine == "event")
+
+
+def predict_json(scenario=None, overrides=None, ops=False, train_tokens=None, *,
+                 engine="closed", trace=None, html=None):
+    """The text of ``stepcast predict --format json`` (the options as predict())."""
+    o = _PredictOpts(ops=int(bool(ops)), train_tokens=float(train_tokens or 0),
+                     event=_event(engine),
+                     trace=_file(trace), html=_file(html))
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
-    return _call(_lib.sc_predict_json, path, text, ov, n, int(bool(ops)),
-                 float(train_tokens or 0))
+    return _call(_lib.sc_predict_json_ex, path, text, ov, n, ctypes.byref(o))
 
 
-def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
+def predict(scenario=None, overrides=None, ops=False, train_tokens=None, *, engine="closed",
+            trace=None, html=None):
     """Predict one training step: the fields of ``stepcast predict --format
     json`` (step_s, tokens_per_s, mfu, time_s, memory_bytes, fits, plan,
     and layer_ops and op_kinds with ops=True). fits_confidence is "marginal" where the
@@ -209,8 +262,16 @@ def predict(scenario=None, overrides=None, ops=False, train_tokens=None):
     "unmeasured" on CNNs, BERT and JSON graphs, which the band was not
     measured on. scenario: a dict in the scenario JSON
     format (docs/input.md), a file path, or None for the built-in default;
-    overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set."""
-    return json.loads(predict_json(scenario, overrides, ops, train_tokens))
+    overrides: {"plan.tp": 8} or ["plan.tp=8"], as --set. As the
+    command's options: train_tokens (--train-tokens, 1..1e18: train_days);
+    engine="event" (--engine event: the event engine's document, with
+    engine, closed_form_step_s and critical_path; docs/event.md); trace
+    and html name files for the step's Chrome trace (--trace) and the HTML
+    report (--html, closed form), written after the prediction. A bad
+    value or combination raises Error (code 2) with the library's message;
+    a file that cannot be written, code 3."""
+    return json.loads(predict_json(scenario, overrides, ops, train_tokens, engine=engine,
+                                   trace=trace, html=html))
 
 
 def dp_json(scenario=None, overrides=None):
@@ -267,7 +328,7 @@ def _search_opts(options):
 def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                 max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None,
                 pp=None, dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None,
-                threads=None, max_plans=None, max_seconds=None):
+                threads=None, max_plans=None, max_seconds=None, html=None):
     """The text of ``stepcast search --format json`` (the options as search())."""
     opts = _search_opts(dict(max_tp=max_tp, max_pp=max_pp, max_micro_batch=max_micro_batch,
                              max_vpp=max_vpp, all=all, rerank=rerank, tp=tp, pp=pp, dp=dp,
@@ -275,13 +336,14 @@ def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                              threads=threads, max_plans=max_plans, max_seconds=max_seconds))
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
-    return _call(_lib.sc_search_json, path, text, ov, n, ctypes.byref(opts), int(top))
+    return _call(_lib.sc_search_json_ex, path, text, ov, n, ctypes.byref(opts), int(top),
+                 _file(html))
 
 
 def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
            max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None, pp=None,
            dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None, threads=None,
-           max_plans=None, max_seconds=None):
+           max_plans=None, max_seconds=None, html=None):
     """The fastest plans of the scenario's model, cluster and batch, as
     ``stepcast search --format json``: dtypes, space, tried, valid, fit, pruned,
     stopped, ranked_by, plans [{rank, pareto_front, plan, step_s, ...,
@@ -292,13 +354,15 @@ def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
     GEMM types searched (["bf16", "fp8"] or "bf16,fp8"); headroom, memory
     kept free (4 GiB, 0.1 of it, or "10%"); rerank=False keeps the closed
     form's order (by default its top plans are re-run by the event engine);
-    threads; budgets max_plans and max_seconds. A bad value raises Error
-    (code 2) with the library's message, which names the option."""
+    threads; budgets max_plans and max_seconds; html, a file for the plan
+    space as an HTML page (--html: the fastest 1,000 plans, the first
+    marked). A bad value raises Error (code 2) with the library's message,
+    which names the option."""
     return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,
                                   max_vpp, all, rerank=rerank, tp=tp, pp=pp, dp=dp, cp=cp,
                                   ep=ep, zero=zero, dtypes=dtypes, headroom=headroom,
                                   threads=threads, max_plans=max_plans,
-                                  max_seconds=max_seconds))
+                                  max_seconds=max_seconds, html=html))
 
 
 def data_dir():
@@ -328,9 +392,10 @@ def _shipped_sets():
     return sets, [os.path.relpath(p, d).replace(os.sep, "/") for p in sets]
 
 
-def validate_json(paths=None):
+def validate_json(paths=None, *, engine="closed", timings=False, html=None):
     """The text of ``stepcast validate --format json`` (paths None: every
-    shipped set, named as the command names them)."""
+    shipped set, named as the command names them; the options as
+    validate())."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     if paths is None:
@@ -338,27 +403,46 @@ def validate_json(paths=None):
     else:
         paths = [os.fspath(p) for p in paths]
         names = paths
+    o = _ValidateOpts(event=_event(engine), timings=int(bool(timings)), html=_file(html))
     arr, n = _strings(paths)
     nm, _ = _strings(names)
-    return _call(_lib.sc_validate_json, arr, nm, n)
+    return _call(_lib.sc_validate_json_ex, arr, nm, n, ctypes.byref(o))
 
 
-def validate(paths=None):
+def validate(paths=None, *, engine="closed", html=None):
     """Predict published measurements: one dict per row (file, kind, id,
     measured, predicted, ape, skipped; training rows also fits,
     fits_confidence ("clear" or "marginal"), memory_gib, capacity_gib: the
     memory model's verdict), ready for pandas.DataFrame. Rows
     not predicted have predicted and ape None and the reason in skipped.
-    paths: CSV files, or None for every set shipped with stepcast."""
-    doc = json.loads(validate_json(paths))
+    paths: CSV files, or None for every set shipped with stepcast;
+    engine="event" predicts the training rows with the event engine
+    (--engine event); html names a file for the HTML report (--html)."""
+    doc = json.loads(validate_json(paths, engine=engine, html=html))
     kinds = {f["file"]: f["kind"] for f in doc["files"]}
     return [dict(r, kind=kinds[r["file"]]) for r in doc["rows"]]
 
 
+def validate_row_json(path, id, *, engine="closed", ops=False):
+    """The text of ``stepcast validate --row ID FILE.csv --format json``."""
+    return _call(_lib.sc_validate_row_json, os.fsencode(path), str(id).encode("utf-8"),
+                 _event(engine), int(bool(ops)))
+
+
+def validate_row(path, id, *, engine="closed", ops=False):
+    """One row of a measurement set predicted as predict() shows it, as
+    ``stepcast validate --row ID FILE.csv --format json``: the document of
+    the scenario its cells (and blank cells' defaults) give; ops=True adds
+    layer_ops and op_kinds (closed form); engine="event" gives the event
+    engine's document; a data-parallel row, its scheme's."""
+    return json.loads(validate_row_json(path, id, engine=engine, ops=ops))
+
+
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                     nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
-                    algo=None, gpus_per_thread=1, fabric="infiniband", pcie_GBps=0):
-    """The text of ``stepcast collective --format json``."""
+                    algo=None, gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *,
+                    html=None):
+    """The text of ``stepcast collective --format json`` (html as collective())."""
     o = _SweepOpts()
     _lib.sc_coll_sweep_default(ctypes.byref(o))
     code = _lib.sc_coll_op_from_name(op.encode("utf-8"))
@@ -380,12 +464,12 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
         if len(raw) >= cap:
             raise Error(2, f"{field} is longer than {cap - 1} bytes")
         setattr(o, field, raw)
-    return _call(_lib.sc_collective_json, ctypes.byref(o))
+    return _call(_lib.sc_collective_json_ex, ctypes.byref(o), _file(html))
 
 
 def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None,
-               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0):
+               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *, html=None):
     """One collective over a range of sizes, as ``stepcast collective
     --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
@@ -394,38 +478,83 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
     is nccl-tests' -g (GPUs one thread drives; docs/network.md); fabric is
     the network's kind (infiniband roce efa tcpxo; docs/network.md
     "Fabrics"); pcie_GBps > 0: no NVLink, PCIe slots of that x16 rate
-    (``--pcie``; docs/network.md "PCIe nodes")."""
+    (``--pcie``; docs/network.md "PCIe nodes"); html, a file for the page
+    of ``--html`` (the bus-bandwidth curve; docs/report.md)."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
                                       min_bytes, max_bytes, factor, topo, algo, gpus_per_thread,
-                                      fabric, pcie_GBps))
+                                      fabric, pcie_GBps, html=html))
 
 
-def recsys_predict_json(job, sharding=None):
-    """`stepcast recsys predict JOB --format json` of a recommendation job file
-    (docs/recsys.md): sharding None keeps the job's own (the planner's best
-    when it has none), else a kind for every table ("row_wise", ...)."""
-    return _call(_lib.sc_rs_predict_json, os.fsencode(job),
-                 sharding.encode("utf-8") if sharding else None)
+def recsys_predict_json(job, sharding=None, overrides=None, *, trace=None):
+    """`stepcast recsys predict JOB [--sharding KIND] [--set KEY=VALUE]...
+    [--trace FILE] --format json` of a recommendation job file
+    (docs/recsys.md): sharding None keeps the job's own, else a kind for
+    every table ("row_wise", ...); overrides set keys of the job as --set
+    ({"cluster.gpus": 16} or ["cluster.gpus=16"]); trace names a file for
+    the iteration as Chrome trace JSON (Perfetto). A job without a sharding
+    gives the prediction of the planner's best plan (default options),
+    where the command lists the plans as `recsys plan` does: recsys_plan()
+    takes the planner's options."""
+    ov, n = _strings(_overrides(overrides))
+    return _call(_lib.sc_rs_predict_json_ex, os.fsencode(job), ov, n,
+                 sharding.encode("utf-8") if sharding else None, _file(trace))
 
 
-def recsys_predict(job, sharding=None):
+def recsys_predict(job, sharding=None, overrides=None, *, trace=None):
     """recsys_predict_json as a dict: iter_s, breakdown, memory (fits), gpus, sharding."""
-    return json.loads(recsys_predict_json(job, sharding))
+    return json.loads(recsys_predict_json(job, sharding, overrides, trace=trace))
 
 
-def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0):
+def recsys_row_json(path, id):
+    """The text of `stepcast recsys row FILE.csv ID --format json`."""
+    return _call(_lib.sc_rs_row_json, os.fsencode(path), str(id).encode("utf-8"))
+
+
+def recsys_row(path, id):
+    """One row of a recommendation measurement set predicted (the job and
+    sharding its cells give; docs/accuracy.md), as recsys_predict's dict."""
+    return json.loads(recsys_row_json(path, id))
+
+
+def _headroom(value):
+    """(bytes, fraction) of a headroom as `search --headroom` reads it
+    (GiB 4, a fraction 0.1, or "10%"), parsed by the library
+    (sc_search_opts_set), as `recsys plan --headroom` does; else Error 2
+    with its message."""
+    so = _SearchOpts()
+    _lib.sc_search_opts_default(ctypes.byref(so))
+    err = _Err()
+    rc = _lib.sc_search_opts_set(ctypes.byref(so), b"headroom",
+                                 _opt_text(value).encode("utf-8"), ctypes.byref(err))
+    if rc != 0:
+        raise Error(rc, err.msg.decode("utf-8", "replace"))
+    return so.headroom_bytes, so.headroom_frac
+
+
+def recsys_plan_json(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None,
+                     trace=None):
     """`stepcast recsys plan JOB --top K [--max-seconds S] [--max-evals N]
-    --format json`: the fastest shardings that fit; a budget of 0 is none,
-    and a search a budget stopped returns the best found so far (its
-    document says so: "stopped")."""
-    return _call(_lib.sc_rs_plan_json, os.fsencode(job), int(top), float(max_seconds),
-                 int(max_evals))
+    [--headroom X] [--set KEY=VALUE]... [--trace FILE] --format json`: the
+    fastest shardings that fit; a budget of 0 is none, and a search a
+    budget stopped returns the best found so far (its document says so:
+    "stopped"); headroom as search()'s (memory kept free on every GPU);
+    overrides as recsys_predict's; trace, the iteration of the best plan."""
+    o = _RsPlanOpts()
+    _lib.sc_rs_plan_opts_default(ctypes.byref(o))
+    o.top, o.max_seconds, o.max_evals = int(top), float(max_seconds), int(max_evals)
+    if headroom is not None:
+        o.headroom_bytes, o.headroom_frac = _headroom(headroom)
+    ov, n = _strings(_overrides(overrides))
+    return _call(_lib.sc_rs_plan_json_ex, os.fsencode(job), ov, n, ctypes.byref(o), _file(trace))
 
 
-def recsys_plan(job, top=5, max_seconds=0, max_evals=0):
+def recsys_plan(job, top=5, max_seconds=0, max_evals=0, *, headroom=None, overrides=None,
+                trace=None):
     """recsys_plan_json as a dict: evaluated, exhaustive, stopped, plans
-    [{rank, why, prediction}]."""
-    return json.loads(recsys_plan_json(job, top, max_seconds, max_evals))
+    [{rank, why, prediction}] (prediction.memory.headroom_bytes: what the
+    headroom kept free)."""
+    return json.loads(recsys_plan_json(job, top, max_seconds, max_evals, headroom=headroom,
+                                       overrides=overrides, trace=trace))
 
 
 def _number(v):
@@ -509,11 +638,10 @@ def _trace_text(paths, kw, stacklevel):
     arr = (ctypes.c_char_p * max(len(files), 1))(*files)
     w = _trace_whatif(kw["dp_scale"], kw["gpu"], kw["nvlink"], kw["nic"], kw["ppn"],
                       kw["no_overlap"], kw["comm_model"])
-    perfetto = kw["perfetto"]
     buf, wbuf, err = ctypes.POINTER(ctypes.c_char)(), ctypes.POINTER(ctypes.c_char)(), _Err()
-    rc = _lib.sc_trace_json_warn(arr, len(files), ctypes.byref(w) if w else None,
-                                 os.fsencode(perfetto) if perfetto is not None else None,
-                                 ctypes.byref(buf), ctypes.byref(wbuf), ctypes.byref(err))
+    rc = _lib.sc_trace_json_ex(arr, len(files), ctypes.byref(w) if w else None,
+                               _file(kw["perfetto"]), _file(kw["export_graph"]),
+                               ctypes.byref(buf), ctypes.byref(wbuf), ctypes.byref(err))
     if rc != 0:
         raise Error(rc, err.msg.decode("utf-8", "replace"))
     text, warned = _taken(buf), _taken(wbuf)
@@ -524,16 +652,16 @@ def _trace_text(paths, kw, stacklevel):
 
 
 def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-               no_overlap=False, comm_model=False, perfetto=None):
+               no_overlap=False, comm_model=False, perfetto=None, export_graph=None):
     """The text of ``stepcast trace FILE... --format json`` (the options
     and the warnings as trace())."""
     return _trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink, nic=nic, ppn=ppn,
                                    no_overlap=no_overlap, comm_model=comm_model,
-                                   perfetto=perfetto), 2)
+                                   perfetto=perfetto, export_graph=export_graph), 2)
 
 
 def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-          no_overlap=False, comm_model=False, perfetto=None):
+          no_overlap=False, comm_model=False, perfetto=None, export_graph=None):
     """Replay the PyTorch profiler traces of one job (a file, or one per
     rank: Kineto JSON, plain or gzip, Chakra ETs; docs/trace.md), as
     ``stepcast trace FILE... --format json``: {"jobs": [{"files", "ranks",
@@ -543,13 +671,16 @@ def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
     keywords are the command's options: dp_scale (--dp-scale), gpu (a
     preset, --gpu), nvlink (GB/s per GPU per direction), nic (Gb/s), ppn
     (GPUs per NVLink domain), no_overlap=True, comm_model=True. perfetto:
-    a file to write the replayed schedule to (--perfetto). A bad file or
+    a file to write the replayed schedule to (--perfetto); export_graph:
+    the file the loaded graph is written to as Kineto JSON, one per rank
+    (OUT-rankN.json for several; --export-graph). A bad file or
     value raises Error (2 bad input, 3 I/O) with the command's message;
     what the command warns about on standard error is issued as
     TraceWarning (warnings.warn), one warning a line."""
     return json.loads(_trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink,
                                               nic=nic, ppn=ppn, no_overlap=no_overlap,
-                                              comm_model=comm_model, perfetto=perfetto), 2))
+                                              comm_model=comm_model, perfetto=perfetto,
+                                              export_graph=export_graph), 2))
 
 
 def version():

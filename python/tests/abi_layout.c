@@ -1,6 +1,6 @@
 /*
  * abi_layout.c -- print the layout of the structs of include/stepcast.h
- * that the Python module mirrors with ctypes (python/stepcast), one line
+ * and include/stepcast_recsys.h that the Python module mirrors with ctypes (python/stepcast), one line
  * per struct ("S NAME SIZE") and per field ("F NAME FIELD OFFSET SIZE"),
  * so that python/tests/test_abi.py can compare them with the ctypes
  * structs field for field. Built by CMake (sc_abi_layout) or by the test
@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "stepcast.h"
+#include "stepcast_recsys.h"
 
 #define S(T) printf("S %s %zu\n", #T, sizeof(T))
 #define F(T, f) printf("F %s %s %zu %zu\n", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))
@@ -62,5 +63,25 @@ int main(void) {
   F(sc_trace_whatif, nvlink_bw);
   F(sc_trace_whatif, nic_bw);
   F(sc_trace_whatif, ranks_per_node);
+  S(sc_predict_json_opts);
+  F(sc_predict_json_opts, ops);
+  F(sc_predict_json_opts, train_tokens);
+  F(sc_predict_json_opts, event);
+  F(sc_predict_json_opts, trace);
+  F(sc_predict_json_opts, html);
+  S(sc_validate_json_opts);
+  F(sc_validate_json_opts, event);
+  F(sc_validate_json_opts, timings);
+  F(sc_validate_json_opts, html);
+  S(sc_rs_plan_opts);
+  F(sc_rs_plan_opts, top);
+  F(sc_rs_plan_opts, exhaustive_max);
+  F(sc_rs_plan_opts, local_iters);
+  F(sc_rs_plan_opts, max_seconds);
+  F(sc_rs_plan_opts, max_evals);
+  F(sc_rs_plan_opts, progress);
+  F(sc_rs_plan_opts, progress_ctx);
+  F(sc_rs_plan_opts, headroom_bytes);
+  F(sc_rs_plan_opts, headroom_frac);
   return 0;
 }

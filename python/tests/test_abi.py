@@ -1,6 +1,7 @@
 """The ctypes structs of the module are the C structs of include/stepcast.h
-field for field: the same names, offsets and sizes, and the same total
-size (so a field added to a C struct and not to the module fails here).
+and include/stepcast_recsys.h field for field: the same names, offsets and
+sizes, and the same total size (so a field added to a C struct and not to
+the module fails here).
 The C side is printed by abi_layout.c, built by CMake (STEPCAST_ABI names
 it) or here with the C compiler ($CC, else cc)."""
 import ctypes
@@ -16,7 +17,9 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import stepcast  # noqa: E402
 
 MIRRORS = {"sc_error": stepcast._Err, "sc_search_opts": stepcast._SearchOpts,
-           "sc_coll_sweep_opts": stepcast._SweepOpts, "sc_trace_whatif": stepcast._TraceWhatif}
+           "sc_coll_sweep_opts": stepcast._SweepOpts, "sc_trace_whatif": stepcast._TraceWhatif,
+           "sc_predict_json_opts": stepcast._PredictOpts,
+           "sc_validate_json_opts": stepcast._ValidateOpts, "sc_rs_plan_opts": stepcast._RsPlanOpts}
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import stepcast  # noqa: E402
+from clirun import read  # noqa: E402
 
 CLI = os.environ.get("STEPCAST_CLI", os.path.join(ROOT, "build", "stepcast"))
 LLAMA = os.path.join(ROOT, "examples", "llama3-70b-512-h100.json")
@@ -163,3 +164,25 @@ def test_library_sets_the_struct():
     o = stepcast._search_opts({})
     assert o.require_fit == 1 and o.zero_stages == 0 and o.progress is None
     assert ctypes.sizeof(o) > 0
+
+
+def test_html_file_equals_cli(tmp_path):
+    """html= writes the page `search --html FILE` writes (the fastest 1,000
+    plans, fitting or not, the first plan marked), the same bytes."""
+    theirs, ours = tmp_path / "cli.html", tmp_path / "py.html"
+    args = ["--top", "3", "--tp", "8", "--zero", "1,3"]
+    p = subprocess.run([CLI, "search", LLAMA, *args, "--html", str(theirs), "--format", "json"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    r = stepcast.search(LLAMA, top=3, tp=8, zero=[1, 3], html=str(ours))
+    assert without_time(r) == without_time(json.loads(p.stdout))
+    page = read(ours)
+    assert page == read(theirs)
+    assert page.startswith(b"<!DOCTYPE html>") and b"plans tried" in page
+
+
+@pytest.mark.parametrize("html,code", [("-", 2), ("", 2), ("/nonexistent/dir/x.html", 3)])
+def test_bad_html_raises(html, code):
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.search(LLAMA, top=1, tp=8, pp=4, dp=16, html=html)
+    assert e.value.code == code and str(e.value).startswith("html: "), str(e.value)

@@ -227,3 +227,18 @@ def test_predict_accuracy():
     assert acc["files"] and set(acc["in_sample"]) <= set(acc["files"])
     amd = stepcast.predict(overrides={"cluster.gpu": "mi300x"})["accuracy"]
     assert amd["n"] == 0 and amd["mape"] is None and amd["files"] == []
+
+
+def test_collective_html_equals_cli(tmp_path):
+    """html= writes the page `collective --html FILE` writes, byte for byte."""
+    theirs, ours = tmp_path / "cli.html", tmp_path / "py.html"
+    text = cli("collective", "--ranks", "16", "--ppn", "8", "--max", "4M", "--html", str(theirs),
+               "--format", "json").stdout
+    assert stepcast.collective_json(ranks=16, ranks_per_node=8, max_bytes=4 << 20,
+                                    html=str(ours)) == text
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert ours.read_bytes().startswith(b"<!DOCTYPE html>")
+    for bad, code in (("-", 2), (str(tmp_path / "no" / "dir.html"), 3)):
+        with pytest.raises(stepcast.Error) as e:
+            stepcast.collective(ranks=8, html=bad)
+        assert e.value.code == code and str(e.value).startswith("html: ")

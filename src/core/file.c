@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -89,4 +90,33 @@ int file_read(const char *path, const char *what, size_t max, char **buf, size_t
   rc = read_stream(fp, path, what, max, buf, len, err);
   fclose(fp);
   return rc;
+}
+
+int file_write(const char *path, const char *option, file_writer write, const void *ctx,
+               sc_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return sc_error_set(err, SC_EIO, "%s: cannot write %s (%s)", option, path, strerror(errno));
+  int rc = write(f, ctx, err);
+  int bad = fflush(f) != 0 || ferror(f);
+  bad |= fclose(f) != 0;
+  if (rc != SC_OK) return rc;
+  return bad ? sc_error_set(err, SC_EIO, "%s: cannot write %s", option, path) : SC_OK;
+}
+
+int file_write_beside(char **doc, const char *path, const char *option, file_writer write,
+                      const void *ctx, sc_error *err) {
+  int rc = path ? file_write(path, option, write, ctx, err) : SC_OK;
+  if (rc != SC_OK) {
+    free(*doc); /* the entries' documents are malloc'd by the C library (mstream) */
+    *doc = NULL;
+  }
+  return rc;
+}
+
+int file_name_check(const char *path, const char *option, sc_error *err) {
+  if (path && (!*path || !strcmp(path, "-")))
+    return sc_error_set(err, SC_EINPUT, "%s: expected a file name, not '%s' (standard output "
+                        "is the command's, not the library's)", option, path);
+  return SC_OK;
 }

@@ -285,3 +285,9 @@ int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err) 
   tgw_write(&t->job->r[rank], out);
   return sc_error_set(err, SC_OK, "%s", "");
 }
+
+int sc_trace_graph_name(const char *path, int rank, int ranks, char *buf, size_t n) {
+  size_t len = strlen(path), stem = len > 5 && !strcmp(path + len - 5, ".json") ? len - 5 : len;
+  if (ranks == 1) return snprintf(buf, n, "%s", path);
+  return snprintf(buf, n, "%.*s-rank%d%s", (int)stem, path, rank, path + stem);
+}

@@ -3,25 +3,21 @@
  * stepcast.h, the Python module): the same document as `stepcast trace
  * FILE... [what-if options] --format json`, by the same writer
  * (sc_report_trace_replay), and optionally the replayed schedule as a
- * Perfetto file, as --perfetto.
+ * Perfetto file, as --perfetto, and the loaded graph, as --export-graph.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/mem.h"
 #include "core/mstream.h"
 #include "stepcast.h"
 
-/* The schedule of t's last replay into the file path: SC_OK or SC_EIO. */
-static int write_perfetto(const sc_trace *t, const char *path, sc_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f) return sc_error_set(err, SC_EIO, "trace: cannot write %s (%s)", path, strerror(errno));
+static int perfetto_of(FILE *f, const void *t, sc_error *err) {
+  (void)err;
   sc_trace_write_perfetto(t, f);
-  int bad = fflush(f) != 0 || ferror(f);
-  bad |= fclose(f) != 0;
-  return bad ? sc_error_set(err, SC_EIO, "trace: cannot write %s", path) : SC_OK;
+  return SC_OK;
 }
 
 /* The report of t as traced and, when w is not NULL, under w into *out;
@@ -39,11 +35,7 @@ static int replay_json(sc_trace *t, const sc_trace_whatif *w, const char *perfet
   if ((rc = mstream_open(&m, err))) return rc;
   sc_report_trace_replay(m.f, SC_FORMAT_JSON, t, &base, w ? w : &none, w ? &x : NULL);
   if ((rc = mstream_close(&m, out, err))) return rc;
-  if (perfetto && (rc = write_perfetto(t, perfetto, err))) {
-    free(*out);
-    *out = NULL;
-  }
-  return rc;
+  return file_write_beside(out, perfetto, "trace", perfetto_of, t, err);
 }
 
 int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
@@ -53,15 +45,53 @@ int sc_trace_json(const char *const *paths, int n, const sc_trace_whatif *w,
 
 int sc_trace_json_warn(const char *const *paths, int n, const sc_trace_whatif *w,
                        const char *perfetto, char **out, char **warnings, sc_error *err) {
+  return sc_trace_json_ex(paths, n, w, perfetto, NULL, out, warnings, err);
+}
+
+/* What one rank's graph is written from. */
+typedef struct graph_of {
+  const sc_trace *t;
+  int rank;
+} graph_of;
+
+static int graph_writer(FILE *f, const void *ctx, sc_error *err) {
+  const graph_of *g = ctx;
+  return sc_trace_write_graph(g->t, g->rank, f, err);
+}
+
+/* Every rank's graph of t to the files named after path; on failure
+ * *out, the document already made, is freed. */
+static int export_graph(const sc_trace *t, const char *path, char **out, sc_error *err) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  int rc = SC_OK;
+  for (int r = 0; r < in.ranks && rc == SC_OK; r++) {
+    char name[4096];
+    graph_of g = {t, r};
+    if (sc_trace_graph_name(path, r, in.ranks, name, sizeof name) >= (int)sizeof name)
+      rc = sc_error_set(err, SC_EINPUT, "trace: graph: the file name '%s' is too long", path);
+    else
+      rc = file_write_beside(out, name, "trace", graph_writer, &g, err);
+  }
+  if (rc != SC_OK) { /* a name too long: the document goes too */
+    free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+int sc_trace_json_ex(const char *const *paths, int n, const sc_trace_whatif *w,
+                     const char *perfetto, const char *graph, char **out, char **warnings,
+                     sc_error *err) {
   *out = NULL;
   if (warnings) *warnings = NULL;
-  if (perfetto && !strcmp(perfetto, "-"))
-    return sc_error_set(err, SC_EINPUT, "trace: perfetto: expected a file name, not '-' "
-                        "(standard output is the command's, not the library's)");
-  sc_trace *t;
-  int rc = sc_trace_load(paths, n, NULL, NULL, &t, err);
+  int rc = file_name_check(perfetto, "trace: perfetto", err);
+  if (!rc) rc = file_name_check(graph, "trace: graph", err);
   if (rc) return rc;
+  sc_trace *t;
+  if ((rc = sc_trace_load(paths, n, NULL, NULL, &t, err))) return rc;
   rc = replay_json(t, w, perfetto, out, err);
+  if (!rc && graph) rc = export_graph(t, graph, out, err);
   if (!rc && warnings && !(*warnings = mem_strdup(sc_trace_warnings(t)))) {
     free(*out);
     *out = NULL;

@@ -82,6 +82,7 @@ CASES = {
     "cublas_pre11": ({"model": "bert_base", "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 1},
                       "plan": {"tp": 1, "pp": 1, "global_batch": 64, "dtype": "fp16"}},
                      {"plan.cublas_pre11": True}),
+    "vocab_multiple": (DEFAULT, {"plan.vocab_multiple": 1}),  # GPT-3's 50,257 unpadded
     "overrides": (DEFAULT, {"plan.overrides": [{"layers": [0, 11], "recompute": "full"}]}),
     "main_grads": (DEFAULT, {"plan.main_grads": "bf16"}),
     "fp8_recipe": (LLAMA, {"plan.dtype": "fp8", "plan.fp8_recipe": "current"}),

@@ -23,12 +23,11 @@ calls; TFLOP/s = 2 M N K / time. Model comparison: tools/calib/gemm_check
 import argparse
 import csv
 import os
-import statistics
 import sys
 
 import torch
 
-WARM, REPS, INNER = 3, 5, 5
+from gputime import timed
 
 # (model, K, N) of a linear layer's weight: hidden -> out
 WEIGHTS = [
@@ -42,23 +41,6 @@ WEIGHTS = [
 ]
 TOKENS = (512, 2048, 8192, 32768)
 DTYPES = ("bf16", "fp16", "tf32", "fp32")
-
-
-def timed(fn):
-    for _ in range(WARM):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(REPS):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(INNER):
-            fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) / INNER)
-    return statistics.median(ts)
 
 
 def main():

@@ -46,13 +46,12 @@ comparison: tools/calib/moe_check.c.
 import argparse
 import csv
 import os
-import statistics
 import sys
 import time
 
 import torch
 
-WARM, REPS, INNER = 3, 5, 5
+from gputime import timed
 
 # (name, hidden h, expert FFN f, local expert counts G, tokens per expert T)
 # from the models' published configs (../shared/reference model configs):
@@ -66,24 +65,6 @@ SHAPES = [
     ("llama4_maverick", 5120, 8192, (4, 8, 16), (128, 512, 2048, 8192)),
 ]
 MAX_TOKENS = 131072
-
-
-def timed(fn):
-    """Median ms per call over REPS blocks of INNER calls."""
-    for _ in range(WARM):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(REPS):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(INNER):
-            fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) / INNER)
-    return statistics.median(ts)
 
 
 def counts_of(G, T, r):
@@ -138,17 +119,23 @@ class Bench:
         self.row(base, pas, variant, r, ms, flops)
 
 
+def operands(dev, M, k, n, G):
+    """x [M, k], dy [M, n], W [G, n, k] and Wt [G, k, n] row-major, and the
+    transposes xT [k, M], dyT [n, M], bf16."""
+    bf = torch.bfloat16
+    x = torch.randn(M, k, device=dev, dtype=bf)
+    dy = torch.randn(M, n, device=dev, dtype=bf)
+    W = torch.randn(G, n, k, device=dev, dtype=bf) * 0.02
+    return x, dy, W, W.transpose(-2, -1).contiguous(), x.t().contiguous(), dy.t().contiguous()
+
+
 def rand_layer(b, model, h, f, layer, k, n, G, T):
     """--only rand: grouped GEMMs with multinomial token counts; fp8 dense."""
     dev, bf = b.dev, torch.bfloat16
     M = G * T
     base = [model, h, f, layer, k, n, G, T, M]
     flops = 2.0 * M * k * n
-    x = torch.randn(M, k, device=dev, dtype=bf)
-    dy = torch.randn(M, n, device=dev, dtype=bf)
-    W = torch.randn(G, n, k, device=dev, dtype=bf) * 0.02
-    Wt = W.transpose(-2, -1).contiguous()
-    xT, dyT = x.t().contiguous(), dy.t().contiguous()
+    x, dy, W, Wt, xT, dyT = operands(dev, M, k, n, G)
     gen = torch.Generator().manual_seed(0)
     ids = torch.randint(0, G, (M,), generator=gen)
     counts = torch.bincount(ids, minlength=G).tolist()
@@ -179,12 +166,7 @@ def one_layer(b, model, h, f, layer, k, n, G, T):
     M = G * T
     base = [model, h, f, layer, k, n, G, T, M]
     flops = 2.0 * M * k * n
-    x = torch.randn(M, k, device=dev, dtype=bf)
-    dy = torch.randn(M, n, device=dev, dtype=bf)
-    W = torch.randn(G, n, k, device=dev, dtype=bf) * 0.02       # [G, n, k] row-major
-    Wt = W.transpose(-2, -1).contiguous()                       # [G, k, n] row-major
-    xT = x.t().contiguous()                                     # [k, M]
-    dyT = dy.t().contiguous()                                   # [n, M]
+    x, dy, W, Wt, xT, dyT = operands(dev, M, k, n, G)
     gm = getattr(torch, "_grouped_mm", None)
     for r in (1.0, 1.5, 2.0):
         if G == 1 and r > 1:

@@ -31,8 +31,8 @@ static void help(void) {
                                        "--zero", "--dtypes", "--headroom", "--mb",  "--vpp",
                                        "--sp",   "--schedule", "--recompute", NULL};
   scen_args_help(except);
-  printf("  (--mb, --vpp, --schedule, --sp and --recompute are refused: the search sweeps\n"
-         "  them; bound them with --max-mb and --max-vpp)\n"
+  printf("  (--schedule and --sp are refused: the schedule follows vpp, and plans run\n"
+         "  sequence parallelism wherever tp > 1)\n"
          "  --top N               how many plans to list (default 10, at most 1000)\n"
          "  --max-tp N, --max-pp N, --max-mb N, --max-vpp N   bounds of the space\n"
          "  --all                 also list plans that do not fit in memory\n");
@@ -73,20 +73,17 @@ static int progress(void *ctx, long done, long total, double secs) {
 }
 
 /* Plan flags of the shared scenario arguments whose dimension the search
- * sweeps itself (src/search/space.c): a value given would be dropped, so
- * each is refused with the option that bounds it, as `dp` refuses the
- * degrees it does not use. */
+ * sets itself (src/search/space.c) and cannot be fixed: a value given
+ * would be dropped, so each is refused with the option that does the
+ * job, as `dp` refuses the degrees it does not use. (--mb, --vpp and
+ * --recompute fix their dimension: search_limits.c.) */
 static const struct {
   const char *flag, *why;
 } swept[] = {
-    {"--mb", "the micro-batch is searched: bound it with --max-mb N (--max-mb 1 keeps 1)"},
-    {"--vpp", "interleaving is searched: bound it with --max-vpp N (--max-vpp 1: none)"},
-    {"--schedule", "the schedule follows the searched vpp (interleaved when vpp > 1): "
-                   "--max-vpp 1 keeps 1F1B only"},
+    {"--schedule", "the schedule follows vpp (interleaved when vpp > 1): --vpp 1 keeps 1F1B "
+                   "only, --vpp N interleaves N chunks"},
     {"--sp", "searched plans run sequence parallelism wherever tp > 1 (Megatron's advice); "
              "fix tp with --tp N"},
-    {"--recompute", "recomputation is searched (none, selective, full and partial); each "
-                    "plan's is listed"},
 };
 
 static int search_refused(const char *arg) {

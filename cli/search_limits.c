@@ -1,7 +1,8 @@
 /*
  * search_limits.c -- the options of `stepcast search` that shape and bound
- * the search: fixed degrees (--tp, --pp, --dp, --cp, --ep), the ZeRO stages
- * (--zero 1,3), the GEMM types (--dtypes bf16,fp8), a memory margin
+ * the search: fixed degrees (--tp, --pp, --dp, --cp, --ep), micro-batch
+ * (--mb) and vpp (--vpp), the recomputation kinds (--recompute full), the
+ * ZeRO stages (--zero 1,3), the GEMM types (--dtypes bf16,fp8), a memory margin
  * (--headroom 4 for GiB, 0.1 or 10% for a fraction), the space's bounds
  * (--max-tp, --max-pp, --max-mb, --max-vpp), the budgets (--max-plans,
  * --max-seconds), --threads, --all and --rerank / --no-rerank. Each is one key of the
@@ -16,6 +17,12 @@
 
 void search_limits_help(void) {
   printf("  --tp N, --pp N, --dp N, --cp N, --ep N   fix that degree (the rest is searched)\n"
+         "  --mb N                fix the micro-batch (sequences; not bound by --max-mb)\n"
+         "  --vpp N               fix the interleaving: 1 = 1F1B only, N > 1 = N chunks per\n"
+         "                        stage (pp > 1; not bound by --max-vpp)\n"
+         "  --recompute LIST      recomputation searched: none (offloading too), selective,\n"
+         "                        full (every layer), partial (full for the first N layers\n"
+         "                        of each chunk); e.g. full or full,partial (default all)\n"
          "  --zero LIST           ZeRO stages searched, e.g. 1,3 (default 0,1,2,3)\n"
          "  --dtypes LIST         GEMM types searched, e.g. bf16,fp8 (default the scenario's;\n"
          "                        fp8 changes numerics, so it is only searched when asked;\n"
@@ -32,6 +39,8 @@ static const struct {
     {"--tp", "tp", NULL},          {"--pp", "pp", NULL},
     {"--dp", "dp", NULL},          {"--cp", "cp", NULL},
     {"--ep", "ep", NULL},          {"--zero", "zero", NULL},
+    {"--mb", "micro_batch", NULL}, {"--vpp", "vpp", NULL},
+    {"--recompute", "recompute", NULL},
     {"--dtypes", "dtypes", NULL},  {"--headroom", "headroom", NULL},
     {"--max-tp", "max_tp", NULL},  {"--max-pp", "max_pp", NULL},
     {"--max-mb", "max_micro_batch", NULL}, {"--max-vpp", "max_vpp", NULL},
@@ -42,7 +51,8 @@ static const struct {
 
 /* The ones a scenario flag of the same name would otherwise mean. */
 const char *const search_limits_flags[] = {"--tp",   "--pp",     "--dp",       "--cp", "--ep",
-                                           "--zero", "--dtypes", "--headroom", NULL};
+                                           "--zero", "--dtypes", "--headroom", "--mb",
+                                           "--vpp",  "--recompute", NULL};
 
 /* The library's message names the key first ("max_micro_batch: expected
  * ..."): print it under the option's own name. */

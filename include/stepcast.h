@@ -869,16 +869,31 @@ typedef struct sc_search_opts {
   double headroom_bytes; /* memory kept free on every GPU, bytes [0] */
   double headroom_frac;  /* ... and as a fraction of its memory [0]; a plan
                             fits when its total <= capacity less both */
+  int micro_batch;       /* a fixed micro-batch, sequences; need not be
+                            within max_micro_batch [0: searched] */
+  int vpp;               /* fixed interleaving chunks: 1 = 1F1B only, > 1
+                            interleaved (pp > 1 only); need not be within
+                            max_vpp [0: searched] */
+  unsigned recompute;    /* SC_SEARCH_RECOMP_* bits: the recomputation
+                            searched [0: every kind] */
 } sc_search_opts;
+
+/* Bits of sc_search_opts.recompute (docs/search.md, "The space"). */
+#define SC_SEARCH_RECOMP_NONE (1u << 0)      /* none, offloading plans too */
+#define SC_SEARCH_RECOMP_SELECTIVE (1u << 1) /* the scenario's recompute_modules */
+#define SC_SEARCH_RECOMP_FULL (1u << 2)      /* full, every layer of each chunk */
+#define SC_SEARCH_RECOMP_PARTIAL (1u << 3)   /* full, the first N layers of each
+                                                chunk (recompute_layers N) */
 
 void sc_search_opts_default(sc_search_opts *o);
 /* Set one option of o from text, as `stepcast search` reads its command
  * line (for bindings, docs/python.md): key is a field's name (max_tp,
  * max_pp, max_micro_batch, max_vpp, threads, max_plans, max_seconds,
- * rerank, tp, pp, dp, cp, ep), "all" (= !require_fit), or the command's
- * "zero" ("1,3"), "dtypes" ("bf16,fp8") and "headroom" (GiB "4", a
- * fraction "0.1" or a percentage "10%"). SC_OK, or SC_EINPUT naming the
- * option and what is valid (o unchanged). */
+ * rerank, tp, pp, dp, cp, ep, micro_batch, vpp), "all" (= !require_fit),
+ * or the command's "zero" ("1,3"), "dtypes" ("bf16,fp8"), "recompute"
+ * ("full" or "full,partial": none, selective, full, partial) and
+ * "headroom" (GiB "4", a fraction "0.1" or a percentage "10%"). SC_OK, or
+ * SC_EINPUT naming the option and what is valid (o unchanged). */
 int sc_search_opts_set(sc_search_opts *o, const char *key, const char *value, sc_error *err);
 
 typedef struct sc_candidate {

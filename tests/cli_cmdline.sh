@@ -126,12 +126,41 @@ else
   echo "FAIL: README's mpirun line lacks --oversubscribe or the root note: $mpiline"; fail=$((fail + 1))
 fi
 
-# 5. search refuses the plan flags of the dimensions it sweeps (a value would
-# be dropped in silence), naming the option that bounds each
-expect 2 'the micro-batch is searched: bound it with --max-mb' -- search --mb 2
-expect 2 'interleaving is searched: bound it with --max-vpp' -- search --vpp 2
-expect 2 'recomputation is searched' -- search --recompute full
-expect 2 '--schedule does not apply' -- search --schedule interleaved
+# 5. search fixes the inner dimensions it would sweep (--mb, --vpp,
+# --recompute: each listed plan has the value, the counts are the smaller
+# space's), says which one no plan can have (exit 1, the values valid
+# there, as for a degree), and still refuses --schedule (it follows vpp)
+# and --sp (on wherever tp > 1)
+# plans_have JSON_ARGS -- PY_CONDITION: every plan `p` of `search ARGS
+# --format json` meets the condition, and there are some
+plans_have() {
+  local cond=${*: -1} out
+  out=$("$CLI" search "${@:1:$#-2}" --format json 2>&1)
+  if python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+ok = d["plans"] and all(eval(sys.argv[2], {"p": p["plan"], "s": p["searched"]}) for p in d["plans"])
+sys.exit(0 if ok and d["tried"] == d["space"] else 1)' "$out" "$cond" 2>/dev/null; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: search ${*:1:$#-2}: not every plan has $cond"; echo "$out" | head -5; fail=$((fail + 1))
+  fi
+}
+plans_have $LLAMA --top 20 --threads 1 --mb 2 -- 'p["micro_batch"] == 2'
+plans_have $LLAMA --top 20 --threads 1 --vpp 1 -- 'p["vpp"] == 1 and p["schedule"] == "1f1b"'
+plans_have $LLAMA --top 20 --threads 1 --vpp 2 --all -- 'p["vpp"] == 2 and p["pp"] > 1'
+plans_have $LLAMA --top 20 --threads 1 --recompute full -- 'p["recompute"] == "full" and s["recompute_layers"] == 0'
+plans_have $LLAMA --top 20 --threads 1 --recompute partial -- 's["recompute_layers"] > 0'
+plans_have $LLAMA --top 20 --threads 1 --recompute none,selective -- 'p["recompute"] in ("none", "selective")'
+plans_have $LLAMA --top 5 --threads 1 --mb 1 --vpp 1 --recompute none -- 'p["micro_batch"] == 1 and p["vpp"] == 1 and p["recompute"] == "none"'
+# the space is the constrained one: 372 of the 2442 plans recompute every layer
+expect 0 '372 plans tried, 372 valid' -- search $LLAMA --top 1 --threads 1 --recompute full
+expect 1 'micro_batch: 3 (--mb) divides no plan' -- search $LLAMA --mb 3
+expect 1 'valid there (up to max_micro_batch 16): 1, 2, 4, 8, 16' -- search $LLAMA --mb 3
+expect 1 'vpp: 2 (--vpp) fits no plan under the other constraints' -- search $LLAMA --vpp 2 --pp 1
+expect 2 "--recompute: expected a comma-separated list of none, selective, full, partial, got 'block'" -- search $LLAMA --recompute block
+expect 2 '--mb: expected an integer' -- search $LLAMA --mb 0
+expect 2 '--schedule does not apply: the schedule follows vpp' -- search --schedule interleaved
 expect 2 '--sp does not apply' -- search --sp true
 
 echo "$pass passed, $fail failed"

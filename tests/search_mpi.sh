@@ -34,6 +34,9 @@ check search examples/mixtral-8x7b-h100.json --top 20
 check search -m gpt3-13b -n 64 --gb 256 --set cluster.topology=examples/topologies/fat_tree_64.json --format json --top 8
 check search -n 8 --gb 64 --format json
 check search examples/llama3-70b-512-h100.json --dtypes bf16,fp8 --headroom 4 --format csv --top 30
+# the inner constraints (a fixed micro-batch, vpp, recomputation kinds)
+check search examples/llama3-70b-512-h100.json --mb 1 --recompute full,partial --format json --top 20
+check search examples/mixtral-8x7b-h100.json --vpp 2 --recompute none --top 10
 # the README's line as written (4 processes: more than a small machine has
 # cores, which --oversubscribe allows), with this binary; as root with the
 # flag the README says OpenMPI then wants

@@ -62,6 +62,23 @@ Test(search_opts, lists_and_headroom) {
   cr_expect_eq(o.headroom_frac, 0);
 }
 
+/* The inner dimensions: a fixed micro-batch and vpp, the recomputation
+ * kinds as a list of names (bit r = sc_recompute r, "partial" bit 3). */
+Test(search_opts, inner_dimensions) {
+  sc_search_opts o;
+  sc_error err = {0};
+  cr_assert_eq(set(&o, "micro_batch", "32", &err), SC_OK, "%s", err.msg);
+  cr_expect(o.micro_batch == 32 && o.max_micro_batch == 0 && o.vpp == 0);
+  cr_assert_eq(set(&o, "vpp", "1", &err), SC_OK, "%s", err.msg);
+  cr_expect(o.vpp == 1 && o.max_vpp == 0 && o.micro_batch == 0);
+  cr_assert_eq(set(&o, "recompute", "full", &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(o.recompute, SC_SEARCH_RECOMP_FULL);
+  cr_assert_eq(set(&o, "recompute", "partial,none,selective", &err), SC_OK, "%s", err.msg);
+  cr_expect_eq(o.recompute, SC_SEARCH_RECOMP_PARTIAL | SC_SEARCH_RECOMP_NONE |
+                                SC_SEARCH_RECOMP_SELECTIVE);
+  cr_expect_eq(SC_SEARCH_RECOMP_FULL, 1u << SC_RECOMP_FULL);
+}
+
 Test(search_opts, bad_values_named) {
   static const char *const bad[][3] = {
       {"tp", "0", "tp: expected an integer 1..16777216, got '0'"},
@@ -80,6 +97,12 @@ Test(search_opts, bad_values_named) {
       {"headroom", "-1", "headroom: expected GiB (4), a fraction (0.1) or a percentage (10%)"},
       {"headroom", "100%", "headroom: expected GiB"},
       {"headroom", "4GB", "headroom: expected GiB"},
+      {"micro_batch", "0", "micro_batch: expected an integer 1..16777216, got '0'"},
+      {"vpp", "4097", "vpp: expected an integer 1..4096"},
+      {"recompute", "block", "recompute: expected a comma-separated list of none, selective, "
+                             "full, partial, got 'block'"},
+      {"recompute", "full,", "recompute: expected a comma-separated list"},
+      {"recompute", "Full", "recompute: expected a comma-separated list"},
       {"zero_stages", "1", "unknown search option 'zero_stages'; valid: tp, pp"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -195,6 +195,106 @@ Test(search_space, constraints_are_honoured) {
   for (int i = 0; i < n; i++) cr_assert(c[i].plan.pp == 4 && c[i].plan.dp == 16 && c[i].plan.tp == 8);
 }
 
+/* The points of s's space under o: a new array (mem_free it), *n of them. */
+static space_pt *points(const sc_scenario *s, const sc_search_opts *o, long *n) {
+  sc_error err = {0};
+  sc_job *j;
+  space_pt *pts;
+  cr_assert_eq(sc_job_open(s, &j, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(space_build(s, job_graph(j), o, &pts, n, &err), SC_OK, "%s", err.msg);
+  sc_job_close(j);
+  return pts;
+}
+
+/* The SC_SEARCH_RECOMP_* kind of point p. */
+static unsigned kind_of(const space_pt *p) {
+  return p->recompute_layers ? SC_SEARCH_RECOMP_PARTIAL : 1u << p->recompute;
+}
+
+/* 1 when a and b are the same point (field by field: not their padding). */
+static int same_pt(const space_pt *a, const space_pt *b) {
+  return a->tp == b->tp && a->pp == b->pp && a->dp == b->dp && a->cp == b->cp &&
+         a->ep == b->ep && a->vpp == b->vpp && a->micro_batch == b->micro_batch &&
+         a->fsdp_shard == b->fsdp_shard && a->first == b->first && a->last == b->last &&
+         a->recompute_layers == b->recompute_layers && a->offload_layers == b->offload_layers &&
+         a->zero == b->zero && a->recompute == b->recompute && a->emb_loss == b->emb_loss &&
+         a->etp == b->etp && a->dtype == b->dtype;
+}
+
+/* A fixed micro-batch, vpp or recomputation keeps exactly the points of
+ * the free space that have it, in the same order (so the same tie-breaks);
+ * a fixed one need not be within max_micro_batch / max_vpp. */
+Test(search_space, inner_constraints_keep_their_points) {
+  sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
+  sc_search_opts o;
+  bounds(&o);
+  o.tp = 8; /* a smaller space, every dimension still in it */
+  long n_all, n;
+  space_pt *all = points(&s, &o, &n_all);
+  const unsigned kinds[] = {SC_SEARCH_RECOMP_NONE, SC_SEARCH_RECOMP_SELECTIVE,
+                            SC_SEARCH_RECOMP_FULL, SC_SEARCH_RECOMP_PARTIAL,
+                            SC_SEARCH_RECOMP_FULL | SC_SEARCH_RECOMP_PARTIAL};
+  for (int c = 0; c < 3 + 5; c++) {
+    sc_search_opts f = o;
+    if (c == 0) f.micro_batch = 2;
+    if (c == 1) f.vpp = 1;
+    if (c == 2) f.vpp = 2;
+    if (c >= 3) f.recompute = kinds[c - 3];
+    space_pt *pts = points(&s, &f, &n);
+    long k = 0;
+    for (long i = 0; i < n_all; i++) {
+      const space_pt *p = &all[i];
+      int keep = c == 0 ? p->micro_batch == 2 : c <= 2 ? p->vpp == f.vpp
+                                                       : (kind_of(p) & f.recompute) != 0;
+      if (!keep) continue;
+      cr_assert(k < n && same_pt(&pts[k], p), "case %d: point %ld of the free "
+                "space is not point %ld of the constrained one (%ld points)", c, i, k, n);
+      k++;
+    }
+    cr_assert(k == n && n > 0 && n < n_all, "case %d: %ld points of %ld, %ld kept", c, n,
+              n_all, k);
+    if (c == 2)
+      for (long i = 0; i < n; i++) cr_assert(pts[i].pp > 1, "vpp 2 with pp 1");
+    long offload = 0; /* offloading plans recompute nothing: they go with "none" */
+    for (long i = 0; i < n; i++) offload += pts[i].offload_layers > 0;
+    cr_assert(c == 3 || c < 2 ? offload > 0 : offload == 0, "case %d: %ld offloading", c,
+              offload);
+    mem_free(pts);
+  }
+  mem_free(all);
+  /* a fixed micro-batch above the bound: every point has it */
+  o.max_micro_batch = 1;
+  o.micro_batch = 4;
+  space_pt *pts = points(&s, &o, &n);
+  cr_assert(n > 0);
+  for (long i = 0; i < n; i++) cr_assert_eq(pts[i].micro_batch, 4);
+  mem_free(pts);
+}
+
+/* The constrained search is the same on 1 thread and on 3 (its plans,
+ * counts and order). */
+Test(search_space, inner_constraints_same_for_any_thread_count) {
+  sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
+  sc_candidate a[8], b[8];
+  int na = 0, nb = 0;
+  sc_search_stats sa, sb;
+  sc_error err = {0};
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.micro_batch = 1;
+  o.recompute = SC_SEARCH_RECOMP_FULL | SC_SEARCH_RECOMP_PARTIAL;
+  o.threads = 1;
+  cr_assert_eq(sc_search(&s, &o, a, 8, &na, &sa, &err), SC_OK, "%s", err.msg);
+  o.threads = 3;
+  cr_assert_eq(sc_search(&s, &o, b, 8, &nb, &sb, &err), SC_OK, "%s", err.msg);
+  cr_assert(na == 8 && nb == na && sa.tried == sb.tried && sa.fit == sb.fit);
+  for (int i = 0; i < na; i++) {
+    cr_assert(a[i].plan.micro_batch == 1 && a[i].plan.recompute == SC_RECOMP_FULL, "plan %d", i);
+    cr_assert(!memcmp(&a[i].plan, &b[i].plan, sizeof a[i].plan) &&
+                  a[i].result.step_s == b[i].result.step_s, "plan %d differs", i);
+  }
+}
+
 Test(search_space, an_impossible_constraint_shows_the_closest_plan) {
   sc_scenario s = scenario("llama3-70b", "h100-sxm5-80gb", 512, 512);
   sc_candidate c[3];

@@ -91,6 +91,50 @@ Test(search_why, an_empty_space_says_which_degree) {
             st.reasons[0].example);
 }
 
+/* A fixed micro-batch, vpp or recomputation that no plan of the degrees
+ * can have: the space is empty and the reason names it, with the values
+ * the other constraints leave. */
+Test(search_why, an_empty_space_says_which_inner_constraint) {
+  sc_scenario s;
+  gpt3(&s); /* global batch 1536 over 1024 GPUs: dp <= 512, batches of 3 x 2^k */
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.tp = 8;
+  o.micro_batch = 5;
+  int n = -1;
+  sc_search_stats st;
+  search(&s, &o, &n, &st);
+  cr_assert(st.full == 0 && st.n_reasons == 1, "full %ld", st.full);
+  cr_assert(strstr(st.reasons[0].example, "micro_batch: 5 (--mb) divides no plan's per-replica "
+                                          "batch (global batch 1536 / dp)"), "%s",
+            st.reasons[0].example);
+  cr_assert(strstr(st.reasons[0].example, "(up to max_micro_batch 16): 1, 2, 3, 4, 6, 8, 12, 16"),
+            "%s", st.reasons[0].example);
+  o.micro_batch = 0;
+  o.pp = 1;
+  o.vpp = 2; /* interleaving needs stages */
+  search(&s, &o, &n, &st);
+  cr_assert(st.full == 0 && strstr(st.reasons[0].example, "vpp: 2 (--vpp) fits no plan") &&
+                strstr(st.reasons[0].example, "valid there (up to max_vpp 4): 1"),
+            "%s", st.reasons[0].example);
+  o.vpp = 0;
+  o.recompute = SC_SEARCH_RECOMP_SELECTIVE | SC_SEARCH_RECOMP_PARTIAL;
+  s.cluster.gpus = 768;
+  o.pp = 96; /* one layer a stage: no partial; GPT-3 has attention: selective stays */
+  search(&s, &o, &n, &st);
+  cr_assert(st.full > 0 && st.n_reasons == 0, "full %ld: %s", st.full, st.reasons[0].example);
+  o.recompute = SC_SEARCH_RECOMP_PARTIAL;
+  search(&s, &o, &n, &st);
+  cr_assert(st.full == 0 && strstr(st.reasons[0].example, "recompute: no plan under the other "
+                                                          "constraints has partial") &&
+                strstr(st.reasons[0].example, "valid there: none,selective,full"),
+            "%s", st.reasons[0].example);
+  /* a degree that cannot be is named first */
+  o.tp = 5;
+  search(&s, &o, &n, &st);
+  cr_assert(strstr(st.reasons[0].example, "tp: 5 does not divide"), "%s", st.reasons[0].example);
+}
+
 /* max_plans cuts the space: the search says so (stopped, the whole
  * space's size); without the cut it is complete. */
 Test(search_why, a_max_plans_cut_is_a_stop) {

@@ -79,7 +79,9 @@ class _SearchOpts(ctypes.Structure):
                 ("tp", ctypes.c_int), ("pp", ctypes.c_int), ("dp", ctypes.c_int),
                 ("cp", ctypes.c_int), ("ep", ctypes.c_int),
                 ("zero_stages", ctypes.c_uint), ("dtypes", ctypes.c_uint),
-                ("headroom_bytes", ctypes.c_double), ("headroom_frac", ctypes.c_double)]
+                ("headroom_bytes", ctypes.c_double), ("headroom_frac", ctypes.c_double),
+                ("micro_batch", ctypes.c_int), ("vpp", ctypes.c_int),
+                ("recompute", ctypes.c_uint)]
 
 
 class _PredictOpts(ctypes.Structure):
@@ -291,8 +293,8 @@ def dp(scenario=None, overrides=None):
 # The keyword arguments of search() the library parses (sc_search_opts_set,
 # docs/search.md): the space's bounds, how it runs and the constraints.
 _SEARCH_OPTS = ("max_tp", "max_pp", "max_micro_batch", "max_vpp", "all", "rerank", "threads",
-                "max_plans", "max_seconds", "tp", "pp", "dp", "cp", "ep", "zero", "dtypes",
-                "headroom")
+                "max_plans", "max_seconds", "tp", "pp", "dp", "cp", "ep", "micro_batch", "vpp",
+                "recompute", "zero", "dtypes", "headroom")
 # ... of which these took 0 for "the default" before they were parsed.
 _ZERO_IS_DEFAULT = ("max_tp", "max_pp", "max_micro_batch", "max_vpp")
 
@@ -327,12 +329,14 @@ def _search_opts(options):
 
 def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                 max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None,
-                pp=None, dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None,
-                threads=None, max_plans=None, max_seconds=None, html=None):
+                pp=None, dp=None, cp=None, ep=None, micro_batch=None, vpp=None, recompute=None,
+                zero=None, dtypes=None, headroom=None, threads=None, max_plans=None,
+                max_seconds=None, html=None):
     """The text of ``stepcast search --format json`` (the options as search())."""
     opts = _search_opts(dict(max_tp=max_tp, max_pp=max_pp, max_micro_batch=max_micro_batch,
                              max_vpp=max_vpp, all=all, rerank=rerank, tp=tp, pp=pp, dp=dp,
-                             cp=cp, ep=ep, zero=zero, dtypes=dtypes, headroom=headroom,
+                             cp=cp, ep=ep, micro_batch=micro_batch, vpp=vpp,
+                             recompute=recompute, zero=zero, dtypes=dtypes, headroom=headroom,
                              threads=threads, max_plans=max_plans, max_seconds=max_seconds))
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
@@ -342,25 +346,29 @@ def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
 
 def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
            max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None, pp=None,
-           dp=None, cp=None, ep=None, zero=None, dtypes=None, headroom=None, threads=None,
-           max_plans=None, max_seconds=None, html=None):
+           dp=None, cp=None, ep=None, micro_batch=None, vpp=None, recompute=None, zero=None,
+           dtypes=None, headroom=None, threads=None, max_plans=None, max_seconds=None,
+           html=None):
     """The fastest plans of the scenario's model, cluster and batch, as
     ``stepcast search --format json``: dtypes, space, tried, valid, fit, pruned,
     stopped, ranked_by, plans [{rank, pareto_front, plan, step_s, ...,
     searched}] (docs/output.md). Options as the command's (None: its
     default): bounds max_tp, max_pp, max_micro_batch, max_vpp (--max-mb);
     all=True also keeps plans that do not fit; fixed degrees tp, pp, dp,
-    cp, ep; zero, the ZeRO stages searched ([1, 3] or "1,3"); dtypes, the
-    GEMM types searched (["bf16", "fp8"] or "bf16,fp8"); headroom, memory
-    kept free (4 GiB, 0.1 of it, or "10%"); rerank=False keeps the closed
-    form's order (by default its top plans are re-run by the event engine);
-    threads; budgets max_plans and max_seconds; html, a file for the plan
+    cp, ep; a fixed micro_batch (--mb) and vpp (1: 1F1B only); recompute,
+    the recomputation kinds searched (none, selective, full, partial:
+    "full" or ["full", "partial"]); zero, the ZeRO stages searched ([1, 3]
+    or "1,3"); dtypes, the GEMM types searched (["bf16", "fp8"] or
+    "bf16,fp8"); headroom, memory kept free (4 GiB, 0.1 of it, or "10%");
+    rerank=False keeps the closed form's order (by default its top plans
+    are re-run by the event engine); threads; budgets max_plans and max_seconds; html, a file for the plan
     space as an HTML page (--html: the fastest 1,000 plans, the first
     marked). A bad value raises Error (code 2) with the library's message,
     which names the option."""
     return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,
                                   max_vpp, all, rerank=rerank, tp=tp, pp=pp, dp=dp, cp=cp,
-                                  ep=ep, zero=zero, dtypes=dtypes, headroom=headroom,
+                                  ep=ep, micro_batch=micro_batch, vpp=vpp, recompute=recompute,
+                                  zero=zero, dtypes=dtypes, headroom=headroom,
                                   threads=threads, max_plans=max_plans,
                                   max_seconds=max_seconds, html=html))
 

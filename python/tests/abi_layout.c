@@ -40,6 +40,9 @@ int main(void) {
   F(sc_search_opts, dtypes);
   F(sc_search_opts, headroom_bytes);
   F(sc_search_opts, headroom_frac);
+  F(sc_search_opts, micro_batch);
+  F(sc_search_opts, vpp);
+  F(sc_search_opts, recompute);
   S(sc_coll_sweep_opts);
   F(sc_coll_sweep_opts, op);
   F(sc_coll_sweep_opts, ranks);

@@ -52,6 +52,11 @@ CASES = [
     (MIXTRAL, dict(top=3, ep=8, rerank=False), ["--top", "3", "--ep", "8", "--no-rerank"]),
     (MIXTRAL, dict(top=3, max_tp=2, max_pp=2, max_micro_batch=2, max_vpp=2),
      ["--top", "3", "--max-tp", "2", "--max-pp", "2", "--max-mb", "2", "--max-vpp", "2"]),
+    (LLAMA, dict(top=3, recompute="full"), ["--top", "3", "--recompute", "full"]),
+    (LLAMA, dict(top=3, micro_batch=1, vpp=1), ["--top", "3", "--mb", "1", "--vpp", "1"]),
+    (LLAMA, dict(top=3, vpp=2, recompute=["none", "partial"], rerank=False),
+     ["--top", "3", "--vpp", "2", "--recompute", "none,partial", "--no-rerank"]),
+    (LLAMA, dict(top=3, micro_batch=3), ["--top", "3", "--mb", "3"]),  # none: exit 1, why
 ]
 
 
@@ -79,6 +84,28 @@ def test_constraints_hold():
     gib = stepcast.search(LLAMA, top=50, all=False, headroom=20)
     assert all(p["memory_bytes"]["total"] <= p["memory_bytes"]["capacity"] - 20 * 2**30
                for p in gib["plans"])
+
+
+def test_inner_constraints_hold():
+    """micro_batch, vpp and recompute fix what the search would sweep: every
+    plan listed has them, and the counts are the constrained space's."""
+    free = stepcast.search(LLAMA, top=1, rerank=False)
+    r = stepcast.search(LLAMA, top=30, micro_batch=2, vpp=2, recompute="full", all=True,
+                        rerank=False)
+    assert 0 < r["space"] < free["space"] and r["tried"] == r["space"], (r, free["space"])
+    assert len(r["plans"]) == min(30, r["space"]) >= 10  # all=True: every plan of a small space
+    for p in r["plans"]:
+        assert p["plan"]["micro_batch"] == 2 and p["plan"]["vpp"] == 2, p["plan"]
+        assert p["plan"]["schedule"] == "interleaved" and p["plan"]["pp"] > 1, p["plan"]
+        assert p["plan"]["recompute"] == "full" and p["searched"]["recompute_layers"] == 0
+    part = stepcast.search(LLAMA, top=30, recompute="partial", rerank=False)
+    assert all(p["plan"]["recompute"] == "full" and p["searched"]["recompute_layers"] > 0
+               for p in part["plans"]), [p["searched"] for p in part["plans"]]
+    none = stepcast.search(LLAMA, top=30, recompute="none", rerank=False)
+    assert {p["plan"]["recompute"] for p in none["plans"]} == {"none"}
+    kinds = [stepcast.search(LLAMA, top=1, recompute=k, rerank=False)["space"]
+             for k in ("none", "selective", "full", "partial")]
+    assert sum(kinds) == free["space"], (kinds, free["space"])  # the kinds split the space
 
 
 def test_every_plan_has_searched():
@@ -119,6 +146,9 @@ BAD = [
     ("headroom", -1, "--headroom", "-1"),
     ("headroom", "100%", "--headroom", "100%"),
     ("headroom", "4GB", "--headroom", "4GB"),
+    ("vpp", 0, "--vpp", "0"),
+    ("recompute", "block", "--recompute", "block"),
+    ("recompute", ["full", ""], "--recompute", "full,"),
 ]
 
 
@@ -139,6 +169,7 @@ def test_bad_value_raises_library_message(key, value, opt, text):
     (dict(max_seconds=0), "max_seconds: expected seconds > 0"),
     (dict(rerank="yes"), "rerank: expected true or false"),
     (dict(tp=True), "tp: expected an integer"),
+    (dict(micro_batch=0), "micro_batch: expected an integer 1..16777216"),
 ])
 def test_bad_budget_raises(kw, starts):
     with pytest.raises(stepcast.Error) as e:
@@ -161,6 +192,8 @@ def test_library_sets_the_struct():
     assert (o.headroom_bytes, o.headroom_frac) == (0, pytest.approx(0.1))
     assert (o.max_plans, o.max_seconds) == (7, 2.5)
     assert stepcast._search_opts(dict(headroom=4)).headroom_bytes == 4 * 2**30
+    o = stepcast._search_opts(dict(micro_batch=2, vpp=1, recompute=["none", "partial"]))
+    assert (o.micro_batch, o.vpp, o.recompute, o.max_micro_batch) == (2, 1, 0b1001, 0)
     o = stepcast._search_opts({})
     assert o.require_fit == 1 and o.zero_stages == 0 and o.progress is None
     assert ctypes.sizeof(o) > 0

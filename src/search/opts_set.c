@@ -49,21 +49,43 @@ static int set_seconds(const char *key, const char *v, double *dst, sc_error *er
   return SC_OK;
 }
 
-/* A comma-separated list into a bit mask: ZeRO stages 0..3 (dtypes 0) or
- * dtype names (dtypes 1). */
-static int set_mask(const char *key, const char *v, int dtypes, unsigned *dst, sc_error *err) {
+/* The bit of one list item p[0..len) (ZeRO stage; dtype_from_name for
+ * the dtypes); -1 if none. */
+static int zero_bit(const char *p, size_t len) {
+  return len == 1 && p[0] >= '0' && p[0] <= '3' ? p[0] - '0' : -1;
+}
+
+/* Recomputation: the sc_recompute names, and "partial" (bit 3). */
+static int recompute_bit(const char *p, size_t len) {
+  static const char *const names[] = {"none", "selective", "full", "partial"};
+  for (int b = 0; b < 4; b++)
+    if (strlen(names[b]) == len && !strncmp(p, names[b], len)) return b;
+  return -1;
+}
+
+/* A list option: its items' bits and what the message says is valid. */
+typedef struct list_kind {
+  int (*bit)(const char *p, size_t len);
+  const char *valid;
+} list_kind;
+
+static const list_kind zeros = {zero_bit, "ZeRO stages 0..3"};
+static const list_kind dtypes = {dtype_from_name, "fp32, tf32, fp16, bf16, fp8, fp4"};
+static const list_kind recomputes = {recompute_bit, "none, selective, full, partial"};
+
+/* A comma-separated list of kind k's items into a bit mask. */
+static int set_mask(const char *key, const char *v, const list_kind *k, unsigned *dst,
+                    sc_error *err) {
   unsigned m = 0;
   for (const char *p = v; *p;) {
     size_t len = strcspn(p, ",");
-    int bit = -1;
-    if (dtypes) bit = dtype_from_name(p, len);
-    else if (len == 1 && p[0] >= '0' && p[0] <= '3') bit = p[0] - '0';
-    if (bit < 0 || bit >= SC_DTYPE_COUNT || len == 0) m = 0, p = "";
+    int bit = len ? k->bit(p, len) : -1;
+    if (bit < 0) m = 0, p = "";
     else m |= 1u << bit, p += len + (p[len] == ',');
   }
   if (!m || !*v || v[strlen(v) - 1] == ',')
     return sc_error_set(err, SC_EINPUT, "%s: expected a comma-separated list of %s, got '%s'",
-                        key, dtypes ? "fp32, tf32, fp16, bf16, fp8, fp4" : "ZeRO stages 0..3", v);
+                        key, k->valid, v);
   *dst = m;
   return SC_OK;
 }
@@ -84,17 +106,22 @@ static int set_headroom(const char *key, const char *v, sc_search_opts *o, sc_er
   return SC_OK;
 }
 
-/* The int field of a bound or a fixed degree called key; NULL if none. */
+/* The int field of a bound, a fixed degree or a fixed inner dimension
+ * called key, and its largest value into *hi; NULL if none. */
 static int *int_field(sc_search_opts *o, const char *key, long *hi) {
-  static const char *const bounds[] = {"max_tp", "max_pp", "max_micro_batch", "max_vpp",
-                                       "threads"};
-  static const char *const degrees[] = {"tp", "pp", "dp", "cp", "ep"};
-  int *const bf[] = {&o->max_tp, &o->max_pp, &o->max_micro_batch, &o->max_vpp, &o->threads};
-  int *const df[] = {&o->tp, &o->pp, &o->dp, &o->cp, &o->ep};
-  for (int i = 0; i < 5; i++) {
-    if (!strcmp(key, bounds[i])) return *hi = 4096, bf[i];
-    if (!strcmp(key, degrees[i])) return *hi = MAX_DEGREE, df[i];
-  }
+  const struct {
+    const char *key;
+    int *f;
+    long hi;
+  } fs[] = {{"max_tp", &o->max_tp, 4096},      {"max_pp", &o->max_pp, 4096},
+            {"max_micro_batch", &o->max_micro_batch, 4096},
+            {"max_vpp", &o->max_vpp, 4096},    {"threads", &o->threads, 4096},
+            {"tp", &o->tp, MAX_DEGREE},        {"pp", &o->pp, MAX_DEGREE},
+            {"dp", &o->dp, MAX_DEGREE},        {"cp", &o->cp, MAX_DEGREE},
+            {"ep", &o->ep, MAX_DEGREE},        {"micro_batch", &o->micro_batch, MAX_DEGREE},
+            {"vpp", &o->vpp, 4096}};
+  for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+    if (!strcmp(key, fs[i].key)) return *hi = fs[i].hi, fs[i].f;
   return NULL;
 }
 
@@ -116,12 +143,13 @@ int sc_search_opts_set(sc_search_opts *o, const char *key, const char *value, sc
     if (rc == SC_OK) o->require_fit = !all;
     return rc;
   }
-  if (!strcmp(key, "zero")) return set_mask(key, value, 0, &o->zero_stages, err);
-  if (!strcmp(key, "dtypes")) return set_mask(key, value, 1, &o->dtypes, err);
+  if (!strcmp(key, "zero")) return set_mask(key, value, &zeros, &o->zero_stages, err);
+  if (!strcmp(key, "dtypes")) return set_mask(key, value, &dtypes, &o->dtypes, err);
+  if (!strcmp(key, "recompute")) return set_mask(key, value, &recomputes, &o->recompute, err);
   if (!strcmp(key, "headroom")) return set_headroom(key, value, o, err);
   return sc_error_set(err, SC_EINPUT,
-                      "unknown search option '%s'; valid: tp, pp, dp, cp, ep, zero, dtypes, "
-                      "headroom, max_tp, max_pp, max_micro_batch, max_vpp, all, rerank, "
+                      "unknown search option '%s'; valid: tp, pp, dp, cp, ep, micro_batch, "
+                      "vpp, recompute, zero, dtypes, headroom, max_tp, max_pp, max_micro_batch, max_vpp, all, rerank, "
                       "threads, max_plans, max_seconds",
                       key);
 }

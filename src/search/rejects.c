@@ -99,6 +99,66 @@ static int bad_ep(int ep, int experts, char *buf, size_t cap) {
   return 1;
 }
 
+/* Bits of mask (bit 63: "more") as a list into buf: the numbers, or (rec)
+ * the recomputation kinds' names. */
+static void list_of(uint64_t mask, int rec, char *buf, size_t cap) {
+  static const char *const kinds[] = {"none", "selective", "full", "partial"};
+  size_t n = 0;
+  buf[0] = 0;
+  for (int b = 0; b < 64 && n < cap; b++) {
+    if (!(mask >> b & 1)) continue;
+    const char *sep = n ? (rec ? "," : ", ") : "";
+    if (rec) n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, b < 4 ? kinds[b] : "?");
+    else if (b < 63) n += (size_t)snprintf(buf + n, cap - n, "%s%d", sep, b);
+    else n += (size_t)snprintf(buf + n, cap - n, "%smore above 62", sep);
+  }
+}
+
+/* The fixed micro-batch, vpp or recomputation of o that empties base's
+ * space while the degrees leave plans: its message into buf (the values
+ * the other constraints allow); 0 when there is none such. */
+static int bad_inner(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
+                     char *buf, size_t cap) {
+  if (!o->micro_batch && !o->vpp && !o->recompute) return 0;
+  sc_search_opts r = *o;
+  uint64_t seen = 0;
+  char valid[256], given[64];
+  r.micro_batch = r.vpp = 0, r.recompute = 0;
+  if (space_probe(base, g, &r, 0, &seen) == 0) return 0; /* the degrees' doing */
+  r = *o, r.micro_batch = 0;
+  if (o->micro_batch && space_probe(base, g, &r, SPACE_PROBE_MB, &seen) > 0) {
+    list_of(seen, 0, valid, sizeof valid);
+    snprintf(buf, cap, "micro_batch: %d (--mb) divides no plan's per-replica batch (global batch "
+                       "%ld / dp) under the other constraints; valid there (up to "
+                       "max_micro_batch %d): %s", o->micro_batch, base->plan.global_batch,
+             o->max_micro_batch, valid);
+    return 1;
+  }
+  r = *o, r.vpp = 0;
+  if (o->vpp && space_probe(base, g, &r, SPACE_PROBE_VPP, &seen) > 0) {
+    list_of(seen, 0, valid, sizeof valid);
+    snprintf(buf, cap, "vpp: %d (--vpp) fits no plan under the other constraints (interleaving "
+                       "needs pp > 1, vpp dividing every stage's layers and micro-batches in "
+                       "groups of pp); valid there (up to max_vpp %d): %s", o->vpp, o->max_vpp,
+             valid);
+    return 1;
+  }
+  r = *o, r.recompute = 0;
+  if (o->recompute && space_probe(base, g, &r, SPACE_PROBE_RECOMPUTE, &seen) > 0) {
+    list_of(seen, 1, valid, sizeof valid);
+    list_of(o->recompute, 1, given, sizeof given);
+    int void_sel = (o->recompute & SC_SEARCH_RECOMP_SELECTIVE) && space_selective_void(base, g);
+    snprintf(buf, cap, "recompute: no plan under the other constraints has %s (--recompute)%s; "
+                       "valid there: %s", given,
+             void_sel ? " (selective recomputation re-runs nothing in this model: its plans "
+                        "are the none plans)" : "", valid);
+    return 1;
+  }
+  snprintf(buf, cap, "the fixed micro-batch, vpp and recomputation: no plan under the "
+                     "constraints given has them together, though each alone leaves plans");
+  return 1;
+}
+
 void rejects_empty(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                    sc_search_stats *st) {
   char *m = st->reasons[0].example;
@@ -123,6 +183,8 @@ void rejects_empty(const sc_scenario *base, const wg_graph *g, const sc_search_o
     snprintf(m, cap, "the fixed degrees' product (tp x pp x cp x dp) %lld %s the %d GPUs "
                      "(cluster.gpus)", fixed, fixed > gpus ? "is more than" : "does not divide",
              gpus);
+  else if (bad_inner(base, g, o, m, cap))
+    return;
   else if (o->dp > 0)
     snprintf(m, cap, "no tp (powers of two up to max_tp %d), pp (up to max_pp %d) and cp leave "
                      "dp %d (dp = GPUs / (tp x pp x cp)) under the constraints given",

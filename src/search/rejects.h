@@ -34,7 +34,10 @@ int rejects_explain(sc_job *job, const space_pt *pts, long n, sc_search_stats *s
  * fixed degree that cannot be (one that does not divide the GPUs, a pp
  * over the layers, an ep on a dense model or not dividing its experts, a
  * dp that does not divide the global batch), fixed degrees whose product
- * does not divide the GPUs, or else the bounds that left nothing. */
+ * does not divide the GPUs, a fixed micro-batch, vpp or recomputation no
+ * plan of the degrees can have (with the values they can: the space
+ * walked again without that constraint, space_probe), or else the bounds
+ * that left nothing. */
 void rejects_empty(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                    sc_search_stats *st);
 

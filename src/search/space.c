@@ -11,7 +11,10 @@
  * only without pipelining), the HSDP shard (ZeRO 3), the dtype; then,
  * inner, micro-batch, vpp, recomputation (none, selective, full, full
  * for 1/4, 1/2, 3/4 of each chunk's layers) and offloading (pp 1,
- * recompute none: 1/4, 1/2, 3/4 of the layers). Everything outside the
+ * recompute none: 1/4, 1/2, 3/4 of the layers); a fixed micro-batch or
+ * vpp of the options is the only one tried, and only their recomputation
+ * kinds are (so a constraint keeps its points in this order, and the
+ * ranking's tie-breaks, whatever the threads). Everything outside the
  * inner loops fixes a plan's weights, gradients and optimizer states, so
  * the search's memory shortcut (search.c, cannot_fit) drops a whole inner
  * block once one of its plans shows those alone exceed the GPU.
@@ -25,16 +28,35 @@
 
 typedef VEC(space_pt) pt_vec;
 
-/* Where the points go: pushed onto v, or only counted when v is NULL. */
+/* Where the points go: pushed onto v, or only counted when v is NULL;
+ * and, probing (space_probe), the values of one dimension seen. */
 typedef struct sink {
   pt_vec *v;
   long count;
   int no_selective; /* 1: selective recomputation re-runs nothing in this
-                       model (selective_void): its points are not emitted */
+                       model (space_selective_void): its points are not emitted */
+  int probe;        /* a SPACE_PROBE_*: its values into seen; 0 none */
+  uint64_t seen;    /* as space_probe's *seen */
 } sink;
+
+/* The SC_SEARCH_RECOMP_* bit of pt's recomputation. */
+static unsigned recomp_bit(const space_pt *pt) {
+  _Static_assert(SC_SEARCH_RECOMP_NONE == 1u << SC_RECOMP_NONE &&
+                     SC_SEARCH_RECOMP_SELECTIVE == 1u << SC_RECOMP_SELECTIVE &&
+                     SC_SEARCH_RECOMP_FULL == 1u << SC_RECOMP_FULL,
+                 "bits of sc_search_opts.recompute are those of sc_recompute");
+  return pt->recompute_layers ? SC_SEARCH_RECOMP_PARTIAL : 1u << pt->recompute;
+}
+
+/* Value x of a probed dimension into s->seen: bit x below 63, bit 63
+ * for the larger ones. */
+static void see(sink *s, long x) { s->seen |= (uint64_t)1 << (x < 63 ? x : 63); }
 
 static int emit(sink *s, const space_pt *pt) {
   s->count++;
+  if (s->probe == SPACE_PROBE_MB) see(s, pt->micro_batch);
+  else if (s->probe == SPACE_PROBE_VPP) see(s, pt->vpp);
+  else if (s->probe == SPACE_PROBE_RECOMPUTE) s->seen |= recomp_bit(pt);
   return s->v && VEC_PUSH(*s->v, *pt) ? -1 : 0;
 }
 
@@ -81,22 +103,22 @@ static int quarters(int n, int lo, int *out) {
 /* Recomputation and offloading of one (.., micro-batch, vpp): none,
  * selective, full, full for a few counts of each chunk's layers, and
  * (pp 1) offloading of a few counts of the `layers` that may be offloaded
- * (0: none). */
-static int recompute_loop(sink *s, space_pt pt, int chunk, int layers) {
+ * (0: none); of these, the kinds in mask (SC_SEARCH_RECOMP_* bits). */
+static int recompute_loop(sink *s, space_pt pt, int chunk, int layers, unsigned mask) {
   static const signed char modes[] = {SC_RECOMP_NONE, SC_RECOMP_SELECTIVE, SC_RECOMP_FULL};
   pt.recompute_layers = pt.offload_layers = 0;
   for (size_t r = 0; r < sizeof modes; r++) {
     if (modes[r] == SC_RECOMP_SELECTIVE && s->no_selective) continue;
     pt.recompute = modes[r];
-    if (emit(s, &pt)) return -1;
+    if ((mask & recomp_bit(&pt)) && emit(s, &pt)) return -1;
   }
-  int steps[3], k = quarters(chunk, 1, steps);
+  int steps[3], k = mask & SC_SEARCH_RECOMP_PARTIAL ? quarters(chunk, 1, steps) : 0;
   for (int i = 0; i < k; i++) {
     pt.recompute_layers = steps[i];
     if (emit(s, &pt)) return -1;
   }
   pt.recompute_layers = 0;
-  if (pt.pp > 1) return 0;
+  if (pt.pp > 1 || !(mask & SC_SEARCH_RECOMP_NONE)) return 0;
   /* Megatron: offloading with pp 1 and no recomputation; one layer stays
    * as the copy buffer, so fewer than 2 frees nothing */
   pt.recompute = SC_RECOMP_NONE;
@@ -108,19 +130,24 @@ static int recompute_loop(sink *s, space_pt pt, int chunk, int layers) {
   return 0;
 }
 
-/* The inner loops for one outer point: micro-batch, vpp, recomputation. */
+/* The inner loops for one outer point: micro-batch, vpp, recomputation;
+ * a fixed micro-batch or vpp of o is the only one tried. */
 static int inner(sink *s, space_pt pt, long local, const layout *ly, int layers,
                  const sc_search_opts *o) {
-  for (long mb = 1; mb <= o->max_micro_batch && mb <= local; mb++) {
+  long mb0 = o->micro_batch ? o->micro_batch : 1;
+  long mb1 = o->micro_batch ? o->micro_batch : o->max_micro_batch;
+  int vpp0 = o->vpp ? o->vpp : 1, vpp1 = pt.pp < 2 ? 1 : o->vpp ? o->vpp : o->max_vpp;
+  unsigned recomp = o->recompute ? o->recompute : ~0u;
+  for (long mb = mb0; mb <= mb1 && mb <= local; mb++) {
     if (local % mb || local / mb > PLAN_MAX_MICRO) continue; /* as sc_scenario_resolve */
     pt.micro_batch = mb;
-    for (int vpp = 1; vpp <= (pt.pp > 1 ? o->max_vpp : 1) && vpp <= ly->mid; vpp++) {
+    for (int vpp = vpp0; vpp <= vpp1 && vpp <= ly->mid; vpp++) {
       if (ly->mid % vpp || ly->first % vpp || ly->last % vpp) continue;
       if ((long)pt.pp * vpp > SC_MAX_PP_LAYOUT) continue;
       /* Megatron's interleaved schedule: micro-batches in groups of pp */
       if (vpp > 1 && (local / mb) % pt.pp) continue;
       pt.vpp = vpp;
-      if (recompute_loop(s, pt, ly->mid / vpp, layers)) return -1;
+      if (recompute_loop(s, pt, ly->mid / vpp, layers, recomp)) return -1;
     }
   }
   return 0;
@@ -230,11 +257,7 @@ static int walk(const sc_scenario *base, const wg_graph *g, const sc_search_opts
   return 0;
 }
 
-/* 1 when selective recomputation re-runs nothing in g: no operator is in
- * a module of the plan's recompute_modules (core attention by default;
- * lower/recmod.h). A CNN has no attention, so its selective plan is its
- * "none" plan, step and memory alike. */
-static int selective_void(const sc_scenario *base, const wg_graph *g) {
+int space_selective_void(const sc_scenario *base, const wg_graph *g) {
   unsigned en = plan_recmod_mask(&base->plan);
   for (int i = 0; i < g->n_ops; i++)
     if (rm_bits(g, i, en)) return 0;
@@ -245,17 +268,17 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
                 space_pt **pts, long *n, sc_error *err) {
   *pts = NULL, *n = 0;
   /* count first: a space too large to list is refused with its size */
-  sink count = {NULL, 0, selective_void(base, g)};
+  sink count = {NULL, 0, space_selective_void(base, g), 0, 0};
   walk(base, g, o, &count);
   if (count.count > SPACE_MAX_POINTS)
     return sc_error_set(err, SC_EINPUT,
                         "the plan space has %ld plans, about %.3g GB to list; the limit is %ld "
                         "plans (docs/search.md): lower --max-pp, --max-mb, --max-vpp or --max-tp, "
-                        "or fix a degree (--tp, --pp, --zero ...)",
+                        "or fix a degree or dimension (--tp, --pp, --zero, --mb, --recompute ...)",
                         count.count, (double)count.count * sizeof(space_pt) / 1e9,
                         (long)SPACE_MAX_POINTS);
   pt_vec v = {0};
-  sink list = {&v, 0, count.no_selective};
+  sink list = {&v, 0, count.no_selective, 0, 0};
   if (walk(base, g, o, &list)) {
     mem_free(v.v);
     return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
@@ -263,6 +286,14 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
   *pts = v.v;
   *n = v.n;
   return SC_OK;
+}
+
+long space_probe(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o, int dim,
+                 uint64_t *seen) {
+  sink s = {NULL, 0, space_selective_void(base, g), dim, 0};
+  walk(base, g, o, &s);
+  *seen = s.seen;
+  return s.count;
 }
 
 void space_plan(const sc_plan *base, const space_pt *pt, sc_plan *out) {

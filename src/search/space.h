@@ -11,6 +11,8 @@
 #ifndef SC_SEARCH_SPACE_H
 #define SC_SEARCH_SPACE_H
 
+#include <stdint.h>
+
 #include "graph/graph.h"
 #include "stepcast.h"
 
@@ -47,12 +49,31 @@ typedef struct space_pt {
  * or experts, interleaved schedules whose micro-batch count is not a
  * multiple of pp (Megatron-LM), ZeRO 2 and 3 with pipelining (DeepSpeed),
  * offloading with pipelining, recomputation or CUDA graphs (Megatron), dtypes the GPU
- * has no peak for, and what o's constraints exclude; and selective
+ * has no peak for, and what o's constraints exclude (fixed degrees,
+ * micro-batch, vpp; the recomputation kinds); and selective
  * recomputation where it re-runs nothing (a CNN: the "none" plan again). SC_OK, SC_EINPUT (more than SPACE_MAX_POINTS points:
  * counted before anything is allocated, the message gives the count and
  * the memory) or SC_ENOMEM. */
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err);
+
+/* The dimensions space_probe reports. */
+#define SPACE_PROBE_MB 1        /* micro-batch, sequences */
+#define SPACE_PROBE_VPP 2       /* interleaving chunks */
+#define SPACE_PROBE_RECOMPUTE 3 /* recomputation, SC_SEARCH_RECOMP_* bits */
+
+/* Walk base's space under o (as space_build, without listing it) and
+ * note the values dimension dim (a SPACE_PROBE_*) takes: bit x of *seen
+ * for value x below 63, bit 63 for any larger; for RECOMPUTE the
+ * SC_SEARCH_RECOMP_* bits. The number of points. */
+long space_probe(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o, int dim,
+                 uint64_t *seen);
+
+/* 1 when selective recomputation re-runs nothing in g: no operator is in
+ * a module of base's recompute_modules (core attention by default;
+ * lower/recmod.h). A CNN has no attention, so its selective plan is its
+ * "none" plan, step and memory alike; the space leaves it out. */
+int space_selective_void(const sc_scenario *base, const wg_graph *g);
 
 /* The GEMM types base's space holds, bit d an sc_dtype: o's dtypes that
  * the GPU has a peak for, or (o->dtypes 0) the scenario's. */

@@ -40,19 +40,17 @@ state, activations and workspace, reset after the warm-up),
 torch.profiler to count its GPU kernels. Works without a GPU for a logic
 check (--device cpu runs tiny configs).
 """
-import argparse
-import csv
 import os
 import statistics
 import sys
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from h100_step import Timer, count_kernels, sh, sm_clock, time_steps, write_env  # noqa: E402
+from h100_step import (Timer, count_kernels, env_after, run_configs, sm_clock,  # noqa: E402
+                       step_args, time_steps, write_env)
 
 WARMUP = 4
 STEPS = 12
@@ -260,54 +258,20 @@ def run_config(cfg, dev):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default=".")
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--budget-s", type=float, default=240.0,
-                    help="start no new config after this many seconds")
-    ap.add_argument("--only", default="", help="comma-separated config names")
-    a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
+    a, configs = step_args(240.0, CPU_CONFIGS, CONFIGS)
     dev = a.device
-    configs = CONFIGS if dev == "cuda" else CPU_CONFIGS
-    if a.only:
-        keep = set(a.only.split(","))
-        configs = [c for c in configs if c[0] in keep]
     env = os.path.join(a.out, "dp_env.txt")
     write_env(env, dev)
     torch.backends.cudnn.benchmark = True
-    t0 = time.perf_counter()
-    with open(os.path.join(a.out, "dp_steps.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        f.flush()
-        for cfg in configs:
-            if time.perf_counter() - t0 > a.budget_s:
-                print("budget spent: skipping %s" % cfg[0], flush=True)
-                continue
-            c0 = time.perf_counter()
-            try:
-                row = run_config(cfg, dev)
-            except Exception as e:  # OOM or anything else: record and go on
-                msg = str(e).splitlines()[0][:100] if str(e) else type(e).__name__
-                status = "oom" if "out of memory" in msg.lower() else "error: " + msg
-                row = {k: "" for k in COLUMNS}
-                row.update(name=cfg[0], model=cfg[1], precision=cfg[2], layout=cfg[3] or "-",
-                           batch=cfg[4], seq=cfg[5] or "", mlm=cfg[6] or "",
-                           status=status.replace(",", ";"))
-            if dev == "cuda":
-                torch.cuda.empty_cache()
-            w.writerow(row)
-            f.flush()
-            print("%-28s step %9s ms  %9s /s  host %8s  kern %5s  mem %7s GiB  %s  (%.1f s)"
-                  % (row["name"], row["step_ms"], row["samples_per_s"], row["host_ms"],
-                     row["kernels"], row["peak_mem_GiB"], row["status"], time.perf_counter() - c0),
-                  flush=True)
-    with open(env, "a") as f:
-        f.write("nvidia-smi after:\n" + sh(["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,"
-                                            "temperature.gpu,power.draw,pstate", "--format=csv"]) + "\n")
-    print("total %.1f s" % (time.perf_counter() - t0), flush=True)
-
+    t0 = run_configs(
+        os.path.join(a.out, "dp_steps.csv"), COLUMNS, configs, a,
+        lambda cfg: run_config(cfg, dev),
+        lambda cfg: dict(name=cfg[0], model=cfg[1], precision=cfg[2], layout=cfg[3] or "-",
+                         batch=cfg[4], seq=cfg[5] or "", mlm=cfg[6] or ""),
+        lambda row: "%-28s step %9s ms  %9s /s  host %8s  kern %5s  mem %7s GiB  %s"
+        % (row["name"], row["step_ms"], row["samples_per_s"], row["host_ms"], row["kernels"],
+           row["peak_mem_GiB"], row["status"]))
+    env_after(env, t0)
 
 if __name__ == "__main__":
     sys.exit(main())

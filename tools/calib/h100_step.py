@@ -307,29 +307,32 @@ def count_kernels(step, dev):
         return ""
 
 
-def main():
+def step_args(budget_s, cpu_configs, gpu_configs):
+    """The command line the step scripts share (--out, --device, --budget-s,
+    --only): the arguments and the configs to run, as (args, configs)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--budget-s", type=float, default=170.0,
+    ap.add_argument("--budget-s", type=float, default=budget_s,
                     help="start no new config after this many seconds")
     ap.add_argument("--only", default="", help="comma-separated config names")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    dev = a.device
-    dtype = torch.bfloat16
-    configs = CONFIGS if dev == "cuda" else CPU_CONFIGS
+    configs = gpu_configs if a.device == "cuda" else cpu_configs
     if a.only:
         keep = set(a.only.split(","))
         configs = [c for c in configs if c[0] in keep]
-    write_env(os.path.join(a.out, "h100_env.txt"), dev)
-    if dev == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
-    path = os.path.join(a.out, "h100_gpt_steps.csv")
+    return a, configs
+
+
+def run_configs(path, columns, configs, a, run, failed, show):
+    """Run each config (run(cfg) -> row) into the CSV at path, rows flushed
+    as they finish, none started after a.budget_s seconds; a config that
+    raises (out of memory or anything else) is recorded as failed(cfg,
+    status) and the next one runs; show(row) is its progress line."""
     t0 = time.perf_counter()
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w = csv.DictWriter(f, fieldnames=columns)
         w.writeheader()
         f.flush()
         for cfg in configs:
@@ -338,25 +341,46 @@ def main():
                 continue
             c0 = time.perf_counter()
             try:
-                row = run_config(cfg, dev, dtype)
+                row = run(cfg)
             except Exception as e:  # OOM or anything else: record and go on
                 msg = str(e).splitlines()[0][:100] if str(e) else type(e).__name__
                 status = "oom" if "out of memory" in msg.lower() else "error: " + msg
-                row = {k: "" for k in COLUMNS}
-                row.update(name=cfg[0], hidden=cfg[1], layers=cfg[2], heads=cfg[3],
-                           seq=cfg[4], micro_batch=cfg[5], ckpt=cfg[6], status=status.replace(",", ";"))
-            if dev == "cuda":
+                row = {k: "" for k in columns}
+                row.update(failed(cfg), status=status.replace(",", ";"))
+            if a.device == "cuda":
                 torch.cuda.empty_cache()
             w.writerow(row)
             f.flush()
-            print("%-26s step %8s ms  fwd %8s  bwd %8s  opt %7s  host %8s  kern %5s  %s  (%.1f s)"
-                  % (row["name"], row["step_ms"], row["fwd_ms"], row["bwd_ms"], row["opt_ms"],
-                     row["host_ms"], row["kernels"], row["status"], time.perf_counter() - c0),
-                  flush=True)
-    with open(os.path.join(a.out, "h100_env.txt"), "a") as f:
+            print("%s  (%.1f s)" % (show(row), time.perf_counter() - c0), flush=True)
+    return t0
+
+
+def env_after(path, t0):
+    """Append the clocks, temperature and power after the runs to the
+    environment file at path; print the total time since t0."""
+    with open(path, "a") as f:
         f.write("nvidia-smi after:\n" + sh(["nvidia-smi", "--query-gpu=clocks.sm,clocks.mem,"
                                             "temperature.gpu,power.draw,pstate", "--format=csv"]) + "\n")
     print("total %.1f s" % (time.perf_counter() - t0), flush=True)
+
+
+def main():
+    a, configs = step_args(170.0, CPU_CONFIGS, CONFIGS)
+    dev, dtype = a.device, torch.bfloat16
+    env = os.path.join(a.out, "h100_env.txt")
+    write_env(env, dev)
+    if dev == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    t0 = run_configs(
+        os.path.join(a.out, "h100_gpt_steps.csv"), COLUMNS, configs, a,
+        lambda cfg: run_config(cfg, dev, dtype),
+        lambda cfg: dict(name=cfg[0], hidden=cfg[1], layers=cfg[2], heads=cfg[3], seq=cfg[4],
+                         micro_batch=cfg[5], ckpt=cfg[6]),
+        lambda row: "%-26s step %8s ms  fwd %8s  bwd %8s  opt %7s  host %8s  kern %5s  %s"
+        % (row["name"], row["step_ms"], row["fwd_ms"], row["bwd_ms"], row["opt_ms"],
+           row["host_ms"], row["kernels"], row["status"]))
+    env_after(env, t0)
 
 
 if __name__ == "__main__":

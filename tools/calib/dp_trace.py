@@ -26,23 +26,15 @@ import dp_step  # noqa: E402
 
 ACTIVE = 3
 
-# (name, model, precision, layout, batch, seq, mlm), as dp_step.CONFIGS.
-TRACES = [
-    ("resnet50_amp16_cl_b256", "resnet50", "amp_fp16", "cl", 256, 0, 0),
-    ("resnet50_ampbf16_cl_b256", "resnet50", "amp_bf16", "cl", 256, 0, 0),
-    ("resnet50_amp16_nchw_b256", "resnet50", "amp_fp16", "nchw", 256, 0, 0),
-    ("resnet50_tf32_cl_b128", "resnet50", "tf32", "cl", 128, 0, 0),
-    ("resnet50_tf32_nchw_b128", "resnet50", "tf32", "nchw", 128, 0, 0),
-    ("resnet50_fp32_nchw_b128", "resnet50", "fp32", "nchw", 128, 0, 0),
-    ("resnet50_amp16_cl_b64", "resnet50", "amp_fp16", "cl", 64, 0, 0),
-    ("vgg16_amp16_cl_b128", "vgg16", "amp_fp16", "cl", 128, 0, 0),
-    ("inception3_amp16_cl_b128", "inception_v3", "amp_fp16", "cl", 128, 0, 0),
-    ("alexnet_amp16_cl_b512", "alexnet", "amp_fp16", "cl", 512, 0, 0),
-    ("bertbase_fp32_s128_b64", "bert_base", "fp32", "", 64, 128, 20),
-    ("bertbase_amp16_s128_b128", "bert_base", "amp_fp16", "", 128, 128, 20),
-]
+# The configs of dp_step.CONFIGS traced, in this order (traced in the
+# order given; a run cut short keeps the first).
+TRACED = ["resnet50_amp16_cl_b256", "resnet50_ampbf16_cl_b256", "resnet50_amp16_nchw_b256",
+          "resnet50_tf32_cl_b128", "resnet50_tf32_nchw_b128", "resnet50_fp32_nchw_b128",
+          "resnet50_amp16_cl_b64", "vgg16_amp16_cl_b128", "inception3_amp16_cl_b128",
+          "alexnet_amp16_cl_b512", "bertbase_fp32_s128_b64", "bertbase_amp16_s128_b128"]
+TRACES = [next(c for c in dp_step.CONFIGS if c[0] == n) for n in TRACED]
 
-CPU_TRACES = [("cpu_bert_tiny", "bert_tiny", "fp32", "", 2, 32, 5)]
+CPU_TRACES = [c for c in dp_step.CPU_CONFIGS if c[0] == "cpu_bert_tiny"]
 
 
 def trace_config(cfg, dev, out):

@@ -17,6 +17,7 @@
 #include "model/builder.h"
 #include "search/space.h"
 #include "stepcast.h"
+#include "../bench/benchcases.h"
 
 /* in with a plan every such cluster accepts (the space replaces it),
  * resolved, into *base. */
@@ -30,25 +31,9 @@ static inline void base_of(const sc_scenario *in, sc_scenario *base) {
 }
 
 /* Llama-3 70B on 512 H100 (400 Gb/s a GPU) with global batch 512
- * (bench_search's case). */
-static inline sc_scenario llama(void) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("llama3-70b");
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 512;
-  s.cluster.nic_bw = 400e9 / 8;
-  s.plan.global_batch = 512;
-  return s;
-}
-
-/* The same on bench_search's 2:1 fat-tree of 512 hosts. */
-static inline sc_scenario llama_fat_tree(void) {
-  sc_scenario s = llama();
-  snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
-           "fat_tree:hosts=512,radix=16,levels=3,oversub=2,bw=50");
-  return s;
-}
+ * (bench_search's case), and the same on its 2:1 fat-tree of 512 hosts. */
+static inline sc_scenario llama(void) { return bench_llama(0); }
+static inline sc_scenario llama_fat_tree(void) { return bench_llama(1); }
 
 /* An MoE model (ep, etp: the dispatcher adds groups of its own) in fp8
  * with its first and last layers in bf16 (per-layer strategies), on 64

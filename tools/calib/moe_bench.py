@@ -131,10 +131,8 @@ def operands(dev, M, k, n, G):
 
 def rand_layer(b, model, h, f, layer, k, n, G, T):
     """--only rand: grouped GEMMs with multinomial token counts; fp8 dense."""
-    dev, bf = b.dev, torch.bfloat16
-    M = G * T
-    base = [model, h, f, layer, k, n, G, T, M]
-    flops = 2.0 * M * k * n
+    dev, bf, M = b.dev, torch.bfloat16, G * T
+    base, flops = [model, h, f, layer, k, n, G, T, M], 2.0 * M * k * n
     x, dy, W, Wt, xT, dyT = operands(dev, M, k, n, G)
     gen = torch.Generator().manual_seed(0)
     ids = torch.randint(0, G, (M,), generator=gen)
@@ -162,10 +160,8 @@ def rand_layer(b, model, h, f, layer, k, n, G, T):
 
 
 def one_layer(b, model, h, f, layer, k, n, G, T):
-    dev, bf = b.dev, torch.bfloat16
-    M = G * T
-    base = [model, h, f, layer, k, n, G, T, M]
-    flops = 2.0 * M * k * n
+    dev, bf, M = b.dev, torch.bfloat16, G * T
+    base, flops = [model, h, f, layer, k, n, G, T, M], 2.0 * M * k * n
     x, dy, W, Wt, xT, dyT = operands(dev, M, k, n, G)
     gm = getattr(torch, "_grouped_mm", None)
     for r in (1.0, 1.5, 2.0):

@@ -223,7 +223,13 @@ static double vector_peak(const sc_gpu *g) {
  * alike) and 0.18-0.24 (mean 0.21) with 2-byte rows (bf16, fp16), about the same at
  * every token count; plain fp32 (CUDA cores) was unaffected, and the
  * padded 50,304 ran at the aligned rate. Dimensions that are not whole
- * (mean token counts) are taken as aligned. Measured on Hopper only:
+ * (mean token counts) are taken as aligned. Applied where the engine
+ * costs a layer's GEMMs (cost_gemm_lib: transformer, BERT and graph
+ * layers, a CNN's classifier), not in cost_gemm, which recsys's dense
+ * layers also call: NVIDIA's DLRM, the recommendation rows' framework,
+ * pads its 13 dense features and its interaction to multiples of 8,
+ * which the recsys model does not write out (tried in cost_gemm: two
+ * MLPerf DLRM H100 rows went 12-18 points slower). Measured on Hopper only:
  * Ampere's kernels load with cp.async, whose 16-byte copies have the
  * same alignment need, but no measurement here says how much they lose,
  * so earlier GPUs keep their rate. */

@@ -226,8 +226,9 @@ static double vector_peak(const sc_gpu *g) {
  * (mean token counts) are taken as aligned. Applied where the engine
  * costs a layer's GEMMs (cost_gemm_lib: transformer, BERT and graph
  * layers, a CNN's classifier), not in cost_gemm, which recsys's dense
- * layers also call: NVIDIA's DLRM, the recommendation rows' framework,
- * pads its 13 dense features and its interaction to multiples of 8,
+ * layers also call: their odd widths (13 dense features, the 479-wide
+ * dot interaction) are padded to multiples of 8 by NVIDIA's DLRM, the
+ * recommendation rows' framework (recalled, not a file in ../shared),
  * which the recsys model does not write out (tried in cost_gemm: two
  * MLPerf DLRM H100 rows went 12-18 points slower). Measured on Hopper only:
  * Ampere's kernels load with cp.async, whose 16-byte copies have the

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stepcast.h"
+#include "schedgrid.h"
 
 Test(search, best_plans_are_sorted_fit_and_reproducible) {
   sc_scenario s;
@@ -325,36 +326,17 @@ Test(search, closed_form_agrees_with_the_timeline_on_a_grid) {
     for (int vpp = 1; vpp <= 4; vpp++)
       for (int m = 1; m <= 32; m++) {
         sc_scenario s;
-        sc_scenario_default(&s);
-        s.model.tf.layers = pp * vpp * 8; /* layers outweigh the embedding and head */
-        s.model.tf.hidden = 2048;
-        s.model.tf.heads = 16;
-        s.model.tf.kv_heads = 16;
-        s.model.tf.head_dim = 128;
-        s.model.tf.ffn = 4 * 2048;
-        s.cluster.gpus = 8 * pp;
-        s.plan.tp = 8;
-        s.plan.pp = pp;
-        s.plan.dp = 1;
-        s.plan.vpp = vpp;
-        s.plan.schedule = vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
-        s.plan.micro_batch = 1;
-        s.plan.global_batch = m;
+        grid_case(&s, pp * vpp * 8, pp, vpp, m); /* layers outweigh the embedding and head */
         sc_error err = {0};
         if (sc_scenario_resolve(&s, &err) != SC_OK) {
           cr_assert(vpp > 1 && m % pp, "pp %d vpp %d m %d rejected: %s", pp, vpp, m, err.msg);
           continue;
         }
-        sc_result r;
-        sc_span *spans;
-        size_t n;
-        double tl;
-        cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
-        cr_assert_eq(sc_timeline(&s, &spans, &n, &tl, &err), SC_OK, "%s", err.msg);
-        free(spans);
-        cr_assert(fabs(r.step_s - tl) <= 0.05 * tl,
+        double step, tl;
+        grid_both(&s, &step, &tl);
+        cr_assert(fabs(step - tl) <= 0.05 * tl,
                   "pp %d vpp %d m %d: closed form %.6g s, timeline %.6g s (%+.1f %%)", pp, vpp,
-                  m, r.step_s, tl, 100 * (r.step_s - tl) / tl);
+                  m, step, tl, 100 * (step - tl) / tl);
         checked++;
       }
   cr_assert(checked > 350, "only %d schedules checked", checked);

@@ -13,6 +13,7 @@
 #include "job/job.h"
 #include "search/space.h"
 #include "stepcast.h"
+#include "schedgrid.h"
 
 /* model on gpus x gpu with global batch gb, resolved with a plan that
  * every such cluster accepts (tp 1, dp = gpus). */
@@ -325,24 +326,11 @@ Test(search_space, uneven_stages_closed_form_agrees_with_the_timeline) {
       for (int vpp = 1; vpp <= 2; vpp++)
         for (int m = 1; m <= 24; m++) {
           sc_scenario s;
-          sc_scenario_default(&s);
           int mid = 8 * vpp, d = kind == 1 ? 1 : 2;
           /* kind 0: first and last 2 lighter; 1: last 1 lighter; 2: the
            * embedding and loss counted (each stage mid units) */
-          s.model.tf.layers = kind == 0 ? pp * mid - 4 : kind == 1 ? pp * mid - d : pp * mid - 2;
-          s.model.tf.hidden = 2048;
-          s.model.tf.heads = 16;
-          s.model.tf.kv_heads = 16;
-          s.model.tf.head_dim = 128;
-          s.model.tf.ffn = 4 * 2048;
-          s.cluster.gpus = 8 * pp;
-          s.plan.tp = 8;
-          s.plan.pp = pp;
-          s.plan.dp = 1;
-          s.plan.vpp = vpp;
-          s.plan.schedule = vpp > 1 ? SC_SCHED_INTERLEAVED : SC_SCHED_1F1B;
-          s.plan.micro_batch = 1;
-          s.plan.global_batch = m;
+          grid_case(&s, kind == 0 ? pp * mid - 4 : kind == 1 ? pp * mid - d : pp * mid - 2, pp,
+                    vpp, m);
           if (kind == 0) s.plan.pp_first_layers = s.plan.pp_last_layers = mid - 2;
           if (kind == 1) s.plan.pp_last_layers = mid - 1;
           if (kind == 2) s.plan.pp_embedding_in_split = s.plan.pp_loss_in_split = 1;
@@ -353,14 +341,9 @@ Test(search_space, uneven_stages_closed_form_agrees_with_the_timeline) {
                       m, err.msg);
             continue;
           }
-          sc_result r;
-          sc_span *spans;
-          size_t n;
-          double tl;
-          cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
-          cr_assert_eq(sc_timeline(&s, &spans, &n, &tl, &err), SC_OK, "%s", err.msg);
-          free(spans);
-          double e = (r.step_s - tl) / tl;
+          double step, tl;
+          grid_both(&s, &step, &tl);
+          double e = (step - tl) / tl;
           if (fabs(e) > fabs(worst)) worst = e;
           /* 7.5 %: the closed form paces every stage at the slowest
            * one's; with the first and last stage two layers lighter on
@@ -370,7 +353,7 @@ Test(search_space, uneven_stages_closed_form_agrees_with_the_timeline) {
            * overhead too (then 9 beyond 5 %, pp 3-8) */
           cr_assert(fabs(e) <= 0.075,
                     "pp %d kind %d vpp %d m %d: closed form %.6g s, timeline %.6g s (%+.1f %%)",
-                    pp, kind, vpp, m, r.step_s, tl, 100 * e);
+                    pp, kind, vpp, m, step, tl, 100 * e);
           checked++;
         }
   cr_log_info("%d uneven schedules, worst %+.2f %%", checked, 100 * worst);

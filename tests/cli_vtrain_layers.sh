@@ -2,7 +2,8 @@
 # tools/calib/vtrain_layers.py (docs/accuracy.md, "Plan ranking on vTrain"):
 # its least-squares split recovers a known per-layer time, its table covers
 # every pp 1 series of the set, --misses lists as many groups as it
-# counts, and --split's parts add up to each group's error. Needs ../shared (fails loudly without it).
+# counts, --split's parts add up to each group's error, and --per-mb gives
+# back a known time per micro-batch. Needs ../shared (fails loudly without it).
 CLI=${1:?usage: cli_vtrain_layers.sh path/to/stepcast}
 source "$(dirname "$0")/e2e_lib.sh"
 SET=../shared/validation/training/vtrain_single_node.csv
@@ -21,6 +22,17 @@ n=$(grep -c '^h[0-9]' <<<"$out")
 bad=$(awk '/^h[0-9]/ && ($4 != "3.00" || $10 != "5.0" || $12 != "44.0")' <<<"$out")
 if [[ $n -eq 24 && -z $bad ]]; then pass=$((pass + 1))
 else echo "FAIL: synthetic split: $n series, off: $bad"; fail=$((fail + 1)); fi
+
+# --per-mb on a copy with nothing paid once a step: 3 ms per layer and
+# micro-batch and 5 ms per micro-batch give 3 x 24 + 5 = 77.0 ms a
+# micro-batch in every pp 1 series at 24 layers (all 32 of them)
+synth_csv "$SET" "$TMP/permb.csv" "
+m = int(r['global_batch']) // int(r['dp']) // int(r['micro_batch'])
+r['measured_iter_s'] = '%.9f' % (3e-3 * m * int(r['layers']) + 5e-3 * m)"
+out=$(python3 "$TOOL" --stepcast "$CLI" --per-mb "$TMP/permb.csv")
+if awk '/^ *[0-9]/ {n++; if ($5 != "77.0" || $6 <= 0) bad++}
+        END {exit !(n == 32 && bad == 0)}' <<<"$out"; then pass=$((pass + 1))
+else echo "FAIL: --per-mb:"; echo "$out"; fail=$((fail + 1)); fi
 
 # the set itself: 24 series, positive times, the model's layer within a
 # factor 2 of the measured one (the fit is of the same rows)

@@ -2,7 +2,7 @@
 """vTrain's single-node rows split into per-layer, per-micro-batch and
 per-step parts, measured against stepcast (issue 14, plan ranking).
 
-    tools/calib/vtrain_layers.py [--stepcast build/stepcast] [--misses] [CSV]
+    tools/calib/vtrain_layers.py [--stepcast build/stepcast] [--misses|--split|--per-mb] [CSV]
 
 Default CSV: ../shared/validation/training/vtrain_single_node.csv.
 
@@ -26,6 +26,10 @@ runs one layer at max(host, GPU).
 --misses lists the groups (same layers, hidden, GPU count, global batch)
 whose predicted-best plan is more than 5 % slower than the measured best,
 as build/bench_ranking counts them.
+
+--per-mb prints, for every pp 1 series at 24 layers, the measured and
+predicted time of one micro-batch (step / micro-batches a step, mean over
+the series' rows): the host-bound floor of each series side by side.
 
 --split takes the missed groups whose measured best and predicted pick
 both run pp 1 and splits the model's error on each (model - measured, ms)
@@ -203,11 +207,26 @@ def misses(rows, pred):
           (bad, n))
 
 
+def per_mb(rows, pred):
+    g = collections.defaultdict(list)
+    for r in rows:
+        if r['id'] in pred and r['pp'] == '1' and r['layers'] == '24':
+            m = int(r['global_batch']) // (int(r['micro_batch']) * int(r['dp']))
+            g[(int(r['hidden']), int(r['tp']), int(r['micro_batch']))].append(
+                (1e3 * float(r['measured_iter_s']) / m, 1e3 * pred[r['id']] / m))
+    print('hidden  tp  mb | ms a micro-batch, 24 layers: measured  model  model/measured')
+    for k, v in sorted(g.items()):
+        a = sum(x for x, _ in v) / len(v)
+        b = sum(y for _, y in v) / len(v)
+        print('%6d %3d %3d | %8.1f %8.1f %7.2f   (%d rows)' % (k + (a, b, b / a, len(v))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--stepcast', default='build/stepcast')
     ap.add_argument('--misses', action='store_true')
     ap.add_argument('--split', action='store_true')
+    ap.add_argument('--per-mb', action='store_true')
     ap.add_argument('csv', nargs='?',
                     default='../shared/validation/training/vtrain_single_node.csv')
     a = ap.parse_args()
@@ -220,6 +239,8 @@ def main():
         misses(rows, pred)
     elif a.split:
         split(rows, pred)
+    elif a.per_mb:
+        per_mb(rows, pred)
     else:
         series_table(a.stepcast, a.csv, rows, pred)
 

@@ -10,7 +10,8 @@
  *   backward  the pooled gradients read back per lookup, the ids sorted
  *             (radix passes), and for each of the U unique rows of the batch
  *             the row and its optimizer state read and written (SGD 1, Adagrad
- *             2, Adam 3 arrays); HugeCTR's global Adam streams every row.
+ *             2, Adam 3 arrays); HugeCTR's global Adam streams every row
+ *             its hash table reserves (the capacity, when the job gives one).
  *
  * U is the expected number of distinct rows among L draws from the id
  * distribution (uniform, power law, histogram): sum_i 1 - exp(-L p_i);

@@ -137,6 +137,13 @@ typedef struct sc_rs_job {
                                   embedding_bag, Keras Embedding under mixed precision) */
   int keys_from_reader;        /* 1 = the data reader hands every GPU the keys its shards
                                   serve (HugeCTR): no all-to-all of lookup ids */
+  double hash_capacity;        /* rows the GPU hash table of one embedding layer reserves
+                                  on every GPU holding a shard of it (kernel hash: HugeCTR's
+                                  max_vocabulary_size_per_gpu, i.e. workspace_size_per_gpu_
+                                  in_mb x 2^20 / (dim x 4)); the wide tables are one layer,
+                                  the others another, and a layer's tables share it in
+                                  proportion to their rows; 0, or less than the layer's
+                                  rows = the layer's rows */
   double coll_cycle_s;         /* collectives start on a background cycle of this period
                                   (Horovod: 1 ms); each waits half of it; 0 = none */
   double reader_batch_s;       /* data reader, one per node, prefetching: seconds per

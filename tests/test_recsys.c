@@ -447,6 +447,20 @@ Test(recsys_emb, random_row_updates_by_hand) {
  * Adam's two moments (3 x 640 MB = 1.92 GB) and the global update streams
  * all of it (read and written: 3.84 GB = 2.384 ms at 2039 GB/s x 0.79);
  * fused (index) tables hold and stream an eighth. */
+/* Every table of j sharded as kind k: the fullest GPU's memory and the
+ * slowest GPU's embedding backward. */
+static void uniform_mem_bwd(const sc_rs_job *j, sc_rs_shard_kind k, double *mem, double *bwd) {
+  sc_rs_plan p;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_plan_uniform(j, k, 0, &p, &e), SC_OK, "%s", e.msg);
+  sc_rs_result r;
+  cr_assert_eq(sc_rs_evaluate(j, &p, &r, &e), SC_OK, "%s", e.msg);
+  *mem = r.mem_bytes;
+  *bwd = r.emb_bwd_s;
+  sc_rs_result_free(&r);
+  sc_rs_plan_free(&p);
+}
+
 Test(recsys_emb, hash_tables_are_sized_per_gpu) {
   double mem[2], bwd[2];
   for (int k = 0; k < 2; k++) {
@@ -454,15 +468,7 @@ Test(recsys_emb, hash_tables_are_sized_per_gpu) {
     job(&j, "1x10000000x16@1", 8, SC_RS_UNIFORM, 0);
     j.kernel = k ? SC_RS_HASH : SC_RS_FUSED;
     j.opt = SC_RS_ADAM_GLOBAL;
-    sc_rs_plan p;
-    sc_error e = {0};
-    cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_ROW_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
-    sc_rs_result r;
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
-    mem[k] = r.mem_bytes;
-    bwd[k] = r.emb_bwd_s;
-    sc_rs_result_free(&r);
-    sc_rs_plan_free(&p);
+    uniform_mem_bwd(&j, SC_RS_ROW_WISE, &mem[k], &bwd[k]);
     sc_rs_job_free(&j);
   }
   cr_assert_float_eq(mem[1] - mem[0], 1.92e9 * 7 / 8, 1e3, "hash - fused %g B", mem[1] - mem[0]);
@@ -470,6 +476,48 @@ Test(recsys_emb, hash_tables_are_sized_per_gpu) {
   cr_assert_float_eq(stream, 2.384e-3, 0.001e-3);
   cr_assert(bwd[1] - bwd[0] > stream * 7 / 8 * 0.99, "global Adam streams the whole table: "
             "+%g s", bwd[1] - bwd[0]);
+}
+
+/* A hash capacity (HugeCTR's max_vocabulary_size_per_gpu) is shared by
+ * the tables of one embedding layer in proportion to their rows: deep
+ * tables of 3e6 and 1e6 rows and a wide one of 1e6 under a capacity of 8e6
+ * keep 2x and 8x their rows; the global Adam reads and writes them. */
+static void adam_global_hash(double cap, double *mem, double *bwd) {
+  sc_rs_job j;
+  job(&j, "1x3000000x16@1;1x1000000x16@1;1x1000000x1@1", 1, SC_RS_UNIFORM, 0);
+  j.model.tables[2].wide = 1;
+  j.kernel = SC_RS_HASH;
+  j.opt = SC_RS_ADAM_GLOBAL;
+  j.hash_capacity = cap;
+  uniform_mem_bwd(&j, SC_RS_TABLE_WISE, mem, bwd);
+  cr_assert_float_eq(rs_hash_scale(&j, &j.model.tables[0]), cap > 4e6 ? cap / 4e6 : 1, 1e-12);
+  cr_assert_float_eq(rs_hash_scale(&j, &j.model.tables[2]), cap > 1e6 ? cap / 1e6 : 1, 1e-12);
+  sc_rs_job_free(&j);
+}
+
+Test(recsys_emb, hash_capacity_shared_by_a_layer_by_hand) {
+  double m0, b0, m1, b1, m2, b2;
+  adam_global_hash(0, &m0, &b0);
+  adam_global_hash(8e6, &m1, &b1);
+  adam_global_hash(2e6, &m2, &b2); /* below the deep layer's 4e6 rows: its rows */
+  /* extra rows x width x 4 B x 3 arrays (weights, two moments) */
+  double extra = (8e6 - 4e6) * 16 * 4 * 3 + (8e6 - 1e6) * 1 * 4 * 3;
+  cr_assert_float_eq(extra, 852e6, 1);
+  cr_assert_float_eq(m1 - m0, extra, 1e3, "memory +%g B", m1 - m0);
+  /* the global update reads and writes them: 2 x 852 MB at the A100's
+   * STREAM rate (2039 GB/s x 0.79) = 1.058 ms */
+  cr_assert_float_eq(b1 - b0, 2 * extra / (2039e9 * 0.79), 1e-9, "backward +%g s", b1 - b0);
+  cr_assert_float_eq(b1 - b0, 1.058e-3, 0.001e-3);
+  cr_assert_float_eq(m2 - m0, (2e6 - 1e6) * 1 * 4 * 3, 1e3, "only the wide layer grows");
+  sc_rs_job j;
+  job(&j, "1x3000000x16@1", 1, SC_RS_UNIFORM, 0);
+  j.hash_capacity = 8e6;
+  cr_assert_float_eq(rs_hash_scale(&j, &j.model.tables[0]), 1, 0, "fused kernels: no hash table");
+  j.hash_capacity = -1;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_job_check(&j, &e), SC_EINPUT);
+  cr_assert(strstr(e.msg, "training.hash_capacity_rows"), "%s", e.msg);
+  sc_rs_job_free(&j);
 }
 
 /* 3.1 TiB (distributed-embeddings Jumbo, Adagrad): 1 GPU no, 128 yes. */
@@ -620,6 +668,24 @@ Test(recsys_json, example_jobs_load_and_predict) {
   }
 }
 
+Test(recsys_json, hash_capacity_rows_is_read) {
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/sc_rs_cap_%d.json", (int)getpid());
+  file_write(path, "{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x1000x16@1\"}, "
+                   "\"training\": {\"kernel\": \"hash\", \"optimizer\": \"adam_global\", "
+                   "\"hash_capacity_rows\": 8000}}");
+  sc_rs_job j;
+  sc_rs_plan p;
+  int autop;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_job_load_file(path, &j, &p, &autop, &e), SC_OK, "%s", e.msg);
+  cr_assert_float_eq(j.hash_capacity, 8000, 0);
+  cr_assert_float_eq(rs_hash_scale(&j, &j.model.tables[1]), 4, 1e-12, "8000 / 2000 rows");
+  sc_rs_plan_free(&p);
+  sc_rs_job_free(&j);
+  unlink(path);
+}
+
 Test(recsys_json, errors_name_the_key) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/sc_rs_%d.json", (int)getpid());
@@ -640,6 +706,8 @@ Test(recsys_json, errors_name_the_key) {
        "model.dropout: expected true or false"},
       {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"reader_us_per_sample\": -1}}",
        "training.reader_us_per_sample: expected a number >= 0"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"hash_capacity_rows\": -5}}",
+       "training.hash_capacity_rows: expected a number >= 0"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     file_write(path, cases[i].body);
@@ -692,6 +760,10 @@ Test(recsys_validate, framework_defaults_of_rows) {
   cr_assert_eq(j.opt, SC_RS_ADAM_GLOBAL);
   cr_assert_eq(j.bottom_on_gpu0, 0);
   cr_assert_eq(j.model.dropout, 1, "top_mlp '2x1024-1 (ReLU, dropout 0.5)'");
+  cr_assert_float_eq(j.hash_capacity, 2359296, 0, "the notes' 'vocab_size 2,359,296'");
+  sc_rs_job_free(&j);
+  row_job("mlperf_dlrm_v0.7-v2.1.csv", "mlperf-dlrm-008", &j); /* hugectr, no hash table */
+  cr_assert_eq(j.hash_capacity, 0);
   sc_rs_job_free(&j);
 }
 

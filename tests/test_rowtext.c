@@ -28,6 +28,21 @@ Test(rowtext, number_after_a_key) {
   cr_expect_float_eq(rowtext_after("nThread 1 nGpus 8 minBytes 8", "nGpus ", 1), 8, 0);
 }
 
+Test(rowtext, count_with_thousands_separators) {
+  /* the HugeCTR Wide&Deep rows' notes */
+  cr_expect_float_eq(rowtext_count_after("README prints vocab_size 2,359,296 for these runs",
+                                         "vocab_size ", 0), 2359296, 0);
+  cr_expect_float_eq(rowtext_count_after("vocab_size=1798261;", "vocab_size", 0), 1798261, 0);
+  cr_expect_float_eq(rowtext_count_after("sizes 3, 4 and 5", "sizes ", 0), 3, 0,
+                     "a comma and a space separate numbers");
+  cr_expect_float_eq(rowtext_count_after("n 1,2345", "n ", 0), 1, 0,
+                     "a group of four digits is not a thousands group");
+  cr_expect_float_eq(rowtext_count_after("n 12,345.", "n ", 0), 12345, 0);
+  cr_expect_float_eq(rowtext_count_after("n -5", "n ", 9), 9, 0, "no digit after the key: dflt");
+  cr_expect_float_eq(rowtext_count_after("vocab", "vocab_size", 9), 9, 0);
+  cr_expect_float_eq(rowtext_count_after(NULL, "n", 9), 9, 0);
+}
+
 Test(rowtext, word_is_not_part_of_a_longer_word) {
   cr_assert(rowtext_word("NeMo 2.0 recipe", "nemo"));
   cr_assert(rowtext_word("recipe (NeMo)", "nemo"));

@@ -48,6 +48,9 @@ int sc_rs_job_check(const sc_rs_job *j, sc_error *err) {
   if (j->emb_bytes != 2 && j->emb_bytes != 4)
     return sc_error_set(err, SC_EINPUT, "training.embedding_bytes: %d; valid: 2 or 4",
                         j->emb_bytes);
+  if (!(j->hash_capacity >= 0 && j->hash_capacity <= 1e15))
+    return sc_error_set(err, SC_EINPUT, "training.hash_capacity_rows: %g; valid: 0 (the "
+                        "tables' rows) to 1e15 rows", j->hash_capacity);
   if (m->inter == SC_RS_DOT) {
     int bo = rs_bottom_out(m);
     for (int t = 0; t < m->n_tables; t++)
@@ -141,7 +144,7 @@ int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p) {
     int t = ord[i];
     const sc_rs_table *tb = &j->model.tables[t];
     rs_shard_geo geo = {tb->rows, 1, tb->dim, 0, 1, 0, 0};
-    double bytes = rs_shard_bytes(j, &geo) +
+    double bytes = rs_shard_bytes(j, &c->st[t], &geo) +
                    2.0 * j->global_batch * c->st[t].outputs * tb->dim * c->act_b;
     int best = -1;
     for (int g = 0; g < n; g++)

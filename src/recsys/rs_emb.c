@@ -137,6 +137,15 @@ void rs_tstat_fill(const sc_rs_job *j, const sc_rs_table *t, rs_tstat *st) {
   st->row_bytes = (double)t->dim * j->emb_bytes;
   for (int k = 0; k < RS_UGRID; k++) st->uniq[k] = rs_unique(t, ldexp(st->lookups, -k));
   for (int k = 0; k < RS_MGRID; k++) st->mass[k] = rs_mass(t, ldexp(1.0, k));
+  st->held_scale = rs_hash_scale(j, t);
+}
+
+double rs_hash_scale(const sc_rs_job *j, const sc_rs_table *t) {
+  if (j->kernel != SC_RS_HASH || j->hash_capacity <= 0) return 1;
+  double layer = 0;
+  for (int i = 0; i < j->model.n_tables; i++)
+    if (j->model.tables[i].wide == t->wide) layer += j->model.tables[i].rows;
+  return layer > 0 && j->hash_capacity > layer ? j->hash_capacity / layer : 1;
 }
 
 /* Interpolate a grid indexed by log2 at x = 2^-k (uniq) or 2^k (mass). */
@@ -174,9 +183,10 @@ static double random_bytes(sc_rs_kernel k, double b) {
  * embeddings) is sized per GPU by workspace_size_per_gpu_in_mb, a figure
  * the user sets for the vocabulary, not for the vocabulary's share on one
  * GPU; stepcast sizes it for the whole table on every GPU holding a row
- * shard (docs/recsys.md). Other kernels keep the shard's rows. */
-static double held_rows(const sc_rs_job *j, const rs_shard_geo *g) {
-  if (j->kernel == SC_RS_HASH && g->row_frac > 0) return g->rows / g->row_frac;
+ * shard, and for its share of the layer's capacity when the job gives one
+ * (st->held_scale; docs/recsys.md). Other kernels keep the shard's rows. */
+static double held_rows(const sc_rs_job *j, const rs_tstat *st, const rs_shard_geo *g) {
+  if (j->kernel == SC_RS_HASH && g->row_frac > 0) return g->rows / g->row_frac * st->held_scale;
   return g->rows;
 }
 
@@ -226,19 +236,20 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
                               opt_arrays(j->opt));
   else /* fused kernels: sort the ids, accumulate in place, update the unique rows */
     bwd += g->lookups * RS_SORT_PAIR_BYTES * 2 * passes + u * rand_rowb * 2 * opt_arrays(j->opt);
-  if (j->opt == SC_RS_ADAM_GLOBAL) bwd += held_rows(j, g) * g->dim * eb * 2 * opt_arrays(j->opt);
+  if (j->opt == SC_RS_ADAM_GLOBAL)
+    bwd += held_rows(j, st, g) * g->dim * eb * 2 * opt_arrays(j->opt);
   *fwd_s = fwd / bw;
   *bwd_s = bwd / bw;
 }
 
-double rs_shard_bytes(const sc_rs_job *j, const rs_shard_geo *g) {
-  double w = held_rows(j, g) * g->dim * j->emb_bytes;
+double rs_shard_bytes(const sc_rs_job *j, const rs_tstat *st, const rs_shard_geo *g) {
+  double w = held_rows(j, st, g) * g->dim * j->emb_bytes;
   return w * opt_arrays(j->opt);
 }
 
 int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b) {
   if (a->rows != b->rows || a->dim != b->dim || a->features != b->features ||
-      a->dist != b->dist || a->alpha != b->alpha || a->hist_n != b->hist_n)
+      a->wide != b->wide || a->dist != b->dist || a->alpha != b->alpha || a->hist_n != b->hist_n)
     return 0;
   for (int f = 0; f < a->features; f++) if (a->hot[f] != b->hot[f]) return 0;
   for (int k = 0; k < a->hist_n; k++)

@@ -10,7 +10,8 @@
  *   backward  the pooled gradients read back per lookup, the ids sorted
  *             (radix passes), and for each of the U unique rows of the batch
  *             the row and its optimizer state read and written (SGD 1, Adagrad
- *             2, Adam 3 arrays); HugeCTR's global Adam streams every row.
+ *             2, Adam 3 arrays); HugeCTR's global Adam streams every row
+ *             its hash table reserves (the capacity, when the job gives one).
  *
  * U is the expected number of distinct rows among L draws from the id
  * distribution (uniform, power law, histogram): sum_i 1 - exp(-L p_i);
@@ -48,6 +49,9 @@ typedef struct rs_tstat {
   double row_bytes;             /* dim x element bytes */
   double uniq[RS_UGRID];        /* expected unique rows among lookups / 2^k */
   double mass[RS_MGRID];        /* share of lookups on the hottest 2^k rows */
+  double held_scale;            /* rows a GPU keeps per row of the table (or of the
+                                   shard): a hash table's share of its layer's capacity
+                                   over the table's rows, >= 1 (rs_hash_scale); else 1 */
 } rs_tstat;
 
 /* The geometry of one shard. */
@@ -74,10 +78,19 @@ void rs_tstat_fill(const sc_rs_job *j, const sc_rs_table *t, rs_tstat *st);
 void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
                    const rs_shard_geo *g, double *fwd_s, double *bwd_s);
 
-/* Bytes the shard keeps: weights and optimizer state. */
-double rs_shard_bytes(const sc_rs_job *j, const rs_shard_geo *g);
+/* Bytes the shard of a table with statistics st keeps: weights and
+ * optimizer state. */
+double rs_shard_bytes(const sc_rs_job *j, const rs_tstat *st, const rs_shard_geo *g);
 
-/* 1 when a and b have the same statistics (rows, width, lookups, ids). */
+/* Rows a GPU hash table keeps per row of table t of job j: 1, or for a
+ * `hash` kernel with a capacity (sc_rs_job.hash_capacity) larger than the
+ * rows of t's embedding layer (the wide tables, or the others) that
+ * capacity over those rows: HugeCTR preallocates the capacity and its
+ * tables share it. */
+double rs_hash_scale(const sc_rs_job *j, const sc_rs_table *t);
+
+/* 1 when a and b have the same statistics (rows, width, lookups, ids,
+ * embedding layer). */
 int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b);
 
 /* L2 bytes of the job's GPU (datasheets; rs_emb.c). */

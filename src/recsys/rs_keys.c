@@ -19,7 +19,7 @@ const char *const rs_keys_cluster[] = {"gpu", "gpus", "gpus_per_node", "nvlink_G
                                        "nic_Gbps", "intra", NULL};
 const char *const rs_keys_training[] = {"global_batch", "dtype", "optimizer", "kernel",
                                         "embedding_bytes", "eager", "bottom_mlp_on_gpu0",
-                                        "collective_cycle_ms", "keys_from_reader",
+                                        "collective_cycle_ms", "keys_from_reader", "hash_capacity_rows",
                                         "pooled_in_table_type", "reader_ms_per_batch",
                                         "reader_us_per_sample", NULL};
 const char *const rs_keys_table[] = {"name", "rows", "dim", "pooling", "count", "ids", "wide",

@@ -156,7 +156,7 @@ static void put(rs_ctx *c, int t, int g, const rs_shard_geo *geo, double send) {
   rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
   c->fwd[g] += f;
   c->bwd[g] += b;
-  c->mem[g] += rs_shard_bytes(c->j, geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+  c->mem[g] += rs_shard_bytes(c->j, &c->st[t], geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
   c->send[g] += send;
 }
 
@@ -168,7 +168,7 @@ static void put_all(rs_ctx *c, int t, rs_shard_geo *geo) {
   geo->cache_bytes = c->l2 / most;
   double f, b;
   rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
-  double m = rs_shard_bytes(c->j, geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+  double m = rs_shard_bytes(c->j, &c->st[t], geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
   for (int g = 0; g < n; g++) {
     c->fwd[g] += f;
     c->bwd[g] += b;

@@ -30,6 +30,9 @@
  *   - Horovod (framework) starts collectives on its 1 ms background cycle;
  *   - HugeCTR (framework) reads every GPU's keys through its data reader:
  *     no all-to-all of lookup ids;
+ *   - a hash embedding's capacity is the "vocab_size N" its notes print
+ *     (HugeCTR's max_vocabulary_size_per_gpu: every embedding layer
+ *     reserves it on every GPU), else its tables' rows;
  *   - PyTorch and TensorFlow (framework) look up in the table's type and
  *     cast the pooled vectors to the compute type (mixed precision);
  *   - "avgpool stride N" (interaction) average-pools the concatenated
@@ -351,6 +354,16 @@ static int training_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   if (fw.horovod) j->coll_cycle_s = 1e-3; /* Horovod's default cycle */
   /* HugeCTR's reader splits keys by owner (named alone or in a list) */
   j->keys_from_reader = fw.named >> VFW_HUGECTR & 1;
+  /* a hash embedding's capacity per GPU where the notes give the
+   * vocabulary size the run printed (HugeCTR's max_vocabulary_size_per_gpu;
+   * docs/accuracy.md): its global Adam sweeps it */
+  const char *notes = cell(c, "notes");
+  double cap = j->kernel == SC_RS_HASH ? rowtext_count_after(notes, "vocab_size ", 0) : 0;
+  if (cap > 0) {
+    j->hash_capacity = cap;
+    rowv_note(assumed, an, "hash capacity %.0f rows per GPU and layer (the notes' vocab_size)",
+              cap);
+  }
   return SC_OK;
 }
 

@@ -33,6 +33,22 @@ double rowtext_after(const char *text, const char *key, double dflt) {
   return end == p ? dflt : v;
 }
 
+static int isdig(char c) { return c >= '0' && c <= '9'; }
+
+double rowtext_count_after(const char *text, const char *key, double dflt) {
+  const char *p = text ? strstr(text, key) : NULL;
+  if (!p) return dflt;
+  p += strlen(key);
+  while (*p == ' ' || *p == '~' || *p == '=') p++;
+  if (!isdig(*p)) return dflt;
+  double v = 0;
+  for (;; p++) {
+    if (isdig(*p)) v = v * 10 + (*p - '0');
+    else if (!(*p == ',' && isdig(p[1]) && isdig(p[2]) && isdig(p[3]) && !isdig(p[4]))) break;
+  }
+  return v;
+}
+
 int rowtext_near(const char *text, const char *anchor, const char *word, size_t span) {
   size_t na = strlen(anchor), nw = strlen(word);
   for (const char *a = text; a && *a; a++) {

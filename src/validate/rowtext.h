@@ -22,6 +22,11 @@ int rowtext_word(const char *text, const char *word);
  * when text is NULL, key does not occur, or no number follows. */
 double rowtext_after(const char *text, const char *key, double dflt);
 
+/* As rowtext_after, for a whole number written with thousands separators
+ * ("vocab_size 2,359,296": 2359296; a comma counts only when three digits
+ * follow it, so "3, 4" reads 3); dflt as rowtext_after. */
+double rowtext_count_after(const char *text, const char *key, double dflt);
+
 /* 1 when word occurs, ignoring ASCII case, within `span` characters
  * before or after an occurrence of anchor (also ignoring case) in text
  * ("flex" near "dispatcher" in "flex dispatcher" and "dispatcher type:

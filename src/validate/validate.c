@@ -359,6 +359,9 @@ static const struct {
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},
     {"megatron_sc21_table1.csv", VAL_TP_ASYNC},
     {"vtrain_single_node.csv", VAL_TP_ASYNC},
+    {"hugectr_wdl_batch_sweep.csv",
+     "the notes' vocab_size read as the hash tables' capacity per GPU, which HugeCTR's global "
+     "Adam sweeps (validate/recsys_rows.c): adopted looking at this set's one-GPU residual"},
     {"mlperf_dlrm_v0.7-v2.1.csv",
      "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
      "looking at this set"},

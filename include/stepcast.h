@@ -529,6 +529,12 @@ typedef struct sc_plan {
                                 (Apex DistributedFusedAdam store_param_remainders,
                                 NeMo's distributed_fused_adam): 2 bytes per
                                 parameter instead of 4; needs bf16 parameters */
+  int fused_loss;            /* 1 = the loss is one fused softmax cross-entropy
+                                kernel on the 16-bit logits (flash-attn's
+                                CrossEntropyLoss, llm-foundry's
+                                fused_crossentropy): it keeps the logits alone
+                                for backward; 0 = Megatron's, on an fp32 copy
+                                (docs/model.md section 2) */
   int offload_layers;        /* activations of the first N layers kept in host
                                  memory between forward and backward
                                  (Megatron --cpu-offloading-num-layers);

@@ -192,9 +192,11 @@ Test(fsdp, deepspeed_memory_of_live_parameters) {
   double root = 32000 * H + 2048 * H + 2 * H, fc1 = 4 * H * H + 4 * H, eb = 2;
   double want_w = (fc1 + 5e7 + L * P + L * 4 * H + root) - (2 * P + root);
   double want_g = (L * P + root + fc1) - (2 * P + root);
+  /* and the shards: DeepSpeed's bf16 (2 bytes over dp 8), FSDP2's fp32 (4) */
+  double shards = (L * P + root) * (2.0 - 4.0) / 8;
   /* the buffers line is 5 % of the rest: compare weights and gradients */
-  cr_assert_float_eq(d.mem.weights - f.mem.weights, want_w * eb, 1e-6 * want_w, "weights %g vs %g",
-                     d.mem.weights - f.mem.weights, want_w * eb);
+  cr_assert_float_eq(d.mem.weights - f.mem.weights, want_w * eb + shards, 1e-6 * want_w,
+                     "weights %g vs %g", d.mem.weights - f.mem.weights, want_w * eb + shards);
   cr_assert_float_eq(d.mem.gradients - f.mem.gradients, want_g * eb, 1e-6 * want_g,
                      "gradients %g vs %g", d.mem.gradients - f.mem.gradients, want_g * eb);
 }
@@ -476,4 +478,27 @@ Test(moe, grouped_gemm_model_against_deepgemm_rows) {
   }
   csv_close(&f);
   cr_assert_geq(n_rows, 4, "%d rows", n_rows);
+}
+
+Test(fsdp, pytorch_shards_are_the_fp32_masters) {
+  /* FSDP1 and FSDP2 keep each shard in fp32 and give the optimizer those
+   * shards: per GPU (dp 8) 4 bytes of weight and Adam's 8 bytes of state
+   * per sharded element, beside 2 layers and the root gathered in bf16.
+   * DeepSpeed's ZeRO-3 shards the bf16 weights (2 bytes) and keeps an fp32
+   * master beside Adam's state (4 + 8). The model: L P + R elements. */
+  sc_scenario s = gpt();
+  double root = 32000 * H + 2048 * H + 2 * H, all = L * P + root;
+  for (int impl = 0; impl < 2; impl++) {
+    s.plan.fsdp_impl = impl ? SC_FSDP1 : SC_FSDP2;
+    sc_result f = predict_ok(&s);
+    double want_w = all * 4 / 8 + (2 * P + root) * 2;
+    cr_assert_float_eq(f.mem.weights, want_w, 1e-6 * want_w, "%s weights %g vs %g",
+                       impl ? "fsdp1" : "fsdp2", f.mem.weights, want_w);
+    cr_assert_float_eq(f.mem.optimizer, all * 8 / 8, 1e-6 * all, "%s optimizer %g vs %g",
+                       impl ? "fsdp1" : "fsdp2", f.mem.optimizer, all);
+  }
+  s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;
+  sc_result d = predict_ok(&s);
+  cr_assert_float_eq(d.mem.optimizer, all * 12 / 8, 1e-6 * all, "deepspeed optimizer %g vs %g",
+                     d.mem.optimizer, all * 12 / 8);
 }

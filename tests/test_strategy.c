@@ -77,9 +77,10 @@ Test(strategy, zero3_on_half_the_layers_shards_their_weights) {
   s.plan.n_overrides = 1;
   sc_result mix = predict_ok(&s);
   /* one layer: 12 h^2 + 13 h parameters; 16 of them go from whole bf16
-   * weights to 1/8 of them, and two layers are gathered at a time */
+   * weights to 1/8 of them in fp32 (FSDP's shards, the optimizer's
+   * masters), and two layers are gathered at a time in bf16 */
   double h = 2560, lp = 12 * h * h + 13 * h, e = 2;
-  double want = -16 * lp * e * (1 - 1.0 / 8) + 2 * lp * e;
+  double want = -16 * lp * (e - 4.0 / 8) + 2 * lp * e;
   double got = mix.mem.weights - z1.mem.weights;
   cr_assert_float_eq(got, want, 1e-6 * fabs(want), "weights change %g, expected %g", got, want);
   /* the ZeRO-3 gathers of 16 layers: between none and all 32 */

@@ -90,6 +90,7 @@ CASES = {
     "bf16_last_layers": (LLAMA, {"plan.dtype": "fp8", "plan.bf16_last_layers": 2}),
     "fp8_param": (LLAMA, {"plan.dtype": "fp8", "plan.fp8_param": True}),
     "param_remainders": (DEFAULT, {"plan.param_remainders": True}),
+    "fused_loss": (MPT, {"plan.fused_loss": True}),
     "offload_layers": (MPT, {"plan.offload_layers": 4}),
     "recompute_layers": (DEFAULT, {"plan.recompute": "full", "plan.recompute_layers": 2}),
     "recompute_modules": (DEFAULT, {"plan.recompute_modules": ["core_attn", "mlp"]}),

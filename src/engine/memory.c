@@ -55,6 +55,27 @@ static double opt_bytes(const sc_plan *p, double eb, double state) {
   return state + (p->param_remainders ? 2.0 : 4.0);
 }
 
+/* 1 when segment sg's shards are PyTorch FSDP's fp32 parameters: FSDP1
+ * and FSDP2 under mixed precision keep each sharded parameter in its
+ * original dtype, fp32, and cast it to the 16-bit param_dtype only for
+ * the all-gather (FSDP2: foreach_all_gather's copy-in allocates the
+ * param_dtype buffer and copies the shard into it, ../shared/reference/
+ * pytorch/torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py; the
+ * reduced gradient is cast back to orig_dtype before it is accumulated,
+ * ibid. foreach_reduce; FSDP1: the flat parameter's fp32 _local_shard and
+ * its transient low-precision _mp_shard, PyTorch 1.13's
+ * fully_sharded_data_parallel.py, read in Debian's python3-torch 1.13 --
+ * the cast fsdp1k.c already costs). The optimizer is built on those fp32
+ * shards, so there is no master copy beside them: 4 bytes of weight and
+ * the optimizer's state per sharded parameter, against 2 + 4 + state for a
+ * 16-bit parameter with an fp32 master (DeepSpeed's ZeRO-3, Megatron).
+ * bf16 and fp16 plans only: fp8 plans keep Transformer Engine's copies
+ * (lp_bytes), and AMP's parameters are fp32 already. */
+static int fsdp_fp32_shards(const sc_plan *p, const xg_segment *sg, double eb) {
+  return sg->zero >= 3 && eb == 2 && (p->dtype == SC_BF16 || p->dtype == SC_FP16) &&
+         (p->fsdp_impl == SC_FSDP1 || p->fsdp_impl == SC_FSDP2);
+}
+
 /* Bytes per GEMM or convolution weight of the 16-bit copies AMP makes in
  * each forward and autograd keeps for that op's backward, which needs the
  * weight for its input gradient: autocast casts a weight once per autocast
@@ -135,6 +156,10 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     double lp = r->count * sg->params_lp;
     if (lp > 0) w += lp * (p->fp8_param ? lp_bytes(e) - eb : lp_bytes(e));
     double o = params * opt_bytes(p, eb, e->g->opt.state_bytes_per_param); /* master + state */
+    if (fsdp_fp32_shards(p, sg, eb)) { /* the fp32 shard is the master */
+      w = params * 4;
+      o = params * e->g->opt.state_bytes_per_param;
+    }
     if (sg->zero >= 1) o /= dp;
     if (sg->zero >= 2) g /= dp;
     if (sg->zero >= 3) w /= dp;

@@ -443,6 +443,22 @@ static double once(unsigned *kept, unsigned bit, int shared, double v) {
   return v;
 }
 
+/* 1 when op o is a loss the plan runs as one fused softmax cross-entropy
+ * kernel on the 16-bit logits (plan.fused_loss): flash-attn's
+ * CrossEntropyLoss (flash_attn/losses/cross_entropy.py over its
+ * xentropy_cuda_lib, Apex's softmax-cross-entropy kernel), which
+ * llm-foundry's MPT runs as `loss_fn: fused_crossentropy` -- both read in
+ * their public sources, not in ../shared, an assumption said so in
+ * docs/model.md. Forward: one pass for the row's max and one for the sum
+ * of exponentials and the target's logit, over the 16-bit logits, writing
+ * an fp32 loss and log-sum-exp per row (2e bytes a logit); it keeps the
+ * logits and the log-sum-exp for backward, which reads the logits once and
+ * writes their 16-bit gradient (2e): no fp32 copy of the logits, kept or
+ * moved. */
+static int fused_ce(const lctx *c, const wg_op *o) {
+  return o->kind == WG_LOSS && c->s->plan.fused_loss;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
@@ -480,7 +496,9 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
   if (o->saved_elems > 0 && !(o->kind == WG_ATTENTION && c->flash)) {
     double n = o->saved_elems * c->mb / c->cpdiv;
     if (c->run_lay == LAY_SEQ || c->run_lay == LAY_FEAT) n /= c->st.tp;
-    extra = n * (o->saved_e * c->e + o->saved_b);
+    /* the fused loss keeps the 16-bit logits alone (the log-sum-exp, 4
+     * bytes a row, 1/vocab of them, is not counted) */
+    extra = n * (o->saved_e * c->e + (fused_ce(c, o) ? 0 : o->saved_b));
   }
   c->act += b + extra;
   c->act_sel += keep + (inside ? 0 : extra);
@@ -1011,6 +1029,12 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
+  if (fused_ce(c, o)) {
+    /* two reads forward, a read and a write backward (fused_ce); calls
+     * forward: the kernel, the ignored rows' mask and the mean, backward:
+     * the mask and the kernel (flash-attn 1.0's cross_entropy.py) */
+    bytes = n * 2 * c->e, bs = 1.0, hf = 3, hb = 2;
+  }
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

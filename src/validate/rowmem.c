@@ -42,7 +42,21 @@ static void nemo2(sc_plan *p) {
   if (p->dtype == SC_FP8 && p->fp8_recipe == SC_FP8_DELAYED) p->fp8_param = 1;
 }
 
+/* llm-foundry's MPT (llmfoundry/models/mpt/modeling_mpt.py,
+ * ComposerMPTCausalLM: the model config's loss_fn, 'fused_crossentropy'
+ * unless set to 'torch_crossentropy', which imports flash-attn's
+ * CrossEntropyLoss and fails when it is missing; not in ../shared, our
+ * reading of its 2023 releases): the fused loss (plan.fused_loss,
+ * lower.c fused_ce). A row states it by naming llm-foundry or the loss. */
+static int fused_loss(const char *notes) {
+  if (rowtext_has(notes, "torch_crossentropy")) return 0;
+  return rowtext_has(notes, "llm-foundry") || rowtext_has(notes, "llm foundry") ||
+         rowtext_has(notes, "llmfoundry") || rowtext_has(notes, "fused_crossentropy") ||
+         rowtext_has(notes, "fused cross entropy") || rowtext_has(notes, "fused cross-entropy");
+}
+
 void rowmem_defaults(const char *notes, sc_plan *p) {
   if (rowtext_has(notes, "distributed_fused_adam")) fused_adam(p);
   else if (rowtext_has(notes, "nemo 2.0")) nemo2(p);
+  if (fused_loss(notes)) p->fused_loss = 1;
 }

@@ -1,0 +1,112 @@
+/*
+ * test_fused_loss.c -- plan.fused_loss: the loss as one fused softmax
+ * cross-entropy kernel on the 16-bit logits (flash-attn's CrossEntropyLoss,
+ * llm-foundry's fused_crossentropy; src/lower/lower.c fused_ce) against
+ * Megatron's on an fp32 copy (src/graph/graph.c shape_loss). Every figure
+ * is hand arithmetic on a 24-layer GPT: n = micro-batch x seq x vocab
+ * logits per micro-batch on one GPU.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpt24.h"
+#include "predict.h" /* predict_ok */
+#include "stepcast.h"
+#include "tmpfile.h"
+
+#define MB 2
+#define SEQ 2048    /* gpt24.h's */
+#define VOCAB 32000 /* gpt24.h's, a multiple of 128: no padding */
+
+/* gpt24.h's GPT (24 layers, hidden 2048, vocabulary 32,000) on its 8
+ * H100 in data parallelism alone, micro-batch 2 of 2,048 tokens, one
+ * micro-batch a step: the loss on the one stage, its logits whole. */
+static sc_scenario gpt(void) {
+  sc_scenario s = gpt24_h100();
+  s.plan.tp = s.plan.pp = 1;
+  s.plan.sp = 0;
+  s.plan.dp = 8;
+  s.plan.global_batch = 8 * MB;
+  s.plan.micro_batch = MB;
+  return s;
+}
+
+static const double N = (double)MB * SEQ * VOCAB; /* logits a micro-batch */
+
+Test(fused_loss, keeps_the_16_bit_logits_alone) {
+  /* Megatron's loss keeps the bf16 logits and their fp32 softmax (2 + 4
+   * bytes a logit); the fused one the logits (2): 4 N bytes less, one
+   * micro-batch in flight */
+  sc_scenario s = gpt();
+  sc_result a = predict_ok(&s);
+  s.plan.fused_loss = 1;
+  sc_result b = predict_ok(&s);
+  double got = a.mem.activations - b.mem.activations;
+  cr_assert_float_eq(got, 4 * N, 1e-9 * N, "activations %g bytes less, expected %g", got, 4 * N);
+  cr_assert_float_eq(a.mem.weights, b.mem.weights, 1, "weights do not move");
+}
+
+/* The forward and backward bytes and times of the step's "loss" row. */
+static sc_op_time loss_row(const sc_scenario *s) {
+  sc_op_time rows[16];
+  sc_error err = {0};
+  int n = sc_explain_kinds(s, rows, 16, &err);
+  cr_assert(n > 0, "%s", err.msg);
+  for (int i = 0; i < n; i++)
+    if (!strcmp(rows[i].name, "loss")) return rows[i];
+  cr_assert_fail("no loss row");
+  return rows[0];
+}
+
+Test(fused_loss, moves_the_logits_twice_each_way) {
+  /* bf16 logits (e = 2): Megatron's loss moves e + 36 = 38 bytes a logit
+   * forward and 14 backward; the fused one 2e = 4 forward (two reads) and
+   * 4 backward (a read and the gradient's write) */
+  sc_scenario s = gpt();
+  sc_op_time a = loss_row(&s);
+  s.plan.fused_loss = 1;
+  sc_op_time b = loss_row(&s);
+  cr_assert_float_eq(a.bytes, 38 * N, 1e-9 * N, "megatron's loss forward %g bytes", a.bytes);
+  cr_assert_float_eq(b.bytes, 4 * N, 1e-9 * N, "fused loss forward %g bytes", b.bytes);
+  /* both memory-bound at the same bandwidth: the times scale as the
+   * bytes, plus a memory-bound kernel's fixed start, which weighs more on
+   * the shorter one (within 5 % here) */
+  double f = b.fwd_s / a.fwd_s, w = b.bwd_s / a.bwd_s;
+  cr_assert(f >= 4.0 / 38 && f < 1.05 * 4.0 / 38, "forward %g s vs %g s", b.fwd_s, a.fwd_s);
+  cr_assert(w >= 4.0 / 14 && w < 1.05 * 4.0 / 14, "backward %g s vs %g s", b.bwd_s, a.bwd_s);
+}
+
+Test(fused_loss, validate_reads_it_from_notes_naming_llm_foundry) {
+  /* the same row twice, its notes naming llm-foundry or not: only the
+   * memory and the loss differ, so the named one predicts less of both;
+   * torch_crossentropy named beside it keeps Megatron's */
+  static const char *head =
+      "id,model,layers,hidden,heads,vocab,seq,global_batch,micro_batch,zero,dtype,gpu,gpus,"
+      "measured_iter_s,notes\n";
+  char body[1024], path[64];
+  snprintf(body, sizeof body,
+           "%sa,GPT,4,1024,16,32000,2048,16,2,3,bf16,a100-sxm4-80gb,8,1,FSDP (FULL_SHARD)\n"
+           "b,GPT,4,1024,16,32000,2048,16,2,3,bf16,a100-sxm4-80gb,8,1,\"FSDP (FULL_SHARD), "
+           "llm-foundry\"\n"
+           "c,GPT,4,1024,16,32000,2048,16,2,3,bf16,a100-sxm4-80gb,8,1,\"llm-foundry, "
+           "torch_crossentropy, FSDP (FULL_SHARD)\"\n",
+           head);
+  snprintf(path, sizeof path, "/tmp/sc_fused_loss_%d.csv", (int)getpid());
+  file_write(path, body);
+  sc_validation vf;
+  sc_error err = {0};
+  int rc = sc_validate_file(path, &vf, &err);
+  unlink(path);
+  cr_assert_eq(rc, SC_OK, "%s", err.msg);
+  cr_assert_eq(vf.predicted, 3);
+  const sc_validation_row *a = &vf.rows[0], *b = &vf.rows[1], *c = &vf.rows[2];
+  cr_assert(b->mem_total < a->mem_total, "fused: %g of memory, megatron's %g", b->mem_total,
+            a->mem_total);
+  cr_assert(b->predicted < a->predicted, "fused: %g s, megatron's %g s", b->predicted,
+            a->predicted);
+  cr_assert_float_eq(c->mem_total, a->mem_total, 1, "torch_crossentropy: %g vs %g", c->mem_total,
+                     a->mem_total);
+  sc_validation_free(&vf);
+}

@@ -221,8 +221,9 @@ expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 0 "usage: stepcast" -- --help
 expect 0 "a100-sxm4-80gb" -- presets
 # the listing says what each GPU has: its dense peak with the type (the K80
-# has no 16-bit path), "memory" (GDDR boards too), the link by its kind
-expect 0 "k80                 4.37 TFLOP/s fp32" -- presets
+# has no 16-bit path; its fp32 at the 562 MHz base clock), "memory" (GDDR boards
+# too), the link by its kind
+expect 0 "k80                  2.8 TFLOP/s fp32" -- presets
 presets_out=$("$CLI" presets)
 if grep -q " 0 TFLOP/s\|HBM" <<<"$presets_out" ||
    grep -- "-pcie-" <<<"$presets_out" | grep -qv "GB/s PCIe$" ||

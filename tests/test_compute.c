@@ -137,6 +137,31 @@ Test(compute, cuda_core_gemms_get_the_cuda_core_efficiency_everywhere) {
   cr_expect(e <= cost_gemm_peak_eff(v, SC_FP32) && e > 0.8 * cuda, "v100 fp32 8192^3: %g", e);
 }
 
+/* The pre-Volta presets' clock and bandwidth (hw/gpu_presets.c,
+ * docs/calibration.md "Pre-Volta clocks and bandwidth"), by hand:
+ *  - a K80 die at its 562 MHz base clock: 2,496 lanes x 2 FLOP x 562 MHz =
+ *    2.806 TFLOP/s (the datasheet's board 5.6 / 2 = 2.80), 875 / 562 =
+ *    1.557x below the 4.37 of the 875 MHz autoboost ceiling;
+ *  - a P100 delivers 76 % of its HBM2 bandwidth where a V100 delivers 95 %
+ *    (NVIDIA's V100 whitepaper): V100's measured 0.89 x 76 / 95 = 0.712;
+ *    a 100 MB memory-bound kernel on a P100 SXM2 then takes 1e8 / (732e9 x
+ *    0.712) = 191.9 us + the 3 us kernel cost = 194.9 us (it took 156.5 us
+ *    at V100's 0.89); the K80 takes the same ratio on its 240 GB/s:
+ *    1e8 / (240e9 x 0.712) + 3 us = 588.2 us. */
+Test(compute, pre_volta_base_clock_and_delivered_bandwidth) {
+  const sc_gpu *k80 = gpu("k80"), *p = gpu("p100-sxm2-16gb"), *v = gpu("v100-sxm2-16gb");
+  cr_expect(fabs(cost_peak(k80, SC_FP32) - 2496 * 2 * 562e6) / 2.806e12 < 0.003,
+            "k80 fp32 peak %.4g", cost_peak(k80, SC_FP32));
+  cr_expect(fabs(4.37e12 / cost_peak(k80, SC_FP32) - 1.557) < 0.01, "boost / base %.3f",
+            4.37e12 / cost_peak(k80, SC_FP32));
+  cr_expect(fabs(p->hbm_eff - v->hbm_eff * 76.0 / 95.0) < 1e-3, "p100 hbm_eff %g", p->hbm_eff);
+  cr_expect(fabs(cost_mem(p, 1e8) - 194.9e-6) < 0.1e-6, "p100 100 MB: %.2f us",
+            cost_mem(p, 1e8) * 1e6);
+  cr_expect(fabs(cost_mem(k80, 1e8) - 588.2e-6) < 0.1e-6, "k80 100 MB: %.2f us",
+            cost_mem(k80, 1e8) * 1e6);
+  cr_expect_eq(gpu("p100-pcie-16gb")->hbm_eff, p->hbm_eff);
+}
+
 /* Experts' token counts end part-way into a tile (compute.c m_tiles):
  * with no waves, prologue or fixed cost, m = 128 rows x n = 256 on the
  * 128x256 tile (efficiency 1) fills it exactly when every entry has 128

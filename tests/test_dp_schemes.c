@@ -674,7 +674,10 @@ static void guard(const char *file, double max_mape, double max_scaling, double 
   sc_validation_free(&v);
 }
 
-Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.33, 0.10, 0.68); }
+/* branch precnn29: the K80 at its 562 MHz base clock, P100 and K80 at
+ * P100's delivered HBM2 bandwidth (docs/calibration.md "Pre-Volta clocks
+ * and bandwidth"): MAPE 30.8 -> 18.7 %, scaling 8.5 -> 8.9 % */
+Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.19, 0.10, 0.68); }
 /* branch rankdp24: asynchronous workers queue at the shared PS lanes and
  * NICs (src/dp/async.c): ranking 79 -> 83 %, MAPE 26.9 -> 26.4 %; branch
  * review24a, a NIC shared by the other server's workers only: 82 %, 26.3 % */

@@ -301,12 +301,21 @@ static const sc_gpu gpu_presets[] = {
         .name = "k80",   /* one GK210 die of a Tesla K80 board (AWS p2, GCE) */
         .arch = 37,
         .sm_count = 13,                                   /* [DS] 2 x 13 SMX per board */
-        .peak_flops = {4.37 * T, 0, 0, 0, 0, 0},          /* [DS] board 8.73 TFLOP/s fp32 at
-                                                             875 MHz boost / 2 dies; no fast fp16 */
-        .vector_flops = 4.37 * T,
+        .peak_flops = {2.80 * T, 0, 0, 0, 0, 0},          /* [DS] board 5.6 TFLOP/s fp32 at the
+                                                             562 MHz base clock / 2 dies (8.73 at
+                                                             the 875 MHz autoboost ceiling); no
+                                                             fast fp16. Base: the clock the board
+                                                             holds within its 300 W for two dies
+                                                             and its default application clock;
+                                                             autoboost above it only with power
+                                                             headroom (docs/calibration.md,
+                                                             "Pre-Volta clocks and bandwidth") */
+        .vector_flops = 2.80 * T,
         .hbm_bytes = 12 * GIB,                            /* [DS] board 24 GB GDDR5 / 2 */
         .hbm_bw = 240 * GB,                               /* [DS] board 480 GB/s / 2 */
-        .hbm_eff = 0.89,     /* no STREAM row: V100's ratio [MB 54] 804/900 */
+        .hbm_eff = 0.712,    /* no STREAM row: p100-sxm2-16gb's (the oldest generation
+                                with a published delivered-bandwidth figure); GDDR5
+                                with ECC on is if anything lower */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value, as the V100s */
         .attn_eff = 0.45,    /* no fused attention: unfused kernels are used */
         .nvlink_bw = 15.75 * GB, /* no NVLink: the board's PCIe gen3 x16 (switch shared by
@@ -322,7 +331,10 @@ static const sc_gpu gpu_presets[] = {
         .vector_flops = 10.6 * T,
         .hbm_bytes = 16 * GIB,                            /* [DS] */
         .hbm_bw = 732 * GB,                               /* [DS] */
-        .hbm_eff = 0.89,     /* no STREAM row: V100's ratio [MB 54] (HBM2 both) */
+        .hbm_eff = 0.712,    /* no STREAM row: V100's [MB 54] 0.89 x 76 / 95, the
+                                P100 and V100 STREAM DRAM utilisations of NVIDIA's Tesla
+                                V100 architecture whitepaper (2017; recalled, not in
+                                ../shared): 2017's HBM2 controller delivers less */
         .gemm_eff = 0.84,    /* no GEMM row: A100 [FIT-GEMM] value */
         .attn_eff = 0.45,    /* no fused attention */
         .nvlink_bw = 80 * GB,                             /* [DS] NVLink 1: 4 links x 20 GB/s */
@@ -336,7 +348,7 @@ static const sc_gpu gpu_presets[] = {
         .vector_flops = 9.3 * T,
         .hbm_bytes = 16 * GIB,                            /* [DS] */
         .hbm_bw = 732 * GB,                               /* [DS] */
-        .hbm_eff = 0.89,     /* as p100-sxm2-16gb */
+        .hbm_eff = 0.712,    /* as p100-sxm2-16gb */
         .gemm_eff = 0.84,
         .attn_eff = 0.45,
         .nvlink_bw = 15.75 * GB,                          /* no NVLink: PCIe gen3 x16 [DS] */

@@ -353,7 +353,8 @@ static const struct {
      "figures seen"},
     {"tf_cnn_benchmarks_2017.csv",
      "adopted with its figures seen: plain SGD, tf_cnn_benchmarks' default optimizer "
-     "(validate/dp_rows.c)"},
+     "(validate/dp_rows.c); the K80 costed at its 562 MHz base clock rather than its "
+     "875 MHz autoboost ceiling, both datasheet figures (hw/gpu_presets.c)"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

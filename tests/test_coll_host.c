@@ -109,6 +109,20 @@ Test(coll_host, two_gpus_a_thread_small_is_host_bound) {
   cr_expect(fabs(d.time - ((20 + 7.8) * US + 8 / 5e9)) < 1e-12, "%g us", d.time / US);
 }
 
+/* The tree keeps NCCL's plain LL thread threshold (tuning.cc multiplies
+ * only the ring's by the ranks): 2 x 8 A100, 64 KiB runs tree LL on
+ * min(16 kernel channels, 64 KiB / (512 threads x 8 B)) = 16 channels, so
+ * a thread driving 8 of the GPUs spends 8 x (5.186 + 16 x 0.312) = 81.424
+ * us, above the kernels; with the ring's threshold (x 16 ranks) it would
+ * have been one channel, 43.984 us. */
+Test(coll_host, tree_ll_keeps_the_plain_thread_threshold) {
+  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 8, 0, 0};
+  coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, 65536, &g);
+  cr_expect_str_eq(c.algo, "tree");
+  cr_expect_str_eq(c.proto, "LL");
+  cr_expect(fabs(c.time - 81.424 * US) < 1e-9, "%g us", c.time / US);
+}
+
 Test(collrow, host_gpus_from_the_nccl_tests_header) {
   cr_expect_eq(collrow_host_gpus("x; nccl-tests header: nThread 1 nGpus 8 minBytes 8 maxBytes 1"), 8);
   cr_expect_eq(collrow_host_gpus("nGpus 2"), 2);

@@ -575,12 +575,16 @@ static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
   return COLL_LAUNCH_S + lat + bytes / (bw * ratio * GBS);
 }
 
-/* Channels a collective of `bytes` runs on: NCCL lowers the count while
- * each thread would get fewer than its threshold of bytes (enqueue.cc
- * getAlgoInfo; ring LL's threshold is multiplied by the ranks). */
-static int active_channels(const nccl_sys *s, double bytes, coll_proto p) {
+/* Channels a collective of `bytes` runs on with (a, p): NCCL lowers the
+ * count while each thread would get fewer than its threshold of bytes
+ * (enqueue.cc topoGetAlgoInfo, ring and tree); only ring LL's threshold is
+ * multiplied by the ranks (tuning.cc: threadThresholds[RING][LL] *=
+ * nRanks; the tree's stays 8 B). NVLS runs its own channel count at every
+ * size (nvlsChannels), taken here as all the kernel channels. */
+static int active_channels(const nccl_sys *s, double bytes, coll_algo a, coll_proto p) {
+  if (a == COLL_ALGO_NVLS) return s->nch_run;
   double per = (double)proto_threads[p] * proto_thread_threshold[p];
-  if (p == COLL_PROTO_LL) per *= s->n;
+  if (a == COLL_ALGO_RING && p == COLL_PROTO_LL) per *= s->n;
   int nc = s->nch_run;
   while (nc > 1 && bytes < nc * per) nc--;
   return nc;
@@ -614,7 +618,7 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   coll_proto p = COLL_PROTO_SIMPLE;
   double busbw = bus_bw(s, COLL_ALGO_RING, p, 0) * GBS; /* bytes/s, all channels */
   double b = busbw / s->nch_run;                   /* one channel */
-  int nc = active_channels(s, bytes, p);
+  int nc = active_channels(s, bytes, COLL_ALGO_RING, p);
   int n = s->n;
   int steps = op == COLL_BROADCAST || op == COLL_REDUCE ? n - 1 : ring_steps(op, n);
   double base = base_lat[COLL_ALGO_RING][p] * US;
@@ -669,7 +673,7 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
 static double ring_line_time(const nccl_sys *s, coll_op op, double bytes, coll_proto p) {
   double t = tuned_time(s, op, bytes, COLL_ALGO_RING, p, 0);
   if (t < 0) return t;
-  int nc = active_channels(s, bytes, p);
+  int nc = active_channels(s, bytes, COLL_ALGO_RING, p);
   if (s->nodes > 1 || s->hw_intra != HW_NVLINK || nc >= s->nch_run) return t;
   double full = bus_bw(s, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
   double f = p == COLL_PROTO_LL ? RING_LL_FACTOR : RING_LL128_FACTOR;
@@ -783,7 +787,7 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
    * per-op cost as N h, so COLL_LAUNCH_S, fitted to one GPU per process,
    * is not added there (docs/network.md "The host side"). */
   nccl_sys s = sys_of(g, intra);
-  double host = coll_host_time(g, active_channels(&s, bytes, bp));
+  double host = coll_host_time(g, active_channels(&s, bytes, ba, bp));
   best.time = g->host_gpus > 1 ? fmax(kernel + COLL_STREAM_GAP_S, host) : fmax(gpu, host);
   best.algo = coll_algo_name(ba);
   best.proto = coll_proto_name(bp);

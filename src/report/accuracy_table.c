@@ -33,10 +33,10 @@ const int acc_llm_n = (int)(sizeof acc_llm / sizeof acc_llm[0]);
 
 const acc_row acc_coll[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 18.84, -9.55, -62.19, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 0}}},
-    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 27.46, 19.05, -48.28, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 0}}},
-    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 18.47, -18.47, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 0}}},
-    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 9.14, -4.76, -57.28, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 0}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
+    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 18.84, -9.55, -62.19, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 1}}},
+    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 27.46, 19.05, -48.28, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 1}}},
+    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 18.47, -18.47, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 1}}},
+    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 9.14, -4.76, -57.28, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 1}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
 };
 const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 

@@ -265,7 +265,9 @@ Test(coll_nccl, per_hop_latencies_add_to_nccls_hardware_latency) {
 /* NCCL's size-dependent refinements (ncclTopoGetAlgoTime, tuning.cc
  * 2.30.7) on 2 x 8 A100, 200 Gb/s per GPU. Tree LL: busBw = min(8 x 25 x
  * 0.88 = 176 x 0.92 = 161.9, 12 x 23.6) = 161.9, / 3.8 = 42.6, capped at
- * llMaxBw 39.0; algbw 19.5 GB/s times treeCorrectionFactor[LL][log2(bytes
+ * llMaxBw 22.5 (AMD's row, rows 233: A100's reference server, DGX A100,
+ * has AMD CPUs; Intel's would be 39.0); algbw 11.25 GB/s times
+ * treeCorrectionFactor[LL][log2(bytes
  * / 64)]: 64 KiB -> index 10 -> 0.6, 256 KiB -> 12 -> 0.4, 2^30 B -> 24
  * (past the table) -> 1. Latency 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us,
  * plus the 20 us launch. */
@@ -280,15 +282,16 @@ Test(coll_nccl, tree_correction_factor) {
   for (int i = 0; i < 3; i++) {
     double t = coll_nccl_tuner_time(COLL_ALL_REDUCE, c[i].bytes, &g, COLL_INTRA_AUTO,
                                     COLL_ALGO_TREE, COLL_PROTO_LL);
-    double want = (20 + 25.2) * 1e-6 + c[i].bytes / (19.5e9 * c[i].factor);
+    double want = (20 + 25.2) * 1e-6 + c[i].bytes / (11.25e9 * c[i].factor);
     cr_expect(fabs(t - want) < 1e-9, "%g B: %g us, want %g", c[i].bytes, t * 1e6, want * 1e6);
   }
 }
 
-/* Ring Simple across nodes: latency 8.4 + 28 NVLink steps x 3.4 + 2 net
- * steps x 14.0 = 131.6 us, times 1.4 (Ampere) once each channel and rank
- * has 64 B: 16 channels (8 NIC rails, doubled: nccl_net.c) x 16 ranks x
- * 64 = 16 KiB. 8 KiB: 131.6; 1 MiB: 184.24. Bandwidth NCCL's own: 8
+/* Ring Simple across nodes: latency 8.4 + 28 NVLink steps x max(3.4, 3 x
+ * 2.0, AMD's net overhead, row 374) + 2 net steps x 14.0 = 204.4 us,
+ * times 1.4 (Ampere) once each channel and rank has 64 B: 16 channels (8
+ * NIC rails, doubled: nccl_net.c) x 16 ranks x 64 = 16 KiB. 8 KiB:
+ * 204.4; 1 MiB: 286.16. Bandwidth NCCL's own: 8
  * channels x 24 GB/s = 192 GB/s, x 16/30. */
 Test(coll_nccl, ring_plateau_latency_across_nodes) {
   coll_group g = a100x16();
@@ -297,14 +300,51 @@ Test(coll_nccl, ring_plateau_latency_across_nodes) {
                                    COLL_PROTO_SIMPLE);
   double t2 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 1 << 20, &g, COLL_INTRA_AUTO,
                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
-  cr_expect(fabs(t1 - 20e-6 - 8192 / algbw - 131.6e-6) < 1e-9, "8 KiB: %g us", t1 * 1e6);
-  cr_expect(fabs(t2 - 20e-6 - (1 << 20) / algbw - 1.4 * 131.6e-6) < 1e-9, "1 MiB: %g us",
+  cr_expect(fabs(t1 - 20e-6 - 8192 / algbw - 204.4e-6) < 1e-9, "8 KiB: %g us", t1 * 1e6);
+  cr_expect(fabs(t2 - 20e-6 - (1 << 20) / algbw - 1.4 * 204.4e-6) < 1e-9, "1 MiB: %g us",
             t2 * 1e6);
   g.ranks = g.ranks_per_node = 8; /* one node: no plateau */
   double t3 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 1 << 20, &g, COLL_INTRA_AUTO,
                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
   double lat1 = (8.4 + 14 * 3.4) * 1e-6, bw1 = 240e9 * 8.0 / 14.0;
   cr_expect(fabs(t3 - 20e-6 - (1 << 20) / bw1 - lat1) < 1e-9, "one node: %g us", t3 * 1e6);
+}
+
+/* The host CPU across nodes (tuning.cc ncclTopoTuneModel, getNetOverhead;
+ * coll_nccl.c host_cpu_amd): A100 groups are taken as DGX A100's AMD
+ * EPYC hosts, H100 as DGX H100's Intel Xeon. 2 x 8 GPUs, ring LL, 8 B:
+ * latency 6.6 + 28 NVLink steps x max(0.6, net overhead) + 2 x 2.7 =
+ * 6.6 + 28 x 2.0 + 5.4 = 68.0 us on A100 (AMD: 2.0 us, row 374), 6.6 +
+ * 28 x 1.0 + 5.4 = 40.0 us on H100 (Intel: 1.0, row 373). LL's busBw cap
+ * on two nodes: AMD 22.5 GB/s (row 233), Intel 39.0 (row 230); the ring's
+ * busBw x 0.5 is above both (NCCL's 8 channels x 24 GB/s x 0.5 = 96), so
+ * 1 GiB takes 2^30 / (cap x 16/30) more. On one node neither applies. */
+Test(coll_nccl, host_cpu_sets_net_overhead_and_ll_cap_across_nodes) {
+  coll_group a = a100x16(), h = a100x16();
+  h.arch = 90;
+  h.intra_bw = 450e9;
+  h.inter_bw = 50e9;
+  struct { coll_group *g; double lat_us, cap; } c[] = {{&a, 68.0, 22.5e9}, {&h, 40.0, 39.0e9}};
+  for (int i = 0; i < 2; i++) {
+    double t8 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, c[i].g, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                     COLL_PROTO_LL);
+    double big = 1 << 30;
+    double tb = coll_nccl_tuner_time(COLL_ALL_REDUCE, big, c[i].g, COLL_INTRA_AUTO,
+                                     COLL_ALGO_RING, COLL_PROTO_LL);
+    double ratio = 16.0 / 30.0;
+    cr_expect(fabs(t8 - 20e-6 - c[i].lat_us * 1e-6 - 8 / (c[i].cap * ratio)) < 1e-12,
+              "arch %d, 8 B: %g us", c[i].g->arch, t8 * 1e6);
+    cr_expect(fabs(tb - 20e-6 - c[i].lat_us * 1e-6 - big / (c[i].cap * ratio)) < 1e-9,
+              "arch %d, 1 GiB: %g us", c[i].g->arch, tb * 1e6);
+  }
+  coll_group one = a100(8), one_h = a100(8);
+  one_h.arch = 90;
+  double t_one = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &one, COLL_INTRA_AUTO, COLL_ALGO_RING,
+                                      COLL_PROTO_LL);
+  double t_one_h = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, &one_h, COLL_INTRA_AUTO,
+                                        COLL_ALGO_RING, COLL_PROTO_LL);
+  cr_expect(fabs(t_one - t_one_h) < 1e-9, "one node: no CPU term, %g vs %g us", t_one * 1e6,
+            t_one_h * 1e6);
 }
 
 /* The public group becomes the module's field by field (coll_group_of,

@@ -332,7 +332,12 @@ Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 
  * us)): its 2-8 GPU rows below 64 KiB went from +25..+227 % to
  * +5..+44 %, and from 1 MiB the kernels' own mid-size shortfall, which
  * the 20 us had hidden, shows (docs/network.md "The host side"). */
-Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.20, 0.31); }
+/* Then 17.7 / 28.4 % (branch echo29) with NCCL's AMD host terms across
+ * nodes for A100 and the -g N host's per-channel term (calibration rows
+ * 83-90); both were added while splitting this set's errors, so it is
+ * marked IN-SAMPLE for them (docs/network.md "Echo by size and node
+ * count"). */
+Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.18, 0.29); }
 
 /* Every report says which sets a constant was chosen on. */
 Test(validate, fitted_sets_are_marked_in_sample) {
@@ -344,6 +349,6 @@ Test(validate, fitted_sets_are_marked_in_sample) {
   cr_assert(strstr(vf.in_sample, "rowd_attention"), "dgxc: '%s'", vf.in_sample);
   sc_validation_free(&vf);
   load_set("collectives", "echo_allreduce_a100_2_to_32.csv", &vf);
-  cr_assert_str_empty(vf.in_sample);
+  cr_assert(strstr(vf.in_sample, "per-channel"), "echo: '%s'", vf.in_sample);
   sc_validation_free(&vf);
 }

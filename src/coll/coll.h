@@ -72,11 +72,12 @@ typedef struct coll_cost {
 coll_cost coll_nccl_time(coll_op op, double bytes, const coll_group *g);
 
 /* Host time of one collective call on the thread that issues it for
- * g->host_gpus GPUs (at least one), seconds. A benchmark that issues
+ * g->host_gpus GPUs (at least one) when it runs on `channels` (>= 1)
+ * channels, seconds. A benchmark that issues
  * collectives back to back runs at the slower of this and the GPU's time
  * (coll_nccl.c, COLL_HOST_GPU_S; with host_gpus > 1 the GPU's time is
  * the kernels plus the stream's launch gap, without COLL_LAUNCH_S). */
-double coll_host_time(const coll_group *g);
+double coll_host_time(const coll_group *g, int channels);
 
 /* Name of an op ("all_reduce", ...) and the op for a name (-1 if none). */
 const char *coll_op_name(coll_op op);

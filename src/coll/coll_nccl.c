@@ -22,7 +22,7 @@
  * probed topology. A benchmark issues collectives back to back, so an op
  * costs the slower of that GPU time and the host's (coll_host_time: one
  * thread enqueues and launches the op on each GPU it drives, g->host_gpus;
- * 5.48 us per GPU, COLL_HOST_GPU_S). With one thread driving several GPUs
+ * 5.19 us per GPU and 0.31 us per GPU and channel, COLL_HOST_GPU_S). With one thread driving several GPUs
  * the op is max(kernels + COLL_STREAM_GAP_S, host): COLL_LAUNCH_S is the
  * fitted per-op cost of one GPU per process, and that layout's launch and
  * completion are the host time itself (coll_nccl_time_ex).
@@ -74,11 +74,20 @@
 
 /* Host time of one collective call per GPU the calling thread drives,
  * seconds: NCCL's enqueue and the kernel launch of one GPU inside
- * ncclGroupEnd. ../shared/calibration/collective_benchmarks.csv row 83
- * (stas00, one process driving 8 A100, nccl-tests -g 8): 43.83 us per
- * all-reduce of 32 KiB, where NCCL's own estimate of the GPU's time is
- * 15.7 us (ring LL): host-bound, 43.83 / 8 = 5.48 us per GPU. */
-#define COLL_HOST_GPU_S 5.48e-6
+ * ncclGroupEnd, COLL_HOST_GPU_S + COLL_HOST_CHANNEL_S x the channels the
+ * op runs on (active_channels): NCCL builds and uploads the work of every
+ * channel on the host (enqueue.cc scheduleCollTasksToPlan: one work batch
+ * per channel, channelLo..channelHi). From
+ * ../shared/calibration/collective_benchmarks.csv rows 83-90 (stas00, one
+ * process driving 8 A100, nccl-tests -g 8, 32 KiB-4 MiB: 43.83, 46.80,
+ * 51.76, 61.38, 80.40, 101.9, 101.4, 101.5 us, where the kernels take at
+ * most 74 us by this model): host-bound, per GPU 5.48-12.69 us against
+ * 1, 2, 4, 8, 16, 24, 24, 24 channels (ring LL / LL128 on 24 kernel
+ * channels); the least-squares line is 5.186 + 0.312 x channels us, within
+ * 1.3 % of every row. (Row 83 alone, 43.83 / 8 = 5.48 us per GPU, was the
+ * constant before, with no channel term.) */
+#define COLL_HOST_GPU_S 5.186e-6
+#define COLL_HOST_CHANNEL_S 0.312e-6
 
 /* GPU time between two kernels issued back to back on one stream,
  * seconds: ../shared/calibration/host_overheads.csv row 1 (H200, 10,000
@@ -116,8 +125,11 @@ static const double hw_lat[HW_COUNT][COLL_ALGO_COUNT][COLL_PROTO_COUNT] = {
 /* Architecture index of NCCL's tables: Volta, Ampere, Hopper, Blackwell. */
 enum { CC_VOLTA = 0, CC_AMPERE, CC_HOPPER, CC_BLACKWELL, CC_COUNT };
 
-/* [cc][nodes: 1, 2, >2], GB/s. llMaxBw rows 229-240 (for several nodes
- * NCCL indexes by CPU vendor; we assume Intel, the first line). */
+/* [cc][nodes: 1, 2, >2], GB/s. llMaxBw rows 229-240. On one node NCCL
+ * indexes the table by the GPU's architecture, across nodes by the host's
+ * CPU vendor (tuning.cc ncclTopoTuneModel: index1 = nNodes == 1 ?
+ * compCapIndex : AMD or mixed ? 1 : 0): the first line is then Intel's
+ * (and every other CPU's), the second AMD's (host_cpu_amd). */
 static const double ll_max_bw[CC_COUNT][3] = {
     {39.0, 39.0, 20.4},   /* rows 229-231 */
     {87.7, 22.5, 19.0},   /* rows 232-234 */
@@ -158,7 +170,8 @@ static const double datasheet_link_bw[CC_COUNT] = {25.0, 25.0, 25.0, 50.0};
 /* Bus bandwidth NCCL reaches across nodes per unit of NIC line rate at
  * large sizes: NET_EFF, per fabric (fabrics.c, fab_net_eff; InfiniBand
  * 0.88). */
-#define NET_OVERHEAD_US 1.0       /* row 373, Intel CPU; x3 for Simple */
+#define NET_OVERHEAD_US 1.0       /* row 373, Intel (and non-x86) CPU; x3 for Simple */
+#define NET_OVERHEAD_AMD_US 2.0   /* row 374, AMD x86 CPU; x3 for Simple */
 #define RING_LL_FACTOR 0.5        /* row 365 */
 #define RING_LL128_FACTOR 0.92    /* row 366 */
 #define TREE_FACTOR 0.92          /* row 367 */
@@ -225,6 +238,7 @@ typedef struct nccl_sys {
   double intra_hop_us; /* one NVLink hop, us (see intra_hw_lat) */
   double net_hop_us;  /* one network traversal, us (see net_hw_lat) */
   double net_eff; /* NET_EFF of the group's fabric (fabrics.c) */
+  int cpu_amd;    /* the host CPU is AMD x86 (host_cpu_amd) */
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
@@ -247,6 +261,17 @@ static int cc_index(int arch) {
   if (arch >= 80) return CC_AMPERE;
   return CC_VOLTA;
 }
+
+/* Whether the hosts of a group are AMD x86, as NCCL's tuner sees them
+ * across nodes (tuning.cc: llMaxBw's AMD row 232-234 instead of Intel's
+ * 229-231, getNetOverhead 2.0 us instead of 1.0, rows 373-374). No input
+ * states the CPU, so a group takes the CPU of its GPU's reference server,
+ * by the datasheets: DGX A100 (compute capability 8.0) 2 x AMD EPYC 7742
+ * (the HGX A100 clouds too: Azure ND A100 v4 AMD EPYC 7V12); DGX-1 and
+ * DGX-2 (V100), DGX H100, DGX B200 Intel Xeon; GB200 Grace (Arm, which
+ * NCCL reads as Intel's row and 1.0 us). sm_86/89 boards have no
+ * reference server and keep NCCL's first row. The same for every group. */
+static int host_cpu_amd(int arch) { return arch == 80; }
 
 /* Rings on the NVLinks of GPUs 0..k-1 of a DGX-1V. Found by exhaustive
  * search for edge-disjoint directed Hamiltonian cycles on the cube-mesh
@@ -325,6 +350,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
    * NCCL's own, a difference of exactly 0) */
   s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
   s.net_eff = fab_net_eff(g->fabric);
+  s.cpu_amd = host_cpu_amd(g->arch);
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;
@@ -397,7 +423,7 @@ static double bus_bw(const nccl_sys *s, coll_algo a, coll_proto p, int tuner) {
    * path, PATH_LOC for one GPU a node) */
   if (p == COLL_PROTO_LL128 && s->hw_intra == HW_PCI && s->ppn > 1) return 0.0;
   int c = node_col(s->nodes);
-  double ll_max = ll_max_bw[s->nodes == 1 ? s->cc : 0][c];
+  double ll_max = ll_max_bw[s->nodes == 1 ? s->cc : s->cpu_amd][c];
   double bw = a == COLL_ALGO_TREE ? (tuner ? s->tree_tune_bw : s->tree_bw)
               : a == COLL_ALGO_RING && tuner ? s->tune_bw
                                              : s->bus_bw;
@@ -457,14 +483,16 @@ static double net_hw_lat(const nccl_sys *s, coll_algo a, coll_proto p) {
 /* NCCL's per-step hardware latency of (a, p) inside a node and across the
  * network, us: hwLat of the node's medium (tuning.cc ncclTopoTuneModel)
  * and of NET, each with the cluster's hop added (intra_hw_lat,
- * net_hw_lat); a ring step across nodes costs at least NCCL's network overhead inside
- * the node (x3 for Simple, tuning.cc). */
+ * net_hw_lat); a ring step across nodes costs at least NCCL's network
+ * overhead inside the node (getNetOverhead by the host's CPU,
+ * host_cpu_amd; x3 for Simple, tuning.cc). */
 static void hop_lat(const nccl_sys *s, coll_algo a, coll_proto p, double *intra,
                     double *inter) {
   *intra = intra_hw_lat(s, a, p);
   *inter = net_hw_lat(s, s->ppn == 1 ? COLL_ALGO_TREE : a, p);
   if (a == COLL_ALGO_RING && s->nodes > 1) {
-    double over = NET_OVERHEAD_US * (p == COLL_PROTO_SIMPLE ? 3 : 1);
+    double over = (s->cpu_amd ? NET_OVERHEAD_AMD_US : NET_OVERHEAD_US) *
+                  (p == COLL_PROTO_SIMPLE ? 3 : 1);
     if (over > *intra) *intra = over;
   }
 }
@@ -547,12 +575,16 @@ static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
   return COLL_LAUNCH_S + lat + bytes / (bw * ratio * GBS);
 }
 
-/* Channels a collective of `bytes` runs on: NCCL lowers the count while
- * each thread would get fewer than its threshold of bytes (enqueue.cc
- * getAlgoInfo; ring LL's threshold is multiplied by the ranks). */
-static int active_channels(const nccl_sys *s, double bytes, coll_proto p) {
+/* Channels a collective of `bytes` runs on with (a, p): NCCL lowers the
+ * count while each thread would get fewer than its threshold of bytes
+ * (enqueue.cc topoGetAlgoInfo, ring and tree); only ring LL's threshold is
+ * multiplied by the ranks (tuning.cc: threadThresholds[RING][LL] *=
+ * nRanks; the tree's stays 8 B). NVLS runs its own channel count at every
+ * size (nvlsChannels), taken here as all the kernel channels. */
+static int active_channels(const nccl_sys *s, double bytes, coll_algo a, coll_proto p) {
+  if (a == COLL_ALGO_NVLS) return s->nch_run;
   double per = (double)proto_threads[p] * proto_thread_threshold[p];
-  if (p == COLL_PROTO_LL) per *= s->n;
+  if (a == COLL_ALGO_RING && p == COLL_PROTO_LL) per *= s->n;
   int nc = s->nch_run;
   while (nc > 1 && bytes < nc * per) nc--;
   return nc;
@@ -586,7 +618,7 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   coll_proto p = COLL_PROTO_SIMPLE;
   double busbw = bus_bw(s, COLL_ALGO_RING, p, 0) * GBS; /* bytes/s, all channels */
   double b = busbw / s->nch_run;                   /* one channel */
-  int nc = active_channels(s, bytes, p);
+  int nc = active_channels(s, bytes, COLL_ALGO_RING, p);
   int n = s->n;
   int steps = op == COLL_BROADCAST || op == COLL_REDUCE ? n - 1 : ring_steps(op, n);
   double base = base_lat[COLL_ALGO_RING][p] * US;
@@ -641,7 +673,7 @@ static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
 static double ring_line_time(const nccl_sys *s, coll_op op, double bytes, coll_proto p) {
   double t = tuned_time(s, op, bytes, COLL_ALGO_RING, p, 0);
   if (t < 0) return t;
-  int nc = active_channels(s, bytes, p);
+  int nc = active_channels(s, bytes, COLL_ALGO_RING, p);
   if (s->nodes > 1 || s->hw_intra != HW_NVLINK || nc >= s->nch_run) return t;
   double full = bus_bw(s, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
   double f = p == COLL_PROTO_LL ? RING_LL_FACTOR : RING_LL128_FACTOR;
@@ -718,8 +750,10 @@ double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
   return algo_time(op, bytes, g, intra, a, p, 1);
 }
 
-double coll_host_time(const coll_group *g) {
-  return (g->host_gpus > 1 ? g->host_gpus : 1) * COLL_HOST_GPU_S;
+double coll_host_time(const coll_group *g, int channels) {
+  assert(channels >= 1);
+  return (g->host_gpus > 1 ? g->host_gpus : 1) *
+         (COLL_HOST_GPU_S + COLL_HOST_CHANNEL_S * channels);
 }
 
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
@@ -752,12 +786,13 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
    * stream's launch gap. Row 83 (-g 8) measures that layout's whole
    * per-op cost as N h, so COLL_LAUNCH_S, fitted to one GPU per process,
    * is not added there (docs/network.md "The host side"). */
-  best.time = g->host_gpus > 1 ? fmax(kernel + COLL_STREAM_GAP_S, coll_host_time(g))
-                               : fmax(gpu, coll_host_time(g));
+  nccl_sys s = sys_of(g, intra);
+  double host = coll_host_time(g, active_channels(&s, bytes, ba, bp));
+  best.time = g->host_gpus > 1 ? fmax(kernel + COLL_STREAM_GAP_S, host) : fmax(gpu, host);
   best.algo = coll_algo_name(ba);
   best.proto = coll_proto_name(bp);
   best.launch = best.time - kernel; /* all but the kernels' own time */
-  best.channels = sys_of(g, intra).nch_run;
+  best.channels = s.nch_run;
   return best;
 }
 

@@ -16,9 +16,9 @@
 const acc_row acc_llm[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
     {{"Volta", "16-bit", "Megatron-style one-server"}, 4, 2.97, 0.45, 4.41, 1, {{"megatron_2020_scaling.csv", 4, 1}}},
-    {{"Ampere", "16-bit", "FSDP/ZeRO-3 multi-server"}, 34, 11.06, -10.99, -38.03, 1, {{"mosaic_fsdp_a100.csv", 34, 0}}},
+    {{"Ampere", "16-bit", "FSDP/ZeRO-3 multi-server"}, 34, 11.05, -10.98, -37.96, 1, {{"mosaic_fsdp_a100.csv", 34, 0}}},
     {{"Ampere", "16-bit", "FSDP/ZeRO-3 one-server"}, 94, 17.86, -16.81, -60.18, 1, {{"mosaic_fsdp_a100.csv", 94, 0}}},
-    {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.20, -3.25, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}}},
+    {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.16, -3.22, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}}},
     {{"Ampere", "16-bit", "Megatron-style one-server"}, 1444, 8.45, 3.00, 29.56, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"vtrain_single_node.csv", 1440, 1}}},
     {{"Hopper", "16-bit", "FSDP/ZeRO-3 multi-server"}, 5, 3.71, -3.71, -4.91, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
     {{"Hopper", "16-bit", "Megatron-style multi-server"}, 40, 3.79, -3.58, -9.09, 1, {{"dgxc_benchmarking.csv", 40, 1}}},
@@ -33,16 +33,16 @@ const int acc_llm_n = (int)(sizeof acc_llm / sizeof acc_llm[0]);
 
 const acc_row acc_coll[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 20.19, -11.10, -62.20, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 0}}},
-    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 28.73, 13.51, -71.39, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 0}}},
-    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 19.13, -19.13, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 0}}},
-    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 9.52, -5.65, -57.28, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 0}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
+    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 18.84, -9.55, -62.19, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 1}}},
+    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 27.46, 19.05, -48.28, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 1}}},
+    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 18.47, -18.47, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 1}}},
+    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 9.14, -4.76, -57.28, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 1}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
 };
 const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 
 const acc_row acc_dp[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 22.94, -7.38, 168.15, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
+    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 22.93, -7.27, 168.15, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
     {{"BERT", "allreduce", "one-server data-parallel"}, 95, 16.90, -9.20, -73.45, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
     {{"BERT", "none", "one-server data-parallel"}, 26, 16.61, -11.67, -54.98, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.46, -20.73, -78.18, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},

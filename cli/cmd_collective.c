@@ -26,7 +26,7 @@
 #include "stepcast.h"
 
 typedef struct opts {
-  int op, ranks, ppn, arch, gpt, fabric;
+  int op, ranks, ppn, arch, gpt, fabric, cpu;
   double nvlink, nic, min, max, factor;
   const char *topo, *algo, *html;
   sc_format format;
@@ -95,7 +95,7 @@ static int count(const char *s, long max, int *out) {
 /* 1 when k is one of the options parse takes (each with a value). */
 static int known(const char *k) {
   static const char *const names[] = {"--op", "--ranks", "--ppn", "--gpus-per-thread", "--arch",
-                                      "--fabric", "--nvlink", "--nic", "--min", "--max", "--pcie",
+                                      "--fabric", "--host-cpu", "--nvlink", "--nic", "--min", "--max", "--pcie",
                                       "--factor", "--topo", "--algo", "--html", "--format", NULL};
   for (int i = 0; names[i]; i++)
     if (!strcmp(k, names[i])) return 1;
@@ -105,7 +105,7 @@ static int known(const char *k) {
 static int parse(int argc, char **argv, opts *o) {
   sc_coll_sweep_opts d;
   sc_coll_sweep_default(&d);
-  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric,
+  *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric, d.host_cpu,
               d.nvlink_GBps, d.nic_Gbps,
               d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE, 0};
   int ppn_set = 0;
@@ -137,6 +137,10 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(k, "--fabric")) {
       if ((o->fabric = sc_fabric_from_name(v)) < 0)
         return bad("unknown fabric (valid: infiniband roce efa tcpxo)", v);
+    }
+    else if (!strcmp(k, "--host-cpu")) {
+      if ((o->cpu = sc_host_cpu_from_name(v)) < 0)
+        return bad("unknown CPU (valid: auto intel amd arm)", v);
     }
     else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end);
     else if (!strcmp(k, "--pcie")) {
@@ -195,12 +199,17 @@ int cmd_collective(int argc, char **argv) {
   if (rc < 0) {
     printf("usage: stepcast collective [--op OP] [--ranks N] [--ppn N] [--arch 70|80|90|100]\n"
            "  [--nvlink GB/s | --pcie GB/s] [--nic Gb/s] [--fabric infiniband|roce|efa|tcpxo]\n"
-           "  [--min SIZE] [--max SIZE] [--factor F]\n"
+           "  [--host-cpu auto|intel|amd|arm] [--min SIZE] [--max SIZE] [--factor F]\n"
            "  [--gpus-per-thread N] [--topo SPEC --algo NAME] [--format table|json|csv]\n"
            "  [--html FILE]\n\n"
            "--gpus-per-thread N: one benchmark thread issues every collective for N GPUs\n"
-           "(nccl-tests -g N in one process); each op then costs at least N x 5.48 us of\n"
-           "host time. Default 1: one GPU per process (docs/network.md).\n"
+           "(nccl-tests -g N in one process); each op then costs at least N x (5.19 us +\n"
+           "0.31 us per channel) of host time. Default 1: one GPU per process\n"
+           "(docs/network.md).\n"
+           "--host-cpu: the servers' CPU, whose row of NCCL's tuner applies across nodes\n"
+           "(AMD: a lower LL bandwidth cap, 2 us of network overhead a ring step). Default\n"
+           "auto: the CPU of the GPU's reference server (DGX A100 AMD, the others Intel\n"
+           "or Arm; docs/network.md).\n"
            "--pcie GB/s: the GPUs have no NVLink; they share PCIe slots of this x16 rate\n"
            "per direction (15.75 Gen3, 31.5 Gen4, 63 Gen5), which NCCL runs at 12 GB/s x\n"
            "rate / 15.75 (Gen4: 24 GB/s; docs/network.md, \"PCIe nodes\"). Replaces --nvlink.\n"
@@ -221,6 +230,7 @@ int cmd_collective(int argc, char **argv) {
   so.arch = o.arch;
   so.gpus_per_thread = o.gpt;
   so.fabric = o.fabric;
+  so.host_cpu = o.cpu;
   so.nvlink_GBps = o.pcie > 0 ? o.pcie : o.nvlink;
   so.pcie = o.pcie > 0;
   so.nic_Gbps = o.nic;

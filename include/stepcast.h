@@ -264,6 +264,19 @@ double sc_model_active_params(const sc_model *m);
 
 /* -------------------------------------------------------------- cluster */
 
+/* The server's CPU as NCCL's tuner tells them apart across nodes
+ * (tuning.cc: its LL bandwidth cap and per-step network overhead have an
+ * AMD row; Intel's row serves every other CPU, Arm included). AUTO takes
+ * the CPU of the GPU's reference server (DGX A100: AMD; the others
+ * Intel or Arm; docs/network.md "The host's CPU"). */
+typedef enum sc_host_cpu {
+  SC_CPU_AUTO = 0,
+  SC_CPU_INTEL,
+  SC_CPU_AMD,
+  SC_CPU_ARM,
+  SC_CPU_COUNT
+} sc_host_cpu;
+
 /* The host side of one server as activation offloading sees it
  * (docs/input.md "cluster"; 0 in a field = not limited / the default). */
 typedef struct sc_host {
@@ -275,6 +288,9 @@ typedef struct sc_host {
                            shared by all its GPUs' copies (0 = not limited) */
   double mem_bytes;     /* CPU memory of the server, bytes, for pinned
                            offload buffers (0 = not limited) */
+  int cpu;              /* sc_host_cpu: the server's CPU, which NCCL's tuner
+                           reads across nodes (0 = the CPU of the GPU's
+                           reference server, docs/network.md) */
 } sc_host;
 
 /* The kind of scale-out network (cluster.fabric; docs/network.md
@@ -296,6 +312,11 @@ int sc_fabric_from_name(const char *name);
 /* One network traversal of fabric f, seconds (cluster.nic_latency_us's
  * default on that fabric). */
 double sc_fabric_latency(int f);
+
+/* "auto", "intel", "amd", "arm" (sc_host_cpu); out of range as "auto". */
+const char *sc_host_cpu_name(int c);
+/* The sc_host_cpu of a name (any case), or -1 when unknown. */
+int sc_host_cpu_from_name(const char *name);
 
 typedef struct sc_cluster {
   char name[64];        /* preset id or free text */
@@ -1125,14 +1146,16 @@ typedef struct sc_coll_group {
   int host_gpus;       /* GPUs one host thread issues every collective for
                           (nccl-tests -g N in one process: N); 0 or 1 =
                           one GPU per process, as frameworks run. An op
-                          costs at least host_gpus x 5.48 us
-                          (docs/network.md, "The host side") */
+                          costs at least host_gpus x (5.19 us + 0.31 us a
+                          channel) (docs/network.md, "The host side") */
   int fabric;          /* sc_fabric of the network (0 = InfiniBand): its
                           efficiency, and its latency when inter_lat is 0 */
   int pcie;            /* 1 = the node's GPUs share no NVLink, only PCIe:
                           intra_bw is their slot's datasheet x16 rate per
                           direction (0 = Gen3), which NCCL runs at 12 GB/s x
                           rate / 15.75 GB/s (Gen4 x16: 24; docs/network.md) */
+  int host_cpu;        /* sc_host_cpu of the servers (0 = the GPU's reference
+                          server's): NCCL's tuner across nodes */
 } sc_coll_group;
 
 /* Cost of one collective as NCCL would run it. */
@@ -1266,6 +1289,8 @@ typedef struct sc_coll_sweep_opts {
   int fabric;            /* sc_fabric of the network (0 = InfiniBand) */
   int pcie;              /* 1 = no NVLink: nvlink_GBps is the GPUs' PCIe slot
                             rate (sc_coll_group.pcie) */
+  int host_cpu;          /* sc_host_cpu of the servers (0 = the GPU's reference
+                            server's: sc_coll_group.host_cpu) */
 } sc_coll_sweep_opts;
 
 /* One size of a sweep. */

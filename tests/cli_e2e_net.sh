@@ -46,6 +46,10 @@ expect 0 "bytes,nccl_us" -- collective --ranks 8 --format csv --min 1M --max 1M
 expect 0 "PCIe 31.5 GB/s" -- collective --ranks 8 --arch 80 --pcie 31.5 --min 1G --max 1G
 expect 0 "  23.97 ring /Simple" -- collective --ranks 8 --arch 80 --pcie 31.5 --min 1G --max 1G
 expect 2 "--pcie expects the slot's x16 rate" -- collective --ranks 8 --pcie 0
+# the servers' CPU across nodes (NCCL's tuner rows; docs/network.md): A100 is taken as DGX A100's AMD
+expect 0 "54.91       1.19       2.24 tree /LL" -- collective --ranks 16 --ppn 8 --min 64K --max 64K
+expect 0 "50.80       1.29       2.42 tree /LL" -- collective --ranks 16 --ppn 8 --min 64K --max 64K --host-cpu intel
+expect 2 "unknown CPU (valid: auto intel amd arm)" -- collective --host-cpu xeon
 expect 2 "not a number" -- collective --ranks 8 --pcie fast
 expect 2 "pcie: the PCIe slot's x16 rate" -- collective --ranks 8 --pcie inf
 expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M

@@ -26,8 +26,8 @@ Test(api, coll_op_names_round_trip) {
 }
 
 Test(api, nccl_time_is_the_module_cost) {
-  sc_coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
-  coll_group cg = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  sc_coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, SC_CPU_INTEL};
+  coll_group cg = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, SC_CPU_INTEL};
   for (int op = 0; op < SC_COLL_OP_COUNT; op++)
     for (double bytes = 1024; bytes <= 1 << 30; bytes *= 32) {
       sc_coll_cost a = sc_coll_nccl_time((sc_coll_op)op, bytes, &g);
@@ -180,7 +180,7 @@ Test(api, out_of_range_enums_are_refused_not_crashed) {
   cr_expect_eq(sc_dtype_bytes(SC_DTYPE_COUNT), 0);
   cr_expect_str_eq(sc_dtype_name((sc_dtype)99), "invalid");
   cr_expect_str_eq(sc_coll_op_name((sc_coll_op)-1), "invalid");
-  sc_coll_group g = {8, 8, 80, 300e9, 25e9, 0, 0, 8, 1, 0, 0};
+  sc_coll_group g = {8, 8, 80, 300e9, 25e9, 0, 0, 8, 1, 0, 0, 0};
   cr_expect_lt(sc_coll_nccl_time((sc_coll_op)42, 1e6, &g).time, 0);
   cr_expect_lt(sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1e6, NULL).time, 0);
   cr_expect_eq(sc_coll_busbw_factor((sc_coll_op)-3, 8), 0);

@@ -17,7 +17,7 @@
 
 /* n ranks of 8-GPU H100 nodes, 200 Gb/s per GPU, no latencies given. */
 static coll_group h100(int n, int fabric) {
-  coll_group g = {n, 8, 90, 450e9, 25e9, 0, 0, 8, 1, fabric, 0};
+  coll_group g = {n, 8, 90, 450e9, 25e9, 0, 0, 8, 1, fabric, 0, 0};
   return g;
 }
 

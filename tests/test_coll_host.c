@@ -19,7 +19,7 @@
 
 /* 8 A100 on NVSwitch, NCCL's per-hop latencies, host_gpus GPUs a thread */
 static coll_group a100x8(int host_gpus) {
-  coll_group g = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, host_gpus, 0, 0};
+  coll_group g = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, host_gpus, 0, 0, 0};
   return g;
 }
 
@@ -101,7 +101,7 @@ Test(coll_host, kernel_time_does_not_depend_on_the_layout) {
  * under the host's 2 x (5.186 + 0.312) = 10.996 us, where one GPU a process pays
  * 20 + 7.8 us and the 8 B. */
 Test(coll_host, two_gpus_a_thread_small_is_host_bound) {
-  coll_group g = {2, 2, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 2, 0, 0};
+  coll_group g = {2, 2, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 2, 0, 0, 0};
   coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, 8, &g);
   cr_expect(fabs(c.time - 10.996 * US) < 1e-12, "%g us", c.time / US);
   g.host_gpus = 1;
@@ -116,7 +116,7 @@ Test(coll_host, two_gpus_a_thread_small_is_host_bound) {
  * us, above the kernels; with the ring's threshold (x 16 ranks) it would
  * have been one channel, 43.984 us. */
 Test(coll_host, tree_ll_keeps_the_plain_thread_threshold) {
-  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 8, 0, 0};
+  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 8, 0, 0, 0};
   coll_cost c = coll_nccl_time(COLL_ALL_REDUCE, 65536, &g);
   cr_expect_str_eq(c.algo, "tree");
   cr_expect_str_eq(c.proto, "LL");

@@ -14,7 +14,7 @@
 #include "stepcast.h"
 
 static coll_group a100(int n) {
-  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group g = {n, n, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   return g;
 }
 
@@ -160,7 +160,7 @@ Test(coll_nccl, simple_bandwidth_ramp) {
  * slices of 512 KiB, 3 primitives, 2 steps: pull waits 6 times, push 2.
  * Volta and Ampere share NCCL's hwLat and bandwidth tables here. */
 Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   coll_group a = v;
   a.arch = 80;
   double b = 4.0 * (1 << 20);
@@ -183,7 +183,7 @@ Test(coll_nccl, simple_push_waits_per_primitive_pull_per_slice) {
  * hide the step: 14 us < a slice's 190.7 us, and the FIFO's 2 (14 +
  * 381.3) / 4 < 381.3). Pulling would add 3 x 2 x 4 x 14 - 2 x 14 us. */
 Test(coll_nccl, only_sm80_peers_in_one_node_pull) {
-  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group v = {2, 2, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   coll_group a86 = v;
   a86.arch = 86;
   double b = 4.0 * (1 << 20);
@@ -192,7 +192,7 @@ Test(coll_nccl, only_sm80_peers_in_one_node_pull) {
   double t86 = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &a86, COLL_INTRA_CUBEMESH,
                                    COLL_ALGO_RING, COLL_PROTO_SIMPLE);
   cr_expect(fabs(t86 - t70) < 1e-12, "sm_86 %g us, Volta %g us", t86 * 1e6, t70 * 1e6);
-  coll_group one = {2, 1, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group one = {2, 1, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   double mib = 1024.0 * 1024.0;
   double t = coll_nccl_algo_time(COLL_ALL_REDUCE, 64 * mib, &one, COLL_INTRA_AUTO,
                                  COLL_ALGO_RING, COLL_PROTO_SIMPLE);
@@ -272,7 +272,7 @@ Test(coll_nccl, per_hop_latencies_add_to_nccls_hardware_latency) {
  * (past the table) -> 1. Latency 6.8 + 2 (7 x 0.6 + 1 x 5.0) = 25.2 us,
  * plus the 20 us launch. */
 static coll_group a100x16(void) {
-  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group g = {16, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   return g;
 }
 
@@ -324,8 +324,17 @@ Test(coll_nccl, host_cpu_sets_net_overhead_and_ll_cap_across_nodes) {
   h.arch = 90;
   h.intra_bw = 450e9;
   h.inter_bw = 50e9;
-  struct { coll_group *g; double lat_us, cap; } c[] = {{&a, 68.0, 22.5e9}, {&h, 40.0, 39.0e9}};
-  for (int i = 0; i < 2; i++) {
+  /* cluster.host_cpu names the CPU instead: an A100 cluster on Intel
+   * hosts (AWS p4d, GCP A2) takes Intel's row, an H100 one on AMD hosts
+   * AMD's; Arm reads as Intel's */
+  coll_group a_intel = a, h_amd = h, a_arm = a;
+  a_intel.host_cpu = SC_CPU_INTEL;
+  h_amd.host_cpu = SC_CPU_AMD;
+  a_arm.host_cpu = SC_CPU_ARM;
+  struct { coll_group *g; double lat_us, cap; } c[] = {
+      {&a, 68.0, 22.5e9}, {&h, 40.0, 39.0e9}, {&a_intel, 40.0, 39.0e9},
+      {&h_amd, 68.0, 22.5e9}, {&a_arm, 40.0, 39.0e9}};
+  for (int i = 0; i < 5; i++) {
     double t8 = coll_nccl_tuner_time(COLL_ALL_REDUCE, 8, c[i].g, COLL_INTRA_AUTO, COLL_ALGO_RING,
                                      COLL_PROTO_LL);
     double big = 1 << 30;
@@ -333,9 +342,9 @@ Test(coll_nccl, host_cpu_sets_net_overhead_and_ll_cap_across_nodes) {
                                      COLL_ALGO_RING, COLL_PROTO_LL);
     double ratio = 16.0 / 30.0;
     cr_expect(fabs(t8 - 20e-6 - c[i].lat_us * 1e-6 - 8 / (c[i].cap * ratio)) < 1e-12,
-              "arch %d, 8 B: %g us", c[i].g->arch, t8 * 1e6);
+              "arch %d cpu %d, 8 B: %g us", c[i].g->arch, c[i].g->host_cpu, t8 * 1e6);
     cr_expect(fabs(tb - 20e-6 - c[i].lat_us * 1e-6 - big / (c[i].cap * ratio)) < 1e-9,
-              "arch %d, 1 GiB: %g us", c[i].g->arch, tb * 1e6);
+              "arch %d cpu %d, 1 GiB: %g us", c[i].g->arch, c[i].g->host_cpu, tb * 1e6);
   }
   coll_group one = a100(8), one_h = a100(8);
   one_h.arch = 90;

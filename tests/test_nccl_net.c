@@ -117,7 +117,7 @@ Test(nccl_net, slower_than_the_table) {
 }
 
 static coll_group h100x16(void) {
-  coll_group g = {16, 8, 90, 450e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group g = {16, 8, 90, 450e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   return g;
 }
 
@@ -183,7 +183,7 @@ Test(nccl_net, a_share_under_one_nic_is_a_shared_nic) {
  * 0.92 x 8 x 48 = 353 in the tuner, though the kernels run 16 CTAs. Both
  * figures: 1 GiB more costs 2^30 / (320e9 x 32/62). */
 Test(nccl_net, b200_ring_ll128_capped_by_search_channels) {
-  coll_group g = {32, 8, 100, 900e9, 50e9, 0, 0, 8, 1, SC_FABRIC_EFA, 0};
+  coll_group g = {32, 8, 100, 900e9, 50e9, 0, 0, 8, 1, SC_FABRIC_EFA, 0, 0};
   double b = 1073741824.0, want = b / (320e9 * 32.0 / 62.0);
   double d_run = coll_nccl_algo_time(COLL_ALL_REDUCE, 2 * b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
                                      COLL_PROTO_LL128) -

@@ -121,7 +121,7 @@ Test(nccl_pipe, chain_pays_the_hops_once) {
  * (NVLink Simple ring hwLat, once: a slice of 69.9 us hides it). 3 GiB
  * adds exactly its 4 more chunks' copies. */
 Test(nccl_pipe, h100_node_adds_only_copies) {
-  coll_group g = {8, 8, 90, 450e9, 50e9, 0, 0, 8, 1, 0, 0};
+  coll_group g = {8, 8, 90, 450e9, 50e9, 0, 0, 8, 1, 0, 0, 0};
   double b = 1.5 * 1024 * MIB;
   double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &g, COLL_INTRA_AUTO, COLL_ALGO_RING,
                                  COLL_PROTO_SIMPLE);
@@ -151,7 +151,7 @@ Test(nccl_pipe, pulling_chain_pays_a_step_per_chunk) {
  * chunk's copy (the FIFO round, (3.4 + 2 x 35) / 8 us, is shorter); with
  * equal chunks it dropped by a third (2 chunks of 256.5 KiB pipelining). */
 Test(nccl_pipe, chain_grows_continuously_past_one_chunk) {
-  coll_group g = {8, 8, 90, 450e9, 50e9, 0, 0, 8, 1, 0, 0};
+  coll_group g = {8, 8, 90, 450e9, 50e9, 0, 0, 8, 1, 0, 0, 0};
   double chunk = 0.5 * MIB, cb = chunk / 15e9;
   double t1 = coll_nccl_algo_time(COLL_BROADCAST, 24 * chunk, &g, COLL_INTRA_AUTO,
                                   COLL_ALGO_RING, COLL_PROTO_SIMPLE);

@@ -62,8 +62,8 @@ Test(nccl_rings, below_table) { expect_graph(80, 2.0, 1, 2.0, 2); }
 /* Through coll_nccl: 8 x H100 on NVSwitch (450 GB/s datasheet = 18
  * links) runs its kernels on 24 channels, 8 x A100 on 24. */
 Test(nccl_rings, coll_nccl_kernel_channels) {
-  coll_group h = {8, 8, 90, 450e9, 50e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
-  coll_group a = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0};
+  coll_group h = {8, 8, 90, 450e9, 50e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
+  coll_group a = {8, 8, 80, 300e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &h).channels, 24);
   cr_expect_eq(coll_nccl_time(COLL_ALL_REDUCE, 1 << 30, &a).channels, 24);
 }

@@ -14,7 +14,7 @@
 #include "net/topo_gen.h"
 
 /* 2 x 8 H100: NVLink 4 (450 GB/s per GPU per direction), 400 Gb/s NICs. */
-static const coll_group h100x16 = {16, 8, 90, 450e9, 50e9, 0, 0, 0, 1, 0, 0};
+static const coll_group h100x16 = {16, 8, 90, 450e9, 50e9, 0, 0, 0, 1, 0, 0, 0};
 
 static double on_topo(const char *spec, coll_op op, double bytes, const coll_group *g) {
   topo *t;
@@ -62,7 +62,7 @@ Test(ncoll, half_the_nic_bandwidth_doubles_the_bandwidth_part) {
 Test(ncoll, oversubscribed_fat_tree_slows_the_reduction) {
   /* 64 GPUs one per host, all-reduce across all of them: every ring hop
    * between leaves crosses the leaf uplinks, which oversub=4 quarters */
-  coll_group g = {64, 1, 80, 0, 25e9, 0, 0, 0, 1, 0, 0};
+  coll_group g = {64, 1, 80, 0, 25e9, 0, 0, 0, 1, 0, 0, 0};
   double b = 1 << 28;
   double full = on_topo("fat_tree:hosts=64,radix=8,levels=3,bw=25", COLL_ALL_REDUCE, b, &g);
   double over =

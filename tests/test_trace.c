@@ -91,8 +91,8 @@ Test(trace, doubling_dp_changes_only_the_collective) {
   sc_trace_result x = replay(t, &w);
   /* the defaults of docs/trace.md: 8 GPUs a node, V100 NVLink 150 GB/s,
    * 200 Gb/s NIC, 0.6 and 2.7 us latencies */
-  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0};
-  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0};
+  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
+  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
   double ratio = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g16).time /
                  sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g8).time;
   cr_assert_gt(ratio, 1.0, "a second node must cost more: ratio %g", ratio);
@@ -374,7 +374,7 @@ Test(trace_real, chakra_astra_allreduce) {
   sc_trace_info_get(t, &in);
   cr_assert_eq(in.et_comm_coll, 8);
   sc_trace_result r = replay(t, NULL);
-  sc_coll_group g8 = {8, 8, 80, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0};
+  sc_coll_group g8 = {8, 8, 80, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
   double want = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 1048576, &g8).time;
   cr_assert_float_eq(r.predicted_step_s, want, 1e-12, "%g vs %g", r.predicted_step_s, want);
   cr_assert_str_eq(r.path.bound, "communication");

@@ -102,7 +102,7 @@ class _SweepOpts(ctypes.Structure):
                 ("max_bytes", ctypes.c_double), ("factor", ctypes.c_double),
                 ("topo", ctypes.c_char * 256), ("algo", ctypes.c_char * 32),
                 ("gpus_per_thread", ctypes.c_int), ("fabric", ctypes.c_int),
-                ("pcie", ctypes.c_int)]
+                ("pcie", ctypes.c_int), ("host_cpu", ctypes.c_int)]
 
 
 class _TraceWhatif(ctypes.Structure):
@@ -165,6 +165,7 @@ def _load():
                                        ctypes.c_char_p, ctypes.POINTER(_Err)]
     lib.sc_coll_op_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_fabric_from_name.argtypes = [ctypes.c_char_p]
+    lib.sc_host_cpu_from_name.argtypes = [ctypes.c_char_p]
     lib.sc_free.argtypes = [ctypes.c_void_p]
     lib.sc_rs_predict_json_ex.argtypes = [ctypes.c_char_p, strs, ctypes.c_size_t,
                                           ctypes.c_char_p, ctypes.c_char_p, out,
@@ -449,7 +450,7 @@ def validate_row(path, id, *, engine="closed", ops=False):
 def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                     nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None,
                     algo=None, gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *,
-                    html=None):
+                    html=None, host_cpu="auto"):
     """The text of ``stepcast collective --format json`` (html as collective())."""
     o = _SweepOpts()
     _lib.sc_coll_sweep_default(ctypes.byref(o))
@@ -467,6 +468,9 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
     o.fabric = _lib.sc_fabric_from_name(str(fabric).encode("utf-8"))
     if o.fabric < 0:
         raise Error(2, f"unknown fabric '{fabric}' (valid: infiniband roce efa tcpxo)")
+    o.host_cpu = _lib.sc_host_cpu_from_name(str(host_cpu).encode("utf-8"))
+    if o.host_cpu < 0:
+        raise Error(2, f"unknown CPU '{host_cpu}' (valid: auto intel amd arm)")
     for field, value, cap in (("topo", topo, 256), ("algo", algo, 32)):
         raw = os.fsencode(value) if value else b""
         if len(raw) >= cap:
@@ -477,7 +481,8 @@ def collective_json(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvli
 
 def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GBps=300,
                nic_Gbps=200, min_bytes=1024, max_bytes=1 << 30, factor=2, topo=None, algo=None,
-               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *, html=None):
+               gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *, html=None,
+               host_cpu="auto"):
     """One collective over a range of sizes, as ``stepcast collective
     --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
@@ -487,10 +492,11 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
     the network's kind (infiniband roce efa tcpxo; docs/network.md
     "Fabrics"); pcie_GBps > 0: no NVLink, PCIe slots of that x16 rate
     (``--pcie``; docs/network.md "PCIe nodes"); html, a file for the page
-    of ``--html`` (the bus-bandwidth curve; docs/report.md)."""
+    of ``--html`` (the bus-bandwidth curve; docs/report.md); host_cpu, the
+    servers' CPU (auto intel amd arm; ``--host-cpu``)."""
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
                                       min_bytes, max_bytes, factor, topo, algo, gpus_per_thread,
-                                      fabric, pcie_GBps, html=html))
+                                      fabric, pcie_GBps, html=html, host_cpu=host_cpu))
 
 
 def recsys_predict_json(job, sharding=None, overrides=None, *, trace=None):

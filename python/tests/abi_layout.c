@@ -58,6 +58,7 @@ int main(void) {
   F(sc_coll_sweep_opts, gpus_per_thread);
   F(sc_coll_sweep_opts, fabric);
   F(sc_coll_sweep_opts, pcie);
+  F(sc_coll_sweep_opts, host_cpu);
   S(sc_trace_whatif);
   F(sc_trace_whatif, dp_scale);
   F(sc_trace_whatif, gpu);

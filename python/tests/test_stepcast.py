@@ -243,3 +243,20 @@ def test_collective_html_equals_cli(tmp_path):
         with pytest.raises(stepcast.Error) as e:
             stepcast.collective(ranks=8, html=bad)
         assert e.value.code == code and str(e.value).startswith("html: ")
+
+
+def test_collective_host_cpu_equals_cli():
+    # the servers' CPU across nodes: an A100 cluster is DGX A100's AMD
+    # unless named (docs/network.md "Echo by size and node count")
+    text = cli("collective", "--ranks", "16", "--ppn", "8", "--host-cpu", "intel", "--min", "64K",
+               "--max", "64K", "--format", "json").stdout
+    r = stepcast.collective(ranks=16, ranks_per_node=8, min_bytes=64 << 10, max_bytes=64 << 10,
+                            host_cpu="intel")
+    auto = stepcast.collective(ranks=16, ranks_per_node=8, min_bytes=64 << 10, max_bytes=64 << 10)
+    amd = stepcast.collective(ranks=16, ranks_per_node=8, min_bytes=64 << 10, max_bytes=64 << 10,
+                              host_cpu="amd")
+    assert r == json.loads(text) and auto == amd
+    assert r["rows"][0]["time_us"] == 50.801 and auto["rows"][0]["time_us"] == 54.909
+    with pytest.raises(stepcast.Error) as e:
+        stepcast.collective(host_cpu="xeon")
+    assert e.value.code == 2 and "auto intel amd arm" in str(e.value)

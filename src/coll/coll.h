@@ -48,6 +48,8 @@ typedef struct coll_group {
                           slot's datasheet x16 rate (0 = Gen3), and
                           COLL_INTRA_AUTO runs the node as
                           COLL_INTRA_PCIE (coll_nccl_pci_bw) */
+  int host_cpu;        /* sc_host_cpu of the servers; 0 = the GPU's reference
+                          server's (coll_nccl.c host_cpu_amd) */
 } coll_group;
 
 struct sc_coll_group;

@@ -42,7 +42,8 @@ coll_group coll_group_of(const sc_coll_group *g) {
                       .node_gpus = g->node_gpus,
                       .host_gpus = g->host_gpus,
                       .fabric = g->fabric,
-                      .pcie = g->pcie};
+                      .pcie = g->pcie,
+                      .host_cpu = g->host_cpu};
 }
 
 sc_coll_cost sc_coll_nccl_time(sc_coll_op op, double bytes, const sc_coll_group *g) {

@@ -264,14 +264,18 @@ static int cc_index(int arch) {
 
 /* Whether the hosts of a group are AMD x86, as NCCL's tuner sees them
  * across nodes (tuning.cc: llMaxBw's AMD row 232-234 instead of Intel's
- * 229-231, getNetOverhead 2.0 us instead of 1.0, rows 373-374). No input
- * states the CPU, so a group takes the CPU of its GPU's reference server,
- * by the datasheets: DGX A100 (compute capability 8.0) 2 x AMD EPYC 7742
- * (the HGX A100 clouds too: Azure ND A100 v4 AMD EPYC 7V12); DGX-1 and
- * DGX-2 (V100), DGX H100, DGX B200 Intel Xeon; GB200 Grace (Arm, which
- * NCCL reads as Intel's row and 1.0 us). sm_86/89 boards have no
- * reference server and keep NCCL's first row. The same for every group. */
-static int host_cpu_amd(int arch) { return arch == 80; }
+ * 229-231, getNetOverhead 2.0 us instead of 1.0, rows 373-374): the
+ * group's host_cpu (cluster.host_cpu) when given; else the CPU of its
+ * GPU's reference server, by the datasheets: DGX A100 (compute
+ * capability 8.0) 2 x AMD EPYC 7742 (Azure ND A100 v4 too: AMD EPYC 7V12;
+ * AWS p4d and GCP A2 run Intel: set host_cpu); DGX-1 and DGX-2 (V100),
+ * DGX H100, DGX B200 Intel Xeon; GB200 Grace (Arm, which NCCL reads as
+ * Intel's row and 1.0 us). sm_86/89 boards have no reference server and
+ * keep NCCL's first row. The same for every group. */
+static int host_cpu_amd(const coll_group *g) {
+  if (g->host_cpu != SC_CPU_AUTO) return g->host_cpu == SC_CPU_AMD;
+  return g->arch == 80;
+}
 
 /* Rings on the NVLinks of GPUs 0..k-1 of a DGX-1V. Found by exhaustive
  * search for edge-disjoint directed Hamiltonian cycles on the cube-mesh
@@ -350,7 +354,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
    * NCCL's own, a difference of exactly 0) */
   s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
   s.net_eff = fab_net_eff(g->fabric);
-  s.cpu_amd = host_cpu_amd(g->arch);
+  s.cpu_amd = host_cpu_amd(g);
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;

@@ -97,3 +97,14 @@ int sc_fabric_from_name(const char *name) {
 }
 
 double sc_fabric_latency(int f) { return fab_hop_us(f) * 1e-6; }
+
+const char *const fab_cpu_names[SC_CPU_COUNT] = {"auto", "intel", "amd", "arm"};
+
+const char *sc_host_cpu_name(int c) { return fab_cpu_names[c > 0 && c < SC_CPU_COUNT ? c : 0]; }
+
+int sc_host_cpu_from_name(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < SC_CPU_COUNT; i++)
+    if (!strcasecmp(name, fab_cpu_names[i])) return i;
+  return -1;
+}

@@ -20,6 +20,10 @@
  * enum and `stepcast collective --fabric`). */
 extern const char *const fab_names[SC_FABRIC_COUNT];
 
+/* Names of the servers' CPUs, index = sc_host_cpu (cluster.host_cpu and
+ * `stepcast collective --host-cpu`). */
+extern const char *const fab_cpu_names[SC_CPU_COUNT];
+
 /* One network traversal of NCCL's Ring LL protocol on fabric f, in
  * microseconds (NCCL's hwLat NET Ring LL is 2.7 on InfiniBand); out of
  * range as InfiniBand. */

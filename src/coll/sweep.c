@@ -105,7 +105,8 @@ int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
                      .inter_bw = o->nic_Gbps * 1e9 / 8,
                      .host_gpus = o->gpus_per_thread,
                      .fabric = o->fabric,
-                     .pcie = o->pcie};
+                     .pcie = o->pcie,
+                     .host_cpu = o->host_cpu};
   double fac = sc_coll_busbw_factor(o->op, o->ranks);
   for (double b = o->min_bytes; b <= o->max_bytes * 1.0000001 && out->n < cap && !rc;
        b *= o->factor) {

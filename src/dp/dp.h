@@ -131,6 +131,7 @@ double dp_grad_elem(const dp_model *m);
 typedef struct dp_fabric {
   int gpus, gpn, nodes;    /* GPUs, GPUs per server, servers */
   int arch;                /* GPU SM version, for NCCL's tables */
+  int host_cpu;            /* sc_host_cpu of the servers (NCCL's tuner) */
   sc_dp_intra intra;       /* the GPU-GPU path inside a server */
   double intra_bw;         /* GPU-GPU per GPU per direction, bytes/s */
   double intra_lat;        /* one hop inside the server, s */

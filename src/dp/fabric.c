@@ -108,6 +108,7 @@ int dp_fabric_resolve(const sc_scenario *s, dp_fabric *f, sc_error *err) {
                         f->gpn, f->gpus);
   f->nodes = f->gpus / f->gpn;
   f->arch = cl->gpu.arch;
+  f->host_cpu = cl->host.cpu;
   f->intra = d->intra != SC_DP_INTRA_AUTO ? d->intra : dp_intra_auto(s, f->gpn);
   f->intra_bw = dp_intra_bw(s, f->intra);
   f->intra_lat = cl->nvlink_lat > 0 ? cl->nvlink_lat : 1e-6;
@@ -160,6 +161,7 @@ void dp_fabric_group(const dp_fabric *f, int ranks, int ranks_per_node, coll_gro
   g->ranks = ranks;
   g->ranks_per_node = ranks_per_node;
   g->arch = f->arch;
+  g->host_cpu = f->host_cpu;
   g->intra_bw = f->intra_bw;
   /* on PCIe NCCL sees the link's datasheet rate, before the 88 % a copy
    * reaches, and runs at its generation (coll_nccl_pci_bw: Gen4 x16 24

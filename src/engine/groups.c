@@ -17,6 +17,7 @@ grp grp_make(const sc_cluster *c, const xg_group *xgg) {
   g->intra_lat = c->nvlink_lat;
   g->inter_lat = c->nic_lat;
   g->fabric = c->fabric;
+  g->host_cpu = c->host.cpu;
   /* a board without NVLink (a100-pcie, l40s, h100-pcie, a10): its
    * nvlink_bw is the slot's PCIe rate, which NCCL runs at its generation */
   g->pcie = c->gpu.link == SC_LINK_PCIE;

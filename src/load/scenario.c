@@ -192,6 +192,8 @@ static const scn_field scn_cluster_fields[] = {
           "GB/s of CPU memory per server >= 0 (0 = not limited)"),
     F_NUM(sc_cluster, "host_RAM_GB", host.mem_bytes, 0, 0, 1e7, 1e9,
           "GB of CPU memory per server >= 0 (0 = not limited)"),
+    /* the servers' CPU, which NCCL's tuner reads across nodes (coll_nccl.c) */
+    F_ENUM(sc_cluster, "host_cpu", host.cpu, fab_cpu_names),
 };
 static const scn_section scn_cluster_sec = {"cluster", scn_cluster_fields,
                                             NFIELDS(scn_cluster_fields)};

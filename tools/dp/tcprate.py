@@ -26,6 +26,9 @@ tensors, Inception-v3 284, VGG16 32), c near 0, says the exchange costs
 per byte and its per-tensor costs overlap; a c the model has and the
 rows do not says the model serialises what runs concurrently
 (docs/accuracy.md, "Branch kungfu29").
+Where the one-GPU compute is itself off, exch_m carries that error:
+tf_cnn_benchmarks' K80 rows are -30..-40 % on one GPU already, so their
+figures say nothing of the exchange (docs/accuracy.md, "K80 compute").
 A diagnostic, not a constant: nothing here feeds the model.
 Default CSV: every file of ../shared/validation/dp_training.
 """

@@ -8,22 +8,10 @@ Usage: test_rankpairs.py (from anywhere).
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(ROOT, "tools", "dp"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dpcheck import check, finish, near  # noqa: E402
 import rankpairs  # noqa: E402
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL", what)
-
-
-def near(a, b, what):
-    check(abs(a - b) <= 1e-12 * max(1.0, abs(b)), "%s: %r, expected %r" % (what, a, b))
 
 
 def row(rid, scheme, sps, unc="", iter_s="", notes="platform AWS p2.8xlarge; x"):
@@ -69,6 +57,4 @@ a2 = row("e", "x", "1", notes="model: m; platform AWS p2.8xlarge cluster; EC2")
 check(rankpairs.platform(a2) == "AWS p2.8xlarge", "cluster suffix: %r" % rankpairs.platform(a2))
 check(rankpairs.platform(row("f", "x", "1", notes="none")) == "", "no platform named")
 
-if failures:
-    sys.exit(1)
-print("rankpairs: all checks passed")
+finish("rankpairs")

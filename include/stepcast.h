@@ -226,6 +226,12 @@ typedef struct sc_bert {
   int tokens;          /* tokens per sequence the encoder runs, on average,
                           when the implementation unpads or packs its
                           inputs (NVIDIA's MLPerf BERT); 0 = seq (padded) */
+  int mlm_all_positions; /* 1 = the MLM head (dense, GELU, LayerNorm, the
+                          tied decoder, its loss) runs on every position
+                          the encoder runs and the loss ignores the
+                          unmasked ones (NVIDIA's 2020 PyTorch BERT,
+                          src/model/bert.c); 0 = on mlm_positions rows
+                          gathered first (Google's BERT) */
 } sc_bert;
 
 /* Which builder turns a model spec into a workload graph. */

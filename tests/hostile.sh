@@ -245,7 +245,7 @@ h 2 'model.fused_bn: inception_v3 has no fused batch norm (valid: the ResNets)' 
 h 2 'model.fused_bn: vgg16 has no fused batch norm (valid: the ResNets)' -- dp --set model.preset=vgg16 --set model.fused_bn=1
 h 2 'model.fused_bn: expected an integer 0..1, got integer 2' -- predict --set model.preset=resnet50 --set model.fused_bn=2
 h 2 'model.fused_bn: expected an integer 0..1, got true' -- predict --set model.preset=resnet50 --set model.fused_bn=true
-h 2 'model.fused_bn does not apply to bert_large (a BERT preset); valid: preset, name, optimizer, seq, tokens, mlm_positions' -- predict --set model.preset=bert_large --set model.fused_bn=1
+h 2 'model.fused_bn does not apply to bert_large (a BERT preset); valid: preset, name, optimizer, seq, tokens, mlm_positions, mlm_all_positions' -- predict --set model.preset=bert_large --set model.fused_bn=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a transformer spec' -- predict --set model.fused_bn=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.fused_bn=1
 h 2 'model.optimizer: "rmsprop" is not an optimizer (valid: sgd, momentum, adam, adamw, lamb or adagrad)' -- predict --set model.preset=resnet50 --set model.optimizer=rmsprop

@@ -98,6 +98,8 @@ static void write_rows(void) {
   nv_row(f, "nvbertlist", "bert_large", "NVIDIA Release 22.04 Tensorflow, MxNet, PyTorch", nv);
   nv_row(f, "tfbert", "bert_large", "tf2.0", nv);
   nv_row(f, "hvdbert", "bert_large", "PyTorch 1.9, Horovod", "dtype");
+  /* NVIDIA's PyTorch BERT with APEX, its MXNet BERT, OneFlow's */
+  row(f, "nvmx", "bert_base", "bert_base", 64, "128", "amp", "mxnet 1.6.0 (NGC 20.03, APEX)");
   fclose(f);
 }
 
@@ -324,4 +326,26 @@ Test(dp_framework_rows, ngc_before_20_06_runs_cublas_10) {
   cr_assert(slower > 0.010 && slower < 0.016, "%g s", slower);
   /* said only where it runs 16-bit GEMMs */
   said_only_by("nvamp", "nvfp32", "cuBLAS 10 (NGC 20.03)");
+}
+
+Test(dp_framework_rows, nvidia_pytorch_bert_with_apex_runs_the_mlm_head_on_every_position) {
+  /* NVIDIA's PyTorch BERT of the APEX era (DeepLearningExamples'
+   * BertPreTrainingHeads) runs its masked-LM head on all 128 positions, in
+   * fp32 as in AMP; NVIDIA's MLPerf BERT (a PyTorch release named
+   * without APEX), its MXNet BERT, a container list, OneFlow and
+   * TensorFlow gather the masked ones first */
+  cr_assert_eq(scenario("nvamp").model.bert.mlm_all_positions, 1);
+  cr_assert_eq(scenario("nvfp32").model.bert.mlm_all_positions, 1);
+  const char *gathered[] = {"nvbert", "nvbertngc", "nvbertlist", "plainbert", "hvdbert",
+                            "nvmx", "amp", "tfamp", "ngc2006"};
+  for (size_t i = 0; i < sizeof gathered / sizeof *gathered; i++)
+    cr_assert_eq(scenario(gathered[i]).model.bert.mlm_all_positions, 0, "%s", gathered[i]);
+  /* the head over 108 more rows of 64 sequences: 2 x 768 x 31,290 x 108 x
+   * 64 = 332 GFLOPs forward, about 1 TFLOP forward and backward: the step
+   * grows by several ms on a V100 in fp16 (125 TFLOP/s peak) */
+  sc_scenario all = scenario("nvamp"), gathered20 = all;
+  gathered20.model.bert.mlm_all_positions = 0;
+  double more = predict(&all).compute_s - predict(&gathered20).compute_s;
+  cr_assert(more > 0.008 && more < 0.040, "%g s", more);
+  said_only_by("nvamp", "nvbert", "masked-LM head on every position");
 }

@@ -179,6 +179,54 @@ Test(dp_models, bert_params_and_flops) {
   cr_assert(strstr(err.msg, "model.tokens"), "%s", err.msg);
 }
 
+/* model.mlm_all_positions (NVIDIA's 2020 PyTorch BERT): the masked-LM
+ * head runs on all 128 positions of BERT-base instead of 20 gathered
+ * ones. By hand: the decoder 2 x 768 x 30,522 x 128 = 6.00 GFLOPs (0.94
+ * at 20); the head's dense and decoder over 108 more rows, 2 x 768 x
+ * (768 + 30,522) x 108 = 5.19 GFLOPs more forward; no gather; the
+ * encoder unchanged. Unpadded to 256 tokens, the head runs 256 rows. */
+static int has_op(const wg_graph *g, const char *name) {
+  for (int i = 0; i < g->n_ops; i++)
+    if (!strcmp(g->ops[i].name, name)) return 1;
+  return 0;
+}
+
+Test(dp_models, bert_mlm_all_positions) {
+  sc_model m;
+  wg_graph *g = build("bert_base", &m);
+  double heads20 = fwd_flops(g, WG_ROLE_LAST), enc20 = fwd_flops(g, WG_ROLE_LAYER);
+  wg_free(g);
+  m.bert.mlm_all_positions = 1;
+  cr_assert_eq(model_builder_for(m.kind)->build(&m, &g, NULL), SC_OK);
+  within(find_op(g, "heads", "mlm_decoder")->model_flops / 1e9, 6.00, 0.01,
+         "MLM decoder over 128 positions");
+  within((fwd_flops(g, WG_ROLE_LAST) - heads20) / 1e9, 5.19, 0.01, "heads' extra GFLOPs");
+  cr_assert_float_eq(fwd_flops(g, WG_ROLE_LAYER), enc20, 1e-9 * enc20, "encoder unchanged");
+  cr_assert(!has_op(g, "mlm_gather"), "no gather on every position");
+  cr_assert_eq(g->tensors[find_op(g, "heads", "mlm_decoder")->out].dim[0], 128, "logits rows");
+  wg_free(g);
+  g = build("bert_large", &m);
+  m.bert.tokens = 256;
+  m.bert.mlm_all_positions = 1;
+  wg_free(g);
+  cr_assert_eq(model_builder_for(m.kind)->build(&m, &g, NULL), SC_OK);
+  cr_assert_eq(g->tensors[find_op(g, "heads", "mlm_decoder")->out].dim[0], 256, "unpadded rows");
+  wg_free(g);
+  m.bert.mlm_all_positions = 2;
+  sc_error err = {0};
+  cr_assert_eq(model_builder_for(m.kind)->resolve(&m, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.mlm_all_positions"), "%s", err.msg);
+  /* the scenario key */
+  sc_scenario s;
+  const char *keys[] = {"model.mlm_all_positions=1", "cluster.gpus=1", "plan.global_batch=8"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", keys, 3, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.bert.mlm_all_positions, 1);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"resnet50\"}", "t", keys, 1, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "mlm_all_positions"), "%s", err.msg);
+}
+
 /* Scenario keys of these presets, and what fails. */
 Test(dp_models, scenario_keys) {
   sc_scenario s;

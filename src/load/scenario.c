@@ -242,6 +242,9 @@ static const scn_field scn_model_fields[] = {
               "mean tokens per sequence of a BERT preset that unpads or packs (0 = seq)"),
     F_SPECIAL("mlm_positions", NULL,
               "masked positions per sequence of a BERT preset (an integer, 0 = 5 seq / 32)"),
+    F_SPECIAL("mlm_all_positions", NULL,
+              "1 = a BERT preset's masked-LM head runs on every position (NVIDIA's 2020 "
+              "PyTorch BERT)"),
     F_INT(sc_model, "v_head_dim", tf.v_head_dim, 0, PLAN_MAX_HEADS,
           "MLA value head size (0 = head_dim)"),
     F_RATE(sc_model, "attention_dropout", tf.attention_dropout, SCN_DROPOUT_WHAT),
@@ -846,7 +849,8 @@ static void scn_stem(const char *path, char *buf, size_t cap) {
 static const struct {
   const char *key, *presets;
 } scn_zoo_keys[] = {{"image", "CNN"},          {"classes", "CNN"}, {"fused_bn", "ResNet"},
-                    {"optimizer", "CNN and BERT"},      {"mlm_positions", "BERT"}, {"tokens", "BERT"}};
+                    {"optimizer", "CNN and BERT"},      {"mlm_positions", "BERT"}, {"tokens", "BERT"},
+                    {"mlm_all_positions", "BERT"}};
 
 /* A model object v that is not a CNN or BERT preset (`what`: "presets",
  * "a graph") given one of their keys: the error; else SC_OK. */
@@ -948,11 +952,12 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
              (cnn ? !strcmp(key, "image") || !strcmp(key, "classes") ||
                         !strcmp(key, "fused_bn")
                   : !strcmp(key, "seq") || !strcmp(key, "mlm_positions") ||
-                        !strcmp(key, "tokens"));
+                        !strcmp(key, "tokens") || !strcmp(key, "mlm_all_positions"));
     if (!ok)
       return scn_fail(c, "model", "model.%s does not apply to %s (a %s preset); valid: preset, "
                       "name, optimizer, %s", key, m->name, cnn ? "CNN" : "BERT",
-                      cnn ? "image, classes, fused_bn" : "seq, tokens, mlm_positions");
+                      cnn ? "image, classes, fused_bn"
+                          : "seq, tokens, mlm_positions, mlm_all_positions");
   }
   const json_t *name = json_object_get(v, "name");
   if (name && !json_is_string(name)) return scn_type(c, "model.name", "a string", name);
@@ -964,7 +969,8 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
                ? rc
                : scn_zoo_int(c, v, "fused_bn", 0, 1, &m->cnn.fused_bn);
   if ((rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ||
-      (rc = scn_zoo_int(c, v, "tokens", 0, PLAN_MAX_SEQ, &m->bert.tokens)))
+      (rc = scn_zoo_int(c, v, "tokens", 0, PLAN_MAX_SEQ, &m->bert.tokens)) ||
+      (rc = scn_zoo_int(c, v, "mlm_all_positions", 0, 1, &m->bert.mlm_all_positions)))
     return rc;
   return scn_zoo_int(c, v, "mlm_positions", 0, PLAN_MAX_SEQ, &m->bert.mlm_positions);
 }

@@ -19,6 +19,17 @@
  *              next-sentence prediction on the first token -> pooler
  *              (dense + tanh) -> 2 classes -> cross entropy.
  *
+ * With `mlm_all_positions` set the masked-LM head skips the gather: dense,
+ * GELU, LayerNorm, the vocab decoder and the cross entropy run on every
+ * position the encoder runs, and the loss ignores the unmasked ones. This
+ * is NVIDIA's PyTorch BERT of 2019-2020 (DeepLearningExamples
+ * PyTorch/LanguageModeling/BERT modeling.py, BertPreTrainingHeads on the
+ * whole sequence_output, CrossEntropyLoss(ignore_index=-1); the
+ * implementation NGC's PyTorch containers of that time ran), until NVIDIA
+ * added a dense_seq_output option that gathers the masked positions
+ * first (for its MLPerf BERT, 2021). Recalled from the published source,
+ * which is not in ../shared/reference.
+ *
  * The decoder's output bias (vocab values) is not counted: a tied layer's
  * parameters are the embedding's (graph.h).
  *
@@ -44,7 +55,10 @@
 /* Rows of the encoder's activations: the tokens it runs per sequence. */
 static long bert_rows(const sc_bert *m) { return m->tokens > 0 ? m->tokens : m->seq; }
 
-static int bert_mlm(const sc_bert *m) {
+/* Rows of the masked-LM head: the masked positions (max_predictions_per_seq),
+ * or every row of the encoder with mlm_all_positions. */
+static long bert_mlm(const sc_bert *m) {
+  if (m->mlm_all_positions) return bert_rows(m);
   return m->mlm_positions > 0 ? m->mlm_positions : (5 * m->seq + 31) / 32;
 }
 
@@ -64,7 +78,8 @@ static int bert_resolve(sc_model *model, sc_error *err) {
       (rc = plan_range(m->seq, 1, m->positions, "model.seq", err)) ||
       (rc = plan_range(m->tokens, 0, m->seq, "model.tokens", err)) ||
       (rc = plan_range(m->mlm_positions, 0, m->tokens > 0 ? m->tokens : m->seq,
-                       "model.mlm_positions", err)))
+                       "model.mlm_positions", err)) ||
+      (rc = plan_range(m->mlm_all_positions, 0, 1, "model.mlm_all_positions", err)))
     return rc;
   if (m->hidden % m->heads)
     return sc_error_set(err, SC_EINPUT,
@@ -153,14 +168,16 @@ static void layer(bert_ctx *c) {
   end(c, "norm2");
 }
 
-/* The masked-LM and next-sentence heads and their losses. */
+/* The masked-LM and next-sentence heads and their losses. The masked-LM
+ * head gathers its rows (mlm_gather) unless it runs on all of them. */
 static void heads(bert_ctx *c) {
   const sc_bert *m = c->m;
   wg_op decoder = linear("mlm_decoder", m->vocab, WG_TP_VOCAB);
   decoder.tied = 1;
   begin(c, "heads", WG_ROLE_LAST, 1);
-  slice(c, "mlm_gather", "x", bert_mlm(m));
-  add(c, linear("mlm_dense", m->hidden, WG_TP_NONE), "mlm_gather", NULL, "mlm_dense");
+  if (!m->mlm_all_positions) slice(c, "mlm_gather", "x", bert_mlm(m));
+  add(c, linear("mlm_dense", m->hidden, WG_TP_NONE), m->mlm_all_positions ? "x" : "mlm_gather",
+      NULL, "mlm_dense");
   add(c, op("mlm_gelu", WG_ELTWISE, WG_FN_GELU), "mlm_dense", NULL, "mlm_act");
   norm(c, "mlm_norm", "mlm_act");
   add(c, decoder, "mlm_norm", NULL, "mlm_logits");

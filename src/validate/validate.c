@@ -348,7 +348,8 @@ static const struct {
      "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms; "
      "the MXNet ResNet fused batch norm reached its MXNet rows with its figures seen; "
      "pre-20.06 NGC rows run cuBLAS 10 (16-bit GEMMs off multiples of 8 on the CUDA cores) "
-     "and NVIDIA's BERT pads its vocabulary to a multiple of 8"},
+     "and NVIDIA's BERT pads its vocabulary to a multiple of 8; NVIDIA's PyTorch BERT with "
+     "APEX runs its masked-LM head on every position"},
     {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
      "added looking at this set's figures: the MPI path's per-thread copies and sums "
      "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "

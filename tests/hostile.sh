@@ -247,6 +247,8 @@ h 2 'model.fused_bn: expected an integer 0..1, got integer 2' -- predict --set m
 h 2 'model.fused_bn: expected an integer 0..1, got true' -- predict --set model.preset=resnet50 --set model.fused_bn=true
 h 2 'model.fused_bn does not apply to bert_large (a BERT preset); valid: preset, name, optimizer, seq, tokens, mlm_positions, mlm_all_positions' -- predict --set model.preset=bert_large --set model.fused_bn=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a transformer spec' -- predict --set model.fused_bn=1
+h 2 'model.mlm_all_positions: expected an integer 0..1, got integer 2' -- predict --set model.preset=bert_base --set model.mlm_all_positions=2
+h 2 'model.mlm_all_positions applies to BERT presets only, not to a transformer spec' -- predict --set model.mlm_all_positions=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.fused_bn=1
 h 2 'model.optimizer: "rmsprop" is not an optimizer (valid: sgd, momentum, adam, adamw, lamb or adagrad)' -- predict --set model.preset=resnet50 --set model.optimizer=rmsprop
 h 2 'model.optimizer: expected sgd, momentum, adam, adamw, lamb or adagrad (a string), got integer 2' -- predict --set model.preset=bert_large --set model.optimizer=2

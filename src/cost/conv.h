@@ -29,6 +29,9 @@
  *     (cuDNN scatters into a strided output);
  *   - the first convolution of a network (its input is the image) has no
  *     data gradient (conv.first).
+ * Under an autotuning framework (cv->autotune) cost_conv_pick takes the
+ * cheapest of that kernel and the algorithms below (FFT, non-fused
+ * Winograd), derived from the same constants.
  * The constants (cost_conv_params) are fitted to the per-kernel times of
  * a real ResNet-50 training trace (docs/calibration.md, tools/calib/
  * conv_check.c). All times in seconds.

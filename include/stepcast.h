@@ -515,6 +515,13 @@ typedef struct sc_plan {
                                 (PyTorch's default memory format): each
                                 tensor-core convolution pass transposes
                                 its operands (src/cost/conv.c) */
+  int conv_autotune;         /* 1 = the framework times cuDNN's convolution
+                                algorithms and keeps the fastest
+                                (TensorFlow, MXNet by default; PyTorch with
+                                cudnn.benchmark): non-fused Winograd and
+                                FFT compete with the implicit GEMM
+                                (src/cost/conv.c); 0 = cuDNN's heuristic
+                                choice */
   int cublas_pre11;          /* 1 = the GEMM library predates cuBLAS 11.0
                                 (CUDA 10.x or older): a 16-bit GEMM with
                                 m, n or k not a multiple of 8 runs on the

@@ -227,3 +227,122 @@ Test(conv, nchw_tensor_cores_transpose) {
   cr_assert_eq(cost_conv_time(v, SC_FP32, &t, COST_CONV_FWD),
                cost_conv_time(v, SC_FP32, &c, COST_CONV_FWD));
 }
+
+/* The autotuner's choice (cost_conv_pick) for a 5x5 stride-1 convolution,
+ * AlexNet's conv2 (64 -> 192 channels, 27 x 27, batch 128), forward, fp32
+ * on a P100 SXM2 (10.6 TFLOP/s, 732 GB/s x 0.712 = 521.2 GB/s), each
+ * algorithm by hand (conv.h; GEMM efficiencies from the GEMM model with
+ * the CUDA-core eff_cuda 0.78 and k0 8):
+ *   implicit GEMM: 2 x 93,312 x 192 x 1,600 = 57.3 GFLOP at 0.6105 of
+ *     peak: 8,858 us + 3 us = 8.86 ms (the heuristic's kernel: no Winograd
+ *     for 5x5);
+ *   Winograd F(2x2, 5x5): 14 x 14 tiles, 36 GEMMs of 25,088 x 192 x 64,
+ *     22.2 GFLOP at 0.5547: 3,775 us; transformed tensors 36 x (25,088 x
+ *     256 + 64 x 192) x 4 B = 926.6 MB, written and read (1,778 us, under
+ *     the GEMM), plus x, y, w (96.8 MB): (96.8 + 926.6) MB / 521.2 GB/s =
+ *     1,963 us; 4 kernels x 3 us: 5.75 ms;
+ *   FFT: 27 + 5 - 1 = 31 -> one 32 x 32 tile, 32 x 17 = 544 complex bins,
+ *     544 GEMMs of 128 x 192 x 64 at 8 FLOPs a complex multiply-add: 6.85
+ *     GFLOP at 0.5435: 1,188 us; 544 x 2 x (128 x 256 + 64 x 192) x 4 B =
+ *     196.1 MB, so (96.8 + 196.1) MB / 521.2 GB/s = 562 us; + 12 us: 1.76
+ *     ms, the fastest: 5.0x the implicit GEMM.
+ * Without autotuning the heuristic's kernel runs. */
+Test(conv, autotune_picks_the_cheapest_algorithm_by_hand) {
+  const sc_gpu *g = gpu("p100-sxm2-16gb");
+  const cost_conv_params *pr = &COST_CONV_DEFAULT;
+  cost_conv c = {.n = 128, .c = 64, .k = 192, .r = 5, .s = 5, .p = 27, .q = 27, .stride = 1};
+  double bw = 732e9 * 0.712, peak = 10.6e12, io = (128.0 * 64 * 729 + 128.0 * 192 * 729) * 4 +
+                                                   192.0 * 64 * 25 * 4;
+  cost_gemm_shape sh = COST_GEMM_DEFAULT;
+  sh.k0 = 8;
+  double ig = 2.0 * 93312 * 192 * 1600 / (peak * cost_gemm_eff_ex(g, &sh, 0.78, 93312, 192, 1600, 1)) + 3e-6;
+  double wm = 128.0 * 196, wf = 36.0 * (wm * 256 + 64 * 192) * 4;
+  double wt = 2.0 * 36 * wm * 192 * 64 / (peak * cost_gemm_eff_ex(g, &sh, 0.78, wm, 192, 64, 36));
+  double wi = fmax(wt, wf / bw) + (io + wf) / bw + 12e-6;
+  double ff = 544.0 * 2 * (128.0 * 256 + 64 * 192) * 4;
+  double ft = 8.0 * 544 * 128 * 192 * 64 / (peak * cost_gemm_eff_ex(g, &sh, 0.78, 128, 192, 64, 544));
+  double fft = fmax(ft, ff / bw) + (io + ff) / bw + 12e-6;
+  const double want[COST_CONV_N_ALGOS] = {ig, ig, wi, fft};
+  for (int a = 0; a < COST_CONV_N_ALGOS; a++) {
+    double t = cost_conv_algo_time(g, pr, SC_FP32, &c, COST_CONV_FWD, (cost_conv_algo)a);
+    cr_assert(fabs(t / want[a] - 1) < 1e-3, "algo %d: %.1f us, by hand %.1f us", a, t * 1e6,
+              want[a] * 1e6);
+  }
+  cr_assert(fabs(ig - 8.86e-3) < 0.01e-3 && fabs(wi - 5.75e-3) < 0.01e-3 &&
+                fabs(fft - 1.76e-3) < 0.01e-3,
+            "the comment's figures: %.3f %.3f %.3f ms", ig * 1e3, wi * 1e3, fft * 1e3);
+  double t;
+  cr_assert_eq(cost_conv_pick(g, pr, SC_FP32, &c, COST_CONV_FWD, &t), COST_CONV_HEUR);
+  cr_assert_eq(t, ig, "no autotuning: the heuristic's kernel");
+  c.autotune = 1;
+  cr_assert_eq(cost_conv_pick(g, pr, SC_FP32, &c, COST_CONV_FWD, &t), COST_CONV_FFT);
+  cr_assert(fabs(t / fft - 1) < 1e-3 && cost_conv_time(g, SC_FP32, &c, COST_CONV_FWD) == t);
+}
+
+/* What cuDNN offers: Winograd for 3x3 and 5x5 at stride 1 only, FFT at
+ * stride 1 for filters above 1x1, neither on the tensor cores; a 3x3
+ * stride-1 CUDA-core pass keeps its heuristic's kernel, which is the
+ * measured non-fused Winograd, so its derived cost never competes. */
+Test(conv, autotune_offers_what_cudnn_has) {
+  const sc_gpu *v = gpu("v100-sxm2-16gb");
+  const cost_conv_params *pr = &COST_CONV_DEFAULT;
+  cost_conv c = {.n = 64, .c = 64, .k = 64, .r = 5, .s = 5, .p = 28, .q = 28, .stride = 2,
+                 .autotune = 1};
+  cr_assert_eq(cost_conv_algo_time(v, pr, SC_FP32, &c, COST_CONV_FWD, COST_CONV_WINOGRAD), 0);
+  cr_assert_eq(cost_conv_algo_time(v, pr, SC_FP32, &c, COST_CONV_FWD, COST_CONV_FFT), 0);
+  c.stride = 1, c.r = c.s = 7;
+  cr_assert_eq(cost_conv_algo_time(v, pr, SC_FP32, &c, COST_CONV_FWD, COST_CONV_WINOGRAD), 0);
+  cr_assert(cost_conv_algo_time(v, pr, SC_FP32, &c, COST_CONV_FWD, COST_CONV_FFT) > 0);
+  c.r = c.s = 1;
+  cr_assert_eq(cost_conv_algo_time(v, pr, SC_FP32, &c, COST_CONV_FWD, COST_CONV_FFT), 0);
+  c.r = c.s = 5;
+  for (int a = COST_CONV_WINOGRAD; a < COST_CONV_N_ALGOS; a++)
+    cr_assert_eq(cost_conv_algo_time(v, pr, SC_FP16, &c, COST_CONV_FWD, (cost_conv_algo)a), 0,
+                 "algo %d on the tensor cores", a);
+  cr_assert_eq(cost_conv_pick(v, pr, SC_FP16, &c, COST_CONV_FWD, NULL), COST_CONV_HEUR);
+  const double ch[] = {64, 128, 256, 512}, pq[] = {56, 28, 14, 7};
+  for (int i = 0; i < 4; i++)
+    for (int p = 0; p < 3; p++) {
+      cost_conv w = {.n = 32, .c = ch[i], .k = ch[i], .r = 3, .s = 3, .p = pq[i], .q = pq[i],
+                     .stride = 1, .autotune = 1};
+      cr_assert(cost_conv_algo_time(v, pr, SC_FP32, &w, (cost_conv_pass)p, COST_CONV_WINOGRAD) > 0);
+      cr_assert_neq(cost_conv_pick(v, pr, SC_FP32, &w, (cost_conv_pass)p, NULL), COST_CONV_WINOGRAD,
+                    "3x3 c=%g pass %d", ch[i], p);
+    }
+}
+
+/* The derivation checked where cuDNN's non-fused Winograd was measured:
+ * the calibration trace's stride-1 3x3 passes ran cuDNN's
+ * winograd_nonfused::*4x4 kernels and sgemm (F(4x4, 3x3)); the derived
+ * cost (nothing fitted in it but eff_cuda and k0) totals within 15 % of
+ * each pass's measured time (fwd +9.6 %, dgrad +11.3 %, wgrad -13.1 %;
+ * 13.54 against 13.40 ms in all). */
+Test(conv, derived_winograd_against_the_trace) {
+  FILE *f = fopen(SC_SOURCE_DIR "/tools/calib/kineto_resnet50_v100_convs.txt", "r");
+  cr_assert_not_null(f, "tools/calib/kineto_resnet50_v100_convs.txt missing");
+  const sc_gpu *g = gpu("v100-sxm2-32gb");
+  char line[256];
+  double tot[2][3] = {{0}};
+  int n = 0;
+  while (fgets(line, sizeof line, f)) {
+    cost_conv c = {0};
+    double h, w, st, us[3];
+    if (line[0] == '#' ||
+        sscanf(line, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &c.n, &c.c, &h, &w, &c.k,
+               &c.r, &c.s, &c.p, &c.q, &st, &us[0], &us[1], &us[2]) != 13 ||
+        c.r != 3 || st != 1)
+      continue;
+    c.stride = 1;
+    for (int p = 0; p < 3; p++) {
+      tot[0][p] += us[p] * 1e-6;
+      tot[1][p] += cost_conv_algo_time(g, &COST_CONV_DEFAULT, SC_FP32, &c, (cost_conv_pass)p,
+                                       COST_CONV_WINOGRAD);
+    }
+    n++;
+  }
+  fclose(f);
+  cr_assert_eq(n, 13, "stride-1 3x3 convolutions %d", n);
+  for (int p = 0; p < 3; p++)
+    cr_assert(fabs(tot[1][p] / tot[0][p] - 1) < 0.15, "pass %d: derived %.2f ms, measured %.2f ms",
+              p, tot[1][p] * 1e3, tot[0][p] * 1e3);
+}

@@ -102,3 +102,32 @@ Test(framework, plan_layout) {
   vfw_plan(&t, &p);
   cr_assert_eq(p.channels_last, 0, "MXNet leaves what the plan says");
 }
+
+/* cuDNN autotuning: TensorFlow and MXNet time the algorithms by default,
+ * with a library on top too (Horovod, KungFu); PyTorch (cudnn.benchmark
+ * off by default), Paddle and a container list naming several
+ * frameworks keep the heuristic's kernel. */
+Test(framework, conv_autotune) {
+  static const struct {
+    const char *text;
+    int autotune;
+  } cases[] = {
+      {"tensorflow-1.x (tf_cnn_benchmarks)", 1},
+      {"horovod 0.16.1 (tensorflow-1.13, OpenMPI 4.0.0)", 1},
+      {"mxnet 1.6.0 (Horovod)", 1},
+      {"kungfu (tensorflow-1.13)", 1},
+      {"NGC MXNet 21.05 , NGC PyTorch 21.05 , NGC TensorFlow 21.05-tf1", 0},
+      {"MXNet, TensorFlow", 0},
+      {"paddle 1.8.3", 0},
+      {"pytorch 1.5 (NGC 20.03, APEX, DALI)", 0},
+      {"NVIDIA PyTorch/TensorFlow/MxNet/HugeCTR", 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    sc_plan p;
+    sc_plan_default(&p);
+    cr_assert_eq(p.conv_autotune, 0, "default: the heuristic's kernel");
+    vfw_text t = vfw_read(cases[i].text);
+    vfw_plan(&t, &p);
+    cr_assert_eq(p.conv_autotune, cases[i].autotune, "%s", cases[i].text);
+  }
+}

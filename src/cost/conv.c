@@ -101,9 +101,10 @@ static double conv_transposes(const sc_gpu *g, const cost_conv *cv, sc_dtype dt,
   return 2 * (x + y) * e / (g->hbm_bw * g->hbm_eff) + 2 * pr->t0;
 }
 
-double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
-                         const cost_conv *cv, cost_conv_pass pass) {
-  if (pass == COST_CONV_DGRAD && cv->first) return 0;
+/* The heuristic's kernel (COST_CONV_HEUR): the implicit GEMM, with the
+ * fitted Winograd saving on a 3x3 stride-1 CUDA-core pass. */
+static double conv_heuristic(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                             const cost_conv *cv, cost_conv_pass pass, int wino) {
   double m, n, k;
   gemm_dims(cv, pass, &m, &n, &k);
   if (m <= 0 || n <= 0 || k <= 0) return 0;
@@ -119,12 +120,109 @@ double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype d
   double split = pass == COST_CONV_WGRAD ? wgrad_split(g, m, n, k) : 1;
   double eff = cost_gemm_eff_ex(g, &sh, base, m, n, k / split, split);
   double flops = 2.0 * m * n * k;
-  if (!tc && cv->r == 3 && cv->s == 3 && cv->stride == 1)
+  if (wino && !tc && cv->r == 3 && cv->s == 3 && cv->stride == 1)
     flops /= pass == COST_CONV_WGRAD ? pr->wino_wgrad : pr->wino;
   double t_c = flops / (cost_peak(g, dt) * (eff > 1e-3 ? eff : 1e-3));
   double t_m = conv_bytes(cv, dt, pass) / (g->hbm_bw * g->hbm_eff);
   double tr = tc && cv->nchw ? conv_transposes(g, cv, dt, pr) : 0;
   return (t_c > t_m ? t_c : t_m) + pr->t0 + tr;
+}
+
+/* A transform algorithm (non-fused Winograd, FFT) run as four kernels:
+ * the filter's and the input's transforms, `bins` batched GEMMs over
+ * `tiles` tiles per image (each bin's GEMM: fwd n tiles x k x c, dgrad
+ * n tiles x c x k, wgrad k x c x n tiles; `fl` FLOPs and `el` reals per
+ * multiply-add: 2 and 1 real, 8 and 2 complex), and the output's inverse
+ * transform. The transformed tensors (bins x (n tiles (c + k) + c k)
+ * elements of `el` reals) are each written by one kernel and read by the
+ * next; the GEMM is the roofline of its FLOPs at the CUDA-core
+ * convolution efficiency (eff_cuda, k0, tile and wave model) and of its
+ * operands. The transforms themselves are memory-bound (an FFT of a 32 x
+ * 32 tile: about 3 FLOP per byte moved; Winograd's: fewer). The
+ * transformed tensors are cuDNN's workspace: above COST_CONV_WORKSPACE
+ * the autotuner does not offer the algorithm (0). */
+static double conv_transform(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                             const cost_conv *cv, cost_conv_pass pass, double bins,
+                             double tiles, double fl, double el) {
+  double e = sc_dtype_bytes(dt) < 2 ? 2 : sc_dtype_bytes(dt), bw = g->hbm_bw * g->hbm_eff;
+  double nt = cv->n * tiles, m = nt, n = cv->k, k = cv->c;
+  if (pass == COST_CONV_DGRAD) n = cv->c, k = cv->k;
+  if (pass == COST_CONV_WGRAD) m = cv->k, n = cv->c, k = nt;
+  cost_gemm_shape sh = COST_GEMM_DEFAULT;
+  sh.k0 = pr->k0;
+  double eff = cost_gemm_eff_ex(g, &sh, pr->eff_cuda * cost_fma_issue(g), m, n, k, bins);
+  double t_c = fl * bins * m * n * k / (cost_peak(g, dt) * (eff > 1e-3 ? eff : 1e-3));
+  double tf = bins * el * (nt * (cv->c + cv->k) + cv->c * cv->k) * e; /* bytes */
+  if (tf > COST_CONV_WORKSPACE) return 0;
+  double t_g = t_c > tf / bw ? t_c : tf / bw;
+  return t_g + (conv_bytes(cv, dt, pass) + tf) / bw + 4 * pr->t0;
+}
+
+/* cuDNN's non-fused Winograd F(m x m, r x r) on 6 x 6 tiles (m = 6 - r
+ * + 1: 4 x 4 outputs of a 3x3 filter, the winograd_nonfused::*4x4
+ * kernels of the calibration trace; 2 x 2 of a 5x5, assumed: Lavin &
+ * Gray 2016's construction, alpha = m + r - 1); 0 where cuDNN has none
+ * (filters other than 3x3 and 5x5, strides above 1). */
+static double conv_winograd(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                            const cost_conv *cv, cost_conv_pass pass) {
+  if (cv->stride != 1 || cv->r != cv->s || (cv->r != 3 && cv->r != 5)) return 0;
+  double a = COST_CONV_WINO_TILE, m = a - cv->r + 1;
+  double tiles = ceil(cv->p / m) * ceil(cv->q / m);
+  return conv_transform(g, pr, dt, cv, pass, a * a, tiles, 2, 1);
+}
+
+/* FFT on T x T tiles, T the power of two that holds the input a p x q
+ * output reads (p + r - 1), at most COST_CONV_FFT_TILE (cuDNN's FFT
+ * tiling beyond); T (T / 2 + 1) complex bins per tile (a real FFT). */
+static double conv_fft(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                       const cost_conv *cv, cost_conv_pass pass) {
+  if (cv->stride != 1 || cv->r * cv->s <= 1) return 0;
+  double need = (cv->p > cv->q ? cv->p : cv->q) + (cv->r > cv->s ? cv->r : cv->s) - 1, t = 2;
+  while (t < need && t < COST_CONV_FFT_TILE) t *= 2;
+  double mp = t - cv->r + 1, mq = t - cv->s + 1;
+  if (mp < 1 || mq < 1) return 0;
+  double tiles = ceil(cv->p / mp) * ceil(cv->q / mq);
+  return conv_transform(g, pr, dt, cv, pass, t * (t / 2 + 1), tiles, 8, 2);
+}
+
+double cost_conv_algo_time(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                           const cost_conv *cv, cost_conv_pass pass, cost_conv_algo algo) {
+  if (pass == COST_CONV_DGRAD && cv->first) return 0;
+  int cuda = !cost_conv_tensor_cores(g, dt);
+  switch (algo) {
+  case COST_CONV_HEUR: return conv_heuristic(g, pr, dt, cv, pass, 1);
+  case COST_CONV_IGEMM: return conv_heuristic(g, pr, dt, cv, pass, 0);
+  case COST_CONV_WINOGRAD: return cuda ? conv_winograd(g, pr, dt, cv, pass) : 0;
+  default: return cuda ? conv_fft(g, pr, dt, cv, pass) : 0;
+  }
+}
+
+/* 1 when the heuristic's kernel is cuDNN's non-fused Winograd itself
+ * (the calibration trace's 3x3 stride-1 CUDA-core passes): the fitted
+ * `wino` is that kernel as measured, so its derived cost does not
+ * compete with it. */
+static int heur_is_winograd(const sc_gpu *g, sc_dtype dt, const cost_conv *cv) {
+  return !cost_conv_tensor_cores(g, dt) && cv->r == 3 && cv->s == 3 && cv->stride == 1;
+}
+
+cost_conv_algo cost_conv_pick(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                              const cost_conv *cv, cost_conv_pass pass, double *t) {
+  cost_conv_algo best = COST_CONV_HEUR;
+  double tb = cost_conv_algo_time(g, pr, dt, cv, pass, COST_CONV_HEUR);
+  for (int a = COST_CONV_IGEMM; cv->autotune && a < COST_CONV_N_ALGOS; a++) {
+    if (a == COST_CONV_WINOGRAD && heur_is_winograd(g, dt, cv)) continue;
+    double ta = cost_conv_algo_time(g, pr, dt, cv, pass, (cost_conv_algo)a);
+    if (ta > 0 && ta < tb) best = (cost_conv_algo)a, tb = ta;
+  }
+  if (t) *t = tb;
+  return best;
+}
+
+double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                         const cost_conv *cv, cost_conv_pass pass) {
+  double t;
+  cost_conv_pick(g, pr, dt, cv, pass, &t);
+  return t;
 }
 
 double cost_conv_time(const sc_gpu *g, sc_dtype dt, const cost_conv *cv, cost_conv_pass pass) {

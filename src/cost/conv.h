@@ -29,6 +29,9 @@
  *     (cuDNN scatters into a strided output);
  *   - the first convolution of a network (its input is the image) has no
  *     data gradient (conv.first).
+ * Under an autotuning framework (cv->autotune) cost_conv_pick takes the
+ * cheapest of that kernel and the algorithms below (FFT, non-fused
+ * Winograd), derived from the same constants.
  * The constants (cost_conv_params) are fitted to the per-kernel times of
  * a real ResNet-50 training trace (docs/calibration.md, tools/calib/
  * conv_check.c). All times in seconds.
@@ -50,7 +53,36 @@ typedef struct cost_conv {
   int first;         /* 1 = reads the network's input: no data gradient */
   int nchw;          /* 1 = NCHW tensors: a tensor-core pass transposes
                         its input and output to and from NHWC */
+  int autotune;      /* 1 = the framework times cuDNN's algorithms and
+                        keeps the fastest (cost_conv_pick); 0 = cuDNN's
+                        heuristic choice (COST_CONV_HEUR) */
 } cost_conv;
+
+/* cuDNN's algorithms as the model costs them. COST_CONV_HEUR is the
+ * kernel cuDNN's heuristics chose in the calibration trace (implicit
+ * GEMM, fused Winograd on 3x3 stride-1 CUDA-core passes: the fitted
+ * `wino`); the others are what an autotuner also times, each derived
+ * (conv.c), offered on the CUDA cores only:
+ *   COST_CONV_IGEMM     the implicit GEMM without Winograd;
+ *   COST_CONV_WINOGRAD  non-fused Winograd, 3x3 and 5x5 stride 1, on
+ *                       COST_CONV_WINO_TILE^2 tiles (Lavin & Gray 2016);
+ *   COST_CONV_FFT       FFT, stride 1, tiles up to COST_CONV_FFT_TILE. */
+typedef enum cost_conv_algo {
+  COST_CONV_HEUR = 0,
+  COST_CONV_IGEMM,
+  COST_CONV_WINOGRAD,
+  COST_CONV_FFT,
+  COST_CONV_N_ALGOS
+} cost_conv_algo;
+
+#define COST_CONV_WINO_TILE 6.0 /* alpha = m + r - 1: F(4x4,3x3), F(2x2,5x5) */
+#define COST_CONV_FFT_TILE 32.0 /* cuDNN's FFT tiling: 32 x 32 tiles */
+/* The most workspace (bytes) an autotuner lets an algorithm take:
+ * TensorFlow's default, TF_CUDNN_WORKSPACE_LIMIT_IN_MB = 4,096 (its
+ * conv_ops.cc: "1LL << 32 // 4GB by default"; recalled). MXNet's default
+ * is lower (1,024 MB, the Convolution operator's `workspace`), PyTorch's
+ * cudnn.benchmark takes what memory is free: one limit for all. */
+#define COST_CONV_WORKSPACE 4294967296.0
 
 /* The model's constants (see conv.c for their fit). */
 typedef struct cost_conv_params {
@@ -75,6 +107,16 @@ extern const cost_conv_params COST_CONV_DEFAULT;
 double cost_conv_time(const sc_gpu *g, sc_dtype dt, const cost_conv *cv, cost_conv_pass pass);
 double cost_conv_time_ex(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
                          const cost_conv *cv, cost_conv_pass pass);
+
+/* Time of one pass by algorithm `algo`; 0 where cuDNN does not offer it
+ * for this shape (or for a data gradient of a first convolution). */
+double cost_conv_algo_time(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                           const cost_conv *cv, cost_conv_pass pass, cost_conv_algo algo);
+
+/* The algorithm a pass runs: COST_CONV_HEUR unless cv->autotune, else the
+ * fastest offered (ties: the lower enum); its time in *t (may be NULL). */
+cost_conv_algo cost_conv_pick(const sc_gpu *g, const cost_conv_params *pr, sc_dtype dt,
+                              const cost_conv *cv, cost_conv_pass pass, double *t);
 
 /* 1 when dt runs on g's tensor cores (fp16/bf16 from Volta, tf32 from
  * Ampere, fp8 from Hopper); 0 on the CUDA cores. */

@@ -87,10 +87,10 @@ static double conv(const eng *e, const xg_task *t, int bwd) {
                   .r = o->kernel, .s = o->kernel_w > 0 ? o->kernel_w : o->kernel,
                   .p = (double)y->dim[1], .q = (double)y->dim[2], .stride = o->stride,
                   .first = x->producer < 0 && x->block == 0,
-                  .nchw = !e->s->plan.channels_last};
+                  .nchw = !e->s->plan.channels_last, .autotune = e->s->plan.conv_autotune};
   const double key[MEMO_KEY] = {3 + bwd, t->m, t->n, t->k,
                                 cv.r + 64 * cv.s + 4096.0 * cv.stride + 65536.0 * cv.first +
-                                    131072.0 * cv.nchw,
+                                    131072.0 * cv.nchw + 262144.0 * cv.autotune,
                                 t->dtype};
   const double *v = recall(e, key);
   if (v) return v[0];

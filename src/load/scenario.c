@@ -296,6 +296,7 @@ static const scn_field scn_plan_fields[] = {
     F_BOOL(sc_plan, "framework_eager", framework_eager),
     F_BOOL(sc_plan, "cuda_graphs", cuda_graphs),
     F_BOOL(sc_plan, "channels_last", channels_last),
+    F_BOOL(sc_plan, "conv_autotune", conv_autotune),
     F_BOOL(sc_plan, "cublas_pre11", cublas_pre11),
     F_INT(sc_plan, "vocab_multiple", vocab_multiple, 0, 65536, "0 (the framework's) or 1..65536"),
     F_BOOL(sc_plan, "amp", amp),

@@ -783,6 +783,7 @@ static void plan_switches(sc_plan *p) {
   p->fused_kernels = !!p->fused_kernels;
   p->framework_eager = !!p->framework_eager;
   p->channels_last = !!p->channels_last;
+  p->conv_autotune = !!p->conv_autotune;
   p->cublas_pre11 = !!p->cublas_pre11;
   p->amp = !!p->amp;
 }

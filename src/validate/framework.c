@@ -76,12 +76,28 @@ static int unfused_attention(const vfw_text *fw) {
   return fw->sole == VFW_TENSORFLOW || (fw->sole == VFW_MXNET && fw->horovod);
 }
 
+/* 1 when the row's convolutions run in a framework that times cuDNN's
+ * algorithms and keeps the fastest by default: TensorFlow
+ * (TF_CUDNN_USE_AUTOTUNE) or MXNet (MXNET_CUDNN_AUTOTUNE_DEFAULT), with or
+ * without a library on top (Horovod, KungFu), and no other framework
+ * named (a container's list does not say which ran). PyTorch autotunes
+ * only with cudnn.benchmark, which a row does not say; PaddlePaddle only
+ * with FLAGS_cudnn_exhaustive_search; OneFlow's default is not known
+ * here: these keep cuDNN's heuristics (all recalled). */
+static int autotunes(const vfw_text *fw) {
+  unsigned tuners = 1u << VFW_TENSORFLOW | 1u << VFW_MXNET;
+  unsigned others = 1u << VFW_PYTORCH | 1u << VFW_ONEFLOW | 1u << VFW_PADDLE;
+  return (fw->named & tuners) && !(fw->named & others) &&
+         (fw->named & tuners) != tuners;
+}
+
 int vfw_plan(const vfw_text *fw, sc_plan *p) {
   if (fw->first == VFW_NONE) return 0;
   p->framework_eager = fw->first == VFW_PYTORCH;
   /* PyTorch's default memory format is torch.contiguous_format (NCHW;
    * channels_last is opt-in, PyTorch 1.5 onwards) */
   if (fw->sole == VFW_PYTORCH) p->channels_last = 0;
+  p->conv_autotune = autotunes(fw);
   /* TensorFlow without XLA: unfused element-wise kernels (framework.h) */
   if (fw->sole == VFW_TENSORFLOW && !fw->xla) p->fused_kernels = 0;
   if (unfused_attention(fw)) {

@@ -355,11 +355,14 @@ static const struct {
      "(dp/mpi.c, a derived core rate, not fitted); Horovod 0.16.1 fuses 64 MiB every 5 ms "
      "(validate/rowhorovod.c); asynchronous workers queue at shared servers (dp/async.c, "
      "mean value analysis, nothing fitted); plain SGD read off the notes, adopted with its "
-     "figures seen"},
+     "figures seen; cuDNN autotuning (plan.conv_autotune) extended to TensorFlow under KungFu "
+     "after seeing this set's ranking"},
     {"tf_cnn_benchmarks_2017.csv",
      "adopted with its figures seen: plain SGD, tf_cnn_benchmarks' default optimizer "
      "(validate/dp_rows.c); the K80 costed at its 562 MHz base clock rather than its "
-     "875 MHz autoboost ceiling, both datasheet figures (hw/gpu_presets.c)"},
+     "875 MHz autoboost ceiling, both datasheet figures (hw/gpu_presets.c); under cuDNN "
+     "autotuning the derived Winograd left out for 3x3 filters, whose measured Winograd stays "
+     "(cost/conv.c), decided after seeing this set's VGG16 rows"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

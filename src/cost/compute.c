@@ -257,14 +257,11 @@ double cost_gemm_align(const sc_gpu *g, sc_dtype dt, double m, double n, double 
 
 double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
                      int pre11) {
-  if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k)) {
-    double f = cost_gemm_align(g, dt, m, n, k);
-    if (f >= 1) return cost_gemm(g, dt, m, n, k, batch);
-    cost_gemm_shape sh;
-    double eff = gemm_params(g, dt, &sh);
-    return cost_gemm_ex(g, &sh, eff * f, dt, m, n, k, batch);
-  }
   cost_gemm_shape sh;
+  if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k)) {
+    double eff = gemm_params(g, dt, &sh) * cost_gemm_align(g, dt, m, n, k);
+    return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
+  }
   double eff = fallback_params(g, &sh);
   return gemm_at(g, &sh, eff, vector_peak(g), dt, m, n, k, batch);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/dtype.h"
+#include "search/space.h"
 #include "stepcast.h"
 
 #define MAX_DEGREE (1L << 24)  /* PLAN_MAX_DEGREE of the scenario loader */
@@ -57,9 +58,9 @@ static int zero_bit(const char *p, size_t len) {
 
 /* Recomputation: the sc_recompute names, and "partial" (bit 3). */
 static int recompute_bit(const char *p, size_t len) {
-  static const char *const names[] = {"none", "selective", "full", "partial"};
-  for (int b = 0; b < 4; b++)
-    if (strlen(names[b]) == len && !strncmp(p, names[b], len)) return b;
+  for (int b = 0; b < SPACE_RECOMP_KINDS; b++)
+    if (strlen(space_recomp_names[b]) == len && !strncmp(p, space_recomp_names[b], len))
+      return b;
   return -1;
 }
 

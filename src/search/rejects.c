@@ -102,13 +102,12 @@ static int bad_ep(int ep, int experts, char *buf, size_t cap) {
 /* Bits of mask (bit 63: "more") as a list into buf: the numbers, or (rec)
  * the recomputation kinds' names. */
 static void list_of(uint64_t mask, int rec, char *buf, size_t cap) {
-  static const char *const kinds[] = {"none", "selective", "full", "partial"};
   size_t n = 0;
   buf[0] = 0;
   for (int b = 0; b < 64 && n < cap; b++) {
     if (!(mask >> b & 1)) continue;
     const char *sep = n ? (rec ? "," : ", ") : "";
-    if (rec) n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, b < 4 ? kinds[b] : "?");
+    if (rec) n += (size_t)snprintf(buf + n, cap - n, "%s%s", sep, b < SPACE_RECOMP_KINDS ? space_recomp_names[b] : "?");
     else if (b < 63) n += (size_t)snprintf(buf + n, cap - n, "%s%d", sep, b);
     else n += (size_t)snprintf(buf + n, cap - n, "%smore above 62", sep);
   }

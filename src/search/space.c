@@ -39,6 +39,9 @@ typedef struct sink {
   uint64_t seen;    /* as space_probe's *seen */
 } sink;
 
+const char *const space_recomp_names[SPACE_RECOMP_KINDS] = {"none", "selective", "full",
+                                                            "partial"};
+
 /* The SC_SEARCH_RECOMP_* bit of pt's recomputation. */
 static unsigned recomp_bit(const space_pt *pt) {
   _Static_assert(SC_SEARCH_RECOMP_NONE == 1u << SC_RECOMP_NONE &&

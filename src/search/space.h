@@ -57,6 +57,11 @@ typedef struct space_pt {
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err);
 
+/* Names of the SC_SEARCH_RECOMP_* bits, bit b at [b] (--recompute's
+ * items, and the search's messages). */
+#define SPACE_RECOMP_KINDS 4
+extern const char *const space_recomp_names[SPACE_RECOMP_KINDS];
+
 /* The dimensions space_probe reports. */
 #define SPACE_PROBE_MB 1        /* micro-batch, sequences */
 #define SPACE_PROBE_VPP 2       /* interleaving chunks */

@@ -79,6 +79,7 @@ Test(framework, releases_and_their_cuda) {
       {"MXNet NVIDIA Release 20.06", VFW_MXNET, 0, 0, 0, 0},
       {"PaddlePaddle (branch: develop, commitID: 605e7f0)", VFW_PADDLE, 0, 0, 0, 0},
       {"TensorFlow 21.05", VFW_TENSORFLOW, 0, 0, 0, 0},
+      {"keras 2.3.1", VFW_TENSORFLOW, 0, 0, 0, 0},
       {"oneflow 0.2.0", VFW_ONEFLOW, 1, 0, 2, 0},
       /* several frameworks: a container's list, not one release */
       {"kungfu (tensorflow-1.13)", VFW_TENSORFLOW, 1, 1, 13, 0},

@@ -73,7 +73,8 @@ int vfw_release(const char *text, vfw_kind kind, int *major, int *minor) {
   for (size_t i = 0; text && text[i]; i++)
     for (size_t k = 0; k < sizeof spellings / sizeof spellings[0]; k++) {
       const char *w = spellings[k].word;
-      if (spellings[k].kind != kind || !spelled_at(text, i, w)) continue;
+      /* Keras' own release is not TensorFlow's */
+      if (spellings[k].kind != kind || !strcmp(w, "keras") || !spelled_at(text, i, w)) continue;
       const char *p = text + i + strlen(w);
       if (*p == '-' || *p == '_' || *p == ' ') p++;
       if (*p == 'v' || *p == 'V') p++;

@@ -58,7 +58,7 @@ vfw_text vfw_read(const char *text);
  * *major and *minor set (*minor -1 when not a digit: "tensorflow-1.x"),
  * 0 when none is written ("MXNet NVIDIA Release 20.06", "TensorFlow
  * 21.05": NGC's YY.MM releases, a major of 10 or more, not the
- * framework's). */
+ * framework's; "keras 2.3": Keras' release, not TensorFlow's). */
 int vfw_release(const char *text, vfw_kind kind, int *major, int *minor);
 
 /* 1 when the text names one framework alone with a release whose own GPU

@@ -81,6 +81,13 @@ static void write_rows(void) {
   row(f, "tfamp", "bert_base", "bert_base", 64, "128", "amp",
       "tensorflow-1.15 (NGC 20.03, Horovod, XLA)");
   row(f, "ngc2006", "bert_base", "bert_base", 64, "128", "amp", "MXNet NVIDIA Release 20.06");
+  /* or the framework's own release, named without a container */
+  row(f, "gluonamp", "bert_base", "bert_base", 64, "128", "amp", "mxnet 1.6.0 (gluon-nlp, Horovod)");
+  row(f, "gluonfp32", "bert_base", "bert_base", 64, "128", "fp32",
+      "mxnet 1.6.0 (gluon-nlp, Horovod)");
+  row(f, "paddleamp", "bert_base", "bert_base", 64, "128", "amp", "paddle 1.8.3");
+  row(f, "tf24amp", "bert_base", "bert_base", 64, "128", "amp", "tensorflow-2.4");
+  nv_row(f, "mx16a100", "resnet50", "MXNet 1.6.0", "dtype");
   /* an NGC release number is not TensorFlow 2 */
   row(f, "ngc", "resnet50", "resnet50_v1.5", 128, "", "fp32", "NGC TensorFlow 21.05-tf1");
   static const char packs[] = "most implementations pack/unpad sequences";
@@ -302,16 +309,26 @@ Test(dp_framework_rows, tensorflow_bert_stays_padded) {
   cr_assert_eq(scenario("tfbert").dp.fusion, SC_DP_FUSION_NONE);
 }
 
+/* How much slower row id's step is under cuBLAS 10 than under cuBLAS 11,
+ * every other input the row's (seconds of compute). */
+static double pre11_slowdown(const char *id) {
+  sc_scenario s = scenario(id), s11 = s;
+  cr_assert_eq(s.plan.cublas_pre11, 1, "row %s", id);
+  s11.plan.cublas_pre11 = 0;
+  return predict(&s).compute_s - predict(&s11).compute_s;
+}
+
 Test(dp_framework_rows, ngc_before_20_06_runs_cublas_10) {
   /* NGC 20.03 ships CUDA 10.2: cuBLAS 10, whose 16-bit GEMMs off
    * multiples of 8 run on the CUDA cores; 20.06 and later, and rows
-   * naming no container, the default (cuBLAS 11) */
+   * naming no container and no release built before CUDA 11, the default
+   * (cuBLAS 11) */
   cr_assert_eq(scenario("tfamp").plan.cublas_pre11, 1);
   cr_assert_eq(scenario("nvamp").plan.cublas_pre11, 1);
   cr_assert_eq(scenario("hvdngc").plan.cublas_pre11, 1);
   cr_assert_eq(scenario("ngc2006").plan.cublas_pre11, 0);
   cr_assert_eq(scenario("nvbert").plan.cublas_pre11, 0);
-  cr_assert_eq(scenario("amp").plan.cublas_pre11, 0, "OneFlow states no CUDA version");
+  cr_assert_eq(scenario("amp").plan.cublas_pre11, 0, "OneFlow's release is not dated");
   /* NVIDIA's BERT pads its vocabulary to a multiple of 8 (30,528), the
    * others keep BERT's 30,522 */
   cr_assert_eq(scenario("nvamp").model.bert.vocab, 30528);
@@ -320,12 +337,31 @@ Test(dp_framework_rows, ngc_before_20_06_runs_cublas_10) {
   cr_assert_eq(scenario("amp").model.bert.vocab, 30522);
   /* so the TensorFlow row runs its masked-LM decoder on the CUDA cores:
    * slower than the same row under cuBLAS 11 by more than 10 ms a step */
-  sc_scenario tf = scenario("tfamp"), tf11 = tf;
-  tf11.plan.cublas_pre11 = 0;
-  double slower = predict(&tf).compute_s - predict(&tf11).compute_s;
+  double slower = pre11_slowdown("tfamp");
   cr_assert(slower > 0.010 && slower < 0.016, "%g s", slower);
   /* said only where it runs 16-bit GEMMs */
   said_only_by("nvamp", "nvfp32", "cuBLAS 10 (NGC 20.03)");
+}
+
+Test(dp_framework_rows, a_release_built_before_cuda_11_runs_cublas_10) {
+  /* a framework release named alone whose own builds all predate CUDA 11
+   * (MXNet 1.6.0, Paddle 1.8.3) ran cuBLAS 10 on a V100; TensorFlow 2.4
+   * has CUDA 11 builds, OneFlow is not dated, and an A100 needs CUDA 11
+   * whatever the release (MLPerf v0.7's "MXNet 1.6.0": a container's
+   * rebuild) */
+  static const struct {
+    const char *id;
+    int pre11;
+  } rows[] = {{"gluonamp", 1}, {"gluonfp32", 1}, {"paddleamp", 1},
+              {"tf24amp", 0},  {"amp", 0},       {"mx16a100", 0}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    cr_assert_eq(scenario(rows[i].id).plan.cublas_pre11, rows[i].pre11, "row %s", rows[i].id);
+  /* gluon-nlp's BERT keeps its 30,522 words: the decoder leaves the
+   * tensor cores, the step is slower than under cuBLAS 11 */
+  cr_assert_eq(scenario("gluonamp").model.bert.vocab, 30522);
+  double slower = pre11_slowdown("gluonamp");
+  cr_assert(slower > 0.010 && slower < 0.016, "%g s", slower);
+  said_only_by("gluonamp", "gluonfp32", "the release's own builds predate CUDA 11");
 }
 
 Test(dp_framework_rows, nvidia_pytorch_bert_with_apex_runs_the_mlm_head_on_every_position) {

@@ -56,6 +56,47 @@ Test(framework, versions_and_lists) {
   cr_expect(!(t.named >> VFW_PADDLE & 1));
 }
 
+/* The release written after a framework's name, and whether that
+ * release's own GPU builds all predate CUDA 11.0. */
+Test(framework, releases_and_their_cuda) {
+  static const struct {
+    const char *text;
+    vfw_kind kind;
+    int found, major, minor, pre11;
+  } cases[] = {
+      {"mxnet 1.6.0 (gluon-nlp, Horovod)", VFW_MXNET, 1, 1, 6, 1},
+      {"MXNet 1.8.0", VFW_MXNET, 1, 1, 8, 0},
+      {"paddle 1.8.3", VFW_PADDLE, 1, 1, 8, 1},
+      {"PaddlePaddle 2.0.0", VFW_PADDLE, 1, 2, 0, 0},
+      {"tensorflow-2.3", VFW_TENSORFLOW, 1, 2, 3, 1},
+      {"tensorflow-2.4", VFW_TENSORFLOW, 1, 2, 4, 0},
+      {"tf2.0", VFW_TENSORFLOW, 1, 2, 0, 1},
+      {"tensorflow-1.x (tf_cnn_benchmarks)", VFW_TENSORFLOW, 1, 1, -1, 1},
+      {"pytorch 1.6 (pytorch/examples)", VFW_PYTORCH, 1, 1, 6, 1},
+      {"PyTorch 1.9.0", VFW_PYTORCH, 1, 1, 9, 0},
+      {"pytorch v1.5.1", VFW_PYTORCH, 1, 1, 5, 1},
+      /* no release of the framework's own: not dated */
+      {"MXNet NVIDIA Release 20.06", VFW_MXNET, 0, 0, 0, 0},
+      {"PaddlePaddle (branch: develop, commitID: 605e7f0)", VFW_PADDLE, 0, 0, 0, 0},
+      {"TensorFlow 21.05", VFW_TENSORFLOW, 0, 0, 0, 0},
+      {"keras 2.3.1", VFW_TENSORFLOW, 0, 0, 0, 0},
+      {"oneflow 0.2.0", VFW_ONEFLOW, 1, 0, 2, 0},
+      /* several frameworks: a container's list, not one release */
+      {"kungfu (tensorflow-1.13)", VFW_TENSORFLOW, 1, 1, 13, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int major = 0, minor = 0;
+    int found = vfw_release(cases[i].text, cases[i].kind, &major, &minor);
+    cr_expect_eq(found, cases[i].found, "'%s': found %d", cases[i].text, found);
+    if (found && cases[i].found)
+      cr_expect(major == cases[i].major && minor == cases[i].minor, "'%s': %d.%d, want %d.%d",
+                cases[i].text, major, minor, cases[i].major, cases[i].minor);
+    vfw_text t = vfw_read(cases[i].text);
+    cr_expect_eq(vfw_builds_pre_cuda11(cases[i].text, &t), cases[i].pre11, "'%s'",
+                 cases[i].text);
+  }
+}
+
 /* Framework texts of the dp_training rows as plan switches. */
 Test(framework, plan_switches) {
   sc_plan p;

@@ -250,16 +250,25 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
  * 10.2.89; 20.06 is the first release on CUDA 11.0 -- NGC's framework
  * release notes, recalled, not a file in ../shared), so its 16-bit GEMMs
  * with a dimension not a multiple of 8 run on the CUDA cores
- * (plan.cublas_pre11, cost/compute.c cost_gemm_lib). A row that names no
- * container states no CUDA version and keeps the default (cuBLAS 11 or
- * newer); the same way for every row. */
+ * (plan.cublas_pre11, cost/compute.c cost_gemm_lib). A row naming no
+ * container but one framework's release whose own GPU builds all predate
+ * CUDA 11.0 (vfw_builds_pre_cuda11: TensorFlow before 2.4, PyTorch before
+ * 1.7, MXNet 1.6 and older, Paddle 1.x) ran cuBLAS 10 as well, on a GPU
+ * CUDA 10 runs (before Ampere: CUDA 11.0 is the first toolkit with sm_80,
+ * so an "MXNet 1.6.0" on an A100 is a container's rebuild). A row that
+ * names neither keeps the default (cuBLAS 11 or newer); the same way for
+ * every row. */
 #define VDP_NGC_FIRST_CUDA11 20.06
-static void vdp_cublas(const char *framework, sc_plan *p, char *assumed, size_t an) {
+#define VDP_ARCH_CUDA11_ONLY 80 /* sm_80 (Ampere): CUDA 11.0 and later only */
+static void vdp_cublas(const char *framework, const vfw_text *fw, int arch, sc_plan *p,
+                       char *assumed, size_t an) {
   double ngc = vhv_ngc_release(framework);
-  if (ngc <= 0 || ngc >= VDP_NGC_FIRST_CUDA11) return;
+  int by_release = ngc <= 0 && arch < VDP_ARCH_CUDA11_ONLY && vfw_builds_pre_cuda11(framework, fw);
+  if (!by_release && (ngc <= 0 || ngc >= VDP_NGC_FIRST_CUDA11)) return;
   p->cublas_pre11 = 1;
-  if (p->dtype == SC_FP16 || p->dtype == SC_BF16) /* fp32 runs no tensor cores here */
-    rowv_note(assumed, an, "cuBLAS 10 (NGC %.2f)", ngc);
+  if (p->dtype != SC_FP16 && p->dtype != SC_BF16) return; /* fp32 runs no tensor cores here */
+  if (by_release) rowv_note(assumed, an, "cuBLAS 10 (the release's own builds predate CUDA 11)");
+  else rowv_note(assumed, an, "cuBLAS 10 (NGC %.2f)", ngc);
 }
 
 /* Plain SGD: a CNN row whose framework text names tf_cnn_benchmarks (its
@@ -515,7 +524,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   /* and runs the frameworks' fp32 lists, casts and loss scaling
    * (plan.amp, cost/amp.h) */
   p->amp = !strcmp(dt, "amp");
-  vdp_cublas(vdp_cell(c, "framework"), p, assumed, an);
+  vdp_cublas(vdp_cell(c, "framework"), &fw, g->arch, p, assumed, an);
   vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   vdp_plain_sgd(vdp_cell(c, "framework"), vdp_cell(c, "notes"), &s->model, assumed, an);

@@ -69,6 +69,46 @@ vfw_text vfw_read(const char *text) {
   return t;
 }
 
+int vfw_release(const char *text, vfw_kind kind, int *major, int *minor) {
+  for (size_t i = 0; text && text[i]; i++)
+    for (size_t k = 0; k < sizeof spellings / sizeof spellings[0]; k++) {
+      const char *w = spellings[k].word;
+      /* Keras' own release is not TensorFlow's */
+      if (spellings[k].kind != kind || !strcmp(w, "keras") || !spelled_at(text, i, w)) continue;
+      const char *p = text + i + strlen(w);
+      if (*p == '-' || *p == '_' || *p == ' ') p++;
+      if (*p == 'v' || *p == 'V') p++;
+      if (!isdigit((unsigned char)*p)) continue;
+      char *end = NULL;
+      long a = strtol(p, &end, 10);
+      /* "tf2" alone is no release; a two-digit major is NGC's YY.MM */
+      if (*end != '.' || a >= 10) continue;
+      *major = (int)a;
+      *minor = isdigit((unsigned char)end[1]) ? (int)strtol(end + 1, NULL, 10) : -1;
+      return 1;
+    }
+  return 0;
+}
+
+/* The first release of each framework that may have CUDA 11 builds
+ * (framework.h says where each comes from). */
+static const struct {
+  vfw_kind kind;
+  int major, minor;
+} first_cuda11[] = {
+    {VFW_TENSORFLOW, 2, 4}, {VFW_PYTORCH, 1, 7}, {VFW_MXNET, 1, 7}, {VFW_PADDLE, 2, 0}};
+
+int vfw_builds_pre_cuda11(const char *text, const vfw_text *fw) {
+  int major, minor;
+  if (fw->sole == VFW_NONE || !vfw_release(text, fw->sole, &major, &minor)) return 0;
+  for (size_t k = 0; k < sizeof first_cuda11 / sizeof first_cuda11[0]; k++) {
+    if (first_cuda11[k].kind != fw->sole) continue;
+    if (major != first_cuda11[k].major) return major < first_cuda11[k].major;
+    return minor >= 0 && minor < first_cuda11[k].minor;
+  }
+  return 0;
+}
+
 /* 1 when the row's framework runs the attention unfused on every GPU
  * (framework.h): TensorFlow named alone, with or without XLA, or MXNet
  * named alone with Horovod (gluon-nlp's BERT, not NVIDIA's). */

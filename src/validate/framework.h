@@ -52,6 +52,32 @@ typedef struct vfw_text {
 /* Read a row's framework text (NULL reads as empty). */
 vfw_text vfw_read(const char *text);
 
+/* The release of framework `kind` written right after one of its
+ * spellings in text (after at most one '-', '_' or space and an optional
+ * 'v': "mxnet 1.6.0", "tensorflow-2.3", "tf2.0", "paddle 1.8.3"): 1 with
+ * *major and *minor set (*minor -1 when not a digit: "tensorflow-1.x"),
+ * 0 when none is written ("MXNet NVIDIA Release 20.06", "TensorFlow
+ * 21.05": NGC's YY.MM releases, a major of 10 or more, not the
+ * framework's; "keras 2.3": Keras' release, not TensorFlow's). */
+int vfw_release(const char *text, vfw_kind kind, int *major, int *minor);
+
+/* 1 when the text names one framework alone with a release whose own GPU
+ * builds all predate CUDA 11.0 (so cuBLAS 10 or older ran it, unless a
+ * container rebuilt it: the caller asks for no NGC release and a GPU that
+ * CUDA 10 runs). The first release that may have CUDA 11 builds, per
+ * framework (recalled from each project's published build matrices, not
+ * files in ../shared):
+ *   TensorFlow 2.4  tensorflow.org "Tested build configurations": 1.15.0
+ *                   CUDA 10.0, 2.3.0 CUDA 10.1, 2.4.0 CUDA 11.0
+ *   PyTorch 1.7     pytorch.org's binaries: 1.6.0 cu92/cu101/cu102, 1.7.0
+ *                   the first cu110
+ *   MXNet 1.7       1.6.0 (February 2020) precedes CUDA 11.0 (July 2020);
+ *                   later releases are not dated here
+ *   Paddle 2.0      paddlepaddle-gpu 1.8.x: post97 and post107 wheels
+ *                   (CUDA 9.0, 10.0); 2.0 the first with CUDA 11
+ * OneFlow, KungFu, HugeCTR and texts with no release: 0 (not dated). */
+int vfw_builds_pre_cuda11(const char *text, const vfw_text *fw);
+
 /* The framework of a dp_training row as plan switches, the first
  * framework named deciding. Graph-mode frameworks (TensorFlow 1.x and
  * 2.x Keras fit, MXNet hybridized or symbolic, OneFlow, Paddle 1.x static

@@ -347,8 +347,9 @@ static const struct {
      "AMP); NVIDIA's BERT exchange (keyed on the "
      "framework alone) and its fp16 under AMP; Horovod before 0.21 fuses 64 MiB every 5 ms; "
      "the MXNet ResNet fused batch norm reached its MXNet rows with its figures seen; "
-     "pre-20.06 NGC rows run cuBLAS 10 (16-bit GEMMs off multiples of 8 on the CUDA cores) "
-     "and NVIDIA's BERT pads its vocabulary to a multiple of 8; NVIDIA's PyTorch BERT with "
+     "pre-20.06 NGC rows, and framework releases named without a container whose own builds "
+     "predate CUDA 11 on GPUs before Ampere, run cuBLAS 10 (16-bit GEMMs off multiples of 8 "
+     "on the CUDA cores) and NVIDIA's BERT pads its vocabulary to a multiple of 8; NVIDIA's PyTorch BERT with "
      "APEX runs its masked-LM head on every position"},
     {"kungfu_2xdgx1_allreduce_ps_gossip.csv",
      "added looking at this set's figures: the MPI path's per-thread copies and sums "

@@ -145,7 +145,9 @@ typedef struct sc_rs_job {
                                   proportion to their rows; 0, or less than the layer's
                                   rows = the layer's rows */
   double coll_cycle_s;         /* collectives start on a background cycle of this period
-                                  (Horovod: 1 ms); each waits half of it; 0 = none */
+                                  (Horovod: 1 ms); each waits half of it, and the host
+                                  learns that it ended (the ops reading its output are
+                                  launched after it: docs/recsys.md); 0 = none */
   double reader_batch_s;       /* data reader, one per node, prefetching: seconds per
                                   batch (fixed part); 0 with reader_sample_s = not modelled */
   double reader_sample_s;      /* data reader: seconds per sample of the node's share of

@@ -91,8 +91,31 @@ floor, mape = map(float, re.search(r"alone: ([0-9.]+)% \(file MAPE ([0-9.]+)%", 
 ratio = re.search(r"throughput over (\d+) rows: ([0-9.]+) \.\. ([0-9.]+)", t)
 assert n == 53 and 0 < floor < mape and int(ratio.group(1)) == 48, (n, floor, mape)
 assert len(re.findall(r"^mlperf-dlrm-\d+ ", t, re.M)) == 3
+def group(title):  # (rows, signed, share) of each value under a title
+    part = t.split(title + "\n")[1].split("\n\n")[0]
+    return [(int(n), float(e), float(sh)) for n, e, sh in
+            re.findall(r"^\s+\S.*?\s(\d+)\s+([+-][0-9.]+)%\s+[0-9.]+%\s+([0-9.]+)%$", part, re.M)]
+for title in ("by submitter", "by MLPerf round"):
+    g = group(title)
+    assert sum(n for n, _, _ in g) == 53 and abs(sum(sh for _, _, sh in g) - 100) <= 0.05 * len(g), (title, g)
+# the set spans five rounds: v0.7, v1.0, v1.1, v2.0, v2.1
+assert len(group("by MLPerf round")) == 5, group("by MLPerf round")
 PY
   else echo "FAIL: tools/recsys/residual.py on $SET:"; echo "$res" | head -20; fail=$((fail + 1)); fi
+  # --parts: every row of the Merlin set binned by its predicted exchange
+  # share, the bins in order
+  MSET=../shared/validation/recsys/merlin_distributed_embeddings_synthetic.csv
+  res=$(python3 tools/recsys/residual.py --stepcast "$CLI" --rows 0 --parts "$MSET")
+  if python3 - "$res" <<'PY'; then pass=$((pass + 1))
+import re, sys
+t = sys.argv[1]
+part = t.split("by predicted exchange share of the iteration\n")[1].split("\n\n")[0]
+bins = re.findall(r"^\s+(\d+-\d+ %)\s+(\d+)\s", part, re.M)
+assert sum(int(n) for _, n in bins) == 14, bins
+order = ["0-15 %", "15-30 %", "30-45 %", "45-100 %"]
+assert [b for b, _ in bins] == [b for b in order if b in dict(bins)], bins
+PY
+  else echo "FAIL: tools/recsys/residual.py --parts on $MSET:"; echo "$res" | tail -20; fail=$((fail + 1)); fi
 else
   echo "FAIL: $SET is missing: the row checks need ../shared"; fail=$((fail + 1))
 fi

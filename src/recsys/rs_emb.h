@@ -106,5 +106,10 @@ double rs_l2_bytes(const sc_gpu *g);
  * around them (5): an estimate from the op structure of TensorFlow's
  * embedding_lookup_sparse path, not a measurement. */
 #define RS_TABLE_OPS 12
+/* Of them, the ops of the forward pass: the lookup and combiner, and four
+ * of the five conversions: those of the ids (integers: no gradient) and
+ * the pooled output's reshape, whose gradient is the fifth. The backward
+ * gets the other six (SGD, without Unique and segment sum: four). */
+#define RS_TABLE_FWD_OPS 6
 
 #endif

@@ -72,7 +72,7 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   int n = j->gpus, m = j->model.n_tables;
   c->st = mem_calloc((size_t)m, sizeof *c->st);
   c->fwd = mem_calloc((size_t)n * 5, sizeof *c->fwd);
-  c->shards = mem_calloc((size_t)n * 2, sizeof *c->shards);
+  c->shards = mem_calloc((size_t)n * 3, sizeof *c->shards);
   if (!c->st || !c->fwd || !c->shards) {
     rs_ctx_close(c);
     return sc_error_set(err, SC_ENOMEM, "recsys: out of memory");
@@ -82,6 +82,7 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   c->send = c->mem + n;
   c->lookups = c->send + n;
   c->xops = c->shards + n;
+  c->xfops = c->xops + n;
   for (int t = 0; t < m; t++) {
     if (t > 0 && rs_same_shape(&j->model.tables[t - 1], &j->model.tables[t]))
       c->st[t] = c->st[t - 1]; /* groups of equal tables: computed once */
@@ -176,27 +177,31 @@ static void put_all(rs_ctx *c, int t, rs_shard_geo *geo) {
   }
 }
 
-/* One shard of a table with xo extra framework ops on GPU g. */
-static void add_shard(rs_ctx *c, int g, int xo) {
+/* One shard of a table with xo extra framework ops (xf of them forward)
+ * on GPU g. */
+static void add_shard(rs_ctx *c, int g, int xo, int xf) {
   c->shards[g]++;
   c->xops[g] += xo;
+  c->xfops[g] += xf;
 }
 
 /* Shards per GPU (their L2 share) and the extra ops of tables read by
  * several features (per-table frameworks), counted before the costs. */
 static void count_shards(rs_ctx *c, const sc_rs_plan *p) {
   int n = c->j->gpus, gpn = c->all.ranks_per_node;
-  memset(c->shards, 0, sizeof *c->shards * (size_t)n * 2);
+  memset(c->shards, 0, sizeof *c->shards * (size_t)n * 3);
   for (int t = 0; t < p->n; t++) {
     const sc_rs_shard *s = &p->s[t];
-    int xo = c->j->kernel == SC_RS_PER_TABLE ? rs_tf_feature_ops((int)c->st[t].outputs) : 0;
-    if (s->kind == SC_RS_TABLE_WISE) add_shard(c, s->gpu, xo);
+    int per_table = c->j->kernel == SC_RS_PER_TABLE, f = (int)c->st[t].outputs;
+    int xo = per_table ? rs_tf_feature_ops(f) : 0, xf = per_table ? rs_tf_feature_fwd_ops(f) : 0;
+    if (s->kind == SC_RS_TABLE_WISE) add_shard(c, s->gpu, xo, xf);
     else if (s->kind == SC_RS_COLUMN_WISE)
-      for (int k = 0; k < s->parts; k++) add_shard(c, s->gpu + k, xo);
+      for (int k = 0; k < s->parts; k++) add_shard(c, s->gpu + k, xo, xf);
     else if (s->kind == SC_RS_TABLE_ROW_WISE)
-      for (int k = 0; k < gpn && s->gpu * gpn + k < n; k++) add_shard(c, s->gpu * gpn + k, xo);
+      for (int k = 0; k < gpn && s->gpu * gpn + k < n; k++)
+        add_shard(c, s->gpu * gpn + k, xo, xf);
     else
-      for (int g = 0; g < n; g++) add_shard(c, g, xo);
+      for (int g = 0; g < n; g++) add_shard(c, g, xo, xf);
   }
 }
 
@@ -319,28 +324,66 @@ static double launch_s(const sc_rs_job *j) {
   return j->eager ? cost_launch(&j->gpu) : cost_graph_launch(&j->gpu);
 }
 
+/* Host seconds of an iteration's launches, by the stretch of GPU work
+ * they feed: the embedding forward (the lookups), the dense part (with
+ * the loss, the optimizer and the rest) and the embedding backward. */
+typedef struct rs_host {
+  double emb_fwd, dense, emb_bwd;
+} rs_host;
+
 /* Host seconds of launching the kernels issued per iteration and the
  * per-table framework ops (their fixed GPU cost goes to the embedding
- * backward). The ops a table
+ * backward) into *h. The ops a table
  * launches only after a device-to-host sync (TensorFlow's Unique count,
  * rs_tfsparse.h) go to *exposed, counted once per table on the GPU with
- * the most shards; the others may run ahead of the GPU. */
-static double host_kernels(const rs_ctx *c, const rs_volumes *v, sc_rs_result *r, double *exposed) {
+ * the most shards; the others may run ahead of the GPU. A per-table
+ * framework's ops are those of the GPU issuing the most. */
+static void host_kernels(const rs_ctx *c, const rs_volumes *v, sc_rs_result *r, rs_host *h,
+                         double *exposed) {
   const sc_rs_job *j = c->j;
   double launch = launch_s(j);
   int groups = popcount(v->kinds_used);
-  int kernels = c->dense.kernels + groups * (RS_FWD_KERNELS + RS_BWD_KERNELS) + 6;
+  h->emb_fwd = groups * RS_FWD_KERNELS * launch;
+  h->emb_bwd = groups * RS_BWD_KERNELS * launch;
+  h->dense = (c->dense.kernels + 6) * launch;
   *exposed = 0;
-  if (j->kernel != SC_RS_PER_TABLE) return kernels * launch;
-  int most = 0, busiest = 0, ops = rs_tf_table_ops(j->opt), after = rs_tf_post_sync_ops(j->opt);
+  if (j->kernel != SC_RS_PER_TABLE) return;
+  int most = 0, busiest = 0, fwd = 0, ops = rs_tf_table_ops(j->opt);
+  int after = rs_tf_post_sync_ops(j->opt);
   for (int g = 0; g < j->gpus; g++) {
     if (c->shards[g] > most) most = c->shards[g];
-    if (c->shards[g] * ops + c->xops[g] > busiest) busiest = c->shards[g] * ops + c->xops[g];
+    if (c->shards[g] * ops + c->xops[g] > busiest) {
+      busiest = c->shards[g] * ops + c->xops[g];
+      fwd = c->shards[g] * RS_TABLE_FWD_OPS + c->xfops[g];
+    }
   }
   double in_op_after, in_op = rs_tf_host_s(j->opt, &in_op_after);
   *exposed = most * (after * launch + in_op_after);
   r->emb_bwd_s += (busiest + most * rs_tf_extra_kernels(j->opt)) * COST_KERNEL_T0;
-  return (kernels + busiest - most * after) * launch + most * in_op;
+  h->emb_fwd += fwd * launch;
+  h->emb_bwd += (busiest - fwd - most * after) * launch + most * in_op;
+}
+
+/* Host seconds beyond the GPU's work, given the host's launches h and the
+ * GPU's seconds gpu (all of it) and, of it, the embedding forward gf, the
+ * dense part gd and the embedding backward gb. The host may run ahead of
+ * the GPU by the whole iteration, unless the framework learns on the host
+ * that a collective has ended: Horovod's background thread runs it and a
+ * finalizer thread waits for the GPU before calling the op's callback
+ * (../shared/reference/horovod/horovod/common/operations.cc, the
+ * finalizer thread pool and each entry's callback; our reading: the
+ * TensorFlow op is asynchronous and completes in that callback), so the
+ * ops that read the all-to-all's output are launched only once it has
+ * ended: the ids and pooled all-to-all forward and the gradients'
+ * backward cut the iteration into the lookups, the dense part and the
+ * embedding backward, and the host's launches of each are hidden only by
+ * the GPU work of the same stretch. */
+static double host_beyond(const sc_rs_job *j, const sc_rs_result *r, const rs_host *h, double gpu,
+                          double gf, double gd, double gb) {
+  double all = h->emb_fwd + h->dense + h->emb_bwd;
+  if (j->gpus < 2 || j->coll_cycle_s <= 0 || r->a2a_fwd_s + r->rs_fwd_s <= 0)
+    return all > gpu ? all - gpu : 0;
+  return fmax(h->emb_fwd - gf, 0) + fmax(h->dense - gd, 0) + fmax(h->emb_bwd - gb, 0);
 }
 
 /* A data reader per node prefetches the next batch while the GPUs train on
@@ -373,7 +416,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->emb_fwd_s += groups * RS_FWD_KERNELS * COST_KERNEL_T0;
   r->emb_bwd_s += groups * RS_BWD_KERNELS * COST_KERNEL_T0;
   double exposed;
-  double host = host_kernels(c, &v, r, &exposed);
+  rs_host host;
+  host_kernels(c, &v, r, &host, &exposed);
   double ar = comms(c, &v, r);
   /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
    * the whole batch before it (its output is one more pooled vector) */
@@ -394,7 +438,9 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
                r->allreduce_s + r->optimizer_s;
   /* the host issues every kernel and collective; an eager framework's
    * launches bound a short step, a graph or C++ runtime's hardly */
-  r->overhead_s = (host > gpu ? host - gpu : 0) + exposed;
+  r->overhead_s = host_beyond(j, r, &host, gpu, r->emb_fwd_s, r->dense_fwd_s + r->dense_bwd_s,
+                              r->emb_bwd_s + r->allreduce_s + r->optimizer_s) +
+                  exposed;
   /* a framework that runs collectives on a background cycle (Horovod's
    * RunLoopOnce, HOROVOD_CYCLE_TIME default 1 ms: horovod/common/
    * operations.cc): each dependent collective waits half a cycle on average */

@@ -42,8 +42,9 @@ typedef struct rs_ctx {
   int nodes;
   /* scratch, gpus entries each (owned) */
   double *fwd, *bwd, *mem, *send, *lookups;
-  int *shards;                /* shards per GPU; owns xops too */
+  int *shards;                /* shards per GPU; owns xops and xfops too */
   int *xops;                  /* extra framework ops per GPU (tables of several features) */
+  int *xfops;                 /* of them, the forward pass's */
   /* what the last rs_eval found beyond its result (rs_trace.c reads them;
      fwd and bwd above hold its per-GPU lookup seconds) */
   rs_volumes vol;             /* its collective volumes */

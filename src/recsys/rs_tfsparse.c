@@ -51,10 +51,15 @@ int rs_tf_dedups(sc_rs_opt o) { return o != SC_RS_SGD; }
  * indices), the way a Keras layer called on several inputs gets one
  * gradient per call. */
 #define RS_TF_FEATURE_OPS 3
+#define RS_TF_FEATURE_FWD_OPS 2
 #define RS_TF_AGGREGATE_OPS 2
 
 int rs_tf_feature_ops(int features) {
   return features > 1 ? (features - 1) * RS_TF_FEATURE_OPS + RS_TF_AGGREGATE_OPS : 0;
+}
+
+int rs_tf_feature_fwd_ops(int features) {
+  return features > 1 ? (features - 1) * RS_TF_FEATURE_FWD_OPS : 0;
 }
 
 double rs_tf_aggregate_bytes(int features, double lookups, double dense_b) {

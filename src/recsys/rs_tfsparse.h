@@ -59,6 +59,10 @@ int rs_tf_post_sync_ops(sc_rs_opt o);
  * IndexedSlices (2 concatenations: values, indices). */
 int rs_tf_feature_ops(int features);
 
+/* Of those, the ops of the forward pass: each extra feature's lookup and
+ * combiner (2). */
+int rs_tf_feature_fwd_ops(int features);
+
 /* HBM bytes of that aggregation: the values ([L, d], dense_b a row) and
  * the int64 indices of all L lookups read and written once; 0 for one
  * feature. */

@@ -372,6 +372,14 @@ static const struct {
     {"hugectr_wdl_batch_sweep.csv",
      "the notes' vocab_size read as the hash tables' capacity per GPU, which HugeCTR's global "
      "Adam sweeps (validate/recsys_rows.c): adopted looking at this set's one-GPU residual"},
+    {"merlin_distributed_embeddings_synthetic.csv",
+     "a Horovod job's host launches hidden only by the GPU work between its all-to-alls, "
+     "with a table's ops split 6 forward / 6 backward (recsys/rs_shard.c): adopted after "
+     "seeing this set move with the split (a forward share of 0.2 to 0.6 of the launches: "
+     "25.4 to 23.0 %)"},
+    {"nvidia_dle_dlrm_dcnv2.csv",
+     "a Horovod job's host launches hidden only by the GPU work between its all-to-alls "
+     "(recsys/rs_shard.c): its TensorFlow rows were seen with the Merlin set's split sweep"},
     {"mlperf_dlrm_v0.7-v2.1.csv",
      "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
      "looking at this set"},

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Where a recommendation set's error sits: every row's signed error joined
 with the columns a prediction reads (framework, GPU, GPU count, nodes,
-batch, dtype, intra-node link), the error grouped by each of them, and the
-floor that rows with identical inputs put under any model's MAPE.
+batch, dtype, intra-node link, model) and with where the row comes from
+(the submitter and MLPerf round its `source` names), the error grouped by
+each of them with the group's share of the file's summed absolute error,
+and the floor that rows with identical inputs put under any model's MAPE.
 
-    tools/recsys/residual.py [--stepcast build/stepcast] [--rows N] [CSV]
+    tools/recsys/residual.py [--stepcast build/stepcast] [--rows N] [--parts] [CSV]
 
 Default CSV: ../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv.
 
@@ -19,6 +21,12 @@ group the best single prediction (the one minimising the group's summed
 absolute percentage error, which is one of the measured values) gives a
 floor under the MAPE that no model reading only these columns can beat.
 
+--parts also asks `stepcast recsys row CSV ID --format json` for every
+row's breakdown and groups the rows by the share of the predicted
+iteration spent in the exchange (ids and pooled all-to-all, row-wise
+reduce-scatter and all-gather): where a model's error follows that share,
+the exchange and the rest are mis-weighted against each other.
+
 Evaluation check (sets whose `measured_from` gives both a tracked and a
 run-average throughput, "run-average incl. evaluation = X samples/s"):
 the ratio tracked / run-average per row; 1.000 means the tracked figure
@@ -30,6 +38,7 @@ import argparse
 import collections
 import csv
 import io
+import json
 import re
 import subprocess
 
@@ -53,16 +62,43 @@ def fw_class(text):
     return "+".join(named) if named else "-"
 
 
+def source_parts(text):
+    """(submitter, round) a row's `source` names: the folder before
+    "/results/" (MLPerf's submitter, in lower case: the set spells some two
+    ways) and the MLPerf round of "training_results_vX"; "-" where absent."""
+    sub = re.search(r"([A-Za-z][\w.-]*)/results/", text)
+    rnd = re.search(r"training_results_(v[0-9.]+)", text)
+    return (sub.group(1).lower() if sub else "-"), (rnd.group(1) if rnd else "-")
+
+
 def table(title, rows, key):
     by = collections.defaultdict(list)
     for r in rows:
         by[key(r)].append(r["err"])
+    total = sum(abs(r["err"]) for r in rows) or 1
     print(f"\n{title}")
-    print(f"  {'value':42s} {'rows':>4s} {'signed':>8s} {'MAPE':>7s}")
+    print(f"  {'value':42s} {'rows':>4s} {'signed':>8s} {'MAPE':>7s} {'share':>7s}")
     for k in sorted(by, key=lambda v: (len(v), v) if v.isdigit() else (99, v)):
         v = by[k]
+        ae = sum(abs(e) for e in v)
         print(f"  {k:42s} {len(v):4d} {sum(v) / len(v):+7.1f}% "
-              f"{sum(abs(e) for e in v) / len(v):6.1f}%")
+              f"{ae / len(v):6.1f}% {100 * ae / total:6.1f}%")
+
+
+EXCHANGE = ("ids_s", "a2a_fwd_s", "a2a_bwd_s", "rs_fwd_s", "ag_bwd_s")
+BINS = ((0.15, "0-15 %"), (0.30, "15-30 %"), (0.45, "30-45 %"), (9, "45-100 %"))
+
+
+def exchange_bin(exe, path, rid):
+    """The share of the predicted iteration in the exchange, binned."""
+    out = subprocess.run([exe, "recsys", "row", path, rid, "--format", "json"],
+                         capture_output=True, text=True, check=False).stdout
+    try:
+        d = json.loads(out)
+    except ValueError:
+        return "-"
+    share = sum(d["breakdown"][k] for k in EXCHANGE) / d["iter_s"]
+    return next(name for top, name in BINS if share < top)
 
 
 def floor(rows):
@@ -99,6 +135,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--stepcast", default="build/stepcast")
     ap.add_argument("--rows", type=int, default=1000, help="print the N worst rows")
+    ap.add_argument("--parts", action="store_true",
+                    help="group by the predicted exchange share (one recsys row call a row)")
     ap.add_argument("csv", nargs="?",
                     default="../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv")
     a = ap.parse_args()
@@ -111,6 +149,7 @@ def main():
         r["pred"] = pred[r["id"]]
         r["err"] = 100 * (r["pred"] / r["meas"] - 1)
         r["fw"] = fw_class(r["framework"])
+        r["submitter"], r["round"] = source_parts(r["source"])
         rows.append(r)
     print(f"{'id':16s} {'signed':>8s} {'meas ms':>8s} {'pred ms':>8s}  framework / gpu x gpus "
           f"(nodes) batch dtype intra")
@@ -124,6 +163,12 @@ def main():
     table("by GPUs", rows, lambda r: r["gpus"])
     table("by global batch", rows, lambda r: r["global_batch"])
     table("by intra-node link", rows, lambda r: r["intra_node"])
+    table("by model and tables", rows, lambda r: f"{r['model']} ({r['num_tables']} tables)")
+    table("by submitter", rows, lambda r: r["submitter"])
+    table("by MLPerf round", rows, lambda r: r["round"])
+    if a.parts:
+        table("by predicted exchange share of the iteration", rows,
+              lambda r: exchange_bin(a.stepcast, a.csv, r["id"]))
     floor(rows)
     eval_check(rows)
 

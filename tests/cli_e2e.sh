@@ -118,6 +118,9 @@ expect 2 "plan.etp: 2; valid: 0 or 4" -- predict -m mixtral-8x7b -g h100-sxm5-80
 # FSDP per framework, MoE as run: bad values name what would be valid
 expect 2 'plan.fsdp_impl: unknown value string "megatron"; valid: fsdp2, fsdp1, deepspeed, xla' -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=megatron
 expect 2 "valid: 0, 1" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=fsdp1 --set plan.fsdp_prefetch=2
+# the backward prefetch left to the implementation: FSDP1 none (PyTorch 1.13), FSDP2 one unit
+expect 0 "fsdp1: reshard after forward, backward prefetch 0," -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=fsdp1
+expect 0 "fsdp2: reshard after forward, backward prefetch 1," -- predict examples/mpt-7b-fsdp-8-a100.json
 expect 0 "dp_comm_exposed" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=deepspeed --set plan.ds_max_reuse=0
 expect 2 "plan.moe_imbalance: 20 is more than the busiest of ep 8 ranks can hold" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=20
 expect 2 "plan.moe_imbalance" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=0.5

@@ -425,6 +425,11 @@ typedef enum sc_fsdp_impl {
                           layer into its weights, one layer ahead */
 } sc_fsdp_impl;
 
+/* plan.fsdp_prefetch left to the implementation: FSDP1 prefetches nothing
+ * in backward (PyTorch 1.13's FullyShardedDataParallel defaults
+ * backward_prefetch to None), FSDP2 the previous group (1). */
+#define SC_FSDP_PREFETCH_AUTO (-1)
+
 /* How MoE tokens reach their experts and come back (Megatron-Core's
  * moe_token_dispatcher_type; docs/model.md "MoE token dispatchers"). */
 typedef enum sc_moe_dispatcher {
@@ -592,8 +597,11 @@ typedef struct sc_plan {
                                 0 = keep them to the backward (SHARD_GRAD_OP,
                                 FSDP2 reshard_after_forward=False) */
   int fsdp_prefetch;         /* FSDP1/FSDP2: units gathered ahead in backward
-                                (FSDP1 BACKWARD_PRE: 1, none: 0; FSDP2: 1, or
-                                more through set_modules_to_backward_prefetch) */
+                                (FSDP1 BACKWARD_PRE: 1, None: 0; FSDP2: 1, or
+                                more through set_modules_to_backward_prefetch);
+                                SC_FSDP_PREFETCH_AUTO (the default): the
+                                implementation's own default, which
+                                sc_scenario_resolve sets (FSDP1 0, others 1) */
   int fsdp_forward_prefetch; /* 1 = the next unit's gather is issued before
                                 this unit's forward (FSDP1 forward_prefetch);
                                 0 = when the host reaches it (implicit) */

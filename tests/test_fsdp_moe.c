@@ -214,6 +214,8 @@ Test(fsdp, fsdp2_copies_cost_their_hbm_time) {
   s.model.tf.kv_heads = 32;
   s.model.tf.ffn = 4 * (int)h;
   s.cluster.nvlink_bw = 1e15;
+  s.plan.fsdp_prefetch = 1; /* both prefetch one unit in backward (FSDP1:
+                               BACKWARD_PRE, not its default None) */
   sc_result f2 = predict_ok(&s);
   s.plan.fsdp_impl = SC_FSDP1;
   sc_result f1 = predict_ok(&s);
@@ -277,6 +279,8 @@ Test(fsdp, per_module_gathers_pay_the_ring_latency_at_scale) {
   s.model.tf.ffn = 2048;
   s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
   s.plan.ds_max_reuse = 0;
+  s.plan.fsdp_prefetch = 1; /* FSDP1 with BACKWARD_PRE, as DeepSpeed
+                               prefetches */
   double ratio[2], extra = 0, steps = 0;
   for (int big = 0; big < 2; big++) {
     s.cluster.gpus = big ? 1024 : 8;
@@ -304,6 +308,39 @@ Test(fsdp, prefetch_hides_what_no_prefetch_exposes) {
   sc_result off = predict_ok(&s);
   cr_assert(off.time.dp_comm > on.time.dp_comm, "no prefetch %g, prefetch %g", off.time.dp_comm,
             on.time.dp_comm);
+}
+
+/* plan.fsdp_prefetch left to the implementation: FSDP1 gathers nothing
+ * ahead in backward (PyTorch 1.13's backward_prefetch=None), FSDP2 one
+ * unit; resolving the scenario writes the value, and the default predicts
+ * what naming it does. */
+Test(fsdp, backward_prefetch_defaults_per_implementation) {
+  sc_scenario s = gpt();
+  s.cluster.gpus = 64; /* 8 nodes: the gathers cross the network */
+  s.plan.dp = 64;
+  s.plan.global_batch = 128;
+  cr_assert_eq(s.plan.fsdp_prefetch, SC_FSDP_PREFETCH_AUTO);
+  const int want[] = {[SC_FSDP2] = 1, [SC_FSDP1] = 0};
+  for (int impl = SC_FSDP2; impl <= SC_FSDP1; impl++) {
+    sc_scenario t = s;
+    t.plan.fsdp_impl = (sc_fsdp_impl)impl;
+    sc_error err = {0};
+    cr_assert_eq(sc_scenario_resolve(&t, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(t.plan.fsdp_prefetch, want[impl], "%s: resolved to %d",
+                 plan_fsdp_impl_names[impl], t.plan.fsdp_prefetch);
+    t = s;
+    t.plan.fsdp_impl = (sc_fsdp_impl)impl;
+    sc_result dflt = predict_ok(&t);
+    t.plan.fsdp_prefetch = want[impl];
+    sc_result named = predict_ok(&t);
+    cr_assert_eq(dflt.step_s, named.step_s, "%s: default %g s, named %g s",
+                 plan_fsdp_impl_names[impl], dflt.step_s, named.step_s);
+    t.plan.fsdp_prefetch = 1 - want[impl];
+    sc_result other = predict_ok(&t);
+    cr_assert((other.time.dp_comm > dflt.time.dp_comm) == (impl == SC_FSDP2),
+              "%s: prefetch %d exposes %g s, the default %g s", plan_fsdp_impl_names[impl],
+              1 - want[impl], other.time.dp_comm, dflt.time.dp_comm);
+  }
 }
 
 Test(fsdp, bad_values_exit_with_what_is_valid) {

@@ -47,6 +47,9 @@ static sc_scenario mpt(int gpus) {
   s.plan.dp = gpus;
   s.plan.zero = 3;
   s.plan.fsdp_impl = SC_FSDP1;
+  s.plan.fsdp_prefetch = 1; /* BACKWARD_PRE: each backward gather one unit
+                               ahead (the default, None, queues it behind
+                               the reduce-scatter before it) */
   s.plan.recompute = SC_RECOMP_NONE;
   s.plan.micro_batch = 12;
   s.plan.global_batch = 12L * gpus;

@@ -41,7 +41,7 @@ CASES = {
     "fsdp_shard": (MPT, {"plan.fsdp_shard": 4}),
     "fsdp_impl": (MPT, {"plan.fsdp_impl": "fsdp1"}),
     "fsdp_reshard": (MPT, {"plan.fsdp_reshard": False}),
-    "fsdp_prefetch": (MPT, {"plan.fsdp_prefetch": 0, "plan.fsdp_impl": "fsdp1"}),
+    "fsdp_prefetch": (MPT, {"plan.fsdp_prefetch": 1, "plan.fsdp_impl": "fsdp1"}),
     "fsdp_forward_prefetch": (MPT, {"plan.fsdp_forward_prefetch": True,
                                     "plan.fsdp_impl": "fsdp1"}),
     "ds_prefetch_bucket": (MPT, dict(DS, **{"plan.ds_prefetch_bucket": 0})),

@@ -29,6 +29,7 @@
  * slowdown of the compute a collective overlaps (its channels' SMs), per
  * micro-batch (FSDP gathers and reduces every micro-batch).
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -216,6 +217,7 @@ static int depth(const eng *e, double layer_params, int bwd) {
     double d = layer_params > 0 ? floor(b / layer_params) : 1;
     return d < 1 ? 1 : d > FSDP_RING - 1 ? FSDP_RING - 1 : (int)d;
   }
+  assert(p->fsdp_prefetch >= 0); /* resolved (plan_fsdp_resolve) */
   return bwd ? p->fsdp_prefetch : 1;
 }
 

@@ -944,6 +944,7 @@ int plan_resolve_scratch(sc_scenario *t, sc_error *err) {
 
 int plan_resolve_plan(sc_scenario *t, sc_error *err) {
   int rc;
+  plan_fsdp_resolve(&t->plan);
   if ((rc = plan_basics(&t->plan, err)) || (rc = plan_dtype(t, err)) ||
       (rc = plan_tensor(t, err)) || (rc = plan_context(t, err)) ||
       (rc = plan_data(t, err)) || (rc = plan_expert(t, err)) ||

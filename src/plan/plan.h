@@ -84,6 +84,9 @@ extern const char *const plan_fsdp_impl_names[PLAN_FSDP_IMPLS];
  * other and the plan: SC_OK or SC_EINPUT naming the key and what would be
  * valid. */
 void plan_fsdp_moe_default(sc_plan *p);
+/* Sets plan.fsdp_prefetch, when left to the implementation
+ * (SC_FSDP_PREFETCH_AUTO), to plan.fsdp_impl's default. */
+void plan_fsdp_resolve(sc_plan *p);
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
 /* plan_moe.c: the MoE token dispatcher, group-limited routing and the

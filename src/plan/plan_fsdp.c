@@ -25,9 +25,8 @@ void plan_fsdp_moe_default(sc_plan *p) {
   p->fsdp_impl = SC_FSDP2;   /* PyTorch's current FSDP (fully_shard) */
   p->fsdp_reshard = 1;       /* FSDP2 reshard_after_forward=True, FSDP1
                                 FULL_SHARD, DeepSpeed stage 3 */
-  p->fsdp_prefetch = 1;      /* FSDP1 BackwardPrefetch.BACKWARD_PRE; FSDP2's
-                                default prefetch of the previous group
-                                (_fsdp_state.py) */
+  p->fsdp_prefetch = SC_FSDP_PREFETCH_AUTO; /* each implementation's own
+                                               (plan_fsdp_resolve) */
   p->fsdp_forward_prefetch = 0; /* FSDP1 forward_prefetch=False; FSDP2
                                    prefetches forward implicitly */
   p->ds_prefetch_bucket = DS_PREFETCH_BUCKET;
@@ -43,6 +42,23 @@ void plan_fsdp_moe_default(sc_plan *p) {
   p->moe_imbalance = 1.0;    /* balanced: no measurement of a trained
                                 router's imbalance is in ../shared */
   plan_moe_default(p);       /* dispatcher, routing groups (plan_moe.c) */
+}
+
+/* FSDP1 as PyTorch 1.13 defines it (the release whose kernels
+ * src/engine/fsdp1k.c costs; torch/distributed/fsdp/
+ * fully_sharded_data_parallel.py in Debian's python3-torch 1.13.1, not in
+ * ../shared/reference): FullyShardedDataParallel.__init__ takes
+ * backward_prefetch=None, so no unit is gathered ahead in backward and
+ * each unit's gather waits behind the reduce-scatter issued before it on
+ * the process group's one NCCL stream (the BackwardPrefetch docstring:
+ * "all_gather and reduce_scatter are blocked each other in the single
+ * NCCL stream"). FSDP2 prefetches the previous group by default
+ * (../shared/reference/pytorch/torch/distributed/fsdp/_fully_shard/
+ * _fsdp_state.py); DeepSpeed's depth is its bucket's (fsdp.c) and XLA
+ * gathers one layer ahead: 1. */
+void plan_fsdp_resolve(sc_plan *p) {
+  if (p->fsdp_prefetch != SC_FSDP_PREFETCH_AUTO) return;
+  p->fsdp_prefetch = p->fsdp_impl == SC_FSDP1 ? 0 : 1;
 }
 
 static int fsdp_keys(const sc_plan *p, sc_error *err) {

@@ -383,6 +383,9 @@ static const struct {
     {"mlperf_dlrm_v0.7-v2.1.csv",
      "PyTorch rows keep the bottom MLP on GPU 0 (NVIDIA's PyTorch DLRM): applied after "
      "looking at this set"},
+    {"mosaic_fsdp_a100.csv",
+     "FSDP1's backward prefetch read as PyTorch 1.13's default (None), the release whose kernels "
+     "fsdp1k.c costs, rather than later releases' BACKWARD_PRE: chosen after seeing this set"},
     {"dgxc_benchmarking.csv",
      "rows naming no framework run Transformer Engine's attention in fp8/fp4 and on Blackwell "
      "(rowd_attention): decided looking at this set's GB200 rows; NeMo/Apex memory defaults "

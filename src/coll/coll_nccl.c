@@ -396,7 +396,8 @@ static nccl_sys sys_of_ch(const coll_group *g, coll_intra intra, int max_ch) {
     if (s.ppn == 1) s.nch = 2; /* NCCL: two channels per NIC */
   }
   s.tune_bw = s.tree_tune_bw = s.tree_bw = s.bus_bw;
-  s.nch_run = max_ch > 0 && s.nodes == 1 ? s.nch : nccl_rings_kernel_channels(s.nch);
+  s.nch_run = nccl_rings_kernel_channels(s.nch);
+  if (max_ch > 0 && s.nodes == 1 && s.nch_run > max_ch) s.nch_run = max_ch;
   /* Across nodes the kernels keep NCCL 2.18's cap, MAXCHANNELS 32
    * (src/include/devcomm.h, 2.18); 2.30.7 raised MAXCHANNELS to 64. */
   if (s.nodes > 1 && s.nch_run > MULTI_NODE_MAXCHANNELS) s.nch_run = MULTI_NODE_MAXCHANNELS;

@@ -393,3 +393,29 @@ Test(coll_nccl, ll128_a100_8_ranks_from_source) {
     cr_expect_eq(c.channels, 24);
   }
 }
+
+/* NCCL 1.x's one block a GPU (coll_nccl_algo_time_ch, max_channels 1):
+ * on the 8-GPU DGX-1 cube-mesh NCCL 2 finds 6 rings (coll_cubemesh_rings)
+ * and one ring moves a sixth of their bytes per second, so at 1 GiB the
+ * ring Simple time is about 6 times NCCL's; 0 is NCCL's own count,
+ * exactly coll_nccl_algo_time; on PCIe the one ring fills the link as
+ * NCCL's two channels do (within 1 %: the chunking differs). */
+Test(coll_nccl, one_channel_runs_one_rings_share) {
+  coll_group v = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
+  double b = 1024.0 * 1024 * 1024;
+  double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH, COLL_ALGO_RING,
+                                 COLL_PROTO_SIMPLE);
+  double t0 = coll_nccl_algo_time_ch(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH,
+                                     COLL_ALGO_RING, COLL_PROTO_SIMPLE, 0);
+  double t1 = coll_nccl_algo_time_ch(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH,
+                                     COLL_ALGO_RING, COLL_PROTO_SIMPLE, 1);
+  cr_expect(t0 == t, "max 0 is NCCL's own: %g vs %g s", t0, t);
+  cr_expect(coll_cubemesh_rings(8) == 6, "6 rings on 8 GPUs");
+  cr_expect(fabs(t1 / t - 6) < 0.06, "one ring of six: %g vs %g s (x%.3f)", t1, t, t1 / t);
+  coll_group p = {8, 8, 70, 15.75e9, 25e9, 0, 0, 8, 1, 0, 1, 0};
+  double tp = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &p, COLL_INTRA_PCIE, COLL_ALGO_RING,
+                                  COLL_PROTO_SIMPLE);
+  double tp1 = coll_nccl_algo_time_ch(COLL_ALL_REDUCE, b, &p, COLL_INTRA_PCIE, COLL_ALGO_RING,
+                                      COLL_PROTO_SIMPLE, 1);
+  cr_expect(fabs(tp1 / tp - 1) < 0.01, "PCIe, one ring fills the link: %g vs %g s", tp1, tp);
+}

@@ -499,3 +499,44 @@ Test(dp_models, plain_sgd) {
   cr_assert_eq(b->resolve(&sgd, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.optimizer") && strstr(err.msg, "momentum"), "%s", err.msg);
 }
+
+/* Count of the operators whose name ends in `suffix`. */
+static int count_suffix(const wg_graph *g, const char *suffix) {
+  int n = 0;
+  size_t ls = strlen(suffix);
+  for (int i = 0; i < g->n_ops; i++) {
+    size_t l = strlen(g->ops[i].name);
+    n += l >= ls && !strcmp(g->ops[i].name + l - ls, suffix);
+  }
+  return n;
+}
+
+/* A convolution's bias is a kernel of its own (TensorFlow 1.x's BiasAdd,
+ * PyTorch's add after cudnn_convolution): VGG16's 13 convolutions and
+ * fc6, fc7 (AlexNet's 5 and fc6, fc7) each add it over their output, 2
+ * passes forward, BiasAddGrad's 1 read backward, nothing kept, no
+ * parameters of its own (the conv holds the bias); the ReLU reads it.
+ * By hand, conv1_1 of VGG16: 64 x 224 x 224 = 3,211,264 elements an
+ * image. Networks whose convolutions have no bias get none. */
+Test(dp_models, conv_bias_kernels) {
+  sc_model m;
+  wg_graph *g = build("vgg16", &m);
+  cr_assert_eq(count_suffix(g, "_bias"), 15, "VGG16 bias adds: %d", count_suffix(g, "_bias"));
+  const wg_op *b = find_op(g, "conv1", "conv1_1_bias");
+  cr_assert_eq(b->kind, WG_ELTWISE);
+  cr_assert_float_eq(b->elems, 64.0 * 224 * 224, 1e-6, "elems %g", b->elems);
+  cr_assert_float_eq(b->traffic_e * b->bwd_scale, 1.0, 1e-12, "backward passes");
+  cr_assert_float_eq(b->traffic_e, 2.0, 1e-12, "forward passes");
+  cr_assert_eq(b->saved, 0u, "keeps nothing");
+  cr_assert_float_eq(b->params, 0.0, 1e-12, "params");
+  const wg_op *r = find_op(g, "conv1", "conv1_1_relu");
+  cr_assert_eq(r->in[0], b->out, "the ReLU reads the bias add");
+  within(find_op(g, "conv1", "conv1_1")->params, 64.0 * 27 + 64, 1e-12, "conv1_1 keeps its bias");
+  wg_free(g);
+  g = build("alexnet_tfcnn", &m);
+  cr_assert_eq(count_suffix(g, "_bias"), 7, "AlexNet bias adds: %d", count_suffix(g, "_bias"));
+  wg_free(g);
+  g = build("resnet50_v1", &m);
+  cr_assert_eq(count_suffix(g, "_bias"), 0, "ResNet-50's convolutions have no bias");
+  wg_free(g);
+}

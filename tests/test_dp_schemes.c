@@ -768,3 +768,24 @@ Test(dp_mpi, the_fabric_gives_one_threads_memory_rate) {
   cr_assert_float_eq(f.core_mem_bw, 11.38e9, 0.01e9, "1024 B / 90 ns: %g", f.core_mem_bw);
   cr_assert_float_eq(dp_mpi_thread_bw(&f), f.core_mem_bw, 1, "under 136.5e9 / 8");
 }
+
+/* TensorFlow 1.x's replicated NCCL (allreduce.c ar_tf_nccl) runs its
+ * per-tensor all-reduces after the backward pass on NCCL 1.x's one ring:
+ * on one server of 8 V100 every second of it is exposed, where the
+ * replicated copies of the same server hide theirs behind the backward;
+ * its exchange is its per-tensor single-ring all-reduces in full. */
+Test(dp_predict, tf_replicated_nccl_runs_after_the_backward_on_one_ring) {
+  sc_scenario s = job16("replicated_local_nccl");
+  s.cluster.gpus = 8, s.plan.global_batch = 32;
+  sc_dp_result n = predict(&s);
+  cr_assert(n.comm_s > 0, "comm %g", n.comm_s);
+  cr_assert_float_eq(n.exposed_s, n.comm_s, 1e-9 * n.comm_s, "exposed %g of %g s", n.exposed_s,
+                     n.comm_s);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "replicated_local_copy");
+  sc_dp_result c = predict(&s);
+  cr_assert(c.exposed_s < c.comm_s, "copies overlap: %g of %g s", c.exposed_s, c.comm_s);
+  snprintf(s.dp.scheme, sizeof s.dp.scheme, "allreduce_ring_nccl");
+  sc_dp_result r = predict(&s);
+  cr_assert(n.comm_s > 2 * r.comm_s, "one ring (%g s) against NCCL's six (%g s)", n.comm_s,
+            r.comm_s);
+}

@@ -136,6 +136,14 @@ const char *coll_proto_name(coll_proto p);
 double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
                            coll_intra intra, coll_algo a, coll_proto p);
 
+/* coll_nccl_algo_time with the kernel held to at most max_channels
+ * channels inside one node (0: NCCL's own count): NCCL 1.x ran each
+ * collective as one block a GPU on one ring (1), which on NVLink moves
+ * one ring's share of the rings NCCL 2 finds; on PCIe the one ring fills
+ * the link as NCCL's two channels do. Seconds, negative when not run. */
+double coll_nccl_algo_time_ch(coll_op op, double bytes, const coll_group *g,
+                              coll_intra intra, coll_algo a, coll_proto p, int max_channels);
+
 /* NCCL's own estimate of (a, p) (its tuner's latency + size/bandwidth),
  * the number NCCL compares to choose; coll_nccl_algo_time is the time of
  * the pair as NCCL's kernels execute it, which is what coll_nccl_time

@@ -340,7 +340,9 @@ static void sys_net(nccl_sys *s, const coll_group *g, double nvl) {
   s->tree_bw = s->nodes == 2 ? fmin(s->tree_tune_bw, 2 * s->bus_bw) : s->bus_bw;
 }
 
-static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
+/* The node as NCCL runs a collective on it, its kernel held to at most
+ * max_ch channels inside one node (0: NCCL's own count). */
+static nccl_sys sys_of_ch(const coll_group *g, coll_intra intra, int max_ch) {
   nccl_sys s;
   s.n = g->ranks;
   s.ppn = g->ranks_per_node >= 1 && g->ranks_per_node <= g->ranks
@@ -378,6 +380,14 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
       intra_bw = rg.nch * rg.bw;
     }
   }
+  /* a kernel held to fewer channels than the search found (NCCL 1.x's
+   * one block) runs their share of the NVLink rings, each on its own
+   * links; on PCIe every channel shares the one link, which a single
+   * ring fills */
+  if (max_ch > 0 && s.nodes == 1 && s.nch > max_ch) {
+    if (s.hw_intra == HW_NVLINK) intra_bw *= (double)max_ch / s.nch;
+    s.nch = max_ch;
+  }
   if (s.ppn == 1) intra_bw = 1e30; /* nothing crosses NVLink */
   s.bus_bw = intra_bw;
   if (s.nodes > 1) {
@@ -387,6 +397,7 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
   }
   s.tune_bw = s.tree_tune_bw = s.tree_bw = s.bus_bw;
   s.nch_run = nccl_rings_kernel_channels(s.nch);
+  if (max_ch > 0 && s.nodes == 1 && s.nch_run > max_ch) s.nch_run = max_ch;
   /* Across nodes the kernels keep NCCL 2.18's cap, MAXCHANNELS 32
    * (src/include/devcomm.h, 2.18); 2.30.7 raised MAXCHANNELS to 64. */
   if (s.nodes > 1 && s.nch_run > MULTI_NODE_MAXCHANNELS) s.nch_run = MULTI_NODE_MAXCHANNELS;
@@ -405,6 +416,8 @@ static nccl_sys sys_of(const coll_group *g, coll_intra intra) {
            nvls_eff[s.cc] > 0;
   return s;
 }
+
+static nccl_sys sys_of(const coll_group *g, coll_intra intra) { return sys_of_ch(g, intra, 0); }
 
 /* ------------------------------------------------------- the formulas */
 
@@ -734,10 +747,10 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
 /* Time of (a, p) for op: as the kernels run it (tuner = 0) or as NCCL's
  * tuner estimates it (tuner = 1); -1 when the pair does not run op. */
 static double algo_time(coll_op op, double bytes, const coll_group *g,
-                        coll_intra intra, coll_algo a, coll_proto p, int tuner) {
+                        coll_intra intra, coll_algo a, coll_proto p, int tuner, int max_ch) {
   assert(g && op >= 0 && op < COLL_OP_COUNT);
   if (g->ranks <= 1 || bytes <= 0) return 0;
-  nccl_sys s = sys_of(g, intra);
+  nccl_sys s = sys_of_ch(g, intra, max_ch);
   if (op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV)
     return a == COLL_ALGO_RING && p == COLL_PROTO_SIMPLE
                ? p2p_time(&s, g, op, bytes) : -1;
@@ -746,12 +759,18 @@ static double algo_time(coll_op op, double bytes, const coll_group *g,
 
 double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
                            coll_intra intra, coll_algo a, coll_proto p) {
-  return algo_time(op, bytes, g, intra, a, p, 0);
+  return algo_time(op, bytes, g, intra, a, p, 0, 0);
+}
+
+double coll_nccl_algo_time_ch(coll_op op, double bytes, const coll_group *g,
+                              coll_intra intra, coll_algo a, coll_proto p, int max_channels) {
+  assert(max_channels >= 0);
+  return algo_time(op, bytes, g, intra, a, p, 0, max_channels);
 }
 
 double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra, coll_algo a, coll_proto p) {
-  return algo_time(op, bytes, g, intra, a, p, 1);
+  return algo_time(op, bytes, g, intra, a, p, 1, 0);
 }
 
 double coll_host_time(const coll_group *g, int channels) {

@@ -19,6 +19,8 @@ typedef struct ar_ctx {
   dp_msg_cost inner;   /* the scheme's message cost, under ar_fused */
   double fuse_s;       /* seconds per byte of Horovod's fusion memcpy on
                           the GPU (0 = none) */
+  int max_ch;          /* channels NCCL's ring kernel may use in one
+                          server (0 = NCCL's count; 1 = NCCL 1.x) */
 } ar_ctx;
 
 /* On a named topology: the flow engine's rate, one latency. */
@@ -36,12 +38,13 @@ static double ar_nccl(const void *ctx, double bytes, int tensors) {
 
 /* NCCL's ring with the fastest of LL and Simple (NCCL 2.0-2.3 had no
  * tree and no LL128). */
-static double ar_ring_on(const coll_group *g, coll_intra intra, double bytes) {
+static double ar_ring_on(const coll_group *g, coll_intra intra, double bytes, int max_ch) {
   if (g->ranks <= 1) return 0;
   double best = INFINITY;
   coll_proto ps[] = {COLL_PROTO_LL, COLL_PROTO_SIMPLE};
   for (int i = 0; i < 2; i++) {
-    double t = coll_nccl_algo_time(COLL_ALL_REDUCE, bytes, g, intra, COLL_ALGO_RING, ps[i]);
+    double t =
+        coll_nccl_algo_time_ch(COLL_ALL_REDUCE, bytes, g, intra, COLL_ALGO_RING, ps[i], max_ch);
     if (t >= 0 && t < best) best = t;
   }
   return isfinite(best) ? best : coll_nccl_time_ex(COLL_ALL_REDUCE, bytes, g, intra).time;
@@ -51,7 +54,7 @@ static double ar_ring(const void *ctx, double bytes, int tensors) {
   (void)tensors;
   const ar_ctx *a = ctx;
   if (a->c->f->topo_rate > 0) return ar_on_topo(a->c->f, bytes);
-  return ar_ring_on(&a->all, a->intra, bytes);
+  return ar_ring_on(&a->all, a->intra, bytes, a->max_ch);
 }
 
 /* TF replicated without NCCL: each tensor's copies are summed on one GPU
@@ -124,6 +127,27 @@ static double ar_fused(const void *ctx, double bytes, int tensors) {
   return a->inner(ctx, bytes, tensors) + (tensors > 1 ? bytes * a->fuse_s : 0);
 }
 
+/* TensorFlow 1.x's replicated variables with NCCL (tf_cnn_benchmarks'
+ * variable_update=replicated, use_nccl; tf.contrib.nccl.all_sum per
+ * gradient), as its NcclManager runs them (recalled: TensorFlow's
+ * contrib/nccl and NCCL 1.x are not in ../shared/reference):
+ *  - the ops ran NCCL 1.x, whose kernels are one block a GPU on one ring
+ *    (TensorFlow's performance guide: "this kernel uses a single SM of
+ *    the GPU"): one channel, one ring's share of the NVLinks;
+ *  - an all-reduce is launched when the last GPU's tower adds its
+ *    gradient, and NcclManager makes each GPU's NCCL stream wait for
+ *    everything enqueued on that GPU's compute stream by then
+ *    (ThenWaitFor(tensor_stream)). TensorFlow's executor enqueues GPU
+ *    kernels without waiting for them (a tower's whole backward pass
+ *    takes milliseconds of host time, the GPU hundreds), so the other
+ *    towers have queued the rest of their backward pass when the last
+ *    one reaches a gradient, and the all-reduces run after it: no
+ *    overlap. */
+static void ar_tf_nccl(ar_ctx *a, int *overlap) {
+  a->max_ch = 1;
+  *overlap = 0;
+}
+
 static void ar_groups(const dp_ctx *c, ar_ctx *a) {
   const dp_fabric *f = c->f;
   a->c = c;
@@ -140,6 +164,7 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   ar_groups(c, &a);
   dp_msg_cost fn = ar_nccl;
   const char *how = "NCCL all-reduce";
+  int overlap = 1; /* messages leave as their gradients are ready */
   switch (c->scheme) {
   case DP_REPLICATED_NCCL:
   case DP_REPLICATED_COPY:
@@ -149,6 +174,7 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
                           dp_scheme_name(c->scheme), f->nodes);
     fn = c->scheme == DP_REPLICATED_NCCL ? ar_ring : ar_copy;
     how = c->scheme == DP_REPLICATED_NCCL ? "per-tensor NCCL ring" : "per-tensor device copies";
+    if (c->scheme == DP_REPLICATED_NCCL) ar_tf_nccl(&a, &overlap);
     break;
   case DP_ALLREDUCE_RING_NCCL: fn = ar_ring, how = "NCCL ring"; break;
   case DP_ALLREDUCE_MPI_HOST: fn = ar_mpi, how = "MPI ring in host memory"; break;
@@ -169,7 +195,7 @@ int dp_allreduce_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
     a.fuse_s = ar_fusion_s_per_byte(c->f);
   }
   dp_overlap o = {.rec = c->rec};
-  dp_overlap_run(c->m, &fu, fn, &a, 1, share, &o);
+  dp_overlap_run(c->m, &fu, fn, &a, overlap, share, &o);
   out->comm_s = o.comm_s;
   out->exposed_s = o.exposed_s;
   out->messages = o.messages;

@@ -75,6 +75,8 @@
 #define BN_TRAFFIC 3.0          /* passes of the forward batch norm */
 #define BN_BWD (5.0 / 3.0)      /* backward passes / forward passes */
 #define RELU_BWD 1.5
+#define BIAS_TRAFFIC 2.0        /* passes of the forward bias add */
+#define BIAS_BWD 0.5            /* its backward: the bias gradient reads 1 */
 /* The update where model.optimizer is blank: SGD with momentum, what
  * most CNN training scripts run (torchvision's reference scripts, MLPerf
  * ResNet's, NVIDIA's ResNet-50 in PyTorch, MXNet and TensorFlow); its
@@ -190,12 +192,33 @@ static void cbr(cnn_ctx *c, const char *pre, const char *in, long ch, int kh, in
   snprintf(out, cap, "%s", r);
 }
 
+/* The bias of a convolution as the kernel of its own that adds it: cuDNN's
+ * convolution kernels of 2017-2020 take no bias, so TensorFlow 1.x runs
+ * tf.nn.bias_add as a BiasAdd op after Conv2D (tf_cnn_benchmarks'
+ * convnet_builder.conv: conv2d, bias_add, relu; recalled, not in
+ * ../shared/reference) and PyTorch adds it after cudnn_convolution
+ * (ATen's _convolution, output.add_(bias); recalled). Forward: read and
+ * write the output (2 passes). Backward: the gradient passes through
+ * unchanged and BiasAddGrad (convolution_backward's bias gradient) sums
+ * it over the batch and pixels, one read: half the forward's bytes. It
+ * keeps nothing for the backward. The classifier's bias (1,000 values an
+ * image) is left inside its convolution. */
+static void bias_add(cnn_ctx *c, const char *name, const char *in) {
+  wg_op o = op(name, WG_ELTWISE, WG_FN_SCALE);
+  o.traffic_e = BIAS_TRAFFIC;
+  o.bwd_scale = BIAS_BWD;
+  add1(c, o, in, name);
+  if (!c->rc) c->g->ops[c->g->n_ops - 1].saved = 0;
+}
+
 /* conv + bias + ReLU (VGG, AlexNet): the output is pre_relu. */
 static void cr(cnn_ctx *c, const char *pre, const char *in, long ch, int k, int s, int p) {
-  char r[WG_NAME];
+  char b[WG_NAME], r[WG_NAME];
+  snprintf(b, sizeof b, "%.26s_bias", pre);
   snprintf(r, sizeof r, "%.26s_relu", pre);
   conv(c, pre, in, ch, k, k, s, p, p, 1);
-  relu(c, r, pre);
+  bias_add(c, b, pre);
+  relu(c, r, b);
 }
 
 static void begin(cnn_ctx *c, const char *name, wg_role role, int count, long ch, long h,
@@ -326,7 +349,8 @@ static void resnet(cnn_ctx *c, const sc_cnn *m, const int stages[4]) {
 static void fc_head(cnn_ctx *c, long ch, long h, long w, long classes) {
   begin(c, "classifier", WG_ROLE_LAST, 1, ch, h, w);
   conv(c, "fc6", "x", 4096, (int)h, (int)w, 1, 0, 0, 1);
-  relu(c, "fc6_relu", "fc6");
+  bias_add(c, "fc6_bias", "fc6");
+  relu(c, "fc6_relu", "fc6_bias");
   add1(c, op("fc6_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc6_relu", "fc6_dropout");
   cr(c, "fc7", "fc6_dropout", 4096, 1, 1, 0);
   add1(c, op("fc7_dropout", WG_ELTWISE, WG_FN_DROPOUT), "fc7_relu", "fc7_dropout");

@@ -363,7 +363,9 @@ static const struct {
      "(validate/dp_rows.c); the K80 costed at its 562 MHz base clock rather than its "
      "875 MHz autoboost ceiling, both datasheet figures (hw/gpu_presets.c); under cuDNN "
      "autotuning the derived Winograd left out for 3x3 filters, whose measured Winograd stays "
-     "(cost/conv.c), decided after seeing this set's VGG16 rows"},
+     "(cost/conv.c), decided after seeing this set's VGG16 rows; TensorFlow's replicated "
+     "NCCL on one ring after the backward pass (dp/allreduce.c), adopted after seeing its "
+     "P100 VGG16 and AlexNet rows"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

@@ -57,4 +57,26 @@ a2 = row("e", "x", "1", notes="model: m; platform AWS p2.8xlarge cluster; EC2")
 check(rankpairs.platform(a2) == "AWS p2.8xlarge", "cluster suffix: %r" % rankpairs.platform(a2))
 check(rankpairs.platform(row("f", "x", "1", notes="none")) == "", "no platform named")
 
+# The ceiling of one order per pair of schemes: copy faster than the PS in
+# 3 groups and slower in 1 (best 3 of 4); with a third scheme measured
+# behind the PS and ahead of copy twice each, the majority orders form a
+# cycle (copy < ps < dr < copy) and no single order of the three reaches
+# the sum of the majorities.
+def pair(sa, sb, ma, mb):
+    return (row("x", sa, "1"), row("y", sb, "1"), ma, mb)
+
+
+ps4 = [pair("copy", "ps", 1.0, 1.1), pair("ps", "copy", 1.2, 1.1), pair("copy", "ps", 2.0, 2.2),
+       pair("copy", "ps", 1.0, 0.9)]
+best, n, kinds, cyclic = rankpairs.ceiling(ps4)
+check((best, n) == (3, 4), "copy vs ps: at most 3 of 4, got %d of %d" % (best, n))
+check(kinds[("copy", "ps")] == [3, 1], "copy faster in 3, slower in 1: %r" % kinds)
+check(not cyclic, "two schemes form no cycle")
+# copy < ps (3:1), ps < dr (2:0), dr < copy (2:0): no one order reaches 7
+cyc = ps4 + [pair("ps", "dr", 1.0, 1.1), pair("dr", "ps", 1.3, 1.2),
+             pair("dr", "copy", 1.0, 1.1), pair("copy", "dr", 1.3, 1.2)]
+best, n, kinds, cyclic = rankpairs.ceiling(cyc)
+check((best, n) == (7, 8), "three schemes: 7 of 8, got %d of %d" % (best, n))
+check(cyclic, "copy < ps < dr < copy is a cycle")
+
 finish("rankpairs")

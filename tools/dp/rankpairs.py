@@ -30,7 +30,15 @@ much as two schemes.
 Then per file: pairs, right (as the figure counts them), pairs within the
 reading uncertainty (all, and misordered), misordered ties, real
 misorders, and the figure with noise and ties left out; then the pairs
-of one platform alone, and how many of them are right.
+of one platform alone, and how many of them are right; then the ceiling
+of a model that orders each pair of schemes one way in every group (A
+faster than B wherever both are measured, whatever the model, batch or
+GPU count): per pair of schemes, in how many groups each was measured the
+faster; such a model gets the larger count of each right at best, so
+their sum is the most it can reach (less if the majority orders form a
+cycle, which the line says). Groups that measure the same two schemes in
+opposite orders, within a few per cent, cap the figure whatever the
+model of the schemes, short of one that orders them group by group.
 Default CSV: every file of ../shared/validation/dp_training.
 """
 import collections
@@ -117,6 +125,37 @@ def pairs_of(rows, pred):
                 yield a, b, ma, mb, pa, pb, tie, noise
 
 
+def ceiling(pairs):
+    """(best, n, kinds, cyclic) over counted pairs (a, b, ma, mb, ...):
+    kinds[(s, t)] = [groups where s was measured faster, where t was],
+    s < t by name; best = sum of the larger counts, what a model that
+    orders each scheme pair one way everywhere gets right at most;
+    cyclic: the majority orders of three schemes form a cycle (no single
+    order of the schemes reaches best)."""
+    kinds = collections.defaultdict(lambda: [0, 0])
+    for p in pairs:
+        a, b, ma, mb = p[0]["scheme"], p[1]["scheme"], p[2], p[3]
+        s, t, first_faster = (a, b, ma < mb) if a < b else (b, a, mb < ma)
+        kinds[(s, t)][0 if first_faster else 1] += 1
+    best = sum(max(v) for v in kinds.values())
+    n = sum(sum(v) for v in kinds.values())
+    beats = {(s, t) if v[0] >= v[1] else (t, s) for (s, t), v in kinds.items() if v[0] != v[1]}
+    schemes = {x for k in kinds for x in k}
+    cyclic = any((x, y) in beats and (y, z) in beats and (z, x) in beats
+                 for x in schemes for y in schemes for z in schemes)
+    return best, n, dict(kinds), cyclic
+
+
+def print_ceiling(pairs):
+    best, n, kinds, cyclic = ceiling(pairs)
+    if n == 0:
+        return
+    print("  one order per pair of schemes in every group: at most %d of %d right (%.0f%%)%s" %
+          (best, n, 100.0 * best / n, "; the majority orders form a cycle" if cyclic else ""))
+    for (s, t), (fs, ft) in sorted(kinds.items()):
+        print("    %s faster than %s in %d groups, slower in %d" % (s, t, fs, ft))
+
+
 def report(exe, path, show_all):
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -125,7 +164,8 @@ def report(exe, path, show_all):
     n_real = right_real = 0
     n_same = right_same = 0
     lines = []
-    for a, b, ma, mb, pa, pb, tie, noise in pairs_of(rows, pred):
+    counted = list(pairs_of(rows, pred))
+    for a, b, ma, mb, pa, pb, tie, noise in counted:
         n += 1
         ok = 0.5 if pa == pb else float((ma < mb) == (pa < pb))
         right += ok
@@ -162,6 +202,7 @@ def report(exe, path, show_all):
     if n_same < n:
         print("  %d pairs compare two platforms (xplat); of the %d on one platform %.1f right" %
               (n - n_same, n_same, right_same))
+    print_ceiling(counted)
 
 
 def main():

@@ -116,6 +116,59 @@ Test(compute, cuda_core_gemms_take_the_cuda_core_fit) {
   cr_assert_gt(cost_gemm_eff(a, SC_TF32, 8192, 8192, 8192, 1), 0.80);
 }
 
+/* Narrow GEMMs (compute.c, GEMV_MAX_DIM 16) run as memory-bound kernels:
+ * the 1,024 -> 1 logit layer of a Wide&Deep at batch 32,768 in fp32 on a
+ * V100 (900 GB/s x hbm_eff 0.89 = 801 GB/s). Each pass moves 4 B x
+ * (32768 x 1024 + 1024 + 32768) = 134,352,896 B: 167.7 us + the 3 us
+ * kernel cost. Forward [32768 x 1024] x [1024 x 1], data gradient
+ * [32768 x 1] x [1 x 1024] (k = 1, an outer product), weight gradient
+ * [1024 x 32768] x [32768 x 1]. The tile path pads n = 1 to a 64-wide
+ * tile (1/64 filled): about 0.52 ms forward. n = 17 is not narrow and
+ * keeps the tile path's roofline. */
+Test(compute, narrow_gemms_run_at_the_memory_bound_rate) {
+  const sc_gpu *v = gpu("v100-sxm2-16gb");
+  double hbm = v->hbm_bw * v->hbm_eff, bytes = 4.0 * (32768.0 * 1024 + 1024 + 32768);
+  cr_assert_float_eq(hbm, 801e9, 1e3, "V100 achievable HBM %g", hbm);
+  double want = bytes / hbm + COST_KERNEL_T0; /* 170.7 us */
+  double fwd = cost_gemm(v, SC_FP32, 32768, 1, 1024, 1);
+  double dgrad = cost_gemm(v, SC_FP32, 32768, 1024, 1, 1);
+  double wgrad = cost_gemm(v, SC_FP32, 1024, 1, 32768, 1);
+  cr_assert_float_eq(fwd, want, 1e-9 * want, "forward %g s, want %g", fwd, want);
+  cr_assert_float_eq(dgrad, want, 1e-9 * want, "data gradient %g s", dgrad);
+  cr_assert_float_eq(wgrad, want, 1e-9 * want, "weight gradient %g s", wgrad);
+  cr_assert_float_eq(want, 170.7e-6, 0.1e-6, "hand figure %g", want);
+  /* the tile path it replaces is 3x slower at n = 1 */
+  double flops = 2.0 * 32768 * 1024, tile = flops / (cost_peak(v, SC_FP32) *
+                                                      cost_gemm_eff(v, SC_FP32, 32768, 1, 1024, 1));
+  cr_assert_gt(tile, 2.5 * fwd, "tile path %g s vs narrow %g s", tile, fwd);
+  /* n = 17: the tile path's roofline, unchanged */
+  double f17 = flops * 17, b17 = 4.0 * (32768.0 * 1024 + 1024 * 17 + 32768 * 17);
+  double c17 = f17 / (cost_peak(v, SC_FP32) * cost_gemm_eff(v, SC_FP32, 32768, 17, 1024, 1));
+  double t17 = (c17 > b17 / hbm ? c17 : b17 / hbm) + COST_KERNEL_T0;
+  double got = cost_gemm(v, SC_FP32, 32768, 17, 1024, 1);
+  cr_assert_float_eq(got, t17, 1e-9 * t17, "n = 17: %g s, want %g", got, t17);
+  cr_assert_gt(got, 2.5 * fwd, "n = 17 on the tile path: %g s", got);
+}
+
+/* A narrow shape is never costed above the tile path (the library picks
+ * the faster kernel) nor below its bytes at the achievable HBM rate. */
+Test(compute, narrow_gemms_between_memory_and_tile_path) {
+  for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
+    const sc_gpu *g = sc_gpu_preset_at(i);
+    double hbm = g->hbm_bw * g->hbm_eff;
+    for (double n = 1; n <= 16; n *= 2) {
+      double m = 65536, k = 4096, flops = 2 * m * n * k;
+      double bytes = 2.0 * (m * k + k * n + m * n);
+      double t = cost_gemm(g, SC_FP16, m, n, k, 1);
+      double tile = flops / (cost_peak(g, SC_FP16) * cost_gemm_eff(g, SC_FP16, m, n, k, 1));
+      double lo = bytes / hbm + COST_KERNEL_T0;
+      double hi = (tile > bytes / hbm ? tile : bytes / hbm) + COST_KERNEL_T0;
+      cr_assert(t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9), "%s n=%g: %g s not in [%g, %g]",
+                g->name, n, t, lo, hi);
+    }
+  }
+}
+
 /* Which GEMMs run on the CUDA cores is decided in cost_gemm_peak_eff, so
  * every caller (cost_gemm, recsys's dot interaction, the trace what-ifs)
  * gets it: fp32 on a V100 and an A100 (no TF32 asked), fp16 on a P100 at

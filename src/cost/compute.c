@@ -141,8 +141,40 @@ double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
   return cost_gemm_eff_ex(g, &sh, eff, m, n, k, batch);
 }
 
+static double vector_peak(const sc_gpu *g) {
+  return g->vector_flops > 0 ? g->vector_flops : cost_peak(g, SC_FP32);
+}
+
+/* Narrow GEMMs. cuBLAS runs a GEMM with a very small dimension on SIMT
+ * kernels that do not pad it to an output tile: a GEMV (n or m = 1), an
+ * outer product (k = 1) and a small-N GEMM. The PARAM DLRM trace on V100
+ * (../shared/traces/param_dlrm_8rank_v100/dlrm_kineto.tar.gz, fp32, every
+ * rank) runs gemvNSP_kernel, gemmk1_kernel, gemmSN_NN_kernel<float, 256, 4,
+ * ...> and gemmSN_TN_kernel<float, 128, 16, ...> beside the volta_sgemm
+ * tiles; it records no shapes or useful times (its batch is tiny). Such a
+ * kernel reads and writes its operands once, so it is costed as the
+ * element-wise kernels are: the larger of its bytes at the achievable HBM
+ * rate (hbm_bw * hbm_eff, cost_mem's) and its FLOPs at the CUDA-core GEMM
+ * rate (the fp32 FMA peak at cost/conv.c's eff_cuda, cost_gemm_peak_eff's
+ * CUDA-core rate), plus the kernel's fixed cost. Nothing is fitted. It is
+ * a candidate when the smallest of m, n and k is at most GEMV_MAX_DIM (the
+ * widest N of the small-N kernel named in that trace; a reading of its
+ * template arguments, not a measured cut-off), and the library's pick is
+ * the faster of it and the tile path, as the tile and split-K choice is. */
+#define GEMV_MAX_DIM 16.0
+static double narrow_seconds(const sc_gpu *g, double flops, double t_mem) {
+  double t_c = flops / (vector_peak(g) * COST_CONV_DEFAULT.eff_cuda * cost_fma_issue(g));
+  return t_c > t_mem ? t_c : t_mem;
+}
+
+static int gemm_narrow(double m, double n, double k) {
+  double d = m < n ? m : n;
+  return (k < d ? k : d) <= GEMV_MAX_DIM;
+}
+
 /* The roofline of one GEMM shape at `peak` FLOP/s times the shape's
- * efficiency, operands of dt's width. */
+ * efficiency, operands of dt's width; a narrow shape at most its
+ * memory-bound kernel's time (narrow_seconds). */
 static double gemm_at(const sc_gpu *g, const cost_gemm_shape *sh, double geff, double peak,
                       sc_dtype dt, double m, double n, double k, double batch) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
@@ -153,7 +185,12 @@ static double gemm_at(const sc_gpu *g, const cost_gemm_shape *sh, double geff, d
   double eb = sc_dtype_bytes(dt), ec = eb < 2 ? 2 : eb;
   double bytes = ((m * k + k * n) * eb + m * n * ec) * batch;
   double t_m = bytes / (g->hbm_bw * g->hbm_eff);
-  return (t_c > t_m ? t_c : t_m) + sh->t0;
+  double t = t_c > t_m ? t_c : t_m;
+  if (gemm_narrow(m, n, k)) {
+    double t_n = narrow_seconds(g, flops, t_m);
+    if (t_n < t) t = t_n;
+  }
+  return t + sh->t0;
 }
 
 double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
@@ -204,10 +241,6 @@ int cost_gemm_pre11_cuda_cores(const sc_gpu *g, sc_dtype dt, double m, double n,
 /* The CUDA-core fallback's shape parameters and efficiency (fp32's). */
 static double fallback_params(const sc_gpu *g, cost_gemm_shape *sh) {
   return gemm_params(g, SC_FP32, sh);
-}
-
-static double vector_peak(const sc_gpu *g) {
-  return g->vector_flops > 0 ? g->vector_flops : cost_peak(g, SC_FP32);
 }
 
 /* Unaligned rows on Hopper. A tensor-core GEMM whose operand rows are not

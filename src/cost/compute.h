@@ -5,7 +5,10 @@
  *   GEMM:  max(FLOPs / (peak * eff(shape)), bytes / achievable HBM) + t0,
  *          eff(shape) = gemm_eff * tile efficiency * wave quantization
  *          * k-loop efficiency, with the tile that cuBLAS would pick
- *          (the fastest of a few candidates, split-K when the grid is small).
+ *          (the fastest of a few candidates, split-K when the grid is small);
+ *          with m, n or k at most 16 at most the memory-bound kernel's time
+ *          max(bytes / achievable HBM, FLOPs / CUDA-core GEMM rate) + t0
+ *          (GEMV, outer product, small-N GEMM; compute.c).
  *   flash attention: FLOPs / (peak * attn_eff * seq efficiency).
  *   memory-bound: bytes / (hbm_bw * hbm_eff) + t0.
  * All times in seconds.

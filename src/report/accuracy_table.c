@@ -42,12 +42,12 @@ const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 
 const acc_row acc_dp[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 21.49, -5.48, 168.15, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
-    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 16.18, -8.17, -70.10, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
-    {{"BERT", "none", "one-server data-parallel"}, 26, 13.77, -7.55, -48.64, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
+    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 21.50, -5.48, 168.15, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
+    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 16.18, -8.17, -70.11, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
+    {{"BERT", "none", "one-server data-parallel"}, 26, 13.77, -7.56, -48.65, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.65, -20.97, -78.18, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
     {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.53, -7.68, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}}},
-    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 34.86, -34.86, -61.98, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
+    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 34.87, -34.87, -61.98, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
     {{"CNN", "none", "one-server data-parallel"}, 17, 11.66, -5.75, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "ps", "multi-server data-parallel"}, 30, 20.46, -15.62, -34.77, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 1}}},
     {{"CNN", "ps", "one-server data-parallel"}, 145, 15.45, -13.85, -33.00, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 1}}},
@@ -56,7 +56,7 @@ const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);
 
 const acc_row acc_rs[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"recsys", "multi-GPU", "training"}, 100, 21.79, -11.56, -94.78, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 1}, {"merlin_distributed_embeddings_synthetic.csv", 12, 1}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 1}}},
-    {{"recsys", "one GPU", "training"}, 33, 10.85, -4.52, -39.10, 3, {{"hugectr_wdl_batch_sweep.csv", 9, 1}, {"merlin_distributed_embeddings_synthetic.csv", 2, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 22, 1}}},
+    {{"recsys", "multi-GPU", "training"}, 100, 21.86, -12.02, -94.78, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 1}, {"merlin_distributed_embeddings_synthetic.csv", 12, 1}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 1}}},
+    {{"recsys", "one GPU", "training"}, 33, 11.18, -5.44, -39.22, 3, {{"hugectr_wdl_batch_sweep.csv", 9, 1}, {"merlin_distributed_embeddings_synthetic.csv", 2, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 22, 1}}},
 };
 const int acc_rs_n = (int)(sizeof acc_rs / sizeof acc_rs[0]);

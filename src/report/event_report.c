@@ -160,16 +160,18 @@ void sc_report_event_trace(FILE *out, const sc_scenario *s, const sc_event_pred 
     else
       snprintf(name, sizeof name, "%s", g->kind == 'D' ? "gradient reduction" : "optimizer step");
     fprintf(out, ",\n  {\"name\": \"%s\", \"cat\": \"critical path\", \"ph\": \"X\", "
-                 "\"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"dur\": %.3f}",
-            name, ev->classes, g->start * 1e6, g->dur * 1e6);
+                 "\"pid\": %d, \"tid\": 0, ",
+            name, ev->classes);
+    esc_trace_times(out, g->start * 1e6, g->dur * 1e6);
+    fputc('}', out);
   }
   for (long i = 0; i < ev->n_spans; i++) {
     const ev_span *sp = &ev->spans[i];
     fprintf(out, ",\n  {\"name\": ");
     esc_json(out, ev->names[sp->name]);
-    fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
-                 "\"dur\": %.3f",
-            pass_cat(sp->pass), sp->cls, sp->stream, sp->start * 1e6, sp->dur * 1e6);
+    fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, ",
+            pass_cat(sp->pass), sp->cls, sp->stream);
+    esc_trace_times(out, sp->start * 1e6, sp->dur * 1e6);
     if (sp->mb >= 0) fprintf(out, ", \"args\": {\"micro_batch\": %d}", sp->mb);
     fputc('}', out);
   }

@@ -581,8 +581,9 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
     else
       snprintf(name, sizeof name, "%s", sp->kind == 'D' ? "gradient reduction" : "optimizer step");
     fprintf(out, ",\n  {\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, "
-                 "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f",
-            name, cat, sp->stage, sp->lane, sp->start * 1e6, sp->dur * 1e6);
+                 "\"tid\": %d, ",
+            name, cat, sp->stage, sp->lane);
+    esc_trace_times(out, sp->start * 1e6, sp->dur * 1e6);
     if (sp->micro_batch >= 0)
       fprintf(out, ", \"args\": {\"micro_batch\": %d, \"chunk\": %d}", sp->micro_batch,
               sp->chunk);

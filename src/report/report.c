@@ -135,28 +135,61 @@ static void mem_parts(const sc_memory *m, part *p) {
   p[5] = (part){"total", m->total};
 }
 
-/* What the validation says about predictions like this one
- * (docs/accuracy.md): printed under the table so that nobody reads more
- * into a number than the model has earned. */
-static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
+/* The caveats of a prediction (docs/accuracy.md, "What the table output
+ * warns about"): what the validation says about predictions like this
+ * one, so that nobody reads more into a number than the model has earned.
+ * Each is a sentence into note[i] (NOTE_CAP bytes), '\n' where the table
+ * wraps it; returns how many (at most NOTES). */
+#define NOTES 3
+#define NOTE_CAP 320
+static int pred_notes(const sc_scenario *s, const sc_result *r, char note[NOTES][NOTE_CAP]) {
   const char *gpu = s->cluster.gpu.name;
   sc_dtype dt = s->plan.dtype == SC_TF32 || s->plan.dtype == SC_FP32 ? SC_BF16 : s->plan.dtype;
-  int calibrated = (s->cluster.gpu.calibrated >> dt) & 1u;
+  int calibrated = (s->cluster.gpu.calibrated >> dt) & 1u, n = 0;
   /* against the peak of the plan's own GEMM type: an fp8 plan at 60 % of
    * the bf16 peak is at 30 % of its own, where the fp8 rows predict well */
   if (r->mfu_lowp > 0.60)
-    fprintf(out, "\n  note: MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
-                 "        the model was 16 %% optimistic on average, up to 60 %% (docs/accuracy.md)");
+    snprintf(note[n++], NOTE_CAP, "MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
+                                  "the model was 16 %% optimistic on average, up to 60 %% (docs/accuracy.md)");
   if (r->step_s > 0 && r->time.host > 0.3 * r->step_s)
-    fprintf(out, "\n  note: host-bound (%.0f %% of the step waits for the framework to issue\n"
-                 "        kernels): errors up to 30 %% on published runs; a compiled or graph-captured\n"
-                 "        framework would not pay it (plan.framework_eager false)",
-            100 * r->time.host / r->step_s);
+    snprintf(note[n++], NOTE_CAP, "host-bound (%.0f %% of the step waits for the framework to issue\n"
+                                  "kernels): errors up to 30 %% on published runs; a compiled or graph-captured\n"
+                                  "framework would not pay it (plan.framework_eager false)",
+             100 * r->time.host / r->step_s);
   if (!calibrated)
-    fprintf(out, "\n  note: %s has no %s GEMM calibration measurements; its efficiencies are\n"
-                 "        estimates (borrowed from another GPU or type, or given in the input)",
-            gpu, sc_dtype_name(dt));
+    snprintf(note[n++], NOTE_CAP, "%s has no %s GEMM calibration measurements; its efficiencies are\n"
+                                  "estimates (borrowed from another GPU or type, or given in the input)",
+             gpu, sc_dtype_name(dt));
+  return n;
+}
+
+/* The caveats under the table, each wrapped where its text says. */
+static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
+  char note[NOTES][NOTE_CAP];
+  int n = pred_notes(s, r, note);
+  for (int i = 0; i < n; i++) {
+    fputs("\n  note: ", out);
+    for (const char *c = note[i]; *c; c++)
+      *c == '\n' ? fputs("\n        ", out) : fputc(*c, out);
+  }
   fputc('\n', out);
+}
+
+/* JSON's "notes": the plan's recompute-modules note and the caveats, one
+ * string each, unwrapped; nothing when there are none. */
+static void pred_json_notes(FILE *out, const sc_scenario *s, const sc_result *r) {
+  char note[NOTES + 1][NOTE_CAP];
+  plan_recmod_note(s, note[0], NOTE_CAP);
+  int first = note[0][0] ? 0 : 1, n = 1 + pred_notes(s, r, note + 1);
+  if (first == n) return;
+  fprintf(out, ", \"notes\": [");
+  for (int i = first; i < n; i++) {
+    for (char *c = note[i]; *c; c++)
+      if (*c == '\n') *c = ' ';
+    fputs(i > first ? ", " : "", out);
+    esc_json(out, note[i]);
+  }
+  fputc(']', out);
 }
 
 /* The MoE dispatcher line of the plan table (docs/output.md). */
@@ -261,7 +294,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     plan_recmod_list(p->recompute_modules, mods, sizeof mods);
     fprintf(out, "  recompute modules %s (selective)\n", mods);
   }
-  char note[320];
+  char note[NOTE_CAP];
   plan_recmod_note(s, note, sizeof note);
   if (note[0]) fprintf(out, "  note: %s\n", note);
   for (int i = 0; i < p->n_overrides; i++) {
@@ -375,6 +408,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
             r->mem.host, r->mem.host_capacity);
   fprintf(out, "}, \"fits\": %s, \"fits_confidence\": \"%s\"", r->mem.fits ? "true" : "false",
           sc_fits_confidence(s, &r->mem));
+  pred_json_notes(out, s, r);
 }
 
 /* Every member of a prediction's JSON object, without its braces: the

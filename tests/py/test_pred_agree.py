@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""test_pred_agree.py -- a prediction agrees with itself, as a practitioner
+checks it, on the default scenario and every LLM example (closed form and
+event engine): the time_s parts add up to step_s; seq_per_s is
+global_batch / step_s and tokens_per_s seq_per_s x seq; tflops_per_gpu is
+model_flops / step_s / gpus and mfu that over the GPU's dense 16-bit peak
+(the same peak for every prediction of one GPU); the memory parts add up to
+the total and fits is total <= capacity; and every "note:" the table prints
+is in the JSON's "notes", unwrapped (the JSON used to have none of them).
+Usage: test_pred_agree.py PATH/TO/stepcast (run from the source root).
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+CLI = os.path.abspath(sys.argv[1])
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+failures = []
+checked = 0
+
+
+def run(args):
+    p = subprocess.run([CLI] + args, capture_output=True, text=True, cwd=ROOT)
+    if p.returncode not in (0, 1):
+        raise RuntimeError("stepcast %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr))
+    return p.stdout
+
+
+def close(a, b, rel=2e-5):
+    """Equal within the 6 significant digits JSON prints."""
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def check(name, cond, what):
+    global checked
+    checked += 1
+    if not cond:
+        failures.append("%s: %s" % (name, what))
+
+
+def table_notes(text):
+    """The table's notes, each joined over its wrapped lines."""
+    notes, cur = [], None
+    for line in text.splitlines():
+        if line.startswith("  note: "):
+            cur = [line[len("  note: "):].strip()]
+            notes.append(cur)
+        elif cur is not None and line.startswith("        ") and line.strip():
+            cur.append(line.strip())
+        else:
+            cur = None
+    return [" ".join(n) for n in notes]
+
+
+HOST_BOUND = ["-m", "gpt3-350m", "-g", "h100-sxm5-80gb", "-n", "8", "--tp", "8", "--pp", "1",
+              "--gb", "1", "--set", "plan.framework_eager=true"]
+scenarios = [[]] + [[f] for f in sorted(glob.glob(os.path.join(ROOT, "examples", "*.json")))]
+scenarios += [["-m", "llama3-8b", "-g", "h100-sxm5-80gb", "-n", "8", "--tp", "1", "--pp", "1",
+               "--gb", "64", "--dtype", "fp8"],  # fp8: mfu against the bf16 peak
+              HOST_BOUND]  # a host-bound step: its note
+peak = {}
+for args in scenarios:
+    for engine in ([], ["--engine", "event"]):
+        name = " ".join(["predict"] + args + engine)
+        d = json.loads(run(["predict"] + args + engine + ["--format", "json"]))
+        pl = d["plan"]
+        check(name, close(sum(d["time_s"].values()), d["step_s"]),
+              "time_s parts add up to %g, step_s %g" % (sum(d["time_s"].values()), d["step_s"]))
+        check(name, close(pl["global_batch"] / d["step_s"], d["seq_per_s"]),
+              "seq_per_s %g, global_batch / step_s %g" % (d["seq_per_s"],
+                                                         pl["global_batch"] / d["step_s"]))
+        tf = d["model_flops"] / d["step_s"] / d["gpus"] / 1e12
+        check(name, close(tf, d["tflops_per_gpu"]), "tflops_per_gpu %g, model_flops / step_s / "
+              "gpus %g" % (d["tflops_per_gpu"], tf))
+        p = d["tflops_per_gpu"] / d["mfu"]
+        check(name, close(peak.setdefault(d["gpu"], p), p, 1e-4),
+              "mfu implies a %g TFLOP/s peak, another prediction on %s %g" % (p, d["gpu"],
+                                                                              peak[d["gpu"]]))
+        m = d["memory_bytes"]
+        parts = sum(m[k] for k in ("weights", "gradients", "optimizer_states", "activations",
+                                   "buffers"))
+        check(name, close(parts, m["total"], 1e-4), "memory parts %g, total %g" % (parts,
+                                                                                 m["total"]))
+        if "host_offload_per_server" not in m:
+            check(name, d["fits"] == (m["total"] <= m["capacity"]), "fits %s, total %g, "
+                  "capacity %g" % (d["fits"], m["total"], m["capacity"]))
+        table = run(["predict"] + args + engine)
+        seq = re.search(r"seq (\d+)", table)
+        if seq:
+            check(name, close(d["seq_per_s"] * int(seq.group(1)), d["tokens_per_s"]),
+                  "tokens_per_s %g, seq_per_s x seq %g" % (d["tokens_per_s"],
+                                                            d["seq_per_s"] * int(seq.group(1))))
+        check(name, table_notes(table) == d.get("notes", []),
+              "table notes %r, JSON notes %r" % (table_notes(table), d.get("notes")))
+
+# the notes this test must see at least once, so that it checks something
+seen = run(["predict"] + HOST_BOUND + ["--format", "json"])
+check("host-bound note", "host-bound" in seen, "the host-bound scenario has no host-bound note")
+for f in failures:
+    print("FAIL:", f)
+print("test_pred_agree: %d checks, %d failed" % (checked, len(failures)))
+sys.exit(1 if failures else 0)

@@ -603,7 +603,7 @@ static void planner_study(sc_rs_kernel kernel, sc_rs_opt opt) {
     j.model.inter = SC_RS_DOT;
     j.model.n_bottom = 2, j.model.bottom[0] = 256, j.model.bottom[1] = dim;
     j.gpu = *sc_gpu_preset(gpus[(int)(lcg(&seed) * 3)]);
-    j.global_batch = 4096L << (int)(lcg(&seed) * 5);
+    j.global_batch = (4096L << (int)(lcg(&seed) * 5)) / ng * ng; /* the GPUs share it evenly */
     j.dtype = lcg(&seed) < 0.5 ? SC_FP16 : SC_FP32;
     j.kernel = kernel;
     j.opt = opt;

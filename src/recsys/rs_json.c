@@ -372,7 +372,7 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   if (rc) return rc;
   double b = (double)j->global_batch, eb = j->emb_bytes, cyc = 0, rb = 0, rsmp = 0;
   double cap = j->hash_capacity;
-  if ((rc = getnum(c, o, "training", "global_batch", 1, &b)) ||
+  if ((rc = getwhole(c, o, "training", "global_batch", 1, 1e12, &b)) ||
       (rc = getnum(c, o, "training", "embedding_bytes", 1, &eb)) ||
       (rc = getnum(c, o, "training", "collective_cycle_ms", 0, &cyc)) ||
       (rc = getnum(c, o, "training", "hash_capacity_rows", 0, &cap)) ||
@@ -383,7 +383,7 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   j->reader_sample_s = fmin(rsmp, 1e7) * 1e-6;
   j->coll_cycle_s = fmin(cyc, 1e4) * 1e-3;
   j->hash_capacity = fmin(cap, 1e15); /* rows (as a table's: at most 1e15) */
-  j->global_batch = (long)fmin(b, 1e12);
+  j->global_batch = (long)b; /* a whole number in 1..1e12 */
   j->emb_bytes = (int)fmin(eb, 8);
   static const rs_name dtypes[] = {{"fp32", SC_FP32}, {"tf32", SC_TF32}, {"amp", SC_FP16},
                                    {"fp16", SC_FP16}, {"bf16", SC_BF16}, {NULL, 0}};

@@ -140,6 +140,9 @@ expect 2 "--min expects a size in bytes > 0 (64, 4K, 1M, 2G: powers of 1024), go
 expect 2 '--ppn 3 does not divide --ranks 16' -- collective --ranks 16 --ppn 3
 expect 2 "--arch expects an SM version 30..199 (70 V100, 80 A100, 90 H100, 100 B200), got '7'" -- collective --arch 7
 expect 2 '--gpus-per-thread 16 is more than the 8 GPUs per node (--ppn)' -- collective --ranks 8 --gpus-per-thread 16
+# 3 GPUs per thread on 8 per node: no nccl-tests run has that layout (it was predicted)
+expect 2 '--gpus-per-thread 3 does not divide the 8 GPUs per node (--ppn)' -- collective --ranks 8 --gpus-per-thread 3
+expect 0 '4 GPUs per host thread' -- collective --ranks 8 --gpus-per-thread 4 --min 1K --max 1K
 
 # trace: --ppn 0 was "expected a number" (0.5 said whole number); the value is named
 expect 2 "--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got '0'" -- trace examples/traces/rank0.json --ppn 0

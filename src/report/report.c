@@ -440,22 +440,28 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
   int n = parts(r, pt);
   mem_parts(&r->mem, mp);
   if (header) {
-    fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
+    fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,sp,zero,schedule,recompute,dtype,attention,"
+                 "micro_batch,global_batch,micro_batches,step_s,tokens_per_s,seq_per_s,"
+                 "tflops_per_gpu,mfu,mfu_lowp,model_flops,params");
     for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
     for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
-    fprintf(out, ",fits,fits_marginal");
+    fprintf(out, ",mem_capacity_bytes,fits,fits_marginal");
     acc_csv(out, s, 1);
     return;
   }
   const sc_plan *p = &s->plan;
   esc_csv(out, s->model.name, ',');
   esc_csv(out, s->cluster.gpu.name, ',');
-  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->cluster.gpus, p->tp, p->pp,
-          p->dp, p->cp, p->ep, p->vpp, r->micro_batch, p->global_batch, r->step_s,
-          r->tokens_per_s, r->tflops_per_gpu, r->mfu);
+  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,%s,%ld,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+               "%.6g,%.6g",
+          s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp, p->zero,
+          sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
+          attn_name(&s->cluster.gpu, p), r->micro_batch, p->global_batch, r->micro_batches,
+          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
+          r->model_flops, r->params);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%d,%d", r->mem.fits, report_marginal(s, &r->mem));
+  fprintf(out, ",%.6g,%d,%d", r->mem.capacity, r->mem.fits, report_marginal(s, &r->mem));
   acc_csv(out, s, 0);
 }
 

@@ -6,10 +6,14 @@ global_batch / step_s and tokens_per_s seq_per_s x seq; tflops_per_gpu is
 model_flops / step_s / gpus and mfu that over the GPU's dense 16-bit peak
 (the same peak for every prediction of one GPU); the memory parts add up to
 the total and fits is total <= capacity; and every "note:" the table prints
-is in the JSON's "notes", unwrapped (the JSON used to have none of them).
+is in the JSON's "notes", unwrapped (the JSON used to have none of them);
+and the CSV row carries the JSON's plan, rates and capacity (it lacked the
+plan's zero, recompute, dtype, ..., seq_per_s, mfu_lowp and the capacity).
 Usage: test_pred_agree.py PATH/TO/stepcast (run from the source root).
 """
+import csv
 import glob
+import io
 import json
 import os
 import re
@@ -87,6 +91,19 @@ for args in scenarios:
         if "host_offload_per_server" not in m:
             check(name, d["fits"] == (m["total"] <= m["capacity"]), "fits %s, total %g, "
                   "capacity %g" % (d["fits"], m["total"], m["capacity"]))
+        if not engine:  # the event engine's CSV is its critical path
+            row = next(csv.DictReader(io.StringIO(run(["predict"] + args + ["--format", "csv"]))))
+            for k in ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "schedule", "recompute", "dtype",
+                      "attention", "micro_batch", "global_batch", "micro_batches"):
+                check(name, row[k] == str(pl[k]), "CSV %s %s, JSON %s" % (k, row[k], pl[k]))
+            check(name, row["sp"] == str(int(pl["sp"])), "CSV sp %s, JSON %s" % (row["sp"], pl["sp"]))
+            for k in ("step_s", "tokens_per_s", "seq_per_s", "tflops_per_gpu", "mfu", "mfu_lowp",
+                      "model_flops", "params"):
+                check(name, close(float(row[k]), d[k]), "CSV %s %s, JSON %s" % (k, row[k], d[k]))
+            for k, v in m.items():
+                if not k.startswith("host_"):
+                    check(name, close(float(row["mem_%s_bytes" % k]), v), "CSV mem_%s_bytes %s, "
+                          "JSON %s" % (k, row["mem_%s_bytes" % k], v))
         table = run(["predict"] + args + engine)
         seq = re.search(r"seq (\d+)", table)
         if seq:

@@ -159,6 +159,12 @@ expect 0 "step time" -- predict --set plan.pp_first_layers=4 --set plan.pp_last_
 expect 0 "step time" -- predict --pp 4 --gb 64 --trace "$TMP/trace.json"
 if grep -q '"traceEvents"' "$TMP/trace.json" 2>/dev/null; then pass=$((pass + 1)); else echo "FAIL: --trace wrote no trace"; fail=$((fail + 1)); fi
 expect 3 "cannot write" -- predict --trace "$TMP/no/such/dir/t.json"
+# a reader that closes the pipe early: exit 3 with the message (it was a
+# death by SIGPIPE, 141), 700 KB of JSON being far more than a pipe holds
+"$CLI" validate --format json 2> "$TMP/pipe.err" | head -c 1 > /dev/null
+rc=${PIPESTATUS[0]}
+if [[ $rc -eq 3 ]] && grep -q "cannot write the output" "$TMP/pipe.err"; then pass=$((pass + 1))
+else echo "FAIL: validate --format json | head -c 1 -> exit $rc, expected 3 and a message"; fail=$((fail + 1)); fi
 expect 0 '"layer_ops"' -- predict --ops --format json
 expect 1 "fits: NO" -- predict -n 8 --tp 8 --pp 1 --gb 8 --set plan.zero=0 --require-fit
 # the memory model's 3 % band (docs/accuracy.md): the default plan needs

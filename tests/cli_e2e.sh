@@ -119,6 +119,11 @@ expect 2 "plan.etp: 2; valid: 0 or 4" -- predict -m mixtral-8x7b -g h100-sxm5-80
 expect 2 'plan.fsdp_impl: unknown value string "megatron"; valid: fsdp2, fsdp1, deepspeed, xla' -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=megatron
 expect 2 "valid: 0, 1" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=fsdp1 --set plan.fsdp_prefetch=2
 expect 0 "dp_comm_exposed" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=deepspeed --set plan.ds_max_reuse=0
+# DeepSpeed ZeRO-3 under pipeline parallelism: DeepSpeed refuses it (it was predicted);
+# ZeRO-1 pipelines and FSDP2 pipelines stay valid
+expect 2 "plan.pp: 16 with DeepSpeed ZeRO-3" -- predict --zero 3 --set plan.fsdp_impl=deepspeed
+expect 0 "step time" -- predict --zero 1 --set plan.fsdp_impl=deepspeed
+expect 0 "step time" -- predict --zero 3 --set plan.fsdp_impl=fsdp2
 expect 2 "plan.moe_imbalance: 20 is more than the busiest of ep 8 ranks can hold" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=20
 expect 2 "plan.moe_imbalance" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=0.5
 # MoE token dispatchers and group-limited routing (src/plan/plan_moe.c)

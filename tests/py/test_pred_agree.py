@@ -7,8 +7,10 @@ model_flops / step_s / gpus and mfu that over the GPU's dense 16-bit peak
 (the same peak for every prediction of one GPU); the memory parts add up to
 the total and fits is total <= capacity; and every "note:" the table prints
 is in the JSON's "notes", unwrapped (the JSON used to have none of them);
-and the CSV row carries the JSON's plan, rates and capacity (it lacked the
-plan's zero, recompute, dtype, ..., seq_per_s, mfu_lowp and the capacity).
+the CSV row carries the JSON's plan, rates and capacity (it lacked the
+plan's zero, recompute, dtype, ..., seq_per_s, mfu_lowp and the capacity);
+and predict on each plan search lists gives the search's step, memory
+and event-engine step.
 Usage: test_pred_agree.py PATH/TO/stepcast (run from the source root).
 """
 import csv
@@ -112,6 +114,33 @@ for args in scenarios:
                                                             d["seq_per_s"] * int(seq.group(1))))
         check(name, table_notes(table) == d.get("notes", []),
               "table notes %r, JSON notes %r" % (table_notes(table), d.get("notes")))
+
+# search's plans are what predict says on them: the plan's keys and every
+# "searched" key set (0 too: the deepseek example's own pp_first_layers 4
+# would stay otherwise), closed form and event engine
+for scn in ([], [os.path.join(ROOT, "examples", "deepseek-v3-modelzoo-h100.json")]):
+    doc = json.loads(run(["search"] + scn + ["--top", "3", "--format", "json"]))
+    check("search " + " ".join(scn), len(doc["plans"]) == 3, "fewer than 3 plans")
+    for p in doc["plans"]:
+        pl, sets = p["plan"], []
+        for k in ("tp", "pp", "dp", "cp", "ep", "vpp", "zero", "schedule", "recompute",
+                  "micro_batch", "dtype"):
+            sets += ["--set", "plan.%s=%s" % (k, pl[k])]
+        sets += ["--set", "plan.sp=%s" % ("true" if pl["sp"] else "false")]
+        for k, v in p["searched"].items():
+            sets += ["--set", "plan.%s=%s" % (k, json.dumps(v))]
+        name = "search %s plan %d" % (" ".join(scn), p["rank"])
+        q = json.loads(run(["predict"] + scn + sets + ["--format", "json"]))
+        for k in ("step_s", "tokens_per_s", "mfu"):
+            check(name, close(q[k], p[k]), "predict %s %g, search %g" % (k, q[k], p[k]))
+        check(name, close(q["memory_bytes"]["total"], p["memory_bytes"]["total"]),
+              "predict memory %g, search %g" % (q["memory_bytes"]["total"],
+                                                p["memory_bytes"]["total"]))
+        check(name, q["fits"] == p["fits"], "predict fits %s, search %s" % (q["fits"], p["fits"]))
+        if "event_step_s" in p:
+            e = json.loads(run(["predict"] + scn + sets + ["--engine", "event", "--format", "json"]))
+            check(name, close(e["step_s"], p["event_step_s"]), "predict --engine event %g, "
+                  "search event_step_s %g" % (e["step_s"], p["event_step_s"]))
 
 # the notes this test must see at least once, so that it checks something
 seen = run(["predict"] + HOST_BOUND + ["--format", "json"])

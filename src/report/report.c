@@ -361,6 +361,34 @@ static void cluster_assumed(const sc_cluster *c, char *buf, size_t n) {
              k ? "; " : "", c->gpus_per_node, dom, c->node_from);
 }
 
+/* JSON's "shape" and "cluster": what the table's model and cluster lines
+ * say beyond the names (the model's layers, hidden size and sequence, a
+ * CNN's image side, a graph's file; the resolved node size, NVLink domain,
+ * GPU link and NIC), so that a program reads what the scenario resolved
+ * to (a preset's or a reference system's) without parsing the table. */
+static void pred_json_setup(FILE *out, const sc_scenario *s) {
+  const sc_model *m = &s->model;
+  if (m->kind == SC_MODEL_TRANSFORMER)
+    fprintf(out, " \"shape\": {\"layers\": %d, \"hidden\": %d, \"seq\": %d},", m->tf.layers,
+            m->tf.hidden, m->tf.seq);
+  else if (m->kind == SC_MODEL_BERT)
+    fprintf(out, " \"shape\": {\"layers\": %d, \"hidden\": %d, \"seq\": %d},",
+            m->bert.layers, m->bert.hidden, m->bert.seq);
+  else if (m->kind == SC_MODEL_CNN)
+    fprintf(out, " \"shape\": {\"image\": %d},", m->cnn.image);
+  else {
+    fprintf(out, " \"shape\": {\"graph\": ");
+    esc_json(out, m->graph.path);
+    fprintf(out, "},");
+  }
+  const sc_cluster *c = &s->cluster;
+  fprintf(out, " \"cluster\": {\"gpus_per_node\": %d, \"nvlink_domain\": %d, \"link\": \"%s\", "
+               "\"link_GBps\": %.6g, \"nic_Gbps\": %.6g},\n",
+          c->gpus_per_node, c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node,
+          gpu_link_key(c->gpu.link), (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9,
+          c->nic_bw * 8 / 1e9);
+}
+
 /* The fields of a prediction's JSON object, without its braces: the
  * predict document, and each plan of a search's. */
 static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
@@ -391,6 +419,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
+  pred_json_setup(out, s);
   if (train_tokens > 0 && isfinite(train_tokens))
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
             train_tokens / r->tokens_per_s / 86400);

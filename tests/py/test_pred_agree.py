@@ -5,7 +5,8 @@ event engine): the time_s parts add up to step_s; seq_per_s is
 global_batch / step_s and tokens_per_s seq_per_s x seq; tflops_per_gpu is
 model_flops / step_s / gpus and mfu that over the GPU's dense 16-bit peak
 (the same peak for every prediction of one GPU); the memory parts add up to
-the total and fits is total <= capacity; and every "note:" the table prints
+the total and fits is total <= capacity; the table's model and cluster
+lines are JSON's shape and cluster; every "note:" the table prints
 is in the JSON's "notes", unwrapped (the JSON used to have none of them);
 the CSV row carries the JSON's plan, rates and capacity (it lacked the
 plan's zero, recompute, dtype, ..., seq_per_s, mfu_lowp and the capacity);
@@ -107,11 +108,18 @@ for args in scenarios:
                     check(name, close(float(row["mem_%s_bytes" % k]), v), "CSV mem_%s_bytes %s, "
                           "JSON %s" % (k, row["mem_%s_bytes" % k], v))
         table = run(["predict"] + args + engine)
-        seq = re.search(r"seq (\d+)", table)
-        if seq:
-            check(name, close(d["seq_per_s"] * int(seq.group(1)), d["tokens_per_s"]),
+        seq = re.search(r"(\d+) layers, hidden (\d+), seq (\d+)", table)
+        if seq:  # the table's model line is JSON's shape
+            check(name, [int(x) for x in seq.groups()] == [d["shape"][k] for k in
+                                                          ("layers", "hidden", "seq")],
+                  "table %s, JSON shape %s" % (seq.group(0), d["shape"]))
+            check(name, close(d["seq_per_s"] * d["shape"]["seq"], d["tokens_per_s"]),
                   "tokens_per_s %g, seq_per_s x seq %g" % (d["tokens_per_s"],
-                                                            d["seq_per_s"] * int(seq.group(1))))
+                                                            d["seq_per_s"] * d["shape"]["seq"]))
+        cl = re.search(r"(\d+) per node.*?([\d.]+) GB/s, NIC ([\d.]+) Gb/s per GPU", table)
+        check(name, cl and (int(cl.group(1)), float(cl.group(2)), float(cl.group(3))) ==
+              (d["cluster"]["gpus_per_node"], d["cluster"]["link_GBps"], d["cluster"]["nic_Gbps"]),
+              "table cluster line %r, JSON cluster %s" % (cl and cl.group(0), d["cluster"]))
         check(name, table_notes(table) == d.get("notes", []),
               "table notes %r, JSON notes %r" % (table_notes(table), d.get("notes")))
 

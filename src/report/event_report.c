@@ -14,9 +14,10 @@
 #define PATH_LINES 24
 
 static void path_table(FILE *out, const ev_out *ev, double closed) {
-  fprintf(out, "\nengine       event: %d rank classes (%d stages x %d replicas), %ld events, "
+  fprintf(out, "\nengine       event: %d rank class%s (%d stage%s x %d replica%s), %ld events, "
                "%ld tasks; closed form %.4f s (%+.2f %%)\n",
-          ev->classes, ev->stages, ev->replicas, ev->events, ev->tasks, closed,
+          ev->classes, ev->classes == 1 ? "" : "es", ev->stages, ev->stages == 1 ? "" : "s",
+          ev->replicas, ev->replicas == 1 ? "" : "s", ev->events, ev->tasks, closed,
           closed > 0 ? 100 * (ev->step_s / closed - 1) : 0);
   fprintf(out, "critical path (its parts add up to the step)\n");
   fprintf(out, "  %-40s %-8s %12s %7s %8s\n", "task", "stream", "seconds", "share", "count");

@@ -302,8 +302,9 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     override_text(&p->overrides[i], text, sizeof text);
     fprintf(out, "  %-9s %s\n", i ? "" : "overrides", text);
   }
-  fprintf(out, "  batch     %ld %s = %d micro-batches of %ld per pipeline\n\n", p->global_batch,
-          s->model.kind == SC_MODEL_CNN ? "images" : "sequences", r->micro_batches, r->micro_batch);
+  fprintf(out, "  batch     %ld %s = %d micro-batch%s of %ld per pipeline\n\n", p->global_batch,
+          s->model.kind == SC_MODEL_CNN ? "images" : "sequences", r->micro_batches,
+          r->micro_batches == 1 ? "" : "es", r->micro_batch);
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
   if (s->model.kind == SC_MODEL_CNN)
     fprintf(out, "  throughput         %10.1f images/s\n", r->seq_per_s);

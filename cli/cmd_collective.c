@@ -188,6 +188,12 @@ static int parse(int argc, char **argv, opts *o) {
                     "node (--ppn)\n", o->gpt, o->ppn);
     return 2;
   }
+  if (o->ppn % o->gpt) { /* each node runs whole processes of gpt GPUs */
+    fprintf(stderr, "stepcast collective: --gpus-per-thread %d does not divide the %d GPUs per "
+                    "node (--ppn): nccl-tests -g runs whole processes of that many GPUs on each "
+                    "node; valid: a divisor of %d\n", o->gpt, o->ppn, o->ppn);
+    return 2;
+  }
   if (!(o->factor > 1)) return bad("--factor must be > 1", "");
   if (o->min > o->max) return bad("--min is larger than --max", "");
   return 0; /* the library checks the bandwidths and sizes (sc_coll_sweep_run) */

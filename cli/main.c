@@ -1,6 +1,7 @@
 /*
  * main.c -- the stepcast command-line tool: dispatch to a subcommand.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,4 +70,10 @@ static int dispatch(int argc, char **argv) {
   return 2;
 }
 
-int main(int argc, char **argv) { return finish(dispatch(argc, argv)); }
+int main(int argc, char **argv) {
+  /* A reader that closes the pipe early (`stepcast validate | head`) makes
+   * writes fail with EPIPE instead of killing the process, so that finish
+   * reports it as exit 3, as docs/output.md says, not a death by signal. */
+  signal(SIGPIPE, SIG_IGN);
+  return finish(dispatch(argc, argv));
+}

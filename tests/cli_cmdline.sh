@@ -68,10 +68,15 @@ expect 0 '"assumed": "cluster.nic_Gbps 400 (gb200-nvl72, the reference system of
 expect 0 '"assumed": "cluster.gpus_per_node 4, cluster.nvlink_domain 72 (gb200-nvl72' -- predict -g gb200 -n 256 --nic-gbps 100 --format json
 out=$("$CLI" predict --format json 2>&1)
 if [[ $out == *'"assumed"'* ]]; then echo "FAIL: the default scenario's JSON has an assumed member"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
+# step_s ARGS...: predict's step_s, its CSV column found by name
+step_s() {
+  "$CLI" predict "$@" --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "step_s") c = i }
+                                             NR == 2 && c { print $c }'
+}
 # the rack's domain changes the step: tp 8 over two trays of 4 runs on NVLink
 # inside the 72, not over the NIC as 8-GPU nodes with domain 4 would
-t72=$("$CLI" predict -m gpt3-13b -g gb200 -n 16 --tp 8 --pp 1 --gb 64 --format csv | tail -1 | cut -d, -f12)
-t4=$("$CLI" predict -m gpt3-13b -g gb200 -n 16 --tp 8 --pp 1 --gb 64 --set cluster.nvlink_domain=4 --format csv | tail -1 | cut -d, -f12)
+t72=$(step_s -m gpt3-13b -g gb200 -n 16 --tp 8 --pp 1 --gb 64)
+t4=$(step_s -m gpt3-13b -g gb200 -n 16 --tp 8 --pp 1 --gb 64 --set cluster.nvlink_domain=4)
 if awk -v a="$t72" -v b="$t4" 'BEGIN { exit !(a > 0 && a < b) }'; then pass=$((pass + 1))
 else echo "FAIL: step in the NVL72 domain $t72 s not below the 4-GPU domain one $t4 s"; fail=$((fail + 1)); fi
 # validate --row prints the row's assumed text as the full table does
@@ -82,8 +87,8 @@ out=$("$CLI" validate --row dgxc-gpt3-175b-h100-bf16-128 "$GB" 2>&1)
 if [[ $out == *'assumed:'* ]]; then echo "FAIL: a row with nothing assumed prints assumed:"; fail=$((fail + 1)); else pass=$((pass + 1)); fi
 
 # the NIC changes the step: 16 H100 over two servers are faster at 400 Gb/s than 200
-t400=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --format csv | tail -1 | cut -d, -f12)
-t200=$("$CLI" predict -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --nic-gbps 200 --format csv | tail -1 | cut -d, -f12)
+t400=$(step_s -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64)
+t200=$(step_s -m gpt3-13b -g h100-sxm5-80gb -n 16 --tp 8 --pp 1 --gb 64 --nic-gbps 200)
 if awk -v a="$t400" -v b="$t200" 'BEGIN { exit !(a > 0 && a < b) }'; then pass=$((pass + 1))
 else echo "FAIL: step at the reference NIC $t400 s not below the 200 Gb/s one $t200 s"; fail=$((fail + 1)); fi
 

@@ -122,6 +122,11 @@ expect 2 "valid: 0, 1" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fs
 expect 0 "fsdp1: reshard after forward, backward prefetch 0," -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=fsdp1
 expect 0 "fsdp2: reshard after forward, backward prefetch 1," -- predict examples/mpt-7b-fsdp-8-a100.json
 expect 0 "dp_comm_exposed" -- predict examples/mpt-7b-fsdp-8-a100.json --set plan.fsdp_impl=deepspeed --set plan.ds_max_reuse=0
+# DeepSpeed ZeRO-3 under pipeline parallelism: DeepSpeed refuses it (it was predicted);
+# ZeRO-1 pipelines and FSDP2 pipelines stay valid
+expect 2 "plan.pp: 16 with DeepSpeed ZeRO-3" -- predict --zero 3 --set plan.fsdp_impl=deepspeed
+expect 0 "step time" -- predict --zero 1 --set plan.fsdp_impl=deepspeed
+expect 0 "step time" -- predict --zero 3 --set plan.fsdp_impl=fsdp2
 expect 2 "plan.moe_imbalance: 20 is more than the busiest of ep 8 ranks can hold" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=20
 expect 2 "plan.moe_imbalance" -- predict examples/mixtral-8x7b-h100.json --set plan.moe_imbalance=0.5
 # MoE token dispatchers and group-limited routing (src/plan/plan_moe.c)
@@ -162,6 +167,12 @@ expect 0 "step time" -- predict --set plan.pp_first_layers=4 --set plan.pp_last_
 expect 0 "step time" -- predict --pp 4 --gb 64 --trace "$TMP/trace.json"
 if grep -q '"traceEvents"' "$TMP/trace.json" 2>/dev/null; then pass=$((pass + 1)); else echo "FAIL: --trace wrote no trace"; fail=$((fail + 1)); fi
 expect 3 "cannot write" -- predict --trace "$TMP/no/such/dir/t.json"
+# a reader that closes the pipe early: exit 3 with the message (it was a
+# death by SIGPIPE, 141), 700 KB of JSON being far more than a pipe holds
+"$CLI" validate --format json 2> "$TMP/pipe.err" | head -c 1 > /dev/null
+rc=${PIPESTATUS[0]}
+if [[ $rc -eq 3 ]] && grep -q "cannot write the output" "$TMP/pipe.err"; then pass=$((pass + 1))
+else echo "FAIL: validate --format json | head -c 1 -> exit $rc, expected 3 and a message"; fail=$((fail + 1)); fi
 expect 0 '"layer_ops"' -- predict --ops --format json
 expect 1 "fits: NO" -- predict -n 8 --tp 8 --pp 1 --gb 8 --set plan.zero=0 --require-fit
 # the memory model's 3 % band (docs/accuracy.md): the default plan needs

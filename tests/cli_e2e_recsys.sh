@@ -66,6 +66,20 @@ printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1"}, "cluster": {"g
 expect 2 "table 1 ('t1'): column_wise over GPUs 0..3 needs 4 GPUs, but the cluster has 2" -- recsys predict "$TMP/cw.json"
 printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1"}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 2}, {"table": 1, "kind": "row_wise"}]}\n' > "$TMP/tw.json"
 expect 2 "valid: 0..1" -- recsys predict "$TMP/tw.json"
+# a global batch the GPUs cannot share evenly, a fraction, one beyond 1e12:
+# refused, not floored or clamped (they were, silently)
+expect 2 "training.global_batch: 55297 is not divisible by cluster.gpus 8 (every GPU takes the same number of samples); valid nearby: 55296 or 55304" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.global_batch=55297
+expect 2 "training.global_batch: expected a whole number in 1..1000000000000" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.global_batch=55296.5
+expect 2 "training.global_batch: expected a whole number in 1..1000000000000" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.global_batch=1e13
+# the other numbers of a job: a fraction or a value out of range is refused,
+# not floored or clamped (2.5 dense features were 2, 1e9 were 1048576, a
+# 1e6 ms collective cycle was 1e4, 2.5-byte embeddings 2)
+expect 2 "model.dense_features: expected a whole number in 0..1048576" -- recsys predict $EX/dlrm_criteo_8gpu.json --set model.dense_features=2.5
+expect 2 "model.dense_features: expected a whole number in 0..1048576" -- recsys predict $EX/dlrm_criteo_8gpu.json --set model.dense_features=1e9
+expect 2 "training.collective_cycle_ms: expected a number in 0..10000" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.collective_cycle_ms=1e6
+expect 2 "training.embedding_bytes: expected a whole number in 2..4" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.embedding_bytes=2.5
+expect 2 "training.embedding_bytes: 3; valid: 2 or 4" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.embedding_bytes=3
+expect 2 "training.global_batch: expected a number (set by" -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'training.global_batch="x"'
 expect 2 "valid: table, json" -- recsys predict $EX/dlrm_criteo_8gpu.json --format xml
 expect 2 "valid: data_parallel" -- recsys predict $EX/dlrm_criteo_8gpu.json --sharding diagonal
 expect 2 "unknown subcommand" -- recsys frobnicate x.json

@@ -23,6 +23,10 @@ expect 1 '1952 plans, e.g. plan.tp: 64 does not divide model.heads 96' -- search
 expect 1 '"example": "plan.tp: 64 does not divide model.heads 96' -- search examples/gpt3-175b-1024-a100.json --tp 64 --threads 2 --format json
 expect 1 'no plan is valid: plan.tp: 64 does not divide' -- search examples/gpt3-175b-1024-a100.json --tp 64 --threads 2 --format csv
 expect 1 'the space is empty: tp: 3 does not divide the 1024 GPUs' -- search examples/gpt3-175b-1024-a100.json --tp 3
+# every degree fixed, or all but cp, and their product short of the GPUs: the
+# message names the product (it spoke of the searched tp and pp ranges)
+expect 1 'the space is empty: tp 8 x pp 16 x cp 1 x dp 4 = 512 GPUs, but cluster.gpus is 1024' -- search examples/gpt3-175b-1024-a100.json --tp 8 --pp 16 --cp 1 --dp 4
+expect 1 'the space is empty: tp 8 x pp 16 x dp 4 = 512 GPUs leave cp 2 for the 1024 GPUs' -- search examples/gpt3-175b-1024-a100.json --tp 8 --pp 16 --dp 4
 expect 0 'stopped (max_plans): searched the first 100 of the space' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1
 expect 0 '"space": 100, "space_full": 216, "tried": 100' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format json
 expect 0 '"stopped": "max_plans"' -- search examples/gpt3-175b-1024-a100.json --max-plans 100 --tp 8 --zero 3 --top 1 --threads 1 --format json
@@ -140,6 +144,9 @@ expect 2 "--min expects a size in bytes > 0 (64, 4K, 1M, 2G: powers of 1024), go
 expect 2 '--ppn 3 does not divide --ranks 16' -- collective --ranks 16 --ppn 3
 expect 2 "--arch expects an SM version 30..199 (70 V100, 80 A100, 90 H100, 100 B200), got '7'" -- collective --arch 7
 expect 2 '--gpus-per-thread 16 is more than the 8 GPUs per node (--ppn)' -- collective --ranks 8 --gpus-per-thread 16
+# 3 GPUs per thread on 8 per node: no nccl-tests run has that layout (it was predicted)
+expect 2 '--gpus-per-thread 3 does not divide the 8 GPUs per node (--ppn)' -- collective --ranks 8 --gpus-per-thread 3
+expect 0 '4 GPUs per host thread' -- collective --ranks 8 --gpus-per-thread 4 --min 1K --max 1K
 
 # trace: --ppn 0 was "expected a number" (0.5 said whole number); the value is named
 expect 2 "--ppn expects a whole number of GPUs per NVLink domain (1, 2, 8, ...), got '0'" -- trace examples/traces/rank0.json --ppn 0

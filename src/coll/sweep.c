@@ -54,6 +54,10 @@ static int sweep_check(const sc_coll_sweep_opts *o, long *points, sc_error *err)
   if (o->gpus_per_thread < 1 || o->gpus_per_thread > 1024)
     return sc_error_set(err, SC_EINPUT, "gpus_per_thread must be 1..1024 (GPUs one thread "
                         "drives, nccl-tests -g), got %d", o->gpus_per_thread);
+  if (o->ranks_per_node % o->gpus_per_thread) /* a thread's GPUs are one process's, one node's */
+    return sc_error_set(err, SC_EINPUT, "gpus_per_thread %d must divide ranks_per_node %d (each "
+                        "node runs whole processes of that many GPUs, as nccl-tests -g does)",
+                        o->gpus_per_thread, o->ranks_per_node);
   if ((unsigned)o->fabric >= SC_FABRIC_COUNT)
     return sc_error_set(err, SC_EINPUT, "fabric: %d is not a fabric (valid: 0..%d, "
                         "infiniband roce efa tcpxo)", o->fabric, SC_FABRIC_COUNT - 1);

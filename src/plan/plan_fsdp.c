@@ -77,6 +77,16 @@ static int fsdp_keys(const sc_plan *p, sc_error *err) {
                         "plan.fsdp_prefetch: %d; FSDP1 prefetches one unit (BACKWARD_PRE) or "
                         "none; valid: 0, 1 (or plan.fsdp_impl \"fsdp2\" for deeper prefetch)",
                         p->fsdp_prefetch);
+  /* DeepSpeed's PipelineEngine asserts a ZeRO stage below 2 ("ZeRO-2 and
+   * ZeRO-3 are incompatible with pipeline parallelism",
+   * deepspeed/runtime/pipe/engine.py; recalled, not in ../shared) */
+  if (p->zero >= 3 && p->fsdp_impl == SC_FSDP_DEEPSPEED && p->pp > 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp: %d with DeepSpeed ZeRO-3 (plan.fsdp_impl \"deepspeed\"), which "
+                        "DeepSpeed's pipeline engine refuses (ZeRO-2 and -3 are incompatible with "
+                        "pipeline parallelism); valid: pp 1, plan.zero 1 (Megatron-DeepSpeed's "
+                        "pipelines), or plan.fsdp_impl \"fsdp2\" (torchtitan pipelines FSDP2)",
+                        p->pp);
   if (p->fsdp_impl == SC_FSDP_DEEPSPEED && !p->fsdp_reshard)
     return sc_error_set(err, SC_EINPUT,
                         "plan.fsdp_reshard: false is not a DeepSpeed stage-3 mode (parameters are "

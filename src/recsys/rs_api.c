@@ -45,6 +45,11 @@ int sc_rs_job_check(const sc_rs_job *j, sc_error *err) {
   if (j->global_batch < j->gpus)
     return sc_error_set(err, SC_EINPUT, "training.global_batch: %ld; valid: at least one "
                         "sample per GPU (>= %d)", j->global_batch, j->gpus);
+  long lo = j->global_batch / j->gpus * j->gpus;
+  if (lo != j->global_batch) /* every GPU takes the same local batch */
+    return sc_error_set(err, SC_EINPUT, "training.global_batch: %ld is not divisible by "
+                        "cluster.gpus %d (every GPU takes the same number of samples); valid "
+                        "nearby: %ld or %ld", j->global_batch, j->gpus, lo, lo + j->gpus);
   if (j->emb_bytes != 2 && j->emb_bytes != 4)
     return sc_error_set(err, SC_EINPUT, "training.embedding_bytes: %d; valid: 2 or 4",
                         j->emb_bytes);

@@ -54,28 +54,38 @@ static int getnum(jctx *c, json_t *o, const char *where, const char *key, double
   snprintf(k, sizeof k, "%s.%s", where, key);
   if (!json_is_number(x) || json_number_value(x) < min) {
     char want[64];
-    snprintf(want, sizeof want, "a number >= %g", min);
+    if (isinf(min)) snprintf(want, sizeof want, "a number");
+    else snprintf(want, sizeof want, "a number >= %g", min);
     return fail(c, k, want);
   }
   *v = json_number_value(x);
   return SC_OK;
 }
 
-/* Like getnum, for a whole number in min..max (GPU and node indices,
- * part counts): a fraction or a huge value is refused, not truncated. */
-static int getwhole(jctx *c, json_t *o, const char *where, const char *key, double min,
-                    double max, double *v) {
+/* Like getnum, for a number in min..max: a value out of it is refused,
+ * not clamped. */
+static int getin(jctx *c, json_t *o, const char *where, const char *key, double min,
+                 double max, int whole, double *v) {
   double x = *v;
-  int rc = getnum(c, o, where, key, min, &x);
+  int rc = getnum(c, o, where, key, -HUGE_VAL, &x);
   if (rc) return rc;
-  if (x != floor(x) || x > max) {
+  if ((whole && x != floor(x)) || x < min || x > max) {
     char k[96], want[64];
     snprintf(k, sizeof k, "%s.%s", where, key);
-    snprintf(want, sizeof want, "a whole number in %g..%g", min, max);
+    snprintf(want, sizeof want, "a %s in %.15g..%.15g", whole ? "whole number" : "number", min,
+             max);
     return fail(c, k, want);
   }
   *v = x;
   return SC_OK;
+}
+
+/* Like getin, for a whole number in min..max (GPU and node indices,
+ * part counts, widths): a fraction or a huge value is refused, not
+ * truncated. */
+static int getwhole(jctx *c, json_t *o, const char *where, const char *key, double min,
+                    double max, double *v) {
+  return getin(c, o, where, key, min, max, 1, v);
 }
 
 /* A boolean at where.key into *v: 0 when absent; SC_EINPUT when not true
@@ -291,17 +301,15 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   if (nm && !json_is_string(nm)) return fail(c, "model.name", "a string");
   snprintf(m->name, sizeof m->name, "%s", nm ? json_string_value(nm) : kind);
   double df = 13, cl = m->cross_layers, cr = 0, cp = 0;
-  if ((rc = getnum(c, o, "model", "dense_features", 0, &df)) ||
-      (rc = getnum(c, o, "model", "cross_layers", 0, &cl)) ||
-      (rc = getnum(c, o, "model", "cross_rank", 0, &cr)) ||
-      (rc = getnum(c, o, "model", "concat_pool", 0, &cp)) ||
+  if ((rc = getwhole(c, o, "model", "dense_features", 0, 1 << 20, &df)) ||
+      (rc = getwhole(c, o, "model", "cross_layers", 0, 64, &cl)) ||
+      (rc = getwhole(c, o, "model", "cross_rank", 0, 1 << 20, &cr)) ||
+      (rc = getwhole(c, o, "model", "concat_pool", 0, 1 << 20, &cp)) ||
       (rc = widths(c, o, "model", "bottom_mlp", m->bottom, &m->n_bottom)) ||
       (rc = widths(c, o, "model", "top_mlp", m->top, &m->n_top)))
     return rc;
-  m->dense_features = (int)fmin(df, 1 << 20);
-  m->cross_layers = (int)fmin(cl, 64);
-  m->cross_rank = (int)fmin(cr, 1 << 20);
-  m->concat_pool = (int)fmin(cp, 1 << 20);
+  m->dense_features = (int)df, m->cross_layers = (int)cl; /* whole, in range */
+  m->cross_rank = (int)cr, m->concat_pool = (int)cp;
   if ((rc = getbool(c, o, "model", "dropout", &m->dropout))) return rc;
   json_t *t = json_object_get(o, "tables");
   if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
@@ -372,19 +380,20 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
   if (rc) return rc;
   double b = (double)j->global_batch, eb = j->emb_bytes, cyc = 0, rb = 0, rsmp = 0;
   double cap = j->hash_capacity;
-  if ((rc = getnum(c, o, "training", "global_batch", 1, &b)) ||
-      (rc = getnum(c, o, "training", "embedding_bytes", 1, &eb)) ||
-      (rc = getnum(c, o, "training", "collective_cycle_ms", 0, &cyc)) ||
-      (rc = getnum(c, o, "training", "hash_capacity_rows", 0, &cap)) ||
-      (rc = getnum(c, o, "training", "reader_ms_per_batch", 0, &rb)) ||
-      (rc = getnum(c, o, "training", "reader_us_per_sample", 0, &rsmp)))
+  if ((rc = getwhole(c, o, "training", "global_batch", 1, 1e12, &b)) ||
+      (rc = getwhole(c, o, "training", "embedding_bytes", 2, 4, &eb)) ||
+      (rc = getin(c, o, "training", "collective_cycle_ms", 0, 1e4, 0, &cyc)) ||
+      (rc = getin(c, o, "training", "hash_capacity_rows", 0, 1e15, 0, &cap)) ||
+      (rc = getin(c, o, "training", "reader_ms_per_batch", 0, 1e7, 0, &rb)) ||
+      (rc = getin(c, o, "training", "reader_us_per_sample", 0, 1e7, 0, &rsmp)))
     return rc;
-  j->reader_batch_s = fmin(rb, 1e7) * 1e-3;
-  j->reader_sample_s = fmin(rsmp, 1e7) * 1e-6;
-  j->coll_cycle_s = fmin(cyc, 1e4) * 1e-3;
-  j->hash_capacity = fmin(cap, 1e15); /* rows (as a table's: at most 1e15) */
-  j->global_batch = (long)fmin(b, 1e12);
-  j->emb_bytes = (int)fmin(eb, 8);
+  /* each in its range: refused above it, not clamped */
+  j->reader_batch_s = rb * 1e-3;
+  j->reader_sample_s = rsmp * 1e-6;
+  j->coll_cycle_s = cyc * 1e-3;
+  j->hash_capacity = cap; /* rows (as a table's: at most 1e15) */
+  j->global_batch = (long)b;
+  j->emb_bytes = (int)eb;
   static const rs_name dtypes[] = {{"fp32", SC_FP32}, {"tf32", SC_TF32}, {"amp", SC_FP16},
                                    {"fp16", SC_FP16}, {"bf16", SC_BF16}, {NULL, 0}};
   static const rs_name opts[] = {{"sgd", SC_RS_SGD}, {"adagrad", SC_RS_ADAGRAD},

@@ -1,6 +1,7 @@
 /*
  * esc.c -- escaping for JSON, CSV and XML/HTML; see esc.h.
  */
+#include <math.h>
 #include <string.h>
 
 #include "core/utf8.h"
@@ -66,4 +67,9 @@ void esc_xml(FILE *out, const char *s) {
     }
     p += n;
   }
+}
+
+void esc_trace_times(FILE *out, double start_us, double dur_us) {
+  double a = round(start_us * 1e3) / 1e3, e = round((start_us + dur_us) * 1e3) / 1e3;
+  fprintf(out, "\"ts\": %.3f, \"dur\": %.3f", a, e - a);
 }

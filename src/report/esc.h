@@ -25,4 +25,11 @@ void esc_text(char *dst, size_t cap, const char *s);
 /* s as XML/HTML text or attribute value (& < > " ' escaped). */
 void esc_xml(FILE *out, const char *s);
 
+/* A Chrome trace complete event's times, `"ts": A, "dur": D` (microseconds,
+ * nanosecond digits), for a span from start_us lasting dur_us: its start and
+ * end are rounded to the nanosecond and D is their difference, so that spans
+ * that meet in the layout meet in the file instead of overlapping by the
+ * rounding (which a viewer reads as a badly nested slice). */
+void esc_trace_times(FILE *out, double start_us, double dur_us);
+
 #endif

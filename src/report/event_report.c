@@ -14,9 +14,10 @@
 #define PATH_LINES 24
 
 static void path_table(FILE *out, const ev_out *ev, double closed) {
-  fprintf(out, "\nengine       event: %d rank classes (%d stages x %d replicas), %ld events, "
+  fprintf(out, "\nengine       event: %d rank class%s (%d stage%s x %d replica%s), %ld events, "
                "%ld tasks; closed form %.4f s (%+.2f %%)\n",
-          ev->classes, ev->stages, ev->replicas, ev->events, ev->tasks, closed,
+          ev->classes, ev->classes == 1 ? "" : "es", ev->stages, ev->stages == 1 ? "" : "s",
+          ev->replicas, ev->replicas == 1 ? "" : "s", ev->events, ev->tasks, closed,
           closed > 0 ? 100 * (ev->step_s / closed - 1) : 0);
   fprintf(out, "critical path (its parts add up to the step)\n");
   fprintf(out, "  %-40s %-8s %12s %7s %8s\n", "task", "stream", "seconds", "share", "count");
@@ -160,16 +161,18 @@ void sc_report_event_trace(FILE *out, const sc_scenario *s, const sc_event_pred 
     else
       snprintf(name, sizeof name, "%s", g->kind == 'D' ? "gradient reduction" : "optimizer step");
     fprintf(out, ",\n  {\"name\": \"%s\", \"cat\": \"critical path\", \"ph\": \"X\", "
-                 "\"pid\": %d, \"tid\": 0, \"ts\": %.3f, \"dur\": %.3f}",
-            name, ev->classes, g->start * 1e6, g->dur * 1e6);
+                 "\"pid\": %d, \"tid\": 0, ",
+            name, ev->classes);
+    esc_trace_times(out, g->start * 1e6, g->dur * 1e6);
+    fputc('}', out);
   }
   for (long i = 0; i < ev->n_spans; i++) {
     const ev_span *sp = &ev->spans[i];
     fprintf(out, ",\n  {\"name\": ");
     esc_json(out, ev->names[sp->name]);
-    fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %.3f, "
-                 "\"dur\": %.3f",
-            pass_cat(sp->pass), sp->cls, sp->stream, sp->start * 1e6, sp->dur * 1e6);
+    fprintf(out, ", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, ",
+            pass_cat(sp->pass), sp->cls, sp->stream);
+    esc_trace_times(out, sp->start * 1e6, sp->dur * 1e6);
     if (sp->mb >= 0) fprintf(out, ", \"args\": {\"micro_batch\": %d}", sp->mb);
     fputc('}', out);
   }

@@ -135,28 +135,61 @@ static void mem_parts(const sc_memory *m, part *p) {
   p[5] = (part){"total", m->total};
 }
 
-/* What the validation says about predictions like this one
- * (docs/accuracy.md): printed under the table so that nobody reads more
- * into a number than the model has earned. */
-static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
+/* The caveats of a prediction (docs/accuracy.md, "What the table output
+ * warns about"): what the validation says about predictions like this
+ * one, so that nobody reads more into a number than the model has earned.
+ * Each is a sentence into note[i] (NOTE_CAP bytes), '\n' where the table
+ * wraps it; returns how many (at most NOTES). */
+#define NOTES 3
+#define NOTE_CAP 320
+static int pred_notes(const sc_scenario *s, const sc_result *r, char note[NOTES][NOTE_CAP]) {
   const char *gpu = s->cluster.gpu.name;
   sc_dtype dt = s->plan.dtype == SC_TF32 || s->plan.dtype == SC_FP32 ? SC_BF16 : s->plan.dtype;
-  int calibrated = (s->cluster.gpu.calibrated >> dt) & 1u;
+  int calibrated = (s->cluster.gpu.calibrated >> dt) & 1u, n = 0;
   /* against the peak of the plan's own GEMM type: an fp8 plan at 60 % of
    * the bf16 peak is at 30 % of its own, where the fp8 rows predict well */
   if (r->mfu_lowp > 0.60)
-    fprintf(out, "\n  note: MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
-                 "        the model was 16 %% optimistic on average, up to 60 %% (docs/accuracy.md)");
+    snprintf(note[n++], NOTE_CAP, "MFU above 60 %% -- few published runs get there; on those above 55 %%\n"
+                                  "the model was 16 %% optimistic on average, up to 60 %% (docs/accuracy.md)");
   if (r->step_s > 0 && r->time.host > 0.3 * r->step_s)
-    fprintf(out, "\n  note: host-bound (%.0f %% of the step waits for the framework to issue\n"
-                 "        kernels): errors up to 30 %% on published runs; a compiled or graph-captured\n"
-                 "        framework would not pay it (plan.framework_eager false)",
-            100 * r->time.host / r->step_s);
+    snprintf(note[n++], NOTE_CAP, "host-bound (%.0f %% of the step waits for the framework to issue\n"
+                                  "kernels): errors up to 30 %% on published runs; a compiled or graph-captured\n"
+                                  "framework would not pay it (plan.framework_eager false)",
+             100 * r->time.host / r->step_s);
   if (!calibrated)
-    fprintf(out, "\n  note: %s has no %s GEMM calibration measurements; its efficiencies are\n"
-                 "        estimates (borrowed from another GPU or type, or given in the input)",
-            gpu, sc_dtype_name(dt));
+    snprintf(note[n++], NOTE_CAP, "%s has no %s GEMM calibration measurements; its efficiencies are\n"
+                                  "estimates (borrowed from another GPU or type, or given in the input)",
+             gpu, sc_dtype_name(dt));
+  return n;
+}
+
+/* The caveats under the table, each wrapped where its text says. */
+static void pred_caveats(FILE *out, const sc_scenario *s, const sc_result *r) {
+  char note[NOTES][NOTE_CAP];
+  int n = pred_notes(s, r, note);
+  for (int i = 0; i < n; i++) {
+    fputs("\n  note: ", out);
+    for (const char *c = note[i]; *c; c++)
+      *c == '\n' ? fputs("\n        ", out) : fputc(*c, out);
+  }
   fputc('\n', out);
+}
+
+/* JSON's "notes": the plan's recompute-modules note and the caveats, one
+ * string each, unwrapped; nothing when there are none. */
+static void pred_json_notes(FILE *out, const sc_scenario *s, const sc_result *r) {
+  char note[NOTES + 1][NOTE_CAP];
+  plan_recmod_note(s, note[0], NOTE_CAP);
+  int first = note[0][0] ? 0 : 1, n = 1 + pred_notes(s, r, note + 1);
+  if (first == n) return;
+  fprintf(out, ", \"notes\": [");
+  for (int i = first; i < n; i++) {
+    for (char *c = note[i]; *c; c++)
+      if (*c == '\n') *c = ' ';
+    fputs(i > first ? ", " : "", out);
+    esc_json(out, note[i]);
+  }
+  fputc(']', out);
 }
 
 /* The MoE dispatcher line of the plan table (docs/output.md). */
@@ -261,7 +294,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     plan_recmod_list(p->recompute_modules, mods, sizeof mods);
     fprintf(out, "  recompute modules %s (selective)\n", mods);
   }
-  char note[320];
+  char note[NOTE_CAP];
   plan_recmod_note(s, note, sizeof note);
   if (note[0]) fprintf(out, "  note: %s\n", note);
   for (int i = 0; i < p->n_overrides; i++) {
@@ -269,8 +302,9 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
     override_text(&p->overrides[i], text, sizeof text);
     fprintf(out, "  %-9s %s\n", i ? "" : "overrides", text);
   }
-  fprintf(out, "  batch     %ld %s = %d micro-batches of %ld per pipeline\n\n", p->global_batch,
-          s->model.kind == SC_MODEL_CNN ? "images" : "sequences", r->micro_batches, r->micro_batch);
+  fprintf(out, "  batch     %ld %s = %d micro-batch%s of %ld per pipeline\n\n", p->global_batch,
+          s->model.kind == SC_MODEL_CNN ? "images" : "sequences", r->micro_batches,
+          r->micro_batches == 1 ? "" : "es", r->micro_batch);
   fprintf(out, "  step time          %10.3f s\n", r->step_s);
   if (s->model.kind == SC_MODEL_CNN)
     fprintf(out, "  throughput         %10.1f images/s\n", r->seq_per_s);
@@ -328,6 +362,34 @@ static void cluster_assumed(const sc_cluster *c, char *buf, size_t n) {
              k ? "; " : "", c->gpus_per_node, dom, c->node_from);
 }
 
+/* JSON's "shape" and "cluster": what the table's model and cluster lines
+ * say beyond the names (the model's layers, hidden size and sequence, a
+ * CNN's image side, a graph's file; the resolved node size, NVLink domain,
+ * GPU link and NIC), so that a program reads what the scenario resolved
+ * to (a preset's or a reference system's) without parsing the table. */
+static void pred_json_setup(FILE *out, const sc_scenario *s) {
+  const sc_model *m = &s->model;
+  if (m->kind == SC_MODEL_TRANSFORMER)
+    fprintf(out, " \"shape\": {\"layers\": %d, \"hidden\": %d, \"seq\": %d},", m->tf.layers,
+            m->tf.hidden, m->tf.seq);
+  else if (m->kind == SC_MODEL_BERT)
+    fprintf(out, " \"shape\": {\"layers\": %d, \"hidden\": %d, \"seq\": %d},",
+            m->bert.layers, m->bert.hidden, m->bert.seq);
+  else if (m->kind == SC_MODEL_CNN)
+    fprintf(out, " \"shape\": {\"image\": %d},", m->cnn.image);
+  else {
+    fprintf(out, " \"shape\": {\"graph\": ");
+    esc_json(out, m->graph.path);
+    fprintf(out, "},");
+  }
+  const sc_cluster *c = &s->cluster;
+  fprintf(out, " \"cluster\": {\"gpus_per_node\": %d, \"nvlink_domain\": %d, \"link\": \"%s\", "
+               "\"link_GBps\": %.6g, \"nic_Gbps\": %.6g},\n",
+          c->gpus_per_node, c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node,
+          gpu_link_key(c->gpu.link), (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9,
+          c->nic_bw * 8 / 1e9);
+}
+
 /* The fields of a prediction's JSON object, without its braces: the
  * predict document, and each plan of a search's. */
 static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r,
@@ -358,6 +420,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
                "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
+  pred_json_setup(out, s);
   if (train_tokens > 0 && isfinite(train_tokens))
     fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
             train_tokens / r->tokens_per_s / 86400);
@@ -375,6 +438,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
             r->mem.host, r->mem.host_capacity);
   fprintf(out, "}, \"fits\": %s, \"fits_confidence\": \"%s\"", r->mem.fits ? "true" : "false",
           sc_fits_confidence(s, &r->mem));
+  pred_json_notes(out, s, r);
 }
 
 /* Every member of a prediction's JSON object, without its braces: the
@@ -406,22 +470,28 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
   int n = parts(r, pt);
   mem_parts(&r->mem, mp);
   if (header) {
-    fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,micro_batch,global_batch,step_s,tokens_per_s,tflops_per_gpu,mfu");
+    fprintf(out, "model,gpu,gpus,tp,pp,dp,cp,ep,vpp,sp,zero,schedule,recompute,dtype,attention,"
+                 "micro_batch,global_batch,micro_batches,step_s,tokens_per_s,seq_per_s,"
+                 "tflops_per_gpu,mfu,mfu_lowp,model_flops,params");
     for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
     for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
-    fprintf(out, ",fits,fits_marginal");
+    fprintf(out, ",mem_capacity_bytes,fits,fits_marginal");
     acc_csv(out, s, 1);
     return;
   }
   const sc_plan *p = &s->plan;
   esc_csv(out, s->model.name, ',');
   esc_csv(out, s->cluster.gpu.name, ',');
-  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%ld,%ld,%.6g,%.6g,%.6g,%.6g", s->cluster.gpus, p->tp, p->pp,
-          p->dp, p->cp, p->ep, p->vpp, r->micro_batch, p->global_batch, r->step_s,
-          r->tokens_per_s, r->tflops_per_gpu, r->mfu);
+  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,%s,%ld,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+               "%.6g,%.6g",
+          s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp, p->zero,
+          sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
+          attn_name(&s->cluster.gpu, p), r->micro_batch, p->global_batch, r->micro_batches,
+          r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
+          r->model_flops, r->params);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%d,%d", r->mem.fits, report_marginal(s, &r->mem));
+  fprintf(out, ",%.6g,%d,%d", r->mem.capacity, r->mem.fits, report_marginal(s, &r->mem));
   acc_csv(out, s, 0);
 }
 
@@ -581,8 +651,9 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
     else
       snprintf(name, sizeof name, "%s", sp->kind == 'D' ? "gradient reduction" : "optimizer step");
     fprintf(out, ",\n  {\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %d, "
-                 "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f",
-            name, cat, sp->stage, sp->lane, sp->start * 1e6, sp->dur * 1e6);
+                 "\"tid\": %d, ",
+            name, cat, sp->stage, sp->lane);
+    esc_trace_times(out, sp->start * 1e6, sp->dur * 1e6);
     if (sp->micro_batch >= 0)
       fprintf(out, ", \"args\": {\"micro_batch\": %d, \"chunk\": %d}", sp->micro_batch,
               sp->chunk);

@@ -182,8 +182,16 @@ void rejects_empty(const sc_scenario *base, const wg_graph *g, const sc_search_o
     snprintf(m, cap, "the fixed degrees' product (tp x pp x cp x dp) %lld %s the %d GPUs "
                      "(cluster.gpus)", fixed, fixed > gpus ? "is more than" : "does not divide",
              gpus);
+  else if (o->tp && o->pp && o->cp && o->dp) /* every degree fixed, their product short */
+    snprintf(m, cap, "tp %d x pp %d x cp %d x dp %d = %lld GPUs, but cluster.gpus is %d; valid: "
+                     "degrees whose product is %d", o->tp, o->pp, o->cp, o->dp, fixed, gpus, gpus);
   else if (bad_inner(base, g, o, m, cap))
     return;
+  else if (o->tp && o->pp && o->dp) /* only cp left, and no cp fills the cluster */
+    snprintf(m, cap, "tp %d x pp %d x dp %d = %lld GPUs leave cp %lld for the %d GPUs "
+                     "(cluster.gpus), which no plan under the constraints given takes (cp splits "
+                     "model.seq %d)", o->tp, o->pp, o->dp, fixed, gpus / fixed, gpus,
+             base->model.kind == SC_MODEL_TRANSFORMER ? base->model.tf.seq : 0);
   else if (o->dp > 0)
     snprintf(m, cap, "no tp (powers of two up to max_tp %d), pp (up to max_pp %d) and cp leave "
                      "dp %d (dp = GPUs / (tp x pp x cp)) under the constraints given",

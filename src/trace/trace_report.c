@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/esc.h"
 #include "stepcast.h"
 #include "trace/trace_int.h"
 
@@ -214,9 +215,10 @@ void sc_trace_write_perfetto(const sc_trace *t, FILE *out) {
     const rp_node *n = &t->run.nodes[v];
     if (n->cat == RP_MARK || (n->cat == RP_SYNC && n->dur == 0 && n->end == n->start)) continue;
     fprintf(out,
-            "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"cat\": "
-            "\"%s\", \"name\": ",
-            first ? "" : ",\n", n->rank, perf_tid(t, n), n->start - t0, n->dur, cats[n->cat]);
+            "%s{\"ph\": \"X\", \"pid\": %d, \"tid\": %ld, ", first ? "" : ",\n", n->rank,
+            perf_tid(t, n));
+    esc_trace_times(out, n->start - t0, n->dur);
+    fprintf(out, ", \"cat\": \"%s\", \"name\": ", cats[n->cat]);
     jstr(out, perf_name(t, n));
     fputc('}', out);
     first = 0;

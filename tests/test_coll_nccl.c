@@ -394,6 +394,49 @@ Test(coll_nccl, ll128_a100_8_ranks_from_source) {
   }
 }
 
+/* DGX-1 with P100 (sm_60): 4 NVLink 1 links of 20 GB/s per direction,
+ * one to each cube-mesh neighbour. By hand: a ring carries 20 x 128/144
+ * = 17.78 GB/s of payload; a 1 GiB all-reduce on one ring of 8 GPUs
+ * moves 2 x 7/8 GiB through each GPU, 1.879e9 / 17.78e9 = 0.1057 s. On 8
+ * GPUs the cube-mesh (two K4 quads, i joined to i+4) splits into two
+ * undirected Hamiltonian cycles (0-1-5-4-6-7-3-2, 0-3-1-2-6-5-7-4), each
+ * run both ways: 4 rings, the GPU's 4 links, so NCCL's full time is a
+ * quarter of one ring's. On 4 GPUs (one K4) no three directed rings are
+ * edge-disjoint (the complete symmetric digraph on 4 vertices has no
+ * Hamiltonian decomposition), so 2 rings; V100's doubled pairs keep 4. */
+/* All-reduce ring Simple on the cube-mesh on at most max_ch channels (0:
+ * NCCL's own count, which one_channel_runs_one_rings_share checks is
+ * coll_nccl_algo_time), seconds. */
+static double cube_ring(const coll_group *g, double bytes, int max_ch) {
+  return coll_nccl_algo_time_ch(COLL_ALL_REDUCE, bytes, g, COLL_INTRA_CUBEMESH, COLL_ALGO_RING,
+                                COLL_PROTO_SIMPLE, max_ch);
+}
+
+Test(coll_nccl, p100_cubemesh_four_links) {
+  cr_expect_eq(coll_cubemesh_links(60), 4);
+  cr_expect_eq(coll_cubemesh_links(70), 6);
+  cr_expect_eq(coll_cubemesh_rings(8, 60), 4);
+  cr_expect_eq(coll_cubemesh_rings(4, 60), 2);
+  cr_expect_eq(coll_cubemesh_rings(4, 70), 4);
+  cr_expect_eq(coll_cubemesh_rings(5, 60), 1); /* through a peer, on single 0-4 */
+  coll_group p = {8, 8, 60, 80e9, 12.5e9, 0.6e-6, 2.7e-6, 8, 1, 0, 0, 0};
+  double b = 1024.0 * 1024 * 1024;
+  double t = cube_ring(&p, b, 0), t1 = cube_ring(&p, b, 1);
+  double want1 = 2 * 7.0 / 8 * b / (20e9 * 128 / 144);
+  cr_expect(fabs(t1 / want1 - 1) < 0.02, "one ring: %g s, by hand %g s", t1, want1);
+  cr_expect(fabs(t1 / t - 4) < 0.04, "one ring of four: %g vs %g s (x%.3f)", t1, t, t1 / t);
+  /* 4 GPUs: 2 rings of 17.78 on P100, 4 of 22.2 on V100 (150 / 6 = 25) */
+  coll_group p4 = p, v4;
+  p4.ranks = p4.ranks_per_node = p4.node_gpus = 4;
+  v4 = p4;
+  v4.arch = 70;
+  v4.intra_bw = 150e9;
+  double tp = cube_ring(&p4, b, 0), tv = cube_ring(&v4, b, 0);
+  double wantp = 2 * 3.0 / 4 * b / (2 * 20e9 * 128 / 144);
+  cr_expect(fabs(tp / wantp - 1) < 0.02, "4 P100: %g s, by hand %g s", tp, wantp);
+  cr_expect(fabs(tp / tv - 2.5) < 0.05, "4 x 22.2 / (2 x 17.8) = 2.5: x%.3f", tp / tv);
+}
+
 /* NCCL 1.x's one block a GPU (coll_nccl_algo_time_ch, max_channels 1):
  * on the 8-GPU DGX-1 cube-mesh NCCL 2 finds 6 rings (coll_cubemesh_rings)
  * and one ring moves a sixth of their bytes per second, so at 1 GiB the
@@ -405,12 +448,9 @@ Test(coll_nccl, one_channel_runs_one_rings_share) {
   double b = 1024.0 * 1024 * 1024;
   double t = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH, COLL_ALGO_RING,
                                  COLL_PROTO_SIMPLE);
-  double t0 = coll_nccl_algo_time_ch(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH,
-                                     COLL_ALGO_RING, COLL_PROTO_SIMPLE, 0);
-  double t1 = coll_nccl_algo_time_ch(COLL_ALL_REDUCE, b, &v, COLL_INTRA_CUBEMESH,
-                                     COLL_ALGO_RING, COLL_PROTO_SIMPLE, 1);
+  double t0 = cube_ring(&v, b, 0), t1 = cube_ring(&v, b, 1);
   cr_expect(t0 == t, "max 0 is NCCL's own: %g vs %g s", t0, t);
-  cr_expect(coll_cubemesh_rings(8) == 6, "6 rings on 8 GPUs");
+  cr_expect(coll_cubemesh_rings(8, 70) == 6, "6 rings on 8 GPUs");
   cr_expect(fabs(t1 / t - 6) < 0.06, "one ring of six: %g vs %g s (x%.3f)", t1, t, t1 / t);
   coll_group p = {8, 8, 70, 15.75e9, 25e9, 0, 0, 8, 1, 0, 1, 0};
   double tp = coll_nccl_algo_time(COLL_ALL_REDUCE, b, &p, COLL_INTRA_PCIE, COLL_ALGO_RING,

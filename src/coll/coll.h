@@ -91,8 +91,8 @@ int coll_op_from_name(const char *name);
  */
 
 /* How the GPUs of one node are wired, which decides how many NCCL rings
- * (channels) fit on NVLink. COLL_INTRA_AUTO guesses from the group: SM70
- * with <= 150 GB/s and <= 8 ranks per node is a DGX-1 hybrid cube-mesh,
+ * (channels) fit on NVLink. COLL_INTRA_AUTO guesses from the group: below
+ * SM80 with <= 150 GB/s and <= 8 ranks per node is a DGX-1 hybrid cube-mesh,
  * anything else with NVLink is an NVSwitch node. */
 typedef enum coll_intra {
   COLL_INTRA_AUTO = 0,
@@ -159,8 +159,13 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
  * algbw * factor (all_reduce 2(n-1)/n, all_gather (n-1)/n, ...). */
 double coll_busbw_factor(coll_op op, int n);
 
+/* NVLinks per GPU of a DGX-1 hybrid cube-mesh of SM arch (P100's 4,
+ * V100's 6). */
+int coll_cubemesh_links(int arch);
+
 /* Rings (NCCL channels, before duplication) that fit on the NVLinks of
- * the first k GPUs of a DGX-1 hybrid cube-mesh, k in 1..8; 0 if none. */
-int coll_cubemesh_rings(int k);
+ * the first k GPUs of a DGX-1 hybrid cube-mesh of SM arch, k in 1..8; 0
+ * if none. */
+int coll_cubemesh_rings(int k, int arch);
 
 #endif /* SC_COLL_H */

@@ -32,11 +32,13 @@
  *    20, H100 12 x 30, B200 16 x 45 GB/s). Across nodes, NCCL's
  *    inter-node search (nccl_net.c, sys_net): channels per NIC rail, the
  *    tuner's own busBw (the tree's bwIntra on two nodes) for the choice.
- *  - DGX-1 hybrid cube-mesh (V100): the rings that fit on the direct
- *    NVLinks of the first k GPUs (coll_cubemesh_rings), each at the wire
- *    rate of one link: datasheet 25 GB/s per direction times the NVLink
- *    payload efficiency 128/144 (a 128-byte write travels as one 16-byte
- *    header flit plus eight 16-byte data flits).
+ *  - DGX-1 hybrid cube-mesh (P100, V100): the rings that fit on the
+ *    direct NVLinks of the first k GPUs (coll_cubemesh_rings), each at
+ *    the wire rate of one link: the GPU's NVLink figure over its links
+ *    (coll_cubemesh_links; datasheet 20 GB/s per direction on P100's four
+ *    NVLink 1 links, 25 on V100's six NVLink 2) times the NVLink payload
+ *    efficiency 128/144 (a 128-byte write travels as one 16-byte header
+ *    flit plus eight 16-byte data flits).
  *  - Across nodes the kernels reach rpn NIC rails, each at nic * NET_EFF
  *    (0.88 on InfiniBand, fabrics.c; from the calibration's multi-node
  *    runs; NCCL's tuner assumes 0.96); a tree on two nodes up to twice
@@ -277,17 +279,29 @@ static int host_cpu_amd(const coll_group *g) {
   return g->arch == 80;
 }
 
-/* Rings on the NVLinks of GPUs 0..k-1 of a DGX-1V. Found by exhaustive
+/* NVLinks per GPU of a DGX-1 hybrid cube-mesh: NVLink 1 (sm_60, P100) 4,
+ * one to each neighbour; NVLink 2 (V100) 6, eight of the sixteen
+ * neighbour pairs doubly linked (DGX-1 with Tesla P100 and with Tesla
+ * V100 datasheets and whitepapers, recalled, not in ../shared). The
+ * presets' per-GPU figures over these give the datasheet link rates:
+ * p100-sxm2-16gb 80 GB/s / 4 = 20, V100 150 / 6 = 25 GB/s per direction. */
+int coll_cubemesh_links(int arch) { return arch < 70 ? 4 : 6; }
+
+/* Rings on the NVLinks of GPUs 0..k-1 of a DGX-1. Found by exhaustive
  * search for edge-disjoint directed Hamiltonian cycles on the cube-mesh
- * (one link: 0-1 0-2 1-3 2-6 3-7 4-5 4-6 5-7; two links: 0-3 0-4 1-2
- * 1-5 2-3 4-7 5-6 6-7, as net/topo_gen.c builds it) with the links as
- * capacities; k = 5 has no NVLink ring and NCCL routes one hop through a
- * peer GPU (PATH_NVB), which also gives 2. */
-int coll_cubemesh_rings(int k) {
-  static const int rings[9] = {0, 0, 1, 2, 4, 2, 2, 4, 6};
+ * (the pairs 0-1 0-2 1-3 2-6 3-7 4-5 4-6 5-7 and 0-3 0-4 1-2 1-5 2-3 4-7
+ * 5-6 6-7, as net/topo_gen.c builds it: two fully connected quads 0-3
+ * and 4-7, GPU i joined to i+4) with the links as capacities per
+ * direction: V100 two links on the second eight pairs, P100 one on each
+ * (NCCL's search keeps the rings it finds at one link's speed). k = 5 has
+ * no NVLink ring and NCCL routes one hop through a peer GPU (PATH_NVB),
+ * which gives 2 on V100's double 0-4 and 1 on P100's single one. */
+int coll_cubemesh_rings(int k, int arch) {
+  static const int v100[9] = {0, 0, 1, 2, 4, 2, 2, 4, 6};
+  static const int p100[9] = {0, 0, 1, 2, 2, 1, 2, 2, 4};
   if (k < 1) return 0;
   if (k > 8) k = 8;
-  return rings[k];
+  return coll_cubemesh_links(arch) == 4 ? p100[k] : v100[k];
 }
 
 double coll_nccl_pci_bw(double link_bw) {
@@ -362,8 +376,9 @@ static nccl_sys sys_of_ch(const coll_group *g, coll_intra intra, int max_ch) {
     s.nch = 2;
     intra_bw = coll_nccl_pci_bw(g->intra_bw);
   } else if (intra == COLL_INTRA_CUBEMESH) {
-    double link = g->intra_bw / GBS / 6.0; /* DGX-1: 6 links per GPU */
-    s.nch = coll_cubemesh_rings(s.ppn);
+    /* one link's GB/s: the GPU's NVLink figure over its links */
+    double link = g->intra_bw / GBS / coll_cubemesh_links(g->arch);
+    s.nch = coll_cubemesh_rings(s.ppn, g->arch);
     if (s.nch < 1) s.nch = 1;
     intra_bw = s.nch * link * NVLINK_PAYLOAD_EFF;
   } else {

@@ -46,7 +46,7 @@ const acc_row acc_dp[] = {
     {{"BERT", "allreduce", "one-server data-parallel"}, 95, 16.18, -8.17, -70.11, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
     {{"BERT", "none", "one-server data-parallel"}, 26, 13.77, -7.56, -48.65, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.65, -20.97, -78.18, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
-    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.53, -7.68, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}}},
+    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.77, -8.29, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}}},
     {{"CNN", "gossip", "multi-server data-parallel"}, 15, 34.87, -34.87, -61.98, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
     {{"CNN", "none", "one-server data-parallel"}, 17, 11.66, -5.75, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "ps", "multi-server data-parallel"}, 30, 20.46, -15.62, -34.77, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 1}}},

@@ -262,5 +262,11 @@ h 2 'dp.bucket_MB: 1e+300 is out of range' -- dp --set dp.bucket_MB=1e300
 h 2 'dp.grad_bytes: 9 is out of range' -- dp --set dp.grad_bytes=9
 h 2 'dp.fusion: unknown value string "xla"; valid: auto, ddp, horovod, tensor, none, megatron' -- dp --set dp.fusion=xla
 
+# an empty name would print a blank label in every output: refused
+printf '{"model": {"name": ""}}' > "$TMP/noname.json"
+h 2 'model.name: is empty; give a name (it labels every output)' -- predict "$TMP/noname.json"
+h 2 'cluster.gpu.name: is empty; give a name' -- predict --set cluster.gpu.name=
+h 2 'cluster.name: is empty; give a name' -- dp --set cluster.name=
+
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

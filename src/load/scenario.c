@@ -662,6 +662,9 @@ static int scn_string(scn_ctx *c, const scn_field *f, const json_t *v, const cha
     return scn_fail(c, path, "is %zu bytes long; at most %zu allowed", len, f->size - 1);
   if (strlen(json_string_value(v)) != len)
     return scn_fail(c, path, "contains a NUL character");
+  /* a name labels the output (table, JSON, CSV, traces): a blank one
+   * would print an empty label, so it is refused rather than guessed */
+  if (len == 0) return scn_fail(c, path, "is empty; give a name (it labels every output)");
   memcpy(dst, json_string_value(v), len + 1);
   return SC_OK;
 }

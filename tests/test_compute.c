@@ -156,13 +156,15 @@ Test(compute, narrow_gemms_between_memory_and_tile_path) {
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     double hbm = g->hbm_bw * g->hbm_eff;
+    cost_gemm_shape sh;
+    cost_gemm_params(g, SC_FP16, &sh); /* the GPU's fixed cost per GEMM */
     for (double n = 1; n <= 16; n *= 2) {
       double m = 65536, k = 4096, flops = 2 * m * n * k;
       double bytes = 2.0 * (m * k + k * n + m * n);
       double t = cost_gemm(g, SC_FP16, m, n, k, 1);
       double tile = flops / (cost_peak(g, SC_FP16) * cost_gemm_eff(g, SC_FP16, m, n, k, 1));
-      double lo = bytes / hbm + COST_KERNEL_T0;
-      double hi = (tile > bytes / hbm ? tile : bytes / hbm) + COST_KERNEL_T0;
+      double lo = bytes / hbm + sh.t0;
+      double hi = (tile > bytes / hbm ? tile : bytes / hbm) + sh.t0;
       cr_assert(t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9), "%s n=%g: %g s not in [%g, %g]",
                 g->name, n, t, lo, hi);
     }
@@ -295,4 +297,28 @@ Test(compute, unaligned_rows_on_hopper) {
   double t = cost_gemm_lib(h, SC_BF16, 8192, 30522, 768, 1, 0),
          aligned = cost_gemm(h, SC_BF16, 8192, 30522, 768, 1);
   cr_assert(t > 2.3 * aligned && t < 2.6 * aligned, "%g vs %g", t, aligned);
+}
+
+/* Hopper's tensor-core GEMMs take their own shape parameters
+ * (COST_GEMM_HOPPER: k0 80, no wave loss, t0 3.5 us); other GPUs and
+ * CUDA-core GEMMs keep theirs. Hand-checkable: 2048 x 768 x 768 bf16 on an
+ * H200 at 256 x 128 tiles is 8 x 6 = 48 CTAs on 132 SMs, full tiles, so
+ * its efficiency is gemm_eff x 768 / (768 + 80) with no wave factor. */
+Test(compute, hopper_takes_its_own_gemm_shape) {
+  const sc_gpu *h = gpu("h200"), *a = gpu("a100-sxm4-80gb");
+  cost_gemm_shape sh;
+  double e = cost_gemm_params(h, SC_BF16, &sh);
+  cr_assert_float_eq(sh.k0, 80, 1e-12);
+  cr_assert_float_eq(sh.wave_tail, 0, 1e-12);
+  cr_assert_float_eq(sh.t0, 3.5e-6, 1e-15);
+  cr_assert_float_eq(e, h->gemm_eff, 1e-12);
+  double eff = cost_gemm_eff(h, SC_BF16, 2048, 768, 768, 1);
+  cr_assert_float_eq(eff, h->gemm_eff * 768 / 848, 1e-9, "h200 %g", eff);
+  cost_gemm_params(a, SC_BF16, &sh);
+  cr_assert_float_eq(sh.k0, COST_GEMM_DEFAULT.k0, 1e-12);
+  cr_assert_float_eq(sh.wave_tail, COST_GEMM_DEFAULT.wave_tail, 1e-12);
+  cost_gemm_params(h, SC_FP32, &sh); /* fp32 without TF32: CUDA cores */
+  cr_assert_float_eq(sh.k0, COST_CONV_DEFAULT.k0, 1e-12);
+  /* the same die: H100 and H200 at one bf16 level */
+  cr_assert_float_eq(gpu("h100-sxm5-80gb")->gemm_eff, h->gemm_eff, 1e-12);
 }

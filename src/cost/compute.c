@@ -20,7 +20,8 @@ static const tile tiles[] = {
 };
 #define N_TILES (sizeof tiles / sizeof tiles[0])
 
-/* The shape parameters of the GEMM model, fitted together with each
+/* The shape parameters of the GEMM model (every GPU but Hopper's, below),
+ * fitted together with each
  * GPU's gemm_eff to the cuBLASLt rows of
  * ../shared/calibration/azure_gpu_microbenchmarks.csv (A100 fp16, H100,
  * H200 and GB200 fp8) by `tools/calib/gemm_check --fit` (least mean
@@ -32,6 +33,18 @@ static const tile tiles[] = {
  *              contention for HBM and L2);
  *   t0         fixed seconds of every GEMM kernel (launch, ramp-up, tail). */
 const cost_gemm_shape COST_GEMM_DEFAULT = {256.0, 0.7, 3.0e-6, 0};
+
+/* Hopper's (sm_90) own shape parameters, fitted by `tools/calib/gemm_check
+ * --fit-hopper FILE --bench-only` to the 336 aligned bf16/fp16 GEMMs of
+ * transformer layers (512-32,768 tokens, k 768-11,008) that
+ * data/measured/gemm_graph_h200.csv times on an H200 from CUDA graphs (the
+ * GPU's time, no host dispatch): a short prologue (k0 80: TMA-fed
+ * warp-specialised kernels keep the k-loop busy from the first tiles) and
+ * no wave-quantisation loss (wave_tail 0: cuBLAS 12 runs stream-K and
+ * persistent kernels on Hopper, which share the last wave's work among all
+ * SMs; recalled, not in ../shared/reference). Blackwell keeps the default
+ * (no measurement). docs/calibration.md, "GEMM shape model". */
+const cost_gemm_shape COST_GEMM_HOPPER = {80.0, 0.0, 3.5e-6, 0};
 
 double cost_peak(const sc_gpu *g, sc_dtype dt) {
   double p = g->peak_flops[dt];
@@ -128,16 +141,23 @@ double cost_gemm_peak_eff(const sc_gpu *g, sc_dtype dt) {
  * (cost_gemm_peak_eff). On the CUDA cores the k-loop prologue is short
  * next to the slow math: the prologue fitted with eff_cuda (cost/conv.c
  * COST_CONV_DEFAULT, k0 = 8). */
-static double gemm_params(const sc_gpu *g, sc_dtype dt, cost_gemm_shape *sh) {
-  *sh = COST_GEMM_DEFAULT;
-  if (!cost_conv_tensor_cores(g, dt)) sh->k0 = COST_CONV_DEFAULT.k0;
+double cost_gemm_params(const sc_gpu *g, sc_dtype dt, cost_gemm_shape *sh) {
+  int tc = cost_conv_tensor_cores(g, dt);
+  int hopper = tc && g->arch >= 90 && g->arch < 100;
+  *sh = hopper ? COST_GEMM_HOPPER : COST_GEMM_DEFAULT;
+  /* fp8 k-tiles are twice as deep (128 elements of one byte, against 64
+   * of two): the same pipeline of stages spans twice the k. The fp8
+   * cuBLASLt rows of 2048^3 and more fit best from k0 = 140 up (mean
+   * |log error| 0.026 at 80, 0.019 at 160; docs/calibration.md). */
+  if (hopper && (dt == SC_FP8 || dt == SC_FP4)) sh->k0 = 2 * COST_GEMM_HOPPER.k0;
+  if (!tc) sh->k0 = COST_CONV_DEFAULT.k0;
   return cost_gemm_peak_eff(g, dt);
 }
 
 double cost_gemm_eff(const sc_gpu *g, sc_dtype dt, double m, double n,
                      double k, double batch) {
   cost_gemm_shape sh;
-  double eff = gemm_params(g, dt, &sh);
+  double eff = cost_gemm_params(g, dt, &sh);
   return cost_gemm_eff_ex(g, &sh, eff, m, n, k, batch);
 }
 
@@ -201,14 +221,14 @@ double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                  double batch) {
   cost_gemm_shape sh;
-  double eff = gemm_params(g, dt, &sh);
+  double eff = cost_gemm_params(g, dt, &sh);
   return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
 }
 
 double cost_gemm_expert(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                         double batch) {
   cost_gemm_shape sh;
-  double eff = gemm_params(g, dt, &sh);
+  double eff = cost_gemm_params(g, dt, &sh);
   sh.m_pad = COST_GEMM_EXPERT_PAD;
   return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
 }
@@ -240,7 +260,7 @@ int cost_gemm_pre11_cuda_cores(const sc_gpu *g, sc_dtype dt, double m, double n,
 
 /* The CUDA-core fallback's shape parameters and efficiency (fp32's). */
 static double fallback_params(const sc_gpu *g, cost_gemm_shape *sh) {
-  return gemm_params(g, SC_FP32, sh);
+  return cost_gemm_params(g, SC_FP32, sh);
 }
 
 /* Unaligned rows on Hopper. A tensor-core GEMM whose operand rows are not
@@ -292,7 +312,7 @@ double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                      int pre11) {
   cost_gemm_shape sh;
   if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k)) {
-    double eff = gemm_params(g, dt, &sh) * cost_gemm_align(g, dt, m, n, k);
+    double eff = cost_gemm_params(g, dt, &sh) * cost_gemm_align(g, dt, m, n, k);
     return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
   }
   double eff = fallback_params(g, &sh);

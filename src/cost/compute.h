@@ -31,11 +31,17 @@ typedef struct cost_gemm_shape {
                       * batched GEMM), 0.5 for MoE experts (COST_GEMM_EXPERT) */
 } cost_gemm_shape;
 
-extern const cost_gemm_shape COST_GEMM_DEFAULT;
+extern const cost_gemm_shape COST_GEMM_DEFAULT, COST_GEMM_HOPPER;
+
+/* The shape parameters (into *sh) and large-GEMM efficiency (returned) of a
+ * GEMM in dt on g: Hopper's tensor-core GEMMs COST_GEMM_HOPPER, other
+ * tensor-core GEMMs COST_GEMM_DEFAULT, CUDA-core GEMMs the convolutions'
+ * prologue. */
+double cost_gemm_params(const sc_gpu *g, sc_dtype dt, cost_gemm_shape *sh);
 
 /* The GEMM model with explicit shape parameters and large-GEMM efficiency
  * (what the calibration tool searches over); cost_gemm and cost_gemm_eff
- * use COST_GEMM_DEFAULT and the GPU's gemm_eff. */
+ * use cost_gemm_params's. */
 double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,
                     sc_dtype dt, double m, double n, double k, double batch);
 double cost_gemm_eff_ex(const sc_gpu *g, const cost_gemm_shape *sh, double eff,

@@ -9,6 +9,13 @@
  *           cost/compute.c by `tools/calib/gemm_check --fit` to the [AZ]
  *           cuBLASLt rows of that GPU (calibration data, not validation
  *           data); see docs/calibration.md
+ *   [GRAPH] data/measured/gemm_graph_h200.csv: 336 aligned bf16/fp16 GEMMs
+ *           of transformer layers timed on an H200 from CUDA graphs (our
+ *           measurement); Hopper's bf16 level fitted with its shape
+ *           parameters (cost/compute.c COST_GEMM_HOPPER) by `gemm_check
+ *           --fit-hopper`, the fp8 levels then refitted on the [AZ] rows
+ *           of 2048^3 and more (smaller rows are host-bound) with fp8's
+ *           doubled k0
  *   [MAMF]  /work/shared/calibration/mamf_matmul_peak.csv (maximum
  *           achievable matmul TFLOP/s, current rows): used for the ratio
  *           between dtypes on one GPU. The level of gemm_eff comes from the
@@ -111,8 +118,8 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,
         .hbm_bw = 3350 * GB,                              /* [DS] */
         .hbm_eff = 0.866,    /* [AZ 49] STREAM copy 2.9 TB/s / 3.35 */
-        .gemm_eff = 0.79,    /* bf16: 0.70 x [MAMF] bf16 80.3 % / fp8 70.9 % */
-        .gemm_eff_fp8 = 0.70, /* [FIT-GEMM] fp8 rows [AZ 9-17] */
+        .gemm_eff = 0.685,   /* bf16: [GRAPH], the H200's (same die, SMs and clocks) */
+        .gemm_eff_fp8 = 0.695, /* [GRAPH] fp8 rows [AZ 10-17] */
         .attn_eff = 0.33,    /* [AZ 62] FA2 327.9 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] 18 links x 25 GB/s per dir */
         .calibrated = CAL16 | CAL8,
@@ -127,8 +134,8 @@ static const sc_gpu gpu_presets[] = {
                                                              part runs five) */
         .hbm_bw = 3350 * GB,  /* no public datasheet figure for this SKU: the 80 GB part's */
         .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] */
-        .gemm_eff = 0.79,    /* as h100-sxm5-80gb (same die and clocks) */
-        .gemm_eff_fp8 = 0.70,
+        .gemm_eff = 0.685,   /* as h100-sxm5-80gb (same die and clocks) */
+        .gemm_eff_fp8 = 0.695,
         .attn_eff = 0.33,
         .nvlink_bw = 450 * GB,                            /* [DS] */
         .calibrated = 0,
@@ -146,9 +153,9 @@ static const sc_gpu gpu_presets[] = {
                                                              mamf_matmul_peak.csv row 3) */
         .hbm_bw = 4800 * GB,                              /* [DS] */
         .hbm_eff = 0.835,    /* [AZ 54] STREAM copy 4.01 TB/s / 4.8 */
-        .gemm_eff = 0.755,   /* bf16: 0.69 x [MAMF] bf16 80.3 % ("H200 is the same" as
-                                H100) / fp8 73.4 % */
-        .gemm_eff_fp8 = 0.69, /* [FIT-GEMM] fp8 rows [AZ 18-26] */
+        .gemm_eff = 0.685,   /* bf16: [GRAPH] (MAMF's bf16 / fp8 ratio of best shapes,
+                                80.3 / 73.4 %, is not what training's shapes reach) */
+        .gemm_eff_fp8 = 0.68, /* [GRAPH] fp8 rows [AZ 19-26] */
         .attn_eff = 0.33,    /* [AZ 64] FA2 329.3 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] */
         .calibrated = CAL8,
@@ -501,8 +508,8 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,                            /* [DS] */
         .hbm_bw = 2000 * GB,                              /* [DS] */
         .hbm_eff = 0.85,     /* [MB 30] gpu-stream scale 1704 GB/s / 2000 */
-        .gemm_eff = 0.79,    /* as h100-sxm5 */
-        .gemm_eff_fp8 = 0.70,
+        .gemm_eff = 0.685,   /* as h100-sxm5 */
+        .gemm_eff_fp8 = 0.695,
         .attn_eff = 0.33,
         .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS] */
         .link = SC_LINK_PCIE, /* [DS] no NVLink on the board */
@@ -531,10 +538,10 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 80 * GIB,                            /* [DS] 80 GB HBM3 */
         .hbm_bw = 3350 * GB,                              /* [DS] 3.35 TB/s */
         .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] (same memory system) */
-        .gemm_eff = 0.79,    /* as h100-sxm5-80gb (same die and clocks); the DeepGEMM H800
+        .gemm_eff = 0.685,    /* as h100-sxm5-80gb (same die and clocks); the DeepGEMM H800
                                 rows of gemm_shape_benchmarks.csv are fine-grained fp8, not
                                 the cuBLASLt rows the shape model was fitted to */
-        .gemm_eff_fp8 = 0.70, /* as h100-sxm5-80gb */
+        .gemm_eff_fp8 = 0.695, /* as h100-sxm5-80gb */
         .attn_eff = 0.33,    /* as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 200 * GB,                            /* [DS] NVLink 400 GB/s bidirectional
                                                              (8 links; H100: 18) */
@@ -590,9 +597,9 @@ static const sc_gpu gpu_presets[] = {
                                                              rows 3, 14 saw 141 GiB usable) */
         .hbm_bw = 4900 * GB,                              /* [DS] 4.9 TB/s */
         .hbm_eff = 0.835,    /* no STREAM row: H200's [AZ 54] (HBM3e) */
-        .gemm_eff = 0.824,   /* bf16: H100's 0.79 x [MAMF] row 3 GH200 bf16 83.8 % / H100
+        .gemm_eff = 0.715,   /* bf16: H100's 0.685 x [MAMF] row 3 GH200 bf16 83.8 % / H100
                                 80.3 % (row 3 is this 141 GiB HBM3e part) */
-        .gemm_eff_fp8 = 0.766, /* H100's 0.70 x [MAMF] row 14 GH200 fp8 77.6 % / H100 70.9 % */
+        .gemm_eff_fp8 = 0.761, /* H100's 0.695 x [MAMF] row 14 GH200 fp8 77.6 % / H100 70.9 % */
         .attn_eff = 0.33,    /* no row: as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 450 * GB,                            /* [DS] 18 NVLink 4 links, 900 GB/s
                                                              bidirectional */
@@ -610,8 +617,8 @@ static const sc_gpu gpu_presets[] = {
                                                              stacks, as h100-sxm5-96gb */
         .hbm_bw = 4000 * GB,                              /* [DS] 4 TB/s */
         .hbm_eff = 0.866,    /* no STREAM row: H100's [AZ 49] (HBM3) */
-        .gemm_eff = 0.824,   /* as gh200-144gb (same GPU and clocks) */
-        .gemm_eff_fp8 = 0.766, /* as gh200-144gb */
+        .gemm_eff = 0.715,   /* as gh200-144gb (same GPU and clocks) */
+        .gemm_eff_fp8 = 0.761, /* as gh200-144gb */
         .attn_eff = 0.33,    /* no row: as h100-sxm5-80gb [AZ 62] */
         .nvlink_bw = 450 * GB,                            /* [DS] */
         .calibrated = 0,
@@ -627,8 +634,8 @@ static const sc_gpu gpu_presets[] = {
         .hbm_bytes = 94 * GIB,                            /* [DS] 94 GB HBM3 */
         .hbm_bw = 3900 * GB,                              /* [DS] 3.9 TB/s */
         .hbm_eff = 0.866,    /* as h100-sxm5-80gb [AZ 49] (HBM3) */
-        .gemm_eff = 0.79,    /* as h100-sxm5 (no NVL row; lower clocks: may be high) */
-        .gemm_eff_fp8 = 0.70, /* as h100-sxm5 */
+        .gemm_eff = 0.685,   /* as h100-sxm5 (no NVL row; lower clocks: may be high) */
+        .gemm_eff_fp8 = 0.695, /* as h100-sxm5 */
         .attn_eff = 0.33,    /* as h100-sxm5 [AZ 62] */
         .nvlink_bw = 63 * GB,                             /* PCIe gen5 x16 [DS]; NVLink
                                                              bridges join card pairs, 600 GB/s

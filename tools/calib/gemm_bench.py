@@ -3,7 +3,7 @@
 GEMM model's check beyond the calibration's large square rows
 (docs/calibration.md, "GEMM shapes of training on an H200").
 
-    python3 tools/calib/gemm_bench.py --out DIR [--quick]
+    python3 tools/calib/gemm_bench.py --out DIR [--quick] [--narrow]
 
 Writes DIR/gemm_bench.csv (rows flushed as they finish). For each token
 count M and each weight [K, N] of a published model (BERT-base/large,
@@ -15,9 +15,16 @@ each timed alone with torch.matmul on row-major operands:
   dgrad  dx[M, K] = dy[M, N] W^T
   wgrad  dW[K, N] = x^T dy               (reduction over the M tokens)
 
-in bf16, fp16, tf32 (allow_tf32) and fp32 (TF32 off). Times: CUDA events
+in bf16, fp16, tf32 (allow_tf32) and fp32 (TF32 off). --narrow times
+instead layers with a narrow output (N = 1..128: a logit or a small
+projection, recsys models' last layers; the smallest dimension is then N
+in fwd and wgrad and the inner one in dgrad) at K = 128, 1024, 4096 and
+M = 2048, 16384, 65536 rows, in fp16, tf32 and fp32: the check of the
+GEMM model's narrow-shape rule (src/cost/compute.c, GEMV_MAX_DIM). Times: CUDA events
 around INNER back-to-back calls, the median of REPS blocks after WARM
-calls; TFLOP/s = 2 M N K / time. Model comparison: tools/calib/gemm_check
+calls; with --graph, INNER = 20 calls captured in a CUDA graph and replayed
+(the GPU's time: eager calls of small GEMMs are bound by PyTorch's host
+dispatch, 14-20 us a call on the lent H200); TFLOP/s = 2 M N K / time. Model comparison: tools/calib/gemm_check
 --bench FILE --gpu NAME.
 """
 import argparse
@@ -27,7 +34,7 @@ import sys
 
 import torch
 
-from gputime import timed
+from gputime import timed, timed_graph
 
 # (model, K, N) of a linear layer's weight: hidden -> out
 WEIGHTS = [
@@ -41,38 +48,47 @@ WEIGHTS = [
 ]
 TOKENS = (512, 2048, 8192, 32768)
 DTYPES = ("bf16", "fp16", "tf32", "fp32")
+NARROW = [("narrow_k%d_n%d" % (K, N), K, N) for K in (128, 1024, 4096)
+          for N in (1, 2, 4, 8, 16, 32, 64, 128)]
+NARROW_TOKENS = (2048, 16384, 65536)
+NARROW_DTYPES = ("fp16", "tf32", "fp32")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true", help="one shape per dtype (a smoke test)")
+    ap.add_argument("--narrow", action="store_true", help="narrow layers (N 1..128) instead")
+    ap.add_argument("--graph", action="store_true",
+                    help="time calls replayed from a CUDA graph (GPU time, no host dispatch)")
     a = ap.parse_args()
+    weights, tokens, dtypes = (NARROW, NARROW_TOKENS, NARROW_DTYPES) if a.narrow else (WEIGHTS, TOKENS, DTYPES)
     os.makedirs(a.out, exist_ok=True)
     if not torch.cuda.is_available():
         sys.exit("gemm_bench: no CUDA device")
     f = open(os.path.join(a.out, "gemm_bench.csv"), "w", newline="")
     w = csv.writer(f)
     w.writerow(["weight", "dtype", "pass", "m", "n", "k", "ms", "tflops"])
-    for dt in DTYPES:
+    for dt in dtypes:
         torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
         tdt = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(dt, torch.float32)
-        for name, K, N in WEIGHTS[:1] if a.quick else WEIGHTS:
-            for M in TOKENS[:1] if a.quick else TOKENS:
+        for name, K, N in weights[:1] if a.quick else weights:
+            for M in tokens[:1] if a.quick else tokens:
                 x = torch.randn(M, K, device="cuda", dtype=tdt)
                 W = torch.randn(K, N, device="cuda", dtype=tdt)
                 dy = torch.randn(M, N, device="cuda", dtype=tdt)
                 xT, Wt = x.t().contiguous(), W.t().contiguous()
+                y, dx, dW = torch.empty_like(dy), torch.empty_like(x), torch.empty_like(W)
                 for pas, fn, (m, n, k) in (
-                        ("fwd", lambda: torch.matmul(x, W), (M, N, K)),
-                        ("dgrad", lambda: torch.matmul(dy, Wt), (M, K, N)),
-                        ("wgrad", lambda: torch.matmul(xT, dy), (K, N, M))):
-                    ms = timed(fn)
+                        ("fwd", lambda: torch.matmul(x, W, out=y), (M, N, K)),
+                        ("dgrad", lambda: torch.matmul(dy, Wt, out=dx), (M, K, N)),
+                        ("wgrad", lambda: torch.matmul(xT, dy, out=dW), (K, N, M))):
+                    ms = timed_graph(fn) if a.graph else timed(fn)
                     tf = 2.0 * M * N * K / (ms * 1e-3) / 1e12
                     w.writerow([name, dt, pas, m, n, k, "%.5f" % ms, "%.1f" % tf])
                     f.flush()
                     print(name, dt, pas, m, n, k, "%.4f ms %.0f TF/s" % (ms, tf), flush=True)
-                del x, W, dy, xT, Wt
+                del x, W, dy, xT, Wt, y, dx, dW
     f.close()
 
 

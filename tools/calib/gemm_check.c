@@ -8,6 +8,13 @@
  *                            (data/measured/gemm_bench_h200.csv): the
  *                            model's time / measured - 1 by dtype, pass
  *                            and token count
+ *   gemm_check --fit-hopper BENCH [--bench-only]
+ *                            Hopper's shape parameters (COST_GEMM_HOPPER)
+ *                            and levels over the H100/H200 fp8 cuBLASLt rows
+ *                            and a graph-timed bench file
+ *                            (data/measured/gemm_graph_h200.csv);
+ *                            --bench-only fits the shape to the bench alone
+ *                            and the fp8 levels to rows of 2048^3 and more
  *   gemm_check --fit [CSV]   grid-search the shape parameters (k0,
  *                            wave_tail, t0; shared by all GPUs) and each
  *                            GPU's large-GEMM efficiency, minimising the
@@ -79,11 +86,13 @@ static double model_tflops(const row *r, const cost_gemm_shape *sh, double eff) 
 }
 
 /* Mean absolute log error of GPU gi's rows (fp4 excluded). */
+static double min_flops; /* --fit-hopper: rows of fewer FLOPs left out (host-bound) */
 static double loss(const row *rows, int n, int gi, const cost_gemm_shape *sh, double eff) {
   double s = 0;
   int c = 0;
   for (int i = 0; i < n; i++) {
     if (rows[i].gi != gi || rows[i].dt == SC_FP4) continue;
+    if (2 * rows[i].m * rows[i].n * rows[i].k < min_flops) continue;
     s += fabs(log(model_tflops(&rows[i], sh, eff) / rows[i].tflops));
     c++;
   }
@@ -169,7 +178,100 @@ static int bench(const char *path, const char *gpu, int show) {
   return 0;
 }
 
+/* --fit-hopper: Hopper's own shape parameters (k0, wave_tail, t0), fitted
+ * with three efficiencies to three groups of rows, each group's mean
+ * absolute log error weighing alike: the H100 and H200 fp8 cuBLASLt rows
+ * of the calibration (gemm_eff_fp8 of each) and the aligned bf16/fp16
+ * rows of our H200 measurement replayed from CUDA graphs
+ * (data/measured/gemm_graph_h200.csv: gemm_eff of the H200). */
+typedef struct brow { double m, n, k, ms; sc_dtype dt; } brow;
+
+static int load_bench(const char *path, brow *b, int max) {
+  csv_file f;
+  sc_error err;
+  if (csv_open(&f, path, &err)) {
+    fprintf(stderr, "gemm_check: %s\n", err.msg);
+    exit(2);
+  }
+  int cw = csv_col(&f, "weight"), cd = csv_col(&f, "dtype"), cm = csv_col(&f, "m"),
+      cn = csv_col(&f, "n"), ck = csv_col(&f, "k"), cms = csv_col(&f, "ms"), n = 0;
+  while (csv_next(&f, path, &err) == 1 && n < max) {
+    const char *w = csv_get(&f, cw), *d = csv_get(&f, cd);
+    if (strstr(w, "vocab") && !strstr(w, "padded")) continue; /* unaligned rows: cost_gemm_align */
+    if (strcmp(d, "bf16") && strcmp(d, "fp16")) continue;
+    b[n] = (brow){atof(csv_get(&f, cm)), atof(csv_get(&f, cn)), atof(csv_get(&f, ck)),
+                  atof(csv_get(&f, cms)), bench_dtype(d)};
+    if (b[n].ms > 0) n++;
+  }
+  csv_close(&f);
+  return n;
+}
+
+static double bench_loss(const sc_gpu *g, const brow *b, int n, const cost_gemm_shape *sh, double eff) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += fabs(log(cost_gemm_ex(g, sh, eff, b[i].dt, b[i].m, b[i].n, b[i].k, 1) * 1e3 / b[i].ms));
+  return n ? s / n : 0;
+}
+
+static double best_eff(double (*lf)(const void *, const cost_gemm_shape *, double), const void *ctx,
+                       const cost_gemm_shape *sh, double *eff) {
+  double bl = 1e9;
+  for (double e = 0.40; e <= 0.951; e += 0.005) {
+    double l = lf(ctx, sh, e);
+    if (l < bl) bl = l, *eff = e;
+  }
+  return bl;
+}
+
+typedef struct fitctx { const row *rows; int n, gi; const sc_gpu *g; const brow *b; } fitctx;
+static double lf_az(const void *c, const cost_gemm_shape *sh, double e) {
+  const fitctx *x = c;
+  return loss(x->rows, x->n, x->gi, sh, e);
+}
+static double lf_bench(const void *c, const cost_gemm_shape *sh, double e) {
+  const fitctx *x = c;
+  return bench_loss(x->g, x->b, x->n, sh, e);
+}
+
+static void fit_hopper(const row *rows, int n, const char *bench_path, int bench_only) {
+  static brow b[4096];
+  int nb = load_bench(bench_path, b, 4096);
+  fitctx c[3] = {{rows, n, 1, 0, 0}, {rows, n, 2, 0, 0}, {0, nb, 0, sc_gpu_preset("h200"), b}};
+  double (*lf[3])(const void *, const cost_gemm_shape *, double) = {lf_az, lf_az, lf_bench};
+  static const char *const names[3] = {"h100 fp8 (calibration)", "h200 fp8 (calibration)",
+                                       "h200 bf16/fp16 (our graphs)"};
+  cost_gemm_shape best = COST_GEMM_DEFAULT;
+  double beff[3] = {0}, bloss = 1e9;
+  for (double k0 = 16; k0 <= 256; k0 += 16)
+    for (double tail = 0.0; tail <= 1.0001; tail += 0.1)
+      for (double t0 = 0.5e-6; t0 <= 6.01e-6; t0 += 0.5e-6) {
+        cost_gemm_shape sh = {k0, tail, t0, 0};
+        double tot = 0, e[3];
+        for (int i = 0; i < 3; i++) {
+          double l = best_eff(lf[i], &c[i], &sh, &e[i]);
+          if (i == 2 || !bench_only) tot += l;
+        }
+        if (tot < bloss) bloss = tot, best = sh, memcpy(beff, e, sizeof e);
+      }
+  printf("hopper fit over %d bench rows: k0 %.0f  wave_tail %.1f  t0 %.1f us\n", nb, best.k0,
+         best.wave_tail, best.t0 * 1e6);
+  for (int i = 0; i < 3; i++) {
+    double e0 = 0, l0 = best_eff(lf[i], &c[i], &COST_GEMM_DEFAULT, &e0);
+    printf("  %-28s eff %.3f  mean |log error| %.3f   (default shape: eff %.3f, %.3f)\n", names[i],
+           beff[i], lf[i](&c[i], &best, beff[i]), e0, l0);
+  }
+}
+
 int main(int argc, char **argv) {
+  if (argc > 2 && !strcmp(argv[1], "--fit-hopper")) {
+    static row rows[128];
+    int n = load("../shared/calibration/azure_gpu_microbenchmarks.csv", rows, 128);
+    int bench_only = argc > 3 && !strcmp(argv[3], "--bench-only");
+    min_flops = bench_only ? 2.0 * 2048 * 2048 * 2048 : 0;
+    fit_hopper(rows, n, argv[2], bench_only);
+    return 0;
+  }
   if (argc > 4 && !strcmp(argv[1], "--bench") && !strcmp(argv[3], "--gpu"))
     return bench(argv[2], argv[4], argc > 5 && !strcmp(argv[5], "--rows"));
   int do_fit = argc > 1 && !strcmp(argv[1], "--fit");
@@ -184,7 +286,8 @@ int main(int argc, char **argv) {
   double sum = 0;
   for (int i = 0; i < n; i++) {
     const row *r = &rows[i];
-    double pred = model_tflops(r, &COST_GEMM_DEFAULT, r->g->gemm_eff);
+    cost_gemm_shape sh;
+    double eff = cost_gemm_params(r->g, r->dt, &sh), pred = model_tflops(r, &sh, eff);
     double ape = fabs(pred - r->tflops) / r->tflops;
     sum += ape;
     printf("row %3s %-14s %-4s %7.0f %6.0f %6.0f  measured %7.1f  model %7.1f TFLOP/s  %+6.1f%%\n",

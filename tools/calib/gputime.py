@@ -24,3 +24,35 @@ def timed(fn):
         b.synchronize()
         ts.append(a.elapsed_time(b) / INNER)
     return statistics.median(ts)
+
+
+def timed_graph(fn, inner=20):
+    """Median ms per call of fn() replayed from a CUDA graph of `inner`
+    back-to-back calls (REPS replays after WARM): the GPU's time per call
+    without the host's dispatch, which bounds eager calls of small
+    kernels (PyTorch's ~10-20 us a call)."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(WARM):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(inner):
+            fn()
+    for _ in range(WARM):
+        g.replay()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(REPS):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        g.replay()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b) / inner)
+    del g
+    return statistics.median(ts)

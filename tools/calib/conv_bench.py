@@ -2,14 +2,17 @@
 """Per-pass times of ResNet-50 v1.5's convolutions on one GPU (cuDNN through
 PyTorch), by precision and layout: the input of tools/calib/conv_check.c.
 
-    python3 tools/calib/conv_bench.py --out DIR [--batch 256]
+    python3 tools/calib/conv_bench.py --out DIR [--batch 256] [--graph]
 
 For each of ResNet-50 v1.5's 22 distinct convolutions (torchvision's
 shapes at 224 x 224) and each setting (fp16 / bf16 / tf32 channels-last,
 tf32 and fp32 NCHW): the forward (F.conv2d), the data gradient and the
 weight gradient (torch.ops.aten.convolution_backward with one output
 each), median of REPS calls after WARM, cudnn.benchmark on (the first
-warm-up call autotunes). Writes DIR/conv_bench.csv and, per setting,
+warm-up call autotunes). With --graph, 10 calls captured in a CUDA graph
+and replayed (gputime.timed_graph): the GPU's time, where one call between
+two events measures PyTorch's host time (50-70 us a cuDNN call) for the
+short passes. Writes DIR/conv_bench.csv and, per setting,
 DIR/conv_<setting>.txt in conv_check.c's format ("n c h w k r s p q stride
 fwd_us dgrad_us wgrad_us", the stem's data gradient 0 as a network has
 none).
@@ -25,6 +28,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kernel_bench import REPS, timed  # noqa: E402  (median of REPS calls after WARM)
+from gputime import timed_graph  # noqa: E402
 
 # c, hw (input), k, r (= s), stride, pad
 RESNET50 = [(3, 224, 64, 7, 2, 3),
@@ -48,6 +52,7 @@ def main():
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--only", default="", help="comma-separated settings")
+    ap.add_argument("--graph", action="store_true", help="time replays of a CUDA graph")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     dev, n = a.device, a.batch
@@ -88,7 +93,8 @@ def main():
                 def wgrad():
                     bw(gy, x, wt, None, [st, st], [pd, pd], [1, 1], False, [0, 0], 1,
                        [False, True, False])
-                tf, td, tw = timed(fwd, dev), (0.0 if i == 0 else timed(dgrad, dev)), timed(wgrad, dev)
+                tm = (lambda fn, d: timed_graph(fn, 10)) if a.graph else timed
+                tf, td, tw = tm(fwd, dev), (0.0 if i == 0 else tm(dgrad, dev)), tm(wgrad, dev)
                 fl = 2.0 * n * p * p * k * c * r * r
                 row.update(fwd_ms="%.4f" % tf, dgrad_ms="%.4f" % td, wgrad_ms="%.4f" % tw,
                            fwd_tflops="%.1f" % (fl / tf / 1e9))

@@ -798,3 +798,16 @@ Test(recsys_validate, shared_sets_predicted) {
     sc_validation_free(&v);
   }
 }
+
+/* A row found in L2 costs a quarter of an HBM read on V100 and A100 (the
+ * whitepapers' L2 / HBM bandwidth) and 0.45 from Hopper (measured on an
+ * H200, rs_emb.h); a one-hot table that fits in L2 pays that for every
+ * lookup, so its forward gather on an H200 is 0.45 / 0.25 = 1.8x the A100
+ * reading at the same bytes. */
+Test(recsys_emb, l2_hit_cost_by_generation) {
+  cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("a100-sxm4-80gb")), 0.25, 1e-12);
+  cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("v100-sxm2-32gb")), 0.25, 1e-12);
+  cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("h200")), 0.45, 1e-12);
+  cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("h100-sxm5-80gb")), 0.45, 1e-12);
+  cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("gb200")), 0.45, 1e-12);
+}

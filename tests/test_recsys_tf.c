@@ -25,12 +25,12 @@
 Test(recsys_tf, sparse_bytes_by_hand) {
   double L = 65536, R = 1e6, u = R * (1 - pow(1 - 1 / R, L));
   cr_assert_float_eq(u, 63434.70, 0.01);
-  double sgd = rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, 1);
-  double ada = rs_tf_sparse_bytes(SC_RS_ADAGRAD, L, u, 64, 64, 80, 2);
+  double sgd = rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, RS_L2_HIT_COST, 1);
+  double ada = rs_tf_sparse_bytes(SC_RS_ADAGRAD, L, u, 64, 64, 80, RS_L2_HIT_COST, 2);
   cr_assert_float_eq(sgd, 18605401.71, 0.1, "SGD %.2f", sgd);
   cr_assert_float_eq(ada, 62457022.93, 0.1, "Adagrad %.2f", ada);
   /* SGD's state is the weights alone: its byte count takes no arrays */
-  cr_assert_eq(rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, 3), sgd);
+  cr_assert_eq(rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, RS_L2_HIT_COST, 3), sgd);
 }
 
 /* Only SGD skips the deduplication (Keras' SGD without momentum

@@ -58,6 +58,10 @@ double rs_l2_bytes(const sc_gpu *g) {
   return (g->arch >= 90 ? 50 : g->arch >= 80 ? 40 : 6) * 1048576.0;
 }
 
+double rs_l2_hit_cost(const sc_gpu *g) {
+  return g->arch >= 90 ? RS_L2_HIT_COST_HOPPER : RS_L2_HIT_COST;
+}
+
 /* ---------------------------------------------------- id distributions */
 
 /* sum_{i=a}^{b} i^-alpha (b >= a >= 1): term by term below rank 1024,
@@ -217,7 +221,8 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double hit = g->row_frac > 0 ? grid_at(st->mass, RS_MGRID, log2(fmax(1, cache_rows / g->row_frac)))
                                : 0;
   double rand_rowb = random_bytes(j->kernel, rowb); /* a row fetched from HBM */
-  double gather = g->lookups * ((1 - hit) * rand_rowb + hit * RS_L2_HIT_COST * rowb);
+  double hit_cost = rs_l2_hit_cost(&j->gpu);
+  double gather = g->lookups * ((1 - hit) * rand_rowb + hit * hit_cost * rowb);
   /* pooled vectors as the lookup writes them: the compute type, or the
    * table's type followed by a cast pass (and the gradient cast back) */
   double ob = j->pooled_table_type ? eb : ab, pooled = g->out_vectors * g->dim;
@@ -232,7 +237,7 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   double bwd = cast + pooled * ob + g->lookups * gather_bytes(j->kernel, g->dim, ob);
   if (j->kernel == SC_RS_PER_TABLE) /* TensorFlow: IndexedSlices, then the optimizer's ops */
     bwd += rs_tf_aggregate_bytes((int)st->outputs, g->lookups, g->dim * eb) +
-           rs_tf_sparse_bytes(j->opt, g->lookups, u, g->dim * eb, rowb, rand_rowb,
+           rs_tf_sparse_bytes(j->opt, g->lookups, u, g->dim * eb, rowb, rand_rowb, hit_cost,
                               opt_arrays(j->opt));
   else /* fused kernels: sort the ids, accumulate in place, update the unique rows */
     bwd += g->lookups * RS_SORT_PAIR_BYTES * 2 * passes + u * rand_rowb * 2 * opt_arrays(j->opt);

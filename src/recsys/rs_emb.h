@@ -35,6 +35,13 @@
  * TB/s on A100 and 2048 B/clk x 1.53 GHz = 3.1 TB/s against 0.9 TB/s on V100
  * (NVIDIA A100 and V100 architecture whitepapers): about 1/4. */
 #define RS_L2_HIT_COST 0.25
+/* Hopper and later (sm_90+): measured on an H200 (tools/calib/zipf_gather.cu,
+ * data/measured/zipf_gather_h200.csv; docs/calibration.md, "L2 hits of
+ * power-law lookups"): a table held in L2 costs 0.50 (one thread per
+ * element) and 0.41 (16 bytes a thread) of its rows' bytes at the HBM
+ * rate; the power-law cases fit best at 0.45 and 0.30. HBM3/3e is faster
+ * next to L2 than A100's HBM2e was. Blackwell takes Hopper's (no row). */
+#define RS_L2_HIT_COST_HOPPER 0.45
 /* Radix sort of the backward pass: (64-bit id, 32-bit position) pairs read
  * and written once per 8-bit digit of the row index (cub onesweep, the sort
  * FBGEMM's backward runs: linearize_index + DeviceRadixSort in the DLRM
@@ -95,6 +102,9 @@ int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b);
 
 /* L2 bytes of the job's GPU (datasheets; rs_emb.c). */
 double rs_l2_bytes(const sc_gpu *g);
+/* What a row found in L2 costs, as a fraction of its bytes at the HBM
+ * rate: RS_L2_HIT_COST, or RS_L2_HIT_COST_HOPPER from sm_90. */
+double rs_l2_hit_cost(const sc_gpu *g);
 
 /* Kernels of one fused lookup group: forward and backward. */
 #define RS_FWD_KERNELS 2

@@ -87,10 +87,10 @@ int rs_tf_post_sync_ops(sc_rs_opt o) { return rs_tf_dedups(o) ? RS_TF_POST_SYNC_
 
 /* Bytes of adding L rows into u distinct rows of a table or buffer: the
  * first touch of each row random (rand_b, read and written), the repeats
- * finding it in L2 (RS_L2_HIT_COST of its sectors). */
-static double accumulate_bytes(double lookups, double u, double row_b, double rand_b) {
+ * finding it in L2 (hit of its sectors: rs_l2_hit_cost). */
+static double accumulate_bytes(double lookups, double u, double row_b, double rand_b, double hit) {
   double repeats = lookups > u ? lookups - u : 0;
-  return u * rand_b * 2 + repeats * row_b * 2 * RS_L2_HIT_COST;
+  return u * rand_b * 2 + repeats * row_b * 2 * hit;
 }
 
 /* Unique over L int64 ids with u distinct: the full-width sort of (id,
@@ -104,15 +104,15 @@ static double unique_bytes(double lookups, double u) {
 }
 
 double rs_tf_sparse_bytes(sc_rs_opt o, double lookups, double u, double dense_b, double row_b,
-                          double rand_b, double arrays) {
+                          double rand_b, double hit, double arrays) {
   /* the IndexedSlices values: a gradient row per lookup, a dense [L, d]
    * tensor written once and read once by what applies them */
   double slices = lookups * dense_b * 2;
-  if (!rs_tf_dedups(o)) return slices + accumulate_bytes(lookups, u, row_b, rand_b);
+  if (!rs_tf_dedups(o)) return slices + accumulate_bytes(lookups, u, row_b, rand_b, hit);
   /* UnsortedSegmentSum: each lookup's position read, its row added into a
    * zeroed [u, d] buffer; the apply reads the u sums and updates the
    * weights and state of the u rows */
-  double segsum = lookups * RS_TF_IDX_BYTES + u * row_b + accumulate_bytes(lookups, u, row_b, row_b);
+  double segsum = lookups * RS_TF_IDX_BYTES + u * row_b + accumulate_bytes(lookups, u, row_b, row_b, hit);
   double apply = u * row_b + u * rand_b * 2 * arrays;
   return slices + unique_bytes(lookups, u) + segsum + apply;
 }

@@ -1,6 +1,7 @@
 """Timing of GPU calls for the calibration benchmarks (moe_bench.py,
-gemm_bench.py): CUDA events around INNER back-to-back calls, the median
-of REPS such blocks after WARM untimed calls, in ms per call."""
+gemm_bench.py, bmm_bench.py, conv_bench.py --graph): CUDA events around
+INNER back-to-back calls (or a CUDA graph of them), the median of REPS
+such blocks after WARM untimed ones, in ms per call."""
 import statistics
 
 import torch
@@ -8,22 +9,30 @@ import torch
 WARM, REPS, INNER = 3, 5, 5
 
 
-def timed(fn):
-    """Median ms per call of fn() over REPS blocks of INNER calls."""
-    for _ in range(WARM):
-        fn()
-    torch.cuda.synchronize()
+def _median_ms(block, calls):
+    """Median ms per call of REPS timed runs of block(), each `calls` calls."""
     ts = []
     for _ in range(REPS):
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
         a.record()
-        for _ in range(INNER):
-            fn()
+        block()
         b.record()
         b.synchronize()
-        ts.append(a.elapsed_time(b) / INNER)
+        ts.append(a.elapsed_time(b) / calls)
     return statistics.median(ts)
+
+
+def timed(fn):
+    """Median ms per call of fn() over REPS blocks of INNER calls."""
+    for _ in range(WARM):
+        fn()
+    torch.cuda.synchronize()
+
+    def block():
+        for _ in range(INNER):
+            fn()
+    return _median_ms(block, INNER)
 
 
 def timed_graph(fn, inner=20):
@@ -45,14 +54,6 @@ def timed_graph(fn, inner=20):
     for _ in range(WARM):
         g.replay()
     torch.cuda.synchronize()
-    ts = []
-    for _ in range(REPS):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) / inner)
+    ms = _median_ms(g.replay, inner)
     del g
-    return statistics.median(ts)
+    return ms

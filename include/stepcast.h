@@ -514,7 +514,10 @@ typedef struct sc_plan {
   int flash_attention;       /* 1 = fused flash attention */
   sc_attention attention;    /* which kernel; unfused <=> flash_attention 0 */
   int fused_kernels;         /* 1 = fused bias/activation/softmax kernels */
-  int framework_eager;       /* 1 = eager framework: host launch overhead counts */
+  int framework_eager;       /* 1 = eager framework (PyTorch): host launch
+                                overhead counts, and a CNN's pools run
+                                ATen's kernels (src/cost/pool.h); 0 = a
+                                graph framework, cuDNN's pooling */
   int channels_last;         /* 1 = CNN activations in NHWC, the layout of
                                 cuDNN's tensor-core convolutions; 0 = NCHW
                                 (PyTorch's default memory format): each

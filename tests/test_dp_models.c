@@ -357,7 +357,9 @@ Test(dp_models, json_graph_attributes) {
 
 /* plan.channels_last through a scenario: NCHW slows a tensor-core (fp16)
  * ResNet-50 step by the transposes around its convolutions and leaves the
- * fp32 one (CUDA-core convolutions, cuDNN's NCHW kernels) as it is. */
+ * fp32 one (CUDA-core convolutions, cuDNN's NCHW kernels) as it is, but
+ * for PyTorch's stem max-pool, whose NCHW and NHWC kernels take their own
+ * cycles (cost/pool.h): 0.08 ms of a 184 ms step. */
 Test(dp_models, channels_last_key) {
   double t[2][2];
   for (int dt = 0; dt < 2; dt++)
@@ -374,7 +376,7 @@ Test(dp_models, channels_last_key) {
       cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
       t[dt][cl] = r.step_s;
     }
-  cr_assert_eq(t[0][0], t[0][1], "fp32: %g vs %g", t[0][0], t[0][1]);
+  cr_assert(fabs(t[0][0] / t[0][1] - 1) < 1e-3, "fp32: %g vs %g", t[0][0], t[0][1]);
   cr_assert(t[1][0] > 1.2 * t[1][1], "fp16 NCHW %g s, NHWC %g s", t[1][0], t[1][1]);
 }
 

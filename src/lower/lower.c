@@ -39,6 +39,7 @@
 #include "core/vec.h"
 #include "cost/amp.h"
 #include "cost/fp8cast.h"
+#include "cost/pool.h"
 #include "cost/softmax.h"
 #include "lower/moe_dispatch.h"
 #include "lower/recmod.h"
@@ -994,6 +995,25 @@ static int amp_island(const lctx *c, const wg_op *o) {
          (o->fn == WG_FN_LAYERNORM || o->fn == WG_FN_RMSNORM);
 }
 
+/* A windowed pool of an eager PyTorch plan (plan.framework_eager) runs
+ * ATen's own kernels (cost/pool.h): *bytes and *bs become the HBM bytes
+ * that take as long as its forward and the backward's share of them.
+ * Global pooling (kernel 0: adaptive average pooling, a reduction) and
+ * the graph frameworks' cuDNN pooling keep their passes. */
+static void aten_pool(const lctx *c, const wg_op *o, double *bytes, double *bs) {
+  if (o->kind != WG_POOL || o->kernel == 0 || !c->s->plan.framework_eager) return;
+  const sc_gpu *g = &c->s->cluster.gpu;
+  double per = c->mb / c->cpdiv;
+  cost_pool p = {o->fn == WG_FN_MAX, o->kernel, o->kernel_w > 0 ? o->kernel_w : o->kernel,
+                 o->stride, c->s->plan.channels_last,
+                 wg_tensor_elems(&c->g->tensors[o->in[0]]) * per,
+                 wg_tensor_elems(&c->g->tensors[o->out]) * per, c->e};
+  double f, b;
+  if (!cost_pool_aten(g, &p, &f, &b)) return;
+  *bytes = f * g->hbm_bw * g->hbm_eff;
+  *bs = b / f;
+}
+
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
  * pooling. */
 static int lower_mem(lctx *c, const wg_op *o, int opi) {
@@ -1029,6 +1049,7 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
+  aten_pool(c, o, &bytes, &bs);
   if (fused_ce(c, o)) {
     /* two reads forward, a read and a write backward (fused_ce); calls
      * forward: the kernel, the ignored rows' mask and the mean, backward:

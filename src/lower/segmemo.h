@@ -26,8 +26,9 @@
  *
  * The context is also what the engine's memo of queues (engine/qmemo.h)
  * relies on: a segment's number stands for its context, and the queues
- * read fields lower_segment never does (cuda_graphs, framework_eager,
- * attention, moe_grouped_gemm, the cluster). A field may be set aside
+ * read fields lower_segment never does (cuda_graphs, attention,
+ * moe_grouped_gemm, the cluster; framework_eager too, which lower_segment
+ * also reads for a CNN's pooling kernels, cost/pool.h). A field may be set aside
  * here (segmemo.c, normalise) only when neither reads it; tests/
  * test_memo_mix.c turns such fields one at a time and fails otherwise.
  *

@@ -82,9 +82,10 @@ int vfw_builds_pre_cuda11(const char *text, const vfw_text *fw);
  * framework named deciding. Graph-mode frameworks (TensorFlow 1.x and
  * 2.x Keras fit, MXNet hybridized or symbolic, OneFlow, Paddle 1.x static
  * graphs, KungFu on TensorFlow, HugeCTR) issue kernels from their C++
- * executors: plan.framework_eager 0, no per-call host time counted;
- * PyTorch is an eager framework (framework_eager 1) whose CNN activations
- * are NCHW by default (plan.channels_last 0 when PyTorch is the only
+ * executors: plan.framework_eager 0, no per-call host time counted, and
+ * a CNN pools through cuDNN (TensorFlow, MXNet); PyTorch is an eager
+ * framework (framework_eager 1) that pools with ATen's own kernels
+ * (cost/pool.h) and whose CNN activations are NCHW by default (plan.channels_last 0 when PyTorch is the only
  * framework named; the others' CNN scripts choose their layout and a
  * container's list says nothing of it: channels_last is left as it is).
  * TensorFlow named alone, without XLA, runs each element-wise op of the

@@ -671,7 +671,8 @@ Test(recsys_json, example_jobs_load_and_predict) {
 Test(recsys_json, hash_capacity_rows_is_read) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/sc_rs_cap_%d.json", (int)getpid());
-  file_write(path, "{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x1000x16@1\"}, "
+  file_write(path, "{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x1000x16@1\", "
+                   "\"top_mlp\": [1]}, "
                    "\"training\": {\"kernel\": \"hash\", \"optimizer\": \"adam_global\", "
                    "\"hash_capacity_rows\": 8000}}");
   sc_rs_job j;
@@ -693,21 +694,46 @@ Test(recsys_json, errors_name_the_key) {
       {"{\"model\": {\"tables\": \"1x0x128@1\"}}", "zero rows"},
       {"{\"model\": {\"tables\": [{\"rows\": 10, \"dim\": 8, \"colour\": 1}]}}",
        "model.tables[0].colour: unknown key"},
-      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x10x8@1\"}, \"cluster\": {\"gpus\": 2},"
+      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x10x8@1\", \"top_mlp\": [1]},"
+       " \"cluster\": {\"gpus\": 2},"
        " \"sharding\": [{\"table\": \"t0\", \"kind\": \"table_wise\", \"gpu\": 5},"
        " {\"table\": 1, \"kind\": \"row_wise\"}]}", ""},
       {"{\"model\": {\"tables\": \"1x10x8@1\", \"ids\": {\"zipf\": 1}}}", "model.ids"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"keys_from_reader\": 1}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"keys_from_reader\": 1}}",
        "training.keys_from_reader: expected true or false"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"pooled_in_table_type\": \"yes\"}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"pooled_in_table_type\": \"yes\"}}",
        "training.pooled_in_table_type"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\", \"concat_pool\": -7}}", "model.concat_pool"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\", \"dropout\": 0.5}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1], \"concat_pool\": -7}}", "model.concat_pool"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1], \"dropout\": 0.5}}",
        "model.dropout: expected true or false"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"reader_us_per_sample\": -1}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"reader_us_per_sample\": -1}}",
        "training.reader_us_per_sample: expected a number in 0..10000000"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"hash_capacity_rows\": -5}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"hash_capacity_rows\": -5}}",
        "training.hash_capacity_rows: expected a number in 0..1e+15"},
+      /* the dense part against the kind (docs/input.md): a model predicts
+       * through its top MLP's one logit; cross layers belong to dcnv2 */
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": []}}",
+       "model.top_mlp: expected 1 to 16 widths ending in the prediction layer 1"},
+      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"1x10x8@1\"}}",
+       "model.top_mlp: expected the top MLP's widths"},
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [64, 2]}}",
+       "model.top_mlp: the last layer is 2 wide; valid: widths ending in 1"},
+      {"{\"model\": {\"kind\": \"dlrm_dcnv2\", \"tables\": \"1x10x13@1\", \"top_mlp\": [1],"
+       " \"cross_layers\": 0}}", "model.cross_layers: 0; a dcnv2 interaction needs 1..64"},
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [1], \"cross_layers\": 2}}",
+       "model.cross_layers: read only by a dcnv2 interaction"},
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [1], \"concat_pool\": 2}}",
+       "model.concat_pool: read only by a concat or dcnv2"},
+      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"1x10x8@1\", \"top_mlp\": [1],"
+       " \"dense_features\": 0, \"bottom_mlp\": [8]}}",
+       "model.bottom_mlp: 1 layer over 0 dense features"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1], \"bottom_mlp\": []}}",
+       "width 8; a dot interaction needs every table as wide as the dense features (13)"},
+      {"{\"model\": {\"kind\": \"wide_and_deep\", \"top_mlp\": [1],"
+       " \"tables\": [{\"rows\": 10, \"dim\": 1, \"wide\": true}]}}",
+       "model.tables: every table is wide"},
+      {"{\"model\": {\"top_mlp\": [1], \"tables\": []}}",
+       "model.tables: expected at least one table"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     file_write(path, cases[i].body);

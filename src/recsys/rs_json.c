@@ -256,8 +256,8 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
     return SC_OK;
   }
   if (!json_is_array(a) || json_array_size(a) < 1)
-    return fail(c, "model.tables", "a table list string (COUNTxROWSxDIM@H;...) or an array of "
-                                   "table objects");
+    return fail(c, "model.tables", "at least one table: a table list string "
+                                   "(COUNTxROWSxDIM@H;...) or an array of table objects");
   size_t i;
   json_t *o;
   json_array_foreach(a, i, o) {
@@ -278,6 +278,31 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
     }
   }
   return names_unique(c, m);
+}
+
+/* The keys of the dense part a model must give, or may give only for
+ * the interaction that reads them: a top MLP of at least its prediction
+ * layer (the values are checked by sc_rs_job_check); cross layers only
+ * for dcnv2, concat_pool only for a concatenation. */
+static int layers_given(jctx *c, json_t *o, const sc_rs_model *m) {
+  if (!json_object_get(o, "top_mlp"))
+    return fail(c, "model.top_mlp", "the top MLP's widths, ending in the prediction layer 1 "
+                                    "(one logit per sample), e.g. [1024, 1024, 512, 256, 1]; "
+                                    "it is required");
+  if (m->n_top == 0)
+    return fail(c, "model.top_mlp", "1 to 16 widths ending in the prediction layer 1, e.g. "
+                                    "[1024, 1024, 512, 256, 1], not an empty list (a model "
+                                    "without it predicts nothing)");
+  const char *dcn[] = {"cross_layers", "cross_rank"};
+  for (int i = 0; i < 2; i++)
+    if (m->inter != SC_RS_DCNV2 && json_object_get(o, dcn[i]))
+      return sc_error_set(c->err, SC_EINPUT, "%s: model.%s: read only by a dcnv2 interaction "
+                          "(model.kind dlrm_dcnv2 or model.interaction \"dcnv2\"); this "
+                          "model's is %s", c->path, dcn[i], m->inter == SC_RS_DOT ? "dot" : "concat");
+  if (m->inter == SC_RS_DOT && json_object_get(o, "concat_pool"))
+    return sc_error_set(c->err, SC_EINPUT, "%s: model.concat_pool: read only by a concat or "
+                        "dcnv2 interaction (a dot interaction pools nothing)", c->path);
+  return SC_OK;
 }
 
 static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
@@ -313,7 +338,8 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   if ((rc = getbool(c, o, "model", "dropout", &m->dropout))) return rc;
   json_t *t = json_object_get(o, "tables");
   if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
-  return tables_of(c, t, json_object_get(o, "ids"), m);
+  if ((rc = tables_of(c, t, json_object_get(o, "ids"), m))) return rc;
+  return layers_given(c, o, m);
 }
 
 /* A job across nodes that leaves cluster.nic_Gbps out: the NIC of the

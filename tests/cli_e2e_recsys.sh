@@ -56,6 +56,28 @@ else
   echo "FAIL: recsys plan --format json is not the expected document"; fail=$((fail + 1))
 fi
 
+# the exposed parts of the collectives (docs/output.md): each at most its own
+# time, and with the other phases they add up to iter_s (row-wise tables
+# in my_tables, so the reduce-scatter and all-gather are there too)
+for f in my_tables dlrm_criteo_8gpu; do
+  "$CLI" recsys predict $EX/$f.json --format json > "$TMP/exp.json" 2>&1
+  if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); b = d["breakdown"]
+parts = ["a2a_fwd", "a2a_bwd", "rs_fwd", "ag_bwd"]
+assert all(0 <= b[p + "_exposed_s"] <= b[p + "_s"] * (1 + 1e-5) for p in parts), b
+s = sum(b[k] for k in ["ids_s", "emb_fwd_s", "dense_fwd_s", "dense_bwd_s", "emb_bwd_s",
+                        "allreduce_s", "optimizer_s", "overhead_s"])
+s += sum(b[p + "_exposed_s"] for p in parts) + d.get("reader_s", 0)
+assert abs(s - d["iter_s"]) <= 1e-5 * d["iter_s"], (s, d["iter_s"])
+assert sum(b[p + "_exposed_s"] for p in parts) > 0' "$TMP/exp.json"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: recsys predict $f --format json: exposed parts do not add up"; fail=$((fail + 1))
+  fi
+done
+expect 0 "exposed 0.183 / 0.127" -- recsys predict $EX/dlrm_criteo_8gpu.json
+
 # ----------------------------------------------------------- bad input
 printf '{"model": {"tables": "2x1000x128@1;1x0x128@1"}}\n' > "$TMP/zero.json"
 expect 2 "group 2 (table t2)" -- recsys predict "$TMP/zero.json"

@@ -119,6 +119,47 @@ Test(recsys_shard, row_wise_spreads_a_hot_table) {
   sc_rs_job_free(&j);
 }
 
+/* The exposed parts of the collectives beside the bottom MLP: each at
+ * most its own time, hidden first-come by the bottom MLP, and with the
+ * other phases they add up to the iteration (docs/output.md); with the
+ * bottom MLP on GPU 0 alone nothing runs beside them, all is exposed. */
+Test(recsys_shard, exposed_parts_add_up_to_the_iteration) {
+  static const sc_rs_shard_kind kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE,
+                                           SC_RS_TABLE_ROW_WISE};
+  for (int gpu0 = 0; gpu0 < 2; gpu0++)
+    for (int k = 0; k < 3; k++) {
+      sc_rs_job j;
+      job(&j, "1x50000000x64@50;7x1000x64@1", 16, SC_RS_UNIFORM, 0);
+      j.model.n_bottom = 2, j.model.bottom[0] = 2048, j.model.bottom[1] = 64;
+      j.model.dense_features = 512;
+      j.bottom_on_gpu0 = gpu0;
+      sc_rs_plan p;
+      sc_error e = {0};
+      cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
+      sc_rs_result r;
+      cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+      double own[4] = {r.a2a_fwd_s, r.rs_fwd_s, r.a2a_bwd_s, r.ag_bwd_s};
+      double exp_[4] = {r.a2a_fwd_exposed_s, r.rs_fwd_exposed_s, r.a2a_bwd_exposed_s,
+                        r.ag_bwd_exposed_s};
+      double sum = r.ids_s + r.emb_fwd_s + r.dense_fwd_s + r.dense_bwd_s + r.emb_bwd_s +
+                   r.allreduce_s + r.optimizer_s + r.overhead_s + r.reader_s;
+      for (int i = 0; i < 4; i++) {
+        cr_assert(exp_[i] >= 0 && exp_[i] <= own[i] * (1 + 1e-12), "kind %d part %d: %g of %g",
+                  k, i, exp_[i], own[i]);
+        if (gpu0) cr_assert_float_eq(exp_[i], own[i], 1e-15, "kind %d part %d", k, i);
+        sum += exp_[i];
+      }
+      cr_assert_float_eq(sum, r.iter_s, r.iter_s * 1e-12, "kind %d gpu0 %d: %g vs %g", k, gpu0,
+                         sum, r.iter_s);
+      if (!gpu0 && k == 0)
+        cr_assert(r.a2a_fwd_exposed_s < r.a2a_fwd_s, "the bottom MLP hides some: %g of %g",
+                  r.a2a_fwd_exposed_s, r.a2a_fwd_s);
+      sc_rs_result_free(&r);
+      sc_rs_plan_free(&p);
+      sc_rs_job_free(&j);
+    }
+}
+
 /* Dropout after the hidden layer of a top MLP 1024-1 (not after the
  * logit), fp32, batch 65536 on an A100 80 GB (2039 GB/s x 0.79 = 1610.81
  * GB/s, 3 us per kernel): E = 65536 x 1024 = 67,108,864 elements. Forward:

@@ -433,6 +433,11 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->allreduce_s = ar > hide ? ar - hide : 0;
   r->optimizer_s = d->optimizer;
   double comm_f = r->a2a_fwd_s + r->rs_fwd_s, comm_b = r->a2a_bwd_s + r->ag_bwd_s;
+  /* the bottom MLP hides the collectives beside it, the first one first */
+  r->a2a_fwd_exposed_s = fmax(r->a2a_fwd_s - bf, 0);
+  r->rs_fwd_exposed_s = fmax(comm_f - bf, 0) - r->a2a_fwd_exposed_s;
+  r->a2a_bwd_exposed_s = fmax(r->a2a_bwd_s - bb, 0);
+  r->ag_bwd_exposed_s = fmax(comm_b - bb, 0) - r->a2a_bwd_exposed_s;
   double gpu = r->ids_s + r->emb_fwd_s + serial_f + (comm_f > bf ? comm_f : bf) + d->top_fwd +
                d->top_bwd + (comm_b > bb ? comm_b : bb) + serial_b + r->emb_bwd_s +
                r->allreduce_s + r->optimizer_s;

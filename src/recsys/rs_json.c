@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "load/jparse.h"
+#include "load/jpos.h"
 #include "recsys/rs_keys.h"
 #include "validate/rowdefaults.h"
 #include "stepcast_recsys.h"
@@ -298,7 +299,8 @@ static int layers_given(jctx *c, json_t *o, const sc_rs_model *m) {
     if (m->inter != SC_RS_DCNV2 && json_object_get(o, dcn[i]))
       return sc_error_set(c->err, SC_EINPUT, "%s: model.%s: read only by a dcnv2 interaction "
                           "(model.kind dlrm_dcnv2 or model.interaction \"dcnv2\"); this "
-                          "model's is %s", c->path, dcn[i], m->inter == SC_RS_DOT ? "dot" : "concat");
+                          "model's is %s", c->path, dcn[i],
+                          m->inter == SC_RS_DOT ? "dot" : "concat");
   if (m->inter == SC_RS_DOT && json_object_get(o, "concat_pool"))
     return sc_error_set(c->err, SC_EINPUT, "%s: model.concat_pool: read only by a concat or "
                         "dcnv2 interaction (a dot interaction pools nothing)", c->path);
@@ -541,7 +543,7 @@ int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_
   if (frc) return frc;
   json_t *root;
   frc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
-  mem_free(buf);
+  if (frc) mem_free(buf);
   if (frc == SC_ENOMEM) return sc_error_set(err, frc, "%s: out of memory", path);
   if (frc)
     return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
@@ -560,6 +562,8 @@ int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_
   if (!rc) rc = sharding_of(&c, json_object_get(root, "sharding"), j, plan, auto_plan);
   json_decref(root);
   if (rc == SC_EINPUT && n_overrides) rs_keys_blame(err, path, overrides, n_overrides);
+  if (rc == SC_EINPUT) jpos_annotate(err, path, buf, len); /* where the value is */
+  mem_free(buf);
   if (rc) {
     sc_rs_plan_free(plan);
     sc_rs_job_free(j);

@@ -47,6 +47,10 @@ Test(jpos, skips_what_looks_like_structure_inside_strings) {
   at(t, "x", 1, 46);
   at(t, "x[1]", 1, 52);
   at(t, "k\"q.x", 1, 37);
+  /* keys written with \u escapes: one byte, two bytes of UTF-8 */
+  at("{\"pl\\u0061n\": 1}", "plan", 1, 15);
+  at("{\"caf\\u00e9\": 1, \"x\": 2}", "caf\xc3\xa9", 1, 15);
+  at("{\"\\ud83d\\ude00\": 1}", "\xf0\x9f\x98\x80", 0, 0); /* a surrogate pair: not decoded */
 }
 
 Test(jpos, skips_an_operator_label_and_counts_characters) {

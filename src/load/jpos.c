@@ -52,20 +52,40 @@ static const char *jpos_skip(const char *p, const char *e) {
   return e;
 }
 
-/* 1 when the JSON string at p (its opening quote) is key (n bytes): the
- * one-letter escapes decoded; a \u escape never matches (no key path of
- * the formats has one). */
-static int jpos_key_is(const char *p, const char *e, const char *key, size_t n) {
+/* The UTF-8 bytes of the escape at p (after its backslash) into out:
+ * their count, 0 for a surrogate half or a malformed escape (a key path
+ * that has one then matches nothing). *p is moved to its last byte. */
+static int jpos_unescape(const char **p, const char *e, char out[3]) {
   static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+  const char *q = *p;
+  if (q >= e || !*q) return 0;
+  const char *f = *q != 'u' ? strchr(from, *q) : NULL;
+  if (f) return out[0] = to[f - from], 1;
+  if (*q != 'u' || e - q < 5) return 0;
+  char hex[5] = {q[1], q[2], q[3], q[4], 0}, *end;
+  unsigned long u = strtoul(hex, &end, 16);
+  if (*end || (u >= 0xD800 && u <= 0xDFFF)) return 0;
+  *p = q + 4;
+  if (u < 0x80) return out[0] = (char)u, 1;
+  if (u < 0x800) return out[0] = (char)(0xC0 | u >> 6), out[1] = (char)(0x80 | (u & 0x3F)), 2;
+  out[0] = (char)(0xE0 | u >> 12), out[1] = (char)(0x80 | (u >> 6 & 0x3F));
+  out[2] = (char)(0x80 | (u & 0x3F));
+  return 3;
+}
+
+/* 1 when the JSON string at p (its opening quote) is key (n bytes), its
+ * escapes decoded. */
+static int jpos_key_is(const char *p, const char *e, const char *key, size_t n) {
   size_t i = 0;
-  for (p++; p < e && *p != '"'; p++, i++) {
-    char ch = *p;
-    if (ch == '\\') {
-      const char *f = ++p < e && *p ? strchr(from, *p) : NULL;
-      if (!f) return 0;
-      ch = to[f - from];
+  for (p++; p < e && *p != '"'; p++) {
+    char buf[3] = {*p, 0, 0};
+    int k = 1;
+    if (*p == '\\') {
+      p++;
+      if (!(k = jpos_unescape(&p, e, buf))) return 0;
     }
-    if (i >= n || key[i] != ch) return 0;
+    if (i + (size_t)k > n || memcmp(key + i, buf, (size_t)k)) return 0;
+    i += (size_t)k;
   }
   return i == n;
 }

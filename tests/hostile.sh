@@ -278,6 +278,11 @@ python3 -c 'import json; print(json.dumps({"nodes": [{"name": "n%d" % i} for i i
 h 2 'bigtopo.json:600008:15: links[0].bw_GBps: must be a number' -- topo "$TMP/bigtopo.json"
 sed 's/"global_batch": 55296/"global_batch": [55296]/' "$ROOT/examples/recsys/dlrm_criteo_8gpu.json" > "$TMP/rsbatch.json"
 h 2 'rsbatch.json:12:32: training.global_batch: expected a number' -- recsys predict "$TMP/rsbatch.json"
+# a syntax error is "invalid JSON" in every loader (topology and recsys
+# files printed jansson's text alone)
+printf '{"model": {\n  "tables" "1x10x13@1"}}' > "$TMP/rssyntax.json"
+h 2 "rssyntax.json:2:22: invalid JSON: ':' expected near" -- recsys predict "$TMP/rssyntax.json"
+h 2 'ring8-chords.edges:1:1: invalid JSON: ' -- topo examples/dp/ring8-chords.edges
 
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

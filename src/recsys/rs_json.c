@@ -546,7 +546,8 @@ int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_
   if (frc) mem_free(buf);
   if (frc == SC_ENOMEM) return sc_error_set(err, frc, "%s: out of memory", path);
   if (frc)
-    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column,
+                        je.text);
   jctx c = {path, err};
   const char *const *ok = rs_keys_top;
   int rc = json_is_object(root) ? keys_ok(&c, root, "", ok) : fail(&c, "(top)", "an object");

@@ -41,13 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!buf) return 0;
   size_t json_len = strlen(buf);
   const char *ov[MAX_OVERRIDES];
-  size_t n_ov = 0;
-  for (char *p = json_len < size ? buf + json_len + 1 : NULL; p && n_ov < MAX_OVERRIDES;) {
-    char *nl = strchr(p, '\n');
-    if (nl) *nl = '\0';
-    if (*p) ov[n_ov++] = p;
-    p = nl ? nl + 1 : NULL;
-  }
+  size_t n_ov = fuzz_overrides(buf, size, ov, MAX_OVERRIDES);
   char path[64];
   snprintf(path, sizeof path, "/tmp/fuzz_recsys_job_%d.json", (int)getpid());
   FILE *f = fopen(path, "wb");

@@ -117,6 +117,9 @@ expect 2 'llama3-70b-512-h100.json:2:18: description: unknown key; valid: model,
 # a section or preset set after a key inside it replaced that key in silence: sections apply first
 expect 0 'seq 4096' -- predict --set model.seq=4096 -m llama3-70b
 expect 2 'model.kv_heads: 5 does not divide model.heads 64 (each KV head serves a whole group of query heads); valid: 1, 2, 4, 8, 16, 32, 64 (set by override "model.kv_heads=5")' -- predict --set model.kv_heads=5 -m llama3-70b
+# a bound that moves with model.heads is said with them (it read "8 is out
+# of range (valid: 0..1)", as if 1 were a fixed limit)
+expect 2 'model.kv_heads: 8 is more than model.heads 1 (each KV head serves a whole group of query heads); valid: 0 (= heads) to 1' -- predict examples/mixtral-8x7b-h100.json --set model.heads=1
 expect 0 'capacity                      93.13' -- predict --set cluster.gpu.hbm_GB=100 -g h100-sxm5-80gb
 # a model given as a path that is not a .json graph file was called an unknown preset
 expect 2 'model: "models/my.graph" is no model preset, and a workload graph file' -- predict -m models/my.graph

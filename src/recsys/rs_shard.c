@@ -137,8 +137,8 @@ int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err) {
     case SC_RS_TABLE_ROW_WISE:
       if (s->gpu < 0 || s->gpu >= c->nodes)
         return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): table_row_wise on "
-                            "node %d, but the cluster has %d nodes (valid: 0..%d)", t,
-                            tb->name, s->gpu, c->nodes, c->nodes - 1);
+                            "node %d, but the cluster has %d node%s (valid: 0..%d)", t,
+                            tb->name, s->gpu, c->nodes, c->nodes == 1 ? "" : "s", c->nodes - 1);
       break;
     case SC_RS_DATA_PARALLEL:
     case SC_RS_ROW_WISE:

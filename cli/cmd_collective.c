@@ -108,7 +108,7 @@ static int parse(int argc, char **argv, opts *o) {
   *o = (opts){d.op, d.ranks, d.ranks_per_node, d.arch, d.gpus_per_thread, d.fabric, d.host_cpu,
               d.nvlink_GBps, d.nic_Gbps,
               d.min_bytes, d.max_bytes, d.factor, NULL, NULL, NULL, SC_FORMAT_TABLE, 0};
-  int ppn_set = 0;
+  int ppn_set = 0, nvlink_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(k, "-h") || !strcmp(k, "--help")) return -1;
@@ -142,7 +142,7 @@ static int parse(int argc, char **argv, opts *o) {
       if ((o->cpu = sc_host_cpu_from_name(v)) < 0)
         return bad("unknown CPU (valid: auto intel amd arm)", v);
     }
-    else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end);
+    else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end), nvlink_set = 1;
     else if (!strcmp(k, "--pcie")) {
       o->pcie = strtod(v, &end);
       if (!(o->pcie > 0) && !(end && *end))
@@ -169,6 +169,9 @@ static int parse(int argc, char **argv, opts *o) {
     } else return bad("unknown option", k);
     if (end && *end) return bad("not a number:", v);
   }
+  if (nvlink_set && o->pcie > 0) /* --pcie won in silence, whatever the order */
+    return bad("--nvlink and --pcie both given: --pcie means the GPUs have no NVLink; give "
+               "one of them", "");
   if (o->algo && !o->topo)
     return bad("--algo picks the flow engine's algorithm on a --topo SPEC; give --topo too, "
                "got --algo", o->algo);
@@ -218,7 +221,7 @@ int cmd_collective(int argc, char **argv) {
            "or Arm; docs/network.md).\n"
            "--pcie GB/s: the GPUs have no NVLink; they share PCIe slots of this x16 rate\n"
            "per direction (15.75 Gen3, 31.5 Gen4, 63 Gen5), which NCCL runs at 12 GB/s x\n"
-           "rate / 15.75 (Gen4: 24 GB/s; docs/network.md, \"PCIe nodes\"). Replaces --nvlink.\n"
+           "rate / 15.75 (Gen4: 24 GB/s; docs/network.md, \"PCIe nodes\"). Not with --nvlink.\n"
            "--fabric: the scale-out network's kind; sets its per-traversal latency and\n"
            "achievable fraction of the NIC rate (docs/network.md, \"Fabrics\"). Default\n"
            "infiniband.\n"

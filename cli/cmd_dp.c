@@ -16,13 +16,20 @@
  * whole replica on every GPU: say on stderr which of the plan's degrees
  * it leaves aside (they were dropped in silence). */
 static void note_unused_plan(const char *cmd, const sc_plan *p) {
-  char b[160] = "";
+  char b[320] = "";
   int n = 0;
   const char *key[] = {"tp", "pp", "cp", "ep", "zero"};
   int v[] = {p->tp, p->pp, p->cp, p->ep, p->zero}, none[] = {1, 1, 1, 1, 0};
   for (int k = 0; k < 5; k++)
     if (v[k] > none[k] && n >= 0 && n < (int)sizeof b)
       n += snprintf(b + n, sizeof b - (size_t)n, "%splan.%s %d", n ? ", " : "", key[k], v[k]);
+  const char *with[] = {"plan.pp_first_layers", "plan.pp_last_layers", "plan.pp_layout",
+                        "plan.overrides", "plan.moe_dispatcher flex"};
+  int set[] = {p->pp_first_layers > 0, p->pp_last_layers > 0, p->n_pp_layout > 0,
+               p->n_overrides > 0, p->moe_dispatcher == SC_MOE_FLEX};
+  for (int k = 0; k < 5; k++)
+    if (set[k] && n >= 0 && n < (int)sizeof b)
+      n += snprintf(b + n, sizeof b - (size_t)n, "%s%s", n ? ", " : "", with[k]);
   if (n > 0)
     fprintf(stderr, "stepcast %s: note: %s not used: every GPU holds a whole replica "
                     "(data parallelism over cluster.gpus)\n", cmd, b);

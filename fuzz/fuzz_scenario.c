@@ -24,15 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = fuzz_text(data, size);
   if (!buf) return 0;
-  size_t json_len = strlen(buf);
   const char *ov[MAX_OVERRIDES];
-  size_t n_ov = 0;
-  for (char *p = json_len < size ? buf + json_len + 1 : NULL; p && n_ov < MAX_OVERRIDES;) {
-    char *nl = strchr(p, '\n');
-    if (nl) *nl = '\0';
-    if (*p) ov[n_ov++] = p;
-    p = nl ? nl + 1 : NULL;
-  }
+  size_t n_ov = fuzz_overrides(buf, size, ov, MAX_OVERRIDES);
   sc_scenario s;
   sc_error err;
   int rc = sc_scenario_load_string(&s, buf, "fuzz", ov, n_ov, &err);

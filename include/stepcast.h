@@ -867,7 +867,11 @@ typedef struct sc_op_time {
   double bwd_s;        /* backward time */
   double flops;        /* forward FLOPs */
   double bytes;        /* forward bytes moved (mem) or sent (comm) */
-  double eff;          /* gemm: fraction of peak in forward */
+  double eff;          /* gemm: the fraction of the dtype's dense peak the forward
+                          achieves as costed, flops / (fwd_s x peak); 0 otherwise */
+  char path[8];        /* gemm: the kernel costed, "tile", "memory" (a tile kernel
+                          bound by its bytes), "narrow" (the SIMT kernel of a
+                          dimension <= 16) or "conv" (cuDNN's); "" otherwise */
 } sc_op_time;
 
 /* The operators of one transformer layer of s with their costs; fills at

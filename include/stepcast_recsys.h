@@ -210,6 +210,11 @@ typedef struct sc_rs_result {
   double ids_s;                /* all-to-all of the lookup ids */
   double a2a_fwd_s, a2a_bwd_s; /* all-to-all of pooled embeddings and their gradients */
   double rs_fwd_s, ag_bwd_s;   /* reduce-scatter of row-wise partial sums, all-gather back */
+  double a2a_fwd_exposed_s, rs_fwd_exposed_s; /* of a2a_fwd_s, rs_fwd_s: the part the bottom
+                                  MLP's forward beside them (run first, then the other)
+                                  does not hide; the iteration is the sum of these four
+                                  exposed parts and the other phases (docs/output.md) */
+  double a2a_bwd_exposed_s, ag_bwd_exposed_s; /* the same beside the bottom MLP's backward */
   double dense_fwd_s, dense_bwd_s; /* MLPs and interaction */
   double allreduce_s;          /* exposed all-reduce of dense and replicated gradients */
   double optimizer_s;          /* dense optimizer step */

@@ -99,5 +99,11 @@ out=$("$CLI" predict $C --set cluster.gpu.hbm_GiB=12.1 2>&1; "$CLI" predict $C -
 csv=$("$CLI" predict $C --set cluster.gpu.hbm_GiB=12.1 --format csv | tail -1 | rev | cut -d, -f6- | rev)
 [[ $csv == *,1,0 ]] && pass=$((pass + 1)) || { echo "FAIL: CSV fits,fits_marginal not 1,0: $csv"; fail=$((fail + 1)); }
 
+# `dp` on a pipeline/expert scenario drops the keys only those splits read
+# (they failed the whole-replica plan: "uneven stages need pp >= 2 (pp is
+# 1)", "flex ... needs plan.ep > 1") and says so; what is left is the job's
+expect 2 'plan.pp 16, plan.ep 64, plan.zero 1, plan.pp_first_layers, plan.pp_last_layers, plan.moe_dispatcher flex not used' -- dp examples/deepseek-v3-modelzoo-h100.json
+expect 2 'plan.global_batch: 8 samples per GPU (micro-batch 1) do not fit' -- dp examples/deepseek-v3-modelzoo-h100.json
+expect 2 'plan.global_batch: 1 samples per GPU (micro-batch 1) do not fit' -- dp examples/qwen3-235b-modelzoo-h100.json
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -56,16 +56,45 @@ else
   echo "FAIL: recsys plan --format json is not the expected document"; fail=$((fail + 1))
 fi
 
+# the exposed parts of the collectives (docs/output.md): each at most its own
+# time, and with the other phases they add up to iter_s (row-wise tables
+# in my_tables, so the reduce-scatter and all-gather are there too)
+for f in my_tables dlrm_criteo_8gpu; do
+  "$CLI" recsys predict $EX/$f.json --format json > "$TMP/exp.json" 2>&1
+  if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); b = d["breakdown"]
+parts = ["a2a_fwd", "a2a_bwd", "rs_fwd", "ag_bwd"]
+assert all(0 <= b[p + "_exposed_s"] <= b[p + "_s"] * (1 + 1e-5) for p in parts), b
+s = sum(b[k] for k in ["ids_s", "emb_fwd_s", "dense_fwd_s", "dense_bwd_s", "emb_bwd_s",
+                        "allreduce_s", "optimizer_s", "overhead_s"])
+s += sum(b[p + "_exposed_s"] for p in parts) + d.get("reader_s", 0)
+assert abs(s - d["iter_s"]) <= 1e-5 * d["iter_s"], (s, d["iter_s"])
+assert sum(b[p + "_exposed_s"] for p in parts) > 0' "$TMP/exp.json"; then
+    pass=$((pass + 1))
+  else
+    echo "FAIL: recsys predict $f --format json: exposed parts do not add up"; fail=$((fail + 1))
+  fi
+done
+expect 0 "exposed 0.183 / 0.127" -- recsys predict $EX/dlrm_criteo_8gpu.json
+
 # ----------------------------------------------------------- bad input
 printf '{"model": {"tables": "2x1000x128@1;1x0x128@1"}}\n' > "$TMP/zero.json"
 expect 2 "group 2 (table t2)" -- recsys predict "$TMP/zero.json"
 expect 2 "zero rows is not a table" -- recsys predict "$TMP/zero.json"
 printf '{"model": {"tables": "2x1000x128@1;1x10x128"}}\n' > "$TMP/noat.json"
 expect 2 "expected '@H'" -- recsys predict "$TMP/noat.json"
-printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1"}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 0},\n  {"table": "t1", "kind": "column_wise", "gpu": 0, "parts": 4}]}\n' > "$TMP/cw.json"
+printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1", "top_mlp": [1]}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 0},\n  {"table": "t1", "kind": "column_wise", "gpu": 0, "parts": 4}]}\n' > "$TMP/cw.json"
 expect 2 "table 1 ('t1'): column_wise over GPUs 0..3 needs 4 GPUs, but the cluster has 2" -- recsys predict "$TMP/cw.json"
-printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1"}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 2}, {"table": 1, "kind": "row_wise"}]}\n' > "$TMP/tw.json"
+expect 2 "sharding of table 1 ('item_id'): table_row_wise on node 1, but the cluster has 1 node (valid: 0..0)" -- recsys predict $EX/my_tables.json --set cluster.gpus=8
+printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1", "top_mlp": [1]}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 2}, {"table": 1, "kind": "row_wise"}]}\n' > "$TMP/tw.json"
 expect 2 "valid: 0..1" -- recsys predict "$TMP/tw.json"
+# the dense part a kind needs (docs/input.md): a top MLP ending in its one
+# logit, given (an empty one was taken: a model that predicts nothing)
+expect 2 'model.top_mlp: expected 1 to 16 widths ending in the prediction layer 1, e.g. [1024, 1024, 512, 256, 1], not an empty list (a model without it predicts nothing) (set by override "model.top_mlp=[]")' -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.top_mlp=[]'
+expect 2 'model.top_mlp: the last layer is 2 wide; valid: widths ending in 1' -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.top_mlp=[64,2]'
+expect 2 "a dot interaction needs every table as wide as the dense features (13), which no model.bottom_mlp maps" -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.bottom_mlp=[]'
+expect 2 'model.cross_layers: 0; a dcnv2 interaction needs 1..64 cross layers' -- recsys predict $EX/dlrm_criteo_8gpu.json --set model.kind=dlrm_dcnv2 --set model.cross_layers=0
 # a global batch the GPUs cannot share evenly, a fraction, one beyond 1e12:
 # refused, not floored or clamped (they were, silently)
 expect 2 "training.global_batch: 55297 is not divisible by cluster.gpus 8 (every GPU takes the same number of samples); valid nearby: 55296 or 55304" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.global_batch=55297

@@ -113,10 +113,13 @@ expect 2 'generator ring: n is given twice (one value per key)' -- topo 'ring:n=
 expect 2 'training: unknown key; valid keys in the top level: model, cluster, plan, dp, description (a recommendation job? `stepcast recsys predict FILE` reads it)' -- predict examples/recsys/dlrm_criteo_8gpu.json
 expect 2 '(a topology? `stepcast topo FILE`, or cluster.topology in a scenario)' -- dp examples/topologies/two_dgx_a100.json
 expect 2 '(a workload graph? `-m FILE` or model.graph in a scenario)' -- search examples/graphs/gpt-2layer.json
-expect 2 'llama3-70b-512-h100.json: description: unknown key; valid: model, cluster, training, sharding (a training scenario? `stepcast predict FILE` reads it)' -- recsys predict examples/llama3-70b-512-h100.json
+expect 2 'llama3-70b-512-h100.json:2:18: description: unknown key; valid: model, cluster, training, sharding (a training scenario? `stepcast predict FILE` reads it)' -- recsys predict examples/llama3-70b-512-h100.json
 # a section or preset set after a key inside it replaced that key in silence: sections apply first
 expect 0 'seq 4096' -- predict --set model.seq=4096 -m llama3-70b
 expect 2 'model.kv_heads: 5 does not divide model.heads 64 (each KV head serves a whole group of query heads); valid: 1, 2, 4, 8, 16, 32, 64 (set by override "model.kv_heads=5")' -- predict --set model.kv_heads=5 -m llama3-70b
+# a bound that moves with model.heads is said with them (it read "8 is out
+# of range (valid: 0..1)", as if 1 were a fixed limit)
+expect 2 'model.kv_heads: 8 is more than model.heads 1 (each KV head serves a whole group of query heads); valid: 0 (= heads) to 1' -- predict examples/mixtral-8x7b-h100.json --set model.heads=1
 expect 0 'capacity                      93.13' -- predict --set cluster.gpu.hbm_GB=100 -g h100-sxm5-80gb
 # a model given as a path that is not a .json graph file was called an unknown preset
 expect 2 'model: "models/my.graph" is no model preset, and a workload graph file' -- predict -m models/my.graph
@@ -150,18 +153,18 @@ put("examples/topologies/two_dgx_a100.json", "tlinks.json", lambda d: d.update(l
 put("examples/recsys/my_tables.json", "rshard.json", lambda d: d["sharding"][2].update(gpu=0.5))
 put("examples/recsys/my_tables.json", "rnic.json", lambda d: d["cluster"].update(nic_Gbps=1e308))
 PY
-expect 2 'rshard.json: sharding[2].gpu: expected a whole number in 0..65535' -- recsys predict "$TMP/rshard.json"
-expect 2 'rnic.json: cluster.nic_Gbps: expected 0 or Gb/s per GPU in 0.01..1e7' -- recsys predict "$TMP/rnic.json"
+expect 2 'rshard.json:1:854: sharding[2].gpu: expected a whole number in 0..65535' -- recsys predict "$TMP/rshard.json"
+expect 2 'rnic.json:1:604: cluster.nic_Gbps: expected 0 or Gb/s per GPU in 0.01..1e7' -- recsys predict "$TMP/rnic.json"
 # the recsys job file is read as every other input: a directory is an
 # I/O error (was a JSON syntax error, exit 2), /dev/zero is not text
 expect 3 'is a directory; the recsys job file must be a file' -- recsys predict "$TMP"
 expect 3 'cannot read the recsys job file (No such file or directory)' -- recsys plan "$TMP/none.json"
 ln -s /dev/zero "$TMP/zero.json"
 expect 2 'byte 0 is NUL: the recsys job file must be text' -- recsys predict "$TMP/zero.json"
-expect 2 'rkind.json: model.kind: expected dlrm, dlrm_dcnv2, wide_and_deep or synthetic' -- recsys predict "$TMP/rkind.json"
-expect 2 'rname.json: model.name: expected a string' -- recsys predict "$TMP/rname.json"
-expect 2 'rgpus.json: cluster.gpus: expected a whole number of GPUs, 1..65536' -- recsys predict "$TMP/rgpus.json"
-expect 2 'tname.json: name: must be a string' -- topo "$TMP/tname.json"
+expect 2 'rkind.json:1:20: model.kind: expected dlrm, dlrm_dcnv2, wide_and_deep or synthetic' -- recsys predict "$TMP/rkind.json"
+expect 2 'rname.json:1:36: model.name: expected a string' -- recsys predict "$TMP/rname.json"
+expect 2 'rgpus.json:1:594: cluster.gpus: expected a whole number of GPUs, 1..65536' -- recsys predict "$TMP/rgpus.json"
+expect 2 'tname.json:1:10: name: must be a string' -- topo "$TMP/tname.json"
 expect 2 'tlinks.json: topology two DGX A100' -- topo "$TMP/tlinks.json"
 
 echo "cli_firstuser: $pass passed, $fail failed"

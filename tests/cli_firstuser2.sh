@@ -75,7 +75,7 @@ d = json.load(open("examples/topologies/two_dgx_a100.json"))
 d["name"] = "x" * 256
 json.dump(d, open(f"{sys.argv[1]}/longname.json", "w"))
 PY
-expect 2 'longname.json: name: must be a string of at most 255 bytes' -- topo "$TMP/longname.json"
+expect 2 'longname.json:1:10: name: must be a string of at most 255 bytes' -- topo "$TMP/longname.json"
 
 # a scenario with dp.scheme dropped a plan's tp, pp, cp, ep and ZeRO in
 # silence; stepcast dp leaves them aside (any scenario's model, cluster
@@ -127,11 +127,11 @@ put("rs_gpu8", lambda d: d.update(sharding=[{"table": 0, "kind": "table_wise", "
 put("rs_ok", lambda d: d["model"].update(tables=two) or
     d.update(sharding=[{"table": "a", "kind": "row_wise"}, {"table": 1, "kind": "table_wise"}]))
 PY
-expect 2 "rs_dup.json: sharding[1]: table 0 ('t0') already has an entry; give one per table" -- recsys predict "$TMP/rs_dup.json"
-expect 2 "rs_noname.json: sharding[0].table: no table is named 'user'; valid: a name ('t0') or an index 0..0" -- recsys predict "$TMP/rs_noname.json"
-expect 2 'rs_noidx.json: sharding[0].table: no table 3; valid: an index 0..0 or a name' -- recsys predict "$TMP/rs_noidx.json"
-expect 2 "rs_twice.json: model.tables: tables 0 and 1 are both named 'a'" -- recsys predict "$TMP/rs_twice.json"
-expect 2 'rs_long.json: model.tables[0].name: ' -- recsys predict "$TMP/rs_long.json"
+expect 2 "rs_dup.json:1:286: sharding[1]: table 0 ('t0') already has an entry; give one per table" -- recsys predict "$TMP/rs_dup.json"
+expect 2 "rs_noname.json:1:262: sharding[0].table: no table is named 'user'; valid: a name ('t0') or an index 0..0" -- recsys predict "$TMP/rs_noname.json"
+expect 2 'rs_noidx.json:1:262: sharding[0].table: no table 3; valid: an index 0..0 or a name' -- recsys predict "$TMP/rs_noidx.json"
+expect 2 "rs_twice.json:1:113: model.tables: tables 0 and 1 are both named 'a'" -- recsys predict "$TMP/rs_twice.json"
+expect 2 'rs_long.json:1:123: model.tables[0].name: ' -- recsys predict "$TMP/rs_long.json"
 expect 2 "table 0 ('t0'): rows unknown ('?') or 0" -- recsys predict "$TMP/rs_unknown.json"
 expect 2 "rs_gpu8.json: sharding of table 0 ('t0'): table_wise on GPU 8, but the cluster has 8 GPUs (valid: 0..7)" -- recsys predict "$TMP/rs_gpu8.json"
 expect 0 'iteration' -- recsys predict "$TMP/rs_ok.json"

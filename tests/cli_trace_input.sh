@@ -118,6 +118,11 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 expect 0 "step (mean)" -- trace "$TMP/group50m.json"
 expect 2 "expected a scale of at most 0.33" -- trace "$TMP/group50m.json" --dp-scale 2
+# a scale that leaves part of a rank was rounded in silence (x0.3 of 2
+# ranks ran over 1 and was said to be x0.3): refused with the nearby ones
+expect 2 "dp_scale: 0.3 times the traced group of 2 ranks is 0.6 ranks; expected a scale that gives whole ranks, a multiple of 1/2 (nearby: 0.5 or 1)" -- trace examples/traces/rank0.json examples/traces/rank1.json --dp-scale 0.3
+expect 2 "(nearby: 1 or 1.5)" -- trace examples/traces/rank0.json examples/traces/rank1.json --dp-scale 1.3
+expect 0 "data-parallel x1.5" -- trace examples/traces/rank0.json examples/traces/rank1.json --dp-scale 1.5
 
 # "collectives per step": the NCCL kernels within the ProfilerSteps (the
 # 16-rank trace has 5 more after its last step), from the trace itself

@@ -268,5 +268,21 @@ h 2 'model.name: is empty; give a name (it labels every output)' -- predict "$TM
 h 2 'cluster.gpu.name: is empty; give a name' -- predict --set cluster.gpu.name=
 h 2 'cluster.name: is empty; give a name' -- dp --set cluster.name=
 
+# a value's place in the file (src/load/jpos.h): a key written with escapes,
+# strings that hold brackets and quotes before it, multi-byte characters
+# counted as one column, an error deep in a large file, none for an override
+printf '{"model": {"name": "[{\\"x\\": ]} \xc3\xa9"},\n "pl\\u0061n": {"tp": "8"}}' > "$TMP/pos.json"
+h 2 'pos.json:2:22: plan.tp: expected a positive integer, got string "8"' -- predict "$TMP/pos.json"
+h 2 'pos.json: plan.tp: expected a positive integer, got string "x" (set by override "plan.tp=x")' -- predict "$TMP/pos.json" --set plan.tp=x
+python3 -c 'import json; print(json.dumps({"nodes": [{"name": "n%d" % i} for i in range(200000)], "links": [{"from": "n0", "to": "n1", "bw_GBps": "x"}]}, indent=1))' > "$TMP/bigtopo.json"
+h 2 'bigtopo.json:600008:15: links[0].bw_GBps: must be a number' -- topo "$TMP/bigtopo.json"
+sed 's/"global_batch": 55296/"global_batch": [55296]/' "$ROOT/examples/recsys/dlrm_criteo_8gpu.json" > "$TMP/rsbatch.json"
+h 2 'rsbatch.json:12:32: training.global_batch: expected a number' -- recsys predict "$TMP/rsbatch.json"
+# a syntax error is "invalid JSON" in every loader (topology and recsys
+# files printed jansson's text alone)
+printf '{"model": {\n  "tables" "1x10x13@1"}}' > "$TMP/rssyntax.json"
+h 2 "rssyntax.json:2:22: invalid JSON: ':' expected near" -- recsys predict "$TMP/rssyntax.json"
+h 2 'ring8-chords.edges:1:1: invalid JSON: ' -- topo examples/dp/ring8-chords.edges
+
 echo "hostile: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -171,6 +171,37 @@ Test(compute, narrow_gemms_between_memory_and_tile_path) {
   }
 }
 
+/* cost_gemm_lib_path names the kernel whose time cost_gemm_lib gives:
+ * the narrow kernel for the V100 logit layer above (3x faster than its
+ * tile), the tile kernel at its FLOP rate for a large square GEMM, the
+ * tile bound by its bytes for a thin one no narrow kernel takes
+ * (2^20 x 64 x 64 in fp16 on an H100: 64 FLOPs per 4 bytes read and
+ * written), and the same times as cost_gemm_lib and cost_gemm_expert. */
+Test(compute, the_path_named_is_the_path_costed) {
+  const sc_gpu *v = gpu("v100-sxm2-16gb"), *h = gpu("h100-sxm5-80gb");
+  static const struct {
+    double m, n, k;
+    sc_dtype dt;
+    cost_gemm_path want;
+  } cases[] = {{32768, 1, 1024, SC_FP32, COST_GEMM_NARROW},
+               {8192, 8192, 8192, SC_FP32, COST_GEMM_TILE},
+               {1 << 20, 64, 64, SC_FP16, COST_GEMM_TILE_MEMORY}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const sc_gpu *g = i == 2 ? h : v;
+    double m = cases[i].m, n = cases[i].n, k = cases[i].k;
+    cost_gemm_path p = (cost_gemm_path)-1;
+    double t = cost_gemm_lib_path(g, cases[i].dt, m, n, k, 1, 0, 0, &p);
+    cr_assert_eq(p, cases[i].want, "case %zu: %s, want %s", i, cost_gemm_path_name(p),
+                 cost_gemm_path_name(cases[i].want));
+    cr_assert_float_eq(t, cost_gemm_lib(g, cases[i].dt, m, n, k, 1, 0), 1e-15);
+    double te = cost_gemm_lib_path(g, cases[i].dt, m, n, k, 1, 0, 1, &p);
+    cr_assert_float_eq(te, cost_gemm_expert(g, cases[i].dt, m, n, k, 1), 1e-15);
+  }
+  cr_assert_str_eq(cost_gemm_path_name(COST_GEMM_NARROW), "narrow");
+  cr_assert_str_eq(cost_gemm_path_name(COST_GEMM_TILE_MEMORY), "memory");
+  cr_assert_str_eq(cost_gemm_path_name(COST_GEMM_TILE), "tile");
+}
+
 /* Which GEMMs run on the CUDA cores is decided in cost_gemm_peak_eff, so
  * every caller (cost_gemm, recsys's dot interaction, the trace what-ifs)
  * gets it: fp32 on a V100 and an A100 (no TF32 asked), fp16 on a P100 at

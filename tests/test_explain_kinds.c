@@ -6,8 +6,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cost/compute.h"
 #include "stepcast.h"
+#include "tmpfile.h"
 
 static const sc_op_time *row(const sc_op_time *k, int n, const char *name) {
   for (int i = 0; i < n; i++)
@@ -71,4 +74,51 @@ Test(explain_kinds, cnn_has_its_kinds) {
   cr_assert(per_image > 7.6e9 && per_image < 8.8e9, "conv forward %g FLOP an image", per_image);
   cr_assert_gt(c->bwd_s, c->fwd_s, "backward (data + weight gradients) longer than forward");
   cr_assert_null(row(k, nk, "attention"));
+}
+
+/* A layer's GEMM rows say what was costed (docs/output.md, --ops): the
+ * kernel ("narrow" for the 1024 -> 4 down-projection, "tile" for the
+ * default model's GEMMs) and the fraction of peak its time achieves,
+ * flops / (fwd_s x peak): for the narrow one below the tile model's
+ * efficiency for that shape (1.3 % against 1.8 %), which the column
+ * showed before. */
+Test(explain_kinds, gemm_rows_give_the_kernel_costed_and_its_achieved_rate) {
+  char path[] = "/tmp/sc_narrow_XXXXXX";
+  tmp_write(path, "{\"name\": \"narrow\", \"seq\": 4096, \"blocks\": [{\"name\": \"l\", "
+                  "\"role\": \"layer\", \"repeat\": 2, \"input\": {\"name\": \"x\", \"shape\": "
+                  "[4096, 1024]}, \"ops\": [{\"name\": \"down\", \"op\": \"linear\", \"in\": "
+                  "[\"x\"], \"out\": \"h\", \"out_features\": 4}, {\"name\": \"up\", \"op\": "
+                  "\"linear\", \"in\": [\"h\"], \"out\": \"y\", \"out_features\": 1024}, "
+                  "{\"name\": \"res\", \"op\": \"add\", \"in\": [\"x\", \"y\"], \"out\": "
+                  "\"z\"}], \"output\": \"z\"}]}");
+  char json[256];
+  snprintf(json, sizeof json, "{\"model\": {\"graph\": \"%s\"}, \"cluster\": {\"gpus\": 1}, "
+           "\"plan\": {\"tp\": 1, \"pp\": 1, \"vpp\": 1, \"schedule\": \"1f1b\", "
+           "\"global_batch\": 8, \"micro_batch\": 1}}", path);
+  sc_scenario s;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, json, "t.json", NULL, 0, &err), SC_OK, "%s", err.msg);
+  sc_op_time ops[16];
+  int n = sc_explain_layer(&s, ops, 16, &err);
+  unlink(path);
+  cr_assert_eq(n, 3, "%s", err.msg);
+  const sc_op_time *down = row(ops, n, "down"), *res = row(ops, n, "res");
+  cr_assert(down && res);
+  cr_assert_str_eq(down->path, "narrow");
+  double peak = cost_peak(&s.cluster.gpu, s.plan.dtype);
+  cr_assert_float_eq(down->eff, down->flops / (down->fwd_s * peak), 1e-12);
+  double tile = cost_gemm_eff(&s.cluster.gpu, s.plan.dtype, 4096, 4, 1024, 1);
+  cr_assert_lt(down->eff, tile * 0.9, "achieved %g vs the tile model's %g", down->eff, tile);
+  cr_assert_str_eq(res->path, "");
+  cr_assert_eq(res->eff, 0);
+
+  sc_scenario_default(&s);
+  n = sc_explain_layer(&s, ops, 16, &err);
+  cr_assert_gt(n, 0, "%s", err.msg);
+  const sc_op_time *fc1 = row(ops, n, "fc1");
+  cr_assert_not_null(fc1);
+  cr_assert_str_eq(fc1->path, "tile");
+  peak = cost_peak(&s.cluster.gpu, s.plan.dtype);
+  cr_assert_float_eq(fc1->eff, fc1->flops / (fc1->fwd_s * peak), 1e-12);
+  cr_assert(fc1->eff > 0.5 && fc1->eff <= s.cluster.gpu.gemm_eff, "fc1 achieves %g", fc1->eff);
 }

@@ -18,6 +18,7 @@
 #include "core/mem.h"
 #include "graph/graph.h"
 #include "load/graph_json.h"
+#include "nopos.h"
 #include "tmpfile.h"
 
 /* ------------------------------------------- the transformer reference */
@@ -249,9 +250,11 @@ static void load_err(const char *json, int code, const char *const *needles, siz
   cr_assert_eq(rc, code, "%s\n-> rc %d, expected %d (msg: %s)", json, rc, code, err.msg);
   cr_assert_eq(err.code, code);
   cr_assert_null(g, "a failed load leaves *out NULL");
+  char bare[sizeof err.msg];
+  nopos(bare, sizeof bare, err.msg, "t.json");
   for (size_t i = 0; i < n; i++)
-    cr_assert(strstr(err.msg, needles[i]), "%s\n-> message lacks \"%s\": %s", json, needles[i],
-              err.msg);
+    cr_assert(strstr(bare, needles[i]) || strstr(err.msg, needles[i]),
+              "%s\n-> message lacks \"%s\": %s", json, needles[i], err.msg);
 }
 #define NEEDLES(...) ((const char *const[]){__VA_ARGS__}), \
   sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *)

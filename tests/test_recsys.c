@@ -119,6 +119,47 @@ Test(recsys_shard, row_wise_spreads_a_hot_table) {
   sc_rs_job_free(&j);
 }
 
+/* The exposed parts of the collectives beside the bottom MLP: each at
+ * most its own time, hidden first-come by the bottom MLP, and with the
+ * other phases they add up to the iteration (docs/output.md); with the
+ * bottom MLP on GPU 0 alone nothing runs beside them, all is exposed. */
+Test(recsys_shard, exposed_parts_add_up_to_the_iteration) {
+  static const sc_rs_shard_kind kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE,
+                                           SC_RS_TABLE_ROW_WISE};
+  for (int gpu0 = 0; gpu0 < 2; gpu0++)
+    for (int k = 0; k < 3; k++) {
+      sc_rs_job j;
+      job(&j, "1x50000000x64@50;7x1000x64@1", 16, SC_RS_UNIFORM, 0);
+      j.model.n_bottom = 2, j.model.bottom[0] = 2048, j.model.bottom[1] = 64;
+      j.model.dense_features = 512;
+      j.bottom_on_gpu0 = gpu0;
+      sc_rs_plan p;
+      sc_error e = {0};
+      cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
+      sc_rs_result r;
+      cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+      double own[4] = {r.a2a_fwd_s, r.rs_fwd_s, r.a2a_bwd_s, r.ag_bwd_s};
+      double exp_[4] = {r.a2a_fwd_exposed_s, r.rs_fwd_exposed_s, r.a2a_bwd_exposed_s,
+                        r.ag_bwd_exposed_s};
+      double sum = r.ids_s + r.emb_fwd_s + r.dense_fwd_s + r.dense_bwd_s + r.emb_bwd_s +
+                   r.allreduce_s + r.optimizer_s + r.overhead_s + r.reader_s;
+      for (int i = 0; i < 4; i++) {
+        cr_assert(exp_[i] >= 0 && exp_[i] <= own[i] * (1 + 1e-12), "kind %d part %d: %g of %g",
+                  k, i, exp_[i], own[i]);
+        if (gpu0) cr_assert_float_eq(exp_[i], own[i], 1e-15, "kind %d part %d", k, i);
+        sum += exp_[i];
+      }
+      cr_assert_float_eq(sum, r.iter_s, r.iter_s * 1e-12, "kind %d gpu0 %d: %g vs %g", k, gpu0,
+                         sum, r.iter_s);
+      if (!gpu0 && k == 0)
+        cr_assert(r.a2a_fwd_exposed_s < r.a2a_fwd_s, "the bottom MLP hides some: %g of %g",
+                  r.a2a_fwd_exposed_s, r.a2a_fwd_s);
+      sc_rs_result_free(&r);
+      sc_rs_plan_free(&p);
+      sc_rs_job_free(&j);
+    }
+}
+
 /* Dropout after the hidden layer of a top MLP 1024-1 (not after the
  * logit), fp32, batch 65536 on an A100 80 GB (2039 GB/s x 0.79 = 1610.81
  * GB/s, 3 us per kernel): E = 65536 x 1024 = 67,108,864 elements. Forward:
@@ -671,7 +712,8 @@ Test(recsys_json, example_jobs_load_and_predict) {
 Test(recsys_json, hash_capacity_rows_is_read) {
   char path[64];
   snprintf(path, sizeof path, "/tmp/sc_rs_cap_%d.json", (int)getpid());
-  file_write(path, "{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x1000x16@1\"}, "
+  file_write(path, "{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x1000x16@1\", "
+                   "\"top_mlp\": [1]}, "
                    "\"training\": {\"kernel\": \"hash\", \"optimizer\": \"adam_global\", "
                    "\"hash_capacity_rows\": 8000}}");
   sc_rs_job j;
@@ -693,21 +735,46 @@ Test(recsys_json, errors_name_the_key) {
       {"{\"model\": {\"tables\": \"1x0x128@1\"}}", "zero rows"},
       {"{\"model\": {\"tables\": [{\"rows\": 10, \"dim\": 8, \"colour\": 1}]}}",
        "model.tables[0].colour: unknown key"},
-      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x10x8@1\"}, \"cluster\": {\"gpus\": 2},"
+      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"2x10x8@1\", \"top_mlp\": [1]},"
+       " \"cluster\": {\"gpus\": 2},"
        " \"sharding\": [{\"table\": \"t0\", \"kind\": \"table_wise\", \"gpu\": 5},"
        " {\"table\": 1, \"kind\": \"row_wise\"}]}", ""},
       {"{\"model\": {\"tables\": \"1x10x8@1\", \"ids\": {\"zipf\": 1}}}", "model.ids"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"keys_from_reader\": 1}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"keys_from_reader\": 1}}",
        "training.keys_from_reader: expected true or false"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"pooled_in_table_type\": \"yes\"}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"pooled_in_table_type\": \"yes\"}}",
        "training.pooled_in_table_type"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\", \"concat_pool\": -7}}", "model.concat_pool"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\", \"dropout\": 0.5}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1], \"concat_pool\": -7}}", "model.concat_pool"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1], \"dropout\": 0.5}}",
        "model.dropout: expected true or false"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"reader_us_per_sample\": -1}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"reader_us_per_sample\": -1}}",
        "training.reader_us_per_sample: expected a number in 0..10000000"},
-      {"{\"model\": {\"tables\": \"1x10x8@1\"}, \"training\": {\"hash_capacity_rows\": -5}}",
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1]}, \"training\": {\"hash_capacity_rows\": -5}}",
        "training.hash_capacity_rows: expected a number in 0..1e+15"},
+      /* the dense part against the kind (docs/input.md): a model predicts
+       * through its top MLP's one logit; cross layers belong to dcnv2 */
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": []}}",
+       "model.top_mlp: expected 1 to 16 widths ending in the prediction layer 1"},
+      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"1x10x8@1\"}}",
+       "model.top_mlp: expected the top MLP's widths"},
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [64, 2]}}",
+       "model.top_mlp: the last layer is 2 wide; valid: widths ending in 1"},
+      {"{\"model\": {\"kind\": \"dlrm_dcnv2\", \"tables\": \"1x10x13@1\", \"top_mlp\": [1],"
+       " \"cross_layers\": 0}}", "model.cross_layers: 0; a dcnv2 interaction needs 1..64"},
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [1], \"cross_layers\": 2}}",
+       "model.cross_layers: read only by a dcnv2 interaction"},
+      {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [1], \"concat_pool\": 2}}",
+       "model.concat_pool: read only by a concat or dcnv2"},
+      {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"1x10x8@1\", \"top_mlp\": [1],"
+       " \"dense_features\": 0, \"bottom_mlp\": [8]}}",
+       "model.bottom_mlp: 1 layer over 0 dense features"},
+      {"{\"model\": {\"tables\": \"1x10x8@1\", \"top_mlp\": [1], \"bottom_mlp\": []}}",
+       "width 8; a dot interaction needs every table as wide as the dense features (13)"},
+      {"{\"model\": {\"kind\": \"wide_and_deep\", \"top_mlp\": [1],"
+       " \"tables\": [{\"rows\": 10, \"dim\": 1, \"wide\": true}]}}",
+       "model.tables: every table is wide"},
+      {"{\"model\": {\"top_mlp\": [1], \"tables\": []}}",
+       "model.tables: expected at least one table"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     file_write(path, cases[i].body);

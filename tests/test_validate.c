@@ -352,3 +352,32 @@ Test(validate, fitted_sets_are_marked_in_sample) {
   cr_assert(strstr(vf.in_sample, "per-channel"), "echo: '%s'", vf.in_sample);
   sc_validation_free(&vf);
 }
+
+/* csv_seek_id: the row of an id, the whole ones only; a missing id is said
+ * with the closest (a prefix first: run-01 -> run-010), the count and the
+ * first and last ids (the message of
+ * `validate --row` and `recsys row`), and a file of no rows says so. */
+Test(validate, seek_id_finds_the_row_or_names_the_valid_ids) {
+  char path[] = "/tmp/sc_seek_XXXXXX";
+  tmp_write(path, "id,x\nrun-001,1\nrun-002\nrun-002,2\nrun-010,3\n");
+  csv_file f;
+  sc_error err = {0};
+  cr_assert_eq(csv_open(&f, path, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(csv_seek_id(&f, path, "run-002", &err), 1);
+  cr_assert_str_eq(csv_get(&f, csv_col(&f, "x")), "2", "the whole row, not the short one");
+  csv_close(&f);
+  cr_assert_eq(csv_open(&f, path, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(csv_seek_id(&f, path, "run-01", &err), 0);
+  char want[256];
+  snprintf(want, sizeof want, "%s: no row with id 'run-01'; did you mean 'run-010'? valid: 3 ids, "
+           "'run-001' .. 'run-010'", path);
+  cr_assert(!strncmp(err.msg, want, strlen(want)), "%s", err.msg);
+  cr_assert_eq(err.code, SC_EINPUT);
+  csv_close(&f);
+  file_write(path, "id,x\n");
+  cr_assert_eq(csv_open(&f, path, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(csv_seek_id(&f, path, "a", &err), 0);
+  cr_assert(strstr(err.msg, "no row with id 'a'; the file has no rows"), "%s", err.msg);
+  csv_close(&f);
+  unlink(path);
+}

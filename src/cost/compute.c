@@ -194,9 +194,12 @@ static int gemm_narrow(double m, double n, double k) {
 
 /* The roofline of one GEMM shape at `peak` FLOP/s times the shape's
  * efficiency, operands of dt's width; a narrow shape at most its
- * memory-bound kernel's time (narrow_seconds). */
+ * memory-bound kernel's time (narrow_seconds). *path (when not NULL):
+ * the kernel that time is of. */
 static double gemm_at(const sc_gpu *g, const cost_gemm_shape *sh, double geff, double peak,
-                      sc_dtype dt, double m, double n, double k, double batch) {
+                      sc_dtype dt, double m, double n, double k, double batch,
+                      cost_gemm_path *path) {
+  if (path) *path = COST_GEMM_TILE;
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
   double flops = 2.0 * m * n * k * batch;
   double eff = cost_gemm_eff_ex(g, sh, geff, m, n, k, batch);
@@ -206,16 +209,18 @@ static double gemm_at(const sc_gpu *g, const cost_gemm_shape *sh, double geff, d
   double bytes = ((m * k + k * n) * eb + m * n * ec) * batch;
   double t_m = bytes / (g->hbm_bw * g->hbm_eff);
   double t = t_c > t_m ? t_c : t_m;
+  cost_gemm_path p = t_c > t_m ? COST_GEMM_TILE : COST_GEMM_TILE_MEMORY;
   if (gemm_narrow(m, n, k)) {
     double t_n = narrow_seconds(g, flops, t_m);
-    if (t_n < t) t = t_n;
+    if (t_n < t) t = t_n, p = COST_GEMM_NARROW;
   }
+  if (path) *path = p;
   return t + sh->t0;
 }
 
 double cost_gemm_ex(const sc_gpu *g, const cost_gemm_shape *sh, double geff,
                     sc_dtype dt, double m, double n, double k, double batch) {
-  return gemm_at(g, sh, geff, cost_peak(g, dt), dt, m, n, k, batch);
+  return gemm_at(g, sh, geff, cost_peak(g, dt), dt, m, n, k, batch, NULL);
 }
 
 double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
@@ -227,10 +232,7 @@ double cost_gemm(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
 
 double cost_gemm_expert(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                         double batch) {
-  cost_gemm_shape sh;
-  double eff = cost_gemm_params(g, dt, &sh);
-  sh.m_pad = COST_GEMM_EXPERT_PAD;
-  return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
+  return cost_gemm_lib_path(g, dt, m, n, k, batch, 0, 1, NULL);
 }
 
 /* cuBLAS before 11.0 (CUDA 10.x and older) ran a 16-bit GEMM on the
@@ -310,13 +312,27 @@ double cost_gemm_align(const sc_gpu *g, sc_dtype dt, double m, double n, double 
 
 double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
                      int pre11) {
+  return cost_gemm_lib_path(g, dt, m, n, k, batch, pre11, 0, NULL);
+}
+
+double cost_gemm_lib_path(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                          double batch, int pre11, int expert, cost_gemm_path *path) {
   cost_gemm_shape sh;
+  if (expert) { /* grouped expert GEMMs: the rows padded (cost_gemm_expert) */
+    double eff = cost_gemm_params(g, dt, &sh);
+    sh.m_pad = COST_GEMM_EXPERT_PAD;
+    return gemm_at(g, &sh, eff, cost_peak(g, dt), dt, m, n, k, batch, path);
+  }
   if (!pre11 || !cost_gemm_pre11_cuda_cores(g, dt, m, n, k)) {
     double eff = cost_gemm_params(g, dt, &sh) * cost_gemm_align(g, dt, m, n, k);
-    return cost_gemm_ex(g, &sh, eff, dt, m, n, k, batch);
+    return gemm_at(g, &sh, eff, cost_peak(g, dt), dt, m, n, k, batch, path);
   }
   double eff = fallback_params(g, &sh);
-  return gemm_at(g, &sh, eff, vector_peak(g), dt, m, n, k, batch);
+  return gemm_at(g, &sh, eff, vector_peak(g), dt, m, n, k, batch, path);
+}
+
+const char *cost_gemm_path_name(cost_gemm_path p) {
+  return p == COST_GEMM_NARROW ? "narrow" : p == COST_GEMM_TILE_MEMORY ? "memory" : "tile";
 }
 
 double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,

@@ -98,6 +98,18 @@ double cost_gemm_align(const sc_gpu *g, sc_dtype dt, double m, double n, double 
  * cost_gemm_eff at cost_gemm_align's fraction of the efficiency. */
 double cost_gemm_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k, double batch,
                      int pre11);
+
+/* The kernel a GEMM's time is of: a tensor-core (or CUDA-core) tile
+ * kernel at its FLOP rate, the same bound by its bytes at the HBM rate,
+ * or the narrow SIMT kernel a shape with a dimension <= 16 may run
+ * (compute.c "Narrow GEMMs"). Names: "tile", "memory", "narrow". */
+typedef enum cost_gemm_path { COST_GEMM_TILE, COST_GEMM_TILE_MEMORY, COST_GEMM_NARROW } cost_gemm_path;
+const char *cost_gemm_path_name(cost_gemm_path p);
+
+/* cost_gemm_lib (expert 0) or cost_gemm_expert (expert 1: pre11 not
+ * read), with the kernel it costs in *path when path is not NULL. */
+double cost_gemm_lib_path(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
+                          double batch, int pre11, int expert, cost_gemm_path *path);
 double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, double k,
                          double batch, int pre11);
 

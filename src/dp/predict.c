@@ -76,6 +76,14 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   p->etp = 0, p->vpp = 0, p->zero = 0, p->fsdp_shard = 0, p->sp = 0;
   p->distributed_optimizer = 0;
   p->schedule = SC_SCHED_1F1B;
+  /* what only a pipeline, expert or tensor split reads goes with it (as
+   * the search's neutral plan): the stage layout, the per-layer
+   * strategies, the flex dispatcher and the overlaps between ranks */
+  p->pp_first_layers = p->pp_last_layers = p->n_pp_layout = 0;
+  p->pp_embedding_in_split = p->pp_loss_in_split = 0;
+  p->n_overrides = 0;
+  if (p->moe_dispatcher == SC_MOE_FLEX) p->moe_dispatcher = SC_MOE_ALLTOALL;
+  p->overlap_ep = p->overlap_tp = p->tp_async_bwd = 0;
   p->global_batch = *per_gpu;
   /* a micro-batch at least the GPU's samples is all of them at once
    * (no accumulation); a smaller one that does not split them evenly is

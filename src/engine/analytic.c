@@ -152,6 +152,19 @@ static double task_gemm(const eng *e, const xg_task *t, double m, double n, doub
   return gemm_rows(e, t->dtype, m, n, k, t->batch, expert && rows);
 }
 
+int eng_task_gemm_path(const eng *e, const xg_task *t) {
+  if (t->kind != XG_GEMM) return -1;
+  if (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV && conv(e, t, 0) >= 0) return -1;
+  /* as task_gemm's forward: an expert's rows padded, one at a time
+   * without grouped GEMM */
+  int expert = t->op >= 0 && e->g && e->g->ops[t->op].expert;
+  double batch = expert && !e->s->plan.moe_grouped_gemm ? 1 : t->batch;
+  cost_gemm_path p;
+  cost_gemm_lib_path(&e->s->cluster.gpu, t->dtype, t->m, t->n, t->k, batch,
+                     e->s->plan.cublas_pre11, expert, &p);
+  return (int)p;
+}
+
 double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   const sc_gpu *g = &e->s->cluster.gpu;
   sc_dtype dt = t->dtype;

@@ -213,6 +213,12 @@ void eng_result(const eng *e, sc_result *r);
  * communication excluded (0 for collectives). */
 double eng_task_compute(const eng *e, const xg_task *t, int bwd);
 
+/* The kernel eng_task_compute costs GEMM task t's forward with (a
+ * cost_gemm_path of src/cost/compute.h: tile, memory-bound tile or
+ * narrow); -1 for a convolution (cuDNN's algorithms, src/cost/conv.c)
+ * and for tasks that are no GEMM. */
+int eng_task_gemm_path(const eng *e, const xg_task *t);
+
 /* Host time of issuing task i of segment sg in the forward (bwd 0) or
  * backward (bwd 1) pass, recompute 1 for its re-run forward: under an
  * eager framework a launch per framework call (a collective: its autograd

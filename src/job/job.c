@@ -264,9 +264,12 @@ int sc_job_explain_layer(sc_job *j, const sc_plan *plan, sc_op_time *out, int ma
     }
     o->fwd_s = eng_task_compute(&j->e, t, 0);
     o->bwd_s = eng_task_compute(&j->e, t, 1);
-    if (t->kind == XG_GEMM)
-      o->eff = cost_gemm_eff_lib(&j->cur.cluster.gpu, t->dtype, t->m, t->n, t->k, t->batch,
-                                 j->cur.plan.cublas_pre11);
+    if (t->kind == XG_GEMM) { /* what was costed: the kernel and the rate it achieves */
+      double peak = cost_peak(&j->cur.cluster.gpu, t->dtype);
+      o->eff = o->fwd_s > 0 && peak > 0 ? t->flops / (o->fwd_s * peak) : 0;
+      int p = eng_task_gemm_path(&j->e, t);
+      snprintf(o->path, sizeof o->path, "%s", p < 0 ? "conv" : cost_gemm_path_name(p));
+    }
   }
   rc = settle(j, SC_OK, err);
   return rc != SC_OK ? -rc : n;

@@ -11,6 +11,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "load/csv.h"
+#include "load/scenario.h"
 
 /* Split one record starting at f->pos into fields, in place. */
 static int split(csv_file *f, const char *path, sc_error *err) {
@@ -96,6 +97,32 @@ int csv_col(const csv_file *f, const char *name) {
 const char *csv_get(const csv_file *f, int col) {
   if (col < 0 || col >= f->n_fields) return "";
   return f->field[col];
+}
+
+#define CSV_SUGGEST_IDS 1024 /* ids looked at for a suggestion, at most */
+
+int csv_seek_id(csv_file *f, const char *path, const char *id, sc_error *err) {
+  const char *seen[CSV_SUGGEST_IDS]; /* into f->buf, which the records are split in */
+  size_t n = 0;
+  long rows = 0;
+  int col = csv_col(f, "id"), rc;
+  while ((rc = csv_next(f, path, err)) == 1) {
+    if (f->n_fields != f->n_cols) continue;
+    const char *v = csv_get(f, col);
+    if (!strcmp(v, id)) return 1;
+    if (n < CSV_SUGGEST_IDS) seen[n++] = v;
+    rows++;
+  }
+  if (rc < 0) return rc;
+  if (!rows) return sc_error_set(err, SC_EINPUT, "%s: no row with id '%s'; the file has no rows",
+                                 path, id), 0;
+  const char *hint = scn_suggest(id, seen, n);
+  char mean[96] = "";
+  if (hint) snprintf(mean, sizeof mean, " did you mean '%.64s'?", hint);
+  sc_error_set(err, SC_EINPUT, "%s: no row with id '%s';%s valid: %ld ids, '%.64s' .. '%.64s' "
+               "(`stepcast validate %s --format csv` lists them)", path, id, mean, rows, seen[0],
+               seen[n - 1], path);
+  return 0;
 }
 
 void csv_close(csv_file *f) {

@@ -44,6 +44,12 @@ const char *csv_get(const csv_file *f, int col);
 
 void csv_close(csv_file *f);
 
+/* Read records up to the first whole one (every column) whose "id" is
+ * id: 1 with it current; 0 when none is, err then "PATH: no row with id
+ * 'ID'; did you mean 'X'? valid: N ids, 'FIRST' .. 'LAST'"; or
+ * -SC_EINPUT as csv_next. */
+int csv_seek_id(csv_file *f, const char *path, const char *id, sc_error *err);
+
 /* The number in column col of the current record (spaces around it
  * allowed): dflt when blank; else a whole finite number >= min, or dflt
  * after an SC_EINPUT message naming path, line and column in err (the

@@ -34,6 +34,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "load/jparse.h"
+#include "load/jpos.h"
 #include "load/scenario.h"
 
 #define GJ_PATH 192           /* bytes of a key path with its label */
@@ -896,7 +897,10 @@ int graph_json_load_buffer(const char *buf, size_t len, const char *origin, wg_g
   json_t *root;
   if (jparse(buf ? buf : "", buf ? len : 0, JSON_REJECT_DUPLICATES, &root, &je) == SC_ENOMEM)
     return gj_nomem(&c, "parsing");
-  return gj_parsed(&c, root, &je, out);
+  int rc = gj_parsed(&c, root, &je, out);
+  if (rc == SC_EINPUT) /* where the value is */
+    jpos_annotate(err, c.origin, buf ? buf : "", buf ? len : 0);
+  return rc;
 }
 
 int graph_json_load_file(const char *path, wg_graph **out, sc_error *err) {

@@ -40,6 +40,7 @@
 #include "hw/gpu_names.h"
 #include "load/graph_json.h"
 #include "load/jparse.h"
+#include "load/jpos.h"
 #include "load/ovsize.h"
 #include "load/refnet.h"
 #include "load/scenario.h"
@@ -1577,6 +1578,7 @@ static int scn_load_text(sc_scenario *s, const char *text, size_t len, const cha
   if (prc) return scn_syntax(&je, where, err);
   int rc = scn_load(s, root, where, path, overrides, n_overrides, flags, err);
   json_decref(root);
+  if (rc == SC_EINPUT) jpos_annotate(err, where, text, len); /* where the value is */
   return rc;
 }
 

@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "load/jparse.h"
+#include "load/jpos.h"
 #include "net/topo_gen.h"
 
 /* Reject keys of obj not in the space-separated list `valid`. */
@@ -254,9 +255,11 @@ int topo_json_load_buffer(const char *buf, size_t len, const char *origin, topo 
   json_t *root;
   int rc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
   if (rc == SC_ENOMEM) return sc_error_set(err, rc, "%s: out of memory", origin);
-  if (rc) return sc_error_set(err, rc, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
+  if (rc) /* worded as the other loaders' */
+    return sc_error_set(err, rc, "%s:%d:%d: invalid JSON: %s", origin, je.line, je.column, je.text);
   rc = load_root(root, origin, out, err);
   json_decref(root);
+  if (rc == SC_EINPUT) jpos_annotate(err, origin, buf, len); /* where the value is */
   return rc;
 }
 

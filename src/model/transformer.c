@@ -37,13 +37,23 @@
 
 /* ------------------------------------------------------------- checks */
 
+/* kv_heads: 0 (= heads) up to the heads; a bound that moves with
+ * model.heads is said with them ("8 is out of range (valid: 0..1)" read as
+ * if 1 were a fixed limit). */
+static int tf_kv_heads(const sc_transformer *m, sc_error *err) {
+  if (m->kv_heads <= m->heads) return plan_range(m->kv_heads, 0, m->heads, "model.kv_heads", err);
+  return sc_error_set(err, SC_EINPUT, "model.kv_heads: %d is more than model.heads %d (each "
+                      "KV head serves a whole group of query heads); valid: 0 (= heads) to %d",
+                      m->kv_heads, m->heads, m->heads);
+}
+
 /* Check the shape integers of m against their limits. */
 static int tf_ranges(const sc_transformer *m, sc_error *err) {
   int rc;
   if ((rc = plan_range(m->layers, 1, PLAN_MAX_LAYERS, "model.layers", err)) ||
       (rc = plan_range(m->hidden, 1, PLAN_MAX_WIDTH, "model.hidden", err)) ||
       (rc = plan_range(m->heads, 1, PLAN_MAX_HEADS, "model.heads", err)) ||
-      (rc = plan_range(m->kv_heads, 0, m->heads, "model.kv_heads", err)) ||
+      (rc = tf_kv_heads(m, err)) ||
       (rc = plan_range(m->head_dim, 0, PLAN_MAX_HEADS, "model.head_dim", err)) ||
       (rc = plan_range(m->ffn, 0, PLAN_MAX_WIDTH, "model.ffn", err)) ||
       (rc = plan_range(m->vocab, 1, PLAN_MAX_VOCAB, "model.vocab", err)) ||

@@ -56,15 +56,7 @@ int sc_rs_job_check(const sc_rs_job *j, sc_error *err) {
   if (!(j->hash_capacity >= 0 && j->hash_capacity <= 1e15))
     return sc_error_set(err, SC_EINPUT, "training.hash_capacity_rows: %g; valid: 0 (the "
                         "tables' rows) to 1e15 rows", j->hash_capacity);
-  if (m->inter == SC_RS_DOT) {
-    int bo = rs_bottom_out(m);
-    for (int t = 0; t < m->n_tables; t++)
-      if (!m->tables[t].wide && m->tables[t].dim != bo)
-        return sc_error_set(err, SC_EINPUT, "table %d ('%s'): width %d; a dot interaction "
-                            "needs every table as wide as the bottom MLP's output (%d)", t,
-                            m->tables[t].name, m->tables[t].dim, bo);
-  }
-  return SC_OK;
+  return rs_dense_check(m, err);
 }
 
 int sc_rs_plan_alloc(sc_rs_plan *p, int n) {

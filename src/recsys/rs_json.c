@@ -12,6 +12,7 @@
 #include "core/file.h"
 #include "core/mem.h"
 #include "load/jparse.h"
+#include "load/jpos.h"
 #include "recsys/rs_keys.h"
 #include "validate/rowdefaults.h"
 #include "stepcast_recsys.h"
@@ -256,8 +257,8 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
     return SC_OK;
   }
   if (!json_is_array(a) || json_array_size(a) < 1)
-    return fail(c, "model.tables", "a table list string (COUNTxROWSxDIM@H;...) or an array of "
-                                   "table objects");
+    return fail(c, "model.tables", "at least one table: a table list string "
+                                   "(COUNTxROWSxDIM@H;...) or an array of table objects");
   size_t i;
   json_t *o;
   json_array_foreach(a, i, o) {
@@ -278,6 +279,32 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
     }
   }
   return names_unique(c, m);
+}
+
+/* The keys of the dense part a model must give, or may give only for
+ * the interaction that reads them: a top MLP of at least its prediction
+ * layer (the values are checked by sc_rs_job_check); cross layers only
+ * for dcnv2, concat_pool only for a concatenation. */
+static int layers_given(jctx *c, json_t *o, const sc_rs_model *m) {
+  if (!json_object_get(o, "top_mlp"))
+    return fail(c, "model.top_mlp", "the top MLP's widths, ending in the prediction layer 1 "
+                                    "(one logit per sample), e.g. [1024, 1024, 512, 256, 1]; "
+                                    "it is required");
+  if (m->n_top == 0)
+    return fail(c, "model.top_mlp", "1 to 16 widths ending in the prediction layer 1, e.g. "
+                                    "[1024, 1024, 512, 256, 1], not an empty list (a model "
+                                    "without it predicts nothing)");
+  const char *dcn[] = {"cross_layers", "cross_rank"};
+  for (int i = 0; i < 2; i++)
+    if (m->inter != SC_RS_DCNV2 && json_object_get(o, dcn[i]))
+      return sc_error_set(c->err, SC_EINPUT, "%s: model.%s: read only by a dcnv2 interaction "
+                          "(model.kind dlrm_dcnv2 or model.interaction \"dcnv2\"); this "
+                          "model's is %s", c->path, dcn[i],
+                          m->inter == SC_RS_DOT ? "dot" : "concat");
+  if (m->inter == SC_RS_DOT && json_object_get(o, "concat_pool"))
+    return sc_error_set(c->err, SC_EINPUT, "%s: model.concat_pool: read only by a concat or "
+                        "dcnv2 interaction (a dot interaction pools nothing)", c->path);
+  return SC_OK;
 }
 
 static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
@@ -313,7 +340,8 @@ static int model_of(jctx *c, json_t *o, sc_rs_model *m) {
   if ((rc = getbool(c, o, "model", "dropout", &m->dropout))) return rc;
   json_t *t = json_object_get(o, "tables");
   if (!t) return fail(c, "model.tables", "the embedding tables (a list string or objects)");
-  return tables_of(c, t, json_object_get(o, "ids"), m);
+  if ((rc = tables_of(c, t, json_object_get(o, "ids"), m))) return rc;
+  return layers_given(c, o, m);
 }
 
 /* A job across nodes that leaves cluster.nic_Gbps out: the NIC of the
@@ -515,10 +543,11 @@ int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_
   if (frc) return frc;
   json_t *root;
   frc = jparse(buf, len, JSON_REJECT_DUPLICATES, &root, &je);
-  mem_free(buf);
+  if (frc) mem_free(buf);
   if (frc == SC_ENOMEM) return sc_error_set(err, frc, "%s: out of memory", path);
   if (frc)
-    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    return sc_error_set(err, SC_EINPUT, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column,
+                        je.text);
   jctx c = {path, err};
   const char *const *ok = rs_keys_top;
   int rc = json_is_object(root) ? keys_ok(&c, root, "", ok) : fail(&c, "(top)", "an object");
@@ -534,6 +563,8 @@ int sc_rs_job_load_file_ex(const char *path, const char *const *overrides, size_
   if (!rc) rc = sharding_of(&c, json_object_get(root, "sharding"), j, plan, auto_plan);
   json_decref(root);
   if (rc == SC_EINPUT && n_overrides) rs_keys_blame(err, path, overrides, n_overrides);
+  if (rc == SC_EINPUT) jpos_annotate(err, path, buf, len); /* where the value is */
+  mem_free(buf);
   if (rc) {
     sc_rs_plan_free(plan);
     sc_rs_job_free(j);

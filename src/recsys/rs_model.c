@@ -259,3 +259,39 @@ int rs_table_check(const sc_rs_table *t, int i, sc_error *err) {
   }
   return SC_OK;
 }
+
+/* The dense part's layers against the kind of interaction: every
+ * message names the key and what would be valid (docs/input.md,
+ * "Recommendation models"). */
+int rs_dense_check(const sc_rs_model *m, sc_error *err) {
+  if (m->n_top > 0 && m->top[m->n_top - 1] != 1)
+    return sc_error_set(err, SC_EINPUT, "model.top_mlp: the last layer is %d wide; valid: "
+                        "widths ending in 1 (the prediction layer: one logit per sample, "
+                        "which the loss reads), e.g. [1024, 1024, 512, 256, 1]",
+                        m->top[m->n_top - 1]);
+  if (m->n_bottom > 0 && m->dense_features < 1)
+    return sc_error_set(err, SC_EINPUT, "model.bottom_mlp: %d layer%s over 0 dense features; "
+                        "valid: model.dense_features >= 1 with a bottom MLP, or no bottom MLP",
+                        m->n_bottom, m->n_bottom > 1 ? "s" : "");
+  if (m->inter == SC_RS_DCNV2 && m->cross_layers < 1)
+    return sc_error_set(err, SC_EINPUT, "model.cross_layers: %d; a dcnv2 interaction needs "
+                        "1..64 cross layers (without any it is a concat interaction: "
+                        "model.interaction \"concat\")", m->cross_layers);
+  int deep = -1;
+  for (int t = 0; t < m->n_tables && deep < 0; t++)
+    if (!m->tables[t].wide) deep = t;
+  if (deep < 0)
+    return sc_error_set(err, SC_EINPUT, "model.tables: every table is wide (%d, width-1 "
+                        "tables summed into the output); valid: at least one table that is "
+                        "not, for the interaction and the MLPs", m->n_tables);
+  if (m->inter != SC_RS_DOT) return SC_OK;
+  int bo = rs_bottom_out(m);
+  for (int t = 0; t < m->n_tables; t++)
+    if (!m->tables[t].wide && m->tables[t].dim != bo)
+      return sc_error_set(err, SC_EINPUT, "table %d ('%s'): width %d; a dot interaction "
+                          "needs every table as wide as %s (%d)%s", t, m->tables[t].name,
+                          m->tables[t].dim, m->n_bottom ? "the bottom MLP's output"
+                          : "the dense features", bo, m->n_bottom ? "" : ", which no "
+                          "model.bottom_mlp maps to the tables' width");
+  return SC_OK;
+}

@@ -92,10 +92,11 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   acc_wrap(out, acc, 14, 14);
   fprintf(out, "  ids all-to-all       %9.3f ms\n", MS(r->ids_s));
   fprintf(out, "  embedding forward    %9.3f ms  (GPU %d)\n", MS(r->emb_fwd_s), r->worst_gpu);
-  fprintf(out, "  pooled all-to-all    %9.3f ms fwd  %9.3f ms bwd\n", MS(r->a2a_fwd_s),
-          MS(r->a2a_bwd_s));
-  fprintf(out, "  row-wise RS / AG     %9.3f ms fwd  %9.3f ms bwd\n", MS(r->rs_fwd_s),
-          MS(r->ag_bwd_s));
+  fprintf(out, "  pooled all-to-all    %9.3f ms fwd  %9.3f ms bwd   exposed %.3f / %.3f\n",
+          MS(r->a2a_fwd_s), MS(r->a2a_bwd_s), MS(r->a2a_fwd_exposed_s),
+          MS(r->a2a_bwd_exposed_s));
+  fprintf(out, "  row-wise RS / AG     %9.3f ms fwd  %9.3f ms bwd   exposed %.3f / %.3f\n",
+          MS(r->rs_fwd_s), MS(r->ag_bwd_s), MS(r->rs_fwd_exposed_s), MS(r->ag_bwd_exposed_s));
   fprintf(out, "  dense (MLP, inter.)  %9.3f ms fwd  %9.3f ms bwd\n", MS(r->dense_fwd_s),
           MS(r->dense_bwd_s));
   fprintf(out, "  embedding backward   %9.3f ms  (incl. optimizer update)\n", MS(r->emb_bwd_s));
@@ -126,12 +127,15 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
                         const sc_rs_result *r) {
   fprintf(out, "{\"iter_s\": %.6g, \"samples_per_s\": %.6g, \"breakdown\": {\"ids_s\": %.6g, "
                "\"emb_fwd_s\": %.6g, \"a2a_fwd_s\": %.6g, \"a2a_bwd_s\": %.6g, "
-               "\"rs_fwd_s\": %.6g, \"ag_bwd_s\": %.6g, \"dense_fwd_s\": %.6g, "
+               "\"rs_fwd_s\": %.6g, \"ag_bwd_s\": %.6g, \"a2a_fwd_exposed_s\": %.6g, "
+               "\"a2a_bwd_exposed_s\": %.6g, \"rs_fwd_exposed_s\": %.6g, "
+               "\"ag_bwd_exposed_s\": %.6g, \"dense_fwd_s\": %.6g, "
                "\"dense_bwd_s\": %.6g, \"emb_bwd_s\": %.6g, \"allreduce_s\": %.6g, "
                "\"optimizer_s\": %.6g, \"overhead_s\": %.6g}, ",
           r->iter_s, r->samples_per_s, r->ids_s, r->emb_fwd_s, r->a2a_fwd_s, r->a2a_bwd_s,
-          r->rs_fwd_s, r->ag_bwd_s, r->dense_fwd_s, r->dense_bwd_s, r->emb_bwd_s,
-          r->allreduce_s, r->optimizer_s, r->overhead_s);
+          r->rs_fwd_s, r->ag_bwd_s, r->a2a_fwd_exposed_s, r->a2a_bwd_exposed_s,
+          r->rs_fwd_exposed_s, r->ag_bwd_exposed_s, r->dense_fwd_s, r->dense_bwd_s,
+          r->emb_bwd_s, r->allreduce_s, r->optimizer_s, r->overhead_s);
   if (j->reader_batch_s > 0 || j->reader_sample_s > 0)
     fprintf(out, "\"reader_s\": %.6g, ", r->reader_s);
   /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured

@@ -137,8 +137,8 @@ int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err) {
     case SC_RS_TABLE_ROW_WISE:
       if (s->gpu < 0 || s->gpu >= c->nodes)
         return sc_error_set(err, SC_EINPUT, "sharding of table %d ('%s'): table_row_wise on "
-                            "node %d, but the cluster has %d nodes (valid: 0..%d)", t,
-                            tb->name, s->gpu, c->nodes, c->nodes - 1);
+                            "node %d, but the cluster has %d node%s (valid: 0..%d)", t,
+                            tb->name, s->gpu, c->nodes, c->nodes == 1 ? "" : "s", c->nodes - 1);
       break;
     case SC_RS_DATA_PARALLEL:
     case SC_RS_ROW_WISE:
@@ -433,6 +433,11 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   r->allreduce_s = ar > hide ? ar - hide : 0;
   r->optimizer_s = d->optimizer;
   double comm_f = r->a2a_fwd_s + r->rs_fwd_s, comm_b = r->a2a_bwd_s + r->ag_bwd_s;
+  /* the bottom MLP hides the collectives beside it, the first one first */
+  r->a2a_fwd_exposed_s = fmax(r->a2a_fwd_s - bf, 0);
+  r->rs_fwd_exposed_s = fmax(comm_f - bf, 0) - r->a2a_fwd_exposed_s;
+  r->a2a_bwd_exposed_s = fmax(r->a2a_bwd_s - bb, 0);
+  r->ag_bwd_exposed_s = fmax(comm_b - bb, 0) - r->a2a_bwd_exposed_s;
   double gpu = r->ids_s + r->emb_fwd_s + serial_f + (comm_f > bf ? comm_f : bf) + d->top_fwd +
                d->top_bwd + (comm_b > bb ? comm_b : bb) + serial_b + r->emb_bwd_s +
                r->allreduce_s + r->optimizer_s;

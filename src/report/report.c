@@ -495,12 +495,13 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
   acc_csv(out, s, 0);
 }
 
-static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency";
+static const char OPS_CSV_HEADER[] = "name,kind,fwd_s,bwd_s,flops,bytes,efficiency,path";
 
 static void op_csv(FILE *out, const sc_op_time *o) {
   esc_csv(out, o->name, ',');
   esc_csv(out, o->kind, ',');
-  fprintf(out, "%.6g,%.6g,%.6g,%.6g,%.4g", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+  fprintf(out, "%.6g,%.6g,%.6g,%.6g,%.4g,%s", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff,
+          o->path); /* a fixed name or "" */
 }
 
 static void op_json(FILE *out, const sc_op_time *o) {
@@ -509,7 +510,10 @@ static void op_json(FILE *out, const sc_op_time *o) {
   fprintf(out, ", \"kind\": ");
   esc_json(out, o->kind);
   fprintf(out, ", \"fwd_s\": %.6g, \"bwd_s\": %.6g, \"flops\": %.6g, \"bytes\": %.6g, "
-               "\"efficiency\": %.4g}", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+               "\"efficiency\": %.4g, \"path\": ", o->fwd_s, o->bwd_s, o->flops, o->bytes, o->eff);
+  if (o->path[0]) esc_json(out, o->path);
+  else fputs("null", out);
+  fputc('}', out);
 }
 
 static void ops_json_array(FILE *out, const sc_op_time *ops, int n) {
@@ -526,7 +530,7 @@ static void ops_json_array(FILE *out, const sc_op_time *ops, int n) {
 static void pred_ops_csv(FILE *out, const sc_scenario *s, const sc_result *r,
                          const sc_op_time *ops, int n) {
   pred_csv_cols(out, s, r, 1);
-  fprintf(out, ",op_name,op_kind,op_fwd_s,op_bwd_s,op_flops,op_bytes,op_efficiency\n");
+  fprintf(out, ",op_name,op_kind,op_fwd_s,op_bwd_s,op_flops,op_bytes,op_efficiency,op_path\n");
   for (int i = 0; i < n; i++) {
     pred_csv_cols(out, s, r, 0);
     fputc(',', out);
@@ -612,6 +616,7 @@ void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n)
             ops[i].fwd_s * 1e3, ops[i].bwd_s * 1e3,
             tf + tb > 0 ? 100 * (ops[i].fwd_s + ops[i].bwd_s) / (tf + tb) : 0);
     if (ops[i].eff > 0) fprintf(out, "  %7.1f %%", 100 * ops[i].eff);
+    if (ops[i].path[0] && strcmp(ops[i].path, "tile")) fprintf(out, " %s", ops[i].path);
     fputc('\n', out);
   }
   fprintf(out, "    %-26s %10.3f %9.3f\n", "sum", tf * 1e3, tb * 1e3);

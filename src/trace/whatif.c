@@ -80,11 +80,29 @@ static int check(const sc_trace_whatif *w, sc_error *err) {
  * it the rank count overflowed and collectives silently kept their
  * traced time. */
 #define WI_MAX_RANKS (1 << 24)
+/* A scaled group is whole ranks: group x dp_scale a whole number >= 1 (it
+ * was rounded in silence: x0.3 of 2 ranks ran over 1, said as x0.3). */
+static int check_whole(double group, double dp_scale, sc_error *err) {
+  double x = group * dp_scale;
+  if (x >= 1 && fabs(x - round(x)) <= 1e-9 * x) return SC_OK;
+  double lo = x < 1 ? 1 : floor(x), hi = x < 1 ? 2 : ceil(x); /* the nearest whole ranks */
+  return sc_error_set(err, SC_EINPUT,
+                      "trace what-if: dp_scale: %g times the traced group of %.0f ranks is %g "
+                      "ranks; expected a scale that gives whole ranks, a multiple of 1/%.0f "
+                      "(nearby: %g or %g)", dp_scale, group, x, group, lo / group, hi / group);
+}
+
 static int check_ranks(const tg_rank *r, double dp_scale, sc_error *err) {
   if (dp_scale == 1) return SC_OK; /* the traced groups: ints already */
   double most = r->world > 0 ? r->world : 1;
   for (int i = 0; i < r->gpu.n; i++)
     if (r->gpu.v[i].kind == TG_COMM && r->gpu.v[i].group > most) most = r->gpu.v[i].group;
+  /* the groups whatif_ranks scales: the world's, or every one when the
+   * world is unknown */
+  int rc = r->world > 0 ? check_whole(r->world, dp_scale, err) : SC_OK;
+  for (int i = 0; i < r->gpu.n && !rc && r->world <= 0; i++)
+    if (r->gpu.v[i].kind == TG_COMM) rc = check_whole(r->gpu.v[i].group, dp_scale, err);
+  if (rc) return rc;
   if (most * dp_scale <= WI_MAX_RANKS) return SC_OK;
   if (most * 2 > WI_MAX_RANKS) /* not even x2: no scale up to offer */
     return sc_error_set(err, SC_EINPUT,

@@ -546,16 +546,14 @@ int sc_rs_row_job(const char *path, const char *id, sc_rs_job *j, sc_rs_plan *p,
     return sc_error_set(err, SC_EINPUT, "%s: not a recommendation set (no 'measured_iter_ms' "
                         "and 'tables' columns)", path);
   }
-  int found = 0;
-  while (!found && (rc = csv_next(&f, path, err)) == 1) {
-    if (f.n_fields != f.n_cols || strcmp(csv_get(&f, csv_col(&f, "id")), id)) continue;
+  rc = csv_seek_id(&f, path, id, err);
+  if (rc == 1) {
     char assumed[128] = "";
-    found = 1;
     sc_rs_job_free(j);
     rc = valrs_job(&f, path, j, p, assumed, sizeof assumed, err);
+  } else if (rc == 0) {
+    rc = SC_EINPUT; /* csv_seek_id said which ids there are */
   }
   csv_close(&f);
-  if (rc < 0) return -rc;
-  if (!found) return sc_error_set(err, SC_EINPUT, "%s: no row with id '%s'", path, id);
-  return rc;
+  return rc < 0 ? -rc : rc;
 }

@@ -551,27 +551,26 @@ int sc_validate_row_scenario_assumed(const char *path, const char *id, sc_scenar
   int rc = csv_open(&f, path, err);
   if (rc != SC_OK) return rc;
   if (csv_col(&f, "measured_iter_s") < 0) {
-    int rs = valrs_is_recsys(&f);
+    int rs = valrs_is_recsys(&f), coll = csv_col(&f, "measured_time_us") >= 0;
     csv_close(&f);
     return sc_error_set(err, SC_EINPUT, "%s: not a training set (no 'measured_iter_s' column)%s",
-                        path, rs ? "; a recommendation set: stepcast recsys row FILE ID" : "");
+                        path, rs ? "; a recommendation set: stepcast recsys row FILE ID"
+                              : coll ? "; a collectives set: `stepcast validate FILE --format "
+                                       "csv` gives each row's prediction, `stepcast collective` "
+                                       "the sweep of one" : "");
   }
   row_ctx c = {&f, path, err, 0, 0};
-  int found = 0;
-  while (!found && (rc = csv_next(&f, path, err)) == 1) {
-    if (f.n_fields != f.n_cols || strcmp(cell(&c, "id"), id)) continue;
+  rc = csv_seek_id(&f, path, id, err);
+  if (rc == 1 && vdp_is_dp_set(&f)) { /* issue 9: a data-parallel scenario */
+    rc = vdp_row_scenario(&f, path, out, err);
+  } else if (rc == 1) {
     char why[160] = "", assumed[sizeof ((sc_validation_row *)0)->assumed] = "";
-    found = 1;
-    if (vdp_is_dp_set(&f)) { /* issue 9: a data-parallel scenario */
-      rc = vdp_row_scenario(&f, path, out, err);
-      break;
-    }
     rc = training_scenario(&c, out, why, sizeof why, assumed, sizeof assumed);
     if (rc == SC_EMODEL) rc = sc_error_set(err, SC_EMODEL, "%s: row %s: %s", path, id, why);
     if (assumed_out && n) snprintf(assumed_out, n, "%s", assumed); /* as the file's row says */
+  } else if (rc == 0) {
+    rc = SC_EINPUT; /* csv_seek_id said which ids there are */
   }
   csv_close(&f);
-  if (rc < 0) return -rc;
-  if (!found) return sc_error_set(err, SC_EINPUT, "%s: no row with id '%s'", path, id);
-  return rc;
+  return rc < 0 ? -rc : rc;
 }

@@ -158,7 +158,7 @@ static const sc_gpu gpu_presets[] = {
         .gemm_eff_fp8 = 0.68, /* [GRAPH] fp8 rows [AZ 19-26] */
         .attn_eff = 0.33,    /* [AZ 64] FA2 329.3 TFLOP/s / 989 */
         .nvlink_bw = 450 * GB,                            /* [DS] */
-        .calibrated = CAL8,
+        .calibrated = CAL16 | CAL8, /* fp16/bf16: [GRAPH], our own H200 GEMMs */
     },
     {
         .name = "b200",

@@ -183,7 +183,11 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
       return cost_flash_attn_bwd(g, dt, a, t->flops * t->bwd_scale, t->sq, t->d, t->causal);
     return cost_flash_attn_k(g, dt, a, t->flops, t->sq, t->d, t->causal);
   }
-  case XG_MEM: return cost_mem(g, bwd ? t->bytes * t->bwd_scale : t->bytes);
+  case XG_MEM: {
+    double s = bwd ? t->n : t->m; /* kernels bound by per-thread work (xg_task) */
+    if (s > 0) return s + COST_KERNEL_T0; /* as cost_mem's fixed cost */
+    return cost_mem(g, bwd ? t->bytes * t->bwd_scale : t->bytes);
+  }
   case XG_COMM: return 0;
   }
   return 0;

@@ -91,7 +91,11 @@ typedef struct xg_task {
   xg_stream stream;
   int op;                    /* workload-graph op, -1 for inserted comm */
   sc_dtype dtype;            /* GEMM, ATTN: the type they compute in */
-  double m, n, k, batch;     /* GEMM, per GPU */
+  double m, n, k, batch;     /* GEMM, per GPU. MEM: m and n the forward and
+                                backward seconds of kernels bound by their
+                                per-thread work rather than their bytes
+                                (ATen's pooling, cost/pool.h; the kernel's
+                                fixed cost not included), 0 = by bytes */
   double flops, sq, d;       /* ATTN: forward FLOPs, query length, head dim */
   int causal;                /* ATTN */
   double bytes;              /* MEM: moved; COMM: nccl-tests size */

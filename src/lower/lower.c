@@ -996,11 +996,13 @@ static int amp_island(const lctx *c, const wg_op *o) {
 }
 
 /* A windowed pool of an eager PyTorch plan (plan.framework_eager) runs
- * ATen's own kernels (cost/pool.h): *bytes and *bs become the HBM bytes
- * that take as long as its forward and the backward's share of them.
- * Global pooling (kernel 0: adaptive average pooling, a reduction) and
- * the graph frameworks' cuDNN pooling keep their passes. */
-static void aten_pool(const lctx *c, const wg_op *o, double *bytes, double *bs) {
+ * ATen's own kernels (cost/pool.h): the seconds of its forward (*fwd) and
+ * backward (*bwd), which the task carries (xg_task m and n) beside its
+ * bytes. Global pooling (kernel 0: adaptive average pooling, a
+ * reduction) and the graph frameworks' cuDNN pooling keep their passes:
+ * 0 seconds, costed by bytes. */
+static void aten_pool(const lctx *c, const wg_op *o, double *fwd, double *bwd) {
+  *fwd = *bwd = 0;
   if (o->kind != WG_POOL || o->kernel == 0 || !c->s->plan.framework_eager) return;
   const sc_gpu *g = &c->s->cluster.gpu;
   double per = c->mb / c->cpdiv;
@@ -1008,10 +1010,7 @@ static void aten_pool(const lctx *c, const wg_op *o, double *bytes, double *bs) 
                  o->stride, c->s->plan.channels_last,
                  wg_tensor_elems(&c->g->tensors[o->in[0]]) * per,
                  wg_tensor_elems(&c->g->tensors[o->out]) * per, c->e};
-  double f, b;
-  if (!cost_pool_aten(g, &p, &f, &b)) return;
-  *bytes = f * g->hbm_bw * g->hbm_eff;
-  *bs = b / f;
+  cost_pool_aten(g, &p, fwd, bwd); /* leaves 0 where g has no SM rate */
 }
 
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
@@ -1049,7 +1048,6 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
-  aten_pool(c, o, &bytes, &bs);
   if (fused_ce(c, o)) {
     /* two reads forward, a read and a write backward (fused_ce); calls
      * forward: the kernel, the ignored rows' mask and the mean, backward:
@@ -1065,7 +1063,9 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   c->run_lay = l;
   int t = mem_task(c, o->name, opi, bytes, hf, hb, bs, c->ts[o->in[0]].task);
   if (t < 0) return -1;
-  if (o->n_in > 1) c->x->tasks[c->x->n_tasks - 1].dep[1] = c->ts[o->in[1]].task;
+  xg_task *mt = &c->x->tasks[c->x->n_tasks - 1];
+  aten_pool(c, o, &mt->m, &mt->n);
+  if (o->n_in > 1) mt->dep[1] = c->ts[o->in[1]].task;
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->origin = l == LAY_PART ? c->ts[o->in[0]].origin : opi;

@@ -145,20 +145,28 @@ static double coll(const eng *e, const grp *g, coll_op op, double bytes, grp_sha
  * gradient): an MoE expert's rows are its tokens (cost_gemm_expert), and
  * without grouped GEMM each local expert runs on its own (SequentialMLP:
  * each its own waves). */
+/* How task t's GEMMs are called: *expert 1 for an MoE expert's; the
+ * batch of one call (1 when experts run one GEMM each, without grouped
+ * GEMM); returns the calls. */
+static double gemm_calls(const eng *e, const xg_task *t, int *expert, double *batch) {
+  *expert = t->op >= 0 && e->g && e->g->ops[t->op].expert;
+  int loop = *expert && !e->s->plan.moe_grouped_gemm;
+  *batch = loop ? 1 : t->batch;
+  return loop ? t->batch : 1;
+}
+
 static double task_gemm(const eng *e, const xg_task *t, double m, double n, double k, int rows) {
-  int expert = t->op >= 0 && e->g && e->g->ops[t->op].expert;
-  if (expert && !e->s->plan.moe_grouped_gemm)
-    return t->batch * gemm_rows(e, t->dtype, m, n, k, 1, rows);
-  return gemm_rows(e, t->dtype, m, n, k, t->batch, expert && rows);
+  int expert;
+  double batch, calls = gemm_calls(e, t, &expert, &batch);
+  return calls * gemm_rows(e, t->dtype, m, n, k, batch, expert && rows);
 }
 
 int eng_task_gemm_path(const eng *e, const xg_task *t) {
   if (t->kind != XG_GEMM) return -1;
   if (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV && conv(e, t, 0) >= 0) return -1;
-  /* as task_gemm's forward: an expert's rows padded, one at a time
-   * without grouped GEMM */
-  int expert = t->op >= 0 && e->g && e->g->ops[t->op].expert;
-  double batch = expert && !e->s->plan.moe_grouped_gemm ? 1 : t->batch;
+  int expert; /* as task_gemm's forward */
+  double batch;
+  gemm_calls(e, t, &expert, &batch);
   cost_gemm_path p;
   cost_gemm_lib_path(&e->s->cluster.gpu, t->dtype, t->m, t->n, t->k, batch,
                      e->s->plan.cublas_pre11, expert, &p);

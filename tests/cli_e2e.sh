@@ -42,6 +42,7 @@ expect 0 '"layer_ops"' -- validate --row dgxc-v2505-llama31-405b-gb200-fp8-128 -
 expect 2 "--ops goes with the closed form" -- validate --row vt1-1 --ops --engine event ../shared/validation/training/vtrain_single_node.csv
 expect 2 'not a training set (no '"'measured_iter_s'"' column); a collectives set: `stepcast validate FILE --format csv` gives each row'"'"'s prediction' -- validate --row vt-ar-v100-2-1M ../shared/validation/collectives/vtrain_allreduce_v100.csv
 expect 2 "no row with id 'vt1-01'; did you mean" -- validate --row vt1-01 ../shared/validation/training/vtrain_single_node.csv
+expect 2 "valid: 1440 ids, 'vt1-1' .. 'vt1-1440'" -- validate --row nosuch ../shared/validation/training/vtrain_single_node.csv
 expect 2 'unknown cluster preset' -- predict --set cluster.preset=dgx-z100
 expect 2 'plan.tp: 5 does not divide model.heads 96' -- predict --tp 5
 expect 2 'valid tp: 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 96' -- predict --tp 5

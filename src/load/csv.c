@@ -102,7 +102,7 @@ const char *csv_get(const csv_file *f, int col) {
 #define CSV_SUGGEST_IDS 1024 /* ids looked at for a suggestion, at most */
 
 int csv_seek_id(csv_file *f, const char *path, const char *id, sc_error *err) {
-  const char *seen[CSV_SUGGEST_IDS]; /* into f->buf, which the records are split in */
+  const char *seen[CSV_SUGGEST_IDS], *last = NULL; /* into f->buf, which the records are split in */
   size_t n = 0;
   long rows = 0;
   int col = csv_col(f, "id"), rc;
@@ -111,6 +111,7 @@ int csv_seek_id(csv_file *f, const char *path, const char *id, sc_error *err) {
     const char *v = csv_get(f, col);
     if (!strcmp(v, id)) return 1;
     if (n < CSV_SUGGEST_IDS) seen[n++] = v;
+    last = v;
     rows++;
   }
   if (rc < 0) return rc;
@@ -121,7 +122,7 @@ int csv_seek_id(csv_file *f, const char *path, const char *id, sc_error *err) {
   if (hint) snprintf(mean, sizeof mean, " did you mean '%.64s'?", hint);
   sc_error_set(err, SC_EINPUT, "%s: no row with id '%s';%s valid: %ld ids, '%.64s' .. '%.64s' "
                "(`stepcast validate %s --format csv` lists them)", path, id, mean, rows, seen[0],
-               seen[n - 1], path);
+               last, path);
   return 0;
 }
 

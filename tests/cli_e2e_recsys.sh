@@ -91,7 +91,7 @@ printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1", "top_mlp": [1]}
 expect 2 "valid: 0..1" -- recsys predict "$TMP/tw.json"
 # the dense part a kind needs (docs/input.md): a top MLP ending in its one
 # logit, given (an empty one was taken: a model that predicts nothing)
-expect 2 'model.top_mlp: expected 1 to 16 widths ending in the prediction layer 1, e.g. [1024, 1024, 512, 256, 1], not an empty list (a model without it predicts nothing) (set by override "model.top_mlp=[]")' -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.top_mlp=[]'
+expect 2 'model.top_mlp: none given; valid: 1 to 16 widths ending in the prediction layer 1 (one logit per sample), e.g. [1024, 1024, 512, 256, 1]: a model without it predicts nothing (set by override "model.top_mlp=[]")' -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.top_mlp=[]'
 expect 2 'model.top_mlp: the last layer is 2 wide; valid: widths ending in 1' -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.top_mlp=[64,2]'
 expect 2 "a dot interaction needs every table as wide as the dense features (13), which no model.bottom_mlp maps" -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'model.bottom_mlp=[]'
 expect 2 'model.cross_layers: 0; a dcnv2 interaction needs 1..64 cross layers' -- recsys predict $EX/dlrm_criteo_8gpu.json --set model.kind=dlrm_dcnv2 --set model.cross_layers=0

@@ -754,9 +754,9 @@ Test(recsys_json, errors_name_the_key) {
       /* the dense part against the kind (docs/input.md): a model predicts
        * through its top MLP's one logit; cross layers belong to dcnv2 */
       {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": []}}",
-       "model.top_mlp: expected 1 to 16 widths ending in the prediction layer 1"},
+       "model.top_mlp: none given; valid: 1 to 16 widths ending in the prediction layer 1"},
       {"{\"model\": {\"kind\": \"synthetic\", \"tables\": \"1x10x8@1\"}}",
-       "model.top_mlp: expected the top MLP's widths"},
+       "model.top_mlp: none given; valid: 1 to 16 widths"},
       {"{\"model\": {\"tables\": \"1x10x13@1\", \"top_mlp\": [64, 2]}}",
        "model.top_mlp: the last layer is 2 wide; valid: widths ending in 1"},
       {"{\"model\": {\"kind\": \"dlrm_dcnv2\", \"tables\": \"1x10x13@1\", \"top_mlp\": [1],"
@@ -877,4 +877,17 @@ Test(recsys_emb, l2_hit_cost_by_generation) {
   cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("h200")), 0.45, 1e-12);
   cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("h100-sxm5-80gb")), 0.45, 1e-12);
   cr_assert_float_eq(rs_l2_hit_cost(sc_gpu_preset("gb200")), 0.45, 1e-12);
+}
+
+/* The C API refuses a model without its top MLP too (not only the JSON
+ * loader): sc_rs_job_check reads the dense part (rs_dense_check). */
+Test(recsys_api, job_check_wants_a_top_mlp) {
+  sc_rs_job j;
+  job(&j, "1x1000x16@1", 1, SC_RS_UNIFORM, 0);
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_job_check(&j, &e), SC_OK, "%s", e.msg);
+  j.model.n_top = 0;
+  cr_assert_eq(sc_rs_job_check(&j, &e), SC_EINPUT);
+  cr_assert(strstr(e.msg, "model.top_mlp: none given"), "%s", e.msg);
+  sc_rs_job_free(&j);
 }

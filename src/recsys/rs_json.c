@@ -281,19 +281,11 @@ static int tables_of(jctx *c, json_t *a, json_t *ids, sc_rs_model *m) {
   return names_unique(c, m);
 }
 
-/* The keys of the dense part a model must give, or may give only for
- * the interaction that reads them: a top MLP of at least its prediction
- * layer (the values are checked by sc_rs_job_check); cross layers only
- * for dcnv2, concat_pool only for a concatenation. */
+/* The keys of the dense part a model may give only for the interaction
+ * that reads them: cross layers only for dcnv2, concat_pool only for a
+ * concatenation (the layers' values, the top MLP's presence included,
+ * are sc_rs_job_check's: rs_dense_check). */
 static int layers_given(jctx *c, json_t *o, const sc_rs_model *m) {
-  if (!json_object_get(o, "top_mlp"))
-    return fail(c, "model.top_mlp", "the top MLP's widths, ending in the prediction layer 1 "
-                                    "(one logit per sample), e.g. [1024, 1024, 512, 256, 1]; "
-                                    "it is required");
-  if (m->n_top == 0)
-    return fail(c, "model.top_mlp", "1 to 16 widths ending in the prediction layer 1, e.g. "
-                                    "[1024, 1024, 512, 256, 1], not an empty list (a model "
-                                    "without it predicts nothing)");
   const char *dcn[] = {"cross_layers", "cross_rank"};
   for (int i = 0; i < 2; i++)
     if (m->inter != SC_RS_DCNV2 && json_object_get(o, dcn[i]))

@@ -264,7 +264,11 @@ int rs_table_check(const sc_rs_table *t, int i, sc_error *err) {
  * message names the key and what would be valid (docs/input.md,
  * "Recommendation models"). */
 int rs_dense_check(const sc_rs_model *m, sc_error *err) {
-  if (m->n_top > 0 && m->top[m->n_top - 1] != 1)
+  if (m->n_top == 0)
+    return sc_error_set(err, SC_EINPUT, "model.top_mlp: none given; valid: 1 to 16 widths "
+                        "ending in the prediction layer 1 (one logit per sample), e.g. [1024, "
+                        "1024, 512, 256, 1]: a model without it predicts nothing");
+  if (m->top[m->n_top - 1] != 1)
     return sc_error_set(err, SC_EINPUT, "model.top_mlp: the last layer is %d wide; valid: "
                         "widths ending in 1 (the prediction layer: one logit per sample, "
                         "which the loss reads), e.g. [1024, 1024, 512, 256, 1]",

@@ -14,10 +14,6 @@
  */
 #include "search/deal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <assert.h>
 
 #include "core/mem.h"
@@ -113,10 +109,11 @@ int deal_next(deal *d, int t, long *lo, long *hi) {
   }
 }
 
-int deal_thread(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
+long deal_left(const deal *d) {
+  long n = 0;
+  for (int t = 0; t < d->nt; t++) {
+    uint64_t r = load(&d->s[t]);
+    n += hi_of(r) - lo_of(r);
+  }
+  return n;
 }

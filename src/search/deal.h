@@ -53,8 +53,8 @@ void deal_close(deal *d);
  * once; every point is handed out once if each thread calls until 0. */
 int deal_next(deal *d, int t, long *lo, long *hi);
 
-/* The calling thread's number in its OpenMP team (0 outside one, and in a
- * build without OpenMP): the t a search's threads pass to deal_next. */
-int deal_thread(void);
+/* The points not yet handed out (a snapshot: the shares are read one
+ * after another while other threads take from them). */
+long deal_left(const deal *d);
 
 #endif

@@ -36,6 +36,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -55,7 +56,13 @@
 #include "search/topk.h"
 
 #define PLANS_PER_THREAD 256
-#define JOIN_MIN PLANS_PER_THREAD /* plans left for a late helper to join (crew.h) */
+/* A helper thread joins only while this many plans are left to hand out
+ * (crew.h): its cold start (its own job and memos, its memory touched
+ * for the first time) costs the CPU time of 300-700 plans on the bench's
+ * spaces (a 2-thread search's CPU time less a 1-thread one's, bench_search
+ * at load 3-5: 0.28 ms on Llama-3 70B, 0.7 ms on GPT-3 175B), so a helper
+ * that would steal fewer plans than that costs more than it saves. */
+#define JOIN_MIN 512
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
 #define PARTIAL_MAX 4 /* partial recomputation variants of a plan (space.c: 3) */
@@ -551,12 +558,14 @@ static int same_unit(const void *ctx, long a) {
          p->emb_loss == q->emb_loss;
 }
 
-/* Threads for n plans (this process's share). */
+/* Threads for n plans (this process's share): o->threads, else every
+ * core (OpenMP's default thread count, which follows OMP_NUM_THREADS and
+ * the process's CPU mask; without OpenMP the cores online). */
 static int thread_count(const sc_search_opts *o, long n) {
 #ifdef _OPENMP
   long t = o->threads > 0 ? o->threads : omp_get_max_threads();
 #else
-  long t = 1;
+  long t = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
 #endif
   long most = (n + PLANS_PER_THREAD - 1) / PLANS_PER_THREAD;
   if (t > most) t = most;

@@ -57,11 +57,12 @@
 
 #define PLANS_PER_THREAD 256
 /* A helper thread joins only while this many plans are left to hand out
- * (crew.h): its cold start (its own job and memos, its memory touched
+ * (crew.h). Its cold start (its own job and memos, its memory touched
  * for the first time) costs the CPU time of 300-700 plans on the bench's
  * spaces (a 2-thread search's CPU time less a 1-thread one's, bench_search
- * at load 3-5: 0.28 ms on Llama-3 70B, 0.7 ms on GPT-3 175B), so a helper
- * that would steal fewer plans than that costs more than it saves. */
+ * at load 3-5: 0.28 ms on Llama-3 70B, 0.7 ms on GPT-3 175B): even with a
+ * core of its own a helper gains only where it takes over more plans than
+ * that (the upper end here, rounded to a power of two). */
 #define JOIN_MIN 512
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16

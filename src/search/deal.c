@@ -108,12 +108,3 @@ int deal_next(deal *d, int t, long *lo, long *hi) {
     if (!steal(d, t)) return 0;
   }
 }
-
-long deal_left(const deal *d) {
-  long n = 0;
-  for (int t = 0; t < d->nt; t++) {
-    uint64_t r = load(&d->s[t]);
-    n += hi_of(r) - lo_of(r);
-  }
-  return n;
-}

@@ -53,8 +53,4 @@ void deal_close(deal *d);
  * once; every point is handed out once if each thread calls until 0. */
 int deal_next(deal *d, int t, long *lo, long *hi);
 
-/* The points not yet handed out (a snapshot: the shares are read one
- * after another while other threads take from them). */
-long deal_left(const deal *d);
-
 #endif

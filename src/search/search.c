@@ -630,8 +630,11 @@ static void both_passes(crew *c, void *ctx, int t) {
   long lo, hi;
   while (ok && !get_stop(sh) && deal_next(&sh->deal, t, &lo, &hi)) {
     /* a helper that would start now would spend its cold start (its
-     * job, its memos, fresh memory) on too few plans */
-    if (deal_left(&sh->deal) < JOIN_MIN) crew_shut(c);
+     * job, its memos, fresh memory) on too few plans; the plans left are
+     * read off the progress count (one shared counter, short by the
+     * plans not yet counted: up to TICK_EVERY and deal.c's chunk a thread),
+     * not summed over every thread's share */
+    if (sh->count - __atomic_load_n(&sh->done, __ATOMIC_RELAXED) < JOIN_MIN) crew_shut(c);
     for (long j = lo; j < hi && !get_stop(sh); j++) {
       first_pass(sh, &p->ws[t], proc_point(sh, j));
       tick(sh, &p->ws[t]);

@@ -22,10 +22,12 @@
  *    floor could still enter the top k, and the flow engine runs only for
  *    plans whose bound could.
  *
- * Threads (OpenMP, one job each, sharing the first job's topology, its
- * flow-engine memo and its routes' hop counts; at most one thread per 256
- * plans) walk contiguous shares of the space and steal from each other
- * (deal.h); both passes run in one parallel region (both_passes); MPI
+ * Threads (a crew, crew.h: the caller and helpers that join while at
+ * least JOIN_MIN plans are left; one job each, sharing the first job's
+ * topology, its flow-engine memo and its routes' hop counts; at most one
+ * thread per 256 plans) walk contiguous shares of the space and steal
+ * from each other (deal.h); both passes run on the same threads, which
+ * meet between them (both_passes); MPI
  * processes take blocks of SPREAD_BLOCK points round-robin (spread.h).
  * The ranking is a total order (topk.h: step, memory, space index), so
  * the top k is the same whatever the thread count; the "pruned" count is
@@ -134,8 +136,7 @@ void sc_search_opts_default(sc_search_opts *o) {
   o->require_fit = 1;
 }
 
-/* The flags threads share, read and written whole (GCC/Clang atomics:
- * OpenMP's atomic write draws a spurious unused-variable warning). */
+/* The flags threads share, read and written whole (GCC/Clang atomics). */
 static int get_stop(shared *sh) { return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED); }
 
 static void set_stop(shared *sh, int why) { __atomic_store_n(&sh->stop, why, __ATOMIC_RELAXED); }

@@ -9,9 +9,13 @@
  * door shut and ends. The block is freed by whichever of the caller and
  * the helpers lets go of it last (`refs`); the caller's context (ctx) is
  * read only by helpers that joined, all of which have left fn before
- * crew_run returns. Counts: `joined` threads are in (the caller, then
- * each helper that found the door open), `busy` of them have not yet
- * returned from fn; `arrived` of them are at the meeting, and `met` says
+ * crew_run returns. A helper joins with one compare-and-swap on `door`
+ * (the door's bit and the count of threads in), without the lock: one
+ * that starts after the door is shut never touches the lock, so it cannot
+ * hold it while the system takes its core away from it (the working
+ * threads would then sleep on the lock, and wait for a core again when
+ * woken: milliseconds on a busy machine). `left` helpers have returned
+ * from fn; `arrived` joined threads are at the meeting, and `met` says
  * its last one has called crew_go.
  */
 #include "search/crew.h"
@@ -31,6 +35,8 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#define DOOR_OPEN 1
+
 /* A helper thread's argument: its crew and number. */
 typedef struct helper {
   crew *c;
@@ -39,13 +45,12 @@ typedef struct helper {
 
 struct crew {
   pthread_mutex_t mu;
-  pthread_cond_t cv;   /* signalled when busy reaches 0 and on crew_go */
+  pthread_cond_t cv;   /* signalled when a helper leaves fn and on crew_go */
   int refs;            /* the caller and the helpers not yet ended (atomic) */
-  int open;            /* 1: a helper that starts now joins (written under mu) */
-  int joined;          /* threads in, the caller included */
-  int busy;            /* joined threads still in fn */
-  int arrived;         /* joined threads at the meeting */
-  int met;             /* crew_go called */
+  int door;            /* DOOR_OPEN | threads in (the caller included) << 1 (atomic) */
+  int left;            /* joined helpers returned from fn (under mu) */
+  int arrived;         /* joined threads at the meeting (under mu) */
+  int met;             /* crew_go called (under mu) */
   crew_fn fn;
   void *ctx;
   helper h[];          /* h[t] for helper t, 1 <= t < nt */
@@ -59,34 +64,43 @@ static void release(crew *c) {
   mem_free(c);
 }
 
+/* 1 when the calling helper got in: the door was open, and the count of
+ * threads in now counts it. */
+static int join(crew *c) {
+  int d = __atomic_load_n(&c->door, __ATOMIC_ACQUIRE);
+  while (d & DOOR_OPEN)
+    if (__atomic_compare_exchange_n(&c->door, &d, d + 2, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return 1;
+  return 0;
+}
+
 static void *helper_main(void *arg) {
   helper *h = arg;
   crew *c = h->c;
-  pthread_mutex_lock(&c->mu);
-  int in = c->open;
-  if (in) c->joined++, c->busy++;
-  pthread_mutex_unlock(&c->mu);
-  if (in) {
+  if (join(c)) {
     c->fn(c, c->ctx, h->t);
     pthread_mutex_lock(&c->mu);
-    if (--c->busy == 0) pthread_cond_broadcast(&c->cv);
+    c->left++;
+    pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
   }
   release(c);
   return NULL;
 }
 
+/* Shut the door: the threads in, the caller included (final from now). */
+static int shut(crew *c) {
+  return __atomic_and_fetch(&c->door, ~DOOR_OPEN, __ATOMIC_ACQ_REL) >> 1;
+}
+
 void crew_shut(crew *c) {
-  if (!__atomic_load_n(&c->open, __ATOMIC_RELAXED)) return;
-  pthread_mutex_lock(&c->mu);
-  __atomic_store_n(&c->open, 0, __ATOMIC_RELAXED);
-  pthread_mutex_unlock(&c->mu);
+  if (__atomic_load_n(&c->door, __ATOMIC_RELAXED) & DOOR_OPEN) shut(c);
 }
 
 int crew_meet(crew *c) {
+  int joined = shut(c); /* final: no thread joins once one has arrived */
   pthread_mutex_lock(&c->mu);
-  __atomic_store_n(&c->open, 0, __ATOMIC_RELAXED); /* joined is final once one arrived */
-  int last = ++c->arrived == c->joined;
+  int last = ++c->arrived == joined;
   while (!last && !c->met) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
   return last;
@@ -121,7 +135,7 @@ void crew_run(int nt, crew_fn fn, void *ctx) {
   crew *c = nt > 1 ? mem_alloc(sizeof *c + sizeof *c->h * (size_t)nt) : NULL;
   crew one; /* nt 1, or no memory for the helpers: the caller alone */
   if (!c) c = &one, nt = 1;
-  *c = (crew){.refs = 1, .open = 1, .joined = 1, .busy = 1, .fn = fn, .ctx = ctx};
+  *c = (crew){.refs = 1, .door = DOOR_OPEN | 1 << 1, .fn = fn, .ctx = ctx};
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->cv, NULL);
 #ifdef CREW_LSAN
@@ -130,10 +144,9 @@ void crew_run(int nt, crew_fn fn, void *ctx) {
 #endif
   if (nt > 1) start_helpers(c, nt);
   fn(c, ctx, 0);
+  int helpers = shut(c) - 1;
   pthread_mutex_lock(&c->mu);
-  __atomic_store_n(&c->open, 0, __ATOMIC_RELAXED);
-  c->busy--;
-  while (c->busy > 0) pthread_cond_wait(&c->cv, &c->mu);
+  while (c->left < helpers) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
   if (c != &one) release(c);
   else pthread_cond_destroy(&c->cv), pthread_mutex_destroy(&c->mu);

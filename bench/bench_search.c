@@ -16,37 +16,34 @@
  * Per case it prints (docs/search.md, "Speed"):
  * - plans tried, valid, fitting and pruned (the same on any thread count:
  *   the bench exits 1 if the 1- and T-thread searches disagree);
- * - the first search of the case on T threads (not counted: in the first
- *   case it starts the OpenMP threads and touches fresh memory);
+ * - the first search of the case on T threads (not counted: it touches
+ *   the case's memory for the first time);
  * - ROUNDS rounds of one search on 1 thread then one on T threads
  *   (interleaved, so that the machine's load falls on both alike): the
  *   median wall time of one whole sc_search call (each search opens its
- *   own jobs: the cold memos, the threads' start-up work and the joins
- *   are in it), plans per second of it and of the fastest search, plans
- *   per CPU-second (every thread's CPU time, spinning included) and, on T
- *   threads, plans per second per thread;
+ *   own jobs and starts its own threads: the cold memos, the threads'
+ *   start-up work and the joins are in it), plans per second of it and of
+ *   the fastest search, plans per CPU-second (every thread's CPU time) and,
+ *   on T threads, plans per second per thread (T asked: src/search/crew.h
+ *   lets a thread that starts too late not join);
  * - the speed-up: median 1-thread time / median T-thread time (and the
  *   same of the fastest searches);
  * - T one-thread searches at once, ROUNDS each (each its own thread):
  *   plans per second together. This is what the cores give when no search
  *   shares anything: the ceiling of the T-thread search's speed-up on
  *   this machine at this load (a shared 2-core machine rarely gives 2x).
- * - before each timed search the bench sleeps 30 ms, so that the OpenMP
- *   threads of the search before have stopped spinning (they spin for
- *   milliseconds before they sleep, unless OMP_WAIT_POLICY=passive);
- *   CPU seconds are counted from the end of the sleep;
+ * - before each timed search the bench sleeps 30 ms, so that nothing of
+ *   the search before still runs (a helper thread that started too late
+ *   to join ends then); CPU seconds are counted from the end of the sleep;
  * - the load average when the case started (/proc/loadavg): with more
  *   runnable processes than cores, a thread that waits at a join is
  *   descheduled for milliseconds, longer than a small search.
  *
- * --hot: searches back to back, without the 30 ms sleep, so that the
- *   OpenMP threads (and, on a virtual machine, its idle vCPUs) are awake
- *   when a search starts: the speed-up of searches run in a loop or of a
- *   long search, without the wake-up of a sleeping core that a single
- *   short search pays (milliseconds on this VM: the median 2-thread
- *   speed-up of a 5-10 ms search is then about 1x, its fastest 1.5-1.7x).
- *   The "at once" line is left out (the idle OpenMP thread spins beside
- *   the one-thread searches); per CPU-s counts that spinning too.
+ * --hot: searches back to back, without the 30 ms sleep, so that (on a
+ *   virtual machine) the idle vCPUs are awake when a search starts: the
+ *   speed-up of searches run in a loop or of a long search, without the
+ *   wake-up of a sleeping core that a single short search pays. The "at
+ *   once" line is left out.
  *
  * The machine is shared: compare instructions (valgrind --tool=callgrind
  * --toggle-collect=sc_search build/bench_search 1 -1 CASE), and ratios

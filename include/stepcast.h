@@ -907,8 +907,10 @@ typedef struct sc_search_opts {
   int max_micro_batch;   /* sequences per micro-batch [16] */
   int max_vpp;           /* interleaving chunks tried [4] */
   int require_fit;       /* 1 = keep only plans that fit in memory [1] */
-  int threads;           /* OpenMP threads [every core]; at most one per
-                            256 plans; the result does not depend on it */
+  int threads;           /* threads [every core: OpenMP's default count];
+                            at most one per 256 plans, and a thread that
+                            starts when fewer than 512 are left does not
+                            join; the result does not depend on it */
   long max_plans;        /* budget: the first N plans of the space [all] */
   double max_seconds;    /* budget: stop after this wall time, s [none] */
   int rerank;            /* 1 = re-rank the top k by the event engine

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include <math.h>
-#include <sched.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "core/mem.h"
@@ -68,10 +68,14 @@ typedef struct shape {
  * first failure. The memo is an open-addressing hash table of `cap` slots
  * (a power of two), at most half full: a search simulates each distinct
  * collective once for all the plans it evaluates. The memo and the shapes
- * are read and written under the OpenMP critical section sc_ncost, the
- * error under sc_ncost_err; simulations and bounds run outside them, each
- * thread on its own routes. */
+ * are read and written under `mu` (a thread that finds an entry another
+ * is computing sleeps on `done` until an entry is stored), the error
+ * under `mu_err`; simulations and bounds run outside them, each thread on
+ * its own routes. The locks are the core's: searches in other threads of
+ * the process do not share them. */
 typedef struct core {
+  pthread_mutex_t mu, mu_err;
+  pthread_cond_t done; /* broadcast whenever a pending entry is stored */
   topo *t;            /* owned */
   memo *m;            /* owned, cap slots */
   int n_memo, cap;
@@ -135,6 +139,9 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
     return sc_error_set(err, SC_ENOMEM, "out of memory loading the topology");
   }
   shared->t = t;
+  pthread_mutex_init(&shared->mu, NULL);
+  pthread_mutex_init(&shared->mu_err, NULL);
+  pthread_cond_init(&shared->done, NULL);
   n->c = shared;
   n->owner = 1;
   n->rt = rt;
@@ -169,6 +176,9 @@ void ncost_close(ncost *n) {
     mem_free(n->c->m);
     for (int i = 0; i < n->c->n_sh; i++) mem_free(n->c->sh[i].cf);
     mem_free(n->c->sh);
+    pthread_cond_destroy(&n->c->done);
+    pthread_mutex_destroy(&n->c->mu_err);
+    pthread_mutex_destroy(&n->c->mu);
     mem_free(n->c);
   }
   mem_free(n);
@@ -177,8 +187,9 @@ void ncost_close(ncost *n) {
 /* Remember the first failure for ncost_error. */
 static void fail(ncost *n, const sc_error *e) {
   core *c = n->c;
-#pragma omp critical(sc_ncost_err)
+  pthread_mutex_lock(&c->mu_err);
   if (c->err.code == SC_OK) c->err = *e;
+  pthread_mutex_unlock(&c->mu_err);
   __atomic_store_n(&c->failed, 1, __ATOMIC_RELEASE);
 }
 
@@ -479,7 +490,7 @@ typedef enum claim_rc { CLAIM_DONE, CLAIM_WAIT, CLAIM_MINE, CLAIM_NOMEM } claim_
 /* The memo entry of (op, bytes, ranks, stride): its time when done
  * (*flow), CLAIM_WAIT while another thread computes it, or CLAIM_MINE
  * when it was missing (or failed) and is now this thread's to compute.
- * Under sc_ncost. */
+ * Under the core's mu. */
 static claim_rc claim(core *c, coll_op op, double bytes, int ranks, int stride, int window,
                       double *flow) {
   if (2 * (c->n_memo + 1) > c->cap && memo_grow(c)) return CLAIM_NOMEM;
@@ -495,7 +506,7 @@ static claim_rc claim(core *c, coll_op op, double bytes, int ranks, int stride, 
 }
 
 /* Store the time of a claimed entry (flow < 0: it failed). Under
- * sc_ncost. */
+ * the core's mu. */
 static void store(core *c, coll_op op, double bytes, int ranks, int stride, int window,
                   double flow) {
   memo *m = memo_slot(c, op, bytes, ranks, stride, window);
@@ -503,9 +514,15 @@ static void store(core *c, coll_op op, double bytes, int ranks, int stride, int 
   m->used = flow < 0 ? ENTRY_FAILED : ENTRY_DONE;
 }
 
-/* Let the thread computing an entry run (a search may have more threads
- * than cores). */
-static void wait_a_little(void) { sched_yield(); }
+/* Under c->mu: sleep until another thread stores an entry (its core goes
+ * to the thread computing the one waited for, if they share it). */
+static void wait_for_entry(core *c) { pthread_cond_wait(&c->done, &c->mu); }
+
+/* Leave c->mu after storing an entry others may wait for. */
+static void stored(core *c) {
+  pthread_cond_broadcast(&c->done);
+  pthread_mutex_unlock(&c->mu);
+}
 
 static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int per,
                     shape *out);
@@ -514,7 +531,7 @@ static int shape_find(const core *c, coll_op op, int ranks, int stride, int wind
 /* What a collective needs once both are known, in one look: the shape of
  * (op, ranks, stride) into *sh and, when the memo holds the flow-engine
  * time of (op, grid, ranks, stride), that time into *flow (*have = 1).
- * 0, or -1 when the shape is not bounded yet. Under sc_ncost. */
+ * 0, or -1 when the shape is not bounded yet. Under the core's mu. */
 static int lookup(core *c, coll_op op, double grid, int ranks, int stride, int window,
                   shape *sh, double *flow, int *have) {
   *have = 0;
@@ -534,12 +551,10 @@ static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, 
   core *c = n->c;
   double flow = 0;
   claim_rc rc;
-  for (;;) {
-#pragma omp critical(sc_ncost)
-    rc = claim(c, op, grid, ranks, stride, window, &flow);
-    if (rc != CLAIM_WAIT) break;
-    wait_a_little();
-  }
+  pthread_mutex_lock(&c->mu);
+  while ((rc = claim(c, op, grid, ranks, stride, window, &flow)) == CLAIM_WAIT)
+    wait_for_entry(c);
+  pthread_mutex_unlock(&c->mu);
   if (rc == CLAIM_NOMEM) {
     sc_error e;
     sc_error_set(&e, SC_ENOMEM, "out of memory remembering collective times");
@@ -549,8 +564,9 @@ static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, 
   if (rc == CLAIM_MINE) {
     /* on this thread's routes, outside the lock */
     flow = simulate(n, op, grid, ranks, stride, window, k, 0, per);
-#pragma omp critical(sc_ncost)
+    pthread_mutex_lock(&c->mu);
     store(c, op, grid, ranks, stride, window, flow);
+    stored(c);
   }
   return flow;
 }
@@ -574,10 +590,11 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   double grid = on_grid(bytes), flow = 0;
   shape sh;
   int known, have;
-  /* once the shape is bounded and the size simulated: one critical
-   * section per collective */
-#pragma omp critical(sc_ncost)
+  /* once the shape is bounded and the size simulated: one lock per
+   * collective */
+  pthread_mutex_lock(&c->mu);
   known = lookup(c, key, grid, ranks, stride, window, &sh, &flow, &have) == 0;
+  pthread_mutex_unlock(&c->mu);
   if (!known && shape_of(n, key, ranks, stride, window, per, &sh)) {
     fail_nomem(n, op);
     return nccl;
@@ -595,7 +612,7 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
 }
 
 /* The index of shape (op, ranks, stride, window) among c's, or -1. Under
- * sc_ncost. */
+ * the core's mu. */
 static int shape_find(const core *c, coll_op op, int ranks, int stride, int window) {
   for (int i = 0; i < c->n_sh; i++)
     if (c->sh[i].op == op && c->sh[i].ranks == ranks && c->sh[i].stride == stride &&
@@ -605,7 +622,7 @@ static int shape_find(const core *c, coll_op op, int ranks, int stride, int wind
 }
 
 /* claim() for the shape of (op, ranks, stride): *out is the shape when
- * done, *at its index when it is this thread's to bound. Under sc_ncost. */
+ * done, *at its index when it is this thread's to bound. Under the core's mu. */
 static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, int window, shape *out,
                             int *at) {
   int i = shape_find(c, op, ranks, stride, window);
@@ -632,19 +649,18 @@ static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int
   core *c = n->c;
   int at = -1;
   claim_rc rc;
-  for (;;) {
-#pragma omp critical(sc_ncost)
-    rc = shape_claim(c, op, ranks, stride, window, out, &at);
-    if (rc != CLAIM_WAIT) break;
-    wait_a_little();
-  }
+  pthread_mutex_lock(&c->mu);
+  while ((rc = shape_claim(c, op, ranks, stride, window, out, &at)) == CLAIM_WAIT)
+    wait_for_entry(c);
+  pthread_mutex_unlock(&c->mu);
   if (rc != CLAIM_MINE) return rc == CLAIM_DONE ? 0 : -1;
   out->op = op, out->ranks = ranks, out->stride = stride, out->window = window;
   out->state = ENTRY_DONE;
   int failed = shape_bound(n, out, per) != 0;
   if (failed) out->state = ENTRY_FAILED;
-#pragma omp critical(sc_ncost)
+  pthread_mutex_lock(&c->mu);
   c->sh[at] = *out;
+  stored(c);
   return failed ? -1 : 0;
 }
 
@@ -679,9 +695,9 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride, int
 
 int ncost_failed(const ncost *n) {
   if (!may_have_failed(n)) return 0;
-  int failed;
-#pragma omp critical(sc_ncost_err)
-  failed = n->c->err.code != SC_OK;
+  pthread_mutex_lock(&n->c->mu_err);
+  int failed = n->c->err.code != SC_OK;
+  pthread_mutex_unlock(&n->c->mu_err);
   return failed;
 }
 
@@ -689,11 +705,12 @@ int ncost_error(ncost *n, sc_error *err) {
   if (!may_have_failed(n)) return SC_OK;
   int rc = SC_OK;
   core *c = n->c;
-#pragma omp critical(sc_ncost_err)
+  pthread_mutex_lock(&c->mu_err);
   if (c->err.code != SC_OK) {
     rc = sc_error_set(err, c->err.code, "%s", c->err.msg);
     c->err = (sc_error){0};
     __atomic_store_n(&c->failed, 0, __ATOMIC_RELEASE);
   }
+  pthread_mutex_unlock(&c->mu_err);
   return rc;
 }

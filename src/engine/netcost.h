@@ -29,8 +29,9 @@
  * Threads: the jobs of a search's threads each hold an ncost opened by
  * ncost_open_sharing on the first job's. They share the topology, the
  * memo of flow-engine runs, the bounds and the failure (each read and
- * written under an OpenMP critical section); each has its own route table
- * (routes are filled in lazily), so their simulations run side by side,
+ * written under the shared core's own mutex: netcost.c); each has its own
+ * route table (routes are filled in lazily), so their simulations run
+ * side by side,
  * and the tables share the first job's per-source hop counts
  * (route_new_sharing: each breadth-first search runs once per search,
  * published lock-free and read-only after).

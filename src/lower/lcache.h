@@ -40,7 +40,13 @@
 #include "stepcast.h"
 
 #define LCACHE_WAYS 8                   /* slots a key may sit in */
-#define LCACHE_SETS 32                  /* power of two */
+#define LCACHE_SETS 16                  /* power of two; a search's hits come from
+                                           a plan's neighbours in the space (its
+                                           ZeRO, recomputation and offloading
+                                           variants): 128 slots hit as often as
+                                           256, and a thread touches half the
+                                           memory (docs/search.md, "Threads: a
+                                           crew ...") */
 #define LCACHE_SLOTS (LCACHE_WAYS * LCACHE_SETS)
 
 typedef struct lcache_slot {

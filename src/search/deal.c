@@ -14,10 +14,6 @@
  */
 #include "search/deal.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <assert.h>
 
 #include "core/mem.h"
@@ -111,12 +107,4 @@ int deal_next(deal *d, int t, long *lo, long *hi) {
     }
     if (!steal(d, t)) return 0;
   }
-}
-
-int deal_thread(void) {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
 }

@@ -53,8 +53,4 @@ void deal_close(deal *d);
  * once; every point is handed out once if each thread calls until 0. */
 int deal_next(deal *d, int t, long *lo, long *hi);
 
-/* The calling thread's number in its OpenMP team (0 outside one, and in a
- * build without OpenMP): the t a search's threads pass to deal_next. */
-int deal_thread(void);
-
 #endif

@@ -1,7 +1,8 @@
 /*
  * rerank.c -- the top k re-ranked by the event engine; see rerank.h.
  *
- * Plan i goes to whichever thread is free (dynamic schedule): a plan
+ * Plan i goes to whichever thread is free (the next plan not taken, on a
+ * crew of threads: crew.h): a plan
  * costs milliseconds (pipelines with many micro-batches) down to tens of
  * microseconds, and k is small. Results land in arrays indexed by i, and
  * an error is reported for the least i that failed, so neither depends
@@ -13,7 +14,7 @@
 
 #include "core/mem.h"
 #include "job/job.h"
-#include "search/deal.h"
+#include "search/crew.h"
 
 /* The most micro-batches per pipeline of a plan the event engine re-runs:
  * it simulates every micro-batch's passes, about 40 us and 3.4 KB each on
@@ -50,6 +51,29 @@ static void run_one(sc_job **jobs, int th, const topk *t, int i, sc_result *ev, 
       sc_error_set(&f[th].err, rc, "the event engine cannot run plan %d: %s", i + 1, e.msg);
     else f[th].err = e;
   }
+}
+
+/* What the threads of a re-rank share (run_plans). */
+typedef struct plans {
+  sc_job **jobs;
+  const topk *t;
+  sc_result *ev;
+  fail *f;
+  int *halt;
+  rerank_stop_fn stop;
+  void *ctx;
+  int next;              /* the next plan to take (atomic) */
+} plans;
+
+/* On thread th of the crew: plans not yet taken, one at a time, until
+ * none is left (thread 0 asks stop after each). */
+static void run_plans(crew *c, void *ctx, int th) {
+  plans *p = ctx;
+  for (int i; (i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->t->n;) {
+    run_one(p->jobs, th, p->t, i, p->ev, p->f, p->halt);
+    if (th == 0 && p->stop && p->stop(p->ctx)) __atomic_store_n(p->halt, 1, __ATOMIC_RELAXED);
+  }
+  crew_shut(c);
 }
 
 /* The failure of the least plan index over nt threads' (SC_OK if none). */
@@ -93,12 +117,8 @@ int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, 
     return sc_error_set(err, SC_ENOMEM, "out of memory re-ranking the plans");
   }
   for (int th = 0; th < nt; th++) f[th].at = -1;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-  for (int i = 0; i < n; i++) {
-    int th = deal_thread();
-    run_one(jobs, th, t, i, ev, f, &halt);
-    if (th == 0 && stop && stop(ctx)) __atomic_store_n(&halt, 1, __ATOMIC_RELAXED);
-  }
+  plans p = {jobs, t, ev, f, &halt, stop, ctx, 0};
+  crew_run(nt, run_plans, &p);
   rc = first_fail(f, nt, err);
   if (rc == SC_OK && halt) *stopped = 1, rc = -1; /* t untouched */
   for (int i = 0; i < n && rc == SC_OK; i++) {

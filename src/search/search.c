@@ -22,10 +22,12 @@
  *    floor could still enter the top k, and the flow engine runs only for
  *    plans whose bound could.
  *
- * Threads (OpenMP, one job each, sharing the first job's topology, its
- * flow-engine memo and its routes' hop counts; at most one thread per 256
- * plans) walk contiguous shares of the space and steal from each other
- * (deal.h); both passes run in one parallel region (both_passes); MPI
+ * Threads (a crew, crew.h: the caller and helpers that join while at
+ * least JOIN_MIN plans are left; one job each, sharing the first job's
+ * topology, its flow-engine memo and its routes' hop counts; at most one
+ * thread per 256 plans) walk contiguous shares of the space and steal
+ * from each other (deal.h); both passes run on the same threads, which
+ * meet between them (both_passes); MPI
  * processes take blocks of SPREAD_BLOCK points round-robin (spread.h).
  * The ranking is a total order (topk.h: step, memory, space index), so
  * the top k is the same whatever the thread count; the "pruned" count is
@@ -33,8 +35,10 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -45,6 +49,7 @@
 #include "job/job.h"
 #include "plan/plan.h"
 #include "search/bheap.h"
+#include "search/crew.h"
 #include "search/deal.h"
 #include "search/rejects.h"
 #include "search/rerank.h"
@@ -53,12 +58,21 @@
 #include "search/topk.h"
 
 #define PLANS_PER_THREAD 256
+/* A helper thread joins only while this many plans are left to hand out
+ * (crew.h). Its cold start (its own job and memos, its memory touched
+ * for the first time) costs the CPU time of 300-700 plans on the bench's
+ * spaces (a 2-thread search's CPU time less a 1-thread one's, bench_search
+ * at load 3-5: 0.28 ms on Llama-3 70B, 0.7 ms on GPT-3 175B): even with a
+ * core of its own a helper gains only where it takes over more plans than
+ * that (the upper end here, rounded to a power of two). */
+#define JOIN_MIN 512
 #define PROGRESS_EVERY_S 0.1
 #define TICK_EVERY 16
 #define PARTIAL_MAX 4 /* partial recomputation variants of a plan (space.c: 3) */
 
 /* What one thread owns. */
 typedef struct worker {
+  int id;                /* its thread's number (0: the caller's) */
   sc_job *job;           /* owned (worker 0: the search's job, borrowed) */
   sc_candidate *slots;   /* owned: best.c */
   topk best;
@@ -102,9 +116,9 @@ typedef struct shared {
   topk top;                     /* second pass: the shared top k */
   double bar;                   /* second pass: topk_bar(&top); first pass without
                                    a topology: lower_bar (atomic) */
+  pthread_mutex_t mu;           /* the second pass's queue and top k */
   /* between the passes (order_bounded, by the last thread done with the
-   * first; read by all after the barrier) */
-  int passed;                   /* threads done with the first pass (atomic) */
+   * first; read by all after the meeting) */
   bounded *all;                 /* owned: every fitting plan with the floor of its
                                    bound (job_bound_floor), least first; the
                                    second pass writes the bounds it computes */
@@ -122,8 +136,7 @@ void sc_search_opts_default(sc_search_opts *o) {
   o->require_fit = 1;
 }
 
-/* The flags threads share, read and written whole (GCC/Clang atomics:
- * OpenMP's atomic write draws a spurious unused-variable warning). */
+/* The flags threads share, read and written whole (GCC/Clang atomics). */
 static int get_stop(shared *sh) { return __atomic_load_n(&sh->stop, __ATOMIC_RELAXED); }
 
 static void set_stop(shared *sh, int why) { __atomic_store_n(&sh->stop, why, __ATOMIC_RELAXED); }
@@ -147,11 +160,11 @@ static void lower_bar(shared *sh, double bar) {
 
 /* Every thread watches the time budget (thread 0 may run out of plans
  * first and stop looking); the calling thread alone reports progress. */
-static void watch(shared *sh, long done) {
+static void watch(shared *sh, long done, int t) {
   double now = clock_now_s();
   if (sh->o->max_seconds > 0 && now - sh->t0 > sh->o->max_seconds && get_stop(sh) == 0)
     set_stop(sh, SC_SEARCH_BUDGET);
-  if (deal_thread() != 0) return;
+  if (t != 0) return;
   if (sh->o->progress && now - sh->last_report >= PROGRESS_EVERY_S) {
     sh->last_report = now;
     if (sh->o->progress(sh->o->progress_ctx, done, sh->n, now - sh->t0) && get_stop(sh) == 0)
@@ -164,11 +177,9 @@ static void watch(shared *sh, long done) {
  * threads do not contend for one counter on every plan. */
 static void tick(shared *sh, worker *w) {
   if (++w->unticked < TICK_EVERY) return;
-  long done;
-#pragma omp atomic capture
-  done = sh->done += w->unticked;
+  long done = __atomic_add_fetch(&sh->done, w->unticked, __ATOMIC_RELAXED);
   w->unticked = 0;
-  watch(sh, done);
+  watch(sh, done, w->id);
 }
 
 static void fail(shared *sh, worker *w, int rc, const sc_error *e) {
@@ -230,12 +241,11 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
     lower_bar(sh, topk_bar(top));
     return;
   }
-#pragma omp critical(sc_search_top)
-  {
-    offer(w->job, top, &r, i);
-    double bar = topk_bar(top);
-    __atomic_store(&sh->bar, &bar, __ATOMIC_RELAXED);
-  }
+  pthread_mutex_lock(&sh->mu);
+  offer(w->job, top, &r, i);
+  double bar = topk_bar(top);
+  __atomic_store(&sh->bar, &bar, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&sh->mu);
 }
 
 static int push_bounded(worker *w, double bound, long i) {
@@ -368,7 +378,7 @@ static void first_pass(shared *sh, worker *w, long i) {
 /* What a thread of the second pass does next (second_next). */
 enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
 
-/* Under sc_search_queue: the next step of the best-first pass. The plans
+/* Under sh->mu: the next step of the best-first pass. The plans
  * wait in two lists: sh->all from sh->next on, by the floor of their
  * bound, and sh->wait, bounded, by bound. Whichever holds the least is
  * taken: a floor is bounded (NEXT_BOUND, *j its place in sh->all), a
@@ -401,12 +411,12 @@ static int second_next(shared *sh, long *j, bounded *b) {
  * by the thread that took it, read after the pass) and sh->wait. */
 static void second_pass(shared *sh, worker *w) {
   for (;;) {
-    watch(sh, sh->n);
+    watch(sh, sh->n, w->id);
     long j = 0;
     bounded b = {0, 0};
-    int what;
-#pragma omp critical(sc_search_queue)
-    what = second_next(sh, &j, &b);
+    pthread_mutex_lock(&sh->mu);
+    int what = second_next(sh, &j, &b);
+    pthread_mutex_unlock(&sh->mu);
     if (what == NEXT_NONE) return;
     long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
     sc_memory m;
@@ -415,8 +425,9 @@ static void second_pass(shared *sh, worker *w) {
     if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
       sh->all[j].bound = b.bound;
       b.idx = idx;
-#pragma omp critical(sc_search_queue)
+      pthread_mutex_lock(&sh->mu);
       bheap_put(&sh->wait, b);
+      pthread_mutex_unlock(&sh->mu);
     }
     if (rc != SC_OK) {
       fail(sh, w, rc, &e);
@@ -438,6 +449,7 @@ static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, i
                         sc_error *err) {
   for (int t = 0; t < n; t++) {
     worker *w = &ws[t];
+    w->id = t;
     w->closest = -1;
     if (t == 0) w->job = job0;
     int rc;
@@ -548,12 +560,14 @@ static int same_unit(const void *ctx, long a) {
          p->emb_loss == q->emb_loss;
 }
 
-/* Threads for n plans (this process's share). */
+/* Threads for n plans (this process's share): o->threads, else every
+ * core (OpenMP's default thread count, which follows OMP_NUM_THREADS and
+ * the process's CPU mask; without OpenMP the cores online). */
 static int thread_count(const sc_search_opts *o, long n) {
 #ifdef _OPENMP
   long t = o->threads > 0 ? o->threads : omp_get_max_threads();
 #else
-  long t = 1;
+  long t = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
 #endif
   long most = (n + PLANS_PER_THREAD - 1) / PLANS_PER_THREAD;
   if (t > most) t = most;
@@ -595,26 +609,45 @@ static int worker_error(const worker *ws, int nt, sc_error *err) {
   return SC_OK;
 }
 
-/* The first pass over this process's share on thread t of nt, then
- * (with a topology) the best-first second pass: both in one parallel
- * region, so that a search forks and joins its threads once. The last
- * thread done with the first pass orders the bounded plans while the
- * others wait at the barrier. */
-static void both_passes(shared *sh, worker *ws, int nt, int t, sc_candidate *scratch, int k) {
-  int ok = worker_job(sh, ws, t) == 0;
+/* What the threads of a search run with (both_passes). */
+typedef struct passes {
+  shared *sh;
+  worker *ws;
+  int nt;
+  sc_candidate *scratch; /* the second pass's top k slots */
+  int k;
+} passes;
+
+/* On thread t of the crew: the first pass over this process's share,
+ * then (with a topology) the best-first second pass, so that a search
+ * starts its threads once. A thread that finds no point left shuts the
+ * crew's door (a helper starting later does nothing). The last thread
+ * done with the first pass orders the bounded plans while the others
+ * wait at the meeting. */
+static void both_passes(crew *c, void *ctx, int t) {
+  const passes *p = ctx;
+  shared *sh = p->sh;
+  int ok = worker_job(sh, p->ws, t) == 0;
   long lo, hi;
-  while (ok && !get_stop(sh) && deal_next(&sh->deal, t, &lo, &hi))
+  while (ok && !get_stop(sh) && deal_next(&sh->deal, t, &lo, &hi)) {
+    /* a helper that would start now would spend its cold start (its
+     * job, its memos, fresh memory) on too few plans; the plans left are
+     * read off the progress count (one shared counter, short by the
+     * plans not yet counted: up to TICK_EVERY and deal.c's chunk a thread),
+     * not summed over every thread's share */
+    if (sh->count - __atomic_load_n(&sh->done, __ATOMIC_RELAXED) < JOIN_MIN) crew_shut(c);
     for (long j = lo; j < hi && !get_stop(sh); j++) {
-      first_pass(sh, &ws[t], proc_point(sh, j));
-      tick(sh, &ws[t]);
+      first_pass(sh, &p->ws[t], proc_point(sh, j));
+      tick(sh, &p->ws[t]);
     }
-  if (!sh->topo) return; /* every thread alike: none reaches the barrier */
-  int done;
-#pragma omp atomic capture
-  done = ++sh->passed;
-  if (done == nt) order_bounded(sh, ws, nt, scratch, k);
-#pragma omp barrier
-  second_pass(sh, &ws[t]);
+  }
+  crew_shut(c);
+  if (!sh->topo) return; /* every thread alike: none meets */
+  if (crew_meet(c)) {
+    order_bounded(sh, p->ws, p->nt, p->scratch, p->k);
+    crew_go(c);
+  }
+  second_pass(sh, &p->ws[t]);
 }
 
 /* Both passes over this process's share of the space with nt workers,
@@ -623,8 +656,10 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
                sc_search_stats *st, sc_error *err) {
   int rc = deal_open(&sh->deal, sh->count, nt, same_unit, sh, err);
   if (rc != SC_OK) return rc;
-#pragma omp parallel num_threads(nt)
-  both_passes(sh, ws, nt, deal_thread(), scratch, k);
+  passes p = {sh, ws, nt, scratch, k};
+  pthread_mutex_init(&sh->mu, NULL);
+  crew_run(nt, both_passes, &p);
+  pthread_mutex_destroy(&sh->mu);
   deal_close(&sh->deal);
   rc = worker_error(ws, nt, err); /* of either pass */
   for (int t = 1; t < nt; t++) topk_merge(&ws[0].best, &ws[t].best);
@@ -800,8 +835,9 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   }
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
-    shared sh = {&b, &o, pts, n, rank, size, count, {0}, job_has_topology(job), 0, 0, t0,
-                 t0 - PROGRESS_EVERY_S, {0}, INFINITY, 0, NULL, 0, 0, {NULL, 0}, 0, SC_OK, {0}};
+    shared sh = {.base = &b, .o = &o, .pts = pts, .n = n, .rank = rank, .size = size,
+                 .count = count, .topo = job_has_topology(job), .t0 = t0,
+                 .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
   }

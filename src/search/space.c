@@ -282,7 +282,12 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
                         (long)SPACE_MAX_POINTS);
   pt_vec v = {0};
   sink list = {&v, 0, count.no_selective, 0, 0};
-  if (walk(base, g, o, &list)) {
+  /* the count's room at once (a doubling array copies itself, touching
+   * up to twice the pages: each a page fault the first time, as long as a
+   * few plans take) */
+  if (count.count > 0 && (v.v = mem_alloc(sizeof *v.v * (size_t)count.count)))
+    v.cap = (int)count.count;
+  if ((count.count > 0 && !v.v) || walk(base, g, o, &list)) {
     mem_free(v.v);
     return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
   }

@@ -1,0 +1,153 @@
+/*
+ * crew.c -- a search's threads, joining only while there is work; see
+ * crew.h.
+ *
+ * The helpers are detached: the caller never waits for a helper that has
+ * not started (under load that can be milliseconds, as long as the
+ * search), only for those that joined. So a helper may start after
+ * crew_run has returned; it then reads only the crew's block, finds the
+ * door shut and ends. The block is freed by whichever of the caller and
+ * the helpers lets go of it last (`refs`); the caller's context (ctx) is
+ * read only by helpers that joined, all of which have left fn before
+ * crew_run returns. A helper joins with one compare-and-swap on `door`
+ * (the door's bit and the count of threads in), without the lock: one
+ * that starts after the door is shut never touches the lock, so it cannot
+ * hold it while the system takes its core away from it (the working
+ * threads would then sleep on the lock, and wait for a core again when
+ * woken: milliseconds on a busy machine). `left` helpers have returned
+ * from fn; `arrived` joined threads are at the meeting, and `met` says
+ * its last one has called crew_go.
+ */
+#include "search/crew.h"
+
+#include <pthread.h>
+
+#include "core/mem.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CREW_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CREW_LSAN 1
+#endif
+#endif
+#ifdef CREW_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#define DOOR_OPEN 1
+
+/* A helper thread's argument: its crew and number. */
+typedef struct helper {
+  crew *c;
+  int t;
+} helper;
+
+struct crew {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;   /* signalled when a helper leaves fn and on crew_go */
+  int refs;            /* the caller and the helpers not yet ended (atomic) */
+  int door;            /* DOOR_OPEN | threads in (the caller included) << 1 (atomic) */
+  int left;            /* joined helpers returned from fn (under mu) */
+  int arrived;         /* joined threads at the meeting (under mu) */
+  int met;             /* crew_go called (under mu) */
+  crew_fn fn;
+  void *ctx;
+  helper h[];          /* h[t] for helper t, 1 <= t < nt */
+};
+
+/* Let go of c: the last holder frees it. */
+static void release(crew *c) {
+  if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+  pthread_cond_destroy(&c->cv);
+  pthread_mutex_destroy(&c->mu);
+  mem_free(c);
+}
+
+/* 1 when the calling helper got in: the door was open, and the count of
+ * threads in now counts it. */
+static int join(crew *c) {
+  int d = __atomic_load_n(&c->door, __ATOMIC_ACQUIRE);
+  while (d & DOOR_OPEN)
+    if (__atomic_compare_exchange_n(&c->door, &d, d + 2, 1, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return 1;
+  return 0;
+}
+
+static void *helper_main(void *arg) {
+  helper *h = arg;
+  crew *c = h->c;
+  if (join(c)) {
+    c->fn(c, c->ctx, h->t);
+    pthread_mutex_lock(&c->mu);
+    c->left++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+  }
+  release(c);
+  return NULL;
+}
+
+/* Shut the door: the threads in, the caller included (final from now). */
+static int shut(crew *c) {
+  return __atomic_and_fetch(&c->door, ~DOOR_OPEN, __ATOMIC_ACQ_REL) >> 1;
+}
+
+void crew_shut(crew *c) {
+  if (__atomic_load_n(&c->door, __ATOMIC_RELAXED) & DOOR_OPEN) shut(c);
+}
+
+int crew_meet(crew *c) {
+  int joined = shut(c); /* final: no thread joins once one has arrived */
+  pthread_mutex_lock(&c->mu);
+  int last = ++c->arrived == joined;
+  while (!last && !c->met) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  return last;
+}
+
+void crew_go(crew *c) {
+  pthread_mutex_lock(&c->mu);
+  c->met = 1;
+  pthread_cond_broadcast(&c->cv);
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* Start helpers 1 .. nt - 1 of c, detached; each one started holds a
+ * reference. */
+static void start_helpers(crew *c, int nt) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr)) return;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  for (int t = 1; t < nt; t++) {
+    c->h[t] = (helper){c, t};
+    __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+    pthread_t th;
+    if (pthread_create(&th, &attr, helper_main, &c->h[t])) {
+      __atomic_sub_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+      break;
+    }
+  }
+  pthread_attr_destroy(&attr);
+}
+
+void crew_run(int nt, crew_fn fn, void *ctx) {
+  crew *c = nt > 1 ? mem_alloc(sizeof *c + sizeof *c->h * (size_t)nt) : NULL;
+  crew one; /* nt 1, or no memory for the helpers: the caller alone */
+  if (!c) c = &one, nt = 1;
+  *c = (crew){.refs = 1, .door = DOOR_OPEN | 1 << 1, .fn = fn, .ctx = ctx};
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_cond_init(&c->cv, NULL);
+#ifdef CREW_LSAN
+  /* a helper not yet started when the process exits still holds it */
+  if (c != &one) __lsan_ignore_object(c);
+#endif
+  if (nt > 1) start_helpers(c, nt);
+  fn(c, ctx, 0);
+  int helpers = shut(c) - 1;
+  pthread_mutex_lock(&c->mu);
+  while (c->left < helpers) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  if (c != &one) release(c);
+  else pthread_cond_destroy(&c->cv), pthread_mutex_destroy(&c->mu);
+}

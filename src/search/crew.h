@@ -1,0 +1,49 @@
+/*
+ * crew.h -- the threads of one search: the calling thread and helpers
+ * that join only while there is work (module prefix: crew_).
+ *
+ * A search of a few milliseconds must not wait for a thread that has not
+ * started: on a machine whose cores are busy with other work a woken or
+ * new thread can wait milliseconds for a core, as long as the search
+ * itself. An OpenMP parallel region waits for every thread of its team
+ * at its end (and, the first time, for each new thread to start before
+ * the calling thread goes on), and GNU OpenMP's waiting threads spin,
+ * holding the core the late thread needs (docs/search.md, "Threads: a
+ * crew that waits for no late thread"). Here the calling thread works at
+ * once; a helper that starts after the door is shut (crew_shut: all the
+ * work has been handed out) does nothing and ends, and every wait
+ * sleeps (a mutex and a condition variable), so a waiting thread gives
+ * its core to the thread it waits for.
+ *
+ * Threads are numbered 0 (the caller) to nt - 1; helper t runs fn(ctx,
+ * t) if it joins in time. Nothing is global: each crew is its own
+ * threads, created by crew_run and joined before it returns.
+ */
+#ifndef SC_SEARCH_CREW_H
+#define SC_SEARCH_CREW_H
+
+typedef struct crew crew;
+
+/* What each thread of a crew runs: its number t (0: the caller). */
+typedef void (*crew_fn)(crew *c, void *ctx, int t);
+
+/* Run fn(c, ctx, 0) on the calling thread and fn(c, ctx, t) on up to
+ * nt - 1 helper threads, t = 1 .. nt - 1, each only if it starts before
+ * the door is shut; return once the caller's and every joined helper's
+ * fn have returned (the door is shut then if fn did not). A helper that
+ * cannot be created, or whose crew cannot be allocated, is a helper
+ * that never joins (the work is the caller's and the others'). */
+void crew_run(int nt, crew_fn fn, void *ctx);
+
+/* No helper joins after this (idempotent): call it once no work is left
+ * to hand out, so that a helper starting later ends without waiting. */
+void crew_shut(crew *c);
+
+/* A meeting of every thread that joined: shuts the door, then returns 1
+ * to the last thread to arrive, which must call crew_go once it has done
+ * what the others wait for; the others return 0 after crew_go. Every
+ * joined thread must call it, or none. */
+int crew_meet(crew *c);
+void crew_go(crew *c);
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * test_crew.c -- a search's threads (src/search/crew.h): helpers join
+ * while the door is open and never after, every joined thread runs once,
+ * a meeting waits for every joined thread and its last one acts alone,
+ * and crew_run returns only once every joined thread is done.
+ */
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <time.h>
+
+#include "search/crew.h"
+
+#define MAX_T 16
+
+typedef struct tally {
+  int calls[MAX_T];      /* fn calls per thread (atomic) */
+  int running;           /* threads inside fn (atomic) */
+  int total;             /* fn calls (atomic) */
+  int wait_all;          /* thread 0 waits until every helper has joined */
+  int shut_at_once;      /* thread 0 shuts the door first thing */
+  int nt;
+  /* meetings */
+  int before;            /* threads that reached the meeting (atomic) */
+  int lasts;             /* threads crew_meet returned 1 to (atomic) */
+  int seen_at_last;      /* `before` when the last one acted */
+  int acted;             /* the last one's work done (atomic) */
+  int saw_unacted;       /* a thread went on before the last one acted (atomic) */
+} tally;
+
+static void nap(long us) {
+  struct timespec t = {0, us * 1000};
+  nanosleep(&t, NULL);
+}
+
+static int get(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static void add(int *p, int v) { __atomic_add_fetch(p, v, __ATOMIC_ACQ_REL); }
+
+static void count(crew *c, void *ctx, int t) {
+  tally *y = ctx;
+  cr_assert(t >= 0 && t < y->nt, "thread %d of %d", t, y->nt);
+  add(&y->calls[t], 1);
+  add(&y->total, 1);
+  add(&y->running, 1);
+  if (t == 0 && y->shut_at_once) crew_shut(c);
+  /* every helper joins while the door is open (5 s at most) */
+  for (int i = 0; t == 0 && y->wait_all && get(&y->total) < y->nt && i < 5000; i++) nap(1000);
+  nap(200);
+  add(&y->running, -1);
+}
+
+Test(crew, every_helper_joins_while_the_door_is_open_and_runs_once) {
+  tally y = {.nt = 8, .wait_all = 1};
+  crew_run(y.nt, count, &y);
+  cr_assert_eq(y.total, y.nt, "%d of %d threads ran", y.total, y.nt);
+  for (int t = 0; t < y.nt; t++) cr_assert_eq(y.calls[t], 1, "thread %d ran %d times", t, y.calls[t]);
+  cr_assert_eq(get(&y.running), 0, "crew_run returned with %d threads in fn", get(&y.running));
+}
+
+Test(crew, no_helper_joins_after_the_door_is_shut) {
+  for (int round = 0; round < 20; round++) {
+    tally y = {.nt = 4, .shut_at_once = 1};
+    crew_run(y.nt, count, &y);
+    int ran = get(&y.total);
+    cr_assert_eq(get(&y.running), 0, "crew_run returned with %d threads in fn", get(&y.running));
+    cr_assert_eq(y.calls[0], 1, "the caller ran %d times", y.calls[0]);
+    nap(20000); /* helpers that start now find the door shut */
+    cr_assert_eq(get(&y.total), ran, "round %d: %d threads ran, %d after crew_run returned",
+                 round, ran, get(&y.total));
+  }
+}
+
+Test(crew, one_thread_is_the_caller_alone) {
+  tally y = {.nt = 1};
+  crew_run(1, count, &y);
+  cr_assert_eq(y.total, 1);
+  cr_assert_eq(y.calls[0], 1);
+}
+
+static void meet(crew *c, void *ctx, int t) {
+  tally *y = ctx;
+  add(&y->calls[t], 1);
+  add(&y->total, 1);
+  if (t == 0) nap(2000); /* let helpers join */
+  add(&y->before, 1);
+  if (crew_meet(c)) {
+    add(&y->lasts, 1);
+    y->seen_at_last = get(&y->before);
+    nap(1000);
+    add(&y->acted, 1);
+    crew_go(c);
+  } else if (!get(&y->acted)) {
+    add(&y->saw_unacted, 1);
+  }
+}
+
+Test(crew, a_meeting_waits_for_every_joined_thread) {
+  for (int round = 0; round < 20; round++) {
+    tally y = {.nt = 6};
+    crew_run(y.nt, meet, &y);
+    cr_assert_eq(y.lasts, 1, "round %d: %d threads were last", round, y.lasts);
+    cr_assert_eq(y.seen_at_last, y.total,
+                 "round %d: the last of %d joined threads acted when %d had arrived", round,
+                 y.total, y.seen_at_last);
+    cr_assert_eq(y.saw_unacted, 0, "round %d: %d threads went on before the last acted", round,
+                 y.saw_unacted);
+  }
+}

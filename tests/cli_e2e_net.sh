@@ -54,6 +54,13 @@ expect 2 "not a number" -- collective --ranks 8 --pcie fast
 expect 2 "--nvlink and --pcie both given: --pcie means the GPUs have no NVLink; give one of them" -- collective --ranks 8 --nvlink 100 --pcie 31.5
 expect 2 "pcie: the PCIe slot's x16 rate" -- collective --ranks 8 --pcie inf
 expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M
+# the conditions of the sweep, as the table's first line gives them (JSON had only op and ranks)
+expect 0 '"ranks_per_node": 8, "arch": 90, "link": "nvlink", "link_GBps": 450, "nic_Gbps": 200, "fabric": "efa", "host_cpu": "amd", "gpus_per_thread": 1, "topology": "rail:nodes=2"' -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 200 --fabric efa --host-cpu amd --topo rail:nodes=2 --format json --min 1M --max 1M
+expect 0 'NIC 200 Gb/s, fabric efa, host CPU amd' -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 200 --fabric efa --host-cpu amd --min 1M --max 1M
+expect 0 '"topology": null' -- collective --ranks 8 --format json --min 1M --max 1M
+# fat_tree of 8-GPU servers: hosts must be whole servers
+expect 0 "nvswitch 8, nic 64" -- topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8
+expect 2 "hosts=60 must be whole servers of gpus=8 (valid nearby: 56 or 64)" -- topo fat_tree:hosts=60,radix=16,levels=2,gpus=8
 expect 0 "busbw" -- collective --ranks 8 --topo ring:n=8 --algo ring --min 1M --max 4M
 # the 8 x A100 table reaches at least 200 GB/s bus bandwidth at 1 GiB
 out=$("$CLI" collective --ranks 8 --arch 80 --nvlink 300 --format csv --min 1G --max 1G 2>&1)

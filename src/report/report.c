@@ -1180,15 +1180,32 @@ static void coll_header(FILE *out, const sc_coll_sweep_opts *o, int flow) {
           sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch,
           o->pcie ? "PCIe" : "NVLink", o->nvlink_GBps,
           o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "");
+  if (o->fabric) fprintf(out, ", fabric %s", sc_fabric_name(o->fabric));
+  if (o->host_cpu) fprintf(out, ", host CPU %s", sc_host_cpu_name(o->host_cpu));
   if (o->gpus_per_thread > 1) fprintf(out, ", %d GPUs per host thread", o->gpus_per_thread);
   fputc('\n', out);
+}
+
+/* The JSON document's head: what the header line says, as keys, so that
+ * documents of different sweeps tell themselves apart. */
+static void coll_json_head(FILE *out, const sc_coll_sweep_opts *o, int flow) {
+  fprintf(out, "{\"op\": \"%s\", \"ranks\": %d, \"ranks_per_node\": %d, \"arch\": %d, "
+               "\"link\": \"%s\", \"link_GBps\": %.17g, \"nic_Gbps\": %.17g, "
+               "\"fabric\": \"%s\", \"host_cpu\": \"%s\", \"gpus_per_thread\": %d, "
+               "\"topology\": ",
+          sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch,
+          o->pcie ? "pcie" : "nvlink", o->nvlink_GBps, o->nic_Gbps, sc_fabric_name(o->fabric),
+          sc_host_cpu_name(o->host_cpu), o->gpus_per_thread > 1 ? o->gpus_per_thread : 1);
+  if (flow) esc_json(out, o->topo);
+  else fputs("null", out);
+  fputs(", \"rows\": [", out);
 }
 
 void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
   const sc_coll_sweep_opts *o = &s->opts;
   int flow = o->topo[0] != '\0';
   if (fmt == SC_FORMAT_JSON)
-    fprintf(out, "{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", sc_coll_op_name(o->op), o->ranks);
+    coll_json_head(out, o, flow);
   else if (fmt == SC_FORMAT_CSV)
     fprintf(out, "bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
             flow ? ",flow_us,flow_busbw_GBps" : "");

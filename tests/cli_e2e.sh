@@ -247,6 +247,11 @@ if grep -q " 0 TFLOP/s\|HBM" <<<"$presets_out" ||
    ! grep -q "mi300x .* GB/s Infinity Fabric$" <<<"$presets_out"; then
   echo "FAIL: presets: a zero peak, 'HBM', or a link named for what it is not"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
+# JSON and CSV carry what the table says of a cluster (its fabric, its host
+# side) and whole byte counts (80 GiB, not 8.58993e+10)
+expect 0 '"name": "aws-p5", "gpu": "h100-sxm5-80gb", "gpus_per_node": 8, "nvlink_domain": 8, "nic_Bps": 50000000000, "fabric": "efa"' -- presets --format json
+expect 0 '"name": "h100-sxm5-80gb", "tflops_16bit": 989.4, "hbm_bytes": 85899345920,' -- presets --format json
+expect 0 'cluster,dgx-a100,,,,,,,,,,,a100-sxm4-80gb,8,8,25000000000,,,,,infiniband,2,0,409600000000,2000000000000' -- presets --format csv
 expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64

@@ -1315,7 +1315,8 @@ static void presets_table(FILE *out) {
  * that kind (the other CSV columns blank). */
 static const char PRESET_CSV_HEADER[] =
     "kind,name,tflops_16bit,hbm_bytes,hbm_Bps,nvlink_Bps,params,layers,hidden,heads,kv_heads,"
-    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps,dense_tflops,dense_dtype,link\n";
+    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps,dense_tflops,dense_dtype,link,fp8_tflops,"
+    "fabric,host_gpus_per_link,host_link_Bps,host_mem_Bps,host_mem_bytes\n";
 
 static void presets_csv(FILE *out) {
   fputs(PRESET_CSV_HEADER, out);
@@ -1325,8 +1326,9 @@ static void presets_csv(FILE *out) {
     esc_csv(out, g->name, ',');
     sc_dtype dt;
     double tf = gpu_dense_tflops(g, &dt);
-    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,,%.6g,%s,%s\n", gpu_tflops16(g), g->hbm_bytes,
-            g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_key(g->link));
+    fprintf(out, "%.15g,%.15g,%.15g,%.15g,,,,,,,,,,,%.15g,%s,%s,%.15g,,,,,\n", gpu_tflops16(g),
+            g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_key(g->link),
+            g->peak_flops[SC_FP8] / 1e12);
   }
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
@@ -1334,8 +1336,8 @@ static void presets_csv(FILE *out) {
     esc_csv(out, m->name, ',');
     int sh[5];
     preset_shape(m, sh);
-    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2],
-            sh[3], sh[4]);
+    fprintf(out, ",,,,%.15g,%d,%d,%d,%d,%d,,,,,,,,,,,,,\n", sc_model_params(m), sh[0], sh[1],
+            sh[2], sh[3], sh[4]);
   }
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
@@ -1343,7 +1345,10 @@ static void presets_csv(FILE *out) {
     esc_csv(out, c->name, ',');
     fprintf(out, ",,,,,,,,,,");
     esc_csv(out, c->gpu.name, ',');
-    fprintf(out, "%d,%d,%.6g,,,\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+    const sc_host *h = &c->host;
+    fprintf(out, "%d,%d,%.15g,,,,,%s,%d,%.15g,%.15g,%.15g\n", c->gpus_per_node, c->nvlink_domain,
+            c->nic_bw, sc_fabric_name(c->fabric), h->gpus_per_link > 1 ? h->gpus_per_link : 1,
+            h->link_bw, h->mem_bw, h->mem_bytes);
   }
 }
 
@@ -1355,11 +1360,11 @@ static void presets_json(FILE *out) {
     esc_json(out, g->name);
     sc_dtype dt;
     double tf = gpu_dense_tflops(g, &dt);
-    fprintf(out, ", \"tflops_16bit\": %.6g, \"hbm_bytes\": %.6g, \"hbm_Bps\": %.6g, "
-                 "\"nvlink_Bps\": %.6g, \"dense_tflops\": %.6g, \"dense_dtype\": \"%s\", "
-                 "\"link\": \"%s\"}",
+    fprintf(out, ", \"tflops_16bit\": %.15g, \"hbm_bytes\": %.15g, \"hbm_Bps\": %.15g, "
+                 "\"nvlink_Bps\": %.15g, \"dense_tflops\": %.15g, \"dense_dtype\": \"%s\", "
+                 "\"link\": \"%s\", \"fp8_tflops\": %.15g}",
             gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt),
-            gpu_link_key(g->link));
+            gpu_link_key(g->link), g->peak_flops[SC_FP8] / 1e12);
   }
   fprintf(out, "],\n \"models\": [");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
@@ -1368,7 +1373,7 @@ static void presets_json(FILE *out) {
     preset_shape(m, sh);
     fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
     esc_json(out, m->name);
-    fprintf(out, ", \"params\": %.6g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
+    fprintf(out, ", \"params\": %.15g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
                  "\"kv_heads\": %d, \"seq\": %d}", sc_model_params(m), sh[0], sh[1], sh[2],
             sh[3], sh[4]);
   }
@@ -1379,8 +1384,12 @@ static void presets_json(FILE *out) {
     esc_json(out, c->name);
     fprintf(out, ", \"gpu\": ");
     esc_json(out, c->gpu.name);
-    fprintf(out, ", \"gpus_per_node\": %d, \"nvlink_domain\": %d, \"nic_Bps\": %.6g}",
-            c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+    const sc_host *h = &c->host;
+    fprintf(out, ", \"gpus_per_node\": %d, \"nvlink_domain\": %d, \"nic_Bps\": %.15g, "
+                 "\"fabric\": \"%s\", \"host_gpus_per_link\": %d, \"host_link_Bps\": %.15g, "
+                 "\"host_mem_Bps\": %.15g, \"host_mem_bytes\": %.15g}",
+            c->gpus_per_node, c->nvlink_domain, c->nic_bw, sc_fabric_name(c->fabric),
+            h->gpus_per_link > 1 ? h->gpus_per_link : 1, h->link_bw, h->mem_bw, h->mem_bytes);
   }
   fprintf(out, "]}\n");
 }

@@ -58,6 +58,9 @@ expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M
 expect 0 '"ranks_per_node": 8, "arch": 90, "link": "nvlink", "link_GBps": 450, "nic_Gbps": 200, "fabric": "efa", "host_cpu": "amd", "gpus_per_thread": 1, "topology": "rail:nodes=2"' -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 200 --fabric efa --host-cpu amd --topo rail:nodes=2 --format json --min 1M --max 1M
 expect 0 'NIC 200 Gb/s, fabric efa, host CPU amd' -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 200 --fabric efa --host-cpu amd --min 1M --max 1M
 expect 0 '"topology": null' -- collective --ranks 8 --format json --min 1M --max 1M
+# predict says on which fabric and topology it ran (it did not)
+expect 0 "network   efa; topology rail:nodes=64,gpus=8,nvlink=450,nic=400; failed n0.nic3-rail3" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=64,gpus=8,nvlink=450,nic=400 --set cluster.fabric=efa --set cluster.link_fail=n0.nic3-rail3
+expect 0 '"nic_Gbps": 400, "fabric": "roce", "topology": "fat_tree:hosts=512,radix=64,levels=2,oversub=2,bw=50,gpus=8,nvlink=450"}' -- predict examples/llama3-70b-512-h100.json --set cluster.topology=fat_tree:hosts=512,radix=64,levels=2,oversub=2,bw=50,gpus=8,nvlink=450 --set cluster.fabric=roce --format json
 # fat_tree of 8-GPU servers: hosts must be whole servers
 expect 0 "nvswitch 8, nic 64" -- topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8
 expect 2 "hosts=60 must be whole servers of gpus=8 (valid nearby: 56 or 64)" -- topo fat_tree:hosts=60,radix=16,levels=2,gpus=8

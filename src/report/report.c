@@ -245,6 +245,24 @@ static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   }
 }
 
+/* The network line of predict's table, where the cluster states more than
+ * its NIC rate: a fabric other than InfiniBand, the topology the network
+ * engine runs and its failed or slowed cables (escaped; nothing
+ * otherwise, so that runs on different fabrics tell themselves apart). */
+static void pred_table_network(FILE *out, const sc_cluster *c) {
+  if (!c->fabric && !c->topology[0]) return;
+  char t[3 * sizeof c->topology];
+  fprintf(out, "  network   %s", sc_fabric_name(c->fabric));
+  const char *what[] = {"topology", "failed", "slowed"};
+  const char *val[] = {c->topology, c->link_fail, c->link_degrade};
+  for (int i = 0; i < 3; i++)
+    if (val[i][0]) {
+      esc_text(t, sizeof t, val[i]);
+      fprintf(out, "; %s %s", what[i], t);
+    }
+  fputc('\n', out);
+}
+
 static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
                        double train_tokens) {
   const sc_plan *p = &s->plan;
@@ -284,6 +302,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  cluster   %d x %s, %d per node%s, %s %.0f GB/s, NIC %.0f Gb/s per GPU%s\n",
           c->gpus, gpu, c->gpus_per_node, node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9, from);
+  pred_table_network(out, c);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
@@ -384,10 +403,13 @@ static void pred_json_setup(FILE *out, const sc_scenario *s) {
   }
   const sc_cluster *c = &s->cluster;
   fprintf(out, " \"cluster\": {\"gpus_per_node\": %d, \"nvlink_domain\": %d, \"link\": \"%s\", "
-               "\"link_GBps\": %.6g, \"nic_Gbps\": %.6g},\n",
+               "\"link_GBps\": %.6g, \"nic_Gbps\": %.6g, \"fabric\": \"%s\", \"topology\": ",
           c->gpus_per_node, c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node,
           gpu_link_key(c->gpu.link), (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9,
-          c->nic_bw * 8 / 1e9);
+          c->nic_bw * 8 / 1e9, sc_fabric_name(c->fabric));
+  if (c->topology[0]) esc_json(out, c->topology);
+  else fputs("null", out);
+  fputs("},\n", out);
 }
 
 /* The fields of a prediction's JSON object, without its braces: the

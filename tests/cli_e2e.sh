@@ -241,6 +241,8 @@ expect 0 "a100-sxm4-80gb" -- presets
 # has no 16-bit path; its fp32 at the 562 MHz base clock), "memory" (GDDR boards
 # too), the link by its kind
 expect 0 "k80                  2.8 TFLOP/s fp32" -- presets
+# an AMD cluster's GPU-to-GPU domain is Infinity Fabric, not NVLink
+expect 0 "azure-nd-mi300x-v5 mi300x, 8 GPUs per node, Infinity Fabric domain 8," -- presets
 presets_out=$("$CLI" presets)
 if grep -q " 0 TFLOP/s\|HBM" <<<"$presets_out" ||
    grep -- "-pcie-" <<<"$presets_out" | grep -qv "GB/s PCIe$" ||

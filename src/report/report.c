@@ -1325,8 +1325,12 @@ static void presets_table(FILE *out) {
   fprintf(out, "\nClusters (cluster.preset):\n");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
-    fprintf(out, "  %-18s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU",
-            c->name, c->gpu.name, c->gpus_per_node, c->nvlink_domain, c->nic_bw * 8 / 1e9);
+    /* the GPU-to-GPU domain by its GPU preset's link (Infinity Fabric on
+     * AMD; the cluster table holds the GPU's id only) */
+    const sc_gpu *g = sc_gpu_preset(c->gpu.name);
+    fprintf(out, "  %-18s %s, %d GPUs per node, %s domain %d, NIC %.0f Gb/s per GPU", c->name,
+            c->gpu.name, c->gpus_per_node, gpu_link_label(g ? g->link : c->gpu.link),
+            c->nvlink_domain, c->nic_bw * 8 / 1e9);
     if (c->fabric) fprintf(out, " (%s)", sc_fabric_name(c->fabric));
     preset_host(out, &c->host);
     fputc('\n', out);

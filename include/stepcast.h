@@ -1246,6 +1246,13 @@ void sc_topo_free(sc_topo *t);
 /* Number of GPUs of t; rank i of sc_coll_simulate runs on the i-th. */
 int sc_topo_gpus(const sc_topo *t);
 
+/* SC_OK when the NVLink domains of t's first `ranks` GPUs hold `per` of
+ * them (min(per, ranks)), as a job with `per` ranks per node or domain
+ * assumes; GPUs on no NVSwitch are not judged. Else SC_EINPUT with err
+ * naming `key` (the caller's name of per), the GPU, its NVSwitch and the
+ * count. ranks <= sc_topo_gpus(t), 1 <= per. */
+int sc_topo_domain_check(const sc_topo *t, int ranks, int per, const char *key, sc_error *err);
+
 /* Human summary to out: counts per kind of node, links, bandwidth range. */
 void sc_topo_describe(const sc_topo *t, FILE *out);
 

@@ -61,6 +61,11 @@ expect 0 '"topology": null' -- collective --ranks 8 --format json --min 1M --max
 # predict says on which fabric and topology it ran (it did not)
 expect 0 "network   efa; topology rail:nodes=64,gpus=8,nvlink=450,nic=400; failed n0.nic3-rail3" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=64,gpus=8,nvlink=450,nic=400 --set cluster.fabric=efa --set cluster.link_fail=n0.nic3-rail3
 expect 0 '"nic_Gbps": 400, "fabric": "roce", "topology": "fat_tree:hosts=512,radix=64,levels=2,oversub=2,bw=50,gpus=8,nvlink=450"}' -- predict examples/llama3-70b-512-h100.json --set cluster.topology=fat_tree:hosts=512,radix=64,levels=2,oversub=2,bw=50,gpus=8,nvlink=450 --set cluster.fabric=roce --format json
+# a job whose NVLink domain is not the topology's is refused (the closed
+# form is scaled from a reference fabric of the job's domain: --ppn 4 on
+# servers of 8 ran 4x slower than the same ranks at --ppn 8)
+expect 2 "ranks_per_node 4, but topology rail:nodes=2,gpus=8 puts 8 GPUs on NVSwitch n0.nvs" -- collective --ranks 16 --ppn 4 --topo rail:nodes=2,gpus=8 --min 1M --max 1M
+expect 2 "cluster.topology: cluster.nvlink_domain 8, but topology rail:nodes=128,gpus=4,nvlink=450,nic=400 puts 4 GPUs on NVSwitch n0.nvs" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=128,gpus=4,nvlink=450,nic=400
 # fat_tree of 8-GPU servers: hosts must be whole servers
 expect 0 "nvswitch 8, nic 64" -- topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8
 expect 2 "hosts=60 must be whole servers of gpus=8 (valid nearby: 56 or 64)" -- topo fat_tree:hosts=60,radix=16,levels=2,gpus=8

@@ -189,3 +189,22 @@ Test(net_topo, fat_tree_of_servers) {
   cr_expect_eq(topo_gen("fat_tree:hosts=30,radix=8,levels=2,gpus=8", &t, &e), SC_EINPUT);
   cr_expect(strstr(e.msg, "valid nearby: 24 or 32"), "%s", e.msg);
 }
+
+/* A job's NVLink domain against the topology's NVSwitches: rail servers
+ * of 8 take 8 per domain (or all ranks, fewer than 8), not 4; a fat-tree
+ * of single-GPU hosts has no NVSwitch and is not judged. */
+Test(net_topo, nvlink_domains_agree_with_the_job) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen("rail:nodes=2,gpus=8", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 8, "ppn", &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 4, 4, "ppn", &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 4, "ppn", &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "ppn 4, but topology rail:nodes=2,gpus=8 puts 8 GPUs on NVSwitch "
+                          "n0.nvs (GPU n0.gpu0, rank 0): give ppn 8"), "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 16, "ppn", &e), SC_EINPUT);
+  topo_free(t);
+  cr_assert_eq(topo_gen("fat_tree:hosts=16,radix=8,levels=2", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 8, "ppn", &e), SC_OK, "%s", e.msg);
+  topo_free(t);
+}

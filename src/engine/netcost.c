@@ -124,6 +124,20 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
     topo_free(t);
     return SC_EINPUT;
   }
+  /* the closed form's NVLink domain (when the cluster states one) is the
+   * topology's, else every collective is scaled from a reference fabric
+   * the topology is not */
+  int dom = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+  if (dom > 0)
+    rc = topo_domain_check(t, c->gpus, dom, c->nvlink_domain > 0 ? "cluster.nvlink_domain"
+                                                                  : "cluster.gpus_per_node", err);
+  if (rc != SC_OK) {
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    sc_error_set(err, SC_EINPUT, "cluster.topology: %s", msg);
+    topo_free(t);
+    return rc;
+  }
   ncost *n = mem_calloc(1, sizeof *n);
   core *shared = mem_calloc(1, sizeof *shared);
   route_table *rt = route_new(t, ROUTE_ECMP);

@@ -48,6 +48,10 @@ void sc_topo_free(sc_topo *t) {
 
 int sc_topo_gpus(const sc_topo *t) { return t->t->n_gpus; }
 
+int sc_topo_domain_check(const sc_topo *t, int ranks, int per, const char *key, sc_error *err) {
+  return topo_domain_check(t->t, ranks, per, key, err);
+}
+
 void sc_topo_describe(const sc_topo *t, FILE *out) { topo_describe(t->t, out); }
 
 int sc_topo_check(const sc_topo *t, sc_error *err, char *warn, size_t warn_size) {

@@ -503,6 +503,29 @@ void sc_html_validation(FILE *out, const sc_validation *sets, int n) {
 
 /* ----------------------------------------------------------- collective */
 
+/* The sweep's conditions and every size's figures, as the command's
+ * table gives them (the chart alone showed neither). */
+static void coll_points_table(FILE *out, const sc_coll_sweep *sw, int flow) {
+  const sc_coll_sweep_opts *o = &sw->opts;
+  fprintf(out, "<p>sm%d, %s %g GB/s per GPU per direction, NIC %g Gb/s per GPU, %s",
+          o->arch, o->pcie ? "PCIe" : "NVLink", o->nvlink_GBps, o->nic_Gbps,
+          sc_fabric_name(o->fabric));
+  if (o->host_cpu) fprintf(out, ", host CPU %s", sc_host_cpu_name(o->host_cpu));
+  if (o->gpus_per_thread > 1) fprintf(out, ", %d GPUs per host thread", o->gpus_per_thread);
+  fprintf(out, "</p>\n<table>\n<tr><th>size (B)</th><th>time (us)</th><th>algbw (GB/s)</th>"
+               "<th>busbw (GB/s)</th><th>NCCL algorithm</th>%s</tr>\n",
+          flow ? "<th>flow (us)</th><th>flow busbw (GB/s)</th>" : "");
+  for (int i = 0; i < sw->n; i++) {
+    const sc_coll_point *p = &sw->points[i];
+    fprintf(out, "<tr><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%s/%s</td>",
+            p->bytes, p->nccl.time * 1e6, p->algbw / 1e9, p->busbw / 1e9, p->nccl.algo,
+            p->nccl.proto);
+    if (flow) fprintf(out, "<td>%.2f</td><td>%.2f</td>", p->flow_s * 1e6, p->flow_busbw / 1e9);
+    fprintf(out, "</tr>\n");
+  }
+  fprintf(out, "</table>\n");
+}
+
 void sc_html_collective(FILE *out, const sc_coll_sweep *sw) {
   const sc_coll_sweep_opts *o = &sw->opts;
   char title[400];
@@ -524,16 +547,28 @@ void sc_html_collective(FILE *out, const sc_coll_sweep *sw) {
   scale x = {b0, b1, f.l, f.r, 1}, y = {y0, y1, f.b, f.t, 0};
   svg_axes(out, &f, &x, &y, "message size, bytes (log)", "bus bandwidth, GB/s");
   for (int s = 0; s < 1 + flow && sw->n > 0; s++) {
-    fprintf(out, "<path class=\"series\" data-name=\"%s\" fill=\"none\" stroke=\"%s\" "
-                 "stroke-width=\"2\" d=\"", s ? "flow engine" : "NCCL model", colour(s));
+    fprintf(out, "<g class=\"series\" data-name=\"%s\" fill=\"%s\"><path fill=\"none\" "
+                 "stroke=\"%s\" stroke-width=\"2\" d=\"", s ? "flow engine" : "NCCL model",
+            colour(s), colour(s));
     for (int i = 0; i < sw->n; i++) {
       const sc_coll_point *p = &sw->points[i];
       fprintf(out, "%s%.2f %.2f", i ? " L" : "M", sc_at(&x, p->bytes),
               sc_at(&y, (s ? p->flow_busbw : p->busbw) / 1e9));
     }
     fprintf(out, "\"/>\n");
+    for (int i = 0; i < sw->n; i++) { /* each size, its values on hover */
+      const sc_coll_point *p = &sw->points[i];
+      double t = s ? p->flow_s : p->nccl.time, bus = s ? p->flow_busbw : p->busbw;
+      char pick[64] = "";
+      if (!s) snprintf(pick, sizeof pick, ", %s/%s", p->nccl.algo, p->nccl.proto);
+      fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\"><title>%.0f B: %.2f us, "
+                   "busbw %.2f GB/s%s</title></circle>\n",
+              sc_at(&x, p->bytes), sc_at(&y, bus / 1e9), p->bytes, t * 1e6, bus / 1e9, pick);
+    }
+    fprintf(out, "</g>\n");
     svg_legend(out, &f, s, colour(s), s ? "flow engine on the topology" : "NCCL model");
   }
   svg_close(out);
+  coll_points_table(out, sw, flow);
   html_tail(out);
 }

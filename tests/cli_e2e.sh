@@ -111,6 +111,10 @@ expect 0 "step_s,tokens_per_s" -- predict --format csv
 expect 0 "flash_attn" -- predict --ops
 expect 0 "days for 1.5e+13 tokens" -- predict --train-tokens 15e12
 expect 0 '"train_days":' -- predict --train-tokens 15e12 --format json
+# JSON carries the table's GPU-hours: days x 24 x GPUs (the default's 1,024 GPUs)
+out=$("$CLI" predict --train-tokens 15e12 --format json 2>&1)
+if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); h=d["train_gpu_hours"]; w=d["train_days"]*24*d["gpus"]; sys.exit(0 if abs(h-w) <= 1e-5*w else 1)' "$out"; then pass=$((pass + 1))
+else echo "FAIL: train_gpu_hours is not train_days x 24 x gpus"; fail=$((fail + 1)); fi
 expect 2 "--train-tokens expects" -- predict --train-tokens -3
 expect 2 'plan.attention: "flash3" needs a Hopper' -- predict --set plan.attention=flash3
 expect 0 "attention flash3" -- predict -g h100-sxm5-80gb --set plan.attention=flash3

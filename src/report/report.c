@@ -444,8 +444,9 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           r->model_flops, r->params);
   pred_json_setup(out, s);
   if (train_tokens > 0 && isfinite(train_tokens))
-    fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
-            train_tokens / r->tokens_per_s / 86400);
+    fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g, \"train_gpu_hours\": %.6g,\n",
+            train_tokens, train_tokens / r->tokens_per_s / 86400,
+            train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
   part pt[9];
   int n = parts(r, pt);
   fprintf(out, " \"time_s\": {");

@@ -930,6 +930,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           dtype_col ? "dtypes " : "", types, attn);
+  pred_table_network(out, &s->cluster); /* as predict says it */
   double walk = st->seconds - st->rerank_seconds; /* plans/s: of the walk alone */
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,

@@ -117,22 +117,24 @@ Test(ncoll, two_collectives_sharing_a_link_each_get_half) {
  * rail-optimized Clos and on a 2-level fat-tree of radix-16 leaves
  * (fat_tree gpus=8: a server's NICs on one leaf): NCCL's rings pair GPU g
  * of each server, which the rails join on their own switch and the
- * fat-tree hashes over its spines; 2:1 and 4:1 oversubscription halve
- * and quarter what the spines carry. Each step is slower than the last,
- * and all of them at least the reference fabric's closed form. */
-Test(ncoll, rails_beat_a_fat_tree_of_the_same_servers_and_oversubscription_costs) {
+ * fat-tree routes over its spines (no faster than the rails; how much
+ * slower is the routing's hash, docs/network.md); 2:1 and 4:1
+ * oversubscription halve and quarter what the spines carry, each
+ * slower than the last. */
+Test(ncoll, fat_tree_of_the_same_servers_no_faster_than_rails_and_oversubscription_costs) {
   coll_group g = h100x16;
   g.ranks = 64;
   double b = 1 << 28, want = coll_nccl_time(COLL_ALL_REDUCE, b, &g).time;
   double rail = on_topo("rail:nodes=8,gpus=8,nvlink=450,nic=400", COLL_ALL_REDUCE, b, &g);
-  double prev = rail;
   cr_expect(fabs(rail - want) <= 0.05 * want, "rails %g s, closed form %g s", rail, want);
+  double prev = 0;
   for (int o = 1; o <= 4; o *= 2) {
     char spec[128];
     snprintf(spec, sizeof spec,
              "fat_tree:hosts=64,radix=16,levels=2,oversub=%d,bw=50,gpus=8,nvlink=450", o);
     double t = on_topo(spec, COLL_ALL_REDUCE, b, &g);
-    cr_expect(t > 1.3 * prev, "%s: %g s, the step before %g s", spec, t, prev);
+    cr_expect(t >= 0.999 * rail, "%s: %g s, rails %g s", spec, t, rail);
+    cr_expect(t > 1.3 * prev, "%s: %g s, half the oversubscription %g s", spec, t, prev);
     prev = t;
   }
 }

@@ -1648,6 +1648,9 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
                size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
+/* `stepcast presets --format json` (sc_report_presets) into *out
+ * (malloc'd; sc_free): SC_OK, or SC_ENOMEM with *out NULL. */
+int sc_presets_json(char **out, sc_error *err);
 /* sc_collective_json, and when html is not NULL the page of `stepcast
  * collective --html FILE` (sc_html_collective) written to that file after
  * the document ("-" is SC_EINPUT; SC_EIO "html: cannot write PATH

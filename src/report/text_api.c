@@ -316,4 +316,13 @@ int sc_collective_json_ex(const sc_coll_sweep_opts *o, const char *html, char **
   return rc;
 }
 
+int sc_presets_json(char **out, sc_error *err) {
+  *out = NULL;
+  mstream m;
+  int rc = mstream_open(&m, err);
+  if (rc != SC_OK) return rc;
+  sc_report_presets(m.f, SC_FORMAT_JSON);
+  return mstream_close(&m, out, err);
+}
+
 void sc_free(void *p) { free(p); }

@@ -259,6 +259,8 @@ expect 0 '"name": "aws-p5", "gpu": "h100-sxm5-80gb", "gpus_per_node": 8, "nvlink
 expect 0 '"name": "h100-sxm5-80gb", "tflops_16bit": 989.4, "hbm_bytes": 85899345920,' -- presets --format json
 expect 0 'cluster,dgx-a100,,,,,,,,,,,a100-sxm4-80gb,8,8,25000000000,,,,,infiniband,2,0,409600000000,2000000000000' -- presets --format csv
 expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
+# search --html draws memory in GiB, as its tooltips and the table (its axis was bytes)
+expect 0 "memory per GPU, GiB" -- search -m gpt3-13b -n 64 --gb 256 --top 5 --no-rerank --html -
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64
 # search --help gives --tp one meaning: the fixed degree, not "same as --set plan.tp"

@@ -330,8 +330,9 @@ void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
 
 /* ------------------------------------------------------------- a search */
 
-/* Write the Pareto front of the n plans (time x, memory y, both lower is
- * better) as a staircase path: the plans no other plan beats on both. */
+/* Write the Pareto front of the n plans (time x, memory y in GiB, both
+ * lower is better) as a staircase path: the plans no other plan beats on
+ * both. */
 static void pareto_path(FILE *out, const sc_candidate *c, int n, const scale *x,
                         const scale *y) {
   /* c is sorted by step time (sc_search): a plan is on the front when its
@@ -343,7 +344,7 @@ static void pareto_path(FILE *out, const sc_candidate *c, int n, const scale *x,
   for (int i = 0; i < n; i++) {
     double m = c[i].result.mem.total;
     if (!(m < best_mem)) continue;
-    double px = sc_at(x, c[i].result.step_s), py = sc_at(y, m);
+    double px = sc_at(x, c[i].result.step_s), py = sc_at(y, m / GIB);
     if (first) fprintf(out, "M%.2f %.2f", px, py);
     else fprintf(out, " H%.2f V%.2f", px, py);
     first = 0;
@@ -360,10 +361,11 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
   html_head(out, title);
   fprintf(out, "<p>%ld plans tried, %ld valid, %ld fit in memory; %d shown below (the fastest, "
                "fitting or not).</p>\n", st->tried, st->valid, st->fit, n);
-  double t0 = INFINITY, t1 = 0, m0 = INFINITY, m1 = 0, cap = s->cluster.gpu.hbm_bytes;
+  /* memory in GiB, as the tooltips and the tables give it */
+  double t0 = INFINITY, t1 = 0, m0 = INFINITY, m1 = 0, cap = s->cluster.gpu.hbm_bytes / GIB;
   for (int i = 0; i < n; i++) {
     t0 = fmin(t0, plans[i].result.step_s), t1 = fmax(t1, plans[i].result.step_s);
-    m0 = fmin(m0, plans[i].result.mem.total), m1 = fmax(m1, plans[i].result.mem.total);
+    m0 = fmin(m0, plans[i].result.mem.total / GIB), m1 = fmax(m1, plans[i].result.mem.total / GIB);
   }
   if (n == 0) t0 = 1, t1 = 10, m0 = 0, m1 = 0; /* empty axes, no NaN */
   m1 = fmax(m1, cap);
@@ -375,7 +377,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
   svg_open(out, "pareto", &f, has * 2 + has_chosen,
            "Plans: step time against memory per GPU, Pareto front and chosen plan");
   scale x = {t0, t1, f.l, f.r, 1}, y = {m0, m1, f.b, f.t, 0};
-  svg_axes(out, &f, &x, &y, "step time, s (log)", "memory per GPU, bytes");
+  svg_axes(out, &f, &x, &y, "step time, s (log)", "memory per GPU, GiB");
   if (cap > 0)
     fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#c00\" "
                  "stroke-dasharray=\"4 3\"/><text x=\"%.2f\" y=\"%.2f\">GPU memory</text>\n",
@@ -386,7 +388,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
     for (int i = 0; i < n; i++)
       fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\"><title>tp %d pp %d dp %d mb %ld: "
                    "%.4g s, %.1f GiB%s</title></circle>\n",
-              sc_at(&x, plans[i].result.step_s), sc_at(&y, plans[i].result.mem.total),
+              sc_at(&x, plans[i].result.step_s), sc_at(&y, plans[i].result.mem.total / GIB),
               plans[i].plan.tp, plans[i].plan.pp, plans[i].plan.dp, plans[i].plan.micro_batch,
               plans[i].result.step_s, plans[i].result.mem.total / GIB,
               report_marginal(s, &plans[i].result.mem) ? " (marginal)" : "");
@@ -399,7 +401,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
     const sc_candidate *c = &plans[chosen];
     fprintf(out, "<g class=\"series\" data-name=\"chosen\"><circle cx=\"%.2f\" cy=\"%.2f\" "
                  "r=\"8\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/></g>\n",
-            sc_at(&x, c->result.step_s), sc_at(&y, c->result.mem.total), colour(2));
+            sc_at(&x, c->result.step_s), sc_at(&y, c->result.mem.total / GIB), colour(2));
     char lab[96];
     snprintf(lab, sizeof lab, "chosen: tp %d pp %d dp %d, %.3g s", c->plan.tp, c->plan.pp,
              c->plan.dp, c->result.step_s);

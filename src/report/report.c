@@ -1298,7 +1298,7 @@ static void preset_shape(const sc_model *m, int sh[5]) {
 }
 
 static void presets_table(FILE *out) {
-  fprintf(out, "GPUs (cluster.gpu):\n");
+  fprintf(out, "GPUs (cluster.gpu): dense peak, memory, GPU-to-GPU link per direction\n");
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     sc_dtype dt;

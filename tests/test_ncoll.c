@@ -138,3 +138,18 @@ Test(ncoll, fat_tree_of_the_same_servers_no_faster_than_rails_and_oversubscripti
     prev = t;
   }
 }
+
+/* rail oversub=N divides the rail-to-spine links: NCCL's rings stay on
+ * their rails (all-reduce as fast at 4:1), an all-to-all's cross-rail
+ * traffic climbs to the spines and slows. */
+Test(ncoll, rail_oversubscription_slows_all_to_all_not_rings) {
+  coll_group g = h100x16;
+  g.ranks = 64;
+  double b = 1 << 28;
+  const char *full = "rail:nodes=8,gpus=8,nvlink=450,nic=400";
+  const char *over = "rail:nodes=8,gpus=8,nvlink=450,nic=400,oversub=4";
+  double ar1 = on_topo(full, COLL_ALL_REDUCE, b, &g), ar4 = on_topo(over, COLL_ALL_REDUCE, b, &g);
+  double a2a1 = on_topo(full, COLL_ALL_TO_ALL, b, &g), a2a4 = on_topo(over, COLL_ALL_TO_ALL, b, &g);
+  cr_expect(fabs(ar4 - ar1) <= 1e-3 * ar1, "all-reduce 1:1 %g s, 4:1 %g s", ar1, ar4);
+  cr_expect(a2a4 > 1.3 * a2a1, "all-to-all 1:1 %g s, 4:1 %g s", a2a1, a2a4);
+}

@@ -165,7 +165,8 @@ static int server(topo *t, int s, int gpus, double nvlink, double nic, double la
 }
 
 /* Rail-optimized Clos (DGX/HGX SuperPOD): NIC g of every server goes to
- * rail switch g; `spines` switches join the rails. */
+ * rail switch g; `spines` switches join the rails, with 1/`oversub` of
+ * the bandwidth the rail's NICs bring (oversub 2: 2:1 above the rails). */
 static int build_rail(topo *t, const gen_args *a) {
   int nodes = (int)A("nodes"), gpus = (int)A("gpus"), spines = (int)A("spines");
   double nvl = A("nvlink") * GB, nic = A("nic") * GB / 8, lat = A("lat") * US;
@@ -193,7 +194,8 @@ static int build_rail(topo *t, const gen_args *a) {
     if (sp < 0) rc = -1;
     /* each rail switch spreads its nodes' bandwidth over the spines */
     for (int g = 0; g < gpus && !rc; g++)
-      if (topo_add_duplex(t, rail0 + g, sp, nic * nodes / spines, lat) < 0) rc = -1;
+      if (topo_add_duplex(t, rail0 + g, sp, nic * nodes / spines / A("oversub"), lat) < 0)
+        rc = -1;
   }
   mem_free(nic0);
   return rc;
@@ -396,9 +398,11 @@ static const gen_def gens[] = {
      build_tree, size_tree},
     {"expo", "n=16 bw=12.5 lat=2", "exponential graph: i linked with i+2^j", build_expo, size_expo},
     {"dgx1", "bw=25 lat=0.7", "DGX-1 V100 hybrid cube-mesh (bw per NVLink)", build_dgx1, size_dgx1},
-    {"rail", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1",
-     "DGX/HGX servers (NVSwitch, one NIC per GPU) on a rail-optimized Clos", build_rail, size_rail},
-    {"dgx", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1", "alias of rail", build_rail, size_rail},
+    {"rail", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1 oversub=1",
+     "DGX/HGX servers (NVSwitch, one NIC per GPU) on a rail-optimized Clos; oversub divides "
+     "rail-to-spine links", build_rail, size_rail},
+    {"dgx", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1 oversub=1", "alias of rail",
+     build_rail, size_rail},
     {"hier", "nodes=4 gpus=8 nvlink=300 nic=200 lat=1",
      "hierarchical: NVSwitch servers, all NICs on one core switch", build_hier, size_hier},
     {"fat_tree", "hosts=128 radix=16 levels=3 oversub=1 bw=50 lat=1 gpus=1 nvlink=300",

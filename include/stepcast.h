@@ -1543,6 +1543,10 @@ void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, i
  * kind against capacity. */
 void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
                         const sc_span *spans, size_t n_spans);
+/* sc_html_prediction with the time to train on train_tokens tokens in the
+ * summary (predict --html with --train-tokens; 0: none, as above). */
+void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
+                           const sc_span *spans, size_t n_spans, double train_tokens);
 /* A search: the n plans as step time against memory per GPU, their
  * Pareto front, and plans[chosen] marked (chosen < 0: none). */
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,

@@ -281,7 +281,8 @@ static void mem_word(const sc_scenario *s, const sc_memory *m, char *buf, size_t
     snprintf(buf, cap, "%s", m->fits ? "fits" : "does NOT fit");
 }
 
-static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
+static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r,
+                         double train_tokens) {
   const sc_plan *p = &s->plan;
   char verdict[128];
   mem_word(s, &r->mem, verdict, sizeof verdict);
@@ -295,11 +296,17 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
                "<tr><td>step time</td><td>%.4g s</td></tr>\n"
                "<tr><td>throughput</td><td>%.0f %s/s</td></tr>\n"
                "<tr><td>MFU</td><td>%.1f %%</td></tr>\n"
-               "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n</table>\n",
+               "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->zero, r->micro_batch, p->global_batch,
           r->step_s, r->tokens_per_s, s->model.kind == SC_MODEL_CNN ? "images" : "tokens",
           100 * r->mfu, r->mem.total / GIB, r->mem.capacity / GIB,
           verdict);
+  if (train_tokens > 0 && isfinite(train_tokens) && r->tokens_per_s > 0) /* as the table */
+    fprintf(out, "<tr><td>time to train</td><td>%.1f days for %.3g tokens (%.0f "
+                 "GPU-hours)</td></tr>\n",
+            train_tokens / r->tokens_per_s / 86400, train_tokens,
+            train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
+  fprintf(out, "</table>\n");
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_text(s, acc, sizeof acc);
   fprintf(out, "<p class=\"note\">accuracy: ");
@@ -309,11 +316,16 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
 
 void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
                         const sc_span *spans, size_t n_spans) {
+  sc_html_prediction_ex(out, s, r, spans, n_spans, 0);
+}
+
+void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
+                           const sc_span *spans, size_t n_spans, double train_tokens) {
   char title[160];
   snprintf(title, sizeof title, "stepcast prediction: %s on %d x %s", s->model.name,
            s->cluster.gpus, s->cluster.gpu.name);
   html_head(out, title);
-  pred_summary(out, s, r);
+  pred_summary(out, s, r, train_tokens);
   part tp[9];
   int n = time_parts(r, tp);
   stacked_bar(out, "breakdown", "Where the step's time goes", tp, n, r->step_s, 0, 1, "s");

@@ -71,6 +71,8 @@ expect 0 "<p>sm90, NVLink 450 GB/s per GPU per direction, NIC 400 Gb/s per GPU, 
 expect 0 "<title>1048576 B: 216.80 us, busbw 9.07 GB/s, tree/LL128</title>" -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 400 --fabric efa --min 1M --max 1M --html -
 expect 0 "<tr><td>1048576</td><td>216.80</td><td>4.84</td><td>9.07</td><td>tree/LL128</td></tr>" -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 400 --fabric efa --min 1M --max 1M --html -
 expect 0 "network   infiniband; topology fat_tree:hosts=512,radix=64,levels=2,oversub=4,bw=50,gpus=8,nvlink=450" -- search -m llama3-70b -g h100-sxm5-80gb -n 512 --gb 1024 --top 1 --no-rerank --set cluster.topology=fat_tree:hosts=512,radix=64,levels=2,oversub=4,bw=50,gpus=8,nvlink=450
+# ... judged on the topology as built: a failed NVLink cable (GPU 3 off its NVSwitch) is a what-if, not a smaller domain
+expect 0 "failed n0.gpu3-n0.nvs" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=64,gpus=8,nvlink=450,nic=400 --set cluster.link_fail=n0.gpu3-n0.nvs
 # fat_tree of 8-GPU servers: hosts must be whole servers
 expect 0 "nvswitch 8, nic 64" -- topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8
 expect 2 "hosts=60 must be whole servers of gpus=8 (valid nearby: 56 or 64)" -- topo fat_tree:hosts=60,radix=16,levels=2,gpus=8

@@ -29,13 +29,18 @@ int scen_args_init(scen_args *a, int argc) {
   memset(a, 0, sizeof *a);
   a->fmt = SC_FORMAT_TABLE;
   a->ov = calloc((size_t)argc + 1, sizeof *a->ov);
-  return a->ov ? 0 : 3;
+  a->spelled = calloc((size_t)argc + 1, sizeof *a->spelled);
+  return a->ov && a->spelled ? 0 : 3;
 }
 
 void scen_args_free(scen_args *a) {
-  for (size_t i = 0; i < a->n_ov; i++) free(a->ov[i]);
+  for (size_t i = 0; i < a->n_ov; i++) {
+    free(a->ov[i]);
+    if (a->spelled) free(a->spelled[i]);
+  }
   free(a->ov);
-  a->ov = NULL;
+  free(a->spelled);
+  a->ov = a->spelled = NULL;
   a->n_ov = 0;
 }
 
@@ -71,6 +76,10 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
     char *o = malloc(len);
     if (!o) return 2;
     snprintf(o, len, "%s=%s", flags[k].path, val);
+    size_t slen = strlen(arg) + strlen(val) + 2;
+    char *sp = malloc(slen);
+    if (sp) snprintf(sp, slen, "%s %s", arg, val);
+    a->spelled[a->n_ov] = sp; /* NULL when out of memory: the key path is named */
     a->ov[a->n_ov++] = o;
     (*i)++;
     return 1;
@@ -91,6 +100,22 @@ int scen_args_take_last(scen_args *a, const char *cmd, int argc, char **argv, in
   return took == 0 ? cli_unknown_option(cmd, argv[*i]) : 2;
 }
 
+/* Print "stepcast CMD: MSG", naming a flag as typed where the library's
+ * message blames the override it became: '(set by override
+ * "cluster.gpus=0")' reads '(set by -n 0)'. */
+static void print_load_error(const scen_args *a, const char *cmd, const char *msg) {
+  static const char tag[] = " (set by override \"";
+  const char *at = strstr(msg, tag);
+  for (size_t i = 0; at && i < a->n_ov; i++) {
+    const char *who = at + sizeof tag - 1;
+    size_t n = strlen(a->ov[i]);
+    if (!a->spelled[i] || strncmp(who, a->ov[i], n) || strcmp(who + n, "\")")) continue;
+    fprintf(stderr, "stepcast %s: %.*s (set by %s)\n", cmd, (int)(at - msg), msg, a->spelled[i]);
+    return;
+  }
+  fprintf(stderr, "stepcast %s: %s\n", cmd, msg);
+}
+
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
   sc_error err = {0};
   const char *const *ov = (const char *const *)a->ov;
@@ -98,7 +123,7 @@ int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
                    : sc_scenario_load_string_ex(s, a->base ? a->base : "{}", "<default scenario>", ov, a->n_ov,
                                                 a->load_flags, &err);
   if (rc == SC_OK) return 0;
-  fprintf(stderr, "stepcast %s: %s\n", cmd, err.msg);
+  print_load_error(a, cmd, err.msg);
   return rc == SC_EIO ? 3 : 2;
 }
 

@@ -14,6 +14,8 @@
 typedef struct scen_args {
   const char *file;   /* scenario JSON, or NULL for the default */
   char **ov;          /* owned override strings "key.path=value" */
+  char **spelled;     /* owned: ov[i] as the user typed it ("-n 0"), or NULL
+                         for --set (ov[i] is what was typed) */
   size_t n_ov;
   unsigned load_flags;  /* SC_LOAD_* of sc_scenario_load_file_ex */
   sc_format fmt;      /* --format */

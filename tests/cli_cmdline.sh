@@ -21,7 +21,7 @@ expect 0 'cluster   1024 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA --gpus 
 expect 0 'cluster   256 x h100-sxm5-80gb, 8 per node' -- predict $LLAMA --set cluster.gpus=256
 expect 0 'llama3-70b on 1024 x h100-sxm5-80gb' -- search $LLAMA -n 1024 --top 1 --threads 1
 expect 0 'llama3-70b on 1024 x h100-sxm5-80gb' -- search $LLAMA --set cluster.gpus=1024 --top 1 --threads 1
-expect 2 'cluster.gpus: 1020 is not a whole number of nodes of cluster.gpus_per_node 8; valid nearby: 1016 or 1024 (set by override "cluster.gpus=1020")' -- predict $LLAMA -n 1020
+expect 2 'cluster.gpus: 1020 is not a whole number of nodes of cluster.gpus_per_node 8; valid nearby: 1016 or 1024 (set by -n 1020)' -- predict $LLAMA -n 1020
 expect 0 'cluster   128 x h100-sxm5-80gb' -- predict $LLAMA --nodes 16
 # a file giving "gpus": --nodes replaces it
 expect 0 'cluster   64 x my-accel, 8 per node' -- predict examples/custom-model-and-gpu.json --nodes 8 --dp 4
@@ -63,7 +63,7 @@ expect 0 'cluster   256 x gb200, 4 per node, 72 per NVLink domain (gb200-nvl72, 
 expect 0 'cluster   256 x gb200, 8 per node, NVLink 900 GB/s, NIC 100 Gb/s per GPU
 ' -- predict -g gb200 -n 256 --nic-gbps 100 --set cluster.gpus_per_node=8 --set cluster.nvlink_domain=8
 expect 0 'cluster   512 x h100-sxm5-80gb, 8 per node, NVLink 450 GB/s, NIC 400 Gb/s per GPU (dgx-h100' -- predict -g h100-sxm5-80gb -n 512
-expect 2 'cluster.gpus: 258 is not a whole number of nodes of cluster.gpus_per_node 4 (gb200-nvl72, the reference system of gb200); valid nearby: 256 or 260 (set by override "cluster.gpus=258")' -- predict -g gb200 -n 258
+expect 2 'cluster.gpus: 258 is not a whole number of nodes of cluster.gpus_per_node 4 (gb200-nvl72, the reference system of gb200); valid nearby: 256 or 260 (set by -n 258)' -- predict -g gb200 -n 258
 expect 0 '"assumed": "cluster.nic_Gbps 400 (gb200-nvl72, the reference system of gb200); cluster.gpus_per_node 4, cluster.nvlink_domain 72 (gb200-nvl72, the reference system of gb200)"' -- predict -g gb200 -n 256 --format json
 expect 0 '"assumed": "cluster.gpus_per_node 4, cluster.nvlink_domain 72 (gb200-nvl72' -- predict -g gb200 -n 256 --nic-gbps 100 --format json
 out=$("$CLI" predict --format json 2>&1)

@@ -61,6 +61,9 @@ expect 2 'model.hidden: 1000 is not divisible by model.heads 96' -- predict --se
 expect 2 'set model.head_dim' -- predict --set model.hidden=1000
 expect 2 'override "plan.tpp=8": plan.tpp: unknown key' -- predict --set plan.tpp=8
 expect 2 '(set by override "plan.tp=abc")' -- predict --set plan.tp=abc
+# a short flag is blamed as typed, not as the override it became
+expect 2 'cluster.gpus: 0 is out of range (valid: 1..16777216) (set by -n 0)' -- predict -n 0
+expect 2 '(set by --gpus 0)' -- search --gpus 0
 expect 3 'cannot read' -- predict "$TMP/does-not-exist.json"
 printf '\xff\xfe garbage' > "$TMP/binary.json"
 expect 2 "$TMP/binary.json:1:" -- predict "$TMP/binary.json"

@@ -14,7 +14,7 @@ expect 0 "fits: NO" -- predict "$DS"
 expect 0 "recompute modules moe_act, layernorm, mla_up_proj (selective)" -- \
   predict "$DS" --set "$SEL" --set 'plan.recompute_modules=["mla_up_proj","moe_act","layernorm"]'
 expect 0 "fits: yes" -- predict examples/deepseek-v3-modelzoo-h100-recompute.json
-expect 0 '"recompute_modules": ["moe_act", "layernorm", "mla_up_proj"]' -- \
+expect 0 '"recompute_modules": ["moe_act", "layernorm", "mla_up_proj", "shared_experts"]' -- \
   predict examples/deepseek-v3-modelzoo-h100-recompute.json --format json
 # the event engine's trace shows the re-run forward tasks before their backward
 expect 0 "step time" -- predict --engine event --trace "$TMP/t.json" \

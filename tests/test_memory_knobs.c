@@ -266,3 +266,55 @@ Test(memory, activation_offload_frees_layers_and_costs_host_copies) {
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "valid: 0 to 23"), "%s", err.msg);
 }
+
+/* Mixtral 8x7B on one server of 8 H100, tp 1, pp 1, ep e, Megatron's
+ * distributed optimizer (ZeRO 1): the dense parameters' optimizer state
+ * (fp32 master + Adam's m and v, 12 bytes) is sharded over the 8
+ * data-parallel ranks, the experts' over their own data-parallel group,
+ * 8 / e ranks (Megatron-Core's DDP keeps expert buffers apart). Each GPU
+ * holds 8 / e experts of 3 x 4096 x 14336 weights in each of 32 layers. */
+static sc_scenario mixtral_8(int ep, int zero) {
+  char json[512];
+  snprintf(json, sizeof json,
+           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"gpus\": 8},"
+           " \"plan\": {\"tp\": 1, \"pp\": 1, \"ep\": %d, \"zero\": %d, \"global_batch\": 64,"
+           " \"micro_batch\": 1, \"recompute\": \"full\"}}",
+           ep, zero);
+  return scenario_ok(json);
+}
+
+Test(memory, moe_experts_shard_their_optimizer_state_over_the_expert_data_parallel_group) {
+  for (int ep = 1; ep <= 8; ep *= 2) {
+    sc_scenario s = mixtral_8(ep, 0);
+    sc_result whole = predict_ok(&s);
+    s = mixtral_8(ep, 1);
+    sc_result z1 = predict_ok(&s);
+    double local = whole.mem.weights / 2;                  /* bf16 weights: parameters per GPU */
+    double experts = (8.0 / ep) * 32 * 3 * 4096.0 * 14336; /* of them, the experts' */
+    double edp = 8.0 / ep;
+    cr_assert_float_eq(whole.mem.optimizer, 12 * local, 1e-9 * local, "ep %d: %g", ep,
+                       whole.mem.optimizer);
+    double want = 12 * ((local - experts) / 8 + experts / edp);
+    cr_assert_float_eq(z1.mem.optimizer, want, 1e-9 * want, "ep %d: optimizer %g, expected %g",
+                       ep, z1.mem.optimizer, want);
+    cr_assert_eq(z1.mem.weights, whole.mem.weights);
+  }
+}
+
+/* With ep = 8 the experts' data-parallel group is one rank: their
+ * gradients are not reduced across GPUs, only the dense parameters' (1.6
+ * of ep 1's 46.7 billion a GPU): the reduce-scatter and gather, all
+ * exposed (no overlap), shrink with the bytes (GB-sized collectives: near
+ * linear in them). */
+Test(memory, moe_experts_with_one_rank_per_group_reduce_nothing) {
+  sc_scenario s = mixtral_8(8, 1);
+  s.plan.overlap_grad_reduce = s.plan.overlap_param_gather = 0;
+  sc_result r8 = predict_ok(&s);
+  s = mixtral_8(1, 1);
+  s.plan.overlap_grad_reduce = s.plan.overlap_param_gather = 0;
+  sc_result r1 = predict_ok(&s);
+  double dense8 = r8.mem.weights / 2 - 32 * 3 * 4096.0 * 14336, all1 = r1.mem.weights / 2;
+  double ratio = r8.time.dp_comm / r1.time.dp_comm;
+  cr_assert(fabs(ratio / (dense8 / all1) - 1) < 0.15, "dp time ep 8 / ep 1 %g, bytes %g", ratio,
+            dense8 / all1);
+}

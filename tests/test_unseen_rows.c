@@ -70,6 +70,10 @@ Test(unseen_rows, training) {
   ASSUMES(&vf, "ut-blank-optional", "seq of preset llama3-8b", "tp/pp/cp/ep 1", "dp = gpus",
           "micro_batch", "nvlink_GBps");
   ASSUMES(&vf, "ut-gpus-blank", "gpus 16 = tp*pp*dp*cp");
+  /* the one blank degree that makes the GPUs add up (1 would not) */
+  ASSUMES(&vf, "ut-tp-blank", "tp 2 = gpus/(the other degrees)");
+  cr_expect_float_eq(pred(&vf, "ut-tp-blank"), pred(&vf, "ut-gpus-blank"), 1e-12,
+                     "tp blank with 16 GPUs, pp 2, dp 4 is the tp 2 row");
   ASSUMES(&vf, "ut-hf-repo-id", "vocab, seq of preset llama3.1-8b");
   cr_expect_float_eq(pred(&vf, "ut-gpu-spelled"), pred(&vf, "ut-titan-8b-fsdp2"), 1e-12,
                      "\"NVIDIA H100 80GB HBM3\" is the h100-sxm5-80gb preset");

@@ -655,8 +655,12 @@ static void grad_reduction(const eng *e, const xg_stage *st, double *red, double
     for (int j = 0; j < st->n_runs; j++) {
       const xg_run *r = &e->x->runs[st->first_run + j];
       const xg_segment *sg = &e->x->segs[r->segment];
-      if (sg->block < 0 || sg->zero >= 3 || sg->dp_group != gi) continue;
-      double bytes = r->count * xg_seg_params(sg, (int)(st - e->x->stages)) * e_b;
+      if (sg->block < 0 || sg->zero >= 3) continue;
+      /* the experts' gradients over their own group (xg.h edp_group) */
+      double ex = r->count * sg->params_expert;
+      double n = (sg->dp_group == gi ? r->count * xg_seg_params(sg, (int)(st - e->x->stages)) - ex
+                                     : 0) + (sg->edp_group == gi ? ex : 0);
+      double bytes = n * e_b;
       if (sg->zero >= 1) bytes_rs += bytes;
       else bytes_ar += bytes;
     }
@@ -771,7 +775,7 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0) continue;
     double params = r->count * xg_seg_params(sg, (int)(st - e->x->stages));
-    n += sg->zero >= 1 ? params / (sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp) : params;
+    n += sg->zero >= 1 ? xg_seg_sharded(sg, params, params, r->count) : params;
     local += params;
     whole += sg->zero < 3 ? params : 0; /* FSDP units free the gradient each micro-batch */
     lp += r->count * sg->params_lp;

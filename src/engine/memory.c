@@ -146,7 +146,6 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     const xg_segment *sg = &x->segs[r->segment];
     if (sg->block < 0) continue;
     double params = r->count * xg_seg_params(sg, s);
-    double dp = sg->shard > 0 ? sg->shard : (double)p->dp * sg->cp; /* ZeRO's ranks */
     /* main gradients in fp32 (Megatron's main_grad) or 16 bits */
     double gb = eb == 4 || p->main_grads == SC_FP32 ? 4 : 2;
     double w = params * eb, g = params * gb;
@@ -160,9 +159,11 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
       w = params * 4;
       o = params * e->g->opt.state_bytes_per_param;
     }
-    if (sg->zero >= 1) o /= dp;
-    if (sg->zero >= 2) g /= dp;
-    if (sg->zero >= 3) w /= dp;
+    /* ZeRO's ranks: the dense part's shard, the experts' own
+     * (xg_seg_sharded; the fp8 copies split as the parameters do) */
+    if (sg->zero >= 1) o = xg_seg_sharded(sg, o, params, r->count);
+    if (sg->zero >= 2) g = xg_seg_sharded(sg, g, params, r->count);
+    if (sg->zero >= 3) w = xg_seg_sharded(sg, w, params, r->count);
     m->weights += w;
     m->gradients += g;
     m->optimizer += o;

@@ -142,7 +142,18 @@ typedef struct xg_segment {
                                 shard's replicas (gradients all-reduced
                                 there once per step); -1 = none */
   int shard;                 /* ranks its ZeRO state is divided over */
+  int edp_group;             /* where its experts' gradients are reduced:
+                                Megatron's expert data-parallel group,
+                                tp x cp x dp / (etp x ep) ranks, etp x ep
+                                apart (= dp_group without experts) */
+  int eshard;                /* ranks its experts' ZeRO state is divided
+                                over: that group's (= shard without
+                                experts) */
   double params;             /* per GPU, after tp and ep, before ZeRO */
+  double params_expert;      /* per GPU: of params, the MoE experts' (their
+                                own gradient buffers, reduced and sharded
+                                over edp_group: Megatron's DDP keeps dense
+                                and expert buffers apart) */
   double tied_params;        /* per GPU: weights shared with the embedding,
                                 held again by a stage without it */
   double params_lp;          /* per GPU: the weights of fp8/fp4 GEMMs among
@@ -217,6 +228,17 @@ double xg_regather_bytes(const xg_task *t);
  * after the first (which holds the embedding). */
 static inline double xg_seg_params(const xg_segment *sg, int stage) {
   return sg->params + (stage > 0 ? sg->tied_params : 0);
+}
+
+/* Of x, a per-parameter quantity summed over n of the segment's
+ * parameters on a stage (n = count x xg_seg_params), the share one rank
+ * keeps when ZeRO divides it: the dense part over shard, the experts'
+ * (count x params_expert of n) over eshard. */
+static inline double xg_seg_sharded(const xg_segment *sg, double x, double n, int count) {
+  if (n <= 0) return 0;
+  double fe = count * sg->params_expert / n;
+  int sh = sg->shard > 0 ? sg->shard : 1, es = sg->eshard > 0 ? sg->eshard : sh;
+  return x * ((1 - fe) / sh + fe / es);
 }
 
 int xg_add_segment(xg *x, const xg_segment *s);

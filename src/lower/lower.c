@@ -83,6 +83,7 @@ typedef struct lctx {
   double act, act_sel, params, tied;
   double params_lp; /* of those, weights of low-precision GEMMs */
   double params_cast; /* weights of GEMMs and convolutions, tied ones too */
+  double params_expert; /* of params, the MoE experts' */
   int flash;
   sc_dtype lp;    /* the plan's compute type: linear layers of layer blocks */
   sc_dtype hp;    /* everything else: 16 bits when lp is fp8 or fp4 */
@@ -518,6 +519,7 @@ static void params(lctx *c, const wg_op *o) {
   if (o->expert) p /= c->st.ep;
   if (o->tied) c->tied += p;
   else c->params += p;
+  if (o->expert && !o->tied) c->params_expert += p;
   if (low_precision(c, o)) c->params_lp += p;
   if (o->kind == WG_LINEAR || o->kind == WG_CONV) c->params_cast += p;
 }
@@ -1158,6 +1160,32 @@ static void groups(lctx *c) {
   c->g_mp = add_group(c, XG_GROUP_MP, c->st.tp * c->st.cp, 1);
 }
 
+/* The expert data-parallel group of the segment being lowered into sg
+ * (edp_group, eshard): Megatron-Core's expert grid lays a pipeline
+ * stage's tp x cp x dp ranks out as etp x ep x edp, etp fastest
+ * (parallel_state.py's expert RankGenerator, ../shared/reference), and
+ * its DDP reduces the experts' gradients, and its distributed optimizer
+ * shards their state, over the edp ranks (distributed_data_parallel.py:
+ * dense and expert buffers apart). Under HSDP the experts' shard is the
+ * shard group's tp x shard ranks over etp x ep (torchtitan shards experts
+ * over the data-parallel shard ranks that ep does not take), their
+ * gradients reduced with the unit's (fsdp.c: dp_group). Without experts,
+ * or where the grid does not fold, the dense group and shard. 0, or -1
+ * when out of memory. */
+static int expert_dp(lctx *c, xg_segment *sg) {
+  sg->edp_group = sg->dp_group;
+  sg->eshard = sg->shard;
+  long ranks = (long)c->st.tp * c->shard, per = (long)c->st.etp * c->st.ep;
+  if (c->params_expert <= 0 || per < 1 || ranks % per) return 0;
+  int edp = (int)(ranks / per);
+  sg->eshard = edp;
+  if (c->g_rep >= 0 || (edp == sg->shard && per == c->st.tp)) return 0; /* HSDP; the dense group */
+  int g = add_group(c, XG_GROUP_DP, edp, (int)per);
+  if (g < 0) return -1;
+  sg->edp_group = g;
+  return 0;
+}
+
 /* Lower one instance of block b under strategy st into a new segment;
  * its index, or -1 when out of memory. */
 static int lower_segment(lctx *c, int b, const strat *st) {
@@ -1170,6 +1198,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   if (c->g_rep == -2) return -1;
   c->seg_first = c->x->n_tasks;
   c->act = c->act_sel = c->params = c->tied = c->params_lp = c->params_cast = 0;
+  c->params_expert = 0;
   tstate *in = &c->ts[bl->input];
   *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP, 0};
   for (int j = 0; j < bl->n_ops; j++) {
@@ -1194,7 +1223,9 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.dp_group = c->g_dp;
   sg.rep_group = c->g_rep;
   sg.shard = c->shard;
+  if (expert_dp(c, &sg)) return -1;
   sg.params = c->params;
+  sg.params_expert = c->params_expert;
   sg.tied_params = c->tied;
   sg.params_lp = c->params_lp;
   sg.params_cast = c->params_cast;
@@ -1266,9 +1297,9 @@ static int relayout(lctx *c, int t_block, const strat *a, const strat *b) {
   sg.first_task = c->seg_first;
   sg.n_tasks = 1;
   sg.tp = b->tp, sg.cp = b->cp, sg.ep = b->ep, sg.sp = b->sp, sg.zero = b->zero;
-  sg.dp_group = c->g_dp;
+  sg.dp_group = sg.edp_group = c->g_dp;
   sg.rep_group = c->g_rep;
-  sg.shard = c->shard;
+  sg.shard = sg.eshard = c->shard;
   int s = xg_add_segment(c->x, &sg);
   return s < 0 ? -2 : s;
 }

@@ -180,6 +180,7 @@ int segm_fetch(segm *m, int b, const strat *st, xg *x) {
   xg_segment sg = sl->seg;
   sg.first_task = first;
   sg.dp_group = mapped(idx, sg.dp_group);
+  sg.edp_group = mapped(idx, sg.edp_group);
   sg.rep_group = mapped(idx, sg.rep_group);
   sg.zero = st->zero;
   sg.recompute = st->recompute;
@@ -232,8 +233,9 @@ int segm_keep(segm *m, int b, const strat *st, xg *x, int seg, const segm_call *
   sl->seg = *sg;
   sl->seg.first_task = 0;
   sl->seg.dp_group = ordinal(calls, n_calls, sg->dp_group);
+  sl->seg.edp_group = ordinal(calls, n_calls, sg->edp_group);
   sl->seg.rep_group = sg->rep_group < 0 ? sg->rep_group : ordinal(calls, n_calls, sg->rep_group);
-  if (sl->seg.dp_group < 0 || (sg->rep_group >= 0 && sl->seg.rep_group < 0)) return 0;
+  if (sl->seg.dp_group < 0 || sl->seg.edp_group < 0 || (sg->rep_group >= 0 && sl->seg.rep_group < 0)) return 0;
   memcpy(sl->calls, calls, sizeof *calls * (size_t)n_calls);
   sl->n_calls = n_calls;
   sl->block = b;

@@ -283,9 +283,33 @@ int rowt_layout(const csv_file *f, const char *path, const char *notes, sc_plan 
 
 /* ----------------------------------------------------------- the blanks */
 
-int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t wn,
-              char *assumed, size_t an) {
-  if (!blank(f, "gpus")) return SC_OK;
+/* The one blank degree of tp, pp and cp that makes tp x pp x dp x cp equal
+ * gpus (dp and gpus given): set in *p and said in assumed. Nothing when
+ * none or several are blank, or when gpus does not divide. */
+static void derive_degree(const csv_file *f, sc_plan *p, int gpus, char *assumed, size_t an) {
+  static const char *const name[] = {"tp", "pp", "cp"};
+  int *deg[] = {&p->tp, &p->pp, &p->cp};
+  int which = -1;
+  for (int i = 0; i < 3; i++)
+    if (blank(f, name[i])) {
+      if (which >= 0) return;
+      which = i;
+    }
+  if (which < 0 || p->dp < 1) return;
+  long rest = p->dp;
+  for (int i = 0; i < 3; i++)
+    if (i != which) rest *= *deg[i] > 0 ? *deg[i] : 1;
+  if (rest * *deg[which] == gpus || gpus % rest) return;
+  *deg[which] = (int)(gpus / rest);
+  rowv_note(assumed, an, "%s %d = gpus/(the other degrees) (blank)", name[which], *deg[which]);
+}
+
+int rowt_gpus(const csv_file *f, sc_plan *p, int *gpus, char *why, size_t wn, char *assumed,
+              size_t an) {
+  if (!blank(f, "gpus")) {
+    if (!blank(f, "dp")) derive_degree(f, p, *gpus, assumed, an);
+    return SC_OK;
+  }
   if (p->dp < 1)
     return snprintf(why, wn, "gpus and dp are blank: nothing gives the GPU count"), SC_EMODEL;
   long n = (long)p->tp * p->pp * p->dp * (p->cp > 0 ? p->cp : 1);
@@ -323,8 +347,9 @@ void rowt_blank_notes(const csv_file *f, const sc_plan *p, const sc_cluster *cl,
   static const char *const ones[] = {"tp", "pp", "cp", "ep"};
   char list[160] = "", deg[24] = "";
   if (blank(f, "recompute")) item(list, sizeof list, "recompute none");
+  const int val[] = {p->tp, p->pp, p->cp, p->ep}; /* a derived one is said by rowt_gpus */
   for (size_t i = 0; i < sizeof ones / sizeof ones[0]; i++)
-    if (blank(f, ones[i])) snprintf(deg + strlen(deg), sizeof deg - strlen(deg), "%s%s", *deg ? "/" : "", ones[i]);
+    if (blank(f, ones[i]) && val[i] <= 1) snprintf(deg + strlen(deg), sizeof deg - strlen(deg), "%s%s", *deg ? "/" : "", ones[i]);
   if (*deg) item(list, sizeof list, "%s 1", deg);
   if (blank(f, "dp")) item(list, sizeof list, "dp = gpus/(tp*pp*cp)");
   if (blank(f, "micro_batch"))

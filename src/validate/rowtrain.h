@@ -66,9 +66,13 @@ int rowt_layout(const csv_file *f, const char *path, const char *notes, sc_plan 
 
 /* A blank `gpus`: tp x pp x dp x cp when `dp` is given (said in
  * assumed); else SC_EMODEL with `why` (nothing gives the GPU count). A
- * given cell: SC_OK, *gpus left as read. */
-int rowt_gpus(const csv_file *f, const sc_plan *p, int *gpus, char *why, size_t wn,
-              char *assumed, size_t an);
+ * given cell: SC_OK, *gpus left as read; then, when `gpus` and `dp` are
+ * given and exactly one of `tp`, `pp` and `cp` is blank, that degree is
+ * gpus / (dp x the other two) where it divides (GPUs = tp x pp x dp x cp
+ * in every framework the sets name; said in assumed) instead of 1, which
+ * could not add up. */
+int rowt_gpus(const csv_file *f, sc_plan *p, int *gpus, char *why, size_t wn, char *assumed,
+              size_t an);
 
 /* Blank `gpus_per_node` and `nvlink_domain`: those of the GPU's
  * reference system (rowd_reference_node: a DGX/HGX server 8 and 8, GB200

@@ -1253,6 +1253,13 @@ int sc_topo_gpus(const sc_topo *t);
  * count. ranks <= sc_topo_gpus(t), 1 <= per. */
 int sc_topo_domain_check(const sc_topo *t, int ranks, int per, const char *key, sc_error *err);
 
+/* The bisection-style figure of t: every GPU i of the first half of its
+ * GPUs and GPU i + n/2 send each other 1 GB at once, on the flow engine
+ * with ECMP routes (as sc_coll_simulate); *Bps is the bandwidth each GPU
+ * gets per direction, bytes/s (the GB over the time, path latency in it),
+ * 0 with fewer than 2 GPUs. SC_OK, SC_EINPUT (no route) or SC_ENOMEM. */
+int sc_topo_exchange(sc_topo *t, double *Bps, sc_error *err);
+
 /* Human summary to out: counts per kind of node, links, bandwidth range. */
 void sc_topo_describe(const sc_topo *t, FILE *out);
 
@@ -1528,6 +1535,10 @@ void sc_report_presets(FILE *out, sc_format fmt);
  * node counts per kind, links and the bandwidth and latency ranges, and
  * `warnings` (may be NULL: not checked) the lines of sc_topo_check. */
 void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings);
+/* sc_report_topo with the bandwidth per GPU of sc_topo_exchange (bytes/s;
+ * < 0: not measured, nothing printed). */
+void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings,
+                       double exchange_Bps);
 
 /* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,

@@ -73,6 +73,17 @@ expect 0 "<tr><td>1048576</td><td>216.80</td><td>4.84</td><td>9.07</td><td>tree/
 expect 0 "network   infiniband; topology fat_tree:hosts=512,radix=64,levels=2,oversub=4,bw=50,gpus=8,nvlink=450" -- search -m llama3-70b -g h100-sxm5-80gb -n 512 --gb 1024 --top 1 --no-rerank --set cluster.topology=fat_tree:hosts=512,radix=64,levels=2,oversub=4,bw=50,gpus=8,nvlink=450
 # ... judged on the topology as built: a failed NVLink cable (GPU 3 off its NVSwitch) is a what-if, not a smaller domain
 expect 0 "failed n0.gpu3-n0.nvs" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=64,gpus=8,nvlink=450,nic=400 --set cluster.link_fail=n0.gpu3-n0.nvs
+# topo --check measures the half-shift exchange: GPU i <-> i + n/2 all at once. Two DGX A100
+# on one leaf: each pair over its 200 Gb/s NIC (25 GB/s); rails keep GPU g of every server on
+# one switch (the 400 Gb/s NIC, whatever the spines); a 2:1 fat-tree of the same servers
+# gets at most half of it
+expect 0 "exchange     24.998 GB/s per GPU per direction" -- topo examples/topologies/two_dgx_a100.json --check
+expect 0 "exchange     49.990 GB/s per GPU per direction" -- topo rail:nodes=8,gpus=8,nvlink=450,nic=400,oversub=2 --check
+expect 0 '"lat_max_us": 1, "exchange_GBps": 49.99' -- topo rail:nodes=2,gpus=8 --check --format json
+expect 0 'lat_max_us,exchange_GBps' -- topo rail:nodes=2,gpus=8 --check --format csv
+ft=$("$CLI" topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,bw=50,gpus=8,nvlink=450 --check --format csv | awk -F, 'NR == 2 {print $12}')
+if awk -v x="${ft:-99}" 'BEGIN {exit !(x > 0 && x <= 25)}'; then pass=$((pass + 1))
+else echo "FAIL: 2:1 fat-tree exchange '${ft:-}' GB/s not in (0, 25]"; fail=$((fail + 1)); fi
 # fat_tree of 8-GPU servers: hosts must be whole servers
 expect 0 "nvswitch 8, nic 64" -- topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8
 expect 2 "hosts=60 must be whole servers of gpus=8 (valid nearby: 56 or 64)" -- topo fat_tree:hosts=60,radix=16,levels=2,gpus=8

@@ -48,7 +48,8 @@ static int layout(const sc_scenario *s, sc_span **spans, size_t *n, double *step
  * report to `html` (either may be NULL; "-": standard output); returns
  * the exit code. */
 static int write_files(const char *trace, const char *html, const sc_scenario *s,
-                       const sc_result *r, const sc_span *spans, size_t n, double step) {
+                       const sc_result *r, const sc_span *spans, size_t n, double step,
+                       double train_tokens) {
   int rc = 0;
   for (int k = 0; k < 2 && !rc; k++) {
     const char *path = k ? html : trace;
@@ -58,7 +59,7 @@ static int write_files(const char *trace, const char *html, const sc_scenario *s
       rc = 3;
       break;
     }
-    if (k) sc_html_prediction(f, s, r, spans, n);
+    if (k) sc_html_prediction_ex(f, s, r, spans, n, train_tokens);
     else sc_report_trace(f, s, spans, n);
     rc = cli_close_out("predict", path, f);
     if (!rc && isatty(fileno(stderr)) && !cli_is_stdout(path))
@@ -199,7 +200,7 @@ int cmd_predict(int argc, char **argv) {
       if (trace || html) rc = layout(&s, &spans, &n, &step);
       if (!rc && !cli_is_stdout(trace) && !cli_is_stdout(html))
         rc = report(&s, &r, sa.fmt, show_ops, train_tokens);
-      if (!rc && (trace || html)) rc = write_files(trace, html, &s, &r, spans, n, step);
+      if (!rc && (trace || html)) rc = write_files(trace, html, &s, &r, spans, n, step, train_tokens);
       free(spans);
       if (!rc && require_fit && !r.mem.fits) rc = 1;
     }

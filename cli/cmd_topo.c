@@ -19,7 +19,8 @@ static void usage(FILE *out) {
         "Describe a topology: nodes, GPUs, switches, links, bandwidth and latency ranges.\n"
         "  SPEC               a .json file (docs/network.md) or a generator spec\n"
         "                     name:key=value,... (e.g. 'rail:nodes=4,gpus=8')\n"
-        "  --check            also report warnings (asymmetric links, ...)\n"
+        "  --check            also report warnings (asymmetric links, ...) and the\n"
+        "                     exchange: GPU i and i + n/2 all at once, GB/s per GPU\n"
         "  --dot              write Graphviz DOT to standard output instead\n"
         "  --format F         table (default), json or csv\n"
         "  --list             list the generators with their keys and defaults\n"
@@ -83,8 +84,14 @@ int cmd_topo(int argc, char **argv) {
     sc_topo_write_dot(t, stdout);
   } else {
     char warn[1024] = "";
+    double ex = -1; /* --check also runs the half-shift exchange */
     if (check) sc_topo_check(t, &err, warn, sizeof warn);
-    sc_report_topo(stdout, fmt, t, check ? warn : NULL);
+    if (check && (rc = sc_topo_exchange(t, &ex, &err))) {
+      fprintf(stderr, "stepcast topo: %s\n", err.msg);
+      sc_topo_free(t);
+      return cli_exit_code(rc);
+    }
+    sc_report_topo_ex(stdout, fmt, t, check ? warn : NULL, ex);
   }
   sc_topo_free(t);
   return 0;

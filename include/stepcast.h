@@ -1248,6 +1248,20 @@ void sc_topo_free(sc_topo *t);
 /* Number of GPUs of t; rank i of sc_coll_simulate runs on the i-th. */
 int sc_topo_gpus(const sc_topo *t);
 
+/* SC_OK when the NVLink domains of t's first `ranks` GPUs hold `per` of
+ * them (min(per, ranks)), as a job with `per` ranks per node or domain
+ * assumes; GPUs on no NVSwitch are not judged. Else SC_EINPUT with err
+ * naming `key` (the caller's name of per), the GPU, its NVSwitch and the
+ * count. ranks <= sc_topo_gpus(t), 1 <= per. */
+int sc_topo_domain_check(const sc_topo *t, int ranks, int per, const char *key, sc_error *err);
+
+/* The bisection-style figure of t: every GPU i of the first half of its
+ * GPUs and GPU i + n/2 send each other 1 GB at once, on the flow engine
+ * with ECMP routes (as sc_coll_simulate); *Bps is the bandwidth each GPU
+ * gets per direction, bytes/s (the GB over the time, path latency in it),
+ * 0 with fewer than 2 GPUs. SC_OK, SC_EINPUT (no route) or SC_ENOMEM. */
+int sc_topo_exchange(sc_topo *t, double *Bps, sc_error *err);
+
 /* Human summary to out: counts per kind of node, links, bandwidth range. */
 void sc_topo_describe(const sc_topo *t, FILE *out);
 
@@ -1523,6 +1537,10 @@ void sc_report_presets(FILE *out, sc_format fmt);
  * node counts per kind, links and the bandwidth and latency ranges, and
  * `warnings` (may be NULL: not checked) the lines of sc_topo_check. */
 void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings);
+/* sc_report_topo with the bandwidth per GPU of sc_topo_exchange (bytes/s;
+ * < 0: not measured, nothing printed). */
+void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings,
+                       double exchange_Bps);
 
 /* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
@@ -1538,6 +1556,10 @@ void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, i
  * kind against capacity. */
 void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
                         const sc_span *spans, size_t n_spans);
+/* sc_html_prediction with the time to train on train_tokens tokens in the
+ * summary (predict --html with --train-tokens; 0: none, as above). */
+void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
+                           const sc_span *spans, size_t n_spans, double train_tokens);
 /* A search: the n plans as step time against memory per GPU, their
  * Pareto front, and plans[chosen] marked (chosen < 0: none). */
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
@@ -1643,6 +1665,9 @@ int sc_dp_json(const char *path, const char *json, const char *const *overrides,
                size_t n_overrides, char **out, sc_error *err);
 /* `stepcast collective --format json` of the sweep o. */
 int sc_collective_json(const sc_coll_sweep_opts *o, char **out, sc_error *err);
+/* `stepcast presets --format json` (sc_report_presets) into *out
+ * (malloc'd; sc_free): SC_OK, or SC_ENOMEM with *out NULL. */
+int sc_presets_json(char **out, sc_error *err);
 /* sc_collective_json, and when html is not NULL the page of `stepcast
  * collective --html FILE` (sc_html_collective) written to that file after
  * the document ("-" is SC_EINPUT; SC_EIO "html: cannot write PATH

@@ -114,6 +114,10 @@ expect 0 "step_s,tokens_per_s" -- predict --format csv
 expect 0 "flash_attn" -- predict --ops
 expect 0 "days for 1.5e+13 tokens" -- predict --train-tokens 15e12
 expect 0 '"train_days":' -- predict --train-tokens 15e12 --format json
+# JSON carries the table's GPU-hours: days x 24 x GPUs (the default's 1,024 GPUs)
+out=$("$CLI" predict --train-tokens 15e12 --format json 2>&1)
+if python3 -c 'import json,sys; d=json.loads(sys.argv[1]); h=d["train_gpu_hours"]; w=d["train_days"]*24*d["gpus"]; sys.exit(0 if abs(h-w) <= 1e-5*w else 1)' "$out"; then pass=$((pass + 1))
+else echo "FAIL: train_gpu_hours is not train_days x 24 x gpus"; fail=$((fail + 1)); fi
 expect 2 "--train-tokens expects" -- predict --train-tokens -3
 expect 2 'plan.attention: "flash3" needs a Hopper' -- predict --set plan.attention=flash3
 expect 0 "attention flash3" -- predict -g h100-sxm5-80gb --set plan.attention=flash3
@@ -244,13 +248,22 @@ expect 0 "a100-sxm4-80gb" -- presets
 # has no 16-bit path; its fp32 at the 562 MHz base clock), "memory" (GDDR boards
 # too), the link by its kind
 expect 0 "k80                  2.8 TFLOP/s fp32" -- presets
+# an AMD cluster's GPU-to-GPU domain is Infinity Fabric, not NVLink
+expect 0 "azure-nd-mi300x-v5 mi300x, 8 GPUs per node, Infinity Fabric domain 8," -- presets
 presets_out=$("$CLI" presets)
 if grep -q " 0 TFLOP/s\|HBM" <<<"$presets_out" ||
    grep -- "-pcie-" <<<"$presets_out" | grep -qv "GB/s PCIe$" ||
    ! grep -q "mi300x .* GB/s Infinity Fabric$" <<<"$presets_out"; then
   echo "FAIL: presets: a zero peak, 'HBM', or a link named for what it is not"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
+# JSON and CSV carry what the table says of a cluster (its fabric, its host
+# side) and whole byte counts (80 GiB, not 8.58993e+10)
+expect 0 '"name": "aws-p5", "gpu": "h100-sxm5-80gb", "gpus_per_node": 8, "nvlink_domain": 8, "nic_Bps": 50000000000, "fabric": "efa"' -- presets --format json
+expect 0 '"name": "h100-sxm5-80gb", "tflops_16bit": 989.4, "hbm_bytes": 85899345920,' -- presets --format json
+expect 0 'cluster,dgx-a100,,,,,,,,,,,a100-sxm4-80gb,8,8,25000000000,,,,,infiniband,2,0,409600000000,2000000000000' -- presets --format csv
 expect 0 "plans tried" -- search -m gpt3-13b -n 64 --gb 256 --top 5
+# search --html draws memory in GiB, as its tooltips and the table (its axis was bytes)
+expect 0 "memory per GPU, GiB" -- search -m gpt3-13b -n 64 --gb 256 --top 5 --no-rerank --html -
 expect 0 '"plans": [' -- search -m gpt3-13b -n 64 --gb 256 --top 2 --format json
 expect 1 "no plan fits" -- search -n 8 --gb 64
 # search --help gives --tp one meaning: the fixed degree, not "same as --set plan.tp"

@@ -54,6 +54,39 @@ expect 2 "not a number" -- collective --ranks 8 --pcie fast
 expect 2 "--nvlink and --pcie both given: --pcie means the GPUs have no NVLink; give one of them" -- collective --ranks 8 --nvlink 100 --pcie 31.5
 expect 2 "pcie: the PCIe slot's x16 rate" -- collective --ranks 8 --pcie inf
 expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M
+# the conditions of the sweep, as the table's first line gives them (JSON had only op and ranks)
+expect 0 '"ranks_per_node": 8, "arch": 90, "link": "nvlink", "link_GBps": 450, "nic_Gbps": 200, "fabric": "efa", "host_cpu": "amd", "gpus_per_thread": 1, "topology": "rail:nodes=2"' -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 200 --fabric efa --host-cpu amd --topo rail:nodes=2 --format json --min 1M --max 1M
+expect 0 'NIC 200 Gb/s, fabric efa, host CPU amd' -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 200 --fabric efa --host-cpu amd --min 1M --max 1M
+expect 0 '"topology": null' -- collective --ranks 8 --format json --min 1M --max 1M
+# predict says on which fabric and topology it ran (it did not)
+expect 0 "network   efa; topology rail:nodes=64,gpus=8,nvlink=450,nic=400; failed n0.nic3-rail3" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=64,gpus=8,nvlink=450,nic=400 --set cluster.fabric=efa --set cluster.link_fail=n0.nic3-rail3
+expect 0 '"nic_Gbps": 400, "fabric": "roce", "topology": "fat_tree:hosts=512,radix=64,levels=2,oversub=2,bw=50,gpus=8,nvlink=450"}' -- predict examples/llama3-70b-512-h100.json --set cluster.topology=fat_tree:hosts=512,radix=64,levels=2,oversub=2,bw=50,gpus=8,nvlink=450 --set cluster.fabric=roce --format json
+# a job whose NVLink domain is not the topology's is refused (the closed
+# form is scaled from a reference fabric of the job's domain: --ppn 4 on
+# servers of 8 ran 4x slower than the same ranks at --ppn 8)
+expect 2 "ranks_per_node 4, but topology rail:nodes=2,gpus=8 puts 8 GPUs on NVSwitch n0.nvs" -- collective --ranks 16 --ppn 4 --topo rail:nodes=2,gpus=8 --min 1M --max 1M
+expect 2 "cluster.topology: cluster.nvlink_domain 8, but topology rail:nodes=128,gpus=4,nvlink=450,nic=400 puts 4 GPUs on NVSwitch n0.nvs" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=128,gpus=4,nvlink=450,nic=400
+# collective --html: the conditions, a value on hover at every size and the table's figures
+expect 0 "<p>sm90, NVLink 450 GB/s per GPU per direction, NIC 400 Gb/s per GPU, efa</p>" -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 400 --fabric efa --min 1M --max 1M --html -
+expect 0 "<title>1048576 B: 216.80 us, busbw 9.07 GB/s, tree/LL128</title>" -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 400 --fabric efa --min 1M --max 1M --html -
+expect 0 "<tr><td>1048576</td><td>216.80</td><td>4.84</td><td>9.07</td><td>tree/LL128</td></tr>" -- collective --ranks 16 --ppn 8 --arch 90 --nvlink 450 --nic 400 --fabric efa --min 1M --max 1M --html -
+expect 0 "network   infiniband; topology fat_tree:hosts=512,radix=64,levels=2,oversub=4,bw=50,gpus=8,nvlink=450" -- search -m llama3-70b -g h100-sxm5-80gb -n 512 --gb 1024 --top 1 --no-rerank --set cluster.topology=fat_tree:hosts=512,radix=64,levels=2,oversub=4,bw=50,gpus=8,nvlink=450
+# ... judged on the topology as built: a failed NVLink cable (GPU 3 off its NVSwitch) is a what-if, not a smaller domain
+expect 0 "failed n0.gpu3-n0.nvs" -- predict examples/llama3-70b-512-h100.json --set cluster.topology=rail:nodes=64,gpus=8,nvlink=450,nic=400 --set cluster.link_fail=n0.gpu3-n0.nvs
+# topo --check measures the half-shift exchange: GPU i <-> i + n/2 all at once. Two DGX A100
+# on one leaf: each pair over its 200 Gb/s NIC (25 GB/s); rails keep GPU g of every server on
+# one switch (the 400 Gb/s NIC, whatever the spines); a 2:1 fat-tree of the same servers
+# gets at most half of it
+expect 0 "exchange     24.998 GB/s per GPU per direction" -- topo examples/topologies/two_dgx_a100.json --check
+expect 0 "exchange     49.990 GB/s per GPU per direction" -- topo rail:nodes=8,gpus=8,nvlink=450,nic=400,oversub=2 --check
+expect 0 '"lat_max_us": 1, "exchange_GBps": 49.99' -- topo rail:nodes=2,gpus=8 --check --format json
+expect 0 'lat_max_us,exchange_GBps' -- topo rail:nodes=2,gpus=8 --check --format csv
+ft=$("$CLI" topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,bw=50,gpus=8,nvlink=450 --check --format csv | awk -F, 'NR == 2 {print $12}')
+if awk -v x="${ft:-99}" 'BEGIN {exit !(x > 0 && x <= 25)}'; then pass=$((pass + 1))
+else echo "FAIL: 2:1 fat-tree exchange '${ft:-}' GB/s not in (0, 25]"; fail=$((fail + 1)); fi
+# fat_tree of 8-GPU servers: hosts must be whole servers
+expect 0 "nvswitch 8, nic 64" -- topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8
+expect 2 "hosts=60 must be whole servers of gpus=8 (valid nearby: 56 or 64)" -- topo fat_tree:hosts=60,radix=16,levels=2,gpus=8
 expect 0 "busbw" -- collective --ranks 8 --topo ring:n=8 --algo ring --min 1M --max 4M
 # the 8 x A100 table reaches at least 200 GB/s bus bandwidth at 1 GiB
 out=$("$CLI" collective --ranks 8 --arch 80 --nvlink 300 --format csv --min 1G --max 1G 2>&1)

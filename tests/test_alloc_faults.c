@@ -174,7 +174,9 @@ Test(alloc_faults, topology_generators) {
                          "mesh:x=3,y=3,z=2",          "ring:n=8",
                          "star:n=8,ps=1",             "tree:k=2,depth=3",
                          "expo:n=16",                 "dgx1",
-                         "hier:nodes=2,gpus=4",       "dragonfly"};
+                         "hier:nodes=2,gpus=4",       "dragonfly",
+                         "fat_tree:hosts=32,radix=8,levels=2,gpus=8",
+                         "rail:nodes=2,gpus=4,oversub=2"};
   for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
     char name[96];
     snprintf(name, sizeof name, "topo_gen %s", specs[i]);

@@ -164,6 +164,8 @@ Test(api, out_of_memory_is_an_error_value) {
     rc = sc_topo_load("fat_tree:hosts=16,radix=4", &t, &e);
     if (rc == SC_OK)
       rc = sc_coll_simulate(t, SC_COLL_ALL_REDUCE, "ring", 1e6, 16, 4, 1, NULL, NULL, &sec, &e);
+    double ex = 0;
+    if (rc == SC_OK) rc = sc_topo_exchange(t, &ex, &e);
     mem_fail_after(-1);
     sc_topo_free(t);
     cr_assert(rc == SC_OK || (rc == SC_ENOMEM && e.code == SC_ENOMEM),
@@ -198,4 +200,21 @@ Test(api, out_of_range_enums_are_refused_not_crashed) {
   s.plan.dtype = (sc_dtype)-1;
   cr_expect_eq(sc_scenario_resolve(&s, &err), SC_EINPUT);
   cr_expect(strstr(err.msg, "plan.dtype"), "%s", err.msg);
+}
+
+/* The half-shift exchange (topo --check): on a non-blocking star every
+ * GPU gets its link; two 4-GPU servers on one core switch (hier) send
+ * each pair over its own 100 Gb/s NIC. */
+Test(api, topo_exchange_is_what_the_links_allow) {
+  sc_topo *t = NULL;
+  sc_error e = {0};
+  double ex = -1;
+  cr_assert_eq(sc_topo_load("star:n=8,bw=12.5", &t, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(sc_topo_exchange(t, &ex, &e), SC_OK, "%s", e.msg);
+  cr_expect(fabs(ex - 12.5e9) < 0.01 * 12.5e9, "star: %g B/s", ex);
+  sc_topo_free(t);
+  cr_assert_eq(sc_topo_load("hier:nodes=2,gpus=4,nic=100", &t, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(sc_topo_exchange(t, &ex, &e), SC_OK, "%s", e.msg);
+  cr_expect(fabs(ex - 12.5e9) < 0.01 * 12.5e9, "hier: %g B/s", ex);
+  sc_topo_free(t);
 }

@@ -459,3 +459,20 @@ Test(coll_nccl, one_channel_runs_one_rings_share) {
                                       COLL_PROTO_SIMPLE, 1);
   cr_expect(fabs(tp1 / tp - 1) < 0.01, "PCIe, one ring fills the link: %g vs %g s", tp1, tp);
 }
+
+/* send_recv over two nodes (rank i to i + 1, nccl-tests sendrecv): ranks
+ * 7 -> 8 and 15 -> 0 cross the NICs, so the op is no faster than one
+ * NIC carries the buffer, however fast NVLink is; inside one node it is
+ * NVLink's. (It ran at NVLink's rate on any number of nodes before.) */
+Test(coll_nccl, send_recv_across_nodes_is_bound_by_the_nic) {
+  coll_group g = a100(16);
+  g.ranks_per_node = 8;
+  double bytes = 1 << 30;
+  double t = coll_nccl_time(COLL_SEND_RECV, bytes, &g).time;
+  cr_expect_geq(t, bytes / g.inter_bw, "2 nodes: %g s, one NIC carries it in %g s", t,
+                bytes / g.inter_bw);
+  coll_group one = a100(8);
+  double t1 = coll_nccl_time(COLL_SEND_RECV, bytes, &one).time;
+  cr_expect_lt(t1, bytes / g.inter_bw, "1 node: %g s", t1);
+  cr_expect_gt(t, 4 * t1, "2 nodes %g s vs 1 node %g s", t, t1);
+}

@@ -112,3 +112,44 @@ Test(ncoll, two_collectives_sharing_a_link_each_get_half) {
   route_free(rt);
   topo_free(t);
 }
+
+/* The same 8 servers of 8 H100 (NVSwitch, a 400 Gb/s NIC per GPU) on a
+ * rail-optimized Clos and on a 2-level fat-tree of radix-16 leaves
+ * (fat_tree gpus=8: a server's NICs on one leaf): NCCL's rings pair GPU g
+ * of each server, which the rails join on their own switch and the
+ * fat-tree routes over its spines (no faster than the rails; how much
+ * slower is the routing's hash, docs/network.md); 2:1 and 4:1
+ * oversubscription halve and quarter what the spines carry, each
+ * slower than the last. */
+Test(ncoll, fat_tree_of_the_same_servers_no_faster_than_rails_and_oversubscription_costs) {
+  coll_group g = h100x16;
+  g.ranks = 64;
+  double b = 1 << 28, want = coll_nccl_time(COLL_ALL_REDUCE, b, &g).time;
+  double rail = on_topo("rail:nodes=8,gpus=8,nvlink=450,nic=400", COLL_ALL_REDUCE, b, &g);
+  cr_expect(fabs(rail - want) <= 0.05 * want, "rails %g s, closed form %g s", rail, want);
+  double prev = 0;
+  for (int o = 1; o <= 4; o *= 2) {
+    char spec[128];
+    snprintf(spec, sizeof spec,
+             "fat_tree:hosts=64,radix=16,levels=2,oversub=%d,bw=50,gpus=8,nvlink=450", o);
+    double t = on_topo(spec, COLL_ALL_REDUCE, b, &g);
+    cr_expect(t >= 0.999 * rail, "%s: %g s, rails %g s", spec, t, rail);
+    cr_expect(t > 1.3 * prev, "%s: %g s, half the oversubscription %g s", spec, t, prev);
+    prev = t;
+  }
+}
+
+/* rail oversub=N divides the rail-to-spine links: NCCL's rings stay on
+ * their rails (all-reduce as fast at 4:1), an all-to-all's cross-rail
+ * traffic climbs to the spines and slows. */
+Test(ncoll, rail_oversubscription_slows_all_to_all_not_rings) {
+  coll_group g = h100x16;
+  g.ranks = 64;
+  double b = 1 << 28;
+  const char *full = "rail:nodes=8,gpus=8,nvlink=450,nic=400";
+  const char *over = "rail:nodes=8,gpus=8,nvlink=450,nic=400,oversub=4";
+  double ar1 = on_topo(full, COLL_ALL_REDUCE, b, &g), ar4 = on_topo(over, COLL_ALL_REDUCE, b, &g);
+  double a2a1 = on_topo(full, COLL_ALL_TO_ALL, b, &g), a2a4 = on_topo(over, COLL_ALL_TO_ALL, b, &g);
+  cr_expect(fabs(ar4 - ar1) <= 1e-3 * ar1, "all-reduce 1:1 %g s, 4:1 %g s", ar1, ar4);
+  cr_expect(a2a4 > 1.3 * a2a1, "all-to-all 1:1 %g s, 4:1 %g s", a2a1, a2a4);
+}

@@ -12,6 +12,7 @@ static const char *const specs[] = {
     "ring:n=8", "torus:x=4,y=4,z=4", "mesh:x=3,y=5", "star:n=8,ps=1", "tree:k=3,depth=3",
     "expo:n=16", "dgx1", "rail:nodes=4,gpus=8", "dgx:nodes=2", "hier:nodes=3,gpus=4",
     "fat_tree:hosts=128,radix=16,levels=3,oversub=2", "fat_tree:hosts=32,radix=8,levels=2",
+    "fat_tree:hosts=64,radix=16,levels=2,oversub=2,gpus=8",
     "dragonfly:groups=5,routers=4,hosts=2"};
 
 Test(net_topo, every_generator_builds_a_connected_graph) {
@@ -127,7 +128,8 @@ Test(net_topo, generator_sizes_are_exact) {
       "star:n=5", "star:n=5,ps=1", "tree:k=3,depth=4", "expo:n=12", "expo:n=16", "dgx1",
       "rail:nodes=3,gpus=4,spines=2", "rail:nodes=2,gpus=1",
       "hier:nodes=3,gpus=4", "fat_tree:hosts=100,radix=8,levels=3",
-      "fat_tree:hosts=30,radix=8,levels=2", "dragonfly:groups=5,routers=3,hosts=2"};
+      "fat_tree:hosts=30,radix=8,levels=2", "fat_tree:hosts=96,radix=8,levels=3,gpus=4",
+      "fat_tree:hosts=24,radix=8,levels=2,gpus=8", "dragonfly:groups=5,routers=3,hosts=2"};
   for (size_t i = 0; i < sizeof gens / sizeof *gens; i++) {
     sc_error err = {0};
     double nodes = 0, links = 0;
@@ -157,4 +159,52 @@ Test(net_topo, oversized_generators_are_refused_with_the_estimate) {
     cr_expect(strstr(err.msg, "too large") && strstr(err.msg, "GB") && strstr(err.msg, "limit"),
               "%s: %s", gens[i], err.msg);
   }
+}
+
+/* fat_tree with gpus > 1: its hosts are the NICs of NVSwitch servers, one
+ * GPU each behind it; GPU r is GPU r % gpus of server r / gpus (job rank
+ * r), a GPU's server peers two hops away over NVLink, other servers over
+ * its NIC and the leaves; hosts that are not whole servers are refused. */
+Test(net_topo, fat_tree_of_servers) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen("fat_tree:hosts=32,radix=8,levels=2,gpus=8,nvlink=450", &t, &e), SC_OK,
+               "%s", e.msg);
+  int kinds[TOPO_KIND_COUNT] = {0};
+  for (int v = 0; v < t->n_nodes; v++) kinds[t->nodes[v].kind]++;
+  cr_expect_eq(kinds[TOPO_GPU], 32);
+  cr_expect_eq(kinds[TOPO_NIC], 32);
+  cr_expect_eq(kinds[TOPO_NVSWITCH], 4);
+  cr_expect_str_eq(t->nodes[t->gpus[9]].name, "n1.gpu1");
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  const int *l;
+  int len;
+  cr_assert_eq(route_path(rt, t->gpus[0], t->gpus[7], &l, &len), 0);
+  cr_expect_eq(len, 2, "same server: GPU, NVSwitch, GPU");
+  cr_expect_eq(t->links[l[0]].bw, 450e9);
+  cr_assert_eq(route_path(rt, t->gpus[0], t->gpus[8], &l, &len), 0);
+  cr_expect_eq(len, 6, "next server: GPU, NIC, leaf, spine, leaf, NIC, GPU");
+  route_free(rt);
+  topo_free(t);
+  cr_expect_eq(topo_gen("fat_tree:hosts=30,radix=8,levels=2,gpus=8", &t, &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "valid nearby: 24 or 32"), "%s", e.msg);
+}
+
+/* A job's NVLink domain against the topology's NVSwitches: rail servers
+ * of 8 take 8 per domain (or all ranks, fewer than 8), not 4; a fat-tree
+ * of single-GPU hosts has no NVSwitch and is not judged. */
+Test(net_topo, nvlink_domains_agree_with_the_job) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen("rail:nodes=2,gpus=8", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 8, "ppn", &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 4, 4, "ppn", &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 4, "ppn", &e), SC_EINPUT);
+  cr_expect(strstr(e.msg, "ppn 4, but topology rail:nodes=2,gpus=8 puts 8 GPUs on NVSwitch "
+                          "n0.nvs (GPU n0.gpu0, rank 0): give ppn 8"), "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 16, "ppn", &e), SC_EINPUT);
+  topo_free(t);
+  cr_assert_eq(topo_gen("fat_tree:hosts=16,radix=8,levels=2", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(topo_domain_check(t, 16, 8, "ppn", &e), SC_OK, "%s", e.msg);
+  topo_free(t);
 }

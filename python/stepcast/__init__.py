@@ -39,7 +39,7 @@ __all__ = ["Error", "TraceWarning", "predict", "search", "validate", "validate_r
            "dp", "recsys_predict", "recsys_plan", "recsys_row", "trace", "predict_json",
            "search_json", "validate_json", "validate_row_json", "collective_json", "dp_json",
            "recsys_predict_json", "recsys_plan_json", "recsys_row_json", "trace_json",
-           "data_dir", "version"]
+           "presets", "presets_json", "data_dir", "version"]
 
 _SOVERSION = "0.1"
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -158,6 +158,7 @@ def _load():
                                           ctypes.POINTER(_Err)]
     lib.sc_dp_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t, out,
                                ctypes.POINTER(_Err)]
+    lib.sc_presets_json.argtypes = [out, ctypes.POINTER(_Err)]
     lib.sc_coll_sweep_default.argtypes = [ctypes.POINTER(_SweepOpts)]
     lib.sc_search_opts_default.argtypes = [ctypes.POINTER(_SearchOpts)]
     lib.sc_search_opts_default.restype = None
@@ -184,7 +185,7 @@ def _load():
     for f in ("sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
               "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json_ex", "sc_dp_json",
               "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
-              "sc_rs_row_json", "sc_search_opts_set"):
+              "sc_rs_row_json", "sc_search_opts_set", "sc_presets_json"):
         getattr(lib, f).restype = ctypes.c_int
     lib.sc_free.restype = None
     return lib, path
@@ -484,7 +485,9 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
                gpus_per_thread=1, fabric="infiniband", pcie_GBps=0, *, html=None,
                host_cpu="auto"):
     """One collective over a range of sizes, as ``stepcast collective
-    --format json``: {"op", "ranks", "rows": [{"bytes", "time_us",
+    --format json``: {"op", "ranks", "ranks_per_node", "arch", "link",
+    "link_GBps", "nic_Gbps", "fabric", "host_cpu", "gpus_per_thread",
+    "topology", "rows": [{"bytes", "time_us",
     "algbw_GBps", "busbw_GBps", "algo", "proto"[, "flow_us",
     "flow_busbw_GBps"]}]}; topo (a generator spec or a .json file) adds the
     flow engine's time on that topology with plug-in algo; gpus_per_thread
@@ -497,6 +500,18 @@ def collective(op="all_reduce", ranks=8, ranks_per_node=None, arch=80, nvlink_GB
     return json.loads(collective_json(op, ranks, ranks_per_node, arch, nvlink_GBps, nic_Gbps,
                                       min_bytes, max_bytes, factor, topo, algo, gpus_per_thread,
                                       fabric, pcie_GBps, html=html, host_cpu=host_cpu))
+
+
+def presets_json():
+    """The text of ``stepcast presets --format json``."""
+    return _call(_lib.sc_presets_json)
+
+
+def presets():
+    """The GPU, model and cluster presets, as ``stepcast presets --format
+    json``: {"gpus": [...], "models": [...], "clusters": [...]}, in bytes,
+    bytes/s and TFLOP/s (docs/output.md)."""
+    return json.loads(presets_json())
 
 
 def recsys_predict_json(job, sharding=None, overrides=None, *, trace=None):

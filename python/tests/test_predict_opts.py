@@ -58,6 +58,17 @@ def test_html_file_equals_cli(tmp_path):
     assert read(tours) == read(ttheirs)
 
 
+def test_html_time_to_train_equals_cli(tmp_path):
+    """--train-tokens puts the table's time to train on the page too."""
+    theirs, ours = tmp_path / "cli.html", tmp_path / "py.html"
+    text = cli("predict", MPT, "--html", str(theirs), "--train-tokens", "1e12",
+               "--format", "json").stdout
+    assert stepcast.predict_json(MPT, html=str(ours), train_tokens=1e12) == text
+    days = json.loads(text)["train_days"]
+    assert read(ours) == read(theirs)
+    assert f"<tr><td>time to train</td><td>{days:.1f} days for 1e+12 tokens".encode() in read(ours)
+
+
 def test_train_tokens_equals_cli():
     text = cli("predict", MPT, "--train-tokens", "1e12", "--format", "json").stdout
     r = stepcast.predict(MPT, train_tokens=1e12)

@@ -255,8 +255,20 @@ def test_collective_host_cpu_equals_cli():
     auto = stepcast.collective(ranks=16, ranks_per_node=8, min_bytes=64 << 10, max_bytes=64 << 10)
     amd = stepcast.collective(ranks=16, ranks_per_node=8, min_bytes=64 << 10, max_bytes=64 << 10,
                               host_cpu="amd")
-    assert r == json.loads(text) and auto == amd
+    assert r == json.loads(text) and auto["rows"] == amd["rows"]
+    assert (r["host_cpu"], auto["host_cpu"], amd["host_cpu"]) == ("intel", "auto", "amd")
     assert r["rows"][0]["time_us"] == 50.801 and auto["rows"][0]["time_us"] == 54.909
     with pytest.raises(stepcast.Error) as e:
         stepcast.collective(host_cpu="xeon")
     assert e.value.code == 2 and "auto intel amd arm" in str(e.value)
+
+
+def test_presets_equals_cli():
+    """presets() is `stepcast presets --format json`; an AWS cluster says EFA."""
+    text = cli("presets", "--format", "json").stdout
+    r = stepcast.presets()
+    assert r == json.loads(text)
+    p5 = next(c for c in r["clusters"] if c["name"] == "aws-p5")
+    assert p5["fabric"] == "efa" and p5["nic_Bps"] == 50e9
+    h100 = next(g for g in r["gpus"] if g["name"] == "h100-sxm5-80gb")
+    assert h100["hbm_bytes"] == 80 * 2**30 and h100["fp8_tflops"] > h100["dense_tflops"]

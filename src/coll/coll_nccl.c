@@ -733,13 +733,16 @@ static double exec_time(const nccl_sys *s, coll_op op, double bytes,
 
 /* Point-to-point ops (all_to_all, send_recv) are not tuned by NCCL: they
  * run the Simple protocol on p2p channels over NVLink and the NICs at
- * once; the slower of the two decides. */
+ * once; the slower of the two decides. In send_recv (rank i to i+1) the
+ * pairs inside a node go over NVLink and, on more than one node, the
+ * pair at each node's boundary over its NIC: the op ends with the slower
+ * pair, as nccl-tests times it. */
 static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
                        double bytes) {
   double intra_b, inter_b;
   if (op == COLL_SEND_RECV) {
     intra_b = s->ppn > 1 ? bytes : 0;
-    inter_b = s->ppn > 1 ? 0 : bytes;
+    inter_b = s->nodes > 1 ? bytes : 0;
   } else {
     intra_b = bytes * (s->ppn - 1) / s->n;
     inter_b = bytes * (s->n - s->ppn) / s->n;

@@ -81,6 +81,8 @@ static int sweep_topo(const sc_coll_sweep_opts *o, sc_topo **t, sc_error *err) {
                       sc_topo_gpus(*t), o->topo);
   else if (sc_coll_algo_find(o->op, o->algo[0] ? o->algo : NULL, err) < 0)
     rc = SC_EINPUT;
+  else /* NCCL's model is scaled from a reference of ranks_per_node per node */
+    rc = sc_topo_domain_check(*t, o->ranks, o->ranks_per_node, "ranks_per_node", err);
   if (rc) {
     sc_topo_free(*t);
     *t = NULL;

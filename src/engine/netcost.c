@@ -96,6 +96,24 @@ struct ncost {
   fcf_scratch w;      /* owned: scratch of shape_bound */
 };
 
+/* The closed form's NVLink domain (when the cluster states one) against
+ * the topology's as built (before failed cables): every collective is
+ * scaled from a reference fabric of the cluster's domain, so they must
+ * agree. A topology short of GPUs is left to ncost_open's message. */
+static int domain_check(const sc_cluster *c, const topo *t, sc_error *err) {
+  int dom = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+  if (dom <= 0 || c->gpus < 1 || t->n_gpus < c->gpus) return SC_OK;
+  int rc = topo_domain_check(t, c->gpus, dom, c->nvlink_domain > 0 ? "cluster.nvlink_domain"
+                                                                    : "cluster.gpus_per_node",
+                             err);
+  if (rc != SC_OK) {
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    sc_error_set(err, SC_EINPUT, "cluster.topology: %s", msg);
+  }
+  return rc;
+}
+
 int ncost_topology(const sc_cluster *c, topo **out, sc_error *err) {
   *out = NULL;
   if (!c->topology[0] && (c->link_fail[0] || c->link_degrade[0]))
@@ -104,6 +122,7 @@ int ncost_topology(const sc_cluster *c, topo **out, sc_error *err) {
   if (!c->topology[0]) return SC_OK;
   topo *t = NULL;
   int rc = topo_load_spec(c->topology, &t, err);
+  if (rc == SC_OK) rc = domain_check(c, t, err);
   if (rc == SC_OK) /* the what-ifs on its cables (net/linkwhatif.h) */
     rc = lwi_apply(&t, c->link_fail, c->link_degrade, "cluster.link_fail",
                    "cluster.link_degrade", err);

@@ -111,6 +111,43 @@ int topo_finalize(topo *t, sc_error *err) {
   return SC_OK;
 }
 
+/* The first NVSwitch GPU node g links to, or -1. */
+static int gpu_switch(const topo *t, int g) {
+  for (int k = t->out_start[g]; k < t->out_start[g + 1]; k++) {
+    int v = t->links[t->out_link[k]].dst;
+    if (t->nodes[v].kind == TOPO_NVSWITCH) return v;
+  }
+  return -1;
+}
+
+/* GPUs switch sw links to, each once (parallel links count one GPU). */
+static int switch_gpus(const topo *t, int sw) {
+  int n = 0;
+  for (int k = t->out_start[sw]; k < t->out_start[sw + 1]; k++) {
+    int v = t->links[t->out_link[k]].dst, seen = 0;
+    for (int j = t->out_start[sw]; j < k && !seen; j++) seen = t->links[t->out_link[j]].dst == v;
+    n += t->nodes[v].kind == TOPO_GPU && !seen;
+  }
+  return n;
+}
+
+int topo_domain_check(const topo *t, int ranks, int per, const char *key, sc_error *err) {
+  assert(t->gpus && ranks >= 1 && per >= 1 && ranks <= t->n_gpus);
+  int want = per < ranks ? per : ranks;
+  for (int r = 0; r < ranks; r++) {
+    int sw = gpu_switch(t, t->gpus[r]);
+    if (sw < 0) continue;
+    int n = switch_gpus(t, sw), got = n < ranks ? n : ranks;
+    if (got != want)
+      return sc_error_set(err, SC_EINPUT,
+                          "%s %d, but topology %s puts %d GPUs on NVSwitch %s (GPU %s, rank "
+                          "%d): give %s %d, or a topology whose NVLink domains hold %d",
+                          key, per, t->name, n, t->nodes[sw].name, t->nodes[t->gpus[r]].name, r,
+                          key, got, want);
+  }
+  return SC_OK;
+}
+
 double topo_bytes(double nodes, double links) {
   /* a node, its two CSR offsets and its place in gpus; a link and its
    * two CSR entries; growing arrays keep up to twice what they hold */

@@ -96,6 +96,15 @@ int topo_find(const topo *t, const char *name);
  * not errors. Needs topo_finalize. */
 int topo_check(const topo *t, sc_error *err, char *warn, size_t warn_size);
 
+/* The NVLink domains of the first `ranks` GPUs against a job that puts
+ * `per` ranks in each (its ranks per node or NVLink domain, <= ranks):
+ * SC_OK when every one of those GPUs that has an NVSwitch neighbour sees
+ * min(per, ranks) of the job's kind of GPUs on it (GPUs without one,
+ * single-GPU hosts or direct links, are not judged), else SC_EINPUT
+ * naming the GPU, its switch, the count and `key` (what the caller calls
+ * `per`). Needs topo_finalize. */
+int topo_domain_check(const topo *t, int ranks, int per, const char *key, sc_error *err);
+
 /* Human summary: counts per kind, links, bandwidth range. */
 void topo_describe(const topo *t, FILE *out);
 /* Graphviz DOT; duplex pairs of equal bandwidth become one edge. */

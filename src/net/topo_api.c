@@ -48,6 +48,10 @@ void sc_topo_free(sc_topo *t) {
 
 int sc_topo_gpus(const sc_topo *t) { return t->t->n_gpus; }
 
+int sc_topo_domain_check(const sc_topo *t, int ranks, int per, const char *key, sc_error *err) {
+  return topo_domain_check(t->t, ranks, per, key, err);
+}
+
 void sc_topo_describe(const sc_topo *t, FILE *out) { topo_describe(t->t, out); }
 
 int sc_topo_check(const sc_topo *t, sc_error *err, char *warn, size_t warn_size) {
@@ -65,8 +69,16 @@ static const char *warn_line_json(FILE *out, const char *w) {
 }
 
 void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *st, const char *warnings) {
+  sc_report_topo_ex(out, fmt, st, warnings, -1);
+}
+
+void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *st, const char *warnings,
+                       double exchange_Bps) {
   if (fmt == SC_FORMAT_TABLE) {
     topo_describe(st->t, out);
+    if (exchange_Bps >= 0)
+      fprintf(out, "exchange     %.3f GB/s per GPU per direction (GPU i <-> i + n/2, all at "
+                   "once, ECMP routes)\n", exchange_Bps / 1e9);
     if (warnings) {
       fprintf(out, "check        ok (connected, all bandwidths > 0)\n");
       if (warnings[0]) fprintf(out, "warnings\n%s\n", warnings);
@@ -83,12 +95,15 @@ void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *st, const char *war
     llo = i ? fmin(llo, lat) : lat, lhi = fmax(lhi, lat);
   }
   if (fmt == SC_FORMAT_CSV) {
+    int ex = exchange_Bps >= 0; /* the column only when measured (--check) */
     fprintf(out, "topology,nodes,gpus,nvswitches,nics,switches,links,bw_min_GBps,bw_max_GBps,"
-                 "lat_min_us,lat_max_us\n");
+                 "lat_min_us,lat_max_us%s\n", ex ? ",exchange_GBps" : "");
     esc_csv(out, t->name, ',');
-    fprintf(out, "%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g\n", t->n_nodes, count[TOPO_GPU],
+    fprintf(out, "%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g", t->n_nodes, count[TOPO_GPU],
             count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH], t->n_links, lo / 1e9,
             hi / 1e9, llo * 1e6, lhi * 1e6);
+    if (ex) fprintf(out, ",%.6g", exchange_Bps / 1e9);
+    fputc('\n', out);
     return;
   }
   fprintf(out, "{\"topology\": ");
@@ -98,6 +113,7 @@ void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *st, const char *war
                "\"lat_min_us\": %.6g, \"lat_max_us\": %.6g",
           t->n_nodes, count[TOPO_GPU], count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH],
           t->n_links, lo / 1e9, hi / 1e9, llo * 1e6, lhi * 1e6);
+  if (exchange_Bps >= 0) fprintf(out, ", \"exchange_GBps\": %.6g", exchange_Bps / 1e9);
   if (warnings) {
     fprintf(out, ", \"check\": \"ok\", \"warnings\": [");
     for (const char *w = warnings; *w;) {
@@ -169,6 +185,27 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
     rc = flow_run_ex(t->t, t->routes, &s, t->t->gpus, &st, fn, ud, err);
   sched_free(&s);
   if (rc == SC_OK) *seconds = st.time;
+  return rc;
+}
+
+int sc_topo_exchange(sc_topo *t, double *Bps, sc_error *err) {
+  *Bps = 0;
+  int n = t->t->n_gpus, half = n / 2, rc = SC_OK;
+  if (half < 1) return SC_OK;
+  if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
+    return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
+  sched s;
+  sched_init(&s);
+  flow_stats st;
+  int bad = sched_begin(&s, 1);
+  for (int i = 0; i < half && !bad; i++)
+    bad = sched_add(&s, i, i + half, 1e9) || sched_add(&s, i + half, i, 1e9);
+  if (bad)
+    rc = sc_error_set(err, SC_ENOMEM, "out of memory building the exchange of %s", t->t->name);
+  else
+    rc = flow_run(t->t, t->routes, &s, t->t->gpus, &st, err);
+  sched_free(&s);
+  if (rc == SC_OK && st.time > 0) *Bps = 1e9 / st.time;
   return rc;
 }
 

@@ -165,7 +165,8 @@ static int server(topo *t, int s, int gpus, double nvlink, double nic, double la
 }
 
 /* Rail-optimized Clos (DGX/HGX SuperPOD): NIC g of every server goes to
- * rail switch g; `spines` switches join the rails. */
+ * rail switch g; `spines` switches join the rails, with 1/`oversub` of
+ * the bandwidth the rail's NICs bring (oversub 2: 2:1 above the rails). */
 static int build_rail(topo *t, const gen_args *a) {
   int nodes = (int)A("nodes"), gpus = (int)A("gpus"), spines = (int)A("spines");
   double nvl = A("nvlink") * GB, nic = A("nic") * GB / 8, lat = A("lat") * US;
@@ -193,7 +194,8 @@ static int build_rail(topo *t, const gen_args *a) {
     if (sp < 0) rc = -1;
     /* each rail switch spreads its nodes' bandwidth over the spines */
     for (int g = 0; g < gpus && !rc; g++)
-      if (topo_add_duplex(t, rail0 + g, sp, nic * nodes / spines, lat) < 0) rc = -1;
+      if (topo_add_duplex(t, rail0 + g, sp, nic * nodes / spines / A("oversub"), lat) < 0)
+        rc = -1;
   }
   mem_free(nic0);
   return rc;
@@ -216,21 +218,47 @@ static int build_hier(topo *t, const gen_args *a) {
   return 0;
 }
 
+/* The fat-tree's leaf ports (hosts): single GPUs (gpus = 1), or the NICs
+ * of servers of `gpus` GPUs on an NVSwitch, a NIC of `bw` per GPU. The
+ * node id of each port into port[hosts]; 0, or -1 when out of memory. */
+static int fat_tree_ports(topo *t, const gen_args *a, int *port) {
+  int hosts = (int)A("hosts"), gpus = (int)A("gpus");
+  if (gpus <= 1) {
+    for (int h = 0; h < hosts; h++) ADD(port[h] = gpu(t, h));
+    return 0;
+  }
+  for (int s = 0; s < hosts / gpus; s++) {
+    int g0 = server(t, s, gpus, A("nvlink") * GB, A("bw") * GB, A("lat") * US);
+    ADD(g0);
+    for (int g = 0; g < gpus; g++) port[s * gpus + g] = g0 + 2 * g + 1; /* gpu, nic, ... */
+  }
+  return 0;
+}
+
 /* Folded-Clos fat-tree of radix r switches, 2 or 3 levels; hosts hang off
- * leaves (r/2 each); `oversub` divides the leaf uplink bandwidth. */
+ * leaves (r/2 each); `oversub` divides the leaf uplink bandwidth. With
+ * gpus > 1 the hosts are the NICs of NVSwitch servers (the servers' NICs
+ * share leaves, where `rail` puts NIC g of every server on switch g). */
 static int build_fat_tree(topo *t, const gen_args *a) {
   int hosts = (int)A("hosts"), r = (int)A("radix"), levels = (int)A("levels");
   int half = r / 2;
   double bw = A("bw") * GB, up = bw / A("oversub"), lat = A("lat") * US;
   int leaves = (hosts + half - 1) / half;
   char nm[32];
-  for (int h = 0; h < hosts; h++) ADD(gpu(t, h));
-  int leaf0 = t->n_nodes;
-  for (int l = 0; l < leaves; l++) {
-    snprintf(nm, sizeof nm, "leaf%d", l);
-    ADD(topo_add_node(t, nm, TOPO_SWITCH));
+  int *port = mem_alloc(sizeof *port * (size_t)hosts);
+  if (!port || fat_tree_ports(t, a, port) < 0) {
+    mem_free(port);
+    return -1;
   }
-  for (int h = 0; h < hosts; h++) ADD(topo_add_duplex(t, h, leaf0 + h / half, bw, lat));
+  int leaf0 = t->n_nodes, rc = 0;
+  for (int l = 0; l < leaves && !rc; l++) {
+    snprintf(nm, sizeof nm, "leaf%d", l);
+    if (topo_add_node(t, nm, TOPO_SWITCH) < 0) rc = -1;
+  }
+  for (int h = 0; h < hosts && !rc; h++)
+    if (topo_add_duplex(t, port[h], leaf0 + h / half, bw, lat) < 0) rc = -1;
+  mem_free(port);
+  ADD(rc);
   if (levels == 2) {
     int sp0 = t->n_nodes;
     for (int s = 0; s < half; s++) {
@@ -337,10 +365,12 @@ static gen_size size_hier(const gen_args *a) {
 }
 static gen_size size_fat_tree(const gen_args *a) {
   double hosts = A("hosts"), half = floor(A("radix") / 2), leaves = ceil(hosts / half);
-  if (A("levels") == 2) return (gen_size){hosts + leaves + half, hosts + leaves * half};
+  /* servers: an NVSwitch each, a NIC per GPU, the GPU's two links */
+  double gpus = A("gpus"), sn = gpus > 1 ? hosts / gpus + hosts : 0, sl = gpus > 1 ? 2 * hosts : 0;
+  if (A("levels") == 2) return (gen_size){hosts + leaves + half + sn, hosts + leaves * half + sl};
   double pods = ceil(leaves / half);
-  return (gen_size){hosts + leaves + pods * half + half * half,
-                    hosts + leaves * half + pods * half * half};
+  return (gen_size){hosts + leaves + pods * half + half * half + sn,
+                    hosts + leaves * half + pods * half * half + sl};
 }
 static gen_size size_dragonfly(const gen_args *a) {
   double g = A("groups"), r = A("routers"), h = A("hosts");
@@ -368,13 +398,16 @@ static const gen_def gens[] = {
      build_tree, size_tree},
     {"expo", "n=16 bw=12.5 lat=2", "exponential graph: i linked with i+2^j", build_expo, size_expo},
     {"dgx1", "bw=25 lat=0.7", "DGX-1 V100 hybrid cube-mesh (bw per NVLink)", build_dgx1, size_dgx1},
-    {"rail", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1",
-     "DGX/HGX servers (NVSwitch, one NIC per GPU) on a rail-optimized Clos", build_rail, size_rail},
-    {"dgx", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1", "alias of rail", build_rail, size_rail},
+    {"rail", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1 oversub=1",
+     "DGX/HGX servers (NVSwitch, one NIC per GPU) on a rail-optimized Clos; oversub divides "
+     "rail-to-spine links", build_rail, size_rail},
+    {"dgx", "nodes=4 gpus=8 nvlink=300 nic=400 spines=8 lat=1 oversub=1", "alias of rail",
+     build_rail, size_rail},
     {"hier", "nodes=4 gpus=8 nvlink=300 nic=200 lat=1",
      "hierarchical: NVSwitch servers, all NICs on one core switch", build_hier, size_hier},
-    {"fat_tree", "hosts=128 radix=16 levels=3 oversub=1 bw=50 lat=1",
-     "folded-Clos fat-tree (levels 2 or 3), oversub divides leaf uplinks", build_fat_tree, size_fat_tree},
+    {"fat_tree", "hosts=128 radix=16 levels=3 oversub=1 bw=50 lat=1 gpus=1 nvlink=300",
+     "folded-Clos fat-tree (levels 2 or 3), oversub divides leaf uplinks; gpus>1: hosts are "
+     "the NICs of NVSwitch servers of that many GPUs", build_fat_tree, size_fat_tree},
     {"dragonfly", "groups=4 routers=4 hosts=2 bw=25 global_bw=25 lat=1",
      "dragonfly: all-to-all routers per group, one global link per group pair",
      build_dragonfly, size_dragonfly},
@@ -382,8 +415,11 @@ static const gen_def gens[] = {
 #define N_GENS ((int)(sizeof gens / sizeof gens[0]))
 
 void topo_gen_help(FILE *out) {
+  int w = 0; /* the longest list of keys: the descriptions line up */
   for (int i = 0; i < N_GENS; i++)
-    fprintf(out, "  %-10s %-52s %s\n", gens[i].name, gens[i].keys, gens[i].what);
+    if ((int)strlen(gens[i].keys) > w) w = (int)strlen(gens[i].keys);
+  for (int i = 0; i < N_GENS; i++)
+    fprintf(out, "  %-10s %-*s %s\n", gens[i].name, w, gens[i].keys, gens[i].what);
 }
 
 /* Fill a with the defaults of g. */
@@ -444,6 +480,12 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
                           "switches connect (%g)",
                           g->name, arg(a, "hosts"), lv, rad, cap);
   }
+  double gp = arg(a, "gpus"), ho = arg(a, "hosts");
+  if (!isnan(gp) && !isnan(ho) && fmod(ho, gp) != 0)
+    return sc_error_set(err, SC_EINPUT,
+                        "generator %s: hosts=%g must be whole servers of gpus=%g (valid "
+                        "nearby: %g or %g)",
+                        g->name, ho, gp, floor(ho / gp) * gp, (floor(ho / gp) + 1) * gp);
   double d = arg(a, "depth"), k = arg(a, "k");
   if (!isnan(d) && (d < 1 || pow(k, d) > 1e6))
     return sc_error_set(err, SC_EINPUT, "generator %s: depth=%g: need 1 <= k^depth <= 1e6",

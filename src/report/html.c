@@ -281,7 +281,8 @@ static void mem_word(const sc_scenario *s, const sc_memory *m, char *buf, size_t
     snprintf(buf, cap, "%s", m->fits ? "fits" : "does NOT fit");
 }
 
-static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
+static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r,
+                         double train_tokens) {
   const sc_plan *p = &s->plan;
   char verdict[128];
   mem_word(s, &r->mem, verdict, sizeof verdict);
@@ -295,11 +296,17 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
                "<tr><td>step time</td><td>%.4g s</td></tr>\n"
                "<tr><td>throughput</td><td>%.0f %s/s</td></tr>\n"
                "<tr><td>MFU</td><td>%.1f %%</td></tr>\n"
-               "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n</table>\n",
+               "<tr><td>memory per GPU</td><td>%.1f of %.1f GiB (%s)</td></tr>\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->zero, r->micro_batch, p->global_batch,
           r->step_s, r->tokens_per_s, s->model.kind == SC_MODEL_CNN ? "images" : "tokens",
           100 * r->mfu, r->mem.total / GIB, r->mem.capacity / GIB,
           verdict);
+  if (train_tokens > 0 && isfinite(train_tokens) && r->tokens_per_s > 0) /* as the table */
+    fprintf(out, "<tr><td>time to train</td><td>%.1f days for %.3g tokens (%.0f "
+                 "GPU-hours)</td></tr>\n",
+            train_tokens / r->tokens_per_s / 86400, train_tokens,
+            train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
+  fprintf(out, "</table>\n");
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_text(s, acc, sizeof acc);
   fprintf(out, "<p class=\"note\">accuracy: ");
@@ -309,11 +316,16 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r) {
 
 void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
                         const sc_span *spans, size_t n_spans) {
+  sc_html_prediction_ex(out, s, r, spans, n_spans, 0);
+}
+
+void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
+                           const sc_span *spans, size_t n_spans, double train_tokens) {
   char title[160];
   snprintf(title, sizeof title, "stepcast prediction: %s on %d x %s", s->model.name,
            s->cluster.gpus, s->cluster.gpu.name);
   html_head(out, title);
-  pred_summary(out, s, r);
+  pred_summary(out, s, r, train_tokens);
   part tp[9];
   int n = time_parts(r, tp);
   stacked_bar(out, "breakdown", "Where the step's time goes", tp, n, r->step_s, 0, 1, "s");
@@ -330,8 +342,9 @@ void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
 
 /* ------------------------------------------------------------- a search */
 
-/* Write the Pareto front of the n plans (time x, memory y, both lower is
- * better) as a staircase path: the plans no other plan beats on both. */
+/* Write the Pareto front of the n plans (time x, memory y in GiB, both
+ * lower is better) as a staircase path: the plans no other plan beats on
+ * both. */
 static void pareto_path(FILE *out, const sc_candidate *c, int n, const scale *x,
                         const scale *y) {
   /* c is sorted by step time (sc_search): a plan is on the front when its
@@ -343,7 +356,7 @@ static void pareto_path(FILE *out, const sc_candidate *c, int n, const scale *x,
   for (int i = 0; i < n; i++) {
     double m = c[i].result.mem.total;
     if (!(m < best_mem)) continue;
-    double px = sc_at(x, c[i].result.step_s), py = sc_at(y, m);
+    double px = sc_at(x, c[i].result.step_s), py = sc_at(y, m / GIB);
     if (first) fprintf(out, "M%.2f %.2f", px, py);
     else fprintf(out, " H%.2f V%.2f", px, py);
     first = 0;
@@ -360,10 +373,11 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
   html_head(out, title);
   fprintf(out, "<p>%ld plans tried, %ld valid, %ld fit in memory; %d shown below (the fastest, "
                "fitting or not).</p>\n", st->tried, st->valid, st->fit, n);
-  double t0 = INFINITY, t1 = 0, m0 = INFINITY, m1 = 0, cap = s->cluster.gpu.hbm_bytes;
+  /* memory in GiB, as the tooltips and the tables give it */
+  double t0 = INFINITY, t1 = 0, m0 = INFINITY, m1 = 0, cap = s->cluster.gpu.hbm_bytes / GIB;
   for (int i = 0; i < n; i++) {
     t0 = fmin(t0, plans[i].result.step_s), t1 = fmax(t1, plans[i].result.step_s);
-    m0 = fmin(m0, plans[i].result.mem.total), m1 = fmax(m1, plans[i].result.mem.total);
+    m0 = fmin(m0, plans[i].result.mem.total / GIB), m1 = fmax(m1, plans[i].result.mem.total / GIB);
   }
   if (n == 0) t0 = 1, t1 = 10, m0 = 0, m1 = 0; /* empty axes, no NaN */
   m1 = fmax(m1, cap);
@@ -375,7 +389,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
   svg_open(out, "pareto", &f, has * 2 + has_chosen,
            "Plans: step time against memory per GPU, Pareto front and chosen plan");
   scale x = {t0, t1, f.l, f.r, 1}, y = {m0, m1, f.b, f.t, 0};
-  svg_axes(out, &f, &x, &y, "step time, s (log)", "memory per GPU, bytes");
+  svg_axes(out, &f, &x, &y, "step time, s (log)", "memory per GPU, GiB");
   if (cap > 0)
     fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#c00\" "
                  "stroke-dasharray=\"4 3\"/><text x=\"%.2f\" y=\"%.2f\">GPU memory</text>\n",
@@ -386,7 +400,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
     for (int i = 0; i < n; i++)
       fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"3\"><title>tp %d pp %d dp %d mb %ld: "
                    "%.4g s, %.1f GiB%s</title></circle>\n",
-              sc_at(&x, plans[i].result.step_s), sc_at(&y, plans[i].result.mem.total),
+              sc_at(&x, plans[i].result.step_s), sc_at(&y, plans[i].result.mem.total / GIB),
               plans[i].plan.tp, plans[i].plan.pp, plans[i].plan.dp, plans[i].plan.micro_batch,
               plans[i].result.step_s, plans[i].result.mem.total / GIB,
               report_marginal(s, &plans[i].result.mem) ? " (marginal)" : "");
@@ -399,7 +413,7 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
     const sc_candidate *c = &plans[chosen];
     fprintf(out, "<g class=\"series\" data-name=\"chosen\"><circle cx=\"%.2f\" cy=\"%.2f\" "
                  "r=\"8\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\"/></g>\n",
-            sc_at(&x, c->result.step_s), sc_at(&y, c->result.mem.total), colour(2));
+            sc_at(&x, c->result.step_s), sc_at(&y, c->result.mem.total / GIB), colour(2));
     char lab[96];
     snprintf(lab, sizeof lab, "chosen: tp %d pp %d dp %d, %.3g s", c->plan.tp, c->plan.pp,
              c->plan.dp, c->result.step_s);
@@ -503,6 +517,29 @@ void sc_html_validation(FILE *out, const sc_validation *sets, int n) {
 
 /* ----------------------------------------------------------- collective */
 
+/* The sweep's conditions and every size's figures, as the command's
+ * table gives them (the chart alone showed neither). */
+static void coll_points_table(FILE *out, const sc_coll_sweep *sw, int flow) {
+  const sc_coll_sweep_opts *o = &sw->opts;
+  fprintf(out, "<p>sm%d, %s %g GB/s per GPU per direction, NIC %g Gb/s per GPU, %s",
+          o->arch, o->pcie ? "PCIe" : "NVLink", o->nvlink_GBps, o->nic_Gbps,
+          sc_fabric_name(o->fabric));
+  if (o->host_cpu) fprintf(out, ", host CPU %s", sc_host_cpu_name(o->host_cpu));
+  if (o->gpus_per_thread > 1) fprintf(out, ", %d GPUs per host thread", o->gpus_per_thread);
+  fprintf(out, "</p>\n<table>\n<tr><th>size (B)</th><th>time (us)</th><th>algbw (GB/s)</th>"
+               "<th>busbw (GB/s)</th><th>NCCL algorithm</th>%s</tr>\n",
+          flow ? "<th>flow (us)</th><th>flow busbw (GB/s)</th>" : "");
+  for (int i = 0; i < sw->n; i++) {
+    const sc_coll_point *p = &sw->points[i];
+    fprintf(out, "<tr><td>%.0f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%s/%s</td>",
+            p->bytes, p->nccl.time * 1e6, p->algbw / 1e9, p->busbw / 1e9, p->nccl.algo,
+            p->nccl.proto);
+    if (flow) fprintf(out, "<td>%.2f</td><td>%.2f</td>", p->flow_s * 1e6, p->flow_busbw / 1e9);
+    fprintf(out, "</tr>\n");
+  }
+  fprintf(out, "</table>\n");
+}
+
 void sc_html_collective(FILE *out, const sc_coll_sweep *sw) {
   const sc_coll_sweep_opts *o = &sw->opts;
   char title[400];
@@ -524,16 +561,28 @@ void sc_html_collective(FILE *out, const sc_coll_sweep *sw) {
   scale x = {b0, b1, f.l, f.r, 1}, y = {y0, y1, f.b, f.t, 0};
   svg_axes(out, &f, &x, &y, "message size, bytes (log)", "bus bandwidth, GB/s");
   for (int s = 0; s < 1 + flow && sw->n > 0; s++) {
-    fprintf(out, "<path class=\"series\" data-name=\"%s\" fill=\"none\" stroke=\"%s\" "
-                 "stroke-width=\"2\" d=\"", s ? "flow engine" : "NCCL model", colour(s));
+    fprintf(out, "<g class=\"series\" data-name=\"%s\" fill=\"%s\"><path fill=\"none\" "
+                 "stroke=\"%s\" stroke-width=\"2\" d=\"", s ? "flow engine" : "NCCL model",
+            colour(s), colour(s));
     for (int i = 0; i < sw->n; i++) {
       const sc_coll_point *p = &sw->points[i];
       fprintf(out, "%s%.2f %.2f", i ? " L" : "M", sc_at(&x, p->bytes),
               sc_at(&y, (s ? p->flow_busbw : p->busbw) / 1e9));
     }
     fprintf(out, "\"/>\n");
+    for (int i = 0; i < sw->n; i++) { /* each size, its values on hover */
+      const sc_coll_point *p = &sw->points[i];
+      double t = s ? p->flow_s : p->nccl.time, bus = s ? p->flow_busbw : p->busbw;
+      char pick[64] = "";
+      if (!s) snprintf(pick, sizeof pick, ", %s/%s", p->nccl.algo, p->nccl.proto);
+      fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"2.5\"><title>%.0f B: %.2f us, "
+                   "busbw %.2f GB/s%s</title></circle>\n",
+              sc_at(&x, p->bytes), sc_at(&y, bus / 1e9), p->bytes, t * 1e6, bus / 1e9, pick);
+    }
+    fprintf(out, "</g>\n");
     svg_legend(out, &f, s, colour(s), s ? "flow engine on the topology" : "NCCL model");
   }
   svg_close(out);
+  coll_points_table(out, sw, flow);
   html_tail(out);
 }

@@ -245,6 +245,24 @@ static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   }
 }
 
+/* The network line of predict's table, where the cluster states more than
+ * its NIC rate: a fabric other than InfiniBand, the topology the network
+ * engine runs and its failed or slowed cables (escaped; nothing
+ * otherwise, so that runs on different fabrics tell themselves apart). */
+static void pred_table_network(FILE *out, const sc_cluster *c) {
+  if (!c->fabric && !c->topology[0]) return;
+  char t[3 * sizeof c->topology];
+  fprintf(out, "  network   %s", sc_fabric_name(c->fabric));
+  const char *what[] = {"topology", "failed", "slowed"};
+  const char *val[] = {c->topology, c->link_fail, c->link_degrade};
+  for (int i = 0; i < 3; i++)
+    if (val[i][0]) {
+      esc_text(t, sizeof t, val[i]);
+      fprintf(out, "; %s %s", what[i], t);
+    }
+  fputc('\n', out);
+}
+
 static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
                        double train_tokens) {
   const sc_plan *p = &s->plan;
@@ -284,6 +302,7 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   fprintf(out, "  cluster   %d x %s, %d per node%s, %s %.0f GB/s, NIC %.0f Gb/s per GPU%s\n",
           c->gpus, gpu, c->gpus_per_node, node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9, from);
+  pred_table_network(out, c);
   fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
@@ -384,10 +403,13 @@ static void pred_json_setup(FILE *out, const sc_scenario *s) {
   }
   const sc_cluster *c = &s->cluster;
   fprintf(out, " \"cluster\": {\"gpus_per_node\": %d, \"nvlink_domain\": %d, \"link\": \"%s\", "
-               "\"link_GBps\": %.6g, \"nic_Gbps\": %.6g},\n",
+               "\"link_GBps\": %.6g, \"nic_Gbps\": %.6g, \"fabric\": \"%s\", \"topology\": ",
           c->gpus_per_node, c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node,
           gpu_link_key(c->gpu.link), (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9,
-          c->nic_bw * 8 / 1e9);
+          c->nic_bw * 8 / 1e9, sc_fabric_name(c->fabric));
+  if (c->topology[0]) esc_json(out, c->topology);
+  else fputs("null", out);
+  fputs("},\n", out);
 }
 
 /* The fields of a prediction's JSON object, without its braces: the
@@ -422,8 +444,9 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           r->model_flops, r->params);
   pred_json_setup(out, s);
   if (train_tokens > 0 && isfinite(train_tokens))
-    fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g,\n", train_tokens,
-            train_tokens / r->tokens_per_s / 86400);
+    fprintf(out, " \"train_tokens\": %.6g, \"train_days\": %.6g, \"train_gpu_hours\": %.6g,\n",
+            train_tokens, train_tokens / r->tokens_per_s / 86400,
+            train_tokens / r->tokens_per_s / 3600 * s->cluster.gpus);
   part pt[9];
   int n = parts(r, pt);
   fprintf(out, " \"time_s\": {");
@@ -907,6 +930,7 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s%s\n", SC_VERSION,
           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
           dtype_col ? "dtypes " : "", types, attn);
+  pred_table_network(out, &s->cluster); /* as predict says it */
   double walk = st->seconds - st->rerank_seconds; /* plans/s: of the walk alone */
   fprintf(out, "%ld plans tried, %ld valid, %ld fit in memory, %ld pruned, %.3f s (%.0f plans/s, %d thread%s",
           st->tried, st->valid, st->fit, st->pruned, st->seconds,
@@ -1180,15 +1204,32 @@ static void coll_header(FILE *out, const sc_coll_sweep_opts *o, int flow) {
           sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch,
           o->pcie ? "PCIe" : "NVLink", o->nvlink_GBps,
           o->nic_Gbps, flow ? ", flow engine: " : "", flow ? o->topo : "");
+  if (o->fabric) fprintf(out, ", fabric %s", sc_fabric_name(o->fabric));
+  if (o->host_cpu) fprintf(out, ", host CPU %s", sc_host_cpu_name(o->host_cpu));
   if (o->gpus_per_thread > 1) fprintf(out, ", %d GPUs per host thread", o->gpus_per_thread);
   fputc('\n', out);
+}
+
+/* The JSON document's head: what the header line says, as keys, so that
+ * documents of different sweeps tell themselves apart. */
+static void coll_json_head(FILE *out, const sc_coll_sweep_opts *o, int flow) {
+  fprintf(out, "{\"op\": \"%s\", \"ranks\": %d, \"ranks_per_node\": %d, \"arch\": %d, "
+               "\"link\": \"%s\", \"link_GBps\": %.17g, \"nic_Gbps\": %.17g, "
+               "\"fabric\": \"%s\", \"host_cpu\": \"%s\", \"gpus_per_thread\": %d, "
+               "\"topology\": ",
+          sc_coll_op_name(o->op), o->ranks, o->ranks_per_node, o->arch,
+          o->pcie ? "pcie" : "nvlink", o->nvlink_GBps, o->nic_Gbps, sc_fabric_name(o->fabric),
+          sc_host_cpu_name(o->host_cpu), o->gpus_per_thread > 1 ? o->gpus_per_thread : 1);
+  if (flow) esc_json(out, o->topo);
+  else fputs("null", out);
+  fputs(", \"rows\": [", out);
 }
 
 void sc_report_collective(FILE *out, sc_format fmt, const sc_coll_sweep *s) {
   const sc_coll_sweep_opts *o = &s->opts;
   int flow = o->topo[0] != '\0';
   if (fmt == SC_FORMAT_JSON)
-    fprintf(out, "{\"op\": \"%s\", \"ranks\": %d, \"rows\": [", sc_coll_op_name(o->op), o->ranks);
+    coll_json_head(out, o, flow);
   else if (fmt == SC_FORMAT_CSV)
     fprintf(out, "bytes,nccl_us,nccl_algbw_GBps,nccl_busbw_GBps,algo,proto%s\n",
             flow ? ",flow_us,flow_busbw_GBps" : "");
@@ -1257,7 +1298,7 @@ static void preset_shape(const sc_model *m, int sh[5]) {
 }
 
 static void presets_table(FILE *out) {
-  fprintf(out, "GPUs (cluster.gpu):\n");
+  fprintf(out, "GPUs (cluster.gpu): dense peak, memory, GPU-to-GPU link per direction\n");
   for (size_t i = 0; i < sc_gpu_preset_count(); i++) {
     const sc_gpu *g = sc_gpu_preset_at(i);
     sc_dtype dt;
@@ -1286,8 +1327,12 @@ static void presets_table(FILE *out) {
   fprintf(out, "\nClusters (cluster.preset):\n");
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
-    fprintf(out, "  %-18s %s, %d GPUs per node, NVLink domain %d, NIC %.0f Gb/s per GPU",
-            c->name, c->gpu.name, c->gpus_per_node, c->nvlink_domain, c->nic_bw * 8 / 1e9);
+    /* the GPU-to-GPU domain by its GPU preset's link (Infinity Fabric on
+     * AMD; the cluster table holds the GPU's id only) */
+    const sc_gpu *g = sc_gpu_preset(c->gpu.name);
+    fprintf(out, "  %-18s %s, %d GPUs per node, %s domain %d, NIC %.0f Gb/s per GPU", c->name,
+            c->gpu.name, c->gpus_per_node, gpu_link_label(g ? g->link : c->gpu.link),
+            c->nvlink_domain, c->nic_bw * 8 / 1e9);
     if (c->fabric) fprintf(out, " (%s)", sc_fabric_name(c->fabric));
     preset_host(out, &c->host);
     fputc('\n', out);
@@ -1298,7 +1343,8 @@ static void presets_table(FILE *out) {
  * that kind (the other CSV columns blank). */
 static const char PRESET_CSV_HEADER[] =
     "kind,name,tflops_16bit,hbm_bytes,hbm_Bps,nvlink_Bps,params,layers,hidden,heads,kv_heads,"
-    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps,dense_tflops,dense_dtype,link\n";
+    "seq,gpu,gpus_per_node,nvlink_domain,nic_Bps,dense_tflops,dense_dtype,link,fp8_tflops,"
+    "fabric,host_gpus_per_link,host_link_Bps,host_mem_Bps,host_mem_bytes\n";
 
 static void presets_csv(FILE *out) {
   fputs(PRESET_CSV_HEADER, out);
@@ -1308,8 +1354,9 @@ static void presets_csv(FILE *out) {
     esc_csv(out, g->name, ',');
     sc_dtype dt;
     double tf = gpu_dense_tflops(g, &dt);
-    fprintf(out, "%.6g,%.6g,%.6g,%.6g,,,,,,,,,,,%.6g,%s,%s\n", gpu_tflops16(g), g->hbm_bytes,
-            g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_key(g->link));
+    fprintf(out, "%.15g,%.15g,%.15g,%.15g,,,,,,,,,,,%.15g,%s,%s,%.15g,,,,,\n", gpu_tflops16(g),
+            g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt), gpu_link_key(g->link),
+            g->peak_flops[SC_FP8] / 1e12);
   }
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
     const sc_model *m = sc_model_preset_at(i);
@@ -1317,8 +1364,8 @@ static void presets_csv(FILE *out) {
     esc_csv(out, m->name, ',');
     int sh[5];
     preset_shape(m, sh);
-    fprintf(out, ",,,,%.6g,%d,%d,%d,%d,%d,,,,,,,\n", sc_model_params(m), sh[0], sh[1], sh[2],
-            sh[3], sh[4]);
+    fprintf(out, ",,,,%.15g,%d,%d,%d,%d,%d,,,,,,,,,,,,,\n", sc_model_params(m), sh[0], sh[1],
+            sh[2], sh[3], sh[4]);
   }
   for (size_t i = 0; i < sc_cluster_preset_count(); i++) {
     const sc_cluster *c = sc_cluster_preset_at(i);
@@ -1326,7 +1373,10 @@ static void presets_csv(FILE *out) {
     esc_csv(out, c->name, ',');
     fprintf(out, ",,,,,,,,,,");
     esc_csv(out, c->gpu.name, ',');
-    fprintf(out, "%d,%d,%.6g,,,\n", c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+    const sc_host *h = &c->host;
+    fprintf(out, "%d,%d,%.15g,,,,,%s,%d,%.15g,%.15g,%.15g\n", c->gpus_per_node, c->nvlink_domain,
+            c->nic_bw, sc_fabric_name(c->fabric), h->gpus_per_link > 1 ? h->gpus_per_link : 1,
+            h->link_bw, h->mem_bw, h->mem_bytes);
   }
 }
 
@@ -1338,11 +1388,11 @@ static void presets_json(FILE *out) {
     esc_json(out, g->name);
     sc_dtype dt;
     double tf = gpu_dense_tflops(g, &dt);
-    fprintf(out, ", \"tflops_16bit\": %.6g, \"hbm_bytes\": %.6g, \"hbm_Bps\": %.6g, "
-                 "\"nvlink_Bps\": %.6g, \"dense_tflops\": %.6g, \"dense_dtype\": \"%s\", "
-                 "\"link\": \"%s\"}",
+    fprintf(out, ", \"tflops_16bit\": %.15g, \"hbm_bytes\": %.15g, \"hbm_Bps\": %.15g, "
+                 "\"nvlink_Bps\": %.15g, \"dense_tflops\": %.15g, \"dense_dtype\": \"%s\", "
+                 "\"link\": \"%s\", \"fp8_tflops\": %.15g}",
             gpu_tflops16(g), g->hbm_bytes, g->hbm_bw, g->nvlink_bw, tf, sc_dtype_name(dt),
-            gpu_link_key(g->link));
+            gpu_link_key(g->link), g->peak_flops[SC_FP8] / 1e12);
   }
   fprintf(out, "],\n \"models\": [");
   for (size_t i = 0; i < sc_model_preset_count(); i++) {
@@ -1351,7 +1401,7 @@ static void presets_json(FILE *out) {
     preset_shape(m, sh);
     fprintf(out, "%s\n  {\"name\": ", i ? "," : "");
     esc_json(out, m->name);
-    fprintf(out, ", \"params\": %.6g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
+    fprintf(out, ", \"params\": %.15g, \"layers\": %d, \"hidden\": %d, \"heads\": %d, "
                  "\"kv_heads\": %d, \"seq\": %d}", sc_model_params(m), sh[0], sh[1], sh[2],
             sh[3], sh[4]);
   }
@@ -1362,8 +1412,12 @@ static void presets_json(FILE *out) {
     esc_json(out, c->name);
     fprintf(out, ", \"gpu\": ");
     esc_json(out, c->gpu.name);
-    fprintf(out, ", \"gpus_per_node\": %d, \"nvlink_domain\": %d, \"nic_Bps\": %.6g}",
-            c->gpus_per_node, c->nvlink_domain, c->nic_bw);
+    const sc_host *h = &c->host;
+    fprintf(out, ", \"gpus_per_node\": %d, \"nvlink_domain\": %d, \"nic_Bps\": %.15g, "
+                 "\"fabric\": \"%s\", \"host_gpus_per_link\": %d, \"host_link_Bps\": %.15g, "
+                 "\"host_mem_Bps\": %.15g, \"host_mem_bytes\": %.15g}",
+            c->gpus_per_node, c->nvlink_domain, c->nic_bw, sc_fabric_name(c->fabric),
+            h->gpus_per_link > 1 ? h->gpus_per_link : 1, h->link_bw, h->mem_bw, h->mem_bytes);
   }
   fprintf(out, "]}\n");
 }

@@ -54,6 +54,7 @@ typedef struct step_files {
   const sc_span *spans;      /* sc_timeline's (or sc_dp_timeline's) n spans */
   size_t n;
   const sc_event_pred *ev;   /* the event engine's run (its trace); NULL otherwise */
+  double train_tokens;       /* the HTML summary's time to train (0: none) */
 } step_files;
 
 static int trace_of(FILE *f, const void *ctx, sc_error *err) {
@@ -67,7 +68,7 @@ static int trace_of(FILE *f, const void *ctx, sc_error *err) {
 static int html_of(FILE *f, const void *ctx, sc_error *err) {
   const step_files *c = ctx;
   (void)err;
-  sc_html_prediction(f, c->s, c->r, c->spans, c->n);
+  sc_html_prediction_ex(f, c->s, c->r, c->spans, c->n, c->train_tokens);
   return SC_OK;
 }
 
@@ -81,7 +82,7 @@ static int predict_files(const sc_scenario *s, const sc_result *r, int dp,
   size_t n = 0;
   double step = 0;
   int rc = dp ? sc_dp_timeline(s, &spans, &n, &step, err) : sc_timeline(s, &spans, &n, &step, err);
-  step_files c = {s, r, spans, n, NULL};
+  step_files c = {s, r, spans, n, NULL, o->train_tokens};
   if (rc != SC_OK) { /* no timeline: no document either */
     free(*out);
     *out = NULL;
@@ -134,7 +135,7 @@ static int predict_event(const sc_scenario *s, const sc_predict_json_opts *o, ch
     sc_report_event(m.f, SC_FORMAT_JSON, s, &r, p);
     rc = mstream_close(&m, out, err);
   }
-  step_files c = {s, NULL, NULL, 0, p};
+  step_files c = {s, NULL, NULL, 0, p, 0};
   if (rc == SC_OK) rc = file_write_beside(out, o->trace, "trace", trace_of, &c, err);
   sc_event_pred_free(p);
   return rc;
@@ -314,6 +315,15 @@ int sc_collective_json_ex(const sc_coll_sweep_opts *o, const char *html, char **
   if (rc == SC_OK) rc = file_write_beside(out, html, "html", html_sweep_of, &sw, err);
   if (sw.points) sc_coll_sweep_free(&sw);
   return rc;
+}
+
+int sc_presets_json(char **out, sc_error *err) {
+  *out = NULL;
+  mstream m;
+  int rc = mstream_open(&m, err);
+  if (rc != SC_OK) return rc;
+  sc_report_presets(m.f, SC_FORMAT_JSON);
+  return mstream_close(&m, out, err);
 }
 
 void sc_free(void *p) { free(p); }

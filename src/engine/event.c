@@ -120,6 +120,14 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   return 0;
 }
 
+/* 1 if task i of sg is a collective hidden under the kernel after it in
+ * the forward order (XG_OVL_NEXT before a compute task). */
+static int hides_under_next(const xg *x, const xg_segment *sg, int i) {
+  const xg_task *t = &x->tasks[sg->first_task + i];
+  return t->kind == XG_COMM && t->overlap == XG_OVL_NEXT && i + 1 < sg->n_tasks &&
+         x->tasks[sg->first_task + i + 1].kind != XG_COMM;
+}
+
 /* The forward or backward template of stage s: its runs' segments in
  * order (backward: reversed, each segment's recomputation first). */
 static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
@@ -143,8 +151,17 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
         for (int i = 0; i < sg->n_tasks; i++)
           if (x->tasks[sg->first_task + i].recompute_sel >= lv && add_task(c, sg, i, 'R', tp))
             return -1;
-      for (int i = sg->n_tasks - 1; i >= 0; i--)
+      for (int i = sg->n_tasks - 1; i >= 0; i--) {
+        /* a collective hidden under the kernel after it (the context-
+         * parallel ring before its attention) runs beside that kernel's
+         * backward too (TE's ring attention sends the next K/V chunk
+         * while the backward of this one runs; analytic.c task_gpu):
+         * issued just before it, not after it */
+        int pair = i > 0 && hides_under_next(x, sg, i - 1);
+        if (pair && add_task(c, sg, i - 1, 'B', tp)) return -1;
         if (add_task(c, sg, i, 'B', tp)) return -1;
+        i -= pair;
+      }
       /* the layer's gradients are complete after its first task's backward
        * (as analytic.c grad_reduction counts them) */
       if (sg->n_tasks > 0 && sg->block >= 0 && sg->zero < 3)

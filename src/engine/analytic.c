@@ -277,7 +277,7 @@ typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_FULL, PASS_RECOMP_SEL }
  * pass; the first forward and the last backward of a stage run alone,
  * which leaves (m - 1) / m of the passes paired. *mem_frac: the part of
  * that compute in memory-bound kernels. */
-static double other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
+double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
   double other = 0, mem = 0;
   int n = 0;
   for (int i = 0; i < sg->n_tasks; i++) {
@@ -312,7 +312,7 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
     double hide = nx ? eng_task_compute(e, nx, bwd) : 0;
     c = overlapped(c, hide, grp_slow(share, nx && nx->kind == XG_MEM));
   } else if (t->overlap == XG_OVL_OTHER) {
-    double mf, w = other_window(e, sg, bwd, &mf);
+    double mf, w = eng_other_window(e, sg, bwd, &mf);
     c = overlapped(c, w, grp_slow(share, mf));
   } else if (t->overlap == XG_OVL_WGRAD) {
     c = eng_wgrad_exposed(e, sg, t, c, share);

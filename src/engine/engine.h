@@ -296,6 +296,12 @@ double eng_flex_on(const eng *e, const grp *g, double bytes, double inter, grp_s
  * gradients), and at least its last bucket (10 %) stays exposed. */
 double eng_red_exposed(const sc_plan *p, double red, double b, double share);
 
+/* Under combined 1F1B (plan.overlap_ep): the compute of the other
+ * micro-batch's pass one all-to-all of segment sg (marked XG_OVL_OTHER)
+ * hides under, s, averaged over the passes ((m - 1) / m of them are
+ * paired); *mem_frac its memory-bound part. analytic.c. */
+double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac);
+
 /* Critical-path cost of `comm` seconds overlapped with `window` seconds
  * of compute whose SMs it shares (`share` of them taken). */
 double eng_overlapped(double comm, double window, double share);

@@ -102,6 +102,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE, q->flex = -1;
   q->window = q->regather = q->regather_bytes = q->dgrad = 0;
   q->share2 = (grp_share){0, 0};
+  q->window_mem = 0;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
     coll_op op = xg_comm_op(t, bwd);
@@ -112,6 +113,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
       if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
     if (bwd && t->overlap == XG_OVL_WGRAD) wgrad_windows(c, sg, t, q);
+    if (t->overlap == XG_OVL_OTHER) q->window = eng_other_window(e, sg, bwd, &q->window_mem);
   } else {
     q->gpu = eng_task_compute(e, t, bwd);
   }
@@ -296,6 +298,19 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
                      ev_overlap(ag, lim2, grp_slow(q->share2, 0));
       double exposed = cg - (cg < lim ? cg : lim) + ag - (ag < lim2 ? ag : lim2) + extra;
       cg += ag;
+      span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
+      charge(c, acc, q->name, q->stream, exposed);
+      g = ready + exposed;
+      continue;
+    }
+    if (q->overlap == XG_OVL_OTHER) {
+      /* combined 1F1B (plan.overlap_ep): beside the other micro-batch's
+       * pass, which this one does not run; charged as the closed form
+       * charges it (eng_other_window: its share of that pass's compute,
+       * averaged over the paired passes) */
+      double lim = q->window * c->scale * slow;
+      double extra = ev_overlap(cg, lim, grp_slow(q->share, q->window_mem));
+      double exposed = cg - (cg < lim ? cg : lim) + extra;
       span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
       charge(c, acc, q->name, q->stream, exposed);
       g = ready + exposed;

@@ -40,6 +40,10 @@ typedef struct ev_task {
   double regather_bytes;
   double dgrad;        /* s: ... beside its data-gradient GEMM */
   grp_share share2;    /* the re-gather's shares */
+  double window_mem;   /* a collective marked XG_OVL_OTHER (combined 1F1B):
+                          window is the other micro-batch's compute it runs
+                          beside (eng_other_window), this its memory-bound
+                          fraction */
 } ev_task;
 
 /* The tasks of one stage's forward or backward pass in issue order. */

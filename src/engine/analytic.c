@@ -530,25 +530,28 @@ static double bwd_mem_frac(const eng *e, const xg_stage *st) {
  * the start of the backward. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   qclock c = {0, 0, 0, 0, 0};
+  /* the copies' exposed part is a wait of the GPU's stream on the copy
+   * stream (the host issues on meanwhile): GPU time at the pass's end,
+   * as the event engine runs it (event.c add_offload) */
+  double of = 0, ob = 0;
+  if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);
   /* the batch's host work (cost_batch_host) before the first layer */
   if (e->s->plan.framework_eager) c.h = c.g = cost_batch_host(&e->s->cluster.gpu);
   run_pass(e, st, 0, &c);
+  c.g += of;
   r->f = c.g;
   if (e->s->plan.pp > 1) {
     qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);
-    r->b = cb.g;
+    r->b = cb.g + ob;
     c.compute += cb.compute;
     c.comm += cb.comm;
     c.comm_ep += cb.comm_ep;
   } else {
     run_pass(e, st, 1, &c);
+    c.g += ob;
     r->b = c.g - r->f;
   }
-  double of = 0, ob = 0;
-  if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);
-  r->f += of;
-  r->b += ob;
   r->offload = of + ob;
   r->compute = c.compute;
   r->bmem = bwd_mem_frac(e, st);

@@ -394,16 +394,30 @@ static void summarize(const eng *e, int off, int n, eng_qsum *out) {
   }
 }
 
+/* The GPU clock's lead over the host's after queue q ran reps >= 1
+ * times from a lead of d s. */
+static double qsum_gap(const eng_qsum *q, int reps, double d) {
+  double r = reps;
+  double lo = q->k + (reps > 1 && q->m > 0 ? (r - 1) * q->m : 0), hi = d + r * q->m;
+  return lo > hi ? lo : hi;
+}
+
+double eng_qsum_wall(const eng_qsum *q, int reps, double *d) {
+  if (reps <= 0) return 0;
+  double nd = qsum_gap(q, reps, *d), wall = reps * q->host + nd - *d;
+  *d = nd;
+  return wall;
+}
+
 /* Run a queue `reps` times through the clocks. */
 static void run(const eng_qsum *q, int reps, qclock *c) {
   if (reps <= 0) return;
 #ifdef SC_DEBUG_CHECKS
   double g0 = c->g, h0 = c->h;
 #endif
-  double d = c->g - c->h, r = reps;
-  double lo = q->k + (reps > 1 && q->m > 0 ? (r - 1) * q->m : 0), hi = d + r * q->m;
+  double r = reps, d = qsum_gap(q, reps, c->g - c->h);
   c->h += r * q->host;
-  c->g = c->h + (lo > hi ? lo : hi);
+  c->g = c->h + d;
   c->compute += r * q->compute;
   c->comm += r * q->comm;
   c->comm_ep += r * q->comm_ep;
@@ -540,6 +554,7 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   run_pass(e, st, 0, &c);
   c.g += of;
   r->f = c.g;
+  r->bwd_lead = e->s->plan.pp > 1 ? 0 : c.g - c.h;
   if (e->s->plan.pp > 1) {
     qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);

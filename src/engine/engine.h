@@ -46,6 +46,11 @@ typedef struct eng_qsum {
   double mem;         /* of compute, memory-bound kernels (XG_MEM) */
 } eng_qsum;
 
+/* The wall time of queue q run `reps` times from a GPU clock *d s ahead
+ * of the host's (updated): the host issues for `host` s a run, the GPU
+ * waits for what it issues (analytic.c). */
+double eng_qsum_wall(const eng_qsum *q, int reps, double *d);
+
 /* What the runs of a stage add up to in its memory (memory.c, eng_memory),
  * before the micro-batches in flight: bytes per GPU. */
 typedef struct eng_memsum {
@@ -62,6 +67,9 @@ typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
   double compute, comm, host;   /* parts of f + b */
   double comm_ep;               /* of comm, expert-parallel all-to-alls */
+  double bwd_lead;              /* GPU clock less host clock when a
+                                   backward starts, s (0 with pipeline
+                                   parallelism: the send/recv levels them) */
   double offload;               /* exposed activation offload copies, s
                                    (part of f + b, not of compute/comm/host) */
   double mem;                   /* memory total of the stage, bytes */

@@ -65,14 +65,10 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
-  double end = 0, d = e->st[s].bwd_lead;
-  for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
-    const xg_run *r = &x->runs[st->first_run + j];
-    for (int k = 0; k < r->count; k++) end += bwd_time(e, r->segment, &d);
-  }
-  ddpb_chain c = ddpb_chain_new(end, share);
-  double acc = 0, tau = 0, n;
-  d = e->st[s].bwd_lead;
+  /* the backward's wall time, the exposed offload copies' wait at its
+   * end included (beside which the buckets run on too) */
+  ddpb_chain c = ddpb_chain_new(e->st[s].b, share);
+  double acc = 0, tau = 0, n, d = e->st[s].bwd_lead;
   for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];

@@ -129,7 +129,8 @@ int ev_buckets_plan(ev_ctx *c) {
   c->dp_share = mem_calloc((size_t)c->S, sizeof *c->dp_share);
   if (!c->dp_share) return -1;
   /* what the closed form exposes beyond the overlapped reduction */
-  c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
+  c->dp_tail = (k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0) +
+                (c->o->dp_tail_extra > 0 ? c->o->dp_tail_extra : 0);
   if (c->vpp > 1) return plan_chunks(c, k.worst); /* one bucket per model chunk */
   double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
   for (int s = 0; s < c->S; s++) {

@@ -36,21 +36,26 @@ void sc_event_pred_free(sc_event_pred *p) {
 typedef struct dp_closed {
   double red;          /* stage 0's gradient reduction, s */
   double dp;           /* the step's exposed data-parallel time, s */
+  double tail;         /* of dp, what is not the (bucketed) reduction of
+                          the stage that ends the step, s */
 } dp_closed;
 
 static void dp_closed_of(const eng *e, dp_closed *out) {
   eng_step k;
   eng_step_of(e, &k);
-  eng_dpred d;
+  eng_dpred d, t;
   eng_dp_reduction(e, 0, k.worst, &d);
+  eng_dp_reduction(e, k.dp_stage, k.worst, &t);
   out->red = d.red, out->dp = k.dp;
+  out->tail = k.dp > t.exposed ? k.dp - t.exposed : 0;
 }
 
 /* The event engine's data-parallel factor and extra (ev_opts.dp_factor,
  * dp_extra) from the closed form's reduction (c, all groups at once) and
  * its own (a, alone): the buckets take c.red / a.red x their alone
- * time, and the unbucketed reduction what the closed form exposes beyond
- * the alone one. Both 1 and 0 without a topology, where c and a agree.
+ * time, the unbucketed reduction what the closed form exposes beyond
+ * the alone one, and the tail after the buckets (ZeRO 1/2's parameter
+ * gathers) what the closed form's tail takes beyond its alone one. Both 1 and 0 without a topology, where c and a agree.
  * (The flow engine's ratio of the fleet against one group alone, fleet.h,
  * scaled NCCL's alone time, which can exceed that group's flow time, by
  * the flows' slowdown; the closed form takes the larger of NCCL alone and
@@ -58,6 +63,7 @@ static void dp_closed_of(const eng *e, dp_closed *out) {
 static void dp_factors(const dp_closed *c, const dp_closed *a, ev_opts *eo) {
   eo->dp_factor = a->red > 0 && c->red > a->red ? c->red / a->red : 1;
   eo->dp_extra = c->dp > a->dp ? c->dp - a->dp : 0;
+  eo->dp_tail_extra = c->tail > a->tail ? c->tail - a->tail : 0;
 }
 
 /* One collective's fleet factor, remembered. */
@@ -243,12 +249,12 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   eo.straggler = c->straggler_slowdown;
   fctx fc = {0};
   fc.s = &p->s, fc.x = e->x, fc.e = e;
-  dp_closed dc = {0, 0}, da;
+  dp_closed dc = {0, 0, 0}, da;
   if (e->net) dp_closed_of(e, &dc); /* only a topology's groups slow each other */
   int rc = alone(e, 1, err);
   if (rc == SC_OK) rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
-  eo.dp_factor = 1, eo.dp_extra = 0;
+  eo.dp_factor = 1, eo.dp_extra = eo.dp_tail_extra = 0;
   if (rc == SC_OK && fc.net) dp_closed_of(e, &da), dp_factors(&dc, &da, &eo);
   if (fc.net) eo.comm_factor = comm_factor, eo.comm_links = comm_links, eo.comm_ud = &fc;
   links lk = {0};

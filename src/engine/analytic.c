@@ -811,6 +811,33 @@ static double stage_fb(const void *ud, int s) {
   return e->st[s].f + e->st[s].b;
 }
 
+/* The fill and drain of a 1F1B or GPipe pipeline of one chunk per stage
+ * whose slowest stage is not the last, from the schedule run pass by
+ * pass over the stages' f and b (pipe_makespan, without send/recv): the
+ * step less m times the slowest stage's f + b, s. The usual form (the
+ * other stages' f + b once) holds when the last stage paces the step;
+ * a slower stage before it runs its warm-up forwards while the first
+ * micro-batch travels to the last stage and back, so with few
+ * micro-batches part of that trip hides under them (and the last stage's
+ * own passes can set the step instead). -1 when it could not run (out of
+ * memory). */
+static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *sh, int worst) {
+  int pp = sh->pp, m = sh->m;
+  size_t cells = (size_t)pp * m;
+  double *d = mem_alloc(sizeof *d * (2 * cells + 3 * (size_t)pp));
+  int *next = mem_alloc(sizeof *next * (size_t)pp);
+  double t = -1;
+  if (d && next) {
+    double *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
+    for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;
+    t = pipe_makespan(ps, sh, f, b, d, d + cells, next, free_at);
+    if (t >= 0) t -= m * (f[worst] + b[worst]);
+    if (t < 0 && t > -1e-9 * m * (f[worst] + b[worst])) t = 0; /* rounding */
+  }
+  mem_free(d), mem_free(next);
+  return t;
+}
+
 /* eng_step_of without the data-parallel reduction and the optimizer
  * (out->dp, out->opt and out->dp_stage left 0): the slowest stage, the
  * bubble and the pipeline's sends. */
@@ -839,6 +866,13 @@ static void step_pipeline(const eng *e, eng_step *out) {
   out->bubble = p->pp > 1 ? ps->bubble(&shape) * (others - (p->pp - 1) * bh) / (p->pp - 1) +
                                 (p->pp - 1) * bh
                           : 0;
+  /* one chunk per stage (the batch's host work then cancels above) and a
+   * slowest stage before the last: the schedule's own fill and drain */
+  if (p->pp > 1 && x->vpp == 1 && x->n_stages == p->pp && out->worst != p->pp - 1 &&
+      p->schedule != SC_SCHED_INTERLEAVED) {
+    double fill = uneven_fill(e, ps, &shape, out->worst);
+    if (fill >= 0) out->bubble = fill;
+  }
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking (pipe.h) */

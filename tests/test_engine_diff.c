@@ -467,3 +467,20 @@ Test(engine_diff, a_heavy_first_stage_with_few_micro_batches) {
              &cf, &ev);
   cr_expect(fabs(ev / cf - 1) < 0.005, "event %g s, closed form %g s", ev, cf);
 }
+
+/* Found reducing the draws: an empty cluster.topology ("" = the default
+ * network, docs/input.md), link_fail or link_degrade was refused as an
+ * empty name; only names must not be empty. */
+Test(engine_diff, an_empty_topology_is_the_default_network) {
+  sc_scenario s;
+  sc_error e = {0};
+  cr_expect_eq(sc_scenario_load_string(&s, "{\"cluster\": {\"topology\": \"\", \"link_fail\": "
+                                           "\"\", \"link_degrade\": \"\"}}",
+                                       "case", NULL, 0, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"gpt3-1.3b\", \"name\": "
+                                           "\"\"}}",
+                                       "case", NULL, 0, &e),
+               SC_EINPUT);
+  cr_expect(strstr(e.msg, "model.name: is empty"), "%s", e.msg);
+}

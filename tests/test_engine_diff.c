@@ -228,7 +228,8 @@ static int draw_scenario(rng *r, jbuf *b) {
   if (tp > 1 && rng_one_in(r, 4)) jb_add(b, ", \"overlap_tp\": true");
   if (tp > 1 && rng_one_in(r, 4)) jb_add(b, ", \"tp_async_bwd\": true");
   if (ep > 1 && rc < 2 && (pp == 1 || vpp > 1) && rng_one_in(r, 4)) jb_add(b, ", \"overlap_ep\": true");
-  if (rng_one_in(r, 6)) jb_add(b, ", \"cuda_graphs\": true");
+  /* Megatron: "CUDA graphs not supported with CPU offloading" */
+  if (!strstr(b->s, "offload_layers") && rng_one_in(r, 6)) jb_add(b, ", \"cuda_graphs\": true");
   jb_add(b, "}}");
   return 1;
 }
@@ -258,13 +259,68 @@ static int mem_same(const sc_memory *a, const sc_memory *b) {
          same(a->host, b->host);
 }
 
+/* What the event engine's critical path of s puts on "collectives slowed
+ * by shared links" (s): the passes' collectives sharing a topology's links
+ * with the other traffic running beside them, which the closed form does
+ * not see (docs/event.md). Read from the CSV report (public API). */
+static double links_slowed(const sc_scenario *s) {
+  sc_error e = {0};
+  sc_result r;
+  sc_event_pred *p = NULL;
+  sc_event_opts o = {1, 0};
+  cr_assert_eq(sc_predict_event(s, &o, &r, &p, &e), SC_OK, "%s", e.msg);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  cr_assert(f, "open_memstream");
+  sc_report_event(f, SC_FORMAT_CSV, s, &r, p);
+  fclose(f);
+  sc_event_pred_free(p);
+  double t = 0;
+  const char *key = "collectives slowed by shared links,";
+  for (char *l = strstr(buf, key); l; l = strstr(l + 1, key)) {
+    const char *v = strchr(l + strlen(key), ',');
+    if (v) t += strtod(v + 1, NULL);
+  }
+  free(buf);
+  return t;
+}
+
+/* Known differences (docs/event.md, "Random scenarios"), counted. */
+typedef struct known {
+  long links;     /* on a topology: the event engine's shared links */
+  long sendrecv;  /* interleaved: the rest of the step agrees */
+  long host;      /* interleaved, launch-bound: agrees without host time */
+} known;
+
+/* 1 if the difference between cf and ev (tolerance DIFF_TOL) is one the
+ * closed form is known not to see; counts it in *k. */
+static int explained(const sc_scenario *s, const sc_result *cf, const sc_result *ev, known *k) {
+  double tol = DIFF_TOL * cf->step_s;
+  if (s->cluster.topology[0] && fabs(ev->step_s - links_slowed(s) - cf->step_s) <= tol)
+    return ++k->links;
+  if (s->plan.schedule != SC_SCHED_INTERLEAVED) return 0;
+  if (fabs((ev->step_s - ev->time.pp_comm) - (cf->step_s - cf->time.pp_comm)) <= tol)
+    return ++k->sendrecv;
+  sc_scenario q = *s;
+  q.plan.framework_eager = 0;
+  sc_result c0, e0;
+  sc_error e = {0};
+  sc_event_opts o = {1, 0};
+  cr_assert_eq(sc_predict(&q, &c0, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(sc_predict_event(&q, &o, &e0, NULL, &e), SC_OK, "%s", e.msg);
+  if (fabs(e0.step_s / c0.step_s - 1) <= DIFF_TOL) return ++k->host;
+  return 0;
+}
+
 static long env_long(const char *name, long dflt) {
   const char *v = getenv(name);
   return v && *v ? strtol(v, NULL, 10) : dflt;
 }
 
 /* Checks of one accepted draw; returns the number of failed checks. */
-static int check_draw(long i, const char *json, const sc_scenario *s, double *worst, int verbose) {
+static int check_draw(long i, const char *json, const sc_scenario *s, double *worst, known *kn,
+                      int verbose) {
   sc_error e = {0};
   sc_result cf, ev, jev;
   int bad = 0;
@@ -277,12 +333,12 @@ static int check_draw(long i, const char *json, const sc_scenario *s, double *wo
   double d = ev.step_s / cf.step_s - 1;
   if (verbose) fprintf(stderr, "draw %ld: closed %.6g s, event %.6g s (%+.2f %%)\n", i, cf.step_s,
                        ev.step_s, 100 * d);
-  if (fabs(d) > *worst) *worst = fabs(d);
-  if (!(fabs(d) <= DIFF_TOL) || !(cf.step_s > 0)) {
+  if (!(cf.step_s > 0) || !(fabs(d) <= DIFF_TOL || explained(s, &cf, &ev, kn))) {
     bad++;
     cr_expect(0, "draw %ld: event %.6g s, closed form %.6g s (%+.2f %%)\n%s", i, ev.step_s,
               cf.step_s, 100 * d, json);
   }
+  if (fabs(d) > *worst) *worst = fabs(d);
   if (!mem_same(&cf.mem, &ev.mem)) {
     bad++;
     cr_expect(0, "draw %ld: memory differs: total %.6g vs %.6g B, activations %.6g vs %.6g\n%s",
@@ -317,6 +373,7 @@ Test(engine_diff, random_scenarios_agree, .timeout = 600) {
   int verbose = env_long("SC_DIFF_VERBOSE", 0) != 0;
   long accepted = 0, refused = 0, nolayout = 0, failed = 0, shown = 0;
   double worst = 0;
+  known kn = {0, 0, 0};
   for (long i = 0; i < draws; i++) {
     jbuf b = {.n = 0};
     if (!draw_scenario(&r, &b)) {
@@ -333,12 +390,13 @@ Test(engine_diff, random_scenarios_agree, .timeout = 600) {
     }
     accepted++;
     if (verbose) fprintf(stderr, "%s\n", b.s);
-    failed += check_draw(i, b.s, &s, &worst, verbose) > 0;
+    failed += check_draw(i, b.s, &s, &worst, &kn, verbose) > 0;
   }
   fprintf(stderr, "engine_diff: %ld draws (seed %lu): %ld predicted, %ld refused as input, %ld "
-          "without a layout; worst |event/closed - 1| %.2f %%, %ld failing\n", draws,
+          "without a layout; worst |event/closed - 1| %.2f %% (beyond %.0f %%: %ld the event engine's "
+          "shared links, %ld interleaved send/recv, %ld interleaved host), %ld failing\n", draws,
           (unsigned long)env_long("SC_DIFF_SEED", DIFF_SEED), accepted, refused, nolayout,
-          100 * worst, failed);
+          100 * worst, 100 * DIFF_TOL, kn.links, kn.sendrecv, kn.host, failed);
   cr_expect(accepted >= draws / 3, "only %ld of %ld draws accepted", accepted, draws);
 }
 

@@ -885,14 +885,19 @@ void eng_step_of(const eng *e, eng_step *out) {
   const xg *x = e->x;
   step_pipeline(e, out);
   const eng_stage *w = &e->st[out->worst];
-  /* after the flush every stage reduces its gradients and steps its
-   * optimizer: the stage that takes longest ends the step (with one
-   * strategy for every layer: the stage with the most parameters) */
+  /* after the flush every stage reduces its gradients, then steps its
+   * optimizer; the step computes the global gradient norm first
+   * (Megatron's clip_grad, 1.0 by default: get_grad_norm_fp32
+   * all-reduces it over the model-parallel group, the pipeline stages
+   * included), so no stage updates before the slowest reduction has
+   * ended: the slowest reduction, then the slowest update (the event
+   * engine's order too: evloop.c) */
   for (int s = 0; s < x->n_stages; s++) {
     const xg_stage *st = &x->stages[s];
     if (st->same_as >= 0) continue;
     double dp = dp_exposed(e, st, w, x->micro_batches), opt = optimizer_time(e, st);
-    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt, out->dp_stage = s;
+    if (s == 0 || dp > out->dp) out->dp = dp, out->dp_stage = s;
+    if (s == 0 || opt > out->opt) out->opt = opt;
   }
 }
 

@@ -90,7 +90,8 @@ typedef struct eng_step {
   double pp_comm;     /* send/recv on the critical path, s */
   double dp;          /* exposed data-parallel communication, s */
   double opt;         /* optimizer step, s */
-  int dp_stage;       /* the stage whose dp + opt those are */
+  int dp_stage;       /* the stage whose reduction dp is (opt: the
+                         slowest stage's update, maybe another) */
 } eng_step;
 
 /* The gradient reduction of one stage that overlaps its last backward

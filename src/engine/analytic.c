@@ -747,6 +747,10 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
 }
 
+double eng_dp_exposed_stage(const eng *e, int s, int worst) {
+  return dp_exposed(e, &e->x->stages[s], &e->st[worst], e->x->micro_batches);
+}
+
 void eng_dp_reduction(const eng *e, int s, int worst, eng_dpred *out) {
   const xg_stage *st = &e->x->stages[s];
   double ag;

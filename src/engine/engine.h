@@ -311,6 +311,12 @@ double eng_red_exposed(const sc_plan *p, double red, double b, double share);
  * paired); *mem_frac its memory-bound part. analytic.c. */
 double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac);
 
+/* The exposed data-parallel time of stage s after the flush (its
+ * reduction's exposed part, ZeRO's gathers, FSDP's units), the slowest
+ * stage `worst` giving the window, s (analytic.c; eng_step_of takes the
+ * largest over the stages). */
+double eng_dp_exposed_stage(const eng *e, int s, int worst);
+
 /* Critical-path cost of `comm` seconds overlapped with `window` seconds
  * of compute whose SMs it shares (`share` of them taken). */
 double eng_overlapped(double comm, double window, double share);

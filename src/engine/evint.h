@@ -141,7 +141,7 @@ typedef struct ev_ctx {
   double *issue;       /* per class x nb: when each bucket left, s */
   double *dpx;         /* per stage: the reduction's time after the last
                           replica's backward (what the path carries), s */
-  double dp_tail;      /* s after the buckets: ZeRO gathers, parameter
+  double *dp_tail;     /* per stage, s after the buckets: ZeRO gathers, parameter
                           gathers, as the closed form exposes them */
   double dp_factor;    /* bucket times x this: every group at once */
   double *dp_share;    /* per stage: the share of its time the backward

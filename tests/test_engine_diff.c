@@ -528,7 +528,8 @@ Test(engine_diff, a_heavy_first_stage_with_few_micro_batches) {
 
 /* Found reducing the draws: an empty cluster.topology ("" = the default
  * network, docs/input.md), link_fail or link_degrade was refused as an
- * empty name; only names must not be empty. */
+ * empty name; only names must not be empty. An empty plan.pp_layout (its
+ * documented default) was refused too: it is no explicit layout. */
 Test(engine_diff, an_empty_topology_is_the_default_network) {
   sc_scenario s;
   sc_error e = {0};
@@ -541,6 +542,12 @@ Test(engine_diff, an_empty_topology_is_the_default_network) {
                                        "case", NULL, 0, &e),
                SC_EINPUT);
   cr_expect(strstr(e.msg, "model.name: is empty"), "%s", e.msg);
+  const char *ov[] = {"plan.pp_layout=[]"};
+  cr_expect_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"gpt3-1.3b\"}, \"plan\": "
+                                           "{\"tp\": 1, \"pp\": 2, \"pp_layout\": [10, 14]}}",
+                                       "case", ov, 1, &e),
+               SC_OK, "%s", e.msg);
+  cr_expect_eq(s.plan.n_pp_layout, 0);
 }
 
 /* Found by the random draws (seed 7): the closed form took the stage

@@ -1189,12 +1189,13 @@ static int scn_overrides(scn_ctx *c, const json_t *v, sc_plan *p) {
   return SC_OK;
 }
 
-/* "plan.pp_layout": an array of layer counts, one per virtual stage. */
+/* "plan.pp_layout": an array of layer counts, one per virtual stage;
+ * [] (the default, docs/input.md) is no explicit layout, so an override
+ * can take a file's layout away. */
 static int scn_pp_layout(scn_ctx *c, const json_t *v, sc_plan *p) {
   const scn_field f = {.key = "pp_layout", .lo = 0, .hi = PLAN_MAX_LAYERS,
                        .what = "a layer count (0 or more)"};
-  if (!json_is_array(v) || json_array_size(v) == 0)
-    return scn_type(c, "plan.pp_layout", "a non-empty array of layer counts", v);
+  if (!json_is_array(v)) return scn_type(c, "plan.pp_layout", "an array of layer counts", v);
   if (json_array_size(v) > SC_MAX_PP_LAYOUT)
     return scn_fail(c, "plan.pp_layout", "%zu virtual stages; at most %d", json_array_size(v),
                     SC_MAX_PP_LAYOUT);

@@ -107,6 +107,20 @@ static double flex_factor(const fctx *f, int group, double bytes, double inter) 
   return alone > 0 ? all / alone : 1;
 }
 
+/* A collective's factor: its time as the closed form costs it, on every
+ * copy of its group in the stage at once (the group's window), over its
+ * time alone (as flex_factor, and as dp_factors for the reduction: the
+ * closed form takes the larger of NCCL's time alone and the flows of all
+ * groups, where the fleet's flow ratio would scale NCCL's alone time). */
+static double coll_factor(const fctx *f, int group, coll_op op, double bytes) {
+  const eng *e = f->e;
+  grp w = e->grps[group];
+  w.window = eng_window(e->s, &f->x->groups[group]);
+  double alone = eng_coll_on(e, &e->grps[group], op, bytes, NULL);
+  double all = eng_coll_on(e, &w, op, bytes, NULL);
+  return alone > 0 && all > alone ? all / alone : 1;
+}
+
 /* ev_opts.comm_factor: every group of the kind in the stage at once. */
 static double comm_factor(void *ud, int group, coll_op op, double bytes, double flex) {
   fctx *f = ud;
@@ -117,12 +131,8 @@ static double comm_factor(void *ud, int group, coll_op op, double bytes, double 
   const xg_group *g = &f->x->groups[group];
   if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return 1;
   fleet fl = {.factor = 1};
-  int rc = flex >= 0 ? SC_OK : fleet_group(f->net, f->s, g, op, bytes, &fl, &f->err);
-  if (rc) {
-    f->rc = rc;
-    return 1;
-  }
   if (flex >= 0) fl.factor = flex_factor(f, group, bytes, flex);
+  else fl.factor = coll_factor(f, group, op, bytes);
   if (vec_grow((void **)&f->m, &f->cap, f->n + 1L, sizeof *f->m)) {
     f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
     return 1;

@@ -277,7 +277,7 @@ typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_FULL, PASS_RECOMP_SEL }
  * pass; the first forward and the last backward of a stage run alone,
  * which leaves (m - 1) / m of the passes paired. *mem_frac: the part of
  * that compute in memory-bound kernels. */
-static double other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
+double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
   double other = 0, mem = 0;
   int n = 0;
   for (int i = 0; i < sg->n_tasks; i++) {
@@ -312,7 +312,7 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
     double hide = nx ? eng_task_compute(e, nx, bwd) : 0;
     c = overlapped(c, hide, grp_slow(share, nx && nx->kind == XG_MEM));
   } else if (t->overlap == XG_OVL_OTHER) {
-    double mf, w = other_window(e, sg, bwd, &mf);
+    double mf, w = eng_other_window(e, sg, bwd, &mf);
     c = overlapped(c, w, grp_slow(share, mf));
   } else if (t->overlap == XG_OVL_WGRAD) {
     c = eng_wgrad_exposed(e, sg, t, c, share);
@@ -394,16 +394,30 @@ static void summarize(const eng *e, int off, int n, eng_qsum *out) {
   }
 }
 
+/* The GPU clock's lead over the host's after queue q ran reps >= 1
+ * times from a lead of d s. */
+static double qsum_gap(const eng_qsum *q, int reps, double d) {
+  double r = reps;
+  double lo = q->k + (reps > 1 && q->m > 0 ? (r - 1) * q->m : 0), hi = d + r * q->m;
+  return lo > hi ? lo : hi;
+}
+
+double eng_qsum_wall(const eng_qsum *q, int reps, double *d) {
+  if (reps <= 0) return 0;
+  double nd = qsum_gap(q, reps, *d), wall = reps * q->host + nd - *d;
+  *d = nd;
+  return wall;
+}
+
 /* Run a queue `reps` times through the clocks. */
 static void run(const eng_qsum *q, int reps, qclock *c) {
   if (reps <= 0) return;
 #ifdef SC_DEBUG_CHECKS
   double g0 = c->g, h0 = c->h;
 #endif
-  double d = c->g - c->h, r = reps;
-  double lo = q->k + (reps > 1 && q->m > 0 ? (r - 1) * q->m : 0), hi = d + r * q->m;
+  double r = reps, d = qsum_gap(q, reps, c->g - c->h);
   c->h += r * q->host;
-  c->g = c->h + (lo > hi ? lo : hi);
+  c->g = c->h + d;
   c->compute += r * q->compute;
   c->comm += r * q->comm;
   c->comm_ep += r * q->comm_ep;
@@ -530,25 +544,29 @@ static double bwd_mem_frac(const eng *e, const xg_stage *st) {
  * the start of the backward. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   qclock c = {0, 0, 0, 0, 0};
+  /* the copies' exposed part is a wait of the GPU's stream on the copy
+   * stream (the host issues on meanwhile): GPU time at the pass's end,
+   * as the event engine runs it (event.c add_offload) */
+  double of = 0, ob = 0;
+  if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);
   /* the batch's host work (cost_batch_host) before the first layer */
   if (e->s->plan.framework_eager) c.h = c.g = cost_batch_host(&e->s->cluster.gpu);
   run_pass(e, st, 0, &c);
+  c.g += of;
   r->f = c.g;
+  r->bwd_lead = e->s->plan.pp > 1 ? 0 : c.g - c.h;
   if (e->s->plan.pp > 1) {
     qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);
-    r->b = cb.g;
+    r->b = cb.g + ob;
     c.compute += cb.compute;
     c.comm += cb.comm;
     c.comm_ep += cb.comm_ep;
   } else {
     run_pass(e, st, 1, &c);
+    c.g += ob;
     r->b = c.g - r->f;
   }
-  double of = 0, ob = 0;
-  if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);
-  r->f += of;
-  r->b += ob;
   r->offload = of + ob;
   r->compute = c.compute;
   r->bmem = bwd_mem_frac(e, st);
@@ -733,6 +751,10 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
 }
 
+double eng_dp_exposed_stage(const eng *e, int s, int worst) {
+  return dp_exposed(e, &e->x->stages[s], &e->st[worst], e->x->micro_batches);
+}
+
 void eng_dp_reduction(const eng *e, int s, int worst, eng_dpred *out) {
   const xg_stage *st = &e->x->stages[s];
   double ag;
@@ -797,6 +819,33 @@ static double stage_fb(const void *ud, int s) {
   return e->st[s].f + e->st[s].b;
 }
 
+/* The fill and drain of a 1F1B or GPipe pipeline of one chunk per stage
+ * whose slowest stage is not the last, from the schedule run pass by
+ * pass over the stages' f and b (pipe_makespan, without send/recv): the
+ * step less m times the slowest stage's f + b, s. The usual form (the
+ * other stages' f + b once) holds when the last stage paces the step;
+ * a slower stage before it runs its warm-up forwards while the first
+ * micro-batch travels to the last stage and back, so with few
+ * micro-batches part of that trip hides under them (and the last stage's
+ * own passes can set the step instead). -1 when it could not run (out of
+ * memory). */
+static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *sh, int worst) {
+  int pp = sh->pp, m = sh->m;
+  size_t cells = (size_t)pp * m;
+  double *d = mem_alloc(sizeof *d * (2 * cells + 3 * (size_t)pp));
+  int *next = mem_alloc(sizeof *next * (size_t)pp);
+  double t = -1;
+  if (d && next) {
+    double *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
+    for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;
+    t = pipe_makespan(ps, sh, f, b, d, d + cells, next, free_at);
+    if (t >= 0) t -= m * (f[worst] + b[worst]);
+    if (t < 0 && t > -1e-9 * m * (f[worst] + b[worst])) t = 0; /* rounding */
+  }
+  mem_free(d), mem_free(next);
+  return t;
+}
+
 /* eng_step_of without the data-parallel reduction and the optimizer
  * (out->dp, out->opt and out->dp_stage left 0): the slowest stage, the
  * bubble and the pipeline's sends. */
@@ -825,6 +874,13 @@ static void step_pipeline(const eng *e, eng_step *out) {
   out->bubble = p->pp > 1 ? ps->bubble(&shape) * (others - (p->pp - 1) * bh) / (p->pp - 1) +
                                 (p->pp - 1) * bh
                           : 0;
+  /* one chunk per stage (the batch's host work then cancels above) and a
+   * slowest stage before the last: the schedule's own fill and drain */
+  if (p->pp > 1 && x->vpp == 1 && x->n_stages == p->pp && out->worst != p->pp - 1 &&
+      p->schedule != SC_SCHED_INTERLEAVED) {
+    double fill = uneven_fill(e, ps, &shape, out->worst);
+    if (fill >= 0) out->bubble = fill;
+  }
   out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking (pipe.h) */
@@ -837,14 +893,19 @@ void eng_step_of(const eng *e, eng_step *out) {
   const xg *x = e->x;
   step_pipeline(e, out);
   const eng_stage *w = &e->st[out->worst];
-  /* after the flush every stage reduces its gradients and steps its
-   * optimizer: the stage that takes longest ends the step (with one
-   * strategy for every layer: the stage with the most parameters) */
+  /* after the flush every stage reduces its gradients, then steps its
+   * optimizer; the step computes the global gradient norm first
+   * (Megatron's clip_grad, 1.0 by default: get_grad_norm_fp32
+   * all-reduces it over the model-parallel group, the pipeline stages
+   * included), so no stage updates before the slowest reduction has
+   * ended: the slowest reduction, then the slowest update (the event
+   * engine's order too: evloop.c) */
   for (int s = 0; s < x->n_stages; s++) {
     const xg_stage *st = &x->stages[s];
     if (st->same_as >= 0) continue;
     double dp = dp_exposed(e, st, w, x->micro_batches), opt = optimizer_time(e, st);
-    if (s == 0 || dp + opt > out->dp + out->opt) out->dp = dp, out->opt = opt, out->dp_stage = s;
+    if (s == 0 || dp > out->dp) out->dp = dp, out->dp_stage = s;
+    if (s == 0 || opt > out->opt) out->opt = opt;
   }
 }
 

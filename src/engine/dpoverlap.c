@@ -10,7 +10,9 @@
  * stream. The closed form runs that chain as the event engine does
  * (evbucket.c), with the same bucket size and chain (ddpbucket.c): a
  * bucket leaves when the backward of the layer that completes it ends
- * (each layer taking its backward queue's GPU time),
+ * (each layer taking its backward queue's wall time: its GPU time, or
+ * the host's where it issues slower, from the clocks' gap the forward
+ * left),
  * takes red x its share of the parameters, and starts when it has left
  * and the bucket before it is done; while buckets run beside the
  * backward, the backward slows by `share` (grp_slow) x the overlap, so
@@ -43,9 +45,12 @@
 #include "engine/ddpbucket.h"
 #include "engine/engine.h"
 
-/* GPU seconds of segment seg's backward (recomputation included). */
-static double bwd_time(const eng *e, int seg) {
-  return e->qs[2 * seg + 1].compute + e->qs[2 * seg + 1].comm;
+/* Wall seconds of one backward of segment seg (recomputation included)
+ * from a GPU clock *d s ahead of the host's (updated): its GPU time, or
+ * longer where the host issues it slower (launch-bound layers), as the
+ * event engine's stream runs it. */
+static double bwd_time(const eng *e, int seg, double *d) {
+  return eng_qsum_wall(&e->qs[2 * seg + 1], 1, d);
 }
 
 double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
@@ -60,20 +65,16 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
-  double end = 0;
-  for (int j = 0; j < st->n_runs; j++) {
-    const xg_run *r = &x->runs[st->first_run + j];
-    end += r->count * bwd_time(e, r->segment);
-  }
-  ddpb_chain c = ddpb_chain_new(end, share);
-  double acc = 0, tau = 0, n;
+  /* the backward's wall time, the exposed offload copies' wait at its
+   * end included (beside which the buckets run on too) */
+  ddpb_chain c = ddpb_chain_new(e->st[s].b, share);
+  double acc = 0, tau = 0, n, d = e->st[s].bwd_lead;
   for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
     const xg_run *r = &x->runs[st->first_run + j];
     const xg_segment *sg = &x->segs[r->segment];
     double lp = sg->block < 0 || sg->zero >= 3 ? 0 : xg_seg_params(sg, s);
-    double bt = bwd_time(e, r->segment);
     for (int k = 0; k < r->count; k++) {
-      tau += bt;
+      tau += bwd_time(e, r->segment, &d);
       if (lp > 0 && (n = ddpb_fill(&acc, lp, size)) > 0) ddpb_add(&c, tau, red * n / params);
     }
   }

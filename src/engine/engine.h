@@ -46,6 +46,11 @@ typedef struct eng_qsum {
   double mem;         /* of compute, memory-bound kernels (XG_MEM) */
 } eng_qsum;
 
+/* The wall time of queue q run `reps` times from a GPU clock *d s ahead
+ * of the host's (updated): the host issues for `host` s a run, the GPU
+ * waits for what it issues (analytic.c). */
+double eng_qsum_wall(const eng_qsum *q, int reps, double *d);
+
 /* What the runs of a stage add up to in its memory (memory.c, eng_memory),
  * before the micro-batches in flight: bytes per GPU. */
 typedef struct eng_memsum {
@@ -62,6 +67,9 @@ typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
   double compute, comm, host;   /* parts of f + b */
   double comm_ep;               /* of comm, expert-parallel all-to-alls */
+  double bwd_lead;              /* GPU clock less host clock when a
+                                   backward starts, s (0 with pipeline
+                                   parallelism: the send/recv levels them) */
   double offload;               /* exposed activation offload copies, s
                                    (part of f + b, not of compute/comm/host) */
   double mem;                   /* memory total of the stage, bytes */
@@ -82,7 +90,8 @@ typedef struct eng_step {
   double pp_comm;     /* send/recv on the critical path, s */
   double dp;          /* exposed data-parallel communication, s */
   double opt;         /* optimizer step, s */
-  int dp_stage;       /* the stage whose dp + opt those are */
+  int dp_stage;       /* the stage whose reduction dp is (opt: the
+                         slowest stage's update, maybe another) */
 } eng_step;
 
 /* The gradient reduction of one stage that overlaps its last backward
@@ -295,6 +304,18 @@ double eng_flex_on(const eng *e, const grp *g, double bytes, double inter, grp_s
  * under 90 % of it (the first buckets fill only after the last layers'
  * gradients), and at least its last bucket (10 %) stays exposed. */
 double eng_red_exposed(const sc_plan *p, double red, double b, double share);
+
+/* Under combined 1F1B (plan.overlap_ep): the compute of the other
+ * micro-batch's pass one all-to-all of segment sg (marked XG_OVL_OTHER)
+ * hides under, s, averaged over the passes ((m - 1) / m of them are
+ * paired); *mem_frac its memory-bound part. analytic.c. */
+double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac);
+
+/* The exposed data-parallel time of stage s after the flush (its
+ * reduction's exposed part, ZeRO's gathers, FSDP's units), the slowest
+ * stage `worst` giving the window, s (analytic.c; eng_step_of takes the
+ * largest over the stages). */
+double eng_dp_exposed_stage(const eng *e, int s, int worst);
 
 /* Critical-path cost of `comm` seconds overlapped with `window` seconds
  * of compute whose SMs it shares (`share` of them taken). */

@@ -29,7 +29,8 @@
  * later by the whole slowdown) is the reduction's exposed time -- the
  * last bucket plus the slowdown when the chain keeps up, the chain's
  * backlog when it does not. The parameter gathers of ZeRO 1/2 and ZeRO-3's traffic
- * stay as the closed form exposes them (dp_tail, after the buckets).
+ * stay as the closed form exposes them, each stage's own (dp_tail, after
+ * its buckets).
  *
  * Interleaved (vpp > 1): Megatron-LM's grad_sync_func is per model chunk
  * (schedules.py, forward_backward_pipelining_with_interleaving,
@@ -127,9 +128,17 @@ int ev_buckets_plan(ev_ctx *c) {
   eng_dp_reduction(e, k.dp_stage, k.worst, &dd);
   if (dd.red <= 0 || dd.params <= 0) return 0;
   c->dp_share = mem_calloc((size_t)c->S, sizeof *c->dp_share);
-  if (!c->dp_share) return -1;
-  /* what the closed form exposes beyond the overlapped reduction */
-  c->dp_tail = k.dp - dd.exposed > 0 ? k.dp - dd.exposed : 0;
+  c->dp_tail = mem_calloc((size_t)c->S, sizeof *c->dp_tail);
+  if (!c->dp_share || !c->dp_tail) return -1;
+  /* what the closed form exposes beyond each stage's overlapped
+   * reduction: its own gathers (a stage's tail with another's buckets
+   * would pair what no stage runs) */
+  for (int s = 0; s < c->S; s++) {
+    eng_dpred ds;
+    eng_dp_reduction(e, s, k.worst, &ds);
+    double t = eng_dp_exposed_stage(e, s, k.worst) - ds.exposed;
+    c->dp_tail[s] = (t > 0 ? t : 0) + (c->o->dp_tail_extra > 0 ? c->o->dp_tail_extra : 0);
+  }
   if (c->vpp > 1) return plan_chunks(c, k.worst); /* one bucket per model chunk */
   double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
   for (int s = 0; s < c->S; s++) {
@@ -168,5 +177,5 @@ void ev_buckets_reduce(ev_ctx *c, int s, double t) {
         c->out->spans[c->out->n_spans++] =
             (ev_span){r * c->S + s, EV_DP, c->dp_name, -1, 'D', start, stop - start};
   }
-  c->dpx[s] = ddpb_exposed(&ch) + c->dp_tail;
+  c->dpx[s] = ddpb_exposed(&ch) + c->dp_tail[s];
 }

@@ -102,6 +102,7 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   q->bytes = 0, q->group = -1, q->op = COLL_ALL_REDUCE, q->flex = -1;
   q->window = q->regather = q->regather_bytes = q->dgrad = 0;
   q->share2 = (grp_share){0, 0};
+  q->window_mem = 0;
   if (t->kind == XG_COMM) {
     q->gpu = eng_task_comm_share(e, t, bwd, &q->share);
     coll_op op = xg_comm_op(t, bwd);
@@ -112,12 +113,21 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
       if (f > 1) q->gpu *= f, q->share.hbm /= f; /* the same bytes, longer */
     }
     if (bwd && t->overlap == XG_OVL_WGRAD) wgrad_windows(c, sg, t, q);
+    if (t->overlap == XG_OVL_OTHER) q->window = eng_other_window(e, sg, bwd, &q->window_mem);
   } else {
     q->gpu = eng_task_compute(e, t, bwd);
   }
   /* the host side, as the analytic engine's queue (analytic.c enqueue) */
   q->host = eng_task_host(e, sg, i, bwd, k == 'R');
   return 0;
+}
+
+/* 1 if task i of sg is a collective hidden under the kernel after it in
+ * the forward order (XG_OVL_NEXT before a compute task). */
+static int hides_under_next(const xg *x, const xg_segment *sg, int i) {
+  const xg_task *t = &x->tasks[sg->first_task + i];
+  return t->kind == XG_COMM && t->overlap == XG_OVL_NEXT && i + 1 < sg->n_tasks &&
+         x->tasks[sg->first_task + i + 1].kind != XG_COMM;
 }
 
 /* The forward or backward template of stage s: its runs' segments in
@@ -143,8 +153,17 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
         for (int i = 0; i < sg->n_tasks; i++)
           if (x->tasks[sg->first_task + i].recompute_sel >= lv && add_task(c, sg, i, 'R', tp))
             return -1;
-      for (int i = sg->n_tasks - 1; i >= 0; i--)
+      for (int i = sg->n_tasks - 1; i >= 0; i--) {
+        /* a collective hidden under the kernel after it (the context-
+         * parallel ring before its attention) runs beside that kernel's
+         * backward too (TE's ring attention sends the next K/V chunk
+         * while the backward of this one runs; analytic.c task_gpu):
+         * issued just before it, not after it */
+        int pair = i > 0 && hides_under_next(x, sg, i - 1);
+        if (pair && add_task(c, sg, i - 1, 'B', tp)) return -1;
         if (add_task(c, sg, i, 'B', tp)) return -1;
+        i -= pair;
+      }
       /* the layer's gradients are complete after its first task's backward
        * (as analytic.c grad_reduction counts them) */
       if (sg->n_tasks > 0 && sg->block >= 0 && sg->zero < 3)
@@ -279,6 +298,19 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
                      ev_overlap(ag, lim2, grp_slow(q->share2, 0));
       double exposed = cg - (cg < lim ? cg : lim) + ag - (ag < lim2 ? ag : lim2) + extra;
       cg += ag;
+      span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
+      charge(c, acc, q->name, q->stream, exposed);
+      g = ready + exposed;
+      continue;
+    }
+    if (q->overlap == XG_OVL_OTHER) {
+      /* combined 1F1B (plan.overlap_ep): beside the other micro-batch's
+       * pass, which this one does not run; charged as the closed form
+       * charges it (eng_other_window: its share of that pass's compute,
+       * averaged over the paired passes) */
+      double lim = q->window * c->scale * slow;
+      double extra = ev_overlap(cg, lim, grp_slow(q->share, q->window_mem));
+      double exposed = cg - (cg < lim ? cg : lim) + extra;
       span(c, cls, q->stream, q->name, mb, pk, ready + exposed - cg - extra, cg + extra);
       charge(c, acc, q->name, q->stream, exposed);
       g = ready + exposed;

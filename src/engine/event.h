@@ -96,6 +96,9 @@ typedef struct ev_opts {
   double dp_extra;     /* s the data-parallel reduction takes beyond its
                           alone time because every group reduces at once
                           on shared links (engine/fleet.h); 0 = none */
+  double dp_tail_extra; /* s of that beyond the bucketed reduction (the
+                          ZeRO 1/2 parameter gathers, ZeRO-3's traffic:
+                          the closed form's tail after the buckets) */
 } ev_opts;
 
 /* One task's time on the critical path, summed over its occurrences. */

@@ -40,6 +40,10 @@ typedef struct ev_task {
   double regather_bytes;
   double dgrad;        /* s: ... beside its data-gradient GEMM */
   grp_share share2;    /* the re-gather's shares */
+  double window_mem;   /* a collective marked XG_OVL_OTHER (combined 1F1B):
+                          window is the other micro-batch's compute it runs
+                          beside (eng_other_window), this its memory-bound
+                          fraction */
 } ev_task;
 
 /* The tasks of one stage's forward or backward pass in issue order. */
@@ -137,7 +141,7 @@ typedef struct ev_ctx {
   double *issue;       /* per class x nb: when each bucket left, s */
   double *dpx;         /* per stage: the reduction's time after the last
                           replica's backward (what the path carries), s */
-  double dp_tail;      /* s after the buckets: ZeRO gathers, parameter
+  double *dp_tail;     /* per stage, s after the buckets: ZeRO gathers, parameter
                           gathers, as the closed form exposes them */
   double dp_factor;    /* bucket times x this: every group at once */
   double *dp_share;    /* per stage: the share of its time the backward

@@ -361,7 +361,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->end), mem_free(ctx->dp_start), mem_free(ctx->dp_who);
   mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
   mem_free(ctx->part_s), mem_free(ctx->part_n);
-  mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share);
+  mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share), mem_free(ctx->dp_tail);
   mem_free(ctx->chunk_at), mem_free(ctx->chunk_dur);
   ev_pass_links_free(ctx);
   ev_templates_free(ctx);

@@ -36,21 +36,26 @@ void sc_event_pred_free(sc_event_pred *p) {
 typedef struct dp_closed {
   double red;          /* stage 0's gradient reduction, s */
   double dp;           /* the step's exposed data-parallel time, s */
+  double tail;         /* of dp, what is not the (bucketed) reduction of
+                          the stage that ends the step, s */
 } dp_closed;
 
 static void dp_closed_of(const eng *e, dp_closed *out) {
   eng_step k;
   eng_step_of(e, &k);
-  eng_dpred d;
+  eng_dpred d, t;
   eng_dp_reduction(e, 0, k.worst, &d);
+  eng_dp_reduction(e, k.dp_stage, k.worst, &t);
   out->red = d.red, out->dp = k.dp;
+  out->tail = k.dp > t.exposed ? k.dp - t.exposed : 0;
 }
 
 /* The event engine's data-parallel factor and extra (ev_opts.dp_factor,
  * dp_extra) from the closed form's reduction (c, all groups at once) and
  * its own (a, alone): the buckets take c.red / a.red x their alone
- * time, and the unbucketed reduction what the closed form exposes beyond
- * the alone one. Both 1 and 0 without a topology, where c and a agree.
+ * time, the unbucketed reduction what the closed form exposes beyond
+ * the alone one, and the tail after the buckets (ZeRO 1/2's parameter
+ * gathers) what the closed form's tail takes beyond its alone one. Both 1 and 0 without a topology, where c and a agree.
  * (The flow engine's ratio of the fleet against one group alone, fleet.h,
  * scaled NCCL's alone time, which can exceed that group's flow time, by
  * the flows' slowdown; the closed form takes the larger of NCCL alone and
@@ -58,6 +63,7 @@ static void dp_closed_of(const eng *e, dp_closed *out) {
 static void dp_factors(const dp_closed *c, const dp_closed *a, ev_opts *eo) {
   eo->dp_factor = a->red > 0 && c->red > a->red ? c->red / a->red : 1;
   eo->dp_extra = c->dp > a->dp ? c->dp - a->dp : 0;
+  eo->dp_tail_extra = c->tail > a->tail ? c->tail - a->tail : 0;
 }
 
 /* One collective's fleet factor, remembered. */
@@ -101,6 +107,20 @@ static double flex_factor(const fctx *f, int group, double bytes, double inter) 
   return alone > 0 ? all / alone : 1;
 }
 
+/* A collective's factor: its time as the closed form costs it, on every
+ * copy of its group in the stage at once (the group's window), over its
+ * time alone (as flex_factor, and as dp_factors for the reduction: the
+ * closed form takes the larger of NCCL's time alone and the flows of all
+ * groups, where the fleet's flow ratio would scale NCCL's alone time). */
+static double coll_factor(const fctx *f, int group, coll_op op, double bytes) {
+  const eng *e = f->e;
+  grp w = e->grps[group];
+  w.window = eng_window(e->s, &f->x->groups[group]);
+  double alone = eng_coll_on(e, &e->grps[group], op, bytes, NULL);
+  double all = eng_coll_on(e, &w, op, bytes, NULL);
+  return alone > 0 && all > alone ? all / alone : 1;
+}
+
 /* ev_opts.comm_factor: every group of the kind in the stage at once. */
 static double comm_factor(void *ud, int group, coll_op op, double bytes, double flex) {
   fctx *f = ud;
@@ -111,12 +131,8 @@ static double comm_factor(void *ud, int group, coll_op op, double bytes, double 
   const xg_group *g = &f->x->groups[group];
   if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return 1;
   fleet fl = {.factor = 1};
-  int rc = flex >= 0 ? SC_OK : fleet_group(f->net, f->s, g, op, bytes, &fl, &f->err);
-  if (rc) {
-    f->rc = rc;
-    return 1;
-  }
   if (flex >= 0) fl.factor = flex_factor(f, group, bytes, flex);
+  else fl.factor = coll_factor(f, group, op, bytes);
   if (vec_grow((void **)&f->m, &f->cap, f->n + 1L, sizeof *f->m)) {
     f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
     return 1;
@@ -243,12 +259,12 @@ static int run_event(sc_job *j, eng *e, const sc_event_opts *o, int spans, sc_re
   eo.straggler = c->straggler_slowdown;
   fctx fc = {0};
   fc.s = &p->s, fc.x = e->x, fc.e = e;
-  dp_closed dc = {0, 0}, da;
+  dp_closed dc = {0, 0, 0}, da;
   if (e->net) dp_closed_of(e, &dc); /* only a topology's groups slow each other */
   int rc = alone(e, 1, err);
   if (rc == SC_OK) rc = fleet_open(&p->s, &fc.net, err);
   if (rc == SC_OK) rc = fleet_dp(fc.net, &p->s, e->x, &p->dp, err);
-  eo.dp_factor = 1, eo.dp_extra = 0;
+  eo.dp_factor = 1, eo.dp_extra = eo.dp_tail_extra = 0;
   if (rc == SC_OK && fc.net) dp_closed_of(e, &da), dp_factors(&dc, &da, &eo);
   if (fc.net) eo.comm_factor = comm_factor, eo.comm_links = comm_links, eo.comm_ud = &fc;
   links lk = {0};

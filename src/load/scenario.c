@@ -116,6 +116,10 @@ struct scn_section {
   {.key = k, .kind = SCN_ENUM, .off = offsetof(T, m), .names = nm, .n_names = NFIELDS(nm)}
 #define F_STR(T, k, m) \
   {.key = k, .kind = SCN_STR, .off = offsetof(T, m), .size = sizeof(((T *)0)->m), .what = "a string"}
+/* a name: a string of at least one byte (lo 1) */
+#define F_NAME(T, k, m)                                                                       \
+  {.key = k, .kind = SCN_STR, .off = offsetof(T, m), .size = sizeof(((T *)0)->m), .lo = 1,   \
+   .what = "a name"}
 #define F_SPECIAL(k, sb, w) {.key = k, .kind = SCN_SPECIAL, .sub = sb, .what = w}
 
 static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
@@ -141,7 +145,7 @@ static const scn_section scn_peak_sec = {"cluster.gpu.peak_tflops", scn_peak_fie
 
 static const scn_field scn_gpu_fields[] = {
     F_SPECIAL("preset", NULL, "a GPU preset id"),
-    F_STR(sc_gpu, "name", name),
+    F_NAME(sc_gpu, "name", name),
     F_INT(sc_gpu, "arch", arch, 0, 1000, "an SM version such as 80 or 90 (0 = not NVIDIA)"),
     F_INT(sc_gpu, "sm_count", sm_count, 0, 100000, "an integer >= 0"),
     {.key = "peak_tflops", .kind = SCN_SUB, .sub = &scn_peak_sec,
@@ -164,7 +168,7 @@ static const scn_section scn_gpu_sec = {"cluster.gpu", scn_gpu_fields, NFIELDS(s
 
 static const scn_field scn_cluster_fields[] = {
     F_SPECIAL("preset", NULL, "a cluster preset id"),
-    F_STR(sc_cluster, "name", name),
+    F_NAME(sc_cluster, "name", name),
     F_SPECIAL("gpu", &scn_gpu_sec, "a GPU preset id or an object"),
     {.key = "gpus", .kind = SCN_SPECIAL, .lo = 1, .hi = PLAN_MAX_GPUS, .what = "a positive integer"},
     {.key = "nodes", .kind = SCN_SPECIAL, .lo = 1, .hi = PLAN_MAX_GPUS, .what = "a positive integer"},
@@ -201,7 +205,7 @@ static const scn_section scn_cluster_sec = {"cluster", scn_cluster_fields,
 
 static const scn_field scn_model_fields[] = {
     F_SPECIAL("preset", NULL, "a model preset id"),
-    F_STR(sc_model, "name", name),
+    F_NAME(sc_model, "name", name),
     F_SPECIAL("graph", NULL, "the path of a JSON workload graph (docs/graph.md)"),
     F_INT(sc_model, "layers", tf.layers, 1, PLAN_MAX_LAYERS, "a positive integer"),
     F_INT(sc_model, "hidden", tf.hidden, 1, PLAN_MAX_WIDTH, "a positive integer"),
@@ -664,8 +668,10 @@ static int scn_string(scn_ctx *c, const scn_field *f, const json_t *v, const cha
   if (strlen(json_string_value(v)) != len)
     return scn_fail(c, path, "contains a NUL character");
   /* a name labels the output (table, JSON, CSV, traces): a blank one
-   * would print an empty label, so it is refused rather than guessed */
-  if (len == 0) return scn_fail(c, path, "is empty; give a name (it labels every output)");
+   * would print an empty label, so it is refused rather than guessed;
+   * other strings take "" for none (cluster.topology, link_fail, ...) */
+  if (len == 0 && f->lo > 0)
+    return scn_fail(c, path, "is empty; give a name (it labels every output)");
   memcpy(dst, json_string_value(v), len + 1);
   return SC_OK;
 }
@@ -1183,12 +1189,13 @@ static int scn_overrides(scn_ctx *c, const json_t *v, sc_plan *p) {
   return SC_OK;
 }
 
-/* "plan.pp_layout": an array of layer counts, one per virtual stage. */
+/* "plan.pp_layout": an array of layer counts, one per virtual stage;
+ * [] (the default, docs/input.md) is no explicit layout, so an override
+ * can take a file's layout away. */
 static int scn_pp_layout(scn_ctx *c, const json_t *v, sc_plan *p) {
   const scn_field f = {.key = "pp_layout", .lo = 0, .hi = PLAN_MAX_LAYERS,
                        .what = "a layer count (0 or more)"};
-  if (!json_is_array(v) || json_array_size(v) == 0)
-    return scn_type(c, "plan.pp_layout", "a non-empty array of layer counts", v);
+  if (!json_is_array(v)) return scn_type(c, "plan.pp_layout", "an array of layer counts", v);
   if (json_array_size(v) > SC_MAX_PP_LAYOUT)
     return scn_fail(c, "plan.pp_layout", "%zu virtual stages; at most %d", json_array_size(v),
                     SC_MAX_PP_LAYOUT);

@@ -116,6 +116,31 @@ static void print_load_error(const scen_args *a, const char *cmd, const char *ms
   fprintf(stderr, "stepcast %s: %s\n", cmd, msg);
 }
 
+/* 1 when an override sets one of the plan's parallel degrees. */
+static int sets_degrees(const scen_args *a) {
+  static const char *const keys[] = {"plan.tp=", "plan.pp=", "plan.dp=", "plan.cp=", "plan.pp_layout="};
+  for (size_t i = 0; i < a->n_ov; i++)
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+      if (!strncmp(a->ov[i], keys[k], strlen(keys[k]))) return 1;
+  return 0;
+}
+
+/* After a plan error on the built-in default with another model or GPU
+ * count and no degrees given: say where the degrees came from (the
+ * default's GPT-3 175B plan) and what to do, rather than leave the user
+ * to guess why "pp 16" appears. predict only: search walks the degrees. */
+static void default_plan_hint(const scen_args *a, const char *cmd, const char *msg) {
+  if (a->file || a->base || strcmp(cmd, "predict") || !a->n_ov || sets_degrees(a)) return;
+  if (!strstr(msg, ": plan")) return;
+  sc_scenario d;
+  sc_scenario_default(&d);
+  fprintf(stderr,
+          "stepcast %s: note: without a scenario file the plan is the built-in default's "
+          "(%s on %d GPUs: tp %d, pp %d); give --tp/--pp/--dp for this model and cluster, or run "
+          "`stepcast search` with the same options for the fastest plan that fits\n",
+          cmd, d.model.name, d.cluster.gpus, d.plan.tp, d.plan.pp);
+}
+
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
   sc_error err = {0};
   const char *const *ov = (const char *const *)a->ov;
@@ -124,6 +149,7 @@ int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
                                                 a->load_flags, &err);
   if (rc == SC_OK) return 0;
   print_load_error(a, cmd, err.msg);
+  default_plan_hint(a, cmd, err.msg);
   return rc == SC_EIO ? 3 : 2;
 }
 

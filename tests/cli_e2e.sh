@@ -64,6 +64,8 @@ expect 2 '(set by override "plan.tp=abc")' -- predict --set plan.tp=abc
 # a short flag is blamed as typed, not as the override it became
 expect 2 'cluster.gpus: 0 is out of range (valid: 1..16777216) (set by -n 0)' -- predict -n 0
 expect 2 '(set by --gpus 0)' -- search --gpus 0
+# another model and GPU count on the default's plan: the note says where tp 8 / pp 16 came from
+expect 2 "without a scenario file the plan is the built-in default's (gpt3-175b on 1024 GPUs: tp 8, pp 16)" -- predict -m llama3-8b -n 8
 expect 3 'cannot read' -- predict "$TMP/does-not-exist.json"
 printf '\xff\xfe garbage' > "$TMP/binary.json"
 expect 2 "$TMP/binary.json:1:" -- predict "$TMP/binary.json"

@@ -125,13 +125,13 @@ static int sets_degrees(const scen_args *a) {
   return 0;
 }
 
-/* After a plan error on the built-in default with another model or GPU
+/* Before a degree error on the built-in default with another model or GPU
  * count and no degrees given: say where the degrees came from (the
  * default's GPT-3 175B plan) and what to do, rather than leave the user
  * to guess why "pp 16" appears. predict only: search walks the degrees. */
 static void default_plan_hint(const scen_args *a, const char *cmd, const char *msg) {
   if (a->file || a->base || strcmp(cmd, "predict") || !a->n_ov || sets_degrees(a)) return;
-  if (!strstr(msg, ": plan")) return;
+  if (!strstr(msg, "tp*pp") && !strstr(msg, "plan.tp:") && !strstr(msg, "plan.pp:")) return;
   sc_scenario d;
   sc_scenario_default(&d);
   fprintf(stderr,
@@ -148,8 +148,8 @@ int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
                    : sc_scenario_load_string_ex(s, a->base ? a->base : "{}", "<default scenario>", ov, a->n_ov,
                                                 a->load_flags, &err);
   if (rc == SC_OK) return 0;
+  default_plan_hint(a, cmd, err.msg); /* before the error, which stays the last line */
   print_load_error(a, cmd, err.msg);
-  default_plan_hint(a, cmd, err.msg);
   return rc == SC_EIO ? 3 : 2;
 }
 

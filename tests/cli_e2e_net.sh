@@ -40,6 +40,7 @@ expect 2 "unexpected argument" -- topo ring:n=4 --bogus
 # ------------------------------------------------------ collective: good
 expect 0 "busbw" -- collective --op all_reduce --ranks 8 --arch 80 --nvlink 300 --min 1K --max 1G
 expect 0 "ring" -- collective --op all_gather --ranks 16 --ppn 8 --nic 200 --min 1M --max 64M
+expect 0 "busbw" -- collective --op All_Reduce --ranks 8 --min 1M --max 1M
 expect 0 "bytes,nccl_us" -- collective --ranks 8 --format csv --min 1M --max 1M
 # no NVLink: a Gen4 x16 slot, NCCL's 24 GB/s: 1 GiB all-reduced by 8 ranks
 # reaches 23.97 GB/s of bus bandwidth (12 x 31.5 / 15.75 = 24, less latency)

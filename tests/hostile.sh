@@ -65,7 +65,9 @@ h 2 'is too small' -- predict --set cluster.gpu.hbm_eff=1e-320 --format json
 h 2 'is too small' -- predict --set cluster.gpu.peak_tflops.bf16=1e-300
 h 2 'is out of range' -- predict --set cluster.nic_Gbps=1e308
 h 2 'cluster.gpu.hbm_TBps: expected TB/s > 0, got string "nan"' -- predict --set cluster.gpu.hbm_TBps=nan
-h 2 'bw=9.99989e-321: valid: 0 or 1e-6..1e9' -- topo 'ring:n=4,bw=1e-320'
+h 2 'bw=9.99989e-321: valid: 1e-6..1e9' -- topo 'ring:n=4,bw=1e-320'
+h 2 'oversub=0: valid: 1e-6..1e9' -- topo 'fat_tree:hosts=16,radix=4,levels=2,bw=25,oversub=0'
+h 2 'lat=-1: valid: 0 or 1e-6..1e9' -- topo 'ring:n=4,bw=10,lat=-1'
 printf '{"nodes": [{"name": "a"}, {"name": "b"}], "links": [{"from": "a", "to": "b", "bw_GBps": 4.9e-324}]}' > "$TMP/tiny.json"
 h 2 'links[0].bw_GBps: 4.94066e-324; valid: 1e-6..1e9' -- topo "$TMP/tiny.json"
 # 5. a link to /dev/zero was read without a size limit

@@ -3,6 +3,7 @@
  * and nccl-tests' bus-bandwidth factors.
  */
 #include <assert.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "coll/coll.h"
@@ -20,7 +21,8 @@ const char *coll_op_name(coll_op op) {
 }
 
 /* Accepts the nccl-tests spellings too ("allreduce", "alltoall",
- * "sendrecv"): underscores are ignored when comparing. */
+ * "sendrecv"): underscores and case are ignored when comparing
+ * ("All_Reduce", as the fabric and CPU names). */
 int coll_op_from_name(const char *name) {
   if (!name) return -1;
   for (int i = 0; i < COLL_OP_COUNT; i++) {
@@ -28,7 +30,7 @@ int coll_op_from_name(const char *name) {
     while (*a || *b) {
       if (*a == '_') { a++; continue; }
       if (*b == '_') { b++; continue; }
-      if (*a != *b) break;
+      if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) break;
       a++, b++;
     }
     if (!*a && !*b) return i;

@@ -448,12 +448,11 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
                           g->name, k, v);
     /* GB/s, Gb/s, microseconds, a ratio: finite, and a nonzero value
      * neither below 1e-6 (no hardware; times would overflow) nor above 1e9 */
-    if (!is_count && (!(v >= 0) || v > 1e9 || (v != 0 && v < 1e-6)))
-      return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g: valid: 0 or 1e-6..1e9", g->name,
-                          k, v);
-    if ((!strcmp(k, "bw") || !strcmp(k, "global_bw") || !strcmp(k, "oversub") ||
-         !strcmp(k, "nvlink") || !strcmp(k, "nic")) && v <= 0)
-      return sc_error_set(err, SC_EINPUT, "generator %s: %s must be > 0", g->name, k);
+    int positive = !strcmp(k, "bw") || !strcmp(k, "global_bw") || !strcmp(k, "oversub") ||
+                   !strcmp(k, "nvlink") || !strcmp(k, "nic"); /* lat may be 0 */
+    if (!is_count && (!(v >= 0) || v > 1e9 || (v != 0 && v < 1e-6) || (positive && v <= 0)))
+      return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g: valid: %s1e-6..1e9", g->name, k,
+                          v, positive ? "" : "0 or ");
   }
   const char *need2[] = {"n", "hosts", "nodes", "gpus", "x", "k", "groups", "routers",
                          "hosts", "radix"};

@@ -81,7 +81,10 @@ expect 0 "failed n0.gpu3-n0.nvs" -- predict examples/llama3-70b-512-h100.json --
 expect 0 "exchange     24.998 GB/s per GPU per direction" -- topo examples/topologies/two_dgx_a100.json --check
 expect 0 "exchange     49.990 GB/s per GPU per direction" -- topo rail:nodes=8,gpus=8,nvlink=450,nic=400,oversub=2 --check
 expect 0 '"lat_max_us": 1, "exchange_GBps": 49.99' -- topo rail:nodes=2,gpus=8 --check --format json
-expect 0 'lat_max_us,exchange_GBps' -- topo rail:nodes=2,gpus=8 --check --format csv
+expect 0 'lat_max_us,exchange_GBps,check,warnings' -- topo rail:nodes=2,gpus=8 --check --format csv
+# the check's warnings reach the CSV too (one cell, "; " between them)
+printf '{"name":"asym","nodes":[{"name":"g0","kind":"gpu"},{"name":"g1","kind":"gpu"}],"links":[{"from":"g0","to":"g1","bw_GBps":10,"duplex":false},{"from":"g1","to":"g0","bw_GBps":20,"duplex":false}]}' > "$TMP/asym.json"
+expect 0 'ok,asymmetric link g0 -> g1 (10 GB/s) has no reverse link of the same bandwidth; asymmetric link g1 -> g0' -- topo "$TMP/asym.json" --check --format csv
 ft=$("$CLI" topo fat_tree:hosts=64,radix=16,levels=2,oversub=2,bw=50,gpus=8,nvlink=450 --check --format csv | awk -F, 'NR == 2 {print $12}')
 if awk -v x="${ft:-99}" 'BEGIN {exit !(x > 0 && x <= 25)}'; then pass=$((pass + 1))
 else echo "FAIL: 2:1 fat-tree exchange '${ft:-}' GB/s not in (0, 25]"; fail=$((fail + 1)); fi

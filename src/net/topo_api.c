@@ -97,12 +97,25 @@ void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *st, const char *
   if (fmt == SC_FORMAT_CSV) {
     int ex = exchange_Bps >= 0; /* the column only when measured (--check) */
     fprintf(out, "topology,nodes,gpus,nvswitches,nics,switches,links,bw_min_GBps,bw_max_GBps,"
-                 "lat_min_us,lat_max_us%s\n", ex ? ",exchange_GBps" : "");
+                 "lat_min_us,lat_max_us%s%s\n", ex ? ",exchange_GBps" : "",
+            warnings ? ",check,warnings" : "");
     esc_csv(out, t->name, ',');
     fprintf(out, "%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g", t->n_nodes, count[TOPO_GPU],
             count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH], t->n_links, lo / 1e9,
             hi / 1e9, llo * 1e6, lhi * 1e6);
     if (ex) fprintf(out, ",%.6g", exchange_Bps / 1e9);
+    if (warnings) { /* the check's warnings in one cell, "; " between them (as JSON's list) */
+      char cell[2048];
+      size_t n = 0;
+      for (const char *w = warnings; *w && n + 3 < sizeof cell; w++) {
+        if (*w != '\n') cell[n++] = *w;
+        else if (w[1]) cell[n++] = ';', cell[n++] = ' ';
+      }
+      cell[n] = '\0';
+      fputs(",ok,", out);
+      esc_csv(out, cell, '\n');
+      return;
+    }
     fputc('\n', out);
     return;
   }

@@ -40,6 +40,8 @@ void eng_free(eng *e) {
   mem_free(e->qoff);
   mem_free(e->qs);
   mem_free(e->st);
+  mem_free(e->fill);
+  mem_free(e->fill_next);
   eng_init(e);
 }
 
@@ -582,10 +584,27 @@ int eng_window(const sc_scenario *s, const xg_group *g) {
   return span;
 }
 
+/* uneven_fill's scratch for the pipeline of x (nothing without one):
+ * grown here, where running out is reported, so that the step's
+ * arithmetic allocates nothing. 0, or -1 when out of memory. */
+static int grow_fill(eng *e) {
+  const xg *x = e->x;
+  int pp = x->n_stages;
+  if (pp < 2) return 0;
+  long cells = 2L * pp * (x->micro_batches > 0 ? x->micro_batches : 1) + 3L * pp;
+  if (cells > e->cap_fill) {
+    double *d = mem_alloc(sizeof *d * (size_t)cells);
+    if (!d) return -1;
+    mem_free(e->fill);
+    e->fill = d, e->cap_fill = cells;
+  }
+  return vec_grow((void **)&e->fill_next, &e->cap_fill_next, pp, sizeof *e->fill_next);
+}
+
 int eng_prepare(eng *e, sc_error *err) {
   const xg *x = e->x;
   if (vec_grow((void **)&e->grps, &e->cap_grps, x->n_groups, sizeof *e->grps) ||
-      vec_grow((void **)&e->st, &e->cap_st, x->n_stages, sizeof *e->st))
+      vec_grow((void **)&e->st, &e->cap_st, x->n_stages, sizeof *e->st) || grow_fill(e))
     return sc_error_set(err, SC_ENOMEM, "out of memory evaluating the plan");
   for (int i = 0; i < x->n_groups; i++) {
     e->grps[i] = grp_make(&e->s->cluster, &x->groups[i]);
@@ -827,22 +846,20 @@ static double stage_fb(const void *ud, int s) {
  * a slower stage before it runs its warm-up forwards while the first
  * micro-batch travels to the last stage and back, so with few
  * micro-batches part of that trip hides under them (and the last stage's
- * own passes can set the step instead). -1 when it could not run (out of
- * memory). */
+ * own passes can set the step instead). -1 if the schedule deadlocked
+ * (pipe_makespan: never for these schedules). Allocates nothing: the
+ * scratch is the engine's (grow_fill). */
 static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *sh, int worst) {
   int pp = sh->pp, m = sh->m;
   size_t cells = (size_t)pp * m;
-  double *d = mem_alloc(sizeof *d * (2 * cells + 3 * (size_t)pp));
-  int *next = mem_alloc(sizeof *next * (size_t)pp);
-  double t = -1;
-  if (d && next) {
-    double *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
-    for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;
-    t = pipe_makespan(ps, sh, f, b, d, d + cells, next, free_at);
-    if (t >= 0) t -= m * (f[worst] + b[worst]);
-    if (t < 0 && t > -1e-9 * m * (f[worst] + b[worst])) t = 0; /* rounding */
-  }
-  mem_free(d), mem_free(next);
+  /* eng_prepare grew the scratch for this pipeline (grow_fill) */
+  assert(e->fill && e->fill_next && (long)(2 * cells + 3 * (size_t)pp) <= e->cap_fill &&
+         pp <= e->cap_fill_next);
+  double *d = e->fill, *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
+  for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;
+  double t = pipe_makespan(ps, sh, f, b, d, d + cells, e->fill_next, free_at);
+  if (t >= 0) t -= m * (f[worst] + b[worst]);
+  if (t < 0 && t > -1e-9 * m * (f[worst] + b[worst])) t = 0; /* rounding */
   return t;
 }
 

@@ -142,6 +142,10 @@ typedef struct eng {
   int cap_seg4, cap_seg2;
   eng_stage *st;                /* per pipeline stage */
   int cap_st;
+  double *fill;                 /* uneven_fill's schedule: 2 pp m + 3 pp */
+  long cap_fill;
+  int *fill_next;               /* ... and pp pass counters */
+  int cap_fill_next;
   long mem_pass;                /* passes of eng_memory over the stages: a
                                    stage's sums are reused within one */
   int mem_ready;                /* 1: st[*].m and .mem hold the memory of x

@@ -592,13 +592,8 @@ static int grow_fill(eng *e) {
   int pp = x->n_stages;
   if (pp < 2) return 0;
   long cells = 2L * pp * (x->micro_batches > 0 ? x->micro_batches : 1) + 3L * pp;
-  if (cells > e->cap_fill) {
-    double *d = mem_alloc(sizeof *d * (size_t)cells);
-    if (!d) return -1;
-    mem_free(e->fill);
-    e->fill = d, e->cap_fill = cells;
-  }
-  return vec_grow((void **)&e->fill_next, &e->cap_fill_next, pp, sizeof *e->fill_next);
+  return vec_grow((void **)&e->fill, &e->cap_fill, cells, sizeof *e->fill) ||
+         vec_grow((void **)&e->fill_next, &e->cap_fill_next, pp, sizeof *e->fill_next);
 }
 
 int eng_prepare(eng *e, sc_error *err) {
@@ -853,7 +848,7 @@ static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *
   int pp = sh->pp, m = sh->m;
   size_t cells = (size_t)pp * m;
   /* eng_prepare grew the scratch for this pipeline (grow_fill) */
-  assert(e->fill && e->fill_next && (long)(2 * cells + 3 * (size_t)pp) <= e->cap_fill &&
+  assert(e->fill && e->fill_next && (long)(2 * cells + 3 * (size_t)pp) <= (long)e->cap_fill &&
          pp <= e->cap_fill_next);
   double *d = e->fill, *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
   for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;

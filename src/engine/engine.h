@@ -143,7 +143,7 @@ typedef struct eng {
   eng_stage *st;                /* per pipeline stage */
   int cap_st;
   double *fill;                 /* uneven_fill's schedule: 2 pp m + 3 pp */
-  long cap_fill;
+  int cap_fill;
   int *fill_next;               /* ... and pp pass counters */
   int cap_fill_next;
   long mem_pass;                /* passes of eng_memory over the stages: a

@@ -95,15 +95,21 @@ typedef struct fctx {
   sc_error err;
 } fctx;
 
+/* Group `group` as every copy of it in the stage runs at once (its
+ * window): what the closed form costs a pass's collectives on. */
+static grp at_once(const fctx *f, int group) {
+  grp w = f->e->grps[group];
+  w.window = eng_window(f->e->s, &f->x->groups[group]);
+  return w;
+}
+
 /* A flex call's factor (engine/epflex.c): its time as the closed form
- * costs it, each leg on every copy of its group in the stage at once
- * (the group's window), over its time alone. */
+ * costs it, each leg on every copy of its group in the stage at once,
+ * over its time alone. */
 static double flex_factor(const fctx *f, int group, double bytes, double inter) {
-  const eng *e = f->e;
-  grp w = e->grps[group];
-  w.window = eng_window(e->s, &f->x->groups[group]);
-  double alone = eng_flex_on(e, &e->grps[group], bytes, inter, NULL);
-  double all = eng_flex_on(e, &w, bytes, inter, NULL);
+  grp w = at_once(f, group);
+  double alone = eng_flex_on(f->e, &f->e->grps[group], bytes, inter, NULL);
+  double all = eng_flex_on(f->e, &w, bytes, inter, NULL);
   return alone > 0 ? all / alone : 1;
 }
 
@@ -113,11 +119,9 @@ static double flex_factor(const fctx *f, int group, double bytes, double inter) 
  * closed form takes the larger of NCCL's time alone and the flows of all
  * groups, where the fleet's flow ratio would scale NCCL's alone time). */
 static double coll_factor(const fctx *f, int group, coll_op op, double bytes) {
-  const eng *e = f->e;
-  grp w = e->grps[group];
-  w.window = eng_window(e->s, &f->x->groups[group]);
-  double alone = eng_coll_on(e, &e->grps[group], op, bytes, NULL);
-  double all = eng_coll_on(e, &w, op, bytes, NULL);
+  grp w = at_once(f, group);
+  double alone = eng_coll_on(f->e, &f->e->grps[group], op, bytes, NULL);
+  double all = eng_coll_on(f->e, &w, op, bytes, NULL);
   return alone > 0 && all > alone ? all / alone : 1;
 }
 
@@ -130,15 +134,13 @@ static double comm_factor(void *ud, int group, coll_op op, double bytes, double 
       return f->m[i].factor;
   const xg_group *g = &f->x->groups[group];
   if (g->kind == XG_GROUP_DP || g->kind == XG_GROUP_PP || f->rc) return 1;
-  fleet fl = {.factor = 1};
-  if (flex >= 0) fl.factor = flex_factor(f, group, bytes, flex);
-  else fl.factor = coll_factor(f, group, op, bytes);
+  double factor = flex >= 0 ? flex_factor(f, group, bytes, flex) : coll_factor(f, group, op, bytes);
   if (vec_grow((void **)&f->m, &f->cap, f->n + 1L, sizeof *f->m)) {
     f->rc = sc_error_set(&f->err, SC_ENOMEM, "out of memory remembering collectives");
     return 1;
   }
-  f->m[f->n++] = (fmemo){group, op, bytes, flex, fl.factor};
-  return fl.factor;
+  f->m[f->n++] = (fmemo){group, op, bytes, flex, factor};
+  return factor;
 }
 
 /* ev_opts.comm_links: the bytes the collective of every group of the

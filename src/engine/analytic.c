@@ -41,6 +41,7 @@ void eng_free(eng *e) {
   mem_free(e->qs);
   mem_free(e->st);
   mem_free(e->fill);
+  mem_free(e->fill_order);
   mem_free(e->fill_next);
   eng_init(e);
 }
@@ -591,9 +592,11 @@ static int grow_fill(eng *e) {
   const xg *x = e->x;
   int pp = x->n_stages;
   if (pp < 2) return 0;
-  long cells = 2L * pp * (x->micro_batches > 0 ? x->micro_batches : 1) + 3L * pp;
-  return vec_grow((void **)&e->fill, &e->cap_fill, cells, sizeof *e->fill) ||
-         vec_grow((void **)&e->fill_next, &e->cap_fill_next, pp, sizeof *e->fill_next);
+  long m = x->micro_batches > 0 ? x->micro_batches : 1;
+  return vec_grow((void **)&e->fill, &e->cap_fill, 2L * pp * m + 3L * pp, sizeof *e->fill) ||
+         vec_grow((void **)&e->fill_order, &e->cap_fill_order, 3L * pp * m,
+                  sizeof *e->fill_order) ||
+         vec_grow((void **)&e->fill_next, &e->cap_fill_next, 2L * pp, sizeof *e->fill_next);
 }
 
 int eng_prepare(eng *e, sc_error *err) {
@@ -848,11 +851,13 @@ static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *
   int pp = sh->pp, m = sh->m;
   size_t cells = (size_t)pp * m;
   /* eng_prepare grew the scratch for this pipeline (grow_fill) */
-  assert(e->fill && e->fill_next && (long)(2 * cells + 3 * (size_t)pp) <= (long)e->cap_fill &&
-         pp <= e->cap_fill_next);
+  assert(e->fill && e->fill_order && e->fill_next &&
+         (long)(2 * cells + 3 * (size_t)pp) <= (long)e->cap_fill &&
+         (long)(3 * cells) <= (long)e->cap_fill_order && 2 * pp <= e->cap_fill_next);
   double *d = e->fill, *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
   for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;
-  double t = pipe_makespan(ps, sh, f, b, d, d + cells, e->fill_next, free_at);
+  double t = pipe_makespan(ps, sh, f, b, d, d + cells, e->fill_order, e->fill_next + pp,
+                           e->fill_next, free_at);
   if (t >= 0) t -= m * (f[worst] + b[worst]);
   if (t < 0 && t > -1e-9 * m * (f[worst] + b[worst])) t = 0; /* rounding */
   return t;

@@ -24,6 +24,7 @@
 #include "engine/netcost.h"
 #include "exec/xg.h"
 #include "graph/graph.h"
+#include "pipeline/pipe.h"
 #include "stepcast.h"
 
 /* One task as the host/GPU queue model sees it: the host spends `host`
@@ -144,7 +145,9 @@ typedef struct eng {
   int cap_st;
   double *fill;                 /* uneven_fill's schedule: 2 pp m + 3 pp */
   int cap_fill;
-  int *fill_next;               /* ... and pp pass counters */
+  pipe_pass *fill_order;        /* ... each stage's passes: pp x 3 m */
+  int cap_fill_order;
+  int *fill_next;               /* ... and 2 pp pass counters */
   int cap_fill_next;
   long mem_pass;                /* passes of eng_memory over the stages: a
                                    stage's sums are reused within one */

@@ -59,29 +59,27 @@ double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
   return (paced > 0 ? paced : 0) + 2.0 * (p->pp - 1) * p2p;
 }
 
-/* Pass k (0-based) of a stage that runs `warm` forwards, then one forward
- * and one backward in turn, then the rest of the backwards (one chunk). */
-static pipe_pass ofob_at(int m, int warm, int k) {
-  if (warm > m) warm = m;
-  if (k < warm) return (pipe_pass){'F', k, 0};
-  int j = k - warm, pairs = m - warm;
-  if (j < 2 * pairs) return (pipe_pass){j % 2 ? 'B' : 'F', j % 2 ? j / 2 : warm + j / 2, 0};
-  return (pipe_pass){'B', pairs + (j - 2 * pairs), 0};
-}
-
 double pipe_makespan(const pipe_sched *ps, const pipe_shape *p, const double *f, const double *b,
-                     double *endf, double *endb, int *next, double *free_at) {
+                     double *endf, double *endb, pipe_pass *order, int *count, int *next,
+                     double *free_at) {
   int pp = p->pp, m = p->m;
-  assert(p->vpp == 1 && ps->id != SC_SCHED_INTERLEAVED);
+  assert(p->vpp == 1);
   for (long i = 0; i < (long)pp * m; i++) endf[i] = endb[i] = -1;
-  for (int s = 0; s < pp; s++) next[s] = 0, free_at[s] = 0;
-  long done = 0, total = 2L * m * pp;
+  long total = 0;
+  for (int s = 0; s < pp; s++) {
+    next[s] = 0, free_at[s] = 0;
+    count[s] = ps->order(p, s, order + (long)s * 3 * m);
+    if (count[s] < 0) return -1;
+    total += count[s];
+  }
+  long done = 0;
   while (done < total) {
     long before = done;
     for (int s = 0; s < pp; s++) {
-      int warm = ps->id == SC_SCHED_GPIPE ? m : pp - s - 1;
-      for (; next[s] < 2 * m; next[s]++) {
-        pipe_pass t = ofob_at(m, warm, next[s]);
+      const pipe_pass *o = order + (long)s * 3 * m;
+      for (; next[s] < count[s]; next[s]++) {
+        pipe_pass t = o[next[s]];
+        if (t.kind != 'F' && t.kind != 'B') return -1; /* weight-gradient passes: not here */
         double dep = 0;
         if (t.kind == 'F') dep = s > 0 ? endf[(long)(s - 1) * m + t.mb] : 0;
         else dep = s < pp - 1 ? endb[(long)(s + 1) * m + t.mb] : endf[(long)s * m + t.mb];

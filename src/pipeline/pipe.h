@@ -101,13 +101,15 @@ double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
                         double p2p);
 
 
-/* The step of a 1F1B or GPipe pipeline of one chunk per stage (p->vpp
- * 1) whose stage s takes f[s] and b[s] s a forward and a backward, no
- * send/recv: each pass starts when its stage is free and its producer on
- * the neighbouring stage has ended (s). endf and endb have room for
- * pp x m, next and free_at for pp (scratch). -1 if it deadlocked (never
- * for these schedules). */
+/* The step of a pipeline of one chunk per stage (p->vpp 1) whose stage s
+ * takes f[s] and b[s] s a forward and a backward, no send/recv: each
+ * stage runs its passes in the schedule's order (ps->order) and each pass
+ * starts when its stage is free and its producer on the neighbouring
+ * stage has ended (s). Scratch: endf and endb room for pp x m, order for
+ * pp x 3 m, next, count and free_at for pp. -1 if the schedule cannot
+ * run the shape or deadlocked (never for 1F1B and GPipe). */
 double pipe_makespan(const pipe_sched *ps, const pipe_shape *p, const double *f, const double *b,
-                     double *endf, double *endb, int *next, double *free_at);
+                     double *endf, double *endb, pipe_pass *order, int *count, int *next,
+                     double *free_at);
 
 #endif /* SC_PIPELINE_PIPE_H */

@@ -8,8 +8,8 @@ measurements say, what stepcast predicts, and what NCCL's code allows.
 
 Inputs: collective_benchmarks.csv rows 1-17 (CoreWeave GB200 NVL72, NCCL
 2.26.2, NCCL_MNNVL_ENABLE=1; 1, 2 and 20 racks of 72 GPUs, all_reduce 512
-MiB-16 GiB) and, for one rack from another source, XLA's GB200 all-reduce
-table for one group of 72 GPUs from 512 MiB (xla_collective_perf_table.csv;
+MiB-16 GiB) and, for one rack from another source, XLA's GB200 and GB300
+all-reduce tables for one group of 72 GPUs from 512 MiB (xla_collective_perf_table.csv;
 XLA's launch included). Prints, per rack count:
 
   1. the least-squares line time = a + bytes / B through the rows (a: the
@@ -99,14 +99,18 @@ def main():
     ap.add_argument("--check", action="store_true", help="exit 1 if a claim fails")
     a = ap.parse_args()
     bad, fits = [], {}
+    for f in (a.csv, a.xla):
+        if not os.path.exists(f):
+            raise SystemExit("mnnvl_split.py: %s not found (needs ../shared/calibration)" % f)
     rows = {int(r["row_id"]): r for r in csv.DictReader(open(a.csv, newline=""))}
-    xla = [(int(r["tensor_size_bytes"]), float(r["implied_time_us"]))
-           for r in csv.DictReader(open(a.xla, newline=""))
-           if r["xla_device_key"] == "sm_100_GB200" and r["collective"] == "all-reduce"
-           and r["devices_per_group"] == "72" and int(r["tensor_size_bytes"]) >= 1 << 29]
-    ax, bx = fit(xla)
-    print("XLA GB200 1 x 72 all-reduce, %d rows >= 512 MiB: a %.0f us, B %.1f GB/s (busbw %.0f)"
-          % (len(xla), ax, bx, bx * 2 * 71 / 72))
+    table = list(csv.DictReader(open(a.xla, newline="")))
+    for key, name in (("sm_100_GB200", "GB200"), ("sm_103", "GB300")):
+        xla = [(int(r["tensor_size_bytes"]), float(r["implied_time_us"])) for r in table
+               if r["xla_device_key"] == key and r["collective"] == "all-reduce"
+               and r["devices_per_group"] == "72" and int(r["tensor_size_bytes"]) >= 1 << 29]
+        ax, bx = fit(xla)
+        print("XLA %s 1 x 72 all-reduce, %d rows >= 512 MiB: a %.0f us, B %.1f GB/s (busbw %.0f)"
+              % (name, len(xla), ax, bx, bx * 2 * 71 / 72))
     one_rack = None
     for racks, ids in SYSTEMS:
         n = racks * RACK

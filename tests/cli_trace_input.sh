@@ -64,6 +64,15 @@ echo '[1, 2]' > "$TMP/array.json"
 echo '{"traceEvents": {}}' > "$TMP/tev_obj.json"
 expect 2 "empty.json:1:1: invalid JSON" -- trace "$TMP/empty.json"
 expect 2 "trunc.json:" -- trace "$TMP/trunc.json"
+# a file cut short says so; a syntax error inside the text does not
+head -c 702 "$TMP/ok.json" | sed '$ s/[^{]*$//' > "$TMP/cut.json"
+expect 2 "but the text ends there (a truncated file?)" -- trace "$TMP/cut.json"
+head -c 590 "$TMP/ok.json" > "$TMP/cutstr.json"
+expect 2 "end of a string ('\"'), but the text ends there (a truncated file?)" -- trace "$TMP/cutstr.json"
+out=$("$CLI" trace "$TMP/tev_obj.json" 2>&1)
+if [[ $out == *"truncated"* ]]; then
+  echo "FAIL: a syntax error inside the text is called a truncation: $out"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 expect 2 "array.json: traceEvents[0]: expected an object (one trace event)" -- trace "$TMP/array.json"
 expect 2 "tev_obj.json:1:17: invalid JSON: expected '['" -- trace "$TMP/tev_obj.json"
 echo '{"nodes": 5, "schema": "1.0.1"}' > "$TMP/nodes_num.json"

@@ -106,6 +106,40 @@ Test(trace, doubling_dp_changes_only_the_collective) {
   sc_trace_close(t);
 }
 
+/* One rank's all-reduce of 4 ms, far beyond NCCL's time for its 4e7
+ * bytes on 8 V100s (synth_wait.json: synth_1rank.json with the kernel
+ * 10x longer): the excess is waiting for the other 7 ranks, which the
+ * replay lacks. Doubling the data-parallel degree adds the model's
+ * difference (16 ranks - 8 ranks) and keeps the wait; it scaled the
+ * whole 4 ms by the ratio, the wait with it. */
+Test(trace, a_rank_alone_keeps_its_collectives_wait) {
+  sc_trace *t = load(DATA "synth_wait.json");
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.dp_scale = 2;
+  sc_trace_result x = replay(t, &w);
+  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
+  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
+  double then = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g8).time,
+         now = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g16).time;
+  cr_assert_lt(then, 4000 * US, "the model's time as traced %g s is under the kernel's", then);
+  double comm = 4000 * US - then + now;
+  cr_assert_float_eq(x.comm_predicted_s, comm, 1e-9, "comm %g want %g (the whole scaled: %g)",
+                     x.comm_predicted_s, comm, 4000 * US * now / then);
+  cr_assert_float_eq(x.predicted_step_s, 4600 * US + now - then, 1e-9, "step %g",
+                     x.predicted_step_s);
+  cr_assert_eq(x.comm_retimed, 1);
+  /* the same 8 ranks one per server on 400 Gb/s NICs: the model's
+   * difference again, the wait kept */
+  sc_trace_whatif_default(&w);
+  w.nic_bw = 50e9, w.ranks_per_node = 1;
+  x = replay(t, &w);
+  sc_coll_group g81 = {8, 1, 70, 150e9, 50e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
+  now = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g81).time;
+  cr_assert_float_eq(x.comm_predicted_s, 4000 * US - then + now, 1e-9, "comm %g", x.comm_predicted_s);
+  sc_trace_close(t);
+}
+
 /* A collective kernel without size args takes it from the nccl:all_reduce
  * annotation around its launch (10,000,000 floats): the same what-if as
  * when the kernel says so. */

@@ -38,6 +38,7 @@ mk "$TMP/w4r0.json" '{"rank": 0, "world_size": 4}' 130
 mk "$TMP/w4r1.json" '{"rank": 1, "world_size": 4}' 130
 
 expect 0 "step (mean)" -- trace "$TMP/ok.json"
+expect 2 "gpu: unknown GPU preset 'h100'; did you mean \"h100-sxm5-80gb\"?" -- trace "$TMP/ok.json" --gpu h100
 expect 0 "2 ranks" -- trace "$TMP/ok.json" "$TMP/ok1.json"
 # a rank outside the world, or two files of one rank, would be joined wrongly
 expect 2 "rank_neg.json: distributedInfo.rank: expected a whole number in 0..1" -- trace "$TMP/rank_neg.json"

@@ -9,6 +9,7 @@
 
 #include "cost/compute.h"
 #include "hw/gpu_names.h"
+#include "load/scenario.h"
 
 /* Network defaults when the what-if names none. Latencies are those of
  * the server presets (src/hw/cluster_presets.c: 0.6 us per NVLink hop,
@@ -129,10 +130,13 @@ int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *
   if (rc) return rc;
   if (c->w.gpu) {
     c->to = sc_gpu_preset(c->w.gpu);
-    if (!c->to)
-      return sc_error_set(
-          err, SC_EINPUT,
-          "trace what-if: gpu: unknown GPU preset '%s' (`stepcast presets` lists them)", c->w.gpu);
+    if (!c->to) {
+      char hint[96];
+      scn_gpu_hint(c->w.gpu, hint, sizeof hint);
+      return sc_error_set(err, SC_EINPUT,
+                          "trace what-if: gpu: unknown GPU preset '%s'%s (`stepcast presets` "
+                          "lists them)", c->w.gpu, hint);
+    }
     if (!c->from)
       return sc_error_set(err, SC_EMODEL,
                           "trace what-if: gpu: the traced device '%s' matches no preset, so its "

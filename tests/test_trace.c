@@ -80,6 +80,14 @@ Test(trace, synthetic_replay_is_hand_computed) {
   sc_trace_close(t);
 }
 
+/* NCCL's seconds for the synthetic traces' all-reduce of 4e7 bytes over
+ * `ranks` V100s, ppn a node, on nic bytes/s: the network defaults of
+ * docs/trace.md (V100 NVLink 150 GB/s, 0.6 and 2.7 us latencies). */
+static double synth_allreduce_s(int ranks, int ppn, double nic) {
+  sc_coll_group g = {ranks, ppn, 70, 150e9, nic, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
+  return sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g).time;
+}
+
 /* Doubling the data-parallel degree re-times the all-reduce (8 -> 16
  * ranks: a second node) by NCCL's model and moves nothing else. */
 Test(trace, doubling_dp_changes_only_the_collective) {
@@ -89,12 +97,7 @@ Test(trace, doubling_dp_changes_only_the_collective) {
   sc_trace_whatif_default(&w);
   w.dp_scale = 2;
   sc_trace_result x = replay(t, &w);
-  /* the defaults of docs/trace.md: 8 GPUs a node, V100 NVLink 150 GB/s,
-   * 200 Gb/s NIC, 0.6 and 2.7 us latencies */
-  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  double ratio = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g16).time /
-                 sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g8).time;
+  double ratio = synth_allreduce_s(16, 8, 25e9) / synth_allreduce_s(8, 8, 25e9);
   cr_assert_gt(ratio, 1.0, "a second node must cost more: ratio %g", ratio);
   double comm = 400 * US * ratio;
   cr_assert_float_eq(x.comm_predicted_s, comm, 1e-9, "comm %g want %g", x.comm_predicted_s, comm);
@@ -116,12 +119,9 @@ Test(trace, a_rank_alone_keeps_its_collectives_wait) {
   sc_trace *t = load(DATA "synth_wait.json");
   sc_trace_whatif w;
   sc_trace_whatif_default(&w);
-  w.dp_scale = 2;
+  w.nic_bw = 25e9, w.ranks_per_node = 8, w.dp_scale = 2; /* the defaults, said */
   sc_trace_result x = replay(t, &w);
-  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  double then = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g8).time,
-         now = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g16).time;
+  double then = synth_allreduce_s(8, 8, 25e9), now = synth_allreduce_s(16, 8, 25e9);
   cr_assert_lt(then, 4000 * US, "the model's time as traced %g s is under the kernel's", then);
   double comm = 4000 * US - then + now;
   cr_assert_float_eq(x.comm_predicted_s, comm, 1e-9, "comm %g want %g (the whole scaled: %g)",
@@ -134,8 +134,7 @@ Test(trace, a_rank_alone_keeps_its_collectives_wait) {
   sc_trace_whatif_default(&w);
   w.nic_bw = 50e9, w.ranks_per_node = 1;
   x = replay(t, &w);
-  sc_coll_group g81 = {8, 1, 70, 150e9, 50e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  now = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g81).time;
+  now = synth_allreduce_s(8, 1, 50e9);
   cr_assert_float_eq(x.comm_predicted_s, 4000 * US - then + now, 1e-9, "comm %g", x.comm_predicted_s);
   sc_trace_close(t);
 }

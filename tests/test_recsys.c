@@ -602,6 +602,48 @@ Test(recsys_memory, every_kind_and_optimizer_by_hand) {
     }
 }
 
+/* The collectives' buffers by hand, the same two 1e6 x 64 tables on 4
+ * GPUs (one feature each, batch B, P = B x 64 x the activation's bytes of
+ * pooled vectors per table): ids 8 B per lookup a GPU holds (B/4 per
+ * table, a copy per column slice); table-wise, the busiest sender sends
+ * one table's P; column-wise in 4 and table-row-wise every GPU sends a
+ * quarter of each, 2 x P/4, and receives 2 x P/4; row-wise P per table
+ * reduce-scattered over all GPUs, table-row-wise in the node; the
+ * replicated tables' fp32 gradients (2 x 256 MB) join the dense ones. */
+Test(recsys_shard, collective_volumes_by_hand) {
+  const sc_rs_shard_kind kinds[5] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_COLUMN_WISE,
+                                     SC_RS_TABLE_ROW_WISE, SC_RS_DATA_PARALLEL};
+  double dense = 0;
+  for (int k = 0; k < 5; k++) {
+    sc_rs_job j;
+    job(&j, "2x1000000x64@1", 4, SC_RS_UNIFORM, 0);
+    double act = j.dtype == SC_FP16 || j.dtype == SC_BF16 ? 2 : 4;
+    double B = (double)j.global_batch, P = B * 64 * act;
+    double ids = 2 * B / 4 * 8;
+    double want[5][5] = {/* ids, a2a, rs, rs_node, allreduce beyond the dense part */
+                         {ids, P, 0, 0, 0},
+                         {ids, 0, 2 * P, 0, 0},
+                         {4 * ids, P / 2, 0, 0, 0},
+                         {ids, P / 2, 0, 2 * P, 0},
+                         {0, 0, 0, 0, 2 * 1e6 * 64 * 4}};
+    sc_rs_plan p;
+    sc_rs_result r;
+    sc_error e = {0};
+    cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
+    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+    if (k == 0) dense = r.allreduce_bytes;
+    cr_assert_float_eq(dense, sc_rs_dense_params(&j.model) * 4, 1e-6, "dense gradients");
+    double got[5] = {r.ids_bytes, r.a2a_bytes, r.rs_bytes, r.rs_node_bytes,
+                     r.allreduce_bytes - dense};
+    for (int v = 0; v < 5; v++)
+      cr_assert_float_eq(got[v], want[k][v], 1e-6, "%s: volume %d is %.0f B, want %.0f",
+                         sc_rs_shard_name(kinds[k]), v, got[v], want[k][v]);
+    sc_rs_result_free(&r);
+    sc_rs_plan_free(&p);
+    sc_rs_job_free(&j);
+  }
+}
+
 /* 3.1 TiB (distributed-embeddings Jumbo, Adagrad): 1 GPU no, 128 yes. */
 Test(recsys_memory, jumbo_fits_on_128_not_on_1) {
   int ns[2] = {1, 128};

@@ -135,7 +135,8 @@ Test(trace, a_rank_alone_keeps_its_collectives_wait) {
   w.nic_bw = 50e9, w.ranks_per_node = 1;
   x = replay(t, &w);
   now = synth_allreduce_s(8, 1, 50e9);
-  cr_assert_float_eq(x.comm_predicted_s, 4000 * US - then + now, 1e-9, "comm %g", x.comm_predicted_s);
+  cr_assert_float_eq(x.comm_predicted_s, 4000 * US - then + now, 1e-9, "comm %g",
+                     x.comm_predicted_s);
   sc_trace_close(t);
 }
 

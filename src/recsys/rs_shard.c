@@ -426,6 +426,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   rs_host host;
   host_kernels(c, &v, r, &host, &exposed);
   double ar = comms(c, &v, r);
+  r->ids_bytes = j->keys_from_reader ? 0 : v.ids, r->a2a_bytes = v.a2a, r->rs_bytes = v.rs;
+  r->rs_node_bytes = v.rs_node, r->allreduce_bytes = v.allreduce;
   /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
    * the whole batch before it (its output is one more pooled vector) */
   double bf = d->bottom_fwd, bb = d->bottom_bwd, serial_f = 0, serial_b = 0;

@@ -58,6 +58,12 @@ if [[ $out == *"before the one before them"* ]]; then
   echo "FAIL: a trace without overlaps warns about them"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
 
+# a collective over one rank has no modelled time as traced to scale:
+# kept as measured, and counted so (it was in neither count)
+sed 's/"Group size": 8/"Group size": 1/' "$(dirname "$0")/data/trace/synth_1rank.json" > "$TMP/group1.json"
+expect 0 "0 collectives re-timed by the network model, 1 kept as measured (0 without a message size)" \
+  -- trace "$TMP/group1.json" --nic 400 --ppn 1
+
 # malformed files: exit 2, the file and where
 printf '' > "$TMP/empty.json"
 head -c 700 "$TMP/ok.json" > "$TMP/trunc.json"

@@ -192,7 +192,7 @@ static int whatif_ranks(const wi_ctx *c, const tg_gpu *g) {
 static double coll_scaled(double dur, int joined, double then, double now) {
   double t = then * 1e6;
   if (joined || dur <= t) return dur * now / then;
-  return t * now / then + (dur - t);
+  return now * 1e6 + (dur - t);
 }
 
 double wi_duration(const wi_ctx *c, const tg_gpu *g, int joined, int *retimed) {

@@ -222,6 +222,15 @@ typedef struct sc_rs_result {
                                   for a framework's communication cycle */
   double reader_s;             /* data reader time beyond the rest of the iteration (the
                                   reader bounds it: iter_s >= its time per batch) */
+  double ids_bytes;            /* the collectives' buffers per GPU, bytes, as nccl-tests
+                                  sizes them (all-to-all: what one rank sends, itself
+                                  included; reduce-scatter and all-gather: the whole
+                                  input): the lookup ids' all-to-all, */
+  double a2a_bytes;            /* the pooled vectors' all-to-all (each way: the larger of
+                                  the busiest sender's and what every GPU receives), */
+  double rs_bytes;             /* the row-wise partial sums over all GPUs, */
+  double rs_node_bytes;        /* the table-row-wise partial sums in a node, */
+  double allreduce_bytes;      /* the dense and replicated tables' fp32 gradients */
   double mem_bytes;            /* memory of the fullest GPU */
   double mem_capacity;         /* one GPU's memory */
   double mem_headroom;         /* bytes the planner kept free on every GPU (its

@@ -87,6 +87,8 @@ expect 2 "expected '@H'" -- recsys predict "$TMP/noat.json"
 printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1", "top_mlp": [1]}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 0},\n  {"table": "t1", "kind": "column_wise", "gpu": 0, "parts": 4}]}\n' > "$TMP/cw.json"
 expect 2 "table 1 ('t1'): column_wise over GPUs 0..3 needs 4 GPUs, but the cluster has 2" -- recsys predict "$TMP/cw.json"
 expect 2 "sharding of table 1 ('item_id'): table_row_wise on node 1, but the cluster has 1 node (valid: 0..0)" -- recsys predict $EX/my_tables.json --set cluster.gpus=8
+# an unknown GPU names the closest preset, as predict's cluster.gpu does
+expect 2 'cluster.gpu: expected a GPU preset id (stepcast presets); did you mean "h100-sxm5-80gb"?' -- recsys predict $EX/my_tables.json --set cluster.gpu=h100
 printf '{"model": {"kind": "synthetic", "tables": "2x1000x64@1", "top_mlp": [1]}, "cluster": {"gpus": 2},\n "sharding": [{"table": "t0", "kind": "table_wise", "gpu": 2}, {"table": 1, "kind": "row_wise"}]}\n' > "$TMP/tw.json"
 expect 2 "valid: 0..1" -- recsys predict "$TMP/tw.json"
 # the dense part a kind needs (docs/input.md): a top MLP ending in its one

@@ -38,6 +38,7 @@ mk "$TMP/w4r0.json" '{"rank": 0, "world_size": 4}' 130
 mk "$TMP/w4r1.json" '{"rank": 1, "world_size": 4}' 130
 
 expect 0 "step (mean)" -- trace "$TMP/ok.json"
+expect 2 "gpu: unknown GPU preset 'h100'; did you mean \"h100-sxm5-80gb\"?" -- trace "$TMP/ok.json" --gpu h100
 expect 0 "2 ranks" -- trace "$TMP/ok.json" "$TMP/ok1.json"
 # a rank outside the world, or two files of one rank, would be joined wrongly
 expect 2 "rank_neg.json: distributedInfo.rank: expected a whole number in 0..1" -- trace "$TMP/rank_neg.json"
@@ -57,6 +58,12 @@ if [[ $out == *"before the one before them"* ]]; then
   echo "FAIL: a trace without overlaps warns about them"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
 
+# a collective over one rank has no modelled time as traced to scale:
+# kept as measured, and counted so (it was in neither count)
+sed 's/"Group size": 8/"Group size": 1/' "$(dirname "$0")/data/trace/synth_1rank.json" > "$TMP/group1.json"
+expect 0 "0 collectives re-timed by the network model, 1 kept as measured (0 without a message size)" \
+  -- trace "$TMP/group1.json" --nic 400 --ppn 1
+
 # malformed files: exit 2, the file and where
 printf '' > "$TMP/empty.json"
 head -c 700 "$TMP/ok.json" > "$TMP/trunc.json"
@@ -64,6 +71,15 @@ echo '[1, 2]' > "$TMP/array.json"
 echo '{"traceEvents": {}}' > "$TMP/tev_obj.json"
 expect 2 "empty.json:1:1: invalid JSON" -- trace "$TMP/empty.json"
 expect 2 "trunc.json:" -- trace "$TMP/trunc.json"
+# a file cut short says so; a syntax error inside the text does not
+head -c 702 "$TMP/ok.json" | sed '$ s/[^{]*$//' > "$TMP/cut.json"
+expect 2 "but the text ends there (a truncated file?)" -- trace "$TMP/cut.json"
+head -c 590 "$TMP/ok.json" > "$TMP/cutstr.json"
+expect 2 "end of a string ('\"'), but the text ends there (a truncated file?)" -- trace "$TMP/cutstr.json"
+out=$("$CLI" trace "$TMP/tev_obj.json" 2>&1)
+if [[ $out == *"truncated"* ]]; then
+  echo "FAIL: a syntax error inside the text is called a truncation: $out"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 expect 2 "array.json: traceEvents[0]: expected an object (one trace event)" -- trace "$TMP/array.json"
 expect 2 "tev_obj.json:1:17: invalid JSON: expected '['" -- trace "$TMP/tev_obj.json"
 echo '{"nodes": 5, "schema": "1.0.1"}' > "$TMP/nodes_num.json"

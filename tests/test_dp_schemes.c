@@ -354,6 +354,25 @@ Test(dp_ps, distributed_replicated_pulls_inside_the_step) {
   cr_assert_float_eq(ps_two_server_step(DP_PS_SYNC_DIST_REPLICATED), 5.5, 1e-9);
 }
 
+Test(dp_ps, across_servers_each_gpu_copies_on_its_own_uplink_share) {
+  /* Two servers of 4 GPUs, two GPUs per 1 GB/s PCIe uplink, as in the
+   * one-server case: a GPU's copy of 1 GB shares its uplink with one
+   * other GPU (2 s), not with the whole server (4 x 1 GB: 4 s). */
+  dp_fabric f = {.gpus = 8, .gpn = 4, .nodes = 2, .host_share = 2, .host_bw = 1e9,
+                 .cpu_reduce_bw = 2e9, .intra_bw = 2e9, .net_bw = 1e9, .net_stream_bw = 1e9,
+                 .loop_bw = 4e9};
+  /* parameter_server: push = the copies (2 s) + the server's 4 GB to the
+   * other server's PS task (4 s) + its apply (0.5 s); pull = half the
+   * variable for each of the 4 GPUs over 2 lanes (2 GB: 2 s) + each
+   * GPU's copy (2 s): 1 + 6.5 + 4 */
+  cr_assert_float_eq(ps_step(DP_PS_SYNC, f), 11.5, 1e-9);
+  /* distributed_replicated: the towers summed on the GPUs (2 x 3/4 x 1 GB
+   * at 2 GB/s = 0.75 s) and one copy of the sum (1 s); 1 GB over the
+   * network (1 s), apply (0.5 s), the value back (1 s) and copied to
+   * every GPU (2 s): 1 + 1.75 + 4.5 */
+  cr_assert_float_eq(ps_step(DP_PS_SYNC_DIST_REPLICATED, f), 7.25, 1e-9);
+}
+
 /* ------------------------------------------------------------- graphs */
 
 static int in_degree(const dp_graph *g, int i) {

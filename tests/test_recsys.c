@@ -561,6 +561,89 @@ Test(recsys_emb, hash_capacity_shared_by_a_layer_by_hand) {
   sc_rs_job_free(&j);
 }
 
+/* Memory per GPU by hand for every kind and optimizer: two 1e6 x 64 fp32
+ * tables (256 MB each) on 4 GPUs of one node; A arrays per row (SGD 1,
+ * Adagrad 2, Adam 3); pooled outputs and their gradients, 2 x vectors x
+ * width x the activation's bytes; a GPU holding no table gives the dense
+ * part. A replicated table also holds its dense fp32 weight gradient, the
+ * tensor its all-reduce moves (it was left out: SGD data-parallel 512 MB
+ * where 1,024 MB are held). */
+Test(recsys_memory, every_kind_and_optimizer_by_hand) {
+  const sc_rs_opt opts[3] = {SC_RS_SGD, SC_RS_ADAGRAD, SC_RS_ADAM};
+  const sc_rs_shard_kind kinds[5] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_COLUMN_WISE,
+                                     SC_RS_TABLE_ROW_WISE, SC_RS_DATA_PARALLEL};
+  for (int o = 0; o < 3; o++)
+    for (int k = 0; k < 5; k++) {
+      sc_rs_job j;
+      job(&j, "2x1000000x64@1", 4, SC_RS_UNIFORM, 0);
+      j.opt = opts[o];
+      double A = o + 1, B = (double)j.global_batch, T = 1e6 * 64 * 4;
+      double act = j.dtype == SC_FP16 || j.dtype == SC_BF16 ? 2 : 4;
+      sc_rs_plan p, tw;
+      sc_rs_result r, rt;
+      sc_error e = {0};
+      cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
+      cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &tw, &e), SC_OK, "%s", e.msg);
+      cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+      cr_assert_eq(sc_rs_evaluate(&j, &tw, &rt, &e), SC_OK, "%s", e.msg);
+      double dense = rt.gpu_mem[0], emb = 0; /* the GPU without a table: the least */
+      for (int g = 1; g < 4; g++) dense = fmin(dense, rt.gpu_mem[g]);
+      switch (kinds[k]) {
+      case SC_RS_TABLE_WISE: emb = A * T + 2 * B * 64 * act; break; /* one table a GPU */
+      case SC_RS_COLUMN_WISE: emb = 2 * (A * T / 4 + 2 * B * 16 * act); break; /* 4 slices */
+      case SC_RS_DATA_PARALLEL: emb = 2 * (A * T + T + 2 * (B / 4) * 64 * act); break;
+      default: emb = 2 * (A * T / 4 + 2 * B * 64 * act); /* rows/4, the batch's partial sums */
+      }
+      cr_assert_float_eq(r.mem_bytes, emb + dense, 1, "%s, %d arrays: %.0f B, want %.0f + %.0f",
+                         sc_rs_shard_name(kinds[k]), o + 1, r.mem_bytes, emb, dense);
+      sc_rs_result_free(&r), sc_rs_result_free(&rt);
+      sc_rs_plan_free(&p), sc_rs_plan_free(&tw);
+      sc_rs_job_free(&j);
+    }
+}
+
+/* The collectives' buffers by hand, the same two 1e6 x 64 tables on 4
+ * GPUs (one feature each, batch B, P = B x 64 x the activation's bytes of
+ * pooled vectors per table): ids 8 B per lookup a GPU holds (B/4 per
+ * table, a copy per column slice); table-wise, the busiest sender sends
+ * one table's P; column-wise in 4 and table-row-wise every GPU sends a
+ * quarter of each, 2 x P/4, and receives 2 x P/4; row-wise P per table
+ * reduce-scattered over all GPUs, table-row-wise in the node; the
+ * replicated tables' fp32 gradients (2 x 256 MB) join the dense ones. */
+Test(recsys_shard, collective_volumes_by_hand) {
+  const sc_rs_shard_kind kinds[5] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_COLUMN_WISE,
+                                     SC_RS_TABLE_ROW_WISE, SC_RS_DATA_PARALLEL};
+  double dense = 0;
+  for (int k = 0; k < 5; k++) {
+    sc_rs_job j;
+    job(&j, "2x1000000x64@1", 4, SC_RS_UNIFORM, 0);
+    double act = j.dtype == SC_FP16 || j.dtype == SC_BF16 ? 2 : 4;
+    double B = (double)j.global_batch, P = B * 64 * act;
+    double ids = 2 * B / 4 * 8;
+    double want[5][5] = {/* ids, a2a, rs, rs_node, allreduce beyond the dense part */
+                         {ids, P, 0, 0, 0},
+                         {ids, 0, 2 * P, 0, 0},
+                         {4 * ids, P / 2, 0, 0, 0},
+                         {ids, P / 2, 0, 2 * P, 0},
+                         {0, 0, 0, 0, 2 * 1e6 * 64 * 4}};
+    sc_rs_plan p;
+    sc_rs_result r;
+    sc_error e = {0};
+    cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
+    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+    if (k == 0) dense = r.allreduce_bytes;
+    cr_assert_float_eq(dense, sc_rs_dense_params(&j.model) * 4, 1e-6, "dense gradients");
+    double got[5] = {r.ids_bytes, r.a2a_bytes, r.rs_bytes, r.rs_node_bytes,
+                     r.allreduce_bytes - dense};
+    for (int v = 0; v < 5; v++)
+      cr_assert_float_eq(got[v], want[k][v], 1e-6, "%s: volume %d is %.0f B, want %.0f",
+                         sc_rs_shard_name(kinds[k]), v, got[v], want[k][v]);
+    sc_rs_result_free(&r);
+    sc_rs_plan_free(&p);
+    sc_rs_job_free(&j);
+  }
+}
+
 /* 3.1 TiB (distributed-embeddings Jumbo, Adagrad): 1 GPU no, 128 yes. */
 Test(recsys_memory, jumbo_fits_on_128_not_on_1) {
   int ns[2] = {1, 128};

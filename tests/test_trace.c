@@ -80,6 +80,14 @@ Test(trace, synthetic_replay_is_hand_computed) {
   sc_trace_close(t);
 }
 
+/* NCCL's seconds for the synthetic traces' all-reduce of 4e7 bytes over
+ * `ranks` V100s, ppn a node, on nic bytes/s: the network defaults of
+ * docs/trace.md (V100 NVLink 150 GB/s, 0.6 and 2.7 us latencies). */
+static double synth_allreduce_s(int ranks, int ppn, double nic) {
+  sc_coll_group g = {ranks, ppn, 70, 150e9, nic, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
+  return sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g).time;
+}
+
 /* Doubling the data-parallel degree re-times the all-reduce (8 -> 16
  * ranks: a second node) by NCCL's model and moves nothing else. */
 Test(trace, doubling_dp_changes_only_the_collective) {
@@ -89,12 +97,7 @@ Test(trace, doubling_dp_changes_only_the_collective) {
   sc_trace_whatif_default(&w);
   w.dp_scale = 2;
   sc_trace_result x = replay(t, &w);
-  /* the defaults of docs/trace.md: 8 GPUs a node, V100 NVLink 150 GB/s,
-   * 200 Gb/s NIC, 0.6 and 2.7 us latencies */
-  sc_coll_group g8 = {8, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  sc_coll_group g16 = {16, 8, 70, 150e9, 25e9, 0.6e-6, 2.7e-6, 0, 1, 0, 0, 0};
-  double ratio = sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g16).time /
-                 sc_coll_nccl_time(SC_COLL_ALL_REDUCE, 4e7, &g8).time;
+  double ratio = synth_allreduce_s(16, 8, 25e9) / synth_allreduce_s(8, 8, 25e9);
   cr_assert_gt(ratio, 1.0, "a second node must cost more: ratio %g", ratio);
   double comm = 400 * US * ratio;
   cr_assert_float_eq(x.comm_predicted_s, comm, 1e-9, "comm %g want %g", x.comm_predicted_s, comm);
@@ -103,6 +106,37 @@ Test(trace, doubling_dp_changes_only_the_collective) {
   cr_assert_float_eq(x.path.host, base.path.host, 1e-12);
   cr_assert_eq(x.comm_retimed, 1);
   cr_assert_eq(x.kernels_scaled, 0);
+  sc_trace_close(t);
+}
+
+/* One rank's all-reduce of 4 ms, far beyond NCCL's time for its 4e7
+ * bytes on 8 V100s (synth_wait.json: synth_1rank.json with the kernel
+ * 10x longer): the excess is waiting for the other 7 ranks, which the
+ * replay lacks. Doubling the data-parallel degree adds the model's
+ * difference (16 ranks - 8 ranks) and keeps the wait; it scaled the
+ * whole 4 ms by the ratio, the wait with it. */
+Test(trace, a_rank_alone_keeps_its_collectives_wait) {
+  sc_trace *t = load(DATA "synth_wait.json");
+  sc_trace_whatif w;
+  sc_trace_whatif_default(&w);
+  w.nic_bw = 25e9, w.ranks_per_node = 8, w.dp_scale = 2; /* the defaults, said */
+  sc_trace_result x = replay(t, &w);
+  double then = synth_allreduce_s(8, 8, 25e9), now = synth_allreduce_s(16, 8, 25e9);
+  cr_assert_lt(then, 4000 * US, "the model's time as traced %g s is under the kernel's", then);
+  double comm = 4000 * US - then + now;
+  cr_assert_float_eq(x.comm_predicted_s, comm, 1e-9, "comm %g want %g (the whole scaled: %g)",
+                     x.comm_predicted_s, comm, 4000 * US * now / then);
+  cr_assert_float_eq(x.predicted_step_s, 4600 * US + now - then, 1e-9, "step %g",
+                     x.predicted_step_s);
+  cr_assert_eq(x.comm_retimed, 1);
+  /* the same 8 ranks one per server on 400 Gb/s NICs: the model's
+   * difference again, the wait kept */
+  sc_trace_whatif_default(&w);
+  w.nic_bw = 50e9, w.ranks_per_node = 1;
+  x = replay(t, &w);
+  now = synth_allreduce_s(8, 1, 50e9);
+  cr_assert_float_eq(x.comm_predicted_s, 4000 * US - then + now, 1e-9, "comm %g",
+                     x.comm_predicted_s);
   sc_trace_close(t);
 }
 

@@ -87,6 +87,19 @@ static double ps_local_cpu(const ps_ctx *p, double b) {
   return fmax(link, f->host_lat + (f->gpus + DP_PS_APPLY_PASSES) * b / f->cpu_reduce_bw) + sock;
 }
 
+/* The host copies of one message of b bytes per worker on a server of
+ * several GPUs, as on one server (ps_local_cpu): every GPU copies its own
+ * b over PCIe, two GPUs per switch uplink -- a push of towers not summed
+ * first (parameter_server), and every pull (each GPU's replica receives
+ * the variable); a push summed on the GPUs first (distributed_replicated,
+ * dedicated CPU servers) is one copy of b. (It charged every GPU's copy
+ * of the server through one uplink: gpn x b, 4x the one-server figure on
+ * a DGX-1.) */
+static double ps_host_copy(const ps_ctx *p, double b, int push) {
+  const dp_fabric *f = p->c->f;
+  return dp_host_time(f, b, push && p->per_node == 1 ? 1 : f->host_share);
+}
+
 /* One direction of one message of b gradient bytes per worker. */
 static double ps_dir(const ps_ctx *p, double b) {
   const dp_fabric *f = p->c->f;
@@ -100,8 +113,7 @@ static double ps_dir(const ps_ctx *p, double b) {
   double in = senders * part / p->lanes;
   double wire = f->topo_rate > 0 ? f->net_lat + f->net_msg_s + b * f->topo_rate
                                  : dp_net_time(f, fmax(out, in), p->lanes);
-  double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
-  return wire + host + p->local_s * b;
+  return wire + ps_host_copy(p, b, !p->pull) + p->local_s * b;
 }
 
 /* One message (dp_msg_cost): its push; with copy_back the push and then
@@ -145,12 +157,11 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
     for (int t = 0; t < l->tensors && l->grad_bytes > 0; t++) {
       double b = l->grad_bytes / l->tensors, part = p->per_node * b;
       int ln = ((--fwd) % k) % p->lanes;
-      double host = dp_host_time(f, b * f->gpn / f->host_share, f->host_share) + p->local_s * b;
+      double host = ps_host_copy(p, b, 1) + p->local_s * b;
       double in = dp_net_time(f, senders * part, (int)senders) +
                   DP_PS_APPLY_PASSES * b / f->cpu_reduce_bw;
       if (p->copy_back) /* the updated variable back to every server's GPUs */
-        in += dp_net_time(f, senders * b, (int)senders) +
-              dp_host_time(f, b * f->gpn / f->host_share, f->host_share);
+        in += dp_net_time(f, senders * b, (int)senders) + ps_host_copy(p, b, 0);
       double start = fmax(lane[ln], ready + host);
       lane[ln] = start + in;
       dp_spans_add(rec, start, lane[ln]);

@@ -508,6 +508,17 @@ const char *scn_suggest(const char *word, const char *const *cands, size_t n) {
   return NULL;
 }
 
+void scn_gpu_hint(const char *id, char *buf, size_t cap) {
+  const char *names[512];
+  size_t n = sc_gpu_preset_count() < 512 ? sc_gpu_preset_count() : 512;
+  for (size_t i = 0; i < n; i++) names[i] = sc_gpu_preset_at(i)->name;
+  const char *near = id ? scn_suggest(id, names, n) : NULL;
+  if (near)
+    snprintf(buf, cap, "; did you mean \"%s\"?", near);
+  else if (cap)
+    buf[0] = '\0';
+}
+
 size_t scn_join(const char *const *names, size_t n, char *buf, size_t cap) {
   size_t len = 0;
   buf[0] = '\0';

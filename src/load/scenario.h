@@ -46,6 +46,10 @@ int scn_edit_distance(const char *a, const char *b);
  * copied; the result points into them. */
 const char *scn_suggest(const char *word, const char *const *cands, size_t n);
 
+/* Into buf (cap bytes): `; did you mean "ID"?` naming the GPU preset id
+ * closest to id (scn_suggest), or "" when none is close. */
+void scn_gpu_hint(const char *id, char *buf, size_t cap);
+
 /* Join names[0..n) as "a, b, c" into buf, ending in ", ... (K more)"
  * when the list does not fit; returns K (0 when every name fits). */
 size_t scn_join(const char *const *names, size_t n, char *buf, size_t cap);

@@ -13,6 +13,7 @@
 #include "core/mem.h"
 #include "load/jparse.h"
 #include "load/jpos.h"
+#include "load/scenario.h"
 #include "recsys/rs_keys.h"
 #include "validate/rowdefaults.h"
 #include "stepcast_recsys.h"
@@ -367,8 +368,12 @@ static int cluster_of(jctx *c, json_t *o, sc_rs_job *j) {
   json_t *g = json_object_get(o, "gpu");
   const sc_gpu *gp = g && json_is_string(g) ? sc_gpu_preset(json_string_value(g)) : NULL;
   if (gp) j->gpu = *gp;
-  if (g && !gp)
-    return fail(c, "cluster.gpu", "a GPU preset id (stepcast presets)");
+  if (g && !gp) {
+    char hint[96] = "";
+    if (json_is_string(g)) scn_gpu_hint(json_string_value(g), hint, sizeof hint);
+    return sc_error_set(c->err, SC_EINPUT, "%s: cluster.gpu: expected a GPU preset id (stepcast "
+                        "presets)%s", c->path, hint);
+  }
   double n = j->gpus, gpn = 0, nvl = 0, nic = 0;
   if ((rc = getnum(c, o, "cluster", "gpus", 1, &n)) ||
       (rc = getnum(c, o, "cluster", "gpus_per_node", 1, &gpn)) ||

@@ -138,6 +138,9 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
           r->emb_bwd_s, r->allreduce_s, r->optimizer_s, r->overhead_s);
   if (j->reader_batch_s > 0 || j->reader_sample_s > 0)
     fprintf(out, "\"reader_s\": %.6g, ", r->reader_s);
+  fprintf(out, "\"volumes\": {\"ids_bytes\": %.15g, \"a2a_bytes\": %.15g, \"rs_bytes\": %.15g, "
+               "\"rs_node_bytes\": %.15g, \"allreduce_bytes\": %.15g}, ",
+          r->ids_bytes, r->a2a_bytes, r->rs_bytes, r->rs_node_bytes, r->allreduce_bytes);
   /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
    * on LLM training rows only; docs/recsys.md says why it does not apply */
   fprintf(out, "\"memory\": {\"max_bytes\": %.6g, \"gpu\": %d, \"capacity_bytes\": %.6g, "

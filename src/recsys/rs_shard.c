@@ -35,6 +35,10 @@
 
 static double act_bytes(sc_dtype dt) { return dt == SC_FP16 || dt == SC_BF16 ? 2.0 : 4.0; }
 
+/* Bytes per element of a replicated (data-parallel) table's weight
+ * gradient: dense fp32, all-reduced with the dense gradients. */
+#define RS_DP_GRAD_BYTES 4.0
+
 /* 1 when the GPUs of a node talk over PCIe: the job says so (intra 3), or
  * leaves it to the GPU (intra 0) and the GPU is a PCIe board. */
 static int pcie_node(const sc_rs_job *j) {
@@ -221,7 +225,10 @@ static void place(rs_ctx *c, int t, const sc_rs_shard *s, rs_volumes *v) {
     geo.draws_frac = 1.0 / n;
     geo.out_vectors = b * F;
     put_all(c, t, &geo);
-    v->dp_grad += tb->rows * d * 4;
+    /* the replica's dense weight gradient, the tensor the all-reduce
+     * moves, is held on every GPU beside the weights */
+    for (int g = 0; g < n; g++) c->mem[g] += tb->rows * d * RS_DP_GRAD_BYTES;
+    v->dp_grad += tb->rows * d * RS_DP_GRAD_BYTES;
     return;
   case SC_RS_TABLE_WISE:
     geo.cache_bytes = c->l2 / c->shards[s->gpu];
@@ -419,6 +426,8 @@ void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r) {
   rs_host host;
   host_kernels(c, &v, r, &host, &exposed);
   double ar = comms(c, &v, r);
+  r->ids_bytes = j->keys_from_reader ? 0 : v.ids, r->a2a_bytes = v.a2a, r->rs_bytes = v.rs;
+  r->rs_node_bytes = v.rs_node, r->allreduce_bytes = v.allreduce;
   /* the bottom MLP: data parallel beside the all-to-all, or on GPU 0 for
    * the whole batch before it (its output is one more pooled vector) */
   double bf = d->bottom_fwd, bb = d->bottom_bwd, serial_f = 0, serial_b = 0;

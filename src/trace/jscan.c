@@ -9,6 +9,10 @@
 /* Nesting js_skip follows before giving up (a hostile input). */
 #define JS_MAX_DEPTH 256
 
+/* The error of a string whose closing quote never comes: it runs to the
+ * end of the text. */
+static const char JS_OPEN_STRING[] = "the end of a string ('\"')";
+
 static int fail(js *j, const char *what) {
   if (!j->err) j->err = what, j->err_at = j->p;
   return -1;
@@ -44,7 +48,7 @@ int js_string(js *j, js_str *out) {
   int esc = 0;
   for (;;) {
     const char *q = memchr(j->p, '"', (size_t)(j->end - j->p));
-    if (!q) return fail(j, "the end of a string ('\"')");
+    if (!q) return fail(j, JS_OPEN_STRING);
     /* a quote is escaped when an odd number of backslashes precede it */
     size_t bs = 0;
     while (q - bs > s && q[-1 - (long)bs] == '\\') bs++;
@@ -191,4 +195,11 @@ void js_where(const js *j, const char *at, int *line, int *col) {
     else
       ++*col;
   }
+}
+
+const char *js_end_note(const js *j) {
+  const char *p = j->err_at ? j->err_at : j->p;
+  while (p < j->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  return p >= j->end || j->err == JS_OPEN_STRING ? ", but the text ends there (a truncated file?)"
+                                                 : "";
 }

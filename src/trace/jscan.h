@@ -51,5 +51,9 @@ int js_members(js *j, int (*fn)(void *ud, js *j, const js_str *k), void *ud);
 size_t js_decode(const js_str *s, char *buf, size_t cap);
 /* 1-based line and column of the byte at. */
 void js_where(const js *j, const char *at, int *line, int *col);
+/* What to add to the message of the recorded syntax error: a note that
+ * the text ends there (nothing but spaces from the error on: a truncated
+ * file), else "". Static text. */
+const char *js_end_note(const js *j);
 
 #endif

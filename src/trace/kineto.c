@@ -594,8 +594,8 @@ static int scan_root_object(kin_ctx *c, int *events, int *nodes) {
 static int syntax_error(kin_ctx *c) {
   int line, col;
   js_where(&c->js, c->js.err_at, &line, &col);
-  return sc_error_set(c->err, SC_EINPUT, "%s:%d:%d: invalid JSON: expected %s", c->origin, line,
-                      col, c->js.err ? c->js.err : "a value");
+  return sc_error_set(c->err, SC_EINPUT, "%s:%d:%d: invalid JSON: expected %s%s", c->origin, line,
+                      col, c->js.err ? c->js.err : "a value", js_end_note(&c->js));
 }
 
 /* Two host calls (cuda_runtime, cuda_driver) with one correlation id: the

@@ -177,8 +177,8 @@ int pet_load_buffer(const char *buf, size_t len, const char *origin, pet_graph *
   if (rc == SC_EINPUT && c->js.err) {
     int line, col;
     js_where(&c->js, c->js.err_at, &line, &col);
-    rc = sc_error_set(err, SC_EINPUT, "%s:%d:%d: invalid JSON: expected %s", origin, line, col,
-                      c->js.err);
+    rc = sc_error_set(err, SC_EINPUT, "%s:%d:%d: invalid JSON: expected %s%s", origin, line, col,
+                      c->js.err, js_end_note(&c->js));
   } else if (rc == SC_OK && isnan(g->pid))
     g->pid = -1;
   mem_free(c);

@@ -74,9 +74,11 @@ static int find_dep(const tg_rank *r, const tg_kv *by_end, int i, double ready) 
   return -1;
 }
 
-/* Fill p for rank r: stream order, waits, latencies, durations. */
-static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int *retimed,
-                     int *unsized, int *scaled, sc_error *err) {
+/* Fill p for rank r: stream order, waits, latencies, durations
+ * (joined: the job's collectives are joined over every rank of its
+ * world, job_joined). */
+static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int joined,
+                     int *retimed, int *unsized, int *scaled, sc_error *err) {
   int n = r->gpu.n ? r->gpu.n : 1, rc = wi_prepare(&p->wi, r, w, err);
   if (rc) return rc;
   p->prev = mem_alloc((size_t)n * sizeof *p->prev);
@@ -103,7 +105,7 @@ static int pre_build(rp_pre *p, const tg_rank *r, const sc_trace_whatif *w, int 
     int queued = g->ts <= free_at + 1.0;
     p->lat[i] = queued || p->dep[i] >= 0 || g->launch < 0 ? lat0 : fmax(0, g->ts - launched);
     int rt;
-    p->dur[i] = wi_duration(&p->wi, g, &rt);
+    p->dur[i] = wi_duration(&p->wi, g, joined, &rt);
     *retimed += rt;
     *unsized += g->kind == TG_COMM && !(g->bytes > 0);
     *scaled += g->kind == TG_KERNEL && p->wi.to != NULL;
@@ -501,6 +503,22 @@ static int build(rp_run *run, const tg_job *j, rp_pre *pre, sc_trace_result *r, 
   return rc;
 }
 
+/* 1 when the replay joins the job's collectives (coll_table: two ranks
+ * or more, each with as many) over every rank of its world (as many
+ * files as world_size, or the world unknown): then no collective's time
+ * holds a wait for a rank the replay lacks. */
+static int job_joined(const tg_job *j) {
+  if (j->n < 2 || (j->r[0].world > 0 && j->n < j->r[0].world)) return 0;
+  long first = -1;
+  for (int ri = 0; ri < j->n; ri++) {
+    long k = 0;
+    for (int i = 0; i < j->r[ri].gpu.n; i++) k += j->r[ri].gpu.v[i].kind == TG_COMM;
+    if (ri && k != first) return 0;
+    first = k;
+  }
+  return 1;
+}
+
 int rp_replay(rp_run *run, const tg_job *j, const sc_trace_whatif *w, sc_trace_result *r,
               sc_error *err) {
   memset(r, 0, sizeof *r);
@@ -512,10 +530,10 @@ int rp_replay(rp_run *run, const tg_job *j, const sc_trace_whatif *w, sc_trace_r
                         j->n ? j->r[0].path : "trace");
   rp_pre *pre = mem_calloc((size_t)j->n, sizeof *pre);
   if (!pre) return sc_error_set(err, SC_ENOMEM, "trace replay: out of memory");
-  int rc = SC_OK;
+  int rc = SC_OK, joined = job_joined(j);
   for (int ri = 0; ri < j->n && !rc; ri++)
-    rc = pre_build(&pre[ri], &j->r[ri], w, &r->comm_retimed, &r->comm_unsized, &r->kernels_scaled,
-                   err);
+    rc = pre_build(&pre[ri], &j->r[ri], w, joined, &r->comm_retimed, &r->comm_unsized,
+                   &r->kernels_scaled, err);
   if (!rc) rc = build(run, j, pre, r, err);
   if (!rc) rc = solve(run, err);
   int most = 1;
@@ -547,7 +565,8 @@ static double chakra_dur(const wi_ctx *wi, const ch_node *nd, int n, int *retime
               .coll_op = nd->coll_op,
               .bytes = nd->bytes,
               .group = n};
-  if (nd->dur > 0) return wi_duration(wi, &g, retimed);
+  /* not joined: each rank's ET replays with its own durations */
+  if (nd->dur > 0) return wi_duration(wi, &g, 0, retimed);
   int ranks = (int)lround(n * wi->w.dp_scale);
   double s = wi_coll_model(wi, &g, wi->to ? wi->to : wi->from, ranks < 1 ? 1 : ranks);
   *retimed = s > 0;

@@ -61,8 +61,10 @@ static void table_path(FILE *out, const char *title, const sc_trace_result *r) {
             tot > 0 ? 100 * v[i] / tot : 0);
 }
 
+/* The what-if's table; collectives: the job's collective operations (all
+ * ranks), those not re-timed being kept as measured. */
 static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_result *b,
-                         const sc_trace_result *x) {
+                         const sc_trace_result *x, long collectives) {
   fprintf(out, "\nwhat-if:");
   if (w->dp_scale != 1) fprintf(out, " data-parallel x%g", w->dp_scale);
   if (w->gpu) fprintf(out, " gpu %s", w->gpu);
@@ -82,10 +84,13 @@ static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_res
             "%d kernels scaled to %s by the cost model's ratio per kernel class "
             "(GEMM/conv: tensor throughput, attention, memory-bound: HBM bandwidth)\n",
             x->kernels_scaled, w->gpu);
+  /* kept: no message size, or no modelled time as traced to scale (a
+   * group of one rank, an unknown collective), or a point-to-point */
+  long kept = collectives - x->comm_retimed;
   fprintf(out,
-          "%d collectives re-timed by the network model, %d without a message size kept "
-          "as measured\n",
-          x->comm_retimed, x->comm_unsized);
+          "%d collectives re-timed by the network model, %ld kept as measured (%d without a "
+          "message size)\n",
+          x->comm_retimed, kept > 0 ? kept : 0, x->comm_unsized);
   if (x->steps) table_path(out, "what-if critical path per step", x);
 }
 
@@ -110,7 +115,11 @@ static void report_table(FILE *out, const sc_trace *t, const sc_trace_result *b,
             b->gpu_busy_s * 1e3, 100 * b->gpu_busy_s / b->predicted_step_s);
   if (b->coupled) fprintf(out, "%d collectives joined across ranks\n", b->coupled);
   if (b->steps) table_path(out, "\ncritical path per step", b);
-  if (x) table_whatif(out, w, b, x);
+  if (x) {
+    sc_trace_info in;
+    sc_trace_info_get(t, &in);
+    table_whatif(out, w, b, x, in.collectives);
+  }
 }
 
 /* -------------------------------------------------------------- JSON */

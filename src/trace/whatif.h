@@ -9,7 +9,9 @@
  * sets and device copies by achievable HBM bandwidth; host copies keep
  * their time (PCIe). A collective takes NCCL's modelled time on the
  * what-if group (sc_coll_nccl_time), or its measured time times the ratio
- * of the modelled times what-if / as traced.
+ * of the modelled times what-if / as traced -- for a collective not
+ * joined over every rank, only the part up to the model's time as
+ * traced; the rest is waiting for other ranks and is kept.
  */
 #ifndef SC_TRACE_WHATIF_H
 #define SC_TRACE_WHATIF_H
@@ -33,9 +35,12 @@ const sc_gpu *wi_traced_gpu(const char *name, int arch);
  * with err naming the bad what-if value and what is valid. */
 int wi_prepare(wi_ctx *c, const tg_rank *r, const sc_trace_whatif *w, sc_error *err);
 
-/* Duration (us) of op g under c. *retimed is set to 1 when the network
- * model set or scaled it (collective of known size). */
-double wi_duration(const wi_ctx *c, const tg_gpu *g, int *retimed);
+/* Duration (us) of op g under c; joined: g is a collective joined over
+ * every rank of its job (its measured time holds no wait for a rank the
+ * replay lacks). *retimed is set to 1 when the network model set or
+ * scaled it (collective of known size over more than one rank as
+ * traced, or any size under comm_model). */
+double wi_duration(const wi_ctx *c, const tg_gpu *g, int joined, int *retimed);
 
 /* NCCL's modelled seconds of collective g over `ranks` ranks on gpu with
  * the what-if's network; 0 when unknown. */

@@ -1505,6 +1505,13 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
  * (chrome://tracing, Perfetto): one process per pipeline stage, a compute
  * and a communication thread, times in microseconds. */
 void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n);
+/* The same, covering the step a prediction reports (step_s, seconds;
+ * sc_predict's): otherData carries "step_s" and the layout's end
+ * ("layout_s"), and where the layout ends first a span "rest of the
+ * predicted step" (cat "remainder") fills the rest on the compute thread
+ * of the stage that ends it. step_s 0: sc_report_trace. */
+void sc_report_trace_step(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n,
+                          double step_s);
 
 /* The prediction r (from sc_predict_event) with the critical path (table:
  * one line per task with its seconds and share of the step; JSON: the

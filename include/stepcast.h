@@ -1571,6 +1571,12 @@ void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
  * Pareto front, and plans[chosen] marked (chosen < 0: none). */
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
                     int chosen, const sc_search_stats *st);
+/* The same with the memory a plan may use under a search's headroom
+ * (`limit`, bytes per GPU: the capacity less the headroom) drawn as a
+ * second line below the capacity and said in the summary; limit 0 (or
+ * not below the capacity): none, as sc_html_search. */
+void sc_html_search_ex(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
+                       int chosen, const sc_search_stats *st, double limit);
 /* The plan space of a search of s under o as sc_html_search draws it:
  * the fastest 1,000 plans, fitting or not, by the closed form (o's
  * require_fit and rerank are set aside), with chosen (NULL: none; the

@@ -25,7 +25,7 @@ const char *coll_op_name(coll_op op) {
  * ("All_Reduce", as the fabric and CPU names). */
 int coll_op_from_name(const char *name) {
   for (int i = 0; name && i < COLL_OP_COUNT; i++)
-    if (name_eq(op_names[i], name, (size_t)-1)) return i;
+    if (name_eq(op_names[i], name, (size_t)-1, 1)) return i;
   return -1;
 }
 

@@ -23,7 +23,7 @@ const char *topo_kind_name(topo_kind k) {
 
 int topo_kind_from_name(const char *s) {
   for (int i = 0; i < TOPO_KIND_COUNT; i++)
-    if (name_eq(kind_names[i], s, (size_t)-1)) return i; /* "NVSwitch" too */
+    if (name_eq(kind_names[i], s, (size_t)-1, 0)) return i; /* "NVSwitch" too */
   return -1;
 }
 

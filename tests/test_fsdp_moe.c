@@ -54,12 +54,18 @@ static sc_scenario gpt(void) {
  * 4h^2 + h, two LayerNorms 4h = 12 h^2 + 13 h. */
 static const double P = 12 * H * H + 13 * H;
 
+/* What the first stage of l gathers and reduces in a step (fsdp_count). */
+static fsdp_traffic stage0_traffic(lowered *l) {
+  eng e;
+  lowered_eng(l, &e);
+  fsdp_traffic t;
+  fsdp_count(&e, &l->x.stages[0], l->x.micro_batches, &t);
+  return t;
+}
+
 static fsdp_traffic traffic(const sc_scenario *in, double *root) {
   lowered l;
   lowered_make(&l, in);
-  eng e;
-  eng_init(&e);
-  e.s = &l.s, e.g = l.g, e.x = &l.x;
   const xg_stage *st = &l.x.stages[0];
   double all = 0, layer = 0;
   for (int j = 0; j < st->n_runs; j++) {
@@ -72,8 +78,7 @@ static fsdp_traffic traffic(const sc_scenario *in, double *root) {
   }
   cr_assert_float_eq(layer, P, 1e-9 * P, "layer params %g, expected 12h^2 + 13h = %g", layer, P);
   *root = all - L * P;
-  fsdp_traffic t;
-  fsdp_count(&e, st, l.x.micro_batches, &t);
+  fsdp_traffic t = stage0_traffic(&l);
   cr_assert_eq(l.x.micro_batches, 2);
   lowered_done(&l);
   return t;
@@ -152,11 +157,7 @@ Test(fsdp, hsdp_all_reduces_the_experts_with_their_own_shard) {
   sc_scenario s = scenario_ok(json);
   lowered l;
   lowered_make(&l, &s);
-  eng e;
-  eng_init(&e);
-  e.s = &l.s, e.g = l.g, e.x = &l.x;
-  fsdp_traffic t;
-  fsdp_count(&e, &l.x.stages[0], l.x.micro_batches, &t);
+  fsdp_traffic t = stage0_traffic(&l);
   cr_assert_eq(l.x.micro_batches, 2);
   lowered_done(&l);
   double h = 4096, dense = h * (h + 2 * 1024) + h * h + h * 8 + 2 * h, expert = 3 * h * 14336;
@@ -494,8 +495,7 @@ Test(moe, sequential_experts_cost_one_gemm_each) {
     lowered l;
     lowered_make(&l, &s);
     eng e;
-    eng_init(&e);
-    e.s = &l.s, e.g = l.g, e.x = &l.x;
+    lowered_eng(&l, &e);
     const xg_task *t = lowered_task(&l, "fc1");
     const sc_gpu *g = &l.s.cluster.gpu;
     double got = eng_task_compute(&e, t, 0);

@@ -60,7 +60,7 @@ static int write_files(const char *trace, const char *html, const sc_scenario *s
       break;
     }
     if (k) sc_html_prediction_ex(f, s, r, spans, n, train_tokens);
-    else sc_report_trace(f, s, spans, n);
+    else sc_report_trace_step(f, s, spans, n, r->step_s);
     rc = cli_close_out("predict", path, f);
     if (!rc && isatty(fileno(stderr)) && !cli_is_stdout(path))
       fprintf(stderr, "stepcast: wrote %s of a %.3f s step (%zu spans) to %s\n",

@@ -1505,6 +1505,13 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
  * (chrome://tracing, Perfetto): one process per pipeline stage, a compute
  * and a communication thread, times in microseconds. */
 void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n);
+/* The same, covering the step a prediction reports (step_s, seconds;
+ * sc_predict's): otherData carries "step_s" and the layout's end
+ * ("layout_s"), and where the layout ends first a span "rest of the
+ * predicted step" (cat "remainder") fills the rest on the compute thread
+ * of the stage that ends it. step_s 0: sc_report_trace. */
+void sc_report_trace_step(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n,
+                          double step_s);
 
 /* The prediction r (from sc_predict_event) with the critical path (table:
  * one line per task with its seconds and share of the step; JSON: the
@@ -1564,6 +1571,12 @@ void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
  * Pareto front, and plans[chosen] marked (chosen < 0: none). */
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
                     int chosen, const sc_search_stats *st);
+/* The same with the memory a plan may use under a search's headroom
+ * (`limit`, bytes per GPU: the capacity less the headroom) drawn as a
+ * second line below the capacity and said in the summary; limit 0 (or
+ * not below the capacity): none, as sc_html_search. */
+void sc_html_search_ex(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
+                       int chosen, const sc_search_stats *st, double limit);
 /* The plan space of a search of s under o as sc_html_search draws it:
  * the fastest 1,000 plans, fitting or not, by the closed form (o's
  * require_fit and rerank are set aside), with chosen (NULL: none; the

@@ -15,6 +15,7 @@ expect 0 "check        ok" -- topo ring:n=8 --check
 expect 0 'digraph "ring:n=4"' -- topo ring:n=4 --dot
 expect 0 "check        ok" -- topo dgx1 --check
 expect 0 "check        ok" -- topo rail:nodes=2,gpus=8 --check
+expect 0 "check        ok" -- topo Fat_Tree:hosts=32,radix=8,levels=2 --check
 printf '{"name": "pair", "nodes": [{"name": "g0"}, {"name": "g1"}],\n "links": [{"from": "g0", "to": "g1", "bw_GBps": 25}]}\n' > "$TMP/ok.json"
 expect 0 "check        ok" -- topo "$TMP/ok.json" --check
 

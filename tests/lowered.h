@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine/engine.h"
 #include "exec/xg.h"
 #include "lower/lower.h"
 #include "model/builder.h"
@@ -36,6 +37,13 @@ static inline void lowered_make(lowered *l, const sc_scenario *in) {
   cr_assert_eq(b->build(&l->s.model, &l->g, &err), SC_OK, "%s", err.msg);
   xg_init(&l->x);
   cr_assert_eq(lower_plan(l->g, &l->s, &l->ls, &l->x, &err), SC_OK, "%s", err.msg);
+}
+
+/* An engine *e on l's scenario and graphs (eng_init; borrowed from l,
+ * which must outlive it): eng_prepare it for the costs. */
+static inline void lowered_eng(lowered *l, eng *e) {
+  eng_init(e);
+  e->s = &l->s, e->g = l->g, e->x = &l->x;
 }
 
 /* The first layer segment of stage 0; fails the test when there is none. */

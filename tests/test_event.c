@@ -716,11 +716,11 @@ Test(event, closed_form_and_event_engine_agree_on_oversubscribed_fat_trees) {
     cr_expect(fabs(c.time.ep_comm - ev.time.ep_comm) <= 0.03 * ev.time.ep_comm,
               "%s: expert all-to-all closed %g s, event %g s", cases[i].file, c.time.ep_comm,
               ev.time.ep_comm);
-    /* 7 %: Llama-3 70B's interleaved chunks expose 0.11 s more in the
-     * event engine (1.88 against 1.77 s); 5 % passed before only because
-     * the event engine took the ZeRO gather after them alone, 0.1 s short
-     * (docs/event.md, "Random scenarios") */
-    cr_expect(fabs(c.time.dp_comm - ev.time.dp_comm) <= 0.07 * ev.time.dp_comm + 1e-3,
+    /* 5 % again: under static-hash routing Llama-3 70B's interleaved
+     * chunks exposed 0.11 s more in the event engine (1.88 against 1.77 s);
+     * routed destination-mod-k (net/route.c, the fat-tree's default) its
+     * reduction is 0.187 s in both (docs/event.md, "Random scenarios") */
+    cr_expect(fabs(c.time.dp_comm - ev.time.dp_comm) <= 0.05 * ev.time.dp_comm + 1e-3,
               "%s: data parallel closed %g s, event %g s", cases[i].file, c.time.dp_comm,
               ev.time.dp_comm);
   }

@@ -54,12 +54,18 @@ static sc_scenario gpt(void) {
  * 4h^2 + h, two LayerNorms 4h = 12 h^2 + 13 h. */
 static const double P = 12 * H * H + 13 * H;
 
+/* What the first stage of l gathers and reduces in a step (fsdp_count). */
+static fsdp_traffic stage0_traffic(lowered *l) {
+  eng e;
+  lowered_eng(l, &e);
+  fsdp_traffic t;
+  fsdp_count(&e, &l->x.stages[0], l->x.micro_batches, &t);
+  return t;
+}
+
 static fsdp_traffic traffic(const sc_scenario *in, double *root) {
   lowered l;
   lowered_make(&l, in);
-  eng e;
-  eng_init(&e);
-  e.s = &l.s, e.g = l.g, e.x = &l.x;
   const xg_stage *st = &l.x.stages[0];
   double all = 0, layer = 0;
   for (int j = 0; j < st->n_runs; j++) {
@@ -72,8 +78,7 @@ static fsdp_traffic traffic(const sc_scenario *in, double *root) {
   }
   cr_assert_float_eq(layer, P, 1e-9 * P, "layer params %g, expected 12h^2 + 13h = %g", layer, P);
   *root = all - L * P;
-  fsdp_traffic t;
-  fsdp_count(&e, st, l.x.micro_batches, &t);
+  fsdp_traffic t = stage0_traffic(&l);
   cr_assert_eq(l.x.micro_batches, 2);
   lowered_done(&l);
   return t;
@@ -136,6 +141,55 @@ Test(fsdp, hsdp_all_reduces_each_units_shard_every_backward) {
    * not here */
   s.plan.fsdp_impl = SC_FSDP_XLA;
   cr_assert_eq(traffic(&s, &root).allreduces, 0);
+}
+
+/* Mixtral 8x7B on 16 H100 in FSDP2 with HSDP shards of 8 and ep 8, tp 1:
+ * each shard of 8 ranks holds the 8 experts one per rank (torchtitan's
+ * dp_shard_mod_ep = 8 / 8 = 1: the experts are not sharded), and the two
+ * shards replicate. Per layer the dense part is attention (QKV 4096 x
+ * (4096 + 2 x 1024), projection 4096^2), the router (4096 x 8) and two
+ * RMSNorms; a rank's expert is 3 x 4096 x 14336; the root the untied
+ * embedding and output layer (32000 x 4096 each) and the final norm. */
+Test(fsdp, hsdp_all_reduces_the_experts_with_their_own_shard) {
+  const char *json = "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\","
+                     " \"gpus\": 16}, \"plan\": {\"tp\": 1, \"pp\": 1, \"dp\": 16, \"ep\": 8,"
+                     " \"zero\": 3, \"fsdp_shard\": 8, \"global_batch\": 32, \"micro_batch\": 1}}";
+  sc_scenario s = scenario_ok(json);
+  lowered l;
+  lowered_make(&l, &s);
+  fsdp_traffic t = stage0_traffic(&l);
+  cr_assert_eq(l.x.micro_batches, 2);
+  lowered_done(&l);
+  double h = 4096, dense = h * (h + 2 * 1024) + h * h + h * 8 + 2 * h, expert = 3 * h * 14336;
+  double root = 2 * 32000 * h + h, eb = 2;
+  /* per micro-batch: the root's, then each layer's dense part and its
+   * experts', each its own call; the dense over the shard's 8 ranks, the
+   * experts whole (before: 32 x (dense + expert) / 8, a quarter of this) */
+  cr_assert_eq(t.allreduces, 2 * (1 + 2 * 32), "all-reduces %g", t.allreduces);
+  double want = 2 * eb * (root / 8 + 32 * (dense / 8 + expert));
+  cr_assert_float_eq(t.allreduce_bytes, want, 1e-9 * want, "all-reduce bytes %g, expected %g",
+                     t.allreduce_bytes, want);
+  /* the time: with 1 Gb/s NICs between the two replicas' servers (the
+   * shards, ep and the gathers stay on NVLink) the step waits for the
+   * replicas' all-reduce: 2 ranks, a ring moves each rank's bytes once
+   * each way, at InfiniBand's 0.88 of the NIC (src/coll/fabrics.c).
+   * Both engines charge it (fsdp.c) */
+  s.cluster.nic_bw = 1e9 / 8;
+  sc_result c = predict_ok(&s);
+  sc_result v;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict_event(&s, NULL, &v, NULL, &err), SC_OK, "%s", err.msg);
+  double ar = t.allreduce_bytes / (0.88 * s.cluster.nic_bw);
+  cr_assert(fabs(c.time.dp_comm / ar - 1) < 0.02, "closed form dp %g s, all-reduce %g s",
+            c.time.dp_comm, ar);
+  cr_assert(fabs(v.step_s / c.step_s - 1) < 0.03, "event step %g s, closed form %g s", v.step_s,
+            c.step_s);
+  /* XLA all-reduces across the replicas once per step (analytic.c): one
+   * micro-batch's bytes, half of FSDP2's 2 */
+  s.plan.fsdp_impl = SC_FSDP_XLA;
+  sc_result x = predict_ok(&s);
+  cr_assert(fabs(x.time.dp_comm / (ar / 2) - 1) < 0.02, "XLA: dp %g s, all-reduce %g s",
+            x.time.dp_comm, ar / 2);
 }
 
 Test(fsdp, deepspeed_gathers_modules_and_keeps_by_reuse_distance) {
@@ -441,8 +495,7 @@ Test(moe, sequential_experts_cost_one_gemm_each) {
     lowered l;
     lowered_make(&l, &s);
     eng e;
-    eng_init(&e);
-    e.s = &l.s, e.g = l.g, e.x = &l.x;
+    lowered_eng(&l, &e);
     const xg_task *t = lowered_task(&l, "fc1");
     const sc_gpu *g = &l.s.cluster.gpu;
     double got = eng_task_compute(&e, t, 0);

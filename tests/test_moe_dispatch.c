@@ -153,8 +153,7 @@ Test(moe_dispatch, flex_cost_is_the_slower_of_network_and_nvlink) {
   lowered l;
   lowered_make(&l, &s);
   eng e;
-  eng_init(&e);
-  e.s = &l.s, e.g = l.g, e.x = &l.x;
+  lowered_eng(&l, &e);
   sc_error err = {0};
   cr_assert_eq(eng_prepare(&e, &err), SC_OK, "%s", err.msg);
   const xg_task *d = lowered_task(&l, "ep_dispatch");

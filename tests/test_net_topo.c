@@ -95,6 +95,41 @@ Test(net_topo, a_file_names_its_routing) {
   topo_free(t);
 }
 
+/* Generator and node kind names ignore case, as the collective op names
+ * do (core/name.h): each spelling builds the graph the table's name
+ * builds; a name that is none (underscores count: "fattree") is refused
+ * listing them. */
+Test(net_topo, generator_and_kind_names_ignore_case) {
+  const char *same[][2] = {{"fat_tree:hosts=32,radix=8,levels=2", "Fat_Tree:hosts=32,radix=8,levels=2"},
+                           {"fat_tree:hosts=32,radix=8,levels=2", "FAT_TREE:hosts=32,radix=8,levels=2"},
+                           {"rail:nodes=2", "Rail:nodes=2"},
+                           {"dgx1", "DGX1"}};
+  for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+    topo *a, *b;
+    sc_error e = {0};
+    cr_assert_eq(topo_gen(same[i][0], &a, &e), SC_OK, "%s: %s", same[i][0], e.msg);
+    cr_assert_eq(topo_gen(same[i][1], &b, &e), SC_OK, "%s: %s", same[i][1], e.msg);
+    cr_expect(a->n_nodes == b->n_nodes && a->n_links == b->n_links && a->n_gpus == b->n_gpus,
+              "%s: %d nodes %d links, %s: %d nodes %d links", same[i][0], a->n_nodes, a->n_links,
+              same[i][1], b->n_nodes, b->n_links);
+    topo_free(a), topo_free(b);
+  }
+  const char *j = "{\"nodes\": [{\"name\": \"a\", \"kind\": \"GPU\"}, {\"name\": \"s\", "
+                  "\"kind\": \"NVSwitch\"}, {\"name\": \"b\", \"kind\": \"Gpu\"}], \"links\": ["
+                  "{\"from\": \"a\", \"to\": \"s\", \"bw_GBps\": 10}, "
+                  "{\"from\": \"b\", \"to\": \"s\", \"bw_GBps\": 10}]}";
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_json_load_buffer(j, strlen(j), "t.json", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(t->n_gpus, 2, "GPU and Gpu are GPUs: %d", t->n_gpus);
+  cr_expect_eq(t->nodes[1].kind, TOPO_NVSWITCH, "NVSwitch: kind %d", (int)t->nodes[1].kind);
+  topo_free(t);
+  expect_bad("{\"nodes\": [{\"name\": \"a\", \"kind\": \"Router\"}], \"links\": []}",
+             "'Router' is not a kind (valid: gpu, nvswitch, nic, switch)");
+  expect_bad("{\"generator\": \"FatTree\"}", "'FatTree' (valid: ring, torus, mesh, star, tree, expo, dgx1, "
+             "rail, dgx, hier, fat_tree, dragonfly)");
+}
+
 Test(net_topo, asymmetric_links_are_warned_not_rejected) {
   const char *j = "{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"links\": ["
                   "{\"from\": \"a\", \"to\": \"b\", \"bw_GBps\": 10, \"duplex\": false},"

@@ -223,3 +223,31 @@ Test(report, empty_search_page_has_finite_axes) {
   cr_expect(!strstr(page, "nan") && !strstr(page, "inf"), "non-finite coordinates");
   free(page);
 }
+
+/* search --html draws the headroom a search keeps free (--headroom 10:
+ * GiB) as a second line below the GPU's memory, at the capacity less it
+ * (80 - 10 = 70 GiB on the default A100 80GB), and says it above the
+ * chart; without a headroom neither. */
+Test(report, search_page_draws_the_headroom) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  cr_assert_float_eq(s.cluster.gpu.hbm_bytes, 80 * 1073741824.0, 1, "an 80 GiB GPU");
+  for (int with = 0; with < 2; with++) {
+    sc_search_opts o;
+    sc_search_opts_default(&o);
+    sc_error err = {0};
+    cr_assert_eq(sc_search_opts_set(&o, "max_plans", "200", &err), SC_OK, "%s", err.msg);
+    if (with) cr_assert_eq(sc_search_opts_set(&o, "headroom", "10", &err), SC_OK, "%s", err.msg);
+    char *page = NULL;
+    int rc = 0;
+    CAPTURE(page, rc = sc_html_search_space(out, &s, &o, NULL, &err));
+    cr_assert_eq(rc, SC_OK, "%s", err.msg);
+    const char *line = strstr(page, "stroke=\"#e69f00\" stroke-dasharray=\"4 3\"/><text");
+    const char *label = strstr(page, ">headroom: plans fit under 70.0 GiB</text>");
+    const char *said = strstr(page, "Memory headroom: 10.0 GiB of each GPU's 80.0 GiB kept free");
+    cr_expect_eq(line != NULL && label != NULL && said != NULL, with,
+                 "headroom %d: line %d, label %d, summary %d", with, line != NULL, label != NULL,
+                 said != NULL);
+    free(page);
+  }
+}

@@ -57,7 +57,7 @@ static void by_hand(const char *path, char **trace, char **html) {
   double step = 0;
   cr_assert_eq(sc_timeline(&s, &spans, &n, &step, &err), SC_OK, "%s", err.msg);
   FILE *m = open_memstream(trace, &len);
-  sc_report_trace(m, &s, spans, n);
+  sc_report_trace_step(m, &s, spans, n, r.step_s); /* covering the step (cmd_predict.c) */
   fclose(m);
   m = open_memstream(html, &len);
   sc_html_prediction(m, &s, &r, spans, n);

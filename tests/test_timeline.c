@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stepcast.h"
 
@@ -86,5 +87,46 @@ Test(timeline, chrome_trace_is_valid_json) {
             json_array_size(ev));
   json_decref(root);
   free(buf);
+  free(sp);
+}
+
+/* A trace written for a prediction's step covers it: a step 1 s past the
+ * layout's end adds one "remainder" span of that second after the last
+ * span, and otherData carries both figures; without a step, neither. */
+Test(timeline, chrome_trace_covers_the_predicted_step) {
+  sc_scenario s = plan(4, SC_SCHED_1F1B, 1, 256);
+  sc_span *sp = NULL;
+  size_t n = 0;
+  double step = 0, end = 0;
+  sc_error err = {0};
+  cr_assert_eq(sc_timeline(&s, &sp, &n, &step, &err), SC_OK, "%s", err.msg);
+  for (size_t i = 0; i < n; i++) end = fmax(end, sp[i].start + sp[i].dur);
+  for (int with = 0; with < 2; with++) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    sc_report_trace_step(f, &s, sp, n, with ? end + 1 : 0);
+    fclose(f);
+    json_error_t je;
+    json_t *root = json_loads(buf, 0, &je);
+    cr_assert_not_null(root, "invalid JSON at %d:%d: %s", je.line, je.column, je.text);
+    json_t *od = json_object_get(root, "otherData"), *ev = json_object_get(root, "traceEvents");
+    int rest = 0;
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+      json_t *e = json_array_get(ev, i);
+      const char *cat = json_string_value(json_object_get(e, "cat"));
+      if (!cat || strcmp(cat, "remainder")) continue;
+      rest++;
+      cr_expect_float_eq(json_number_value(json_object_get(e, "ts")), end * 1e6, 1e-3, "start");
+      cr_expect_float_eq(json_number_value(json_object_get(e, "dur")), 1e6, 1e-3, "duration");
+    }
+    cr_expect_eq(rest, with, "%d remainder spans", rest);
+    cr_expect_eq(json_object_get(od, "step_s") != NULL, with);
+    if (with)
+      cr_expect_float_eq(json_number_value(json_object_get(od, "layout_s")), end, 1e-8 * end,
+                         "layout_s");
+    json_decref(root);
+    free(buf);
+  }
   free(sp);
 }

@@ -3,10 +3,10 @@
  * and nccl-tests' bus-bandwidth factors.
  */
 #include <assert.h>
-#include <ctype.h>
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/name.h"
 
 static const char *const op_names[COLL_OP_COUNT] = {
     "all_reduce", "all_gather", "reduce_scatter", "all_to_all",
@@ -24,17 +24,8 @@ const char *coll_op_name(coll_op op) {
  * "sendrecv"): underscores and case are ignored when comparing
  * ("All_Reduce", as the fabric and CPU names). */
 int coll_op_from_name(const char *name) {
-  if (!name) return -1;
-  for (int i = 0; i < COLL_OP_COUNT; i++) {
-    const char *a = op_names[i], *b = name;
-    while (*a || *b) {
-      if (*a == '_') { a++; continue; }
-      if (*b == '_') { b++; continue; }
-      if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) break;
-      a++, b++;
-    }
-    if (!*a && !*b) return i;
-  }
+  for (int i = 0; name && i < COLL_OP_COUNT; i++)
+    if (name_eq(op_names[i], name, (size_t)-1, 1)) return i;
   return -1;
 }
 

@@ -756,7 +756,9 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (sg->block < 0 || sg->zero < 3 || sg->rep_group < 0) continue;
-    rep += r->count * xg_seg_params(sg, (int)(st - e->x->stages)) * e_b / sg->shard;
+    /* a shard's elements: the dense over shard, the experts over eshard */
+    double n = r->count * xg_seg_params(sg, (int)(st - e->x->stages));
+    rep += xg_seg_sharded(sg, n * e_b, n, r->count);
     rep_grp = sg->rep_group;
   }
   if (rep_grp >= 0) {

@@ -92,6 +92,12 @@ static ds_mods ds_modules(const eng *e, const xg_segment *sg) {
   return d;
 }
 
+/* Raise *a to b's shares where larger, resource by resource. */
+static void share_max(grp_share *a, grp_share b) {
+  if (b.sm > a->sm) a->sm = b.sm;
+  if (b.hbm > a->hbm) a->hbm = b.hbm;
+}
+
 /* DeepSpeed's gathers of segment sg: one all-gather per module. */
 static double ds_gather_time(const eng *e, const xg_segment *sg, grp_share *share) {
   const wg_block *bl = &e->g->blocks[sg->block];
@@ -101,8 +107,7 @@ static double ds_gather_time(const eng *e, const xg_segment *sg, grp_share *shar
     grp_share s = {0, 0};
     if (p <= 0 || p < e->s->plan.ds_persistence) continue;
     t += eng_coll(e, sg->dp_group, COLL_ALL_GATHER, p * eb, &s);
-    if (s.sm > share->sm) share->sm = s.sm;
-    if (s.hbm > share->hbm) share->hbm = s.hbm;
+    share_max(share, s);
   }
   return t;
 }
@@ -123,14 +128,25 @@ static const xg_segment *any_unit(const eng *e, const xg_stage *st) {
   return found;
 }
 
-/* HSDP all-reduce of `elems` reduced elements of a unit over sg's
- * replicas (0 without HSDP, or where it runs once per step). */
-static double hsdp_allreduce(const eng *e, const xg_segment *sg, double elems,
+/* HSDP all-reduce over sg's replicas of a unit's reduced gradients:
+ * `dense` elements sharded over sg->shard, `experts` over sg->eshard,
+ * each its own call (the experts are their own FSDP group: torchtitan's
+ * fully_shard on moe.experts over (dp_replicate, dp_shard_mod_ep), whose
+ * replicas are the dense ones'); 0 without HSDP, or where it runs once
+ * per step. *share: the larger shares of the two. */
+static double hsdp_allreduce(const eng *e, const xg_segment *sg, double dense, double experts,
                              grp_share *share) {
   *share = (grp_share){0, 0};
-  if (!sg || sg->rep_group < 0 || !fsdp_hsdp_per_unit(&e->s->plan) || elems <= 0) return 0;
-  return eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems * eng_param_bytes(&e->s->plan) / sg->shard,
-                  share);
+  if (!sg || sg->rep_group < 0 || !fsdp_hsdp_per_unit(&e->s->plan)) return 0;
+  double eb = eng_param_bytes(&e->s->plan), t = 0;
+  double elems[2] = {dense / sg->shard, experts / (sg->eshard > 0 ? sg->eshard : sg->shard)};
+  for (int i = 0; i < 2; i++) {
+    grp_share s = {0, 0};
+    if (elems[i] <= 0) continue;
+    t += eng_coll(e, sg->rep_group, COLL_ALL_REDUCE, elems[i] * eb, &s);
+    share_max(share, s);
+  }
+  return t;
 }
 
 /* Add FSDP1's kernels k (fsdp1k.h) to unit u: the cast before each
@@ -175,7 +191,8 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   }
   u.gather = eng_coll(e, sg->dp_group, COLL_ALL_GATHER, sg->params * eb, &u.share);
   u.reduce = eng_coll(e, sg->dp_group, COLL_REDUCE_SCATTER, sg->params * eb, &u.rs_share);
-  u.allreduce = hsdp_allreduce(e, sg, sg->params, &u.ar_share);
+  u.allreduce = hsdp_allreduce(e, sg, sg->params - sg->params_expert, sg->params_expert,
+                               &u.ar_share);
   if (p->fsdp_impl == SC_FSDP2) {
     /* foreach_all_gather's copy-in of the local shards (its own stream),
      * the copy-out into the parameters and the chunk-cat of the gradients
@@ -452,7 +469,7 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
       rs = ru.reduce, share = ru.rs_share;
     }
     issue(&x, x.c, rs, share);
-    double ar = hsdp_allreduce(e, any_unit(e, st), x.root, &share);
+    double ar = hsdp_allreduce(e, any_unit(e, st), x.root, 0, &share);
     if (ar > 0) issue(&x, x.c, ar, share);
   }
   double span = x.c > x.m ? x.c : x.m;
@@ -505,8 +522,9 @@ void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
       t.gathers += calls * (1 + again);
       t.gather_bytes += bytes * (1 + again);
       if (!ds) t.reduces++, t.reduce_bytes += bytes;
-      if (sg->rep_group >= 0 && fsdp_hsdp_per_unit(p))
-        t.allreduces++, t.allreduce_bytes += sg->params * eb / sg->shard;
+      if (sg->rep_group >= 0 && fsdp_hsdp_per_unit(p)) /* dense, experts (hsdp_allreduce) */
+        t.allreduces += (sg->params > sg->params_expert) + (sg->params_expert > 0),
+        t.allreduce_bytes += xg_seg_sharded(sg, sg->params * eb, sg->params, 1);
       if (p->fsdp_impl == SC_FSDP2)
         t.copy_bytes += (1 + again) * (2 * bytes / n + 2 * bytes) + 2 * bytes;
       if (p->fsdp_impl == SC_FSDP1) t.copy_bytes += fsdp1k_bytes(sg->params, eb, n, 1 + (int)again);

@@ -179,17 +179,28 @@ static void pool(cnn_ctx *c, const char *name, const char *in, wg_fn fn, int k, 
   add1(c, o, in, name);
 }
 
-/* conv (no bias) + batch norm + ReLU, the tensors named pre, pre_bn,
- * pre_relu; writes the output's name into out. */
+static void bias_add(cnn_ctx *c, const char *name, const char *in);
+
+/* conv + ReLU with, between them, a batch norm (bias 0: the convolution
+ * has no bias; tensors pre, pre_bn, pre_relu) or the bias's own kernel
+ * (bias 1, bias_add: pre, pre_bias, pre_relu); the output's name into out
+ * (cap bytes) when out is not NULL. */
+static void conv_relu(cnn_ctx *c, const char *pre, const char *in, long ch, int kh, int kw,
+                      int s, int ph, int pw, int bias, char *out, size_t cap) {
+  char b[WG_NAME], r[WG_NAME];
+  snprintf(b, sizeof b, "%.26s_%s", pre, bias ? "bias" : "bn");
+  snprintf(r, sizeof r, "%.26s_relu", pre);
+  conv(c, pre, in, ch, kh, kw, s, ph, pw, bias);
+  if (bias) bias_add(c, b, pre);
+  else bn(c, b, pre);
+  relu(c, r, b);
+  if (out) snprintf(out, cap, "%s", r);
+}
+
+/* conv (no bias) + batch norm + ReLU; writes the output's name into out. */
 static void cbr(cnn_ctx *c, const char *pre, const char *in, long ch, int kh, int kw, int s,
                 int ph, int pw, char *out, size_t cap) {
-  char b[WG_NAME], r[WG_NAME];
-  snprintf(b, sizeof b, "%.26s_bn", pre);
-  snprintf(r, sizeof r, "%.26s_relu", pre);
-  conv(c, pre, in, ch, kh, kw, s, ph, pw, 0);
-  bn(c, b, pre);
-  relu(c, r, b);
-  snprintf(out, cap, "%s", r);
+  conv_relu(c, pre, in, ch, kh, kw, s, ph, pw, 0, out, cap);
 }
 
 /* The bias of a convolution as the kernel of its own that adds it: cuDNN's
@@ -213,12 +224,7 @@ static void bias_add(cnn_ctx *c, const char *name, const char *in) {
 
 /* conv + bias + ReLU (VGG, AlexNet): the output is pre_relu. */
 static void cr(cnn_ctx *c, const char *pre, const char *in, long ch, int k, int s, int p) {
-  char b[WG_NAME], r[WG_NAME];
-  snprintf(b, sizeof b, "%.26s_bias", pre);
-  snprintf(r, sizeof r, "%.26s_relu", pre);
-  conv(c, pre, in, ch, k, k, s, p, p, 1);
-  bias_add(c, b, pre);
-  relu(c, r, b);
+  conv_relu(c, pre, in, ch, k, k, s, p, p, 1, NULL, 0);
 }
 
 static void begin(cnn_ctx *c, const char *name, wg_role role, int count, long ch, long h,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/name.h"
 #include "core/vec.h"
 
 static const char *const kind_names[TOPO_KIND_COUNT] = {"gpu", "nvswitch", "nic",
@@ -22,7 +23,7 @@ const char *topo_kind_name(topo_kind k) {
 
 int topo_kind_from_name(const char *s) {
   for (int i = 0; i < TOPO_KIND_COUNT; i++)
-    if (s && !strcmp(s, kind_names[i])) return i;
+    if (name_eq(kind_names[i], s, (size_t)-1, 0)) return i; /* "NVSwitch" too */
   return -1;
 }
 

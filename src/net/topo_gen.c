@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/name.h"
 #include "net/route.h"
 
 #define MAX_KEYS 12
@@ -563,7 +564,7 @@ static int parse_spec(const char *spec, const gen_def **out, gen_args *a, sc_err
   size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
   const gen_def *g = NULL;
   for (int i = 0; i < N_GENS; i++)
-    if (strlen(gens[i].name) == len && !strncmp(gens[i].name, spec, len)) g = &gens[i];
+    if (name_eq(gens[i].name, spec, len, 0)) g = &gens[i]; /* "Fat_Tree" too */
   if (!g) {
     char names[256] = "";
     for (int i = 0; i < N_GENS; i++)

@@ -365,16 +365,36 @@ static void pareto_path(FILE *out, const sc_candidate *c, int n, const scale *x,
   fprintf(out, "\"/>\n");
 }
 
+/* A dashed horizontal line across frame f at y (GiB on scale y), in
+ * colour col, labelled `label` above its left end. */
+static void mem_line(FILE *out, const frame *f, const scale *y, double gib, const char *col,
+                     const char *label) {
+  double py = sc_at(y, gib);
+  fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+               "stroke-dasharray=\"4 3\"/><text x=\"%.2f\" y=\"%.2f\">%s</text>\n",
+          f->l, py, f->r, py, col, f->l + 4, py - 4, label);
+}
+
 void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
                     int chosen, const sc_search_stats *st) {
+  sc_html_search_ex(out, s, plans, n, chosen, st, 0);
+}
+
+void sc_html_search_ex(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
+                       int chosen, const sc_search_stats *st, double limit) {
   char title[160];
   snprintf(title, sizeof title, "stepcast search: %s on %d x %s, global batch %ld",
            s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch);
   html_head(out, title);
-  fprintf(out, "<p>%ld plans tried, %ld valid, %ld fit in memory; %d shown below (the fastest, "
-               "fitting or not).</p>\n", st->tried, st->valid, st->fit, n);
   /* memory in GiB, as the tooltips and the tables give it */
   double t0 = INFINITY, t1 = 0, m0 = INFINITY, m1 = 0, cap = s->cluster.gpu.hbm_bytes / GIB;
+  double lim = limit > 0 && limit / GIB < cap ? limit / GIB : 0; /* headroom's line */
+  fprintf(out, "<p>%ld plans tried, %ld valid, %ld fit in memory; %d shown below (the fastest, "
+               "fitting or not).", st->tried, st->valid, st->fit, n);
+  if (lim > 0)
+    fprintf(out, " Memory headroom: %.1f GiB of each GPU's %.1f GiB kept free, so a plan fits "
+                 "under %.1f GiB (the dashed headroom line).", cap - lim, cap, lim);
+  fprintf(out, "</p>\n");
   for (int i = 0; i < n; i++) {
     t0 = fmin(t0, plans[i].result.step_s), t1 = fmax(t1, plans[i].result.step_s);
     m0 = fmin(m0, plans[i].result.mem.total / GIB), m1 = fmax(m1, plans[i].result.mem.total / GIB);
@@ -390,10 +410,12 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
            "Plans: step time against memory per GPU, Pareto front and chosen plan");
   scale x = {t0, t1, f.l, f.r, 1}, y = {m0, m1, f.b, f.t, 0};
   svg_axes(out, &f, &x, &y, "step time, s (log)", "memory per GPU, GiB");
-  if (cap > 0)
-    fprintf(out, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#c00\" "
-                 "stroke-dasharray=\"4 3\"/><text x=\"%.2f\" y=\"%.2f\">GPU memory</text>\n",
-            f.l, sc_at(&y, cap), f.r, sc_at(&y, cap), f.l + 4, sc_at(&y, cap) - 4);
+  if (cap > 0) mem_line(out, &f, &y, cap, "#c00", "GPU memory");
+  if (lim > 0) {
+    char lab[64];
+    snprintf(lab, sizeof lab, "headroom: plans fit under %.1f GiB", lim);
+    mem_line(out, &f, &y, lim, "#e69f00", lab);
+  }
   if (has) {
     fprintf(out, "<g class=\"series\" data-name=\"plans\" fill=\"%s\" fill-opacity=\"0.6\">\n",
             colour(0));

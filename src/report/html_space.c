@@ -34,7 +34,11 @@ int sc_html_search_space(FILE *out, const sc_scenario *s, const sc_search_opts *
   int mark = -1;
   for (int i = 0; rc == SC_OK && chosen && i < n && mark < 0; i++)
     if (same_plan(&plans[i], chosen)) mark = i;
-  if (rc == SC_OK) sc_html_search(out, s, plans, n, mark, &st);
+  /* the memory a plan may use (search.c usable): the capacity less o's
+   * headroom, drawn beside the capacity */
+  double cap = s->cluster.gpu.hbm_bytes;
+  double limit = cap - o->headroom_bytes - o->headroom_frac * cap;
+  if (rc == SC_OK) sc_html_search_ex(out, s, plans, n, mark, &st, limit < cap ? limit : 0);
   free(plans);
   return rc;
 }

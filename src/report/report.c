@@ -645,13 +645,44 @@ void sc_report_layer_ops(FILE *out, sc_format fmt, const sc_op_time *ops, int n)
   fprintf(out, "    %-26s %10.3f %9.3f\n", "sum", tf * 1e3, tb * 1e3);
 }
 
+/* The end of the layout (its latest span's) and, into *at, the span
+ * that ends it (0 when none). */
+static double trace_end(const sc_span *spans, size_t n, size_t *at) {
+  double end = 0;
+  *at = 0;
+  for (size_t i = 0; i < n; i++)
+    if (spans[i].start + spans[i].dur > end) end = spans[i].start + spans[i].dur, *at = i;
+  return end;
+}
+
+/* The rest of the predicted step after the layout's end, on the compute
+ * thread of the stage whose span ends it: the step_s a table reports is
+ * the closed form's, the layout a simulation of the schedule over its
+ * pass times (they differ in how send/recv overlaps, docs/output.md). */
+static void trace_rest(FILE *out, const sc_span *last, double end, double step_s) {
+  fprintf(out, ",\n  {\"name\": \"rest of the predicted step\", \"cat\": \"remainder\", "
+               "\"ph\": \"X\", \"pid\": %d, \"tid\": 0, ",
+          last->stage);
+  esc_trace_times(out, end * 1e6, (step_s - end) * 1e6);
+  fprintf(out, ", \"args\": {\"note\": \"the closed form's step_s less the end of this layout "
+               "(a simulation of the schedule over its pass times)\"}}");
+}
+
 void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n) {
+  sc_report_trace_step(out, s, spans, n, 0);
+}
+
+void sc_report_trace_step(FILE *out, const sc_scenario *s, const sc_span *spans, size_t n,
+                          double step_s) {
   int stages = 0;
   for (size_t i = 0; i < n; i++)
     if (spans[i].stage + 1 > stages) stages = spans[i].stage + 1;
   int per_stage = stages > 0 ? s->cluster.gpus / stages : 0;
+  size_t last;
+  double end = trace_end(spans, n, &last);
   fprintf(out, "{\"displayTimeUnit\": \"ms\", \"otherData\": {");
   report_json_job(out, s);
+  if (step_s > 0) fprintf(out, ", \"step_s\": %.9g, \"layout_s\": %.9g", step_s, end);
   fprintf(out, "},\n \"traceEvents\": [");
   for (int st = 0; st < stages; st++) {
     fprintf(out, "%s\n  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
@@ -687,6 +718,7 @@ void sc_report_trace(FILE *out, const sc_scenario *s, const sc_span *spans, size
               sp->chunk);
     fputc('}', out);
   }
+  if (n > 0 && step_s > end) trace_rest(out, &spans[last], end, step_s);
   fprintf(out, "\n]}\n");
 }
 

@@ -50,7 +50,8 @@ static int predict_opts_fit(const sc_predict_json_opts *o, const sc_scenario *s,
 /* What a step's trace and HTML report are written from. */
 typedef struct step_files {
   const sc_scenario *s;
-  const sc_result *r;        /* the closed form's prediction (html); NULL for a trace */
+  const sc_result *r;        /* the closed form's prediction (the HTML; the trace covers
+                                its step_s); NULL for a data-parallel scheme */
   const sc_span *spans;      /* sc_timeline's (or sc_dp_timeline's) n spans */
   size_t n;
   const sc_event_pred *ev;   /* the event engine's run (its trace); NULL otherwise */
@@ -61,7 +62,7 @@ static int trace_of(FILE *f, const void *ctx, sc_error *err) {
   const step_files *c = ctx;
   (void)err;
   if (c->ev) sc_report_event_trace(f, c->s, c->ev);
-  else sc_report_trace(f, c->s, c->spans, c->n);
+  else sc_report_trace_step(f, c->s, c->spans, c->n, c->r ? c->r->step_s : 0);
   return SC_OK;
 }
 

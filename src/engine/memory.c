@@ -184,6 +184,21 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
   fsdp_memory(e, st, eb, &m->gw, &m->gg);
 }
 
+/* DualPipe's rank s holds stage s's layers and stage pp-1-s's (DeepSeek-
+ * V3's table 2: "2x" parameters): their weights, gradients and optimizer
+ * states add up, and a micro-batch's activations are the mean of the two
+ * stages' (half of the pp + 1 in flight run through each). *m: stage s's
+ * sums, made the rank's. */
+static void dual_sums(const eng *e, int s, eng_memsum *m) {
+  eng_memsum z;
+  sums_of(e, e->x->n_stages - 1 - s, &z);
+  m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
+  m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once;
+  m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
+  if (z.remat > m->remat) m->remat = z.remat;
+  if (z.off_buf > m->off_buf) m->off_buf = z.off_buf;
+}
+
 void eng_memory(eng *e, int s) {
   const sc_plan *p = &e->s->plan;
   const xg *x = e->x;
@@ -205,10 +220,11 @@ void eng_memory(eng *e, int s) {
   }
   e->st[s].sums = m;
   e->st[s].sums_pass = e->mem_pass;
+  if (p->schedule == SC_SCHED_DUALPIPE && x->n_stages == p->pp) dual_sums(e, s, &m);
   out->weights = m.weights + m.gw;
   out->gradients = m.gradients + m.gg;
   out->optimizer = m.optimizer;
-  pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
   out->activations = (m.act - m.offloaded) * in_flight + m.remat +
                      (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;
@@ -275,7 +291,7 @@ double eng_memory_floor_partial(const eng *e, int s, int n) {
       p->n_overrides > 0 || n < 1)
     return 0;
   double gain = least_gain(e->x, s);
-  pipe_shape shape = {p->pp, e->x->vpp, e->x->micro_batches};
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
   if (gain < 0 || in_flight < 1) return 0;
   if (gain > 0) gain *= in_flight * layers_left(p, e->g->layers, e->x->vpp, s, n);

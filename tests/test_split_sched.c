@@ -148,6 +148,28 @@ Test(split_sched, split_share_counts_the_order) {
       }
 }
 
+Test(split_sched, paired_share_counts_the_pairs) {
+  /* the share of DualPipe's passes in F&B pairs on the rank with the
+   * fewest (the all-to-alls' window, eng_other_window): pp 8, 20
+   * micro-batches: the last rank pairs 2 (10 - 8 + 1) + 3 - 1 = 8 of its
+   * 20 forwards, m - 3 pp / 2 */
+  static pipe_pass o[6 * MAXM];
+  pipe_shape d = pipe_shape_of(SC_SCHED_DUALPIPE, 8, 1, 20);
+  cr_assert_float_eq(pipe_dualpipe.paired_share(&d), 8 / 20.0, 1e-12);
+  for (int pp = 2; pp <= 16; pp += 2)
+    for (int m = 2 * pp; m <= 2 * pp + 8 && m <= MAXM; m += 2) {
+      pipe_shape sh = pipe_shape_of(SC_SCHED_DUALPIPE, pp, 1, m);
+      int fewest = m;
+      for (int s = 0; s < pp; s++) {
+        int n = pipe_dualpipe.order(&sh, s, o), pairs = 0;
+        for (int i = 0; i < n; i++) pairs += o[i].kind == 'F' && o[i].pair;
+        if (pairs < fewest) fewest = pairs;
+      }
+      cr_assert_float_eq(pipe_dualpipe.paired_share(&sh) * m, fewest, 1e-9, "pp %d m %d: %d",
+                         pp, m, fewest);
+    }
+}
+
 /* The grid's scenario (schedgrid.h) under schedule `sc`. */
 static int sched_case(sc_scenario *s, sc_schedule sc, int pp, int m) {
   grid_case(s, pp * 8, pp, 1, m);

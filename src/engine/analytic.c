@@ -51,6 +51,12 @@ double eng_param_bytes(const sc_plan *p) {
   return p->dtype == SC_FP32 || p->dtype == SC_TF32 || amp_on(p) ? 4 : 2;
 }
 
+/* 1 when the plan's schedule splits its backwards over a pipeline
+ * (plan.c refuses them without one). */
+static int splits(const eng *e) {
+  return pipe_for(e->s->plan.schedule)->splits && e->s->plan.pp > 1;
+}
+
 /* Look up key in the job's cost memo; NULL when absent (or no memo). */
 static const double *recall(const eng *e, const double *key) {
   return e->costs ? memo_get(e->costs, key) : NULL;
@@ -283,8 +289,9 @@ typedef enum pass_kind {
  * backward of the one before, so the all-to-alls of either pass hide under
  * the other's compute, shared among the segment's all-to-alls of that
  * pass; the first forward and the last backward of a stage run alone,
- * which leaves (m - 1) / m of the passes paired. *mem_frac: the part of
- * that compute in memory-bound kernels. */
+ * which leaves (m - 1) / m of the passes paired (DualPipe: its F&B pairs,
+ * pipe_sched.paired_share). *mem_frac: the part of that compute in
+ * memory-bound kernels. */
 double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
   double other = 0, mem = 0;
   int n = 0;
@@ -296,8 +303,12 @@ double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem
     n += t->kind == XG_COMM && t->overlap == XG_OVL_OTHER;
   }
   double m = e->x->micro_batches;
+  const sc_plan *p = &e->s->plan;
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape sh = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
+  double paired = ps->paired_share && p->pp > 1 ? ps->paired_share(&sh) : (m - 1) / m;
   *mem_frac = other > 0 ? mem / other : 0;
-  return n > 0 && m > 1 ? other / n * (m - 1) / m : 0;
+  return n > 0 && m > 1 ? other / n * paired : 0;
 }
 
 /* GPU time of task i of segment sg in pass k, collectives included
@@ -497,6 +508,9 @@ static qmemo_key queue_key(const eng *e, const xg_segment *sg) {
 /* The queues of segment s: from the memo of queues where it holds them,
  * else costed (and then remembered). 0 or -1 (out of memory). */
 static int queues_of(eng *e, int s) {
+  /* the split schedules' queues read the schedule (eng_other_window), which
+   * the memo's context sets aside: not memoised (no search ranks them) */
+  if (splits(e)) return segment_queues(e, s);
   qmemo_key k = queue_key(e, &e->x->segs[s]);
   const eng_qsum *got = e->qm ? qmemo_get(e->qm, &k) : NULL;
   if (got) {
@@ -514,12 +528,6 @@ static int queues_of(eng *e, int s) {
   if (segment_queues(e, s)) return -1;
   /* a memo of costs that could not grow fails the evaluation: not kept */
   return e->qm && k.id && !e->oom ? qmemo_put(e->qm, &k, &e->qs[2 * s]) : 0;
-}
-
-/* 1 when the plan's schedule splits its backwards over a pipeline
- * (plan.c refuses them without one). */
-static int splits(const eng *e) {
-  return pipe_for(e->s->plan.schedule)->splits && e->s->plan.pp > 1;
 }
 
 /* The queues of every segment into e->qs (and e->qw). 0 or -1 (out of

@@ -24,7 +24,8 @@
  * waits for): it emits the B with `split` set and, later, a 'W' pass of
  * the same micro-batch and chunk. The engines cost W as the weight-
  * gradient GEMMs of the stage's backward (engine.h eng_stage.w) and the
- * split B as the rest of it.
+ * split B as the rest of it (eng_stage.bs), each through the host/GPU
+ * queue on its own; a B not split is the whole backward.
  */
 #ifndef SC_PIPELINE_PIPE_H
 #define SC_PIPELINE_PIPE_H
@@ -39,10 +40,11 @@ typedef struct pipe_pass {
   int split;        /* 'B' only: 1 = the input gradient alone, its weight
                        gradients run as a later 'W' of the same mb and
                        chunk on the same stage */
-  int pair;         /* 'F' only: 1 = runs overlapped with the 'B' after
-                       it in the order (DualPipe's F&B chunk): both start
-                       when both producers are done, and both outputs
-                       leave when the pair ends */
+  int pair;         /* 'F' only: 1 = paired with the 'B' after it in the
+                       order (DualPipe's F&B chunk): the pair starts when
+                       both producers' passes have ended (their sends
+                       hidden under it), the forward first, the backward
+                       at its end; each output leaves at its pass's end */
 } pipe_pass;
 
 /* The shape of a pipeline. */
@@ -83,7 +85,12 @@ typedef struct pipe_sched {
    * (the rest run whole); NULL with splits 0. */
   double (*split_share)(const pipe_shape *p, int stage, int chunk);
   int sends_async;            /* 1 = a stage does not wait for its sends
-                                 (DualPipe hides them under its compute) */
+                                 (receives posted ahead; the receiver
+                                 waits for the send's end) */
+  /* The share of a stage's forward and backward passes that run beside
+   * another micro-batch's pass (DualPipe's F&B pairs), on the rank with
+   * the fewest; NULL: combined 1F1B's (m - 1) / m (plan.overlap_ep). */
+  double (*paired_share)(const pipe_shape *p);
 } pipe_sched;
 
 /* The schedule of a plan; never NULL for a valid sc_schedule. */
@@ -95,7 +102,7 @@ extern const pipe_sched pipe_gpipe, pipe_onef1b, pipe_interleaved, pipe_zbh1, pi
  * the lowered stages; the others as given. */
 pipe_shape pipe_shape_of(sc_schedule s, int pp, int vpp, int m);
 
-/* The pass pass `t` of `stage` waits for, into *dstage and *dep (kind
+/* The pass that pass `t` of `stage` waits for, into *dstage and *dep (kind
  * 'F' or 'B', the same micro-batch): 1, or 0 when it waits for none (a
  * micro-batch's first forward; a 'W', whose own B runs before it on the
  * same stage). Interleaved chunks wrap from the last stage to the first;
@@ -156,7 +163,8 @@ double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
  * `p2p` s per send: each stage runs its passes in the schedule's order
  * (ps->order) and each pass starts when its stage is free and its
  * producer on the neighbouring stage has ended, plus p2p when it ran on
- * another stage (sends do not hold their stage). Scratch: endf and endb
+ * another stage (sends do not hold their stage; a pair's inputs arrive
+ * under it, without p2p). Scratch: endf and endb
  * room for pp x vpp x m, order for pp x 3 vpp m, next, count and free_at
  * for pp. -1 if the schedule cannot run the shape or deadlocked (never
  * for these schedules). */

@@ -142,6 +142,15 @@ static double dual_split_share(const pipe_shape *p, int stage, int chunk) {
   return p->m > 0 ? n / (p->m / 2.0) : 0;
 }
 
+/* Pairs: phase 4's two per step and phase 5's one, of the rank's m
+ * forwards (a pair holds one): 2 (m/2 - pp + h + 1) + pp/2 - h - 1, one
+ * fewer on the last rank (its first pair runs unpaired); fewest at h 0,
+ * the last rank: m - 3 pp/2 of m. */
+static double dual_paired_share(const pipe_shape *p) {
+  double n = p->m - 1.5 * p->pp;
+  return p->m > 0 && n > 0 ? n / p->m : 0;
+}
+
 const pipe_sched pipe_dualpipe = {"dualpipe", SC_SCHED_DUALPIPE, dual_bubble, dual_p2p,
                                   dual_in_flight, dual_order, NULL, dual_bubble_split, 1,
-                                  dual_split_share, 1};
+                                  dual_split_share, 1, dual_paired_share};

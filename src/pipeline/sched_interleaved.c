@@ -33,4 +33,5 @@ static int interleaved_order(const pipe_shape *p, int stage, pipe_pass *out) {
 
 const pipe_sched pipe_interleaved = {"interleaved", SC_SCHED_INTERLEAVED, pipe_bubble_default,
                                      pipe_p2p_default, interleaved_in_flight, interleaved_order,
-                                     pipe_p2p_per_mb_blocking, NULL, 0, NULL, 0};
+                                     pipe_p2p_per_mb_blocking, NULL, 0, NULL, 0,
+                                     NULL};

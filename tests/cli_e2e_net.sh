@@ -80,8 +80,8 @@ expect 0 "failed n0.gpu3-n0.nvs" -- predict examples/llama3-70b-512-h100.json --
 # gets at most half of it
 expect 0 "exchange     24.998 GB/s per GPU per direction" -- topo examples/topologies/two_dgx_a100.json --check
 expect 0 "exchange     49.990 GB/s per GPU per direction" -- topo rail:nodes=8,gpus=8,nvlink=450,nic=400,oversub=2 --check
-expect 0 '"lat_max_us": 1, "exchange_GBps": 49.99' -- topo rail:nodes=2,gpus=8 --check --format json
-expect 0 'lat_max_us,exchange_GBps,check,warnings' -- topo rail:nodes=2,gpus=8 --check --format csv
+expect 0 '"lat_max_us": 1, "routing": "ecmp", "exchange_GBps": 49.99' -- topo rail:nodes=2,gpus=8 --check --format json
+expect 0 'lat_max_us,routing,exchange_GBps,check,warnings' -- topo rail:nodes=2,gpus=8 --check --format csv
 # the check's warnings reach the CSV too (one cell, "; " between them)
 printf '{"name":"asym","nodes":[{"name":"g0","kind":"gpu"},{"name":"g1","kind":"gpu"}],"links":[{"from":"g0","to":"g1","bw_GBps":10,"duplex":false},{"from":"g1","to":"g0","bw_GBps":20,"duplex":false}]}' > "$TMP/asym.json"
 expect 0 'ok,asymmetric link g0 -> g1 (10 GB/s) has no reverse link of the same bandwidth; asymmetric link g1 -> g0' -- topo "$TMP/asym.json" --check --format csv

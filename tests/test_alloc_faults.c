@@ -273,6 +273,7 @@ Test(alloc_faults, routes_between_all_gpu_pairs) {
     const char *spec;
     route_policy policy;
   } cases[] = {{"fat_tree:hosts=64,radix=8", ROUTE_ECMP},
+               {"fat_tree:hosts=64,radix=8", ROUTE_DMODK},
                {"rail:nodes=2,gpus=8", ROUTE_ECMP},
                {"torus:x=4,y=4", ROUTE_DOR}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -324,3 +324,23 @@ Test(memory, moe_experts_with_one_rank_per_group_reduce_nothing) {
   cr_assert(fabs(ratio / (dense8 / all1) - 1) < 0.15, "dp time ep 8 / ep 1 %g, bytes %g", ratio,
             dense8 / all1);
 }
+
+Test(memory, interleaving_with_as_many_micro_batches_as_stages_holds_them_all) {
+  /* pp 4, vpp 2, 4 micro-batches: stage 0's warm-up would be (4 - 1) 2 +
+   * (2 - 1) 4 = 10 chunk forwards, but the step has only 4 x 2 = 8, so
+   * every forward precedes its first backward and it holds all 4
+   * micro-batches of its 6 layers and the embedding -- what 1F1B's
+   * stage 0 holds (min(pp, m) = 4), not the 4 (1 + 3/8) = 5.5 of the
+   * first-stage formula for many micro-batches (Korthikanti et al.) */
+  sc_scenario s = gpt24_h100();
+  s.plan.pp = 4;
+  s.plan.dp = 1;
+  s.plan.global_batch = 4;
+  s.plan.schedule = SC_SCHED_1F1B;
+  sc_result one = predict_ok(&s);
+  s.plan.schedule = SC_SCHED_INTERLEAVED;
+  s.plan.vpp = 2;
+  sc_result il = predict_ok(&s);
+  cr_assert_float_eq(il.mem.activations, one.mem.activations, 1e-9 * one.mem.activations,
+                     "interleaved %g vs 1f1b %g", il.mem.activations, one.mem.activations);
+}

@@ -70,6 +70,29 @@ Test(net_topo, bad_topologies_are_rejected_naming_the_element) {
   expect_bad("{\"nodez\": []}", "nodez: unknown key");
   expect_bad("{\"generator\": \"ring:n=1\"}", "n=1 must be >= 2");
   expect_bad("{\"generator\": \"moebius\"}", "unknown topology generator");
+  expect_bad("{\"nodes\": [{\"name\": \"a\"}], \"links\": [], \"routing\": \"ospf\"}",
+             "routing: must be \"ecmp\" (hashed, Ethernet) or \"dmodk\"");
+  expect_bad("{\"nodes\": [{\"name\": \"a\"}], \"links\": [], \"routing\": \"dor\"}",
+             "dimension order is the torus and mesh generators' own");
+  expect_bad("{\"generator\": \"ring:n=4\", \"routing\": \"dmodk\"}",
+             "routing: a generator sets its own");
+  expect_bad("{\"generator\": \"fat_tree:hosts=16,radix=8,levels=2,ecmp=2\"}",
+             "ecmp=2: valid are 0");
+}
+
+Test(net_topo, a_file_names_its_routing) {
+  const char *j = "{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"links\": "
+                  "[{\"from\": \"a\", \"to\": \"b\", \"bw_GBps\": 1}], \"routing\": \"DModK\"}";
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_json_load_buffer(j, strlen(j), "t.json", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(t->routing, ROUTE_DMODK);
+  topo_free(t);
+  const char *k = "{\"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"links\": "
+                  "[{\"from\": \"a\", \"to\": \"b\", \"bw_GBps\": 1}]}";
+  cr_assert_eq(topo_json_load_buffer(k, strlen(k), "t.json", &t, &e), SC_OK, "%s", e.msg);
+  cr_expect_eq(t->routing, ROUTE_ECMP);
+  topo_free(t);
 }
 
 Test(net_topo, asymmetric_links_are_warned_not_rejected) {

@@ -190,3 +190,55 @@ Test(layout, the_schedule_run_pass_by_pass_hides_a_heavy_stage_s_warm_up) {
   cr_assert_float_eq(pipe_makespan(&pipe_onef1b, &sh, fe, be, NULL, NULL, 0, endf, endb, order, count, next, free_at),
                      (64 + 3) * 30.0, 1e-9);
 }
+
+/* Run stage s's passes in the schedule's order, counting the forwards of
+ * each chunk whose backward has not run; at the first time the total
+ * peaks, the counts per chunk. Returns the peak. */
+static int peak_by_order(const pipe_sched *ps, const pipe_shape *sh, int s, int *per_chunk) {
+  pipe_pass order[3 * 64 * 4];
+  int n = ps->order(sh, s, order), live[4] = {0}, total = 0, peak = 0;
+  cr_assert_gt(n, 0);
+  for (int i = 0; i < n; i++) {
+    int d = order[i].kind == 'F' ? 1 : order[i].kind == 'B' ? -1 : 0;
+    live[order[i].chunk] += d;
+    total += d;
+    if (total > peak) {
+      peak = total;
+      memcpy(per_chunk, live, sizeof live);
+    }
+  }
+  return peak;
+}
+
+Test(layout, interleaved_in_flight_is_what_its_order_holds) {
+  /* Megatron's interleaved 1F1B: every stage holds about pp micro-batches
+   * (the last (vpp - 1) pp + 1 chunk passes, not one micro-batch), the
+   * first stages every forward of the step when m = pp. By hand, pp 4,
+   * vpp 2, m 8: stage 0 warms up with 3 x 2 + 4 = 10 chunk forwards and
+   * peaks at 11: chunk 0 of micro-batches 0-3, chunk 1 of 0-3, chunk 0
+   * of 4-6, so 7 + 4 chunk passes, 5.5 micro-batches of the stage; stage
+   * 3 peaks at 5: 4 of chunk 0 and 1 of chunk 1 (the loss's chunk). And
+   * the closed forms match the order over a grid */
+  pipe_shape sh = {4, 2, 8, 0};
+  cr_assert_float_eq(pipe_interleaved.in_flight(&sh, 0), 5.5, 1e-12);
+  cr_assert_float_eq(pipe_chunk_in_flight(&pipe_interleaved, &sh, 0, 0), 7, 1e-12);
+  cr_assert_float_eq(pipe_chunk_in_flight(&pipe_interleaved, &sh, 0, 1), 4, 1e-12);
+  cr_assert_float_eq(pipe_interleaved.in_flight(&sh, 3), 2.5, 1e-12);
+  cr_assert_float_eq(pipe_chunk_in_flight(&pipe_interleaved, &sh, 3, 1), 1, 1e-12);
+  sh.m = 4; /* m = pp: 8 forwards < 11, all of them */
+  cr_assert_float_eq(pipe_interleaved.in_flight(&sh, 0), 4, 1e-12);
+  for (int pp = 2; pp <= 8; pp++)
+    for (int vpp = 1; vpp <= 4; vpp++)
+      for (int m = pp; m <= 4 * pp && m * vpp <= 64; m += pp)
+        for (int s = 0; s < pp; s++) {
+          pipe_shape g = {pp, vpp, m, 0};
+          int per[4] = {0};
+          int peak = peak_by_order(&pipe_interleaved, &g, s, per);
+          cr_assert_float_eq(pipe_interleaved.in_flight(&g, s) * vpp, peak, 1e-9,
+                             "pp %d vpp %d m %d stage %d: %g x %d vs %d", pp, vpp, m, s,
+                             pipe_interleaved.in_flight(&g, s), vpp, peak);
+          for (int k = 0; k < vpp; k++)
+            cr_assert_float_eq(pipe_chunk_in_flight(&pipe_interleaved, &g, s, k), per[k], 1e-9,
+                               "pp %d vpp %d m %d stage %d chunk %d", pp, vpp, m, s, k);
+        }
+}

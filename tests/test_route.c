@@ -21,24 +21,26 @@ static topo *gen(const char *spec) {
 
 Test(route, paths_are_shortest_chains) {
   topo *t = gen("fat_tree:hosts=64,radix=8,levels=3");
-  route_table *r = route_new(t, ROUTE_ECMP);
-  for (int i = 0; i < t->n_gpus; i++)
-    for (int j = 0; j < t->n_gpus; j++) {
-      int a = t->gpus[i], b = t->gpus[j];
-      const int *p;
-      int n;
-      cr_assert_eq(route_path(r, a, b, &p, &n), 0);
-      cr_assert_eq(n, route_len(r, a, b));
-      int v = a;
-      for (int k = 0; k < n; k++) {
-        cr_assert_eq(t->links[p[k]].src, v, "%d -> %d: link %d does not start at %d", a, b, k, v);
-        v = t->links[p[k]].dst;
+  for (int pol = ROUTE_ECMP; pol <= ROUTE_DMODK; pol++) {
+    route_table *r = route_new(t, (route_policy)pol);
+    for (int i = 0; i < t->n_gpus; i++)
+      for (int j = 0; j < t->n_gpus; j++) {
+        int a = t->gpus[i], b = t->gpus[j];
+        const int *p;
+        int n;
+        cr_assert_eq(route_path(r, a, b, &p, &n), 0);
+        cr_assert_eq(n, route_len(r, a, b));
+        int v = a;
+        for (int k = 0; k < n; k++) {
+          cr_assert_eq(t->links[p[k]].src, v, "%d -> %d: link %d does not start at %d", a, b, k, v);
+          v = t->links[p[k]].dst;
+        }
+        cr_assert_eq(v, b);
+        /* same leaf: 2 links; same pod: 4; else 6 */
+        cr_assert(n == 0 || n == 2 || n == 4 || n == 6, "%d -> %d: %d links", a, b, n);
       }
-      cr_assert_eq(v, b);
-      /* same leaf: 2 links; same pod: 4; else 6 */
-      cr_assert(n == 0 || n == 2 || n == 4 || n == 6, "%d -> %d: %d links", a, b, n);
-    }
-  route_free(r);
+    route_free(r);
+  }
   topo_free(t);
 }
 
@@ -46,7 +48,7 @@ Test(route, a_pair_gets_the_same_path_either_way) {
   topo *t = gen("fat_tree:hosts=64,radix=8,levels=3");
   /* table 1 asks each source for one destination only (the lazy search);
    * table 2 asks every pair first (every source gets its own array) */
-  route_table *lazy = route_new(t, ROUTE_ECMP), *full = route_new(t, ROUTE_ECMP);
+  route_table *lazy = route_new(t, ROUTE_DMODK), *full = route_new(t, ROUTE_DMODK);
   int saved[64][8];
   int len[64];
   for (int i = 0; i < 64; i++) {
@@ -204,4 +206,49 @@ Test(route, tables_sharing_hop_counts_give_the_same_paths_on_threads) {
     free(want), free(wlen);
     topo_free(t);
   }
+}
+
+/* The most flows any link carries when every GPU i sends to GPU i + k
+ * (mod n) at once, the worst over every shift k. */
+static int worst_shift_load(topo *t, route_policy pol) {
+  route_table *r = route_new(t, pol);
+  int *load = calloc((size_t)t->n_links, sizeof *load), worst = 0, n = t->n_gpus;
+  cr_assert(r && load);
+  for (int k = 1; k < n; k++) {
+    memset(load, 0, sizeof *load * (size_t)t->n_links);
+    for (int i = 0; i < n; i++) {
+      const int *p;
+      int len;
+      cr_assert_eq(route_path(r, t->gpus[i], t->gpus[(i + k) % n], &p, &len), 0);
+      for (int q = 0; q < len; q++)
+        if (++load[p[q]] > worst) worst = load[p[q]];
+    }
+  }
+  free(load);
+  route_free(r);
+  return worst;
+}
+
+Test(route, destination_mod_k_routes_every_shift_without_a_collision) {
+  /* a full fat-tree (every switch as many links up as down, all as wide)
+   * carries any shift permutation -- NCCL's rings -- with one flow a link
+   * under destination-mod-k (Zahavi et al.: the destinations of one leaf
+   * take different spines, each destination's path down is its own);
+   * hashing (ECMP) puts two or more flows on some spine links */
+  const char *specs[] = {"fat_tree:hosts=64,radix=16,levels=2", "fat_tree:hosts=64,radix=8,levels=3",
+                         "fat_tree:hosts=128,radix=16,levels=2,gpus=8,nvlink=450"};
+  for (int i = 0; i < 3; i++) {
+    topo *t = gen(specs[i]);
+    cr_expect_eq(t->routing, ROUTE_DMODK, "%s: the generator's default", specs[i]);
+    int d = worst_shift_load(t, ROUTE_DMODK), e = worst_shift_load(t, ROUTE_ECMP);
+    if (i < 2) cr_expect_eq(d, 1, "%s: destination-mod-k, worst %d flows a link", specs[i], d);
+    cr_expect_gt(e, d, "%s: ECMP worst %d, destination-mod-k %d", specs[i], e, d);
+    topo_free(t);
+  }
+  topo *t = gen("fat_tree:hosts=64,radix=16,levels=2,ecmp=1");
+  cr_expect_eq(t->routing, ROUTE_ECMP);
+  topo_free(t);
+  t = gen("torus:x=4,y=4");
+  cr_expect_eq(t->routing, ROUTE_DOR);
+  topo_free(t);
 }

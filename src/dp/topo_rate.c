@@ -126,7 +126,7 @@ int dp_topo_rate(const dp_ctx *c, double *rate, sc_error *err) {
     topo_free(t);
     return rc;
   }
-  route_table *rt = route_new(t, ROUTE_ECMP);
+  route_table *rt = route_new(t, (route_policy)t->routing);
   if (!rt) rc = sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", spec);
   double bytes = c->m->grad_bytes > 0 ? c->m->grad_bytes : 1e6, sec = 0;
   if (rc == SC_OK) rc = tr_exchange(t, rt, c, bytes, &sec, err);

@@ -57,6 +57,10 @@ double eng_qsum_wall(const eng_qsum *q, int reps, double *d);
 typedef struct eng_memsum {
   double weights, gradients, optimizer; /* of the runs, FSDP's units aside */
   double act;                   /* activations kept per micro-batch */
+  double act_head, act_tail;    /* of act, the runs before the stage's
+                                   first layer (its first chunk's: the
+                                   embedding on stage 0) and after its
+                                   last (its last chunk's: the loss) */
   double remat;                 /* the largest layer rematerialised */
   double offloaded, off_buf;    /* in host memory; the copy buffer */
   double copies_once;           /* AMP's weight copies made once */

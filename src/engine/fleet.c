@@ -109,7 +109,7 @@ int fleet_open(const sc_scenario *s, fleet_net **out, sc_error *err) {
     return rc;
   }
   fleet_net *n = mem_calloc(1, sizeof *n);
-  route_table *rt = n ? route_new(t, ROUTE_ECMP) : NULL;
+  route_table *rt = n ? route_new(t, (route_policy)t->routing) : NULL;
   if (!rt) {
     mem_free(n);
     topo_free(t);

@@ -139,7 +139,8 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   double eb = eng_param_bytes(p);
-  int off_left = p->offload_layers;
+  int off_left = p->offload_layers, seen_layer = 0;
+  double tail = 0; /* after the last layer run so far */
   memset(m, 0, sizeof *m);
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
@@ -167,8 +168,17 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     m->weights += w;
     m->gradients += g;
     m->optimizer += o;
-    m->act += r->count * seg_act(sg);
-    amp_copies(p, r, sg, &m->act, &m->copies_once);
+    double a = r->count * seg_act(sg);
+    amp_copies(p, r, sg, &a, &m->copies_once);
+    m->act += a;
+    if (sg->role == WG_ROLE_LAYER) {
+      seen_layer = 1;
+      tail = 0;
+    } else if (!seen_layer) {
+      m->act_head += a;
+    } else {
+      tail += a;
+    }
     if (off_left > 0 && sg->role == WG_ROLE_LAYER) {
       /* offloaded layers' activations live in host memory; one layer's
        * worth stays as the buffer the copy in flight uses */
@@ -180,6 +190,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     /* one layer is rematerialised at a time during backward */
     if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > m->remat) m->remat = sg->act_bytes;
   }
+  m->act_tail = tail;
   /* ZeRO-3 / FSDP: the units gathered at once (fsdp.c) */
   fsdp_memory(e, st, eb, &m->gw, &m->gg);
 }
@@ -195,8 +206,44 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
   m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once;
   m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
+  m->act_head = (m->act_head + z.act_head) / 2, m->act_tail = (m->act_tail + z.act_tail) / 2;
   if (z.remat > m->remat) m->remat = z.remat;
   if (z.off_buf > m->off_buf) m->off_buf = z.off_buf;
+}
+
+/* Micro-batches in flight on stage s for its layers: the schedule's
+ * count per model chunk (pipe_chunk_in_flight) weighted by the chunk's
+ * layers (plan_stage_layers), which is in_flight itself for one chunk or
+ * equal chunks. The runs do not say which chunk a layer is in (a run
+ * spans chunks), so a chunk's layers are taken as alike. */
+static double layers_in_flight(const eng *e, int s) {
+  const sc_plan *p = &e->s->plan;
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
+  int lay[SC_MAX_PP_LAYOUT];
+  if (shape.vpp <= 1 || !ps->chunk_in_flight || p->pp * shape.vpp > SC_MAX_PP_LAYOUT ||
+      plan_stage_layers(p, e->g->layers, shape.vpp, lay, NULL) != SC_OK)
+    return ps->in_flight(&shape, s);
+  double sum = 0, n = 0;
+  for (int k = 0; k < shape.vpp; k++) {
+    sum += lay[k * p->pp + s] * ps->chunk_in_flight(&shape, s, k);
+    n += lay[k * p->pp + s];
+  }
+  return n > 0 ? sum / n : ps->in_flight(&shape, s);
+}
+
+/* Activation bytes stage s holds at its peak: the runs before its first
+ * layer times the micro-batches its first chunk holds, those after its
+ * last layer times its last chunk's, the layers times
+ * layers_in_flight. */
+static double act_in_flight(const eng *e, int s, const eng_memsum *m) {
+  const sc_plan *p = &e->s->plan;
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
+  double head = pipe_chunk_in_flight(ps, &shape, s, 0);
+  double tail = pipe_chunk_in_flight(ps, &shape, s, shape.vpp - 1);
+  double mid = m->act - m->act_head - m->act_tail - m->offloaded;
+  return mid * layers_in_flight(e, s) + m->act_head * head + m->act_tail * tail;
 }
 
 void eng_memory(eng *e, int s) {
@@ -226,7 +273,7 @@ void eng_memory(eng *e, int s) {
   out->optimizer = m.optimizer;
   pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
-  out->activations = (m.act - m.offloaded) * in_flight + m.remat +
+  out->activations = act_in_flight(e, s, &m) + m.remat +
                      (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + m.gw + m.gg);
@@ -291,8 +338,7 @@ double eng_memory_floor_partial(const eng *e, int s, int n) {
       p->n_overrides > 0 || n < 1)
     return 0;
   double gain = least_gain(e->x, s);
-  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
-  double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
+  double in_flight = layers_in_flight(e, s);
   if (gain < 0 || in_flight < 1) return 0;
   if (gain > 0) gain *= in_flight * layers_left(p, e->g->layers, e->x->vpp, s, n);
   double f = es->m.total +

@@ -149,7 +149,7 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
   }
   ncost *n = mem_calloc(1, sizeof *n);
   core *shared = mem_calloc(1, sizeof *shared);
-  route_table *rt = route_new(t, ROUTE_ECMP);
+  route_table *rt = route_new(t, (route_policy)t->routing);
   if (!n || !shared || !rt) {
     mem_free(n);
     mem_free(shared);

@@ -13,6 +13,7 @@
 #include "core/mem.h"
 #include "load/jparse.h"
 #include "load/jpos.h"
+#include "net/route.h"
 #include "net/topo_gen.h"
 
 /* Reject keys of obj not in the space-separated list `valid`. */
@@ -192,10 +193,25 @@ static int load_links(topo *t, const name_ix *ix, json_t *links, const char *ori
   return SC_OK;
 }
 
+/* The file's "routing" (optional, any case): how its switches choose
+ * among equally short paths (net/route.h); ECMP when absent. */
+static int routing(topo *t, json_t *v, const char *origin, sc_error *err) {
+  if (!v) return SC_OK;
+  int p = route_policy_from_name(json_string_value(v));
+  if (p != ROUTE_ECMP && p != ROUTE_DMODK) /* dor needs dimension tags: the generators' */
+    return sc_error_set(err, SC_EINPUT,
+                        "%s: routing: must be \"ecmp\" (hashed, Ethernet) or \"dmodk\" "
+                        "(destination-mod-k, InfiniBand fat-trees); dimension order is the "
+                        "torus and mesh generators' own",
+                        origin);
+  t->routing = p;
+  return SC_OK;
+}
+
 static int load_root(json_t *root, const char *origin, topo **out, sc_error *err) {
   if (!json_is_object(root))
     return sc_error_set(err, SC_EINPUT, "%s: the topology must be a JSON object", origin);
-  int rc = only_keys(root, "name generator nodes links", origin, "", err);
+  int rc = only_keys(root, "name generator nodes links routing", origin, "", err);
   if (rc) return rc;
   json_t *gen = json_object_get(root, "generator");
   const char *name = json_string_value(json_object_get(root, "name"));
@@ -211,6 +227,11 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
                           origin);
     if (json_object_get(root, "nodes") || json_object_get(root, "links"))
       return sc_error_set(err, SC_EINPUT, "%s: give either generator or nodes/links, not both",
+                          origin);
+    if (json_object_get(root, "routing"))
+      return sc_error_set(err, SC_EINPUT,
+                          "%s: routing: a generator sets its own (rail and fat_tree take "
+                          "ecmp=0|1 in the generator string); give routing with nodes/links",
                           origin);
     rc = topo_gen(json_string_value(gen), out, err);
   } else {
@@ -230,6 +251,7 @@ static int load_root(json_t *root, const char *origin, topo **out, sc_error *err
       rc = links ? load_links(t, ix, links, origin, err)
                  : sc_error_set(err, SC_EINPUT, "%s: links: missing", origin);
     mem_free(ix);
+    if (!rc) rc = routing(t, json_object_get(root, "routing"), origin, err);
     if (!rc) rc = topo_finalize(t, err);
     if (rc) topo_free(t);
     else *out = t;

@@ -74,6 +74,7 @@ static int parse(const topo *t, const char *list, int degrade, const char *key, 
 static topo *rebuild(const topo *t, const double *factor) {
   topo *n = topo_new(t->name);
   if (!n) return NULL;
+  n->routing = t->routing;
   int ok = 1;
   for (int v = 0; v < t->n_nodes && ok; v++)
     ok = topo_add_node(n, t->nodes[v].name, t->nodes[v].kind) == v;

@@ -95,7 +95,7 @@ int ncoll_reference(coll_op op, double bytes, const coll_group *g, double *flow_
   topo *t = NULL;
   int rc = topo_gen(spec, &t, err);
   if (rc) return rc;
-  route_table *rt = route_new(t, ROUTE_ECMP);
+  route_table *rt = route_new(t, (route_policy)t->routing);
   if (!rt) rc = sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", spec);
   else rc = run_on(t, rt, op, bytes, g->ranks, ppn, t->gpus, NULL, NULL, flow_s, err);
   route_free(rt);

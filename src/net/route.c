@@ -27,6 +27,7 @@
 #include <assert.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/mem.h"
 
@@ -130,6 +131,19 @@ void route_free(route_table *r) {
   mem_free(r);
 }
 
+static const char *const policy_names[] = {"ecmp", "dor", "dmodk"};
+
+const char *route_policy_name(route_policy p) {
+  assert(p >= ROUTE_ECMP && p <= ROUTE_DMODK);
+  return policy_names[p];
+}
+
+int route_policy_from_name(const char *s) {
+  for (int i = 0; i <= ROUTE_DMODK; i++)
+    if (s && !strcasecmp(s, policy_names[i])) return i;
+  return -1;
+}
+
 static uint64_t mix(uint64_t x) {
   x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33;
   x *= 0xc4ceb9fe1a85ec53ULL, x ^= x >> 33;
@@ -214,14 +228,59 @@ static inline int hop(const route_table *r, const unsigned char *d, int u) {
   return lazy_known(r, u) ? r->ldist[u] : -1;
 }
 
+/* The digits destination-mod-k routes to dst by: its place among the
+ * GPUs (t->gpus is in node order), so that the GPUs -- the NICs of a
+ * server's GPUs -- under one leaf count up by one; other nodes their id. */
+static long dmodk_digits(const topo *t, int dst) {
+  int lo = 0, hi = t->n_gpus - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (t->gpus[mid] == dst) return mid;
+    if (t->gpus[mid] < dst) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return dst;
+}
+
+/* Destination-mod-k's pick at v, walking back from the destination: the
+ * (*digits mod n)-th of the n predecessors one hop closer (in link
+ * order), the digits then divided by n -- at the destination's leaf the
+ * spine (or aggregation switch) by the lowest digit, above it the core
+ * by the next (Zahavi et al.'s D-mod-k on k-ary n-trees, what OpenSM's
+ * ftree engine programs). */
+static int dmodk_pick(const route_table *r, const unsigned char *d, int v, long *digits) {
+  const topo *t = r->t;
+  int n = 0, want, hv = hop(r, d, v);
+  for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
+    int hu = hop(r, d, t->links[t->in_link[k]].src);
+    n += hu >= 0 && hu + 1 == hv;
+  }
+  assert(n > 0);
+  want = (int)(*digits % n);
+  *digits /= n;
+  for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
+    int id = t->in_link[k], hu = hop(r, d, t->links[id].src);
+    if (hu >= 0 && hu + 1 == hv && want-- == 0) return id;
+  }
+  return -1; /* never */
+}
+
 /* Walk back from dst to `from` (the node d counts hops from) choosing a
- * predecessor one hop closer, among equals by a hash seeded with the
- * path's source src. */
+ * predecessor one hop closer, among equals by the policy: ECMP's hash
+ * seeded with the path's source src, DOR's highest dimension, DMODK's
+ * digits of dst. */
 static int walk_back(route_table *r, const unsigned char *d, int src, int from, int dst) {
   const topo *t = r->t;
   int len = 0, v = dst;
+  long digits = r->policy == ROUTE_DMODK ? dmodk_digits(t, dst) : 0;
   while (v != from) {
     int best = -1, nbest = 0;
+    if (r->policy == ROUTE_DMODK) {
+      best = dmodk_pick(r, d, v, &digits);
+      r->scratch[len++] = best;
+      v = t->links[best].src;
+      continue;
+    }
     for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
       int id = t->in_link[k], u = t->links[id].src;
       int hu = hop(r, d, u);

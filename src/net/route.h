@@ -4,8 +4,14 @@
  * Shortest paths (fewest links). Where several next hops are equally
  * short the policy decides: ECMP picks one by a hash of (src, dst, node),
  * which on a fat-tree gives the usual up/down routes spread over the
- * spines; DOR (dimension order, for tori and meshes) corrects dimension 0
- * first, then 1, then 2, using the links' `dim` tags.
+ * spines, some colliding (Ethernet's flow hashing); DMODK picks by the
+ * destination's digits (destination-mod-k, what InfiniBand's fat-tree
+ * routing engine programs: every path to one destination comes down the
+ * same spine, and the destinations of one leaf use different spines, so
+ * a shift permutation -- NCCL's rings -- meets no collision on a full
+ * fat-tree); DOR (dimension order, for tori and meshes) corrects
+ * dimension 0 first, then 1, then 2, using the links' `dim` tags. A
+ * topology says which it is routed by (topo.routing).
  *
  * Per source asked for, the table keeps its hop counts to every node (one
  * byte per node, from one breadth-first search); a path is walked back
@@ -30,7 +36,12 @@
 
 #include "net/topo.h"
 
-typedef enum route_policy { ROUTE_ECMP = 0, ROUTE_DOR } route_policy;
+typedef enum route_policy { ROUTE_ECMP = 0, ROUTE_DOR, ROUTE_DMODK } route_policy;
+
+/* "ecmp", "dor", "dmodk". */
+const char *route_policy_name(route_policy p);
+/* The policy named s (any case), or -1. */
+int route_policy_from_name(const char *s);
 
 typedef struct route_table route_table;
 

@@ -50,6 +50,8 @@ typedef struct topo {
   int *in_link;    /* link ids grouped by destination */
   int *gpus;       /* node ids of the GPUs, in insertion order */
   int n_gpus;
+  int routing;     /* the route_policy (net/route.h) its switches route
+                      by; 0, ECMP, unless its generator or file says */
 } topo;
 
 const char *topo_kind_name(topo_kind k);

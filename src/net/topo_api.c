@@ -2,7 +2,7 @@
  * topo_api.c -- the topologies of the public header (stepcast.h), and
  * collectives run on them by the flow engine.
  *
- * An sc_topo is the internal topo plus its ECMP route table, which is
+ * An sc_topo is the internal topo plus its route table, which is
  * built by the first sc_coll_simulate and kept: routes found for one
  * collective serve every later one on the same topology (a sweep over
  * message sizes asks for the same paths at each size).
@@ -23,7 +23,7 @@
 
 struct sc_topo {
   topo *t;              /* owned; finalized and checked */
-  route_table *routes;  /* owned, ECMP over t; NULL until the first run */
+  route_table *routes;  /* owned, t's routing; NULL until the first run */
 };
 
 int sc_topo_load(const char *spec, sc_topo **out, sc_error *err) {
@@ -68,6 +68,16 @@ static const char *warn_line_json(FILE *out, const char *w) {
   return e ? e + 1 : w + len;
 }
 
+/* What a topology's routing is, for the table. */
+static const char *routing_what(int p) {
+  switch ((route_policy)p) {
+  case ROUTE_DMODK: return "dmodk (destination-mod-k: InfiniBand fat-tree routing)";
+  case ROUTE_DOR: return "dor (dimension order)";
+  case ROUTE_ECMP: break;
+  }
+  return "ecmp (hashed per source and destination: Ethernet ECMP)";
+}
+
 void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *st, const char *warnings) {
   sc_report_topo_ex(out, fmt, st, warnings, -1);
 }
@@ -76,9 +86,11 @@ void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *st, const char *
                        double exchange_Bps) {
   if (fmt == SC_FORMAT_TABLE) {
     topo_describe(st->t, out);
+    fprintf(out, "routing      %s\n", routing_what(st->t->routing));
     if (exchange_Bps >= 0)
       fprintf(out, "exchange     %.3f GB/s per GPU per direction (GPU i <-> i + n/2, all at "
-                   "once, ECMP routes)\n", exchange_Bps / 1e9);
+                   "once, %s routes)\n", exchange_Bps / 1e9,
+              route_policy_name((route_policy)st->t->routing));
     if (warnings) {
       fprintf(out, "check        ok (connected, all bandwidths > 0)\n");
       if (warnings[0]) fprintf(out, "warnings\n%s\n", warnings);
@@ -97,12 +109,13 @@ void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *st, const char *
   if (fmt == SC_FORMAT_CSV) {
     int ex = exchange_Bps >= 0; /* the column only when measured (--check) */
     fprintf(out, "topology,nodes,gpus,nvswitches,nics,switches,links,bw_min_GBps,bw_max_GBps,"
-                 "lat_min_us,lat_max_us%s%s\n", ex ? ",exchange_GBps" : "",
+                 "lat_min_us,lat_max_us,routing%s%s\n", ex ? ",exchange_GBps" : "",
             warnings ? ",check,warnings" : "");
     esc_csv(out, t->name, ',');
     fprintf(out, "%d,%d,%d,%d,%d,%d,%.6g,%.6g,%.6g,%.6g", t->n_nodes, count[TOPO_GPU],
             count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH], t->n_links, lo / 1e9,
             hi / 1e9, llo * 1e6, lhi * 1e6);
+    fprintf(out, ",%s", route_policy_name((route_policy)t->routing));
     if (ex) fprintf(out, ",%.6g", exchange_Bps / 1e9);
     if (warnings) { /* the check's warnings in one cell, "; " between them (as JSON's list) */
       char cell[2048];
@@ -126,6 +139,7 @@ void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *st, const char *
                "\"lat_min_us\": %.6g, \"lat_max_us\": %.6g",
           t->n_nodes, count[TOPO_GPU], count[TOPO_NVSWITCH], count[TOPO_NIC], count[TOPO_SWITCH],
           t->n_links, lo / 1e9, hi / 1e9, llo * 1e6, lhi * 1e6);
+  fprintf(out, ", \"routing\": \"%s\"", route_policy_name((route_policy)t->routing));
   if (exchange_Bps >= 0) fprintf(out, ", \"exchange_GBps\": %.6g", exchange_Bps / 1e9);
   if (warnings) {
     fprintf(out, ", \"check\": \"ok\", \"warnings\": [");
@@ -184,7 +198,7 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
   if (i < 0) return SC_EINPUT;
   int rc = check_counts(t, bytes, ranks, ranks_per_node, chunks, err);
   if (rc) return rc;
-  if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
+  if (!t->routes && !(t->routes = route_new(t->t, (route_policy)t->t->routing)))
     return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
   sched_params p = {.n = ranks, .ppn = ranks_per_node, .chunks = chunks, .bytes = bytes};
   if ((rc = check_schedule(coll_alg_at(i), &p, err))) return rc;
@@ -205,7 +219,7 @@ int sc_topo_exchange(sc_topo *t, double *Bps, sc_error *err) {
   *Bps = 0;
   int n = t->t->n_gpus, half = n / 2, rc = SC_OK;
   if (half < 1) return SC_OK;
-  if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
+  if (!t->routes && !(t->routes = route_new(t->t, (route_policy)t->t->routing)))
     return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
   sched s;
   sched_init(&s);
@@ -229,7 +243,7 @@ int sc_coll_simulate_nccl(sc_topo *t, sc_coll_op op, double bytes, const sc_coll
     return sc_error_set(err, SC_EINPUT, "collective op %d is not an op", (int)op);
   int rc = check_counts(t, bytes, g->ranks, g->ranks_per_node, 1, err);
   if (rc) return rc;
-  if (!t->routes && !(t->routes = route_new(t->t, ROUTE_ECMP)))
+  if (!t->routes && !(t->routes = route_new(t->t, (route_policy)t->t->routing)))
     return sc_error_set(err, SC_ENOMEM, "out of memory for the routes of %s", t->t->name);
   coll_group cg = coll_group_of(g);
   return ncoll_time(t->t, t->routes, (coll_op)op, bytes, &cg, t->t->gpus, fn, ud, seconds,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "net/route.h"
 
 #define MAX_KEYS 12
 
@@ -77,8 +78,24 @@ static int grid(topo *t, const gen_args *a, int wrap) {
   }
   return 0;
 }
-static int build_torus(topo *t, const gen_args *a) { return grid(t, a, 1); }
-static int build_mesh(topo *t, const gen_args *a) { return grid(t, a, 0); }
+/* dimension-order routing on the tagged links (route.h) */
+static int build_torus(topo *t, const gen_args *a) {
+  t->routing = ROUTE_DOR;
+  return grid(t, a, 1);
+}
+static int build_mesh(topo *t, const gen_args *a) {
+  t->routing = ROUTE_DOR;
+  return grid(t, a, 0);
+}
+
+/* A fat-tree's routing: InfiniBand's destination-mod-k, or with ecmp=1
+ * Ethernet's flow hashing (route.h). Destination-mod-k gives each
+ * destination one down link from the spines, as wide as every other
+ * port of its leaf here (a rail's spine links, each a share of the rail's
+ * NICs, are not: rails keep hashing). */
+static void switched(topo *t, const gen_args *a) {
+  t->routing = A("ecmp") != 0 ? ROUTE_ECMP : ROUTE_DMODK;
+}
 
 /* Star: n GPUs around a switch, or around a parameter-server GPU. */
 static int build_star(topo *t, const gen_args *a) {
@@ -240,6 +257,7 @@ static int fat_tree_ports(topo *t, const gen_args *a, int *port) {
  * gpus > 1 the hosts are the NICs of NVSwitch servers (the servers' NICs
  * share leaves, where `rail` puts NIC g of every server on switch g). */
 static int build_fat_tree(topo *t, const gen_args *a) {
+  switched(t, a);
   int hosts = (int)A("hosts"), r = (int)A("radix"), levels = (int)A("levels");
   int half = r / 2;
   double bw = A("bw") * GB, up = bw / A("oversub"), lat = A("lat") * US;
@@ -405,9 +423,11 @@ static const gen_def gens[] = {
      build_rail, size_rail},
     {"hier", "nodes=4 gpus=8 nvlink=300 nic=200 lat=1",
      "hierarchical: NVSwitch servers, all NICs on one core switch", build_hier, size_hier},
-    {"fat_tree", "hosts=128 radix=16 levels=3 oversub=1 bw=50 lat=1 gpus=1 nvlink=300",
+    {"fat_tree", "hosts=128 radix=16 levels=3 oversub=1 bw=50 lat=1 gpus=1 nvlink=300 ecmp=0",
      "folded-Clos fat-tree (levels 2 or 3), oversub divides leaf uplinks; gpus>1: hosts are "
-     "the NICs of NVSwitch servers of that many GPUs", build_fat_tree, size_fat_tree},
+     "the NICs of NVSwitch servers of that many GPUs; ecmp=1: hashed routes (Ethernet), 0: "
+     "destination-mod-k (InfiniBand)", build_fat_tree,
+     size_fat_tree},
     {"dragonfly", "groups=4 routers=4 hosts=2 bw=25 global_bw=25 lat=1",
      "dragonfly: all-to-all routers per group, one global link per group pair",
      build_dragonfly, size_dragonfly},
@@ -464,6 +484,12 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
       return sc_error_set(err, SC_EINPUT, "generator %s: %s=%g must be >= %d", g->name,
                           need2[j], v, min);
   }
+  double ecmp = arg(a, "ecmp");
+  if (!isnan(ecmp) && ecmp != 0 && ecmp != 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "generator %s: ecmp=%g: valid are 0 (destination-mod-k routes, "
+                        "InfiniBand's) or 1 (hashed routes, Ethernet's ECMP)",
+                        g->name, ecmp);
   double lv = arg(a, "levels");
   if (!isnan(lv) && lv != 2 && lv != 3)
     return sc_error_set(err, SC_EINPUT, "generator %s: levels=%g: valid are 2 or 3",

@@ -33,6 +33,10 @@ double pipe_bubble_default(const pipe_shape *p) {
   return p->pp > 1 ? (p->pp - 1) / (double)p->vpp : 0;
 }
 
+double pipe_chunk_in_flight(const pipe_sched *ps, const pipe_shape *p, int stage, int chunk) {
+  return ps->chunk_in_flight ? ps->chunk_in_flight(p, stage, chunk) : ps->in_flight(p, stage);
+}
+
 double pipe_p2p_default(const pipe_shape *p) {
   return p->pp > 1 ? 2.0 * (p->m + p->pp - 1) * p->vpp : 0;
 }

@@ -75,6 +75,10 @@ typedef struct pipe_sched {
    * steady state (the pace of a stage is its f + b plus these); NULL =
    * use p2p_steps alone. */
   double (*p2p_per_mb)(const pipe_shape *p, int stage);
+  /* Micro-batches of model chunk `chunk` whose activations `stage` holds
+   * when its in_flight peak is reached (the chunks' counts average to
+   * in_flight); NULL = in_flight for every chunk. */
+  double (*chunk_in_flight)(const pipe_shape *p, int stage, int chunk);
   /* The step's fill and drain, s, for every stage running a forward in
    * f, a split backward in b (input gradient) and a weight-gradient pass
    * in w seconds (b + w the whole backward); NULL = bubble() (f + b + w).
@@ -125,6 +129,9 @@ double pipe_chunk_scale(const pipe_shape *p);
  * forward and backward come from nth(). Returns 2 m vpp. */
 int pipe_one_f_one_b(const pipe_shape *p, int warm,
                      pipe_pass (*nth)(const pipe_shape *p, char kind, int j), pipe_pass *out);
+
+/* ps->chunk_in_flight, or ps->in_flight where the schedule has none. */
+double pipe_chunk_in_flight(const pipe_sched *ps, const pipe_shape *p, int stage, int chunk);
 
 /* The usual closed forms: (pp - 1) / vpp passes of fill and drain, and
  * 2 (m + pp - 1) vpp send/recv on the critical path. */

@@ -22,4 +22,4 @@ static int onef1b_order(const pipe_shape *p, int stage, pipe_pass *out) {
 
 const pipe_sched pipe_onef1b = {"1f1b", SC_SCHED_1F1B, pipe_bubble_default, pipe_p2p_default,
                                 onef1b_in_flight, onef1b_order, pipe_p2p_per_mb_blocking,
-                                NULL, 0, NULL, 0, NULL};
+                                NULL, NULL, 0, NULL, 0, NULL};

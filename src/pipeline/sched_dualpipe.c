@@ -152,5 +152,5 @@ static double dual_paired_share(const pipe_shape *p) {
 }
 
 const pipe_sched pipe_dualpipe = {"dualpipe", SC_SCHED_DUALPIPE, dual_bubble, dual_p2p,
-                                  dual_in_flight, dual_order, NULL, dual_bubble_split, 1,
+                                  dual_in_flight, dual_order, NULL, NULL, dual_bubble_split, 1,
                                   dual_split_share, 1, dual_paired_share};

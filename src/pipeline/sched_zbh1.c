@@ -72,5 +72,5 @@ static double zbh1_split_share(const pipe_shape *p, int stage, int chunk) {
 }
 
 const pipe_sched pipe_zbh1 = {"zb-h1", SC_SCHED_ZBH1, zbh1_bubble, zbh1_p2p, zbh1_in_flight,
-                              zbh1_order, NULL, zbh1_bubble_split, 1, zbh1_split_share, 1,
-                              NULL};
+                              zbh1_order, NULL, NULL, zbh1_bubble_split, 1, zbh1_split_share,
+                              1, NULL};

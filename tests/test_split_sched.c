@@ -170,6 +170,29 @@ Test(split_sched, paired_share_counts_the_pairs) {
     }
 }
 
+Test(split_sched, in_flight_is_what_the_order_holds) {
+  /* micro-batches whose activations a stage holds at its peak, a pending
+   * W's counted whole: DualPipe pp + 1 on every rank (the report's table
+   * 2), ZB-H1 pp on every stage (1F1B's first stage's) */
+  static pipe_pass o[6 * MAXM];
+  const pipe_sched *ps[2] = {&pipe_zbh1, &pipe_dualpipe};
+  for (int k = 0; k < 2; k++)
+    for (int pp = 2; pp <= 16; pp += 2)
+      for (int m = 2 * pp; m <= 2 * pp + 8 && m <= MAXM; m += 2) {
+        pipe_shape sh = pipe_shape_of(ps[k]->id, pp, 1, m);
+        for (int s = 0; s < pp; s++) {
+          int n = ps[k]->order(&sh, s, o), live = 0, peak = 0;
+          for (int i = 0; i < n; i++) {
+            live += o[i].kind == 'F';
+            live -= o[i].kind == 'W' || (o[i].kind == 'B' && !o[i].split);
+            if (live > peak) peak = live;
+          }
+          cr_assert_float_eq(ps[k]->in_flight(&sh, s), peak, 1e-12, "%s pp %d m %d stage %d: "
+                             "%d", ps[k]->name, pp, m, s, peak);
+        }
+      }
+}
+
 /* The grid's scenario (schedgrid.h) under schedule `sc`. */
 static int sched_case(sc_scenario *s, sc_schedule sc, int pp, int m) {
   grid_case(s, pp * 8, pp, 1, m);

@@ -361,7 +361,9 @@ const sc_cluster *sc_cluster_preset_at(size_t i);
 typedef enum sc_schedule {
   SC_SCHED_1F1B = 0,
   SC_SCHED_GPIPE,
-  SC_SCHED_INTERLEAVED
+  SC_SCHED_INTERLEAVED,
+  SC_SCHED_ZBH1,      /* Zero Bubble's ZB-H1 (arXiv 2311.06231) */
+  SC_SCHED_DUALPIPE   /* DeepSeek-V3's DualPipe (arXiv 2412.19437) */
 } sc_schedule;
 
 /* The attention kernel when plan.flash_attention is on. */
@@ -1048,9 +1050,13 @@ typedef struct sc_span {
   int stage;           /* pipeline stage; one GPU stands for its stage */
   int lane;            /* 0 = compute stream, 1 = communication */
   char kind;           /* 'F' forward, 'B' backward (with recompute),
-                          'D' data-parallel reduction, 'O' optimizer */
+                          'W' weight gradients (zb-h1, dualpipe: split
+                          from their backward), 'D' data-parallel
+                          reduction, 'O' optimizer */
   int micro_batch;     /* F, B: micro-batch index; else -1 */
-  int chunk;           /* F, B: model chunk (interleaved); else 0 */
+  int chunk;           /* F, B, W: model chunk (interleaved; dualpipe:
+                          1 = the micro-batches fed from the last
+                          stage); else 0 */
   double start, dur;   /* seconds */
 } sc_span;
 

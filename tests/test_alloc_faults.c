@@ -686,6 +686,22 @@ Test(alloc_faults, jobs) {
   snprintf(s.cluster.topology, sizeof s.cluster.topology, "%s",
            "fat_tree:hosts=64,radix=16,levels=2,oversub=2,bw=25");
   job_case("a job on a fat-tree, two plans", &s, 2);
+  /* the split backwards' queues and templates, DualPipe's two directions
+   * and the run of its order (pipe_makespan on the engine's scratch) */
+  sc_scenario d;
+  sc_scenario_default(&d);
+  d.model = *sc_model_preset("mixtral-8x7b");
+  d.cluster.gpus = 16;
+  d.plan.tp = 1, d.plan.pp = 4, d.plan.dp = 0, d.plan.micro_batch = 1;
+  d.plan.ep = 4;
+  d.plan.pp_first_layers = 7, d.plan.pp_last_layers = 9;
+  d.plan.global_batch = 32;
+  d.plan.schedule = SC_SCHED_DUALPIPE;
+  job_case("sc_predict of Mixtral under DualPipe", &d, 0);
+  job_case("sc_timeline of Mixtral under DualPipe", &d, 1);
+  job_case("sc_predict_event of Mixtral under DualPipe", &d, 6);
+  d.plan.schedule = SC_SCHED_ZBH1;
+  job_case("sc_predict_event of Mixtral under ZB-H1", &d, 6);
   sc_scenario m;
   sc_scenario_default(&m);
   m.model = *sc_model_preset("mixtral-8x7b");

@@ -138,7 +138,7 @@ static double closed(int S, int m, const double *f, const double *b, double c, d
   double others = 0;
   for (int s = 0; s < S; s++)
     if (s != w) others += f[s] + b[s];
-  pipe_shape sh = {S, 1, m};
+  pipe_shape sh = {S, 1, m, 0};
   *pp = pipe_p2p_on_path(&pipe_onef1b, &sh, fb_of, fb, w, c);
   return m * (f[w] + b[w]) + others + *pp;
 }
@@ -179,12 +179,12 @@ Test(p2p_program, two_stages_each_have_one_neighbour) {
 }
 
 Test(p2p_program, blocking_send_recv_per_micro_batch) {
-  pipe_shape one = {8, 1, 32}, two = {8, 2, 32};
+  pipe_shape one = {8, 1, 32, 0}, two = {8, 2, 32, 0};
   cr_expect_eq(pipe_p2p_per_mb_blocking(&one, 0), 1);
   cr_expect_eq(pipe_p2p_per_mb_blocking(&one, 3), 2);
   cr_expect_eq(pipe_p2p_per_mb_blocking(&one, 7), 1);
   cr_expect_eq(pipe_p2p_per_mb_blocking(&two, 3), 4);
   cr_expect_eq(pipe_p2p_per_mb_blocking(&two, 7), 3);
-  pipe_shape single = {1, 1, 32};
+  pipe_shape single = {1, 1, 32, 0};
   cr_expect_eq(pipe_p2p_per_mb_blocking(&single, 0), 0);
 }

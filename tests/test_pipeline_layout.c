@@ -172,22 +172,22 @@ Test(layout, the_schedule_run_pass_by_pass_hides_a_heavy_stage_s_warm_up) {
   double endf[4 * 64], endb[4 * 64], free_at[4];
   pipe_pass order[4 * 3 * 64];
   int next[4], count[4];
-  pipe_shape sh = {4, 1, 2};
-  cr_assert_float_eq(pipe_makespan(&pipe_onef1b, &sh, f, b, endf, endb, order, count, next, free_at), 144,
+  pipe_shape sh = {4, 1, 2, 0};
+  cr_assert_float_eq(pipe_makespan(&pipe_onef1b, &sh, f, b, NULL, NULL, 0, endf, endb, order, count, next, free_at), 144,
                      1e-9);
   /* GPipe, every forward then every backward, by hand: the last stage's
    * second forward ends at 11 + 11 + 11 + 10 + 8 = 51, its backwards at
    * 83, then stage 2's second backward waits for its first (67 + 20) and
    * so on up (87 + 20 = 107, stage 1 free at 109 and done at 131),
    * stage 0's two backwards from 109 to 153 */
-  double g = pipe_makespan(&pipe_gpipe, &sh, f, b, endf, endb, order, count, next, free_at);
+  double g = pipe_makespan(&pipe_gpipe, &sh, f, b, NULL, NULL, 0, endf, endb, order, count, next, free_at);
   cr_assert_float_eq(g, 153, 1e-9);
   sh.m = 64;
-  double t = pipe_makespan(&pipe_onef1b, &sh, f, b, endf, endb, order, count, next, free_at);
+  double t = pipe_makespan(&pipe_onef1b, &sh, f, b, NULL, NULL, 0, endf, endb, order, count, next, free_at);
   cr_assert(t >= 64 * 33 && t <= 64 * 33 + (33 + 30 + 24), "%g", t);
   /* equal stages: the usual (m + pp - 1) (f + b) */
   const double fe[4] = {10, 10, 10, 10}, be[4] = {20, 20, 20, 20};
-  cr_assert_float_eq(pipe_makespan(&pipe_onef1b, &sh, fe, be, endf, endb, order, count, next, free_at),
+  cr_assert_float_eq(pipe_makespan(&pipe_onef1b, &sh, fe, be, NULL, NULL, 0, endf, endb, order, count, next, free_at),
                      (64 + 3) * 30.0, 1e-9);
 }
 
@@ -219,7 +219,7 @@ Test(layout, interleaved_in_flight_is_what_its_order_holds) {
    * of 4-6, so 7 + 4 chunk passes, 5.5 micro-batches of the stage; stage
    * 3 peaks at 5: 4 of chunk 0 and 1 of chunk 1 (the loss's chunk). And
    * the closed forms match the order over a grid */
-  pipe_shape sh = {4, 2, 8};
+  pipe_shape sh = {4, 2, 8, 0};
   cr_assert_float_eq(pipe_interleaved.in_flight(&sh, 0), 5.5, 1e-12);
   cr_assert_float_eq(pipe_chunk_in_flight(&pipe_interleaved, &sh, 0, 0), 7, 1e-12);
   cr_assert_float_eq(pipe_chunk_in_flight(&pipe_interleaved, &sh, 0, 1), 4, 1e-12);
@@ -231,7 +231,7 @@ Test(layout, interleaved_in_flight_is_what_its_order_holds) {
     for (int vpp = 1; vpp <= 4; vpp++)
       for (int m = pp; m <= 4 * pp && m * vpp <= 64; m += pp)
         for (int s = 0; s < pp; s++) {
-          pipe_shape g = {pp, vpp, m};
+          pipe_shape g = {pp, vpp, m, 0};
           int per[4] = {0};
           int peak = peak_by_order(&pipe_interleaved, &g, s, per);
           cr_assert_float_eq(pipe_interleaved.in_flight(&g, s) * vpp, peak, 1e-9,

@@ -39,6 +39,7 @@ void eng_free(eng *e) {
   mem_free(e->q);
   mem_free(e->qoff);
   mem_free(e->qs);
+  mem_free(e->qw);
   mem_free(e->st);
   mem_free(e->fill);
   mem_free(e->fill_order);
@@ -48,6 +49,12 @@ void eng_free(eng *e) {
 
 double eng_param_bytes(const sc_plan *p) {
   return p->dtype == SC_FP32 || p->dtype == SC_TF32 || amp_on(p) ? 4 : 2;
+}
+
+/* 1 when the plan's schedule splits its backwards over a pipeline
+ * (plan.c refuses them without one). */
+static int splits(const eng *e) {
+  return pipe_for(e->s->plan.schedule)->splits && e->s->plan.pp > 1;
 }
 
 /* Look up key in the job's cost memo; NULL when absent (or no memo). */
@@ -270,7 +277,11 @@ double eng_wgrad_exposed(const eng *e, const xg_segment *sg, const xg_task *t, d
 
 /* ------------------------------------------------------------ queues */
 
-typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_FULL, PASS_RECOMP_SEL } pass_kind;
+/* A split backward (pipeline/pipe.h) runs as PASS_BWD_IN (the backward
+ * less the weight-gradient GEMMs) and later PASS_WGRAD (those GEMMs). */
+typedef enum pass_kind {
+  PASS_FWD, PASS_BWD, PASS_RECOMP_FULL, PASS_RECOMP_SEL, PASS_BWD_IN, PASS_WGRAD
+} pass_kind;
 
 /* Compute another micro-batch's pass hides one all-to-all of segment sg
  * under combined 1F1B (plan.overlap_ep, Megatron's
@@ -278,8 +289,9 @@ typedef enum pass_kind { PASS_FWD, PASS_BWD, PASS_RECOMP_FULL, PASS_RECOMP_SEL }
  * backward of the one before, so the all-to-alls of either pass hide under
  * the other's compute, shared among the segment's all-to-alls of that
  * pass; the first forward and the last backward of a stage run alone,
- * which leaves (m - 1) / m of the passes paired. *mem_frac: the part of
- * that compute in memory-bound kernels. */
+ * which leaves (m - 1) / m of the passes paired (DualPipe: its F&B pairs,
+ * pipe_sched.paired_share). *mem_frac: the part of that compute in
+ * memory-bound kernels. */
 double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac) {
   double other = 0, mem = 0;
   int n = 0;
@@ -291,8 +303,12 @@ double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem
     n += t->kind == XG_COMM && t->overlap == XG_OVL_OTHER;
   }
   double m = e->x->micro_batches;
+  const sc_plan *p = &e->s->plan;
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape sh = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
+  double paired = ps->paired_share && p->pp > 1 ? ps->paired_share(&sh) : (m - 1) / m;
   *mem_frac = other > 0 ? mem / other : 0;
-  return n > 0 && m > 1 ? other / n * (m - 1) / m : 0;
+  return n > 0 && m > 1 ? other / n * paired : 0;
 }
 
 /* GPU time of task i of segment sg in pass k, collectives included
@@ -302,8 +318,10 @@ double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem
 static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
                        double prev_compute, int prev_mem) {
   const xg_task *t = &e->x->tasks[sg->first_task + i];
-  int bwd = k == PASS_BWD;
-  if (t->kind != XG_COMM) return eng_task_compute(e, t, bwd);
+  int bwd = k == PASS_BWD || k == PASS_BWD_IN;
+  if (k == PASS_WGRAD) return eng_task_wgrad(e, t);
+  if (t->kind != XG_COMM)
+    return eng_task_compute(e, t, bwd) - (k == PASS_BWD_IN ? eng_task_wgrad(e, t) : 0);
   /* blocks the stream (an async backward reduction blocks in forward) */
   if (t->overlap == XG_OVL_NONE || (t->overlap == XG_OVL_WGRAD && !bwd))
     return comm_cost(e, t, bwd, NULL);
@@ -328,6 +346,13 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
   return c;
 }
 
+double eng_wgrad_host(const eng *e, const xg_segment *sg, int i) {
+  const sc_plan *p = &e->s->plan;
+  if (eng_task_wgrad(e, &e->x->tasks[sg->first_task + i]) <= 0) return 0;
+  if (p->cuda_graphs) return cost_graph_launch(&e->s->cluster.gpu);
+  return p->framework_eager ? cost_launch(&e->s->cluster.gpu) : 0;
+}
+
 double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int recompute) {
   const sc_plan *p = &e->s->plan;
   const xg_task *t = &e->x->tasks[sg->first_task + i];
@@ -347,15 +372,19 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
  * `level` times). 0 or -1 (out of memory). */
 static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   double prev = 0;
-  int prev_mem = 0;
+  int prev_mem = 0, bwd = k == PASS_BWD || k == PASS_BWD_IN || k == PASS_WGRAD;
   for (int j = 0; j < sg->n_tasks; j++) {
-    int i = k == PASS_BWD ? sg->n_tasks - 1 - j : j;
+    int i = bwd ? sg->n_tasks - 1 - j : j;
     const xg_task *t = &e->x->tasks[sg->first_task + i];
     if (k == PASS_RECOMP_SEL && t->recompute_sel < level) continue;
+    double wh = k == PASS_BWD_IN || k == PASS_WGRAD ? eng_wgrad_host(e, sg, i) : 0;
+    if (k == PASS_WGRAD && eng_task_wgrad(e, t) <= 0) continue;
     if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 1, sizeof *e->q)) return -1;
     eng_qop *q = &e->q[e->n_q++];
     q->gpu = task_gpu(e, sg, i, k, prev, prev_mem);
-    q->host = eng_task_host(e, sg, i, k == PASS_BWD, k == PASS_RECOMP_FULL || k == PASS_RECOMP_SEL);
+    q->host = k == PASS_WGRAD ? wh
+                              : eng_task_host(e, sg, i, bwd,
+                                              k == PASS_RECOMP_FULL || k == PASS_RECOMP_SEL) - wh;
     q->comm = t->kind == XG_COMM;
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     q->mem = t->kind == XG_MEM;
@@ -430,6 +459,29 @@ static void run(const eng_qsum *q, int reps, qclock *c) {
 #endif
 }
 
+/* The recomputation segment sg's strategy asks for before its backward. */
+static int recompute_queue(eng *e, const xg_segment *sg) {
+  if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_RECOMP_FULL, 0)) return -1;
+  /* a module inside another re-runs once per enclosing recomputation */
+  for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
+    if (enqueue(e, sg, PASS_RECOMP_SEL, lv)) return -1;
+  return 0;
+}
+
+/* A schedule that splits its backwards: segment s's backward less its
+ * weight gradients (its recomputation first) and those, summarised into
+ * e->qw[2s..2s+1]. */
+static int split_queues(eng *e, int s) {
+  const xg_segment *sg = &e->x->segs[s];
+  e->n_q = 0;
+  if (recompute_queue(e, sg) || enqueue(e, sg, PASS_BWD_IN, 0)) return -1;
+  int n = e->n_q;
+  if (enqueue(e, sg, PASS_WGRAD, 0)) return -1;
+  summarize(e, 0, n, &e->qw[2 * s]);
+  summarize(e, n, e->n_q - n, &e->qw[2 * s + 1]);
+  return 0;
+}
+
 /* The forward queue of segment s and its backward queue (with the
  * recomputation its strategy asks for), summarised into e->qs[2s..2s+1]. */
 static int segment_queues(eng *e, int s) {
@@ -440,11 +492,7 @@ static int segment_queues(eng *e, int s) {
   if (enqueue(e, sg, PASS_FWD, 0)) return -1;
   off[1] = e->n_q - off[0];
   off[2] = e->n_q;
-  if (sg->recompute == SC_RECOMP_FULL && enqueue(e, sg, PASS_RECOMP_FULL, 0)) return -1;
-  /* a module inside another re-runs once per enclosing recomputation */
-  for (int lv = 1; sg->recompute == SC_RECOMP_SELECTIVE && lv <= sg->recomp_depth; lv++)
-    if (enqueue(e, sg, PASS_RECOMP_SEL, lv)) return -1;
-  if (enqueue(e, sg, PASS_BWD, 0)) return -1;
+  if (recompute_queue(e, sg) || enqueue(e, sg, PASS_BWD, 0)) return -1;
   off[3] = e->n_q - off[2];
   summarize(e, off[0], off[1], &e->qs[2 * s]);
   summarize(e, off[2], off[3], &e->qs[2 * s + 1]);
@@ -460,6 +508,9 @@ static qmemo_key queue_key(const eng *e, const xg_segment *sg) {
 /* The queues of segment s: from the memo of queues where it holds them,
  * else costed (and then remembered). 0 or -1 (out of memory). */
 static int queues_of(eng *e, int s) {
+  /* the split schedules' queues read the schedule (eng_other_window), which
+   * the memo's context sets aside: not memoised (no search ranks them) */
+  if (splits(e)) return segment_queues(e, s);
   qmemo_key k = queue_key(e, &e->x->segs[s]);
   const eng_qsum *got = e->qm ? qmemo_get(e->qm, &k) : NULL;
   if (got) {
@@ -479,7 +530,8 @@ static int queues_of(eng *e, int s) {
   return e->qm && k.id && !e->oom ? qmemo_put(e->qm, &k, &e->qs[2 * s]) : 0;
 }
 
-/* The queues of every segment into e->qs. 0 or -1 (out of memory). */
+/* The queues of every segment into e->qs (and e->qw). 0 or -1 (out of
+ * memory). */
 static int build_queues(eng *e) {
   const xg *x = e->x;
   if (vec_grow((void **)&e->qoff, &e->cap_seg4, 4L * x->n_segs, sizeof *e->qoff) ||
@@ -487,15 +539,27 @@ static int build_queues(eng *e) {
     return -1;
   for (int s = 0; s < x->n_segs; s++)
     if (queues_of(e, s)) return -1;
+  /* the split backwards' queues (not memoised: no search ranks these
+   * schedules) */
+  if (!splits(e)) return 0;
+  if (vec_grow((void **)&e->qw, &e->cap_qw, 2L * x->n_segs, sizeof *e->qw)) return -1;
+  for (int s = 0; s < x->n_segs; s++)
+    if (split_queues(e, s)) return -1;
   return 0;
 }
 
-/* Forward (runs in order) or backward (reverse) pass of a stage. */
-static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
+/* Forward (runs in order) or backward (reverse) pass of a stage: queue
+ * k of each segment's two in qs (0 forward, 1 backward). */
+static void run_queues(const eng *e, const xg_stage *st, const eng_qsum *qs, int k, int bwd,
+                       qclock *c) {
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &e->x->runs[st->first_run + (bwd ? st->n_runs - 1 - j : j)];
-    run(&e->qs[2 * r->segment + bwd], r->count, c);
+    run(&qs[2 * r->segment + k], r->count, c);
   }
+}
+
+static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
+  run_queues(e, st, e->qs, bwd, bwd, c);
 }
 
 /* Activation offloading (plan.offload_layers, Megatron's CPU offloading
@@ -534,6 +598,19 @@ static double bwd_mem_frac(const eng *e, const xg_stage *st) {
   return all > 0 ? mem / all : 0;
 }
 
+/* A split backward (pipeline/pipe.h): the B pass (the backward less its
+ * weight gradients, with the offload copies' exposed part ob) and the W
+ * pass, each from clocks levelled by the send/recv as any pass with
+ * pipeline parallelism, into r->bs and r->w (the kernels are the whole
+ * backward's). */
+static void split_cost(const eng *e, const xg_stage *st, double ob, eng_stage *r) {
+  qclock cb = {0, 0, 0, 0, 0}, cw = {0, 0, 0, 0, 0};
+  run_queues(e, st, e->qw, 0, 1, &cb);
+  run_queues(e, st, e->qw, 1, 1, &cw);
+  r->bs = cb.g + ob;
+  r->w = cw.g;
+}
+
 /* Per-micro-batch time of stage s. Every micro-batch starts with the
  * host level with the GPU: the training loop waits for the GPU before it
  * issues a micro-batch's forward (Megatron's get_batch copies the batch
@@ -562,6 +639,7 @@ static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
     qclock cb = {0, 0, 0, 0, 0};
     run_pass(e, st, 1, &cb);
     r->b = cb.g + ob;
+    if (splits(e)) split_cost(e, st, ob, r);
     c.compute += cb.compute;
     c.comm += cb.comm;
     c.comm_ep += cb.comm_ep;
@@ -592,9 +670,10 @@ static int grow_fill(eng *e) {
   const xg *x = e->x;
   int pp = x->n_stages;
   if (pp < 2) return 0;
+  /* DualPipe runs two chunks per stage: room for vpp 2 */
   long m = x->micro_batches > 0 ? x->micro_batches : 1;
-  return vec_grow((void **)&e->fill, &e->cap_fill, 2L * pp * m + 3L * pp, sizeof *e->fill) ||
-         vec_grow((void **)&e->fill_order, &e->cap_fill_order, 3L * pp * m,
+  return vec_grow((void **)&e->fill, &e->cap_fill, 4L * pp * m + 5L * pp, sizeof *e->fill) ||
+         vec_grow((void **)&e->fill_order, &e->cap_fill_order, 6L * pp * m,
                   sizeof *e->fill_order) ||
          vec_grow((void **)&e->fill_next, &e->cap_fill_next, 2L * pp, sizeof *e->fill_next);
 }
@@ -733,7 +812,10 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
                                    : 0;
   if (!hsdp && e->x->vpp > 1 && e->x->micro_batches % p->pp == 0)
     return eng_dp_overlap_chunks(e, si, red, share, p2p);
-  if (hsdp || e->x->vpp > 1) return eng_red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
+  /* a schedule that splits its backwards ends on weight-gradient passes,
+   * which the buckets' model of the last backward does not run */
+  if (hsdp || e->x->vpp > 1 || pipe_for(p->schedule)->splits)
+    return eng_red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
   return eng_dp_overlap(e, si, red, params, share, p2p);
 }
 
@@ -838,31 +920,94 @@ static double stage_fb(const void *ud, int s) {
   return e->st[s].f + e->st[s].b;
 }
 
-/* The fill and drain of a 1F1B or GPipe pipeline of one chunk per stage
- * whose slowest stage is not the last, from the schedule run pass by
- * pass over the stages' f and b (pipe_makespan, without send/recv): the
- * step less m times the slowest stage's f + b, s. The usual form (the
- * other stages' f + b once) holds when the last stage paces the step;
- * a slower stage before it runs its warm-up forwards while the first
- * micro-batch travels to the last stage and back, so with few
- * micro-batches part of that trip hides under them (and the last stage's
- * own passes can set the step instead). -1 if the schedule deadlocked
- * (pipe_makespan: never for these schedules). Allocates nothing: the
- * scratch is the engine's (grow_fill). */
-static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *sh, int worst) {
+/* The fill and drain of a pipeline of one chunk per stage (DualPipe:
+ * its two) whose slowest stage is not the last, or whose schedule splits
+ * its backwards over uneven stages, from the schedule run pass by pass
+ * over the stages' f, b and w (pipe_makespan, with p2p s per send): the
+ * step less m times the pace's f + b, s. The usual form (the other
+ * stages' f + b once) holds when the last stage paces the step; a slower
+ * stage before it runs its warm-up forwards while the first micro-batch
+ * travels to the last stage and back, so with few micro-batches part of
+ * that trip hides under them (and the last stage's own passes can set
+ * the step instead). -1 if the schedule deadlocked (pipe_makespan: never
+ * for these schedules). Allocates nothing: the scratch is the engine's
+ * (grow_fill). */
+static double uneven_fill(const eng *e, const pipe_sched *ps, const pipe_shape *sh,
+                          const eng_stage *pace, double p2p) {
   int pp = sh->pp, m = sh->m;
-  size_t cells = (size_t)pp * m;
+  size_t cells = (size_t)pp * sh->vpp * m;
   /* eng_prepare grew the scratch for this pipeline (grow_fill) */
   assert(e->fill && e->fill_order && e->fill_next &&
-         (long)(2 * cells + 3 * (size_t)pp) <= (long)e->cap_fill &&
+         (long)(2 * cells + 5 * (size_t)pp) <= (long)e->cap_fill &&
          (long)(3 * cells) <= (long)e->cap_fill_order && 2 * pp <= e->cap_fill_next);
-  double *d = e->fill, *f = d + 2 * cells, *b = f + pp, *free_at = b + pp;
-  for (int s = 0; s < pp; s++) f[s] = e->st[s].f, b[s] = e->st[s].b;
-  double t = pipe_makespan(ps, sh, f, b, d, d + cells, e->fill_order, e->fill_next + pp,
-                           e->fill_next, free_at);
-  if (t >= 0) t -= m * (f[worst] + b[worst]);
-  if (t < 0 && t > -1e-9 * m * (f[worst] + b[worst])) t = 0; /* rounding */
+  double *d = e->fill, *f = d + 2 * cells, *b = f + pp, *bs = b + pp, *w = bs + pp;
+  double *free_at = w + pp;
+  for (int s = 0; s < pp; s++)
+    f[s] = e->st[s].f, b[s] = e->st[s].b, bs[s] = e->st[s].bs, w[s] = e->st[s].w;
+  double t = pipe_makespan(ps, sh, f, b, bs, ps->splits ? w : NULL, p2p, d, d + cells,
+                           e->fill_order, e->fill_next + pp, e->fill_next, free_at);
+  double per = m * (pace->f + pace->b);
+  if (t >= 0) t -= per;
+  if (t < 0 && t > -1e-9 * per) t = 0; /* rounding */
   return t;
+}
+
+/* Stage t's per-micro-batch costs with `share` of its backwards split
+ * into a B and a W (each its own queue: bs + w, not b; the difference is
+ * host time, the kernels being the same). */
+static eng_stage split_part(const eng_stage *t, double share) {
+  eng_stage r = *t;
+  r.b += share * (t->bs + t->w - t->b);
+  r.host = r.f + r.b - r.offload - r.compute - r.comm;
+  if (r.host < 0) r.host = 0;
+  return r;
+}
+
+/* The per-micro-batch costs of rank s: its stage's, or under DualPipe the
+ * mean of its two stages' (s for chunk 0, pp-1-s for chunk 1, half of
+ * the micro-batches each); a schedule that splits its backwards runs
+ * split_share of each chunk's as a B and a W. Memory is eng_memory's. */
+static eng_stage rank_of(const eng *e, const pipe_sched *ps, const pipe_shape *sh, int s) {
+  int split = ps->splits && e->s->plan.pp > 1;
+  eng_stage a = split_part(&e->st[s], split ? ps->split_share(sh, s, 0) : 0);
+  if (!sh->dual) return a;
+  eng_stage z = split_part(&e->st[e->x->n_stages - 1 - s], split ? ps->split_share(sh, s, 1) : 0);
+  eng_stage r = a;
+  r.f = (a.f + z.f) / 2, r.b = (a.b + z.b) / 2;
+  r.bs = (a.bs + z.bs) / 2, r.w = (a.w + z.w) / 2;
+  r.compute = (a.compute + z.compute) / 2, r.comm = (a.comm + z.comm) / 2;
+  r.comm_ep = (a.comm_ep + z.comm_ep) / 2, r.offload = (a.offload + z.offload) / 2;
+  r.bmem = (a.bmem + z.bmem) / 2;
+  r.host = r.f + r.b - r.offload - r.compute - r.comm;
+  if (r.host < 0) r.host = 0;
+  return r;
+}
+
+/* The fill and drain of a schedule that splits its backwards, in its
+ * closed form over the mean f, b - w and w of the ranks other than the
+ * slowest (equal ranks: the slowest's own), as 1F1B's form takes the
+ * other stages' f + b. */
+static double split_bubble(const eng *e, const pipe_sched *ps, const pipe_shape *sh, int worst) {
+  double f = 0, b = 0, w = 0;
+  int n = 0;
+  for (int s = 0; s < sh->pp; s++) {
+    if (s == worst) continue;
+    eng_stage r = rank_of(e, ps, sh, s);
+    f += r.f, b += r.b - r.w, w += r.w, n++;
+  }
+  return n ? ps->bubble_split(sh, f / n, b / n, w / n) : 0;
+}
+
+/* 1 when every rank of the pipeline costs what `pace` does. */
+static int ranks_even(const eng *e, const pipe_sched *ps, const pipe_shape *sh,
+                      const eng_stage *pace) {
+  for (int s = 0; s < sh->pp; s++) {
+    eng_stage r = rank_of(e, ps, sh, s);
+    if (fabs(r.f - pace->f) + fabs(r.b - pace->b) + fabs(r.w - pace->w) >
+        1e-12 * (pace->f + pace->b))
+      return 0;
+  }
+  return 1;
 }
 
 /* eng_step_of without the data-parallel reduction and the optimizer
@@ -872,13 +1017,16 @@ static void step_pipeline(const eng *e, eng_step *out) {
   const sc_plan *p = &e->s->plan;
   const xg *x = e->x;
   memset(out, 0, sizeof *out);
-  for (int s = 1; s < x->n_stages; s++) {
-    const eng_stage *a = &e->st[s], *w = &e->st[out->worst];
-    if (a->f + a->b > w->f + w->b) out->worst = s;
-  }
-  const eng_stage *w = &e->st[out->worst];
-  pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
   const pipe_sched *ps = pipe_for(p->schedule);
+  int dual = shape.dual && x->n_stages == p->pp;
+  if (!dual) shape.dual = 0, shape.vpp = x->vpp;
+  out->pace = rank_of(e, ps, &shape, 0);
+  for (int s = 1; s < x->n_stages; s++) {
+    eng_stage a = rank_of(e, ps, &shape, s);
+    if (a.f + a.b > out->pace.f + out->pace.b) out->worst = s, out->pace = a;
+  }
+  const eng_stage *w = &out->pace;
   out->per_mb = w->f + w->b;
   /* fill and drain pass through the other stages: (pp - 1) of them in
    * the schedule's closed form, each at its own pace when stages are
@@ -893,17 +1041,29 @@ static void step_pipeline(const eng *e, eng_step *out) {
   out->bubble = p->pp > 1 ? ps->bubble(&shape) * (others - (p->pp - 1) * bh) / (p->pp - 1) +
                                 (p->pp - 1) * bh
                           : 0;
-  /* one chunk per stage (the batch's host work then cancels above) and a
-   * slowest stage before the last: the schedule's own fill and drain */
-  if (p->pp > 1 && x->vpp == 1 && x->n_stages == p->pp && out->worst != p->pp - 1 &&
-      p->schedule != SC_SCHED_INTERLEAVED) {
-    double fill = uneven_fill(e, ps, &shape, out->worst);
+  int lowered = p->pp > 1 && (x->vpp == 1 || dual) && x->n_stages == p->pp;
+  out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
+  if (ps->splits && lowered) {
+    /* the split schedules' closed forms hold for equal ranks; uneven
+     * ones run the schedule pass by pass. Their sends, which do not hold
+     * a stage, lie on the path as the passes' times decide (the closed
+     * count holds for equal passes): the run with them less without */
+    out->bubble = split_bubble(e, ps, &shape, out->worst);
+    double fill = ranks_even(e, ps, &shape, w) ? -1 : uneven_fill(e, ps, &shape, w, 0);
+    if (fill >= 0) out->bubble = fill;
+    double sent = uneven_fill(e, ps, &shape, w, out->p2p), alone = uneven_fill(e, ps, &shape, w, 0);
+    out->pp_comm = sent >= 0 && alone >= 0 ? sent - alone : out->p2p * ps->p2p_steps(&shape);
+    return;
+  }
+  if (lowered && out->worst != p->pp - 1 && p->schedule != SC_SCHED_INTERLEAVED) {
+    /* one chunk per stage (the batch's host work then cancels above) and
+     * a slowest stage before the last: the schedule's own fill and drain */
+    double fill = uneven_fill(e, ps, &shape, w, 0);
     if (fill >= 0) out->bubble = fill;
   }
-  out->p2p = p->pp > 1 ? coll(e, &e->grps[x->pp_group], COLL_SEND_RECV, x->p2p_bytes, NULL) : 0;
   /* activations of one micro-batch cross each stage boundary forward and
    * gradients come back; Megatron's p2p is blocking (pipe.h) */
-  out->pp_comm = x->n_stages == p->pp
+  out->pp_comm = x->n_stages == p->pp && ps->p2p_per_mb
                      ? pipe_p2p_on_path(ps, &shape, stage_fb, e, out->worst, out->p2p)
                      : out->p2p * ps->p2p_steps(&shape);
 }
@@ -911,18 +1071,24 @@ static void step_pipeline(const eng *e, eng_step *out) {
 void eng_step_of(const eng *e, eng_step *out) {
   const xg *x = e->x;
   step_pipeline(e, out);
-  const eng_stage *w = &e->st[out->worst];
+  const eng_stage *w = &out->pace;
+  int dual = e->s->plan.schedule == SC_SCHED_DUALPIPE && x->n_stages == e->s->plan.pp;
   /* after the flush every stage reduces its gradients, then steps its
    * optimizer; the step computes the global gradient norm first
    * (Megatron's clip_grad, 1.0 by default: get_grad_norm_fp32
    * all-reduces it over the model-parallel group, the pipeline stages
    * included), so no stage updates before the slowest reduction has
    * ended: the slowest reduction, then the slowest update (the event
-   * engine's order too: evloop.c) */
+   * engine's order too: evloop.c). DualPipe's rank s reduces and
+   * updates stage s's and stage pp-1-s's parameters. */
   for (int s = 0; s < x->n_stages; s++) {
     const xg_stage *st = &x->stages[s];
-    if (st->same_as >= 0) continue;
+    if (st->same_as >= 0 && !dual) continue;
     double dp = dp_exposed(e, st, w, x->micro_batches), opt = optimizer_time(e, st);
+    if (dual) {
+      const xg_stage *z = &x->stages[x->n_stages - 1 - s];
+      dp += dp_exposed(e, z, w, x->micro_batches), opt += optimizer_time(e, z);
+    }
     if (s == 0 || dp > out->dp) out->dp = dp, out->dp_stage = s;
     if (s == 0 || opt > out->opt) out->opt = opt;
   }
@@ -930,7 +1096,7 @@ void eng_step_of(const eng *e, eng_step *out) {
 
 /* r's times and step from step k (r zeroed before). */
 static void step_sum(const eng *e, const eng_step *k, sc_result *r) {
-  const eng_stage *w = &e->st[k->worst];
+  const eng_stage *w = &k->pace;
   int mbs = e->x->micro_batches;
   r->time.compute = mbs * w->compute;
   r->time.host = mbs * w->host;

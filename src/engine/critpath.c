@@ -32,9 +32,10 @@ static void outside(ev_ctx *c, int name, ev_stream s, double t) {
   if (c->acc_parts && t > 0) ev_part_add(c, name, s, t);
 }
 
-/* The node of the path where instance i frees what waits for it: its
- * send's end if it sent (1), else its pass's end (0). */
-static int through_send(const ev_ctx *c, long i) { return c->inst[i].sent; }
+/* The node of the path where the last instance i of a class frees it:
+ * its send's end if it sent and the stage waits for its sends (1), else
+ * its pass's end (0). */
+static int through_send(const ev_ctx *c, long i) { return c->inst[i].sent && !c->async; }
 
 /* What a pass lost to links it shared with other traffic (evlinks.c),
  * `extra` s beyond its replay: its collectives', split by their kind's
@@ -70,8 +71,7 @@ static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_b
   ev_pass_acc acc;
   double h = in->host_in;
   double slow = in->cls == c->straggler_cls ? c->slow : 1;
-  double end = ev_pass(c, &c->tm[2 * st + (in->kind == 'B')], in->cls, in->mb, in->start, &h,
-                       slow, &acc, NULL);
+  double end = ev_pass(c, in->tp, in->cls, in->mb, in->start, &h, slow, &acc, NULL);
   assert(end <= in->end + 1e-9 * (1 + end) && "a pass replays differently");
   assert((c->pdem || fabs(end - in->end) <= 1e-9 * (1 + end)) && "a pass replays differently");
   shared_links(c, &acc, in->end - end);
@@ -129,8 +129,8 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
     on_pass(c, in, dom, stage_t, b);
     seg(c, in->cls, in->mb, in->kind, in->start, in->end - in->start);
     if (in->pred < 0) break;
+    send = in->pred_send;
     id = in->pred;
-    send = through_send(c, id);
   }
   c->acc_parts = 0;
 }

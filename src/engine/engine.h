@@ -70,6 +70,12 @@ typedef struct eng_memsum {
 /* Per micro-batch time of one stage and its parts. */
 typedef struct eng_stage {
   double f, b;                  /* wall time of forward and backward, s */
+  double bs, w;                 /* a schedule that splits the backward
+                                   (pipeline/pipe.h): its 'B' (the
+                                   backward less the weight-gradient
+                                   GEMMs) and its 'W' (those), s, each
+                                   through the host/GPU queue on its
+                                   own; 0 for the other schedules */
   double compute, comm, host;   /* parts of f + b */
   double comm_ep;               /* of comm, expert-parallel all-to-alls */
   double bwd_lead;              /* GPU clock less host clock when a
@@ -97,6 +103,10 @@ typedef struct eng_step {
   double opt;         /* optimizer step, s */
   int dp_stage;       /* the stage whose reduction dp is (opt: the
                          slowest stage's update, maybe another) */
+  eng_stage pace;     /* the per-micro-batch costs the step charges m
+                         times: the slowest stage's, or under DualPipe
+                         the mean of the slowest rank's two stages (s and
+                         pp-1-s, each run by half of the micro-batches) */
 } eng_step;
 
 /* The gradient reduction of one stage that overlaps its last backward
@@ -145,6 +155,12 @@ typedef struct eng {
   int *qoff;                    /* per segment: fwd offset, fwd n, bwd offset, bwd n */
   eng_qsum *qs;                 /* per segment: the fwd and the bwd queue */
   int cap_seg4, cap_seg2;
+  eng_qsum *qw;                 /* schedules that split their backwards
+                                   (pipeline/pipe.h): per segment the
+                                   backward less its weight gradients
+                                   (recomputation included) and the
+                                   weight-gradient GEMMs; else unused */
+  int cap_qw;
   eng_stage *st;                /* per pipeline stage */
   int cap_st;
   double *fill;                 /* uneven_fill's schedule: 2 pp m + 3 pp */
@@ -253,6 +269,12 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
  * window a collective marked XG_OVL_WGRAD hides under); 0 for other
  * kinds and for convolutions (cuDNN's passes are costed whole). */
 double eng_task_wgrad(const eng *e, const xg_task *t);
+
+/* The host time of task i of sg's weight-gradient GEMM run on its own
+ * (a split backward's 'W' pass): one kernel's launch, or its CUDA-graph
+ * node; 0 without weight gradients or for a framework that is not
+ * eager. The split 'B' keeps the rest of the task's backward host time. */
+double eng_wgrad_host(const eng *e, const xg_segment *sg, int i);
 
 /* GPU time of the data-gradient GEMM of GEMM task t in backward (with
  * eng_task_wgrad, its backward; 0 as there). */

@@ -121,7 +121,9 @@ int ev_buckets_plan(ev_ctx *c) {
   const sc_plan *p = &e->s->plan;
   c->buckets = c->chunks = 0;
   c->nb = 0;
-  if (!p->overlap_grad_reduce) return 0;
+  /* a schedule that splits its backwards: the closed form's exposed
+   * reduction after the last pass (analytic.c red_exposed_stage) */
+  if (!p->overlap_grad_reduce || pipe_for(p->schedule)->splits) return 0;
   eng_step k;
   eng_step_of(e, &k);
   eng_dpred dd;

@@ -81,20 +81,26 @@ static void wgrad_windows(ev_ctx *c, const xg_segment *sg, const xg_task *t, ev_
   }
 }
 
-/* Append task i of segment sg as pass kind k ('F', 'R' recompute, 'B'). */
+/* Append task i of segment sg as pass kind k ('F', 'R' recompute, 'B';
+ * 'b' the backward less its weight gradients, 'W' those alone). */
 static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp) {
   const eng *e = c->e;
   const xg_task *t = &e->x->tasks[sg->first_task + i];
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   ev_task *q = &tp->t[tp->n++];
-  int bwd = k == 'B';
+  char kind = k == 'b' || k == 'W' ? 'B' : k;
+  int bwd = kind == 'B';
   char buf[96] = "recompute ";
   size_t pre = k == 'R' ? strlen(buf) : 0;
   lower_task_name(t, buf + pre, sizeof buf - pre);
+  if (k == 'W') {
+    size_t len = strlen(buf);
+    snprintf(buf + len, sizeof buf - len, " (wgrad)");
+  }
   q->name = ev_name(c->out, &c->cap_names, buf);
   if (q->name < 0) return -1;
   q->stream = stream_of(e->x, t);
-  q->pass = k;
+  q->pass = kind;
   q->overlap = t->kind == XG_COMM ? (int)t->overlap : XG_OVL_NONE;
   q->share = (grp_share){0, 0};
   q->mem = t->kind == XG_MEM;
@@ -119,6 +125,11 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
   }
   /* the host side, as the analytic engine's queue (analytic.c enqueue) */
   q->host = eng_task_host(e, sg, i, bwd, k == 'R');
+  /* a split backward: its weight-gradient GEMMs and their launches run
+   * in the W pass (analytic.c PASS_BWD_IN, PASS_WGRAD) */
+  if (k == 'b' && t->kind != XG_COMM) q->gpu -= eng_task_wgrad(e, t);
+  if (k == 'b') q->host -= eng_wgrad_host(e, sg, i);
+  if (k == 'W') q->gpu = eng_task_wgrad(e, t), q->host = eng_wgrad_host(e, sg, i), q->pass = 'W';
   return 0;
 }
 
@@ -130,7 +141,17 @@ static int hides_under_next(const xg *x, const xg_segment *sg, int i) {
          x->tasks[sg->first_task + i + 1].kind != XG_COMM;
 }
 
-/* The forward or backward template of stage s: its runs' segments in
+/* The weight-gradient GEMMs of sg's backward, in its order ('W'). */
+static int add_wgrads(ev_ctx *c, const xg_segment *sg, ev_tmpl *tp) {
+  for (int i = sg->n_tasks - 1; i >= 0; i--)
+    if (eng_task_wgrad(c->e, &c->e->x->tasks[sg->first_task + i]) > 0 &&
+        add_task(c, sg, i, 'W', tp))
+      return -1;
+  return 0;
+}
+
+/* The template of stage s: bwd 0 its forward, 1 its backward, 2 the
+ * backward less its weight gradients, 3 those: its runs' segments in
  * order (backward: reversed, each segment's recomputation first). */
 static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   const xg *x = c->e->x;
@@ -140,6 +161,10 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
     const xg_run *r = &x->runs[st->first_run + (bwd ? st->n_runs - 1 - j : j)];
     const xg_segment *sg = &x->segs[r->segment];
     for (int rep = 0; rep < r->count; rep++) {
+      if (bwd == 3) {
+        if (add_wgrads(c, sg, tp)) return -1;
+        continue;
+      }
       if (!bwd) {
         for (int i = 0; i < sg->n_tasks; i++)
           if (add_task(c, sg, i, 'F', tp)) return -1;
@@ -160,13 +185,14 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
          * while the backward of this one runs; analytic.c task_gpu):
          * issued just before it, not after it */
         int pair = i > 0 && hides_under_next(x, sg, i - 1);
-        if (pair && add_task(c, sg, i - 1, 'B', tp)) return -1;
-        if (add_task(c, sg, i, 'B', tp)) return -1;
+        char k = bwd == 2 ? 'b' : 'B';
+        if (pair && add_task(c, sg, i - 1, k, tp)) return -1;
+        if (add_task(c, sg, i, k, tp)) return -1;
         i -= pair;
       }
       /* the layer's gradients are complete after its first task's backward
        * (as analytic.c grad_reduction counts them) */
-      if (sg->n_tasks > 0 && sg->block >= 0 && sg->zero < 3)
+      if (sg->n_tasks > 0 && sg->block >= 0 && sg->zero < 3 && bwd == 1)
         tp->t[tp->n - 1].grads = xg_seg_params(sg, s);
     }
   }
@@ -203,32 +229,58 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   return 0;
 }
 
-int ev_templates(ev_ctx *c) {
+/* Templates bwd and bwd + 1 of every stage into t (2 per stage). */
+static int build_all(ev_ctx *c, ev_tmpl *t, int bwd) {
   const xg *x = c->e->x;
-  c->tm = mem_calloc((size_t)2 * x->n_stages, sizeof *c->tm);
-  if (!c->tm) return -1;
-  c->n_tm = 2 * x->n_stages;
   for (int s = 0; s < x->n_stages; s++) {
     int src = x->stages[s].same_as >= 0 ? x->stages[s].same_as : s;
     for (int b = 0; b < 2; b++) {
       if (src != s) { /* shares the template of an equal stage */
-        c->tm[2 * s + b] = c->tm[2 * src + b];
-        c->tm[2 * s + b].shared = 1;
+        t[2 * s + b] = t[2 * src + b];
+        t[2 * s + b].shared = 1;
         continue;
       }
-      if (build_tmpl(c, s, b, &c->tm[2 * s + b])) return -1;
-      if (c->e->s->plan.offload_layers > 0 && add_offload(c, s, b, &c->tm[2 * s + b]))
+      if (build_tmpl(c, s, bwd + b, &t[2 * s + b])) return -1;
+      /* the offload copies' exposed part ends the forward and the
+       * backward (the split one: its W's follow it) */
+      if (bwd + b < 3 && c->e->s->plan.offload_layers > 0 &&
+          add_offload(c, s, bwd + b > 0, &t[2 * s + b]))
         return -1;
     }
   }
   return 0;
 }
 
+int ev_templates(ev_ctx *c) {
+  const xg *x = c->e->x;
+  c->tm = mem_calloc((size_t)2 * x->n_stages, sizeof *c->tm);
+  if (!c->tm) return -1;
+  c->n_tm = 2 * x->n_stages;
+  if (build_all(c, c->tm, 0)) return -1;
+  if (!pipe_for(c->e->s->plan.schedule)->splits) return 0;
+  c->tw = mem_calloc((size_t)2 * x->n_stages, sizeof *c->tw);
+  return c->tw ? build_all(c, c->tw, 2) : -1;
+}
+
+const ev_tmpl *ev_tmpl_of(const ev_ctx *c, int s, const pipe_pass *p) {
+  int t = pipe_chunk_stage(&c->sh, s, p->chunk);
+  if (p->kind == 'W') return &c->tw[2 * t + 1];
+  if (p->kind == 'B' && p->split) return &c->tw[2 * t];
+  return &c->tm[2 * t + (p->kind == 'B')];
+}
+
+int ev_dem_of(const ev_ctx *c, int s, const pipe_pass *p) {
+  (void)c;
+  return 2 * s + (p->kind != 'F');
+}
+
 void ev_templates_free(ev_ctx *c) {
-  for (int i = 0; i < c->n_tm; i++)
+  for (int i = 0; i < c->n_tm; i++) {
     if (!c->tm[i].shared) mem_free(c->tm[i].t), mem_free(c->tm[i].bk_task), mem_free(c->tm[i].bk_dur);
-  mem_free(c->tm);
-  c->tm = NULL;
+    if (c->tw && !c->tw[i].shared) mem_free(c->tw[i].t);
+  }
+  mem_free(c->tm), mem_free(c->tw);
+  c->tm = c->tw = NULL;
 }
 
 /* ------------------------------------------------------ one pass */

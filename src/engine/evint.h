@@ -84,7 +84,11 @@ typedef struct ev_inst {
   double send_start, arrive; /* s; arrive = when the data is there (the
                           send's end, or the pass's end without a send) */
   int cls, mb;
-  char kind;           /* 'F', 'B' */
+  char kind;           /* 'F', 'B', 'W' */
+  int pred_send;       /* 1 = pred's free point was its send's end, 0 its
+                          pass's end (a stage that does not wait for its
+                          sends; a producer whose send the pair hid) */
+  const ev_tmpl *tp;   /* the template it ran */
 } ev_inst;
 
 typedef struct ev_ctx {
@@ -99,6 +103,12 @@ typedef struct ev_ctx {
   int share_name;      /* what a pass's collectives lose to shared links */
   ev_tmpl *tm;         /* 2 per stage: forward, backward */
   int n_tm;
+  ev_tmpl *tw;         /* schedules that split their backwards: 2 per
+                          stage, the backward less its weight gradients
+                          (a split 'B') and those ('W'); else NULL */
+  pipe_shape sh;       /* the schedule's shape (lay_out) */
+  int async;           /* 1 = a stage does not wait for its sends
+                          (pipe_sched.sends_async) */
   double scale;        /* 1 / model chunks: a pass is one chunk */
   /* trace */
   int out_spans;
@@ -128,6 +138,8 @@ typedef struct ev_ctx {
   int *pdone;          /* per instance: the pass has ended */
   int *next, *busy;    /* per class: next pass; a pass is running */
   int *sending;        /* per class: its last pass's send has not ended */
+  int *pair2;          /* per class: 1 = its next pass is the backward of
+                          a pair whose forward ran (pipe.h pair) */
   int *is_ready;       /* per class: all passes and sends done */
   double *free_at, *host, *ready; /* per class */
   double p2p, dp, opt; /* s */
@@ -165,6 +177,15 @@ typedef struct ev_ctx {
 
 int ev_name(ev_out *out, int *cap, const char *name);
 int ev_templates(ev_ctx *c);
+
+/* The template pass p of stage s runs: the forward or backward of the
+ * stage its chunk is (pipe_chunk_stage), a split backward's or a W's. */
+const ev_tmpl *ev_tmpl_of(const ev_ctx *c, int s, const pipe_pass *p);
+
+/* pdem's index for pass p of stage s: the links of stage s's GPUs, which
+ * run it whichever stage's layers it runs (DualPipe's chunk 1: stage
+ * pp-1-s's, whose collectives have the same groups), forward or not. */
+int ev_dem_of(const ev_ctx *c, int s, const pipe_pass *p);
 void ev_templates_free(ev_ctx *c);
 double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double *h,
                double slow, ev_pass_acc *acc, double *issue);

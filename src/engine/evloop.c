@@ -17,34 +17,19 @@
 #define CELL(c, ch, mb) (((size_t)(c) * ctx->vpp + (ch)) * ctx->m + (mb))
 
 /* The instance a pass waits for (on this stage or a neighbour): >= 0,
- * -1 none, -2 not laid out yet. */
+ * -1 none, -2 not laid out yet (pipe_producer's rule). */
 static int producer_id(const ev_ctx *ctx, int cls, const pipe_pass *p) {
-  int S = ctx->S, s = cls % S, base = cls - s, vpp = ctx->vpp;
-  int id;
-  if (p->kind == 'F') {
-    if (s > 0) id = ctx->idf[CELL(base + s - 1, p->chunk, p->mb)];
-    else if (p->chunk > 0) id = ctx->idf[CELL(base + S - 1, p->chunk - 1, p->mb)];
-    else return -1;
-  } else if (s < S - 1) {
-    id = ctx->idb[CELL(base + s + 1, p->chunk, p->mb)];
-  } else if (p->chunk < vpp - 1) {
-    id = ctx->idb[CELL(base, p->chunk + 1, p->mb)];
-  } else {
-    id = ctx->idf[CELL(cls, p->chunk, p->mb)];
-  }
+  int s = cls % ctx->S, base = cls - s, ds;
+  pipe_pass d;
+  if (!pipe_producer(&ctx->sh, s, p, &ds, &d)) return -1;
+  int id = (d.kind == 'F' ? ctx->idf : ctx->idb)[CELL(base + ds, d.chunk, d.mb)];
   return id < 0 ? -2 : id;
 }
 
 /* The class a pass of stage s sends its output to, or -1. */
 static int consumer_of(const ev_ctx *ctx, int cls, const pipe_pass *p) {
-  int S = ctx->S, s = cls % S, base = cls - s;
-  if (S <= 1) return -1;
-  if (p->kind == 'F') {
-    if (s < S - 1) return cls + 1;
-    return p->chunk < ctx->vpp - 1 ? base : -1;
-  }
-  if (s > 0) return cls - 1;
-  return p->chunk > 0 ? base + S - 1 : -1;
+  int s = cls % ctx->S, to = pipe_consumer(&ctx->sh, s, p);
+  return to < 0 ? -1 : cls - s + to;
 }
 
 /* The event ids: pass ends, reductions, optimizer steps, send ends. */
@@ -63,27 +48,31 @@ static double weight(const ev_ctx *ctx, int c) {
   return r == ctx->R - 1 ? 1.0 / dp : (dp - 1.0) / dp;
 }
 
-/* Start class c's next pass if it can (no pass running, no send of its
- * own pending, the producer's data arrived); its end goes on the heap. */
-static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
+/* When the output of instance dep is there for a pass of class c:
+ * -1 not yet; its arrival, or (hidden: a pair's input, which its other
+ * pass hides, pipe.h) its pass's end. *sent: whether its send set it. */
+static double dep_ready(const ev_ctx *ctx, int dep, int hidden, int *sent) {
+  const ev_inst *d = &ctx->inst[dep];
+  *sent = 0;
+  if (hidden) return ctx->pdone[dep] ? d->end : -1;
+  if (!ctx->ended[dep]) return -1;
+  *sent = d->sent;
+  return d->arrive;
+}
+
+/* Lay out pass `pos` of class c from `start`: its instance's fields,
+ * its template run (categories into acc), its cells. Returns its end. */
+static double run_one(ev_ctx *ctx, int c, long pos, double start, ev_pass_acc *acc) {
   int s = c % ctx->S;
-  if (ctx->busy[c] || ctx->sending[c] || ctx->next[c] >= ctx->count[s]) return;
-  const pipe_pass *p = &ctx->order[ctx->per * s + ctx->next[c]];
-  int dep = producer_id(ctx, c, p);
-  if (dep == -2 || (dep >= 0 && !ctx->ended[dep])) return;
-  double start = ctx->free_at[c];
-  long id = ctx->base[c] + ctx->next[c];
+  const pipe_pass *p = &ctx->order[ctx->per * s + pos];
+  long id = ctx->base[c] + pos;
   ev_inst *in = &ctx->inst[id];
-  in->pred = ctx->next[c] > 0 ? (int)(id - 1) : -1;
-  if (dep >= 0 && ctx->inst[dep].arrive > start) start = ctx->inst[dep].arrive, in->pred = dep;
-  (void)now;
-  assert(start >= now - 1e-12 * (1 + now) && "time went back");
   /* the host waits for the GPU before each micro-batch's forward (the
    * batch's blocking copy), and with pipeline parallelism the blocking
    * send/recv levels it at every pass (analytic.c stage_cost) */
   if ((ctx->S > 1 || p->kind == 'F') && ctx->host[c] < start) ctx->host[c] = start;
   /* and issues the batch's host work (cost_batch_host) before its first layer */
-  if (p->kind == 'F' && p->chunk == 0 && ctx->e->s->plan.framework_eager)
+  if (p->kind == 'F' && (p->chunk == 0 || ctx->sh.dual) && ctx->e->s->plan.framework_eager)
     ctx->host[c] += cost_batch_host(&ctx->e->s->cluster.gpu);
   in->start = start;
   in->host_in = ctx->host[c];
@@ -91,24 +80,54 @@ static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
   in->consumer = consumer_of(ctx, c, p);
   in->sent = in->consumer >= 0;
   in->send_pred = -1, in->send_started = 0, in->arrive = -1;
-  ev_pass_acc acc;
-  const ev_tmpl *tp = &ctx->tm[2 * s + (p->kind == 'B')];
+  in->tp = ev_tmpl_of(ctx, s, p);
   double slow = c == ctx->straggler_cls ? ctx->slow : 1;
   /* the last backward of the class issues the gradient buckets: on the
    * first stage as their gradients complete; on the others all at its
    * end (Megatron's align_grad_reduce, evbucket.c) */
-  double *issue = ctx->buckets && !ctx->chunks && p->kind == 'B' &&
-                          ctx->next[c] == ctx->count[s] - 1
+  double *issue = ctx->buckets && !ctx->chunks && p->kind == 'B' && pos == ctx->count[s] - 1
                       ? ctx->issue + (long)c * ctx->nb : NULL;
-  in->end = ev_pass(ctx, tp, c, p->mb, start, &ctx->host[c], slow, &acc, s == 0 ? issue : NULL);
-  (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
+  in->end = ev_pass(ctx, in->tp, c, p->mb, start, &ctx->host[c], slow, acc, s == 0 ? issue : NULL);
+  if (p->kind != 'W') (p->kind == 'F' ? ctx->idf : ctx->idb)[CELL(c, p->chunk, p->mb)] = (int)id;
+  ctx->out->tasks += in->tp->n;
+  return in->end;
+}
+
+/* Start class c's next pass if it can (no pass running, no send of its
+ * own pending, the producer's data arrived); its end goes on the heap.
+ * A pair (pipe.h) starts when both of its passes may: its forward runs
+ * first and its backward (pair2) when the forward has ended, both
+ * without waiting for their inputs' sends. */
+static void try_start(ev_ctx *ctx, heap *h, int c, double now) {
+  int s = c % ctx->S;
+  if (ctx->busy[c] || ctx->sending[c] || ctx->next[c] >= ctx->count[s]) return;
+  const pipe_pass *p = &ctx->order[ctx->per * s + ctx->next[c]];
+  int second = ctx->pair2[c];
+  int np = !second && p->pair && ctx->next[c] + 1 < ctx->count[s] ? 2 : 1;
+  long id = ctx->base[c] + ctx->next[c];
+  double start = ctx->free_at[c];
+  int pred = ctx->next[c] > 0 ? (int)(id - 1) : -1, pred_send = 0, sent;
+  if (pred >= 0) pred_send = ctx->inst[pred].sent && !ctx->async;
+  for (int i = 0; i < np; i++) {
+    int dep = producer_id(ctx, c, p + i);
+    if (dep == -2) return;
+    double at = dep >= 0 ? dep_ready(ctx, dep, np == 2 || second, &sent) : 0;
+    if (at < 0) return;
+    if (dep >= 0 && at > start) start = at, pred = dep, pred_send = sent;
+  }
+  (void)now;
+  assert(start >= now - 1e-12 * (1 + now) && "time went back");
+  ctx->pair2[c] = np == 2;
+  ev_inst *in = &ctx->inst[id];
+  ev_pass_acc acc;
+  in->pred = pred, in->pred_send = pred_send;
+  run_one(ctx, c, ctx->next[c], start, &acc);
   ctx->busy[c] = 1;
   ctx->next[c]++;
-  ctx->out->tasks += tp->n;
   /* on a topology, a pass whose collectives cross links other traffic
    * crosses too shares them while it runs (evlinks.c): its collective
    * part slows with them */
-  const evs_demand *pd = ctx->pdem ? &ctx->pdem[2 * s + (p->kind == 'B')] : NULL;
+  const evs_demand *pd = ctx->pdem ? &ctx->pdem[ev_dem_of(ctx, s, p)] : NULL;
   double dur = in->end - start;
   double comm = acc.cat[EV_TP] + acc.cat[EV_CP] + acc.cat[EV_EP] + acc.cat[EV_MP];
   if (pd && pd->n > 0 && dur > 0 && comm > 0) { /* (collectives all hidden: fixed) */
@@ -211,7 +230,14 @@ static void pass_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
   if (ctx->buckets && !ctx->chunks && in->kind == 'B' && s > 0 && pos == ctx->count[s] - 1)
     for (int k = 0; k < ctx->tm[2 * s + 1].nbk; k++) ctx->issue[(long)c * ctx->nb + k] = now;
   if (ctx->chunks && in->kind == 'B') ev_chunks_issue(ctx, c, s, pos, now);
-  if (in->sent) {
+  if (in->sent && ctx->async) {
+    /* the stage goes on; the data arrives with the send (send_end) */
+    in->send_started = 1;
+    in->send_start = now;
+    evs_add(&ctx->share, now, (int)ID_SEND(id), ctx->p2p, send_demand(ctx, c, in->consumer),
+            weight(ctx, c));
+    if (ctx->free_at[c] < now) ctx->free_at[c] = now;
+  } else if (in->sent) {
     ctx->sending[c] = 1;
     /* the interleaved schedule posts its receives ahead (Megatron's
      * overlap_p2p_comm): the send starts at once */
@@ -219,7 +245,7 @@ static void pass_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
   } else {
     ctx->ended[id] = 1;
     in->arrive = now;
-    ctx->free_at[c] = now;
+    if (ctx->free_at[c] < now) ctx->free_at[c] = now;
   }
   settle(ctx, h, c - c % ctx->S, c, now, done);
 }
@@ -230,8 +256,7 @@ static void send_end(ev_ctx *ctx, heap *h, long id, double now, int *done) {
   int c = in->cls;
   ctx->ended[id] = 1;
   in->arrive = now;
-  ctx->sending[c] = 0;
-  ctx->free_at[c] = now;
+  if (!ctx->async) ctx->sending[c] = 0, ctx->free_at[c] = now;
   if (ctx->out_spans && ctx->out->n_spans < ctx->cap_spans)
     ctx->out->spans[ctx->out->n_spans++] =
         (ev_span){c, EV_PP, ctx->send_name, in->mb, 'S', in->send_start, now - in->send_start};
@@ -290,16 +315,19 @@ static long loop(ev_ctx *ctx, heap *h) {
 static int lay_out(ev_ctx *ctx) {
   const sc_plan *p = &ctx->e->s->plan;
   const xg *x = ctx->e->x;
-  pipe_shape sh = {p->pp, x->vpp, x->micro_batches};
-  if (sh.vpp > 1 && sh.m % sh.pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape sh = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
+  /* the interleaved order needs m % pp == 0 */
+  if (sh.vpp > 1 && sh.m % sh.pp && !sh.dual) sh.vpp = 1;
+  ctx->sh = sh;
   ctx->S = x->n_stages, ctx->vpp = sh.vpp, ctx->m = sh.m;
-  ctx->scale = 1.0 / sh.vpp; /* a pass runs one model chunk: 1/vpp of the stage */
-  ctx->rendezvous = sh.vpp == 1;
+  ctx->scale = pipe_chunk_scale(&sh); /* a pass runs one model chunk: 1/vpp of the stage */
+  ctx->async = ps->sends_async;
+  ctx->rendezvous = sh.vpp == 1 && !ctx->async;
   ctx->per = 3L * sh.m * sh.vpp;
   ctx->order = mem_alloc(sizeof *ctx->order * (size_t)(ctx->per * ctx->S));
   ctx->count = mem_alloc(sizeof *ctx->count * (size_t)ctx->S);
   if (!ctx->order || !ctx->count) return -1;
-  const pipe_sched *ps = pipe_for(p->schedule);
   for (int s = 0; s < ctx->S; s++) {
     ctx->count[s] = ps->order(&sh, s, ctx->order + ctx->per * s);
     if (ctx->count[s] < 0) ctx->count[s] = pipe_onef1b.order(&sh, s, ctx->order + ctx->per * s);
@@ -348,7 +376,8 @@ static int alloc_state(ev_ctx *ctx) {
            CALLOC(ctx->end, ctx->C) && CALLOC(ctx->dp_start, ctx->S) &&
            CALLOC(ctx->dp_who, ctx->S) && CALLOC(ctx->pdone, ctx->n_inst) &&
            CALLOC(ctx->sending, ctx->C) && CALLOC(ctx->is_ready, ctx->C) &&
-           CALLOC(ctx->dpx, ctx->S) && CALLOC(ctx->issue, (long)ctx->C * ctx->nb);
+           CALLOC(ctx->dpx, ctx->S) && CALLOC(ctx->issue, (long)ctx->C * ctx->nb) &&
+           CALLOC(ctx->pair2, ctx->C);
   if (!ok) return -1;
   for (long i = 0; i < cells; i++) ctx->idf[i] = ctx->idb[i] = -1;
   return 0;
@@ -359,7 +388,7 @@ static void free_state(ev_ctx *ctx) {
   mem_free(ctx->ended), mem_free(ctx->idf), mem_free(ctx->idb), mem_free(ctx->next);
   mem_free(ctx->busy), mem_free(ctx->free_at), mem_free(ctx->host), mem_free(ctx->ready);
   mem_free(ctx->end), mem_free(ctx->dp_start), mem_free(ctx->dp_who);
-  mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready);
+  mem_free(ctx->pdone), mem_free(ctx->sending), mem_free(ctx->is_ready), mem_free(ctx->pair2);
   mem_free(ctx->part_s), mem_free(ctx->part_n);
   mem_free(ctx->dpx), mem_free(ctx->issue), mem_free(ctx->dp_share), mem_free(ctx->dp_tail);
   mem_free(ctx->chunk_at), mem_free(ctx->chunk_dur);
@@ -374,8 +403,7 @@ static long count_spans(const ev_ctx *ctx) {
   for (int c = 0; c < ctx->C; c++) {
     int s = c % ctx->S;
     for (int k = 0; k < ctx->count[s]; k++) {
-      const pipe_pass *p = &ctx->order[ctx->per * s + k];
-      n += ctx->tm[2 * s + (p->kind == 'B')].n + 1;
+      n += ev_tmpl_of(ctx, s, &ctx->order[ctx->per * s + k])->n + 1;
     }
     n += 2 + ctx->nb;
   }

@@ -195,6 +195,22 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
   fsdp_memory(e, st, eb, &m->gw, &m->gg);
 }
 
+/* DualPipe's rank s holds stage s's layers and stage pp-1-s's (DeepSeek-
+ * V3's table 2: "2x" parameters): their weights, gradients and optimizer
+ * states add up, and a micro-batch's activations are the mean of the two
+ * stages' (half of the pp + 1 in flight run through each). *m: stage s's
+ * sums, made the rank's. */
+static void dual_sums(const eng *e, int s, eng_memsum *m) {
+  eng_memsum z;
+  sums_of(e, e->x->n_stages - 1 - s, &z);
+  m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
+  m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once;
+  m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
+  m->act_head = (m->act_head + z.act_head) / 2, m->act_tail = (m->act_tail + z.act_tail) / 2;
+  if (z.remat > m->remat) m->remat = z.remat;
+  if (z.off_buf > m->off_buf) m->off_buf = z.off_buf;
+}
+
 /* Micro-batches in flight on stage s for its layers: the schedule's
  * count per model chunk (pipe_chunk_in_flight) weighted by the chunk's
  * layers (plan_stage_layers), which is in_flight itself for one chunk or
@@ -203,7 +219,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
 static double layers_in_flight(const eng *e, int s) {
   const sc_plan *p = &e->s->plan;
   const pipe_sched *ps = pipe_for(p->schedule);
-  pipe_shape shape = {p->pp, e->x->vpp, e->x->micro_batches};
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
   int lay[SC_MAX_PP_LAYOUT];
   if (shape.vpp <= 1 || !ps->chunk_in_flight || p->pp * shape.vpp > SC_MAX_PP_LAYOUT ||
       plan_stage_layers(p, e->g->layers, shape.vpp, lay, NULL) != SC_OK)
@@ -223,7 +239,7 @@ static double layers_in_flight(const eng *e, int s) {
 static double act_in_flight(const eng *e, int s, const eng_memsum *m) {
   const sc_plan *p = &e->s->plan;
   const pipe_sched *ps = pipe_for(p->schedule);
-  pipe_shape shape = {p->pp, e->x->vpp, e->x->micro_batches};
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
   double head = pipe_chunk_in_flight(ps, &shape, s, 0);
   double tail = pipe_chunk_in_flight(ps, &shape, s, shape.vpp - 1);
   double mid = m->act - m->act_head - m->act_tail - m->offloaded;
@@ -251,10 +267,11 @@ void eng_memory(eng *e, int s) {
   }
   e->st[s].sums = m;
   e->st[s].sums_pass = e->mem_pass;
+  if (p->schedule == SC_SCHED_DUALPIPE && x->n_stages == p->pp) dual_sums(e, s, &m);
   out->weights = m.weights + m.gw;
   out->gradients = m.gradients + m.gg;
   out->optimizer = m.optimizer;
-  pipe_shape shape = {p->pp, x->vpp, x->micro_batches};
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
   double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
   out->activations = act_in_flight(e, s, &m) + m.remat +
                      (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;

@@ -27,23 +27,24 @@
 #define IDX(st, c, mb) (((size_t)(st) * vpp + (c)) * m + (mb))
 
 /* When the pass t of stage st may start (its dependency's end plus the
- * send/recv), or -1 when that pass is not laid out yet. */
-static double ready(const pipe_pass *t, int st, int pp, int vpp, int m, const double *endf,
-                    const double *endb, double p2p) {
-  double dep = 0;
-  int remote = 0;
-  if (t->kind == 'F') {
-    if (st > 0) dep = endf[IDX(st - 1, t->chunk, t->mb)], remote = 1;
-    else if (t->chunk > 0) dep = endf[IDX(pp - 1, t->chunk - 1, t->mb)], remote = pp > 1;
-  } else if (st < pp - 1) {
-    dep = endb[IDX(st + 1, t->chunk, t->mb)], remote = 1;
-  } else if (t->chunk < vpp - 1) {
-    dep = endb[IDX(0, t->chunk + 1, t->mb)], remote = pp > 1;
-  } else {
-    dep = endf[IDX(st, t->chunk, t->mb)];
-  }
+ * send/recv unless hidden, pipe_makespan's rule), or -1 when that pass
+ * is not laid out yet. */
+static double ready(const pipe_shape *sh, const pipe_pass *t, int st, const double *endf,
+                    const double *endb, double p2p, int hidden) {
+  int vpp = sh->vpp, m = sh->m, ds = st;
+  pipe_pass d;
+  if (!pipe_producer(sh, st, t, &ds, &d)) return 0;
+  double dep = (d.kind == 'F' ? endf : endb)[IDX(ds, d.chunk, d.mb)];
   if (dep < 0) return -1;
-  return dep + (remote ? p2p : 0);
+  return dep + (ds != st && !hidden ? p2p : 0);
+}
+
+/* How long pass t of stage st runs (pipe.h: a split B is the backward
+ * less its weight gradients, a W those; engine.h eng_stage). */
+static double pass_dur(const eng *e, const pipe_shape *sh, int st, const pipe_pass *t) {
+  const eng_stage *g = &e->st[pipe_chunk_stage(sh, st, t->chunk)];
+  double x = t->kind == 'F' ? g->f : t->kind == 'W' ? g->w : t->split ? g->bs : g->b;
+  return x * pipe_chunk_scale(sh);
 }
 
 int eng_timeline(eng *e, sc_span **spans, size_t *n_out, double *step_s, sc_error *err) {
@@ -51,9 +52,10 @@ int eng_timeline(eng *e, sc_span **spans, size_t *n_out, double *step_s, sc_erro
   eng_step k;
   eng_step_of(e, &k);
   const pipe_sched *ps = pipe_for(p->schedule);
-  pipe_shape sh = {p->pp, e->x->vpp, e->x->micro_batches};
+  pipe_shape sh = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
   int pp = sh.pp, m = sh.m;
-  if (sh.vpp > 1 && m % pp) sh.vpp = 1; /* the interleaved order needs m % pp == 0 */
+  /* the interleaved order needs m % pp == 0 */
+  if (sh.vpp > 1 && m % pp && !sh.dual) sh.vpp = 1;
   int vpp = sh.vpp;
   size_t per = (size_t)3 * m * vpp, cells = (size_t)pp * vpp * m;
   /* a forward and a backward pass per cell: refuse a timeline too large
@@ -92,16 +94,27 @@ int eng_timeline(eng *e, sc_span **spans, size_t *n_out, double *step_s, sc_erro
   while (done < total) {
     size_t before = done;
     for (int st = 0; st < pp; st++) {
-      for (; next[st] < count[st]; next[st]++) {
+      while (next[st] < count[st]) {
+        /* a pass, or DualPipe's overlapped pair of a forward and a
+         * backward (pipe.h pair): both start when both may */
         const pipe_pass *t = &order[per * st + (size_t)next[st]];
-        double start = ready(t, st, pp, vpp, m, endf, endb, k.p2p);
+        int np = t->pair && next[st] + 1 < count[st] ? 2 : 1;
+        double start = free_at[st];
+        for (int i = 0; i < np && start >= 0; i++) {
+          double r = ready(&sh, t + i, st, endf, endb, k.p2p, np == 2);
+          start = r < 0 ? -1 : r > start ? r : start;
+        }
         if (start < 0) break; /* waits for a pass not laid out yet */
-        if (free_at[st] > start) start = free_at[st];
-        double dur = (t->kind == 'F' ? e->st[st].f : e->st[st].b) / vpp;
-        (t->kind == 'F' ? endf : endb)[IDX(st, t->chunk, t->mb)] = start + dur;
-        free_at[st] = start + dur;
-        out[n++] = (sc_span){st, 0, t->kind, t->mb, t->chunk, start, dur};
-        done++;
+        double at = start, end = start;
+        for (int i = 0; i < np; i++) end += pass_dur(e, &sh, st, t + i);
+        for (int i = 0; i < np; i++, next[st]++, done++) {
+          double dur = pass_dur(e, &sh, st, t + i);
+          if (t[i].kind != 'W')
+            (t[i].kind == 'F' ? endf : endb)[IDX(st, t[i].chunk, t[i].mb)] = end;
+          out[n++] = (sc_span){st, 0, t[i].kind, t[i].mb, t[i].chunk, at, dur};
+          at += dur;
+        }
+        free_at[st] = end;
       }
     }
     assert(done > before && "pipeline schedule deadlocked");

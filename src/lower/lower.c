@@ -174,7 +174,11 @@ static int comm(lctx *c, coll_op op, int grp, double bytes, const char *prefix,
   t.host_fwd = t.host_bwd = 2;
   if (grp == c->g_tp && c->s->plan.overlap_tp) t.overlap = XG_OVL_PREV;
   /* the dispatcher's collectives (all on expert groups) */
-  if (c->x->groups[grp].kind == XG_GROUP_EP && c->s->plan.overlap_ep) t.overlap = XG_OVL_OTHER;
+  /* DualPipe runs the all-to-alls beside the other pass of its F&B pairs
+   * (DeepSeek-V3's figure 4), as combined 1F1B does */
+  if (c->x->groups[grp].kind == XG_GROUP_EP &&
+      (c->s->plan.overlap_ep || c->s->plan.schedule == SC_SCHED_DUALPIPE))
+    t.overlap = XG_OVL_OTHER;
   return emit(c, &t);
 }
 

@@ -38,6 +38,9 @@ static void normalise(sc_plan *p) {
   p->zero = 0;
   p->recompute = SC_RECOMP_NONE;
   p->vpp = 0;
+  /* DualPipe's all-to-alls overlap as overlap_ep's do (lower.c): the
+   * only thing lower_segment reads of the schedule */
+  if (p->schedule == SC_SCHED_DUALPIPE) p->overlap_ep = 1;
   p->schedule = SC_SCHED_1F1B;
   p->recompute_layers = 0;
   p->offload_layers = 0;

@@ -12,13 +12,20 @@
  *                        forwards, then one forward and one backward in turn
  *   sched_interleaved.c  Megatron-LM's interleaved 1F1B over vpp model
  *                        chunks per stage
+ *   sched_zbh1.c         ZB-H1 (Qi et al., Zero Bubble Pipeline
+ *                        Parallelism, arXiv 2311.06231): 1F1B whose
+ *                        weight-gradient passes wait
+ *   sched_dualpipe.c     DualPipe (DeepSeek-V3 technical report, arXiv
+ *                        2412.19437, section 3.2.1): micro-batches fed
+ *                        from both ends, each rank holding two chunks
  *
- * Zero-bubble and DualPipe-style schedules plug in the same way. The pass
- * kind 'W' (a weight-gradient pass split from its backward) is reserved
- * for them in this interface; the engines do not split a backward into B
- * and W yet, so a schedule that emits W passes also needs that split in
- * engine/analytic.c (the weight-gradient GEMM of each task) and
- * engine/timeline.c.
+ * A schedule may split a backward into B (the input gradient, which the
+ * previous stage waits for) and W (the weight gradient, which nobody
+ * waits for): it emits the B with `split` set and, later, a 'W' pass of
+ * the same micro-batch and chunk. The engines cost W as the weight-
+ * gradient GEMMs of the stage's backward (engine.h eng_stage.w) and the
+ * split B as the rest of it (eng_stage.bs), each through the host/GPU
+ * queue on its own; a B not split is the whole backward.
  */
 #ifndef SC_PIPELINE_PIPE_H
 #define SC_PIPELINE_PIPE_H
@@ -27,22 +34,32 @@
 
 /* One pass of one micro-batch through one model chunk of a stage. */
 typedef struct pipe_pass {
-  char kind;        /* 'F' forward, 'B' backward (input and weight
-                       gradients, or input only when W passes follow),
-                       'W' weight gradients */
-  int mb;           /* micro-batch */
-  int chunk;        /* model chunk, 0..vpp-1 */
+  char kind;        /* 'F' forward, 'B' backward, 'W' weight gradients */
+  int mb;           /* micro-batch, 0..m-1 */
+  int chunk;        /* model chunk, 0..vpp-1 (DualPipe: the direction) */
+  int split;        /* 'B' only: 1 = the input gradient alone, its weight
+                       gradients run as a later 'W' of the same mb and
+                       chunk on the same stage */
+  int pair;         /* 'F' only: 1 = paired with the 'B' after it in the
+                       order (DualPipe's F&B chunk): the pair starts when
+                       both producers' passes have ended (their sends
+                       hidden under it), the forward first, the backward
+                       at its end; each output leaves at its pass's end */
 } pipe_pass;
 
 /* The shape of a pipeline. */
 typedef struct pipe_shape {
-  int pp;           /* stages */
+  int pp;           /* stages (ranks along the pipeline) */
   int vpp;          /* model chunks per stage */
   int m;            /* micro-batches per step */
+  int dual;         /* 1 = DualPipe (vpp 2): chunk 0 is stage s of the
+                       micro-batches fed from stage 0, chunk 1 stage
+                       pp-1-s of those fed from stage pp-1, each a whole
+                       stage's layers (not 1/vpp of them) */
 } pipe_shape;
 
 typedef struct pipe_sched {
-  const char *name;           /* "1f1b", "gpipe", "interleaved" */
+  const char *name;           /* plan.schedule's name */
   sc_schedule id;
   /* Pipeline fill and drain, in units of one micro-batch's forward and
    * backward on the slowest stage. */
@@ -62,12 +79,50 @@ typedef struct pipe_sched {
    * when its in_flight peak is reached (the chunks' counts average to
    * in_flight); NULL = in_flight for every chunk. */
   double (*chunk_in_flight)(const pipe_shape *p, int stage, int chunk);
+  /* The step's fill and drain, s, for every stage running a forward in
+   * f, a split backward in b (input gradient) and a weight-gradient pass
+   * in w seconds (b + w the whole backward); NULL = bubble() (f + b + w).
+   * Schedules that split their backwards. */
+  double (*bubble_split)(const pipe_shape *p, double f, double b, double w);
+  int splits;                 /* 1 = emits 'W' passes (split backwards) */
+  /* The share of the backwards of chunk `chunk` of `stage` that are split
+   * (the rest run whole); NULL with splits 0. */
+  double (*split_share)(const pipe_shape *p, int stage, int chunk);
+  int sends_async;            /* 1 = a stage does not wait for its sends
+                                 (receives posted ahead; the receiver
+                                 waits for the send's end) */
+  /* The share of a stage's forward and backward passes that run beside
+   * another micro-batch's pass (DualPipe's F&B pairs), on the rank with
+   * the fewest; NULL: combined 1F1B's (m - 1) / m (plan.overlap_ep). */
+  double (*paired_share)(const pipe_shape *p);
 } pipe_sched;
 
 /* The schedule of a plan; never NULL for a valid sc_schedule. */
 const pipe_sched *pipe_for(sc_schedule s);
 
-extern const pipe_sched pipe_gpipe, pipe_onef1b, pipe_interleaved;
+extern const pipe_sched pipe_gpipe, pipe_onef1b, pipe_interleaved, pipe_zbh1, pipe_dualpipe;
+
+/* The shape schedule s runs: DualPipe's two chunks (dual, vpp 2) over
+ * the lowered stages; the others as given. */
+pipe_shape pipe_shape_of(sc_schedule s, int pp, int vpp, int m);
+
+/* The pass that pass `t` of `stage` waits for, into *dstage and *dep (kind
+ * 'F' or 'B', the same micro-batch): 1, or 0 when it waits for none (a
+ * micro-batch's first forward; a 'W', whose own B runs before it on the
+ * same stage). Interleaved chunks wrap from the last stage to the first;
+ * DualPipe's chunk 1 runs from stage pp-1 down to stage 0. */
+int pipe_producer(const pipe_shape *p, int stage, const pipe_pass *t, int *dstage,
+                  pipe_pass *dep);
+
+/* The stage pass t of `stage` sends its output to, or -1 (the loss, the
+ * last backward, a 'W'). */
+int pipe_consumer(const pipe_shape *p, int stage, const pipe_pass *t);
+
+/* The lowered stage whose layers chunk `chunk` of `stage` runs (DualPipe:
+ * chunk 1 is stage pp-1-s's), and the share of that stage's time one
+ * pass takes (1/vpp; DualPipe 1). */
+int pipe_chunk_stage(const pipe_shape *p, int stage, int chunk);
+double pipe_chunk_scale(const pipe_shape *p);
 
 /* Shared by the 1F1B-style schedules: `warm` forwards, then one forward
  * and one backward in turn, then the remaining backwards; the j-th
@@ -108,15 +163,20 @@ double pipe_p2p_on_path(const pipe_sched *ps, const pipe_shape *p,
                         double p2p);
 
 
-/* The step of a pipeline of one chunk per stage (p->vpp 1) whose stage s
- * takes f[s] and b[s] s a forward and a backward, no send/recv: each
- * stage runs its passes in the schedule's order (ps->order) and each pass
- * starts when its stage is free and its producer on the neighbouring
- * stage has ended (s). Scratch: endf and endb room for pp x m, order for
- * pp x 3 m, next, count and free_at for pp. -1 if the schedule cannot
- * run the shape or deadlocked (never for 1F1B and GPipe). */
+/* The step of a pipeline of one chunk per stage (p->vpp 1, or DualPipe's
+ * two) whose lowered stage s takes f[s] and b[s] s a forward and a whole
+ * backward, bs[s] a split backward (NULL: b[s] - w[s]) and w[s] its
+ * weight-gradient pass (w NULL: none split off), and
+ * `p2p` s per send: each stage runs its passes in the schedule's order
+ * (ps->order) and each pass starts when its stage is free and its
+ * producer on the neighbouring stage has ended, plus p2p when it ran on
+ * another stage (sends do not hold their stage; a pair's inputs arrive
+ * under it, without p2p). Scratch: endf and endb
+ * room for pp x vpp x m, order for pp x 3 vpp m, next, count and free_at
+ * for pp. -1 if the schedule cannot run the shape or deadlocked (never
+ * for these schedules). */
 double pipe_makespan(const pipe_sched *ps, const pipe_shape *p, const double *f, const double *b,
-                     double *endf, double *endb, pipe_pass *order, int *count, int *next,
-                     double *free_at);
+                     const double *bs, const double *w, double p2p, double *endf, double *endb, pipe_pass *order,
+                     int *count, int *next, double *free_at);
 
 #endif /* SC_PIPELINE_PIPE_H */

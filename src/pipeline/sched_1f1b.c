@@ -7,7 +7,7 @@
 
 static pipe_pass onef1b_nth(const pipe_shape *p, char kind, int j) {
   (void)p;
-  return (pipe_pass){kind, j, 0};
+  return (pipe_pass){.kind = kind, .mb = j};
 }
 
 static double onef1b_in_flight(const pipe_shape *p, int stage) {
@@ -21,4 +21,5 @@ static int onef1b_order(const pipe_shape *p, int stage, pipe_pass *out) {
 }
 
 const pipe_sched pipe_onef1b = {"1f1b", SC_SCHED_1F1B, pipe_bubble_default, pipe_p2p_default,
-                                onef1b_in_flight, onef1b_order, pipe_p2p_per_mb_blocking, NULL};
+                                onef1b_in_flight, onef1b_order, pipe_p2p_per_mb_blocking,
+                                NULL, NULL, 0, NULL, 0, NULL};

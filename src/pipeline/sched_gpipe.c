@@ -7,7 +7,7 @@
 
 static pipe_pass gpipe_nth(const pipe_shape *p, char kind, int j) {
   (void)p;
-  return (pipe_pass){kind, j, 0};
+  return (pipe_pass){.kind = kind, .mb = j};
 }
 
 static double gpipe_in_flight(const pipe_shape *p, int stage) {
@@ -21,4 +21,5 @@ static int gpipe_order(const pipe_shape *p, int stage, pipe_pass *out) {
 }
 
 const pipe_sched pipe_gpipe = {"gpipe", SC_SCHED_GPIPE, pipe_bubble_default, pipe_p2p_default,
-                               gpipe_in_flight, gpipe_order, NULL, NULL};
+                               gpipe_in_flight, gpipe_order, NULL, NULL, NULL, 0, NULL, 0,
+                               NULL};

@@ -13,8 +13,8 @@
  * chunks in reverse. */
 static pipe_pass interleaved_nth(const pipe_shape *p, char kind, int j) {
   int group = p->pp * p->vpp, chunk = j % group / p->pp;
-  return (pipe_pass){kind, j / group * p->pp + j % p->pp,
-                     kind == 'F' ? chunk : p->vpp - 1 - chunk};
+  return (pipe_pass){.kind = kind, .mb = j / group * p->pp + j % p->pp,
+                     .chunk = kind == 'F' ? chunk : p->vpp - 1 - chunk};
 }
 
 /* Chunk passes stage s holds at its peak: the warm-up forwards and the
@@ -57,5 +57,6 @@ static int interleaved_order(const pipe_shape *p, int stage, pipe_pass *out) {
 }
 
 const pipe_sched pipe_interleaved = {"interleaved", SC_SCHED_INTERLEAVED, pipe_bubble_default,
-                                     pipe_p2p_default, interleaved_in_flight, interleaved_order, pipe_p2p_per_mb_blocking,
-                                     interleaved_chunk_in_flight};
+                                     pipe_p2p_default, interleaved_in_flight, interleaved_order,
+                                     pipe_p2p_per_mb_blocking, interleaved_chunk_in_flight, NULL,
+                                     0, NULL, 0, NULL};

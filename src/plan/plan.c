@@ -145,7 +145,8 @@ void plan_divisors_upto(long long n, long long max, char *buf, size_t cap) {
   }
 }
 
-const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved"};
+const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved", "zb-h1",
+                                                   "dualpipe"};
 const char *const plan_recomp_names[PLAN_RECOMPS] = {"none", "selective", "full"};
 const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn", "auto"};
 
@@ -285,8 +286,10 @@ static int plan_basics(sc_plan *p, sc_error *err) {
   if ((rc = plan_range(p->global_batch, 1, PLAN_MAX_BATCH, "plan.global_batch", err)) ||
       (rc = plan_range(p->micro_batch, 0, p->global_batch, "plan.micro_batch", err)))
     return rc;
-  if ((unsigned)p->schedule > SC_SCHED_INTERLEAVED)
-    return sc_error_set(err, SC_EINPUT, "plan.schedule: %d is not valid (1f1b, gpipe, interleaved)",
+  if ((unsigned)p->schedule > SC_SCHED_DUALPIPE)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.schedule: %d is not valid (1f1b, gpipe, interleaved, zb-h1, "
+                        "dualpipe)",
                         (int)p->schedule);
   if ((unsigned)p->recompute > SC_RECOMP_FULL)
     return sc_error_set(err, SC_EINPUT, "plan.recompute: %d is not valid (none, selective, full)",
@@ -457,6 +460,24 @@ static int plan_schedule(sc_plan *p, sc_error *err) {
                         "plan.vpp: %d model chunks per rank need plan.schedule \"interleaved\" "
                         "(or \"1f1b\"); gpipe runs one chunk per rank, valid vpp: 1",
                         p->vpp);
+  int split = p->schedule == SC_SCHED_ZBH1 || p->schedule == SC_SCHED_DUALPIPE;
+  if (split && p->vpp >= 2)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.vpp: schedule \"%s\" runs %s per rank, so vpp %d is not valid; "
+                        "valid vpp: 1 (or schedule \"interleaved\")",
+                        plan_sched_names[p->schedule],
+                        p->schedule == SC_SCHED_ZBH1 ? "one model chunk" : "its own two chunks",
+                        p->vpp);
+  if (p->schedule == SC_SCHED_ZBH1 && p->pp < 2)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.schedule: \"zb-h1\" fills a pipeline's bubble and needs plan.pp "
+                        ">= 2 (pp is 1); use \"1f1b\" or raise plan.pp");
+  if (p->schedule == SC_SCHED_DUALPIPE && (p->pp < 2 || p->pp % 2))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.pp: DualPipe feeds micro-batches from both ends and pairs rank s "
+                        "with rank pp-1-s, so pp must be even and at least 2 (is %d); valid: "
+                        "%d or %d, or another schedule",
+                        p->pp, p->pp < 2 ? 2 : p->pp - 1, p->pp < 2 ? 4 : p->pp + 1);
   if (p->schedule == SC_SCHED_INTERLEAVED && p->pp == 1)
     return sc_error_set(err, SC_EINPUT,
                         "plan.schedule: \"interleaved\" needs plan.pp > 1 (pp is 1); "
@@ -767,6 +788,22 @@ static int plan_interleaved_batches(const sc_plan *p, sc_error *err) {
                       p->vpp, p->pp, m, p->global_batch, p->dp, p->micro_batch, lo, lo + p->pp);
 }
 
+/* DualPipe (sched_dualpipe.c) sends half of the micro-batches each way
+ * and its steady state needs a pass on every rank: the micro-batch count
+ * per replica must be even and at least 2 pp (DeepSeek-V3's figure 5
+ * runs 20 on 8 ranks). */
+static int plan_dualpipe_batches(const sc_plan *p, sc_error *err) {
+  if (p->schedule != SC_SCHED_DUALPIPE) return SC_OK;
+  long m = p->global_batch / p->dp / p->micro_batch;
+  if (m % 2 == 0 && m >= 2L * p->pp) return SC_OK;
+  long lo = m < 2L * p->pp ? 2L * p->pp : m + 1;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.micro_batch: DualPipe needs an even micro-batch count per replica of "
+                      "at least 2 pp = %d (half enter at each end of the pipeline); it is %ld "
+                      "(global_batch %ld / dp %d / micro_batch %ld); valid counts: %ld, %ld, ...",
+                      2 * p->pp, m, p->global_batch, p->dp, p->micro_batch, lo, lo + 2);
+}
+
 /* Normalize the switches to 0/1 and apply their implications. */
 static void plan_switches(sc_plan *p) {
   p->distributed_optimizer = !!p->distributed_optimizer;
@@ -949,7 +986,8 @@ int plan_resolve_plan(sc_scenario *t, sc_error *err) {
       (rc = plan_tensor(t, err)) || (rc = plan_context(t, err)) ||
       (rc = plan_data(t, err)) || (rc = plan_expert(t, err)) ||
       (rc = plan_pipeline(t, err)) || (rc = plan_batch(&t->plan, err)) ||
-      (rc = plan_interleaved_batches(&t->plan, err)) || (rc = plan_attention(t, err)) || (rc = plan_overrides(t, err)) ||
+      (rc = plan_interleaved_batches(&t->plan, err)) ||
+      (rc = plan_dualpipe_batches(&t->plan, err)) || (rc = plan_attention(t, err)) || (rc = plan_overrides(t, err)) ||
       (rc = plan_fsdp_moe(t, err)) || (rc = plan_recmod(t, err)))
     return rc;
   plan_switches(&t->plan);

@@ -28,7 +28,7 @@
 
 /* The names of the plan's enums, in enum order: the one table of each
  * (the scenario's keys, the reports). plan.c. */
-#define PLAN_SCHEDS (SC_SCHED_INTERLEAVED + 1)
+#define PLAN_SCHEDS (SC_SCHED_DUALPIPE + 1)
 extern const char *const plan_sched_names[PLAN_SCHEDS];
 #define PLAN_RECOMPS (SC_RECOMP_FULL + 1)
 extern const char *const plan_recomp_names[PLAN_RECOMPS];

@@ -154,7 +154,7 @@ void sc_report_event_trace(FILE *out, const sc_scenario *s, const sc_event_pred 
     const ev_seg *g = &ev->segs[i];
     char name[96];
     int st = g->cls % ev->stages, rep = g->cls / ev->stages;
-    if (g->kind == 'F' || g->kind == 'B')
+    if (g->kind == 'F' || g->kind == 'B' || g->kind == 'W')
       snprintf(name, sizeof name, "%c%d (stage %d, replica %d)", g->kind, g->mb, st, rep);
     else if (g->kind == 'S')
       snprintf(name, sizeof name, "send/recv of micro-batch %d (from stage %d)", g->mb, st);

@@ -700,6 +700,7 @@ void sc_report_trace_step(FILE *out, const sc_scenario *s, const sc_span *spans,
     switch (sp->kind) {
     case 'F': cat = "forward"; break;
     case 'B': cat = "backward"; break;
+    case 'W': cat = "weight gradient"; break;
     case 'D': cat = "data-parallel"; break;
     default: cat = "optimizer"; break;
     }

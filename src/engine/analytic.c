@@ -1021,10 +1021,16 @@ static void step_pipeline(const eng *e, eng_step *out) {
   const pipe_sched *ps = pipe_for(p->schedule);
   int dual = shape.dual && x->n_stages == p->pp;
   if (!dual) shape.dual = 0, shape.vpp = x->vpp;
-  out->pace = rank_of(e, ps, &shape, 0);
-  for (int s = 1; s < x->n_stages; s++) {
-    eng_stage a = rank_of(e, ps, &shape, s);
-    if (a.f + a.b > out->pace.f + out->pace.b) out->worst = s, out->pace = a;
+  if (shape.dual || (ps->splits && p->pp > 1)) {
+    out->pace = rank_of(e, ps, &shape, 0);
+    for (int s = 1; s < x->n_stages; s++) {
+      eng_stage a = rank_of(e, ps, &shape, s);
+      if (a.f + a.b > out->pace.f + out->pace.b) out->worst = s, out->pace = a;
+    }
+  } else { /* a rank is its stage: compare in place, copy the slowest once */
+    for (int s = 1; s < x->n_stages; s++)
+      if (e->st[s].f + e->st[s].b > e->st[out->worst].f + e->st[out->worst].b) out->worst = s;
+    out->pace = rank_of(e, ps, &shape, out->worst);
   }
   const eng_stage *w = &out->pace;
   out->per_mb = w->f + w->b;

@@ -171,6 +171,9 @@ typedef struct eng {
   int cap_fill_next;
   long mem_pass;                /* passes of eng_memory over the stages: a
                                    stage's sums are reused within one */
+  int lay[SC_MAX_PP_LAYOUT];    /* plan_stage_layers' split, made in pass */
+  long lay_pass;                /* ... lay_pass of eng_memory (memory.c) */
+  int lay_ok;                   /* ... 1: lay holds it */
   int mem_ready;                /* 1: st[*].m and .mem hold the memory of x
                                    under s (set by eng_prepare_memory and
                                    eng_prepare, which then keeps it);

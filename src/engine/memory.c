@@ -211,39 +211,58 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   if (z.off_buf > m->off_buf) m->off_buf = z.off_buf;
 }
 
+/* 1 when stage s's chunks hold different numbers of layers may matter:
+ * the schedule counts its chunks apart and the plan splits the layers
+ * unevenly (a layout key; the even split gives every chunk as many). */
+static int chunks_apart(const sc_plan *p, const pipe_sched *ps, const pipe_shape *shape) {
+  return shape->vpp > 1 && ps->chunk_in_flight &&
+         (p->n_pp_layout > 0 || p->pp_first_layers > 0 || p->pp_last_layers > 0 ||
+          p->pp_embedding_in_split || p->pp_loss_in_split);
+}
+
 /* Micro-batches in flight on stage s for its layers: the schedule's
  * count per model chunk (pipe_chunk_in_flight) weighted by the chunk's
- * layers (plan_stage_layers), which is in_flight itself for one chunk or
- * equal chunks. The runs do not say which chunk a layer is in (a run
- * spans chunks), so a chunk's layers are taken as alike. */
-static double layers_in_flight(const eng *e, int s) {
-  const sc_plan *p = &e->s->plan;
-  const pipe_sched *ps = pipe_for(p->schedule);
-  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
-  int lay[SC_MAX_PP_LAYOUT];
-  if (shape.vpp <= 1 || !ps->chunk_in_flight || p->pp * shape.vpp > SC_MAX_PP_LAYOUT ||
-      plan_stage_layers(p, e->g->layers, shape.vpp, lay, NULL) != SC_OK)
-    return ps->in_flight(&shape, s);
+ * layers lay (plan_stage_layers' split), or in_flight itself where lay is
+ * NULL (one chunk, or equal ones). The runs do not say which chunk a
+ * layer is in (a run spans chunks), so a chunk's layers are taken as
+ * alike. */
+static double layers_in_flight(const sc_plan *p, int s, const pipe_sched *ps,
+                               const pipe_shape *shape, const int *lay) {
+  if (!lay) return ps->in_flight(shape, s);
   double sum = 0, n = 0;
-  for (int k = 0; k < shape.vpp; k++) {
-    sum += lay[k * p->pp + s] * ps->chunk_in_flight(&shape, s, k);
+  for (int k = 0; k < shape->vpp; k++) {
+    sum += lay[k * p->pp + s] * ps->chunk_in_flight(shape, s, k);
     n += lay[k * p->pp + s];
   }
-  return n > 0 ? sum / n : ps->in_flight(&shape, s);
+  return n > 0 ? sum / n : ps->in_flight(shape, s);
+}
+
+/* The layers of each virtual stage into e->lay, made once per pass of
+ * eng_memory over the stages; NULL where chunks_apart is not. */
+static const int *chunk_layers(eng *e, const pipe_sched *ps, const pipe_shape *shape) {
+  const sc_plan *p = &e->s->plan;
+  if (!chunks_apart(p, ps, shape)) return NULL;
+  if (e->lay_pass != e->mem_pass) {
+    e->lay_pass = e->mem_pass;
+    e->lay_ok = p->pp * shape->vpp <= SC_MAX_PP_LAYOUT &&
+                plan_stage_layers(p, e->g->layers, shape->vpp, e->lay, NULL) == SC_OK;
+  }
+  return e->lay_ok ? e->lay : NULL;
 }
 
 /* Activation bytes stage s holds at its peak: the runs before its first
  * layer times the micro-batches its first chunk holds, those after its
- * last layer times its last chunk's, the layers times
- * layers_in_flight. */
-static double act_in_flight(const eng *e, int s, const eng_memsum *m) {
-  const sc_plan *p = &e->s->plan;
-  const pipe_sched *ps = pipe_for(p->schedule);
-  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
-  double head = pipe_chunk_in_flight(ps, &shape, s, 0);
-  double tail = pipe_chunk_in_flight(ps, &shape, s, shape.vpp - 1);
+ * last layer times its last chunk's, the layers times layers_in_flight
+ * (in_flight for all of them with one chunk). */
+static double act_in_flight(eng *e, int s, const eng_memsum *m, const pipe_sched *ps,
+                            const pipe_shape *shape) {
   double mid = m->act - m->act_head - m->act_tail - m->offloaded;
-  return mid * layers_in_flight(e, s) + m->act_head * head + m->act_tail * tail;
+  if (shape->vpp <= 1 || !ps->chunk_in_flight)
+    return (mid + m->act_head + m->act_tail) * ps->in_flight(shape, s);
+  double a = mid * layers_in_flight(&e->s->plan, s, ps, shape, chunk_layers(e, ps, shape));
+  if (m->act_head > 0) a += m->act_head * ps->chunk_in_flight(shape, s, 0);
+  if (m->act_tail > 0) a += m->act_tail * ps->chunk_in_flight(shape, s, shape->vpp - 1);
+  return a;
 }
 
 void eng_memory(eng *e, int s) {
@@ -272,8 +291,9 @@ void eng_memory(eng *e, int s) {
   out->gradients = m.gradients + m.gg;
   out->optimizer = m.optimizer;
   pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
-  double in_flight = pipe_for(p->schedule)->in_flight(&shape, s);
-  out->activations = act_in_flight(e, s, &m) + m.remat +
+  const pipe_sched *ps = pipe_for(p->schedule);
+  double in_flight = ps->in_flight(&shape, s);
+  out->activations = act_in_flight(e, s, &m, ps, &shape) + m.remat +
                      (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + m.gw + m.gg);
@@ -338,7 +358,12 @@ double eng_memory_floor_partial(const eng *e, int s, int n) {
       p->n_overrides > 0 || n < 1)
     return 0;
   double gain = least_gain(e->x, s);
-  double in_flight = layers_in_flight(e, s);
+  const pipe_sched *ps = pipe_for(p->schedule);
+  pipe_shape shape = pipe_shape_of(p->schedule, p->pp, e->x->vpp, e->x->micro_batches);
+  int lay[SC_MAX_PP_LAYOUT];
+  int apart = chunks_apart(p, ps, &shape) && p->pp * shape.vpp <= SC_MAX_PP_LAYOUT &&
+              plan_stage_layers(p, e->g->layers, shape.vpp, lay, NULL) == SC_OK;
+  double in_flight = layers_in_flight(p, s, ps, &shape, apart ? lay : NULL);
   if (gain < 0 || in_flight < 1) return 0;
   if (gain > 0) gain *= in_flight * layers_left(p, e->g->layers, e->x->vpp, s, n);
   double f = es->m.total +

@@ -192,6 +192,68 @@ Test(fsdp, hsdp_all_reduces_the_experts_with_their_own_shard) {
             x.time.dp_comm, ar / 2);
 }
 
+/* The same Mixtral HSDP job: the experts' units are gathered and
+ * reduce-scattered over their own shard group, dp_shard_mod_ep ranks
+ * (torchtitan's fully_shard on moe.experts), the dense part over the
+ * shard's 8. ep 8 = the shard: each rank holds its expert whole, so only
+ * the dense part is gathered (before: dense + expert over the 8 ranks,
+ * as if the experts were sharded 8 ways). ep 4: 2 experts a rank, sharded
+ * over 8 / 4 = 2 ranks, each part its own call. Per micro-batch the root
+ * once, each of the 32 layers gathered in forward and again in backward
+ * (resharded) and reduce-scattered once. */
+static fsdp_traffic mixtral_hsdp(int ep, double *w, double *g) {
+  char json[512];
+  snprintf(json, sizeof json,
+           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\","
+           " \"gpus\": 16}, \"plan\": {\"tp\": 1, \"pp\": 1, \"dp\": 16, \"ep\": %d,"
+           " \"zero\": 3, \"fsdp_shard\": 8, \"global_batch\": 32, \"micro_batch\": 1}}",
+           ep);
+  sc_scenario s = scenario_ok(json);
+  lowered l;
+  lowered_make(&l, &s);
+  eng e;
+  lowered_eng(&l, &e);
+  fsdp_traffic t;
+  fsdp_count(&e, &l.x.stages[0], l.x.micro_batches, &t);
+  fsdp_memory(&e, &l.x.stages[0], 2, w, g);
+  cr_assert_eq(l.x.micro_batches, 2);
+  lowered_done(&l);
+  return t;
+}
+
+Test(fsdp, hsdp_gathers_the_experts_over_their_own_shard) {
+  double h = 4096, dense = h * (h + 2 * 1024) + h * h + h * 8 + 2 * h, expert = 3 * h * 14336;
+  double root = 2 * 32000 * h + h, eb = 2, m = 2, w, g;
+  fsdp_traffic t = mixtral_hsdp(8, &w, &g);
+  cr_assert_eq(t.gathers, m * (1 + 2 * 32), "ep 8: gathers %g", t.gathers);
+  double want = m * eb * (root + 2 * 32 * dense);
+  cr_assert_float_eq(t.gather_bytes, want, 1e-9 * want, "ep 8: gathered %g B, expected %g",
+                     t.gather_bytes, want);
+  cr_assert_eq(t.reduces, m * (1 + 32), "ep 8: reduce-scatters %g", t.reduces);
+  want = m * eb * (root + 32 * dense);
+  cr_assert_float_eq(t.reduce_bytes, want, 1e-9 * want, "ep 8: reduced %g B", t.reduce_bytes);
+  /* gathered at once (fsdp_memory): the unit computing and the one
+   * prefetched, the root; the gradients of two units and the root's --
+   * the dense parts only, the experts being held whole anyway */
+  want = (2 * dense + root) * eb;
+  cr_assert_float_eq(w, want, 1e-9 * want, "ep 8: gathered weights %g B, expected %g", w, want);
+  cr_assert_float_eq(g, want, 1e-9 * want, "ep 8: unsharded gradients %g B", g);
+  /* ep 4: two experts a rank over 2 ranks, in calls of their own */
+  t = mixtral_hsdp(4, &w, &g);
+  double unit = dense + 2 * expert;
+  cr_assert_eq(t.gathers, m * (1 + 2 * 32 * 2), "ep 4: gathers %g", t.gathers);
+  want = m * eb * (root + 2 * 32 * unit);
+  cr_assert_float_eq(t.gather_bytes, want, 1e-9 * want, "ep 4: gathered %g B", t.gather_bytes);
+  cr_assert_eq(t.reduces, m * (1 + 32 * 2), "ep 4: reduce-scatters %g", t.reduces);
+  /* FSDP2's copy-in starts from a rank's shards: the dense part's eighth,
+   * the experts' half; copy-out and chunk-cat move the whole unit; the
+   * root's copy-in, copy-out and chunk-cat likewise */
+  double local = dense / 8 + 2 * expert / 2;
+  want = m * eb * (32 * (2 * (2 * local + 2 * unit) + 2 * unit) + 2 * root / 8 + 4 * root);
+  cr_assert_float_eq(t.copy_bytes, want, 1e-9 * want, "ep 4: FSDP2 copies %g B, expected %g",
+                     t.copy_bytes, want);
+}
+
 Test(fsdp, deepspeed_gathers_modules_and_keeps_by_reuse_distance) {
   sc_scenario s = gpt();
   s.plan.fsdp_impl = SC_FSDP_DEEPSPEED;

@@ -171,6 +171,70 @@ int fsdp_unit_launches(const eng *e, const xg_segment *sg, int bwd) {
   return bwd ? b : f;
 }
 
+/* The elements of segment sg's unit that its gathers and reduce-scatters
+ * move, by group: part[0] over the unit's shard group (dp_group), part[1]
+ * its experts' where they are sharded apart (edp_group, eshard ranks:
+ * torchtitan's fully_shard of moe.experts over dp_shard_mod_ep, xg.h) --
+ * 0 where that group is one rank (ep takes the whole shard: each rank
+ * holds its experts whole, nothing to gather or reduce-scatter). The
+ * groups into gid[2]. Not DeepSpeed's (its modules: ds_gather_time). */
+static void unit_parts(const xg_segment *sg, double part[2], int gid[2]) {
+  int apart = sg->params_expert > 0 && sg->edp_group != sg->dp_group;
+  part[0] = apart ? sg->params - sg->params_expert : sg->params;
+  part[1] = apart && sg->eshard > 1 ? sg->params_expert : 0;
+  gid[0] = sg->dp_group, gid[1] = sg->edp_group;
+}
+
+/* The elements segment sg's unit gathers (unit_parts' two). */
+static double unit_gathered(const xg_segment *sg) {
+  double part[2];
+  int gid[2];
+  unit_parts(sg, part, gid);
+  return part[0] + part[1];
+}
+
+/* Collective op over segment sg's unit parts, eb bytes an element, each
+ * part its own call: seconds; *share the larger shares. */
+static double unit_coll(const eng *e, const xg_segment *sg, coll_op op, double eb,
+                        grp_share *share) {
+  double part[2], t = 0;
+  int gid[2];
+  unit_parts(sg, part, gid);
+  *share = (grp_share){0, 0};
+  for (int i = 0; i < 2; i++) {
+    grp_share s = {0, 0};
+    if (part[i] <= 0) continue;
+    t += eng_coll(e, gid[i], op, part[i] * eb, &s);
+    share_max(share, s);
+  }
+  return t;
+}
+
+/* Of segment sg's unit, the elements of one rank's shards that its
+ * gathers start from (part by part over its group's ranks). */
+static double unit_local(const eng *e, const xg_segment *sg) {
+  double part[2], n = 0;
+  int gid[2];
+  unit_parts(sg, part, gid);
+  for (int i = 0; i < 2; i++)
+    if (part[i] > 0) n += part[i] / e->x->groups[gid[i]].ranks;
+  return n;
+}
+
+/* FSDP1's kernels (fsdp1k.h) for segment sg's unit, part by part. */
+static fsdp1k_cost unit_fsdp1k(const eng *e, const xg_segment *sg, double eb) {
+  double part[2];
+  int gid[2];
+  unit_parts(sg, part, gid);
+  fsdp1k_cost c = {0, 0, 0};
+  for (int i = 0; i < 2; i++) {
+    if (part[i] <= 0) continue;
+    fsdp1k_cost k = fsdp1k_unit(&e->s->cluster.gpu, part[i], eb, e->x->groups[gid[i]].ranks);
+    c.cast += k.cast, c.cat += k.cat, c.reduce += k.reduce;
+  }
+  return c;
+}
+
 /* Segment r's unit, costed. */
 static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   const xg_segment *sg = &e->x->segs[r->segment];
@@ -181,7 +245,7 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
   u.b = e->qs[2 * r->segment + 1].compute;
   u.host = e->qs[2 * r->segment].host;
   if (!is_layer(sg)) return u;
-  double eb = eng_param_bytes(p), n = e->x->groups[sg->dp_group].ranks;
+  double eb = eng_param_bytes(p);
   const sc_gpu *g = &e->s->cluster.gpu;
   u.layer = 1;
   u.params = sg->params;
@@ -189,23 +253,26 @@ static fsdp_unit unit_of(const eng *e, const xg_run *r) {
     u.gather = ds_gather_time(e, sg, &u.share);
     return u;
   }
-  u.gather = eng_coll(e, sg->dp_group, COLL_ALL_GATHER, sg->params * eb, &u.share);
-  u.reduce = eng_coll(e, sg->dp_group, COLL_REDUCE_SCATTER, sg->params * eb, &u.rs_share);
+  /* the dense part over the shard, the experts over theirs (unit_parts) */
+  u.params = unit_gathered(sg);
+  u.gather = unit_coll(e, sg, COLL_ALL_GATHER, eb, &u.share);
+  u.reduce = unit_coll(e, sg, COLL_REDUCE_SCATTER, eb, &u.rs_share);
   u.allreduce = hsdp_allreduce(e, sg, sg->params - sg->params_expert, sg->params_expert,
                                &u.ar_share);
+  if (u.params <= 0) return u;
   if (p->fsdp_impl == SC_FSDP2) {
     /* foreach_all_gather's copy-in of the local shards (its own stream),
      * the copy-out into the parameters and the chunk-cat of the gradients
      * into the reduce-scatter input (both on the compute stream):
      * _fsdp_collectives.py; each reads and writes its bytes once */
-    double copy_in = cost_mem(g, 2 * sg->params * eb / n);
+    double copy_in = cost_mem(g, 2 * unit_local(e, sg) * eb);
     double k = u.gather / (u.gather + copy_in); /* NCCL's kernels: the gather only */
     u.share.sm *= k, u.share.hbm *= k;
     u.gather += copy_in;
-    u.copy_out = cost_mem(g, 2 * sg->params * eb);
-    u.rs_copy = cost_mem(g, 2 * sg->params * eb);
+    u.copy_out = cost_mem(g, 2 * u.params * eb);
+    u.rs_copy = cost_mem(g, 2 * u.params * eb);
   } else if (p->fsdp_impl == SC_FSDP1) {
-    fsdp1_kernels(fsdp1k_unit(g, sg->params, eb, n), &u);
+    fsdp1_kernels(unit_fsdp1k(e, sg, eb), &u);
   }
   return u;
 }
@@ -513,21 +580,28 @@ void fsdp_count(const eng *e, const xg_stage *st, int mbs, fsdp_traffic *out) {
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (!is_layer(sg)) continue;
-    double n = e->x->groups[sg->dp_group].ranks;
     ds_mods m = ds_modules(e, sg);
-    double calls = ds ? m.calls : 1, bytes = (ds ? m.gathered : sg->params) * eb;
+    /* a unit's calls: one per part (unit_parts), DeepSpeed's per module */
+    double part[2];
+    int gid[2];
+    unit_parts(sg, part, gid);
+    double parts = (part[0] > 0) + (part[1] > 0);
+    double calls = ds ? m.calls : parts, bytes = (ds ? m.gathered : part[0] + part[1]) * eb;
+    double local = ds ? 0 : unit_local(e, sg) * eb; /* shard bytes a gather starts from */
     for (int i = 0; i < r->count; i++) {
       double again = p->fsdp_reshard && !ds_kept(&x, sg->params);
       if (again && ds && p->recompute == SC_RECOMP_FULL && p->ds_max_reuse < sg->params) again = 2;
       t.gathers += calls * (1 + again);
       t.gather_bytes += bytes * (1 + again);
-      if (!ds) t.reduces++, t.reduce_bytes += bytes;
+      if (!ds) t.reduces += parts, t.reduce_bytes += bytes;
       if (sg->rep_group >= 0 && fsdp_hsdp_per_unit(p)) /* dense, experts (hsdp_allreduce) */
         t.allreduces += (sg->params > sg->params_expert) + (sg->params_expert > 0),
         t.allreduce_bytes += xg_seg_sharded(sg, sg->params * eb, sg->params, 1);
       if (p->fsdp_impl == SC_FSDP2)
-        t.copy_bytes += (1 + again) * (2 * bytes / n + 2 * bytes) + 2 * bytes;
-      if (p->fsdp_impl == SC_FSDP1) t.copy_bytes += fsdp1k_bytes(sg->params, eb, n, 1 + (int)again);
+        t.copy_bytes += (1 + again) * (2 * local + 2 * bytes) + 2 * bytes;
+      for (int k = 0; k < 2 && p->fsdp_impl == SC_FSDP1; k++)
+        if (part[k] > 0)
+          t.copy_bytes += fsdp1k_bytes(part[k], eb, e->x->groups[gid[k]].ranks, 1 + (int)again);
     }
   }
   if (ds) ds_buckets(e, st, x.root, &t);
@@ -559,8 +633,11 @@ void fsdp_memory(const eng *e, const xg_stage *st, double eb, double *w, double 
     const xg_run *r = &e->x->runs[st->first_run + j];
     const xg_segment *sg = &e->x->segs[r->segment];
     if (!is_layer(sg)) continue;
-    if (sg->params > largest) largest = sg->params;
-    layers += r->count * sg->params;
+    /* what a unit gathers: its experts not where each rank holds them
+     * whole (unit_parts); DeepSpeed's modules, all of it */
+    double gathered = p->fsdp_impl == SC_FSDP_DEEPSPEED ? sg->params : unit_gathered(sg);
+    if (gathered > largest) largest = gathered;
+    layers += r->count * gathered;
     if (p->fsdp_impl != SC_FSDP_DEEPSPEED) continue;
     ds_mods m = ds_modules(e, sg);
     if (m.largest > op) op = m.largest;

@@ -1170,12 +1170,14 @@ static void groups(lctx *c) {
  * (parallel_state.py's expert RankGenerator, ../shared/reference), and
  * its DDP reduces the experts' gradients, and its distributed optimizer
  * shards their state, over the edp ranks (distributed_data_parallel.py:
- * dense and expert buffers apart). Under HSDP the experts' shard is the
- * shard group's tp x shard ranks over etp x ep (torchtitan shards experts
- * over the data-parallel shard ranks that ep does not take), their
- * gradients reduced with the unit's (fsdp.c: dp_group). Without experts,
- * or where the grid does not fold, the dense group and shard. 0, or -1
- * when out of memory. */
+ * dense and expert buffers apart). Under ZeRO-3 the experts' shard group
+ * is likewise the shard group's tp x shard ranks over etp x ep (HSDP: the
+ * shard's, not the replicas'): torchtitan shards the experts over the
+ * data-parallel shard ranks that ep does not take (fully_shard on
+ * moe.experts over dp_shard_mod_ep), where their units are gathered and
+ * reduce-scattered (fsdp.c unit_parts). Without experts, or where the
+ * grid does not fold, the dense group and shard. 0, or -1 when out of
+ * memory. */
 static int expert_dp(lctx *c, xg_segment *sg) {
   sg->edp_group = sg->dp_group;
   sg->eshard = sg->shard;
@@ -1183,7 +1185,7 @@ static int expert_dp(lctx *c, xg_segment *sg) {
   if (c->params_expert <= 0 || per < 1 || ranks % per) return 0;
   int edp = (int)(ranks / per);
   sg->eshard = edp;
-  if (c->g_rep >= 0 || (edp == sg->shard && per == c->st.tp)) return 0; /* HSDP; the dense group */
+  if (edp == sg->shard && per == c->st.tp) return 0; /* the dense group */
   int g = add_group(c, XG_GROUP_DP, edp, (int)per);
   if (g < 0) return -1;
   sg->edp_group = g;

@@ -561,6 +561,14 @@ typedef struct sc_plan {
                                 last chunk of the last stage */
   sc_dtype main_grads;       /* gradient accumulation buffer: SC_FP32 (the
                                 default, Megatron's main_grad) or SC_BF16 */
+  /* The precision-aware optimizer (Megatron --use-precision-aware-
+   * optimizer, Transformer Engine's FusedAdam): any of these three other
+   * than SC_FP32 (the default) turns it on; plan.c checks the rest */
+  sc_dtype main_params;      /* master weights: SC_FP32 or SC_FP16
+                                (--main-params-dtype) */
+  sc_dtype exp_avg;          /* Adam's first moment: SC_FP32, SC_FP16,
+                                SC_BF16 or SC_FP8 (--exp-avg-dtype) */
+  sc_dtype exp_avg_sq;       /* its second moment (--exp-avg-sq-dtype) */
   sc_fp8_recipe fp8_recipe;  /* fp8 plans: how operands are scaled */
   int bf16_first_layers;     /* fp8/fp4 plans: the first N layers' GEMMs stay
                                 in 16 bits (Megatron --first-last-layers-bf16,

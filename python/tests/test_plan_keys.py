@@ -88,6 +88,9 @@ CASES = {
     "vocab_multiple": (DEFAULT, {"plan.vocab_multiple": 1}),  # GPT-3's 50,257 unpadded
     "overrides": (DEFAULT, {"plan.overrides": [{"layers": [0, 11], "recompute": "full"}]}),
     "main_grads": (DEFAULT, {"plan.main_grads": "bf16"}),
+    "main_params_dtype": (DEFAULT, {"plan.main_params_dtype": "fp16"}),  # zero 1
+    "exp_avg_dtype": (DEFAULT, {"plan.exp_avg_dtype": "bf16"}),
+    "exp_avg_sq_dtype": (DEFAULT, {"plan.exp_avg_sq_dtype": "fp8"}),
     "fp8_recipe": (LLAMA, {"plan.dtype": "fp8", "plan.fp8_recipe": "current"}),
     "bf16_first_layers": (LLAMA, {"plan.dtype": "fp8", "plan.bf16_first_layers": 2}),
     "bf16_last_layers": (LLAMA, {"plan.dtype": "fp8", "plan.bf16_last_layers": 2}),

@@ -30,6 +30,7 @@
 #include "engine/engine.h"
 #include "engine/fsdp.h"
 #include "engine/qmemo.h"
+#include "model/optimizer.h"
 #include "pipeline/pipe.h"
 
 void eng_init(eng *e) { memset(e, 0, sizeof *e); }
@@ -889,7 +890,8 @@ static double fp8_weight_cast(const eng *e, double lp) {
 
 /* Adam step over the local shard: read/write fp32 master, m, v, read the
  * gradient, write the 16-bit copy, plus the gradient-norm pass (the graph's
- * optimizer bytes per parameter, 34). */
+ * optimizer bytes per parameter, 34; more with the precision-aware
+ * optimizer's states in less than fp32, optim_update_bytes). */
 static double optimizer_time(const eng *e, const xg_stage *st) {
   const sc_plan *p = &e->s->plan;
   double n = 0, lp = 0, local = 0, whole = 0;
@@ -909,8 +911,10 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
    * cost/amp.h */
   double added = p->framework_eager ? whole : 0;
   double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, added) : 0;
-  /* BERT's optimizer as separate ops where kernels are unfused (cost/optchain.h) */
-  double bpp = optc_bytes_per_param(e->s, e->g->opt.bytes_per_param);
+  /* BERT's optimizer as separate ops where kernels are unfused
+   * (cost/optchain.h); the precision-aware optimizer's states through fp32
+   * temporaries (model/optimizer.h) */
+  double bpp = optim_update_bytes(p, optc_bytes_per_param(e->s, e->g->opt.bytes_per_param));
   return cost_mem(&e->s->cluster.gpu, n * bpp + amp) + fp8_weight_cast(e, lp);
 }
 

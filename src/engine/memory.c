@@ -21,6 +21,7 @@
 #include "cost/hostlink.h"
 #include "engine/engine.h"
 #include "engine/fsdp.h"
+#include "model/optimizer.h"
 #include "pipeline/pipe.h"
 #include "plan/plan.h"
 
@@ -44,15 +45,18 @@
 
 /* Optimizer state bytes per parameter (before ZeRO's sharding): the
  * optimizer's own (state, the graph's: Adam's m and v in fp32 8, momentum
- * 4, plain SGD 0; model/optimizer.c), plus, for 16-bit parameters, the fp32 master
- * weight (4) -- or only its low 16 bits (2) where the optimizer keeps the
- * remainders the bf16 parameter lacks (Apex DistributedFusedAdam's
- * store_param_remainders, plan.param_remainders). Under AMP eb is 4
- * (eng_param_bytes): the fp32 parameters are what the optimizer updates,
- * no master copy. */
+ * 4, plain SGD 0; model/optimizer.c; the precision-aware optimizer's
+ * moments at plan.exp_avg_dtype and exp_avg_sq_dtype, optim_state_bytes),
+ * plus, for 16-bit parameters, the master weight: fp32 (4), fp16 under
+ * plan.main_params_dtype (2), or only the fp32 master's low 16 bits (2)
+ * where the optimizer keeps the remainders the bf16 parameter lacks (Apex
+ * DistributedFusedAdam's store_param_remainders, plan.param_remainders;
+ * optim_master_bytes). Under AMP eb is 4 (eng_param_bytes): the fp32
+ * parameters are what the optimizer updates, no master copy. */
 static double opt_bytes(const sc_plan *p, double eb, double state) {
+  state = optim_state_bytes(p, state);
   if (eb == 4) return state;
-  return state + (p->param_remainders ? 2.0 : 4.0);
+  return state + optim_master_bytes(p);
 }
 
 /* 1 when segment sg's shards are PyTorch FSDP's fp32 parameters: FSDP1

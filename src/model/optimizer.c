@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "model/optimizer.h"
+#include "plan/plan.h"
 
 static const struct {
   const char *name;
@@ -82,4 +83,35 @@ void optim_apply(sc_optimizer o, wg_optimizer *g) {
   if ((unsigned)o >= SC_OPT_COUNT) o = SC_OPT_DEFAULT;
   g->bytes_per_param = optim_tab[o].update;
   g->state_bytes_per_param = optim_tab[o].state;
+}
+
+/* Megatron's precision-aware optimizer runs Transformer Engine's FusedAdam
+ * (transformer_engine/pytorch/optimizers/fused_adam.py; recalled, TE's
+ * optimizers are not in ../shared/reference): it keeps exp_avg,
+ * exp_avg_sq and the master weights at their dtypes (fp8 moments as
+ * Float8Tensors, fp16 ones with a per-tensor scale: negligible bytes),
+ * and its step runs the fp32 kernel on fp32 temporaries -- each state not
+ * in fp32 is read and written out as an fp32 copy before the kernel
+ * (get_unscaled_state) and read and cast back after it (_apply_scale).
+ * Counted here: d + 4 before, 4 + d after, for a state of d bytes, beside
+ * the kernel's 8; the absmax and scaling passes of fp16 and fp8 states
+ * (two or three more fp32 passes) are not counted. */
+static double pa_round_trip(sc_dtype d) {
+  return d == SC_FP32 ? 0 : 2 * sc_dtype_bytes(d) + 8;
+}
+
+double optim_state_bytes(const sc_plan *p, double state) {
+  if (p->exp_avg == SC_FP32 && p->exp_avg_sq == SC_FP32) return state;
+  return sc_dtype_bytes(p->exp_avg) + sc_dtype_bytes(p->exp_avg_sq);
+}
+
+double optim_master_bytes(const sc_plan *p) {
+  if (p->main_params != SC_FP32) return sc_dtype_bytes(p->main_params);
+  return p->param_remainders ? 2.0 : 4.0;
+}
+
+double optim_update_bytes(const sc_plan *p, double update) {
+  if (!plan_precision_aware(p)) return update;
+  return update + pa_round_trip(p->exp_avg) + pa_round_trip(p->exp_avg_sq) +
+         pa_round_trip(p->main_params);
 }

@@ -44,4 +44,17 @@ sc_optimizer optim_of(const sc_model *model, sc_optimizer preset_default);
  * and state bytes per parameter. */
 void optim_apply(sc_optimizer o, wg_optimizer *g);
 
+/* The precision-aware optimizer (plan.main_params_dtype, exp_avg_dtype,
+ * exp_avg_sq_dtype; plan_precision_aware), per parameter:
+ * optim_state_bytes: the optimizer's state -- `state` (the graph's) where
+ * the plan keeps the moments in fp32, else Adam's two moments at their
+ * dtypes' bytes (4, 2, 2, 1); optim_master_bytes: the master copy of a
+ * 16-bit parameter -- 4, 2 in fp16, or the 2 bytes of the remainders
+ * (plan.param_remainders); optim_update_bytes: the HBM bytes of one update
+ * -- `update` (the graph's fused figure), and for each state kept in less
+ * than fp32 its round trip through an fp32 temporary (optimizer.c). */
+double optim_state_bytes(const sc_plan *p, double state);
+double optim_master_bytes(const sc_plan *p);
+double optim_update_bytes(const sc_plan *p, double update);
+
 #endif

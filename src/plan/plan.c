@@ -301,6 +301,12 @@ static int plan_basics(sc_plan *p, sc_error *err) {
   if ((unsigned)p->main_grads >= SC_DTYPE_COUNT)
     return sc_error_set(err, SC_EINPUT, "plan.main_grads: %d is not valid (fp32, bf16)",
                         (int)p->main_grads);
+  if ((unsigned)p->main_params >= SC_DTYPE_COUNT || (unsigned)p->exp_avg >= SC_DTYPE_COUNT ||
+      (unsigned)p->exp_avg_sq >= SC_DTYPE_COUNT)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.main_params_dtype/exp_avg_dtype/exp_avg_sq_dtype: %d/%d/%d; not "
+                        "valid sc_dtype values (fp32, fp16, bf16, fp8)",
+                        (int)p->main_params, (int)p->exp_avg, (int)p->exp_avg_sq);
   if ((unsigned)p->dtype >= SC_DTYPE_COUNT)
     return sc_error_set(err, SC_EINPUT, "plan.dtype: %d is not valid (fp32, tf32, fp16, bf16, fp8, fp4)",
                         (int)p->dtype);
@@ -612,6 +618,8 @@ static int plan_memory_knobs(const sc_scenario *s, sc_error *err) {
   if (p->main_grads != SC_FP32 && p->main_grads != SC_BF16)
     return sc_error_set(err, SC_EINPUT, "plan.main_grads: \"%s\"; valid: \"fp32\", \"bf16\"",
                         sc_dtype_name(p->main_grads));
+  int rc = plan_optim_dtypes(s, err);
+  if (rc) return rc;
   if (p->fp8_param && p->dtype != SC_FP8 && p->dtype != SC_FP4)
     return sc_error_set(err, SC_EINPUT,
                         "plan.fp8_param: fp8 primary weights need plan.dtype \"fp8\" (is \"%s\")",

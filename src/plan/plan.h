@@ -89,6 +89,15 @@ void plan_fsdp_moe_default(sc_plan *p);
 void plan_fsdp_resolve(sc_plan *p);
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
+/* plan_optim.c: the precision-aware optimizer (Megatron's --use-precision-
+ * aware-optimizer with Transformer Engine's FusedAdam). plan_precision_
+ * aware: 1 when any of plan.main_params_dtype, exp_avg_dtype, exp_avg_sq_
+ * dtype is not fp32 (which turns it on). plan_optim_dtypes checks the
+ * three against Megatron's choices and the plan: SC_OK or SC_EINPUT
+ * naming the key and what would be valid. */
+int plan_precision_aware(const sc_plan *p);
+int plan_optim_dtypes(const sc_scenario *s, sc_error *err);
+
 /* plan_moe.c: the MoE token dispatcher, group-limited routing and the
  * flex dispatcher's SMs: defaults into p, and their checks (SC_OK or
  * SC_EINPUT naming the key and what would be valid). */

@@ -252,6 +252,16 @@ Test(fsdp, hsdp_gathers_the_experts_over_their_own_shard) {
   want = m * eb * (32 * (2 * (2 * local + 2 * unit) + 2 * unit) + 2 * root / 8 + 4 * root);
   cr_assert_float_eq(t.copy_bytes, want, 1e-9 * want, "ep 4: FSDP2 copies %g B, expected %g",
                      t.copy_bytes, want);
+  /* both engines cost these units (fsdp_exposed): the same step */
+  const char *json = "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\","
+                     " \"gpus\": 16}, \"plan\": {\"tp\": 1, \"pp\": 1, \"dp\": 16, \"ep\": 4,"
+                     " \"zero\": 3, \"fsdp_shard\": 8, \"global_batch\": 32, \"micro_batch\": 1}}";
+  sc_scenario s = scenario_ok(json);
+  sc_result c = predict_ok(&s), v;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict_event(&s, NULL, &v, NULL, &err), SC_OK, "%s", err.msg);
+  cr_assert(fabs(v.step_s / c.step_s - 1) < 0.03, "event step %g s, closed form %g s", v.step_s,
+            c.step_s);
 }
 
 Test(fsdp, deepspeed_gathers_modules_and_keeps_by_reuse_distance) {

@@ -104,7 +104,9 @@ typedef enum sc_rs_opt {
   SC_RS_SGD = 0,
   SC_RS_ADAGRAD,       /* one accumulator per element */
   SC_RS_ADAM,          /* two moments per element, rows touched by the batch */
-  SC_RS_ADAM_GLOBAL    /* HugeCTR update_type Global: every row, every step */
+  SC_RS_ADAM_GLOBAL,   /* HugeCTR update_type Global: every row, every step */
+  SC_RS_ROWWISE_ADAGRAD /* one accumulator per row (TorchRec's RowWiseAdagrad, FBGEMM's
+                           exact_rowwise_adagrad); the dense part under Adagrad */
 } sc_rs_opt;
 
 typedef enum sc_rs_kernel {

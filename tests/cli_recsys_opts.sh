@@ -41,6 +41,8 @@ expect 2 'override "clster.gpus=16": clster: unknown key; did you mean "cluster"
 expect 2 'training.batch: unknown key; valid keys in training: global_batch, dtype, optimizer' \
   -- recsys predict $DLRM --set training.batch=8
 expect 2 'override "plan.tp=8": plan: unknown key' -- recsys predict $DLRM --set plan.tp=8
+expect 2 'training.optimizer: expected sgd, adagrad, adam, adam_global or rowwise_adagrad (set by override' \
+  -- recsys predict $DLRM --set training.optimizer=adagrad_rowwise
 expect 2 'override "cluster.gpus.x=1": cluster.gpus takes a value, not keys below it' \
   -- recsys predict $DLRM --set cluster.gpus.x=1
 expect 2 'override "sharding.kind=row_wise": sharding takes a value, not keys below it' \

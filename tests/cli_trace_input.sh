@@ -161,6 +161,9 @@ PY
 out=$("$CLI" trace "$ASTRA"/all_reduce.*.et 2>&1)
 if [[ $out =~ collectives\ per\ step\ +-\ +0\.066\ ms ]]; then pass=$((pass + 1)); else
   echo "FAIL: ASTRA-sim collectives show a measured time"; fail=$((fail + 1)); fi
+# the header counts a Chakra ET's nodes: communication = collective + send/recv
+expect 0 "Chakra ET: 8 ranks, 0 compute nodes (0 GPU, 0 CPU), 8 communication nodes (8 collective, 0 send/recv)" \
+  -- trace "$ASTRA"/all_reduce.*.et
 expect 2 "all_reduce.0.et: a Chakra ET names neither its device nor its kernels" -- trace "$ASTRA/all_reduce.0.et" --gpu h100-sxm5-80gb
 # a Chakra ET's GPU busy time: its GPU nodes' (here the one collective)
 json=$("$CLI" trace "$ASTRA"/all_reduce.*.et --format json 2>/dev/null)

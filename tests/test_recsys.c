@@ -460,16 +460,20 @@ Test(recsys_emb, sector_granular_rows_by_hand) {
  * per array. Adagrad has one array more than SGD, so its backward is
  * longer by U x 80 x 2 B, U = R (1 - (1 - 1/R)^L) unique rows of R = 1e6
  * among L = 65536 uniform draws (63,434.7): 10.15 MB = 6.30 us at
- * 2039 GB/s x 0.79. fused keeps 32 x 4 x 1.75 = 224 B per row. */
+ * 2039 GB/s x 0.79. fused keeps 32 x 4 x 1.75 = 224 B per row. Row-wise
+ * Adagrad's one 4-byte accumulator a row is a 32-byte sector read and
+ * written: U x 32 x 2 B more than SGD with fused kernels (2.52 us), U x
+ * max(32 + 16, 64) x 2 with hash (5.04 us). */
 Test(recsys_emb, random_row_updates_by_hand) {
   double R = 1e6, L = 65536, bw = 2039e9 * 0.79, u = R * (1 - pow(1 - 1 / R, L));
-  double bwd[2][2];
+  const sc_rs_opt opts[3] = {SC_RS_SGD, SC_RS_ADAGRAD, SC_RS_ROWWISE_ADAGRAD};
+  double bwd[2][3];
   for (int k = 0; k < 2; k++)
-    for (int o = 0; o < 2; o++) {
+    for (int o = 0; o < 3; o++) {
       sc_rs_job j;
       job(&j, "1x1000000x16@1", 1, SC_RS_UNIFORM, 0);
       j.kernel = k ? SC_RS_FUSED : SC_RS_HASH;
-      j.opt = o ? SC_RS_ADAGRAD : SC_RS_SGD;
+      j.opt = opts[o];
       rs_tstat st;
       rs_tstat_fill(&j, &j.model.tables[0], &st);
       rs_shard_geo geo = {R, 1, 16, L, 1, L, 0};
@@ -481,6 +485,12 @@ Test(recsys_emb, random_row_updates_by_hand) {
   cr_assert_float_eq(bwd[0][1] - bwd[0][0], u * 80 * 2 / bw, 1e-12, "hash %g", bwd[0][1] - bwd[0][0]);
   cr_assert_float_eq(bwd[0][1] - bwd[0][0], 6.30e-6, 0.01e-6);
   cr_assert_float_eq(bwd[1][1] - bwd[1][0], u * 224 * 2 / bw, 1e-12, "fused %g", bwd[1][1] - bwd[1][0]);
+  cr_assert_float_eq(bwd[1][2] - bwd[1][0], u * 32 * 2 / bw, 1e-12, "fused row-wise %g",
+                     bwd[1][2] - bwd[1][0]);
+  cr_assert_float_eq(bwd[1][2] - bwd[1][0], 2.52e-6, 0.01e-6);
+  cr_assert_float_eq(bwd[0][2] - bwd[0][0], u * 64 * 2 / bw, 1e-12, "hash row-wise %g",
+                     bwd[0][2] - bwd[0][0]);
+  cr_assert_float_eq(bwd[0][2] - bwd[0][0], 5.04e-6, 0.01e-6);
 }
 
 /* A GPU hash table is sized per GPU (HugeCTR workspace_size_per_gpu_in_mb):
@@ -562,22 +572,26 @@ Test(recsys_emb, hash_capacity_shared_by_a_layer_by_hand) {
 }
 
 /* Memory per GPU by hand for every kind and optimizer: two 1e6 x 64 fp32
- * tables (256 MB each) on 4 GPUs of one node; A arrays per row (SGD 1,
- * Adagrad 2, Adam 3); pooled outputs and their gradients, 2 x vectors x
- * width x the activation's bytes; a GPU holding no table gives the dense
- * part. A replicated table also holds its dense fp32 weight gradient, the
- * tensor its all-reduce moves (it was left out: SGD data-parallel 512 MB
- * where 1,024 MB are held). */
+ * tables (256 MB each) on 4 GPUs of one node; A arrays of a row's width
+ * (SGD 1, Adagrad 2, Adam 3, row-wise Adagrad 1) and S bytes a row
+ * (row-wise Adagrad's accumulator, 4 B: the TorchRec planner's table bytes
+ * / dim), so a whole table keeps 256, 512, 768 and 260 MB; a shard keeps
+ * S for each row it holds (a column slice all 1e6). Pooled outputs and
+ * their gradients, 2 x vectors x width x the activation's bytes; a GPU
+ * holding no table gives the dense part. A replicated table also holds
+ * its dense fp32 weight gradient, the tensor its all-reduce moves (it was
+ * left out: SGD data-parallel 512 MB where 1,024 MB are held). */
 Test(recsys_memory, every_kind_and_optimizer_by_hand) {
-  const sc_rs_opt opts[3] = {SC_RS_SGD, SC_RS_ADAGRAD, SC_RS_ADAM};
+  const sc_rs_opt opts[4] = {SC_RS_SGD, SC_RS_ADAGRAD, SC_RS_ADAM, SC_RS_ROWWISE_ADAGRAD};
+  const double arrays[4] = {1, 2, 3, 1}, row_state[4] = {0, 0, 0, 4};
   const sc_rs_shard_kind kinds[5] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_COLUMN_WISE,
                                      SC_RS_TABLE_ROW_WISE, SC_RS_DATA_PARALLEL};
-  for (int o = 0; o < 3; o++)
+  for (int o = 0; o < 4; o++)
     for (int k = 0; k < 5; k++) {
       sc_rs_job j;
       job(&j, "2x1000000x64@1", 4, SC_RS_UNIFORM, 0);
       j.opt = opts[o];
-      double A = o + 1, B = (double)j.global_batch, T = 1e6 * 64 * 4;
+      double A = arrays[o], S = row_state[o] * 1e6, B = (double)j.global_batch, T = 1e6 * 64 * 4;
       double act = j.dtype == SC_FP16 || j.dtype == SC_BF16 ? 2 : 4;
       sc_rs_plan p, tw;
       sc_rs_result r, rt;
@@ -589,13 +603,13 @@ Test(recsys_memory, every_kind_and_optimizer_by_hand) {
       double dense = rt.gpu_mem[0], emb = 0; /* the GPU without a table: the least */
       for (int g = 1; g < 4; g++) dense = fmin(dense, rt.gpu_mem[g]);
       switch (kinds[k]) {
-      case SC_RS_TABLE_WISE: emb = A * T + 2 * B * 64 * act; break; /* one table a GPU */
-      case SC_RS_COLUMN_WISE: emb = 2 * (A * T / 4 + 2 * B * 16 * act); break; /* 4 slices */
-      case SC_RS_DATA_PARALLEL: emb = 2 * (A * T + T + 2 * (B / 4) * 64 * act); break;
-      default: emb = 2 * (A * T / 4 + 2 * B * 64 * act); /* rows/4, the batch's partial sums */
+      case SC_RS_TABLE_WISE: emb = A * T + S + 2 * B * 64 * act; break; /* one table a GPU */
+      case SC_RS_COLUMN_WISE: emb = 2 * (A * T / 4 + S + 2 * B * 16 * act); break; /* 4 slices */
+      case SC_RS_DATA_PARALLEL: emb = 2 * (A * T + S + T + 2 * (B / 4) * 64 * act); break;
+      default: emb = 2 * (A * T / 4 + S / 4 + 2 * B * 64 * act); /* rows/4, the batch's partial sums */
       }
-      cr_assert_float_eq(r.mem_bytes, emb + dense, 1, "%s, %d arrays: %.0f B, want %.0f + %.0f",
-                         sc_rs_shard_name(kinds[k]), o + 1, r.mem_bytes, emb, dense);
+      cr_assert_float_eq(r.mem_bytes, emb + dense, 1, "%s, optimizer %d: %.0f B, want %.0f + %.0f",
+                         sc_rs_shard_name(kinds[k]), o, r.mem_bytes, emb, dense);
       sc_rs_result_free(&r), sc_rs_result_free(&rt);
       sc_rs_plan_free(&p), sc_rs_plan_free(&tw);
       sc_rs_job_free(&j);
@@ -699,6 +713,46 @@ Test(recsys_shard, plan_errors_name_the_table) {
 static double lcg(unsigned long long *s) {
   *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
   return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/* A seed that does not fit is made to fit by steepest descent (rs_plan.c
+ * fit_seed): all replicated on 2 A100 80 GB, two 1e5 x 64 tables and a
+ * 2e8 x 64 one (51.2 GB of fp32 weights, 102.4 GB replicated with its
+ * gradient: no fit). Moving a small table saves 2 x 25.6 MB and fits
+ * nothing; the one step taken is the big table's fastest option that
+ * fits, the small ones stay replicated. (Steering by the first move that
+ * lowers memory, in table order, moved the small tables first: the
+ * fitting plan reached depended on memory terms binding nothing.) */
+Test(recsys_plan, a_seed_that_does_not_fit_takes_the_move_saving_most) {
+  sc_rs_job j;
+  job(&j, "2x100000x64@1;1x200000000x64@1", 2, SC_RS_UNIFORM, 0);
+  rs_ctx c;
+  sc_error e = {0};
+  cr_assert_eq(rs_ctx_open(&c, &j, &e), SC_OK, "%s", e.msg);
+  sc_rs_plan p;
+  cr_assert_eq(sc_rs_plan_alloc(&p, 3), SC_OK);
+  double emb[2], mem[2];
+  sc_rs_result r = {.gpu_emb_s = emb, .gpu_mem = mem};
+  for (int t = 0; t < 3; t++) p.s[t] = (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1};
+  rs_eval(&c, &p, &r);
+  cr_assert(!r.fits, "all replicated: %.1f GB", r.mem_bytes / 1e9);
+  cr_assert_eq(rs_plan_fit(&c, &p, &r), SC_OK);
+  cr_assert(r.fits, "%.1f GB", r.mem_bytes / 1e9);
+  cr_assert_eq(p.s[0].kind, SC_RS_DATA_PARALLEL);
+  cr_assert_eq(p.s[1].kind, SC_RS_DATA_PARALLEL);
+  cr_assert_neq(p.s[2].kind, SC_RS_DATA_PARALLEL);
+  double got = r.iter_s;
+  const sc_rs_shard big[] = {{SC_RS_TABLE_WISE, 0, 1}, {SC_RS_TABLE_WISE, 1, 1},
+                             {SC_RS_ROW_WISE, 0, 1}, {SC_RS_COLUMN_WISE, 0, 2}};
+  for (int k = 0; k < 4; k++) { /* no fitting option of the big table is faster */
+    p.s[2] = big[k];
+    rs_eval(&c, &p, &r);
+    cr_assert(r.fits, "option %d: %.1f GB", k, r.mem_bytes / 1e9);
+    cr_assert_geq(r.iter_s, got * (1 - 1e-12), "option %d: %g s < %g s", k, r.iter_s, got);
+  }
+  sc_rs_plan_free(&p);
+  rs_ctx_close(&c);
+  sc_rs_job_free(&j);
 }
 
 /* Lin et al.'s question on random DLRMs: does the planner's pick (greedy
@@ -915,6 +969,39 @@ Test(recsys_validate, framework_defaults_of_rows) {
   row_job("mlperf_dlrm_v0.7-v2.1.csv", "mlperf-dlrm-008", &j); /* hugectr, no hash table */
   cr_assert_eq(j.hash_capacity, 0);
   sc_rs_job_free(&j);
+}
+
+/* The optimizer cell names what runs, whatever the framework: TorchRec's
+ * "Adagrad" keeps an accumulator per element (its planner counts the
+ * table's size), "rowwise_adagrad" one per row; FBGEMM's exact_ names too. */
+Test(recsys_validate, optimizer_names_of_rows) {
+  static const struct { const char *cell; sc_rs_opt opt; } names[] = {
+      {"Adagrad", SC_RS_ADAGRAD}, {"rowwise_adagrad", SC_RS_ROWWISE_ADAGRAD},
+      {"EXACT_ROWWISE_ADAGRAD", SC_RS_ROWWISE_ADAGRAD}, {"RowWiseAdagrad", SC_RS_ROWWISE_ADAGRAD},
+      {"row-wise adagrad", SC_RS_ROWWISE_ADAGRAD}, {"exact_adagrad", SC_RS_ADAGRAD},
+      {"exact_sgd", SC_RS_SGD}};
+  char csv[4096], path[] = "/tmp/stepcast_rs_optXXXXXX";
+  int n = snprintf(csv, sizeof csv, "id,model,tables,dense_features,bottom_mlp,top_mlp,interaction,"
+                   "global_batch,dtype,optimizer,framework,gpu,gpus,gpus_per_node,sharding,"
+                   "measured_iter_ms\n");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    n += snprintf(csv + n, sizeof csv - (size_t)n,
+                  "r%zu,dlrm,4x1000000x64@1,13,13-512-256-64,1024-1024-512-256-1,dot,65536,fp32,"
+                  "%s,pytorch (TorchRec),a100-sxm4-80gb,8,8,table_wise,10\n", i, names[i].cell);
+  cr_assert(n < (int)sizeof csv);
+  tmp_write(path, csv);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    char id[16];
+    snprintf(id, sizeof id, "r%zu", i);
+    sc_rs_job j;
+    sc_rs_plan p;
+    sc_error e = {0};
+    cr_assert_eq(sc_rs_row_job(path, id, &j, &p, &e), SC_OK, "%s: %s", names[i].cell, e.msg);
+    cr_expect_eq(j.opt, names[i].opt, "'%s' read as %d", names[i].cell, (int)j.opt);
+    sc_rs_plan_free(&p);
+    sc_rs_job_free(&j);
+  }
+  unlink(path);
 }
 
 /* The published sets (../shared/validation/recsys): every row read, at

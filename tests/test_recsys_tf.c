@@ -21,16 +21,16 @@
  *   Adagrad: slices 8,388,608; Unique L x 12 x 2 x 8 (64-bit sort) +
  *            u x 12 x 2 x 2 (positions below 2^16: 2 passes) + L x 24;
  *            segment sum L x 4 + u x 64 + u x 64 x 2 + (L - u) x 32;
- *            apply u x 64 + u x 80 x 2 x 2 -> 62,457,022.9 */
+ *            apply u x 64 + u x (80 x 2 x 2: update_b) -> 62,457,022.9 */
 Test(recsys_tf, sparse_bytes_by_hand) {
   double L = 65536, R = 1e6, u = R * (1 - pow(1 - 1 / R, L));
   cr_assert_float_eq(u, 63434.70, 0.01);
-  double sgd = rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, RS_L2_HIT_COST, 1);
-  double ada = rs_tf_sparse_bytes(SC_RS_ADAGRAD, L, u, 64, 64, 80, RS_L2_HIT_COST, 2);
+  double sgd = rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, RS_L2_HIT_COST, 80 * 2);
+  double ada = rs_tf_sparse_bytes(SC_RS_ADAGRAD, L, u, 64, 64, 80, RS_L2_HIT_COST, 80 * 2 * 2);
   cr_assert_float_eq(sgd, 18605401.71, 0.1, "SGD %.2f", sgd);
   cr_assert_float_eq(ada, 62457022.93, 0.1, "Adagrad %.2f", ada);
-  /* SGD's state is the weights alone: its byte count takes no arrays */
-  cr_assert_eq(rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, RS_L2_HIT_COST, 3), sgd);
+  /* SGD scatter-adds into the weights: its byte count takes no update_b */
+  cr_assert_eq(rs_tf_sparse_bytes(SC_RS_SGD, L, u, 64, 64, 80, RS_L2_HIT_COST, 999), sgd);
 }
 
 /* Only SGD skips the deduplication (Keras' SGD without momentum

@@ -154,7 +154,7 @@ Test(unseen_rows, dp_training) {
 Test(unseen_rows, recsys) {
   sc_validation vf;
   all_predicted("unseen_recsys.csv", &vf, 10);
-  ASSUMES(&vf, "ur-dcnv2-mh-rw", "row-wise Adagrad", "intra_node_GBps", "nic_Gbps");
+  ASSUMES(&vf, "ur-dcnv2-mh-rw", "intra_node_GBps", "nic_Gbps");
   ASSUMES(&vf, "ur-dlrm-planner", "planner", "GPUs per server");
   ASSUMES(&vf, "ur-dcnv2-unknown-dtype", "mixed precision", "optimizer adam");
   ASSUMES(&vf, "ur-dlrm-gpus-blank", "gpus 16 = global_batch / batch_per_gpu");

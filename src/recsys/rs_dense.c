@@ -120,9 +120,11 @@ static void interaction(const sc_rs_job *j, double b, double *fwd, double *bwd, 
 }
 
 /* Optimizer arrays of the dense weights read and written (fp32 master
- * weights): SGD weight + grad, Adagrad + accumulator, Adam + 2 moments. */
+ * weights): SGD weight + grad, Adagrad + accumulator, Adam + 2 moments.
+ * Row-wise Adagrad is an embedding optimizer (TorchRec's RowWiseAdagrad
+ * runs in FBGEMM's kernels): the dense part of such a job runs Adagrad. */
 static double dense_opt_arrays(sc_rs_opt o) {
-  return o == SC_RS_SGD ? 3 : o == SC_RS_ADAGRAD ? 5 : 7;
+  return o == SC_RS_SGD ? 3 : o == SC_RS_ADAGRAD || o == SC_RS_ROWWISE_ADAGRAD ? 5 : 7;
 }
 
 void rs_dense(const sc_rs_job *j, double b, rs_dense_time *d) {

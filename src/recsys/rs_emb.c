@@ -194,7 +194,10 @@ static double held_rows(const sc_rs_job *j, const rs_tstat *st, const rs_shard_g
   return g->rows;
 }
 
-/* State arrays (weights included) the optimizer reads and writes per row. */
+/* Arrays of a row's width (weights included) the optimizer keeps, reads
+ * and writes per row: SGD the weights, Adagrad an accumulator per element
+ * more, Adam two moments; row-wise Adagrad the weights (its accumulator is
+ * one value a row: opt_row_state_bytes). */
 static double opt_arrays(sc_rs_opt o) {
   switch (o) {
   case SC_RS_ADAGRAD: return 2;
@@ -202,6 +205,25 @@ static double opt_arrays(sc_rs_opt o) {
   case SC_RS_ADAM_GLOBAL: return 3;
   default: return 1;
   }
+}
+
+/* Bytes of optimizer state a row keeps besides opt_arrays: row-wise
+ * Adagrad's one accumulator a row, an element of the table's type (the
+ * TorchRec planner's storage estimate: RowWiseAdagrad's state is the
+ * table's bytes / dim, shard_estimators.py _get_optimizer_multipler); a
+ * column slice keeps its own for each of its rows. 0 for the others. */
+static double opt_row_state_bytes(const sc_rs_job *j) {
+  return j->opt == SC_RS_ROWWISE_ADAGRAD ? j->emb_bytes : 0;
+}
+
+/* HBM bytes the optimizer reads and writes per unique row it updates: its
+ * arrays, each a random row access of rand_rowb, and a per-row state's
+ * 32-byte sectors, one random access each way (a lone 4-byte value moves a
+ * sector; RS_SECTOR_BYTES, random_bytes). */
+static double update_row_bytes(const sc_rs_job *j, double rand_rowb) {
+  double st = opt_row_state_bytes(j), sb = 0;
+  if (st > 0) sb = random_bytes(j->kernel, ceil(st / RS_SECTOR_BYTES) * RS_SECTOR_BYTES);
+  return 2 * (rand_rowb * opt_arrays(j->opt) + sb);
 }
 
 /* Bytes the pooled outputs and their gradients take per element on the
@@ -238,9 +260,9 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
   if (j->kernel == SC_RS_PER_TABLE) /* TensorFlow: IndexedSlices, then the optimizer's ops */
     bwd += rs_tf_aggregate_bytes((int)st->outputs, g->lookups, g->dim * eb) +
            rs_tf_sparse_bytes(j->opt, g->lookups, u, g->dim * eb, rowb, rand_rowb, hit_cost,
-                              opt_arrays(j->opt));
+                              update_row_bytes(j, rand_rowb));
   else /* fused kernels: sort the ids, accumulate in place, update the unique rows */
-    bwd += g->lookups * RS_SORT_PAIR_BYTES * 2 * passes + u * rand_rowb * 2 * opt_arrays(j->opt);
+    bwd += g->lookups * RS_SORT_PAIR_BYTES * 2 * passes + u * update_row_bytes(j, rand_rowb);
   if (j->opt == SC_RS_ADAM_GLOBAL)
     bwd += held_rows(j, st, g) * g->dim * eb * 2 * opt_arrays(j->opt);
   *fwd_s = fwd / bw;
@@ -248,8 +270,8 @@ void rs_shard_time(const sc_rs_job *j, const sc_rs_table *t, const rs_tstat *st,
 }
 
 double rs_shard_bytes(const sc_rs_job *j, const rs_tstat *st, const rs_shard_geo *g) {
-  double w = held_rows(j, st, g) * g->dim * j->emb_bytes;
-  return w * opt_arrays(j->opt);
+  double rows = held_rows(j, st, g);
+  return rows * (g->dim * j->emb_bytes * opt_arrays(j->opt) + opt_row_state_bytes(j));
 }
 
 int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b) {

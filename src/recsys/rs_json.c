@@ -423,7 +423,7 @@ static int training_of(jctx *c, json_t *o, sc_rs_job *j) {
                                    {"fp16", SC_FP16}, {"bf16", SC_BF16}, {NULL, 0}};
   static const rs_name opts[] = {{"sgd", SC_RS_SGD}, {"adagrad", SC_RS_ADAGRAD},
                                  {"adam", SC_RS_ADAM}, {"adam_global", SC_RS_ADAM_GLOBAL},
-                                 {NULL, 0}};
+                                 {"rowwise_adagrad", SC_RS_ROWWISE_ADAGRAD}, {NULL, 0}};
   static const rs_name kernels[] = {
       {"fused", SC_RS_FUSED}, {"hash", SC_RS_HASH}, {"per_table", SC_RS_PER_TABLE}, {NULL, 0}};
   int dtype = (int)j->dtype, opt = (int)j->opt, kernel = (int)j->kernel;

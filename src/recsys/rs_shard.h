@@ -77,4 +77,12 @@ double rs_table_tw_s(const rs_ctx *c, int t);
  * p holds n_tables entries. SC_OK or SC_ENOMEM. (rs_api.c) */
 int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p);
 
+/* Plan p made to fit as the planner makes a seed that does not fit fit
+ * (steepest descent: the move of one table with the lowest rank key, step
+ * by step, where a step takes at most 8,192 evaluations; rs_plan.c
+ * fit_seed); p is left as it is when it fits or the case is larger. r
+ * (per-GPU arrays caller-owned, as rs_eval's) gets p's result. SC_OK or
+ * SC_ENOMEM. */
+int rs_plan_fit(const rs_ctx *c, sc_rs_plan *p, sc_rs_result *r);
+
 #endif

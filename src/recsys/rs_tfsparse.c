@@ -104,7 +104,7 @@ static double unique_bytes(double lookups, double u) {
 }
 
 double rs_tf_sparse_bytes(sc_rs_opt o, double lookups, double u, double dense_b, double row_b,
-                          double rand_b, double hit, double arrays) {
+                          double rand_b, double hit, double update_b) {
   /* the IndexedSlices values: a gradient row per lookup, a dense [L, d]
    * tensor written once and read once by what applies them */
   double slices = lookups * dense_b * 2;
@@ -113,6 +113,6 @@ double rs_tf_sparse_bytes(sc_rs_opt o, double lookups, double u, double dense_b,
    * zeroed [u, d] buffer; the apply reads the u sums and updates the
    * weights and state of the u rows */
   double segsum = lookups * RS_TF_IDX_BYTES + u * row_b + accumulate_bytes(lookups, u, row_b, row_b, hit);
-  double apply = u * row_b + u * rand_b * 2 * arrays;
+  double apply = u * row_b + u * update_b;
   return slices + unique_bytes(lookups, u) + segsum + apply;
 }

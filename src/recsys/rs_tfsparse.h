@@ -41,10 +41,11 @@ int rs_tf_dedups(sc_rs_opt o);
  * lookups L and unique rows u of the shard; dense_b bytes of a row
  * (d x element), row_b the bytes a row spans (whole sectors), rand_b what
  * a random row access costs, hit what a row found in L2 costs (of row_b:
- * rs_l2_hit_cost), arrays the optimizer's state arrays with the weights
- * (SGD 1, Adagrad 2, Adam 3). */
+ * rs_l2_hit_cost), update_b the bytes the apply reads and writes per unique
+ * row for its weights and state (SGD 2 x rand_b, Adagrad 4 x rand_b, Adam
+ * 6 x rand_b; rs_emb.c update_row_bytes). */
 double rs_tf_sparse_bytes(sc_rs_opt o, double lookups, double u, double dense_b, double row_b,
-                          double rand_b, double hit, double arrays);
+                          double rand_b, double hit, double update_b);
 
 /* Framework ops one table issues per iteration (RS_TABLE_OPS less the
  * Unique and UnsortedSegmentSum that SGD does not run). */

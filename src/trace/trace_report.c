@@ -29,12 +29,12 @@ static double pct(double now, double base) { return base > 0 ? 100 * (now - base
 static void table_head(FILE *out, const sc_trace *t) {
   sc_trace_info in;
   sc_trace_info_get(t, &in);
-  if (in.chakra) {
+  if (in.chakra) { /* communication nodes: COMM_COLL, then COMM_SEND and COMM_RECV */
     fprintf(out,
-            "Chakra ET: %d rank%s, %ld compute nodes (%ld GPU, %ld CPU), %ld collective nodes, "
-            "%ld communication nodes\n",
+            "Chakra ET: %d rank%s, %ld compute nodes (%ld GPU, %ld CPU), %ld communication nodes "
+            "(%ld collective, %ld send/recv)\n",
             in.ranks, in.ranks == 1 ? "" : "s", in.et_comp, in.kernels, in.host_calls,
-            in.et_comm_coll, in.collectives);
+            in.collectives, in.et_comm_coll, in.collectives - in.et_comm_coll);
     return;
   }
   fprintf(out, "trace: %d rank%s, %s%s", in.ranks, in.ranks == 1 ? "" : "s",

@@ -306,21 +306,30 @@ static int dtype_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   return SC_OK;
 }
 
-/* The optimizer cell, any case: sgd (FBGEMM's exact_sgd too), adagrad,
- * row-wise Adagrad (TorchRec's default, FBGEMM's exact_rowwise_adagrad:
- * one accumulator per row, costed as Adagrad's one per element, an upper
- * bound; said), adam (HugeCTR's "update_type Global": every row each
- * step), blank or not stated (SGD for DLRM, its reference optimizer; Adam
- * for DCNv2, as its rows' notes state). SC_OK or SC_EINPUT. */
+/* The optimizer cell, any case, FBGEMM's exact_ prefix dropped: sgd, adagrad
+ * (one accumulator per element: torch.optim.Adagrad and TorchRec's
+ * Adagrad, TensorFlow's; the TorchRec planner counts its state as the
+ * table's size, shard_estimators.py), row-wise Adagrad (rowwise_adagrad,
+ * row_wise_adagrad, RowWiseAdagrad: one accumulator per row, TorchRec's
+ * RowWiseAdagrad and FBGEMM's exact_rowwise_adagrad, counted as the
+ * table's size / dim),
+ * adam (HugeCTR's "update_type Global": every row each step), blank or not
+ * stated (SGD for DLRM, its reference optimizer; Adam for DCNv2, as its
+ * rows' notes state). The name is read the same way whatever the
+ * framework: TorchRec keeps Adagrad and row-wise Adagrad apart (OptimType
+ * ADAGRAD and ROWWISE_ADAGRAD, embedding_types.py) and its sources in
+ * ../shared give no default optimizer, so a row saying "adagrad" is not
+ * read as row-wise. SC_OK or SC_EINPUT. */
 static int optimizer_of(rctx *c, sc_rs_job *j, char *assumed, size_t an) {
   char b[64];
   const char *opt = lower(c, "optimizer", b, sizeof b);
-  if (!strncmp(opt, "sgd", 3) || !strncmp(opt, "exact_sgd", 9)) j->opt = SC_RS_SGD;
+  if (!strncmp(opt, "exact_", 6)) opt += 6; /* FBGEMM's EmbOptimType names */
+  if (!strncmp(opt, "sgd", 3)) j->opt = SC_RS_SGD;
   else if (!strncmp(opt, "adagrad", 7)) j->opt = SC_RS_ADAGRAD;
-  else if (strstr(opt, "rowwise_adagrad") || strstr(opt, "row_wise_adagrad")) {
-    j->opt = SC_RS_ADAGRAD;
-    rowv_note(assumed, an, "row-wise Adagrad costed as Adagrad (an accumulator per element)");
-  } else if (!strncmp(opt, "adam", 4)) j->opt = strstr(opt, "global") ? SC_RS_ADAM_GLOBAL : SC_RS_ADAM;
+  else if (!strncmp(opt, "rowwise_adagrad", 15) || !strncmp(opt, "row_wise_adagrad", 16) ||
+           !strncmp(opt, "rowwiseadagrad", 14))
+    j->opt = SC_RS_ROWWISE_ADAGRAD;
+  else if (!strncmp(opt, "adam", 4)) j->opt = strstr(opt, "global") ? SC_RS_ADAM_GLOBAL : SC_RS_ADAM;
   else if (!*opt || !strcmp(opt, "not_stated")) {
     j->opt = j->model.inter == SC_RS_DCNV2 ? SC_RS_ADAM : SC_RS_SGD;
     if (!*opt) rowv_note(assumed, an, "optimizer %s (blank)", j->opt == SC_RS_ADAM ? "adam" : "sgd");

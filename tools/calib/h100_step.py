@@ -236,10 +236,11 @@ def make_opt(model, dev):
         return torch.optim.AdamW(model.parameters(), lr=1e-4), "adamw"
 
 
-def attn_ctx(dev, use_flash):
+def attn_ctx(dev, use_flash, backend="flash"):
     if dev == "cuda" and use_flash:
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+        return sdpa_kernel([SDPBackend.CUDNN_ATTENTION if backend == "cudnn"
+                            else SDPBackend.FLASH_ATTENTION])
     return _Null()
 
 
@@ -251,7 +252,7 @@ class _Null:
         return False
 
 
-def run_config(cfg, dev, dtype):
+def run_config(cfg, dev, dtype, backend="flash"):
     name, h, L, heads, seq, mb, ckpt = cfg
     torch.manual_seed(0)
     if hasattr(torch, "get_default_device"):  # build on the device: no slow CPU init
@@ -267,7 +268,7 @@ def run_config(cfg, dev, dtype):
     use_flash = dev == "cuda"
 
     def step():
-        with attn_ctx(dev, use_flash):
+        with attn_ctx(dev, use_flash, backend):
             with torch.autocast(dev, dtype=dtype):
                 e0 = t.mark()
                 loss = model(idx, tgt)
@@ -279,13 +280,13 @@ def run_config(cfg, dev, dtype):
         e3 = t.mark()
         return e0, e1, e2, e3
 
-    attention = "sdpa_flash" if use_flash else "sdpa_default"
+    attention = ("sdpa_" + backend) if use_flash else "sdpa_default"
     try:
         step()
     except Exception as e:
         if not use_flash or "out of memory" in str(e).lower():
             raise
-        print("  flash-only sdpa failed (%s); default backend" % str(e)[:120], flush=True)
+        print("  %s-only sdpa failed (%s); default backend" % (backend, str(e)[:120]), flush=True)
         use_flash = False
         attention = "sdpa_default"
         opt.zero_grad(set_to_none=True)
@@ -338,6 +339,8 @@ def step_args(budget_s, cpu_configs, gpu_configs, long_configs=None):
     ap.add_argument("--only", default="", help="comma-separated config names")
     if long_configs is not None:
         ap.add_argument("--long", action="store_true", help="the long-sequence configs")
+        ap.add_argument("--backend", default="flash", choices=("flash", "cudnn"),
+                        help="SDPA backend the attention is restricted to")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if getattr(a, "long", False) and a.device == "cuda":
@@ -398,7 +401,7 @@ def main():
         torch.backends.cudnn.allow_tf32 = True
     t0 = run_configs(
         os.path.join(a.out, "h100_gpt_steps.csv"), COLUMNS, configs, a,
-        lambda cfg: run_config(cfg, dev, dtype),
+        lambda cfg: run_config(cfg, dev, dtype, getattr(a, "backend", "flash")),
         lambda cfg: dict(name=cfg[0], hidden=cfg[1], layers=cfg[2], heads=cfg[3], seq=cfg[4],
                          micro_batch=cfg[5], ckpt=cfg[6]),
         lambda row: "%-26s step %8s ms  fwd %8s  bwd %8s  opt %7s  host %8s  kern %5s  %s"

@@ -29,13 +29,14 @@ else echo "FAIL: synthetic split: $n families, off: $bad"; echo "$out" | head -2
 # the set itself: the A100 reference columns are the calibration file's
 # (FA1 94 / FA2 168 at head 64, 82 / 186 at 128), every measured rate is
 # positive, and the predicted rate of every family without recomputation
-# is the model's FlashAttention-2 level (0.7-1.0 of the file's FA2: the
-# cost model sits about 15 % under it)
+# is the model's FlashAttention-2 level (0.85-1.2 of the file's FA2: since
+# session 34 the cost model follows the file's rows, and past its 16k
+# tokens keeps rising, 1.10-1.16 on these families; 0.83-0.86 before)
 out=$(python3 "$TOOL" --stepcast "$CLI" "$SET")
 if awk '/^MPT/ {n++; hd = $5; fa2 = $15;
                 if ((hd == 64 && ($14 != 94 || fa2 != 168)) ||
                     (hd == 128 && ($14 != 82 || fa2 != 186))) bad++;
-                if ($8 <= 0 || ($4 == "none" && ($11 < 0.7 * fa2 || $11 > fa2))) bad++}
+                if ($8 <= 0 || ($4 == "none" && ($11 < 0.85 * fa2 || $11 > 1.2 * fa2))) bad++}
         END {exit !(n == 15 && bad == 0)}' <<<"$out"; then pass=$((pass + 1))
 else echo "FAIL: set table:"; echo "$out" | head -20; fail=$((fail + 1)); fi
 

@@ -9,7 +9,7 @@ Each measured row becomes one scenario: the GPT decoder the script trains
 positions, biases, tied head) on 1 x h100-sxm5-80gb, tp = pp = dp = 1,
 sp off, zero 0, global batch = micro-batch = the row's micro_batch (one
 micro-batch per step), dtype bf16, attention flash2 (PyTorch's SDPA flash
-backend is FlashAttention-2), fused_kernels false (eager PyTorch runs
+backend is FlashAttention-2; cudnn for rows run with SDPA's cuDNN backend), fused_kernels false (eager PyTorch runs
 separate bias, GELU and add kernels), framework_eager true, recompute full
 when the row checkpointed every block, else none. Nothing else is set: the
 GPU preset's constants are used as they are. With --scenarios DIR the
@@ -43,7 +43,8 @@ def scenario(row):
         "plan": {"tp": 1, "pp": 1, "dp": 1, "sp": False, "zero": 0,
                  "recompute": "full" if row["ckpt"] == "1" else "none",
                  "global_batch": mb, "micro_batch": mb, "dtype": "bf16",
-                 "attention": "flash2", "fused_kernels": False,
+                 "attention": "cudnn" if row.get("attention") == "sdpa_cudnn" else "flash2",
+                 "fused_kernels": False,
                  "framework_eager": True},
     }
 

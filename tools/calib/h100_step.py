@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Measure training-step times of a GPT-style decoder in eager PyTorch on one GPU.
 
-    python3 tools/calib/h100_step.py --out DIR [--budget-s 170] [--only NAME,...]
+    python3 tools/calib/h100_step.py --out DIR [--budget-s 170] [--only NAME,...] [--long]
+
+--long runs LONG_CONFIGS instead (sequences of 8k-32k at micro-batch 1:
+long-context training, where attention is most of the work).
 
 Writes DIR/h100_gpt_steps.csv (one row per config, appended and flushed as
 each config finishes), DIR/h100_env.txt (GPU, versions, clocks) and prints
@@ -66,6 +69,22 @@ CONFIGS = [
     ("xl2048_L24_s2048_b4", 2048, 24, 16, 2048, 4, 0),
     ("xl2048_L24_s4096_b2", 2048, 24, 16, 4096, 2, 0),
     ("xl2048_L24_s2048_b8_ckpt", 2048, 24, 16, 2048, 8, 1),
+]
+
+# Long sequences (--long): the same decoder at 8k-32k tokens, micro-batch 1,
+# head dim 64 (768/12, 1024/16) and 128 (1536/12, 2048/16); one with every
+# block checkpointed. Cheap to dear as above.
+LONG_CONFIGS = [
+    ("s768_L12_s8192_b1", 768, 12, 12, 8192, 1, 0),
+    ("s768_L12_s16384_b1", 768, 12, 12, 16384, 1, 0),
+    ("m1024_L24_s8192_b2", 1024, 24, 16, 8192, 2, 0),
+    ("s768_L12_s32768_b1", 768, 12, 12, 32768, 1, 0),
+    ("m1024_L24_s16384_b1", 1024, 24, 16, 16384, 1, 0),
+    ("l1536_L24_s16384_b1", 1536, 24, 12, 16384, 1, 0),
+    ("m1024_L24_s32768_b1", 1024, 24, 16, 32768, 1, 0),
+    ("xl2048_L24_s16384_b1", 2048, 24, 16, 16384, 1, 0),
+    ("l1536_L24_s32768_b1", 1536, 24, 12, 32768, 1, 0),
+    ("l1536_L24_s32768_b1_ckpt", 1536, 24, 12, 32768, 1, 1),
 ]
 
 # Tiny shapes for a CPU check of the script's logic.
@@ -217,10 +236,11 @@ def make_opt(model, dev):
         return torch.optim.AdamW(model.parameters(), lr=1e-4), "adamw"
 
 
-def attn_ctx(dev, use_flash):
+def attn_ctx(dev, use_flash, backend="flash"):
     if dev == "cuda" and use_flash:
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        return sdpa_kernel([SDPBackend.FLASH_ATTENTION])
+        return sdpa_kernel([SDPBackend.CUDNN_ATTENTION if backend == "cudnn"
+                            else SDPBackend.FLASH_ATTENTION])
     return _Null()
 
 
@@ -232,7 +252,7 @@ class _Null:
         return False
 
 
-def run_config(cfg, dev, dtype):
+def run_config(cfg, dev, dtype, backend="flash"):
     name, h, L, heads, seq, mb, ckpt = cfg
     torch.manual_seed(0)
     if hasattr(torch, "get_default_device"):  # build on the device: no slow CPU init
@@ -248,7 +268,7 @@ def run_config(cfg, dev, dtype):
     use_flash = dev == "cuda"
 
     def step():
-        with attn_ctx(dev, use_flash):
+        with attn_ctx(dev, use_flash, backend):
             with torch.autocast(dev, dtype=dtype):
                 e0 = t.mark()
                 loss = model(idx, tgt)
@@ -260,13 +280,13 @@ def run_config(cfg, dev, dtype):
         e3 = t.mark()
         return e0, e1, e2, e3
 
-    attention = "sdpa_flash" if use_flash else "sdpa_default"
+    attention = ("sdpa_" + backend) if use_flash else "sdpa_default"
     try:
         step()
     except Exception as e:
         if not use_flash or "out of memory" in str(e).lower():
             raise
-        print("  flash-only sdpa failed (%s); default backend" % str(e)[:120], flush=True)
+        print("  %s-only sdpa failed (%s); default backend" % (backend, str(e)[:120]), flush=True)
         use_flash = False
         attention = "sdpa_default"
         opt.zero_grad(set_to_none=True)
@@ -307,17 +327,24 @@ def count_kernels(step, dev):
         return ""
 
 
-def step_args(budget_s, cpu_configs, gpu_configs):
+def step_args(budget_s, cpu_configs, gpu_configs, long_configs=None):
     """The command line the step scripts share (--out, --device, --budget-s,
-    --only): the arguments and the configs to run, as (args, configs)."""
+    --only, and --long where long_configs is given): the arguments and the
+    configs to run, as (args, configs)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=".")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--budget-s", type=float, default=budget_s,
                     help="start no new config after this many seconds")
     ap.add_argument("--only", default="", help="comma-separated config names")
+    if long_configs is not None:
+        ap.add_argument("--long", action="store_true", help="the long-sequence configs")
+        ap.add_argument("--backend", default="flash", choices=("flash", "cudnn"),
+                        help="SDPA backend the attention is restricted to")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if getattr(a, "long", False) and a.device == "cuda":
+        gpu_configs = long_configs
     configs = gpu_configs if a.device == "cuda" else cpu_configs
     if a.only:
         keep = set(a.only.split(","))
@@ -365,7 +392,7 @@ def env_after(path, t0):
 
 
 def main():
-    a, configs = step_args(170.0, CPU_CONFIGS, CONFIGS)
+    a, configs = step_args(170.0, CPU_CONFIGS, CONFIGS, LONG_CONFIGS)
     dev, dtype = a.device, torch.bfloat16
     env = os.path.join(a.out, "h100_env.txt")
     write_env(env, dev)
@@ -374,7 +401,7 @@ def main():
         torch.backends.cudnn.allow_tf32 = True
     t0 = run_configs(
         os.path.join(a.out, "h100_gpt_steps.csv"), COLUMNS, configs, a,
-        lambda cfg: run_config(cfg, dev, dtype),
+        lambda cfg: run_config(cfg, dev, dtype, getattr(a, "backend", "flash")),
         lambda cfg: dict(name=cfg[0], hidden=cfg[1], layers=cfg[2], heads=cfg[3], seq=cfg[4],
                          micro_batch=cfg[5], ckpt=cfg[6]),
         lambda row: "%-26s step %8s ms  fwd %8s  bwd %8s  opt %7s  host %8s  kern %5s  %s"

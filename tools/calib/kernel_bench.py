@@ -2,7 +2,9 @@
 """Kernel microbenchmarks on one GPU: fused attention by backend, sequence
 length and head dim; batch norm by layout and dtype; pooling.
 
-    python3 tools/calib/kernel_bench.py --out DIR [--only attn,norm,pool]
+    python3 tools/calib/kernel_bench.py --out DIR [--only attn,norm,pool] [--long]
+
+--long times attention alone at sequences of 8k-32k (bf16, flash and cuDNN).
 
 Writes DIR/attn_bench.csv, DIR/norm_bench.csv, DIR/pool_bench.csv (rows
 flushed as they finish) and prints them. Every time is the median of REPS
@@ -75,7 +77,7 @@ class Out:
 DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
 
-def attn(out_dir, dev, quick):
+def attn(out_dir, dev, quick, long=False):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     o = Out(os.path.join(out_dir, "attn_bench.csv"),
             ["backend", "dtype", "seq", "head_dim", "causal", "batch", "heads", "fwd_ms",
@@ -84,6 +86,8 @@ def attn(out_dir, dev, quick):
                 ("cudnn", SDPBackend.CUDNN_ATTENTION, ("fp16", "bf16")),
                 ("efficient", SDPBackend.EFFICIENT_ATTENTION, ("fp16", "fp32"))]
     seqs = [128, 512, 2048] if quick else [128, 256, 512, 1024, 2048, 4096, 8192]
+    if long:  # long contexts: one sequence a batch, bf16, the two fast backends
+        seqs, backends = [8192, 16384, 32768], [(n, be, ("bf16",)) for n, be, _ in backends[:2]]
     for name, be, dts in backends:
         for dt in dts:
             for d in (64, 128):
@@ -209,12 +213,17 @@ def main():
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--only", default="attn,norm,pool")
     ap.add_argument("--quick", action="store_true", help="a few shapes only (logic check)")
+    ap.add_argument("--long", action="store_true",
+                    help="attention only: sequences 8k-32k (batch 1 beyond 16k tokens), bf16")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
     for part in a.only.split(","):
         p0 = time.perf_counter()
         try:
+            if a.long:
+                attn(a.out, a.device, a.quick, True)
+                break
             {"attn": attn, "norm": norm, "pool": pool}[part](a.out, a.device, a.quick)
         except Exception as e:  # a missing API on an old PyTorch: say so, go on
             print("%s: failed: %s" % (part, e), flush=True)

@@ -2,7 +2,8 @@
 # tools/calib/vtrain_layers.py (docs/accuracy.md, "Plan ranking on vTrain"):
 # its least-squares split recovers a known per-layer time, its table covers
 # every pp 1 series of the set, --misses lists as many groups as it
-# counts, --split's parts add up to each group's error, and --per-mb gives
+# counts, --split's parts add up to each group's error, --terms' breakdown
+# adds up to the predicted gap of each missed group, and --per-mb gives
 # back a known time per micro-batch. Needs ../shared (fails loudly without it).
 CLI=${1:?usage: cli_vtrain_layers.sh path/to/stepcast}
 source "$(dirname "$0")/e2e_lib.sh"
@@ -57,6 +58,18 @@ if awk '/^L[0-9]/ {n++; s = $(NF-3) + $(NF-2) + $(NF-1); d = s - $NF
         END {exit !(n > 0 && n <= '"$listed"' && bad == 0)}' <<<"$split"; then
   pass=$((pass + 1))
 else echo "FAIL: --split:"; echo "$split"; fail=$((fail + 1)); fi
+
+# --terms: one line per missed group, the model's terms (best - pick, ms)
+# add up to the predicted gap beside them (rounding: 0.5 ms), the measured
+# gap is negative (the best is the faster), and the pattern sums count
+# every listed group
+terms=$(python3 "$TOOL" --stepcast "$CLI" --terms "$SET")
+if awk '/^L[0-9]/ {n++; s = 0; for (i = NF - 9; i <= NF - 3; i++) s += $i
+                   if (s - $(NF-2) > 0.5 || $(NF-2) - s > 0.5 || $NF >= 0) bad++}
+        /^sum over/ {m += $3}
+        END {exit !(n == '"$listed"' && m == n && bad == 0)}' <<<"$terms"; then
+  pass=$((pass + 1))
+else echo "FAIL: --terms:"; echo "$terms"; fail=$((fail + 1)); fi
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -2,7 +2,7 @@
 """vTrain's single-node rows split into per-layer, per-micro-batch and
 per-step parts, measured against stepcast (issue 14, plan ranking).
 
-    tools/calib/vtrain_layers.py [--stepcast build/stepcast] [--misses|--split|--per-mb] [CSV]
+    tools/calib/vtrain_layers.py [--stepcast build/stepcast] [--misses|--split|--per-mb|--terms] [CSV]
 
 Default CSV: ../shared/validation/training/vtrain_single_node.csv.
 
@@ -27,6 +27,15 @@ runs one layer at max(host, GPU).
 whose predicted-best plan is more than 5 % slower than the measured best,
 as build/bench_ranking counts them.
 
+--terms takes every missed group and prints the model's step breakdown
+(`validate --row ID --format json`, time_s: compute, exposed host
+overhead, exposed tensor-parallel communication, pipeline bubble and
+point-to-point, exposed data-parallel reduction, optimizer) of the
+measured best and of the predicted pick, as best minus pick in ms, beside
+the measured best minus pick: the terms that order the two plans. The
+last lines sum each column over the groups of each (best, pick) pattern,
+and give the largest predicted memory of the two plans against the GPU's.
+
 --per-mb prints, for every pp 1 series at 24 layers, the measured and
 predicted time of one micro-batch (step / micro-batches a step, mean over
 the series' rows): the host-bound floor of each series side by side.
@@ -44,6 +53,7 @@ import argparse
 import collections
 import csv
 import io
+import json
 import re
 import subprocess
 import sys
@@ -118,23 +128,34 @@ def parts(fit, L, m):
     return [1e3 * a * m * L, 1e3 * c * m, 1e3 * (d * L + e)]
 
 
-def split(rows, pred):
-    fits = series_fits(rows, pred)
+def best_and_pick(rows, pred):
+    """Every ranked group (same layers, hidden, GPU count, global batch; three
+    rows or more), sorted: (key, measured best row, predicted pick row)."""
     g = collections.defaultdict(list)
     for r in rows:
         if r['id'] in pred:
             g[(r['layers'], r['hidden'], r['gpus'], r['global_batch'])].append(r)
+    for k, rs in sorted(g.items()):
+        if len(rs) >= 3:
+            yield (k, min(rs, key=lambda r: float(r['measured_iter_s'])),
+                   min(rs, key=lambda r: pred[r['id']]))
+
+
+def missed(rows, pred):
+    """The groups of best_and_pick whose pick runs more than 5 % slower than
+    the best, as build/bench_ranking counts them."""
+    for k, mb, pb in best_and_pick(rows, pred):
+        if float(pb['measured_iter_s']) > 1.05 * float(mb['measured_iter_s']):
+            yield k, mb, pb
+
+
+def split(rows, pred):
+    fits = series_fits(rows, pred)
     d = lambda r: 'tp%s dp%s mb%s' % (r['tp'], r['dp'], r['micro_batch'])
     tot, n = [0.0, 0.0, 0.0], 0
     print('%-28s %-14s %-14s %s' % ('group', 'best', 'picked',
                                      'best err - pick err, ms: layers rest once rows'))
-    for k, rs in sorted(g.items()):
-        if len(rs) < 3:
-            continue
-        mb = min(rs, key=lambda r: float(r['measured_iter_s']))
-        pb = min(rs, key=lambda r: pred[r['id']])
-        if float(pb['measured_iter_s']) <= 1.05 * float(mb['measured_iter_s']):
-            continue
+    for k, mb, pb in missed(rows, pred):
         if mb['pp'] != '1' or pb['pp'] != '1':
             continue
         err = []
@@ -184,18 +205,10 @@ def series_table(cli, path, rows, pred):
 
 
 def misses(rows, pred):
-    g = collections.defaultdict(list)
-    for r in rows:
-        if r['id'] in pred:
-            g[(r['layers'], r['hidden'], r['gpus'], r['global_batch'])].append(r)
     n = bad = 0
     d = lambda r: 'tp%s pp%s dp%s mb%s' % (r['tp'], r['pp'], r['dp'], r['micro_batch'])
-    for k, rs in sorted(g.items()):
-        if len(rs) < 3:
-            continue
+    for k, mb, pb in best_and_pick(rows, pred):
         n += 1
-        mb = min(rs, key=lambda r: float(r['measured_iter_s']))
-        pb = min(rs, key=lambda r: pred[r['id']])
         m0, m1 = float(mb['measured_iter_s']), float(pb['measured_iter_s'])
         if m1 > 1.05 * m0:
             bad += 1
@@ -205,6 +218,44 @@ def misses(rows, pred):
                            100 * (pred[pb['id']] / m1 - 1), 100 * (m1 / m0 - 1))))
     print('%d of %d groups: predicted best more than 5 %% slower than the measured best' %
           (bad, n))
+
+
+TERMS = (('compute', 'compute'), ('host_overhead', 'host'), ('tp_comm_exposed', 'tp'),
+         ('pipeline_bubble', 'bubble'), ('pp_comm_exposed', 'pp'), ('dp_comm_exposed', 'dp'),
+         ('optimizer', 'opt'))
+
+
+def row_terms(cli, path, rid):
+    """The model's breakdown of one row (ms by term) and its memory (GiB)."""
+    out = subprocess.run([cli, 'validate', '--row', rid, '--format', 'json', path],
+                         capture_output=True, text=True, check=True).stdout
+    d = json.loads(out)
+    mem = d['memory_bytes']['total'] / 2**30
+    return [1e3 * d['time_s'][k] for k, _ in TERMS], mem
+
+
+def terms(cli, path, rows, pred):
+    d = lambda r: 'tp%s pp%s dp%s mb%s' % (r['tp'], r['pp'], r['dp'], r['micro_batch'])
+    print('%-24s %-16s %-16s %s' % ('group', 'best', 'picked', 'best - pick, ms: ' + ' '.join(
+        '%7s' % n for _, n in TERMS) + '  = model | measured'))
+    pat = collections.defaultdict(lambda: [0, [0.0] * (len(TERMS) + 2)])
+    mem_max = 0.0
+    for k, mb, pb in missed(rows, pred):
+        (tb, m0), (tk, m1) = row_terms(cli, path, mb['id']), row_terms(cli, path, pb['id'])
+        mem_max = max(mem_max, m0, m1)
+        diff = [x - y for x, y in zip(tb, tk)]
+        meas = 1e3 * (float(mb['measured_iter_s']) - float(pb['measured_iter_s']))
+        line = diff + [1e3 * (pred[mb['id']] - pred[pb['id']]), meas]
+        key = 'h%s tp%s mb%s vs tp%s mb%s' % (k[1], mb['tp'], mb['micro_batch'], pb['tp'],
+                                              pb['micro_batch'])
+        pat[key][0] += 1
+        pat[key][1] = [u + v for u, v in zip(pat[key][1], line)]
+        print('L%-3s h%-5s %s GPUs b%-4s %-16s %-16s %s %7.1f | %7.1f' % (
+            k + (d(mb), d(pb), ' '.join('%7.1f' % x for x in diff)) + tuple(line[-2:])))
+    for key, (n, tot) in sorted(pat.items()):
+        print('sum over %2d groups, %-26s %s %7.1f | %7.1f' % (
+            n, key, ' '.join('%7.1f' % x for x in tot[:-2]), tot[-2], tot[-1]))
+    print('largest predicted memory of a best or pick: %.1f GiB (A100 80 GB)' % mem_max)
 
 
 def per_mb(rows, pred):
@@ -227,6 +278,7 @@ def main():
     ap.add_argument('--misses', action='store_true')
     ap.add_argument('--split', action='store_true')
     ap.add_argument('--per-mb', action='store_true')
+    ap.add_argument('--terms', action='store_true')
     ap.add_argument('csv', nargs='?',
                     default='../shared/validation/training/vtrain_single_node.csv')
     a = ap.parse_args()
@@ -239,6 +291,8 @@ def main():
         misses(rows, pred)
     elif a.split:
         split(rows, pred)
+    elif a.terms:
+        terms(a.stepcast, a.csv, rows, pred)
     elif a.per_mb:
         per_mb(rows, pred)
     else:

@@ -148,13 +148,14 @@ static int draw_pipeline(rng *r, jbuf *b, int layers, int pp, int *vpp) {
 
 /* Memory keys: ZeRO stage, FSDP implementation, HSDP, recompute, offload;
  * returns the recompute kind drawn (0 none, 1 selective, 2 full, 3 partial). */
-static int draw_memory(rng *r, jbuf *b, int layers, int pp, int dpcp) {
+static int draw_memory(rng *r, jbuf *b, int layers, int pp, int dpcp, int ep) {
   int zero = rng_int(r, 4);
   jb_add(b, ", \"zero\": %d", zero);
   if (zero == 3) {
     static const char *const IMPL[] = {"fsdp2", "fsdp1", "deepspeed", "xla"};
     int impl = rng_int(r, pp > 1 ? 2 : 4);
-    if (impl == 2 && pp > 1) impl = 0;
+    /* DeepSpeed's stage 3 runs neither a pipeline nor its MoE layers */
+    if (impl == 2 && (pp > 1 || ep > 1)) impl = 0;
     jb_add(b, ", \"fsdp_impl\": \"%s\"", IMPL[impl]);
     if (impl < 2 && rng_one_in(r, 3)) jb_add(b, ", \"fsdp_reshard\": false");
     if (dpcp >= 4 && rng_one_in(r, 3)) jb_add(b, ", \"fsdp_shard\": %d", pow2_floor(dpcp) / 2);
@@ -220,7 +221,7 @@ static int draw_scenario(rng *r, jbuf *b) {
   if (vpp > 1) mcount = pp * (1 + mcount / pp);
   if (pp == 1 && rng_one_in(r, 2)) mcount = 1;
   jb_add(b, ", \"micro_batch\": %ld, \"global_batch\": %ld", mb, mb * dp * mcount);
-  int rc = draw_memory(r, b, t->layers, pp, (int)(dp * cp));
+  int rc = draw_memory(r, b, t->layers, pp, (int)(dp * cp), ep);
   const char *dt = "bf16";
   if (g->peak_flops[SC_FP8] > 0 && rng_one_in(r, 3)) dt = "fp8";
   if (g->peak_flops[SC_FP4] > 0 && rng_one_in(r, 4)) dt = "fp4";

@@ -4,7 +4,7 @@
  * speed while they overlap and at full speed again after; one on another
  * link, or off a topology, is not touched; max-min: one held back on
  * another link leaves the rest to the others; a pass slows only in its
- * collectives.
+ * collectives; the two transfers of a batch do not slow each other.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -39,6 +39,38 @@ Test(evshare, two_on_one_link_share_it_while_they_overlap) {
   cr_expect(fabs(end[0] - 1.5) < 1e-12, "first ends at %g s", end[0]);
   cr_expect(fabs(end[1] - 2.0) < 1e-12, "second ends at %g s", end[1]);
   cr_expect(fabs(end[2] - 1.5) < 1e-12, "other link ends at %g s", end[2]);
+  evs_free(&s);
+}
+
+Test(evshare, the_two_of_a_batch_do_not_slow_each_other_but_share_with_the_rest) {
+  /* a rank's two batched receives (evshare.h BATCHES): each fills the
+   * 10 B/s link alone; together they load it by the larger, 10 B/s, and
+   * both end at 1 s (unbatched: 2 s, test above) */
+  double bw[2] = {10, 10}, end[4] = {0}, half[] = {5};
+  evs s;
+  cr_assert_eq(evs_init(&s, 4, 2, bw), 0);
+  evs_demand d0 = {l0, full, 1}, h0 = {l0, half, 1};
+  evs_add_batch(&s, 0, 0, 1.0, &d0, 1, 0);
+  evs_add_batch(&s, 0, 1, 1.0, &d0, 1, 0);
+  drain(&s, end);
+  cr_expect(end[0] == 1.0 && end[1] == 1.0, "batch ends %g, %g s", end[0], end[1]);
+  /* with a transfer of no batch on the link too: 10 + 10 B/s at speed 1,
+   * all three at half speed, ending at 2 s (bisected speeds: within the
+   * solver's 1e-12 of a link, evshare.c) */
+  evs_add_batch(&s, 0, 0, 1.0, &d0, 1, 0);
+  evs_add_batch(&s, 0, 1, 1.0, &d0, 1, 0);
+  evs_add(&s, 0, 2, 1.0, &d0, 1);
+  drain(&s, end);
+  for (int i = 0; i < 3; i++) cr_expect(fabs(end[i] - 2.0) < 1e-9, "%d ends %.17g s", i, end[i]);
+  /* unequal terms: 10 and 5 B/s of one batch load the link by 10, a
+   * third of 5 B/s of another batch makes 15: all at 10/15 of their
+   * pace, 1.5 s */
+  evs_add_batch(&s, 0, 0, 1.0, &d0, 1, 0);
+  evs_add_batch(&s, 0, 1, 1.0, &h0, 1, 0);
+  evs_add_batch(&s, 0, 3, 1.0, &h0, 1, 1);
+  drain(&s, end);
+  for (int i = 0; i < 4; i++)
+    cr_expect(i == 2 || fabs(end[i] - 1.5) < 1e-9, "%d ends %.17g s", i, end[i]);
   evs_free(&s);
 }
 

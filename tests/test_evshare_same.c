@@ -4,8 +4,8 @@
  * can still be over) give, bit for bit, the ends and slowdowns of the
  * plain solver they replace: every activity's demand summed over every
  * link at every step, written out again here. Random sets of transfers
- * and passes (q < 1) come and go over a small topology, often
- * contended; after every start and end each running activity's end and
+ * (some in batches of two, evshare.h BATCHES) and passes (q < 1) come
+ * and go over a small topology, often contended; after every start and end each running activity's end and
  * slowdown must be the same doubles.
  */
 #include <criterion/criterion.h>
@@ -30,9 +30,11 @@ static int ref_totals(ref *s, double t) {
   for (int i = 0; i < s->n; i++)
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) s->tot[s->a[i].d->link[k]] = 0;
   for (int i = 0; i < s->n; i++) {
-    const evs_act *a = &s->a[i];
+    const evs_act *a = &s->a[i], *m = a->mate >= 0 && a->mate < i ? &s->a[a->mate] : NULL;
     double p = evs_pace(a->q, a->frozen ? a->x : t);
-    for (int k = 0; a->d && k < a->d->n; k++) s->tot[a->d->link[k]] += a->w * a->d->rate[k] * p;
+    double pm = m ? evs_pace(m->q, m->frozen ? m->x : t) : 0;
+    int km = 0;
+    for (int k = 0; a->d && k < a->d->n; k++) s->tot[a->d->link[k]] += evs_term(a, k, p, m, pm, &km);
   }
   for (int i = 0; i < s->n && !over; i++)
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) {
@@ -44,7 +46,7 @@ static int ref_totals(ref *s, double t) {
 
 static double ref_level(ref *s) {
   int lin = 1;
-  for (int i = 0; i < s->n; i++) lin &= s->a[i].frozen || s->a[i].q >= 1;
+  for (int i = 0; i < s->n; i++) lin &= (s->a[i].frozen || s->a[i].q >= 1) && s->a[i].mate < 0;
   if (!lin) {
     if (!ref_totals(s, 1)) return 1;
     double lo = 0, hi = 1;
@@ -78,6 +80,11 @@ static double ref_level(ref *s) {
 
 static void ref_solve(ref *s, double now) {
   int left = 0;
+  for (int i = 0; i < s->n; i++) { /* batch mates, the earlier one first met */
+    s->a[i].mate = -1;
+    for (int j = 0; j < i && s->a[i].batch >= 0 && s->a[i].d; j++)
+      if (s->a[j].batch == s->a[i].batch && s->a[j].d) s->a[i].mate = j, s->a[j].mate = i;
+  }
   for (int i = 0; i < s->n; i++) {
     s->a[i].frozen = !s->a[i].d;
     s->a[i].x = 1;
@@ -133,13 +140,20 @@ Test(evshare_same, random_sets_end_as_with_the_plain_solver) {
   static double rate[D][L];
   evs_demand dem[D];
   double bw[L];
-  long contended = 0;
+  long contended = 0, batched = 0, paired = 0;
   for (int run = 0; run < 40; run++) {
     seed = 1000 + (unsigned long long)run;
     for (int l = 0; l < L; l++) bw[l] = 5 + 20 * rnd();
     for (int d = 0; d < D; d++) { /* 1..5 distinct links from a random start */
       int n = 1 + (int)(5 * rnd()), first = (int)(L * rnd());
       for (int k = 0; k < n; k++) link[d][k] = (first + 2 * k) % L, rate[d][k] = 0.2 + 12 * rnd();
+      for (int k = 1; k < n; k++) /* in increasing order, as a batch's must be */
+        for (int j = k; j > 0 && link[d][j - 1] > link[d][j]; j--) {
+          int tl = link[d][j];
+          double tr = rate[d][j];
+          link[d][j] = link[d][j - 1], rate[d][j] = rate[d][j - 1];
+          link[d][j - 1] = tl, rate[d][j - 1] = tr;
+        }
       dem[d] = (evs_demand){link[d], rate[d], n};
     }
     evs s;
@@ -153,8 +167,13 @@ Test(evshare_same, random_sets_end_as_with_the_plain_solver) {
         const evs_demand *d = rnd() < 0.1 ? NULL : &dem[(int)(D * rnd())];
         double alone = 0.1 + rnd(), w = rnd() < 0.5 ? 1 : 0.5 + 2 * rnd();
         now += 0.05 * rnd();
-        evs_add_part(&s, now, id, alone, d, w, q);
-        r.a[r.n++] = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0};
+        /* a transfer in one of 3 batches, while it has room (two) */
+        int b = q >= 1 && rnd() < 0.5 ? (int)(3 * rnd()) : -1, in = 0;
+        for (int i = 0; i < s.n && b >= 0; i++) in += s.a[i].batch == b;
+        if (in >= 2) b = -1;
+        if (b >= 0) evs_add_batch(&s, now, id, alone, d, w, b), batched++;
+        else evs_add_part(&s, now, id, alone, d, w, q);
+        r.a[r.n++] = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0, b, -1};
         ref_solve(&r, now);
         id++;
       } else {
@@ -166,9 +185,11 @@ Test(evshare_same, random_sets_end_as_with_the_plain_solver) {
         ref_solve(&r, now);
       }
       same(&s, &r, step);
-      for (int i = 0; i < s.n; i++) contended += s.a[i].f > 1;
+      for (int i = 0; i < s.n; i++) contended += s.a[i].f > 1, paired += s.a[i].mate >= 0;
     }
     evs_free(&s);
   }
   cr_assert_gt(contended, 1000, "the random sets should often share a full link (%ld)", contended);
+  cr_assert_gt(paired, 1000, "batches should often run in pairs (%ld of %ld batched)", paired,
+               batched);
 }

@@ -137,6 +137,33 @@ Test(presets, moe_presets_match_published_parameter_counts) {
                      1.0, "MoE minus dense parameters");
 }
 
+/* Exact parameter counts, the sums Hugging Face's models report (their
+ * config.json shapes; embeddings, attention, MLP or experts and router,
+ * every norm): an RMSNorm has a weight and no bias, so the final norm of
+ * Llama or Mixtral is h parameters, where it was counted 2 h as a
+ * LayerNorm's weight and bias (the layers' norms were right); GPT-3's
+ * LayerNorm keeps its 2 h. The lowered graph already held h (its
+ * ZeRO-3 traffic, test_fsdp_moe.c). */
+Test(presets, parameter_counts_are_the_published_sums) {
+  static const struct { const char *id; double params; } want[] = {
+      {"llama2-7b", 6738415616.0},     /* 32 (4 h^2 + 3 h 11008 + 2 h) + 2 V h + h */
+      {"llama3-8b", 8030261248.0},     /* GQA 8 KV heads, ffn 14336, V 128256 */
+      {"mixtral-8x7b", 46702792704.0}, /* 8 experts of 3 h 14336 and a router of 8 h */
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const sc_model *m = sc_model_preset(want[i].id);
+    cr_assert_not_null(m, "%s", want[i].id);
+    cr_expect_eq(sc_model_params(m), want[i].params, "%s: %.0f parameters, published %.0f",
+                 want[i].id, sc_model_params(m), want[i].params);
+  }
+  /* the same model with LayerNorms: a weight and a bias for each of the
+   * 2 L + 1 norms */
+  sc_model ln = *sc_model_preset("llama2-7b");
+  ln.tf.norm = SC_NORM_LAYERNORM;
+  cr_expect_eq(sc_model_params(&ln) - sc_model_params(sc_model_preset("llama2-7b")),
+               (2 * 32 + 1) * 4096.0, "LayerNorm adds %.0f", sc_model_params(&ln) - 6738415616.0);
+}
+
 /* The PCIe cards whose id does not say "-pcie-" (the H100 NVL's bridges
  * join pairs only). */
 static int pcie_card(const char *id) {

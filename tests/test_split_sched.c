@@ -123,29 +123,59 @@ Test(split_sched, orders_hold_every_pass_once_and_each_w_after_its_b) {
       }
 }
 
-Test(split_sched, split_share_counts_the_order) {
-  /* the closed form's share of each chunk's backwards that are split on
-   * a rank (pipe_sched.split_share) is what the order splits: DualPipe
-   * pp 8, 20 micro-batches, rank 0: phase 3's 3 of chunk 1, phases 6-7's
-   * 1 + 3 of chunk 0, each of 10 */
+/* A check of stage s's order o (n passes) under schedule ps and shape
+ * sh; it asserts. */
+typedef void (*order_check)(const pipe_sched *ps, const pipe_shape *sh, int s,
+                            const pipe_pass *o, int n);
+
+/* check on every stage's order of both split schedules over pp 2-16
+ * (even) and m 2 pp to 2 pp + 8 micro-batches (even, at most MAXM). */
+static void each_stage_order(order_check check) {
   static pipe_pass o[6 * MAXM];
-  pipe_shape d = pipe_shape_of(SC_SCHED_DUALPIPE, 8, 1, 20);
-  cr_assert_float_eq(pipe_dualpipe.split_share(&d, 0, 0), 0.4, 1e-12);
-  cr_assert_float_eq(pipe_dualpipe.split_share(&d, 0, 1), 0.3, 1e-12);
   const pipe_sched *ps[2] = {&pipe_zbh1, &pipe_dualpipe};
   for (int k = 0; k < 2; k++)
     for (int pp = 2; pp <= 16; pp += 2)
       for (int m = 2 * pp; m <= 2 * pp + 8 && m <= MAXM; m += 2) {
         pipe_shape sh = pipe_shape_of(ps[k]->id, pp, 1, m);
-        for (int s = 0; s < pp; s++) {
-          int n = ps[k]->order(&sh, s, o), split[2] = {0, 0};
-          for (int i = 0; i < n; i++) split[o[i].chunk] += o[i].kind == 'B' && o[i].split;
-          for (int c = 0; c < sh.vpp; c++)
-            cr_assert_float_eq(ps[k]->split_share(&sh, s, c) * m / sh.vpp, split[c], 1e-9,
-                               "%s pp %d m %d stage %d chunk %d: %d split", ps[k]->name, pp, m,
-                               s, c, split[c]);
-        }
+        for (int s = 0; s < pp; s++) check(ps[k], &sh, s, o, ps[k]->order(&sh, s, o));
       }
+}
+
+/* split_share of each chunk on stage s is the share of its backwards the
+ * order splits. */
+static void split_share_is_the_orders(const pipe_sched *ps, const pipe_shape *sh, int s,
+                                      const pipe_pass *o, int n) {
+  int split[2] = {0, 0};
+  for (int i = 0; i < n; i++) split[o[i].chunk] += o[i].kind == 'B' && o[i].split;
+  for (int c = 0; c < sh->vpp; c++)
+    cr_assert_float_eq(ps->split_share(sh, s, c) * sh->m / sh->vpp, split[c], 1e-9,
+                       "%s pp %d m %d stage %d chunk %d: %d split", ps->name, sh->pp, sh->m, s,
+                       c, split[c]);
+}
+
+/* in_flight of stage s is the peak of micro-batches its order holds, a
+ * pending W's counted whole. */
+static void in_flight_is_the_orders_peak(const pipe_sched *ps, const pipe_shape *sh, int s,
+                                         const pipe_pass *o, int n) {
+  int live = 0, peak = 0;
+  for (int i = 0; i < n; i++) {
+    live += o[i].kind == 'F';
+    live -= o[i].kind == 'W' || (o[i].kind == 'B' && !o[i].split);
+    if (live > peak) peak = live;
+  }
+  cr_assert_float_eq(ps->in_flight(sh, s), peak, 1e-12, "%s pp %d m %d stage %d: %d", ps->name,
+                     sh->pp, sh->m, s, peak);
+}
+
+Test(split_sched, split_share_counts_the_order) {
+  /* the closed form's share of each chunk's backwards that are split on
+   * a rank (pipe_sched.split_share) is what the order splits: DualPipe
+   * pp 8, 20 micro-batches, rank 0: phase 3's 3 of chunk 1, phases 6-7's
+   * 1 + 3 of chunk 0, each of 10 */
+  pipe_shape d = pipe_shape_of(SC_SCHED_DUALPIPE, 8, 1, 20);
+  cr_assert_float_eq(pipe_dualpipe.split_share(&d, 0, 0), 0.4, 1e-12);
+  cr_assert_float_eq(pipe_dualpipe.split_share(&d, 0, 1), 0.3, 1e-12);
+  each_stage_order(split_share_is_the_orders);
 }
 
 Test(split_sched, paired_share_counts_the_pairs) {
@@ -174,23 +204,7 @@ Test(split_sched, in_flight_is_what_the_order_holds) {
   /* micro-batches whose activations a stage holds at its peak, a pending
    * W's counted whole: DualPipe pp + 1 on every rank (the report's table
    * 2), ZB-H1 pp on every stage (1F1B's first stage's) */
-  static pipe_pass o[6 * MAXM];
-  const pipe_sched *ps[2] = {&pipe_zbh1, &pipe_dualpipe};
-  for (int k = 0; k < 2; k++)
-    for (int pp = 2; pp <= 16; pp += 2)
-      for (int m = 2 * pp; m <= 2 * pp + 8 && m <= MAXM; m += 2) {
-        pipe_shape sh = pipe_shape_of(ps[k]->id, pp, 1, m);
-        for (int s = 0; s < pp; s++) {
-          int n = ps[k]->order(&sh, s, o), live = 0, peak = 0;
-          for (int i = 0; i < n; i++) {
-            live += o[i].kind == 'F';
-            live -= o[i].kind == 'W' || (o[i].kind == 'B' && !o[i].split);
-            if (live > peak) peak = live;
-          }
-          cr_assert_float_eq(ps[k]->in_flight(&sh, s), peak, 1e-12, "%s pp %d m %d stage %d: "
-                             "%d", ps[k]->name, pp, m, s, peak);
-        }
-      }
+  each_stage_order(in_flight_is_the_orders_peak);
 }
 
 /* The grid's scenario (schedgrid.h) under schedule `sc`. */

@@ -79,10 +79,22 @@ static void paces(evl *l, const evs_act *a, int n, double t) {
   for (int i = 0; i < n; i++) l->p[i] = evs_pace(a[i].q, a[i].frozen ? a[i].x : t);
 }
 
-/* Link x's load at the paces p[]: totals' sum, term for term. */
-static double load(const evl *l, int x) {
+/* Link x's load at the paces p[]: totals' sum, term for term; a term
+ * whose batch mate (an earlier activity) is on x too adds what it has
+ * over the mate's (evs_term's formula). */
+static double load(const evl *l, const evs_act *a, int x) {
   double sum = 0;
-  for (int m = l->off[x], e = m + l->cnt[x]; m < e; m++) sum += l->v[m] * l->p[l->act[m]];
+  int b = l->off[x], e = b + l->cnt[x];
+  for (int m = b; m < e; m++) {
+    int i = l->act[m], j = a[i].mate;
+    double v = l->v[m] * l->p[i];
+    for (int k = b; j >= 0 && j < i && k < m; k++)
+      if (l->act[k] == j) {
+        v = evs_less(v, l->v[k] * l->p[j]);
+        break;
+      }
+    sum += v;
+  }
   return sum;
 }
 
@@ -92,7 +104,7 @@ int evl_over_at_one(evl *l, const evs_act *a, int n, const double *bw) {
   l->n = 0;
   for (int j = 0; j < l->nh; j++) {
     int x = l->hot[j];
-    double sum = load(l, x), lim = limit(bw, x);
+    double sum = load(l, a, x), lim = limit(bw, x);
     over |= sum > lim;
     if (!(sum < sure(lim, l->cnt[x]))) l->link[l->n++] = x;
   }
@@ -116,7 +128,7 @@ int evl_over(evl *l, const evs_act *a, int n, const double *bw, double t) {
   paces(l, a, n, t);
   for (int j = 0; j < l->n; j++) {
     int x = l->link[j];
-    double sum = load(l, x), lim = limit(bw, x);
+    double sum = load(l, a, x), lim = limit(bw, x);
     if (sum > lim) {
       reorder(l, j);
       return 1;
@@ -148,7 +160,7 @@ int evl_freeze(evl *l, evs_act *a, int n, const double *bw, double t) {
   int froze = 0;
   for (int j = 0; j < l->nh; j++) {
     int x = l->hot[j];
-    if (!(load(l, x) >= bw[x] * (1 - 1e-9))) continue;
+    if (!(load(l, a, x) >= bw[x] * (1 - 1e-9))) continue;
     for (int m = l->off[x], e = m + l->cnt[x]; m < e; m++) {
       evs_act *b = &a[l->act[m]];
       if (!b->frozen) b->frozen = 1, b->x = t, froze++;

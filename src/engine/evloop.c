@@ -160,7 +160,15 @@ static void start_send(ev_ctx *ctx, heap *h, int k, int c, double now) {
   long prev = ctx->base[c] + ctx->next[c] - 1;
   in->send_pred = ctx->rendezvous && ctx->next[c] > 0 && ctx->inst[prev].end > in->end
                       ? (int)prev : -1;
-  evs_add(&ctx->share, now, (int)ID_SEND(id), ctx->p2p, send_demand(ctx, k, c), weight(ctx, k));
+  /* interleaved: the receives of class c (the forward from the stage
+   * before, the backward from the stage after) are one batched exchange,
+   * which the stages' waiting through each send already pays; they do
+   * not slow each other on the links (evshare.h BATCHES) */
+  if (!ctx->rendezvous && !ctx->async)
+    evs_add_batch(&ctx->share, now, (int)ID_SEND(id), ctx->p2p, send_demand(ctx, k, c),
+                  weight(ctx, k), c);
+  else
+    evs_add(&ctx->share, now, (int)ID_SEND(id), ctx->p2p, send_demand(ctx, k, c), weight(ctx, k));
 }
 
 /* A class that runs no pass has its receives posted (1F1B, GPipe) (Megatron batches

@@ -22,17 +22,19 @@ int evs_init(evs *s, int cap, int n_links, const double *bw) {
   size_t nl = (size_t)(n_links > 0 ? n_links : 1);
   s->tot = bw ? mem_calloc(nl, sizeof *s->tot) : NULL;
   s->slope = bw ? mem_calloc(nl, sizeof *s->slope) : NULL;
-  if (!s->a || (bw && (!s->tot || !s->slope || evh_init(&s->hot, n_links, bw) ||
+  s->first = mem_alloc(sizeof *s->first * (size_t)(cap > 0 ? cap : 1));
+  if (!s->a || !s->first || (bw && (!s->tot || !s->slope || evh_init(&s->hot, n_links, bw) ||
                                  evl_init(&s->live, cap, n_links)))) {
     evs_free(s);
     return -1;
   }
+  for (int b = 0; b < cap; b++) s->first[b] = -1;
   s->cap = cap, s->bw = bw;
   return 0;
 }
 
 void evs_free(evs *s) {
-  mem_free(s->a), mem_free(s->tot), mem_free(s->slope);
+  mem_free(s->a), mem_free(s->tot), mem_free(s->slope), mem_free(s->first);
   evh_free(&s->hot), evl_free(&s->live);
   memset(s, 0, sizeof *s);
 }
@@ -45,9 +47,12 @@ static int totals(evs *s, double t) {
   for (int i = 0; i < s->n; i++)
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) s->tot[s->a[i].d->link[k]] = 0;
   for (int i = 0; i < s->n; i++) {
-    const evs_act *a = &s->a[i];
+    const evs_act *a = &s->a[i], *m = a->mate >= 0 && a->mate < i ? &s->a[a->mate] : NULL;
     double p = evs_pace(a->q, a->frozen ? a->x : t);
-    for (int k = 0; a->d && k < a->d->n; k++) s->tot[a->d->link[k]] += a->w * a->d->rate[k] * p;
+    double pm = m ? evs_pace(m->q, m->frozen ? m->x : t) : 0;
+    int km = 0;
+    for (int k = 0; a->d && k < a->d->n; k++)
+      s->tot[a->d->link[k]] += evs_term(a, k, p, m, pm, &km);
   }
   for (int i = 0; i < s->n && !over; i++)
     for (int k = 0; s->a[i].d && k < s->a[i].d->n; k++) {
@@ -65,8 +70,8 @@ static int totals(evs *s, double t) {
  * (evlive.h); else every link is summed. */
 static double level(evs *s, int few) {
   if (!s->hot.hot) return 1; /* no link near full: what the sums would say */
-  int lin = 1;
-  for (int i = 0; i < s->n; i++) lin &= s->a[i].frozen || s->a[i].q >= 1;
+  int lin = 1; /* (a batch's pair loads a link by the larger: not linear) */
+  for (int i = 0; i < s->n; i++) lin &= (s->a[i].frozen || s->a[i].q >= 1) && s->a[i].mate < 0;
   if (!lin) {
     if (few ? !evl_over_at_one(&s->live, s->a, s->n, s->bw) : !totals(s, 1)) return 1;
     double lo = 0, hi = 1;
@@ -100,6 +105,24 @@ static double level(evs *s, int few) {
   return t > 0 ? t : 0;
 }
 
+/* Each running activity's mate: the other of its batch, -1 none. */
+static void pair_batches(evs *s) {
+  for (int i = 0; i < s->n; i++) {
+    evs_act *a = &s->a[i];
+    a->mate = -1;
+    if (a->batch < 0 || !a->d) continue;
+    int j = s->first[a->batch];
+    if (j < 0) {
+      s->first[a->batch] = i;
+      continue;
+    }
+    assert(s->a[j].mate < 0 && "three activities in one batch");
+    if (s->a[j].mate < 0) a->mate = j, s->a[j].mate = i;
+  }
+  for (int i = 0; i < s->n; i++)
+    if (s->a[i].batch >= 0) s->first[s->a[i].batch] = -1;
+}
+
 /* Max-min fair speeds of the running activities (progressive filling):
  * raise the speed of all that are not yet fixed together until a link
  * is full, fix those crossing a full link at that speed, repeat with the
@@ -109,6 +132,7 @@ static double level(evs *s, int few) {
  * (what is left of it, at the new pace). */
 static void solve(evs *s, double now) {
   if (!s->bw) return;
+  pair_batches(s);
   int left = 0;
   for (int i = 0; i < s->n; i++) {
     s->a[i].frozen = !s->a[i].d;
@@ -146,19 +170,32 @@ static void solve(evs *s, double now) {
   }
 }
 
-void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, double w) {
-  evs_add_part(s, now, id, alone, d, w, 1);
-}
-
-void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d, double w,
-                  double q) {
+/* Start activity id in batch b (-1 none); see evs_add_part. */
+static void add(evs *s, double now, int id, double alone, const evs_demand *d, double w,
+                double q, int b) {
   assert(s->n < s->cap && "activity set sized too small");
   assert(q >= 0 && q <= 1 + 1e-12);
   if (s->n >= s->cap) return;
   evs_act *a = &s->a[s->n++];
-  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0};
+  *a = (evs_act){id, d && d->n > 0 ? d : NULL, w, q, 1, now + alone, 1, 0, b, -1};
   if (s->bw) evh_change(&s->hot, a->d, w, 1);
   solve(s, now);
+}
+
+void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, double w) {
+  add(s, now, id, alone, d, w, 1, -1);
+}
+
+void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d, double w,
+                  double q) {
+  add(s, now, id, alone, d, w, q, -1);
+}
+
+void evs_add_batch(evs *s, double now, int id, double alone, const evs_demand *d, double w,
+                   int b) {
+  assert(b >= 0 && b < s->cap && "batch out of range");
+  for (int k = 1; d && k < d->n; k++) assert(d->link[k - 1] < d->link[k] && "links unordered");
+  add(s, now, id, alone, d, w, 1, b >= 0 && b < s->cap ? b : -1);
 }
 
 int evs_next(const evs *s, double *end) {

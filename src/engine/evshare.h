@@ -24,6 +24,18 @@
  * links. An activity without a demand (no topology) always runs at its
  * alone pace, its end fixed when it starts.
  *
+ * BATCHES: the two transfers into one rank that Megatron's interleaved
+ * schedule runs as one batched exchange (the forward from the stage
+ * before, the backward from the stage after) do not slow each other: the
+ * step model already pays each rank's sends one after another (the
+ * stage waits through each, pipe.h), which is what its NIC carrying both
+ * payloads costs, so their sharing a link would count it twice. On a
+ * link both cross, the pair loads it by the larger of its two terms (the
+ * later one adds what it has over the earlier); each still shares with
+ * everything else. At most two activities a batch; while a pair runs the
+ * speeds are bisected (the load is no longer linear in the speed), and
+ * a full link fixes both, as it fixes every user.
+ *
  * The set is sized once per run (no allocation while the loop runs);
  * the loop asks for the earliest end beside its heap's next event. The
  * solve sums only the links that could be full (evhot.h), link by link
@@ -55,6 +67,9 @@ typedef struct evs_act {
   double end;          /* projected end at the current f, s */
   double x;            /* max-min speed of its sharing part, 0..1 */
   int frozen;          /* solving: x fixed */
+  int batch;           /* its batch (0..cap-1), -1 none */
+  int mate;            /* solving: the other running activity of its
+                          batch (index into evs.a), -1 none */
 } evs_act;
 
 typedef struct evs {
@@ -65,6 +80,8 @@ typedef struct evs {
   const double *bw;    /* per link, bytes/s (borrowed); NULL = no topology */
   evh hot;             /* the links the running activities could fill */
   evl live;            /* solving: the links a bisection still asks about */
+  int *first;          /* solving: per batch, its first running activity
+                          (index), -1 none; cap entries, owned */
 } evs;
 
 /* An activity's overall pace (1 = alone) when its sharing part (q of
@@ -87,6 +104,31 @@ void evs_add(evs *s, double now, int id, double alone, const evs_demand *d, doub
  * its alone time (w x d->rate). evs_add is q = 1. */
 void evs_add_part(evs *s, double now, int id, double alone, const evs_demand *d, double w,
                   double q);
+
+/* evs_add of a transfer in batch b (0 <= b < cap; see BATCHES above):
+ * it does not slow the other running activity of batch b, nor that one
+ * it. Its demand's links must be in increasing order (fleet.h's are). */
+void evs_add_batch(evs *s, double now, int id, double alone, const evs_demand *d, double w,
+                   int b);
+
+/* What term v of a batch adds on a link its mate loads by u: the larger
+ * of the two less u. */
+static inline double evs_less(double v, double u) { return v > u ? v - u : 0; }
+
+/* Term of activity a on link d->link[k] at pace p, less what its mate m
+ * (at pace pm, NULL: none) puts on the same link, found from *km on
+ * (m's links in increasing order, *km advanced): the batch's load there
+ * is the larger of the two (evshare.h BATCHES). The one formula both
+ * solvers add, term for term. */
+static inline double evs_term(const evs_act *a, int k, double p, const evs_act *m, double pm,
+                              int *km) {
+  double v = a->w * a->d->rate[k] * p;
+  if (!m) return v;
+  int l = a->d->link[k];
+  while (*km < m->d->n && m->d->link[*km] < l) ++*km;
+  if (*km == m->d->n || m->d->link[*km] != l) return v;
+  return evs_less(v, m->w * m->d->rate[*km] * pm);
+}
 
 /* The running activity that ends first: its index (-1 when none) and
  * its end in *end. */

@@ -504,7 +504,8 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
     double in = p->fsdp_impl == SC_FSDP2   ? cost_mem(g, 2 * x.root * eb / nr)
                 : p->fsdp_impl == SC_FSDP1 ? fsdp1k_unit(g, x.root, eb, nr).cast
                                            : 0;
-    double k = ag / (in + ag); /* NCCL's kernels: the gather only */
+    /* NCCL's kernels: the gather only (none on a one-rank group) */
+    double k = in + ag > 0 ? ag / (in + ag) : 0;
     x.c = issue(&x, 0, in + ag, (grp_share){share.sm * k, share.hbm * k});
     if (p->fsdp_impl == SC_FSDP2) {
       double co = cost_mem(g, 2 * x.root * eb);

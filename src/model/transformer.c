@@ -229,12 +229,14 @@ static double layer_params_of(const sc_transformer *m, int is_moe) {
   return attn + mlp + norms + bias;
 }
 
-/* The embedding table(s), learned positions and the final norm. */
+/* The embedding table(s), learned positions and the final norm (a
+ * LayerNorm's weight and bias, an RMSNorm's weight alone, as the layers'
+ * norms in layer_params_of). */
 static double embedding_params(const sc_transformer *m) {
   double h = m->hidden, p = (double)m->vocab * h;
   if (m->pos == SC_POS_LEARNED) p += (double)m->seq * h;
   if (!m->tied_embeddings) p += (double)m->vocab * h;
-  return p + 2 * h;
+  return p + (m->norm == SC_NORM_LAYERNORM ? 2.0 : 1.0) * h;
 }
 
 static double tf_params(const sc_model *model) {

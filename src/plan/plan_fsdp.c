@@ -120,6 +120,22 @@ static int moe_keys(const sc_scenario *s, sc_error *err) {
                         "plan.moe_imbalance: %g needs an MoE model (model.experts > 1); valid: 1",
                         p->moe_imbalance);
   if (!moe) return SC_OK;
+  /* DeepSpeed's engine asserts "MoE not supported with Stage 3" when the
+   * model holds its MoE layers (deepspeed/runtime/engine.py,
+   * _configure_zero_optimizer; recalled, not in ../shared): its stages 1
+   * and 2 shard the experts over their expert-data-parallel group
+   * (stage_1_and_2.py), its stage 3 partitions every parameter over the
+   * data-parallel group and has no expert groups. With ep 1 the experts
+   * are plain modules (a Hugging Face MoE), gathered with the rest. */
+  if (p->zero >= 3 && p->fsdp_impl == SC_FSDP_DEEPSPEED && p->ep > 1)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.ep: %d with DeepSpeed ZeRO-3 (plan.fsdp_impl \"deepspeed\"), which "
+                        "DeepSpeed's engine refuses for its MoE layers (MoE not supported with "
+                        "stage 3); valid: ep 1 (the experts gathered over the data-parallel group "
+                        "like the rest), plan.zero 2 (DeepSpeed shards the experts over the "
+                        "expert-data-parallel group), or plan.fsdp_impl \"fsdp2\" (torchtitan "
+                        "shards experts over their own group)",
+                        p->ep);
   /* the busiest rank gets each token at most min(topk, experts per rank)
    * times, against topk / ep of every token on average */
   const sc_transformer *m = &s->model.tf;

@@ -16,7 +16,7 @@
 #include "rsjob.h"
 #include "stepcast_recsys.h"
 
-#define MLPERF "../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv"
+#define MLPERF SC_SHARED_DIR "/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv"
 
 /* A deterministic generator for the shuffles. */
 static unsigned lcg(unsigned long long *s) {
@@ -107,15 +107,11 @@ static void order_free(const sc_rs_job *j, const char *what) {
 }
 
 Test(recsys_order, example_jobs_plan_the_same_in_any_order) {
-  static const char *files[] = {"examples/recsys/dlrm_criteo_8gpu.json",
-                                "examples/recsys/my_tables.json"};
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < RS_TEST_EXAMPLES; i++) {
     sc_rs_job j;
     sc_rs_plan p;
-    int autop;
-    sc_error e = {0};
-    cr_assert_eq(sc_rs_job_load_file(files[i], &j, &p, &autop, &e), SC_OK, "%s", e.msg);
-    order_free(&j, files[i]);
+    rs_test_load(rs_test_examples[i], &j, &p);
+    order_free(&j, rs_test_examples[i]);
     sc_rs_plan_free(&p);
     sc_rs_job_free(&j);
   }

@@ -5,7 +5,7 @@
  * reversed, and jobs with groups of identical tables, each searched as
  * listed, reversed and shuffled, give the same predictions for every plan
  * listed and the same plans up to the permutation (identical tables may
- * trade shards).
+ * trade shards); a bad table is named as listed.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -147,4 +147,17 @@ Test(recsys_order, identical_tables_plan_the_same_in_any_order) {
     order_free(&j, cases[i].spec);
     sc_rs_job_free(&j);
   }
+}
+
+/* A bad table is named by its place in the user's list, not in the order
+ * the search sees (the heaviest table first). */
+Test(recsys_order, a_bad_table_is_named_as_listed) {
+  sc_rs_job j;
+  rs_test_job(&j, "3x1000x16@1;1x50000000x128@20", 2, SC_RS_UNIFORM, 0);
+  j.model.tables[2].rows = 0;
+  sc_rs_plans ps;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_plan_search(&j, NULL, &ps, &e), SC_EINPUT);
+  cr_assert(strstr(e.msg, "table 2 ('t2')"), "%s", e.msg);
+  sc_rs_job_free(&j);
 }

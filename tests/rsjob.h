@@ -1,6 +1,7 @@
 /*
  * rsjob.h -- the recommendation job the recsys tests build on
- * (test_recsys.c, test_recsys_trace.c, test_recsys_budget.c): `spec`
+ * (test_recsys.c, test_recsys_trace.c, test_recsys_budget.c,
+ * test_recsys_order.c): `spec`
  * tables (the `tables` grammar) with 13 dense features and a 256-1 top
  * MLP over their concatenation, on n A100 80 GB, 8 a node, 25 GB/s NICs.
  * Header-only: each test executable includes it once.
@@ -26,6 +27,18 @@ static inline void rs_test_job(sc_rs_job *j, const char *spec, int n, sc_rs_dist
   sc_error e = {0};
   int rc = sc_rs_tables_parse(spec, d, alpha, &j->model, &e);
   cr_assert_eq(rc, SC_OK, "%s: %s", spec, e.msg);
+}
+
+/* The example jobs the tests load (a sharding given in each). */
+static const char *const rs_test_examples[] = {"examples/recsys/dlrm_criteo_8gpu.json",
+                                               "examples/recsys/my_tables.json"};
+#define RS_TEST_EXAMPLES 2
+
+/* Job and sharding of the job file at path, asserted to load. */
+static inline void rs_test_load(const char *path, sc_rs_job *j, sc_rs_plan *p) {
+  int autop;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_job_load_file(path, j, p, &autop, &e), SC_OK, "%s: %s", path, e.msg);
 }
 
 #endif

@@ -827,18 +827,16 @@ Test(recsys_plan, planner_within_5pct_of_exhaustive_per_table_adagrad, .timeout 
 }
 
 Test(recsys_json, example_jobs_load_and_predict) {
-  static const char *files[] = {"examples/recsys/dlrm_criteo_8gpu.json",
-                                "examples/recsys/my_tables.json"};
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < RS_TEST_EXAMPLES; i++) {
+    const char *file = rs_test_examples[i];
     sc_rs_job j;
     sc_rs_plan p;
-    int autop;
     sc_error e = {0};
-    cr_assert_eq(sc_rs_job_load_file(files[i], &j, &p, &autop, &e), SC_OK, "%s", e.msg);
+    rs_test_load(file, &j, &p);
     cr_assert_eq(p.n, j.model.n_tables);
     sc_rs_result r;
     cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
-    cr_assert(r.iter_s > 1e-4 && r.iter_s < 1, "%s: %g s", files[i], r.iter_s);
+    cr_assert(r.iter_s > 1e-4 && r.iter_s < 1, "%s: %g s", file, r.iter_s);
     cr_assert_eq(r.fits, 1);
     sc_rs_result_free(&r);
     sc_rs_plan_free(&p);

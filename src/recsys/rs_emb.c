@@ -274,12 +274,23 @@ double rs_shard_bytes(const sc_rs_job *j, const rs_tstat *st, const rs_shard_geo
   return rows * (g->dim * j->emb_bytes * opt_arrays(j->opt) + opt_row_state_bytes(j));
 }
 
-int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b) {
-  if (a->rows != b->rows || a->dim != b->dim || a->features != b->features ||
-      a->wide != b->wide || a->dist != b->dist || a->alpha != b->alpha || a->hist_n != b->hist_n)
-    return 0;
-  for (int f = 0; f < a->features; f++) if (a->hot[f] != b->hot[f]) return 0;
-  for (int k = 0; k < a->hist_n; k++)
-    if (a->hist_rows[k] != b->hist_rows[k] || a->hist_mass[k] != b->hist_mass[k]) return 0;
-  return 1;
+/* -1, 0 or 1 as x is below, equal to or above y. */
+static int cmp_num(double x, double y) { return (x > y) - (x < y); }
+
+int rs_table_cmp(const sc_rs_table *a, const sc_rs_table *b) {
+  int c = cmp_num(a->rows, b->rows);
+  if (!c) c = cmp_num(a->dim, b->dim);
+  if (!c) c = cmp_num(a->features, b->features);
+  for (int f = 0; !c && f < a->features; f++) c = cmp_num(a->hot[f], b->hot[f]);
+  if (!c) c = cmp_num(a->wide, b->wide);
+  if (!c) c = cmp_num(a->dist, b->dist);
+  if (!c) c = cmp_num(a->alpha, b->alpha);
+  if (!c) c = cmp_num(a->hist_n, b->hist_n);
+  for (int k = 0; !c && k < a->hist_n; k++) {
+    c = cmp_num(a->hist_rows[k], b->hist_rows[k]);
+    if (!c) c = cmp_num(a->hist_mass[k], b->hist_mass[k]);
+  }
+  return c;
 }
+
+int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b) { return !rs_table_cmp(a, b); }

@@ -99,6 +99,11 @@ double rs_hash_scale(const sc_rs_job *j, const sc_rs_table *t);
 /* 1 when a and b have the same statistics (rows, width, lookups, ids,
  * embedding layer). */
 int rs_same_shape(const sc_rs_table *a, const sc_rs_table *b);
+/* A total order of tables by what they are, never where they are listed:
+ * rows, width, features and their lookups, wide, id distribution (the
+ * fields rs_same_shape compares, in that order; the name is not one).
+ * -1, 0 (the same shape) or 1, as qsort's comparators. */
+int rs_table_cmp(const sc_rs_table *a, const sc_rs_table *b);
 
 /* L2 bytes of the job's GPU (datasheets; rs_emb.c). */
 double rs_l2_bytes(const sc_gpu *g);

@@ -31,9 +31,17 @@
  * A headroom (sc_rs_plan_opts) lowers what a GPU may hold for every
  * verdict of the search (rs_ctx.headroom: rs_eval's `fits`, the greedy
  * seed's placement), as `search --headroom` does for training plans.
+ *
+ * The search never sees the order the user listed the tables in (canon):
+ * it runs on the job with its tables heaviest first (whole-table lookup
+ * time on one GPU, rs_table_tw_s), equal costs by shape (rs_table_cmp),
+ * and its plans are mapped back to the user's order. Every order of the
+ * same tables gives the same search, so the same plans up to the order of
+ * identical tables, and the same predictions.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -486,6 +494,78 @@ static void seeds(search *s, sc_rs_plan *p, int iters) {
   }
 }
 
+/* ---------------------------------------------------- the tables' order */
+
+/* A table in the canonical order: its whole-table cost (seconds), the
+ * table (borrowed) and where the user listed it. */
+typedef struct canon_item {
+  double cost;
+  const sc_rs_table *tb;
+  int at;
+} canon_item;
+
+/* Heaviest first; equal costs by shape (rs_table_cmp); identical tables
+ * as listed (interchangeable: the job is the same whichever goes first). */
+static int canon_cmp(const void *x, const void *y) {
+  const canon_item *a = x, *b = y;
+  if (a->cost != b->cost) return a->cost > b->cost ? -1 : 1;
+  int c = rs_table_cmp(a->tb, b->tb);
+  return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+/* jc's tables (jc->model.tables, owned by the caller) and ord (ord[i]:
+ * the user's index of jc's table i) in the items' order. */
+static void canon_apply(const canon_item *it, int m, sc_rs_job *jc, int *ord) {
+  for (int i = 0; i < m; i++) {
+    jc->model.tables[i] = *it[i].tb;
+    ord[i] = it[i].at;
+  }
+}
+
+/* The job the search runs on, jc: j (checked) with its tables in the
+ * canonical order, ord[i] the user's index of jc's table i. The costs are
+ * those of the tables sorted by shape alone, so they too are the same
+ * whatever the user's order (a job-wide sum, as a hash layer's rows,
+ * adds the same terms in the same order). jc borrows everything of j
+ * but its tables (owned: mem_free(jc->model.tables)). SC_OK or SC_ENOMEM;
+ * jc's tables NULL on failure. */
+static int canon_job(const sc_rs_job *j, sc_rs_job *jc, int *ord, sc_error *err) {
+  int m = j->model.n_tables;
+  *jc = *j;
+  jc->model.tables = mem_alloc(sizeof *jc->model.tables * (size_t)m);
+  canon_item *it = mem_alloc(sizeof *it * (size_t)m);
+  if (!jc->model.tables || !it) {
+    mem_free(it);
+    mem_free(jc->model.tables);
+    jc->model.tables = NULL;
+    return sc_error_set(err, SC_ENOMEM, "planner: out of memory");
+  }
+  for (int t = 0; t < m; t++) it[t] = (canon_item){0, &j->model.tables[t], t};
+  qsort(it, (size_t)m, sizeof *it, canon_cmp); /* no costs yet: by shape */
+  canon_apply(it, m, jc, ord);
+  rs_ctx c;
+  int rc = rs_ctx_open(&c, jc, err);
+  if (rc) {
+    mem_free(it);
+    mem_free(jc->model.tables);
+    jc->model.tables = NULL;
+    return rc;
+  }
+  for (int i = 0; i < m; i++) it[i].cost = rs_table_tw_s(&c, i);
+  rs_ctx_close(&c);
+  qsort(it, (size_t)m, sizeof *it, canon_cmp);
+  canon_apply(it, m, jc, ord);
+  mem_free(it);
+  return SC_OK;
+}
+
+/* Plan p (the canonical order) in the user's order: table i's shard goes
+ * to table ord[i]; tmp holds p->n shards. */
+static void canon_unmap(sc_rs_plan *p, const int *ord, sc_rs_shard *tmp) {
+  memcpy(tmp, p->s, sizeof *tmp * (size_t)p->n);
+  for (int i = 0; i < p->n; i++) p->s[ord[i]] = tmp[i];
+}
+
 int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_plans *out,
                       sc_error *err) {
   memset(out, 0, sizeof *out);
@@ -509,10 +589,16 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   s.o = &o;
   s.t0 = clock_now_s();
   s.last_report = s.t0;
-  int rc = rs_ctx_open(&s.c, j, err);
+  /* checked as listed first, so a message names the user's table */
+  int rc = sc_rs_job_check(j, err);
   if (rc) return rc;
-  s.c.headroom = o.headroom_bytes + o.headroom_frac * j->gpu.hbm_bytes;
   int m = j->model.n_tables, n = j->gpus;
+  sc_rs_job jc; /* the search's job: j's tables in the canonical order */
+  int *ord = mem_alloc(sizeof *ord * (size_t)m);
+  rc = ord ? canon_job(j, &jc, ord, err) : sc_error_set(err, SC_ENOMEM, "planner: out of memory");
+  if (!rc && (rc = rs_ctx_open(&s.c, &jc, err))) mem_free(jc.model.tables);
+  if (rc) { mem_free(ord); return rc; }
+  s.c.headroom = o.headroom_bytes + o.headroom_frac * j->gpu.hbm_bytes;
   sc_rs_plan p = {0};
   s.r.gpu_emb_s = mem_alloc(sizeof(double) * (size_t)n);
   s.r.gpu_mem = mem_alloc(sizeof(double) * (size_t)n);
@@ -524,10 +610,13 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
     else {
       seeds(&s, &p, o.local_iters);
     }
+    for (int i = 0; i < out->n; i++) canon_unmap(&out->plan[i], ord, p.s);
   }
   sc_rs_plan_free(&p);
   sc_rs_result_free(&s.r);
   rs_ctx_close(&s.c);
+  mem_free(jc.model.tables);
+  mem_free(ord);
   if (s.oom) {
     sc_rs_plans_free(out);
     return sc_error_set(err, SC_ENOMEM, "planner: out of memory");

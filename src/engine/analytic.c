@@ -184,6 +184,27 @@ int eng_task_gemm_path(const eng *e, const xg_task *t) {
   return (int)p;
 }
 
+/* Hopper's (and Ada's) fp8 tensor cores keep a narrow accumulator; with
+ * cuBLASLt's fast accumulation off, the library promotes partial sums to
+ * fp32 as it goes, which costs time. Transformer Engine turns it off
+ * (use_split_accumulator) for the data and weight gradients of its
+ * delayed and current scaling and for all three GEMMs of its block
+ * scaling (../shared/reference/transformerengine/.../recipe/__init__.py:
+ * Float8CurrentScaling fprop False, dgrad and wgrad True;
+ * Float8BlockScaling True for all). Measured on an H100 (data/measured/
+ * gemm_fp8_h100.csv, tools/calib/gemm_bench.py --dtypes fp8,bf16
+ * --graph): the same (m, n, k) runs at a median 0.935 of its fast rate
+ * (33 pairs of 2^31 MACs or more, 0.76-1.16; bf16's backward over forward
+ * at the same shapes 0.99). Blackwell accumulates in fp32: no factor. The
+ * time factor of task t's forward (bwd 0) or backward GEMMs. */
+#define FP8_SPLIT_ACC 0.935
+static double fp8_accumulate(const eng *e, const xg_task *t, int bwd) {
+  int arch = e->s->cluster.gpu.arch;
+  if (t->dtype != SC_FP8 || (arch != 89 && arch != 90)) return 1.0;
+  if (!bwd && e->s->plan.fp8_recipe != SC_FP8_BLOCK) return 1.0;
+  return 1.0 / FP8_SPLIT_ACC;
+}
+
 double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
   const sc_gpu *g = &e->s->cluster.gpu;
   sc_dtype dt = t->dtype;
@@ -193,9 +214,10 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
       double c = conv(e, t, bwd);
       if (c >= 0) return c;
     }
-    if (!bwd) return task_gemm(e, t, t->m, t->n, t->k, 1);
+    if (!bwd) return task_gemm(e, t, t->m, t->n, t->k, 1) * fp8_accumulate(e, t, 0);
     /* data gradient [m,n]x[n,k] and weight gradient [k,m]x[m,n] */
-    return task_gemm(e, t, t->m, t->k, t->n, 1) + task_gemm(e, t, t->k, t->n, t->m, 0);
+    return (task_gemm(e, t, t->m, t->k, t->n, 1) + task_gemm(e, t, t->k, t->n, t->m, 0)) *
+           fp8_accumulate(e, t, 1);
   case XG_ATTN: {
     sc_attention a = e->s->plan.attention;
     if (bwd)

@@ -129,8 +129,11 @@ static void fit(const row *rows, int n) {
 }
 
 static sc_dtype bench_dtype(const char *s) {
-  return !strcmp(s, "bf16") ? SC_BF16 : !strcmp(s, "fp16") ? SC_FP16 : !strcmp(s, "tf32") ? SC_TF32
-                                                                                          : SC_FP32;
+  return !strcmp(s, "bf16")   ? SC_BF16
+         : !strcmp(s, "fp16") ? SC_FP16
+         : !strcmp(s, "tf32") ? SC_TF32
+         : !strcmp(s, "fp8")  ? SC_FP8
+                              : SC_FP32;
 }
 
 /* --bench: gemm_bench.py's rows against the engine's GEMM model (cost_gemm_lib, cuBLAS 11 or
@@ -143,18 +146,19 @@ static int bench(const char *path, const char *gpu, int show) {
     fprintf(stderr, "gemm_check: %s\n", g ? err.msg : "unknown GPU");
     return 2;
   }
-  static const char *const dts[] = {"bf16", "fp16", "tf32", "fp32"}, *const ps[] = {"fwd", "dgrad", "wgrad"};
-  double sa[4][3][2] = {{{0}}}, ss[4][3][2] = {{{0}}};
-  int cnt[4][3][2] = {{{0}}};
+  static const char *const dts[] = {"bf16", "fp16", "tf32", "fp32", "fp8"},
+                           *const ps[] = {"fwd", "dgrad", "wgrad"};
+  double sa[5][3][2] = {{{0}}}, ss[5][3][2] = {{{0}}};
+  int cnt[5][3][2] = {{{0}}};
   int cw = csv_col(&f, "weight"), cd = csv_col(&f, "dtype"), cp = csv_col(&f, "pass"),
       cm = csv_col(&f, "m"), cn = csv_col(&f, "n"), ck = csv_col(&f, "k"), cms = csv_col(&f, "ms");
   while (csv_next(&f, path, &err) == 1) {
     int d = 0, p = 0;
-    while (d < 4 && strcmp(dts[d], csv_get(&f, cd))) d++;
+    while (d < 5 && strcmp(dts[d], csv_get(&f, cd))) d++;
     while (p < 3 && strcmp(ps[p], csv_get(&f, cp))) p++;
     double m = atof(csv_get(&f, cm)), n = atof(csv_get(&f, cn)), k = atof(csv_get(&f, ck)),
            ms = atof(csv_get(&f, cms));
-    if (d == 4 || p == 3 || ms <= 0) continue;
+    if (d == 5 || p == 3 || ms <= 0) continue;
     double tokens = p == 2 ? k : m,
            e = cost_gemm_lib(g, bench_dtype(dts[d]), m, n, k, 1, 0) * 1e3 / ms - 1;
     int big = tokens >= 8192;
@@ -166,8 +170,9 @@ static int bench(const char *path, const char *gpu, int show) {
   csv_close(&f);
   printf("%-5s %-6s  %-24s %-24s (model / measured - 1, %s)\n", "dtype", "pass",
          "tokens 512-2048: MAPE signed", "tokens 8192-32768", g->name);
-  for (int d = 0; d < 4; d++)
+  for (int d = 0; d < 5; d++)
     for (int p = 0; p < 3; p++) {
+      if (!cnt[d][p][0] && !cnt[d][p][1]) continue;
       printf("%-5s %-6s", dts[d], ps[p]);
       for (int b = 0; b < 2; b++)
         if (cnt[d][p][b])

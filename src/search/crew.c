@@ -21,7 +21,9 @@
 #include "search/crew.h"
 
 #include <pthread.h>
+#include <sched.h>
 
+#include "core/clock.h"
 #include "core/mem.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -36,6 +38,14 @@
 #endif
 
 #define DOOR_OPEN 1
+/* How long a thread that waits for the others (at the meeting, or the
+ * caller for the helpers at the end) first keeps its core, seconds,
+ * before it sleeps: the waits are usually shorter (the last thread's
+ * final plans, the ordering between the passes: 10-300 us), and on a
+ * busy machine a thread woken from sleep waits for a core again, for
+ * milliseconds (docs/search.md, "Threads: ... waits kept short"). It
+ * yields while it waits, so a thread queued on its core runs first. */
+#define CREW_SPIN_S 5e-4
 
 /* A helper thread's argument: its crew and number. */
 typedef struct helper {
@@ -48,9 +58,11 @@ struct crew {
   pthread_cond_t cv;   /* signalled when a helper leaves fn and on crew_go */
   int refs;            /* the caller and the helpers not yet ended (atomic) */
   int door;            /* DOOR_OPEN | threads in (the caller included) << 1 (atomic) */
-  int left;            /* joined helpers returned from fn (under mu) */
+  int left;            /* joined helpers returned from fn (written under
+                          mu, read atomically: spin) */
   int arrived;         /* joined threads at the meeting (under mu) */
-  int met;             /* crew_go called (under mu) */
+  int met;             /* crew_go called (written under mu, read
+                          atomically: spin) */
   crew_fn fn;
   void *ctx;
   helper h[];          /* h[t] for helper t, 1 <= t < nt */
@@ -80,7 +92,7 @@ static void *helper_main(void *arg) {
   if (join(c)) {
     c->fn(c, c->ctx, h->t);
     pthread_mutex_lock(&c->mu);
-    c->left++;
+    __atomic_add_fetch(&c->left, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
   }
@@ -97,18 +109,32 @@ void crew_shut(crew *c) {
   if (__atomic_load_n(&c->door, __ATOMIC_RELAXED) & DOOR_OPEN) shut(c);
 }
 
+/* Wait up to CREW_SPIN_S, yielding, for *v (read atomically) to reach
+ * at least `want`: 1 when it did (the caller then need not sleep). */
+static int spin(const int *v, int want) {
+  double until = clock_now_s() + CREW_SPIN_S;
+  for (;;) {
+    if (__atomic_load_n(v, __ATOMIC_ACQUIRE) >= want) return 1;
+    if (clock_now_s() > until) return 0;
+    sched_yield();
+  }
+}
+
 int crew_meet(crew *c) {
   int joined = shut(c); /* final: no thread joins once one has arrived */
   pthread_mutex_lock(&c->mu);
   int last = ++c->arrived == joined;
-  while (!last && !c->met) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
-  return last;
+  if (last || spin(&c->met, 1)) return last;
+  pthread_mutex_lock(&c->mu);
+  while (!c->met) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  return 0;
 }
 
 void crew_go(crew *c) {
   pthread_mutex_lock(&c->mu);
-  c->met = 1;
+  __atomic_store_n(&c->met, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
 }
@@ -145,6 +171,7 @@ void crew_run(int nt, crew_fn fn, void *ctx) {
   if (nt > 1) start_helpers(c, nt);
   fn(c, ctx, 0);
   int helpers = shut(c) - 1;
+  if (helpers > 0) spin(&c->left, helpers);
   pthread_mutex_lock(&c->mu);
   while (c->left < helpers) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);

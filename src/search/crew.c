@@ -21,7 +21,6 @@
 #include "search/crew.h"
 
 #include <pthread.h>
-#include <sched.h>
 
 #include "core/clock.h"
 #include "core/mem.h"
@@ -41,10 +40,12 @@
 /* How long a thread that waits for the others (at the meeting, or the
  * caller for the helpers at the end) first keeps its core, seconds,
  * before it sleeps: the waits are usually shorter (the last thread's
- * final plans, the ordering between the passes: 10-300 us), and on a
- * busy machine a thread woken from sleep waits for a core again, for
- * milliseconds (docs/search.md, "Threads: ... waits kept short"). It
- * yields while it waits, so a thread queued on its core runs first. */
+ * final plans, the merge between the passes: 10-300 us), and on a busy
+ * machine a thread that sleeps gives its core away: woken, it waits for
+ * one again, and the thread that woke it may lose its own core to it
+ * (milliseconds each; docs/search.md, "Threads: waits that keep their
+ * core"). It does not yield either (that too hands the core to another
+ * process for a time slice). */
 #define CREW_SPIN_S 5e-4
 
 /* A helper thread's argument: its crew and number. */
@@ -109,14 +110,22 @@ void crew_shut(crew *c) {
   if (__atomic_load_n(&c->door, __ATOMIC_RELAXED) & DOOR_OPEN) shut(c);
 }
 
-/* Wait up to CREW_SPIN_S, yielding, for *v (read atomically) to reach
- * at least `want`: 1 when it did (the caller then need not sleep). */
+/* A hint to the core that the thread spins (x86's pause: the other
+ * hardware thread of the core runs faster meanwhile); nothing elsewhere. */
+static void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Wait up to CREW_SPIN_S for *v (read atomically) to reach at least
+ * `want`: 1 when it did (the caller then need not sleep). */
 static int spin(const int *v, int want) {
   double until = clock_now_s() + CREW_SPIN_S;
-  for (;;) {
+  for (int i = 0;; i++) {
     if (__atomic_load_n(v, __ATOMIC_ACQUIRE) >= want) return 1;
-    if (clock_now_s() > until) return 0;
-    sched_yield();
+    if (i % 64 == 0 && clock_now_s() > until) return 0;
+    relax();
   }
 }
 

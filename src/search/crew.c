@@ -43,9 +43,9 @@
  * final plans, the merge between the passes: 10-300 us), and on a busy
  * machine a thread that sleeps gives its core away: woken, it waits for
  * one again, and the thread that woke it may lose its own core to it
- * (milliseconds each; docs/search.md, "Threads: waits that keep their
- * core"). It does not yield either (that too hands the core to another
- * process for a time slice). */
+ * (milliseconds each; docs/search.md, "Threads: where a small search's
+ * second thread goes"). It does not yield either: that too hands the
+ * core to another process for a time slice. */
 #define CREW_SPIN_S 5e-4
 
 /* A helper thread's argument: its crew and number. */

@@ -40,13 +40,15 @@
 /* How long a thread that waits for the others (at the meeting, or the
  * caller for the helpers at the end) first keeps its core, seconds,
  * before it sleeps: the waits are usually shorter (the last thread's
- * final plans, the merge between the passes: 10-300 us), and on a busy
+ * final plans, the merge between the passes: 10-100 us), and on a busy
  * machine a thread that sleeps gives its core away: woken, it waits for
  * one again, and the thread that woke it may lose its own core to it
  * (milliseconds each; docs/search.md, "Threads: where a small search's
  * second thread goes"). It does not yield either: that too hands the
- * core to another process for a time slice. */
-#define CREW_SPIN_S 5e-4
+ * core to another process for a time slice. Kept short: on a topology
+ * the waits are often long (a plan costed for milliseconds), and a spin
+ * that runs out is CPU lost. */
+#define CREW_SPIN_S 1e-4
 
 /* A helper thread's argument: its crew and number. */
 typedef struct helper {

@@ -28,6 +28,11 @@
  *   lets a thread that starts too late not join);
  * - the speed-up: median 1-thread time / median T-thread time (and the
  *   same of the fastest searches);
+ * - the CPU time of the T-thread searches over the 1-thread ones' (every
+ *   thread's, spinning included): T / that ratio is the speed-up the
+ *   search could reach with a free core per thread and threads that start
+ *   at once, whatever the machine's load (what a helper's cold start
+ *   costs: its memos, the first touch of its memory);
  * - T one-thread searches at once, ROUNDS each (each its own thread):
  *   plans per second together. This is what the cores give when no search
  *   shares anything: the ceiling of the T-thread search's speed-up on
@@ -200,6 +205,10 @@ static void bench(const char *name, const sc_scenario *s, int reps, int threads)
          plans / mn / stn.threads);
   printf("  speed-up %.2fx median (%.2fx fastest) on %d threads\n", m1 / mn, f1 / fn,
          stn.threads);
+  if (threads > 1)
+    printf("  CPU time of a %d-thread search %.2fx a 1-thread one's: with a free core per thread "
+           "and no start-up delay at most %.2fx\n",
+           threads, cpun / cpu1, threads * cpu1 / cpun);
   if (threads > 1 && !hot) {
     double c = concurrent(name, s, reps, threads);
     printf("  %d one-thread searches at once: %9.0f plans/s together, %9.0f per thread "

@@ -32,7 +32,9 @@
 
 struct sc_job {
   sc_scenario s;          /* model and cluster resolved, plan as given */
-  wg_graph *g;            /* owned */
+  wg_graph *g;            /* owned, or borrowed read-only from the job it
+                             shares (job_open_sharing: own_g 0) */
+  int own_g;              /* 1: g is this job's to free */
   ncost *net;             /* owned (a view of another job's with
                              job_open_sharing), NULL without a topology */
   sc_scenario cur;        /* the scenario of the plan being evaluated */
@@ -48,13 +50,11 @@ struct sc_job {
   eng e;
 };
 
-/* sc_job_open; with `net` non-NULL the job shares that topology (and its
- * memo of flow-engine runs, with routes of its own: ncost_open_sharing)
- * instead of loading its own. */
-static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *err) {
-  *out = NULL;
+/* A job with empty memos and arrays on scenario *in (copied, not yet
+ * resolved), or NULL when out of memory. */
+static sc_job *new_job(const sc_scenario *in) {
   sc_job *j = mem_calloc(1, sizeof *j);
-  if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
+  if (!j) return NULL;
   j->s = *in;
   xg_init(&j->x);
   memo_init(&j->costs);
@@ -62,13 +62,17 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   lcache_init(&j->lc);
   qmemo_init(&j->qm);
   eng_init(&j->e);
+  return j;
+}
+
+int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
+  *out = NULL;
+  sc_job *j = new_job(in);
+  if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
-  if (rc == SC_OK && net) {
-    rc = ncost_open_sharing(net, &j->net, err);
-  } else if (rc == SC_OK) {
-    rc = ncost_open(&j->s.cluster, &j->net, err);
-  }
+  j->own_g = j->g != NULL;
+  if (rc == SC_OK) rc = ncost_open(&j->s.cluster, &j->net, err);
   /* the model and cluster as resolving them again leaves them: what
    * check() resolved for every plan before, so that it resolves only the
    * plan now (same bits, whether or not resolving twice changes them) */
@@ -81,17 +85,27 @@ static int open_job(const sc_scenario *in, ncost *net, sc_job **out, sc_error *e
   return SC_OK;
 }
 
-int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
-  return open_job(in, NULL, out, err);
-}
-
+/* j0's scenario as it stands (resolved: nothing is resolved or built
+ * again) and its workload graph, borrowed: after sc_job_open nothing
+ * writes a job's scenario or graph (every use takes them const), so the
+ * threads of a search read one copy at once. */
 int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err) {
-  return open_job(&j0->s, j0->net, out, err);
+  *out = NULL;
+  sc_job *j = new_job(&j0->s);
+  if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
+  j->g = j0->g;
+  int rc = ncost_open_sharing(j0->net, &j->net, err);
+  if (rc != SC_OK) {
+    sc_job_close(j);
+    return rc;
+  }
+  *out = j;
+  return SC_OK;
 }
 
 void sc_job_close(sc_job *j) {
   if (!j) return;
-  wg_free(j->g);
+  if (j->own_g) wg_free(j->g);
   ncost_close(j->net);
   xg_free(&j->x);
   memo_free(&j->costs);

@@ -75,10 +75,14 @@ int job_finish(sc_job *j, sc_result *r, sc_error *err);
  * optimizer are not costed), else *r is job_finish's. */
 int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_error *err);
 
-/* A new job on j0's scenario that shares j0's topology and its memo of
- * flow-engine runs (netcost.h: each job on its own thread, with routes of
- * its own), so that the threads of a search simulate each distinct
- * collective about once, side by side. Close it before j0. */
+/* A new job on j0's scenario that shares what j0 prepared and never
+ * changes: its resolved scenario (copied as it stands), its workload
+ * graph (borrowed read-only: nothing is built again), its topology and
+ * its memo of flow-engine runs (netcost.h: each job on its own thread,
+ * with routes of its own), so that the threads of a search simulate each
+ * distinct collective about once, side by side. Its memos of lowered
+ * plans, kernel times and queues are its own (a job is used by one
+ * thread at a time). Close it before j0. */
 int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
 
 /* 1 when the job's cluster names a topology (collectives run through the

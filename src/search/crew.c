@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 
+#include "core/clock.h"
 #include "core/mem.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -36,6 +37,18 @@
 #endif
 
 #define DOOR_OPEN 1
+/* How long a thread that waits for the others (at the meeting, or the
+ * caller for the helpers at the end) first keeps its core, seconds,
+ * before it sleeps: the waits are usually shorter (the last thread's
+ * final plans, the merge between the passes: 10-100 us), and on a busy
+ * machine a thread that sleeps gives its core away: woken, it waits for
+ * one again, and the thread that woke it may lose its own core to it
+ * (milliseconds each; docs/search.md, "Threads: where a small search's
+ * second thread goes"). It does not yield either: that too hands the
+ * core to another process for a time slice. Kept short: on a topology
+ * the waits are often long (a plan costed for milliseconds), and a spin
+ * that runs out is CPU lost. */
+#define CREW_SPIN_S 1e-4
 
 /* A helper thread's argument: its crew and number. */
 typedef struct helper {
@@ -48,9 +61,11 @@ struct crew {
   pthread_cond_t cv;   /* signalled when a helper leaves fn and on crew_go */
   int refs;            /* the caller and the helpers not yet ended (atomic) */
   int door;            /* DOOR_OPEN | threads in (the caller included) << 1 (atomic) */
-  int left;            /* joined helpers returned from fn (under mu) */
+  int left;            /* joined helpers returned from fn (written under
+                          mu, read atomically: spin) */
   int arrived;         /* joined threads at the meeting (under mu) */
-  int met;             /* crew_go called (under mu) */
+  int met;             /* crew_go called (written under mu, read
+                          atomically: spin) */
   crew_fn fn;
   void *ctx;
   helper h[];          /* h[t] for helper t, 1 <= t < nt */
@@ -80,7 +95,7 @@ static void *helper_main(void *arg) {
   if (join(c)) {
     c->fn(c, c->ctx, h->t);
     pthread_mutex_lock(&c->mu);
-    c->left++;
+    __atomic_add_fetch(&c->left, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
   }
@@ -97,18 +112,40 @@ void crew_shut(crew *c) {
   if (__atomic_load_n(&c->door, __ATOMIC_RELAXED) & DOOR_OPEN) shut(c);
 }
 
+/* A hint to the core that the thread spins (x86's pause: the other
+ * hardware thread of the core runs faster meanwhile); nothing elsewhere. */
+static void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Wait up to CREW_SPIN_S for *v (read atomically) to reach at least
+ * `want`: 1 when it did (the caller then need not sleep). */
+static int spin(const int *v, int want) {
+  double until = clock_now_s() + CREW_SPIN_S;
+  for (int i = 0;; i++) {
+    if (__atomic_load_n(v, __ATOMIC_ACQUIRE) >= want) return 1;
+    if (i % 64 == 0 && clock_now_s() > until) return 0;
+    relax();
+  }
+}
+
 int crew_meet(crew *c) {
   int joined = shut(c); /* final: no thread joins once one has arrived */
   pthread_mutex_lock(&c->mu);
   int last = ++c->arrived == joined;
-  while (!last && !c->met) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
-  return last;
+  if (last || spin(&c->met, 1)) return last;
+  pthread_mutex_lock(&c->mu);
+  while (!c->met) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  return 0;
 }
 
 void crew_go(crew *c) {
   pthread_mutex_lock(&c->mu);
-  c->met = 1;
+  __atomic_store_n(&c->met, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&c->cv);
   pthread_mutex_unlock(&c->mu);
 }
@@ -145,6 +182,7 @@ void crew_run(int nt, crew_fn fn, void *ctx) {
   if (nt > 1) start_helpers(c, nt);
   fn(c, ctx, 0);
   int helpers = shut(c) - 1;
+  if (helpers > 0) spin(&c->left, helpers);
   pthread_mutex_lock(&c->mu);
   while (c->left < helpers) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);

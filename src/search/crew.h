@@ -12,8 +12,10 @@
  * crew that waits for no late thread"). Here the calling thread works at
  * once; a helper that starts after the door is shut (crew_shut: all the
  * work has been handed out) does nothing and ends, and every wait
- * sleeps (a mutex and a condition variable), so a waiting thread gives
- * its core to the thread it waits for.
+ * spins at most CREW_SPIN_S (0.1 ms: the usual wait, without giving the
+ * core away) and then sleeps (a mutex and a condition variable), so a
+ * long wait gives its core to the thread it waits for (GNU OpenMP spins
+ * for hundreds of thousands of iterations).
  *
  * Threads are numbered 0 (the caller) to nt - 1; helper t runs fn(ctx,
  * t) if it joins in time. Nothing is global: each crew is its own

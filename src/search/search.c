@@ -473,12 +473,49 @@ static void workers_close(worker *ws, int n) {
 
 static int worker_error(const worker *ws, int nt, sc_error *err);
 
+/* 1 when the head of worker a's sorted list comes before worker b's
+ * (merge_bounded's heap; at[t]: the next of worker t's plans). */
+static int head_before(const worker *ws, const long *at, int a, int b) {
+  return bheap_before(&ws[a].b[at[a]], &ws[b].b[at[b]]);
+}
+
+/* Restore the heap h[0..n) of worker numbers from place i down. */
+static void heads_down(const worker *ws, const long *at, int *h, int n, int i) {
+  for (int c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && head_before(ws, at, h[c + 1], h[c])) c++;
+    if (!head_before(ws, at, h[c], h[i])) return;
+    int x = h[i];
+    h[i] = h[c];
+    h[c] = x;
+  }
+}
+
+/* The workers' bounded plans, each list sorted by its own thread
+ * (both_passes), merged into all (room for every one): least bound first
+ * in bheap_before's total order, so the same list whatever split the
+ * threads had. at and h: room for nt each. */
+static void merge_bounded(const worker *ws, int nt, bounded *all, long *at, int *h) {
+  int n = 0;
+  for (int t = 0; t < nt; t++) {
+    at[t] = 0;
+    if (ws[t].n_b > 0) h[n++] = t;
+  }
+  for (int i = n / 2 - 1; i >= 0; i--) heads_down(ws, at, h, n, i);
+  for (long m = 0; n > 0;) {
+    int t = h[0];
+    all[m++] = ws[t].b[at[t]++];
+    if (at[t] == ws[t].n_b) h[0] = h[--n];
+    heads_down(ws, at, h, n, 0);
+  }
+}
+
 /* Between the passes of a search with a topology, on one thread (the
  * last done with the first pass), while the others wait at the barrier:
- * every worker's bounded plans into sh->all, best bound first (a total
- * order: the same whoever runs it), and the shared top k (in scratch)
- * empty. The second pass is skipped (sh->nb 0) after a first-pass error;
- * a failure here is kept in sh->order_rc. */
+ * every worker's bounded plans, sorted by their threads, merged into
+ * sh->all, best bound first (a total order: the same whoever runs it),
+ * and the shared top k (in scratch) empty. The second pass is skipped
+ * (sh->nb 0) after a first-pass error; a failure here is kept in
+ * sh->order_rc. */
 static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k) {
   sh->nb = 0;
   sh->bar = INFINITY;
@@ -487,25 +524,19 @@ static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch,
   if (worker_error(ws, nt, &ignored) != SC_OK) return; /* run() reports the worker's */
   long nb = 0;
   for (int t = 0; t < nt; t++) nb += ws[t].n_b;
-  sh->all = mem_alloc(sizeof *sh->all * (size_t)(nb > 0 ? nb : 1));
-  if (!sh->all) {
+  size_t room = sizeof *sh->all * (size_t)(nb > 0 ? nb : 1);
+  sh->all = mem_alloc(room);
+  sh->wait = (bheap){mem_alloc(room), 0};
+  long *at = mem_alloc(sizeof *at * (size_t)nt);
+  int *h = mem_alloc(sizeof *h * (size_t)nt);
+  if (sh->all && sh->wait.a && at && h) merge_bounded(ws, nt, sh->all, at, h);
+  else
     sh->order_rc =
         sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
-    return;
-  }
-  long m = 0;
-  for (int t = 0; t < nt; t++) {
-    if (ws[t].n_b) memcpy(sh->all + m, ws[t].b, sizeof *sh->all * (size_t)ws[t].n_b);
-    m += ws[t].n_b;
-  }
-  qsort(sh->all, (size_t)nb, sizeof *sh->all, by_bound);
+  mem_free(at);
+  mem_free(h);
+  if (sh->order_rc != SC_OK) return; /* sh->all and sh->wait.a: freed by run() */
   sh->next = 0;
-  sh->wait = (bheap){mem_alloc(sizeof *sh->all * (size_t)(nb > 0 ? nb : 1)), 0};
-  if (!sh->wait.a) {
-    sh->order_rc =
-        sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
-    return;
-  }
   sh->order_rc = topk_init(&sh->top, scratch, k, &sh->order_err);
   if (sh->order_rc == SC_OK) sh->nb = nb, sh->ordered = 1;
 }
@@ -643,6 +674,10 @@ static void both_passes(crew *c, void *ctx, int t) {
   }
   crew_shut(c);
   if (!sh->topo) return; /* every thread alike: none meets */
+  /* its own bounded plans in order, in parallel with the others: the
+   * last at the meeting only merges them (order_bounded) */
+  worker *w = &p->ws[t];
+  qsort(w->b, (size_t)w->n_b, sizeof *w->b, by_bound);
   if (crew_meet(c)) {
     order_bounded(sh, p->ws, p->nt, p->scratch, p->k);
     crew_go(c);

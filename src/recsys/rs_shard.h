@@ -58,6 +58,11 @@ void rs_ctx_close(rs_ctx *c);
 /* Check plan p against the job: SC_OK, or SC_EINPUT naming the table. */
 int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err);
 
+/* Bytes table t sharded as s puts on each GPU holding a shard (*peak)
+ * and on every GPU together (*total), as rs_eval counts them (a plan's
+ * GPU holds the sum over its shards plus the dense part's activations). */
+void rs_shard_mem(const rs_ctx *c, int t, const sc_rs_shard *s, double *peak, double *total);
+
 /* Evaluate a checked plan into r; r's per-GPU arrays are filled when
  * not NULL (gpus entries, caller-owned). */
 void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r);
@@ -80,7 +85,9 @@ int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p);
 /* Plan p made to fit as the planner makes a seed that does not fit fit
  * (steepest descent: the move of one table with the lowest rank key, step
  * by step, where a step takes at most 8,192 evaluations; rs_plan.c
- * fit_seed); p is left as it is when it fits or the case is larger. r
+ * fit_seed); p is left as it is when it fits, when no plan can fit (a
+ * floor under every plan's fullest GPU exceeds it: mem_floor) or the case
+ * is larger. r
  * (per-GPU arrays caller-owned, as rs_eval's) gets p's result. SC_OK or
  * SC_ENOMEM. */
 int rs_plan_fit(const rs_ctx *c, sc_rs_plan *p, sc_rs_result *r);

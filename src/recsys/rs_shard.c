@@ -75,9 +75,11 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   c->j = j;
   int n = j->gpus, m = j->model.n_tables;
   c->st = mem_calloc((size_t)m, sizeof *c->st);
+  c->memo = mem_calloc((size_t)m, sizeof *c->memo);
+  c->cmemo = mem_calloc(1, sizeof *c->cmemo);
   c->fwd = mem_calloc((size_t)n * 5, sizeof *c->fwd);
   c->shards = mem_calloc((size_t)n * 3, sizeof *c->shards);
-  if (!c->st || !c->fwd || !c->shards) {
+  if (!c->st || !c->memo || !c->cmemo || !c->fwd || !c->shards) {
     rs_ctx_close(c);
     return sc_error_set(err, SC_ENOMEM, "recsys: out of memory");
   }
@@ -108,6 +110,8 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
 
 void rs_ctx_close(rs_ctx *c) {
   mem_free(c->st);
+  mem_free(c->memo);
+  mem_free(c->cmemo);
   mem_free(c->fwd);
   mem_free(c->shards);
   memset(c, 0, sizeof *c);
@@ -168,10 +172,34 @@ static double dp_grad_bytes(const sc_rs_table *tb) {
   return tb->rows * tb->dim * RS_DP_GRAD_BYTES;
 }
 
+static int same_geo(const rs_shard_geo *a, const rs_shard_geo *b) {
+  return a->rows == b->rows && a->row_frac == b->row_frac && a->dim == b->dim &&
+         a->lookups == b->lookups && a->draws_frac == b->draws_frac &&
+         a->out_vectors == b->out_vectors && a->cache_bytes == b->cache_bytes;
+}
+
+/* rs_shard_time of a shard of table t, through the table's memo. */
+static void shard_time(rs_ctx *c, int t, const rs_shard_geo *geo, double *f, double *b) {
+  rs_memo *m = &c->memo[t];
+  for (int i = 0; i < m->n; i++)
+    if (same_geo(&m->g[i], geo)) {
+      *f = m->fwd[i];
+      *b = m->bwd[i];
+      return;
+    }
+  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, f, b);
+  int i = m->next;
+  m->g[i] = *geo;
+  m->fwd[i] = *f;
+  m->bwd[i] = *b;
+  m->next = (i + 1) % RS_MEMO_WAYS;
+  if (m->n < RS_MEMO_WAYS) m->n++;
+}
+
 /* Add one shard to GPU g: lookup time, memory, pooled bytes it sends. */
 static void put(rs_ctx *c, int t, int g, const rs_shard_geo *geo, double send) {
   double f, b;
-  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
+  shard_time(c, t, geo, &f, &b);
   c->fwd[g] += f;
   c->bwd[g] += b;
   c->mem[g] += holder_bytes(c, t, geo);
@@ -185,7 +213,7 @@ static void put_all(rs_ctx *c, int t, rs_shard_geo *geo) {
   for (int g = 0; g < n; g++) if (c->shards[g] > most) most = c->shards[g];
   geo->cache_bytes = c->l2 / most;
   double f, b;
-  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
+  shard_time(c, t, geo, &f, &b);
   double m = holder_bytes(c, t, geo);
   for (int g = 0; g < n; g++) {
     c->fwd[g] += f;
@@ -323,9 +351,23 @@ static void place(rs_ctx *c, int t, const sc_rs_shard *s, rs_volumes *v) {
   }
 }
 
+/* Seconds of collective op of `bytes` on group g (c->all or c->node),
+ * through the context's memo (the groups are fixed once it is open). */
 static double coll(const rs_ctx *c, coll_op op, double bytes, const coll_group *g) {
   if (bytes <= 0 || g->ranks < 2) return 0;
-  return coll_nccl_time_ex(op, bytes, g, c->intra).time;
+  rs_coll_memo *m = c->cmemo;
+  int node = g == &c->node;
+  for (int i = 0; i < m->n; i++)
+    if (m->bytes[i] == bytes && m->op[i] == (int)op && m->node[i] == node) return m->s[i];
+  double s = coll_nccl_time_ex(op, bytes, g, c->intra).time;
+  int i = m->next;
+  m->op[i] = (int)op;
+  m->node[i] = node;
+  m->bytes[i] = bytes;
+  m->s[i] = s;
+  m->next = (i + 1) % RS_COLL_MEMO;
+  if (m->n < RS_COLL_MEMO) m->n++;
+  return s;
 }
 
 static int popcount(int x) {

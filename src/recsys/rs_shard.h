@@ -25,9 +25,32 @@ typedef struct rs_volumes {
   int kinds_used;     /* bit per shard kind */
 } rs_volumes;
 
+/* The seconds of a table's last shards (rs_shard_time), a memo: the
+ * planner evaluates plans that differ in a table or two, so the other
+ * tables' shards recur with the same geometry. A hit returns what the call
+ * returned for the same inputs. */
+#define RS_MEMO_WAYS 4
+typedef struct rs_memo {
+  rs_shard_geo g[RS_MEMO_WAYS];
+  double fwd[RS_MEMO_WAYS], bwd[RS_MEMO_WAYS]; /* s */
+  int n, next;                                 /* entries filled, the next to replace */
+} rs_memo;
+
+/* The last collectives timed (coll_nccl_time_ex on the context's groups),
+ * a memo as rs_memo: a plan's volumes recur from plan to plan. */
+#define RS_COLL_MEMO 16
+typedef struct rs_coll_memo {
+  int op[RS_COLL_MEMO];
+  int node[RS_COLL_MEMO];          /* 1: on rs_ctx.node, 0: on rs_ctx.all */
+  double bytes[RS_COLL_MEMO], s[RS_COLL_MEMO];
+  int n, next;
+} rs_coll_memo;
+
 typedef struct rs_ctx {
   const sc_rs_job *j;         /* borrowed */
   rs_tstat *st;               /* owned: one per table */
+  rs_memo *memo;              /* owned: one per table */
+  rs_coll_memo *cmemo;        /* owned: one */
   rs_dense_time dense;        /* per local batch */
   rs_dense_time dense_global; /* per global batch (a bottom MLP on GPU 0) */
   coll_group all;             /* every GPU */

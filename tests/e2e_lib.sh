@@ -5,7 +5,19 @@
 # (a fixed string) in stdout+stderr, and no death by signal;
 # need_shared FILE: stop with FAIL unless FILE (under ../shared) is readable;
 # synth_csv SRC DST PY: DST a copy of the CSV SRC, each row r (a dict of
-# strings) first rewritten by the Python statements PY.
+# strings) first rewritten by the Python statements PY;
+# SUBSET: 1 under SC_TEST_SUBSET=1 (CTest sets it in the sanitizer build:
+# CMake option SC_TEST_SUBSET, README "Tests"), where the tests that check
+# numbers run a representative part and leave the whole sweep to the
+# Release build; SUBSET_SETS: one small validation set of each kind
+# (relative to data/validation or ../shared/validation);
+# memo_cli: prints the path of a wrapper of $CLI that runs each distinct
+# argument list once and replays its output and exit code after, for a tool
+# that runs the same commands several times (the CLI is deterministic:
+# hostile.sh checks validate's bytes run to run).
+SUBSET=${SC_TEST_SUBSET:-0}
+SUBSET_SETS="training/megatron_sc21_table1.csv collectives/echo_allreduce_a100_2_to_32.csv
+dp_training/kungfu_2xdgx1_allreduce_ps_gossip.csv recsys/nvidia_dle_dlrm_dcnv2.csv"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -51,4 +63,18 @@ with open(dst, 'w', newline='') as f:
         exec(fix, {'r': r})
         w.writerow(r)
 PY
+}
+
+memo_cli() {
+  local cli=$CLI
+  [[ $cli == */* && $cli != /* ]] && cli=$PWD/$cli
+  mkdir -p "$TMP/memo"
+  cat > "$TMP/memo/stepcast" <<EOF
+#!/usr/bin/env bash
+k="$TMP/memo/\$(printf '%s\\0' "\$@" | md5sum | cut -c1-32)"
+[[ -f \$k.rc ]] || { "$cli" "\$@" > "\$k.out" 2> "\$k.err"; echo \$? > "\$k.rc"; }
+cat "\$k.out"; cat "\$k.err" >&2; exit "\$(cat "\$k.rc")"
+EOF
+  chmod +x "$TMP/memo/stepcast"
+  echo "$TMP/memo/stepcast"
 }

@@ -9,10 +9,12 @@ set -u
 CLI=${1:?usage: hostile.sh PATH/TO/stepcast [sanitized]}
 SAN=${2:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/e2e_lib.sh" # TMP, pass, fail, SUBSET
+# what validate's full runs (a full disk, the same bytes twice) read: the
+# shipped sets (every kind, a planner search per MLPerf DLRM row), or with
+# SUBSET one small set of each kind (the shipped ones once: --timings)
+VAL=""
+if [[ $SUBSET == 1 ]]; then for s in $SUBSET_SETS; do VAL+=" $ROOT/data/validation/$s"; done; fi
 LIMIT_S=${HOSTILE_LIMIT_S:-60}   # seconds per case (sanitized builds are slow)
 MEM_KB=4000000                   # address space per case, Release only
 
@@ -137,7 +139,7 @@ printf 'id,op,bytes,gpu,measured_time_us\nx,all_reduce,1024,a100-sxm4-80gb,50\n'
 h 2 "nocol2.csv:1: the header lacks the column 'ranks'" -- validate "$TMP/nocol2.csv"
 # 12. write errors (a full disk) exit 3
 for args in "predict" "predict --format json" "predict --format csv" "search --max-plans 50 --tp 8 --zero 3" \
-            "validate" "collective" "topo ring:n=4" "presets" "predict --trace -"; do
+            "validate$VAL" "collective" "topo ring:n=4" "presets" "predict --trace -"; do
   case $args in topo*|presets*|*--trace*) ;; # no HTML report
   # shellcheck disable=SC2086
   *) h 3 'cannot write' -- $args --html /dev/full ;;
@@ -210,7 +212,8 @@ printf '%s\rx1,s,all_reduce,1048576,8,8,a100-sxm4-80gb,300,,50\rx2,s,all_reduce,
 h 0 '  x2                                     60' -- validate "$TMP/cr.csv"
 # 19. the same input gives the same bytes (wall times only with --timings)
 for fmt in table json csv; do
-  a=$("$CLI" validate --format $fmt | md5sum); b=$("$CLI" validate --format $fmt | md5sum)
+  # shellcheck disable=SC2086
+  a=$("$CLI" validate --format $fmt $VAL | md5sum); b=$("$CLI" validate --format $fmt $VAL | md5sum)
   [[ $a == "$b" ]] && pass=$((pass + 1)) || { echo "FAIL: validate --format $fmt differs run to run"; fail=$((fail + 1)); }
 done
 h 0 '' -- validate --timings

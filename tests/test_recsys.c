@@ -715,6 +715,14 @@ static double lcg(unsigned long long *s) {
   return (double)(*s >> 11) / 9007199254740992.0;
 }
 
+/* c opened for j and p holding its m tables, all data-parallel. */
+static void all_replicated(const sc_rs_job *j, int m, rs_ctx *c, sc_rs_plan *p) {
+  sc_error e = {0};
+  cr_assert_eq(rs_ctx_open(c, j, &e), SC_OK, "%s", e.msg);
+  cr_assert_eq(sc_rs_plan_alloc(p, m), SC_OK);
+  for (int t = 0; t < m; t++) p->s[t] = (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1};
+}
+
 /* A seed that does not fit is made to fit by steepest descent (rs_plan.c
  * fit_seed): all replicated on 2 A100 80 GB, two 1e5 x 64 tables and a
  * 2e8 x 64 one (51.2 GB of fp32 weights, 102.4 GB replicated with its
@@ -727,13 +735,10 @@ Test(recsys_plan, a_seed_that_does_not_fit_takes_the_move_saving_most) {
   sc_rs_job j;
   job(&j, "2x100000x64@1;1x200000000x64@1", 2, SC_RS_UNIFORM, 0);
   rs_ctx c;
-  sc_error e = {0};
-  cr_assert_eq(rs_ctx_open(&c, &j, &e), SC_OK, "%s", e.msg);
   sc_rs_plan p;
-  cr_assert_eq(sc_rs_plan_alloc(&p, 3), SC_OK);
+  all_replicated(&j, 3, &c, &p);
   double emb[2], mem[2];
   sc_rs_result r = {.gpu_emb_s = emb, .gpu_mem = mem};
-  for (int t = 0; t < 3; t++) p.s[t] = (sc_rs_shard){SC_RS_DATA_PARALLEL, 0, 1};
   rs_eval(&c, &p, &r);
   cr_assert(!r.fits, "all replicated: %.1f GB", r.mem_bytes / 1e9);
   cr_assert_eq(rs_plan_fit(&c, &p, &r), SC_OK);
@@ -752,6 +757,50 @@ Test(recsys_plan, a_seed_that_does_not_fit_takes_the_move_saving_most) {
   }
   sc_rs_plan_free(&p);
   rs_ctx_close(&c);
+  sc_rs_job_free(&j);
+}
+
+/* Tables that fit no GPU however they are sharded (40 tables of 2 G rows
+ * x 128 on one GPU, 40 TB): the planner knows that before it searches, so
+ * all-data-parallel is not made to fit by descent (rs_plan_fit leaves
+ * it: 40 steps of 80 evaluations that cannot end in a plan that fits);
+ * the list is still the plans needing least memory, the first no fuller
+ * than the table-wise seed (every table held once). */
+Test(recsys_plan, none_can_fit_lists_the_least_memory_without_descending) {
+  sc_rs_job j;
+  job(&j, "40x2000000000x128@1", 1, SC_RS_UNIFORM, 0);
+  rs_ctx c;
+  sc_rs_plan dp;
+  all_replicated(&j, 40, &c, &dp);
+  double emb[1], mem[1];
+  sc_rs_result f = {.gpu_emb_s = emb, .gpu_mem = mem};
+  cr_assert_eq(rs_plan_fit(&c, &dp, &f), SC_OK);
+  for (int t = 0; t < 40; t++) cr_assert_eq(dp.s[t].kind, SC_RS_DATA_PARALLEL, "table %d moved", t);
+  cr_assert(!f.fits);
+  sc_rs_plan_free(&dp);
+  rs_ctx_close(&c);
+  sc_rs_plan_opts o;
+  sc_rs_plan_opts_default(&o);
+  o.exhaustive_max = 0;
+  sc_rs_plans ps;
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_plan_search(&j, &o, &ps, &e), SC_OK, "%s", e.msg);
+  cr_assert_gt(ps.n, 1);
+  sc_rs_plan tw;
+  cr_assert_eq(sc_rs_plan_alloc(&tw, 40), SC_OK);
+  for (int t = 0; t < 40; t++) tw.s[t] = (sc_rs_shard){SC_RS_TABLE_WISE, 0, 1};
+  sc_rs_result r;
+  cr_assert_eq(sc_rs_evaluate(&j, &tw, &r, &e), SC_OK, "%s", e.msg);
+  for (int i = 0; i < ps.n; i++) {
+    cr_assert(!ps.res[i].fits, "plan %d fits", i);
+    if (i) cr_assert_geq(ps.res[i].mem_bytes, ps.res[i - 1].mem_bytes, "plan %d", i);
+  }
+  cr_assert_leq(ps.res[0].mem_bytes, r.mem_bytes * (1 + 1e-12), "%g > %g B", ps.res[0].mem_bytes,
+                r.mem_bytes);
+  cr_assert(!ps.bounded);
+  sc_rs_result_free(&r);
+  sc_rs_plan_free(&tw);
+  sc_rs_plans_free(&ps);
   sc_rs_job_free(&j);
 }
 

@@ -75,6 +75,7 @@ typedef struct search {
   int fit_found;            /* a fitting plan was seen */
   sc_rs_result r;           /* scratch result with per-GPU arrays */
   int oom;
+  int none_fits;            /* mem_floor exceeds what a GPU may hold */
   const sc_rs_plan_opts *o; /* borrowed: budgets and progress */
   double t0, last_report;   /* clock_now_s() */
 } search;
@@ -365,6 +366,34 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
  * table): small cases only, as RS_PAIR_EVALS. */
 #define RS_STEEP_EVALS 8192
 
+/* A floor under the memory of the fullest GPU of every plan the planner
+ * forms, bytes: the dense part's activations and the larger of the mean
+ * over GPUs of what the tables hold together and the most any one table
+ * puts on a GPU, each table sharded the way that needs least (every
+ * option of every table: rs_shard_mem, O(options x tables)). When it
+ * exceeds what a GPU may hold no plan fits (none_fits): steepest descent
+ * towards fitting (fit_seed) is not tried, and local search, whose key is
+ * then memory alone, starts from the seed that needs least (seeds): a 3.1
+ * TiB model on one GPU had all-data-parallel descend table by table to
+ * the least memory the table-wise seed already had, 290,000 evaluations. */
+static double mem_floor(const rs_ctx *c) {
+  int k = options(c), n = c->j->gpus;
+  double sum = 0, most = 0;
+  for (int t = 0; t < c->j->model.n_tables; t++) {
+    double peak = INFINITY, total = INFINITY;
+    for (int o = 0; o < k; o++) {
+      sc_rs_shard x = option(c, t, o);
+      double pk, tot;
+      rs_shard_mem(c, t, &x, &pk, &tot);
+      peak = fmin(peak, pk);
+      total = fmin(total, tot);
+    }
+    sum += total;
+    most = fmax(most, peak);
+  }
+  return c->dense.act_bytes + fmax(sum / n, most);
+}
+
 /* A seed that does not fit (key >= 1e9), made to fit by steepest descent:
  * each step evaluates every option of every table and keeps the one move
  * with the lowest key -- the fastest that fits, else the one leaving the
@@ -380,6 +409,7 @@ static int improve_table(search *s, sc_rs_plan *p, int t, double *best, double *
 static void fit_seed(search *s, sc_rs_plan *p, double *best) {
   int k = options(&s->c);
   if ((long)k * p->n > RS_STEEP_EVALS) return;
+  if (s->none_fits) return;
   while (*best >= 1e9 && !s->out->stopped && s->out->evaluated < RS_MAX_EVALS) {
     int bt = -1, bo = 0;
     double bx = *best * (1 - 1e-9);
@@ -399,11 +429,17 @@ static void fit_seed(search *s, sc_rs_plan *p, double *best) {
   }
 }
 
+/* 1 when no plan the planner forms fits (mem_floor). */
+static int none_fits(const rs_ctx *c) {
+  return mem_floor(c) > c->j->gpu.hbm_bytes - c->headroom;
+}
+
 int rs_plan_fit(const rs_ctx *c, sc_rs_plan *p, sc_rs_result *r) {
   sc_rs_plans out = {0};
   sc_rs_plan_opts o;
   sc_rs_plan_opts_default(&o);
   search s = {.c = *c, .out = &out, .top = 1, .o = &o, .r = *r};
+  s.none_fits = none_fits(c);
   double best = eval(&s, p);
   fit_seed(&s, p, &best);
   rs_eval(&s.c, p, r);
@@ -475,23 +511,40 @@ static void explain(const sc_rs_job *j, sc_rs_plans *o) {
   }
 }
 
+static const sc_rs_shard_kind seed_kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE,
+                                              SC_RS_DATA_PARALLEL, SC_RS_TABLE_ROW_WISE};
+#define SEEDS (int)(sizeof seed_kinds / sizeof seed_kinds[0])
+
+/* Seed k into p: greedy table-wise, or every table of one kind
+ * (table-row-wise round robin over the nodes). 0 when the cluster has no
+ * such seed (table-row-wise on one node), else 1; s->oom on failure. */
+static int seed(search *s, sc_rs_plan *p, int k) {
+  sc_rs_shard_kind kind = seed_kinds[k];
+  if (kind == SC_RS_TABLE_ROW_WISE && s->c.nodes < 2) return 0;
+  if (kind == SC_RS_TABLE_WISE) {
+    if (rs_plan_greedy_tw(&s->c, 1, p)) s->oom = 1;
+    return !s->oom;
+  }
+  for (int t = 0; t < p->n; t++)
+    p->s[t] = (sc_rs_shard){kind, kind == SC_RS_TABLE_ROW_WISE ? t % s->c.nodes : 0, 1};
+  return 1;
+}
+
 /* Local search from each seed (greedy table-wise, all row-wise, all
  * data-parallel, all table-row-wise); every plan seen is offered to the
- * top list. */
+ * top list. When no plan fits (none_fits) every seed is evaluated first
+ * and local search starts only from those that need least memory (equal
+ * to 1e-9). */
 static void seeds(search *s, sc_rs_plan *p, int iters) {
-  int m = p->n;
-  static const sc_rs_shard_kind kinds[] = {SC_RS_TABLE_WISE, SC_RS_ROW_WISE, SC_RS_DATA_PARALLEL,
-                                           SC_RS_TABLE_ROW_WISE};
-  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && !s->oom && !s->out->stopped; k++) {
-    if (kinds[k] == SC_RS_TABLE_ROW_WISE && s->c.nodes < 2) continue;
-    if (kinds[k] == SC_RS_TABLE_WISE) {
-      if (rs_plan_greedy_tw(&s->c, 1, p)) { s->oom = 1; return; }
-    } else {
-      for (int t = 0; t < m; t++)
-        p->s[t] = (sc_rs_shard){kinds[k], kinds[k] == SC_RS_TABLE_ROW_WISE ? t % s->c.nodes : 0, 1};
+  double key_of[SEEDS], least = INFINITY;
+  for (int k = 0; k < SEEDS; k++) key_of[k] = -INFINITY; /* searched */
+  if (s->none_fits)
+    for (int k = 0; k < SEEDS && !s->oom && !s->out->stopped; k++) {
+      key_of[k] = seed(s, p, k) ? eval(s, p) : INFINITY;
+      least = fmin(least, key_of[k]);
     }
-    local_search(s, p, iters);
-  }
+  for (int k = 0; k < SEEDS && !s->oom && !s->out->stopped; k++)
+    if (key_of[k] <= least * (1 + 1e-9) && seed(s, p, k)) local_search(s, p, iters);
 }
 
 /* ---------------------------------------------------- the tables' order */
@@ -599,6 +652,7 @@ int sc_rs_plan_search(const sc_rs_job *j, const sc_rs_plan_opts *opts, sc_rs_pla
   if (!rc && (rc = rs_ctx_open(&s.c, &jc, err))) mem_free(jc.model.tables);
   if (rc) { mem_free(ord); return rc; }
   s.c.headroom = o.headroom_bytes + o.headroom_frac * j->gpu.hbm_bytes;
+  s.none_fits = none_fits(&s.c);
   sc_rs_plan p = {0};
   s.r.gpu_emb_s = mem_alloc(sizeof(double) * (size_t)n);
   s.r.gpu_mem = mem_alloc(sizeof(double) * (size_t)n);

@@ -75,9 +75,11 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
   c->j = j;
   int n = j->gpus, m = j->model.n_tables;
   c->st = mem_calloc((size_t)m, sizeof *c->st);
+  c->memo = mem_calloc((size_t)m, sizeof *c->memo);
+  c->cmemo = mem_calloc(1, sizeof *c->cmemo);
   c->fwd = mem_calloc((size_t)n * 5, sizeof *c->fwd);
   c->shards = mem_calloc((size_t)n * 3, sizeof *c->shards);
-  if (!c->st || !c->fwd || !c->shards) {
+  if (!c->st || !c->memo || !c->cmemo || !c->fwd || !c->shards) {
     rs_ctx_close(c);
     return sc_error_set(err, SC_ENOMEM, "recsys: out of memory");
   }
@@ -108,6 +110,8 @@ int rs_ctx_open(rs_ctx *c, const sc_rs_job *j, sc_error *err) {
 
 void rs_ctx_close(rs_ctx *c) {
   mem_free(c->st);
+  mem_free(c->memo);
+  mem_free(c->cmemo);
   mem_free(c->fwd);
   mem_free(c->shards);
   memset(c, 0, sizeof *c);
@@ -155,13 +159,50 @@ int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err) {
   return SC_OK;
 }
 
+/* Bytes one GPU holding a shard of table t of geometry geo keeps: the
+ * rows with their optimizer state, and the pooled vectors it writes and
+ * their gradients (activation bytes each). */
+static double holder_bytes(const rs_ctx *c, int t, const rs_shard_geo *geo) {
+  return rs_shard_bytes(c->j, &c->st[t], geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+}
+
+/* A replicated table's dense weight gradient, bytes on every GPU (the
+ * tensor its all-reduce moves). */
+static double dp_grad_bytes(const sc_rs_table *tb) {
+  return tb->rows * tb->dim * RS_DP_GRAD_BYTES;
+}
+
+static int same_geo(const rs_shard_geo *a, const rs_shard_geo *b) {
+  return a->rows == b->rows && a->row_frac == b->row_frac && a->dim == b->dim &&
+         a->lookups == b->lookups && a->draws_frac == b->draws_frac &&
+         a->out_vectors == b->out_vectors && a->cache_bytes == b->cache_bytes;
+}
+
+/* rs_shard_time of a shard of table t, through the table's memo. */
+static void shard_time(rs_ctx *c, int t, const rs_shard_geo *geo, double *f, double *b) {
+  rs_memo *m = &c->memo[t];
+  for (int i = 0; i < m->n; i++)
+    if (same_geo(&m->g[i], geo)) {
+      *f = m->fwd[i];
+      *b = m->bwd[i];
+      return;
+    }
+  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, f, b);
+  int i = m->next;
+  m->g[i] = *geo;
+  m->fwd[i] = *f;
+  m->bwd[i] = *b;
+  m->next = (i + 1) % RS_MEMO_WAYS;
+  if (m->n < RS_MEMO_WAYS) m->n++;
+}
+
 /* Add one shard to GPU g: lookup time, memory, pooled bytes it sends. */
 static void put(rs_ctx *c, int t, int g, const rs_shard_geo *geo, double send) {
   double f, b;
-  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
+  shard_time(c, t, geo, &f, &b);
   c->fwd[g] += f;
   c->bwd[g] += b;
-  c->mem[g] += rs_shard_bytes(c->j, &c->st[t], geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+  c->mem[g] += holder_bytes(c, t, geo);
   c->send[g] += send;
 }
 
@@ -172,8 +213,8 @@ static void put_all(rs_ctx *c, int t, rs_shard_geo *geo) {
   for (int g = 0; g < n; g++) if (c->shards[g] > most) most = c->shards[g];
   geo->cache_bytes = c->l2 / most;
   double f, b;
-  rs_shard_time(c->j, &c->j->model.tables[t], &c->st[t], geo, &f, &b);
-  double m = rs_shard_bytes(c->j, &c->st[t], geo) + 2 * geo->out_vectors * geo->dim * c->act_b;
+  shard_time(c, t, geo, &f, &b);
+  double m = holder_bytes(c, t, geo);
   for (int g = 0; g < n; g++) {
     c->fwd[g] += f;
     c->bwd[g] += b;
@@ -209,26 +250,71 @@ static void count_shards(rs_ctx *c, const sc_rs_plan *p) {
   }
 }
 
+/* The geometry of each shard of table t under s (cache_bytes 0: the
+ * caller's) and how many GPUs hold one: every GPU (data-parallel,
+ * row-wise), 1 (table-wise), the slices (column-wise) or the node's GPUs
+ * (table-row-wise). */
+static int shard_geo(const rs_ctx *c, int t, const sc_rs_shard *s, rs_shard_geo *geo) {
+  const sc_rs_job *j = c->j;
+  const sc_rs_table *tb = &j->model.tables[t];
+  const rs_tstat *st = &c->st[t];
+  int n = j->gpus, gpn = c->all.ranks_per_node;
+  double B = (double)j->global_batch, F = st->outputs;
+  *geo = (rs_shard_geo){tb->rows, 1, tb->dim, st->lookups, 1, B * F, 0};
+  switch (s->kind) {
+  case SC_RS_DATA_PARALLEL:
+    geo->lookups = st->lookups / n;
+    geo->draws_frac = 1.0 / n;
+    geo->out_vectors = B / n * F;
+    return n;
+  case SC_RS_COLUMN_WISE:
+    geo->dim = tb->dim / s->parts;
+    return s->parts;
+  case SC_RS_ROW_WISE:
+    geo->rows = tb->rows / n;
+    geo->row_frac = 1.0 / n;
+    geo->lookups = st->lookups / n;
+    geo->draws_frac = 1.0 / n;
+    return n;
+  case SC_RS_TABLE_ROW_WISE: {
+    int k = n - s->gpu * gpn < gpn ? n - s->gpu * gpn : gpn;
+    geo->rows = tb->rows / k;
+    geo->row_frac = 1.0 / k;
+    geo->lookups = st->lookups / k;
+    geo->draws_frac = 1.0 / k;
+    return k;
+  }
+  default: /* table-wise */
+    return 1;
+  }
+}
+
+void rs_shard_mem(const rs_ctx *c, int t, const sc_rs_shard *s, double *peak, double *total) {
+  rs_shard_geo geo;
+  int k = shard_geo(c, t, s, &geo);
+  *peak = holder_bytes(c, t, &geo);
+  if (s->kind == SC_RS_DATA_PARALLEL) *peak += dp_grad_bytes(&c->j->model.tables[t]);
+  *total = *peak * k;
+}
+
 /* Place table t's shards; accumulate volumes. */
 static void place(rs_ctx *c, int t, const sc_rs_shard *s, rs_volumes *v) {
   const sc_rs_job *j = c->j;
   const sc_rs_table *tb = &j->model.tables[t];
   const rs_tstat *st = &c->st[t];
   int n = j->gpus, gpn = c->all.ranks_per_node;
-  double B = (double)j->global_batch, b = B / n, F = st->outputs, d = tb->dim;
+  double B = (double)j->global_batch, F = st->outputs, d = tb->dim;
   double pooled = B * F * d * c->act_b;   /* all samples' pooled vectors */
-  rs_shard_geo geo = {tb->rows, 1, tb->dim, st->lookups, 1, B * F, 0};
+  rs_shard_geo geo;
+  int k = shard_geo(c, t, s, &geo);
   v->kinds_used |= 1 << s->kind;
   switch (s->kind) {
   case SC_RS_DATA_PARALLEL:
-    geo.lookups = st->lookups / n;
-    geo.draws_frac = 1.0 / n;
-    geo.out_vectors = b * F;
     put_all(c, t, &geo);
     /* the replica's dense weight gradient, the tensor the all-reduce
      * moves, is held on every GPU beside the weights */
-    for (int g = 0; g < n; g++) c->mem[g] += tb->rows * d * RS_DP_GRAD_BYTES;
-    v->dp_grad += tb->rows * d * RS_DP_GRAD_BYTES;
+    for (int g = 0; g < n; g++) c->mem[g] += dp_grad_bytes(tb);
+    v->dp_grad += dp_grad_bytes(tb);
     return;
   case SC_RS_TABLE_WISE:
     geo.cache_bytes = c->l2 / c->shards[s->gpu];
@@ -237,29 +323,20 @@ static void place(rs_ctx *c, int t, const sc_rs_shard *s, rs_volumes *v) {
     v->ids += st->lookups / n * 8;
     return;
   case SC_RS_COLUMN_WISE:
-    geo.dim = tb->dim / s->parts;
-    for (int k = 0; k < s->parts; k++) {
-      geo.cache_bytes = c->l2 / c->shards[s->gpu + k];
-      put(c, t, s->gpu + k, &geo, pooled / s->parts);
+    for (int i = 0; i < k; i++) {
+      geo.cache_bytes = c->l2 / c->shards[s->gpu + i];
+      put(c, t, s->gpu + i, &geo, pooled / k);
     }
     v->recv += pooled / n;
-    v->ids += st->lookups / n * 8 * s->parts;
+    v->ids += st->lookups / n * 8 * k;
     return;
   case SC_RS_ROW_WISE:
-    geo.rows = tb->rows / n;
-    geo.row_frac = 1.0 / n;
-    geo.lookups = st->lookups / n;
-    geo.draws_frac = 1.0 / n;
     put_all(c, t, &geo);
     v->rs += pooled;
     v->ids += st->lookups / n * 8;
     return;
   case SC_RS_TABLE_ROW_WISE: {
-    int g0 = s->gpu * gpn, k = n - g0 < gpn ? n - g0 : gpn;
-    geo.rows = tb->rows / k;
-    geo.row_frac = 1.0 / k;
-    geo.lookups = st->lookups / k;
-    geo.draws_frac = 1.0 / k;
+    int g0 = s->gpu * gpn;
     for (int i = 0; i < k; i++) {
       geo.cache_bytes = c->l2 / c->shards[g0 + i];
       put(c, t, g0 + i, &geo, pooled / k);
@@ -274,9 +351,23 @@ static void place(rs_ctx *c, int t, const sc_rs_shard *s, rs_volumes *v) {
   }
 }
 
+/* Seconds of collective op of `bytes` on group g (c->all or c->node),
+ * through the context's memo (the groups are fixed once it is open). */
 static double coll(const rs_ctx *c, coll_op op, double bytes, const coll_group *g) {
   if (bytes <= 0 || g->ranks < 2) return 0;
-  return coll_nccl_time_ex(op, bytes, g, c->intra).time;
+  rs_coll_memo *m = c->cmemo;
+  int node = g == &c->node;
+  for (int i = 0; i < m->n; i++)
+    if (m->bytes[i] == bytes && m->op[i] == (int)op && m->node[i] == node) return m->s[i];
+  double s = coll_nccl_time_ex(op, bytes, g, c->intra).time;
+  int i = m->next;
+  m->op[i] = (int)op;
+  m->node[i] = node;
+  m->bytes[i] = bytes;
+  m->s[i] = s;
+  m->next = (i + 1) % RS_COLL_MEMO;
+  if (m->n < RS_COLL_MEMO) m->n++;
+  return s;
 }
 
 static int popcount(int x) {

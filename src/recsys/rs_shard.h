@@ -25,9 +25,32 @@ typedef struct rs_volumes {
   int kinds_used;     /* bit per shard kind */
 } rs_volumes;
 
+/* The seconds of a table's last shards (rs_shard_time), a memo: the
+ * planner evaluates plans that differ in a table or two, so the other
+ * tables' shards recur with the same geometry. A hit returns what the call
+ * returned for the same inputs. */
+#define RS_MEMO_WAYS 4
+typedef struct rs_memo {
+  rs_shard_geo g[RS_MEMO_WAYS];
+  double fwd[RS_MEMO_WAYS], bwd[RS_MEMO_WAYS]; /* s */
+  int n, next;                                 /* entries filled, the next to replace */
+} rs_memo;
+
+/* The last collectives timed (coll_nccl_time_ex on the context's groups),
+ * a memo as rs_memo: a plan's volumes recur from plan to plan. */
+#define RS_COLL_MEMO 16
+typedef struct rs_coll_memo {
+  int op[RS_COLL_MEMO];
+  int node[RS_COLL_MEMO];          /* 1: on rs_ctx.node, 0: on rs_ctx.all */
+  double bytes[RS_COLL_MEMO], s[RS_COLL_MEMO];
+  int n, next;
+} rs_coll_memo;
+
 typedef struct rs_ctx {
   const sc_rs_job *j;         /* borrowed */
   rs_tstat *st;               /* owned: one per table */
+  rs_memo *memo;              /* owned: one per table */
+  rs_coll_memo *cmemo;        /* owned: one */
   rs_dense_time dense;        /* per local batch */
   rs_dense_time dense_global; /* per global batch (a bottom MLP on GPU 0) */
   coll_group all;             /* every GPU */
@@ -58,6 +81,11 @@ void rs_ctx_close(rs_ctx *c);
 /* Check plan p against the job: SC_OK, or SC_EINPUT naming the table. */
 int rs_plan_check(const rs_ctx *c, const sc_rs_plan *p, sc_error *err);
 
+/* Bytes table t sharded as s puts on each GPU holding a shard (*peak)
+ * and on every GPU together (*total), as rs_eval counts them (a plan's
+ * GPU holds the sum over its shards plus the dense part's activations). */
+void rs_shard_mem(const rs_ctx *c, int t, const sc_rs_shard *s, double *peak, double *total);
+
 /* Evaluate a checked plan into r; r's per-GPU arrays are filled when
  * not NULL (gpus entries, caller-owned). */
 void rs_eval(rs_ctx *c, const sc_rs_plan *p, sc_rs_result *r);
@@ -80,7 +108,9 @@ int rs_plan_greedy_tw(const rs_ctx *c, int split, sc_rs_plan *p);
 /* Plan p made to fit as the planner makes a seed that does not fit fit
  * (steepest descent: the move of one table with the lowest rank key, step
  * by step, where a step takes at most 8,192 evaluations; rs_plan.c
- * fit_seed); p is left as it is when it fits or the case is larger. r
+ * fit_seed); p is left as it is when it fits, when no plan can fit (a
+ * floor under every plan's fullest GPU exceeds it: mem_floor) or the case
+ * is larger. r
  * (per-GPU arrays caller-owned, as rs_eval's) gets p's result. SC_OK or
  * SC_ENOMEM. */
 int rs_plan_fit(const rs_ctx *c, sc_rs_plan *p, sc_rs_result *r);

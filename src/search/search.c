@@ -677,7 +677,7 @@ static void both_passes(crew *c, void *ctx, int t) {
   /* its own bounded plans in order, in parallel with the others: the
    * last at the meeting only merges them (order_bounded) */
   worker *w = &p->ws[t];
-  qsort(w->b, (size_t)w->n_b, sizeof *w->b, by_bound);
+  if (w->n_b > 1) qsort(w->b, (size_t)w->n_b, sizeof *w->b, by_bound);
   if (crew_meet(c)) {
     order_bounded(sh, p->ws, p->nt, p->scratch, p->k);
     crew_go(c);

@@ -387,8 +387,15 @@ static double attn_fwd_level(const sc_gpu *g) {
  *        dimension between the two, the nearest outside (attn_fa1);
  *   FA3 (Hopper only): 1.70x forward, 1.62x backward (FA3 paper Fig. 5-6):
  *        1.65;
- *   cuDNN fused attention (Transformer Engine's default): Hopper 1.53x
- *        forward, 1.52x backward (FA3 paper Fig. 5-6): 1.52; Ampere: no
+ *   cuDNN fused attention (Transformer Engine's default): Hopper, by head
+ *        dimension (FA3 paper Fig. 5-6, the file's H100 cuDNN rows over
+ *        its FA2 rows at the same shape, seq 512-16k): at 64 1.28x
+ *        forward and 1.47x backward, forward+backward 1.42; at 128 1.76x
+ *        and 1.57x, forward+backward 1.61 (1.52 pooled before session 34);
+ *        linear between, the nearest outside (attn_cudnn_sm90). Our H200
+ *        SDPA rows (data/measured/attn_bench_h200.csv, attn_long_h200.csv:
+ *        cuDNN 9.19 over PyTorch's FA2) run 1.5-1.7 at 64 and 1.7-1.9 at
+ *        128, the same step between the head sizes; Ampere: no
  *        measurement, taken as FA2 (TE runs FA2-class kernels there);
  *        Blackwell: FA4 on B200 is 1.88x FA3 on H200 (forward+backward,
  *        causal, 8k; ml-engineering row of the same file). In absolute
@@ -396,6 +403,12 @@ static double attn_fwd_level(const sc_gpu *g) {
  *        TFLOP/s) = 1013 TFLOP/s, 3.0x the FA2 rate measured on GB200
  *        (0.15 of 2250-2500 TFLOP/s, azure row 66): cudnn on sm100 = 3.0.
  * Never above the GPU's large-GEMM efficiency. */
+#define CUDNN90_D64 1.42
+#define CUDNN90_D128 1.61
+static double attn_cudnn_sm90(double d) {
+  double t = d <= 64 ? 0 : d >= 128 ? 1 : (d - 64) / 64;
+  return CUDNN90_D64 + t * (CUDNN90_D128 - CUDNN90_D64);
+}
 #define FA1_D64 0.605
 #define FA1_D128 0.443
 static double attn_fa1(double d) {
@@ -409,7 +422,7 @@ static double attn_version(const sc_gpu *g, sc_attention a, double d) {
   switch (a) {
   case SC_ATTN_FLASH1: f = attn_fa1(d); break;
   case SC_ATTN_FLASH3: f = 1.65; break;
-  case SC_ATTN_CUDNN: f = g->arch >= 100 ? 3.0 : g->arch >= 90 ? 1.52 : 1.0; break;
+  case SC_ATTN_CUDNN: f = g->arch >= 100 ? 3.0 : g->arch >= 90 ? attn_cudnn_sm90(d) : 1.0; break;
   default: break;
   }
   double lvl = attn_fwd_level(g);

@@ -195,8 +195,11 @@ int eng_task_gemm_path(const eng *e, const xg_task *t) {
  * gemm_fp8_h100.csv, tools/calib/gemm_bench.py --dtypes fp8,bf16
  * --graph): the same (m, n, k) runs at a median 0.935 of its fast rate
  * (33 pairs of 2^31 MACs or more, 0.76-1.16; bf16's backward over forward
- * at the same shapes 0.99). Blackwell accumulates in fp32: no factor. The
- * time factor of task t's forward (bwd 0) or backward GEMMs. */
+ * at the same shapes 0.99). Blackwell accumulates in fp32: no factor (TE's
+ * MMParams docstring scopes the option to "FP8 fast accumulation on Hopper
+ * or Ada"; nothing in ../shared measures or states a narrow accumulator on
+ * sm100; docs/accuracy.md, dgxc (7)). The time factor of task t's forward
+ * (bwd 0) or backward GEMMs. */
 #define FP8_SPLIT_ACC 0.935
 static double fp8_accumulate(const eng *e, const xg_task *t, int bwd) {
   int arch = e->s->cluster.gpu.arch;

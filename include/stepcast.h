@@ -100,7 +100,11 @@ typedef struct sc_gpu {
   double gemm_eff;                      /* fraction of peak reached by large GEMMs
                                            in 16- and 32-bit types */
   double gemm_eff_fp8;                  /* the same in fp8 and fp4 (0 = gemm_eff) */
-  double attn_eff;                      /* flash-attention fraction of peak */
+  double attn_eff;                      /* FlashAttention-2's forward+backward
+                                           rate as a fraction of the 16-bit
+                                           peak at seq 8192, head dim 128, no
+                                           mask (the kernel model derives the
+                                           rest: src/cost/compute.c) */
   double nvlink_bw;                     /* NVLink per GPU per direction, bytes/s */
   sc_gpu_link link;                     /* what nvlink_bw is: the preset's;
                                            a scenario's cluster.gpu.link, else

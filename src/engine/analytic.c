@@ -238,10 +238,11 @@ double eng_task_compute(const eng *e, const xg_task *t, int bwd) {
 }
 
 /* One of GEMM task t's two backward GEMMs, [m, n, k] as eng_task_compute
- * costs it; 0 for other kinds and convolutions. */
+ * costs it (fp8's accumulation included); 0 for other kinds and
+ * convolutions. */
 static double bwd_gemm(const eng *e, const xg_task *t, double m, double n, double k, int rows) {
   if (t->kind != XG_GEMM || (t->op >= 0 && e->g && e->g->ops[t->op].kind == WG_CONV)) return 0;
-  return task_gemm(e, t, m, n, k, rows);
+  return task_gemm(e, t, m, n, k, rows) * fp8_accumulate(e, t, 1);
 }
 
 double eng_task_wgrad(const eng *e, const xg_task *t) { return bwd_gemm(e, t, t->k, t->n, t->m, 0); }

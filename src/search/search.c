@@ -473,39 +473,21 @@ static void workers_close(worker *ws, int n) {
 
 static int worker_error(const worker *ws, int nt, sc_error *err);
 
-/* 1 when the head of worker a's sorted list comes before worker b's
- * (merge_bounded's heap; at[t]: the next of worker t's plans). */
-static int head_before(const worker *ws, const long *at, int a, int b) {
-  return bheap_before(&ws[a].b[at[a]], &ws[b].b[at[b]]);
-}
-
-/* Restore the heap h[0..n) of worker numbers from place i down. */
-static void heads_down(const worker *ws, const long *at, int *h, int n, int i) {
-  for (int c; (c = 2 * i + 1) < n; i = c) {
-    if (c + 1 < n && head_before(ws, at, h[c + 1], h[c])) c++;
-    if (!head_before(ws, at, h[c], h[i])) return;
-    int x = h[i];
-    h[i] = h[c];
-    h[c] = x;
-  }
-}
-
 /* The workers' bounded plans, each list sorted by its own thread
  * (both_passes), merged into all (room for every one): least bound first
  * in bheap_before's total order, so the same list whatever split the
- * threads had. at and h: room for nt each. */
-static void merge_bounded(const worker *ws, int nt, bounded *all, long *at, int *h) {
-  int n = 0;
-  for (int t = 0; t < nt; t++) {
-    at[t] = 0;
-    if (ws[t].n_b > 0) h[n++] = t;
-  }
-  for (int i = n / 2 - 1; i >= 0; i--) heads_down(ws, at, h, n, i);
-  for (long m = 0; n > 0;) {
-    int t = h[0];
-    all[m++] = ws[t].b[at[t]++];
-    if (at[t] == ws[t].n_b) h[0] = h[--n];
-    heads_down(ws, at, h, n, 0);
+ * threads had. at: room for nt. A scan of the nt heads per plan: nt is
+ * the threads of one process. */
+static void merge_bounded(const worker *ws, int nt, bounded *all, long *at) {
+  for (int t = 0; t < nt; t++) at[t] = 0;
+  for (long m = 0;; m++) {
+    int first = -1;
+    for (int t = 0; t < nt; t++)
+      if (at[t] < ws[t].n_b &&
+          (first < 0 || bheap_before(&ws[t].b[at[t]], &ws[first].b[at[first]])))
+        first = t;
+    if (first < 0) return;
+    all[m] = ws[first].b[at[first]++];
   }
 }
 
@@ -528,13 +510,11 @@ static void order_bounded(shared *sh, worker *ws, int nt, sc_candidate *scratch,
   sh->all = mem_alloc(room);
   sh->wait = (bheap){mem_alloc(room), 0};
   long *at = mem_alloc(sizeof *at * (size_t)nt);
-  int *h = mem_alloc(sizeof *h * (size_t)nt);
-  if (sh->all && sh->wait.a && at && h) merge_bounded(ws, nt, sh->all, at, h);
+  if (sh->all && sh->wait.a && at) merge_bounded(ws, nt, sh->all, at);
   else
     sh->order_rc =
         sc_error_set(&sh->order_err, SC_ENOMEM, "out of memory ordering the plans to cost");
   mem_free(at);
-  mem_free(h);
   if (sh->order_rc != SC_OK) return; /* sh->all and sh->wait.a: freed by run() */
   sh->next = 0;
   sh->order_rc = topk_init(&sh->top, scratch, k, &sh->order_err);

@@ -359,10 +359,9 @@ double cost_gemm_eff_lib(const sc_gpu *g, sc_dtype dt, double m, double n, doubl
  * on average, and the kernel computes the diagonal tiles whole (half of
  * each is masked): s (s + T) / 2 scores for s^2 / 2 counted, T = 128, the
  * tile. ATTN_S0 and the tile come from a joint fit (tools/calib/
- * attn_fit.py) to the
- * README's FA2 rows (A100 forward+backward, H100 forward, backward and
- * forward+backward; head dims 64 and 128, seq 512-16k, causal and not)
- * and our H200 SDPA rows (data/measured/attn_bench_h200.csv,
+ * attn_fit.py) to the README's FA2 rows (A100 forward+backward, H100
+ * forward, backward and forward+backward; head dims 64 and 128, seq
+ * 512-16k, causal and not) and our H200 SDPA rows (data/measured/attn_bench_h200.csv,
  * attn_long_h200.csv: seq 512-32k): 200 and 128. With the presets'
  * levels read this way, rms of log(model / measured) 5.3 % on the README
  * rows and 9.0 % on ours (one ramp s / (s + 512), a flat causal 0.9 and

@@ -419,6 +419,24 @@ typedef enum sc_recompute_module {
                                         layer re-runs nothing (as Megatron) */
 } sc_recompute_module;
 
+/* How the framework computes a language model's cross-entropy loss
+ * (plan.loss): what its backward holds beside the logits (docs/model.md
+ * section 2; bytes per logit measured in data/measured/loss_mem_h100.csv
+ * and read from Megatron-Core's and flash-attn's sources). */
+typedef enum sc_loss_impl {
+  SC_LOSS_AUTO = 0,       /* plan.fused_loss decides: SC_LOSS_FUSED, else
+                             SC_LOSS_VOCAB_PARALLEL */
+  SC_LOSS_VOCAB_PARALLEL, /* Megatron-Core's vocab-parallel cross entropy on
+                             an fp32 copy of the logits, softmax and its
+                             gradient computed in place */
+  SC_LOSS_FUSED,          /* one fused kernel on the 16-bit logits
+                             (flash-attn's CrossEntropyLoss; = fused_loss) */
+  SC_LOSS_EAGER           /* torch.nn.functional.cross_entropy on
+                             logits.float() (log-softmax and NLL in fp32),
+                             the logits dropped after the loss (torchtitan,
+                             Hugging Face's Trainer) */
+} sc_loss_impl;
+
 /* The FSDP / ZeRO-3 implementation (plan.fsdp_impl). */
 typedef enum sc_fsdp_impl {
   SC_FSDP2 = 0,        /* PyTorch fully_shard: per-parameter sharding, one
@@ -591,6 +609,9 @@ typedef struct sc_plan {
                                 fused_crossentropy): it keeps the logits alone
                                 for backward; 0 = Megatron's, on an fp32 copy
                                 (docs/model.md section 2) */
+  int loss_impl;             /* sc_loss_impl: how the framework computes the
+                                loss, for its backward's memory (SC_LOSS_AUTO:
+                                fused_loss decides, else Megatron's) */
   int offload_layers;        /* activations of the first N layers kept in host
                                  memory between forward and backward
                                  (Megatron --cpu-offloading-num-layers);

@@ -97,6 +97,7 @@ CASES = {
     "fp8_param": (LLAMA, {"plan.dtype": "fp8", "plan.fp8_param": True}),
     "param_remainders": (DEFAULT, {"plan.param_remainders": True}),
     "fused_loss": (MPT, {"plan.fused_loss": True}),
+    "loss": (MPT, {"plan.loss": "eager"}),
     "offload_layers": (MPT, {"plan.offload_layers": 4}),
     "recompute_layers": (DEFAULT, {"plan.recompute": "full", "plan.recompute_layers": 2}),
     "recompute_modules": (DEFAULT, {"plan.recompute_modules": ["core_attn", "mlp"]}),

@@ -62,6 +62,8 @@ typedef struct eng_memsum {
                                    embedding on stage 0) and after its
                                    last (its last chunk's: the loss) */
   double remat;                 /* the largest layer rematerialised */
+  double bwd_extra;             /* the largest backward transient
+                                   (xg_segment.bwd_extra_bytes) */
   double offloaded, off_buf;    /* in host memory; the copy buffer */
   double copies_once;           /* AMP's weight copies made once */
   double gw, gg;                /* FSDP's gathered weights and gradients */

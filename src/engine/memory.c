@@ -193,6 +193,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     }
     /* one layer is rematerialised at a time during backward */
     if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > m->remat) m->remat = sg->act_bytes;
+    if (sg->bwd_extra_bytes > m->bwd_extra) m->bwd_extra = sg->bwd_extra_bytes;
   }
   m->act_tail = tail;
   /* ZeRO-3 / FSDP: the units gathered at once (fsdp.c) */
@@ -212,6 +213,7 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
   m->act_head = (m->act_head + z.act_head) / 2, m->act_tail = (m->act_tail + z.act_tail) / 2;
   if (z.remat > m->remat) m->remat = z.remat;
+  if (z.bwd_extra > m->bwd_extra) m->bwd_extra = z.bwd_extra;
   if (z.off_buf > m->off_buf) m->off_buf = z.off_buf;
 }
 
@@ -297,7 +299,11 @@ void eng_memory(eng *e, int s) {
   pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
   const pipe_sched *ps = pipe_for(p->schedule);
   double in_flight = ps->in_flight(&shape, s);
-  out->activations = act_in_flight(e, s, &m, ps, &shape) + m.remat +
+  /* one backward transient at a time: a layer rematerialised, or the
+   * loss's gradients (the loss's backward ends before the last layer's
+   * recomputation starts) */
+  double transient = m.remat > m.bwd_extra ? m.remat : m.bwd_extra;
+  out->activations = act_in_flight(e, s, &m, ps, &shape) + transient +
                      (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
   out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + m.gw + m.gg);

@@ -166,6 +166,10 @@ typedef struct xg_segment {
                                 micro-batch and GPU, without recompute */
   double act_sel_bytes;      /* ... with selective recomputation (the
                                 plan's recompute modules) */
+  double bwd_extra_bytes;    /* what its backward allocates beyond what it
+                                keeps (the loss's gradients), per
+                                micro-batch and GPU, freed before the next
+                                segment's backward (engine/memory.c) */
   int recomp_depth;          /* selective: most times a task re-runs */
   double input_bytes;        /* its input tensor, per micro-batch and GPU
                                 (what full recomputation keeps) */

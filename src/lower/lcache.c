@@ -217,7 +217,7 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
 /* The comparison names every field: a new field must be added below
  * (xg_segment.memo_id, a tag of the memo of segments, is not compared:
  * the same graph lowered with or without that memo). */
-_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 152 && sizeof(xg_stage) == 32 &&
+_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 160 && sizeof(xg_stage) == 32 &&
                    sizeof(xg_run) == 8 && sizeof(xg_group) == 12,
                "lcache_xg_equal compares the execution graph field by field: update it");
 
@@ -239,7 +239,8 @@ static int seg_equal(const xg_segment *a, const xg_segment *b) {
          SAME(dp_group) && SAME(rep_group) && SAME(shard) && SAME(params) &&
          SAME(edp_group) && SAME(eshard) && SAME(params_expert) &&
          SAME(tied_params) && SAME(params_lp) && SAME(params_cast) && SAME(act_bytes) &&
-         SAME(act_sel_bytes) && SAME(recomp_depth) && SAME(input_bytes);
+         SAME(act_sel_bytes) && SAME(bwd_extra_bytes) && SAME(recomp_depth) &&
+         SAME(input_bytes);
 }
 
 static int stage_equal(const xg_stage *a, const xg_stage *b) {

@@ -81,6 +81,7 @@ typedef struct lctx {
   int seg_hint;   /* the segment segment_for found last (-1 none): the
                      next layer's, as a rule */
   double act, act_sel, params, tied;
+  double bwd_extra; /* the segment's backward transient (xg_segment.bwd_extra_bytes) */
   double params_lp; /* of those, weights of low-precision GEMMs */
   double params_cast; /* weights of GEMMs and convolutions, tied ones too */
   double params_expert; /* of params, the MoE experts' */
@@ -465,6 +466,32 @@ static int fused_ce(const lctx *c, const wg_op *o) {
   return o->kind == WG_LOSS && c->s->plan.fused_loss;
 }
 
+/* Bytes per logit the loss's backward allocates beyond what saved()
+ * keeps of it (the logits and, but for the fused kernel, their fp32
+ * copy: e + 4), by plan.loss (plan_loss resolved it):
+ *   - Megatron-Core's vocab-parallel loss turns the kept fp32 softmax
+ *     into its gradient in place and casts it to 16 bits (e), having
+ *     dropped the 16-bit logits after forward: 4 + e at its peak, what is
+ *     kept -- nothing more;
+ *   - the fused kernel writes the 16-bit gradient beside the kept logits
+ *     (flash-attn's cross_entropy.py allocates it unless inplace_backward,
+ *     which neither it nor llm-foundry sets by default): e;
+ *   - eager F.cross_entropy on logits.float() peaks at 12 bytes a logit
+ *     in its backward beside the 16-bit logits (the kept fp32 log-softmax,
+ *     the NLL's dense fp32 gradient, the log-softmax's fp32 gradient
+ *     input, the logits' gradient; data/measured/loss_mem_h100.csv, exact
+ *     at every size), and the loop has dropped the logits after the loss
+ *     (torchtitan's `del pred`, Hugging Face's Trainer): 12 against e + 4
+ *     kept, 8 - e. A loop that keeps them (nanoGPT's) holds e more. */
+static double loss_bwd_extra(const lctx *c) {
+  switch ((sc_loss_impl)c->s->plan.loss_impl) {
+  case SC_LOSS_FUSED: return c->e;
+  case SC_LOSS_EAGER: return 8 - c->e;
+  case SC_LOSS_AUTO: case SC_LOSS_VOCAB_PARALLEL: break;
+  }
+  return 0;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
  * and extras (split as the op's elements were). `before` holds the
@@ -505,6 +532,7 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
     /* the fused loss keeps the 16-bit logits alone (the log-sum-exp, 4
      * bytes a row, 1/vocab of them, is not counted) */
     extra = n * (o->saved_e * c->e + (fused_ce(c, o) ? 0 : o->saved_b));
+    if (o->kind == WG_LOSS) c->bwd_extra += n * loss_bwd_extra(c);
   }
   c->act += b + extra;
   c->act_sel += keep + (inside ? 0 : extra);
@@ -1204,6 +1232,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   if (c->g_rep == -2) return -1;
   c->seg_first = c->x->n_tasks;
   c->act = c->act_sel = c->params = c->tied = c->params_lp = c->params_cast = 0;
+  c->bwd_extra = 0;
   c->params_expert = 0;
   tstate *in = &c->ts[bl->input];
   *in = (tstate){bl->role == WG_ROLE_FIRST ? LAY_REPL : boundary(st), 0, -1, XG_NO_DEP, 0};
@@ -1237,6 +1266,7 @@ static int lower_segment(lctx *c, int b, const strat *st) {
   sg.params_cast = c->params_cast;
   sg.act_bytes = c->act;
   sg.act_sel_bytes = c->act_sel;
+  sg.bwd_extra_bytes = c->bwd_extra;
   for (int i = 0; i < sg.n_tasks; i++)
     if (c->x->tasks[sg.first_task + i].recompute_sel > sg.recomp_depth)
       sg.recomp_depth = c->x->tasks[sg.first_task + i].recompute_sel;

@@ -149,6 +149,7 @@ const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved
                                                    "dualpipe"};
 const char *const plan_recomp_names[PLAN_RECOMPS] = {"none", "selective", "full"};
 const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn", "auto"};
+const char *const plan_loss_names[PLAN_LOSSES] = {"auto", "vocab_parallel", "fused", "eager"};
 
 /* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
@@ -856,6 +857,26 @@ static int plan_attention(sc_scenario *s, sc_error *err) {
   return SC_OK;
 }
 
+/* plan.loss against plan.fused_loss: "auto" takes fused_loss's word (the
+ * fused kernel, else Megatron's vocab-parallel loss); "fused" sets
+ * fused_loss, which the lowering reads for the kernel's cost; the two may
+ * not disagree. After it loss_impl is never SC_LOSS_AUTO. */
+static int plan_loss(sc_plan *p, sc_error *err) {
+  if ((unsigned)p->loss_impl >= PLAN_LOSSES)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.loss: %d; valid: \"vocab_parallel\", \"fused\", \"eager\"",
+                        (int)p->loss_impl);
+  if (p->loss_impl == SC_LOSS_AUTO)
+    p->loss_impl = p->fused_loss ? SC_LOSS_FUSED : SC_LOSS_VOCAB_PARALLEL;
+  if (p->fused_loss && p->loss_impl != SC_LOSS_FUSED)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.loss: \"%s\" with plan.fused_loss true (the fused kernel); valid: "
+                        "plan.loss \"fused\", or plan.fused_loss false",
+                        plan_loss_names[p->loss_impl]);
+  p->fused_loss = p->loss_impl == SC_LOSS_FUSED;
+  return SC_OK;
+}
+
 /* ------------------------------------------------------------ overrides */
 
 void sc_override_init(sc_override *o) {
@@ -995,7 +1016,8 @@ int plan_resolve_plan(sc_scenario *t, sc_error *err) {
       (rc = plan_data(t, err)) || (rc = plan_expert(t, err)) ||
       (rc = plan_pipeline(t, err)) || (rc = plan_batch(&t->plan, err)) ||
       (rc = plan_interleaved_batches(&t->plan, err)) ||
-      (rc = plan_dualpipe_batches(&t->plan, err)) || (rc = plan_attention(t, err)) || (rc = plan_overrides(t, err)) ||
+      (rc = plan_dualpipe_batches(&t->plan, err)) || (rc = plan_attention(t, err)) || (rc = plan_loss(&t->plan, err)) ||
+      (rc = plan_overrides(t, err)) ||
       (rc = plan_fsdp_moe(t, err)) || (rc = plan_recmod(t, err)))
     return rc;
   plan_switches(&t->plan);

@@ -34,6 +34,8 @@ extern const char *const plan_sched_names[PLAN_SCHEDS];
 extern const char *const plan_recomp_names[PLAN_RECOMPS];
 #define PLAN_ATTNS (SC_ATTN_AUTO + 1)
 extern const char *const plan_attn_names[PLAN_ATTNS];
+#define PLAN_LOSSES (SC_LOSS_EAGER + 1)
+extern const char *const plan_loss_names[PLAN_LOSSES];
 
 /* sc_scenario_resolve in place: on an error *s is left half resolved
  * (for a scratch copy the caller drops then, without the 4 KB copies

@@ -10,14 +10,18 @@ positions, biases, tied head) on 1 x h100-sxm5-80gb, tp = pp = dp = 1,
 sp off, zero 0, global batch = micro-batch = the row's micro_batch (one
 micro-batch per step), dtype bf16, attention flash2 (PyTorch's SDPA flash
 backend is FlashAttention-2; cudnn for rows run with SDPA's cuDNN backend), fused_kernels false (eager PyTorch runs
-separate bias, GELU and add kernels), framework_eager true, recompute full
+separate bias, GELU and add kernels), loss eager (the script's
+F.cross_entropy on logits.float(), the logits dropped after it), framework_eager true, recompute full
 when the row checkpointed every block, else none. Nothing else is set: the
 GPU preset's constants are used as they are. With --scenarios DIR the
 scenario files are also written there.
 
 Prints a Markdown table: measured and predicted step time, signed error
-(predicted / measured - 1), the predicted host share, and measured vs
-predicted optimizer time; then the MAPE.
+(predicted / measured - 1), the predicted host share, measured vs
+predicted optimizer time, and the peak memory (torch.cuda.max_memory_allocated
+against predict's total less its buffers: the fixed 1 GiB of context and
+workspace and the allocator's fragmentation, which the allocated bytes do
+not count); then the MAPEs. --loss KIND sets plan.loss (default eager).
 """
 import argparse
 import csv
@@ -28,6 +32,8 @@ import sys
 import tempfile
 
 GPU = ["h100-sxm5-80gb"]  # --gpu: the stepcast preset of the measuring GPU
+LOSS = ["eager"]  # --loss: plan.loss
+AMP = [False]  # --amp: plan.amp
 
 
 def scenario(row):
@@ -45,6 +51,7 @@ def scenario(row):
                  "global_batch": mb, "micro_batch": mb, "dtype": "bf16",
                  "attention": "cudnn" if row.get("attention") == "sdpa_cudnn" else "flash2",
                  "fused_kernels": False,
+                 "loss": LOSS[0], "amp": AMP[0],
                  "framework_eager": True},
     }
 
@@ -67,16 +74,20 @@ def main():
     ap.add_argument("--csv", default="data/measured/h100_gpt_steps.csv")
     ap.add_argument("--scenarios", default="")
     ap.add_argument("--gpu", default=GPU[0], help="stepcast GPU preset of the measuring GPU")
+    ap.add_argument("--loss", default=LOSS[0], help="plan.loss of the scenarios")
+    ap.add_argument("--amp", action="store_true", help="plan.amp: fp32 weights under autocast")
     a = ap.parse_args()
     GPU[0] = a.gpu
+    LOSS[0] = a.loss
+    AMP[0] = a.amp
     rows = [r for r in csv.DictReader(open(a.csv)) if r["status"] == "ok"]
     if not rows:
         sys.exit("no measured rows in " + a.csv)
     tmp = tempfile.mkdtemp(prefix="h100cmp")
     print("| config | params | measured ms | predicted ms | error | host share (pred.) "
-          "| optimizer ms meas. / pred. |")
-    print("|---|---|---|---|---|---|---|")
-    errs = []
+          "| optimizer ms meas. / pred. | memory GiB meas. / pred. | error |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    errs, merrs = [], []
     for row in rows:
         scen = scenario(row)
         d = a.scenarios or tmp
@@ -86,14 +97,21 @@ def main():
         pred = r["step_s"] * 1e3
         err = pred / meas - 1
         errs.append((row["name"], err, r["time_s"]["host_overhead"] / r["step_s"]))
-        print("| %s | %.2fB / %.2fB | %.1f | %.1f | %+.1f %% | %.0f %% | %.1f / %.1f |"
+        mmeas = float(row["peak_mem_GiB"])
+        mpred = (r["memory_bytes"]["total"] - r["memory_bytes"]["buffers"]) / 2**30
+        merrs.append(mpred / mmeas - 1)
+        print("| %s | %.2fB / %.2fB | %.1f | %.1f | %+.1f %% | %.0f %% | %.1f / %.1f | %.1f / %.1f "
+              "| %+.1f %% |"
               % (row["name"], int(row["params"]) / 1e9, r["params"] / 1e9, meas, pred,
                  100 * err, 100 * r["time_s"]["host_overhead"] / r["step_s"],
-                 float(row["opt_ms"]), 1e3 * r["time_s"]["optimizer"]))
+                 float(row["opt_ms"]), 1e3 * r["time_s"]["optimizer"], mmeas, mpred,
+                 100 * merrs[-1]))
     mape = sum(abs(e) for _, e, _ in errs) / len(errs)
     print()
     print("MAPE %.1f %% over %d configs; mean signed error %+.1f %%"
           % (100 * mape, len(errs), 100 * sum(e for _, e, _ in errs) / len(errs)))
+    print("memory: MAPE %.1f %%, mean signed %+.1f %% over %d configs"
+          % (100 * sum(map(abs, merrs)) / len(merrs), 100 * sum(merrs) / len(merrs), len(merrs)))
     gpu = [e for _, e, h in errs if h < 0.5]
     host = [e for _, e, h in errs if h >= 0.5]
     for label, es in (("predicted GPU-bound (host share < 50 %)", gpu),

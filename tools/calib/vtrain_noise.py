@@ -47,21 +47,13 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vtrain_compose import fit, layer_times, load, orderings, project, tau_b, xrow  # noqa: E402
-from vtrain_layers import predictions  # noqa: E402
+from vtrain_compose import (fit, groups, layer_times, orderings, project, read_set,  # noqa: E402
+                            tau_b, xrow)
 
 SIGMAS = (0.01, 0.02, 0.03, 0.05, 0.10)
 # a step with under two launches' worth of time a kernel (cost_launch's
 # 20 us, src/cost/compute.c) is bound by its host or close to it
 HOST_US = 40.0
-
-
-def groups(rows):
-    """Groups of three rows or more, as build/bench_ranking forms them."""
-    g = collections.defaultdict(list)
-    for r in rows:
-        g[(r['layers'], r['hidden'], r['gpus'], r['global_batch'])].append(r)
-    return [rs for _, rs in sorted(g.items()) if len(rs) >= 3]
 
 
 def score(gs, pred, meas):
@@ -279,11 +271,7 @@ def main():
     ap.add_argument('csv', nargs='?',
                     default='../shared/validation/training/vtrain_single_node.csv')
     a = ap.parse_args()
-    if not os.path.exists(a.csv):
-        sys.exit('vtrain_noise.py: %s: no such file (the set lives in ../shared)' % a.csv)
-    rows = load(a.csv, predictions(a.stepcast, a.csv))
-    if not rows:
-        sys.exit('vtrain_noise.py: %s: no predicted training rows' % a.csv)
+    rows = read_set('vtrain_noise.py', a.stepcast, a.csv)
     gs = groups(rows)
     ok, tau = score(gs, lambda r: r['pred'], lambda r: r['meas'])
     print('stepcast: %d of %d groups within 5 %%, mean tau %.3f' % (ok, len(gs), tau))

@@ -63,6 +63,18 @@ def load(path, pred):
     return out
 
 
+def read_set(tool, cli, path):
+    """The set's rows with stepcast's predictions (load); exits with a
+    message naming the tool where the file is missing or nothing in it
+    was predicted."""
+    if not os.path.exists(path):
+        sys.exit('%s: %s: no such file (the set lives in ../shared)' % (tool, path))
+    rows = load(path, predictions(cli, path))
+    if not rows:
+        sys.exit('%s: %s: no predicted training rows' % (tool, path))
+    return rows
+
+
 def xrow(r):
     pp, L = r['pp'], r['layers']
     return [(r['m'] + pp - 1) * L / pp, L / pp, r['m'], 1.0]
@@ -113,21 +125,22 @@ def tau_b(xs, ys):
     return (c - d) / den if den else 0.0
 
 
-def rank(rows, key):
-    """(groups, predicted best within 5 %, mean tau) with predictions r[key]."""
+def groups(rows):
+    """Groups of three rows or more (one model, GPU count and global
+    batch), as build/bench_ranking forms them."""
     g = collections.defaultdict(list)
     for r in rows:
         g[(r['layers'], r['hidden'], r['gpus'], r['global_batch'])].append(r)
-    n = ok = 0
-    tau = 0.0
-    for rs in g.values():
-        if len(rs) < 3:
-            continue
-        n += 1
-        best = min(r['meas'] for r in rs)
-        ok += min(rs, key=lambda r: r[key])['meas'] <= 1.05 * best
-        tau += tau_b([r['meas'] for r in rs], [r[key] for r in rs])
-    return n, ok, tau / n if n else 0.0
+    return [rs for _, rs in sorted(g.items()) if len(rs) >= 3]
+
+
+def rank(rows, key):
+    """(groups, predicted best within 5 %, mean tau) with predictions r[key]."""
+    gs = groups(rows)
+    ok = sum(min(rs, key=lambda r: r[key])['meas'] <= 1.05 * min(r['meas'] for r in rs)
+             for rs in gs)
+    tau = sum(tau_b([r['meas'] for r in rs], [r[key] for r in rs]) for rs in gs)
+    return len(gs), ok, tau / len(gs) if gs else 0.0
 
 
 def orderings(a):
@@ -230,11 +243,7 @@ def main():
     ap.add_argument('csv', nargs='?',
                     default='../shared/validation/training/vtrain_single_node.csv')
     a = ap.parse_args()
-    if not os.path.exists(a.csv):
-        sys.exit('vtrain_compose.py: %s: no such file (the set lives in ../shared)' % a.csv)
-    rows = load(a.csv, predictions(a.stepcast, a.csv))
-    if not rows:
-        sys.exit('vtrain_compose.py: %s: no predicted training rows' % a.csv)
+    rows = read_set('vtrain_compose.py', a.stepcast, a.csv)
     oracle(rows) if a.oracle else table(rows)
 
 

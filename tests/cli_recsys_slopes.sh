@@ -2,7 +2,10 @@
 # tools/recsys/slopes.py (docs/accuracy.md, HugeCTR eighth round): its
 # weighted line recovers a known fixed cost and per-sample costs, its split
 # gives back the local and global parts, and on the W&D set it finds the
-# two GPU counts with slopes that its split reproduces. Needs ../shared
+# two GPU counts with slopes that its split reproduces; its pairs (tenth
+# round) give back a known extra cost of the 8-GPU rows over the one-GPU
+# rows of their local batch. tools/recsys/hostcopy.py's copy times follow
+# its formula and its unchanged line is validate's MAPE. Needs ../shared
 # (fails loudly without it).
 CLI=${1:?usage: cli_recsys_slopes.sh path/to/stepcast}
 source "$(dirname "$0")/e2e_lib.sh"
@@ -34,6 +37,30 @@ if awk -F' [|] ' '/^wide_and_deep/ {split($1, k, ", "); split($4, m, " ")}
              exit !(n == 2 && s1 > 0 && s8 > 0 && d1 * d1 < 1e-6 && d8 * d8 < 1e-6)}' <<<"$out"
 then pass=$((pass + 1))
 else echo "FAIL: set table:"; echo "$out"; fail=$((fail + 1)); fi
+
+# pairs: 1 ms + 1.0 us per local sample, plus 0.25 us per global sample
+# beyond one GPU: every 8-GPU row's extra over its one-GPU pair is 250 ns
+# per global sample, and the 8 pairs (local batch 512-65,536) are found
+synth_csv "$SET" "$TMP/pairs.csv" "
+l, g, n = float(r['batch_per_gpu']), float(r['global_batch']), int(r['gpus'])
+r['measured_iter_ms'] = '%.12g' % (1 + 1.0e-3 * l + (0.25e-3 * g if n > 1 else 0))"
+out=$(python3 "$TOOL" --stepcast "$CLI" "$TMP/pairs.csv")
+if awk -F' [|] ' '/^wdl-bsz-[0-9]+ \/ wdl-bsz-[0-9]+ [|]/ {split($6, e, " / "); n++
+                   if ($2 == 8 && e[1] == 250) ok++}
+        END {exit !(n == 8 && ok == 8)}' <<<"$out"; then pass=$((pass + 1))
+else echo "FAIL: synthetic pairs:"; echo "$out"; fail=$((fail + 1)); fi
+
+# hostcopy: 259 B per GPU per global sample owned (28 tables, 13 dense
+# features) over QPI, 4 GPUs at 6 GB/s: 173 ns; the whole batch, 504 B:
+# 336; one GPU over PCIe at 12 GB/s: 42; and no copies = validate's MAPE
+out=$(python3 tools/recsys/hostcopy.py --stepcast "$CLI" "$SET")
+want=$("$CLI" validate --format csv "$SET" | awk -F, 'NR > 1 && $6 != "" {s += $6; n++}
+        END {printf "%.1f", 100 * s / n}')
+if awk -F' [|] ' -v want="$want" '/^owner add/ {a = ($2 == "42 / 173")}
+        /^bcast max/ {b = ($2 == "42 / 336")}
+        /^as predicted/ {c = ($3 == want)}
+        END {exit !(a && b && c)}' <<<"$out"; then pass=$((pass + 1))
+else echo "FAIL: hostcopy (want file MAPE $want):"; echo "$out"; fail=$((fail + 1)); fi
 
 echo "$pass passed, $fail failed"
 [[ $fail -eq 0 ]]

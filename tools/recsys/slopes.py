@@ -29,6 +29,12 @@ one proportional to any other per-count quantity, fits the same two
 slopes (two counts give two equations), which the printed alternative
 (`a = slope(n1) x n1` when n1 is 1, the rest global at n2 only) shows.
 
+Pairs: each multi-GPU row beside the one-GPU row of the same model,
+GPU, framework and dtype whose batch is its local batch (the same dense
+work per GPU): what the n-GPU iteration costs beyond it, in ms and in ns
+per sample of the global batch, measured and predicted (docs/accuracy.md,
+HugeCTR's tenth round).
+
 Analysis only: nothing here feeds a prediction.
 """
 import argparse
@@ -75,14 +81,54 @@ def fit(rs, pred):
     return meas, model
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+PAIR = ("model", "gpu", "framework", "dtype", "tables", "top_mlp", "bottom_mlp")
+
+
+def pairs(rows, pred):
+    """(n-GPU row, one-GPU row of the same local batch) for every
+    multi-GPU row that has one, by GPU count then global batch."""
+    one = {}
+    for r in rows:
+        if int(r["gpus"]) == 1 and r["id"] in pred:
+            one[tuple(r[k] for k in PAIR) + (r["batch_per_gpu"],)] = r
+    out = []
+    for r in rows:
+        if int(r["gpus"]) > 1 and r["id"] in pred:
+            o = one.get(tuple(r[k] for k in PAIR) + (r["batch_per_gpu"],))
+            if o:
+                out.append((r, o))
+    return sorted(out, key=lambda p: (int(p[0]["gpus"]), int(p[0]["global_batch"])))
+
+
+def print_pairs(rows, pred):
+    ps = pairs(rows, pred)
+    if not ps:
+        return
+    print("pair (n GPUs / 1 GPU) | gpus | local batch | measured ms n / 1 | "
+          "extra ms measured / predicted | extra ns per global sample measured / predicted")
+    for r, o in ps:
+        g = float(r["global_batch"])
+        mn, m1 = float(r["measured_iter_ms"]), float(o["measured_iter_ms"])
+        pn, p1 = pred[r["id"]] * 1e3, pred[o["id"]] * 1e3
+        print(f"{r['id']} / {o['id']} | {r['gpus']} | {r['batch_per_gpu']}"
+              f" | {mn:.3f} / {m1:.3f} | {mn - m1:.3f} / {pn - p1:.3f}"
+              f" | {(mn - m1) / g * 1e6:.0f} / {(pn - p1) / g * 1e6:.0f}")
+
+
+def sweep_rows(doc):
+    """The command line `[--stepcast EXE] [CSV]` (doc: the tool's
+    docstring; default CSV the W&D sweep) read into the CSV's rows and
+    the predicted seconds by row id."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--stepcast", default="build/stepcast")
     ap.add_argument("csv", nargs="?",
                     default="../shared/validation/recsys/hugectr_wdl_batch_sweep.csv")
     a = ap.parse_args()
-    rows = list(csv.DictReader(open(a.csv)))
-    pred = predicted(a.stepcast, a.csv)
+    return list(csv.DictReader(open(a.csv))), predicted(a.stepcast, a.csv)
+
+
+def main():
+    rows, pred = sweep_rows(__doc__)
     fams = families(rows, pred)
     print("family (model, gpu, gpus, framework, dtype) | rows | batches | "
           "measured ms + us/sample | predicted ms + us/sample | missing us/sample")
@@ -115,6 +161,7 @@ def main():
                 line_ += (f"; or {s1:.4f} per local sample + {extra:.4f} per global"
                           f" sample at {n2} GPUs only")
             print(line_)
+    print_pairs(rows, pred)
 
 
 if __name__ == "__main__":

@@ -161,6 +161,29 @@ order = ["0-15 %", "15-30 %", "30-45 %", "45-100 %"]
 assert [b for b, _ in bins] == [b for b in order if b in dict(bins)], bins
 PY
   else echo "FAIL: tools/recsys/residual.py --parts on $MSET:"; echo "$res" | tail -20; fail=$((fail + 1)); fi
+  # --room: every multi-node row of the MLPerf set has an exposed exchange
+  # and is listed; each line's columns follow from its measured and
+  # predicted iteration, exposed exchange and exposed all-reduce
+  res=$(python3 tools/recsys/residual.py --stepcast "$CLI" --rows 0 --room "$SET")
+  if python3 - "$res" <<'PY'; then pass=$((pass + 1))
+import re, sys
+t = sys.argv[1]
+part = t.split("room the measurement leaves for it (ms):\n")[1].split("\n\n")[0]
+num = r"([+-]?[0-9.]+)"
+line = re.compile(r"^\s+(mlperf-dlrm-\d+)\s+(\d+) \(\s*(\d+)\)\s+" + r"\s+".join([num] * 5) +
+                  r"\s+\(\s*" + num + r"%\)\s+" + num + r"\s+\(\s*" + num + r"%\)\s+" + num + "%$", re.M)
+rows = line.findall(part)
+assert len(rows) == len(part.strip().splitlines()) - 1, part
+multi = [r for r in rows if int(r[2]) > 1]
+assert len(multi) == 7, multi
+for rid, gpus, nodes, meas, pred, ex, ar, less, sl, both, sb, room in rows:
+    meas, pred, ex, ar, less, sl, both, sb, room = map(float, (meas, pred, ex, ar, less, sl, both, sb, room))
+    assert ex > 0 and abs(pred - ex - less) <= 0.002 and abs(less - ar - both) <= 0.002, rid
+    assert abs(100 * (less / meas - 1) - sl) <= 1 and abs(100 * (both / meas - 1) - sb) <= 1, rid
+    # the columns are rounded to 0.001 ms: (meas - less) / ex to 0.001 / ex
+    assert abs(100 * (meas - less) / ex - room) <= 100 * 0.0015 / ex * (1 + abs(room) / 100) + 1, rid
+PY
+  else echo "FAIL: tools/recsys/residual.py --room on $SET:"; echo "$res" | tail -20; fail=$((fail + 1)); fi
 else
   echo "FAIL: $SET is missing: the row checks need ../shared"; fail=$((fail + 1))
 fi

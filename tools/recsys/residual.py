@@ -27,6 +27,17 @@ iteration spent in the exchange (ids and pooled all-to-all, row-wise
 reduce-scatter and all-gather): where a model's error follows that share,
 the exchange and the rest are mis-weighted against each other.
 
+--room asks the same breakdown for every row whose predicted exchange is
+exposed (not hidden by the bottom MLP beside it) and prints how much of it
+the measurement leaves room for: the prediction less the exposed exchange
+(ids all-to-all, the exposed parts of the pooled and gradient all-to-alls,
+reduce-scatter and all-gather), then less the exposed all-reduce too, and
+`room` = (measured - prediction less the exchange) / exposed exchange: 0 %
+means the measured iteration has no time for any of it, 100 % all of it;
+below 0 the rest of the prediction alone is already longer than the
+measurement, above 100 % the measurement is longer than the whole
+prediction. The same plan throughout (the planner's for the row).
+
 Evaluation check (sets whose `measured_from` gives both a tracked and a
 run-average throughput, "run-average incl. evaluation = X samples/s"):
 the ratio tracked / run-average per row; 1.000 means the tracked figure
@@ -91,14 +102,46 @@ BINS = ((0.15, "0-15 %"), (0.30, "15-30 %"), (0.45, "30-45 %"), (9, "45-100 %"))
 
 def exchange_bin(exe, path, rid):
     """The share of the predicted iteration in the exchange, binned."""
-    out = subprocess.run([exe, "recsys", "row", path, rid, "--format", "json"],
-                         capture_output=True, text=True, check=False).stdout
-    try:
-        d = json.loads(out)
-    except ValueError:
+    d = breakdown(exe, path, rid)
+    if d is None:
         return "-"
     share = sum(d["breakdown"][k] for k in EXCHANGE) / d["iter_s"]
     return next(name for top, name in BINS if share < top)
+
+
+EXPOSED = ("ids_s", "a2a_fwd_exposed_s", "rs_fwd_exposed_s", "a2a_bwd_exposed_s",
+           "ag_bwd_exposed_s")
+
+
+def breakdown(exe, path, rid):
+    out = subprocess.run([exe, "recsys", "row", path, rid, "--format", "json"],
+                         capture_output=True, text=True, check=False).stdout
+    try:
+        return json.loads(out)
+    except ValueError:
+        return None
+
+
+def room(exe, path, rows):
+    """The exposed exchange of each row whose prediction has one, and the
+    share of it that the measured iteration leaves room for."""
+    print("\nexposed exchange and the room the measurement leaves for it (ms):")
+    print(f"  {'id':16s} {'GPUs':>9s} {'meas':>7s} {'pred':>7s} {'exch':>6s} {'AR':>6s} "
+          f"{'less exch':>16s} {'less both':>16s} {'room':>6s}")
+    for r in sorted(rows, key=lambda x: x["id"]):
+        d = breakdown(exe, path, r["id"])
+        if d is None:
+            continue
+        b = d["breakdown"]
+        ex = sum(b[k] for k in EXPOSED)
+        if ex <= 0:
+            continue
+        less, both = d["iter_s"] - ex, d["iter_s"] - ex - b["allreduce_s"]
+        print(f"  {r['id']:16s} {r['gpus']:>4s} ({r['nodes']:>2s}) {r['meas'] * 1e3:7.3f} "
+              f"{d['iter_s'] * 1e3:7.3f} {ex * 1e3:6.3f} {b['allreduce_s'] * 1e3:6.3f} "
+              f"{less * 1e3:7.3f} ({100 * (less / r['meas'] - 1):+5.0f}%) "
+              f"{both * 1e3:7.3f} ({100 * (both / r['meas'] - 1):+5.0f}%) "
+              f"{100 * (r['meas'] - less) / ex:5.0f}%")
 
 
 def floor(rows):
@@ -137,6 +180,8 @@ def main():
     ap.add_argument("--rows", type=int, default=1000, help="print the N worst rows")
     ap.add_argument("--parts", action="store_true",
                     help="group by the predicted exchange share (one recsys row call a row)")
+    ap.add_argument("--room", action="store_true",
+                    help="the exposed exchange and the room the measurement leaves for it")
     ap.add_argument("csv", nargs="?",
                     default="../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv")
     a = ap.parse_args()
@@ -169,6 +214,8 @@ def main():
     if a.parts:
         table("by predicted exchange share of the iteration", rows,
               lambda r: exchange_bin(a.stepcast, a.csv, r["id"]))
+    if a.room:
+        room(a.stepcast, a.csv, rows)
     floor(rows)
     eval_check(rows)
 

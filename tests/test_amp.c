@@ -153,8 +153,9 @@ Test(amp, casts_each_micro_batch) {
  * read 4 + write 4 each: 54 + 3 x 12 = 90 bytes a parameter. */
 Test(amp, pytorch_adds_each_later_micro_batch) {
   NEAR(accum_ratio(1), 90.0 / 34.0, "casts, three in-place adds, loss scaling");
-  NEAR(amp_pass_bytes(1e6, 1e6, 1, 1e6), 18e6, "one micro-batch: nothing to add");
-  NEAR(amp_pass_bytes(1e6, 0.25e6, 4, 1e6), (12 * 4 + 12 * 3) * 1e6 + 6 * 0.25e6,
+  NEAR(amp_pass_bytes(1e6, 1e6, 1, 1e6, 1), 18e6, "one micro-batch: nothing to add");
+  NEAR(amp_pass_bytes(1e6, 1e6, 1, 1e6, 0), 10e6, "bf16: no loss scaling (8 bytes less)");
+  NEAR(amp_pass_bytes(1e6, 0.25e6, 4, 1e6, 1), (12 * 4 + 12 * 3) * 1e6 + 6 * 0.25e6,
        "the adds run over the local parameters, not the shard");
 }
 

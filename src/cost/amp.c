@@ -42,9 +42,18 @@ int amp_on(const sc_plan *p) {
  *                  one write (4 + 4): 8 (PyTorch's fused
  *                  _amp_foreach_non_finite_check_and_unscale_; TF's
  *                  LossScaleOptimizer runs the check as a separate read,
- *                  not counted), less the 16-bit copy the optimizer's 34
- *                  bytes write (engine/analytic.c), which AMP does not
- *                  keep: the weight cast writes it instead: -2.
+ *                  not counted); in fp16 only: bf16 has fp32's exponent
+ *                  range and the frameworks scale no bf16 loss (DeepSpeed's
+ *                  loss-scale keys are the "fp16" section's alone,
+ *                  ../shared/reference/deepspeed/deepspeed/runtime/
+ *                  constants.py; Megatron's --loss-scale is fp16's;
+ *                  PyTorch's GradScaler is documented for float16, and
+ *                  nanoGPT and Hugging Face's Trainer enable it for fp16
+ *                  only -- recalled, not in ../shared);
+ *   16-bit copy    per step, over the shard: the 16-bit copy the
+ *                  optimizer's 34 bytes write (engine/analytic.c), which
+ *                  AMP does not keep (the weight cast writes it
+ *                  instead): -2.
  *   accumulation  per micro-batch after the first, over the local
  *                  parameters, where the framework adds the micro-batch's
  *                  fp32 gradient into the parameter's .grad as a kernel of
@@ -74,12 +83,16 @@ int amp_on(const sc_plan *p) {
  *                  grad_req "add" writes into the gradient from the
  *                  kernel that produces it), from code ../shared does
  *                  not hold: not counted.
- * One micro-batch, nothing sharded: 12 + 6 = 18 a parameter. */
+ * One micro-batch, nothing sharded: 12 + 8 - 2 = 18 a parameter in fp16,
+ * 10 in bf16. */
 #define AMP_MB_BYTES 12.0
-#define AMP_STEP_BYTES 6.0
+#define AMP_SCALE_BYTES 8.0
+#define AMP_COPY_BYTES (-2.0)
 #define AMP_ADD_BYTES 12.0
 
-double amp_pass_bytes(double local, double shard, int micro_batches, double added) {
+double amp_pass_bytes(double local, double shard, int micro_batches, double added,
+                      int loss_scaling) {
   int m = micro_batches > 0 ? micro_batches : 1;
-  return local * AMP_MB_BYTES * m + added * (m - 1) * AMP_ADD_BYTES + shard * AMP_STEP_BYTES;
+  double step = AMP_COPY_BYTES + (loss_scaling ? AMP_SCALE_BYTES : 0);
+  return local * AMP_MB_BYTES * m + added * (m - 1) * AMP_ADD_BYTES + shard * step;
 }

@@ -15,8 +15,8 @@
  *                 builder, graph.c shape_loss);
  *   per step      the cast of every fp32 weight to its fp16 copy, the cast
  *                 of the fp16 weight gradient to the fp32 parameter's
- *                 gradient, and dynamic loss scaling's unscale and
- *                 inf/nan check over every gradient.
+ *                 gradient, and (fp16 only) dynamic loss scaling's
+ *                 unscale and inf/nan check over every gradient.
  *
  * Memory: the fp32 parameters and their fp32 gradients (eng_param_bytes,
  * eng_grad_bytes), Adam's moments with no master copy, and the 16-bit
@@ -46,12 +46,13 @@ int amp_on(const sc_plan *p);
 /* HBM bytes of AMP's weight and gradient casts and loss scaling in one
  * step (amp.c): local parameters of the stage (unsharded, cast each
  * micro-batch), shard the optimizer's share of them (loss scaling once a
- * step), micro_batches per step (< 1 taken as 1), added those of the
+ * step where loss_scaling: fp16), micro_batches per step (< 1 taken as 1), added those of the
  * local parameters whose fp32 gradient autograd adds into .grad after the
  * first micro-batch, as a kernel of its own (AccumulateGrad): under an
  * eager framework (plan.framework_eager: PyTorch autocast / apex O1) the
  * parameters whose gradients stay whole through the step (ZeRO 0-2);
  * 0 for the graph frameworks' accumulation and for FSDP units (amp.c). */
-double amp_pass_bytes(double local, double shard, int micro_batches, double added);
+double amp_pass_bytes(double local, double shard, int micro_batches, double added,
+                      int loss_scaling);
 
 #endif /* SC_COST_AMP_H */

@@ -936,7 +936,8 @@ static double optimizer_time(const eng *e, const xg_stage *st) {
    * (each micro-batch after the first) and loss scaling (the shard),
    * cost/amp.h */
   double added = p->framework_eager ? whole : 0;
-  double amp = amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, added) : 0;
+  double amp =
+      amp_on(p) ? amp_pass_bytes(local, n, e->x->micro_batches, added, p->dtype == SC_FP16) : 0;
   /* BERT's optimizer as separate ops where kernels are unfused
    * (cost/optchain.h); the precision-aware optimizer's states through fp32
    * temporaries (model/optimizer.h) */

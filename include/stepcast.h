@@ -216,6 +216,11 @@ typedef struct sc_cnn {
   int fused_bn;        /* ResNet: 1 = batch norm fused into the
                           convolutions as NVIDIA's MXNet ResNet-50 runs it
                           (src/model/cnn.c); 0 = separate kernels */
+  int l2_ops;          /* 1 = the loss adds an L2 penalty as ops of its
+                          own per weight tensor, as TensorFlow scripts
+                          such as tf_cnn_benchmarks build it
+                          (tf.nn.l2_loss per variable; src/lower/lower.c
+                          l2_task); 0 = none, or inside the optimizer */
 } sc_cnn;
 
 /* A BERT encoder with its pre-training heads (src/model/bert.c). */

@@ -255,6 +255,9 @@ h 2 'model.fused_bn applies to ResNet presets only, not to a transformer spec' -
 h 2 'model.mlm_all_positions: expected an integer 0..1, got integer 2' -- predict --set model.preset=bert_base --set model.mlm_all_positions=2
 h 2 'model.mlm_all_positions applies to BERT presets only, not to a transformer spec' -- predict --set model.mlm_all_positions=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.fused_bn=1
+h 2 'model.l2_ops: expected an integer 0..1, got integer 2' -- predict --set model.preset=vgg16 --set model.l2_ops=2
+h 2 'model.l2_ops applies to CNN presets only, not to a transformer spec' -- predict --set model.l2_ops=1
+h 2 'model.l2_ops does not apply to bert_base (a BERT preset)' -- dp --set model.preset=bert_base --set model.l2_ops=1
 h 2 'model.optimizer: "rmsprop" is not an optimizer (valid: sgd, momentum, adam, adamw, lamb or adagrad)' -- predict --set model.preset=resnet50 --set model.optimizer=rmsprop
 h 2 'model.optimizer: expected sgd, momentum, adam, adamw, lamb or adagrad (a string), got integer 2' -- predict --set model.preset=bert_large --set model.optimizer=2
 h 2 'model.optimizer applies to CNN and BERT presets only, not to a transformer spec' -- predict --set model.optimizer=sgd

@@ -502,6 +502,73 @@ Test(dp_models, plain_sgd) {
   cr_assert(strstr(err.msg, "model.optimizer") && strstr(err.msg, "momentum"), "%s", err.msg);
 }
 
+/* Operators with parameters in g, each block's repeats counted. */
+static int param_ops(const wg_graph *g) {
+  int n = 0;
+  for (int b = 0; b < g->n_blocks; b++)
+    for (int j = 0; j < g->blocks[b].n_ops; j++)
+      n += g->blocks[b].count * (g->ops[g->blocks[b].first_op + j].params > 0);
+  return n;
+}
+
+/* The L2 penalty as TensorFlow scripts build it (model.l2_ops,
+ * tf_cnn_benchmarks' weight decay): per weight tensor an L2Loss kernel
+ * forward (reads the fp32 weights: 4 bytes a parameter) and the
+ * penalty's Mul and AddN backward (20 bytes), three kernels. On one GPU
+ * of a graph framework the step grows by exactly 24 bytes a parameter at
+ * the GPU's memory rate plus three kernels' fixed cost per operator with
+ * parameters (VGG16: 16 convolutions and classifiers), the update
+ * unchanged, and the data-parallel view puts the backward part inside the
+ * layers' gradients (it delays them). Out of range and BERT refused. */
+Test(dp_models, l2_ops) {
+  sc_model m;
+  wg_graph *g = build("vgg16", &m);
+  int ops = param_ops(g);
+  wg_free(g);
+  cr_assert_eq(ops, 16, "VGG16's operators with parameters: %d", ops);
+  double p = model_builder_for(m.kind)->params(&m);
+  sc_scenario s;
+  sc_error err = {0};
+  const char *keys[] = {"cluster.gpu=v100-sxm2-16gb", "cluster.gpus=1", "plan.dtype=fp32",
+                        "plan.global_batch=32", "plan.micro_batch=32",
+                        "plan.framework_eager=false"};
+  sc_result r0, r1;
+  dpm_model d0, d1;
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", keys, 6, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &r0, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(dpm_layers(&s, &d0, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": {\"preset\": \"vgg16\", \"l2_ops\": 1}}",
+                                       "t", keys, 6, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.cnn.l2_ops, 1);
+  cr_assert_eq(sc_predict(&s, &r1, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(dpm_layers(&s, &d1, &err), SC_OK, "%s", err.msg);
+  sc_scenario_resolve(&s, &err);
+  double rate = s.cluster.gpu.hbm_bw * s.cluster.gpu.hbm_eff;
+  double want = 24 * p / rate + 3 * ops * COST_KERNEL_T0;
+  cr_assert(fabs((r1.step_s - r0.step_s) / want - 1) < 1e-6,
+            "the step grows %.6f s, by hand %.6f s (%.0f parameters, %d operators)",
+            r1.step_s - r0.step_s, want, p, ops);
+  cr_assert_eq(r1.time.optimizer, r0.time.optimizer, "the update is the optimizer's alone");
+  double bwd = 20 * p / rate + 2 * ops * COST_KERNEL_T0, got = 0;
+  for (int i = 0; i < d0.n; i++) got += d1.layers[i].bwd_s - d0.layers[i].bwd_s;
+  cr_assert_eq(d1.n, d0.n, "the same gradients");
+  cr_assert(fabs(got / bwd - 1) < 1e-6, "the gradients wait %.6f s more, by hand %.6f s", got,
+            bwd);
+  dpm_free(&d0);
+  dpm_free(&d1);
+
+  const char *two[] = {"model.l2_ops=2"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", two, 1, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.l2_ops"), "%s", err.msg);
+  const char *one[] = {"model.l2_ops=1"};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", one, 1, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "l2_ops"), "%s", err.msg);
+}
+
 /* Count of the operators whose name ends in `suffix`. */
 static int count_suffix(const wg_graph *g, const char *suffix) {
   int n = 0;

@@ -695,8 +695,11 @@ static void guard(const char *file, double max_mape, double max_scaling, double 
 
 /* branch precnn29: the K80 at its 562 MHz base clock, P100 and K80 at
  * P100's delivered HBM2 bandwidth (docs/calibration.md "Pre-Volta clocks
- * and bandwidth"): MAPE 30.8 -> 18.7 %, scaling 8.5 -> 8.9 % */
-Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.19, 0.10, 0.68); }
+ * and bandwidth"): MAPE 30.8 -> 18.7 %, scaling 8.5 -> 8.9 %; through
+ * winograd29, tfcnn30 and p100nvl30 to 15.3 %, and branch dlperf35's
+ * L2Loss ops per variable (model.l2_ops) to 14.8 %: the issue's 15 %
+ * target, guarded */
+Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.15, 0.08, 0.68); }
 /* branch rankdp24: asynchronous workers queue at the shared PS lanes and
  * NICs (src/dp/async.c): ranking 79 -> 83 %, MAPE 26.9 -> 26.4 %; branch
  * review24a, a NIC shared by the other server's workers only: 82 %, 26.3 % */

@@ -38,6 +38,7 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/amp.h"
+#include "cost/compute.h"
 #include "cost/fp8cast.h"
 #include "cost/pool.h"
 #include "cost/softmax.h"
@@ -1146,6 +1147,31 @@ static int lower_dense(lctx *c, const wg_op *o, int opi) {
   return 0;
 }
 
+/* The L2 penalty of op's weights as a TensorFlow script builds it
+ * (sc_cnn.l2_ops): tf_cnn_benchmarks adds weight_decay x
+ * tf.add_n([tf.nn.l2_loss(v) for v in params]) to the loss, one L2Loss op
+ * per variable (its --single_l2_loss_op flag, off by default, exists to
+ * concatenate them instead; benchmark_cnn.py, recalled: not in
+ * ../shared/reference). On the GPU that runs the tower, over the fp32
+ * variable: forward the L2Loss kernel reads it (4 bytes a parameter);
+ * backward the penalty's gradient is a Mul (read the variable, write 4)
+ * and an AddN with the convolution's own gradient (read 8, write 4): 20
+ * bytes, bwd_scale 5, two kernels (the second one's fixed cost added as
+ * bytes at the GPU's rate would be the same t0; cost_mem charges one, the
+ * other is COST_KERNEL_T0 worth of bytes). Nothing reads its output: the
+ * scalar joins the loss, whose kernels are negligible. The gradient is
+ * ready only after the AddN, so the task follows the op (same op index:
+ * src/job/dpm.c counts it in that layer). 0 or -1 (no memory). */
+static int l2_task(lctx *c, const wg_op *o, int opi) {
+  const sc_model *m = &c->s->model;
+  if (m->kind != SC_MODEL_CNN || !m->cnn.l2_ops || o->params <= 0 || o->tied) return 0;
+  const sc_gpu *g = &c->s->cluster.gpu;
+  double p = o->params / c->st.tp, f = 4 * p;
+  double second = COST_KERNEL_T0 * g->hbm_bw * g->hbm_eff; /* the AddN's t0 as bytes */
+  return mem_task_p(c, "l2_", o->name, opi, f, 1, 2, (5 * f + second) / f,
+                    c->ts[o->out].task) < 0 ? -1 : 0;
+}
+
 static int lower_op(lctx *c, int opi) {
   const wg_op *o = &c->g->ops[opi];
   lay before[WG_MAX_IN];
@@ -1163,7 +1189,7 @@ static int lower_op(lctx *c, int opi) {
   if (rc) return rc;
   saved(c, opi, o, before, c->ts[o->out].lay);
   params(c, o);
-  return 0;
+  return l2_task(c, o, opi);
 }
 
 /* --------------------------------------------------------- segments */

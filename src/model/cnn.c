@@ -114,6 +114,8 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
                         arch_names[m->arch]);
   if (m->fused_bn != 0 && m->fused_bn != 1)
     return sc_error_set(err, SC_EINPUT, "model.fused_bn: %d is not valid (0 or 1)", m->fused_bn);
+  if (m->l2_ops != 0 && m->l2_ops != 1)
+    return sc_error_set(err, SC_EINPUT, "model.l2_ops: %d is not valid (0 or 1)", m->l2_ops);
   int rc = optim_check(model, err);
   if (rc) return rc;
   if (m->classes < 1 || m->classes > 1000000)

@@ -288,6 +288,20 @@ static void vdp_plain_sgd(const char *framework, const char *notes, sc_model *m,
             rowtext_has(framework, "tf_cnn") ? "tf_cnn_benchmarks' default" : "notes");
 }
 
+/* tf_cnn_benchmarks' weight decay: a CNN row whose framework text names
+ * tf_cnn_benchmarks adds the L2 penalty as one L2Loss op per variable on
+ * the GPU, and its gradient's Mul and AddN (model.l2_ops; the
+ * --weight_decay flag defaults to 0.00004 and --single_l2_loss_op to off,
+ * benchmark_cnn.py, recalled: not in ../shared/reference). Other rows
+ * name no script that says how it decays (PyTorch's, MXNet's and
+ * OneFlow's optimizers fold the decay into the update kernel), so they
+ * keep none. */
+static void vdp_l2_ops(const char *framework, sc_model *m, char *assumed, size_t an) {
+  if (m->kind != SC_MODEL_CNN || !rowtext_has(framework, "tf_cnn")) return;
+  m->cnn.l2_ops = 1;
+  rowv_note(assumed, an, "an L2Loss op per variable (tf_cnn_benchmarks' weight decay)");
+}
+
 /* The model_variant of the row; blank: the `model` preset, except a
  * ResNet-50 of TensorFlow named alone, whose implementations (Keras
  * ResNet50, tf_cnn_benchmarks resnet50) are v1 (the schema's
@@ -528,6 +542,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
   vdp_plain_sgd(vdp_cell(c, "framework"), vdp_cell(c, "notes"), &s->model, assumed, an);
+  vdp_l2_ops(vdp_cell(c, "framework"), &s->model, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)
     rowv_note(assumed, an, "fp16 mixed precision (dtype unknown)");
   return 0;

@@ -365,7 +365,9 @@ static const struct {
      "autotuning the derived Winograd left out for 3x3 filters, whose measured Winograd stays "
      "(cost/conv.c), decided after seeing this set's VGG16 rows; TensorFlow's replicated "
      "NCCL on one ring after the backward pass (dp/allreduce.c), adopted after seeing its "
-     "P100 VGG16 and AlexNet rows"},
+     "P100 VGG16 and AlexNet rows; its weight decay as an L2Loss op per variable "
+     "(model.l2_ops, lower/lower.c), sought after seeing its per-step constant, adopted "
+     "with its figures seen"},
     {"megatron_2020_scaling.csv",
      "the V100s' gemm_eff kept at the A100 value: a published lower V100 figure was not "
      "adopted after it moved this set from 4.0 to 8.2 %; " VAL_TP_ASYNC},

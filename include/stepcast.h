@@ -216,6 +216,11 @@ typedef struct sc_cnn {
   int fused_bn;        /* ResNet: 1 = batch norm fused into the
                           convolutions as NVIDIA's MXNet ResNet-50 runs it
                           (src/model/cnn.c); 0 = separate kernels */
+  int keras;           /* 1 = the network as Keras' applications define it
+                          (tf.keras.applications): a ResNet's convolutions
+                          keep a bias before their batch norm, Inception-
+                          v3's batch norms have no scale; VGG16 as is
+                          (src/model/cnn.c); 0 = the reference's */
 } sc_cnn;
 
 /* A BERT encoder with its pre-training heads (src/model/bert.c). */

@@ -221,6 +221,11 @@ typedef struct sc_cnn {
                           such as tf_cnn_benchmarks build it
                           (tf.nn.l2_loss per variable; src/lower/lower.c
                           l2_task); 0 = none, or inside the optimizer */
+  int keras;           /* 1 = the network as Keras' applications define it
+                          (tf.keras.applications): a ResNet's convolutions
+                          keep a bias before their batch norm, Inception-
+                          v3's batch norms have no scale; VGG16 as is
+                          (src/model/cnn.c); 0 = the reference's */
 } sc_cnn;
 
 /* A BERT encoder with its pre-training heads (src/model/bert.c). */

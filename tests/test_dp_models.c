@@ -325,6 +325,77 @@ Test(dp_models, layers_in_backward_order) {
   cr_assert_eq(m.n, 0);
 }
 
+/* Load preset `model` on one GPU at a batch of 64 with the override
+ * `key` ("model.x=v"); the loader's code. */
+static int load_one_gpu(sc_scenario *s, const char *model, const char *key, sc_error *err) {
+  const char *over[] = {key, "cluster.gpus=1", "plan.global_batch=64", "plan.micro_batch=64"};
+  char json[96];
+  snprintf(json, sizeof json, "{\"model\": \"%s\"}", model);
+  return sc_scenario_load_string(s, json, "t", over, 4, err);
+}
+
+/* The data-parallel view of a CNN as Keras' applications define it
+ * (model.keras): trainable parameters as Keras counts them
+ * (../shared/validation/MODELS.md's totals less the batch norms' moving
+ * mean and variance, 2 per channel: ResNet50 25,636,712 - 2 x 26,560,
+ * InceptionV3 23,851,784 - 2 x 17,216) and the gradient tensors a
+ * per-tensor exchange sends: ResNet-50 53 convs with a bias + 53 batch
+ * norms (scale, shift) + the FC = 214 (161 without the biases), Inception-v3
+ * 94 convs + 94 shifts + the FC = 190 (284 with the scales). A bias on
+ * each ResNet convolution is a kernel of its own: a longer backward and
+ * forward at the same FLOPs; Inception's missing scale costs nothing. */
+static void keras_view(const char *id, int keras, dpm_model *m) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset(id);
+  s.model.cnn.keras = keras;
+  s.cluster.gpu = *sc_gpu_preset("v100-sxm2-32gb");
+  s.cluster.gpus = 16;
+  s.plan.global_batch = 16 * 32;
+  s.plan.micro_batch = 32;
+  s.plan.dtype = SC_FP32;
+  sc_error err = {0};
+  cr_assert_eq(dpm_layers(&s, m, &err), SC_OK, "%s: %s", id, err.msg);
+}
+
+Test(dp_models, keras_applications) {
+  dpm_model r0, r1, i0, i1;
+  keras_view("resnet50_v1", 0, &r0);
+  keras_view("resnet50_v1", 1, &r1);
+  cr_assert_eq(r1.params, 25636712.0 - 2 * 26560, "Keras ResNet50 params %.0f", r1.params);
+  cr_assert_eq(r1.params - r0.params, 26560.0, "conv biases %.0f", r1.params - r0.params);
+  cr_assert_eq(r0.tensors, 161, "tensors %d", r0.tensors);
+  cr_assert_eq(r1.tensors, 214, "Keras tensors %d", r1.tensors);
+  cr_assert(r1.fwd_s > 1.02 * r0.fwd_s && r1.bwd_s > 1.01 * r0.bwd_s,
+            "bias kernels: forward %.4g vs %.4g s, backward %.4g vs %.4g s", r1.fwd_s, r0.fwd_s,
+            r1.bwd_s, r0.bwd_s);
+  keras_view("inception_v3", 0, &i0);
+  keras_view("inception_v3", 1, &i1);
+  cr_assert_eq(i1.params, 23851784.0 - 2 * 17216, "Keras InceptionV3 params %.0f", i1.params);
+  cr_assert_eq(i0.tensors, 284, "tensors %d", i0.tensors);
+  cr_assert_eq(i1.tensors, 190, "Keras tensors %d", i1.tensors);
+  cr_assert(fabs(i1.single_s / i0.single_s - 1) < 1e-3, "Inception step %.5g vs %.5g s",
+            i1.single_s, i0.single_s);
+  dpm_model v0, v1;
+  keras_view("vgg16", 0, &v0);
+  keras_view("vgg16", 1, &v1);
+  cr_assert(v0.params == v1.params && v0.tensors == v1.tensors && v0.single_s == v1.single_s,
+            "Keras' VGG16 is the reference's");
+  dpm_model *all[] = {&r0, &r1, &i0, &i1, &v0, &v1};
+  for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) dpm_free(all[k]);
+
+  sc_model bad = *sc_model_preset("resnet50_v1");
+  bad.cnn.keras = 2;
+  sc_error err = {0};
+  cr_assert_eq(model_builder_for(bad.kind)->resolve(&bad, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.keras"), "%s", err.msg);
+  sc_scenario s;
+  cr_assert_eq(load_one_gpu(&s, "inception_v3", "model.keras=1", &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(s.model.cnn.keras, 1, "the override sets it");
+  cr_assert_eq(load_one_gpu(&s, "bert_base", "model.keras=1", &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "model.keras"), "%s", err.msg);
+}
+
 /* The workload-graph JSON takes what these builders use: rectangular
  * kernels, channel concatenation, slices; and names what is wrong. */
 Test(dp_models, json_graph_attributes) {
@@ -442,13 +513,9 @@ Test(dp_models, fused_batch_norm) {
                SC_OK, "%s", err.msg);
   cr_assert_eq(s.model.cnn.fused_bn, 1);
   cr_assert_eq(sc_predict(&s, &r1, &err), SC_OK, "%s", err.msg);
-  const char *over[] = {"model.fused_bn=1", "cluster.gpus=1", "plan.global_batch=64",
-                        "plan.micro_batch=64"};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"resnet101_v1\"}", "t", over, 4, &err),
-               SC_OK, "%s", err.msg);
+  cr_assert_eq(load_one_gpu(&s, "resnet101_v1", "model.fused_bn=1", &err), SC_OK, "%s", err.msg);
   cr_assert_eq(s.model.cnn.fused_bn, 1, "the override sets it");
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"inception_v3\"}", "t", over, 4, &err),
-               SC_EINPUT);
+  cr_assert_eq(load_one_gpu(&s, "inception_v3", "model.fused_bn=1", &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "inception_v3 has no fused batch norm"), "%s", err.msg);
   cr_assert(r1.step_s < 0.9 * r0.step_s, "fused %.4f s, unfused %.4f s", r1.step_s, r0.step_s);
 }

@@ -703,7 +703,12 @@ Test(dp_validate, tf_cnn_benchmarks) { guard("tf_cnn_benchmarks_2017.csv", 0.15,
 /* branch rankdp24: asynchronous workers queue at the shared PS lanes and
  * NICs (src/dp/async.c): ranking 79 -> 83 %, MAPE 26.9 -> 26.4 %; branch
  * review24a, a NIC shared by the other server's workers only: 82 %, 26.3 % */
-Test(dp_validate, kungfu) { guard("kungfu_2xdgx1_allreduce_ps_gossip.csv", 0.28, 0, 0.82); }
+/* branch kungfu35: the networks as Keras defines them (model.keras: 214
+ * ResNet-50 tensors with their conv biases, 190 Inception-v3 tensors
+ * without batch-norm scales): MAPE 27.7 -> 26.3 %, ranking 82 -> 80 %
+ * (KungFu's 53 more ResNet messages put it behind Horovod-MPI at 16-64
+ * per GPU, Horovod-MPI being twice too fast there: docs/accuracy.md) */
+Test(dp_validate, kungfu) { guard("kungfu_2xdgx1_allreduce_ps_gossip.csv", 0.27, 0, 0.80); }
 /* branch dlamp: AMP's longer compute (plan.amp) leaves the exchange a smaller
  * share of the predicted step, so the scaling error grew 21.9 -> 22.6 % while
  * the MAPE fell 27.1 -> 24.4 % (docs/accuracy.md) */

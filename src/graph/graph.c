@@ -403,7 +403,7 @@ static int shape_norm(add_ctx *c) {
     return bad(c, "is not a normalisation (valid: layernorm, rmsnorm, batchnorm)");
   same_shape(c, x);
   double ch = o->fn == WG_FN_BATCHNORM ? (double)x->dim[0] : (double)last(x);
-  o->params = o->fn == WG_FN_RMSNORM ? ch : 2 * ch;
+  o->params = o->fn == WG_FN_RMSNORM || o->no_scale ? ch : 2 * ch;
   o->elems = wg_tensor_elems(x);
   o->traffic_e = o->traffic_e > 0 ? o->traffic_e : 2;
   o->saved = WG_SAVE_IN(0);

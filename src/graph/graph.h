@@ -148,6 +148,8 @@ typedef struct wg_op {
   long vocab, positions;     /* EMBEDDING; positions: learned position rows */
   int causal;                /* ATTENTION */
   int bias;                  /* LINEAR, CONV */
+  int no_scale;              /* NORM (batchnorm): 1 = a shift alone, no
+                                scale (Keras' scale=False) */
   int high_precision;        /* LINEAR, CONV: stays in 16 bits when the plan
                                 computes in fp8/fp4 (a router, say) */
   int tied;                  /* LINEAR: its weight is the embedding table's

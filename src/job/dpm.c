@@ -45,9 +45,9 @@ static sc_scenario worker(const sc_scenario *s) {
 }
 
 /* Gradient tensors of an operator: weight (+ bias); norms: scale and
- * shift (RMSNorm: scale). */
+ * shift (RMSNorm: scale; a batch norm without scale: shift). */
 static int tensors_of(const wg_op *o) {
-  if (o->kind == WG_NORM) return o->fn == WG_FN_RMSNORM ? 1 : 2;
+  if (o->kind == WG_NORM) return o->fn == WG_FN_RMSNORM || o->no_scale ? 1 : 2;
   if (o->kind == WG_EMBEDDING) return o->positions ? 2 : 1;
   return o->bias ? 2 : 1;
 }

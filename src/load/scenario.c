@@ -243,6 +243,9 @@ static const scn_field scn_model_fields[] = {
               "1 = a ResNet preset's batch norm fused into its convolutions (cuDNN fused ops)"),
     F_SPECIAL("l2_ops", NULL,
               "1 = a CNN preset's loss adds an L2 penalty as ops per weight tensor (TensorFlow)"),
+    F_SPECIAL("keras", NULL,
+              "1 = a CNN preset as Keras' applications define it (ResNet conv biases, "
+              "Inception-v3 batch norms without scale)"),
     F_SPECIAL("optimizer", NULL,
               "a CNN or BERT preset's update: " OPTIM_VALID " (blank: CNN momentum, BERT adam)"),
     F_SPECIAL("tokens", NULL,
@@ -878,6 +881,7 @@ static const struct {
   const char *key, *presets;
 } scn_zoo_keys[] = {{"image", "CNN"},          {"classes", "CNN"}, {"fused_bn", "ResNet"},
                     {"l2_ops", "CNN"},
+                    {"keras", "CNN"},
                     {"optimizer", "CNN and BERT"},      {"mlm_positions", "BERT"}, {"tokens", "BERT"},
                     {"mlm_all_positions", "BERT"}};
 
@@ -979,13 +983,14 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
     int ok = !strcmp(key, "preset") || !strcmp(key, "name") ||
              !strcmp(key, "optimizer") ||
              (cnn ? !strcmp(key, "image") || !strcmp(key, "classes") ||
-                        !strcmp(key, "fused_bn") || !strcmp(key, "l2_ops")
+                        !strcmp(key, "fused_bn") || !strcmp(key, "l2_ops") ||
+                        !strcmp(key, "keras")
                   : !strcmp(key, "seq") || !strcmp(key, "mlm_positions") ||
                         !strcmp(key, "tokens") || !strcmp(key, "mlm_all_positions"));
     if (!ok)
       return scn_fail(c, "model", "model.%s does not apply to %s (a %s preset); valid: preset, "
                       "name, optimizer, %s", key, m->name, cnn ? "CNN" : "BERT",
-                      cnn ? "image, classes, fused_bn, l2_ops"
+                      cnn ? "image, classes, fused_bn, l2_ops, keras"
                           : "seq, tokens, mlm_positions, mlm_all_positions");
   }
   const json_t *name = json_object_get(v, "name");
@@ -995,9 +1000,10 @@ static int scn_zoo_model(scn_ctx *c, const json_t *v, sc_model *m) {
   if (cnn)
     return (rc = scn_zoo_int(c, v, "image", 0, 1 << 20, &m->cnn.image)) ||
                    (rc = scn_zoo_int(c, v, "classes", 0, 1 << 24, &m->cnn.classes)) ||
-                   (rc = scn_zoo_int(c, v, "fused_bn", 0, 1, &m->cnn.fused_bn))
+                   (rc = scn_zoo_int(c, v, "fused_bn", 0, 1, &m->cnn.fused_bn)) ||
+                   (rc = scn_zoo_int(c, v, "l2_ops", 0, 1, &m->cnn.l2_ops))
                ? rc
-               : scn_zoo_int(c, v, "l2_ops", 0, 1, &m->cnn.l2_ops);
+               : scn_zoo_int(c, v, "keras", 0, 1, &m->cnn.keras);
   if ((rc = scn_zoo_int(c, v, "seq", 1, PLAN_MAX_SEQ, &m->bert.seq)) ||
       (rc = scn_zoo_int(c, v, "tokens", 0, PLAN_MAX_SEQ, &m->bert.tokens)) ||
       (rc = scn_zoo_int(c, v, "mlm_all_positions", 0, 1, &m->bert.mlm_all_positions)))

@@ -116,6 +116,8 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
     return sc_error_set(err, SC_EINPUT, "model.fused_bn: %d is not valid (0 or 1)", m->fused_bn);
   if (m->l2_ops != 0 && m->l2_ops != 1)
     return sc_error_set(err, SC_EINPUT, "model.l2_ops: %d is not valid (0 or 1)", m->l2_ops);
+  if (m->keras != 0 && m->keras != 1)
+    return sc_error_set(err, SC_EINPUT, "model.keras: %d is not valid (0 or 1)", m->keras);
   int rc = optim_check(model, err);
   if (rc) return rc;
   if (m->classes < 1 || m->classes > 1000000)
@@ -129,6 +131,8 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
 /* The graph being built and the first error (later calls do nothing). */
 typedef struct cnn_ctx {
   wg_graph *g;
+  int conv_bias;      /* batch-normalised convolutions keep a bias too */
+  int bn_no_scale;    /* batch norms shift only, no scale */
   sc_error *err;
   int rc;
 } cnn_ctx;
@@ -160,6 +164,7 @@ static void conv(cnn_ctx *c, const char *name, const char *in, long ch, int kh, 
 
 static void bn(cnn_ctx *c, const char *name, const char *in) {
   wg_op o = op(name, WG_NORM, WG_FN_BATCHNORM);
+  o.no_scale = c->bn_no_scale;
   o.traffic_e = BN_TRAFFIC;
   o.bwd_scale = BN_BWD;
   add1(c, o, in, name);
@@ -183,6 +188,28 @@ static void pool(cnn_ctx *c, const char *name, const char *in, wg_fn fn, int k, 
 
 static void bias_add(cnn_ctx *c, const char *name, const char *in);
 
+/* A convolution `pre` and what follows it before the activation, into
+ * `post`: its bias (bias 1: VGG, AlexNet), or a batch norm, preceded by
+ * the convolution's bias where the network gives its batch-normalised
+ * convolutions one too (c->conv_bias: Keras' ResNet50, whose Conv2D
+ * layers keep Keras' default use_bias=True; tensors pre, pre_b, post). */
+static void conv_norm(cnn_ctx *c, const char *pre, const char *in, long ch, int kh, int kw,
+                      int s, int ph, int pw, int bias, const char *post) {
+  conv(c, pre, in, ch, kh, kw, s, ph, pw, bias || c->conv_bias);
+  if (bias) {
+    bias_add(c, post, pre);
+    return;
+  }
+  const char *x = pre;
+  char b[WG_NAME];
+  if (c->conv_bias) {
+    snprintf(b, sizeof b, "%.26s_b", pre);
+    bias_add(c, b, pre);
+    x = b;
+  }
+  bn(c, post, x);
+}
+
 /* conv + ReLU with, between them, a batch norm (bias 0: the convolution
  * has no bias; tensors pre, pre_bn, pre_relu) or the bias's own kernel
  * (bias 1, bias_add: pre, pre_bias, pre_relu); the output's name into out
@@ -192,9 +219,7 @@ static void conv_relu(cnn_ctx *c, const char *pre, const char *in, long ch, int 
   char b[WG_NAME], r[WG_NAME];
   snprintf(b, sizeof b, "%.26s_%s", pre, bias ? "bias" : "bn");
   snprintf(r, sizeof r, "%.26s_relu", pre);
-  conv(c, pre, in, ch, kh, kw, s, ph, pw, bias);
-  if (bias) bias_add(c, b, pre);
-  else bn(c, b, pre);
+  conv_norm(c, pre, in, ch, kh, kw, s, ph, pw, bias, b);
   relu(c, r, b);
   if (out) snprintf(out, cap, "%s", r);
 }
@@ -305,13 +330,11 @@ static void bottleneck(cnn_ctx *c, long width, int s, int proj, int v15, int fus
   if (!c->rc) bns[n++] = last_op(c) - 1, relus[0] = last_op(c);
   cbr(c, "conv2", a, width, 3, 3, v15 ? s : 1, 1, 1, b, sizeof b);
   if (!c->rc) bns[n++] = last_op(c) - 1, relus[1] = last_op(c);
-  conv(c, "conv3", b, 4 * width, 1, 1, 1, 0, 0, 0);
-  bn(c, "conv3_bn", "conv3");
+  conv_norm(c, "conv3", b, 4 * width, 1, 1, 1, 0, 0, 0, "conv3_bn");
   if (!c->rc) bns[n++] = last_op(c);
   const char *sc = "x";
   if (proj) {
-    conv(c, "shortcut", "x", 4 * width, 1, 1, s, 0, 0, 0);
-    bn(c, "shortcut_bn", "shortcut");
+    conv_norm(c, "shortcut", "x", 4 * width, 1, 1, s, 0, 0, 0, "shortcut_bn");
     if (!c->rc) bns[n++] = last_op(c);
     sc = "shortcut_bn";
   }
@@ -560,7 +583,15 @@ static int cnn_build(const sc_model *model, wg_graph **out, sc_error *err) {
   static const int r50[4] = {3, 4, 6, 3}, r101[4] = {3, 4, 23, 3}, r152[4] = {3, 8, 36, 3};
   const sc_cnn *m = &model->cnn;
   *out = NULL;
-  cnn_ctx c = {.g = wg_new(model->name, 0), .err = err, .rc = SC_OK};
+  /* Keras' applications (sc_cnn.keras): ResNet50's Conv2D layers keep
+   * Keras' default use_bias=True (25,636,712 parameters with the batch
+   * norms' moving statistics, against torchvision's 25,557,032);
+   * InceptionV3's conv2d_bn runs BatchNormalization(scale=False) after a
+   * convolution without bias (23,851,784; ../shared/validation/MODELS.md
+   * gives both figures) */
+  cnn_ctx c = {.g = wg_new(model->name, 0), .err = err, .rc = SC_OK,
+               .conv_bias = m->keras && model_cnn_is_resnet(m->arch),
+               .bn_no_scale = m->keras && m->arch == SC_CNN_INCEPTION_V3};
   if (!c.g) return sc_error_set(err, SC_ENOMEM, "out of memory building model %s", model->name);
   optim_apply(optim_of(model, CNN_DEFAULT_OPTIMIZER), &c.g->opt);
   switch (m->arch) {

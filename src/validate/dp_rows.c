@@ -245,6 +245,18 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
   rowv_note(assumed, an, "batch norm fused into the convolutions (NVIDIA's MXNet ResNet)");
 }
 
+/* Keras' networks: a CNN row whose notes name the implementation as
+ * Keras' (DP-AND-RECSYS.md: "the implementation is named at the start of
+ * `notes`", here "tf.keras.applications ResNet50") builds the network as
+ * Keras' applications define it (sc_cnn.keras, src/model/cnn.c: ResNet
+ * convolutions with biases, Inception-v3 batch norms without scale). The
+ * same way for every row. */
+static void vdp_keras(const char *notes, sc_model *m, char *assumed, size_t an) {
+  if (m->kind != SC_MODEL_CNN || !rowtext_has(notes, "keras")) return;
+  m->cnn.keras = 1;
+  rowv_note(assumed, an, "the network as Keras' applications define it");
+}
+
 /* The GEMM library a row's framework text dates: an NGC container
  * release before 20.06 ships CUDA 10.x and its cuBLAS 10 (NGC 20.03: CUDA
  * 10.2.89; 20.06 is the first release on CUDA 11.0 -- NGC's framework
@@ -541,6 +553,7 @@ static int vdp_scenario(vdp_ctx *c, sc_scenario *s, char *why, size_t wn, char *
   vdp_cublas(vdp_cell(c, "framework"), &fw, g->arch, p, assumed, an);
   vdp_tf32(&fw, &s->model, g->arch, p, assumed, an);
   vdp_fused_bn(&fw, &s->model, p, dt, assumed, an);
+  vdp_keras(vdp_cell(c, "notes"), &s->model, assumed, an);
   vdp_plain_sgd(vdp_cell(c, "framework"), vdp_cell(c, "notes"), &s->model, assumed, an);
   vdp_l2_ops(vdp_cell(c, "framework"), &s->model, assumed, an);
   if (!strcmp(dt, "unknown") || !*dt)

@@ -357,7 +357,9 @@ static const struct {
      "(validate/rowhorovod.c); asynchronous workers queue at shared servers (dp/async.c, "
      "mean value analysis, nothing fitted); plain SGD read off the notes, adopted with its "
      "figures seen; cuDNN autotuning (plan.conv_autotune) extended to TensorFlow under KungFu "
-     "after seeing this set's ranking"},
+     "after seeing this set's ranking; the networks as Keras defines them (model.keras: ResNet "
+     "conv biases, Inception-v3 batch norms without scale) read off the notes, adopted with "
+     "its figures seen"},
     {"tf_cnn_benchmarks_2017.csv",
      "adopted with its figures seen: plain SGD, tf_cnn_benchmarks' default optimizer "
      "(validate/dp_rows.c); the K80 costed at its 562 MHz base clock rather than its "

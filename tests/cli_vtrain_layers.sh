@@ -50,11 +50,13 @@ if [[ $out =~ ([0-9]+)\ of\ 136\ groups ]] && [[ ${BASH_REMATCH[1]} -eq $listed 
 else echo "FAIL: --misses: $listed listed"; echo "$out" | tail -3; fail=$((fail + 1)); fi
 
 # --split: each line's three parts sum to the error figure taken from the
-# two rows (within 2 ms of fit residuals; they are 0.5-1.2 ms on the set),
+# two rows (within 3 ms of fit residuals; they are 0.5-1.2 ms on the set,
+# 2.9 ms on L12 h2048 2 GPUs, missed since branch echo35 held A100's
+# two-GPU all-reduce to its memory throughput; 2 ms before),
 # that figure is positive (a miss), and the lines are missed groups
 split=$(python3 "$TOOL" --stepcast "$CLI" --split "$SET")
 if awk '/^L[0-9]/ {n++; s = $(NF-3) + $(NF-2) + $(NF-1); d = s - $NF
-                   if ($NF <= 0 || d > 2 || d < -2) bad++}
+                   if ($NF <= 0 || d > 3 || d < -3) bad++}
         END {exit !(n > 0 && n <= '"$listed"' && bad == 0)}' <<<"$split"; then
   pass=$((pass + 1))
 else echo "FAIL: --split:"; echo "$split"; fail=$((fail + 1)); fi

@@ -476,3 +476,33 @@ Test(coll_nccl, send_recv_across_nodes_is_bound_by_the_nic) {
   cr_expect_lt(t1, bytes / g.inter_bw, "1 node: %g s", t1);
   cr_expect_gt(t, 4 * t1, "2 nodes %g s vs 1 node %g s", t, t1);
 }
+
+/* NCCL's kernels on an A100 move at most 790.1 GB/s through its memory
+ * (NCCL_MEM_BW_SM80: calibration rows 61-62, send/recv between NVLink
+ * peers, 4 x 512 MiB / (5503.4 - 2785.4) us, 4 memory bytes per byte
+ * sent). By hand: send/recv of 1 GiB on 8 A100 = 20 (launch) + 8.4
+ * (baseLat Simple) + 3.4 (NVLink hwLat) us + 4 x 2^30 B / 790.1 GB/s =
+ * 5467.8 us (NVLink's 240 GB/s alone: 4505.7 us). A ring all-reduce on 2
+ * GPUs moves 2 + 2/1 = 4 memory bytes per bus byte, so its bus bandwidth
+ * stays below 790.1 / 4 = 197.5 GB/s; on 8 GPUs 2 + 8/7 = 3.14, a bound
+ * of 251 GB/s above NCCL's 12 x 20 = 240 GB/s of NVLink, which holds it
+ * still (and an H100, with no measured figure, keeps its links' bound). */
+Test(coll_nccl, a100_memory_throughput_bounds_two_gpus_not_eight) {
+  coll_group g8 = a100(8);
+  double sr = coll_nccl_time(COLL_SEND_RECV, 1 << 30, &g8).time;
+  double mem = 4.0 * 536870912.0 / ((5503.4 - 2785.4) * 1e-6); /* B/s */
+  double hand = (20 + 8.4 + 3.4) * 1e-6 + 4.0 * (1 << 30) / mem;
+  cr_expect(fabs(sr - hand) < 1e-9, "send/recv 1 GiB: %g us, by hand %g", sr * 1e6, hand * 1e6);
+  double gib = 1 << 30;
+  coll_group g2 = a100(2);
+  double bus2 = gib / coll_nccl_time(COLL_ALL_REDUCE, gib, &g2).time; /* factor 1 at n = 2 */
+  double bus8 = gib * 14 / 8 / coll_nccl_time(COLL_ALL_REDUCE, gib, &g8).time;
+  cr_expect(bus2 < mem / 4 && bus2 > 0.9 * mem / 4, "2 A100: bus %g GB/s, bound %g", bus2 / 1e9,
+            mem / 4e9);
+  cr_expect(bus8 > mem / 4 + 25e9, "8 A100: bus %g GB/s, not held to 2 GPUs' bound", bus8 / 1e9);
+  coll_group h2 = g2;
+  h2.arch = 90;
+  h2.intra_bw = 450e9;
+  double busH = gib / coll_nccl_time(COLL_ALL_REDUCE, gib, &h2).time;
+  cr_expect(busH > 300e9, "2 H100: bus %g GB/s, no memory bound measured", busH / 1e9);
+}

@@ -322,7 +322,9 @@ static void check_coll(const char *name, double max_large, double max_small) {
 }
 
 Test(validate, azure_allreduce_a100_h100) { check_coll("azure_allreduce_a100_h100.csv", 0.092, 0.185); }
-Test(validate, vtrain_allreduce_a100) { check_coll("vtrain_allreduce_a100.csv", 0.091, 0.25); }
+/* 7.2 % from 1 MiB since branch echo35 (A100's memory throughput of
+ * NCCL's kernels; 8.6 before). */
+Test(validate, vtrain_allreduce_a100) { check_coll("vtrain_allreduce_a100.csv", 0.075, 0.25); }
 Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 0.075, 0.25); }
 /* Not fitted to: 2-32 A100 over 200 Gb/s InfiniBand, single-process and
  * MPI runs. Today's level, far from the issue's targets (docs/network.md
@@ -340,8 +342,10 @@ Test(validate, vtrain_allreduce_v100) { check_coll("vtrain_allreduce_v100.csv", 
  * nodes for A100 and the -g N host's per-channel term (calibration rows
  * 83-90); both were added while splitting this set's errors, so it is
  * marked IN-SAMPLE for them (docs/network.md "Echo by size and node
- * count"). */
-Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.18, 0.29); }
+ * count"). Then 16.1 / 28.4 % (branch echo35) with A100's memory
+ * throughput of NCCL's kernels (calibration rows 61-62), added while
+ * examining this set's two-GPU rows: IN-SAMPLE for it too. */
+Test(validate, echo_allreduce_a100) { check_coll("echo_allreduce_a100_2_to_32.csv", 0.165, 0.29); }
 
 /* Every report says which sets a constant was chosen on. */
 Test(validate, fitted_sets_are_marked_in_sample) {
@@ -354,6 +358,7 @@ Test(validate, fitted_sets_are_marked_in_sample) {
   sc_validation_free(&vf);
   load_set("collectives", "echo_allreduce_a100_2_to_32.csv", &vf);
   cr_assert(strstr(vf.in_sample, "per-channel"), "echo: '%s'", vf.in_sample);
+  cr_assert(strstr(vf.in_sample, "memory throughput"), "echo: '%s'", vf.in_sample);
   sc_validation_free(&vf);
 }
 

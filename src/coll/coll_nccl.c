@@ -55,6 +55,7 @@
 #include <math.h>
 
 #include "coll/coll.h"
+#include "coll/collhbm.h"
 #include "coll/fabrics.h"
 #include "coll/nccl_net.h"
 #include "coll/nccl_pipe.h"
@@ -98,6 +99,24 @@
  * 2.05 and 1.64). Used where one thread drives several GPUs (see
  * coll_nccl_time_ex). */
 #define COLL_STREAM_GAP_S 2.43e-6
+
+/* Bytes per second that NCCL's kernels on one A100 (compute capability
+ * 8.0) read and write in its memory, counted as collhbm.c counts them
+ * (the receive FIFO written and read back, the input read, the output
+ * written; a peer's NVLink reads of this GPU's FIFO are this GPU's
+ * reads): ../shared/calibration/collective_benchmarks.csv row 62, NCCL's
+ * own send/recv between NVLink peers of an 8 x A100 node at 1 GiB, 195.1
+ * GB/s a GPU, which moves 4 bytes through each GPU's memory per byte sent
+ * (collhbm_bytes COLL_SEND_RECV: 2 f + 2, f = 1 for Simple): 780.4 GB/s.
+ * NVLink is not what holds send/recv there: NCCL's ring all-reduce on the
+ * same node moves the same NVLink bytes per GPU at 229-235 GB/s of bus
+ * bandwidth (rows 98-102), with 3.14 memory bytes per bus byte (2 + n /
+ * (n - 1), n = 8), within this figure. It binds where a kernel moves more
+ * memory bytes per bus byte: a ring all-reduce on 2 GPUs (4, as send/recv:
+ * 195 GB/s) or 3 (3.5: 223). Only A100 is measured (rows 59-62); other
+ * GPUs keep their links' bound alone (mem_bus_bw). Not NCCL's tuner's: it
+ * chooses on its own bandwidths. */
+#define NCCL_MEM_BW_SM80 (4.0 * 536870912.0 / (5503.4 - 2785.4) / 1e3) /* GB/s */
 
 #define US 1e-6 /* tables are in microseconds */
 #define GBS 1e9 /* and GB/s */
@@ -241,6 +260,7 @@ typedef struct nccl_sys {
   double net_hop_us;  /* one network traversal, us (see net_hw_lat) */
   double net_eff; /* NET_EFF of the group's fabric (fabrics.c) */
   int cpu_amd;    /* the host CPU is AMD x86 (host_cpu_amd) */
+  int arch_sm80;  /* compute capability 8.0 (A100; NCCL_MEM_BW_SM80) */
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
@@ -371,6 +391,7 @@ static nccl_sys sys_of_ch(const coll_group *g, coll_intra intra, int max_ch) {
   s.net_hop_us = g->inter_lat > 0 ? g->inter_lat / US : fab_hop_us(g->fabric);
   s.net_eff = fab_net_eff(g->fabric);
   s.cpu_amd = host_cpu_amd(g);
+  s.arch_sm80 = g->arch == 80;
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;
@@ -445,9 +466,26 @@ static int log2i(int x) {
 /* Index of nodes in NCCL's 3-column tables: 1, 2, more. */
 static int node_col(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }
 
+/* Bus bandwidth at which (a, p) running op fills the GPU's memory
+ * throughput for NCCL's kernels (NCCL_MEM_BW_SM80), GB/s: that throughput
+ * over the memory bytes the kernels move per bus byte (collhbm.c; the tree
+ * counted as the ring). 1e30 where no throughput is measured. */
+static double mem_bus_bw(const nccl_sys *s, coll_op op, coll_algo a, coll_proto p) {
+  if (!s->arch_sm80) return 1e30;
+  double per = collhbm_per_bus_byte(op, s->n, coll_algo_name(a), coll_proto_name(p));
+  return per > 0 ? NCCL_MEM_BW_SM80 / per : 1e30;
+}
+
 /* busBw of (a, p) after NCCL's refinements, GB/s; 0 = not available.
- * tuner: NCCL's own figure (what it compares); else as the kernels run. */
-static double bus_bw(const nccl_sys *s, coll_algo a, coll_proto p, int tuner) {
+ * tuner: NCCL's own figure (what it compares); else as the kernels run,
+ * held to the GPU's memory throughput (mem_bus_bw). */
+static double bus_bw_of(const nccl_sys *s, coll_algo a, coll_proto p, int tuner);
+static double bus_bw(const nccl_sys *s, coll_op op, coll_algo a, coll_proto p, int tuner) {
+  double bw = bus_bw_of(s, a, p, tuner);
+  return tuner || bw <= 0 ? bw : fmin(bw, mem_bus_bw(s, op, a, p));
+}
+
+static double bus_bw_of(const nccl_sys *s, coll_algo a, coll_proto p, int tuner) {
   /* NCCL enables LL128 only where the node's GPUs reach each other over
    * NVLink (tuning.cc ncclTopoTuneModel: pEnable &= typeIntra <=
    * PATH_NVB; ../shared/reference/nccl/src/graph/tuning.cc); GPUs on
@@ -594,7 +632,7 @@ static double tuned_time(const nccl_sys *s, coll_op op, double bytes,
   if (a == COLL_ALGO_TREE && (op != COLL_ALL_REDUCE || s->nodes == 1))
     return -1; /* NCCL's tree is an all-reduce across nodes */
   if (a == COLL_ALGO_NVLS && op != COLL_ALL_REDUCE) return -1;
-  double bw = bus_bw(s, a, p, tuner);
+  double bw = bus_bw(s, op, a, p, tuner);
   if (bw <= 0) return -1;
   double ratio = a == COLL_ALGO_RING ? (double)s->n / ring_steps(op, s->n)
                  : a == COLL_ALGO_NVLS ? NVLS_RATIO
@@ -648,7 +686,7 @@ static int active_channels(const nccl_sys *s, double bytes, coll_algo a, coll_pr
  * ../shared/validation/collectives (docs/accuracy.md). */
 static double ring_simple_time(const nccl_sys *s, coll_op op, double bytes) {
   coll_proto p = COLL_PROTO_SIMPLE;
-  double busbw = bus_bw(s, COLL_ALGO_RING, p, 0) * GBS; /* bytes/s, all channels */
+  double busbw = bus_bw(s, op, COLL_ALGO_RING, p, 0) * GBS; /* bytes/s, all channels */
   double b = busbw / s->nch_run;                   /* one channel */
   int nc = active_channels(s, bytes, COLL_ALGO_RING, p);
   int n = s->n;
@@ -707,7 +745,7 @@ static double ring_line_time(const nccl_sys *s, coll_op op, double bytes, coll_p
   if (t < 0) return t;
   int nc = active_channels(s, bytes, COLL_ALGO_RING, p);
   if (s->nodes > 1 || s->hw_intra != HW_NVLINK || nc >= s->nch_run) return t;
-  double full = bus_bw(s, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
+  double full = bus_bw(s, op, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
   double f = p == COLL_PROTO_LL ? RING_LL_FACTOR : RING_LL128_FACTOR;
   double run = fmin(full, s->bus_bw * f * nc / s->nch_run);
   double ratio = (double)s->n / ring_steps(op, s->n);
@@ -759,7 +797,12 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
     t_intra = intra_b / one.bus_bw / GBS;
   }
   double t_inter = inter_b > 0 ? inter_b / (g->inter_bw * s->net_eff) : 0;
-  return COLL_LAUNCH_S + lat * US + fmax(t_intra, t_inter);
+  /* and the GPU's memory, which the kernels' bytes must pass
+   * (NCCL_MEM_BW_SM80; the bytes counted as collhbm.c counts them) */
+  double t_mem = s->arch_sm80
+                     ? collhbm_bytes(op, bytes, s->n, "ring", "Simple") / (NCCL_MEM_BW_SM80 * GBS)
+                     : 0;
+  return COLL_LAUNCH_S + lat * US + fmax(fmax(t_intra, t_inter), t_mem);
 }
 
 /* Time of (a, p) for op: as the kernels run it (tuner = 0) or as NCCL's

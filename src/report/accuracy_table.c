@@ -18,8 +18,8 @@ const acc_row acc_llm[] = {
     {{"Volta", "16-bit", "Megatron-style one-server"}, 4, 2.97, 0.45, 4.41, 1, {{"megatron_2020_scaling.csv", 4, 1}}},
     {{"Ampere", "16-bit", "FSDP/ZeRO-3 multi-server"}, 34, 8.73, -8.73, -27.52, 1, {{"mosaic_fsdp_a100.csv", 34, 1}}},
     {{"Ampere", "16-bit", "FSDP/ZeRO-3 one-server"}, 94, 19.54, -18.31, -65.40, 1, {{"mosaic_fsdp_a100.csv", 94, 1}}},
-    {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.16, -3.22, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}}},
-    {{"Ampere", "16-bit", "Megatron-style one-server"}, 1444, 8.45, 3.00, 29.56, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"vtrain_single_node.csv", 1440, 1}}},
+    {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.00, -3.05, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}}},
+    {{"Ampere", "16-bit", "Megatron-style one-server"}, 1444, 8.55, 3.23, 30.12, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"vtrain_single_node.csv", 1440, 1}}},
     {{"Hopper", "16-bit", "FSDP/ZeRO-3 multi-server"}, 5, 2.67, 2.67, 3.47, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
     {{"Hopper", "16-bit", "Megatron-style multi-server"}, 40, 2.16, 0.57, -4.44, 1, {{"dgxc_benchmarking.csv", 40, 1}}},
     {{"Hopper", "16-bit", "Megatron-style one-server"}, 1, 0.20, 0.20, 0.20, 1, {{"dgxc_benchmarking.csv", 1, 1}}},
@@ -36,7 +36,7 @@ const acc_row acc_coll[] = {
     {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 18.84, -9.55, -62.19, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 1}}},
     {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 27.46, 19.05, -48.28, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 1}}},
     {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 18.47, -18.47, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 1}}},
-    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 9.14, -4.76, -57.28, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 1}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
+    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 8.17, -3.32, -55.70, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 1}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
 };
 const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 
@@ -56,7 +56,7 @@ const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);
 
 const acc_row acc_rs[] = {
     /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"recsys", "multi-GPU", "training"}, 100, 21.53, -12.57, -94.78, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 1}, {"merlin_distributed_embeddings_synthetic.csv", 12, 1}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 1}}},
+    {{"recsys", "multi-GPU", "training"}, 100, 21.40, -11.49, -94.78, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 1}, {"merlin_distributed_embeddings_synthetic.csv", 12, 1}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 1}}},
     {{"recsys", "one GPU", "training"}, 33, 11.18, -5.44, -39.22, 3, {{"hugectr_wdl_batch_sweep.csv", 9, 1}, {"merlin_distributed_embeddings_synthetic.csv", 2, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 22, 1}}},
 };
 const int acc_rs_n = (int)(sizeof acc_rs / sizeof acc_rs[0]);

@@ -327,13 +327,16 @@ static const struct {
     {"azure_allreduce_a100_h100.csv",
      "COLL_LAUNCH_S (20 us) and the Simple-protocol step latency were chosen on this set"},
     {"vtrain_allreduce_a100.csv",
-     "COLL_LAUNCH_S (20 us) and the Simple-protocol step latency were chosen on this set"},
+     "COLL_LAUNCH_S (20 us) and the Simple-protocol step latency were chosen on this set; "
+     "A100's memory throughput of NCCL's kernels (calibration rows 61-62) added after "
+     "seeing its two-GPU rows"},
     {"vtrain_allreduce_v100.csv",
      "COLL_LAUNCH_S (20 us) and the push/pull step latency were chosen on this set"},
     {"echo_allreduce_a100_2_to_32.csv",
      "added while splitting this set's errors (their constants are not fitted to it): the "
      "-g N host's per-channel term (calibration rows 83-90) and A100 hosts read as AMD in "
-     "NCCL's tuner across nodes (DGX A100 datasheet)"},
+     "NCCL's tuner across nodes (DGX A100 datasheet); A100's memory throughput of NCCL's "
+     "kernels (calibration rows 61-62)"},
     {"mlperf_resnet50_bert_v0.7-v2.1.csv",
      "decided looking at this set: packed BERT rows at half their tokens (Krell et al. "
      "2021); the layout and fused kernels of container-named rows, tf2.0 as TensorFlow 2 "

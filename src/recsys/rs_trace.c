@@ -18,7 +18,10 @@
  * phase: a GPU that finishes early waits for the collective; the time a
  * GPU would run past the phase (the model charges the phase to the GPU
  * slowest over forward + backward) is in its span's args. The all-reduce
- * lane shows the whole all-reduce, ending where its exposed part ends.
+ * lane shows the whole all-reduce, ending where its exposed part ends: it
+ * then starts no earlier than the end of the gradient all-to-all and
+ * all-gather, whose links it shares (rs_eval hides it only under the
+ * compute they leave).
  * One process per GPU, at most RS_TRACE_MAX_GPUS (the slowest GPU always
  * among them); times in microseconds.
  */

@@ -255,6 +255,7 @@ h 2 'model.fused_bn applies to ResNet presets only, not to a transformer spec' -
 h 2 'model.mlm_all_positions: expected an integer 0..1, got integer 2' -- predict --set model.preset=bert_base --set model.mlm_all_positions=2
 h 2 'model.mlm_all_positions applies to BERT presets only, not to a transformer spec' -- predict --set model.mlm_all_positions=1
 h 2 'model.fused_bn applies to ResNet presets only, not to a graph' -- predict --set model.graph=examples/graphs/llama-2layer.json --set model.fused_bn=1
+h 2 "model.keras: alexnet_tfcnn is not one of Keras' applications (valid: resnet50_v1, resnet101_v1, resnet152_v1, vgg16, inception_v3)" -- predict --set model.preset=alexnet --set model.keras=1
 h 2 'model.l2_ops: expected an integer 0..1, got integer 2' -- predict --set model.preset=vgg16 --set model.l2_ops=2
 h 2 'model.l2_ops applies to CNN presets only, not to a transformer spec' -- predict --set model.l2_ops=1
 h 2 'model.l2_ops does not apply to bert_base (a BERT preset)' -- dp --set model.preset=bert_base --set model.l2_ops=1

@@ -394,6 +394,15 @@ Test(dp_models, keras_applications) {
   cr_assert_eq(s.model.cnn.keras, 1, "the override sets it");
   cr_assert_eq(load_one_gpu(&s, "bert_base", "model.keras=1", &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.keras"), "%s", err.msg);
+  /* Keras has no AlexNet, and its ResNet50 is v1 (the "resnet50" preset
+   * is v1.5): refused, not built as something Keras does not define */
+  const char *none[] = {"alexnet", "resnet50", "resnet50_v1.5"};
+  for (size_t k = 0; k < sizeof none / sizeof none[0]; k++) {
+    cr_assert_eq(load_one_gpu(&s, none[k], "model.keras=1", &err), SC_EINPUT, "%s", none[k]);
+    cr_assert(strstr(err.msg, "model.keras") && strstr(err.msg, "not one of Keras' applications") &&
+                  strstr(err.msg, "resnet50_v1,"),
+              "%s: %s", none[k], err.msg);
+  }
 }
 
 /* The workload-graph JSON takes what these builders use: rectangular

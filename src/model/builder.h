@@ -59,5 +59,8 @@ const char *model_cnn_arch_name(sc_cnn_arch a);
 /* 1 when a is a ResNet (bottleneck blocks: the architectures that take
  * sc_cnn.fused_bn), else 0. */
 int model_cnn_is_resnet(sc_cnn_arch a);
+/* 1 when Keras' applications define a (ResNet50/101/152, which are v1,
+ * VGG16, InceptionV3: the architectures that take sc_cnn.keras), else 0. */
+int model_cnn_in_keras(sc_cnn_arch a);
 
 #endif /* SC_MODEL_BUILDER_H */

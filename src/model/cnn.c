@@ -118,6 +118,11 @@ static int cnn_resolve(sc_model *model, sc_error *err) {
     return sc_error_set(err, SC_EINPUT, "model.l2_ops: %d is not valid (0 or 1)", m->l2_ops);
   if (m->keras != 0 && m->keras != 1)
     return sc_error_set(err, SC_EINPUT, "model.keras: %d is not valid (0 or 1)", m->keras);
+  if (m->keras && !model_cnn_in_keras(m->arch))
+    return sc_error_set(err, SC_EINPUT,
+                        "model.keras: %s is not one of Keras' applications (valid: "
+                        "resnet50_v1, resnet101_v1, resnet152_v1, vgg16, inception_v3)",
+                        arch_names[m->arch]);
   int rc = optim_check(model, err);
   if (rc) return rc;
   if (m->classes < 1 || m->classes > 1000000)
@@ -619,6 +624,13 @@ const char *model_cnn_arch_name(sc_cnn_arch a) {
 int model_cnn_is_resnet(sc_cnn_arch a) {
   return a == SC_CNN_RESNET50_V1 || a == SC_CNN_RESNET50_V15 || a == SC_CNN_RESNET101_V1 ||
          a == SC_CNN_RESNET152_V1;
+}
+
+/* keras-applications' resnet_common.py (block1 strides its first 1x1
+ * convolution: v1), vgg16.py, inception_v3.py; it has no AlexNet */
+int model_cnn_in_keras(sc_cnn_arch a) {
+  return a == SC_CNN_RESNET50_V1 || a == SC_CNN_RESNET101_V1 || a == SC_CNN_RESNET152_V1 ||
+         a == SC_CNN_VGG16 || a == SC_CNN_INCEPTION_V3;
 }
 
 const model_builder model_cnn = {SC_MODEL_CNN, "cnn", cnn_resolve, cnn_build, cnn_params,

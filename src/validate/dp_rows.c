@@ -249,10 +249,12 @@ static void vdp_fused_bn(const vfw_text *fw, sc_model *m, const sc_plan *p, cons
  * Keras' (DP-AND-RECSYS.md: "the implementation is named at the start of
  * `notes`", here "tf.keras.applications ResNet50") builds the network as
  * Keras' applications define it (sc_cnn.keras, src/model/cnn.c: ResNet
- * convolutions with biases, Inception-v3 batch norms without scale). The
- * same way for every row. */
+ * convolutions with biases, Inception-v3 batch norms without scale), where
+ * Keras defines the row's network (model_cnn_in_keras). The same way for
+ * every row. */
 static void vdp_keras(const char *notes, sc_model *m, char *assumed, size_t an) {
-  if (m->kind != SC_MODEL_CNN || !rowtext_has(notes, "keras")) return;
+  if (m->kind != SC_MODEL_CNN || !model_cnn_in_keras(m->cnn.arch) || !rowtext_has(notes, "keras"))
+    return;
   m->cnn.keras = 1;
   rowv_note(assumed, an, "the network as Keras' applications define it");
 }

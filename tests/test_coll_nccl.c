@@ -505,4 +505,9 @@ Test(coll_nccl, a100_memory_throughput_bounds_two_gpus_not_eight) {
   h2.intra_bw = 450e9;
   double busH = gib / coll_nccl_time(COLL_ALL_REDUCE, gib, &h2).time;
   cr_expect(busH > 300e9, "2 H100: bus %g GB/s, no memory bound measured", busH / 1e9);
+  /* a broadcast moves 3 memory bytes per bus byte (collhbm.c): 790.1 / 3
+   * = 263 GB/s, above NVLink's 240, which holds 8 A100 as before; held
+   * to send/recv's 4 it would fall below 197.5 */
+  double bc = gib / coll_nccl_time(COLL_BROADCAST, gib, &g8).time;
+  cr_expect(bc > mem / 4 + 10e9, "8 A100 broadcast: bus %g GB/s", bc / 1e9);
 }

@@ -43,6 +43,10 @@ Test(collhbm, gather_scatter_and_all_to_all) {
   cr_expect(near(collhbm_bytes(COLL_ALL_TO_ALL, 8 * mb, 4, "ring", "Simple"), 28 * mb));
   /* send/recv of 1 MB: read, FIFO write + read, write: 4 MB */
   cr_expect(near(collhbm_bytes(COLL_SEND_RECV, 1 * mb, 2, "ring", "Simple"), 4 * mb));
+  /* broadcast of 1 MB: a GPU past the root has no input to read: FIFO
+   * write + read, write: 3 MB; reduce's root reads its input too: 4 MB */
+  cr_expect(near(collhbm_bytes(COLL_BROADCAST, 1 * mb, 8, "ring", "Simple"), 3 * mb));
+  cr_expect(near(collhbm_bytes(COLL_REDUCE, 1 * mb, 8, "ring", "Simple"), 4 * mb));
 }
 
 Test(collhbm, memory_bound_kernels_lose_the_hbm_share_gemms_the_sm_share) {

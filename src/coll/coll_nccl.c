@@ -104,17 +104,20 @@
  * 8.0) read and write in its memory, counted as collhbm.c counts them
  * (the receive FIFO written and read back, the input read, the output
  * written; a peer's NVLink reads of this GPU's FIFO are this GPU's
- * reads): ../shared/calibration/collective_benchmarks.csv row 62, NCCL's
- * own send/recv between NVLink peers of an 8 x A100 node at 1 GiB, 195.1
- * GB/s a GPU, which moves 4 bytes through each GPU's memory per byte sent
- * (collhbm_bytes COLL_SEND_RECV: 2 f + 2, f = 1 for Simple): 780.4 GB/s.
+ * reads): ../shared/calibration/collective_benchmarks.csv rows 61-62,
+ * NCCL's own send/recv between NVLink peers of an 8 x A100 node, 2785.4
+ * us at 512 MiB and 5503.4 us at 1 GiB: a slope of 197.5 GB/s sent a GPU,
+ * which moves 4 bytes through each GPU's memory per byte sent
+ * (collhbm_bytes COLL_SEND_RECV: 2 f + 2, f = 1 for Simple): 790.1 GB/s.
  * NVLink is not what holds send/recv there: NCCL's ring all-reduce on the
  * same node moves the same NVLink bytes per GPU at 229-235 GB/s of bus
  * bandwidth (rows 98-102), with 3.14 memory bytes per bus byte (2 + n /
  * (n - 1), n = 8), within this figure. It binds where a kernel moves more
  * memory bytes per bus byte: a ring all-reduce on 2 GPUs (4, as send/recv:
- * 195 GB/s) or 3 (3.5: 223). Only A100 is measured (rows 59-62); other
- * GPUs keep their links' bound alone (mem_bus_bw). Not NCCL's tuner's: it
+ * 197.5 GB/s) or 3 (3.5: 225.7). Only A100 is measured (rows 59-62); other
+ * GPUs keep their links' bound alone (mem_bus_bw). The key is the compute
+ * capability: A800 is A100's die, but the A30 (8.0 too, 933 GB/s of HBM2
+ * against A100's 1,555-2,039) takes the figure unmeasured. Not NCCL's tuner's: it
  * chooses on its own bandwidths. */
 #define NCCL_MEM_BW_SM80 (4.0 * 536870912.0 / (5503.4 - 2785.4) / 1e3) /* GB/s */
 

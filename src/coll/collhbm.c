@@ -21,8 +21,11 @@
  * Simple (3.14 at n = 8). All-gather and reduce-scatter: n - 1 steps,
  * 2 f (n - 1) S / n + S + S / n. All-to-all: each GPU reads what it sends
  * ((n - 1) S / n), receives the same through the FIFO and writes it out,
- * and copies its own block (2 S / n). Broadcast, reduce, send/recv: the
- * payload through the FIFO plus one read and one write of it.
+ * and copies its own block (2 S / n). Reduce (its root) and send/recv:
+ * the payload through the FIFO plus one read and one write of it.
+ * Broadcast: a GPU past the root receives the payload through the FIFO
+ * and writes it out, reading no input of its own (the root reads its
+ * input and writes its output, 2 S): 2 f S + S.
  * NVLS all-reduce: the switch reduces (multimem ld_reduce reads each
  * GPU's slice of the input from every GPU, multimem st writes the result
  * to every GPU): S read and S written per GPU, no FIFO.
@@ -52,7 +55,7 @@ double collhbm_bytes(coll_op op, double bytes, int n, const char *algo, const ch
   case COLL_ALL_GATHER:
   case COLL_REDUCE_SCATTER: return 2 * f * m * s + s + s / n;
   case COLL_ALL_TO_ALL: return (2 + 2 * f) * m * s + 2 * s / n;
-  case COLL_BROADCAST:
+  case COLL_BROADCAST: return (2 * f + 1) * s;
   case COLL_REDUCE:
   case COLL_SEND_RECV: return (2 * f + 2) * s;
   case COLL_OP_COUNT: break;

@@ -105,6 +105,13 @@ Test(fused_loss, loss_and_fused_loss_may_not_disagree) {
   cr_assert(strstr(err.msg, "plan.loss") && strstr(err.msg, "fused_loss") &&
                 strstr(err.msg, "valid"),
             "%s", err.msg);
+  /* a value outside the enum (the C API) names every valid one */
+  s = gpt();
+  s.plan.loss_impl = SC_LOSS_EAGER + 1;
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.loss") && strstr(err.msg, "\"auto\"") &&
+                strstr(err.msg, "\"eager\""),
+            "%s", err.msg);
 }
 
 /* The forward and backward bytes and times of the step's "loss" row. */

@@ -864,7 +864,8 @@ static int plan_attention(sc_scenario *s, sc_error *err) {
 static int plan_loss(sc_plan *p, sc_error *err) {
   if ((unsigned)p->loss_impl >= PLAN_LOSSES)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.loss: %d; valid: \"vocab_parallel\", \"fused\", \"eager\"",
+                        "plan.loss: %d; valid: \"auto\", \"vocab_parallel\", \"fused\", "
+                        "\"eager\"",
                         (int)p->loss_impl);
   if (p->loss_impl == SC_LOSS_AUTO)
     p->loss_impl = p->fused_loss ? SC_LOSS_FUSED : SC_LOSS_VOCAB_PARALLEL;

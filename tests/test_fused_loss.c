@@ -114,6 +114,30 @@ Test(fused_loss, loss_and_fused_loss_may_not_disagree) {
             "%s", err.msg);
 }
 
+/* Resolving leaves plan.loss "auto" as it was: a caller that loads a
+ * scenario (resolved in place) and then sets plan.fused_loss, as the C
+ * API allowed before plan.loss existed, gets the fused loss, not a
+ * refusal naming a key it never set; and one that then sets plan.loss
+ * gets that loss. */
+Test(fused_loss, keys_set_after_resolving) {
+  sc_scenario s = gpt();
+  s.plan.fused_loss = 1;
+  sc_result fused = predict_ok(&s);
+  s = gpt();
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(s.plan.loss_impl, SC_LOSS_AUTO, "resolving writes no loss back");
+  s.plan.fused_loss = 1;
+  sc_result b = predict_ok(&s);
+  cr_assert_float_eq(b.mem.activations, fused.mem.activations, 1, "fused_loss after resolving");
+  cr_assert_float_eq(b.step_s, fused.step_s, 1e-12, "the same step");
+  s.plan.fused_loss = 0;
+  s.plan.loss_impl = SC_LOSS_EAGER;
+  sc_result c = predict_ok(&s);
+  cr_assert(c.mem.activations > b.mem.activations + 7 * N, "eager after fused: %g vs %g",
+            c.mem.activations, b.mem.activations);
+}
+
 /* The forward and backward bytes and times of the step's "loss" row. */
 static sc_op_time loss_row(const sc_scenario *s) {
   sc_op_time rows[16];

@@ -452,7 +452,7 @@ static double once(unsigned *kept, unsigned bit, int shared, double v) {
 }
 
 /* 1 when op o is a loss the plan runs as one fused softmax cross-entropy
- * kernel on the 16-bit logits (plan.fused_loss): flash-attn's
+ * kernel on the 16-bit logits (plan.fused_loss, plan.loss "fused"): flash-attn's
  * CrossEntropyLoss (flash_attn/losses/cross_entropy.py over its
  * xentropy_cuda_lib, Apex's softmax-cross-entropy kernel), which
  * llm-foundry's MPT runs as `loss_fn: fused_crossentropy` -- both read in
@@ -464,12 +464,12 @@ static double once(unsigned *kept, unsigned bit, int shared, double v) {
  * writes their 16-bit gradient (2e): no fp32 copy of the logits, kept or
  * moved. */
 static int fused_ce(const lctx *c, const wg_op *o) {
-  return o->kind == WG_LOSS && c->s->plan.fused_loss;
+  return o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_FUSED;
 }
 
 /* Bytes per logit the loss's backward allocates beyond what saved()
  * keeps of it (the logits and, but for the fused kernel, their fp32
- * copy: e + 4), by plan.loss (plan_loss resolved it):
+ * copy: e + 4), by plan.loss (plan_loss_of: "auto" resolved):
  *   - Megatron-Core's vocab-parallel loss turns the kept fp32 softmax
  *     into its gradient in place and casts it to 16 bits (e), having
  *     dropped the 16-bit logits after forward: 4 + e at its peak, what is
@@ -485,12 +485,9 @@ static int fused_ce(const lctx *c, const wg_op *o) {
  *     (torchtitan's `del pred`, Hugging Face's Trainer): 12 against e + 4
  *     kept, 8 - e. A loop that keeps them (nanoGPT's) holds e more. */
 static double loss_bwd_extra(const lctx *c) {
-  switch ((sc_loss_impl)c->s->plan.loss_impl) {
-  case SC_LOSS_FUSED: return c->e;
-  case SC_LOSS_EAGER: return 8 - c->e;
-  case SC_LOSS_AUTO: case SC_LOSS_VOCAB_PARALLEL: break;
-  }
-  return 0;
+  sc_loss_impl l = plan_loss_of(&c->s->plan);
+  assert(l != SC_LOSS_AUTO);
+  return l == SC_LOSS_FUSED ? c->e : l == SC_LOSS_EAGER ? 8 - c->e : 0;
 }
 
 /* Bytes op keeps for backward: its saved inputs (as they were before the

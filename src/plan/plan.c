@@ -857,25 +857,27 @@ static int plan_attention(sc_scenario *s, sc_error *err) {
   return SC_OK;
 }
 
-/* plan.loss against plan.fused_loss: "auto" takes fused_loss's word (the
- * fused kernel, else Megatron's vocab-parallel loss); "fused" sets
- * fused_loss, which the lowering reads for the kernel's cost; the two may
- * not disagree. After it loss_impl is never SC_LOSS_AUTO. */
-static int plan_loss(sc_plan *p, sc_error *err) {
+/* plan.loss against plan.fused_loss: "auto" takes fused_loss's word,
+ * "fused" is fused_loss; the two may not disagree. Nothing is written
+ * back (plan_loss_of reads both when lowering), so that a caller may still
+ * set either key on a resolved scenario. */
+static int plan_loss(const sc_plan *p, sc_error *err) {
   if ((unsigned)p->loss_impl >= PLAN_LOSSES)
     return sc_error_set(err, SC_EINPUT,
                         "plan.loss: %d; valid: \"auto\", \"vocab_parallel\", \"fused\", "
                         "\"eager\"",
                         (int)p->loss_impl);
-  if (p->loss_impl == SC_LOSS_AUTO)
-    p->loss_impl = p->fused_loss ? SC_LOSS_FUSED : SC_LOSS_VOCAB_PARALLEL;
-  if (p->fused_loss && p->loss_impl != SC_LOSS_FUSED)
+  if (p->fused_loss && p->loss_impl != SC_LOSS_AUTO && p->loss_impl != SC_LOSS_FUSED)
     return sc_error_set(err, SC_EINPUT,
                         "plan.loss: \"%s\" with plan.fused_loss true (the fused kernel); valid: "
-                        "plan.loss \"fused\", or plan.fused_loss false",
+                        "plan.loss \"fused\" or \"auto\", or plan.fused_loss false",
                         plan_loss_names[p->loss_impl]);
-  p->fused_loss = p->loss_impl == SC_LOSS_FUSED;
   return SC_OK;
+}
+
+sc_loss_impl plan_loss_of(const sc_plan *p) {
+  if (p->loss_impl != SC_LOSS_AUTO) return (sc_loss_impl)p->loss_impl;
+  return p->fused_loss ? SC_LOSS_FUSED : SC_LOSS_VOCAB_PARALLEL;
 }
 
 /* ------------------------------------------------------------ overrides */

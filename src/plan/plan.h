@@ -36,6 +36,10 @@ extern const char *const plan_recomp_names[PLAN_RECOMPS];
 extern const char *const plan_attn_names[PLAN_ATTNS];
 #define PLAN_LOSSES (SC_LOSS_EAGER + 1)
 extern const char *const plan_loss_names[PLAN_LOSSES];
+/* How a resolved plan computes its loss (plan.loss; "auto": the fused
+ * kernel where plan.fused_loss, else Megatron's vocab-parallel loss);
+ * never SC_LOSS_AUTO. */
+sc_loss_impl plan_loss_of(const sc_plan *p);
 
 /* sc_scenario_resolve in place: on an error *s is left half resolved
  * (for a scratch copy the caller drops then, without the 4 KB copies

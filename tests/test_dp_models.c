@@ -578,12 +578,17 @@ Test(dp_models, plain_sgd) {
   cr_assert(strstr(err.msg, "model.optimizer") && strstr(err.msg, "momentum"), "%s", err.msg);
 }
 
-/* Operators with parameters in g, each block's repeats counted. */
-static int param_ops(const wg_graph *g) {
+/* Operators with parameters in g, each block's repeats counted; those
+ * with a bias into *biased. */
+static int param_ops(const wg_graph *g, int *biased) {
   int n = 0;
+  *biased = 0;
   for (int b = 0; b < g->n_blocks; b++)
-    for (int j = 0; j < g->blocks[b].n_ops; j++)
-      n += g->blocks[b].count * (g->ops[g->blocks[b].first_op + j].params > 0);
+    for (int j = 0; j < g->blocks[b].n_ops; j++) {
+      const wg_op *o = &g->ops[g->blocks[b].first_op + j];
+      n += g->blocks[b].count * (o->params > 0);
+      *biased += g->blocks[b].count * (o->params > 0 && o->bias);
+    }
   return n;
 }
 
@@ -592,16 +597,19 @@ static int param_ops(const wg_graph *g) {
  * forward (reads the fp32 weights: 4 bytes a parameter) and the
  * penalty's Mul and AddN backward (20 bytes), three kernels. On one GPU
  * of a graph framework the step grows by exactly 24 bytes a parameter at
- * the GPU's memory rate plus three kernels' fixed cost per operator with
- * parameters (VGG16: 16 convolutions and classifiers), the update
+ * the GPU's memory rate plus three kernels' fixed cost per variable
+ * (VGG16: 16 convolutions and classifiers, each a kernel and a bias
+ * variable: 32; three kernels per operator until review35), the update
  * unchanged, and the data-parallel view puts the backward part inside the
  * layers' gradients (it delays them). Out of range and BERT refused. */
 Test(dp_models, l2_ops) {
   sc_model m;
   wg_graph *g = build("vgg16", &m);
-  int ops = param_ops(g);
+  int biased, ops = param_ops(g, &biased);
   wg_free(g);
   cr_assert_eq(ops, 16, "VGG16's operators with parameters: %d", ops);
+  cr_assert_eq(biased, 16, "each with a bias: %d", biased);
+  int vars = ops + biased; /* tf_cnn_benchmarks' variables */
   double p = model_builder_for(m.kind)->params(&m);
   sc_scenario s;
   sc_error err = {0};
@@ -622,12 +630,12 @@ Test(dp_models, l2_ops) {
   cr_assert_eq(dpm_layers(&s, &d1, &err), SC_OK, "%s", err.msg);
   sc_scenario_resolve(&s, &err);
   double rate = s.cluster.gpu.hbm_bw * s.cluster.gpu.hbm_eff;
-  double want = 24 * p / rate + 3 * ops * COST_KERNEL_T0;
+  double want = 24 * p / rate + 3 * vars * COST_KERNEL_T0;
   cr_assert(fabs((r1.step_s - r0.step_s) / want - 1) < 1e-6,
-            "the step grows %.6f s, by hand %.6f s (%.0f parameters, %d operators)",
-            r1.step_s - r0.step_s, want, p, ops);
+            "the step grows %.6f s, by hand %.6f s (%.0f parameters, %d variables)",
+            r1.step_s - r0.step_s, want, p, vars);
   cr_assert_eq(r1.time.optimizer, r0.time.optimizer, "the update is the optimizer's alone");
-  double bwd = 20 * p / rate + 2 * ops * COST_KERNEL_T0, got = 0;
+  double bwd = 20 * p / rate + 2 * vars * COST_KERNEL_T0, got = 0;
   for (int i = 0; i < d0.n; i++) got += d1.layers[i].bwd_s - d0.layers[i].bwd_s;
   cr_assert_eq(d1.n, d0.n, "the same gradients");
   cr_assert(fabs(got / bwd - 1) < 1e-6, "the gradients wait %.6f s more, by hand %.6f s", got,

@@ -96,6 +96,12 @@ double wg_tensor_elems(const wg_tensor *t) {
   return n;
 }
 
+int wg_op_tensors(const wg_op *o) {
+  if (o->kind == WG_NORM) return o->fn == WG_FN_RMSNORM || o->no_scale ? 1 : 2;
+  if (o->kind == WG_EMBEDDING) return o->positions ? 2 : 1;
+  return o->bias ? 2 : 1;
+}
+
 double wg_elem_bytes(wg_elem elem, double act) {
   switch (elem) {
   case WG_ELEM_ACT: return act;

@@ -261,6 +261,11 @@ int wg_find_tensor(const wg_graph *g, int b, const char *name);
 /* Elements of a tensor per sample. */
 double wg_tensor_elems(const wg_tensor *t);
 
+/* Parameter tensors (variables) of an operator with parameters: weight
+ * (+ bias); norms: scale and shift (RMSNorm, or a batch norm without
+ * scale: one); an embedding's table (+ its learned positions). */
+int wg_op_tensors(const wg_op *o);
+
 /* Bytes of one element of class `elem` when activations take `act` bytes. */
 double wg_elem_bytes(wg_elem elem, double act);
 

@@ -44,14 +44,6 @@ static sc_scenario worker(const sc_scenario *s) {
   return w;
 }
 
-/* Gradient tensors of an operator: weight (+ bias); norms: scale and
- * shift (RMSNorm: scale; a batch norm without scale: shift). */
-static int tensors_of(const wg_op *o) {
-  if (o->kind == WG_NORM) return o->fn == WG_FN_RMSNORM || o->no_scale ? 1 : 2;
-  if (o->kind == WG_EMBEDDING) return o->positions ? 2 : 1;
-  return o->bias ? 2 : 1;
-}
-
 /* Append one entry; -1 when out of memory. */
 static int push(dpm_model *m, int *cap, const wg_graph *g, const wg_block *b, int op, int inst,
                 double bwd, double host, double fwd) {
@@ -71,7 +63,7 @@ static int push(dpm_model *m, int *cap, const wg_graph *g, const wg_block *b, in
   l->op = op;
   l->instance = inst;
   l->params = o->params;
-  l->tensors = tensors_of(o);
+  l->tensors = wg_op_tensors(o); /* its gradient tensors */
   l->bwd_s = bwd;
   l->host_bwd_s = host;
   l->fwd_s = fwd;

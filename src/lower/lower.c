@@ -1150,12 +1150,13 @@ static int lower_dense(lctx *c, const wg_op *o, int opi) {
  * per variable (its --single_l2_loss_op flag, off by default, exists to
  * concatenate them instead; benchmark_cnn.py, recalled: not in
  * ../shared/reference). On the GPU that runs the tower, over the fp32
- * variable: forward the L2Loss kernel reads it (4 bytes a parameter);
+ * variables: forward the L2Loss kernel reads each (4 bytes a parameter);
  * backward the penalty's gradient is a Mul (read the variable, write 4)
- * and an AddN with the convolution's own gradient (read 8, write 4): 20
- * bytes, bwd_scale 5, two kernels (the second one's fixed cost added as
- * bytes at the GPU's rate would be the same t0; cost_mem charges one, the
- * other is COST_KERNEL_T0 worth of bytes). Nothing reads its output: the
+ * and an AddN with the variable's own gradient (read 8, write 4): 20
+ * bytes, bwd_scale 5; three kernels a variable (wg_op_tensors: a
+ * convolution's kernel and bias are two). cost_mem charges one kernel's
+ * fixed cost a direction; each other kernel is COST_KERNEL_T0 worth of
+ * bytes at the GPU's rate, the same t0. Nothing reads its output: the
  * scalar joins the loss, whose kernels are negligible. The gradient is
  * ready only after the AddN, so the task follows the op (same op index:
  * src/job/dpm.c counts it in that layer). 0 or -1 (no memory). */
@@ -1163,10 +1164,11 @@ static int l2_task(lctx *c, const wg_op *o, int opi) {
   const sc_model *m = &c->s->model;
   if (m->kind != SC_MODEL_CNN || !m->cnn.l2_ops || o->params <= 0 || o->tied) return 0;
   const sc_gpu *g = &c->s->cluster.gpu;
-  double p = o->params / c->st.tp, f = 4 * p;
-  double second = COST_KERNEL_T0 * g->hbm_bw * g->hbm_eff; /* the AddN's t0 as bytes */
-  return mem_task_p(c, "l2_", o->name, opi, f, 1, 2, (5 * f + second) / f,
-                    c->ts[o->out].task) < 0 ? -1 : 0;
+  int k = wg_op_tensors(o);
+  double p = o->params / c->st.tp, t0 = COST_KERNEL_T0 * g->hbm_bw * g->hbm_eff; /* bytes */
+  double f = 4 * p + (k - 1) * t0, b = 20 * p + (2 * k - 1) * t0;
+  return mem_task_p(c, "l2_", o->name, opi, f, k, 2 * k, b / f, c->ts[o->out].task) < 0 ? -1
+                                                                                        : 0;
 }
 
 static int lower_op(lctx *c, int opi) {

@@ -46,11 +46,11 @@ const acc_row acc_dp[] = {
     {{"BERT", "allreduce", "one-server data-parallel"}, 95, 15.77, -11.56, -70.06, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
     {{"BERT", "none", "one-server data-parallel"}, 26, 13.92, -7.68, -48.56, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
     {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.03, -20.73, -78.18, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
-    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.60, -7.72, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}}},
+    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.58, -7.71, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}}},
     {{"CNN", "gossip", "multi-server data-parallel"}, 15, 33.43, -33.43, -61.98, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
     {{"CNN", "none", "one-server data-parallel"}, 17, 11.57, -5.59, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
-    {{"CNN", "ps", "multi-server data-parallel"}, 30, 20.98, -20.15, -43.95, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 1}}},
-    {{"CNN", "ps", "one-server data-parallel"}, 145, 14.97, -13.00, -31.82, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 1}}},
+    {{"CNN", "ps", "multi-server data-parallel"}, 30, 20.96, -20.12, -43.95, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 1}}},
+    {{"CNN", "ps", "one-server data-parallel"}, 145, 14.85, -12.89, -31.55, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 1}}},
 };
 const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);
 

@@ -23,7 +23,7 @@
  * output, dropout and bias-dropout-add their 1-byte mask, attention q, k
  * and v (and, when the plan runs it unfused, the scores: softmax output,
  * dropout mask and dropout output, which selective recomputation drops),
- * the loss its logits with an fp32 copy.
+ * the loss the fp32 softmax of its logits.
  *
  * With no_dropout (a dropout rate of 0) attention and bias-dropout-add
  * keep no mask: PyTorch's dropout returns its input when p is 0 (torch/
@@ -574,9 +574,11 @@ static int shape_loss(add_ctx *c) {
    * back (4 + e) */
   o->traffic_e = o->traffic_e > 0 ? o->traffic_e : 1;
   o->traffic_b = o->traffic_b > 0 ? o->traffic_b : 36;
-  /* the logits and their fp32 softmax */
+  /* its fp32 softmax; the 16-bit logits are dropped after forward
+   * (Megatron's GPT forward returns the loss alone; the backward's
+   * 16-bit gradient is a transient, lower.c loss_bwd_extra) */
   o->saved_elems = o->elems;
-  o->saved_e = 1, o->saved_b = 4;
+  o->saved_e = 0, o->saved_b = 4;
   return SC_OK;
 }
 

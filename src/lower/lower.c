@@ -468,12 +468,12 @@ static int fused_ce(const lctx *c, const wg_op *o) {
 }
 
 /* Bytes per logit the loss's backward allocates beyond what saved()
- * keeps of it (the logits and, but for the fused kernel, their fp32
- * copy: e + 4), by plan.loss (plan_loss_of: "auto" resolved):
+ * keeps of it between forward and backward (the fp32 softmax, 4; the
+ * fused kernel the 16-bit logits, e), by plan.loss (plan_loss_of: "auto"
+ * resolved):
  *   - Megatron-Core's vocab-parallel loss turns the kept fp32 softmax
- *     into its gradient in place and casts it to 16 bits (e), having
- *     dropped the 16-bit logits after forward: 4 + e at its peak, what is
- *     kept -- nothing more;
+ *     into its gradient in place and casts that to 16 bits: e (the
+ *     16-bit logits were dropped after forward: 4 + e at its peak);
  *   - the fused kernel writes the 16-bit gradient beside the kept logits
  *     (flash-attn's cross_entropy.py allocates it unless inplace_backward,
  *     which neither it nor llm-foundry sets by default): e;
@@ -482,12 +482,12 @@ static int fused_ce(const lctx *c, const wg_op *o) {
  *     the NLL's dense fp32 gradient, the log-softmax's fp32 gradient
  *     input, the logits' gradient; data/measured/loss_mem_h100.csv, exact
  *     at every size), and the loop has dropped the logits after the loss
- *     (torchtitan's `del pred`, Hugging Face's Trainer): 12 against e + 4
- *     kept, 8 - e. A loop that keeps them (nanoGPT's) holds e more. */
+ *     (torchtitan's `del pred`, Hugging Face's Trainer): 12 against 4
+ *     kept, 8. A loop that keeps them (nanoGPT's) holds e more. */
 static double loss_bwd_extra(const lctx *c) {
   sc_loss_impl l = plan_loss_of(&c->s->plan);
   assert(l != SC_LOSS_AUTO);
-  return l == SC_LOSS_FUSED ? c->e : l == SC_LOSS_EAGER ? 8 - c->e : 0;
+  return l == SC_LOSS_EAGER ? 8 : c->e;
 }
 
 /* Bytes op keeps for backward: its saved inputs (as they were before the
@@ -529,7 +529,7 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
     if (c->run_lay == LAY_SEQ || c->run_lay == LAY_FEAT) n /= c->st.tp;
     /* the fused loss keeps the 16-bit logits alone (the log-sum-exp, 4
      * bytes a row, 1/vocab of them, is not counted) */
-    extra = n * (o->saved_e * c->e + (fused_ce(c, o) ? 0 : o->saved_b));
+    extra = n * (fused_ce(c, o) ? c->e : o->saved_e * c->e + o->saved_b);
     if (o->kind == WG_LOSS) c->bwd_extra += n * loss_bwd_extra(c);
   }
   c->act += b + extra;

@@ -27,6 +27,7 @@ void lcache_free(lcache *c) {
   for (int i = 0; c->slots && i < LCACHE_SLOTS; i++)
     if (c->slots[i].e) {
       xg_free(&c->slots[i].e->x);
+      mem_free(c->slots[i].e->full);
       mem_free(c->slots[i].e);
     }
   mem_free(c->slots);
@@ -86,6 +87,27 @@ static void parts_of(const sc_plan *p, sc_plan *k) {
   k->offload_layers = 0;
   if (zero_free(p)) k->zero = 0;
   if (recompute_free(p)) k->recompute = SC_RECOMP_NONE;
+}
+
+/* The plan's overrides and stage layout: all zero bytes in a search. */
+#define AFTER_LY (LY + sizeof(((sc_plan *)0)->pp_layout))
+_Static_assert(LCACHE_KEY == OV + (LY - MID) + (sizeof(sc_plan) - AFTER_LY),
+               "lcache: a plan's key bytes are its head, middle and tail");
+static const unsigned char zeros[sizeof(((sc_plan *)0)->overrides)];
+_Static_assert(sizeof zeros >= sizeof(((sc_plan *)0)->pp_layout), "lcache: zeros too short");
+
+/* 1 when p's overrides and stage layout are all zero bytes. */
+static int plain(const sc_plan *p) {
+  return !memcmp(p->overrides, zeros, sizeof p->overrides) &&
+         !memcmp(p->pp_layout, zeros, sizeof p->pp_layout);
+}
+
+/* The entry's key bytes of plan p, given k = parts_of(p): k's head and
+ * middle, and p's tail after the stage layout. */
+static void pack(const sc_plan *k, const sc_plan *p, unsigned char *out) {
+  memcpy(out, k, OV);
+  memcpy(out + OV, (const char *)k + MID, LY - MID);
+  memcpy(out + OV + (LY - MID), (const char *)p + AFTER_LY, sizeof *p - AFTER_LY);
 }
 
 /* 1 when key (key_of of some plan) is key_of(p), given k = parts_of(p):
@@ -156,7 +178,27 @@ static int presize(xg *x, const xg *most) {
 static int entry_of(lcache_slot *sl) {
   if (sl->e) return 0;
   if (!(sl->e = mem_alloc(sizeof *sl->e))) return -1;
+  sl->e->full = NULL;
   xg_init(&sl->e->x);
+  return 0;
+}
+
+/* 1 when entry e's key is plan p's (normalised), given whether p is plain,
+ * its packed key bytes and k = parts_of(p). */
+static int entry_is(const lcache_entry *e, int is_plain, const unsigned char *packed,
+                    const sc_plan *p, const sc_plan *k) {
+  return e->plain == is_plain && !memcmp(e->key, packed, LCACHE_KEY) &&
+         (is_plain || key_is(e->full, p, k));
+}
+
+/* Plan p (packed key bytes, plain or not) as entry e's key: 0, or -1 when
+ * out of memory (the whole plan of one not plain is kept beside). */
+static int set_key(lcache_entry *e, int is_plain, const unsigned char *packed, const sc_plan *p) {
+  memcpy(e->key, packed, LCACHE_KEY);
+  e->plain = is_plain;
+  if (is_plain) return 0;
+  if (!e->full && !(e->full = mem_alloc(sizeof *e->full))) return -1;
+  key_of(p, e->full);
   return 0;
 }
 
@@ -200,11 +242,14 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   sc_plan k;
   parts_of(&s->plan, &k);
   uint64_t h = hash_plan(&k, &s->plan);
+  int is_plain = plain(&s->plan);
+  unsigned char packed[LCACHE_KEY];
+  pack(&k, &s->plan, packed);
   lcache_slot *set = &c->slots[(size_t)(h & (LCACHE_SETS - 1)) * LCACHE_WAYS], *victim = set;
   c->clock++;
   for (int w = 0; w < LCACHE_WAYS; w++) {
     lcache_slot *sl = &set[w];
-    if (sl->used && sl->hash == h && key_is(&sl->e->key, &s->plan, &k)) {
+    if (sl->used && sl->hash == h && entry_is(sl->e, is_plain, packed, &s->plan, &k)) {
       sl->stamp = c->clock;
       restamp(&sl->e->x, &s->plan);
 #ifdef SC_DEBUG_CHECKS
@@ -219,7 +264,8 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   }
   c->misses++;
   victim->used = 0;
-  if (entry_of(victim) || presize(&victim->e->x, &c->most))
+  if (entry_of(victim) || presize(&victim->e->x, &c->most) ||
+      set_key(victim->e, is_plain, packed, &s->plan))
     return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
   xg *x = &victim->e->x;
   long seg_hits = c->segs.hits;
@@ -236,7 +282,6 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   victim->used = 1;
   victim->hash = h;
   victim->stamp = c->clock;
-  key_of(&s->plan, &victim->e->key);
   *out = x;
   return SC_OK;
 }

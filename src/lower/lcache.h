@@ -26,9 +26,10 @@
  *
  * One memo per job (so per thread): no sharing, no locks. Memory, touched
  * only as far as it is used: a table of LCACHE_SLOTS small slot headers
- * (4 KiB), and for each slot once it is first filled an entry, the key's
- * plan (2.3 KiB) and an execution graph whose arrays are sized once to
- * the largest graph seen and then reused. The key's model, cluster and
+ * (4 KiB), and for each slot once it is first filled an entry, the key
+ * (its plan less the overrides and the stage layout, which a search
+ * leaves zero: 320 bytes) and an execution graph whose arrays are sized
+ * once to the largest graph seen and then reused. The key's model, cluster and
  * the rest of the scenario are kept once per memo (`ctx`): a search
  * evaluates every plan against one model and cluster, and a look-up
  * with another forgets every slot. A memo that is given back to the
@@ -58,10 +59,22 @@
                                            crew ...") */
 #define LCACHE_SLOTS (LCACHE_WAYS * LCACHE_SETS)
 
+/* A key's bytes kept in every entry: its plan but for the overrides and
+ * the explicit stage layout, 2 KiB of zeros in a search's plans. */
+#define LCACHE_KEY                                                     \
+  (sizeof(sc_plan) - sizeof(((sc_plan *)0)->overrides) -               \
+   sizeof(((sc_plan *)0)->pp_layout))
+
 /* What a filled slot holds. */
 typedef struct lcache_entry {
-  sc_plan key;        /* the resolved scenario's plan, normalised (lcache.c,
-                         key_of); the rest of the scenario is lcache.ctx */
+  unsigned char key[LCACHE_KEY]; /* the resolved scenario's plan,
+                         normalised, less its overrides and stage layout
+                         (lcache.c, pack); the rest of the scenario is
+                         lcache.ctx */
+  int plain;          /* 1: the key's overrides and stage layout are all
+                         zero bytes */
+  sc_plan *full;      /* owned: the whole plan, normalised (lcache.c,
+                         key_of), where not plain (allocated once one is) */
   xg x;               /* its execution graph (owned) */
 } lcache_entry;
 

@@ -89,7 +89,9 @@ static void parts_of(const sc_plan *p, sc_plan *k) {
   if (recompute_free(p)) k->recompute = SC_RECOMP_NONE;
 }
 
-/* The plan's overrides and stage layout: all zero bytes in a search. */
+/* Where the plan's stage layout ends. An entry keeps a plan's head, middle
+ * and what follows the layout (LCACHE_KEY bytes); its overrides and stage
+ * layout, all zero bytes in a search, only where they are not. */
 #define AFTER_LY (LY + sizeof(((sc_plan *)0)->pp_layout))
 _Static_assert(LCACHE_KEY == OV + (LY - MID) + (sizeof(sc_plan) - AFTER_LY),
                "lcache: a plan's key bytes are its head, middle and tail");

@@ -234,3 +234,39 @@ Test(lcache, job_graph_space_as_predict) {
   s.plan.global_batch = 64;
   cr_assert_gt(job_space_as_predict(&s, 400), 0);
 }
+
+/* The memo keeps the scenario outside the plan once (its context): the
+ * same plan on another cluster is a miss, lowered as on its own, and
+ * every slot of the first cluster is forgotten then (a miss again when
+ * it comes back, a hit after that). */
+Test(lcache, another_cluster_is_a_miss) {
+  sc_scenario base = llama();
+  base.plan.tp = 8, base.plan.pp = 1, base.plan.cp = 1, base.plan.ep = 1, base.plan.vpp = 1;
+  base.plan.dp = 64, base.plan.micro_batch = 1, base.plan.zero = 1;
+  sc_error err = {0};
+  sc_scenario a = base, b = base;
+  b.cluster.nic_bw *= 2;
+  cr_assert_eq(sc_scenario_resolve(&a, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_scenario_resolve(&b, &err), SC_OK, "%s", err.msg);
+  wg_graph *g = NULL;
+  cr_assert_eq(model_builder_for(a.model.kind)->build(&a.model, &g, &err), SC_OK);
+  lcache c;
+  lcache_init(&c);
+  lower_scratch ls1 = {0}, ls2 = {0};
+  xg fresh;
+  xg_init(&fresh);
+  const sc_scenario *order[] = {&a, &b, &a, &a};
+  for (int i = 0; i < 4; i++) {
+    const xg *got;
+    cr_assert_eq(lcache_lower(&c, g, order[i], &ls1, &got, &err), SC_OK, "%s", err.msg);
+    cr_assert_eq(lower_plan(g, order[i], &ls2, &fresh, &err), SC_OK, "%s", err.msg);
+    cr_assert(lcache_xg_equal(got, &fresh), "look-up %d", i);
+  }
+  cr_assert_eq(c.misses, 3);
+  cr_assert_eq(c.hits, 1);
+  lcache_free(&c);
+  lower_scratch_free(&ls1);
+  lower_scratch_free(&ls2);
+  xg_free(&fresh);
+  wg_free(g);
+}

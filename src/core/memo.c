@@ -39,10 +39,16 @@ const double *memo_get(const memo *m, const double *key) {
   return s->used ? s->val : NULL;
 }
 
+/* Double the table. Its memory is zeroed by writing it, not by calloc:
+ * a look-up probes the table before anything is put there, and a fresh
+ * page that is read first faults twice, in as the system's zero page and
+ * again when written (docs/search.md, "Threads: the memory a thread
+ * touches"). */
 static int grow(memo *m) {
   int cap = m->cap ? 2 * m->cap : 256;
-  memo_ent *e = mem_calloc((size_t)cap, sizeof *e);
+  memo_ent *e = mem_alloc((size_t)cap * sizeof *e);
   if (!e) return -1;
+  memset(e, 0, (size_t)cap * sizeof *e);
   for (int i = 0; i < m->cap; i++)
     if (m->e[i].used) *slot(e, cap, m->e[i].key) = m->e[i];
   mem_free(m->e);

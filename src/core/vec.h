@@ -24,6 +24,11 @@
  * exceeds INT_MAX elements (then *p and *cap are unchanged). */
 int vec_grow(void **p, int *cap, long need, size_t elem);
 
+/* Make *p hold at least `need` elements, exactly `need` when it must
+ * grow (no doubling): an array sized once to what it will hold, so that
+ * no memory past it is allocated and touched. 0, or -1 as vec_grow. */
+int vec_reserve(void **p, int *cap, long need, size_t elem);
+
 /* An anonymous growable array of T. */
 #define VEC(T) struct { T *v; int n, cap; }
 

@@ -23,17 +23,26 @@ static int same(const qmemo_key *a, const qmemo_key *b) {
          a->mode == b->mode;
 }
 
-static qmemo_slot *set_of(qmemo *m, const qmemo_key *k) {
+/* The number of k's set. */
+static size_t set_of(const qmemo_key *k) {
   uint64_t h = (k->id ^ (uint64_t)(k->zero3 | k->recompute << 1 | k->mode << 4) << 56) *
                0x9e3779b97f4a7c15u;
   h ^= h >> 29;
-  return &m->slots[(size_t)(h & (QMEMO_SETS - 1)) * QMEMO_WAYS];
+  return (size_t)(h & (QMEMO_SETS - 1));
 }
+
+/* 1 when set i has been emptied (its slots may be read). */
+static int ready(const qmemo *m, size_t i) { return m->ready[i / 64] >> (i % 64) & 1u; }
 
 const eng_qsum *qmemo_get(qmemo *m, const qmemo_key *k) {
   if (!m->slots || !k->id) return NULL;
-  qmemo_slot *set = set_of(m, k);
+  size_t i = set_of(k);
   m->clock++;
+  if (!ready(m, i)) {
+    m->misses++;
+    return NULL;
+  }
+  qmemo_slot *set = &m->slots[i * QMEMO_WAYS];
   for (int w = 0; w < QMEMO_WAYS; w++)
     if (set[w].k.id && same(&set[w].k, k)) {
       set[w].stamp = m->clock;
@@ -45,8 +54,13 @@ const eng_qsum *qmemo_get(qmemo *m, const qmemo_key *k) {
 }
 
 int qmemo_put(qmemo *m, const qmemo_key *k, const eng_qsum *qs) {
-  if (!m->slots && !(m->slots = mem_calloc(QMEMO_SLOTS, sizeof *m->slots))) return -1;
-  qmemo_slot *set = set_of(m, k), *v = set;
+  if (!m->slots && !(m->slots = mem_alloc(QMEMO_SLOTS * sizeof *m->slots))) return -1;
+  size_t i = set_of(k);
+  qmemo_slot *set = &m->slots[i * QMEMO_WAYS], *v = set;
+  if (!ready(m, i)) {
+    memset(set, 0, QMEMO_WAYS * sizeof *set);
+    m->ready[i / 64] |= (uint64_t)1 << (i % 64);
+  }
   for (int w = 0; w < QMEMO_WAYS; w++) {
     if (!set[w].k.id || same(&set[w].k, k)) {
       v = &set[w];

@@ -30,7 +30,11 @@
  * costed again and compared bit for bit (analytic.c).
  *
  * One memo per job (per thread). Memory: QMEMO_SLOTS x 2 summaries (56
- * bytes each), allocated once.
+ * bytes each), allocated once and each set of it written (emptied) only
+ * when a summary is first put into it: a look-up in a set never written
+ * reads no slot, so a search touches only the pages of the sets it uses
+ * (a page read before it is written faults twice; docs/search.md,
+ * "Threads: the memory a thread touches").
  */
 #ifndef SC_ENGINE_QMEMO_H
 #define SC_ENGINE_QMEMO_H
@@ -58,7 +62,10 @@ typedef struct qmemo_slot {
 } qmemo_slot;
 
 typedef struct qmemo {
-  qmemo_slot *slots;      /* owned, QMEMO_SLOTS, allocated on first put */
+  qmemo_slot *slots;      /* owned, QMEMO_SLOTS, allocated on first put;
+                             a set's slots are set only once its bit in
+                             `ready` is */
+  uint64_t ready[QMEMO_SETS / 64];
   uint64_t clock;
   long hits, misses;      /* for tests and benchmarks */
 } qmemo;

@@ -3,9 +3,12 @@
  *
  * A set-associative table: the hash of a key's plan picks a set of
  * LCACHE_WAYS slots; a key is found by its hash and then compared byte for
- * byte with the whole resolved scenario, so a hit is exactly the
- * scenario lowered before (two scenarios that differ only in padding
- * bytes are a miss, never a wrong hit).
+ * byte with the plan, and the rest of the scenario with the memo's
+ * context (lcache.ctx, which every used slot shares), so a hit is exactly
+ * the scenario lowered before (two scenarios that differ only in padding
+ * bytes are a miss, never a wrong hit). A look-up reads the slot headers
+ * of one set (a few cache lines) and the entry of a slot only when its
+ * hash matches; an entry is allocated when its slot is first filled.
  */
 #include "lower/lcache.h"
 
@@ -21,8 +24,12 @@ void lcache_init(lcache *c) { memset(c, 0, sizeof *c); }
 
 void lcache_free(lcache *c) {
   segm_free(&c->segs);
-  if (c->slots)
-    for (int i = 0; i < LCACHE_SLOTS; i++) xg_free(&c->slots[i].x);
+  for (int i = 0; c->slots && i < LCACHE_SLOTS; i++)
+    if (c->slots[i].e) {
+      xg_free(&c->slots[i].e->x);
+      mem_free(c->slots[i].e->full);
+      mem_free(c->slots[i].e);
+    }
   mem_free(c->slots);
   lcache_init(c);
 }
@@ -46,15 +53,16 @@ static int recompute_free(const sc_plan *p) {
   return p->n_overrides == 0 && p->recompute_layers == 0;
 }
 
-/* The memo's key of resolved scenario s: s without what the lowering does
- * not read (offload_layers) and, where zero_free and recompute_free,
- * without the ZeRO stage and the recomputation mode (written into the
- * segments on every hit, restamp). */
-static void key_of(const sc_scenario *s, sc_scenario *k) {
-  *k = *s;
-  k->plan.offload_layers = 0;
-  if (zero_free(&s->plan)) k->plan.zero = 0;
-  if (recompute_free(&s->plan)) k->plan.recompute = SC_RECOMP_NONE;
+/* The memo's key of a resolved scenario's plan p (the rest of the
+ * scenario is the memo's context): p without what the lowering does not
+ * read (offload_layers) and, where zero_free and recompute_free, without
+ * the ZeRO stage and the recomputation mode (written into the segments on
+ * every hit, restamp). Copied byte for byte, padding included. */
+static void key_of(const sc_plan *p, sc_plan *k) {
+  memcpy(k, p, sizeof *k);
+  k->offload_layers = 0;
+  if (zero_free(p)) k->zero = 0;
+  if (recompute_free(p)) k->recompute = SC_RECOMP_NONE;
 }
 
 /* A plan's bytes in four parts: the head (the plain fields), the
@@ -81,16 +89,49 @@ static void parts_of(const sc_plan *p, sc_plan *k) {
   if (recompute_free(p)) k->recompute = SC_RECOMP_NONE;
 }
 
-/* 1 when key (key_of of some scenario) is key_of(s), given k = parts_of
- * of s's plan: key_of(s) is s with k's head and middle. */
-static int key_is(const sc_scenario *key, const sc_scenario *s, const sc_plan *k) {
-  const char *a = (const char *)&key->plan, *b = (const char *)&s->plan;
-  return !memcmp(key, s, offsetof(sc_scenario, plan)) && !memcmp(a, k, OV) &&
-         !memcmp(a + OV, b + OV, MID - OV) && !memcmp(a + MID, (const char *)k + MID, LY - MID) &&
-         !memcmp(a + LY, b + LY, sizeof(sc_plan) - LY) &&
-         !memcmp((const char *)key + offsetof(sc_scenario, plan) + sizeof(sc_plan),
-                 (const char *)s + offsetof(sc_scenario, plan) + sizeof(sc_plan),
-                 sizeof(sc_scenario) - offsetof(sc_scenario, plan) - sizeof(sc_plan));
+/* Where the plan's stage layout ends. An entry keeps a plan's head, middle
+ * and what follows the layout (LCACHE_KEY bytes); its overrides and stage
+ * layout, all zero bytes in a search, only where they are not. */
+#define AFTER_LY (LY + sizeof(((sc_plan *)0)->pp_layout))
+_Static_assert(LCACHE_KEY == OV + (LY - MID) + (sizeof(sc_plan) - AFTER_LY),
+               "lcache: a plan's key bytes are its head, middle and tail");
+static const unsigned char zeros[sizeof(((sc_plan *)0)->overrides)];
+_Static_assert(sizeof zeros >= sizeof(((sc_plan *)0)->pp_layout), "lcache: zeros too short");
+
+/* 1 when p's overrides and stage layout are all zero bytes. */
+static int plain(const sc_plan *p) {
+  return !memcmp(p->overrides, zeros, sizeof p->overrides) &&
+         !memcmp(p->pp_layout, zeros, sizeof p->pp_layout);
+}
+
+/* The entry's key bytes of plan p, given k = parts_of(p): k's head and
+ * middle, and p's tail after the stage layout. */
+static void pack(const sc_plan *k, const sc_plan *p, unsigned char *out) {
+  memcpy(out, k, OV);
+  memcpy(out + OV, (const char *)k + MID, LY - MID);
+  memcpy(out + OV + (LY - MID), (const char *)p + AFTER_LY, sizeof *p - AFTER_LY);
+}
+
+/* 1 when key (key_of of some plan) is key_of(p), given k = parts_of(p):
+ * key_of(p) is p with k's head and middle. */
+static int key_is(const sc_plan *key, const sc_plan *p, const sc_plan *k) {
+  const char *a = (const char *)key, *b = (const char *)p;
+  return !memcmp(a, k, OV) && !memcmp(a + OV, b + OV, MID - OV) &&
+         !memcmp(a + MID, (const char *)k + MID, LY - MID) &&
+         !memcmp(a + LY, b + LY, sizeof(sc_plan) - LY);
+}
+
+/* Make s's bytes outside its plan the memo's context: when they differ
+ * from the context's (another model or cluster), every slot is forgotten
+ * (a search looks up one model and cluster throughout). */
+static void set_context(lcache *c, const sc_scenario *s) {
+  size_t at = offsetof(sc_scenario, plan), after = at + sizeof(sc_plan);
+  const char *a = (const char *)&c->ctx, *b = (const char *)s;
+  if (c->has_ctx && !memcmp(a, b, at) && !memcmp(a + after, b + after, sizeof *s - after))
+    return;
+  for (int i = 0; i < LCACHE_SLOTS; i++) c->slots[i].used = 0;
+  memcpy(&c->ctx, s, sizeof *s);
+  c->has_ctx = 1;
 }
 
 /* A hash of the normalised plan (k: its head and middle, p: the plan
@@ -123,14 +164,44 @@ static void restamp(xg *x, const sc_plan *p) {
   }
 }
 
-/* Room in x's arrays for as many elements as `most` counts. 0, or -1
- * when out of memory. */
+/* Room in x's arrays for as many elements as `most` counts, exactly (no
+ * doubling: the slots' arrays lie closer, and a thread touches fewer
+ * pages). 0, or -1 when out of memory. */
 static int presize(xg *x, const xg *most) {
-  return vec_grow((void **)&x->tasks, &x->cap_tasks, most->n_tasks, sizeof *x->tasks) ||
-         vec_grow((void **)&x->segs, &x->cap_segs, most->n_segs, sizeof *x->segs) ||
-         vec_grow((void **)&x->runs, &x->cap_runs, most->n_runs, sizeof *x->runs) ||
-         vec_grow((void **)&x->stages, &x->cap_stages, most->n_stages, sizeof *x->stages) ||
-         vec_grow((void **)&x->groups, &x->cap_groups, most->n_groups, sizeof *x->groups);
+  return vec_reserve((void **)&x->tasks, &x->cap_tasks, most->n_tasks, sizeof *x->tasks) ||
+         vec_reserve((void **)&x->segs, &x->cap_segs, most->n_segs, sizeof *x->segs) ||
+         vec_reserve((void **)&x->runs, &x->cap_runs, most->n_runs, sizeof *x->runs) ||
+         vec_reserve((void **)&x->stages, &x->cap_stages, most->n_stages, sizeof *x->stages) ||
+         vec_reserve((void **)&x->groups, &x->cap_groups, most->n_groups, sizeof *x->groups);
+}
+
+/* The entry of slot sl, allocated on its first use: 0, or -1 when out of
+ * memory. */
+static int entry_of(lcache_slot *sl) {
+  if (sl->e) return 0;
+  if (!(sl->e = mem_alloc(sizeof *sl->e))) return -1;
+  sl->e->full = NULL;
+  xg_init(&sl->e->x);
+  return 0;
+}
+
+/* 1 when entry e's key is plan p's (normalised), given whether p is plain,
+ * its packed key bytes and k = parts_of(p). */
+static int entry_is(const lcache_entry *e, int is_plain, const unsigned char *packed,
+                    const sc_plan *p, const sc_plan *k) {
+  return e->plain == is_plain && !memcmp(e->key, packed, LCACHE_KEY) &&
+         (is_plain || key_is(e->full, p, k));
+}
+
+/* Plan p (packed key bytes, plain or not) as entry e's key: 0, or -1 when
+ * out of memory (the whole plan of one not plain is kept beside). */
+static int set_key(lcache_entry *e, int is_plain, const unsigned char *packed, const sc_plan *p) {
+  memcpy(e->key, packed, LCACHE_KEY);
+  e->plain = is_plain;
+  if (is_plain) return 0;
+  if (!e->full && !(e->full = mem_alloc(sizeof *e->full))) return -1;
+  key_of(p, e->full);
+  return 0;
 }
 
 /* Raise most's counts to x's. */
@@ -169,46 +240,51 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
   *out = NULL;
   if (!c->slots && !(c->slots = mem_calloc(LCACHE_SLOTS, sizeof *c->slots)))
     return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
+  set_context(c, s);
   sc_plan k;
   parts_of(&s->plan, &k);
   uint64_t h = hash_plan(&k, &s->plan);
+  int is_plain = plain(&s->plan);
+  unsigned char packed[LCACHE_KEY];
+  pack(&k, &s->plan, packed);
   lcache_slot *set = &c->slots[(size_t)(h & (LCACHE_SETS - 1)) * LCACHE_WAYS], *victim = set;
   c->clock++;
   for (int w = 0; w < LCACHE_WAYS; w++) {
     lcache_slot *sl = &set[w];
-    if (sl->used && sl->hash == h && key_is(&sl->key, s, &k)) {
+    if (sl->used && sl->hash == h && entry_is(sl->e, is_plain, packed, &s->plan, &k)) {
       sl->stamp = c->clock;
-      restamp(&sl->x, &s->plan);
+      restamp(&sl->e->x, &s->plan);
 #ifdef SC_DEBUG_CHECKS
-      int rc = recheck(g, s, scr, &sl->x, err);
+      int rc = recheck(g, s, scr, &sl->e->x, err);
       if (rc != SC_OK) return rc;
 #endif
       c->hits++;
-      *out = &sl->x;
+      *out = &sl->e->x;
       return SC_OK;
     }
     if (!sl->used || (victim->used && sl->stamp < victim->stamp)) victim = sl;
   }
   c->misses++;
   victim->used = 0;
-  if (presize(&victim->x, &c->most))
+  if (entry_of(victim) || presize(&victim->e->x, &c->most) ||
+      set_key(victim->e, is_plain, packed, &s->plan))
     return sc_error_set(err, SC_ENOMEM, "out of memory remembering lowered plans");
+  xg *x = &victim->e->x;
   long seg_hits = c->segs.hits;
-  int rc = lower_plan_memo(g, s, scr, &c->segs, &victim->x, err);
+  int rc = lower_plan_memo(g, s, scr, &c->segs, x, err);
   if (rc != SC_OK) return rc;
 #ifdef SC_DEBUG_CHECKS
   if (c->segs.hits > seg_hits && c->checked++ % SEGM_CHECK_EVERY == 0 &&
-      (rc = recheck(g, s, scr, &victim->x, err)) != SC_OK)
+      (rc = recheck(g, s, scr, x, err)) != SC_OK)
     return rc;
 #else
   (void)seg_hits;
 #endif
-  note_most(&c->most, &victim->x);
+  note_most(&c->most, x);
   victim->used = 1;
   victim->hash = h;
   victim->stamp = c->clock;
-  key_of(s, &victim->key);
-  *out = &victim->x;
+  *out = x;
   return SC_OK;
 }
 

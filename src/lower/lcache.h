@@ -24,9 +24,19 @@
  * A miss is lowered with the memo of segments (segmemo.h), so that only
  * the segments no earlier plan had are lowered again.
  *
- * One memo per job (so per thread): no sharing, no locks. Memory: up to
- * LCACHE_SLOTS execution graphs and as many scenarios (4 KiB each), the
- * graphs' arrays grown once and then reused.
+ * One memo per job (so per thread): no sharing, no locks. Memory, touched
+ * only as far as it is used: a table of LCACHE_SLOTS small slot headers
+ * (4 KiB), and for each slot once it is first filled an entry, the key
+ * (its plan less the overrides and the stage layout, which a search
+ * leaves zero: 320 bytes) and an execution graph whose arrays are sized
+ * once to the largest graph seen and then reused. The key's model, cluster and
+ * the rest of the scenario are kept once per memo (`ctx`): a search
+ * evaluates every plan against one model and cluster, and a look-up
+ * with another forgets every slot. A memo that is given back to the
+ * system after each search (a fresh thread, a fresh process) pays a page
+ * fault for each page it touches the first time (docs/search.md,
+ * "Threads: the memory a thread touches"): hence no large array
+ * allocated zeroed and read before it is written.
  */
 #ifndef SC_LOWER_LCACHE_H
 #define SC_LOWER_LCACHE_H
@@ -49,16 +59,37 @@
                                            crew ...") */
 #define LCACHE_SLOTS (LCACHE_WAYS * LCACHE_SETS)
 
+/* A key's bytes kept in every entry: its plan but for the overrides and
+ * the explicit stage layout, 2 KiB of zeros in a search's plans. */
+#define LCACHE_KEY                                                     \
+  (sizeof(sc_plan) - sizeof(((sc_plan *)0)->overrides) -               \
+   sizeof(((sc_plan *)0)->pp_layout))
+
+/* What a filled slot holds. */
+typedef struct lcache_entry {
+  unsigned char key[LCACHE_KEY]; /* the resolved scenario's plan,
+                         normalised, less its overrides and stage layout
+                         (lcache.c, pack); the rest of the scenario is
+                         lcache.ctx */
+  int plain;          /* 1: the key's overrides and stage layout are all
+                         zero bytes */
+  sc_plan *full;      /* owned: the whole plan, normalised (lcache.c,
+                         key_of), where not plain (allocated once one is) */
+  xg x;               /* its execution graph (owned) */
+} lcache_entry;
+
 typedef struct lcache_slot {
-  int used;
   uint64_t hash;      /* of key.plan */
   uint64_t stamp;     /* last use, for eviction (least recently used) */
-  sc_scenario key;    /* the resolved scenario, normalised (lcache.c, key_of) */
-  xg x;               /* its execution graph (owned) */
+  lcache_entry *e;    /* owned; NULL until the slot is first filled */
+  int used;           /* e holds a key of the current ctx */
 } lcache_slot;
 
 typedef struct lcache {
   lcache_slot *slots; /* owned, LCACHE_SLOTS, allocated on first use */
+  sc_scenario ctx;    /* the scenario of the last look-up: every used
+                         slot's key has its bytes outside the plan */
+  int has_ctx;        /* ctx is set */
   uint64_t clock;     /* lookups so far */
   xg most;            /* counts only: the most tasks, segments, runs,
                          stages and groups a graph of this memo held (a

@@ -23,8 +23,7 @@
 void segm_init(segm *m) { memset(m, 0, sizeof *m); }
 
 void segm_free(segm *m) {
-  if (m->slots)
-    for (int i = 0; i < SEGM_SLOTS; i++) mem_free(m->slots[i].tasks);
+  for (int i = 0; i < m->n_slots; i++) mem_free(m->slots[i].tasks);
   mem_free(m->slots);
   mem_free(m->ctxs);
   segm_init(m);
@@ -91,36 +90,40 @@ static int key_is(const sc_scenario *key, const sc_scenario *s, const sc_plan *k
 
 /* Empty the slots of context serial `serial` (evicted). */
 static void drop_slots(segm *m, uint64_t serial) {
-  for (int i = 0; i < SEGM_SLOTS; i++)
+  for (int i = 0; i < m->n_slots; i++)
     if (m->slots[i].ctx == serial) m->slots[i].ctx = 0;
 }
 
 /* List the slots of the current context. */
 static void list_slots(segm *m) {
   m->n_cur = 0;
-  for (int i = 0; i < SEGM_SLOTS; i++)
+  for (int i = 0; i < m->n_slots; i++)
     if (m->slots[i].ctx == m->cur) m->cur_slots[m->n_cur++] = i;
 }
 
 int segm_begin(segm *m, const sc_scenario *s) {
   m->cur = 0;
   m->n_cur = 0;
-  if (!m->ctxs && !(m->ctxs = mem_calloc(SEGM_CONTEXTS, sizeof *m->ctxs))) return SC_ENOMEM;
-  if (!m->slots && !(m->slots = mem_calloc(SEGM_SLOTS, sizeof *m->slots))) return SC_ENOMEM;
+  if (!m->ctxs && !(m->ctxs = mem_alloc(SEGM_CONTEXTS * sizeof *m->ctxs))) return SC_ENOMEM;
+  if (!m->slots && !(m->slots = mem_alloc(SEGM_SLOTS * sizeof *m->slots))) return SC_ENOMEM;
   m->clock++;
   sc_plan k;
   parts_of(&s->plan, &k);
   uint64_t h = hash_parts(&k);
   segm_ctx *victim = &m->ctxs[0];
-  for (int i = 0; i < SEGM_CONTEXTS; i++) {
+  for (int i = 0; i < m->n_ctxs; i++) {
     segm_ctx *c = &m->ctxs[i];
-    if (c->serial && c->hash == h && key_is(&c->key, s, &k)) {
+    if (c->hash == h && key_is(&c->key, s, &k)) {
       c->stamp = m->clock;
       m->cur = c->serial;
       list_slots(m);
       return SC_OK;
     }
-    if (!c->serial || (victim->serial && c->stamp < victim->stamp)) victim = c;
+    if (c->stamp < victim->stamp) victim = c;
+  }
+  if (m->n_ctxs < SEGM_CONTEXTS) { /* a context never filled */
+    victim = &m->ctxs[m->n_ctxs++];
+    victim->serial = 0;
   }
   if (victim->serial) drop_slots(m, victim->serial);
   victim->serial = ++m->serials;
@@ -198,15 +201,19 @@ static int ordinal(const segm_call *calls, int n, int g) {
   return -1;
 }
 
-/* The slot to fill: an unused one (never filled, or of an evicted
- * context: segm_begin empties those), or the least recently used. */
+/* The slot to fill: an unused one (of an evicted context: segm_begin
+ * empties those; or never filled, emptied now), or the least recently
+ * used. */
 static segm_slot *victim(segm *m) {
   segm_slot *v = &m->slots[0];
-  for (int i = 0; i < SEGM_SLOTS; i++) {
+  for (int i = 0; i < m->n_slots; i++) {
     segm_slot *sl = &m->slots[i];
     if (!sl->ctx) return sl;
     if (sl->stamp < v->stamp) v = sl;
   }
+  if (m->n_slots == SEGM_SLOTS) return v;
+  v = &m->slots[m->n_slots++];
+  memset(v, 0, sizeof *v);
   return v;
 }
 

@@ -93,8 +93,13 @@ typedef struct segm_slot {
 } segm_slot;
 
 typedef struct segm {
-  segm_ctx *ctxs;         /* owned, SEGM_CONTEXTS, allocated on first use */
-  segm_slot *slots;       /* owned, SEGM_SLOTS, allocated on first use */
+  segm_ctx *ctxs;         /* owned, SEGM_CONTEXTS, allocated on first use;
+                             ctxs[0 .. n_ctxs) filled, the rest never
+                             read (not yet written: no page touched) */
+  int n_ctxs;
+  segm_slot *slots;       /* owned, SEGM_SLOTS, allocated on first use;
+                             slots[0 .. n_slots) set, the rest never read */
+  int n_slots;
   uint64_t cur;           /* serial of the context of the plan being lowered */
   uint64_t serials;       /* contexts made so far */
   uint64_t ids;           /* segments remembered so far */

@@ -480,14 +480,8 @@ static double mem_bus_bw(const nccl_sys *s, coll_op op, coll_algo a, coll_proto 
 }
 
 /* busBw of (a, p) after NCCL's refinements, GB/s; 0 = not available.
- * tuner: NCCL's own figure (what it compares); else as the kernels run,
- * held to the GPU's memory throughput (mem_bus_bw). */
-static double bus_bw_of(const nccl_sys *s, coll_algo a, coll_proto p, int tuner);
-static double bus_bw(const nccl_sys *s, coll_op op, coll_algo a, coll_proto p, int tuner) {
-  double bw = bus_bw_of(s, a, p, tuner);
-  return tuner || bw <= 0 ? bw : fmin(bw, mem_bus_bw(s, op, a, p));
-}
-
+ * tuner: NCCL's own figure (what it compares); else as the links let the
+ * kernels run (bus_bw adds the GPU's memory). */
 static double bus_bw_of(const nccl_sys *s, coll_algo a, coll_proto p, int tuner) {
   /* NCCL enables LL128 only where the node's GPUs reach each other over
    * NVLink (tuning.cc ncclTopoTuneModel: pEnable &= typeIntra <=
@@ -518,6 +512,13 @@ static double bus_bw_of(const nccl_sys *s, coll_algo a, coll_proto p, int tuner)
   default:
     return 0.0;
   }
+}
+
+/* bus_bw_of, and as the kernels run (not tuner) held to the GPU's memory
+ * throughput for op (mem_bus_bw), GB/s; 0 = not available. */
+static double bus_bw(const nccl_sys *s, coll_op op, coll_algo a, coll_proto p, int tuner) {
+  double bw = bus_bw_of(s, a, p, tuner);
+  return tuner || bw <= 0 ? bw : fmin(bw, mem_bus_bw(s, op, a, p));
 }
 
 /* Ring steps of an op (tuning.cc: nsteps). */

@@ -46,7 +46,8 @@ int amp_on(const sc_plan *p);
 /* HBM bytes of AMP's weight and gradient casts and loss scaling in one
  * step (amp.c): local parameters of the stage (unsharded, cast each
  * micro-batch), shard the optimizer's share of them (loss scaling once a
- * step where loss_scaling: fp16), micro_batches per step (< 1 taken as 1), added those of the
+ * step where loss_scaling: fp16), micro_batches per step (< 1 taken as
+ * 1), added those of the
  * local parameters whose fp32 gradient autograd adds into .grad after the
  * first micro-batch, as a kernel of its own (AccumulateGrad): under an
  * eager framework (plan.framework_eager: PyTorch autocast / apex O1) the

@@ -879,10 +879,10 @@ static void scn_stem(const char *path, char *buf, size_t cap) {
  * presets each applies to. */
 static const struct {
   const char *key, *presets;
-} scn_zoo_keys[] = {{"image", "CNN"},          {"classes", "CNN"}, {"fused_bn", "ResNet"},
-                    {"l2_ops", "CNN"},
-                    {"keras", "CNN"},
-                    {"optimizer", "CNN and BERT"},      {"mlm_positions", "BERT"}, {"tokens", "BERT"},
+} scn_zoo_keys[] = {{"image", "CNN"},         {"classes", "CNN"},
+                    {"fused_bn", "ResNet"},     {"l2_ops", "CNN"},
+                    {"keras", "CNN"},           {"optimizer", "CNN and BERT"},
+                    {"mlm_positions", "BERT"},  {"tokens", "BERT"},
                     {"mlm_all_positions", "BERT"}};
 
 /* A model object v that is not a CNN or BERT preset (`what`: "presets",

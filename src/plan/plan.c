@@ -1019,8 +1019,8 @@ int plan_resolve_plan(sc_scenario *t, sc_error *err) {
       (rc = plan_data(t, err)) || (rc = plan_expert(t, err)) ||
       (rc = plan_pipeline(t, err)) || (rc = plan_batch(&t->plan, err)) ||
       (rc = plan_interleaved_batches(&t->plan, err)) ||
-      (rc = plan_dualpipe_batches(&t->plan, err)) || (rc = plan_attention(t, err)) || (rc = plan_loss(&t->plan, err)) ||
-      (rc = plan_overrides(t, err)) ||
+      (rc = plan_dualpipe_batches(&t->plan, err)) || (rc = plan_attention(t, err)) ||
+      (rc = plan_loss(&t->plan, err)) || (rc = plan_overrides(t, err)) ||
       (rc = plan_fsdp_moe(t, err)) || (rc = plan_recmod(t, err)))
     return rc;
   plan_switches(&t->plan);

@@ -57,7 +57,7 @@ WARMUP = 3
 STEPS = 10
 
 
-def configs(heads, names):
+def named_configs(heads, names):
     """The configs (name, hidden, layers, heads, seq, micro_batch, ckpt) that
     the names spell, SIZE<hidden>_L<layers>_s<seq>_b<micro_batch>, "_ckpt"
     where every block is checkpointed (SIZE s, m, l, xl: for the eye), each
@@ -72,7 +72,7 @@ def configs(heads, names):
 
 # Ordered cheap to dear so that a run cut short still has the small
 # (host-bound) end; head dim 64 but for 1536 and 2048 (16 heads: 96, 128).
-CONFIGS = configs({768: 12, 1024: 16, 1536: 16, 2048: 16}, """
+CONFIGS = named_configs({768: 12, 1024: 16, 1536: 16, 2048: 16}, """
     s768_L12_s1024_b1 s768_L12_s1024_b4 s768_L12_s1024_b16 s768_L12_s4096_b4_ckpt
     m1024_L24_s1024_b8 m1024_L24_s2048_b4 l1536_L24_s2048_b4 xl2048_L24_s1024_b1
     xl2048_L24_s2048_b4 xl2048_L24_s4096_b2 xl2048_L24_s2048_b8_ckpt""")
@@ -80,7 +80,7 @@ CONFIGS = configs({768: 12, 1024: 16, 1536: 16, 2048: 16}, """
 # Long sequences (--long): the same decoder at 8k-32k tokens, micro-batch 1,
 # head dim 64 (768/12, 1024/16) and 128 (1536/12, 2048/16); one with every
 # block checkpointed. Cheap to dear as above.
-LONG_CONFIGS = configs({768: 12, 1024: 16, 1536: 12, 2048: 16}, """
+LONG_CONFIGS = named_configs({768: 12, 1024: 16, 1536: 12, 2048: 16}, """
     s768_L12_s8192_b1 s768_L12_s16384_b1 m1024_L24_s8192_b2 s768_L12_s32768_b1
     m1024_L24_s16384_b1 l1536_L24_s16384_b1 m1024_L24_s32768_b1 xl2048_L24_s16384_b1
     l1536_L24_s32768_b1 l1536_L24_s32768_b1_ckpt""")

@@ -39,8 +39,8 @@ static void twin_free(twin *t) {
   xg_free(&t->fresh);
 }
 
-/* s lowered through the memo (*got, the memo's) and on its own
- * (t->fresh); asserts both return the same code, which is returned. */
+/* s lowered through the memo (its graph in *got) and on its own (into
+ * t->fresh); asserts both return the same code, and returns it. */
 static int twin_lower(twin *t, const wg_graph *g, const sc_scenario *s, const xg **got,
                       sc_error *err) {
   int rc1 = lcache_lower(&t->c, g, s, &t->ls1, got, err);

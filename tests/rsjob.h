@@ -29,6 +29,21 @@ static inline void rs_test_job(sc_rs_job *j, const char *spec, int n, sc_rs_dist
   cr_assert_eq(rc, SC_OK, "%s: %s", spec, e.msg);
 }
 
+/* *p: every table of j sharded as kind k (split: sc_rs_plan_uniform's),
+ * asserted to plan; the caller frees it (sc_rs_plan_free). */
+static inline void rs_test_plan(const sc_rs_job *j, sc_rs_shard_kind k, int split,
+                                sc_rs_plan *p) {
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_plan_uniform(j, k, split, p, &e), SC_OK, "%s", e.msg);
+}
+
+/* *r: j predicted under p, asserted to evaluate; the caller frees it
+ * (sc_rs_result_free). */
+static inline void rs_test_eval(const sc_rs_job *j, const sc_rs_plan *p, sc_rs_result *r) {
+  sc_error e = {0};
+  cr_assert_eq(sc_rs_evaluate(j, p, r, &e), SC_OK, "%s", e.msg);
+}
+
 /* The example jobs the tests load (a sharding given in each). */
 static const char *const rs_test_examples[] = {"examples/recsys/dlrm_criteo_8gpu.json",
                                                "examples/recsys/my_tables.json"};

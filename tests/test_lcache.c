@@ -15,10 +15,40 @@
 #include "lower/lcache.h"
 #include "lower/lower.h"
 #include "memsame.h"
-#include "model/builder.h"
 #include "search/space.h"
 #include "searchcases.h"
 #include "stepcast.h"
+
+/* The memo beside a plain lowering: each scenario lowered through both. */
+typedef struct twin {
+  lcache c;               /* the memo under test */
+  lower_scratch ls1, ls2; /* the memo's scratch, lower_plan's */
+  xg fresh;               /* lower_plan's graph of the last scenario */
+} twin;
+
+static void twin_init(twin *t) {
+  lcache_init(&t->c);
+  t->ls1 = t->ls2 = (lower_scratch){0};
+  xg_init(&t->fresh);
+}
+
+static void twin_free(twin *t) {
+  lcache_free(&t->c);
+  lower_scratch_free(&t->ls1);
+  lower_scratch_free(&t->ls2);
+  xg_free(&t->fresh);
+}
+
+/* s lowered through the memo (its graph in *got) and on its own (into
+ * t->fresh); asserts both return the same code, and returns it. */
+static int twin_lower(twin *t, const wg_graph *g, const sc_scenario *s, const xg **got,
+                      sc_error *err) {
+  int rc1 = lcache_lower(&t->c, g, s, &t->ls1, got, err);
+  int rc2 = lower_plan(g, s, &t->ls2, &t->fresh, err);
+  cr_assert_eq(rc1, rc2, "tp %d pp %d dp %d zero %d: memo rc %d, lower_plan rc %d", s->plan.tp,
+               s->plan.pp, s->plan.dp, s->plan.zero, rc1, rc2);
+  return rc1;
+}
 
 /* Every valid plan of s's space through the memo and on its own; the
  * memo's hit count. Fails the test on the first difference. */
@@ -30,11 +60,8 @@ static long compare_space(const sc_scenario *in) {
   space_pt *pts;
   long n;
   space_of(&base, g, 8, 64, 16, 4, &pts, &n);
-  lcache c;
-  lcache_init(&c);
-  lower_scratch ls1 = {0}, ls2 = {0};
-  xg fresh;
-  xg_init(&fresh);
+  twin t;
+  twin_init(&t);
   long valid = 0;
   for (long i = 0; i < n; i++) {
     sc_scenario s = base;
@@ -44,12 +71,9 @@ static long compare_space(const sc_scenario *in) {
       continue;
     }
     const xg *got = NULL;
-    int rc1 = lcache_lower(&c, g, &s, &ls1, &got, &err);
-    int rc2 = lower_plan(g, &s, &ls2, &fresh, &err);
-    cr_assert_eq(rc1, rc2, "point %ld: memo rc %d, lower_plan rc %d", i, rc1, rc2);
-    if (rc1 != SC_OK) continue;
+    if (twin_lower(&t, g, &s, &got, &err) != SC_OK) continue;
     valid++;
-    cr_assert(lcache_xg_equal(got, &fresh),
+    cr_assert(lcache_xg_equal(got, &t.fresh),
               "point %ld (tp %d pp %d dp %d mb %d vpp %d zero %d shard %d recompute %d/%d "
               "offload %d): the memo's graph differs from lower_plan's",
               i, s.plan.tp, s.plan.pp, s.plan.dp, s.plan.micro_batch, s.plan.vpp, s.plan.zero,
@@ -57,13 +81,10 @@ static long compare_space(const sc_scenario *in) {
               s.plan.offload_layers);
   }
   cr_assert_gt(valid, 100, "only %ld valid plans", valid);
-  cr_assert_eq(c.hits + c.misses, valid);
-  cr_log_info("%ld valid plans, %ld from the memo", valid, c.hits);
-  long hits = c.hits;
-  lcache_free(&c);
-  lower_scratch_free(&ls1);
-  lower_scratch_free(&ls2);
-  xg_free(&fresh);
+  cr_assert_eq(t.c.hits + t.c.misses, valid);
+  cr_log_info("%ld valid plans, %ld from the memo", valid, t.c.hits);
+  long hits = t.c.hits;
+  twin_free(&t);
   mem_free(pts);
   wg_free(g);
   return hits;
@@ -101,8 +122,7 @@ Test(lcache, equal_sees_zero_and_recompute) {
   sc_scenario_default(&s);
   sc_error err = {0};
   cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(s.model.kind)->build(&s.model, &g, &err), SC_OK);
+  wg_graph *g = graph_of(&s);
   lower_scratch ls = {0};
   xg a, b;
   xg_init(&a);
@@ -135,31 +155,23 @@ Test(lcache, hsdp_shard_keeps_zero_in_the_key) {
   base.plan.tp = 8, base.plan.pp = 1, base.plan.cp = 1, base.plan.ep = 1, base.plan.vpp = 1;
   base.plan.dp = 64, base.plan.micro_batch = 1, base.plan.fsdp_shard = 8;
   sc_error err = {0};
-  wg_graph *g = NULL;
   sc_scenario m = base;
   cr_assert_eq(sc_scenario_resolve_model(&m, &err), SC_OK, "%s", err.msg);
-  cr_assert_eq(model_builder_for(m.model.kind)->build(&m.model, &g, &err), SC_OK);
-  lcache c;
-  lcache_init(&c);
-  lower_scratch ls1 = {0}, ls2 = {0};
-  xg fresh;
-  xg_init(&fresh);
+  wg_graph *g = graph_of(&m);
+  twin t;
+  twin_init(&t);
   int lowered = 0;
   for (int zero = 3; zero >= 0; zero--) {
     sc_scenario s = base;
     s.plan.zero = zero;
     if (sc_scenario_resolve(&s, &err) != SC_OK) continue;
     const xg *got;
-    cr_assert_eq(lcache_lower(&c, g, &s, &ls1, &got, &err), SC_OK, "%s", err.msg);
-    cr_assert_eq(lower_plan(g, &s, &ls2, &fresh, &err), SC_OK, "%s", err.msg);
-    cr_assert(lcache_xg_equal(got, &fresh), "zero %d, shard %d", zero, s.plan.fsdp_shard);
+    cr_assert_eq(twin_lower(&t, g, &s, &got, &err), SC_OK, "%s", err.msg);
+    cr_assert(lcache_xg_equal(got, &t.fresh), "zero %d, shard %d", zero, s.plan.fsdp_shard);
     lowered++;
   }
   cr_assert_eq(lowered, 1);
-  lcache_free(&c);
-  lower_scratch_free(&ls1);
-  lower_scratch_free(&ls2);
-  xg_free(&fresh);
+  twin_free(&t);
   wg_free(g);
 }
 
@@ -248,25 +260,17 @@ Test(lcache, another_cluster_is_a_miss) {
   b.cluster.nic_bw *= 2;
   cr_assert_eq(sc_scenario_resolve(&a, &err), SC_OK, "%s", err.msg);
   cr_assert_eq(sc_scenario_resolve(&b, &err), SC_OK, "%s", err.msg);
-  wg_graph *g = NULL;
-  cr_assert_eq(model_builder_for(a.model.kind)->build(&a.model, &g, &err), SC_OK);
-  lcache c;
-  lcache_init(&c);
-  lower_scratch ls1 = {0}, ls2 = {0};
-  xg fresh;
-  xg_init(&fresh);
+  wg_graph *g = graph_of(&a);
+  twin t;
+  twin_init(&t);
   const sc_scenario *order[] = {&a, &b, &a, &a};
   for (int i = 0; i < 4; i++) {
     const xg *got;
-    cr_assert_eq(lcache_lower(&c, g, order[i], &ls1, &got, &err), SC_OK, "%s", err.msg);
-    cr_assert_eq(lower_plan(g, order[i], &ls2, &fresh, &err), SC_OK, "%s", err.msg);
-    cr_assert(lcache_xg_equal(got, &fresh), "look-up %d", i);
+    cr_assert_eq(twin_lower(&t, g, order[i], &got, &err), SC_OK, "%s", err.msg);
+    cr_assert(lcache_xg_equal(got, &t.fresh), "look-up %d", i);
   }
-  cr_assert_eq(c.misses, 3);
-  cr_assert_eq(c.hits, 1);
-  lcache_free(&c);
-  lower_scratch_free(&ls1);
-  lower_scratch_free(&ls2);
-  xg_free(&fresh);
+  cr_assert_eq(t.c.misses, 3);
+  cr_assert_eq(t.c.hits, 1);
+  twin_free(&t);
   wg_free(g);
 }

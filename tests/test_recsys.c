@@ -29,6 +29,19 @@ static void job(sc_rs_job *j, const char *spec, int n, sc_rs_dist d, double alph
   rs_test_job(j, spec, n, d, alpha);
 }
 
+/* Every table of j sharded as kind k: the fullest GPU's memory and the
+ * slowest GPU's embedding backward. */
+static void uniform_mem_bwd(const sc_rs_job *j, sc_rs_shard_kind k, double *mem, double *bwd) {
+  sc_rs_plan p;
+  rs_test_plan(j, k, 0, &p);
+  sc_rs_result r;
+  rs_test_eval(j, &p, &r);
+  *mem = r.mem_bytes;
+  *bwd = r.emb_bwd_s;
+  sc_rs_result_free(&r);
+  sc_rs_plan_free(&p);
+}
+
 Test(recsys_tables, grammar_expands_groups) {
   sc_rs_model m = {0};
   sc_error e = {0};
@@ -95,12 +108,11 @@ Test(recsys_shard, row_wise_spreads_a_hot_table) {
   sc_rs_job j;
   job(&j, "1x50000000x64@50;7x1000x64@1", 8, SC_RS_UNIFORM, 0);
   sc_rs_plan tw, rw;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &tw, &e), SC_OK, "%s", e.msg);
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_ROW_WISE, 0, &rw, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &tw);
+  rs_test_plan(&j, SC_RS_ROW_WISE, 0, &rw);
   sc_rs_result a, b;
-  cr_assert_eq(sc_rs_evaluate(&j, &tw, &a, &e), SC_OK, "%s", e.msg);
-  cr_assert_eq(sc_rs_evaluate(&j, &rw, &b, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &tw, &a);
+  rs_test_eval(&j, &rw, &b);
   double amax = 0, amin = 1e9, bmax = 0, bmin = 1e9;
   for (int g = 0; g < 8; g++) {
     amax = fmax(amax, a.gpu_emb_s[g]), amin = fmin(amin, a.gpu_emb_s[g]);
@@ -134,10 +146,9 @@ Test(recsys_shard, exposed_parts_add_up_to_the_iteration) {
       j.model.dense_features = 512;
       j.bottom_on_gpu0 = gpu0;
       sc_rs_plan p;
-      sc_error e = {0};
-      cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
+      rs_test_plan(&j, kinds[k], 0, &p);
       sc_rs_result r;
-      cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+      rs_test_eval(&j, &p, &r);
       double own[4] = {r.a2a_fwd_s, r.rs_fwd_s, r.a2a_bwd_s, r.ag_bwd_s};
       double exp_[4] = {r.a2a_fwd_exposed_s, r.rs_fwd_exposed_s, r.a2a_bwd_exposed_s,
                         r.ag_bwd_exposed_s};
@@ -187,7 +198,7 @@ static void ar_case(int wide, double *ar, double *bb, double *a2a, double *emb, 
   sc_error e = {0};
   cr_assert_eq(rs_ctx_open(&c, &j, &e), SC_OK, "%s", e.msg);
   sc_rs_plan p;
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
   double g_emb[16], g_mem[16];
   sc_rs_result r = {.gpu_emb_s = g_emb, .gpu_mem = g_mem};
   rs_eval(&c, &p, &r);
@@ -275,12 +286,11 @@ Test(recsys_shard, keys_from_reader_drops_the_ids_all_to_all) {
   sc_rs_job j;
   job(&j, "16x1000000x64@1", 8, SC_RS_UNIFORM, 0);
   sc_rs_plan p;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
   sc_rs_result a, b;
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &a, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &a);
   j.keys_from_reader = 1;
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &b, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &b);
   cr_assert(a.ids_s > 0);
   cr_assert_eq(b.ids_s, 0);
   cr_assert_float_eq(a.iter_s - b.iter_s, a.ids_s, a.ids_s * 1e-9);
@@ -309,26 +319,25 @@ Test(recsys_shard, pcie_link_generation_by_hand) {
   j.dtype = SC_FP16;
   j.intra = 3;
   sc_rs_plan p;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
   for (int t = 0; t < 4; t++)
     for (int u = 0; u < t; u++) cr_assert_neq(p.s[t].gpu, p.s[u].gpu, "one table a GPU");
   sc_rs_result g3, g4, slot, nvl;
   j.nvlink_bw = 15.75e9;
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &g3, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &g3);
   j.nvlink_bw = 31.5e9;
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &g4, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &g4);
   j.nvlink_bw = 0; /* the board's slot: the preset's Gen4 x16 */
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &slot, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &slot);
   sc_rs_result guess;
   j.intra = 0; /* not said: a PCIe board's node is PCIe */
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &guess, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &guess);
   cr_assert_float_eq(guess.a2a_fwd_s, g4.a2a_fwd_s, 1e-15, "auto on a PCIe board: %g s",
                      guess.a2a_fwd_s);
   sc_rs_result_free(&guess);
   j.intra = 3;
   j.gpu = *sc_gpu_preset("a100-sxm4-80gb"); /* an NVLink board put on PCIe: Gen3 */
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &nvl, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &nvl);
   cr_assert_float_eq(g3.a2a_fwd_s - g4.a2a_fwd_s, 524.288e-6, 1e-12, "Gen3 %g s, Gen4 %g s",
                      g3.a2a_fwd_s, g4.a2a_fwd_s);
   cr_assert_float_eq(slot.a2a_fwd_s, g4.a2a_fwd_s, 1e-15);
@@ -352,22 +361,21 @@ Test(recsys_shard, data_reader_bounds_the_iteration_by_hand) {
   sc_rs_job j;
   job(&j, "16x1000000x64@1", 16, SC_RS_UNIFORM, 0);
   sc_rs_plan p;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
   sc_rs_result a, b, c;
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &a, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &a);
   cr_assert_eq(a.reader_s, 0, "no reader given: not modelled");
   cr_assert(a.iter_s < 16.7456e-3, "the case needs a reader slower than the GPUs: %g", a.iter_s);
   j.reader_batch_s = 2e-3;
   j.reader_sample_s = 0.45e-6;
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &b, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &b);
   cr_assert_float_eq(b.iter_s, 16.7456e-3, 1e-12, "iter %.9g", b.iter_s);
   cr_assert_float_eq(b.reader_s, 16.7456e-3 - a.iter_s, 1e-12);
   cr_assert_eq(b.emb_fwd_s, a.emb_fwd_s, "the GPU path is unchanged");
   j.reader_batch_s = 0;
   j.reader_sample_s = 0.05e-6; /* 1.6384 ms: hidden behind the GPUs */
   cr_assert(a.iter_s > 1.6384e-3, "the case needs GPUs slower than 1.64 ms: %g", a.iter_s);
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &c, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &p, &c);
   cr_assert_eq(c.reader_s, 0);
   cr_assert_eq(c.iter_s, a.iter_s);
   sc_rs_result_free(&a);
@@ -444,14 +452,8 @@ Test(recsys_emb, optimizers_order_the_backward) {
     sc_rs_job j;
     job(&j, "1x10000000x128@4", 1, SC_RS_UNIFORM, 0);
     j.opt = (sc_rs_opt)o;
-    sc_rs_plan p;
-    sc_error e = {0};
-    cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK);
-    sc_rs_result r;
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
-    bwd[o] = r.emb_bwd_s;
-    sc_rs_result_free(&r);
-    sc_rs_plan_free(&p);
+    double mem;
+    uniform_mem_bwd(&j, SC_RS_TABLE_WISE, &mem, &bwd[o]);
     sc_rs_job_free(&j);
   }
   cr_assert(bwd[0] < bwd[1] && bwd[1] < bwd[2] && bwd[2] < bwd[3], "%g %g %g %g", bwd[0], bwd[1],
@@ -546,20 +548,6 @@ Test(recsys_emb, random_row_updates_by_hand) {
  * Adam's two moments (3 x 640 MB = 1.92 GB) and the global update streams
  * all of it (read and written: 3.84 GB = 2.384 ms at 2039 GB/s x 0.79);
  * fused (index) tables hold and stream an eighth. */
-/* Every table of j sharded as kind k: the fullest GPU's memory and the
- * slowest GPU's embedding backward. */
-static void uniform_mem_bwd(const sc_rs_job *j, sc_rs_shard_kind k, double *mem, double *bwd) {
-  sc_rs_plan p;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(j, k, 0, &p, &e), SC_OK, "%s", e.msg);
-  sc_rs_result r;
-  cr_assert_eq(sc_rs_evaluate(j, &p, &r, &e), SC_OK, "%s", e.msg);
-  *mem = r.mem_bytes;
-  *bwd = r.emb_bwd_s;
-  sc_rs_result_free(&r);
-  sc_rs_plan_free(&p);
-}
-
 Test(recsys_emb, hash_tables_are_sized_per_gpu) {
   double mem[2], bwd[2];
   for (int k = 0; k < 2; k++) {
@@ -643,11 +631,10 @@ Test(recsys_memory, every_kind_and_optimizer_by_hand) {
       double act = j.dtype == SC_FP16 || j.dtype == SC_BF16 ? 2 : 4;
       sc_rs_plan p, tw;
       sc_rs_result r, rt;
-      sc_error e = {0};
-      cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
-      cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &tw, &e), SC_OK, "%s", e.msg);
-      cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
-      cr_assert_eq(sc_rs_evaluate(&j, &tw, &rt, &e), SC_OK, "%s", e.msg);
+      rs_test_plan(&j, kinds[k], 0, &p);
+      rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &tw);
+      rs_test_eval(&j, &p, &r);
+      rs_test_eval(&j, &tw, &rt);
       double dense = rt.gpu_mem[0], emb = 0; /* the GPU without a table: the least */
       for (int g = 1; g < 4; g++) dense = fmin(dense, rt.gpu_mem[g]);
       switch (kinds[k]) {
@@ -690,9 +677,8 @@ Test(recsys_shard, collective_volumes_by_hand) {
                          {0, 0, 0, 0, 2 * 1e6 * 64 * 4}};
     sc_rs_plan p;
     sc_rs_result r;
-    sc_error e = {0};
-    cr_assert_eq(sc_rs_plan_uniform(&j, kinds[k], 0, &p, &e), SC_OK, "%s", e.msg);
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+    rs_test_plan(&j, kinds[k], 0, &p);
+    rs_test_eval(&j, &p, &r);
     if (k == 0) dense = r.allreduce_bytes;
     cr_assert_float_eq(dense, sc_rs_dense_params(&j.model) * 4, 1e-6, "dense gradients");
     double got[5] = {r.ids_bytes, r.a2a_bytes, r.rs_bytes, r.rs_node_bytes,
@@ -716,10 +702,9 @@ Test(recsys_memory, jumbo_fits_on_128_not_on_1) {
     j.model.dense_features = 200;
     cr_assert_float_eq(sc_rs_embedding_elems(&j.model) * 4 / 1099511627776.0, 3.04, 0.01);
     sc_rs_plan p;
-    sc_error e = {0};
-    cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 1, &p, &e), SC_OK, "%s", e.msg);
+    rs_test_plan(&j, SC_RS_TABLE_WISE, 1, &p);
     sc_rs_result r;
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+    rs_test_eval(&j, &p, &r);
     if (ns[k] == 1) {
       cr_assert_eq(r.fits, 0);
       cr_assert(r.mem_bytes > 6e12, "weights + accumulator: %g bytes", r.mem_bytes);
@@ -838,7 +823,7 @@ Test(recsys_plan, none_can_fit_lists_the_least_memory_without_descending) {
   cr_assert_eq(sc_rs_plan_alloc(&tw, 40), SC_OK);
   for (int t = 0; t < 40; t++) tw.s[t] = (sc_rs_shard){SC_RS_TABLE_WISE, 0, 1};
   sc_rs_result r;
-  cr_assert_eq(sc_rs_evaluate(&j, &tw, &r, &e), SC_OK, "%s", e.msg);
+  rs_test_eval(&j, &tw, &r);
   for (int i = 0; i < ps.n; i++) {
     cr_assert(!ps.res[i].fits, "plan %d fits", i);
     if (i) cr_assert_geq(ps.res[i].mem_bytes, ps.res[i - 1].mem_bytes, "plan %d", i);
@@ -928,11 +913,10 @@ Test(recsys_json, example_jobs_load_and_predict) {
     const char *file = rs_test_examples[i];
     sc_rs_job j;
     sc_rs_plan p;
-    sc_error e = {0};
     rs_test_load(file, &j, &p);
     cr_assert_eq(p.n, j.model.n_tables);
     sc_rs_result r;
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+    rs_test_eval(&j, &p, &r);
     cr_assert(r.iter_s > 1e-4 && r.iter_s < 1, "%s: %g s", file, r.iter_s);
     cr_assert_eq(r.fits, 1);
     sc_rs_result_free(&r);

@@ -126,9 +126,8 @@ Test(recsys_headroom, a_prediction_keeps_none) {
   hot_tables(&j);
   sc_rs_plan p;
   sc_rs_result r;
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_DATA_PARALLEL, 0, &p, &e), SC_OK, "%s", e.msg);
-  cr_assert_eq(sc_rs_evaluate(&j, &p, &r, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_DATA_PARALLEL, 0, &p);
+  rs_test_eval(&j, &p, &r);
   cr_assert(r.mem_headroom == 0 && r.fits == (r.mem_bytes <= r.mem_capacity));
   sc_rs_result_free(&r);
   sc_rs_plan_free(&p);

@@ -11,6 +11,7 @@
 #include "recsys/rs_emb.h"
 #include "recsys/rs_shard.h"
 #include "recsys/rs_tfsparse.h"
+#include "rsjob.h"
 #include "stepcast_recsys.h"
 
 /* L = 65536 uniform lookups of a 1e6 x 16 fp32 table: u = R (1 - (1 -
@@ -84,11 +85,10 @@ Test(recsys_tf, adagrad_against_sgd_by_hand) {
   sc_rs_result r[2];
   for (int o = 0; o < 2; o++) {
     sc_rs_job j;
-    sc_error e = {0};
     tf_job(&j, "4x1000000x16@1", 4096, 1, o ? SC_RS_ADAGRAD : SC_RS_SGD);
     sc_rs_plan p;
-    cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r[o], &e), SC_OK, "%s", e.msg);
+    rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
+    rs_test_eval(&j, &p, &r[o]);
     sc_rs_plan_free(&p);
     sc_rs_job_free(&j);
   }
@@ -169,11 +169,11 @@ Test(recsys_tf, horovod_stretches_by_hand) {
     dense_host = (c.dense.kernels + 6) * 20e-6;
     rs_ctx_close(&c);
     sc_rs_plan p;
-    cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+    rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
     int on0 = 0;
     for (int t = 0; t < p.n; t++) on0 += p.s[t].gpu == 0;
     cr_assert_eq(on0, 20, "tables on GPU 0: %d", on0);
-    cr_assert_eq(sc_rs_evaluate(&j, &p, &r[h], &e), SC_OK, "%s", e.msg);
+    rs_test_eval(&j, &p, &r[h]);
     sc_rs_plan_free(&p);
     sc_rs_job_free(&j);
   }

@@ -71,9 +71,8 @@ Test(recsys_trace, ends_at_iter_s_for_every_kind) {
   job(&j, "4x2000000x128@1;20x10000x128@1+4", 16);
   for (int k = 0; k < 5; k++) {
     sc_rs_plan p = {0};
-    sc_error e = {0};
     int kind = sc_rs_shard_from_name(kinds[k]);
-    cr_assert_eq(sc_rs_plan_uniform(&j, (sc_rs_shard_kind)kind, 0, &p, &e), SC_OK, "%s", e.msg);
+    rs_test_plan(&j, (sc_rs_shard_kind)kind, 0, &p);
     check(&j, &p, kinds[k]);
     if (k == 1) { /* a mix: one table row-wise, one column-wise */
       p.s[0].kind = SC_RS_ROW_WISE;
@@ -89,8 +88,7 @@ Test(recsys_trace, ends_at_iter_s_with_serial_bottom_host_and_reader) {
   sc_rs_job j;
   job(&j, "8x1000000x128@1", 8);
   sc_rs_plan p = {0};
-  sc_error e = {0};
-  cr_assert_eq(sc_rs_plan_uniform(&j, SC_RS_TABLE_WISE, 0, &p, &e), SC_OK, "%s", e.msg);
+  rs_test_plan(&j, SC_RS_TABLE_WISE, 0, &p);
   j.bottom_on_gpu0 = 1;
   check(&j, &p, "bottom MLP on GPU 0");
   j.eager = 1;

@@ -280,10 +280,6 @@ static double overlapped(double comm, double window, double share) {
   return comm - hidden + share * hidden;
 }
 
-double eng_overlapped(double comm, double window, double share) {
-  return overlapped(comm, window, share);
-}
-
 /* Megatron's LinearWithGradAccumulationAndAsyncCommunication.backward
  * (TE's Linear and LayerNormLinear the same): the input gradient's
  * all-reduce (reduce-scatter under sequence parallelism) is issued

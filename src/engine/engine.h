@@ -355,10 +355,6 @@ double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem
  * largest over the stages). */
 double eng_dp_exposed_stage(const eng *e, int s, int worst);
 
-/* Critical-path cost of `comm` seconds overlapped with `window` seconds
- * of compute whose SMs it shares (`share` of them taken). */
-double eng_overlapped(double comm, double window, double share);
-
 /* Memory per GPU of stage st (fills e->st[st].m); memory.c. */
 void eng_memory(eng *e, int st);
 /* After eng_memory(e, s) of a plan with full recomputation of every layer

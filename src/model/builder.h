@@ -54,8 +54,6 @@ extern const model_builder model_graph;
 extern const model_builder model_cnn;
 extern const model_builder model_bert;
 
-/* The id of a CNN architecture ("resnet50_v1.5", ...), "?" if invalid. */
-const char *model_cnn_arch_name(sc_cnn_arch a);
 /* 1 when a is a ResNet (bottleneck blocks: the architectures that take
  * sc_cnn.fused_bn), else 0. */
 int model_cnn_is_resnet(sc_cnn_arch a);

@@ -617,10 +617,6 @@ static double cnn_params(const sc_model *model) {
   return model_params_from_graph(&model_cnn, model);
 }
 
-const char *model_cnn_arch_name(sc_cnn_arch a) {
-  return (unsigned)a < SC_CNN_ARCH_COUNT ? arch_names[a] : "?";
-}
-
 int model_cnn_is_resnet(sc_cnn_arch a) {
   return a == SC_CNN_RESNET50_V1 || a == SC_CNN_RESNET50_V15 || a == SC_CNN_RESNET101_V1 ||
          a == SC_CNN_RESNET152_V1;

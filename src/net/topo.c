@@ -16,11 +16,6 @@
 static const char *const kind_names[TOPO_KIND_COUNT] = {"gpu", "nvswitch", "nic",
                                                         "switch"};
 
-const char *topo_kind_name(topo_kind k) {
-  assert(k >= 0 && k < TOPO_KIND_COUNT);
-  return kind_names[k];
-}
-
 int topo_kind_from_name(const char *s) {
   for (int i = 0; i < TOPO_KIND_COUNT; i++)
     if (name_eq(kind_names[i], s, (size_t)-1, 0)) return i; /* "NVSwitch" too */

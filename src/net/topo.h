@@ -54,7 +54,6 @@ typedef struct topo {
                       by; 0, ECMP, unless its generator or file says */
 } topo;
 
-const char *topo_kind_name(topo_kind k);
 int topo_kind_from_name(const char *s); /* -1 if unknown */
 
 /* New empty topology; NULL when out of memory. */

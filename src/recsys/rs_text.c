@@ -62,6 +62,16 @@ static int predict_doc(const sc_rs_job *j, const sc_rs_plan *p, const char *trac
   return rc ? rc : file_write_beside(out, trace, "trace", trace_of, &c, err);
 }
 
+/* The job of the file at path with its overrides and the sharding the
+ * file gives (none or "auto": p->n 0), once trace (a file to write, or
+ * NULL) is a valid name; on SC_OK the caller frees both. */
+static int load(const char *path, const char *const *overrides, size_t n_overrides,
+                const char *trace, sc_rs_job *j, sc_rs_plan *p, sc_error *err) {
+  int autop;
+  int rc = file_name_check(trace, "trace", err);
+  return rc ? rc : sc_rs_job_load_file_ex(path, overrides, n_overrides, j, p, &autop, err);
+}
+
 int sc_rs_predict_json(const char *path, const char *sharding, char **out, sc_error *err) {
   return sc_rs_predict_json_ex(path, NULL, 0, sharding, NULL, out, err);
 }
@@ -71,10 +81,8 @@ int sc_rs_predict_json_ex(const char *path, const char *const *overrides, size_t
   *out = NULL;
   sc_rs_job j;
   sc_rs_plan p;
-  int autop;
-  int rc = file_name_check(trace, "trace", err);
+  int rc = load(path, overrides, n_overrides, trace, &j, &p, err);
   if (rc) return rc;
-  if ((rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err))) return rc;
   if (sharding) rc = uniform(&j, sharding, &p, err);
   else if (p.n == 0) rc = best(&j, &p, err);
   if (!rc) rc = predict_doc(&j, &p, trace, out, err);
@@ -98,10 +106,8 @@ int sc_rs_plan_json_ex(const char *path, const char *const *overrides, size_t n_
   *out = NULL;
   sc_rs_job j;
   sc_rs_plan p;
-  int autop;
-  int rc = file_name_check(trace, "trace", err);
+  int rc = load(path, overrides, n_overrides, trace, &j, &p, err);
   if (rc) return rc;
-  if ((rc = sc_rs_job_load_file_ex(path, overrides, n_overrides, &j, &p, &autop, err))) return rc;
   sc_rs_plan_free(&p);
   sc_rs_plans ps;
   rc = sc_rs_plan_search(&j, o, &ps, err);

@@ -738,13 +738,3 @@ int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err) {
   *buf = b, *len = n;
   return SC_OK;
 }
-
-int kin_load_file(const char *path, tg_rank *r, tg_job *j, sc_error *err) {
-  char *buf;
-  size_t len;
-  int rc = kin_read_file(path, &buf, &len, err);
-  if (rc) return rc;
-  rc = kin_load_buffer(buf, len, path, r, j, err);
-  mem_free(buf);
-  return rc;
-}

@@ -30,8 +30,4 @@ int kin_load_buffer(const char *buf, size_t len, const char *origin, tg_rank *r,
  * a truncated or corrupt gzip stream, SC_ENOMEM. */
 int kin_read_file(const char *path, char **buf, size_t *len, sc_error *err);
 
-/* Read path (plain or gzip-compressed) and parse it as kin_load_buffer
- * does; SC_EIO when it cannot be read. */
-int kin_load_file(const char *path, tg_rank *r, tg_job *j, sc_error *err);
-
 #endif

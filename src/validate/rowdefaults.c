@@ -25,15 +25,6 @@ rowd_framework rowd_framework_of(const char *notes) {
   return ROWD_FW_UNKNOWN;
 }
 
-const char *rowd_framework_name(rowd_framework f) {
-  switch (f) {
-  case ROWD_FW_MCORE: return "Megatron-Core/NeMo";
-  case ROWD_FW_MAXTEXT: return "MaxText";
-  case ROWD_FW_UNKNOWN: break;
-  }
-  return "Megatron-LM";
-}
-
 /* -------------------------------------------------------- architecture */
 
 /* Lowercase letters, digits and dots of s into buf: "Llama-3.1-8B" ->

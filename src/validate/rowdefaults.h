@@ -27,7 +27,6 @@ typedef enum rowd_framework {
 
 /* The framework the notes name. */
 rowd_framework rowd_framework_of(const char *notes);
-const char *rowd_framework_name(rowd_framework f);
 
 /* The architecture fields of m (activation, norm, positions, tied
  * embeddings, biases, dropout rates; never the shape): GPT-style with

@@ -41,6 +41,7 @@ import csv
 import math
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -55,37 +56,34 @@ VOCAB = 50304  # GPT-2's 50257 padded to a multiple of 128 (as nanoGPT/Megatron 
 WARMUP = 3
 STEPS = 10
 
-# name, hidden, layers, heads, seq, micro_batch, ckpt. Ordered cheap to dear so
-# that a run cut short still has the small (host-bound) end.
-CONFIGS = [
-    ("s768_L12_s1024_b1", 768, 12, 12, 1024, 1, 0),
-    ("s768_L12_s1024_b4", 768, 12, 12, 1024, 4, 0),
-    ("s768_L12_s1024_b16", 768, 12, 12, 1024, 16, 0),
-    ("s768_L12_s4096_b4_ckpt", 768, 12, 12, 4096, 4, 1),
-    ("m1024_L24_s1024_b8", 1024, 24, 16, 1024, 8, 0),
-    ("m1024_L24_s2048_b4", 1024, 24, 16, 2048, 4, 0),
-    ("l1536_L24_s2048_b4", 1536, 24, 16, 2048, 4, 0),
-    ("xl2048_L24_s1024_b1", 2048, 24, 16, 1024, 1, 0),
-    ("xl2048_L24_s2048_b4", 2048, 24, 16, 2048, 4, 0),
-    ("xl2048_L24_s4096_b2", 2048, 24, 16, 4096, 2, 0),
-    ("xl2048_L24_s2048_b8_ckpt", 2048, 24, 16, 2048, 8, 1),
-]
+
+def named_configs(heads, names):
+    """The configs (name, hidden, layers, heads, seq, micro_batch, ckpt) that
+    the names spell, SIZE<hidden>_L<layers>_s<seq>_b<micro_batch>, "_ckpt"
+    where every block is checkpointed (SIZE s, m, l, xl: for the eye), each
+    with heads[hidden] attention heads."""
+    out = []
+    for name in names.split():
+        m = re.fullmatch(r"[a-z]+(\d+)_L(\d+)_s(\d+)_b(\d+)(_ckpt)?", name)
+        h, layers, seq, mb = (int(g) for g in m.groups()[:4])
+        out.append((name, h, layers, heads[h], seq, mb, int(m.group(5) is not None)))
+    return out
+
+
+# Ordered cheap to dear so that a run cut short still has the small
+# (host-bound) end; head dim 64 but for 1536 and 2048 (16 heads: 96, 128).
+CONFIGS = named_configs({768: 12, 1024: 16, 1536: 16, 2048: 16}, """
+    s768_L12_s1024_b1 s768_L12_s1024_b4 s768_L12_s1024_b16 s768_L12_s4096_b4_ckpt
+    m1024_L24_s1024_b8 m1024_L24_s2048_b4 l1536_L24_s2048_b4 xl2048_L24_s1024_b1
+    xl2048_L24_s2048_b4 xl2048_L24_s4096_b2 xl2048_L24_s2048_b8_ckpt""")
 
 # Long sequences (--long): the same decoder at 8k-32k tokens, micro-batch 1,
 # head dim 64 (768/12, 1024/16) and 128 (1536/12, 2048/16); one with every
 # block checkpointed. Cheap to dear as above.
-LONG_CONFIGS = [
-    ("s768_L12_s8192_b1", 768, 12, 12, 8192, 1, 0),
-    ("s768_L12_s16384_b1", 768, 12, 12, 16384, 1, 0),
-    ("m1024_L24_s8192_b2", 1024, 24, 16, 8192, 2, 0),
-    ("s768_L12_s32768_b1", 768, 12, 12, 32768, 1, 0),
-    ("m1024_L24_s16384_b1", 1024, 24, 16, 16384, 1, 0),
-    ("l1536_L24_s16384_b1", 1536, 24, 12, 16384, 1, 0),
-    ("m1024_L24_s32768_b1", 1024, 24, 16, 32768, 1, 0),
-    ("xl2048_L24_s16384_b1", 2048, 24, 16, 16384, 1, 0),
-    ("l1536_L24_s32768_b1", 1536, 24, 12, 32768, 1, 0),
-    ("l1536_L24_s32768_b1_ckpt", 1536, 24, 12, 32768, 1, 1),
-]
+LONG_CONFIGS = named_configs({768: 12, 1024: 16, 1536: 12, 2048: 16}, """
+    s768_L12_s8192_b1 s768_L12_s16384_b1 m1024_L24_s8192_b2 s768_L12_s32768_b1
+    m1024_L24_s16384_b1 l1536_L24_s16384_b1 m1024_L24_s32768_b1 xl2048_L24_s16384_b1
+    l1536_L24_s32768_b1 l1536_L24_s32768_b1_ckpt""")
 
 # Tiny shapes for a CPU check of the script's logic.
 CPU_CONFIGS = [

@@ -1354,8 +1354,10 @@ int sc_coll_simulate(sc_topo *t, sc_coll_op op, const char *algo, double bytes, 
  * for all-to-all, ...) through the flow engine on t and on the reference
  * fabric the closed form assumes for g (non-blocking rails, g's NVLink
  * and NIC bandwidths); NCCL's closed-form time for g with its bandwidth
- * part scaled by their ratio (docs/network.md). Rank i runs on the i-th
- * GPU of t. *seconds is that time, *flow_s (may be NULL) the flow
+ * part scaled by their ratio (docs/network.md): the part its links hold;
+ * where the GPU's memory holds NCCL's kernels (A100), no network makes it
+ * shorter than the closed form with the memory alone. Rank i runs on the
+ * i-th GPU of t. *seconds is that time, *flow_s (may be NULL) the flow
  * engine's own seconds on t. Errors as sc_coll_simulate's. */
 int sc_coll_simulate_nccl(sc_topo *t, sc_coll_op op, double bytes, const sc_coll_group *g,
                           sc_progress_fn fn, void *ud, double *seconds, double *flow_s,
@@ -1391,7 +1393,10 @@ typedef struct sc_coll_point {
   double bytes;
   sc_coll_cost nccl;     /* NCCL's model */
   double algbw, busbw;   /* of the model, bytes/s (nccl-tests' definitions) */
-  double flow_s;         /* flow engine, seconds; < 0 without a topology */
+  double flow_s;         /* flow engine, seconds; < 0 without a topology.
+                            With an algo: that schedule's flow time, no
+                            shorter than the GPU's memory lets NCCL's
+                            kernels move the op (A100; docs/network.md) */
   double flow_busbw;     /* flow engine bus bandwidth, bytes/s (0 without) */
 } sc_coll_point;
 

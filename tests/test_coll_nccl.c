@@ -511,3 +511,39 @@ Test(coll_nccl, a100_memory_throughput_bounds_two_gpus_not_eight) {
   double bc = gib / coll_nccl_time(COLL_BROADCAST, gib, &g8).time;
   cr_expect(bc > mem / 4 + 10e9, "8 A100 broadcast: bus %g GB/s", bc / 1e9);
 }
+
+/* coll_nccl_time_split: every time is monotone in one bandwidth, the
+ * smaller of the links' and the memory's, so the time is the larger of
+ * the links-alone and memory-alone times, exactly, for every op, size,
+ * group and host layout; off A100 the memory part is 0 and the links
+ * part is the time. A 2-GPU all-reduce of 1 GiB is held by the memory
+ * (4 bytes per bus byte at 790.1 GB/s: 197.5 GB/s, below NVLink's), an
+ * 8-GPU one by the links (3.14 bytes: 251 GB/s, above them). */
+Test(coll_nccl, time_split_into_links_and_memory) {
+  int ns[] = {2, 3, 8, 16};
+  for (int arch = 70; arch <= 90; arch += 10)
+    for (int op = 0; op < COLL_OP_COUNT; op++)
+      for (int i = 0; i < 4; i++)
+        for (int gpt = 1; gpt <= 8; gpt += 7)
+          for (double b = 1024; b <= 4e9; b *= 7.3) {
+            coll_group g = a100(ns[i]);
+            g.arch = arch;
+            g.ranks_per_node = ns[i] > 8 ? 8 : ns[i];
+            g.host_gpus = gpt;
+            double links, mem;
+            coll_cost c = coll_nccl_time_split(op, b, &g, &links, &mem);
+            cr_assert(fabs(fmax(links, mem) - c.time) <= 1e-12 * c.time,
+                      "sm%d %s n %d %g B: %g s, links %g, memory %g", arch,
+                      coll_op_name(op), ns[i], b, c.time, links, mem);
+            if (arch != 80) cr_assert(mem == 0 && links == c.time);
+          }
+  double gib = 1 << 30, links, mem;
+  coll_group g2 = a100(2), g8 = a100(8);
+  double t2 = coll_nccl_time_split(COLL_ALL_REDUCE, gib, &g2, &links, &mem).time;
+  cr_expect(mem == t2 && links < 0.9 * t2, "2 A100: %g s, links %g, memory %g", t2, links, mem);
+  double t8 = coll_nccl_time_split(COLL_ALL_REDUCE, gib, &g8, &links, &mem).time;
+  cr_expect(links == t8 && mem < 0.97 * t8, "8 A100: %g s, links %g, memory %g", t8, links, mem);
+  cr_expect(fabs(coll_nccl_mem_bw(80) - 4.0 * 536870912.0 / ((5503.4 - 2785.4) * 1e-6)) < 1,
+            "%g B/s", coll_nccl_mem_bw(80));
+  cr_expect(coll_nccl_mem_bw(90) == 0 && coll_nccl_mem_bw(70) == 0);
+}

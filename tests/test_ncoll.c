@@ -70,6 +70,32 @@ Test(ncoll, oversubscribed_fat_tree_slows_the_reduction) {
   cr_expect(over > 1.5 * full, "non-blocking %g s, oversubscribed 4:1 %g s", full, over);
 }
 
+/* The network scales what the links hold, not what the GPU's memory
+ * holds (coll_nccl_time_split): 2 A100 all-reduce 1 GiB, held by their
+ * memory at 197.5 GB/s of bus bandwidth below NVLink's 240 GB/s in NCCL's
+ * closed form. NVLink twice as fast as the closed form's leaves the time
+ * as it is (scaling it all gave twice the bus bandwidth, 375 GB/s, past
+ * what the memory moves); half as fast halves the links' part alone (the
+ * links' 227 GB/s, not the memory's 189, halved). */
+Test(ncoll, memory_bound_is_not_scaled_by_the_network) {
+  coll_group g = {2, 2, 80, 300e9, 25e9, 0, 0, 0, 1, 0, 0, 0};
+  double b = 1 << 30, links, mem;
+  double closed = coll_nccl_time_split(COLL_ALL_REDUCE, b, &g, &links, &mem).time;
+  cr_assert(mem == closed && links < 0.9 * closed, "closed form %g s, links %g, memory %g",
+            closed, links, mem);
+  double same = on_topo("rail:nodes=1,gpus=2,nvlink=300", COLL_ALL_REDUCE, b, &g);
+  double fast = on_topo("rail:nodes=1,gpus=2,nvlink=600", COLL_ALL_REDUCE, b, &g);
+  double slow = on_topo("rail:nodes=1,gpus=2,nvlink=150", COLL_ALL_REDUCE, b, &g);
+  double fixed = ncoll_fixed(COLL_ALL_REDUCE, b, &g);
+  cr_expect(fabs(same - closed) <= 1e-9 * closed, "reference %g s, closed form %g", same,
+            closed);
+  cr_expect(fabs(fast - closed) <= 1e-9 * closed, "NVLink x2: %g s, memory-bound %g", fast,
+            closed);
+  double want = fixed + 2 * (links - fixed);
+  cr_expect(fabs(slow - want) <= 0.01 * want, "NVLink / 2: %g s, links' part doubled %g", slow,
+            want);
+}
+
 /* A dumbbell: GPUs a0, b0 on switch s0, a1, b1 on switch s1, the two
  * switches joined by one 10 GB/s cable, 100 GB/s host links. */
 static topo *dumbbell(void) {

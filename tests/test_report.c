@@ -132,6 +132,37 @@ Test(report, sweep_refuses_what_it_cannot_finish) {
   sc_coll_sweep_free(&sw);
 }
 
+/* `stepcast collective --topo` on one DGX A100 (8 GPUs, NVLink 300 GB/s):
+ * NCCL's schedule scaled to the closed form agrees with it; a plug-in's
+ * schedule alone (--algo ring) runs at the links' 300 GB/s in the flow
+ * engine, but no faster than the GPU's memory lets NCCL's kernels move a
+ * ring all-reduce, 790.1 GB/s over 2 + 8/7 bytes a bus byte = 251.4 GB/s
+ * (coll_nccl_mem_bw); an H100, with no measured figure, keeps the links'. */
+Test(report, collective_on_a_topology_keeps_the_memory_bound) {
+  sc_coll_sweep_opts o;
+  sc_coll_sweep sw;
+  sc_error err = {0};
+  sc_coll_sweep_default(&o);
+  o.min_bytes = o.max_bytes = 1 << 30;
+  snprintf(o.topo, sizeof o.topo, "rail:nodes=1,gpus=8,nvlink=300");
+  cr_assert_eq(sc_coll_sweep_run(&o, NULL, NULL, &sw, &err), SC_OK, "%s", err.msg);
+  double model = sw.points[0].busbw, nccl = sw.points[0].flow_busbw;
+  cr_expect(fabs(nccl - model) <= 1e-6 * model, "NCCL's schedule %g, closed form %g GB/s",
+            nccl / 1e9, model / 1e9);
+  sc_coll_sweep_free(&sw);
+  snprintf(o.algo, sizeof o.algo, "ring");
+  cr_assert_eq(sc_coll_sweep_run(&o, NULL, NULL, &sw, &err), SC_OK, "%s", err.msg);
+  double ring = sw.points[0].flow_busbw, bound = 4.0 * 536870912.0 / 2718e-6 / (2 + 8.0 / 7);
+  cr_expect(fabs(ring - bound) <= 1e-6 * bound, "A100 ring %g GB/s, memory bound %g",
+            ring / 1e9, bound / 1e9);
+  sc_coll_sweep_free(&sw);
+  o.arch = 90;
+  cr_assert_eq(sc_coll_sweep_run(&o, NULL, NULL, &sw, &err), SC_OK, "%s", err.msg);
+  cr_expect(sw.points[0].flow_busbw > 290e9, "H100 ring %g GB/s: the links' alone",
+            sw.points[0].flow_busbw / 1e9);
+  sc_coll_sweep_free(&sw);
+}
+
 Test(report, html_pages_hold_their_charts) {
   sc_scenario s;
   sc_result r;

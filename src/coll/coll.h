@@ -155,6 +155,23 @@ double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
 coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra);
 
+/* The memory throughput NCCL's kernels reach on one GPU of SM `arch`,
+ * bytes/s, counted as collhbm.c counts their bytes (NCCL_MEM_BW_SM80 in
+ * coll_nccl.c, from NCCL's send/recv on 8 x A100); 0 where none is
+ * measured (every arch but 80). */
+double coll_nccl_mem_bw(int arch);
+
+/* coll_nccl_time, and its time as each of the two things that bound the
+ * bandwidth part would make it alone, seconds, for the same algorithm,
+ * protocol, latencies and host side: *links with the GPU's memory
+ * unbounded, *mem with the links unbounded (NCCL's kernels held to the
+ * GPU's memory throughput, NCCL_MEM_BW_SM80 in coll_nccl.c; 0 where no
+ * throughput is measured: every GPU but compute capability 8.0). The time
+ * is max(*links, *mem): a network faster or slower than the closed form's
+ * (net/ncoll.c) scales *links only. */
+coll_cost coll_nccl_time_split(coll_op op, double bytes, const coll_group *g, double *links,
+                               double *mem);
+
 /* nccl-tests' bus-bandwidth factor of an op over n ranks: busbw =
  * algbw * factor (all_reduce 2(n-1)/n, all_gather (n-1)/n, ...). */
 double coll_busbw_factor(coll_op op, int n);

@@ -242,6 +242,13 @@ static const int proto_thread_threshold[COLL_PROTO_COUNT] = {8, 8, 64};
 
 /* -------------------------------------------------------- the node */
 
+/* What holds the bandwidth part of a time: both the links and the GPU's
+ * memory (the kernels as they run), the links alone, or the memory alone
+ * (coll_nccl_time_split). Every time below is monotone in one bandwidth,
+ * the smaller of the links' and the memory's, so the time held by both is
+ * the larger of the two held by one. */
+typedef enum nccl_bound { BOUND_BOTH = 0, BOUND_LINKS, BOUND_MEM } nccl_bound;
+
 /* What the model needs to know of a group, derived once per call. */
 typedef struct nccl_sys {
   int n;          /* ranks */
@@ -264,6 +271,7 @@ typedef struct nccl_sys {
   double net_eff; /* NET_EFF of the group's fabric (fabrics.c) */
   int cpu_amd;    /* the host CPU is AMD x86 (host_cpu_amd) */
   int arch_sm80;  /* compute capability 8.0 (A100; NCCL_MEM_BW_SM80) */
+  nccl_bound bound; /* what holds the bandwidth part (nccl_bound) */
 } nccl_sys;
 
 /* NCCL's hwLat NVLINK and NET Ring LL entries (rows 61, 103), us: the
@@ -395,6 +403,7 @@ static nccl_sys sys_of_ch(const coll_group *g, coll_intra intra, int max_ch) {
   s.net_eff = fab_net_eff(g->fabric);
   s.cpu_amd = host_cpu_amd(g);
   s.arch_sm80 = g->arch == 80;
+  s.bound = BOUND_BOTH;
   double intra_bw; /* GB/s of all channels inside a node */
   if (intra == COLL_INTRA_PCIE) {
     s.nch = 2;
@@ -515,10 +524,13 @@ static double bus_bw_of(const nccl_sys *s, coll_algo a, coll_proto p, int tuner)
 }
 
 /* bus_bw_of, and as the kernels run (not tuner) held to the GPU's memory
- * throughput for op (mem_bus_bw), GB/s; 0 = not available. */
+ * throughput for op (mem_bus_bw), GB/s; 0 = not available. s->bound
+ * keeps the links' figure alone or the memory's alone. */
 static double bus_bw(const nccl_sys *s, coll_op op, coll_algo a, coll_proto p, int tuner) {
   double bw = bus_bw_of(s, a, p, tuner);
-  return tuner || bw <= 0 ? bw : fmin(bw, mem_bus_bw(s, op, a, p));
+  if (tuner || bw <= 0 || s->bound == BOUND_LINKS) return bw;
+  double mem = mem_bus_bw(s, op, a, p);
+  return s->bound == BOUND_MEM ? mem : fmin(bw, mem);
 }
 
 /* Ring steps of an op (tuning.cc: nsteps). */
@@ -751,7 +763,9 @@ static double ring_line_time(const nccl_sys *s, coll_op op, double bytes, coll_p
   if (s->nodes > 1 || s->hw_intra != HW_NVLINK || nc >= s->nch_run) return t;
   double full = bus_bw(s, op, COLL_ALGO_RING, p, 0); /* GB/s, every channel */
   double f = p == COLL_PROTO_LL ? RING_LL_FACTOR : RING_LL128_FACTOR;
-  double run = fmin(full, s->bus_bw * f * nc / s->nch_run);
+  /* the channels' link share; the memory's throughput is the GPU's */
+  double share = s->bound == BOUND_MEM ? full : s->bus_bw * f * nc / s->nch_run;
+  double run = fmin(full, share);
   double ratio = (double)s->n / ring_steps(op, s->n);
   return t - bytes / (full * ratio * GBS) + bytes / (run * ratio * GBS);
 }
@@ -806,16 +820,20 @@ static double p2p_time(const nccl_sys *s, const coll_group *g, coll_op op,
   double t_mem = s->arch_sm80
                      ? collhbm_bytes(op, bytes, s->n, "ring", "Simple") / (NCCL_MEM_BW_SM80 * GBS)
                      : 0;
-  return COLL_LAUNCH_S + lat * US + fmax(fmax(t_intra, t_inter), t_mem);
+  double t_links = fmax(t_intra, t_inter);
+  double t = s->bound == BOUND_LINKS ? t_links : s->bound == BOUND_MEM ? t_mem
+                                                                         : fmax(t_links, t_mem);
+  return COLL_LAUNCH_S + lat * US + t;
 }
 
 /* Time of (a, p) for op: as the kernels run it (tuner = 0) or as NCCL's
  * tuner estimates it (tuner = 1); -1 when the pair does not run op. */
-static double algo_time(coll_op op, double bytes, const coll_group *g,
-                        coll_intra intra, coll_algo a, coll_proto p, int tuner, int max_ch) {
+static double algo_time(coll_op op, double bytes, const coll_group *g, coll_intra intra,
+                        coll_algo a, coll_proto p, int tuner, int max_ch, nccl_bound bound) {
   assert(g && op >= 0 && op < COLL_OP_COUNT);
   if (g->ranks <= 1 || bytes <= 0) return 0;
   nccl_sys s = sys_of_ch(g, intra, max_ch);
+  s.bound = bound;
   if (op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV)
     return a == COLL_ALGO_RING && p == COLL_PROTO_SIMPLE
                ? p2p_time(&s, g, op, bytes) : -1;
@@ -824,18 +842,18 @@ static double algo_time(coll_op op, double bytes, const coll_group *g,
 
 double coll_nccl_algo_time(coll_op op, double bytes, const coll_group *g,
                            coll_intra intra, coll_algo a, coll_proto p) {
-  return algo_time(op, bytes, g, intra, a, p, 0, 0);
+  return algo_time(op, bytes, g, intra, a, p, 0, 0, BOUND_BOTH);
 }
 
 double coll_nccl_algo_time_ch(coll_op op, double bytes, const coll_group *g,
                               coll_intra intra, coll_algo a, coll_proto p, int max_channels) {
   assert(max_channels >= 0);
-  return algo_time(op, bytes, g, intra, a, p, 0, max_channels);
+  return algo_time(op, bytes, g, intra, a, p, 0, max_channels, BOUND_BOTH);
 }
 
 double coll_nccl_tuner_time(coll_op op, double bytes, const coll_group *g,
                             coll_intra intra, coll_algo a, coll_proto p) {
-  return algo_time(op, bytes, g, intra, a, p, 1, 0);
+  return algo_time(op, bytes, g, intra, a, p, 1, 0, BOUND_BOTH);
 }
 
 double coll_host_time(const coll_group *g, int channels) {
@@ -844,25 +862,29 @@ double coll_host_time(const coll_group *g, int channels) {
          (COLL_HOST_GPU_S + COLL_HOST_CHANNEL_S * channels);
 }
 
-coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
-                            coll_intra intra) {
-  coll_cost best = {0.0, "ring", "Simple", 0.0, 0};
-  if (g->ranks <= 1 || bytes <= 0) return best;
-  /* NCCL picks by its tuner's estimate; the pair then runs as it runs.
-   * Fixed order, strict '<': ties go to the earlier (ring, LL first). */
+/* The (algorithm, protocol) NCCL picks for op: by its tuner's estimate.
+ * Fixed order, strict '<': ties go to the earlier (ring, LL first). */
+static void pick(coll_op op, double bytes, const coll_group *g, coll_intra intra, int *ba,
+                 int *bp) {
   double best_est = -1;
-  int ba = 0, bp = 0;
+  *ba = *bp = 0;
   for (int a = 0; a < COLL_ALGO_COUNT; a++)
     for (int p = 0; p < COLL_PROTO_COUNT; p++) {
       double t = coll_nccl_tuner_time(op, bytes, g, intra, a, p);
       if (t >= 0 && (best_est < 0 || t < best_est)) {
         best_est = t;
-        ba = a;
-        bp = p;
+        *ba = a;
+        *bp = p;
       }
     }
   assert(best_est >= 0);
-  double gpu = coll_nccl_algo_time(op, bytes, g, intra, ba, bp); /* with COLL_LAUNCH_S */
+}
+
+/* The cost of (ba, bp) as it runs, its bandwidth part held by `bound`. */
+static coll_cost run_cost(coll_op op, double bytes, const coll_group *g, coll_intra intra,
+                          int ba, int bp, nccl_bound bound) {
+  coll_cost best = {0.0, coll_algo_name(ba), coll_proto_name(bp), 0.0, 0};
+  double gpu = algo_time(op, bytes, g, intra, ba, bp, 0, 0, bound); /* with COLL_LAUNCH_S */
   assert(gpu >= 0);
   double kernel = gpu - COLL_LAUNCH_S;
   /* nccl-tests (and a training loop) issue collectives back to back
@@ -877,11 +899,34 @@ coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
   nccl_sys s = sys_of(g, intra);
   double host = coll_host_time(g, active_channels(&s, bytes, ba, bp));
   best.time = g->host_gpus > 1 ? fmax(kernel + COLL_STREAM_GAP_S, host) : fmax(gpu, host);
-  best.algo = coll_algo_name(ba);
-  best.proto = coll_proto_name(bp);
   best.launch = best.time - kernel; /* all but the kernels' own time */
   best.channels = s.nch_run;
   return best;
+}
+
+coll_cost coll_nccl_time_ex(coll_op op, double bytes, const coll_group *g,
+                            coll_intra intra) {
+  coll_cost best = {0.0, "ring", "Simple", 0.0, 0};
+  if (g->ranks <= 1 || bytes <= 0) return best;
+  int ba, bp;
+  pick(op, bytes, g, intra, &ba, &bp);
+  return run_cost(op, bytes, g, intra, ba, bp, BOUND_BOTH);
+}
+
+double coll_nccl_mem_bw(int arch) { return arch == 80 ? NCCL_MEM_BW_SM80 * GBS : 0; }
+
+coll_cost coll_nccl_time_split(coll_op op, double bytes, const coll_group *g, double *links,
+                               double *mem) {
+  coll_cost c = {0.0, "ring", "Simple", 0.0, 0};
+  *links = *mem = 0;
+  if (g->ranks <= 1 || bytes <= 0) return c;
+  int ba, bp;
+  pick(op, bytes, g, COLL_INTRA_AUTO, &ba, &bp);
+  c = run_cost(op, bytes, g, COLL_INTRA_AUTO, ba, bp, BOUND_BOTH);
+  *links = run_cost(op, bytes, g, COLL_INTRA_AUTO, ba, bp, BOUND_LINKS).time;
+  if (coll_nccl_mem_bw(g->arch) > 0)
+    *mem = run_cost(op, bytes, g, COLL_INTRA_AUTO, ba, bp, BOUND_MEM).time;
+  return c;
 }
 
 coll_cost coll_nccl_time(coll_op op, double bytes, const coll_group *g) {

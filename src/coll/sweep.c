@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/coll.h"
+#include "coll/collhbm.h"
 #include "core/mem.h"
 #include "stepcast.h"
 
@@ -124,10 +126,16 @@ int sc_coll_sweep_run(const sc_coll_sweep_opts *o, sc_progress_fn fn, void *ud,
     p->flow_s = -1;
     p->flow_busbw = 0;
     if (t) {
-      if (o->algo[0]) /* that plug-in's schedule alone, raw flow-engine time */
+      if (o->algo[0]) { /* that plug-in's schedule alone, the flow engine's time */
         rc = sc_coll_simulate(t, o->op, o->algo, p->bytes, o->ranks, o->ranks_per_node, 8,
                               fn, ud, &p->flow_s, err);
-      else /* NCCL's schedule, scaled to its closed form (docs/network.md) */
+        /* no shorter than the GPU's memory lets NCCL's kernels move the
+         * op's bytes, as the closed form holds them (coll_nccl_mem_bw) */
+        double mbw = coll_nccl_mem_bw(o->arch);
+        double mem = mbw > 0 ? collhbm_bytes((coll_op)o->op, p->bytes, o->ranks, "ring",
+                                             "Simple") / mbw : 0;
+        if (!rc && mem > p->flow_s) p->flow_s = mem;
+      } else /* NCCL's schedule, scaled to its closed form (docs/network.md) */
         rc = sc_coll_simulate_nccl(t, o->op, p->bytes, &g, fn, ud, &p->flow_s, NULL, err);
       if (p->flow_s > 0) p->flow_busbw = p->bytes / p->flow_s * fac;
     }

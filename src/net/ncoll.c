@@ -106,7 +106,10 @@ int ncoll_reference(coll_op op, double bytes, const coll_group *g, double *flow_
 int ncoll_time(const topo *t, route_table *rt, coll_op op, double bytes, const coll_group *g,
                const int *rank_node, flow_progress_fn fn, void *ud, double *seconds,
                double *flow_s, sc_error *err) {
-  double nccl = coll_nccl_time(op, bytes, g).time;
+  /* the network scales what the links hold; the GPU's memory holds the
+   * kernels as it does on the reference (coll_nccl_time_split) */
+  double links, mem;
+  double nccl = coll_nccl_time_split(op, bytes, g, &links, &mem).time;
   if (g->ranks <= 1 || bytes <= 0) {
     *seconds = nccl;
     if (flow_s) *flow_s = 0;
@@ -118,7 +121,8 @@ int ncoll_time(const topo *t, route_table *rt, coll_op op, double bytes, const c
   int rc = run_on(t, rt, op, bytes, g->ranks, ppn, rank_node, fn, ud, &topo_s, err);
   if (rc == SC_OK) rc = ncoll_reference(op, bytes, g, &ref_s, err);
   if (rc) return rc;
-  *seconds = ncoll_scale(nccl, ncoll_fixed(op, bytes, g), topo_s, ref_s);
+  double scaled = ncoll_scale(links, ncoll_fixed(op, bytes, g), topo_s, ref_s);
+  *seconds = scaled > mem ? scaled : mem;
   if (flow_s) *flow_s = topo_s;
   return SC_OK;
 }

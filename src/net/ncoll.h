@@ -16,7 +16,10 @@
  *   T = L + (T_nccl - L) * flow(topology) / flow(reference)
  *
  * L is the launch overhead plus NCCL's latency of the algorithm and
- * protocol it picks. So a collective alone on an idle network that is
+ * protocol it picks. T_nccl is the closed form with its links alone:
+ * where the GPU's memory holds NCCL's kernels (A100), T is at least the
+ * closed form with the memory alone, which no network changes
+ * (coll_nccl_time_split); on the reference both give the closed form. So a collective alone on an idle network that is
  * the reference takes exactly what the closed form says (protocol
  * efficiency and per-hop latency included), and a tapered,
  * oversubscribed or degraded network, or other traffic on the same links

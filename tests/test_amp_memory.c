@@ -273,3 +273,55 @@ Test(amp_memory, zero_grad_key_refuses_other_values) {
                 strstr(err.msg, "zero"),
             "%s", err.msg);
 }
+
+/* The backward sweep: VGG16's classifier holds 124 M of its 138 M
+ * parameters and runs its backward first, while the convolutions'
+ * activations, most of the step's, are still held. At a boundary between
+ * runs the step holds the activations of the runs before it and the
+ * gradients of those after it: its peak is every gradient plus the
+ * largest excess, over the boundaries, of the activations before one over
+ * the gradients before it (AMP: each run keeps its activations and its
+ * GEMM and convolution weights' 16-bit copies, 2 bytes each; gradients 4
+ * bytes a parameter), here above both the backward's start and its end. */
+Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=64", "plan.micro_batch=64",
+                      "plan.dtype=\"fp16\"", "plan.amp=true", "plan.zero_grad=\"set_to_none\""};
+  sc_scenario s;
+  sc_result kept, freed;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  lowered l;
+  lowered_make(&l, &s);
+  const xg_stage *st = &l.x.stages[0];
+  double d = 0, rise = 0, G = 0;
+  int first = 1;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &l.x.runs[st->first_run + j];
+    const xg_segment *sg = &l.x.segs[r->segment];
+    if (sg->block < 0) continue;
+    if (!first && d > rise) rise = d;
+    first = 0;
+    double a = r->count * (sg->act_bytes + 2 * sg->params_cast), g = r->count * 4 * sg->params;
+    d += a - g;
+    G += g;
+  }
+  lowered_done(&l);
+  ov[8] = "plan.zero_grad=\"zero\"";
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
+  double P = kept.params, A = kept.mem.activations;
+  NEAR(G, 4 * P, "the runs' gradients are every parameter's");
+  cr_assert(rise > 0 && G + rise > A, "the sweep's peak %.0f + %.0f above the start %.0f", G,
+            rise, A);
+  NEAR(freed.mem.gradients, G, "freed: every gradient at the sweep's peak");
+  NEAR(freed.mem.activations, rise, "freed: the activations still held there");
+  NEAR(freed.mem.total,
+       kept.mem.weights + kept.mem.optimizer + G + rise + FIXED + FRAG * (G + rise),
+       "freed: weights + optimizer + gradients + the sweep's rise, with slack");
+  cr_assert(freed.mem.total < kept.mem.total, "freed %.0f below kept %.0f", freed.mem.total,
+            kept.mem.total);
+}

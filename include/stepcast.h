@@ -447,6 +447,24 @@ typedef enum sc_loss_impl {
                              Hugging Face's Trainer) */
 } sc_loss_impl;
 
+/* Whether the gradients outlive the step (plan.zero_grad; docs/model.md
+ * section 5, "Gradients freed between steps"). */
+typedef enum sc_zero_grad {
+  SC_ZERO_GRAD_AUTO = 0,    /* set_to_none where the plan is PyTorch's own
+                               parameters' .grad under torch.optim: fp32
+                               parameters (plan.amp, fp32, tf32) in an
+                               eager framework with no ZeRO and dp 1, or
+                               FSDP2's sharded .grad (plan_grads_freed);
+                               else zero */
+  SC_ZERO_GRAD_SET_TO_NONE, /* optimizer.zero_grad(set_to_none=True),
+                               PyTorch's default since 2.0: each step frees
+                               the gradients, the first backward allocates
+                               them again */
+  SC_ZERO_GRAD_ZERO         /* kept between steps and zeroed in place
+                               (set_to_none=False; Megatron's and DDP's
+                               persistent buffers) */
+} sc_zero_grad;
+
 /* The FSDP / ZeRO-3 implementation (plan.fsdp_impl). */
 typedef enum sc_fsdp_impl {
   SC_FSDP2 = 0,        /* PyTorch fully_shard: per-parameter sharding, one
@@ -675,6 +693,9 @@ typedef struct sc_plan {
                                 attention softmax in fp32 with casts,
                                 weight casts and loss scaling each step;
                                 0 = the model cast wholly to plan.dtype */
+  int zero_grad;             /* sc_zero_grad: whether the gradients are freed
+                                between steps (SC_ZERO_GRAD_AUTO: by the
+                                framework, plan_grads_freed) */
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

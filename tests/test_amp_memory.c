@@ -6,7 +6,11 @@
  * the model cast wholly to fp16 (16-bit weights, fp32 main gradients,
  * master + m + v). Bytes per parameter by hand; the same through the
  * data-parallel path (sc_dp_predict), whose gradients are then fp32.
- * (plan.main_grads bf16, refused with AMP: test_amp.c.)
+ * Gradients freed between steps (plan.zero_grad, PyTorch's
+ * zero_grad(set_to_none=True)): with one micro-batch the peak holds the
+ * larger of the activations and the gradients, by hand; with two, both;
+ * which plans free them by default. (plan.main_grads bf16, refused with
+ * AMP: test_amp.c.)
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 
 #include "lowered.h"
+#include "plan/plan.h"
 
 #define NEAR(got, want, what)                                                            \
   cr_assert(fabs((got) - (want)) <= 1e-9 * fabs(want), "%s: %.9g, want %.9g", what, \
@@ -58,14 +63,16 @@ Test(amp_memory, a_layers_cast_weights_are_its_gemms) {
 
 /* Per parameter P: fp16 alone 2 (weights) + 4 (fp32 main gradients) + 12
  * (master, m, v); AMP 4 + 4 + 8, and 2 per cast weight C in the
- * activations (one micro-batch in flight). */
+ * activations (one micro-batch in flight), its gradients kept between
+ * steps (plan.zero_grad "zero"; freed: the tests below). */
 Test(amp_memory, bytes_per_parameter_by_hand) {
   sc_scenario s;
   sc_result off, on;
   sc_error err = {0};
+  const char *kept[] = {"plan.zero_grad=\"zero\""}; /* gradients held: freed_by_hand */
   bert(&s, 0, NULL, 0);
   cr_assert_eq(sc_predict(&s, &off, &err), SC_OK, "%s", err.msg);
-  bert(&s, 1, NULL, 0);
+  bert(&s, 1, kept, 1);
   cr_assert_eq(sc_predict(&s, &on, &err), SC_OK, "%s", err.msg);
   lowered l;
   lowered_make(&l, &s);
@@ -121,8 +128,9 @@ Test(amp_memory, copies_per_micro_batch_in_flight) {
 }
 
 /* The data-parallel path (stepcast dp) predicts one GPU's memory with
- * the same model, and exchanges the fp32 gradients of AMP's fp32
- * parameters: 4 bytes each where fp16 alone exchanges 2. */
+ * the same model, its gradients kept between steps, and exchanges the
+ * fp32 gradients of AMP's fp32 parameters: 4 bytes each where fp16 alone
+ * exchanges 2. */
 Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   const char *dp[] = {"cluster.gpus=8", "plan.global_batch=64", "dp.scheme=\"allreduce_nccl\""};
   sc_scenario s;
@@ -134,9 +142,186 @@ Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   bert(&s, 1, dp, 3);
   cr_assert_eq(sc_dp_predict(&s, &on, &err), SC_OK, "%s", err.msg);
   NEAR(on.grad_bytes, 2 * off.grad_bytes, "AMP exchanges fp32 gradients");
-  bert(&s, 1, NULL, 0); /* one GPU, the per-GPU batch of 8 */
+  /* one GPU, the per-GPU batch of 8, its gradients kept: one replica
+   * of several keeps them (DDP's buckets), which the one-GPU plan's
+   * plan.zero_grad "auto" would not */
+  const char *kept[] = {"plan.zero_grad=\"zero\""};
+  bert(&s, 1, kept, 1);
   cr_assert_eq(sc_predict(&s, &one, &err), SC_OK, "%s", err.msg);
   NEAR(on.mem.weights, 4 * one.params, "dp: fp32 weights");
   NEAR(on.mem.optimizer, 8 * one.params, "dp: m, v");
   NEAR(on.mem.total, one.mem.total, "dp: the one-GPU memory");
+}
+
+/* The memory of BERT-base under AMP on one V100 at micro-batch mb and
+ * global batch gb, its gradients as plan.zero_grad zg says. */
+static void bert_zg(sc_result *r, int mb, int gb, const char *zg) {
+  char mbs[40], gbs[40], zgs[48];
+  snprintf(mbs, sizeof mbs, "plan.micro_batch=%d", mb);
+  snprintf(gbs, sizeof gbs, "plan.global_batch=%d", gb);
+  snprintf(zgs, sizeof zgs, "plan.zero_grad=\"%s\"", zg);
+  const char *more[] = {mbs, gbs, zgs};
+  sc_scenario s;
+  sc_error err = {0};
+  bert(&s, 1, more, 3);
+  cr_assert_eq(sc_predict(&s, r, &err), SC_OK, "%s", err.msg);
+}
+
+/* 1 GiB of context and workspaces, and 5 % of what the step allocates
+ * and frees again (src/engine/memory.c BUFFER_FIXED, BUFFER_FRAG) */
+#define FIXED 1073741824.0
+#define FRAG 0.05
+
+/* The tied MLM decoder's parameters: BERT's 30,522 words x 768 and, as
+ * the graph counts a tied layer's parameters the embedding's (graph.h),
+ * its 30,522 biases; fp32 gradients under AMP. The embedding's backward
+ * allocates its gradient of the table and adds it into the decoder's
+ * (AccumulateGrad's in-place add): one more gradient of them at the end
+ * of the backward. */
+#define TIED (4.0 * 30522 * (768 + 1))
+
+/* One sequence: the gradients (4 bytes a parameter, 440 MB) and the
+ * tied table's second gradient (94 MB) outweigh the activations, so the
+ * peak is the backward's end: weights + optimizer + gradients + TIED, no
+ * activation, 5 % slack on the gradients and TIED (both freed each step). */
+Test(amp_memory, freed_gradients_peak_at_the_backwards_end) {
+  sc_result kept, freed;
+  bert_zg(&kept, 1, 1, "zero");
+  bert_zg(&freed, 1, 1, "set_to_none");
+  double P = kept.params, G = 4 * P, A = kept.mem.activations;
+  cr_assert(G + TIED > A, "one sequence: gradients %.0f + %.0f above activations %.0f", G,
+            TIED, A);
+  NEAR(kept.mem.gradients, G, "kept: fp32 gradients");
+  NEAR(kept.mem.total, 4 * P + 8 * P + G + A + FIXED + FRAG * A, "kept: all of it at once");
+  NEAR(freed.mem.weights, kept.mem.weights, "freed: the same weights");
+  NEAR(freed.mem.optimizer, kept.mem.optimizer, "freed: the same optimizer states");
+  NEAR(freed.mem.gradients, G, "freed: every gradient at the backward's end");
+  NEAR(freed.mem.activations, TIED, "freed: only the tied table's second gradient");
+  NEAR(freed.mem.total, 4 * P + 8 * P + G + TIED + FIXED + FRAG * (G + TIED),
+       "freed: weights + optimizer + gradients + the tied transient, with slack");
+}
+
+/* 64 sequences: the activations outweigh the gradients, so the peak is
+ * the backward's start, with no gradient yet: the kept total less the
+ * gradients exactly (the activations and their slack unchanged). */
+Test(amp_memory, freed_gradients_peak_at_the_backwards_start) {
+  sc_result kept, freed;
+  bert_zg(&kept, 64, 64, "zero");
+  bert_zg(&freed, 64, 64, "set_to_none");
+  double G = 4 * kept.params;
+  cr_assert(kept.mem.activations > G + TIED, "64 sequences: activations %.0f above %.0f",
+            kept.mem.activations, G + TIED);
+  cr_assert_eq(freed.mem.gradients, 0, "freed: no gradient before the backward: %.0f",
+               freed.mem.gradients);
+  NEAR(freed.mem.activations, kept.mem.activations, "freed: the same activations");
+  NEAR(freed.mem.total, kept.mem.total - G, "freed: the kept total less the gradients");
+}
+
+/* Two micro-batches: the first one's gradients live through the second's
+ * forward, so freeing them between steps saves nothing. */
+Test(amp_memory, freed_gradients_with_two_micro_batches_save_nothing) {
+  for (int mb = 1; mb <= 64; mb *= 64) {
+    sc_result kept, freed;
+    bert_zg(&kept, mb, 2 * mb, "zero");
+    bert_zg(&freed, mb, 2 * mb, "set_to_none");
+    NEAR(freed.mem.gradients, kept.mem.gradients, "two micro-batches: gradients held");
+    NEAR(freed.mem.total, kept.mem.total, "two micro-batches: the same total");
+  }
+}
+
+/* plan.zero_grad "auto": freed where PyTorch's own .grad holds the
+ * gradients under torch.optim -- an eager plan of fp32 parameters (AMP,
+ * fp32, tf32) without ZeRO on one replica, or FSDP2 -- and kept elsewhere (Megatron's 16-bit model, DDP's
+ * buckets with dp > 1, a graph framework, DeepSpeed's partitions, FSDP1
+ * as PyTorch 1.13 ran it); an explicit value wins. */
+Test(amp_memory, which_plans_free_their_gradients) {
+  sc_plan p;
+  sc_plan_default(&p);
+  p.dtype = SC_BF16, p.dp = 1, p.amp = 1;
+  cr_assert(plan_grads_freed(&p), "eager AMP on one replica");
+  p.amp = 0;
+  cr_assert(!plan_grads_freed(&p), "the model cast to bf16 (Megatron)");
+  p.dtype = SC_TF32;
+  cr_assert(plan_grads_freed(&p), "tf32: fp32 parameters under torch.optim");
+  p.dtype = SC_BF16;
+  p.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
+  cr_assert(plan_grads_freed(&p), "set_to_none asked");
+  p.zero_grad = SC_ZERO_GRAD_AUTO, p.amp = 1, p.dp = 8;
+  cr_assert(!plan_grads_freed(&p), "DDP over 8 replicas");
+  p.dp = 1, p.framework_eager = 0;
+  cr_assert(!plan_grads_freed(&p), "a graph framework");
+  p.framework_eager = 1, p.zero = 1;
+  cr_assert(!plan_grads_freed(&p), "ZeRO-1's partitions");
+  p.zero = 3, p.amp = 0, p.fsdp_impl = SC_FSDP2;
+  cr_assert(plan_grads_freed(&p), "FSDP2's sharded .grad");
+  p.fsdp_impl = SC_FSDP1;
+  cr_assert(!plan_grads_freed(&p), "FSDP1 as PyTorch 1.13");
+  p.fsdp_impl = SC_FSDP_DEEPSPEED;
+  cr_assert(!plan_grads_freed(&p), "DeepSpeed ZeRO-3");
+  p.zero = 0, p.amp = 1, p.zero_grad = SC_ZERO_GRAD_ZERO;
+  cr_assert(!plan_grads_freed(&p), "zero asked");
+}
+
+/* The key's values are named, and a wrong one is refused with them. */
+Test(amp_memory, zero_grad_key_refuses_other_values) {
+  sc_scenario s;
+  sc_error err = {0};
+  const char *ov[] = {"plan.zero_grad=\"sometimes\""};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"bert_base\"}", "t", ov, 1, &err),
+               SC_EINPUT);
+  cr_assert(strstr(err.msg, "plan.zero_grad") && strstr(err.msg, "set_to_none") &&
+                strstr(err.msg, "zero"),
+            "%s", err.msg);
+}
+
+/* The backward sweep: VGG16's classifier holds 124 M of its 138 M
+ * parameters and runs its backward first, while the convolutions'
+ * activations, most of the step's, are still held. At a boundary between
+ * runs the step holds the activations of the runs before it and the
+ * gradients of those after it: its peak is every gradient plus the
+ * largest excess, over the boundaries, of the activations before one over
+ * the gradients before it (AMP: each run keeps its activations and its
+ * GEMM and convolution weights' 16-bit copies, 2 bytes each; gradients 4
+ * bytes a parameter), here above both the backward's start and its end. */
+Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=64", "plan.micro_batch=64",
+                      "plan.dtype=\"fp16\"", "plan.amp=true", "plan.zero_grad=\"set_to_none\""};
+  sc_scenario s;
+  sc_result kept, freed;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  lowered l;
+  lowered_make(&l, &s);
+  const xg_stage *st = &l.x.stages[0];
+  double d = 0, rise = 0, G = 0;
+  int first = 1;
+  for (int j = 0; j < st->n_runs; j++) {
+    const xg_run *r = &l.x.runs[st->first_run + j];
+    const xg_segment *sg = &l.x.segs[r->segment];
+    if (sg->block < 0) continue;
+    if (!first && d > rise) rise = d;
+    first = 0;
+    double a = r->count * (sg->act_bytes + 2 * sg->params_cast), g = r->count * 4 * sg->params;
+    d += a - g;
+    G += g;
+  }
+  lowered_done(&l);
+  ov[8] = "plan.zero_grad=\"zero\"";
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
+  double P = kept.params, A = kept.mem.activations;
+  NEAR(G, 4 * P, "the runs' gradients are every parameter's");
+  cr_assert(rise > 0 && G + rise > A, "the sweep's peak %.0f + %.0f above the start %.0f", G,
+            rise, A);
+  NEAR(freed.mem.gradients, G, "freed: every gradient at the sweep's peak");
+  NEAR(freed.mem.activations, rise, "freed: the activations still held there");
+  NEAR(freed.mem.total,
+       kept.mem.weights + kept.mem.optimizer + G + rise + FIXED + FRAG * (G + rise),
+       "freed: weights + optimizer + gradients + the sweep's rise, with slack");
+  cr_assert(freed.mem.total < kept.mem.total, "freed %.0f below kept %.0f", freed.mem.total,
+            kept.mem.total);
 }

@@ -98,6 +98,10 @@ CASES = {
     "param_remainders": (DEFAULT, {"plan.param_remainders": True}),
     "fused_loss": (MPT, {"plan.fused_loss": True}),
     "loss": (MPT, {"plan.loss": "eager"}),
+    # one GPU, AMP, one micro-batch: "auto" frees the gradients, "zero" keeps them
+    "zero_grad": ({"model": "bert_base", "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 1},
+                   "plan": {"tp": 1, "pp": 1, "global_batch": 64, "dtype": "fp16", "amp": True}},
+                  {"plan.zero_grad": "zero"}),
     "offload_layers": (MPT, {"plan.offload_layers": 4}),
     "recompute_layers": (DEFAULT, {"plan.recompute": "full", "plan.recompute_layers": 2}),
     "recompute_modules": (DEFAULT, {"plan.recompute_modules": ["core_attn", "mlp"]}),

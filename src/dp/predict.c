@@ -76,6 +76,10 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   p->etp = 0, p->vpp = 0, p->zero = 0, p->fsdp_shard = 0, p->sp = 0;
   p->distributed_optimizer = 0;
   p->schedule = SC_SCHED_1F1B;
+  /* one replica of several: plan.zero_grad "auto" reads dp > 1 as the
+   * gradients kept (DDP's reducer holds its buckets between steps), which
+   * the one-GPU plan's dp 1 would no longer say */
+  if (gpus > 1 && p->zero_grad == SC_ZERO_GRAD_AUTO) p->zero_grad = SC_ZERO_GRAD_ZERO;
   /* what only a pipeline, expert or tensor split reads goes with it (as
    * the search's neutral plan): the stage layout, the per-layer
    * strategies, the flex dispatcher and the overlaps between ranks */

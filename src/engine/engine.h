@@ -67,6 +67,13 @@ typedef struct eng_memsum {
   double offloaded, off_buf;    /* in host memory; the copy buffer */
   double copies_once;           /* AMP's weight copies made once */
   double gw, gg;                /* FSDP's gathered weights and gradients */
+  double tied_grad;             /* the tied table's second gradient, which
+                                   the embedding's backward adds into the
+                                   head's (a stage holding both), bytes */
+  double rise;                  /* a backward that frees gradients: the
+                                   most the activations before a boundary
+                                   between runs exceed the gradients
+                                   before it (memory.c sweep_run), >= 0 */
 } eng_memsum;
 
 /* Per micro-batch time of one stage and its parts. */
@@ -90,6 +97,10 @@ typedef struct eng_stage {
                                    in memory-bound kernels (overlap
                                    slowdown: groups.h grp_slow) */
   sc_memory m;                  /* its breakdown */
+  double act_all;               /* the activations as summed, bytes, before
+                                   a step that frees its gradients
+                                   reports the peak's moment (memory.c
+                                   freed_peak) */
   eng_memsum sums;              /* what its runs add up to (memory.c) */
   long sums_pass;               /* eng.mem_pass when sums were made */
 } eng_stage;

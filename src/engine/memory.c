@@ -134,6 +134,20 @@ static double seg_act(const xg_segment *sg) {
 
 void eng_memory_pass(eng *e) { e->mem_pass++; }
 
+/* One run's step of the backward sweep of a step that frees its
+ * gradients (freed_peak): when the backward has passed the runs after a
+ * boundary, the runs before it still hold their activations and those
+ * after it their gradients. *d is the activations less the gradients of
+ * the runs summed so far (forward order), m->rise its largest value at a
+ * boundary between two runs (0 when none is above 0: the backward's end).
+ * Within a run of like layers the sum moves linearly, so its ends are the
+ * boundaries to look at. kept: the run's activations held on the GPU; g:
+ * its gradients; first: no run before it. */
+static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g) {
+  if (!first && *d > m->rise) m->rise = *d;
+  *d += kept - g;
+}
+
 /* What the runs of stage s add up to. It reads the stage's runs and,
  * through xg_seg_params, only whether s is the first stage (stages after
  * it hold the tied weights again): the same for two stages with the same
@@ -143,8 +157,9 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   double eb = eng_param_bytes(p);
-  int off_left = p->offload_layers, seen_layer = 0;
+  int off_left = p->offload_layers, seen_layer = 0, first = 1;
   double tail = 0; /* after the last layer run so far */
+  double d = 0;    /* sweep_run's */
   memset(m, 0, sizeof *m);
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
@@ -175,6 +190,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     double a = r->count * seg_act(sg);
     amp_copies(p, r, sg, &a, &m->copies_once);
     m->act += a;
+    double kept = a;
     if (sg->role == WG_ROLE_LAYER) {
       seen_layer = 1;
       tail = 0;
@@ -189,11 +205,16 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
       int n = r->count < off_left ? r->count : off_left;
       off_left -= n;
       m->offloaded += n * seg_act(sg);
+      kept -= n * seg_act(sg);
       if (seg_act(sg) > m->off_buf) m->off_buf = seg_act(sg);
     }
+    sweep_run(m, &d, first, kept, g);
+    first = 0;
     /* one layer is rematerialised at a time during backward */
     if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > m->remat) m->remat = sg->act_bytes;
     if (sg->bwd_extra_bytes > m->bwd_extra) m->bwd_extra = sg->bwd_extra_bytes;
+    /* stage 0 holds the embedding: a tied head there is its second use */
+    if (s == 0 && sg->zero < 2) m->tied_grad += r->count * sg->tied_params * gb;
   }
   m->act_tail = tail;
   /* ZeRO-3 / FSDP: the units gathered at once (fsdp.c) */
@@ -209,7 +230,8 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   eng_memsum z;
   sums_of(e, e->x->n_stages - 1 - s, &z);
   m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
-  m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once;
+  m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once, m->tied_grad += z.tied_grad;
+  if (z.rise > m->rise) m->rise = z.rise;
   m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
   m->act_head = (m->act_head + z.act_head) / 2, m->act_tail = (m->act_tail + z.act_tail) / 2;
   if (z.remat > m->remat) m->remat = z.remat;
@@ -271,6 +293,52 @@ static double act_in_flight(eng *e, int s, const eng_memsum *m, const pipe_sched
   return a;
 }
 
+/* 1 when the gradients of plan p's step x are freed between steps
+ * (plan_grads_freed) and the step runs one micro-batch per pipeline:
+ * then no gradient exists during its forward, and its backward allocates
+ * them as it frees the activations. With two or more, the first
+ * micro-batch's gradients are held through the others' forwards, and the
+ * peak is the sum, as with gradients kept. */
+static int grads_freed_once(const sc_plan *p, const xg *x) {
+  return x->micro_batches == 1 && plan_grads_freed(p);
+}
+
+/* The most that the activations and the gradients of a step that frees
+ * its gradients hold together once its backward has begun, bytes: the
+ * gradients (all of them at the backward's end) and, on a stage whose
+ * tied head shares the embedding's table, that table's second gradient
+ * (the head's backward, early, makes the table's gradient; the
+ * embedding's, last, allocates its own and adds it in place: autograd's
+ * AccumulateGrad, variable_grad += new_grad), plus the sweep's rise
+ * (sweep_run: activations still held where the backward has already made
+ * the gradients of the runs after them -- a VGG's classifier, most of its
+ * parameters, before its convolutions, most of its activations) and,
+ * within the layers, the layer a full recomputation rematerialises. */
+static double freed_end(const eng_memsum *m) {
+  double in = m->rise > 0 ? m->rise + m->remat : 0;
+  return m->gradients + m->tied_grad + in;
+}
+
+/* The peak of a step whose gradients are freed between steps and which
+ * runs one micro-batch (grads_freed_once), out's parts made those held
+ * at that moment: the backward's start (out->activations as summed, with
+ * the loss's transient, and no gradient) or, where larger, freed_end's
+ * (every gradient, reported with the gradients; the activations and
+ * transients then held, with the activations). FSDP's gathered units
+ * (gw, gg) are held at both as before. Returns the gradient bytes now
+ * among what the step allocates and frees (their allocator slack), 0
+ * where the backward's start is the peak. */
+static double freed_peak(const eng_memsum *m, sc_memory *out) {
+  double end = freed_end(m);
+  if (out->activations >= end) {
+    out->gradients = m->gg;
+    return 0;
+  }
+  out->gradients = m->gradients + m->gg;
+  out->activations = end - m->gradients;
+  return m->gradients;
+}
+
 void eng_memory(eng *e, int s) {
   const sc_plan *p = &e->s->plan;
   const xg *x = e->x;
@@ -305,8 +373,13 @@ void eng_memory(eng *e, int s) {
   double transient = m.remat > m.bwd_extra ? m.remat : m.bwd_extra;
   out->activations = act_in_flight(e, s, &m, ps, &shape) + transient +
                      (m.offloaded > 0 ? m.off_buf : 0) + m.copies_once;
+  /* what the step allocates and frees again: the activations, FSDP's
+   * gathered units, and gradients freed between steps */
+  double freed = 0;
+  e->st[s].act_all = out->activations;
+  if (grads_freed_once(p, x)) freed = freed_peak(&m, out);
   double sum = out->weights + out->gradients + out->optimizer + out->activations;
-  out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + m.gw + m.gg);
+  out->buffers = BUFFER_FIXED + BUFFER_FRAG * (out->activations + m.gw + m.gg + freed);
   out->total = sum + out->buffers;
   out->capacity = e->s->cluster.gpu.hbm_bytes;
   /* the offloaded activations sit in pinned CPU buffers until their
@@ -319,6 +392,8 @@ void eng_memory(eng *e, int s) {
               (out->host_capacity <= 0 || out->host <= out->host_capacity);
   e->st[s].mem = out->total;
 }
+
+static double larger(double a, double b) { return a > b ? a : b; }
 
 /* The least a fully recomputed layer segment of stage s keeps beyond its
  * input (act_bytes - input_bytes, bytes per micro-batch); -1 when one
@@ -360,7 +435,13 @@ static long layers_left(const sc_plan *p, int layers, int vpp, int s, int n) {
  * shrink. Each byte of activations brings its allocator slack
  * (BUFFER_FRAG). So stage s's total, less those that may shrink, plus the
  * layers left times least_gain per micro-batch in flight, is a lower bound
- * of the partial plan's; less 1e-9 of it for the rounding of the sums. */
+ * of the partial plan's; less 1e-9 of it for the rounding of the sums.
+ * Where the gradients are freed between steps and one micro-batch runs
+ * (freed_peak), the total holds the larger of the activations A and the
+ * backward's later peak E (freed_end, each with its slack), and the
+ * partial plan's E is at least the gradients' end G (gradients and the
+ * tied table's second one): the growth is at least max(A + gain - remat,
+ * G) - max(A, E). */
 double eng_memory_floor_partial(const eng *e, int s, int n) {
   const sc_plan *p = &e->s->plan;
   const eng_stage *es = &e->st[s];
@@ -376,8 +457,14 @@ double eng_memory_floor_partial(const eng *e, int s, int n) {
   double in_flight = layers_in_flight(p, s, ps, &shape, apart ? lay : NULL);
   if (gain < 0 || in_flight < 1) return 0;
   if (gain > 0) gain *= in_flight * layers_left(p, e->g->layers, e->x->vpp, s, n);
-  double f = es->m.total +
-             (1 + BUFFER_FRAG) * (gain - es->sums.remat - es->sums.gw - es->sums.gg);
+  double grow = gain - es->sums.remat;
+  if (grads_freed_once(p, e->x)) {
+    /* the partial plan's sweep may rise less (a smaller remat): its
+     * backward's end alone is certain */
+    double a = es->act_all, end = es->sums.gradients + es->sums.tied_grad;
+    grow = larger(a + grow, end) - larger(a, freed_end(&es->sums));
+  }
+  double f = es->m.total + (1 + BUFFER_FRAG) * (grow - es->sums.gw - es->sums.gg);
   f *= 1 - 1e-9;
   return f > 0 ? f : 0;
 }

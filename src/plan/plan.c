@@ -150,6 +150,7 @@ const char *const plan_sched_names[PLAN_SCHEDS] = {"1f1b", "gpipe", "interleaved
 const char *const plan_recomp_names[PLAN_RECOMPS] = {"none", "selective", "full"};
 const char *const plan_attn_names[PLAN_ATTNS] = {"flash2", "flash1", "flash3", "unfused", "cudnn", "auto"};
 const char *const plan_loss_names[PLAN_LOSSES] = {"auto", "vocab_parallel", "fused", "eager"};
+const char *const plan_zero_grad_names[PLAN_ZERO_GRADS] = {"auto", "set_to_none", "zero"};
 
 /* SC_EINPUT unless lo <= v <= hi; `path` names the key. */
 int plan_range(long long v, long long lo, long long hi, const char *path, sc_error *err) {
@@ -862,6 +863,10 @@ static int plan_attention(sc_scenario *s, sc_error *err) {
  * back (plan_loss_of reads both when lowering), so that a caller may still
  * set either key on a resolved scenario. */
 static int plan_loss(const sc_plan *p, sc_error *err) {
+  if ((unsigned)p->zero_grad >= PLAN_ZERO_GRADS)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.zero_grad: %d; valid: \"auto\", \"set_to_none\", \"zero\"",
+                        (int)p->zero_grad);
   if ((unsigned)p->loss_impl >= PLAN_LOSSES)
     return sc_error_set(err, SC_EINPUT,
                         "plan.loss: %d; valid: \"auto\", \"vocab_parallel\", \"fused\", "
@@ -878,6 +883,24 @@ static int plan_loss(const sc_plan *p, sc_error *err) {
 sc_loss_impl plan_loss_of(const sc_plan *p) {
   if (p->loss_impl != SC_LOSS_AUTO) return (sc_loss_impl)p->loss_impl;
   return p->fused_loss ? SC_LOSS_FUSED : SC_LOSS_VOCAB_PARALLEL;
+}
+
+/* plan.zero_grad "auto": the gradients are the parameters' own .grad, which
+ * torch.optim's zero_grad(set_to_none=True) frees (PyTorch's default since
+ * 2.0: ../shared/reference/pytorch/torch/nn/parallel/distributed.py, "(the
+ * default)"), where PyTorch itself holds them: an eager plan whose
+ * parameters are fp32 and updated in place by the optimizer -- under
+ * plan.amp (autocast) or in fp32/tf32; the 16-bit plans are Megatron's and
+ * apex O2's, whose fp32 main gradients are a persistent buffer -- with no
+ * ZeRO and one replica (DDP's reducer keeps its own gradient buckets,
+ * and DeepSpeed its partitions); or FSDP2, whose post-backward sets each
+ * sharded .grad (_fsdp_param_group.py). FSDP1 is modelled as PyTorch
+ * 1.13's (section 4b), whose zero_grad zeroed in place by default. */
+int plan_grads_freed(const sc_plan *p) {
+  if (p->zero_grad != SC_ZERO_GRAD_AUTO) return p->zero_grad == SC_ZERO_GRAD_SET_TO_NONE;
+  if (p->zero >= 3) return p->fsdp_impl == SC_FSDP2;
+  int fp32_params = p->amp || p->dtype == SC_FP32 || p->dtype == SC_TF32;
+  return fp32_params && p->framework_eager && p->zero == 0 && p->dp == 1;
 }
 
 /* ------------------------------------------------------------ overrides */

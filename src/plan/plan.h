@@ -40,6 +40,12 @@ extern const char *const plan_loss_names[PLAN_LOSSES];
  * kernel where plan.fused_loss, else Megatron's vocab-parallel loss);
  * never SC_LOSS_AUTO. */
 sc_loss_impl plan_loss_of(const sc_plan *p);
+#define PLAN_ZERO_GRADS (SC_ZERO_GRAD_ZERO + 1)
+extern const char *const plan_zero_grad_names[PLAN_ZERO_GRADS];
+/* 1 when a resolved plan's gradients are freed between steps (plan.zero_grad
+ * "set_to_none", or "auto" on a plan whose gradients are PyTorch's own
+ * parameters' .grad under torch.optim); 0 when they are kept. */
+int plan_grads_freed(const sc_plan *p);
 
 /* sc_scenario_resolve in place: on an error *s is left half resolved
  * (for a scratch copy the caller drops then, without the 4 KB copies

@@ -8,7 +8,11 @@ Each measured row becomes one scenario: the GPT decoder the script trains
 (layers, hidden, heads, seq, vocab 50304, GELU MLP 4h, LayerNorm, learned
 positions, biases, tied head) on 1 x h100-sxm5-80gb, tp = pp = dp = 1,
 sp off, zero 0, global batch = micro-batch = the row's micro_batch (one
-micro-batch per step), dtype bf16, attention flash2 (PyTorch's SDPA flash
+micro-batch per step), dtype bf16 with amp as the row ran (its dtype
+`amp_bf16`: torch.autocast over fp32 parameters, so plan.amp true and,
+by plan.zero_grad "auto", the gradients freed between steps as the
+script's zero_grad(set_to_none=True) frees them; --no-amp: the model cast
+wholly to bf16, as this comparison ran before session 36), attention flash2 (PyTorch's SDPA flash
 backend is FlashAttention-2; cudnn for rows run with SDPA's cuDNN backend), fused_kernels false (eager PyTorch runs
 separate bias, GELU and add kernels), loss eager (the script's
 F.cross_entropy on logits.float(), the logits dropped after it), framework_eager true, recompute full
@@ -21,7 +25,8 @@ Prints a Markdown table: measured and predicted step time, signed error
 predicted optimizer time, and the peak memory (torch.cuda.max_memory_allocated
 against predict's total less its buffers: the fixed 1 GiB of context and
 workspace and the allocator's fragmentation, which the allocated bytes do
-not count); then the MAPEs. --loss KIND sets plan.loss (default eager).
+not count); then the MAPEs. --loss KIND sets plan.loss (default eager);
+--amp / --no-amp set plan.amp on every row (default: each row's dtype).
 """
 import argparse
 import csv
@@ -33,7 +38,15 @@ import tempfile
 
 GPU = ["h100-sxm5-80gb"]  # --gpu: the stepcast preset of the measuring GPU
 LOSS = ["eager"]  # --loss: plan.loss
-AMP = [False]  # --amp: plan.amp
+AMP = [None]  # --amp / --no-amp: plan.amp; None = the row's dtype says
+
+
+def row_amp(row):
+    """plan.amp for a measured row: --amp/--no-amp, else its dtype
+    (amp_bf16: autocast over fp32 parameters)."""
+    if AMP[0] is not None:
+        return AMP[0]
+    return row.get("dtype", "").startswith("amp_")
 
 
 def scenario(row):
@@ -51,7 +64,7 @@ def scenario(row):
                  "global_batch": mb, "micro_batch": mb, "dtype": "bf16",
                  "attention": "cudnn" if row.get("attention") == "sdpa_cudnn" else "flash2",
                  "fused_kernels": False,
-                 "loss": LOSS[0], "amp": AMP[0],
+                 "loss": LOSS[0], "amp": row_amp(row),
                  "framework_eager": True},
     }
 
@@ -75,7 +88,10 @@ def main():
     ap.add_argument("--scenarios", default="")
     ap.add_argument("--gpu", default=GPU[0], help="stepcast GPU preset of the measuring GPU")
     ap.add_argument("--loss", default=LOSS[0], help="plan.loss of the scenarios")
-    ap.add_argument("--amp", action="store_true", help="plan.amp: fp32 weights under autocast")
+    ap.add_argument("--amp", action="store_true", default=None,
+                    help="plan.amp on every row: fp32 weights under autocast")
+    ap.add_argument("--no-amp", dest="amp", action="store_false",
+                    help="plan.amp off: the model cast wholly to bf16")
     a = ap.parse_args()
     GPU[0] = a.gpu
     LOSS[0] = a.loss

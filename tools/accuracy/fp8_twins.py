@@ -16,7 +16,10 @@ read as a cost both types pay alike, in seconds); extra_prop = r8 - r16 x
 p8 / p16 (read as a share of the step instead). Both are divided by the
 fp8 row's GEMM time: the "gemm" kind of `validate --row ID --ops`
 (the first stage's GEMMs of one micro-batch, forward + backward) times the
-micro-batches. implied = the modelled bf16/fp8 GEMM ratio with the extra
+micro-batches. Columns: err8, err16 the signed errors (predicted over
+measured - 1) of the fp8 row and its twin; gemm8 s; extra s; %gemm8 and
+%prop extra and extra_prop over gemm8; implied = the modelled bf16/fp8
+GEMM ratio with the extra
 put on the fp8 GEMMs: gemm16 / (gemm8 + extra). A residual that follows
 the fp8 GEMMs gives the same fraction on every pair whatever the model,
 tp or cp; one that follows something else (tensor-parallel traffic,
@@ -25,7 +28,10 @@ attention, the pipeline) does not.
 --notes TEXT appends TEXT to the notes of the fp8 rows in a temporary copy
 of the set (e.g. --notes mxfp8: the MXFP8 recipe; --notes "current
 scaling"), an analysis only: no rule reads a rewritten note, and the set
-itself is not changed. Analysis of docs/accuracy.md, dgxc item (8).
+itself is not changed (validate skips fp8 rows a recipe does not run
+on, MXFP8 before Blackwell: those pairs drop out). The last lines give
+%gemm8 per GPU type over its pairs. Analysis of docs/accuracy.md, dgxc
+item (8).
 """
 import argparse
 import csv

@@ -34,6 +34,7 @@
  * taken against the final k-th best, so it is too.
  */
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -103,6 +104,7 @@ typedef struct worker {
 typedef struct shared {
   const sc_scenario *base;      /* resolved model and cluster */
   const sc_search_opts *o;
+  crew_pool *pool;              /* the searcher's parked threads (NULL: none) */
   const space_pt *pts;
   long n;                       /* points searched (all processes) */
   int rank, size;               /* this process takes blocks rank, rank + size, ...
@@ -673,7 +675,7 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   if (rc != SC_OK) return rc;
   passes p = {sh, ws, nt, scratch, k};
   pthread_mutex_init(&sh->mu, NULL);
-  crew_run(nt, both_passes, &p);
+  crew_run(sh->pool, nt, both_passes, &p);
   pthread_mutex_destroy(&sh->mu);
   deal_close(&sh->deal);
   rc = worker_error(ws, nt, err); /* of either pass */
@@ -736,14 +738,14 @@ static int rerank_stop(void *ctx) {
  * (rerank.h; a job it opens is kept for workers_close) within the
  * search's budget: its wall time, why the event engine could not run a
  * plan, or the stop (the closed form's order kept in both), into st. */
-static int rerank(worker *ws, int nt, const sc_search_opts *o, double t0, sc_search_stats *st,
-                  sc_error *err) {
+static int rerank(crew_pool *pool, worker *ws, int nt, const sc_search_opts *o, double t0,
+                  sc_search_stats *st, sc_error *err) {
   double r0 = clock_now_s();
   sc_job **jobs = mem_alloc(sizeof *jobs * (size_t)nt);
   if (!jobs) return sc_error_set(err, SC_ENOMEM, "out of memory re-ranking the plans");
   for (int t = 0; t < nt; t++) jobs[t] = ws[t].job;
   rerank_watch w = {o, t0, r0, st->tried, 0};
-  int stopped = 0, rc = rerank_topk(jobs, nt, &ws[0].best, rerank_stop, &w, &stopped, err);
+  int stopped = 0, rc = rerank_topk(pool, jobs, nt, &ws[0].best, rerank_stop, &w, &stopped, err);
   for (int t = 0; t < nt; t++) ws[t].job = jobs[t];
   mem_free(jobs);
   st->reranked = rc == SC_OK && !stopped && ws[0].best.n > 0;
@@ -814,9 +816,45 @@ static void fill_defaults(const sc_scenario *b, const sc_search_opts *opts, sc_s
   if (o->max_vpp <= 0) o->max_vpp = 4;
 }
 
+/* ----------------------------------------------------------- searcher */
+
+/* Threads kept between searches (stepcast.h). */
+struct sc_searcher {
+  crew_pool *pool;      /* owned: its threads - 1 parked helpers */
+};
+
+int sc_searcher_open(int threads, sc_searcher **out, sc_error *err) {
+  *out = NULL;
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.threads = threads;
+  sc_searcher *s = mem_alloc(sizeof *s);
+  /* every core when threads <= 0; a space big enough for all of them */
+  int helpers = thread_count(&o, LONG_MAX / 2) - 1;
+  if (!s || crew_pool_open(helpers, &s->pool)) {
+    mem_free(s);
+    return sc_error_set(err, SC_ENOMEM, "out of memory (or threads) opening a searcher of %d "
+                        "threads", helpers + 1);
+  }
+  *out = s;
+  return SC_OK;
+}
+
+void sc_searcher_close(sc_searcher *s) {
+  if (!s) return;
+  crew_pool_close(s->pool);
+  mem_free(s);
+}
+
 int sc_search(const sc_scenario *base, const sc_search_opts *opts,
               sc_candidate *best, int max_best, int *n_best,
               sc_search_stats *stats, sc_error *err) {
+  return sc_searcher_search(NULL, base, opts, best, max_best, n_best, stats, err);
+}
+
+int sc_searcher_search(sc_searcher *sr, const sc_scenario *base, const sc_search_opts *opts,
+                       sc_candidate *best, int max_best, int *n_best, sc_search_stats *stats,
+                       sc_error *err) {
   sc_scenario b;
   int rc = resolve_base(base, &b, err);
   if (rc != SC_OK) return rc;
@@ -850,7 +888,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   }
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
-    shared sh = {.base = &b, .o = &o, .pts = pts, .n = n, .rank = rank, .size = size,
+    shared sh = {.base = &b, .o = &o, .pool = sr ? sr->pool : NULL, .pts = pts, .n = n, .rank = rank, .size = size,
                  .count = count, .topo = job_has_topology(job), .t0 = t0,
                  .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
@@ -861,7 +899,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   else if (rc == SC_OK && st.valid == 0) rc = rejects_explain(job, pts, n, &st, err);
   /* a walk the budget or the user stopped keeps the closed form's order */
   if (rc == SC_OK && o.rerank && (st.stopped == SC_SEARCH_COMPLETE || st.stopped == SC_SEARCH_MAX_PLANS))
-    rc = rerank(ws, nt, &o, t0, &st, err);
+    rc = rerank(sr ? sr->pool : NULL, ws, nt, &o, t0, &st, err);
   if (rc == SC_OK) {
     topk_pareto(&ws[0].best);
     *n_best = ws[0].best.n;

@@ -255,6 +255,49 @@ Test(search, a_searcher_finds_what_sc_search_finds) {
   sc_searcher_close(NULL);
 }
 
+/* A searcher keeps its jobs' memory from one search to the next
+ * (job_park): searches of other models, clusters and a topology in turn
+ * find what a new search of each does, bit for bit. */
+Test(search, a_searcher_forgets_the_search_before) {
+  static const char *const scen[] = {
+      "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"gpus\": 64, \"gpus_per_node\": 1, "
+      "\"nvlink_domain\": 1, \"topology\": \"torus:x=4,y=4,z=4,bw=25\"}, "
+      "\"plan\": {\"tp\": 1, \"pp\": 1}}",
+      "{\"model\": \"llama2-7b\", \"cluster\": {\"gpus\": 64}, "
+      "\"plan\": {\"tp\": 1, \"pp\": 1, \"global_batch\": 256}}",
+      NULL};
+  enum { K = 8 };
+  sc_error e = {0};
+  sc_searcher *sr = NULL;
+  cr_assert_eq(sc_searcher_open(2, &sr, &e), SC_OK, "%s", e.msg);
+  for (int round = 0; round < 6; round++) {
+    sc_scenario s;
+    sc_scenario_default(&s);
+    const char *text = scen[round % 3];
+    if (text)
+      cr_assert_eq(sc_scenario_load_string(&s, text, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+    sc_search_opts o;
+    sc_search_opts_default(&o);
+    o.threads = 1 + round % 2;
+    sc_candidate a[K], b[K];
+    sc_search_stats sa, sb;
+    int na = 0, nb = 0;
+    cr_assert_eq(sc_search(&s, &o, a, K, &na, &sa, &e), SC_OK, "%s", e.msg);
+    cr_assert_eq(sc_searcher_search(sr, &s, &o, b, K, &nb, &sb, &e), SC_OK, "%s", e.msg);
+    cr_assert(na == nb && sa.tried == sb.tried && sa.valid == sb.valid && sa.fit == sb.fit &&
+                  sa.pruned == sb.pruned,
+              "round %d: %d plans, %ld/%ld/%ld/%ld tried/valid/fit/pruned; a new search %d "
+              "%ld/%ld/%ld/%ld", round, nb, sb.tried, sb.valid, sb.fit, sb.pruned, na, sa.tried,
+              sa.valid, sa.fit, sa.pruned);
+    for (int i = 0; i < na; i++)
+      cr_assert(!memcmp(&a[i].plan, &b[i].plan, sizeof a[i].plan) &&
+                    !memcmp(&a[i].result, &b[i].result, sizeof a[i].result),
+                "round %d, rank %d: step %.17g, a new search %.17g", round, i + 1,
+                b[i].result.step_s, a[i].result.step_s);
+  }
+  sc_searcher_close(sr);
+}
+
 /* Every plan the search accepts passes the framework's checks: the plan
  * validation (which holds Megatron's interleaved rule) accepts it. */
 Test(search, every_plan_listed_is_a_valid_plan) {

@@ -69,6 +69,18 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
   *out = NULL;
   sc_job *j = new_job(in);
   if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
+  int rc = job_reopen(j, in, err);
+  if (rc != SC_OK) {
+    sc_job_close(j);
+    return rc;
+  }
+  *out = j;
+  return SC_OK;
+}
+
+int job_reopen(sc_job *j, const sc_scenario *in, sc_error *err) {
+  assert(!j->g && !j->net && !j->cur_set);
+  j->s = *in;
   int rc = sc_scenario_resolve_model(&j->s, err);
   if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
   j->own_g = j->g != NULL;
@@ -77,12 +89,7 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
    * check() resolved for every plan before, so that it resolves only the
    * plan now (same bits, whether or not resolving twice changes them) */
   if (rc == SC_OK) rc = sc_scenario_resolve_model(&j->s, err);
-  if (rc != SC_OK) {
-    sc_job_close(j);
-    return rc;
-  }
-  *out = j;
-  return SC_OK;
+  return rc;
 }
 
 /* j0's scenario as it stands (resolved: nothing is resolved or built
@@ -93,14 +100,34 @@ int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err) {
   *out = NULL;
   sc_job *j = new_job(&j0->s);
   if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
-  j->g = j0->g;
-  int rc = ncost_open_sharing(j0->net, &j->net, err);
+  int rc = job_reopen_sharing(j, j0, err);
   if (rc != SC_OK) {
     sc_job_close(j);
     return rc;
   }
   *out = j;
   return SC_OK;
+}
+
+int job_reopen_sharing(sc_job *j, sc_job *j0, sc_error *err) {
+  assert(!j->g && !j->net && !j->cur_set);
+  j->s = j0->s;
+  j->g = j0->g;
+  return ncost_open_sharing(j0->net, &j->net, err);
+}
+
+void job_park(sc_job *j) {
+  if (j->own_g) wg_free(j->g);
+  j->g = NULL;
+  j->own_g = 0;
+  ncost_close(j->net);
+  j->net = NULL;
+  j->cur_set = 0;
+  j->quiet = 0;
+  memo_clear(&j->costs);
+  memo_clear(&j->bound_costs);
+  lcache_clear(&j->lc);
+  qmemo_clear(&j->qm);
 }
 
 void sc_job_close(sc_job *j) {

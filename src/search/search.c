@@ -454,6 +454,9 @@ struct sc_searcher {
   int n;                /* room in jobs: its threads */
   sc_job **jobs;        /* owned: jobs[t], thread t's job of the last
                            search, parked (job_park; NULL: none) */
+  space_pt *pts;        /* owned: the last search's space (space_build_in),
+                           room for cap_pts points; NULL: none */
+  long cap_pts;
 };
 
 /* sr for the calling thread's search, or NULL when sr is NULL or another
@@ -904,6 +907,7 @@ void sc_searcher_close(sc_searcher *s) {
   crew_pool_close(s->pool);
   for (int t = s->n - 1; t >= 0; t--) sc_job_close(s->jobs[t]); /* parked: none shares */
   mem_free(s->jobs);
+  mem_free(s->pts);
   mem_free(s);
 }
 
@@ -929,14 +933,15 @@ static int search_on(sc_searcher *sr, const sc_scenario *base, const sc_search_o
   if ((rc = first_job(sr, &b, &job, err)) != SC_OK) return rc;
   /* lower() writes points into the job's copy of b's plan */
   assert(!memcmp(&sc_job_scenario(job)->plan, &b.plan, sizeof b.plan));
-  space_pt *pts = NULL;
-  long n = 0;
+  space_pt *pts = sr ? sr->pts : NULL; /* sr's array, taken */
+  long n = 0, cap_pts = sr ? sr->cap_pts : 0;
+  if (sr) sr->pts = NULL, sr->cap_pts = 0;
   sc_search_stats st;
   memset(&st, 0, sizeof st);
   st.dtypes = space_dtypes(&b, &o);
   worker *ws = NULL;
   sc_candidate *scratch = NULL;
-  rc = space_build(&b, job_graph(job), &o, &pts, &n, err);
+  rc = space_build_in(&b, job_graph(job), &o, &pts, &cap_pts, &n, err);
   long full = n;
   if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
   int rank, size;
@@ -978,7 +983,8 @@ static int search_on(sc_searcher *sr, const sc_scenario *base, const sc_search_o
   searcher_keep(sr, 0, job);
   mem_free(ws);
   mem_free(scratch);
-  mem_free(pts);
+  if (sr) sr->pts = pts, sr->cap_pts = cap_pts;
+  else mem_free(pts);
   return rc;
 }
 

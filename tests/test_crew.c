@@ -115,6 +115,8 @@ Test(crew, a_pool_serves_crew_after_crew) {
   crew_pool *p = NULL;
   cr_assert_eq(crew_pool_open(3, &p), 0);
   cr_assert_eq(crew_pool_size(p), 3);
+  cr_assert_eq(crew_pool_hold(p), p);
+  cr_assert_null(crew_pool_hold(p), "held twice");
   for (int round = 0; round < 30; round++) {
     tally y = {.nt = round % 3 == 2 ? 6 : 4, .wait_all = round % 3 != 1,
                .shut_at_once = round % 3 == 1};
@@ -132,6 +134,7 @@ Test(crew, a_pool_serves_crew_after_crew) {
                    round, ran, get(&y.total));
     }
   }
+  crew_pool_let_go(p);
   crew_pool_close(p);
 }
 
@@ -142,12 +145,14 @@ typedef struct both_on_one {
 
 static void *crew_on_pool(void *arg) {
   both_on_one *b = arg;
-  crew_run(b->p, b->y.nt, count, &b->y);
+  crew_pool *held = crew_pool_hold(b->p);
+  crew_run(held, b->y.nt, count, &b->y);
+  crew_pool_let_go(held);
   return NULL;
 }
 
-/* Two crews at once on one pool: one holds it, the other creates its
- * helpers; both have every helper. */
+/* Two threads' crews at once, each on the pool if it could hold it: one
+ * holds it, the other creates its helpers; both have every helper. */
 Test(crew, two_crews_at_once_share_one_pool_safely) {
   crew_pool *p = NULL;
   cr_assert_eq(crew_pool_open(2, &p), 0);
@@ -164,7 +169,8 @@ Test(crew, two_crews_at_once_share_one_pool_safely) {
   crew_pool_close(NULL);
   cr_assert_eq(crew_pool_open(0, &p), 0); /* an empty pool: created helpers */
   tally y = {.nt = 3, .wait_all = 1};
-  crew_run(p, y.nt, count, &y);
+  crew_run(crew_pool_hold(p), y.nt, count, &y);
   cr_assert_eq(y.total, 3);
+  crew_pool_let_go(p);
   crew_pool_close(p);
 }

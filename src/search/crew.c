@@ -93,7 +93,7 @@ typedef struct seat {
 
 struct crew_pool {
   int n;               /* seats, one thread each */
-  int busy;            /* a crew_run holds the pool (atomic) */
+  int busy;            /* a thread holds the pool (atomic) */
   seat s[];            /* s[t - 1] for helper t */
 };
 
@@ -280,9 +280,7 @@ static void start_helpers(crew *c, int from, int nt) {
   pthread_attr_destroy(&attr);
 }
 
-/* p for the calling thread's crew, or NULL when p is NULL or another
- * crew holds it (crew_let_go gives it back). */
-static crew_pool *crew_hold(crew_pool *p) {
+crew_pool *crew_pool_hold(crew_pool *p) {
   int free_ = 0;
   return p && __atomic_compare_exchange_n(&p->busy, &free_, 1, 0, __ATOMIC_ACQUIRE,
                                           __ATOMIC_RELAXED)
@@ -290,7 +288,7 @@ static crew_pool *crew_hold(crew_pool *p) {
              : NULL;
 }
 
-static void crew_let_go(crew_pool *p) {
+void crew_pool_let_go(crew_pool *p) {
   if (p) __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -305,7 +303,8 @@ void crew_run(crew_pool *pool, int nt, crew_fn fn, void *ctx) {
   /* a helper not yet started when the process exits still holds it */
   if (c != &one) __lsan_ignore_object(c);
 #endif
-  crew_pool *p = nt > 1 ? crew_hold(pool) : NULL;
+  crew_pool *p = nt > 1 ? pool : NULL;
+  assert(!p || __atomic_load_n(&p->busy, __ATOMIC_RELAXED));
   int seats = p ? (p->n < nt - 1 ? p->n : nt - 1) : 0; /* helpers 1 .. seats */
   for (int t = 1; t <= seats; t++) seat_post(&p->s[t - 1], c, t);
   if (nt > 1) start_helpers(c, seats + 1, nt);
@@ -316,7 +315,6 @@ void crew_run(crew_pool *pool, int nt, crew_fn fn, void *ctx) {
   pthread_mutex_lock(&c->mu);
   while (c->left < helpers) pthread_cond_wait(&c->cv, &c->mu);
   pthread_mutex_unlock(&c->mu);
-  crew_let_go(p); /* its joined threads are out of fn */
   if (c != &one) release(c);
   else pthread_cond_destroy(&c->cv), pthread_mutex_destroy(&c->mu);
 }

@@ -36,9 +36,8 @@
 typedef struct crew crew;
 
 /* Threads parked between crews: helper t of a crew run on the pool is
- * its thread t - 1 (t <= crew_pool_size). One crew at a time: a crew_run
- * on a pool that another thread's crew_run holds creates its helpers as
- * without one. */
+ * its thread t - 1 (t <= crew_pool_size). One thread at a time runs
+ * crews on it, the one that holds it (crew_pool_hold). */
 typedef struct crew_pool crew_pool;
 
 /* Start a pool of `helpers` parked threads (0 allowed: an empty pool)
@@ -49,6 +48,11 @@ int crew_pool_open(int helpers, crew_pool **out);
  * No crew_run on it may be running. */
 void crew_pool_close(crew_pool *p);
 int crew_pool_size(const crew_pool *p);
+/* p for the calling thread's crews until crew_pool_let_go, or NULL when
+ * p is NULL or another thread holds it (its crews then create their
+ * helpers). */
+crew_pool *crew_pool_hold(crew_pool *p);
+void crew_pool_let_go(crew_pool *p);
 
 /* What each thread of a crew runs: its number t (0: the caller). */
 typedef void (*crew_fn)(crew *c, void *ctx, int t);
@@ -57,8 +61,8 @@ typedef void (*crew_fn)(crew *c, void *ctx, int t);
  * nt - 1 helper threads, t = 1 .. nt - 1, each only if it starts before
  * the door is shut; return once the caller's and every joined helper's
  * fn have returned (the door is shut then if fn did not). Helpers 1 ..
- * crew_pool_size(pool) are the pool's threads (pool may be NULL), the
- * others are created. A helper that cannot be created, or whose crew
+ * crew_pool_size(pool) are the pool's threads (pool: NULL, or held by
+ * the calling thread: crew_pool_hold), the others are created. A helper that cannot be created, or whose crew
  * cannot be allocated, is a helper that never joins (the work is the
  * caller's and the others'). */
 void crew_run(crew_pool *pool, int nt, crew_fn fn, void *ctx);

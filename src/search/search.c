@@ -450,7 +450,6 @@ static int by_bound(const void *a, const void *b) {
 /* Threads kept between searches, and their jobs (stepcast.h). */
 struct sc_searcher {
   crew_pool *pool;      /* owned: its threads - 1 parked helpers */
-  int busy;             /* a search holds it (atomic) */
   int n;                /* room in jobs: its threads */
   sc_job **jobs;        /* owned: jobs[t], thread t's job of the last
                            search, parked (job_park; NULL: none) */
@@ -460,13 +459,9 @@ struct sc_searcher {
 };
 
 /* sr for the calling thread's search, or NULL when sr is NULL or another
- * search holds it. */
+ * search holds it: holding its pool holds its jobs and space too. */
 static sc_searcher *searcher_hold(sc_searcher *sr) {
-  int free_ = 0;
-  return sr && __atomic_compare_exchange_n(&sr->busy, &free_, 1, 0, __ATOMIC_ACQUIRE,
-                                           __ATOMIC_RELAXED)
-             ? sr
-             : NULL;
+  return sr && crew_pool_hold(sr->pool) ? sr : NULL;
 }
 
 /* Thread t's parked job, taken out of sr (NULL: none). */
@@ -993,6 +988,6 @@ int sc_searcher_search(sc_searcher *sr, const sc_scenario *base, const sc_search
                        sc_error *err) {
   sc_searcher *held = searcher_hold(sr);
   int rc = search_on(held, base, opts, best, max_best, n_best, stats, err);
-  if (held) __atomic_store_n(&held->busy, 0, __ATOMIC_RELEASE);
+  if (held) crew_pool_let_go(held->pool);
   return rc;
 }

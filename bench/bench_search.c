@@ -12,6 +12,7 @@
  *   build/bench_search [ROUNDS] [THREADS] [CASE]   (defaults 11, 2, every case)
  *   build/bench_search ROUNDS -T CASE               (only T-thread searches: profiling)
  *   build/bench_search --hot [ROUNDS] [THREADS] [CASE]
+ *   build/bench_search --created ...                (helpers created per search: sc_search)
  *
  * Per case it prints (docs/search.md, "Speed"):
  * - plans tried, valid, fitting and pruned (the same on any thread count:
@@ -20,9 +21,11 @@
  *   the case's memory for the first time);
  * - ROUNDS rounds of one search on 1 thread then one on T threads
  *   (interleaved, so that the machine's load falls on both alike): the
- *   median wall time of one whole sc_search call (each search opens its
- *   own jobs and starts its own threads: the cold memos, the threads'
- *   start-up work and the joins are in it), plans per second of it and of
+ *   median wall time of one whole search (sc_searcher_search on a
+ *   searcher of T threads opened once, as `stepcast search` does; each
+ *   search opens its own jobs and wakes the searcher's parked threads:
+ *   the cold memos, the threads' start-up work and the joins are in it;
+ *   --created: sc_search, whose helpers are created for each search), plans per second of it and of
  *   the fastest search, plans per CPU-second (every thread's CPU time) and,
  *   on T threads, plans per second per thread (T asked: src/search/crew.h
  *   lets a thread that starts too late not join);
@@ -43,6 +46,9 @@
  * - the load average when the case started (/proc/loadavg): with more
  *   runnable processes than cores, a thread that waits at a join is
  *   descheduled for milliseconds, longer than a small search.
+ *
+ * --created: every search by sc_search (helpers created for it, not
+ *   parked: what a searcher saves).
  *
  * --hot: searches back to back, without the 30 ms sleep, so that (on a
  *   virtual machine) the idle vCPUs are awake when a search starts: the
@@ -79,6 +85,8 @@ static double cpu_s(void) {
  * parallel search (GOMP_SPINCOUNT) before they sleep; a search timed
  * right after one would share the cores with them. */
 static int hot; /* --hot: no settle (the file comment) */
+/* The parked threads of the T-thread searches (NULL: --created). */
+static sc_searcher *searcher;
 
 static void settle(void) {
   if (hot) return;
@@ -101,7 +109,7 @@ static double search_once(const char *name, const sc_scenario *s, int threads,
   sc_search_opts_default(&o);
   o.threads = threads;
   double t0 = clock_now_s();
-  if (sc_search(s, &o, best, 10, &n, st, &err) != SC_OK) {
+  if (sc_searcher_search(searcher, s, &o, best, 10, &n, st, &err) != SC_OK) {
     fprintf(stderr, "%s: %s\n", name, err.msg);
     exit(2);
   }
@@ -226,11 +234,9 @@ static void case_of(const char *name, const sc_scenario *s, void *ctx) {
 }
 
 int main(int argc, char **argv) {
-  if (argc > 1 && !strcmp(argv[1], "--hot")) {
-    hot = 1;
-    argv++;
-    argc--;
-  }
+  int created = 0;
+  for (; argc > 1 && (!strcmp(argv[1], "--hot") || !strcmp(argv[1], "--created")); argv++, argc--)
+    *(argv[1][2] == 'h' ? &hot : &created) = 1;
   int reps = argc > 1 ? atoi(argv[1]) : 11;
   int threads = argc > 2 ? atoi(argv[2]) : 2;
   only = argc > 3 ? argv[3] : NULL;
@@ -240,8 +246,14 @@ int main(int argc, char **argv) {
   if (threads > MAX_THREADS || threads < -MAX_THREADS) threads = MAX_THREADS;
   if (threads > 0)
     printf("bench_search: %d rounds of (1 thread, %d threads) per case; medians of the wall "
-           "time of one whole sc_search call%s\n", reps, threads,
-           hot ? "; hot: back to back, no sleep between searches" : "");
+           "time of one whole search%s%s\n", reps, threads,
+           hot ? "; hot: back to back, no sleep between searches" : "",
+           created ? "; created: sc_search, helpers created per search" : "; on a searcher");
+  sc_error err = {0};
+  if (!created && sc_searcher_open(threads < 0 ? -threads : threads, &searcher, &err) != SC_OK) {
+    fprintf(stderr, "bench_search: %s\n", err.msg);
+    return 2;
+  }
   bench_reps r = {reps, threads};
   bench_four_cases(case_of, &r);
   sc_scenario s;
@@ -255,5 +267,6 @@ int main(int argc, char **argv) {
   s.cluster.nic_bw = 400e9 / 8;
   s.plan.global_batch = 16384;
   bench("qwen3-30b-a3b 16384 h100 seq 32k (threads)", &s, reps, threads);
+  sc_searcher_close(searcher);
   return 0;
 }

@@ -6,6 +6,12 @@
  * never sees a signal): the best plans so far are printed and the exit
  * code is 130. Progress goes to stderr when it is a terminal and the
  * search has run for a second.
+ *
+ * The search runs on a searcher opened before the scenario is read, so
+ * that its helper threads have started and parked by the time the search
+ * wakes them (a thread created when the search starts can wait
+ * milliseconds for a core: docs/search.md, "Threads: a pool kept between
+ * searches").
  */
 #include <signal.h>
 #include <stdio.h>
@@ -104,8 +110,8 @@ static int take(int argc, char **argv, int *i, sc_search_opts *o, int *top) {
 
 /* Run the search of s and print it (MPI: process 0 prints); the exit
  * code. */
-static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int top,
-               int rank, const char *html) {
+static int run(sc_searcher *sr, const scen_args *sa, const sc_scenario *s, sc_search_opts *o,
+               int top, int rank, const char *html) {
   sc_candidate *best = malloc(sizeof *best * (size_t)top);
   sc_search_stats st;
   sc_error err = {0};
@@ -115,7 +121,7 @@ static int run(const scen_args *sa, const sc_scenario *s, sc_search_opts *o, int
   o->progress_ctx = &tty;
   struct sigaction old;
   interrupt_catch(&old);
-  int src = sc_search(s, o, best, top, &n, &st, &err);
+  int src = sc_searcher_search(sr, s, o, best, top, &n, &st, &err);
   interrupt_release(&old);
   if (tty && st.seconds >= 1.0) fputc('\n', stderr);
   if (src != SC_OK) {
@@ -174,6 +180,12 @@ int cmd_search(int argc, char **argv) {
     }
     rc = scen_args_take_last(&sa, "search", argc, argv, &i);
   }
+  sc_searcher *sr = NULL;
+  sc_error err = {0};
+  if (!rc && sc_searcher_open(o.threads, &sr, &err) != SC_OK) {
+    fprintf(stderr, "stepcast search: %s\n", err.msg);
+    rc = 4;
+  }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "search", &s);
   if (!rc && s.dp.scheme[0]) /* searched as any plan: the scheme was dropped in silence */
@@ -183,9 +195,10 @@ int cmd_search(int argc, char **argv) {
   if (!rc) {
     /* under mpirun (a build with SC_MPI) the processes share the space */
     int rank = sc_mpi_init(&argc, &argv);
-    rc = rank < 0 ? 3 : run(&sa, &s, &o, top, rank, html);
+    rc = rank < 0 ? 3 : run(sr, &sa, &s, &o, top, rank, html);
     sc_mpi_finalize();
   }
+  sc_searcher_close(sr);
   scen_args_free(&sa);
   return rc < 0 ? 0 : rc;
 }

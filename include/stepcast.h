@@ -1097,6 +1097,29 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
               sc_candidate *best, int max_best, int *n_best,
               sc_search_stats *stats, sc_error *err);
 
+/* A searcher: a search's helper threads kept parked from one search to
+ * the next. sc_search creates its helpers, and a thread created while
+ * its creator works may wait milliseconds for a core, as long as a
+ * search of a few thousand plans; a parked thread woken starts in tens
+ * of microseconds (docs/search.md, "Threads: a pool kept between
+ * searches"). Open one early in a program that searches (its threads
+ * start while the program reads its input) and search on it; the result
+ * is sc_search's. One search at a time: a search on a searcher another
+ * thread is searching on creates its helpers as sc_search does. */
+typedef struct sc_searcher sc_searcher;
+/* A searcher for searches of up to `threads` threads [<= 0: every core,
+ * sc_search_opts.threads' default]: threads - 1 parked. SC_OK with *out
+ * (owned by the caller: sc_searcher_close), or SC_ENOMEM (*out NULL). */
+int sc_searcher_open(int threads, sc_searcher **out, sc_error *err);
+/* End its threads and free it (NULL: nothing); no search may be running
+ * on it. */
+void sc_searcher_close(sc_searcher *s);
+/* sc_search, its helper threads s's (s NULL: sc_search itself); a search
+ * of more threads than s keeps creates the others. */
+int sc_searcher_search(sc_searcher *s, const sc_scenario *base, const sc_search_opts *opts,
+                       sc_candidate *best, int max_best, int *n_best, sc_search_stats *stats,
+                       sc_error *err);
+
 /* MPI (a build with -DSC_MPI=ON, run under mpirun): start MPI if the
  * program has not, and return this process's rank (-1 if MPI could not
  * start); sc_search then splits its space over the processes and every

@@ -544,7 +544,9 @@ typedef struct job_ctx {
   sc_scenario s;
   int what;                 /* 0 predict, 1 timeline, 2 a job with two plans, 3 search,
                                4 scenario file + predict, 5 collective sweep on a topology,
-                               6 the event engine, 7 search re-ranked by it */
+                               6 the event engine, 7 search re-ranked by it, 8 two
+                               searches on one searcher (the second on its parked
+                               job and space) */
   const char *path;         /* 4: the scenario file */
   sc_result want, got;
   double want2, got2;       /* timeline step, the second plan's step, or (7) the
@@ -600,6 +602,22 @@ static int job_run(void *ctx) {
   case 6: {
     sc_event_opts o = {1, 0};
     return sc_predict_event(&c->s, &o, &c->got, NULL, &c->err);
+  }
+  case 8: { /* one thread: as the search below */
+    sc_searcher *sr = NULL;
+    int rc = sc_searcher_open(1, &sr, &c->err), n = 0;
+    sc_candidate best[3];
+    sc_search_stats st;
+    sc_search_opts o;
+    sc_search_opts_default(&o);
+    o.threads = 1;
+    o.max_plans = 300;
+    for (int i = 0; i < 2 && rc == SC_OK; i++)
+      rc = sc_searcher_search(sr, &c->s, &o, best, 3, &n, &st, &c->err);
+    sc_searcher_close(sr);
+    if (rc == SC_OK && n > 0) c->got = best[0].result;
+    c->got_n = (size_t)n;
+    return rc;
   }
   default: {
     sc_candidate best[3];
@@ -713,6 +731,7 @@ Test(alloc_faults, jobs) {
   snprintf(m.cluster.topology, sizeof m.cluster.topology, "%s",
            "fat_tree:hosts=16,radix=8,levels=2,oversub=2,bw=25");
   job_case("sc_search of Mixtral on a 16-GPU fat-tree", &m, 3);
+  job_case("sc_searcher_search twice on the fat-tree", &m, 8);
 }
 
 /* The event engine on a topology where a pass's expert all-to-alls and

@@ -5,6 +5,7 @@
  * and crew_run returns only once every joined thread is done.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <sched.h>
 #include <time.h>
 
@@ -50,7 +51,7 @@ static void count(crew *c, void *ctx, int t) {
 
 Test(crew, every_helper_joins_while_the_door_is_open_and_runs_once) {
   tally y = {.nt = 8, .wait_all = 1};
-  crew_run(y.nt, count, &y);
+  crew_run(NULL, y.nt, count, &y);
   cr_assert_eq(y.total, y.nt, "%d of %d threads ran", y.total, y.nt);
   for (int t = 0; t < y.nt; t++) cr_assert_eq(y.calls[t], 1, "thread %d ran %d times", t, y.calls[t]);
   cr_assert_eq(get(&y.running), 0, "crew_run returned with %d threads in fn", get(&y.running));
@@ -59,7 +60,7 @@ Test(crew, every_helper_joins_while_the_door_is_open_and_runs_once) {
 Test(crew, no_helper_joins_after_the_door_is_shut) {
   for (int round = 0; round < 20; round++) {
     tally y = {.nt = 4, .shut_at_once = 1};
-    crew_run(y.nt, count, &y);
+    crew_run(NULL, y.nt, count, &y);
     int ran = get(&y.total);
     cr_assert_eq(get(&y.running), 0, "crew_run returned with %d threads in fn", get(&y.running));
     cr_assert_eq(y.calls[0], 1, "the caller ran %d times", y.calls[0]);
@@ -71,7 +72,7 @@ Test(crew, no_helper_joins_after_the_door_is_shut) {
 
 Test(crew, one_thread_is_the_caller_alone) {
   tally y = {.nt = 1};
-  crew_run(1, count, &y);
+  crew_run(NULL, 1, count, &y);
   cr_assert_eq(y.total, 1);
   cr_assert_eq(y.calls[0], 1);
 }
@@ -96,7 +97,7 @@ static void meet(crew *c, void *ctx, int t) {
 Test(crew, a_meeting_waits_for_every_joined_thread) {
   for (int round = 0; round < 20; round++) {
     tally y = {.nt = 6};
-    crew_run(y.nt, meet, &y);
+    crew_run(NULL, y.nt, meet, &y);
     cr_assert_eq(y.lasts, 1, "round %d: %d threads were last", round, y.lasts);
     cr_assert_eq(y.seen_at_last, y.total,
                  "round %d: the last of %d joined threads acted when %d had arrived", round,
@@ -104,4 +105,72 @@ Test(crew, a_meeting_waits_for_every_joined_thread) {
     cr_assert_eq(y.saw_unacted, 0, "round %d: %d threads went on before the last acted", round,
                  y.saw_unacted);
   }
+}
+
+/* A pool's threads are the helpers of crew after crew: each joined
+ * thread runs once per crew, the pool's seats and created threads mix
+ * when a crew wants more helpers than the pool has, and a door shut at
+ * once leaves no pool thread running after crew_run returns. */
+Test(crew, a_pool_serves_crew_after_crew) {
+  crew_pool *p = NULL;
+  cr_assert_eq(crew_pool_open(3, &p), 0);
+  cr_assert_eq(crew_pool_size(p), 3);
+  cr_assert_eq(crew_pool_hold(p), p);
+  cr_assert_null(crew_pool_hold(p), "held twice");
+  for (int round = 0; round < 30; round++) {
+    tally y = {.nt = round % 3 == 2 ? 6 : 4, .wait_all = round % 3 != 1,
+               .shut_at_once = round % 3 == 1};
+    crew_run(p, y.nt, count, &y);
+    int ran = get(&y.total);
+    cr_assert_eq(get(&y.running), 0, "round %d: crew_run returned with %d threads in fn", round,
+                 get(&y.running));
+    cr_assert_eq(y.calls[0], 1, "round %d: the caller ran %d times", round, y.calls[0]);
+    for (int t = 0; t < y.nt; t++)
+      cr_assert(y.calls[t] <= 1, "round %d: thread %d ran %d times", round, t, y.calls[t]);
+    if (y.wait_all) cr_assert_eq(ran, y.nt, "round %d: %d of %d threads ran", round, ran, y.nt);
+    else {
+      nap(2000); /* a pool thread woken now finds the door shut */
+      cr_assert_eq(get(&y.total), ran, "round %d: %d threads ran, %d after crew_run returned",
+                   round, ran, get(&y.total));
+    }
+  }
+  crew_pool_let_go(p);
+  crew_pool_close(p);
+}
+
+typedef struct both_on_one {
+  crew_pool *p;
+  tally y;
+} both_on_one;
+
+static void *crew_on_pool(void *arg) {
+  both_on_one *b = arg;
+  crew_pool *held = crew_pool_hold(b->p);
+  crew_run(held, b->y.nt, count, &b->y);
+  crew_pool_let_go(held);
+  return NULL;
+}
+
+/* Two threads' crews at once, each on the pool if it could hold it: one
+ * holds it, the other creates its helpers; both have every helper. */
+Test(crew, two_crews_at_once_share_one_pool_safely) {
+  crew_pool *p = NULL;
+  cr_assert_eq(crew_pool_open(2, &p), 0);
+  for (int round = 0; round < 10; round++) {
+    both_on_one a = {p, {.nt = 3, .wait_all = 1}}, b = {p, {.nt = 3, .wait_all = 1}};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, crew_on_pool, &a), 0);
+    crew_on_pool(&b);
+    pthread_join(th, NULL);
+    cr_assert(a.y.total == 3 && b.y.total == 3, "round %d: %d and %d threads ran", round,
+              a.y.total, b.y.total);
+  }
+  crew_pool_close(p);
+  crew_pool_close(NULL);
+  cr_assert_eq(crew_pool_open(0, &p), 0); /* an empty pool: created helpers */
+  tally y = {.nt = 3, .wait_all = 1};
+  crew_run(crew_pool_hold(p), y.nt, count, &y);
+  cr_assert_eq(y.total, 3);
+  crew_pool_let_go(p);
+  crew_pool_close(p);
 }

@@ -127,3 +127,41 @@ Test(net_flow, progress_reaches_one_and_changes_nothing) {
   route_free(rt);
   topo_free(t);
 }
+
+/* A run in a scratch block kept from run to run (flow_run_in) is the run
+ * with its own arrays, bit for bit, whether the block grows (small then
+ * large schedules) or is reused by a smaller run after a larger one. */
+Test(net_flow, a_kept_scratch_changes_nothing) {
+  topo *t;
+  sc_error e = {0};
+  cr_assert_eq(topo_gen("fat_tree:hosts=16,radix=4,levels=3", &t, &e), SC_OK, "%s", e.msg);
+  route_table *rt = route_new(t, ROUTE_ECMP);
+  flow_scratch fs;
+  flow_scratch_init(&fs);
+  size_t grown = 0;
+  for (int round = 0; round < 2; round++)
+    for (int i = 0; i < coll_alg_count(); i++) {
+      const coll_alg *a = coll_alg_at(i);
+      if (!strcmp(a->name, "nvls")) continue; /* needs an NVSwitch */
+      sched s;
+      sched_init(&s);
+      sched_params p = {.n = 4 + 12 * ((i + round) % 2), .ppn = 4, .chunks = 1 + 3 * round,
+                        .bytes = 1 << 20, .alpha = 1e-6, .bw = 50e9};
+      cr_assert_eq(a->build(&s, &p), 0);
+      flow_stats own, kept;
+      cr_assert_eq(flow_run(t, rt, &s, t->gpus, &own, &e), SC_OK, "%s: %s", a->name, e.msg);
+      cr_assert_eq(flow_run_in(&fs, t, rt, &s, t->gpus, &kept, &e), SC_OK, "%s: %s", a->name,
+                   e.msg);
+      cr_expect(!memcmp(&own, &kept, sizeof own), "%s, %d ranks: time %.17g, kept %.17g; "
+                "bytes %zu, kept %zu", a->name, p.n, own.time, kept.time, own.mem_bytes,
+                kept.mem_bytes);
+      cr_assert(fs.cap >= grown, "the block shrank");
+      grown = fs.cap;
+      sched_free(&s);
+    }
+  cr_expect(grown > 0, "the block was never used");
+  flow_scratch_free(&fs);
+  flow_scratch_free(&fs); /* emptied: freeing again is safe */
+  route_free(rt);
+  topo_free(t);
+}

@@ -221,6 +221,83 @@ Test(search, same_top_k_on_a_torus_where_the_flow_engine_runs) {
   }
 }
 
+/* A searcher (threads kept between searches) finds what sc_search does,
+ * search after search, on fewer and more threads than it keeps. */
+Test(search, a_searcher_finds_what_sc_search_finds) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  sc_error e = {0};
+  enum { K = 10 };
+  sc_candidate one[K], best[K];
+  sc_search_stats st1, st;
+  int n1 = 0, n = 0;
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.threads = 1;
+  cr_assert_eq(sc_search(&s, &o, one, K, &n1, &st1, &e), SC_OK, "%s", e.msg);
+  sc_searcher *sr = NULL;
+  cr_assert_eq(sc_searcher_open(2, &sr, &e), SC_OK, "%s", e.msg);
+  for (int round = 0; round < 6; round++) {
+    o.threads = 1 + round % 3; /* 3: one helper created beside the searcher's */
+    o.rerank = round % 2;
+    cr_assert_eq(sc_searcher_search(sr, &s, &o, best, K, &n, &st, &e), SC_OK, "%s", e.msg);
+    cr_assert(n == n1 && st.tried == st1.tried && st.fit == st1.fit && st.pruned == st1.pruned,
+              "round %d, %d threads: %d plans, %ld tried, %ld fit, %ld pruned; sc_search %d %ld "
+              "%ld %ld", round, o.threads, n, st.tried, st.fit, st.pruned, n1, st1.tried,
+              st1.fit, st1.pruned);
+    for (int i = 0; i < n && !o.rerank; i++)
+      cr_assert(!memcmp(&best[i].plan, &one[i].plan, sizeof one[i].plan) &&
+                    best[i].result.step_s == one[i].result.step_s,
+                "round %d, rank %d: step %.17g, sc_search %.17g", round, i + 1,
+                best[i].result.step_s, one[i].result.step_s);
+  }
+  sc_searcher_close(sr);
+  sc_searcher_close(NULL);
+}
+
+/* A searcher keeps its jobs' memory from one search to the next
+ * (job_park): searches of other models, clusters and a topology in turn
+ * find what a new search of each does, bit for bit. */
+Test(search, a_searcher_forgets_the_search_before) {
+  static const char *const scen[] = {
+      "{\"model\": \"gpt3-1.3b\", \"cluster\": {\"gpus\": 64, \"gpus_per_node\": 1, "
+      "\"nvlink_domain\": 1, \"topology\": \"torus:x=4,y=4,z=4,bw=25\"}, "
+      "\"plan\": {\"tp\": 1, \"pp\": 1}}",
+      "{\"model\": \"llama2-7b\", \"cluster\": {\"gpus\": 64}, "
+      "\"plan\": {\"tp\": 1, \"pp\": 1, \"global_batch\": 256}}",
+      NULL};
+  enum { K = 8 };
+  sc_error e = {0};
+  sc_searcher *sr = NULL;
+  cr_assert_eq(sc_searcher_open(2, &sr, &e), SC_OK, "%s", e.msg);
+  for (int round = 0; round < 6; round++) {
+    sc_scenario s;
+    sc_scenario_default(&s);
+    const char *text = scen[round % 3];
+    if (text)
+      cr_assert_eq(sc_scenario_load_string(&s, text, "test", NULL, 0, &e), SC_OK, "%s", e.msg);
+    sc_search_opts o;
+    sc_search_opts_default(&o);
+    o.threads = 1 + round % 2;
+    sc_candidate a[K], b[K];
+    sc_search_stats sa, sb;
+    int na = 0, nb = 0;
+    cr_assert_eq(sc_search(&s, &o, a, K, &na, &sa, &e), SC_OK, "%s", e.msg);
+    cr_assert_eq(sc_searcher_search(sr, &s, &o, b, K, &nb, &sb, &e), SC_OK, "%s", e.msg);
+    cr_assert(na == nb && sa.tried == sb.tried && sa.valid == sb.valid && sa.fit == sb.fit &&
+                  sa.pruned == sb.pruned,
+              "round %d: %d plans, %ld/%ld/%ld/%ld tried/valid/fit/pruned; a new search %d "
+              "%ld/%ld/%ld/%ld", round, nb, sb.tried, sb.valid, sb.fit, sb.pruned, na, sa.tried,
+              sa.valid, sa.fit, sa.pruned);
+    for (int i = 0; i < na; i++)
+      cr_assert(!memcmp(&a[i].plan, &b[i].plan, sizeof a[i].plan) &&
+                    !memcmp(&a[i].result, &b[i].result, sizeof a[i].result),
+                "round %d, rank %d: step %.17g, a new search %.17g", round, i + 1,
+                b[i].result.step_s, a[i].result.step_s);
+  }
+  sc_searcher_close(sr);
+}
+
 /* Every plan the search accepts passes the framework's checks: the plan
  * validation (which holds Megatron's interleaved rule) accepts it. */
 Test(search, every_plan_listed_is_a_valid_plan) {
@@ -538,22 +615,22 @@ Test(search, rerank_keeps_the_closed_form_order_when_a_plan_cannot_run_or_is_sto
   }
   sc_job *jobs[2] = {j, NULL};
   int stopped = -1;
-  cr_assert_eq(rerank_topk(jobs, 2, &t, NULL, NULL, &stopped, &err), SC_EINPUT);
+  cr_assert_eq(rerank_topk(NULL, jobs, 2, &t, NULL, NULL, &stopped, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "the event engine cannot run plan 2: "), "%s", err.msg);
   for (int i = 0; i < 3; i++)
     cr_assert(c[i].event_s == 0 && c[i].plan.tp == (i == 1 ? 3 : 8), "plan %d", i);
   /* told to stop (a budget, Ctrl-C): untouched too, and no error */
   c[1].plan.tp = 8;
-  cr_assert_eq(rerank_topk(jobs, 1, &t, stop_at_once, NULL, &stopped, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(rerank_topk(NULL, jobs, 1, &t, stop_at_once, NULL, &stopped, &err), SC_OK, "%s", err.msg);
   cr_assert(stopped == 1 && c[0].event_s == 0 && c[2].event_s == 0, "stopped %d", stopped);
   /* more micro-batches than the event engine is run on: nothing run */
   c[2].result.micro_batches = 1 << 20;
-  cr_assert_eq(rerank_topk(jobs, 1, &t, NULL, NULL, &stopped, &err), SC_EMODEL);
+  cr_assert_eq(rerank_topk(NULL, jobs, 1, &t, NULL, NULL, &stopped, &err), SC_EMODEL);
   cr_assert(strstr(err.msg, "not run on plan 3: 1048576 micro-batches per pipeline"), "%s",
             err.msg);
   cr_assert(c[0].event_s == 0 && c[2].event_s == 0);
   c[2].result.micro_batches = c[0].result.micro_batches;
-  cr_assert_eq(rerank_topk(jobs, 1, &t, NULL, NULL, &stopped, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(rerank_topk(NULL, jobs, 1, &t, NULL, NULL, &stopped, &err), SC_OK, "%s", err.msg);
   cr_assert(stopped == 0 && c[0].event_s > 0 && c[2].event_s > 0, "stopped %d", stopped);
   topk_free(&t);
   sc_job_close(jobs[1]);

@@ -15,6 +15,11 @@ void memo_free(memo *m) {
   memo_init(m);
 }
 
+void memo_clear(memo *m) {
+  if (m->e) memset(m->e, 0, (size_t)m->cap * sizeof *m->e);
+  m->n = 0;
+}
+
 static uint64_t hash(const double *key) {
   uint64_t h = 0x9E3779B97F4A7C15ull;
   for (int i = 0; i < MEMO_KEY; i++) {

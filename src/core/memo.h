@@ -29,6 +29,9 @@ typedef struct memo {
 
 void memo_init(memo *m);
 void memo_free(memo *m);
+/* Forget every entry, keeping the table (a job reused for another
+ * search: job_park). */
+void memo_clear(memo *m);
 
 /* The entry of key[0..MEMO_KEY) (unused key slots must be 0), or NULL. */
 const double *memo_get(const memo *m, const double *key);

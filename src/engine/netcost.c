@@ -94,6 +94,8 @@ struct ncost {
   int owner;          /* 1 = opened by ncost_open, closed last */
   route_table *rt;    /* owned */
   fcf_scratch w;      /* owned: scratch of shape_bound */
+  flow_scratch *fs;   /* borrowed: the flow engine's arrays (NULL: its
+                         own for each run) */
 };
 
 /* The closed form's NVLink domain (when the cluster states one) against
@@ -184,6 +186,10 @@ int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
   fcf_scratch_init(&n->w);
   *out = n;
   return SC_OK;
+}
+
+void ncost_lend_scratch(ncost *n, flow_scratch *fs) {
+  if (n) n->fs = fs;
 }
 
 void ncost_close(ncost *n) {
@@ -372,7 +378,7 @@ static double simulate(ncost *n, coll_op op, double bytes, int ranks, int stride
   sc_error err = {0};
   if (node && built == 0) {
     flow_stats st;
-    if (flow_run(n->c->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
+    if (flow_run_in(n->fs, n->c->t, n->rt, &s, node, &st, &err) == SC_OK) t = st.time;
     else fail(n, &err);
   } else {
     fail_nomem(n, op);

@@ -63,6 +63,11 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err);
  * base. SC_ENOMEM. */
 int ncost_open_sharing(ncost *base, ncost **out, sc_error *err);
 void ncost_close(ncost *n);
+/* Run n's flow engine in fs's memory (flow_run_in; borrowed, outliving
+ * n: a job keeps it from one search to the next, job_park), not in
+ * arrays allocated per run. n NULL: nothing. */
+struct flow_scratch; /* net/flow.h */
+void ncost_lend_scratch(ncost *n, struct flow_scratch *fs);
 
 /* Seconds of op over `ranks` GPUs `stride` apart (starting at GPU 0),
  * `per` of them in each NVLink domain, given NCCL's closed-form time

@@ -18,6 +18,11 @@ void qmemo_free(qmemo *m) {
   qmemo_init(m);
 }
 
+void qmemo_clear(qmemo *m) {
+  memset(m->ready, 0, sizeof m->ready); /* a set is emptied when first put into */
+  m->hits = m->misses = 0;
+}
+
 static int same(const qmemo_key *a, const qmemo_key *b) {
   return a->id == b->id && a->zero3 == b->zero3 && a->recompute == b->recompute &&
          a->mode == b->mode;

@@ -72,6 +72,8 @@ typedef struct qmemo {
 
 void qmemo_init(qmemo *m);
 void qmemo_free(qmemo *m);
+/* Forget every summary, keeping the slots (job_park). */
+void qmemo_clear(qmemo *m);
 
 /* The two summaries remembered for k, or NULL. Borrowed, valid until the
  * next qmemo_put. */

@@ -28,6 +28,7 @@
 #include "lower/lcache.h"
 #include "lower/lower.h"
 #include "model/builder.h"
+#include "net/flow.h"
 #include "plan/plan.h"
 
 struct sc_job {
@@ -46,6 +47,8 @@ struct sc_job {
   lower_scratch ls;
   lcache lc;              /* the search's lowered plans (job_lower) */
   qmemo qm;               /* their engine queues (job_bound, job_finish) */
+  flow_scratch fs;        /* the flow engine's arrays, lent to net (kept
+                             by job_park) */
   int quiet;              /* job_quiet_checks */
   eng e;
 };
@@ -61,6 +64,7 @@ static sc_job *new_job(const sc_scenario *in) {
   memo_init(&j->bound_costs);
   lcache_init(&j->lc);
   qmemo_init(&j->qm);
+  flow_scratch_init(&j->fs);
   eng_init(&j->e);
   return j;
 }
@@ -69,20 +73,28 @@ int sc_job_open(const sc_scenario *in, sc_job **out, sc_error *err) {
   *out = NULL;
   sc_job *j = new_job(in);
   if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
-  int rc = sc_scenario_resolve_model(&j->s, err);
-  if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
-  j->own_g = j->g != NULL;
-  if (rc == SC_OK) rc = ncost_open(&j->s.cluster, &j->net, err);
-  /* the model and cluster as resolving them again leaves them: what
-   * check() resolved for every plan before, so that it resolves only the
-   * plan now (same bits, whether or not resolving twice changes them) */
-  if (rc == SC_OK) rc = sc_scenario_resolve_model(&j->s, err);
+  int rc = job_reopen(j, in, err);
   if (rc != SC_OK) {
     sc_job_close(j);
     return rc;
   }
   *out = j;
   return SC_OK;
+}
+
+int job_reopen(sc_job *j, const sc_scenario *in, sc_error *err) {
+  assert(!j->g && !j->net && !j->cur_set);
+  j->s = *in;
+  int rc = sc_scenario_resolve_model(&j->s, err);
+  if (rc == SC_OK) rc = model_builder_for(j->s.model.kind)->build(&j->s.model, &j->g, err);
+  j->own_g = j->g != NULL;
+  if (rc == SC_OK) rc = ncost_open(&j->s.cluster, &j->net, err);
+  ncost_lend_scratch(j->net, &j->fs);
+  /* the model and cluster as resolving them again leaves them: what
+   * check() resolved for every plan before, so that it resolves only the
+   * plan now (same bits, whether or not resolving twice changes them) */
+  if (rc == SC_OK) rc = sc_scenario_resolve_model(&j->s, err);
+  return rc;
 }
 
 /* j0's scenario as it stands (resolved: nothing is resolved or built
@@ -93,14 +105,36 @@ int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err) {
   *out = NULL;
   sc_job *j = new_job(&j0->s);
   if (!j) return sc_error_set(err, SC_ENOMEM, "out of memory opening a job");
-  j->g = j0->g;
-  int rc = ncost_open_sharing(j0->net, &j->net, err);
+  int rc = job_reopen_sharing(j, j0, err);
   if (rc != SC_OK) {
     sc_job_close(j);
     return rc;
   }
   *out = j;
   return SC_OK;
+}
+
+int job_reopen_sharing(sc_job *j, sc_job *j0, sc_error *err) {
+  assert(!j->g && !j->net && !j->cur_set);
+  j->s = j0->s;
+  j->g = j0->g;
+  int rc = ncost_open_sharing(j0->net, &j->net, err);
+  ncost_lend_scratch(j->net, &j->fs);
+  return rc;
+}
+
+void job_park(sc_job *j) {
+  if (j->own_g) wg_free(j->g);
+  j->g = NULL;
+  j->own_g = 0;
+  ncost_close(j->net);
+  j->net = NULL;
+  j->cur_set = 0;
+  j->quiet = 0;
+  memo_clear(&j->costs);
+  memo_clear(&j->bound_costs);
+  lcache_clear(&j->lc);
+  qmemo_clear(&j->qm);
 }
 
 void sc_job_close(sc_job *j) {
@@ -113,6 +147,7 @@ void sc_job_close(sc_job *j) {
   lower_scratch_free(&j->ls);
   lcache_free(&j->lc);
   qmemo_free(&j->qm);
+  flow_scratch_free(&j->fs);
   eng_free(&j->e);
   mem_free(j);
 }

@@ -85,6 +85,20 @@ int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_er
  * thread at a time). Close it before j0. */
 int job_open_sharing(sc_job *j0, sc_job **out, sc_error *err);
 
+/* A job kept for another search (a searcher's, search.c): job_park
+ * empties j, letting go of its workload graph and topology (a shared
+ * one: its share; park the jobs sharing j0 before j0) and forgetting its
+ * memos' contents, but keeps its arrays, memo tables and lowered graphs'
+ * arrays, so that the next search writes memory already touched instead
+ * of faulting fresh pages (docs/search.md, "Threads: a pool kept between
+ * searches"). A parked job is only reopened or closed: job_reopen is
+ * sc_job_open, job_reopen_sharing job_open_sharing, into j (on an error
+ * j is left to sc_job_close). The result of every evaluation is that of a
+ * new job. */
+void job_park(sc_job *j);
+int job_reopen(sc_job *j, const sc_scenario *in, sc_error *err);
+int job_reopen_sharing(sc_job *j, sc_job *j0, sc_error *err);
+
 /* 1 when the job's cluster names a topology (collectives run through the
  * flow engine). */
 int job_has_topology(const sc_job *j);

@@ -34,6 +34,14 @@ void lcache_free(lcache *c) {
   lcache_init(c);
 }
 
+void lcache_clear(lcache *c) {
+  segm_clear(&c->segs);
+  for (int i = 0; c->slots && i < LCACHE_SLOTS; i++) c->slots[i].used = 0;
+  c->has_ctx = 0;
+  c->hits = c->misses = 0;
+  c->checked = 0;
+}
+
 /* 1 when the plan's ZeRO stage reaches the lowering only as the stage
  * recorded in each segment: no per-layer overrides (which may set their
  * own stage) and no HSDP shard under ZeRO 3 (which adds a replica group,

@@ -106,6 +106,9 @@ typedef struct lcache {
 
 void lcache_init(lcache *c);
 void lcache_free(lcache *c);
+/* Forget every plan and segment, keeping the slots' graphs' arrays and
+ * the sizes they were given (job_park: a job reused for another search). */
+void lcache_clear(lcache *c);
 
 /* The execution graph of the resolved scenario s on graph g, exactly as
  * lower_plan(g, s, scr, x, err) would lower it: a remembered one, or

@@ -29,6 +29,14 @@ void segm_free(segm *m) {
   segm_init(m);
 }
 
+void segm_clear(segm *m) {
+  for (int i = 0; i < m->n_slots; i++) m->slots[i].ctx = 0;
+  m->n_ctxs = 0;
+  m->cur = 0;
+  m->n_cur = 0;
+  m->hits = m->misses = 0;
+}
+
 /* ---------------------------------------------------------- contexts */
 
 /* The fields of a plan lower_segment never reads (segmemo.h), set to

@@ -113,6 +113,10 @@ typedef struct segm {
 
 void segm_init(segm *m);
 void segm_free(segm *m);
+/* Forget every context and segment, keeping the slots' task arrays
+ * (lcache_clear); serials and ids go on counting (unique over the
+ * memo's life). */
+void segm_clear(segm *m);
 
 /* Start lowering the resolved scenario s: find or make its context. SC_OK
  * or SC_ENOMEM. */

@@ -109,6 +109,7 @@ typedef struct run {
   flow_progress_fn progress;
   void *progress_ud;
   double *lb;       /* per link: bytes of this step, or NULL (not asked) */
+  flow_scratch *scr; /* borrowed: where the arrays are (NULL: allocated) */
   /* bitmaps over the step's flows, small enough to stay in cache while a
    * solve walks the links' flow lists (most entries it meets belong to
    * flows already frozen through another link): */
@@ -436,38 +437,76 @@ static int size_run(run *r, route_table *rt, const sched *s, const int *rank_nod
   return SC_OK;
 }
 
+/* A run's arrays and their element counts (nf flows, nl links, ne path
+ * entries), each given to X(pointer, count). */
+#define RUN_ARRAYS(X)                                                                        \
+  X(r->fl, nf) X(r->left, nf) X(r->start, nf) X(r->total, nf) X(r->src, nf) X(r->dst, nf)   \
+  X(r->keys, nf) X(r->ktmp, nf) X(r->act, nf) X(r->pend, nf) X(r->idle, (nf + 63) / 64)     \
+  X(r->fz, (nf + 63) / 64) X(r->rem, nl) X(r->cnt, nl) X(r->touched, nl) X(r->off, nl)       \
+  X(r->end, nl) X(r->pent, ne) X(r->lflows, ne) X(r->lpoff, ne) X(r->stamp, nl)
+
+/* Bytes of an array of n elements of p's type (at least one), rounded up
+ * to 16 within a scratch block. */
+#define RUN_BYTES(p, n) (sizeof *(p) * (size_t)((n) > 0 ? (n) : 1))
+#define RUN_ROUND(b) (((b) + 15) & ~(size_t)15)
+
 #define ALLOC(p, n)                                                     \
   do {                                                                  \
-    size_t sz_ = sizeof *(p) * (size_t)((n) > 0 ? (n) : 1);             \
-    (p) = mem_alloc(sz_);                                               \
-    r->bytes += sz_;                                                    \
+    (p) = mem_alloc(RUN_BYTES(p, n));                                   \
+    r->bytes += RUN_BYTES(p, n);                                        \
     if (!(p)) ok = 0;                                                   \
-  } while (0)
+  } while (0);
+#define SUM(p, n) need += RUN_ROUND(RUN_BYTES(p, n));
+#define CARVE(p, n)                                                     \
+  (p) = (void *)at;                                                     \
+  at += RUN_ROUND(RUN_BYTES(p, n));                                     \
+  r->bytes += RUN_BYTES(p, n);
 
-/* The working memory of a run, allocated once before its first step and
- * counted in r->bytes. SC_OK or SC_ENOMEM; run_free releases whatever
- * was allocated either way. */
+/* The arrays of a run in r->scr's block, grown when too small (its old
+ * contents are not kept). 0, or -1 when out of memory. */
+static int run_carve(run *r, int nf, int nl, long ne) {
+  flow_scratch *s = r->scr;
+  size_t need = 0;
+  RUN_ARRAYS(SUM)
+  if (need > s->cap) {
+    mem_free(s->block);
+    s->cap = 0;
+    if (!(s->block = mem_alloc(need))) return -1;
+    s->cap = need;
+  }
+  char *at = s->block;
+  RUN_ARRAYS(CARVE)
+  return 0;
+}
+
+/* The working memory of a run, allocated once before its first step (in
+ * r->scr's block when it has one) and counted in r->bytes. SC_OK or
+ * SC_ENOMEM; run_free releases whatever was allocated either way. */
 static int run_alloc(run *r, sc_error *err) {
   int ok = 1;
   int nf = r->max_flows, nl = r->t->n_links;
   long ne = r->max_entries;
   if (ne > 0x7fffffffL) return nomem(err); /* path offsets are int */
-  ALLOC(r->fl, nf); ALLOC(r->left, nf); ALLOC(r->start, nf);
-  ALLOC(r->total, nf); ALLOC(r->src, nf); ALLOC(r->dst, nf); ALLOC(r->keys, nf); ALLOC(r->ktmp, nf);
-  ALLOC(r->act, nf); ALLOC(r->pend, nf);
-  ALLOC(r->idle, (nf + 63) / 64); ALLOC(r->fz, (nf + 63) / 64);
-  ALLOC(r->rem, nl); ALLOC(r->cnt, nl); ALLOC(r->touched, nl); ALLOC(r->off, nl);
-  ALLOC(r->end, nl);
-  ALLOC(r->pent, ne); ALLOC(r->lflows, ne); ALLOC(r->lpoff, ne);
+  if (r->scr) ok = run_carve(r, nf, nl, ne) == 0;
+  else {
+    RUN_ARRAYS(ALLOC)
+  }
+  if (r->stamp) memset(r->stamp, 0, RUN_BYTES(r->stamp, nl));
   if (heap_init(&r->heap, nl)) ok = 0; /* one entry per link at any time */
   r->bytes += sizeof(heap_ent) * (size_t)(nl > 0 ? nl : 1);
-  r->stamp = mem_calloc((size_t)nl, sizeof *r->stamp);
-  r->bytes += sizeof *r->stamp * (size_t)nl;
-  if (!r->stamp) ok = 0;
   return ok ? SC_OK : nomem(err);
 }
 
+void flow_scratch_init(flow_scratch *s) { memset(s, 0, sizeof *s); }
+
+void flow_scratch_free(flow_scratch *s) {
+  mem_free(s->block);
+  flow_scratch_init(s);
+}
+
 static void run_free(run *r) {
+  heap_free(&r->heap);
+  if (r->scr) return; /* its arrays are the scratch's */
   mem_free(r->fl), mem_free(r->left), mem_free(r->start);
   mem_free(r->total), mem_free(r->src), mem_free(r->dst), mem_free(r->keys);
   mem_free(r->ktmp);
@@ -475,7 +514,6 @@ static void run_free(run *r) {
   mem_free(r->rem), mem_free(r->cnt), mem_free(r->touched), mem_free(r->off);
   mem_free(r->end), mem_free(r->pent), mem_free(r->lflows), mem_free(r->stamp);
   mem_free(r->lpoff);
-  heap_free(&r->heap);
 }
 
 int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_node,
@@ -483,13 +521,15 @@ int flow_run(const topo *t, route_table *rt, const sched *s, const int *rank_nod
   return flow_run_ex(t, rt, s, rank_node, out, NULL, NULL, err);
 }
 
-/* The run behind flow_run_ex and flow_run_links (link_bytes may be NULL). */
-static int run_all(const topo *t, route_table *rt, const sched *s, const int *rank_node,
-                   flow_stats *out, flow_progress_fn fn, void *ud, double *link_bytes,
-                   sc_error *err) {
+/* The run behind flow_run_ex, flow_run_links and flow_run_in
+ * (link_bytes and scr may be NULL). */
+static int run_all(flow_scratch *scr, const topo *t, route_table *rt, const sched *s,
+                   const int *rank_node, flow_stats *out, flow_progress_fn fn, void *ud,
+                   double *link_bytes, sc_error *err) {
   memset(out, 0, sizeof *out);
   run r;
   memset(&r, 0, sizeof r);
+  r.scr = scr;
   r.t = t;
   r.progress = fn;
   r.progress_ud = ud;
@@ -519,10 +559,15 @@ static int run_all(const topo *t, route_table *rt, const sched *s, const int *ra
 
 int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
                 flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err) {
-  return run_all(t, rt, s, rank_node, out, fn, ud, NULL, err);
+  return run_all(NULL, t, rt, s, rank_node, out, fn, ud, NULL, err);
+}
+
+int flow_run_in(flow_scratch *scr, const topo *t, route_table *rt, const sched *s,
+                const int *rank_node, flow_stats *out, sc_error *err) {
+  return run_all(scr, t, rt, s, rank_node, out, NULL, NULL, NULL, err);
 }
 
 int flow_run_links(const topo *t, route_table *rt, const sched *s, const int *rank_node,
                    flow_stats *out, double *link_bytes, sc_error *err) {
-  return run_all(t, rt, s, rank_node, out, NULL, NULL, link_bytes, err);
+  return run_all(NULL, t, rt, s, rank_node, out, NULL, NULL, link_bytes, err);
 }

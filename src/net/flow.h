@@ -47,6 +47,25 @@ typedef void (*flow_progress_fn)(void *ud, double done);
 int flow_run_ex(const topo *t, route_table *rt, const sched *s, const int *rank_node,
                 flow_stats *out, flow_progress_fn fn, void *ud, sc_error *err);
 
+/* A run's working memory kept for the next run: one block, grown to the
+ * largest run's arrays (about 0.1-1 MB on the bench's fat-trees) and
+ * never shrunk. A caller that runs the engine again and again (a search's
+ * job: netcost.h) writes memory already touched instead of pages fresh
+ * from the system (docs/search.md, "Threads: a pool kept between
+ * searches"). Used by one thread at a time. */
+typedef struct flow_scratch {
+  void *block;        /* owned */
+  size_t cap;         /* its bytes */
+} flow_scratch;
+
+void flow_scratch_init(flow_scratch *s);
+void flow_scratch_free(flow_scratch *s);
+
+/* flow_run with its arrays in scr (NULL: allocated for the run). The
+ * result is flow_run's, bit for bit. */
+int flow_run_in(flow_scratch *scr, const topo *t, route_table *rt, const sched *s,
+                const int *rank_node, flow_stats *out, sc_error *err);
+
 /* flow_run that also adds the bytes each link carried (repeats counted)
  * into link_bytes[t->n_links] (the caller zeroes it): per-link
  * utilisation is link_bytes / (bw x time). Costs one pass over the active

@@ -17,9 +17,18 @@
  * woken: milliseconds on a busy machine). `left` helpers have returned
  * from fn; `arrived` joined threads are at the meeting, and `met` says
  * its last one has called crew_go.
+ *
+ * A pool's thread sits on a seat: crew_run puts the crew (a reference)
+ * and a helper number on the seat and signals it; the thread takes them
+ * off under the seat's lock and helps as a created helper does. At its
+ * end crew_run takes back what no seat's thread has taken (a thread that
+ * wakes later finds its seat empty and parks again), so a seat holds at
+ * most one crew, and a thread that took one holds its reference: it may
+ * still be at the door when crew_run has returned, as a created helper.
  */
 #include "search/crew.h"
 
+#include <assert.h>
 #include <pthread.h>
 
 #include "core/clock.h"
@@ -50,7 +59,7 @@
  * that runs out is CPU lost. */
 #define CREW_SPIN_S 1e-4
 
-/* A helper thread's argument: its crew and number. */
+/* A created helper thread's argument: its crew and number. */
 typedef struct helper {
   crew *c;
   int t;
@@ -71,6 +80,23 @@ struct crew {
   helper h[];          /* h[t] for helper t, 1 <= t < nt */
 };
 
+/* A pool's thread and what it is to do next. */
+typedef struct seat {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;   /* signalled when `c` is set and on close */
+  crew *c;             /* the crew to help, a reference held (under mu;
+                          NULL: none) */
+  int t;               /* its helper number there (under mu) */
+  int quit;            /* end the thread (under mu) */
+  pthread_t th;
+} seat;
+
+struct crew_pool {
+  int n;               /* seats, one thread each */
+  int busy;            /* a thread holds the pool (atomic) */
+  seat s[];            /* s[t - 1] for helper t */
+};
+
 /* Let go of c: the last holder frees it. */
 static void release(crew *c) {
   if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
@@ -89,17 +115,22 @@ static int join(crew *c) {
   return 0;
 }
 
-static void *helper_main(void *arg) {
-  helper *h = arg;
-  crew *c = h->c;
+/* Helper t of c, on its thread: work if the door is open, then let go
+ * of the reference it held. */
+static void help(crew *c, int t) {
   if (join(c)) {
-    c->fn(c, c->ctx, h->t);
+    c->fn(c, c->ctx, t);
     pthread_mutex_lock(&c->mu);
     __atomic_add_fetch(&c->left, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
   }
   release(c);
+}
+
+static void *helper_main(void *arg) {
+  helper *h = arg;
+  help(h->c, h->t);
   return NULL;
 }
 
@@ -150,13 +181,94 @@ void crew_go(crew *c) {
   pthread_mutex_unlock(&c->mu);
 }
 
-/* Start helpers 1 .. nt - 1 of c, detached; each one started holds a
+/* ------------------------------------------------------------- pools */
+
+static void *seat_main(void *arg) {
+  seat *s = arg;
+  for (;;) {
+    pthread_mutex_lock(&s->mu);
+    while (!s->c && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+    crew *c = s->c;
+    int t = s->t;
+    s->c = NULL;
+    pthread_mutex_unlock(&s->mu);
+    if (!c) return NULL; /* quit */
+    help(c, t);
+  }
+}
+
+/* Seat s's thread is to be helper t of c (the seat is empty). */
+static void seat_post(seat *s, crew *c, int t) {
+  __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&s->mu);
+  assert(!s->c);
+  s->c = c;
+  s->t = t;
+  pthread_cond_signal(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+}
+
+/* Take c back off seat s if its thread has not taken it (the caller
+ * still holds c, so this is not its last reference). */
+static void seat_retract(seat *s, crew *c) {
+  pthread_mutex_lock(&s->mu);
+  int mine = s->c == c;
+  if (mine) s->c = NULL;
+  pthread_mutex_unlock(&s->mu);
+  if (mine) __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
+}
+
+int crew_pool_open(int helpers, crew_pool **out) {
+  *out = NULL;
+  if (helpers < 0) helpers = 0;
+  crew_pool *p = mem_alloc(sizeof *p + sizeof *p->s * (size_t)helpers);
+  if (!p) return -1;
+  p->n = 0;
+  p->busy = 0;
+  for (; p->n < helpers; p->n++) {
+    seat *s = &p->s[p->n];
+    *s = (seat){.c = NULL};
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    if (pthread_create(&s->th, NULL, seat_main, s)) {
+      pthread_cond_destroy(&s->cv);
+      pthread_mutex_destroy(&s->mu);
+      crew_pool_close(p);
+      return -1;
+    }
+  }
+  *out = p;
+  return 0;
+}
+
+void crew_pool_close(crew_pool *p) {
+  if (!p) return;
+  assert(!p->busy);
+  for (int i = 0; i < p->n; i++) {
+    seat *s = &p->s[i];
+    pthread_mutex_lock(&s->mu);
+    s->quit = 1;
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->th, NULL);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+  }
+  mem_free(p);
+}
+
+int crew_pool_size(const crew_pool *p) { return p ? p->n : 0; }
+
+/* ------------------------------------------------------------- crews */
+
+/* Start helpers from .. nt - 1 of c, detached; each one started holds a
  * reference. */
-static void start_helpers(crew *c, int nt) {
+static void start_helpers(crew *c, int from, int nt) {
+  if (from >= nt) return;
   pthread_attr_t attr;
   if (pthread_attr_init(&attr)) return;
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  for (int t = 1; t < nt; t++) {
+  for (int t = from; t < nt; t++) {
     c->h[t] = (helper){c, t};
     __atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
     pthread_t th;
@@ -168,7 +280,19 @@ static void start_helpers(crew *c, int nt) {
   pthread_attr_destroy(&attr);
 }
 
-void crew_run(int nt, crew_fn fn, void *ctx) {
+crew_pool *crew_pool_hold(crew_pool *p) {
+  int free_ = 0;
+  return p && __atomic_compare_exchange_n(&p->busy, &free_, 1, 0, __ATOMIC_ACQUIRE,
+                                          __ATOMIC_RELAXED)
+             ? p
+             : NULL;
+}
+
+void crew_pool_let_go(crew_pool *p) {
+  if (p) __atomic_store_n(&p->busy, 0, __ATOMIC_RELEASE);
+}
+
+void crew_run(crew_pool *pool, int nt, crew_fn fn, void *ctx) {
   crew *c = nt > 1 ? mem_alloc(sizeof *c + sizeof *c->h * (size_t)nt) : NULL;
   crew one; /* nt 1, or no memory for the helpers: the caller alone */
   if (!c) c = &one, nt = 1;
@@ -179,9 +303,14 @@ void crew_run(int nt, crew_fn fn, void *ctx) {
   /* a helper not yet started when the process exits still holds it */
   if (c != &one) __lsan_ignore_object(c);
 #endif
-  if (nt > 1) start_helpers(c, nt);
+  crew_pool *p = nt > 1 ? pool : NULL;
+  assert(!p || __atomic_load_n(&p->busy, __ATOMIC_RELAXED));
+  int seats = p ? (p->n < nt - 1 ? p->n : nt - 1) : 0; /* helpers 1 .. seats */
+  for (int t = 1; t <= seats; t++) seat_post(&p->s[t - 1], c, t);
+  if (nt > 1) start_helpers(c, seats + 1, nt);
   fn(c, ctx, 0);
   int helpers = shut(c) - 1;
+  for (int t = 1; t <= seats; t++) seat_retract(&p->s[t - 1], c);
   if (helpers > 0) spin(&c->left, helpers);
   pthread_mutex_lock(&c->mu);
   while (c->left < helpers) pthread_cond_wait(&c->cv, &c->mu);

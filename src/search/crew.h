@@ -18,13 +18,41 @@
  * for hundreds of thousands of iterations).
  *
  * Threads are numbered 0 (the caller) to nt - 1; helper t runs fn(ctx,
- * t) if it joins in time. Nothing is global: each crew is its own
- * threads, created by crew_run and joined before it returns.
+ * t) if it joins in time. Nothing is global: a crew's helpers are either
+ * threads created for it, detached, or the parked threads of a pool the
+ * caller keeps (crew_pool) from one crew to the next.
+ *
+ * Why a pool: a thread just created is slow to start when its creator
+ * keeps working: on the 2-core development VM a thread created by a busy
+ * thread began 0.2-3 ms later, median 2.5 ms (often not within 3 ms),
+ * against 20-35 us for a parked thread woken through a condition
+ * variable (Linux places a new task behind the running ones; a woken
+ * sleeper may preempt them): a search of 2-5 ms lost most of its helper
+ * (docs/search.md, "Threads: a pool kept between searches").
  */
 #ifndef SC_SEARCH_CREW_H
 #define SC_SEARCH_CREW_H
 
 typedef struct crew crew;
+
+/* Threads parked between crews: helper t of a crew run on the pool is
+ * its thread t - 1 (t <= crew_pool_size). One thread at a time runs
+ * crews on it, the one that holds it (crew_pool_hold). */
+typedef struct crew_pool crew_pool;
+
+/* Start a pool of `helpers` parked threads (0 allowed: an empty pool)
+ * into *out; 0, or -1 when the memory or a thread could not be had
+ * (nothing then is left open). Owned by the caller: crew_pool_close. */
+int crew_pool_open(int helpers, crew_pool **out);
+/* Wake, end and join the pool's threads and free it (NULL: nothing).
+ * No crew_run on it may be running. */
+void crew_pool_close(crew_pool *p);
+int crew_pool_size(const crew_pool *p);
+/* p for the calling thread's crews until crew_pool_let_go, or NULL when
+ * p is NULL or another thread holds it (its crews then create their
+ * helpers). */
+crew_pool *crew_pool_hold(crew_pool *p);
+void crew_pool_let_go(crew_pool *p);
 
 /* What each thread of a crew runs: its number t (0: the caller). */
 typedef void (*crew_fn)(crew *c, void *ctx, int t);
@@ -32,10 +60,12 @@ typedef void (*crew_fn)(crew *c, void *ctx, int t);
 /* Run fn(c, ctx, 0) on the calling thread and fn(c, ctx, t) on up to
  * nt - 1 helper threads, t = 1 .. nt - 1, each only if it starts before
  * the door is shut; return once the caller's and every joined helper's
- * fn have returned (the door is shut then if fn did not). A helper that
- * cannot be created, or whose crew cannot be allocated, is a helper
- * that never joins (the work is the caller's and the others'). */
-void crew_run(int nt, crew_fn fn, void *ctx);
+ * fn have returned (the door is shut then if fn did not). Helpers 1 ..
+ * crew_pool_size(pool) are the pool's threads (pool: NULL, or held by
+ * the calling thread: crew_pool_hold), the others are created. A helper that cannot be created, or whose crew
+ * cannot be allocated, is a helper that never joins (the work is the
+ * caller's and the others'). */
+void crew_run(crew_pool *pool, int nt, crew_fn fn, void *ctx);
 
 /* No helper joins after this (idempotent): call it once no work is left
  * to hand out, so that a helper starting later ends without waiting. */

@@ -100,8 +100,8 @@ static int too_many_passes(const topk *t, sc_error *err) {
   return SC_OK;
 }
 
-int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, int *stopped,
-                sc_error *err) {
+int rerank_topk(crew_pool *pool, sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx,
+                int *stopped, sc_error *err) {
   int n = t->n, halt = 0;
   *stopped = 0;
   if (n == 0) return SC_OK;
@@ -118,7 +118,7 @@ int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, 
   }
   for (int th = 0; th < nt; th++) f[th].at = -1;
   plans p = {jobs, t, ev, f, &halt, stop, ctx, 0};
-  crew_run(nt, run_plans, &p);
+  crew_run(pool, nt, run_plans, &p);
   rc = first_fail(f, nt, err);
   if (rc == SC_OK && halt) *stopped = 1, rc = -1; /* t untouched */
   for (int i = 0; i < n && rc == SC_OK; i++) {

@@ -13,13 +13,15 @@
 #ifndef SC_SEARCH_RERANK_H
 #define SC_SEARCH_RERANK_H
 
+#include "search/crew.h"
 #include "search/topk.h"
 
 /* Asked on the calling thread after each plan it ran: nonzero = stop
  * (a time budget ran out, the user interrupted). */
 typedef int (*rerank_stop_fn)(void *ctx);
 
-/* Re-rank t by the event engine on nt threads, thread i against jobs[i]:
+/* Re-rank t by the event engine on nt threads (crew_run on pool, which
+ * may be NULL), thread i against jobs[i]:
  * jobs[0] is the search's (required); a NULL jobs[i] is opened on its
  * thread sharing jobs[0] (job_open_sharing) and left in jobs[i], owned by
  * the caller (close it before jobs[0]). On SC_OK every candidate has its
@@ -30,7 +32,7 @@ typedef int (*rerank_stop_fn)(void *ctx);
  * micro-batches per pipeline than the engine is run on (its time and
  * memory grow with them; nothing is run), SC_ENOMEM: t is left as it was
  * (the closed form's order, event_s 0). */
-int rerank_topk(sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx, int *stopped,
-                sc_error *err);
+int rerank_topk(crew_pool *pool, sc_job **jobs, int nt, topk *t, rerank_stop_fn stop, void *ctx,
+                int *stopped, sc_error *err);
 
 #endif

@@ -34,6 +34,7 @@
  * taken against the final k-th best, so it is too.
  */
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -74,6 +75,8 @@
 typedef struct worker {
   int id;                /* its thread's number (0: the caller's) */
   sc_job *job;           /* owned (worker 0: the search's job, borrowed) */
+  sc_job *spare;         /* owned: a searcher's parked job, reopened by
+                            worker_job as this worker's (NULL: none) */
   sc_candidate *slots;   /* owned: best.c */
   topk best;
   long tried, valid, fit;
@@ -103,6 +106,7 @@ typedef struct worker {
 typedef struct shared {
   const sc_scenario *base;      /* resolved model and cluster */
   const sc_search_opts *o;
+  crew_pool *pool;              /* the searcher's parked threads (NULL: none) */
   const space_pt *pts;
   long n;                       /* points searched (all processes) */
   int rank, size;               /* this process takes blocks rank, rank + size, ...
@@ -441,6 +445,56 @@ static int by_bound(const void *a, const void *b) {
   return bheap_before(a, b) ? -1 : bheap_before(b, a) ? 1 : 0;
 }
 
+/* ----------------------------------------------------------- searcher */
+
+/* Threads kept between searches, and their jobs (stepcast.h). */
+struct sc_searcher {
+  crew_pool *pool;      /* owned: its threads - 1 parked helpers */
+  int n;                /* room in jobs: its threads */
+  sc_job **jobs;        /* owned: jobs[t], thread t's job of the last
+                           search, parked (job_park; NULL: none) */
+  space_pt *pts;        /* owned: the last search's space (space_build_in),
+                           room for cap_pts points; NULL: none */
+  long cap_pts;
+};
+
+/* sr for the calling thread's search, or NULL when sr is NULL or another
+ * search holds it: holding its pool holds its jobs and space too. */
+static sc_searcher *searcher_hold(sc_searcher *sr) {
+  return sr && crew_pool_hold(sr->pool) ? sr : NULL;
+}
+
+/* Thread t's parked job, taken out of sr (NULL: none). */
+static sc_job *searcher_take(sc_searcher *sr, int t) {
+  if (!sr || t >= sr->n) return NULL;
+  sc_job *j = sr->jobs[t];
+  sr->jobs[t] = NULL;
+  return j;
+}
+
+/* Keep j, an open job (or NULL), parked as thread t's in sr; closed when
+ * sr is NULL or already keeps one there. Jobs that share a job: before
+ * that job (job_park). */
+static void searcher_keep(sc_searcher *sr, int t, sc_job *j) {
+  if (!j) return;
+  if (!sr || t >= sr->n || sr->jobs[t]) {
+    sc_job_close(j);
+    return;
+  }
+  job_park(j);
+  sr->jobs[t] = j;
+}
+
+/* The search's first job on b: sr's parked one reopened, or a new one. */
+static int first_job(sc_searcher *sr, const sc_scenario *b, sc_job **job, sc_error *err) {
+  sc_job *j = searcher_take(sr, 0);
+  if (!j) return sc_job_open(b, job, err);
+  int rc = job_reopen(j, b, err);
+  if (rc != SC_OK) sc_job_close(j), j = NULL;
+  *job = j;
+  return rc;
+}
+
 /* ------------------------------------------------------------ workers */
 
 /* The workers' slots and top k; worker 0 takes job0, the others open
@@ -460,10 +514,13 @@ static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, i
   return SC_OK;
 }
 
-static void workers_close(worker *ws, int n) {
+/* The workers' own: the helpers' jobs (and spares not used) kept by sr
+ * (NULL: closed). */
+static void workers_close(sc_searcher *sr, worker *ws, int n) {
   for (int t = 0; t < n; t++) {
     if (t > 0) {
-      sc_job_close(ws[t].job);
+      searcher_keep(sr, t, ws[t].job);
+      searcher_keep(sr, t, ws[t].spare);
       mem_free(ws[t].slots);
     }
     topk_free(&ws[t].best);
@@ -546,7 +603,11 @@ static long pruned_of(const bounded *all, long nb, double bar) {
 static int worker_job(shared *sh, worker *ws, int t) {
   if (ws[t].job) return 0;
   sc_error e = {0};
-  int rc = job_open_sharing(ws[0].job, &ws[t].job, &e);
+  sc_job *j = ws[t].spare;
+  ws[t].spare = NULL;
+  int rc = j ? job_reopen_sharing(j, ws[0].job, &e) : job_open_sharing(ws[0].job, &ws[t].job, &e);
+  if (j && rc == SC_OK) ws[t].job = j;
+  else if (j) sc_job_close(j);
   if (rc == SC_OK) return 0;
   fail(sh, &ws[t], rc, &e);
   return -1;
@@ -673,7 +734,7 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   if (rc != SC_OK) return rc;
   passes p = {sh, ws, nt, scratch, k};
   pthread_mutex_init(&sh->mu, NULL);
-  crew_run(nt, both_passes, &p);
+  crew_run(sh->pool, nt, both_passes, &p);
   pthread_mutex_destroy(&sh->mu);
   deal_close(&sh->deal);
   rc = worker_error(ws, nt, err); /* of either pass */
@@ -736,14 +797,14 @@ static int rerank_stop(void *ctx) {
  * (rerank.h; a job it opens is kept for workers_close) within the
  * search's budget: its wall time, why the event engine could not run a
  * plan, or the stop (the closed form's order kept in both), into st. */
-static int rerank(worker *ws, int nt, const sc_search_opts *o, double t0, sc_search_stats *st,
-                  sc_error *err) {
+static int rerank(crew_pool *pool, worker *ws, int nt, const sc_search_opts *o, double t0,
+                  sc_search_stats *st, sc_error *err) {
   double r0 = clock_now_s();
   sc_job **jobs = mem_alloc(sizeof *jobs * (size_t)nt);
   if (!jobs) return sc_error_set(err, SC_ENOMEM, "out of memory re-ranking the plans");
   for (int t = 0; t < nt; t++) jobs[t] = ws[t].job;
   rerank_watch w = {o, t0, r0, st->tried, 0};
-  int stopped = 0, rc = rerank_topk(jobs, nt, &ws[0].best, rerank_stop, &w, &stopped, err);
+  int stopped = 0, rc = rerank_topk(pool, jobs, nt, &ws[0].best, rerank_stop, &w, &stopped, err);
   for (int t = 0; t < nt; t++) ws[t].job = jobs[t];
   mem_free(jobs);
   st->reranked = rc == SC_OK && !stopped && ws[0].best.n > 0;
@@ -814,9 +875,47 @@ static void fill_defaults(const sc_scenario *b, const sc_search_opts *opts, sc_s
   if (o->max_vpp <= 0) o->max_vpp = 4;
 }
 
+/* ------------------------------------------------- searcher, sc_search */
+
+int sc_searcher_open(int threads, sc_searcher **out, sc_error *err) {
+  *out = NULL;
+  sc_search_opts o;
+  sc_search_opts_default(&o);
+  o.threads = threads;
+  sc_searcher *s = mem_calloc(1, sizeof *s);
+  /* every core when threads <= 0; a space big enough for all of them */
+  int helpers = thread_count(&o, LONG_MAX / 2) - 1;
+  if (s) s->n = helpers + 1;
+  if (!s || !(s->jobs = mem_calloc((size_t)s->n, sizeof *s->jobs)) ||
+      crew_pool_open(helpers, &s->pool)) {
+    if (s) mem_free(s->jobs);
+    mem_free(s);
+    return sc_error_set(err, SC_ENOMEM, "out of memory (or threads) opening a searcher of %d "
+                        "threads", helpers + 1);
+  }
+  *out = s;
+  return SC_OK;
+}
+
+void sc_searcher_close(sc_searcher *s) {
+  if (!s) return;
+  crew_pool_close(s->pool);
+  for (int t = s->n - 1; t >= 0; t--) sc_job_close(s->jobs[t]); /* parked: none shares */
+  mem_free(s->jobs);
+  mem_free(s->pts);
+  mem_free(s);
+}
+
 int sc_search(const sc_scenario *base, const sc_search_opts *opts,
               sc_candidate *best, int max_best, int *n_best,
               sc_search_stats *stats, sc_error *err) {
+  return sc_searcher_search(NULL, base, opts, best, max_best, n_best, stats, err);
+}
+
+/* sc_searcher_search on sr, held by this search (NULL: none). */
+static int search_on(sc_searcher *sr, const sc_scenario *base, const sc_search_opts *opts,
+                     sc_candidate *best, int max_best, int *n_best, sc_search_stats *stats,
+                     sc_error *err) {
   sc_scenario b;
   int rc = resolve_base(base, &b, err);
   if (rc != SC_OK) return rc;
@@ -826,17 +925,18 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   if ((rc = check_dtypes(&b, &o, err)) != SC_OK) return rc;
   double t0 = clock_now_s();
   sc_job *job;
-  if ((rc = sc_job_open(&b, &job, err)) != SC_OK) return rc;
+  if ((rc = first_job(sr, &b, &job, err)) != SC_OK) return rc;
   /* lower() writes points into the job's copy of b's plan */
   assert(!memcmp(&sc_job_scenario(job)->plan, &b.plan, sizeof b.plan));
-  space_pt *pts = NULL;
-  long n = 0;
+  space_pt *pts = sr ? sr->pts : NULL; /* sr's array, taken */
+  long n = 0, cap_pts = sr ? sr->cap_pts : 0;
+  if (sr) sr->pts = NULL, sr->cap_pts = 0;
   sc_search_stats st;
   memset(&st, 0, sizeof st);
   st.dtypes = space_dtypes(&b, &o);
   worker *ws = NULL;
   sc_candidate *scratch = NULL;
-  rc = space_build(&b, job_graph(job), &o, &pts, &n, err);
+  rc = space_build_in(&b, job_graph(job), &o, &pts, &cap_pts, &n, err);
   long full = n;
   if (o.max_plans > 0 && n > o.max_plans) n = o.max_plans;
   int rank, size;
@@ -848,10 +948,11 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
     scratch = mem_alloc(sizeof *scratch * (size_t)max_best);
     if (!ws || !scratch) rc = sc_error_set(err, SC_ENOMEM, "out of memory starting the search");
   }
+  for (int t = 1; ws && t < nt; t++) ws[t].spare = searcher_take(sr, t);
   if (rc == SC_OK) rc = workers_open(ws, nt, job, best, max_best, err);
   if (rc == SC_OK) {
-    shared sh = {.base = &b, .o = &o, .pts = pts, .n = n, .rank = rank, .size = size,
-                 .count = count, .topo = job_has_topology(job), .t0 = t0,
+    shared sh = {.base = &b, .o = &o, .pool = sr ? sr->pool : NULL, .pts = pts, .n = n,
+                 .rank = rank, .size = size, .count = count, .topo = job_has_topology(job), .t0 = t0,
                  .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
@@ -861,7 +962,7 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
   else if (rc == SC_OK && st.valid == 0) rc = rejects_explain(job, pts, n, &st, err);
   /* a walk the budget or the user stopped keeps the closed form's order */
   if (rc == SC_OK && o.rerank && (st.stopped == SC_SEARCH_COMPLETE || st.stopped == SC_SEARCH_MAX_PLANS))
-    rc = rerank(ws, nt, &o, t0, &st, err);
+    rc = rerank(sr ? sr->pool : NULL, ws, nt, &o, t0, &st, err);
   if (rc == SC_OK) {
     topk_pareto(&ws[0].best);
     *n_best = ws[0].best.n;
@@ -870,10 +971,23 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
     st.seconds = clock_now_s() - t0;
     if (stats) *stats = st;
   }
-  if (ws) workers_close(ws, nt); /* all but worker 0's job, which is job */
-  sc_job_close(job);
+  /* all but worker 0's job, which is job: kept by sr after a search
+   * that went well, else closed */
+  if (rc != SC_OK) sr = NULL;
+  if (ws) workers_close(sr, ws, nt);
+  searcher_keep(sr, 0, job);
   mem_free(ws);
   mem_free(scratch);
-  mem_free(pts);
+  if (sr) sr->pts = pts, sr->cap_pts = cap_pts;
+  else mem_free(pts);
+  return rc;
+}
+
+int sc_searcher_search(sc_searcher *sr, const sc_scenario *base, const sc_search_opts *opts,
+                       sc_candidate *best, int max_best, int *n_best, sc_search_stats *stats,
+                       sc_error *err) {
+  sc_searcher *held = searcher_hold(sr);
+  int rc = search_on(held, base, opts, best, max_best, n_best, stats, err);
+  if (held) crew_pool_let_go(held->pool);
   return rc;
 }

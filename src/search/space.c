@@ -269,7 +269,14 @@ int space_selective_void(const sc_scenario *base, const wg_graph *g) {
 
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err) {
-  *pts = NULL, *n = 0;
+  long cap = 0;
+  *pts = NULL;
+  return space_build_in(base, g, o, pts, &cap, n, err);
+}
+
+int space_build_in(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
+                   space_pt **pts, long *cap, long *n, sc_error *err) {
+  *n = 0;
   /* count first: a space too large to list is refused with its size */
   sink count = {NULL, 0, space_selective_void(base, g), 0, 0};
   walk(base, g, o, &count);
@@ -284,14 +291,18 @@ int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts
   sink list = {&v, 0, count.no_selective, 0, 0};
   /* the count's room at once (a doubling array copies itself, touching
    * up to twice the pages: each a page fault the first time, as long as a
-   * few plans take) */
-  if (count.count > 0 && (v.v = mem_alloc(sizeof *v.v * (size_t)count.count)))
+   * few plans take); the caller's array where it has that room */
+  int kept = *pts && *cap >= count.count;
+  if (kept) v.v = *pts, v.cap = (int)*cap;
+  else if (count.count > 0 && (v.v = mem_alloc(sizeof *v.v * (size_t)count.count)))
     v.cap = (int)count.count;
   if ((count.count > 0 && !v.v) || walk(base, g, o, &list)) {
-    mem_free(v.v);
+    if (!kept) mem_free(v.v);
     return sc_error_set(err, SC_ENOMEM, "out of memory listing the plans to search");
   }
+  if (!kept) mem_free(*pts);
   *pts = v.v;
+  *cap = v.cap;
   *n = v.n;
   return SC_OK;
 }

@@ -56,6 +56,13 @@ typedef struct space_pt {
  * the memory) or SC_ENOMEM. */
 int space_build(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
                 space_pt **pts, long *n, sc_error *err);
+/* space_build into *pts, an array of room for *cap points (NULL, 0: none)
+ * that is kept when the space fits in it and else replaced (its old
+ * points are not kept): a searcher lists each search's space in the
+ * memory of the last (search.c). On an error *pts and *cap are left as
+ * they were, *n 0. */
+int space_build_in(const sc_scenario *base, const wg_graph *g, const sc_search_opts *o,
+                   space_pt **pts, long *cap, long *n, sc_error *err);
 
 /* Names of the SC_SEARCH_RECOMP_* bits, bit b at [b] (--recompute's
  * items, and the search's messages). */

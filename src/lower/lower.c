@@ -467,6 +467,25 @@ static int fused_ce(const lctx *c, const wg_op *o) {
   return o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_FUSED;
 }
 
+/* Bytes a logit of F.cross_entropy(logits.float(), y) moves (plan.loss
+ * "eager"), by ATen's kernels (aten/src/ATen/native/cuda/SoftMax.cu and
+ * Loss.cu, recalled: not in ../shared) on e-byte logits. Forward: the
+ * cast reads e and writes 4; log_softmax (cunn_SoftMaxForward) reads the
+ * row for its max, again for the sum of exponentials, and a third time to
+ * write the output: 16; nll_loss reads one logit a row: e + 20. Backward:
+ * nll_loss_backward zero-fills its dense fp32 gradient (4) and scatters a
+ * value a row; log_softmax's backward (cunn_SoftMaxBackward) reads that
+ * gradient for its row sum, then the gradient and the output, writing its
+ * own: 16; the cast's backward reads 4 and writes e: 24 + e. Our trace of
+ * the BERT step (data/measured/traces_h200/bertbase_amp16_s128_b128, 2,560
+ * rows of 30,522 fp16 logits on an H200) ran these kernels in 470 us
+ * forward and 525 us backward, 23 and 26 bytes a logit at the preset's
+ * memory rate (docs/calibration.md): a check, nothing fitted. Megatron's
+ * loss (shape_loss: 38 forward, 14 backward) does its softmax in forward
+ * instead. */
+#define EAGER_CE_FWD(e) ((e) + 20.0)
+#define EAGER_CE_BWD(e) (24.0 + (e))
+
 /* Bytes per logit the loss's backward allocates beyond what saved()
  * keeps of it between forward and backward (the fp32 softmax, 4; the
  * fused kernel the 16-bit logits, e), by plan.loss (plan_loss_of: "auto"
@@ -997,6 +1016,31 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   return 0;
 }
 
+/* unfused for a torch.nn model (plan_torch_nn): the linear before a
+ * bias-GELU or bias-dropout-add ran its bias in the GEMM's epilogue, so
+ * forward has no bias kernel, and backward reduces the linear's output
+ * gradient to the bias's (one read, e bytes an element) in a kernel of
+ * its own. Passes of e bytes, the fused op's in brackets:
+ *   GELU           forward F.gelu 2 (2); backward GELU's 3 and the bias
+ *                  reduction 1: 4 (4, bwd_scale 2): the fused op's bytes;
+ *   dropout + add  forward F.dropout 2 and its 1-byte mask, the residual
+ *                  add 3: 5e + 1 (3e + 1); backward the dropout's 2e + 1,
+ *                  the add where the residual's gradient meets the
+ *                  branch's 3e, the bias reduction e: 6e + 1 (3e + 1);
+ *   add (no dropout) forward 3 (3); backward 3 + 1: 4 (3).
+ * 1 when o is one of these (SwiGLU has no bias inside: Megatron's count). */
+static int torch_nn_unfused(const lctx *c, const wg_op *o, double *traffic, double *bwd,
+                            int *kernels) {
+  double e = c->e;
+  if (o->fn == WG_FN_GELU) return 1;
+  if (o->fn != WG_FN_BIAS_DROPOUT_ADD) return 0;
+  if (o->no_dropout)
+    *bwd = 4.0 / 3.0;
+  else
+    *traffic = (5 * e + 1) / (3 * e + 1), *bwd = (6 * e + 1) / (5 * e + 1), *kernels = 2;
+  return 1;
+}
+
 /* Without fused kernels (plan.fused_kernels false) an element-wise op
  * runs as the separate PyTorch kernels Megatron's fusions replace
  * (megatron/core/fusions: bias_gelu, bias_dropout_add, bias_swiglu):
@@ -1004,10 +1048,13 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
  * residual add (3 kernels; 8 tensor passes against the fused 4), SiLU
  * then multiply (2 kernels; 5 passes against 3). At a dropout rate of 0
  * bias-dropout-add is bias add + residual add (2 kernels; 5 passes
- * against 3). *traffic and *kernels are the factors. */
-static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels) {
-  *traffic = 1, *kernels = 1;
+ * against 3). *traffic and *kernels are the factors; *bwd multiplies the
+ * op's backward factor. A torch.nn model's linear layers add the bias in
+ * their GEMM (plan_torch_nn): torch_nn_unfused. */
+static void unfused(const lctx *c, const wg_op *o, double *traffic, double *bwd, int *kernels) {
+  *traffic = 1, *bwd = 1, *kernels = 1;
   if (c->s->plan.fused_kernels || o->kind != WG_ELTWISE) return;
+  if (plan_torch_nn(&c->s->plan) && torch_nn_unfused(c, o, traffic, bwd, kernels)) return;
   switch (o->fn) {
   case WG_FN_GELU: *traffic = 2, *kernels = 2; break;
   case WG_FN_BIAS_DROPOUT_ADD:
@@ -1073,10 +1120,10 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
     double d = (double)x->dim[x->rank - 1];
     n *= vocab_cols(c, d) * c->st.tp / d;
   }
-  double traffic;
+  double traffic, bwd;
   int kernels;
-  unfused(c, o, &traffic, &kernels);
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale;
+  unfused(c, o, &traffic, &bwd, &kernels);
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale * bwd;
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
@@ -1086,6 +1133,8 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
      * the mask and the kernel (flash-attn 1.0's cross_entropy.py) */
     bytes = n * 2 * c->e, bs = 1.0, hf = 3, hb = 2;
   }
+  if (o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_EAGER)
+    bytes = n * EAGER_CE_FWD(c->e), bs = EAGER_CE_BWD(c->e) / EAGER_CE_FWD(c->e);
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

@@ -709,6 +709,23 @@ static double vocab_cols(const lctx *c, double vocab) {
   return ceil(vocab / step) * step / c->st.tp;
 }
 
+/* A torch.nn linear's bias gradient (plan_torch_nn): autograd reduces the
+ * output gradient's dy e-byte values over the rows to the bias's, one
+ * read in a reduce kernel of its own (our H200 BERT trace: one
+ * at::native::reduce_kernel per nn.Linear in backward), after the GEMM
+ * whose epilogue added the bias in forward. Backward only: the task
+ * carries the kernel's seconds as xg_task n (cost_mem of its bytes less
+ * the fixed cost the engine adds) and no bytes, so forward costs nothing.
+ * Beside the GEMM task `dep`, which stays the output's. */
+static int bias_grad_task(lctx *c, const wg_op *o, int opi, double dy, int dep) {
+  xg_task t = task(XG_MEM, "bgrad_", o->name, opi);
+  t.n = cost_mem(&c->s->cluster.gpu, dy * c->e) - COST_KERNEL_T0;
+  t.host_fwd = 0;
+  t.host_bwd = 1;
+  t.dep[0] = dep;
+  return emit(c, &t);
+}
+
 static int lower_linear(lctx *c, const wg_op *o, int opi) {
   int x = o->in[0], local = token_local(c, o);
   lay want = local ? local_layout(c, x) : o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
@@ -771,6 +788,8 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   /* sequence parallelism: the gather's backward, the reduce-scatter of
    * this linear's input gradient, runs beside its weight gradient */
   if (gather >= 0 && async_bwd(c)) hide_under(c, gather, t);
+  if (o->bias && plan_torch_nn(&c->s->plan) && bias_grad_task(c, o, opi, dy_elems, t) < 0)
+    return -1;
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->expert = o->expert;
@@ -1018,26 +1037,25 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
 
 /* unfused for a torch.nn model (plan_torch_nn): the linear before a
  * bias-GELU or bias-dropout-add ran its bias in the GEMM's epilogue, so
- * forward has no bias kernel, and backward reduces the linear's output
- * gradient to the bias's (one read, e bytes an element) in a kernel of
- * its own. Passes of e bytes, the fused op's in brackets:
- *   GELU           forward F.gelu 2 (2); backward GELU's 3 and the bias
- *                  reduction 1: 4 (4, bwd_scale 2): the fused op's bytes;
+ * forward has no bias kernel, and the bias's gradient is the linear's
+ * own task (bias_grad_task). Passes of e bytes, the fused op's (which
+ * counts the bias's reduction) in brackets:
+ *   GELU           forward F.gelu 2 (2); backward GELU's 3 (4);
  *   dropout + add  forward F.dropout 2 and its 1-byte mask, the residual
- *                  add 3: 5e + 1 (3e + 1); backward the dropout's 2e + 1,
- *                  the add where the residual's gradient meets the
- *                  branch's 3e, the bias reduction e: 6e + 1 (3e + 1);
- *   add (no dropout) forward 3 (3); backward 3 + 1: 4 (3).
+ *                  add 3: 5e + 1 (3e + 1); backward the dropout's 2e + 1
+ *                  and the add where the residual's gradient meets the
+ *                  branch's 3e: 5e + 1 (3e + 1);
+ *   add (no dropout) forward 3 (3); backward 3 (3).
  * 1 when o is one of these (SwiGLU has no bias inside: Megatron's count). */
 static int torch_nn_unfused(const lctx *c, const wg_op *o, double *traffic, double *bwd,
                             int *kernels) {
   double e = c->e;
-  if (o->fn == WG_FN_GELU) return 1;
+  if (o->fn == WG_FN_GELU) {
+    *bwd = 3.0 / 4.0;
+    return 1;
+  }
   if (o->fn != WG_FN_BIAS_DROPOUT_ADD) return 0;
-  if (o->no_dropout)
-    *bwd = 4.0 / 3.0;
-  else
-    *traffic = (5 * e + 1) / (3 * e + 1), *bwd = (6 * e + 1) / (5 * e + 1), *kernels = 2;
+  if (!o->no_dropout) *traffic = (5 * e + 1) / (3 * e + 1), *kernels = 2;
   return 1;
 }
 

@@ -894,10 +894,11 @@ sc_loss_impl plan_loss_of(const sc_plan *p) {
  * backward reduces its output gradient to the bias's in a reduce_kernel
  * of its own). Megatron's linear layers skip the bias (skip_bias_add) for
  * its fused bias-GELU and bias-dropout-add, and add it in a kernel of its
- * own where those fusions are off. plan.loss "eager" is what says the
- * model is not Megatron's. */
+ * own where those fusions are off (fused kernels: the fused op counts the
+ * bias either way). plan.loss "eager" is what says the model is not
+ * Megatron's. */
 int plan_torch_nn(const sc_plan *p) {
-  return p->framework_eager && plan_loss_of(p) == SC_LOSS_EAGER;
+  return p->framework_eager && !p->fused_kernels && plan_loss_of(p) == SC_LOSS_EAGER;
 }
 
 /* plan.zero_grad "auto": the gradients are the parameters' own .grad, which

@@ -41,8 +41,9 @@ extern const char *const plan_loss_names[PLAN_LOSSES];
  * never SC_LOSS_AUTO. */
 sc_loss_impl plan_loss_of(const sc_plan *p);
 /* 1 when a plan's model is written with torch.nn's own layers (nn.Linear,
- * F.gelu, F.cross_entropy) rather than Megatron's: an eager framework
- * (plan.framework_eager) whose loss is F.cross_entropy (plan.loss
+ * F.gelu, F.dropout, F.cross_entropy) rather than Megatron's: an eager
+ * framework (plan.framework_eager) without fused kernels
+ * (plan.fused_kernels false) whose loss is F.cross_entropy (plan.loss
  * "eager"). Its linear layers add their bias inside the GEMM (cuBLASLt's
  * epilogue) and reduce its gradient in a kernel of their own. */
 int plan_torch_nn(const sc_plan *p);

@@ -880,10 +880,17 @@ static const bert_chain BERT_BIAS_DROPOUT_ADD = {13, 2, 9, 7, 4, 0};
  * else the activation width. */
 static double chain_width(const lctx *c) { return amp_on(&c->s->plan) && c->e < 4 ? BERT_FP32 : c->e; }
 
+/* 1 when a BERT model's GELU and dropouts run as modeling.py's TensorFlow
+ * ops: plan.fused_kernels false, but not in a torch.nn model
+ * (plan_torch_nn: F.gelu, F.dropout and the add, torch_nn_unfused). */
+static int bert_tf_ops(const lctx *c) {
+  return c->s->model.kind == SC_MODEL_BERT && !c->s->plan.fused_kernels &&
+         !plan_torch_nn(&c->s->plan);
+}
+
 /* The chain of o when the plan runs BERT unfused, else NULL. */
 static const bert_chain *bert_unfused_chain(const lctx *c, const wg_op *o) {
-  if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels || o->kind != WG_ELTWISE)
-    return NULL;
+  if (!bert_tf_ops(c) || o->kind != WG_ELTWISE) return NULL;
   if (o->fn == WG_FN_GELU) return &BERT_GELU;
   if (o->fn == WG_FN_BIAS_DROPOUT_ADD && !o->no_dropout) return &BERT_BIAS_DROPOUT_ADD;
   if (o->fn == WG_FN_DROPOUT) return &BERT_DROPOUT;
@@ -1017,8 +1024,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
     if (!o->no_dropout) {
-      int bert = c->s->model.kind == SC_MODEL_BERT && !c->s->plan.fused_kernels;
-      t = bert ? chain_task(c, "attn_dropout", opi, scores, &BERT_DROPOUT, t)
+      t = bert_tf_ops(c) ? chain_task(c, "attn_dropout", opi, scores, &BERT_DROPOUT, t)
                : mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t);
       if (t < 0) return -1;
       c->x->tasks[c->seg_first + t].recompute_sel += core;

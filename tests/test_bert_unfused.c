@@ -5,7 +5,8 @@
  * GELU and dropouts as modeling.py's TensorFlow op chains (bert_unfused_chain), its
  * optimizer as optimization.py's (src/cost/optchain.c), and
  * the framework texts that select it (src/validate/framework.c: TensorFlow
- * named alone, without XLA).
+ * named alone, without XLA); a BERT written with torch.nn's layers runs
+ * PyTorch's kernels instead (src/plan/plan.c plan_torch_nn).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -20,21 +21,28 @@
   cr_assert(fabs((got) - (want)) <= 1e-9 * fabs(want), "%s: %.9g, want %.9g", what, \
             (double)(got), (double)(want))
 
-/* `model` on one V100, batch 8 at seq 128, unfused attention; amp and
- * fused_kernels as given. */
-static void lower_model(lowered *l, const char *model, const char *dtype, int amp, int fused) {
-  char d[32], a[32], f[40], m[48];
+/* `model` on one V100, batch 8 at seq 128, unfused attention; amp,
+ * fused_kernels and plan.loss as given. */
+static void lower_model_loss(lowered *l, const char *model, const char *dtype, int amp, int fused,
+                             const char *loss) {
+  char d[32], a[32], f[40], m[48], o[32];
   snprintf(d, sizeof d, "plan.dtype=\"%s\"", dtype);
   snprintf(a, sizeof a, "plan.amp=%s", amp ? "true" : "false");
   snprintf(f, sizeof f, "plan.fused_kernels=%s", fused ? "true" : "false");
   snprintf(m, sizeof m, "{\"model\": \"%s\"}", model);
+  snprintf(o, sizeof o, "plan.loss=\"%s\"", loss);
   const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
                       "plan.pp=1", "plan.global_batch=8", "plan.micro_batch=8",
-                      "plan.flash_attention=false", "model.seq=128", d, a, f};
+                      "plan.flash_attention=false", "model.seq=128", d, a, f, o};
   sc_scenario s;
   sc_error err = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, m, "t", ov, 11, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, m, "t", ov, 12, &err), SC_OK, "%s", err.msg);
   lowered_make(l, &s);
+}
+
+/* ... with the framework's loss (plan.loss "auto"). */
+static void lower_model(lowered *l, const char *model, const char *dtype, int amp, int fused) {
+  lower_model_loss(l, model, dtype, amp, fused, "auto");
 }
 
 /* Task `name` of l moves `fwd` bytes forward and `bwd` backward in `hf`
@@ -126,6 +134,31 @@ Test(bert_unfused, dropout_op_chains_by_hand) {
   NEAR(t->bytes, 1572864.0 * 5, "fused attention dropout");
   NEAR(t->bytes * t->bwd_scale, 1572864.0 * 5, "fused attention dropout backward");
   NEAR(lowered_task(&l, "bias_dropout_add1")->bytes, 786432.0 * 7, "fused bias-dropout-add");
+  lowered_done(&l);
+}
+
+/* A BERT written with torch.nn's layers (plan.loss "eager" in an eager
+ * framework, unfused: src/plan/plan.c plan_torch_nn) runs F.gelu,
+ * F.dropout and the residual add, not modeling.py's chains, and
+ * torch.optim's Adam. fp16, 3,145,728 GELU elements: 2 passes forward
+ * (12,582,912 bytes), 3 backward (18,874,368), 2 calls each way (the
+ * fused op's); bias, dropout and add on 786,432: F.dropout 2e + 1 and the
+ * add 3e, 11 bytes each way (8,650,752), the fused op's 3 and 4 calls
+ * twice; the attention's dropout 2e + 1 on 1,572,864 scores each way
+ * (7,864,320), 4 and 2 calls; fc1's bias gradient one read of its 2-byte
+ * output gradient at 900 GB/s x 0.89, backward only; the scale and the
+ * mask add stay (NVIDIA's PyTorch BERT runs them too). */
+Test(bert_unfused, torch_nn_runs_torchs_kernels) {
+  lowered l;
+  lower_model_loss(&l, "bert_base", "fp16", 0, 0, "eager");
+  expect_task(&l, "bias_gelu", 12582912.0, 18874368.0, 2, 2);
+  expect_task(&l, "bias_dropout_add1", 8650752.0, 8650752.0, 6, 8);
+  expect_task(&l, "attn_dropout", 7864320.0, 7864320.0, 4, 2);
+  const xg_task *b = lowered_task(&l, "bgrad_fc1");
+  cr_assert(b->bytes == 0 && b->m == 0, "bgrad_fc1: nothing forward");
+  NEAR(b->n, 3145728.0 * 2 / (900e9 * 0.89), "bgrad_fc1 backward seconds");
+  cr_assert_not_null(lowered_find(&l, "attn_scale_mask"));
+  NEAR(optc_bytes_per_param(&l.s, 34), 34.0, "torch.optim's Adam");
   lowered_done(&l);
 }
 

@@ -10,37 +10,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "gpt4.h"
 #include "graph/graph.h"
 #include "load/graph_json.h"
 #include "predict.h" /* predict_ok */
 #include "stepcast.h"
 #include "validate/rowdefaults.h"
-
-/* A 4-layer GPT (h 1024, 16 heads, seq 1024) on one H100, one sequence
- * per step, nothing recomputed. */
-static sc_scenario one_gpu(double attn, double hidden) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  sc_transformer *m = &s.model.tf;
-  m->layers = 4;
-  m->hidden = 1024;
-  m->heads = 16;
-  m->kv_heads = 16;
-  m->head_dim = 0;
-  m->ffn = 4096;
-  m->vocab = 32000;
-  m->seq = 1024;
-  m->attention_dropout = attn;
-  m->hidden_dropout = hidden;
-  s.cluster.gpu = *sc_gpu_preset("h100-sxm5-80gb");
-  s.cluster.gpus = 1;
-  sc_plan_default(&s.plan);
-  s.plan.tp = s.plan.pp = s.plan.dp = 1;
-  s.plan.global_batch = s.plan.micro_batch = 1;
-  s.plan.recompute = SC_RECOMP_NONE;
-  s.plan.dtype = SC_BF16;
-  return s;
-}
 
 /* The operator of one layer named `name`, or NULL. */
 static const sc_op_time *op_named(const sc_op_time *ops, int n, const char *name) {
@@ -130,21 +105,21 @@ Test(scenario, rates_outside_0_to_below_1_and_on_graphs_are_refused) {
 }
 
 Test(scenario, the_builder_checks_a_spec_filled_by_hand) {
-  sc_scenario s = one_gpu(0.1, 2.0);
+  sc_scenario s = gpt4_h100(0.1, 2.0);
   sc_result r;
   sc_error err = {0};
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.hidden_dropout: 2 is not a probability below 1 (valid: 0 <= rate < 1"),
             "%s", err.msg);
-  s = one_gpu(1, 0.1); /* 1 itself: refused, not costed like 0.5 */
+  s = gpt4_h100(1, 0.1); /* 1 itself: refused, not costed like 0.5 */
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.attention_dropout: 1 is not a probability below 1"), "%s", err.msg);
-  s = one_gpu(0.1, 1);
+  s = gpt4_h100(0.1, 1);
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.hidden_dropout: 1 is not a probability below 1"), "%s", err.msg);
-  s = one_gpu(nextafter(1, 0), nextafter(1, 0)); /* just below 1: a rate */
+  s = gpt4_h100(nextafter(1, 0), nextafter(1, 0)); /* just below 1: a rate */
   cr_assert_eq(sc_predict(&s, &r, &err), SC_OK, "%s", err.msg);
-  s = one_gpu(NAN, 0.1); /* NaN fails both comparisons */
+  s = gpt4_h100(NAN, 0.1); /* NaN fails both comparisons */
   cr_assert_eq(sc_predict(&s, &r, &err), SC_EINPUT);
   cr_assert(strstr(err.msg, "model.attention_dropout: nan is not a probability"), "%s", err.msg);
 }
@@ -154,7 +129,7 @@ Test(scenario, the_builder_checks_a_spec_filled_by_hand) {
 Test(memory, hidden_dropout_0_keeps_no_masks) {
   /* two bias-dropout-adds a layer, each a 1-byte mask of s x h elements
    * a sequence: 8 sequences x 4 layers x 2 x 1024 x 1024 bytes = 64 MiB */
-  sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0.1, 0);
+  sc_scenario s = gpt4_h100(0.1, 0.1), t = gpt4_h100(0.1, 0);
   s.plan.global_batch = s.plan.micro_batch = t.plan.global_batch = t.plan.micro_batch = 8;
   sc_result a = predict_ok(&s), b = predict_ok(&t);
   cr_assert_float_eq(a.mem.activations - b.mem.activations, 8.0 * 4 * 2 * 1024 * 1024, 1e-3,
@@ -163,7 +138,7 @@ Test(memory, hidden_dropout_0_keeps_no_masks) {
 }
 
 Test(memory, flash_attention_keeps_no_mask_either_way) {
-  sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
+  sc_scenario s = gpt4_h100(0.1, 0.1), t = gpt4_h100(0, 0.1);
   sc_result a = predict_ok(&s), b = predict_ok(&t);
   cr_assert_eq(a.mem.activations, b.mem.activations);
   cr_assert_eq(a.step_s, b.step_s);
@@ -173,7 +148,7 @@ Test(memory, unfused_attention_at_0_keeps_the_softmax_output_alone) {
   /* the scores kept: softmax output, mask and dropout output (2e + 1 = 5
    * bytes a score in bf16) against the softmax output (e = 2): 3 bytes of
    * 16 heads x 1024 x 1024 scores a layer, 4 layers */
-  sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0.1);
+  sc_scenario s = gpt4_h100(0.1, 0.1), t = gpt4_h100(0, 0.1);
   s.plan.flash_attention = t.plan.flash_attention = 0;
   s.plan.attention = t.plan.attention = SC_ATTN_UNFUSED;
   sc_result a = predict_ok(&s), b = predict_ok(&t);
@@ -186,7 +161,7 @@ Test(memory, unfused_attention_at_0_keeps_the_softmax_output_alone) {
 
 Test(kernels, no_dropout_kernel_and_no_mask_byte_at_0) {
   sc_op_time ops[64];
-  sc_scenario s = one_gpu(0.1, 0.1), t = one_gpu(0, 0);
+  sc_scenario s = gpt4_h100(0.1, 0.1), t = gpt4_h100(0, 0);
   s.plan.flash_attention = t.plan.flash_attention = 0;
   s.plan.attention = t.plan.attention = SC_ATTN_UNFUSED;
   int n = layer_ops(&s, ops, 64);
@@ -208,7 +183,7 @@ Test(kernels, unfused_bias_dropout_add_at_0_is_bias_add_and_residual_add) {
   /* without Megatron's fusion: bias add (2 passes) + residual add (3
    * passes), 5 passes of 2 bytes, against 8 passes with dropout */
   sc_op_time ops[64];
-  sc_scenario s = one_gpu(0, 0);
+  sc_scenario s = gpt4_h100(0, 0);
   s.plan.fused_kernels = 0;
   int n = layer_ops(&s, ops, 64);
   const sc_op_time *bda = op_named(ops, n, "bias_dropout_add2");

@@ -3,6 +3,8 @@
  */
 #include "cost/optchain.h"
 
+#include "plan/plan.h"
+
 /* google-research/bert optimization.py, AdamWeightDecayOptimizer
  * .apply_gradients, per variable, in passes over its fp32 elements (a read
  * or a write of every element, 4 bytes), op by op:
@@ -22,7 +24,7 @@
 #define OPTC_FP32 4.0
 
 double optc_bytes_per_param(const sc_scenario *s, double graph_bytes) {
-  if (s->model.kind != SC_MODEL_BERT || s->plan.fused_kernels ||
+  if (s->model.kind != SC_MODEL_BERT || s->plan.fused_kernels || plan_torch_nn(&s->plan) ||
       (s->model.optimizer != SC_OPT_ADAM && s->model.optimizer != SC_OPT_DEFAULT))
     return graph_bytes;
   return OPTC_BERT_ADAMW_PASSES * OPTC_FP32;

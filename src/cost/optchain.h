@@ -11,7 +11,8 @@
  * TensorFlow kernel of the time ran); where nothing fuses them
  * (plan.fused_kernels false: TensorFlow without XLA, validate/framework.h)
  * each op is a kernel over every fp32 parameter. XLA clusters them (fused
- * kernels: the graph's figure).
+ * kernels: the graph's figure), and a model written with torch.nn's layers
+ * (plan_torch_nn) runs torch.optim's: the graph's figure too.
  */
 #ifndef SC_COST_OPTCHAIN_H
 #define SC_COST_OPTCHAIN_H

@@ -467,6 +467,25 @@ static int fused_ce(const lctx *c, const wg_op *o) {
   return o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_FUSED;
 }
 
+/* Bytes a logit of F.cross_entropy(logits.float(), y) moves (plan.loss
+ * "eager"), by ATen's kernels (aten/src/ATen/native/cuda/SoftMax.cu and
+ * Loss.cu, recalled: not in ../shared) on e-byte logits. Forward: the
+ * cast reads e and writes 4; log_softmax (cunn_SoftMaxForward) reads the
+ * row for its max, again for the sum of exponentials, and a third time to
+ * write the output: 16; nll_loss reads one logit a row: e + 20. Backward:
+ * nll_loss_backward zero-fills its dense fp32 gradient (4) and scatters a
+ * value a row; log_softmax's backward (cunn_SoftMaxBackward) reads that
+ * gradient for its row sum, then the gradient and the output, writing its
+ * own: 16; the cast's backward reads 4 and writes e: 24 + e. Our trace of
+ * the BERT step (data/measured/traces_h200/bertbase_amp16_s128_b128, 2,560
+ * rows of 30,522 fp16 logits on an H200) ran these kernels in 470 us
+ * forward and 525 us backward, 23 and 26 bytes a logit at the preset's
+ * memory rate (docs/calibration.md): a check, nothing fitted. Megatron's
+ * loss (shape_loss: 38 forward, 14 backward) does its softmax in forward
+ * instead. */
+#define EAGER_CE_FWD(e) ((e) + 20.0)
+#define EAGER_CE_BWD(e) (24.0 + (e))
+
 /* Bytes per logit the loss's backward allocates beyond what saved()
  * keeps of it between forward and backward (the fp32 softmax, 4; the
  * fused kernel the 16-bit logits, e), by plan.loss (plan_loss_of: "auto"
@@ -690,6 +709,23 @@ static double vocab_cols(const lctx *c, double vocab) {
   return ceil(vocab / step) * step / c->st.tp;
 }
 
+/* A torch.nn linear's bias gradient (plan_torch_nn): autograd reduces the
+ * output gradient's dy e-byte values over the rows to the bias's, one
+ * read in a reduce kernel of its own (our H200 BERT trace: one
+ * at::native::reduce_kernel per nn.Linear in backward), after the GEMM
+ * whose epilogue added the bias in forward. Backward only: the task
+ * carries the kernel's seconds as xg_task n (cost_mem of its bytes less
+ * the fixed cost the engine adds) and no bytes, so forward costs nothing.
+ * Beside the GEMM task `dep`, which stays the output's. */
+static int bias_grad_task(lctx *c, const wg_op *o, int opi, double dy, int dep) {
+  xg_task t = task(XG_MEM, "bgrad_", o->name, opi);
+  t.n = cost_mem(&c->s->cluster.gpu, dy * c->e) - COST_KERNEL_T0;
+  t.host_fwd = 0;
+  t.host_bwd = 1;
+  t.dep[0] = dep;
+  return emit(c, &t);
+}
+
 static int lower_linear(lctx *c, const wg_op *o, int opi) {
   int x = o->in[0], local = token_local(c, o);
   lay want = local ? local_layout(c, x) : o->tp == WG_TP_ROW ? LAY_FEAT : LAY_REPL;
@@ -752,6 +788,8 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
   /* sequence parallelism: the gather's backward, the reduce-scatter of
    * this linear's input gradient, runs beside its weight gradient */
   if (gather >= 0 && async_bwd(c)) hide_under(c, gather, t);
+  if (o->bias && plan_torch_nn(&c->s->plan) && bias_grad_task(c, o, opi, dy_elems, t) < 0)
+    return -1;
   tstate *y = &c->ts[o->out];
   y->task = t;
   y->expert = o->expert;
@@ -842,10 +880,17 @@ static const bert_chain BERT_BIAS_DROPOUT_ADD = {13, 2, 9, 7, 4, 0};
  * else the activation width. */
 static double chain_width(const lctx *c) { return amp_on(&c->s->plan) && c->e < 4 ? BERT_FP32 : c->e; }
 
+/* 1 when a BERT model's GELU and dropouts run as modeling.py's TensorFlow
+ * ops: plan.fused_kernels false, but not in a torch.nn model
+ * (plan_torch_nn: F.gelu, F.dropout and the add, torch_nn_unfused). */
+static int bert_tf_ops(const lctx *c) {
+  return c->s->model.kind == SC_MODEL_BERT && !c->s->plan.fused_kernels &&
+         !plan_torch_nn(&c->s->plan);
+}
+
 /* The chain of o when the plan runs BERT unfused, else NULL. */
 static const bert_chain *bert_unfused_chain(const lctx *c, const wg_op *o) {
-  if (c->s->model.kind != SC_MODEL_BERT || c->s->plan.fused_kernels || o->kind != WG_ELTWISE)
-    return NULL;
+  if (!bert_tf_ops(c) || o->kind != WG_ELTWISE) return NULL;
   if (o->fn == WG_FN_GELU) return &BERT_GELU;
   if (o->fn == WG_FN_BIAS_DROPOUT_ADD && !o->no_dropout) return &BERT_BIAS_DROPOUT_ADD;
   if (o->fn == WG_FN_DROPOUT) return &BERT_DROPOUT;
@@ -979,8 +1024,7 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
     if ((t = softmax_task(c, opi, b * hq, sl, skv, o->causal, t)) < 0) return -1;
     c->x->tasks[c->seg_first + t].recompute_sel += core;
     if (!o->no_dropout) {
-      int bert = c->s->model.kind == SC_MODEL_BERT && !c->s->plan.fused_kernels;
-      t = bert ? chain_task(c, "attn_dropout", opi, scores, &BERT_DROPOUT, t)
+      t = bert_tf_ops(c) ? chain_task(c, "attn_dropout", opi, scores, &BERT_DROPOUT, t)
                : mem_task(c, "attn_dropout", opi, scores * (2 * e + 1), 4, 2, 1.0, t);
       if (t < 0) return -1;
       c->x->tasks[c->seg_first + t].recompute_sel += core;
@@ -997,6 +1041,30 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   return 0;
 }
 
+/* unfused for a torch.nn model (plan_torch_nn): the linear before a
+ * bias-GELU or bias-dropout-add ran its bias in the GEMM's epilogue, so
+ * forward has no bias kernel, and the bias's gradient is the linear's
+ * own task (bias_grad_task). Passes of e bytes, the fused op's (which
+ * counts the bias's reduction) in brackets:
+ *   GELU           forward F.gelu 2 (2); backward GELU's 3 (4);
+ *   dropout + add  forward F.dropout 2 and its 1-byte mask, the residual
+ *                  add 3: 5e + 1 (3e + 1); backward the dropout's 2e + 1
+ *                  and the add where the residual's gradient meets the
+ *                  branch's 3e: 5e + 1 (3e + 1);
+ *   add (no dropout) forward 3 (3); backward 3 (3).
+ * 1 when o is one of these (SwiGLU has no bias inside: Megatron's count). */
+static int torch_nn_unfused(const lctx *c, const wg_op *o, double *traffic, double *bwd,
+                            int *kernels) {
+  double e = c->e;
+  if (o->fn == WG_FN_GELU) {
+    *bwd = 3.0 / 4.0;
+    return 1;
+  }
+  if (o->fn != WG_FN_BIAS_DROPOUT_ADD) return 0;
+  if (!o->no_dropout) *traffic = (5 * e + 1) / (3 * e + 1), *kernels = 2;
+  return 1;
+}
+
 /* Without fused kernels (plan.fused_kernels false) an element-wise op
  * runs as the separate PyTorch kernels Megatron's fusions replace
  * (megatron/core/fusions: bias_gelu, bias_dropout_add, bias_swiglu):
@@ -1004,10 +1072,13 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
  * residual add (3 kernels; 8 tensor passes against the fused 4), SiLU
  * then multiply (2 kernels; 5 passes against 3). At a dropout rate of 0
  * bias-dropout-add is bias add + residual add (2 kernels; 5 passes
- * against 3). *traffic and *kernels are the factors. */
-static void unfused(const lctx *c, const wg_op *o, double *traffic, int *kernels) {
-  *traffic = 1, *kernels = 1;
+ * against 3). *traffic and *kernels are the factors; *bwd multiplies the
+ * op's backward factor. A torch.nn model's linear layers add the bias in
+ * their GEMM (plan_torch_nn): torch_nn_unfused. */
+static void unfused(const lctx *c, const wg_op *o, double *traffic, double *bwd, int *kernels) {
+  *traffic = 1, *bwd = 1, *kernels = 1;
   if (c->s->plan.fused_kernels || o->kind != WG_ELTWISE) return;
+  if (plan_torch_nn(&c->s->plan) && torch_nn_unfused(c, o, traffic, bwd, kernels)) return;
   switch (o->fn) {
   case WG_FN_GELU: *traffic = 2, *kernels = 2; break;
   case WG_FN_BIAS_DROPOUT_ADD:
@@ -1073,10 +1144,10 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
     double d = (double)x->dim[x->rank - 1];
     n *= vocab_cols(c, d) * c->st.tp / d;
   }
-  double traffic;
+  double traffic, bwd;
   int kernels;
-  unfused(c, o, &traffic, &kernels);
-  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale;
+  unfused(c, o, &traffic, &bwd, &kernels);
+  double bytes = n * (o->traffic_e * c->e + o->traffic_b) * traffic, bs = o->bwd_scale * bwd;
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
@@ -1086,6 +1157,8 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
      * the mask and the kernel (flash-attn 1.0's cross_entropy.py) */
     bytes = n * 2 * c->e, bs = 1.0, hf = 3, hb = 2;
   }
+  if (o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_EAGER)
+    bytes = n * EAGER_CE_FWD(c->e), bs = EAGER_CE_BWD(c->e) / EAGER_CE_FWD(c->e);
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

@@ -885,6 +885,22 @@ sc_loss_impl plan_loss_of(const sc_plan *p) {
   return p->fused_loss ? SC_LOSS_FUSED : SC_LOSS_VOCAB_PARALLEL;
 }
 
+/* PyTorch 2's F.linear (aten/src/ATen/native/Linear.cpp, recalled: not in
+ * ../shared) runs addmm for a 2-D input with a bias and folds a contiguous
+ * 3-D input to 2-D first; addmm_out_cuda_impl (native/cuda/Blas.cpp) hands
+ * a 1-D bias with beta 1 to cuBLASLt's bias epilogue. Seen in our own
+ * trace (data/measured/traces_h200/bertbase_amp16_s128_b128: every
+ * forward nn.Linear is one nvjet_*_bias_* GEMM, no bias-add kernel; each
+ * backward reduces its output gradient to the bias's in a reduce_kernel
+ * of its own). Megatron's linear layers skip the bias (skip_bias_add) for
+ * its fused bias-GELU and bias-dropout-add, and add it in a kernel of its
+ * own where those fusions are off (fused kernels: the fused op counts the
+ * bias either way). plan.loss "eager" is what says the model is not
+ * Megatron's. */
+int plan_torch_nn(const sc_plan *p) {
+  return p->framework_eager && !p->fused_kernels && plan_loss_of(p) == SC_LOSS_EAGER;
+}
+
 /* plan.zero_grad "auto": the gradients are the parameters' own .grad, which
  * torch.optim's zero_grad(set_to_none=True) frees (PyTorch's default since
  * 2.0: ../shared/reference/pytorch/torch/nn/parallel/distributed.py, "(the

@@ -40,6 +40,13 @@ extern const char *const plan_loss_names[PLAN_LOSSES];
  * kernel where plan.fused_loss, else Megatron's vocab-parallel loss);
  * never SC_LOSS_AUTO. */
 sc_loss_impl plan_loss_of(const sc_plan *p);
+/* 1 when a plan's model is written with torch.nn's own layers (nn.Linear,
+ * F.gelu, F.dropout, F.cross_entropy) rather than Megatron's: an eager
+ * framework (plan.framework_eager) without fused kernels
+ * (plan.fused_kernels false) whose loss is F.cross_entropy (plan.loss
+ * "eager"). Its linear layers add their bias inside the GEMM (cuBLASLt's
+ * epilogue) and reduce its gradient in a kernel of their own. */
+int plan_torch_nn(const sc_plan *p);
 #define PLAN_ZERO_GRADS (SC_ZERO_GRAD_ZERO + 1)
 extern const char *const plan_zero_grad_names[PLAN_ZERO_GRADS];
 /* 1 when a resolved plan's gradients are freed between steps (plan.zero_grad

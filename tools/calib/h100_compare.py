@@ -14,8 +14,10 @@ by plan.zero_grad "auto", the gradients freed between steps as the
 script's zero_grad(set_to_none=True) frees them; --no-amp: the model cast
 wholly to bf16, as this comparison ran before session 36), attention flash2 (PyTorch's SDPA flash
 backend is FlashAttention-2; cudnn for rows run with SDPA's cuDNN backend), fused_kernels false (eager PyTorch runs
-separate bias, GELU and add kernels), loss eager (the script's
-F.cross_entropy on logits.float(), the logits dropped after it), framework_eager true, recompute full
+separate GELU and add kernels), loss eager (the script's
+F.cross_entropy on logits.float(), the logits dropped after it; with the
+two above, a torch.nn model: nn.Linear's bias in its GEMM's epilogue and
+its gradient's reduction backward, docs/model.md section 2), framework_eager true, recompute full
 when the row checkpointed every block, else none. Nothing else is set: the
 GPU preset's constants are used as they are. With --scenarios DIR the
 scenario files are also written there.

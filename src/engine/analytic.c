@@ -28,6 +28,7 @@
 #include "cost/optchain.h"
 #include "cost/fp8cast.h"
 #include "engine/engine.h"
+#include "engine/fp8amax.h"
 #include "engine/fsdp.h"
 #include "engine/qmemo.h"
 #include "model/optimizer.h"
@@ -581,8 +582,20 @@ static void run_queues(const eng *e, const xg_stage *st, const eng_qsum *qs, int
   }
 }
 
+/* Delayed scaling's amax reductions of stage st at the end of its
+ * forward (bwd 0) or backward (fp8amax.h): collectives on the compute
+ * stream, issued by the host as any (the event engine's too: event.c
+ * add_amax). */
+static void run_amax(const eng *e, const xg_stage *st, int bwd, qclock *c) {
+  amax_red a = amax_of(e, (int)(st - e->x->stages), bwd);
+  eng_qsum q = {a.gpu, a.gpu - a.host, a.host, 0, a.gpu, 0, 0};
+  run(&q, a.n, c);
+}
+
+/* A stage's pass: its runs, then its amax reductions. */
 static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
   run_queues(e, st, e->qs, bwd, bwd, c);
+  run_amax(e, st, bwd, c);
 }
 
 /* Activation offloading (plan.offload_layers, Megatron's CPU offloading
@@ -629,6 +642,7 @@ static double bwd_mem_frac(const eng *e, const xg_stage *st) {
 static void split_cost(const eng *e, const xg_stage *st, double ob, eng_stage *r) {
   qclock cb = {0, 0, 0, 0, 0}, cw = {0, 0, 0, 0, 0};
   run_queues(e, st, e->qw, 0, 1, &cb);
+  run_amax(e, st, 1, &cb); /* the backward's reductions are in its B */
   run_queues(e, st, e->qw, 1, 1, &cw);
   r->bs = cb.g + ob;
   r->w = cw.g;

@@ -16,6 +16,7 @@
 #include "cost/compute.h"
 #include "cost/hostlink.h"
 #include "engine/evint.h"
+#include "engine/fp8amax.h"
 #include "lower/lower.h"
 #include "pipeline/pipe.h"
 
@@ -229,6 +230,24 @@ static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
   return 0;
 }
 
+/* Delayed scaling's amax reductions of stage s (engine/fp8amax.h) at
+ * the end of its forward or backward (the split one: its B), as the
+ * closed form runs them (analytic.c run_amax): collectives the compute
+ * stream waits for, on the TP stream (the tensor-parallel line: they
+ * block every micro-batch as its collectives do). 0 or -1. */
+static int add_amax(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
+  amax_red a = amax_of(c->e, s, bwd);
+  if (a.n <= 0) return 0;
+  if (vec_grow((void **)&tp->t, &tp->cap, tp->n + (long)a.n, sizeof *tp->t)) return -1;
+  int name = ev_name(c->out, &c->cap_names, "fp8 amax all-reduce");
+  if (name < 0) return -1;
+  for (int i = 0; i < a.n; i++) /* the fields not named are 0 */
+    tp->t[tp->n++] = (ev_task){.name = name, .stream = EV_TP, .overlap = XG_OVL_NONE,
+                               .pass = bwd ? 'B' : 'F', .gpu = a.gpu, .host = a.host,
+                               .group = -1, .op = COLL_ALL_REDUCE, .flex = -1};
+  return 0;
+}
+
 /* Templates bwd and bwd + 1 of every stage into t (2 per stage). */
 static int build_all(ev_ctx *c, ev_tmpl *t, int bwd) {
   const xg *x = c->e->x;
@@ -241,6 +260,7 @@ static int build_all(ev_ctx *c, ev_tmpl *t, int bwd) {
         continue;
       }
       if (build_tmpl(c, s, bwd + b, &t[2 * s + b])) return -1;
+      if (bwd + b < 3 && add_amax(c, s, bwd + b > 0, &t[2 * s + b])) return -1;
       /* the offload copies' exposed part ends the forward and the
        * backward (the split one: its W's follow it) */
       if (bwd + b < 3 && c->e->s->plan.offload_layers > 0 &&

@@ -229,7 +229,7 @@ int cmd_collective(int argc, char **argv) {
            "closed form scaled by what the network does to its links; --algo NAME runs\n"
            "that schedule alone in the flow engine instead. Both keep an A100's memory\n"
            "bound of NCCL's kernels (docs/network.md).\n"
-                      "--html FILE writes an HTML report with the bus-bandwidth curve (docs/report.md);\n"
+           "--html FILE writes an HTML report with the bus-bandwidth curve (docs/report.md);\n"
            "'-' writes it to standard output instead of the table.\n"
            "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
     return 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpt4.h"
+#include "lowered.h"
 #include "stepcast.h"
 
 #define T0 3e-6 /* cost_mem's fixed cost a kernel (src/cost/compute.h) */
@@ -162,4 +163,28 @@ Test(torch_nn, eager_cross_entropy_moves_22_bytes_a_logit_forward_26_backward) {
   NEAR(mf - ef, 16 * n / rate);
   NEAR(eb - mb, 12 * n / rate);
   NEAR(ef, 22 * n / rate + T0);
+}
+
+/* The loss task's framework calls (xg_task host_fwd, host_bwd): Megatron's
+ * loss's 8 each way; F.cross_entropy(logits.float()) launches 3 forward
+ * (the cast, log_softmax, nll_loss) and 4 backward (the NLL's fill and
+ * scatter, log_softmax's backward, the cast's), as its bytes count. */
+static void loss_calls(sc_loss_impl loss, int *hf, int *hb) {
+  lowered l;
+  sc_scenario s = gpt(0, loss);
+  lowered_make(&l, &s);
+  *hf = *hb = -1;
+  for (int i = 0; i < l.x.n_tasks; i++) {
+    const xg_task *t = &l.x.tasks[i];
+    if (t->op >= 0 && l.g->ops[t->op].kind == WG_LOSS) *hf = t->host_fwd, *hb = t->host_bwd;
+  }
+  lowered_done(&l);
+}
+
+Test(torch_nn, eager_cross_entropy_launches_its_own_kernels) {
+  int ef, eb, mf, mb;
+  loss_calls(SC_LOSS_EAGER, &ef, &eb);
+  loss_calls(SC_LOSS_VOCAB_PARALLEL, &mf, &mb);
+  cr_expect(ef == 3 && eb == 4, "eager loss: %d forward, %d backward calls", ef, eb);
+  cr_expect(mf == 8 && mb == 8, "Megatron's loss: %d forward, %d backward calls", mf, mb);
 }

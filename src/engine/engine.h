@@ -74,6 +74,10 @@ typedef struct eng_memsum {
                                    most the activations before a boundary
                                    between runs exceed the gradients
                                    before it (memory.c sweep_run), >= 0 */
+  double rise_remat;            /* the same within a fully recomputed
+                                   run, its layer rematerialised beside
+                                   what the boundaries on either side hold
+                                   (sweep_run; 0: none), bytes */
 } eng_memsum;
 
 /* Per micro-batch time of one stage and its parts. */

@@ -141,11 +141,18 @@ void eng_memory_pass(eng *e) { e->mem_pass++; }
  * the runs summed so far (forward order), m->rise its largest value at a
  * boundary between two runs (0 when none is above 0: the backward's end).
  * Within a run of like layers the sum moves linearly, so its ends are the
- * boundaries to look at. kept: the run's activations held on the GPU; g:
- * its gradients; first: no run before it. */
-static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g) {
+ * boundaries to look at; while a fully recomputed run's backward runs,
+ * one of its layers is rematerialised (remat bytes, else 0) beside the
+ * larger of its ends: m->rise_remat, the most of that, which may exceed
+ * m->rise where every boundary's value is below 0. kept: the run's
+ * activations held on the GPU; g: its gradients; first: no run before
+ * it. */
+static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g, double remat) {
   if (!first && *d > m->rise) m->rise = *d;
+  double before = *d;
   *d += kept - g;
+  double in = (before > *d ? before : *d) + remat;
+  if (remat > 0 && in > m->rise_remat) m->rise_remat = in;
 }
 
 /* What the runs of stage s add up to. It reads the stage's runs and,
@@ -208,10 +215,11 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
       kept -= n * seg_act(sg);
       if (seg_act(sg) > m->off_buf) m->off_buf = seg_act(sg);
     }
-    sweep_run(m, &d, first, kept, g);
-    first = 0;
     /* one layer is rematerialised at a time during backward */
-    if (sg->recompute == SC_RECOMP_FULL && sg->act_bytes > m->remat) m->remat = sg->act_bytes;
+    double remat = sg->recompute == SC_RECOMP_FULL ? sg->act_bytes : 0;
+    sweep_run(m, &d, first, kept, g, remat);
+    first = 0;
+    if (remat > m->remat) m->remat = remat;
     if (sg->bwd_extra_bytes > m->bwd_extra) m->bwd_extra = sg->bwd_extra_bytes;
     /* stage 0 holds the embedding: a tied head there is its second use */
     if (s == 0 && sg->zero < 2) m->tied_grad += r->count * sg->tied_params * gb;
@@ -232,6 +240,7 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
   m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once, m->tied_grad += z.tied_grad;
   if (z.rise > m->rise) m->rise = z.rise;
+  if (z.rise_remat > m->rise_remat) m->rise_remat = z.rise_remat;
   m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
   m->act_head = (m->act_head + z.act_head) / 2, m->act_tail = (m->act_tail + z.act_tail) / 2;
   if (z.remat > m->remat) m->remat = z.remat;
@@ -313,9 +322,13 @@ static int grads_freed_once(const sc_plan *p, const xg *x) {
  * (sweep_run: activations still held where the backward has already made
  * the gradients of the runs after them -- a VGG's classifier, most of its
  * parameters, before its convolutions, most of its activations) and,
- * within the layers, the layer a full recomputation rematerialises. */
+ * within the layers, the layer a full recomputation rematerialises: on
+ * top of the rise where it is above 0, else beside the larger end of its
+ * own run (m->rise_remat), which a boundary below 0 can still leave
+ * above 0. */
 static double freed_end(const eng_memsum *m) {
   double in = m->rise > 0 ? m->rise + m->remat : 0;
+  if (m->rise_remat > in) in = m->rise_remat;
   return m->gradients + m->tied_grad + in;
 }
 

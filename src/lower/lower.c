@@ -485,6 +485,8 @@ static int fused_ce(const lctx *c, const wg_op *o) {
  * instead. */
 #define EAGER_CE_FWD(e) ((e) + 20.0)
 #define EAGER_CE_BWD(e) (24.0 + (e))
+#define EAGER_CE_FWD_CALLS 3 /* the cast, log_softmax, nll_loss */
+#define EAGER_CE_BWD_CALLS 4 /* the NLL's fill and scatter, log_softmax's, the cast's */
 
 /* Bytes per logit the loss's backward allocates beyond what saved()
  * keeps of it between forward and backward (the fp32 softmax, 4; the
@@ -1157,8 +1159,13 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
      * the mask and the kernel (flash-attn 1.0's cross_entropy.py) */
     bytes = n * 2 * c->e, bs = 1.0, hf = 3, hb = 2;
   }
-  if (o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_EAGER)
+  if (o->kind == WG_LOSS && plan_loss_of(&c->s->plan) == SC_LOSS_EAGER) {
+    /* and its kernels' launches: the cast, log_softmax and the NLL
+     * forward; the NLL's fill and scatter, log_softmax's backward and the
+     * cast backward (EAGER_CE_FWD, EAGER_CE_BWD) */
     bytes = n * EAGER_CE_FWD(c->e), bs = EAGER_CE_BWD(c->e) / EAGER_CE_FWD(c->e);
+    hf = EAGER_CE_FWD_CALLS, hb = EAGER_CE_BWD_CALLS;
+  }
   if (amp_island(c, o)) {
     /* AMP's fp32 list: the norm in fp32 between two casts (cost/amp.h) */
     int casts;

@@ -19,8 +19,9 @@
  * protocol it picks. T_nccl is the closed form with its links alone:
  * where the GPU's memory holds NCCL's kernels (A100), T is at least the
  * closed form with the memory alone, which no network changes
- * (coll_nccl_time_split); on the reference both give the closed form. So a collective alone on an idle network that is
- * the reference takes exactly what the closed form says (protocol
+ * (coll_nccl_time_split); on the reference both give the closed form.
+ * So a collective alone on an idle network that is the reference takes
+ * exactly what the closed form says (protocol
  * efficiency and per-hop latency included), and a tapered,
  * oversubscribed or degraded network, or other traffic on the same links
  * (ncoll_scale with a flow time measured beside it), slows it by what the

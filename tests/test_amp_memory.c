@@ -232,7 +232,7 @@ Test(amp_memory, freed_gradients_with_two_micro_batches_save_nothing) {
 
 /* plan.zero_grad "auto": freed where PyTorch's own .grad holds the
  * gradients under torch.optim -- an eager plan of fp32 parameters (AMP,
- * fp32, tf32) without ZeRO on one replica, or FSDP2 -- and kept elsewhere (Megatron's 16-bit model, DDP's
+ * fp32, tf32) on one replica without ZeRO (zero 0, or 1: over one replica it shards nothing), or FSDP2 -- and kept elsewhere (Megatron's 16-bit model, DDP's
  * buckets with dp > 1, a graph framework, DeepSpeed's partitions, FSDP1
  * as PyTorch 1.13 ran it); an explicit value wins. */
 Test(amp_memory, which_plans_free_their_gradients) {
@@ -252,7 +252,9 @@ Test(amp_memory, which_plans_free_their_gradients) {
   p.dp = 1, p.framework_eager = 0;
   cr_assert(!plan_grads_freed(&p), "a graph framework");
   p.framework_eager = 1, p.zero = 1;
-  cr_assert(!plan_grads_freed(&p), "ZeRO-1's partitions");
+  cr_assert(plan_grads_freed(&p), "ZeRO-1 over one replica (the key's default) shards nothing");
+  p.zero = 2;
+  cr_assert(!plan_grads_freed(&p), "ZeRO-2's partitions");
   p.zero = 3, p.amp = 0, p.fsdp_impl = SC_FSDP2;
   cr_assert(plan_grads_freed(&p), "FSDP2's sharded .grad");
   p.fsdp_impl = SC_FSDP1;

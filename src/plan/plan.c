@@ -911,12 +911,15 @@ int plan_torch_nn(const sc_plan *p) {
  * ZeRO and one replica (DDP's reducer keeps its own gradient buckets,
  * and DeepSpeed its partitions); or FSDP2, whose post-backward sets each
  * sharded .grad (_fsdp_param_group.py). FSDP1 is modelled as PyTorch
- * 1.13's (section 4b), whose zero_grad zeroed in place by default. */
+ * 1.13's (section 4b), whose zero_grad zeroed in place by default. ZeRO-1
+ * over one replica shards nothing, and zero 1 is the key's default (the
+ * distributed optimizer of a Megatron plan): a one-GPU eager plan left at
+ * it is plain PyTorch, as at zero 0. */
 int plan_grads_freed(const sc_plan *p) {
   if (p->zero_grad != SC_ZERO_GRAD_AUTO) return p->zero_grad == SC_ZERO_GRAD_SET_TO_NONE;
   if (p->zero >= 3) return p->fsdp_impl == SC_FSDP2;
   int fp32_params = p->amp || p->dtype == SC_FP32 || p->dtype == SC_TF32;
-  return fp32_params && p->framework_eager && p->zero == 0 && p->dp == 1;
+  return fp32_params && p->framework_eager && p->zero <= 1 && p->dp == 1;
 }
 
 /* ------------------------------------------------------------ overrides */

@@ -120,7 +120,14 @@ typedef struct shared {
   topk top;                     /* second pass: the shared top k */
   double bar;                   /* second pass: topk_bar(&top); first pass without
                                    a topology: lower_bar (atomic) */
-  pthread_mutex_t mu;           /* the second pass's queue and top k */
+  pthread_mutex_t mu;           /* the second pass's queue and top k, and: */
+  pthread_cond_t more;          /* broadcast when `posted` grows */
+  int met;                      /* threads at the meeting (atomic) */
+  int busy;                     /* second pass: plans being bounded or
+                                   costed (take_next) */
+  long posted;                  /* second pass: plans done, and plans whose
+                                   missing collectives were posted
+                                   (second_eval), so far */
   /* between the passes (order_bounded, by the last thread done with the
    * first; read by all after the meeting) */
   bounded *all;                 /* owned: every fitting plan with the floor of its
@@ -222,6 +229,12 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
 
 static int push_bounded(worker *w, double bound, long i);
 
+/* What a thread of the second pass does next (second_next). */
+enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
+
+static int second_eval(shared *sh, worker *w, int what, double bar, double *bound,
+                       sc_result *r, double *fl, sc_error *e);
+
 /* Cost the lowered plan i and offer it to top (locked when shared). */
 static void cost(shared *sh, worker *w, long i, topk *top) {
   sc_result r;
@@ -231,7 +244,8 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
    * cannot enter (the bar only falls) */
   double at = top == &w->best ? fmin(topk_bar(top), get_bar(sh)) : get_bar(sh);
   double fl;
-  int rc = job_finish_below(w->job, at, &r, &fl, &e);
+  int rc = top == &w->best ? job_finish_below(w->job, at, &r, &fl, &e)
+                            : second_eval(sh, w, NEXT_COST, at, NULL, &r, &fl, &e);
   /* without a topology, its floor for the pruned count (pruned_of) */
   if (rc == SC_OK && top == &w->best && push_bounded(w, fl, i))
     rc = sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans' floors");
@@ -379,8 +393,6 @@ static void first_pass(shared *sh, worker *w, long i) {
   }
 }
 
-/* What a thread of the second pass does next (second_next). */
-enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
 
 /* Under sh->mu: the next step of the best-first pass. The plans
  * wait in two lists: sh->all from sh->next on, by the floor of their
@@ -410,35 +422,97 @@ static int second_next(shared *sh, long *j, bounded *b) {
   return NEXT_BOUND;
 }
 
+/* Under sh->mu: one more plan done, or plans' collectives posted: wake
+ * the threads waiting in take_next. */
+static void announce(shared *sh) {
+  sh->posted++;
+  pthread_cond_broadcast(&sh->more);
+}
+
+/* The lowered plan's bound (what NEXT_BOUND, into *bound) or
+ * job_finish_below(bar) (NEXT_COST, into *r and *fl). With more than one
+ * thread in the second pass, first in want mode (job_want): a plan whose
+ * collectives the topology has all costed is done at once (most are);
+ * one that misses some has posted them, wakes the threads with nothing
+ * to take (announce) and is evaluated again, its own run computing the
+ * missing collectives from the first while the others take them from the
+ * last (job_help), so that the few plans that run the flow engine for
+ * milliseconds are split between the threads, not only taken whole. */
+static int second_eval(shared *sh, worker *w, int what, double bar, double *bound,
+                       sc_result *r, double *fl, sc_error *e) {
+  for (int want = sh->met > 1;; want = 0) {
+    if (want) job_want(w->job, 1);
+    int rc = what == NEXT_BOUND ? job_bound(w->job, bound, e)
+                                : job_finish_below(w->job, bar, r, fl, e);
+    if (!want || !job_want(w->job, 0)) return rc;
+    pthread_mutex_lock(&sh->mu);
+    announce(sh);
+    pthread_mutex_unlock(&sh->mu);
+  }
+}
+
+/* Under sh->mu: second_next's step for this thread. While it has none to
+ * give and other threads are evaluating plans (which may bound more, or
+ * post their collectives), the thread computes a posted collective or
+ * sleeps until one is posted or a plan is done; NEXT_NONE once none is
+ * left and no thread is busy. A step taken counts in sh->busy until
+ * second_pass ends it. */
+static int take_next(shared *sh, worker *w, long *j, bounded *b) {
+  int what;
+  while ((what = second_next(sh, j, b)) == NEXT_NONE && sh->busy > 0) {
+    long seen = sh->posted;
+    pthread_mutex_unlock(&sh->mu);
+    int helped = job_help(w->job);
+    pthread_mutex_lock(&sh->mu);
+    if (!helped && seen == sh->posted) pthread_cond_wait(&sh->more, &sh->mu);
+  }
+  if (what != NEXT_NONE) sh->busy++;
+  return what;
+}
+
+static void second_step(shared *sh, worker *w, int what, long j, bounded b);
+
 /* The second pass on one thread: bound and cost plans as second_next
- * says until none is left. A bound goes into sh->all (each place written
- * by the thread that took it, read after the pass) and sh->wait. */
+ * says until none is left and no other thread is busy (take_next). A
+ * bound goes into sh->all (each place written by the thread that took
+ * it, read after the pass) and sh->wait. */
 static void second_pass(shared *sh, worker *w) {
   for (;;) {
     watch(sh, sh->n, w->id);
     long j = 0;
     bounded b = {0, 0};
     pthread_mutex_lock(&sh->mu);
-    int what = second_next(sh, &j, &b);
+    int what = take_next(sh, w, &j, &b);
     pthread_mutex_unlock(&sh->mu);
     if (what == NEXT_NONE) return;
-    long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
-    sc_memory m;
-    sc_error e = {0};
-    int rc = lower(sh, w, idx, &m, &e);
-    if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
-      sh->all[j].bound = b.bound;
-      b.idx = idx;
-      pthread_mutex_lock(&sh->mu);
-      bheap_put(&sh->wait, b);
-      pthread_mutex_unlock(&sh->mu);
-    }
-    if (rc != SC_OK) {
-      fail(sh, w, rc, &e);
-      return;
-    }
-    if (what == NEXT_COST) cost(sh, w, idx, &sh->top);
+    second_step(sh, w, what, j, b);
+    pthread_mutex_lock(&sh->mu);
+    sh->busy--;
+    announce(sh);
+    pthread_mutex_unlock(&sh->mu);
   }
+}
+
+/* One step of the second pass (take_next's): plan sh->all[j] bounded
+ * (NEXT_BOUND) or plan b.idx costed (NEXT_COST). */
+static void second_step(shared *sh, worker *w, int what, long j, bounded b) {
+  long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
+  sc_memory m;
+  sc_error e = {0};
+  int rc = lower(sh, w, idx, &m, &e);
+  if (rc == SC_OK && what == NEXT_BOUND &&
+      (rc = second_eval(sh, w, NEXT_BOUND, 0, &b.bound, NULL, NULL, &e)) == SC_OK) {
+    sh->all[j].bound = b.bound;
+    b.idx = idx;
+    pthread_mutex_lock(&sh->mu);
+    bheap_put(&sh->wait, b);
+    pthread_mutex_unlock(&sh->mu);
+  }
+  if (rc != SC_OK) {
+    fail(sh, w, rc, &e);
+    return;
+  }
+  if (what == NEXT_COST) cost(sh, w, idx, &sh->top);
 }
 
 static int by_bound(const void *a, const void *b) {
@@ -719,6 +793,7 @@ static void both_passes(crew *c, void *ctx, int t) {
    * last at the meeting only merges them (order_bounded) */
   worker *w = &p->ws[t];
   if (w->n_b > 1) qsort(w->b, (size_t)w->n_b, sizeof *w->b, by_bound);
+  __atomic_add_fetch(&sh->met, 1, __ATOMIC_RELAXED); /* read after the meeting */
   if (crew_meet(c)) {
     order_bounded(sh, p->ws, p->nt, p->scratch, p->k);
     crew_go(c);
@@ -734,7 +809,9 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   if (rc != SC_OK) return rc;
   passes p = {sh, ws, nt, scratch, k};
   pthread_mutex_init(&sh->mu, NULL);
+  pthread_cond_init(&sh->more, NULL);
   crew_run(sh->pool, nt, both_passes, &p);
+  pthread_cond_destroy(&sh->more);
   pthread_mutex_destroy(&sh->mu);
   deal_close(&sh->deal);
   rc = worker_error(ws, nt, err); /* of either pass */

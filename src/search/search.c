@@ -97,6 +97,8 @@ typedef struct worker {
   bounded *b;            /* owned: plans for the second pass (without a
                             topology: every plan costed, with its floor) */
   int n_b, cap_b;
+  bounded least;         /* with a topology, more than one thread: its
+                            least floor so far (bound INFINITY: none) */
   int rc;                /* SC_OK, or what failed */
   sc_error err;
   char pad[64];          /* the next worker's counters on other cache lines */
@@ -123,6 +125,11 @@ typedef struct shared {
   pthread_mutex_t mu;           /* the second pass's queue and top k, and: */
   pthread_cond_t more;          /* broadcast when `posted` grows */
   int met;                      /* threads at the meeting (atomic) */
+  int nt;                       /* threads asked */
+  bounded first;                /* with a topology on more than one thread:
+                                   the least floor any has found so far
+                                   (under mu; bound INFINITY: none) */
+  int foreseen;                 /* 1 once a thread bounded `first` (atomic) */
   int busy;                     /* second pass: plans being bounded or
                                    costed (take_next) */
   long posted;                  /* second pass: plans done, and plans whose
@@ -334,6 +341,41 @@ static double usable(const sc_search_opts *o, double capacity) {
   return capacity - o->headroom_bytes - o->headroom_frac * capacity;
 }
 
+/* With a topology on more than one thread: plan b's floor, into the
+ * least of the worker's and of every thread's (sh->first; the lock only
+ * when the worker's falls). */
+static void note_least(shared *sh, worker *w, bounded b) {
+  if (!bheap_before(&b, &w->least)) return;
+  w->least = b;
+  pthread_mutex_lock(&sh->mu);
+  if (bheap_before(&b, &sh->first)) sh->first = b;
+  pthread_mutex_unlock(&sh->mu);
+}
+
+/* With a topology on more than one thread, once half of the first pass is
+ * done: the first thread there bounds the plan of least floor so far
+ * (sh->first), which the second pass most likely bounds first: the
+ * shapes of its data-parallel groups, the second pass's first and often
+ * longest wait (a 512-rank ring on a fat-tree: 0.4 ms, every thread
+ * waiting for it), are then computed while the other threads still walk
+ * the space. Only the topology's memo keeps anything of it, the same
+ * entries whoever computes them; an error is left to the second pass,
+ * which bounds the plan again (a failed entry is asked again). */
+static void foresee(shared *sh, worker *w) {
+  if (sh->nt < 2 || !sh->topo || __atomic_load_n(&sh->foreseen, __ATOMIC_RELAXED) ||
+      2 * __atomic_load_n(&sh->done, __ATOMIC_RELAXED) < sh->count ||
+      __atomic_exchange_n(&sh->foreseen, 1, __ATOMIC_RELAXED))
+    return;
+  pthread_mutex_lock(&sh->mu);
+  bounded b = sh->first;
+  pthread_mutex_unlock(&sh->mu);
+  sc_memory m;
+  sc_error e = {0};
+  double bound;
+  if (b.bound < INFINITY && lower(sh, w, b.idx, &m, &e) == SC_OK)
+    job_bound(w->job, &bound, &e);
+}
+
 /* First pass over plan i: memory, then the step (or its bound). */
 static void first_pass(shared *sh, worker *w, long i) {
   sc_memory m;
@@ -390,6 +432,8 @@ static void first_pass(shared *sh, worker *w, long i) {
   else if (push_bounded(w, bound, i)) {
     sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans to cost");
     fail(sh, w, SC_ENOMEM, &e);
+  } else if (sh->nt > 1) {
+    note_least(sh, w, (bounded){bound, i});
   }
 }
 
@@ -579,6 +623,7 @@ static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, i
     worker *w = &ws[t];
     w->id = t;
     w->closest = -1;
+    w->least = (bounded){INFINITY, LONG_MAX};
     if (t == 0) w->job = job0;
     int rc;
     w->slots = t == 0 ? slots0 : mem_alloc(sizeof *w->slots * (size_t)k);
@@ -786,6 +831,7 @@ static void both_passes(crew *c, void *ctx, int t) {
       first_pass(sh, &p->ws[t], proc_point(sh, j));
       tick(sh, &p->ws[t]);
     }
+    foresee(sh, &p->ws[t]);
   }
   crew_shut(c);
   if (!sh->topo) return; /* every thread alike: none meets */
@@ -1030,7 +1076,8 @@ static int search_on(sc_searcher *sr, const sc_scenario *base, const sc_search_o
   if (rc == SC_OK) {
     shared sh = {.base = &b, .o = &o, .pool = sr ? sr->pool : NULL, .pts = pts, .n = n,
                  .rank = rank, .size = size, .count = count, .topo = job_has_topology(job), .t0 = t0,
-                 .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK};
+                 .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK,
+                 .nt = nt, .first = {INFINITY, LONG_MAX}};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
   }

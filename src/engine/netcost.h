@@ -34,7 +34,11 @@
  * side by side,
  * and the tables share the first job's per-source hop counts
  * (route_new_sharing: each breadth-first search runs once per search,
- * published lock-free and read-only after).
+ * published lock-free and read-only after). A thread that needs an
+ * entry another computes takes a collective posted in want mode
+ * (ncost_want, ncost_help) meanwhile, else sleeps until an entry is
+ * stored. Which thread computes an entry changes nothing: it depends on
+ * its key alone.
  * One ncost is used by one thread at a time.
  */
 #ifndef SC_ENGINE_NETCOST_H

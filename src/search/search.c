@@ -27,7 +27,10 @@
  * topology, its flow-engine memo and its routes' hop counts; at most one
  * thread per 256 plans) walk contiguous shares of the space and steal
  * from each other (deal.h); both passes run on the same threads, which
- * meet between them (both_passes); MPI
+ * meet between them (both_passes); in the second pass a plan's missing
+ * collectives are split between the threads (second_eval, take_next),
+ * and halfway through the first one thread bounds the least floor so
+ * far (foresee); MPI
  * processes take blocks of SPREAD_BLOCK points round-robin (spread.h).
  * The ranking is a total order (topk.h: step, memory, space index), so
  * the top k is the same whatever the thread count; the "pruned" count is
@@ -353,14 +356,16 @@ static void note_least(shared *sh, worker *w, bounded b) {
 }
 
 /* With a topology on more than one thread, once half of the first pass is
- * done: the first thread there bounds the plan of least floor so far
- * (sh->first), which the second pass most likely bounds first: the
- * shapes of its data-parallel groups, the second pass's first and often
- * longest wait (a 512-rank ring on a fat-tree: 0.4 ms, every thread
- * waiting for it), are then computed while the other threads still walk
- * the space. Only the topology's memo keeps anything of it, the same
- * entries whoever computes them; an error is left to the second pass,
- * which bounds the plan again (a failed entry is asked again). */
+ * done: the first thread there computes what the bound of the plan of
+ * least floor so far (sh->first) misses, the plan the second pass most
+ * likely bounds first: the shapes of its data-parallel groups, the second
+ * pass's first and often longest wait (a 512-rank ring on a fat-tree: 0.4
+ * ms, every thread waiting for it), are then computed while the other
+ * threads still walk the space. Its bound runs in want mode (job_want)
+ * and the thread computes what it posted (job_help): only the topology's
+ * memo keeps anything of it, the same entries whoever computes them, and
+ * a failure is left to the second pass, which reports it if it bounds
+ * the plan (a failed entry is asked again). */
 static void foresee(shared *sh, worker *w) {
   if (sh->nt < 2 || !sh->topo || __atomic_load_n(&sh->foreseen, __ATOMIC_RELAXED) ||
       2 * __atomic_load_n(&sh->done, __ATOMIC_RELAXED) < sh->count ||
@@ -372,8 +377,12 @@ static void foresee(shared *sh, worker *w) {
   sc_memory m;
   sc_error e = {0};
   double bound;
-  if (b.bound < INFINITY && lower(sh, w, b.idx, &m, &e) == SC_OK)
-    job_bound(w->job, &bound, &e);
+  if (b.bound == INFINITY || lower(sh, w, b.idx, &m, &e) != SC_OK) return;
+  job_want(w->job, 1);
+  job_bound(w->job, &bound, &e);
+  if (job_want(w->job, 0))
+    while (job_help(w->job)) {
+    }
 }
 
 /* First pass over plan i: memory, then the step (or its bound). */

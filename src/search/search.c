@@ -28,7 +28,7 @@
  * thread per 256 plans) walk contiguous shares of the space and steal
  * from each other (deal.h); both passes run on the same threads, which
  * meet between them (both_passes); in the second pass a plan's missing
- * collectives are split between the threads (second_eval, take_next),
+ * collectives are split between the threads (finish_shared, take_next),
  * and halfway through the first one thread bounds the least floor so
  * far (foresee); MPI
  * processes take blocks of SPREAD_BLOCK points round-robin (spread.h).
@@ -137,7 +137,7 @@ typedef struct shared {
                                    costed (take_next) */
   long posted;                  /* second pass: plans done, and plans whose
                                    missing collectives were posted
-                                   (second_eval), so far */
+                                   (finish_shared), so far */
   /* between the passes (order_bounded, by the last thread done with the
    * first; read by all after the meeting) */
   bounded *all;                 /* owned: every fitting plan with the floor of its
@@ -242,8 +242,8 @@ static int push_bounded(worker *w, double bound, long i);
 /* What a thread of the second pass does next (second_next). */
 enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
 
-static int second_eval(shared *sh, worker *w, int what, double bar, double *bound,
-                       sc_result *r, double *fl, sc_error *e);
+static int finish_shared(shared *sh, worker *w, double bar, sc_result *r, double *fl,
+                         sc_error *e);
 
 /* Cost the lowered plan i and offer it to top (locked when shared). */
 static void cost(shared *sh, worker *w, long i, topk *top) {
@@ -255,7 +255,7 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
   double at = top == &w->best ? fmin(topk_bar(top), get_bar(sh)) : get_bar(sh);
   double fl;
   int rc = top == &w->best ? job_finish_below(w->job, at, &r, &fl, &e)
-                            : second_eval(sh, w, NEXT_COST, at, NULL, &r, &fl, &e);
+                            : finish_shared(sh, w, at, &r, &fl, &e);
   /* without a topology, its floor for the pruned count (pruned_of) */
   if (rc == SC_OK && top == &w->best && push_bounded(w, fl, i))
     rc = sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans' floors");
@@ -482,21 +482,22 @@ static void announce(shared *sh) {
   pthread_cond_broadcast(&sh->more);
 }
 
-/* The lowered plan's bound (what NEXT_BOUND, into *bound) or
- * job_finish_below(bar) (NEXT_COST, into *r and *fl). With more than one
- * thread in the second pass, first in want mode (job_want): a plan whose
- * collectives the topology has all costed is done at once (most are);
+/* job_finish_below(bar) of the second pass's lowered plan. With more
+ * than one thread in the second pass, first in want mode (job_want): a
+ * plan whose collectives the topology has all costed is done at once;
  * one that misses some has posted them, wakes the threads with nothing
  * to take (announce) and is evaluated again, its own run computing the
  * missing collectives from the first while the others take them from the
  * last (job_help), so that the few plans that run the flow engine for
- * milliseconds are split between the threads, not only taken whole. */
-static int second_eval(shared *sh, worker *w, int what, double bar, double *bound,
-                       sc_result *r, double *fl, sc_error *e) {
+ * milliseconds are split between the threads, not only taken whole.
+ * (Bounds are not posted: on the bench's fat-trees that lost more, in
+ * plans evaluated twice, than it gained; a thread that waits for a shape
+ * another bounds helps with posted collectives meanwhile all the same.) */
+static int finish_shared(shared *sh, worker *w, double bar, sc_result *r, double *fl,
+                         sc_error *e) {
   for (int want = sh->met > 1;; want = 0) {
     if (want) job_want(w->job, 1);
-    int rc = what == NEXT_BOUND ? job_bound(w->job, bound, e)
-                                : job_finish_below(w->job, bar, r, fl, e);
+    int rc = job_finish_below(w->job, bar, r, fl, e);
     if (!want || !job_want(w->job, 0)) return rc;
     pthread_mutex_lock(&sh->mu);
     announce(sh);
@@ -553,8 +554,7 @@ static void second_step(shared *sh, worker *w, int what, long j, bounded b) {
   sc_memory m;
   sc_error e = {0};
   int rc = lower(sh, w, idx, &m, &e);
-  if (rc == SC_OK && what == NEXT_BOUND &&
-      (rc = second_eval(sh, w, NEXT_BOUND, 0, &b.bound, NULL, NULL, &e)) == SC_OK) {
+  if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
     sh->all[j].bound = b.bound;
     b.idx = idx;
     pthread_mutex_lock(&sh->mu);

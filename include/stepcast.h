@@ -1741,6 +1741,13 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
 int sc_search_json_ex(const char *path, const char *json, const char *const *overrides,
                       size_t n_overrides, const sc_search_opts *opts, int top, const char *html,
                       char **out, sc_error *err);
+/* sc_search_json_ex on searcher s's threads (sc_searcher_search; s NULL:
+ * sc_search_json_ex itself): a program that searches many times (the
+ * Python module's Searcher) keeps one. */
+int sc_searcher_search_json(sc_searcher *s, const char *path, const char *json,
+                            const char *const *overrides, size_t n_overrides,
+                            const sc_search_opts *opts, int top, const char *html, char **out,
+                            sc_error *err);
 /* `stepcast validate --format json` of the n CSVs at paths, set i called
  * names[i] in the report (names NULL, or names[i] NULL: paths[i]; the
  * command names its shipped sets "validation/KIND/FILE.csv"). */

@@ -182,3 +182,61 @@ Test(netcost, bound_below_the_time_of_every_group_at_once) {
   cr_assert_eq(ncost_error(n, &e), SC_OK, "%s", e.msg);
   ncost_close(n);
 }
+
+/* Want mode (ncost_want, ncost_help): a collective the memo lacks is
+ * posted, not computed, and costs the NCCL time given; a view that helps
+ * computes it into the shared memo, after which want mode finds it
+ * (nothing posted) and gives what a run without want mode gives, bit for
+ * bit; a collective whose transfers pass the flow engine's limit fails
+ * quietly in the helper and is reported by its poster's own run. */
+Test(netcost, want_mode_posts_and_a_helper_computes) {
+  const char *spec = "torus:x=4,y=4,z=4,bw=25"; /* no closed form: the flow engine runs */
+  ncost *plain = open_on(spec, 64), *n = open_on(spec, 64), *helper = NULL;
+  sc_error e = {0};
+  cr_assert_eq(ncost_open_sharing(n, &helper, &e), SC_OK, "%s", e.msg);
+  const double b = 3e8, nccl = 1e-9;
+  double want = ncost_time(plain, COLL_ALL_REDUCE, b, 16, 4, 0, 1, nccl);
+  double lo = ncost_bound(plain, COLL_ALL_REDUCE, b, 16, 4, 0, 1, nccl);
+  cr_assert(want > nccl && lo > nccl && lo <= want, "time %g s, bound %g s", want, lo);
+
+  ncost_want(n, 1);
+  cr_assert_eq(ncost_time(n, COLL_ALL_REDUCE, b, 16, 4, 0, 1, nccl), nccl);
+  cr_assert_eq(ncost_bound(n, COLL_ALL_REDUCE, b, 16, 4, 0, 1, nccl), nccl);
+  cr_assert(ncost_failed(n), "want mode with a collective posted: not the prediction");
+  cr_assert_eq(ncost_want(n, 0), 1, "posted");
+  cr_assert(!ncost_failed(n) && ncost_error(n, &e) == SC_OK);
+  int helped = 0;
+  while (ncost_help(helper)) helped++;
+  cr_assert(helped >= 1 && helped <= 2, "helped %d", helped);
+
+  ncost_want(n, 1);
+  double t = ncost_time(n, COLL_ALL_REDUCE, b, 16, 4, 0, 1, nccl);
+  double l = ncost_bound(n, COLL_ALL_REDUCE, b, 16, 4, 0, 1, nccl);
+  cr_assert_eq(ncost_want(n, 0), 0, "nothing posted once the helper computed it");
+  cr_assert(t == want && l == lo, "time %.17g s (alone %.17g), bound %.17g s (alone %.17g)", t,
+            want, l, lo);
+
+  ncost_close(helper);
+  ncost_close(n);
+  ncost_close(plain);
+
+  /* an all-to-all of 4,096 ranks: 16.8 M transfers, past the limit */
+  spec = "torus:x=16,y=16,z=16,bw=25";
+  plain = open_on(spec, 4096), n = open_on(spec, 4096);
+  cr_assert_eq(ncost_open_sharing(n, &helper, &e), SC_OK, "%s", e.msg);
+  ncost_want(n, 1);
+  ncost_time(n, COLL_ALL_TO_ALL, b, 4096, 1, 0, 1, nccl);
+  cr_assert_eq(ncost_want(n, 0), 1);
+  while (ncost_help(helper)) {
+  }
+  cr_assert_eq(ncost_error(helper, &e), SC_OK, "a helper reports nothing");
+  double a2a = ncost_time(n, COLL_ALL_TO_ALL, b, 4096, 1, 0, 1, nccl);
+  double a2a_plain = ncost_time(plain, COLL_ALL_TO_ALL, b, 4096, 1, 0, 1, nccl);
+  int rc = ncost_error(n, &e), rc_plain = ncost_error(plain, &e);
+  cr_assert_neq(rc_plain, SC_OK, "the limit");
+  cr_assert(a2a == a2a_plain && rc == rc_plain, "all-to-all %g s (rc %d), alone %g s (rc %d)",
+            a2a, rc, a2a_plain, rc_plain);
+  ncost_close(helper);
+  ncost_close(n);
+  ncost_close(plain);
+}

@@ -35,8 +35,8 @@ import json
 import os
 import warnings
 
-__all__ = ["Error", "TraceWarning", "predict", "search", "validate", "validate_row", "collective",
-           "dp", "recsys_predict", "recsys_plan", "recsys_row", "trace", "predict_json",
+__all__ = ["Error", "TraceWarning", "predict", "search", "Searcher", "validate", "validate_row",
+           "collective", "dp", "recsys_predict", "recsys_plan", "recsys_row", "trace", "predict_json",
            "search_json", "validate_json", "validate_row_json", "collective_json", "dp_json",
            "recsys_predict_json", "recsys_plan_json", "recsys_row_json", "trace_json",
            "presets", "presets_json", "data_dir", "version"]
@@ -150,6 +150,14 @@ def _load():
     lib.sc_search_json_ex.argtypes = [ctypes.c_char_p, ctypes.c_char_p, strs, ctypes.c_size_t,
                                       ctypes.POINTER(_SearchOpts), ctypes.c_int, ctypes.c_char_p,
                                       out, ctypes.POINTER(_Err)]
+    lib.sc_searcher_search_json.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                            strs, ctypes.c_size_t, ctypes.POINTER(_SearchOpts),
+                                            ctypes.c_int, ctypes.c_char_p, out,
+                                            ctypes.POINTER(_Err)]
+    lib.sc_searcher_open.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+                                     ctypes.POINTER(_Err)]
+    lib.sc_searcher_close.argtypes = [ctypes.c_void_p]
+    lib.sc_searcher_close.restype = None
     lib.sc_validate_json_ex.argtypes = [strs, strs, ctypes.c_size_t, ctypes.POINTER(_ValidateOpts),
                                         out, ctypes.POINTER(_Err)]
     lib.sc_validate_row_json.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
@@ -183,6 +191,7 @@ def _load():
     lib.sc_trace_whatif_default.argtypes = [ctypes.POINTER(_TraceWhatif)]
     lib.sc_trace_whatif_default.restype = None
     for f in ("sc_trace_json_ex", "sc_predict_json_ex", "sc_search_json_ex",
+              "sc_searcher_search_json", "sc_searcher_open",
               "sc_validate_json_ex", "sc_validate_row_json", "sc_collective_json_ex", "sc_dp_json",
               "sc_coll_op_from_name", "sc_rs_predict_json_ex", "sc_rs_plan_json_ex",
               "sc_rs_row_json", "sc_search_opts_set", "sc_presets_json"):
@@ -333,8 +342,9 @@ def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                 max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None,
                 pp=None, dp=None, cp=None, ep=None, micro_batch=None, vpp=None, recompute=None,
                 zero=None, dtypes=None, headroom=None, threads=None, max_plans=None,
-                max_seconds=None, html=None):
-    """The text of ``stepcast search --format json`` (the options as search())."""
+                max_seconds=None, html=None, searcher=None):
+    """The text of ``stepcast search --format json`` (the options as search();
+    searcher, a Searcher whose threads run it)."""
     opts = _search_opts(dict(max_tp=max_tp, max_pp=max_pp, max_micro_batch=max_micro_batch,
                              max_vpp=max_vpp, all=all, rerank=rerank, tp=tp, pp=pp, dp=dp,
                              cp=cp, ep=ep, micro_batch=micro_batch, vpp=vpp,
@@ -342,15 +352,18 @@ def search_json(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
                              threads=threads, max_plans=max_plans, max_seconds=max_seconds))
     path, text = _scenario(scenario)
     ov, n = _strings(_overrides(overrides))
-    return _call(_lib.sc_search_json_ex, path, text, ov, n, ctypes.byref(opts), int(top),
-                 _file(html))
+    if searcher is None:
+        return _call(_lib.sc_search_json_ex, path, text, ov, n, ctypes.byref(opts), int(top),
+                     _file(html))
+    return _call(_lib.sc_searcher_search_json, searcher._handle(), path, text, ov, n,
+                 ctypes.byref(opts), int(top), _file(html))
 
 
 def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
            max_micro_batch=None, max_vpp=None, all=False, *, rerank=True, tp=None, pp=None,
            dp=None, cp=None, ep=None, micro_batch=None, vpp=None, recompute=None, zero=None,
            dtypes=None, headroom=None, threads=None, max_plans=None, max_seconds=None,
-           html=None):
+           html=None, searcher=None):
     """The fastest plans of the scenario's model, cluster and batch, as
     ``stepcast search --format json``: dtypes, space, tried, valid, fit, pruned,
     stopped, ranked_by, plans [{rank, pareto_front, plan, step_s, ...,
@@ -365,14 +378,62 @@ def search(scenario=None, overrides=None, top=10, max_tp=None, max_pp=None,
     rerank=False keeps the closed form's order (by default its top plans
     are re-run by the event engine); threads; budgets max_plans and max_seconds; html, a file for the plan
     space as an HTML page (--html: the fastest 1,000 plans, the first
-    marked). A bad value raises Error (code 2) with the library's message,
-    which names the option."""
+    marked); searcher, a Searcher to run it on (its threads kept between
+    searches: Searcher.search). A bad value raises Error (code 2) with the
+    library's message, which names the option."""
     return json.loads(search_json(scenario, overrides, top, max_tp, max_pp, max_micro_batch,
                                   max_vpp, all, rerank=rerank, tp=tp, pp=pp, dp=dp, cp=cp,
                                   ep=ep, micro_batch=micro_batch, vpp=vpp, recompute=recompute,
                                   zero=zero, dtypes=dtypes, headroom=headroom,
                                   threads=threads, max_plans=max_plans,
-                                  max_seconds=max_seconds, html=html))
+                                  max_seconds=max_seconds, html=html, searcher=searcher))
+
+
+class Searcher:
+    """Threads kept between searches (the library's sc_searcher): a program
+    that searches many times keeps one, so that each search wakes parked
+    threads and writes memory already touched instead of creating threads
+    (docs/search.md, "Threads: a pool kept between searches"). threads:
+    the most a search on it runs on (None or 0: every core). The results
+    are search()'s. One search at a time per Searcher (a search from
+    another Python thread while one runs creates its own helpers). Close
+    it (close(), or a with block); a closed Searcher raises Error."""
+
+    def __init__(self, threads=None):
+        err = _Err()
+        h = ctypes.c_void_p()
+        rc = _lib.sc_searcher_open(int(threads or 0), ctypes.byref(h), ctypes.byref(err))
+        if rc != 0:
+            raise Error(rc, err.msg.decode("utf-8", "replace"))
+        self._h = h
+
+    def _handle(self):
+        if self._h is None:
+            raise Error(2, "Searcher: closed")
+        return self._h
+
+    def search(self, *args, **kwargs):
+        """search(...) on this searcher's threads (search()'s arguments)."""
+        return search(*args, searcher=self, **kwargs)
+
+    def search_json(self, *args, **kwargs):
+        """search_json(...) on this searcher's threads."""
+        return search_json(*args, searcher=self, **kwargs)
+
+    def close(self):
+        """End its threads (again: nothing)."""
+        if getattr(self, "_h", None) is not None:
+            _lib.sc_searcher_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
 
 
 def data_dir():

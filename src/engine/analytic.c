@@ -550,8 +550,11 @@ static int queues_of(eng *e, int s) {
     return 0;
   }
   if (segment_queues(e, s)) return -1;
-  /* a memo of costs that could not grow fails the evaluation: not kept */
-  return e->qm && k.id && !e->oom ? qmemo_put(e->qm, &k, &e->qs[2 * s]) : 0;
+  /* a memo of costs that could not grow fails the evaluation, and a
+   * collective the topology did not cost (a failure, or ncost_want's
+   * stand-in) makes the queues not the prediction's: not kept */
+  return e->qm && k.id && !e->oom && !ncost_failed(e->net) ? qmemo_put(e->qm, &k, &e->qs[2 * s])
+                                                           : 0;
 }
 
 /* The queues of every segment into e->qs (and e->qw). 0 or -1 (out of

@@ -63,6 +63,16 @@ typedef struct shape {
   fcf *cf;            /* owned by the core when done, else NULL */
 } shape;
 
+/* A collective asked for in want mode (ncost_want) whose shape or
+ * flow-engine run was missing: the arguments of the ncost_time or
+ * ncost_bound that met it, for another thread to compute (ncost_help). */
+typedef struct want {
+  int bound;          /* 1: ncost_bound's (a shape), 0: ncost_time's */
+  coll_op op;
+  double bytes;
+  int ranks, stride, window, per;
+} want;
+
 /* What the ncosts of a search's threads share (ncost_open_sharing): the
  * topology, the memo of flow-engine runs, the shapes bounded and the
  * first failure. The memo is an open-addressing hash table of `cap` slots
@@ -81,6 +91,11 @@ typedef struct core {
   int n_memo, cap;
   shape *sh;          /* owned: the shapes bounded so far */
   int n_sh, cap_sh;
+  want *wants;        /* owned: collectives posted in want mode, not yet
+                         taken by ncost_help (a stack: the last posted is
+                         taken first, while its poster computes its
+                         misses from the first) */
+  int n_want, cap_want;
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
   int failed;         /* err.code != SC_OK, read without the lock (atomic) */
 } core;
@@ -96,6 +111,13 @@ struct ncost {
   fcf_scratch w;      /* owned: scratch of shape_bound */
   flow_scratch *fs;   /* borrowed: the flow engine's arrays (NULL: its
                          own for each run) */
+  int want;           /* ncost_want: misses posted, not computed */
+  int missed;         /* in want mode: a collective was posted (the
+                         times since are not the prediction's) */
+  int helping;        /* in ncost_help: never wait for an entry another
+                         thread computes, keep failures to the owner's
+                         own run (the entry is marked failed and asked
+                         again) */
 };
 
 /* The closed form's NVLink domain (when the cluster states one) against
@@ -201,6 +223,7 @@ void ncost_close(ncost *n) {
     mem_free(n->c->m);
     for (int i = 0; i < n->c->n_sh; i++) mem_free(n->c->sh[i].cf);
     mem_free(n->c->sh);
+    mem_free(n->c->wants);
     pthread_cond_destroy(&n->c->done);
     pthread_mutex_destroy(&n->c->mu_err);
     pthread_mutex_destroy(&n->c->mu);
@@ -209,8 +232,10 @@ void ncost_close(ncost *n) {
   mem_free(n);
 }
 
-/* Remember the first failure for ncost_error. */
+/* Remember the first failure for ncost_error (not while helping: the
+ * thread whose plan asks for the collective runs it again and reports). */
 static void fail(ncost *n, const sc_error *e) {
+  if (n->helping) return;
   core *c = n->c;
   pthread_mutex_lock(&c->mu_err);
   if (c->err.code == SC_OK) c->err = *e;
@@ -552,6 +577,82 @@ static void stored(core *c) {
 static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int per,
                     shape *out);
 static int shape_find(const core *c, coll_op op, int ranks, int stride, int window);
+static void help(ncost *n, const want *w);
+
+/* Under c->mu, in want mode: post the collective (its ncost_time's or
+ * ncost_bound's arguments) for ncost_help, and mark n's times as not the
+ * prediction's. A stack that cannot grow leaves it to the poster's own
+ * run. */
+static void post(ncost *n, int bound, coll_op op, double bytes, int ranks, int stride,
+                 int window, int per) {
+  core *c = n->c;
+  n->missed = 1;
+  if (vec_grow((void **)&c->wants, &c->cap_want, (long)c->n_want + 1, sizeof *c->wants)) return;
+  c->wants[c->n_want++] = (want){bound, op, bytes, ranks, stride, window, per};
+}
+
+/* Where a posted collective stands (take_wanted). */
+typedef enum want_state { WANT_READY, WANT_BUSY, WANT_DONE } want_state;
+
+/* Under c->mu: WANT_DONE when the memo holds what w needs (or it needs
+ * nothing), WANT_BUSY when another thread computes its shape or its run,
+ * else WANT_READY. */
+static int window_of(const core *c, int ranks, int stride, int window);
+
+static want_state want_of(core *c, const want *w) {
+  coll_op key = w->op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : w->op;
+  int window = w->bound ? 0 : window_of(c, w->ranks, w->stride, w->window);
+  int i = shape_find(c, key, w->ranks, w->stride, window);
+  if (i < 0 || c->sh[i].state == ENTRY_FAILED) return WANT_READY;
+  if (c->sh[i].state == ENTRY_PENDING) return WANT_BUSY;
+  const shape *sh = &c->sh[i];
+  double cf;
+  if (w->bound || fcf_time(sh->cf, w->bytes, &cf)) return WANT_DONE;
+  if (by_factor(key, sh->k)) return WANT_READY; /* the group alone: help() sees */
+  const memo *m =
+      c->cap ? memo_slot(c, key, on_grid(w->bytes), w->ranks, w->stride, window) : NULL;
+  if (m && m->used == ENTRY_DONE) return WANT_DONE;
+  return m && m->used == ENTRY_PENDING ? WANT_BUSY : WANT_READY;
+}
+
+/* Under c->mu: the last posted collective that is ready into *w, taken
+ * off the stack (with those found done); 1, or 0 when none is ready (*busy
+ * 1 when some wait for entries other threads compute). */
+static int take_wanted(core *c, want *w, int *busy) {
+  *busy = 0;
+  for (int i = c->n_want - 1; i >= 0; i--) {
+    want_state st = want_of(c, &c->wants[i]);
+    if (st == WANT_BUSY) {
+      *busy = 1;
+      continue;
+    }
+    if (st == WANT_READY) *w = c->wants[i];
+    memmove(&c->wants[i], &c->wants[i + 1], sizeof *c->wants * (size_t)(c->n_want - 1 - i));
+    c->n_want--;
+    if (st == WANT_READY) return 1;
+  }
+  return 0;
+}
+
+/* Under c->mu, while another thread computes an entry n's thread needs:
+ * compute a posted collective meanwhile (leaving the lock and taking it
+ * again), else sleep until an entry is stored. 0, or -1 when n is
+ * helping (it never waits: the caller leaves the entry to whoever
+ * computes it). */
+static int wait_or_help(ncost *n) {
+  core *c = n->c;
+  if (n->helping) return -1;
+  want w;
+  int busy;
+  if (take_wanted(c, &w, &busy)) {
+    pthread_mutex_unlock(&c->mu);
+    help(n, &w);
+    pthread_mutex_lock(&c->mu);
+    return 0;
+  }
+  wait_for_entry(c);
+  return 0;
+}
 
 /* What a collective needs once both are known, in one look: the shape of
  * (op, ranks, stride) into *sh and, when the memo holds the flow-engine
@@ -570,7 +671,7 @@ static int lookup(core *c, coll_op op, double grid, int ranks, int stride, int w
 
 /* The flow-engine seconds of (op, grid, ranks, stride), from the memo or
  * simulated by this thread (claim); -1 when it cannot run (reported by
- * ncost_error). */
+ * ncost_error), or when n is helping and another thread computes it. */
 static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, int window,
                       int k, int per) {
   core *c = n->c;
@@ -578,7 +679,10 @@ static double flow_of(ncost *n, coll_op op, double grid, int ranks, int stride, 
   claim_rc rc;
   pthread_mutex_lock(&c->mu);
   while ((rc = claim(c, op, grid, ranks, stride, window, &flow)) == CLAIM_WAIT)
-    wait_for_entry(c);
+    if (wait_or_help(n)) {
+      pthread_mutex_unlock(&c->mu);
+      return -1; /* helping: the thread computing it stores it */
+    }
   pthread_mutex_unlock(&c->mu);
   if (rc == CLAIM_NOMEM) {
     sc_error e;
@@ -608,27 +712,33 @@ static double time_of(ncost *n, coll_op op, double bytes, int ranks, int stride,
   if (!n || ranks <= 1 || bytes <= 0) return nccl;
   core *c = n->c;
   if ((long)(ranks - 1) * stride >= c->t->n_gpus) return nccl;
+  int asked = window;
   window = window_of(c, ranks, stride, window);
   /* a reduce-scatter and an all-gather of the same size on the same group
    * run the same ring schedule (the rails plug-in): one simulation serves both */
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
-  double grid = on_grid(bytes), flow = 0;
+  double grid = on_grid(bytes), flow = 0, cf;
   shape sh;
   int known, have;
   /* once the shape is bounded and the size simulated: one lock per
    * collective */
   pthread_mutex_lock(&c->mu);
   known = lookup(c, key, grid, ranks, stride, window, &sh, &flow, &have) == 0;
+  if (n->want && !(known && (by_factor(key, sh.k) || have || fcf_time(sh.cf, bytes, &cf)))) {
+    post(n, 0, op, bytes, ranks, stride, asked, per);
+    pthread_mutex_unlock(&c->mu);
+    return nccl;
+  }
   pthread_mutex_unlock(&c->mu);
-  if (!known && shape_of(n, key, ranks, stride, window, per, &sh)) {
-    fail_nomem(n, op);
+  int r = known ? 0 : shape_of(n, key, ranks, stride, window, per, &sh);
+  if (r) { /* out of memory, or helping and another thread bounds it */
+    if (r < 0) fail_nomem(n, op);
     return nccl;
   }
   if (by_factor(key, sh.k)) /* the group alone, times the factor */
     return time_of(n, op, bytes, ranks, stride, 0, per, nccl) * sh.factor;
   /* where max-min sharing leaves no choice, the time in closed form
    * (net/flowcf.h), whatever the memo holds for the rounded size */
-  double cf;
   if (fcf_time(sh.cf, bytes, &cf)) return cf > nccl ? cf : nccl;
   if (!known || !have) flow = flow_of(n, key, grid, ranks, stride, window, sh.k, per);
   if (flow < 0) return nccl; /* a failure: reported by ncost_error */
@@ -668,7 +778,8 @@ static claim_rc shape_claim(core *c, coll_op op, int ranks, int stride, int wind
 }
 
 /* The bound of (op, ranks, stride) into *out, computed on first use (on
- * this thread's routes, outside the lock); 0, or -1 when out of memory. */
+ * this thread's routes, outside the lock); 0, -1 when out of memory, or
+ * 1 when n is helping and another thread bounds it. */
 static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int per,
                     shape *out) {
   core *c = n->c;
@@ -676,7 +787,10 @@ static int shape_of(ncost *n, coll_op op, int ranks, int stride, int window, int
   claim_rc rc;
   pthread_mutex_lock(&c->mu);
   while ((rc = shape_claim(c, op, ranks, stride, window, out, &at)) == CLAIM_WAIT)
-    wait_for_entry(c);
+    if (wait_or_help(n)) {
+      pthread_mutex_unlock(&c->mu);
+      return 1;
+    }
   pthread_mutex_unlock(&c->mu);
   if (rc != CLAIM_MINE) return rc == CLAIM_DONE ? 0 : -1;
   out->op = op, out->ranks = ranks, out->stride = stride, out->window = window;
@@ -700,12 +814,55 @@ static double bound_of(ncost *n, coll_op op, double bytes, int ranks, int stride
   window = 0;
   coll_op key = op == COLL_REDUCE_SCATTER ? COLL_ALL_GATHER : op;
   shape sh;
-  if (shape_of(n, key, ranks, stride, window, per, &sh)) {
-    fail_nomem(n, op);
+  if (n->want) { /* a shape not bounded yet: posted */
+    core *c = n->c;
+    pthread_mutex_lock(&c->mu);
+    int i = shape_find(c, key, ranks, stride, window);
+    int done = i >= 0 && c->sh[i].state == ENTRY_DONE;
+    if (!done) post(n, 1, op, bytes, ranks, stride, window, per);
+    pthread_mutex_unlock(&c->mu);
+    if (!done) return nccl;
+  }
+  int r = shape_of(n, key, ranks, stride, window, per, &sh);
+  if (r) {
+    if (r < 0) fail_nomem(n, op);
     return nccl;
   }
   double b = NCOST_BOUND_SAFETY * fmax(sh.cf->lat, sh.cf->per_byte * bytes);
   return b > nccl ? b : nccl;
+}
+
+/* On n's thread, for another's plan: the posted collective w computed
+ * into the memo (its result dropped), waiting for nothing. */
+static void help(ncost *n, const want *w) {
+  int was = n->want;
+  n->want = 0;
+  n->helping = 1;
+  if (w->bound) bound_of(n, w->op, w->bytes, w->ranks, w->stride, w->window, w->per, 0);
+  else time_of(n, w->op, w->bytes, w->ranks, w->stride, w->window, w->per, 0);
+  n->helping = 0;
+  n->want = was;
+}
+
+int ncost_want(ncost *n, int on) {
+  if (!n) return 0;
+  int missed = n->missed;
+  n->want = on;
+  n->missed = 0;
+  return missed;
+}
+
+int ncost_help(ncost *n) {
+  if (!n) return 0;
+  core *c = n->c;
+  want w;
+  int busy;
+  pthread_mutex_lock(&c->mu);
+  int ready = take_wanted(c, &w, &busy);
+  if (!ready && busy) wait_for_entry(c); /* then the caller asks again */
+  pthread_mutex_unlock(&c->mu);
+  if (ready) help(n, &w);
+  return ready || busy;
 }
 
 double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
@@ -719,6 +876,7 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride, int
 }
 
 int ncost_failed(const ncost *n) {
+  if (n && n->missed) return 1;
   if (!may_have_failed(n)) return 0;
   pthread_mutex_lock(&n->c->mu_err);
   int failed = n->c->err.code != SC_OK;

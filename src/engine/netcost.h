@@ -34,7 +34,11 @@
  * side by side,
  * and the tables share the first job's per-source hop counts
  * (route_new_sharing: each breadth-first search runs once per search,
- * published lock-free and read-only after).
+ * published lock-free and read-only after). A thread that needs an
+ * entry another computes takes a collective posted in want mode
+ * (ncost_want, ncost_help) meanwhile, else sleeps until an entry is
+ * stored. Which thread computes an entry changes nothing: it depends on
+ * its key alone.
  * One ncost is used by one thread at a time.
  */
 #ifndef SC_ENGINE_NETCOST_H
@@ -95,7 +99,29 @@ double ncost_time(ncost *n, coll_op op, double bytes, int ranks, int stride, int
 double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, int window,
                    int per, double nccl);
 
-/* 1 when a failure is waiting for ncost_error (0 for NULL). */
+/* Want mode, for a search whose threads cost plans side by side (on = 1;
+ * off: 0): a collective whose shape is not bounded yet or whose
+ * flow-engine run is not in the memo is not computed but posted for
+ * ncost_help, and costs `nccl` meanwhile: what the caller computes then is not the prediction (and
+ * ncost_failed says 1, so that nothing costed with it is remembered).
+ * Returns 1 when a collective was posted since want mode was turned on
+ * (the caller then evaluates again, out of want mode: its own run takes
+ * the posted collectives from the first while other threads take them
+ * from the last, ncost_help), else 0 (what it computed is exact). NULL:
+ * 0. */
+int ncost_want(ncost *n, int on);
+/* On n's thread: compute one collective another thread's ncost posted
+ * (the last posted that no thread is computing, and whose shape is not
+ * being bounded by another) into the shared memo, its failure left to the
+ * poster's own run. 1 when one was taken, or when the collectives posted
+ * all wait for entries other threads compute (it then sleeps until one
+ * is stored: ask again); 0 when none is left (NULL: 0). A thread of
+ * ncost_time that waits for an entry another thread computes takes
+ * posted collectives meanwhile, too. */
+int ncost_help(ncost *n);
+
+/* 1 when a failure is waiting for ncost_error, or in want mode when a
+ * collective was posted (0 for NULL). */
 int ncost_failed(const ncost *n);
 
 /* The first failure of ncost_time since the last call (SC_OK when none),

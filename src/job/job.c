@@ -472,6 +472,10 @@ int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_er
   return settle(j, rc, err);
 }
 
+int job_want(sc_job *j, int on) { return ncost_want(j->net, on); }
+
+int job_help(sc_job *j) { return ncost_help(j->net); }
+
 /* ----------------------------------------------------- one-call forms */
 
 /* Resolve the whole scenario (so that plan errors come first, as they

@@ -74,6 +74,18 @@ int job_finish(sc_job *j, sc_result *r, sc_error *err);
  * bar, *r is not written (the reduction, the FSDP schedule and the
  * optimizer are not costed), else *r is job_finish's. */
 int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_error *err);
+/* The job's topology in want mode (on = 1) or out of it (0), for threads
+ * that cost plans side by side (engine/netcost.h, ncost_want): in want
+ * mode job_bound and job_finish_below post the collectives the topology
+ * has not costed yet for other threads (job_help) instead of simulating
+ * them, and what they return is then not the prediction. Returns 1 when
+ * a collective was posted since want mode was turned on (evaluate again
+ * out of it), 0 when what was evaluated is exact (always 0 without a
+ * topology). */
+int job_want(sc_job *j, int on);
+/* Compute one collective another thread's job posted (ncost_help): 1, or
+ * 0 when none is posted. */
+int job_help(sc_job *j);
 
 /* A new job on j0's scenario that shares what j0 prepared and never
  * changes: its resolved scenario (copied as it stands), its workload

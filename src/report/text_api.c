@@ -201,6 +201,14 @@ int sc_search_json(const char *path, const char *json, const char *const *overri
 int sc_search_json_ex(const char *path, const char *json, const char *const *overrides,
                       size_t n_overrides, const sc_search_opts *opts, int top, const char *html,
                       char **out, sc_error *err) {
+  return sc_searcher_search_json(NULL, path, json, overrides, n_overrides, opts, top, html, out,
+                                 err);
+}
+
+int sc_searcher_search_json(sc_searcher *sr, const char *path, const char *json,
+                            const char *const *overrides, size_t n_overrides,
+                            const sc_search_opts *opts, int top, const char *html, char **out,
+                            sc_error *err) {
   *out = NULL;
   if (top < 1 || top > 100000)
     return sc_error_set(err, SC_EINPUT, "top: expected 1..100000, got %d", top);
@@ -213,7 +221,7 @@ int sc_search_json_ex(const char *path, const char *json, const char *const *ove
   sc_search_stats st;
   int n = 0;
   mstream m;
-  rc = sc_search(&s, opts, best, top, &n, &st, err);
+  rc = sc_searcher_search(sr, &s, opts, best, top, &n, &st, err);
   if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc == SC_OK) {
     sc_report_search(m.f, SC_FORMAT_JSON, &s, best, n, &st);

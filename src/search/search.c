@@ -27,7 +27,10 @@
  * topology, its flow-engine memo and its routes' hop counts; at most one
  * thread per 256 plans) walk contiguous shares of the space and steal
  * from each other (deal.h); both passes run on the same threads, which
- * meet between them (both_passes); MPI
+ * meet between them (both_passes); in the second pass a plan's missing
+ * collectives are split between the threads (finish_shared, take_next),
+ * and halfway through the first one thread bounds the least floor so
+ * far (foresee); MPI
  * processes take blocks of SPREAD_BLOCK points round-robin (spread.h).
  * The ranking is a total order (topk.h: step, memory, space index), so
  * the top k is the same whatever the thread count; the "pruned" count is
@@ -97,6 +100,8 @@ typedef struct worker {
   bounded *b;            /* owned: plans for the second pass (without a
                             topology: every plan costed, with its floor) */
   int n_b, cap_b;
+  bounded least;         /* with a topology, more than one thread: its
+                            least floor so far (bound INFINITY: none) */
   int rc;                /* SC_OK, or what failed */
   sc_error err;
   char pad[64];          /* the next worker's counters on other cache lines */
@@ -120,7 +125,19 @@ typedef struct shared {
   topk top;                     /* second pass: the shared top k */
   double bar;                   /* second pass: topk_bar(&top); first pass without
                                    a topology: lower_bar (atomic) */
-  pthread_mutex_t mu;           /* the second pass's queue and top k */
+  pthread_mutex_t mu;           /* the second pass's queue and top k, and: */
+  pthread_cond_t more;          /* broadcast when `posted` grows */
+  int met;                      /* threads at the meeting (atomic) */
+  int nt;                       /* threads asked */
+  bounded first;                /* with a topology on more than one thread:
+                                   the least floor any has found so far
+                                   (under mu; bound INFINITY: none) */
+  int foreseen;                 /* 1 once a thread bounded `first` (atomic) */
+  int busy;                     /* second pass: plans being bounded or
+                                   costed (take_next) */
+  long posted;                  /* second pass: plans done, and plans whose
+                                   missing collectives were posted
+                                   (finish_shared), so far */
   /* between the passes (order_bounded, by the last thread done with the
    * first; read by all after the meeting) */
   bounded *all;                 /* owned: every fitting plan with the floor of its
@@ -222,6 +239,12 @@ static void offer(sc_job *job, topk *top, const sc_result *r, long i) {
 
 static int push_bounded(worker *w, double bound, long i);
 
+/* What a thread of the second pass does next (second_next). */
+enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
+
+static int finish_shared(shared *sh, worker *w, double bar, sc_result *r, double *fl,
+                         sc_error *e);
+
 /* Cost the lowered plan i and offer it to top (locked when shared). */
 static void cost(shared *sh, worker *w, long i, topk *top) {
   sc_result r;
@@ -231,7 +254,8 @@ static void cost(shared *sh, worker *w, long i, topk *top) {
    * cannot enter (the bar only falls) */
   double at = top == &w->best ? fmin(topk_bar(top), get_bar(sh)) : get_bar(sh);
   double fl;
-  int rc = job_finish_below(w->job, at, &r, &fl, &e);
+  int rc = top == &w->best ? job_finish_below(w->job, at, &r, &fl, &e)
+                            : finish_shared(sh, w, at, &r, &fl, &e);
   /* without a topology, its floor for the pruned count (pruned_of) */
   if (rc == SC_OK && top == &w->best && push_bounded(w, fl, i))
     rc = sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans' floors");
@@ -320,6 +344,47 @@ static double usable(const sc_search_opts *o, double capacity) {
   return capacity - o->headroom_bytes - o->headroom_frac * capacity;
 }
 
+/* With a topology on more than one thread: plan b's floor, into the
+ * least of the worker's and of every thread's (sh->first; the lock only
+ * when the worker's falls). */
+static void note_least(shared *sh, worker *w, bounded b) {
+  if (!bheap_before(&b, &w->least)) return;
+  w->least = b;
+  pthread_mutex_lock(&sh->mu);
+  if (bheap_before(&b, &sh->first)) sh->first = b;
+  pthread_mutex_unlock(&sh->mu);
+}
+
+/* With a topology on more than one thread, once half of the first pass is
+ * done: the first thread there computes what the bound of the plan of
+ * least floor so far (sh->first) misses, the plan the second pass most
+ * likely bounds first: the shapes of its data-parallel groups, the second
+ * pass's first and often longest wait (a 512-rank ring on a fat-tree: 0.4
+ * ms, every thread waiting for it), are then computed while the other
+ * threads still walk the space. Its bound runs in want mode (job_want)
+ * and the thread computes what it posted (job_help): only the topology's
+ * memo keeps anything of it, the same entries whoever computes them, and
+ * a failure is left to the second pass, which reports it if it bounds
+ * the plan (a failed entry is asked again). */
+static void foresee(shared *sh, worker *w) {
+  if (sh->nt < 2 || !sh->topo || __atomic_load_n(&sh->foreseen, __ATOMIC_RELAXED) ||
+      2 * __atomic_load_n(&sh->done, __ATOMIC_RELAXED) < sh->count ||
+      __atomic_exchange_n(&sh->foreseen, 1, __ATOMIC_RELAXED))
+    return;
+  pthread_mutex_lock(&sh->mu);
+  bounded b = sh->first;
+  pthread_mutex_unlock(&sh->mu);
+  sc_memory m;
+  sc_error e = {0};
+  double bound;
+  if (b.bound == INFINITY || lower(sh, w, b.idx, &m, &e) != SC_OK) return;
+  job_want(w->job, 1);
+  job_bound(w->job, &bound, &e);
+  if (job_want(w->job, 0))
+    while (job_help(w->job)) {
+    }
+}
+
 /* First pass over plan i: memory, then the step (or its bound). */
 static void first_pass(shared *sh, worker *w, long i) {
   sc_memory m;
@@ -376,11 +441,11 @@ static void first_pass(shared *sh, worker *w, long i) {
   else if (push_bounded(w, bound, i)) {
     sc_error_set(&e, SC_ENOMEM, "out of memory keeping the plans to cost");
     fail(sh, w, SC_ENOMEM, &e);
+  } else if (sh->nt > 1) {
+    note_least(sh, w, (bounded){bound, i});
   }
 }
 
-/* What a thread of the second pass does next (second_next). */
-enum { NEXT_NONE, NEXT_BOUND, NEXT_COST };
 
 /* Under sh->mu: the next step of the best-first pass. The plans
  * wait in two lists: sh->all from sh->next on, by the floor of their
@@ -410,35 +475,97 @@ static int second_next(shared *sh, long *j, bounded *b) {
   return NEXT_BOUND;
 }
 
+/* Under sh->mu: one more plan done, or plans' collectives posted: wake
+ * the threads waiting in take_next. */
+static void announce(shared *sh) {
+  sh->posted++;
+  pthread_cond_broadcast(&sh->more);
+}
+
+/* job_finish_below(bar) of the second pass's lowered plan. With more
+ * than one thread in the second pass, first in want mode (job_want): a
+ * plan whose collectives the topology has all costed is done at once;
+ * one that misses some has posted them, wakes the threads with nothing
+ * to take (announce) and is evaluated again, its own run computing the
+ * missing collectives from the first while the others take them from the
+ * last (job_help), so that the few plans that run the flow engine for
+ * milliseconds are split between the threads, not only taken whole.
+ * (Bounds are not posted: on the bench's fat-trees that lost more, in
+ * plans evaluated twice, than it gained; a thread that waits for a shape
+ * another bounds helps with posted collectives meanwhile all the same.) */
+static int finish_shared(shared *sh, worker *w, double bar, sc_result *r, double *fl,
+                         sc_error *e) {
+  for (int want = sh->met > 1;; want = 0) {
+    if (want) job_want(w->job, 1);
+    int rc = job_finish_below(w->job, bar, r, fl, e);
+    if (!want || !job_want(w->job, 0)) return rc;
+    pthread_mutex_lock(&sh->mu);
+    announce(sh);
+    pthread_mutex_unlock(&sh->mu);
+  }
+}
+
+/* Under sh->mu: second_next's step for this thread. While it has none to
+ * give and other threads are evaluating plans (which may bound more, or
+ * post their collectives), the thread computes a posted collective or
+ * sleeps until one is posted or a plan is done; NEXT_NONE once none is
+ * left and no thread is busy. A step taken counts in sh->busy until
+ * second_pass ends it. */
+static int take_next(shared *sh, worker *w, long *j, bounded *b) {
+  int what;
+  while ((what = second_next(sh, j, b)) == NEXT_NONE && sh->busy > 0) {
+    long seen = sh->posted;
+    pthread_mutex_unlock(&sh->mu);
+    int helped = job_help(w->job);
+    pthread_mutex_lock(&sh->mu);
+    if (!helped && seen == sh->posted) pthread_cond_wait(&sh->more, &sh->mu);
+  }
+  if (what != NEXT_NONE) sh->busy++;
+  return what;
+}
+
+static void second_step(shared *sh, worker *w, int what, long j, bounded b);
+
 /* The second pass on one thread: bound and cost plans as second_next
- * says until none is left. A bound goes into sh->all (each place written
- * by the thread that took it, read after the pass) and sh->wait. */
+ * says until none is left and no other thread is busy (take_next). A
+ * bound goes into sh->all (each place written by the thread that took
+ * it, read after the pass) and sh->wait. */
 static void second_pass(shared *sh, worker *w) {
   for (;;) {
     watch(sh, sh->n, w->id);
     long j = 0;
     bounded b = {0, 0};
     pthread_mutex_lock(&sh->mu);
-    int what = second_next(sh, &j, &b);
+    int what = take_next(sh, w, &j, &b);
     pthread_mutex_unlock(&sh->mu);
     if (what == NEXT_NONE) return;
-    long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
-    sc_memory m;
-    sc_error e = {0};
-    int rc = lower(sh, w, idx, &m, &e);
-    if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
-      sh->all[j].bound = b.bound;
-      b.idx = idx;
-      pthread_mutex_lock(&sh->mu);
-      bheap_put(&sh->wait, b);
-      pthread_mutex_unlock(&sh->mu);
-    }
-    if (rc != SC_OK) {
-      fail(sh, w, rc, &e);
-      return;
-    }
-    if (what == NEXT_COST) cost(sh, w, idx, &sh->top);
+    second_step(sh, w, what, j, b);
+    pthread_mutex_lock(&sh->mu);
+    sh->busy--;
+    announce(sh);
+    pthread_mutex_unlock(&sh->mu);
   }
+}
+
+/* One step of the second pass (take_next's): plan sh->all[j] bounded
+ * (NEXT_BOUND) or plan b.idx costed (NEXT_COST). */
+static void second_step(shared *sh, worker *w, int what, long j, bounded b) {
+  long idx = what == NEXT_BOUND ? sh->all[j].idx : b.idx;
+  sc_memory m;
+  sc_error e = {0};
+  int rc = lower(sh, w, idx, &m, &e);
+  if (rc == SC_OK && what == NEXT_BOUND && (rc = job_bound(w->job, &b.bound, &e)) == SC_OK) {
+    sh->all[j].bound = b.bound;
+    b.idx = idx;
+    pthread_mutex_lock(&sh->mu);
+    bheap_put(&sh->wait, b);
+    pthread_mutex_unlock(&sh->mu);
+  }
+  if (rc != SC_OK) {
+    fail(sh, w, rc, &e);
+    return;
+  }
+  if (what == NEXT_COST) cost(sh, w, idx, &sh->top);
 }
 
 static int by_bound(const void *a, const void *b) {
@@ -505,6 +632,7 @@ static int workers_open(worker *ws, int n, sc_job *job0, sc_candidate *slots0, i
     worker *w = &ws[t];
     w->id = t;
     w->closest = -1;
+    w->least = (bounded){INFINITY, LONG_MAX};
     if (t == 0) w->job = job0;
     int rc;
     w->slots = t == 0 ? slots0 : mem_alloc(sizeof *w->slots * (size_t)k);
@@ -712,6 +840,7 @@ static void both_passes(crew *c, void *ctx, int t) {
       first_pass(sh, &p->ws[t], proc_point(sh, j));
       tick(sh, &p->ws[t]);
     }
+    foresee(sh, &p->ws[t]);
   }
   crew_shut(c);
   if (!sh->topo) return; /* every thread alike: none meets */
@@ -719,6 +848,7 @@ static void both_passes(crew *c, void *ctx, int t) {
    * last at the meeting only merges them (order_bounded) */
   worker *w = &p->ws[t];
   if (w->n_b > 1) qsort(w->b, (size_t)w->n_b, sizeof *w->b, by_bound);
+  __atomic_add_fetch(&sh->met, 1, __ATOMIC_RELAXED); /* read after the meeting */
   if (crew_meet(c)) {
     order_bounded(sh, p->ws, p->nt, p->scratch, p->k);
     crew_go(c);
@@ -734,7 +864,9 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   if (rc != SC_OK) return rc;
   passes p = {sh, ws, nt, scratch, k};
   pthread_mutex_init(&sh->mu, NULL);
+  pthread_cond_init(&sh->more, NULL);
   crew_run(sh->pool, nt, both_passes, &p);
+  pthread_cond_destroy(&sh->more);
   pthread_mutex_destroy(&sh->mu);
   deal_close(&sh->deal);
   rc = worker_error(ws, nt, err); /* of either pass */
@@ -953,7 +1085,8 @@ static int search_on(sc_searcher *sr, const sc_scenario *base, const sc_search_o
   if (rc == SC_OK) {
     shared sh = {.base = &b, .o = &o, .pool = sr ? sr->pool : NULL, .pts = pts, .n = n,
                  .rank = rank, .size = size, .count = count, .topo = job_has_topology(job), .t0 = t0,
-                 .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK};
+                 .last_report = t0 - PROGRESS_EVERY_S, .bar = INFINITY, .order_rc = SC_OK,
+                 .nt = nt, .first = {INFINITY, LONG_MAX}};
     rc = run(&sh, ws, nt, scratch, max_best, &st, err);
     st.stopped = sh.stop > 0 ? sh.stop : n < full ? SC_SEARCH_MAX_PLANS : SC_SEARCH_COMPLETE;
   }

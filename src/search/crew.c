@@ -30,6 +30,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "core/mem.h"
@@ -58,6 +59,22 @@
  * the waits are often long (a plan costed for milliseconds), and a spin
  * that runs out is CPU lost. */
 #define CREW_SPIN_S 1e-4
+
+/* How long a pool's thread, back from a crew (or just started), keeps
+ * polling its seat before it sleeps on the seat's condition variable,
+ * seconds: Intel's OpenMP runtime keeps its threads for KMP_BLOCKTIME,
+ * 200 ms by default, for the same reason. A sleeping thread woken is
+ * queued on its waker's core (Linux wakes a task near its waker), where
+ * the waker goes on searching: on the 2-core development VM a search of
+ * a few milliseconds after 30 ms of idle ran on one core, 1.0x on 2
+ * threads (docs/search.md, "Threads: a pool kept between searches"). A
+ * polling thread naps between its looks, so its core stays free for
+ * others. */
+#define CREW_POOL_SPIN_S 0.2
+/* Between two looks the thread naps, nanoseconds: a timer wakes it on
+ * its own core (not queued behind its waker), and a look costs a few
+ * microseconds, so a polling thread takes a few percent of a core. */
+#define CREW_POOL_NAP_NS 50000
 
 /* A created helper thread's argument: its crew and number. */
 typedef struct helper {
@@ -88,6 +105,9 @@ typedef struct seat {
                           NULL: none) */
   int t;               /* its helper number there (under mu) */
   int quit;            /* end the thread (under mu) */
+  int posted;          /* c or quit set since the thread last looked
+                          (written under mu, atomically: seat_poll reads
+                          it without the lock) */
   pthread_t th;
 } seat;
 
@@ -183,14 +203,24 @@ void crew_go(crew *c) {
 
 /* ------------------------------------------------------------- pools */
 
+/* Poll s for up to CREW_POOL_SPIN_S until something is posted on it. */
+static void seat_poll(seat *s) {
+  double until = clock_now_s() + CREW_POOL_SPIN_S;
+  const struct timespec nap = {0, CREW_POOL_NAP_NS};
+  while (!__atomic_load_n(&s->posted, __ATOMIC_ACQUIRE) && clock_now_s() < until)
+    nanosleep(&nap, NULL);
+}
+
 static void *seat_main(void *arg) {
   seat *s = arg;
   for (;;) {
+    seat_poll(s);
     pthread_mutex_lock(&s->mu);
     while (!s->c && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
     crew *c = s->c;
     int t = s->t;
     s->c = NULL;
+    __atomic_store_n(&s->posted, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&s->mu);
     if (!c) return NULL; /* quit */
     help(c, t);
@@ -204,6 +234,7 @@ static void seat_post(seat *s, crew *c, int t) {
   assert(!s->c);
   s->c = c;
   s->t = t;
+  __atomic_store_n(&s->posted, 1, __ATOMIC_RELEASE);
   pthread_cond_signal(&s->cv);
   pthread_mutex_unlock(&s->mu);
 }
@@ -213,7 +244,7 @@ static void seat_post(seat *s, crew *c, int t) {
 static void seat_retract(seat *s, crew *c) {
   pthread_mutex_lock(&s->mu);
   int mine = s->c == c;
-  if (mine) s->c = NULL;
+  if (mine) s->c = NULL, __atomic_store_n(&s->posted, 0, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&s->mu);
   if (mine) __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
 }
@@ -248,6 +279,7 @@ void crew_pool_close(crew_pool *p) {
     seat *s = &p->s[i];
     pthread_mutex_lock(&s->mu);
     s->quit = 1;
+    __atomic_store_n(&s->posted, 1, __ATOMIC_RELEASE);
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->th, NULL);

@@ -863,10 +863,6 @@ static int plan_attention(sc_scenario *s, sc_error *err) {
  * back (plan_loss_of reads both when lowering), so that a caller may still
  * set either key on a resolved scenario. */
 static int plan_loss(const sc_plan *p, sc_error *err) {
-  if ((unsigned)p->zero_grad >= PLAN_ZERO_GRADS)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.zero_grad: %d; valid: \"auto\", \"set_to_none\", \"zero\"",
-                        (int)p->zero_grad);
   if ((unsigned)p->loss_impl >= PLAN_LOSSES)
     return sc_error_set(err, SC_EINPUT,
                         "plan.loss: %d; valid: \"auto\", \"vocab_parallel\", \"fused\", "
@@ -878,6 +874,14 @@ static int plan_loss(const sc_plan *p, sc_error *err) {
                         "plan.loss \"fused\" or \"auto\", or plan.fused_loss false",
                         plan_loss_names[p->loss_impl]);
   return SC_OK;
+}
+
+/* plan.zero_grad one of its names (plan_grads_freed reads it). */
+static int plan_zero_grad(const sc_plan *p, sc_error *err) {
+  if ((unsigned)p->zero_grad < PLAN_ZERO_GRADS) return SC_OK;
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.zero_grad: %d; valid: \"auto\", \"set_to_none\", \"zero\"",
+                      (int)p->zero_grad);
 }
 
 sc_loss_impl plan_loss_of(const sc_plan *p) {
@@ -1062,7 +1066,8 @@ int plan_resolve_plan(sc_scenario *t, sc_error *err) {
       (rc = plan_pipeline(t, err)) || (rc = plan_batch(&t->plan, err)) ||
       (rc = plan_interleaved_batches(&t->plan, err)) ||
       (rc = plan_dualpipe_batches(&t->plan, err)) || (rc = plan_attention(t, err)) ||
-      (rc = plan_loss(&t->plan, err)) || (rc = plan_overrides(t, err)) ||
+      (rc = plan_loss(&t->plan, err)) || (rc = plan_zero_grad(&t->plan, err)) ||
+      (rc = plan_overrides(t, err)) ||
       (rc = plan_fsdp_moe(t, err)) || (rc = plan_recmod(t, err)))
     return rc;
   plan_switches(&t->plan);

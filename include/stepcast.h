@@ -1100,9 +1100,11 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
 /* A searcher: a search's helper threads kept parked from one search to
  * the next. sc_search creates its helpers, and a thread created while
  * its creator works may wait milliseconds for a core, as long as a
- * search of a few thousand plans; a parked thread woken starts in tens
- * of microseconds (docs/search.md, "Threads: a pool kept between
- * searches"). Open one early in a program that searches (its threads
+ * search of a few thousand plans; a kept thread polls for work for 0.2 s
+ * after its last search (napping 50 us between looks, a few percent of a
+ * core), then sleeps until the next, and starts within tens of
+ * microseconds either way (docs/search.md, "Threads: a pool kept between
+ * searches", "a pool that polls before it sleeps"). Open one early in a program that searches (its threads
  * start while the program reads its input) and search on it; the result
  * is sc_search's. One search at a time: a search on a searcher another
  * thread is searching on creates its helpers as sc_search does. */

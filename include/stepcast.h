@@ -1102,8 +1102,8 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
  * its creator works may wait milliseconds for a core, as long as a
  * search of a few thousand plans; a kept thread polls for work for 0.2 s
  * after its last search (napping 50 us between looks, a few percent of a
- * core), then sleeps until the next, and starts within tens of
- * microseconds either way (docs/search.md, "Threads: a pool kept between
+ * core) and joins a search within about 0.1 ms, then sleeps (a sleeper
+ * woken may be queued on the searching thread's own core) (docs/search.md, "Threads: a pool kept between
  * searches", "a pool that polls before it sleeps"). Open one early in a program that searches (its threads
  * start while the program reads its input) and search on it; the result
  * is sc_search's. One search at a time: a search on a searcher another

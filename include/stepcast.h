@@ -1100,14 +1100,16 @@ int sc_search(const sc_scenario *base, const sc_search_opts *opts,
 /* A searcher: a search's helper threads kept parked from one search to
  * the next. sc_search creates its helpers, and a thread created while
  * its creator works may wait milliseconds for a core, as long as a
- * search of a few thousand plans; a kept thread polls for work for 0.2 s
- * after its last search (napping 50 us between looks, a few percent of a
- * core) and joins a search within about 0.1 ms, then sleeps (a sleeper
- * woken may be queued on the searching thread's own core) (docs/search.md, "Threads: a pool kept between
- * searches", "a pool that polls before it sleeps"). Open one early in a program that searches (its threads
- * start while the program reads its input) and search on it; the result
- * is sc_search's. One search at a time: a search on a searcher another
- * thread is searching on creates its helpers as sc_search does. */
+ * search of a few thousand plans. A kept thread polls for work for 0.2 s
+ * after its last search (napping 50 us between looks: about a sixth of a
+ * core) and joins a search within about 0.1 ms; then it sleeps, and a
+ * sleeper woken may be queued on the searching thread's own core
+ * (docs/search.md, "Threads: a pool kept between searches" and "a pool
+ * that polls before it sleeps"). Open one early in a program that
+ * searches (its threads start while the program reads its input) and
+ * search on it; the result is sc_search's. One search at a time: a
+ * search on a searcher another thread is searching on creates its
+ * helpers as sc_search does. */
 typedef struct sc_searcher sc_searcher;
 /* A searcher for searches of up to `threads` threads [<= 0: every core,
  * sc_search_opts.threads' default]: threads - 1 parked. SC_OK with *out

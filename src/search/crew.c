@@ -73,7 +73,8 @@
 #define CREW_POOL_SPIN_S 0.2
 /* Between two looks the thread naps, nanoseconds: a timer wakes it on
  * its own core (not queued behind its waker), and a look costs a few
- * microseconds, so a polling thread takes a few percent of a core. */
+ * microseconds (with the wake-up): about a sixth of a core on the 2-core
+ * development VM. */
 #define CREW_POOL_NAP_NS 50000
 
 /* A created helper thread's argument: its crew and number. */

@@ -35,13 +35,16 @@ static int keys_ok(jctx *c, json_t *o, const char *where, const char *const *ok)
     int found = 0;
     for (int i = 0; ok[i] && !found; i++) found = !strcmp(k, ok[i]);
     if (!found) {
-      char valid[256] = "";
-      for (int i = 0; ok[i]; i++)
-        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", ok[i]);
+      char valid[256] = "", hint[80] = "";
+      size_t n = 0;
+      for (; ok[n]; n++)
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", n ? ", " : "", ok[n]);
+      const char *near = scn_suggest(k, ok, n); /* as an override's message says it */
+      if (near) snprintf(hint, sizeof hint, " did you mean \"%s\"?", near);
       /* a training scenario's keys: say which command reads that file */
       int scen = !*where && (!strcmp(k, "plan") || !strcmp(k, "description") || !strcmp(k, "dp"));
-      return sc_error_set(c->err, SC_EINPUT, "%s: %s%s%s: unknown key; valid: %s%s", c->path, where,
-                          *where ? "." : "", k, valid,
+      return sc_error_set(c->err, SC_EINPUT, "%s: %s%s%s: unknown key;%s valid: %s%s", c->path, where,
+                          *where ? "." : "", k, hint, valid,
                           scen ? " (a training scenario? `stepcast predict FILE` reads it)" : "");
     }
   }

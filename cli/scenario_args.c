@@ -15,7 +15,7 @@ static const flag flags[] = {
     {"-g", "cluster.gpu"},     {"--gpu", "cluster.gpu"},
     {"-n", "cluster.gpus"},    {"--gpus", "cluster.gpus"},
     {"--nodes", "cluster.nodes"},
-    {"--nic-gbps", "cluster.nic_Gbps"},
+    {"--nic-gbps", "cluster.nic_Gbps"}, {"--nic", "cluster.nic_Gbps"}, /* collective's, trace's name */
     {"--tp", "plan.tp"},       {"--pp", "plan.pp"},   {"--dp", "plan.dp"},
     {"--cp", "plan.cp"},       {"--ep", "plan.ep"},   {"--vpp", "plan.vpp"},
     {"--sp", "plan.sp"},       {"--zero", "plan.zero"},

@@ -6,7 +6,8 @@
 # with its unit glued on names the flag and its unit; a misspelt key of a
 # recsys job file gets the suggestion its override gets; a degree error of
 # the built-in default's plan says where the plan came from for ep too;
-# and the accuracy figures docs/output.md quotes are the binary's.
+# a topology file's too; and the accuracy figures docs/output.md quotes
+# are the binary's.
 # Each line `expect CODE NEEDLE -- ARGS...` (tests/e2e_lib.sh).
 # Usage: tests/cli_usage.sh PATH/TO/stepcast
 set -u
@@ -47,6 +48,17 @@ for args in "predict --tp 8 --tp 8.0" "predict -m llama3-70b --set model.seq=409
   else pass=$((pass + 1)); fi
 done
 
+# an override value meant as JSON but broken: the parser's message and column
+# (it became a string and "expected an array of override objects, got string")
+expect 2 "override \"plan.overrides=[{\"layers\": [0, 3], \"recompute\": \"full\"]\": the value starts as a JSON array but is not valid JSON: '}' expected near ']' at column 40" -- predict --set 'plan.overrides=[{"layers": [0, 3], "recompute": "full"]'
+expect 2 "the value starts as a JSON object but is not valid JSON: string or '}' expected near '}' at column 10" -- predict --set 'plan={"tp": 4,}'
+expect 2 "the value starts as a JSON array but is not valid JSON" -- recsys predict $R --set 'model.top_mlp=[1024, 1'
+expect 0 "model     [x]:" -- predict --set 'model.name="[x]"'
+
+# --nic, as collective and trace name the NIC's Gb/s, on predict, search and dp too
+expect 0 "NIC 100 Gb/s per GPU" -- predict --nic 100
+expect 0 "note: cluster.nic_Gbps is given twice, --nic-gbps 200 then --nic 100" -- dp --nic-gbps 200 --nic 100
+
 # a number with its unit glued on: the flag and its unit ("not a number: '400Gbps'")
 expect 2 "stepcast collective: --nic expects a number (Gb/s per GPU per direction, e.g. 400), got '400Gbps'" -- collective --nic 400Gbps
 expect 2 "stepcast collective: --nvlink expects a number (GB/s per GPU per direction, e.g. 450), got '450GB/s'" -- collective --nvlink 450GB/s
@@ -57,6 +69,13 @@ printf '{"model": {"kind": "synthetic", "tables": "4x1000x64@1", "top_mpl": [1]}
 expect 2 'job.json:1:69: model.top_mpl: unknown key; did you mean "top_mlp"? valid: kind, name' -- recsys predict "$TMP/job.json"
 printf '{"model": {"kind": "synthetic", "tables": "4x1000x64@1", "top_mlp": [1]},\n "trainng": {}}\n' > "$TMP/job2.json"
 expect 2 'trainng: unknown key; did you mean "training"? valid: model, cluster, training, sharding' -- recsys predict "$TMP/job2.json"
+
+# a topology file's misspelt key: the closest valid one, as a scenario's gets
+# (it listed the valid keys only)
+sed '0,/"bw_GBps"/s/"bw_GBps"/"bw_Gbps"/' $EX/topologies/two_dgx_a100.json > "$TMP/topo.json"
+expect 2 'topo.json:149:15: links[0].bw_Gbps: unknown key; did you mean "bw_GBps"? (valid: from to bw_GBps lat_us duplex)' -- topo "$TMP/topo.json"
+sed 's/"nodes"/"node"/' $EX/topologies/two_dgx_a100.json > "$TMP/topo2.json"
+expect 2 'node: unknown key; did you mean "nodes"?' -- predict --set cluster.topology="$TMP/topo2.json"
 
 # the default's plan behind an expert-parallel error (Mixtral 8x22B, 256
 # H100, --ep 8 alone: "must divide ... dp*cp 2" came with no word of the
@@ -74,6 +93,13 @@ got=$("$CLI" predict $EX/llama3-70b-512-h100.json --format json |
 doc=$(tr '\n' ' ' < docs/output.md | grep -o '"Hopper 16-bit Megatron-style multi-server", "n": 40, "mape": *[-0-9.]*, "signed": [-0-9.]*, "worst": [-0-9.]*' |
       sed -E 's/.*"mape": *([-0-9.]*), "signed": ([-0-9.]*), "worst": ([-0-9.]*)/\1 \2 \3/')
 [[ -n $got && $got == "$doc" ]] && pass=$((pass + 1)) || { echo "FAIL: docs/output.md's accuracy JSON '$doc', predict's '$got'"; fail=$((fail + 1)); }
+
+# ... and the sum of recsys predict's lines against its iteration
+sum=$("$CLI" recsys predict $R | awk '/^iteration/ {it=$2} /^  [a-z]/ && / ms/ {
+  for (i = 1; i <= NF; i++) if ($(i+1) == "ms" && $i ~ /^[0-9.]+$/ && $(i-1) != "exposed") s += $i }
+  END {printf "%.3f ms against %.3f", s, it}')
+doc=$(tr '\n' ' ' < docs/output.md | grep -o '[0-9.]* ms against [0-9.]* for *`examples/recsys/dlrm_criteo_8gpu.json`' | sed 's/ for.*//')
+[[ -n $doc && $sum == "$doc" ]] && pass=$((pass + 1)) || { echo "FAIL: docs/output.md says '$doc' for dlrm_criteo_8gpu, recsys predict gives '$sum'"; fail=$((fail + 1)); }
 
 echo "cli_usage: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

@@ -59,6 +59,12 @@ expect 0 "model     [x]:" -- predict --set 'model.name="[x]"'
 expect 0 "NIC 100 Gb/s per GPU" -- predict --nic 100
 expect 0 "note: cluster.nic_Gbps is given twice, --nic-gbps 200 then --nic 100" -- dp --nic-gbps 200 --nic 100
 
+# a command misspelt, or predict's options without it
+expect 2 "stepcast: unknown command 'pridict'; did you mean 'predict'?" -- pridict
+expect 2 "stepcast: unknown command 'colective'; did you mean 'collective'?" -- colective --ranks 8
+expect 2 "stepcast: unknown command '-m': options go after a command (\`stepcast predict -m ...\`" -- -m llama3-8b
+expect 2 "stepcast: unknown command 'foo'" -- foo
+
 # a number with its unit glued on: the flag and its unit ("not a number: '400Gbps'")
 expect 2 "stepcast collective: --nic expects a number (Gb/s per GPU per direction, e.g. 400), got '400Gbps'" -- collective --nic 400Gbps
 expect 2 "stepcast collective: --nvlink expects a number (GB/s per GPU per direction, e.g. 450), got '450GB/s'" -- collective --nvlink 450GB/s
@@ -82,6 +88,23 @@ expect 2 'node: unknown key; did you mean "nodes"?' -- predict --set cluster.top
 # default's tp 8 x pp 16)
 expect 2 "note: without a scenario file the plan is the built-in default's (gpt3-175b on 1024 GPUs: tp 8, pp 16)" -- predict -m mixtral-8x22b -g h100-sxm5-80gb -n 256 --ep 8
 expect 2 "note: without a scenario file the plan is the built-in default's" -- predict -m mixtral-8x7b -n 64 --cp 2
+
+# byte counts whole in JSON and CSV (80 GiB was 8.58993e+10, 45,920 bytes off)
+expect 0 '"capacity": 85899345920}' -- predict --format json
+expect 0 ',85899345920,1,0,' -- predict --format csv
+expect 0 '"params": 174604259328,' -- predict --format json
+expect 0 '"capacity_bytes": 85899345920,' -- recsys predict $R --format json
+expect 0 '"grad_bytes": 51114064,' -- dp --format json
+if "$CLI" search -m llama3-8b -g h100-sxm5-80gb -n 8 --gb 64 --top 3 --threads 1 --format csv |
+   awk -F, 'NR > 1 && $15 !~ /^[0-9]+$/ {bad = 1} END {exit !bad}'; then
+  echo "FAIL: search --format csv: memory_bytes not a whole number"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
+
+# dp ranks gossip and async schemes by their step: it says what that leaves out
+expect 0 "note: gossip schemes average models with neighbours and async schemes apply stale updates:" -- dp examples/dp/resnet50-16-v100-25gbe.json
+if "$CLI" dp -n 1 --gb 64 | grep -q "note: gossip"; then
+  echo "FAIL: dp: the gossip note under a table without gossip schemes"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
 
 # docs/output.md quotes these accuracy figures; they are the binary's
 acc=$("$CLI" predict -m resnet50 -g v100-sxm2-16gb -n 8 --gb 256 | grep -o 'MAPE [0-9.]* % on [0-9]* published')

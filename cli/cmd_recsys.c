@@ -159,6 +159,10 @@ static int parse(int argc, char **argv, args *a) {
   }
   if (!a->file) { fprintf(stderr, "stepcast recsys: no JOB.json or FILE.csv given\n"); return 2; }
   cli_ov_note_repeats("recsys", a->ov, NULL, a->n_ov);
+  for (size_t i = 0; a->sharding && i < a->n_ov; i++) /* --sharding replaces the document's */
+    if (!strncmp(a->ov[i], "sharding=", 9) && strcmp(a->ov[i] + 9, a->sharding))
+      fprintf(stderr, "stepcast recsys: note: the sharding is given twice, --set %s then "
+                      "--sharding %s: --sharding is used\n", a->ov[i], a->sharding);
   return 0;
 }
 

@@ -40,6 +40,8 @@ expect 0 "stepcast search: note: plan.global_batch is given twice, --gb 1024 the
 expect 0 "stepcast dp: note: plan.dtype is given twice, --dtype fp16 then --dtype fp32" -- dp --dtype fp16 --dtype fp32
 expect 0 "stepcast recsys: note: cluster.gpus is given twice, --set cluster.gpus=16 then --set cluster.gpus=8" -- recsys predict $R --set cluster.gpus=16 --set cluster.gpus=8
 expect 0 "cluster       8 x a100-sxm4-80gb" -- recsys predict $R --set cluster.gpus=16 --set cluster.gpus=8
+expect 0 "note: the sharding is given twice, --set sharding=table_wise then --sharding row_wise: --sharding is used" -- recsys predict $R --set sharding=table_wise --sharding row_wise
+expect 2 'cluster.gpus: expected a number >= 1, got string "abc"' -- recsys predict $R --set cluster.gpus=abc
 for args in "predict --tp 8 --tp 8.0" "predict -m llama3-70b --set model.seq=4096 --seq 4096 --tp 8 --pp 4"; do
   # shellcheck disable=SC2086
   out=$("$CLI" $args 2>&1 >/dev/null)

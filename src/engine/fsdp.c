@@ -339,6 +339,8 @@ typedef struct fsdp_ctx {
                                compute in memory-bound kernels (XG_MEM,
                                FSDP2's copies, FSDP1's cats) */
   int bwd;                  /* the pass being walked */
+  double lead;              /* the pass's GPU clock less its host clock
+                               (eng_qsum_wall), s */
   double ready[FSDP_RING];  /* per position: when its gather is done */
   double after, live;       /* DeepSpeed, lead walk: layer elements passed,
                                elements kept gathered from the forward */
@@ -419,6 +421,19 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
   x->pending = 0;
 }
 
+/* The compute stream's time for the unit under cursor c (its pass x->bwd):
+ * its kernels' GPU time, or longer where the host issues them slower
+ * (launch-bound layers), as the bucket chain times a backward
+ * (dpoverlap.c): the queue's wall time less its blocking collectives,
+ * which the gathers do not overlap here. The host's excess is charged to
+ * the step as host time; here it is the window the gathers and
+ * reduce-scatters run in, so a faster GPU never exposes more of them. */
+static double unit_wall(fsdp_ctx *x, const cursor *c) {
+  const eng_qsum *q = &x->e->qs[2 * x->e->x->runs[x->st->first_run + cur_index(c)].segment + x->bwd];
+  double stretch = eng_qsum_wall(q, 1, &x->lead) - q->compute - q->comm;
+  return q->compute + (stretch > 0 ? stretch : 0);
+}
+
 /* One pass (bwd 0: forward, 1: backward) of one micro-batch. */
 static void pass(fsdp_ctx *x, int bwd) {
   const sc_plan *p = &x->e->s->plan;
@@ -431,6 +446,7 @@ static void pass(fsdp_ctx *x, int bwd) {
   cursor c = {x->st, x->e->x, bwd, 0, 0}, lead = c;
   x->after = x->live = 0;
   x->bwd = bwd;
+  x->lead = bwd ? x->e->st[x->st - x->e->x->stages].bwd_lead : 0;
   /* `lead` is the next position to gather: the first max(d, 1) are
    * gathered when the pass starts, then position q + d when q starts
    * (d 0: position q + 1 when q is done, its pre-backward hook) */
@@ -448,7 +464,7 @@ static void pass(fsdp_ctx *x, int bwd) {
       gather_ahead(x, &lead, q + d, implicit ? start + reach : start);
       cur_next(&lead);
     }
-    double run = (bwd ? u->b : u->f) + (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
+    double run = unit_wall(x, &c) + (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
     x->c = start + run;
     x->compute += run;
     x->copies += (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);

@@ -528,11 +528,13 @@ Test(metamorphic, random_scenarios_move_the_documented_way, .timeout = 600) {
 }
 
 /* Found by the draws: a faster GPU made an FSDP step slower (+3.5 %
- * here). The gathers ran against each unit's GPU time; where the host
- * issues a unit's kernels slower (launch-bound), the pass takes the host's
- * time and the gathers have that long to hide, but the schedule took the
- * shorter GPU time, so a faster GPU exposed more of them while the pass
- * took as long (engine/fsdp.c unit_wall now). */
+ * here). The gathers ran against each unit's kernels' GPU time; the
+ * compute stream is busy longer -- its tensor-parallel collectives, and
+ * the host's time where it issues a unit's kernels slower (launch-bound)
+ * -- and the gathers have that long to hide. A faster GPU exposes more of
+ * the stream's own collectives and waits on the host more while the
+ * schedule took the shorter kernel time, so it exposed more gathers as
+ * well (engine/fsdp.c unit_wall now). */
 Test(metamorphic, a_faster_gpu_never_exposes_more_fsdp_gathers) {
   const char *json =
       "{\"model\": {\"preset\": \"gpt3-1.3b\", \"seq\": 2048}, \"cluster\": {\"gpu\": "

@@ -422,16 +422,17 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
 }
 
 /* The compute stream's time for the unit under cursor c (its pass x->bwd):
- * its kernels' GPU time, or longer where the host issues them slower
- * (launch-bound layers), as the bucket chain times a backward
- * (dpoverlap.c): the queue's wall time less its blocking collectives,
- * which the gathers do not overlap here. The host's excess is charged to
- * the step as host time; here it is the window the gathers and
- * reduce-scatters run in, so a faster GPU never exposes more of them. */
+ * the wall time of its queue (eng_qsum_wall), its kernels and the
+ * collectives that hold the stream (tensor- and context-parallel ones,
+ * their exposed part), or longer where the host issues them slower
+ * (launch-bound layers), as the gradient buckets time a backward
+ * (dpoverlap.c). The gathers and reduce-scatters run on their own stream
+ * for that long: a faster GPU, which exposes more of the stream's own
+ * collectives or leaves it waiting on the host, never exposes more of
+ * them. */
 static double unit_wall(fsdp_ctx *x, const cursor *c) {
   const eng_qsum *q = &x->e->qs[2 * x->e->x->runs[x->st->first_run + cur_index(c)].segment + x->bwd];
-  double stretch = eng_qsum_wall(q, 1, &x->lead) - q->compute - q->comm;
-  return q->compute + (stretch > 0 ? stretch : 0);
+  return eng_qsum_wall(q, 1, &x->lead);
 }
 
 /* One pass (bwd 0: forward, 1: backward) of one micro-batch. */

@@ -431,8 +431,8 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
  * collectives or leaves it waiting on the host, never exposes more of
  * them. */
 static double unit_wall(fsdp_ctx *x, const cursor *c) {
-  const eng_qsum *q = &x->e->qs[2 * x->e->x->runs[x->st->first_run + cur_index(c)].segment + x->bwd];
-  return eng_qsum_wall(q, 1, &x->lead);
+  int seg = x->e->x->runs[x->st->first_run + cur_index(c)].segment;
+  return eng_qsum_wall(&x->e->qs[2 * seg + x->bwd], 1, &x->lead);
 }
 
 /* One pass (bwd 0: forward, 1: backward) of one micro-batch. */

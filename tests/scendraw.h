@@ -8,13 +8,15 @@
  * recompute none / selective / full / partial, activation offload, fp8 /
  * fp4 where the GPU has them, the overlap switches, sequences up to 128k
  * with context parallelism, 8 to 16,384 GPUs, with and without a topology.
- * The rules draw only what Megatron-LM / PyTorch accept. Static functions:
- * one copy per test executable (Criterion asserts).
+ * The rules draw only what Megatron-LM / PyTorch accept. Also the checks of
+ * a breakdown both tests make (bd_sum, bd_sane). Static functions: one copy
+ * per test executable (Criterion asserts).
  */
 #ifndef SC_TEST_SCENDRAW_H
 #define SC_TEST_SCENDRAW_H
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -222,6 +224,21 @@ static int draw_scenario(rng *r, jbuf *b) {
 static long env_long(const char *name, long dflt) {
   const char *v = getenv(name);
   return v && *v ? strtol(v, NULL, 10) : dflt;
+}
+
+/* Sum of a breakdown's parts (s). */
+static double bd_sum(const sc_breakdown *d) {
+  return d->compute + d->host + d->tp_comm + d->ep_comm + d->pp_comm + d->bubble + d->dp_comm +
+         d->optimizer + d->offload;
+}
+
+/* 1 if every part is finite and >= 0. */
+static int bd_sane(const sc_breakdown *d) {
+  const double v[] = {d->compute, d->host,  d->tp_comm,   d->ep_comm, d->pp_comm,
+                      d->bubble,  d->dp_comm, d->optimizer, d->offload};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    if (!isfinite(v[i]) || v[i] < 0) return 0;
+  return 1;
 }
 
 #endif

@@ -43,21 +43,6 @@
 #define DIFF_DRAWS 400
 #define DIFF_TOL 0.03 /* |event / closed - 1| on the step */
 
-/* Sum of a breakdown's parts (s). */
-static double bd_sum(const sc_breakdown *d) {
-  return d->compute + d->host + d->tp_comm + d->ep_comm + d->pp_comm + d->bubble + d->dp_comm +
-         d->optimizer + d->offload;
-}
-
-/* 1 if every part is finite and >= 0. */
-static int bd_sane(const sc_breakdown *d) {
-  const double v[] = {d->compute, d->host,  d->tp_comm,   d->ep_comm, d->pp_comm,
-                      d->bubble,  d->dp_comm, d->optimizer, d->offload};
-  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-    if (!isfinite(v[i]) || v[i] < 0) return 0;
-  return 1;
-}
-
 /* 1 if a and b are the same to a relative 1e-9. */
 static int same(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)); }
 

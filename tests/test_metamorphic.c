@@ -29,7 +29,11 @@
  *              CNN, BERT and GPT draws: exposed <= the exchange, a
  *              synchronous scheme's efficiency <= 100 %; the network, the
  *              GPUs' link and every peak FLOP/s doubled never slower; twice
- *              the GPU memory the same step.
+ *              the GPU memory the same step;
+ *  recsys      the shipped recommendation jobs on 8 to 32 GPUs under every
+ *              uniform sharding: the NIC, NVLink, peak FLOP/s or HBM
+ *              bandwidth doubled never slower; the batch doubled never
+ *              faster and at most twice the iteration.
  *
  * The engines' agreement on a plan (docs/event.md, "Agreement with the
  * closed form", 3 %) is test_engine_diff.c's, on the same draws.
@@ -47,6 +51,7 @@
 
 #include "scendraw.h"
 #include "stepcast.h"
+#include "stepcast_recsys.h"
 
 #define META_SEED 20261127u
 #define META_DRAWS 200
@@ -69,11 +74,12 @@ enum {
   P_BATCH,
   P_EVENT,
   P_DP,
+  P_RECSYS,
   P_COUNT
 };
 static const char *const P_NAME[P_COUNT] = {
     "sane",      "nic",  "nvlink", "latency", "capacity", "flops", "hbm",
-    "recompute", "zero", "tp",     "batch",   "event",    "dp"};
+    "recompute", "zero", "tp",     "batch",   "event",    "dp",  "recsys"};
 
 /* NCCL's tuner: a direction may be off by this much (check_change). */
 #define META_TUNER 1e-4
@@ -134,19 +140,6 @@ static int predict_changed(const draw *d, const sc_scenario *q, int event, sc_re
 }
 
 /* ------------------------------------------------------------- sane */
-
-static double bd_sum(const sc_breakdown *b) {
-  return b->compute + b->host + b->tp_comm + b->ep_comm + b->pp_comm + b->bubble + b->dp_comm +
-         b->optimizer + b->offload;
-}
-
-static int bd_sane(const sc_breakdown *b) {
-  const double v[] = {b->compute, b->host,    b->tp_comm,   b->ep_comm, b->pp_comm,
-                      b->bubble,  b->dp_comm, b->optimizer, b->offload};
-  for (size_t k = 0; k < sizeof v / sizeof *v; k++)
-    if (!isfinite(v[k]) || v[k] < 0) return 0;
-  return 1;
-}
 
 static int mem_sane(const sc_memory *m) {
   const double v[] = {m->weights, m->gradients, m->optimizer, m->activations,
@@ -546,6 +539,12 @@ Test(metamorphic, random_scenarios_move_the_documented_way, .timeout = 600) {
   cr_expect(accepted >= draws / 2, "only %ld of %ld draws accepted", accepted, draws);
 }
 
+/* A regression case's scenario from its JSON. */
+static void load_case(const char *json, sc_scenario *s) {
+  sc_error e = {0};
+  cr_assert_eq(sc_scenario_load_string(s, json, "case", NULL, 0, &e), SC_OK, "%s", e.msg);
+}
+
 /* Found by the draws: a faster GPU made an FSDP step slower (+3.5 %
  * here). The gathers ran against each unit's kernels' GPU time; the
  * compute stream is busy longer -- its tensor-parallel collectives, and
@@ -562,7 +561,7 @@ Test(metamorphic, a_faster_gpu_never_exposes_more_fsdp_gathers) {
       "\"fsdp_impl\": \"fsdp2\", \"recompute\": \"full\", \"dtype\": \"bf16\"}}";
   sc_scenario s;
   sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, json, "case", NULL, 0, &e), SC_OK, "%s", e.msg);
+  load_case(json, &s);
   for (int event = 0; event < 2; event++) {
     sc_scenario q = s;
     scale_flops(&q, 2);
@@ -713,7 +712,7 @@ Test(metamorphic, a_faster_gpu_never_slows_a_data_parallel_all_reduce) {
       "\"rdma\"}}";
   sc_scenario s;
   sc_error e = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, json, "case", NULL, 0, &e), SC_OK, "%s", e.msg);
+  load_case(json, &s);
   cr_assert(s.plan.framework_eager, "the case needs host time");
   sc_scenario q = s;
   for (int d = 0; d < SC_DTYPE_COUNT; d++) q.cluster.gpu.peak_flops[d] *= 2;
@@ -722,4 +721,92 @@ Test(metamorphic, a_faster_gpu_never_slows_a_data_parallel_all_reduce) {
   cr_assert_eq(sc_dp_predict(&q, &b, &e), SC_OK, "%s", e.msg);
   cr_expect_leq(b.step_s, a.step_s, "step %.9g s with twice the FLOP/s, %.9g s without (exposed "
                 "%.6g -> %.6g s)", b.step_s, a.step_s, a.exposed_s, b.exposed_s);
+}
+
+/* ------------------------------------------------- recommendation jobs */
+
+/* A change of a recommendation job (j's copy: the model's tables stay
+ * the original's, owned by it). */
+typedef struct rs_change {
+  const char *what;
+  void (*apply)(sc_rs_job *j);
+} rs_change;
+
+static void rs_nic(sc_rs_job *j) { j->nic_bw *= 2; }
+static void rs_nvlink(sc_rs_job *j) {
+  j->nvlink_bw = 2 * (j->nvlink_bw > 0 ? j->nvlink_bw : j->gpu.nvlink_bw);
+}
+static void rs_flops(sc_rs_job *j) {
+  for (int d = 0; d < SC_DTYPE_COUNT; d++) j->gpu.peak_flops[d] *= 2;
+  j->gpu.vector_flops *= 2;
+}
+static void rs_hbm(sc_rs_job *j) { j->gpu.hbm_bw *= 2; }
+
+static const rs_change RS_CHANGES[] = {{"NIC bandwidth x2", rs_nic},
+                                       {"NVLink bandwidth x2", rs_nvlink},
+                                       {"every peak FLOP/s x2", rs_flops},
+                                       {"HBM bandwidth x2", rs_hbm}};
+
+/* The iteration of j under p, or -1 when the plan does not apply. */
+static double rs_iter(const sc_rs_job *j, const sc_rs_plan *p) {
+  sc_rs_result r;
+  sc_error e = {0};
+  if (sc_rs_evaluate(j, p, &r, &e) != SC_OK) return -1;
+  double t = r.iter_s;
+  sc_rs_result_free(&r);
+  return t;
+}
+
+/* The properties of job j under plan p (what names the case). */
+static void check_rs(tally *t, const draw *d, const sc_rs_job *j, const sc_rs_plan *p,
+                     double base) {
+  for (size_t k = 0; k < sizeof RS_CHANGES / sizeof *RS_CHANGES; k++) {
+    sc_rs_job q = *j;
+    RS_CHANGES[k].apply(&q);
+    double it = rs_iter(&q, p);
+    check(t, d, P_RECSYS, it > 0 && le(it, base), "%s: iteration %.9g s -> %.9g s (%+.4f %%)",
+          RS_CHANGES[k].what, base, it, 100 * (it / base - 1));
+  }
+  sc_rs_job q = *j;
+  q.global_batch *= 2;
+  double it = rs_iter(&q, p);
+  check(t, d, P_RECSYS, it > 0 && le(base, it) && le(it, 2 * base),
+        "global batch x2: iteration %.9g s -> %.9g s (x%.5f)", base, it, it / base);
+}
+
+Test(metamorphic, recommendation_jobs_move_the_documented_way, .timeout = 600) {
+  /* a DLRM evaluation takes 25 ms (its power-law lookups): one size of it;
+   * synthetic_jumbo's 1,221 tables take seconds per sharding: left out */
+  static const struct {
+    const char *file, *gpus;
+  } CASES[] = {{"examples/recsys/dlrm_criteo_8gpu.json", "cluster.gpus=16"},
+               {"examples/recsys/my_tables.json", "cluster.gpus=8"},
+               {"examples/recsys/my_tables.json", "cluster.gpus=32"}};
+  tally t = {.verbose = env_long("SC_META_VERBOSE", 0) != 0};
+  long plans = 0;
+  for (size_t c = 0; c < sizeof CASES / sizeof *CASES; c++) {
+    const char *ov[] = {CASES[c].gpus, "cluster.gpus_per_node=8", "cluster.nic_Gbps=200"};
+    sc_rs_job j;
+    sc_rs_plan own;
+    int auto_plan;
+    sc_error e = {0};
+    cr_assert_eq(sc_rs_job_load_file_ex(CASES[c].file, ov, 3, &j, &own, &auto_plan, &e), SC_OK,
+                 "%s %s: %s", CASES[c].file, CASES[c].gpus, e.msg);
+    sc_rs_plan_free(&own);
+    for (int k = 0; k < SC_RS_SHARD_KINDS; k++) {
+      sc_rs_plan p;
+      if (sc_rs_plan_uniform(&j, (sc_rs_shard_kind)k, 1, &p, &e) != SC_OK) continue;
+      double base = rs_iter(&j, &p);
+      char name[160];
+      snprintf(name, sizeof name, "%s with %s, every table %s", CASES[c].file, CASES[c].gpus,
+               sc_rs_shard_name((sc_rs_shard_kind)k));
+      draw d = {.i = (long)(c * 10 + k), .json = name};
+      if (base > 0) plans++, check_rs(&t, &d, &j, &p, base);
+      sc_rs_plan_free(&p);
+    }
+    sc_rs_job_free(&j);
+  }
+  fprintf(stderr, "metamorphic recsys: %ld plans, %ld checked, %ld failed\n", plans,
+          t.checked[P_RECSYS], t.failed[P_RECSYS]);
+  cr_expect(plans >= 12, "only %ld plans evaluated", plans);
 }

@@ -26,8 +26,9 @@
  *  event       the event engine (docs/event.md) under the bandwidth,
  *              batch and straggler changes: the same directions;
  *  dp          the data-parallel schemes of `stepcast dp` (docs/dp.md) on
- *              CNN, BERT and GPT draws: exposed <= the exchange, a
- *              synchronous scheme's efficiency <= 100 %; the network, the
+ *              CNN, BERT and GPT draws: exposed <= 1.5 x the exchange
+ *              (check_dp_scheme), a synchronous scheme's efficiency
+ *              <= 100 %; the network, the
  *              GPUs' link and every peak FLOP/s doubled never slower; twice
  *              the GPU memory the same step;
  *  recsys      the shipped recommendation jobs on 8 to 32 GPUs under every
@@ -267,10 +268,14 @@ static int holds_without(const sc_scenario *s, const change *c, step_fn step, in
   return ta > 0 && tb > 0 && moved_right(c, ta, tb, META_TUNER);
 }
 
-/* NCCL's channels free: the GPU with a thousand times its SMs, so the
- * share a collective's channels take from the compute beside it
- * (channels / SMs, engine/groups.c) is nil. */
-static void free_channels(sc_scenario *q) { q->cluster.gpu.sm_count *= 1000; }
+/* NCCL's channels free: the GPU with a thousand times its SMs and its
+ * HBM bandwidth, so the shares a collective's channels take from the
+ * compute beside it (channels / SMs, its HBM traffic / the HBM's rate:
+ * engine/groups.c grp_slow) are nil. */
+static void free_channels(sc_scenario *q) {
+  q->cluster.gpu.sm_count *= 1000;
+  q->cluster.gpu.hbm_bw *= 1000;
+}
 
 /* No host time: a graph framework launching nothing on the host. */
 static void no_host(sc_scenario *q) {
@@ -285,12 +290,14 @@ static void no_host(sc_scenario *q) {
  *    (coll_nccl.c pick), so at a boundary a faster link can switch to a
  *    choice that runs slower: real NCCL does this;
  *  - channels (bandwidth and latency changes): the step moves the right
- *    way when NCCL's channels cost no SMs. NCCL runs a channel per NVLink
- *    (per NIC rail across nodes), and a collective beside compute takes
- *    its channels' share of the SMs from it (grp_slow); more links hold
- *    more SMs, while the collective may not get faster (a send/recv on
- *    A100 is held to NCCL's memory rate): more SMs held for as long slow
- *    the GEMMs it overlaps. What NCCL does, as modelled;
+ *    way when NCCL's channels cost the compute beside them nothing (SMs
+ *    and HBM bandwidth plentiful). NCCL runs a channel per NVLink (per NIC
+ *    rail across nodes), and a collective beside compute takes its
+ *    channels' share of the SMs and its share of the HBM from it
+ *    (grp_slow); more links hold more SMs, while the collective may not
+ *    get faster (a send/recv on A100 is held to NCCL's memory rate): more
+ *    SMs held for as long slow the GEMMs it overlaps. What NCCL does, as
+ *    modelled;
  *  - host (a known limitation of the queue model, at most META_HOST):
  *    the step moves the right way without host time. A collective
  *    overlapped with a kernel (context parallelism's ring beside the
@@ -626,12 +633,14 @@ static double step_dp(const sc_scenario *s, int event) {
 
 /* The properties of one scheme of a dp draw. */
 static void check_dp_scheme(tally *t, const draw *d, const sc_scenario *s, const sc_dp_result *b) {
-  /* an asynchronous worker's exposed time includes its wait behind the
-   * other workers' requests at the shared servers (dp/async.c), which
-   * its own exchange (comm_s) does not */
+  /* the exposed time includes the backward's slowdown by the exchange
+   * beside it (dp/overlap.c: NCCL's SM share of the overlap, at most half,
+   * engine/groups.c), and an asynchronous worker's its wait behind the
+   * other workers' requests at the shared servers (dp/async.c), which its
+   * own exchange (comm_s) does not */
   check(t, d, P_DP,
         b->step_s > 0 && b->exposed_s >= 0 &&
-            (b->async || b->exposed_s <= b->comm_s * (1 + 1e-9) + 1e-12),
+            (b->async || b->exposed_s <= b->comm_s * 1.5 * (1 + 1e-9) + 1e-12),
         "%s: step %g s, exposed %g s of an exchange of %g s", s->dp.scheme, b->step_s,
         b->exposed_s, b->comm_s);
   /* a PS worker leaves the update to the parameter servers (dp/ps.c

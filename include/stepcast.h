@@ -696,6 +696,12 @@ typedef struct sc_plan {
   int zero_grad;             /* sc_zero_grad: whether the gradients are freed
                                 between steps (SC_ZERO_GRAD_AUTO: by the
                                 framework, plan_grads_freed) */
+  int ddp_bucket_view;       /* PyTorch DDP's gradient_as_bucket_view:
+                                1 = each .grad a view of the reducer's
+                                buckets; 0 (PyTorch's default) = the
+                                reducer keeps its buckets, a second copy
+                                of the gradients, beside the .grad
+                                tensors (plan_ddp_buckets) */
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

@@ -232,9 +232,12 @@ Test(amp_memory, freed_gradients_with_two_micro_batches_save_nothing) {
 
 /* plan.zero_grad "auto": freed where PyTorch's own .grad holds the
  * gradients under torch.optim -- an eager plan of fp32 parameters (AMP,
- * fp32, tf32) on one replica without ZeRO (zero 0, or 1: over one replica it shards nothing), or FSDP2 -- and kept elsewhere (Megatron's 16-bit model, DDP's
- * buckets with dp > 1, a graph framework, DeepSpeed's partitions, FSDP1
- * as PyTorch 1.13 ran it); an explicit value wins. */
+ * fp32, tf32) on one replica without ZeRO (zero 0, or 1: over one
+ * replica it shards nothing) or under DDP whose buckets are apart (its
+ * .grad tensors freed, the buckets kept), or FSDP2 -- and kept elsewhere
+ * (Megatron's 16-bit model, DDP's .grad tensors as views of its buckets,
+ * a graph framework, DeepSpeed's partitions, FSDP1 as PyTorch 1.13 ran
+ * it); an explicit value wins. */
 Test(amp_memory, which_plans_free_their_gradients) {
   sc_plan p;
   sc_plan_default(&p);
@@ -248,8 +251,15 @@ Test(amp_memory, which_plans_free_their_gradients) {
   p.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
   cr_assert(plan_grads_freed(&p), "set_to_none asked");
   p.zero_grad = SC_ZERO_GRAD_AUTO, p.amp = 1, p.dp = 8;
-  cr_assert(!plan_grads_freed(&p), "DDP over 8 replicas");
-  p.dp = 1, p.framework_eager = 0;
+  cr_assert(plan_grads_freed(&p) && plan_ddp_buckets(&p),
+            "DDP over 8 replicas: the .grad tensors freed, the buckets kept");
+  p.ddp_bucket_view = 1;
+  cr_assert(!plan_grads_freed(&p) && !plan_ddp_buckets(&p),
+            "DDP's .grad tensors views of its buckets: kept");
+  p.ddp_bucket_view = 0, p.zero = 1;
+  cr_assert(!plan_grads_freed(&p) && !plan_ddp_buckets(&p),
+            "ZeRO-1 over 8 replicas: no DDP, its partitions kept");
+  p.zero = 0, p.dp = 1, p.framework_eager = 0;
   cr_assert(!plan_grads_freed(&p), "a graph framework");
   p.framework_eager = 1, p.zero = 1;
   cr_assert(plan_grads_freed(&p), "ZeRO-1 over one replica (the key's default) shards nothing");
@@ -383,4 +393,41 @@ Test(amp_memory, freed_gradients_remat_below_every_boundary) {
             tied, in, A);
   NEAR(freed.mem.gradients, G, "freed: every gradient");
   NEAR(freed.mem.activations, tied + in, "freed: the tied transient and the layer rebuilt");
+}
+
+/* The memory of BERT-base under AMP at micro-batch and per-GPU batch 8
+ * on g V100 with no ZeRO, plus one more override (NULL: none). */
+static void bert_dp(sc_result *r, int g, const char *more) {
+  char gs[40], gbs[40];
+  snprintf(gs, sizeof gs, "cluster.gpus=%d", g);
+  snprintf(gbs, sizeof gbs, "plan.global_batch=%d", 8 * g);
+  const char *ov[] = {gs, gbs, "plan.zero=0", more};
+  sc_scenario s;
+  sc_error err = {0};
+  bert(&s, 1, ov, more ? 4 : 3);
+  cr_assert_eq(sc_predict(&s, r, &err), SC_OK, "%s", err.msg);
+}
+
+/* PyTorch DDP over 8 GPUs (plan_ddp_buckets): the reducer's buckets, one
+ * more fp32 copy of the gradients (4 bytes a parameter), kept between
+ * steps beside the .grad tensors, which zero_grad(set_to_none=True)
+ * frees as on one GPU: the one-GPU step's memory plus 4 P, no allocator
+ * slack on it (allocated once). With gradient_as_bucket_view each .grad
+ * is a view of its bucket: the gradients kept, as zero_grad "zero" on
+ * one GPU. */
+Test(amp_memory, ddp_buckets_beside_the_grads) {
+  sc_result one, ddp, view, one_kept;
+  bert_dp(&one, 1, NULL);
+  bert_dp(&ddp, 8, NULL);
+  bert_dp(&view, 8, "plan.ddp_bucket_view=true");
+  bert_dp(&one_kept, 1, "plan.zero_grad=\"zero\"");
+  double G = 4 * one.params;
+  NEAR(ddp.params, one.params, "the same model");
+  NEAR(ddp.mem.weights, one.mem.weights, "DDP: the same weights");
+  NEAR(ddp.mem.optimizer, one.mem.optimizer, "DDP: the same optimizer states");
+  NEAR(ddp.mem.gradients, one.mem.gradients + G, "DDP: the buckets beside the .grad tensors");
+  NEAR(ddp.mem.total, one.mem.total + G, "DDP: the one-GPU total plus the buckets");
+  NEAR(view.mem.gradients, G, "bucket views: the gradients once, kept");
+  NEAR(view.mem.total, one_kept.mem.total, "bucket views: one GPU's total, gradients kept");
+  cr_assert(one.mem.total < one_kept.mem.total, "one GPU, batch 8: freeing saves something");
 }

@@ -102,6 +102,11 @@ CASES = {
     "zero_grad": ({"model": "bert_base", "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 1},
                    "plan": {"tp": 1, "pp": 1, "global_batch": 64, "dtype": "fp16", "amp": True}},
                   {"plan.zero_grad": "zero"}),
+    # AMP over 8 GPUs with no ZeRO (PyTorch DDP): bucket views hold the gradients once
+    "ddp_bucket_view": ({"model": "bert_base", "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 8},
+                         "plan": {"tp": 1, "pp": 1, "global_batch": 64, "dtype": "fp16",
+                                  "amp": True, "zero": 0}},
+                        {"plan.ddp_bucket_view": True}),
     "offload_layers": (MPT, {"plan.offload_layers": 4}),
     "recompute_layers": (DEFAULT, {"plan.recompute": "full", "plan.recompute_layers": 2}),
     "recompute_modules": (DEFAULT, {"plan.recompute_modules": ["core_attn", "mlp"]}),

@@ -67,6 +67,9 @@ typedef struct eng_memsum {
   double offloaded, off_buf;    /* in host memory; the copy buffer */
   double copies_once;           /* AMP's weight copies made once */
   double gw, gg;                /* FSDP's gathered weights and gradients */
+  double buckets;               /* PyTorch DDP's reducer buckets, kept
+                                   between steps beside the .grad tensors
+                                   (plan_ddp_buckets), bytes */
   double tied_grad;             /* the tied table's second gradient, which
                                    the embedding's backward adds into the
                                    head's (a stage holding both), bytes */

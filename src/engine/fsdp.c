@@ -339,6 +339,8 @@ typedef struct fsdp_ctx {
                                compute in memory-bound kernels (XG_MEM,
                                FSDP2's copies, FSDP1's cats) */
   int bwd;                  /* the pass being walked */
+  double lead;              /* the pass's GPU clock less its host clock
+                               (eng_qsum_wall), s */
   double ready[FSDP_RING];  /* per position: when its gather is done */
   double after, live;       /* DeepSpeed, lead walk: layer elements passed,
                                elements kept gathered from the forward */
@@ -419,6 +421,20 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
   x->pending = 0;
 }
 
+/* The compute stream's time for the unit under cursor c (its pass x->bwd):
+ * the wall time of its queue (eng_qsum_wall), its kernels and the
+ * collectives that hold the stream (tensor- and context-parallel ones,
+ * their exposed part), or longer where the host issues them slower
+ * (launch-bound layers), as the gradient buckets time a backward
+ * (dpoverlap.c). The gathers and reduce-scatters run on their own stream
+ * for that long: a faster GPU, which exposes more of the stream's own
+ * collectives or leaves it waiting on the host, never exposes more of
+ * them. */
+static double unit_wall(fsdp_ctx *x, const cursor *c) {
+  int seg = x->e->x->runs[x->st->first_run + cur_index(c)].segment;
+  return eng_qsum_wall(&x->e->qs[2 * seg + x->bwd], 1, &x->lead);
+}
+
 /* One pass (bwd 0: forward, 1: backward) of one micro-batch. */
 static void pass(fsdp_ctx *x, int bwd) {
   const sc_plan *p = &x->e->s->plan;
@@ -431,6 +447,7 @@ static void pass(fsdp_ctx *x, int bwd) {
   cursor c = {x->st, x->e->x, bwd, 0, 0}, lead = c;
   x->after = x->live = 0;
   x->bwd = bwd;
+  x->lead = bwd ? x->e->st[x->st - x->e->x->stages].bwd_lead : 0;
   /* `lead` is the next position to gather: the first max(d, 1) are
    * gathered when the pass starts, then position q + d when q starts
    * (d 0: position q + 1 when q is done, its pre-backward hook) */
@@ -448,7 +465,7 @@ static void pass(fsdp_ctx *x, int bwd) {
       gather_ahead(x, &lead, q + d, implicit ? start + reach : start);
       cur_next(&lead);
     }
-    double run = (bwd ? u->b : u->f) + (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
+    double run = unit_wall(x, &c) + (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
     x->c = start + run;
     x->compute += run;
     x->copies += (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);

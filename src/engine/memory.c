@@ -167,6 +167,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
   int off_left = p->offload_layers, seen_layer = 0, first = 1;
   double tail = 0; /* after the last layer run so far */
   double d = 0;    /* sweep_run's */
+  int ddp = plan_ddp_buckets(p);
   memset(m, 0, sizeof *m);
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &x->runs[st->first_run + j];
@@ -193,6 +194,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     if (sg->zero >= 3) w = xg_seg_sharded(sg, w, params, r->count);
     m->weights += w;
     m->gradients += g;
+    if (ddp) m->buckets += g;
     m->optimizer += o;
     double a = r->count * seg_act(sg);
     amp_copies(p, r, sg, &a, &m->copies_once);
@@ -239,6 +241,7 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   sums_of(e, e->x->n_stages - 1 - s, &z);
   m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
   m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once, m->tied_grad += z.tied_grad;
+  m->buckets += z.buckets;
   if (z.rise > m->rise) m->rise = z.rise;
   if (z.rise_remat > m->rise_remat) m->rise_remat = z.rise_remat;
   m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
@@ -338,16 +341,16 @@ static double freed_end(const eng_memsum *m) {
  * the loss's transient, and no gradient) or, where larger, freed_end's
  * (every gradient, reported with the gradients; the activations and
  * transients then held, with the activations). FSDP's gathered units
- * (gw, gg) are held at both as before. Returns the gradient bytes now
+ * (gw, gg) and DDP's buckets are held at both as before. Returns the gradient bytes now
  * among what the step allocates and frees (their allocator slack), 0
  * where the backward's start is the peak. */
 static double freed_peak(const eng_memsum *m, sc_memory *out) {
   double end = freed_end(m);
   if (out->activations >= end) {
-    out->gradients = m->gg;
+    out->gradients = m->gg + m->buckets;
     return 0;
   }
-  out->gradients = m->gradients + m->gg;
+  out->gradients = m->gradients + m->gg + m->buckets;
   out->activations = end - m->gradients;
   return m->gradients;
 }
@@ -375,7 +378,7 @@ void eng_memory(eng *e, int s) {
   e->st[s].sums_pass = e->mem_pass;
   if (p->schedule == SC_SCHED_DUALPIPE && x->n_stages == p->pp) dual_sums(e, s, &m);
   out->weights = m.weights + m.gw;
-  out->gradients = m.gradients + m.gg;
+  out->gradients = m.gradients + m.gg + m.buckets;
   out->optimizer = m.optimizer;
   pipe_shape shape = pipe_shape_of(p->schedule, p->pp, x->vpp, x->micro_batches);
   const pipe_sched *ps = pipe_for(p->schedule);

@@ -46,7 +46,7 @@ static sc_scenario worker(const sc_scenario *s) {
 
 /* Append one entry; -1 when out of memory. */
 static int push(dpm_model *m, int *cap, const wg_graph *g, const wg_block *b, int op, int inst,
-                double bwd, double host, double fwd) {
+                double bwd, double host, double fwd, double host_fwd) {
   if (m->n == *cap) {
     int nc = *cap ? 2 * *cap : 64;
     dpm_layer *l = mem_realloc(m->layers, (size_t)nc * sizeof *l);
@@ -67,6 +67,7 @@ static int push(dpm_model *m, int *cap, const wg_graph *g, const wg_block *b, in
   l->bwd_s = bwd;
   l->host_bwd_s = host;
   l->fwd_s = fwd;
+  l->host_fwd_s = host_fwd;
   m->params += l->params;
   m->tensors += l->tensors;
   return 0;
@@ -86,7 +87,7 @@ static int walk(const sc_job *j, dpm_model *m) {
   double launch = s->plan.framework_eager ? cost_launch(&s->cluster.gpu) : 0;
   if (s->plan.cuda_graphs) launch = 0;
   const xg_stage *st = &x->stages[0];
-  double acc = 0, acc_host = 0, acc_fwd = 0;
+  double acc = 0, acc_host = 0, acc_fwd = 0, acc_host_fwd = 0;
   int cap = 0;
   for (int r = st->n_runs - 1; r >= 0; r--) {
     const xg_run *run = &x->runs[st->first_run + r];
@@ -103,18 +104,20 @@ static int walk(const sc_job *j, dpm_model *m) {
           acc += bw;
           acc_fwd += f;
           acc_host += launch * t->host_bwd;
+          acc_host_fwd += launch * t->host_fwd;
         }
         /* the operator's last backward task: its gradient is ready */
         int next_op = i > 0 ? x->tasks[sg->first_task + i - 1].op : -2;
         if (b && has_grad(g, t->op) && next_op != t->op) {
-          if (push(m, &cap, g, b, t->op, inst, acc, acc_host, acc_fwd)) return -1;
-          acc = acc_host = acc_fwd = 0;
+          if (push(m, &cap, g, b, t->op, inst, acc, acc_host, acc_fwd, acc_host_fwd)) return -1;
+          acc = acc_host = acc_fwd = acc_host_fwd = 0;
         }
       }
     }
   }
   m->tail_s = acc;
   m->head_s = acc_fwd;
+  m->host_head_s = acc_host_fwd;
   return 0;
 }
 

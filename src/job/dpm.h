@@ -50,6 +50,8 @@ typedef struct dpm_layer {
                         parameterless operators after it (up to the next
                         layer in forward order): its weights are needed
                         at the start of this window */
+  double host_fwd_s; /* host seconds of issuing that forward work (eager
+                        framework; 0 otherwise) */
 } dpm_layer;
 
 typedef struct dpm_model {
@@ -65,6 +67,7 @@ typedef struct dpm_model {
                         ready (input-side ops without parameters) */
   double head_s;     /* forward GPU seconds before the first layer's
                         operator (fwd_s = head_s + sum of layers[].fwd_s) */
+  double host_head_s; /* host seconds of issuing that work */
   double optimizer_s;/* the optimizer step over all parameters */
   double single_s;   /* the whole step on one GPU (no communication) */
   long batch;        /* samples per GPU it was costed for */

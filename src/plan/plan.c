@@ -829,6 +829,7 @@ static void plan_switches(sc_plan *p) {
   if (p->attention == SC_ATTN_UNFUSED) p->flash_attention = 0;
   p->fused_kernels = !!p->fused_kernels;
   p->framework_eager = !!p->framework_eager;
+  p->ddp_bucket_view = !!p->ddp_bucket_view;
   p->channels_last = !!p->channels_last;
   p->conv_autotune = !!p->conv_autotune;
   p->cublas_pre11 = !!p->cublas_pre11;
@@ -905,15 +906,35 @@ int plan_torch_nn(const sc_plan *p) {
   return p->framework_eager && !p->fused_kernels && plan_loss_of(p) == SC_LOSS_EAGER;
 }
 
+/* 1 when PyTorch's own parameters hold the gradients in .grad under
+ * torch.optim: an eager plan whose parameters are fp32 and updated in
+ * place by the optimizer -- under plan.amp (autocast) or in fp32/tf32; the
+ * 16-bit plans are Megatron's and apex O2's, whose fp32 main gradients
+ * are a persistent buffer of their own. */
+static int torch_params(const sc_plan *p) {
+  return p->framework_eager && (p->amp || p->dtype == SC_FP32 || p->dtype == SC_TF32);
+}
+
+/* PyTorch DDP (torch_params, no ZeRO, dp > 1) with gradient_as_bucket_view
+ * False, its default: the reducer allocates its flat buckets once, copies
+ * each .grad into its bucket for the all-reduce and the result back, so
+ * a step holds the gradients twice ("the saved memory size will be equal
+ * to the total gradients size", distributed.py's docstring of the flag,
+ * ../shared/reference/pytorch/torch/nn/parallel/distributed.py); with the
+ * flag each .grad is a view of its bucket and only the buckets hold
+ * gradients. */
+int plan_ddp_buckets(const sc_plan *p) {
+  return torch_params(p) && p->zero == 0 && p->dp > 1 && !p->ddp_bucket_view;
+}
+
 /* plan.zero_grad "auto": the gradients are the parameters' own .grad, which
  * torch.optim's zero_grad(set_to_none=True) frees (PyTorch's default since
  * 2.0: ../shared/reference/pytorch/torch/nn/parallel/distributed.py, "(the
- * default)"), where PyTorch itself holds them: an eager plan whose
- * parameters are fp32 and updated in place by the optimizer -- under
- * plan.amp (autocast) or in fp32/tf32; the 16-bit plans are Megatron's and
- * apex O2's, whose fp32 main gradients are a persistent buffer -- with no
- * ZeRO and one replica (DDP's reducer keeps its own gradient buckets,
- * and DeepSpeed its partitions); or FSDP2, whose post-backward sets each
+ * default)"), where PyTorch itself holds them (torch_params) with no
+ * ZeRO and one replica, or under DDP whose reducer keeps its buckets apart
+ * (plan_ddp_buckets: the buckets stay, the .grad tensors go; with
+ * gradient_as_bucket_view the .grad tensors are the buckets, kept) --
+ * DeepSpeed keeps its partitions --; or FSDP2, whose post-backward sets each
  * sharded .grad (_fsdp_param_group.py). FSDP1 is modelled as PyTorch
  * 1.13's (section 4b), whose zero_grad zeroed in place by default. ZeRO-1
  * over one replica shards nothing, and zero 1 is the key's default (the
@@ -922,8 +943,7 @@ int plan_torch_nn(const sc_plan *p) {
 int plan_grads_freed(const sc_plan *p) {
   if (p->zero_grad != SC_ZERO_GRAD_AUTO) return p->zero_grad == SC_ZERO_GRAD_SET_TO_NONE;
   if (p->zero >= 3) return p->fsdp_impl == SC_FSDP2;
-  int fp32_params = p->amp || p->dtype == SC_FP32 || p->dtype == SC_TF32;
-  return fp32_params && p->framework_eager && p->zero <= 1 && p->dp == 1;
+  return torch_params(p) && p->zero <= 1 && (p->dp == 1 || plan_ddp_buckets(p));
 }
 
 /* ------------------------------------------------------------ overrides */

@@ -53,6 +53,11 @@ extern const char *const plan_zero_grad_names[PLAN_ZERO_GRADS];
  * "set_to_none", or "auto" on a plan whose gradients are PyTorch's own
  * parameters' .grad under torch.optim); 0 when they are kept. */
 int plan_grads_freed(const sc_plan *p);
+/* 1 when a resolved plan runs PyTorch DDP whose reducer keeps its
+ * gradient buckets beside the .grad tensors (plan.ddp_bucket_view false,
+ * PyTorch's default): a second copy of the gradients, kept between steps
+ * (memory.c). */
+int plan_ddp_buckets(const sc_plan *p);
 
 /* sc_scenario_resolve in place: on an error *s is left half resolved
  * (for a scratch copy the caller drops then, without the 4 KB copies

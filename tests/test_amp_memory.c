@@ -294,16 +294,16 @@ Test(amp_memory, zero_grad_key_refuses_other_values) {
  * parameter); *rise its most at a boundary (0 when none is above 0), *in
  * the most a fully recomputed run's rebuilt layer adds to the larger of
  * its two ends (0: none), *G every gradient, *tied the tied table's
- * second gradient. */
+ * second gradient, *remat the largest layer rebuilt. */
 typedef struct sweep {
-  double rise, in, G, tied;
+  double rise, in, G, tied, remat;
 } sweep;
 
 static sweep sweep_by_hand(const sc_scenario *s) {
   lowered l;
   lowered_make(&l, s);
   const xg_stage *st = &l.x.stages[0];
-  sweep w = {0, 0, 0, 0};
+  sweep w = {0, 0, 0, 0, 0};
   double d = 0;
   int first = 1;
   for (int j = 0; j < st->n_runs; j++) {
@@ -318,6 +318,7 @@ static sweep sweep_by_hand(const sc_scenario *s) {
     double g = r->count * 4 * sg->params, before = d;
     d += a - g;
     if (full && fmax(before, d) + sg->act_bytes > w.in) w.in = fmax(before, d) + sg->act_bytes;
+    if (full && sg->act_bytes > w.remat) w.remat = sg->act_bytes;
     w.G += g;
     w.tied += r->count * sg->tied_params * 4;
   }
@@ -393,6 +394,41 @@ Test(amp_memory, freed_gradients_remat_below_every_boundary) {
             tied, in, A);
   NEAR(freed.mem.gradients, G, "freed: every gradient");
   NEAR(freed.mem.activations, tied + in, "freed: the tied transient and the layer rebuilt");
+}
+
+/* The two moments of the sweep fall apart: a layer is rebuilt only while
+ * the backward runs through its own run, so a boundary elsewhere holds
+ * none. VGG16 under AMP at batch 16 on a V100, every layer fully
+ * recomputed: the sweep's most at a boundary and its most while a layer
+ * is rebuilt, each by hand, and the peak the larger of the two, not the
+ * boundary's plus the largest layer rebuilt (which its convolution blocks'
+ * boundaries, of different sizes, would count, 30-odd MB more). */
+Test(amp_memory, freed_gradients_rise_and_remat_apart) {
+  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
+                      "plan.pp=1", "plan.global_batch=16", "plan.micro_batch=16",
+                      "plan.dtype=\"fp16\"", "plan.amp=true", "plan.zero_grad=\"set_to_none\"",
+                      "plan.recompute=\"full\""};
+  sc_scenario s;
+  sc_result freed, kept;
+  sc_error err = {0};
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 10, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  sweep w = sweep_by_hand(&s);
+  double end = w.G + w.tied + fmax(w.rise, w.in);
+  cr_assert(w.rise > 0 && w.in > 0, "a boundary above 0 (%.0f) and a layer rebuilt (%.0f)",
+            w.rise, w.in);
+  cr_assert(w.rise + w.remat > fmax(w.rise, w.in) + 1e6,
+            "the boundary's %.0f plus the largest layer %.0f above either moment %.0f", w.rise,
+            w.remat, fmax(w.rise, w.in));
+  ov[8] = "plan.zero_grad=\"zero\"";
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 10, &err), SC_OK,
+               "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
+  cr_assert(end > kept.mem.activations, "the later moment %.0f above the start %.0f", end,
+            kept.mem.activations);
+  NEAR(freed.mem.gradients, w.G, "freed: every gradient at the sweep's peak");
+  NEAR(freed.mem.activations, end - w.G, "freed: the larger moment's activations");
 }
 
 /* The memory of BERT-base under AMP at micro-batch and per-GPU batch 8

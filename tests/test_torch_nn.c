@@ -165,13 +165,29 @@ Test(torch_nn, eager_cross_entropy_moves_22_bytes_a_logit_forward_26_backward) {
   NEAR(ef, 22 * n / rate + T0);
 }
 
+/* In fp32 the logits are fp32 already and .float() returns them: no cast
+ * either way, log_softmax's and the NLL's bytes alone (e = 4): 16 a logit
+ * forward, 4 + 16 backward. The time of each kind is one kernel's fixed
+ * cost plus its bytes at the preset's rate. */
+Test(torch_nn, eager_cross_entropy_on_fp32_logits_casts_nothing) {
+  const sc_gpu *g = sc_gpu_preset("h100-sxm5-80gb");
+  double rate = g->hbm_bw * g->hbm_eff, n = 8.0 * 1024 * 32000;
+  sc_scenario s = gpt(0, SC_LOSS_EAGER);
+  s.plan.dtype = SC_FP32;
+  double f, b;
+  loss_time(s, &f, &b);
+  NEAR(f, 16 * n / rate + T0);
+  NEAR(b, 20 * n / rate + T0);
+}
+
 /* The loss task's framework calls (xg_task host_fwd, host_bwd): Megatron's
  * loss's 8 each way; F.cross_entropy(logits.float()) launches 3 forward
  * (the cast, log_softmax, nll_loss) and 4 backward (the NLL's fill and
  * scatter, log_softmax's backward, the cast's), as its bytes count. */
-static void loss_calls(sc_loss_impl loss, int *hf, int *hb) {
+static void loss_calls(sc_loss_impl loss, sc_dtype dt, int *hf, int *hb) {
   lowered l;
   sc_scenario s = gpt(0, loss);
+  s.plan.dtype = dt;
   lowered_make(&l, &s);
   *hf = *hb = -1;
   for (int i = 0; i < l.x.n_tasks; i++) {
@@ -183,8 +199,11 @@ static void loss_calls(sc_loss_impl loss, int *hf, int *hb) {
 
 Test(torch_nn, eager_cross_entropy_launches_its_own_kernels) {
   int ef, eb, mf, mb;
-  loss_calls(SC_LOSS_EAGER, &ef, &eb);
-  loss_calls(SC_LOSS_VOCAB_PARALLEL, &mf, &mb);
+  loss_calls(SC_LOSS_EAGER, SC_BF16, &ef, &eb);
+  loss_calls(SC_LOSS_VOCAB_PARALLEL, SC_BF16, &mf, &mb);
   cr_expect(ef == 3 && eb == 4, "eager loss: %d forward, %d backward calls", ef, eb);
   cr_expect(mf == 8 && mb == 8, "Megatron's loss: %d forward, %d backward calls", mf, mb);
+  /* fp32 logits: no cast, so no cast's kernel either way */
+  loss_calls(SC_LOSS_EAGER, SC_FP32, &ef, &eb);
+  cr_expect(ef == 2 && eb == 3, "eager loss in fp32: %d forward, %d backward calls", ef, eb);
 }

@@ -13,6 +13,7 @@
 
 #include "gpt4.h"
 #include "lowered.h"
+#include "predict.h"
 #include "stepcast.h"
 
 #define T0 3e-6 /* cost_mem's fixed cost a kernel (src/cost/compute.h) */
@@ -163,6 +164,35 @@ Test(torch_nn, eager_cross_entropy_moves_22_bytes_a_logit_forward_26_backward) {
   NEAR(mf - ef, 16 * n / rate);
   NEAR(eb - mb, 12 * n / rate);
   NEAR(ef, 22 * n / rate + T0);
+}
+
+/* The tensor-parallel line of s (tp_comm) in the closed form and the
+ * event engine. */
+static void tp_line(const sc_scenario *s, double *closed, double *event) {
+  sc_result r = predict_ok(s), ev;
+  sc_event_opts o = {1, 0};
+  sc_error err = {0};
+  cr_assert_eq(sc_predict_event(s, &o, &ev, NULL, &err), SC_OK, "%s", err.msg);
+  *closed = r.time.tp_comm, *event = ev.time.tp_comm;
+}
+
+Test(torch_nn, a_bias_gradient_moves_no_collective) {
+  /* tp 4 with GEMM/collective overlap (plan.overlap_tp): a collective
+   * after a linear hides beside that GEMM (XG_OVL_PREV). The bias's
+   * reduction, the linear's own task after its GEMM, runs no kernel
+   * forward: the collective still hides beside the GEMM, so the
+   * tensor-parallel line is the bias-free model's, in both engines */
+  sc_scenario s = gpt(0, SC_LOSS_EAGER);
+  s.cluster.gpus = 4, s.plan.tp = 4, s.plan.overlap_tp = 1;
+  double bc, be, nc, ne, oc, oe;
+  tp_line(&s, &bc, &be);
+  s.model.tf.bias = 0;
+  tp_line(&s, &nc, &ne);
+  s.plan.overlap_tp = 0;
+  tp_line(&s, &oc, &oe);
+  cr_assert(nc < oc, "the overlap hides something: %g s against %g s without", nc, oc);
+  NEAR(bc, nc);
+  NEAR(be, ne);
 }
 
 /* In fp32 the logits are fp32 already and .float() returns them: no cast

@@ -412,7 +412,10 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
     q->comm = t->kind == XG_COMM;
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     q->mem = t->kind == XG_MEM;
-    if (!q->comm) prev = q->gpu, prev_mem = q->mem;
+    /* a kernel that does not run in this pass (a torch.nn bias
+     * gradient's reduction forward: lower.c bias_grad_task) leaves the
+     * GEMM before it the one a collective overlaps (XG_OVL_PREV) */
+    if (!q->comm && q->gpu > 0) prev = q->gpu, prev_mem = q->mem;
   }
   return 0;
 }

@@ -291,10 +291,12 @@ Test(amp_memory, zero_grad_key_refuses_other_values) {
  * each boundary between runs, the activations the runs before it keep
  * (AMP: with their GEMM and convolution weights' 16-bit copies, 2 bytes
  * each, unless fully recomputed) less their gradients (4 bytes a
- * parameter); *rise its most at a boundary (0 when none is above 0), *in
- * the most a fully recomputed run's rebuilt layer adds to the larger of
- * its two ends (0: none), *G every gradient, *tied the tied table's
- * second gradient, *remat the largest layer rebuilt. */
+ * parameter; an offloaded layer's activations are on the host); *rise
+ * its most at a boundary (0 when none is above 0), *in the most a fully
+ * recomputed run's rebuilt layer, or an offloaded run's layer brought
+ * back, adds to the larger of its two ends (0: none), *G every gradient,
+ * *tied the tied table's second gradient, *remat the largest layer
+ * rebuilt. */
 typedef struct sweep {
   double rise, in, G, tied, remat;
 } sweep;
@@ -305,7 +307,7 @@ static sweep sweep_by_hand(const sc_scenario *s) {
   const xg_stage *st = &l.x.stages[0];
   sweep w = {0, 0, 0, 0, 0};
   double d = 0;
-  int first = 1;
+  int first = 1, off = s->plan.offload_layers;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &l.x.runs[st->first_run + j];
     const xg_segment *sg = &l.x.segs[r->segment];
@@ -315,9 +317,12 @@ static sweep sweep_by_hand(const sc_scenario *s) {
     int full = sg->recompute == SC_RECOMP_FULL;
     double copies = s->plan.amp && !full ? 2 * sg->params_cast : 0;
     double a = r->count * ((full ? sg->input_bytes : sg->act_bytes) + copies);
+    int n = sg->role == WG_ROLE_LAYER ? (int)fmin(r->count, off) : 0;
+    off -= n, a -= n * sg->act_bytes; /* offloading: recompute none */
     double g = r->count * 4 * sg->params, before = d;
     d += a - g;
-    if (full && fmax(before, d) + sg->act_bytes > w.in) w.in = fmax(before, d) + sg->act_bytes;
+    double back = full ? sg->act_bytes : n > 0 ? sg->act_bytes : 0;
+    if (back > 0 && fmax(before, d) + back > w.in) w.in = fmax(before, d) + back;
     if (full && sg->act_bytes > w.remat) w.remat = sg->act_bytes;
     w.G += g;
     w.tied += r->count * sg->tied_params * 4;
@@ -429,6 +434,33 @@ Test(amp_memory, freed_gradients_rise_and_remat_apart) {
             kept.mem.activations);
   NEAR(freed.mem.gradients, w.G, "freed: every gradient at the sweep's peak");
   NEAR(freed.mem.activations, end - w.G, "freed: the larger moment's activations");
+}
+
+/* Offloaded layers (plan.offload_layers) come back from the host for
+ * their backward, one layer at a time, beside the gradients made by then,
+ * as a rebuilt layer does: the 4-layer GPT with the 2,048-word vocabulary
+ * of the test above, nothing recomputed, its first 2 layers offloaded.
+ * Every boundary is below 0 (the layers' gradients outweigh their
+ * activations), yet the first layer's activations, back on the GPU,
+ * lift the end above the backward's start. */
+Test(amp_memory, freed_gradients_offloaded_layer_comes_back) {
+  sc_scenario s = gpt4_h100(0, 0);
+  s.model.tf.vocab = 2048;
+  s.plan.offload_layers = 2;
+  s.plan.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
+  sc_result kept, freed;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  sweep w = sweep_by_hand(&s);
+  s.plan.zero_grad = SC_ZERO_GRAD_ZERO;
+  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
+  cr_assert(w.rise == 0 && w.in > 0,
+            "every boundary at or below 0 (%.0f), the layer back above (%.0f)", w.rise, w.in);
+  cr_assert(w.G + w.tied + w.in > kept.mem.activations,
+            "the end %.0f + %.0f + %.0f above the start %.0f", w.G, w.tied, w.in,
+            kept.mem.activations);
+  NEAR(freed.mem.gradients, w.G, "freed: every gradient");
+  NEAR(freed.mem.activations, w.tied + w.in, "freed: the tied transient and the layer back");
 }
 
 /* The memory of BERT-base under AMP at micro-batch and per-GPU batch 8

@@ -143,7 +143,8 @@ void eng_memory_pass(eng *e) { e->mem_pass++; }
  * Within a run of like layers the sum moves linearly, so its ends are the
  * boundaries to look at; while a fully recomputed run's backward runs,
  * one of its layers is rematerialised (remat bytes, else 0) beside the
- * larger of its ends: m->rise_remat, the most of that over such runs (a
+ * larger of its ends (an offloaded run's layer brought back from the
+ * host likewise): m->rise_remat, the most of that over such runs (a
  * layer is rebuilt only inside its own run: a boundary elsewhere holds
  * none), which may exceed m->rise where every boundary's value is below
  * 0. kept: the run's activations held on the GPU; g: its gradients;
@@ -200,7 +201,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     double a = r->count * seg_act(sg);
     amp_copies(p, r, sg, &a, &m->copies_once);
     m->act += a;
-    double kept = a;
+    double kept = a, reload = 0;
     if (sg->role == WG_ROLE_LAYER) {
       seen_layer = 1;
       tail = 0;
@@ -217,10 +218,13 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
       m->offloaded += n * seg_act(sg);
       kept -= n * seg_act(sg);
       if (seg_act(sg) > m->off_buf) m->off_buf = seg_act(sg);
+      if (n > 0) reload = seg_act(sg);
     }
-    /* one layer is rematerialised at a time during backward */
+    /* one layer is rematerialised at a time during backward; an
+     * offloaded one's activations come back for its backward as one
+     * layer's (no recomputation with offloading) */
     double remat = sg->recompute == SC_RECOMP_FULL ? sg->act_bytes : 0;
-    sweep_run(m, &d, first, kept, g, remat);
+    sweep_run(m, &d, first, kept, g, remat > 0 ? remat : reload);
     first = 0;
     if (remat > m->remat) m->remat = remat;
     if (sg->bwd_extra_bytes > m->bwd_extra) m->bwd_extra = sg->bwd_extra_bytes;
@@ -324,8 +328,9 @@ static int grads_freed_once(const sc_plan *p, const xg *x) {
  * where the backward has already made the gradients of the runs after
  * them -- a VGG's classifier, most of its parameters, before its
  * convolutions, most of its activations) and, within a fully recomputed
- * run, the layer it rematerialises beside the larger of that run's ends
- * (m->rise_remat; a boundary below 0 can still leave it above 0), which
+ * or offloaded run, the layer it rematerialises or brings back beside the
+ * larger of that run's ends (m->rise_remat; a boundary below 0 can still
+ * leave it above 0), which
  * fall at different moments: the larger, not their sum. The tied table's
  * second gradient adds to either: the head's backward, early, makes the
  * table's gradient (while the head's input is still held), which the

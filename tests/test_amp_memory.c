@@ -340,22 +340,32 @@ static sweep sweep_by_hand(const sc_scenario *s) {
  * the gradients before it (AMP: each run keeps its activations and its
  * GEMM and convolution weights' 16-bit copies, 2 bytes each; gradients 4
  * bytes a parameter), here above both the backward's start and its end. */
-Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
+/* VGG16 under AMP on one V100 at batch b (one micro-batch), its
+ * gradients freed between steps (set_to_none) into *freed and kept into
+ * *kept, recomputing as rc says; the sweep of the freed one by hand. */
+static sweep vgg_amp(int b, const char *rc, sc_result *freed, sc_result *kept) {
+  char gbs[40], mbs[40], rcs[48];
+  snprintf(gbs, sizeof gbs, "plan.global_batch=%d", b);
+  snprintf(mbs, sizeof mbs, "plan.micro_batch=%d", b);
+  snprintf(rcs, sizeof rcs, "plan.recompute=\"%s\"", rc);
   const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
-                      "plan.pp=1", "plan.global_batch=64", "plan.micro_batch=64",
-                      "plan.dtype=\"fp16\"", "plan.amp=true", "plan.zero_grad=\"set_to_none\""};
+                      "plan.pp=1", gbs, mbs, "plan.dtype=\"fp16\"", "plan.amp=true", rcs,
+                      "plan.zero_grad=\"set_to_none\""};
   sc_scenario s;
-  sc_result kept, freed;
   sc_error err = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
-               "%s", err.msg);
-  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 10, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, freed, &err), SC_OK, "%s", err.msg);
   sweep w = sweep_by_hand(&s);
+  s.plan.zero_grad = SC_ZERO_GRAD_ZERO;
+  cr_assert_eq(sc_predict(&s, kept, &err), SC_OK, "%s", err.msg);
+  return w;
+}
+
+Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
+  sc_result kept, freed;
+  sweep w = vgg_amp(64, "none", &freed, &kept);
   double rise = w.rise, G = w.G;
-  ov[8] = "plan.zero_grad=\"zero\"";
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
-               "%s", err.msg);
-  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
   double P = kept.params, A = kept.mem.activations;
   NEAR(G, 4 * P, "the runs' gradients are every parameter's");
   cr_assert(rise > 0 && G + rise > A, "the sweep's peak %.0f + %.0f above the start %.0f", G,
@@ -409,27 +419,14 @@ Test(amp_memory, freed_gradients_remat_below_every_boundary) {
  * boundary's plus the largest layer rebuilt (which its convolution blocks'
  * boundaries, of different sizes, would count, 30-odd MB more). */
 Test(amp_memory, freed_gradients_rise_and_remat_apart) {
-  const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
-                      "plan.pp=1", "plan.global_batch=16", "plan.micro_batch=16",
-                      "plan.dtype=\"fp16\"", "plan.amp=true", "plan.zero_grad=\"set_to_none\"",
-                      "plan.recompute=\"full\""};
-  sc_scenario s;
   sc_result freed, kept;
-  sc_error err = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 10, &err), SC_OK,
-               "%s", err.msg);
-  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
-  sweep w = sweep_by_hand(&s);
+  sweep w = vgg_amp(16, "full", &freed, &kept);
   double end = w.G + w.tied + fmax(w.rise, w.in);
   cr_assert(w.rise > 0 && w.in > 0, "a boundary above 0 (%.0f) and a layer rebuilt (%.0f)",
             w.rise, w.in);
   cr_assert(w.rise + w.remat > fmax(w.rise, w.in) + 1e6,
             "the boundary's %.0f plus the largest layer %.0f above either moment %.0f", w.rise,
             w.remat, fmax(w.rise, w.in));
-  ov[8] = "plan.zero_grad=\"zero\"";
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 10, &err), SC_OK,
-               "%s", err.msg);
-  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
   cr_assert(end > kept.mem.activations, "the later moment %.0f above the start %.0f", end,
             kept.mem.activations);
   NEAR(freed.mem.gradients, w.G, "freed: every gradient at the sweep's peak");

@@ -72,8 +72,11 @@ int cli_search_html(const char *path, const sc_scenario *s, const sc_search_opts
 int cli_data_dir(char *buf, size_t cap);
 
 /* cmd_dp.c: the data-parallel prediction of s (compare: every scheme that
- * applies, fastest first) in fmt to standard output; the exit code. */
-int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare);
+ * applies, fastest first) in fmt to standard output, each scheme's fit
+ * verdict under headroom (bytes, fraction; NULL: none; search_limits_fit);
+ * the exit code. */
+int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare,
+                  const double headroom[2]);
 /* The step of s's dp.scheme as a Chrome trace to path ("-": standard
  * output); the exit code. */
 int cli_dp_trace(const char *cmd, const sc_scenario *s, const char *path);

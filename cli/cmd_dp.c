@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "scenario_args.h"
+#include "search_limits.h"
 #include "stepcast.h"
 
 /* The comparison reads any scenario's model, cluster and batch and runs a
@@ -35,7 +36,8 @@ static void note_unused_plan(const char *cmd, const sc_plan *p) {
                     "(data parallelism over cluster.gpus)\n", cmd, b);
 }
 
-int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare) {
+int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int compare,
+                  const double headroom[2]) {
   sc_dp_result r[32];
   sc_error err = {0};
   int n = 1, rc = SC_OK;
@@ -50,6 +52,7 @@ int cli_dp_report(const char *cmd, const sc_scenario *s, sc_format fmt, int comp
     fprintf(stderr, "stepcast %s: %s\n", cmd, err.msg);
     return cli_exit_code(rc);
   }
+  for (int k = 0; headroom && k < n; k++) search_limits_fit(&r[k].mem, headroom[0], headroom[1]);
   sc_report_dp(stdout, fmt, s, r, n);
   return 0;
 }
@@ -101,6 +104,9 @@ static void help(void) {
          "Without a file: ResNet-50 on 16 V100 (two servers) over 25 GbE, 64 per GPU.\n\n"
          "  SCENARIO.json         the job (default: the ResNet-50 job above)\n");
   scen_args_help(dp_ignored);
+  printf("  --headroom X          memory kept free on every GPU: GiB (4), or a fraction of\n"
+         "                        its memory (0.1 or 10%%); a scheme fits (JSON \"fits\")\n"
+         "                        when its total is at most the capacity less the headroom\n");
   printf("\nExit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n");
 }
 
@@ -111,11 +117,17 @@ int cmd_dp(int argc, char **argv) {
   sa.load_flags = SC_LOAD_PLAN_UNCHECKED;
   sa.base = sc_dp_default_scenario();
   int rc = 0;
+  double headroom[2] = {0, 0}; /* --headroom: bytes, fraction */
   for (int i = 1; i < argc && !rc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       help();
       rc = -1;
       break;
+    }
+    if (!strcmp(argv[i], "--headroom")) {
+      int need = i + 1 < argc;
+      rc = search_limits_headroom("dp", need ? argv[++i] : "", &headroom[0], &headroom[1]);
+      continue;
     }
     if (dp_refused(argv[i])) {
       rc = 2;
@@ -125,7 +137,7 @@ int cmd_dp(int argc, char **argv) {
   }
   sc_scenario s;
   if (!rc) rc = scen_args_load(&sa, "dp", &s);
-  if (!rc) rc = cli_dp_report("dp", &s, sa.fmt, 1);
+  if (!rc) rc = cli_dp_report("dp", &s, sa.fmt, 1, headroom);
   scen_args_free(&sa);
   return rc < 0 ? 0 : rc;
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "scenario_args.h"
+#include "search_limits.h"
 #include "stepcast.h"
 
 static void help(void) {
@@ -22,6 +23,9 @@ static void help(void) {
          "                        (the same as `stepcast dp`; a scenario with dp.scheme\n"
          "                        predicts that scheme alone)\n"
          "  --require-fit         exit 1 when the plan does not fit in memory\n"
+         "  --headroom X          memory kept free on every GPU: GiB (4), or a fraction of\n"
+         "                        its memory (0.1 or 10%%); the plan fits when its total\n"
+         "                        is at most the capacity less the headroom, as in search\n"
          "  --ops                 also list the operators of one layer with their times, and\n"
          "                        the whole step by operator kind\n"
          "  --train-tokens N      also print the days to train on N tokens (e.g. 15e12)\n"
@@ -92,7 +96,7 @@ static int report(const sc_scenario *s, const sc_result *r, sc_format fmt, int s
 /* `predict --engine event`: the event engine's prediction with its
  * critical path, and its trace; the exit code. */
 static int predict_event(const sc_scenario *s, sc_format fmt, const char *trace,
-                         int require_fit) {
+                         int require_fit, const double headroom[2]) {
   sc_event_opts eo = {1, trace != NULL};
   sc_event_pred *p = NULL;
   sc_result r;
@@ -102,6 +106,7 @@ static int predict_event(const sc_scenario *s, sc_format fmt, const char *trace,
     fprintf(stderr, "stepcast predict: %s\n", err.msg);
     return cli_exit_code(rc);
   }
+  search_limits_fit(&r.mem, headroom[0], headroom[1]);
   if (!cli_is_stdout(trace)) sc_report_event(stdout, fmt, s, &r, p);
   if (trace) {
     FILE *f = cli_open_out("predict", trace);
@@ -117,7 +122,7 @@ int cmd_predict(int argc, char **argv) {
   scen_args sa;
   if (scen_args_init(&sa, argc)) return 3;
   int require_fit = 0, show_ops = 0, schemes = 0, rc = 0;
-  double train_tokens = 0;
+  double train_tokens = 0, headroom[2] = {0, 0}; /* --headroom: bytes, fraction */
   const char *trace = NULL, *html = NULL;
   int event = 0;
   for (int i = 1; i < argc && !rc; i++) {
@@ -136,6 +141,10 @@ int cmd_predict(int argc, char **argv) {
     if (!strcmp(a, "--require-fit")) { require_fit = 1; continue; }
     if (!strcmp(a, "--ops")) { show_ops = 1; continue; }
     if (!strcmp(a, "--schemes")) { schemes = 1; continue; }
+    if (!strcmp(a, "--headroom")) {
+      rc = search_limits_headroom("predict", need ? argv[++i] : "", &headroom[0], &headroom[1]);
+      continue;
+    }
     if (!strcmp(a, "--train-tokens")) {
       char *end = NULL;
       train_tokens = need ? strtod(argv[i + 1], &end) : 0;
@@ -168,7 +177,7 @@ int cmd_predict(int argc, char **argv) {
                     "closed form\n");
     rc = 2;
   } else if (!rc && event) {
-    rc = predict_event(&s, sa.fmt, trace, require_fit);
+    rc = predict_event(&s, sa.fmt, trace, require_fit, headroom);
     scen_args_free(&sa);
     return rc;
   }
@@ -178,7 +187,7 @@ int cmd_predict(int argc, char **argv) {
                       "data-parallel scenario, --trace only for one scheme (dp.scheme)\n");
       rc = 2;
     } else {
-      if (!cli_is_stdout(trace)) rc = cli_dp_report("predict", &s, sa.fmt, schemes);
+      if (!cli_is_stdout(trace)) rc = cli_dp_report("predict", &s, sa.fmt, schemes, headroom);
       if (!rc && trace) rc = cli_dp_trace("predict", &s, trace);
     }
   } else if (!rc) {
@@ -192,6 +201,7 @@ int cmd_predict(int argc, char **argv) {
       fprintf(stderr, "stepcast predict: %s\n", err.msg);
       rc = cli_exit_code(prc);
     } else {
+      search_limits_fit(&r.mem, headroom[0], headroom[1]);
       /* a file named "-" takes standard output in place of the report:
        * one document per invocation */
       sc_span *spans = NULL;

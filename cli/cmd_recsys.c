@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "interrupt.h"
+#include "search_limits.h"
 #include "stepcast_recsys.h"
 
 int cmd_recsys(int argc, char **argv);
@@ -62,20 +63,10 @@ typedef struct args {
   size_t n_ov;
 } args;
 
-/* --headroom X of `recsys plan`: parsed by the library as `search
- * --headroom` is (sc_search_opts_set), with its message. 0, or 2 after
+/* --headroom X of `recsys plan` (search_limits_headroom). 0, or 2 after
  * the message. */
 static int take_headroom(const char *v, args *a) {
-  sc_search_opts so;
-  sc_search_opts_default(&so);
-  sc_error e = {0};
-  if (sc_search_opts_set(&so, "headroom", v, &e)) {
-    const char *msg = !strncmp(e.msg, "headroom:", 9) ? e.msg + 9 : e.msg;
-    fprintf(stderr, "stepcast recsys: --headroom:%s\n", msg);
-    return 2;
-  }
-  a->headroom_bytes = so.headroom_bytes;
-  a->headroom_frac = so.headroom_frac;
+  if (search_limits_headroom("recsys", v, &a->headroom_bytes, &a->headroom_frac)) return 2;
   a->headroom_set = 1;
   return 0;
 }

@@ -55,7 +55,7 @@ static int one_row(const char *path, const char *id, sc_format fmt, int event, i
   sc_event_opts eo = {1, 0};
   char assumed[256] = ""; /* sc_validation_row.assumed: the full table's "assumed: ..." */
   int rc = sc_validate_row_scenario_assumed(path, id, &s, assumed, sizeof assumed, &err);
-  if (rc == SC_OK && s.dp.scheme[0]) return cli_dp_report("validate", &s, fmt, 0);
+  if (rc == SC_OK && s.dp.scheme[0]) return cli_dp_report("validate", &s, fmt, 0, NULL);
   if (rc == SC_OK && event) {
     rc = sc_predict_event(&s, &eo, &r, &ep, &err);
     if (rc == SC_OK) sc_scenario_resolve(&s, &err), sc_report_event(stdout, fmt, &s, &r, ep);

@@ -75,3 +75,23 @@ int search_limits_take(int argc, char **argv, int *i, sc_search_opts *o) {
   }
   return 0;
 }
+
+/* search_limits.h */
+int search_limits_headroom(const char *cmd, const char *v, double *bytes, double *frac) {
+  sc_search_opts so;
+  sc_search_opts_default(&so);
+  sc_error e = {0};
+  if (sc_search_opts_set(&so, "headroom", v, &e)) {
+    const char *msg = !strncmp(e.msg, "headroom:", 9) ? e.msg + 9 : e.msg;
+    fprintf(stderr, "stepcast %s: --headroom:%s\n", cmd, msg);
+    return 2;
+  }
+  *bytes = so.headroom_bytes;
+  *frac = so.headroom_frac;
+  return 0;
+}
+
+/* search_limits.h */
+void search_limits_fit(sc_memory *m, double bytes, double frac) {
+  if (m->total > m->capacity - bytes - frac * m->capacity) m->fits = 0;
+}

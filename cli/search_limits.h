@@ -22,4 +22,14 @@ void search_limits_help(void);
  * the option's name, printed). */
 int search_limits_take(int argc, char **argv, int *i, sc_search_opts *o);
 
+/* --headroom X of the other commands (predict, dp, recsys plan): parsed
+ * by sc_search_opts_set as search's is, its message printed under
+ * `stepcast CMD: --headroom`. 0 with *bytes (bytes) and *frac (0..1) set,
+ * or 2 after the message (both unchanged). */
+int search_limits_headroom(const char *cmd, const char *v, double *bytes, double *frac);
+
+/* m's fit verdict under that headroom, as search's: a plan fits only
+ * where its total is at most the capacity less bytes and frac of it. */
+void search_limits_fit(sc_memory *m, double bytes, double frac);
+
 #endif

@@ -124,6 +124,11 @@ const sc_gpu *sc_gpu_preset(const char *name);
 /* Number of GPU presets and the i-th one (0 <= i < count). */
 size_t sc_gpu_preset_count(void);
 const sc_gpu *sc_gpu_preset_at(size_t i);
+/* The cluster.gpu keys (docs/input.md) in which g differs from the preset
+ * of its name (an override such as cluster.gpu.hbm_GiB=40), written
+ * ", "-separated into buf (cap bytes, cut short to fit); returns how many
+ * (0, buf "": g is its preset, or its name is no preset). */
+int sc_gpu_changes(const sc_gpu *g, char *buf, size_t cap);
 
 /* ---------------------------------------------------------------- model */
 

@@ -208,6 +208,26 @@ else echo "FAIL: the HTML summary does not say the verdict is marginal"; fail=$(
 expect 0 "57.1  marginal" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58 --no-rerank
 expect 0 "57.1        2.964  marginal" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
 expect 0 "--headroom 3% keeps only plans clear of it" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=58
+# a GPU an override changed is not printed as its preset: the keys changed follow
+expect 0 "1024 x a100-sxm4-80gb (modified: hbm_GiB), 8 per node" -- predict --set cluster.gpu.hbm_GiB=40
+expect 0 '"gpu": "a100-sxm4-80gb", "gpu_modified": ["hbm_GiB"], "gpus"' -- predict --set cluster.gpu.hbm_GB=40 --format json
+printf '{"cluster": {"gpu": {"preset": "h100-sxm5-80gb", "peak_tflops": {"bf16": 500}, "launch_us": 9}}}' > "$TMP/gpumod.json"
+expect 0 '"gpu": "h100-sxm5-80gb", "gpu_modified": ["peak_tflops", "launch_us"], "gpus"' -- predict "$TMP/gpumod.json" --format json
+expect 0 "on 16 x v100-sxm2-32gb (modified: hbm_GiB) (8 per server)" -- dp --set cluster.gpu.hbm_GB=20
+out=$("$CLI" predict --format json 2>&1)
+if [[ $out == *'"gpu": "a100-sxm4-80gb", "gpus"'* ]]; then pass=$((pass + 1))
+else echo "FAIL: an unmodified preset GPU got gpu_modified"; fail=$((fail + 1)); fi
+# predict and dp --headroom: search's option, the fit verdict needs that much free
+# (the default plan needs 21.1 of 80 GiB; 58.9 free)
+expect 0 "fits: yes (58.9 GiB free)" -- predict --headroom 50
+expect 1 "leaving 58.9 GiB free: less than the headroom asked for" -- predict --headroom 60 --require-fit
+expect 1 "less than the headroom asked for" -- predict --headroom 75% --require-fit --engine event
+expect 0 '"fits": false' -- predict --headroom 0.75 --format json
+expect 0 '"fits": true' -- predict --headroom 0.7 --format json
+expect 2 "stepcast predict: --headroom: expected GiB (4)" -- predict --headroom abc
+expect 0 '"fits": true' -- dp --format json
+expect 0 '"fits": false' -- dp --headroom 99% --format json
+expect 2 "stepcast dp: --headroom: expected" -- dp --headroom -1
 expect 1 "marginal: within the memory model's 3 % band of the GPU's memory (docs/accuracy.md): it may fit" -- search -m gpt3-13b -n 64 --gb 256 --top 3 --set cluster.gpu.hbm_GiB=4.6
 expect 0 ',offload_layers,fits_marginal,compute_s,host_overhead_s,' -- search -m gpt3-13b -n 64 --gb 256 --top 3 --format csv
 # re-ranked by the event engine unless --no-rerank (docs/search.md), the table says which;

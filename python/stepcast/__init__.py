@@ -665,10 +665,35 @@ def _whatif_number(name, v):
     return x
 
 
-def _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model):
+# trace()'s keywords renamed to collective()'s (and the JSON documents'
+# and scenario keys') names: old name -> new; the old still work, with a
+# DeprecationWarning.
+_TRACE_RENAMED = {"nvlink": "nvlink_GBps", "nic": "nic_Gbps", "ppn": "ranks_per_node"}
+
+
+def _renamed(kw, old, func):
+    """kw with the deprecated keywords in old given under their new names
+    (_TRACE_RENAMED), a DeprecationWarning each at the caller of func;
+    TypeError for a keyword func does not take, or one given under both
+    its names."""
+    for name, value in old.items():
+        new = _TRACE_RENAMED.get(name)
+        if new is None:
+            raise TypeError(f"{func}() got an unexpected keyword argument '{name}'")
+        if kw[new] is not None:
+            raise TypeError(f"{func}() got both '{new}' and its old name '{name}'")
+        warnings.warn(f"{func}(): '{name}=' is deprecated, use '{new}=' (the name "
+                      "collective() and the JSON documents use)", DeprecationWarning,
+                      stacklevel=3)
+        kw[new] = value
+    return kw
+
+
+def _trace_whatif(dp_scale, gpu, nvlink_GBps, nic_Gbps, ranks_per_node, no_overlap, comm_model):
     """The sc_trace_whatif of the what-if keywords (units as the command's
-    options: nvlink GB/s, nic Gb/s), or None when none is given (the
-    command's report without a what-if column)."""
+    options: nvlink_GBps GB/s, nic_Gbps Gb/s), or None when none is given
+    (the command's report without a what-if column)."""
+    nvlink, nic, ppn = nvlink_GBps, nic_Gbps, ranks_per_node
     if (dp_scale, gpu, nvlink, nic, ppn) == (None,) * 5 and not no_overlap and not comm_model:
         return None
     w = _TraceWhatif()
@@ -678,13 +703,13 @@ def _trace_whatif(dp_scale, gpu, nvlink, nic, ppn, no_overlap, comm_model):
     if gpu is not None:
         w.gpu = str(gpu).encode("utf-8")
     if nvlink is not None:
-        w.nvlink_bw = _whatif_number("nvlink", nvlink) * 1e9        # as --nvlink: GB/s
+        w.nvlink_bw = _whatif_number("nvlink_GBps", nvlink) * 1e9   # as --nvlink: GB/s
     if nic is not None:
-        w.nic_bw = _whatif_number("nic", nic) * 1e9 / 8             # as --nic: Gb/s
+        w.nic_bw = _whatif_number("nic_Gbps", nic) * 1e9 / 8        # as --nic: Gb/s
     if ppn is not None:
         x = None if isinstance(ppn, bool) else _number(ppn)
         if x is None or not 1 <= x <= 1e9 or x != int(x):
-            raise Error(2, f"ppn: expected a whole number of GPUs per NVLink domain "
+            raise Error(2, f"ranks_per_node: expected a whole number of GPUs per NVLink domain "
                            f"(1, 2, 8, ...), got {ppn!r}")
         w.ranks_per_node = int(x)
     if no_overlap:
@@ -726,8 +751,8 @@ def _trace_text(paths, kw, stacklevel):
     files = [os.fsencode(p) for p in paths]
     _same_file_twice(files)
     arr = (ctypes.c_char_p * max(len(files), 1))(*files)
-    w = _trace_whatif(kw["dp_scale"], kw["gpu"], kw["nvlink"], kw["nic"], kw["ppn"],
-                      kw["no_overlap"], kw["comm_model"])
+    w = _trace_whatif(kw["dp_scale"], kw["gpu"], kw["nvlink_GBps"], kw["nic_Gbps"],
+                      kw["ranks_per_node"], kw["no_overlap"], kw["comm_model"])
     buf, wbuf, err = ctypes.POINTER(ctypes.c_char)(), ctypes.POINTER(ctypes.c_char)(), _Err()
     rc = _lib.sc_trace_json_ex(arr, len(files), ctypes.byref(w) if w else None,
                                _file(kw["perfetto"]), _file(kw["export_graph"]),
@@ -741,17 +766,21 @@ def _trace_text(paths, kw, stacklevel):
     return text
 
 
-def trace_json(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-               no_overlap=False, comm_model=False, perfetto=None, export_graph=None):
+def trace_json(paths, *, dp_scale=None, gpu=None, nvlink_GBps=None, nic_Gbps=None,
+               ranks_per_node=None, no_overlap=False, comm_model=False, perfetto=None,
+               export_graph=None, **deprecated):
     """The text of ``stepcast trace FILE... --format json`` (the options
     and the warnings as trace())."""
-    return _trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink, nic=nic, ppn=ppn,
-                                   no_overlap=no_overlap, comm_model=comm_model,
-                                   perfetto=perfetto, export_graph=export_graph), 2)
+    kw = _renamed(dict(dp_scale=dp_scale, gpu=gpu, nvlink_GBps=nvlink_GBps, nic_Gbps=nic_Gbps,
+                       ranks_per_node=ranks_per_node, no_overlap=no_overlap,
+                       comm_model=comm_model, perfetto=perfetto, export_graph=export_graph),
+                  deprecated, "trace_json")
+    return _trace_text(paths, kw, 2)
 
 
-def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
-          no_overlap=False, comm_model=False, perfetto=None, export_graph=None):
+def trace(paths, *, dp_scale=None, gpu=None, nvlink_GBps=None, nic_Gbps=None,
+          ranks_per_node=None, no_overlap=False, comm_model=False, perfetto=None,
+          export_graph=None, **deprecated):
     """Replay the PyTorch profiler traces of one job (a file, or one per
     rank: Kineto JSON, plain or gzip, Chakra ETs; docs/trace.md), as
     ``stepcast trace FILE... --format json``: {"jobs": [{"files", "ranks",
@@ -759,18 +788,21 @@ def trace(paths, *, dp_scale=None, gpu=None, nvlink=None, nic=None, ppn=None,
     "replay": {...}, "whatif": {"change", "result", "step_change"}}]},
     "whatif" only when a what-if keyword is given (docs/trace.md). The what-if
     keywords are the command's options: dp_scale (--dp-scale), gpu (a
-    preset, --gpu), nvlink (GB/s per GPU per direction), nic (Gb/s), ppn
-    (GPUs per NVLink domain), no_overlap=True, comm_model=True. perfetto:
+    preset, --gpu), nvlink_GBps (--nvlink, GB/s per GPU per direction),
+    nic_Gbps (--nic, Gb/s), ranks_per_node (--ppn, GPUs per NVLink domain;
+    the names collective() takes; the old nvlink=, nic= and ppn= still
+    work, with a DeprecationWarning), no_overlap=True, comm_model=True. perfetto:
     a file to write the replayed schedule to (--perfetto); export_graph:
     the file the loaded graph is written to as Kineto JSON, one per rank
     (OUT-rankN.json for several; --export-graph). A bad file or
     value raises Error (2 bad input, 3 I/O) with the command's message;
     what the command warns about on standard error is issued as
     TraceWarning (warnings.warn), one warning a line."""
-    return json.loads(_trace_text(paths, dict(dp_scale=dp_scale, gpu=gpu, nvlink=nvlink,
-                                              nic=nic, ppn=ppn, no_overlap=no_overlap,
-                                              comm_model=comm_model, perfetto=perfetto,
-                                              export_graph=export_graph), 2))
+    kw = _renamed(dict(dp_scale=dp_scale, gpu=gpu, nvlink_GBps=nvlink_GBps, nic_Gbps=nic_Gbps,
+                       ranks_per_node=ranks_per_node, no_overlap=no_overlap,
+                       comm_model=comm_model, perfetto=perfetto, export_graph=export_graph),
+                  deprecated, "trace")
+    return json.loads(_trace_text(paths, kw, 2))
 
 
 def version():

@@ -43,7 +43,7 @@ CASES = {
                           ["--gpu", "h100-sxm5-80gb"]),
     "hta-2rank": (lambda: shared(*HTA_2RANK), {}, []),
     "hta-2rank-dp4-nic": (lambda: shared(*HTA_2RANK),
-                          {"dp_scale": 4, "nic": 100, "nvlink": 450, "ppn": 4,
+                          {"dp_scale": 4, "nic_Gbps": 100, "nvlink_GBps": 450, "ranks_per_node": 4,
                            "comm_model": True, "no_overlap": True},
                           ["--dp-scale", "4", "--nic", "100", "--nvlink", "450", "--ppn", "4",
                            "--comm-model", "--no-overlap"]),
@@ -64,7 +64,7 @@ def test_trace_is_the_cli_document(name):
 
 def test_whatif_changes_the_prediction():
     files = shared(*HTA_2RANK)
-    job, = stepcast.trace(files, dp_scale=4, nic=25, comm_model=True)["jobs"]
+    job, = stepcast.trace(files, dp_scale=4, nic_Gbps=25, comm_model=True)["jobs"]
     w = job["whatif"]
     assert w["change"]["dp_scale"] == 4 and w["change"]["nic_bw"] == 25e9 / 8
     assert w["change"]["comm_model"] is True and w["result"]["comm_retimed"] > 0
@@ -99,7 +99,7 @@ def test_missing_file_raises_io_error(tmp_path):
 @pytest.mark.parametrize("kw, says", [
     ({"gpu": "h900"}, "unknown GPU preset 'h900'"),
     ({"dp_scale": 0}, "dp_scale"),
-    ({"ppn": 2.5}, "ppn"),
+    ({"ranks_per_node": 2.5}, "ranks_per_node"),
     ({"perfetto": "-"}, "perfetto"),
 ])
 def test_bad_whatif_raises_input_error(kw, says):
@@ -115,14 +115,14 @@ def test_perfetto_unwritable_raises_io_error(tmp_path):
 
 
 @pytest.mark.parametrize("kw, opt", [
-    ({"nvlink": 0}, ["--nvlink", "0"]),        # 0 would be the library's default
-    ({"nic": 0}, ["--nic", "0"]),
-    ({"nic": 2e9}, ["--nic", "2e9"]),
+    ({"nvlink_GBps": 0}, ["--nvlink", "0"]),        # 0 would be the library's default
+    ({"nic_Gbps": 0}, ["--nic", "0"]),
+    ({"nic_Gbps": 2e9}, ["--nic", "2e9"]),
     ({"dp_scale": 1e-12}, ["--dp-scale", "1e-12"]),
     ({"dp_scale": float("nan")}, ["--dp-scale", "nan"]),
-    ({"nvlink": "fast"}, ["--nvlink", "fast"]),
-    ({"ppn": 2**32 + 8}, ["--ppn", str(2**32 + 8)]),  # a C int would wrap to 8
-    ({"ppn": float("nan")}, ["--ppn", "nan"]),
+    ({"nvlink_GBps": "fast"}, ["--nvlink", "fast"]),
+    ({"ranks_per_node": 2**32 + 8}, ["--ppn", str(2**32 + 8)]),  # a C int would wrap to 8
+    ({"ranks_per_node": float("nan")}, ["--ppn", "nan"]),
 ])
 def test_whatif_out_of_the_commands_range_is_refused(kw, opt):
     """What `stepcast trace` refuses (numbers outside 1e-9..1e9), the
@@ -175,3 +175,22 @@ def test_no_warning_without_one(recwarn):
     p = subprocess.run([CLI, "trace", SYNTH], capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0 and "warning" not in p.stderr
     assert not [w for w in recwarn if issubclass(w.category, stepcast.TraceWarning)]
+
+
+@pytest.mark.parametrize("old, new, value", [
+    ("nvlink", "nvlink_GBps", 450), ("nic", "nic_Gbps", 100), ("ppn", "ranks_per_node", 4)])
+def test_old_whatif_names_are_deprecated_aliases(old, new, value):
+    """trace(nvlink=, nic=, ppn=) were renamed to collective()'s names:
+    the old still give the same document, with a DeprecationWarning that
+    names the new one; both names at once, or an unknown keyword, is a
+    TypeError."""
+    files = shared(*HTA_2RANK)
+    want = stepcast.trace_json(files, dp_scale=2, **{new: value})
+    for fn in (stepcast.trace_json, lambda *a, **k: json.dumps(stepcast.trace(*a, **k))):
+        with pytest.warns(DeprecationWarning, match=f"'{old}=' is deprecated, use '{new}='"):
+            got = fn(files, dp_scale=2, **{old: value})
+        assert json.loads(got) == json.loads(want)
+    with pytest.raises(TypeError, match=f"both '{new}' and its old name '{old}'"):
+        stepcast.trace(files, **{old: value, new: value})
+    with pytest.raises(TypeError, match="unexpected keyword argument 'ppnn'"):
+        stepcast.trace(files, ppnn=4)

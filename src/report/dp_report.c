@@ -31,8 +31,10 @@ static void dp_table_note(FILE *out, const sc_dp_result *r, int n) {
 }
 
 static void dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n) {
+  char gpu[REPORT_GPU_CAP];
+  report_gpu_label(&s->cluster.gpu, gpu);
   fprintf(out, "data-parallel %s on %d x %s (%d per server), global batch %ld\n",
-          s->model.name, s->cluster.gpus, s->cluster.gpu.name,
+          s->model.name, s->cluster.gpus, gpu,
           s->cluster.gpus_per_node < s->cluster.gpus ? s->cluster.gpus_per_node : s->cluster.gpus,
           s->plan.global_batch);
   if (n > 0)

@@ -63,7 +63,8 @@ int report_marginal(const sc_scenario *s, const sc_memory *m) {
 }
 
 /* The GPU memory verdict line of s: yes, NO, or marginal where the total
- * is within the memory model's band of the capacity (report_marginal). */
+ * is within the memory model's band of the capacity (report_marginal);
+ * NO within the capacity where the caller's headroom set fits to 0. */
 static void gpu_verdict(FILE *out, const sc_scenario *s, const sc_memory *m) {
   double cap = m->capacity / GIB, tot = m->total / GIB;
   int marginal = report_marginal(s, m);
@@ -80,6 +81,9 @@ static void gpu_verdict(FILE *out, const sc_scenario *s, const sc_memory *m) {
   else if (m->total > m->capacity)
     fprintf(out, "\n  fits: NO -- needs %.1f GiB, the GPU has %.1f GiB (%.1f GiB over)\n",
             tot, cap, tot - cap);
+  else if (!(m->host_capacity > 0 && m->host > m->host_capacity)) /* predict --headroom */
+    fprintf(out, "\n  fits: NO -- needs %.1f of the GPU's %.1f GiB, leaving %.1f GiB free: "
+                 "less than the headroom asked for\n", tot, cap, cap - tot);
 }
 
 /* Activation offloading's pinned CPU memory per server when the plan
@@ -268,9 +272,9 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
   const sc_plan *p = &s->plan;
   const sc_cluster *c = &s->cluster;
   fprintf(out, "stepcast %s prediction\n\n", SC_VERSION);
-  char name[sizeof s->model.name], gpu[sizeof c->gpu.name], path[sizeof s->model.graph.path];
+  char name[sizeof s->model.name], gpu[REPORT_GPU_CAP], path[sizeof s->model.graph.path];
   esc_text(name, sizeof name, s->model.name); /* user text on a terminal */
-  esc_text(gpu, sizeof gpu, c->gpu.name);
+  report_gpu_label(&c->gpu, gpu);
   esc_text(path, sizeof path, s->model.graph.path);
   if (s->model.kind == SC_MODEL_TRANSFORMER)
     fprintf(out, "  model     %s: %.1fB parameters, %d layers, hidden %d, seq %d\n",
@@ -359,11 +363,30 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
 }
 
 /* report_int.h */
+void report_gpu_label(const sc_gpu *g, char *buf) {
+  char name[sizeof g->name], keys[REPORT_GPU_CAP - sizeof g->name - 16];
+  esc_text(name, sizeof name, g->name);
+  if (sc_gpu_changes(g, keys, sizeof keys))
+    snprintf(buf, REPORT_GPU_CAP, "%s (modified: %s)", name, keys);
+  else
+    snprintf(buf, REPORT_GPU_CAP, "%s", name);
+}
+
+/* report_int.h */
 void report_json_job(FILE *out, const sc_scenario *s) {
   fprintf(out, "\"model\": ");
   esc_json(out, s->model.name);
   fprintf(out, ", \"gpu\": ");
   esc_json(out, s->cluster.gpu.name);
+  char keys[REPORT_GPU_CAP];
+  if (sc_gpu_changes(&s->cluster.gpu, keys, sizeof keys)) {
+    fprintf(out, ", \"gpu_modified\": [\"");
+    for (const char *k = keys; *k; k++) { /* "a, b" -> "a", "b": keys are plain words */
+      if (*k == ',') fputs("\", \"", out);
+      else if (*k != ' ') fputc(*k, out);
+    }
+    fprintf(out, "\"]");
+  }
   fprintf(out, ", \"gpus\": %d", s->cluster.gpus);
 }
 
@@ -961,8 +984,10 @@ void sc_report_search(FILE *out, sc_format fmt, const sc_scenario *s,
   char types[64], attn[160];
   dtype_list(dts, "", types, sizeof types);
   search_attention(s, dts, attn, sizeof attn);
+  char gpu[REPORT_GPU_CAP];
+  report_gpu_label(&s->cluster.gpu, gpu);
   fprintf(out, "stepcast %s search: %s on %d x %s, global batch %ld, %s%s%s\n", SC_VERSION,
-          s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch,
+          s->model.name, s->cluster.gpus, gpu, s->plan.global_batch,
           dtype_col ? "dtypes " : "", types, attn);
   pred_table_network(out, &s->cluster); /* as predict says it */
   double walk = st->seconds - st->rerank_seconds; /* plans/s: of the walk alone */

@@ -31,8 +31,15 @@ void report_search_event_json(FILE *out, const sc_candidate *c);
 
 /* The job's JSON members `"model": ..., "gpu": ..., "gpus": N` of s, no
  * separator before or after (report.c): every document that names its
- * job. */
+ * job; with `"gpu_modified": ["hbm_GiB", ...]` after "gpu" where an
+ * override changed the GPU preset (sc_gpu_changes). */
 void report_json_job(FILE *out, const sc_scenario *s);
+
+/* g's name as a table prints it (escaped for a terminal), with
+ * " (modified: KEYS)" where it differs from its preset (sc_gpu_changes),
+ * into buf of REPORT_GPU_CAP bytes (report.c). */
+#define REPORT_GPU_CAP 160
+void report_gpu_label(const sc_gpu *g, char *buf);
 
 /* 1 when the verdict m of s is marginal: within the band, on a model the
  * band was measured on (sc_memory_band_measured) (report.c). */

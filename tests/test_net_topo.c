@@ -95,6 +95,27 @@ Test(net_topo, a_file_names_its_routing) {
   topo_free(t);
 }
 
+/* A misspelt generator key or name gets the "did you mean" a JSON file's
+ * key gets (name_suggest); one close to nothing gets none; the valid list
+ * follows either way. */
+Test(net_topo, generator_typos_suggest_the_key) {
+  const char *bad[][2] = {
+      {"rail:gpu=8", "generator rail: unknown key 'gpu'; did you mean \"gpus\"? (valid: nodes="},
+      {"rail:nodes=2,nvlnk=300", "unknown key 'nvlnk'; did you mean \"nvlink\"? (valid:"},
+      {"fat_tree:host=32,radix=8", "unknown key 'host'; did you mean \"hosts\"?"},
+      {"rail:zzz=1", "generator rail: unknown key 'zzz' (valid: nodes="},
+      {"rail:nodes_per_rack_and_more=1", "unknown key 'nodes_per_rack_and_more' (valid:"},
+      {"rial:gpus=8", "unknown topology generator 'rial'; did you mean \"rail\"? (valid: ring,"},
+      {"moebius", "unknown topology generator 'moebius' (valid: ring,"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    topo *t = NULL;
+    sc_error e = {0};
+    cr_expect_eq(topo_gen(bad[i][0], &t, &e), SC_EINPUT, "%s", bad[i][0]);
+    cr_expect(strstr(e.msg, bad[i][1]), "%s: %s", bad[i][0], e.msg);
+    cr_expect_null(t);
+  }
+}
+
 /* Generator and node kind names ignore case, as the collective op names
  * do (core/name.h): each spelling builds the graph the table's name
  * builds; a name that is none (underscores count: "fattree") is refused
@@ -126,7 +147,7 @@ Test(net_topo, generator_and_kind_names_ignore_case) {
   topo_free(t);
   expect_bad("{\"nodes\": [{\"name\": \"a\", \"kind\": \"Router\"}], \"links\": []}",
              "'Router' is not a kind (valid: gpu, nvswitch, nic, switch)");
-  expect_bad("{\"generator\": \"FatTree\"}", "'FatTree' (valid: ring, torus, mesh, star, tree, expo, dgx1, "
+  expect_bad("{\"generator\": \"FatTree\"}", "'FatTree'; did you mean \"fat_tree\"? (valid: ring, torus, mesh, star, tree, expo, dgx1, "
              "rail, dgx, hier, fat_tree, dragonfly)");
 }
 

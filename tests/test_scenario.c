@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/name.h"
 #include "load/scenario.h"
 #include "plan/plan.h"
 #include "stepcast.h"
@@ -362,12 +363,12 @@ Test(files, io_and_syntax_errors_name_the_file) {
 /* -------------------------------------------------------- suggestions */
 
 Test(suggest, edit_distance_and_ranking) {
-  cr_assert_eq(scn_edit_distance("tp", "tp"), 0);
-  cr_assert_eq(scn_edit_distance("tpp", "tp"), 1);
-  cr_assert_eq(scn_edit_distance("TP", "tp"), 0);
-  cr_assert_eq(scn_edit_distance("ab", "ba"), 1, "transposition");
-  cr_assert_eq(scn_edit_distance("", "abc"), 3);
-  cr_assert_eq(scn_edit_distance("kitten", "sitting"), 3);
+  cr_assert_eq(name_edit_distance("tp", "tp"), 0);
+  cr_assert_eq(name_edit_distance("tpp", "tp"), 1);
+  cr_assert_eq(name_edit_distance("TP", "tp"), 0);
+  cr_assert_eq(name_edit_distance("ab", "ba"), 1, "transposition");
+  cr_assert_eq(name_edit_distance("", "abc"), 3);
+  cr_assert_eq(name_edit_distance("kitten", "sitting"), 3);
   static const char *const keys[] = {"tp", "pp", "dp", "global_batch", "micro_batch"};
   cr_assert_str_eq(scn_suggest("tpp", keys, 5), "tp");
   cr_assert_str_eq(scn_suggest("global_bach", keys, 5), "global_batch");

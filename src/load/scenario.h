@@ -38,14 +38,10 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err);
  * Also used by the recsys job's overrides (src/recsys/rs_keys.c). */
 int scn_override_value(const char *text, json_t **v, char *why, size_t cap);
 
-/* Optimal-string-alignment edit distance between a and b, ignoring ASCII
- * case; only the first 63 bytes of each string are compared. */
-int scn_edit_distance(const char *a, const char *b);
-
-/* The candidate closest to `word` (edit distance, a common synonym such as
- * "hidden_size" -> "hidden", or a prefix such as "h100" ->
- * "h100-sxm5-80gb"), or NULL when none is close. cands[0..n) are not
- * copied; the result points into them. */
+/* The candidate closest to `word`: a common synonym such as
+ * "hidden_size" -> "hidden", else name_suggest's (a prefix such as "h100"
+ * -> "h100-sxm5-80gb", or the edit distance); NULL when none is close.
+ * cands[0..n) are not copied; the result points into them. */
 const char *scn_suggest(const char *word, const char *const *cands, size_t n);
 
 /* Into buf (cap bytes): `; did you mean "ID"?` naming the GPU preset id

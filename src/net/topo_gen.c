@@ -523,6 +523,19 @@ static int check_args(const gen_def *g, const gen_args *a, sc_error *err) {
   return SC_OK;
 }
 
+/* Into hint (cap bytes): `; did you mean "K"?` naming the key of a
+ * closest to the n bytes at word (name_suggest, as a JSON file's keys
+ * get), or "". */
+static void key_hint(const gen_args *a, const char *word, size_t n, char *hint, size_t cap) {
+  char w[16];
+  const char *cand[MAX_KEYS];
+  for (int i = 0; i < a->n; i++) cand[i] = a->key[i];
+  snprintf(w, sizeof w, "%.*s", (int)(n < sizeof w ? n : sizeof w - 1), word);
+  const char *near = n < sizeof w ? name_suggest(w, cand, (size_t)a->n) : NULL;
+  if (near) snprintf(hint, cap, "; did you mean \"%s\"?", near);
+  else if (cap) hint[0] = '\0';
+}
+
 /* Parse "key=value,key=value" over the defaults. */
 static int parse_args(const gen_def *g, const char *p, gen_args *a, sc_error *err) {
   _Static_assert(MAX_KEYS <= 32, "seen holds one bit per key");
@@ -536,9 +549,12 @@ static int parse_args(const gen_def *g, const char *p, gen_args *a, sc_error *er
     int i;
     for (i = 0; i < a->n; i++)
       if ((int)strlen(a->key[i]) == eq - p && !strncmp(a->key[i], p, (size_t)(eq - p))) break;
-    if (i == a->n)
-      return sc_error_set(err, SC_EINPUT, "generator %s: unknown key '%.*s' (valid: %s)",
-                          g->name, (int)(eq - p), p, g->keys);
+    if (i == a->n) {
+      char hint[48];
+      key_hint(a, p, (size_t)(eq - p), hint, sizeof hint);
+      return sc_error_set(err, SC_EINPUT, "generator %s: unknown key '%.*s'%s (valid: %s)",
+                          g->name, (int)(eq - p), p, hint, g->keys);
+    }
     if (seen >> i & 1u)
       return sc_error_set(err, SC_EINPUT, "generator %s: %s is given twice (one value per key)",
                           g->name, a->key[i]);
@@ -570,8 +586,15 @@ static int parse_spec(const char *spec, const gen_def **out, gen_args *a, sc_err
     for (int i = 0; i < N_GENS; i++)
       snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                gens[i].name);
-    return sc_error_set(err, SC_EINPUT, "unknown topology generator '%.*s' (valid: %s)",
-                        (int)len, spec, names);
+    const char *cand[N_GENS];
+    char word[32];
+    for (int i = 0; i < N_GENS; i++) cand[i] = gens[i].name;
+    snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), spec);
+    const char *near = len < sizeof word ? name_suggest(word, cand, N_GENS) : NULL;
+    char hint[48] = "";
+    if (near) snprintf(hint, sizeof hint, "; did you mean \"%s\"?", near);
+    return sc_error_set(err, SC_EINPUT, "unknown topology generator '%.*s'%s (valid: %s)",
+                        (int)len, spec, hint, names);
   }
   *out = g;
   defaults(g, a);

@@ -917,12 +917,13 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     rep += xg_seg_sharded(sg, n * e_b, n, r->count);
     rep_grp = sg->rep_group;
   }
-  if (rep_grp >= 0) {
-    grp_share s3;
-    red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
-    share_max(&share, s3);
-  }
-  double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst);
+  /* the replicas' all-reduce needs every unit's reduce-scatter done, the
+   * last of which leaves when the backward ends (fsdp.c): nothing of the
+   * backward is left to hide it, and FSDP's own gathers and reduce-
+   * scatters are what that backward hides (hiding it again made a faster
+   * GPU expose both) */
+  double all = rep_grp >= 0 ? coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, NULL) : 0;
+  double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst) + all;
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
 }
 

@@ -41,6 +41,19 @@ int cli_one_stdout(const char *cmd, const char *a, const char *b);
  * CMD --help)". */
 int cli_unknown_option(const char *cmd, const char *arg);
 
+/* The format `value` names for `cmd`'s --format (value NULL: none given;
+ * csv_ok 0 where the command has no CSV output), or -1 after the message
+ * "stepcast CMD: --format expects table, json or csv, got 'yaml'". */
+int cli_format(const char *cmd, const char *value, int csv_ok);
+
+/* A note on stderr for each override of ov[0..n) ("key.path=value") that
+ * sets a key path an earlier one set to another value (`--dtype fp16 ...
+ * --dtype fp32`): the last is used (docs/input.md, "Overrides"), but not
+ * in silence. shown[i] is ov[i] as typed ("--dtype fp16"; NULL, or shown
+ * NULL: it came from --set). The same value twice ("8", "8.0") is not
+ * noted, nor a section and a key inside it (`plan=...`, `plan.tp=...`). */
+void cli_ov_note_repeats(const char *cmd, const char *const *ov, const char *const *shown, size_t n);
+
 /* Flush and close f (not standard output, which is only flushed); 0, or
  * 3 after a message when anything failed to be written. */
 int cli_close_out(const char *cmd, const char *path, FILE *f);

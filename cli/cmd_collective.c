@@ -163,11 +163,18 @@ static int parse(int argc, char **argv, opts *o) {
     else if (!strcmp(k, "--algo")) o->algo = v;
     else if (!strcmp(k, "--html")) o->html = v;
     else if (!strcmp(k, "--format")) {
-      int f = sc_format_from_name(v);
-      if (f < 0) return bad("--format expects table, json or csv, got", v);
+      int f = cli_format("collective", v, 1);
+      if (f < 0) return 2;
       o->format = (sc_format)f;
     } else return bad("unknown option", k);
-    if (end && *end) return bad("not a number:", v);
+    if (end && *end) { /* the unit is the option's: a number alone */
+      const char *unit = !strcmp(k, "--nic") ? "Gb/s per GPU per direction, e.g. 400"
+                         : !strcmp(k, "--factor") ? "> 1, e.g. 2"
+                         : !strcmp(k, "--pcie")   ? "the slot's x16 rate in GB/s, e.g. 31.5"
+                                                  : "GB/s per GPU per direction, e.g. 450";
+      fprintf(stderr, "stepcast collective: %s expects a number (%s), got '%s'\n", k, unit, v);
+      return 2;
+    }
   }
   if (nvlink_set && o->pcie > 0) /* --pcie won in silence, whatever the order */
     return bad("--nvlink and --pcie both given: --pcie means the GPUs have no NVLink; give "

@@ -16,12 +16,9 @@ int cmd_presets(int argc, char **argv) {
              "List the GPU, model and cluster presets known by name.\n");
       return 0;
     }
-    int f = !strcmp(argv[i], "--format") ? (i + 1 < argc ? sc_format_from_name(argv[++i]) : -1) : -2;
-    if (f == -1) {
-      fprintf(stderr, "stepcast presets: --format expects table, json or csv\n");
-      return 2;
-    }
-    if (f == -2) return cli_unknown_option("presets", argv[i]);
+    if (strcmp(argv[i], "--format")) return cli_unknown_option("presets", argv[i]);
+    int f = cli_format("presets", i + 1 < argc ? argv[++i] : NULL, 1);
+    if (f < 0) return 2;
     fmt = (sc_format)f;
   }
   sc_report_presets(stdout, fmt);

@@ -117,9 +117,9 @@ static int parse(int argc, char **argv, args *a) {
       return 2;
     }
     if (!strcmp(s, "--format") && v) {
-      if (!strcmp(v, "json")) a->fmt = SC_FORMAT_JSON;
-      else if (!strcmp(v, "table")) a->fmt = SC_FORMAT_TABLE;
-      else { fprintf(stderr, "stepcast recsys: --format %s: valid: table, json\n", v); return 2; }
+      int f = cli_format("recsys", v, 0);
+      if (f < 0) return 2;
+      a->fmt = (sc_format)f;
       i++;
     } else if (!strcmp(s, "--sharding") && v) {
       a->sharding = v;
@@ -152,13 +152,17 @@ static int parse(int argc, char **argv, args *a) {
       a->budget_set = 1;
       i++;
     } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "stepcast recsys: unknown option '%s' (see --help)\n", s);
-      return 2;
+      return cli_unknown_option("recsys", s);
     } else if (!a->file) a->file = s;
     else if (!a->id) a->id = s;
     else { fprintf(stderr, "stepcast recsys: unexpected argument '%s'\n", s); return 2; }
   }
   if (!a->file) { fprintf(stderr, "stepcast recsys: no JOB.json or FILE.csv given\n"); return 2; }
+  cli_ov_note_repeats("recsys", a->ov, NULL, a->n_ov);
+  for (size_t i = 0; a->sharding && i < a->n_ov; i++) /* --sharding replaces the document's */
+    if (!strncmp(a->ov[i], "sharding=", 9) && strcmp(a->ov[i] + 9, a->sharding))
+      fprintf(stderr, "stepcast recsys: note: the sharding is given twice, --set %s then "
+                      "--sharding %s: --sharding is used\n", a->ov[i], a->sharding);
   return 0;
 }
 

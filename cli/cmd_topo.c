@@ -36,11 +36,8 @@ int cmd_topo(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--dot")) dot = 1;
     else if (!strcmp(argv[i], "--format")) {
-      int f = i + 1 < argc ? sc_format_from_name(argv[++i]) : -1;
-      if (f < 0) {
-        fprintf(stderr, "stepcast topo: --format expects table, json or csv\n");
-        return 2;
-      }
+      int f = cli_format("topo", i + 1 < argc ? argv[++i] : NULL, 1);
+      if (f < 0) return 2;
       fmt = (sc_format)f;
       fmt_given = 1;
     }

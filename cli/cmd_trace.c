@@ -123,10 +123,9 @@ static int parse(int argc, char **argv, opts *o) {
     if (r) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), -1;
     if (!strcmp(a, "--format")) {
-      if (i + 1 >= argc || (o->format = sc_format_from_name(argv[i + 1])) < 0 ||
-          o->format == SC_FORMAT_CSV)
-        return bad("--format: expected table or json, got", i + 1 < argc ? argv[i + 1] : NULL);
-      i++;
+      int f = cli_format("trace", i + 1 < argc ? argv[++i] : NULL, 0);
+      if (f < 0) return 2;
+      o->format = f;
     } else if (!strcmp(a, "--export-graph")) {
       if (i + 1 >= argc) return bad("--export-graph needs a file name", NULL);
       o->graph = argv[++i];

@@ -170,11 +170,8 @@ int cmd_validate(int argc, char **argv) {
           ev = engine_event(k + 1 < argc ? argv[++k] : NULL);
           if (ev < 0) return 2;
         } else if (!strcmp(argv[k], "--format")) {
-          int v = k + 1 < argc ? sc_format_from_name(argv[++k]) : -1;
-          if (v < 0) {
-            fprintf(stderr, "stepcast validate: --format expects table, json or csv\n");
-            return 2;
-          }
+          int v = cli_format("validate", k + 1 < argc ? argv[++k] : NULL, 1);
+          if (v < 0) return 2;
           f = (sc_format)v;
         } else if (argv[k][0] == '-' && argv[k][1]) { /* --html, --summary, ... */
           fprintf(stderr, "stepcast validate: %s does not go with --row (valid with --row: "
@@ -228,9 +225,8 @@ int cmd_validate(int argc, char **argv) {
       continue;
     }
     if (!strcmp(a, "--format")) {
-      int f = i + 1 < argc ? sc_format_from_name(argv[++i]) : -1;
+      int f = cli_format("validate", i + 1 < argc ? argv[++i] : NULL, 1);
       if (f < 0) {
-        fprintf(stderr, "stepcast validate: --format expects table, json or csv\n");
         rc = 2;
         goto done;
       }

@@ -46,6 +46,42 @@ int cli_one_stdout(const char *cmd, const char *a, const char *b) {
   return 2;
 }
 
+int cli_format(const char *cmd, const char *value, int csv_ok) {
+  int f = value ? sc_format_from_name(value) : -1;
+  if (f >= 0 && (csv_ok || f != SC_FORMAT_CSV)) return f;
+  const char *valid = csv_ok ? "table, json or csv" : "table or json";
+  if (!value) fprintf(stderr, "stepcast %s: --format expects %s\n", cmd, valid);
+  else
+    fprintf(stderr, "stepcast %s: --format expects %s, got '%s'%s\n", cmd, valid, value,
+            f == SC_FORMAT_CSV ? " (this command has no CSV output: docs/output.md)" : "");
+  return -1;
+}
+
+/* 1 when two override values are the same: the same text, or the same
+ * number written two ways ("8" and "8.0"). */
+static int same_value(const char *a, const char *b) {
+  if (!strcmp(a, b)) return 1;
+  char *ea, *eb;
+  double x = strtod(a, &ea), y = strtod(b, &eb);
+  return ea != a && eb != b && !*ea && !*eb && x == y;
+}
+
+void cli_ov_note_repeats(const char *cmd, const char *const *ov, const char *const *shown, size_t n) {
+  for (size_t j = 1; j < n; j++) {
+    const char *ej = strchr(ov[j], '=');
+    size_t len = ej ? (size_t)(ej - ov[j]) : 0;
+    for (size_t i = j; len && i-- > 0;) { /* the one it replaces: the latest before it */
+      if (strncmp(ov[i], ov[j], len) || ov[i][len] != '=') continue;
+      if (!same_value(ov[i] + len + 1, ej + 1))
+        fprintf(stderr, "stepcast %s: note: %.*s is given twice, %s%s then %s%s: the last is used\n",
+                cmd, (int)len, ov[j], shown && shown[i] ? "" : "--set ",
+                shown && shown[i] ? shown[i] : ov[i], shown && shown[j] ? "" : "--set ",
+                shown && shown[j] ? shown[j] : ov[j]);
+      break;
+    }
+  }
+}
+
 int cli_unknown_option(const char *cmd, const char *arg) {
   fprintf(stderr, "stepcast %s: unknown option '%s' (see stepcast %s --help)\n", cmd, arg, cmd);
   return 2;

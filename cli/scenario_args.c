@@ -15,7 +15,7 @@ static const flag flags[] = {
     {"-g", "cluster.gpu"},     {"--gpu", "cluster.gpu"},
     {"-n", "cluster.gpus"},    {"--gpus", "cluster.gpus"},
     {"--nodes", "cluster.nodes"},
-    {"--nic-gbps", "cluster.nic_Gbps"},
+    {"--nic-gbps", "cluster.nic_Gbps"}, {"--nic", "cluster.nic_Gbps"}, /* collective's, trace's name */
     {"--tp", "plan.tp"},       {"--pp", "plan.pp"},   {"--dp", "plan.dp"},
     {"--cp", "plan.cp"},       {"--ep", "plan.ep"},   {"--vpp", "plan.vpp"},
     {"--sp", "plan.sp"},       {"--zero", "plan.zero"},
@@ -48,11 +48,8 @@ int scen_args_take(scen_args *a, const char *cmd, int argc, char **argv, int *i)
   const char *arg = argv[*i];
   const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
   if (!strcmp(arg, "--format")) {
-    int f = val ? sc_format_from_name(val) : -1;
-    if (f < 0) {
-      fprintf(stderr, "stepcast %s: --format expects table, json or csv\n", cmd);
-      return 2;
-    }
+    int f = cli_format(cmd, val, 1);
+    if (f < 0) return 2;
     a->fmt = (sc_format)f;
     (*i)++;
     return 1;
@@ -116,9 +113,10 @@ static void print_load_error(const scen_args *a, const char *cmd, const char *ms
   fprintf(stderr, "stepcast %s: %s\n", cmd, msg);
 }
 
-/* 1 when an override sets one of the plan's parallel degrees. */
+/* 1 when an override sets tp or pp, the degrees the default's plan
+ * brings that every other follows from (dp, and ep through dp*cp). */
 static int sets_degrees(const scen_args *a) {
-  static const char *const keys[] = {"plan.tp=", "plan.pp=", "plan.dp=", "plan.cp=", "plan.pp_layout="};
+  static const char *const keys[] = {"plan.tp=", "plan.pp=", "plan.pp_layout="};
   for (size_t i = 0; i < a->n_ov; i++)
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
       if (!strncmp(a->ov[i], keys[k], strlen(keys[k]))) return 1;
@@ -131,7 +129,9 @@ static int sets_degrees(const scen_args *a) {
  * to guess why "pp 16" appears. predict only: search walks the degrees. */
 static void default_plan_hint(const scen_args *a, const char *cmd, const char *msg) {
   if (a->file || a->base || strcmp(cmd, "predict") || !a->n_ov || sets_degrees(a)) return;
-  if (!strstr(msg, "tp*pp") && !strstr(msg, "plan.tp:") && !strstr(msg, "plan.pp:")) return;
+  if (!strstr(msg, "tp*pp") && !strstr(msg, "plan.tp:") && !strstr(msg, "plan.pp:") &&
+      !strstr(msg, "dp*cp"))
+    return;
   sc_scenario d;
   sc_scenario_default(&d);
   fprintf(stderr,
@@ -144,6 +144,7 @@ static void default_plan_hint(const scen_args *a, const char *cmd, const char *m
 int scen_args_load(const scen_args *a, const char *cmd, sc_scenario *s) {
   sc_error err = {0};
   const char *const *ov = (const char *const *)a->ov;
+  cli_ov_note_repeats(cmd, ov, (const char *const *)a->spelled, a->n_ov);
   int rc = a->file ? sc_scenario_load_file_ex(s, a->file, ov, a->n_ov, a->load_flags, &err)
                    : sc_scenario_load_string_ex(s, a->base ? a->base : "{}", "<default scenario>", ov, a->n_ov,
                                                 a->load_flags, &err);

@@ -52,7 +52,7 @@ expect 2 "--pcie expects the slot's x16 rate" -- collective --ranks 8 --pcie 0
 expect 0 "54.91       1.19       2.24 tree /LL" -- collective --ranks 16 --ppn 8 --min 64K --max 64K
 expect 0 "50.80       1.29       2.42 tree /LL" -- collective --ranks 16 --ppn 8 --min 64K --max 64K --host-cpu intel
 expect 2 "unknown CPU (valid: auto intel amd arm)" -- collective --host-cpu xeon
-expect 2 "not a number" -- collective --ranks 8 --pcie fast
+expect 2 "--pcie expects a number (the slot's x16 rate in GB/s, e.g. 31.5), got 'fast'" -- collective --ranks 8 --pcie fast
 expect 2 "--nvlink and --pcie both given: --pcie means the GPUs have no NVLink; give one of them" -- collective --ranks 8 --nvlink 100 --pcie 31.5
 expect 2 "pcie: the PCIe slot's x16 rate" -- collective --ranks 8 --pcie inf
 expect 0 '"rows": [' -- collective --ranks 8 --format json --min 1M --max 1M

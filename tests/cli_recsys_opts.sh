@@ -48,7 +48,7 @@ expect 2 'override "cluster.gpus.x=1": cluster.gpus takes a value, not keys belo
 expect 2 'override "sharding.kind=row_wise": sharding takes a value, not keys below it' \
   -- recsys predict $DLRM --set sharding.kind=row_wise
 # a value the job refuses names the override that set it
-expect 2 'dlrm_criteo_8gpu.json: cluster.gpus: expected a number >= 1 (set by override "cluster.gpus=abc")' \
+expect 2 'dlrm_criteo_8gpu.json: cluster.gpus: expected a number >= 1, got string "abc" (set by override "cluster.gpus=abc")' \
   -- recsys predict $DLRM --set cluster.gpus=abc
 expect 2 'sharding: expected data_parallel, table_wise' -- recsys predict $DLRM --set sharding=diagonal
 expect 2 'recsys: --set expects KEY=VALUE, e.g. --set cluster.gpus=16' -- recsys predict $DLRM --set cluster.gpus

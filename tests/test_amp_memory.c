@@ -291,21 +291,23 @@ Test(amp_memory, zero_grad_key_refuses_other_values) {
  * each boundary between runs, the activations the runs before it keep
  * (AMP: with their GEMM and convolution weights' 16-bit copies, 2 bytes
  * each, unless fully recomputed) less their gradients (4 bytes a
- * parameter); *rise its most at a boundary (0 when none is above 0), *in
- * the most a fully recomputed run's rebuilt layer adds to the larger of
- * its two ends (0: none), *G every gradient, *tied the tied table's
- * second gradient. */
+ * parameter; an offloaded layer's activations are on the host); *rise
+ * its most at a boundary (0 when none is above 0), *in the most a fully
+ * recomputed run's rebuilt layer, or an offloaded run's layer brought
+ * back, adds to the larger of its two ends (0: none), *G every gradient,
+ * *tied the tied table's second gradient, *remat the largest layer
+ * rebuilt. */
 typedef struct sweep {
-  double rise, in, G, tied;
+  double rise, in, G, tied, remat;
 } sweep;
 
 static sweep sweep_by_hand(const sc_scenario *s) {
   lowered l;
   lowered_make(&l, s);
   const xg_stage *st = &l.x.stages[0];
-  sweep w = {0, 0, 0, 0};
+  sweep w = {0, 0, 0, 0, 0};
   double d = 0;
-  int first = 1;
+  int first = 1, off = s->plan.offload_layers;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &l.x.runs[st->first_run + j];
     const xg_segment *sg = &l.x.segs[r->segment];
@@ -315,9 +317,13 @@ static sweep sweep_by_hand(const sc_scenario *s) {
     int full = sg->recompute == SC_RECOMP_FULL;
     double copies = s->plan.amp && !full ? 2 * sg->params_cast : 0;
     double a = r->count * ((full ? sg->input_bytes : sg->act_bytes) + copies);
+    int n = sg->role == WG_ROLE_LAYER ? (int)fmin(r->count, off) : 0;
+    off -= n, a -= n * sg->act_bytes; /* offloading: recompute none */
     double g = r->count * 4 * sg->params, before = d;
     d += a - g;
-    if (full && fmax(before, d) + sg->act_bytes > w.in) w.in = fmax(before, d) + sg->act_bytes;
+    double back = full ? sg->act_bytes : n > 0 ? sg->act_bytes : 0;
+    if (back > 0 && fmax(before, d) + back > w.in) w.in = fmax(before, d) + back;
+    if (full && sg->act_bytes > w.remat) w.remat = sg->act_bytes;
     w.G += g;
     w.tied += r->count * sg->tied_params * 4;
   }
@@ -334,22 +340,32 @@ static sweep sweep_by_hand(const sc_scenario *s) {
  * the gradients before it (AMP: each run keeps its activations and its
  * GEMM and convolution weights' 16-bit copies, 2 bytes each; gradients 4
  * bytes a parameter), here above both the backward's start and its end. */
-Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
+/* VGG16 under AMP on one V100 at batch b (one micro-batch), its
+ * gradients freed between steps (set_to_none) into *freed and kept into
+ * *kept, recomputing as rc says; the sweep of the freed one by hand. */
+static sweep vgg_amp(int b, const char *rc, sc_result *freed, sc_result *kept) {
+  char gbs[40], mbs[40], rcs[48];
+  snprintf(gbs, sizeof gbs, "plan.global_batch=%d", b);
+  snprintf(mbs, sizeof mbs, "plan.micro_batch=%d", b);
+  snprintf(rcs, sizeof rcs, "plan.recompute=\"%s\"", rc);
   const char *ov[] = {"cluster.gpu=\"v100-sxm2-16gb\"", "cluster.gpus=1", "plan.tp=1",
-                      "plan.pp=1", "plan.global_batch=64", "plan.micro_batch=64",
-                      "plan.dtype=\"fp16\"", "plan.amp=true", "plan.zero_grad=\"set_to_none\""};
+                      "plan.pp=1", gbs, mbs, "plan.dtype=\"fp16\"", "plan.amp=true", rcs,
+                      "plan.zero_grad=\"set_to_none\""};
   sc_scenario s;
-  sc_result kept, freed;
   sc_error err = {0};
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
-               "%s", err.msg);
-  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 10, &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(sc_predict(&s, freed, &err), SC_OK, "%s", err.msg);
   sweep w = sweep_by_hand(&s);
+  s.plan.zero_grad = SC_ZERO_GRAD_ZERO;
+  cr_assert_eq(sc_predict(&s, kept, &err), SC_OK, "%s", err.msg);
+  return w;
+}
+
+Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
+  sc_result kept, freed;
+  sweep w = vgg_amp(64, "none", &freed, &kept);
   double rise = w.rise, G = w.G;
-  ov[8] = "plan.zero_grad=\"zero\"";
-  cr_assert_eq(sc_scenario_load_string(&s, "{\"model\": \"vgg16\"}", "t", ov, 9, &err), SC_OK,
-               "%s", err.msg);
-  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
   double P = kept.params, A = kept.mem.activations;
   NEAR(G, 4 * P, "the runs' gradients are every parameter's");
   cr_assert(rise > 0 && G + rise > A, "the sweep's peak %.0f + %.0f above the start %.0f", G,
@@ -393,6 +409,55 @@ Test(amp_memory, freed_gradients_remat_below_every_boundary) {
             tied, in, A);
   NEAR(freed.mem.gradients, G, "freed: every gradient");
   NEAR(freed.mem.activations, tied + in, "freed: the tied transient and the layer rebuilt");
+}
+
+/* The two moments of the sweep fall apart: a layer is rebuilt only while
+ * the backward runs through its own run, so a boundary elsewhere holds
+ * none. VGG16 under AMP at batch 16 on a V100, every layer fully
+ * recomputed: the sweep's most at a boundary and its most while a layer
+ * is rebuilt, each by hand, and the peak the larger of the two, not the
+ * boundary's plus the largest layer rebuilt (which its convolution blocks'
+ * boundaries, of different sizes, would count, 30-odd MB more). */
+Test(amp_memory, freed_gradients_rise_and_remat_apart) {
+  sc_result freed, kept;
+  sweep w = vgg_amp(16, "full", &freed, &kept);
+  double end = w.G + w.tied + fmax(w.rise, w.in);
+  cr_assert(w.rise > 0 && w.in > 0, "a boundary above 0 (%.0f) and a layer rebuilt (%.0f)",
+            w.rise, w.in);
+  cr_assert(w.rise + w.remat > fmax(w.rise, w.in) + 1e6,
+            "the boundary's %.0f plus the largest layer %.0f above either moment %.0f", w.rise,
+            w.remat, fmax(w.rise, w.in));
+  cr_assert(end > kept.mem.activations, "the later moment %.0f above the start %.0f", end,
+            kept.mem.activations);
+  NEAR(freed.mem.gradients, w.G, "freed: every gradient at the sweep's peak");
+  NEAR(freed.mem.activations, end - w.G, "freed: the larger moment's activations");
+}
+
+/* Offloaded layers (plan.offload_layers) come back from the host for
+ * their backward, one layer at a time, beside the gradients made by then,
+ * as a rebuilt layer does: the 4-layer GPT with the 2,048-word vocabulary
+ * of the test above, nothing recomputed, its first 2 layers offloaded.
+ * Every boundary is below 0 (the layers' gradients outweigh their
+ * activations), yet the first layer's activations, back on the GPU,
+ * lift the end above the backward's start. */
+Test(amp_memory, freed_gradients_offloaded_layer_comes_back) {
+  sc_scenario s = gpt4_h100(0, 0);
+  s.model.tf.vocab = 2048;
+  s.plan.offload_layers = 2;
+  s.plan.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
+  sc_result kept, freed;
+  sc_error err = {0};
+  cr_assert_eq(sc_predict(&s, &freed, &err), SC_OK, "%s", err.msg);
+  sweep w = sweep_by_hand(&s);
+  s.plan.zero_grad = SC_ZERO_GRAD_ZERO;
+  cr_assert_eq(sc_predict(&s, &kept, &err), SC_OK, "%s", err.msg);
+  cr_assert(w.rise == 0 && w.in > 0,
+            "every boundary at or below 0 (%.0f), the layer back above (%.0f)", w.rise, w.in);
+  cr_assert(w.G + w.tied + w.in > kept.mem.activations,
+            "the end %.0f + %.0f + %.0f above the start %.0f", w.G, w.tied, w.in,
+            kept.mem.activations);
+  NEAR(freed.mem.gradients, w.G, "freed: every gradient");
+  NEAR(freed.mem.activations, w.tied + w.in, "freed: the tied transient and the layer back");
 }
 
 /* The memory of BERT-base under AMP at micro-batch and per-GPU batch 8

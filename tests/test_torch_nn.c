@@ -13,6 +13,7 @@
 
 #include "gpt4.h"
 #include "lowered.h"
+#include "predict.h"
 #include "stepcast.h"
 
 #define T0 3e-6 /* cost_mem's fixed cost a kernel (src/cost/compute.h) */
@@ -165,13 +166,58 @@ Test(torch_nn, eager_cross_entropy_moves_22_bytes_a_logit_forward_26_backward) {
   NEAR(ef, 22 * n / rate + T0);
 }
 
+/* The tensor-parallel line of s (tp_comm) in the closed form and the
+ * event engine. */
+static void tp_line(const sc_scenario *s, double *closed, double *event) {
+  sc_result r = predict_ok(s), ev;
+  sc_event_opts o = {1, 0};
+  sc_error err = {0};
+  cr_assert_eq(sc_predict_event(s, &o, &ev, NULL, &err), SC_OK, "%s", err.msg);
+  *closed = r.time.tp_comm, *event = ev.time.tp_comm;
+}
+
+Test(torch_nn, a_bias_gradient_moves_no_collective) {
+  /* tp 4 with GEMM/collective overlap (plan.overlap_tp): a collective
+   * after a linear hides beside that GEMM (XG_OVL_PREV). The bias's
+   * reduction, the linear's own task after its GEMM, runs no kernel
+   * forward: the collective still hides beside the GEMM, so the
+   * tensor-parallel line is the bias-free model's, in both engines */
+  sc_scenario s = gpt(0, SC_LOSS_EAGER);
+  s.cluster.gpus = 4, s.plan.tp = 4, s.plan.overlap_tp = 1;
+  double bc, be, nc, ne, oc, oe;
+  tp_line(&s, &bc, &be);
+  s.model.tf.bias = 0;
+  tp_line(&s, &nc, &ne);
+  s.plan.overlap_tp = 0;
+  tp_line(&s, &oc, &oe);
+  cr_assert(nc < oc, "the overlap hides something: %g s against %g s without", nc, oc);
+  NEAR(bc, nc);
+  NEAR(be, ne);
+}
+
+/* In fp32 the logits are fp32 already and .float() returns them: no cast
+ * either way, log_softmax's and the NLL's bytes alone (e = 4): 16 a logit
+ * forward, 4 + 16 backward. The time of each kind is one kernel's fixed
+ * cost plus its bytes at the preset's rate. */
+Test(torch_nn, eager_cross_entropy_on_fp32_logits_casts_nothing) {
+  const sc_gpu *g = sc_gpu_preset("h100-sxm5-80gb");
+  double rate = g->hbm_bw * g->hbm_eff, n = 8.0 * 1024 * 32000;
+  sc_scenario s = gpt(0, SC_LOSS_EAGER);
+  s.plan.dtype = SC_FP32;
+  double f, b;
+  loss_time(s, &f, &b);
+  NEAR(f, 16 * n / rate + T0);
+  NEAR(b, 20 * n / rate + T0);
+}
+
 /* The loss task's framework calls (xg_task host_fwd, host_bwd): Megatron's
  * loss's 8 each way; F.cross_entropy(logits.float()) launches 3 forward
  * (the cast, log_softmax, nll_loss) and 4 backward (the NLL's fill and
  * scatter, log_softmax's backward, the cast's), as its bytes count. */
-static void loss_calls(sc_loss_impl loss, int *hf, int *hb) {
+static void loss_calls(sc_loss_impl loss, sc_dtype dt, int *hf, int *hb) {
   lowered l;
   sc_scenario s = gpt(0, loss);
+  s.plan.dtype = dt;
   lowered_make(&l, &s);
   *hf = *hb = -1;
   for (int i = 0; i < l.x.n_tasks; i++) {
@@ -183,8 +229,11 @@ static void loss_calls(sc_loss_impl loss, int *hf, int *hb) {
 
 Test(torch_nn, eager_cross_entropy_launches_its_own_kernels) {
   int ef, eb, mf, mb;
-  loss_calls(SC_LOSS_EAGER, &ef, &eb);
-  loss_calls(SC_LOSS_VOCAB_PARALLEL, &mf, &mb);
+  loss_calls(SC_LOSS_EAGER, SC_BF16, &ef, &eb);
+  loss_calls(SC_LOSS_VOCAB_PARALLEL, SC_BF16, &mf, &mb);
   cr_expect(ef == 3 && eb == 4, "eager loss: %d forward, %d backward calls", ef, eb);
   cr_expect(mf == 8 && mb == 8, "Megatron's loss: %d forward, %d backward calls", mf, mb);
+  /* fp32 logits: no cast, so no cast's kernel either way */
+  loss_calls(SC_LOSS_EAGER, SC_FP32, &ef, &eb);
+  cr_expect(ef == 2 && eb == 3, "eager loss in fp32: %d forward, %d backward calls", ef, eb);
 }

@@ -76,9 +76,11 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   p->etp = 0, p->vpp = 0, p->zero = 0, p->fsdp_shard = 0, p->sp = 0;
   p->distributed_optimizer = 0;
   p->schedule = SC_SCHED_1F1B;
-  /* one replica of several: plan.zero_grad "auto" reads dp > 1 as the
-   * gradients kept (DDP's reducer holds its buckets between steps), which
-   * the one-GPU plan's dp 1 would no longer say */
+  /* one replica of several, whatever the scheme's framework: its
+   * gradients kept once between steps (a PyTorch DDP replica's buckets,
+   * plan_ddp_buckets, stand in for them; its freed .grad tensors beside
+   * them are not counted: docs/model.md section 5), where the one-GPU
+   * plan's dp 1 would have plan.zero_grad "auto" free them */
   if (gpus > 1 && p->zero_grad == SC_ZERO_GRAD_AUTO) p->zero_grad = SC_ZERO_GRAD_ZERO;
   /* what only a pipeline, expert or tensor split reads goes with it (as
    * the search's neutral plan): the stage layout, the per-layer

@@ -391,8 +391,8 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
   return host;
 }
 
-/* 1 when collective task i of segment sg hides under the task the queue
- * holds last (task `last`, -1 none): a context-parallel ring step in a
+/* 1 when collective task i of segment sg hides under the last kernel
+ * queued (task `last`, -1 none): a context-parallel ring step in a
  * backward pass (its window, the next task in forward order, came first
  * in backward order), or a chunked TP collective after its GEMM. The
  * framework issues such a collective before the kernel it overlaps, and
@@ -402,8 +402,7 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
  * much of it as the kernel's GPU time did (task_gpu's window). */
 static int issued_before(const eng *e, const xg_segment *sg, int i, int last, int bwd) {
   const xg_task *t = &e->x->tasks[sg->first_task + i];
-  if (t->kind != XG_COMM || last < 0 || e->x->tasks[sg->first_task + last].kind == XG_COMM)
-    return 0;
+  if (t->kind != XG_COMM || last < 0) return 0;
   return (t->overlap == XG_OVL_NEXT && bwd && last == i + 1) || t->overlap == XG_OVL_PREV;
 }
 
@@ -413,7 +412,9 @@ static int issued_before(const eng *e, const xg_segment *sg, int i, int last, in
 static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   double prev = 0;
   int prev_mem = 0, bwd = k == PASS_BWD || k == PASS_BWD_IN || k == PASS_WGRAD;
-  int last = -1; /* the task the queue's last op is */
+  /* the last kernel that runs in this pass: its task, its place in the
+   * queue, and 1 while no collective has been queued after it */
+  int last = -1, win = -1, clean = 0;
   for (int j = 0; j < sg->n_tasks; j++) {
     int i = bwd ? sg->n_tasks - 1 - j : j;
     const xg_task *t = &e->x->tasks[sg->first_task + i];
@@ -429,12 +430,23 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
     q->comm = t->kind == XG_COMM;
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     q->mem = t->kind == XG_MEM;
-    if (!q->comm) prev = q->gpu, prev_mem = q->mem;
-    if (k != PASS_WGRAD && issued_before(e, sg, i, last, bwd)) {
-      eng_qop c = q[0];
-      q[0] = q[-1], q[-1] = c;
+    /* a kernel that does not run in this pass (a torch.nn bias
+     * gradient's reduction forward: lower.c bias_grad_task) leaves the
+     * GEMM before it the one a collective overlaps (XG_OVL_PREV) */
+    if (!q->comm && q->gpu > 0) prev = q->gpu, prev_mem = q->mem, last = i, win = e->n_q - 1;
+    if (q->comm) {
+      if (k != PASS_WGRAD && clean && issued_before(e, sg, i, last, bwd)) {
+        /* queued before its window's kernel, past the ops of no GPU time
+         * after it */
+        eng_qop c = *q;
+        memmove(&e->q[win + 1], &e->q[win], (size_t)(e->n_q - 1 - win) * sizeof *e->q);
+        e->q[win++] = c;
+      } else {
+        clean = 0;
+      }
+    } else if (q->gpu > 0) {
+      clean = 1;
     }
-    last = i;
   }
   return 0;
 }

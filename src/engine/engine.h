@@ -78,7 +78,8 @@ typedef struct eng_memsum {
                                    between runs exceed the gradients
                                    before it (memory.c sweep_run), >= 0 */
   double rise_remat;            /* the same within a fully recomputed
-                                   run, its layer rematerialised beside
+                                   or offloaded run, its layer
+                                   rematerialised or brought back beside
                                    what the boundaries on either side hold
                                    (sweep_run; 0: none), bytes */
 } eng_memsum;

@@ -335,7 +335,7 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
       span(c, cls, EV_COMPUTE, q->name, mb, pk, ready, w);
       charge(c, acc, q->name, EV_COMPUTE, w);
       g = ready + w;
-      prev_w = w, prev_mem = q->mem;
+      if (w > 0) prev_w = w, prev_mem = q->mem; /* as analytic.c enqueue */
       continue;
     }
     double cg = q->gpu * c->scale; /* the collective's own time */

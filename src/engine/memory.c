@@ -143,10 +143,12 @@ void eng_memory_pass(eng *e) { e->mem_pass++; }
  * Within a run of like layers the sum moves linearly, so its ends are the
  * boundaries to look at; while a fully recomputed run's backward runs,
  * one of its layers is rematerialised (remat bytes, else 0) beside the
- * larger of its ends: m->rise_remat, the most of that, which may exceed
- * m->rise where every boundary's value is below 0. kept: the run's
- * activations held on the GPU; g: its gradients; first: no run before
- * it. */
+ * larger of its ends (an offloaded run's layer brought back from the
+ * host likewise): m->rise_remat, the most of that over such runs (a
+ * layer is rebuilt only inside its own run: a boundary elsewhere holds
+ * none), which may exceed m->rise where every boundary's value is below
+ * 0. kept: the run's activations held on the GPU; g: its gradients;
+ * first: no run before it. */
 static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g, double remat) {
   if (!first && *d > m->rise) m->rise = *d;
   double before = *d;
@@ -199,7 +201,7 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
     double a = r->count * seg_act(sg);
     amp_copies(p, r, sg, &a, &m->copies_once);
     m->act += a;
-    double kept = a;
+    double kept = a, reload = 0;
     if (sg->role == WG_ROLE_LAYER) {
       seen_layer = 1;
       tail = 0;
@@ -216,10 +218,13 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
       m->offloaded += n * seg_act(sg);
       kept -= n * seg_act(sg);
       if (seg_act(sg) > m->off_buf) m->off_buf = seg_act(sg);
+      if (n > 0) reload = seg_act(sg);
     }
-    /* one layer is rematerialised at a time during backward */
+    /* one layer is rematerialised at a time during backward; an
+     * offloaded one's activations come back for its backward as one
+     * layer's (no recomputation with offloading) */
     double remat = sg->recompute == SC_RECOMP_FULL ? sg->act_bytes : 0;
-    sweep_run(m, &d, first, kept, g, remat);
+    sweep_run(m, &d, first, kept, g, remat > 0 ? remat : reload);
     first = 0;
     if (remat > m->remat) m->remat = remat;
     if (sg->bwd_extra_bytes > m->bwd_extra) m->bwd_extra = sg->bwd_extra_bytes;
@@ -318,20 +323,23 @@ static int grads_freed_once(const sc_plan *p, const xg *x) {
 /* The most that the activations and the gradients of a step that frees
  * its gradients hold together once its backward has begun, bytes: the
  * gradients (all of them at the backward's end) and, on a stage whose
- * tied head shares the embedding's table, that table's second gradient
- * (the head's backward, early, makes the table's gradient; the
- * embedding's, last, allocates its own and adds it in place: autograd's
- * AccumulateGrad, variable_grad += new_grad), plus the sweep's rise
- * (sweep_run: activations still held where the backward has already made
- * the gradients of the runs after them -- a VGG's classifier, most of its
- * parameters, before its convolutions, most of its activations) and,
- * within the layers, the layer a full recomputation rematerialises: on
- * top of the rise where it is above 0, else beside the larger end of its
- * own run (m->rise_remat), which a boundary below 0 can still leave
- * above 0. */
+ * tied head shares the embedding's table, that table's second gradient,
+ * plus the larger of the sweep's rise (sweep_run: activations still held
+ * where the backward has already made the gradients of the runs after
+ * them -- a VGG's classifier, most of its parameters, before its
+ * convolutions, most of its activations) and, within a fully recomputed
+ * or offloaded run, the layer it rematerialises or brings back beside the
+ * larger of that run's ends (m->rise_remat; a boundary below 0 can still
+ * leave it above 0), which
+ * fall at different moments: the larger, not their sum. The tied table's
+ * second gradient adds to either: the head's backward, early, makes the
+ * table's gradient (while the head's input is still held), which the
+ * sweep counts only with the embedding's run, last, and the embedding's
+ * backward allocates its own and adds it in place (autograd's
+ * AccumulateGrad, variable_grad += new_grad): from the head's backward to
+ * the end the table's gradient is held once more than the sweep says. */
 static double freed_end(const eng_memsum *m) {
-  double in = m->rise > 0 ? m->rise + m->remat : 0;
-  if (m->rise_remat > in) in = m->rise_remat;
+  double in = m->rise > m->rise_remat ? m->rise : m->rise_remat;
   return m->gradients + m->tied_grad + in;
 }
 

@@ -1381,12 +1381,20 @@ static int scn_override_path(const char *text, char *path, char **seg, sc_error 
 }
 
 /* scenario.h */
-int scn_override_value(const char *text, json_t **v) {
+int scn_override_value(const char *text, json_t **v, char *why, size_t cap) {
   json_error_t je;
   int rc = jparse(text, strlen(text), JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, v, &je);
   if (rc == SC_ENOMEM) return rc;
-  if (!*v && !(*v = json_string(text)))
-    return utf8_valid(text) ? SC_ENOMEM : SC_EINPUT;
+  const char *first = text + strspn(text, " \t\r\n");
+  if (!*v && (*first == '[' || *first == '{')) { /* meant as JSON: say where it breaks */
+    snprintf(why, cap, "the value starts as a JSON %s but is not valid JSON: %s at column %d",
+             *first == '[' ? "array" : "object", je.text, je.column);
+    return SC_EINPUT;
+  }
+  if (!*v && !(*v = json_string(text))) {
+    if (!utf8_valid(text)) return snprintf(why, cap, "the value is not valid UTF-8"), SC_EINPUT;
+    return SC_ENOMEM;
+  }
   return SC_OK;
 }
 
@@ -1404,9 +1412,10 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err) {
   int n = scn_override_path(assignment, path, seg, err);
   if (n == 0) return SC_EINPUT;
   json_t *val;
-  int vrc = scn_override_value(eq + 1, &val);
+  char why[160];
+  int vrc = scn_override_value(eq + 1, &val, why, sizeof why);
   if (vrc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "out of memory");
-  if (vrc) return scn_ov_fail(err, assignment, "the value is not valid UTF-8");
+  if (vrc) return scn_ov_fail(err, assignment, "%s", why);
   json_t *obj = root;
   for (int i = 0; i < n - 1; i++) {
     json_t *child = json_object_get(obj, seg[i]);

@@ -31,10 +31,12 @@ int scn_apply_override(json_t *root, const char *assignment, sc_error *err);
 
 /* The JSON value of an override's text into *v (new reference, the
  * caller's): parsed JSON, else the text as a string ("h100-sxm5-80gb").
- * SC_OK, SC_EINPUT (not UTF-8) or SC_ENOMEM (never the text taken as a
- * string because an allocation of the parse failed). Also used by the
- * recsys job's overrides (src/recsys/rs_keys.c). */
-int scn_override_value(const char *text, json_t **v);
+ * SC_OK, SC_EINPUT with the reason in why (cap bytes: not UTF-8, or text
+ * that starts with '[' or '{' and is not valid JSON, with the parser's
+ * message and column, rather than taken as a string) or SC_ENOMEM (never
+ * the text taken as a string because an allocation of the parse failed).
+ * Also used by the recsys job's overrides (src/recsys/rs_keys.c). */
+int scn_override_value(const char *text, json_t **v, char *why, size_t cap);
 
 /* Optimal-string-alignment edit distance between a and b, ignoring ASCII
  * case; only the first 63 bytes of each string are compared. */

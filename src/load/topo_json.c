@@ -13,8 +13,22 @@
 #include "core/mem.h"
 #include "load/jparse.h"
 #include "load/jpos.h"
+#include "load/scenario.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
+
+/* Into hint (cap bytes): `; did you mean "K"?` naming the key of the
+ * space-separated list `valid` closest to `key` (scn_suggest), or "". */
+static void only_keys_hint(const char *key, const char *valid, char *hint, size_t cap) {
+  char words[128];
+  const char *cand[16];
+  size_t n = 0;
+  snprintf(words, sizeof words, "%s", valid);
+  char *save = NULL;
+  for (char *w = strtok_r(words, " ", &save); w && n < 16; w = strtok_r(NULL, " ", &save)) cand[n++] = w;
+  const char *near = scn_suggest(key, cand, n);
+  if (near) snprintf(hint, cap, "; did you mean \"%s\"?", near);
+}
 
 /* Reject keys of obj not in the space-separated list `valid`. */
 static int only_keys(json_t *obj, const char *valid, const char *origin, const char *path,
@@ -30,13 +44,15 @@ static int only_keys(json_t *obj, const char *valid, const char *origin, const c
       ok = m == n && !strncmp(p, key, n);
       p += m + (p[m] == ' ');
     }
+    if (ok) continue;
     /* a scenario at the top level: say which commands read it */
     int scen = !*path && (json_object_get(obj, "plan") || json_object_get(obj, "model"));
-    if (!ok)
-      return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key (valid: %s)%s", origin, path,
-                          *path ? "." : "", key, valid,
-                          scen ? " (a scenario? `stepcast predict FILE` reads it; a topology "
-                                 "goes in its cluster.topology)" : "");
+    char hint[64] = "";
+    only_keys_hint(key, valid, hint, sizeof hint);
+    return sc_error_set(err, SC_EINPUT, "%s: %s%s%s: unknown key%s (valid: %s)%s", origin, path,
+                        *path ? "." : "", key, hint, valid,
+                        scen ? " (a scenario? `stepcast predict FILE` reads it; a topology "
+                               "goes in its cluster.topology)" : "");
   }
   return SC_OK;
 }

@@ -27,6 +27,13 @@ static int fail(jctx *c, const char *key, const char *want) {
   return sc_error_set(c->err, SC_EINPUT, "%s: %s: expected %s", c->path, key, want);
 }
 
+/* fail() naming the value found: "..., got string \"abc\"". */
+static int fail_got(jctx *c, const char *key, const char *want, const json_t *x) {
+  char got[80];
+  scn_describe(x, got, sizeof got);
+  return sc_error_set(c->err, SC_EINPUT, "%s: %s: expected %s, got %s", c->path, key, want, got);
+}
+
 /* Every key of o must be in the NULL-terminated list `ok`. */
 static int keys_ok(jctx *c, json_t *o, const char *where, const char *const *ok) {
   const char *k;
@@ -35,13 +42,16 @@ static int keys_ok(jctx *c, json_t *o, const char *where, const char *const *ok)
     int found = 0;
     for (int i = 0; ok[i] && !found; i++) found = !strcmp(k, ok[i]);
     if (!found) {
-      char valid[256] = "";
-      for (int i = 0; ok[i]; i++)
-        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", ok[i]);
+      char valid[256] = "", hint[80] = "";
+      size_t n = 0;
+      for (; ok[n]; n++)
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", n ? ", " : "", ok[n]);
+      const char *near = scn_suggest(k, ok, n); /* as an override's message says it */
+      if (near) snprintf(hint, sizeof hint, " did you mean \"%s\"?", near);
       /* a training scenario's keys: say which command reads that file */
       int scen = !*where && (!strcmp(k, "plan") || !strcmp(k, "description") || !strcmp(k, "dp"));
-      return sc_error_set(c->err, SC_EINPUT, "%s: %s%s%s: unknown key; valid: %s%s", c->path, where,
-                          *where ? "." : "", k, valid,
+      return sc_error_set(c->err, SC_EINPUT, "%s: %s%s%s: unknown key;%s valid: %s%s", c->path, where,
+                          *where ? "." : "", k, hint, valid,
                           scen ? " (a training scenario? `stepcast predict FILE` reads it)" : "");
     }
   }
@@ -58,7 +68,7 @@ static int getnum(jctx *c, json_t *o, const char *where, const char *key, double
     char want[64];
     if (isinf(min)) snprintf(want, sizeof want, "a number");
     else snprintf(want, sizeof want, "a number >= %g", min);
-    return fail(c, k, want);
+    return fail_got(c, k, want, x);
   }
   *v = json_number_value(x);
   return SC_OK;
@@ -76,7 +86,8 @@ static int getin(jctx *c, json_t *o, const char *where, const char *key, double 
     snprintf(k, sizeof k, "%s.%s", where, key);
     snprintf(want, sizeof want, "a %s in %.15g..%.15g", whole ? "whole number" : "number", min,
              max);
-    return fail(c, k, want);
+    const json_t *got = json_object_get(o, key); /* NULL: the default, out of range */
+    return got ? fail_got(c, k, want, got) : fail(c, k, want);
   }
   *v = x;
   return SC_OK;
@@ -97,7 +108,7 @@ static int getbool(jctx *c, json_t *o, const char *where, const char *key, int *
   if (x && !json_is_boolean(x)) {
     char k[96];
     snprintf(k, sizeof k, "%s.%s", where, key);
-    return fail(c, k, "true or false");
+    return fail_got(c, k, "true or false", x);
   }
   *v = x && json_is_true(x);
   return SC_OK;

@@ -117,9 +117,10 @@ static int apply_one(json_t *root, const char *text, sc_error *err) {
       return sc_error_set(err, SC_ENOMEM, "override \"%.160s\": out of memory", text);
   }
   json_t *val;
-  int rc = scn_override_value(strchr(text, '=') + 1, &val);
+  char why[160];
+  int rc = scn_override_value(strchr(text, '=') + 1, &val, why, sizeof why);
   if (rc == SC_ENOMEM) return sc_error_set(err, SC_ENOMEM, "out of memory");
-  if (rc) return ov_fail(err, text, "the value is not valid UTF-8");
+  if (rc) return ov_fail(err, text, "%s", why);
   if (json_object_set_new(obj, seg[n - 1], val))
     return sc_error_set(err, SC_ENOMEM, "override \"%.160s\": out of memory", text);
   return SC_OK;

@@ -141,15 +141,15 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   fprintf(out, "\"volumes\": {\"ids_bytes\": %.15g, \"a2a_bytes\": %.15g, \"rs_bytes\": %.15g, "
                "\"rs_node_bytes\": %.15g, \"allreduce_bytes\": %.15g}, ",
           r->ids_bytes, r->a2a_bytes, r->rs_bytes, r->rs_node_bytes, r->allreduce_bytes);
-  /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
+  /* bytes whole (80 GiB is 85899345920, not 8.58993e+10); "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
    * on LLM training rows only; docs/recsys.md says why it does not apply */
-  fprintf(out, "\"memory\": {\"max_bytes\": %.6g, \"gpu\": %d, \"capacity_bytes\": %.6g, "
-               "\"headroom_bytes\": %.6g, \"fits\": %s, \"fits_confidence\": \"unmeasured\", "
+  fprintf(out, "\"memory\": {\"max_bytes\": %.0f, \"gpu\": %d, \"capacity_bytes\": %.0f, "
+               "\"headroom_bytes\": %.0f, \"fits\": %s, \"fits_confidence\": \"unmeasured\", "
                "\"tight\": %s}, \"worst_gpu\": %d, \"gpus\": [",
           r->mem_bytes, r->fullest_gpu, r->mem_capacity, r->mem_headroom,
           r->fits ? "true" : "false", tight(r) ? "true" : "false", r->worst_gpu);
   for (int g = 0; r->gpu_emb_s && g < r->gpus; g++)
-    fprintf(out, "%s{\"emb_s\": %.6g, \"mem_bytes\": %.6g}", g ? ", " : "", r->gpu_emb_s[g],
+    fprintf(out, "%s{\"emb_s\": %.6g, \"mem_bytes\": %.0f}", g ? ", " : "", r->gpu_emb_s[g],
             r->gpu_mem[g]);
   fprintf(out, "], \"sharding\": [");
   for (int t = 0; t < p->n; t++) {

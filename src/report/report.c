@@ -439,7 +439,7 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
       fprintf(out, "%s\"%s\"", n++ ? ", " : "", plan_recmod_names[i]);
   fprintf(out, "%s},\n", p->recompute_modules ? "]" : "");
   fprintf(out, " \"step_s\": %.6g, \"tokens_per_s\": %.6g, \"seq_per_s\": %.6g, "
-               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.6g,\n",
+               "\"tflops_per_gpu\": %.6g, \"mfu\": %.6g, \"mfu_lowp\": %.6g, \"model_flops\": %.6g, \"params\": %.0f,\n",
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
   pred_json_setup(out, s);
@@ -454,10 +454,11 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   part mp[6];
   mem_parts(&r->mem, mp);
   fprintf(out, "},\n \"memory_bytes\": {");
-  for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.6g", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.6g", r->mem.capacity);
+  /* bytes whole, not to 6 digits (80 GiB is 85899345920, not 8.58993e+10) */
+  for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", mp[i].name, mp[i].s);
+  fprintf(out, ", \"capacity\": %.0f", r->mem.capacity);
   if (r->mem.host > 0) /* only plans that offload */
-    fprintf(out, ", \"host_offload_per_server\": %.6g, \"host_capacity_per_server\": %.6g",
+    fprintf(out, ", \"host_offload_per_server\": %.0f, \"host_capacity_per_server\": %.0f",
             r->mem.host, r->mem.host_capacity);
   fprintf(out, "}, \"fits\": %s, \"fits_confidence\": \"%s\"", r->mem.fits ? "true" : "false",
           sc_fits_confidence(s, &r->mem));
@@ -506,15 +507,15 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
   esc_csv(out, s->model.name, ',');
   esc_csv(out, s->cluster.gpu.name, ',');
   fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%s,%s,%ld,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-               "%.6g,%.6g",
+               "%.6g,%.0f",
           s->cluster.gpus, p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp, p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(&s->cluster.gpu, p), r->micro_batch, p->global_batch, r->micro_batches,
           r->step_s, r->tokens_per_s, r->seq_per_s, r->tflops_per_gpu, r->mfu, r->mfu_lowp,
           r->model_flops, r->params);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
-  for (int i = 0; i < 6; i++) fprintf(out, ",%.6g", mp[i].s);
-  fprintf(out, ",%.6g,%d,%d", r->mem.capacity, r->mem.fits, report_marginal(s, &r->mem));
+  for (int i = 0; i < 6; i++) fprintf(out, ",%.0f", mp[i].s); /* bytes whole, as JSON */
+  fprintf(out, ",%.0f,%d,%d", r->mem.capacity, r->mem.fits, report_marginal(s, &r->mem));
   acc_csv(out, s, 0);
 }
 
@@ -809,7 +810,7 @@ static void search_csv_row(FILE *out, const sc_scenario *s, const sc_candidate *
                            const char *ranked_by, const char *stopped) {
   const sc_plan *p = &c->plan;
   const sc_result *r = &c->result;
-  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.6g,%d,", rank, c->pareto,
+  fprintf(out, "%d,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%s,%.6g,%.6g,%.6g,%.0f,%d,", rank, c->pareto,
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->micro_batch, p->zero,
           recomp_name(p->recompute), r->step_s, r->tokens_per_s, r->mfu, r->mem.total,
           r->mem.fits);

@@ -569,8 +569,12 @@ Test(event, the_backward_beside_an_nvlink_reduction_loses_the_hbm_share) {
               sh.hbm, mf, d.share);
   cr_expect(mf > 0.02 && mf < 0.6, "memory-bound part of the backward %g", mf);
   cr_expect(sh.hbm > sh.sm, "HBM share %g, SM share %g", sh.hbm, sh.sm);
-  cr_expect(fabs(d.share - (sh.sm + mf * (sh.hbm - sh.sm))) < 1e-12, "share %g, sm %g, hbm %g, "
-            "memory-bound %g", d.share, sh.sm, sh.hbm, mf);
+  /* over the kernels' share of the pass (analytic.c bwd_slow): here
+   * compute-bound, the blocking collectives and host waits a sliver */
+  double k = e->st[0].bkern;
+  cr_expect(k > 0.9 && k <= 1, "kernels' share of the pass %g", k);
+  cr_expect(fabs(d.share - k * (sh.sm + mf * (sh.hbm - sh.sm))) < 1e-12, "share %g, sm %g, hbm %g, "
+            "memory-bound %g, kernels' share %g", d.share, sh.sm, sh.hbm, mf, k);
   sc_job_close(j);
   /* both engines charge it the same way */
   sc_result c = predict_ok(&s), ev = event(&s, 1, NULL);

@@ -22,7 +22,6 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/compute.h"
-#include "cost/hostlink.h"
 #include "cost/conv.h"
 #include "cost/amp.h"
 #include "cost/optchain.h"
@@ -30,6 +29,7 @@
 #include "engine/engine.h"
 #include "engine/fp8amax.h"
 #include "engine/fsdp.h"
+#include "engine/offload.h"
 #include "engine/qmemo.h"
 #include "model/optimizer.h"
 #include "pipeline/pipe.h"
@@ -391,12 +391,30 @@ double eng_task_host(const eng *e, const xg_segment *sg, int i, int bwd, int rec
   return host;
 }
 
+/* 1 when collective task i of segment sg hides under the last kernel
+ * queued (task `last`, -1 none): a context-parallel ring step in a
+ * backward pass (its window, the next task in forward order, came first
+ * in backward order), or a chunked TP collective after its GEMM. The
+ * framework issues such a collective before the kernel it overlaps, and
+ * the queue must too: its exposed part then follows the host's issue of
+ * the collective, not the host's of that kernel as well, so that a
+ * launch-bound pass, which stretches the kernel's wall time, hides as
+ * much of it as the kernel's GPU time did (task_gpu's window). */
+static int issued_before(const eng *e, const xg_segment *sg, int i, int last, int bwd) {
+  const xg_task *t = &e->x->tasks[sg->first_task + i];
+  if (t->kind != XG_COMM || last < 0) return 0;
+  return (t->overlap == XG_OVL_NEXT && bwd && last == i + 1) || t->overlap == XG_OVL_PREV;
+}
+
 /* Append the tasks of segment sg in pass k to the queue (backward: in
  * reverse order; selective recomputation: the tasks re-run at least
  * `level` times). 0 or -1 (out of memory). */
 static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
   double prev = 0;
   int prev_mem = 0, bwd = k == PASS_BWD || k == PASS_BWD_IN || k == PASS_WGRAD;
+  /* the last kernel that runs in this pass: its task, its place in the
+   * queue, and 1 while no collective has been queued after it */
+  int last = -1, win = -1, clean = 0;
   for (int j = 0; j < sg->n_tasks; j++) {
     int i = bwd ? sg->n_tasks - 1 - j : j;
     const xg_task *t = &e->x->tasks[sg->first_task + i];
@@ -415,7 +433,20 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
     /* a kernel that does not run in this pass (a torch.nn bias
      * gradient's reduction forward: lower.c bias_grad_task) leaves the
      * GEMM before it the one a collective overlaps (XG_OVL_PREV) */
-    if (!q->comm && q->gpu > 0) prev = q->gpu, prev_mem = q->mem;
+    if (!q->comm && q->gpu > 0) prev = q->gpu, prev_mem = q->mem, last = i, win = e->n_q - 1;
+    if (q->comm) {
+      if (k != PASS_WGRAD && clean && issued_before(e, sg, i, last, bwd)) {
+        /* queued before its window's kernel, past the ops of no GPU time
+         * after it */
+        eng_qop c = *q;
+        memmove(&e->q[win + 1], &e->q[win], (size_t)(e->n_q - 1 - win) * sizeof *e->q);
+        e->q[win++] = c;
+      } else {
+        clean = 0;
+      }
+    } else if (q->gpu > 0) {
+      clean = 1;
+    }
   }
   return 0;
 }
@@ -588,6 +619,23 @@ static void run_queues(const eng *e, const xg_stage *st, const eng_qsum *qs, int
   }
 }
 
+/* run_queues of e->qs with each run cut where its offloaded instances
+ * end (in forward order they come first, in backward order last), those
+ * with their waits on their copies (offload.h) if `wait`: without, the
+ * same sums in the same order, so that the two clocks differ by the
+ * waits alone. */
+static void run_offloaded(const eng *e, const xg_stage *st, int bwd, int wait, qclock *c) {
+  for (int j = 0; j < st->n_runs; j++) {
+    int i = bwd ? st->n_runs - 1 - j : j;
+    const xg_run *r = &e->x->runs[st->first_run + i];
+    const eng_qsum *q = &e->qs[2 * r->segment + bwd];
+    int n = offl_count(e, st, i);
+    eng_qsum w = offl_wait(q, wait && n > 0 ? offl_copy(e, &e->x->segs[r->segment]) : 0);
+    run(bwd ? q : &w, bwd ? r->count - n : n, c);
+    run(bwd ? &w : q, bwd ? n : r->count - n, c);
+  }
+}
+
 /* Delayed scaling's amax reductions of stage st at the end of its
  * forward (bwd 0) or backward (fp8amax.h): collectives on the compute
  * stream, issued by the host as any (the event engine's too: event.c
@@ -598,34 +646,21 @@ static void run_amax(const eng *e, const xg_stage *st, int bwd, qclock *c) {
   run(&q, a.n, c);
 }
 
-/* A stage's pass: its runs, then its amax reductions. */
-static void run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
-  run_queues(e, st, e->qs, bwd, bwd, c);
-  run_amax(e, st, bwd, c);
-}
-
-/* Activation offloading (plan.offload_layers, Megatron's CPU offloading
- * of the first N layers): each offloaded layer's saved activations go to
- * host memory during the next layer's forward and come back during the
- * backward of the layer after it, at the GPU's share of the server's host
- * path while every GPU of the server copies at once (hostlink_bw: its own
- * link, the shared PCIe-switch or C2C uplink, the CPU memory); what the
- * layer's compute does not cover is exposed. Adds per micro-batch to *f
- * and *b. */
-static void offload_cost(const eng *e, const xg_stage *st, double *f, double *b) {
-  int left = e->s->plan.offload_layers;
-  double bw = hostlink_bw(&e->s->cluster);
-  for (int j = 0; j < st->n_runs && left > 0; j++) {
-    const xg_run *r = &e->x->runs[st->first_run + j];
-    const xg_segment *sg = &e->x->segs[r->segment];
-    if (sg->block < 0 || sg->role != WG_ROLE_LAYER) continue;
-    int n = r->count < left ? r->count : left;
-    left -= n;
-    double copy = sg->act_bytes / bw;
-    double fc = e->qs[2 * r->segment].compute, bc = e->qs[2 * r->segment + 1].compute;
-    *f += n * (copy > fc ? copy - fc : 0);
-    *b += n * (copy > bc ? copy - bc : 0);
+/* A stage's pass: its runs, then its amax reductions. Returns the
+ * seconds the offloaded layers' waits on their copies add to its GPU
+ * clock (offload.h): the copies' exposed part. */
+static double run_pass(const eng *e, const xg_stage *st, int bwd, qclock *c) {
+  if (e->s->plan.offload_layers <= 0) {
+    run_queues(e, st, e->qs, bwd, bwd, c);
+    run_amax(e, st, bwd, c);
+    return 0;
   }
+  qclock plain = *c;
+  run_offloaded(e, st, bwd, 0, &plain);
+  run_amax(e, st, bwd, &plain);
+  run_offloaded(e, st, bwd, 1, c);
+  run_amax(e, st, bwd, c);
+  return c->g - plain.g;
 }
 
 /* The fraction of stage st's backward kernel time (recomputation
@@ -638,6 +673,15 @@ static double bwd_mem_frac(const eng *e, const xg_stage *st) {
     mem += r->count * q->mem, all += r->count * q->compute;
   }
   return all > 0 ? mem / all : 0;
+}
+
+/* The fraction of a collective's time beside stage r's backward by which
+ * the backward slows (groups.h grp_slow at its memory-bound share): only
+ * its kernels slow, not the stream's own collectives nor its waits on the
+ * host (a launch-bound backward) or on offload copies, so the slowdown
+ * is that of the kernels' share of its wall time (spread evenly). */
+static double bwd_slow(grp_share sh, const eng_stage *r) {
+  return grp_slow(sh, r->bmem) * r->bkern;
 }
 
 /* A split backward (pipeline/pipe.h): the B pass (the backward less its
@@ -667,28 +711,27 @@ static void split_cost(const eng *e, const xg_stage *st, double ob, eng_stage *r
  * the start of the backward. */
 static void stage_cost(const eng *e, const xg_stage *st, eng_stage *r) {
   qclock c = {0, 0, 0, 0, 0};
-  /* the copies' exposed part is a wait of the GPU's stream on the copy
-   * stream (the host issues on meanwhile): GPU time at the pass's end,
-   * as the event engine runs it (event.c add_offload) */
-  double of = 0, ob = 0;
-  if (e->s->plan.offload_layers > 0) offload_cost(e, st, &of, &ob);
   /* the batch's host work (cost_batch_host) before the first layer */
   if (e->s->plan.framework_eager) c.h = c.g = cost_batch_host(&e->s->cluster.gpu);
-  run_pass(e, st, 0, &c);
-  c.g += of;
+  /* the offload copies' exposed part: the stream's waits on them (the
+   * host issues on meanwhile), layer by layer (offload.h) */
+  double h0 = c.g, of = run_pass(e, st, 0, &c), ob;
   r->f = c.g;
+  /* the kernels' share of the pass's wall time (recomputation, which
+   * re-runs the forward's blocking collectives, does not move it) */
+  r->bkern = c.g - h0 > c.compute ? c.compute / (c.g - h0) : 1;
+  r->offload_f = of;
   r->bwd_lead = e->s->plan.pp > 1 ? 0 : c.g - c.h;
   if (e->s->plan.pp > 1) {
     qclock cb = {0, 0, 0, 0, 0};
-    run_pass(e, st, 1, &cb);
-    r->b = cb.g + ob;
+    ob = run_pass(e, st, 1, &cb);
+    r->b = cb.g;
     if (splits(e)) split_cost(e, st, ob, r);
     c.compute += cb.compute;
     c.comm += cb.comm;
     c.comm_ep += cb.comm_ep;
   } else {
-    run_pass(e, st, 1, &c);
-    c.g += ob;
+    ob = run_pass(e, st, 1, &c);
     r->b = c.g - r->f;
   }
   r->offload = of + ob;
@@ -847,7 +890,7 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
   const sc_plan *p = &e->s->plan;
   if (!p->overlap_grad_reduce || red <= 0) return red;
   int si = (int)(st - e->x->stages);
-  double share = grp_slow(sh, e->st[si].bmem);
+  double share = bwd_slow(sh, &e->st[si]);
   /* interleaved: per model chunk (the event engine's order needs m % pp
    * == 0, else it runs one chunk) */
   double p2p = p->pp > 1 && !hsdp ? coll(e, &e->grps[e->x->pp_group], COLL_SEND_RECV,
@@ -858,7 +901,7 @@ static double red_exposed_stage(const eng *e, const xg_stage *st, double red, do
   /* a schedule that splits its backwards ends on weight-gradient passes,
    * which the buckets' model of the last backward does not run */
   if (hsdp || e->x->vpp > 1 || pipe_for(p->schedule)->splits)
-    return eng_red_exposed(p, red, worst->b, grp_slow(sh, worst->bmem));
+    return eng_red_exposed(p, red, worst->b, bwd_slow(sh, worst));
   return eng_dp_overlap(e, si, red, params, share, p2p);
 }
 
@@ -886,12 +929,13 @@ static double dp_exposed(const eng *e, const xg_stage *st, const eng_stage *wors
     rep += xg_seg_sharded(sg, n * e_b, n, r->count);
     rep_grp = sg->rep_group;
   }
-  if (rep_grp >= 0) {
-    grp_share s3;
-    red += coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, &s3);
-    share_max(&share, s3);
-  }
-  double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst);
+  /* the replicas' all-reduce needs every unit's reduce-scatter done, the
+   * last of which leaves when the backward ends (fsdp.c): nothing of the
+   * backward is left to hide it, and FSDP's own gathers and reduce-
+   * scatters are what that backward hides (hiding it again made a faster
+   * GPU expose both) */
+  double all = rep_grp >= 0 ? coll(e, &e->grps[rep_grp], COLL_ALL_REDUCE, rep, NULL) : 0;
+  double exposed = red_exposed_stage(e, st, red, params, share, rep_grp >= 0, worst) + all;
   return t + exposed + (p->overlap_param_gather ? 0.1 * ag : ag);
 }
 
@@ -904,7 +948,7 @@ void eng_dp_reduction(const eng *e, int s, int worst, eng_dpred *out) {
   double ag;
   grp_share sh;
   grad_reduction(e, st, &out->red, &ag, &sh, &out->params);
-  out->share = grp_slow(sh, e->st[s].bmem);
+  out->share = bwd_slow(sh, &e->st[s]);
   double rep = 0;
   /* HSDP reduced once per step shares the overlap window (as dp_exposed:
    * FSDP1/FSDP2 reduce unit by unit, fsdp.c, and keep the buckets) */
@@ -1024,7 +1068,7 @@ static eng_stage rank_of(const eng *e, const pipe_sched *ps, const pipe_shape *s
   r.bs = (a.bs + z.bs) / 2, r.w = (a.w + z.w) / 2;
   r.compute = (a.compute + z.compute) / 2, r.comm = (a.comm + z.comm) / 2;
   r.comm_ep = (a.comm_ep + z.comm_ep) / 2, r.offload = (a.offload + z.offload) / 2;
-  r.bmem = (a.bmem + z.bmem) / 2;
+  r.bmem = (a.bmem + z.bmem) / 2, r.bkern = (a.bkern + z.bkern) / 2;
   r.host = r.f + r.b - r.offload - r.compute - r.comm;
   if (r.host < 0) r.host = 0;
   return r;

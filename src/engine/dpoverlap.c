@@ -44,13 +44,16 @@
 
 #include "engine/ddpbucket.h"
 #include "engine/engine.h"
+#include "engine/offload.h"
 
-/* Wall seconds of one backward of segment seg (recomputation included)
- * from a GPU clock *d s ahead of the host's (updated): its GPU time, or
- * longer where the host issues it slower (launch-bound layers), as the
- * event engine's stream runs it. */
-static double bwd_time(const eng *e, int seg, double *d) {
-  return eng_qsum_wall(&e->qs[2 * seg + 1], 1, d);
+/* Wall seconds of the backward of instance i (forward order) of run j
+ * of stage st (recomputation included) from a GPU clock *d s ahead of
+ * the host's (updated): its GPU time, or longer where the host issues it
+ * slower (launch-bound layers), or its offload copy's (offload.h), as
+ * the event engine's stream runs it. */
+static double bwd_time(const eng *e, const xg_stage *st, int j, int i, double *d) {
+  eng_qsum w;
+  return eng_qsum_wall(offl_queue(e, st, j, i, 1, &w), 1, d);
 }
 
 double eng_dp_overlap(const eng *e, int s, double red, double params, double share,
@@ -65,8 +68,7 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
   const xg *x = e->x;
   const xg_stage *st = &x->stages[s];
   double size = ddpb_size((p->dp > 0 ? p->dp : 1) * (double)(p->cp > 0 ? p->cp : 1));
-  /* the backward's wall time, the exposed offload copies' wait at its
-   * end included (beside which the buckets run on too) */
+  /* the backward's wall time, the offload copies' waits included */
   ddpb_chain c = ddpb_chain_new(e->st[s].b, share);
   double acc = 0, tau = 0, n, d = e->st[s].bwd_lead;
   for (int j = st->n_runs - 1; j >= 0; j--) { /* backward order */
@@ -74,7 +76,7 @@ double eng_dp_overlap(const eng *e, int s, double red, double params, double sha
     const xg_segment *sg = &x->segs[r->segment];
     double lp = sg->block < 0 || sg->zero >= 3 ? 0 : xg_seg_params(sg, s);
     for (int k = 0; k < r->count; k++) {
-      tau += bwd_time(e, r->segment, &d);
+      tau += bwd_time(e, st, j, r->count - 1 - k, &d);
       if (lp > 0 && (n = ddpb_fill(&acc, lp, size)) > 0) ddpb_add(&c, tau, red * n / params);
     }
   }

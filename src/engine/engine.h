@@ -99,11 +99,19 @@ typedef struct eng_stage {
                                    backward starts, s (0 with pipeline
                                    parallelism: the send/recv levels them) */
   double offload;               /* exposed activation offload copies, s
-                                   (part of f + b, not of compute/comm/host) */
+                                   (part of f + b, not of compute/comm/host):
+                                   the stream's waits on them (offload.h) */
+  double offload_f;             /* of that, the forward's, s */
   double mem;                   /* memory total of the stage, bytes */
   double bmem;                  /* fraction of the backward's kernel time
                                    in memory-bound kernels (overlap
                                    slowdown: groups.h grp_slow) */
+  double bkern;                 /* fraction of a pass's wall time its
+                                   kernels take (the rest: the stream's
+                                   collectives, its waits on the host or
+                                   offload copies), in (0, 1]: the
+                                   forward's, which recomputation leaves
+                                   alone */
   sc_memory m;                  /* its breakdown */
   double act_all;               /* the activations as summed, bytes, before
                                    a step that frees its gradients

@@ -14,7 +14,6 @@
 #include "core/mem.h"
 #include "core/vec.h"
 #include "cost/compute.h"
-#include "cost/hostlink.h"
 #include "engine/evint.h"
 #include "engine/fp8amax.h"
 #include "lower/lower.h"
@@ -202,23 +201,12 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
 
 /* Activation offloading (plan.offload_layers): what the first layers'
  * copies to host memory (forward) and back (backward) leave exposed, as
- * the step model charges it (analytic.c offload_cost): one task at the
- * end of the pass on the offload stream. 0 or -1. */
+ * the step model charges it (analytic.c stage_cost: the stream's waits on
+ * the copies, offload.h): one task at the end of the pass on the offload
+ * stream. 0 or -1. */
 static int add_offload(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
-  const eng *e = c->e;
-  const xg *x = e->x;
-  const xg_stage *st = &x->stages[s];
-  int left = e->s->plan.offload_layers;
-  double bw = hostlink_bw(&e->s->cluster), t = 0;
-  for (int j = 0; j < st->n_runs && left > 0; j++) {
-    const xg_run *r = &x->runs[st->first_run + j];
-    const xg_segment *sg = &x->segs[r->segment];
-    if (sg->block < 0 || sg->role != WG_ROLE_LAYER) continue;
-    int n = r->count < left ? r->count : left;
-    left -= n;
-    double copy = sg->act_bytes / bw, work = e->qs[2 * r->segment + bwd].compute;
-    t += n * (copy > work ? copy - work : 0);
-  }
+  const eng_stage *st = &c->e->st[s];
+  double t = bwd ? st->offload - st->offload_f : st->offload_f;
   if (t <= 0) return 0;
   if (vec_grow((void **)&tp->t, &tp->cap, tp->n + 1L, sizeof *tp->t)) return -1;
   int name = ev_name(c->out, &c->cap_names, "activation offload (exposed)");

@@ -36,6 +36,7 @@
 #include "cost/compute.h"
 #include "engine/fsdp.h"
 #include "engine/fsdp1k.h"
+#include "engine/offload.h"
 
 #define FSDP_CACHE 32   /* runs whose units are costed once per call */
 #define FSDP_RING 65    /* > the deepest prefetch (plan.fsdp_prefetch <= 64) */
@@ -334,6 +335,10 @@ typedef struct fsdp_ctx {
                                included), s */
   double copies;            /* of that, FSDP2 copy kernels and FSDP1
                                gradient cats (fsdp1k.h), s */
+  double kern;              /* of compute, kernels (copies included; the
+                               rest is the stream's own collectives and
+                               its waits on the host or an offload
+                               copy), s */
   double comm, shared;      /* communication run, and share x that, s */
   double mf[2];             /* forward, backward: the fraction of the
                                compute in memory-bound kernels (XG_MEM,
@@ -431,8 +436,11 @@ static void reduce(fsdp_ctx *x, const fsdp_unit *u) {
  * collectives or leaves it waiting on the host, never exposes more of
  * them. */
 static double unit_wall(fsdp_ctx *x, const cursor *c) {
-  int seg = x->e->x->runs[x->st->first_run + cur_index(c)].segment;
-  return eng_qsum_wall(&x->e->qs[2 * seg + x->bwd], 1, &x->lead);
+  int j = cur_index(c), n = x->e->x->runs[x->st->first_run + j].count;
+  eng_qsum w; /* an offloaded layer's waits on its copy too (offload.h) */
+  const eng_qsum *q = offl_queue(x->e, x->st, j, c->bwd ? n - 1 - c->i : c->i, x->bwd, &w);
+  x->kern += q->compute;
+  return eng_qsum_wall(q, 1, &x->lead);
 }
 
 /* One pass (bwd 0: forward, 1: backward) of one micro-batch. */
@@ -469,6 +477,7 @@ static void pass(fsdp_ctx *x, int bwd) {
     x->c = start + run;
     x->compute += run;
     x->copies += (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
+    x->kern += (gathered ? u->copy_out : 0) + (bwd ? u->rs_copy : 0);
     if (bwd && u->params > 0) reduce(x, u);
     if (d == 0) {
       gather_ahead(x, &lead, q + 1, x->c);
@@ -526,7 +535,7 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
     x.c = issue(&x, 0, in + ag, (grp_share){share.sm * k, share.hbm * k});
     if (p->fsdp_impl == SC_FSDP2) {
       double co = cost_mem(g, 2 * x.root * eb);
-      x.c += co, x.compute += co, x.copies += co;
+      x.c += co, x.compute += co, x.copies += co, x.kern += co;
     }
   }
   pass(&x, 0);
@@ -542,7 +551,7 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
     if (p->fsdp_impl == SC_FSDP2 && x.root > 0) {
       /* the root's chunk-cat, on the compute stream */
       double cc = cost_mem(&e->s->cluster.gpu, 2 * x.root * eb);
-      x.c += cc, x.compute += cc, x.copies += cc;
+      x.c += cc, x.compute += cc, x.copies += cc, x.kern += cc;
     }
     double rs = eng_coll(e, gi, COLL_REDUCE_SCATTER, last * eb, &share);
     if (p->fsdp_impl == SC_FSDP1 && x.root > 0) {
@@ -550,7 +559,8 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
        * its reduce-scatter (fsdp1k.h) */
       fsdp_unit ru = {.reduce = rs, .rs_share = share};
       fsdp1_kernels(fsdp1k_unit(&e->s->cluster.gpu, x.root, eb, e->x->groups[gi].ranks), &ru);
-      x.c += ru.rs_copy, x.compute += ru.rs_copy, x.copies += ru.rs_copy;
+      x.c += ru.rs_copy, x.compute += ru.rs_copy, x.copies += ru.rs_copy,
+      x.kern += ru.rs_copy;
       rs = ru.reduce, share = ru.rs_share;
     }
     issue(&x, x.c, rs, share);
@@ -560,7 +570,9 @@ double fsdp_exposed(const eng *e, const xg_stage *st, int mbs) {
   double span = x.c > x.m ? x.c : x.m;
   double waited = span - x.compute;              /* communication not hidden */
   double hidden = x.comm - waited > 0 ? x.comm - waited : 0;
-  double slow = x.comm > 0 ? x.shared / x.comm * hidden : 0;
+  /* the overlap slows the kernels in it, not the stream's collectives
+   * or its waits: the window's kernel share of it (spread evenly) */
+  double slow = x.comm > 0 && x.compute > 0 ? x.shared / x.comm * hidden * (x.kern / x.compute) : 0;
   return mbs * (waited + x.copies + slow);
 }
 

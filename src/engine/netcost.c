@@ -29,6 +29,17 @@
  * (on_grid). */
 #define NCOST_GRID_BITS 16
 
+/* A group shape's schedule of at least this many transfers is routed on
+ * several threads when the search has more than one (route_split): in
+ * chunks of ROUTE_CHUNK transfers, which the threads waiting for the
+ * shape (wait_or_help) or with nothing to do (ncost_help) route on their
+ * own tables while its owner routes from the first. Routing is most of a
+ * shape's bound (a walk back over each node's in-links per transfer: a
+ * 256-rank ring four times over a 1,024-GPU fat-tree, 2,048 transfers, is
+ * about 0.2 ms), and a shape is one entry its threads wait for. */
+#define ROUTE_SPLIT_MIN 512
+#define ROUTE_CHUNK 128
+
 /* One simulated collective. */
 typedef struct memo {
   coll_op op;
@@ -73,6 +84,29 @@ typedef struct want {
   int ranks, stride, window, per;
 } want;
 
+/* One chunk of a schedule routed side by side (route_split): the paths
+ * of its transfers one after another. */
+typedef struct rchunk {
+  int *links;         /* owned by the job's owner (grown by the router) */
+  int n_links, cap;
+  int nomem;          /* 1: a path did not fit (out of memory) */
+} rchunk;
+
+/* A schedule being routed by several threads (route_split): chunk c is
+ * transfers [c ROUTE_CHUNK, (c + 1) ROUTE_CHUNK). `next` and `done` are
+ * read and written under the core's mu; a chunk's paths, len and off by
+ * the one thread that took it, read by the owner once `done` counts it. */
+typedef struct rjob {
+  const sched *s;     /* borrowed from the owner */
+  const int *node;    /* borrowed: the topology's node of each rank */
+  int n_chunks, next, done;
+  rchunk *ch;         /* owned, n_chunks */
+  int *len;           /* owned, per transfer: its path's links, or
+                         route_path's failure (< 0) */
+  int *off;           /* owned, per transfer: where in its chunk's links */
+  struct rjob *up;    /* the next job posted on the core (a list) */
+} rjob;
+
 /* What the ncosts of a search's threads share (ncost_open_sharing): the
  * topology, the memo of flow-engine runs, the shapes bounded and the
  * first failure. The memo is an open-addressing hash table of `cap` slots
@@ -96,6 +130,10 @@ typedef struct core {
                          taken first, while its poster computes its
                          misses from the first) */
   int n_want, cap_want;
+  rjob *rjobs;        /* schedules being routed side by side (borrowed:
+                         each its owner's, posted while it routes) */
+  int views;          /* ncosts open on the core (atomic): route_split
+                         splits only where another thread may help */
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
   int failed;         /* err.code != SC_OK, read without the lock (atomic) */
 } core;
@@ -186,6 +224,7 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
   pthread_mutex_init(&shared->mu_err, NULL);
   pthread_cond_init(&shared->done, NULL);
   n->c = shared;
+  shared->views = 1;
   n->owner = 1;
   n->rt = rt;
   fcf_scratch_init(&n->w);
@@ -204,6 +243,7 @@ int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
     return sc_error_set(err, SC_ENOMEM, "out of memory sharing the topology");
   }
   n->c = base->c;
+  __atomic_add_fetch(&n->c->views, 1, __ATOMIC_RELAXED);
   n->rt = rt;
   fcf_scratch_init(&n->w);
   *out = n;
@@ -218,6 +258,7 @@ void ncost_close(ncost *n) {
   if (!n) return;
   route_free(n->rt);
   fcf_scratch_free(&n->w);
+  if (!n->owner) __atomic_sub_fetch(&n->c->views, 1, __ATOMIC_RELAXED);
   if (n->owner) {
     topo_free(n->c->t);
     mem_free(n->c->m);
@@ -300,6 +341,109 @@ static int copies(int ranks, int stride, int window) {
   return k > 1 ? k : 1;
 }
 
+/* Route chunk ci of job j on n's table (the thread that took it). */
+static void route_chunk(ncost *n, rjob *j, int ci) {
+  const sched *s = j->s;
+  rchunk *ch = &j->ch[ci];
+  int end = (ci + 1) * ROUTE_CHUNK < s->nx ? (ci + 1) * ROUTE_CHUNK : s->nx;
+  for (int i = ci * ROUTE_CHUNK; i < end; i++) {
+    const sched_xfer *x = &s->x[i];
+    j->len[i] = 0;
+    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH || !(x->bytes > 0)) continue;
+    int a = j->node[x->src], b = j->node[x->dst], len = 0;
+    const int *p;
+    if (a == b) continue;
+    int rc = route_path(n->rt, a, b, &p, &len);
+    if (rc) {
+      j->len[i] = rc;
+      continue;
+    }
+    if (vec_grow((void **)&ch->links, &ch->cap, (long)ch->n_links + len, sizeof *ch->links)) {
+      ch->nomem = 1;
+      return;
+    }
+    if (len > 0) memcpy(ch->links + ch->n_links, p, sizeof *p * (size_t)len);
+    j->off[i] = ch->n_links, j->len[i] = len;
+    ch->n_links += len;
+  }
+}
+
+/* Under c->mu: a chunk of a job being routed into *j and *ci, taken; 1,
+ * or 0 when none is left. */
+static int take_chunk(core *c, rjob **j, int *ci) {
+  for (rjob *r = c->rjobs; r; r = r->up)
+    if (r->next < r->n_chunks) {
+      *j = r, *ci = r->next++;
+      return 1;
+    }
+  return 0;
+}
+
+/* Under c->mu: route a chunk another thread's shape posted (leaving the
+ * lock meanwhile); 1, or 0 when none is left. */
+static int help_route(ncost *n) {
+  core *c = n->c;
+  rjob *j;
+  int ci;
+  if (!take_chunk(c, &j, &ci)) return 0;
+  pthread_mutex_unlock(&c->mu);
+  route_chunk(n, j, ci);
+  pthread_mutex_lock(&c->mu);
+  j->done++;
+  pthread_cond_broadcast(&c->done); /* its owner may wait for it */
+  return 1;
+}
+
+static void rjob_free(rjob *j, const int **link) {
+  for (int i = 0; j->ch && i < j->n_chunks; i++) mem_free(j->ch[i].links);
+  mem_free(j->ch), mem_free(j->len), mem_free(j->off), mem_free(link);
+}
+
+/* The paths of s's transfers (rank r on node[r]) into *out, routed by
+ * this thread and any that helps (help_route): 0 (free with rjob_free),
+ * 1 when not split -- fewer than ROUTE_SPLIT_MIN transfers, or no other
+ * thread's ncost open on the core: the caller routes them itself --, or
+ * -1 when out of memory. The paths are route_path's whichever table
+ * routes them (route.h), so what is built on them is the same. */
+static int route_split(ncost *n, const sched *s, const int *node, rjob *j, fcf_paths *out) {
+  core *c = n->c;
+  if (s->nx < ROUTE_SPLIT_MIN || __atomic_load_n(&c->views, __ATOMIC_RELAXED) < 2) return 1;
+  *j = (rjob){.s = s, .node = node, .n_chunks = (s->nx + ROUTE_CHUNK - 1) / ROUTE_CHUNK};
+  j->ch = mem_calloc((size_t)j->n_chunks, sizeof *j->ch);
+  j->len = mem_alloc(sizeof *j->len * (size_t)s->nx);
+  j->off = mem_alloc(sizeof *j->off * (size_t)s->nx);
+  const int **link = mem_alloc(sizeof *link * (size_t)s->nx);
+  if (!j->ch || !j->len || !j->off || !link) {
+    rjob_free(j, link);
+    return -1;
+  }
+  pthread_mutex_lock(&c->mu);
+  j->up = c->rjobs, c->rjobs = j;
+  pthread_cond_broadcast(&c->done); /* threads waiting for an entry help */
+  for (int ci; j->next < j->n_chunks;) { /* from the first, as helpers do */
+    ci = j->next++;
+    pthread_mutex_unlock(&c->mu);
+    route_chunk(n, j, ci);
+    pthread_mutex_lock(&c->mu);
+    j->done++;
+  }
+  while (j->done < j->n_chunks) pthread_cond_wait(&c->done, &c->mu);
+  rjob **at = &c->rjobs;
+  while (*at != j) at = &(*at)->up;
+  *at = j->up;
+  pthread_mutex_unlock(&c->mu);
+  int nomem = 0;
+  for (int i = 0; i < j->n_chunks; i++) nomem |= j->ch[i].nomem;
+  for (int i = 0; i < s->nx && !nomem; i++)
+    link[i] = j->len[i] > 0 ? j->ch[i / ROUTE_CHUNK].links + j->off[i] : NULL;
+  if (nomem) {
+    rjob_free(j, link);
+    return -1;
+  }
+  *out = (fcf_paths){link, j->len};
+  return 0;
+}
+
 /* 1 when node v is a GPU with a single neighbour: the links to and from
  * it carry its own traffic only (no shortest path passes through it). */
 static int stub_gpu(const topo *t, int v) {
@@ -325,13 +469,20 @@ static int alone_enough(ncost *n, coll_op op, int ranks, int stride, int k, int 
     sched_free(&s);
     return 1;
   }
+  rjob j;
+  fcf_paths pre;
+  int split = ok ? route_split(n, &s, node, &j, &pre) : 1;
+  ok = ok && split >= 0;
   for (int i = 0; ok && i < s.nx; i++) {
-    const int *l;
-    int len;
-    if (route_path(n->rt, node[s.x[i].src], node[s.x[i].dst], &l, &len)) ok = 0;
-    for (int j = 0; ok && j < len; j++)
-      ok = stub_gpu(t, t->links[l[j]].src) || stub_gpu(t, t->links[l[j]].dst);
+    const int *l = NULL;
+    int len = 0;
+    if (split == 0 && pre.len[i] < 0) ok = 0;
+    else if (split == 0) l = pre.link[i], len = pre.len[i];
+    else if (route_path(n->rt, node[s.x[i].src], node[s.x[i].dst], &l, &len)) ok = 0;
+    for (int e = 0; ok && e < len; e++)
+      ok = stub_gpu(t, t->links[l[e]].src) || stub_gpu(t, t->links[l[e]].dst);
   }
+  if (split == 0) rjob_free(&j, (const int **)pre.link);
   mem_free(node);
   sched_free(&s);
   return ok;
@@ -466,7 +617,14 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   int *node = group_nodes(n, sh->ranks, sh->stride, sh->window, sh->k);
   int rc = -1;
   sh->cf = mem_alloc(sizeof *sh->cf);
-  if (built == 0 && node && sh->cf) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
+  if (built == 0 && node && sh->cf) {
+    rjob j;
+    fcf_paths pre;
+    int split = route_split(n, &s, node, &j, &pre);
+    if (split == 0) rc = fcf_build_paths(n->c->t, &pre, &s, node, &n->w, sh->cf);
+    else if (split == 1) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
+    if (split == 0) rjob_free(&j, (const int **)pre.link);
+  }
   if (rc != 0) {
     mem_free(sh->cf);
     sh->cf = NULL;
@@ -644,6 +802,7 @@ static int wait_or_help(ncost *n) {
   if (n->helping) return -1;
   want w;
   int busy;
+  if (help_route(n)) return 0;
   if (take_wanted(c, &w, &busy)) {
     pthread_mutex_unlock(&c->mu);
     help(n, &w);
@@ -858,6 +1017,10 @@ int ncost_help(ncost *n) {
   want w;
   int busy;
   pthread_mutex_lock(&c->mu);
+  if (help_route(n)) {
+    pthread_mutex_unlock(&c->mu);
+    return 1;
+  }
   int ready = take_wanted(c, &w, &busy);
   if (!ready && busy) wait_for_entry(c); /* then the caller asks again */
   pthread_mutex_unlock(&c->mu);

@@ -71,3 +71,71 @@ int memo_put(memo *m, const double *key, const double *val) {
   s->used = 1;
   return 0;
 }
+
+/* A shared entry: tag == gen when set, gen | MEMO_BUSY while its claimer
+ * writes it, anything else when free (entries of earlier generations:
+ * memo_shared_clear only moves gen on). */
+#define MEMO_BUSY 0x80000000u
+
+typedef struct memo_sent {
+  double key[MEMO_KEY];
+  double val[MEMO_VAL];
+  unsigned tag;       /* atomic */
+} memo_sent;
+
+struct memo_shared {
+  unsigned gen;       /* written by memo_shared_clear alone */
+  int n;              /* slots claimed (atomic) */
+  memo_sent e[MEMO_SHARED_SLOTS];
+};
+
+/* Written whole at once, so that a search's look-ups do not fault its
+ * pages in twice (grow's note). */
+memo_shared *memo_shared_new(void) {
+  memo_shared *m = mem_alloc(sizeof *m);
+  if (!m) return NULL;
+  memset(m, 0, sizeof *m);
+  m->gen = 1;
+  return m;
+}
+
+void memo_shared_free(memo_shared *m) { mem_free(m); }
+
+void memo_shared_clear(memo_shared *m) {
+  m->n = 0;
+  m->gen = (m->gen + 1) & ~MEMO_BUSY;
+  if (m->gen == 0) { /* wrapped: tags of old generations could match */
+    memset(m->e, 0, sizeof m->e);
+    m->gen = 1;
+  }
+}
+
+const double *memo_shared_get(const memo_shared *m, const double *key) {
+  for (uint64_t i = hash(key);; i++) {
+    const memo_sent *s = &m->e[i & (MEMO_SHARED_SLOTS - 1)];
+    unsigned tag = __atomic_load_n(&s->tag, __ATOMIC_ACQUIRE);
+    if (tag == m->gen && !memcmp(s->key, key, sizeof s->key)) return s->val;
+    if (tag != m->gen && tag != (m->gen | MEMO_BUSY)) return NULL; /* free */
+  }
+}
+
+void memo_shared_put(memo_shared *m, const double *key, const double *val) {
+  if (2 * (__atomic_load_n(&m->n, __ATOMIC_RELAXED) + 1) > MEMO_SHARED_SLOTS) return;
+  for (uint64_t i = hash(key);;) {
+    memo_sent *s = &m->e[i & (MEMO_SHARED_SLOTS - 1)];
+    unsigned tag = __atomic_load_n(&s->tag, __ATOMIC_ACQUIRE);
+    if (tag == m->gen && !memcmp(s->key, key, sizeof s->key)) return; /* put already */
+    if (tag == m->gen || tag == (m->gen | MEMO_BUSY)) {
+      i++;
+      continue;
+    }
+    if (!__atomic_compare_exchange_n(&s->tag, &tag, m->gen | MEMO_BUSY, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_ACQUIRE))
+      continue; /* another thread claimed it: look again */
+    __atomic_add_fetch(&m->n, 1, __ATOMIC_RELAXED);
+    memcpy(s->key, key, sizeof s->key);
+    memcpy(s->val, val, sizeof s->val);
+    __atomic_store_n(&s->tag, m->gen, __ATOMIC_RELEASE);
+    return;
+  }
+}

@@ -59,14 +59,22 @@ static int splits(const eng *e) {
   return pipe_for(e->s->plan.schedule)->splits && e->s->plan.pp > 1;
 }
 
-/* Look up key in the job's cost memo; NULL when absent (or no memo). */
+/* Look up key in the job's cost memo, then in the one its search's
+ * threads share (a hit there is copied into the job's); NULL when absent
+ * (or no memo). */
 static const double *recall(const eng *e, const double *key) {
-  return e->costs ? memo_get(e->costs, key) : NULL;
+  const double *v = e->costs ? memo_get(e->costs, key) : NULL;
+  if (v || !e->shared) return v;
+  v = memo_shared_get(e->shared, key);
+  if (v && e->costs && memo_put(e->costs, key, v)) ((eng *)e)->oom = 1;
+  return v;
 }
 
-/* Remember val for key; a memo that cannot grow fails the evaluation. */
+/* Remember val for key (for the other threads too); a memo that cannot
+ * grow fails the evaluation. */
 static void remember(const eng *e, const double *key, const double *val) {
   if (e->costs && memo_put(e->costs, key, val)) ((eng *)e)->oom = 1;
+  if (e->shared) memo_shared_put(e->shared, key, val);
 }
 
 /* cost_gemm as the plan's GEMM library runs it (cost_gemm_lib: before

@@ -95,15 +95,19 @@ typedef struct rchunk {
 /* A schedule being routed by several threads (route_split): chunk c is
  * transfers [c ROUTE_CHUNK, (c + 1) ROUTE_CHUNK). `next` and `done` are
  * read and written under the core's mu; a chunk's paths, len and off by
- * the one thread that took it, read by the owner once `done` counts it. */
+ * the one thread that took it, read by the owner once `done` counts it.
+ * Each ncost keeps one, its arrays from one schedule to the next. */
 typedef struct rjob {
   const sched *s;     /* borrowed from the owner */
   const int *node;    /* borrowed: the topology's node of each rank */
   int n_chunks, next, done;
-  rchunk *ch;         /* owned, n_chunks */
+  rchunk *ch;         /* owned, cap_ch (their links kept) */
+  int cap_ch;
   int *len;           /* owned, per transfer: its path's links, or
                          route_path's failure (< 0) */
   int *off;           /* owned, per transfer: where in its chunk's links */
+  const int **link;   /* owned, per transfer: its path (route_split) */
+  int cap_x;          /* room in len, off and link */
   struct rjob *up;    /* the next job posted on the core (a list) */
 } rjob;
 
@@ -152,6 +156,7 @@ struct ncost {
   int want;           /* ncost_want: misses posted, not computed */
   int missed;         /* in want mode: a collective was posted (the
                          times since are not the prediction's) */
+  rjob rj;            /* route_split's (owned arrays) */
   int helping;        /* in ncost_help: never wait for an entry another
                          thread computes, keep failures to the owner's
                          own run (the entry is marked failed and asked
@@ -258,6 +263,8 @@ void ncost_close(ncost *n) {
   if (!n) return;
   route_free(n->rt);
   fcf_scratch_free(&n->w);
+  for (int i = 0; i < n->rj.cap_ch; i++) mem_free(n->rj.ch[i].links);
+  mem_free(n->rj.ch), mem_free(n->rj.len), mem_free(n->rj.off), mem_free(n->rj.link);
   if (!n->owner) __atomic_sub_fetch(&n->c->views, 1, __ATOMIC_RELAXED);
   if (n->owner) {
     topo_free(n->c->t);
@@ -358,11 +365,12 @@ static void route_chunk(ncost *n, rjob *j, int ci) {
       j->len[i] = rc;
       continue;
     }
-    if (vec_grow((void **)&ch->links, &ch->cap, (long)ch->n_links + len, sizeof *ch->links)) {
+    if (ch->n_links + len > ch->cap &&
+        vec_grow((void **)&ch->links, &ch->cap, (long)ch->n_links + len, sizeof *ch->links)) {
       ch->nomem = 1;
       return;
     }
-    if (len > 0) memcpy(ch->links + ch->n_links, p, sizeof *p * (size_t)len);
+    for (int e = 0; e < len; e++) ch->links[ch->n_links + e] = p[e]; /* a few links */
     j->off[i] = ch->n_links, j->len[i] = len;
     ch->n_links += len;
   }
@@ -394,29 +402,43 @@ static int help_route(ncost *n) {
   return 1;
 }
 
-static void rjob_free(rjob *j, const int **link) {
-  for (int i = 0; j->ch && i < j->n_chunks; i++) mem_free(j->ch[i].links);
-  mem_free(j->ch), mem_free(j->len), mem_free(j->off), mem_free(link);
+/* Room in n's rjob for s's transfers, in n_chunks chunks (emptied); 0, or
+ * -1 when out of memory. */
+static int rjob_room(rjob *j, const sched *s, int n_chunks) {
+  if (n_chunks > j->cap_ch) {
+    rchunk *ch = mem_realloc(j->ch, sizeof *ch * (size_t)n_chunks);
+    if (!ch) return -1;
+    memset(ch + j->cap_ch, 0, sizeof *ch * (size_t)(n_chunks - j->cap_ch));
+    j->ch = ch, j->cap_ch = n_chunks;
+  }
+  if (s->nx > j->cap_x) {
+    int *len = mem_realloc(j->len, sizeof *len * (size_t)s->nx);
+    if (len) j->len = len;
+    int *off = mem_realloc(j->off, sizeof *off * (size_t)s->nx);
+    if (off) j->off = off;
+    const int **link = mem_realloc(j->link, sizeof *link * (size_t)s->nx);
+    if (link) j->link = link;
+    if (!len || !off || !link) return -1;
+    j->cap_x = s->nx;
+  }
+  for (int i = 0; i < n_chunks; i++) j->ch[i].n_links = 0, j->ch[i].nomem = 0;
+  return 0;
 }
 
-/* The paths of s's transfers (rank r on node[r]) into *out, routed by
- * this thread and any that helps (help_route): 0 (free with rjob_free),
- * 1 when not split -- fewer than ROUTE_SPLIT_MIN transfers, or no other
- * thread's ncost open on the core: the caller routes them itself --, or
- * -1 when out of memory. The paths are route_path's whichever table
- * routes them (route.h), so what is built on them is the same. */
-static int route_split(ncost *n, const sched *s, const int *node, rjob *j, fcf_paths *out) {
+/* The paths of s's transfers (rank r on node[r]) into *out (valid until
+ * the next route_split on n), routed by this thread and any that helps
+ * (help_route): 0, 1 when not split -- fewer than ROUTE_SPLIT_MIN
+ * transfers, or no other thread's ncost open on the core: the caller
+ * routes them itself --, or -1 when out of memory. The paths are
+ * route_path's whichever table routes them (route.h), so what is built
+ * on them is the same. */
+static int route_split(ncost *n, const sched *s, const int *node, fcf_paths *out) {
   core *c = n->c;
   if (s->nx < ROUTE_SPLIT_MIN || __atomic_load_n(&c->views, __ATOMIC_RELAXED) < 2) return 1;
-  *j = (rjob){.s = s, .node = node, .n_chunks = (s->nx + ROUTE_CHUNK - 1) / ROUTE_CHUNK};
-  j->ch = mem_calloc((size_t)j->n_chunks, sizeof *j->ch);
-  j->len = mem_alloc(sizeof *j->len * (size_t)s->nx);
-  j->off = mem_alloc(sizeof *j->off * (size_t)s->nx);
-  const int **link = mem_alloc(sizeof *link * (size_t)s->nx);
-  if (!j->ch || !j->len || !j->off || !link) {
-    rjob_free(j, link);
-    return -1;
-  }
+  rjob *j = &n->rj;
+  int n_chunks = (s->nx + ROUTE_CHUNK - 1) / ROUTE_CHUNK;
+  if (rjob_room(j, s, n_chunks)) return -1;
+  j->s = s, j->node = node, j->n_chunks = n_chunks, j->next = j->done = 0;
   pthread_mutex_lock(&c->mu);
   j->up = c->rjobs, c->rjobs = j;
   pthread_cond_broadcast(&c->done); /* threads waiting for an entry help */
@@ -432,15 +454,11 @@ static int route_split(ncost *n, const sched *s, const int *node, rjob *j, fcf_p
   while (*at != j) at = &(*at)->up;
   *at = j->up;
   pthread_mutex_unlock(&c->mu);
-  int nomem = 0;
-  for (int i = 0; i < j->n_chunks; i++) nomem |= j->ch[i].nomem;
-  for (int i = 0; i < s->nx && !nomem; i++)
-    link[i] = j->len[i] > 0 ? j->ch[i / ROUTE_CHUNK].links + j->off[i] : NULL;
-  if (nomem) {
-    rjob_free(j, link);
-    return -1;
-  }
-  *out = (fcf_paths){link, j->len};
+  for (int i = 0; i < j->n_chunks; i++)
+    if (j->ch[i].nomem) return -1;
+  for (int i = 0; i < s->nx; i++)
+    j->link[i] = j->len[i] > 0 ? j->ch[i / ROUTE_CHUNK].links + j->off[i] : NULL;
+  *out = (fcf_paths){j->link, j->len};
   return 0;
 }
 
@@ -469,9 +487,8 @@ static int alone_enough(ncost *n, coll_op op, int ranks, int stride, int k, int 
     sched_free(&s);
     return 1;
   }
-  rjob j;
   fcf_paths pre;
-  int split = ok ? route_split(n, &s, node, &j, &pre) : 1;
+  int split = ok ? route_split(n, &s, node, &pre) : 1;
   ok = ok && split >= 0;
   for (int i = 0; ok && i < s.nx; i++) {
     const int *l = NULL;
@@ -482,7 +499,6 @@ static int alone_enough(ncost *n, coll_op op, int ranks, int stride, int k, int 
     for (int e = 0; ok && e < len; e++)
       ok = stub_gpu(t, t->links[l[e]].src) || stub_gpu(t, t->links[l[e]].dst);
   }
-  if (split == 0) rjob_free(&j, (const int **)pre.link);
   mem_free(node);
   sched_free(&s);
   return ok;
@@ -618,12 +634,10 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   int rc = -1;
   sh->cf = mem_alloc(sizeof *sh->cf);
   if (built == 0 && node && sh->cf) {
-    rjob j;
     fcf_paths pre;
-    int split = route_split(n, &s, node, &j, &pre);
+    int split = route_split(n, &s, node, &pre);
     if (split == 0) rc = fcf_build_paths(n->c->t, &pre, &s, node, &n->w, sh->cf);
     else if (split == 1) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
-    if (split == 0) rjob_free(&j, (const int **)pre.link);
   }
   if (rc != 0) {
     mem_free(sh->cf);

@@ -59,15 +59,22 @@ static int splits(const eng *e) {
   return pipe_for(e->s->plan.schedule)->splits && e->s->plan.pp > 1;
 }
 
-/* Look up key in the job's cost memo, then in the one its search's
- * threads share (a hit there is copied into the job's); NULL when absent
- * (or no memo). */
-static const double *recall(const eng *e, const double *key) {
-  const double *v = e->costs ? memo_get(e->costs, key) : NULL;
-  if (v || !e->shared) return v;
-  v = memo_shared_get(e->shared, key);
+/* recall's look-up in the memo a search's threads share (a hit is copied
+ * into the job's). Not inlined: recall's callers are the engine's hot
+ * path, and one thread never comes here (GCC/Clang attribute, as the
+ * __atomic builtins). */
+static __attribute__((noinline)) const double *recall_shared(const eng *e,
+                                                              const double *key) {
+  const double *v = memo_shared_get(e->shared, key);
   if (v && e->costs && memo_put(e->costs, key, v)) ((eng *)e)->oom = 1;
   return v;
+}
+
+/* Look up key in the job's cost memo, then in the one its search's
+ * threads share; NULL when absent (or no memo). */
+static const double *recall(const eng *e, const double *key) {
+  const double *v = e->costs ? memo_get(e->costs, key) : NULL;
+  return v || !e->shared ? v : recall_shared(e, key);
 }
 
 /* Remember val for key (for the other threads too); a memo that cannot

@@ -348,7 +348,9 @@ static int copies(int ranks, int stride, int window) {
   return k > 1 ? k : 1;
 }
 
-/* Route chunk ci of job j on n's table (the thread that took it). */
+/* Route chunk ci of job j on n's table (the thread that took it): every
+ * transfer between two ranks, as the callers' own loops would (those that
+ * move nothing too: alone_enough looks at their paths). */
 static void route_chunk(ncost *n, rjob *j, int ci) {
   const sched *s = j->s;
   rchunk *ch = &j->ch[ci];
@@ -356,7 +358,7 @@ static void route_chunk(ncost *n, rjob *j, int ci) {
   for (int i = ci * ROUTE_CHUNK; i < end; i++) {
     const sched_xfer *x = &s->x[i];
     j->len[i] = 0;
-    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH || !(x->bytes > 0)) continue;
+    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH) continue;
     int a = j->node[x->src], b = j->node[x->dst], len = 0;
     const int *p;
     if (a == b) continue;

@@ -47,7 +47,7 @@ struct sc_job {
   memo_shared *sh_costs;  /* the same two kept by a search's threads
                              together (job_share_costs: owned by the first
                              job, kept by job_park; borrowed by the jobs
-                             that share it), or NULL; */
+                             that share it), or NULL */
   memo_shared *sh_bound;
   int sh_own, sh_on;      /* 1: this job owns them; 1: they are in use */
   lower_scratch ls;

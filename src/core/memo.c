@@ -84,8 +84,11 @@ typedef struct memo_sent {
 } memo_sent;
 
 struct memo_shared {
-  unsigned gen;       /* written by memo_shared_clear alone */
-  int n;              /* slots claimed (atomic) */
+  unsigned gen;       /* written by memo_shared_clear alone; read by every
+                         look-up, so on a cache line of its own: */
+  char pad[60];
+  int n;              /* slots claimed (atomic: written by every put) */
+  char pad2[60];
   memo_sent e[MEMO_SHARED_SLOTS];
 };
 

@@ -6,9 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
-#include <time.h>
 
 #include "coll/sched.h"
 #include "engine/netcost.h"
@@ -240,68 +238,5 @@ Test(netcost, want_mode_posts_and_a_helper_computes) {
             a2a, rc, a2a_plain, rc_plain);
   ncost_close(helper);
   ncost_close(n);
-  ncost_close(plain);
-}
-
-/* A helper thread for split_routes: ncost_help on its view until told to
- * stop, counting what it took (here only chunks of routes: nothing is
- * posted in want mode). */
-typedef struct helper_arg {
-  ncost *view;
-  int stop;   /* atomic */
-  long took;
-} helper_arg;
-
-static void *helper_loop(void *p) {
-  helper_arg *h = p;
-  while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED)) {
-    if (ncost_help(h->view)) {
-      h->took++;
-    } else {
-      struct timespec d = {0, 2000};
-      nanosleep(&d, NULL);
-    }
-  }
-  return NULL;
-}
-
-/* A group shape of at least 512 transfers is routed in chunks that other
- * threads' views route on their own tables (netcost.c, route_split): the
- * bound and the time (the closed form of four 256-rank rings at once on a
- * 1,024-GPU fat-tree, 2,048 transfers, and its group alone) are those of
- * a view alone, bit for bit, whichever thread routed what. Fresh views
- * each try, until the helper has taken chunks (it runs beside). */
-Test(netcost, split_routes_give_the_same_bound_and_time) {
-  const char *spec = "fat_tree:hosts=1024,radix=32,levels=3,oversub=2,bw=25";
-  ncost *plain = open_on(spec, 1024);
-  const double b = 1.5e9, nccl = 1e-9;
-  double t0 = ncost_time(plain, COLL_ALL_GATHER, b, 256, 4, 1024, 2, nccl);
-  double l0 = ncost_bound(plain, COLL_ALL_GATHER, b, 256, 4, 1024, 2, nccl);
-  double r0 = ncost_time(plain, COLL_ALL_REDUCE, b, 512, 2, 1024, 4, nccl);
-  sc_error e = {0};
-  cr_assert_eq(ncost_error(plain, &e), SC_OK, "%s", e.msg);
-  cr_assert(t0 > nccl && l0 > nccl && l0 <= t0 && r0 > nccl, "time %g, bound %g, ring %g", t0,
-            l0, r0);
-  long took = 0;
-  for (int tries = 0; tries < 200 && took == 0; tries++) {
-    ncost *n = open_on(spec, 1024), *view = NULL;
-    cr_assert_eq(ncost_open_sharing(n, &view, &e), SC_OK, "%s", e.msg);
-    helper_arg h = {view, 0, 0};
-    pthread_t th;
-    cr_assert_eq(pthread_create(&th, NULL, helper_loop, &h), 0);
-    double t = ncost_time(n, COLL_ALL_GATHER, b, 256, 4, 1024, 2, nccl);
-    double l = ncost_bound(n, COLL_ALL_GATHER, b, 256, 4, 1024, 2, nccl);
-    double r = ncost_time(n, COLL_ALL_REDUCE, b, 512, 2, 1024, 4, nccl);
-    __atomic_store_n(&h.stop, 1, __ATOMIC_RELAXED);
-    pthread_join(th, NULL);
-    cr_assert_eq(ncost_error(n, &e), SC_OK, "%s", e.msg);
-    cr_assert(t == t0 && l == l0 && r == r0,
-              "time %.17g (alone %.17g), bound %.17g (%.17g), ring %.17g (%.17g)", t, t0, l, l0,
-              r, r0);
-    took += h.took;
-    ncost_close(view);
-    ncost_close(n);
-  }
-  cr_assert_gt(took, 0, "the helper never took a chunk of routes");
   ncost_close(plain);
 }

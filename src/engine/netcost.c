@@ -29,17 +29,6 @@
  * (on_grid). */
 #define NCOST_GRID_BITS 16
 
-/* A group shape's schedule of at least this many transfers is routed on
- * several threads when the search has more than one (route_split): in
- * chunks of ROUTE_CHUNK transfers, which the threads waiting for the
- * shape (wait_or_help) or with nothing to do (ncost_help) route on their
- * own tables while its owner routes from the first. Routing is most of a
- * shape's bound (a walk back over each node's in-links per transfer: a
- * 256-rank ring four times over a 1,024-GPU fat-tree, 2,048 transfers, is
- * about 0.2 ms), and a shape is one entry its threads wait for. */
-#define ROUTE_SPLIT_MIN 512
-#define ROUTE_CHUNK 128
-
 /* One simulated collective. */
 typedef struct memo {
   coll_op op;
@@ -84,33 +73,6 @@ typedef struct want {
   int ranks, stride, window, per;
 } want;
 
-/* One chunk of a schedule routed side by side (route_split): the paths
- * of its transfers one after another. */
-typedef struct rchunk {
-  int *links;         /* owned by the job's owner (grown by the router) */
-  int n_links, cap;
-  int nomem;          /* 1: a path did not fit (out of memory) */
-} rchunk;
-
-/* A schedule being routed by several threads (route_split): chunk c is
- * transfers [c ROUTE_CHUNK, (c + 1) ROUTE_CHUNK). `next` and `done` are
- * read and written under the core's mu; a chunk's paths, len and off by
- * the one thread that took it, read by the owner once `done` counts it.
- * Each ncost keeps one, its arrays from one schedule to the next. */
-typedef struct rjob {
-  const sched *s;     /* borrowed from the owner */
-  const int *node;    /* borrowed: the topology's node of each rank */
-  int n_chunks, next, done;
-  rchunk *ch;         /* owned, cap_ch (their links kept) */
-  int cap_ch;
-  int *len;           /* owned, per transfer: its path's links, or
-                         route_path's failure (< 0) */
-  int *off;           /* owned, per transfer: where in its chunk's links */
-  const int **link;   /* owned, per transfer: its path (route_split) */
-  int cap_x;          /* room in len, off and link */
-  struct rjob *up;    /* the next job posted on the core (a list) */
-} rjob;
-
 /* What the ncosts of a search's threads share (ncost_open_sharing): the
  * topology, the memo of flow-engine runs, the shapes bounded and the
  * first failure. The memo is an open-addressing hash table of `cap` slots
@@ -134,10 +96,6 @@ typedef struct core {
                          taken first, while its poster computes its
                          misses from the first) */
   int n_want, cap_want;
-  rjob *rjobs;        /* schedules being routed side by side (borrowed:
-                         each its owner's, posted while it routes) */
-  int views;          /* ncosts open on the core (atomic): route_split
-                         splits only where another thread may help */
   sc_error err;       /* the first failure since ncost_error, code SC_OK if none */
   int failed;         /* err.code != SC_OK, read without the lock (atomic) */
 } core;
@@ -156,7 +114,6 @@ struct ncost {
   int want;           /* ncost_want: misses posted, not computed */
   int missed;         /* in want mode: a collective was posted (the
                          times since are not the prediction's) */
-  rjob rj;            /* route_split's (owned arrays) */
   int helping;        /* in ncost_help: never wait for an entry another
                          thread computes, keep failures to the owner's
                          own run (the entry is marked failed and asked
@@ -229,7 +186,6 @@ int ncost_open(const sc_cluster *c, ncost **out, sc_error *err) {
   pthread_mutex_init(&shared->mu_err, NULL);
   pthread_cond_init(&shared->done, NULL);
   n->c = shared;
-  shared->views = 1;
   n->owner = 1;
   n->rt = rt;
   fcf_scratch_init(&n->w);
@@ -248,7 +204,6 @@ int ncost_open_sharing(ncost *base, ncost **out, sc_error *err) {
     return sc_error_set(err, SC_ENOMEM, "out of memory sharing the topology");
   }
   n->c = base->c;
-  __atomic_add_fetch(&n->c->views, 1, __ATOMIC_RELAXED);
   n->rt = rt;
   fcf_scratch_init(&n->w);
   *out = n;
@@ -263,9 +218,6 @@ void ncost_close(ncost *n) {
   if (!n) return;
   route_free(n->rt);
   fcf_scratch_free(&n->w);
-  for (int i = 0; i < n->rj.cap_ch; i++) mem_free(n->rj.ch[i].links);
-  mem_free(n->rj.ch), mem_free(n->rj.len), mem_free(n->rj.off), mem_free(n->rj.link);
-  if (!n->owner) __atomic_sub_fetch(&n->c->views, 1, __ATOMIC_RELAXED);
   if (n->owner) {
     topo_free(n->c->t);
     mem_free(n->c->m);
@@ -348,122 +300,6 @@ static int copies(int ranks, int stride, int window) {
   return k > 1 ? k : 1;
 }
 
-/* Route chunk ci of job j on n's table (the thread that took it): every
- * transfer between two ranks, as the callers' own loops would (those that
- * move nothing too: alone_enough looks at their paths). */
-static void route_chunk(ncost *n, rjob *j, int ci) {
-  const sched *s = j->s;
-  rchunk *ch = &j->ch[ci];
-  int end = (ci + 1) * ROUTE_CHUNK < s->nx ? (ci + 1) * ROUTE_CHUNK : s->nx;
-  for (int i = ci * ROUTE_CHUNK; i < end; i++) {
-    const sched_xfer *x = &s->x[i];
-    j->len[i] = 0;
-    if (x->src == SCHED_SWITCH || x->dst == SCHED_SWITCH) continue;
-    int a = j->node[x->src], b = j->node[x->dst], len = 0;
-    const int *p;
-    if (a == b) continue;
-    int rc = route_path(n->rt, a, b, &p, &len);
-    if (rc) {
-      j->len[i] = rc;
-      continue;
-    }
-    if (ch->n_links + len > ch->cap &&
-        vec_grow((void **)&ch->links, &ch->cap, (long)ch->n_links + len, sizeof *ch->links)) {
-      ch->nomem = 1;
-      return;
-    }
-    for (int e = 0; e < len; e++) ch->links[ch->n_links + e] = p[e]; /* a few links */
-    j->off[i] = ch->n_links, j->len[i] = len;
-    ch->n_links += len;
-  }
-}
-
-/* Under c->mu: a chunk of a job being routed into *j and *ci, taken; 1,
- * or 0 when none is left. */
-static int take_chunk(core *c, rjob **j, int *ci) {
-  for (rjob *r = c->rjobs; r; r = r->up)
-    if (r->next < r->n_chunks) {
-      *j = r, *ci = r->next++;
-      return 1;
-    }
-  return 0;
-}
-
-/* Under c->mu: route a chunk another thread's shape posted (leaving the
- * lock meanwhile); 1, or 0 when none is left. */
-static int help_route(ncost *n) {
-  core *c = n->c;
-  rjob *j;
-  int ci;
-  if (!take_chunk(c, &j, &ci)) return 0;
-  pthread_mutex_unlock(&c->mu);
-  route_chunk(n, j, ci);
-  pthread_mutex_lock(&c->mu);
-  j->done++;
-  pthread_cond_broadcast(&c->done); /* its owner may wait for it */
-  return 1;
-}
-
-/* Room in n's rjob for s's transfers, in n_chunks chunks (emptied); 0, or
- * -1 when out of memory. */
-static int rjob_room(rjob *j, const sched *s, int n_chunks) {
-  if (n_chunks > j->cap_ch) {
-    rchunk *ch = mem_realloc(j->ch, sizeof *ch * (size_t)n_chunks);
-    if (!ch) return -1;
-    memset(ch + j->cap_ch, 0, sizeof *ch * (size_t)(n_chunks - j->cap_ch));
-    j->ch = ch, j->cap_ch = n_chunks;
-  }
-  if (s->nx > j->cap_x) {
-    int *len = mem_realloc(j->len, sizeof *len * (size_t)s->nx);
-    if (len) j->len = len;
-    int *off = mem_realloc(j->off, sizeof *off * (size_t)s->nx);
-    if (off) j->off = off;
-    const int **link = mem_realloc(j->link, sizeof *link * (size_t)s->nx);
-    if (link) j->link = link;
-    if (!len || !off || !link) return -1;
-    j->cap_x = s->nx;
-  }
-  for (int i = 0; i < n_chunks; i++) j->ch[i].n_links = 0, j->ch[i].nomem = 0;
-  return 0;
-}
-
-/* The paths of s's transfers (rank r on node[r]) into *out (valid until
- * the next route_split on n), routed by this thread and any that helps
- * (help_route): 0, 1 when not split -- fewer than ROUTE_SPLIT_MIN
- * transfers, or no other thread's ncost open on the core: the caller
- * routes them itself --, or -1 when out of memory. The paths are
- * route_path's whichever table routes them (route.h), so what is built
- * on them is the same. */
-static int route_split(ncost *n, const sched *s, const int *node, fcf_paths *out) {
-  core *c = n->c;
-  if (s->nx < ROUTE_SPLIT_MIN || __atomic_load_n(&c->views, __ATOMIC_RELAXED) < 2) return 1;
-  rjob *j = &n->rj;
-  int n_chunks = (s->nx + ROUTE_CHUNK - 1) / ROUTE_CHUNK;
-  if (rjob_room(j, s, n_chunks)) return -1;
-  j->s = s, j->node = node, j->n_chunks = n_chunks, j->next = j->done = 0;
-  pthread_mutex_lock(&c->mu);
-  j->up = c->rjobs, c->rjobs = j;
-  pthread_cond_broadcast(&c->done); /* threads waiting for an entry help */
-  for (int ci; j->next < j->n_chunks;) { /* from the first, as helpers do */
-    ci = j->next++;
-    pthread_mutex_unlock(&c->mu);
-    route_chunk(n, j, ci);
-    pthread_mutex_lock(&c->mu);
-    j->done++;
-  }
-  while (j->done < j->n_chunks) pthread_cond_wait(&c->done, &c->mu);
-  rjob **at = &c->rjobs;
-  while (*at != j) at = &(*at)->up;
-  *at = j->up;
-  pthread_mutex_unlock(&c->mu);
-  for (int i = 0; i < j->n_chunks; i++)
-    if (j->ch[i].nomem) return -1;
-  for (int i = 0; i < s->nx; i++)
-    j->link[i] = j->len[i] > 0 ? j->ch[i / ROUTE_CHUNK].links + j->off[i] : NULL;
-  *out = (fcf_paths){j->link, j->len};
-  return 0;
-}
-
 /* 1 when node v is a GPU with a single neighbour: the links to and from
  * it carry its own traffic only (no shortest path passes through it). */
 static int stub_gpu(const topo *t, int v) {
@@ -489,17 +325,12 @@ static int alone_enough(ncost *n, coll_op op, int ranks, int stride, int k, int 
     sched_free(&s);
     return 1;
   }
-  fcf_paths pre;
-  int split = ok ? route_split(n, &s, node, &pre) : 1;
-  ok = ok && split >= 0;
   for (int i = 0; ok && i < s.nx; i++) {
-    const int *l = NULL;
-    int len = 0;
-    if (split == 0 && pre.len[i] < 0) ok = 0;
-    else if (split == 0) l = pre.link[i], len = pre.len[i];
-    else if (route_path(n->rt, node[s.x[i].src], node[s.x[i].dst], &l, &len)) ok = 0;
-    for (int e = 0; ok && e < len; e++)
-      ok = stub_gpu(t, t->links[l[e]].src) || stub_gpu(t, t->links[l[e]].dst);
+    const int *l;
+    int len;
+    if (route_path(n->rt, node[s.x[i].src], node[s.x[i].dst], &l, &len)) ok = 0;
+    for (int j = 0; ok && j < len; j++)
+      ok = stub_gpu(t, t->links[l[j]].src) || stub_gpu(t, t->links[l[j]].dst);
   }
   mem_free(node);
   sched_free(&s);
@@ -635,12 +466,7 @@ static int shape_bound(ncost *n, shape *sh, int per) {
   int *node = group_nodes(n, sh->ranks, sh->stride, sh->window, sh->k);
   int rc = -1;
   sh->cf = mem_alloc(sizeof *sh->cf);
-  if (built == 0 && node && sh->cf) {
-    fcf_paths pre;
-    int split = route_split(n, &s, node, &pre);
-    if (split == 0) rc = fcf_build_paths(n->c->t, &pre, &s, node, &n->w, sh->cf);
-    else if (split == 1) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
-  }
+  if (built == 0 && node && sh->cf) rc = fcf_build(n->c->t, n->rt, &s, node, &n->w, sh->cf);
   if (rc != 0) {
     mem_free(sh->cf);
     sh->cf = NULL;
@@ -818,7 +644,6 @@ static int wait_or_help(ncost *n) {
   if (n->helping) return -1;
   want w;
   int busy;
-  if (help_route(n)) return 0;
   if (take_wanted(c, &w, &busy)) {
     pthread_mutex_unlock(&c->mu);
     help(n, &w);
@@ -1033,10 +858,6 @@ int ncost_help(ncost *n) {
   want w;
   int busy;
   pthread_mutex_lock(&c->mu);
-  if (help_route(n)) {
-    pthread_mutex_unlock(&c->mu);
-    return 1;
-  }
   int ready = take_wanted(c, &w, &busy);
   if (!ready && busy) wait_for_entry(c); /* then the caller asks again */
   pthread_mutex_unlock(&c->mu);

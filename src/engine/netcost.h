@@ -37,10 +37,8 @@
  * published lock-free and read-only after). A thread that needs an
  * entry another computes takes a collective posted in want mode
  * (ncost_want, ncost_help) meanwhile, else sleeps until an entry is
- * stored. A group shape of 512 transfers or more is routed in chunks
- * that such threads, and ncost_help, route too (netcost.c, route_split),
- * its owner then summing in transfer order. Which thread computes an
- * entry, or routes a chunk, changes nothing: it depends on its key alone.
+ * stored. Which thread computes an entry changes nothing: it depends on
+ * its key alone.
  * One ncost is used by one thread at a time.
  */
 #ifndef SC_ENGINE_NETCOST_H
@@ -112,11 +110,10 @@ double ncost_bound(ncost *n, coll_op op, double bytes, int ranks, int stride, in
  * from the last, ncost_help), else 0 (what it computed is exact). NULL:
  * 0. */
 int ncost_want(ncost *n, int on);
-/* On n's thread: route a chunk of a shape another thread bounds
- * (netcost.c, route_split), else compute one collective another thread's
- * ncost posted (the last posted that no thread is computing, and whose
- * shape is not being bounded by another) into the shared memo, its
- * failure left to the poster's own run. 1 when one was taken, or when the collectives posted
+/* On n's thread: compute one collective another thread's ncost posted
+ * (the last posted that no thread is computing, and whose shape is not
+ * being bounded by another) into the shared memo, its failure left to the
+ * poster's own run. 1 when one was taken, or when the collectives posted
  * all wait for entries other threads compute (it then sleeps until one
  * is stored: ask again); 0 when none is left (NULL: 0). A thread of
  * ncost_time that waits for an entry another thread computes takes

@@ -73,24 +73,13 @@ static int add_line(fcf_line *set, int *n, double lat, double slope) {
   return 0;
 }
 
-/* The path of transfer i (a -> b): routed beforehand (pre) or by rt. 0,
- * or route_path's failure. */
-static int path_of(route_table *rt, const fcf_paths *pre, long i, int a, int b,
-                   const int **path, int *len) {
-  if (!pre) return route_path(rt, a, b, path, len);
-  if (pre->len[i] < 0) return pre->len[i];
-  *path = pre->link[i], *len = pre->len[i];
-  return 0;
-}
-
-/* Route the transfers of step st (those kept get w->poff[k] >= 0; by rt,
- * or pre's paths) and add them into the per-link load, count and shortest
- * latency, in transfer order; *lat is the longest path latency, *nt the
- * links touched, *whole 0 when a transfer was left out. 0 or -1 (out of
- * memory). */
-static int route_step(const topo *t, route_table *rt, const fcf_paths *pre, const sched *s,
-                      const sched_step *st, const int *rank_node, fcf_scratch *w, double *lat,
-                      int *nt, int *whole) {
+/* Route the transfers of step st (those kept get w->poff[k] >= 0) and add
+ * them into the per-link load, count and shortest latency, in transfer
+ * order; *lat is the longest path latency, *nt the links touched, *whole 0
+ * when a transfer was left out. 0 or -1 (out of memory). */
+static int route_step(const topo *t, route_table *rt, const sched *s, const sched_step *st,
+                      const int *rank_node, fcf_scratch *w, double *lat, int *nt,
+                      int *whole) {
   long npe = 0;
   *lat = 0, *nt = 0, *whole = 1;
   if (scratch_xfers(w, st->count)) return -1;
@@ -105,7 +94,7 @@ static int route_step(const topo *t, route_table *rt, const fcf_paths *pre, cons
     const int *path;
     int len = 0;
     if (a == b) continue; /* crosses no link: the flow engine skips it too */
-    if (path_of(rt, pre, st->first + k, a, b, &path, &len) != 0) {
+    if (route_path(rt, a, b, &path, &len) != 0) {
       *whole = 0;
       continue;
     }
@@ -172,9 +161,8 @@ static double clear_links(const topo *t, fcf_scratch *w, int nt) {
   return busy;
 }
 
-/* fcf_build's and fcf_build_paths's: routes from rt, or pre's. */
-static int build(const topo *t, route_table *rt, const fcf_paths *pre, const sched *s,
-                 const int *rank_node, fcf_scratch *w, fcf *out) {
+int fcf_build(const topo *t, route_table *rt, const sched *s, const int *rank_node,
+              fcf_scratch *w, fcf *out) {
   out->ok = 1;
   out->ns = 0;
   out->lat = out->per_byte = 0;
@@ -183,7 +171,7 @@ static int build(const topo *t, route_table *rt, const fcf_paths *pre, const sch
     const sched_step *st = &s->s[i];
     double lat;
     int nt, whole;
-    if (route_step(t, rt, pre, s, st, rank_node, w, &lat, &nt, &whole)) {
+    if (route_step(t, rt, s, st, rank_node, w, &lat, &nt, &whole)) {
       clear_links(t, w, nt);
       return -1;
     }
@@ -199,16 +187,6 @@ static int build(const topo *t, route_table *rt, const fcf_paths *pre, const sch
     out->per_byte += busy * st->repeat;
   }
   return 0;
-}
-
-int fcf_build(const topo *t, route_table *rt, const sched *s, const int *rank_node,
-              fcf_scratch *w, fcf *out) {
-  return build(t, rt, NULL, s, rank_node, w, out);
-}
-
-int fcf_build_paths(const topo *t, const fcf_paths *paths, const sched *s,
-                    const int *rank_node, fcf_scratch *w, fcf *out) {
-  return build(t, NULL, paths, s, rank_node, w, out);
 }
 
 int fcf_time(const fcf *f, double bytes, double *seconds) {

@@ -88,16 +88,6 @@ typedef struct fcf_scratch {
 void fcf_scratch_init(fcf_scratch *w);
 void fcf_scratch_free(fcf_scratch *w);
 
-/* The paths of a schedule's transfers, routed beforehand (fcf_build_paths;
- * engine/netcost.c routes a large schedule on several threads): transfer
- * i's links link[i][0 .. len[i]), or len[i] < 0 where route_path failed
- * (ROUTE_UNREACHABLE, ROUTE_NOMEM). Transfers fcf_build does not route (to
- * or from a switch, moving nothing, both ends on one node) are not read. */
-typedef struct fcf_paths {
-  const int *const *link;
-  const int *len;
-} fcf_paths;
-
 /* The closed form of s at one byte (every transfer's bytes are per byte
  * of the collective), rank i on node rank_node[i] of t; routes from rt.
  * out->ok is 0 when a transfer has no route, touches a switch endpoint or
@@ -106,10 +96,6 @@ typedef struct fcf_paths {
  * when out of memory. */
 int fcf_build(const topo *t, route_table *rt, const sched *s, const int *rank_node,
               fcf_scratch *w, fcf *out);
-/* fcf_build on paths routed beforehand (route_path's, so the same closed
- * form bit for bit: the sums run in transfer order as fcf_build's). */
-int fcf_build_paths(const topo *t, const fcf_paths *paths, const sched *s,
-                    const int *rank_node, fcf_scratch *w, fcf *out);
 
 /* The step time of a closed form at `bytes`: 1 and *seconds when the
  * envelopes meet at that size in every step, else 0. */

@@ -40,29 +40,6 @@ const double *memo_get(const memo *m, const double *key);
  * remembered; the memo is still valid). */
 int memo_put(memo *m, const double *key, const double *val);
 
-/* A memo the threads of a search share beside their own (memo_shared):
- * MEMO_SHARED_SLOTS entries in one block, filled and read without a lock.
- * An entry is written once, by the thread that claims its slot (a
- * compare-and-swap of its tag), and published by storing the tag; a
- * reader that sees the tag sees the entry, which is never rewritten
- * until memo_shared_clear. At most half full: past that, puts do nothing
- * (the threads' own memos still hold everything). Every value is a pure
- * function of its key, so whichever thread computed it, a look-up
- * returns exactly what the function would. */
-#define MEMO_SHARED_SLOTS 2048
-
-typedef struct memo_shared memo_shared;
-
-/* A new, empty shared memo; NULL when out of memory. */
-memo_shared *memo_shared_new(void);
-void memo_shared_free(memo_shared *m);
-/* Forget every entry (no thread may use m meanwhile). */
-void memo_shared_clear(memo_shared *m);
-/* The value of key, or NULL when no thread has put it yet. */
-const double *memo_shared_get(const memo_shared *m, const double *key);
-/* Remember val for key for every thread (nothing when full). */
-void memo_shared_put(memo_shared *m, const double *key, const double *val);
-
 /* FNV-1a of h and n bytes at b, a 64-bit word at a time: the hash of the
  * memos keyed by raw structs (lower/lcache.c, lower/segmemo.c). Inline:
  * they call it on every plan. */

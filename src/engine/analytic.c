@@ -59,29 +59,14 @@ static int splits(const eng *e) {
   return pipe_for(e->s->plan.schedule)->splits && e->s->plan.pp > 1;
 }
 
-/* recall's look-up in the memo a search's threads share (a hit is copied
- * into the job's). Not inlined: recall's callers are the engine's hot
- * path, and one thread never comes here (GCC/Clang attribute, as the
- * __atomic builtins). */
-static __attribute__((noinline)) const double *recall_shared(const eng *e,
-                                                              const double *key) {
-  const double *v = memo_shared_get(e->shared, key);
-  if (v && e->costs && memo_put(e->costs, key, v)) ((eng *)e)->oom = 1;
-  return v;
-}
-
-/* Look up key in the job's cost memo, then in the one its search's
- * threads share; NULL when absent (or no memo). */
+/* Look up key in the job's cost memo; NULL when absent (or no memo). */
 static const double *recall(const eng *e, const double *key) {
-  const double *v = e->costs ? memo_get(e->costs, key) : NULL;
-  return v || !e->shared ? v : recall_shared(e, key);
+  return e->costs ? memo_get(e->costs, key) : NULL;
 }
 
-/* Remember val for key (for the other threads too); a memo that cannot
- * grow fails the evaluation. */
+/* Remember val for key; a memo that cannot grow fails the evaluation. */
 static void remember(const eng *e, const double *key, const double *val) {
   if (e->costs && memo_put(e->costs, key, val)) ((eng *)e)->oom = 1;
-  if (e->shared) memo_shared_put(e->shared, key, val);
 }
 
 /* cost_gemm as the plan's GEMM library runs it (cost_gemm_lib: before

@@ -160,9 +160,6 @@ typedef struct eng {
                                    group with the others (grp.window) */
   memo *costs;                  /* borrowed: kernel and collective times
                                    already computed for this job; NULL = none */
-  memo_shared *shared;          /* borrowed: the same kept by the threads of
-                                   a search together (looked up when costs
-                                   misses; NULL = none) */
   int oom;                      /* set when costs could not grow: the
                                    evaluation must fail with SC_ENOMEM */
   struct qmemo *qm;             /* borrowed: the queues of segments costed

@@ -44,12 +44,6 @@ struct sc_job {
   xg x;                   /* the plan's execution graph (reused) */
   memo costs;             /* kernel and collective times of this job */
   memo bound_costs;       /* the same without the topology (job_bound) */
-  memo_shared *sh_costs;  /* the same two kept by a search's threads
-                             together (job_share_costs: owned by the first
-                             job, kept by job_park; borrowed by the jobs
-                             that share it), or NULL */
-  memo_shared *sh_bound;
-  int sh_own, sh_on;      /* 1: this job owns them; 1: they are in use */
   lower_scratch ls;
   lcache lc;              /* the search's lowered plans (job_lower) */
   qmemo qm;               /* their engine queues (job_bound, job_finish) */
@@ -124,7 +118,6 @@ int job_reopen_sharing(sc_job *j, sc_job *j0, sc_error *err) {
   assert(!j->g && !j->net && !j->cur_set);
   j->s = j0->s;
   j->g = j0->g;
-  if (j0->sh_on) j->sh_costs = j0->sh_costs, j->sh_bound = j0->sh_bound, j->sh_on = 1;
   int rc = ncost_open_sharing(j0->net, &j->net, err);
   ncost_lend_scratch(j->net, &j->fs);
   return rc;
@@ -140,8 +133,6 @@ void job_park(sc_job *j) {
   j->quiet = 0;
   memo_clear(&j->costs);
   memo_clear(&j->bound_costs);
-  j->sh_on = 0;
-  if (!j->sh_own) j->sh_costs = j->sh_bound = NULL; /* the owner's */
   lcache_clear(&j->lc);
   qmemo_clear(&j->qm);
 }
@@ -153,7 +144,6 @@ void sc_job_close(sc_job *j) {
   xg_free(&j->x);
   memo_free(&j->costs);
   memo_free(&j->bound_costs);
-  if (j->sh_own) memo_shared_free(j->sh_costs), memo_shared_free(j->sh_bound);
   lower_scratch_free(&j->ls);
   lcache_free(&j->lc);
   qmemo_free(&j->qm);
@@ -224,7 +214,6 @@ static int lower_cur(sc_job *j, int memoise, sc_error *err) {
   j->e.x = x;
   j->e.net = j->net;
   j->e.costs = &j->costs;
-  j->e.shared = j->sh_on ? j->sh_costs : NULL;
   j->e.oom = 0;
   j->e.mem_ready = 0; /* a new graph or plan */
   /* the queues of segments the memo of segments numbered (qmemo.h) */
@@ -445,7 +434,6 @@ double job_mem_floor_partial(const sc_job *j, int n) {
 static int bound_of(sc_job *j, int floor, double *step_s, sc_error *err) {
   j->e.net_bound = 1;
   j->e.costs = &j->bound_costs;
-  j->e.shared = j->sh_on ? j->sh_bound : NULL;
   int rc = eng_prepare(&j->e, err);
   sc_result r;
   if (rc == SC_OK && !floor) eng_result(&j->e, &r);
@@ -455,7 +443,6 @@ static int bound_of(sc_job *j, int floor, double *step_s, sc_error *err) {
 #endif
   j->e.net_bound = 0;
   j->e.costs = &j->costs;
-  j->e.shared = j->sh_on ? j->sh_costs : NULL;
   return settle(j, rc, err);
 }
 
@@ -483,18 +470,6 @@ int job_finish_below(sc_job *j, double bar, sc_result *r, double *floor_s, sc_er
 #endif
   }
   return settle(j, rc, err);
-}
-
-void job_share_costs(sc_job *j) {
-  if (!j->sh_own) {
-    j->sh_costs = memo_shared_new();
-    j->sh_bound = memo_shared_new();
-    j->sh_own = 1;
-  } else if (j->sh_costs && j->sh_bound) {
-    memo_shared_clear(j->sh_costs);
-    memo_shared_clear(j->sh_bound);
-  }
-  j->sh_on = j->sh_costs && j->sh_bound;
 }
 
 int job_want(sc_job *j, int on) { return ncost_want(j->net, on); }

@@ -24,15 +24,6 @@ struct eng;
 const struct xg *job_xg(const sc_job *j);
 const struct eng *job_eng(const sc_job *j);
 
-/* Before a search's other threads open their jobs on j
- * (job_open_sharing, job_reopen_sharing): j's kernel and collective
- * times are kept in memos those jobs share as well (core/memo.h,
- * memo_shared), so that a thread does not compute again what another
- * has; j keeps them from one search to the next (job_park leaves them
- * unused until this is called again, which forgets their entries).
- * Out of memory: nothing is shared. */
-void job_share_costs(sc_job *j);
-
 /* A plan's evaluation in phases, for the search (each a subset of
  * sc_job_predict's work, which is job_lower then job_finish):
  *

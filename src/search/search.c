@@ -863,10 +863,6 @@ static int run(shared *sh, worker *ws, int nt, sc_candidate *scratch, int k,
   int rc = deal_open(&sh->deal, sh->count, nt, same_unit, sh, err);
   if (rc != SC_OK) return rc;
   passes p = {sh, ws, nt, scratch, k};
-  /* kernel and collective times computed once for every thread: a
-   * second thread's own memo starts cold (search.md, "Threads: memos
-   * and routes shared") */
-  if (nt > 1) job_share_costs(ws[0].job);
   pthread_mutex_init(&sh->mu, NULL);
   pthread_cond_init(&sh->more, NULL);
   crew_run(sh->pool, nt, both_passes, &p);

@@ -3,7 +3,7 @@
  * path is a shortest chain of links from its source to its destination,
  * a pair gets the same path whether its source has its own hop counts or
  * shares the lazy search, and memory grows with the sources, not the
- * pairs.
+ * pairs; tables that share hop counts share the paths walked from them.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -250,5 +250,33 @@ Test(route, destination_mod_k_routes_every_shift_without_a_collision) {
   topo_free(t);
   t = gen("torus:x=4,y=4");
   cr_expect_eq(t->routing, ROUTE_DOR);
+  topo_free(t);
+}
+
+/* Paths walked back from a leaf's hop counts are remembered in a memo the
+ * tables of route_new_sharing share (route.c, `walked`): a table asking
+ * for pairs another table walked gets the same links as a table of its
+ * own, and so does every pair once the memo is full (64 Ki links; here
+ * 49,152 pairs of about 6 links). */
+Test(route, walked_paths_shared_between_tables_are_the_paths) {
+  topo *t = gen("fat_tree:hosts=1024,radix=32,levels=3,oversub=2");
+  route_table *a = route_new(t, ROUTE_ECMP), *b = route_new_sharing(a),
+              *own = route_new(t, ROUTE_ECMP);
+  cr_assert(a && b && own);
+  for (int i = 0; i < t->n_gpus; i++)
+    for (int k = 1; k <= 48; k++) {
+      int s = t->gpus[i], d = t->gpus[(i + 3 * k) % t->n_gpus];
+      const int *p, *q;
+      int n, m, saved[64];
+      cr_assert_eq(route_path(k % 2 ? a : b, s, d, &p, &n), 0);
+      cr_assert(n <= 64);
+      memcpy(saved, p, sizeof *p * (size_t)n);
+      cr_assert_eq(route_path(k % 2 ? b : a, s, d, &q, &m), 0);
+      cr_assert(m == n && !memcmp(q, saved, sizeof *q * (size_t)n), "pair %d+%d", i, k);
+      cr_assert_eq(route_path(own, s, d, &q, &m), 0);
+      cr_assert(m == n && !memcmp(q, saved, sizeof *q * (size_t)n), "own table, pair %d+%d", i,
+                k);
+    }
+  route_free(own), route_free(b), route_free(a);
   topo_free(t);
 }

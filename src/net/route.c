@@ -18,9 +18,11 @@
  * privately by the first table that needs it, then published with a
  * compare-and-swap on its slot; once published it is never written again,
  * so every table reads it without a lock (a table that loses the race
- * frees its own copy and takes the winner's: the same counts). Everything
- * else a table writes -- the asks, the lazy search, its memo of paths,
- * the path buffers -- is its own.
+ * frees its own copy and takes the winner's: the same counts). The memo of
+ * paths walked back from a neighbour's array (`walked`) is in the block
+ * too, each path published once by a compare-and-swap (walked_put).
+ * Everything else a table writes -- the asks, the lazy search, its memo
+ * of lazily searched paths, the path buffers -- is its own.
  */
 #include "net/route.h"
 
@@ -41,6 +43,19 @@
  * again (a search's flow runs) walks each pair once. */
 #define ROUTE_MEMO_LINKS (4L << 20)
 
+/* Paths walked back from published hop counts for a source without its
+ * own (a GPU with one neighbour, from its leaf switch's: route_path) are
+ * remembered in a memo the tables of route_new_sharing share (`walked`),
+ * up to this many links (256 KB) in WALKED_SLOTS slots: a search's group
+ * shapes and flow runs ask for the same pairs again and again, on every
+ * thread (GPT-3 175B's 1,024-GPU fat-tree: 9,521 paths asked, 3,078
+ * distinct pairs), and a walk back costs its length times the in-degree
+ * (the ECMP hash of every candidate). */
+#define ROUTE_MEMO_WALKED (64L << 10)
+#define WALKED_SLOTS (1 << 15)
+/* A walked slot's word: key << WALKED_KEY_SHIFT | off << 8 | len. */
+#define WALKED_KEY_SHIFT 24
+
 /* One remembered path: links memo_links[off .. off + len). */
 typedef struct route_memo {
   long key;   /* src * n_nodes + dst + 1; 0 = empty slot */
@@ -48,12 +63,29 @@ typedef struct route_memo {
   int len;
 } route_memo;
 
+/* The walked paths' memo: a slot is 0 or one word, the pair's key, the
+ * path's place in `links` and its length (WALKED_KEY_SHIFT), set once by
+ * a compare-and-swap after its links are written (a reader that sees the
+ * word sees them) and never rewritten, so a path read stays valid; the
+ * links are reserved by fetch-and-add. Open addressing, at most half
+ * full. */
+typedef struct walked {
+  uint64_t slot[WALKED_SLOTS];
+  long used;             /* links reserved (atomic; may pass the room) */
+  int n;                 /* slots set (atomic) */
+  int links[ROUTE_MEMO_WALKED];
+} walked;
+
 /* The per-source hop counts, shared by the tables of route_new_sharing:
  * slot v NULL until published (atomic pointer, set once), then
- * read-only; freed with the block by the table that created it. */
+ * read-only; freed with the block by the table that created it. So is
+ * the walked paths' memo (created by the first table that walks a path,
+ * published as the arrays are). */
 typedef struct hops {
   unsigned char **dist;  /* per node: hop counts from it, or NULL (owned) */
   long n_dist;           /* sources with an array (atomic) */
+  walked *walked;        /* owned (atomic pointer; NULL: none yet, or keys
+                            of this topology do not fit a slot's word) */
 } hops;
 
 struct route_table {
@@ -123,6 +155,7 @@ void route_free(route_table *r) {
     if (r->h->dist)
       for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->h->dist[v]);
     mem_free(r->h->dist);
+    mem_free(r->h->walked);
     mem_free(r->h);
   }
   mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
@@ -304,11 +337,13 @@ static int walk_back(route_table *r, const unsigned char *d, int src, int from, 
 }
 
 /* The source's hop counts: its array (*d), or the lazy search run to dst
- * (*d NULL). 0, ROUTE_UNREACHABLE or ROUTE_NOMEM. */
-static int reach(route_table *r, int src, int dst, const unsigned char **d) {
+ * (*d NULL); `eager`: its array at once (the neighbour of GPUs with one
+ * neighbour: those GPUs' paths all walk back from it). 0,
+ * ROUTE_UNREACHABLE or ROUTE_NOMEM. */
+static int reach(route_table *r, int src, int dst, const unsigned char **d, int eager) {
   *d = published(r, src);
   if (!*d && r->asks[src] < ROUTE_KEEP) r->asks[src]++;
-  if (!*d && r->asks[src] >= ROUTE_KEEP) {
+  if (!*d && (eager || r->asks[src] >= ROUTE_KEEP)) {
     *d = dist_from(r, src);
     if (!*d) return ROUTE_NOMEM;
   }
@@ -356,6 +391,55 @@ static void memo_put(route_table *r, long key, const int *p, int len) {
   r->n_memo++;
 }
 
+/* The walked paths' memo of r's tables, created on first use; NULL when
+ * out of memory or when the topology's pair keys do not fit a slot. */
+static walked *walked_of(route_table *r) {
+  walked *w = __atomic_load_n(&r->h->walked, __ATOMIC_ACQUIRE);
+  long n = r->t->n_nodes;
+  if (w || n * n + 1 >= 1L << (64 - WALKED_KEY_SHIFT)) return w;
+  walked *mine = mem_calloc(1, sizeof *mine);
+  if (!mine) return NULL;
+  if (__atomic_compare_exchange_n(&r->h->walked, &w, mine, 0, __ATOMIC_ACQ_REL,
+                                  __ATOMIC_ACQUIRE))
+    return mine;
+  mem_free(mine);
+  return w; /* another table's, made first */
+}
+
+/* The walked path of key into *links, *len: 1, or 0 when not remembered. */
+static int walked_get(const route_table *r, long key, const int **links, int *len) {
+  const walked *w = __atomic_load_n(&r->h->walked, __ATOMIC_ACQUIRE);
+  if (!w) return 0;
+  for (uint64_t i = mix((uint64_t)key);; i++) {
+    uint64_t v = __atomic_load_n(&w->slot[i & (WALKED_SLOTS - 1)], __ATOMIC_ACQUIRE);
+    if (!v) return 0;
+    if ((long)(v >> WALKED_KEY_SHIFT) == key) {
+      *len = (int)(v & 0xff);
+      *links = *len ? w->links + ((v >> 8) & 0xffff) : NULL;
+      return 1;
+    }
+  }
+}
+
+/* Remember the walked path p[0..len) of key for every table of r's; quietly
+ * nothing when the memo is full (it is only a cache) or cannot be made. */
+static void walked_put(route_table *r, long key, const int *p, int len) {
+  walked *w = walked_of(r);
+  if (!w || len > 0xff || __atomic_load_n(&w->n, __ATOMIC_RELAXED) >= WALKED_SLOTS / 2) return;
+  long off = __atomic_fetch_add(&w->used, len, __ATOMIC_RELAXED);
+  if (off + len > ROUTE_MEMO_WALKED) return;
+  if (len > 0) memcpy(w->links + off, p, sizeof *p * (size_t)len);
+  uint64_t v = (uint64_t)key << WALKED_KEY_SHIFT | (uint64_t)off << 8 | (uint64_t)len;
+  for (uint64_t i = mix((uint64_t)key);; i++) {
+    uint64_t cur = 0, *at = &w->slot[i & (WALKED_SLOTS - 1)];
+    if (__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+      __atomic_add_fetch(&w->n, 1, __ATOMIC_RELAXED);
+      return;
+    }
+    if ((long)(cur >> WALKED_KEY_SHIFT) == key) return; /* another table's, the same */
+  }
+}
+
 /* The link out of src when src has exactly one neighbour, joined to it
  * by one link each way (a host on its leaf switch), else -1. Every path
  * from such a node leaves over that link, and the hop counts from it are
@@ -381,13 +465,15 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n) {
     *n = m->len;
     return 0;
   }
+  if (!own && walked_get(r, key, links, n)) return 0;
   const unsigned char *d;
-  int rc = reach(r, from, dst, &d);
+  int rc = reach(r, from, dst, &d, stub >= 0);
   if (rc) return rc;
   int len = walk_back(r, d, src, from, dst);
   if (stub >= 0) r->scratch[len++] = stub;
   for (int i = 0; i < len; i++) r->path[i] = r->scratch[len - 1 - i];
   if (!d) memo_put(r, key, r->path, len);
+  else if (!own) walked_put(r, key, r->path, len);
   *links = len ? r->path : NULL;
   *n = len;
   return 0;
@@ -400,7 +486,7 @@ int route_len(route_table *r, int src, int dst) {
     return rc ? rc : n;
   }
   const unsigned char *d;
-  int rc = reach(r, src, dst, &d);
+  int rc = reach(r, src, dst, &d, 0);
   return rc ? rc : hop(r, d, dst);
 }
 
@@ -409,6 +495,7 @@ size_t route_bytes(const route_table *r) {
   return sizeof *r + n * (sizeof *r->h->dist + sizeof *r->queue + sizeof *r->scratch +
                           sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
          (size_t)__atomic_load_n(&r->h->n_dist, __ATOMIC_RELAXED) * n +
+         (__atomic_load_n(&r->h->walked, __ATOMIC_RELAXED) ? sizeof(walked) : 0) +
          (size_t)r->cap_memo * sizeof *r->memo +
          (size_t)r->cap_links * sizeof *r->memo_links +
          (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst;

@@ -19,15 +19,20 @@
  * paths from one source cost one search, and memory grows with the
  * sources, not the pairs (route.c). A source with a single neighbour (a
  * host on its leaf switch) uses its neighbour's hop counts: the same
- * paths, and the hosts of one switch share one search.
+ * paths, and the hosts of one switch share one search (made at once: every
+ * host of the switch walks back from it). Such paths are remembered, up to
+ * 64 Ki links (route.c, ROUTE_MEMO_WALKED): a search asks for the same
+ * pairs again and again.
  *
  * Ownership: route_new borrows the topo (it must outlive the table).
  *
  * Threads: a table is used by one thread at a time. Tables made by
- * route_new_sharing share their base's hop counts (route.c): each source's
- * search runs once for all of them, and each keeps its own lazy search,
- * memo of paths and buffers, so that threads route side by side. The
- * paths are the same whichever table asks first.
+ * route_new_sharing share their base's hop counts and its memo of paths
+ * walked back from them (route.c: each published once, lock-free, and
+ * never rewritten): each source's search and each such walk runs once for
+ * all of them; each keeps its own lazy search, memo of lazily searched
+ * paths and buffers, so that threads route side by side. The paths are
+ * the same whichever table asks first.
  */
 #ifndef SC_NET_ROUTE_H
 #define SC_NET_ROUTE_H

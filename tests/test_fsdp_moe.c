@@ -264,6 +264,49 @@ Test(fsdp, hsdp_gathers_the_experts_over_their_own_shard) {
             c.step_s);
 }
 
+/* Found by the random draws (seed 11, draw 753: Qwen3-235B, ep 32 over
+ * an HSDP shard of tp 2 x fsdp_shard 8 = 16 ranks): an ep wider than the
+ * shard left the expert grid unfolded and the experts fell back to the
+ * dense shard, divided 8 ways though each rank's experts exist once (tp 4,
+ * where the shard is all 32 ranks, kept them whole: optimizer state 5x
+ * larger at the doubled tp). Megatron and torchtitan refuse that layout
+ * (plan.c plan_expert_hsdp). Mixtral on 16 GPUs, tp 2, etp 1, dp 8:
+ * fsdp_shard 2 is a shard of 2 x 2 = 4 ranks, which ep 8 does not divide;
+ * fsdp_shard 4, of 2 x 4 = 8, folds ep 8 with 8 / 8 = 1 rank per expert
+ * shard: each rank holds its expert whole, as at tp 4 (dp 4, fsdp_shard 2:
+ * 4 x 2 = 8 ranks again). */
+static int mixtral_tp_eshard(int tp, int fsdp_shard, sc_error *err) {
+  char json[512];
+  snprintf(json, sizeof json,
+           "{\"model\": \"mixtral-8x7b\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\","
+           " \"gpus\": 16}, \"plan\": {\"tp\": %d, \"pp\": 1, \"dp\": %d, \"ep\": 8,"
+           " \"etp\": 1, \"zero\": 3, \"fsdp_shard\": %d, \"global_batch\": 32,"
+           " \"micro_batch\": 1}}",
+           tp, 16 / tp, fsdp_shard);
+  sc_scenario s;
+  if (sc_scenario_load_string(&s, json, "hsdp", NULL, 0, err) != SC_OK) return -1;
+  if (sc_scenario_resolve(&s, err) != SC_OK) return -1;
+  lowered l;
+  lowered_make(&l, &s);
+  int eshard = 0;
+  for (int i = 0; i < l.x.n_segs; i++)
+    if (l.x.segs[i].params_expert > 0) eshard = l.x.segs[i].eshard;
+  lowered_done(&l);
+  return eshard;
+}
+
+Test(fsdp, hsdp_refuses_an_ep_wider_than_the_shard) {
+  sc_error err = {0};
+  cr_assert_eq(mixtral_tp_eshard(2, 2, &err), -1, "tp 2, fsdp_shard 2: accepted");
+  cr_assert(strstr(err.msg, "plan.ep: 8 must divide the HSDP shard's tp*fsdp_shard 4"), "%s",
+            err.msg);
+  cr_assert(strstr(err.msg, "valid ep: 1, 2, 4"), "%s", err.msg);
+  int e2 = mixtral_tp_eshard(2, 4, &err);
+  cr_assert_eq(e2, 1, "tp 2, fsdp_shard 4: experts over %d ranks (%s)", e2, err.msg);
+  int e4 = mixtral_tp_eshard(4, 2, &err);
+  cr_assert_eq(e4, 1, "tp 4, fsdp_shard 2: experts over %d ranks (%s)", e4, err.msg);
+}
+
 /* Found by the random draws (seed 7, draw 6,737): a root unit on a
  * one-rank shard group (dp 1: nothing to gather) took NCCL's share of its
  * gather as 0 / 0 where no copy-in precedes it (DeepSpeed, XLA), and the

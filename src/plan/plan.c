@@ -454,8 +454,32 @@ static int plan_expert_split(const sc_scenario *s, int ep, int cp, const char *p
                       folded ? "" : "; or plan.etp 1 folds ep over the tensor-parallel ranks");
 }
 
+/* HSDP (plan.fsdp_shard below dp*cp) with experts: the experts' shard
+ * group is the part of one shard group's tp x fsdp_shard ranks that ep
+ * does not take, so ep must divide that shard's own mesh (plan_ep_mesh
+ * with fsdp_shard for dp*cp). Megatron asserts its expert data-parallel
+ * size is a multiple of num_distributed_optimizer_instances
+ * (parallel_state.py), torchtitan builds dp_shard_mod_ep = dp_shard x cp
+ * (x tp with etp 1) / ep (parallel_dims.py): an ep wider than the shard
+ * would lay an expert's shards across the replicas, which neither does. */
+static int plan_expert_hsdp(const sc_plan *p, sc_error *err) {
+  if (p->ep <= 1 || p->fsdp_shard <= 0 || p->dp <= 0) return SC_OK;
+  if ((long long)p->fsdp_shard >= plan_mul(p->dp, p->cp)) return SC_OK;
+  int folded = p->etp == 1 && p->tp > 1;
+  long long mesh = (long long)p->fsdp_shard * (folded ? p->tp : 1);
+  if (mesh % p->ep == 0) return SC_OK;
+  char valid[256];
+  plan_divisors(mesh, valid, sizeof valid);
+  return sc_error_set(err, SC_EINPUT,
+                      "plan.ep: %d must divide the HSDP shard's %s %lld (plan.fsdp_shard %d; an "
+                      "expert's shards would span the replicas); valid ep: %s, or a larger "
+                      "plan.fsdp_shard",
+                      p->ep, folded ? "tp*fsdp_shard" : "fsdp_shard", mesh, p->fsdp_shard, valid);
+}
+
 static int plan_expert(const sc_scenario *s, sc_error *err) {
-  return plan_expert_split(s, s->plan.ep, s->plan.cp, "plan.ep", err);
+  int rc = plan_expert_split(s, s->plan.ep, s->plan.cp, "plan.ep", err);
+  return rc != SC_OK ? rc : plan_expert_hsdp(&s->plan, err);
 }
 
 /* Pick vpp and check the schedule against pp and vpp. 1F1B with vpp >= 2

@@ -198,6 +198,8 @@ static int state_loop(sink *s, space_pt pt, const sc_scenario *base, const layou
     for (int sh = 0; sh <= (z == 3 ? 4 : 0); sh = sh ? sh * 2 : 1) {
       pt.fsdp_shard = sh * s0;
       if (sh && (pt.fsdp_shard >= ranks || ranks % pt.fsdp_shard)) continue;
+      /* ep within one shard's mesh, as plan.c plan_expert_hsdp checks */
+      if (sh && pt.ep > 1 && ((long long)pt.fsdp_shard * (pt.etp ? pt.tp : 1)) % pt.ep) continue;
       for (int d = 0; d < n_dt; d++) {
         pt.dtype = dts[d];
         if (inner(s, pt, base->plan.global_batch / pt.dp, ly, offloadable, o)) return -1;

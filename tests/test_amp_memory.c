@@ -196,8 +196,8 @@ Test(amp_memory, freed_gradients_peak_at_the_backwards_end) {
   NEAR(kept.mem.total, 4 * P + 8 * P + G + A + FIXED + FRAG * A, "kept: all of it at once");
   NEAR(freed.mem.weights, kept.mem.weights, "freed: the same weights");
   NEAR(freed.mem.optimizer, kept.mem.optimizer, "freed: the same optimizer states");
-  NEAR(freed.mem.gradients, G, "freed: every gradient at the backward's end");
-  NEAR(freed.mem.activations, TIED, "freed: only the tied table's second gradient");
+  NEAR(freed.mem.gradients, G + TIED, "freed: every gradient and the tied table's second");
+  NEAR(freed.mem.activations, 0.0, "freed: no activation at the backward's end");
   NEAR(freed.mem.total, 4 * P + 8 * P + G + TIED + FIXED + FRAG * (G + TIED),
        "freed: weights + optimizer + gradients + the tied transient, with slack");
 }
@@ -296,23 +296,35 @@ Test(amp_memory, zero_grad_key_refuses_other_values) {
  * recomputed run's rebuilt layer, or an offloaded run's layer brought
  * back, adds to the larger of its two ends (0: none), *G every gradient,
  * *tied the tied table's second gradient, *remat the largest layer
- * rebuilt. */
+ * rebuilt; *rise_g and *in_g the gradients not yet made at those two
+ * moments (the runs' before them: at rise's boundary, or at the end of
+ * in's run that it rose from), which the activations then held add to
+ * the sweep's excess. */
 typedef struct sweep {
-  double rise, in, G, tied, remat;
+  double rise, in, G, tied, remat, rise_g, in_g;
 } sweep;
+
+/* The split at the later moment, the larger of w's two: the gradients
+ * made by then (the tied table's second one with them), the activations
+ * held beside them. */
+static void sweep_split(const sweep *w, double *grads, double *acts) {
+  double in = fmax(w->rise, w->in), unmade = w->rise > w->in ? w->rise_g : w->in_g;
+  *grads = w->G - unmade + w->tied;
+  *acts = in + unmade;
+}
 
 static sweep sweep_by_hand(const sc_scenario *s) {
   lowered l;
   lowered_make(&l, s);
   const xg_stage *st = &l.x.stages[0];
-  sweep w = {0, 0, 0, 0, 0};
+  sweep w = {0, 0, 0, 0, 0, 0, 0};
   double d = 0;
   int first = 1, off = s->plan.offload_layers;
   for (int j = 0; j < st->n_runs; j++) {
     const xg_run *r = &l.x.runs[st->first_run + j];
     const xg_segment *sg = &l.x.segs[r->segment];
     if (sg->block < 0) continue;
-    if (!first && d > w.rise) w.rise = d;
+    if (!first && d > w.rise) w.rise = d, w.rise_g = w.G;
     first = 0;
     int full = sg->recompute == SC_RECOMP_FULL;
     double copies = s->plan.amp && !full ? 2 * sg->params_cast : 0;
@@ -322,7 +334,8 @@ static sweep sweep_by_hand(const sc_scenario *s) {
     double g = r->count * 4 * sg->params, before = d;
     d += a - g;
     double back = full ? sg->act_bytes : n > 0 ? sg->act_bytes : 0;
-    if (back > 0 && fmax(before, d) + back > w.in) w.in = fmax(before, d) + back;
+    if (back > 0 && fmax(before, d) + back > w.in)
+      w.in = fmax(before, d) + back, w.in_g = before > d ? w.G : w.G + g;
     if (full && sg->act_bytes > w.remat) w.remat = sg->act_bytes;
     w.G += g;
     w.tied += r->count * sg->tied_params * 4;
@@ -370,8 +383,11 @@ Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
   NEAR(G, 4 * P, "the runs' gradients are every parameter's");
   cr_assert(rise > 0 && G + rise > A, "the sweep's peak %.0f + %.0f above the start %.0f", G,
             rise, A);
-  NEAR(freed.mem.gradients, G, "freed: every gradient at the sweep's peak");
-  NEAR(freed.mem.activations, rise, "freed: the activations still held there");
+  /* held there: the gradients of the runs after the boundary, the
+   * activations of those before it (the excess plus their gradients) */
+  cr_assert(w.rise_g > 0 && w.rise_g < G, "gradients still to come %.0f of %.0f", w.rise_g, G);
+  NEAR(freed.mem.gradients, G - w.rise_g, "freed: the gradients made by the sweep's peak");
+  NEAR(freed.mem.activations, rise + w.rise_g, "freed: the activations still held there");
   NEAR(freed.mem.total,
        kept.mem.weights + kept.mem.optimizer + G + rise + FIXED + FRAG * (G + rise),
        "freed: weights + optimizer + gradients + the sweep's rise, with slack");
@@ -407,8 +423,13 @@ Test(amp_memory, freed_gradients_remat_below_every_boundary) {
             rise, in);
   cr_assert(G + tied + in > A, "the remat's peak %.0f + %.0f + %.0f above the start %.0f", G,
             tied, in, A);
-  NEAR(freed.mem.gradients, G, "freed: every gradient");
-  NEAR(freed.mem.activations, tied + in, "freed: the tied transient and the layer rebuilt");
+  double gh, ah;
+  sweep_split(&w, &gh, &ah);
+  NEAR(freed.mem.gradients, G - w.in_g + tied, "freed: the gradients made, the tied one's too");
+  NEAR(freed.mem.activations, in + w.in_g, "freed: the layer rebuilt and the activations held");
+  NEAR(freed.mem.gradients + freed.mem.activations, G + tied + in, "freed: the same peak");
+  NEAR(gh, G - w.in_g + tied, "sweep_split");
+  NEAR(ah, in + w.in_g, "sweep_split");
 }
 
 /* The two moments of the sweep fall apart: a layer is rebuilt only while
@@ -429,8 +450,11 @@ Test(amp_memory, freed_gradients_rise_and_remat_apart) {
             w.remat, fmax(w.rise, w.in));
   cr_assert(end > kept.mem.activations, "the later moment %.0f above the start %.0f", end,
             kept.mem.activations);
-  NEAR(freed.mem.gradients, w.G, "freed: every gradient at the sweep's peak");
-  NEAR(freed.mem.activations, end - w.G, "freed: the larger moment's activations");
+  double gh, ah;
+  sweep_split(&w, &gh, &ah);
+  NEAR(freed.mem.gradients, gh, "freed: the gradients made by the sweep's peak");
+  NEAR(freed.mem.activations, ah, "freed: the larger moment's activations");
+  NEAR(gh + ah, end, "freed: the same peak");
 }
 
 /* Offloaded layers (plan.offload_layers) come back from the host for
@@ -456,8 +480,11 @@ Test(amp_memory, freed_gradients_offloaded_layer_comes_back) {
   cr_assert(w.G + w.tied + w.in > kept.mem.activations,
             "the end %.0f + %.0f + %.0f above the start %.0f", w.G, w.tied, w.in,
             kept.mem.activations);
-  NEAR(freed.mem.gradients, w.G, "freed: every gradient");
-  NEAR(freed.mem.activations, w.tied + w.in, "freed: the tied transient and the layer back");
+  double gh, ah;
+  sweep_split(&w, &gh, &ah);
+  NEAR(freed.mem.gradients, gh, "freed: the gradients made by then, the tied one's too");
+  NEAR(freed.mem.activations, ah, "freed: the layer back and the activations held");
+  NEAR(gh + ah, w.G + w.tied + w.in, "freed: the same peak");
 }
 
 /* The memory of BERT-base under AMP at micro-batch and per-GPU batch 8

@@ -82,6 +82,10 @@ typedef struct eng_memsum {
                                    rematerialised or brought back beside
                                    what the boundaries on either side hold
                                    (sweep_run; 0: none), bytes */
+  double rise_g, rise_remat_g;  /* the gradients not yet made at those
+                                   two moments (the runs' before them),
+                                   bytes: the activations then held are
+                                   the rise plus these */
 } eng_memsum;
 
 /* Per micro-batch time of one stage and its parts. */

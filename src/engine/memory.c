@@ -150,11 +150,14 @@ void eng_memory_pass(eng *e) { e->mem_pass++; }
  * 0. kept: the run's activations held on the GPU; g: its gradients;
  * first: no run before it. */
 static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g, double remat) {
-  if (!first && *d > m->rise) m->rise = *d;
+  /* the gradients the backward has not made yet at the run's two ends:
+   * the runs' before it (m->gradients holds this run's already) */
+  double g_start = m->gradients - g, g_end = m->gradients;
+  if (!first && *d > m->rise) m->rise = *d, m->rise_g = g_start;
   double before = *d;
   *d += kept - g;
   double in = (before > *d ? before : *d) + remat;
-  if (remat > 0 && in > m->rise_remat) m->rise_remat = in;
+  if (remat > 0 && in > m->rise_remat) m->rise_remat = in, m->rise_remat_g = before > *d ? g_start : g_end;
 }
 
 /* What the runs of stage s add up to. It reads the stage's runs and,
@@ -247,8 +250,8 @@ static void dual_sums(const eng *e, int s, eng_memsum *m) {
   m->weights += z.weights, m->gradients += z.gradients, m->optimizer += z.optimizer;
   m->gw += z.gw, m->gg += z.gg, m->copies_once += z.copies_once, m->tied_grad += z.tied_grad;
   m->buckets += z.buckets;
-  if (z.rise > m->rise) m->rise = z.rise;
-  if (z.rise_remat > m->rise_remat) m->rise_remat = z.rise_remat;
+  if (z.rise > m->rise) m->rise = z.rise, m->rise_g = z.rise_g;
+  if (z.rise_remat > m->rise_remat) m->rise_remat = z.rise_remat, m->rise_remat_g = z.rise_remat_g;
   m->act = (m->act + z.act) / 2, m->offloaded = (m->offloaded + z.offloaded) / 2;
   m->act_head = (m->act_head + z.act_head) / 2, m->act_tail = (m->act_tail + z.act_tail) / 2;
   if (z.remat > m->remat) m->remat = z.remat;
@@ -343,6 +346,13 @@ static double freed_end(const eng_memsum *m) {
   return m->gradients + m->tied_grad + in;
 }
 
+/* Of freed_end's bytes, the gradients not made yet at its moment (the
+ * runs' before the boundary, or before the rebuilt layer's run end):
+ * sweep_run's excess is the activations those runs hold less these. */
+static double freed_end_unmade(const eng_memsum *m) {
+  return m->rise > m->rise_remat ? m->rise_g : m->rise_remat_g;
+}
+
 /* The peak of a step whose gradients are freed between steps and which
  * runs one micro-batch (grads_freed_once), out's parts made those held
  * at that moment: the backward's start (out->activations as summed, with
@@ -358,9 +368,13 @@ static double freed_peak(const eng_memsum *m, sc_memory *out) {
     out->gradients = m->gg + m->buckets;
     return 0;
   }
-  out->gradients = m->gradients + m->gg + m->buckets;
-  out->activations = end - m->gradients;
-  return m->gradients;
+  /* held at that moment: the gradients made so far and the tied table's
+   * second one; the activations of the runs whose backward is to come
+   * (the sweep's excess plus those runs' unmade gradients) */
+  double made = m->gradients - freed_end_unmade(m) + m->tied_grad;
+  out->gradients = made + m->gg + m->buckets;
+  out->activations = end - made;
+  return made;
 }
 
 void eng_memory(eng *e, int s) {

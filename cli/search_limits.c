@@ -93,5 +93,5 @@ int search_limits_headroom(const char *cmd, const char *v, double *bytes, double
 
 /* search_limits.h */
 void search_limits_fit(sc_memory *m, double bytes, double frac) {
-  if (m->total > m->capacity - bytes - frac * m->capacity) m->fits = 0;
+  if (m->total > sc_memory_usable(m->capacity, bytes, frac)) m->fits = 0;
 }

@@ -1030,6 +1030,12 @@ void sc_search_opts_default(sc_search_opts *o);
  * SC_EINPUT naming the option and what is valid (o unchanged). */
 int sc_search_opts_set(sc_search_opts *o, const char *key, const char *value, sc_error *err);
 
+/* The memory a plan may use on a GPU of capacity bytes under a headroom of
+ * headroom_bytes and headroom_frac x capacity (sc_search_opts' fields):
+ * a plan fits when its total is at most this, bytes. The search, its HTML
+ * view and the CLI's --headroom on predict and dp read it. */
+double sc_memory_usable(double capacity, double headroom_bytes, double headroom_frac);
+
 typedef struct sc_candidate {
   sc_plan plan;          /* resolved */
   sc_result result;

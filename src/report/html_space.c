@@ -37,7 +37,7 @@ int sc_html_search_space(FILE *out, const sc_scenario *s, const sc_search_opts *
   /* the memory a plan may use (search.c usable): the capacity less o's
    * headroom, drawn beside the capacity */
   double cap = s->cluster.gpu.hbm_bytes;
-  double limit = cap - o->headroom_bytes - o->headroom_frac * cap;
+  double limit = sc_memory_usable(cap, o->headroom_bytes, o->headroom_frac);
   if (rc == SC_OK) sc_html_search_ex(out, s, plans, n, mark, &st, limit < cap ? limit : 0);
   free(plans);
   return rc;

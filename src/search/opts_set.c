@@ -154,3 +154,8 @@ int sc_search_opts_set(sc_search_opts *o, const char *key, const char *value, sc
                       "threads, max_plans, max_seconds",
                       key);
 }
+
+/* stepcast.h */
+double sc_memory_usable(double capacity, double headroom_bytes, double headroom_frac) {
+  return capacity - headroom_bytes - headroom_frac * capacity;
+}

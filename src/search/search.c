@@ -341,7 +341,7 @@ static void note_full(const shared *sh, worker *w, long i) {
 /* The memory a plan may use on each GPU of the given capacity, bytes: the
  * capacity less the caller's headroom. */
 static double usable(const sc_search_opts *o, double capacity) {
-  return capacity - o->headroom_bytes - o->headroom_frac * capacity;
+  return sc_memory_usable(capacity, o->headroom_bytes, o->headroom_frac);
 }
 
 /* With a topology on more than one thread: plan b's floor, into the

@@ -48,36 +48,16 @@ static int finish(int rc) {
   return rc;
 }
 
-/* Levenshtein distance between a and b, at most 15 bytes of each (more:
- * far). */
-static int distance(const char *a, const char *b) {
-  size_t n = strlen(a), m = strlen(b);
-  if (n > 15 || m > 15) return 99;
-  int d[16][16];
-  for (size_t i = 0; i <= n; i++)
-    for (size_t j = 0; j <= m; j++) {
-      if (!i || !j) {
-        d[i][j] = (int)(i + j);
-        continue;
-      }
-      int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]), del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-    }
-  return d[n][m];
-}
-
-/* The command `word` most likely meant (one or two edits away, or a
- * prefix of it: "pred", "colective"), or NULL. */
+/* The command `word` most likely meant ("pred", "colective": the
+ * loaders' "did you mean", sc_name_suggest), or NULL. */
 static const char *near_command(const char *word) {
-  for (size_t i = 0; i < N_COMMANDS; i++)
-    if (strlen(word) >= 3 && !strncmp(commands[i].name, word, strlen(word))) return commands[i].name;
-  for (size_t i = 0; i < N_COMMANDS; i++)
-    if (distance(word, commands[i].name) <= (strlen(commands[i].name) > 4 ? 2 : 1))
-      return commands[i].name;
-  return NULL;
+  const char *names[N_COMMANDS];
+  for (size_t i = 0; i < N_COMMANDS; i++) names[i] = commands[i].name;
+  return sc_name_suggest(word, names, N_COMMANDS);
 }
 
 static int dispatch(int argc, char **argv) {
+  const char *near;
   if (argc < 2) {
     char *args[] = {"predict", NULL};
     return cmd_predict(1, args);
@@ -98,9 +78,8 @@ static int dispatch(int argc, char **argv) {
     fprintf(stderr, "stepcast: unknown command '%s': options go after a command (`stepcast "
                     "predict %s ...`; stepcast COMMAND --help lists its options)\n\n",
             argv[1], argv[1]);
-  else if (near_command(argv[1]))
-    fprintf(stderr, "stepcast: unknown command '%s'; did you mean '%s'?\n\n", argv[1],
-            near_command(argv[1]));
+  else if ((near = near_command(argv[1])))
+    fprintf(stderr, "stepcast: unknown command '%s'; did you mean '%s'?\n\n", argv[1], near);
   else fprintf(stderr, "stepcast: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return 2;

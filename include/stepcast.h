@@ -1588,6 +1588,12 @@ typedef enum sc_format { SC_FORMAT_TABLE = 0, SC_FORMAT_JSON, SC_FORMAT_CSV } sc
 /* The format called "table", "json" or "csv"; -1 when unknown. */
 int sc_format_from_name(const char *name);
 
+/* The "did you mean" the loaders print: the name of cands[0..n) closest
+ * to a misspelt `word` (a prefix of one, else the least edit distance
+ * within a limit growing with word's length), or NULL when none is close.
+ * The result points into cands. */
+const char *sc_name_suggest(const char *word, const char *const *cands, size_t n);
+
 /* A prediction of s (sc_predict's r). train_tokens > 0 adds the days
  * needed to train on that many tokens. */
 void sc_report_prediction(FILE *out, sc_format fmt, const sc_scenario *s,

@@ -79,3 +79,8 @@ const char *name_suggest(const char *word, const char *const *cands, size_t n) {
   }
   return NULL;
 }
+
+/* stepcast.h */
+const char *sc_name_suggest(const char *word, const char *const *cands, size_t n) {
+  return name_suggest(word, cands, n);
+}

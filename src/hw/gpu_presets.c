@@ -33,7 +33,6 @@
  * measured generation, and the comment says so.
  */
 #include <stddef.h>
-#include <stdio.h>
 #include <strings.h>
 
 #include "stepcast.h"
@@ -889,27 +888,3 @@ const sc_gpu *sc_gpu_preset_at(size_t i) {
   return i < N_GPU ? &gpu_presets[i] : NULL;
 }
 
-/* stepcast.h */
-int sc_gpu_changes(const sc_gpu *g, char *buf, size_t cap) {
-  const sc_gpu *p = sc_gpu_preset(g->name);
-  int peaks = 0, n = 0;
-  for (int d = 0; p && d < SC_DTYPE_COUNT; d++) peaks |= g->peak_flops[d] != p->peak_flops[d];
-  const char *key[] = {"arch", "sm_count", "peak_tflops", "vector_tflops", "hbm_GiB",
-                       "hbm_TBps", "hbm_eff", "gemm_eff", "gemm_eff_fp8", "attn_eff",
-                       "nvlink_GBps", "link", "host_GBps", "launch_us"};
-  int differ[] = {p && g->arch != p->arch, p && g->sm_count != p->sm_count, peaks,
-                  p && g->vector_flops != p->vector_flops, p && g->hbm_bytes != p->hbm_bytes,
-                  p && g->hbm_bw != p->hbm_bw, p && g->hbm_eff != p->hbm_eff,
-                  p && g->gemm_eff != p->gemm_eff, p && g->gemm_eff_fp8 != p->gemm_eff_fp8,
-                  p && g->attn_eff != p->attn_eff, p && g->nvlink_bw != p->nvlink_bw,
-                  p && g->link != p->link, p && g->host_bw != p->host_bw,
-                  p && g->launch_s != p->launch_s};
-  size_t len = 0;
-  if (cap) buf[0] = 0;
-  for (size_t k = 0; k < sizeof key / sizeof key[0]; k++) {
-    if (!differ[k]) continue;
-    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", key[k]);
-    n++;
-  }
-  return n;
-}

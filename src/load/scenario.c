@@ -167,6 +167,42 @@ static const scn_field scn_gpu_fields[] = {
 };
 static const scn_section scn_gpu_sec = {"cluster.gpu", scn_gpu_fields, NFIELDS(scn_gpu_fields)};
 
+/* 1 when field f of a section (a number, integer, flag or name list; an
+ * object's fields any of them) holds different values in a and b. */
+static int scn_field_differs(const scn_field *f, const void *a, const void *b) {
+  const char *x = (const char *)a + f->off, *y = (const char *)b + f->off;
+  switch (f->kind) {
+  case SCN_INT: case SCN_BOOL: case SCN_ENUM: return *(const int *)x != *(const int *)y;
+  case SCN_LONG: return *(const long *)x != *(const long *)y;
+  case SCN_NUM: return *(const double *)x != *(const double *)y;
+  case SCN_SUB:
+    for (size_t i = 0; i < f->sub->n; i++)
+      if (scn_field_differs(&f->sub->fields[i], a, b)) return 1;
+    return 0;
+  default: return 0; /* names and specials: not a GPU's figures */
+  }
+}
+
+/* stepcast.h: the keys of cluster.gpu (scn_gpu_fields) whose values g
+ * holds apart from the preset of its name; of two keys of one member
+ * (hbm_GB, hbm_GiB) the last. */
+int sc_gpu_changes(const sc_gpu *g, char *buf, size_t cap) {
+  const sc_gpu *p = sc_gpu_preset(g->name);
+  size_t len = 0;
+  int n = 0;
+  if (cap) buf[0] = 0;
+  for (size_t i = 0; p && i < scn_gpu_sec.n; i++) {
+    const scn_field *f = &scn_gpu_sec.fields[i];
+    int later = 0;
+    for (size_t j = i + 1; j < scn_gpu_sec.n; j++)
+      later |= scn_gpu_sec.fields[j].kind == f->kind && scn_gpu_sec.fields[j].off == f->off;
+    if (later || !scn_field_differs(f, g, p)) continue;
+    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", f->key);
+    n++;
+  }
+  return n;
+}
+
 static const scn_field scn_cluster_fields[] = {
     F_SPECIAL("preset", NULL, "a cluster preset id"),
     F_NAME(sc_cluster, "name", name),

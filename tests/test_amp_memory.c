@@ -333,9 +333,13 @@ static sweep sweep_by_hand(const sc_scenario *s) {
     off -= n, a -= n * sg->act_bytes; /* offloading: recompute none */
     double g = r->count * 4 * sg->params, before = d;
     d += a - g;
-    double back = full ? sg->act_bytes : n > 0 ? sg->act_bytes : 0;
-    if (back > 0 && fmax(before, d) + back > w.in)
-      w.in = fmax(before, d) + back, w.in_g = before > d ? w.G : w.G + g;
+    /* a layer rebuilt (beyond the input it kept) or brought back from the
+     * host at its backward's start: its gradients not made, beside the
+     * run not begun or with that layer of it left */
+    double back = full ? fmax(0, sg->act_bytes - sg->input_bytes) : n > 0 ? sg->act_bytes : 0;
+    double last = before + (a - g) / r->count;
+    if (back > 0 && fmax(last, d) + back > w.in)
+      w.in = fmax(last, d) + back, w.in_g = last > d ? w.G + g / r->count : w.G + g;
     if (full && sg->act_bytes > w.remat) w.remat = sg->act_bytes;
     w.G += g;
     w.tied += r->count * sg->tied_params * 4;
@@ -395,20 +399,22 @@ Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
             kept.mem.total);
 }
 
-/* A layer that full recomputation rematerialises in the backward sits
- * beside what the boundaries on either side of its run hold, even where
- * every boundary holds less than the gradients still to come:
- * a 4-layer GPT (h 1024, seq 1024, one sequence) with a 2,048-word
+/* A layer that full recomputation rematerialises in the backward sits,
+ * before any of its gradients is made, beside what its run holds with it
+ * not yet begun or with that layer left, even where every boundary holds
+ * less than the gradients still to come:
+ * a 4-layer GPT (h 1024, seq 4096, one sequence) with a 2,048-word
  * vocabulary in bf16, fp32 main gradients, every layer recomputed. Past
  * the embedding the sweep is below 0 at every boundary (its table's and
  * each layer's gradients outweigh the inputs kept), yet the first
- * layer's backward rematerialises 30-odd MB beside the embedding's
- * activations and every gradient but the embedding's: the peak is the
- * gradients, the tied table's second one and that, above the backward's
- * start. */
+ * layer's backward rematerialises 30-odd MB (beyond the input it kept)
+ * beside the embedding's activations and every gradient but the
+ * embedding's and its own: the peak is the gradients, the tied table's
+ * second one and that, above the backward's start. */
 Test(amp_memory, freed_gradients_remat_below_every_boundary) {
   sc_scenario s = gpt4_h100(0, 0);
   s.model.tf.vocab = 2048;
+  s.model.tf.seq = 4096;
   s.plan.recompute = SC_RECOMP_FULL;
   s.plan.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
   sc_result kept, freed;
@@ -459,15 +465,17 @@ Test(amp_memory, freed_gradients_rise_and_remat_apart) {
 
 /* Offloaded layers (plan.offload_layers) come back from the host for
  * their backward, one layer at a time, beside the gradients made by then,
- * as a rebuilt layer does: the 4-layer GPT with the 2,048-word vocabulary
- * of the test above, nothing recomputed, its first 2 layers offloaded.
- * Every boundary is below 0 (the layers' gradients outweigh their
- * activations), yet the first layer's activations, back on the GPU,
- * lift the end above the backward's start. */
+ * as a rebuilt layer does (before its own gradients are made): the
+ * 4-layer GPT with the 2,048-word vocabulary of the test above at 2,048
+ * tokens, nothing recomputed, its first 3 layers offloaded. Every
+ * boundary is below 0 (the layers' gradients outweigh the activations
+ * kept), yet the first layer's activations, back on the GPU, lift the end
+ * above the backward's start. */
 Test(amp_memory, freed_gradients_offloaded_layer_comes_back) {
   sc_scenario s = gpt4_h100(0, 0);
   s.model.tf.vocab = 2048;
-  s.plan.offload_layers = 2;
+  s.model.tf.seq = 2048;
+  s.plan.offload_layers = 3;
   s.plan.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
   sc_result kept, freed;
   sc_error err = {0};

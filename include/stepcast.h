@@ -685,6 +685,10 @@ typedef struct sc_plan {
   int moe_grouped_gemm;      /* 1 = each expert linear is one grouped GEMM over
                                 the rank's experts (Megatron --moe-grouped-gemm);
                                 0 = one GEMM per expert (SequentialMLP) */
+  int moe_permute_fusion;    /* 1 = the tokens' permute/unpermute (and the
+                                alltoall dispatcher's chunk sort) run
+                                Transformer Engine's fused kernels (Megatron
+                                --moe-permute-fusion); 0 = PyTorch ops */
   double moe_imbalance;      /* tokens of the busiest expert-parallel rank over
                                 the mean (>= 1; 1 = balanced) */
   sc_moe_dispatcher moe_dispatcher; /* token dispatcher (src/lower/moe_dispatch.c) */

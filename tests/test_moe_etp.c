@@ -67,8 +67,8 @@ Test(moe_etp, alltoall_routes_the_shard_then_gathers_over_etp) {
   /* no tensor-parallel gather before the router, no reduce-scatter after
    * the combine: the dispatcher's legs instead */
   cr_assert_str_eq(got,
-                   "norm2 router route ep_dispatch etp_gather fc1 swiglu fc2 etp_scatter "
-                   "ep_combine unroute bias_dropout_add2");
+                   "norm2 router route ep_dispatch etp_gather ep_sort fc1 swiglu fc2 ep_unsort "
+                   "etp_scatter ep_combine unroute bias_dropout_add2");
   /* a rank holds S / tp = 512 tokens; it sends their 2 copies of 1024
    * 16-bit values: 512 x 2 x 1024 x 2 = 2 MiB; the expert-tensor group
    * gathers what its 2 ranks received: 4 MiB (the nccl-tests size, the
@@ -254,7 +254,8 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
     lower_task_name(&l.x.tasks[sg->first_task + i], nm, sizeof nm);
     len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", len ? " " : "", nm);
   }
-  cr_assert_str_eq(got, "router route ep_dispatch etp_gather e1 ag_e1 ep_combine unroute res");
+  cr_assert_str_eq(got, "router route ep_dispatch etp_gather ep_sort e1 ag_e1 ep_unsort ep_combine "
+                        "unroute res");
   cr_assert_float_eq(lowered_task(&l, "ag_e1")->bytes, 4194304, 1e-3, "%g",
                      lowered_task(&l, "ag_e1")->bytes);
   cr_assert_float_eq(lowered_task(&l, "ep_combine")->bytes, 2097152, 1e-3, "%g",

@@ -389,6 +389,7 @@ static const scn_field scn_plan_fields[] = {
     F_NUM(sc_plan, "ds_reduce_bucket", ds_reduce_bucket, 1, 0, 1e15, 1, "elements >= 1"),
     F_NUM(sc_plan, "ds_persistence", ds_persistence, 0, 0, 1e15, 1, "elements >= 0"),
     F_BOOL(sc_plan, "moe_grouped_gemm", moe_grouped_gemm),
+    F_BOOL(sc_plan, "moe_permute_fusion", moe_permute_fusion),
     F_NUM(sc_plan, "moe_imbalance", moe_imbalance, 1, 0, 1024, 1,
           "tokens of the busiest expert-parallel rank over the mean, >= 1"),
     /* MoE token dispatch (src/plan/plan_moe.c) */

@@ -334,6 +334,28 @@ static int etp_leg(lctx *c, int t, int expert) {
   return 0;
 }
 
+/* Megatron-Core's MoEAlltoAllTokenDispatcher with more than one local
+ * expert: the all-to-all delivers the tokens grouped by source rank, then
+ * by expert, and the grouped GEMM wants them by local expert, so
+ * dispatch_postprocess sorts the chunks ("Permutation 2: Sort tokens by
+ * local expert", sort_chunks_by_idxs, after the expert-tensor all-gather)
+ * and combine_preprocess restores their order before the combine
+ * ("Unpermutation 2"); with padding to capacity the same copy is a
+ * transpose (token_dispatcher.py, Megatron-Core 0.12 and later: our
+ * reading, the file is not in ../shared). One pass over the rank's
+ * received rows, `bytes` of them: read and write, forward and backward (a
+ * copy's gradient is the inverse copy), one kernel each way (TE's
+ * moe_sort_chunks_by_index under moe_permute_fusion). The allgather and
+ * flex dispatchers permute straight into local-expert order (the route
+ * op). Tensor t's task becomes the copy; 0, or -1 when out of memory. */
+static int ep_sort(lctx *c, int t, int route_op, int expert, double bytes) {
+  int k = mem_task(c, expert ? "ep_sort" : "ep_unsort", route_op, 2 * bytes, 1, 1, 1.0,
+                   c->ts[t].task);
+  if (k < 0) return -1;
+  c->ts[t].task = k;
+  return 0;
+}
+
 /* Move tensor t (each token's top-k copies) to (expert = 1) or from the
  * experts before op reads it: the collective of plan.moe_dispatcher
  * (src/lower/moe_dispatch.c). Tokens split by sequence over a tensor-
@@ -361,6 +383,10 @@ static int experts(lctx *c, int t, int expert) {
   int scatter = split && !expert && s->lay == LAY_PART;
   if (split && !expert && !scatter && convert(c, t, LAY_SEQ, s->origin)) return -1;
   lay tok = split ? LAY_SEQ : s->lay;
+  /* the combine's unsort reads the rank's rows as the experts left them */
+  double unsorted = bytes_gpu(c, t, s->lay) * moe_cf(c);
+  int sorts = r && p->moe_dispatcher == SC_MOE_ALLTOALL && n_exp / c->st.ep > 1;
+  int route_op = r ? (int)(r - c->g->ops) : -1;
   /* the nodes the expert group spans, as the engines lay it out */
   int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
   /* groups without a group topk: Megatron routes unlimited (plan_moe.c) */
@@ -387,10 +413,13 @@ static int experts(lctx *c, int t, int expert) {
     in.etp = c->st.etp;
   }
   moed_comm mc = moed_shape(&in);
+  if (sorts && !expert && ep_sort(c, t, route_op, 0, unsorted)) return -1;
   if (scatter && in.disp == SC_MOE_ALLTOALL && etp_leg(c, t, 0)) return -1;
   if (moe_comm(c, t, &mc, grp, expert)) return -1;
   if (split && in.disp == SC_MOE_ALLTOALL && expert && etp_leg(c, t, 1)) return -1;
   if (split) s->lay = expert ? LAY_REPL : LAY_SEQ;
+  if (sorts && expert && ep_sort(c, t, route_op, 1, bytes_gpu(c, t, s->lay) * moe_cf(c)))
+    return -1;
   return 0;
 }
 
@@ -517,9 +546,20 @@ static double loss_bwd_extra(const lctx *c) {
   return l == SC_LOSS_EAGER ? 8 : c->e;
 }
 
+/* What a tensor kept for backward weighs on the busiest expert-parallel
+ * rank, as a multiple of its mean size: the experts' inputs and outputs
+ * (between dispatch and combine) hold the rows the rank received, cf x the
+ * mean (moe_cf: the buffers padded to capacity, or the dropless router's
+ * busiest rank), as their GEMMs and the all-to-all already count them;
+ * any other tensor 1. */
+static double expert_rows(const lctx *c, int t) {
+  return c->ts[t].expert ? moe_cf(c) : 1.0;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
- * and extras (split as the op's elements were). `before` holds the
+ * and extras (split as the op's elements were; the experts' tensors at
+ * the busiest rank's rows, expert_rows). `before` holds the
  * inputs' layouts before conversion. act_sel: what it
  * keeps under the plan's selective recompute modules (recmod.h): nothing
  * inside an enabled module, which keeps its inputs (16-bit) instead;
@@ -536,7 +576,7 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
     /* an expert keeps what the dispatcher delivered (its gather is not
      * the linear's own, so backward does not re-gather) */
     if (o->expert) x = y;
-    double v = x < y ? x : y;
+    double v = (x < y ? x : y) * expert_rows(c, o->in[i]);
     unsigned *kept = &c->ts[o->in[i]].kept;
     if (inside && rm_keeps_input(c->g, opi, i, c->en)) keep += once(kept, TS_KEPT_SEL, 1, v);
     if (!(o->saved & WG_SAVE_IN(i))) continue;
@@ -546,7 +586,7 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
       keep += once(kept, TS_KEPT_SEL, bits16, v * in_scale);
   }
   if (o->saved & WG_SAVE_OUT) {
-    double v = bytes_gpu(c, o->out, out);
+    double v = bytes_gpu(c, o->out, out) * expert_rows(c, o->out);
     unsigned *kept = &c->ts[o->out].kept;
     b += once(kept, TS_KEPT_ALL, 1, v);
     if (!inside && !rm_discarded(c->g, o->out, c->en)) keep += once(kept, TS_KEPT_SEL, 1, v);
@@ -1124,6 +1164,25 @@ static void aten_pool(const lctx *c, const wg_op *o, double *fwd, double *bwd) {
   cost_pool_aten(g, &p, fwd, bwd); /* leaves 0 where g has no SM rate */
 }
 
+/* 1 when o is a routing op (permute or unpermute) run by Transformer
+ * Engine's fused kernels (plan.moe_permute_fusion, Megatron
+ * --moe-permute-fusion: fused_permute_with_probs / fused_unpermute,
+ * transformer_config.py). Of the n = T k h elements of a rank's T tokens'
+ * k copies: the permute reads each token once and writes its k copies,
+ * (1 + 1/k) n e bytes; the unpermute reads the k copies and writes their
+ * sum, the same (the router's probabilities are applied inside the
+ * experts' activation, Megatron's default moe_apply_probs_on_input False:
+ * "instead of applying after activation and glu", so the unpermute carries
+ * none); each one's backward is the other's kernel on the gradients, the
+ * same bytes. Unfused (Megatron's default), the graph's own 2 passes
+ * forward and 4 backward (docs/graph.md): index_select, the scatter-add of
+ * its gradient, the probabilities' multiply and their gradient, an
+ * estimate, not a measurement. */
+static int fused_permute(const lctx *c, const wg_op *o) {
+  return (o->kind == WG_ROUTE || o->kind == WG_UNROUTE) && o->topk >= 1 &&
+         c->s->plan.moe_permute_fusion;
+}
+
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
  * pooling. */
 static int lower_mem(lctx *c, const wg_op *o, int opi) {
@@ -1159,6 +1218,7 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
+  if (fused_permute(c, o)) bytes = n * c->e * (1 + 1.0 / o->topk), bs = 1.0;
   if (fused_ce(c, o)) {
     /* two reads forward, a read and a write backward (fused_ce); calls
      * forward: the kernel, the ignored rows' mask and the mean, backward:

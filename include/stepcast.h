@@ -685,6 +685,10 @@ typedef struct sc_plan {
   int moe_grouped_gemm;      /* 1 = each expert linear is one grouped GEMM over
                                 the rank's experts (Megatron --moe-grouped-gemm);
                                 0 = one GEMM per expert (SequentialMLP) */
+  int moe_router_fp32;       /* 1 = the router's GEMM in fp32 (Megatron
+                                --moe-router-dtype fp32; key
+                                moe_router_dtype "fp32"); 0 = "auto", the
+                                activations' type */
   int moe_permute_fusion;    /* 1 = the tokens' permute/unpermute (and the
                                 alltoall dispatcher's chunk sort) run
                                 Transformer Engine's fused kernels (Megatron

@@ -10,6 +10,8 @@
  *    one expert (sort_chunks_by_idxs); one expert a rank, or the allgather
  *    and flex dispatchers (which permute straight into that order), no
  *    copy;
+ *  - the router in fp32 (plan.moe_router_dtype): a cast of its input and
+ *    an fp32 GEMM;
  *  - the busiest expert-parallel rank keeps its experts' inputs and
  *    outputs for backward at its own row count (moe_capacity or
  *    moe_imbalance times the mean), as its GEMMs already run them.
@@ -186,4 +188,22 @@ Test(moe_permute, fused_is_the_default_and_never_slower) {
   s.plan.moe_permute_fusion = 1;
   sc_result on = lowered_predict(&s, 0);
   cr_assert(on.step_s < off.step_s, "fused %g unfused %g", on.step_s, off.step_s);
+}
+
+Test(moe_permute, an_fp32_router_casts_its_input_and_multiplies_in_fp32) {
+  /* Megatron --moe-router-dtype fp32: the rank's 1024 tokens of 1024
+   * values cast from 2 to 4 bytes (6 MiB moved), then a 1024 x 8 x 1024
+   * GEMM in fp32; "auto" runs it in bf16 with no cast */
+  for (int fp32 = 0; fp32 <= 1; fp32++) {
+    sc_scenario s = small(4, SC_MOE_ALLTOALL);
+    s.plan.moe_router_fp32 = fp32;
+    lowered l;
+    lowered_make(&l, &s);
+    const xg_task *r = lowered_task(&l, "router"), *cast = lowered_find(&l, "cast_router");
+    cr_assert(r->kind == XG_GEMM && r->m == 1024 && r->n == 8 && r->k == 1024);
+    cr_assert_eq(r->dtype, fp32 ? SC_FP32 : SC_BF16, "fp32 %d: dtype %d", fp32, (int)r->dtype);
+    cr_assert_eq(cast != NULL, fp32);
+    if (cast) cr_assert_float_eq(cast->bytes, 6 * MIB, 1e-3, "cast %g", cast->bytes);
+    lowered_done(&l);
+  }
 }

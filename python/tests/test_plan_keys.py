@@ -35,6 +35,7 @@ CASES = {
     "moe_capacity": (MIXTRAL, {"plan.moe_capacity": 1.25}),
     "moe_grouped_gemm": (MIXTRAL, {"plan.moe_grouped_gemm": False, "plan.ep": 2}),
     "moe_permute_fusion": (MIXTRAL, {"plan.moe_permute_fusion": False}),
+    "moe_router_dtype": (MIXTRAL, {"plan.moe_router_dtype": "fp32"}),
     "moe_imbalance": (MIXTRAL, {"plan.moe_imbalance": 1.3}),
     "vpp": (DEFAULT, {"plan.vpp": 3, "plan.schedule": "interleaved"}),
     "sp": (DEFAULT, {"plan.sp": False}),

@@ -623,6 +623,17 @@ static void params(lctx *c, const wg_op *o) {
 
 /* ------------------------------------------------------ operators */
 
+/* 1 when o is a router: an unsplit linear whose output a route op of its
+ * block reads as its scores. */
+static int is_router(const lctx *c, const wg_op *o) {
+  if (o->kind != WG_LINEAR || o->tp != WG_TP_NONE) return 0;
+  const wg_block *bl = &c->g->blocks[o->block];
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    if (c->g->ops[i].kind == WG_ROUTE && c->g->ops[i].n_in > 1 && c->g->ops[i].in[1] == o->out)
+      return 1;
+  return 0;
+}
+
 /* With tp > 1 the router runs on the tokens the rank holds (its sequence
  * shard under sequence parallelism) and the dispatcher moves them
  * (experts()); no tensor-parallel gather before it (Megatron-Core's
@@ -635,12 +646,7 @@ static int token_local(const lctx *c, const wg_op *o) {
   if (c->st.tp <= 1) return 0;
   if (o->kind == WG_LINEAR && o->expert) return c->st.etp == 1;
   if (o->kind == WG_ROUTE) return 1;
-  if (o->kind != WG_LINEAR || o->tp != WG_TP_NONE) return 0;
-  const wg_block *bl = &c->g->blocks[o->block];
-  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
-    if (c->g->ops[i].kind == WG_ROUTE && c->g->ops[i].n_in > 1 && c->g->ops[i].in[1] == o->out)
-      return 1;
-  return 0;
+  return is_router(c, o);
 }
 
 /* The layout a token-local op runs its input in: as it is when split by
@@ -827,9 +833,19 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
    * runs its own GEMMs: batch separate launches (analytic.c costs them
    * one by one) */
   int calls = o->expert && !c->s->plan.moe_grouped_gemm ? (int)batch : 1;
+  int fp32_router = c->s->plan.moe_router_fp32 && c->e < 4 && is_router(c, o);
+  if (fp32_router) {
+    /* Megatron's RouterGatingLinearFunction (--moe-router-dtype fp32)
+     * casts the input to fp32 (read e, write 4 bytes an element; its
+     * gradient cast back the same bytes) and multiplies in fp32: the
+     * CUDA-core rate, PyTorch leaving TF32 off for matmuls */
+    dep = mem_task_p(c, "cast_", o->name, opi, x_elems * (c->e + 4), 1, 1, 1.0, dep);
+    if (dep < 0) return -1;
+  }
   int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd * calls, o->host_bwd * calls,
                     dep);
   if (t < 0) return -1;
+  if (fp32_router) c->x->tasks[c->seg_first + t].dtype = SC_FP32;
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */
   if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;

@@ -1052,9 +1052,11 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   int dep = c->ts[x].task;
   /* the kernels are Megatron's core attention ("core_attn" module) */
   int core = (rm_bits(c->g, opi, c->en) & SC_RECMOD_CORE_ATTN) != 0;
-  int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
-                   c->flash ? 3 : 6, 1.0, dep);
-  if (t < 0) return -1;
+  int t = dep;
+  if (!o->separate_qkv &&
+      (t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
+                    c->flash ? 3 : 6, 1.0, dep)) < 0)
+    return -1;
   if (cp > 1) {
     /* K and V chunks travel around the context-parallel ring, hidden
      * under the attention that follows */
@@ -1098,8 +1100,9 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   }
   tstate *y = &c->ts[o->out];
   y->lay = c->run_lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
-  t = mem_task(c, "ctx_layout", opi, 2 * elems_gpu(c, o->out, y->lay) * e, 3, 2, 1.0, t);
-  if (t < 0) return -1;
+  if (!o->separate_qkv &&
+      (t = mem_task(c, "ctx_layout", opi, 2 * elems_gpu(c, o->out, y->lay) * e, 3, 2, 1.0, t)) < 0)
+    return -1;
   y->task = t;
   y->origin = opi;
   return 0;

@@ -689,6 +689,11 @@ typedef struct sc_plan {
                                 --moe-router-dtype fp32; key
                                 moe_router_dtype "fp32"); 0 = "auto", the
                                 activations' type */
+  int moe_shared_expert_overlap; /* 1 = the shared experts run beside the
+                                dispatch (fc1 and activation) and the
+                                combine (fc2) on their own stream (Megatron
+                                --moe-shared-expert-overlap; alltoall or
+                                flex, not with overlap_ep) */
   int moe_permute_fusion;    /* 1 = the tokens' permute/unpermute (and the
                                 alltoall dispatcher's chunk sort) run
                                 Transformer Engine's fused kernels (Megatron

@@ -134,11 +134,23 @@ static double rows_gpu(const lctx *c, int t, lay l) {
 
 /* ------------------------------------------------------------ tasks */
 
+/* Under plan.moe_shared_expert_overlap, the side of the dispatcher op's
+ * kernels run beside (xg_task.shared): Megatron's shared_experts.py, on
+ * its own stream, runs fc1 and the activation beside the dispatch (1) and
+ * fc2 beside the combine (2); 0 for any other op. */
+static int shared_side(const lctx *c, int op) {
+  if (!c->s->plan.moe_shared_expert_overlap || op < 0) return 0;
+  const wg_op *o = &c->g->ops[op];
+  if (!(o->recmod & SC_RECMOD_SHARED_EXPERTS)) return 0;
+  return o->kind == WG_LINEAR && o->tp == WG_TP_ROW ? 2 : 1;
+}
+
 /* Append task t; it re-runs as often as the op being lowered does under
  * selective recomputation, plus what t itself says (core attention). */
 static int emit(lctx *c, const xg_task *t) {
   xg_task u = *t;
   u.recompute_sel += c->cur_depth;
+  if (u.kind != XG_COMM) u.shared = shared_side(c, u.op);
   if (xg_add_task(c->x, &u) < 0) return -1;
   return c->x->n_tasks - 1 - c->seg_first;
 }
@@ -302,6 +314,21 @@ static const wg_op *block_route(const lctx *c, int b) {
   return NULL;
 }
 
+/* Leg k of a dispatch (expert 1) or combine of block b hides under the
+ * shared experts' kernels of its side (plan.moe_shared_expert_overlap),
+ * where the block has shared experts and nothing else hides it. */
+static void shared_leg(lctx *c, int k, int b, int expert) {
+  xg_task *ct = &c->x->tasks[c->seg_first + k];
+  if (!c->s->plan.moe_shared_expert_overlap || ct->overlap != XG_OVL_NONE) return;
+  const wg_block *bl = &c->g->blocks[b];
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    if (c->g->ops[i].recmod & SC_RECMOD_SHARED_EXPERTS) {
+      ct->overlap = XG_OVL_SHARED;
+      ct->shared = expert ? 1 : 2;
+      return;
+    }
+}
+
 /* The dispatcher's collective mc on group grp for tensor t, named for the
  * direction; the task index or -1. */
 static int moe_comm(lctx *c, int t, const moed_comm *mc, int grp, int expert) {
@@ -311,6 +338,7 @@ static int moe_comm(lctx *c, int t, const moed_comm *mc, int grp, int expert) {
   xg_task *ct = &c->x->tasks[c->seg_first + k];
   ct->flex = mc->flex;
   ct->flex_inter = mc->inter_frac;
+  shared_leg(c, k, c->g->tensors[t].block, expert);
   c->ts[t].task = k;
   return 0;
 }
@@ -330,6 +358,7 @@ static int etp_leg(lctx *c, int t, int expert) {
   int k = comm(c, expert ? COLL_ALL_GATHER : COLL_REDUCE_SCATTER, g, bytes, "",
                expert ? "etp_gather" : "etp_scatter", c->ts[t].task);
   if (k < 0) return -1;
+  shared_leg(c, k, c->g->tensors[t].block, expert);
   c->ts[t].task = k;
   return 0;
 }

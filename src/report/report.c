@@ -220,6 +220,7 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
     fprintf(out, ", routing unlimited (%d router groups without moe_router_group_topk, as "
                  "Megatron runs it)",
             p->moe_router_groups);
+  if (p->moe_shared_expert_overlap) fprintf(out, ", shared experts beside it");
   fputc('\n', out);
 }
 

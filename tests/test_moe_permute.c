@@ -22,46 +22,14 @@
 
 #include "lowered.h"
 
-/* 8 experts of ffn 2048 (SwiGLU), top-2, hidden 1024, 1024 tokens a
- * sequence, micro-batch 1, on one node of 8 GPUs: tp 1, dp 8, ep `ep`. */
-static sc_scenario small(int ep, sc_moe_dispatcher d) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.model.tf.layers = 4;
-  s.model.tf.hidden = 1024;
-  s.model.tf.heads = 8;
-  s.model.tf.kv_heads = 8;
-  s.model.tf.head_dim = 128;
-  s.model.tf.ffn = 2048;
-  s.model.tf.seq = 1024;
-  s.cluster.gpus = 8;
-  s.plan.tp = 1;
-  s.plan.pp = 1;
-  s.plan.dp = 0;
-  s.plan.ep = ep;
-  s.plan.vpp = 1;
-  s.plan.schedule = SC_SCHED_1F1B;
-  s.plan.global_batch = 16;
-  s.plan.micro_batch = 1;
-  s.plan.moe_dispatcher = d;
-  return s;
-}
+/* lowered_small_moe at tp 1, dp 8, ep `ep`. */
+static sc_scenario small(int ep, sc_moe_dispatcher d) { return lowered_small_moe(1, ep, d); }
 
 static const double MIB = 1048576;
 
 /* The layer's task names from norm2 on, as "name name ...". */
 static void moe_names(const lowered *l, char *buf, size_t cap) {
-  const xg_segment *sg = lowered_layer_seg(l);
-  size_t len = 0;
-  int on = 0;
-  buf[0] = 0;
-  for (int i = 0; i < sg->n_tasks && len + 40 < cap; i++) {
-    char nm[64];
-    lower_task_name(&l->x.tasks[sg->first_task + i], nm, sizeof nm);
-    on |= !strcmp(nm, "norm2");
-    if (on) len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "", nm);
-  }
+  lowered_names_from(l, "norm2", buf, cap);
 }
 
 Test(moe_permute, alltoall_sorts_the_received_tokens_by_local_expert) {

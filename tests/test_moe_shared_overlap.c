@@ -12,30 +12,11 @@
 
 #include "lowered.h"
 
-/* 8 experts of ffn 2048 and one shared expert, top-2, hidden 1024, 1024
- * tokens, on one node of 8 GPUs: tp 1, dp 8, ep 4, micro-batch 1. */
+/* lowered_small_moe with one shared expert: tp 1, dp 8, ep 4, the
+ * alltoall dispatcher. */
 static sc_scenario small(int overlap) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.model.tf.layers = 4;
-  s.model.tf.hidden = 1024;
-  s.model.tf.heads = 8;
-  s.model.tf.kv_heads = 8;
-  s.model.tf.head_dim = 128;
-  s.model.tf.ffn = 2048;
-  s.model.tf.seq = 1024;
+  sc_scenario s = lowered_small_moe(1, 4, SC_MOE_ALLTOALL);
   s.model.tf.shared_experts = 1;
-  s.cluster.gpus = 8;
-  s.plan.tp = 1;
-  s.plan.pp = 1;
-  s.plan.dp = 0;
-  s.plan.ep = 4;
-  s.plan.vpp = 1;
-  s.plan.schedule = SC_SCHED_1F1B;
-  s.plan.global_batch = 16;
-  s.plan.micro_batch = 1;
-  s.plan.moe_dispatcher = SC_MOE_ALLTOALL;
   s.plan.moe_shared_expert_overlap = overlap;
   return s;
 }

@@ -685,6 +685,19 @@ typedef struct sc_plan {
   int moe_grouped_gemm;      /* 1 = each expert linear is one grouped GEMM over
                                 the rank's experts (Megatron --moe-grouped-gemm);
                                 0 = one GEMM per expert (SequentialMLP) */
+  int moe_router_fp32;       /* 1 = the router's GEMM in fp32 (Megatron
+                                --moe-router-dtype fp32; key
+                                moe_router_dtype "fp32"); 0 = "auto", the
+                                activations' type */
+  int moe_shared_expert_overlap; /* 1 = the shared experts run beside the
+                                dispatch (fc1 and activation) and the
+                                combine (fc2) on their own stream (Megatron
+                                --moe-shared-expert-overlap; alltoall or
+                                flex, not with overlap_ep) */
+  int moe_permute_fusion;    /* 1 = the tokens' permute/unpermute (and the
+                                alltoall dispatcher's chunk sort) run
+                                Transformer Engine's fused kernels (Megatron
+                                --moe-permute-fusion); 0 = PyTorch ops */
   double moe_imbalance;      /* tokens of the busiest expert-parallel rank over
                                 the mean (>= 1; 1 = balanced) */
   sc_moe_dispatcher moe_dispatcher; /* token dispatcher (src/lower/moe_dispatch.c) */

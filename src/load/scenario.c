@@ -127,6 +127,7 @@ static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
 static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
+static const char *const scn_router_dtype_names[] = {"auto", "fp32"};
 
 #define TFLOPS 1e12
 #define PEAK(d) \
@@ -389,6 +390,9 @@ static const scn_field scn_plan_fields[] = {
     F_NUM(sc_plan, "ds_reduce_bucket", ds_reduce_bucket, 1, 0, 1e15, 1, "elements >= 1"),
     F_NUM(sc_plan, "ds_persistence", ds_persistence, 0, 0, 1e15, 1, "elements >= 0"),
     F_BOOL(sc_plan, "moe_grouped_gemm", moe_grouped_gemm),
+    F_BOOL(sc_plan, "moe_permute_fusion", moe_permute_fusion),
+    F_BOOL(sc_plan, "moe_shared_expert_overlap", moe_shared_expert_overlap),
+    F_ENUM(sc_plan, "moe_router_dtype", moe_router_fp32, scn_router_dtype_names),
     F_NUM(sc_plan, "moe_imbalance", moe_imbalance, 1, 0, 1024, 1,
           "tokens of the busiest expert-parallel rank over the mean, >= 1"),
     /* MoE token dispatch (src/plan/plan_moe.c) */

@@ -220,6 +220,7 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
     fprintf(out, ", routing unlimited (%d router groups without moe_router_group_topk, as "
                  "Megatron runs it)",
             p->moe_router_groups);
+  if (p->moe_shared_expert_overlap) fprintf(out, ", shared experts beside it");
   fputc('\n', out);
 }
 
@@ -242,9 +243,9 @@ static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   if (s->model.kind == SC_MODEL_TRANSFORMER && s->model.tf.experts > 1) {
     char cap[32] = "dropless";
     if (p->moe_capacity > 0) snprintf(cap, sizeof cap, "capacity %.2f", p->moe_capacity);
-    fprintf(out, "  moe       grouped GEMM %s, busiest rank %.2fx the mean tokens, %s\n",
-            p->moe_grouped_gemm ? "on" : "off", p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance,
-            cap);
+    fprintf(out, "  moe       grouped GEMM %s, permute %s, busiest rank %.2fx the mean tokens, %s\n",
+            p->moe_grouped_gemm ? "on" : "off", p->moe_permute_fusion ? "fused" : "unfused",
+            p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance, cap);
     moe_dispatch_line(out, p);
   }
 }

@@ -133,6 +133,25 @@ static void fw_impls(unsigned mask, char *buf, size_t cap) {
   if (!n) snprintf(buf, cap, "none (it shards no parameters)");
 }
 
+/* A switch a framework cannot have on: its key, why, and what is valid. */
+typedef struct fw_switch {
+  const char *key, *why, *valid;
+} fw_switch;
+
+static const fw_switch fw_amp = {"amp", ", which casts the model to plan.dtype (no autocast)",
+                                 "false"};
+static const fw_switch fw_remainders = {
+    "param_remainders", " (Apex's distributed_fused_adam keeps them, as NeMo runs it)",
+    "false, or plan.framework \"nemo\""};
+static const fw_switch fw_bucket_view = {"ddp_bucket_view", ", which runs no PyTorch DDP reducer",
+                                         "false"};
+
+/* SC_EINPUT: switch w on under framework fw. */
+static int fw_refuse_on(const fw_switch *w, const char *fw, sc_error *err) {
+  return sc_error_set(err, SC_EINPUT, "plan.%s: true with plan.framework \"%s\"%s; valid: %s",
+                      w->key, fw, w->why, w->valid);
+}
+
 /* Step 1: the keys the framework cannot have. */
 static int fw_check(const sc_plan *p, const fw_info *f, sc_error *err) {
   const char *fw = plan_framework_names[p->framework];
@@ -162,32 +181,18 @@ static int fw_check(const sc_plan *p, const fw_info *f, sc_error *err) {
                         "rank holds the whole model; valid: 1 each (or plan.framework "
                         "\"megatron\" or \"torchtitan\" to split it)",
                         p->tp, p->pp, p->cp, p->ep, fw);
-  if (f->torch_nn && p->loss_impl == SC_LOSS_VOCAB_PARALLEL)
+  /* the loss: Megatron-Core's vocab-parallel one is not a torch.nn
+   * model's, F.cross_entropy not Megatron's (MaxText's may be either) */
+  int bad = f->torch_nn ? SC_LOSS_VOCAB_PARALLEL : f->eager ? SC_LOSS_EAGER : -1;
+  if (p->loss_impl == bad)
     return sc_error_set(err, SC_EINPUT,
-                        "plan.loss: \"vocab_parallel\" (Megatron-Core's) with plan.framework "
-                        "\"%s\"; valid: \"auto\", \"eager\", \"fused\"",
-                        fw);
-  if (!f->torch_nn && f->eager && p->loss_impl == SC_LOSS_EAGER)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.loss: \"eager\" (F.cross_entropy of a torch.nn model) with "
-                        "plan.framework \"%s\"; valid: \"auto\", \"vocab_parallel\", \"fused\"",
-                        fw);
-  if (f->no_amp && p->amp)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.amp: true with plan.framework \"%s\", which casts the model to "
-                        "plan.dtype (no autocast); valid: false",
-                        fw);
-  if (!f->remainders && p->param_remainders)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.param_remainders: true with plan.framework \"%s\" (Apex's "
-                        "distributed_fused_adam keeps them, as NeMo runs it); valid: false, or "
-                        "plan.framework \"nemo\"",
-                        fw);
-  if (!f->torch_grads && p->ddp_bucket_view)
-    return sc_error_set(err, SC_EINPUT,
-                        "plan.ddp_bucket_view: true with plan.framework \"%s\", which runs no "
-                        "PyTorch DDP reducer; valid: false",
-                        fw);
+                        "plan.loss: \"%s\" with plan.framework \"%s\"; valid: \"auto\", "
+                        "\"%s\", \"fused\"",
+                        plan_loss_names[bad], fw,
+                        plan_loss_names[f->torch_nn ? SC_LOSS_EAGER : SC_LOSS_VOCAB_PARALLEL]);
+  if (f->no_amp && p->amp) return fw_refuse_on(&fw_amp, fw, err);
+  if (!f->remainders && p->param_remainders) return fw_refuse_on(&fw_remainders, fw, err);
+  if (!f->torch_grads && p->ddp_bucket_view) return fw_refuse_on(&fw_bucket_view, fw, err);
   return SC_OK;
 }
 

@@ -458,6 +458,8 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(&s->cluster.gpu, p), p->global_batch, r->micro_batch, r->micro_batches);
   if (amp_on(p)) fprintf(out, ", \"amp\": true"); /* cost/amp.h */
+  if (p->framework > SC_FW_AUTO && p->framework < PLAN_FRAMEWORKS) /* named: plan_fw.c */
+    fprintf(out, ", \"framework\": \"%s\"", plan_framework_names[p->framework]);
   /* the selective recompute modules, when the plan names them */
   if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
   for (int i = 0, n = 0; i < PLAN_RECMODS; i++)

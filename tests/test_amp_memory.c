@@ -129,9 +129,10 @@ Test(amp_memory, copies_per_micro_batch_in_flight) {
 }
 
 /* The data-parallel path (stepcast dp) predicts one GPU's memory with
- * the same model, its gradients kept between steps, and exchanges the
- * fp32 gradients of AMP's fp32 parameters: 4 bytes each where fp16 alone
- * exchanges 2. */
+ * the same model, as predict holds one replica of 8 (fp16: Megatron's
+ * gradients kept between steps; AMP: PyTorch DDP's buckets beside the
+ * .grad tensors), and exchanges the fp32 gradients of AMP's fp32
+ * parameters: 4 bytes each where fp16 alone exchanges 2. */
 Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   const char *dp[] = {"cluster.gpus=8", "plan.global_batch=64", "dp.scheme=\"allreduce_nccl\""};
   sc_scenario s;
@@ -143,15 +144,20 @@ Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   bert(&s, 1, dp, 3);
   cr_assert_eq(sc_dp_predict(&s, &on, &err), SC_OK, "%s", err.msg);
   NEAR(on.grad_bytes, 2 * off.grad_bytes, "AMP exchanges fp32 gradients");
-  /* one GPU, the per-GPU batch of 8, its gradients kept: one replica
-   * of several keeps them (DDP's buckets), which the one-GPU plan's
-   * plan.zero_grad "auto" would not */
+  /* predict's replica of 8, the per-GPU batch of 8 each: fp16's
+   * gradients kept (the one-GPU plan with zero_grad "zero"), AMP's DDP
+   * buckets beside its freed .grad tensors */
   const char *kept[] = {"plan.zero_grad=\"zero\""};
-  bert(&s, 1, kept, 1);
+  bert(&s, 0, kept, 1);
+  cr_assert_eq(sc_predict(&s, &one, &err), SC_OK, "%s", err.msg);
+  NEAR(off.mem.total, one.mem.total, "dp, fp16: the one-GPU memory, gradients kept");
+  const char *ddp[] = {"cluster.gpus=8", "plan.global_batch=64"};
+  bert(&s, 1, ddp, 2);
   cr_assert_eq(sc_predict(&s, &one, &err), SC_OK, "%s", err.msg);
   NEAR(on.mem.weights, 4 * one.params, "dp: fp32 weights");
   NEAR(on.mem.optimizer, 8 * one.params, "dp: m, v");
-  NEAR(on.mem.total, one.mem.total, "dp: the one-GPU memory");
+  NEAR(on.mem.gradients, one.mem.gradients, "dp: DDP's buckets and .grad tensors");
+  NEAR(on.mem.total, one.mem.total, "dp: predict's replica of 8");
 }
 
 /* The memory of BERT-base under AMP on one V100 at micro-batch mb and

@@ -103,6 +103,8 @@ CASES = {
     "fused_loss": (MPT, {"plan.fused_loss": True}),
     "loss": (MPT, {"plan.loss": "eager"}),
     # one GPU, AMP, one micro-batch: "auto" frees the gradients, "zero" keeps them
+    # Trainer: FSDP1 through accelerate, torch.nn layers, autocast
+    "framework": (MPT, {"plan.framework": "hf_trainer"}),
     "zero_grad": ({"model": "bert_base", "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 1},
                    "plan": {"tp": 1, "pp": 1, "global_batch": 64, "dtype": "fp16", "amp": True}},
                   {"plan.zero_grad": "zero"}),

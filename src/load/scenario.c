@@ -360,6 +360,7 @@ static const scn_field scn_plan_fields[] = {
     F_ENUM(sc_plan, "loss", loss_impl, plan_loss_names),
     F_ENUM(sc_plan, "zero_grad", zero_grad, plan_zero_grad_names),
     F_BOOL(sc_plan, "ddp_bucket_view", ddp_bucket_view),
+    F_ENUM(sc_plan, "framework", framework, plan_framework_names),
     F_ENUM(sc_plan, "fp8_recipe", fp8_recipe, scn_fp8_recipe_names),
     F_INT(sc_plan, "bf16_first_layers", bf16_first_layers, 0, PLAN_MAX_LAYERS,
           "layers at the start whose GEMMs stay in 16 bits in an fp8/fp4 plan"),

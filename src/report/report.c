@@ -308,10 +308,13 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           c->gpus, gpu, c->gpus_per_node, node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9, from);
   pred_table_network(out, c);
-  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
+  /* a named framework at the end of the line ("auto" adds nothing) */
+  int fw = p->framework > SC_FW_AUTO && p->framework < PLAN_FRAMEWORKS;
+  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s%s%s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          amp_on(p) ? " amp" : "", attn_name(&s->cluster.gpu, p));
+          amp_on(p) ? " amp" : "", attn_name(&s->cluster.gpu, p), fw ? "  framework " : "",
+          fw ? plan_framework_names[p->framework] : "");
   fsdp_moe_lines(out, s);
   if (p->recompute_modules && plan_recmod_used(p)) {
     char mods[160];
@@ -456,6 +459,8 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(&s->cluster.gpu, p), p->global_batch, r->micro_batch, r->micro_batches);
   if (amp_on(p)) fprintf(out, ", \"amp\": true"); /* cost/amp.h */
+  if (p->framework > SC_FW_AUTO && p->framework < PLAN_FRAMEWORKS) /* named: plan_fw.c */
+    fprintf(out, ", \"framework\": \"%s\"", plan_framework_names[p->framework]);
   /* the selective recompute modules, when the plan names them */
   if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
   for (int i = 0, n = 0; i < PLAN_RECMODS; i++)

@@ -108,6 +108,9 @@ struct route_table {
   int *in_src;           /* per entry of t->in_link: the link's tail, so
                             that a walk back reads one array (owned) */
   int *stub;             /* per node: stub_link's answer (owned) */
+  int *cand;             /* a walk back's candidate links at one node, in
+                            link order (max_in: the most in-links of a node) */
+  int max_in;
   /* paths of lazily searched pairs (owned; grown to ROUTE_MEMO_LINKS) */
   route_memo *memo;      /* open addressing, cap_memo slots (power of 2) */
   long n_memo, cap_memo;
@@ -155,11 +158,16 @@ static route_table *table_new(const topo *t, route_policy policy, hops *h) {
   r->in_src = mem_alloc((size_t)(in_degrees > 0 ? in_degrees : 1) * sizeof *r->in_src);
   if (r->in_src)
     for (int k = 0; k < in_degrees; k++) r->in_src[k] = t->links[t->in_link[k]].src;
+  int max_in = 1;
+  for (int v = 0; v < t->n_nodes; v++)
+    if (t->in_start[v + 1] - t->in_start[v] > max_in) max_in = t->in_start[v + 1] - t->in_start[v];
+  r->cand = mem_alloc((size_t)max_in * sizeof *r->cand);
+  r->max_in = max_in;
   r->stub = mem_alloc(n * sizeof *r->stub);
   if (r->stub)
     for (int v = 0; v < t->n_nodes; v++) r->stub[v] = stub_link(t, v);
   if (!r->h || !r->h->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch ||
-      !r->path || !r->out_dst || !r->in_src || !r->stub) {
+      !r->path || !r->out_dst || !r->in_src || !r->stub || !r->cand) {
     route_free(r);
     return NULL;
   }
@@ -184,7 +192,7 @@ void route_free(route_table *r) {
   mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
   mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
   mem_free(r->memo), mem_free(r->memo_links), mem_free(r->out_dst);
-  mem_free(r->in_src), mem_free(r->stub);
+  mem_free(r->in_src), mem_free(r->stub), mem_free(r->cand);
   mem_free(r);
 }
 
@@ -312,19 +320,15 @@ static long dmodk_digits(const topo *t, int dst) {
  * ftree engine programs). */
 static int dmodk_pick(const route_table *r, const unsigned char *d, int v, long *digits) {
   const topo *t = r->t;
-  int n = 0, want, hv = hop(r, d, v);
+  int n = 0, hv = hop(r, d, v);
   for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
     int hu = hop(r, d, r->in_src[k]);
-    n += hu >= 0 && hu + 1 == hv;
+    if (hu >= 0 && hu + 1 == hv) r->cand[n++] = t->in_link[k];
   }
   assert(n > 0);
-  want = (int)(*digits % n);
+  int want = (int)(*digits % n);
   *digits /= n;
-  for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
-    int id = t->in_link[k], hu = hop(r, d, r->in_src[k]);
-    if (hu >= 0 && hu + 1 == hv && want-- == 0) return id;
-  }
-  return -1; /* never */
+  return r->cand[want];
 }
 
 /* Walk back from dst to `from` (the node d counts hops from) choosing a
@@ -524,5 +528,6 @@ size_t route_bytes(const route_table *r) {
          (size_t)r->cap_memo * sizeof *r->memo +
          (size_t)r->cap_links * sizeof *r->memo_links +
          (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst +
-         (size_t)r->t->in_start[r->t->n_nodes] * sizeof *r->in_src;
+         (size_t)r->t->in_start[r->t->n_nodes] * sizeof *r->in_src +
+         (size_t)r->max_in * sizeof *r->cand;
 }

@@ -86,6 +86,13 @@ typedef struct hops {
   long n_dist;           /* sources with an array (atomic) */
   walked *walked;        /* owned (atomic pointer; NULL: none yet, or keys
                             of this topology do not fit a slot's word) */
+  /* read-only views of the topology, made with the block (owned): */
+  int *out_dst;          /* per entry of t->out_link: the link's head, so
+                            that a search reads one array */
+  int *in_src;           /* per entry of t->in_link: the link's tail, so
+                            that a walk back reads one array */
+  int *stub;             /* per node: stub_link's answer */
+  int max_in;            /* the most in-links of a node */
 } hops;
 
 struct route_table {
@@ -103,14 +110,9 @@ struct route_table {
   int *queue;            /* BFS, n_nodes */
   int *scratch;          /* one path, reversed, n_nodes */
   int *path;             /* the last path returned, n_nodes */
-  int *out_dst;          /* per entry of t->out_link: the link's head, so
-                            that a search reads one array (owned) */
-  int *in_src;           /* per entry of t->in_link: the link's tail, so
-                            that a walk back reads one array (owned) */
-  int *stub;             /* per node: stub_link's answer (owned) */
+  const int *out_dst, *in_src, *stub; /* h's */
   int *cand;             /* a walk back's candidate links at one node, in
-                            link order (max_in: the most in-links of a node) */
-  int max_in;
+                            link order (h->max_in; owned) */
   /* paths of lazily searched pairs (owned; grown to ROUTE_MEMO_LINKS) */
   route_memo *memo;      /* open addressing, cap_memo slots (power of 2) */
   long n_memo, cap_memo;
@@ -131,6 +133,26 @@ static int stub_link(const topo *t, int src) {
   return t->links[out].dst == t->links[in].src ? out : -1;
 }
 
+/* The block's views of t (h->out_dst, in_src, stub, max_in); an array
+ * left NULL when out of memory. */
+static void views_new(hops *h, const topo *t) {
+  int degrees = t->out_start[t->n_nodes], in_degrees = t->in_start[t->n_nodes];
+  h->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *h->out_dst);
+  if (h->out_dst)
+    for (int k = 0; k < degrees; k++) h->out_dst[k] = t->links[t->out_link[k]].dst;
+  h->in_src = mem_alloc((size_t)(in_degrees > 0 ? in_degrees : 1) * sizeof *h->in_src);
+  if (h->in_src)
+    for (int k = 0; k < in_degrees; k++) h->in_src[k] = t->links[t->in_link[k]].src;
+  h->stub = mem_alloc((size_t)(t->n_nodes > 0 ? t->n_nodes : 1) * sizeof *h->stub);
+  if (h->stub)
+    for (int v = 0; v < t->n_nodes; v++) h->stub[v] = stub_link(t, v);
+  h->max_in = 1;
+  for (int v = 0; v < t->n_nodes; v++) {
+    int in = t->in_start[v + 1] - t->in_start[v];
+    if (in > h->max_in) h->max_in = in;
+  }
+}
+
 /* A table over t whose hop counts are h (NULL: a block of its own). */
 static route_table *table_new(const topo *t, route_policy policy, hops *h) {
   assert(t && t->out_start);
@@ -143,6 +165,7 @@ static route_table *table_new(const topo *t, route_policy policy, hops *h) {
     r->h = h;
   } else if ((r->h = mem_calloc(1, sizeof *r->h))) {
     r->h->dist = mem_calloc(n, sizeof *r->h->dist);
+    views_new(r->h, t);
   }
   r->asks = mem_calloc(n, 1);
   r->ldist = mem_alloc(n * sizeof *r->ldist);
@@ -150,22 +173,10 @@ static route_table *table_new(const topo *t, route_policy policy, hops *h) {
   r->queue = mem_alloc(n * sizeof *r->queue);
   r->scratch = mem_alloc(n * sizeof *r->scratch);
   r->path = mem_alloc(n * sizeof *r->path);
-  int degrees = t->out_start[t->n_nodes];
-  r->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *r->out_dst);
-  if (r->out_dst)
-    for (int k = 0; k < degrees; k++) r->out_dst[k] = t->links[t->out_link[k]].dst;
-  int in_degrees = t->in_start[t->n_nodes];
-  r->in_src = mem_alloc((size_t)(in_degrees > 0 ? in_degrees : 1) * sizeof *r->in_src);
-  if (r->in_src)
-    for (int k = 0; k < in_degrees; k++) r->in_src[k] = t->links[t->in_link[k]].src;
-  int max_in = 1;
-  for (int v = 0; v < t->n_nodes; v++)
-    if (t->in_start[v + 1] - t->in_start[v] > max_in) max_in = t->in_start[v + 1] - t->in_start[v];
-  r->cand = mem_alloc((size_t)max_in * sizeof *r->cand);
-  r->max_in = max_in;
-  r->stub = mem_alloc(n * sizeof *r->stub);
-  if (r->stub)
-    for (int v = 0; v < t->n_nodes; v++) r->stub[v] = stub_link(t, v);
+  if (r->h) {
+    r->out_dst = r->h->out_dst, r->in_src = r->h->in_src, r->stub = r->h->stub;
+    r->cand = mem_alloc((size_t)r->h->max_in * sizeof *r->cand);
+  }
   if (!r->h || !r->h->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch ||
       !r->path || !r->out_dst || !r->in_src || !r->stub || !r->cand) {
     route_free(r);
@@ -187,12 +198,12 @@ void route_free(route_table *r) {
       for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->h->dist[v]);
     mem_free(r->h->dist);
     mem_free(r->h->walked);
+    mem_free(r->h->out_dst), mem_free(r->h->in_src), mem_free(r->h->stub);
     mem_free(r->h);
   }
   mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
   mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
-  mem_free(r->memo), mem_free(r->memo_links), mem_free(r->out_dst);
-  mem_free(r->in_src), mem_free(r->stub), mem_free(r->cand);
+  mem_free(r->memo), mem_free(r->memo_links), mem_free(r->cand);
   mem_free(r);
 }
 
@@ -529,5 +540,5 @@ size_t route_bytes(const route_table *r) {
          (size_t)r->cap_links * sizeof *r->memo_links +
          (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst +
          (size_t)r->t->in_start[r->t->n_nodes] * sizeof *r->in_src +
-         (size_t)r->max_in * sizeof *r->cand;
+         (size_t)r->h->max_in * sizeof *r->cand;
 }

@@ -26,7 +26,9 @@ static unsigned long long next(unsigned long long *s) {
 
 Test(ksort, same_order_as_qsort) {
   static const int lens[] = {0, 1, 2, 63, 64, 65, 1000, 5000};
-  static const long long ranges[] = {1, 7, 1000, 1LL << 40, 0x7fffffffffffffffLL};
+  /* 1-9 values: the counting pass of at most 8 values (ksort.c, few_values)
+   * and one value past it */
+  static const long long ranges[] = {1, 7, 8, 9, 1000, 1LL << 40, 0x7fffffffffffffffLL};
   unsigned long long seed = 42;
   for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
     for (size_t r = 0; r < sizeof ranges / sizeof *ranges; r++)
@@ -37,6 +39,8 @@ Test(ksort, same_order_as_qsort) {
         cr_assert(a && b && tmp);
         for (int i = 0; i < n; i++)
           a[i] = (ksort_item){(long long)(next(&seed) % (unsigned long long)ranges[r]), i};
+        if (ranges[r] == 7) /* few values far apart (a double's bits) */
+          for (int i = 0; i < n; i++) a[i].key = a[i].key << 52 | 0x5a5a5a5aLL;
         if (shuffled) /* indices out of order */
           for (int i = n - 1; i > 0; i--) {
             int j = (int)(next(&seed) % (unsigned long long)(i + 1));

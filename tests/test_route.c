@@ -89,6 +89,32 @@ Test(route, memory_grows_with_the_sources_not_the_pairs) {
   topo_free(t);
 }
 
+/* route_len asked before any path (a flow run sizes its steps so: a GPU
+ * on one link counts from its leaf's hop counts, route.c) gives the
+ * length of the path route_path then walks, between any two nodes, GPUs
+ * and switches, on every policy; a leaf's search skips its GPUs (route.c,
+ * dist_from) and still reaches every node. */
+Test(route, lengths_asked_first_are_the_lengths_of_the_paths) {
+  topo *t = gen("fat_tree:hosts=64,radix=8,levels=3,oversub=2");
+  for (int pol = ROUTE_ECMP; pol <= ROUTE_DMODK; pol++) {
+    route_table *first = route_new(t, (route_policy)pol), *paths = route_new(t, (route_policy)pol);
+    int stubs = 0;
+    for (int a = 0; a < t->n_nodes; a++)
+      for (int b = 0; b < t->n_nodes; b++) {
+        int len = route_len(first, a, b);
+        const int *p;
+        int n;
+        cr_assert_eq(route_path(paths, a, b, &p, &n), 0);
+        cr_assert_eq(len, n, "policy %d: %s -> %s: route_len %d, path of %d links", pol,
+                     t->nodes[a].name, t->nodes[b].name, len, n);
+        stubs += t->out_start[a + 1] - t->out_start[a] == 1 && a != b;
+      }
+    cr_assert_geq(stubs, t->n_gpus, "the GPUs hang on one link each");
+    route_free(first), route_free(paths);
+  }
+  topo_free(t);
+}
+
 /* A lazily searched pair's path is remembered: asked again (as a search's
  * flow runs ask the same ring), the same links, and route_len agrees. */
 Test(route, remembered_paths_are_the_paths) {

@@ -15,6 +15,9 @@
  * (each costs a 2,048-entry histogram). */
 #define KSORT_SMALL 64
 
+/* At most this many distinct keys: one counting pass (few_values). */
+#define KSORT_FEW 8
+
 #define KSORT_BITS 11
 #define KSORT_BUCKETS (1 << KSORT_BITS)
 
@@ -38,11 +41,59 @@ static int idx_ascending(const ksort_item *a, int n) {
   return 1;
 }
 
+/* Stable sort of a[0..n) by key when the keys take at most KSORT_FEW
+ * values (the flow engine's start times: one per path length): the
+ * values ranked, then one counting pass. 1 when sorted, 0 (a untouched)
+ * when there are more values. */
+static int few_values(ksort_item *a, ksort_item *tmp, int n) {
+  long long v[KSORT_FEW];
+  int nv = 0, at[KSORT_FEW] = {0}, last = 0;
+  for (int i = 0; i < n; i++) {
+    long long k = a[i].key;
+    if (nv && v[last] == k) {
+      at[last]++;
+      continue;
+    }
+    int j = 0;
+    while (j < nv && v[j] != k) j++;
+    if (j == nv) {
+      if (nv == KSORT_FEW) return 0;
+      v[nv++] = k;
+    }
+    at[j]++, last = j;
+  }
+  /* the values' ranks: order[r] is the r-th smallest value's slot */
+  int order[KSORT_FEW];
+  for (int j = 0; j < nv; j++) {
+    int r = j;
+    while (r > 0 && v[order[r - 1]] > v[j]) order[r] = order[r - 1], r--;
+    order[r] = j;
+  }
+  int pos = 0;
+  for (int r = 0; r < nv; r++) {
+    int c = at[order[r]];
+    at[order[r]] = pos;
+    pos += c;
+  }
+  last = 0;
+  for (int i = 0; i < n; i++) {
+    long long k = a[i].key;
+    if (v[last] != k) {
+      last = 0;
+      while (v[last] != k) last++;
+    }
+    tmp[at[last]++] = a[i];
+  }
+  memcpy(a, tmp, sizeof *a * (size_t)n);
+  return 1;
+}
+
 void ksort_sort(ksort_item *a, ksort_item *tmp, int n) {
   if (n < KSORT_SMALL || !idx_ascending(a, n)) {
     insertion(a, n);
     return;
   }
+  if (few_values(a, tmp, n)) return;
   unsigned long long all_or = 0;
   for (int i = 0; i < n; i++) {
     assert(a[i].key >= 0);

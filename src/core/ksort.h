@@ -7,7 +7,8 @@
  * the same comparison included: a caller can swap one for the other
  * without changing its output. Long arrays go through an LSD radix sort
  * (11-bit digits, passes where every key has the same digit skipped), short
- * ones through insertion sort. No allocation: the caller passes a scratch
+ * ones through insertion sort, keys of at most 8 values through one
+ * counting pass. No allocation: the caller passes a scratch
  * array as long as the input.
  */
 #ifndef SC_CORE_KSORT_H

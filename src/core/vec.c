@@ -18,7 +18,7 @@ static int resize(void **p, int *cap, long nc, size_t elem) {
   return 0;
 }
 
-int vec_grow(void **p, int *cap, long need, size_t elem) {
+int vec_grow_to(void **p, int *cap, long need, size_t elem) {
   if (need <= *cap) return 0;
   if (need > INT_MAX) return -1;
   long nc = *cap > 0 ? *cap : 16;

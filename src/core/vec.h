@@ -22,7 +22,12 @@
 /* Make *p (of *cap elements of `elem` bytes) hold at least `need`
  * elements, doubling from 16. 0, or -1 when out of memory or when `need`
  * exceeds INT_MAX elements (then *p and *cap are unchanged). */
-int vec_grow(void **p, int *cap, long need, size_t elem);
+int vec_grow_to(void **p, int *cap, long need, size_t elem);
+/* (inline: most calls find room already, and an append is the inner loop
+ * of schedule builds and lowering) */
+static inline int vec_grow(void **p, int *cap, long need, size_t elem) {
+  return need <= *cap ? 0 : vec_grow_to(p, cap, need, elem);
+}
 
 /* Make *p hold at least `need` elements, exactly `need` when it must
  * grow (no doubling): an array sized once to what it will hold, so that

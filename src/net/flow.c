@@ -194,7 +194,10 @@ static void solve(run *r) {
     int l = r->touched[i];
     heap_push(&r->heap, r->rem[l] / r->cnt[l], l);
   }
-  while (!heap_empty(&r->heap)) {
+  /* once every active flow is frozen every link's count is 0: the links
+   * left in the heap would each be popped for nothing */
+  int unfrozen = r->nact;
+  while (unfrozen > 0 && !heap_empty(&r->heap)) {
     heap_ent e = heap_pop(&r->heap);
     int l = e.id;
     if (r->cnt[l] <= 0) continue;
@@ -219,6 +222,7 @@ static void solve(run *r) {
 #endif
       if (BIT(r->idle, f) | BIT(r->fz, f)) continue;
       SET(r->fz, f);
+      unfrozen--;
       flow *q = &r->fl[f];
       assert(q->state == F_ACTIVE);
       q->frozen = (int)ep;
@@ -423,6 +427,7 @@ static int size_run(run *r, route_table *rt, const sched *s, const int *rank_nod
   for (int i = 0; i < s->ns; i++) {
     r->xfers += s->s[i].count;
     if (s->s[i].count > r->max_flows) r->max_flows = s->s[i].count;
+    if (s->s[i].repeat == 0) continue; /* never loaded (run_all) */
     long e = 0;
     for (int k = 0; k < s->s[i].count; k++) {
       const sched_xfer *x = &s->x[s->s[i].first + k];

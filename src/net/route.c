@@ -86,6 +86,13 @@ typedef struct hops {
   long n_dist;           /* sources with an array (atomic) */
   walked *walked;        /* owned (atomic pointer; NULL: none yet, or keys
                             of this topology do not fit a slot's word) */
+  /* read-only views of the topology, made with the block (owned): */
+  int *out_dst;          /* per entry of t->out_link: the link's head, so
+                            that a search reads one array */
+  int *in_src;           /* per entry of t->in_link: the link's tail, so
+                            that a walk back reads one array */
+  int *stub;             /* per node: stub_link's answer */
+  int max_in;            /* the most in-links of a node */
 } hops;
 
 struct route_table {
@@ -103,14 +110,48 @@ struct route_table {
   int *queue;            /* BFS, n_nodes */
   int *scratch;          /* one path, reversed, n_nodes */
   int *path;             /* the last path returned, n_nodes */
-  int *out_dst;          /* per entry of t->out_link: the link's head, so
-                            that a search reads one array (owned) */
+  const int *out_dst, *in_src, *stub; /* h's */
+  int *cand;             /* a walk back's candidate links at one node, in
+                            link order (h->max_in; owned) */
   /* paths of lazily searched pairs (owned; grown to ROUTE_MEMO_LINKS) */
   route_memo *memo;      /* open addressing, cap_memo slots (power of 2) */
   long n_memo, cap_memo;
   int *memo_links;
   long n_links, cap_links;
 };
+
+/* The link out of src when src has exactly one neighbour, joined to it
+ * by one link each way (a host on its leaf switch), else -1. Every path
+ * from such a node leaves over that link, and the hop counts from it are
+ * its neighbour's plus one: the walk back from the neighbour's counts
+ * meets the same candidates at every node, so it picks the same path,
+ * and the GPUs of one switch share one search. */
+static int stub_link(const topo *t, int src) {
+  if (t->out_start[src + 1] - t->out_start[src] != 1 || t->in_start[src + 1] - t->in_start[src] != 1)
+    return -1;
+  int out = t->out_link[t->out_start[src]], in = t->in_link[t->in_start[src]];
+  return t->links[out].dst == t->links[in].src ? out : -1;
+}
+
+/* The block's views of t (h->out_dst, in_src, stub, max_in); an array
+ * left NULL when out of memory. */
+static void views_new(hops *h, const topo *t) {
+  int degrees = t->out_start[t->n_nodes], in_degrees = t->in_start[t->n_nodes];
+  h->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *h->out_dst);
+  if (h->out_dst)
+    for (int k = 0; k < degrees; k++) h->out_dst[k] = t->links[t->out_link[k]].dst;
+  h->in_src = mem_alloc((size_t)(in_degrees > 0 ? in_degrees : 1) * sizeof *h->in_src);
+  if (h->in_src)
+    for (int k = 0; k < in_degrees; k++) h->in_src[k] = t->links[t->in_link[k]].src;
+  h->stub = mem_alloc((size_t)(t->n_nodes > 0 ? t->n_nodes : 1) * sizeof *h->stub);
+  if (h->stub)
+    for (int v = 0; v < t->n_nodes; v++) h->stub[v] = stub_link(t, v);
+  h->max_in = 1;
+  for (int v = 0; v < t->n_nodes; v++) {
+    int in = t->in_start[v + 1] - t->in_start[v];
+    if (in > h->max_in) h->max_in = in;
+  }
+}
 
 /* A table over t whose hop counts are h (NULL: a block of its own). */
 static route_table *table_new(const topo *t, route_policy policy, hops *h) {
@@ -124,6 +165,7 @@ static route_table *table_new(const topo *t, route_policy policy, hops *h) {
     r->h = h;
   } else if ((r->h = mem_calloc(1, sizeof *r->h))) {
     r->h->dist = mem_calloc(n, sizeof *r->h->dist);
+    views_new(r->h, t);
   }
   r->asks = mem_calloc(n, 1);
   r->ldist = mem_alloc(n * sizeof *r->ldist);
@@ -131,12 +173,12 @@ static route_table *table_new(const topo *t, route_policy policy, hops *h) {
   r->queue = mem_alloc(n * sizeof *r->queue);
   r->scratch = mem_alloc(n * sizeof *r->scratch);
   r->path = mem_alloc(n * sizeof *r->path);
-  int degrees = t->out_start[t->n_nodes];
-  r->out_dst = mem_alloc((size_t)(degrees > 0 ? degrees : 1) * sizeof *r->out_dst);
-  if (r->out_dst)
-    for (int k = 0; k < degrees; k++) r->out_dst[k] = t->links[t->out_link[k]].dst;
+  if (r->h) {
+    r->out_dst = r->h->out_dst, r->in_src = r->h->in_src, r->stub = r->h->stub;
+    r->cand = mem_alloc((size_t)r->h->max_in * sizeof *r->cand);
+  }
   if (!r->h || !r->h->dist || !r->asks || !r->ldist || !r->stamp || !r->queue || !r->scratch ||
-      !r->path || !r->out_dst) {
+      !r->path || !r->out_dst || !r->in_src || !r->stub || !r->cand) {
     route_free(r);
     return NULL;
   }
@@ -156,11 +198,12 @@ void route_free(route_table *r) {
       for (int v = 0; v < r->t->n_nodes; v++) mem_free(r->h->dist[v]);
     mem_free(r->h->dist);
     mem_free(r->h->walked);
+    mem_free(r->h->out_dst), mem_free(r->h->in_src), mem_free(r->h->stub);
     mem_free(r->h);
   }
   mem_free(r->queue), mem_free(r->scratch), mem_free(r->path);
   mem_free(r->asks), mem_free(r->ldist), mem_free(r->stamp);
-  mem_free(r->memo), mem_free(r->memo_links), mem_free(r->out_dst);
+  mem_free(r->memo), mem_free(r->memo_links), mem_free(r->cand);
   mem_free(r);
 }
 
@@ -219,7 +262,12 @@ static const unsigned char *dist_from(route_table *r, int src) {
     if (d[v] + 1 >= FAR) continue;
     for (int k = t->out_start[v]; k < t->out_start[v + 1]; k++) {
       int w = r->out_dst[k];
-      if (d[w] == FAR) d[w] = (unsigned char)(d[v] + 1), r->queue[tail++] = w;
+      if (d[w] != FAR) continue;
+      d[w] = (unsigned char)(d[v] + 1);
+      /* a node whose one way out leads back to v (a GPU on its leaf
+       * switch) reaches nothing new: not queued */
+      int o = t->out_start[w];
+      if (t->out_start[w + 1] - o != 1 || r->out_dst[o] != v) r->queue[tail++] = w;
     }
   }
   return publish(r, src, d);
@@ -283,19 +331,15 @@ static long dmodk_digits(const topo *t, int dst) {
  * ftree engine programs). */
 static int dmodk_pick(const route_table *r, const unsigned char *d, int v, long *digits) {
   const topo *t = r->t;
-  int n = 0, want, hv = hop(r, d, v);
+  int n = 0, hv = hop(r, d, v);
   for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
-    int hu = hop(r, d, t->links[t->in_link[k]].src);
-    n += hu >= 0 && hu + 1 == hv;
+    int hu = hop(r, d, r->in_src[k]);
+    if (hu >= 0 && hu + 1 == hv) r->cand[n++] = t->in_link[k];
   }
   assert(n > 0);
-  want = (int)(*digits % n);
+  int want = (int)(*digits % n);
   *digits /= n;
-  for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
-    int id = t->in_link[k], hu = hop(r, d, t->links[id].src);
-    if (hu >= 0 && hu + 1 == hv && want-- == 0) return id;
-  }
-  return -1; /* never */
+  return r->cand[want];
 }
 
 /* Walk back from dst to `from` (the node d counts hops from) choosing a
@@ -315,7 +359,7 @@ static int walk_back(route_table *r, const unsigned char *d, int src, int from, 
       continue;
     }
     for (int k = t->in_start[v]; k < t->in_start[v + 1]; k++) {
-      int id = t->in_link[k], u = t->links[id].src;
+      int id = t->in_link[k], u = r->in_src[k];
       int hu = hop(r, d, u);
       if (hu < 0 || hu + 1 != hop(r, d, v)) continue;
       if (r->policy == ROUTE_DOR && best >= 0) {
@@ -440,24 +484,11 @@ static void walked_put(route_table *r, long key, const int *p, int len) {
   }
 }
 
-/* The link out of src when src has exactly one neighbour, joined to it
- * by one link each way (a host on its leaf switch), else -1. Every path
- * from such a node leaves over that link, and the hop counts from it are
- * its neighbour's plus one: the walk back from the neighbour's counts
- * meets the same candidates at every node, so it picks the same path,
- * and the GPUs of one switch share one search. */
-static int stub_link(const topo *t, int src) {
-  if (t->out_start[src + 1] - t->out_start[src] != 1 || t->in_start[src + 1] - t->in_start[src] != 1)
-    return -1;
-  int out = t->out_link[t->out_start[src]], in = t->in_link[t->in_start[src]];
-  return t->links[out].dst == t->links[in].src ? out : -1;
-}
-
 int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   assert(src >= 0 && src < r->t->n_nodes && dst >= 0 && dst < r->t->n_nodes);
   long key = (long)src * r->t->n_nodes + dst + 1;
   int own = published(r, src) != NULL;
-  int stub = src != dst && !own ? stub_link(r->t, src) : -1;
+  int stub = src != dst && !own ? r->stub[src] : -1;
   int from = stub >= 0 ? r->t->links[stub].dst : src; /* whose hop counts */
   const route_memo *m = own ? NULL : memo_slot(r, key);
   if (m && m->key == key) {
@@ -480,6 +511,14 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n) {
 }
 
 int route_len(route_table *r, int src, int dst) {
+  int stub = src != dst && !published(r, src) ? r->stub[src] : -1;
+  if (stub >= 0) { /* the path route_path walks: the neighbour's hops, then one */
+    int from = r->t->links[stub].dst;
+    const unsigned char *d = published(r, from);
+    if (d) return d[dst] == FAR ? ROUTE_UNREACHABLE : d[dst] + 1;
+    int rc = reach(r, from, dst, &d, 1);
+    return rc ? rc : hop(r, d, dst) + 1;
+  }
   if (!published(r, src)) { /* lazily searched: the path, remembered for later */
     const int *links;
     int n, rc = route_path(r, src, dst, &links, &n);
@@ -493,10 +532,13 @@ int route_len(route_table *r, int src, int dst) {
 size_t route_bytes(const route_table *r) {
   size_t n = (size_t)r->t->n_nodes;
   return sizeof *r + n * (sizeof *r->h->dist + sizeof *r->queue + sizeof *r->scratch +
-                          sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp) +
+                          sizeof *r->path + 1 + sizeof *r->ldist + sizeof *r->stamp +
+                          sizeof *r->stub) +
          (size_t)__atomic_load_n(&r->h->n_dist, __ATOMIC_RELAXED) * n +
          (__atomic_load_n(&r->h->walked, __ATOMIC_RELAXED) ? sizeof(walked) : 0) +
          (size_t)r->cap_memo * sizeof *r->memo +
          (size_t)r->cap_links * sizeof *r->memo_links +
-         (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst;
+         (size_t)r->t->out_start[r->t->n_nodes] * sizeof *r->out_dst +
+         (size_t)r->t->in_start[r->t->n_nodes] * sizeof *r->in_src +
+         (size_t)r->h->max_in * sizeof *r->cand;
 }

@@ -20,9 +20,11 @@
  * sources, not the pairs (route.c). A source with a single neighbour (a
  * host on its leaf switch) uses its neighbour's hop counts: the same
  * paths, and the hosts of one switch share one search (made at once: every
- * host of the switch walks back from it). Such paths are remembered, up to
+ * host of the switch walks back from it), and route_len of such a host is
+ * its neighbour's hop count plus one. Such paths are remembered, up to
  * 64 Ki links (route.c, ROUTE_MEMO_WALKED): a search asks for the same
- * pairs again and again.
+ * pairs again and again. A search does not queue a node whose one way
+ * out leads back (it reaches nothing new).
  *
  * Ownership: route_new borrows the topo (it must outlive the table).
  *

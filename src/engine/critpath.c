@@ -7,11 +7,20 @@
  * first pass at time 0. Every second of the step lies on exactly one
  * piece of the path, so the parts add up to the step.
  *
- * The parts: inside each pass on the path, its tasks' time on the compute
+ * The parts, by docs/model.md section 4's definition (step = micro-batches
+ * x (F + B) of the slowest stage + fill/drain + send/recv + exposed
+ * reduction + optimizer), which the closed form also reports: every pass
+ * of the slowest stage of the path's replica (the most pass time: the
+ * pipeline's pace), on the path or not, by its tasks' time on the compute
  * chain (kernels, exposed collectives by stream, launch gaps as "host");
- * the passes of stages other than the one the path spends most time on
- * are the pipeline's fill and drain ("bubble"), as in the closed form;
- * sends on the path are pipeline communication.
+ * the rest of the path's pass time is the fill and drain ("bubble"); sends
+ * on the path are pipeline communication. A path that wanders between
+ * stages of near-equal pace in the steady state (uneven first/last
+ * stages) thus does not count the steady state of the others as bubble.
+ * Where the slowest stage's passes exceed the path's pass time (its
+ * passes ran beside sends on the path) the parts fall back to the path's
+ * own passes: those of the stage it spends most time on by task, the
+ * others as fill/drain.
  */
 #include <assert.h>
 #include <math.h>
@@ -53,21 +62,9 @@ static void shared_links(ev_ctx *c, ev_pass_acc *acc, double extra) {
   }
 }
 
-/* One pass on the path: its time into the stage sums (dom < 0) or into
- * the breakdown and parts (its tasks when it is of stage dom, else
- * fill/drain). */
-static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_breakdown *b) {
-  int st = in->cls % c->S;
-  double dur = in->end - in->start;
-  if (dom < 0) {
-    stage_t[st] += dur;
-    return;
-  }
-  if (st != dom) {
-    b->bubble += dur;
-    outside(c, c->fill_name, EV_COMPUTE, dur);
-    return;
-  }
+/* Replay pass `in` into the breakdown and (second walk) the parts: its
+ * tasks' time on the compute chain. */
+static void replay(ev_ctx *c, const ev_inst *in, sc_breakdown *b) {
   ev_pass_acc acc;
   double h = in->host_in;
   double slow = in->cls == c->straggler_cls ? c->slow : 1;
@@ -84,6 +81,41 @@ static void on_pass(ev_ctx *c, const ev_inst *in, int dom, double *stage_t, sc_b
   b->offload += acc.cat[EV_OFFLOAD];
 }
 
+/* How a walk counts the passes on the path. */
+typedef struct walk_mode {
+  int dom;          /* < 0: sum the path's pass time per stage into
+                       stage_t (first walk); else the stage whose passes on
+                       the path are broken into tasks (fallback) */
+  int pace;         /* 1: passes on the path only sum into pass_t (the
+                       pace stage's passes are replayed after the walk) */
+  double *stage_t;  /* per stage, s (first walk) */
+  double pass_t;    /* out: the path's pass time, s */
+  int rep;          /* out: the replica of the path's passes */
+  long others;      /* out: passes on the path not of stage dom */
+} walk_mode;
+
+/* One pass on the path: its time into the walk's sums, or into the
+ * breakdown and parts (its tasks when it is of stage dom, else
+ * fill/drain). */
+static void on_pass(ev_ctx *c, const ev_inst *in, walk_mode *w, sc_breakdown *b) {
+  int st = in->cls % c->S;
+  double dur = in->end - in->start;
+  w->pass_t += dur;
+  w->rep = in->cls / c->S;
+  w->others += st != w->dom;
+  if (w->dom < 0) {
+    w->stage_t[st] += dur;
+    return;
+  }
+  if (w->pace) return;
+  if (st != w->dom) {
+    b->bubble += dur;
+    outside(c, c->fill_name, EV_COMPUTE, dur);
+    return;
+  }
+  replay(c, in, b);
+}
+
 /* Record a piece of the path (second walk; pieces come last first). */
 static void seg(ev_ctx *c, int cls, int mb, char kind, double start, double dur) {
   ev_out *o = c->out;
@@ -94,18 +126,18 @@ static void seg(ev_ctx *c, int cls, int mb, char kind, double start, double dur)
   o->segs[o->n_segs++] = (ev_seg){cls, mb, kind, start, dur};
 }
 
-/* One walk. dom < 0: only sum the path's pass time per stage into
- * stage_t. dom >= 0: fill the breakdown b and the parts, with the passes
- * of stage dom broken into tasks and the others as fill/drain. Nodes:
- * a pass's end (its duration back to its start, which its pred's free
- * point set) or a send's end (p2p back to its start, set by the sender's
- * pass end or by the receiver's previous pass end). */
-static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
+/* One walk, counting the passes as w says (on_pass); the rest into the
+ * breakdown b and, on the second walk, the parts. Nodes: a pass's end
+ * (its duration back to its start, which its pred's free point set) or a
+ * send's end (p2p back to its start, set by the sender's pass end or by
+ * the receiver's previous pass end). */
+static void walk(ev_ctx *c, walk_mode *w, sc_breakdown *b) {
   int S = c->S, cls = 0;
   for (int k = 1; k < c->C; k++)
     if (c->end[k] > c->end[cls]) cls = k;
   int s = cls % S;
-  c->acc_parts = dom >= 0;
+  c->acc_parts = w->dom >= 0;
+  w->pass_t = 0, w->others = 0;
   b->optimizer += c->opt;
   outside(c, c->opt_name, EV_COMPUTE, c->opt);
   seg(c, cls, -1, 'O', c->end[cls] - c->opt, c->opt);
@@ -126,11 +158,39 @@ static void walk(ev_ctx *c, int dom, double *stage_t, sc_breakdown *b) {
       send = 0;
       continue;
     }
-    on_pass(c, in, dom, stage_t, b);
+    on_pass(c, in, w, b);
     seg(c, in->cls, in->mb, in->kind, in->start, in->end - in->start);
     if (in->pred < 0) break;
     send = in->pred_send;
     id = in->pred;
+  }
+  c->acc_parts = 0;
+}
+
+/* The time class cls's passes take, s: its work, as the path would
+ * count it were every pass on it. */
+static double class_pass_t(const ev_ctx *c, int cls) {
+  double t = 0;
+  const ev_inst *in = &c->inst[c->base[cls]];
+  for (int i = 0; i < c->count[cls % c->S]; i++) t += in[i].end - in[i].start;
+  return t;
+}
+
+/* The pace stage's class cls into the breakdown b and the parts: every
+ * one of its passes by its tasks, and the rest of the path's pass time w
+ * as fill/drain, counted as the path's passes of the other stages (0
+ * within rounding: the sums run in different orders). */
+static void pace_parts(ev_ctx *c, int cls, double pace_t, const walk_mode *w, sc_breakdown *b) {
+  c->acc_parts = 1;
+  const ev_inst *in = &c->inst[c->base[cls]];
+  for (int i = 0; i < c->count[cls % c->S]; i++) replay(c, &in[i], b);
+  double fill = w->pass_t - pace_t;
+  if (fill <= 1e-12 * w->pass_t) fill = 0;
+  b->bubble += fill;
+  if (fill > 0) {
+    long k = (long)c->fill_name * EV_STREAMS + EV_COMPUTE;
+    c->part_s[k] += fill;
+    c->part_n[k] += w->others;
   }
   c->acc_parts = 0;
 }
@@ -154,16 +214,25 @@ int ev_critical(ev_ctx *c) {
   }
   sc_breakdown scratch;
   memset(&scratch, 0, sizeof scratch);
-  walk(c, -1, stage_t, &scratch);
+  walk_mode w = {-1, 0, stage_t, 0, 0, 0};
+  walk(c, &w, &scratch);
   int dom = 0;
   for (int s = 1; s < c->S; s++)
     if (stage_t[s] > stage_t[dom] * (1 + 1e-12)) dom = s;
+  int pace = 0;
+  for (int s = 0; s < c->S; s++) stage_t[s] = class_pass_t(c, w.rep * c->S + s);
+  for (int s = 1; s < c->S; s++)
+    if (stage_t[s] > stage_t[pace] * (1 + 1e-12)) pace = s;
+  double pace_t = stage_t[pace];
   mem_free(stage_t);
+  int by_pace = pace_t <= w.pass_t * (1 + 1e-9);
   memset(&o->time, 0, sizeof o->time);
   o->segs = mem_alloc(sizeof *o->segs * (size_t)(o->n_segs > 0 ? o->n_segs : 1));
   if (!o->segs) return -1;
   o->n_segs = 0;
-  walk(c, dom, NULL, &o->time);
+  w = (walk_mode){by_pace ? pace : dom, by_pace, NULL, 0, 0, 0};
+  walk(c, &w, &o->time);
+  if (by_pace) pace_parts(c, w.rep * c->S + pace, pace_t, &w, &o->time);
   for (long i = 0, j = o->n_segs - 1; i < j; i++, j--) { /* into time order */
     ev_seg t = o->segs[i];
     o->segs[i] = o->segs[j], o->segs[j] = t;

@@ -835,6 +835,12 @@ typedef struct sc_memory {
                           server (all its GPUs), bytes */
   double host_capacity; /* the server's CPU memory (cluster.host_RAM_GB),
                            bytes; 0 = not limited */
+  double headroom;     /* memory the caller asked to keep free on the GPU
+                          (--headroom: capacity - sc_memory_usable), bytes;
+                          0 = none. The engines leave it 0; whoever judges
+                          `fits` under a headroom sets it (the CLI's
+                          --headroom, search's plans), and the JSON reports
+                          print it (docs/output.md) */
 } sc_memory;
 
 /* The memory model's error band, a fraction of the GPU's capacity

@@ -92,7 +92,10 @@ expect 2 "note: without a scenario file the plan is the built-in default's (gpt3
 expect 2 "note: without a scenario file the plan is the built-in default's" -- predict -m mixtral-8x7b -n 64 --cp 2
 
 # byte counts whole in JSON and CSV (80 GiB was 8.58993e+10, 45,920 bytes off)
-expect 0 '"capacity": 85899345920}' -- predict --format json
+expect 0 '"capacity": 85899345920, "headroom": 0}' -- predict --format json
+expect 0 '"capacity": 85899345920, "headroom": 8589934592}' -- predict --headroom 10% --format json
+expect 0 '"headroom_bytes": 3435973837, ' -- dp --headroom 10% --format json
+expect 0 '"capacity": 85899345920, "headroom": 4294967296}' -- search -m llama3-8b -g h100-sxm5-80gb -n 8 --gb 64 --top 1 --threads 1 --headroom 4 --format json
 expect 0 ',85899345920,1,0,' -- predict --format csv
 expect 0 '"params": 174604259328,' -- predict --format json
 expect 0 '"capacity_bytes": 85899345920,' -- recsys predict $R --format json

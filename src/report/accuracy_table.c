@@ -9,54 +9,87 @@
  * dp_training (acc_dp) and recsys (acc_rs):
  * their mean |error|, mean signed error and largest error (percent of the
  * measured time, predicted - measured), and the sets they come from
- * (1 = IN-SAMPLE).
+ * (1 = IN-SAMPLE), and the range the rows cover (gpus, seq, hidden, GPU
+ * presets, dtypes: acc_range).
  */
 #include "report/accuracy.h"
 
 const acc_row acc_llm[] = {
-    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"Volta", "16-bit", "Megatron-style one-server"}, 4, 2.97, 0.45, 4.41, 1, {{"megatron_2020_scaling.csv", 4, 1}}},
-    {{"Ampere", "16-bit", "FSDP/ZeRO-3 multi-server"}, 34, 8.73, -8.73, -27.52, 1, {{"mosaic_fsdp_a100.csv", 34, 1}}},
-    {{"Ampere", "16-bit", "FSDP/ZeRO-3 one-server"}, 94, 19.54, -18.32, -65.40, 1, {{"mosaic_fsdp_a100.csv", 94, 1}}},
-    {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.00, -3.05, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}}},
-    {{"Ampere", "16-bit", "Megatron-style one-server"}, 1444, 8.55, 3.23, 30.12, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"vtrain_single_node.csv", 1440, 1}}},
-    {{"Hopper", "16-bit", "FSDP/ZeRO-3 multi-server"}, 5, 2.67, 2.67, 3.47, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
-    {{"Hopper", "16-bit", "Megatron-style multi-server"}, 40, 2.16, 0.55, -4.40, 1, {{"dgxc_benchmarking.csv", 40, 1}}},
-    {{"Hopper", "16-bit", "Megatron-style one-server"}, 1, 0.20, 0.20, 0.20, 1, {{"dgxc_benchmarking.csv", 1, 1}}},
-    {{"Hopper", "fp8/fp4", "FSDP/ZeRO-3 multi-server"}, 5, 6.68, 6.68, 9.00, 1, {{"dgxc_benchmarking.csv", 5, 1}}},
-    {{"Hopper", "fp8/fp4", "Megatron-style multi-server"}, 46, 6.75, -2.39, 12.89, 1, {{"dgxc_benchmarking.csv", 46, 1}}},
-    {{"Hopper", "fp8/fp4", "Megatron-style one-server"}, 1, 5.94, -5.94, -5.94, 1, {{"dgxc_benchmarking.csv", 1, 1}}},
-    {{"Blackwell", "16-bit", "Megatron-style multi-server"}, 9, 3.47, -0.33, -7.30, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
-    {{"Blackwell", "fp8/fp4", "Megatron-style multi-server"}, 9, 6.69, -6.12, -15.50, 1, {{"dgxc_benchmarking.csv", 9, 1}}},
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample},
+       {{gpus}, {seq}, {hidden}, GPUs, dtypes}: the rows' range */
+    {{"Volta", "16-bit", "Megatron-style one-server"}, 4, 2.97, 0.45, 4.41, 1, {{"megatron_2020_scaling.csv", 4, 1}},
+     {{1, 8}, {1024, 1024}, {1920, 4096}, "v100-sxm3-32gb", "fp16"}},
+    {{"Ampere", "16-bit", "FSDP/ZeRO-3 multi-server"}, 34, 8.73, -8.73, -27.52, 1, {{"mosaic_fsdp_a100.csv", 34, 1}},
+     {{16, 128}, {2048, 2048}, {768, 8192}, "a100-sxm4-40gb a100-sxm4-80gb", "bf16"}},
+    {{"Ampere", "16-bit", "FSDP/ZeRO-3 one-server"}, 94, 19.54, -18.32, -65.40, 1, {{"mosaic_fsdp_a100.csv", 94, 1}},
+     {{8, 8}, {512, 65536}, {768, 7168}, "a100-sxm4-40gb a100-sxm4-80gb", "bf16"}},
+    {{"Ampere", "16-bit", "Megatron-style multi-server"}, 14, 4.00, -3.05, -7.86, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"megatron_sc21_table1.csv", 10, 1}},
+     {{32, 3072}, {1024, 2048}, {1920, 25600}, "a100-sxm4-40gb a100-sxm4-80gb", "fp16"}},
+    {{"Ampere", "16-bit", "Megatron-style one-server"}, 1444, 8.55, 3.23, 30.12, 2, {{"megatron_2020_scaling.csv", 4, 1}, {"vtrain_single_node.csv", 1440, 1}},
+     {{1, 8}, {1024, 1024}, {1024, 4096}, "a100-sxm4-40gb a100-sxm4-80gb", "fp16"}},
+    {{"Hopper", "16-bit", "FSDP/ZeRO-3 multi-server"}, 5, 2.67, 2.67, 3.47, 1, {{"dgxc_benchmarking.csv", 5, 1}},
+     {{128, 2048}, {8192, 8192}, {8192, 8192}, "h100-sxm5-80gb", "bf16"}},
+    {{"Hopper", "16-bit", "Megatron-style multi-server"}, 40, 2.16, 0.55, -4.40, 1, {{"dgxc_benchmarking.csv", 40, 1}},
+     {{16, 2304}, {2048, 8192}, {4096, 18432}, "h100-sxm5-80gb", "bf16"}},
+    {{"Hopper", "16-bit", "Megatron-style one-server"}, 1, 0.20, 0.20, 0.20, 1, {{"dgxc_benchmarking.csv", 1, 1}},
+     {{8, 8}, {8192, 8192}, {4096, 4096}, "h100-sxm5-80gb", "bf16"}},
+    {{"Hopper", "fp8/fp4", "FSDP/ZeRO-3 multi-server"}, 5, 6.68, 6.68, 9.00, 1, {{"dgxc_benchmarking.csv", 5, 1}},
+     {{128, 2048}, {8192, 8192}, {8192, 8192}, "h100-sxm5-80gb", "fp8"}},
+    {{"Hopper", "fp8/fp4", "Megatron-style multi-server"}, 46, 6.75, -2.39, 12.89, 1, {{"dgxc_benchmarking.csv", 46, 1}},
+     {{16, 2304}, {2048, 8192}, {4096, 18432}, "h100-sxm5-80gb", "fp8"}},
+    {{"Hopper", "fp8/fp4", "Megatron-style one-server"}, 1, 5.94, -5.94, -5.94, 1, {{"dgxc_benchmarking.csv", 1, 1}},
+     {{8, 8}, {8192, 8192}, {4096, 4096}, "h100-sxm5-80gb", "fp8"}},
+    {{"Blackwell", "16-bit", "Megatron-style multi-server"}, 9, 3.47, -0.33, -7.30, 1, {{"dgxc_benchmarking.csv", 9, 1}},
+     {{128, 512}, {4096, 8192}, {16384, 18432}, "gb200", "bf16"}},
+    {{"Blackwell", "fp8/fp4", "Megatron-style multi-server"}, 9, 6.69, -6.12, -15.50, 1, {{"dgxc_benchmarking.csv", 9, 1}},
+     {{128, 512}, {4096, 8192}, {16384, 18432}, "gb200", "fp8"}},
 };
 const int acc_llm_n = (int)(sizeof acc_llm / sizeof acc_llm[0]);
 
 const acc_row acc_coll[] = {
-    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 18.84, -9.55, -62.19, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 1}}},
-    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 27.46, 19.05, -48.28, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 1}}},
-    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 18.47, -18.47, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 1}}},
-    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 8.17, -3.32, -55.70, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 1}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}}},
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample},
+       {{gpus}, {seq}, {hidden}, GPUs, dtypes}: the rows' range */
+    {{"all_reduce", "below 1 MiB", "inter-node"}, 20, 18.84, -9.55, -62.19, 1, {{"echo_allreduce_a100_2_to_32.csv", 20, 1}},
+     {{16, 32}, {0, 0}, {0, 0}, "", ""}},
+    {{"all_reduce", "below 1 MiB", "intra-node"}, 71, 27.46, 19.05, -48.28, 2, {{"azure_allreduce_a100_h100.csv", 20, 1}, {"echo_allreduce_a100_2_to_32.csv", 51, 1}},
+     {{2, 8}, {0, 0}, {0, 0}, "", ""}},
+    {{"all_reduce", "from 1 MiB", "inter-node"}, 28, 18.47, -18.47, -27.16, 1, {{"echo_allreduce_a100_2_to_32.csv", 28, 1}},
+     {{16, 32}, {0, 0}, {0, 0}, "", ""}},
+    {{"all_reduce", "from 1 MiB", "intra-node"}, 215, 8.17, -3.32, -55.70, 4, {{"azure_allreduce_a100_h100.csv", 28, 1}, {"echo_allreduce_a100_2_to_32.csv", 33, 1}, {"vtrain_allreduce_a100.csv", 77, 1}, {"vtrain_allreduce_v100.csv", 77, 1}},
+     {{2, 8}, {0, 0}, {0, 0}, "", ""}},
 };
 const int acc_coll_n = (int)(sizeof acc_coll / sizeof acc_coll[0]);
 
 const acc_row acc_dp[] = {
-    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 21.75, -6.93, 168.15, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}}},
-    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 15.77, -11.56, -70.06, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}}},
-    {{"BERT", "none", "one-server data-parallel"}, 26, 13.92, -7.68, -48.56, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
-    {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.03, -20.73, -78.18, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}}},
-    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.58, -7.71, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}}},
-    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 33.43, -33.43, -61.98, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}}},
-    {{"CNN", "none", "one-server data-parallel"}, 17, 11.57, -5.59, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}}},
-    {{"CNN", "ps", "multi-server data-parallel"}, 30, 20.96, -20.12, -43.95, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 1}}},
-    {{"CNN", "ps", "one-server data-parallel"}, 145, 14.85, -12.89, -31.55, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 1}}},
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample},
+       {{gpus}, {seq}, {hidden}, GPUs, dtypes}: the rows' range */
+    {{"BERT", "allreduce", "multi-server data-parallel"}, 86, 21.75, -6.93, 168.15, 2, {{"dlperf_v100_frameworks.csv", 50, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 36, 1}},
+     {{8, 4320}, {0, 0}, {0, 0}, "", ""}},
+    {{"BERT", "allreduce", "one-server data-parallel"}, 95, 15.77, -11.56, -70.06, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 70, 1}},
+     {{2, 16}, {0, 0}, {0, 0}, "", ""}},
+    {{"BERT", "none", "one-server data-parallel"}, 26, 13.92, -7.68, -48.56, 2, {{"dlperf_v100_frameworks.csv", 25, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}},
+     {{1, 1}, {0, 0}, {0, 0}, "", ""}},
+    {{"CNN", "allreduce", "multi-server data-parallel"}, 96, 22.03, -20.73, -78.18, 3, {{"dlperf_v100_frameworks.csv", 32, 1}, {"kungfu_2xdgx1_allreduce_ps_gossip.csv", 30, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 34, 1}},
+     {{8, 4320}, {0, 0}, {0, 0}, "", ""}},
+    {{"CNN", "allreduce", "one-server data-parallel"}, 159, 10.58, -7.71, -76.40, 3, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 96, 1}, {"tf_cnn_benchmarks_2017.csv", 47, 1}},
+     {{1, 24}, {0, 0}, {0, 0}, "", ""}},
+    {{"CNN", "gossip", "multi-server data-parallel"}, 15, 33.43, -33.43, -61.98, 1, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}},
+     {{16, 16}, {0, 0}, {0, 0}, "", ""}},
+    {{"CNN", "none", "one-server data-parallel"}, 17, 11.57, -5.59, -46.53, 2, {{"dlperf_v100_frameworks.csv", 16, 1}, {"mlperf_resnet50_bert_v0.7-v2.1.csv", 1, 1}},
+     {{1, 1}, {0, 0}, {0, 0}, "", ""}},
+    {{"CNN", "ps", "multi-server data-parallel"}, 30, 20.96, -20.12, -43.95, 2, {{"kungfu_2xdgx1_allreduce_ps_gossip.csv", 15, 1}, {"tf_cnn_benchmarks_2017.csv", 15, 1}},
+     {{16, 64}, {0, 0}, {0, 0}, "", ""}},
+    {{"CNN", "ps", "one-server data-parallel"}, 145, 14.85, -12.89, -31.55, 1, {{"tf_cnn_benchmarks_2017.csv", 145, 1}},
+     {{1, 8}, {0, 0}, {0, 0}, "", ""}},
 };
 const int acc_dp_n = (int)(sizeof acc_dp / sizeof acc_dp[0]);
 
 const acc_row acc_rs[] = {
-    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */
-    {{"recsys", "multi-GPU", "training"}, 100, 21.68, -10.25, -94.64, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 1}, {"merlin_distributed_embeddings_synthetic.csv", 12, 1}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 1}}},
-    {{"recsys", "one GPU", "training"}, 33, 11.18, -5.44, -39.22, 3, {{"hugectr_wdl_batch_sweep.csv", 9, 1}, {"merlin_distributed_embeddings_synthetic.csv", 2, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 22, 1}}},
+    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample},
+       {{gpus}, {seq}, {hidden}, GPUs, dtypes}: the rows' range */
+    {{"recsys", "multi-GPU", "training"}, 100, 21.68, -10.25, -94.64, 4, {{"hugectr_wdl_batch_sweep.csv", 11, 1}, {"merlin_distributed_embeddings_synthetic.csv", 12, 1}, {"mlperf_dlrm_v0.7-v2.1.csv", 53, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 24, 1}},
+     {{4, 128}, {0, 0}, {0, 0}, "", ""}},
+    {{"recsys", "one GPU", "training"}, 33, 11.18, -5.44, -39.22, 3, {{"hugectr_wdl_batch_sweep.csv", 9, 1}, {"merlin_distributed_embeddings_synthetic.csv", 2, 1}, {"nvidia_dle_dlrm_dcnv2.csv", 22, 1}},
+     {{1, 1}, {0, 0}, {0, 0}, "", ""}},
 };
 const int acc_rs_n = (int)(sizeof acc_rs / sizeof acc_rs[0]);

@@ -479,7 +479,8 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   fprintf(out, "},\n \"memory_bytes\": {");
   /* bytes whole, not to 6 digits (80 GiB is 85899345920, not 8.58993e+10) */
   for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.0f", r->mem.capacity);
+  /* headroom: what --headroom kept free, which `fits` was judged under */
+  fprintf(out, ", \"capacity\": %.0f, \"headroom\": %.0f", r->mem.capacity, r->mem.headroom);
   if (r->mem.host > 0) /* only plans that offload */
     fprintf(out, ", \"host_offload_per_server\": %.0f, \"host_capacity_per_server\": %.0f",
             r->mem.host, r->mem.host_capacity);

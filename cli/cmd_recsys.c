@@ -17,12 +17,12 @@
 int cmd_recsys(int argc, char **argv);
 
 static void help(void) {
-  printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
+  printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json|csv]\n"
          "                                       [--trace FILE] [--set KEY=VALUE]\n"
          "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
-         "                                    [--headroom X] [--format table|json]\n"
+         "                                    [--headroom X] [--format table|json|csv]\n"
          "                                    [--trace FILE] [--set KEY=VALUE]\n"
-         "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
+         "       stepcast recsys row FILE.csv ID [--format table|json|csv]\n\n"
          "Recommendation models (DLRM, DCNv2, Wide&Deep, synthetic) with embedding tables\n"
          "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
          "  predict   time per iteration, its breakdown and memory per GPU of the job's\n"
@@ -108,7 +108,7 @@ static int parse(int argc, char **argv, args *a) {
       return 2;
     }
     if (!strcmp(s, "--format") && v) {
-      int f = cli_format("recsys", v, 0);
+      int f = cli_format("recsys", v, 1);
       if (f < 0) return 2;
       a->fmt = (sc_format)f;
       i++;

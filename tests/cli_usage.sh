@@ -27,9 +27,27 @@ for c in predict search dp validate collective presets "topo rail:nodes=2"; do
   expect 2 "stepcast ${c%% *}: --format expects table, json or csv, got 'yaml'" -- $c --format yaml
 done
 expect 2 "stepcast predict: --format expects table, json or csv" -- predict --format
-expect 2 "stepcast trace: --format expects table or json, got 'csv' (this command has no CSV output" -- trace $T0 --format csv
-expect 2 "stepcast recsys: --format expects table or json, got 'csv' (this command has no CSV output" -- recsys predict $R --format csv
-expect 2 "stepcast recsys: --format expects table or json, got 'yaml'" -- recsys plan $R --format yaml
+expect 2 "stepcast trace: --format expects table, json or csv, got 'yaml'" -- trace $T0 --format yaml
+expect 2 "stepcast recsys: --format expects table, json or csv, got 'yaml'" -- recsys plan $R --format yaml
+expect 2 "stepcast topo: --format expects table, json or csv, got 'yaml'" -- topo --list --format yaml
+expect 2 "stepcast topo: --list takes only --format (it lists the generators), got --dot" -- topo --list --dot
+
+# every command that reports has CSV (trace and recsys had none) and topo
+# --list JSON (it had the table only): one table of rows as wide as the
+# header, one JSON document
+for c in "trace $T0" "trace $T0 --gpu h100-sxm5-80gb" "recsys predict $R" "recsys plan $R --top 3" \
+         "recsys row ../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv mlperf-dlrm-001" \
+         "topo --list"; do
+  # shellcheck disable=SC2086
+  if "$CLI" $c --format csv 2>/dev/null | python3 -c 'import csv, sys
+rows = list(csv.reader(sys.stdin))
+sys.exit(not (len(rows) > 1 and len({len(r) for r in rows}) == 1))'; then pass=$((pass + 1))
+  else echo "FAIL: stepcast $c --format csv: not one table of even rows"; fail=$((fail + 1)); fi
+done
+expect 0 '{"key": "nic", "default": 400, "unit": "Gb/s"}' -- topo --list --format json
+expect 0 ',26 table_wise,recsys multi-GPU training,' -- recsys predict $R --format csv
+expect 0 '{"model": "DLRM (MLPerf Criteo 1TB)", "gpu": "a100-sxm4-80gb", "gpus": 8,' -- recsys predict $R --format json
+expect 0 'whatif,1,' -- trace $T0 --nic 400 --format csv
 expect 2 "stepcast recsys: unknown option '--html' (see stepcast recsys --help)" -- recsys predict $R --html x.html
 
 # a key given twice with different values: the last, with a note on stderr

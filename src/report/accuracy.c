@@ -302,25 +302,32 @@ void acc_json(FILE *out, const sc_scenario *s) {
   row_json(out, row_of(s), name, &w);
 }
 
-void acc_csv(FILE *out, const sc_scenario *s, int header) {
+/* The accuracy CSV columns of row r (NULL: none) called name, w's place
+ * against its range: header (header != 0) or values, each with a leading
+ * comma (acc_csv's). */
+static void row_csv(FILE *out, const acc_row *r, const char *name, const acc_where *w,
+                    int header) {
   if (header) {
     fprintf(out, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst,"
                  "accuracy_outside");
     return;
   }
-  char out_text[512];
-  acc_where w = where_of(s);
-  char name[112];
-  acc_class_name(s, name, sizeof name);
-  const acc_row *r = row_of(s);
+  char text[512];
   fputc(',', out);
   esc_csv(out, name, ',');
   if (r)
     fprintf(out, "%d,%.4g,%.4g,%.4g,", r->n, r->mape / 100, r->signed_err / 100, r->worst / 100);
   else
     fprintf(out, "0,,,,");
-  acc_outside(r, &w, out_text, sizeof out_text); /* items joined by "; " */
-  esc_csv(out, out_text, '\0');
+  acc_outside(r, w, text, sizeof text); /* items joined by "; " */
+  esc_csv(out, text, '\0');
+}
+
+void acc_csv(FILE *out, const sc_scenario *s, int header) {
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  acc_where w = where_of(s);
+  row_csv(out, row_of(s), name, &w, header);
 }
 
 /* ------------------------------------------------------------ collective */
@@ -422,6 +429,12 @@ void acc_rs_text(int gpus, char *buf, size_t cap) {
   const acc_row *r = acc_rs_class(gpus, name, sizeof name);
   acc_where w = {gpus, 0, 0, NULL, NULL};
   row_text(r, name, "runs", &w, buf, cap);
+}
+
+void acc_rs_csv(FILE *out, int gpus, int header) {
+  char name[64];
+  acc_where w = {gpus, 0, 0, NULL, NULL};
+  row_csv(out, acc_rs_class(gpus, name, sizeof name), name, &w, header);
 }
 
 void acc_rs_json(FILE *out, int gpus) {

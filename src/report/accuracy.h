@@ -200,4 +200,7 @@ void acc_rs_text(int gpus, char *buf, size_t cap);
 /* The members of its "accuracy" JSON object. */
 void acc_rs_json(FILE *out, int gpus);
 
+/* Its CSV columns, as acc_csv's: header (header != 0) or values. */
+void acc_rs_csv(FILE *out, int gpus, int header);
+
 #endif

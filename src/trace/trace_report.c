@@ -185,11 +185,48 @@ static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
   fputs("}]}\n", out);
 }
 
+/* --------------------------------------------------------------- CSV */
+
+/* One CSV row of replay r ("as_traced" or "whatif", under w: NULL for as
+ * traced) of t: JSON's replay object flattened, and the what-if's
+ * settings in named units (as traced: 1, empty, 0 = the trace's). */
+static void csv_row(FILE *out, const sc_trace_info *in, const char *replay,
+                    const sc_trace_result *r, const sc_trace_whatif *w) {
+  const sc_trace_path *p = &r->path;
+  fprintf(out, "%s,%d,", replay, in->ranks);
+  esc_csv(out, in->gpu, ',');
+  fprintf(out, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,", r->steps,
+          r->measured_step_s, r->predicted_step_s, r->span_s, r->gpu_busy_s, r->comm_measured_s,
+          r->comm_predicted_s, r->comm_retimed, r->comm_unsized, r->coupled, r->kernels_scaled,
+          p->kernels, p->copies, p->comm, p->host, p->sync);
+  esc_csv(out, p->bound, ',');
+  fprintf(out, "%g,", w ? w->dp_scale : 1);
+  esc_csv(out, w && w->gpu ? w->gpu : "", ',');
+  fprintf(out, "%g,%g,%d,%d,%d\n", w ? w->nvlink_bw / 1e9 : 0, w ? w->nic_bw * 8 / 1e9 : 0,
+          w ? w->ranks_per_node : 0, w ? w->overlap : 1, w ? w->comm_model : 0);
+}
+
+/* The replay as one CSV table: a row as traced, and one for the what-if
+ * when asked (docs/output.md, "stepcast trace"). */
+static void report_csv(FILE *out, const sc_trace *t, const sc_trace_result *b,
+                       const sc_trace_whatif *w, const sc_trace_result *x) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  fputs("replay,ranks,gpu,steps,measured_step_s,predicted_step_s,span_s,gpu_busy_s,"
+        "comm_measured_s,comm_predicted_s,comm_retimed,comm_unsized,coupled,kernels_scaled,"
+        "path_kernels_s,path_copies_s,path_comm_s,path_host_s,path_sync_s,bound,dp_scale,"
+        "whatif_gpu,nvlink_GBps,nic_Gbps,ranks_per_node,overlap,comm_model\n", out);
+  csv_row(out, &in, "as_traced", b, NULL);
+  if (x) csv_row(out, &in, "whatif", x, w);
+}
+
 void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
                             const sc_trace_result *base, const sc_trace_whatif *w,
                             const sc_trace_result *whatif) {
   if (fmt == SC_FORMAT_JSON)
     report_json(out, t, base, w, whatif);
+  else if (fmt == SC_FORMAT_CSV)
+    report_csv(out, t, base, w, whatif);
   else
     report_table(out, t, base, w, whatif);
 }

@@ -16,8 +16,8 @@
 
 int cmd_recsys(int argc, char **argv);
 
-static void help(void) {
-  printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json|csv]\n"
+static void help(FILE *out) {
+  fprintf(out, "usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json|csv]\n"
          "                                       [--trace FILE] [--set KEY=VALUE]\n"
          "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
          "                                    [--headroom X] [--format table|json|csv]\n"
@@ -41,9 +41,9 @@ static void help(void) {
          "  --set KEY=VALUE   set a key of JOB.json, e.g. --set cluster.gpus=16,\n"
          "                    --set training.optimizer=adagrad, --set sharding=row_wise\n"
          "                    (repeatable; the keys are in docs/input.md)\n\n"
-         "Exit codes: 0 ok, 1 the plan does not fit (predict) or nothing fits (plan),\n"
-         "2 bad input (named), 3 unreadable file, 4 out of memory, 130 plan interrupted\n"
-         "(Ctrl-C; the best so far is shown).\n");
+         "Exit codes (docs/output.md): 0 ok, 1 the plan does not fit (predict) or\n"
+         "nothing fits (plan), 2 bad input (named), 3 unreadable file, 4 out of memory,\n"
+         "130 plan interrupted (Ctrl-C; the best so far is shown).\n");
 }
 
 static int fail(int rc, const sc_error *e) {
@@ -98,7 +98,7 @@ static int parse(int argc, char **argv, args *a) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int budget;
     if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-      help();
+      help(stdout);
       return -1;
     }
     if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top") ||
@@ -306,7 +306,7 @@ static int checked_run(const char *sub, const args *ap) {
 
 int cmd_recsys(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    help();
+    help(argc < 2 ? stderr : stdout); /* no subcommand: a usage error, as topo's and trace's */
     return argc < 2 ? 2 : 0;
   }
   const char *sub = argv[1];

@@ -114,7 +114,7 @@ expect 0 '"capacity": 85899345920, "headroom": 0}' -- predict --format json
 expect 0 '"capacity": 85899345920, "headroom": 8589934592}' -- predict --headroom 10% --format json
 expect 0 '"headroom_bytes": 3435973837, ' -- dp --headroom 10% --format json
 expect 0 '"capacity": 85899345920, "headroom": 4294967296}' -- search -m llama3-8b -g h100-sxm5-80gb -n 8 --gb 64 --top 1 --threads 1 --headroom 4 --format json
-expect 0 ',85899345920,1,0,' -- predict --format csv
+expect 0 ',85899345920,0,1,0,' -- predict --format csv
 expect 0 '"params": 174604259328,' -- predict --format json
 expect 0 '"capacity_bytes": 85899345920,' -- recsys predict $R --format json
 expect 0 '"grad_bytes": 51114064,' -- dp --format json

@@ -11,6 +11,8 @@
 #include "report/report_int.h"
 #include "stepcast.h"
 
+#define GIB 1073741824.0 /* the tables' memory unit, as predict's */
+
 /* Under the rows, where gossip or asynchronous schemes are listed: their
  * step is not the same training as the synchronous schemes' (models
  * averaged with neighbours, stale gradients), so the fastest step is not
@@ -38,8 +40,9 @@ static void dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int
           s->cluster.gpus_per_node < s->cluster.gpus ? s->cluster.gpus_per_node : s->cluster.gpus,
           s->plan.global_batch);
   if (n > 0)
-    fprintf(out, "one GPU: %.4f s compute per step; %.1f MB of gradients per step; memory %.1f of %.1f GB\n\n",
-            r[0].compute_s, r[0].grad_bytes / 1e6, r[0].mem.total / 1e9, r[0].mem.capacity / 1e9);
+    fprintf(out, "one GPU: %.4f s compute per step; %.1f MB of gradients per step; memory %.1f of "
+                 "%.1f GiB\n\n", r[0].compute_s, r[0].grad_bytes / 1e6, r[0].mem.total / GIB,
+            r[0].mem.capacity / GIB);
   fprintf(out, "%-32s %-9s %11s %12s %7s %11s %11s  %s\n", "scheme", "family", "step (s)",
           "samples/s", "eff.", "exposed (s)", "comm (s)", "how");
   for (int i = 0; i < n; i++) {

@@ -7,7 +7,10 @@
 # recsys job file gets the suggestion its override gets; a degree error of
 # the built-in default's plan says where the plan came from for ep too;
 # a topology file's too; and the accuracy figures docs/output.md quotes
-# are the binary's.
+# are the binary's. Session 38: every reporting command has CSV (trace,
+# recsys) and topo --list JSON; JSON says the headroom asked; the HTML
+# names a modified GPU; the accuracy line says when a prediction is far
+# outside its class's runs.
 # Each line `expect CODE NEEDLE -- ARGS...` (tests/e2e_lib.sh).
 # Usage: tests/cli_usage.sh PATH/TO/stepcast
 set -u
@@ -121,6 +124,21 @@ expect 0 '"grad_bytes": 51114064,' -- dp --format json
 if "$CLI" search -m llama3-8b -g h100-sxm5-80gb -n 8 --gb 64 --top 3 --threads 1 --format csv |
    awk -F, 'NR > 1 && $15 !~ /^[0-9]+$/ {bad = 1} END {exit !bad}'; then
   echo "FAIL: search --format csv: memory_bytes not a whole number"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
+
+# a GPU changed by an override: the HTML says so as the table and JSON do
+expect 0 "1024 x a100-sxm4-80gb (modified: hbm_GiB)</td>" -- predict --set cluster.gpu.hbm_GiB=40 --html -
+expect 0 "<title>stepcast search: gpt3-175b on 1024 x a100-sxm4-80gb (modified: hbm_GiB)" -- search --set cluster.gpu.hbm_GiB=40 --top 1 --threads 1 --no-rerank --html -
+
+# far outside the class's runs: said under the figures, in JSON and CSV
+# (the line quoted the figures whatever the scale)
+expect 0 "outside the validated range: seq 1048576 tokens (its runs: 1024 to 2048)" -- predict --set model.seq=1048576
+expect 0 '"outside_range": ["seq 1048576 tokens (its runs: 1024 to 2048)"]' -- predict --set model.seq=1048576 --format json
+expect 0 ',seq 1048576 tokens (its runs: 1024 to 2048)' -- predict --set model.seq=1048576 --format csv
+expect 0 '"outside_range": []' -- predict --format json
+expect 0 "# outside the validated range: 4096 GPUs (its runs: 16 to 32)" -- collective --ranks 4096 --ppn 8
+if "$CLI" predict | grep -q "outside the validated range"; then
+  echo "FAIL: predict: the default scenario told outside the range"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
 
 # dp ranks gossip and async schemes by their step: it says what that leaves out

@@ -6,8 +6,8 @@
  * from `stepcast validate --format csv` over ../shared/validation/
  * training/, collectives/, dp_training/ and recsys/ (every .csv) and
  * checked by the ctest `accuracy_table_fresh` (a figure more than 0.5
- * points off, a row count, a set's rows or an IN-SAMPLE mark off fails
- * it). It is read-only const data;
+ * points off, a row count, a set's rows, an IN-SAMPLE mark or a class's
+ * range off fails it). It is read-only const data;
  * nothing here holds state.
  *
  * A class of LLM training runs is defined by the plan and the GPU only,

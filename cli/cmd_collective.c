@@ -113,6 +113,7 @@ static int parse(int argc, char **argv, opts *o) {
     if (!strcmp(k, "-h") || !strcmp(k, "--help")) return -1;
     if (!known(k)) return bad(k[0] == '-' ? "unknown option (see stepcast collective --help)"
                                           : "unexpected argument (every option takes --NAME VALUE)", k);
+    if (!v && !strcmp(k, "--format")) return cli_format("collective", NULL, 1), 2; /* one wording */
     if (!v) {
       fprintf(stderr, "stepcast collective: %s expects a value (see stepcast collective --help)\n", k);
       return 2;

@@ -101,7 +101,8 @@ static int parse(int argc, char **argv, args *a) {
       help(stdout);
       return -1;
     }
-    if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top") ||
+    if (!v && !strcmp(s, "--format")) return cli_format("recsys", NULL, 1), 2; /* one wording */
+    if (!v && (!strcmp(s, "--sharding") || !strcmp(s, "--top") ||
                !strcmp(s, "--trace") || !strcmp(s, "--set") || !strcmp(s, "--headroom") ||
                !strcmp(s, "--max-seconds") || !strcmp(s, "--max-evals"))) {
       fprintf(stderr, "stepcast recsys: %s expects a value (see stepcast recsys --help)\n", s);

@@ -30,6 +30,9 @@ for c in predict search dp validate collective presets "topo rail:nodes=2"; do
   expect 2 "stepcast ${c%% *}: --format expects table, json or csv, got 'yaml'" -- $c --format yaml
 done
 expect 2 "stepcast predict: --format expects table, json or csv" -- predict --format
+# (collective and recsys said "--format expects a value")
+expect 2 "stepcast collective: --format expects table, json or csv" -- collective --format
+expect 2 "stepcast recsys: --format expects table, json or csv" -- recsys predict $R --format
 expect 2 "stepcast trace: --format expects table, json or csv, got 'yaml'" -- trace $T0 --format yaml
 expect 2 "stepcast recsys: --format expects table, json or csv, got 'yaml'" -- recsys plan $R --format yaml
 expect 2 "stepcast topo: --format expects table, json or csv, got 'yaml'" -- topo --list --format yaml

@@ -22,6 +22,7 @@ static const flag flags[] = {
     {"--mb", "plan.micro_batch"}, {"--gb", "plan.global_batch"},
     {"--schedule", "plan.schedule"}, {"--recompute", "plan.recompute"},
     {"--dtype", "plan.dtype"}, {"--seq", "model.seq"},
+    {"--framework", "plan.framework"},
 };
 #define N_FLAGS (sizeof flags / sizeof flags[0])
 

@@ -482,6 +482,24 @@ typedef enum sc_fsdp_impl {
                           layer into its weights, one layer ahead */
 } sc_fsdp_impl;
 
+/* The training framework a plan runs in (plan.framework; docs/input.md
+ * "plan.framework"). SC_FW_AUTO (the default) names none: the keys say
+ * what runs, and the decisions that depend on who owns the parameters and
+ * their gradients read them as proxies (plan.framework_eager, plan.amp,
+ * plan.dtype, plan.fused_kernels, plan.loss). A named framework supplies
+ * the defaults of the keys it implies, refuses the values it cannot have,
+ * and decides those questions itself (src/plan/plan_fw.c). */
+typedef enum sc_framework {
+  SC_FW_AUTO = 0,      /* none named: today's reading of the keys */
+  SC_FW_MEGATRON,      /* Megatron-LM / Megatron-Core (Transformer Engine) */
+  SC_FW_NEMO,          /* NeMo (Megatron-Core underneath) */
+  SC_FW_PYTORCH_DDP,   /* a torch.nn model under DistributedDataParallel */
+  SC_FW_TORCHTITAN,    /* torchtitan: FSDP2 (fully_shard), torch.nn */
+  SC_FW_DEEPSPEED,     /* DeepSpeed's engine around a torch.nn model */
+  SC_FW_MAXTEXT,       /* MaxText on JAX/XLA */
+  SC_FW_HF_TRAINER     /* Hugging Face Trainer (accelerate underneath) */
+} sc_framework;
+
 /* plan.fsdp_prefetch left to the implementation: FSDP1 prefetches nothing
  * in backward (PyTorch 1.13's FullyShardedDataParallel defaults
  * backward_prefetch to None), FSDP2 the previous group (1). */
@@ -685,6 +703,19 @@ typedef struct sc_plan {
   int moe_grouped_gemm;      /* 1 = each expert linear is one grouped GEMM over
                                 the rank's experts (Megatron --moe-grouped-gemm);
                                 0 = one GEMM per expert (SequentialMLP) */
+  int moe_router_fp32;       /* 1 = the router's GEMM in fp32 (Megatron
+                                --moe-router-dtype fp32; key
+                                moe_router_dtype "fp32"); 0 = "auto", the
+                                activations' type */
+  int moe_shared_expert_overlap; /* 1 = the shared experts run beside the
+                                dispatch (fc1 and activation) and the
+                                combine (fc2) on their own stream (Megatron
+                                --moe-shared-expert-overlap; alltoall or
+                                flex, not with overlap_ep) */
+  int moe_permute_fusion;    /* 1 = the tokens' permute/unpermute (and the
+                                alltoall dispatcher's chunk sort) run
+                                Transformer Engine's fused kernels (Megatron
+                                --moe-permute-fusion); 0 = PyTorch ops */
   double moe_imbalance;      /* tokens of the busiest expert-parallel rank over
                                 the mean (>= 1; 1 = balanced) */
   sc_moe_dispatcher moe_dispatcher; /* token dispatcher (src/lower/moe_dispatch.c) */
@@ -707,6 +738,12 @@ typedef struct sc_plan {
                                 reducer keeps its buckets, a second copy
                                 of the gradients, beside the .grad
                                 tensors (plan_ddp_buckets) */
+  int framework;             /* sc_framework: the framework that runs the
+                                plan (SC_FW_AUTO: read from the keys) */
+  int dp_replicas;           /* replicas the gradients are reduced over when
+                                this plan is one of them and dp says 1
+                                (`stepcast dp`'s one-GPU plan); 0 = plan.dp.
+                                No JSON key: set by the library */
 } sc_plan;
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);

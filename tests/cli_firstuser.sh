@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 # a list of valid names too long for one message says how many it left
 # out and where to read them all
-expect 2 '(31 more); docs/input.md lists them all' -- predict --set plan.zzz=1
+expect 2 'more); docs/input.md lists them all' -- predict --set plan.zzz=1
 expect 2 'more); `stepcast presets` lists them all' -- predict -m no-such-model
 
 # stepcast dp: a scheme name that is none of them, PS shards beyond the

@@ -2,7 +2,7 @@
  * lowered.h -- a scenario lowered to its execution graph, for the tests
  * that look at the lowering's output (test_lower.c, test_pipeline_layout.c,
  * test_fsdp_moe.c, test_moe_dispatch.c, test_moe_etp.c, test_tp_async.c,
- * test_amp.c).
+ * test_amp.c, test_moe_permute.c, test_moe_shared_overlap.c, test_mla.c).
  * Header-only: each test executable includes it once.
  */
 #ifndef SC_TESTS_LOWERED_H
@@ -102,6 +102,51 @@ static inline sc_result lowered_predict(const sc_scenario *s, int event) {
   int rc = event ? sc_predict_event(s, &eo, &r, NULL, &err) : sc_predict(s, &r, &err);
   cr_assert_eq(rc, SC_OK, "%s", err.msg);
   return r;
+}
+
+/* A small Mixtral-shaped MoE model for the dispatcher tests
+ * (test_moe_etp.c, test_moe_permute.c, test_moe_shared_overlap.c): 8
+ * experts of ffn 2048, top-2, hidden 1024, 1024 tokens a sequence, 4
+ * layers, on one node of 8 GPUs: tp (sequence parallel when > 1), ep,
+ * dp the rest, micro-batch 1 of 16 sequences, dispatcher d. */
+static inline sc_scenario lowered_small_moe(int tp, int ep, sc_moe_dispatcher d) {
+  sc_scenario s;
+  sc_scenario_default(&s);
+  s.model = *sc_model_preset("mixtral-8x7b");
+  s.model.tf.layers = 4;
+  s.model.tf.hidden = 1024;
+  s.model.tf.heads = 8;
+  s.model.tf.kv_heads = 8;
+  s.model.tf.head_dim = 128;
+  s.model.tf.ffn = 2048;
+  s.model.tf.seq = 1024;
+  s.cluster.gpus = 8;
+  s.plan.tp = tp;
+  s.plan.pp = 1;
+  s.plan.dp = 0;
+  s.plan.ep = ep;
+  s.plan.sp = tp > 1;
+  s.plan.vpp = 1;
+  s.plan.schedule = SC_SCHED_1F1B;
+  s.plan.global_batch = 16;
+  s.plan.micro_batch = 1;
+  s.plan.moe_dispatcher = d;
+  return s;
+}
+
+/* The names of l's first layer segment's tasks from `from` on, as "name
+ * name ..." into buf (cap bytes). */
+static inline void lowered_names_from(const lowered *l, const char *from, char *buf, size_t cap) {
+  const xg_segment *sg = lowered_layer_seg(l);
+  size_t len = 0;
+  int on = 0;
+  buf[0] = 0;
+  for (int i = 0; i < sg->n_tasks && len + 40 < cap; i++) {
+    char nm[64];
+    lower_task_name(&l->x.tasks[sg->first_task + i], nm, sizeof nm);
+    on |= !strcmp(nm, from);
+    if (on) len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "", nm);
+  }
 }
 
 static inline void lowered_done(lowered *l) {

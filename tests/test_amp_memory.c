@@ -129,9 +129,10 @@ Test(amp_memory, copies_per_micro_batch_in_flight) {
 }
 
 /* The data-parallel path (stepcast dp) predicts one GPU's memory with
- * the same model, its gradients kept between steps, and exchanges the
- * fp32 gradients of AMP's fp32 parameters: 4 bytes each where fp16 alone
- * exchanges 2. */
+ * the same model, as predict holds one replica of 8 (fp16: Megatron's
+ * gradients kept between steps; AMP: PyTorch DDP's buckets beside the
+ * .grad tensors), and exchanges the fp32 gradients of AMP's fp32
+ * parameters: 4 bytes each where fp16 alone exchanges 2. */
 Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   const char *dp[] = {"cluster.gpus=8", "plan.global_batch=64", "dp.scheme=\"allreduce_nccl\""};
   sc_scenario s;
@@ -143,15 +144,20 @@ Test(amp_memory, dp_path_memory_and_fp32_gradients) {
   bert(&s, 1, dp, 3);
   cr_assert_eq(sc_dp_predict(&s, &on, &err), SC_OK, "%s", err.msg);
   NEAR(on.grad_bytes, 2 * off.grad_bytes, "AMP exchanges fp32 gradients");
-  /* one GPU, the per-GPU batch of 8, its gradients kept: one replica
-   * of several keeps them (DDP's buckets), which the one-GPU plan's
-   * plan.zero_grad "auto" would not */
+  /* predict's replica of 8, the per-GPU batch of 8 each: fp16's
+   * gradients kept (the one-GPU plan with zero_grad "zero"), AMP's DDP
+   * buckets beside its freed .grad tensors */
   const char *kept[] = {"plan.zero_grad=\"zero\""};
-  bert(&s, 1, kept, 1);
+  bert(&s, 0, kept, 1);
+  cr_assert_eq(sc_predict(&s, &one, &err), SC_OK, "%s", err.msg);
+  NEAR(off.mem.total, one.mem.total, "dp, fp16: the one-GPU memory, gradients kept");
+  const char *ddp[] = {"cluster.gpus=8", "plan.global_batch=64"};
+  bert(&s, 1, ddp, 2);
   cr_assert_eq(sc_predict(&s, &one, &err), SC_OK, "%s", err.msg);
   NEAR(on.mem.weights, 4 * one.params, "dp: fp32 weights");
   NEAR(on.mem.optimizer, 8 * one.params, "dp: m, v");
-  NEAR(on.mem.total, one.mem.total, "dp: the one-GPU memory");
+  NEAR(on.mem.gradients, one.mem.gradients, "dp: DDP's buckets and .grad tensors");
+  NEAR(on.mem.total, one.mem.total, "dp: predict's replica of 8");
 }
 
 /* The memory of BERT-base under AMP on one V100 at micro-batch mb and
@@ -333,9 +339,13 @@ static sweep sweep_by_hand(const sc_scenario *s) {
     off -= n, a -= n * sg->act_bytes; /* offloading: recompute none */
     double g = r->count * 4 * sg->params, before = d;
     d += a - g;
-    double back = full ? sg->act_bytes : n > 0 ? sg->act_bytes : 0;
-    if (back > 0 && fmax(before, d) + back > w.in)
-      w.in = fmax(before, d) + back, w.in_g = before > d ? w.G : w.G + g;
+    /* a layer rebuilt (beyond the input it kept) or brought back from the
+     * host at its backward's start: its gradients not made, beside the
+     * run not begun or with that layer of it left */
+    double back = full ? fmax(0, sg->act_bytes - sg->input_bytes) : n > 0 ? sg->act_bytes : 0;
+    double last = before + (a - g) / r->count;
+    if (back > 0 && fmax(last, d) + back > w.in)
+      w.in = fmax(last, d) + back, w.in_g = last > d ? w.G + g / r->count : w.G + g;
     if (full && sg->act_bytes > w.remat) w.remat = sg->act_bytes;
     w.G += g;
     w.tied += r->count * sg->tied_params * 4;
@@ -395,20 +405,22 @@ Test(amp_memory, freed_gradients_backward_sweep_by_hand) {
             kept.mem.total);
 }
 
-/* A layer that full recomputation rematerialises in the backward sits
- * beside what the boundaries on either side of its run hold, even where
- * every boundary holds less than the gradients still to come:
- * a 4-layer GPT (h 1024, seq 1024, one sequence) with a 2,048-word
+/* A layer that full recomputation rematerialises in the backward sits,
+ * before any of its gradients is made, beside what its run holds with it
+ * not yet begun or with that layer left, even where every boundary holds
+ * less than the gradients still to come:
+ * a 4-layer GPT (h 1024, seq 4096, one sequence) with a 2,048-word
  * vocabulary in bf16, fp32 main gradients, every layer recomputed. Past
  * the embedding the sweep is below 0 at every boundary (its table's and
  * each layer's gradients outweigh the inputs kept), yet the first
- * layer's backward rematerialises 30-odd MB beside the embedding's
- * activations and every gradient but the embedding's: the peak is the
- * gradients, the tied table's second one and that, above the backward's
- * start. */
+ * layer's backward rematerialises 30-odd MB (beyond the input it kept)
+ * beside the embedding's activations and every gradient but the
+ * embedding's and its own: the peak is the gradients, the tied table's
+ * second one and that, above the backward's start. */
 Test(amp_memory, freed_gradients_remat_below_every_boundary) {
   sc_scenario s = gpt4_h100(0, 0);
   s.model.tf.vocab = 2048;
+  s.model.tf.seq = 4096;
   s.plan.recompute = SC_RECOMP_FULL;
   s.plan.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
   sc_result kept, freed;
@@ -459,15 +471,17 @@ Test(amp_memory, freed_gradients_rise_and_remat_apart) {
 
 /* Offloaded layers (plan.offload_layers) come back from the host for
  * their backward, one layer at a time, beside the gradients made by then,
- * as a rebuilt layer does: the 4-layer GPT with the 2,048-word vocabulary
- * of the test above, nothing recomputed, its first 2 layers offloaded.
- * Every boundary is below 0 (the layers' gradients outweigh their
- * activations), yet the first layer's activations, back on the GPU,
- * lift the end above the backward's start. */
+ * as a rebuilt layer does (before its own gradients are made): the
+ * 4-layer GPT with the 2,048-word vocabulary of the test above at 2,048
+ * tokens, nothing recomputed, its first 3 layers offloaded. Every
+ * boundary is below 0 (the layers' gradients outweigh the activations
+ * kept), yet the first layer's activations, back on the GPU, lift the end
+ * above the backward's start. */
 Test(amp_memory, freed_gradients_offloaded_layer_comes_back) {
   sc_scenario s = gpt4_h100(0, 0);
   s.model.tf.vocab = 2048;
-  s.plan.offload_layers = 2;
+  s.model.tf.seq = 2048;
+  s.plan.offload_layers = 3;
   s.plan.zero_grad = SC_ZERO_GRAD_SET_TO_NONE;
   sc_result kept, freed;
   sc_error err = {0};

@@ -203,11 +203,13 @@ Test(attn_auto, predict_takes_validates_kernel) {
     sc_scenario v;
     sc_error err = {0};
     cr_assert_eq(sc_validate_row_scenario(path, ROWS[i].id, &v, &err), SC_OK, "%s", err.msg);
-    sc_scenario p = v; /* the same run, as a predict scenario naming no kernel */
+    sc_scenario p = v; /* the same run, as a predict scenario naming no kernel
+                          and no framework (validate names Megatron-LM's) */
     sc_plan def;
     sc_plan_default(&def);
     p.plan.attention = def.attention;
     p.plan.flash_attention = def.flash_attention;
+    p.plan.framework = def.framework;
     cr_assert_eq(sc_scenario_resolve(&v, &err), SC_OK, "%s: %s", ROWS[i].id, err.msg);
     cr_assert_eq(sc_scenario_resolve(&p, &err), SC_OK, "%s: %s", ROWS[i].id, err.msg);
     int arch = v.cluster.gpu.arch;

@@ -35,7 +35,7 @@ static void setup(fixture *x, int nodes, double mem_frac) {
                      .intra = SC_DP_INTRA_CUBEMESH, .intra_bw = 6 * 25e9, .intra_lat = 1e-6,
                      .net_line = 12.5e9, .net_bw = 12e9, .net_lat = 5e-6,
                      .gpu_mem_bw = v100->hbm_bw * v100->hbm_eff};
-  x->m = (dp_model){.mem_frac = mem_frac};
+  x->m = (dp_model){.mem_frac = mem_frac, .kern_frac = 1};
   x->c = (dp_ctx){.s = &x->s, .spec = &x->spec, .m = &x->m, .f = &x->f};
   dp_fabric_group(&x->f, x->f.gpus, 8, &x->g);
 }
@@ -79,6 +79,10 @@ Test(dp_contend, only_the_memory_bound_backward_feels_the_hbm_share) {
   /* the HBM share below the SMs' (over the network): the SMs alone */
   grp_share low = {.sm = 0.15, .hbm = 0.1};
   cr_expect(near(grp_slow(low, 0.4), 0.15));
+  /* a backward whose GPU runs 60 % of its window (launch-bound layers):
+   * the idle GPU between launches absorbs the rest */
+  x.m.kern_frac = 0.6;
+  cr_expect(near(dp_gpu_share(&x.c, &x.g, b), 0.6 * (0.15 + 0.4 * (sh.hbm - 0.15))));
 }
 
 Test(dp_contend, over_one_nic_per_server_the_hbm_share_is_small) {

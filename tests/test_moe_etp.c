@@ -14,48 +14,14 @@
 
 #include "lowered.h"
 
-/* A small Mixtral-shaped model: 8 experts of ffn 2048, top-2, hidden
- * 1024, 1024 tokens a sequence, on one node of 8 GPUs: tp 2, dp 4, ep 4
- * (etp = tp), micro-batch 1. */
-static sc_scenario small(sc_moe_dispatcher d) {
-  sc_scenario s;
-  sc_scenario_default(&s);
-  s.model = *sc_model_preset("mixtral-8x7b");
-  s.model.tf.layers = 4;
-  s.model.tf.hidden = 1024;
-  s.model.tf.heads = 8;
-  s.model.tf.kv_heads = 8;
-  s.model.tf.head_dim = 128;
-  s.model.tf.ffn = 2048;
-  s.model.tf.seq = 1024;
-  s.cluster.gpus = 8;
-  s.plan.tp = 2;
-  s.plan.pp = 1;
-  s.plan.dp = 0;
-  s.plan.ep = 4;
-  s.plan.sp = 1;
-  s.plan.vpp = 1;
-  s.plan.schedule = SC_SCHED_1F1B;
-  s.plan.global_batch = 16;
-  s.plan.micro_batch = 1;
-  s.plan.moe_dispatcher = d;
-  return s;
-}
+/* lowered_small_moe at tp 2, dp 4, ep 4 (etp = tp), sequence parallel. */
+static sc_scenario small(sc_moe_dispatcher d) { return lowered_small_moe(2, 4, d); }
 
 static const double S = 1024, H = 1024, K = 2, E = 2; /* tokens, hidden, top-k, bytes */
 
 /* The layer's tasks from norm2 on, as "name name ...". */
 static void moe_names(const lowered *l, char *buf, size_t cap) {
-  const xg_segment *sg = lowered_layer_seg(l);
-  size_t len = 0;
-  int on = 0;
-  buf[0] = 0;
-  for (int i = 0; i < sg->n_tasks && len + 40 < cap; i++) {
-    char nm[64];
-    lower_task_name(&l->x.tasks[sg->first_task + i], nm, sizeof nm);
-    on |= !strcmp(nm, "norm2");
-    if (on) len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? " " : "", nm);
-  }
+  lowered_names_from(l, "norm2", buf, cap);
 }
 
 Test(moe_etp, alltoall_routes_the_shard_then_gathers_over_etp) {
@@ -67,8 +33,8 @@ Test(moe_etp, alltoall_routes_the_shard_then_gathers_over_etp) {
   /* no tensor-parallel gather before the router, no reduce-scatter after
    * the combine: the dispatcher's legs instead */
   cr_assert_str_eq(got,
-                   "norm2 router route ep_dispatch etp_gather fc1 swiglu fc2 etp_scatter "
-                   "ep_combine unroute bias_dropout_add2");
+                   "norm2 router route ep_dispatch etp_gather ep_sort fc1 swiglu fc2 ep_unsort "
+                   "etp_scatter ep_combine unroute bias_dropout_add2");
   /* a rank holds S / tp = 512 tokens; it sends their 2 copies of 1024
    * 16-bit values: 512 x 2 x 1024 x 2 = 2 MiB; the expert-tensor group
    * gathers what its 2 ranks received: 4 MiB (the nccl-tests size, the
@@ -254,7 +220,8 @@ Test(moe_etp, a_graphs_feature_split_expert_output_comes_back_split_by_sequence)
     lower_task_name(&l.x.tasks[sg->first_task + i], nm, sizeof nm);
     len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", len ? " " : "", nm);
   }
-  cr_assert_str_eq(got, "router route ep_dispatch etp_gather e1 ag_e1 ep_combine unroute res");
+  cr_assert_str_eq(got, "router route ep_dispatch etp_gather ep_sort e1 ag_e1 ep_unsort ep_combine "
+                        "unroute res");
   cr_assert_float_eq(lowered_task(&l, "ag_e1")->bytes, 4194304, 1e-3, "%g",
                      lowered_task(&l, "ag_e1")->bytes);
   cr_assert_float_eq(lowered_task(&l, "ep_combine")->bytes, 2097152, 1e-3, "%g",

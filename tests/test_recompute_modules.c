@@ -162,7 +162,7 @@ Test(recmod, the_backward_reruns_the_modules_forward) {
   static const char *const shared[] = {"shared_fc1", "shared_swiglu", "shared_fc2"};
   static const char *const moe[] = {"router", "route", "fc1", "swiglu", "fc2", "unroute",
                                     "shared_fc1", "shared_swiglu", "shared_fc2", "shared_add"};
-  static const char *const up[] = {"q_norm", "q_up", "kv_norm", "kv_up", "qkv_concat", "rope"};
+  static const char *const up[] = {"q_norm", "q_up", "kv_norm", "kv_up", "mla_rope"};
   static const char *const norms[] = {"norm1", "norm2"};
   struct {
     const char *mods;
@@ -172,7 +172,7 @@ Test(recmod, the_backward_reruns_the_modules_forward) {
   } cases[] = {{"[\"moe_act\"]", act, 1, 1},
                {"[\"shared_experts\"]", shared, 3, 1},
                {"[\"moe\"]", moe, 10, 1},
-               {"[\"mla_up_proj\"]", up, 6, 1},
+               {"[\"mla_up_proj\"]", up, 5, 1},
                {"[\"layernorm\"]", norms, 2, 1}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     sc_scenario s = with(cases[i].mods, 1, dense0);

@@ -22,6 +22,7 @@ DEFAULT = None  # the built-in scenario: gpt3-175b, tp 8, pp 16, 1024 x A100
 MPT = os.path.join(EX, "mpt-7b-fsdp-8-a100.json")  # zero 3 (FSDP), pp 1, 8 GPUs
 MIXTRAL = os.path.join(EX, "mixtral-8x7b-h100.json")  # MoE, ep 8, tp 2, pp 4
 LLAMA = os.path.join(EX, "llama3-70b-512-h100.json")  # H100: fp8
+DSV3 = os.path.join(EX, "deepseek-v3-modelzoo-h100.json")  # MoE with a shared expert, flex
 DS = {"plan.fsdp_impl": "deepspeed"}
 
 # key: (scenario, the overrides that set it and what it needs beside it)
@@ -34,6 +35,9 @@ CASES = {
     "etp": (MIXTRAL, {"plan.etp": 1}),
     "moe_capacity": (MIXTRAL, {"plan.moe_capacity": 1.25}),
     "moe_grouped_gemm": (MIXTRAL, {"plan.moe_grouped_gemm": False, "plan.ep": 2}),
+    "moe_permute_fusion": (MIXTRAL, {"plan.moe_permute_fusion": False}),
+    "moe_router_dtype": (MIXTRAL, {"plan.moe_router_dtype": "fp32"}),
+    "moe_shared_expert_overlap": (DSV3, {"plan.moe_shared_expert_overlap": True}),
     "moe_imbalance": (MIXTRAL, {"plan.moe_imbalance": 1.3}),
     "vpp": (DEFAULT, {"plan.vpp": 3, "plan.schedule": "interleaved"}),
     "sp": (DEFAULT, {"plan.sp": False}),
@@ -99,6 +103,8 @@ CASES = {
     "fused_loss": (MPT, {"plan.fused_loss": True}),
     "loss": (MPT, {"plan.loss": "eager"}),
     # one GPU, AMP, one micro-batch: "auto" frees the gradients, "zero" keeps them
+    # Trainer: FSDP1 through accelerate, torch.nn layers, autocast
+    "framework": (MPT, {"plan.framework": "hf_trainer"}),
     "zero_grad": ({"model": "bert_base", "cluster": {"gpu": "v100-sxm2-16gb", "gpus": 1},
                    "plan": {"tp": 1, "pp": 1, "global_batch": 64, "dtype": "fp16", "amp": True}},
                   {"plan.zero_grad": "zero"}),

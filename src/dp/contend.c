@@ -58,5 +58,10 @@ grp_share dp_nccl_share(const dp_ctx *c, const coll_group *g, double bytes) {
 }
 
 double dp_gpu_share(const dp_ctx *c, const coll_group *g, double bytes) {
-  return grp_slow(dp_nccl_share(c, g, bytes), c->m->mem_frac);
+  /* the kernels slow; a launch-bound layer's idle GPU between launches
+   * takes it up (as the engine's grp_slow over the kernels' share of a
+   * window, engine/analytic.c bkern): charged over the whole window, a
+   * faster GPU slowed a host-bound backward as much and moved its
+   * gradients, and the fusion of the messages after them */
+  return grp_slow(dp_nccl_share(c, g, bytes), c->m->mem_frac) * c->m->kern_frac;
 }

@@ -91,6 +91,10 @@ typedef struct dp_layer {
   int tensors;         /* gradient tensors (weight, bias, ...) >= 1 */
   double fwd_s;        /* forward seconds from its operator to the next
                           layer's (its weights are needed at the start) */
+  /* the two clocks' parts of those windows (dpm_layer): the GPU's work
+   * and the host's issue of it, for a run that moves the windows (a
+   * forward waiting for pulled variables, ps.c) */
+  double gpu_fwd_s, host_fwd_s, gpu_bwd_s, host_bwd_s;
 } dp_layer;
 
 /* What a scheme needs of the model, per worker and optimizer step. */
@@ -100,6 +104,13 @@ typedef struct dp_model {
   double fwd_s;        /* forward seconds of a step */
   double head_s;       /* forward seconds before the first layer's weights
                           are needed */
+  double head_gpu_s, head_host_s; /* its GPU work and host issue */
+  double kern_frac;    /* the backward's GPU time over its window bwd_s
+                          (1: GPU-bound; less where the host leaves the
+                          GPU idle between launches) */
+  double lead_s;       /* the GPU clock's lead over the host's at the end
+                          of the forward, which the backward's windows
+                          start from (dp_model_backward) */
   double bwd_s;        /* sum of layers[].bwd_s */
   double mem_frac;     /* the backward's GPU time in memory-bound kernels,
                           as a fraction of its GPU time (dpm bwd_mem_s /
@@ -122,6 +133,10 @@ typedef struct dp_model {
 int dp_model_from_dpm(const dpm_model *d, double grad_elem, double param_elem, dp_model *m,
                       sc_error *err);
 void dp_model_free(dp_model *m);
+/* Lay m's backward windows (layers[].bwd_s, bwd_s) on the two clocks
+ * from a backward that starts with the GPU clock lead_s s ahead of the
+ * host's (what the forward before it left). */
+void dp_model_backward(dp_model *m, double lead_s);
 /* Bytes per gradient element of m (weights are 4 bytes). */
 double dp_grad_elem(const dp_model *m);
 
@@ -322,7 +337,9 @@ typedef struct dp_cost {
 grp_share dp_nccl_share(const dp_ctx *c, const coll_group *g, double bytes);
 /* The fraction by which the backward pass slows while that all-reduce
  * runs beside it: grp_slow of those shares with the model's memory-bound
- * fraction of the backward (dp_model.mem_frac). */
+ * fraction of the backward (dp_model.mem_frac), over the kernels' share
+ * of its window (dp_model.kern_frac: the GPU's idle time between the
+ * launches of a host-bound layer absorbs the rest). */
 double dp_gpu_share(const dp_ctx *c, const coll_group *g, double bytes);
 
 /* Family entry points: SC_OK, or SC_EINPUT when the scheme does not

@@ -10,9 +10,12 @@
  *     _DEFAULT_BUCKET_CAP_MB, dist._DEFAULT_FIRST_BUCKET_BYTES); a bucket
  *     leaves when its last gradient is ready;
  *   - Horovod: a background thread wakes every cycle (HOROVOD_CYCLE_TIME,
- *     1 ms) after the previous collective and fuses the tensors ready by
- *     then, up to the fusion threshold (HOROVOD_FUSION_THRESHOLD, 128
- *     MiB), into one message (horovod/common/operations.cc);
+ *     1 ms; at once after a cycle that ran longer) and fuses the tensors
+ *     ready by then, up to the fusion threshold (HOROVOD_FUSION_THRESHOLD,
+ *     128 MiB), into one message (horovod/common/operations.cc
+ *     RunLoopOnce); its ticks' phase against the backward is nobody's
+ *     choice: a gradient ready while the thread idles waits half a cycle
+ *     on average;
  *   - TensorFlow (PS, replicated): one transfer per gradient tensor, as
  *     soon as it is ready.
  * Messages run one after another on the exchange's channel: message k
@@ -240,7 +243,13 @@ static double dp_run_cycles(ovl_run *r, const dp_fusion *fu, dp_msg_cost cost,
       continue;
     }
     double rl = ovl_ready(r, ready + l->bwd_s, overlap);
-    double start = ceil(fmax(rl, end) / fu->cycle_s - 1e-9) * fu->cycle_s;
+    /* the loop's next cycle: at once when the last one ran longer than a
+     * cycle (RunLoopOnce sleeps only what is left of it), else, its
+     * ticks free-running at a phase the backward does not set, half a
+     * cycle after the gradient on average (ticks counted from the
+     * backward's start made the wait a sawtooth of its ready time: a
+     * faster GPU could wait a whole cycle longer) */
+    double start = fmax(rl + 0.5 * fu->cycle_s, end);
     double bytes = 0;
     int tensors = 0;
     while (i < m->n) {

@@ -76,12 +76,12 @@ static int dp_single(const sc_scenario *s, sc_scenario *one, long *per_gpu, sc_e
   p->etp = 0, p->vpp = 0, p->zero = 0, p->fsdp_shard = 0, p->sp = 0;
   p->distributed_optimizer = 0;
   p->schedule = SC_SCHED_1F1B;
-  /* one replica of several, whatever the scheme's framework: its
-   * gradients kept once between steps (a PyTorch DDP replica's buckets,
-   * plan_ddp_buckets, stand in for them; its freed .grad tensors beside
-   * them are not counted: docs/model.md section 5), where the one-GPU
-   * plan's dp 1 would have plan.zero_grad "auto" free them */
-  if (gpus > 1 && p->zero_grad == SC_ZERO_GRAD_AUTO) p->zero_grad = SC_ZERO_GRAD_ZERO;
+  /* one replica of several: its gradients as predict holds them at dp =
+   * gpus (plan_ddp_buckets, plan_grads_freed read dp_replicas): a PyTorch
+   * DDP replica's buckets kept beside its .grad tensors, which the step
+   * frees; any other replica's gradients kept once (docs/model.md
+   * section 5) */
+  if (gpus > 1) p->dp_replicas = gpus;
   /* what only a pipeline, expert or tensor split reads goes with it (as
    * the search's neutral plan): the stage layout, the per-layer
    * strategies, the flex dispatcher and the overlaps between ranks */

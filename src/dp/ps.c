@@ -178,27 +178,35 @@ static int ps_push_lanes(const dp_model *m, const ps_ctx *p, int k, dp_overlap *
   return SC_OK;
 }
 
-/* Exposed pull: the forward pass (layers in forward order, each its
- * forward window from dpm_layers) waits for each layer's variables,
- * pulled one after another from the start of the step. */
-static double ps_pull_exposed(const dp_model *m, const ps_ctx *push, double *total) {
+/* The first forward of the step reading the pulled variables: each
+ * layer's kernels wait for its variables, pulled one after another from
+ * the step's start, on the two clocks of the forward (dp/model.c): the
+ * GPU's, which waits, and the host's, which issues on meanwhile and so
+ * builds a lead that the layers after a wait run on (a window of the
+ * unwaited forward, a launch-bound layer's, would be charged again
+ * after the wait: a faster GPU, whose forward leaves less lead, then
+ * lengthened the step). Returns the forward's end (s from the step's
+ * start), *total the pulls' seconds, *lead the GPU clock's lead over the
+ * host's at its end; copy_back: no pull (read within the push). */
+static double ps_pulled_forward(const dp_model *m, const ps_ctx *push, double *total,
+                                double *lead) {
   ps_ctx pull = *push;
-  const ps_ctx *p = &pull;
   pull.pull = 1;
-  double pulled = 0, t = m->head_s;
+  double pulled = 0, host = m->head_host_s, gpu = fmax(m->head_gpu_s, host);
   *total = 0;
-  if (push->copy_back) return 0; /* pulled within the push's message */
   for (int i = m->n - 1; i >= 0; i--) {
     const dp_layer *l = &m->layers[i];
-    double fwd = l->fwd_s;
-    if (l->grad_bytes > 0) {
-      double c = ps_msg(p, l->grad_bytes, l->tensors);
+    if (l->grad_bytes > 0 && !push->copy_back) {
+      double c = ps_msg(&pull, l->grad_bytes, l->tensors);
       pulled += c;
       *total += c;
+      gpu = fmax(gpu, pulled);
     }
-    t = fmax(t, pulled) + fwd;
+    host += l->host_fwd_s;
+    gpu = fmax(gpu + l->gpu_fwd_s, host);
   }
-  return fmax(0, t - m->fwd_s);
+  *lead = gpu - host;
+  return gpu;
 }
 
 static int ps_setup(const dp_ctx *c, ps_ctx *p, sc_error *err) {
@@ -248,33 +256,56 @@ double dp_ps_worker_compute(const dp_ctx *c) {
   return t;
 }
 
+/* The pushes of one step beside backward m (its windows laid): fills o
+ * and busy, *stations (see ps_push_lanes). */
+static int ps_push(const dp_ctx *c, const dp_model *m, ps_ctx *p, dp_overlap *o, double *busy,
+                   int *stations, sc_error *err) {
+  int k = c->spec->ps_count > 0 ? c->spec->ps_count : p->servers;
+  *stations = p->lanes;
+  if ((c->f->nodes > 1 || p->dedicated) && c->f->topo_rate <= 0)
+    return ps_push_lanes(m, p, k, o, busy, err);
+  dp_fusion fu;
+  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(m), &fu);
+  dp_overlap_run(m, &fu, ps_msg, p, 1, 0, o);
+  busy[0] = o->comm_s, *stations = 1; /* one queue serves every push */
+  return SC_OK;
+}
+
 int dp_ps_cost(const dp_ctx *c, dp_cost *out, sc_error *err) {
   ps_ctx p;
   int rc = ps_setup(c, &p, err);
   if (rc) return rc;
-  dp_fusion fu;
-  dp_fusion_for(c->spec, c->scheme, c->f->gpus, dp_grad_elem(c->m), &fu);
+  const dp_model *m = c->m;
+  double pull_total, lead;
+  double fwd_end = ps_pulled_forward(m, &p, &pull_total, &lead);
+  /* one micro-batch: its backward starts from the lead the waits on the
+   * pulls left (the host issued on meanwhile); with several, the
+   * training loop levels the clocks at each micro-batch (engine/
+   * analytic.c stage_cost) and the last backward keeps its own */
+  dp_model mb = *m;
+  if (m->micro_steps <= 1 && lead != m->lead_s) {
+    mb.layers = mem_alloc(sizeof *mb.layers * (size_t)m->n);
+    if (!mb.layers) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
+    memcpy(mb.layers, m->layers, sizeof *mb.layers * (size_t)m->n);
+    dp_model_backward(&mb, lead);
+  }
   dp_overlap push = {.rec = c->rec};
-  int k = c->spec->ps_count > 0 ? c->spec->ps_count : p.servers;
   /* per PS lane: its work in one round of every worker, then the
    * asynchronous queue's scratch */
   double *busy = mem_calloc(2 * (size_t)p.lanes, sizeof *busy);
-  if (!busy) return sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
-  int stations = p.lanes;
-  if ((c->f->nodes > 1 || p.dedicated) && c->f->topo_rate <= 0) {
-    if ((rc = ps_push_lanes(c->m, &p, k, &push, busy, err))) {
-      mem_free(busy);
-      return rc;
-    }
-  } else {
-    dp_overlap_run(c->m, &fu, ps_msg, &p, 1, 0, &push);
-    busy[0] = push.comm_s, stations = 1; /* one queue serves every push */
+  int stations = 1;
+  if (!busy) rc = sc_error_set(err, SC_ENOMEM, "parameter servers: out of memory");
+  else rc = ps_push(c, &mb, &p, &push, busy, &stations, err);
+  if (mb.layers != m->layers) mem_free(mb.layers);
+  if (rc) {
+    mem_free(busy);
+    return rc;
   }
-  double pull_total;
-  double pull = ps_pull_exposed(c->m, &p, &pull_total);
   out->comm_s = push.comm_s + pull_total;
   out->messages = 2 * push.messages;
-  double step = c->compute_s + push.exposed_s + pull;
+  /* the one-GPU step with its first forward waiting on the pulls and its
+   * last backward (from the lead they left) on the pushes */
+  double step = c->compute_s + (fwd_end - m->fwd_s) + (mb.bwd_s - m->bwd_s) + push.exposed_s;
   const char *where = p.dedicated ? "dedicated CPU servers"
                       : p.on_gpu  ? "GPU 0"
                       : c->f->nodes == 1 ? "host CPU" : "workers' CPUs";

@@ -335,6 +335,25 @@ double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem
   return n > 0 && m > 1 ? other / n * paired : 0;
 }
 
+double eng_shared_window(const eng *e, const xg_segment *sg, int side, int bwd,
+                         double *mem_frac) {
+  double w = 0, mem = 0;
+  int n = 0;
+  for (int i = 0; i < sg->n_tasks; i++) {
+    const xg_task *t = &e->x->tasks[sg->first_task + i];
+    if (t->shared != side) continue;
+    if (t->kind == XG_COMM) {
+      n += t->overlap == XG_OVL_SHARED;
+      continue;
+    }
+    double c = eng_task_compute(e, t, bwd);
+    w += c;
+    mem += t->kind == XG_MEM ? c : 0;
+  }
+  *mem_frac = w > 0 ? mem / w : 0;
+  return n > 0 ? w / n : 0;
+}
+
 /* GPU time of task i of segment sg in pass k, collectives included
  * (their exposed part); prev_compute is the GPU time of the last kernel
  * issued before it in this pass, prev_mem 1 when that kernel is
@@ -358,6 +377,9 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
     c = overlapped(c, hide, grp_slow(share, nx && nx->kind == XG_MEM));
   } else if (t->overlap == XG_OVL_OTHER) {
     double mf, w = eng_other_window(e, sg, bwd, &mf);
+    c = overlapped(c, w, grp_slow(share, mf));
+  } else if (t->overlap == XG_OVL_SHARED) {
+    double mf, w = eng_shared_window(e, sg, t->shared, bwd, &mf);
     c = overlapped(c, w, grp_slow(share, mf));
   } else if (t->overlap == XG_OVL_WGRAD) {
     c = eng_wgrad_exposed(e, sg, t, c, share);

@@ -380,6 +380,14 @@ double eng_red_exposed(const sc_plan *p, double red, double b, double share);
  * paired); *mem_frac its memory-bound part. analytic.c. */
 double eng_other_window(const eng *e, const xg_segment *sg, int bwd, double *mem_frac);
 
+/* Under plan.moe_shared_expert_overlap: the GPU seconds of the shared
+ * experts' kernels of side `side` (xg_task.shared: 1 beside the dispatch,
+ * 2 beside the combine) in the forward (bwd 0) or backward pass of
+ * segment sg, shared among that side's legs (XG_OVL_SHARED) that hide
+ * under them; *mem_frac: the part of it in memory-bound kernels. */
+double eng_shared_window(const eng *e, const xg_segment *sg, int side, int bwd,
+                         double *mem_frac);
+
 /* The exposed data-parallel time of stage s after the flush (its
  * reduction's exposed part, ZeRO's gathers, FSDP's units), the slowest
  * stage `worst` giving the window, s (analytic.c; eng_step_of takes the

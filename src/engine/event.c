@@ -120,6 +120,8 @@ static int add_task(ev_ctx *c, const xg_segment *sg, int i, char k, ev_tmpl *tp)
     }
     if (bwd && t->overlap == XG_OVL_WGRAD) wgrad_windows(c, sg, t, q);
     if (t->overlap == XG_OVL_OTHER) q->window = eng_other_window(e, sg, bwd, &q->window_mem);
+    if (t->overlap == XG_OVL_SHARED)
+      q->window = eng_shared_window(e, sg, t->shared, bwd, &q->window_mem);
   } else {
     q->gpu = eng_task_compute(e, t, bwd);
   }
@@ -363,11 +365,13 @@ double ev_pass(ev_ctx *c, const ev_tmpl *tp, int cls, int mb, double t0, double 
       g = ready + exposed;
       continue;
     }
-    if (q->overlap == XG_OVL_OTHER) {
+    if (q->overlap == XG_OVL_OTHER || q->overlap == XG_OVL_SHARED) {
       /* combined 1F1B (plan.overlap_ep): beside the other micro-batch's
        * pass, which this one does not run; charged as the closed form
        * charges it (eng_other_window: its share of that pass's compute,
-       * averaged over the paired passes) */
+       * averaged over the paired passes). The shared experts' overlap
+       * likewise, beside their kernels of its side (eng_shared_window),
+       * which the compute stream runs as well */
       double lim = q->window * c->scale * slow;
       double extra = ev_overlap(cg, lim, grp_slow(q->share, q->window_mem));
       double exposed = cg - (cg < lim ? cg : lim) + extra;

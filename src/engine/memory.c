@@ -141,23 +141,38 @@ void eng_memory_pass(eng *e) { e->mem_pass++; }
  * the runs summed so far (forward order), m->rise its largest value at a
  * boundary between two runs (0 when none is above 0: the backward's end).
  * Within a run of like layers the sum moves linearly, so its ends are the
- * boundaries to look at; while a fully recomputed run's backward runs,
- * one of its layers is rematerialised (remat bytes, else 0) beside the
- * larger of its ends (an offloaded run's layer brought back from the
- * host likewise): m->rise_remat, the most of that over such runs (a
- * layer is rebuilt only inside its own run: a boundary elsewhere holds
- * none), which may exceed m->rise where every boundary's value is below
- * 0. kept: the run's activations held on the GPU; g: its gradients;
- * first: no run before it. */
-static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g, double remat) {
+ * boundaries to look at. A layer's backward frees its saved activations
+ * node by node as it makes its gradients (autograd releases a node's
+ * saved tensors once the node has run; AccumulateGrad allocates .grad
+ * there): its two ends bound it, kept or rebuilt alike. A fully
+ * recomputed layer first rebuilds what its forward dropped (remat bytes
+ * beyond the input it kept: Megatron's CheckpointFunction.backward runs
+ * the forward again, then the backward), all of it held with none of its
+ * gradients made yet, so at its backward's start: beside the run's state
+ * with the run not begun (the end where its gradients are unmade) or with
+ * one layer of it left, whichever is larger. An offloaded layer brought
+ * back from the host likewise (remat: its activations). m->rise_remat:
+ * the most of that over such runs (a layer is rebuilt only inside its own
+ * run: a boundary elsewhere holds none), which may exceed m->rise where
+ * every boundary's value is below 0. (It was counted beside the larger of
+ * the run's ends, which is the one with the run's gradients made when
+ * they outweigh its kept activations: a rebuilt layer was held beside its
+ * own finished gradients, a kept one never; full recomputation came out
+ * above selective, tests/test_metamorphic.c.) kept: the run's activations
+ * held on the GPU; g: its gradients; count: its layers; first: no run
+ * before it. */
+static void sweep_run(eng_memsum *m, double *d, int first, double kept, double g, double remat,
+                      int count) {
   /* the gradients the backward has not made yet at the run's two ends:
    * the runs' before it (m->gradients holds this run's already) */
   double g_start = m->gradients - g, g_end = m->gradients;
   if (!first && *d > m->rise) m->rise = *d, m->rise_g = g_start;
   double before = *d;
   *d += kept - g;
-  double in = (before > *d ? before : *d) + remat;
-  if (remat > 0 && in > m->rise_remat) m->rise_remat = in, m->rise_remat_g = before > *d ? g_start : g_end;
+  if (remat <= 0) return;
+  double n = count > 0 ? count : 1, last = before + (kept - g) / n; /* one layer left */
+  double in = (last > *d ? last : *d) + remat;
+  if (in > m->rise_remat) m->rise_remat = in, m->rise_remat_g = last > *d ? g_start + g / n : g_end;
 }
 
 /* What the runs of stage s add up to. It reads the stage's runs and,
@@ -227,7 +242,8 @@ static void sums_of(const eng *e, int s, eng_memsum *m) {
      * offloaded one's activations come back for its backward as one
      * layer's (no recomputation with offloading) */
     double remat = sg->recompute == SC_RECOMP_FULL ? sg->act_bytes : 0;
-    sweep_run(m, &d, first, kept, g, remat > 0 ? remat : reload);
+    double rebuilt = remat > sg->input_bytes ? remat - sg->input_bytes : 0;
+    sweep_run(m, &d, first, kept, g, remat > 0 ? rebuilt : reload, r->count);
     first = 0;
     if (remat > m->remat) m->remat = remat;
     if (sg->bwd_extra_bytes > m->bwd_extra) m->bwd_extra = sg->bwd_extra_bytes;

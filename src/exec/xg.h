@@ -57,10 +57,14 @@ typedef enum xg_overlap {
   XG_OVL_PREV,     /* hidden under the GEMM before it when plan.overlap_tp */
   XG_OVL_OTHER,    /* hidden under another micro-batch's pass of the same
                       segment (plan.overlap_ep: combined 1F1B) */
-  XG_OVL_WGRAD     /* blocks in forward; in backward, the reduction of a
+  XG_OVL_WGRAD,    /* blocks in forward; in backward, the reduction of a
                       column-parallel linear's input gradient, hidden
                       under the weight gradient of GEMM xg_task.wgrad
                       (plan.tp_async_bwd) */
+  XG_OVL_SHARED    /* an MoE dispatch (xg_task.shared 1) or combine (2)
+                      leg hidden under the shared experts' kernels of the
+                      same side in the same pass
+                      (plan.moe_shared_expert_overlap) */
 } xg_overlap;
 
 /* The parallel groups of a strategy; a task names one by index into
@@ -121,6 +125,11 @@ typedef struct xg_task {
                                 combine: `bytes` per GPU, flex_inter of them
                                 over the network, the rest over NVLink
                                 (src/lower/moe_dispatch.c) */
+  int shared;                /* plan.moe_shared_expert_overlap: a shared
+                                expert's kernel beside the dispatch (1: its
+                                fc1 and activation) or the combine (2: its
+                                fc2); COMM with XG_OVL_SHARED: the side of
+                                its leg; 0 = none */
   double flex_inter;         /* COMM with flex: 0..1 */
   int dep[2];                /* tasks of the segment this one waits for
                                 (data), XG_NO_DEP if none; stream order

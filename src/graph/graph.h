@@ -161,6 +161,10 @@ typedef struct wg_op {
                                 kernel_w and its width padding (kernel_w 0 =
                                 square, pad_w unused) */
   long rows;                 /* SLICE: positions kept */
+  int separate_qkv;          /* ATTENTION: q, k and v arrive as separate
+                                tensors in the kernel's layout and the output
+                                leaves in it (MLA: Megatron's MLA RoPE kernels
+                                write them), so no layout copy around it */
   int no_dropout;            /* ATTENTION, BIAS_DROPOUT_ADD: 1 = dropout rate
                                 0, which frameworks skip: no mask kept, no
                                 dropout kernel (0 = the op drops out) */

@@ -127,6 +127,7 @@ static const char *const scn_act_names[] = {"gelu", "swiglu", "relu"};
 static const char *const scn_norm_names[] = {"layernorm", "rmsnorm"};
 static const char *const scn_pos_names[] = {"learned", "rope", "alibi"};
 static const char *const scn_fp8_recipe_names[] = {"delayed", "current", "block", "mxfp8"};
+static const char *const scn_router_dtype_names[] = {"auto", "fp32"};
 
 #define TFLOPS 1e12
 #define PEAK(d) \
@@ -359,6 +360,7 @@ static const scn_field scn_plan_fields[] = {
     F_ENUM(sc_plan, "loss", loss_impl, plan_loss_names),
     F_ENUM(sc_plan, "zero_grad", zero_grad, plan_zero_grad_names),
     F_BOOL(sc_plan, "ddp_bucket_view", ddp_bucket_view),
+    F_ENUM(sc_plan, "framework", framework, plan_framework_names),
     F_ENUM(sc_plan, "fp8_recipe", fp8_recipe, scn_fp8_recipe_names),
     F_INT(sc_plan, "bf16_first_layers", bf16_first_layers, 0, PLAN_MAX_LAYERS,
           "layers at the start whose GEMMs stay in 16 bits in an fp8/fp4 plan"),
@@ -389,6 +391,9 @@ static const scn_field scn_plan_fields[] = {
     F_NUM(sc_plan, "ds_reduce_bucket", ds_reduce_bucket, 1, 0, 1e15, 1, "elements >= 1"),
     F_NUM(sc_plan, "ds_persistence", ds_persistence, 0, 0, 1e15, 1, "elements >= 0"),
     F_BOOL(sc_plan, "moe_grouped_gemm", moe_grouped_gemm),
+    F_BOOL(sc_plan, "moe_permute_fusion", moe_permute_fusion),
+    F_BOOL(sc_plan, "moe_shared_expert_overlap", moe_shared_expert_overlap),
+    F_ENUM(sc_plan, "moe_router_dtype", moe_router_fp32, scn_router_dtype_names),
     F_NUM(sc_plan, "moe_imbalance", moe_imbalance, 1, 0, 1024, 1,
           "tokens of the busiest expert-parallel rank over the mean, >= 1"),
     /* MoE token dispatch (src/plan/plan_moe.c) */

@@ -301,7 +301,7 @@ int lcache_lower(lcache *c, const wg_graph *g, const sc_scenario *s, lower_scrat
 /* The comparison names every field: a new field must be added below
  * (xg_segment.memo_id, a tag of the memo of segments, is not compared:
  * the same graph lowered with or without that memo). */
-_Static_assert(sizeof(xg_task) == 184 && sizeof(xg_segment) == 160 && sizeof(xg_stage) == 32 &&
+_Static_assert(sizeof(xg_task) == 192 && sizeof(xg_segment) == 160 && sizeof(xg_stage) == 32 &&
                    sizeof(xg_run) == 8 && sizeof(xg_group) == 12,
                "lcache_xg_equal compares the execution graph field by field: update it");
 
@@ -313,7 +313,7 @@ static int task_equal(const xg_task *a, const xg_task *b) {
          SAME(m) && SAME(n) && SAME(k) && SAME(batch) && SAME(flops) && SAME(sq) && SAME(d) &&
          SAME(causal) && SAME(bytes) && SAME(bwd_scale) && SAME(comm_scale) &&
          SAME(host_fwd) && SAME(host_bwd) && SAME(recompute_sel) && SAME(coll) &&
-         SAME(group) && SAME(overlap) && SAME(wgrad) && SAME(flex) && SAME(flex_inter) &&
+         SAME(group) && SAME(overlap) && SAME(wgrad) && SAME(flex) && SAME(shared) && SAME(flex_inter) &&
          SAME(dep);
 }
 

@@ -134,11 +134,23 @@ static double rows_gpu(const lctx *c, int t, lay l) {
 
 /* ------------------------------------------------------------ tasks */
 
+/* Under plan.moe_shared_expert_overlap, the side of the dispatcher op's
+ * kernels run beside (xg_task.shared): Megatron's shared_experts.py, on
+ * its own stream, runs fc1 and the activation beside the dispatch (1) and
+ * fc2 beside the combine (2); 0 for any other op. */
+static int shared_side(const lctx *c, int op) {
+  if (!c->s->plan.moe_shared_expert_overlap || op < 0) return 0;
+  const wg_op *o = &c->g->ops[op];
+  if (!(o->recmod & SC_RECMOD_SHARED_EXPERTS)) return 0;
+  return o->kind == WG_LINEAR && o->tp == WG_TP_ROW ? 2 : 1;
+}
+
 /* Append task t; it re-runs as often as the op being lowered does under
  * selective recomputation, plus what t itself says (core attention). */
 static int emit(lctx *c, const xg_task *t) {
   xg_task u = *t;
   u.recompute_sel += c->cur_depth;
+  if (u.kind != XG_COMM) u.shared = shared_side(c, u.op);
   if (xg_add_task(c->x, &u) < 0) return -1;
   return c->x->n_tasks - 1 - c->seg_first;
 }
@@ -302,6 +314,21 @@ static const wg_op *block_route(const lctx *c, int b) {
   return NULL;
 }
 
+/* Leg k of a dispatch (expert 1) or combine of block b hides under the
+ * shared experts' kernels of its side (plan.moe_shared_expert_overlap),
+ * where the block has shared experts and nothing else hides it. */
+static void shared_leg(lctx *c, int k, int b, int expert) {
+  xg_task *ct = &c->x->tasks[c->seg_first + k];
+  if (!c->s->plan.moe_shared_expert_overlap || ct->overlap != XG_OVL_NONE) return;
+  const wg_block *bl = &c->g->blocks[b];
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    if (c->g->ops[i].recmod & SC_RECMOD_SHARED_EXPERTS) {
+      ct->overlap = XG_OVL_SHARED;
+      ct->shared = expert ? 1 : 2;
+      return;
+    }
+}
+
 /* The dispatcher's collective mc on group grp for tensor t, named for the
  * direction; the task index or -1. */
 static int moe_comm(lctx *c, int t, const moed_comm *mc, int grp, int expert) {
@@ -311,6 +338,7 @@ static int moe_comm(lctx *c, int t, const moed_comm *mc, int grp, int expert) {
   xg_task *ct = &c->x->tasks[c->seg_first + k];
   ct->flex = mc->flex;
   ct->flex_inter = mc->inter_frac;
+  shared_leg(c, k, c->g->tensors[t].block, expert);
   c->ts[t].task = k;
   return 0;
 }
@@ -329,6 +357,29 @@ static int etp_leg(lctx *c, int t, int expert) {
   double bytes = bytes_gpu(c, t, LAY_REPL) * moe_cf(c);
   int k = comm(c, expert ? COLL_ALL_GATHER : COLL_REDUCE_SCATTER, g, bytes, "",
                expert ? "etp_gather" : "etp_scatter", c->ts[t].task);
+  if (k < 0) return -1;
+  shared_leg(c, k, c->g->tensors[t].block, expert);
+  c->ts[t].task = k;
+  return 0;
+}
+
+/* Megatron-Core's MoEAlltoAllTokenDispatcher with more than one local
+ * expert: the all-to-all delivers the tokens grouped by source rank, then
+ * by expert, and the grouped GEMM wants them by local expert, so
+ * dispatch_postprocess sorts the chunks ("Permutation 2: Sort tokens by
+ * local expert", sort_chunks_by_idxs, after the expert-tensor all-gather)
+ * and combine_preprocess restores their order before the combine
+ * ("Unpermutation 2"); with padding to capacity the same copy is a
+ * transpose (token_dispatcher.py, Megatron-Core 0.12 and later: our
+ * reading, the file is not in ../shared). One pass over the rank's
+ * received rows, `bytes` of them: read and write, forward and backward (a
+ * copy's gradient is the inverse copy), one kernel each way (TE's
+ * moe_sort_chunks_by_index under moe_permute_fusion). The allgather and
+ * flex dispatchers permute straight into local-expert order (the route
+ * op). Tensor t's task becomes the copy; 0, or -1 when out of memory. */
+static int ep_sort(lctx *c, int t, int route_op, int expert, double bytes) {
+  int k = mem_task(c, expert ? "ep_sort" : "ep_unsort", route_op, 2 * bytes, 1, 1, 1.0,
+                   c->ts[t].task);
   if (k < 0) return -1;
   c->ts[t].task = k;
   return 0;
@@ -361,6 +412,10 @@ static int experts(lctx *c, int t, int expert) {
   int scatter = split && !expert && s->lay == LAY_PART;
   if (split && !expert && !scatter && convert(c, t, LAY_SEQ, s->origin)) return -1;
   lay tok = split ? LAY_SEQ : s->lay;
+  /* the combine's unsort reads the rank's rows as the experts left them */
+  double unsorted = bytes_gpu(c, t, s->lay) * moe_cf(c);
+  int sorts = r && p->moe_dispatcher == SC_MOE_ALLTOALL && n_exp / c->st.ep > 1;
+  int route_op = r ? (int)(r - c->g->ops) : -1;
   /* the nodes the expert group spans, as the engines lay it out */
   int per = moed_per_node(&c->s->cluster, c->st.ep, c->st.etp);
   /* groups without a group topk: Megatron routes unlimited (plan_moe.c) */
@@ -387,10 +442,13 @@ static int experts(lctx *c, int t, int expert) {
     in.etp = c->st.etp;
   }
   moed_comm mc = moed_shape(&in);
+  if (sorts && !expert && ep_sort(c, t, route_op, 0, unsorted)) return -1;
   if (scatter && in.disp == SC_MOE_ALLTOALL && etp_leg(c, t, 0)) return -1;
   if (moe_comm(c, t, &mc, grp, expert)) return -1;
   if (split && in.disp == SC_MOE_ALLTOALL && expert && etp_leg(c, t, 1)) return -1;
   if (split) s->lay = expert ? LAY_REPL : LAY_SEQ;
+  if (sorts && expert && ep_sort(c, t, route_op, 1, bytes_gpu(c, t, s->lay) * moe_cf(c)))
+    return -1;
   return 0;
 }
 
@@ -517,9 +575,20 @@ static double loss_bwd_extra(const lctx *c) {
   return l == SC_LOSS_EAGER ? 8 : c->e;
 }
 
+/* What a tensor kept for backward weighs on the busiest expert-parallel
+ * rank, as a multiple of its mean size: the experts' inputs and outputs
+ * (between dispatch and combine) hold the rows the rank received, cf x the
+ * mean (moe_cf: the buffers padded to capacity, or the dropless router's
+ * busiest rank), as their GEMMs and the all-to-all already count them;
+ * any other tensor 1. */
+static double expert_rows(const lctx *c, int t) {
+  return c->ts[t].expert ? moe_cf(c) : 1.0;
+}
+
 /* Bytes op keeps for backward: its saved inputs (as they were before the
  * op gathered them: sequence parallelism re-gathers in backward), output
- * and extras (split as the op's elements were). `before` holds the
+ * and extras (split as the op's elements were; the experts' tensors at
+ * the busiest rank's rows, expert_rows). `before` holds the
  * inputs' layouts before conversion. act_sel: what it
  * keeps under the plan's selective recompute modules (recmod.h): nothing
  * inside an enabled module, which keeps its inputs (16-bit) instead;
@@ -536,7 +605,7 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
     /* an expert keeps what the dispatcher delivered (its gather is not
      * the linear's own, so backward does not re-gather) */
     if (o->expert) x = y;
-    double v = x < y ? x : y;
+    double v = (x < y ? x : y) * expert_rows(c, o->in[i]);
     unsigned *kept = &c->ts[o->in[i]].kept;
     if (inside && rm_keeps_input(c->g, opi, i, c->en)) keep += once(kept, TS_KEPT_SEL, 1, v);
     if (!(o->saved & WG_SAVE_IN(i))) continue;
@@ -546,7 +615,7 @@ static void saved(lctx *c, int opi, const wg_op *o, const lay *before, lay out) 
       keep += once(kept, TS_KEPT_SEL, bits16, v * in_scale);
   }
   if (o->saved & WG_SAVE_OUT) {
-    double v = bytes_gpu(c, o->out, out);
+    double v = bytes_gpu(c, o->out, out) * expert_rows(c, o->out);
     unsigned *kept = &c->ts[o->out].kept;
     b += once(kept, TS_KEPT_ALL, 1, v);
     if (!inside && !rm_discarded(c->g, o->out, c->en)) keep += once(kept, TS_KEPT_SEL, 1, v);
@@ -583,6 +652,17 @@ static void params(lctx *c, const wg_op *o) {
 
 /* ------------------------------------------------------ operators */
 
+/* 1 when o is a router: an unsplit linear whose output a route op of its
+ * block reads as its scores. */
+static int is_router(const lctx *c, const wg_op *o) {
+  if (o->kind != WG_LINEAR || o->tp != WG_TP_NONE) return 0;
+  const wg_block *bl = &c->g->blocks[o->block];
+  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
+    if (c->g->ops[i].kind == WG_ROUTE && c->g->ops[i].n_in > 1 && c->g->ops[i].in[1] == o->out)
+      return 1;
+  return 0;
+}
+
 /* With tp > 1 the router runs on the tokens the rank holds (its sequence
  * shard under sequence parallelism) and the dispatcher moves them
  * (experts()); no tensor-parallel gather before it (Megatron-Core's
@@ -595,12 +675,7 @@ static int token_local(const lctx *c, const wg_op *o) {
   if (c->st.tp <= 1) return 0;
   if (o->kind == WG_LINEAR && o->expert) return c->st.etp == 1;
   if (o->kind == WG_ROUTE) return 1;
-  if (o->kind != WG_LINEAR || o->tp != WG_TP_NONE) return 0;
-  const wg_block *bl = &c->g->blocks[o->block];
-  for (int i = bl->first_op; i < bl->first_op + bl->n_ops; i++)
-    if (c->g->ops[i].kind == WG_ROUTE && c->g->ops[i].n_in > 1 && c->g->ops[i].in[1] == o->out)
-      return 1;
-  return 0;
+  return is_router(c, o);
 }
 
 /* The layout a token-local op runs its input in: as it is when split by
@@ -787,9 +862,19 @@ static int lower_linear(lctx *c, const wg_op *o, int opi) {
    * runs its own GEMMs: batch separate launches (analytic.c costs them
    * one by one) */
   int calls = o->expert && !c->s->plan.moe_grouped_gemm ? (int)batch : 1;
+  int fp32_router = c->s->plan.moe_router_fp32 && c->e < 4 && is_router(c, o);
+  if (fp32_router) {
+    /* Megatron's RouterGatingLinearFunction (--moe-router-dtype fp32)
+     * casts the input to fp32 (read e, write 4 bytes an element; its
+     * gradient cast back the same bytes) and multiplies in fp32: the
+     * CUDA-core rate, PyTorch leaving TF32 off for matmuls */
+    dep = mem_task_p(c, "cast_", o->name, opi, x_elems * (c->e + 4), 1, 1, 1.0, dep);
+    if (dep < 0) return -1;
+  }
   int t = gemm_task(c, o->name, opi, m, n, k, batch, o->host_fwd * calls, o->host_bwd * calls,
                     dep);
   if (t < 0) return -1;
+  if (fp32_router) c->x->tasks[c->seg_first + t].dtype = SC_FP32;
   /* Transformer Engine's linear layers run the plan's type (fp8: forward,
    * data and weight gradients); the rest of the model stays in 16 bits */
   if (low_precision(c, o)) c->x->tasks[c->seg_first + t].dtype = c->lp;
@@ -996,9 +1081,11 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   int dep = c->ts[x].task;
   /* the kernels are Megatron's core attention ("core_attn" module) */
   int core = (rm_bits(c->g, opi, c->en) & SC_RECMOD_CORE_ATTN) != 0;
-  int t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
-                   c->flash ? 3 : 6, 1.0, dep);
-  if (t < 0) return -1;
+  int t = dep;
+  if (!o->separate_qkv &&
+      (t = mem_task(c, "qkv_layout", opi, 2 * elems_gpu(c, x, LAY_FEAT) * e, c->flash ? 5 : 13,
+                    c->flash ? 3 : 6, 1.0, dep)) < 0)
+    return -1;
   if (cp > 1) {
     /* K and V chunks travel around the context-parallel ring, hidden
      * under the attention that follows */
@@ -1042,8 +1129,9 @@ static int lower_attention(lctx *c, const wg_op *o, int opi) {
   }
   tstate *y = &c->ts[o->out];
   y->lay = c->run_lay = c->st.tp > 1 ? LAY_FEAT : LAY_REPL;
-  t = mem_task(c, "ctx_layout", opi, 2 * elems_gpu(c, o->out, y->lay) * e, 3, 2, 1.0, t);
-  if (t < 0) return -1;
+  if (!o->separate_qkv &&
+      (t = mem_task(c, "ctx_layout", opi, 2 * elems_gpu(c, o->out, y->lay) * e, 3, 2, 1.0, t)) < 0)
+    return -1;
   y->task = t;
   y->origin = opi;
   return 0;
@@ -1124,6 +1212,25 @@ static void aten_pool(const lctx *c, const wg_op *o, double *fwd, double *bwd) {
   cost_pool_aten(g, &p, fwd, bwd); /* leaves 0 where g has no SM rate */
 }
 
+/* 1 when o is a routing op (permute or unpermute) run by Transformer
+ * Engine's fused kernels (plan.moe_permute_fusion, Megatron
+ * --moe-permute-fusion: fused_permute_with_probs / fused_unpermute,
+ * transformer_config.py). Of the n = T k h elements of a rank's T tokens'
+ * k copies: the permute reads each token once and writes its k copies,
+ * (1 + 1/k) n e bytes; the unpermute reads the k copies and writes their
+ * sum, the same (the router's probabilities are applied inside the
+ * experts' activation, Megatron's default moe_apply_probs_on_input False:
+ * "instead of applying after activation and glu", so the unpermute carries
+ * none); each one's backward is the other's kernel on the gradients, the
+ * same bytes. Unfused (Megatron's default), the graph's own 2 passes
+ * forward and 4 backward (docs/graph.md): index_select, the scatter-add of
+ * its gradient, the probabilities' multiply and their gradient, an
+ * estimate, not a measurement. */
+static int fused_permute(const lctx *c, const wg_op *o) {
+  return (o->kind == WG_ROUTE || o->kind == WG_UNROUTE) && o->topk >= 1 &&
+         c->s->plan.moe_permute_fusion;
+}
+
 /* Memory-bound operators: norms, element-wise, embedding, loss, routing,
  * pooling. */
 static int lower_mem(lctx *c, const wg_op *o, int opi) {
@@ -1159,6 +1266,7 @@ static int lower_mem(lctx *c, const wg_op *o, int opi) {
   int hf = o->host_fwd * kernels, hb = o->host_bwd * kernels;
   const bert_chain *chain = bert_unfused_chain(c, o);
   if (chain) bytes = chain_cost(c, chain, n, &bs, &hf, &hb);
+  if (fused_permute(c, o)) bytes = n * c->e * (1 + 1.0 / o->topk), bs = 1.0;
   if (fused_ce(c, o)) {
     /* two reads forward, a read and a write backward (fused_ce); calls
      * forward: the kernel, the ignored rows' mask and the mean, backward:

@@ -383,8 +383,9 @@ static int mlp(wg_graph *g, const sc_transformer *m, int is_moe, sc_error *err) 
 
 /* MLA from ln1 to the packed q, k, v: latent down-projections (every
  * tensor-parallel rank runs them whole), their norms, per-head up-
- * projections (column-parallel) and the concatenation. The norms, up-
- * projections, concatenation and RoPE are Megatron-Core's "mla_up_proj"
+ * projections (column-parallel) and the RoPE kernels that assemble q, k
+ * and v from them. The norms, up-projections and RoPE are Megatron-Core's
+ * "mla_up_proj"
  * recompute module (with Transformer Engine the q/kv norms are fused into
  * the up-projections, TELayerNormColumnParallelLinear). */
 static int mla_qkv(wg_graph *g, const sc_transformer *m, sc_error *err) {
@@ -407,15 +408,24 @@ static int mla_qkv(wg_graph *g, const sc_transformer *m, sc_error *err) {
       (rc = add(g, in_mod(linear("kv_up", a * (dqk + dv), WG_TP_COLUMN, 0), up), "kv_cn", NULL,
                 "kv", err)))
     return rc;
-  return add(g, in_mod(eltwise("qkv_concat", WG_FN_CONCAT), up), "q", "kv", "qkv", err);
+  /* Megatron's MLA RoPE (fused_apply_mla_rope_for_q / _for_kv under its
+   * default apply_rope_fusion; unfused, the rotary kernels on the rope
+   * slices and the concatenations into contiguous q, k, v, about the same
+   * bytes): read q and kv, write q, k, v, two kernels each way
+   * (multi_latent_attention.py, not in ../shared: our reading) */
+  wg_op rope = in_mod(eltwise("mla_rope", WG_FN_CONCAT), up);
+  rope.host_fwd = rope.host_bwd = 2;
+  return add(g, rope, "q", "kv", "qkv", err);
 }
 
 /* A block of `count` layers, MoE or dense. */
 static int layer(wg_graph *g, const sc_transformer *m, int is_moe, int count, sc_error *err) {
   long x[2] = {m->seq, m->hidden};
   long qkv = (long)(m->heads + 2 * m->kv_heads) * m->head_dim;
-  int rope = m->pos == SC_POS_ROPE || mla(m), rc;
+  /* MLA applies RoPE as it assembles q, k and v (mla_qkv) */
+  int rope = m->pos == SC_POS_ROPE && !mla(m), rc;
   wg_op attn = heads(op("attn", WG_ATTENTION), m);
+  attn.separate_qkv = mla(m);
   attn.causal = 1;
   attn.tp = WG_TP_HEADS;
   attn.no_dropout = m->attention_dropout == 0;
@@ -425,8 +435,7 @@ static int layer(wg_graph *g, const sc_transformer *m, int is_moe, int count, sc
   if ((rc = wg_block_begin(g, name, WG_ROLE_LAYER, count, "x", 2, x, WG_ELEM_ACT, err)) ||
       (rc = add(g, in_mod(norm(m, "norm1"), SC_RECMOD_LAYERNORM), "x", NULL, "ln1", err)) ||
       (rc = mla(m) ? mla_qkv(g, m, err) : add(g, linear("qkv", qkv, WG_TP_COLUMN, m->bias), "ln1", NULL, "qkv", err)) ||
-      (rope && (rc = add(g, in_mod(heads(eltwise("rope", WG_FN_ROPE), m), mla(m) ? SC_RECMOD_MLA_UP_PROJ : 0),
-                         "qkv", NULL, "qkv_rope", err))) ||
+      (rope && (rc = add(g, heads(eltwise("rope", WG_FN_ROPE), m), "qkv", NULL, "qkv_rope", err))) ||
       (rc = add(g, attn, rope ? "qkv_rope" : "qkv", NULL, "ctx", err)) ||
       (rc = add(g, linear("proj", m->hidden, WG_TP_ROW, m->bias), "ctx", NULL, "attn_out", err)) ||
       (rc = add(g, bda(m, "bias_dropout_add1"), "attn_out", "x", "x1", err)) ||

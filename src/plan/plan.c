@@ -927,6 +927,7 @@ sc_loss_impl plan_loss_of(const sc_plan *p) {
  * bias either way). plan.loss "eager" is what says the model is not
  * Megatron's. */
 int plan_torch_nn(const sc_plan *p) {
+  if (p->framework != SC_FW_AUTO) return plan_fw_torch_nn(p) && !p->fused_kernels;
   return p->framework_eager && !p->fused_kernels && plan_loss_of(p) == SC_LOSS_EAGER;
 }
 
@@ -934,9 +935,17 @@ int plan_torch_nn(const sc_plan *p) {
  * torch.optim: an eager plan whose parameters are fp32 and updated in
  * place by the optimizer -- under plan.amp (autocast) or in fp32/tf32; the
  * 16-bit plans are Megatron's and apex O2's, whose fp32 main gradients
- * are a persistent buffer of their own. */
+ * are a persistent buffer of their own. A named framework says itself
+ * whether PyTorch holds them (plan_fw_torch_grads: not Megatron's, NeMo's,
+ * DeepSpeed's or MaxText's, whatever the dtype). */
 static int torch_params(const sc_plan *p) {
-  return p->framework_eager && (p->amp || p->dtype == SC_FP32 || p->dtype == SC_TF32);
+  return plan_fw_torch_grads(p) && (p->amp || p->dtype == SC_FP32 || p->dtype == SC_TF32);
+}
+
+/* The replicas the gradients are reduced over: plan.dp, or the count
+ * `stepcast dp` gives its one-GPU plan (plan.dp_replicas). */
+static int plan_replicas(const sc_plan *p) {
+  return p->dp_replicas > p->dp ? p->dp_replicas : p->dp;
 }
 
 /* PyTorch DDP (torch_params, no ZeRO, dp > 1) with gradient_as_bucket_view
@@ -948,7 +957,7 @@ static int torch_params(const sc_plan *p) {
  * flag each .grad is a view of its bucket and only the buckets hold
  * gradients. */
 int plan_ddp_buckets(const sc_plan *p) {
-  return torch_params(p) && p->zero == 0 && p->dp > 1 && !p->ddp_bucket_view;
+  return torch_params(p) && p->zero == 0 && plan_replicas(p) > 1 && !p->ddp_bucket_view;
 }
 
 /* plan.zero_grad "auto": the gradients are the parameters' own .grad, which
@@ -967,7 +976,7 @@ int plan_ddp_buckets(const sc_plan *p) {
 int plan_grads_freed(const sc_plan *p) {
   if (p->zero_grad != SC_ZERO_GRAD_AUTO) return p->zero_grad == SC_ZERO_GRAD_SET_TO_NONE;
   if (p->zero >= 3) return p->fsdp_impl == SC_FSDP2;
-  return torch_params(p) && p->zero <= 1 && (p->dp == 1 || plan_ddp_buckets(p));
+  return torch_params(p) && p->zero <= 1 && (plan_replicas(p) == 1 || plan_ddp_buckets(p));
 }
 
 /* ------------------------------------------------------------ overrides */
@@ -1103,6 +1112,7 @@ int plan_resolve_scratch(sc_scenario *t, sc_error *err) {
 
 int plan_resolve_plan(sc_scenario *t, sc_error *err) {
   int rc;
+  if ((rc = plan_framework(&t->plan, err))) return rc;
   plan_fsdp_resolve(&t->plan);
   if ((rc = plan_basics(&t->plan, err)) || (rc = plan_dtype(t, err)) ||
       (rc = plan_tensor(t, err)) || (rc = plan_context(t, err)) ||

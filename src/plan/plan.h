@@ -113,6 +113,27 @@ void plan_fsdp_moe_default(sc_plan *p);
 void plan_fsdp_resolve(sc_plan *p);
 int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 
+/* plan_fw.c: plan.framework. plan_framework_names names each
+ * sc_framework, in enum order (the scenario key, the messages). */
+#define PLAN_FRAMEWORKS (SC_FW_HF_TRAINER + 1)
+extern const char *const plan_framework_names[PLAN_FRAMEWORKS];
+/* Checks plan.framework and the keys a named framework cannot have
+ * (SC_EINPUT naming the key, the framework and what is valid), then sets
+ * its defaults into the keys left at theirs (docs/input.md). "auto"
+ * changes nothing. Idempotent. */
+int plan_framework(sc_plan *p, sc_error *err);
+/* 1 when PyTorch's own parameters hold the gradients in .grad under
+ * torch.optim (DDP's reducer, if any, beside them): for a named framework
+ * its own answer, for "auto" plan.framework_eager (the proxy; plan.c adds
+ * the dtype's part). */
+int plan_fw_torch_grads(const sc_plan *p);
+/* 1 when a named framework's model is torch.nn's layers (0 for "auto":
+ * plan_torch_nn reads the keys then). */
+int plan_fw_torch_nn(const sc_plan *p);
+/* 1 when a named framework runs Transformer Engine's attention (0 for
+ * "auto": plan_attn_auto reads the keys then). */
+int plan_fw_te(const sc_plan *p);
+
 /* plan_optim.c: the precision-aware optimizer (Megatron's --use-precision-
  * aware-optimizer with Transformer Engine's FusedAdam). plan_precision_
  * aware: 1 when any of plan.main_params_dtype, exp_avg_dtype, exp_avg_sq_

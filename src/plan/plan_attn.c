@@ -6,6 +6,8 @@
 
 #include <assert.h>
 
+#include "plan/plan.h"
+
 /* Ampere (sm80) brought FlashAttention-2 and cuDNN's fused attention; TE
  * on Blackwell is sm100. Compute capability x 10. */
 #define ATTN_FUSED_ARCH 80
@@ -22,7 +24,11 @@ int plan_attn_te_hint(const sc_plan *p) {
 sc_attention plan_attn_auto(int arch, const sc_plan *p) {
   if (arch > 0 && arch < ATTN_FUSED_ARCH) return SC_ATTN_UNFUSED;
   if (arch <= 0) return SC_ATTN_FLASH2; /* unknown: not necessarily NVIDIA's */
-  if (plan_attn_runs_te(arch, p->dtype) || plan_attn_te_hint(p)) return SC_ATTN_CUDNN;
+  /* a named framework says whether it runs TE (PyTorch's SDPA otherwise,
+   * FlashAttention-2 on Ampere and Hopper, whatever the GEMMs' dtype) */
+  int te = p->framework != SC_FW_AUTO ? plan_fw_te(p) || arch >= ATTN_TE_ARCH
+                                      : plan_attn_runs_te(arch, p->dtype) || plan_attn_te_hint(p);
+  if (te) return SC_ATTN_CUDNN;
   return SC_ATTN_FLASH2;
 }
 

@@ -39,6 +39,9 @@ void plan_fsdp_moe_default(sc_plan *p) {
    * DeepSeek-V3, Mixtral, Qwen3), while transformer_config.py defaults it
    * to False: the default follows what MoE runs use */
   p->moe_grouped_gemm = 1;
+  /* likewise --moe-permute-fusion, set by every model zoo recipe above
+   * (transformer_config.py: False) */
+  p->moe_permute_fusion = 1;
   p->moe_imbalance = 1.0;    /* balanced: no measurement of a trained
                                 router's imbalance is in ../shared */
   plan_moe_default(p);       /* dispatcher, routing groups (plan_moe.c) */

@@ -166,6 +166,17 @@ int plan_moe_base(const sc_scenario *s, sc_error *err) {
                         "(Megatron: \"overlap_moe_expert_parallel_comm is supported with "
                         "alltoall/flex token dispatcher\"); valid: plan.overlap_ep false, or "
                         "another dispatcher");
+  if (p->moe_shared_expert_overlap && p->moe_dispatcher == SC_MOE_ALLGATHER)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_shared_expert_overlap: needs plan.moe_dispatcher \"alltoall\" "
+                        "or \"flex\" (Megatron: \"moe_shared_expert_overlap only works with "
+                        "alltoall or flex token dispatcher\"); valid: "
+                        "plan.moe_shared_expert_overlap false, or another dispatcher");
+  if (p->moe_shared_expert_overlap && p->overlap_ep)
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.moe_shared_expert_overlap: not with plan.overlap_ep (Megatron: "
+                        "\"disable moe_shared_expert_overlap when enabling "
+                        "overlap_moe_expert_parallel_comm\"); valid: one of the two");
   if (p->moe_dispatcher != SC_MOE_FLEX) return SC_OK; /* moe_flex_sms unread */
   int sms = s->cluster.gpu.sm_count;
   if (p->moe_flex_sms < 1 || (sms > 0 && p->moe_flex_sms > sms))

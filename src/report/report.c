@@ -221,6 +221,7 @@ static void moe_dispatch_line(FILE *out, const sc_plan *p) {
     fprintf(out, ", routing unlimited (%d router groups without moe_router_group_topk, as "
                  "Megatron runs it)",
             p->moe_router_groups);
+  if (p->moe_shared_expert_overlap) fprintf(out, ", shared experts beside it");
   fputc('\n', out);
 }
 
@@ -243,9 +244,9 @@ static void fsdp_moe_lines(FILE *out, const sc_scenario *s) {
   if (s->model.kind == SC_MODEL_TRANSFORMER && s->model.tf.experts > 1) {
     char cap[32] = "dropless";
     if (p->moe_capacity > 0) snprintf(cap, sizeof cap, "capacity %.2f", p->moe_capacity);
-    fprintf(out, "  moe       grouped GEMM %s, busiest rank %.2fx the mean tokens, %s\n",
-            p->moe_grouped_gemm ? "on" : "off", p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance,
-            cap);
+    fprintf(out, "  moe       grouped GEMM %s, permute %s, busiest rank %.2fx the mean tokens, %s\n",
+            p->moe_grouped_gemm ? "on" : "off", p->moe_permute_fusion ? "fused" : "unfused",
+            p->moe_capacity > 0 ? p->moe_capacity : p->moe_imbalance, cap);
     moe_dispatch_line(out, p);
   }
 }
@@ -308,10 +309,13 @@ static void pred_table(FILE *out, const sc_scenario *s, const sc_result *r,
           c->gpus, gpu, c->gpus_per_node, node, gpu_link_label(c->gpu.link),
           (c->nvlink_bw > 0 ? c->nvlink_bw : c->gpu.nvlink_bw) / 1e9, c->nic_bw * 8 / 1e9, from);
   pred_table_network(out, c);
-  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s\n",
+  /* a named framework at the end of the line ("auto" adds nothing) */
+  int fw = p->framework > SC_FW_AUTO && p->framework < PLAN_FRAMEWORKS;
+  fprintf(out, "  plan      tp %d  pp %d  dp %d  cp %d  ep %d  vpp %d  sp %s  zero %d  %s  recompute %s  %s%s  attention %s%s%s\n",
           p->tp, p->pp, p->dp, p->cp, p->ep, p->vpp, p->sp ? "on" : "off", p->zero,
           sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
-          amp_on(p) ? " amp" : "", attn_name(&s->cluster.gpu, p));
+          amp_on(p) ? " amp" : "", attn_name(&s->cluster.gpu, p), fw ? "  framework " : "",
+          fw ? plan_framework_names[p->framework] : "");
   fsdp_moe_lines(out, s);
   if (p->recompute_modules && plan_recmod_used(p)) {
     char mods[160];
@@ -456,6 +460,8 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
           p->zero, sched_name(p->schedule), recomp_name(p->recompute), sc_dtype_name(p->dtype),
           attn_name(&s->cluster.gpu, p), p->global_batch, r->micro_batch, r->micro_batches);
   if (amp_on(p)) fprintf(out, ", \"amp\": true"); /* cost/amp.h */
+  if (p->framework > SC_FW_AUTO && p->framework < PLAN_FRAMEWORKS) /* named: plan_fw.c */
+    fprintf(out, ", \"framework\": \"%s\"", plan_framework_names[p->framework]);
   /* the selective recompute modules, when the plan names them */
   if (p->recompute_modules) fprintf(out, ", \"recompute_modules\": [");
   for (int i = 0, n = 0; i < PLAN_RECMODS; i++)

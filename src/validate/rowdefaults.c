@@ -25,6 +25,12 @@ rowd_framework rowd_framework_of(const char *notes) {
   return ROWD_FW_UNKNOWN;
 }
 
+void rowd_plan_framework(rowd_framework fw, sc_plan *p) {
+  if (fw == ROWD_FW_MCORE) p->framework = SC_FW_NEMO;
+  else if (fw == ROWD_FW_MAXTEXT) p->framework = SC_FW_MAXTEXT;
+  else if (p->zero < 3) p->framework = SC_FW_MEGATRON;
+}
+
 /* -------------------------------------------------------- architecture */
 
 /* Lowercase letters, digits and dots of s into buf: "Llama-3.1-8B" ->

@@ -28,6 +28,18 @@ typedef enum rowd_framework {
 /* The framework the notes name. */
 rowd_framework rowd_framework_of(const char *notes);
 
+/* plan.framework of a training row whose notes name fw, once its other
+ * keys are set (validate.c): NeMo / Megatron-Core / Transformer Engine
+ * rows "nemo" (Megatron-Core underneath, and the framework whose Apex
+ * remainders rowmem_defaults may set), MaxText rows "maxtext", a row
+ * naming neither below ZeRO-3 "megatron" (Megatron-LM of its time, the
+ * reading of every such row); a ZeRO-3 row naming neither keeps "auto":
+ * its framework (PyTorch FSDP under Composer/llm-foundry, DeepSpeed, ...)
+ * is read key by key from its notes (rowd_fsdp), and no framework
+ * stepcast names is it as a whole. Every figure of the training sets is
+ * unchanged by it (docs/accuracy.md, "plan.framework and the rows"). */
+void rowd_plan_framework(rowd_framework fw, sc_plan *p);
+
 /* The architecture fields of m (activation, norm, positions, tied
  * embeddings, biases, dropout rates; never the shape): GPT-style with
  * Megatron's dropout 0.1 by default, those of

@@ -159,6 +159,7 @@ static int training_scenario(row_ctx *c, sc_scenario *s, char *why, size_t wn, c
     p->moe_router_groups = p->moe_router_group_topk = 0;
   p->fused_kernels = 1;
   p->distributed_optimizer = 0;
+  rowd_plan_framework(fw, p);
 
   sc_cluster *cl = &s->cluster;
   cl->gpu = *g;

@@ -65,8 +65,7 @@ static void end_progress(progress *p) {
 }
 
 static int bad(const char *what, const char *val) {
-  if (val && !*val) fprintf(stderr, "stepcast collective: %s\n", what);
-  else fprintf(stderr, "stepcast collective: %s '%s'\n", what, val ? val : "(missing)");
+  fprintf(stderr, "stepcast collective: %s '%s'\n", what, val ? val : "");
   return 2;
 }
 
@@ -114,13 +113,17 @@ static int parse(int argc, char **argv, opts *o) {
     if (!strcmp(k, "-h") || !strcmp(k, "--help")) return -1;
     if (!known(k)) return bad(k[0] == '-' ? "unknown option (see stepcast collective --help)"
                                           : "unexpected argument (every option takes --NAME VALUE)", k);
-    if (!v) return bad("missing value for", k);
+    if (!v && !strcmp(k, "--format")) return cli_format("collective", NULL, 1), 2; /* one wording */
+    if (!v) {
+      fprintf(stderr, "stepcast collective: %s expects a value (see stepcast collective --help)\n", k);
+      return 2;
+    }
     i++;
     char *end = NULL;
     if (!strcmp(k, "--op")) {
       if ((o->op = sc_coll_op_from_name(v)) < 0)
-        return bad("unknown op (valid: all_reduce all_gather reduce_scatter all_to_all "
-                   "broadcast reduce send_recv)", v);
+        return bad("--op expects all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, "
+                   "reduce or send_recv, got", v);
     } else if (!strcmp(k, "--ranks")) {
       if (count(v, 1 << 24, &o->ranks)) return bad("--ranks expects an integer 1..16777216, got", v);
     } else if (!strcmp(k, "--ppn")) {
@@ -136,11 +139,11 @@ static int parse(int argc, char **argv, opts *o) {
     }
     else if (!strcmp(k, "--fabric")) {
       if ((o->fabric = sc_fabric_from_name(v)) < 0)
-        return bad("unknown fabric (valid: infiniband roce efa tcpxo)", v);
+        return bad("--fabric expects infiniband, roce, efa or tcpxo, got", v);
     }
     else if (!strcmp(k, "--host-cpu")) {
       if ((o->cpu = sc_host_cpu_from_name(v)) < 0)
-        return bad("unknown CPU (valid: auto intel amd arm)", v);
+        return bad("--host-cpu expects auto, intel, amd or arm, got", v);
     }
     else if (!strcmp(k, "--nvlink")) o->nvlink = strtod(v, &end), nvlink_set = 1;
     else if (!strcmp(k, "--pcie")) {
@@ -204,8 +207,16 @@ static int parse(int argc, char **argv, opts *o) {
                     "node; valid: a divisor of %d\n", o->gpt, o->ppn, o->ppn);
     return 2;
   }
-  if (!(o->factor > 1)) return bad("--factor must be > 1", "");
-  if (o->min > o->max) return bad("--min is larger than --max", "");
+  if (!(o->factor > 1)) {
+    fprintf(stderr, "stepcast collective: --factor expects a number > 1 (e.g. 2), got %g\n",
+            o->factor);
+    return 2;
+  }
+  if (o->min > o->max) {
+    fprintf(stderr, "stepcast collective: --min (%.0f bytes) is larger than --max (%.0f bytes)\n",
+            o->min, o->max);
+    return 2;
+  }
   return 0; /* the library checks the bandwidths and sizes (sc_coll_sweep_run) */
 }
 

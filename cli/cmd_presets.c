@@ -13,7 +13,9 @@ int cmd_presets(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
       printf("usage: stepcast presets [--format table|json|csv]\n\n"
-             "List the GPU, model and cluster presets known by name.\n");
+             "List the GPU, model and cluster presets known by name.\n"
+             "  --format F   table (default), json or csv\n\n"
+             "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error.\n");
       return 0;
     }
     if (strcmp(argv[i], "--format")) return cli_unknown_option("presets", argv[i]);

@@ -16,13 +16,13 @@
 
 int cmd_recsys(int argc, char **argv);
 
-static void help(void) {
-  printf("usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json]\n"
+static void help(FILE *out) {
+  fprintf(out, "usage: stepcast recsys predict JOB.json [--sharding KIND] [--format table|json|csv]\n"
          "                                       [--trace FILE] [--set KEY=VALUE]\n"
          "       stepcast recsys plan JOB.json [--top K] [--max-seconds S] [--max-evals N]\n"
-         "                                    [--headroom X] [--format table|json]\n"
+         "                                    [--headroom X] [--format table|json|csv]\n"
          "                                    [--trace FILE] [--set KEY=VALUE]\n"
-         "       stepcast recsys row FILE.csv ID [--format table|json]\n\n"
+         "       stepcast recsys row FILE.csv ID [--format table|json|csv]\n\n"
          "Recommendation models (DLRM, DCNv2, Wide&Deep, synthetic) with embedding tables\n"
          "sharded over GPUs (docs/recsys.md; the JOB.json format is in docs/input.md).\n\n"
          "  predict   time per iteration, its breakdown and memory per GPU of the job's\n"
@@ -41,9 +41,9 @@ static void help(void) {
          "  --set KEY=VALUE   set a key of JOB.json, e.g. --set cluster.gpus=16,\n"
          "                    --set training.optimizer=adagrad, --set sharding=row_wise\n"
          "                    (repeatable; the keys are in docs/input.md)\n\n"
-         "Exit codes: 0 ok, 1 the plan does not fit (predict) or nothing fits (plan),\n"
-         "2 bad input (named), 3 unreadable file, 4 out of memory, 130 plan interrupted\n"
-         "(Ctrl-C; the best so far is shown).\n");
+         "Exit codes (docs/output.md): 0 ok, 1 the plan does not fit (predict) or\n"
+         "nothing fits (plan), 2 bad input (named), 3 unreadable file, 4 out of memory,\n"
+         "130 plan interrupted (Ctrl-C; the best so far is shown).\n");
 }
 
 static int fail(int rc, const sc_error *e) {
@@ -98,17 +98,18 @@ static int parse(int argc, char **argv, args *a) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int budget;
     if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-      help();
+      help(stdout);
       return -1;
     }
-    if (!v && (!strcmp(s, "--format") || !strcmp(s, "--sharding") || !strcmp(s, "--top") ||
+    if (!v && !strcmp(s, "--format")) return cli_format("recsys", NULL, 1), 2; /* one wording */
+    if (!v && (!strcmp(s, "--sharding") || !strcmp(s, "--top") ||
                !strcmp(s, "--trace") || !strcmp(s, "--set") || !strcmp(s, "--headroom") ||
                !strcmp(s, "--max-seconds") || !strcmp(s, "--max-evals"))) {
       fprintf(stderr, "stepcast recsys: %s expects a value (see stepcast recsys --help)\n", s);
       return 2;
     }
     if (!strcmp(s, "--format") && v) {
-      int f = cli_format("recsys", v, 0);
+      int f = cli_format("recsys", v, 1);
       if (f < 0) return 2;
       a->fmt = (sc_format)f;
       i++;
@@ -306,7 +307,7 @@ static int checked_run(const char *sub, const args *ap) {
 
 int cmd_recsys(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    help();
+    help(argc < 2 ? stderr : stdout); /* no subcommand: a usage error, as topo's and trace's */
     return argc < 2 ? 2 : 0;
   }
   const char *sub = argv[1];

@@ -128,6 +128,7 @@ static int run(sc_searcher *sr, const scen_args *sa, const sc_scenario *s, sc_se
     if (rank == 0) fprintf(stderr, "stepcast search: %s\n", err.msg);
     rc = cli_exit_code(src);
   } else {
+    search_limits_mark(best, n, &st, o);
     if (rank == 0 && !cli_is_stdout(html)) sc_report_search(stdout, sa->fmt, s, best, n, &st);
     if (rank == 0 && st.rerank_err.code && !fflush(stdout)) /* the closed form's order kept */
       fprintf(stderr, "stepcast search: note: not re-ranked: %s\n", st.rerank_err.msg);

@@ -1,5 +1,6 @@
 /*
- * cmd_topo.c -- `stepcast topo SPEC [--check] [--dot]`, `stepcast topo --list`.
+ * cmd_topo.c -- `stepcast topo SPEC [--check] [--dot]`, `stepcast topo --list`
+ * (both with --format table|json|csv).
  *
  * SPEC is a generator spec ("fat_tree:hosts=64,radix=8") or a .json file.
  * Describes the topology; --check also reports warnings (asymmetric
@@ -14,7 +15,7 @@
 
 static void usage(FILE *out) {
   fputs("usage: stepcast topo SPEC [--check] [--dot] [--format table|json|csv]\n"
-        "       stepcast topo --list\n"
+        "       stepcast topo --list [--format table|json|csv]\n"
         "\n"
         "Describe a topology: nodes, GPUs, switches, links, bandwidth and latency ranges.\n"
         "  SPEC               a .json file (docs/network.md) or a generator spec\n"
@@ -23,7 +24,8 @@ static void usage(FILE *out) {
         "                     exchange: GPU i and i + n/2 all at once, GB/s per GPU\n"
         "  --dot              write Graphviz DOT to standard output instead\n"
         "  --format F         table (default), json or csv\n"
-        "  --list             list the generators with their keys and defaults\n"
+        "  --list             list the generators with their keys and defaults (JSON: each\n"
+        "                     key's default and unit)\n"
         "\n"
         "Exit codes (docs/output.md): 0 ok, 2 bad input, 3 I/O error, 4 out of memory.\n",
         out);
@@ -52,16 +54,15 @@ int cmd_topo(int argc, char **argv) {
       return 2;
     } else spec = argv[i];
   }
-  /* --list and --dot print one fixed form: a --format or SPEC beside them
-   * was ignored in silence */
-  if (list && (spec || dot || check || fmt_given)) {
-    fprintf(stderr, "stepcast topo: --list takes nothing else (it prints the generators as a "
-                    "table), got %s\n", spec ? spec : dot ? "--dot" : check ? "--check" : "--format");
+  /* --list prints the generators (in --format); a SPEC, --dot or --check
+   * beside it was ignored in silence */
+  if (list && (spec || dot || check)) {
+    fprintf(stderr, "stepcast topo: --list takes only --format (it lists the generators), "
+                    "got %s\n", spec ? spec : dot ? "--dot" : "--check");
     return 2;
   }
   if (list) {
-    printf("topology generators (bw, nvlink: GB/s per direction; nic: Gb/s; lat: us):\n");
-    sc_topo_generators_help(stdout);
+    sc_report_topo_generators(stdout, fmt);
     return 0;
   }
   if (dot && (check || fmt_given)) {

@@ -3,7 +3,7 @@
  * job (one file per rank), replay them, compare with the traced step,
  * name what bounds it, and ask what-if questions (docs/trace.md).
  *
- *   stepcast trace FILE... [--format table|json] [--dp-scale X] [--gpu NAME]
+ *   stepcast trace FILE... [--format table|json|csv] [--dp-scale X] [--gpu NAME]
  *       [--nvlink GB/s] [--nic Gb/s] [--ppn N] [--no-overlap] [--comm-model]
  *       [--perfetto OUT.json] [--export-graph OUT.json]
  */
@@ -31,7 +31,8 @@ static void usage(FILE *out) {
       "  FILE...            PyTorch profiler (Kineto) traces, .json or .json.gz, or Chakra\n"
       "                     ETs (.et): one file, or one per rank of one job; PyTorch\n"
       "                     execution traces (ET JSON) join the Kineto trace of their pid\n"
-      "  --format F         table (default) or json\n"
+      "  --format F         table (default), json or csv (a row as traced, one for the\n"
+      "                     what-if)\n"
       "  --perfetto OUT     write the replayed schedule as a Chrome/Perfetto trace ('-':\n"
       "                     standard output, in place of the report)\n"
       "  --export-graph OUT write the loaded graph as Kineto JSON that stepcast trace reads\n"
@@ -123,7 +124,7 @@ static int parse(int argc, char **argv, opts *o) {
     if (r) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), -1;
     if (!strcmp(a, "--format")) {
-      int f = cli_format("trace", i + 1 < argc ? argv[++i] : NULL, 0);
+      int f = cli_format("trace", i + 1 < argc ? argv[++i] : NULL, 1);
       if (f < 0) return 2;
       o->format = f;
     } else if (!strcmp(a, "--export-graph")) {

@@ -166,8 +166,16 @@ void scen_args_help(const char *const *except) {
   if (!listed("SCENARIO.json", except))
     printf("  SCENARIO.json         the scenario (default: GPT-3 175B on 1,024 A100 80 GB)\n");
   printf("  --set KEY=VALUE       set a key path, e.g. --set plan.tp=8 (repeatable)\n");
-  for (size_t i = 0; i < N_FLAGS; i++)
-    if (!listed(flags[i].flag, except))
-      printf("  %-20s  same as --set %s=VALUE\n", flags[i].flag, flags[i].path);
+  for (size_t i = 0; i < N_FLAGS; i++) {
+    if (listed(flags[i].flag, except)) continue;
+    /* an alias beside it (-m, --model) shares its line */
+    int alias = i + 1 < N_FLAGS && !strcmp(flags[i + 1].path, flags[i].path) &&
+                !listed(flags[i + 1].flag, except);
+    char names[48];
+    snprintf(names, sizeof names, "%s%s%s", flags[i].flag, alias ? ", " : "",
+             alias ? flags[i + 1].flag : "");
+    printf("  %-20s  same as --set %s=VALUE\n", names, flags[i].path);
+    i += (size_t)alias;
+  }
   printf("  --format table|json|csv   output format (default table)\n");
 }

@@ -93,5 +93,18 @@ int search_limits_headroom(const char *cmd, const char *v, double *bytes, double
 
 /* search_limits.h */
 void search_limits_fit(sc_memory *m, double bytes, double frac) {
-  if (m->total > sc_memory_usable(m->capacity, bytes, frac)) m->fits = 0;
+  double usable = sc_memory_usable(m->capacity, bytes, frac);
+  m->headroom = m->capacity - usable; /* said in JSON (docs/output.md) */
+  if (m->total > usable) m->fits = 0;
+}
+
+/* search_limits.h */
+static void mark(sc_memory *m, const sc_search_opts *o) {
+  m->headroom = m->capacity - sc_memory_usable(m->capacity, o->headroom_bytes, o->headroom_frac);
+}
+
+/* search_limits.h */
+void search_limits_mark(sc_candidate *c, int n, sc_search_stats *st, const sc_search_opts *o) {
+  for (int i = 0; i < n; i++) mark(&c[i].result.mem, o);
+  if (st->has_closest) mark(&st->closest.result.mem, o);
 }

@@ -32,4 +32,9 @@ int search_limits_headroom(const char *cmd, const char *v, double *bytes, double
  * where its total is at most the capacity less bytes and frac of it. */
 void search_limits_fit(sc_memory *m, double bytes, double frac);
 
+/* The headroom o asked for (bytes) into the memory of the search's plans
+ * c[0..n) and of st's closest plan, so that their JSON says it (the search
+ * judged their `fits` under it already). */
+void search_limits_mark(sc_candidate *c, int n, sc_search_stats *st, const sc_search_opts *o);
+
 #endif

@@ -872,6 +872,12 @@ typedef struct sc_memory {
                           server (all its GPUs), bytes */
   double host_capacity; /* the server's CPU memory (cluster.host_RAM_GB),
                            bytes; 0 = not limited */
+  double headroom;     /* memory the caller asked to keep free on the GPU
+                          (--headroom: capacity - sc_memory_usable), bytes;
+                          0 = none. The engines leave it 0; whoever judges
+                          `fits` under a headroom sets it (the CLI's
+                          --headroom, search's plans), and the JSON reports
+                          print it (docs/output.md) */
 } sc_memory;
 
 /* The memory model's error band, a fraction of the GPU's capacity
@@ -1429,6 +1435,11 @@ void sc_topo_write_dot(const sc_topo *t, FILE *out);
  * (bw, nvlink: GB/s per direction; nic: Gb/s; lat: microseconds). */
 void sc_topo_generators_help(FILE *out);
 
+/* Topology generator i (0-based): its name ("rail"), its keys with their
+ * defaults ("nodes=4 gpus=8 nvlink=300 ...") and what it builds (static
+ * strings); 0, or -1 past the last. */
+int sc_topo_generator(int i, const char **name, const char **keys, const char **what);
+
 /* --------------------------------------------- collectives on a topology */
 
 /* Progress of a long run: done_fraction (0..1) of the schedule's transfers
@@ -1711,6 +1722,13 @@ void sc_report_topo(FILE *out, sc_format fmt, const sc_topo *t, const char *warn
 void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *t, const char *warnings,
                        double exchange_Bps);
 
+/* The generators in fmt (`stepcast topo --list`): the table of
+ * sc_topo_generators_help under a line of units; JSON {"generators":
+ * [{"name", "keys": [{"key", "default", "unit"}], "description"}]} (unit
+ * "GB/s" or "Gb/s" per direction, "us", or "" for a count or ratio); CSV
+ * name,keys,description (the keys as the table writes them). */
+void sc_report_topo_generators(FILE *out, sc_format fmt);
+
 /* n validated sets: the rows (see flags), then the summary per set. */
 void sc_report_validation(FILE *out, sc_format fmt, const sc_validation *sets, int n,
                           unsigned flags);
@@ -1970,8 +1988,8 @@ int sc_trace_write_graph(const sc_trace *t, int rank, FILE *out, sc_error *err);
 int sc_trace_graph_name(const char *path, int rank, int ranks, char *buf, size_t n);
 
 /* The replay of t as traced (base) and, when whatif is not NULL, under
- * w: table (what-if columns with the difference) or JSON (one document,
- * "jobs": [...]). */
+ * w: table (what-if columns with the difference), JSON (one document,
+ * "jobs": [...]) or CSV (a row as traced, one for the what-if). */
 void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
                             const sc_trace_result *base, const sc_trace_whatif *w,
                             const sc_trace_result *whatif);

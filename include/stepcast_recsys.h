@@ -336,7 +336,7 @@ int sc_rs_row_job(const char *path, const char *id, sc_rs_job *j, sc_rs_plan *p,
 
 /* ------------------------------------------------------------- reports */
 
-/* One prediction (table or JSON). */
+/* One prediction (table, JSON or CSV: a header and one row). */
 void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plan *p,
                          const sc_rs_result *r);
 /* One iteration of job j under plan p as Chrome trace JSON for Perfetto
@@ -349,7 +349,7 @@ void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_
  * (src/recsys/rs_trace.c) */
 int sc_rs_report_trace(FILE *out, const sc_rs_job *j, const sc_rs_plan *p, sc_rs_result *res,
                        sc_error *err);
-/* The planner's plans (table or JSON). */
+/* The planner's plans (table, JSON or CSV: a row per plan). */
 void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *p);
 
 /* ------------------------------------------------------ text in, text out */

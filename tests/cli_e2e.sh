@@ -220,8 +220,8 @@ else echo "FAIL: an unmodified preset GPU got gpu_modified"; fail=$((fail + 1));
 # predict and dp --headroom: search's option, the fit verdict needs that much free
 # (the default plan needs 21.1 of 80 GiB; 58.9 free)
 expect 0 "fits: yes (58.9 GiB free)" -- predict --headroom 50
-expect 1 "leaving 58.9 GiB free: less than the headroom asked for" -- predict --headroom 60 --require-fit
-expect 1 "less than the headroom asked for" -- predict --headroom 75% --require-fit --engine event
+expect 1 "leaving 58.9 GiB free: less than the 60.0 GiB of headroom asked for" -- predict --headroom 60 --require-fit
+expect 1 "less than the 60.0 GiB of headroom asked for" -- predict --headroom 75% --require-fit --engine event
 expect 0 '"fits": false' -- predict --headroom 0.75 --format json
 expect 0 '"fits": true' -- predict --headroom 0.7 --format json
 expect 2 "stepcast predict: --headroom: expected GiB (4)" -- predict --headroom abc

@@ -51,7 +51,7 @@ expect 2 "--pcie expects the slot's x16 rate" -- collective --ranks 8 --pcie 0
 # the servers' CPU across nodes (NCCL's tuner rows; docs/network.md): A100 is taken as DGX A100's AMD
 expect 0 "54.91       1.19       2.24 tree /LL" -- collective --ranks 16 --ppn 8 --min 64K --max 64K
 expect 0 "50.80       1.29       2.42 tree /LL" -- collective --ranks 16 --ppn 8 --min 64K --max 64K --host-cpu intel
-expect 2 "unknown CPU (valid: auto intel amd arm)" -- collective --host-cpu xeon
+expect 2 "--host-cpu expects auto, intel, amd or arm, got 'xeon'" -- collective --host-cpu xeon
 expect 2 "--pcie expects a number (the slot's x16 rate in GB/s, e.g. 31.5), got 'fast'" -- collective --ranks 8 --pcie fast
 expect 2 "--nvlink and --pcie both given: --pcie means the GPUs have no NVLink; give one of them" -- collective --ranks 8 --nvlink 100 --pcie 31.5
 expect 2 "pcie: the PCIe slot's x16 rate" -- collective --ranks 8 --pcie inf
@@ -111,7 +111,7 @@ expect 0 "8 GPUs per host thread" -- collective --ranks 8 --gpus-per-thread 8 --
 # ------------------------------------------------------- collective: bad
 expect 2 "--gpus-per-thread expects an integer 1..1024" -- collective --gpus-per-thread 0
 expect 2 "is larger than the 8 GPUs of ring:n=8" -- collective --ranks 16 --topo ring:n=8 --algo ring --min 1M --max 1M
-expect 2 "unknown op" -- collective --op nosuch
+expect 2 "--op expects all_reduce, all_gather" -- collective --op nosuch
 expect 2 "no algorithm 'nosuch'" -- collective --ranks 8 --topo ring:n=8 --algo nosuch
 expect 2 "--ranks expects an integer 1..16777216" -- collective --ranks 0
 expect 2 "disconnected" -- collective --ranks 3 --topo "$TMP/disc.json" --algo ring --min 1M --max 1M

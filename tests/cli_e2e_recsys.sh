@@ -111,7 +111,7 @@ expect 2 "training.collective_cycle_ms: expected a number in 0..10000" -- recsys
 expect 2 "training.embedding_bytes: expected a whole number in 2..4" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.embedding_bytes=2.5
 expect 2 "training.embedding_bytes: 3; valid: 2 or 4" -- recsys predict $EX/dlrm_criteo_8gpu.json --set training.embedding_bytes=3
 expect 2 "training.global_batch: expected a number, got string \"x\" (set by" -- recsys predict $EX/dlrm_criteo_8gpu.json --set 'training.global_batch="x"'
-expect 2 "--format expects table or json, got 'xml'" -- recsys predict $EX/dlrm_criteo_8gpu.json --format xml
+expect 2 "--format expects table, json or csv, got 'xml'" -- recsys predict $EX/dlrm_criteo_8gpu.json --format xml
 expect 2 "valid: data_parallel" -- recsys predict $EX/dlrm_criteo_8gpu.json --sharding diagonal
 expect 2 "unknown subcommand" -- recsys frobnicate x.json
 expect 3 "cannot read" -- recsys predict "$TMP/none.json"

@@ -66,8 +66,9 @@ expect 2 'validate: --ops goes with --row ID FILE.csv' -- validate --ops
 
 # topo --list printed its table whatever came beside it; --dot ignored --format;
 # a topology's name was cut at 63 bytes ("... on ")
-expect 2 'topo: --list takes nothing else (it prints the generators as a table), got --format' -- topo --list --format json
-expect 2 'topo: --list takes nothing else' -- topo ring:n=4 --list
+# (session 38: --list takes --format, tests/cli_usage.sh)
+expect 2 'topo: --list takes only --format (it lists the generators), got --check' -- topo --list --check
+expect 2 'topo: --list takes only --format (it lists the generators), got ring:n=4' -- topo ring:n=4 --list
 expect 2 'topo: --dot writes Graphviz DOT; --format does not go with it' -- topo ring:n=4 --dot --format json
 expect 0 'NICs) on one leaf switch' -- topo examples/topologies/two_dgx_a100.json
 python3 - "$TMP" <<'PY'

@@ -7,7 +7,10 @@
 # recsys job file gets the suggestion its override gets; a degree error of
 # the built-in default's plan says where the plan came from for ep too;
 # a topology file's too; and the accuracy figures docs/output.md quotes
-# are the binary's.
+# are the binary's. Session 38: every reporting command has CSV (trace,
+# recsys) and topo --list JSON; JSON says the headroom asked; the HTML
+# names a modified GPU; the accuracy line says when a prediction is far
+# outside its class's runs.
 # Each line `expect CODE NEEDLE -- ARGS...` (tests/e2e_lib.sh).
 # Usage: tests/cli_usage.sh PATH/TO/stepcast
 set -u
@@ -27,9 +30,30 @@ for c in predict search dp validate collective presets "topo rail:nodes=2"; do
   expect 2 "stepcast ${c%% *}: --format expects table, json or csv, got 'yaml'" -- $c --format yaml
 done
 expect 2 "stepcast predict: --format expects table, json or csv" -- predict --format
-expect 2 "stepcast trace: --format expects table or json, got 'csv' (this command has no CSV output" -- trace $T0 --format csv
-expect 2 "stepcast recsys: --format expects table or json, got 'csv' (this command has no CSV output" -- recsys predict $R --format csv
-expect 2 "stepcast recsys: --format expects table or json, got 'yaml'" -- recsys plan $R --format yaml
+# (collective and recsys said "--format expects a value")
+expect 2 "stepcast collective: --format expects table, json or csv" -- collective --format
+expect 2 "stepcast recsys: --format expects table, json or csv" -- recsys predict $R --format
+expect 2 "stepcast trace: --format expects table, json or csv, got 'yaml'" -- trace $T0 --format yaml
+expect 2 "stepcast recsys: --format expects table, json or csv, got 'yaml'" -- recsys plan $R --format yaml
+expect 2 "stepcast topo: --format expects table, json or csv, got 'yaml'" -- topo --list --format yaml
+expect 2 "stepcast topo: --list takes only --format (it lists the generators), got --dot" -- topo --list --dot
+
+# every command that reports has CSV (trace and recsys had none) and topo
+# --list JSON (it had the table only): one table of rows as wide as the
+# header, one JSON document
+for c in "trace $T0" "trace $T0 --gpu h100-sxm5-80gb" "recsys predict $R" "recsys plan $R --top 3" \
+         "recsys row ../shared/validation/recsys/mlperf_dlrm_v0.7-v2.1.csv mlperf-dlrm-001" \
+         "topo --list"; do
+  # shellcheck disable=SC2086
+  if "$CLI" $c --format csv 2>/dev/null | python3 -c 'import csv, sys
+rows = list(csv.reader(sys.stdin))
+sys.exit(not (len(rows) > 1 and len({len(r) for r in rows}) == 1))'; then pass=$((pass + 1))
+  else echo "FAIL: stepcast $c --format csv: not one table of even rows"; fail=$((fail + 1)); fi
+done
+expect 0 '{"key": "nic", "default": 400, "unit": "Gb/s"}' -- topo --list --format json
+expect 0 ',26 table_wise,recsys multi-GPU training,' -- recsys predict $R --format csv
+expect 0 '{"model": "DLRM (MLPerf Criteo 1TB)", "gpu": "a100-sxm4-80gb", "gpus": 8,' -- recsys predict $R --format json
+expect 0 'whatif,1,' -- trace $T0 --nic 400 --format csv
 expect 2 "stepcast recsys: unknown option '--html' (see stepcast recsys --help)" -- recsys predict $R --html x.html
 
 # a key given twice with different values: the last, with a note on stderr
@@ -92,14 +116,32 @@ expect 2 "note: without a scenario file the plan is the built-in default's (gpt3
 expect 2 "note: without a scenario file the plan is the built-in default's" -- predict -m mixtral-8x7b -n 64 --cp 2
 
 # byte counts whole in JSON and CSV (80 GiB was 8.58993e+10, 45,920 bytes off)
-expect 0 '"capacity": 85899345920}' -- predict --format json
-expect 0 ',85899345920,1,0,' -- predict --format csv
+expect 0 '"capacity": 85899345920, "headroom": 0}' -- predict --format json
+expect 0 '"capacity": 85899345920, "headroom": 8589934592}' -- predict --headroom 10% --format json
+expect 0 '"headroom_bytes": 3435973837, ' -- dp --headroom 10% --format json
+expect 0 '"capacity": 85899345920, "headroom": 4294967296}' -- search -m llama3-8b -g h100-sxm5-80gb -n 8 --gb 64 --top 1 --threads 1 --headroom 4 --format json
+expect 0 ',85899345920,0,1,0,' -- predict --format csv
 expect 0 '"params": 174604259328,' -- predict --format json
 expect 0 '"capacity_bytes": 85899345920,' -- recsys predict $R --format json
 expect 0 '"grad_bytes": 51114064,' -- dp --format json
 if "$CLI" search -m llama3-8b -g h100-sxm5-80gb -n 8 --gb 64 --top 3 --threads 1 --format csv |
    awk -F, 'NR > 1 && $15 !~ /^[0-9]+$/ {bad = 1} END {exit !bad}'; then
   echo "FAIL: search --format csv: memory_bytes not a whole number"; fail=$((fail + 1))
+else pass=$((pass + 1)); fi
+
+# a GPU changed by an override: the HTML says so as the table and JSON do
+expect 0 "1024 x a100-sxm4-80gb (modified: hbm_GiB)</td>" -- predict --set cluster.gpu.hbm_GiB=40 --html -
+expect 0 "<title>stepcast search: gpt3-175b on 1024 x a100-sxm4-80gb (modified: hbm_GiB)" -- search --set cluster.gpu.hbm_GiB=40 --top 1 --threads 1 --no-rerank --html -
+
+# far outside the class's runs: said under the figures, in JSON and CSV
+# (the line quoted the figures whatever the scale)
+expect 0 "outside the validated range: seq 1048576 tokens (its runs: 1024 to 2048)" -- predict --set model.seq=1048576
+expect 0 '"outside_range": ["seq 1048576 tokens (its runs: 1024 to 2048)"]' -- predict --set model.seq=1048576 --format json
+expect 0 ',seq 1048576 tokens (its runs: 1024 to 2048)' -- predict --set model.seq=1048576 --format csv
+expect 0 '"outside_range": []' -- predict --format json
+expect 0 "# outside the validated range: 4096 GPUs (its runs: 16 to 32)" -- collective --ranks 4096 --ppn 8
+if "$CLI" predict | grep -q "outside the validated range"; then
+  echo "FAIL: predict: the default scenario told outside the range"; fail=$((fail + 1))
 else pass=$((pass + 1)); fi
 
 # dp ranks gossip and async schemes by their step: it says what that leaves out

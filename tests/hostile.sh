@@ -105,9 +105,9 @@ h 2 'nvlink_GBps: 1e+12; valid: 0.001..1e6' -- collective --nvlink 1e12
 h 2 'nvlink_GBps: 4.94066e-324; valid: 0.001..1e6' -- collective --nvlink 4.9e-324
 h 2 'nic_Gbps: inf; valid: 0.01..1e7' -- collective --nic inf
 # a fabric that is not one of the four (exit 2 naming the valid ones)
-h 2 "unknown fabric (valid: infiniband roce efa tcpxo) 'ethernet'" -- collective --fabric ethernet
-h 2 'unknown fabric (valid: infiniband roce efa tcpxo)' -- collective --fabric ''
-h 2 'missing value for' -- collective --fabric
+h 2 "--fabric expects infiniband, roce, efa or tcpxo, got 'ethernet'" -- collective --fabric ethernet
+h 2 "--fabric expects infiniband, roce, efa or tcpxo, got ''" -- collective --fabric ''
+h 2 '--fabric expects a value (see stepcast collective --help)' -- collective --fabric
 h 2 'cluster.fabric: unknown value string "ib"; valid: infiniband, roce, efa, tcpxo' -- predict --set cluster.fabric=ib
 h 2 'cluster.fabric: expected one of infiniband, roce, efa, tcpxo, got integer 3' -- predict --set cluster.fabric=3
 # NVLink below one link (25 GB/s on A100) was silently raised to 25 GB/s

@@ -16,11 +16,12 @@ static inline int mem_same(const sc_memory *a, const sc_memory *b) {
   return a->weights == b->weights && a->gradients == b->gradients &&
          a->optimizer == b->optimizer && a->activations == b->activations &&
          a->buffers == b->buffers && a->total == b->total && a->capacity == b->capacity &&
-         a->fits == b->fits && a->host == b->host && a->host_capacity == b->host_capacity;
+         a->fits == b->fits && a->host == b->host && a->host_capacity == b->host_capacity &&
+         a->headroom == b->headroom;
 }
 
 /* mem_same names every field: a new one must be added there. */
-_Static_assert(sizeof(sc_memory) == 9 * sizeof(double) + 8, "mem_same: update it");
+_Static_assert(sizeof(sc_memory) == 10 * sizeof(double) + 8, "mem_same: update it");
 
 /* The results of two evaluations, field by field (test_segmemo.c,
  * test_memo_mix.c). */

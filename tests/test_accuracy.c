@@ -119,6 +119,43 @@ Test(accuracy, no_rows_is_unvalidated) {
   }
 }
 
+/* The range the rows cover: a scenario far outside it (a sequence and a
+ * cluster past twice the class's largest, a GPU and a dtype its rows never
+ * ran) is told each, from the class's own range; one within it nothing. */
+Test(accuracy, outside_the_validated_range) {
+  sc_scenario in = scen(LLAMA, NULL, 0);
+  char name[112];
+  const acc_row *row = cls(&in, name, sizeof name);
+  cr_assert_not_null(row);
+  char text[512];
+  acc_where w = {row->range.gpus[1], row->range.seq[0], row->range.hidden[1], NULL, NULL};
+  cr_expect_eq(acc_outside(row, &w, text, sizeof text), 0, "%s", text);
+  cr_expect_str_eq(text, "");
+  acc_text(&in, text, sizeof text);
+  cr_expect_null(strstr(text, "outside the validated range"), "%s", text);
+  acc_where far = {row->range.gpus[1] * 2.5, row->range.seq[1] * 4, row->range.hidden[0],
+                   "no-such-gpu", "fp4"};
+  cr_expect_eq(acc_outside(row, &far, text, sizeof text), 4, "%s", text);
+  char want[128];
+  snprintf(want, sizeof want, "%.0f GPUs (its runs: %.0f to %.0f)", far.gpus,
+           row->range.gpus[0], row->range.gpus[1]);
+  cr_expect(strstr(text, want), "%s lacks %s", text, want);
+  snprintf(want, sizeof want, "seq %.0f tokens", far.seq);
+  cr_expect(strstr(text, want), "%s lacks %s", text, want);
+  cr_expect(strstr(text, "GPU no-such-gpu (its runs: "), "%s", text);
+  cr_expect(strstr(text, "dtype fp4 (its runs: "), "%s", text);
+  cr_expect_eq(acc_outside(NULL, &far, text, sizeof text), 0); /* unvalidated: said already */
+  /* fp16 counts as bf16; a width in range is not told */
+  acc_where half = {0, 0, 0, NULL, "fp16"};
+  cr_expect_eq(acc_outside(row, &half, text, sizeof text), 0, "%s", text);
+  /* the prediction's line says it under the figures, JSON as an array */
+  const char *ov[] = {"model.seq=1048576"};
+  sc_scenario s = scen(LLAMA, ov, 1);
+  acc_text(&s, text, sizeof text);
+  cr_expect(strstr(text, ")\noutside the validated range: seq 1048576 tokens (its runs: "), "%s",
+            text);
+}
+
 /* Prediction r of s as sc_report_prediction writes it in format fmt (a
  * string the caller frees). */
 static char *report_text(sc_format fmt, const sc_scenario *s, const sc_result *r) {
@@ -154,7 +191,8 @@ Test(accuracy, report_formats_carry_the_class) {
   cr_expect(strstr(buf, want), "%s lacks %s", buf, want);
   free(buf);
   buf = report_text(SC_FORMAT_CSV, &s, &r);
-  cr_expect(strstr(buf, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst\n"),
+  cr_expect(strstr(buf, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst,"
+                       "accuracy_outside\n"),
             "%s", buf);
   cr_expect(strstr(buf, ",Hopper 16-bit Megatron-style multi-server,"), "%s", buf);
   free(buf);

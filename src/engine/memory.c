@@ -442,6 +442,7 @@ void eng_memory(eng *e, int s) {
    * holds as much (offloading needs pp 1) */
   out->host = m.offloaded * in_flight * e->s->cluster.gpus_per_node;
   out->host_capacity = hostlink_capacity(&e->s->cluster);
+  out->headroom = 0; /* a caller's --headroom is set by that caller */
   out->fits = out->total <= out->capacity &&
               (out->host_capacity <= 0 || out->host <= out->host_capacity);
   e->st[s].mem = out->total;

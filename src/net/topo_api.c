@@ -9,6 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/sched.h"
@@ -18,6 +19,7 @@
 #include "net/ncoll.h"
 #include "net/route.h"
 #include "net/topo_gen.h"
+#include "report/esc.h"
 #include "report/esc.h"
 #include "stepcast.h"
 
@@ -155,6 +157,62 @@ void sc_report_topo_ex(FILE *out, sc_format fmt, const sc_topo *st, const char *
 void sc_topo_write_dot(const sc_topo *t, FILE *out) { topo_write_dot(t->t, out); }
 
 void sc_topo_generators_help(FILE *out) { topo_gen_help(out); }
+
+int sc_topo_generator(int i, const char **name, const char **keys, const char **what) {
+  return topo_gen_info(i, name, keys, what);
+}
+
+/* The unit of generator key k (its defaults' words): GB/s or Gb/s per
+ * direction, microseconds, or "" for a count or ratio. */
+static const char *gen_key_unit(const char *k, size_t len) {
+  if ((len == 2 && !strncmp(k, "bw", 2)) || (len == 9 && !strncmp(k, "global_bw", 9)) ||
+      (len == 6 && !strncmp(k, "nvlink", 6)))
+    return "GB/s";
+  if (len == 3 && !strncmp(k, "nic", 3)) return "Gb/s";
+  if (len == 3 && !strncmp(k, "lat", 3)) return "us";
+  return "";
+}
+
+/* The keys "n=8 bw=25" of a generator as JSON objects {"key", "default",
+ * "unit"}, comma-separated. */
+static void gen_keys_json(FILE *out, const char *keys) {
+  for (const char *p = keys; *p;) {
+    size_t len = strcspn(p, "=");
+    if (!p[len]) break;
+    double v = strtod(p + len + 1, NULL);
+    fprintf(out, "%s{\"key\": \"%.*s\", \"default\": %.15g, \"unit\": \"%s\"}",
+            p == keys ? "" : ", ", (int)len, p, v, gen_key_unit(p, len));
+    p += len + strcspn(p + len, " ");
+    p += strspn(p, " ");
+  }
+}
+
+void sc_report_topo_generators(FILE *out, sc_format fmt) {
+  const char *name, *keys, *what;
+  if (fmt == SC_FORMAT_TABLE) {
+    fprintf(out, "topology generators (bw, nvlink: GB/s per direction; nic: Gb/s; lat: us):\n");
+    topo_gen_help(out);
+    return;
+  }
+  if (fmt == SC_FORMAT_CSV) fputs("name,keys,description\n", out);
+  else fputs("{\"generators\": [", out);
+  for (int i = 0; !topo_gen_info(i, &name, &keys, &what); i++) {
+    if (fmt == SC_FORMAT_CSV) {
+      esc_csv(out, name, ',');
+      esc_csv(out, keys, ',');
+      esc_csv(out, what, '\n');
+      continue;
+    }
+    fprintf(out, "%s\n {\"name\": ", i ? "," : "");
+    esc_json(out, name);
+    fputs(", \"keys\": [", out);
+    gen_keys_json(out, keys);
+    fputs("], \"description\": ", out);
+    esc_json(out, what);
+    fputc('}', out);
+  }
+  if (fmt == SC_FORMAT_JSON) fputs("]}\n", out);
+}
 
 /* The checks of sc_coll_simulate's counts; SC_OK or SC_EINPUT. */
 static int check_counts(const sc_topo *t, double bytes, int ranks, int ranks_per_node,

@@ -443,6 +443,12 @@ void topo_gen_help(FILE *out) {
     fprintf(out, "  %-10s %-*s %s\n", gens[i].name, w, gens[i].keys, gens[i].what);
 }
 
+int topo_gen_info(int i, const char **name, const char **keys, const char **what) {
+  if (i < 0 || i >= N_GENS) return -1;
+  *name = gens[i].name, *keys = gens[i].keys, *what = gens[i].what;
+  return 0;
+}
+
 /* Fill a with the defaults of g. */
 static void defaults(const gen_def *g, gen_args *a) {
   a->n = 0;

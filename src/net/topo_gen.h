@@ -27,4 +27,9 @@ int topo_gen_size(const char *spec, double *nodes, double *links, sc_error *err)
 /* One line per generator: its name, keys and defaults. */
 void topo_gen_help(FILE *out);
 
+/* Generator i (0-based) of the table: its name, its keys with their
+ * defaults ("n=8 bw=25 lat=1") and what it builds (static strings); 0, or
+ * -1 past the last. */
+int topo_gen_info(int i, const char **name, const char **keys, const char **what);
+
 #endif /* SC_NET_TOPO_GEN_H */

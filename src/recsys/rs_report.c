@@ -49,15 +49,24 @@ static void kinds(const sc_rs_plan *p, int *k) {
   for (int t = 0; t < p->n; t++) k[p->s[t].kind]++;
 }
 
-static void plan_line(FILE *out, const sc_rs_plan *p) {
+/* The mix of shard kinds of p, "20 table_wise, 6 row_wise", into buf. */
+static void plan_mix(const sc_rs_plan *p, char *buf, size_t cap) {
   int k[SC_RS_SHARD_KINDS];
   kinds(p, k);
-  int first = 1;
-  for (int i = 0; i < SC_RS_SHARD_KINDS; i++)
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < SC_RS_SHARD_KINDS && n < cap; i++)
     if (k[i]) {
-      fprintf(out, "%s%d %s", first ? "" : ", ", k[i], sc_rs_shard_name((sc_rs_shard_kind)i));
-      first = 0;
+      int w = snprintf(buf + n, cap - n, "%s%d %s", n ? ", " : "", k[i],
+                       sc_rs_shard_name((sc_rs_shard_kind)i));
+      if (w > 0) n += (size_t)w;
     }
+}
+
+static void plan_line(FILE *out, const sc_rs_plan *p) {
+  char mix[256];
+  plan_mix(p, mix, sizeof mix);
+  fputs(mix, out);
 }
 
 static void shard_text(FILE *out, const sc_rs_shard *s) {
@@ -123,9 +132,31 @@ static void result_text(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   }
 }
 
+/* The job's model, GPU and GPUs as predict's JSON names them ("model",
+ * "gpu", "gpu_modified" where the preset was changed, "gpus"), each
+ * member followed by ", ". */
+static void job_json(FILE *out, const sc_rs_job *j) {
+  fputs("\"model\": ", out);
+  esc_json(out, j->model.name[0] ? j->model.name : "recsys");
+  fputs(", \"gpu\": ", out);
+  esc_json(out, j->gpu.name);
+  char keys[256];
+  if (sc_gpu_changes(&j->gpu, keys, sizeof keys)) {
+    fputs(", \"gpu_modified\": [\"", out);
+    for (const char *k = keys; *k; k++) /* "a, b" -> "a", "b": keys are plain words */
+      if (*k == ',') fputs("\", \"", out);
+      else if (*k != ' ') fputc(*k, out);
+    fputs("\"]", out);
+  }
+  fprintf(out, ", \"gpus\": %d, \"gpus_per_node\": %d, \"global_batch\": %ld, ", j->gpus,
+          j->gpus_per_node, j->global_batch);
+}
+
 static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
                         const sc_rs_result *r) {
-  fprintf(out, "{\"iter_s\": %.6g, \"samples_per_s\": %.6g, \"breakdown\": {\"ids_s\": %.6g, "
+  fputc('{', out);
+  job_json(out, j);
+  fprintf(out, "\"iter_s\": %.6g, \"samples_per_s\": %.6g, \"breakdown\": {\"ids_s\": %.6g, "
                "\"emb_fwd_s\": %.6g, \"a2a_fwd_s\": %.6g, \"a2a_bwd_s\": %.6g, "
                "\"rs_fwd_s\": %.6g, \"ag_bwd_s\": %.6g, \"a2a_fwd_exposed_s\": %.6g, "
                "\"a2a_bwd_exposed_s\": %.6g, \"rs_fwd_exposed_s\": %.6g, "
@@ -166,8 +197,49 @@ static void result_json(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
   fprintf(out, "}}");
 }
 
+/* The CSV columns of a prediction (header != 0: their names): the job,
+ * JSON's members flattened (reader_s 0 without a reader), the memory as
+ * mem_*, the mix of shard kinds, the accuracy columns (predict's names).
+ * Per GPU and per table only JSON has. */
+static void result_csv(FILE *out, const sc_rs_job *j, const sc_rs_plan *p,
+                       const sc_rs_result *r, int header) {
+  if (header) {
+    fputs("model,gpu,gpus,gpus_per_node,global_batch,iter_s,samples_per_s,ids_s,emb_fwd_s,"
+          "a2a_fwd_s,a2a_bwd_s,rs_fwd_s,ag_bwd_s,a2a_fwd_exposed_s,a2a_bwd_exposed_s,"
+          "rs_fwd_exposed_s,ag_bwd_exposed_s,dense_fwd_s,dense_bwd_s,emb_bwd_s,allreduce_s,"
+          "optimizer_s,overhead_s,reader_s,ids_bytes,a2a_bytes,rs_bytes,rs_node_bytes,"
+          "allreduce_bytes,mem_max_bytes,mem_gpu,mem_capacity_bytes,mem_headroom_bytes,fits,"
+          "tight,worst_gpu,sharding", out);
+    acc_rs_csv(out, j->gpus, 1);
+    return;
+  }
+  esc_csv(out, j->model.name[0] ? j->model.name : "recsys", ',');
+  esc_csv(out, j->gpu.name, ',');
+  fprintf(out, "%d,%d,%ld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+               "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,",
+          j->gpus, j->gpus_per_node, j->global_batch, r->iter_s, r->samples_per_s, r->ids_s,
+          r->emb_fwd_s, r->a2a_fwd_s, r->a2a_bwd_s, r->rs_fwd_s, r->ag_bwd_s,
+          r->a2a_fwd_exposed_s, r->a2a_bwd_exposed_s, r->rs_fwd_exposed_s, r->ag_bwd_exposed_s,
+          r->dense_fwd_s, r->dense_bwd_s, r->emb_bwd_s, r->allreduce_s, r->optimizer_s,
+          r->overhead_s, r->reader_s);
+  fprintf(out, "%.15g,%.15g,%.15g,%.15g,%.15g,%.0f,%d,%.0f,%.0f,%d,%d,%d,", r->ids_bytes,
+          r->a2a_bytes, r->rs_bytes, r->rs_node_bytes, r->allreduce_bytes, r->mem_bytes,
+          r->fullest_gpu, r->mem_capacity, r->mem_headroom, r->fits, tight(r), r->worst_gpu);
+  char mix[256];
+  plan_mix(p, mix, sizeof mix);
+  esc_csv(out, mix, '\0');
+  acc_rs_csv(out, j->gpus, 0);
+}
+
 void sc_rs_report_result(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plan *p,
                          const sc_rs_result *r) {
+  if (fmt == SC_FORMAT_CSV) {
+    result_csv(out, j, p, r, 1);
+    fputc('\n', out);
+    result_csv(out, j, p, r, 0);
+    fputc('\n', out);
+    return;
+  }
   if (fmt == SC_FORMAT_JSON) {
     result_json(out, j, p, r);
     fputc('\n', out);
@@ -185,7 +257,26 @@ static const char *stop_name(int stopped) {
                                              : "complete";
 }
 
+/* The plans as one CSV table: a row per plan, its rank, the prediction's
+ * columns (result_csv), why, and how the planner ended. */
+static void plans_csv(FILE *out, const sc_rs_job *j, const sc_rs_plans *ps) {
+  fputs("rank,", out);
+  result_csv(out, j, NULL, NULL, 1);
+  fputs(",why,evaluated,stopped\n", out);
+  for (int i = 0; i < ps->n; i++) {
+    fprintf(out, "%d,", i + 1);
+    result_csv(out, j, &ps->plan[i], &ps->res[i], 0);
+    fputc(',', out);
+    esc_csv(out, ps->why[i], ',');
+    fprintf(out, "%ld,%s\n", ps->evaluated, stop_name(ps->stopped));
+  }
+}
+
 void sc_rs_report_plans(FILE *out, sc_format fmt, const sc_rs_job *j, const sc_rs_plans *ps) {
+  if (fmt == SC_FORMAT_CSV) {
+    plans_csv(out, j, ps);
+    return;
+  }
   if (fmt == SC_FORMAT_JSON) {
     fprintf(out, "{\"evaluated\": %ld, \"exhaustive\": %s, \"stopped\": \"%s\", "
                  "\"eval_bound_reached\": %s, \"plans\": [",

@@ -100,6 +100,63 @@ void acc_class_name(const sc_scenario *s, char *buf, size_t cap) {
   snprintf(buf, cap, "%s %s %s", a, d, st);
 }
 
+/* 1 when the word w (len bytes) is one of the space-separated words of
+ * list; fp16 and bf16 match each other (acc_outside). */
+static int listed(const char *list, const char *w) {
+  size_t len = strlen(w);
+  int half = !strcmp(w, "fp16") || !strcmp(w, "bf16");
+  for (const char *p = list; *p;) {
+    size_t n = strcspn(p, " ");
+    if ((n == len && !strncmp(p, w, n)) ||
+        (half && n == 4 && (!strncmp(p, "fp16", 4) || !strncmp(p, "bf16", 4))))
+      return 1;
+    p += n + strspn(p + n, " ");
+  }
+  return 0;
+}
+
+/* Appends to buf (cap bytes, *n used) "; " (but first) and the text. */
+static void append(char *buf, size_t cap, size_t *n, const char *text) {
+  if (*n >= cap) return;
+  int k = snprintf(buf + *n, cap - *n, "%s%s", *n ? "; " : "", text);
+  if (k > 0) *n += (size_t)k > cap - *n ? cap - *n : (size_t)k;
+}
+
+/* accuracy.h */
+int acc_outside(const acc_row *r, const acc_where *w, char *buf, size_t cap) {
+  size_t n = 0;
+  int items = 0;
+  buf[0] = '\0';
+  if (!r) return 0;
+  const acc_range *g = &r->range;
+  const double *ranges[3] = {g->gpus, g->seq, g->hidden};
+  const double vals[3] = {w->gpus, w->seq, w->hidden};
+  const char *pre[3] = {"", "seq ", "hidden "};
+  const char *unit[3] = {w->gpus == 1 ? " GPU" : " GPUs", " tokens", ""};
+  char item[192];
+  for (int i = 0; i < 3; i++) {
+    const double *rg = ranges[i];
+    if (vals[i] <= 0 || rg[1] <= 0) continue;
+    if (vals[i] <= rg[1] * ACC_FAR && vals[i] >= rg[0] / ACC_FAR) continue;
+    if (rg[0] == rg[1])
+      snprintf(item, sizeof item, "%s%.0f%s (its runs: %.0f)", pre[i], vals[i], unit[i], rg[0]);
+    else
+      snprintf(item, sizeof item, "%s%.0f%s (its runs: %.0f to %.0f)", pre[i], vals[i], unit[i],
+               rg[0], rg[1]);
+    append(buf, cap, &n, item);
+    items++;
+  }
+  const char *lists[2] = {g->gpu, g->dtype}, *names[2] = {w->gpu, w->dtype};
+  for (int i = 0; i < 2; i++) {
+    if (!names[i] || !lists[i] || !lists[i][0] || listed(lists[i], names[i])) continue;
+    snprintf(item, sizeof item, "%s %.40s (its runs: %.120s)", i ? "dtype" : "GPU", names[i],
+             lists[i]);
+    append(buf, cap, &n, item);
+    items++;
+  }
+  return items;
+}
+
 /* The sets of row r as "a.csv 8 (IN-SAMPLE), b.csv 1440": each set with
  * its rows in the class (so that a class most of whose rows are one
  * set's, such as single-node runs, shows it), each IN-SAMPLE set
@@ -112,36 +169,60 @@ static void src_list(const acc_row *r, char *buf, size_t cap) {
                           r->src[i].n, r->src[i].in_sample ? " (IN-SAMPLE)" : "");
 }
 
-/* What row r (NULL: none) of the class called name says, as one text. */
-static void row_text(const acc_row *r, const char *name, const char *what, char *buf,
-                     size_t cap) {
-  char files[512];
+/* What row r (NULL: none) of the class called name says, as one text,
+ * and where w (NULL: not asked) is far outside its range, a second line
+ * after a '\n': "outside the validated range: ..." (acc_outside). */
+static void row_text(const acc_row *r, const char *name, const char *what, const acc_where *w,
+                     char *buf, size_t cap) {
+  char files[512], out[512];
   if (!r) {
     snprintf(buf, cap, "no published runs like this (%s): the model is unvalidated here", name);
     return;
   }
   src_list(r, files, sizeof files);
-  snprintf(buf, cap,
-           "MAPE %.1f %% on %d published %s %s (signed %+.1f %%, worst %+.1f %%; "
-           "rows per set: %s)",
-           r->mape, r->n, name, what, r->signed_err, r->worst, files);
+  int n = snprintf(buf, cap,
+                   "MAPE %.1f %% on %d published %s %s (signed %+.1f %%, worst %+.1f %%; "
+                   "rows per set: %s)",
+                   r->mape, r->n, name, what, r->signed_err, r->worst, files);
+  if (w && acc_outside(r, w, out, sizeof out) && n > 0 && (size_t)n < cap)
+    snprintf(buf + n, cap - (size_t)n, "\noutside the validated range: %s", out);
+}
+
+/* Where scenario s stands against a class's range: its GPUs, and for a
+ * transformer its sequence, hidden size, GPU preset and dtype. */
+static acc_where where_of(const sc_scenario *s) {
+  acc_where w = {s->cluster.gpus, 0, 0, NULL, NULL};
+  if (s->model.kind == SC_MODEL_TRANSFORMER) {
+    w.seq = s->model.tf.seq;
+    w.hidden = s->model.tf.hidden;
+    w.gpu = s->cluster.gpu.name;
+    w.dtype = sc_dtype_name(s->plan.dtype);
+  }
+  return w;
 }
 
 void acc_text(const sc_scenario *s, char *buf, size_t cap) {
   char name[112];
   acc_class_name(s, name, sizeof name);
-  row_text(row_of(s), name, "runs", buf, cap);
+  acc_where w = where_of(s);
+  row_text(row_of(s), name, "runs", &w, buf, cap);
 }
 
 void acc_wrap(FILE *out, const char *text, int col, int indent) {
   const char *w = text;
   int first = 1;
   while (*w) {
-    size_t len = strcspn(w, " ");
+    if (*w == '\n') { /* a line of its own (row_text's range note) */
+      col = fprintf(out, "\n%*s", indent, "") - 1;
+      first = 1;
+      w++;
+      continue;
+    }
+    size_t len = strcspn(w, " \n");
     /* a number keeps its unit: "+116.9 %" never breaks before the '%' */
     while (w[len] == ' ' && w[len + strspn(w + len, " ")] == '%') {
       len += strspn(w + len, " ");
-      len += strcspn(w + len, " ");
+      len += strcspn(w + len, " \n");
     }
     if (!first && col + 1 + (int)len > ACC_WIDTH) col = fprintf(out, "\n%*s", indent, "") - 1;
     else if (!first) col += fprintf(out, " ");
@@ -179,8 +260,24 @@ static void src_json(FILE *out, const acc_row *r, int in_sample) {
   fputc(']', out);
 }
 
-/* The members of an "accuracy" object of row r (NULL: none) called name. */
-static void row_json(FILE *out, const acc_row *r, const char *name) {
+/* A JSON array of what of w lies outside r's range (acc_outside; [] when
+ * nothing), one string per item. */
+static void outside_json(FILE *out, const acc_row *r, const acc_where *w) {
+  char text[512];
+  fputc('[', out);
+  if (w && acc_outside(r, w, text, sizeof text))
+    for (char *p = text, *e; p; p = e ? e + 2 : NULL) {
+      e = strstr(p, "; ");
+      if (e) *e = '\0';
+      fputs(p == text ? "" : ", ", out);
+      esc_json(out, p);
+    }
+  fputc(']', out);
+}
+
+/* The members of an "accuracy" object of row r (NULL: none) called name,
+ * w's place against its range (NULL: not asked) as "outside_range". */
+static void row_json(FILE *out, const acc_row *r, const char *name, const acc_where *w) {
   fprintf(out, "\"class\": ");
   esc_json(out, name);
   if (r)
@@ -194,28 +291,43 @@ static void row_json(FILE *out, const acc_row *r, const char *name) {
   src_rows_json(out, r);
   fprintf(out, ", \"in_sample\": ");
   src_json(out, r, 1);
+  fprintf(out, ", \"outside_range\": ");
+  outside_json(out, r, w);
 }
 
 void acc_json(FILE *out, const sc_scenario *s) {
   char name[112];
   acc_class_name(s, name, sizeof name);
-  row_json(out, row_of(s), name);
+  acc_where w = where_of(s);
+  row_json(out, row_of(s), name, &w);
 }
 
-void acc_csv(FILE *out, const sc_scenario *s, int header) {
+/* The accuracy CSV columns of row r (NULL: none) called name, w's place
+ * against its range: header (header != 0) or values, each with a leading
+ * comma (acc_csv's). */
+static void row_csv(FILE *out, const acc_row *r, const char *name, const acc_where *w,
+                    int header) {
   if (header) {
-    fprintf(out, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst");
+    fprintf(out, ",accuracy_class,accuracy_n,accuracy_mape,accuracy_signed,accuracy_worst,"
+                 "accuracy_outside");
     return;
   }
-  char name[112];
-  acc_class_name(s, name, sizeof name);
-  const acc_row *r = row_of(s);
+  char text[512];
   fputc(',', out);
   esc_csv(out, name, ',');
   if (r)
-    fprintf(out, "%d,%.4g,%.4g,%.4g", r->n, r->mape / 100, r->signed_err / 100, r->worst / 100);
+    fprintf(out, "%d,%.4g,%.4g,%.4g,", r->n, r->mape / 100, r->signed_err / 100, r->worst / 100);
   else
-    fprintf(out, "0,,,");
+    fprintf(out, "0,,,,");
+  acc_outside(r, w, text, sizeof text); /* items joined by "; " */
+  esc_csv(out, text, '\0');
+}
+
+void acc_csv(FILE *out, const sc_scenario *s, int header) {
+  char name[112];
+  acc_class_name(s, name, sizeof name);
+  acc_where w = where_of(s);
+  row_csv(out, row_of(s), name, &w, header);
 }
 
 /* ------------------------------------------------------------ collective */
@@ -241,8 +353,12 @@ void acc_coll_table(FILE *out, const sc_coll_sweep *s) {
     if (!coll_reaches(s, large)) continue;
     char name[96], text[768];
     const acc_row *r = acc_coll_class(&s->opts, large, name, sizeof name);
-    row_text(r, name, "measurements", text, sizeof text);
+    acc_where w = {s->opts.ranks, 0, 0, NULL, NULL};
+    row_text(r, name, "measurements", &w, text, sizeof text);
+    char *nl = strchr(text, '\n'); /* the range note: a comment line of its own */
+    if (nl) *nl = '\0';
     fprintf(out, "# accuracy (time(us), NCCL's model): %s\n", text);
+    if (nl) fprintf(out, "# %s\n", nl + 1);
   }
 }
 
@@ -252,8 +368,9 @@ void acc_coll_json(FILE *out, const sc_coll_sweep *s) {
     if (!coll_reaches(s, large)) continue;
     char name[96];
     const acc_row *r = acc_coll_class(&s->opts, large, name, sizeof name);
+    acc_where w = {s->opts.ranks, 0, 0, NULL, NULL};
     fputs(k++ ? ", {" : "{", out);
-    row_json(out, r, name);
+    row_json(out, r, name, &w);
     fputc('}', out);
   }
   fputc(']', out);
@@ -285,7 +402,8 @@ void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n)
     if (seen) continue;
     char name[96], text[768];
     const acc_row *row = acc_dp_class(s, r[i].family, name, sizeof name);
-    row_text(row, name, "runs", text, sizeof text);
+    acc_where w = {s->cluster.gpus, 0, 0, NULL, NULL};
+    row_text(row, name, "runs", &w, text, sizeof text);
     int col = fprintf(out, "%s  accuracy, %s:", i ? "" : "\n", r[i].family) - (i ? 0 : 1);
     fputc(' ', out);
     acc_wrap(out, text, col + 1, 4);
@@ -294,7 +412,8 @@ void acc_dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int n)
 
 void acc_dp_json(FILE *out, const sc_scenario *s, const char *family) {
   char name[96];
-  row_json(out, acc_dp_class(s, family, name, sizeof name), name);
+  acc_where w = {s->cluster.gpus, 0, 0, NULL, NULL};
+  row_json(out, acc_dp_class(s, family, name, sizeof name), name, &w);
 }
 
 /* ---------------------------------------------------------------- recsys */
@@ -308,10 +427,18 @@ const acc_row *acc_rs_class(int gpus, char *buf, size_t cap) {
 void acc_rs_text(int gpus, char *buf, size_t cap) {
   char name[64];
   const acc_row *r = acc_rs_class(gpus, name, sizeof name);
-  row_text(r, name, "runs", buf, cap);
+  acc_where w = {gpus, 0, 0, NULL, NULL};
+  row_text(r, name, "runs", &w, buf, cap);
+}
+
+void acc_rs_csv(FILE *out, int gpus, int header) {
+  char name[64];
+  acc_where w = {gpus, 0, 0, NULL, NULL};
+  row_csv(out, acc_rs_class(gpus, name, sizeof name), name, &w, header);
 }
 
 void acc_rs_json(FILE *out, int gpus) {
   char name[64];
-  row_json(out, acc_rs_class(gpus, name, sizeof name), name);
+  acc_where w = {gpus, 0, 0, NULL, NULL};
+  row_json(out, acc_rs_class(gpus, name, sizeof name), name, &w);
 }

@@ -6,8 +6,8 @@
  * from `stepcast validate --format csv` over ../shared/validation/
  * training/, collectives/, dp_training/ and recsys/ (every .csv) and
  * checked by the ctest `accuracy_table_fresh` (a figure more than 0.5
- * points off, a row count, a set's rows or an IN-SAMPLE mark off fails
- * it). It is read-only const data;
+ * points off, a row count, a set's rows, an IN-SAMPLE mark or a class's
+ * range off fails it). It is read-only const data;
  * nothing here holds state.
  *
  * A class of LLM training runs is defined by the plan and the GPU only,
@@ -48,6 +48,19 @@ typedef struct acc_src {
                            something was chosen looking at it */
 } acc_src;
 
+/* The range a class's predicted rows cover, from their own columns
+ * (generated with the figures): a prediction far outside it is told so
+ * ("outside the validated range: ...", acc_outside). 0 (both ends) or ""
+ * where the class's sets do not say. */
+typedef struct acc_range {
+  double gpus[2];       /* fewest and most GPUs of a row (a collective's ranks) */
+  double seq[2];        /* shortest and longest sequence, tokens (training) */
+  double hidden[2];     /* narrowest and widest hidden size (training) */
+  const char *gpu;      /* the GPU presets the rows ran on, space-separated
+                           (training) */
+  const char *dtype;    /* their plan.dtype names, space-separated (training) */
+} acc_range;
+
 /* One class and its errors over the validation rows in it. Errors are
  * percent of the measured time, predicted - measured (signed). */
 typedef struct acc_row {
@@ -70,7 +83,31 @@ typedef struct acc_row {
   double worst;         /* the error of largest magnitude, signed, % */
   int n_src;            /* sets the rows come from: src[0..n_src) */
   acc_src src[ACC_MAX_SRC];
+  acc_range range;      /* what the rows cover */
 } acc_row;
+
+/* A prediction's place against a class's range (acc_outside): its GPUs,
+ * sequence and hidden size (0: not asked) and GPU preset and dtype names
+ * (NULL: not asked). */
+typedef struct acc_where {
+  double gpus, seq, hidden;
+  const char *gpu, *dtype;
+} acc_where;
+
+/* How far outside a value must be to be told: more than ACC_FAR times the
+ * class's largest or less than its smallest over ACC_FAR. A factor, not a
+ * fit to any row: within a factor of 2 of a measured run the model's
+ * terms (a collective's size, a GEMM's shape) change by no more than
+ * between the rows themselves; beyond it they leave what was measured. */
+#define ACC_FAR 2.0
+
+/* What of w lies outside r's range, as "seq 1048576 tokens (its runs: 512
+ * to 65536); GPU h200-sxm-141gb (its runs: h100-sxm5-80gb)" into buf (""
+ * when nothing, or r NULL: a class without runs is unvalidated anyway).
+ * Numbers are told beyond ACC_FAR; a GPU preset or dtype when the rows
+ * have none of it (fp16 and bf16 count as one: the same tensor-core rate
+ * on every preset, src/hw/gpu_presets.c). Returns the number of items. */
+int acc_outside(const acc_row *r, const acc_where *w, char *buf, size_t cap);
 
 /* The generated table (accuracy_table.c): LLM training classes
  * acc_llm[0..acc_llm_n) over ../shared/validation/training, collective
@@ -162,5 +199,8 @@ void acc_rs_text(int gpus, char *buf, size_t cap);
 
 /* The members of its "accuracy" JSON object. */
 void acc_rs_json(FILE *out, int gpus);
+
+/* Its CSV columns, as acc_csv's: header (header != 0) or values. */
+void acc_rs_csv(FILE *out, int gpus, int header);
 
 #endif

@@ -11,6 +11,8 @@
 #include "report/report_int.h"
 #include "stepcast.h"
 
+#define GIB 1073741824.0 /* the tables' memory unit, as predict's */
+
 /* Under the rows, where gossip or asynchronous schemes are listed: their
  * step is not the same training as the synchronous schemes' (models
  * averaged with neighbours, stale gradients), so the fastest step is not
@@ -38,8 +40,9 @@ static void dp_table(FILE *out, const sc_scenario *s, const sc_dp_result *r, int
           s->cluster.gpus_per_node < s->cluster.gpus ? s->cluster.gpus_per_node : s->cluster.gpus,
           s->plan.global_batch);
   if (n > 0)
-    fprintf(out, "one GPU: %.4f s compute per step; %.1f MB of gradients per step; memory %.1f of %.1f GB\n\n",
-            r[0].compute_s, r[0].grad_bytes / 1e6, r[0].mem.total / 1e9, r[0].mem.capacity / 1e9);
+    fprintf(out, "one GPU: %.4f s compute per step; %.1f MB of gradients per step; memory %.1f of "
+                 "%.1f GiB\n\n", r[0].compute_s, r[0].grad_bytes / 1e6, r[0].mem.total / GIB,
+            r[0].mem.capacity / GIB);
   fprintf(out, "%-32s %-9s %11s %12s %7s %11s %11s  %s\n", "scheme", "family", "step (s)",
           "samples/s", "eff.", "exposed (s)", "comm (s)", "how");
   for (int i = 0; i < n; i++) {
@@ -63,8 +66,10 @@ static void dp_json_row(FILE *out, const sc_scenario *s, const sc_dp_result *x) 
   esc_json(out, x->how);
   /* "unmeasured": the memory model's band (SC_MEMORY_BAND) was measured
    * on LLM training rows only; docs/dp.md says why it does not apply */
-  fprintf(out, ", \"memory_GB\": %.4g, \"fits\": %s, \"fits_confidence\": \"unmeasured\", "
-               "\"accuracy\": {", x->mem.total / 1e9, x->mem.fits ? "true" : "false");
+  fprintf(out, ", \"memory_GB\": %.4g, \"memory_bytes\": %.0f, \"capacity_bytes\": %.0f, "
+               "\"headroom_bytes\": %.0f, \"fits\": %s, \"fits_confidence\": \"unmeasured\", "
+               "\"accuracy\": {", x->mem.total / 1e9, x->mem.total, x->mem.capacity,
+          x->mem.headroom, x->mem.fits ? "true" : "false");
   acc_dp_json(out, s, x->family); /* report/accuracy.h */
   fprintf(out, "}}");
 }
@@ -86,13 +91,15 @@ void sc_report_dp(FILE *out, sc_format fmt, const sc_scenario *s, const sc_dp_re
     return;
   }
   fprintf(out, "scheme,family,async,step_s,samples_per_s,efficiency,compute_s,comm_s,exposed_s,"
-               "grad_bytes,messages,how,memory_GB,fits,fits_confidence\n");
+               "grad_bytes,messages,how,memory_GB,fits,fits_confidence,memory_bytes,capacity_bytes,"
+               "headroom_bytes\n");
   for (int i = 0; i < n; i++) {
     const sc_dp_result *x = &r[i];
     fprintf(out, "%s,%s,%d,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%.0f,%d,", x->scheme, x->family,
             x->async, x->step_s, x->samples_per_s, x->efficiency, x->compute_s, x->comm_s,
             x->exposed_s, x->grad_bytes, x->messages);
     esc_csv(out, x->how, ',');
-    fprintf(out, "%.4g,%d,unmeasured\n", x->mem.total / 1e9, x->mem.fits);
+    fprintf(out, "%.4g,%d,unmeasured,%.0f,%.0f,%.0f\n", x->mem.total / 1e9, x->mem.fits,
+            x->mem.total, x->mem.capacity, x->mem.headroom);
   }
 }

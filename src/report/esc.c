@@ -42,7 +42,7 @@ void esc_csv(FILE *out, const char *s, char end) {
     p += n;
   }
   if (quote) fputc('"', out);
-  fputc(end, out);
+  if (end) fputc(end, out);
 }
 
 void esc_text(char *dst, size_t cap, const char *s) { utf8_clean(dst, cap, s, 0); }

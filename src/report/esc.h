@@ -13,7 +13,7 @@
 void esc_json(FILE *out, const char *s);
 
 /* s as one CSV field (quoted, with quotes doubled, when it holds a comma,
- * a quote or a line break), then `end` (',' or '\n'). Invalid UTF-8 and
+ * a quote or a line break), then `end` (',' or '\n'; '\0': nothing). Invalid UTF-8 and
  * control characters other than tab and line breaks are written as
  * U+FFFD. */
 void esc_csv(FILE *out, const char *s, char end);

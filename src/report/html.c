@@ -290,7 +290,9 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r,
   esc_xml(out, s->model.name);
   fprintf(out, " (%.1fB parameters)</td></tr>\n<tr><td>cluster</td><td>%d x ", r->params / 1e9,
           s->cluster.gpus);
-  esc_xml(out, s->cluster.gpu.name);
+  char gpu[REPORT_GPU_CAP]; /* "a100-sxm4-80gb (modified: hbm_GiB)", as the table */
+  report_gpu_label(&s->cluster.gpu, gpu);
+  esc_xml(out, gpu);
   fprintf(out, "</td></tr>\n<tr><td>plan</td><td>tp %d, pp %d, dp %d, cp %d, ep %d, vpp %d, "
                "zero %d, micro-batch %ld, global batch %ld</td></tr>\n"
                "<tr><td>step time</td><td>%.4g s</td></tr>\n"
@@ -310,7 +312,11 @@ static void pred_summary(FILE *out, const sc_scenario *s, const sc_result *r,
   char acc[768]; /* report/accuracy.h: the model's record on runs like this */
   acc_text(s, acc, sizeof acc);
   fprintf(out, "<p class=\"note\">accuracy: ");
+  char *nl = strchr(acc, '\n'); /* "outside the validated range: ...", a line of its own */
+  if (nl) *nl = '\0';
   esc_xml(out, acc);
+  if (nl) fprintf(out, "<br>\n");
+  if (nl) esc_xml(out, nl + 1);
   fprintf(out, "</p>\n");
 }
 
@@ -321,9 +327,10 @@ void sc_html_prediction(FILE *out, const sc_scenario *s, const sc_result *r,
 
 void sc_html_prediction_ex(FILE *out, const sc_scenario *s, const sc_result *r,
                            const sc_span *spans, size_t n_spans, double train_tokens) {
-  char title[160];
+  char title[sizeof s->model.name + REPORT_GPU_CAP + 64], gpu[REPORT_GPU_CAP];
+  report_gpu_label(&s->cluster.gpu, gpu);
   snprintf(title, sizeof title, "stepcast prediction: %s on %d x %s", s->model.name,
-           s->cluster.gpus, s->cluster.gpu.name);
+           s->cluster.gpus, gpu);
   html_head(out, title);
   pred_summary(out, s, r, train_tokens);
   part tp[9];
@@ -382,9 +389,10 @@ void sc_html_search(FILE *out, const sc_scenario *s, const sc_candidate *plans, 
 
 void sc_html_search_ex(FILE *out, const sc_scenario *s, const sc_candidate *plans, int n,
                        int chosen, const sc_search_stats *st, double limit) {
-  char title[160];
+  char title[sizeof s->model.name + REPORT_GPU_CAP + 96], gpu[REPORT_GPU_CAP];
+  report_gpu_label(&s->cluster.gpu, gpu);
   snprintf(title, sizeof title, "stepcast search: %s on %d x %s, global batch %ld",
-           s->model.name, s->cluster.gpus, s->cluster.gpu.name, s->plan.global_batch);
+           s->model.name, s->cluster.gpus, gpu, s->plan.global_batch);
   html_head(out, title);
   /* memory in GiB, as the tooltips and the tables give it */
   double t0 = INFINITY, t1 = 0, m0 = INFINITY, m1 = 0, cap = s->cluster.gpu.hbm_bytes / GIB;

@@ -83,7 +83,8 @@ static void gpu_verdict(FILE *out, const sc_scenario *s, const sc_memory *m) {
             tot, cap, tot - cap);
   else if (!(m->host_capacity > 0 && m->host > m->host_capacity)) /* predict --headroom */
     fprintf(out, "\n  fits: NO -- needs %.1f of the GPU's %.1f GiB, leaving %.1f GiB free: "
-                 "less than the headroom asked for\n", tot, cap, cap - tot);
+                 "less than the %.1f GiB of headroom asked for\n", tot, cap, cap - tot,
+            m->headroom / GIB);
 }
 
 /* Activation offloading's pinned CPU memory per server when the plan
@@ -485,7 +486,8 @@ static void pred_json_fields(FILE *out, const sc_scenario *s, const sc_result *r
   fprintf(out, "},\n \"memory_bytes\": {");
   /* bytes whole, not to 6 digits (80 GiB is 85899345920, not 8.58993e+10) */
   for (int i = 0; i < 6; i++) fprintf(out, "%s\"%s\": %.0f", i ? ", " : "", mp[i].name, mp[i].s);
-  fprintf(out, ", \"capacity\": %.0f", r->mem.capacity);
+  /* headroom: what --headroom kept free, which `fits` was judged under */
+  fprintf(out, ", \"capacity\": %.0f, \"headroom\": %.0f", r->mem.capacity, r->mem.headroom);
   if (r->mem.host > 0) /* only plans that offload */
     fprintf(out, ", \"host_offload_per_server\": %.0f, \"host_capacity_per_server\": %.0f",
             r->mem.host, r->mem.host_capacity);
@@ -528,7 +530,7 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
                  "tflops_per_gpu,mfu,mfu_lowp,model_flops,params");
     for (int i = 0; i < n; i++) fprintf(out, ",%s_s", pt[i].name);
     for (int i = 0; i < 6; i++) fprintf(out, ",mem_%s_bytes", mp[i].name);
-    fprintf(out, ",mem_capacity_bytes,fits,fits_marginal");
+    fprintf(out, ",mem_capacity_bytes,mem_headroom_bytes,fits,fits_marginal");
     acc_csv(out, s, 1);
     return;
   }
@@ -544,7 +546,8 @@ static void pred_csv_cols(FILE *out, const sc_scenario *s, const sc_result *r, i
           r->model_flops, r->params);
   for (int i = 0; i < n; i++) fprintf(out, ",%.6g", pt[i].s);
   for (int i = 0; i < 6; i++) fprintf(out, ",%.0f", mp[i].s); /* bytes whole, as JSON */
-  fprintf(out, ",%.0f,%d,%d", r->mem.capacity, r->mem.fits, report_marginal(s, &r->mem));
+  fprintf(out, ",%.0f,%.0f,%d,%d", r->mem.capacity, r->mem.headroom, r->mem.fits,
+          report_marginal(s, &r->mem));
   acc_csv(out, s, 0);
 }
 
@@ -927,8 +930,8 @@ static void search_closest(FILE *out, const sc_scenario *s, const sc_candidate *
             m->total / GIB, m->host / GIB, m->host_capacity / GIB);
   else if (m->total <= m->capacity) /* search --headroom */
     fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, within the %.1f GiB the GPU "
-                 "has but not the headroom asked for:\n",
-            m->total / GIB, m->capacity / GIB);
+                 "has but not the %.1f GiB of headroom asked for:\n",
+            m->total / GIB, m->capacity / GIB, m->headroom / GIB);
   else
     fprintf(out, "\n  no plan fits; the closest needs %.1f GiB per GPU, %.1f GiB over the %.1f GiB "
                  "the GPU has:\n",

@@ -205,6 +205,17 @@ int sc_search_json_ex(const char *path, const char *json, const char *const *ove
                                  err);
 }
 
+/* The headroom o asked for (bytes) into the memory of the plans c[0..n)
+ * and st's closest, which the search judged under it: their JSON says it
+ * (docs/output.md; the CLI's search_limits_mark). */
+static void mark_headroom(sc_candidate *c, int n, sc_search_stats *st, const sc_search_opts *o) {
+  for (int i = 0; i <= n; i++) {
+    sc_memory *m = i < n ? &c[i].result.mem : st->has_closest ? &st->closest.result.mem : NULL;
+    if (m) m->headroom = m->capacity - sc_memory_usable(m->capacity, o->headroom_bytes,
+                                                        o->headroom_frac);
+  }
+}
+
 int sc_searcher_search_json(sc_searcher *sr, const char *path, const char *json,
                             const char *const *overrides, size_t n_overrides,
                             const sc_search_opts *opts, int top, const char *html, char **out,
@@ -222,6 +233,7 @@ int sc_searcher_search_json(sc_searcher *sr, const char *path, const char *json,
   int n = 0;
   mstream m;
   rc = sc_searcher_search(sr, &s, opts, best, top, &n, &st, err);
+  if (rc == SC_OK && opts) mark_headroom(best, n, &st, opts);
   if (rc == SC_OK) rc = mstream_open(&m, err);
   if (rc == SC_OK) {
     sc_report_search(m.f, SC_FORMAT_JSON, &s, best, n, &st);

@@ -65,14 +65,15 @@ static void table_path(FILE *out, const char *title, const sc_trace_result *r) {
  * ranks), those not re-timed being kept as measured. */
 static void table_whatif(FILE *out, const sc_trace_whatif *w, const sc_trace_result *b,
                          const sc_trace_result *x, long collectives) {
-  fprintf(out, "\nwhat-if:");
-  if (w->dp_scale != 1) fprintf(out, " data-parallel x%g", w->dp_scale);
-  if (w->gpu) fprintf(out, " gpu %s", w->gpu);
-  if (w->nvlink_bw > 0) fprintf(out, " nvlink %g GB/s", w->nvlink_bw / 1e9);
-  if (w->nic_bw > 0) fprintf(out, " nic %g Gb/s", w->nic_bw * 8 / 1e9);
-  if (w->ranks_per_node > 0) fprintf(out, " %d GPUs/node", w->ranks_per_node);
-  if (!w->overlap) fprintf(out, " overlap off");
-  if (w->comm_model) fprintf(out, " collectives from the network model");
+  const char *sep = ":"; /* the changes, comma-separated */
+  fprintf(out, "\nwhat-if");
+  if (w->dp_scale != 1) fprintf(out, "%s data-parallel x%g", sep, w->dp_scale), sep = ",";
+  if (w->gpu) fprintf(out, "%s gpu %s", sep, w->gpu), sep = ",";
+  if (w->nvlink_bw > 0) fprintf(out, "%s nvlink %g GB/s", sep, w->nvlink_bw / 1e9), sep = ",";
+  if (w->nic_bw > 0) fprintf(out, "%s nic %g Gb/s", sep, w->nic_bw * 8 / 1e9), sep = ",";
+  if (w->ranks_per_node > 0) fprintf(out, "%s %d GPUs/node", sep, w->ranks_per_node), sep = ",";
+  if (!w->overlap) fprintf(out, "%s overlap off", sep), sep = ",";
+  if (w->comm_model) fprintf(out, "%s collectives from the network model", sep);
   fprintf(out, "\n%-24s %12s %12s %9s\n", "", "as traced", "what-if", "change");
   fprintf(out, "%-24s %9.3f ms %9.3f ms %+8.1f %%\n", "step (predicted)", b->predicted_step_s * 1e3,
           x->predicted_step_s * 1e3, pct(x->predicted_step_s, b->predicted_step_s));
@@ -146,11 +147,13 @@ static void json_whatif(FILE *out, const sc_trace_whatif *w) {
     jstr(out, w->gpu);
   else
     fputs("null", out);
+  /* nvlink_bw and nic_bw in bytes/s, as sc_trace_whatif holds them; the
+   * same in the units the options take (--nvlink GB/s, --nic Gb/s) */
   fprintf(out,
-          ", \"nvlink_bw\": %g, \"nic_bw\": %g, \"ranks_per_node\": %d, \"overlap\": %s, "
-          "\"comm_model\": %s}",
-          w->nvlink_bw, w->nic_bw, w->ranks_per_node, w->overlap ? "true" : "false",
-          w->comm_model ? "true" : "false");
+          ", \"nvlink_bw\": %g, \"nic_bw\": %g, \"nvlink_GBps\": %g, \"nic_Gbps\": %g, "
+          "\"ranks_per_node\": %d, \"overlap\": %s, \"comm_model\": %s}",
+          w->nvlink_bw, w->nic_bw, w->nvlink_bw / 1e9, w->nic_bw * 8 / 1e9, w->ranks_per_node,
+          w->overlap ? "true" : "false", w->comm_model ? "true" : "false");
 }
 
 static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
@@ -185,11 +188,48 @@ static void report_json(FILE *out, const sc_trace *t, const sc_trace_result *b,
   fputs("}]}\n", out);
 }
 
+/* --------------------------------------------------------------- CSV */
+
+/* One CSV row of replay r ("as_traced" or "whatif", under w: NULL for as
+ * traced) of t: JSON's replay object flattened, and the what-if's
+ * settings in named units (as traced: 1, empty, 0 = the trace's). */
+static void csv_row(FILE *out, const sc_trace_info *in, const char *replay,
+                    const sc_trace_result *r, const sc_trace_whatif *w) {
+  const sc_trace_path *p = &r->path;
+  fprintf(out, "%s,%d,", replay, in->ranks);
+  esc_csv(out, in->gpu, ',');
+  fprintf(out, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.9g,", r->steps,
+          r->measured_step_s, r->predicted_step_s, r->span_s, r->gpu_busy_s, r->comm_measured_s,
+          r->comm_predicted_s, r->comm_retimed, r->comm_unsized, r->coupled, r->kernels_scaled,
+          p->kernels, p->copies, p->comm, p->host, p->sync);
+  esc_csv(out, p->bound, ',');
+  fprintf(out, "%g,", w ? w->dp_scale : 1);
+  esc_csv(out, w && w->gpu ? w->gpu : "", ',');
+  fprintf(out, "%g,%g,%d,%d,%d\n", w ? w->nvlink_bw / 1e9 : 0, w ? w->nic_bw * 8 / 1e9 : 0,
+          w ? w->ranks_per_node : 0, w ? w->overlap : 1, w ? w->comm_model : 0);
+}
+
+/* The replay as one CSV table: a row as traced, and one for the what-if
+ * when asked (docs/output.md, "stepcast trace"). */
+static void report_csv(FILE *out, const sc_trace *t, const sc_trace_result *b,
+                       const sc_trace_whatif *w, const sc_trace_result *x) {
+  sc_trace_info in;
+  sc_trace_info_get(t, &in);
+  fputs("replay,ranks,gpu,steps,measured_step_s,predicted_step_s,span_s,gpu_busy_s,"
+        "comm_measured_s,comm_predicted_s,comm_retimed,comm_unsized,coupled,kernels_scaled,"
+        "path_kernels_s,path_copies_s,path_comm_s,path_host_s,path_sync_s,bound,dp_scale,"
+        "whatif_gpu,nvlink_GBps,nic_Gbps,ranks_per_node,overlap,comm_model\n", out);
+  csv_row(out, &in, "as_traced", b, NULL);
+  if (x) csv_row(out, &in, "whatif", x, w);
+}
+
 void sc_report_trace_replay(FILE *out, sc_format fmt, const sc_trace *t,
                             const sc_trace_result *base, const sc_trace_whatif *w,
                             const sc_trace_result *whatif) {
   if (fmt == SC_FORMAT_JSON)
     report_json(out, t, base, w, whatif);
+  else if (fmt == SC_FORMAT_CSV)
+    report_csv(out, t, base, w, whatif);
   else
     report_table(out, t, base, w, whatif);
 }

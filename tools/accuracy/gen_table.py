@@ -41,6 +41,14 @@ A recommendation row (VALIDATION/recsys) is classed by its gpus: one GPU
 or several.
 Never keyed on a row's source or id; file names are provenance.
 
+Each class also carries the range its predicted rows cover (acc_range of
+accuracy.h), from the rows' own columns: the fewest and most GPUs (`gpus`;
+a collective's `ranks`), and for the training classes the shortest and
+longest `seq`, the narrowest and widest `hidden`, the GPU presets (`gpu`)
+and the dtypes (`dtype`) the rows ran. A prediction far outside it says so
+("outside the validated range: ..."; src/report/accuracy.c). --check
+compares the ranges exactly, as it does the row counts.
+
 --docs DOC: the per-class tables of DOC (docs/accuracy.md: the four tables
 headed "| class | rows | MAPE | signed | worst | sets (rows) |", in the order
 training, collectives, data-parallel, recommendation) against the committed
@@ -130,9 +138,37 @@ def rs_class(cols):
     return ("recsys", "one GPU" if int(float(cols["gpus"] or 1)) <= 1 else "multi-GPU", "training")
 
 
+def num(cols, key):
+    """The number in cols[key], or None when the column is blank or absent."""
+    v = (cols.get(key) or "").strip()
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def cover(c, cols, kind):
+    """Widen the range of class entry c by one predicted row's columns:
+    gpus (a collective's ranks) for every kind; seq, hidden, the GPU preset
+    and the dtype for training rows (the other sets name GPUs and dtypes
+    by aliases that are not presets, "a100-sxm4", "amp")."""
+    keys = (("gpus", "ranks" if kind == "collectives" else "gpus"),)
+    if kind == "training":
+        keys += (("seq", "seq"), ("hidden", "hidden"))
+    for name, col in keys:
+        v = num(cols, col)
+        if v is not None:
+            lo, hi = c["range"].get(name, (v, v))
+            c["range"][name] = (min(lo, v), max(hi, v))
+    if kind == "training":
+        c["gpu"].add(cols["gpu"].strip())
+        c["dtype"].add(cols["dtype"].strip().lower())
+
+
 def collect(stepcast, validation, kind, classify):
-    """{class: {"errs": [signed %], "src": {file: n}}} of the predicted rows
-    of VALIDATION/kind/*.csv, and the sets validate marks IN-SAMPLE."""
+    """{class: {"errs": [signed %], "src": {file: n}, "range": {name: (lo, hi)},
+    "gpu": {preset}, "dtype": {dtype}}} of the predicted rows of
+    VALIDATION/kind/*.csv, and the sets validate marks IN-SAMPLE."""
     files = sorted(glob.glob(os.path.join(validation, kind, "*.csv")))
     if not files:
         sys.exit("gen_table.py: no %s sets under %s (../shared/validation is needed)"
@@ -155,33 +191,45 @@ def collect(stepcast, validation, kind, classify):
         if cls is None:
             continue
         meas, pred = float(r["measured"]), float(r["predicted"])
-        c = classes.setdefault(cls, {"errs": [], "src": {}})
+        c = classes.setdefault(cls, {"errs": [], "src": {}, "range": {}, "gpu": set(),
+                                     "dtype": set()})
         c["errs"].append(100.0 * (pred - meas) / meas)
         c["src"][base] = c["src"].get(base, 0) + 1
+        cover(c, cols[(base, r["id"])], kind)
     return classes, in_sample
 
 
 def figures(classes, order):
-    """[(class, n, mape, signed, worst, [(file, n)])] in a fixed order."""
+    """[(class, n, mape, signed, worst, [(file, n)], range)] in a fixed order."""
     out = []
     for cls in sorted(classes, key=order):
-        e = classes[cls]["errs"]
+        c = classes[cls]
+        e = c["errs"]
         worst = max(e, key=lambda x: (abs(x), x))
         out.append((cls, len(e), sum(abs(x) for x in e) / len(e), sum(e) / len(e), worst,
-                    sorted(classes[cls]["src"].items())))
+                    sorted(c["src"].items()), range_text(c)))
     return out
+
+
+def range_text(c):
+    """The C initializer of a class's acc_range: {{gpus}, {seq}, {hidden},
+    "gpu presets", "dtypes"} (0 and "" where the rows do not say)."""
+    pairs = ", ".join("{%.15g, %.15g}" % c["range"].get(k, (0, 0))
+                      for k in ("gpus", "seq", "hidden"))
+    return '{%s, "%s", "%s"}' % (pairs, " ".join(sorted(c["gpu"])), " ".join(sorted(c["dtype"])))
 
 
 def c_array(name, rows, in_sample):
     lines = ["const acc_row %s[] = {" % name,
-             "    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample} */"]
-    for cls, n, mape, signed, worst, src in rows:
+             "    /* {class}, n, mape %, signed %, worst %, sets, {set, rows, in-sample},",
+             "       {{gpus}, {seq}, {hidden}, GPUs, dtypes}: the rows' range */"]
+    for cls, n, mape, signed, worst, src, rng in rows:
         if len(src) > MAX_SRC:
             sys.exit("gen_table.py: class %s has %d sets, more than ACC_MAX_SRC (%d)"
                      % (" ".join(cls), len(src), MAX_SRC))
         s = ", ".join('{"%s", %d, %d}' % (f, k, int(f in in_sample)) for f, k in src)
-        lines.append('    {{"%s", "%s", "%s"}, %d, %.2f, %.2f, %.2f, %d, {%s}},'
-                     % (cls + (n, mape, signed, worst, len(src), s)))
+        lines.append('    {{"%s", "%s", "%s"}, %d, %.2f, %.2f, %.2f, %d, {%s},\n     %s},'
+                     % (cls + (n, mape, signed, worst, len(src), s, rng)))
     lines += ["};", "const int %s_n = (int)(sizeof %s / sizeof %s[0]);" % (name, name, name), ""]
     return lines
 
@@ -192,14 +240,15 @@ def c_source(tables):
         " * accuracy_table.c -- GENERATED by tools/accuracy/gen_table.py; do not edit.",
         " * Regenerate: " + REGEN,
         " * Checked by the ctest accuracy_table_fresh (0.5 points; exact row counts,",
-        " * sets and IN-SAMPLE marks).",
+        " * sets, IN-SAMPLE marks and ranges).",
         " *",
         " * Per class (src/report/accuracy.h): the predicted rows of `stepcast validate`",
         " * over ../shared/validation/training (acc_llm), collectives (acc_coll),",
         " * dp_training (acc_dp) and recsys (acc_rs):",
         " * their mean |error|, mean signed error and largest error (percent of the",
         " * measured time, predicted - measured), and the sets they come from",
-        " * (1 = IN-SAMPLE).",
+        " * (1 = IN-SAMPLE), and the range the rows cover (gpus, seq, hidden, GPU",
+        " * presets, dtypes: acc_range).",
         " */",
         '#include "report/accuracy.h"',
         "",
@@ -215,11 +264,16 @@ ARRAY_RE = re.compile(r'^const acc_row (\w+)\[\] = \{')
 SRC_RE = re.compile(r'\{"([^"]+)", (\d+), ([01])\}')
 
 
+RANGE_RE = re.compile(r'^\s*(\{\{.*\}, "[^"]*", "[^"]*"\})\},$')
+
+
 def parse(text):
-    """{(table, class...): (n, mape, signed, worst, ((set, rows, in-sample), ...))}
-    of a generated C file."""
+    """{(table, class...): (n, mape, signed, worst, ((set, rows, in-sample), ...),
+    range)} of a generated C file (range: its initializer text, on the line
+    after the class's)."""
     out = {}
     table = "?"
+    last = None
     for line in text.splitlines():
         a = ARRAY_RE.match(line)
         if a:
@@ -228,7 +282,11 @@ def parse(text):
         if m:
             g = m.groups()
             sets = tuple(SRC_RE.findall(line[m.end():]))
-            out[(table,) + g[:3]] = (int(g[3]), float(g[4]), float(g[5]), float(g[6]), sets)
+            last = (table,) + g[:3]
+            out[last] = (int(g[3]), float(g[4]), float(g[5]), float(g[6]), sets, "")
+        r = RANGE_RE.match(line)
+        if r and last in out:
+            out[last] = out[last][:5] + (r.group(1),)
     return out
 
 
@@ -249,6 +307,9 @@ def check(committed_path, fresh_text):
         else:
             if old[cls][0] != new[cls][0]:
                 bad.append("%s: n %d committed, %d now" % (name, old[cls][0], new[cls][0]))
+            if old[cls][5] != new[cls][5]:
+                bad.append("%s: range %s committed, %s now ({gpus}, {seq}, {hidden}, GPUs, "
+                           "dtypes)" % (name, old[cls][5] or "(none)", new[cls][5]))
             if old[cls][4] != new[cls][4]:
                 bad.append("%s: sets %s committed, %s now (set, rows, in-sample)"
                            % (name, sets_text(old[cls][4]), sets_text(new[cls][4])))
@@ -261,8 +322,8 @@ def check(committed_path, fresh_text):
     for b in bad:
         print("STALE: " + b)
     if bad:
-        print("the accuracy table %s is stale (more than %.1f points, a row count, a set or\n"
-              "an IN-SAMPLE mark off);\n"
+        print("the accuracy table %s is stale (more than %.1f points, a row count, a set,\n"
+              "an IN-SAMPLE mark or a range off);\n"
               "regenerate it with: %s" % (committed_path, TOLERANCE, REGEN))
         return 1
     print("accuracy table fresh: %d classes within %.1f points" % (len(new), TOLERANCE))
@@ -278,7 +339,7 @@ def md_rows(parsed, table):
     the class words (a data-parallel class without its "data-parallel"),
     n, MAPE, signed and worst error to 0.1 point, the sets without .csv."""
     rows = []
-    for key, (n, mape, signed, worst, sets) in parsed.items():
+    for key, (n, mape, signed, worst, sets, _) in parsed.items():
         if key[0] != table:
             continue
         words = " ".join(key[1:]).replace(" data-parallel", "")

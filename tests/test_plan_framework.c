@@ -141,6 +141,17 @@ Test(plan_framework, defaults_it_supplies) {
             "Trainer with DeepSpeed, a padded vocabulary");
 }
 
+/* gpt_small's scenario as a file's text whose plan object holds plan_keys
+ * besides (JSON members, without braces). SC_OK or the loader's code. */
+static int from_text(sc_scenario *s, const char *plan_keys, sc_error *err) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "{\"model\": \"gpt3-125m\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"gpus\": 8}, "
+           "\"plan\": {\"tp\": 1, \"pp\": 1, \"global_batch\": 8, %s}}",
+           plan_keys);
+  return sc_scenario_load_string(s, text, "t", NULL, 0, err);
+}
+
 /* A key written at its default value is the user's: the framework keeps
  * it, whether the plan object of a file or an override (--set, a CLI
  * flag) wrote it; the same key left out takes the framework's default. */
@@ -148,12 +159,9 @@ Test(plan_framework, written_default_is_kept) {
   sc_scenario s;
   sc_error err = {0};
   /* a file's plan object */
-  cr_assert_eq(sc_scenario_load_string(&s,
-                                       "{\"model\": \"gpt3-125m\", \"cluster\": {\"gpu\": "
-                                       "\"h100-sxm5-80gb\", \"gpus\": 8}, \"plan\": {\"tp\": 1, "
-                                       "\"pp\": 1, \"global_batch\": 8, \"framework\": "
-                                       "\"hf_trainer\", \"fused_kernels\": true, \"amp\": false}}",
-                                       "t", NULL, 0, &err),
+  cr_assert_eq(from_text(&s, "\"framework\": \"hf_trainer\", \"fused_kernels\": true, "
+                            "\"amp\": false",
+                         &err),
                SC_OK, "%s", err.msg);
   cr_assert_eq(s.plan.given, SC_GIVEN_FUSED_KERNELS | SC_GIVEN_AMP, "given: %#x", s.plan.given);
   cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
@@ -195,11 +203,8 @@ Test(plan_framework, written_default_it_cannot_have_is_refused) {
             "%s", msg);
   sc_scenario s;
   sc_error err = {0};
-  int rc = sc_scenario_load_string(&s,
-                                   "{\"model\": \"gpt3-125m\", \"plan\": {\"tp\": 1, \"pp\": 1, "
-                                   "\"zero\": 3, \"framework\": \"deepspeed\", \"fsdp_impl\": "
-                                   "\"fsdp2\"}}",
-                                   "t", NULL, 0, &err);
+  int rc = from_text(&s, "\"zero\": 3, \"framework\": \"deepspeed\", \"fsdp_impl\": \"fsdp2\"",
+                     &err);
   if (rc == SC_OK) rc = sc_scenario_resolve(&s, &err);
   cr_assert_eq(rc, SC_EINPUT, "the file's fsdp2 under DeepSpeed");
   cr_assert(strstr(err.msg, "plan.fsdp_impl") && strstr(err.msg, "valid: \"deepspeed\""), "%s",

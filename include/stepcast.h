@@ -487,8 +487,9 @@ typedef enum sc_fsdp_impl {
  * what runs, and the decisions that depend on who owns the parameters and
  * their gradients read them as proxies (plan.framework_eager, plan.amp,
  * plan.dtype, plan.fused_kernels, plan.loss). A named framework supplies
- * the defaults of the keys it implies, refuses the values it cannot have,
- * and decides those questions itself (src/plan/plan_fw.c). */
+ * the defaults of the keys it implies that were not written (sc_plan.given),
+ * refuses the values it cannot have, and decides those questions itself
+ * (src/plan/plan_fw.c). */
 typedef enum sc_framework {
   SC_FW_AUTO = 0,      /* none named: today's reading of the keys */
   SC_FW_MEGATRON,      /* Megatron-LM / Megatron-Core (Transformer Engine) */
@@ -744,7 +745,28 @@ typedef struct sc_plan {
                                 this plan is one of them and dp says 1
                                 (`stepcast dp`'s one-GPU plan); 0 = plan.dp.
                                 No JSON key: set by the library */
+  unsigned given;            /* SC_GIVEN_* bits: the keys below whose value
+                                was written, which a named plan.framework
+                                leaves as written (or refuses, when it
+                                cannot have that value) rather than filling
+                                with its own default. The loader sets the
+                                bit of each key a plan object (a file,
+                                --set, a CLI flag) names; API users who fill
+                                sc_plan by hand set them; sc_plan_default
+                                clears them. A value other than the key's
+                                default is kept without its bit */
 } sc_plan;
+
+/* Bits of sc_plan.given: the plan keys a named plan.framework gives a
+ * default of its own (src/plan/plan_fw.c, docs/input.md "framework").
+ * vocab_multiple 0 and loss "auto" name no value: written out, they still
+ * take the framework's. */
+enum {
+  SC_GIVEN_FUSED_KERNELS = 1u << 0,   /* plan.fused_kernels */
+  SC_GIVEN_FRAMEWORK_EAGER = 1u << 1, /* plan.framework_eager */
+  SC_GIVEN_FSDP_IMPL = 1u << 2,       /* plan.fsdp_impl */
+  SC_GIVEN_AMP = 1u << 3              /* plan.amp */
+};
 
 /* Plan defaults: tp, pp, cp, ep 1; dp, vpp, micro_batch 0 (= pick);
  * global_batch 0 (must be set); 1F1B, no recompute, no ZeRO, bf16;

@@ -141,6 +141,84 @@ Test(plan_framework, defaults_it_supplies) {
             "Trainer with DeepSpeed, a padded vocabulary");
 }
 
+/* gpt_small's scenario as a file's text whose plan object holds plan_keys
+ * besides (JSON members, without braces). SC_OK or the loader's code. */
+static int from_text(sc_scenario *s, const char *plan_keys, sc_error *err) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "{\"model\": \"gpt3-125m\", \"cluster\": {\"gpu\": \"h100-sxm5-80gb\", \"gpus\": 8}, "
+           "\"plan\": {\"tp\": 1, \"pp\": 1, \"global_batch\": 8, %s}}",
+           plan_keys);
+  return sc_scenario_load_string(s, text, "t", NULL, 0, err);
+}
+
+/* A key written at its default value is the user's: the framework keeps
+ * it, whether the plan object of a file or an override (--set, a CLI
+ * flag) wrote it; the same key left out takes the framework's default. */
+Test(plan_framework, written_default_is_kept) {
+  sc_scenario s;
+  sc_error err = {0};
+  /* a file's plan object */
+  cr_assert_eq(from_text(&s, "\"framework\": \"hf_trainer\", \"fused_kernels\": true, "
+                            "\"amp\": false",
+                         &err),
+               SC_OK, "%s", err.msg);
+  cr_assert_eq(s.plan.given, SC_GIVEN_FUSED_KERNELS | SC_GIVEN_AMP, "given: %#x", s.plan.given);
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  cr_assert(s.plan.fused_kernels && !s.plan.amp, "the file's fused kernels, no autocast");
+  cr_assert(!plan_torch_nn(&s.plan), "fused kernels are not torch.nn's layers");
+  cr_assert_eq(s.plan.fsdp_impl, SC_FSDP1, "fsdp_impl left out: the Trainer's");
+  /* overrides */
+  const char *hf[] = {"plan.framework=\"hf_trainer\"", "plan.fused_kernels=true",
+                      "plan.fsdp_impl=\"fsdp2\"", "plan.zero=3"};
+  resolved(&s, hf, 4);
+  cr_assert(s.plan.fused_kernels && s.plan.fsdp_impl == SC_FSDP2, "--set's fused kernels, FSDP2");
+  cr_assert(s.plan.amp, "amp left out: the Trainer's autocast");
+  const char *ddp[] = {"plan.framework=\"pytorch_ddp\"", "plan.amp=false"};
+  resolved(&s, ddp, 2);
+  cr_assert(!s.plan.amp && !s.plan.fused_kernels, "the bf16 model cast; torch.nn's layers");
+  /* the same keys left out: the framework's */
+  const char *left[] = {"plan.framework=\"hf_trainer\"", "plan.zero=3"};
+  resolved(&s, left, 2);
+  cr_assert_eq(s.plan.given, 0u);
+  cr_assert(!s.plan.fused_kernels && s.plan.amp && s.plan.fsdp_impl == SC_FSDP1,
+            "hf_trainer's defaults");
+  /* the C API: the bit set by hand keeps the value */
+  resolved(&s, NULL, 0);
+  s.plan.framework = SC_FW_HF_TRAINER;
+  s.plan.given = SC_GIVEN_FUSED_KERNELS;
+  cr_assert_eq(sc_scenario_resolve(&s, &err), SC_OK, "%s", err.msg);
+  cr_assert(s.plan.fused_kernels && s.plan.amp, "the API's fused kernels; autocast");
+}
+
+/* A key written at its default that the framework cannot have is refused,
+ * never overridden: "fsdp2" under DeepSpeed (written in a file or as an
+ * override), framework_eager true under MaxText. */
+Test(plan_framework, written_default_it_cannot_have_is_refused) {
+  char msg[sizeof((sc_error *)0)->msg];
+  const char *ds[] = {"plan.framework=\"deepspeed\"", "plan.fsdp_impl=\"fsdp2\""};
+  refused(ds, 2, msg, sizeof msg);
+  cr_assert(strstr(msg, "plan.fsdp_impl: \"fsdp2\"") && strstr(msg, "deepspeed") &&
+                strstr(msg, "valid: \"deepspeed\""),
+            "%s", msg);
+  sc_scenario s;
+  sc_error err = {0};
+  int rc = from_text(&s, "\"zero\": 3, \"framework\": \"deepspeed\", \"fsdp_impl\": \"fsdp2\"",
+                     &err);
+  if (rc == SC_OK) rc = sc_scenario_resolve(&s, &err);
+  cr_assert_eq(rc, SC_EINPUT, "the file's fsdp2 under DeepSpeed");
+  cr_assert(strstr(err.msg, "plan.fsdp_impl") && strstr(err.msg, "valid: \"deepspeed\""), "%s",
+            err.msg);
+  const char *mt[] = {"plan.framework=\"maxtext\"", "plan.framework_eager=true"};
+  refused(mt, 2, msg, sizeof msg);
+  cr_assert(strstr(msg, "plan.framework_eager: true") && strstr(msg, "maxtext") &&
+                strstr(msg, "valid: false"),
+            "%s", msg);
+  const char *ddp[] = {"plan.framework=\"pytorch_ddp\"", "plan.fsdp_impl=\"fsdp2\""};
+  refused(ddp, 2, msg, sizeof msg);
+  cr_assert(strstr(msg, "plan.fsdp_impl") && strstr(msg, "shards no parameters"), "%s", msg);
+}
+
 /* Resolving twice gives the same plan (the defaults are keys then). */
 Test(plan_framework, resolving_twice_changes_nothing) {
   static const char *fws[] = {"megatron", "nemo", "pytorch_ddp", "torchtitan",

@@ -1289,6 +1289,26 @@ static int scn_dp_scheme(scn_ctx *c, const char *name) {
   return scn_fail(c, "dp.scheme", "unknown scheme '%.40s';%s valid: %s", name, hint, valid);
 }
 
+/* The plan keys that a named plan.framework would fill with its own
+ * default and whose writing sc_plan.given records: written at their
+ * default value they are still the user's (plan_fw.c). */
+static const struct {
+  const char *key;
+  unsigned bit;
+} scn_given_keys[] = {
+    {"fused_kernels", SC_GIVEN_FUSED_KERNELS}, {"framework_eager", SC_GIVEN_FRAMEWORK_EAGER},
+    {"fsdp_impl", SC_GIVEN_FSDP_IMPL},         {"amp", SC_GIVEN_AMP},
+};
+
+/* The SC_GIVEN_* bits of the keys the plan object names (overrides and
+ * CLI flags are keys of it by now). */
+static unsigned scn_given(const json_t *plan) {
+  unsigned bits = 0;
+  for (size_t i = 0; plan && i < sizeof scn_given_keys / sizeof scn_given_keys[0]; i++)
+    if (json_object_get(plan, scn_given_keys[i].key)) bits |= scn_given_keys[i].bit;
+  return bits;
+}
+
 /* Decode a whole document into *s, starting from the default scenario. */
 static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   int rc;
@@ -1311,6 +1331,7 @@ static int scn_decode(scn_ctx *c, const json_t *root, sc_scenario *s) {
   }
   scn_dp_defaults(s, p);
   if (p && (rc = scn_fields(c, &scn_plan_sec, p, &s->plan))) return rc;
+  s->plan.given = scn_given(p);
   const json_t *ov = p ? json_object_get(p, "overrides") : NULL;
   if (ov && (rc = scn_overrides(c, ov, &s->plan))) return rc;
   const json_t *lay = p ? json_object_get(p, "pp_layout") : NULL;

@@ -119,8 +119,8 @@ int plan_fsdp_moe(const sc_scenario *s, sc_error *err);
 extern const char *const plan_framework_names[PLAN_FRAMEWORKS];
 /* Checks plan.framework and the keys a named framework cannot have
  * (SC_EINPUT naming the key, the framework and what is valid), then sets
- * its defaults into the keys left at theirs (docs/input.md). "auto"
- * changes nothing. Idempotent. */
+ * its defaults into the keys left at theirs and not written
+ * (sc_plan.given; docs/input.md). "auto" changes nothing. Idempotent. */
 int plan_framework(sc_plan *p, sc_error *err);
 /* 1 when PyTorch's own parameters hold the gradients in .grad under
  * torch.optim (DDP's reducer, if any, beside them): for a named framework

@@ -7,9 +7,9 @@
  * scenario resolves, in this order:
  *   1. it refuses a key set to a value the framework cannot have (SC_EINPUT
  *      naming the key, the framework and what is valid);
- *   2. it supplies its defaults to the keys still at their own default
- *      (a key whose value is its default reads as left: a boolean key set
- *      explicitly to its default cannot be told from one not set);
+ *   2. it supplies its defaults to the keys left at their own default and
+ *      not written (sc_plan.given: a key written at its default value is
+ *      the user's, and wins or is refused in step 1, never overridden);
  *   3. it replaces the proxies of plan.c and plan_attn.c (plan_torch_nn,
  *      torch_params, plan_attn_auto) with its own answer.
  * "auto" does none of it: every figure is what it was before the key.
@@ -146,6 +146,9 @@ static const fw_switch fw_remainders = {
 static const fw_switch fw_bucket_view = {"ddp_bucket_view", ", which runs no PyTorch DDP reducer",
                                          "false"};
 
+/* 1 when the key of bit (SC_GIVEN_*) was written (sc_plan.given). */
+static int fw_given(const sc_plan *p, unsigned bit) { return (p->given & bit) != 0; }
+
 /* SC_EINPUT: switch w on under framework fw. */
 static int fw_refuse_on(const fw_switch *w, const char *fw, sc_error *err) {
   return sc_error_set(err, SC_EINPUT, "plan.%s: true with plan.framework \"%s\"%s; valid: %s",
@@ -161,7 +164,14 @@ static int fw_check(const sc_plan *p, const fw_info *f, sc_error *err) {
                         "PyTorch eagerly; valid: true (for kernels replayed from CUDA graphs, "
                         "plan.cuda_graphs true), or plan.framework \"maxtext\" or \"auto\"",
                         fw);
-  if ((unsigned)p->fsdp_impl < PLAN_FSDP_IMPLS && p->fsdp_impl != SC_FSDP2 &&
+  if (!f->eager && p->framework_eager && fw_given(p, SC_GIVEN_FRAMEWORK_EAGER))
+    return sc_error_set(err, SC_EINPUT,
+                        "plan.framework_eager: true with plan.framework \"%s\", which compiles "
+                        "the step with XLA; valid: false (or leave the key out)",
+                        fw);
+  /* "fsdp2" is the key's default: refused only when written */
+  if ((unsigned)p->fsdp_impl < PLAN_FSDP_IMPLS &&
+      (p->fsdp_impl != SC_FSDP2 || fw_given(p, SC_GIVEN_FSDP_IMPL)) &&
       !(f->fsdp_ok & FW_IMPL(p->fsdp_impl))) {
     char valid[128];
     fw_impls(f->fsdp_ok, valid, sizeof valid);
@@ -196,17 +206,19 @@ static int fw_check(const sc_plan *p, const fw_info *f, sc_error *err) {
   return SC_OK;
 }
 
-/* Step 2: the framework's defaults into the keys left at theirs. */
+/* Step 2: the framework's defaults into the keys left at theirs and not
+ * written (loss "auto" and vocab_multiple 0 name no value of their own). */
 static void fw_defaults(sc_plan *p, const fw_info *f) {
-  if (!f->eager) p->framework_eager = 0;
+  if (!f->eager && !fw_given(p, SC_GIVEN_FRAMEWORK_EAGER)) p->framework_eager = 0;
   if (f->torch_nn) {
-    p->fused_kernels = 0;
+    if (!fw_given(p, SC_GIVEN_FUSED_KERNELS)) p->fused_kernels = 0;
     if (p->loss_impl == SC_LOSS_AUTO && !p->fused_loss) p->loss_impl = SC_LOSS_EAGER;
   }
   if (p->vocab_multiple == 0) p->vocab_multiple = f->vocab;
-  if (p->fsdp_impl == SC_FSDP2) p->fsdp_impl = f->fsdp;
+  if (p->fsdp_impl == SC_FSDP2 && !fw_given(p, SC_GIVEN_FSDP_IMPL)) p->fsdp_impl = f->fsdp;
   int half = p->dtype == SC_BF16 || p->dtype == SC_FP16;
-  if (half && (f->cast == FW_CAST_ALWAYS || (f->cast == FW_CAST_UNSHARDED && p->zero < 3)))
+  if (half && !fw_given(p, SC_GIVEN_AMP) &&
+      (f->cast == FW_CAST_ALWAYS || (f->cast == FW_CAST_UNSHARDED && p->zero < 3)))
     p->amp = 1;
 }
 

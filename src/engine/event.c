@@ -196,14 +196,14 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
         int ci = bwd == 1 ? eng_regather_first(c->e, sg, i) : -1;
         if (ci >= 0) { /* its re-gather before the data gradient */
           if (add_task(c, sg, ci, 'B', tp)) return -1;
-          ev_task *ag = &tp->t[tp->n - 1];
-          ag->gpu = ag->host = ag->window = 0;
+          ev_task *ag = &tp->t[tp->n - 1]; /* its bytes on the links once */
+          ag->gpu = ag->host = ag->window = ag->bytes = 0;
         }
         if (add_task(c, sg, i, split ? 'b' : k, tp)) return -1;
         const xg_task *t = &x->tasks[sg->first_task + i];
         if (bwd == 1 && t->kind == XG_COMM && t->overlap == XG_OVL_WGRAD &&
             eng_regather_first(c->e, sg, t->wgrad) == i)
-          tp->t[tp->n - 1].regather = 0; /* queued before its GEMM */
+          tp->t[tp->n - 1].regather = tp->t[tp->n - 1].regather_bytes = 0; /* queued before */
         if (bwd == 1 && t->kind == XG_COMM && t->overlap == XG_OVL_WGRAD &&
             eng_wgrad_split(c->e, sg, t->wgrad)) {
           if (add_task(c, sg, t->wgrad, 'W', tp)) return -1;

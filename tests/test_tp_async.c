@@ -170,8 +170,11 @@ Test(tp_async, the_closed_form_hides_the_reduction_under_the_weight_gradient) {
               sp, b.time.tp_comm, a.time.tp_comm, got, want);
     cr_expect(fabs((b.step_s - a.step_s) - got) < 1e-9 * b.step_s, "sp %d: step %g -> %g s", sp,
               b.step_s, a.step_s);
-    /* only the backward moves: the compute is the same */
-    cr_expect_eq(a.time.compute, b.time.compute);
+    /* only the backward moves: the compute is the same (within rounding:
+     * a GEMM beside such a collective is queued as its data and weight
+     * gradients, analytic.c eng_wgrad_split) */
+    cr_expect(fabs(a.time.compute - b.time.compute) < 1e-12 * b.time.compute,
+              "sp %d: compute %.17g -> %.17g s", sp, b.time.compute, a.time.compute);
   }
   /* no tensor parallelism, nothing to hide */
   sc_scenario on = one_node(1, 0, 1), off = one_node(1, 0, 0);

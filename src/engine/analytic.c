@@ -289,14 +289,24 @@ static double overlapped(double comm, double window, double share) {
  * parallelism the input the weight gradient needs is all-gathered
  * asynchronously first and waited for after the data-gradient GEMM. Both
  * beside GEMMs, so the SMs NCCL holds are what those lose. */
-double eng_wgrad_exposed(const eng *e, const xg_segment *sg, const xg_task *t, double comm,
+static double wgrad_part(const eng *e, const xg_segment *sg, const xg_task *t, double comm,
                          grp_share share) {
   assert(t->overlap == XG_OVL_WGRAD && t->wgrad >= 0 && t->wgrad < sg->n_tasks);
   const xg_task *g = &e->x->tasks[sg->first_task + t->wgrad];
+  return overlapped(comm, eng_task_wgrad(e, g), grp_slow(share, 0));
+}
+
+double eng_regather_exposed(const eng *e, const xg_segment *sg, const xg_task *t) {
   grp_share sh;
   double ag = eng_regather(e, t, &sh);
-  return overlapped(comm, eng_task_wgrad(e, g), grp_slow(share, 0)) +
-         (ag > 0 ? overlapped(ag, eng_task_dgrad(e, g), grp_slow(sh, 0)) : 0);
+  return ag > 0 ? overlapped(ag, eng_task_dgrad(e, &e->x->tasks[sg->first_task + t->wgrad]),
+                             grp_slow(sh, 0))
+                : 0;
+}
+
+double eng_wgrad_exposed(const eng *e, const xg_segment *sg, const xg_task *t, double comm,
+                         grp_share share) {
+  return wgrad_part(e, sg, t, comm, share) + eng_regather_exposed(e, sg, t);
 }
 
 /* ------------------------------------------------------------ queues */
@@ -382,7 +392,10 @@ static double task_gpu(const eng *e, const xg_segment *sg, int i, pass_kind k,
     double mf, w = eng_shared_window(e, sg, t->shared, bwd, &mf);
     c = overlapped(c, w, grp_slow(share, mf));
   } else if (t->overlap == XG_OVL_WGRAD) {
-    c = eng_wgrad_exposed(e, sg, t, c, share);
+    /* the re-gather queued before the data gradient (eng_regather_first) */
+    c = k == PASS_BWD && eng_regather_first(e, sg, t->wgrad) == i
+            ? wgrad_part(e, sg, t, c, share)
+            : eng_wgrad_exposed(e, sg, t, c, share);
   } else if (t->overlap == XG_OVL_PREV) {
     /* chunked GEMM/collective overlap hides it behind the GEMM next to
      * it, never completely */
@@ -428,6 +441,53 @@ static int issued_before(const eng *e, const xg_segment *sg, int i, int last, in
   return (t->overlap == XG_OVL_NEXT && bwd && last == i + 1) || t->overlap == XG_OVL_PREV;
 }
 
+/* 1 when, in a whole backward (PASS_BWD), task i of sg is a GEMM whose
+ * weight gradient a collective runs beside (XG_OVL_WGRAD): queued as its
+ * data gradient here and its weight gradient after that collective
+ * (wgrad_after), as Megatron issues them
+ * (LinearWithGradAccumulationAndAsyncCommunication.backward: the data-
+ * gradient GEMM, the collective, the weight-gradient GEMM, the wait).
+ * In a launch-bound pass the stream then holds the GPU for the host's
+ * issue of the weight gradient and for its GPU time after the
+ * collective started, which hides it; queued whole before it, the
+ * weight gradient ran while the host issued the collective, and a faster
+ * GPU, whose shorter weight gradient exposes more of the collective,
+ * gained nothing for it. event.c build_tmpl queues them the same way. */
+int eng_wgrad_split(const eng *e, const xg_segment *sg, int i) {
+  const xg_task *t = &e->x->tasks[sg->first_task + i];
+  return t->kind == XG_GEMM && t->wgrad && eng_task_wgrad(e, t) > 0;
+}
+
+/* Under sequence parallelism the collective beside GEMM g's weight
+ * gradient is the gather of its input, whose backward gathers that input
+ * again, issued before the data gradient and waited for after it
+ * (eng_regather): where g is split and the collective comes after g in
+ * the backward's order, that re-gather's exposed part is queued before
+ * g's data gradient, so that the host's issue of the data gradient hides
+ * it as well. The collective's task, or -1. */
+int eng_regather_first(const eng *e, const xg_segment *sg, int g) {
+  if (!eng_wgrad_split(e, sg, g)) return -1;
+  for (int i = 0; i < g; i++) { /* before g in forward order, after it in backward */
+    const xg_task *t = &e->x->tasks[sg->first_task + i];
+    if (t->kind == XG_COMM && t->overlap == XG_OVL_WGRAD && t->wgrad == g) {
+      grp_share sh;
+      return eng_regather(e, t, &sh) > 0 ? i : -1;
+    }
+  }
+  return -1;
+}
+
+/* Append the weight gradient of GEMM g of sg (eng_wgrad_split) to the
+ * queue, after the collective beside it. Its GPU time (s; 0 when g is not
+ * split), or -1 (out of memory). */
+static double wgrad_after(eng *e, const xg_segment *sg, int g) {
+  if (!eng_wgrad_split(e, sg, g)) return 0;
+  if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 1, sizeof *e->q)) return -1;
+  double w = eng_task_wgrad(e, &e->x->tasks[sg->first_task + g]);
+  e->q[e->n_q++] = (eng_qop){.gpu = w, .host = eng_wgrad_host(e, sg, g)};
+  return w;
+}
+
 /* Append the tasks of segment sg in pass k to the queue (backward: in
  * reverse order; selective recomputation: the tasks re-run at least
  * `level` times). 0 or -1 (out of memory). */
@@ -443,12 +503,20 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
     if (k == PASS_RECOMP_SEL && t->recompute_sel < level) continue;
     double wh = k == PASS_BWD_IN || k == PASS_WGRAD ? eng_wgrad_host(e, sg, i) : 0;
     if (k == PASS_WGRAD && eng_task_wgrad(e, t) <= 0) continue;
-    if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 1, sizeof *e->q)) return -1;
+    int ci = k == PASS_BWD ? eng_regather_first(e, sg, i) : -1;
+    if (vec_grow((void **)&e->q, &e->cap_q, (long)e->n_q + 2, sizeof *e->q)) return -1;
+    if (ci >= 0) { /* its host time is the collective's, issued later */
+      const xg_task *ct = &e->x->tasks[sg->first_task + ci];
+      e->q[e->n_q++] = (eng_qop){.gpu = eng_regather_exposed(e, sg, ct), .comm = 1};
+      clean = 0;
+    }
     eng_qop *q = &e->q[e->n_q++];
     q->gpu = task_gpu(e, sg, i, k, prev, prev_mem);
     q->host = k == PASS_WGRAD ? wh
                               : eng_task_host(e, sg, i, bwd,
                                               k == PASS_RECOMP_FULL || k == PASS_RECOMP_SEL) - wh;
+    if (k == PASS_BWD && eng_wgrad_split(e, sg, i)) /* its data gradient */
+      q->gpu -= eng_task_wgrad(e, t), q->host -= eng_wgrad_host(e, sg, i);
     q->comm = t->kind == XG_COMM;
     q->ep = q->comm && e->x->groups[t->group].kind == XG_GROUP_EP;
     q->mem = t->kind == XG_MEM;
@@ -468,6 +536,11 @@ static int enqueue(eng *e, const xg_segment *sg, pass_kind k, int level) {
       }
     } else if (q->gpu > 0) {
       clean = 1;
+    }
+    if (k == PASS_BWD && q->comm && t->overlap == XG_OVL_WGRAD) {
+      double w = wgrad_after(e, sg, t->wgrad);
+      if (w < 0) return -1;
+      if (w > 0) prev = w, prev_mem = 0; /* the kernel before what follows */
     }
   }
   return 0;

@@ -323,6 +323,20 @@ double eng_task_dgrad(const eng *e, const xg_task *t);
  * any other task. */
 double eng_regather(const eng *e, const xg_task *t, grp_share *share);
 
+/* 1 when a whole backward queues GEMM task i of sg as its data gradient
+ * and, after the collective beside it (XG_OVL_WGRAD), its weight gradient
+ * (analytic.c; the event engine's template the same). */
+int eng_wgrad_split(const eng *e, const xg_segment *sg, int i);
+
+/* The collective task of sg whose re-gather (eng_regather) a whole
+ * backward queues before GEMM g's data gradient, or -1 (analytic.c). */
+int eng_regather_first(const eng *e, const xg_segment *sg, int g);
+
+/* The part of the re-gather of collective task t (marked XG_OVL_WGRAD)
+ * that the data gradient of its GEMM in sg does not cover, plus that
+ * GEMM's slowdown (s; 0 for no re-gather). */
+double eng_regather_exposed(const eng *e, const xg_segment *sg, const xg_task *t);
+
 /* The backward of collective task t marked XG_OVL_WGRAD, of `comm`
  * seconds alone taking `share` of the SMs: the part the weight gradient
  * of its GEMM in segment sg does not cover plus that GEMM's slowdown,

@@ -189,7 +189,26 @@ static int build_tmpl(ev_ctx *c, int s, int bwd, ev_tmpl *tp) {
         int pair = i > 0 && hides_under_next(x, sg, i - 1);
         char k = bwd == 2 ? 'b' : 'B';
         if (pair && add_task(c, sg, i - 1, k, tp)) return -1;
-        if (add_task(c, sg, i, k, tp)) return -1;
+        /* a GEMM whose weight gradient a collective runs beside: its data
+         * gradient here, the weight gradient after that collective
+         * (analytic.c eng_wgrad_split) */
+        int split = bwd == 1 && eng_wgrad_split(c->e, sg, i);
+        int ci = bwd == 1 ? eng_regather_first(c->e, sg, i) : -1;
+        if (ci >= 0) { /* its re-gather before the data gradient */
+          if (add_task(c, sg, ci, 'B', tp)) return -1;
+          ev_task *ag = &tp->t[tp->n - 1]; /* its bytes on the links once */
+          ag->gpu = ag->host = ag->window = ag->bytes = 0;
+        }
+        if (add_task(c, sg, i, split ? 'b' : k, tp)) return -1;
+        const xg_task *t = &x->tasks[sg->first_task + i];
+        if (bwd == 1 && t->kind == XG_COMM && t->overlap == XG_OVL_WGRAD &&
+            eng_regather_first(c->e, sg, t->wgrad) == i)
+          tp->t[tp->n - 1].regather = tp->t[tp->n - 1].regather_bytes = 0; /* queued before */
+        if (bwd == 1 && t->kind == XG_COMM && t->overlap == XG_OVL_WGRAD &&
+            eng_wgrad_split(c->e, sg, t->wgrad)) {
+          if (add_task(c, sg, t->wgrad, 'W', tp)) return -1;
+          tp->t[tp->n - 1].pass = 'B'; /* in the whole backward */
+        }
         i -= pair;
       }
       /* the layer's gradients are complete after its first task's backward

@@ -408,13 +408,14 @@ static route_memo *memo_slot(const route_table *r, long key) {
 }
 
 /* Remember path p[0..len) of key; quietly nothing when the memo is full
- * or cannot grow (it is only a cache). */
-static void memo_put(route_table *r, long key, const int *p, int len) {
-  if (r->n_links + len > ROUTE_MEMO_LINKS) return;
+ * (it is only a cache); ROUTE_NOMEM when it cannot grow (every failed
+ * allocation is reported: tests/test_alloc_faults.c), else 0. */
+static int memo_put(route_table *r, long key, const int *p, int len) {
+  if (r->n_links + len > ROUTE_MEMO_LINKS) return 0;
   if (2 * (r->n_memo + 1) > r->cap_memo) {
     long cap = r->cap_memo ? 2 * r->cap_memo : 1024;
     route_memo *m = mem_calloc((size_t)cap, sizeof *m);
-    if (!m) return;
+    if (!m) return ROUTE_NOMEM;
     route_memo *old = r->memo;
     long old_cap = r->cap_memo;
     r->memo = m, r->cap_memo = cap;
@@ -426,23 +427,25 @@ static void memo_put(route_table *r, long key, const int *p, int len) {
     long cap = r->cap_links ? 2 * r->cap_links : 4096;
     while (cap < r->n_links + len) cap *= 2;
     int *l = mem_realloc(r->memo_links, (size_t)cap * sizeof *l);
-    if (!l) return;
+    if (!l) return ROUTE_NOMEM;
     r->memo_links = l, r->cap_links = cap;
   }
   if (len > 0) memcpy(r->memo_links + r->n_links, p, (size_t)len * sizeof *p);
   *memo_slot(r, key) = (route_memo){key, r->n_links, len};
   r->n_links += len;
   r->n_memo++;
+  return 0;
 }
 
 /* The walked paths' memo of r's tables, created on first use; NULL when
- * out of memory or when the topology's pair keys do not fit a slot. */
-static walked *walked_of(route_table *r) {
+ * the topology's pair keys do not fit a slot, or out of memory (*nomem
+ * set). */
+static walked *walked_of(route_table *r, int *nomem) {
   walked *w = __atomic_load_n(&r->h->walked, __ATOMIC_ACQUIRE);
   long n = r->t->n_nodes;
   if (w || n * n + 1 >= 1L << (64 - WALKED_KEY_SHIFT)) return w;
   walked *mine = mem_calloc(1, sizeof *mine);
-  if (!mine) return NULL;
+  if (!mine) return *nomem = 1, NULL;
   if (__atomic_compare_exchange_n(&r->h->walked, &w, mine, 0, __ATOMIC_ACQ_REL,
                                   __ATOMIC_ACQUIRE))
     return mine;
@@ -466,21 +469,24 @@ static int walked_get(const route_table *r, long key, const int **links, int *le
 }
 
 /* Remember the walked path p[0..len) of key for every table of r's; quietly
- * nothing when the memo is full (it is only a cache) or cannot be made. */
-static void walked_put(route_table *r, long key, const int *p, int len) {
-  walked *w = walked_of(r);
-  if (!w || len > 0xff || __atomic_load_n(&w->n, __ATOMIC_RELAXED) >= WALKED_SLOTS / 2) return;
+ * nothing when the memo is full (it is only a cache); ROUTE_NOMEM when it
+ * cannot be made, else 0. */
+static int walked_put(route_table *r, long key, const int *p, int len) {
+  int nomem = 0;
+  walked *w = walked_of(r, &nomem);
+  if (nomem) return ROUTE_NOMEM;
+  if (!w || len > 0xff || __atomic_load_n(&w->n, __ATOMIC_RELAXED) >= WALKED_SLOTS / 2) return 0;
   long off = __atomic_fetch_add(&w->used, len, __ATOMIC_RELAXED);
-  if (off + len > ROUTE_MEMO_WALKED) return;
+  if (off + len > ROUTE_MEMO_WALKED) return 0;
   if (len > 0) memcpy(w->links + off, p, sizeof *p * (size_t)len);
   uint64_t v = (uint64_t)key << WALKED_KEY_SHIFT | (uint64_t)off << 8 | (uint64_t)len;
   for (uint64_t i = mix((uint64_t)key);; i++) {
     uint64_t cur = 0, *at = &w->slot[i & (WALKED_SLOTS - 1)];
     if (__atomic_compare_exchange_n(at, &cur, v, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
       __atomic_add_fetch(&w->n, 1, __ATOMIC_RELAXED);
-      return;
+      return 0;
     }
-    if ((long)(cur >> WALKED_KEY_SHIFT) == key) return; /* another table's, the same */
+    if ((long)(cur >> WALKED_KEY_SHIFT) == key) return 0; /* another table's, the same */
   }
 }
 
@@ -503,8 +509,9 @@ int route_path(route_table *r, int src, int dst, const int **links, int *n) {
   int len = walk_back(r, d, src, from, dst);
   if (stub >= 0) r->scratch[len++] = stub;
   for (int i = 0; i < len; i++) r->path[i] = r->scratch[len - 1 - i];
-  if (!d) memo_put(r, key, r->path, len);
-  else if (!own) walked_put(r, key, r->path, len);
+  if (!d) rc = memo_put(r, key, r->path, len);
+  else if (!own) rc = walked_put(r, key, r->path, len);
+  if (rc) return rc;
   *links = len ? r->path : NULL;
   *n = len;
   return 0;
